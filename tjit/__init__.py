@@ -1,0 +1,28 @@
+"""tjit: a JAX-style tracing JIT for NumPy-style Python.
+
+    import tjit, tjit.numpy as jnp
+    f = tjit.jit(lambda x: jnp.tanh(x) @ x.T)
+"""
+
+__version__ = "0.1.0"
+
+from tjit.config import config  # noqa: F401
+from tjit.tracing.core import Array  # noqa: F401
+from tjit.tracing import tree_util  # noqa: F401
+from tjit.tracing.errors import (  # noqa: F401
+    ConcretizationTypeError, TracerBoolConversionError, TracerIntegerConversionError,
+    UnexpectedTracerError, ShapeError, InconclusiveDimensionError, TjitError)
+from tjit import numpy, lax  # noqa: F401
+from tjit.api import (  # noqa: F401
+    jit, make_jaxpr, eval_shape, ShapeDtypeStruct, device_put, device_get,
+    block_until_ready)
+from tjit import nn, random  # noqa: F401
+from tjit.tracing.tree_util import tree_map, tree_leaves, tree_structure  # noqa: F401
+from tjit.tracing.shapes import symbol as _symbol  # noqa: F401
+
+
+class errors:  # namespace like jax.errors
+    ConcretizationTypeError = ConcretizationTypeError
+    TracerBoolConversionError = TracerBoolConversionError
+    TracerIntegerConversionError = TracerIntegerConversionError
+    UnexpectedTracerError = UnexpectedTracerError

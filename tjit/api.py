@@ -1,0 +1,474 @@
+"""User-facing entry points: ``jit``, ``make_jaxpr``, ``eval_shape``.
+
+``jit(f)`` traces ``f`` once per input signature (pytree structure, abstract values,
+static arguments, x64 mode), simplifies the jaxpr, and hands it to a backend that
+returns an :class:`~tjit.devices.executable.Executable`; later calls with the same
+signature go straight to the executable. Under another transformation a jitted
+function is inlined (it is simply traced as part of the outer function).
+"""
+
+import functools
+import inspect
+
+import numpy as np
+
+from tjit.config import config
+from tjit.devices.executable import compile_jaxpr
+from tjit.tracing import dtypes
+from tjit.tracing.avals import ShapedArray
+from tjit.tracing.core import Array, Tracer, is_eager
+from tjit.tracing.jaxpr_trace import trace_to_jaxpr
+from tjit.tracing.shapes import parse_spec
+from tjit.tracing.tree_util import tree_flatten, tree_unflatten
+from tjit.transforms import passes
+
+_SCALAR_TYPES = (bool, int, float, complex)
+
+
+class ShapeDtypeStruct:
+    """A shape and dtype standing for an array (for make_jaxpr / eval_shape / lower)."""
+
+    __slots__ = ("shape", "dtype", "weak_type")
+
+    def __init__(self, shape, dtype, weak_type=False):
+        self.shape = tuple(shape)
+        self.dtype = dtypes.canonicalize(dtypes.check_dtype(dtype))
+        self.weak_type = weak_type
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    def __repr__(self):
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name})"
+
+    def __eq__(self, other):
+        return isinstance(other, ShapeDtypeStruct) and (self.shape, self.dtype) == (
+            other.shape, other.dtype)
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype))
+
+
+def _leaf_aval_and_value(x, fname):
+    """(aval, raw value or None) of one argument leaf."""
+    t = type(x)
+    if t is Array:
+        return ShapedArray(x._value.shape, x._value.dtype, x._weak), x._value
+    if t in _SCALAR_TYPES:
+        dt = dtypes.dtype_of_python_scalar(x)
+        return ShapedArray((), dt, t is not bool), np.asarray(x, dt)
+    if isinstance(x, (np.ndarray, np.generic)):
+        dt = dtypes.canonicalize(dtypes.check_dtype(x.dtype, fname))
+        v = np.asarray(x)
+        return ShapedArray(v.shape, dt), (v if v.dtype == dt else v.astype(dt))
+    if isinstance(x, ShapeDtypeStruct):
+        return ShapedArray(x.shape, x.dtype, x.weak_type), None
+    if isinstance(x, Tracer):
+        return x.aval, None
+    if isinstance(x, Array):
+        return x.aval, x._value
+    raise TypeError(
+        f"{fname}: argument of type {t.__name__} is not a valid array "
+        f"({x!r:.60}); pass arrays, scalars or pytrees of them, or mark the argument "
+        f"static with static_argnums/static_argnames")
+
+
+def _fun_name(fun):
+    return getattr(fun, "__name__", type(fun).__name__)
+
+
+class _Signature:
+    """How a jitted function's arguments split into static and dynamic parts."""
+
+    def __init__(self, fun, static_argnums, static_argnames):
+        try:
+            self.params = list(inspect.signature(fun).parameters.values())
+        except (TypeError, ValueError):
+            self.params = []
+        pos_names = [p.name for p in self.params
+                     if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        nums = set(_as_tuple(static_argnums))
+        names = set(_as_tuple(static_argnames))
+        for n in list(nums):  # argnums also name their parameters, as in JAX
+            if 0 <= n < len(pos_names):
+                names.add(pos_names[n])
+        for n in list(names):
+            if n in pos_names:
+                nums.add(pos_names.index(n))
+        self.static_argnums = frozenset(nums)
+        self.static_argnames = frozenset(names)
+        self.pos_names = pos_names
+
+    def arg_name(self, i):
+        return self.pos_names[i] if i < len(self.pos_names) else f"args[{i}]"
+
+
+def _as_tuple(x):
+    if x is None:
+        return ()
+    if isinstance(x, (int, str)):
+        return (x,)
+    return tuple(x)
+
+
+class _CacheEntry:
+    __slots__ = ("executable", "out_tree", "out_avals", "closed_jaxpr")
+
+    def __init__(self, executable, out_tree, out_avals, closed_jaxpr):
+        self.executable = executable
+        self.out_tree = out_tree
+        self.out_avals = out_avals
+        self.closed_jaxpr = closed_jaxpr
+
+
+class Jitted:
+    """A function compiled per input signature. Call it like the original."""
+
+    def __init__(self, fun, static_argnums=(), static_argnames=(), donate_argnums=(),
+                 donate_argnames=(), polymorphic_shapes=None, backend=None):
+        if not callable(fun):
+            raise TypeError(f"jit: expected a callable, got {type(fun).__name__}")
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self.sig = _Signature(fun, static_argnums, static_argnames)
+        self.donate_argnums = frozenset(_as_tuple(donate_argnums))
+        self.backend = backend or "interpreter"
+        self.polymorphic_shapes = polymorphic_shapes
+        self._cache = {}
+        self._has_static = bool(self.sig.static_argnums or self.sig.static_argnames)
+        self.trace_count = 0
+
+    def __get__(self, obj, objtype=None):  # jit on methods
+        if obj is None:
+            return self
+        return functools.partial(self, obj)
+
+    # -- argument handling -------------------------------------------------------------
+    def _split(self, args, kwargs):
+        if not self._has_static:
+            return args, kwargs, ()
+        dyn_args, statics = [], []
+        for i, a in enumerate(args):
+            if i in self.sig.static_argnums:
+                statics.append((i, _hashable_static(a, self.sig.arg_name(i), self.__name__)))
+            else:
+                dyn_args.append(a)
+        dyn_kwargs = {}
+        for k, v in kwargs.items():
+            if k in self.sig.static_argnames:
+                statics.append((k, _hashable_static(v, k, self.__name__)))
+            else:
+                dyn_kwargs[k] = v
+        return tuple(dyn_args), dyn_kwargs, tuple(statics)
+
+    def _rebuild(self, dyn_args, dyn_kwargs, statics):
+        if not statics:
+            return dyn_args, dyn_kwargs
+        args, kwargs = [], dict(dyn_kwargs)
+        it = iter(dyn_args)
+        static_pos = {k: v for k, v in statics if isinstance(k, int)}
+        n = len(dyn_args) + len(static_pos)
+        for i in range(n):
+            args.append(static_pos[i].value if i in static_pos else next(it))
+        for k, v in statics:
+            if isinstance(k, str):
+                kwargs[k] = v.value
+        return tuple(args), kwargs
+
+    # -- calling ---------------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        if not is_eager():
+            return self.fun(*args, **kwargs)  # nested under a transformation: inline
+        dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
+        leaves, treedef = tree_flatten((dyn_args, dyn_kwargs))
+        sig, raw = [], []
+        for x in leaves:
+            if type(x) is Array:
+                v = x._value
+                sig.append((v.shape, v.dtype, x._weak))
+                raw.append(v)
+            else:
+                aval, v = _leaf_aval_and_value(x, f"jit({self.__name__})")
+                if v is None:
+                    raise TypeError(f"jit({self.__name__}): cannot call with abstract value "
+                                    f"{x!r}; use .lower(...) or make_jaxpr")
+                sig.append((aval.shape, aval.dtype, aval.weak_type))
+                raw.append(v)
+        if self.polymorphic_shapes is not None:
+            sig = self._polymorphic_sig(treedef, sig)
+        key = (treedef, tuple(sig), statics, config.version)
+        entry = self._cache.get(key)
+        if entry is None:
+            entry = self._trace_and_compile(key, dyn_args, dyn_kwargs, statics, treedef, sig)
+        outs = entry.executable.call(raw)
+        wrapped = []
+        for o, aval in zip(outs, entry.out_avals):
+            if type(o) is not np.ndarray or o.dtype != aval.dtype:
+                o = np.asarray(o, aval.dtype)
+            wrapped.append(Array(o, aval.weak_type))
+        return tree_unflatten(entry.out_tree, wrapped)
+
+    def _specs_for_leaves(self, treedef):
+        """Per-leaf polymorphic spec strings (None where not polymorphic)."""
+        specs = self.polymorphic_shapes
+        if isinstance(specs, str):
+            specs = (specs,)
+        n_dyn = len(treedef.children[0].children)
+        dyn_positions = [i for i in range(n_dyn + len(self.sig.static_argnums))
+                         if i not in self.sig.static_argnums][:n_dyn]
+        out = []
+        for pos, sub in zip(dyn_positions, treedef.children[0].children):
+            spec = specs[pos] if pos < len(specs) else None
+            if isinstance(spec, (list, tuple)) and not isinstance(spec, str):
+                leaves_spec, _ = tree_flatten(spec)
+                if len(leaves_spec) != sub.num_leaves:
+                    raise ValueError(f"jit: polymorphic_shapes[{pos}] has {len(leaves_spec)} "
+                                     f"entries but the argument has {sub.num_leaves} leaves")
+                out.extend(leaves_spec)
+            else:
+                out.extend([spec] * sub.num_leaves)
+        out.extend([None] * treedef.children[1].num_leaves)
+        return out
+
+    def _polymorphic_sig(self, treedef, sig):
+        specs = self._specs_for_leaves(treedef)
+        new = []
+        for spec, (shape, dt, weak) in zip(specs, sig):
+            if spec is None:
+                new.append((shape, dt, weak, None))
+                continue
+            dims = parse_spec(spec, len(shape))
+            if len(dims) != len(shape):
+                raise ValueError(f"jit({self.__name__}): polymorphic spec {spec!r} has rank "
+                                 f"{len(dims)} but the argument has shape {shape}")
+            sym = tuple(a if d is None else d for d, a in zip(dims, shape))
+            new.append((sym, dt, weak, tuple(dims)))
+        return new
+
+    def _trace_and_compile(self, key, dyn_args, dyn_kwargs, statics, treedef, sig):
+        closed, out_tree = self._trace(dyn_args, dyn_kwargs, statics, treedef, sig)
+        in_specs = None
+        if self.polymorphic_shapes is not None:
+            in_specs = [s[0] if s[3] is not None else None for s in sig]
+        exe = compile_jaxpr(closed, self.backend, in_specs)
+        entry = _CacheEntry(exe, out_tree, closed.out_avals, closed)
+        self._cache[key] = entry
+        return entry
+
+    def _trace(self, dyn_args, dyn_kwargs, statics, treedef, sig):
+        in_avals = [ShapedArray(s[0], s[1], s[2]) for s in sig]
+        names = _leaf_names(treedef, self.sig)
+        out_store = {}
+
+        def flat_fun(*tracers):
+            a, kw = tree_unflatten(treedef, tracers)
+            a, kw = self._rebuild(a, kw, statics)
+            out = self.fun(*a, **kw)
+            flat, out_store["tree"] = tree_flatten(out)
+            return flat
+
+        self.trace_count += 1
+        closed = trace_to_jaxpr(flat_fun, in_avals, self.__name__, names)
+        closed = passes.simplify(closed)
+        return closed, out_store["tree"]
+
+    # -- inspection ----------------------------------------------------------------------
+    def lower(self, *args, **kwargs):
+        """Trace for these arguments (arrays or ShapeDtypeStructs) without running."""
+        dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
+        leaves, treedef = tree_flatten((dyn_args, dyn_kwargs))
+        sig = []
+        for x in leaves:
+            aval, _ = _leaf_aval_and_value(x, f"jit({self.__name__}).lower")
+            sig.append((aval.shape, aval.dtype, aval.weak_type))
+        if self.polymorphic_shapes is not None:
+            sig = self._polymorphic_sig(treedef, sig)
+        closed, out_tree = self._trace(dyn_args, dyn_kwargs, statics, treedef, sig)
+        in_specs = [s[0] if s[3] is not None else None for s in sig] \
+            if self.polymorphic_shapes is not None else None
+        return Lowered(closed, out_tree, self.backend, in_specs, self.__name__)
+
+    def trace(self, *args, **kwargs):
+        return self.lower(*args, **kwargs)
+
+    def eval_shape(self, *args, **kwargs):
+        return eval_shape(self.fun, *args, **kwargs)
+
+    def _cache_size(self):
+        return len(self._cache)
+
+    def clear_cache(self):
+        self._cache.clear()
+
+    def __repr__(self):
+        return f"<jitted function {self.__name__}>"
+
+
+class _Static:
+    __slots__ = ("value", "_hash")
+
+    def __init__(self, value):
+        self.value = value
+        self._hash = hash(value)
+
+    def __hash__(self):
+        return self._hash
+
+    def __eq__(self, other):
+        return type(other) is _Static and type(self.value) is type(other.value) and \
+            bool(self.value == other.value)
+
+
+def _hashable_static(v, name, fname):
+    try:
+        return _Static(v)
+    except TypeError:
+        raise ValueError(
+            f"jit({fname}): static argument '{name}' must be hashable, got "
+            f"{type(v).__name__} {v!r:.60}; pass a tuple instead of a list, or make it a "
+            f"dynamic (array) argument") from None
+
+
+def _leaf_names(treedef, sig):
+    names = []
+    args_def, kwargs_def = treedef.children
+    dyn_pos = [i for i in range(len(args_def.children) + len(sig.static_argnums))
+               if i not in sig.static_argnums]
+    for pos, sub in zip(dyn_pos, args_def.children):
+        n = sig.arg_name(pos)
+        names.extend([n] if sub.num_leaves == 1 else
+                     [f"{n}[{j}]" for j in range(sub.num_leaves)])
+    for k, sub in zip(kwargs_def.aux or (), kwargs_def.children):
+        names.extend([k] * sub.num_leaves)
+    return names
+
+
+class Lowered:
+    """A traced program: ``.as_text()`` prints it, ``.compile()`` builds it."""
+
+    def __init__(self, closed_jaxpr, out_tree, backend, in_specs, name):
+        self.jaxpr = closed_jaxpr
+        self.out_tree = out_tree
+        self.backend = backend
+        self.in_specs = in_specs
+        self.name = name
+
+    def as_text(self):
+        return str(self.jaxpr)
+
+    def compile(self):
+        return Compiled(compile_jaxpr(self.jaxpr, self.backend, self.in_specs), self)
+
+    @property
+    def out_info(self):
+        return tree_unflatten(self.out_tree, [ShapeDtypeStruct(a.shape, a.dtype)
+                                              for a in self.jaxpr.out_avals])
+
+
+class Compiled:
+    """A compiled program; call it with arrays of the lowered signature (flattened in
+    the same pytree structure)."""
+
+    def __init__(self, executable, lowered):
+        self.executable = executable
+        self.lowered = lowered
+
+    def __call__(self, *args, **kwargs):
+        leaves, _ = tree_flatten((args, kwargs))
+        raw = [_leaf_aval_and_value(x, f"compiled {self.lowered.name}")[1] for x in leaves]
+        expected = self.lowered.jaxpr.in_avals
+        if len(raw) != len(expected):
+            raise TypeError(f"compiled {self.lowered.name}: expected {len(expected)} array "
+                            f"arguments, got {len(raw)}")
+        outs = self.executable.call(raw)
+        return tree_unflatten(self.lowered.out_tree, [
+            Array(np.asarray(o, a.dtype), a.weak_type)
+            for o, a in zip(outs, self.lowered.jaxpr.out_avals)])
+
+    def as_text(self):
+        return self.executable.as_text()
+
+    def memory_analysis(self):
+        return self.executable.memory_analysis()
+
+
+def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=None,
+        donate_argnames=None, polymorphic_shapes=None, backend=None, **unsupported):
+    """Trace ``fun`` once per input signature and run the traced program.
+
+    Args:
+      fun: the function to compile (arrays and pytrees of arrays in and out).
+      static_argnums / static_argnames: arguments that are Python values (hashable);
+        a new value re-traces.
+      donate_argnums / donate_argnames: accepted; inputs the program may reuse.
+      polymorphic_shapes: one spec per positional argument, e.g. ``["(b, 784)"]``: the
+        function is traced once for every size ``b``.
+      backend: ``"interpreter"`` (reference implementation).
+    """
+    if unsupported:
+        bad = ", ".join(sorted(unsupported))
+        if set(unsupported) - {"inline", "keep_unused", "device", "abstracted_axes"}:
+            raise TypeError(f"jit: unexpected keyword argument(s) {bad}")
+    if fun is None:
+        return functools.partial(jit, static_argnums=static_argnums,
+                                 static_argnames=static_argnames,
+                                 donate_argnums=donate_argnums, donate_argnames=donate_argnames,
+                                 polymorphic_shapes=polymorphic_shapes, backend=backend)
+    return Jitted(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
+                  polymorphic_shapes, backend)
+
+
+def make_jaxpr(fun, static_argnums=(), return_shape=False, polymorphic_shapes=None):
+    """``make_jaxpr(f)(*args)`` returns the ClosedJaxpr of ``f`` at those arguments."""
+    jitted = Jitted(fun, static_argnums, (), (), (), polymorphic_shapes, None)
+
+    @functools.wraps(fun)
+    def make(*args, **kwargs):
+        dyn_args, dyn_kwargs, statics = jitted._split(args, kwargs)
+        leaves, treedef = tree_flatten((dyn_args, dyn_kwargs))
+        sig = []
+        for x in leaves:
+            aval, _ = _leaf_aval_and_value(x, "make_jaxpr")
+            sig.append((aval.shape, aval.dtype, aval.weak_type))
+        if polymorphic_shapes is not None:
+            sig = jitted._polymorphic_sig(treedef, sig)
+        in_avals = [ShapedArray(s[0], s[1], s[2]) for s in sig]
+        names = _leaf_names(treedef, jitted.sig)
+        store = {}
+
+        def flat_fun(*tracers):
+            a, kw = tree_unflatten(treedef, tracers)
+            a, kw = jitted._rebuild(a, kw, statics)
+            flat, store["tree"] = tree_flatten(fun(*a, **kw))
+            return flat
+
+        closed = trace_to_jaxpr(flat_fun, in_avals, _fun_name(fun), names)
+        if return_shape:
+            shapes = tree_unflatten(store["tree"], [ShapeDtypeStruct(a.shape, a.dtype)
+                                                    for a in closed.out_avals])
+            return closed, shapes
+        return closed
+    return make
+
+
+def eval_shape(fun, *args, **kwargs):
+    """Output shapes/dtypes of ``fun`` as ShapeDtypeStructs, without computing."""
+    _, shapes = make_jaxpr(lambda *a, **k: fun(*a, **k), return_shape=True)(*args, **kwargs)
+    return shapes
+
+
+def device_put(x, device=None):
+    """Put host data on the (CPU) device: converts leaves to tjit Arrays."""
+    from tjit.tracing.tree_util import tree_map
+    from tjit.numpy import asarray
+    return tree_map(asarray, x)
+
+
+def device_get(x):
+    from tjit.tracing.tree_util import tree_map
+    return tree_map(lambda a: np.asarray(a) if isinstance(a, Array) else a, x)
+
+
+def block_until_ready(x):
+    return x

@@ -1,0 +1,1 @@
+"""Devices: executables that run compiled programs, and their caches."""

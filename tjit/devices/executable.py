@@ -1,0 +1,72 @@
+"""The ``Executable`` interface ``jit`` calls, and the reference-interpreter executable.
+
+``jit`` hands a backend a closed jaxpr and gets back an object with
+``call(flat_values) -> flat_values`` (raw NumPy values in, raw values out). The fused
+CPU path will implement the same interface, so it can replace the interpreter without
+``jit`` changing.
+"""
+
+import numpy as np
+
+from tjit.tracing.jaxpr import eval_jaxpr_reference, is_polymorphic, specialize
+from tjit.tracing.shapes import solve_dims
+
+
+class Executable:
+    """What a backend returns for one traced program."""
+
+    backend = "abstract"
+
+    def call(self, flat_args):
+        raise NotImplementedError
+
+    def as_text(self):
+        raise NotImplementedError
+
+    def memory_analysis(self):
+        return None
+
+
+class InterpreterExecutable(Executable):
+    """Runs a closed jaxpr with the primitives' reference implementations (NumPy).
+
+    A polymorphic jaxpr is specialized per binding of its size symbols (cheap: no
+    re-trace), so one trace serves every batch size.
+    """
+
+    backend = "interpreter"
+
+    def __init__(self, closed_jaxpr, in_specs=None, xp=np):
+        self.closed_jaxpr = closed_jaxpr
+        self.xp = xp
+        self.in_specs = in_specs  # per flat input: tuple of spec dims, or None
+        self.polymorphic = is_polymorphic(closed_jaxpr)
+        self._specialized = {}
+        j = closed_jaxpr.jaxpr
+        self._consts = [getattr(c, "_value", c) for c in closed_jaxpr.consts]
+        self._jaxpr = j
+
+    def _jaxpr_for(self, flat_args):
+        env = {}
+        for i, (spec, a) in enumerate(zip(self.in_specs, flat_args)):
+            if spec is not None:
+                solve_dims(spec, np.shape(a), env, f"argument {i}")
+        key = tuple(sorted((s.name, v) for s, v in env.items()))
+        j = self._specialized.get(key)
+        if j is None:
+            j = self._specialized[key] = specialize(self._jaxpr, env)
+        return j
+
+    def call(self, flat_args):
+        j = self._jaxpr_for(flat_args) if self.polymorphic else self._jaxpr
+        return eval_jaxpr_reference(j, self._consts, flat_args, self.xp)
+
+    def as_text(self):
+        return str(self.closed_jaxpr)
+
+
+def compile_jaxpr(closed_jaxpr, backend="interpreter", in_specs=None):
+    """Build the Executable for ``closed_jaxpr`` on ``backend``."""
+    if backend in ("interpreter", "cpu", None):
+        return InterpreterExecutable(closed_jaxpr, in_specs)
+    raise ValueError(f"jit: unknown backend {backend!r}; available: 'interpreter', 'cpu'")

@@ -1,0 +1,21 @@
+"""``tjit.lax``: the primitives as functions, plus structured control flow.
+
+Mirrors ``jax.lax``: no implicit broadcasting or dtype promotion (Python scalars are
+weakly typed and take the other operand's dtype).
+"""
+
+from tjit.lax._elementwise import *  # noqa: F401,F403
+from tjit.lax._elementwise import (  # noqa: F401  (names that shadow builtins)
+    abs, max, min, pow, round, complex)
+from tjit.lax._structural import *  # noqa: F401,F403
+from tjit.lax._slicing import *  # noqa: F401,F403
+from tjit.lax._reductions import *  # noqa: F401,F403
+from tjit.lax._indexing import *  # noqa: F401,F403
+from tjit.lax._dot import *  # noqa: F401,F403
+from tjit.lax._control_flow import *  # noqa: F401,F403
+from tjit.lax import linalg  # noqa: F401
+from tjit.primitives.elementwise import ROUND_AWAY_FROM_ZERO, ROUND_TO_NEAREST_EVEN  # noqa
+
+class RoundingMethod:
+    AWAY_FROM_ZERO = 0
+    TO_NEAREST_EVEN = 1

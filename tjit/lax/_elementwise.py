@@ -1,0 +1,179 @@
+"""``tjit.lax`` elementwise functions: thin wrappers that bind primitives.
+
+Like ``jax.lax``, these do not broadcast or promote arrays (use ``tjit.numpy`` for
+that); a Python scalar operand takes the dtype of the array operand (weak typing).
+"""
+
+import numpy as np
+
+from tjit.tracing import dtypes
+from tjit.tracing.core import Array, Tracer
+from tjit.primitives import elementwise as ew
+
+
+def is_arraylike(x):
+    return isinstance(x, (Array, Tracer, np.ndarray, np.generic))
+
+
+def asarray_for_lax(x, like_dtype=None):
+    """Python scalar -> weakly typed 0-d Array (of ``like_dtype`` if given)."""
+    if isinstance(x, (Array, Tracer)):
+        return x
+    if isinstance(x, (np.ndarray, np.generic)):
+        dt = dtypes.canonicalize(x.dtype)
+        return Array(np.asarray(x, dt), False)
+    if isinstance(x, (bool, int, float, complex)):
+        dt = dtypes.dtype_of_python_scalar(x) if like_dtype is None else like_dtype
+        if isinstance(x, int) and not isinstance(x, bool) and dtypes.is_int(dt):
+            info = np.iinfo(dt)
+            if not info.min <= x <= info.max:
+                raise OverflowError(f"Python int {x} too large to convert to {dt}")
+        return Array(np.asarray(x, dt), not isinstance(x, bool))
+    raise TypeError(f"tjit.lax: expected an array or scalar, got {type(x).__name__}: "
+                    f"{x!r:.60}")
+
+
+def _scalars_like_arrays(*args):
+    like = next((a.dtype for a in args if is_arraylike(a)), None)
+    if like is not None:
+        like = dtypes.canonicalize(like)
+    return [asarray_for_lax(a, like) for a in args]
+
+
+def _unary(prim, doc):
+    def f(x):
+        return prim.bind(asarray_for_lax(x))
+    f.__name__ = prim.name
+    f.__doc__ = doc
+    return f
+
+
+def _binary(prim, doc):
+    def f(x, y):
+        x, y = _scalars_like_arrays(x, y)
+        return prim.bind(x, y)
+    f.__name__ = prim.name
+    f.__doc__ = doc
+    return f
+
+
+neg = _unary(ew.neg_p, "Elementwise negation: -x.")
+abs = _unary(ew.abs_p, "Elementwise absolute value (|x|, magnitude for complex).")  # noqa: A001
+sign = _unary(ew.sign_p, "Elementwise sign.")
+floor = _unary(ew.floor_p, "Elementwise floor.")
+ceil = _unary(ew.ceil_p, "Elementwise ceil.")
+is_finite = _unary(ew.is_finite_p, "Elementwise isfinite.")
+exp = _unary(ew.exp_p, "Elementwise e**x.")
+exp2 = _unary(ew.exp2_p, "Elementwise 2**x.")
+expm1 = _unary(ew.expm1_p, "Elementwise e**x - 1.")
+log = _unary(ew.log_p, "Elementwise natural log.")
+log1p = _unary(ew.log1p_p, "Elementwise log(1 + x).")
+sqrt = _unary(ew.sqrt_p, "Elementwise square root.")
+rsqrt = _unary(ew.rsqrt_p, "Elementwise 1/sqrt(x).")
+cbrt = _unary(ew.cbrt_p, "Elementwise cube root.")
+tanh = _unary(ew.tanh_p, "Elementwise tanh.")
+logistic = _unary(ew.logistic_p, "Elementwise 1/(1 + e**-x).")
+sin = _unary(ew.sin_p, "Elementwise sine.")
+cos = _unary(ew.cos_p, "Elementwise cosine.")
+tan = _unary(ew.tan_p, "Elementwise tangent.")
+asin = _unary(ew.asin_p, "Elementwise arcsine.")
+acos = _unary(ew.acos_p, "Elementwise arccosine.")
+atan = _unary(ew.atan_p, "Elementwise arctangent.")
+sinh = _unary(ew.sinh_p, "Elementwise sinh.")
+cosh = _unary(ew.cosh_p, "Elementwise cosh.")
+asinh = _unary(ew.asinh_p, "Elementwise asinh.")
+acosh = _unary(ew.acosh_p, "Elementwise acosh.")
+atanh = _unary(ew.atanh_p, "Elementwise atanh.")
+erf = _unary(ew.erf_p, "Elementwise error function.")
+erfc = _unary(ew.erfc_p, "Elementwise complementary error function.")
+erf_inv = _unary(ew.erf_inv_p, "Elementwise inverse error function.")
+lgamma = _unary(ew.lgamma_p, "Elementwise log|Gamma(x)|.")
+digamma = _unary(ew.digamma_p, "Elementwise digamma.")
+real = _unary(ew.real_p, "Real part.")
+imag = _unary(ew.imag_p, "Imaginary part.")
+conj = _unary(ew.conj_p, "Complex conjugate.")
+bitwise_not = _unary(ew.not_p, "Elementwise bitwise/logical not.")
+population_count = _unary(ew.population_count_p, "Number of set bits.")
+
+add = _binary(ew.add_p, "Elementwise x + y.")
+sub = _binary(ew.sub_p, "Elementwise x - y.")
+mul = _binary(ew.mul_p, "Elementwise x * y.")
+div = _binary(ew.div_p, "Elementwise x / y (integer division rounds toward zero).")
+rem = _binary(ew.rem_p, "Elementwise remainder with the sign of x (C fmod).")
+pow = _binary(ew.pow_p, "Elementwise x ** y.")  # noqa: A001
+max = _binary(ew.max_p, "Elementwise maximum (NaN-propagating).")  # noqa: A001
+min = _binary(ew.min_p, "Elementwise minimum (NaN-propagating).")  # noqa: A001
+atan2 = _binary(ew.atan2_p, "Elementwise atan2(x, y).")
+nextafter = _binary(ew.nextafter_p, "Next float after x towards y.")
+complex = _binary(ew.complex_p, "x + 1j*y.")  # noqa: A001
+eq = _binary(ew.eq_p, "Elementwise x == y.")
+ne = _binary(ew.ne_p, "Elementwise x != y.")
+lt = _binary(ew.lt_p, "Elementwise x < y.")
+le = _binary(ew.le_p, "Elementwise x <= y.")
+gt = _binary(ew.gt_p, "Elementwise x > y.")
+ge = _binary(ew.ge_p, "Elementwise x >= y.")
+bitwise_and = _binary(ew.and_p, "Elementwise bitwise/logical and.")
+bitwise_or = _binary(ew.or_p, "Elementwise bitwise/logical or.")
+bitwise_xor = _binary(ew.xor_p, "Elementwise bitwise/logical xor.")
+shift_left = _binary(ew.shift_left_p, "x << y (0 when y >= bit width).")
+shift_right_logical = _binary(ew.shift_right_logical_p, "Logical right shift.")
+shift_right_arithmetic = _binary(ew.shift_right_arithmetic_p, "Arithmetic right shift.")
+
+
+def round(x, rounding_method=ew.ROUND_AWAY_FROM_ZERO):  # noqa: A001
+    """Round to the nearest integer (ties away from zero, or to even with
+    ``rounding_method=1``)."""
+    return ew.round_p.bind(asarray_for_lax(x), rounding_method=int(rounding_method))
+
+
+def integer_pow(x, y):
+    """x ** y for a static Python int ``y``."""
+    return ew.integer_pow_p.bind(asarray_for_lax(x), y=int(y))
+
+
+def square(x):
+    return integer_pow(x, 2)
+
+
+def reciprocal(x):
+    return integer_pow(x, -1)
+
+
+def select_n(which, *cases):
+    """cases[which] elementwise; ``which`` is bool (2 cases) or int32."""
+    cases = _scalars_like_arrays(*cases)
+    return ew.select_n_p.bind(asarray_for_lax(which), *cases)
+
+
+def select(pred, on_true, on_false):
+    """on_true where pred else on_false (same shapes and dtypes)."""
+    return select_n(pred, on_false, on_true)
+
+
+def clamp(min, x, max):  # noqa: A002
+    """min(max(x, min), max) with scalar or same-shape bounds."""
+    x = asarray_for_lax(x)
+    lo, hi = (asarray_for_lax(b, dtypes.canonicalize(x.dtype)) for b in (min, max))
+    return ew.clamp_p.bind(lo, x, hi)
+
+
+def convert_element_type(x, new_dtype, weak_type=False):
+    """Convert ``x`` to ``new_dtype`` (float->int saturates; NaN becomes 0)."""
+    x = asarray_for_lax(x)
+    new_dtype = dtypes.canonicalize(dtypes.check_dtype(new_dtype, "convert_element_type"))
+    if x.dtype == new_dtype and getattr(x, "weak_type", False) == weak_type:
+        return x
+    return ew.convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type)
+
+
+def bitcast_convert_type(x, new_dtype):
+    """Reinterpret the bits of ``x`` as ``new_dtype``."""
+    return ew.bitcast_convert_type_p.bind(asarray_for_lax(x),
+                                          new_dtype=dtypes.check_dtype(new_dtype))
+
+
+# Python keywords as names
+bitwise_and_ = bitwise_and
+
+
+__all__ = ["neg", "abs", "sign", "floor", "ceil", "is_finite", "exp", "exp2", "expm1", "log", "log1p", "sqrt", "rsqrt", "cbrt", "tanh", "logistic", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "erf", "erfc", "erf_inv", "lgamma", "digamma", "real", "imag", "conj", "bitwise_not", "population_count", "add", "sub", "mul", "div", "rem", "pow", "max", "min", "atan2", "nextafter", "complex", "eq", "ne", "lt", "le", "gt", "ge", "bitwise_and", "bitwise_or", "bitwise_xor", "shift_left", "shift_right_logical", "shift_right_arithmetic", "round", "integer_pow", "square", "reciprocal", "select_n", "select", "clamp", "convert_element_type", "bitcast_convert_type"]

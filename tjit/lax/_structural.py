@@ -1,0 +1,113 @@
+"""``tjit.lax`` shape functions: iota, broadcast_in_dim, reshape, transpose, squeeze,
+expand_dims and their conveniences."""
+
+from tjit.tracing import dtypes
+from tjit.tracing.shapes import canonical_shape, normalize_axis, reshape_shape
+from tjit.primitives import structural as st
+from tjit.lax._elementwise import asarray_for_lax
+
+
+def iota(dtype, size):
+    """[0, 1, ..., size-1] as ``dtype``."""
+    return st.iota_p.bind(dtype=dtypes.canonicalize(dtypes.check_dtype(dtype, "iota")),
+                          shape=canonical_shape(size, "iota"), dimension=0)
+
+
+def broadcasted_iota(dtype, shape, dimension):
+    shape = canonical_shape(shape, "broadcasted_iota")
+    return st.iota_p.bind(dtype=dtypes.canonicalize(dtypes.check_dtype(dtype, "iota")),
+                          shape=shape, dimension=normalize_axis(dimension, len(shape), "iota"))
+
+
+def broadcast_in_dim(operand, shape, broadcast_dimensions):
+    """Place ``operand``'s dims at ``broadcast_dimensions`` of ``shape``."""
+    operand = asarray_for_lax(operand)
+    shape = canonical_shape(shape, "broadcast_in_dim")
+    broadcast_dimensions = tuple(int(d) for d in broadcast_dimensions)
+    if operand.shape == shape and broadcast_dimensions == tuple(range(len(shape))):
+        return operand
+    return st.broadcast_in_dim_p.bind(operand, shape=shape,
+                                      broadcast_dimensions=broadcast_dimensions)
+
+
+def broadcast(operand, sizes):
+    """Add leading dims ``sizes``."""
+    operand = asarray_for_lax(operand)
+    sizes = canonical_shape(sizes, "broadcast")
+    n = len(sizes)
+    return broadcast_in_dim(operand, sizes + tuple(operand.shape),
+                            tuple(range(n, n + operand.ndim)))
+
+
+def broadcast_to_rank(x, rank):
+    x = asarray_for_lax(x)
+    return x if x.ndim >= rank else broadcast(x, (1,) * (rank - x.ndim))
+
+
+def reshape(operand, new_sizes, dimensions=None):
+    """Reshape (row-major); ``dimensions`` transposes first, as in lax."""
+    operand = asarray_for_lax(operand)
+    if dimensions is not None and tuple(dimensions) != tuple(range(operand.ndim)):
+        operand = transpose(operand, dimensions)
+    new_sizes = reshape_shape(operand.shape, new_sizes, "reshape")
+    if new_sizes == tuple(operand.shape):
+        return operand
+    return st.reshape_p.bind(operand, new_sizes=new_sizes, dimensions=None)
+
+
+def transpose(operand, permutation):
+    operand = asarray_for_lax(operand)
+    permutation = tuple(int(p) for p in permutation)
+    if permutation == tuple(range(operand.ndim)):
+        return operand
+    return st.transpose_p.bind(operand, permutation=permutation)
+
+
+def squeeze(array, dimensions):
+    array = asarray_for_lax(array)
+    dims = tuple(sorted(normalize_axis(d, array.ndim, "squeeze") for d in dimensions))
+    if not dims:
+        return array
+    return st.squeeze_p.bind(array, dimensions=dims)
+
+
+def expand_dims(array, dimensions):
+    array = asarray_for_lax(array)
+    ndim = array.ndim + len(dimensions)
+    dims = tuple(sorted(normalize_axis(d, ndim, "expand_dims") for d in dimensions))
+    if not dims:
+        return array
+    return st.expand_dims_p.bind(array, dimensions=dims)
+
+
+def full(shape, fill_value, dtype=None):
+    """An array of ``shape`` filled with ``fill_value``."""
+    from tjit.lax._elementwise import convert_element_type
+    shape = canonical_shape(shape, "full")
+    weak = dtype is None and isinstance(fill_value, (int, float, complex)) and \
+        not isinstance(fill_value, bool)
+    if dtype is None:
+        x = asarray_for_lax(fill_value)
+    else:
+        x = convert_element_type(fill_value, dtype, weak_type=False)
+    if x.ndim != 0:
+        raise ValueError(f"full: fill_value must be a scalar, got shape {x.shape}")
+    if weak != getattr(x, "weak_type", False):
+        x = convert_element_type(x, x.dtype, weak_type=weak)
+    return broadcast(x, shape)
+
+
+def full_like(x, fill_value, dtype=None, shape=None):
+    """``full`` with the shape (and dtype unless given) of ``x``."""
+    from tjit.lax._elementwise import convert_element_type
+    dt = dtypes.canonicalize(dtype if dtype is not None else x.dtype)
+    weak = dtype is None and getattr(x, "weak_type", False)
+    val = convert_element_type(fill_value, dt, weak_type=weak)
+    return broadcast(val, canonical_shape(x.shape if shape is None else shape))
+
+
+def zeros_like_array(x):
+    return full_like(x, 0)
+
+
+__all__ = ["iota", "broadcasted_iota", "broadcast_in_dim", "broadcast", "broadcast_to_rank", "reshape", "transpose", "squeeze", "expand_dims", "full", "full_like", "zeros_like_array"]

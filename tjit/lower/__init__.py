@@ -1,0 +1,1 @@
+"""lower layer (see DESIGN.md)."""

@@ -1,0 +1,1 @@
+"""tjit.nn (being written)"""

@@ -1,0 +1,27 @@
+"""``tjit.numpy``: a NumPy-compatible namespace on tjit arrays (JAX's dtype rules:
+float32 by default, weakly typed Python scalars; ``tjit.config.update("enable_x64",
+True)`` for 64-bit defaults)."""
+
+import numpy as _np
+
+from tjit.tracing.core import Array as ndarray  # noqa: F401
+from tjit.tracing.core import Array  # noqa: F401
+from tjit.numpy._core import asarray, array, promote_dtypes  # noqa: F401
+from tjit.numpy._dtypes import *  # noqa: F401,F403
+from tjit.numpy._ufuncs import *  # noqa: F401,F403
+from tjit.numpy._ufuncs import abs, round, pow, divmod  # noqa: F401
+from tjit.numpy._creation import *  # noqa: F401,F403
+from tjit.numpy._reductions import *  # noqa: F401,F403
+from tjit.numpy._shape import *  # noqa: F401,F403
+from tjit.numpy._indexing import *  # noqa: F401,F403
+from tjit.numpy._indexing import _rewriting_take, _IndexUpdateHelper  # noqa: F401
+from tjit.numpy._matmul import *  # noqa: F401,F403
+from tjit.numpy._sorting import *  # noqa: F401,F403
+from tjit.numpy._misc import *  # noqa: F401,F403
+from tjit.numpy import linalg  # noqa: F401
+from tjit.numpy import _array_methods
+
+pi, e, inf, nan, euler_gamma = _np.pi, _np.e, _np.inf, _np.nan, _np.euler_gamma
+newaxis = None
+
+_array_methods.install()

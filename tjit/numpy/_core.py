@@ -1,0 +1,196 @@
+"""Array conversion, dtype promotion and broadcasting for ``tjit.numpy``.
+
+Every ``tjit.numpy`` function funnels its array inputs through :func:`promote_args`
+(JAX's promotion rules with weak Python scalars, then NumPy broadcasting), so the
+primitives below see equal shapes and dtypes.
+"""
+
+import numpy as np
+
+from tjit.tracing import dtypes
+from tjit.tracing.core import Array, Tracer
+from tjit.tracing.shapes import broadcast_shapes
+from tjit import lax
+
+_SCALARS = (bool, int, float, complex)
+
+
+def is_array(x):
+    return isinstance(x, (Array, Tracer))
+
+
+def check_arraylike(fname, *args):
+    for i, a in enumerate(args):
+        if not (isinstance(a, (Array, Tracer, np.ndarray, np.generic)) or type(a) in _SCALARS
+                or isinstance(a, _SCALARS)):
+            if isinstance(a, (list, tuple)):
+                raise TypeError(f"{fname} requires ndarray or scalar arguments, got "
+                                f"{type(a).__name__} at position {i}; wrap it with "
+                                f"jnp.asarray(...) first")
+            raise TypeError(f"{fname} requires ndarray or scalar arguments, got "
+                            f"{type(a).__name__} at position {i}")
+
+
+def dtype_and_weak(x):
+    if isinstance(x, (Array, Tracer)):
+        return x.dtype, x.weak_type
+    if isinstance(x, bool):
+        return dtypes.bool_, False
+    if isinstance(x, _SCALARS):
+        return dtypes.dtype_of_python_scalar(x), True
+    if isinstance(x, (np.ndarray, np.generic)):
+        return dtypes.canonicalize(x.dtype), False
+    raise TypeError(f"expected an array or scalar, got {type(x).__name__}")
+
+
+def asarray(a, dtype=None, order=None, *, copy=None):
+    """Convert ``a`` (array, scalar, nested lists of them) to a tjit Array."""
+    if dtype is not None:
+        dtype = dtypes.canonicalize(dtypes.check_dtype(dtype, "asarray"))
+    if isinstance(a, (Array, Tracer)):
+        if dtype is not None and a.dtype != dtype:
+            return lax.convert_element_type(a, dtype)
+        return a
+    if isinstance(a, (list, tuple)) and any(isinstance(x, Tracer) for x in _flat_seq(a)):
+        from tjit.numpy._shape import stack  # lists of traced values
+        return stack([asarray(x, dtype) for x in a])
+    if isinstance(a, (list, tuple)) and any(isinstance(x, Array) for x in _flat_seq(a)):
+        a = np.asarray(_to_numpy_nested(a))
+    weak = False
+    if type(a) in _SCALARS and dtype is None:
+        weak = not isinstance(a, bool)
+        dt = dtypes.dtype_of_python_scalar(a)
+        if isinstance(a, int) and not isinstance(a, bool):
+            info = np.iinfo(dt)
+            if not info.min <= a <= info.max:
+                raise OverflowError(f"Python int {a} too large to convert to {dt}")
+        return Array(np.asarray(a, dt), weak)
+    try:
+        v = np.asarray(a)
+    except Exception as e:
+        raise TypeError(f"asarray: cannot convert {type(a).__name__} to an array: {e}") from None
+    if v.dtype == object or v.dtype.kind in "USV":
+        raise TypeError(f"asarray: unsupported input of type {type(a).__name__} "
+                        f"(NumPy dtype {v.dtype}); tjit arrays hold numbers and bools")
+    if dtype is None:
+        if v.dtype == np.float64 and not isinstance(a, np.ndarray) and not \
+                isinstance(a, np.generic):
+            dtype = dtypes.default_float()  # Python float lists -> default float
+        elif v.dtype == np.int64 and not isinstance(a, (np.ndarray, np.generic)):
+            dtype = dtypes.default_int()
+        else:
+            dtype = dtypes.canonicalize(dtypes.check_dtype(v.dtype, "asarray"))
+    if v.dtype != dtype:
+        v = v.astype(dtype)
+    elif copy or (isinstance(a, np.ndarray) and v is a):
+        v = v.copy()  # an Array never aliases a mutable user buffer
+    return Array(v, weak)
+
+
+def array(object, dtype=None, copy=True, order="K", ndmin=0):  # noqa: A002
+    """Like ``numpy.array``; always copies host data."""
+    out = asarray(object, dtype=dtype)
+    if ndmin > out.ndim:
+        out = lax.broadcast(out, (1,) * (ndmin - out.ndim))
+    return out
+
+
+def _flat_seq(a):
+    for x in a:
+        if isinstance(x, (list, tuple)):
+            yield from _flat_seq(x)
+        else:
+            yield x
+
+
+def _to_numpy_nested(a):
+    if isinstance(a, (list, tuple)):
+        return [_to_numpy_nested(x) for x in a]
+    if isinstance(a, Array):
+        return np.asarray(a._value)
+    return a
+
+
+def result_type_of(*args):
+    """Promoted ``(dtype, weak_type)`` of array/scalar/dtype arguments."""
+    pairs = []
+    for a in args:
+        if isinstance(a, (np.dtype, type, str)) and not isinstance(a, _SCALARS):
+            pairs.append((dtypes.check_dtype(a), False))
+        else:
+            pairs.append(dtype_and_weak(a))
+    return dtypes.result_type(*pairs)
+
+
+def _convert(x, dt, weak):
+    if isinstance(x, (Array, Tracer)):
+        if x.dtype == dt and x.weak_type == weak:
+            return x
+        return lax.convert_element_type(x, dt, weak_type=weak)
+    if type(x) in _SCALARS or isinstance(x, _SCALARS):
+        if isinstance(x, int) and not isinstance(x, bool) and dtypes.is_int(dt):
+            info = np.iinfo(dt)
+            if not info.min <= x <= info.max:
+                raise OverflowError(f"Python int {x} too large to convert to {dt}")
+        if isinstance(x, complex) and not dtypes.is_complex(dt):
+            raise TypeError(f"cannot convert complex scalar {x} to {dt}")
+        return Array(np.asarray(x, dt), weak)
+    v = np.asarray(x)
+    return Array(v.astype(dt) if v.dtype != dt else v.copy(), weak)
+
+
+def promote_dtypes(*args):
+    """Convert every argument to the promoted dtype (no broadcasting)."""
+    dt, weak = result_type_of(*args)
+    return [_convert(a, dt, weak) for a in args]
+
+
+def promote_dtypes_inexact(*args):
+    dt, weak = result_type_of(*args)
+    if not dtypes.is_inexact(dt):
+        dt = dtypes.default_float()
+    return [_convert(a, dt, weak) for a in args]
+
+
+def broadcast_arrays_(fname, *args):
+    """Broadcast to a common shape; 0-d operands stay scalars (primitives accept them)."""
+    shapes = [tuple(a.shape) for a in args]
+    if all(s == shapes[0] for s in shapes):
+        return list(args)
+    shape = broadcast_shapes(*shapes, op=fname)
+    return [a if a.ndim == 0 else broadcast_to_shape(a, shape) for a in args]
+
+
+def broadcast_to_shape(a, shape):
+    if tuple(a.shape) == tuple(shape):
+        return a
+    nlead = len(shape) - a.ndim
+    if nlead < 0:
+        raise ValueError(f"broadcast_to: cannot broadcast shape {a.shape} to {shape}")
+    keep = [i for i, d in enumerate(a.shape) if not (d == 1 and shape[i + nlead] != 1)]
+    if len(keep) != a.ndim:  # drop size-1 dims that get expanded
+        a = lax.reshape(a, tuple(a.shape[i] for i in keep))
+    return lax.broadcast_in_dim(a, shape, tuple(i + nlead for i in keep))
+
+
+def promote_args(fname, *args):
+    """Promote dtypes and broadcast shapes, NumPy/JAX style."""
+    if len(args) == 2:  # fast path: same-typed arrays of equal shape
+        x, y = args
+        if type(x) is Array and type(y) is Array and x._value.dtype == y._value.dtype \
+                and x._weak == y._weak and x._value.shape == y._value.shape:
+            return x, y
+    check_arraylike(fname, *args)
+    return broadcast_arrays_(fname, *promote_dtypes(*args))
+
+
+def promote_args_inexact(fname, *args):
+    check_arraylike(fname, *args)
+    return broadcast_arrays_(fname, *promote_dtypes_inexact(*args))
+
+
+def ensure_array(fname, x):
+    check_arraylike(fname, x)
+    if isinstance(x, (Array, Tracer)):
+        return x
+    return promote_dtypes(x)[0]

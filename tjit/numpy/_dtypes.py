@@ -1,0 +1,134 @@
+"""Dtype objects and dtype utilities of ``tjit.numpy`` (``jnp.float32(3)`` makes an
+array, ``np.dtype(jnp.float32)`` is float32, as in JAX)."""
+
+import numpy as np
+
+from tjit.tracing import dtypes as _dt
+from tjit import lax
+from tjit.numpy._core import asarray, ensure_array, result_type_of
+
+
+class _ScalarType:
+    """A dtype that can be called to make a 0-d (or n-d) array of that dtype."""
+
+    def __init__(self, np_type):
+        self.type = np_type
+        self.dtype = np.dtype(np_type)
+        self.__name__ = self.dtype.name if np_type is not np.bool_ else "bool"
+
+    def __call__(self, x=0):
+        return asarray(x, dtype=self.dtype)
+
+    def __repr__(self):
+        return f"<class 'tjit.numpy.{self.__name__}'>"
+
+    def __eq__(self, other):
+        try:
+            return np.dtype(other) == self.dtype
+        except TypeError:
+            return False
+
+    def __hash__(self):
+        return hash(self.dtype)
+
+
+bool_ = _ScalarType(np.bool_)
+int8, int16, int32, int64 = (_ScalarType(t) for t in (np.int8, np.int16, np.int32, np.int64))
+uint8, uint16, uint32, uint64 = (_ScalarType(t) for t in
+                                 (np.uint8, np.uint16, np.uint32, np.uint64))
+float16, float32, float64 = (_ScalarType(t) for t in (np.float16, np.float32, np.float64))
+complex64, complex128 = _ScalarType(np.complex64), _ScalarType(np.complex128)
+uint = uint64
+int_ = int64
+float_ = float64
+complex_ = complex128
+single, double = float32, float64
+csingle, cdouble = complex64, complex128
+half = float16
+
+# abstract NumPy type categories, for issubdtype
+generic, number, inexact, floating = np.generic, np.number, np.inexact, np.floating
+complexfloating, integer, signedinteger = np.complexfloating, np.integer, np.signedinteger
+unsignedinteger = np.unsignedinteger
+dtype = np.dtype
+
+
+def _np_dtype(t):
+    return t.dtype if isinstance(t, _ScalarType) else t
+
+
+def issubdtype(arg1, arg2):
+    """``numpy.issubdtype`` accepting tjit dtype objects."""
+    return np.issubdtype(_np_dtype(arg1), _np_dtype(arg2))
+
+
+def isdtype(dtype, kind):
+    return np.isdtype(np.dtype(_np_dtype(dtype)), kind)
+
+
+def iinfo(int_type):
+    return np.iinfo(_np_dtype(getattr(int_type, "dtype", int_type)))
+
+
+def finfo(dtype):
+    return np.finfo(_np_dtype(getattr(dtype, "dtype", dtype)))
+
+
+def result_type(*args):
+    """The dtype of an operation on ``args`` under tjit's promotion rules."""
+    return result_type_of(*[_np_dtype(a) for a in args])[0]
+
+
+def promote_types(a, b):
+    return _dt.result_type((np.dtype(_np_dtype(a)), False), (np.dtype(_np_dtype(b)), False))[0]
+
+
+def can_cast(from_, to, casting="safe"):
+    f = from_.dtype if hasattr(from_, "dtype") else _np_dtype(from_)
+    return np.can_cast(np.dtype(f), np.dtype(_np_dtype(to)), casting)
+
+
+def astype(x, dtype, /, *, copy=False, device=None):
+    """Convert ``x`` to ``dtype`` (float->int saturates, NaN -> 0)."""
+    x = ensure_array("astype", x)
+    dt = _dt.canonicalize(_dt.check_dtype(_np_dtype(dtype), "astype"))
+    if dt == _dt.bool_ and not _dt.is_bool(x.dtype):
+        return lax.ne(x, lax.convert_element_type(0, x.dtype))
+    return lax.convert_element_type(x, dt)
+
+
+def bitcast_view(x, dtype):
+    return lax.bitcast_convert_type(ensure_array("view", x), _np_dtype(dtype))
+
+
+def isscalar(element):
+    if hasattr(element, "ndim"):
+        return element.ndim == 0 and not isinstance(element, np.ndarray)
+    return np.isscalar(element)
+
+
+def ndim(a):
+    return a.ndim if hasattr(a, "ndim") else np.ndim(a)
+
+
+def shape(a):
+    return tuple(a.shape) if hasattr(a, "shape") else np.shape(a)
+
+
+def size(a, axis=None):
+    s = shape(a)
+    if axis is None:
+        n = 1
+        for d in s:
+            n *= d
+        return n
+    return s[axis]
+
+
+__all__ = ["bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+           "float16", "float32", "float64", "complex64", "complex128", "uint", "int_",
+           "float_", "complex_", "single", "double", "csingle", "cdouble", "half", "generic",
+           "number", "inexact", "floating", "complexfloating", "integer", "signedinteger",
+           "unsignedinteger", "dtype", "issubdtype", "isdtype", "iinfo", "finfo",
+           "result_type", "promote_types", "can_cast", "astype", "bitcast_view", "isscalar",
+           "ndim", "shape", "size"]

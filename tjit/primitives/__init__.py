@@ -1,0 +1,1 @@
+"""primitives layer (see DESIGN.md)."""

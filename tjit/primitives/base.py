@@ -1,0 +1,132 @@
+"""Constructors shared by primitive definitions (JAX's ``standard_unop`` style): one line
+gives an elementwise primitive its shape/dtype rule and reference implementation; its
+file then adds whatever else is specific to it.
+
+Every primitive created here is recorded in :data:`REGISTRY` so tests can check that
+each one has all of its rules or says explicitly why not.
+"""
+
+import numpy as np
+
+from tjit.tracing import dtypes
+from tjit.tracing.avals import ShapedArray
+from tjit.tracing.core import Primitive, never_weak
+from tjit.tracing.errors import ShapeError
+from tjit.tracing.shapes import definitely_equal, shape_str
+
+REGISTRY = {}
+
+
+def new_primitive(name, multiple_results=False):
+    if name in REGISTRY:
+        raise ValueError(f"primitive {name!r} defined twice")
+    p = Primitive(name, multiple_results)
+    REGISTRY[name] = p
+    return p
+
+
+# dtype classes accepted by elementwise ops
+FLOAT = "float"        # floating or complex
+REAL_FLOAT = "real"    # floating only
+NUMBER = "number"      # int, uint, float, complex (not bool)
+INT = "int"            # signed or unsigned integer
+INT_OR_BOOL = "int_or_bool"
+ANY = "any"
+
+
+def _accepts(kind, dt):
+    if kind == ANY:
+        return True
+    if kind == FLOAT:
+        return dtypes.is_inexact(dt)
+    if kind == REAL_FLOAT:
+        return dtypes.is_float(dt)
+    if kind == NUMBER:
+        return not dtypes.is_bool(dt)
+    if kind == INT:
+        return dtypes.is_int(dt)
+    if kind == INT_OR_BOOL:
+        return dtypes.is_int(dt) or dtypes.is_bool(dt)
+    raise ValueError(kind)
+
+
+_KIND_WORDS = {FLOAT: "a floating-point or complex", REAL_FLOAT: "a real floating-point",
+               NUMBER: "a numeric (non-bool)", INT: "an integer",
+               INT_OR_BOOL: "an integer or bool", ANY: "any"}
+
+
+def check_dtype_kind(name, kind, aval, which="operand"):
+    if not _accepts(kind, aval.dtype):
+        raise TypeError(f"{name}: {which} must have {_KIND_WORDS[kind]} dtype, got "
+                        f"{aval.dtype} ({aval.str_short()}); convert with "
+                        f"x.astype(...) / lax.convert_element_type first")
+
+
+def same_shapes(name, avals):
+    """The common shape of elementwise operands: equal shapes, where rank-0 operands
+    (scalars) broadcast against the rest, as in jax.lax."""
+    shaped = [a for a in avals if a.shape != ()]
+    if not shaped:
+        return ()
+    s0 = shaped[0].shape
+    for a in shaped[1:]:
+        if a.shape is s0 or a.shape == s0:
+            continue
+        ok = len(a.shape) == len(s0) and all(definitely_equal(x, y)
+                                              for x, y in zip(a.shape, s0))
+        if not ok:
+            raise ShapeError(f"{name}: operand shapes must be equal, got "
+                             f"{', '.join(shape_str(x.shape) for x in avals)}; use "
+                             f"tjit.numpy (which broadcasts) or lax.broadcast_in_dim")
+    return s0
+
+
+def same_dtypes(name, avals):
+    d0 = avals[0].dtype
+    for a in avals[1:]:
+        if a.dtype != d0:
+            raise TypeError(f"{name}: operand dtypes must be equal, got "
+                            f"{', '.join(str(x.dtype) for x in avals)}; convert with "
+                            f"lax.convert_element_type or use tjit.numpy (which promotes)")
+    return d0
+
+
+def unop(name, impl, kind=NUMBER, result_dtype=None):
+    """Elementwise one-input primitive. ``impl(xp, x)``; ``result_dtype(dtype)``
+    maps input to output dtype (default: same)."""
+    p = new_primitive(name)
+
+    def abstract_eval(x, **params):
+        check_dtype_kind(name, kind, x)
+        dt = x.dtype if result_dtype is None else result_dtype(x.dtype)
+        return ShapedArray(x.shape, dt)
+
+    p.def_abstract_eval(abstract_eval)
+    p.def_impl(impl)
+    if result_dtype is not None:
+        p.def_weak_type(never_weak)
+    return p
+
+
+def binop(name, impl, kind=NUMBER, result_dtype=None):
+    """Elementwise two-input primitive over equal shapes and dtypes."""
+    p = new_primitive(name)
+
+    def abstract_eval(x, y, **params):
+        check_dtype_kind(name, kind, x, "lhs")
+        check_dtype_kind(name, kind, y, "rhs")
+        dt = same_dtypes(name, (x, y))
+        shape = same_shapes(name, (x, y))
+        return ShapedArray(shape, dt if result_dtype is None else result_dtype(dt))
+
+    p.def_abstract_eval(abstract_eval)
+    p.def_impl(impl)
+    if result_dtype is not None:
+        p.def_weak_type(never_weak)
+    return p
+
+
+def as_dtype_out(xp, out, dtype):
+    """Cast an impl's result to the exact dtype the abstract rule promises."""
+    out = xp.asarray(out)
+    return out if out.dtype == dtype else out.astype(dtype)

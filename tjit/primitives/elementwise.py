@@ -1,0 +1,341 @@
+"""Elementwise primitives: math functions, arithmetic, comparisons, bitwise ops,
+select_n, clamp, and dtype conversions. Semantics follow XLA/``jax.lax`` (integer
+``div`` truncates toward zero, ``rem`` has the dividend's sign, shifts by >= the bit
+width give 0 or the sign fill, float->int conversion saturates and maps NaN to 0)."""
+
+import numpy as np
+
+from tjit.tracing import dtypes
+from tjit.tracing.avals import ShapedArray
+from tjit.tracing.core import never_weak
+from tjit.primitives.base import (
+    ANY, FLOAT, INT, INT_OR_BOOL, NUMBER, REAL_FLOAT, binop, check_dtype_kind, new_primitive,
+    same_dtypes, same_shapes, unop)
+
+
+def special(xp):
+    """scipy.special for NumPy values (cupyx.scipy.special for CuPy)."""
+    if xp is np:
+        import scipy.special
+        return scipy.special
+    import cupyx.scipy.special  # pragma: no cover - GPU only
+    return cupyx.scipy.special
+
+
+def _same(xp, out, x):
+    out = xp.asarray(out)
+    return out if out.dtype == x.dtype else out.astype(x.dtype)
+
+
+# -- unary math ----------------------------------------------------------------------------
+neg_p = unop("neg", lambda xp, x: xp.negative(x))
+_REAL_OF = {dtypes.complex64: dtypes.float32, dtypes.complex128: dtypes.float64}
+abs_p = unop("abs", lambda xp, x: xp.abs(x), result_dtype=lambda dt: _REAL_OF.get(dt, dt))
+abs_p.def_weak_type(lambda w, **_: w)
+sign_p = unop("sign", lambda xp, x: _same(xp, xp.sign(x), x))
+floor_p = unop("floor", lambda xp, x: xp.floor(x), kind=REAL_FLOAT)
+ceil_p = unop("ceil", lambda xp, x: xp.ceil(x), kind=REAL_FLOAT)
+is_finite_p = unop("is_finite", lambda xp, x: xp.isfinite(x), kind=REAL_FLOAT,
+                   result_dtype=lambda dt: dtypes.bool_)
+
+ROUND_AWAY_FROM_ZERO, ROUND_TO_NEAREST_EVEN = 0, 1
+
+
+def _round_impl(xp, x, rounding_method=ROUND_AWAY_FROM_ZERO):
+    if rounding_method == ROUND_TO_NEAREST_EVEN:
+        return xp.round(x)
+    return _same(xp, xp.sign(x) * xp.floor(xp.abs(x) + x.dtype.type(0.5)), x)
+
+
+round_p = unop("round", _round_impl, kind=REAL_FLOAT)
+
+exp_p = unop("exp", lambda xp, x: xp.exp(x), kind=FLOAT)
+exp2_p = unop("exp2", lambda xp, x: xp.exp2(x), kind=FLOAT)
+expm1_p = unop("expm1", lambda xp, x: xp.expm1(x), kind=FLOAT)
+log_p = unop("log", lambda xp, x: xp.log(x), kind=FLOAT)
+log1p_p = unop("log1p", lambda xp, x: xp.log1p(x), kind=FLOAT)
+sqrt_p = unop("sqrt", lambda xp, x: xp.sqrt(x), kind=FLOAT)
+rsqrt_p = unop("rsqrt", lambda xp, x: _same(xp, 1 / xp.sqrt(x), x), kind=FLOAT)
+cbrt_p = unop("cbrt", lambda xp, x: xp.cbrt(x), kind=REAL_FLOAT)
+tanh_p = unop("tanh", lambda xp, x: xp.tanh(x), kind=FLOAT)
+
+
+def _logistic_impl(xp, x):
+    # Stable for large |x|: exp of a non-positive number only.
+    e = xp.exp(-xp.abs(x))
+    one = x.dtype.type(1)
+    return _same(xp, xp.where(x >= 0, one / (one + e), e / (one + e)), x)
+
+
+logistic_p = unop("logistic", _logistic_impl, kind=FLOAT)
+sin_p = unop("sin", lambda xp, x: xp.sin(x), kind=FLOAT)
+cos_p = unop("cos", lambda xp, x: xp.cos(x), kind=FLOAT)
+tan_p = unop("tan", lambda xp, x: xp.tan(x), kind=FLOAT)
+asin_p = unop("asin", lambda xp, x: xp.arcsin(x), kind=FLOAT)
+acos_p = unop("acos", lambda xp, x: xp.arccos(x), kind=FLOAT)
+atan_p = unop("atan", lambda xp, x: xp.arctan(x), kind=FLOAT)
+sinh_p = unop("sinh", lambda xp, x: xp.sinh(x), kind=FLOAT)
+cosh_p = unop("cosh", lambda xp, x: xp.cosh(x), kind=FLOAT)
+asinh_p = unop("asinh", lambda xp, x: xp.arcsinh(x), kind=FLOAT)
+acosh_p = unop("acosh", lambda xp, x: xp.arccosh(x), kind=FLOAT)
+atanh_p = unop("atanh", lambda xp, x: xp.arctanh(x), kind=FLOAT)
+erf_p = unop("erf", lambda xp, x: _same(xp, special(xp).erf(x), x), kind=REAL_FLOAT)
+erfc_p = unop("erfc", lambda xp, x: _same(xp, special(xp).erfc(x), x), kind=REAL_FLOAT)
+erf_inv_p = unop("erf_inv", lambda xp, x: _same(xp, special(xp).erfinv(x), x),
+                 kind=REAL_FLOAT)
+lgamma_p = unop("lgamma", lambda xp, x: _same(xp, special(xp).gammaln(x), x),
+                kind=REAL_FLOAT)
+digamma_p = unop("digamma", lambda xp, x: _same(xp, special(xp).digamma(x), x),
+                 kind=REAL_FLOAT)
+
+real_p = unop("real", lambda xp, x: xp.real(x).copy(),
+              kind=ANY, result_dtype=lambda dt: _REAL_OF.get(dt, dt))
+imag_p = unop("imag", lambda xp, x: xp.imag(x).copy(),
+              kind=ANY, result_dtype=lambda dt: _REAL_OF.get(dt, dt))
+conj_p = unop("conj", lambda xp, x: xp.conj(x), kind=ANY)
+for _p in (real_p, imag_p):
+    _p.def_weak_type(lambda w, **_: w)
+
+
+def _integer_pow_impl(xp, x, *, y):
+    if y < 0 and dtypes.is_int(x.dtype):
+        raise ValueError(f"integer_pow: negative exponent {y} with integer dtype {x.dtype}")
+    if y == 0:
+        return xp.ones_like(x)
+    acc = None
+    base = x
+    n = abs(y)
+    while n:  # exponentiation by squaring, as XLA expands it
+        if n & 1:
+            acc = base if acc is None else acc * base
+        n >>= 1
+        if n:
+            base = base * base
+    if y < 0:
+        acc = x.dtype.type(1) / acc
+    return _same(xp, acc, x)
+
+
+integer_pow_p = unop("integer_pow", _integer_pow_impl, kind=NUMBER)
+
+
+# -- binary arithmetic ----------------------------------------------------------------------
+add_p = binop("add", lambda xp, x, y: _same(xp, xp.add(x, y), x), kind=ANY)
+sub_p = binop("sub", lambda xp, x, y: _same(xp, xp.subtract(x, y), x))
+mul_p = binop("mul", lambda xp, x, y: _same(xp, xp.multiply(x, y), x), kind=ANY)
+
+
+def _div_impl(xp, x, y):
+    if dtypes.is_int(x.dtype):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            safe = xp.where(y == 0, 1, y)
+            q = xp.abs(x) // xp.abs(safe)
+            q = xp.where((x < 0) != (safe < 0), -q, q)
+            # XLA: x / 0 is -1 for unsigned / all-ones; we follow numpy-free C-like result
+            return _same(xp, xp.where(y == 0, -1 if not dtypes.is_unsigned(x.dtype)
+                                      else np.iinfo(x.dtype).max, q), x)
+    return _same(xp, xp.true_divide(x, y), x)
+
+
+def _rem_impl(xp, x, y):
+    if dtypes.is_int(x.dtype):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            safe = xp.where(y == 0, 1, y)
+            return _same(xp, xp.where(y == 0, x, xp.fmod(x, safe)), x)
+    return _same(xp, xp.fmod(x, y), x)
+
+
+div_p = binop("div", _div_impl)
+rem_p = binop("rem", _rem_impl)
+pow_p = binop("pow", lambda xp, x, y: _same(xp, xp.power(x, y), x), kind=FLOAT)
+max_p = binop("max", lambda xp, x, y: _same(xp, xp.maximum(x, y), x), kind=ANY)
+min_p = binop("min", lambda xp, x, y: _same(xp, xp.minimum(x, y), x), kind=ANY)
+atan2_p = binop("atan2", lambda xp, x, y: _same(xp, xp.arctan2(x, y), x), kind=REAL_FLOAT)
+nextafter_p = binop("nextafter", lambda xp, x, y: _same(xp, xp.nextafter(x, y), x),
+                    kind=REAL_FLOAT)
+
+
+def _complex_dtype(dt):
+    return dtypes.complex128 if dt == dtypes.float64 else dtypes.complex64
+
+
+complex_p = binop("complex", lambda xp, x, y: (x + 1j * y).astype(_complex_dtype(x.dtype)),
+                  kind=REAL_FLOAT, result_dtype=_complex_dtype)
+complex_p.def_weak_type(lambda wx, wy, **_: wx and wy)
+
+# -- comparisons ------------------------------------------------------------------------------
+_to_bool = lambda dt: dtypes.bool_  # noqa: E731
+eq_p = binop("eq", lambda xp, x, y: xp.equal(x, y), kind=ANY, result_dtype=_to_bool)
+ne_p = binop("ne", lambda xp, x, y: xp.not_equal(x, y), kind=ANY, result_dtype=_to_bool)
+lt_p = binop("lt", lambda xp, x, y: xp.less(x, y), kind=ANY, result_dtype=_to_bool)
+le_p = binop("le", lambda xp, x, y: xp.less_equal(x, y), kind=ANY, result_dtype=_to_bool)
+gt_p = binop("gt", lambda xp, x, y: xp.greater(x, y), kind=ANY, result_dtype=_to_bool)
+ge_p = binop("ge", lambda xp, x, y: xp.greater_equal(x, y), kind=ANY, result_dtype=_to_bool)
+
+# -- bitwise and logical ------------------------------------------------------------------------
+and_p = binop("and", lambda xp, x, y: _same(xp, xp.bitwise_and(x, y), x), kind=INT_OR_BOOL)
+or_p = binop("or", lambda xp, x, y: _same(xp, xp.bitwise_or(x, y), x), kind=INT_OR_BOOL)
+xor_p = binop("xor", lambda xp, x, y: _same(xp, xp.bitwise_xor(x, y), x), kind=INT_OR_BOOL)
+not_p = unop("not", lambda xp, x: xp.invert(x), kind=INT_OR_BOOL)
+
+
+def _nbits(dt):
+    return np.dtype(dt).itemsize * 8
+
+
+def _unsigned(dt):
+    return np.dtype(f"u{np.dtype(dt).itemsize}")
+
+
+def _shift_left(xp, x, y):
+    bits = _nbits(x.dtype)
+    oob = (y < 0) | (y >= bits)
+    ys = xp.where(oob, 0, y).astype(_unsigned(x.dtype))
+    out = (x.astype(_unsigned(x.dtype)) << ys).astype(x.dtype)
+    return xp.where(oob, x.dtype.type(0), out)
+
+
+def _shift_right_logical(xp, x, y):
+    bits = _nbits(x.dtype)
+    oob = (y < 0) | (y >= bits)
+    ys = xp.where(oob, 0, y).astype(_unsigned(x.dtype))
+    out = (x.astype(_unsigned(x.dtype)) >> ys).astype(x.dtype)
+    return xp.where(oob, x.dtype.type(0), out)
+
+
+def _shift_right_arithmetic(xp, x, y):
+    bits = _nbits(x.dtype)
+    signed = np.dtype(f"i{x.dtype.itemsize}")
+    ys = xp.clip(y, 0, bits - 1).astype(signed)
+    return (x.astype(signed) >> ys).astype(x.dtype)
+
+
+shift_left_p = binop("shift_left", _shift_left, kind=INT)
+shift_right_logical_p = binop("shift_right_logical", _shift_right_logical, kind=INT)
+shift_right_arithmetic_p = binop("shift_right_arithmetic", _shift_right_arithmetic, kind=INT)
+
+
+def _population_count(xp, x):
+    u = x.astype(_unsigned(x.dtype))
+    out = xp.zeros_like(u)
+    for i in range(_nbits(x.dtype)):
+        out = out + ((u >> np.uint8(i)) & u.dtype.type(1))
+    return out.astype(x.dtype)
+
+
+population_count_p = unop("population_count", _population_count, kind=INT)
+
+# -- selection -----------------------------------------------------------------------------------
+select_n_p = new_primitive("select_n")
+
+
+@select_n_p.def_abstract_eval
+def _select_n_abstract(which, *cases):
+    if not cases:
+        raise TypeError("select_n: needs at least one case")
+    if which.dtype != dtypes.bool_ and which.dtype != dtypes.int32:
+        raise TypeError(f"select_n: `which` must be bool or int32, got {which.dtype}")
+    if which.dtype == dtypes.bool_ and len(cases) > 2:
+        raise TypeError(f"select_n: a bool `which` selects among at most 2 cases, "
+                        f"got {len(cases)}")
+    dt = same_dtypes("select_n", cases)
+    shape = same_shapes("select_n", cases)
+    if which.shape != () and which.shape != shape:
+        same_shapes("select_n", (which.update(dtype=dt),) + tuple(cases))
+    return ShapedArray(shape, dt)
+
+
+@select_n_p.def_impl
+def _select_n_impl(xp, which, *cases):
+    if len(cases) == 1:
+        return xp.asarray(cases[0])
+    if which.dtype == np.bool_:
+        out = xp.where(which, cases[1], cases[0])
+    else:
+        out = xp.choose(xp.clip(which, 0, len(cases) - 1),
+                        [xp.broadcast_to(c, xp.shape(cases[0])) for c in cases])
+    return _same(xp, out, xp.asarray(cases[0]))
+
+
+select_n_p.def_weak_type(lambda w, *ws, **_: all(ws))
+
+clamp_p = new_primitive("clamp")
+
+
+@clamp_p.def_abstract_eval
+def _clamp_abstract(lo, x, hi):
+    dt = same_dtypes("clamp", (lo, x, hi))
+    for b, nm in ((lo, "min"), (hi, "max")):
+        if b.shape != () and b.shape != x.shape:
+            raise TypeError(f"clamp: {nm} must be a scalar or have the operand's shape "
+                            f"{x.str_short()}, got {b.str_short()}")
+    check_dtype_kind("clamp", NUMBER, x)
+    return ShapedArray(x.shape, dt)
+
+
+clamp_p.def_impl(lambda xp, lo, x, hi: _same(xp, xp.minimum(xp.maximum(x, lo), hi),
+                                             xp.asarray(x)))
+clamp_p.def_weak_type(lambda wl, wx, wh, **_: wx)
+
+# -- conversions ------------------------------------------------------------------------------------
+convert_element_type_p = new_primitive("convert_element_type")
+
+
+@convert_element_type_p.def_abstract_eval
+def _convert_abstract(x, *, new_dtype, weak_type=False):
+    return ShapedArray(x.shape, dtypes.check_dtype(new_dtype, "convert_element_type"))
+
+
+@convert_element_type_p.def_impl
+def _convert_impl(xp, x, *, new_dtype, weak_type=False):
+    x = xp.asarray(x)
+    new_dtype = np.dtype(new_dtype)
+    if x.dtype == new_dtype:
+        return x
+    if dtypes.is_complex(x.dtype) and not dtypes.is_complex(new_dtype):
+        x = xp.real(x)
+    if dtypes.is_inexact(x.dtype) and dtypes.is_int(new_dtype):
+        info = np.iinfo(new_dtype)
+        with np.errstate(invalid="ignore"):
+            clipped = xp.clip(xp.nan_to_num(x, nan=0.0), float(info.min), float(info.max))
+            out = clipped.astype(new_dtype)
+            # float(info.max) may round up past the max (e.g. int32): saturate exactly
+            out = xp.where(clipped >= float(info.max), new_dtype.type(info.max), out)
+            return out.astype(new_dtype)
+    if new_dtype == dtypes.bool_:
+        return x != 0
+    return x.astype(new_dtype)
+
+
+convert_element_type_p.def_weak_type(lambda w, *, new_dtype, weak_type=False: weak_type)
+
+bitcast_convert_type_p = new_primitive("bitcast_convert_type")
+
+
+@bitcast_convert_type_p.def_abstract_eval
+def _bitcast_abstract(x, *, new_dtype):
+    new = dtypes.check_dtype(new_dtype, "bitcast_convert_type")
+    old = x.dtype
+    if new.itemsize == old.itemsize:
+        return ShapedArray(x.shape, new)
+    if new.itemsize < old.itemsize:
+        return ShapedArray(x.shape + (old.itemsize // new.itemsize,), new)
+    ratio = new.itemsize // old.itemsize
+    if not x.shape or x.shape[-1] != ratio:
+        raise TypeError(f"bitcast_convert_type: converting {x.str_short()} to {new} needs a "
+                        f"last dim of size {ratio}")
+    return ShapedArray(x.shape[:-1], new)
+
+
+@bitcast_convert_type_p.def_impl
+def _bitcast_impl(xp, x, *, new_dtype):
+    x = xp.ascontiguousarray(x)
+    new = np.dtype(new_dtype)
+    if new.itemsize == x.dtype.itemsize:
+        return x.view(new)
+    if new.itemsize < x.dtype.itemsize:
+        return x.view(new).reshape(x.shape + (x.dtype.itemsize // new.itemsize,))
+    return x.view(new).reshape(x.shape[:-1])
+
+
+bitcast_convert_type_p.def_weak_type(never_weak)

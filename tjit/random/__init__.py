@@ -1,0 +1,1 @@
+"""tjit.random (being written)"""

@@ -1,0 +1,1 @@
+"""tracing layer (see DESIGN.md)."""

@@ -1,0 +1,439 @@
+"""The interpreter stack: primitives, traces, tracers, and the eager evaluation trace.
+
+How a primitive runs (read this first):
+
+* ``prim.bind(*args, **params)`` hands the call to the *current trace*, which lives in
+  a thread-local context (``trace_ctx.trace``), as in current JAX: no global list of
+  numbered levels. Each transformation's trace knows its ``parent`` and, when it
+  processes a primitive, it unwraps its own tracers and binds again under the parent.
+* At the bottom is :class:`EvalTrace`: it runs the primitive's reference
+  implementation on concrete NumPy values and wraps the result as a ``tjit.Array``.
+* A trace that has finished is marked invalid; a tracer of it that escapes and is used
+  later raises :class:`UnexpectedTracerError`.
+"""
+
+import contextlib
+import threading
+
+import numpy as np
+
+from tjit.tracing import dtypes
+from tjit.tracing.avals import ShapedArray, aval_of_value
+from tjit.tracing.errors import (
+    ConcretizationTypeError, TracerBoolConversionError, TracerIntegerConversionError,
+    UnexpectedTracerError, user_location)
+
+
+# -- primitives ----------------------------------------------------------------------------
+class Primitive:
+    """A named operation and all of its rules, defined together in one primitives/ file.
+
+    Slots:
+      impl(xp, *values, **params)         reference implementation over array namespace xp
+      abstract_eval(*avals, **params)     -> ShapedArray (or list if multiple_results)
+      weak_type_rule(*weak, **params)     -> bool; default: all inputs weak
+      jvp, transpose, batch, lowering     filled by the transformation / compiler issues
+    """
+
+    def __init__(self, name, multiple_results=False):
+        self.name = name
+        self.multiple_results = multiple_results
+        self.impl = None
+        self.abstract_eval = None
+        self.weak_type_rule = _all_weak
+        self.jvp = None
+        self.transpose = None
+        self.batch = None
+        self.lowering = None
+        # Say explicitly when a rule is intentionally missing (e.g. not differentiable).
+        self.not_differentiable = False
+        self.effectful = False
+
+    def __repr__(self):
+        return self.name
+
+    def bind(self, *args, **params):
+        return trace_ctx.trace.process_primitive(self, args, params)
+
+    # decorators ---------------------------------------------------------------------
+    def def_impl(self, fn):
+        self.impl = fn
+        return fn
+
+    def def_abstract_eval(self, fn):
+        self.abstract_eval = fn
+        return fn
+
+    def def_weak_type(self, fn):
+        self.weak_type_rule = fn
+        return fn
+
+
+def _all_weak(*weak, **params):
+    return all(weak) if weak else False
+
+
+def never_weak(*weak, **params):
+    return False
+
+
+# -- traces --------------------------------------------------------------------------------
+class Trace:
+    """Base class: a way of interpreting primitives. Subclasses override
+    ``process_primitive`` (and later the call/custom-rule hooks)."""
+
+    parent = None
+    is_valid = True
+    name = "trace"
+
+    def process_primitive(self, prim, args, params):
+        raise NotImplementedError
+
+    def invalidate(self):
+        self.is_valid = False
+
+
+class EvalTrace(Trace):
+    """Runs primitives eagerly on NumPy values."""
+
+    name = "eval"
+
+    def process_primitive(self, prim, args, params):
+        vals = []
+        weaks = []
+        for a in args:
+            t = type(a)
+            if t is Array:
+                vals.append(a._value)
+                weaks.append(a._weak)
+            elif isinstance(a, Tracer):
+                raise escaped_tracer_error(a, prim)
+            elif t is float or t is int or t is complex:
+                vals.append(a)
+                weaks.append(True)
+            else:
+                vals.append(a)
+                weaks.append(False)
+        try:
+            out = prim.impl(np, *vals, **params)
+        except Exception:
+            # Let the abstract rule give tjit's message (names primitive and shapes).
+            if prim.abstract_eval is not None:
+                prim.abstract_eval(*[aval_of_value(a) for a in args], **params)
+            raise
+        weak = prim.weak_type_rule(*weaks, **params)
+        if prim.multiple_results:
+            return [_wrap(o, weak) for o in out]
+        return _wrap(out, weak)
+
+
+def escaped_tracer_error(tracer, prim=None):
+    where = f" (used by '{prim.name}')" if prim is not None else ""
+    return UnexpectedTracerError(
+        f"Encountered an unexpected tracer{where}: {tracer!r} was created inside a "
+        f"transformation ({tracer._trace.name} of {getattr(tracer._trace, 'fun_name', '?')}) "
+        f"that has already finished, and escaped it (e.g. stored in a global, a list or "
+        f"an attribute). Return the value from the transformed function instead.\n"
+        f"Used at {user_location()}")
+
+
+class _TraceContext(threading.local):
+    def __init__(self):
+        self.trace = EvalTrace()
+
+
+trace_ctx = _TraceContext()
+eval_trace = trace_ctx.trace
+
+
+@contextlib.contextmanager
+def set_current_trace(trace):
+    prev = trace_ctx.trace
+    trace_ctx.trace = trace
+    try:
+        yield trace
+    finally:
+        trace_ctx.trace = prev
+
+
+def current_trace():
+    return trace_ctx.trace
+
+
+def is_eager():
+    return isinstance(trace_ctx.trace, EvalTrace)
+
+
+# -- concrete arrays -----------------------------------------------------------------------
+class Array:
+    """An immutable array: a NumPy buffer, a dtype and a weak-type flag.
+
+    Operators and methods (``+``, ``@``, ``.sum()``, ``.at``...) are attached by
+    ``tjit.numpy`` so that Array and Tracer share one definition.
+    """
+
+    __slots__ = ("_value", "_weak", "__weakref__")
+    __array_priority__ = 100
+
+    def __init__(self, value, weak_type=False):
+        self._value = value
+        self._weak = weak_type
+
+    @property
+    def aval(self):
+        v = self._value
+        return ShapedArray(v.shape, v.dtype, self._weak)
+
+    @property
+    def shape(self):
+        return self._value.shape
+
+    @property
+    def dtype(self):
+        return self._value.dtype
+
+    @property
+    def ndim(self):
+        return self._value.ndim
+
+    @property
+    def size(self):
+        return self._value.size
+
+    @property
+    def weak_type(self):
+        return self._weak
+
+    def __array__(self, dtype=None, copy=None):
+        a = np.asarray(self._value)
+        if dtype is not None and a.dtype != dtype:
+            return a.astype(dtype)
+        if copy:
+            return a.copy()
+        if a.flags.writeable and a.base is None and a.ndim:
+            a = a.view()
+            a.flags.writeable = False  # an Array is immutable; so is the view handed out
+        return a
+
+    def __len__(self):
+        if self.ndim == 0:
+            raise TypeError("len() of unsized object (a 0-d tjit Array)")
+        return self._value.shape[0]
+
+    def __iter__(self):
+        if self.ndim == 0:
+            raise TypeError("iteration over a 0-d tjit Array")
+        w = self._weak
+        return (Array(v, w) for v in np.asarray(self._value))
+
+    def __bool__(self):
+        return bool(self._value)
+
+    def __int__(self):
+        return int(self._value)
+
+    def __float__(self):
+        return float(self._value)
+
+    def __complex__(self):
+        return complex(self._value)
+
+    def __index__(self):
+        if not dtypes.is_int(self.dtype) and not dtypes.is_bool(self.dtype):
+            raise TypeError(f"only integer scalar arrays can be converted to an index, "
+                            f"got dtype {self.dtype}")
+        return int(self._value)
+
+    __hash__ = object.__hash__
+
+    def __repr__(self):
+        body = np.array2string(np.asarray(self._value), separator=", ", prefix="Array(")
+        extra = "" if self.dtype in (dtypes.float32, dtypes.int32, dtypes.bool_) or \
+            self.dtype == dtypes.default_float() else f", dtype={self.dtype}"
+        if self._weak:
+            extra += ", weak_type=True"
+        return f"Array({body}{extra})"
+
+    def __str__(self):
+        return str(np.asarray(self._value))
+
+    def __format__(self, spec):
+        if self.ndim == 0:
+            return format(self._value.item(), spec)
+        return format(str(self), spec)
+
+    def __reduce__(self):
+        return (Array, (np.asarray(self._value), self._weak))
+
+    def item(self, *args):
+        return np.asarray(self._value).item(*args)
+
+    def tolist(self):
+        return np.asarray(self._value).tolist()
+
+    def block_until_ready(self):
+        return self
+
+    def copy_to_host_async(self):
+        pass
+
+    @property
+    def is_fully_replicated(self):
+        return True
+
+    def devices(self):
+        return {"cpu"}
+
+
+def _wrap(out, weak):
+    if type(out) is not np.ndarray:
+        out = np.asarray(out)
+    return Array(out, weak)
+
+
+# -- tracers -------------------------------------------------------------------------------
+class Tracer:
+    """A stand-in for an array during a transformation. Subclasses hold an ``aval``."""
+
+    __slots__ = ("_trace", "__weakref__")
+    __array_priority__ = 1000
+
+    @property
+    def aval(self):
+        raise NotImplementedError
+
+    @property
+    def shape(self):
+        return self.aval.shape
+
+    @property
+    def dtype(self):
+        return self.aval.dtype
+
+    @property
+    def ndim(self):
+        return len(self.aval.shape)
+
+    @property
+    def size(self):
+        return self.aval.size
+
+    @property
+    def weak_type(self):
+        return self.aval.weak_type
+
+    def _describe(self):
+        return "a traced array"
+
+    def _concretization_error(self, cls, what, fix):
+        trace = self._trace
+        fun = getattr(trace, "fun_name", None)
+        in_fun = f" while tracing function '{fun}'" if fun else ""
+        return cls(
+            f"{what} was called on {self._describe()} with shape/dtype {self.aval.str_short()}"
+            f"{in_fun} ({trace.name} transformation). Its value is not known at trace "
+            f"time.\nAt {user_location()}\n{fix}")
+
+    def __bool__(self):
+        raise self._concretization_error(
+            TracerBoolConversionError, "bool() (an `if`, `while`, `and`/`or` or `assert`)",
+            "Fix: use tjit.lax.cond / tjit.numpy.where for branches and tjit.lax.while_loop "
+            "or fori_loop for loops; or mark the argument static with "
+            "jit(..., static_argnums=...) / static_argnames.")
+
+    def __int__(self):
+        raise self._concretization_error(
+            TracerIntegerConversionError, "int()",
+            "Fix: keep the value as an array (e.g. x.astype(jnp.int32)), or mark the "
+            "argument static with jit(..., static_argnums=...).")
+
+    def __float__(self):
+        raise self._concretization_error(
+            ConcretizationTypeError, "float()",
+            "Fix: keep the value as an array (x.astype(jnp.float32)), or mark the "
+            "argument static with jit(..., static_argnums=...).")
+
+    def __complex__(self):
+        raise self._concretization_error(
+            ConcretizationTypeError, "complex()",
+            "Fix: keep the value as an array, or mark the argument static.")
+
+    def __index__(self):
+        raise self._concretization_error(
+            TracerIntegerConversionError, "__index__ (use as a Python int, e.g. in range() "
+            "or as a shape)", "Fix: mark the argument static with jit(..., static_argnums=...)"
+            ", or use lax.dynamic_slice / lax.fori_loop with traced bounds.")
+
+    def __array__(self, dtype=None, copy=None):
+        raise self._concretization_error(
+            ConcretizationTypeError, "numpy.asarray() / __array__",
+            "Fix: use tjit.numpy functions inside traced code instead of NumPy ones, or "
+            "return the value and convert it outside the transformation.")
+
+    def item(self, *args):
+        raise self._concretization_error(
+            ConcretizationTypeError, ".item()", "Fix: return the array from the function "
+            "and call .item() outside the transformation.")
+
+    def tolist(self):
+        raise self._concretization_error(
+            ConcretizationTypeError, ".tolist()", "Fix: call .tolist() outside.")
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of unsized object (a 0-d traced array)")
+        return self.shape[0]
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-d traced array")
+        n = self.shape[0]
+        if not isinstance(n, int):
+            raise ConcretizationTypeError(
+                f"cannot iterate over a traced array whose leading dim {n} is symbolic; "
+                f"use lax.scan or lax.fori_loop")
+        return (self[i] for i in range(n))
+
+    def __hash__(self):
+        raise TypeError(f"unhashable type: traced array {self.aval.str_short()}; arrays "
+                        f"cannot be static arguments or dict keys under a transformation")
+
+    def __repr__(self):
+        return f"Traced<{self.aval.str_short()}>with<{self._trace.name}>"
+
+
+# -- helpers used by every layer above -----------------------------------------------------
+def get_aval(x):
+    """The abstract value of an Array, Tracer, NumPy array or Python scalar."""
+    if isinstance(x, (Array, Tracer)):
+        return x.aval
+    return aval_of_value(x)
+
+
+def is_concrete(x):
+    return not isinstance(x, Tracer)
+
+
+def concrete_value(x, what="value"):
+    """NumPy value of ``x``; raises ConcretizationTypeError when ``x`` is traced."""
+    if isinstance(x, Tracer):
+        raise x._concretization_error(
+            ConcretizationTypeError, f"a concrete value for {what}",
+            "Fix: pass this value as a static argument (jit(..., static_argnums=...)).")
+    if isinstance(x, Array):
+        return x._value
+    return x
+
+
+def new_array(value, weak_type=False):
+    """Wrap a NumPy value as an Array with its canonical dtype."""
+    value = np.asarray(value)
+    dt = dtypes.canonicalize(value.dtype)
+    if dt != value.dtype:
+        value = value.astype(dt)
+    return Array(value, weak_type)
+
+
+__all__ = ["Primitive", "Trace", "EvalTrace", "Tracer", "Array", "ShapedArray",
+           "trace_ctx", "set_current_trace", "current_trace", "get_aval", "never_weak",
+           "concrete_value", "new_array", "is_eager"]

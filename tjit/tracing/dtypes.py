@@ -1,0 +1,175 @@
+"""Dtypes: canonicalization under the x64 switch and JAX's type-promotion lattice.
+
+Python scalars are *weakly typed*: ``x_f32 * 2.0`` stays float32 and ``x_i8 + 1``
+stays int8, as in JAX. The lattice and its least-upper-bound rule follow JAX's
+documented type promotion (jax.numpy type promotion semantics).
+"""
+
+import functools
+
+import numpy as np
+
+from tjit.config import config
+
+bool_ = np.dtype(np.bool_)
+int8, int16, int32, int64 = (np.dtype(t) for t in ("int8", "int16", "int32", "int64"))
+uint8, uint16, uint32, uint64 = (np.dtype(t) for t in ("uint8", "uint16", "uint32", "uint64"))
+float16, float32, float64 = (np.dtype(t) for t in ("float16", "float32", "float64"))
+complex64, complex128 = np.dtype("complex64"), np.dtype("complex128")
+
+SUPPORTED = frozenset(
+    [bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
+     float16, float32, float64, complex64, complex128])
+
+_X32_NARROW = {int64: int32, uint64: uint32, float64: float32, complex128: complex64}
+
+_SHORT = {bool_: "bool", int8: "i8", int16: "i16", int32: "i32", int64: "i64", uint8: "u8",
+          uint16: "u16", uint32: "u32", uint64: "u64", float16: "f16", float32: "f32",
+          float64: "f64", complex64: "c64", complex128: "c128"}
+
+
+def short_name(dtype):
+    """'f32', 'i32', ... as the jaxpr printer shows dtypes."""
+    return _SHORT.get(np.dtype(dtype), str(dtype))
+
+
+def check_dtype(dtype, op="tjit"):
+    """Return ``np.dtype(dtype)`` or raise a TypeError naming the op when unsupported."""
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        raise TypeError(f"{op}: {dtype!r} is not a valid dtype") from None
+    if dt not in SUPPORTED:
+        raise TypeError(
+            f"{op}: dtype {dt} is not supported by tjit; use one of bool, int8..int64, "
+            f"uint8..uint64, float16, float32, float64, complex64, complex128")
+    return dt
+
+
+def canonicalize(dtype):
+    """Narrow 64-bit types to 32 bits unless x64 is enabled (JAX's default)."""
+    dt = np.dtype(dtype)
+    if not config.enable_x64:
+        return _X32_NARROW.get(dt, dt)
+    return dt
+
+
+def default_int():
+    return int64 if config.enable_x64 else int32
+
+
+def default_uint():
+    return uint64 if config.enable_x64 else uint32
+
+
+def default_float():
+    return float64 if config.enable_x64 else float32
+
+
+def default_complex():
+    return complex128 if config.enable_x64 else complex64
+
+
+def is_float(dt):
+    return np.issubdtype(dt, np.floating)
+
+
+def is_complex(dt):
+    return np.issubdtype(dt, np.complexfloating)
+
+
+def is_inexact(dt):
+    return np.issubdtype(dt, np.inexact)
+
+
+def is_int(dt):
+    return np.issubdtype(dt, np.integer)
+
+
+def is_unsigned(dt):
+    return np.issubdtype(dt, np.unsignedinteger)
+
+
+def is_bool(dt):
+    return np.dtype(dt) == bool_
+
+
+# -- promotion lattice ------------------------------------------------------------------
+# Nodes are dtypes or the weak categories 'i*', 'f*', 'c*' (Python int, float, complex).
+_LATTICE = {
+    bool_: ["i*"],
+    "i*": [uint8, int8],
+    uint8: [int16, uint16], uint16: [int32, uint32], uint32: [int64, uint64], uint64: ["f*"],
+    int8: [int16], int16: [int32], int32: [int64], int64: ["f*"],
+    "f*": ["c*", float16],
+    float16: [float32], float32: [float64, complex64], float64: [complex128],
+    "c*": [complex64], complex64: [complex128], complex128: [],
+}
+
+
+@functools.lru_cache(maxsize=None)
+def _upper_set(node):
+    out = {node}
+    for nxt in _LATTICE[node]:
+        out |= _upper_set(nxt)
+    return frozenset(out)
+
+
+@functools.lru_cache(maxsize=4096)
+def _lub(nodes):
+    common = functools.reduce(frozenset.intersection, (_upper_set(n) for n in nodes))
+    for cand in common:
+        if _upper_set(cand) == common:
+            return cand
+    raise TypeError(f"no common type for {nodes}")  # unreachable for this lattice
+
+
+def _node(dtype, weak):
+    dt = np.dtype(dtype)
+    if weak:
+        if is_bool(dt):
+            return bool_
+        if is_int(dt):
+            return "i*"
+        if is_float(dt):
+            return "f*"
+        return "c*"
+    return dt
+
+
+_WEAK_DEFAULT = {"i*": default_int, "f*": default_float, "c*": default_complex}
+
+
+def result_type(*dtypes_and_weak):
+    """Promote ``(dtype, weak_type)`` pairs; returns ``(dtype, weak_type)``.
+
+    >>> result_type((float32, False), (int32, True))   # f32 array * python int
+    (dtype('float32'), False)
+    """
+    if len(dtypes_and_weak) == 1:
+        dt, weak = dtypes_and_weak[0]
+        return canonicalize(dt), weak
+    node = _lub(tuple(_node(d, w) for d, w in dtypes_and_weak))
+    if isinstance(node, str):
+        return _WEAK_DEFAULT[node](), True
+    return canonicalize(node), False
+
+
+def dtype_of_python_scalar(x):
+    if isinstance(x, (bool, np.bool_)):
+        return bool_
+    if isinstance(x, int):
+        return default_int()
+    if isinstance(x, float):
+        return default_float()
+    if isinstance(x, complex):
+        return default_complex()
+    raise TypeError(f"{type(x).__name__} is not a Python scalar")
+
+
+def finfo(dtype):
+    return np.finfo(dtype)
+
+
+def iinfo(dtype):
+    return np.iinfo(dtype)

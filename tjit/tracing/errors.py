@@ -1,0 +1,56 @@
+"""tjit's exception types. Each message names the operation, the values involved and
+the fix, in the manner of JAX's best messages."""
+
+import os
+import traceback
+
+
+class TjitError(Exception):
+    """Base class of tjit's own errors."""
+
+
+class ShapeError(TjitError, ValueError):
+    """Shapes that do not fit an operation."""
+
+
+class InconclusiveDimensionError(ShapeError):
+    """A shape rule that cannot be decided for symbolic dims."""
+
+
+class ConcretizationTypeError(TjitError, TypeError):
+    """A traced value was used where a concrete Python value is needed."""
+
+
+class TracerBoolConversionError(ConcretizationTypeError):
+    pass
+
+
+class TracerIntegerConversionError(ConcretizationTypeError):
+    pass
+
+
+class UnexpectedTracerError(TjitError):
+    """A tracer escaped the transformation that created it."""
+
+
+class NonConcreteBooleanIndexError(TjitError, IndexError):
+    pass
+
+
+_PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def user_frame():
+    """(filename, lineno, function name, source line) of the innermost frame outside tjit."""
+    for frame in reversed(traceback.extract_stack()):
+        if not os.path.abspath(frame.filename).startswith(_PKG_DIR + os.sep):
+            return frame
+    return None
+
+
+def user_location():
+    fr = user_frame()
+    if fr is None:
+        return "an unknown location"
+    line = f"\n    {fr.line.strip()}" if fr.line else ""
+    return f"{fr.filename}:{fr.lineno} (in {fr.name}){line}"

@@ -1,0 +1,340 @@
+"""Dimensions and shape rules. A dim is a Python ``int`` or a sympy expression over
+named, positive integer size symbols (``b``, ``2*b``, ``b*784``).
+
+Every helper takes a fast path when all dims are ints, so concrete tracing never
+creates sympy objects. When a rule cannot be decided for symbolic dims (is ``b``
+equal to ``c``?), it raises :class:`InconclusiveDimensionError` naming the dims.
+"""
+
+import functools
+import re
+
+import sympy
+
+from tjit.tracing.errors import InconclusiveDimensionError, ShapeError
+
+
+@functools.lru_cache(maxsize=None)
+def symbol(name):
+    """The size symbol called ``name`` (positive integer)."""
+    return sympy.Symbol(name, integer=True, positive=True)
+
+
+def is_symbolic(d):
+    return not isinstance(d, int)
+
+
+def is_concrete_shape(shape):
+    return all(type(d) is int for d in shape)
+
+
+def canonical_dim(d, op="tjit"):
+    """Normalize a user-given dim: ints (incl. NumPy ints) to int, sympy kept."""
+    if type(d) is int:
+        return d
+    if isinstance(d, sympy.Expr):
+        if d.is_Integer:
+            return int(d)
+        return d
+    try:
+        import operator
+        return operator.index(d)
+    except TypeError:
+        raise TypeError(
+            f"{op}: shape entries must be integers or symbolic dims, got {d!r} "
+            f"of type {type(d).__name__}") from None
+
+
+def canonical_shape(shape, op="tjit"):
+    if isinstance(shape, (int, sympy.Expr)) or not hasattr(shape, "__iter__"):
+        shape = (shape,)
+    return tuple(canonical_dim(d, op) for d in shape)
+
+
+def dim_str(d):
+    return str(d).replace(" ", "") if is_symbolic(d) else str(d)
+
+
+def shape_str(shape):
+    return "(" + ", ".join(dim_str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+# -- comparisons that may be undecidable -------------------------------------------------
+def definitely_equal(a, b):
+    """True/False when decidable; raises when symbolic dims leave it open."""
+    if type(a) is int and type(b) is int:
+        return a == b
+    diff = sympy.simplify(sympy.sympify(a) - sympy.sympify(b))
+    if diff == 0:
+        return True
+    if diff.is_number:
+        return False
+    if diff.is_positive or diff.is_negative:
+        return False
+    raise InconclusiveDimensionError(
+        f"cannot decide whether symbolic dims {dim_str(a)} and {dim_str(b)} are equal")
+
+
+def dims_equal(a, b):
+    """Like definitely_equal but returns False instead of raising when undecidable."""
+    try:
+        return definitely_equal(a, b)
+    except InconclusiveDimensionError:
+        return False
+
+
+def is_one(d):
+    return d == 1 if type(d) is int else False  # symbols are >= 1 but not known to be 1
+
+
+def size(shape):
+    """Number of elements (int, or a sympy expression)."""
+    n = 1
+    for d in shape:
+        n = n * d
+    if not isinstance(n, int):
+        n = sympy.expand(n)
+        if n.is_Integer:
+            return int(n)
+    return n
+
+
+def greater_equal(a, b):
+    """a >= b, decided for symbols (all positive) where possible."""
+    if type(a) is int and type(b) is int:
+        return a >= b
+    diff = sympy.simplify(sympy.sympify(a) - sympy.sympify(b))
+    if diff.is_nonnegative:
+        return True
+    if diff.is_negative:
+        return False
+    raise InconclusiveDimensionError(
+        f"cannot decide whether symbolic dim {dim_str(a)} >= {dim_str(b)}")
+
+
+def exact_div(num, den, what="reshape"):
+    """num / den as a dim; raises ShapeError when it does not divide evenly."""
+    if type(num) is int and type(den) is int:
+        if den == 0 or num % den:
+            raise ShapeError(f"{what}: {num} is not divisible by {den}")
+        return num // den
+    q = sympy.cancel(sympy.sympify(num) / sympy.sympify(den))
+    if q.is_Integer:
+        return int(q)
+    num_q, den_q = sympy.fraction(q)
+    if den_q != 1 or not q.is_polynomial() or not all(
+            c.is_Integer for c in sympy.Poly(q, *q.free_symbols).coeffs()):
+        raise InconclusiveDimensionError(
+            f"{what}: cannot divide symbolic size {dim_str(num)} evenly by {dim_str(den)}")
+    return q
+
+
+# -- rules ---------------------------------------------------------------------------------
+def broadcast_shapes(*shapes, op="broadcast"):
+    """NumPy broadcasting over int or symbolic dims."""
+    if len(shapes) == 1:
+        return tuple(shapes[0])
+    if all(is_concrete_shape(s) for s in shapes):
+        ndim = max(len(s) for s in shapes)
+        out = []
+        for i in range(ndim):
+            d = 1
+            for s in shapes:
+                k = i - ndim + len(s)
+                if k < 0:
+                    continue
+                e = s[k]
+                if e == 1 or e == d:
+                    continue
+                if d == 1:
+                    d = e
+                    continue
+                raise ShapeError(
+                    f"{op}: shapes {', '.join(shape_str(s) for s in shapes)} cannot be "
+                    f"broadcast together (dim {e} vs {d}); reshape or expand_dims so "
+                    f"sizes match or are 1")
+            out.append(d)
+        return tuple(out)
+    ndim = max(len(s) for s in shapes)
+    out = []
+    for i in range(ndim):
+        d = 1
+        for s in shapes:
+            k = i - ndim + len(s)
+            if k < 0:
+                continue
+            e = s[k]
+            if is_one(e):
+                continue
+            if is_one(d):
+                d = e
+                continue
+            try:
+                same = definitely_equal(d, e)
+            except InconclusiveDimensionError:
+                raise InconclusiveDimensionError(
+                    f"{op}: cannot broadcast symbolic dims {dim_str(d)} and {dim_str(e)} "
+                    f"(shapes {', '.join(shape_str(s) for s in shapes)}); tjit cannot tell "
+                    f"whether they are equal or 1") from None
+            if not same:
+                raise ShapeError(
+                    f"{op}: shapes {', '.join(shape_str(s) for s in shapes)} cannot be "
+                    f"broadcast together (dim {dim_str(e)} vs {dim_str(d)})")
+        out.append(d)
+    return tuple(out)
+
+
+def reshape_shape(old_shape, new_shape, op="reshape"):
+    """Resolve a -1 in ``new_shape`` and check the element count."""
+    new_shape = canonical_shape(new_shape, op)
+    negs = [i for i, d in enumerate(new_shape) if type(d) is int and d == -1]
+    if len(negs) > 1:
+        raise ShapeError(f"{op}: can only specify one unknown dimension (-1), got "
+                         f"{shape_str(new_shape)}")
+    total = size(old_shape)
+    if negs:
+        rest = size([d for d in new_shape if not (type(d) is int and d == -1)])
+        if rest == 0:
+            raise ShapeError(f"{op}: cannot infer -1 in {shape_str(new_shape)} for an "
+                             f"array of shape {shape_str(old_shape)} (a zero-size dim)")
+        try:
+            fill = exact_div(total, rest, op)
+        except ShapeError:
+            raise ShapeError(f"{op}: cannot reshape array of shape {shape_str(old_shape)} "
+                             f"(size {dim_str(total)}) into {shape_str(new_shape)}") from None
+        new_shape = tuple(fill if i == negs[0] else d for i, d in enumerate(new_shape))
+    for d in new_shape:
+        if type(d) is int and d < 0:
+            raise ShapeError(f"{op}: negative dimension in {shape_str(new_shape)}")
+    if not definitely_equal(size(new_shape), total):
+        raise ShapeError(f"{op}: cannot reshape array of shape {shape_str(old_shape)} "
+                         f"(size {dim_str(total)}) into shape {shape_str(new_shape)} "
+                         f"(size {dim_str(size(new_shape))})")
+    return new_shape
+
+
+def normalize_axis(axis, ndim, op="tjit"):
+    import operator
+    try:
+        axis = operator.index(axis)
+    except TypeError:
+        raise TypeError(f"{op}: axis must be an integer, got {axis!r}") from None
+    if not -ndim <= axis < max(ndim, 1) or (ndim == 0 and axis not in (0, -1)):
+        raise ShapeError(f"{op}: axis {axis} is out of bounds for an array of rank {ndim}")
+    return axis % ndim if ndim else 0
+
+
+def normalize_axes(axes, ndim, op="tjit"):
+    if axes is None:
+        return tuple(range(ndim))
+    if not isinstance(axes, (tuple, list)):
+        axes = (axes,)
+    out = tuple(normalize_axis(a, ndim, op) for a in axes)
+    if len(set(out)) != len(out):
+        raise ShapeError(f"{op}: repeated axis in {tuple(axes)}")
+    return out
+
+
+# -- polymorphic specs -------------------------------------------------------------------
+_SPEC_RE = re.compile(r"^\s*\(?(.*?)\)?\s*$")
+
+
+def parse_spec(spec, actual_ndim=None):
+    """Parse ``"(b, 784)"`` / ``"(b, 2*b)"`` / ``"(b, ...)"`` into a tuple of dims.
+
+    ``...`` or ``_`` entries stay None (to be filled from the actual argument).
+    """
+    if spec is None:
+        return None
+    if isinstance(spec, tuple):
+        return spec
+    body = _SPEC_RE.match(spec).group(1)
+    parts = [p.strip() for p in body.split(",") if p.strip() != ""]
+    dims = []
+    for p in parts:
+        if p in ("...", "_"):
+            dims.append(None if p == "_" else ...)
+            continue
+        if re.fullmatch(r"\d+", p):
+            dims.append(int(p))
+            continue
+        names = set(re.findall(r"[A-Za-z_][A-Za-z_0-9]*", p))
+        try:
+            expr = sympy.sympify(p, locals={n: symbol(n) for n in names})
+        except (sympy.SympifyError, SyntaxError):
+            raise ValueError(f"polymorphic_shapes: cannot parse dim {p!r} in {spec!r}") from None
+        dims.append(canonical_dim(expr))
+    if ... in dims:
+        if actual_ndim is None:
+            raise ValueError(f"polymorphic_shapes: {spec!r} has '...' but no rank to expand")
+        i = dims.index(...)
+        fill = actual_ndim - (len(dims) - 1)
+        dims = dims[:i] + [None] * fill + dims[i + 1:]
+    return tuple(dims)
+
+
+def substitute(d, env):
+    """Evaluate a dim given a dict {symbol: int}."""
+    if type(d) is int:
+        return d
+    v = d.subs(env)
+    if not v.is_Integer:
+        raise InconclusiveDimensionError(f"dim {dim_str(d)} is not determined by {env}")
+    return int(v)
+
+
+def substitute_params(obj, env):
+    """Replace symbolic dims anywhere inside tuples/lists of a params value."""
+    if isinstance(obj, sympy.Expr):
+        return substitute(obj, env)
+    if isinstance(obj, tuple):
+        return tuple(substitute_params(o, env) for o in obj)
+    if isinstance(obj, list):
+        return [substitute_params(o, env) for o in obj]
+    return obj
+
+
+def contains_symbolic(obj):
+    if isinstance(obj, sympy.Expr):
+        return not obj.is_Integer
+    if isinstance(obj, (tuple, list)):
+        return any(contains_symbolic(o) for o in obj)
+    return False
+
+
+def solve_dims(spec_shape, actual_shape, env, argname="argument"):
+    """Bind symbols in ``spec_shape`` to ``actual_shape`` into ``env``; check the rest."""
+    if len(spec_shape) != len(actual_shape):
+        raise ShapeError(f"polymorphic_shapes: {argname} has shape {tuple(actual_shape)} "
+                         f"but its spec {shape_str(spec_shape)} has rank {len(spec_shape)}")
+    pending = []
+    for s, a in zip(spec_shape, actual_shape):
+        if s is None:
+            continue
+        if type(s) is int:
+            if s != a:
+                raise ShapeError(f"polymorphic_shapes: {argname} has shape "
+                                 f"{tuple(actual_shape)}, spec requires {shape_str(spec_shape)}")
+        elif s.is_Symbol:
+            if s in env and env[s] != a:
+                raise ShapeError(f"polymorphic_shapes: dim {s} is {env[s]} elsewhere but "
+                                 f"{a} in {argname} of shape {tuple(actual_shape)}")
+            env[s] = a
+        else:
+            pending.append((s, a))
+    for s, a in pending:
+        free = [x for x in s.free_symbols if x not in env]
+        if len(free) == 1:
+            sol = [v for v in sympy.solve(sympy.Eq(s, a), free[0]) if v.is_Integer and v > 0]
+            if not sol:
+                raise ShapeError(f"polymorphic_shapes: no positive integer {free[0]} makes "
+                                 f"{dim_str(s)} == {a} in {argname}")
+            env[free[0]] = int(sol[0])
+        elif free:
+            raise InconclusiveDimensionError(
+                f"polymorphic_shapes: cannot solve {dim_str(s)} == {a}: give each symbol "
+                f"on its own in some dim")
+        if substitute(s, env) != a:
+            raise ShapeError(f"polymorphic_shapes: {argname} has shape {tuple(actual_shape)} "
+                             f"but dim {dim_str(s)} = {substitute(s, env)} given {env}")
+    return env

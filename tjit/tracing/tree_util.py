@@ -1,0 +1,235 @@
+"""Pytrees: nested containers (tuple, list, dict, None, namedtuple and registered
+classes) whose leaves are arrays. Mirrors ``jax.tree_util``."""
+
+import collections
+import functools
+
+_registry = {}
+
+
+class _Node:
+    __slots__ = ("to_iter", "from_iter")
+
+    def __init__(self, to_iter, from_iter):
+        self.to_iter = to_iter      # obj -> (children, aux_data)
+        self.from_iter = from_iter  # (aux_data, children) -> obj
+
+
+def register_pytree_node(nodetype, flatten_func, unflatten_func):
+    """Register ``nodetype``: ``flatten_func(obj) -> (children, aux)``,
+    ``unflatten_func(aux, children) -> obj``."""
+    _registry[nodetype] = _Node(flatten_func, unflatten_func)
+    return nodetype
+
+
+def register_pytree_node_class(cls):
+    """Class decorator: uses ``obj.tree_flatten()`` and ``cls.tree_unflatten(aux, ch)``."""
+    register_pytree_node(cls, lambda o: o.tree_flatten(), cls.tree_unflatten)
+    return cls
+
+
+def register_dataclass(cls, data_fields=None, meta_fields=None):
+    import dataclasses
+    if data_fields is None:
+        data_fields = [f.name for f in dataclasses.fields(cls)]
+        meta_fields = []
+    meta_fields = list(meta_fields or [])
+    data_fields = list(data_fields)
+
+    def flat(o):
+        return [getattr(o, k) for k in data_fields], tuple(getattr(o, k) for k in meta_fields)
+
+    def unflat(aux, ch):
+        return cls(**dict(zip(data_fields, ch)), **dict(zip(meta_fields, aux)))
+    register_pytree_node(cls, flat, unflat)
+    return cls
+
+
+def _dict_flatten(d):
+    keys = sorted(d)
+    return [d[k] for k in keys], tuple(keys)
+
+
+register_pytree_node(tuple, lambda t: (t, None), lambda _, ch: tuple(ch))
+register_pytree_node(list, lambda t: (t, None), lambda _, ch: list(ch))
+register_pytree_node(dict, _dict_flatten, lambda keys, ch: dict(zip(keys, ch)))
+register_pytree_node(type(None), lambda _: ((), None), lambda _, ch: None)
+register_pytree_node(collections.OrderedDict,
+                     lambda d: (list(d.values()), tuple(d.keys())),
+                     lambda keys, ch: collections.OrderedDict(zip(keys, ch)))
+register_pytree_node(collections.defaultdict,
+                     lambda d: ([d[k] for k in sorted(d)], (d.default_factory, tuple(sorted(d)))),
+                     lambda aux, ch: collections.defaultdict(aux[0], zip(aux[1], ch)))
+
+
+def _is_namedtuple(x):
+    return isinstance(x, tuple) and hasattr(type(x), "_fields")
+
+
+class PyTreeDef:
+    """The structure of a pytree (hashable, comparable)."""
+
+    __slots__ = ("node_type", "aux", "children", "num_leaves", "_hash")
+
+    def __init__(self, node_type, aux, children):
+        self.node_type = node_type  # None marks a leaf
+        self.aux = aux
+        self.children = children
+        self.num_leaves = 1 if node_type is None else sum(c.num_leaves for c in children)
+        self._hash = None
+
+    @property
+    def num_nodes(self):
+        return 1 + sum(c.num_nodes for c in self.children)
+
+    def __eq__(self, other):
+        return (type(other) is PyTreeDef and self.node_type is other.node_type
+                and self.aux == other.aux and self.children == other.children)
+
+    def __hash__(self):
+        if self._hash is None:
+            try:
+                self._hash = hash((self.node_type, self.aux, self.children))
+            except TypeError:
+                self._hash = hash((self.node_type, self.children))
+        return self._hash
+
+    def unflatten(self, leaves):
+        return tree_unflatten(self, leaves)
+
+    def flatten_up_to(self, tree):
+        return _flatten_up_to(self, tree)
+
+    def __repr__(self):
+        return f"PyTreeDef({self._str()})"
+
+    def _str(self):
+        if self.node_type is None:
+            return "*"
+        kids = ", ".join(c._str() for c in self.children)
+        if self.node_type is tuple:
+            return f"({kids}{',' if len(self.children) == 1 else ''})"
+        if self.node_type is list:
+            return f"[{kids}]"
+        if self.node_type is dict:
+            return "{" + ", ".join(f"{k!r}: {c._str()}" for k, c in
+                                   zip(self.aux, self.children)) + "}"
+        if self.node_type is type(None):
+            return "None"
+        return f"{getattr(self.node_type, '__name__', self.node_type)}[{self.aux!r}]({kids})"
+
+
+_LEAF = PyTreeDef(None, None, ())
+
+
+def _flatten(x, leaves, is_leaf):
+    if is_leaf is not None and is_leaf(x):
+        leaves.append(x)
+        return _LEAF
+    t = type(x)
+    node = _registry.get(t)
+    if node is None:
+        if _is_namedtuple(x):
+            kids = tuple(_flatten(c, leaves, is_leaf) for c in x)
+            return PyTreeDef(t, None, kids)
+        leaves.append(x)
+        return _LEAF
+    children, aux = node.to_iter(x)
+    kids = tuple(_flatten(c, leaves, is_leaf) for c in children)
+    return PyTreeDef(t, aux, kids)
+
+
+def tree_flatten(tree, is_leaf=None):
+    """Returns ``(leaves, treedef)``."""
+    leaves = []
+    treedef = _flatten(tree, leaves, is_leaf)
+    return leaves, treedef
+
+
+def _build(treedef, it):
+    if treedef.node_type is None:
+        return next(it)
+    kids = [_build(c, it) for c in treedef.children]
+    t = treedef.node_type
+    node = _registry.get(t)
+    if node is None:  # namedtuple
+        return t(*kids)
+    return node.from_iter(treedef.aux, kids)
+
+
+def tree_unflatten(treedef, leaves):
+    it = iter(leaves)
+    out = _build(treedef, it)
+    rest = list(it)
+    if rest:
+        raise ValueError(f"tree_unflatten: too many leaves for {treedef} "
+                         f"({treedef.num_leaves} expected)")
+    return out
+
+
+def _flatten_up_to(treedef, tree):
+    if treedef.node_type is None:
+        return [tree]
+    if type(tree) is not treedef.node_type:
+        raise ValueError(f"pytree structure mismatch: expected {treedef.node_type.__name__}, "
+                         f"got {type(tree).__name__} ({tree!r:.60})")
+    node = _registry.get(treedef.node_type)
+    if node is None:
+        children, aux = list(tree), None
+    else:
+        children, aux = node.to_iter(tree)
+    if aux != treedef.aux or len(children) != len(treedef.children):
+        raise ValueError(f"pytree structure mismatch: {treedef} vs {tree!r:.60}")
+    out = []
+    for c, d in zip(children, treedef.children):
+        out.extend(_flatten_up_to(d, c))
+    return out
+
+
+def tree_leaves(tree, is_leaf=None):
+    return tree_flatten(tree, is_leaf)[0]
+
+
+def tree_structure(tree, is_leaf=None):
+    return tree_flatten(tree, is_leaf)[1]
+
+
+def tree_map(f, tree, *rest, is_leaf=None):
+    """Apply ``f`` leafwise; ``rest`` trees must share ``tree``'s structure."""
+    leaves, treedef = tree_flatten(tree, is_leaf)
+    others = [treedef.flatten_up_to(r) for r in rest]
+    return treedef.unflatten([f(*xs) for xs in zip(leaves, *others)])
+
+
+def tree_reduce(f, tree, initializer=None, is_leaf=None):
+    leaves = tree_leaves(tree, is_leaf)
+    if initializer is None:
+        return functools.reduce(f, leaves)
+    return functools.reduce(f, leaves, initializer)
+
+
+def tree_all(tree):
+    return all(tree_leaves(tree))
+
+
+def tree_transpose(outer_treedef, inner_treedef, pytree_to_transpose):
+    flat = outer_treedef.flatten_up_to(pytree_to_transpose)
+    inners = [inner_treedef.flatten_up_to(x) for x in flat]
+    cols = list(zip(*inners)) if inners else [()] * inner_treedef.num_leaves
+    return inner_treedef.unflatten([outer_treedef.unflatten(list(c)) for c in cols])
+
+
+def treedef_is_leaf(treedef):
+    return treedef.node_type is None
+
+
+def all_leaves(iterable):
+    return all(tree_structure(x) == _LEAF for x in iterable)
+
+
+class Partial(functools.partial):
+    """A functools.partial that is a pytree (its args are leaves), as jax.tree_util.Partial."""
+
+
+register_pytree_node(Partial, lambda p: ((p.args, p.keywords), p.func),
+                     lambda func, ch: Partial(func, *ch[0], **ch[1]))

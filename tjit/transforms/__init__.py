@@ -1,0 +1,1 @@
+"""Transformations of jaxprs (jvp, vjp, vmap, checkpoint) and IR clean-up passes."""

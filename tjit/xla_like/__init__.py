@@ -1,0 +1,1 @@
+"""xla_like layer (see DESIGN.md)."""
