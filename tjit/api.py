@@ -136,6 +136,8 @@ class Jitted:
         self.backend = backend or "interpreter"
         self.polymorphic_shapes = polymorphic_shapes
         self._cache = {}
+        self._fast_cache = {}  # positional-Arrays-only signatures -> same entries
+        self._simple = not (static_argnums or static_argnames) and polymorphic_shapes is None
         self._has_static = bool(self.sig.static_argnums or self.sig.static_argnames)
         self.trace_count = 0
 
@@ -180,6 +182,17 @@ class Jitted:
     def __call__(self, *args, **kwargs):
         if not is_eager():
             return self.fun(*args, **kwargs)  # nested under a transformation: inline
+        if not kwargs and self._simple:  # fast path: positional tjit Arrays only
+            sig = []
+            for x in args:
+                if type(x) is not Array:
+                    break
+                v = x._value
+                sig.append((v.shape, v.dtype, x._weak))
+            else:
+                entry = self._fast_cache.get((tuple(sig), config.version))
+                if entry is not None:
+                    return self._run(entry, [x._value for x in args])
         dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
         leaves, treedef = tree_flatten((dyn_args, dyn_kwargs))
         sig, raw = [], []
@@ -201,12 +214,21 @@ class Jitted:
         entry = self._cache.get(key)
         if entry is None:
             entry = self._trace_and_compile(key, dyn_args, dyn_kwargs, statics, treedef, sig)
+        if self._simple and not dyn_kwargs and all(type(x) is Array for x in leaves) \
+                and len(leaves) == len(dyn_args):
+            self._fast_cache[(tuple(sig), config.version)] = entry
+        return self._run(entry, raw)
+
+    @staticmethod
+    def _run(entry, raw):
         outs = entry.executable.call(raw)
         wrapped = []
         for o, aval in zip(outs, entry.out_avals):
             if type(o) is not np.ndarray or o.dtype != aval.dtype:
                 o = np.asarray(o, aval.dtype)
             wrapped.append(Array(o, aval.weak_type))
+        if entry.out_tree.node_type is None:
+            return wrapped[0]
         return tree_unflatten(entry.out_tree, wrapped)
 
     def _specs_for_leaves(self, treedef):
@@ -300,6 +322,7 @@ class Jitted:
 
     def clear_cache(self):
         self._cache.clear()
+        self._fast_cache.clear()
 
     def __repr__(self):
         return f"<jitted function {self.__name__}>"

@@ -175,13 +175,30 @@ def broadcast_to_shape(a, shape):
 
 def promote_args(fname, *args):
     """Promote dtypes and broadcast shapes, NumPy/JAX style."""
-    if len(args) == 2:  # fast path: same-typed arrays of equal shape
+    if len(args) == 2:  # fast paths: same-typed arrays of equal shape; array and scalar
         x, y = args
-        if type(x) is Array and type(y) is Array and x._value.dtype == y._value.dtype \
-                and x._weak == y._weak and x._value.shape == y._value.shape:
-            return x, y
+        tx, ty = type(x), type(y)
+        if tx is Array:
+            if ty is Array:
+                if x._value.dtype == y._value.dtype and x._weak == y._weak \
+                        and x._value.shape == y._value.shape:
+                    return x, y
+            elif not x._weak and _scalar_keeps_dtype(y, ty, x._value.dtype):
+                return x, Array(np.asarray(y, x._value.dtype), False)
+        elif ty is Array and not y._weak and _scalar_keeps_dtype(x, tx, y._value.dtype):
+            return Array(np.asarray(x, y._value.dtype), False), y
     check_arraylike(fname, *args)
     return broadcast_arrays_(fname, *promote_dtypes(*args))
+
+
+def _scalar_keeps_dtype(v, t, dt):
+    """True when Python scalar ``v`` combined with a (non-weak) ``dt`` array gives ``dt``."""
+    if t is float:
+        return dt.kind in "fc"
+    if t is int:
+        return dt.kind in "fc" or (dt.kind == "i" and dt.itemsize >= 4 and
+                                    -2**31 <= v < 2**31)
+    return False
 
 
 def promote_args_inexact(fname, *args):

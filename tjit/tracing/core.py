@@ -114,17 +114,28 @@ class EvalTrace(Trace):
             else:
                 vals.append(a)
                 weaks.append(False)
-        try:
-            out = prim.impl(np, *vals, **params)
-        except Exception:
-            # Let the abstract rule give tjit's message (names primitive and shapes).
-            if prim.abstract_eval is not None:
-                prim.abstract_eval(*[aval_of_value(a) for a in args], **params)
-            raise
+        # The abstract rule checks shapes and dtypes (and gives tjit's messages); its
+        # result is cached for parameter-free primitives so eager calls stay cheap.
+        if params:
+            prim.abstract_eval(*[aval_of_value(a) for a in args], **params)
+        else:
+            key = (prim, tuple((getattr(v, "shape", ()), getattr(v, "dtype", type(v)))
+                               for v in vals))
+            if key not in _checked:
+                prim.abstract_eval(*[aval_of_value(a) for a in args])
+                if len(_checked) > 4096:
+                    _checked.clear()
+                _checked[key] = True
+        out = prim.impl(np, *vals, **params)
         weak = prim.weak_type_rule(*weaks, **params)
         if prim.multiple_results:
+            if isinstance(weak, (list, tuple)):  # one weak flag per output (control flow)
+                return [_wrap(o, w) for o, w in zip(out, weak)]
             return [_wrap(o, weak) for o in out]
         return _wrap(out, weak)
+
+
+_checked = {}  # (primitive, input shapes/dtypes) already validated by abstract_eval
 
 
 def escaped_tracer_error(tracer, prim=None):

@@ -202,7 +202,7 @@ def pp_jaxpr(jaxpr, indent=0, namer=None):
     namer = namer or _Namer()
     consts = " ".join(namer.typed(v) for v in jaxpr.constvars)
     ins = " ".join(namer.typed(v) for v in jaxpr.invars)
-    head = f"{{ lambda {consts}{' ' if consts else ''}; {ins}. let"
+    head = f"{{ lambda {consts}; {ins}. let"
     eqns = [pp_eqn(e, namer, indent + 4) for e in jaxpr.eqns]
     outs = " ".join(namer(v) for v in jaxpr.outvars)
     tail = f"in ({outs}{',' if len(jaxpr.outvars) == 1 else ''}) }}"

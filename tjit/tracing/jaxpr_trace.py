@@ -33,7 +33,9 @@ class JaxprTracer(Tracer):
         if isinstance(o, str):
             return o
         if o is not None:
-            return f"a value computed by '{o.name}' from traced inputs"
+            deps = self._trace.arguments_feeding(self._atom)
+            src = f" from the traced argument(s) {', '.join(deps)}" if deps else ""
+            return f"a value computed by '{o.name}'{src}"
         return "a traced value"
 
 
@@ -52,6 +54,7 @@ class JaxprTrace(Trace):
         self.constvars = []
         self.consts = []
         self._const_tracers = {}  # id(value) -> tracer (keeps value alive via consts)
+        self.arg_names = []
 
     # inputs and constants -------------------------------------------------------------
     def new_arg(self, aval, origin=None):
@@ -96,6 +99,22 @@ class JaxprTrace(Trace):
         raise TypeError(f"tjit: value of type {t.__name__} cannot be used as an array "
                         f"inside a traced function: {x!r:.80}")
 
+    def arguments_feeding(self, var):
+        """Names of the function arguments ``var`` depends on (for error messages)."""
+        producer = {v: e for e in self.eqns for v in e.outvars}
+        names = dict(zip(self.invars, self.arg_names))
+        seen, stack, found = set(), [var], []
+        while stack:
+            v = stack.pop()
+            if v in seen or isinstance(v, Literal):
+                continue
+            seen.add(v)
+            if v in names and names[v] not in found:
+                found.append(names[v])
+            if v in producer:
+                stack.extend(producer[v].invars)
+        return [f"'{n}'" for n in found if n]
+
     # equations -------------------------------------------------------------------------
     def process_primitive(self, prim, args, params):
         tracers = [self.to_tracer(a) for a in args]
@@ -103,8 +122,10 @@ class JaxprTrace(Trace):
         out = prim.abstract_eval(*in_avals, **params)
         weak = prim.weak_type_rule(*[a.weak_type for a in in_avals], **params)
         outs = out if prim.multiple_results else [out]
+        # a multiple-results rule may give one weak flag per output (control flow)
+        weaks = weak if isinstance(weak, (list, tuple)) else [weak] * len(outs)
         out_tracers = []
-        for aval in outs:
+        for aval, weak in zip(outs, weaks):
             if aval.weak_type != weak:
                 aval = aval.update(weak_type=weak)
             out_tracers.append(JaxprTracer(self, aval, Var(aval), prim))
@@ -126,6 +147,7 @@ def trace_to_jaxpr(flat_fun, in_avals, fun_name="<function>", arg_names=None):
     """
     trace = JaxprTrace(fun_name)
     names = arg_names or [None] * len(in_avals)
+    trace.arg_names = list(names)
     args = [trace.new_arg(a, f"the traced argument '{n}' of '{fun_name}'" if n else
                           f"a traced argument of '{fun_name}'") for a, n in zip(in_avals, names)]
     try:

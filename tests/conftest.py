@@ -1,0 +1,26 @@
+import os
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, settings
+
+settings.register_profile(
+    "ci", max_examples=60, deadline=None, derandomize=True, print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("dev", max_examples=200, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(0)
+
+
+@pytest.fixture
+def x64():
+    """Run a test with 64-bit types enabled, restoring the switch afterwards."""
+    import tjit
+    old = tjit.config.enable_x64
+    tjit.config.update("enable_x64", True)
+    yield
+    tjit.config.update("enable_x64", old)
