@@ -194,7 +194,10 @@ class Jitted:
                 if entry is not None:
                     return self._run(entry, [x._value for x in args])
         dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
-        leaves, treedef = tree_flatten((dyn_args, dyn_kwargs))
+        if dyn_kwargs:
+            leaves, treedef = tree_flatten((dyn_args, dyn_kwargs))
+        else:  # cheaper key; the full (args, kwargs) structure is rebuilt when tracing
+            leaves, treedef = tree_flatten(dyn_args)
         sig, raw = [], []
         for x in leaves:
             if type(x) is Array:
@@ -209,7 +212,8 @@ class Jitted:
                 sig.append((aval.shape, aval.dtype, aval.weak_type))
                 raw.append(v)
         if self.polymorphic_shapes is not None:
-            sig = self._polymorphic_sig(treedef, sig)
+            full = treedef if dyn_kwargs else tree_flatten((dyn_args, {}))[1]
+            sig = self._polymorphic_sig(full, sig)
         key = (treedef, tuple(sig), statics, config.version)
         entry = self._cache.get(key)
         if entry is None:
@@ -269,6 +273,10 @@ class Jitted:
         return new
 
     def _trace_and_compile(self, key, dyn_args, dyn_kwargs, statics, treedef, sig):
+        if not dyn_kwargs:
+            treedef = tree_flatten((dyn_args, {}))[1]
+            if self.polymorphic_shapes is not None:
+                sig = self._polymorphic_sig(treedef, [s[:3] for s in sig])
         closed, out_tree = self._trace(dyn_args, dyn_kwargs, statics, treedef, sig)
         in_specs = None
         if self.polymorphic_shapes is not None:

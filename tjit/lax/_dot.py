@@ -1,2 +1,116 @@
-"""(being written)"""
-__all__ = []
+"""``tjit.lax`` contractions: ``dot_general`` and its conveniences ``dot`` and
+``batch_matmul``. As in ``jax.lax`` there is no dtype promotion: both operands must
+have the same dtype (``tjit.numpy``'s matmul/dot/einsum promote first)."""
+
+import numpy as np
+
+from tjit.tracing import dtypes
+from tjit.tracing.errors import ShapeError
+from tjit.tracing.shapes import normalize_axis, shape_str
+from tjit.primitives.linalg import Precision, dot_general_p
+from tjit.lax._elementwise import asarray_for_lax, is_arraylike
+
+_PRECISION_NAMES = {
+    "default": Precision.DEFAULT, "bfloat16": Precision.DEFAULT, "fastest": Precision.DEFAULT,
+    "high": Precision.HIGH, "tensorfloat32": Precision.HIGH, "bfloat16_3x": Precision.HIGH,
+    "highest": Precision.HIGHEST, "float32": Precision.HIGHEST,
+}
+
+
+def canonicalize_precision(precision):
+    """None, a :class:`Precision`, its name, or a pair of them -> a hashable param."""
+    if precision is None:
+        return None
+    if isinstance(precision, Precision):
+        return precision
+    if isinstance(precision, str):
+        try:
+            return _PRECISION_NAMES[precision.lower()]
+        except KeyError:
+            raise ValueError(f"dot_general: unknown precision {precision!r}; use one of "
+                             f"{sorted(_PRECISION_NAMES)} or lax.Precision") from None
+    if isinstance(precision, (tuple, list)) and len(precision) == 2:
+        return tuple(canonicalize_precision(p) for p in precision)
+    raise ValueError(f"dot_general: precision must be None, a lax.Precision, a string or a "
+                     f"pair of them, got {precision!r}")
+
+
+def _canonical_pref(preferred_element_type):
+    if preferred_element_type is None:
+        return None
+    return dtypes.canonicalize(dtypes.check_dtype(preferred_element_type, "dot_general"))
+
+
+def _operands(lhs, rhs):
+    # Python scalars take the other operand's dtype (weak typing), as elsewhere in lax.
+    like = next((a.dtype for a in (lhs, rhs) if is_arraylike(a)), None)
+    like = None if like is None else dtypes.canonicalize(like)
+    return asarray_for_lax(lhs, like), asarray_for_lax(rhs, like)
+
+
+def _dims(dims, ndim, what):
+    if isinstance(dims, (int, np.integer)):
+        dims = (dims,)
+    return tuple(normalize_axis(d, ndim, f"dot_general ({what})") for d in dims)
+
+
+def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None):
+    """General tensor contraction (XLA's DotGeneral).
+
+    Args:
+      lhs, rhs: arrays of the same dtype.
+      dimension_numbers: ``((lhs_contracting_dims, rhs_contracting_dims),
+        (lhs_batch_dims, rhs_batch_dims))``.
+      precision: None, a ``lax.Precision`` or a pair of them.
+      preferred_element_type: dtype of the result (accumulation type).
+
+    Returns:
+      An array with the batch dims, then lhs's free dims, then rhs's free dims.
+    """
+    lhs, rhs = _operands(lhs, rhs)
+    try:
+        (lc, rc), (lb, rb) = dimension_numbers
+    except (TypeError, ValueError):
+        raise TypeError(f"dot_general: dimension_numbers must be ((lhs_contracting, "
+                        f"rhs_contracting), (lhs_batch, rhs_batch)), got "
+                        f"{dimension_numbers!r}") from None
+    dn = ((_dims(lc, lhs.ndim, "lhs contracting"), _dims(rc, rhs.ndim, "rhs contracting")),
+          (_dims(lb, lhs.ndim, "lhs batch"), _dims(rb, rhs.ndim, "rhs batch")))
+    return dot_general_p.bind(lhs, rhs, dimension_numbers=dn,
+                              precision=canonicalize_precision(precision),
+                              preferred_element_type=_canonical_pref(preferred_element_type))
+
+
+def dot(lhs, rhs, precision=None, preferred_element_type=None):
+    """Vector/matrix product: contracts the last dim of ``lhs`` with the first of ``rhs``.
+
+    Args:
+      lhs: an array of rank 1 or 2.
+      rhs: an array of rank 1 or 2.
+
+    Returns:
+      The vector-vector (scalar), matrix-vector, vector-matrix or matrix-matrix product.
+    """
+    lhs, rhs = _operands(lhs, rhs)
+    if lhs.ndim not in (1, 2) or rhs.ndim not in (1, 2):
+        raise ShapeError(f"dot: operands must have rank 1 or 2, got shapes "
+                         f"{shape_str(lhs.shape)} and {shape_str(rhs.shape)}; use "
+                         f"lax.dot_general (or tjit.numpy.dot/matmul) for other ranks")
+    return dot_general(lhs, rhs, (((lhs.ndim - 1,), (0,)), ((), ())), precision,
+                       preferred_element_type)
+
+
+def batch_matmul(lhs, rhs, precision=None, preferred_element_type=None):
+    """Batched matrix product of ``lhs`` (..., m, k) and ``rhs`` (..., k, n) with equal
+    leading (batch) dims."""
+    lhs, rhs = _operands(lhs, rhs)
+    if lhs.ndim < 2 or lhs.ndim != rhs.ndim:
+        raise ShapeError(f"batch_matmul: operands must have equal ranks >= 2, got shapes "
+                         f"{shape_str(lhs.shape)} and {shape_str(rhs.shape)}")
+    nb = lhs.ndim - 2
+    batch = tuple(range(nb))
+    return dot_general(lhs, rhs, (((nb + 1,), (nb,)), (batch, batch)), precision,
+                       preferred_element_type)
+
+
+__all__ = ["Precision", "dot_general", "dot", "batch_matmul", "dot_general_p"]

@@ -1,2 +1,244 @@
-"""(being written)"""
-__all__ = []
+"""``tjit.lax`` slicing functions: rev, pad, concatenate, static slices and dynamic
+slices/updates with JAX's signatures.
+
+Dynamic start indices follow ``jax.lax``: a negative index counts from the end of the
+dimension (``allow_negative_indices=True``), and every start is then clamped so the
+window lies inside the operand.
+"""
+
+import numpy as np
+
+from tjit.tracing import dtypes
+from tjit.tracing.core import Array, Tracer
+from tjit.tracing.errors import ShapeError
+from tjit.tracing.shapes import canonical_dim, canonical_shape, dim_str, normalize_axis
+from tjit.primitives import slicing as sl
+from tjit.lax._elementwise import add, asarray_for_lax, convert_element_type, lt, select
+from tjit.lax._structural import expand_dims, squeeze
+
+_INT32 = np.iinfo(np.int32)
+
+
+def rev(operand, dimensions):
+    """Reverse ``operand`` along each dim in ``dimensions``."""
+    operand = asarray_for_lax(operand)
+    dims = tuple(sorted(normalize_axis(d, operand.ndim, "rev") for d in dimensions))
+    if not dims:
+        return operand
+    return sl.rev_p.bind(operand, dimensions=dims)
+
+
+def pad(operand, padding_value, padding_config):
+    """Pad ``operand`` with ``padding_value``.
+
+    Args:
+      operand: the array to pad.
+      padding_value: a scalar of ``operand``'s dtype (Python scalars are converted).
+      padding_config: one ``(low, high, interior)`` triple of ints per dimension; negative
+        ``low``/``high`` remove elements, ``interior`` inserts values between elements.
+    """
+    operand = asarray_for_lax(operand)
+    padding_value = asarray_for_lax(padding_value, dtypes.canonicalize(operand.dtype))
+    config = tuple(tuple(int(v) for v in cfg) for cfg in padding_config)
+    if all(c == (0, 0, 0) for c in config) and len(config) == operand.ndim:
+        return operand
+    return sl.pad_p.bind(operand, padding_value, padding_config=config)
+
+
+def concatenate(operands, dimension):
+    """Join a sequence of arrays (same dtype and rank) along ``dimension``."""
+    operands = [asarray_for_lax(o) for o in operands]
+    if not operands:
+        raise ValueError("concatenate: requires a non-empty sequence of arrays")
+    if len(operands) == 1:
+        return operands[0]
+    dim = normalize_axis(dimension, max(operands[0].ndim, 1), "concatenate")
+    return sl.concatenate_p.bind(*operands, dimension=dim)
+
+
+def slice(operand, start_indices, limit_indices, strides=None):  # noqa: A001
+    """``operand[start:limit:stride]`` in every dimension (static, non-negative bounds)."""
+    operand = asarray_for_lax(operand)
+    start = tuple(canonical_dim(s, "slice") for s in start_indices)
+    limit = tuple(canonical_dim(s, "slice") for s in limit_indices)
+    strides = None if strides is None else tuple(int(s) for s in strides)
+    if strides is not None and all(s == 1 for s in strides):
+        strides = None
+    if all(type(s) is int and s == 0 for s in start) and limit == tuple(operand.shape) \
+            and strides is None:
+        return operand
+    return sl.slice_p.bind(operand, start_indices=start, limit_indices=limit, strides=strides)
+
+
+def _python_index(i, op):
+    if i is None:
+        return None
+    return sl.static_index(i, op)
+
+
+def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
+    """``operand[..., start:limit:stride, ...]`` along ``axis``; None and negative
+    bounds are interpreted as in Python slicing."""
+    operand = asarray_for_lax(operand)
+    axis = normalize_axis(axis, operand.ndim, "slice_in_dim")
+    n = operand.shape[axis]
+    start = _python_index(start_index, "slice_in_dim")
+    limit = _python_index(limit_index, "slice_in_dim")
+    start = 0 if start is None else start
+    limit = n if limit is None else limit
+    if type(start) is int and start < 0:
+        start = sl.simplify_dim(start + n)
+    if type(limit) is int and limit < 0:
+        limit = sl.simplify_dim(limit + n)
+    starts = [0] * operand.ndim
+    limits = list(operand.shape)
+    strides = [1] * operand.ndim
+    starts[axis], limits[axis], strides[axis] = start, limit, int(stride)
+    return slice(operand, starts, limits, strides)
+
+
+def index_in_dim(operand, index, axis=0, keepdims=True):
+    """The static ``index``-th slice along ``axis`` (kept as size 1 if ``keepdims``)."""
+    operand = asarray_for_lax(operand)
+    axis = normalize_axis(axis, operand.ndim, "index_in_dim")
+    index = sl.static_index(index, "index_in_dim")
+    n = operand.shape[axis]
+    if type(n) is int and not -n <= index < n:
+        raise IndexError(f"index_in_dim: index {index} is out of bounds for axis {axis} "
+                         f"with size {n}")
+    if index < 0:
+        index = sl.simplify_dim(index + n)
+    out = slice_in_dim(operand, index, index + 1, 1, axis)
+    return out if keepdims else squeeze(out, (axis,))
+
+
+# -- dynamic slices ------------------------------------------------------------------------
+def _index_list(start_indices, op):
+    """Scalar start indices from a sequence or a 1-D array of them."""
+    if isinstance(start_indices, (Array, Tracer, np.ndarray)):
+        arr = asarray_for_lax(start_indices)
+        if arr.ndim != 1:
+            raise ShapeError(f"{op}: start_indices must be a sequence of scalars or a 1-D "
+                             f"array, got shape {tuple(arr.shape)}")
+        if isinstance(arr, Array):
+            return [int(i) for i in np.asarray(arr._value)]
+        return [squeeze(slice(arr, (i,), (i + 1,)), (0,)) for i in range(arr.shape[0])]
+    return list(start_indices)
+
+
+def _normalize_start(i, dim, allow_negative, op):
+    """One start index as a 0-d integer array, with negatives counted from the end."""
+    if isinstance(i, Array):
+        i = int(i._value) if dtypes.is_int(i.dtype) and i.ndim == 0 else i
+    if isinstance(i, (int, np.integer)) and not isinstance(i, bool):
+        i = int(i)
+        if allow_negative and i < 0:
+            if type(dim) is not int:
+                raise ShapeError(f"{op}: a negative start index ({i}) along a symbolic "
+                                 f"dim {dim_str(dim)} is not supported; pass a "
+                                 f"non-negative index")
+            i += dim
+        # Clamping happens anyway; first bring huge Python ints into int32 range.
+        return Array(np.asarray(min(max(i, _INT32.min), _INT32.max), np.int32), False)
+    i = asarray_for_lax(i)
+    if i.ndim != 0 or not dtypes.is_int(i.dtype):
+        raise TypeError(f"{op}: start indices must be integer scalars, got "
+                        f"{i.aval.str_short()}")
+    if not allow_negative or dtypes.is_unsigned(i.dtype) or type(dim) is not int:
+        # For a symbolic dim the size is not a traced value: negatives are clamped to 0.
+        return i
+    if dim > np.iinfo(i.dtype).max:
+        i = convert_element_type(i, dtypes.default_int())
+    return select(lt(i, 0), add(i, dim), i)
+
+
+def _starts(operand, start_indices, allow_negative_indices, op):
+    idx = _index_list(start_indices, op)
+    if len(idx) != operand.ndim:
+        raise ShapeError(f"{op}: an operand of shape {tuple(map(dim_str, operand.shape))} "
+                         f"needs {operand.ndim} start indices, got {len(idx)}")
+    allow = allow_negative_indices
+    allow = [allow] * operand.ndim if isinstance(allow, bool) else list(allow)
+    return [_normalize_start(i, d, a, op) for i, d, a in zip(idx, operand.shape, allow)]
+
+
+def dynamic_slice(operand, start_indices, slice_sizes, *, allow_negative_indices=True):
+    """A ``slice_sizes`` window of ``operand`` at traced ``start_indices``.
+
+    Args:
+      operand: the array to slice.
+      start_indices: one scalar index per dimension (ints or traced arrays); starts are
+        clamped so the window fits inside ``operand``.
+      slice_sizes: static window size per dimension.
+      allow_negative_indices: negative indices count from the end of the dimension.
+    """
+    operand = asarray_for_lax(operand)
+    starts = _starts(operand, start_indices, allow_negative_indices, "dynamic_slice")
+    sizes = canonical_shape(slice_sizes, "dynamic_slice")
+    return sl.dynamic_slice_p.bind(operand, *starts, slice_sizes=sizes)
+
+
+def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0, *,
+                         allow_negative_indices=True):
+    """``dynamic_slice`` along one axis (full extent in the others)."""
+    operand = asarray_for_lax(operand)
+    axis = normalize_axis(axis, operand.ndim, "dynamic_slice_in_dim")
+    starts = [0] * operand.ndim
+    sizes = list(operand.shape)
+    starts[axis], sizes[axis] = start_index, canonical_dim(slice_size, "dynamic_slice")
+    allow = [False] * operand.ndim
+    allow[axis] = bool(allow_negative_indices)
+    return dynamic_slice(operand, starts, sizes, allow_negative_indices=allow)
+
+
+def dynamic_index_in_dim(operand, index, axis=0, keepdims=True, *,
+                         allow_negative_indices=True):
+    """The traced ``index``-th slice along ``axis`` (size 1 kept if ``keepdims``)."""
+    operand = asarray_for_lax(operand)
+    axis = normalize_axis(axis, operand.ndim, "dynamic_index_in_dim")
+    out = dynamic_slice_in_dim(operand, index, 1, axis,
+                               allow_negative_indices=allow_negative_indices)
+    return out if keepdims else squeeze(out, (axis,))
+
+
+def dynamic_update_slice(operand, update, start_indices, *, allow_negative_indices=True):
+    """``operand`` with ``update`` written at traced ``start_indices`` (clamped so the
+    update fits)."""
+    operand = asarray_for_lax(operand)
+    update = asarray_for_lax(update, dtypes.canonicalize(operand.dtype))
+    starts = _starts(operand, start_indices, allow_negative_indices, "dynamic_update_slice")
+    return sl.dynamic_update_slice_p.bind(operand, update, *starts)
+
+
+def dynamic_update_slice_in_dim(operand, update, start_index, axis, *,
+                                allow_negative_indices=True):
+    """``dynamic_update_slice`` with a traced start along ``axis`` only."""
+    operand = asarray_for_lax(operand)
+    axis = normalize_axis(axis, operand.ndim, "dynamic_update_slice_in_dim")
+    starts = [0] * operand.ndim
+    starts[axis] = start_index
+    allow = [False] * operand.ndim
+    allow[axis] = bool(allow_negative_indices)
+    return dynamic_update_slice(operand, update, starts, allow_negative_indices=allow)
+
+
+def dynamic_update_index_in_dim(operand, update, index, axis, *,
+                                allow_negative_indices=True):
+    """Write ``update`` (with or without the size-1 ``axis``) at traced ``index``."""
+    operand = asarray_for_lax(operand)
+    update = asarray_for_lax(update, dtypes.canonicalize(operand.dtype))
+    axis = normalize_axis(axis, operand.ndim, "dynamic_update_index_in_dim")
+    if update.ndim == operand.ndim - 1:
+        update = expand_dims(update, (axis,))
+    elif update.ndim != operand.ndim:
+        raise ShapeError(f"dynamic_update_index_in_dim: update of rank {update.ndim} does not "
+                         f"fit an operand of rank {operand.ndim} (needs rank {operand.ndim} "
+                         f"or {operand.ndim - 1})")
+    return dynamic_update_slice_in_dim(operand, update, index, axis,
+                                       allow_negative_indices=allow_negative_indices)
+
+
+__all__ = ["rev", "pad", "concatenate", "slice", "slice_in_dim", "index_in_dim",
+           "dynamic_slice", "dynamic_slice_in_dim", "dynamic_index_in_dim",
+           "dynamic_update_slice", "dynamic_update_slice_in_dim",
+           "dynamic_update_index_in_dim"]

@@ -1,2 +1,148 @@
-"""(being written)"""
-__all__ = []
+"""``tjit.lax.linalg``: matrix factorizations and triangular solves as in
+``jax.lax.linalg``. All functions are batched over leading dims and require a
+floating-point or complex dtype (``tjit.numpy.linalg`` promotes integers first)."""
+
+from tjit.tracing import dtypes
+from tjit.primitives import linalg as la
+from tjit.primitives.linalg import (  # noqa: F401  (the primitives, as in jax.lax.linalg)
+    cholesky_p, eigh_p, lu_p, qr_p, svd_p, triangular_solve_p)
+from tjit.lax._elementwise import add, asarray_for_lax, conj, mul
+from tjit.lax._structural import transpose
+
+
+def _swap_last(x):
+    perm = tuple(range(x.ndim - 2)) + (x.ndim - 1, x.ndim - 2)
+    return transpose(x, perm)
+
+
+def symmetrize(x):
+    """``(x + x^H) / 2``: the Hermitian part of a batch of square matrices."""
+    x = asarray_for_lax(x)
+    xh = _swap_last(x)
+    if dtypes.is_complex(x.dtype):
+        xh = conj(xh)
+    return mul(add(x, xh), 0.5)
+
+
+def cholesky(x, *, symmetrize_input=True):
+    """Lower Cholesky factor ``L`` with ``x = L @ L^H``.
+
+    Args:
+      x: a batch of Hermitian positive-definite matrices (..., n, n).
+      symmetrize_input: use ``(x + x^H) / 2``; otherwise only the lower triangle is read.
+
+    Returns:
+      The lower-triangular factors; NaNs for matrices that are not positive definite.
+    """
+    x = asarray_for_lax(x)
+    if symmetrize_input:
+        x = symmetrize(x)
+    return cholesky_p.bind(x)
+
+
+def qr(x, *, pivoting=False, full_matrices=True, use_magma=None):
+    """QR decomposition ``x = q @ r``.
+
+    Args:
+      x: a batch of matrices (..., m, n).
+      full_matrices: q is (..., m, m) and r (..., m, n) if True; else (..., m, k) and
+        (..., k, n), ``k = min(m, n)``.
+
+    Returns:
+      ``(q, r)``.
+    """
+    if pivoting:
+        raise NotImplementedError("lax.linalg.qr: pivoting=True is not supported by tjit; "
+                                  "use scipy.linalg.qr(..., pivoting=True) on host values")
+    q, r = qr_p.bind(asarray_for_lax(x), full_matrices=bool(full_matrices))
+    return q, r
+
+
+def svd(x, *, full_matrices=True, compute_uv=True, subset_by_index=None, algorithm=None):
+    """Singular value decomposition ``x = u @ diag(s) @ vh``.
+
+    Args:
+      x: a batch of matrices (..., m, n).
+      full_matrices: square u and vh if True, else reduced to ``k = min(m, n)``.
+      compute_uv: also return the singular vectors.
+
+    Returns:
+      ``(u, s, vh)`` if ``compute_uv`` else ``s`` (descending, real).
+    """
+    if subset_by_index is not None:
+        raise NotImplementedError("lax.linalg.svd: subset_by_index is not supported; "
+                                  "slice the result instead")
+    outs = svd_p.bind(asarray_for_lax(x), full_matrices=bool(full_matrices),
+                      compute_uv=bool(compute_uv))
+    if not compute_uv:
+        return outs[0]
+    s, u, vt = outs
+    return u, s, vt
+
+
+def eigh(x, *, lower=True, symmetrize_input=True, sort_eigenvalues=True,
+         subset_by_index=None):
+    """Eigendecomposition of Hermitian matrices.
+
+    Args:
+      x: a batch of Hermitian matrices (..., n, n).
+      lower: read the lower triangle (else the upper) when not symmetrizing.
+      symmetrize_input: use ``(x + x^H) / 2``.
+
+    Returns:
+      ``(v, w)``: eigenvectors in the columns of v, eigenvalues w in ascending order.
+    """
+    if subset_by_index is not None:
+        raise NotImplementedError("lax.linalg.eigh: subset_by_index is not supported; "
+                                  "slice the result instead")
+    x = asarray_for_lax(x)
+    if symmetrize_input:
+        x = symmetrize(x)
+    v, w = eigh_p.bind(x, lower=bool(lower))
+    return v, w
+
+
+def lu(x):
+    """LU decomposition with partial pivoting.
+
+    Args:
+      x: a batch of matrices (..., m, n).
+
+    Returns:
+      ``(lu, pivots, permutation)``: L (unit diagonal, below) and U packed in ``lu``;
+      int32 row swaps ``pivots`` (..., min(m, n)); int32 ``permutation`` (..., m)
+      with ``x[..., permutation, :] == L @ U``.
+    """
+    lu_, pivots, perm = lu_p.bind(asarray_for_lax(x))
+    return lu_, pivots, perm
+
+
+def triangular_solve(a, b, *, left_side=False, lower=False, transpose_a=False,
+                     conjugate_a=False, unit_diagonal=False):
+    """Solve ``op(a) @ x = b`` (``left_side``) or ``x @ op(a) = b`` for triangular ``a``.
+
+    Args:
+      a: a batch of triangular matrices (..., m, m); only the triangle given by
+        ``lower`` is read (and not its diagonal when ``unit_diagonal``).
+      b: (..., m, n) if ``left_side`` else (..., n, m), with a's batch dims.
+      transpose_a, conjugate_a: ``op(a)`` is a, a^T, conj(a) or a^H.
+
+    Returns:
+      x, with b's shape.
+    """
+    a, b = asarray_for_lax(a), asarray_for_lax(b)
+    return triangular_solve_p.bind(a, b, left_side=bool(left_side), lower=bool(lower),
+                                   transpose_a=bool(transpose_a),
+                                   conjugate_a=bool(conjugate_a),
+                                   unit_diagonal=bool(unit_diagonal))
+
+
+def lu_pivots_to_permutation(pivots, permutation_size):
+    """The permutation (..., permutation_size) produced by the row swaps ``pivots``."""
+    return la.lu_pivots_to_permutation_p.bind(asarray_for_lax(pivots),
+                                              permutation_size=int(permutation_size))
+
+
+__all__ = ["cholesky", "qr", "svd", "eigh", "lu", "triangular_solve", "symmetrize",
+           "lu_pivots_to_permutation", "cholesky_p", "qr_p", "svd_p", "eigh_p", "lu_p",
+           "triangular_solve_p"]

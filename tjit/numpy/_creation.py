@@ -1,2 +1,473 @@
-"""(being written)"""
-__all__ = []
+"""Array creation in ``tjit.numpy``: filled arrays, ranges, grids and triangular/diagonal
+matrices.
+
+Shapes may hold symbolic dims (``x.shape[0]`` under ``jit(..., polymorphic_shapes=...)``):
+everything here is built from ``lax.full``/``broadcast``/``iota``, whose shape params
+accept sympy dims, so ``jnp.zeros(x.shape)`` traces once for every batch size.
+"""
+
+import operator
+
+import numpy as np
+import sympy
+
+from tjit import lax
+from tjit.tracing import dtypes
+from tjit.tracing.core import Array, Tracer, concrete_value
+from tjit.tracing.errors import ConcretizationTypeError
+from tjit.tracing.shapes import broadcast_shapes, canonical_shape, normalize_axis, shape_str
+from tjit.numpy._core import (
+    asarray, broadcast_to_shape, ensure_array, promote_dtypes, result_type_of)
+from tjit.numpy._dtypes import _np_dtype
+
+
+# -- helpers shared by the creation, reduction and misc modules -----------------------------
+def canonical_dtype(dtype, fname, default=None):
+    """A user's dtype argument (``jnp.float32``, ``np.int8``, ``float``, ``"f4"``) as the
+    canonical NumPy dtype; ``None`` gives ``default``. Python ``float``/``int``/``complex``
+    mean the default float/int/complex (float32/int32 unless x64 is on)."""
+    if dtype is None:
+        return default
+    dtype = _np_dtype(dtype)
+    if dtype is float:
+        return dtypes.default_float()
+    if dtype is int:
+        return dtypes.default_int()
+    if dtype is complex:
+        return dtypes.default_complex()
+    if dtype is bool:
+        return dtypes.bool_
+    return dtypes.canonicalize(dtypes.check_dtype(dtype, fname))
+
+
+def check_shape(shape, fname):
+    """Canonical shape tuple; negative dims raise a ValueError naming ``fname``."""
+    if isinstance(shape, (Array, Tracer)):
+        shape = tuple(np.asarray(concrete_value(shape, f"the shape argument of jnp.{fname}")))
+    try:
+        shape = canonical_shape(shape, fname)
+    except TypeError:
+        raise TypeError(f"jnp.{fname}: shape must be an int or a sequence of ints (or "
+                        f"symbolic dims), got {shape!r}") from None
+    if any(type(d) is int and d < 0 for d in shape):
+        raise ValueError(f"jnp.{fname}: negative dimensions are not allowed, got shape "
+                         f"{shape_str(shape)}")
+    return shape
+
+
+def _static_int(x, fname, what):
+    """A concrete Python int from ``x`` (int, NumPy int, concrete 0-d integer Array)."""
+    if isinstance(x, sympy.Expr) and not x.is_Integer:
+        return x  # a symbolic dim: allowed where shapes may be symbolic
+    x = concrete_value(x, f"the {what} argument of jnp.{fname}")
+    try:
+        return operator.index(x)
+    except TypeError:
+        raise TypeError(f"jnp.{fname}: {what} must be an integer, got {x!r}") from None
+
+
+# -- filled arrays --------------------------------------------------------------------------
+def zeros(shape, dtype=None, *, device=None):
+    """An array of ``shape`` filled with zeros (default dtype: default float)."""
+    dt = canonical_dtype(dtype, "zeros", dtypes.default_float())
+    return lax.full(check_shape(shape, "zeros"), 0, dt)
+
+
+def ones(shape, dtype=None, *, device=None):
+    """An array of ``shape`` filled with ones (default dtype: default float)."""
+    dt = canonical_dtype(dtype, "ones", dtypes.default_float())
+    return lax.full(check_shape(shape, "ones"), 1, dt)
+
+
+def empty(shape, dtype=None, *, device=None):
+    """Like ``zeros``: tjit arrays are immutable, so "uninitialized" means zeros."""
+    dt = canonical_dtype(dtype, "empty", dtypes.default_float())
+    return lax.full(check_shape(shape, "empty"), 0, dt)
+
+
+def full(shape, fill_value, dtype=None, *, device=None):
+    """An array of ``shape`` filled with ``fill_value`` (a scalar, or an array that
+    broadcasts to ``shape``); the dtype defaults to ``fill_value``'s."""
+    shape = check_shape(shape, "full")
+    dt = canonical_dtype(dtype, "full")
+    if np.ndim(fill_value) == 0 and not isinstance(fill_value, (Array, Tracer)) or \
+            isinstance(fill_value, (Array, Tracer)) and fill_value.ndim == 0:
+        return lax.full(shape, fill_value, dt)
+    fill = asarray(fill_value, dtype=dt)
+    broadcast_shapes(tuple(fill.shape), shape, op="jnp.full")  # clear error when impossible
+    return broadcast_to_shape(fill, shape)
+
+
+def _like(fname, a, fill_value, dtype, shape):
+    if not hasattr(a, "shape") or not hasattr(a, "dtype"):
+        a = asarray(a)
+    dt = canonical_dtype(dtype, fname)
+    shape = tuple(a.shape) if shape is None else check_shape(shape, fname)
+    if isinstance(fill_value, (Array, Tracer)) and fill_value.ndim or np.ndim(fill_value):
+        fill = asarray(fill_value, dtype=dt if dt is not None else a.dtype)
+        broadcast_shapes(tuple(fill.shape), shape, op=f"jnp.{fname}")
+        return broadcast_to_shape(fill, shape)
+    return lax.full_like(a, fill_value, dt, shape)
+
+
+def zeros_like(a, dtype=None, shape=None, *, device=None):
+    """Zeros with the shape and dtype of ``a`` (either may be overridden)."""
+    return _like("zeros_like", a, 0, dtype, shape)
+
+
+def ones_like(a, dtype=None, shape=None, *, device=None):
+    """Ones with the shape and dtype of ``a`` (either may be overridden)."""
+    return _like("ones_like", a, 1, dtype, shape)
+
+
+def empty_like(prototype, dtype=None, shape=None, *, device=None):
+    """Like ``zeros_like`` (tjit arrays are immutable)."""
+    return _like("empty_like", prototype, 0, dtype, shape)
+
+
+def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
+    """``fill_value`` with the shape and dtype of ``a`` (either may be overridden)."""
+    return _like("full_like", a, fill_value, dtype, shape)
+
+
+def copy(a, order=None):
+    """A copy of ``a`` (tjit arrays are immutable, so this never aliases mutable data)."""
+    if isinstance(a, Array):
+        return Array(a._value.copy(), a._weak)
+    return asarray(a)
+
+
+# -- ranges ---------------------------------------------------------------------------------
+def _concrete_range_arg(x, what):
+    if isinstance(x, Tracer):
+        raise _range_error(x, what)
+    if isinstance(x, Array):
+        if x.ndim:
+            _bad_range_arg(x, what)
+        return x._value[()]
+    if np.ndim(x) != 0:
+        _bad_range_arg(x, what)
+    return x
+
+
+def _range_error(x, what):
+    return ConcretizationTypeError(
+        f"jnp.arange: the {what} argument must be a concrete value, got a traced array "
+        f"{x.aval.str_short()}: the length of the result would depend on a traced value. "
+        f"Fix: pass it as a static argument (jit(..., static_argnums=...)), use a dim "
+        f"(jnp.arange(x.shape[0])), or build the range with a fixed length, e.g. "
+        f"start + step * jnp.arange(n) with a static n.")
+
+
+def _bad_range_arg(x, what):
+    raise ValueError(f"jnp.arange: {what} must be a scalar, got an array of shape "
+                     f"{np.shape(x)}")
+
+
+def arange(start, stop=None, step=None, dtype=None, *, device=None):
+    """Evenly spaced values in ``[start, stop)`` (NumPy semantics; the dtype follows
+    JAX's promotion of the arguments: Python ints give the default int, floats the
+    default float). ``start``/``stop``/``step`` must be concrete; ``arange(n)`` also
+    accepts a symbolic dim ``n``."""
+    dt = canonical_dtype(dtype, "arange")
+    if stop is None and step is None and isinstance(start, sympy.Expr) and \
+            not start.is_Integer:
+        return lax.iota(dt or dtypes.default_int(), start)  # symbolic length
+    args = [_concrete_range_arg(v, w) for v, w in
+            ((start, "start"), (stop, "stop"), (step, "step")) if v is not None]
+    if any(isinstance(v, (complex, np.complexfloating)) for v in args):
+        raise TypeError("jnp.arange: complex arguments are not supported")
+    if dt is None:
+        dt = result_type_of(*args)[0]
+        if dtypes.is_bool(dt):
+            dt = dtypes.default_int()
+    if step is not None and args[-1] == 0:
+        raise ValueError("jnp.arange: step must not be zero")
+    # NumPy computes the length and values in float64/int64; cast once at the end.
+    ref = np.arange(*[np.asarray(v).item() for v in args])
+    if stop is None and step is None and dtypes.is_int(dt) and not dtypes.is_int(ref.dtype):
+        ref = np.arange(int(np.ceil(args[0])))
+    if stop is None and step is None and ref.size and ref[0] == 0 and ref.dtype.kind in "iu":
+        return lax.iota(dt, ref.size)
+    return Array(ref.astype(dt), False)
+
+
+def _linspace_parts(start, stop, num, endpoint, dtype, axis, fname):
+    num = _static_int(num, fname, "num")
+    if isinstance(num, int) and num < 0:
+        raise ValueError(f"jnp.{fname}: number of samples, {num}, must be non-negative")
+    dt = canonical_dtype(dtype, fname)
+    start, stop = promote_dtypes(start, stop)
+    if dt is None:
+        dt = start.dtype if dtypes.is_inexact(start.dtype) else dtypes.default_float()
+    cdt = dt if dtypes.is_inexact(dt) else dtypes.default_float()
+    start, stop = lax.convert_element_type(start, cdt), lax.convert_element_type(stop, cdt)
+    bshape = broadcast_shapes(tuple(start.shape), tuple(stop.shape), op=f"jnp.{fname}")
+    start, stop = broadcast_to_shape(start, bshape), broadcast_to_shape(stop, bshape)
+    axis = normalize_axis(axis, len(bshape) + 1, fname)
+    out_shape = bshape[:axis] + (num,) + bshape[axis:]
+    bdims = tuple(i for i in range(len(out_shape)) if i != axis)
+    start_b = lax.broadcast_in_dim(start, out_shape, bdims)
+    stop_b = lax.broadcast_in_dim(stop, out_shape, bdims)
+    return num, dt, cdt, axis, out_shape, start_b, stop_b, start, stop
+
+
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
+             device=None):
+    """``num`` evenly spaced samples from ``start`` to ``stop`` (arrays broadcast; the
+    samples run along ``axis``).
+
+    Returns:
+      The samples, and the step as well when ``retstep`` is true.
+    """
+    num, dt, cdt, axis, out_shape, start_b, stop_b, start, stop = _linspace_parts(
+        start, stop, num, endpoint, dtype, axis, "linspace")
+    div = (num - 1) if endpoint else num
+    if isinstance(num, int) and num <= 1:
+        out = start_b
+        step = lax.sub(stop, start) if (num == 1 and not endpoint) else \
+            lax.full(start.shape, np.nan, cdt)
+    else:
+        divv = lax.convert_element_type(div, cdt) if isinstance(div, int) else \
+            lax.convert_element_type(_dim_value(div), cdt)
+        step = lax.div(lax.sub(stop, start), divv)
+        t = lax.div(lax.broadcasted_iota(cdt, out_shape, axis), divv)
+        # start*(1-t) + stop*t: exact at both ends (t = 0 and t = 1).
+        out = lax.add(lax.mul(start_b, lax.sub(lax.full((), 1, cdt), t)), lax.mul(stop_b, t))
+    if dtypes.is_int(dt):
+        out = lax.floor(out)
+    out = lax.convert_element_type(out, dt)
+    return (out, step) if retstep else out
+
+
+def _dim_value(d):
+    """A (possibly symbolic) dim as a default-int 0-d array: the sum of ``d`` ones, which
+    the executor evaluates once the size symbols are bound."""
+    if type(d) is int:
+        return lax.full((), d, dtypes.default_int())
+    return lax.reduce_sum(lax.full((d,), 1, dtypes.default_int()), (0,))
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    """``base ** linspace(start, stop, num)``."""
+    dt = canonical_dtype(dtype, "logspace")
+    lin = linspace(start, stop, num, endpoint=endpoint, axis=axis)
+    base = asarray(base, dtype=lin.dtype) if not isinstance(base, (Array, Tracer)) else base
+    if getattr(base, "ndim", 0):
+        base = lax.expand_dims(ensure_array("logspace", base), (normalize_axis(
+            axis, lin.ndim, "logspace"),))
+    from tjit.numpy._ufuncs import power
+    out = power(base, lin)
+    if dt is not None:
+        if dtypes.is_int(dt):
+            out = lax.floor(out) if not dtypes.is_complex(out.dtype) else out
+        out = lax.convert_element_type(out, dt)
+    return out
+
+
+def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+    """Samples evenly spaced on a log scale from ``start`` to ``stop`` (same sign, non-zero
+    real values); the ends are exactly ``start`` and ``stop``."""
+    from tjit.numpy._ufuncs import log10, multiply, power, sign
+    dt = canonical_dtype(dtype, "geomspace")
+    start, stop = promote_dtypes(start, stop)
+    if dtypes.is_complex(start.dtype):
+        raise NotImplementedError("jnp.geomspace: complex endpoints are not supported")
+    s = sign(start)
+    lin = linspace(log10(multiply(start, s)), log10(multiply(stop, s)), num,
+                   endpoint=endpoint, axis=axis)
+    ax = normalize_axis(axis, lin.ndim, "geomspace")
+    out = multiply(power(lax.convert_element_type(10, lin.dtype), lin),
+                   _expand_at(lax.convert_element_type(s, lin.dtype), lin, ax))
+    n = lin.shape[ax]
+    if isinstance(n, int) and n > 0:  # NumPy pins the ends to the exact inputs
+        idx = lax.broadcasted_iota(dtypes.default_int(), out.shape, ax)
+        ends = [(0, start)] + ([(n - 1, stop)] if endpoint else [])
+        for i, v in ends:
+            v = broadcast_to_shape(_expand_at(lax.convert_element_type(v, out.dtype), lin, ax),
+                                   tuple(out.shape))
+            out = lax.select(lax.eq(idx, lax.full((), i, idx.dtype)), v, out)
+    if dt is not None:
+        out = lax.convert_element_type(lax.floor(out) if dtypes.is_int(dt) else out, dt)
+    return out
+
+
+def _expand_at(x, like, ax):
+    """``x`` broadcast to ``like``'s shape without dim ``ax``, then given a size-1 dim
+    there."""
+    x = broadcast_to_shape(x, tuple(like.shape[:ax]) + tuple(like.shape[ax + 1:]))
+    return lax.expand_dims(x, (ax,))
+
+
+# -- matrices -------------------------------------------------------------------------------
+def _row_col(n, m, dt=None):
+    """Row and column index grids of an ``(n, m)`` matrix."""
+    dt = dt or dtypes.default_int()
+    return lax.broadcasted_iota(dt, (n, m), 0), lax.broadcasted_iota(dt, (n, m), 1)
+
+
+def _diag_mask(n, m, k, fname, cmp):
+    """``cmp(j - i, k)`` over an ``(n, m)`` grid (bool)."""
+    k = _static_int(k, fname, "k")
+    i, j = _row_col(n, m)
+    return cmp(lax.sub(j, i), lax.full((), k, i.dtype))
+
+
+def eye(N, M=None, k=0, dtype=None, *, device=None):  # noqa: N803 (NumPy's names)
+    """A 2-D array with ones on the ``k``-th diagonal and zeros elsewhere.
+
+    Args:
+      N: number of rows; M: number of columns (default ``N``); k: diagonal offset
+        (positive: above the main diagonal).
+    """
+    dt = canonical_dtype(dtype, "eye", dtypes.default_float())
+    n = _static_int(N, "eye", "N")
+    m = n if M is None else _static_int(M, "eye", "M")
+    check_shape((n, m), "eye")
+    return lax.convert_element_type(_diag_mask(n, m, k, "eye", lax.eq), dt)
+
+
+def identity(n, dtype=None):
+    """The ``n x n`` identity matrix."""
+    return eye(n, dtype=dtype)
+
+
+def tri(N, M=None, k=0, dtype=None):  # noqa: N803
+    """Ones at and below the ``k``-th diagonal of an ``N x M`` matrix."""
+    dt = canonical_dtype(dtype, "tri", dtypes.default_float())
+    n = _static_int(N, "tri", "N")
+    m = n if M is None else _static_int(M, "tri", "M")
+    check_shape((n, m), "tri")
+    return lax.convert_element_type(_diag_mask(n, m, k, "tri", lax.le), dt)
+
+
+def _triangle(m, k, fname, cmp):
+    m = ensure_array(fname, m)
+    if m.ndim < 2:
+        raise ValueError(f"jnp.{fname}: input must have at least 2 dims, got shape "
+                         f"{shape_str(m.shape)}")
+    mask = _diag_mask(m.shape[-2], m.shape[-1], k, fname, cmp)
+    mask = broadcast_to_shape(mask, tuple(m.shape))
+    return lax.select(mask, m, lax.full((), 0, m.dtype))
+
+
+def tril(m, k=0):
+    """``m`` with the elements above the ``k``-th diagonal (of the last two dims) zeroed."""
+    return _triangle(m, k, "tril", lax.le)
+
+
+def triu(m, k=0):
+    """``m`` with the elements below the ``k``-th diagonal (of the last two dims) zeroed."""
+    return _triangle(m, k, "triu", lax.ge)
+
+
+def diag(v, k=0):
+    """The ``k``-th diagonal of a 2-D ``v``, or a 2-D array with the 1-D ``v`` on its
+    ``k``-th diagonal."""
+    v = ensure_array("diag", v)
+    k = _static_int(k, "diag", "k")
+    if v.ndim == 1:
+        return _diag_from_vector(v, k)
+    if v.ndim == 2:
+        return _diag_of_matrix(v, k)
+    raise ValueError(f"jnp.diag: input must be 1-D or 2-D, got shape {shape_str(v.shape)}")
+
+
+def _diag_from_vector(v, k):
+    n = v.shape[0]
+    size = n + abs(k)
+    vpad = lax.pad(v, lax.full((), 0, v.dtype), ((0, abs(k), 0),)) if k else v
+    # out[i, j] = v[min(i, j)] on the diagonal j - i == k
+    vals = lax.broadcast_in_dim(vpad, (size, size), (0,) if k >= 0 else (1,))
+    mask = _diag_mask(size, size, k, "diag", lax.eq)
+    return lax.select(mask, vals, lax.full((), 0, v.dtype))
+
+
+def _diag_length(n, m, k):
+    if type(n) is int and type(m) is int:
+        return max(0, min(n, m - k) if k >= 0 else min(n + k, m))
+    if k == 0 and n == m:
+        return n
+    from tjit.tracing.errors import InconclusiveDimensionError
+    raise InconclusiveDimensionError(
+        f"jnp.diag: cannot tell the length of diagonal {k} of a matrix of symbolic shape "
+        f"{shape_str((n, m))}; only the main diagonal of a square symbolic matrix is "
+        f"supported")
+
+
+def _diag_of_matrix(x, k):
+    n, m = x.shape
+    length = _diag_length(n, m, k)
+    if type(length) is int and length == 0:
+        return lax.full((0,), 0, x.dtype)
+    flat = lax.reshape(x, (n * m,))
+    # Element (i, i + k) sits at i*(m + 1) + k of the row-major flattening.
+    start = k if k >= 0 else -k * m
+    limit = start + (length - 1) * (m + 1) + 1
+    return lax.slice(flat, (start,), (limit,), (m + 1,))
+
+
+def diagflat(v, k=0):
+    """A 2-D array with the flattened ``v`` on its ``k``-th diagonal."""
+    v = ensure_array("diagflat", v)
+    return _diag_from_vector(lax.reshape(v, (v.size,)), _static_int(k, "diagflat", "k"))
+
+
+# -- grids ----------------------------------------------------------------------------------
+def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
+    """Coordinate grids from 1-D coordinate vectors (``indexing`` 'xy': Cartesian, the
+    first two output dims swapped; 'ij': matrix indexing).
+
+    Returns:
+      A list with one array per input.
+    """
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"jnp.meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
+    vecs = []
+    for x in xi:
+        x = ensure_array("meshgrid", x)
+        vecs.append(lax.reshape(x, (x.size,)) if x.ndim != 1 else x)
+    n = len(vecs)
+    pos = list(range(n))
+    if indexing == "xy" and n >= 2:
+        pos[0], pos[1] = 1, 0
+    shape = [None] * n
+    for p, x in zip(pos, vecs):
+        shape[p] = x.shape[0]
+    out = []
+    for p, x in zip(pos, vecs):
+        if sparse:
+            out.append(lax.reshape(x, tuple(shape[p] if i == p else 1 for i in range(n))))
+        else:
+            out.append(lax.broadcast_in_dim(x, tuple(shape), (p,)))
+    return out
+
+
+def indices(dimensions, dtype=None, sparse=False):
+    """An array (or with ``sparse``, a tuple of broadcastable arrays) of the index grid
+    of an array of shape ``dimensions``; ``out[i]`` varies along dim ``i``."""
+    dt = canonical_dtype(dtype, "indices", dtypes.default_int())
+    dims = check_shape(tuple(dimensions), "indices")
+    n = len(dims)
+    if sparse:
+        return tuple(lax.broadcasted_iota(dt, tuple(d if i == j else 1 for j in range(n)), i)
+                     for i, d in enumerate(dims))
+    if n == 0:
+        return lax.full((0,), 0, dt)
+    grids = [lax.broadcasted_iota(dt, (1,) + dims, i + 1) for i in range(n)]
+    return lax.concatenate(grids, 0) if n > 1 else grids[0]
+
+
+def fromfunction(function, shape, *, dtype=float, **kwargs):
+    """``function(*index_grids, **kwargs)`` over the index grid of ``shape`` (the grids
+    have ``dtype``, default float)."""
+    dt = canonical_dtype(dtype, "fromfunction", dtypes.default_float())
+    shape = check_shape(shape, "fromfunction")
+    grids = [lax.broadcasted_iota(dt, shape, i) for i in range(len(shape))]
+    return function(*grids, **kwargs)
+
+
+__all__ = ["zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like",
+           "full_like", "copy", "arange", "linspace", "logspace", "geomspace", "eye",
+           "identity", "tri", "tril", "triu", "diag", "diagflat", "meshgrid", "indices",
+           "fromfunction"]

@@ -1,2 +1,1135 @@
-"""(being written)"""
-__all__ = []
+"""Shape manipulation for ``tjit.numpy``: reshaping, transposing, joining, splitting,
+tiling, flipping, padding and diagonals, with NumPy's semantics (and JAX's where they
+differ: results never alias their inputs, and arrays are immutable).
+
+Everything is composed from the structural ``lax`` operations (reshape, transpose,
+broadcast_in_dim, squeeze/expand_dims, concatenate, slice, pad, rev, dynamic_slice), so
+it traces under ``jit`` and keeps symbolic dims symbolic where the operation allows.
+Indices that decide output shapes (split points, pad widths, insert/delete positions)
+must be concrete, as in JAX.
+"""
+
+import operator
+
+import numpy as np
+
+from tjit import lax
+from tjit import numpy as jnp  # sibling modules (sum, take, subtract) looked up at call time
+from tjit.tracing import dtypes
+from tjit.tracing import shapes as sh
+from tjit.tracing.core import Array, Tracer, concrete_value
+from tjit.tracing.errors import ConcretizationTypeError, ShapeError
+from tjit.numpy._core import asarray, check_arraylike, ensure_array, promote_dtypes
+
+_ARRAYS = (Array, Tracer, np.ndarray)
+
+
+# -- small helpers ------------------------------------------------------------------------
+def _dtype_arg(dtype, fname):
+    return dtypes.canonicalize(dtypes.check_dtype(getattr(dtype, "dtype", dtype), fname))
+
+
+def _is_int_like(x):
+    if isinstance(x, (bool, np.bool_)):
+        return False
+    if isinstance(x, _ARRAYS):
+        return x.ndim == 0 and dtypes.is_int(np.dtype(x.dtype)) and not isinstance(x, Tracer)
+    try:
+        operator.index(x)
+        return True
+    except TypeError:
+        return False
+
+
+def _replace(shape, axis, d):
+    return tuple(shape[:axis]) + (d,) + tuple(shape[axis + 1:])
+
+
+def _slice_axis(x, start, stop, axis, stride=1):
+    """``x[..., start:stop:stride, ...]`` along ``axis`` (start/stop already in range)."""
+    if stride == 1 and sh.dims_equal(start, 0) and sh.dims_equal(stop, x.shape[axis]):
+        return x
+    starts, limits, strides = [0] * x.ndim, list(x.shape), [1] * x.ndim
+    starts[axis], limits[axis], strides[axis] = start, stop, stride
+    return lax.slice(x, tuple(starts), tuple(limits), None if stride == 1 else tuple(strides))
+
+
+def _zero(dtype):
+    return Array(np.zeros((), dtype), False)
+
+
+def _concrete_int_dim(d, fname, what="this axis"):
+    if type(d) is not int:
+        raise ShapeError(f"{fname}: {what} has symbolic size {sh.dim_str(d)}, but this "
+                         f"operation needs a concrete size; trace with a concrete shape")
+    return d
+
+
+# -- reshaping ------------------------------------------------------------------------------
+def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
+    """Give ``a`` a new shape without changing its data.
+
+    Args:
+      a: array to reshape.
+      shape: the new shape; one entry may be -1 (inferred). Symbolic dims are allowed.
+      order: "C" (row-major) or "F" (column-major) element order.
+
+    Returns:
+      The reshaped array.
+    """
+    if newshape is not None:
+        if shape is not None:
+            raise TypeError("reshape: pass the new shape as `shape` only, not also `newshape`")
+        shape = newshape
+    if shape is None:
+        raise TypeError("reshape: missing the new `shape`")
+    a = ensure_array("reshape", a)
+    if order == "C":
+        return lax.reshape(a, shape)
+    if order == "F":
+        new = sh.reshape_shape(a.shape, shape, "reshape")
+        rev_in, rev_out = tuple(range(a.ndim))[::-1], tuple(range(len(new)))[::-1]
+        return lax.transpose(lax.reshape(lax.transpose(a, rev_in), new[::-1]), rev_out)
+    if order == "A":
+        raise NotImplementedError("reshape: order='A' is not supported (as in JAX); "
+                                  "use order='C' or 'F'")
+    raise ValueError(f"reshape: order must be 'C' or 'F', got {order!r}")
+
+
+def ravel(a, order="C"):
+    """Flatten ``a`` to 1-D (``order`` "C" or "F")."""
+    a = ensure_array("ravel", a)
+    if a.ndim == 1 and order in ("C", "F"):
+        return a
+    return reshape(a, (sh.size(a.shape),), order)
+
+
+def transpose(a, axes=None):
+    """Permute the axes of ``a`` (reverse them when ``axes`` is None)."""
+    a = ensure_array("transpose", a)
+    if axes is None:
+        return lax.transpose(a, tuple(range(a.ndim))[::-1])
+    axes = sh.normalize_axes(tuple(axes), a.ndim, "transpose")
+    if len(axes) != a.ndim:
+        raise ShapeError(f"transpose: axes {tuple(axes)} don't match an array of shape "
+                         f"{sh.shape_str(a.shape)}; give one entry per dimension")
+    return lax.transpose(a, axes)
+
+
+def permute_dims(a, /, axes):
+    """Array-API name of :func:`transpose` with explicit ``axes``."""
+    return transpose(a, axes)
+
+
+def matrix_transpose(x, /):
+    """Swap the last two axes of ``x`` (a stack of matrices)."""
+    x = ensure_array("matrix_transpose", x)
+    if x.ndim < 2:
+        raise ShapeError(f"matrix_transpose requires at least 2 dimensions; got an array of "
+                         f"shape {sh.shape_str(x.shape)}")
+    return swapaxes(x, -1, -2)
+
+
+def swapaxes(a, axis1, axis2):
+    """Interchange two axes of ``a``."""
+    a = ensure_array("swapaxes", a)
+    perm = list(range(a.ndim))
+    i, j = (sh.normalize_axis(ax, a.ndim, "swapaxes") for ax in (axis1, axis2))
+    perm[i], perm[j] = perm[j], perm[i]
+    return lax.transpose(a, perm)
+
+
+def moveaxis(a, source, destination):
+    """Move axes ``source`` of ``a`` to positions ``destination``, keeping the others'
+    order."""
+    a = ensure_array("moveaxis", a)
+    src = sh.normalize_axes(source, a.ndim, "moveaxis")
+    dst = sh.normalize_axes(destination, a.ndim, "moveaxis")
+    if len(src) != len(dst):
+        raise ValueError(f"moveaxis: `source` {source} and `destination` {destination} must "
+                         f"have the same number of elements")
+    perm = [i for i in range(a.ndim) if i not in src]
+    for d, s in sorted(zip(dst, src)):
+        perm.insert(d, s)
+    return lax.transpose(a, perm)
+
+
+def rollaxis(a, axis, start=0):
+    """Roll ``axis`` backwards until it lies before position ``start`` (NumPy's legacy
+    form of :func:`moveaxis`)."""
+    a = ensure_array("rollaxis", a)
+    n = a.ndim
+    axis = sh.normalize_axis(axis, n, "rollaxis")
+    start = operator.index(start)
+    if not -n <= start <= n:
+        raise ShapeError(f"rollaxis: 'start' arg requires {-n} <= start < {n + 1}, got {start}")
+    start = start + n if start < 0 else start
+    if axis < start:
+        start -= 1
+    return a if axis == start else moveaxis(a, axis, start)
+
+
+def expand_dims(a, axis):
+    """Insert size-1 axes at positions ``axis`` (int or tuple) of the result."""
+    a = ensure_array("expand_dims", a)
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    axes = sh.normalize_axes(tuple(axes), a.ndim + len(axes), "expand_dims")
+    return lax.expand_dims(a, axes)
+
+
+def squeeze(a, axis=None):
+    """Remove size-1 axes (all of them, or those in ``axis``)."""
+    a = ensure_array("squeeze", a)
+    if axis is None:
+        dims = tuple(i for i, d in enumerate(a.shape) if type(d) is int and d == 1)
+    else:
+        axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+        if a.ndim == 0 and axes:
+            raise ShapeError(f"squeeze: axis {axis} is out of bounds for a 0-d array")
+        dims = sh.normalize_axes(tuple(axes), a.ndim, "squeeze")
+        for d in dims:
+            if not sh.is_one(a.shape[d]):
+                raise ShapeError(
+                    f"squeeze: cannot select an axis to squeeze out which has size not equal "
+                    f"to one: axis {d} has size {sh.dim_str(a.shape[d])} in an array of shape "
+                    f"{sh.shape_str(a.shape)}")
+    return lax.squeeze(a, dims)
+
+
+# -- broadcasting -----------------------------------------------------------------------------
+def broadcast_to(array, shape):
+    """Broadcast ``array`` to ``shape`` (NumPy's rules; the result does not alias)."""
+    a = ensure_array("broadcast_to", array)
+    shape = sh.canonical_shape(shape, "broadcast_to")
+    nlead = len(shape) - a.ndim
+    ok = nlead >= 0 and all(not (type(d) is int and d < 0) for d in shape)
+    for i, d in enumerate(a.shape):
+        if not ok:
+            break
+        t = shape[i + nlead]
+        ok = sh.is_one(d) or sh.definitely_equal(d, t)
+    if not ok:
+        raise ShapeError(f"broadcast_to: cannot broadcast an array of shape "
+                         f"{sh.shape_str(a.shape)} to the requested shape {sh.shape_str(shape)}; "
+                         f"each dim must equal the requested one or be 1, aligned from the "
+                         f"right")
+    return lax.broadcast_in_dim(a, shape, tuple(range(nlead, len(shape))))
+
+
+def broadcast_shapes(*shapes):
+    """The shape that ``shapes`` broadcast to together (a tuple)."""
+    shapes = [sh.canonical_shape(s, "broadcast_shapes") for s in shapes]
+    if not shapes:
+        return ()
+    return sh.broadcast_shapes(*shapes, op="broadcast_shapes")
+
+
+def broadcast_arrays(*args):
+    """Broadcast all ``args`` against each other (dtypes unchanged); returns a list."""
+    arrs = [ensure_array("broadcast_arrays", a) for a in args]
+    if not arrs:
+        return []
+    shape = sh.broadcast_shapes(*[tuple(a.shape) for a in arrs], op="broadcast_arrays")
+    return [broadcast_to(a, shape) for a in arrs]
+
+
+def _atleast(fname, arys, new_shape):
+    out = []
+    for x in arys:
+        x = ensure_array(fname, x)
+        out.append(lax.reshape(x, new_shape(tuple(x.shape))))
+    return out[0] if len(out) == 1 else out
+
+
+def atleast_1d(*arys):
+    """Views of the inputs with at least one dimension (a list when several)."""
+    return _atleast("atleast_1d", arys, lambda s: s if len(s) >= 1 else (1,))
+
+
+def _shape_2d(s):
+    return s if len(s) >= 2 else (1,) * (2 - len(s)) + s
+
+
+def _shape_3d(s):
+    return {0: (1, 1, 1), 1: (1,) + s + (1,), 2: s + (1,)}.get(len(s), s)
+
+
+def atleast_2d(*arys):
+    """Inputs with at least two dimensions (leading 1s added)."""
+    return _atleast("atleast_2d", arys, _shape_2d)
+
+
+def atleast_3d(*arys):
+    """Inputs with at least three dimensions: (N,) -> (1, N, 1), (M, N) -> (M, N, 1)."""
+    return _atleast("atleast_3d", arys, _shape_3d)
+
+
+# -- joining ----------------------------------------------------------------------------------
+def _concat_leading(arr, axis, dtype, fname):
+    """Concatenate the slices ``arr[0], arr[1], ...`` along ``axis`` (an array input)."""
+    if dtype is not None:
+        arr = lax.convert_element_type(arr, _dtype_arg(dtype, fname))
+    if arr.ndim == 0 or sh.dims_equal(arr.shape[0], 0):
+        raise ValueError(f"{fname}: need at least one array to concatenate")
+    if axis is None:
+        return ravel(arr)
+    if arr.ndim == 1:
+        raise ShapeError(f"{fname}: zero-dimensional arrays cannot be concatenated")
+    axis = sh.normalize_axis(axis, arr.ndim - 1, fname)
+    perm = (*range(1, axis + 1), 0, *range(axis + 1, arr.ndim))
+    s = arr.shape
+    new = tuple(s[1:axis + 1]) + (s[0] * s[axis + 1],) + tuple(s[axis + 2:])
+    return lax.reshape(lax.transpose(arr, perm), new)
+
+
+def _check_concat_shapes(fname, arrs, axis):
+    nd = arrs[0].ndim
+    for i, a in enumerate(arrs):
+        if a.ndim != nd:
+            raise ShapeError(
+                f"{fname}: all the input arrays must have same number of dimensions, but the "
+                f"array at index 0 has {nd} dimension(s) and the array at index {i} has "
+                f"{a.ndim} dimension(s)")
+    for i, a in enumerate(arrs[1:], 1):
+        for d in range(nd):
+            if d != axis and not sh.definitely_equal(a.shape[d], arrs[0].shape[d]):
+                raise ShapeError(
+                    f"{fname}: all the input array dimensions except for the concatenation "
+                    f"axis must match exactly, but along dimension {d}, the array at index 0 "
+                    f"has shape {sh.shape_str(arrs[0].shape)} and the array at index {i} has "
+                    f"shape {sh.shape_str(a.shape)}")
+
+
+def concatenate(arrays, axis=0, dtype=None):
+    """Join a sequence of arrays along an existing axis.
+
+    Args:
+      arrays: arrays (or scalars) of equal shape except along ``axis``; an array is
+        treated as the sequence of its leading-axis slices.
+      axis: the axis to join along; None flattens every input first.
+      dtype: dtype of the result (default: the inputs' promoted dtype).
+
+    Returns:
+      The concatenated array.
+    """
+    if isinstance(arrays, _ARRAYS):
+        return _concat_leading(ensure_array("concatenate", arrays), axis, dtype, "concatenate")
+    arrays = list(arrays)
+    if not arrays:
+        raise ValueError("concatenate: need at least one array to concatenate")
+    check_arraylike("concatenate", *arrays)
+    arrs = promote_dtypes(*arrays)
+    if dtype is not None:
+        dt = _dtype_arg(dtype, "concatenate")
+        arrs = [lax.convert_element_type(a, dt) for a in arrs]
+    if axis is None:
+        arrs, axis = [ravel(a) for a in arrs], 0
+    if any(a.ndim == 0 for a in arrs):
+        raise ShapeError("concatenate: zero-dimensional arrays cannot be concatenated; use "
+                         "stack, or atleast_1d on the inputs")
+    axis = sh.normalize_axis(axis, arrs[0].ndim, "concatenate")
+    _check_concat_shapes("concatenate", arrs, axis)
+    if len(arrs) == 1:
+        return arrs[0]
+    return lax.concatenate(arrs, axis)
+
+
+def concat(arrays, /, *, axis=0):
+    """Array-API name of :func:`concatenate`."""
+    return concatenate(arrays, axis)
+
+
+def stack(arrays, axis=0, out=None, dtype=None):
+    """Join arrays of equal shape along a new axis ``axis`` (negative counts from the
+    result's end)."""
+    if out is not None:
+        raise NotImplementedError("stack: the 'out' argument is not supported (tjit arrays "
+                                  "are immutable); use the return value")
+    if isinstance(arrays, _ARRAYS):
+        arr = ensure_array("stack", arrays)
+        if arr.ndim == 0:
+            raise ValueError("stack: need at least one array to stack")
+        ax = sh.normalize_axis(axis, arr.ndim, "stack")
+        return _concat_leading(expand_dims(arr, ax + 1), ax, dtype, "stack")
+    arrays = list(arrays)
+    if not arrays:
+        raise ValueError("stack: need at least one array to stack")
+    check_arraylike("stack", *arrays)
+    arrs = promote_dtypes(*arrays)
+    s0 = tuple(arrs[0].shape)
+    for i, a in enumerate(arrs):
+        if len(a.shape) != len(s0) or not all(
+                sh.definitely_equal(x, y) for x, y in zip(a.shape, s0)):
+            raise ShapeError(f"stack: all input arrays must have the same shape, but the array "
+                             f"at index 0 has shape {sh.shape_str(s0)} and the array at index "
+                             f"{i} has shape {sh.shape_str(a.shape)}")
+    axis = sh.normalize_axis(axis, len(s0) + 1, "stack")
+    return concatenate([lax.expand_dims(a, (axis,)) for a in arrs], axis, dtype)
+
+
+def _join(fname, tup, shape_fn, axis_fn, dtype):
+    """Shared body of vstack/hstack/dstack/column_stack: reshape each input with
+    ``shape_fn`` then concatenate along ``axis_fn(result ndim)``."""
+    if isinstance(tup, _ARRAYS):
+        arr = ensure_array(fname, tup)
+        if arr.ndim == 0:
+            raise ValueError(f"{fname}: need at least one array to concatenate")
+        elem = shape_fn(tuple(arr.shape[1:]))
+        arr = lax.reshape(arr, (arr.shape[0],) + elem)
+        return _concat_leading(arr, axis_fn(len(elem)), dtype, fname)
+    tup = list(tup)
+    if not tup:
+        raise ValueError(f"{fname}: need at least one array to concatenate")
+    arrs = [ensure_array(fname, a) for a in tup]
+    arrs = [lax.reshape(a, shape_fn(tuple(a.shape))) for a in arrs]
+    return concatenate(arrs, axis_fn(arrs[0].ndim), dtype)
+
+
+def vstack(tup, dtype=None):
+    """Stack arrays vertically (along axis 0 after atleast_2d)."""
+    return _join("vstack", tup, _shape_2d, lambda n: 0, dtype)
+
+
+row_stack = vstack
+
+
+def hstack(tup, dtype=None):
+    """Stack arrays horizontally (axis 1, or axis 0 for 1-D inputs)."""
+    return _join("hstack", tup, lambda s: s if s else (1,), lambda n: 0 if n == 1 else 1,
+                 dtype)
+
+
+def dstack(tup, dtype=None):
+    """Stack arrays depth-wise (along axis 2 after atleast_3d)."""
+    return _join("dstack", tup, _shape_3d, lambda n: 2, dtype)
+
+
+def column_stack(tup):
+    """Stack 1-D arrays as columns of a 2-D array (higher-rank inputs along axis 1)."""
+    return _join("column_stack", tup, lambda s: s + (1,) if len(s) < 2 else s,
+                 lambda n: 1, None)
+
+
+def block(arrays):
+    """Assemble an array from nested lists of blocks (NumPy's ``block``): the innermost
+    lists are joined along the last axis, the next level along the second last, ..."""
+    list_ndim, max_ndim = _block_depth(arrays, [])
+    ndim = max(list_ndim, max_ndim)
+
+    def rec(x, depth):
+        if isinstance(x, list):
+            return concatenate([rec(e, depth + 1) for e in x], axis=-(list_ndim - depth))
+        x = ensure_array("block", x)
+        return lax.reshape(x, (1,) * (ndim - x.ndim) + tuple(x.shape))
+    return rec(arrays, 0)
+
+
+def _block_depth(x, index):
+    """(list depth, max array ndim) of a ``block`` argument, checking consistency."""
+    where = "arrays" + "".join(f"[{i}]" for i in index)
+    if isinstance(x, tuple):
+        raise TypeError(f"block: {where} is a tuple. Only lists can be used to arrange "
+                        f"blocks; block does not convert tuples to arrays")
+    if not isinstance(x, list):
+        return 0, ensure_array("block", x).ndim
+    if not x:
+        raise ValueError(f"block: lists cannot be empty ({where} is [])")
+    depths = [_block_depth(e, index + [i]) for i, e in enumerate(x)]
+    for i, (d, _) in enumerate(depths):
+        if d != depths[0][0]:
+            raise ValueError(f"block: list depths are mismatched: {where}[0] is at depth "
+                             f"{depths[0][0] + len(index) + 1} but {where}[{i}] is at depth "
+                             f"{d + len(index) + 1}")
+    return depths[0][0] + 1, max(n for _, n in depths)
+
+
+def append(arr, values, axis=None):
+    """``arr`` with ``values`` appended along ``axis`` (both flattened when None)."""
+    if axis is None:
+        return concatenate([ravel(arr), ravel(values)], 0)
+    return concatenate([arr, values], axis)
+
+
+# -- splitting --------------------------------------------------------------------------------
+def _split_bounds(fname, n, ios, axis, even):
+    """(start, stop) pairs along an axis of size ``n``."""
+    if _is_int_like(ios):
+        k = operator.index(ios)
+        if k <= 0:
+            raise ValueError(f"{fname}: number of sections must be larger than 0, got {k}")
+        if type(n) is not int:
+            q = sh.exact_div(n, k, fname)
+            return [(i * q, (i + 1) * q) for i in range(k)]
+        q, r = divmod(n, k)
+        if r and even:
+            raise ValueError(f"{fname}: array split does not result in an equal division: "
+                             f"axis {axis} of size {n} cannot be split into {k} equal "
+                             f"sections; use array_split for unequal sections")
+        sizes = [q + 1] * r + [q] * (k - r)
+        starts = np.cumsum([0] + sizes[:-1]).tolist()
+        return [(s, s + z) for s, z in zip(starts, sizes)]
+    idx = np.asarray(concrete_value(ios, f"the split indices of {fname}"))
+    if idx.ndim != 1 or not (idx.dtype.kind in "iu" or idx.size == 0):
+        raise TypeError(f"{fname}: indices_or_sections must be an int or a 1-D sequence of "
+                        f"ints, got {ios!r:.60}")
+    pts = [0] + [int(i) for i in idx] + [n]
+    out = []
+    for s, e in zip(pts[:-1], pts[1:]):
+        if type(n) is int:
+            s, e, _ = slice(s, e).indices(n)
+            e = max(s, e)
+        else:
+            s, e = (s + n if type(s) is int and s < 0 else s), (e + n if type(e) is int and
+                                                                 e < 0 else e)
+        out.append((s, e))
+    return out
+
+
+def _split(fname, ary, ios, axis, even):
+    ary = ensure_array(fname, ary)
+    if ary.ndim == 0:
+        raise ShapeError(f"{fname}: cannot split a 0-d array")
+    axis = sh.normalize_axis(axis, ary.ndim, fname)
+    bounds = _split_bounds(fname, ary.shape[axis], ios, axis, even)
+    return [_slice_axis(ary, s, e, axis) for s, e in bounds]
+
+
+def split(ary, indices_or_sections, axis=0):
+    """Split into equal sections (an int, which must divide the axis) or at the given
+    indices; returns a list of arrays."""
+    return _split("split", ary, indices_or_sections, axis, True)
+
+
+def array_split(ary, indices_or_sections, axis=0):
+    """Like :func:`split`, but an int need not divide the axis: the first sections get
+    one extra element."""
+    return _split("array_split", ary, indices_or_sections, axis, False)
+
+
+def hsplit(ary, indices_or_sections):
+    """Split along axis 1 (axis 0 for 1-D arrays)."""
+    a = ensure_array("hsplit", ary)
+    if a.ndim == 0:
+        raise ShapeError("hsplit only works on arrays of 1 or more dimensions")
+    return _split("hsplit", a, indices_or_sections, 1 if a.ndim > 1 else 0, True)
+
+
+def vsplit(ary, indices_or_sections):
+    """Split along axis 0 (arrays of 2 or more dimensions)."""
+    a = ensure_array("vsplit", ary)
+    if a.ndim < 2:
+        raise ShapeError(f"vsplit only works on arrays of 2 or more dimensions, got shape "
+                         f"{sh.shape_str(a.shape)}")
+    return _split("vsplit", a, indices_or_sections, 0, True)
+
+
+def dsplit(ary, indices_or_sections):
+    """Split along axis 2 (arrays of 3 or more dimensions)."""
+    a = ensure_array("dsplit", ary)
+    if a.ndim < 3:
+        raise ShapeError(f"dsplit only works on arrays of 3 or more dimensions, got shape "
+                         f"{sh.shape_str(a.shape)}")
+    return _split("dsplit", a, indices_or_sections, 2, True)
+
+
+def unstack(x, /, *, axis=0):
+    """The slices of ``x`` along ``axis``, as a tuple."""
+    x = ensure_array("unstack", x)
+    if x.ndim == 0:
+        raise ShapeError("unstack: input must be at least 1-d, got a 0-d array")
+    axis = sh.normalize_axis(axis, x.ndim, "unstack")
+    n = _concrete_int_dim(x.shape[axis], "unstack", f"axis {axis}")
+    return tuple(lax.squeeze(_slice_axis(x, i, i + 1, axis), (axis,)) for i in range(n))
+
+
+# -- repetition ---------------------------------------------------------------------------------
+def tile(A, reps):
+    """Repeat ``A`` ``reps`` times along each axis (reps aligned from the right)."""
+    a = ensure_array("tile", A)
+    reps = tuple(sh.canonical_shape(reps, "tile"))
+    if any(type(r) is int and r < 0 for r in reps):
+        raise ValueError(f"tile: reps must be non-negative, got {reps}")
+    d = max(len(reps), a.ndim)
+    reps = (1,) * (d - len(reps)) + reps
+    shape = (1,) * (d - a.ndim) + tuple(a.shape)
+    a = lax.reshape(a, shape)
+    if all(type(r) is int and r == 1 for r in reps):
+        return a
+    # Broadcast into interleaved (r0, s0, r1, s1, ...) and merge each pair.
+    inter = tuple(x for pair in zip(reps, shape) for x in pair)
+    out = lax.broadcast_in_dim(a, inter, tuple(range(1, 2 * d, 2)))
+    return lax.reshape(out, tuple(r * s for r, s in zip(reps, shape)))
+
+
+def repeat(a, repeats, axis=None, *, total_repeat_length=None):
+    """Repeat each element of ``a`` along ``axis`` (flattened when None).
+
+    Args:
+      a: the array.
+      repeats: an int, or one count per element along the axis. Under ``jit`` it must be
+        concrete unless ``total_repeat_length`` is given.
+      axis: the axis to repeat along.
+      total_repeat_length: static length of the output along ``axis``; extra positions
+        repeat the last element, a shorter length truncates.
+
+    Returns:
+      The repeated array.
+    """
+    a = ensure_array("repeat", a)
+    if axis is None:
+        a, axis = ravel(a), 0
+    if a.ndim == 0:
+        raise ShapeError(f"repeat: axis {axis} is out of bounds for a 0-d array")
+    axis = sh.normalize_axis(axis, a.ndim, "repeat")
+    if isinstance(repeats, Tracer):
+        if total_repeat_length is None:
+            raise repeats._concretization_error(
+                ConcretizationTypeError, "jnp.repeat with traced `repeats`",
+                "Fix: pass total_repeat_length=<static int>, or make `repeats` static "
+                "(jit(..., static_argnums=...)).")
+        return _repeat_traced(a, repeats, axis, operator.index(total_repeat_length))
+    r = np.asarray(concrete_value(repeats, "repeats"))
+    if r.dtype.kind not in "biu" or r.ndim > 1:
+        raise TypeError(f"repeat: repeats must be an int or a 1-D sequence of ints, got "
+                        f"{repeats!r:.60}")
+    if (r < 0).any():
+        raise ValueError(f"repeat: repeats may not contain negative values, got {r.tolist()}")
+    n = a.shape[axis]
+    if r.ndim == 1 and r.size != 1:
+        n = _concrete_int_dim(n, "repeat", f"axis {axis}")
+        if r.size != n:
+            raise ShapeError(f"repeat: got {r.size} repeats for an axis of size {n} (array "
+                             f"shape {sh.shape_str(a.shape)}); give one per element or one")
+    if r.size == 1 or (r.size and (r == r.flat[0]).all()):
+        k = int(r.flat[0]) if r.size else 0
+        out = lax.expand_dims(a, (axis + 1,))
+        out = lax.broadcast_in_dim(out, _replace(out.shape, axis + 1, k), range(out.ndim))
+        out = lax.reshape(out, _replace(a.shape, axis, n * k))
+        if total_repeat_length is None or total_repeat_length == n * k:
+            return out
+        idx = np.minimum(np.arange(total_repeat_length), max(n * k - 1, 0))
+        return jnp.take(out, idx.astype(np.int32), axis=axis)
+    idx = np.repeat(np.arange(n), r)
+    if total_repeat_length is not None:
+        idx = idx[:total_repeat_length]
+        idx = np.concatenate([idx, np.full(total_repeat_length - idx.size, n - 1)])
+    return jnp.take(a, idx.astype(np.int32), axis=axis)
+
+
+def _repeat_traced(a, repeats, axis, total):
+    """Repeat with traced counts: output position j takes element #{k : cum[k] <= j},
+    where cum is the inclusive running sum of the counts."""
+    n = _concrete_int_dim(a.shape[axis], "repeat", f"axis {axis}")
+    r = ravel(repeats)
+    r = broadcast_to(r, (n,)) if r.shape[0] != n else r
+    cum = jnp.cumsum(lax.convert_element_type(r, dtypes.int32))
+    pos = lax.iota(dtypes.int32, total)
+    counts = jnp.sum(lax.broadcast_in_dim(cum, (total, n), (1,)) <=
+                     lax.broadcast_in_dim(pos, (total, n), (0,)), axis=1, dtype=dtypes.int32)
+    return jnp.take(a, lax.min(counts, np.int32(max(n - 1, 0))), axis=axis)
+
+
+# -- reversing and rotating -------------------------------------------------------------------
+def flip(m, axis=None):
+    """Reverse the order of elements along ``axis`` (all axes when None)."""
+    m = ensure_array("flip", m)
+    axes = sh.normalize_axes(axis, m.ndim, "flip")
+    return lax.rev(m, axes) if axes else m
+
+
+def fliplr(m):
+    """Reverse along axis 1 (left/right)."""
+    m = ensure_array("fliplr", m)
+    if m.ndim < 2:
+        raise ShapeError(f"fliplr: the input must be at least 2-d, got shape "
+                         f"{sh.shape_str(m.shape)}")
+    return flip(m, 1)
+
+
+def flipud(m):
+    """Reverse along axis 0 (up/down)."""
+    m = ensure_array("flipud", m)
+    if m.ndim < 1:
+        raise ShapeError("flipud: the input must be at least 1-d, got a 0-d array")
+    return flip(m, 0)
+
+
+def rot90(m, k=1, axes=(0, 1)):
+    """Rotate by 90 degrees ``k`` times in the plane of ``axes`` (from the first axis
+    towards the second)."""
+    m = ensure_array("rot90", m)
+    axes = tuple(axes)
+    if len(axes) != 2:
+        raise ValueError(f"rot90: len(axes) must be 2, got axes={axes}")
+    if m.ndim < 2:
+        raise ShapeError(f"rot90: the input must be at least 2-d, got shape "
+                         f"{sh.shape_str(m.shape)}")
+    a0, a1 = (sh.normalize_axis(x, m.ndim, "rot90") for x in axes)
+    if a0 == a1:
+        raise ValueError(f"rot90: axes must be different, got {axes}")
+    k = operator.index(k) % 4
+    if k == 0:
+        return m
+    if k == 2:
+        return flip(m, (a0, a1))
+    perm = list(range(m.ndim))
+    perm[a0], perm[a1] = perm[a1], perm[a0]
+    if k == 1:
+        return lax.transpose(flip(m, a1), perm)
+    return flip(lax.transpose(m, perm), a1)
+
+
+def roll(a, shift, axis=None):
+    """Roll elements along ``axis`` by ``shift`` (elements leaving one end re-enter at
+    the other). ``shift`` may be traced; ``axis`` None rolls the flattened array."""
+    a = ensure_array("roll", a)
+    if axis is None:
+        return reshape(roll(ravel(a), shift, 0), a.shape)
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    if isinstance(shift, (Array, Tracer)) and shift.ndim > 0:
+        shifts = [lax.reshape(_slice_axis(shift, i, i + 1, 0), ()) for i in
+                  range(shift.shape[0])]
+    elif isinstance(shift, (tuple, list, np.ndarray)):
+        shifts = list(np.asarray(shift).reshape(-1)) if isinstance(shift, np.ndarray) \
+            else list(shift)
+    else:
+        shifts = [shift]
+    if len(shifts) == 1:
+        shifts = shifts * len(axes)
+    if len(axes) == 1:
+        axes = tuple(axes) * len(shifts)
+    if len(axes) != len(shifts):
+        raise ValueError(f"roll: 'shift' and 'axis' should be scalars or 1-D sequences of "
+                         f"the same length, got {len(shifts)} shifts and axes {axis}")
+    for ax, s in zip(axes, shifts):
+        a = _roll_axis(a, s, sh.normalize_axis(ax, a.ndim, "roll"))
+    return a
+
+
+def _roll_axis(a, s, axis):
+    n = a.shape[axis]
+    if isinstance(s, Tracer):
+        n = _concrete_int_dim(n, "roll", f"axis {axis} (rolled by a traced shift)")
+        if n == 0:
+            return a
+        s = lax.convert_element_type(s, dtypes.int32)
+        s = lax.rem(s, np.int32(n))
+        start = lax.select(lax.lt(s, np.int32(0)), lax.neg(s), lax.sub(np.int32(n), s))
+        twice = lax.concatenate([a, a], axis)
+        zero = np.int32(0)
+        starts = [start if i == axis else zero for i in range(a.ndim)]
+        return lax.dynamic_slice(twice, starts, tuple(a.shape))
+    s = operator.index(s)
+    if type(n) is not int:
+        if s == 0:
+            return a
+        raise ShapeError(f"roll: cannot roll axis {axis} of symbolic size {sh.dim_str(n)} by "
+                         f"{s}: the shift modulo the size is unknown; trace with a concrete "
+                         f"size along that axis")
+    if n == 0 or s % n == 0:
+        return a
+    s %= n
+    return lax.concatenate([_slice_axis(a, n - s, n, axis), _slice_axis(a, 0, n - s, axis)],
+                           axis)
+
+
+# -- padding ------------------------------------------------------------------------------------
+_PAD_MODES = ("constant", "edge", "reflect", "symmetric", "wrap", "empty")
+_PAD_UNSUPPORTED = ("linear_ramp", "maximum", "mean", "median", "minimum")
+
+
+def _pad_pairs(pad_width, ndim):
+    """``pad_width`` broadcast to ``ndim`` (before, after) pairs of Python ints."""
+    if isinstance(pad_width, Tracer):
+        concrete_value(pad_width, "pad_width of jnp.pad")
+    pw = np.asarray(concrete_value(pad_width))
+    if pw.size and pw.dtype.kind not in "iu":
+        raise TypeError(f"pad: pad_width must be of integral type, got {pad_width!r:.60}")
+    try:
+        pw = np.broadcast_to(pw.astype(np.int64), (ndim, 2))
+    except ValueError:
+        raise ValueError(f"pad: pad_width of shape {pw.shape} cannot be broadcast to "
+                         f"({ndim}, 2) for an array of rank {ndim}; give an int, a "
+                         f"(before, after) pair, or one pair per axis") from None
+    if (pw < 0).any():
+        raise ValueError(f"pad: pad_width can't contain negative values, got {pw.tolist()}")
+    return [(int(b), int(e)) for b, e in pw]
+
+
+def pad(array, pad_width, mode="constant", **kwargs):
+    """Pad an array (NumPy's ``pad``).
+
+    Args:
+      array: the array to pad.
+      pad_width: an int, a (before, after) pair, or one pair per axis (concrete ints).
+      mode: "constant" (``constant_values``: a scalar, a pair or pairs per axis, may be
+        traced), "edge", "reflect" / "symmetric" (``reflect_type`` "even" or "odd"),
+        "wrap", or "empty" (zeros here).
+
+    Returns:
+      The padded array.
+    """
+    a = ensure_array("pad", array)
+    pairs = _pad_pairs(pad_width, a.ndim)
+    if callable(mode) or mode in _PAD_UNSUPPORTED:
+        raise NotImplementedError(f"pad: mode {mode!r} is not implemented in tjit; supported "
+                                  f"modes are {', '.join(_PAD_MODES)}")
+    if mode not in _PAD_MODES:
+        raise ValueError(f"pad: mode {mode!r} is not supported; use one of "
+                         f"{', '.join(_PAD_MODES)}")
+    allowed = {"constant": {"constant_values"}, "reflect": {"reflect_type"},
+               "symmetric": {"reflect_type"}}.get(mode, set())
+    if set(kwargs) - allowed:
+        raise ValueError(f"pad: unsupported keyword arguments for mode {mode!r}: "
+                         f"{sorted(set(kwargs) - allowed)}")
+    if mode in ("constant", "empty"):
+        return _pad_constant(a, pairs, kwargs.get("constant_values", 0))
+    for i, (b, e) in enumerate(pairs):
+        if (b or e) and sh.dims_equal(a.shape[i], 0):
+            raise ValueError(f"pad: can't extend empty axis {i} using modes other than "
+                             f"'constant' or 'empty' (array shape {sh.shape_str(a.shape)})")
+    if mode == "edge":
+        return _pad_edge(a, pairs)
+    if mode == "wrap":
+        return _pad_wrap(a, pairs)
+    reflect_type = kwargs.get("reflect_type", "even")
+    if reflect_type not in ("even", "odd"):
+        raise ValueError(f"pad: reflect_type must be 'even' or 'odd', got {reflect_type!r}")
+    for i, (b, e) in enumerate(pairs):
+        if b or e:
+            a = _pad_reflect_axis(a, i, b, e, mode == "reflect", reflect_type == "odd")
+    return a
+
+
+def _pad_constant(a, pairs, cv):
+    if not isinstance(cv, (Array, Tracer)):
+        cv = asarray(cv)
+    cv = lax.convert_element_type(cv, a.dtype)
+    if cv.ndim == 0:
+        return lax.pad(a, cv, [(b, e, 0) for b, e in pairs]) if a.ndim else a
+    try:
+        cv = broadcast_to(cv, (a.ndim, 2))
+    except ShapeError:
+        raise ValueError(f"pad: constant_values of shape {sh.shape_str(cv.shape)} cannot be "
+                         f"broadcast to ({a.ndim}, 2)") from None
+    # Axis by axis, as NumPy does: corners take the value of the later axis.
+    for i, (b, e) in enumerate(pairs):
+        for j, w in ((0, b), (1, e)):
+            if w:
+                v = lax.reshape(lax.slice(cv, (i, j), (i + 1, j + 1)), ())
+                cfg = [(0, 0, 0)] * a.ndim
+                cfg[i] = (w, 0, 0) if j == 0 else (0, w, 0)
+                a = lax.pad(a, v, cfg)
+    return a
+
+
+def _pad_edge(a, pairs):
+    for i, (b, e) in enumerate(pairs):
+        n = a.shape[i]
+        parts = []
+        if b:
+            first = _slice_axis(a, 0, 1, i)
+            parts.append(lax.broadcast_in_dim(first, _replace(a.shape, i, b), range(a.ndim)))
+        parts.append(a)
+        if e:
+            last = _slice_axis(a, n - 1, n, i)
+            parts.append(lax.broadcast_in_dim(last, _replace(a.shape, i, e), range(a.ndim)))
+        if len(parts) > 1:
+            a = lax.concatenate(parts, i)
+    return a
+
+
+def _pad_wrap(a, pairs):
+    for i, (b, e) in enumerate(pairs):
+        if not (b or e):
+            continue
+        n = _concrete_int_dim(a.shape[i], "pad(mode='wrap')", f"axis {i}")
+        before, after = -(-b // n), -(-e // n)  # whole copies needed on each side
+        t = lax.concatenate([a] * (before + 1 + after), i) if before + after else a
+        a = _slice_axis(t, before * n - b, (before + 1) * n + e, i)
+    return a
+
+
+def _pad_reflect_axis(a, axis, before, after, reflect, odd):
+    """Reflect/symmetric padding of one axis; pads wider than the axis reflect the
+    already-padded array again, as NumPy does."""
+    n = a.shape[axis]
+    offset = 1 if reflect and not sh.is_one(n) else 0
+    if offset and type(n) is not int:
+        n = _concrete_int_dim(n, "pad(mode='reflect')", f"axis {axis}")
+    for is_before, width in ((True, before), (False, after)):
+        size = a.shape[axis]
+        edge = _slice_axis(a, 0, 1, axis) if is_before else _slice_axis(a, size - 1, size, axis)
+        while width > 0:
+            size = a.shape[axis]
+            cur = min(width, n - offset) if type(n) is int else width
+            width -= cur
+            if is_before:
+                x = _slice_axis(a, offset, offset + cur, axis)
+            else:
+                x = _slice_axis(a, size - cur - offset, size - offset, axis)
+            x = lax.rev(x, (axis,))
+            if odd:
+                x = jnp.subtract(jnp.multiply(2, edge), x)  # 2*edge - x, edge broadcast
+                if not sh.is_one(n):
+                    m = x.shape[axis]
+                    edge = _slice_axis(x, 0, 1, axis) if is_before else \
+                        _slice_axis(x, m - 1, m, axis)
+            a = lax.concatenate([x, a] if is_before else [a, x], axis)
+    return a
+
+
+# -- differences, diagonals ---------------------------------------------------------------------
+def diff(a, n=1, axis=-1, prepend=None, append=None):
+    """The ``n``-th discrete difference along ``axis`` (``!=`` for booleans).
+
+    Args:
+      a: input array (at least 1-d).
+      n: number of times to difference (0 returns ``a``).
+      axis: the axis to difference along.
+      prepend, append: values joined to ``a`` along ``axis`` first (scalars are
+        broadcast to size 1 along the axis).
+
+    Returns:
+      An array with ``n`` fewer elements along ``axis``.
+    """
+    a = ensure_array("diff", a)
+    n = operator.index(n)
+    if n < 0:
+        raise ValueError(f"diff: order must be non-negative but got {n}")
+    if n == 0:
+        return a
+    if a.ndim == 0:
+        raise ShapeError("diff requires input that is at least one dimensional")
+    axis = sh.normalize_axis(axis, a.ndim, "diff")
+    parts = []
+    for v, is_pre in ((prepend, True), (append, False)):
+        if v is None:
+            continue
+        v = ensure_array("diff", v)
+        if v.ndim == 0:
+            v = broadcast_to(v, _replace(a.shape, axis, 1))
+        parts.append((is_pre, v))
+    if parts:
+        a = concatenate([v for p, v in parts if p] + [a] + [v for p, v in parts if not p],
+                        axis)
+    op = jnp.not_equal if a.dtype == dtypes.bool_ else jnp.subtract
+    for _ in range(n):
+        m = a.shape[axis]
+        if sh.dims_equal(m, 0):
+            break
+        a = op(_slice_axis(a, 1, m, axis), _slice_axis(a, 0, m - 1, axis))
+    return a
+
+
+def ediff1d(ary, to_end=None, to_begin=None):
+    """Differences between consecutive elements of the flattened array, with optional
+    values before and after (cast to the array's dtype)."""
+    a = ravel(ensure_array("ediff1d", ary))
+    m = a.shape[0]
+    out = jnp.subtract(_slice_axis(a, 1, m, 0), _slice_axis(a, 0, m - 1, 0)) \
+        if not sh.dims_equal(m, 0) else a
+    parts = [out]
+    if to_begin is not None:
+        parts.insert(0, lax.convert_element_type(ravel(asarray(to_begin)), a.dtype))
+    if to_end is not None:
+        parts.append(lax.convert_element_type(ravel(asarray(to_end)), a.dtype))
+    return concatenate(parts) if len(parts) > 1 else out
+
+
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    """The ``offset`` diagonal of the 2-D sub-arrays in axes ``axis1``/``axis2``; the
+    diagonal becomes the last axis of the result."""
+    a = ensure_array("diagonal", a)
+    if a.ndim < 2:
+        raise ShapeError(f"diagonal requires an array of at least two dimensions, got shape "
+                         f"{sh.shape_str(a.shape)}")
+    i, j = (sh.normalize_axis(x, a.ndim, "diagonal") for x in (axis1, axis2))
+    if i == j:
+        raise ValueError(f"diagonal: axis1 and axis2 cannot be the same (both {axis1})")
+    offset = operator.index(offset)
+    x = lax.transpose(a, [k for k in range(a.ndim) if k not in (i, j)] + [i, j])
+    r, c = x.shape[-2:]
+    if offset >= 0:
+        x = _slice_axis(x, _dim_min(offset, c), c, x.ndim - 1)
+    else:
+        x = _slice_axis(x, _dim_min(-offset, r), r, x.ndim - 2)
+    r, c = x.shape[-2:]
+    length = _dim_min(r, c)
+    batch = tuple(x.shape[:-2])
+    x = _slice_axis(x, 0, length, x.ndim - 2)  # (..., L, c)
+    if sh.dims_equal(length, 0):
+        return lax.reshape(x, batch + (0,))
+    # Row-major, element (k, k) of an (L, c) block sits at k * (c + 1): pad the flat
+    # block by L so it reshapes to (L, c + 1) and read column 0.
+    flat = lax.reshape(x, batch + (length * c,))
+    flat = lax.pad(flat, _zero(x.dtype), [(0, 0, 0)] * len(batch) + [(0, length, 0)])
+    x = lax.reshape(flat, batch + (length, c + 1))
+    return lax.reshape(_slice_axis(x, 0, 1, x.ndim - 1), batch + (length,))
+
+
+def _dim_min(p, q):
+    if type(p) is int and type(q) is int:
+        return min(p, q)
+    return q if sh.greater_equal(p, q) else p
+
+
+def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    """Sum along a diagonal (see :func:`diagonal`)."""
+    if out is not None:
+        raise NotImplementedError("trace: the 'out' argument is not supported")
+    return jnp.sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
+
+
+def resize(a, new_shape):
+    """An array of ``new_shape`` filled by repeating ``a``'s flattened elements (zeros
+    when ``a`` is empty, as in NumPy)."""
+    a = ensure_array("resize", a)
+    new_shape = sh.canonical_shape(new_shape, "resize")
+    if any(type(d) is int and d < 0 for d in new_shape):
+        raise ValueError(f"resize: all elements of `new_shape` must be non-negative, got "
+                         f"{sh.shape_str(new_shape)}")
+    total = _concrete_int_dim(sh.size(new_shape), "resize", "the new shape")
+    size = _concrete_int_dim(sh.size(a.shape), "resize", "the input")
+    flat = ravel(a)
+    if size == 0:
+        return lax.broadcast(_zero(a.dtype), new_shape)
+    reps = -(-total // size)
+    return lax.reshape(_slice_axis(tile(flat, reps), 0, total, 0), new_shape)
+
+
+# -- insert, delete, trim_zeros (concrete positions) ---------------------------------------------
+def _assemble(sources, axis):
+    """Concatenate runs of (array, index) entries along ``axis``; consecutive indices of
+    the same array become one slice."""
+    pieces, run = [], None
+    for arr, k in sources:
+        if run is not None and run[0] is arr and run[2] == k:
+            run[2] = k + 1
+            continue
+        if run is not None:
+            pieces.append(_slice_axis(run[0], run[1], run[2], axis))
+        run = [arr, k, k + 1]
+    if run is not None:
+        pieces.append(_slice_axis(run[0], run[1], run[2], axis))
+    return pieces[0] if len(pieces) == 1 else lax.concatenate(pieces, axis)
+
+
+def _positions(fname, obj, n, axis):
+    """Concrete integer positions from an int, sequence, array or slice."""
+    if isinstance(obj, slice):
+        return np.arange(*obj.indices(n)), False
+    idx = np.asarray(concrete_value(obj, f"the indices of {fname}"))
+    if idx.size == 0:
+        idx = idx.astype(np.int64)
+    if idx.dtype.kind not in "iu":
+        raise IndexError(f"{fname}: index arrays must be integers, got dtype {idx.dtype}")
+    if idx.ndim > 1:
+        raise ValueError(f"{fname}: index array argument obj must be one dimensional or "
+                         f"scalar, got shape {idx.shape}")
+    return idx.astype(np.int64), idx.ndim == 0
+
+
+def insert(arr, obj, values, axis=None):
+    """Insert ``values`` before the positions ``obj`` (concrete) along ``axis``.
+
+    Args:
+      arr: input array (flattened when ``axis`` is None).
+      obj: an int, a sequence of ints, or a slice: positions before which to insert.
+      values: values to insert, broadcast to the inserted block; cast to ``arr``'s dtype.
+      axis: the axis to insert along.
+
+    Returns:
+      A new array with the values inserted.
+    """
+    a = ensure_array("insert", arr)
+    if axis is None:
+        a, axis = ravel(a), 0
+    axis = sh.normalize_axis(axis, a.ndim, "insert")
+    n = _concrete_int_dim(a.shape[axis], "insert", f"axis {axis}")
+    v = values if isinstance(values, (Array, Tracer)) else asarray(values)
+    v = lax.convert_element_type(v, a.dtype)
+    idx, scalar = _positions("insert", obj, n, axis)
+    bad = idx[(idx < -n) | (idx > n)]
+    if bad.size:
+        raise IndexError(f"insert: index {int(bad[0])} is out of bounds for axis {axis} with "
+                         f"size {n}")
+    idx = np.where(idx < 0, idx + n, idx)
+    if idx.size == 1:
+        v = lax.reshape(v, (1,) * (a.ndim - v.ndim) + tuple(v.shape))
+        if scalar:
+            v = moveaxis(v, 0, axis)
+        v = broadcast_to(v, _replace(a.shape, axis, v.shape[axis]))
+        k = int(idx.reshape(()))
+        return concatenate([_slice_axis(a, 0, k, axis), v, _slice_axis(a, k, n, axis)], axis)
+    if idx.size == 0:
+        return a
+    v = broadcast_to(v, _replace(a.shape, axis, idx.size))
+    pos = idx.copy()
+    pos[np.argsort(idx, kind="stable")] += np.arange(idx.size)
+    src = [None] * (n + idx.size)
+    for k, p in enumerate(pos):
+        src[p] = (v, k)
+    it = iter(range(n))
+    src = [s if s is not None else (a, next(it)) for s in src]
+    return _assemble(src, axis)
+
+
+def delete(arr, obj, axis=None):
+    """``arr`` without the entries at positions ``obj`` (int, ints, slice or a boolean
+    mask; concrete) along ``axis`` (flattened when None)."""
+    a = ensure_array("delete", arr)
+    if axis is None:
+        a, axis = ravel(a), 0
+    axis = sh.normalize_axis(axis, a.ndim, "delete")
+    n = _concrete_int_dim(a.shape[axis], "delete", f"axis {axis}")
+    keep = np.ones(n, bool)
+    mask = None if isinstance(obj, slice) else np.asarray(concrete_value(obj, "delete indices"))
+    if mask is not None and mask.dtype == np.bool_:
+        if mask.shape != (n,):
+            raise ValueError(f"delete: boolean mask of shape {mask.shape} does not match axis "
+                             f"{axis} of size {n}")
+        keep = ~mask
+    else:
+        idx, _ = _positions("delete", obj, n, axis)
+        bad = idx[(idx < -n) | (idx >= n)]
+        if bad.size:
+            raise IndexError(f"delete: index {int(bad[0])} is out of bounds for axis {axis} "
+                             f"with size {n}")
+        keep[idx] = False
+    kept = np.flatnonzero(keep).tolist()
+    if not kept:
+        return _slice_axis(a, 0, 0, axis)
+    return _assemble([(a, k) for k in kept], axis)
+
+
+def trim_zeros(filt, trim="fb", axis=None):
+    """Trim leading (``'f'``) and/or trailing (``'b'``) zeros; needs a concrete array
+    (the result's shape depends on the values)."""
+    a = ensure_array("trim_zeros", filt)
+    v = np.asarray(concrete_value(a, "the input of trim_zeros (its values decide the shape)"))
+    trim = trim.lower()
+    if set(trim) - {"f", "b"}:
+        raise ValueError(f"trim_zeros: unexpected character(s) in `trim`: {trim!r}; use 'f', "
+                         f"'b' or 'fb'")
+    axes = sh.normalize_axes(axis, a.ndim, "trim_zeros")
+    nz = np.argwhere(v)
+    for ax in axes:
+        n = v.shape[ax]
+        lo = int(nz[:, ax].min()) if nz.size else n
+        hi = int(nz[:, ax].max()) + 1 if nz.size else n
+        start = lo if "f" in trim else 0
+        stop = hi if "b" in trim else n
+        a = _slice_axis(a, start, max(start, stop), ax)
+    return a
+
+
+__all__ = [
+    "reshape", "ravel", "transpose", "permute_dims", "matrix_transpose", "swapaxes",
+    "moveaxis", "rollaxis", "expand_dims", "squeeze", "broadcast_to", "broadcast_shapes",
+    "broadcast_arrays", "atleast_1d", "atleast_2d", "atleast_3d", "concatenate", "concat",
+    "stack", "vstack", "row_stack", "hstack", "dstack", "column_stack", "block", "append",
+    "split", "array_split", "hsplit", "vsplit", "dsplit", "unstack", "tile", "repeat",
+    "flip", "fliplr", "flipud", "rot90", "roll", "pad", "diff", "ediff1d", "diagonal",
+    "trace", "resize", "insert", "delete", "trim_zeros",
+]

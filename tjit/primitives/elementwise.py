@@ -1,16 +1,93 @@
 """Elementwise primitives: math functions, arithmetic, comparisons, bitwise ops,
-select_n, clamp, and dtype conversions. Semantics follow XLA/``jax.lax`` (integer
-``div`` truncates toward zero, ``rem`` has the dividend's sign, shifts by >= the bit
-width give 0 or the sign fill, float->int conversion saturates and maps NaN to 0)."""
+select_n, clamp, and dtype conversions.
+
+Semantics follow XLA/``jax.lax`` where they differ from NumPy:
+
+* integer ``div`` truncates toward zero; ``x / 0`` is -1 for signed and the all-ones
+  value (the max) for unsigned integers; ``INT_MIN / -1`` is ``INT_MIN``;
+* integer ``rem`` has the dividend's sign; ``x rem 0`` is ``x``;
+* shifts by an amount outside ``[0, bits)`` (negative amounts included, as XLA reads
+  the amount as unsigned) give 0, or the sign fill for ``shift_right_arithmetic``;
+* float->int ``convert_element_type`` saturates and maps NaN to 0;
+* ``round`` rounds half away from zero unless ``rounding_method=ROUND_TO_NEAREST_EVEN``;
+* ``max``/``min`` propagate NaN;
+* floating-point exceptions (``log(-1)``, ``1/0``, overflow) give NaN/inf silently:
+  impls run with NumPy's floating-point warnings off, as JAX never warns.
+"""
 
 import numpy as np
 
 from tjit.tracing import dtypes
-from tjit.tracing.avals import ShapedArray
+from tjit.tracing.avals import ShapedArray, aval_of_value
 from tjit.tracing.core import never_weak
+from tjit.primitives import base
 from tjit.primitives.base import (
-    ANY, FLOAT, INT, INT_OR_BOOL, NUMBER, REAL_FLOAT, binop, check_dtype_kind, new_primitive,
-    same_dtypes, same_shapes, unop)
+    ANY, FLOAT, INT, INT_OR_BOOL, NUMBER, REAL_FLOAT, check_dtype_kind, new_primitive,
+    same_dtypes, same_shapes)
+
+try:  # fast path: set NumPy's error state without building an np.errstate each call
+    from numpy._core.umath import _extobj_contextvar, _make_extobj
+    _IGNORE_ALL = _make_extobj(all="ignore")
+except (ImportError, AttributeError, TypeError):  # pragma: no cover - other NumPy versions
+    _extobj_contextvar = None
+
+
+def _quiet(impl):
+    """``impl`` with NumPy's floating-point warnings (divide, invalid, overflow) off:
+    JAX returns inf/NaN silently, so eager tjit must not warn either."""
+    if _extobj_contextvar is None:  # pragma: no cover
+        def quiet_impl(xp, *args, **params):
+            with np.errstate(all="ignore"):
+                return impl(xp, *args, **params)
+    else:
+        def quiet_impl(xp, *args, **params):
+            token = _extobj_contextvar.set(_IGNORE_ALL)
+            try:
+                return impl(xp, *args, **params)
+            finally:
+                _extobj_contextvar.reset(token)
+    quiet_impl.__name__ = getattr(impl, "__name__", "impl")
+    quiet_impl.__wrapped__ = impl
+    return quiet_impl
+
+
+def _guarded(prim, impl, kind):
+    """``impl`` that first checks what ``prim``'s abstract rule checks (dtype kind, equal
+    dtypes, equal or rank-0 shapes), cheaply. Eager evaluation runs impls without the
+    abstract rule, and NumPy would otherwise accept (and promote or broadcast) operands
+    that tjit rejects under jit. Runs without NumPy warnings."""
+    allowed = frozenset(d for d in dtypes.SUPPORTED if base._accepts(kind, d))
+    quiet = _quiet(impl)
+
+    def guarded_impl(xp, *args, **params):
+        x = args[0]
+        dt = getattr(x, "dtype", None)
+        ok = dt in allowed
+        if ok and len(args) == 2:
+            y = args[1]
+            sx, sy = getattr(x, "shape", ()), getattr(y, "shape", ())
+            ok = getattr(y, "dtype", None) == dt and (sx == sy or sx == () or sy == ())
+        if not ok:  # let the abstract rule raise tjit's message (it may also accept)
+            prim.abstract_eval(*[aval_of_value(a) for a in args], **params)
+        return quiet(xp, *args, **params)
+
+    guarded_impl.__name__ = f"{prim.name}_impl"
+    guarded_impl.__wrapped__ = impl
+    return guarded_impl
+
+
+def unop(name, impl, kind=NUMBER, result_dtype=None):
+    """:func:`base.unop` whose impl checks its operand and never warns."""
+    p = base.unop(name, impl, kind, result_dtype)
+    p.def_impl(_guarded(p, impl, kind))
+    return p
+
+
+def binop(name, impl, kind=NUMBER, result_dtype=None):
+    """:func:`base.binop` whose impl checks its operands and never warns."""
+    p = base.binop(name, impl, kind, result_dtype)
+    p.def_impl(_guarded(p, impl, kind))
+    return p
 
 
 def special(xp):
@@ -43,8 +120,12 @@ ROUND_AWAY_FROM_ZERO, ROUND_TO_NEAREST_EVEN = 0, 1
 
 def _round_impl(xp, x, rounding_method=ROUND_AWAY_FROM_ZERO):
     if rounding_method == ROUND_TO_NEAREST_EVEN:
-        return xp.round(x)
-    return _same(xp, xp.sign(x) * xp.floor(xp.abs(x) + x.dtype.type(0.5)), x)
+        return _same(xp, xp.rint(x), x)
+    # trunc, then step away from zero when the dropped fraction is >= 1/2. (Adding 0.5
+    # and flooring is wrong for 0.49999997 and for odd integers above 2**23.)
+    t = xp.trunc(x)
+    away = xp.abs(x - t) >= x.dtype.type(0.5)
+    return _same(xp, xp.where(away, t + xp.copysign(x.dtype.type(1), x), t), x)
 
 
 round_p = unop("round", _round_impl, kind=REAL_FLOAT)
@@ -61,6 +142,8 @@ tanh_p = unop("tanh", lambda xp, x: xp.tanh(x), kind=FLOAT)
 
 
 def _logistic_impl(xp, x):
+    if dtypes.is_complex(x.dtype):
+        return _same(xp, 1 / (1 + xp.exp(-x)), x)
     # Stable for large |x|: exp of a non-positive number only.
     e = xp.exp(-xp.abs(x))
     one = x.dtype.type(1)
@@ -99,24 +182,36 @@ for _p in (real_p, imag_p):
 
 def _integer_pow_impl(xp, x, *, y):
     if y < 0 and dtypes.is_int(x.dtype):
-        raise ValueError(f"integer_pow: negative exponent {y} with integer dtype {x.dtype}")
+        _integer_pow_abstract(aval_of_value(x), y=y)  # raises tjit's TypeError
     if y == 0:
         return xp.ones_like(x)
     acc = None
-    base = x
+    b = x
     n = abs(y)
     while n:  # exponentiation by squaring, as XLA expands it
         if n & 1:
-            acc = base if acc is None else acc * base
+            acc = b if acc is None else acc * b
         n >>= 1
         if n:
-            base = base * base
+            b = b * b
     if y < 0:
         acc = x.dtype.type(1) / acc
     return _same(xp, acc, x)
 
 
-integer_pow_p = unop("integer_pow", _integer_pow_impl, kind=NUMBER)
+integer_pow_p = new_primitive("integer_pow")
+
+
+@integer_pow_p.def_abstract_eval
+def _integer_pow_abstract(x, *, y):
+    check_dtype_kind("integer_pow", NUMBER, x)
+    if y < 0 and dtypes.is_int(x.dtype):
+        raise TypeError(f"integer_pow: integers cannot be raised to negative powers, got "
+                        f"exponent {y} for {x.str_short()}; convert to a float dtype first")
+    return ShapedArray(x.shape, x.dtype)
+
+
+integer_pow_p.def_impl(_guarded(integer_pow_p, _integer_pow_impl, NUMBER))
 
 
 # -- binary arithmetic ----------------------------------------------------------------------
@@ -127,21 +222,24 @@ mul_p = binop("mul", lambda xp, x, y: _same(xp, xp.multiply(x, y), x), kind=ANY)
 
 def _div_impl(xp, x, y):
     if dtypes.is_int(x.dtype):
-        with np.errstate(divide="ignore", invalid="ignore"):
-            safe = xp.where(y == 0, 1, y)
-            q = xp.abs(x) // xp.abs(safe)
-            q = xp.where((x < 0) != (safe < 0), -q, q)
-            # XLA: x / 0 is -1 for unsigned / all-ones; we follow numpy-free C-like result
-            return _same(xp, xp.where(y == 0, -1 if not dtypes.is_unsigned(x.dtype)
-                                      else np.iinfo(x.dtype).max, q), x)
+        # Truncating division from NumPy's floor division: step the quotient back up
+        # toward zero when the signs differ and the division is inexact.
+        safe = xp.where(y == 0, y.dtype.type(1), y)
+        q = xp.floor_divide(x, safe)  # INT_MIN // -1 wraps to INT_MIN, as in XLA
+        if not dtypes.is_unsigned(x.dtype):
+            inexact = xp.remainder(x, safe) != 0
+            q = q + (inexact & ((x < 0) != (safe < 0))).astype(x.dtype)
+        # XLA: x / 0 has all bits set (-1 signed, the max unsigned).
+        by_zero = x.dtype.type(-1) if not dtypes.is_unsigned(x.dtype) else \
+            x.dtype.type(np.iinfo(x.dtype).max)
+        return _same(xp, xp.where(y == 0, by_zero, q), x)
     return _same(xp, xp.true_divide(x, y), x)
 
 
 def _rem_impl(xp, x, y):
     if dtypes.is_int(x.dtype):
-        with np.errstate(divide="ignore", invalid="ignore"):
-            safe = xp.where(y == 0, 1, y)
-            return _same(xp, xp.where(y == 0, x, xp.fmod(x, safe)), x)
+        safe = xp.where(y == 0, y.dtype.type(1), y)
+        return _same(xp, xp.where(y == 0, x, xp.fmod(x, safe)), x)  # XLA: x rem 0 = x
     return _same(xp, xp.fmod(x, y), x)
 
 
@@ -159,8 +257,16 @@ def _complex_dtype(dt):
     return dtypes.complex128 if dt == dtypes.float64 else dtypes.complex64
 
 
-complex_p = binop("complex", lambda xp, x, y: (x + 1j * y).astype(_complex_dtype(x.dtype)),
-                  kind=REAL_FLOAT, result_dtype=_complex_dtype)
+def _complex_impl(xp, x, y):
+    # Fill the parts separately: x + 1j*y would turn y=inf into nan + inf*j.
+    x, y = xp.asarray(x), xp.asarray(y)
+    out = xp.empty(np.broadcast_shapes(x.shape, y.shape), _complex_dtype(x.dtype))
+    out.real[...] = x
+    out.imag[...] = y
+    return out
+
+
+complex_p = binop("complex", _complex_impl, kind=REAL_FLOAT, result_dtype=_complex_dtype)
 complex_p.def_weak_type(lambda wx, wy, **_: wx and wy)
 
 # -- comparisons ------------------------------------------------------------------------------
@@ -192,7 +298,7 @@ def _shift_left(xp, x, y):
     oob = (y < 0) | (y >= bits)
     ys = xp.where(oob, 0, y).astype(_unsigned(x.dtype))
     out = (x.astype(_unsigned(x.dtype)) << ys).astype(x.dtype)
-    return xp.where(oob, x.dtype.type(0), out)
+    return _same(xp, xp.where(oob, x.dtype.type(0), out), x)
 
 
 def _shift_right_logical(xp, x, y):
@@ -200,14 +306,16 @@ def _shift_right_logical(xp, x, y):
     oob = (y < 0) | (y >= bits)
     ys = xp.where(oob, 0, y).astype(_unsigned(x.dtype))
     out = (x.astype(_unsigned(x.dtype)) >> ys).astype(x.dtype)
-    return xp.where(oob, x.dtype.type(0), out)
+    return _same(xp, xp.where(oob, x.dtype.type(0), out), x)
 
 
 def _shift_right_arithmetic(xp, x, y):
     bits = _nbits(x.dtype)
     signed = np.dtype(f"i{x.dtype.itemsize}")
-    ys = xp.clip(y, 0, bits - 1).astype(signed)
-    return (x.astype(signed) >> ys).astype(x.dtype)
+    # Out-of-range amounts (negative ones too) shift by bits-1: the sign fill.
+    oob = (y < 0) | (y >= bits)
+    ys = xp.where(oob, bits - 1, y).astype(signed)
+    return _same(xp, x.astype(signed) >> ys, x)
 
 
 shift_left_p = binop("shift_left", _shift_left, kind=INT)
@@ -239,21 +347,29 @@ def _select_n_abstract(which, *cases):
         raise TypeError(f"select_n: a bool `which` selects among at most 2 cases, "
                         f"got {len(cases)}")
     dt = same_dtypes("select_n", cases)
-    shape = same_shapes("select_n", cases)
-    if which.shape != () and which.shape != shape:
-        same_shapes("select_n", (which.update(dtype=dt),) + tuple(cases))
+    # `which` and the cases are each either rank-0 or of the one common shape.
+    shape = same_shapes("select_n", (which,) + tuple(cases))
     return ShapedArray(shape, dt)
 
 
 @select_n_p.def_impl
 def _select_n_impl(xp, which, *cases):
+    which = xp.asarray(which)
+    shapes = [which.shape] + [xp.shape(c) for c in cases]
+    shape = max(shapes, key=len)
+    dt = getattr(cases[0], "dtype", None) if cases else None
+    if (which.dtype != np.bool_ and which.dtype != np.int32) or any(
+            getattr(c, "dtype", None) != dt for c in cases) or any(
+            s != shape and s != () for s in shapes) or (which.dtype == np.bool_
+                                                         and len(cases) > 2):
+        _select_n_abstract(*[aval_of_value(a) for a in (which,) + cases])  # raises
     if len(cases) == 1:
-        return xp.asarray(cases[0])
-    if which.dtype == np.bool_:
+        out = xp.broadcast_to(cases[0], shape)
+    elif which.dtype == np.bool_:
         out = xp.where(which, cases[1], cases[0])
-    else:
+    else:  # out-of-range indices are clamped (XLA leaves them undefined)
         out = xp.choose(xp.clip(which, 0, len(cases) - 1),
-                        [xp.broadcast_to(c, xp.shape(cases[0])) for c in cases])
+                        [xp.broadcast_to(c, shape) for c in cases])
     return _same(xp, out, xp.asarray(cases[0]))
 
 
@@ -273,8 +389,14 @@ def _clamp_abstract(lo, x, hi):
     return ShapedArray(x.shape, dt)
 
 
-clamp_p.def_impl(lambda xp, lo, x, hi: _same(xp, xp.minimum(xp.maximum(x, lo), hi),
-                                             xp.asarray(x)))
+@clamp_p.def_impl
+def _clamp_impl(xp, lo, x, hi):
+    x = xp.asarray(x)
+    if any(getattr(b, "dtype", None) != x.dtype or (xp.shape(b) != () and
+                                                     xp.shape(b) != x.shape)
+           for b in (lo, hi)) or x.dtype == np.bool_:
+        _clamp_abstract(*[aval_of_value(a) for a in (lo, x, hi)])  # raises
+    return _same(xp, xp.minimum(xp.maximum(x, lo), hi), x)
 clamp_p.def_weak_type(lambda wl, wx, wh, **_: wx)
 
 # -- conversions ------------------------------------------------------------------------------------
@@ -286,7 +408,6 @@ def _convert_abstract(x, *, new_dtype, weak_type=False):
     return ShapedArray(x.shape, dtypes.check_dtype(new_dtype, "convert_element_type"))
 
 
-@convert_element_type_p.def_impl
 def _convert_impl(xp, x, *, new_dtype, weak_type=False):
     x = xp.asarray(x)
     new_dtype = np.dtype(new_dtype)
@@ -296,15 +417,17 @@ def _convert_impl(xp, x, *, new_dtype, weak_type=False):
         x = xp.real(x)
     if dtypes.is_inexact(x.dtype) and dtypes.is_int(new_dtype):
         info = np.iinfo(new_dtype)
-        with np.errstate(invalid="ignore"):
-            clipped = xp.clip(xp.nan_to_num(x, nan=0.0), float(info.min), float(info.max))
-            out = clipped.astype(new_dtype)
-            # float(info.max) may round up past the max (e.g. int32): saturate exactly
-            out = xp.where(clipped >= float(info.max), new_dtype.type(info.max), out)
-            return out.astype(new_dtype)
+        clipped = xp.clip(xp.nan_to_num(x, nan=0.0), float(info.min), float(info.max))
+        out = clipped.astype(new_dtype)
+        # float(info.max) may round up past the max (e.g. int32): saturate exactly
+        out = xp.where(clipped >= float(info.max), new_dtype.type(info.max), out)
+        return out.astype(new_dtype)
     if new_dtype == dtypes.bool_:
-        return x != 0
+        return xp.asarray(x != 0)
     return x.astype(new_dtype)
+
+
+convert_element_type_p.def_impl(_quiet(_convert_impl))
 
 
 convert_element_type_p.def_weak_type(lambda w, *, new_dtype, weak_type=False: weak_type)

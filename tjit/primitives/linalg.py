@@ -28,7 +28,7 @@ from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray
 from tjit.tracing.errors import InconclusiveDimensionError, ShapeError
 from tjit.tracing.shapes import definitely_equal, dim_str, greater_equal, shape_str
-from tjit.primitives.base import check_dtype_kind, new_primitive, FLOAT, same_dtypes
+from tjit.primitives.base import FLOAT, INT, check_dtype_kind, new_primitive, same_dtypes
 
 
 class Precision(enum.Enum):
@@ -365,6 +365,27 @@ def _lu_impl(xp, x):
         lu, piv = lu_generic(xp, x)
     piv = _cast(xp, piv, dtypes.int32)
     return [_cast(xp, lu, x.dtype), piv, pivots_to_permutation(xp, piv, m)]
+
+
+lu_pivots_to_permutation_p = new_primitive("lu_pivots_to_permutation")
+
+
+@lu_pivots_to_permutation_p.def_abstract_eval
+def _lu_pivots_abstract(pivots, *, permutation_size):
+    check_dtype_kind("lu_pivots_to_permutation", INT, pivots, "pivots")
+    if pivots.ndim < 1:
+        raise ShapeError(f"lu_pivots_to_permutation: pivots must have rank >= 1, got shape "
+                         f"{shape_str(pivots.shape)}")
+    return ShapedArray(pivots.shape[:-1] + (permutation_size,), dtypes.int32)
+
+
+@lu_pivots_to_permutation_p.def_impl
+def _lu_pivots_impl(xp, pivots, *, permutation_size):
+    return pivots_to_permutation(xp, xp.asarray(pivots), permutation_size)
+
+
+lu_pivots_to_permutation_p.def_weak_type(lambda *w, **_: False)
+lu_pivots_to_permutation_p.not_differentiable = True
 
 
 # -- triangular_solve -------------------------------------------------------------------------

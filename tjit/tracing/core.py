@@ -296,6 +296,13 @@ class Array:
         return {"cpu"}
 
 
+def _register_leaves():
+    import numpy
+    from tjit.tracing.tree_util import register_leaf_type
+    for t in (Array, numpy.ndarray):
+        register_leaf_type(t)
+
+
 def _wrap(out, weak):
     if type(out) is not np.ndarray:
         out = np.asarray(out)
@@ -444,6 +451,8 @@ def new_array(value, weak_type=False):
         value = value.astype(dt)
     return Array(value, weak_type)
 
+
+_register_leaves()
 
 __all__ = ["Primitive", "Trace", "EvalTrace", "Tracer", "Array", "ShapedArray",
            "trace_ctx", "set_current_trace", "current_trace", "get_aval", "never_weak",

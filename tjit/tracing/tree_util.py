@@ -83,7 +83,7 @@ class PyTreeDef:
         return 1 + sum(c.num_nodes for c in self.children)
 
     def __eq__(self, other):
-        return (type(other) is PyTreeDef and self.node_type is other.node_type
+        return self is other or (type(other) is PyTreeDef and self.node_type is other.node_type
                 and self.aux == other.aux and self.children == other.children)
 
     def __hash__(self):
@@ -120,13 +120,25 @@ class PyTreeDef:
 
 
 _LEAF = PyTreeDef(None, None, ())
+_LEAF_TYPES = {float, int, bool, complex}  # common leaves, checked before the registry
+
+
+def register_leaf_type(t):
+    """Mark ``t`` (e.g. the array class) as always a leaf: a fast path for flattening."""
+    _LEAF_TYPES.add(t)
 
 
 def _flatten(x, leaves, is_leaf):
+    t = type(x)
+    if t in _LEAF_TYPES and is_leaf is None:
+        leaves.append(x)
+        return _LEAF
+    if t is tuple or t is list:
+        if is_leaf is None or not is_leaf(x):
+            return _node(t, None, tuple([_flatten(c, leaves, is_leaf) for c in x]))
     if is_leaf is not None and is_leaf(x):
         leaves.append(x)
         return _LEAF
-    t = type(x)
     node = _registry.get(t)
     if node is None:
         if _is_namedtuple(x):
@@ -135,8 +147,26 @@ def _flatten(x, leaves, is_leaf):
         leaves.append(x)
         return _LEAF
     children, aux = node.to_iter(x)
-    kids = tuple(_flatten(c, leaves, is_leaf) for c in children)
-    return PyTreeDef(t, aux, kids)
+    kids = tuple([_flatten(c, leaves, is_leaf) for c in children])
+    return _node(t, aux, kids)
+
+
+_interned = {}
+
+
+def _node(t, aux, kids):
+    """Interned PyTreeDef: repeated structures (every jit call) reuse one object, so
+    comparing and hashing them for cache keys is cheap."""
+    try:
+        key = (t, aux, kids)
+        d = _interned.get(key)
+    except TypeError:  # unhashable aux data
+        return PyTreeDef(t, aux, kids)
+    if d is None:
+        if len(_interned) > 100_000:
+            _interned.clear()
+        d = _interned[key] = PyTreeDef(t, aux, kids)
+    return d
 
 
 def tree_flatten(tree, is_leaf=None):

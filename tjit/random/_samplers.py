@@ -1,0 +1,324 @@
+"""Continuous distributions of ``tjit.random``, following ``jax.random``'s algorithms.
+
+``uniform`` fills the mantissa of a float in [1, 2) with random bits and subtracts 1
+(bit-identical to JAX); the other samplers transform uniforms as JAX does (``normal``
+is ``sqrt(2) * erf_inv(u)`` for ``u`` uniform in (-1, 1); ``truncated_normal`` inverts
+the normal CDF between the bounds; ``gumbel``, ``exponential``, ``laplace``,
+``logistic`` and ``cauchy`` invert their CDFs). Samplers whose only transcendental is
+a log/log1p/tan match JAX up to the last ulp of those functions; ``normal`` and
+``truncated_normal`` go through ``erf_inv``, whose reference implementation (SciPy)
+differs from XLA's polynomial by a few ulps, so they agree with JAX to ~1e-6 relative,
+not bit for bit.
+"""
+
+import numpy as np
+
+from tjit.tracing import dtypes
+from tjit.tracing.core import Array, Tracer
+from tjit.tracing.shapes import broadcast_shapes, shape_str
+from tjit import lax
+from tjit import numpy as jnp
+from tjit.numpy import linalg as jla
+from tjit.numpy._core import broadcast_to_shape
+from tjit.random._keys import (
+    UINT_DTYPES, check_key, check_shape, random_bits, split_key)
+
+
+# -- helpers shared by the samplers ---------------------------------------------------------
+def float_dtype(name, dtype, allow_complex=False):
+    """The canonical float dtype asked for (default float32, or float64 with x64)."""
+    dt = dtypes.default_float() if dtype is None else \
+        dtypes.canonicalize(dtypes.check_dtype(dtype, name))
+    ok = dtypes.is_inexact(dt) if allow_complex else dtypes.is_float(dt)
+    if not ok:
+        kind = "a float or complex" if allow_complex else "a float"
+        raise ValueError(f"dtype argument to `{name}` must be {kind} dtype, got {dt}")
+    return dt
+
+
+def as_param(x, dtype):
+    """A distribution parameter as an array of ``dtype`` (not weakly typed)."""
+    if not isinstance(x, (Array, Tracer)):
+        x = jnp.asarray(x)
+    return lax.convert_element_type(x, dtype)
+
+
+def check_param_shapes(name, shape, *param_shapes):
+    """Parameters must broadcast to exactly ``shape`` (JAX's rule)."""
+    if not param_shapes:
+        return
+    try:
+        out = broadcast_shapes(tuple(shape), *[tuple(s) for s in param_shapes], op=name)
+    except (ValueError, TypeError) as e:
+        raise ValueError(f"{name}: parameter shapes "
+                         f"{', '.join(shape_str(s) for s in param_shapes)} are not "
+                         f"broadcast-compatible with shape {shape_str(shape)}: {e}") from None
+    if tuple(out) != tuple(shape):
+        raise ValueError(
+            f"{name} parameter shapes must be broadcast-compatible with shape argument, and "
+            f"the result of broadcasting the shapes must equal the shape argument, but got "
+            f"result {shape_str(out)} for shape argument {shape_str(shape)}; pass "
+            f"shape={shape_str(out)} or leave shape=None")
+
+
+def bcast(x, shape):
+    """Broadcast a parameter to ``shape``; rank-0 values stay scalars (lax ops take them)."""
+    if x.ndim == 0 or tuple(x.shape) == tuple(shape):
+        return x
+    return broadcast_to_shape(x, tuple(shape))
+
+
+def take0(x):
+    """``x[0]`` along the leading axis (static index)."""
+    return _index0(x, 0)
+
+
+def take1(x):
+    return _index0(x, 1)
+
+
+def _index0(x, i):
+    rest = tuple(x.shape[1:])
+    sl = lax.slice(x, (i,) + (0,) * len(rest), (i + 1,) + rest)
+    return lax.reshape(sl, rest)
+
+
+def split2(key):
+    """``key, subkey = split(key)`` without re-checking the key."""
+    keys = split_key(key, (2,))
+    return take0(keys), take1(keys)
+
+
+# -- uniform family -------------------------------------------------------------------------
+def uniform(key, shape=(), dtype=None, minval=0., maxval=1.):
+    """Uniform random values in ``[minval, maxval)``.
+
+    Args:
+      key: a PRNG key.
+      shape: result shape (tuple of ints). Default ``()``.
+      dtype: a float dtype (default float32, float64 with x64).
+      minval, maxval: bounds, scalars or arrays broadcast-compatible with ``shape``.
+
+    Returns:
+      An array of ``shape`` and ``dtype``. Bit-identical to ``jax.random.uniform``.
+    """
+    key = check_key("uniform", key)
+    dtype = float_dtype("uniform", dtype)
+    return uniform_(key, check_shape("uniform", shape), dtype, minval, maxval)
+
+
+def uniform_(key, shape, dtype, minval=0., maxval=1., name="uniform"):
+    """:func:`uniform` without argument checks (shape and dtype already canonical)."""
+    minval, maxval = as_param(minval, dtype), as_param(maxval, dtype)
+    check_param_shapes(name, shape, minval.shape, maxval.shape)
+    finfo = np.finfo(dtype)
+    nbits, nmant = finfo.bits, finfo.nmant
+    bits = random_bits(key, nbits, shape)
+    one_bits = int(np.array(1.0, dtype).view(UINT_DTYPES[nbits]))
+    # Random mantissa with the exponent of 1.0: a float uniform in [1, 2), minus 1.
+    float_bits = lax.bitwise_or(lax.shift_right_logical(bits, nbits - nmant), one_bits)
+    floats = lax.sub(lax.bitcast_convert_type(float_bits, dtype), 1.0)
+    lo, hi = bcast(minval, shape), bcast(maxval, shape)
+    # lo and hi are rank-0 or of the full shape, so lax's scalar broadcasting suffices.
+    return lax.max(lo, lax.add(lax.mul(floats, lax.sub(hi, lo)), lo))
+
+
+def normal(key, shape=(), dtype=None):
+    """Standard normal random values (complex dtypes: real and imaginary parts each
+    have variance 1/2).
+
+    Args:
+      key: a PRNG key.
+      shape: result shape. Default ``()``.
+      dtype: a float or complex dtype (default float32).
+
+    Returns:
+      An array of ``shape`` and ``dtype``.
+    """
+    key = check_key("normal", key)
+    dtype = float_dtype("normal", dtype, allow_complex=True)
+    return normal_(key, check_shape("normal", shape), dtype)
+
+
+def normal_(key, shape, dtype):
+    if dtypes.is_complex(dtype):
+        real = dtypes.float64 if dtype == dtypes.complex128 else dtypes.float32
+        k_re, k_im = split2(key)
+        re, im = _normal_real(k_re, shape, real), _normal_real(k_im, shape, real)
+        z = lax.complex(re, im)
+        return lax.div(z, np.array(np.sqrt(2), dtype))
+    return _normal_real(key, shape, dtype)
+
+
+def _normal_real(key, shape, dtype):
+    lo = np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype))
+    u = uniform_(key, shape, dtype, lo, 1.0, name="normal")
+    return lax.mul(np.array(np.sqrt(2), dtype), lax.erf_inv(u))
+
+
+def truncated_normal(key, lower, upper, shape=None, dtype=None):
+    """Standard normal values truncated to the open interval ``(lower, upper)``.
+
+    Args:
+      key: a PRNG key.
+      lower, upper: bounds (floats or arrays broadcast-compatible with ``shape``).
+      shape: result shape; default: the broadcast shape of ``lower`` and ``upper``.
+      dtype: a float dtype (default float32).
+
+    Returns:
+      An array of ``shape`` and ``dtype`` with values in ``(lower, upper)``.
+    """
+    key = check_key("truncated_normal", key)
+    dtype = float_dtype("truncated_normal", dtype)
+    lower, upper = as_param(lower, dtype), as_param(upper, dtype)
+    if shape is None:
+        shape = broadcast_shapes(tuple(lower.shape), tuple(upper.shape),
+                                 op="truncated_normal")
+    else:
+        shape = check_shape("truncated_normal", shape)
+        check_param_shapes("truncated_normal", shape, lower.shape, upper.shape)
+    sqrt2 = np.array(np.sqrt(2), dtype)
+    a = lax.erf(lax.div(lower, sqrt2))
+    b = lax.erf(lax.div(upper, sqrt2))
+    u = uniform_(key, shape, dtype, a, b, name="truncated_normal")
+    out = lax.mul(sqrt2, lax.erf_inv(u))
+    # Clamp into the open interval: rounding (or u == a) could land on a bound.
+    # (Under AD, lower/upper here take lax.stop_gradient, as in JAX.)
+    lo = bcast(lax.nextafter(lower, np.inf), shape)
+    hi = bcast(lax.nextafter(upper, -np.inf), shape)
+    return lax.min(lax.max(out, lo), hi)
+
+
+# -- CDF inversions -------------------------------------------------------------------------
+def _simple(name, doc):
+    """Decorator for samplers ``f(key, shape, dtype)`` over float dtypes."""
+    def wrap(body):
+        def sampler(key, shape=(), dtype=None):
+            key = check_key(name, key)
+            dtype = float_dtype(name, dtype)
+            return body(key, check_shape(name, shape), dtype)
+        sampler.__name__ = name
+        sampler.__qualname__ = name
+        sampler.__doc__ = doc + """
+
+    Args:
+      key: a PRNG key.
+      shape: result shape (tuple of ints). Default ``()``.
+      dtype: a float dtype (default float32, float64 with x64).
+
+    Returns:
+      An array of ``shape`` and ``dtype``."""
+        return sampler
+    return wrap
+
+
+@_simple("exponential", "Exponential(1) random values: ``-log1p(-u)``.")
+def exponential(key, shape, dtype):
+    u = uniform_(key, shape, dtype)
+    return lax.neg(lax.log1p(lax.neg(u)))  # 1 - u lies in (0, 1]: log is finite
+
+
+@_simple("laplace", "Laplace(0, 1) random values.")
+def laplace(key, shape, dtype):
+    u = uniform_(key, shape, dtype, -1.0 + np.finfo(dtype).epsneg, 1.0)
+    return lax.mul(lax.sign(u), lax.log1p(lax.neg(lax.abs(u))))
+
+
+@_simple("logistic", "Logistic(0, 1) random values: ``log(u) - log1p(-u)``.")
+def logistic(key, shape, dtype):
+    u = uniform_(key, shape, dtype, np.finfo(dtype).tiny, 1.0)
+    return lax.sub(lax.log(u), lax.log1p(lax.neg(u)))
+
+
+@_simple("cauchy", "Standard Cauchy random values: ``tan(pi * (u - 1/2))``.")
+def cauchy(key, shape, dtype):
+    u = uniform_(key, shape, dtype, np.finfo(dtype).eps, 1.0)
+    return lax.tan(lax.mul(lax.sub(u, 0.5), np.array(np.pi, dtype)))
+
+
+def gumbel(key, shape=(), dtype=None, mode=None):
+    """Standard Gumbel random values: ``-log(-log(u))``.
+
+    Args:
+      key: a PRNG key.
+      shape: result shape. Default ``()``.
+      dtype: a float dtype (default float32).
+      mode: ``"low"`` (default) or ``"high"``: "high" uses two uniforms per value so
+        the largest attainable value grows from ~16 to ~32 in float32.
+
+    Returns:
+      An array of ``shape`` and ``dtype``.
+    """
+    key = check_key("gumbel", key)
+    dtype = float_dtype("gumbel", dtype)
+    mode = "low" if mode is None else mode
+    if mode not in ("low", "high"):
+        raise ValueError(f"gumbel: mode must be 'low' or 'high', got {mode!r}")
+    return gumbel_(key, check_shape("gumbel", shape), dtype, mode)
+
+
+def gumbel_(key, shape, dtype, mode="low"):
+    info = np.finfo(dtype)
+    if mode == "high":
+        both = uniform_(key, (2,) + tuple(shape), dtype)
+        high, low = take0(both), take1(both)
+        fine = lax.add(lax.add(high, lax.mul(low, float(2.0 ** -info.nmant))),
+                       float(info.tiny))
+        x = lax.select(lax.ge(high, 0.5), high, fine)
+        return lax.neg(lax.log(lax.neg(lax.log1p(lax.neg(x)))))
+    u = uniform_(key, shape, dtype, info.tiny, 1.0, name="gumbel")
+    return lax.neg(lax.log(lax.neg(lax.log(u))))
+
+
+def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky"):
+    """Multivariate normal values ``mean + L @ z`` with ``L L^T = cov``.
+
+    Args:
+      key: a PRNG key.
+      mean: mean vectors, shape ``(..., n)``.
+      cov: covariance matrices, shape ``(..., n, n)`` (positive definite for
+        ``method="cholesky"``; "eigh" and "svd" accept semi-definite ones).
+      shape: batch shape of the result (default: broadcast of the batch shapes).
+      dtype: float dtype (default: that of ``mean``/``cov``).
+      method: "cholesky", "eigh" or "svd".
+
+    Returns:
+      An array of shape ``shape + mean.shape[-1:]``.
+    """
+    key = check_key("multivariate_normal", key)
+    mean, cov = jnp.promote_dtypes(*_inexact(jnp.asarray(mean), jnp.asarray(cov)))
+    if method not in ("svd", "eigh", "cholesky"):
+        raise ValueError("multivariate_normal: method must be one of 'svd', 'eigh', "
+                         f"'cholesky', got {method!r}")
+    dtype = mean.dtype if dtype is None else float_dtype("multivariate_normal", dtype)
+    if mean.ndim < 1 or cov.ndim < 2:
+        raise ValueError(f"multivariate_normal requires mean.ndim >= 1 and cov.ndim >= 2, "
+                         f"got mean {shape_str(mean.shape)} and cov {shape_str(cov.shape)}")
+    n = mean.shape[-1]
+    if tuple(cov.shape[-2:]) != (n, n):
+        raise ValueError(f"multivariate_normal requires cov.shape == (..., n, n) for n={n}, "
+                         f"but got cov.shape == {shape_str(cov.shape)}")
+    if shape is None:
+        shape = broadcast_shapes(tuple(mean.shape[:-1]), tuple(cov.shape[:-2]))
+    else:
+        shape = check_shape("multivariate_normal", shape)
+        check_param_shapes("multivariate_normal", shape, mean.shape[:-1], cov.shape[:-2])
+    if method == "svd":
+        u, s, _ = jla.svd(cov)
+        factor = u * jnp.sqrt(s[..., None, :])
+    elif method == "eigh":
+        w, v = jla.eigh(cov)
+        factor = v * jnp.sqrt(w[..., None, :])
+    else:
+        factor = jla.cholesky(cov)
+    z = normal_(key, tuple(shape) + (n,), dtype)
+    return mean + jnp.einsum("...ij,...j->...i", factor, z)
+
+
+def _inexact(*xs):
+    return [x if dtypes.is_inexact(x.dtype) else
+            lax.convert_element_type(x, dtypes.default_float()) for x in xs]
+
+
+__all__ = ["uniform", "normal", "truncated_normal", "exponential", "laplace", "logistic",
+           "cauchy", "gumbel", "multivariate_normal"]
