@@ -25,7 +25,7 @@ from tjit.tracing.jaxpr import ClosedJaxpr, Jaxpr, Var
 from tjit.tracing.jaxpr_trace import convert_constvars_jaxpr, trace_to_jaxpr
 from tjit.tracing.shapes import definitely_equal, dim_str
 from tjit.tracing.tree_util import tree_flatten, tree_unflatten
-from tjit.primitives.control_flow import check_carry, cond_p, same_type, scan_p, while_p
+from tjit.primitives.control_flow import check_carry, cond_p, scan_p, while_p
 from tjit.lax._elementwise import add, asarray_for_lax, clamp, convert_element_type, lt, ne
 
 _NO_OPERAND = object()

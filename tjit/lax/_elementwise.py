@@ -4,6 +4,8 @@ Like ``jax.lax``, these do not broadcast or promote arrays (use ``tjit.numpy`` f
 that); a Python scalar operand takes the dtype of the array operand (weak typing).
 """
 
+import operator
+
 import numpy as np
 
 from tjit.tracing import dtypes
@@ -15,20 +17,34 @@ def is_arraylike(x):
     return isinstance(x, (Array, Tracer, np.ndarray, np.generic))
 
 
+# Python scalar type -> dtype kinds it converts to without losing information
+_SCALAR_FITS = {bool: "b", int: "iufc", float: "fc", complex: "c"}
+
+
 def asarray_for_lax(x, like_dtype=None):
-    """Python scalar -> weakly typed 0-d Array (of ``like_dtype`` if given)."""
+    """Python scalar -> weakly typed 0-d Array (of ``like_dtype`` if given); NumPy
+    values -> Arrays of their canonical dtype (copied, so the Array never aliases a
+    mutable user buffer)."""
     if isinstance(x, (Array, Tracer)):
         return x
     if isinstance(x, (np.ndarray, np.generic)):
-        dt = dtypes.canonicalize(x.dtype)
-        return Array(np.asarray(x, dt), False)
+        dt = dtypes.check_dtype(dtypes.canonicalize(x.dtype), "tjit.lax")
+        v = np.asarray(x)
+        return Array(v.astype(dt) if v.dtype != dt or v is x else v, False)
     if isinstance(x, (bool, int, float, complex)):
-        dt = dtypes.dtype_of_python_scalar(x) if like_dtype is None else like_dtype
-        if isinstance(x, int) and not isinstance(x, bool) and dtypes.is_int(dt):
+        dt = dtypes.dtype_of_python_scalar(x) if like_dtype is None else np.dtype(like_dtype)
+        kind = bool if isinstance(x, bool) else type(x) if type(x) in _SCALAR_FITS else \
+            next(t for t in (int, float, complex) if isinstance(x, t))
+        if dt.kind not in _SCALAR_FITS[kind]:
+            raise TypeError(f"tjit.lax: the Python {kind.__name__} {x!r} cannot be used "
+                            f"with an operand of dtype {dt} without losing information; "
+                            f"lax does not promote: convert explicitly (e.g. "
+                            f"lax.convert_element_type) or use tjit.numpy")
+        if kind is int and dtypes.is_int(dt):
             info = np.iinfo(dt)
             if not info.min <= x <= info.max:
                 raise OverflowError(f"Python int {x} too large to convert to {dt}")
-        return Array(np.asarray(x, dt), not isinstance(x, bool))
+        return Array(np.asarray(x, dt), kind is not bool)
     raise TypeError(f"tjit.lax: expected an array or scalar, got {type(x).__name__}: "
                     f"{x!r:.60}")
 
@@ -127,8 +143,14 @@ def round(x, rounding_method=ew.ROUND_AWAY_FROM_ZERO):  # noqa: A001
 
 
 def integer_pow(x, y):
-    """x ** y for a static Python int ``y``."""
-    return ew.integer_pow_p.bind(asarray_for_lax(x), y=int(y))
+    """x ** y for a static Python int ``y`` (negative ``y`` needs an inexact ``x``)."""
+    try:
+        y = operator.index(y)
+    except TypeError:
+        raise TypeError(f"integer_pow: the exponent must be a static Python int, got "
+                        f"{type(y).__name__} {y!r:.40}; use lax.pow for array exponents"
+                        ) from None
+    return ew.integer_pow_p.bind(asarray_for_lax(x), y=y)
 
 
 def square(x):
@@ -168,8 +190,8 @@ def convert_element_type(x, new_dtype, weak_type=False):
 
 def bitcast_convert_type(x, new_dtype):
     """Reinterpret the bits of ``x`` as ``new_dtype``."""
-    return ew.bitcast_convert_type_p.bind(asarray_for_lax(x),
-                                          new_dtype=dtypes.check_dtype(new_dtype))
+    new_dtype = dtypes.canonicalize(dtypes.check_dtype(new_dtype, "bitcast_convert_type"))
+    return ew.bitcast_convert_type_p.bind(asarray_for_lax(x), new_dtype=new_dtype)
 
 
 # Python keywords as names

@@ -10,7 +10,7 @@ import numpy as np
 
 from tjit.tracing import dtypes
 from tjit.tracing.core import Array, Tracer
-from tjit.tracing.errors import ShapeError
+from tjit.tracing.errors import ConcretizationTypeError, ShapeError
 from tjit.tracing.shapes import canonical_dim, canonical_shape, dim_str, normalize_axis
 from tjit.primitives import slicing as sl
 from tjit.lax._elementwise import add, asarray_for_lax, convert_element_type, lt, select
@@ -56,11 +56,20 @@ def concatenate(operands, dimension):
     return sl.concatenate_p.bind(*operands, dimension=dim)
 
 
+def _static_dims(values, what, op):
+    for v in values:
+        if isinstance(v, Tracer):
+            raise ConcretizationTypeError(
+                f"{op}: {what} must be static (Python ints or dims), got a traced value "
+                f"{v.aval.str_short()}; use lax.dynamic_slice for traced start indices")
+    return tuple(canonical_dim(v, op) for v in values)
+
+
 def slice(operand, start_indices, limit_indices, strides=None):  # noqa: A001
     """``operand[start:limit:stride]`` in every dimension (static, non-negative bounds)."""
     operand = asarray_for_lax(operand)
-    start = tuple(canonical_dim(s, "slice") for s in start_indices)
-    limit = tuple(canonical_dim(s, "slice") for s in limit_indices)
+    start = _static_dims(start_indices, "start_indices", "slice")
+    limit = _static_dims(limit_indices, "limit_indices", "slice")
     strides = None if strides is None else tuple(int(s) for s in strides)
     if strides is not None and all(s == 1 for s in strides):
         strides = None

@@ -15,9 +15,10 @@ def _swap_last(x):
     return transpose(x, perm)
 
 
-def symmetrize(x):
+def symmetrize(x, name="symmetrize"):
     """``(x + x^H) / 2``: the Hermitian part of a batch of square matrices."""
     x = asarray_for_lax(x)
+    la.check_matrix(name, x, square=True)
     xh = _swap_last(x)
     if dtypes.is_complex(x.dtype):
         xh = conj(xh)
@@ -36,7 +37,7 @@ def cholesky(x, *, symmetrize_input=True):
     """
     x = asarray_for_lax(x)
     if symmetrize_input:
-        x = symmetrize(x)
+        x = symmetrize(x, "cholesky")
     return cholesky_p.bind(x)
 
 
@@ -97,7 +98,7 @@ def eigh(x, *, lower=True, symmetrize_input=True, sort_eigenvalues=True,
                                   "slice the result instead")
     x = asarray_for_lax(x)
     if symmetrize_input:
-        x = symmetrize(x)
+        x = symmetrize(x, "eigh")
     v, w = eigh_p.bind(x, lower=bool(lower))
     return v, w
 

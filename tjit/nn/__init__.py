@@ -1,1 +1,8 @@
-"""tjit.nn (being written)"""
+"""``tjit.nn``: activation functions, softmax/logsumexp, one_hot, standardize and
+parameter initializers (``tjit.nn.initializers``), as in ``jax.nn``."""
+
+from tjit.nn.functions import *  # noqa: F401,F403
+from tjit.nn.functions import __all__ as _functions_all
+from tjit.nn import initializers  # noqa: F401
+
+__all__ = list(_functions_all) + ["initializers"]

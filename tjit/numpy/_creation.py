@@ -228,8 +228,11 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
         step = lax.sub(stop, start) if (num == 1 and not endpoint) else \
             lax.full(start.shape, np.nan, cdt)
     else:
-        divv = lax.convert_element_type(div, cdt) if isinstance(div, int) else \
-            lax.convert_element_type(_dim_value(div), cdt)
+        if isinstance(div, int):
+            divv = lax.convert_element_type(div, cdt)
+        else:  # symbolic num: at run time num may be 1, where NumPy gives [start]
+            divv = lax.convert_element_type(lax.max(dim_value(div), lax.full(
+                (), 1, dtypes.default_int())), cdt)
         step = lax.div(lax.sub(stop, start), divv)
         t = lax.div(lax.broadcasted_iota(cdt, out_shape, axis), divv)
         # start*(1-t) + stop*t: exact at both ends (t = 0 and t = 1).
@@ -240,7 +243,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     return (out, step) if retstep else out
 
 
-def _dim_value(d):
+def dim_value(d):
     """A (possibly symbolic) dim as a default-int 0-d array: the sum of ``d`` ones, which
     the executor evaluates once the size symbols are bound."""
     if type(d) is int:

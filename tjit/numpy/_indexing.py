@@ -1,11 +1,1017 @@
-"""(being written)"""
-__all__ = []
+"""NumPy-style indexing of tjit arrays: ``x[idx]`` (:func:`_rewriting_take`), functional
+updates ``x.at[idx].set(y)`` (:class:`_IndexUpdateHelper`) and the indexing routines of
+``tjit.numpy`` (take, take_along_axis, nonzero, ...).
+
+Index expressions follow NumPy: ints (negative ones count from the end), slices with any
+step, ``None``, ``...``, integer arrays and lists (broadcast together; when they are
+separated by a slice, ``None`` or ``...`` their dims go first), boolean masks and scalar
+bools. Out-of-bounds behaviour follows JAX:
+
+* ``x[i]`` with a static Python int out of bounds raises IndexError (as NumPy does);
+  array and traced indices are clamped into range (JAX's default gather). Use
+  ``x.at[idx].get(mode='fill', fill_value=v)`` to get ``v`` instead.
+* ``x.at[idx].set/add/...`` drop out-of-bounds updates (``mode='clip'`` clamps).
+* Boolean masks need concrete values (the count of True entries is the result's shape):
+  under ``jit`` they raise :class:`NonConcreteBooleanIndexError`.
+
+Basic indexing (static ints, slices, ``None``, ``...``) lowers to ``lax.rev``/``slice``/
+``squeeze``/``expand_dims``; everything else becomes one gather (or one scatter).
+"""
+
+import operator
+from typing import NamedTuple
+
+import numpy as np
+import sympy
+
+from tjit import lax
+from tjit.config import config
+from tjit.tracing import dtypes
+from tjit.tracing.core import Array, Tracer, concrete_value
+from tjit.tracing.errors import (
+    ConcretizationTypeError, InconclusiveDimensionError, NonConcreteBooleanIndexError)
+from tjit.tracing.shapes import (
+    broadcast_shapes, definitely_equal, dim_str, dims_equal, exact_div, greater_equal,
+    normalize_axis, shape_str, size as shape_size)
+from tjit.primitives.indexing import GatherDimensionNumbers, ScatterDimensionNumbers
+from tjit.numpy._core import asarray, broadcast_to_shape, ensure_array, promote_dtypes
+
+_I32 = np.iinfo(np.int32)
 
 
-def _rewriting_take(arr, idx):
-    raise NotImplementedError("indexing is being written")
+# -- small helpers -------------------------------------------------------------------------
+def _simplify(d):
+    if isinstance(d, sympy.Expr):
+        d = sympy.expand(d)
+        return int(d) if d.is_Integer else d
+    return d
+
+
+def _dim_value(d, dtype):
+    """Dim ``d`` as a 0-d integer array; a symbolic dim becomes the sum of ``d`` ones,
+    which evaluates to the bound size at run time."""
+    if type(d) is int:
+        return Array(np.asarray(d, dtype), False)
+    return lax.reduce_sum(lax.full((d,), 1, dtype), (0,))
+
+
+def _index_dtype(shape, arrays=()):
+    big = any(type(d) is int and d > _I32.max for d in shape) or any(
+        isinstance(a, Tracer) and a.dtype.itemsize == 8 for a in arrays)
+    return dtypes.int64 if config.enable_x64 and big else dtypes.int32
+
+
+def _as_index_array(v, idt):
+    """A component of gather indices (int, NumPy array, Array or tracer) as ``idt``."""
+    if isinstance(v, (int, np.ndarray)):
+        return Array(np.clip(np.asarray(v, np.int64), np.iinfo(idt).min,
+                             np.iinfo(idt).max).astype(idt), False)
+    return lax.convert_element_type(v, idt)
+
+
+def _is_bool_array(e):
+    return isinstance(e, (np.ndarray, Tracer)) and e.dtype == np.bool_
+
+
+def _bool_error(mask, shape):
+    return NonConcreteBooleanIndexError(
+        f"Array boolean indices must be concrete: got a traced mask "
+        f"{mask.aval.str_short()} indexing an array of shape {shape_str(shape)}. The shape "
+        f"of the result would depend on the mask's values, which are unknown under "
+        f"jit/tracing. Fix: keep the shape with jnp.where(mask, x, 0) (or "
+        f"jnp.where(mask, new_values, x) instead of x.at[mask].set(...)), or use a static "
+        f"size: jnp.nonzero(mask, size=N, fill_value=...) / jnp.compress(mask, x, size=N).")
+
+
+# -- parsing an index expression -----------------------------------------------------------
+def _static_bound(b, pos):
+    if b is None:
+        return None
+    if isinstance(b, Tracer):
+        raise IndexError(
+            f"Array slice indices must have static start/stop/step to be used with NumPy "
+            f"indexing syntax; got a traced {b.aval.str_short()} in the slice at position "
+            f"{pos}. To index a statically sized window at a dynamic position, use "
+            f"lax.dynamic_slice / lax.dynamic_slice_in_dim (tjit arrays have static shapes "
+            f"under jit).")
+    try:
+        return operator.index(b)
+    except TypeError:
+        raise TypeError(f"slice indices must be integers or None, got {b!r} at position "
+                        f"{pos}") from None
+
+
+def _entry(e, pos):
+    """One index entry as None, Ellipsis, slice, int, or an int/bool array (NumPy array
+    for concrete values, tracer otherwise)."""
+    if e is None or e is Ellipsis:
+        return e
+    if isinstance(e, slice):
+        s = slice(*(_static_bound(b, pos) for b in (e.start, e.stop, e.step)))
+        if s.step == 0:
+            raise ValueError("slice step cannot be zero")
+        return s
+    if isinstance(e, (bool, np.bool_)):
+        return np.asarray(bool(e))
+    if isinstance(e, (int, np.integer)):
+        return int(e)
+    if isinstance(e, (list, tuple)):
+        arr = asarray(e) if len(e) else np.zeros((0,), np.int32)
+    elif isinstance(e, (Array, Tracer, np.ndarray, np.generic)):
+        arr = e
+    else:
+        raise TypeError(f"Indexer must be an int, slice, None, Ellipsis or an integer/boolean "
+                        f"array; got {e!r:.60} of type {type(e).__name__} at position {pos}")
+    if not (dtypes.is_int(arr.dtype) or dtypes.is_bool(arr.dtype)):
+        raise TypeError(f"Indexer must have integer or boolean type, got indexer with type "
+                        f"{arr.dtype} at position {pos}; convert with .astype(jnp.int32)")
+    if isinstance(arr, Tracer):
+        return arr
+    arr = np.asarray(arr._value if isinstance(arr, Array) else arr)
+    return int(arr) if arr.ndim == 0 and arr.dtype != np.bool_ else arr
+
+
+def _expand(shape, idx):
+    """Parse ``idx`` for an array of ``shape``: expand ``...``, masks and scalar bools.
+
+    Returns:
+      (entries, inserted, contiguous): entries cover every dim of the operand with the
+      size-1 dims ``inserted`` for scalar bools; ``contiguous`` says whether the
+      advanced indices were adjacent in ``idx`` (NumPy then keeps their dims in place).
+    """
+    idx = idx if isinstance(idx, tuple) else (idx,)
+    entries = [_entry(e, i) for i, e in enumerate(idx)]
+    if sum(e is Ellipsis for e in entries) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    adv = [i for i, e in enumerate(entries) if not (e is None or e is Ellipsis or
+                                                   isinstance(e, slice))]
+    contiguous = all(b - a == 1 for a, b in zip(adv, adv[1:]))
+    used = sum(0 if e is None or e is Ellipsis else e.ndim if _is_bool_array(e) else 1
+               for e in entries)
+    if used > len(shape):
+        raise IndexError(f"too many indices for array: array is {len(shape)}-dimensional, "
+                         f"but {used} were indexed")
+    fill = [slice(None)] * (len(shape) - used)
+    out, inserted, axis = [], [], 0  # axis counts operand dims, inserted ones included
+    has_ellipsis = any(e is Ellipsis for e in entries)
+    for e in entries + ([] if has_ellipsis else [Ellipsis]):
+        if e is Ellipsis:
+            out += fill
+            axis += len(fill)
+        elif _is_bool_array(e):
+            if isinstance(e, Tracer):
+                raise _bool_error(e, shape)
+            if e.ndim == 0:  # a scalar bool indexes a new size-1 dim with [0] or []
+                inserted.append(axis)
+                out.append(np.arange(int(e)))
+                axis += 1
+                continue
+            first = axis - len(inserted)
+            for k, (m, n) in enumerate(zip(e.shape, shape[first:first + e.ndim])):
+                if not dims_equal(m, n):
+                    raise IndexError(f"boolean index did not match indexed array along axis "
+                                     f"{first + k}; size of axis is {dim_str(n)} but size of "
+                                     f"corresponding boolean axis is {m}")
+            out += list(np.nonzero(e))
+            axis += e.ndim
+        else:
+            out.append(e)
+            axis += e is not None
+    return out, tuple(inserted), contiguous
+
+
+# -- slices -------------------------------------------------------------------------------------
+def _sym_bound(b, n, default, s):
+    if b is None:
+        return default
+    need = b if b >= 0 else -b
+    try:
+        ok = greater_equal(n, need)
+    except InconclusiveDimensionError:
+        ok = None
+    if not ok:
+        raise InconclusiveDimensionError(
+            f"indexing: cannot slice {s} along the symbolic dim {dim_str(n)}: tjit cannot "
+            f"tell whether {dim_str(n)} >= {need}. Use bounds that fit every size (e.g. "
+            f"x[1:] or x[:-1]), or concrete shapes.")
+    return b if b >= 0 else _simplify(n + b)
+
+
+def _slice_params(s, n):
+    """``(start, step, size)`` of slice ``s`` on a dim of size ``n`` (int or symbolic)."""
+    step = 1 if s.step is None else s.step
+    if type(n) is int:
+        start, stop, step = s.indices(n)
+        return start, step, len(range(start, stop, step))
+    if step > 0:
+        start = _sym_bound(s.start, n, 0, s)
+        length = _simplify(_sym_bound(s.stop, n, n, s) - start)
+        if type(length) is int and length < 0 or not greater_equal(length, 0):
+            raise InconclusiveDimensionError(f"indexing: slice {s} of the symbolic dim "
+                                             f"{dim_str(n)} may be empty; use concrete shapes")
+        return start, step, length if step == 1 else exact_div(length, step, "indexing")
+    if s.start is None and s.stop is None:
+        return _simplify(n - 1), step, n if step == -1 else exact_div(n, -step, "indexing")
+    raise InconclusiveDimensionError(f"indexing: a negative-step slice {s} with bounds is not "
+                                     f"supported along the symbolic dim {dim_str(n)}")
+
+
+def _static_int(i, n, axis):
+    """A static int index normalized to [0, n); IndexError when out of bounds."""
+    try:
+        ok = -n <= i < n if type(n) is int else greater_equal(n, i + 1 if i >= 0 else -i)
+    except InconclusiveDimensionError:
+        raise InconclusiveDimensionError(f"indexing: cannot tell whether index {i} is in "
+                                         f"bounds for the symbolic dim {dim_str(n)}") from None
+    if not ok:
+        raise IndexError(f"index {i} is out of bounds for axis {axis} with size {n}")
+    return i if i >= 0 else _simplify(n + i)
+
+
+def _static_take(x, entries):
+    """Basic indexing (ints, slices, None) as rev + slice + squeeze + expand_dims."""
+    starts, limits, strides, rev, squeeze, newaxis = [], [], [], [], [], []
+    axis = out = 0
+    for e in entries:
+        if e is None:
+            newaxis.append(out)
+            out += 1
+            continue
+        n = x.shape[axis]
+        if isinstance(e, slice):
+            start, step, size = _slice_params(e, n)
+            if step < 0:  # slice the reversed dim instead
+                rev.append(axis)
+                start, step = _simplify(n - 1 - start), -step
+            starts.append(start)
+            strides.append(step)
+            limits.append(start if size == 0 else _simplify(start + (size - 1) * step + 1))
+            out += 1
+        else:
+            i = _static_int(e, n, axis)
+            starts.append(i)
+            limits.append(_simplify(i + 1))
+            strides.append(1)
+            squeeze.append(axis)
+        axis += 1
+    y = lax.rev(x, rev) if rev else x
+    y = lax.slice(y, starts, limits, strides)
+    y = lax.squeeze(y, squeeze) if squeeze else y
+    return lax.expand_dims(y, newaxis) if newaxis else y
+
+
+# -- general indexing: one gather --------------------------------------------------------------
+class _Indexer(NamedTuple):
+    indices: object          # int array of shape batch + (k,)
+    dnums: GatherDimensionNumbers
+    slice_sizes: tuple
+    gather_shape: tuple      # gather output shape (no newaxis dims)
+    out_shape: tuple         # shape of x[idx]
+    newaxis_dims: tuple
+    advanced: bool
+
+
+def _normalize(v, n, idt):
+    """Wrap negative indices ``v`` (int, NumPy array or traced) by the dim ``n``."""
+    if isinstance(v, int):
+        if v >= 0:
+            return v
+        return v + n if type(n) is int else lax.add(_dim_value(n, idt),
+                                                    Array(np.asarray(v, idt), False))
+    if isinstance(v, np.ndarray) and type(n) is int:
+        v = v.astype(np.int64)
+        return np.where(v < 0, v + n, v)
+    v = _as_index_array(v, idt)
+    if dtypes.is_unsigned(v.dtype):
+        return v
+    return lax.select(lax.lt(v, lax.full((), 0, idt)), lax.add(v, _dim_value(n, idt)), v)
+
+
+def _range_indices(start, step, size, idt):
+    if type(start) is int and type(size) is int:
+        return np.arange(size, dtype=np.int64) * step + start
+    base = start if type(start) is int else _dim_value(start, idt)
+    return lax.add(lax.mul(lax.iota(idt, size), lax.full((), step, idt)),
+                   lax.convert_element_type(base, idt))
+
+
+def _assemble(comps, batch_shape, idt):
+    """Broadcast each component over its batch dims and stack them on a last dim."""
+    rank = len(batch_shape)
+    if all(isinstance(v, (int, np.ndarray)) for v, _ in comps):
+        out = np.zeros(tuple(batch_shape) + (len(comps),), idt)
+        for j, (v, dims) in enumerate(comps):
+            v = np.asarray(v)
+            shape = [1] * rank
+            for p, s in zip(dims, v.shape):
+                shape[p] = s
+            out[..., j] = np.broadcast_to(_as_index_array(v, idt)._value.reshape(shape),
+                                          batch_shape)
+        return Array(out, False)
+    parts = [lax.expand_dims(lax.broadcast_in_dim(_as_index_array(v, idt), tuple(batch_shape),
+                                                  dims), (rank,)) for v, dims in comps]
+    return lax.concatenate(parts, rank)
+
+
+def _shape(v):
+    return tuple(np.shape(v)) if isinstance(v, (int, np.ndarray)) else tuple(v.shape)
+
+
+def _index_to_gather(shape, entries, contiguous, strict):
+    """The gather that computes ``x[entries]`` for ``x`` of ``shape``."""
+    advanced = any(not isinstance(e, (int, slice)) and e is not None and e.ndim > 0
+                   for e in entries)
+    x_axes, k = [], 0
+    for e in entries:
+        x_axes.append(k)
+        k += e is not None
+    adv = [p for p, e in enumerate(entries) if advanced and e is not None and
+           not isinstance(e, slice)]
+    idt = _index_dtype(shape, entries)
+    comps, batch, offset, collapsed, index_map, sizes, out, newaxis = ([] for _ in range(8))
+    gy = 0  # gather output dim
+    for pos, e in enumerate(entries):
+        if adv and pos == (adv[0] if contiguous else 0):
+            ashape = broadcast_shapes(*[_shape(entries[p]) for p in adv],
+                                      op="indexing (broadcasting the index arrays)")
+            end = len(batch) + len(ashape)
+            for p in adv:
+                v, ax = entries[p], x_axes[p]
+                dims = tuple(range(end - len(_shape(v)), end))
+                comps.append((_normalize(v, shape[ax], idt), dims))
+                index_map.append(ax)
+                collapsed.append(ax)
+            batch += ashape
+            out += ashape
+            gy += len(ashape)
+        if pos in adv:
+            sizes.append(1)
+            continue
+        if e is None:
+            newaxis.append(len(out))
+            out.append(1)
+            continue
+        ax = x_axes[pos]
+        n = shape[ax]
+        if isinstance(e, slice):
+            start, step, size = _slice_params(e, n)
+            if step == 1:
+                if not (start == 0 and dims_equal(size, n)):
+                    comps.append((start if type(start) is int else _dim_value(start, idt), ()))
+                    index_map.append(ax)
+                sizes.append(size)
+                offset.append(gy)
+            else:
+                comps.append((_range_indices(start, step, size, idt), (len(batch),)))
+                batch.append(size)
+                index_map.append(ax)
+                collapsed.append(ax)
+                sizes.append(1)
+            out.append(size)
+            gy += 1
+        else:  # an int (static or traced 0-d) index
+            if strict and isinstance(e, int) and type(n) is int:
+                _static_int(e, n, ax)
+            comps.append((_normalize(e, n, idt), ()))
+            index_map.append(ax)
+            collapsed.append(ax)
+            sizes.append(1)
+    dn = GatherDimensionNumbers(tuple(offset), tuple(sorted(collapsed)), tuple(index_map))
+    gather_shape = tuple(d for i, d in enumerate(out) if i not in newaxis)
+    return _Indexer(_assemble(comps, batch, idt), dn, tuple(sizes), gather_shape, tuple(out),
+                    tuple(newaxis), advanced)
+
+
+def _prepare(x, idx, strict):
+    entries, inserted, contiguous = _expand(x.shape, idx)
+    if inserted:
+        x = lax.expand_dims(x, inserted)
+    return x, entries, inserted, _index_to_gather(x.shape, entries, contiguous, strict)
+
+
+def _is_empty(shape):
+    return any(type(d) is int and d == 0 for d in shape)
+
+
+def _rewriting_take(arr, idx, *, indices_are_sorted=False, unique_indices=False, mode=None,
+                    fill_value=None):
+    """``arr[idx]`` with NumPy semantics (see the module docstring)."""
+    arr = ensure_array("indexing", arr)
+    if mode is None and _is_basic(idx):
+        entries, _, _ = _expand(arr.shape, idx)
+        return _static_take(arr, entries)
+    x, _, _, ixr = _prepare(arr, idx, strict=mode is None)
+    if _is_empty(ixr.out_shape):
+        return lax.full_like(x, 0, shape=ixr.out_shape)
+    for ax, s in enumerate(x.shape):
+        if type(s) is int and s == 0 and ax in ixr.dnums.collapsed_slice_dims:
+            raise IndexError(f"index is out of bounds for axis {ax} with size 0")
+    y = x
+    if ixr.indices.shape[-1]:
+        y = lax.gather(x, ixr.indices, ixr.dnums, ixr.slice_sizes, mode=mode,
+                       fill_value=fill_value, unique_indices=unique_indices or not ixr.advanced,
+                       indices_are_sorted=indices_are_sorted or not ixr.advanced)
+    return lax.expand_dims(y, ixr.newaxis_dims) if ixr.newaxis_dims else y
+
+
+def _is_basic(idx):
+    idx = idx if isinstance(idx, tuple) else (idx,)
+    return all(e is None or e is Ellipsis or isinstance(e, (int, np.integer)) and
+               not isinstance(e, (bool, np.bool_)) or isinstance(e, slice) and all(
+                   b is None or isinstance(b, (int, np.integer)) for b in (e.start, e.stop,
+                                                                           e.step))
+               for e in idx)
+
+
+# -- x.at[idx] -----------------------------------------------------------------------------------
+def _broadcast_values(y, shape, name):
+    while y.ndim > len(shape) and y.shape[0] == 1:  # NumPy drops leading size-1 dims
+        y = lax.squeeze(y, (0,))
+    try:
+        if tuple(broadcast_shapes(tuple(y.shape), tuple(shape))) != tuple(shape):
+            raise ValueError
+    except ValueError:
+        raise ValueError(f"{name}: values of shape {shape_str(y.shape)} cannot be broadcast "
+                         f"to the indexed shape {shape_str(shape)}") from None
+    return broadcast_to_shape(y, tuple(shape))
+
+
+def _scatter_update(x, idx, y, scatter_fn, name, *, indices_are_sorted=False,
+                    unique_indices=False, mode=None):
+    """``x`` with ``scatter_fn`` applied at ``x[idx]`` (values broadcast, cast to x.dtype)."""
+    x = ensure_array(name, x)
+    y = asarray(y)
+    if y.dtype != x.dtype:
+        y = lax.convert_element_type(y, x.dtype)
+    xx, _, inserted, ixr = _prepare(x, idx, strict=False)
+    y = _broadcast_values(y, ixr.out_shape, name)
+    if ixr.newaxis_dims:
+        y = lax.squeeze(y, ixr.newaxis_dims)
+    if _is_empty(xx.shape) or _is_empty(y.shape):
+        return x
+    dn = ScatterDimensionNumbers(ixr.dnums.offset_dims, ixr.dnums.collapsed_slice_dims,
+                                 ixr.dnums.start_index_map)
+    out = scatter_fn(xx, ixr.indices, y, dn, mode=mode,
+                     indices_are_sorted=indices_are_sorted or not ixr.advanced,
+                     unique_indices=unique_indices or not ixr.advanced)
+    return lax.squeeze(out, inserted) if inserted else out
 
 
 class _IndexUpdateHelper:
-    def __init__(self, x):
-        raise NotImplementedError("x.at is being written")
+    """``x.at``: ``x.at[idx]`` gives an :class:`_IndexUpdateRef` for functional updates."""
+
+    __slots__ = ("array",)
+
+    def __init__(self, array):
+        self.array = array
+
+    def __getitem__(self, index):
+        return _IndexUpdateRef(self.array, index)
+
+    def __repr__(self):
+        return f"_IndexUpdateHelper({self.array!r})"
+
+
+class _IndexUpdateRef:
+    """``x.at[idx]``: ``get``, ``set``, ``add``, ``subtract``, ``multiply``/``mul``,
+    ``divide``, ``power``, ``min``, ``max``, ``apply``. Each returns an updated copy.
+
+    Keyword args (all methods): ``indices_are_sorted``, ``unique_indices`` (promises),
+    ``mode`` (``None``/``'drop'``/``'fill'``: out-of-bounds updates are dropped;
+    ``'clip'``: indices are clamped; ``'promise_in_bounds'``). Duplicate indices: every
+    update is applied for add/multiply/min/max; for ``set`` the last one wins.
+    """
+
+    __slots__ = ("array", "index")
+
+    def __init__(self, array, index):
+        self.array, self.index = array, index
+
+    def __repr__(self):
+        return f"_IndexUpdateRef({self.array!r}, {self.index!r})"
+
+    def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None,
+            fill_value=None):
+        """``x[idx]``; ``mode='fill'`` returns ``fill_value`` for out-of-bounds indices."""
+        return _rewriting_take(self.array, self.index, indices_are_sorted=indices_are_sorted,
+                               unique_indices=unique_indices, mode=mode, fill_value=fill_value)
+
+    def _update(self, values, fn, name, **kw):
+        return _scatter_update(self.array, self.index, values, fn, f"x.at[idx].{name}", **kw)
+
+    def set(self, values, **kw):
+        """``x[idx] = values``."""
+        return self._update(values, lax.scatter, "set", **kw)
+
+    def add(self, values, **kw):
+        """``x[idx] += values`` (duplicates accumulate)."""
+        return self._update(values, lax.scatter_add, "add", **kw)
+
+    def subtract(self, values, **kw):
+        """``x[idx] -= values``."""
+        return self._update(values, lax.scatter_sub, "subtract", **kw)
+
+    def multiply(self, values, **kw):
+        """``x[idx] *= values``."""
+        return self._update(values, lax.scatter_mul, "multiply", **kw)
+
+    mul = multiply
+
+    def divide(self, values, **kw):
+        """``x[idx] /= values`` (true division, as ``jnp.divide``)."""
+        from tjit.numpy._ufuncs import divide
+        ones = lax.full_like(self.array, 1)
+        return divide(self.array, _IndexUpdateRef(ones, self.index).multiply(values, **kw))
+
+    def power(self, values, **kw):
+        """``x[idx] **= values``."""
+        from tjit.numpy._ufuncs import power
+        ones = lax.full_like(self.array, 1)
+        return power(self.array, _IndexUpdateRef(ones, self.index).multiply(values, **kw))
+
+    def min(self, values, **kw):
+        """``x[idx] = minimum(x[idx], values)``."""
+        return self._update(values, lax.scatter_min, "min", **kw)
+
+    def max(self, values, **kw):
+        """``x[idx] = maximum(x[idx], values)``."""
+        return self._update(values, lax.scatter_max, "max", **kw)
+
+    def apply(self, func, **kw):
+        """``x[idx] = func(x[idx])`` for a unary elementwise ``func``. With duplicate
+        indices ``func`` is applied once per position (``ufunc.at`` applies it per
+        occurrence)."""
+        mode = kw.get("mode")
+        vals = self.get(mode="clip" if mode in (None, "drop", "fill") else mode)
+        return self.set(func(vals), **kw)
+
+
+# -- take / take_along_axis / put ----------------------------------------------------------------
+def _int_indices(fname, indices):
+    indices = asarray(indices)
+    if not dtypes.is_int(indices.dtype):
+        raise TypeError(f"jnp.{fname}: indices must have an integer dtype, got "
+                        f"{indices.dtype}; convert with .astype(jnp.int32)")
+    return indices
+
+
+def _ravel(a):
+    return a if a.ndim == 1 else lax.reshape(a, (shape_size(a.shape),))
+
+
+def _mode_indices(fname, indices, n, mode, idt):
+    """Indices and gather mode for take-like functions (JAX's default: 'fill')."""
+    if mode == "raise":
+        raise NotImplementedError(f"jnp.{fname}: mode='raise' is not supported (tjit cannot "
+                                  f"raise from compiled code); use 'fill', 'clip' or 'wrap'")
+    if mode == "wrap":
+        from tjit.numpy._ufuncs import remainder
+        return remainder(_as_index_array(indices, idt), _dim_value(n, idt)), \
+            "promise_in_bounds"
+    if mode not in (None, "fill", "clip", "promise_in_bounds"):
+        raise ValueError(f"jnp.{fname}: invalid mode {mode!r}; use 'fill', 'clip' or 'wrap'")
+    if mode == "clip":
+        return _as_index_array(indices, idt), "clip"
+    return _normalize(indices, n, idt), "fill" if mode is None else mode
+
+
+def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
+         indices_are_sorted=False, fill_value=None):
+    """Take elements of ``a`` at ``indices`` along ``axis`` (flattened if None).
+
+    Args:
+      a: source array.
+      indices: integer indices (any shape).
+      axis: the axis to index; None indexes the flattened array.
+      mode: ``'fill'`` (default: out-of-bounds gives ``fill_value``, NaN for floats),
+        ``'clip'`` or ``'wrap'``.
+      fill_value: value for out-of-bounds indices in fill mode.
+
+    Returns:
+      ``a.shape[:axis] + indices.shape + a.shape[axis+1:]``-shaped array.
+    """
+    if out is not None:
+        raise NotImplementedError("jnp.take: the 'out' argument is not supported")
+    a = ensure_array("take", a)
+    indices = _int_indices("take", indices)
+    a, axis = (_ravel(a), 0) if axis is None else (a, normalize_axis(axis, a.ndim, "take"))
+    n = a.shape[axis]
+    out_shape = tuple(a.shape[:axis]) + tuple(indices.shape) + tuple(a.shape[axis + 1:])
+    if _is_empty(out_shape):
+        return lax.full_like(a, 0, shape=out_shape)
+    if type(n) is int and n == 0:
+        raise IndexError("jnp.take: cannot do a non-empty take from an empty axis")
+    idt = _index_dtype(a.shape, [indices])
+    idx, gmode = _mode_indices("take", indices, n, mode, idt)
+    sizes = tuple(1 if i == axis else d for i, d in enumerate(a.shape))
+    nd = indices.ndim
+    dn = GatherDimensionNumbers(
+        tuple(range(axis)) + tuple(range(axis + nd, a.ndim + nd - 1)), (axis,), (axis,))
+    return lax.gather(a, lax.expand_dims(_as_index_array(idx, idt), (nd,)), dn, sizes,
+                      mode=gmode, fill_value=fill_value, unique_indices=unique_indices,
+                      indices_are_sorted=indices_are_sorted)
+
+
+def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None):
+    """Pick ``arr`` values along ``axis`` at ``indices`` (same rank as ``arr``; the other
+    dims broadcast), e.g. with the output of ``argsort``.
+
+    Args:
+      arr: source array.
+      indices: integer array with ``arr.ndim`` dims (1-D when ``axis`` is None).
+      axis: the axis to index; None flattens ``arr``.
+      mode: ``'fill'`` (default), ``'clip'`` or ``'wrap'``; fill_value as for ``take``.
+    """
+    a = ensure_array("take_along_axis", arr)
+    indices = _int_indices("take_along_axis", indices)
+    if axis is None:
+        if indices.ndim != 1:
+            raise ValueError(f"take_along_axis: indices must be 1-D when axis=None, got "
+                             f"shape {shape_str(indices.shape)}")
+        a, axis = _ravel(a), 0
+    if a.ndim != indices.ndim:
+        raise ValueError(f"take_along_axis: indices and arr must have the same number of "
+                         f"dims; got {shape_str(indices.shape)} vs {shape_str(a.shape)}")
+    axis = normalize_axis(axis, a.ndim, "take_along_axis")
+    n = a.shape[axis]
+    repl = (lambda s, v: tuple(v if i == axis else d for i, d in enumerate(s)))
+    common = broadcast_shapes(repl(a.shape, 1), repl(indices.shape, 1),
+                              op="take_along_axis")
+    out_shape = repl(common, indices.shape[axis])
+    if _is_empty(out_shape) or (type(n) is int and n == 0):
+        return lax.full(out_shape, 0, a.dtype)
+    a = broadcast_to_shape(a, repl(common, n))
+    idt = _index_dtype(a.shape, [indices])
+    idx, gmode = _mode_indices("take_along_axis", broadcast_to_shape(indices, out_shape), n,
+                               mode, idt)
+    others = tuple(i for i in range(a.ndim) if i != axis)
+    dn = GatherDimensionNumbers((), (axis,), (axis,), others, others)
+    return lax.gather(a, lax.expand_dims(_as_index_array(idx, idt), (a.ndim,)), dn,
+                      (1,) * a.ndim, mode=gmode, fill_value=fill_value)
+
+
+def _not_inplace(fname):
+    return ValueError(f"jax.numpy.{fname} cannot modify arrays in-place, because tjit arrays "
+                      f"are immutable. Pass inplace=False to instead return an updated array.")
+
+
+def put(a, ind, v, mode=None, *, inplace=True):
+    """A copy of ``a`` with ``a.flat[ind] = v`` (``v`` repeated to ``len(ind)`` values).
+
+    Args:
+      mode: ``'clip'`` (default: indices clamped to [0, size)) or ``'wrap'``.
+      inplace: must be False (tjit arrays are immutable).
+    """
+    if inplace:
+        raise _not_inplace("put")
+    a = ensure_array("put", a)
+    ind = _ravel(_int_indices("put", ind))
+    v = _ravel(asarray(v, dtype=a.dtype))
+    m, k = ind.shape[0], v.shape[0]
+    if m == 0 or k == 0 or _is_empty(a.shape):
+        return a
+    if k != m:  # NumPy repeats v (or drops extra values) to match the indices
+        v = take(v, Array((np.arange(m) % k).astype(np.int32), False))
+    n = shape_size(a.shape)
+    idt = _index_dtype(a.shape, [ind])
+    if mode == "wrap":
+        idx, smode = _mode_indices("put", ind, n, "wrap", idt)[0], "promise_in_bounds"
+    elif mode in (None, "clip"):
+        idx, smode = _as_index_array(ind, idt), "clip"
+    else:
+        raise ValueError(f"jnp.put: invalid mode {mode!r}; use 'clip' or 'wrap'")
+    out = lax.scatter(_ravel(a), lax.expand_dims(idx, (1,)), v,
+                      ScatterDimensionNumbers((), (0,), (0,)), mode=smode)
+    return lax.reshape(out, a.shape)
+
+
+def _sparse_iota(shape, d, idt):
+    return lax.broadcasted_iota(idt, tuple(s if i == d else 1 for i, s in enumerate(shape)), d)
+
+
+def put_along_axis(arr, indices, values, axis, inplace=True, *, mode=None):
+    """A copy of ``arr`` with ``values`` written at ``indices`` along ``axis`` (the mirror
+    of :func:`take_along_axis`); ``inplace`` must be False."""
+    if inplace:
+        raise _not_inplace("put_along_axis")
+    a = ensure_array("put_along_axis", arr)
+    indices = _int_indices("put_along_axis", indices)
+    shape0 = a.shape
+    if axis is None:
+        a, axis = _ravel(a), 0
+    if a.ndim != indices.ndim:
+        raise ValueError(f"put_along_axis: 'arr' and 'indices' must have the same ndim, got "
+                         f"{shape_str(a.shape)} and {shape_str(indices.shape)}")
+    axis = normalize_axis(axis, a.ndim, "put_along_axis")
+    idt = _index_dtype(a.shape, [indices])
+    idx = tuple(indices if d == axis else _sparse_iota(a.shape, d, idt) for d in range(a.ndim))
+    out = _IndexUpdateRef(a, idx).set(values, mode=mode)
+    return lax.reshape(out, shape0) if tuple(out.shape) != tuple(shape0) else out
+
+
+# -- nonzero and friends --------------------------------------------------------------------------
+def _size_arg(size, fname):
+    if size is None:
+        return None
+    size = operator.index(concrete_value(size, f"the size argument of jnp.{fname}"))
+    if size < 0:
+        raise ValueError(f"jnp.{fname}: size must be non-negative, got {size}")
+    return size
+
+
+def _fills(fill_value, ndim, fname):
+    fills = fill_value if isinstance(fill_value, (tuple, list)) else (fill_value,) * ndim
+    if len(fills) != ndim:
+        raise ValueError(f"jnp.{fname}: fill_value must be a scalar or a tuple of length "
+                         f"{ndim}, got {fill_value!r}")
+    return [0 if f is None else operator.index(concrete_value(f, "fill_value")) for f in fills]
+
+
+def nonzero(a, *, size=None, fill_value=None):
+    """Indices of the non-zero elements of ``a``, one array per dim.
+
+    Args:
+      a: array (rank >= 1).
+      size: static number of results; under ``jit`` it is required. Extra results are
+        dropped, missing ones are padded with ``fill_value`` (default 0; a scalar or one
+        value per dim).
+
+    Returns:
+      A tuple of ``a.ndim`` integer arrays.
+    """
+    a = ensure_array("nonzero", a)
+    if a.ndim == 0:
+        raise ValueError("Calling nonzero on 0d arrays is not allowed. Use "
+                         "jnp.atleast_1d(scalar).nonzero() instead.")
+    size = _size_arg(size, "nonzero")
+    idt = dtypes.default_int()
+    if isinstance(a, Array):  # concrete: NumPy does the work
+        found = np.nonzero(a._value)
+        if size is None:
+            return tuple(Array(f.astype(idt), False) for f in found)
+        fills = _fills(fill_value, a.ndim, "nonzero")
+        return tuple(Array(np.concatenate([f[:size], np.full(max(size - f.size, 0), fv)])
+                           .astype(idt), False) for f, fv in zip(found, fills))
+    if size is None:
+        raise ConcretizationTypeError(
+            f"The size argument of jnp.nonzero must be statically specified to use "
+            f"jnp.nonzero (or argwhere, flatnonzero, compress, extract) within tjit "
+            f"transformations: the number of results depends on the values of "
+            f"{a.aval.str_short()}. Fix: pass size=N (and fill_value=...), or use "
+            f"jnp.where(mask, x, 0) to keep the shape.")
+    return _traced_nonzero(a, size, _fills(fill_value, a.ndim, "nonzero"), idt)
+
+
+def _traced_nonzero(a, size, fills, idt):
+    mask = _ravel(lax.ne(a, lax.full((), 0, a.dtype)))
+    pos = lax.sub(lax.cumsum(lax.convert_element_type(mask, idt)), lax.full((), 1, idt))
+    target = lax.select(mask, pos, lax.full(mask.shape, size, idt))  # size: dropped
+    target = lax.expand_dims(target, (1,))
+    dn = ScatterDimensionNumbers((), (0,), (0,))
+    return tuple(lax.scatter(lax.full((size,), fv, idt), target,
+                             _ravel(lax.broadcasted_iota(idt, a.shape, d)), dn)
+                 for d, fv in enumerate(fills))
+
+
+def flatnonzero(a, *, size=None, fill_value=None):
+    """Indices of the non-zero elements of the flattened ``a`` (see :func:`nonzero`)."""
+    return nonzero(_ravel(ensure_array("flatnonzero", a)), size=size, fill_value=fill_value)[0]
+
+
+def argwhere(a, *, size=None, fill_value=None):
+    """``(N, a.ndim)`` array of the indices of the non-zero elements (see nonzero)."""
+    a = ensure_array("argwhere", a)
+    nz = nonzero(a if a.ndim else lax.reshape(a, (1,)), size=size, fill_value=fill_value)
+    out = lax.concatenate([lax.expand_dims(i, (1,)) for i in nz], 1)
+    return out if a.ndim else lax.slice(out, (0, 0), (out.shape[0], 0))
+
+
+def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
+    """The slices of ``a`` along ``axis`` where 1-D ``condition`` is true (flattened ``a``
+    if axis is None); ``size``/``fill_value`` give a static result length under jit."""
+    if out is not None:
+        raise NotImplementedError("jnp.compress: the 'out' argument is not supported")
+    cond = ensure_array("compress", condition)
+    a = ensure_array("compress", a)
+    if cond.ndim != 1:
+        raise ValueError(f"jnp.compress: condition must be 1-D, got shape "
+                         f"{shape_str(cond.shape)}")
+    a, axis = (_ravel(a), 0) if axis is None else (a, normalize_axis(axis, a.ndim, "compress"))
+    n = a.shape[axis]
+    if type(n) is int and type(cond.shape[0]) is int and cond.shape[0] > n:
+        raise IndexError(f"jnp.compress: condition of length {cond.shape[0]} is longer than "
+                         f"axis {axis} of size {n}")
+    idx = nonzero(cond, size=size, fill_value=cond.shape[0] if size is not None else None)[0]
+    if size is None:
+        return take(a, idx, axis=axis)
+    # Padded positions point past the condition: give them fill_value.
+    in_range = lax.lt(idx, lax.full((), cond.shape[0], idx.dtype))
+    got = take(a, lax.select(in_range, idx, lax.full(idx.shape, 0, idx.dtype)), axis=axis,
+               mode="clip")
+    shape = tuple(1 if i != axis else size for i in range(a.ndim))
+    mask = broadcast_to_shape(lax.reshape(in_range, shape), tuple(got.shape))
+    return lax.select(mask, got, lax.full_like(got, fill_value))
+
+
+def extract(condition, arr, *, size=None, fill_value=0):
+    """The elements of ``arr`` where ``condition`` is non-zero (both flattened)."""
+    cond = _ravel(ensure_array("extract", condition))
+    cond = lax.ne(cond, lax.full((), 0, cond.dtype))
+    return compress(cond, _ravel(ensure_array("extract", arr)), size=size,
+                    fill_value=fill_value)
+
+
+def place(arr, mask, vals, *, inplace=True):
+    """A copy of ``arr`` whose masked entries take the values ``vals`` in order (``vals``
+    repeats when too short); ``inplace`` must be False."""
+    if inplace:
+        raise _not_inplace("place")
+    a = ensure_array("place", arr)
+    m = _ravel(lax.ne(*promote_dtypes(ensure_array("place", mask), 0)))
+    v = _ravel(asarray(vals, dtype=a.dtype))
+    if tuple(m.shape) != (shape_size(a.shape),):
+        raise ValueError(f"jnp.place: mask of shape {shape_str(np.shape(mask))} must have the "
+                         f"size of arr {shape_str(a.shape)}")
+    if v.shape[0] == 0:
+        if isinstance(m, Array) and not m._value.any():
+            return a
+        raise ValueError("jnp.place: cannot insert from an empty array of vals")
+    idt = dtypes.default_int()
+    k = lax.sub(lax.cumsum(lax.convert_element_type(m, idt)), lax.full((), 1, idt))
+    from tjit.numpy._ufuncs import remainder
+    k = remainder(lax.max(k, lax.full((), 0, idt)), v.shape[0])
+    return lax.reshape(lax.select(m, take(v, k, mode="clip"), _ravel(a)), a.shape)
+
+
+def choose(a, choices, out=None, mode="raise"):
+    """``choices[a[i]][i]`` elementwise (all arguments broadcast together).
+
+    Args:
+      mode: ``'raise'`` (needs a concrete ``a``), ``'wrap'`` or ``'clip'``.
+    """
+    if out is not None:
+        raise NotImplementedError("jnp.choose: the 'out' argument is not supported")
+    a = _int_indices("choose", a)
+    if isinstance(choices, (Array, Tracer, np.ndarray)):
+        choices = [choices[i] for i in range(len(choices))]
+    choices = promote_dtypes(*choices)
+    n = len(choices)
+    if n == 0:
+        raise ValueError("jnp.choose: choices must not be empty")
+    if mode == "raise":
+        av = concrete_value(a, "the choice array of jnp.choose with mode='raise' (use "
+                               "mode='wrap' or mode='clip' under jit)")
+        if np.any((av < 0) | (av >= n)):
+            raise ValueError("invalid entry in choice array")
+    elif mode == "wrap":
+        from tjit.numpy._ufuncs import remainder
+        a = remainder(a, n)
+    elif mode == "clip":
+        a = lax.clamp(0, a, n - 1)
+    else:
+        raise ValueError(f"jnp.choose: invalid mode {mode!r}; use 'raise', 'wrap' or 'clip'")
+    shape = broadcast_shapes(tuple(a.shape), *[tuple(c.shape) for c in choices], op="choose")
+    which = broadcast_to_shape(lax.convert_element_type(a, dtypes.int32), shape)
+    return lax.select_n(which, *[broadcast_to_shape(c, shape) for c in choices])
+
+
+# -- index helpers ---------------------------------------------------------------------------------
+def _static_n(n, fname, what="n"):
+    n = operator.index(concrete_value(n, f"the {what} argument of jnp.{fname}"))
+    if n < 0:
+        raise ValueError(f"jnp.{fname}: {what} must be non-negative, got {n}")
+    return n
+
+
+def diag_indices(n, ndim=2):
+    """Indices of the main diagonal of an ``n x ... x n`` array: ``ndim`` equal aranges."""
+    idx = lax.iota(dtypes.default_int(), _static_n(n, "diag_indices"))
+    return (idx,) * _static_n(ndim, "diag_indices", "ndim")
+
+
+def diag_indices_from(arr):
+    """``diag_indices`` for a square (all dims equal, rank >= 2) array."""
+    arr = ensure_array("diag_indices_from", arr)
+    if arr.ndim < 2 or not all(definitely_equal(d, arr.shape[0]) for d in arr.shape):
+        raise ValueError(f"jnp.diag_indices_from: input must be at least 2-d with all dims "
+                         f"of equal length, got shape {shape_str(arr.shape)}")
+    return diag_indices(arr.shape[0], arr.ndim)
+
+
+def _tri_indices(np_fn, fname, n, k, m):
+    rows, cols = np_fn(_static_n(n, fname), operator.index(k),
+                       None if m is None else _static_n(m, fname, "m"))
+    idt = dtypes.default_int()
+    return Array(rows.astype(idt), False), Array(cols.astype(idt), False)
+
+
+def tril_indices(n, k=0, m=None):
+    """Row and column indices of the lower triangle (diagonal offset ``k``) of n x m."""
+    return _tri_indices(np.tril_indices, "tril_indices", n, k, m)
+
+
+def triu_indices(n, k=0, m=None):
+    """Row and column indices of the upper triangle (diagonal offset ``k``) of n x m."""
+    return _tri_indices(np.triu_indices, "triu_indices", n, k, m)
+
+
+def _from_2d(arr, fname):
+    arr = ensure_array(fname, arr)
+    if arr.ndim != 2:
+        raise ValueError(f"jnp.{fname}: input array must be 2-d, got shape "
+                         f"{shape_str(arr.shape)}")
+    return arr.shape
+
+
+def tril_indices_from(arr, k=0):
+    """``tril_indices`` for the shape of the 2-d ``arr``."""
+    n, m = _from_2d(arr, "tril_indices_from")
+    return tril_indices(n, k, m)
+
+
+def triu_indices_from(arr, k=0):
+    """``triu_indices`` for the shape of the 2-d ``arr``."""
+    n, m = _from_2d(arr, "triu_indices_from")
+    return triu_indices(n, k, m)
+
+
+def ix_(*args):
+    """Open mesh from 1-D sequences: ``x[jnp.ix_(rows, cols)]`` selects a sub-grid."""
+    out = []
+    for i, a in enumerate(args):
+        a = asarray(a) if not (isinstance(a, (list, tuple)) and len(a) == 0) else \
+            Array(np.zeros((0,), dtypes.default_int()), False)
+        if a.ndim != 1:
+            raise ValueError(f"jnp.ix_: cross index must be 1-dimensional, got shape "
+                             f"{shape_str(a.shape)} for argument {i}")
+        if dtypes.is_bool(a.dtype):
+            if isinstance(a, Tracer):
+                raise _bool_error(a, a.shape)
+            a = nonzero(a)[0]
+        shape = [1] * len(args)
+        shape[i] = a.shape[0]
+        out.append(lax.reshape(a, tuple(shape)))
+    return tuple(out)
+
+
+def unravel_index(indices, shape):
+    """Coordinates in an array of ``shape`` of the flat ``indices`` (negative indices
+    wrap; out-of-bounds ones are clipped into range, as in JAX)."""
+    idx = _int_indices("unravel_index", indices)
+    shape = tuple(_static_n(d, "unravel_index", "shape") for d in
+                  (shape if isinstance(shape, (tuple, list)) else (shape,)))
+    total = int(np.prod(shape, dtype=np.int64))
+    if idx.dtype.itemsize < 4 or dtypes.is_unsigned(idx.dtype):
+        idx = lax.convert_element_type(idx, dtypes.default_int())
+    idx = lax.clamp(0, _normalize(idx, total, idx.dtype), max(total - 1, 0))
+    out = []
+    for s in shape[::-1]:
+        out.append(lax.rem(idx, lax.full((), s, idx.dtype)) if s else idx)
+        idx = lax.div(idx, lax.full((), s, idx.dtype)) if s else idx
+    return tuple(out[::-1])
+
+
+def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
+    """Flat indices of the coordinate arrays ``multi_index`` in an array of ``dims``.
+
+    Args:
+      mode: ``'raise'`` (needs concrete indices), ``'wrap'`` or ``'clip'``.
+      order: ``'C'`` (row-major) or ``'F'``.
+    """
+    dims = tuple(_static_n(d, "ravel_multi_index", "dims") for d in dims)
+    if len(multi_index) != len(dims):
+        raise ValueError(f"jnp.ravel_multi_index: {len(multi_index)} index arrays for "
+                         f"{len(dims)} dims")
+    idt = dtypes.default_int()
+    idx = [lax.convert_element_type(_int_indices("ravel_multi_index", i), idt)
+           for i in multi_index]
+    shape = broadcast_shapes(*[tuple(i.shape) for i in idx], op="ravel_multi_index")
+    idx = [broadcast_to_shape(i, shape) for i in idx]
+    if mode == "raise":
+        for i, d in zip(idx, dims):
+            v = concrete_value(i, "indices of ravel_multi_index with mode='raise' (use "
+                                  "mode='wrap' or 'clip' under jit)")
+            if np.any((v < 0) | (v >= d)):
+                raise ValueError("invalid entry in coordinates array")
+    elif mode == "clip":
+        idx = [lax.clamp(0, i, max(d - 1, 0)) for i, d in zip(idx, dims)]
+    elif mode == "wrap":
+        from tjit.numpy._ufuncs import remainder
+        idx = [remainder(i, d) for i, d in zip(idx, dims)]
+    else:
+        raise ValueError(f"jnp.ravel_multi_index: invalid mode {mode!r}")
+    order_dims = range(len(dims)) if order == "F" else range(len(dims) - 1, -1, -1)
+    out, stride = lax.full(shape, 0, idt), 1
+    for d in order_dims:
+        out = lax.add(out, lax.mul(idx[d], lax.full((), stride, idt)))
+        stride *= dims[d]
+    return out
+
+
+index_exp = np.index_exp
+s_ = np.s_
+
+__all__ = ["take", "take_along_axis", "put", "put_along_axis", "nonzero", "flatnonzero",
+           "argwhere", "compress", "extract", "place", "choose", "diag_indices",
+           "diag_indices_from", "tril_indices", "triu_indices", "tril_indices_from",
+           "triu_indices_from", "ix_", "unravel_index", "ravel_multi_index", "index_exp", "s_"]

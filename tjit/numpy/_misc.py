@@ -1,2 +1,1013 @@
-"""(being written)"""
-__all__ = []
+"""Miscellaneous ``tjit.numpy`` functions: selection (where, select, clip), comparisons
+(isclose, array_equal), signal and numerical helpers (convolve, interp, gradient,
+trapezoid), counting (bincount, histogram, digitize), statistics (cov, corrcoef), set
+operations and index conversions.
+
+Lookups into small tables (interp, bincount, histogram) use one-hot masks rather than a
+gather: O(n * table) work, but every function here then traces under ``jit`` with
+nothing more than elementwise ops and reductions. Functions whose output size depends
+on the data (one-argument ``where``, the set operations) run eagerly, or take ``size=``.
+"""
+
+import operator
+
+import numpy as np
+
+from tjit import lax
+from tjit.tracing import dtypes
+from tjit.tracing.core import Array, Tracer, concrete_value
+from tjit.tracing.errors import ConcretizationTypeError
+from tjit.tracing.shapes import broadcast_shapes, normalize_axis, shape_str
+from tjit.numpy import _ufuncs as uf
+from tjit.numpy._core import (
+    asarray, broadcast_to_shape, ensure_array, promote_args, promote_args_inexact,
+    promote_dtypes, promote_dtypes_inexact)
+from tjit.numpy._creation import canonical_dtype, linspace
+from tjit.numpy import _reductions as red
+
+
+# -- small helpers --------------------------------------------------------------------------
+def _broadcast_all(fname, *arrays):
+    shape = broadcast_shapes(*[tuple(a.shape) for a in arrays], op=f"jnp.{fname}")
+    return [broadcast_to_shape(a, shape) for a in arrays], shape
+
+
+def _to_bool(x):
+    return x if dtypes.is_bool(x.dtype) else lax.ne(x, lax.full((), 0, x.dtype))
+
+
+def _ravel(x):
+    return lax.reshape(x, (x.size,)) if x.ndim != 1 else x
+
+
+def _moveaxis(x, src, dst):
+    src, dst = normalize_axis(src, x.ndim), normalize_axis(dst, x.ndim)
+    perm = [i for i in range(x.ndim) if i != src]
+    perm.insert(dst, src)
+    return lax.transpose(x, tuple(perm))
+
+
+def _take1d(table, idx):
+    """``table[idx]`` for a 1-D ``table`` and integer ``idx`` of any shape (entries out of
+    range give 0), by summing a one-hot selection."""
+    n = table.shape[0]
+    full = tuple(idx.shape) + (n,)
+    last = len(full) - 1
+    pos = lax.broadcasted_iota(idx.dtype, full, last)
+    hit = lax.eq(pos, lax.broadcast_in_dim(idx, full, tuple(range(last))))
+    vals = lax.broadcast_in_dim(table, full, (last,))
+    return lax.reduce_sum(lax.select(hit, vals, lax.full((), 0, table.dtype)), (last,))
+
+
+def _count_le(sorted_1d, x, strict=False):
+    """``searchsorted(sorted_1d, x, side='left' if strict else 'right')`` by counting,
+    in the default int type."""
+    full = tuple(x.shape) + (sorted_1d.shape[0],)
+    last = len(full) - 1
+    xb = lax.broadcast_in_dim(x, full, tuple(range(last)))
+    sb = lax.broadcast_in_dim(sorted_1d, full, (last,))
+    hit = lax.lt(sb, xb) if strict else lax.le(sb, xb)
+    if dtypes.is_inexact(x.dtype):  # NaN sorts after everything, as in NumPy
+        hit = lax.bitwise_or(hit, lax.ne(xb, xb))
+    return lax.reduce_sum(lax.convert_element_type(hit, dtypes.default_int()), (last,))
+
+
+def _static(x, fname, what):
+    x = concrete_value(x, f"the {what} argument of jnp.{fname}")
+    try:
+        return operator.index(x)
+    except TypeError:
+        raise TypeError(f"jnp.{fname}: {what} must be an integer, got {x!r}") from None
+
+
+# -- selection --------------------------------------------------------------------------------
+def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
+    """``x`` where ``condition`` is true, else ``y`` (broadcast together). With only
+    ``condition`` it is ``nonzero(condition)``: eager, or under ``jit`` with a static
+    ``size`` (missing entries are ``fill_value``, default 0)."""
+    if x is None and y is None:
+        return _nonzero(condition, size, fill_value)
+    if x is None or y is None:
+        raise ValueError("jnp.where: either both or neither of the x and y arguments "
+                         "must be given")
+    cond = _to_bool(ensure_array("where", condition))
+    x, y = promote_dtypes(x, y)
+    (cond, x, y), _ = _broadcast_all("where", cond, x, y)
+    return lax.select(cond, x, y)
+
+
+def _nonzero(a, size, fill_value):
+    a = ensure_array("where", a)
+    if a.ndim == 0:
+        raise ValueError("jnp.where(condition) / nonzero of a 0-d array is not allowed; use "
+                         "jnp.atleast_1d(condition) first")
+    idt = dtypes.default_int()
+    if isinstance(a, Array):
+        idx = np.nonzero(np.asarray(a._value))
+        if size is None:
+            return tuple(Array(i.astype(idt)) for i in idx)
+        return tuple(Array(v.astype(idt)) for v in _pad_eager(idx, size, fill_value))
+    if size is None:
+        raise ConcretizationTypeError(
+            "jnp.where(condition) (nonzero) with a traced condition has a data-dependent "
+            f"output size ({a.aval.str_short()}). Fix: pass size=... (and optionally "
+            "fill_value=...), or call it outside jit.")
+    return _nonzero_traced(a, _static(size, "where", "size"), fill_value)
+
+
+def _fills(fill_value, ndim):
+    if fill_value is None:
+        return [0] * ndim
+    f = np.asarray(concrete_value(fill_value, "the fill_value argument of jnp.where"))
+    return list(np.broadcast_to(f, (ndim,)))
+
+
+def _pad_eager(idx, size, fill_value):
+    fills = _fills(fill_value, len(idx))
+    out = []
+    for i, f in zip(idx, fills):
+        v = np.full(size, f, dtype=np.int64)
+        n = min(size, i.size)
+        v[:n] = i[:n]
+        out.append(v)
+    return out
+
+
+def _nonzero_traced(a, size, fill_value):
+    idt = dtypes.default_int()
+    flat = _to_bool(_ravel(a))
+    rank = lax.cumsum(lax.convert_element_type(flat, idt), 0)  # 1-based rank of each hit
+    n = flat.shape[0]
+    slots = lax.broadcasted_iota(idt, (size, n), 0)
+    hit = lax.bitwise_and(lax.broadcast_in_dim(flat, (size, n), (1,)),
+                          lax.eq(lax.broadcast_in_dim(rank, (size, n), (1,)),
+                                 lax.add(slots, lax.full((), 1, idt))))
+    where_ = lax.broadcasted_iota(idt, (size, n), 1)
+    flat_idx = lax.reduce_sum(lax.select(hit, where_, lax.full((), 0, idt)), (1,))
+    found = lax.reduce_or(hit, (1,))
+    out = []
+    for d, f in zip(reversed(range(a.ndim)), reversed(_fills(fill_value, a.ndim))):
+        dim = lax.full((), a.shape[d], idt) if type(a.shape[d]) is int else \
+            _dim_as_array(a.shape[d])
+        out.append(lax.select(found, lax.rem(flat_idx, dim), lax.full((), f, idt)))
+        flat_idx = lax.div(flat_idx, dim)
+    return tuple(reversed(out))
+
+
+def _dim_as_array(d):
+    from tjit.numpy._creation import dim_value
+    return dim_value(d)
+
+
+def select(condlist, choicelist, default=0):
+    """``choicelist[i]`` where ``condlist[i]`` is the first true condition, else
+    ``default`` (all broadcast together)."""
+    if len(condlist) != len(choicelist):
+        raise ValueError(f"jnp.select: condlist has {len(condlist)} entries but choicelist "
+                         f"has {len(choicelist)}; they must have the same length")
+    if len(condlist) == 0:
+        raise ValueError("jnp.select: condlist must not be empty")
+    conds = [ensure_array("select", c) for c in condlist]
+    for i, c in enumerate(conds):
+        if not dtypes.is_bool(c.dtype):
+            raise TypeError(f"jnp.select: condlist entries must be boolean arrays, got "
+                            f"dtype {c.dtype} at position {i}")
+    vals = promote_dtypes(default, *choicelist)
+    out = vals[0]
+    for c, v in zip(reversed(conds), reversed(vals[1:])):
+        out = where(c, v, out)
+    return out
+
+
+def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):  # noqa: A002
+    """``arr`` limited to ``[min, max]`` (either may be None). ``a``, ``a_min`` and
+    ``a_max`` are NumPy's older names for the same arguments."""
+    if a is not None:
+        if arr is not None:
+            raise TypeError("jnp.clip: pass the array once (positionally or as a=)")
+        arr = a
+    if a_min is not None:
+        if min is not None:
+            raise TypeError("jnp.clip: pass min or a_min, not both")
+        min = a_min  # noqa: A001
+    if a_max is not None:
+        if max is not None:
+            raise TypeError("jnp.clip: pass max or a_max, not both")
+        max = a_max  # noqa: A001
+    if arr is None:
+        raise TypeError("jnp.clip: missing the array argument")
+    out = ensure_array("clip", arr)
+    if min is not None:
+        out = uf.maximum(min, out)
+    if max is not None:
+        out = uf.minimum(max, out)
+    return out
+
+
+# -- comparisons -----------------------------------------------------------------------------
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Elementwise ``|a - b| <= atol + rtol * |b|``; infinities are close only to the same
+    infinity, NaNs to nothing (or to NaN with ``equal_nan``)."""
+    a, b = promote_args_inexact("isclose", a, b)
+    rdt = np.finfo(a.dtype).dtype
+    rtol = lax.convert_element_type(rtol, rdt)
+    atol = lax.convert_element_type(atol, rdt)
+    out = lax.le(lax.abs(lax.sub(a, b)), lax.add(atol, lax.mul(rtol, lax.abs(b))))
+    a_inf, b_inf = uf.isinf(a), uf.isinf(b)
+    out = lax.bitwise_and(out, lax.bitwise_not(lax.bitwise_or(a_inf, b_inf)))
+    out = lax.bitwise_or(out, lax.bitwise_and(lax.bitwise_and(a_inf, b_inf), lax.eq(a, b)))
+    a_nan, b_nan = uf.isnan(a), uf.isnan(b)
+    out = lax.bitwise_and(out, lax.bitwise_not(lax.bitwise_or(a_nan, b_nan)))
+    if equal_nan:
+        out = lax.bitwise_or(out, lax.bitwise_and(a_nan, b_nan))
+    return out
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Whether all elements are :func:`isclose` (a bool array)."""
+    return red.all(isclose(a, b, rtol, atol, equal_nan))
+
+
+def array_equal(a1, a2, equal_nan=False):
+    """Whether ``a1`` and ``a2`` have the same shape and elements (a bool array)."""
+    a1, a2 = ensure_array("array_equal", a1), ensure_array("array_equal", a2)
+    if tuple(a1.shape) != tuple(a2.shape):
+        return asarray(False)
+    a1, a2 = promote_dtypes(a1, a2)
+    eq = lax.eq(a1, a2)
+    if equal_nan and dtypes.is_inexact(a1.dtype):
+        eq = lax.bitwise_or(eq, lax.bitwise_and(uf.isnan(a1), uf.isnan(a2)))
+    return red.all(eq)
+
+
+def array_equiv(a1, a2):
+    """Whether ``a1`` and ``a2`` are equal after broadcasting (False if they do not
+    broadcast)."""
+    a1, a2 = ensure_array("array_equiv", a1), ensure_array("array_equiv", a2)
+    try:
+        a1, a2 = promote_args("array_equiv", a1, a2)
+    except ValueError:
+        return asarray(False)
+    return red.all(uf.equal(a1, a2))
+
+
+def iscomplexobj(x):
+    """Whether ``x`` has a complex dtype (a Python bool)."""
+    dt = getattr(x, "dtype", None)
+    if dt is None:
+        dt = np.asarray(x).dtype
+    return dtypes.is_complex(dt)
+
+
+def isrealobj(x):
+    """Whether ``x`` does not have a complex dtype (a Python bool)."""
+    return not iscomplexobj(x)
+
+
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    """``x`` with NaN replaced by ``nan`` and infinities by ``posinf``/``neginf``
+    (default: the largest finite values of the dtype); complex parts separately."""
+    x = ensure_array("nan_to_num", x)
+    if not dtypes.is_inexact(x.dtype):
+        return x
+    if dtypes.is_complex(x.dtype):
+        re = nan_to_num(lax.real(x), nan=nan, posinf=posinf, neginf=neginf)
+        im = nan_to_num(lax.imag(x), nan=nan, posinf=posinf, neginf=neginf)
+        return lax.complex(re, im)
+    info = np.finfo(x.dtype)
+    posinf = info.max if posinf is None else posinf
+    neginf = info.min if neginf is None else neginf
+    out = lax.select(uf.isnan(x), lax.full((), nan, x.dtype), x)
+    out = lax.select(uf.isposinf(x), lax.full((), posinf, x.dtype), out)
+    return lax.select(uf.isneginf(x), lax.full((), neginf, x.dtype), out)
+
+
+# -- signals and numerics ---------------------------------------------------------------------
+def _conv_full(a, v):
+    """Full 1-D convolution of same-dtype vectors: the outer product with row ``i``
+    shifted right by ``i`` (pad, flatten, drop the tail, reshape), summed over rows.
+    The shorter vector indexes the rows, so the work is O(N*M)."""
+    if type(a.shape[0]) is int and type(v.shape[0]) is int and a.shape[0] < v.shape[0]:
+        a, v = v, a
+    n, m = v.shape[0], a.shape[0]  # n rows (the shorter), m columns
+    outer = lax.mul(lax.broadcast_in_dim(v, (n, m), (0,)), lax.broadcast_in_dim(a, (n, m), (1,)))
+    padded = lax.pad(outer, lax.full((), 0, a.dtype), ((0, 0, 0), (0, n, 0)))
+    flat = lax.reshape(padded, (n * (m + n),))
+    flat = lax.slice(flat, (0,), (n * (m + n - 1),))
+    return lax.reduce_sum(lax.reshape(flat, (n, m + n - 1)), (0,))
+
+
+def _conv_args(fname, a, v, mode):
+    if mode not in ("full", "same", "valid"):
+        raise ValueError(f"jnp.{fname}: mode must be 'full', 'same' or 'valid', got {mode!r}")
+    a, v = ensure_array(fname, a), ensure_array(fname, v)
+    if a.ndim != 1 or v.ndim != 1:
+        raise ValueError(f"jnp.{fname}: only 1-D inputs are supported, got shapes "
+                         f"{shape_str(a.shape)} and {shape_str(v.shape)}")
+    if a.shape[0] == 0 or v.shape[0] == 0:
+        raise ValueError(f"jnp.{fname}: inputs cannot be empty, got shapes "
+                         f"{shape_str(a.shape)} and {shape_str(v.shape)}")
+    a, v = promote_dtypes(a, v)
+    if dtypes.is_bool(a.dtype):
+        a, v = (lax.convert_element_type(x, dtypes.default_int()) for x in (a, v))
+    return a, v
+
+
+def _min2(a, b):
+    return a if a <= b else b
+
+
+def _conv_mode(full, n, m, mode, same_start):
+    lo, hi = (n, m) if n <= m else (m, n)
+    if mode == "full":
+        return full
+    if mode == "same":
+        return lax.slice(full, (same_start,), (same_start + hi,))
+    return lax.slice(full, (lo - 1,), (hi,))
+
+
+def convolve(a, v, mode="full", *, precision=None, preferred_element_type=None):
+    """Discrete linear convolution of two 1-D arrays (``mode`` 'full', 'same' or
+    'valid', as NumPy)."""
+    a, v = _conv_args("convolve", a, v, mode)
+    n, m = a.shape[0], v.shape[0]
+    full = _conv_full(a, v)
+    return _conv_mode(full, n, m, mode, (_min2(n, m) - 1) // 2)
+
+
+def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None):
+    """Cross-correlation ``c[k] = sum_n a[n + k] * conj(v[n])`` of two 1-D arrays
+    (``mode`` 'valid' (default), 'same' or 'full', as NumPy)."""
+    a, v = _conv_args("correlate", a, v, mode)
+    n, m = a.shape[0], v.shape[0]
+    w = lax.rev(v, (0,))
+    if dtypes.is_complex(w.dtype):
+        w = lax.conj(w)
+    full = _conv_full(a, w)
+    return _conv_mode(full, n, m, mode, (m - 1) // 2 if n >= m else n // 2)
+
+
+def interp(x, xp, fp, left=None, right=None, period=None):
+    """Piecewise-linear interpolation of the points ``(xp, fp)`` at ``x`` (``xp``
+    increasing; ``left``/``right`` outside the range, default ``fp[0]``/``fp[-1]``;
+    ``period`` for periodic ``x``)."""
+    x, xp = promote_dtypes_inexact(x, xp)
+    (fp,) = promote_dtypes_inexact(fp)
+    if xp.ndim != 1 or fp.ndim != 1:
+        raise ValueError(f"jnp.interp: xp and fp must be 1-D, got shapes "
+                         f"{shape_str(xp.shape)} and {shape_str(fp.shape)}")
+    if xp.shape[0] != fp.shape[0] or xp.shape[0] == 0:
+        raise ValueError(f"jnp.interp: xp and fp must have the same non-zero length, got "
+                         f"shapes {shape_str(xp.shape)} and {shape_str(fp.shape)}")
+    if period is not None:
+        if left is not None or right is not None:
+            raise ValueError("jnp.interp: left and right have no meaning with period")
+        x, xp, fp = _periodic_table(x, xp, fp, period)
+    n = xp.shape[0]
+    idt = dtypes.default_int()
+    i = lax.clamp(1, _count_le(xp, x), n - 1 if n > 1 else 1)
+    im1 = lax.sub(i, lax.full((), 1, idt))
+    xp_lo, xp_hi = _take1d(xp, im1), _take1d(xp, i)
+    fp_lo, fp_hi = _take1d(fp, im1), _take1d(fp, i)
+    dx = lax.sub(xp_hi, xp_lo)
+    dx0 = lax.le(lax.abs(dx), lax.full((), np.spacing(np.finfo(dx.dtype).eps), dx.dtype))
+    slope = lax.div(lax.sub(x, xp_lo), lax.select(dx0, lax.full((), 1, dx.dtype), dx))
+    f = lax.select(dx0, fp_lo, lax.add(fp_lo, lax.mul(lax.convert_element_type(
+        slope, fp.dtype), lax.sub(fp_hi, fp_lo))))
+    if period is None:
+        first, last = lax.index_in_dim(xp, 0, 0, False), lax.index_in_dim(xp, n - 1, 0, False)
+        lv = lax.index_in_dim(fp, 0, 0, False) if left is None else left
+        rv = lax.index_in_dim(fp, n - 1, 0, False) if right is None else right
+        f = where(lax.lt(x, broadcast_to_shape(first, x.shape)), lv, f)
+        f = where(lax.gt(x, broadcast_to_shape(last, x.shape)), rv, f)
+    return f
+
+
+def _periodic_table(x, xp, fp, period):
+    period = lax.abs(lax.convert_element_type(asarray(period), xp.dtype))
+    x = uf.remainder(x, period)
+    xp = uf.remainder(xp, period)
+    xp, fp = lax.sort([xp, fp], 0, True, 1)
+    n = xp.shape[0]
+    xp = lax.concatenate([lax.sub(lax.slice(xp, (n - 1,), (n,)), period), xp,
+                          lax.add(lax.slice(xp, (0,), (1,)), period)], 0)
+    fp = lax.concatenate([lax.slice(fp, (n - 1,), (n,)), fp, lax.slice(fp, (0,), (1,))], 0)
+    return x, xp, fp
+
+
+def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    """Cross product of 3-vectors (or 2-vectors: the z component) along the given
+    axes; the rest broadcast."""
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    a, b = promote_dtypes(ensure_array("cross", a), ensure_array("cross", b))
+    a, b = _moveaxis(a, axisa, -1), _moveaxis(b, axisb, -1)
+    if a.shape[-1] not in (2, 3) or b.shape[-1] not in (2, 3):
+        raise ValueError(f"jnp.cross: incompatible dimensions for cross product (dimension "
+                         f"must be 2 or 3), got shapes {shape_str(a.shape)} and "
+                         f"{shape_str(b.shape)}")
+
+    def comp(x, i):
+        if i >= x.shape[-1]:
+            return None
+        return lax.index_in_dim(x, i, x.ndim - 1, False)
+
+    a0, a1, a2 = (comp(a, i) for i in range(3))
+    b0, b1, b2 = (comp(b, i) for i in range(3))
+    z = uf.subtract(uf.multiply(a0, b1), uf.multiply(a1, b0))
+    if a2 is None and b2 is None:
+        return z
+
+    def mul(p, q):
+        return None if p is None or q is None else uf.multiply(p, q)
+
+    def sub(p, q):
+        if p is None:
+            return uf.negative(q) if q is not None else None
+        return p if q is None else uf.subtract(p, q)
+
+    x_ = sub(mul(a1, b2), mul(a2, b1))
+    y_ = sub(mul(a2, b0), mul(a0, b2))
+    parts, shape = _broadcast_all("cross", x_, y_, z)
+    c = lax.concatenate([lax.expand_dims(p, (len(shape),)) for p in parts], len(shape))
+    return _moveaxis(c, -1, axisc)
+
+
+def polyval(p, x, *, unroll=16):
+    """Evaluate the polynomial with coefficients ``p`` (highest power first) at ``x``
+    (Horner's rule)."""
+    p, x = promote_dtypes(ensure_array("polyval", p), ensure_array("polyval", x))
+    if p.ndim != 1:
+        raise ValueError(f"jnp.polyval: p must be 1-D, got shape {shape_str(p.shape)}")
+    y = lax.full(tuple(x.shape), 0, x.dtype)
+    for i in range(p.shape[0]):
+        y = lax.add(lax.mul(y, x), lax.index_in_dim(p, i, 0, False))
+    return y
+
+
+def trapezoid(y, x=None, dx=1.0, axis=-1):
+    """Integral of ``y`` along ``axis`` by the trapezoidal rule, with sample points ``x``
+    (1-D, or ``y``'s shape) or spacing ``dx``."""
+    y = ensure_array("trapezoid", y)
+    if x is None:
+        (y,) = promote_dtypes_inexact(y)
+        y = _moveaxis(y, axis, -1)
+        d = dx
+    else:
+        y, x = promote_dtypes_inexact(y, x)
+        x = x if x.ndim == 1 else _moveaxis(x, axis, -1)
+        y = _moveaxis(y, axis, -1)
+        d = _diff_last(x)
+    mid = lax.div(_pair_sum(y), lax.full((), 2, y.dtype))
+    return red.sum(uf.multiply(d, mid), -1)
+
+
+def _diff_last(x):
+    n = x.shape[-1]
+    ax = x.ndim - 1
+    return lax.sub(lax.slice_in_dim(x, 1, n, 1, ax), lax.slice_in_dim(x, 0, n - 1, 1, ax))
+
+
+def _pair_sum(x):
+    n = x.shape[-1]
+    ax = x.ndim - 1
+    return lax.add(lax.slice_in_dim(x, 1, n, 1, ax), lax.slice_in_dim(x, 0, n - 1, 1, ax))
+
+
+trapz = trapezoid
+
+
+def vander(x, N=None, increasing=False):  # noqa: N803
+    """The Vandermonde matrix of the 1-D ``x``: columns are powers of ``x``
+    (decreasing unless ``increasing``), built by cumulative products as NumPy does."""
+    x = ensure_array("vander", x)
+    if x.ndim != 1:
+        raise ValueError(f"jnp.vander: x must be 1-D, got shape {shape_str(x.shape)}")
+    n = x.shape[0] if N is None else _static(N, "vander", "N")
+    if type(n) is int and n < 0:
+        raise ValueError(f"jnp.vander: N must be non-negative, got {n}")
+    shape = (x.shape[0], n)
+    xb = lax.broadcast_in_dim(x, shape, (0,))
+    col = lax.broadcasted_iota(dtypes.default_int(), shape, 1)
+    base = lax.select(lax.eq(col, lax.full((), 0, col.dtype)), lax.full((), 1, x.dtype), xb)
+    if dtypes.is_bool(x.dtype):
+        return lax.cumprod(lax.convert_element_type(base, dtypes.default_int()), 1) if \
+            increasing else lax.rev(lax.cumprod(lax.convert_element_type(
+                base, dtypes.default_int()), 1), (1,))
+    out = lax.cumprod(base, 1)
+    return out if increasing else lax.rev(out, (1,))
+
+
+def gradient(f, *varargs, axis=None, edge_order=None):
+    """Gradient of sampled ``f`` by central differences inside and one-sided
+    differences (order ``edge_order``, 1 or 2) at the ends. ``varargs``: one scalar
+    spacing for all axes, or one scalar / 1-D coordinate array per axis.
+
+    Returns:
+      One array, or a tuple of arrays (one per axis) when several axes are differentiated.
+    """
+    (f,) = promote_dtypes_inexact(ensure_array("gradient", f))
+    edge_order = 1 if edge_order is None else edge_order
+    if edge_order not in (1, 2):
+        raise ValueError(f"jnp.gradient: edge_order must be 1 or 2, got {edge_order}")
+    axes = tuple(range(f.ndim)) if axis is None else tuple(
+        normalize_axis(a, f.ndim, "jnp.gradient") for a in
+        (axis if isinstance(axis, (tuple, list)) else (axis,)))
+    if len(varargs) == 0:
+        spacing = [1.0] * len(axes)
+    elif len(varargs) == 1 and np.ndim(varargs[0]) == 0:
+        spacing = list(varargs) * len(axes)
+    elif len(varargs) == len(axes):
+        spacing = list(varargs)
+    else:
+        raise TypeError(f"jnp.gradient: expected 0, 1 or {len(axes)} spacing arguments, got "
+                        f"{len(varargs)}")
+    outs = tuple(_gradient_along(f, h, ax, edge_order) for h, ax in zip(spacing, axes))
+    return outs[0] if len(outs) == 1 and (axis is not None and not isinstance(
+        axis, (tuple, list)) or f.ndim == 1) else outs
+
+
+def _gradient_along(f, h, ax, edge_order):
+    n = f.shape[ax]
+    if type(n) is int and n < edge_order + 1:
+        raise ValueError(f"jnp.gradient: shape {shape_str(f.shape)} is too small along axis "
+                         f"{ax}: at least edge_order + 1 = {edge_order + 1} samples needed")
+    y = _moveaxis(f, ax, -1)
+    last = y.ndim - 1
+
+    def s(lo, hi):  # y[..., lo:hi] (negative bounds count from the end)
+        return lax.slice_in_dim(y, lo if lo >= 0 else n + lo, hi if hi > 0 else n + hi, 1,
+                                last)
+
+    h = ensure_array("gradient", h)
+    h = lax.convert_element_type(h, f.dtype)
+    if h.ndim == 0:
+        two_h = lax.mul(h, lax.full((), 2, h.dtype))
+        inner = uf.divide(lax.sub(s(2, n), s(0, -2)), two_h)
+        if edge_order == 1:
+            first = uf.divide(lax.sub(s(1, 2), s(0, 1)), h)
+            end = uf.divide(lax.sub(s(-1, n), s(-2, -1)), h)
+        else:
+            first = uf.divide(_lin3(s(0, 1), s(1, 2), s(2, 3), -1.5, 2.0, -0.5, f.dtype), h)
+            end = uf.divide(_lin3(s(-3, -2), s(-2, -1), s(-1, n), 0.5, -2.0, 1.5, f.dtype), h)
+    else:
+        inner, first, end = _nonuniform(s, h, n, edge_order)
+    out = lax.concatenate([first, inner, end], last)
+    return _moveaxis(out, -1, ax)
+
+
+def _lin3(p, q, r, a, b, c, dt):
+    def k(v):
+        return lax.full((), v, dt)
+    return lax.add(lax.add(lax.mul(p, k(a)), lax.mul(q, k(b))), lax.mul(r, k(c)))
+
+
+def _nonuniform(s, x, n, edge_order):
+    """NumPy's second-order-accurate differences for sample coordinates ``x``."""
+    dx = lax.sub(lax.slice(x, (1,), (n,)), lax.slice(x, (0,), (n - 1,)))
+    dx1, dx2 = lax.slice(dx, (0,), (n - 2,)), lax.slice(dx, (1,), (n - 1,))
+    m = uf.multiply
+    dv = uf.divide
+    a = uf.negative(dv(dx2, m(dx1, uf.add(dx1, dx2))))
+    b = dv(uf.subtract(dx2, dx1), m(dx1, dx2))
+    c = dv(dx1, m(dx2, uf.add(dx1, dx2)))
+    inner = uf.add(uf.add(m(a, s(0, -2)), m(b, s(1, -1))), m(c, s(2, n)))
+    d0, d1 = lax.slice(dx, (0,), (1,)), lax.slice(dx, (n - 2,), (n - 1,))
+    if edge_order == 1:
+        return inner, dv(uf.subtract(s(1, 2), s(0, 1)), d0), dv(uf.subtract(s(-1, n),
+                                                                            s(-2, -1)), d1)
+    e1, e2 = lax.slice(dx, (0,), (1,)), lax.slice(dx, (1,), (2,))
+    a0 = uf.negative(dv(uf.add(m(2.0, e1), e2), m(e1, uf.add(e1, e2))))
+    b0 = dv(uf.add(e1, e2), m(e1, e2))
+    c0 = uf.negative(dv(e1, m(e2, uf.add(e1, e2))))
+    first = uf.add(uf.add(m(a0, s(0, 1)), m(b0, s(1, 2))), m(c0, s(2, 3)))
+    e1, e2 = lax.slice(dx, (n - 3,), (n - 2,)), d1
+    a1 = dv(e2, m(e1, uf.add(e1, e2)))
+    b1 = uf.negative(dv(uf.add(e2, e1), m(e1, e2)))
+    c1 = dv(uf.add(m(2.0, e2), e1), m(e2, uf.add(e1, e2)))
+    end = uf.add(uf.add(m(a1, s(-3, -2)), m(b1, s(-2, -1))), m(c1, s(-1, n)))
+    return inner, first, end
+
+
+def unwrap(p, discont=None, axis=-1, period=2 * np.pi):
+    """Unwrap phases: add multiples of ``period`` so consecutive differences along
+    ``axis`` stay within ``max(discont, period / 2)``."""
+    (p,) = promote_dtypes_inexact(ensure_array("unwrap", p))
+    half = period / 2
+    discont = half if discont is None or discont < half else discont
+    y = _moveaxis(p, axis, -1)
+    d = _diff_last(y)
+    dt = d.dtype
+
+    def k(v):
+        return lax.full((), v, dt)
+
+    ddmod = lax.add(uf.remainder(lax.add(d, k(half)), k(period)), k(-half))
+    ddmod = lax.select(lax.bitwise_and(lax.eq(ddmod, k(-half)), lax.gt(d, k(0))),
+                       broadcast_to_shape(k(half), d.shape), ddmod)
+    correct = lax.select(lax.lt(lax.abs(d), k(discont)), broadcast_to_shape(k(0), d.shape),
+                         lax.sub(ddmod, d))
+    n, last = y.shape[-1], y.ndim - 1
+    rest = lax.add(lax.slice_in_dim(y, 1, n, 1, last), lax.cumsum(correct, last)) \
+        if n > 1 else lax.slice_in_dim(y, 1, n, 1, last)
+    return _moveaxis(lax.concatenate([lax.slice_in_dim(y, 0, 1 if n else 0, 1, last), rest],
+                                     last), -1, axis)
+
+
+def piecewise(x, condlist, funclist, *args, **kw):
+    """Evaluate ``funclist[i]`` (callables of ``x`` or constants) where ``condlist[i]``
+    holds; a later true condition wins; an extra last function covers the rest (else 0).
+    Every function is evaluated on all of ``x`` (no data-dependent control flow)."""
+    x = ensure_array("piecewise", x)
+    if isinstance(condlist, (Array, Tracer, np.ndarray)) and np.ndim(condlist) <= x.ndim or \
+            isinstance(condlist, bool):
+        condlist = [condlist]
+    n = len(condlist)
+    if len(funclist) == n + 1:
+        otherwise, funcs = funclist[-1], funclist[:n]
+    elif len(funclist) == n:
+        otherwise, funcs = 0, funclist
+    else:
+        raise ValueError(f"jnp.piecewise: with {n} condition(s), {n} or {n + 1} functions "
+                         f"are expected, got {len(funclist)}")
+
+    def value(f):
+        v = f(x, *args, **kw) if callable(f) else f
+        return broadcast_to_shape(lax.convert_element_type(
+            asarray(v) if not isinstance(v, (Array, Tracer)) else v, x.dtype), x.shape)
+
+    out = value(otherwise)
+    for c, f in zip(condlist, funcs):
+        c = broadcast_to_shape(_to_bool(ensure_array("piecewise", c)), tuple(x.shape))
+        out = lax.select(c, value(f), out)
+    return out
+
+
+# -- counting -------------------------------------------------------------------------------
+def _scatter_add(length, idx, w):
+    """``zeros(length).at[idx].add(w)`` for 1-D ``idx``/``w`` (out-of-range dropped)."""
+    n = idx.shape[0]
+    shape = (length, n)
+    bins = lax.broadcasted_iota(idx.dtype, shape, 0)
+    hit = lax.eq(bins, lax.broadcast_in_dim(idx, shape, (1,)))
+    vals = lax.broadcast_in_dim(w, shape, (1,))
+    return lax.reduce_sum(lax.select(hit, vals, lax.full((), 0, w.dtype)), (1,))
+
+
+def bincount(x, weights=None, minlength=0, *, length=None):
+    """Counts (or summed ``weights``) of each non-negative integer in the 1-D ``x``.
+    Under ``jit`` pass a static ``length``; values at or beyond it are dropped and
+    negative values count as 0 (as JAX)."""
+    x = ensure_array("bincount", x)
+    if not dtypes.is_int(x.dtype):
+        raise TypeError(f"jnp.bincount: x must have an integer dtype, got {x.dtype}")
+    if x.ndim != 1:
+        raise ValueError(f"jnp.bincount: only 1-D input is supported, got shape "
+                         f"{shape_str(x.shape)}")
+    minlength = _static(minlength, "bincount", "minlength")
+    if minlength < 0:
+        raise ValueError(f"jnp.bincount: minlength must be non-negative, got {minlength}")
+    if length is None:
+        if isinstance(x, Tracer):
+            raise ConcretizationTypeError(
+                f"jnp.bincount: the output length depends on the values of x "
+                f"({x.aval.str_short()}), which are traced. Fix: pass length=... (a static "
+                f"int) under jit.")
+        v = np.asarray(x._value)
+        length = max(minlength, int(v.max()) + 1 if v.size else 0)
+    else:
+        length = _static(length, "bincount", "length")
+    if weights is None:
+        w = lax.full(tuple(x.shape), 1, dtypes.default_int())
+    else:
+        w = ensure_array("bincount", weights)
+        if tuple(w.shape) != tuple(x.shape):
+            raise ValueError(f"jnp.bincount: weights of shape {shape_str(w.shape)} must have "
+                             f"the shape of x {shape_str(x.shape)}")
+        if dtypes.is_bool(w.dtype):
+            w = lax.convert_element_type(w, dtypes.default_int())
+    idx = lax.max(x, lax.full((), 0, x.dtype))
+    return _scatter_add(length, lax.convert_element_type(idx, dtypes.default_int()), w)
+
+
+def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
+    """Bin edges for :func:`histogram`: ``bins`` equal bins over ``range`` (default the
+    data's min..max), or the given edges."""
+    if isinstance(bins, str):
+        raise NotImplementedError("jnp.histogram: string values for bins are not supported")
+    a = ensure_array("histogram_bin_edges", a)
+    dt = a.dtype if dtypes.is_inexact(a.dtype) else dtypes.default_float()
+    if np.ndim(bins) == 1:
+        return asarray(bins, dtype=dt)
+    nbins = _static(bins, "histogram", "bins")
+    if nbins < 1:
+        raise ValueError(f"jnp.histogram: bins must be a positive integer, got {nbins}")
+    if range is None:
+        if type(a.size) is int and a.size == 0:
+            lo = hi = lax.full((), 0, dt)
+        else:
+            lo, hi = red.min(a), red.max(a)
+    else:
+        r = asarray(range, dtype=dt) if not isinstance(range, (Array, Tracer)) else range
+        if tuple(r.shape) != (2,):
+            raise ValueError(f"jnp.histogram: range must be None or a pair of scalars, got "
+                             f"{range!r}")
+        lo, hi = lax.index_in_dim(r, 0, 0, False), lax.index_in_dim(r, 1, 0, False)
+    lo, hi = lax.convert_element_type(lo, dt), lax.convert_element_type(hi, dt)
+    same = lax.eq(lo, hi)
+    lo = lax.select(same, lax.sub(lo, lax.full((), 0.5, dt)), lo)
+    hi = lax.select(same, lax.add(hi, lax.full((), 0.5, dt)), hi)
+    return linspace(lo, hi, nbins + 1, dtype=dt)
+
+
+def histogram(a, bins=10, range=None, weights=None, density=None):  # noqa: A002
+    """Histogram of ``a`` (flattened). Values outside the edges are ignored; the last
+    bin includes its right edge. Counts are floats, as in JAX.
+
+    Returns:
+      ``(counts, bin_edges)``.
+    """
+    a = ensure_array("histogram", a)
+    if weights is None:
+        (a,) = promote_dtypes_inexact(a)
+        w = lax.full(tuple(a.shape), 1, a.dtype)
+    else:
+        w = ensure_array("histogram", weights)
+        if tuple(w.shape) != tuple(a.shape):
+            raise ValueError(f"jnp.histogram: weights of shape {shape_str(w.shape)} must "
+                             f"have the shape of a {shape_str(a.shape)}")
+        a, w = promote_dtypes_inexact(a, w)
+    a, w = _ravel(a), _ravel(w)
+    edges = histogram_bin_edges(a, bins, range)
+    edges = lax.convert_element_type(edges, a.dtype)
+    ne = edges.shape[0]
+    idx = _count_le(edges, a)
+    last = broadcast_to_shape(lax.index_in_dim(edges, ne - 1, 0, False), a.shape)
+    idx = lax.select(lax.eq(a, last), lax.full(tuple(a.shape), ne - 1, idx.dtype), idx)
+    counts = lax.slice(_scatter_add(ne, idx, w), (1,), (ne,))
+    if density:
+        widths = _diff_last(edges)
+        counts = lax.div(lax.div(counts, widths), red.sum(counts))
+    return counts, edges
+
+
+def digitize(x, bins, right=False, *, method=None):
+    """Index of the bin of each ``x`` (``bins`` 1-D, increasing or decreasing):
+    ``bins[i-1] <= x < bins[i]`` (``right``: ``bins[i-1] < x <= bins[i]``)."""
+    x, bins = promote_dtypes(ensure_array("digitize", x), ensure_array("digitize", bins))
+    if bins.ndim != 1:
+        raise ValueError(f"jnp.digitize: bins must be 1-D, got shape {shape_str(bins.shape)}")
+    n = bins.shape[0]
+    if type(n) is int and n == 0:
+        return lax.full(tuple(x.shape), 0, dtypes.default_int())
+    inc = _count_le(bins, x, strict=right)
+    dec = lax.sub(lax.full((), n, inc.dtype), inc)  # searchsorted on the reversed bins
+    increasing = lax.ge(lax.index_in_dim(bins, n - 1, 0, False),
+                        lax.index_in_dim(bins, 0, 0, False))
+    return lax.select(broadcast_to_shape(increasing, tuple(inc.shape)), inc, dec)
+
+
+# -- statistics -----------------------------------------------------------------------------
+def _rows(x, rowvar, name):
+    if x.ndim > 2:
+        raise ValueError(f"jnp.cov: {name} has more than 2 dimensions (shape "
+                         f"{shape_str(x.shape)})")
+    if x.ndim < 2:
+        x = lax.reshape(x, (1,) + tuple(x.shape)) if x.ndim == 1 else lax.reshape(x, (1, 1))
+    if not rowvar and x.shape[0] != 1:
+        x = lax.transpose(x, (1, 0))
+    return x
+
+
+def _weight_vector(w, nobs, name, integer=False):
+    w = ensure_array("cov", w)
+    if w.ndim != 1:
+        raise RuntimeError(f"jnp.cov: cannot handle multidimensional {name} (shape "
+                           f"{shape_str(w.shape)})")
+    if w.shape[0] != nobs:
+        raise RuntimeError(f"jnp.cov: incompatible numbers of samples and {name} "
+                           f"({w.shape[0]} vs {nobs})")
+    if integer and not (dtypes.is_int(w.dtype) or dtypes.is_bool(w.dtype)):
+        raise TypeError(f"jnp.cov: {name} must be integer, got {w.dtype}")
+    return w
+
+
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None):
+    """Covariance matrix of the variables in the rows (``rowvar``) or columns of ``m``
+    (and ``y``), with optional frequency and analytic weights, as NumPy."""
+    if y is not None:
+        m, y = promote_dtypes_inexact(ensure_array("cov", m), ensure_array("cov", y))
+    else:
+        (m,) = promote_dtypes_inexact(ensure_array("cov", m))
+    x = _rows(m, rowvar, "m")
+    if y is not None:
+        x = lax.concatenate([x, _rows(y, rowvar, "y")], 0)
+    nobs = x.shape[1]
+    if ddof is None:
+        ddof = 0 if bias else 1
+    w = None
+    if fweights is not None:
+        w = lax.convert_element_type(_weight_vector(fweights, nobs, "fweights", True), x.dtype)
+    if aweights is not None:
+        aw = lax.convert_element_type(_weight_vector(aweights, nobs, "aweights"), x.dtype)
+        w = aw if w is None else lax.mul(w, aw)
+    avg, w_sum = red.average(x, axis=1, weights=w, returned=True)
+    w_sum = lax.index_in_dim(w_sum, 0, 0, False)
+    if w is None:
+        fact = lax.full((), nobs - ddof, x.dtype)
+    elif ddof == 0:
+        fact = w_sum
+    elif aweights is None:
+        fact = lax.sub(w_sum, lax.full((), ddof, w_sum.dtype))
+    else:
+        fact = lax.sub(w_sum, lax.div(lax.mul(lax.full((), ddof, w_sum.dtype),
+                                              red.sum(lax.mul(w, aw))), w_sum))
+    xc = lax.sub(x, lax.broadcast_in_dim(avg, tuple(x.shape), (0,)))
+    xw = xc if w is None else lax.mul(xc, lax.broadcast_in_dim(w, tuple(x.shape), (1,)))
+    if dtypes.is_complex(xw.dtype):
+        xw = lax.conj(xw)
+    c = lax.dot_general(xc, xw, (((1,), (1,)), ((), ())))
+    c = lax.div(c, fact)
+    ones = tuple(i for i, d in enumerate(c.shape) if type(d) is int and d == 1)
+    return lax.squeeze(c, ones)
+
+
+def corrcoef(x, y=None, rowvar=True):
+    """Pearson correlation coefficients (``cov`` normalized by the standard deviations;
+    the real parts clipped to [-1, 1])."""
+    c = cov(x, y, rowvar)
+    if c.ndim == 0:
+        return lax.div(c, c)
+    d = lax.real(_diagonal(c)) if dtypes.is_complex(c.dtype) else _diagonal(c)
+    sd = lax.sqrt(d)
+    n = c.shape[0]
+    c = lax.div(c, lax.convert_element_type(lax.broadcast_in_dim(sd, (n, n), (0,)), c.dtype))
+    c = lax.div(c, lax.convert_element_type(lax.broadcast_in_dim(sd, (n, n), (1,)), c.dtype))
+    if dtypes.is_complex(c.dtype):
+        return lax.complex(lax.clamp(-1.0, lax.real(c), 1.0), lax.clamp(-1.0, lax.imag(c), 1.0))
+    return lax.clamp(-1.0, c, 1.0)
+
+
+def _diagonal(c):
+    from tjit.numpy._creation import diag
+    return diag(c)
+
+
+# -- sets -------------------------------------------------------------------------------------
+def isin(element, test_elements, assume_unique=False, invert=False, *, method="auto"):
+    """Whether each element of ``element`` occurs in ``test_elements`` (an all-pairs
+    comparison, so it traces under ``jit``)."""
+    e, t = promote_dtypes(ensure_array("isin", element), ensure_array("isin", test_elements))
+    t = _ravel(t)
+    full = tuple(e.shape) + (t.shape[0],)
+    last = len(full) - 1
+    eq = lax.eq(lax.broadcast_in_dim(e, full, tuple(range(last))),
+                lax.broadcast_in_dim(t, full, (last,)))
+    out = lax.reduce_or(eq, (last,))
+    return lax.bitwise_not(out) if invert else out
+
+
+def in1d(ar1, ar2, assume_unique=False, invert=False, *, method="auto"):
+    """``isin`` of the flattened ``ar1`` (NumPy's older name)."""
+    return isin(_ravel(ensure_array("in1d", ar1)), ar2, assume_unique, invert)
+
+
+def _set_inputs(fname, ar1, ar2, size):
+    ar1, ar2 = ensure_array(fname, ar1), ensure_array(fname, ar2)
+    for a in (ar1, ar2):
+        if isinstance(a, Tracer):
+            hint = "" if size is None else " (tjit computes set operations eagerly only)"
+            raise ConcretizationTypeError(
+                f"jnp.{fname}: the output size depends on the values of traced inputs "
+                f"({a.aval.str_short()}){hint}. Fix: call jnp.{fname} outside jit, or "
+                f"pass the arrays as static/concrete values.")
+    dt = promote_dtypes(ar1, ar2)[0].dtype
+    return np.asarray(ar1._value).ravel(), np.asarray(ar2._value).ravel(), dt
+
+
+def _sized(values, size, fill_value, default_fill, dt):
+    values = np.asarray(values)
+    if size is not None:
+        size = _static(size, "setops", "size")
+        fill = default_fill if fill_value is None else \
+            np.asarray(concrete_value(fill_value, "fill_value"))
+        out = np.full(size, fill, dtype=dt)
+        k = min(size, values.size)
+        out[:k] = values[:k]
+        values = out
+    return Array(values.astype(dt))
+
+
+def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
+    """Sorted unique values of ``ar1`` not in ``ar2`` (eager; ``size`` pads with
+    ``fill_value`` (default 0) or truncates)."""
+    a, b, _ = _set_inputs("setdiff1d", ar1, ar2, size)
+    dt = ensure_array("setdiff1d", ar1).dtype
+    return _sized(np.setdiff1d(a, b, assume_unique), size, fill_value, 0, dt)
+
+
+def union1d(ar1, ar2, *, size=None, fill_value=None):
+    """Sorted unique values in either array (eager; ``size`` pads with ``fill_value``,
+    default the smallest value)."""
+    a, b, dt = _set_inputs("union1d", ar1, ar2, size)
+    r = np.union1d(a, b)
+    return _sized(r, size, fill_value, r.min() if r.size else 0, dt)
+
+
+def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=None,
+                fill_value=None):
+    """Sorted unique values in both arrays, and with ``return_indices`` their first
+    indices in each (eager; ``size`` pads values with ``fill_value`` (default the
+    smallest value) and indices with the array sizes)."""
+    a, b, dt = _set_inputs("intersect1d", ar1, ar2, size)
+    if not return_indices:
+        r = np.intersect1d(a, b, assume_unique)
+        return _sized(r, size, fill_value, r.min() if r.size else 0, dt)
+    r, i1, i2 = np.intersect1d(a, b, assume_unique, return_indices=True)
+    idt = dtypes.default_int()
+    return (_sized(r, size, fill_value, r.min() if r.size else 0, dt),
+            _sized(i1, size, a.size, a.size, idt), _sized(i2, size, b.size, b.size, idt))
+
+
+# -- index conversions ------------------------------------------------------------------------
+def _static_dims(dims, fname):
+    dims = tuple(_static(d, fname, "dims") for d in (dims if np.ndim(dims) else (dims,)))
+    if any(d < 0 for d in dims):
+        raise ValueError(f"jnp.{fname}: dims must be non-negative, got {dims}")
+    return dims
+
+
+def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
+    """Flat indices of the coordinate arrays ``multi_index`` into an array of shape
+    ``dims`` (``mode`` 'raise' (eager check), 'wrap' or 'clip'; ``order`` 'C' or 'F')."""
+    dims = _static_dims(dims, "ravel_multi_index")
+    if len(multi_index) != len(dims):
+        raise ValueError(f"jnp.ravel_multi_index: {len(multi_index)} coordinate arrays for "
+                         f"{len(dims)} dims")
+    if order not in ("C", "F"):
+        raise ValueError(f"jnp.ravel_multi_index: order must be 'C' or 'F', got {order!r}")
+    if mode not in ("raise", "wrap", "clip"):
+        raise ValueError(f"jnp.ravel_multi_index: mode must be 'raise', 'wrap' or 'clip', "
+                         f"got {mode!r}")
+    idt = dtypes.default_int()
+    idx = [ensure_array("ravel_multi_index", i) for i in multi_index]
+    for i in idx:
+        if not dtypes.is_int(i.dtype):
+            raise TypeError(f"jnp.ravel_multi_index: coordinates must be integers, got "
+                            f"{i.dtype}")
+    idx = [lax.convert_element_type(i, idt) for i in promote_args("ravel_multi_index", *idx)]
+    if mode == "raise":
+        _check_in_bounds(idx, dims)
+    elif mode == "wrap":
+        idx = [uf.remainder(i, d) for i, d in zip(idx, dims)]
+    else:
+        idx = [lax.clamp(0, i, d - 1 if d else 0) for i, d in zip(idx, dims)]
+    pairs = list(zip(idx, dims))
+    if order == "F":
+        pairs.reverse()
+    out = lax.full((), 0, idt)
+    for i, d in pairs:
+        out = uf.add(uf.multiply(out, d), i)
+    return out
+
+
+def _check_in_bounds(idx, dims):
+    for i, d in zip(idx, dims):
+        if isinstance(i, Tracer):
+            raise ConcretizationTypeError(
+                "jnp.ravel_multi_index: mode='raise' needs concrete indices to check them; "
+                "under jit use mode='wrap' or mode='clip'")
+        v = np.asarray(i._value)
+        if v.size and (v.min() < 0 or v.max() >= d):
+            raise ValueError(f"jnp.ravel_multi_index: invalid entry in coordinates array "
+                             f"(index out of bounds for dim of size {d})")
+
+
+def unravel_index(indices, shape):
+    """Coordinate arrays of the flat ``indices`` in an array of ``shape``. As JAX:
+    negative indices count from the end and out-of-range ones are clipped."""
+    shape = _static_dims(shape, "unravel_index")
+    i = ensure_array("unravel_index", indices)
+    if not dtypes.is_int(i.dtype):
+        raise TypeError(f"jnp.unravel_index: indices must be integers, got {i.dtype}")
+    total = 1
+    for d in shape:
+        total *= d
+    if total == 0 and i.size:
+        raise ValueError(f"jnp.unravel_index: cannot unravel into the empty shape {shape}")
+    idt = dtypes.default_int()
+    i = lax.clamp(-total, lax.convert_element_type(i, idt), total - 1 if total else 0)
+    i = uf.remainder(i, total) if total else i
+    out = []
+    for d in reversed(shape):
+        out.append(uf.remainder(i, d) if d else i)
+        i = uf.floor_divide(i, d) if d else i
+    return tuple(reversed(out))
+
+
+__all__ = ["where", "select", "clip", "isclose", "allclose", "array_equal", "array_equiv",
+           "iscomplexobj", "isrealobj", "nan_to_num", "convolve", "correlate", "interp",
+           "cross", "polyval", "trapezoid", "trapz", "vander", "gradient", "unwrap",
+           "piecewise", "bincount", "histogram_bin_edges", "histogram", "digitize", "cov",
+           "corrcoef", "isin", "in1d", "setdiff1d", "union1d", "intersect1d",
+           "ravel_multi_index", "unravel_index"]

@@ -1,2 +1,716 @@
-"""(being written)"""
-__all__ = []
+"""Reductions of ``tjit.numpy``: sums, products, extrema, statistics, quantiles, their
+NaN-ignoring variants and cumulative sums/products.
+
+All follow JAX's conventions: ``axis`` is None, an int or a tuple; ``keepdims``;
+``where=`` masks elements out; ``initial=`` folds a start value in (sum/prod/max/min);
+``out=`` is not supported (arrays are immutable). Sums and products of bools and small
+ints accumulate in the default int (uint) type, means of ints are default floats, and
+results are strongly typed.
+
+Counts of symbolic dims (``mean`` under ``polymorphic_shapes``) are computed as arrays
+by :func:`tjit.numpy._creation.dim_value` (a sum of ones that the executor evaluates
+once the size symbols are bound), so one trace serves every size.
+"""
+
+import builtins
+
+import numpy as np
+
+from tjit import lax
+from tjit.tracing import dtypes
+from tjit.tracing.core import Array, Tracer, concrete_value
+from tjit.tracing.shapes import broadcast_shapes, normalize_axes, shape_str
+from tjit.numpy._core import broadcast_to_shape, ensure_array, promote_dtypes_inexact
+from tjit.numpy._creation import canonical_dtype, dim_value
+
+
+# -- argument handling ----------------------------------------------------------------------
+def _check_out(out, name):
+    if out is not None:
+        raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported: tjit "
+                                  f"arrays are immutable; use the returned array instead")
+
+
+def _axes(a, axis, name):
+    """Sorted, non-negative reduction axes of ``a``."""
+    if axis is None:
+        return tuple(range(a.ndim))
+    if isinstance(axis, (Array, Tracer)):
+        axis = concrete_value(axis, f"the axis argument of jnp.{name}").tolist()
+    if a.ndim == 0:  # NumPy accepts axis 0 / -1 / () for a scalar and reduces nothing
+        normalize_axes(axis, 1, f"jnp.{name}")
+        return ()
+    return tuple(sorted(normalize_axes(axis, a.ndim, f"jnp.{name}")))
+
+
+def _promote_int(dt):
+    """JAX's accumulator for sum/prod: bools and narrow ints widen to the default int."""
+    if dtypes.is_bool(dt):
+        return dtypes.default_int()
+    if dtypes.is_unsigned(dt):
+        return dt if dt.itemsize >= dtypes.default_uint().itemsize else dtypes.default_uint()
+    if dtypes.is_int(dt):
+        return dt if dt.itemsize >= dtypes.default_int().itemsize else dtypes.default_int()
+    return dt
+
+
+def _upcast_f16(dt):
+    return dtypes.float32 if dt == dtypes.float16 else dt
+
+
+def _mask(where, a, name):
+    """``where`` as a bool array of ``a``'s shape."""
+    w = ensure_array(name, where)
+    if not dtypes.is_bool(w.dtype):
+        w = lax.ne(w, lax.full((), 0, w.dtype))
+    shape = tuple(a.shape)
+    if tuple(w.shape) != shape:
+        out = broadcast_shapes(tuple(w.shape), shape, op=f"jnp.{name}(where=...)")
+        if tuple(out) != shape:
+            raise ValueError(f"jnp.{name}: where mask of shape {shape_str(w.shape)} does not "
+                             f"broadcast to the array's shape {shape_str(shape)}")
+        w = broadcast_to_shape(w, shape)
+    return w
+
+
+def _lowest(dt):
+    if dtypes.is_bool(dt):
+        return False
+    return np.iinfo(dt).min if dtypes.is_int(dt) else -np.inf
+
+
+def _highest(dt):
+    if dtypes.is_bool(dt):
+        return True
+    return np.iinfo(dt).max if dtypes.is_int(dt) else np.inf
+
+
+# -- the generic reduction ------------------------------------------------------------------
+def _reduce(name, a, axis, dtype, out, keepdims, initial, where, *, reducer, combine,
+            identity, promote=False, has_identity=True, to_bool=False):
+    """Shared body of sum/prod/max/min/all/any (the shape of JAX's ``_reduction``)."""
+    _check_out(out, name)
+    a = ensure_array(name, a)
+    axes = _axes(a, axis, name)
+    if initial is None and not has_identity:
+        if where is not None:
+            raise ValueError(f"reduction operation {name} does not have an identity, so to "
+                             f"use a where mask one has to specify 'initial'")
+        if builtins.any(type(a.shape[d]) is int and a.shape[d] == 0 for d in axes):
+            raise ValueError(f"zero-size array to reduction operation {name} which has no "
+                             f"identity (shape {shape_str(a.shape)}, axis {axis}); pass "
+                             f"initial=...")
+    if to_bool:
+        dt = comp = dtypes.bool_
+        x = a if dtypes.is_bool(a.dtype) else lax.ne(a, lax.full((), 0, a.dtype))
+    else:
+        dt = canonical_dtype(dtype, name) or (_promote_int(a.dtype) if promote else a.dtype)
+        comp = _upcast_f16(dt) if promote else dt
+        x = lax.convert_element_type(a, comp)
+    if where is not None:
+        x = lax.select(_mask(where, a, name), x, lax.full((), identity(comp), comp))
+    r = reducer(comp)(x, axes)
+    if initial is not None:
+        init = ensure_array(name, initial)
+        if init.ndim != 0:
+            raise ValueError(f"jnp.{name}: initial value must be a scalar, got an array of "
+                             f"shape {shape_str(init.shape)}")
+        r = combine(comp)(lax.convert_element_type(init, comp), r)
+    if keepdims:
+        r = lax.expand_dims(r, axes)
+    return lax.convert_element_type(r, dt)
+
+
+def _plain(fn):
+    return lambda dt: fn
+
+
+def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None,  # noqa: A001
+        where=None, promote_integers=True):
+    """Sum of elements over ``axis`` (bools and narrow ints sum in the default int).
+
+    Args:
+      a: input array. axis: None (all), an int or a tuple of ints. dtype: accumulator
+        and result dtype. keepdims: keep reduced dims as size 1. initial: added to the
+        sum. where: bool mask of elements to include.
+    """
+    return _reduce("sum", a, axis, dtype, out, keepdims, initial, where,
+                   reducer=_plain(lax.reduce_sum), combine=_plain(lax.add),
+                   identity=lambda dt: 0, promote=promote_integers)
+
+
+def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
+         promote_integers=True):
+    """Product of elements over ``axis`` (same arguments as :func:`sum`)."""
+    return _reduce("prod", a, axis, dtype, out, keepdims, initial, where,
+                   reducer=_plain(lax.reduce_prod), combine=_plain(lax.mul),
+                   identity=lambda dt: 1, promote=promote_integers)
+
+
+def _bool_or(fn_bool, fn):
+    return lambda dt: fn_bool if dtypes.is_bool(dt) else fn
+
+
+def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
+    """Maximum over ``axis`` (NaN-propagating). An empty reduction needs ``initial``;
+    ``where`` needs ``initial`` too."""
+    return _reduce("max", a, axis, None, out, keepdims, initial, where,
+                   reducer=_bool_or(lax.reduce_or, lax.reduce_max),
+                   combine=_bool_or(lax.bitwise_or, lax.max), identity=_lowest,
+                   has_identity=False)
+
+
+def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
+    """Minimum over ``axis`` (NaN-propagating); see :func:`max`."""
+    return _reduce("min", a, axis, None, out, keepdims, initial, where,
+                   reducer=_bool_or(lax.reduce_and, lax.reduce_min),
+                   combine=_bool_or(lax.bitwise_and, lax.min), identity=_highest,
+                   has_identity=False)
+
+
+amax, amin = max, min
+
+
+def all(a, axis=None, out=None, keepdims=False, *, where=None):  # noqa: A001
+    """Whether all elements (over ``axis``) are non-zero."""
+    return _reduce("all", a, axis, None, out, keepdims, None, where,
+                   reducer=_plain(lax.reduce_and), combine=_plain(lax.bitwise_and),
+                   identity=lambda dt: True, to_bool=True)
+
+
+def any(a, axis=None, out=None, keepdims=False, *, where=None):  # noqa: A001
+    """Whether any element (over ``axis``) is non-zero."""
+    return _reduce("any", a, axis, None, out, keepdims, None, where,
+                   reducer=_plain(lax.reduce_or), combine=_plain(lax.bitwise_or),
+                   identity=lambda dt: False, to_bool=True)
+
+
+def count_nonzero(a, axis=None, keepdims=False):
+    """Number of non-zero elements over ``axis`` (default int)."""
+    a = ensure_array("count_nonzero", a)
+    nz = a if dtypes.is_bool(a.dtype) else lax.ne(a, lax.full((), 0, a.dtype))
+    return sum(nz, axis, dtype=dtypes.default_int(), keepdims=keepdims)
+
+
+def ptp(a, axis=None, out=None, keepdims=False):
+    """Range (max - min) over ``axis``."""
+    _check_out(out, "ptp")
+    return lax.sub(max(a, axis, keepdims=keepdims), min(a, axis, keepdims=keepdims))
+
+
+# -- means and moments ----------------------------------------------------------------------
+def _count(a, axes, dt):
+    """Number of elements reduced (a Python number, or an array when a dim is symbolic)."""
+    n, symbolic = 1, []
+    for d in axes:
+        if type(a.shape[d]) is int:
+            n *= a.shape[d]
+        else:
+            symbolic.append(a.shape[d])
+    c = lax.full((), n, dt)
+    for d in symbolic:
+        c = lax.mul(c, lax.convert_element_type(dim_value(d), dt))
+    return c
+
+
+def _inexact_result(a, dtype, name):
+    dt = canonical_dtype(dtype, name)
+    if dt is None:
+        dt = a.dtype if dtypes.is_inexact(a.dtype) else dtypes.default_float()
+    comp = _upcast_f16(dt if dtypes.is_inexact(dt) else dtypes.default_float())
+    return dt, comp
+
+
+def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
+    """Arithmetic mean over ``axis`` (ints give the default float).
+
+    Args: as :func:`sum`; ``where`` averages only the selected elements.
+    """
+    _check_out(out, "mean")
+    a = ensure_array("mean", a)
+    dt, comp = _inexact_result(a, dtype, "mean")
+    axes = _axes(a, axis, "mean")
+    total = sum(a, axis, comp, keepdims=keepdims, where=where)
+    if where is None:
+        count = _count(a, axes, comp)
+    else:
+        count = sum(_mask(where, a, "mean"), axis, comp, keepdims=keepdims)
+    return lax.convert_element_type(lax.div(total, count), dt)
+
+
+def _var_types(a, dtype, name):
+    dt = canonical_dtype(dtype, name)
+    if dt is not None:
+        if dtypes.is_complex(a.dtype) and not dtypes.is_complex(dt):
+            raise ValueError(f"jnp.{name}: a real dtype {dt} is not supported for the "
+                             f"variance of complex values ({a.dtype})")
+        comp = dt if dtypes.is_inexact(dt) else dtypes.default_float()
+    elif dtypes.is_inexact(a.dtype):
+        comp = a.dtype
+        dt = np.finfo(a.dtype).dtype  # the real type of a complex input
+    else:
+        dt = comp = dtypes.default_float()
+    return _upcast_f16(comp), dtypes.canonicalize(dt)
+
+
+def _squared_magnitude(c):
+    if dtypes.is_complex(c.dtype):
+        return lax.real(lax.mul(c, lax.conj(c)))
+    return lax.mul(c, c)
+
+
+def _correction(ddof, correction, name):
+    if correction is None:
+        return ddof
+    if ddof != 0:
+        raise ValueError(f"jnp.{name}: ddof and correction can't both be specified")
+    return correction
+
+
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
+        correction=None):
+    """Variance over ``axis``: ``sum(|x - mean|**2) / (N - ddof)``.
+
+    Args: as :func:`mean`, plus ``ddof`` (or its Array-API name ``correction``).
+    """
+    _check_out(out, "var")
+    a = ensure_array("var", a)
+    ddof = _correction(ddof, correction, "var")
+    comp, dt = _var_types(a, dtype, "var")
+    axes = _axes(a, axis, "var")
+    x = lax.convert_element_type(a, comp)
+    centered = _broadcast_sub(x, mean(x, axis, comp, keepdims=True, where=where))
+    sq = _squared_magnitude(centered)
+    rdt = sq.dtype
+    if where is None:
+        n = _count(a, axes, rdt)
+    else:
+        n = sum(_mask(where, a, "var"), axis, rdt, keepdims=keepdims)
+    total = sum(sq, axis, rdt, keepdims=keepdims, where=where)
+    return lax.convert_element_type(lax.div(total, lax.sub(n, lax.full((), ddof, rdt))), dt)
+
+
+def _broadcast_sub(x, m):
+    return lax.sub(x, broadcast_to_shape(m, tuple(x.shape)))
+
+
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
+        correction=None):
+    """Standard deviation over ``axis``: ``sqrt(var(...))``."""
+    _check_out(out, "std")
+    return lax.sqrt(var(a, axis, dtype, None, ddof, keepdims, where=where,
+                        correction=correction))
+
+
+def average(a, axis=None, weights=None, returned=False, keepdims=False):
+    """Weighted average over ``axis``; ``weights`` has ``a``'s shape or is 1-D along a
+    single ``axis``.
+
+    Returns:
+      The average, and with ``returned`` also the sum of the weights (broadcast to the
+      average's shape).
+    """
+    a = ensure_array("average", a)
+    if weights is None:
+        avg = mean(a, axis, keepdims=keepdims)
+        wsum = lax.full(tuple(avg.shape), 0, avg.dtype)
+        wsum = lax.add(wsum, _count(a, _axes(a, axis, "average"), avg.dtype))
+    else:
+        a, w = promote_dtypes_inexact(a, weights)
+        w = _weights_like(a, w, axis)
+        wsum = sum(w, axis, keepdims=keepdims)
+        avg = lax.div(sum(lax.mul(a, w), axis, keepdims=keepdims), wsum)
+    if returned:
+        return avg, broadcast_to_shape(wsum, tuple(avg.shape))
+    return avg
+
+
+def _weights_like(a, w, axis):
+    if tuple(w.shape) == tuple(a.shape):
+        return w
+    if axis is None:
+        raise TypeError(f"jnp.average: axis must be specified when the shapes of a "
+                        f"{shape_str(a.shape)} and weights {shape_str(w.shape)} differ")
+    if not isinstance(axis, int) and len(axis) != 1 or w.ndim != 1:
+        raise TypeError(f"jnp.average: 1-D weights along a single axis expected when "
+                        f"shapes of a {shape_str(a.shape)} and weights "
+                        f"{shape_str(w.shape)} differ")
+    ax = _axes(a, axis, "average")[0]
+    if w.shape[0] != a.shape[ax]:
+        raise ValueError(f"jnp.average: length of weights {w.shape[0]} is not compatible "
+                         f"with axis {axis} of a of shape {shape_str(a.shape)}")
+    return lax.broadcast_in_dim(w, tuple(a.shape), (ax,))
+
+
+# -- arg-reductions -------------------------------------------------------------------------
+def _arg_reduce(name, lax_fn, a, axis, out, keepdims):
+    _check_out(out, name)
+    a = ensure_array(name, a)
+    if axis is None or a.ndim == 0:
+        if axis is not None:
+            _axes(a, axis, name)  # validates
+        x, ax = lax.reshape(a, (a.size,)), 0
+    else:
+        if not isinstance(axis, (int, np.integer)):
+            raise TypeError(f"jnp.{name}: axis must be an int or None, got {axis!r}")
+        x, ax = a, _axes(a, axis, name)[0]
+    if type(x.shape[ax]) is int and x.shape[ax] == 0:
+        raise ValueError(f"attempt to get {name} of an empty sequence (jnp.{name} of shape "
+                         f"{shape_str(a.shape)}, axis {axis})")
+    r = lax_fn(x, ax, dtypes.default_int())
+    if keepdims:
+        r = lax.reshape(r, (1,) * a.ndim) if axis is None else lax.expand_dims(r, (ax,))
+    return r
+
+
+def argmax(a, axis=None, out=None, keepdims=None):
+    """Index of the (first) maximum over ``axis`` (the flattened array if None); a NaN
+    counts as the maximum."""
+    return _arg_reduce("argmax", lax.argmax, a, axis, out, keepdims)
+
+
+def argmin(a, axis=None, out=None, keepdims=None):
+    """Index of the (first) minimum over ``axis`` (the flattened array if None)."""
+    return _arg_reduce("argmin", lax.argmin, a, axis, out, keepdims)
+
+
+# -- NaN-ignoring variants ------------------------------------------------------------------
+def _isnan(x):
+    return lax.ne(x, x)
+
+
+def _replace_nan(a, value):
+    if not dtypes.is_inexact(a.dtype):
+        return a
+    return lax.select(_isnan(a), lax.full((), value, a.dtype), a)
+
+
+def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    """:func:`sum` treating NaNs as zero."""
+    a = ensure_array("nansum", a)
+    return sum(_replace_nan(a, 0), axis, dtype, out, keepdims, initial, where)
+
+
+def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    """:func:`prod` treating NaNs as one."""
+    a = ensure_array("nanprod", a)
+    return prod(_replace_nan(a, 1), axis, dtype, out, keepdims, initial, where)
+
+
+def _nan_extreme(name, fn, fill, a, axis, out, keepdims, initial, where):
+    a = ensure_array(name, a)
+    if not dtypes.is_inexact(a.dtype):
+        return fn(a, axis, out, keepdims, initial, where)
+    r = fn(_replace_nan(a, fill), axis, out, keepdims, initial, where)
+    if initial is not None:
+        return r
+    all_nan = all(_isnan(a), axis, keepdims=keepdims, where=where)
+    return lax.select(all_nan, lax.full((), np.nan, r.dtype), r)
+
+
+def nanmax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    """:func:`max` ignoring NaNs (NaN where a slice is all NaN)."""
+    return _nan_extreme("nanmax", max, -np.inf, a, axis, out, keepdims, initial, where)
+
+
+def nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    """:func:`min` ignoring NaNs (NaN where a slice is all NaN)."""
+    return _nan_extreme("nanmin", min, np.inf, a, axis, out, keepdims, initial, where)
+
+
+def _nan_arg(name, fn, fill, a, axis, out, keepdims):
+    a = ensure_array(name, a)
+    if not dtypes.is_inexact(a.dtype):
+        return fn(a, axis, out, keepdims)
+    nan_mask = _isnan(a)
+    r = fn(lax.select(nan_mask, lax.full((), fill, a.dtype), a), axis, out, keepdims)
+    all_nan = all(nan_mask, axis, keepdims=bool(keepdims))
+    if axis is None and keepdims:
+        all_nan = lax.reshape(all_nan, tuple(r.shape))
+    return lax.select(all_nan, lax.full((), -1, r.dtype), r)
+
+
+def nanargmax(a, axis=None, out=None, keepdims=None):
+    """:func:`argmax` ignoring NaNs; -1 where a slice is all NaN (as JAX)."""
+    return _nan_arg("nanargmax", argmax, -np.inf, a, axis, out, keepdims)
+
+
+def nanargmin(a, axis=None, out=None, keepdims=None):
+    """:func:`argmin` ignoring NaNs; -1 where a slice is all NaN (as JAX)."""
+    return _nan_arg("nanargmin", argmin, np.inf, a, axis, out, keepdims)
+
+
+def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
+    """:func:`mean` of the non-NaN elements (NaN where there are none)."""
+    _check_out(out, "nanmean")
+    a = ensure_array("nanmean", a)
+    if not dtypes.is_inexact(a.dtype):
+        return mean(a, axis, dtype, None, keepdims, where=where)
+    dt, comp = _inexact_result(a, dtype, "nanmean")
+    count = sum(lax.bitwise_not(_isnan(a)), axis, comp, keepdims=keepdims, where=where)
+    total = sum(_replace_nan(a, 0), axis, comp, keepdims=keepdims, where=where)
+    return lax.convert_element_type(lax.div(total, count), dt)
+
+
+def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
+           correction=None):
+    """:func:`var` of the non-NaN elements (NaN where fewer than ``ddof + 1``)."""
+    _check_out(out, "nanvar")
+    a = ensure_array("nanvar", a)
+    ddof = _correction(ddof, correction, "nanvar")
+    comp, dt = _var_types(a, dtype, "nanvar")
+    x = lax.convert_element_type(a, comp)
+    nan_mask = _isnan(x)
+    centered = _broadcast_sub(x, nanmean(x, axis, comp, keepdims=True, where=where))
+    sq = _squared_magnitude(lax.select(nan_mask, lax.full((), 0, comp), centered))
+    rdt = sq.dtype
+    n = sum(lax.bitwise_not(nan_mask), axis, rdt, keepdims=keepdims, where=where)
+    n = lax.sub(n, lax.full((), ddof, rdt))
+    bad = lax.le(n, lax.full((), 0, rdt))
+    total = sum(sq, axis, rdt, keepdims=keepdims, where=where)
+    r = lax.div(total, lax.select(bad, lax.full((), 1, rdt), n))
+    return lax.convert_element_type(lax.select(bad, lax.full((), np.nan, rdt), r), dt)
+
+
+def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
+           correction=None):
+    """:func:`std` of the non-NaN elements."""
+    _check_out(out, "nanstd")
+    return lax.sqrt(nanvar(a, axis, dtype, None, ddof, keepdims, where=where,
+                           correction=correction))
+
+
+# -- quantiles ------------------------------------------------------------------------------
+_QUANTILE_METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _check_q_range(q, lo, hi, name, what):
+    if isinstance(q, Tracer):
+        return  # a traced q cannot be checked; out-of-range values give garbage, as in JAX
+    v = np.asarray(q._value if isinstance(q, Array) else q)
+    if v.size and (np.nanmin(v) < lo or np.nanmax(v) > hi):
+        raise ValueError(f"jnp.{name}: {what} must be in the range [{lo}, {hi}], got {q!r}")
+
+
+def _take_last(x, idx):
+    """``x[..., idx]``: ``x`` of shape ``(*batch, n)``, ``idx`` ints of shape
+    ``(nq, *batch)``; exact selection by masking every other entry to -inf and taking
+    the max (no gather needed, so it works for symbolic ``n`` too)."""
+    full_shape = (idx.shape[0],) + tuple(x.shape)
+    last = len(full_shape) - 1
+    xb = lax.broadcast_in_dim(x, full_shape, tuple(range(1, last + 1)))
+    ib = lax.broadcast_in_dim(idx, full_shape, tuple(range(last)))
+    pos = lax.broadcasted_iota(idx.dtype, full_shape, last)
+    sel = lax.select(lax.eq(pos, ib), xb, lax.full((), -np.inf, x.dtype))
+    return lax.reduce_max(sel, (last,))
+
+
+def _lerp(a, b, t):
+    """NumPy's interpolation: ``a + (b-a)*t`` below t = 0.5, ``b - (b-a)*(1-t)`` above
+    (each exact at its end), and exactly ``a`` at t = 0."""
+    diff = lax.sub(b, a)
+    one = lax.full((), 1, t.dtype)
+    lo = lax.add(a, lax.mul(diff, t))
+    hi = lax.sub(b, lax.mul(diff, lax.sub(one, t)))
+    r = lax.select(lax.ge(t, lax.full((), 0.5, t.dtype)), hi, lo)
+    return lax.select(lax.eq(t, lax.full((), 0, t.dtype)), a, r)
+
+
+def _sorted_rows(a, axes):
+    """``a`` with the reduced ``axes`` merged into one last dim, sorted (NaNs last)."""
+    keep = [i for i in range(a.ndim) if i not in axes]
+    x = lax.transpose(a, tuple(keep) + tuple(axes))
+    n = 1
+    for d in axes:
+        n = n * a.shape[d]
+    x = lax.reshape(x, tuple(a.shape[i] for i in keep) + (n,))
+    return lax.sort(x, -1), n
+
+
+def _quantile(name, a, q, axis, method, keepdims, squash_nans):
+    if method not in _QUANTILE_METHODS:
+        raise ValueError(f"jnp.{name}: method must be one of {_QUANTILE_METHODS}, got "
+                         f"{method!r}")
+    a = ensure_array(name, a)
+    if dtypes.is_complex(a.dtype):
+        raise TypeError(f"jnp.{name} does not support complex input ({a.dtype})")
+    a, q = promote_dtypes_inexact(a, q)
+    axes = _axes(a, axis, name)
+    x, n = _sorted_rows(a, axes)
+    dt = x.dtype
+    if squash_nans:
+        count = sum(lax.bitwise_not(_isnan(x)), -1, dt)
+    else:
+        count = lax.convert_element_type(dim_value(n), dt)
+    qf = lax.reshape(q, (q.size,))
+    batch = tuple(x.shape[:-1])
+    pos_shape = (q.size,) + batch
+    qb = lax.broadcast_in_dim(qf, pos_shape, (0,))
+    pos = lax.mul(qb, broadcast_to_shape(lax.sub(count, lax.full((), 1, dt)), pos_shape))
+    r = _interpolate(x, pos, method)
+    empty = broadcast_to_shape(lax.le(count, lax.full((), 0, dt)), pos_shape)
+    if not squash_nans:
+        empty = lax.bitwise_or(empty, broadcast_to_shape(
+            any(_isnan(x), -1) if x.shape[-1] != 0 else lax.full(batch, False, bool),
+            pos_shape))
+    r = lax.select(empty, lax.full((), np.nan, dt), r)
+    out_batch = tuple(1 if i in axes else a.shape[i] for i in range(a.ndim)) if keepdims \
+        else batch
+    return lax.reshape(r, tuple(q.shape) + out_batch)
+
+
+def _interpolate(x, pos, method):
+    idt = dtypes.default_int()
+
+    def take(p):
+        return _take_last(x, lax.convert_element_type(p, idt))
+
+    if method == "nearest":
+        return take(lax.round(pos, lax.ROUND_TO_NEAREST_EVEN))
+    lo, hi = lax.floor(pos), lax.ceil(pos)
+    if method == "lower":
+        return take(lo)
+    if method == "higher":
+        return take(hi)
+    t = lax.sub(pos, lo)
+    if method == "midpoint":
+        t = lax.select(lax.eq(t, lax.full((), 0, t.dtype)), t, lax.full(t.shape, 0.5, t.dtype))
+    return _lerp(take(lo), take(hi), t)
+
+
+def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+             keepdims=False, *, interpolation=None):
+    """The ``q``-th quantiles of ``a`` over ``axis`` (NumPy's methods 'linear', 'lower',
+    'higher', 'midpoint', 'nearest'); NaN if a slice holds a NaN.
+
+    Returns:
+      An array of shape ``q.shape + reduced shape``.
+    """
+    _check_out(out, "quantile")
+    _check_q_range(q, 0, 1, "quantile", "Quantiles")
+    return _quantile("quantile", a, q, axis, interpolation or method, keepdims, False)
+
+
+def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                keepdims=False, *, interpolation=None):
+    """:func:`quantile` ignoring NaNs."""
+    _check_out(out, "nanquantile")
+    _check_q_range(q, 0, 1, "nanquantile", "Quantiles")
+    return _quantile("nanquantile", a, q, axis, interpolation or method, keepdims, True)
+
+
+def _scaled(q, name):
+    _check_q_range(q, 0, 100, name, "Percentiles")
+    q = ensure_array(name, q)
+    q = q if dtypes.is_inexact(q.dtype) else lax.convert_element_type(
+        q, dtypes.default_float(), weak_type=q.weak_type)
+    return lax.div(q, lax.full((), 100, q.dtype))
+
+
+def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+               keepdims=False, *, interpolation=None):
+    """The ``q``-th percentiles (``q`` in [0, 100]); see :func:`quantile`."""
+    _check_out(out, "percentile")
+    return _quantile("percentile", a, _scaled(q, "percentile"), axis, interpolation or method,
+                     keepdims, False)
+
+
+def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                  keepdims=False, *, interpolation=None):
+    """:func:`percentile` ignoring NaNs."""
+    _check_out(out, "nanpercentile")
+    return _quantile("nanpercentile", a, _scaled(q, "nanpercentile"), axis,
+                     interpolation or method, keepdims, True)
+
+
+def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """Median over ``axis`` (mean of the two middle values for even counts)."""
+    _check_out(out, "median")
+    return _quantile("median", a, 0.5, axis, "midpoint", keepdims, False)
+
+
+def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """:func:`median` ignoring NaNs."""
+    _check_out(out, "nanmedian")
+    return _quantile("nanmedian", a, 0.5, axis, "midpoint", keepdims, True)
+
+
+# -- cumulative -----------------------------------------------------------------------------
+def _cumulative(name, lax_fn, a, axis, dtype, nan_fill=None):
+    a = ensure_array(name, a)
+    if axis is None or a.ndim == 0:
+        if axis is not None:
+            _axes(a, axis, name)
+        a, ax = lax.reshape(a, (a.size,)), 0
+    else:
+        ax = _axes(a, axis, name)[0] if isinstance(axis, (int, np.integer)) else \
+            _bad_axis(name, axis)
+    dt = canonical_dtype(dtype, name) or _promote_int(a.dtype)
+    if nan_fill is not None:
+        a = _replace_nan(a, nan_fill)
+    return lax_fn(lax.convert_element_type(a, dt), ax)
+
+
+def _bad_axis(name, axis):
+    raise TypeError(f"jnp.{name}: axis must be an int or None, got {axis!r}")
+
+
+def cumsum(a, axis=None, dtype=None, out=None):
+    """Cumulative sum along ``axis`` (over the flattened array if None)."""
+    _check_out(out, "cumsum")
+    return _cumulative("cumsum", lax.cumsum, a, axis, dtype)
+
+
+def cumprod(a, axis=None, dtype=None, out=None):
+    """Cumulative product along ``axis`` (over the flattened array if None)."""
+    _check_out(out, "cumprod")
+    return _cumulative("cumprod", lax.cumprod, a, axis, dtype)
+
+
+def nancumsum(a, axis=None, dtype=None, out=None):
+    """:func:`cumsum` treating NaNs as zero."""
+    _check_out(out, "nancumsum")
+    return _cumulative("nancumsum", lax.cumsum, a, axis, dtype, nan_fill=0)
+
+
+def nancumprod(a, axis=None, dtype=None, out=None):
+    """:func:`cumprod` treating NaNs as one."""
+    _check_out(out, "nancumprod")
+    return _cumulative("nancumprod", lax.cumprod, a, axis, dtype, nan_fill=1)
+
+
+def _array_api_cumulative(name, lax_fn, init, x, axis, dtype, include_initial):
+    x = ensure_array(name, x)
+    if x.ndim == 0:
+        raise ValueError(f"jnp.{name}: the input must be non-scalar, got a 0-d array")
+    if axis is None:
+        if x.ndim > 1:
+            raise ValueError(f"jnp.{name}: the input has rank {x.ndim}, so axis must be "
+                             f"given (it is optional only for 1-D arrays)")
+        axis = 0
+    out = _cumulative(name, lax_fn, x, axis, dtype)
+    if include_initial:
+        ax = _axes(x, axis, name)[0]
+        shape = tuple(1 if i == ax else d for i, d in enumerate(out.shape))
+        out = lax.concatenate([lax.full(shape, init, out.dtype), out], ax)
+    return out
+
+
+def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
+    """Array-API cumulative sum; ``include_initial`` prepends a zero along ``axis``."""
+    return _array_api_cumulative("cumulative_sum", lax.cumsum, 0, x, axis, dtype,
+                                 include_initial)
+
+
+def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
+    """Array-API cumulative product; ``include_initial`` prepends a one along ``axis``."""
+    return _array_api_cumulative("cumulative_prod", lax.cumprod, 1, x, axis, dtype,
+                                 include_initial)
+
+
+__all__ = ["sum", "prod", "max", "min", "amax", "amin", "all", "any", "count_nonzero", "ptp",
+           "mean", "var", "std", "average", "argmax", "argmin", "nansum", "nanprod",
+           "nanmax", "nanmin", "nanargmax", "nanargmin", "nanmean", "nanvar", "nanstd",
+           "quantile", "nanquantile", "percentile", "nanpercentile", "median", "nanmedian",
+           "cumsum", "cumprod", "nancumsum", "nancumprod", "cumulative_sum",
+           "cumulative_prod"]

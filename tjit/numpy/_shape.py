@@ -45,13 +45,13 @@ def _replace(shape, axis, d):
     return tuple(shape[:axis]) + (d,) + tuple(shape[axis + 1:])
 
 
-def _slice_axis(x, start, stop, axis, stride=1):
-    """``x[..., start:stop:stride, ...]`` along ``axis`` (start/stop already in range)."""
-    if stride == 1 and sh.dims_equal(start, 0) and sh.dims_equal(stop, x.shape[axis]):
+def _slice_axis(x, start, stop, axis):
+    """``x[..., start:stop, ...]`` along ``axis`` (bounds already in range)."""
+    if sh.dims_equal(start, 0) and sh.dims_equal(stop, x.shape[axis]):
         return x
-    starts, limits, strides = [0] * x.ndim, list(x.shape), [1] * x.ndim
-    starts[axis], limits[axis], strides[axis] = start, stop, stride
-    return lax.slice(x, tuple(starts), tuple(limits), None if stride == 1 else tuple(strides))
+    starts, limits = [0] * x.ndim, list(x.shape)
+    starts[axis], limits[axis] = start, stop
+    return lax.slice(x, tuple(starts), tuple(limits))
 
 
 def _zero(dtype):
@@ -238,7 +238,7 @@ def _atleast(fname, arys, new_shape):
     for x in arys:
         x = ensure_array(fname, x)
         out.append(lax.reshape(x, new_shape(tuple(x.shape))))
-    return out[0] if len(out) == 1 else out
+    return out[0] if len(out) == 1 else out  # NumPy: one array, else a list
 
 
 def atleast_1d(*arys):
@@ -406,7 +406,7 @@ def dstack(tup, dtype=None):
 
 def column_stack(tup):
     """Stack 1-D arrays as columns of a 2-D array (higher-rank inputs along axis 1)."""
-    return _join("column_stack", tup, lambda s: s + (1,) if len(s) < 2 else s,
+    return _join("column_stack", tup, lambda s: {0: (1, 1), 1: s + (1,)}.get(len(s), s),
                  lambda n: 1, None)
 
 
@@ -588,32 +588,38 @@ def repeat(a, repeats, axis=None, *, total_repeat_length=None):
                 "Fix: pass total_repeat_length=<static int>, or make `repeats` static "
                 "(jit(..., static_argnums=...)).")
         return _repeat_traced(a, repeats, axis, operator.index(total_repeat_length))
+    r = _concrete_repeats(repeats, a, axis)
+    n = a.shape[axis]
+    total = total_repeat_length
+    if r.size <= 1 or (r == r.flat[0]).all():
+        k = int(r.flat[0]) if r.size else 0
+        if total is None or (type(n) is int and total == n * k):
+            out = lax.expand_dims(a, (axis + 1,))
+            out = lax.broadcast_in_dim(out, _replace(out.shape, axis + 1, k), range(out.ndim))
+            return lax.reshape(out, _replace(a.shape, axis, n * k))
+        n = _concrete_int_dim(n, "repeat", f"axis {axis}")
+        r = np.full(n, k)
+    idx = np.repeat(np.arange(n), r)
+    if total is not None:  # truncate, or pad with the last element (as JAX does)
+        idx = np.concatenate([idx[:total], np.full(max(total - idx.size, 0), max(n - 1, 0))])
+    return jnp.take(a, idx.astype(np.int32), axis=axis)
+
+
+def _concrete_repeats(repeats, a, axis):
+    """``repeats`` as a checked NumPy int array (0-d, or one count per element)."""
     r = np.asarray(concrete_value(repeats, "repeats"))
+    r = r.astype(np.int64) if r.size == 0 else r
     if r.dtype.kind not in "biu" or r.ndim > 1:
         raise TypeError(f"repeat: repeats must be an int or a 1-D sequence of ints, got "
                         f"{repeats!r:.60}")
     if (r < 0).any():
         raise ValueError(f"repeat: repeats may not contain negative values, got {r.tolist()}")
-    n = a.shape[axis]
     if r.ndim == 1 and r.size != 1:
-        n = _concrete_int_dim(n, "repeat", f"axis {axis}")
+        n = _concrete_int_dim(a.shape[axis], "repeat", f"axis {axis}")
         if r.size != n:
             raise ShapeError(f"repeat: got {r.size} repeats for an axis of size {n} (array "
                              f"shape {sh.shape_str(a.shape)}); give one per element or one")
-    if r.size == 1 or (r.size and (r == r.flat[0]).all()):
-        k = int(r.flat[0]) if r.size else 0
-        out = lax.expand_dims(a, (axis + 1,))
-        out = lax.broadcast_in_dim(out, _replace(out.shape, axis + 1, k), range(out.ndim))
-        out = lax.reshape(out, _replace(a.shape, axis, n * k))
-        if total_repeat_length is None or total_repeat_length == n * k:
-            return out
-        idx = np.minimum(np.arange(total_repeat_length), max(n * k - 1, 0))
-        return jnp.take(out, idx.astype(np.int32), axis=axis)
-    idx = np.repeat(np.arange(n), r)
-    if total_repeat_length is not None:
-        idx = idx[:total_repeat_length]
-        idx = np.concatenate([idx, np.full(total_repeat_length - idx.size, n - 1)])
-    return jnp.take(a, idx.astype(np.int32), axis=axis)
+    return r
 
 
 def _repeat_traced(a, repeats, axis, total):
@@ -718,7 +724,7 @@ def _roll_axis(a, s, axis):
         twice = lax.concatenate([a, a], axis)
         zero = np.int32(0)
         starts = [start if i == axis else zero for i in range(a.ndim)]
-        return lax.dynamic_slice(twice, starts, tuple(a.shape))
+        return lax.dynamic_slice(twice, starts, tuple(a.shape), allow_negative_indices=False)
     s = operator.index(s)
     if type(n) is not int:
         if s == 0:
@@ -740,9 +746,7 @@ _PAD_UNSUPPORTED = ("linear_ramp", "maximum", "mean", "median", "minimum")
 
 def _pad_pairs(pad_width, ndim):
     """``pad_width`` broadcast to ``ndim`` (before, after) pairs of Python ints."""
-    if isinstance(pad_width, Tracer):
-        concrete_value(pad_width, "pad_width of jnp.pad")
-    pw = np.asarray(concrete_value(pad_width))
+    pw = np.asarray(concrete_value(pad_width, "pad_width of jnp.pad"))
     if pw.size and pw.dtype.kind not in "iu":
         raise TypeError(f"pad: pad_width must be of integral type, got {pad_width!r:.60}")
     try:
@@ -870,7 +874,7 @@ def _pad_reflect_axis(a, axis, before, after, reflect, odd):
                 x = _slice_axis(a, size - cur - offset, size - offset, axis)
             x = lax.rev(x, (axis,))
             if odd:
-                x = jnp.subtract(jnp.multiply(2, edge), x)  # 2*edge - x, edge broadcast
+                x = lax.convert_element_type(jnp.subtract(jnp.multiply(2, edge), x), a.dtype)
                 if not sh.is_one(n):
                     m = x.shape[axis]
                     edge = _slice_axis(x, 0, 1, axis) if is_before else \
@@ -951,27 +955,34 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     x = lax.transpose(a, [k for k in range(a.ndim) if k not in (i, j)] + [i, j])
     r, c = x.shape[-2:]
     if offset >= 0:
-        x = _slice_axis(x, _dim_min(offset, c), c, x.ndim - 1)
+        x = _slice_axis(x, _dim_min(offset, c, "diagonal"), c, x.ndim - 1)
     else:
-        x = _slice_axis(x, _dim_min(-offset, r), r, x.ndim - 2)
+        x = _slice_axis(x, _dim_min(-offset, r, "diagonal"), r, x.ndim - 2)
     r, c = x.shape[-2:]
-    length = _dim_min(r, c)
+    length = _dim_min(r, c, "diagonal")
     batch = tuple(x.shape[:-2])
-    x = _slice_axis(x, 0, length, x.ndim - 2)  # (..., L, c)
+    x = _slice_axis(x, 0, length, x.ndim - 2)  # (..., L, c) with L <= c
     if sh.dims_equal(length, 0):
         return lax.reshape(x, batch + (0,))
-    # Row-major, element (k, k) of an (L, c) block sits at k * (c + 1): pad the flat
-    # block by L so it reshapes to (L, c + 1) and read column 0.
+    # Row-major, element (k, k) of an (L, c) block sits at k * (c + 1): append L zeros
+    # to the flattened block so it reshapes to (L, c + 1), and read column 0. Only
+    # reshapes, slices and a concatenate, so symbolic sizes work.
     flat = lax.reshape(x, batch + (length * c,))
-    flat = lax.pad(flat, _zero(x.dtype), [(0, 0, 0)] * len(batch) + [(0, length, 0)])
-    x = lax.reshape(flat, batch + (length, c + 1))
+    zeros = lax.broadcast_in_dim(_zero(x.dtype), batch + (length,), ())
+    x = lax.reshape(lax.concatenate([flat, zeros], len(batch)), batch + (length, c + 1))
     return lax.reshape(_slice_axis(x, 0, 1, x.ndim - 1), batch + (length,))
 
 
-def _dim_min(p, q):
+def _dim_min(p, q, fname):
     if type(p) is int and type(q) is int:
         return min(p, q)
-    return q if sh.greater_equal(p, q) else p
+    try:
+        if sh.dims_equal(p, q) or sh.greater_equal(q, p):
+            return p
+        return q if sh.greater_equal(p, q) else p
+    except ShapeError:
+        raise ShapeError(f"{fname}: cannot tell which of the symbolic sizes {sh.dim_str(p)} "
+                         f"and {sh.dim_str(q)} is smaller; trace with concrete sizes") from None
 
 
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
@@ -1075,7 +1086,7 @@ def insert(arr, obj, values, axis=None):
     return _assemble(src, axis)
 
 
-def delete(arr, obj, axis=None):
+def delete(arr, obj, axis=None, *, assume_unique_indices=False):
     """``arr`` without the entries at positions ``obj`` (int, ints, slice or a boolean
     mask; concrete) along ``axis`` (flattened when None)."""
     a = ensure_array("delete", arr)
@@ -1109,18 +1120,17 @@ def trim_zeros(filt, trim="fb", axis=None):
     a = ensure_array("trim_zeros", filt)
     v = np.asarray(concrete_value(a, "the input of trim_zeros (its values decide the shape)"))
     trim = trim.lower()
-    if set(trim) - {"f", "b"}:
+    if trim not in ("fb", "bf", "f", "b"):
         raise ValueError(f"trim_zeros: unexpected character(s) in `trim`: {trim!r}; use 'f', "
                          f"'b' or 'fb'")
-    axes = sh.normalize_axes(axis, a.ndim, "trim_zeros")
     nz = np.argwhere(v)
-    for ax in axes:
-        n = v.shape[ax]
-        lo = int(nz[:, ax].min()) if nz.size else n
-        hi = int(nz[:, ax].max()) + 1 if nz.size else n
-        start = lo if "f" in trim else 0
-        stop = hi if "b" in trim else n
-        a = _slice_axis(a, start, max(start, stop), ax)
+    for ax in sh.normalize_axes(axis, a.ndim, "trim_zeros"):
+        if not nz.size:  # all zeros: empty along every trimmed axis, as in NumPy
+            a = _slice_axis(a, 0, 0, ax)
+            continue
+        start = int(nz[:, ax].min()) if "f" in trim else 0
+        stop = int(nz[:, ax].max()) + 1 if "b" in trim else v.shape[ax]
+        a = _slice_axis(a, start, stop, ax)
     return a
 
 

@@ -1,11 +1,14 @@
 """Elementwise ``tjit.numpy`` functions (NumPy ufunc names, JAX dtype rules)."""
 
+import operator
+
 import numpy as np
 
 from tjit.tracing import dtypes
 from tjit import lax
 from tjit.numpy._core import (
-    ensure_array, promote_args, promote_args_inexact, promote_dtypes_inexact)
+    broadcast_arrays_, ensure_array, promote_args, promote_args_inexact,
+    promote_dtypes_inexact)
 
 
 def _one_in(name, lax_fn, inexact=False, doc=None):
@@ -101,27 +104,47 @@ bitwise_left_shift, bitwise_right_shift = left_shift, right_shift
 
 
 def floor_divide(x, y, /):
-    """Floor division (rounds toward -inf, like NumPy)."""
+    """Floor division ``x // y`` (rounds toward -inf, like NumPy and Python).
+
+    Integer division by zero gives -1 (the max for unsigned dtypes), as ``lax.div``
+    does; float division by zero gives +-inf or NaN.
+    """
     x, y = promote_args("floor_divide", x, y)
+    _check_real("floor_divide", x)
     if dtypes.is_int(x.dtype):
         q = lax.div(x, y)
         r = lax.rem(x, y)
         zero = lax.convert_element_type(0, x.dtype)
         fix = lax.bitwise_and(lax.ne(r, zero), lax.ne(lax.lt(r, zero), lax.lt(y, zero)))
         return lax.select(fix, lax.sub(q, lax.convert_element_type(1, x.dtype)), q)
+    return _float_divmod(x, y)[0]
+
+
+def _check_real(name, x):
+    if dtypes.is_complex(x.dtype):
+        raise TypeError(f"{name}: not supported for complex arrays (got {x.dtype})")
     if dtypes.is_bool(x.dtype):
-        raise TypeError("floor_divide: not supported for bool arrays")
-    return lax.floor(lax.div(x, y)) if not dtypes.is_complex(x.dtype) else \
-        _complex_unsupported("floor_divide")
+        raise TypeError(f"{name}: not supported for bool arrays; convert with "
+                        f"x.astype(jnp.int32) first")
 
 
-def _complex_unsupported(name):
-    raise TypeError(f"{name}: not supported for complex arrays")
+def _float_divmod(x, y):
+    # As CPython's float_divmod: the quotient is computed from x - fmod(x, y), so that
+    # x == q*y + r holds closely (floor(x / y) is off by one for e.g. 1.0 // 0.1).
+    mod = lax.rem(x, y)
+    div = lax.div(lax.sub(x, mod), y)
+    zero = lax.full_like(mod, 0)
+    fix = lax.bitwise_and(lax.ne(mod, zero), lax.ne(lax.lt(y, zero), lax.lt(mod, zero)))
+    mod = lax.select(fix, lax.add(mod, y), mod)
+    div = lax.select(fix, lax.sub(div, lax.full_like(div, 1)), div)
+    return lax.round(div, lax.ROUND_TO_NEAREST_EVEN), mod
 
 
 def remainder(x, y, /):
-    """Remainder with the sign of the divisor (NumPy's ``%``)."""
+    """Remainder with the sign of the divisor (NumPy's ``%``); ``x % 0`` is ``x`` for
+    integers (as ``lax.rem``) and NaN for floats."""
     x, y = promote_args("remainder", x, y)
+    _check_real("remainder", x)
     r = lax.rem(x, y)
     zero = lax.convert_element_type(0, x.dtype)
     fix = lax.bitwise_and(lax.ne(r, zero), lax.ne(lax.lt(r, zero), lax.lt(y, zero)))
@@ -132,43 +155,67 @@ mod = remainder
 
 
 def fmod(x, y, /):
+    """Remainder with the sign of the dividend (C ``fmod``)."""
     x, y = promote_args("fmod", x, y)
+    _check_real("fmod", x)
     return lax.rem(x, y)
 
 
 def divmod(x, y, /):  # noqa: A001
-    return floor_divide(x, y), remainder(x, y)
+    """``(floor_divide(x, y), remainder(x, y))``."""
+    x, y = promote_args("divmod", x, y)
+    _check_real("divmod", x)
+    if dtypes.is_int(x.dtype):
+        return floor_divide(x, y), remainder(x, y)
+    return _float_divmod(x, y)
 
 
 def power(x, y, /):
-    """x ** y with NumPy broadcasting; integer exponents on integer arrays stay integral."""
+    """``x ** y`` with broadcasting and JAX's promotion.
+
+    A static Python int exponent uses ``lax.integer_pow`` (a negative one needs an
+    inexact ``x``: TypeError for integers, as in JAX). Integer arrays raised to integer
+    arrays stay integral and wrap on overflow; a negative exponent gives the truncated
+    value of ``1 / x**-y`` (0 unless ``x`` is 1 or -1), where NumPy raises.
+    """
     if isinstance(y, int) and not isinstance(y, bool):
         x = ensure_array("power", x)
-        if dtypes.is_int(x.dtype) and y < 0:
-            raise ValueError("Integers to negative integer powers are not allowed.")
         if not dtypes.is_bool(x.dtype):
             return lax.integer_pow(x, y)
     x, y = promote_args("power", x, y)
     if dtypes.is_int(x.dtype):
         return _int_power(x, y)
     if dtypes.is_bool(x.dtype):
-        raise TypeError("power: not supported for bool arrays")
+        raise TypeError("power: not supported for bool arrays; convert with "
+                        "x.astype(jnp.int32) first")
     return lax.pow(x, y)
 
 
 def _int_power(x, y):
-    # square-and-multiply over the bits of y (static 64 steps at most)
+    # Square-and-multiply over all bits of y: exact for every exponent, including
+    # (-1) ** huge (JAX stops after 6 bits, enough only when |x| > 1).
     bits = np.dtype(y.dtype).itemsize * 8
-    acc = lax.convert_element_type(lax.full_like(x, 1), x.dtype)
-    base = x
+    acc = lax.full_like(x, 1)
+    b = x
     one = lax.convert_element_type(1, y.dtype)
+    zero = lax.convert_element_type(0, y.dtype)
     e = y
-    for _ in range(bits):
-        bit = lax.ne(lax.bitwise_and(e, one), lax.convert_element_type(0, y.dtype))
-        acc = lax.select(bit, lax.mul(acc, base), acc)
-        base = lax.mul(base, base)
-        e = lax.shift_right_logical(e, one)
-    return acc
+    for i in range(bits):
+        bit = lax.ne(lax.bitwise_and(e, one), zero)
+        acc = lax.select(bit, lax.mul(acc, b), acc)
+        if i + 1 < bits:
+            b = lax.mul(b, b)
+            e = lax.shift_right_logical(e, one)
+    if dtypes.is_unsigned(y.dtype):
+        return acc
+    # x ** -n truncated toward zero: 1 for x == 1, +-1 for x == -1, 0 otherwise.
+    x_one = lax.eq(x, lax.full_like(x, 1))  # x and y share a signed dtype here
+    x_minus_one = lax.eq(x, lax.full_like(x, -1))
+    odd = lax.ne(lax.bitwise_and(y, one), zero)
+    neg_val = lax.select(x_one, lax.full_like(x, 1), lax.select(
+        x_minus_one, lax.select(odd, lax.full_like(x, -1), lax.full_like(x, 1)),
+        lax.full_like(x, 0)))
+    return lax.select(lax.lt(y, zero), neg_val, acc)
 
 
 pow = power  # noqa: A001
@@ -244,19 +291,25 @@ def log10(x, /):
 
 
 def logaddexp(x, y, /):
+    """``log(exp(x) + exp(y))`` without overflow."""
     x, y = promote_args_inexact("logaddexp", x, y)
+    _check_real("logaddexp", x)
     amax = lax.max(x, y)
     delta = lax.sub(x, y)
-    finite = lax.is_finite(amax)
-    safe = lax.select(finite, lax.log1p(lax.exp(lax.neg(lax.abs(delta)))),
-                      lax.full_like(amax, 0))
-    return lax.select(lax.ne(delta, delta), delta, lax.add(amax, safe))
+    # delta is NaN for a NaN input or for infinities of one sign: x + y is right then.
+    return lax.select(lax.ne(delta, delta), lax.add(x, y),
+                      lax.add(amax, lax.log1p(lax.exp(lax.neg(lax.abs(delta))))))
 
 
 def logaddexp2(x, y, /):
+    """``log2(2**x + 2**y)`` without overflow."""
     x, y = promote_args_inexact("logaddexp2", x, y)
-    ln2 = lax.convert_element_type(np.log(2.0), x.dtype)
-    return lax.div(logaddexp(lax.mul(x, ln2), lax.mul(y, ln2)), ln2)
+    _check_real("logaddexp2", x)
+    amax = lax.max(x, y)
+    delta = lax.sub(x, y)
+    inv_ln2 = lax.convert_element_type(1 / np.log(2.0), x.dtype)
+    soft = lax.mul(lax.log1p(lax.exp2(lax.neg(lax.abs(delta)))), inv_ln2)
+    return lax.select(lax.ne(delta, delta), lax.add(x, y), lax.add(amax, soft))
 
 
 def square(x, /):
@@ -297,17 +350,32 @@ def rint(x, /):
 
 
 def round(a, decimals=0, out=None):  # noqa: A001
-    """Round half to even, as NumPy does."""
+    """Round to ``decimals`` decimal places, halves to even (as NumPy does).
+
+    Args:
+      a: input array (complex rounds both parts).
+      decimals: a static int; negative values round to tens, hundreds, ...
+        (integer arrays support only ``decimals >= 0``, where they are unchanged).
+    """
     if out is not None:
         raise NotImplementedError("round: the 'out' argument is not supported (arrays are "
                                   "immutable)")
+    decimals = operator.index(decimals)
     a = ensure_array("round", a)
     if not dtypes.is_inexact(a.dtype):
+        if decimals < 0:
+            raise NotImplementedError(f"round: integer arrays with decimals={decimals} < 0 "
+                                      f"are not supported; convert to float first")
         return a
+    if dtypes.is_complex(a.dtype):
+        return lax.complex(round(lax.real(a), decimals), round(lax.imag(a), decimals))
     if decimals == 0:
         return lax.round(a, lax.ROUND_TO_NEAREST_EVEN)
-    f = lax.convert_element_type(10.0 ** decimals, a.dtype)
-    return lax.div(lax.round(lax.mul(a, f), lax.ROUND_TO_NEAREST_EVEN), f)
+    # float16 would lose the scaled value's digits: scale in float32 (as JAX does).
+    x = lax.convert_element_type(a, np.float32) if a.dtype == np.float16 else a
+    f = lax.convert_element_type(10.0 ** decimals, x.dtype)
+    out = lax.div(lax.round(lax.mul(x, f), lax.ROUND_TO_NEAREST_EVEN), f)
+    return lax.convert_element_type(out, a.dtype, weak_type=a.weak_type)
 
 
 around = round_ = round
@@ -356,6 +424,7 @@ def signbit(x, /):
         return lax.lt(x, lax.convert_element_type(0, x.dtype))
     if dtypes.is_bool(x.dtype):
         return lax.full_like(x, False, dtype=bool)
+    _check_real("signbit", x)
     itype = {2: np.int16, 4: np.int32, 8: np.int64}[x.dtype.itemsize]
     return lax.lt(lax.bitcast_convert_type(x, itype), lax.convert_element_type(0, itype))
 
@@ -373,13 +442,18 @@ def heaviside(x, h0, /):
 
 
 def hypot(x, y, /):
+    """``sqrt(x**2 + y**2)`` without overflow; inf if either is infinite (even NaN)."""
     x, y = promote_args_inexact("hypot", x, y)
+    _check_real("hypot", x)
     ax, ay = lax.abs(x), lax.abs(y)
+    inf = lax.full_like(ax, np.inf)
+    any_inf = lax.bitwise_or(lax.eq(ax, inf), lax.eq(ay, inf))
     big, small = lax.max(ax, ay), lax.min(ax, ay)
-    safe = lax.select(lax.eq(big, lax.full_like(big, 0)), lax.full_like(big, 1), big)
-    r = lax.div(small, safe)
-    return lax.select(lax.eq(big, lax.full_like(big, 0)), big,
-                      lax.mul(big, lax.sqrt(lax.add(lax.full_like(r, 1), lax.mul(r, r)))))
+    is_zero = lax.eq(big, lax.full_like(big, 0))
+    r = lax.div(small, lax.select(is_zero, lax.full_like(big, 1), big))
+    out = lax.select(is_zero, big,
+                     lax.mul(big, lax.sqrt(lax.add(lax.full_like(r, 1), lax.mul(r, r)))))
+    return lax.select(any_inf, inf, out)
 
 
 def deg2rad(x, /):
@@ -466,34 +540,99 @@ def lcm(x1, x2, /):
     return lax.select(lax.eq(g, zero), zero, lax.abs(lax.mul(lax.div(x1, safe), x2)))
 
 
+def frexp(x, /):
+    """Split ``x`` into a mantissa in ``[0.5, 1)`` (with the sign of ``x``) and an int32
+    exponent: ``x == m * 2**e``. Zeros, infinities and NaNs give ``(x, 0)``."""
+    x = promote_dtypes_inexact(ensure_array("frexp", x))[0]
+    _check_real("frexp", x)
+    info = np.finfo(x.dtype)
+    itype = np.dtype(f"i{x.dtype.itemsize}")
+    mask, bias = (1 << info.nexp) - 1, 1 - info.minexp
+    # Subnormals: scale into the normal range first (exactly), then correct e.
+    sub = lax.lt(lax.abs(x), lax.full_like(x, info.tiny))
+    xs = lax.select(sub, lax.mul(x, lax.full_like(x, float(2 ** info.nmant))), x)
+    bits = lax.bitcast_convert_type(xs, itype)
+    nmant = lax.full_like(bits, info.nmant)
+    field = lax.bitwise_and(lax.shift_right_logical(bits, nmant), lax.full_like(bits, mask))
+    e = lax.sub(lax.sub(field, lax.full_like(bits, bias - 1)),
+                lax.select(sub, nmant, lax.full_like(bits, 0)))
+    # Keep sign and fraction bits; set the exponent field to that of 0.5.
+    mbits = lax.bitwise_or(lax.bitwise_and(bits, lax.full_like(bits, ~(mask << info.nmant))),
+                           lax.full_like(bits, (bias - 1) << info.nmant))
+    m = lax.bitcast_convert_type(mbits, x.dtype)
+    special = lax.bitwise_or(lax.bitwise_not(lax.is_finite(x)), lax.eq(x, lax.full_like(x, 0)))
+    e = lax.convert_element_type(lax.select(special, lax.full_like(e, 0), e), np.int32)
+    return lax.select(special, x, m), e
+
+
 def ldexp(x1, x2, /):
+    """``x1 * 2**x2`` for integer ``x2``, exact while the result is representable."""
     x1 = promote_dtypes_inexact(ensure_array("ldexp", x1))[0]
     x2 = ensure_array("ldexp", x2)
-    return multiply(x1, power(lax.convert_element_type(2, x1.dtype),
-                              lax.convert_element_type(x2, x1.dtype)))
+    _check_real("ldexp", x1)
+    if not dtypes.is_int(x2.dtype):
+        raise TypeError(f"ldexp: the exponent must have an integer dtype, got {x2.dtype}")
+    x1, x2 = broadcast_arrays_("ldexp", x1, x2)
+    info = np.finfo(x1.dtype)
+    lim = 4 * (info.maxexp + info.nmant)  # beyond this every result is 0 or inf
+    x2 = lax.min(x2, lax.full_like(x2, lim)) if dtypes.is_unsigned(x2.dtype) else \
+        lax.clamp(-lim, x2, lim)
+    m, e = frexp(x1)
+    total = lax.add(e, lax.convert_element_type(x2, np.int32))
+    # Two factors of 2**(total/2): each stays finite where the result does.
+    half = lax.shift_right_arithmetic(total, lax.full_like(total, 1))
+    rest = lax.sub(total, half)
+    out = lax.mul(lax.mul(m, _exp2_int(half, x1.dtype)), _exp2_int(rest, x1.dtype))
+    special = lax.bitwise_or(lax.bitwise_not(lax.is_finite(x1)),
+                             lax.eq(x1, lax.full_like(x1, 0)))
+    return lax.select(special, x1, out)
 
 
-def frexp(x, /):
-    x = promote_dtypes_inexact(ensure_array("frexp", x))[0]
-    ax = lax.abs(x)
-    zero = lax.eq(ax, lax.full_like(ax, 0))
-    safe = lax.select(zero, lax.full_like(ax, 1), ax)
-    e = lax.add(lax.floor(log2(safe)), lax.full_like(ax, 1))
-    m = lax.div(x, power(lax.convert_element_type(2, x.dtype), e))
-    return (lax.select(zero, x, m),
-            lax.convert_element_type(lax.select(zero, lax.full_like(e, 0), e),
-                                     dtypes.default_int()))
+def _exp2_int(k, dtype):
+    return lax.exp2(lax.convert_element_type(k, dtype))
 
 
 def modf(x, /):
-    t = trunc(x)
-    return subtract(x, t), t
+    """``(fractional part, integral part)`` of ``x``, both with the sign of ``x``."""
+    x = promote_dtypes_inexact(ensure_array("modf", x))[0]
+    _check_real("modf", x)
+    whole = trunc(x)
+    frac = lax.select(isinf(x), lax.full_like(x, 0), lax.sub(x, whole))
+    return copysign(frac, x), whole
 
 
-def i0(x):
-    raise NotImplementedError("i0 is not implemented in tjit yet")
+try:  # Chebyshev coefficients of i0 (Cephes), as NumPy's own np.i0 uses them
+    from numpy.lib._function_base_impl import _i0A as _I0_A, _i0B as _I0_B
+except ImportError:  # pragma: no cover - older/newer NumPy layouts
+    _I0_A = _I0_B = None
+
+
+def _chbevl(t, coeffs):
+    # Clenshaw recurrence for a Chebyshev series (Python-float constants stay scalars).
+    b0, b1, b2 = lax.full_like(t, float(coeffs[0])), lax.full_like(t, 0), None
+    for c in coeffs[1:]:
+        b2, b1 = b1, b0
+        b0 = lax.add(lax.sub(lax.mul(t, b1), b2), float(c))
+    return lax.mul(lax.sub(b0, b2), 0.5)
+
+
+def i0(x, /):
+    """Modified Bessel function of the first kind, order 0 (real inputs)."""
+    x = promote_dtypes_inexact(ensure_array("i0", x))[0]
+    _check_real("i0", x)
+    if _I0_A is None:  # pragma: no cover
+        raise NotImplementedError("i0: this NumPy version does not expose the Cephes "
+                                  "coefficients tjit uses")
+    ax = lax.abs(x)
+    small = lax.le(ax, 8.0)
+    # i0(x) = exp(x) * chebyshev(x); exp(x/2) twice keeps large x from overflowing early.
+    half_exp = lax.exp(lax.mul(ax, 0.5))
+    c_small = _chbevl(lax.sub(lax.mul(ax, 0.5), 2.0), _I0_A)
+    safe = lax.select(small, lax.full_like(ax, 8.0), ax)
+    c_large = lax.div(_chbevl(lax.sub(lax.div(32.0, safe), 2.0), _I0_B), lax.sqrt(safe))
+    return lax.mul(lax.mul(half_exp, lax.select(small, c_small, c_large)), half_exp)
 
 
 __all__ = [n for n in dir() if not n.startswith("_") and n not in (
     "np", "dtypes", "lax", "ensure_array", "promote_args", "promote_args_inexact",
-    "promote_dtypes_inexact")]
+    "promote_dtypes_inexact", "broadcast_arrays_", "operator")]

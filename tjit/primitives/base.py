@@ -72,8 +72,13 @@ def same_shapes(name, avals):
     for a in shaped[1:]:
         if a.shape is s0 or a.shape == s0:
             continue
-        ok = len(a.shape) == len(s0) and all(definitely_equal(x, y)
-                                              for x, y in zip(a.shape, s0))
+        try:
+            ok = len(a.shape) == len(s0) and all(definitely_equal(x, y)
+                                                  for x, y in zip(a.shape, s0))
+        except ShapeError as e:  # undecidable symbolic dims: say which op and shapes
+            raise type(e)(f"{name}: operand shapes "
+                          f"{', '.join(shape_str(x.shape) for x in avals)} may differ ({e}); "
+                          f"use the same size symbols for dims that must be equal") from None
         if not ok:
             raise ShapeError(f"{name}: operand shapes must be equal, got "
                              f"{', '.join(shape_str(x.shape) for x in avals)}; use "

@@ -18,7 +18,6 @@ weak in every branch). Reference implementations interpret the bodies with
 :func:`eval_jaxpr_reference` on raw arrays of the namespace ``xp``.
 """
 
-import numpy as np
 
 from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray
@@ -224,7 +223,8 @@ def _scan_impl(xp, *vals, jaxpr, length, reverse, num_consts, num_carry, unroll)
     j = jaxpr.jaxpr
     for step in range(length):
         i = length - 1 - step if reverse else step
-        outs = eval_jaxpr_reference(j, jaxpr.consts, consts + carry + [x[i] for x in xs], xp)
+        xs_i = [x[i, ...] for x in xs]  # 0-d arrays, never NumPy scalars
+        outs = eval_jaxpr_reference(j, jaxpr.consts, consts + carry + xs_i, xp)
         carry = outs[:num_carry]
         for buf, y in zip(ys, outs[num_carry:]):
             buf[i] = y

@@ -417,7 +417,10 @@ def _convert_impl(xp, x, *, new_dtype, weak_type=False):
         x = xp.real(x)
     if dtypes.is_inexact(x.dtype) and dtypes.is_int(new_dtype):
         info = np.iinfo(new_dtype)
-        clipped = xp.clip(xp.nan_to_num(x, nan=0.0), float(info.min), float(info.max))
+        if x.dtype == np.float16:  # its range cannot hold the integer bounds (-> inf)
+            x = x.astype(np.float32)
+        x = xp.where(xp.isnan(x), x.dtype.type(0), x)
+        clipped = xp.clip(x, float(info.min), float(info.max))
         out = clipped.astype(new_dtype)
         # float(info.max) may round up past the max (e.g. int32): saturate exactly
         out = xp.where(clipped >= float(info.max), new_dtype.type(info.max), out)
@@ -452,13 +455,15 @@ def _bitcast_abstract(x, *, new_dtype):
 
 @bitcast_convert_type_p.def_impl
 def _bitcast_impl(xp, x, *, new_dtype):
-    x = xp.ascontiguousarray(x)
+    x = xp.asarray(x)
+    if not x.flags.c_contiguous:  # (ascontiguousarray would also make 0-d arrays 1-d)
+        x = xp.ascontiguousarray(x)
     new = np.dtype(new_dtype)
     if new.itemsize == x.dtype.itemsize:
         return x.view(new)
-    if new.itemsize < x.dtype.itemsize:
-        return x.view(new).reshape(x.shape + (x.dtype.itemsize // new.itemsize,))
-    return x.view(new).reshape(x.shape[:-1])
+    if new.itemsize < x.dtype.itemsize:  # a new minor dim of itemsize ratio
+        return x.reshape(x.shape + (1,)).view(new)
+    return x.view(new).reshape(x.shape[:-1])  # the minor dim of size ratio goes
 
 
 bitcast_convert_type_p.def_weak_type(never_weak)

@@ -181,7 +181,7 @@ def _min_dim(m, n):
         return sympy.Min(m, n)
 
 
-def _check_matrix(name, x, square=False):
+def check_matrix(name, x, square=False):
     check_dtype_kind(name, FLOAT, x)
     if x.ndim < 2:
         raise ShapeError(f"{name}: operand must have rank >= 2 (a matrix or a batch of "
@@ -208,6 +208,13 @@ def _cast(xp, out, dtype):
     return out if out.dtype == dtype else out.astype(dtype)
 
 
+def _scipy_linalg():
+    """scipy.linalg, imported on first use (it is slow to import and only the NumPy
+    reference needs it)."""
+    import scipy.linalg
+    return scipy.linalg
+
+
 def _linalg_error(xp):
     return getattr(getattr(xp, "linalg", None), "LinAlgError", np.linalg.LinAlgError)
 
@@ -218,7 +225,7 @@ cholesky_p = new_primitive("cholesky")
 
 @cholesky_p.def_abstract_eval
 def _cholesky_abstract(x):
-    _check_matrix("cholesky", x, square=True)
+    check_matrix("cholesky", x, square=True)
     return ShapedArray(x.shape, x.dtype)
 
 
@@ -246,7 +253,7 @@ qr_p = new_primitive("qr", multiple_results=True)
 
 @qr_p.def_abstract_eval
 def _qr_abstract(x, *, full_matrices):
-    _check_matrix("qr", x)
+    check_matrix("qr", x)
     *batch, m, n = x.shape
     k = m if full_matrices else _min_dim(m, n)
     return [ShapedArray((*batch, m, k), x.dtype), ShapedArray((*batch, k, n), x.dtype)]
@@ -265,7 +272,7 @@ svd_p = new_primitive("svd", multiple_results=True)
 
 @svd_p.def_abstract_eval
 def _svd_abstract(x, *, full_matrices, compute_uv):
-    _check_matrix("svd", x)
+    check_matrix("svd", x)
     *batch, m, n = x.shape
     k = _min_dim(m, n)
     s = ShapedArray((*batch, k), real_dtype(x.dtype))
@@ -292,7 +299,7 @@ eigh_p = new_primitive("eigh", multiple_results=True)
 
 @eigh_p.def_abstract_eval
 def _eigh_abstract(x, *, lower):
-    _check_matrix("eigh", x, square=True)
+    check_matrix("eigh", x, square=True)
     return [ShapedArray(x.shape, x.dtype), ShapedArray(x.shape[:-1], real_dtype(x.dtype))]
 
 
@@ -309,7 +316,7 @@ lu_p = new_primitive("lu", multiple_results=True)
 
 @lu_p.def_abstract_eval
 def _lu_abstract(x):
-    _check_matrix("lu", x)
+    check_matrix("lu", x)
     *batch, m, n = x.shape
     return [ShapedArray(x.shape, x.dtype), ShapedArray((*batch, _min_dim(m, n)), dtypes.int32),
             ShapedArray((*batch, m), dtypes.int32)]
@@ -357,10 +364,10 @@ def _lu_impl(xp, x):
     if x.size == 0:
         lu, piv = x.copy(), xp.zeros(x.shape[:-2] + (min(x.shape[-2:]),), np.int32)
     elif xp is np:
-        import scipy.linalg
+        sl = _scipy_linalg()
         with warnings.catch_warnings():  # singular input is allowed (det == 0)
-            warnings.simplefilter("ignore", scipy.linalg.LinAlgWarning)
-            lu, piv = scipy.linalg.lu_factor(x, check_finite=False)
+            warnings.simplefilter("ignore", sl.LinAlgWarning)
+            lu, piv = sl.lu_factor(x, check_finite=False)
     else:
         lu, piv = lu_generic(xp, x)
     piv = _cast(xp, piv, dtypes.int32)
@@ -396,7 +403,7 @@ triangular_solve_p = new_primitive("triangular_solve")
 def _triangular_solve_abstract(a, b, *, left_side, lower, transpose_a, conjugate_a,
                                unit_diagonal):
     name = "triangular_solve"
-    _check_matrix(name, a, square=True)
+    check_matrix(name, a, square=True)
     check_dtype_kind(name, FLOAT, b, "b")
     same_dtypes(name, (a, b))
     if b.ndim != a.ndim:
@@ -418,10 +425,9 @@ def _tri_solve_left(xp, a, b, lower, trans, conj, unit):
     if conj and not trans:
         return xp.conj(_tri_solve_left(xp, a, xp.conj(b), lower, False, False, unit))
     if xp is np:
-        import scipy.linalg
-        return scipy.linalg.solve_triangular(a, b, trans=(2 if conj else 1) if trans else 0,
-                                             lower=lower, unit_diagonal=unit,
-                                             check_finite=False)
+        kind = (2 if conj else 1) if trans else 0  # LAPACK's 'N', 'T', 'C'
+        return _scipy_linalg().solve_triangular(a, b, trans=kind, lower=lower,
+                                                unit_diagonal=unit, check_finite=False)
     return tri_solve_generic(xp, a, b, lower, trans, conj, unit)
 
 

@@ -225,6 +225,9 @@ def _sort_impl(xp, *operands, dimension, is_stable, num_keys):
     return [xp.take_along_axis(o, perm, axis=dimension) for o in operands]
 
 
+sort_p.def_weak_type(lambda *weak, **_: list(weak))  # each output keeps its operand's
+
+
 __all__ = ["reduce_sum_p", "reduce_prod_p", "reduce_max_p", "reduce_min_p", "reduce_and_p",
            "reduce_or_p", "reduce_xor_p", "argmax_p", "argmin_p", "cumsum_p", "cumprod_p",
            "cummax_p", "cummin_p", "sort_p"]

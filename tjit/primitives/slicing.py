@@ -36,13 +36,13 @@ def _check_le(op, a, b, what):
     except InconclusiveDimensionError:
         raise InconclusiveDimensionError(
             f"{op}: cannot decide whether {what} ({dim_str(a)} <= {dim_str(b)}) holds for "
-            f"every value of the symbolic dims; use concrete sizes or bounds that are "
-            f"multiples of the symbolic dims") from None
+            f"every value of the symbolic dims; express the bound with the symbolic dims "
+            f"(e.g. x.shape[0] - 1) or use concrete shapes") from None
     if not ok:
         raise ShapeError(f"{op}: {what} requires {dim_str(a)} <= {dim_str(b)}")
 
 
-def _check_static_ints(op, name, values, ndim, shape):
+def _check_one_per_dim(op, name, values, ndim, shape):
     if len(values) != ndim:
         raise ShapeError(f"{op}: {name} {tuple(values)} must have one entry per dimension "
                          f"of the operand of shape {shape_str(shape)} ({ndim} entries)")
@@ -83,7 +83,7 @@ def _pad_abstract(x, padding_value, *, padding_config):
         raise ShapeError(f"pad: padding_value must be a scalar, got shape "
                          f"{shape_str(padding_value.shape)}")
     same_dtypes("pad", (x, padding_value))
-    _check_static_ints("pad", "padding_config", padding_config, x.ndim, x.shape)
+    _check_one_per_dim("pad", "padding_config", padding_config, x.ndim, x.shape)
     out = []
     for d, cfg in zip(x.shape, padding_config):
         if len(cfg) != 3:
@@ -128,7 +128,7 @@ def _concatenate_abstract(*operands, dimension):
         raise ShapeError("concatenate: needs at least one operand")
     s0 = operands[0].shape
     shapes = ", ".join(shape_str(o.shape) for o in operands)
-    if not 0 <= dimension < max(len(s0), 0) or any(o.ndim != len(s0) for o in operands):
+    if not 0 <= dimension < len(s0) or any(o.ndim != len(s0) for o in operands):
         raise ShapeError(f"concatenate: operands of shapes {shapes} must all have the same "
                          f"rank >= 1 and dimension {dimension} must be in range")
     dt = same_dtypes("concatenate", operands)
@@ -164,10 +164,10 @@ def _sliced_dim(start, limit, stride):
 
 @slice_p.def_abstract_eval
 def _slice_abstract(x, *, start_indices, limit_indices, strides=None):
-    _check_static_ints("slice", "start_indices", start_indices, x.ndim, x.shape)
-    _check_static_ints("slice", "limit_indices", limit_indices, x.ndim, x.shape)
+    _check_one_per_dim("slice", "start_indices", start_indices, x.ndim, x.shape)
+    _check_one_per_dim("slice", "limit_indices", limit_indices, x.ndim, x.shape)
     strides = (1,) * x.ndim if strides is None else strides
-    _check_static_ints("slice", "strides", strides, x.ndim, x.shape)
+    _check_one_per_dim("slice", "strides", strides, x.ndim, x.shape)
     out = []
     for d, s, l, st in zip(x.shape, start_indices, limit_indices, strides):
         if type(st) is not int or st < 1:
@@ -211,9 +211,9 @@ def _clamped_starts(indices, shape, sizes):
 @dynamic_slice_p.def_abstract_eval
 def _dynamic_slice_abstract(x, *indices, slice_sizes):
     _check_start_indices("dynamic_slice", x, indices)
-    _check_static_ints("dynamic_slice", "slice_sizes", slice_sizes, x.ndim, x.shape)
+    _check_one_per_dim("dynamic_slice", "slice_sizes", slice_sizes, x.ndim, x.shape)
     for d, s in zip(x.shape, slice_sizes):
-        where = f"slice_sizes {tuple(map(dim_str, slice_sizes))} for an operand of shape " \
+        where = f"slice_sizes {shape_str(slice_sizes)} for an operand of shape " \
                 f"{shape_str(x.shape)}"
         _check_le("dynamic_slice", 0, s, where)
         _check_le("dynamic_slice", s, d, where)

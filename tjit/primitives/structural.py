@@ -4,7 +4,7 @@ broadcast_in_dim, reshape, transpose, squeeze, expand_dims."""
 import numpy as np
 
 from tjit.tracing import dtypes
-from tjit.tracing.avals import ShapedArray
+from tjit.tracing.avals import ShapedArray, aval_of_value
 from tjit.tracing.core import never_weak
 from tjit.tracing.errors import ShapeError
 from tjit.tracing.shapes import (
@@ -21,11 +21,17 @@ def _iota_abstract(*, dtype, shape, dimension):
     if not 0 <= dimension < len(shape):
         raise ShapeError(f"iota: dimension {dimension} out of range for shape "
                          f"{shape_str(shape)}")
-    return ShapedArray(shape, dtypes.check_dtype(dtype, "iota"))
+    dt = dtypes.check_dtype(dtype, "iota")
+    if dt == dtypes.bool_:
+        raise TypeError("iota: dtype bool is not supported; use an integer or floating "
+                        "dtype (and compare with a value to get booleans)")
+    return ShapedArray(shape, dt)
 
 
 @iota_p.def_impl
 def _iota_impl(xp, *, dtype, shape, dimension):
+    if np.dtype(dtype) == np.bool_ or not 0 <= dimension < len(shape):
+        _iota_abstract(dtype=dtype, shape=shape, dimension=dimension)  # raises
     n = shape[dimension]
     r = xp.arange(n, dtype=dtype).reshape([n if i == dimension else 1
                                            for i in range(len(shape))])
@@ -60,6 +66,10 @@ def _broadcast_in_dim_abstract(x, *, shape, broadcast_dimensions):
 @broadcast_in_dim_p.def_impl
 def _broadcast_in_dim_impl(xp, x, *, shape, broadcast_dimensions):
     x = xp.asarray(x)
+    dims = broadcast_dimensions
+    if len(dims) != x.ndim or any(a >= b for a, b in zip(dims, dims[1:])):
+        _broadcast_in_dim_abstract(aval_of_value(x), shape=shape,
+                                   broadcast_dimensions=dims)  # raises
     expanded = [1] * len(shape)
     for d, od in zip(x.shape, broadcast_dimensions):
         expanded[od] = d
@@ -81,7 +91,12 @@ def _reshape_abstract(x, *, new_sizes, dimensions=None):
     return ShapedArray(shape, x.dtype)
 
 
-reshape_p.def_impl(lambda xp, x, *, new_sizes, dimensions=None: xp.reshape(x, new_sizes))
+@reshape_p.def_impl
+def _reshape_impl(xp, x, *, new_sizes, dimensions=None):
+    if dimensions is not None or any(d < 0 for d in new_sizes):
+        _reshape_abstract(aval_of_value(x), new_sizes=new_sizes,
+                          dimensions=dimensions)  # raises: NumPy would accept -1
+    return xp.reshape(x, new_sizes)
 
 # -- transpose ---------------------------------------------------------------------------------
 transpose_p = new_primitive("transpose")
@@ -103,6 +118,8 @@ squeeze_p = new_primitive("squeeze")
 
 @squeeze_p.def_abstract_eval
 def _squeeze_abstract(x, *, dimensions):
+    if len(set(dimensions)) != len(dimensions):
+        raise ShapeError(f"squeeze: dimensions {dimensions} are not unique")
     for d in dimensions:
         if not 0 <= d < x.ndim:
             raise ShapeError(f"squeeze: dimension {d} out of range for shape "
@@ -114,8 +131,9 @@ def _squeeze_abstract(x, *, dimensions):
                        x.dtype)
 
 
-squeeze_p.def_impl(lambda xp, x, *, dimensions: xp.reshape(
-    x, [s for i, s in enumerate(xp.shape(x)) if i not in dimensions]))
+# xp.squeeze checks that each squeezed dim has size 1 (a reshape would not, for
+# zero-size arrays).
+squeeze_p.def_impl(lambda xp, x, *, dimensions: xp.squeeze(x, axis=tuple(dimensions)))
 
 expand_dims_p = new_primitive("expand_dims")
 

@@ -1,1 +1,30 @@
-"""tjit.random (being written)"""
+"""``tjit.random``: JAX's functional PRNG API on the Threefry-2x32 counter hash.
+
+Keys are values, not state: ``key = random.key(0)``; ``k1, k2 = random.split(key)``;
+``x = random.normal(k1, (3,))``. A key is a raw ``uint32[2]`` array (JAX's legacy
+``PRNGKey`` form; ``key`` returns the same thing), so keys can be passed into and out
+of ``tjit.jit`` functions like any array, and every function here traces.
+
+Matches JAX's default ``threefry2x32`` implementation (partitionable mode, JAX's default
+since 0.5): ``key``/``PRNGKey``, ``split``, ``fold_in``, ``bits``, ``uniform``,
+``randint``, ``bernoulli``, ``permutation``, ``choice`` (without ``p``) and the
+log-based samplers give JAX's values; ``normal``/``truncated_normal`` agree to a few
+ulps (their ``erf_inv`` comes from SciPy rather than XLA).
+"""
+
+from tjit.primitives.random_bits import threefry2x32_p  # noqa: F401
+from tjit.random._keys import (  # noqa: F401
+    PRNGKey, key, key_data, wrap_key_data, key_impl, clone, split, fold_in, bits,
+    threefry_2x32)
+from tjit.random._samplers import (  # noqa: F401
+    uniform, normal, truncated_normal, exponential, laplace, logistic, cauchy, gumbel,
+    multivariate_normal, orthogonal)
+from tjit.random._gamma import gamma, loggamma, beta, dirichlet  # noqa: F401
+from tjit.random._discrete import (  # noqa: F401
+    bernoulli, rademacher, randint, permutation, shuffle, choice, categorical)
+
+__all__ = ["PRNGKey", "key", "key_data", "wrap_key_data", "key_impl", "clone", "split",
+           "fold_in", "bits", "threefry_2x32", "threefry2x32_p", "uniform", "normal",
+           "truncated_normal", "exponential", "laplace", "logistic", "cauchy", "gumbel",
+           "multivariate_normal", "orthogonal", "bernoulli", "rademacher", "randint", "permutation",
+           "shuffle", "choice", "categorical", "gamma", "loggamma", "beta", "dirichlet"]

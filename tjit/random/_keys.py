@@ -94,7 +94,7 @@ def iota_2x32_shape(shape):
     if not is_symbolic(n) and n >= 2 ** 32:
         raise NotImplementedError(f"random bits for {n} elements (shape {shape_str(shape)}):"
                                   f" more than 2**32 values per call is not supported")
-    zero = lax.full((), 0, dtypes.uint32)
+    zero = jnp.asarray(np.uint32(0))
     if not shape:
         return zero, zero
     lo = lax.reshape(lax.iota(dtypes.uint32, n), shape)
@@ -250,7 +250,7 @@ def fold_in(key, data):
             raise TypeError(f"fold_in: data must be an integer, got dtype {d.dtype}")
         d = lax.convert_element_type(d, dtypes.uint32)
     k1, k2 = key_words(key)
-    o1, o2 = threefry2x32_p.bind(k1, k2, lax.full((), 0, dtypes.uint32), d)
+    o1, o2 = threefry2x32_p.bind(k1, k2, jnp.asarray(np.uint32(0)), d)
     return stack_last(o1, o2)
 
 

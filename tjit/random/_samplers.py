@@ -11,6 +11,8 @@ differs from XLA's polynomial by a few ulps, so they agree with JAX to ~1e-6 rel
 not bit for bit.
 """
 
+import operator
+
 import numpy as np
 
 from tjit.tracing import dtypes
@@ -38,6 +40,8 @@ def float_dtype(name, dtype, allow_complex=False):
 
 def as_param(x, dtype):
     """A distribution parameter as an array of ``dtype`` (not weakly typed)."""
+    if isinstance(x, (int, float)) and not isinstance(x, bool):
+        return jnp.asarray(np.asarray(x, dtype))  # a literal constant, no conversion op
     if not isinstance(x, (Array, Tracer)):
         x = jnp.asarray(x)
     return lax.convert_element_type(x, dtype)
@@ -315,10 +319,36 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky
     return mean + jnp.einsum("...ij,...j->...i", factor, z)
 
 
+def orthogonal(key, n, shape=(), dtype=None, m=None):
+    """Random matrices with orthonormal columns (or rows), uniformly (Haar)
+    distributed: the Q of a QR of a normal matrix, with the signs fixed by diag(R).
+
+    Args:
+      key: a PRNG key.
+      n: number of rows.
+      shape: batch shape. Default ``()``.
+      dtype: a float dtype (default float32).
+      m: number of columns (default ``n``).
+
+    Returns:
+      An array of shape ``(*shape, n, m)``.
+    """
+    key = check_key("orthogonal", key)
+    dtype = float_dtype("orthogonal", dtype)
+    shape = check_shape("orthogonal", shape)
+    n = operator.index(n)
+    m = n if m is None else operator.index(m)
+    z = normal_(key, tuple(shape) + (max(n, m), min(n, m)), dtype)
+    q, r = jla.qr(z)
+    d = jnp.diagonal(r, axis1=-2, axis2=-1)
+    x = jnp.multiply(q, jnp.expand_dims(jnp.sign(d), -2))
+    return jnp.swapaxes(x, -1, -2) if n < m else x
+
+
 def _inexact(*xs):
     return [x if dtypes.is_inexact(x.dtype) else
             lax.convert_element_type(x, dtypes.default_float()) for x in xs]
 
 
 __all__ = ["uniform", "normal", "truncated_normal", "exponential", "laplace", "logistic",
-           "cauchy", "gumbel", "multivariate_normal"]
+           "cauchy", "gumbel", "multivariate_normal", "orthogonal"]

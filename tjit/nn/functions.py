@@ -1,0 +1,395 @@
+"""Activation functions and normalizations of ``tjit.nn``, as in ``jax.nn``.
+
+Written on ``tjit.numpy``/``lax`` so they trace and compile like user code. The
+numerically delicate ones are arranged to stay finite for large |x|: ``softplus``
+is ``logaddexp(x, 0)``, ``log_sigmoid`` is ``-softplus(-x)``, and ``softmax``,
+``log_softmax`` and ``logsumexp`` subtract the maximum before exponentiating.
+
+Gradients: ``relu``/``relu6`` (derivative 0 at the kinks) and ``softmax`` (the
+``y * (dx - sum(y * dx))`` jvp) get custom jvp rules in JAX; they need
+``custom_jvp`` here too once the AD transformation lands. ``_stop_gradient`` marks the
+max-shifts whose gradient JAX drops (it cancels mathematically).
+"""
+
+import operator
+
+import numpy as np
+
+from tjit.tracing import dtypes
+from tjit.tracing.core import Array, Tracer
+from tjit.tracing.shapes import normalize_axes, normalize_axis
+from tjit import lax
+from tjit import numpy as jnp
+from tjit.numpy._core import check_arraylike, promote_args_inexact, promote_dtypes_inexact
+
+
+def _stop_gradient(x):
+    # lax.stop_gradient arrives with the AD transformation; values are unchanged.
+    sg = getattr(lax, "stop_gradient", None)
+    return x if sg is None else sg(x)
+
+
+def _inexact(name, x):
+    check_arraylike(name, x)
+    return promote_dtypes_inexact(x if isinstance(x, (Array, Tracer)) else jnp.asarray(x))[0]
+
+
+def _array(name, x):
+    check_arraylike(name, x)
+    return x if isinstance(x, (Array, Tracer)) else jnp.asarray(x)
+
+
+# -- elementwise activations ----------------------------------------------------------------
+def identity(x):
+    """Identity activation: returns ``x`` as an array."""
+    return _array("identity", x)
+
+
+def relu(x):
+    """Rectified linear unit: ``max(x, 0)``. (Its jvp is 0 at x == 0: custom_jvp later.)"""
+    return jnp.maximum(_array("relu", x), 0)
+
+
+def relu6(x):
+    """``min(max(x, 0), 6)``. (jvp 0 at 0 and 6: custom_jvp later.)"""
+    return jnp.minimum(jnp.maximum(_array("relu6", x), 0), 6.0)
+
+
+def sigmoid(x):
+    """Logistic sigmoid ``1 / (1 + exp(-x))``, stable for large |x|."""
+    return lax.logistic(_inexact("sigmoid", x))
+
+
+def softplus(x):
+    """``log(1 + exp(x))`` computed as ``logaddexp(x, 0)`` (no overflow for large x)."""
+    return jnp.logaddexp(_inexact("softplus", x), 0)
+
+
+def log_sigmoid(x):
+    """``log(sigmoid(x)) = -softplus(-x)``, finite for large negative x."""
+    return jnp.negative(softplus(jnp.negative(_inexact("log_sigmoid", x))))
+
+
+def silu(x):
+    """SiLU / swish: ``x * sigmoid(x)``."""
+    x = _inexact("silu", x)
+    return jnp.multiply(x, sigmoid(x))
+
+
+swish = silu
+
+
+def mish(x):
+    """Mish: ``x * tanh(softplus(x))``."""
+    x = _inexact("mish", x)
+    return jnp.multiply(x, jnp.tanh(softplus(x)))
+
+
+def soft_sign(x):
+    """``x / (|x| + 1)``."""
+    x = _inexact("soft_sign", x)
+    return jnp.divide(x, jnp.add(jnp.abs(x), 1))
+
+
+def squareplus(x, b=4):
+    """``(x + sqrt(x**2 + b)) / 2``."""
+    x, b = promote_args_inexact("squareplus", x, b)
+    return jnp.divide(jnp.add(x, jnp.sqrt(jnp.add(jnp.square(x), b))), 2)
+
+
+def elu(x, alpha=1.0):
+    """Exponential linear unit: ``x`` for x > 0, else ``alpha * (exp(x) - 1)``."""
+    x = _inexact("elu", x)
+    pos = jnp.greater(x, 0)
+    # expm1 of the clamped value: no overflow warning/inf for large positive x
+    return jnp.where(pos, x, jnp.multiply(alpha, jnp.expm1(jnp.where(pos, 0.0, x))))
+
+
+def selu(x):
+    """Scaled ELU with the self-normalizing constants of Klambauer et al. (2017)."""
+    alpha = 1.6732632423543772848170429916717
+    scale = 1.0507009873554804934193349852946
+    return jnp.multiply(scale, elu(x, alpha))
+
+
+def celu(x, alpha=1.0):
+    """Continuously differentiable ELU: ``max(x, 0) + alpha * expm1(min(x, 0) / alpha)``."""
+    x = _inexact("celu", x)
+    return jnp.add(jnp.maximum(x, 0.0),
+                   jnp.multiply(alpha, jnp.expm1(jnp.divide(jnp.minimum(x, 0.0), alpha))))
+
+
+def leaky_relu(x, negative_slope=1e-2):
+    """``x`` for x >= 0, else ``negative_slope * x``."""
+    x = _array("leaky_relu", x)
+    return jnp.where(jnp.greater_equal(x, 0), x, jnp.multiply(negative_slope, x))
+
+
+def hard_tanh(x):
+    """``x`` clipped to [-1, 1]."""
+    x = _array("hard_tanh", x)
+    return jnp.where(jnp.greater(x, 1), 1, jnp.where(jnp.less(x, -1), -1, x))
+
+
+def hard_sigmoid(x):
+    """``relu6(x + 3) / 6``."""
+    return jnp.divide(relu6(jnp.add(_array("hard_sigmoid", x), 3.0)), 6.0)
+
+
+def hard_silu(x):
+    """Hard SiLU / hard swish: ``x * hard_sigmoid(x)``."""
+    x = _array("hard_silu", x)
+    return jnp.multiply(x, hard_sigmoid(x))
+
+
+hard_swish = hard_silu
+
+
+def sparse_plus(x):
+    """0 for x <= -1, ``(x + 1)**2 / 4`` for -1 < x < 1, x for x >= 1."""
+    x = _inexact("sparse_plus", x)
+    mid = jnp.divide(jnp.square(jnp.add(x, 1.0)), 4)
+    return jnp.where(jnp.less_equal(x, -1.0), 0.0, jnp.where(jnp.greater_equal(x, 1.0), x, mid))
+
+
+def sparse_sigmoid(x):
+    """``0.5 * clip(x + 1, 0, 2)``: the derivative of :func:`sparse_plus`."""
+    x = _inexact("sparse_sigmoid", x)
+    return jnp.multiply(0.5, jnp.minimum(jnp.maximum(jnp.add(x, 1.0), 0.0), 2.0))
+
+
+def gelu(x, approximate=True):
+    """Gaussian error linear unit.
+
+    Args:
+      x: input array.
+      approximate: True (default) for the tanh formula
+        ``x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x**3)))``; False for the exact
+        ``x/2 * erfc(-x / sqrt(2))``.
+    """
+    x = _inexact("gelu", x)
+    if approximate:
+        c = np.array(np.sqrt(2 / np.pi), x.dtype)
+        inner = jnp.multiply(c, jnp.add(x, jnp.multiply(0.044715, lax.integer_pow(x, 3))))
+        return jnp.multiply(x, jnp.multiply(0.5, jnp.add(1.0, jnp.tanh(inner))))
+    if dtypes.is_complex(x.dtype):
+        raise TypeError("gelu(approximate=False) needs a real floating-point input")
+    sqrt_half = np.array(np.sqrt(0.5), x.dtype)
+    return jnp.multiply(jnp.multiply(0.5, x), lax.erfc(jnp.multiply(jnp.negative(x), sqrt_half)))
+
+
+def glu(x, axis=-1):
+    """Gated linear unit: the first half of ``x`` along ``axis`` times the sigmoid of
+    the second half (the axis size must be even)."""
+    x = _inexact("glu", x)
+    axis = normalize_axis(axis, x.ndim, "glu")
+    n = x.shape[axis]
+    if n % 2:
+        raise ValueError(f"glu: the size of axis {axis} must be divisible by 2, got {n} "
+                         f"(shape {tuple(x.shape)})")
+    x1 = lax.slice_in_dim(x, 0, n // 2, axis=axis)
+    x2 = lax.slice_in_dim(x, n // 2, n, axis=axis)
+    return jnp.multiply(x1, sigmoid(x2))
+
+
+def log1mexp(x):
+    """``log(1 - exp(-x))`` for x > 0, accurate for small and large x (Maechler 2012)."""
+    x = _inexact("log1mexp", x)
+    small = jnp.less(x, np.log(2.0))
+    return jnp.where(small, jnp.log(jnp.negative(jnp.expm1(jnp.negative(x)))),
+                     jnp.log1p(jnp.negative(jnp.exp(jnp.negative(x)))))
+
+
+tanh = jnp.tanh
+
+
+# -- reductions: softmax family, logsumexp, standardize ----------------------------------------
+def _axes(axis, ndim, name):
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, (tuple, list)):
+        return tuple(sorted(normalize_axes(tuple(axis), ndim, name)))
+    return (normalize_axis(operator.index(axis), ndim, name),)
+
+
+def _kept_shape(shape, axes):
+    return tuple(1 if i in axes else d for i, d in enumerate(shape))
+
+
+def _reduce(lax_fn, x, axes, keepdims):
+    out = lax_fn(x, axes)
+    return lax.reshape(out, _kept_shape(x.shape, axes)) if keepdims else out
+
+
+def _masked(x, where, fill):
+    return x if where is None else jnp.where(where, x, fill)
+
+
+def softmax(x, axis=-1, where=None):
+    """Softmax ``exp(x) / sum(exp(x))`` along ``axis`` (int, tuple or None), computed
+    after subtracting the maximum so large inputs do not overflow.
+
+    Args:
+      x: input array.
+      axis: the axis or axes that sum to 1. Default -1.
+      where: optional mask of the elements to include; masked-out outputs are 0.
+
+    Returns:
+      An array of the shape of ``x``. (An input of +inf gives NaN, as in JAX.)
+    """
+    x = _inexact("softmax", x)
+    axes = _axes(axis, x.ndim, "softmax")
+    x_safe = _masked(x, where, -np.inf)
+    x_max = _reduce(lax.reduce_max, x_safe, axes, True)
+    unnormalized = jnp.exp(jnp.subtract(x_safe, _stop_gradient(x_max)))
+    result = jnp.divide(unnormalized, _reduce(lax.reduce_sum, unnormalized, axes, True))
+    return result if where is None else jnp.where(where, result, 0)
+
+
+def log_softmax(x, axis=-1, where=None):
+    """``log(softmax(x))`` computed as ``x - max - log(sum(exp(x - max)))``.
+
+    Args:
+      x: input array.
+      axis: the axis or axes to normalize over. Default -1.
+      where: optional mask; masked-out outputs are -inf.
+    """
+    x = _inexact("log_softmax", x)
+    axes = _axes(axis, x.ndim, "log_softmax")
+    x_safe = _masked(x, where, -np.inf)
+    x_max = _reduce(lax.reduce_max, x_safe, axes, True)
+    shifted = jnp.subtract(x_safe, _stop_gradient(x_max))
+    lse = jnp.log(_reduce(lax.reduce_sum, jnp.exp(shifted), axes, True))
+    result = jnp.subtract(shifted, lse)
+    return result if where is None else jnp.where(where, result, -np.inf)
+
+
+def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=None):
+    """``log(sum(b * exp(a)))`` over ``axis``, stable for large |a|
+    (``jax.nn.logsumexp`` = ``jax.scipy.special.logsumexp``).
+
+    Args:
+      a: input array.
+      axis: int, tuple of ints or None (all axes). Default None.
+      b: optional scale factors broadcastable to ``a`` (may be negative).
+      keepdims: keep the reduced axes as size 1.
+      return_sign: if True return ``(log|sum|, sign(sum))``; otherwise a negative sum
+        gives NaN.
+      where: optional mask of the elements to include.
+    """
+    if b is not None:
+        a, b = promote_args_inexact("logsumexp", a, b)
+        a = jnp.where(jnp.not_equal(b, 0), a, -np.inf)
+    else:
+        a = _inexact("logsumexp", a)
+    if dtypes.is_complex(a.dtype):
+        raise TypeError("logsumexp: complex inputs are not supported; pass real arrays")
+    axes = _axes(axis, a.ndim, "logsumexp")
+    a_safe = _masked(a, where, -np.inf)
+    amax = _reduce(lax.reduce_max, a_safe, axes, True)
+    # all -inf (or +inf/NaN) maxima: shift by 0 so the result is -inf/inf/NaN, not NaN
+    amax = _stop_gradient(jnp.where(jnp.isfinite(amax), amax, 0))
+    exp_a = jnp.exp(jnp.subtract(a_safe, amax))
+    if b is not None:
+        exp_a = _masked(jnp.multiply(exp_a, b), where, 0)
+    sumexp = _reduce(lax.reduce_sum, exp_a, axes, keepdims)
+    sign = jnp.sign(sumexp)
+    amax = amax if keepdims else lax.reshape(amax, tuple(sumexp.shape))
+    out = jnp.add(jnp.log(jnp.abs(sumexp)), amax)
+    if return_sign:
+        return out, sign
+    if b is not None:
+        out = jnp.where(jnp.less(sign, 0), np.nan, out)
+    return out
+
+
+def logmeanexp(x, axis=None, where=None, keepdims=False):
+    """``logsumexp(x) - log(n)``: the log of the mean of ``exp(x)``."""
+    x = _inexact("logmeanexp", x)
+    axes = _axes(axis, x.ndim, "logmeanexp")
+    lse = logsumexp(x, axis=axes, keepdims=keepdims, where=where)
+    return jnp.subtract(lse, jnp.log(_count(x, axes, where, keepdims)))
+
+
+def _count(x, axes, where, keepdims):
+    """Number of (unmasked) elements reduced, as an array of ``x``'s dtype."""
+    if where is None:
+        n = 1
+        for i in axes:
+            n *= x.shape[i]
+        return lax.convert_element_type(n, x.dtype) if isinstance(n, int) else \
+            _reduce(lax.reduce_sum, jnp.ones_like(x), axes, keepdims)
+    mask = lax.convert_element_type(jnp.broadcast_to(where, x.shape), x.dtype)
+    return _reduce(lax.reduce_sum, mask, axes, keepdims)
+
+
+def _mean(x, axes, where):
+    total = _reduce(lax.reduce_sum, _masked(x, where, 0), axes, True)
+    return jnp.divide(total, _count(x, axes, where, True))
+
+
+def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None, *,
+                algorithm="stable"):
+    """``(x - mean) / sqrt(variance + epsilon)`` over ``axis``.
+
+    Args:
+      x: input array.
+      axis: int, tuple of ints or None. Default -1.
+      mean, variance: optional precomputed statistics (broadcastable to ``x``).
+      epsilon: added to the variance. Default 1e-5.
+      where: optional mask of the elements used for the statistics.
+      algorithm: "stable" (default: two-pass ``mean((x - mean)**2)``, accurate when
+        |mean| >> std) or "fast" (``mean(x**2) - mean**2`` clipped at 0; JAX's default).
+        Both are the same function up to rounding.
+    """
+    x = _inexact("standardize", x)
+    axes = _axes(axis, x.ndim, "standardize")
+    if mean is None:
+        mean = _mean(x, axes, where)
+    if variance is None:
+        if algorithm == "stable":
+            variance = _mean(jnp.square(jnp.subtract(x, mean)), axes, where)
+        elif algorithm == "fast":
+            variance = jnp.maximum(
+                jnp.subtract(_mean(jnp.square(x), axes, where), jnp.square(mean)), 0)
+        else:
+            raise ValueError(f"standardize: unknown algorithm {algorithm!r}; expected "
+                             f"'stable' or 'fast'")
+    return jnp.multiply(jnp.subtract(x, mean), lax.rsqrt(jnp.add(variance, epsilon)))
+
+
+normalize = standardize
+
+
+def one_hot(x, num_classes, *, dtype=None, axis=-1):
+    """One-hot encoding: a new axis of size ``num_classes`` with 1 at index ``x``
+    (indices outside ``[0, num_classes)`` give all zeros).
+
+    Args:
+      x: integer indices.
+      num_classes: number of classes (a static int).
+      dtype: result dtype (default float32, float64 with x64).
+      axis: position of the new axis in the result. Default -1.
+    """
+    x = _array("one_hot", x)
+    try:
+        num_classes = operator.index(num_classes)
+    except TypeError:
+        raise TypeError(f"one_hot: num_classes must be a static Python int, got "
+                        f"{num_classes!r:.60}; mark it static with "
+                        f"jit(..., static_argnums=...)") from None
+    dtype = dtypes.default_float() if dtype is None else \
+        dtypes.canonicalize(dtypes.check_dtype(dtype, "one_hot"))
+    pos = normalize_axis(axis, x.ndim + 1, "one_hot")
+    lhs = lax.expand_dims(x, (pos,))
+    rhs_shape = [1] * x.ndim
+    rhs_shape.insert(pos, num_classes)
+    rhs = lax.broadcasted_iota(x.dtype, tuple(rhs_shape), pos)
+    return jnp.astype(jnp.equal(lhs, rhs), dtype)
+
+
+__all__ = ["identity", "relu", "relu6", "sigmoid", "softplus", "log_sigmoid", "silu", "swish",
+           "mish", "soft_sign", "squareplus", "elu", "selu", "celu", "leaky_relu",
+           "hard_tanh", "hard_sigmoid", "hard_silu", "hard_swish", "sparse_plus",
+           "sparse_sigmoid", "gelu", "glu", "log1mexp", "tanh", "softmax", "log_softmax",
+           "logsumexp", "logmeanexp", "standardize", "normalize", "one_hot"]
