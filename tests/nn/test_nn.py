@@ -314,3 +314,15 @@ def test_initializer_dtype_jit_and_errors():
         init.variance_scaling(1.0, "fan_sideways", "normal")
     with pytest.raises(ValueError, match="invalid distribution"):
         init.variance_scaling(1.0, "fan_in", "cauchy")
+
+
+def test_orthogonal_initializer():
+    np.testing.assert_allclose(init.orthogonal()(K, (2, 3)), [
+        [0.96083664894104, -0.2567500174045563, 0.1042710393667221],
+        [0.18604838848114014, 0.31881120800971985, -0.9293790459632874]], atol=2e-6)
+    w = np.asarray(init.orthogonal(scale=2.0, column_axis=0)(random.PRNGKey(1), (6, 2, 3)))
+    assert w.shape == (6, 2, 3)
+    m = np.moveaxis(w, 0, -1).reshape(6, 6)  # rows: the other axes; columns: axis 0
+    np.testing.assert_allclose(m.T @ m, 4 * np.eye(6), atol=1e-5)
+    with pytest.raises(ValueError, match="orthogonal initializer requires at least a 2D"):
+        init.orthogonal()(K, (4,))
