@@ -79,13 +79,10 @@ def test_inv(rng, x64):
 def test_lu_based_functions_trace_to_primitives(rng):
     a = _wc(rng, (3, 3)).astype(np.float32)
     b = rng.standard_normal(3).astype(np.float32)
-    for f, args in [(L.det, (a,)), (L.inv, (a,)), (L.solve, (a, b)),
-                    (lambda x: L.slogdet(x)[1], (a,))]:
-        prims = _prims(f, *args)
-        assert "lu" in prims, prims
-        if f is not L.det and "slogdet" not in getattr(f, "__name__", ""):
-            assert "triangular_solve" in prims or f is not L.solve
-    assert "triangular_solve" in _prims(L.solve, a, b)
+    for f, args in [(L.det, (a,)), (lambda x: L.slogdet(x)[1], (a,))]:
+        assert "lu" in _prims(f, *args)
+    for f, args in [(L.inv, (a,)), (L.solve, (a, b))]:
+        assert {"lu", "triangular_solve"} <= _prims(f, *args)
     np.testing.assert_allclose(tjit.jit(L.solve)(a, b), np.linalg.solve(a, b), rtol=1e-4)
     np.testing.assert_allclose(tjit.jit(L.det)(a), np.linalg.det(a), rtol=1e-4)
 
@@ -294,8 +291,8 @@ def test_numpy2_aliases(rng, x64):
     np.testing.assert_allclose(L.outer(v, v), np.linalg.outer(v, v), **TOL)
     np.testing.assert_allclose(L.matmul(x, x), np.linalg.matmul(x, x), **TOL)
     np.testing.assert_allclose(L.vecdot(x, v), np.linalg.vecdot(x, v), **TOL)
-    np.testing.assert_allclose(L.tensordot(x, x, axes=2), np.linalg.tensordot(x, x, axes=2),
-                               **TOL)
+    np.testing.assert_allclose(L.tensordot(x, x[0], axes=2),
+                               np.linalg.tensordot(x, x[0], axes=2), **TOL)
     np.testing.assert_allclose(L.matrix_transpose(x), np.linalg.matrix_transpose(x), **TOL)
     np.testing.assert_allclose(L.diagonal(x, offset=1), np.linalg.diagonal(x, offset=1), **TOL)
     np.testing.assert_allclose(L.trace(x), np.linalg.trace(x), **TOL)

@@ -88,6 +88,7 @@ _dot_case("mm", (3, 4), (4, 5), (((1,), (0,)), NOB), dtype=C64)
 # int8 x int8 accumulates in int32 (64 products of up to 100 overflow int8).
 _dot_case("mm_pref", (3, 64), (64, 5), (((1,), (0,)), NOB), dtype=I8, pref=I32)
 _dot_case("mm_pref", (3, 8), (8, 5), (((1,), (0,)), NOB), dtype=F16, pref=F32, tol=1e-3)
+_dot_case("mm_pref_float", (3, 64), (64, 5), (((1,), (0,)), NOB), dtype=I8, pref=F32)
 
 
 # -- factorizations -----------------------------------------------------------------------------

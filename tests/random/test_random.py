@@ -124,6 +124,17 @@ def test_keys_and_bits_match_jax_x64(x64):
                                                        [316930262, 1451589314]])
 
 
+def test_threefry_2x32_helper_matches_jax():
+    # jax.extend.random.threefry_2x32: counts split in halves (odd sizes zero-padded)
+    np.testing.assert_array_equal(
+        random.threefry_2x32(jnp.array([0, 42], jnp.uint32), jnp.arange(5, dtype=jnp.uint32)),
+        [3134548294, 3733159049, 843694964, 894150801, 801545058])
+    np.testing.assert_array_equal(
+        random.threefry_2x32(jnp.array([7, 1], jnp.uint32),
+                             jnp.arange(6, dtype=jnp.uint32).reshape(2, 3)),
+        [[1240911808, 121800697, 4122831928], [3879496518, 2182725144, 3661364655]])
+
+
 def test_bits_match_jax():
     np.testing.assert_array_equal(random.bits(K0, (5,)), [4070199207, 4202968722, 1427181096,
                                                           2012915765, 2447653815])

@@ -2,7 +2,7 @@
 expand_dims and their conveniences."""
 
 from tjit.tracing import dtypes
-from tjit.tracing.shapes import canonical_shape, normalize_axis, reshape_shape
+from tjit.tracing.shapes import canonical_shape, normalize_axis
 from tjit.primitives import structural as st
 from tjit.lax._elementwise import asarray_for_lax
 
@@ -49,7 +49,7 @@ def reshape(operand, new_sizes, dimensions=None):
     operand = asarray_for_lax(operand)
     if dimensions is not None and tuple(dimensions) != tuple(range(operand.ndim)):
         operand = transpose(operand, dimensions)
-    new_sizes = reshape_shape(operand.shape, new_sizes, "reshape")
+    new_sizes = st.reshape_sizes(operand.shape, new_sizes)
     if new_sizes == tuple(operand.shape):
         return operand
     return st.reshape_p.bind(operand, new_sizes=new_sizes, dimensions=None)

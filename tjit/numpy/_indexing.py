@@ -29,7 +29,8 @@ from tjit.config import config
 from tjit.tracing import dtypes
 from tjit.tracing.core import Array, Tracer, concrete_value
 from tjit.tracing.errors import (
-    ConcretizationTypeError, InconclusiveDimensionError, NonConcreteBooleanIndexError)
+    ConcretizationTypeError, InconclusiveDimensionError, NonConcreteBooleanIndexError,
+    ShapeError)
 from tjit.tracing.shapes import (
     broadcast_shapes, definitely_equal, dim_str, dims_equal, exact_div, greater_equal,
     normalize_axis, shape_str, size as shape_size)
@@ -317,6 +318,14 @@ def _shape(v):
     return tuple(np.shape(v)) if isinstance(v, (int, np.ndarray)) else tuple(v.shape)
 
 
+def _broadcast_index_shapes(shapes):
+    try:
+        return broadcast_shapes(*shapes, op="indexing")
+    except ShapeError:  # NumPy's error type and words
+        raise IndexError(f"shape mismatch: indexing arrays could not be broadcast together "
+                         f"with shapes {' '.join(shape_str(s) for s in shapes)}") from None
+
+
 def _index_to_gather(shape, entries, contiguous, strict):
     """The gather that computes ``x[entries]`` for ``x`` of ``shape``."""
     advanced = any(not isinstance(e, (int, slice)) and e is not None and e.ndim > 0
@@ -332,8 +341,7 @@ def _index_to_gather(shape, entries, contiguous, strict):
     gy = 0  # gather output dim
     for pos, e in enumerate(entries):
         if adv and pos == (adv[0] if contiguous else 0):
-            ashape = broadcast_shapes(*[_shape(entries[p]) for p in adv],
-                                      op="indexing (broadcasting the index arrays)")
+            ashape = _broadcast_index_shapes([_shape(entries[p]) for p in adv])
             end = len(batch) + len(ashape)
             for p in adv:
                 v, ax = entries[p], x_axes[p]
@@ -559,8 +567,10 @@ def _ravel(a):
     return a if a.ndim == 1 else lax.reshape(a, (shape_size(a.shape),))
 
 
-def _mode_indices(fname, indices, n, mode, idt):
-    """Indices and gather mode for take-like functions (JAX's default: 'fill')."""
+def _mode_indices(fname, indices, n, mode, idt, wrap_clipped=False):
+    """Indices and gather mode for take-like functions (JAX's default: 'fill'). In 'clip'
+    mode negative indices clamp to 0 (NumPy's take), or wrap first if ``wrap_clipped``
+    (JAX's take_along_axis)."""
     if mode == "raise":
         raise NotImplementedError(f"jnp.{fname}: mode='raise' is not supported (tjit cannot "
                                   f"raise from compiled code); use 'fill', 'clip' or 'wrap'")
@@ -570,7 +580,7 @@ def _mode_indices(fname, indices, n, mode, idt):
             "promise_in_bounds"
     if mode not in (None, "fill", "clip", "promise_in_bounds"):
         raise ValueError(f"jnp.{fname}: invalid mode {mode!r}; use 'fill', 'clip' or 'wrap'")
-    if mode == "clip":
+    if mode == "clip" and not wrap_clipped:
         return _as_index_array(indices, idt), "clip"
     return _normalize(indices, n, idt), "fill" if mode is None else mode
 
@@ -643,7 +653,7 @@ def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None):
     a = broadcast_to_shape(a, repl(common, n))
     idt = _index_dtype(a.shape, [indices])
     idx, gmode = _mode_indices("take_along_axis", broadcast_to_shape(indices, out_shape), n,
-                               mode, idt)
+                               mode, idt, wrap_clipped=True)
     others = tuple(i for i in range(a.ndim) if i != axis)
     dn = GatherDimensionNumbers((), (axis,), (axis,), others, others)
     return lax.gather(a, lax.expand_dims(_as_index_array(idx, idt), (a.ndim,)), dn,
@@ -854,7 +864,7 @@ def choose(a, choices, out=None, mode="raise"):
     a = _int_indices("choose", a)
     if isinstance(choices, (Array, Tracer, np.ndarray)):
         choices = [choices[i] for i in range(len(choices))]
-    choices = promote_dtypes(*choices)
+    choices = promote_dtypes(*[asarray(c) for c in choices])
     n = len(choices)
     if n == 0:
         raise ValueError("jnp.choose: choices must not be empty")

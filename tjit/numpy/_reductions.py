@@ -19,6 +19,7 @@ import numpy as np
 from tjit import lax
 from tjit.tracing import dtypes
 from tjit.tracing.core import Array, Tracer, concrete_value
+from tjit.tracing.errors import ShapeError
 from tjit.tracing.shapes import broadcast_shapes, normalize_axes, shape_str
 from tjit.numpy._core import broadcast_to_shape, ensure_array, promote_dtypes_inexact
 from tjit.numpy._creation import canonical_dtype, dim_value
@@ -37,9 +38,11 @@ def _axes(a, axis, name):
         return tuple(range(a.ndim))
     if isinstance(axis, (Array, Tracer)):
         axis = concrete_value(axis, f"the axis argument of jnp.{name}").tolist()
-    if a.ndim == 0:  # NumPy accepts axis 0 / -1 / () for a scalar and reduces nothing
-        normalize_axes(axis, 1, f"jnp.{name}")
-        return ()
+    if a.ndim == 0:  # as JAX: a 0-d array has no axis to name (only axis=None or ())
+        if axis == () or axis == []:
+            return ()
+        raise ShapeError(f"jnp.{name}: axis {axis} is out of bounds for an array of "
+                         f"dimension 0")
     return tuple(sorted(normalize_axes(axis, a.ndim, f"jnp.{name}")))
 
 
@@ -287,7 +290,9 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     else:
         n = sum(_mask(where, a, "var"), axis, rdt, keepdims=keepdims)
     total = sum(sq, axis, rdt, keepdims=keepdims, where=where)
-    return lax.convert_element_type(lax.div(total, lax.sub(n, lax.full((), ddof, rdt))), dt)
+    # NumPy clamps the degrees of freedom at 0, so too few elements give NaN (or inf)
+    dof = lax.max(lax.sub(n, lax.full((), ddof, rdt)), lax.full((), 0, rdt))
+    return lax.convert_element_type(lax.div(total, dof), dt)
 
 
 def _broadcast_sub(x, m):

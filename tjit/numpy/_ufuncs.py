@@ -113,9 +113,10 @@ def floor_divide(x, y, /):
     _check_real("floor_divide", x)
     if dtypes.is_int(x.dtype):
         q = lax.div(x, y)
-        r = lax.rem(x, y)
+        r = lax.rem(x, y)  # r == x when y == 0, and then q is lax.div's value as is
         zero = lax.convert_element_type(0, x.dtype)
-        fix = lax.bitwise_and(lax.ne(r, zero), lax.ne(lax.lt(r, zero), lax.lt(y, zero)))
+        fix = lax.bitwise_and(lax.bitwise_and(lax.ne(r, zero), lax.ne(y, zero)),
+                              lax.ne(lax.lt(r, zero), lax.lt(y, zero)))
         return lax.select(fix, lax.sub(q, lax.convert_element_type(1, x.dtype)), q)
     return _float_divmod(x, y)[0]
 

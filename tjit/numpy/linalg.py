@@ -252,12 +252,12 @@ def solve(a, b):
     _check_matrix("solve", a)
     n = a.shape[-1]
     vector = b.ndim == 1
-    if vector:
-        b = lax.expand_dims(b, (1,))
-    if b.ndim < 2 or not definitely_equal(b.shape[-2], n):
+    if b.ndim < 1 or not definitely_equal(b.shape[0 if vector else -2], n):
         raise ShapeError(f"solve: b of shape {shape_str(b.shape)} does not match a of "
                          f"shape {shape_str(a.shape)}; b must be (n,) or (..., n, k) with "
                          f"n = {n}")
+    if vector:
+        b = lax.expand_dims(b, (1,))
     try:
         batch = broadcast_shapes(a.shape[:-2], b.shape[:-2], op="solve")
     except ShapeError:

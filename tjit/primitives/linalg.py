@@ -151,8 +151,10 @@ def _dot_general_impl(xp, lhs, rhs, *, dimension_numbers, precision=None,
     lhs, rhs = xp.asarray(lhs), xp.asarray(rhs)
     out_dtype = lhs.dtype if preferred_element_type is None else np.dtype(
         preferred_element_type)
-    if out_dtype != lhs.dtype and np.promote_types(lhs.dtype, out_dtype) == out_dtype:
-        # Accumulate in the wider preferred type (int8 x int8 -> int32 must not wrap).
+    if out_dtype != lhs.dtype and (np.promote_types(lhs.dtype, out_dtype) == out_dtype or
+                                   not dtypes.is_inexact(lhs.dtype)):
+        # Accumulate in the preferred type when it is wider (int8 x int8 -> int32 must not
+        # wrap) or inexact (int inputs, float result).
         lhs, rhs = lhs.astype(out_dtype), rhs.astype(out_dtype)
     lf = [i for i in range(lhs.ndim) if i not in lc and i not in lb]
     rf = [i for i in range(rhs.ndim) if i not in rc and i not in rb]

@@ -6,7 +6,7 @@ import numpy as np
 from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray, aval_of_value
 from tjit.tracing.core import never_weak
-from tjit.tracing.errors import ShapeError
+from tjit.tracing.errors import InconclusiveDimensionError, ShapeError
 from tjit.tracing.shapes import (
     canonical_shape, definitely_equal, is_one, reshape_shape, shape_str, size)
 from tjit.primitives.base import new_primitive
@@ -80,12 +80,25 @@ def _broadcast_in_dim_impl(xp, x, *, shape, broadcast_dimensions):
 reshape_p = new_primitive("reshape")
 
 
+def reshape_sizes(old_shape, new_sizes):
+    """``new_sizes`` with a -1 resolved, checked against ``old_shape``; the error names
+    reshape and both shapes also when symbolic sizes cannot be compared."""
+    try:
+        return reshape_shape(old_shape, new_sizes, "reshape")
+    except InconclusiveDimensionError as e:
+        if str(e).startswith("reshape"):
+            raise
+        raise InconclusiveDimensionError(
+            f"reshape: cannot reshape array of shape {shape_str(old_shape)} into "
+            f"{shape_str(canonical_shape(new_sizes))}: the sizes may differ ({e})") from None
+
+
 @reshape_p.def_abstract_eval
 def _reshape_abstract(x, *, new_sizes, dimensions=None):
     if dimensions is not None:
         raise NotImplementedError("reshape: the `dimensions` argument is not supported; "
                                   "transpose first")
-    shape = reshape_shape(x.shape, new_sizes, "reshape")
+    shape = reshape_sizes(x.shape, new_sizes)
     if tuple(shape) != tuple(new_sizes):
         raise ShapeError(f"reshape: new_sizes must be fully specified, got {new_sizes}")
     return ShapedArray(shape, x.dtype)

@@ -7,9 +7,14 @@ of ``tjit.jit`` functions like any array, and every function here traces.
 
 Matches JAX's default ``threefry2x32`` implementation (partitionable mode, JAX's default
 since 0.5): ``key``/``PRNGKey``, ``split``, ``fold_in``, ``bits``, ``uniform``,
-``randint``, ``bernoulli``, ``permutation``, ``choice`` (without ``p``) and the
-log-based samplers give JAX's values; ``normal``/``truncated_normal`` agree to a few
-ulps (their ``erf_inv`` comes from SciPy rather than XLA).
+``randint``, ``bernoulli``, ``rademacher``, ``permutation`` and ``choice`` without
+``p`` give JAX's values exactly, ``choice`` with ``p`` and ``categorical`` too except
+where a last-ulp difference decides a near tie (the tests compare with values produced
+by JAX); the log/tan-based samplers (gumbel, exponential, laplace, logistic, cauchy) and
+``uniform`` with non-default bounds agree to about one ulp; ``normal``,
+``truncated_normal``, ``orthogonal`` and ``multivariate_normal`` to a few ulps (their
+``erf_inv`` comes from SciPy rather than XLA). ``gamma``/``loggamma``/``beta``/
+``dirichlet`` use a vectorized rejection loop: same distribution, different values.
 """
 
 from tjit.primitives.random_bits import threefry2x32_p  # noqa: F401

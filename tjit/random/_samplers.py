@@ -1,7 +1,8 @@
 """Continuous distributions of ``tjit.random``, following ``jax.random``'s algorithms.
 
 ``uniform`` fills the mantissa of a float in [1, 2) with random bits and subtracts 1
-(bit-identical to JAX); the other samplers transform uniforms as JAX does (``normal``
+(bit-identical to JAX for the default bounds; with other bounds XLA fuses
+``u * (max - min) + min`` into an FMA, so JAX can differ by one ulp); the other samplers transform uniforms as JAX does (``normal``
 is ``sqrt(2) * erf_inv(u)`` for ``u`` uniform in (-1, 1); ``truncated_normal`` inverts
 the normal CDF between the bounds; ``gumbel``, ``exponential``, ``laplace``,
 ``logistic`` and ``cauchy`` invert their CDFs). Samplers whose only transcendental is
@@ -104,7 +105,8 @@ def uniform(key, shape=(), dtype=None, minval=0., maxval=1.):
       minval, maxval: bounds, scalars or arrays broadcast-compatible with ``shape``.
 
     Returns:
-      An array of ``shape`` and ``dtype``. Bit-identical to ``jax.random.uniform``.
+      An array of ``shape`` and ``dtype``; the same bits as ``jax.random.uniform``
+      (up to one ulp of XLA's fused multiply-add when the bounds are not [0, 1)).
     """
     key = check_key("uniform", key)
     dtype = float_dtype("uniform", dtype)
