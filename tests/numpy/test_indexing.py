@@ -90,27 +90,36 @@ def index_expressions(draw):
     x = np.arange(int(np.prod(shape)), dtype=np.int32).reshape(shape)
     adv_shape = tuple(draw(st.lists(st.integers(1, 3), min_size=0, max_size=2)))
     rng = np.random.default_rng(draw(st.integers(0, 2**16)))
-    entries, used = [], 0
+    kinds, widths, free = [], [], len(shape)
     for kind in draw(st.lists(st.sampled_from(_KINDS), min_size=1, max_size=len(shape) + 2)):
-        if kind == "none" or kind == "ellipsis" and not any(e is Ellipsis for e in entries):
+        if kind == "ellipsis" and "ellipsis" in kinds:
+            continue
+        width = 0 if kind in ("none", "ellipsis") else \
+            draw(st.integers(1, max(free, 1))) if kind == "mask" else 1
+        if width > free:
+            continue
+        kinds.append(kind)
+        widths.append(width)
+        free -= width
+    # entries after the ellipsis index the trailing dims
+    cut = kinds.index("ellipsis") if "ellipsis" in kinds else len(kinds)
+    dims = list(np.cumsum([0] + widths[:cut])[:-1])
+    dims += list(len(shape) - np.cumsum(widths[cut:][::-1])[::-1])
+    entries = []
+    for kind, width, d in zip(kinds, widths, dims):
+        n = shape[d] if width else None
+        if kind in ("none", "ellipsis"):
             entries.append(None if kind == "none" else Ellipsis)
-            continue
-        if used >= len(shape):
-            continue
-        n = shape[used]
-        if kind == "int" and n:
+        elif kind == "int" and n:
             entries.append(draw(st.integers(-n, n - 1)))
         elif kind == "array" and n:
             entries.append(rng.integers(-n, n, adv_shape[draw(st.integers(0, len(adv_shape))):]))
         elif kind == "mask":
-            k = draw(st.integers(1, len(shape) - used))
-            entries.append(rng.random(shape[used:used + k]) < 0.5)
-            used += k - 1
+            entries.append(rng.random(shape[d:d + width]) < 0.5)
         else:
             step = draw(st.sampled_from([None, 1, 2, 3, -1, -2]))
             entries.append(slice(draw(st.integers(-6, 6) | st.none()),
                                  draw(st.integers(-6, 6) | st.none()), step))
-        used += 1
     return x, tuple(entries)
 
 

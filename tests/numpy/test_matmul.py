@@ -9,7 +9,7 @@ from hypothesis import given, strategies as st
 
 import tjit
 import tjit.numpy as jnp
-from tjit.tracing.errors import ShapeError
+from tjit.tracing.errors import InconclusiveDimensionError, ShapeError
 from tjit.tracing.shapes import symbol
 
 
@@ -320,6 +320,10 @@ def test_einsum_symbolic_shapes():
                              polymorphic_shapes=["(b, 4)", None, "(3, b)"])(
         np.ones((2, 4), np.float32), np.ones((4, 3), np.float32), np.ones((3, 2), np.float32))
     assert closed.out_avals[0].shape == (b, b)
+    with pytest.raises(InconclusiveDimensionError, match=r"einsum: cannot decide .* label 'j'"):
+        tjit.make_jaxpr(lambda x, y: jnp.einsum("ij,jk", x, y),
+                        polymorphic_shapes=["(3, b)", "(c, 2)"])(
+            np.ones((3, 4), np.float32), np.ones((4, 2), np.float32))
 
 
 def test_einsum_errors():

@@ -150,7 +150,8 @@ def _svd_check(full):
         ku, kv = (m, n) if full else (min(m, n),) * 2
         b = x.shape[:-2]
         return (np.linalg.svd(x.astype(np.complex128), compute_uv=False), x,
-                np.broadcast_to(np.eye(ku), b + (ku, ku)), np.broadcast_to(np.eye(kv), b + (kv, kv)))
+                np.broadcast_to(np.eye(ku), b + (ku, ku)),
+                np.broadcast_to(np.eye(kv), b + (kv, kv)))
     return fn, ref
 
 
@@ -359,7 +360,7 @@ def test_dot_general_negative_dims_are_normalized():
     assert j.jaxpr.eqns[0].params["dimension_numbers"] == (((1,), (0,)), ((), ()))
 
 
-# -- symbolic shapes --------------------------------------------------------------------------------
+# -- symbolic shapes ------------------------------------------------------------------------------
 def test_dot_general_symbolic_shapes():
     b = symbol("b")
     closed = tjit.make_jaxpr(lambda x, w: lax.dot(x, w), polymorphic_shapes=["(b, 3)", None])(

@@ -403,6 +403,9 @@ def _diag_of_matrix(x, k):
     length = _diag_length(n, m, k)
     if type(length) is int and length == 0:
         return lax.full((0,), 0, x.dtype)
+    if type(n) is not int or type(m) is not int:  # square symbolic: mask the diagonal
+        mask = _diag_mask(n, m, 0, "diag", lax.eq)
+        return lax.reduce_sum(lax.select(mask, x, lax.full((), 0, x.dtype)), (1,))
     flat = lax.reshape(x, (n * m,))
     # Element (i, i + k) sits at i*(m + 1) + k of the row-major flattening.
     start = k if k >= 0 else -k * m

@@ -347,11 +347,21 @@ def _label_sizes(terms, shapes):
         for c, d in zip(t, shape):
             if c not in sizes or is_one(sizes[c]):
                 sizes[c], where[c] = d, i
-            elif not is_one(d) and not definitely_equal(d, sizes[c]):
+            elif not is_one(d) and not _einsum_dims_equal(c, d, sizes[c], shapes):
                 raise ShapeError(f"einsum: size of label {c!r} is {sizes[c]} in operand "
                                  f"{where[c]} but {d} in operand {i} (shapes "
                                  f"{', '.join(shape_str(s) for s in shapes)})")
     return sizes
+
+
+def _einsum_dims_equal(label, d, e, shapes):
+    try:
+        return definitely_equal(d, e)
+    except InconclusiveDimensionError:
+        raise InconclusiveDimensionError(
+            f"einsum: cannot decide whether the sizes {d} and {e} of label {label!r} are "
+            f"equal (shapes {', '.join(shape_str(s) for s in shapes)}); use the same size "
+            f"symbol for both") from None
 
 
 def _take_diagonal(x, labels):
