@@ -96,6 +96,17 @@ def test_full_errors():
         jnp.ones("abc")
     with pytest.raises(TypeError, match="not a valid dtype"):
         jnp.zeros(2, dtype="nope")
+    with pytest.raises(ValueError, match="cannot include zero"):
+        jnp.geomspace(0, 10, 3)
+
+
+def test_full_with_traced_fill():
+    f = tjit.jit(lambda v: jnp.full((2, 3), v))
+    _close(f(jnp.asarray(2.5)), np.full((2, 3), 2.5), dtype=np.float32)
+    _close(f(jnp.asarray([1, 2, 3])), np.full((2, 3), [1, 2, 3]), dtype=np.int32)
+    g = tjit.jit(lambda x: jnp.zeros_like(x) + jnp.full(x.shape, 7, jnp.int8),
+                 polymorphic_shapes=["(b, 2)"])
+    _close(g(np.ones((3, 2), np.int8)), np.full((3, 2), 7, np.int8), dtype=np.int8)
 
 
 @pytest.mark.parametrize("jf,nf,extra", [(jnp.zeros_like, np.zeros_like, ()),

@@ -248,6 +248,26 @@ def test_out_of_bounds_get():
     np.testing.assert_array_equal(x.at[jnp.array([9, -9])].get(mode="clip"), [4, 0])
 
 
+def test_concrete_array_index_clamps_like_traced_one():
+    x = jnp.arange(5.0)
+    for i in (7, -9, -2):
+        eager = x[jnp.asarray(i)]
+        np.testing.assert_array_equal(eager, tjit.jit(lambda a, j: a[j])(x, jnp.asarray(i)))
+        np.testing.assert_array_equal(eager, x[min(max(i + 5 if i < 0 else i, 0), 4)])
+    assert "gather" not in _prims(lambda a: a[jnp.asarray(1)], x)  # still a static slice
+
+
+def test_index_dtypes(x64):
+    x = np.arange(10.0)
+    for dt in (np.int8, np.uint8, np.int16, np.uint32, np.int64, np.uint64):
+        i = np.array([9, 0, 3], dt)
+        np.testing.assert_array_equal(jnp.asarray(x)[i], x[i])
+        np.testing.assert_array_equal(tjit.jit(lambda a, j: a[j])(x, i), x[i])
+        np.testing.assert_array_equal(jnp.asarray(x).at[i].add(1.0), x + np.isin(
+            np.arange(10), i))
+    assert jnp.asarray(x)[np.array([1])].dtype == np.float64
+
+
 def test_out_of_bounds_updates_are_dropped_or_clipped():
     x = jnp.zeros(4)
     np.testing.assert_array_equal(x.at[jnp.array([1, 4, -5, -1])].set(7), [0, 7, 0, 7])
@@ -289,6 +309,7 @@ def test_setitem_raises_with_hint():
                                                  "corresponding boolean axis is 2"),
     (_S["a"], TypeError, "of type str"),
     (_S[::0], ValueError, "slice step cannot be zero"),
+    ([0, slice(None)], TypeError, r"non-tuple sequence .* use arr\[tuple\(seq\)\]"),
 ])
 def test_index_errors(idx, exc, match):
     with pytest.raises(exc, match=match):
@@ -327,6 +348,32 @@ def test_symbolic_shapes():
         a = np.arange(3 * n, dtype=np.float32).reshape(n, 3)
         np.testing.assert_array_equal(f(a, -1), a[-1])  # wraps by the runtime size of b
         np.testing.assert_array_equal(f(a, np.array([0, -2])), a[[0, -2]])
+
+
+def test_symbolic_advanced_indexing_updates_and_routines():
+    f = tjit.jit(lambda a: a[::-1, [0, 2]], polymorphic_shapes=["(b, 3)"])
+    g = tjit.jit(lambda a, i: a.at[i, 1:].add(1.0), polymorphic_shapes=["(b, 3)", None])
+    h = tjit.jit(lambda a: jnp.nonzero(a, size=3)[0], polymorphic_shapes=["(b,)"])
+    t = tjit.jit(lambda a, i: jnp.take_along_axis(a, i, 1),
+                 polymorphic_shapes=["(b, 3)", "(b, 2)"])
+    for n in (2, 4):
+        a = np.arange(3 * n, dtype=np.float32).reshape(n, 3)
+        np.testing.assert_array_equal(f(a), a[::-1, [0, 2]])
+        ref = a.copy()
+        ref[-1, 1:] += 1
+        np.testing.assert_array_equal(g(a, -1), ref)
+        m = np.arange(n) % 2
+        np.testing.assert_array_equal(h(m), np.pad(np.nonzero(m)[0], (0, 3))[:3])
+        i = np.array([[2, 0]] * n)
+        np.testing.assert_array_equal(t(a, i), np.take_along_axis(a, i, 1))
+
+
+def test_zero_dim_array_indexing():
+    x = jnp.asarray(3.0)
+    for idx in (None, Ellipsis, (), True, False, (None, ...)):
+        assert x[idx].shape == np.asarray(3.0)[idx].shape
+    with pytest.raises(IndexError, match="array is 0-dimensional, but 1 were indexed"):
+        x[0]
 
 
 # -- take / take_along_axis / put -----------------------------------------------------------
@@ -483,24 +530,3 @@ def test_index_helpers():
     np.testing.assert_array_equal(jnp.asarray(X[0])[ix], X[0][np.ix_([0, 2], [True, False,
                                                                              True, True])])
     assert jnp.s_[1:2] == np.s_[1:2] and jnp.index_exp[0] == (0,)
-
-
-def test_unravel_and_ravel_multi_index():
-    flat = np.array([0, 5, 11, 7])
-    for got, ref in zip(jnp.unravel_index(flat, (3, 4)), np.unravel_index(flat, (3, 4))):
-        np.testing.assert_array_equal(got, ref)
-    neg = jnp.unravel_index(np.array([-1, 20]), (3, 4))  # wraps, then clips (JAX)
-    np.testing.assert_array_equal(neg[0], [2, 2])
-    np.testing.assert_array_equal(neg[1], [3, 3])
-    idx = (np.array([0, 2, 1]), np.array([3, 0, 1]))
-    np.testing.assert_array_equal(jnp.ravel_multi_index(idx, (3, 4)),
-                                  np.ravel_multi_index(idx, (3, 4)))
-    np.testing.assert_array_equal(jnp.ravel_multi_index(idx, (3, 4), order="F"),
-                                  np.ravel_multi_index(idx, (3, 4), order="F"))
-    big = (np.array([5, -1]), np.array([1, 9]))
-    np.testing.assert_array_equal(jnp.ravel_multi_index(big, (3, 4), mode="clip"),
-                                  np.ravel_multi_index(big, (3, 4), mode="clip"))
-    np.testing.assert_array_equal(jnp.ravel_multi_index(big, (3, 4), mode="wrap"),
-                                  np.ravel_multi_index(big, (3, 4), mode="wrap"))
-    with pytest.raises(ValueError, match="invalid entry in coordinates array"):
-        jnp.ravel_multi_index(big, (3, 4))

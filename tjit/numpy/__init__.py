@@ -18,6 +18,7 @@ from tjit.numpy._indexing import _rewriting_take, _IndexUpdateHelper  # noqa: F4
 from tjit.numpy._matmul import *  # noqa: F401,F403
 from tjit.numpy._sorting import *  # noqa: F401,F403
 from tjit.numpy._misc import *  # noqa: F401,F403
+from tjit.numpy._statistics import *  # noqa: F401,F403
 from tjit.numpy import linalg  # noqa: F401
 from tjit.numpy import _array_methods
 

@@ -36,10 +36,10 @@ def dtype_and_weak(x):
         return x.dtype, x.weak_type
     if isinstance(x, bool):
         return dtypes.bool_, False
+    if isinstance(x, (np.ndarray, np.generic)):  # before _SCALARS: np.float64 is a float
+        return dtypes.canonicalize(x.dtype), False  # NumPy scalars are strong, as in JAX
     if isinstance(x, _SCALARS):
         return dtypes.dtype_of_python_scalar(x), True
-    if isinstance(x, (np.ndarray, np.generic)):
-        return dtypes.canonicalize(x.dtype), False
     raise TypeError(f"expected an array or scalar, got {type(x).__name__}")
 
 

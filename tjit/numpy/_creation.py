@@ -90,8 +90,7 @@ def full(shape, fill_value, dtype=None, *, device=None):
     broadcasts to ``shape``); the dtype defaults to ``fill_value``'s."""
     shape = check_shape(shape, "full")
     dt = canonical_dtype(dtype, "full")
-    if np.ndim(fill_value) == 0 and not isinstance(fill_value, (Array, Tracer)) or \
-            isinstance(fill_value, (Array, Tracer)) and fill_value.ndim == 0:
+    if np.ndim(fill_value) == 0:  # np.ndim reads .ndim, so tracers are fine here
         return lax.full(shape, fill_value, dt)
     fill = asarray(fill_value, dtype=dt)
     broadcast_shapes(tuple(fill.shape), shape, op="jnp.full")  # clear error when impossible
@@ -103,7 +102,7 @@ def _like(fname, a, fill_value, dtype, shape):
         a = asarray(a)
     dt = canonical_dtype(dtype, fname)
     shape = tuple(a.shape) if shape is None else check_shape(shape, fname)
-    if isinstance(fill_value, (Array, Tracer)) and fill_value.ndim or np.ndim(fill_value):
+    if np.ndim(fill_value):
         fill = asarray(fill_value, dtype=dt if dt is not None else a.dtype)
         broadcast_shapes(tuple(fill.shape), shape, op=f"jnp.{fname}")
         return broadcast_to_shape(fill, shape)
@@ -170,9 +169,10 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None):
     default float). ``start``/``stop``/``step`` must be concrete; ``arange(n)`` also
     accepts a symbolic dim ``n``."""
     dt = canonical_dtype(dtype, "arange")
-    if stop is None and step is None and isinstance(start, sympy.Expr) and \
-            not start.is_Integer:
-        return lax.iota(dt or dtypes.default_int(), start)  # symbolic length
+    if isinstance(start, sympy.Expr):
+        if stop is None and step is None and not start.is_Integer:
+            return lax.iota(dt or dtypes.default_int(), start)  # symbolic length
+        start = int(start) if start.is_Integer else start
     args = [_concrete_range_arg(v, w) for v, w in
             ((start, "start"), (stop, "stop"), (step, "step")) if v is not None]
     if any(isinstance(v, (complex, np.complexfloating)) for v in args):
@@ -276,6 +276,9 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     start, stop = promote_dtypes(start, stop)
     if dtypes.is_complex(start.dtype):
         raise NotImplementedError("jnp.geomspace: complex endpoints are not supported")
+    for v in (start, stop):
+        if isinstance(v, Array) and np.any(v._value == 0):
+            raise ValueError("jnp.geomspace: a geometric sequence cannot include zero")
     s = sign(start)
     lin = linspace(log10(multiply(start, s)), log10(multiply(stop, s)), num,
                    endpoint=endpoint, axis=axis)

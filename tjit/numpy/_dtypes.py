@@ -1,6 +1,8 @@
 """Dtype objects and dtype utilities of ``tjit.numpy`` (``jnp.float32(3)`` makes an
 array, ``np.dtype(jnp.float32)`` is float32, as in JAX)."""
 
+import builtins
+
 import numpy as np
 
 from tjit.tracing import dtypes as _dt
@@ -17,14 +19,21 @@ class _ScalarType:
         self.__name__ = self.dtype.name if np_type is not np.bool_ else "bool"
 
     def __call__(self, x=0):
+        if type(x) is int and _dt.is_int(self.dtype):
+            info = np.iinfo(_dt.canonicalize(self.dtype))
+            if not info.min <= x <= info.max:  # as NumPy and JAX: no silent wrapping
+                raise OverflowError(f"Python int {x} too large to convert to "
+                                    f"{_dt.canonicalize(self.dtype)}")
         return asarray(x, dtype=self.dtype)
 
     def __repr__(self):
         return f"<class 'tjit.numpy.{self.__name__}'>"
 
     def __eq__(self, other):
+        if other is None:  # np.dtype(None) would be float64
+            return False
         try:
-            return np.dtype(other) == self.dtype
+            return np.dtype(_np_dtype(other)) == self.dtype
         except TypeError:
             return False
 
@@ -54,7 +63,9 @@ dtype = np.dtype
 
 
 def _np_dtype(t):
-    return t.dtype if isinstance(t, _ScalarType) else t
+    if isinstance(t, _ScalarType):
+        return t.dtype
+    return np.bool_ if t is builtins.bool else t
 
 
 def issubdtype(arg1, arg2):
@@ -63,6 +74,8 @@ def issubdtype(arg1, arg2):
 
 
 def isdtype(dtype, kind):
+    """``numpy.isdtype`` accepting tjit dtype objects (for ``dtype`` and ``kind``)."""
+    kind = tuple(_np_dtype(k) for k in kind) if isinstance(kind, tuple) else _np_dtype(kind)
     return np.isdtype(np.dtype(_np_dtype(dtype)), kind)
 
 
@@ -74,13 +87,45 @@ def finfo(dtype):
     return np.finfo(_np_dtype(getattr(dtype, "dtype", dtype)))
 
 
+# Python scalar *types* promote like their (weak) values, as in JAX
+_PY_TYPE_VALUE = {int: 0, float: 0.0, complex: 0j, builtins.bool: False}
+_PY_TYPE_NODE = {int: "i*", float: "f*", complex: "c*"}
+
+
 def result_type(*args):
-    """The dtype of an operation on ``args`` under tjit's promotion rules."""
-    return result_type_of(*[_np_dtype(a) for a in args])[0]
+    """The dtype of an operation on ``args`` under JAX's promotion rules (weakly typed
+    Python scalars and scalar types), canonicalized for the x64 switch.
+
+    Args:
+      *args: arrays, Python scalars, dtypes, or dtype-like objects (``jnp.float32``,
+        ``"int8"``, ``int``).
+    """
+    if not args:
+        raise ValueError("at least one array or dtype is required")
+    vals = [_PY_TYPE_VALUE[a] if isinstance(a, type) and a in _PY_TYPE_VALUE else
+            _np_dtype(a) for a in args]
+    return result_type_of(*vals)[0]
+
+
+def _lattice_node(t):
+    if isinstance(t, type) and t in _PY_TYPE_NODE:
+        return _PY_TYPE_NODE[t]
+    return _dt.check_dtype(_np_dtype(t), "promote_types")
 
 
 def promote_types(a, b):
-    return _dt.result_type((np.dtype(_np_dtype(a)), False), (np.dtype(_np_dtype(b)), False))[0]
+    """The dtype a binary operation on ``a`` and ``b`` computes in: their join on JAX's
+    promotion lattice. Python scalar types (``int``, ``float``, ``complex``) are weak.
+    Like ``jax.numpy.promote_types`` the result is not canonicalized for x64.
+
+    Args:
+      a, b: dtypes or dtype-like objects.
+    Returns:
+      A ``numpy.dtype``.
+    """
+    node = _dt._lub((_lattice_node(a), _lattice_node(b)))
+    return np.dtype({"i*": int, "f*": float, "c*": complex}[node]) if isinstance(node, str) \
+        else np.dtype(node)
 
 
 def can_cast(from_, to, casting="safe"):
@@ -132,3 +177,6 @@ __all__ = ["bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint3
            "unsignedinteger", "dtype", "issubdtype", "isdtype", "iinfo", "finfo",
            "result_type", "promote_types", "can_cast", "astype", "bitcast_view", "isscalar",
            "ndim", "shape", "size"]
+
+bool = bool_  # noqa: A001  (jnp.bool, as NumPy 2 and JAX spell it; defined last)
+__all__.append("bool")

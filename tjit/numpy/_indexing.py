@@ -7,9 +7,10 @@ step, ``None``, ``...``, integer arrays and lists (broadcast together; when they
 separated by a slice, ``None`` or ``...`` their dims go first), boolean masks and scalar
 bools. Out-of-bounds behaviour follows JAX:
 
-* ``x[i]`` with a static Python int out of bounds raises IndexError (as NumPy does);
-  array and traced indices are clamped into range (JAX's default gather). Use
-  ``x.at[idx].get(mode='fill', fill_value=v)`` to get ``v`` instead.
+* ``x[i]`` with a static Python/NumPy int out of bounds raises IndexError (as NumPy
+  does); tjit arrays (traced or concrete, so eager and jit agree) and index arrays are
+  clamped into range (JAX's default gather). ``x.at[idx].get(mode='fill',
+  fill_value=v)`` gives ``v`` instead.
 * ``x.at[idx].set/add/...`` drop out-of-bounds updates (``mode='clip'`` clamps).
 * Boolean masks need concrete values (the count of True entries is the result's shape):
   under ``jit`` they raise :class:`NonConcreteBooleanIndexError`.
@@ -64,9 +65,13 @@ def _index_dtype(shape, arrays=()):
 
 def _as_index_array(v, idt):
     """A component of gather indices (int, NumPy array, Array or tracer) as ``idt``."""
-    if isinstance(v, (int, np.ndarray)):
-        return Array(np.clip(np.asarray(v, np.int64), np.iinfo(idt).min,
-                             np.iinfo(idt).max).astype(idt), False)
+    info = np.iinfo(idt)
+    if isinstance(v, int):
+        return Array(np.asarray(min(max(v, info.min), info.max), idt), False)
+    if isinstance(v, np.ndarray):
+        if v.size and (v.dtype.itemsize > idt.itemsize or v.dtype == np.uint32):
+            v = np.clip(v, info.min, info.max)  # out-of-range values stay out of bounds
+        return Array(v.astype(idt), False)
     return lax.convert_element_type(v, idt)
 
 
@@ -102,6 +107,11 @@ def _static_bound(b, pos):
                         f"{pos}") from None
 
 
+class _ClampedInt(int):
+    """A concrete 0-d tjit Array used as an index: like a traced index it is clamped into
+    bounds (instead of raising), so eager and jit results agree."""
+
+
 def _entry(e, pos):
     """One index entry as None, Ellipsis, slice, int, or an int/bool array (NumPy array
     for concrete values, tracer otherwise)."""
@@ -117,6 +127,9 @@ def _entry(e, pos):
     if isinstance(e, (int, np.integer)):
         return int(e)
     if isinstance(e, (list, tuple)):
+        if any(x is None or x is Ellipsis or isinstance(x, slice) for x in e):
+            raise TypeError(f"Using a non-tuple sequence for multidimensional indexing is not "
+                            f"allowed; use arr[tuple(seq)] instead of arr[seq] (position {pos})")
         arr = asarray(e) if len(e) else np.zeros((0,), np.int32)
     elif isinstance(e, (Array, Tracer, np.ndarray, np.generic)):
         arr = e
@@ -128,7 +141,11 @@ def _entry(e, pos):
                         f"{arr.dtype} at position {pos}; convert with .astype(jnp.int32)")
     if isinstance(arr, Tracer):
         return arr
-    arr = np.asarray(arr._value if isinstance(arr, Array) else arr)
+    if isinstance(arr, Array):
+        if arr.ndim == 0 and arr.dtype != np.bool_:
+            return _ClampedInt(arr._value)
+        return np.asarray(arr._value)
+    arr = np.asarray(arr)
     return int(arr) if arr.ndim == 0 and arr.dtype != np.bool_ else arr
 
 
@@ -218,7 +235,10 @@ def _slice_params(s, n):
 
 
 def _static_int(i, n, axis):
-    """A static int index normalized to [0, n); IndexError when out of bounds."""
+    """A static int index normalized to [0, n); IndexError when out of bounds (a
+    :class:`_ClampedInt` is clamped instead)."""
+    if isinstance(i, _ClampedInt) and type(n) is int and n > 0:
+        return min(max(i + n if i < 0 else i, 0), n - 1)
     try:
         ok = -n <= i < n if type(n) is int else greater_equal(n, i + 1 if i >= 0 else -i)
     except InconclusiveDimensionError:
@@ -282,9 +302,9 @@ def _normalize(v, n, idt):
     if isinstance(v, np.ndarray) and type(n) is int:
         v = v.astype(np.int64)
         return np.where(v < 0, v + n, v)
-    v = _as_index_array(v, idt)
     if dtypes.is_unsigned(v.dtype):
-        return v
+        return _as_index_array(v, idt)
+    v = _as_index_array(v, idt)
     return lax.select(lax.lt(v, lax.full((), 0, idt)), lax.add(v, _dim_value(n, idt)), v)
 
 
@@ -326,75 +346,83 @@ def _broadcast_index_shapes(shapes):
                          f"with shapes {' '.join(shape_str(s) for s in shapes)}") from None
 
 
+class _Parts:
+    """The pieces of the gather that :func:`_index_to_gather` collects, dim by dim."""
+
+    def __init__(self, idt):
+        self.idt, self.gy = idt, 0  # gy: the next dim of the gather output
+        self.comps, self.batch, self.offset, self.collapsed = [], [], [], []
+        self.index_map, self.sizes, self.out, self.newaxis = [], [], [], []
+
+    def indexed(self, comp, dims, ax):
+        """Operand dim ``ax`` collapsed and indexed by ``comp`` over batch ``dims``."""
+        self.comps.append((comp, dims))
+        self.index_map.append(ax)
+        self.collapsed.append(ax)
+
+    def advanced(self, arrays, axes, shape):
+        ashape = _broadcast_index_shapes([_shape(v) for v in arrays])
+        end = len(self.batch) + len(ashape)
+        for v, ax in zip(arrays, axes):
+            self.indexed(_normalize(v, shape[ax], self.idt),
+                         tuple(range(end - len(_shape(v)), end)), ax)
+        self.batch += ashape
+        self.out += ashape
+        self.gy += len(ashape)
+
+    def slice(self, s, n, ax):
+        start, step, size = _slice_params(s, n)
+        if step == 1:  # a window: an offset dim of the gather
+            if not (start == 0 and dims_equal(size, n)):
+                self.comps.append((start if type(start) is int else
+                                   _dim_value(start, self.idt), ()))
+                self.index_map.append(ax)
+            self.sizes.append(size)
+            self.offset.append(self.gy)
+        else:  # strided: an index range, i.e. a batch dim
+            self.indexed(_range_indices(start, step, size, self.idt), (len(self.batch),), ax)
+            self.batch.append(size)
+            self.sizes.append(1)
+        self.out.append(size)
+        self.gy += 1
+
+
 def _index_to_gather(shape, entries, contiguous, strict):
     """The gather that computes ``x[entries]`` for ``x`` of ``shape``."""
     advanced = any(not isinstance(e, (int, slice)) and e is not None and e.ndim > 0
                    for e in entries)
-    x_axes, k = [], 0
-    for e in entries:
-        x_axes.append(k)
-        k += e is not None
+    x_axes = [int(a) for a in np.cumsum([0] + [e is not None for e in entries])[:-1]]
     adv = [p for p, e in enumerate(entries) if advanced and e is not None and
            not isinstance(e, slice)]
-    idt = _index_dtype(shape, entries)
-    comps, batch, offset, collapsed, index_map, sizes, out, newaxis = ([] for _ in range(8))
-    gy = 0  # gather output dim
+    parts = _Parts(_index_dtype(shape, entries))
     for pos, e in enumerate(entries):
-        if adv and pos == (adv[0] if contiguous else 0):
-            ashape = _broadcast_index_shapes([_shape(entries[p]) for p in adv])
-            end = len(batch) + len(ashape)
-            for p in adv:
-                v, ax = entries[p], x_axes[p]
-                dims = tuple(range(end - len(_shape(v)), end))
-                comps.append((_normalize(v, shape[ax], idt), dims))
-                index_map.append(ax)
-                collapsed.append(ax)
-            batch += ashape
-            out += ashape
-            gy += len(ashape)
+        if adv and pos == (adv[0] if contiguous else 0):  # NumPy's place for the adv dims
+            parts.advanced([entries[p] for p in adv], [x_axes[p] for p in adv], shape)
         if pos in adv:
-            sizes.append(1)
-            continue
-        if e is None:
-            newaxis.append(len(out))
-            out.append(1)
-            continue
-        ax = x_axes[pos]
-        n = shape[ax]
-        if isinstance(e, slice):
-            start, step, size = _slice_params(e, n)
-            if step == 1:
-                if not (start == 0 and dims_equal(size, n)):
-                    comps.append((start if type(start) is int else _dim_value(start, idt), ()))
-                    index_map.append(ax)
-                sizes.append(size)
-                offset.append(gy)
-            else:
-                comps.append((_range_indices(start, step, size, idt), (len(batch),)))
-                batch.append(size)
-                index_map.append(ax)
-                collapsed.append(ax)
-                sizes.append(1)
-            out.append(size)
-            gy += 1
+            parts.sizes.append(1)
+        elif e is None:
+            parts.newaxis.append(len(parts.out))
+            parts.out.append(1)
+        elif isinstance(e, slice):
+            parts.slice(e, shape[x_axes[pos]], x_axes[pos])
         else:  # an int (static or traced 0-d) index
-            if strict and isinstance(e, int) and type(n) is int:
+            ax, n = x_axes[pos], shape[x_axes[pos]]
+            if strict and type(e) is int and type(n) is int:
                 _static_int(e, n, ax)
-            comps.append((_normalize(e, n, idt), ()))
-            index_map.append(ax)
-            collapsed.append(ax)
-            sizes.append(1)
-    dn = GatherDimensionNumbers(tuple(offset), tuple(sorted(collapsed)), tuple(index_map))
-    gather_shape = tuple(d for i, d in enumerate(out) if i not in newaxis)
-    return _Indexer(_assemble(comps, batch, idt), dn, tuple(sizes), gather_shape, tuple(out),
-                    tuple(newaxis), advanced)
+            parts.indexed(_normalize(e, n, parts.idt), (), ax)
+            parts.sizes.append(1)
+    dn = GatherDimensionNumbers(tuple(parts.offset), tuple(sorted(parts.collapsed)),
+                                tuple(parts.index_map))
+    gather_shape = tuple(d for i, d in enumerate(parts.out) if i not in parts.newaxis)
+    return _Indexer(_assemble(parts.comps, parts.batch, parts.idt), dn, tuple(parts.sizes),
+                    gather_shape, tuple(parts.out), tuple(parts.newaxis), advanced)
 
 
-def _prepare(x, idx, strict):
-    entries, inserted, contiguous = _expand(x.shape, idx)
+def _prepare(x, parsed, strict):
+    entries, inserted, contiguous = parsed
     if inserted:
         x = lax.expand_dims(x, inserted)
-    return x, entries, inserted, _index_to_gather(x.shape, entries, contiguous, strict)
+    return x, _index_to_gather(x.shape, entries, contiguous, strict)
 
 
 def _is_empty(shape):
@@ -405,10 +433,11 @@ def _rewriting_take(arr, idx, *, indices_are_sorted=False, unique_indices=False,
                     fill_value=None):
     """``arr[idx]`` with NumPy semantics (see the module docstring)."""
     arr = ensure_array("indexing", arr)
-    if mode is None and _is_basic(idx):
-        entries, _, _ = _expand(arr.shape, idx)
-        return _static_take(arr, entries)
-    x, _, _, ixr = _prepare(arr, idx, strict=mode is None)
+    parsed = _expand(arr.shape, idx)
+    if mode is None and not parsed[1] and all(e is None or isinstance(e, (int, slice))
+                                              for e in parsed[0]):
+        return _static_take(arr, parsed[0])
+    x, ixr = _prepare(arr, parsed, strict=mode is None)
     if _is_empty(ixr.out_shape):
         return lax.full_like(x, 0, shape=ixr.out_shape)
     for ax, s in enumerate(x.shape):
@@ -420,15 +449,6 @@ def _rewriting_take(arr, idx, *, indices_are_sorted=False, unique_indices=False,
                        fill_value=fill_value, unique_indices=unique_indices or not ixr.advanced,
                        indices_are_sorted=indices_are_sorted or not ixr.advanced)
     return lax.expand_dims(y, ixr.newaxis_dims) if ixr.newaxis_dims else y
-
-
-def _is_basic(idx):
-    idx = idx if isinstance(idx, tuple) else (idx,)
-    return all(e is None or e is Ellipsis or isinstance(e, (int, np.integer)) and
-               not isinstance(e, (bool, np.bool_)) or isinstance(e, slice) and all(
-                   b is None or isinstance(b, (int, np.integer)) for b in (e.start, e.stop,
-                                                                           e.step))
-               for e in idx)
 
 
 # -- x.at[idx] -----------------------------------------------------------------------------------
@@ -451,7 +471,9 @@ def _scatter_update(x, idx, y, scatter_fn, name, *, indices_are_sorted=False,
     y = asarray(y)
     if y.dtype != x.dtype:
         y = lax.convert_element_type(y, x.dtype)
-    xx, _, inserted, ixr = _prepare(x, idx, strict=False)
+    parsed = _expand(x.shape, idx)
+    inserted = parsed[1]
+    xx, ixr = _prepare(x, parsed, strict=False)
     y = _broadcast_values(y, ixr.out_shape, name)
     if ixr.newaxis_dims:
         y = lax.squeeze(y, ixr.newaxis_dims)
@@ -964,64 +986,10 @@ def ix_(*args):
     return tuple(out)
 
 
-def unravel_index(indices, shape):
-    """Coordinates in an array of ``shape`` of the flat ``indices`` (negative indices
-    wrap; out-of-bounds ones are clipped into range, as in JAX)."""
-    idx = _int_indices("unravel_index", indices)
-    shape = tuple(_static_n(d, "unravel_index", "shape") for d in
-                  (shape if isinstance(shape, (tuple, list)) else (shape,)))
-    total = int(np.prod(shape, dtype=np.int64))
-    if idx.dtype.itemsize < 4 or dtypes.is_unsigned(idx.dtype):
-        idx = lax.convert_element_type(idx, dtypes.default_int())
-    idx = lax.clamp(0, _normalize(idx, total, idx.dtype), max(total - 1, 0))
-    out = []
-    for s in shape[::-1]:
-        out.append(lax.rem(idx, lax.full((), s, idx.dtype)) if s else idx)
-        idx = lax.div(idx, lax.full((), s, idx.dtype)) if s else idx
-    return tuple(out[::-1])
-
-
-def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
-    """Flat indices of the coordinate arrays ``multi_index`` in an array of ``dims``.
-
-    Args:
-      mode: ``'raise'`` (needs concrete indices), ``'wrap'`` or ``'clip'``.
-      order: ``'C'`` (row-major) or ``'F'``.
-    """
-    dims = tuple(_static_n(d, "ravel_multi_index", "dims") for d in dims)
-    if len(multi_index) != len(dims):
-        raise ValueError(f"jnp.ravel_multi_index: {len(multi_index)} index arrays for "
-                         f"{len(dims)} dims")
-    idt = dtypes.default_int()
-    idx = [lax.convert_element_type(_int_indices("ravel_multi_index", i), idt)
-           for i in multi_index]
-    shape = broadcast_shapes(*[tuple(i.shape) for i in idx], op="ravel_multi_index")
-    idx = [broadcast_to_shape(i, shape) for i in idx]
-    if mode == "raise":
-        for i, d in zip(idx, dims):
-            v = concrete_value(i, "indices of ravel_multi_index with mode='raise' (use "
-                                  "mode='wrap' or 'clip' under jit)")
-            if np.any((v < 0) | (v >= d)):
-                raise ValueError("invalid entry in coordinates array")
-    elif mode == "clip":
-        idx = [lax.clamp(0, i, max(d - 1, 0)) for i, d in zip(idx, dims)]
-    elif mode == "wrap":
-        from tjit.numpy._ufuncs import remainder
-        idx = [remainder(i, d) for i, d in zip(idx, dims)]
-    else:
-        raise ValueError(f"jnp.ravel_multi_index: invalid mode {mode!r}")
-    order_dims = range(len(dims)) if order == "F" else range(len(dims) - 1, -1, -1)
-    out, stride = lax.full(shape, 0, idt), 1
-    for d in order_dims:
-        out = lax.add(out, lax.mul(idx[d], lax.full((), stride, idt)))
-        stride *= dims[d]
-    return out
-
-
 index_exp = np.index_exp
 s_ = np.s_
 
 __all__ = ["take", "take_along_axis", "put", "put_along_axis", "nonzero", "flatnonzero",
            "argwhere", "compress", "extract", "place", "choose", "diag_indices",
            "diag_indices_from", "tril_indices", "triu_indices", "tril_indices_from",
-           "triu_indices_from", "ix_", "unravel_index", "ravel_multi_index", "index_exp", "s_"]
+           "triu_indices_from", "ix_", "index_exp", "s_"]

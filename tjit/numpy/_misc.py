@@ -7,6 +7,7 @@ Lookups into small tables (interp, bincount, histogram) use one-hot masks rather
 gather: O(n * table) work, but every function here then traces under ``jit`` with
 nothing more than elementwise ops and reductions. Functions whose output size depends
 on the data (one-argument ``where``, the set operations) run eagerly, or take ``size=``.
+Counting and statistics (bincount, histogram, cov, ...) live in ``_statistics``.
 """
 
 import operator
@@ -22,7 +23,6 @@ from tjit.numpy import _ufuncs as uf
 from tjit.numpy._core import (
     asarray, broadcast_to_shape, ensure_array, promote_args, promote_args_inexact,
     promote_dtypes, promote_dtypes_inexact)
-from tjit.numpy._creation import canonical_dtype, linspace
 from tjit.numpy import _reductions as red
 
 
@@ -643,216 +643,6 @@ def piecewise(x, condlist, funclist, *args, **kw):
     return out
 
 
-# -- counting -------------------------------------------------------------------------------
-def _scatter_add(length, idx, w):
-    """``zeros(length).at[idx].add(w)`` for 1-D ``idx``/``w`` (out-of-range dropped)."""
-    n = idx.shape[0]
-    shape = (length, n)
-    bins = lax.broadcasted_iota(idx.dtype, shape, 0)
-    hit = lax.eq(bins, lax.broadcast_in_dim(idx, shape, (1,)))
-    vals = lax.broadcast_in_dim(w, shape, (1,))
-    return lax.reduce_sum(lax.select(hit, vals, lax.full((), 0, w.dtype)), (1,))
-
-
-def bincount(x, weights=None, minlength=0, *, length=None):
-    """Counts (or summed ``weights``) of each non-negative integer in the 1-D ``x``.
-    Under ``jit`` pass a static ``length``; values at or beyond it are dropped and
-    negative values count as 0 (as JAX)."""
-    x = ensure_array("bincount", x)
-    if not dtypes.is_int(x.dtype):
-        raise TypeError(f"jnp.bincount: x must have an integer dtype, got {x.dtype}")
-    if x.ndim != 1:
-        raise ValueError(f"jnp.bincount: only 1-D input is supported, got shape "
-                         f"{shape_str(x.shape)}")
-    minlength = _static(minlength, "bincount", "minlength")
-    if minlength < 0:
-        raise ValueError(f"jnp.bincount: minlength must be non-negative, got {minlength}")
-    if length is None:
-        if isinstance(x, Tracer):
-            raise ConcretizationTypeError(
-                f"jnp.bincount: the output length depends on the values of x "
-                f"({x.aval.str_short()}), which are traced. Fix: pass length=... (a static "
-                f"int) under jit.")
-        v = np.asarray(x._value)
-        length = max(minlength, int(v.max()) + 1 if v.size else 0)
-    else:
-        length = _static(length, "bincount", "length")
-    if weights is None:
-        w = lax.full(tuple(x.shape), 1, dtypes.default_int())
-    else:
-        w = ensure_array("bincount", weights)
-        if tuple(w.shape) != tuple(x.shape):
-            raise ValueError(f"jnp.bincount: weights of shape {shape_str(w.shape)} must have "
-                             f"the shape of x {shape_str(x.shape)}")
-        if dtypes.is_bool(w.dtype):
-            w = lax.convert_element_type(w, dtypes.default_int())
-    idx = lax.max(x, lax.full((), 0, x.dtype))
-    return _scatter_add(length, lax.convert_element_type(idx, dtypes.default_int()), w)
-
-
-def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
-    """Bin edges for :func:`histogram`: ``bins`` equal bins over ``range`` (default the
-    data's min..max), or the given edges."""
-    if isinstance(bins, str):
-        raise NotImplementedError("jnp.histogram: string values for bins are not supported")
-    a = ensure_array("histogram_bin_edges", a)
-    dt = a.dtype if dtypes.is_inexact(a.dtype) else dtypes.default_float()
-    if np.ndim(bins) == 1:
-        return asarray(bins, dtype=dt)
-    nbins = _static(bins, "histogram", "bins")
-    if nbins < 1:
-        raise ValueError(f"jnp.histogram: bins must be a positive integer, got {nbins}")
-    if range is None:
-        if type(a.size) is int and a.size == 0:
-            lo = hi = lax.full((), 0, dt)
-        else:
-            lo, hi = red.min(a), red.max(a)
-    else:
-        r = asarray(range, dtype=dt) if not isinstance(range, (Array, Tracer)) else range
-        if tuple(r.shape) != (2,):
-            raise ValueError(f"jnp.histogram: range must be None or a pair of scalars, got "
-                             f"{range!r}")
-        lo, hi = lax.index_in_dim(r, 0, 0, False), lax.index_in_dim(r, 1, 0, False)
-    lo, hi = lax.convert_element_type(lo, dt), lax.convert_element_type(hi, dt)
-    same = lax.eq(lo, hi)
-    lo = lax.select(same, lax.sub(lo, lax.full((), 0.5, dt)), lo)
-    hi = lax.select(same, lax.add(hi, lax.full((), 0.5, dt)), hi)
-    return linspace(lo, hi, nbins + 1, dtype=dt)
-
-
-def histogram(a, bins=10, range=None, weights=None, density=None):  # noqa: A002
-    """Histogram of ``a`` (flattened). Values outside the edges are ignored; the last
-    bin includes its right edge. Counts are floats, as in JAX.
-
-    Returns:
-      ``(counts, bin_edges)``.
-    """
-    a = ensure_array("histogram", a)
-    if weights is None:
-        (a,) = promote_dtypes_inexact(a)
-        w = lax.full(tuple(a.shape), 1, a.dtype)
-    else:
-        w = ensure_array("histogram", weights)
-        if tuple(w.shape) != tuple(a.shape):
-            raise ValueError(f"jnp.histogram: weights of shape {shape_str(w.shape)} must "
-                             f"have the shape of a {shape_str(a.shape)}")
-        a, w = promote_dtypes_inexact(a, w)
-    a, w = _ravel(a), _ravel(w)
-    edges = histogram_bin_edges(a, bins, range)
-    edges = lax.convert_element_type(edges, a.dtype)
-    ne = edges.shape[0]
-    idx = _count_le(edges, a)
-    last = broadcast_to_shape(lax.index_in_dim(edges, ne - 1, 0, False), a.shape)
-    idx = lax.select(lax.eq(a, last), lax.full(tuple(a.shape), ne - 1, idx.dtype), idx)
-    counts = lax.slice(_scatter_add(ne, idx, w), (1,), (ne,))
-    if density:
-        widths = _diff_last(edges)
-        counts = lax.div(lax.div(counts, widths), red.sum(counts))
-    return counts, edges
-
-
-def digitize(x, bins, right=False, *, method=None):
-    """Index of the bin of each ``x`` (``bins`` 1-D, increasing or decreasing):
-    ``bins[i-1] <= x < bins[i]`` (``right``: ``bins[i-1] < x <= bins[i]``)."""
-    x, bins = promote_dtypes(ensure_array("digitize", x), ensure_array("digitize", bins))
-    if bins.ndim != 1:
-        raise ValueError(f"jnp.digitize: bins must be 1-D, got shape {shape_str(bins.shape)}")
-    n = bins.shape[0]
-    if type(n) is int and n == 0:
-        return lax.full(tuple(x.shape), 0, dtypes.default_int())
-    inc = _count_le(bins, x, strict=right)
-    dec = lax.sub(lax.full((), n, inc.dtype), inc)  # searchsorted on the reversed bins
-    increasing = lax.ge(lax.index_in_dim(bins, n - 1, 0, False),
-                        lax.index_in_dim(bins, 0, 0, False))
-    return lax.select(broadcast_to_shape(increasing, tuple(inc.shape)), inc, dec)
-
-
-# -- statistics -----------------------------------------------------------------------------
-def _rows(x, rowvar, name):
-    if x.ndim > 2:
-        raise ValueError(f"jnp.cov: {name} has more than 2 dimensions (shape "
-                         f"{shape_str(x.shape)})")
-    if x.ndim < 2:
-        x = lax.reshape(x, (1,) + tuple(x.shape)) if x.ndim == 1 else lax.reshape(x, (1, 1))
-    if not rowvar and x.shape[0] != 1:
-        x = lax.transpose(x, (1, 0))
-    return x
-
-
-def _weight_vector(w, nobs, name, integer=False):
-    w = ensure_array("cov", w)
-    if w.ndim != 1:
-        raise RuntimeError(f"jnp.cov: cannot handle multidimensional {name} (shape "
-                           f"{shape_str(w.shape)})")
-    if w.shape[0] != nobs:
-        raise RuntimeError(f"jnp.cov: incompatible numbers of samples and {name} "
-                           f"({w.shape[0]} vs {nobs})")
-    if integer and not (dtypes.is_int(w.dtype) or dtypes.is_bool(w.dtype)):
-        raise TypeError(f"jnp.cov: {name} must be integer, got {w.dtype}")
-    return w
-
-
-def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None):
-    """Covariance matrix of the variables in the rows (``rowvar``) or columns of ``m``
-    (and ``y``), with optional frequency and analytic weights, as NumPy."""
-    if y is not None:
-        m, y = promote_dtypes_inexact(ensure_array("cov", m), ensure_array("cov", y))
-    else:
-        (m,) = promote_dtypes_inexact(ensure_array("cov", m))
-    x = _rows(m, rowvar, "m")
-    if y is not None:
-        x = lax.concatenate([x, _rows(y, rowvar, "y")], 0)
-    nobs = x.shape[1]
-    if ddof is None:
-        ddof = 0 if bias else 1
-    w = None
-    if fweights is not None:
-        w = lax.convert_element_type(_weight_vector(fweights, nobs, "fweights", True), x.dtype)
-    if aweights is not None:
-        aw = lax.convert_element_type(_weight_vector(aweights, nobs, "aweights"), x.dtype)
-        w = aw if w is None else lax.mul(w, aw)
-    avg, w_sum = red.average(x, axis=1, weights=w, returned=True)
-    w_sum = lax.index_in_dim(w_sum, 0, 0, False)
-    if w is None:
-        fact = lax.full((), nobs - ddof, x.dtype)
-    elif ddof == 0:
-        fact = w_sum
-    elif aweights is None:
-        fact = lax.sub(w_sum, lax.full((), ddof, w_sum.dtype))
-    else:
-        fact = lax.sub(w_sum, lax.div(lax.mul(lax.full((), ddof, w_sum.dtype),
-                                              red.sum(lax.mul(w, aw))), w_sum))
-    xc = lax.sub(x, lax.broadcast_in_dim(avg, tuple(x.shape), (0,)))
-    xw = xc if w is None else lax.mul(xc, lax.broadcast_in_dim(w, tuple(x.shape), (1,)))
-    if dtypes.is_complex(xw.dtype):
-        xw = lax.conj(xw)
-    c = lax.dot_general(xc, xw, (((1,), (1,)), ((), ())))
-    c = lax.div(c, fact)
-    ones = tuple(i for i, d in enumerate(c.shape) if type(d) is int and d == 1)
-    return lax.squeeze(c, ones)
-
-
-def corrcoef(x, y=None, rowvar=True):
-    """Pearson correlation coefficients (``cov`` normalized by the standard deviations;
-    the real parts clipped to [-1, 1])."""
-    c = cov(x, y, rowvar)
-    if c.ndim == 0:
-        return lax.div(c, c)
-    d = lax.real(_diagonal(c)) if dtypes.is_complex(c.dtype) else _diagonal(c)
-    sd = lax.sqrt(d)
-    n = c.shape[0]
-    c = lax.div(c, lax.convert_element_type(lax.broadcast_in_dim(sd, (n, n), (0,)), c.dtype))
-    c = lax.div(c, lax.convert_element_type(lax.broadcast_in_dim(sd, (n, n), (1,)), c.dtype))
-    if dtypes.is_complex(c.dtype):
-        return lax.complex(lax.clamp(-1.0, lax.real(c), 1.0), lax.clamp(-1.0, lax.imag(c), 1.0))
-    return lax.clamp(-1.0, c, 1.0)
-
-
-def _diagonal(c):
-    from tjit.numpy._creation import diag
-    return diag(c)
-
-
 # -- sets -------------------------------------------------------------------------------------
 def isin(element, test_elements, assume_unique=False, invert=False, *, method="auto"):
     """Whether each element of ``element`` occurs in ``test_elements`` (an all-pairs
@@ -1008,6 +798,5 @@ def unravel_index(indices, shape):
 __all__ = ["where", "select", "clip", "isclose", "allclose", "array_equal", "array_equiv",
            "iscomplexobj", "isrealobj", "nan_to_num", "convolve", "correlate", "interp",
            "cross", "polyval", "trapezoid", "trapz", "vander", "gradient", "unwrap",
-           "piecewise", "bincount", "histogram_bin_edges", "histogram", "digitize", "cov",
-           "corrcoef", "isin", "in1d", "setdiff1d", "union1d", "intersect1d",
+           "piecewise", "isin", "in1d", "setdiff1d", "union1d", "intersect1d",
            "ravel_multi_index", "unravel_index"]

@@ -7,7 +7,7 @@ import numpy as np
 from tjit.tracing import dtypes
 from tjit import lax
 from tjit.numpy._core import (
-    broadcast_arrays_, ensure_array, promote_args, promote_args_inexact,
+    broadcast_arrays_, broadcast_to_shape, ensure_array, promote_args, promote_args_inexact,
     promote_dtypes_inexact)
 
 
@@ -138,7 +138,9 @@ def _float_divmod(x, y):
     fix = lax.bitwise_and(lax.ne(mod, zero), lax.ne(lax.lt(y, zero), lax.lt(mod, zero)))
     mod = lax.select(fix, lax.add(mod, y), mod)
     div = lax.select(fix, lax.sub(div, lax.full_like(div, 1)), div)
-    return lax.round(div, lax.ROUND_TO_NEAREST_EVEN), mod
+    div = lax.round(div, lax.ROUND_TO_NEAREST_EVEN)
+    # x // 0 is +-inf (NaN for 0 // 0) as in NumPy, not the NaN that x - fmod(x, 0) gives
+    return lax.select(lax.eq(y, zero), lax.div(x, y), div), mod
 
 
 def remainder(x, y, /):
@@ -453,7 +455,7 @@ def hypot(x, y, /):
     is_zero = lax.eq(big, lax.full_like(big, 0))
     r = lax.div(small, lax.select(is_zero, lax.full_like(big, 1), big))
     out = lax.select(is_zero, big,
-                     lax.mul(big, lax.sqrt(lax.add(lax.full_like(r, 1), lax.mul(r, r)))))
+                     lax.mul(big, lax.sqrt(lax.add(lax.full_like(r, 1), r))))
     return lax.select(any_inf, inf, out)
 
 
@@ -515,10 +517,13 @@ def fmin(x, y, /):
 
 
 def gcd(x1, x2, /):
+    """Greatest common divisor of ``|x1|`` and ``|x2|`` (``gcd(0, 0) == 0``)."""
     x1, x2 = promote_args("gcd", x1, x2)
     if not dtypes.is_int(x1.dtype):
         raise TypeError(f"gcd: arguments must be integers, got {x1.dtype}")
-    a, b = lax.abs(x1), lax.abs(x2)
+    # The loop carry needs one shape: broadcast rank-0 operands too.
+    shape = x1.shape if x1.ndim else x2.shape
+    a, b = (broadcast_to_shape(lax.abs(v), shape) for v in (x1, x2))
     zero = lax.full_like(a, 0)
 
     def cond(c):
@@ -534,6 +539,7 @@ def gcd(x1, x2, /):
 
 
 def lcm(x1, x2, /):
+    """Least common multiple of ``|x1|`` and ``|x2|`` (0 if either is 0)."""
     x1, x2 = promote_args("lcm", x1, x2)
     g = gcd(x1, x2)
     zero = lax.full_like(g, 0)
@@ -636,4 +642,4 @@ def i0(x, /):
 
 __all__ = [n for n in dir() if not n.startswith("_") and n not in (
     "np", "dtypes", "lax", "ensure_array", "promote_args", "promote_args_inexact",
-    "promote_dtypes_inexact", "broadcast_arrays_", "operator")]
+    "promote_dtypes_inexact", "broadcast_arrays_", "broadcast_to_shape", "operator")]

@@ -88,6 +88,11 @@ def scatter_dnums(dn):
     return ScatterDimensionNumbers(*(tuple(int(d) for d in f) for f in dn))
 
 
+def _as_type(cls, dn):
+    # Params may arrive as plain tuples (shape specialization rebuilds tuples).
+    return dn if type(dn) is cls else cls(*dn)
+
+
 def default_fill_value(dtype):
     """JAX's gather fill: NaN (inexact), min (signed), max (unsigned), True (bool)."""
     dtype = np.dtype(dtype)
@@ -219,20 +224,25 @@ def _window_starts(xp, operand_shape, indices, index_map, window, clamp, check):
 @gather_p.def_impl
 def _gather_impl(xp, operand, indices, *, dimension_numbers, slice_sizes, mode, fill_value,
                  indices_are_sorted=False, unique_indices=False):
-    dn = gather_dnums(dimension_numbers)
+    # Shapes were checked by the abstract rule (eager calls and tracing both run it).
+    dn = _as_type(GatherDimensionNumbers, dimension_numbers)
     operand, indices = xp.asarray(operand), xp.asarray(indices)
     mode = GatherScatterMode.from_any(mode)
-    out_shape = gather_shape(ShapedArray(operand.shape, operand.dtype),
-                             ShapedArray(indices.shape, indices.dtype), dn, slice_sizes)
-    rank, batch_shape = len(out_shape), indices.shape[:-1]
+    batch_shape = indices.shape[:-1]
+    rank = len(batch_shape) + len(dn.offset_dims)
     batch_pos = [i for i in range(rank) if i not in dn.offset_dims]
+    skip = set(dn.collapsed_slice_dims) | set(dn.operand_batching_dims)
+    offset_operand_dims = [d for d in range(operand.ndim) if d not in skip]
+    out_shape = [0] * rank
+    for p, s in zip(batch_pos, batch_shape):
+        out_shape[p] = s
+    for p, d in zip(dn.offset_dims, offset_operand_dims):
+        out_shape[p] = slice_sizes[d]
     fill = mode == GatherScatterMode.FILL_OR_DROP
     starts, ok = _window_starts(xp, operand.shape, indices, dn.start_index_map, slice_sizes,
                                 clamp=True, check=fill)
     for od, bd in zip(dn.operand_batching_dims, dn.start_indices_batching_dims):
         starts[od] = _batch_iota(xp, batch_shape, bd)
-    skip = set(dn.collapsed_slice_dims) | set(dn.operand_batching_dims)
-    offset_operand_dims = [d for d in range(operand.ndim) if d not in skip]
     full = []
     for d in range(operand.ndim):
         comp = _on_dims(xp, starts[d], batch_pos, rank) if d in starts else 0
@@ -302,18 +312,18 @@ def _scatter_abstract(name):
 
 def _scatter_targets(xp, operand, indices, updates, dn, mode):
     """Flat operand positions and values of the updates that land (after mode rules)."""
-    window = scatter_check(ShapedArray(operand.shape, operand.dtype),
-                           ShapedArray(indices.shape, indices.dtype),
-                           ShapedArray(updates.shape, updates.dtype), dn)
     rank, batch_shape = updates.ndim, indices.shape[:-1]
     scatter_pos = [d for d in range(rank) if d not in dn.update_window_dims]
+    skip = set(dn.inserted_window_dims) | set(dn.operand_batching_dims)
+    window_operand_dims = [d for d in range(operand.ndim) if d not in skip]
+    window = [1] * operand.ndim
+    for d, u in zip(window_operand_dims, dn.update_window_dims):
+        window[d] = updates.shape[u]
     clip = mode == GatherScatterMode.CLIP
     starts, ok = _window_starts(xp, operand.shape, indices, dn.scatter_dims_to_operand_dims,
                                 window, clamp=clip, check=not clip)
     for od, bd in zip(dn.operand_batching_dims, dn.scatter_indices_batching_dims):
         starts[od] = _batch_iota(xp, batch_shape, bd)
-    skip = set(dn.inserted_window_dims) | set(dn.operand_batching_dims)
-    window_operand_dims = [d for d in range(operand.ndim) if d not in skip]
     full = []
     for d in range(operand.ndim):
         comp = _on_dims(xp, starts[d], scatter_pos, rank) if d in starts else 0
@@ -340,7 +350,7 @@ def _scatter_impl(ufunc_name):
         operand, indices = xp.asarray(operand), xp.asarray(indices)
         updates = xp.asarray(updates, operand.dtype)
         flat, values = _scatter_targets(xp, operand, indices, updates,
-                                        scatter_dnums(dimension_numbers),
+                                        _as_type(ScatterDimensionNumbers, dimension_numbers),
                                         GatherScatterMode.from_any(mode))
         out = xp.array(operand, copy=True).reshape(-1)
         if ufunc_name is None:
