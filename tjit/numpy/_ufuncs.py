@@ -455,7 +455,7 @@ def hypot(x, y, /):
     is_zero = lax.eq(big, lax.full_like(big, 0))
     r = lax.div(small, lax.select(is_zero, lax.full_like(big, 1), big))
     out = lax.select(is_zero, big,
-                     lax.mul(big, lax.sqrt(lax.add(lax.full_like(r, 1), r))))
+                     lax.mul(big, lax.sqrt(lax.add(lax.full_like(r, 1), lax.mul(r, r)))))
     return lax.select(any_inf, inf, out)
 
 
