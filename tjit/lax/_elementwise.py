@@ -198,4 +198,14 @@ def bitcast_convert_type(x, new_dtype):
 bitwise_and_ = bitwise_and
 
 
-__all__ = ["neg", "abs", "sign", "floor", "ceil", "is_finite", "exp", "exp2", "expm1", "log", "log1p", "sqrt", "rsqrt", "cbrt", "tanh", "logistic", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "erf", "erfc", "erf_inv", "lgamma", "digamma", "real", "imag", "conj", "bitwise_not", "population_count", "add", "sub", "mul", "div", "rem", "pow", "max", "min", "atan2", "nextafter", "complex", "eq", "ne", "lt", "le", "gt", "ge", "bitwise_and", "bitwise_or", "bitwise_xor", "shift_left", "shift_right_logical", "shift_right_arithmetic", "round", "integer_pow", "square", "reciprocal", "select_n", "select", "clamp", "convert_element_type", "bitcast_convert_type"]
+__all__ = [
+    "neg", "abs", "sign", "floor", "ceil", "is_finite", "exp", "exp2", "expm1", "log",
+    "log1p", "sqrt", "rsqrt", "cbrt", "tanh", "logistic", "sin", "cos", "tan", "asin",
+    "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "erf", "erfc", "erf_inv",
+    "lgamma", "digamma", "real", "imag", "conj", "bitwise_not", "population_count", "add",
+    "sub", "mul", "div", "rem", "pow", "max", "min", "atan2", "nextafter", "complex", "eq",
+    "ne", "lt", "le", "gt", "ge", "bitwise_and", "bitwise_or", "bitwise_xor", "shift_left",
+    "shift_right_logical", "shift_right_arithmetic", "round", "integer_pow", "square",
+    "reciprocal", "select_n", "select", "clamp", "convert_element_type",
+    "bitcast_convert_type"
+]

@@ -110,4 +110,8 @@ def zeros_like_array(x):
     return full_like(x, 0)
 
 
-__all__ = ["iota", "broadcasted_iota", "broadcast_in_dim", "broadcast", "broadcast_to_rank", "reshape", "transpose", "squeeze", "expand_dims", "full", "full_like", "zeros_like_array"]
+__all__ = [
+    "iota", "broadcasted_iota", "broadcast_in_dim", "broadcast", "broadcast_to_rank",
+    "reshape", "transpose", "squeeze", "expand_dims", "full", "full_like",
+    "zeros_like_array"
+]

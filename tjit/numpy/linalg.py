@@ -24,6 +24,7 @@ from tjit import lax
 from tjit.lax import linalg as lax_linalg
 from tjit.numpy._core import broadcast_to_shape, check_arraylike, promote_dtypes_inexact
 from tjit.numpy import _matmul
+from tjit.numpy._indexing import take_along_axis
 from tjit import numpy as jnp  # attributes looked up at call time (package still loading)
 
 EighResult = collections.namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
@@ -224,15 +225,10 @@ def slogdet(a, *, method=None):
 
 def _lu_solve(lu, perm, b):
     """Solve ``a x = b`` given ``a[perm] = L U``; lu (..., n, n), b (..., n, k)."""
-    n = lu.shape[-1]
-    # Row permutation as a one-hot matrix product: P[i, j] = (perm[i] == j).
-    shape = tuple(perm.shape) + (n,)
-    onehot = lax.eq(lax.broadcast_in_dim(perm, shape, tuple(range(perm.ndim))),
-                    lax.broadcasted_iota(dtypes.int32, shape, perm.ndim))
-    nb = lu.ndim - 2
-    batch = tuple(range(nb))
-    pb = lax.dot_general(lax.convert_element_type(onehot, b.dtype), b,
-                         (((nb + 1,), (nb,)), (batch, batch)))
+    # Row permutation b[perm] as a gather (exact, unlike a one-hot product, when b holds
+    # infs or NaNs).
+    idx = lax.expand_dims(perm, (perm.ndim,))
+    pb = take_along_axis(b, idx, axis=-2, mode="promise_in_bounds")
     y = lax_linalg.triangular_solve(lu, pb, left_side=True, lower=True, unit_diagonal=True)
     return lax_linalg.triangular_solve(lu, y, left_side=True, lower=False)
 

@@ -57,19 +57,31 @@ def _guarded(prim, impl, kind):
     abstract rule, and NumPy would otherwise accept (and promote or broadcast) operands
     that tjit rejects under jit. Runs without NumPy warnings."""
     allowed = frozenset(d for d in dtypes.SUPPORTED if base._accepts(kind, d))
-    quiet = _quiet(impl)
+    if _extobj_contextvar is None:  # pragma: no cover
+        impl = _quiet(impl)
+        var = None
+    else:  # inlined _quiet: this is the eager hot path
+        var, ignore = _extobj_contextvar, _IGNORE_ALL
 
-    def guarded_impl(xp, *args, **params):
-        x = args[0]
+    def recheck(args, params):  # let the abstract rule raise tjit's message
+        prim.abstract_eval(*[aval_of_value(a) for a in args], **params)
+
+    def guarded_impl(xp, x, *rest, **params):
         dt = getattr(x, "dtype", None)
-        ok = dt in allowed
-        if ok and len(args) == 2:
-            y = args[1]
-            sx, sy = getattr(x, "shape", ()), getattr(y, "shape", ())
-            ok = getattr(y, "dtype", None) == dt and (sx == sy or sx == () or sy == ())
-        if not ok:  # let the abstract rule raise tjit's message (it may also accept)
-            prim.abstract_eval(*[aval_of_value(a) for a in args], **params)
-        return quiet(xp, *args, **params)
+        if dt not in allowed:
+            recheck((x,) + rest, params)
+        elif rest:
+            y = rest[0]
+            if getattr(y, "dtype", None) != dt or (x.shape != y.shape and x.shape != ()
+                                                   and y.shape != ()):
+                recheck((x,) + rest, params)
+        if var is None:  # pragma: no cover
+            return impl(xp, x, *rest, **params)
+        token = var.set(ignore)
+        try:
+            return impl(xp, x, *rest, **params)
+        finally:
+            var.reset(token)
 
     guarded_impl.__name__ = f"{prim.name}_impl"
     guarded_impl.__wrapped__ = impl
@@ -214,7 +226,7 @@ def _integer_pow_abstract(x, *, y):
 integer_pow_p.def_impl(_guarded(integer_pow_p, _integer_pow_impl, NUMBER))
 
 
-# -- binary arithmetic ----------------------------------------------------------------------
+# -- binary arithmetic ---------------------------------------------------------------------
 add_p = binop("add", lambda xp, x, y: _same(xp, xp.add(x, y), x), kind=ANY)
 sub_p = binop("sub", lambda xp, x, y: _same(xp, xp.subtract(x, y), x))
 mul_p = binop("mul", lambda xp, x, y: _same(xp, xp.multiply(x, y), x), kind=ANY)
@@ -269,7 +281,7 @@ def _complex_impl(xp, x, y):
 complex_p = binop("complex", _complex_impl, kind=REAL_FLOAT, result_dtype=_complex_dtype)
 complex_p.def_weak_type(lambda wx, wy, **_: wx and wy)
 
-# -- comparisons ------------------------------------------------------------------------------
+# -- comparisons ---------------------------------------------------------------------------
 _to_bool = lambda dt: dtypes.bool_  # noqa: E731
 eq_p = binop("eq", lambda xp, x, y: xp.equal(x, y), kind=ANY, result_dtype=_to_bool)
 ne_p = binop("ne", lambda xp, x, y: xp.not_equal(x, y), kind=ANY, result_dtype=_to_bool)
@@ -278,7 +290,7 @@ le_p = binop("le", lambda xp, x, y: xp.less_equal(x, y), kind=ANY, result_dtype=
 gt_p = binop("gt", lambda xp, x, y: xp.greater(x, y), kind=ANY, result_dtype=_to_bool)
 ge_p = binop("ge", lambda xp, x, y: xp.greater_equal(x, y), kind=ANY, result_dtype=_to_bool)
 
-# -- bitwise and logical ------------------------------------------------------------------------
+# -- bitwise and logical -------------------------------------------------------------------
 and_p = binop("and", lambda xp, x, y: _same(xp, xp.bitwise_and(x, y), x), kind=INT_OR_BOOL)
 or_p = binop("or", lambda xp, x, y: _same(xp, xp.bitwise_or(x, y), x), kind=INT_OR_BOOL)
 xor_p = binop("xor", lambda xp, x, y: _same(xp, xp.bitwise_xor(x, y), x), kind=INT_OR_BOOL)
@@ -333,7 +345,7 @@ def _population_count(xp, x):
 
 population_count_p = unop("population_count", _population_count, kind=INT)
 
-# -- selection -----------------------------------------------------------------------------------
+# -- selection -----------------------------------------------------------------------------
 select_n_p = new_primitive("select_n")
 
 
@@ -399,7 +411,7 @@ def _clamp_impl(xp, lo, x, hi):
     return _same(xp, xp.minimum(xp.maximum(x, lo), hi), x)
 clamp_p.def_weak_type(lambda wl, wx, wh, **_: wx)
 
-# -- conversions ------------------------------------------------------------------------------------
+# -- conversions ---------------------------------------------------------------------------
 convert_element_type_p = new_primitive("convert_element_type")
 
 

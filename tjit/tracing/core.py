@@ -259,8 +259,7 @@ class Array:
 
     def __repr__(self):
         body = np.array2string(np.asarray(self._value), separator=", ", prefix="Array(")
-        extra = "" if self.dtype in (dtypes.float32, dtypes.int32, dtypes.bool_) or \
-            self.dtype == dtypes.default_float() else f", dtype={self.dtype}"
+        extra = f", dtype={self.dtype.name}"
         if self._weak:
             extra += ", weak_type=True"
         return f"Array({body}{extra})"
