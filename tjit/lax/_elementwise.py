@@ -64,9 +64,13 @@ def _unary(prim, doc):
     return f
 
 
+_ARRAYS = (Array, Tracer)
+
+
 def _binary(prim, doc):
     def f(x, y):
-        x, y = _scalars_like_arrays(x, y)
+        if not (isinstance(x, _ARRAYS) and isinstance(y, _ARRAYS)):
+            x, y = _scalars_like_arrays(x, y)
         return prim.bind(x, y)
     f.__name__ = prim.name
     f.__doc__ = doc

@@ -51,54 +51,19 @@ def _quiet(impl):
     return quiet_impl
 
 
-def _guarded(prim, impl, kind):
-    """``impl`` that first checks what ``prim``'s abstract rule checks (dtype kind, equal
-    dtypes, equal or rank-0 shapes), cheaply. Eager evaluation runs impls without the
-    abstract rule, and NumPy would otherwise accept (and promote or broadcast) operands
-    that tjit rejects under jit. Runs without NumPy warnings."""
-    allowed = frozenset(d for d in dtypes.SUPPORTED if base._accepts(kind, d))
-    if _extobj_contextvar is None:  # pragma: no cover
-        impl = _quiet(impl)
-        var = None
-    else:  # inlined _quiet: this is the eager hot path
-        var, ignore = _extobj_contextvar, _IGNORE_ALL
-
-    def recheck(args, params):  # let the abstract rule raise tjit's message
-        prim.abstract_eval(*[aval_of_value(a) for a in args], **params)
-
-    def guarded_impl(xp, x, *rest, **params):
-        dt = getattr(x, "dtype", None)
-        if dt not in allowed:
-            recheck((x,) + rest, params)
-        elif rest:
-            y = rest[0]
-            if getattr(y, "dtype", None) != dt or (x.shape != y.shape and x.shape != ()
-                                                   and y.shape != ()):
-                recheck((x,) + rest, params)
-        if var is None:  # pragma: no cover
-            return impl(xp, x, *rest, **params)
-        token = var.set(ignore)
-        try:
-            return impl(xp, x, *rest, **params)
-        finally:
-            var.reset(token)
-
-    guarded_impl.__name__ = f"{prim.name}_impl"
-    guarded_impl.__wrapped__ = impl
-    return guarded_impl
 
 
 def unop(name, impl, kind=NUMBER, result_dtype=None):
     """:func:`base.unop` whose impl checks its operand and never warns."""
     p = base.unop(name, impl, kind, result_dtype)
-    p.def_impl(_guarded(p, impl, kind))
+    p.def_impl(_quiet(impl))
     return p
 
 
 def binop(name, impl, kind=NUMBER, result_dtype=None):
     """:func:`base.binop` whose impl checks its operands and never warns."""
     p = base.binop(name, impl, kind, result_dtype)
-    p.def_impl(_guarded(p, impl, kind))
+    p.def_impl(_quiet(impl))
     return p
 
 
@@ -223,7 +188,7 @@ def _integer_pow_abstract(x, *, y):
     return ShapedArray(x.shape, x.dtype)
 
 
-integer_pow_p.def_impl(_guarded(integer_pow_p, _integer_pow_impl, NUMBER))
+integer_pow_p.def_impl(_quiet(_integer_pow_impl))
 
 
 # -- binary arithmetic ---------------------------------------------------------------------
