@@ -16,6 +16,9 @@ from tjit import numpy, lax  # noqa: F401
 from tjit.api import (  # noqa: F401
     jit, make_jaxpr, eval_shape, ShapeDtypeStruct, device_put, device_get,
     block_until_ready)
+from tjit.transforms.ad import jvp, vjp, grad, value_and_grad, linearize  # noqa: F401
+from tjit.transforms.batching import vmap  # noqa: F401
+from tjit.transforms.jacobians import jacfwd, jacrev, hessian  # noqa: F401
 from tjit import nn, random  # noqa: F401
 from tjit.tracing.tree_util import tree_map, tree_leaves, tree_structure  # noqa: F401
 from tjit.tracing.shapes import symbol as _symbol  # noqa: F401

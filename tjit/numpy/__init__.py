@@ -13,8 +13,9 @@ from tjit.numpy._ufuncs import abs, round, pow, divmod  # noqa: F401
 from tjit.numpy._creation import *  # noqa: F401,F403
 from tjit.numpy._reductions import *  # noqa: F401,F403
 from tjit.numpy._shape import *  # noqa: F401,F403
-from tjit.numpy._indexing import *  # noqa: F401,F403
+from tjit.numpy._padding import *  # noqa: F401,F403
 from tjit.numpy._indexing import _rewriting_take, _IndexUpdateHelper  # noqa: F401
+from tjit.numpy._index_routines import *  # noqa: F401,F403
 from tjit.numpy._matmul import *  # noqa: F401,F403
 from tjit.numpy._sorting import *  # noqa: F401,F403
 from tjit.numpy._misc import *  # noqa: F401,F403

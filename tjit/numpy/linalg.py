@@ -24,7 +24,7 @@ from tjit import lax
 from tjit.lax import linalg as lax_linalg
 from tjit.numpy._core import broadcast_to_shape, check_arraylike, promote_dtypes_inexact
 from tjit.numpy import _matmul
-from tjit.numpy._indexing import take_along_axis
+from tjit.numpy._index_routines import take_along_axis
 from tjit import numpy as jnp  # attributes looked up at call time (package still loading)
 
 EighResult = collections.namedtuple("EighResult", ["eigenvalues", "eigenvectors"])

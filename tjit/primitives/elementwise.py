@@ -444,3 +444,86 @@ def _bitcast_impl(xp, x, *, new_dtype):
 
 
 bitcast_convert_type_p.def_weak_type(never_weak)
+
+
+# -- transformation rules ----------------------------------------------------------------------
+# (jvp / transpose / batching; see primitives/rules.py for the helpers' contracts)
+from tjit.primitives import rules as _r  # noqa: E402
+from tjit.tracing.core import get_aval as _aval  # noqa: E402
+
+
+def _const(like, value):
+    """A 0-d constant with ``like``'s dtype (a literal under tracing)."""
+    return np.asarray(value, _aval(like).dtype)
+
+
+def _unbroadcast(aval, ct):
+    """Sum ``ct`` down to ``aval``'s shape: rank-0 operands broadcast in elementwise ops."""
+    from tjit.primitives.reductions import reduce_sum_p
+    ct_shape = tuple(_aval(ct).shape)
+    if tuple(aval.shape) == ct_shape:
+        return ct
+    return reduce_sum_p.bind(ct, axes=tuple(range(len(ct_shape))))
+
+
+_r.defjvp(sin_p, lambda g, x: mul_p.bind(g, cos_p.bind(x)))
+_r.defjvp(cos_p, lambda g, x: neg_p.bind(mul_p.bind(g, sin_p.bind(x))))
+_r.defjvp2(exp_p, lambda g, ans, x: mul_p.bind(g, ans))
+_r.defjvp(log_p, lambda g, x: div_p.bind(g, x))
+_r.defjvp2(tanh_p, lambda g, ans, x: mul_p.bind(
+    g, sub_p.bind(_const(ans, 1), mul_p.bind(ans, ans))))
+
+_r.deflinear(neg_p, lambda ct, x: [neg_p.bind(ct)])
+
+
+def _add_transpose(ct, x, y):
+    return [_unbroadcast(x.aval, ct) if _r.is_undefined_primal(x) else None,
+            _unbroadcast(y.aval, ct) if _r.is_undefined_primal(y) else None]
+
+
+def _sub_transpose(ct, x, y):
+    return [_unbroadcast(x.aval, ct) if _r.is_undefined_primal(x) else None,
+            _unbroadcast(y.aval, neg_p.bind(ct)) if _r.is_undefined_primal(y) else None]
+
+
+def _add_jvp(primals, tangents):
+    x, y = primals
+    out = add_p.bind(x, y)
+    tx, ty = tangents
+    shape = tuple(_aval(out).shape)
+    tx, ty = (_r.Zero(_r.tangent_aval(_aval(out))) if type(t) is _r.Zero else
+              (t if tuple(_aval(t).shape) == shape else _bcast(t, shape)) for t in (tx, ty))
+    return out, _r.add_tangents(tx, ty)
+
+
+def _bcast(t, shape):
+    from tjit.primitives.structural import broadcast_in_dim_p
+    return broadcast_in_dim_p.bind(t, shape=shape, broadcast_dimensions=())
+
+
+def _sub_jvp(primals, tangents):
+    out, t = _add_jvp(primals, [tangents[0], _r.Zero(_r.tangent_aval(_aval(primals[1])))
+                                if type(tangents[1]) is _r.Zero else neg_p.bind(tangents[1])])
+    return sub_p.bind(*primals), t
+
+
+add_p.jvp, add_p.transpose = _add_jvp, _add_transpose
+sub_p.jvp, sub_p.transpose = _sub_jvp, _sub_transpose
+_r.defjvp(mul_p, lambda g, x, y: mul_p.bind(g, y), lambda g, x, y: mul_p.bind(x, g))
+
+
+def _mul_transpose(ct, x, y):
+    if _r.is_undefined_primal(x):
+        return [_unbroadcast(x.aval, mul_p.bind(ct, y)), None]
+    return [None, _unbroadcast(y.aval, mul_p.bind(x, ct))]
+
+
+mul_p.transpose = _mul_transpose
+_r.defjvp(div_p, lambda g, x, y: div_p.bind(g, y),
+          lambda g, x, y: mul_p.bind(neg_p.bind(g), div_p.bind(x, mul_p.bind(y, y))))
+div_p.transpose = lambda ct, x, y: [_unbroadcast(x.aval, div_p.bind(ct, y)), None]
+
+for _p in (sin_p, cos_p, exp_p, log_p, tanh_p, neg_p):
+    _r.defvectorized(_p)
+for _p in (add_p, sub_p, mul_p, div_p):
+    _r.defbroadcasting(_p)

@@ -45,6 +45,7 @@ class Primitive:
         self.transpose = None
         self.batch = None
         self.lowering = None
+        self.partial_eval = None  # optional custom split for reverse mode (control flow)
         # Say explicitly when a rule is intentionally missing (e.g. not differentiable).
         self.not_differentiable = False
         self.effectful = False

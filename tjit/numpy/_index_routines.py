@@ -1,0 +1,442 @@
+"""The indexing routines of ``tjit.numpy``: take, take_along_axis, put,
+put_along_axis, nonzero/flatnonzero/argwhere, compress/extract/place, choose and the
+index helpers (diag_indices, tril_indices, ix_, ...).
+
+They follow JAX: out-of-bounds indices fill (take, take_along_axis) or clamp (put);
+functions whose result shape depends on values (nonzero, compress) need concrete input
+or a static ``size`` under ``jit``; in-place NumPy functions (put, place) need
+``inplace=False``. Gathers and scatters are built with the helpers of ``_indexing.py``.
+"""
+
+import operator
+
+import numpy as np
+
+from tjit import lax
+from tjit.tracing import dtypes
+from tjit.tracing.core import Array, Tracer, concrete_value
+from tjit.tracing.errors import ConcretizationTypeError
+from tjit.tracing.shapes import (
+    broadcast_shapes, definitely_equal, normalize_axis, shape_str, size as shape_size)
+from tjit.primitives.indexing import GatherDimensionNumbers, ScatterDimensionNumbers
+from tjit.numpy._core import asarray, broadcast_to_shape, ensure_array, promote_dtypes
+from tjit.numpy._indexing import (
+    _IndexUpdateRef, _as_index_array, _bool_error, _dim_value, _index_dtype, _is_empty,
+    _normalize)
+from tjit.numpy._ufuncs import remainder
+
+
+# -- take / take_along_axis / put ----------------------------------------------------------------
+def _int_indices(fname, indices):
+    indices = asarray(indices)
+    if not dtypes.is_int(indices.dtype):
+        raise TypeError(f"jnp.{fname}: indices must have an integer dtype, got "
+                        f"{indices.dtype}; convert with .astype(jnp.int32)")
+    return indices
+
+
+def _ravel(a):
+    return a if a.ndim == 1 else lax.reshape(a, (shape_size(a.shape),))
+
+
+def _mode_indices(fname, indices, n, mode, idt, wrap_clipped=False):
+    """Indices and gather mode for take-like functions (JAX's default: 'fill'). In 'clip'
+    mode negative indices clamp to 0 (NumPy's take), or wrap first if ``wrap_clipped``
+    (JAX's take_along_axis)."""
+    if mode == "raise":
+        raise NotImplementedError(f"jnp.{fname}: mode='raise' is not supported (tjit cannot "
+                                  f"raise from compiled code); use 'fill', 'clip' or 'wrap'")
+    if mode == "wrap":
+        return remainder(_as_index_array(indices, idt), _dim_value(n, idt)), \
+            "promise_in_bounds"
+    if mode not in (None, "fill", "clip", "promise_in_bounds"):
+        raise ValueError(f"jnp.{fname}: invalid mode {mode!r}; use 'fill', 'clip' or 'wrap'")
+    if mode == "clip" and not wrap_clipped:
+        return _as_index_array(indices, idt), "clip"
+    return _normalize(indices, n, idt), "fill" if mode is None else mode
+
+
+def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
+         indices_are_sorted=False, fill_value=None):
+    """Take elements of ``a`` at ``indices`` along ``axis`` (flattened if None).
+
+    Args:
+      a: source array.
+      indices: integer indices (any shape).
+      axis: the axis to index; None indexes the flattened array.
+      mode: ``'fill'`` (default: out-of-bounds gives ``fill_value``, NaN for floats),
+        ``'clip'`` or ``'wrap'``.
+      fill_value: value for out-of-bounds indices in fill mode.
+
+    Returns:
+      ``a.shape[:axis] + indices.shape + a.shape[axis+1:]``-shaped array.
+    """
+    if out is not None:
+        raise NotImplementedError("jnp.take: the 'out' argument is not supported")
+    a = ensure_array("take", a)
+    indices = _int_indices("take", indices)
+    a, axis = (_ravel(a), 0) if axis is None else (a, normalize_axis(axis, a.ndim, "take"))
+    n = a.shape[axis]
+    out_shape = tuple(a.shape[:axis]) + tuple(indices.shape) + tuple(a.shape[axis + 1:])
+    if _is_empty(out_shape):
+        return lax.full_like(a, 0, shape=out_shape)
+    if type(n) is int and n == 0:
+        raise IndexError("jnp.take: cannot do a non-empty take from an empty axis")
+    idt = _index_dtype(a.shape, [indices])
+    idx, gmode = _mode_indices("take", indices, n, mode, idt)
+    sizes = tuple(1 if i == axis else d for i, d in enumerate(a.shape))
+    nd = indices.ndim
+    dn = GatherDimensionNumbers(
+        tuple(range(axis)) + tuple(range(axis + nd, a.ndim + nd - 1)), (axis,), (axis,))
+    return lax.gather(a, lax.expand_dims(_as_index_array(idx, idt), (nd,)), dn, sizes,
+                      mode=gmode, fill_value=fill_value, unique_indices=unique_indices,
+                      indices_are_sorted=indices_are_sorted)
+
+
+def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None):
+    """Pick ``arr`` values along ``axis`` at ``indices`` (same rank as ``arr``; the other
+    dims broadcast), e.g. with the output of ``argsort``.
+
+    Args:
+      arr: source array.
+      indices: integer array with ``arr.ndim`` dims (1-D when ``axis`` is None).
+      axis: the axis to index; None flattens ``arr``.
+      mode: ``'fill'`` (default), ``'clip'`` or ``'wrap'``; fill_value as for ``take``.
+    """
+    a = ensure_array("take_along_axis", arr)
+    indices = _int_indices("take_along_axis", indices)
+    if axis is None:
+        if indices.ndim != 1:
+            raise ValueError(f"take_along_axis: indices must be 1-D when axis=None, got "
+                             f"shape {shape_str(indices.shape)}")
+        a, axis = _ravel(a), 0
+    if a.ndim != indices.ndim:
+        raise ValueError(f"take_along_axis: indices and arr must have the same number of "
+                         f"dims; got {shape_str(indices.shape)} vs {shape_str(a.shape)}")
+    axis = normalize_axis(axis, a.ndim, "take_along_axis")
+    n = a.shape[axis]
+    repl = (lambda s, v: tuple(v if i == axis else d for i, d in enumerate(s)))
+    common = broadcast_shapes(repl(a.shape, 1), repl(indices.shape, 1),
+                              op="take_along_axis")
+    out_shape = repl(common, indices.shape[axis])
+    if _is_empty(out_shape) or (type(n) is int and n == 0):
+        return lax.full(out_shape, 0, a.dtype)
+    a = broadcast_to_shape(a, repl(common, n))
+    idt = _index_dtype(a.shape, [indices])
+    idx, gmode = _mode_indices("take_along_axis", broadcast_to_shape(indices, out_shape), n,
+                               mode, idt, wrap_clipped=True)
+    others = tuple(i for i in range(a.ndim) if i != axis)
+    dn = GatherDimensionNumbers((), (axis,), (axis,), others, others)
+    return lax.gather(a, lax.expand_dims(_as_index_array(idx, idt), (a.ndim,)), dn,
+                      (1,) * a.ndim, mode=gmode, fill_value=fill_value)
+
+
+def _not_inplace(fname):
+    return ValueError(f"jax.numpy.{fname} cannot modify arrays in-place, because tjit arrays "
+                      f"are immutable. Pass inplace=False to instead return an updated array.")
+
+
+def put(a, ind, v, mode=None, *, inplace=True):
+    """A copy of ``a`` with ``a.flat[ind] = v`` (``v`` repeated to ``len(ind)`` values).
+
+    Args:
+      mode: ``'clip'`` (default: indices clamped to [0, size)) or ``'wrap'``.
+      inplace: must be False (tjit arrays are immutable).
+    """
+    if inplace:
+        raise _not_inplace("put")
+    a = ensure_array("put", a)
+    ind = _ravel(_int_indices("put", ind))
+    v = _ravel(asarray(v, dtype=a.dtype))
+    m, k = ind.shape[0], v.shape[0]
+    if m == 0 or k == 0 or _is_empty(a.shape):
+        return a
+    if k != m:  # NumPy repeats v (or drops extra values) to match the indices
+        v = take(v, Array((np.arange(m) % k).astype(np.int32), False))
+    n = shape_size(a.shape)
+    idt = _index_dtype(a.shape, [ind])
+    if mode == "wrap":
+        idx, smode = _mode_indices("put", ind, n, "wrap", idt)[0], "promise_in_bounds"
+    elif mode in (None, "clip"):
+        idx, smode = _as_index_array(ind, idt), "clip"
+    else:
+        raise ValueError(f"jnp.put: invalid mode {mode!r}; use 'clip' or 'wrap'")
+    out = lax.scatter(_ravel(a), lax.expand_dims(idx, (1,)), v,
+                      ScatterDimensionNumbers((), (0,), (0,)), mode=smode)
+    return lax.reshape(out, a.shape)
+
+
+def _sparse_iota(shape, d, idt):
+    return lax.broadcasted_iota(idt, tuple(s if i == d else 1 for i, s in enumerate(shape)), d)
+
+
+def put_along_axis(arr, indices, values, axis, inplace=True, *, mode=None):
+    """A copy of ``arr`` with ``values`` written at ``indices`` along ``axis`` (the mirror
+    of :func:`take_along_axis`); ``inplace`` must be False."""
+    if inplace:
+        raise _not_inplace("put_along_axis")
+    a = ensure_array("put_along_axis", arr)
+    indices = _int_indices("put_along_axis", indices)
+    shape0 = a.shape
+    if axis is None:
+        a, axis = _ravel(a), 0
+    if a.ndim != indices.ndim:
+        raise ValueError(f"put_along_axis: 'arr' and 'indices' must have the same ndim, got "
+                         f"{shape_str(a.shape)} and {shape_str(indices.shape)}")
+    axis = normalize_axis(axis, a.ndim, "put_along_axis")
+    idt = _index_dtype(a.shape, [indices])
+    idx = tuple(indices if d == axis else _sparse_iota(a.shape, d, idt) for d in range(a.ndim))
+    out = _IndexUpdateRef(a, idx).set(values, mode=mode)
+    return lax.reshape(out, shape0) if tuple(out.shape) != tuple(shape0) else out
+
+
+# -- nonzero and friends --------------------------------------------------------------------------
+def _size_arg(size, fname):
+    if size is None:
+        return None
+    size = operator.index(concrete_value(size, f"the size argument of jnp.{fname}"))
+    if size < 0:
+        raise ValueError(f"jnp.{fname}: size must be non-negative, got {size}")
+    return size
+
+
+def _fills(fill_value, ndim, fname):
+    fills = fill_value if isinstance(fill_value, (tuple, list)) else (fill_value,) * ndim
+    if len(fills) != ndim:
+        raise ValueError(f"jnp.{fname}: fill_value must be a scalar or a tuple of length "
+                         f"{ndim}, got {fill_value!r}")
+    return [0 if f is None else operator.index(concrete_value(f, "fill_value")) for f in fills]
+
+
+def nonzero(a, *, size=None, fill_value=None):
+    """Indices of the non-zero elements of ``a``, one array per dim.
+
+    Args:
+      a: array (rank >= 1).
+      size: static number of results; under ``jit`` it is required. Extra results are
+        dropped, missing ones are padded with ``fill_value`` (default 0; a scalar or one
+        value per dim).
+
+    Returns:
+      A tuple of ``a.ndim`` integer arrays.
+    """
+    a = ensure_array("nonzero", a)
+    if a.ndim == 0:
+        raise ValueError("Calling nonzero on 0d arrays is not allowed. Use "
+                         "jnp.atleast_1d(scalar).nonzero() instead.")
+    size = _size_arg(size, "nonzero")
+    idt = dtypes.default_int()
+    if isinstance(a, Array):  # concrete: NumPy does the work
+        found = np.nonzero(a._value)
+        if size is None:
+            return tuple(Array(f.astype(idt), False) for f in found)
+        fills = _fills(fill_value, a.ndim, "nonzero")
+        return tuple(Array(np.concatenate([f[:size], np.full(max(size - f.size, 0), fv)])
+                           .astype(idt), False) for f, fv in zip(found, fills))
+    if size is None:
+        raise ConcretizationTypeError(
+            f"The size argument of jnp.nonzero must be statically specified to use "
+            f"jnp.nonzero (or argwhere, flatnonzero, compress, extract) within tjit "
+            f"transformations: the number of results depends on the values of "
+            f"{a.aval.str_short()}. Fix: pass size=N (and fill_value=...), or use "
+            f"jnp.where(mask, x, 0) to keep the shape.")
+    return _traced_nonzero(a, size, _fills(fill_value, a.ndim, "nonzero"), idt)
+
+
+def _traced_nonzero(a, size, fills, idt):
+    mask = _ravel(lax.ne(a, lax.full((), 0, a.dtype)))
+    pos = lax.sub(lax.cumsum(lax.convert_element_type(mask, idt)), lax.full((), 1, idt))
+    target = lax.select(mask, pos, lax.full(mask.shape, size, idt))  # size: dropped
+    target = lax.expand_dims(target, (1,))
+    dn = ScatterDimensionNumbers((), (0,), (0,))
+    return tuple(lax.scatter(lax.full((size,), fv, idt), target,
+                             _ravel(lax.broadcasted_iota(idt, a.shape, d)), dn)
+                 for d, fv in enumerate(fills))
+
+
+def flatnonzero(a, *, size=None, fill_value=None):
+    """Indices of the non-zero elements of the flattened ``a`` (see :func:`nonzero`)."""
+    return nonzero(_ravel(ensure_array("flatnonzero", a)), size=size, fill_value=fill_value)[0]
+
+
+def argwhere(a, *, size=None, fill_value=None):
+    """``(N, a.ndim)`` array of the indices of the non-zero elements (see nonzero)."""
+    a = ensure_array("argwhere", a)
+    nz = nonzero(a if a.ndim else lax.reshape(a, (1,)), size=size, fill_value=fill_value)
+    out = lax.concatenate([lax.expand_dims(i, (1,)) for i in nz], 1)
+    return out if a.ndim else lax.slice(out, (0, 0), (out.shape[0], 0))
+
+
+def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
+    """The slices of ``a`` along ``axis`` where 1-D ``condition`` is true (flattened ``a``
+    if axis is None); ``size``/``fill_value`` give a static result length under jit."""
+    if out is not None:
+        raise NotImplementedError("jnp.compress: the 'out' argument is not supported")
+    cond = ensure_array("compress", condition)
+    a = ensure_array("compress", a)
+    if cond.ndim != 1:
+        raise ValueError(f"jnp.compress: condition must be 1-D, got shape "
+                         f"{shape_str(cond.shape)}")
+    a, axis = (_ravel(a), 0) if axis is None else (a, normalize_axis(axis, a.ndim, "compress"))
+    n = a.shape[axis]
+    if type(n) is int and type(cond.shape[0]) is int and cond.shape[0] > n:
+        raise IndexError(f"jnp.compress: condition of length {cond.shape[0]} is longer than "
+                         f"axis {axis} of size {n}")
+    idx = nonzero(cond, size=size, fill_value=cond.shape[0] if size is not None else None)[0]
+    if size is None:
+        return take(a, idx, axis=axis)
+    # Padded positions point past the condition: give them fill_value.
+    in_range = lax.lt(idx, lax.full((), cond.shape[0], idx.dtype))
+    got = take(a, lax.select(in_range, idx, lax.full(idx.shape, 0, idx.dtype)), axis=axis,
+               mode="clip")
+    shape = tuple(1 if i != axis else size for i in range(a.ndim))
+    mask = broadcast_to_shape(lax.reshape(in_range, shape), tuple(got.shape))
+    return lax.select(mask, got, lax.full_like(got, fill_value))
+
+
+def extract(condition, arr, *, size=None, fill_value=0):
+    """The elements of ``arr`` where ``condition`` is non-zero (both flattened)."""
+    cond = _ravel(ensure_array("extract", condition))
+    cond = lax.ne(cond, lax.full((), 0, cond.dtype))
+    return compress(cond, _ravel(ensure_array("extract", arr)), size=size,
+                    fill_value=fill_value)
+
+
+def place(arr, mask, vals, *, inplace=True):
+    """A copy of ``arr`` whose masked entries take the values ``vals`` in order (``vals``
+    repeats when too short); ``inplace`` must be False."""
+    if inplace:
+        raise _not_inplace("place")
+    a = ensure_array("place", arr)
+    m = _ravel(lax.ne(*promote_dtypes(ensure_array("place", mask), 0)))
+    v = _ravel(asarray(vals, dtype=a.dtype))
+    if tuple(m.shape) != (shape_size(a.shape),):
+        raise ValueError(f"jnp.place: mask of shape {shape_str(np.shape(mask))} must have the "
+                         f"size of arr {shape_str(a.shape)}")
+    if v.shape[0] == 0:
+        if isinstance(m, Array) and not m._value.any():
+            return a
+        raise ValueError("jnp.place: cannot insert from an empty array of vals")
+    idt = dtypes.default_int()
+    k = lax.sub(lax.cumsum(lax.convert_element_type(m, idt)), lax.full((), 1, idt))
+    k = remainder(lax.max(k, lax.full((), 0, idt)), v.shape[0])
+    return lax.reshape(lax.select(m, take(v, k, mode="clip"), _ravel(a)), a.shape)
+
+
+def choose(a, choices, out=None, mode="raise"):
+    """``choices[a[i]][i]`` elementwise (all arguments broadcast together).
+
+    Args:
+      mode: ``'raise'`` (needs a concrete ``a``), ``'wrap'`` or ``'clip'``.
+    """
+    if out is not None:
+        raise NotImplementedError("jnp.choose: the 'out' argument is not supported")
+    a = _int_indices("choose", a)
+    if isinstance(choices, (Array, Tracer, np.ndarray)):
+        choices = [choices[i] for i in range(len(choices))]
+    choices = promote_dtypes(*[asarray(c) for c in choices])
+    n = len(choices)
+    if n == 0:
+        raise ValueError("jnp.choose: choices must not be empty")
+    if mode == "raise":
+        av = concrete_value(a, "the choice array of jnp.choose with mode='raise' (use "
+                               "mode='wrap' or mode='clip' under jit)")
+        if np.any((av < 0) | (av >= n)):
+            raise ValueError("invalid entry in choice array")
+    elif mode == "wrap":
+        a = remainder(a, n)
+    elif mode == "clip":
+        a = lax.clamp(0, a, n - 1)
+    else:
+        raise ValueError(f"jnp.choose: invalid mode {mode!r}; use 'raise', 'wrap' or 'clip'")
+    shape = broadcast_shapes(tuple(a.shape), *[tuple(c.shape) for c in choices], op="choose")
+    which = broadcast_to_shape(lax.convert_element_type(a, dtypes.int32), shape)
+    return lax.select_n(which, *[broadcast_to_shape(c, shape) for c in choices])
+
+
+# -- index helpers ---------------------------------------------------------------------------------
+def _static_n(n, fname, what="n"):
+    n = operator.index(concrete_value(n, f"the {what} argument of jnp.{fname}"))
+    if n < 0:
+        raise ValueError(f"jnp.{fname}: {what} must be non-negative, got {n}")
+    return n
+
+
+def diag_indices(n, ndim=2):
+    """Indices of the main diagonal of an ``n x ... x n`` array: ``ndim`` equal aranges."""
+    idx = lax.iota(dtypes.default_int(), _static_n(n, "diag_indices"))
+    return (idx,) * _static_n(ndim, "diag_indices", "ndim")
+
+
+def diag_indices_from(arr):
+    """``diag_indices`` for a square (all dims equal, rank >= 2) array."""
+    arr = ensure_array("diag_indices_from", arr)
+    if arr.ndim < 2 or not all(definitely_equal(d, arr.shape[0]) for d in arr.shape):
+        raise ValueError(f"jnp.diag_indices_from: input must be at least 2-d with all dims "
+                         f"of equal length, got shape {shape_str(arr.shape)}")
+    return diag_indices(arr.shape[0], arr.ndim)
+
+
+def _tri_indices(np_fn, fname, n, k, m):
+    rows, cols = np_fn(_static_n(n, fname), operator.index(k),
+                       None if m is None else _static_n(m, fname, "m"))
+    idt = dtypes.default_int()
+    return Array(rows.astype(idt), False), Array(cols.astype(idt), False)
+
+
+def tril_indices(n, k=0, m=None):
+    """Row and column indices of the lower triangle (diagonal offset ``k``) of n x m."""
+    return _tri_indices(np.tril_indices, "tril_indices", n, k, m)
+
+
+def triu_indices(n, k=0, m=None):
+    """Row and column indices of the upper triangle (diagonal offset ``k``) of n x m."""
+    return _tri_indices(np.triu_indices, "triu_indices", n, k, m)
+
+
+def _from_2d(arr, fname):
+    arr = ensure_array(fname, arr)
+    if arr.ndim != 2:
+        raise ValueError(f"jnp.{fname}: input array must be 2-d, got shape "
+                         f"{shape_str(arr.shape)}")
+    return arr.shape
+
+
+def tril_indices_from(arr, k=0):
+    """``tril_indices`` for the shape of the 2-d ``arr``."""
+    n, m = _from_2d(arr, "tril_indices_from")
+    return tril_indices(n, k, m)
+
+
+def triu_indices_from(arr, k=0):
+    """``triu_indices`` for the shape of the 2-d ``arr``."""
+    n, m = _from_2d(arr, "triu_indices_from")
+    return triu_indices(n, k, m)
+
+
+def ix_(*args):
+    """Open mesh from 1-D sequences: ``x[jnp.ix_(rows, cols)]`` selects a sub-grid."""
+    out = []
+    for i, a in enumerate(args):
+        a = asarray(a) if not (isinstance(a, (list, tuple)) and len(a) == 0) else \
+            Array(np.zeros((0,), dtypes.default_int()), False)
+        if a.ndim != 1:
+            raise ValueError(f"jnp.ix_: cross index must be 1-dimensional, got shape "
+                             f"{shape_str(a.shape)} for argument {i}")
+        if dtypes.is_bool(a.dtype):
+            if isinstance(a, Tracer):
+                raise _bool_error(a, a.shape)
+            a = nonzero(a)[0]
+        shape = [1] * len(args)
+        shape[i] = a.shape[0]
+        out.append(lax.reshape(a, tuple(shape)))
+    return tuple(out)
+
+
+index_exp = np.index_exp
+s_ = np.s_
+
+__all__ = ["take", "take_along_axis", "put", "put_along_axis", "nonzero", "flatnonzero",
+           "argwhere", "compress", "extract", "place", "choose", "diag_indices",
+           "diag_indices_from", "tril_indices", "triu_indices", "tril_indices_from",
+           "triu_indices_from", "ix_", "index_exp", "s_"]

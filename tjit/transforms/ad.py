@@ -1,0 +1,374 @@
+"""Automatic differentiation: forward mode (jvp) and reverse mode (vjp = linearize +
+transpose).
+
+Forward mode. :class:`JVPTrace` carries (primal, tangent) pairs. For each primitive it
+binds the primitive's jvp rule under its parent trace; tangents may be symbolic
+:class:`Zero`, so inputs that do not vary cost nothing.
+
+Reverse mode. :func:`linearize` runs the JVP of ``f`` *under* a
+:class:`~tjit.transforms.partial_eval.LinearizeTrace`: primal values are known and
+computed in the parent trace, tangents are unknown and recorded into a linear jaxpr
+whose constants are the residuals. :func:`backward_pass` then walks that jaxpr in
+reverse applying each primitive's transpose rule, binding under the current trace. So
+under ``jit`` the forward pass, the residuals and the backward pass all land in the one
+jaxpr being traced, and ``grad(grad(f))`` works because the backward pass is itself
+traced by the outer differentiation.
+"""
+
+import functools
+
+import numpy as np
+
+from tjit.tracing import dtypes
+from tjit.tracing.core import (
+    Array, Trace, Tracer, current_trace, escaped_tracer_error, get_aval, set_current_trace)
+from tjit.tracing.jaxpr import Literal
+from tjit.tracing.tree_util import tree_flatten, tree_unflatten
+from tjit.primitives.rules import (
+    UndefinedPrimal, Zero, add_tangents, instantiate, tangent_aval)
+from tjit.transforms.partial_eval import LinearizeTrace
+
+
+# -- forward mode ---------------------------------------------------------------------------
+class JVPTracer(Tracer):
+    __slots__ = ("primal", "tangent")
+
+    def __init__(self, trace, primal, tangent):
+        self._trace = trace
+        self.primal = primal
+        self.tangent = tangent
+
+    @property
+    def aval(self):
+        return get_aval(self.primal)
+
+    def _describe(self):
+        return "a value being differentiated"
+
+
+class JVPTrace(Trace):
+    """Propagates tangents alongside primal values."""
+
+    name = "jvp"
+
+    def __init__(self, parent, fun_name="<function>"):
+        self.parent = parent
+        self.fun_name = fun_name
+
+    def to_pair(self, x):
+        if isinstance(x, JVPTracer) and x._trace is self:
+            return x.primal, x.tangent
+        if isinstance(x, Tracer) and not x._trace.is_valid:
+            raise escaped_tracer_error(x)
+        return x, Zero.from_value(x)
+
+    def wrap(self, primal, tangent):
+        return primal if type(tangent) is Zero else JVPTracer(self, primal, tangent)
+
+    def process_primitive(self, prim, args, params):
+        primals, tangents = zip(*[self.to_pair(a) for a in args]) if args else ((), ())
+        if all(type(t) is Zero for t in tangents):
+            with set_current_trace(self.parent):
+                return prim.bind(*primals, **params)
+        if prim.jvp is None:
+            raise NotImplementedError(
+                f"Differentiation rule for '{prim.name}' not implemented"
+                + (" (it is not differentiable)" if prim.not_differentiable else ""))
+        with set_current_trace(self.parent):
+            out, t_out = prim.jvp(list(primals), list(tangents), **params)
+        if prim.multiple_results:
+            return [self.wrap(o, t) for o, t in zip(out, t_out)]
+        return self.wrap(out, t_out)
+
+
+def _check_tangent(p, t, i):
+    pa, ta = get_aval(p), get_aval(t)
+    if tuple(pa.shape) != tuple(ta.shape):
+        raise ValueError(f"jvp: primal and tangent arguments must have equal shapes, got "
+                         f"{pa.str_short()} and {ta.str_short()} for argument {i}")
+    if dtypes.is_inexact(pa.dtype) and pa.dtype != ta.dtype:
+        raise TypeError(f"jvp: primal and tangent arguments must have equal dtypes, got "
+                        f"{pa.dtype} and {ta.dtype} for argument {i}; cast the tangent with "
+                        f".astype({pa.dtype})")
+
+
+def jvp_flat(flat_fun, primals, tangents, name="<function>"):
+    """Forward mode on a flat function: returns (out_primals, out_tangents) where a
+    tangent may be a symbolic Zero."""
+    trace = JVPTrace(current_trace(), name)
+    ins = [p if type(t) is Zero else JVPTracer(trace, p, t) for p, t in zip(primals, tangents)]
+    try:
+        with set_current_trace(trace):
+            outs = flat_fun(*ins)
+        pairs = [trace.to_pair(o) for o in outs]
+    finally:
+        trace.invalidate()
+    return [p for p, _ in pairs], [t for _, t in pairs]
+
+
+def _flatten_fun(fun, in_tree, has_aux=False):
+    """flat args -> flat outs; records the output tree (and aux) in ``store``."""
+    store = {}
+
+    def flat(*leaves):
+        out = fun(*tree_unflatten(in_tree, leaves))
+        if has_aux:
+            if not (isinstance(out, (tuple, list)) and len(out) == 2):
+                raise TypeError("has_aux=True requires the function to return a pair "
+                                "(output, auxiliary data)")
+            out, store["aux"] = out
+        leaves_out, store["tree"] = tree_flatten(out)
+        return leaves_out
+    return flat, store
+
+
+def jvp(fun, primals, tangents, has_aux=False):
+    """Forward-mode derivative: ``(fun(*primals), d fun(primals) . tangents)``.
+
+    Args:
+      fun: function of arrays (pytrees allowed).
+      primals, tangents: tuples/lists of the same structure.
+    """
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError("jvp: primal and tangent arguments must be tuples or lists; found "
+                        f"{type(primals).__name__} and {type(tangents).__name__}")
+    flat_p, tree_p = tree_flatten(tuple(primals))
+    flat_t, tree_t = tree_flatten(tuple(tangents))
+    if tree_p != tree_t:
+        raise TypeError(f"jvp: primal and tangent arguments must have the same tree "
+                        f"structure; got {tree_p} and {tree_t}")
+    flat_p = [_to_array(p) for p in flat_p]
+    flat_t = [_to_array(t) for t in flat_t]
+    for i, (p, t) in enumerate(zip(flat_p, flat_t)):
+        _check_tangent(p, t, i)
+    flat_fun, store = _flatten_fun(lambda *a: fun(*a), tree_p, has_aux)
+    outs_p, outs_t = jvp_flat(flat_fun, flat_p, flat_t, _name(fun))
+    outs_t = [instantiate(t) for t in outs_t]
+    out_p = tree_unflatten(store["tree"], outs_p)
+    out_t = tree_unflatten(store["tree"], outs_t)
+    if has_aux:
+        return out_p, out_t, store["aux"]
+    return out_p, out_t
+
+
+def _name(fun):
+    return getattr(fun, "__name__", type(fun).__name__)
+
+
+def _to_array(x):
+    if isinstance(x, (Array, Tracer)):
+        return x
+    from tjit.lax._elementwise import asarray_for_lax
+    return asarray_for_lax(x)
+
+
+# -- reverse mode ----------------------------------------------------------------------------
+def linearize_flat(flat_fun, primals, name="<function>"):
+    """Returns ``(out_primals, linear_closed_jaxpr, out_zero_mask)``: the jaxpr maps input
+    tangents to the (non-zero) output tangents; its consts are the residuals."""
+    lin = LinearizeTrace(current_trace(), name)
+    jvp_trace = JVPTrace(lin, name)
+    tangent_in = [lin.new_arg(tangent_aval(get_aval(p))) for p in primals]
+    ins = [JVPTracer(jvp_trace, p, t) for p, t in zip(primals, tangent_in)]
+    try:
+        with set_current_trace(jvp_trace):
+            outs = flat_fun(*ins)
+        pairs = [jvp_trace.to_pair(o) for o in outs]
+    finally:
+        jvp_trace.invalidate()
+    out_primals = [p for p, _ in pairs]
+    zero_mask = [type(t) is Zero for t in (t for _, t in pairs)]
+    try:
+        out_tracers = [lin.to_tracer(t) for _, t in pairs if type(t) is not Zero]
+    finally:
+        lin.invalidate()
+    return out_primals, lin.to_jaxpr(out_tracers), zero_mask
+
+
+def backward_pass(jaxpr, consts, cts_out):
+    """Transpose a linear jaxpr: cotangents of its outputs -> cotangents of its inputs.
+
+    Equations whose inputs are all known (constants, literals, or computed from them) are
+    evaluated forward first; the rest are linear and transposed in reverse order.
+    """
+    known = dict(zip(jaxpr.constvars, consts))
+
+    def read(v):
+        return v.val if type(v) is Literal else known[v]
+
+    linear_eqns = []
+    for eqn in jaxpr.eqns:
+        if all(type(v) is Literal or v in known for v in eqn.invars):
+            outs = eqn.primitive.bind(*[read(v) for v in eqn.invars], **eqn.params)
+            outs = outs if eqn.primitive.multiple_results else [outs]
+            known.update(zip(eqn.outvars, outs))
+        else:
+            linear_eqns.append(eqn)
+    ct_env = {}
+
+    def accumulate(v, ct):
+        if type(v) is Literal or v in known or ct is None or type(ct) is Zero:
+            return
+        ct_env[v] = add_tangents(ct_env[v], ct) if v in ct_env else ct
+
+    for v, ct in zip(jaxpr.outvars, cts_out):
+        accumulate(v, ct)
+    for eqn in reversed(linear_eqns):
+        cts = [ct_env.pop(v, None) for v in eqn.outvars]
+        if all(c is None for c in cts):
+            continue
+        prim = eqn.primitive
+        if prim.transpose is None:
+            raise NotImplementedError(
+                f"Transpose rule (for reverse-mode differentiation) for '{prim.name}' "
+                f"not implemented")
+        cts = [Zero(v.aval) if c is None else c for v, c in zip(eqn.outvars, cts)]
+        args = [read(v) if type(v) is Literal or v in known else UndefinedPrimal(v.aval)
+                for v in eqn.invars]
+        cts_in = prim.transpose(cts if prim.multiple_results else cts[0], *args, **eqn.params)
+        for v, ct in zip(eqn.invars, cts_in):
+            accumulate(v, ct)
+    return [ct_env.get(v, Zero(v.aval)) if type(v) is not Literal else Zero(v.aval)
+            for v in jaxpr.invars]
+
+
+def _check_cotangent(ct, aval, i):
+    ca = get_aval(ct)
+    if tuple(ca.shape) != tuple(aval.shape):
+        raise ValueError(f"vjp: cotangent {i} has shape {ca.str_short()} but the output "
+                         f"has shape {aval.str_short()}")
+    if ca.dtype != aval.dtype:
+        raise TypeError(f"vjp: cotangent {i} has dtype {ca.dtype} but the output has dtype "
+                        f"{aval.dtype}; cast the cotangent")
+
+
+def vjp(fun, *primals, has_aux=False):
+    """Reverse mode: returns ``(fun(*primals), vjp_fn)`` (and aux) where
+    ``vjp_fn(cotangent)`` returns a tuple with one cotangent per primal argument."""
+    flat_p, in_tree = tree_flatten(primals)
+    flat_p = [_to_array(p) for p in flat_p]
+    flat_fun, store = _flatten_fun(lambda *a: fun(*a), in_tree, has_aux)
+    out_primals, linear, zero_mask = linearize_flat(flat_fun, flat_p, _name(fun))
+    out_tree = store["tree"]
+    out_avals = [get_aval(p) for p in out_primals]
+    in_avals = [tangent_aval(get_aval(p)) for p in flat_p]
+
+    def vjp_fn(ct):
+        cts, ct_tree = tree_flatten(ct)
+        if ct_tree != out_tree:
+            raise TypeError(f"vjp: the cotangent must have the output's structure {out_tree},"
+                            f" got {ct_tree}")
+        cts = [_to_array(c) for c in cts]
+        for i, (c, a) in enumerate(zip(cts, out_avals)):
+            _check_cotangent(c, a, i)
+        live = [c for c, z in zip(cts, zero_mask) if not z]
+        cts_in = backward_pass(linear.jaxpr, linear.consts, live)
+        cts_in = [_zeros(a) if type(c) is Zero else c for c, a in zip(cts_in, in_avals)]
+        return tree_unflatten(in_tree, cts_in)
+
+    out = tree_unflatten(out_tree, out_primals)
+    if has_aux:
+        return out, vjp_fn, store["aux"]
+    return out, vjp_fn
+
+
+def _zeros(aval):
+    return instantiate(Zero(aval))
+
+
+def linearize(fun, *primals):
+    """``(fun(*primals), f_jvp)`` where ``f_jvp(*tangents)`` evaluates the linearized
+    function (JAX's ``jax.linearize``)."""
+    from tjit.tracing.jaxpr import eval_jaxpr
+    flat_p, in_tree = tree_flatten(primals)
+    flat_p = [_to_array(p) for p in flat_p]
+    flat_fun, store = _flatten_fun(lambda *a: fun(*a), in_tree)
+    out_primals, linear, zero_mask = linearize_flat(flat_fun, flat_p, _name(fun))
+    out_tree = store["tree"]
+
+    def f_jvp(*tangents):
+        flat_t, t_tree = tree_flatten(tangents)
+        if t_tree != in_tree:
+            raise TypeError(f"linearize: tangents must have the primals' structure {in_tree}")
+        outs = iter(eval_jaxpr(linear.jaxpr, linear.consts, *[_to_array(t) for t in flat_t]))
+        res = [_zeros(get_aval(p)) if z else next(outs)
+               for p, z in zip(out_primals, zero_mask)]
+        return tree_unflatten(out_tree, res)
+    return tree_unflatten(out_tree, out_primals), f_jvp
+
+
+def _check_inexact_args(fname, args, allow_int, holomorphic):
+    for a in tree_flatten(args)[0]:
+        dt = get_aval(_to_array(a)).dtype
+        if holomorphic and not dtypes.is_complex(dt):
+            raise TypeError(f"{fname} with holomorphic=True requires inputs with complex "
+                            f"dtype, but got {dt.name}")
+        if not dtypes.is_inexact(dt) and not allow_int:
+            raise TypeError(
+                f"{fname} requires real- or complex-valued inputs (input dtype that is a "
+                f"sub-dtype of np.inexact), but got {dt.name}. If you want to use "
+                f"Boolean- or integer-valued inputs, use vjp or set allow_int to True.")
+
+
+def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False,
+                   reduce_axes=()):
+    """Returns a function computing ``(fun(*args), d fun / d args[argnums])``.
+
+    ``fun`` must return a real scalar (or ``(scalar, aux)`` with ``has_aux``).
+    """
+    int_argnums = isinstance(argnums, int)
+    nums = (argnums,) if int_argnums else tuple(argnums)
+
+    @functools.wraps(fun)
+    def value_and_grad_f(*args, **kwargs):
+        for n in nums:
+            if not -len(args) <= n < len(args):
+                raise TypeError(f"differentiating with respect to argnums={argnums} requires "
+                                f"at least {n + 1} positional arguments, got {len(args)}")
+        dyn = tuple(args[n] for n in nums)
+        _check_inexact_args("grad", dyn, allow_int, holomorphic)
+
+        def partial_f(*dyn_args):
+            full = list(args)
+            for n, v in zip(nums, dyn_args):
+                full[n] = v
+            return fun(*full, **kwargs)
+        res = vjp(partial_f, *dyn, has_aux=has_aux)
+        ans, vjp_fn = res[0], res[1]
+        a = get_aval(_to_array(ans)) if not isinstance(ans, (tuple, list, dict)) else None
+        if a is None or a.shape != ():
+            shape = a.shape if a is not None else type(ans).__name__
+            raise TypeError(f"Gradient only defined for scalar-output functions. Output had "
+                            f"shape: {shape}. Use jacrev/jacfwd for non-scalar outputs, or "
+                            f"reduce the output (e.g. .sum()) first.")
+        if not dtypes.is_inexact(a.dtype) or (dtypes.is_complex(a.dtype) and not holomorphic):
+            raise TypeError(f"grad requires real-valued outputs (output dtype that is a "
+                            f"sub-dtype of np.floating), but got {a.dtype.name}. For "
+                            f"holomorphic differentiation, pass holomorphic=True.")
+        g = vjp_fn(_ones_like(ans))
+        g = g[0] if int_argnums else tuple(g)
+        return ((ans, res[2]), g) if has_aux else (ans, g)
+    return value_and_grad_f
+
+
+def _ones_like(x):
+    a = get_aval(_to_array(x))
+    return Array(np.ones(a.shape, a.dtype), False)
+
+
+def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, reduce_axes=()):
+    """Gradient of a scalar function with respect to ``args[argnums]``."""
+    vg = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)
+
+    @functools.wraps(fun)
+    def grad_fn(*args, **kwargs):
+        out = vg(*args, **kwargs)
+        if has_aux:
+            (_, aux), g = out
+            return g, aux
+        return out[1]
+    return grad_fn
+
+
+__all__ = ["jvp", "vjp", "grad", "value_and_grad", "linearize", "backward_pass",
+           "JVPTrace", "JVPTracer", "jvp_flat", "linearize_flat"]

@@ -1,0 +1,125 @@
+"""Jacobians and Hessians built from jvp/vjp and vmap (as in JAX)."""
+
+import functools
+
+from tjit.tracing import dtypes
+from tjit.tracing.core import get_aval
+from tjit.tracing.tree_util import tree_flatten, tree_unflatten, tree_map
+from tjit.transforms.ad import _check_inexact_args, _to_array, jvp, vjp
+from tjit.transforms.batching import vmap
+
+
+def _std_basis(flat):
+    """Identity matrices, one per leaf, stacked over the total input size."""
+    from tjit import numpy as jnp  # the public layer builds the basis
+    sizes = [int(get_aval(x).size) for x in flat]
+    total = sum(sizes)
+    dt = dtypes.result_type(*[(get_aval(x).dtype, False) for x in flat])[0] if flat else \
+        dtypes.default_float()
+    eye = jnp.eye(total, dtype=dt)
+    out, start = [], 0
+    for x, n in zip(flat, sizes):
+        a = get_aval(x)
+        out.append(eye[:, start:start + n].reshape((total,) + tuple(a.shape)).astype(a.dtype))
+        start += n
+    return out, total
+
+
+def _argnums_tuple(argnums):
+    return (argnums,) if isinstance(argnums, int) else tuple(argnums)
+
+
+def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
+    """Jacobian by forward mode: one jvp per input element, vectorized with vmap.
+    Output leaves have shape ``out.shape + in.shape``."""
+    nums = _argnums_tuple(argnums)
+
+    @functools.wraps(fun)
+    def jac_fn(*args):
+        dyn = tuple(_to_array(args[n]) for n in nums)
+        _check_inexact_args("jacfwd", dyn, False, holomorphic)
+        flat, in_tree = tree_flatten(dyn)
+
+        def f_dyn(*d):
+            full = list(args)
+            for n, v in zip(nums, d):
+                full[n] = v
+            return fun(*full)
+        basis, total = _std_basis(flat)
+
+        def push(*tangent_leaves):
+            tangents = tree_unflatten(in_tree, list(tangent_leaves))
+            res = jvp(f_dyn, dyn, tangents, has_aux=has_aux)
+            return (res[1], res[2]) if has_aux else res[1]
+        out = vmap(push, in_axes=0, out_axes=-1)(*basis)
+        if has_aux:
+            out, aux = out
+        jac = _reshape_jac(out, flat, in_tree, isinstance(argnums, int))
+        return (jac, tree_map(lambda a: a[..., 0] if hasattr(a, "ndim") else a, aux)) \
+            if has_aux else jac
+    return jac_fn
+
+
+def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
+    """Jacobian by reverse mode: one vjp per output element, vectorized with vmap.
+    Output leaves have shape ``out.shape + in.shape``."""
+    nums = _argnums_tuple(argnums)
+
+    @functools.wraps(fun)
+    def jac_fn(*args):
+        dyn = tuple(_to_array(args[n]) for n in nums)
+        _check_inexact_args("jacrev", dyn, allow_int, holomorphic)
+
+        def f_dyn(*d):
+            full = list(args)
+            for n, v in zip(nums, d):
+                full[n] = v
+            return fun(*full)
+        res = vjp(f_dyn, *dyn, has_aux=has_aux)
+        y, vjp_fn = res[0], res[1]
+        y_flat, y_tree = tree_flatten(y)
+        basis, total = _std_basis(y_flat)
+        cts = vmap(lambda *b: vjp_fn(tree_unflatten(y_tree, list(b))))(*basis)
+        jac = _reshape_rev(cts, y_flat, y_tree, isinstance(argnums, int))
+        return (jac, res[2]) if has_aux else jac
+    return jac_fn
+
+
+def _reshape_jac(out, flat_in, in_tree, single):
+    """Forward: ``out`` leaves are (*y.shape, total_in); split into per-input blocks."""
+    y_leaves, y_tree = tree_flatten(out)
+    per_out = []
+    for o in y_leaves:
+        a = get_aval(o)
+        yshape = tuple(a.shape[:-1])
+        blocks, start = [], 0
+        for x in flat_in:
+            xa = get_aval(x)
+            n = int(xa.size)
+            blk = o[..., start:start + n].reshape(yshape + tuple(xa.shape))
+            blocks.append(blk)
+            start += n
+        per_out.append(tree_unflatten(in_tree, blocks)[0] if single else
+                       tree_unflatten(in_tree, blocks))
+    return tree_unflatten(y_tree, per_out)
+
+
+def _reshape_rev(cts, y_flat, y_tree, single):
+    """Reverse: ``cts`` is a tuple (per input) of (total_out, *in.shape) leaves."""
+    cts_flat, in_tree = tree_flatten(cts)
+    per_out, start = [], 0
+    for y in y_flat:
+        ya = get_aval(y)
+        n = int(ya.size)
+        blocks = [c[start:start + n].reshape(tuple(ya.shape) + tuple(c.shape[1:]))
+                  for c in cts_flat]
+        per_out.append(tree_unflatten(in_tree, blocks)[0] if single else
+                       tree_unflatten(in_tree, blocks))
+        start += n
+    return tree_unflatten(y_tree, per_out)  # output structure outside, as in JAX
+
+
+def hessian(fun, argnums=0, has_aux=False, holomorphic=False):
+    """Hessian: ``jacfwd(jacrev(fun))``."""
+    return jacfwd(jacrev(fun, argnums, has_aux=has_aux, holomorphic=holomorphic), argnums,
+                  has_aux=has_aux, holomorphic=holomorphic)
