@@ -21,11 +21,12 @@ import sympy
 from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray
 from tjit.tracing.core import Array, Tracer, get_aval
-from tjit.tracing.jaxpr import ClosedJaxpr, Jaxpr, Var
+from tjit.tracing.jaxpr import ClosedJaxpr
 from tjit.tracing.jaxpr_trace import convert_constvars_jaxpr, trace_to_jaxpr
 from tjit.tracing.shapes import definitely_equal, dim_str
 from tjit.tracing.tree_util import tree_flatten, tree_unflatten
-from tjit.primitives.control_flow import check_carry, cond_p, scan_p, while_p
+from tjit.primitives.control_flow import (
+    check_carry, cond_p, join_branch_consts, scan_p, while_p)
 from tjit.lax._elementwise import add, asarray_for_lax, clamp, convert_element_type, lt, ne
 
 _NO_OPERAND = object()
@@ -130,26 +131,6 @@ def _check_tree(op, what, in_tree, out_tree):
 
 
 # -- cond / switch -------------------------------------------------------------------------
-def _common_consts(traced):
-    """Give every branch the union of all branches' consts as leading inputs (JAX's
-    ``_initial_style_jaxprs_with_common_consts``). ``traced``: [(closed, consts)]."""
-    all_consts, avals, where = [], [], {}
-    for closed, consts in traced:
-        for c, v in zip(consts, closed.jaxpr.invars):
-            if id(c) not in where:
-                where[id(c)] = len(all_consts)
-                all_consts.append(c)
-                avals.append(v.aval)
-    branches = []
-    for closed, consts in traced:
-        j = closed.jaxpr
-        mine = {id(c): v for c, v in zip(consts, j.invars)}
-        lead = [mine[id(c)] if id(c) in mine else Var(a) for c, a in zip(all_consts, avals)]
-        invars = lead + j.invars[len(consts):]
-        branches.append(ClosedJaxpr(Jaxpr([], invars, j.outvars, j.eqns), []))
-    return tuple(branches), all_consts
-
-
 def _cond_or_switch(op, index, funs, names, operands):
     ops_flat, ops_tree = tree_flatten(tuple(operands))
     ops_flat = [_as_operand(x, op) for x in ops_flat]
@@ -166,7 +147,7 @@ def _cond_or_switch(op, index, funs, names, operands):
             what = "true_fun and false_fun" if len(funs) == 2 else f"branches 0 and {i}"
             raise TypeError(f"{op}: {what} output must have same type structure, got {a} "
                             f"and {b}")
-    branches, consts = _common_consts(traced)
+    branches, consts = join_branch_consts(traced)
     outs = cond_p.bind(index, *consts, *ops_flat, branches=branches)
     return tree_unflatten(trees[0], outs)
 

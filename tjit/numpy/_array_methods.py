@@ -1,14 +1,18 @@
 """Operators and methods shared by ``tjit.Array`` and tracers: both classes get the
 same definitions here, so ``x + 1`` or ``x.sum()`` means the same eagerly and under
-a transformation."""
+a transformation.
+
+As in JAX, most methods are the ``tjit.numpy`` function of the same name with the array
+as first argument (``x.sort(axis=0, descending=True)`` is ``jnp.sort(x, axis=0,
+descending=True)``); the few whose NumPy method signature differs from the function's
+(``compress``, ``reshape``, ``transpose``, ``view``, ``astype``) have adapters.
+"""
+
+import numpy as np
 
 from tjit.tracing.core import Array, Tracer
 from tjit import numpy as jnp
-
-
-def _defer_to(other):
-    # Let objects with higher priority (that are not arrays) handle the operation.
-    return not isinstance(other, (Array, Tracer)) and hasattr(other, "__jax_array__")
+from tjit.numpy._dtypes import view as _dtype_view
 
 
 def _binop(fn, reflected=False):
@@ -30,12 +34,24 @@ def _cmp(fn):
     return op
 
 
-def _astype(self, dtype, copy=False):
+def _forward(name):
+    """``x.name(*args, **kw)`` -> ``jnp.name(x, *args, **kw)`` (looked up at call time)."""
+    def method(self, *args, **kwargs):
+        return getattr(jnp, name)(self, *args, **kwargs)
+    method.__name__ = name
+    method.__doc__ = f"Same as ``jnp.{name}(x, ...)``."
+    return method
+
+
+def _astype(self, dtype, copy=False, device=None):
     return jnp.astype(self, dtype)
 
 
 def _reshape(self, *shape, order="C"):
-    if len(shape) == 1 and not isinstance(shape[0], int) and hasattr(shape[0], "__iter__"):
+    if len(shape) == 1 and (isinstance(shape[0], (Array, Tracer)) and shape[0].ndim == 0
+                            or not hasattr(shape[0], "__iter__")):
+        shape = shape[0]  # x.reshape(6): an int (a 0-d array reaches jnp.reshape as is)
+    elif len(shape) == 1:
         shape = tuple(shape[0])
     return jnp.reshape(self, shape, order=order)
 
@@ -46,10 +62,32 @@ def _transpose(self, *axes):
     return jnp.transpose(self, axes or None)
 
 
-def _view(self, dtype=None):
+def _view(self, dtype=None, type=None):  # noqa: A002  (NumPy's argument name)
+    if type is not None:
+        raise NotImplementedError("x.view: the 'type' argument is not supported")
     if dtype is None:
         return self
-    return jnp.bitcast_view(self, dtype)
+    return _dtype_view(self, dtype)
+
+
+def _compress(self, condition, axis=None, *, size=None, fill_value=0, out=None):
+    return jnp.compress(condition, self, axis, size=size, fill_value=fill_value, out=out)
+
+
+def _tobytes(self, order="C"):
+    # np.asarray raises tjit's ConcretizationTypeError on a tracer.
+    return np.asarray(self).tobytes(order=order)
+
+
+def _round(self, ndigits=None):
+    if isinstance(self, Array) and self.ndim == 0:  # round(x) on a concrete scalar
+        return round(self.item(), ndigits)
+    return jnp.round(self, ndigits or 0)
+
+
+def _setitem(self, idx, value):
+    raise TypeError("tjit arrays are immutable: use x = x.at[idx].set(value) instead of "
+                    "x[idx] = value")
 
 
 _OPS = {
@@ -91,66 +129,28 @@ _OPS = {
     "__pos__": lambda self: jnp.positive(self),
     "__abs__": lambda self: jnp.absolute(self),
     "__invert__": lambda self: jnp.invert(self),
-    "__round__": lambda self, ndigits=None: (
-        jnp.round(self, ndigits or 0) if not isinstance(self, Array) or self.ndim
-        else round(self.item(), ndigits)),
+    "__round__": _round,
     "__getitem__": lambda self, idx: jnp._rewriting_take(self, idx),
-    "__setitem__": lambda self, idx, v: (_ for _ in ()).throw(TypeError(
-        "tjit arrays are immutable: use x = x.at[idx].set(value) instead of "
-        "x[idx] = value")),
+    "__setitem__": _setitem,
 }
 
+# Methods that are the jnp function of the same name (NumPy's method signatures).
+_FORWARDED = (
+    "all", "any", "argmax", "argmin", "argpartition", "argsort", "choose", "clip", "conj",
+    "conjugate", "copy", "cumprod", "cumsum", "diagonal", "dot", "max", "mean", "min",
+    "nonzero", "prod", "ptp", "ravel", "repeat", "round", "searchsorted", "sort", "squeeze",
+    "std", "sum", "swapaxes", "take", "trace", "var",
+)
+
 _METHODS = {
-    "sum": lambda self, axis=None, dtype=None, out=None, keepdims=False, initial=None,
-    where=None: jnp.sum(self, axis, dtype, out, keepdims, initial, where),
-    "prod": lambda self, axis=None, dtype=None, out=None, keepdims=False, initial=None,
-    where=None: jnp.prod(self, axis, dtype, out, keepdims, initial, where),
-    "mean": lambda self, axis=None, dtype=None, out=None, keepdims=False, where=None:
-    jnp.mean(self, axis, dtype, out, keepdims, where=where),
-    "var": lambda self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None:
-    jnp.var(self, axis, dtype, out, ddof, keepdims, where=where),
-    "std": lambda self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None:
-    jnp.std(self, axis, dtype, out, ddof, keepdims, where=where),
-    "max": lambda self, axis=None, out=None, keepdims=False, initial=None, where=None:
-    jnp.max(self, axis, out, keepdims, initial, where),
-    "min": lambda self, axis=None, out=None, keepdims=False, initial=None, where=None:
-    jnp.min(self, axis, out, keepdims, initial, where),
-    "all": lambda self, axis=None, out=None, keepdims=False, where=None:
-    jnp.all(self, axis, out, keepdims, where=where),
-    "any": lambda self, axis=None, out=None, keepdims=False, where=None:
-    jnp.any(self, axis, out, keepdims, where=where),
-    "argmax": lambda self, axis=None, out=None, keepdims=None:
-    jnp.argmax(self, axis, out, keepdims=keepdims),
-    "argmin": lambda self, axis=None, out=None, keepdims=None:
-    jnp.argmin(self, axis, out, keepdims=keepdims),
-    "cumsum": lambda self, axis=None, dtype=None, out=None: jnp.cumsum(self, axis, dtype),
-    "cumprod": lambda self, axis=None, dtype=None, out=None: jnp.cumprod(self, axis, dtype),
+    **{name: _forward(name) for name in _FORWARDED},
+    "flatten": _forward("ravel"),
     "reshape": _reshape,
     "transpose": _transpose,
     "astype": _astype,
     "view": _view,
-    "ravel": lambda self, order="C": jnp.ravel(self, order),
-    "flatten": lambda self, order="C": jnp.ravel(self, order),
-    "squeeze": lambda self, axis=None: jnp.squeeze(self, axis),
-    "swapaxes": lambda self, a, b: jnp.swapaxes(self, a, b),
-    "clip": lambda self, min=None, max=None: jnp.clip(self, min, max),
-    "round": lambda self, decimals=0, out=None: jnp.round(self, decimals),
-    "conj": lambda self: jnp.conjugate(self),
-    "conjugate": lambda self: jnp.conjugate(self),
-    "dot": lambda self, b: jnp.dot(self, b),
-    "take": lambda self, indices, axis=None, mode=None: jnp.take(self, indices, axis,
-                                                                   mode=mode),
-    "repeat": lambda self, repeats, axis=None: jnp.repeat(self, repeats, axis),
-    "sort": lambda self, axis=-1, kind=None, order=None: jnp.sort(self, axis),
-    "argsort": lambda self, axis=-1, kind=None, order=None: jnp.argsort(self, axis),
-    "nonzero": lambda self, size=None, fill_value=None: jnp.nonzero(self, size=size,
-                                                                    fill_value=fill_value),
-    "diagonal": lambda self, offset=0, axis1=0, axis2=1: jnp.diagonal(self, offset, axis1,
-                                                                      axis2),
-    "trace": lambda self, offset=0, axis1=0, axis2=1: jnp.trace(self, offset, axis1, axis2),
-    "ptp": lambda self, axis=None, keepdims=False: jnp.ptp(self, axis, keepdims=keepdims),
-    "searchsorted": lambda self, v, side="left": jnp.searchsorted(self, v, side),
-    "copy": lambda self: jnp.array(self, copy=True),
+    "compress": _compress,
+    "tobytes": _tobytes,
 }
 
 _PROPERTIES = {

@@ -6,6 +6,7 @@ primitives below see equal shapes and dtypes.
 """
 
 import numpy as np
+import sympy
 
 from tjit.tracing import dtypes
 from tjit.tracing.core import Array, Tracer
@@ -19,10 +20,19 @@ def is_array(x):
     return isinstance(x, (Array, Tracer))
 
 
+def dim_as_array(d):
+    """A symbolic dim (``x.shape[0]`` under ``polymorphic_shapes``) as a weakly typed
+    0-d int array, so ``x / x.shape[0]`` works as in JAX: the sum of ``d`` ones, which
+    the executor evaluates once the size symbols are bound."""
+    ones = lax.full((d,), 1, dtypes.default_int())
+    return lax.convert_element_type(lax.reduce_sum(ones, (0,)), dtypes.default_int(),
+                                    weak_type=True)
+
+
 def check_arraylike(fname, *args):
     for i, a in enumerate(args):
         if not (isinstance(a, (Array, Tracer, np.ndarray, np.generic)) or type(a) in _SCALARS
-                or isinstance(a, _SCALARS)):
+                or isinstance(a, (*_SCALARS, sympy.Expr))):
             if isinstance(a, (list, tuple)):
                 raise TypeError(f"{fname} requires ndarray or scalar arguments, got "
                                 f"{type(a).__name__} at position {i}; wrap it with "
@@ -40,6 +50,8 @@ def dtype_and_weak(x):
         return dtypes.canonicalize(x.dtype), False  # NumPy scalars are strong, as in JAX
     if isinstance(x, _SCALARS):
         return dtypes.dtype_of_python_scalar(x), True
+    if isinstance(x, sympy.Expr):  # a symbolic dim: a weak int, like a Python int
+        return dtypes.default_int(), True
     raise TypeError(f"expected an array or scalar, got {type(x).__name__}")
 
 
@@ -51,9 +63,14 @@ def asarray(a, dtype=None, order=None, *, copy=None):
         if dtype is not None and a.dtype != dtype:
             return lax.convert_element_type(a, dtype)
         return a
-    if isinstance(a, (list, tuple)) and any(isinstance(x, Tracer) for x in _flat_seq(a)):
+    if isinstance(a, sympy.Expr):
+        return asarray(dim_as_array(a), dtype)
+    if isinstance(a, (list, tuple)) and any(isinstance(x, (Tracer, sympy.Expr))
+                                            for x in _flat_seq(a)):
         from tjit.numpy._shape import stack  # lists of traced values
-        return stack([asarray(x, dtype) for x in a])
+        out = stack([asarray(x, dtype) for x in a])
+        # A list is never weakly typed (JAX), even when all its entries are.
+        return lax.convert_element_type(out, out.dtype) if out.weak_type else out
     if isinstance(a, (list, tuple)) and any(isinstance(x, Array) for x in _flat_seq(a)):
         a = np.asarray(_to_numpy_nested(a))
     weak = False
@@ -90,6 +107,8 @@ def asarray(a, dtype=None, order=None, *, copy=None):
 def array(object, dtype=None, copy=True, order="K", ndmin=0):  # noqa: A002
     """Like ``numpy.array``; always copies host data."""
     out = asarray(object, dtype=dtype)
+    if copy and out is object and isinstance(out, Array):  # a new array, as in JAX
+        out = Array(out._value.copy(), out._weak)
     if ndmin > out.ndim:
         out = lax.broadcast(out, (1,) * (ndmin - out.ndim))
     return out
@@ -135,6 +154,8 @@ def _convert(x, dt, weak):
         if isinstance(x, complex) and not dtypes.is_complex(dt):
             raise TypeError(f"cannot convert complex scalar {x} to {dt}")
         return Array(np.asarray(x, dt), weak)
+    if isinstance(x, sympy.Expr):
+        return lax.convert_element_type(dim_as_array(x), dt, weak_type=weak)
     v = np.asarray(x)
     return Array(v.astype(dt) if v.dtype != dt else v.copy(), weak)
 

@@ -143,7 +143,38 @@ def astype(x, dtype, /, *, copy=False, device=None):
 
 
 def bitcast_view(x, dtype):
+    """``lax.bitcast_convert_type``: a smaller item size adds a trailing dim, a larger
+    one consumes it (``x.view(dtype)`` keeps NumPy's shapes instead)."""
     return lax.bitcast_convert_type(ensure_array("view", x), _np_dtype(dtype))
+
+
+def view(x, dtype):
+    """``x.view(dtype)`` with NumPy's shapes: the bits of ``x`` reinterpreted as
+    ``dtype``; when the item sizes differ the last axis grows or shrinks by their ratio
+    (so it must be divisible, and ``x`` must be at least 1-d)."""
+    x = ensure_array("view", x)
+    dt = np.dtype(_np_dtype(dtype))
+    if dt == x.dtype:
+        return x
+    if x.dtype == _dt.bool_:  # bools travel as bytes
+        x = lax.convert_element_type(x, _dt.uint8)
+    old, new = x.dtype.itemsize, dt.itemsize
+    out_dt = np.dtype(np.uint8) if dt == _dt.bool_ else dt
+    if old != new and (x.ndim == 0 or type(x.shape[-1]) is not int
+                       or (x.shape[-1] * old) % new):
+        raise ValueError(f"view: cannot view an array of shape {tuple(x.shape)} and dtype "
+                         f"{x.dtype} as {dt}: the last axis must be concrete with a byte "
+                         f"size divisible by {new}")
+    if old > new:  # (..., n) -> (..., n, r) -> (..., n * r)
+        y = lax.bitcast_convert_type(x, out_dt)
+        y = lax.reshape(y, tuple(x.shape[:-1]) + (x.shape[-1] * (old // new),))
+    elif old < new:  # (..., n) -> (..., n / r, r) -> (..., n / r)
+        r = new // old
+        x = lax.reshape(x, tuple(x.shape[:-1]) + (x.shape[-1] // r, r))
+        y = lax.bitcast_convert_type(x, out_dt)
+    else:
+        y = lax.bitcast_convert_type(x, out_dt)
+    return lax.ne(y, lax.convert_element_type(0, y.dtype)) if dt == _dt.bool_ else y
 
 
 def isscalar(element):

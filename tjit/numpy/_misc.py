@@ -17,13 +17,14 @@ import numpy as np
 from tjit import lax
 from tjit.tracing import dtypes
 from tjit.tracing.core import Array, Tracer, concrete_value
-from tjit.tracing.errors import ConcretizationTypeError
-from tjit.tracing.shapes import broadcast_shapes, normalize_axis, shape_str
+from tjit.tracing.errors import ConcretizationTypeError, InconclusiveDimensionError
+from tjit.tracing.shapes import broadcast_shapes, dim_str, greater_equal, normalize_axis, shape_str
 from tjit.numpy import _ufuncs as uf
 from tjit.numpy._core import (
     asarray, broadcast_to_shape, ensure_array, promote_args, promote_args_inexact,
     promote_dtypes, promote_dtypes_inexact)
 from tjit.numpy import _reductions as red
+from tjit.numpy._creation import dim_value
 
 
 # -- small helpers --------------------------------------------------------------------------
@@ -148,15 +149,10 @@ def _nonzero_traced(a, size, fill_value):
     out = []
     for d, f in zip(reversed(range(a.ndim)), reversed(_fills(fill_value, a.ndim))):
         dim = lax.full((), a.shape[d], idt) if type(a.shape[d]) is int else \
-            _dim_as_array(a.shape[d])
+            dim_value(a.shape[d])
         out.append(lax.select(found, lax.rem(flat_idx, dim), lax.full((), f, idt)))
         flat_idx = lax.div(flat_idx, dim)
     return tuple(reversed(out))
-
-
-def _dim_as_array(d):
-    from tjit.numpy._creation import dim_value
-    return dim_value(d)
 
 
 def select(condlist, choicelist, default=0):
@@ -313,14 +309,25 @@ def _conv_args(fname, a, v, mode):
     return a, v
 
 
-def _min2(a, b):
-    return a if a <= b else b
+def _lo_hi(n, m, fname, mode):
+    """``(min(n, m), max(n, m))`` of two lengths, int or symbolic."""
+    try:
+        if greater_equal(m, n):
+            return n, m
+        if greater_equal(n, m):
+            return m, n
+    except InconclusiveDimensionError:
+        pass
+    raise InconclusiveDimensionError(
+        f"jnp.{fname}: mode={mode!r} needs to know which input is shorter, but the lengths "
+        f"{dim_str(n)} and {dim_str(m)} are symbolic and either may be; use mode='full' or "
+        f"trace with concrete shapes")
 
 
-def _conv_mode(full, n, m, mode, same_start):
-    lo, hi = (n, m) if n <= m else (m, n)
+def _conv_mode(full, n, m, mode, same_start, fname):
     if mode == "full":
         return full
+    lo, hi = _lo_hi(n, m, fname, mode)
     if mode == "same":
         return lax.slice(full, (same_start,), (same_start + hi,))
     return lax.slice(full, (lo - 1,), (hi,))
@@ -332,7 +339,10 @@ def convolve(a, v, mode="full", *, precision=None, preferred_element_type=None):
     a, v = _conv_args("convolve", a, v, mode)
     n, m = a.shape[0], v.shape[0]
     full = _conv_full(a, v)
-    return _conv_mode(full, n, m, mode, (_min2(n, m) - 1) // 2)
+    if mode == "full":
+        return full
+    return _conv_mode(full, n, m, mode, (_lo_hi(n, m, "convolve", mode)[0] - 1) // 2,
+                      "convolve")
 
 
 def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None):
@@ -344,7 +354,10 @@ def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None
     if dtypes.is_complex(w.dtype):
         w = lax.conj(w)
     full = _conv_full(a, w)
-    return _conv_mode(full, n, m, mode, (m - 1) // 2 if n >= m else n // 2)
+    if mode == "full":
+        return full
+    same_start = (m - 1) // 2 if _lo_hi(n, m, "correlate", mode)[1] == n else n // 2
+    return _conv_mode(full, n, m, mode, same_start, "correlate")
 
 
 def interp(x, xp, fp, left=None, right=None, period=None):
@@ -365,7 +378,11 @@ def interp(x, xp, fp, left=None, right=None, period=None):
         x, xp, fp = _periodic_table(x, xp, fp, period)
     n = xp.shape[0]
     idt = dtypes.default_int()
-    i = lax.clamp(1, _count_le(xp, x), n - 1 if n > 1 else 1)
+    if type(n) is int:
+        hi = n - 1 if n > 1 else 1
+    else:  # symbolic: max(n - 1, 1) at run time
+        hi = lax.max(lax.sub(dim_value(n), lax.full((), 1, idt)), lax.full((), 1, idt))
+    i = lax.clamp(lax.full((), 1, idt), _count_le(xp, x), hi)
     im1 = lax.sub(i, lax.full((), 1, idt))
     xp_lo, xp_hi = _take1d(xp, im1), _take1d(xp, i)
     fp_lo, fp_hi = _take1d(fp, im1), _take1d(fp, i)

@@ -29,7 +29,11 @@ _PAD_UNSUPPORTED = ("linear_ramp", "maximum", "mean", "median", "minimum")
 
 def _pad_pairs(pad_width, ndim):
     """``pad_width`` broadcast to ``ndim`` (before, after) pairs of Python ints."""
-    pw = np.asarray(concrete_value(pad_width, "pad_width of jnp.pad"))
+    try:
+        pw = np.asarray(concrete_value(pad_width, "pad_width of jnp.pad"))
+    except ValueError:  # ragged nesting
+        raise ValueError(f"pad: pad_width must be an int, a (before, after) pair, or one "
+                         f"pair per axis, got {pad_width!r:.60}") from None
     if pw.size and pw.dtype.kind not in "iu":
         raise TypeError(f"pad: pad_width must be of integral type, got {pad_width!r:.60}")
     try:

@@ -20,6 +20,7 @@ from tjit.tracing import shapes as sh
 from tjit.tracing.core import Array, Tracer, concrete_value
 from tjit.tracing.errors import ConcretizationTypeError, ShapeError
 from tjit.numpy._core import check_arraylike, ensure_array, promote_dtypes
+from tjit.numpy._creation import dim_value
 
 _ARRAYS = (Array, Tracer, np.ndarray)
 
@@ -84,6 +85,7 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
     if shape is None:
         raise TypeError("reshape: missing the new `shape`")
     a = ensure_array("reshape", a)
+    shape = _static_shape(shape, "reshape")
     if order == "C":
         return lax.reshape(a, shape)
     if order == "F":
@@ -94,6 +96,24 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
         raise NotImplementedError("reshape: order='A' is not supported (as in JAX); "
                                   "use order='C' or 'F'")
     raise ValueError(f"reshape: order must be 'C' or 'F', got {order!r}")
+
+
+def _static_shape(shape, fname):
+    """``shape`` as a tuple; 0-d integer arrays count as ints, traced entries raise."""
+    if isinstance(shape, (Array, Tracer, np.ndarray, np.generic)) and shape.ndim == 0:
+        shape = (shape,)
+    elif isinstance(shape, np.ndarray):
+        shape = tuple(shape.tolist())
+    for d in (shape if isinstance(shape, (tuple, list)) else (shape,)):
+        if isinstance(d, Tracer):
+            raise ConcretizationTypeError(
+                f"{fname}: shapes must be static, but the new shape contains a traced value "
+                f"{d.aval.str_short()}. Fix: compute the shape from static values (e.g. "
+                f"x.shape[0] * 2, or a static argument via jit(..., static_argnums=...)).")
+    if isinstance(shape, (tuple, list)):
+        return tuple(operator.index(d) if isinstance(d, (Array, np.generic, np.ndarray))
+                     else d for d in shape)
+    return shape
 
 
 def ravel(a, order="C"):
@@ -714,29 +734,32 @@ def roll(a, shift, axis=None):
 
 def _roll_axis(a, s, axis):
     n = a.shape[axis]
-    if isinstance(s, Tracer):
-        n = _concrete_int_dim(n, "roll", f"axis {axis} (rolled by a traced shift)")
-        if n == 0:
+    if not isinstance(s, Tracer):
+        s = operator.index(s)
+        if s == 0 or (type(n) is int and (n == 0 or s % n == 0)):
             return a
-        s = lax.convert_element_type(s, dtypes.int32)
-        s = lax.rem(s, np.int32(n))
-        start = lax.select(lax.lt(s, np.int32(0)), lax.neg(s), lax.sub(np.int32(n), s))
-        twice = lax.concatenate([a, a], axis)
-        zero = np.int32(0)
-        starts = [start if i == axis else zero for i in range(a.ndim)]
-        return lax.dynamic_slice(twice, starts, tuple(a.shape), allow_negative_indices=False)
-    s = operator.index(s)
-    if type(n) is not int:
-        if s == 0:
-            return a
-        raise ShapeError(f"roll: cannot roll axis {axis} of symbolic size {sh.dim_str(n)} by "
-                         f"{s}: the shift modulo the size is unknown; trace with a concrete "
-                         f"size along that axis")
-    if n == 0 or s % n == 0:
+        if type(n) is int:
+            s %= n
+            return lax.concatenate([_slice_axis(a, n - s, n, axis),
+                                    _slice_axis(a, 0, n - s, axis)], axis)
+    elif type(n) is int and n == 0:
         return a
-    s %= n
-    return lax.concatenate([_slice_axis(a, n - s, n, axis), _slice_axis(a, 0, n - s, axis)],
-                           axis)
+    return _roll_dynamic(a, s, axis, n)
+
+
+def _roll_dynamic(a, s, axis, n):
+    """Roll by a traced shift, or along a symbolic axis: the window of
+    ``concatenate([a, a])`` starting at ``(-s) mod n``, computed at run time."""
+    idt = dtypes.int32
+    nv = lax.full((), n, idt) if type(n) is int else \
+        lax.convert_element_type(dim_value(n), idt)
+    s = lax.convert_element_type(s, idt) if isinstance(s, Tracer) else \
+        Array(np.asarray(s, idt), False)
+    r = lax.rem(s, nv)  # in (-n, n), with the sign of s
+    start = lax.select(lax.lt(r, np.int32(0)), lax.neg(r), lax.sub(nv, r))
+    twice = lax.concatenate([a, a], axis)
+    starts = [start if i == axis else np.int32(0) for i in range(a.ndim)]
+    return lax.dynamic_slice(twice, starts, tuple(a.shape), allow_negative_indices=False)
 
 
 __all__ = [

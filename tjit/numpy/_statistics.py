@@ -15,7 +15,7 @@ from tjit.tracing.errors import ConcretizationTypeError
 from tjit.tracing.shapes import shape_str
 from tjit.numpy._core import asarray, broadcast_to_shape, ensure_array, promote_dtypes, \
     promote_dtypes_inexact
-from tjit.numpy._creation import diag, linspace
+from tjit.numpy._creation import diag, dim_value, linspace
 from tjit.numpy._misc import _count_le, _diff_last, _ravel, _static
 from tjit.numpy import _reductions as red
 
@@ -190,8 +190,11 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
         w = aw if w is None else lax.mul(w, aw)
     avg, w_sum = red.average(x, axis=1, weights=w, returned=True)
     w_sum = lax.index_in_dim(w_sum, 0, 0, False)
-    if w is None:
+    if w is None and type(nobs) is int:
         fact = lax.full((), nobs - ddof, x.dtype)
+    elif w is None:  # a symbolic number of observations
+        fact = lax.sub(lax.convert_element_type(dim_value(nobs), x.dtype),
+                       lax.full((), ddof, x.dtype))
     elif ddof == 0:
         fact = w_sum
     elif aweights is None:

@@ -21,7 +21,7 @@ weak in every branch). Reference implementations interpret the bodies with
 
 from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray
-from tjit.tracing.jaxpr import ClosedJaxpr, eval_jaxpr_reference
+from tjit.tracing.jaxpr import ClosedJaxpr, Jaxpr, Var, eval_jaxpr_reference
 from tjit.tracing.shapes import definitely_equal
 from tjit.primitives.base import as_dtype_out, new_primitive
 
@@ -232,6 +232,52 @@ def _scan_impl(xp, *vals, jaxpr, length, reverse, num_consts, num_carry, unroll)
     return [as_dtype_out(xp, c, a.dtype) for c, a in zip(carry, c_avals)] + ys
 
 
+# -- helpers shared by the lax wrappers and the transformation rules ------------------------
+def join_branch_consts(traced):
+    """Give every branch the union of all branches' hoisted consts as leading inputs (JAX's
+    ``_initial_style_jaxprs_with_common_consts``).
+
+    Args:
+      traced: list of ``(closed, consts)``: a branch whose first ``len(consts)`` inputs
+        take ``consts``.
+
+    Returns:
+      ``(branches, all_consts)``: a tuple of ClosedJaxprs taking ``all_consts`` first.
+    """
+    if not any(consts for _, consts in traced):
+        return tuple(closed for closed, _ in traced), []
+    all_consts, avals, where = [], [], {}
+    for closed, consts in traced:
+        for c, v in zip(consts, closed.jaxpr.invars):
+            if id(c) not in where:
+                where[id(c)] = len(all_consts)
+                all_consts.append(c)
+                avals.append(v.aval)
+    branches = []
+    for closed, consts in traced:
+        j = closed.jaxpr
+        mine = {id(c): v for c, v in zip(consts, j.invars)}
+        lead = [mine[id(c)] if id(c) in mine else Var(a) for c, a in zip(all_consts, avals)]
+        invars = lead + j.invars[len(consts):]
+        branches.append(ClosedJaxpr(Jaxpr([], invars, j.outvars, j.eqns), []))
+    return tuple(branches), all_consts
+
+
+# -- reverse mode of while: not supported (as in JAX) --------------------------------------
+WHILE_REVERSE_MODE_ERROR = (
+    "Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop with "
+    "dynamic start/stop values. Try using lax.scan, or using fori_loop with static "
+    "start/stop.")
+
+
+def _while_transpose(cts, *args, **params):
+    # The trip count is only known at run time, so the loop's residuals cannot be stored.
+    raise ValueError(WHILE_REVERSE_MODE_ERROR)
+
+
+while_p.transpose = _while_transpose
+
 CONTROL_FLOW_PRIMITIVES = (cond_p, while_p, scan_p)
 
-__all__ = ["cond_p", "while_p", "scan_p", "same_type", "check_carry", "type_str"]
+__all__ = ["cond_p", "while_p", "scan_p", "same_type", "check_carry", "type_str",
+           "join_branch_consts", "WHILE_REVERSE_MODE_ERROR"]

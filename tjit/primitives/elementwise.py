@@ -447,9 +447,13 @@ bitcast_convert_type_p.def_weak_type(never_weak)
 
 
 # -- transformation rules ----------------------------------------------------------------------
-# (jvp / transpose / batching; see primitives/rules.py for the helpers' contracts)
+# jvp / transpose / batching (see primitives/rules.py for the helpers' contracts). The
+# derivative formulas are JAX's (jax/_src/lax/lax.py). Rules bind primitives only, so a
+# rule applied inside another transformation is itself transformed.
 from tjit.primitives import rules as _r  # noqa: E402
 from tjit.tracing.core import get_aval as _aval  # noqa: E402
+
+Zero = _r.Zero
 
 
 def _const(like, value):
@@ -466,24 +470,166 @@ def _unbroadcast(aval, ct):
     return reduce_sum_p.bind(ct, axes=tuple(range(len(ct_shape))))
 
 
-_r.defjvp(sin_p, lambda g, x: mul_p.bind(g, cos_p.bind(x)))
-_r.defjvp(cos_p, lambda g, x: neg_p.bind(mul_p.bind(g, sin_p.bind(x))))
-_r.defjvp2(exp_p, lambda g, ans, x: mul_p.bind(g, ans))
-_r.defjvp(log_p, lambda g, x: div_p.bind(g, x))
-_r.defjvp2(tanh_p, lambda g, ans, x: mul_p.bind(
-    g, sub_p.bind(_const(ans, 1), mul_p.bind(ans, ans))))
-
-_r.deflinear(neg_p, lambda ct, x: [neg_p.bind(ct)])
+def _bcast(t, shape):
+    from tjit.primitives.structural import broadcast_in_dim_p
+    return broadcast_in_dim_p.bind(t, shape=shape, broadcast_dimensions=())
 
 
+# short names for writing formulas
+_add, _sub, _mul, _div, _neg = add_p.bind, sub_p.bind, mul_p.bind, div_p.bind, neg_p.bind
+
+
+def _sq(x):
+    return integer_pow_p.bind(x, y=2)
+
+
+def _sel(which, if_false, if_true):
+    return select_n_p.bind(which, if_false, if_true)
+
+
+def _replace_zero(x):
+    """x with its zeros replaced by ones (keeps log(0) and 0/0 out of derivatives)."""
+    return _sel(eq_p.bind(x, _const(x, 0)), x, _const(x, 1))
+
+
+def _undef(x):
+    return _r.is_undefined_primal(x)
+
+
+# -- unary math: jvps ----------------------------------------------------------------------------
+_r.defjvp(sin_p, lambda g, x: _mul(g, cos_p.bind(x)))
+_r.defjvp(cos_p, lambda g, x: _neg(_mul(g, sin_p.bind(x))))
+_r.defjvp2(tan_p, lambda g, ans, x: _mul(g, _add(_const(x, 1), _sq(ans))))
+_r.defjvp(asin_p, lambda g, x: _mul(g, rsqrt_p.bind(_sub(_const(x, 1), _sq(x)))))
+_r.defjvp(acos_p, lambda g, x: _mul(g, _neg(rsqrt_p.bind(_sub(_const(x, 1), _sq(x))))))
+_r.defjvp(atan_p, lambda g, x: _div(g, _add(_const(x, 1), _sq(x))))
+_r.defjvp(sinh_p, lambda g, x: _mul(g, cosh_p.bind(x)))
+_r.defjvp(cosh_p, lambda g, x: _mul(g, sinh_p.bind(x)))
+_r.defjvp(asinh_p, lambda g, x: _mul(g, rsqrt_p.bind(_add(_sq(x), _const(x, 1)))))
+_r.defjvp(acosh_p, lambda g, x: _mul(g, rsqrt_p.bind(
+    _mul(_sub(x, _const(x, 1)), _add(x, _const(x, 1))))))
+_r.defjvp(atanh_p, lambda g, x: _mul(integer_pow_p.bind(_add(_const(x, 1), x), y=-1),
+                                     _div(g, _sub(_const(x, 1), x))))
+_r.defjvp2(exp_p, lambda g, ans, x: _mul(g, ans))
+_r.defjvp2(exp2_p, lambda g, ans, x: _mul(_const(x, np.log(2)), _mul(g, ans)))
+_r.defjvp2(expm1_p, lambda g, ans, x: _mul(g, _add(ans, _const(ans, 1))))
+_r.defjvp(log_p, lambda g, x: _div(g, x))
+_r.defjvp(log1p_p, lambda g, x: _div(g, _add(x, _const(x, 1))))
+_r.defjvp2(sqrt_p, lambda g, ans, x: _mul(g, _div(_const(x, 0.5), ans)))
+_r.defjvp2(rsqrt_p, lambda g, ans, x: _mul(g, _mul(_const(x, -0.5), _div(ans, x))))
+_r.defjvp2(cbrt_p, lambda g, ans, x: _mul(g, _mul(_const(x, 1 / 3),
+                                                   integer_pow_p.bind(ans, y=-2))))
+# tanh' = (1 + ans)(1 - ans), logistic' = ans (1 - ans): no cancellation near saturation
+_r.defjvp2(tanh_p, lambda g, ans, x: _mul(_add(g, _mul(g, ans)), _sub(_const(x, 1), ans)))
+_r.defjvp2(logistic_p, lambda g, ans, x: _mul(g, _mul(ans, _sub(_const(ans, 1), ans))))
+_r.defjvp(erf_p, lambda g, x: _mul(_const(x, 2 / np.sqrt(np.pi)),
+                                   _mul(g, exp_p.bind(_neg(_sq(x))))))
+_r.defjvp(erfc_p, lambda g, x: _mul(_const(x, -2 / np.sqrt(np.pi)),
+                                    _mul(g, exp_p.bind(_neg(_sq(x))))))
+_r.defjvp2(erf_inv_p, lambda g, ans, x: _mul(_const(x, np.sqrt(np.pi) / 2),
+                                             _mul(g, exp_p.bind(_sq(ans)))))
+_r.defjvp(lgamma_p, lambda g, x: _mul(g, digamma_p.bind(x)))
+
+
+def trigamma(x):
+    """psi'(x) = polygamma(1, x), written with primitives (so it is differentiable).
+
+    The recurrence psi1(y) = psi1(y + 1) + 1/y**2 moves y >= 0.5 up to z = y + 6, where
+    the asymptotic series 1/z + 1/(2 z**2) + sum_k B_2k / z**(2k+1) (Bernoulli numbers
+    through B_12) is accurate to ~1e-12; x < 0.5 uses the reflection
+    psi1(x) = pi**2 / sin(pi x)**2 - psi1(1 - x).
+    """
+    def c(v):
+        return _const(x, v)
+    reflect = lt_p.bind(x, c(0.5))
+    y = _sel(reflect, x, _sub(c(1), x))
+    acc = integer_pow_p.bind(y, y=-2)
+    for k in range(1, 6):
+        acc = _add(acc, integer_pow_p.bind(_add(y, c(k)), y=-2))
+    iz = integer_pow_p.bind(_add(y, c(6)), y=-1)
+    iz2 = _sq(iz)
+    poly = c(-691 / 2730)
+    for b in (5 / 66, -1 / 30, 1 / 42, -1 / 30, 1 / 6):
+        poly = _add(c(b), _mul(iz2, poly))
+    pos = _add(acc, _mul(iz, _add(c(1), _mul(iz, _add(c(0.5), _mul(iz, poly))))))
+    xs = _sel(reflect, c(0.25), x)  # keeps sin(pi x) away from 0 where unused
+    refl = _sub(_div(c(np.pi ** 2), _sq(sin_p.bind(_mul(c(np.pi), xs)))), pos)
+    return _sel(reflect, pos, refl)
+
+
+_r.defjvp(digamma_p, lambda g, x: _mul(g, trigamma(x)))
+
+
+def _abs_jvp(g, ans, x):
+    if dtypes.is_complex(_aval(x).dtype):  # d|z| = Re(conj(z) dz) / |z| (0 at z = 0)
+        mag = convert_element_type_p.bind(ans, new_dtype=_aval(x).dtype, weak_type=False)
+        return real_p.bind(_mul(g, _div(conj_p.bind(x), _replace_zero(mag))))
+    return _sel(ge_p.bind(x, _const(x, 0)), _neg(g), g)  # JAX: slope +1 at 0
+
+
+_r.defjvp2(abs_p, _abs_jvp)
+
+
+def _integer_pow_jvp(g, x, *, y):
+    if y == 0:
+        return Zero.from_value(x)
+    return _mul(g, _mul(_const(x, y), integer_pow_p.bind(x, y=y - 1)))
+
+
+_r.defjvp(integer_pow_p, _integer_pow_jvp)
+
+# Piecewise-constant ops: derivative 0 (where it exists).
+for _p in (sign_p, floor_p, ceil_p, round_p, nextafter_p):
+    _r.defjvp_zero(_p)
+# Integer- or bool-valued outputs: no tangent space (JAX's float0); the zero jvp lets
+# them sit in differentiated code.
+for _p in (is_finite_p, eq_p, ne_p, lt_p, le_p, gt_p, ge_p, and_p, or_p, xor_p, not_p,
+           shift_left_p, shift_right_logical_p, shift_right_arithmetic_p,
+           population_count_p, bitcast_convert_type_p):
+    _r.defjvp_zero(_p)
+    _p.not_differentiable = True
+
+
+# -- linear unary ops ------------------------------------------------------------------------
+def _is_complex(aval):
+    return dtypes.is_complex(aval.dtype)
+
+
+def _real_transpose(ct, x):
+    if not _is_complex(x.aval):  # real of a real array is the identity
+        return [ct]
+    return [complex_p.bind(ct, _const(ct, 0))]
+
+
+def _imag_transpose(ct, x):
+    if not _is_complex(x.aval):  # imag of a real array is 0
+        return [Zero(x.aval)]
+    return [complex_p.bind(_const(ct, 0), _neg(ct))]
+
+
+_r.deflinear(neg_p, lambda ct, x: [_neg(ct)])
+_r.deflinear(real_p, _real_transpose)
+_r.deflinear(imag_p, _imag_transpose)
+_r.deflinear(conj_p, lambda ct, x: [conj_p.bind(ct)])
+
+
+def _complex_transpose(ct, x, y):
+    return [_unbroadcast(x.aval, real_p.bind(ct)) if _undef(x) else None,
+            _unbroadcast(y.aval, imag_p.bind(_neg(ct))) if _undef(y) else None]
+
+
+_r.deflinear(complex_p, _complex_transpose)
+
+
+# -- binary arithmetic ---------------------------------------------------------------------------
 def _add_transpose(ct, x, y):
-    return [_unbroadcast(x.aval, ct) if _r.is_undefined_primal(x) else None,
-            _unbroadcast(y.aval, ct) if _r.is_undefined_primal(y) else None]
+    return [_unbroadcast(x.aval, ct) if _undef(x) else None,
+            _unbroadcast(y.aval, ct) if _undef(y) else None]
 
 
 def _sub_transpose(ct, x, y):
-    return [_unbroadcast(x.aval, ct) if _r.is_undefined_primal(x) else None,
-            _unbroadcast(y.aval, neg_p.bind(ct)) if _r.is_undefined_primal(y) else None]
+    return [_unbroadcast(x.aval, ct) if _undef(x) else None,
+            _unbroadcast(y.aval, _neg(ct)) if _undef(y) else None]
 
 
 def _add_jvp(primals, tangents):
@@ -491,39 +637,164 @@ def _add_jvp(primals, tangents):
     out = add_p.bind(x, y)
     tx, ty = tangents
     shape = tuple(_aval(out).shape)
-    tx, ty = (_r.Zero(_r.tangent_aval(_aval(out))) if type(t) is _r.Zero else
+    tx, ty = (Zero(_r.tangent_aval(_aval(out))) if type(t) is Zero else
               (t if tuple(_aval(t).shape) == shape else _bcast(t, shape)) for t in (tx, ty))
     return out, _r.add_tangents(tx, ty)
 
 
-def _bcast(t, shape):
-    from tjit.primitives.structural import broadcast_in_dim_p
-    return broadcast_in_dim_p.bind(t, shape=shape, broadcast_dimensions=())
-
-
 def _sub_jvp(primals, tangents):
-    out, t = _add_jvp(primals, [tangents[0], _r.Zero(_r.tangent_aval(_aval(primals[1])))
-                                if type(tangents[1]) is _r.Zero else neg_p.bind(tangents[1])])
+    ty = tangents[1]
+    _, t = _add_jvp(primals, [tangents[0], ty if type(ty) is Zero else _neg(ty)])
     return sub_p.bind(*primals), t
+
+
+def _mul_transpose(ct, x, y):
+    if _undef(x):
+        return [_unbroadcast(x.aval, _mul(ct, y)), None]
+    return [None, _unbroadcast(y.aval, _mul(x, ct))]
 
 
 add_p.jvp, add_p.transpose = _add_jvp, _add_transpose
 sub_p.jvp, sub_p.transpose = _sub_jvp, _sub_transpose
-_r.defjvp(mul_p, lambda g, x, y: mul_p.bind(g, y), lambda g, x, y: mul_p.bind(x, g))
-
-
-def _mul_transpose(ct, x, y):
-    if _r.is_undefined_primal(x):
-        return [_unbroadcast(x.aval, mul_p.bind(ct, y)), None]
-    return [None, _unbroadcast(y.aval, mul_p.bind(x, ct))]
-
-
+_r.defjvp(mul_p, lambda g, x, y: _mul(g, y), lambda g, x, y: _mul(x, g))
 mul_p.transpose = _mul_transpose
-_r.defjvp(div_p, lambda g, x, y: div_p.bind(g, y),
-          lambda g, x, y: mul_p.bind(neg_p.bind(g), div_p.bind(x, mul_p.bind(y, y))))
-div_p.transpose = lambda ct, x, y: [_unbroadcast(x.aval, div_p.bind(ct, y)), None]
+_r.defjvp(div_p, lambda g, x, y: _div(g, y),
+          lambda g, x, y: _mul(_neg(g), _div(x, _mul(y, y))))
+div_p.transpose = lambda ct, x, y: [_unbroadcast(x.aval, _div(ct, y)), None]
 
-for _p in (sin_p, cos_p, exp_p, log_p, tanh_p, neg_p):
+
+def _rem_jvp_y(g, x, y):  # rem(x, y) = x - y * trunc(x / y)
+    if not dtypes.is_inexact(_aval(y).dtype):
+        return Zero.from_value(y)
+    q = _div(x, y)
+    return _mul(_neg(g), _mul(sign_p.bind(q), floor_p.bind(abs_p.bind(q))))
+
+
+_r.defjvp(rem_p, lambda g, x, y: g, _rem_jvp_y)
+
+
+def _pow_jvp_x(g, ans, x, y):
+    # y * x**(y-1), but 0 where y == 0 (x**-1 would make 0 * inf at x == 0)
+    jac = _sel(eq_p.bind(y, _const(y, 0)),
+               _mul(_replace_zero(y), pow_p.bind(x, _sub(y, _const(y, 1)))), _const(y, 0))
+    return _mul(g, jac)
+
+
+def _pow_jvp_y(g, ans, x, y):  # log(x) * x**y, with log taken as 0 where x == 0
+    return _mul(g, _mul(log_p.bind(_replace_zero(x)), ans))
+
+
+_r.defjvp2(pow_p, _pow_jvp_x, _pow_jvp_y)
+
+
+def _balanced_eq(x, z, y):
+    """1 where x == z, halved where y == z too: max/min split the gradient at ties."""
+    return _div(_sel(eq_p.bind(x, z), _const(z, 0), _const(z, 1)),
+                _sel(eq_p.bind(y, z), _const(z, 1), _const(z, 2)))
+
+
+_r.defjvp2(max_p, lambda g, ans, x, y: _mul(g, _balanced_eq(x, ans, y)),
+           lambda g, ans, x, y: _mul(g, _balanced_eq(y, ans, x)))
+_r.defjvp2(min_p, lambda g, ans, x, y: _mul(g, _balanced_eq(x, ans, y)),
+           lambda g, ans, x, y: _mul(g, _balanced_eq(y, ans, x)))
+_r.defjvp(atan2_p, lambda g, x, y: _mul(g, _div(y, _add(_sq(x), _sq(y)))),
+          lambda g, x, y: _mul(g, _div(_neg(x), _add(_sq(x), _sq(y)))))
+
+
+# -- selection -------------------------------------------------------------------------------
+def _select_n_jvp(primals, tangents):
+    which, *cases = primals
+    out = select_n_p.bind(which, *cases)
+    ts = tangents[1:]
+    nonzero = [t for t in ts if type(t) is not Zero]
+    if not nonzero:
+        return out, Zero.from_value(out)
+    zero = np.zeros((), _aval(nonzero[0]).dtype)  # rank-0 cases broadcast in select_n
+    return out, select_n_p.bind(which, *[zero if type(t) is Zero else t for t in ts])
+
+
+def _select_n_transpose(ct, which, *cases):
+    if _undef(which):
+        raise ValueError("select_n: cannot transpose with respect to `which` (the "
+                         "selection is not linear in it)")
+    res = [None]
+    for i, c in enumerate(cases):
+        if not _undef(c):
+            res.append(None)
+        elif type(ct) is Zero:
+            res.append(Zero(c.aval))
+        else:
+            zero = np.zeros((), _aval(ct).dtype)
+            picked = select_n_p.bind(which, *[ct if j == i else zero
+                                              for j in range(len(cases))])
+            res.append(_unbroadcast(c.aval, picked))
+    return res
+
+
+select_n_p.jvp, select_n_p.transpose = _select_n_jvp, _select_n_transpose
+
+
+def _zero_unless(cond, g):
+    return _sel(cond, _const(g, 0), g)
+
+
+# The gradient flows to x strictly inside (lo, hi), to lo where it is the result (lo > x,
+# lo < hi), and to hi where x > hi (as in JAX).
+_r.defjvp(clamp_p,
+          lambda g, lo, x, hi: _zero_unless(and_p.bind(gt_p.bind(lo, x), lt_p.bind(lo, hi)), g),
+          lambda g, lo, x, hi: _zero_unless(and_p.bind(gt_p.bind(x, lo), lt_p.bind(x, hi)), g),
+          lambda g, lo, x, hi: _zero_unless(lt_p.bind(hi, x), g))
+
+
+def _clamp_batch(args, dims):
+    lo, x, hi = args
+    if dims[1] is None:  # bounds may only be batched (non-scalar) along with x
+        size = next(_aval(a).shape[d] for a, d in zip(args, dims) if d is not None)
+        x = _r.bdim_at_front(x, None, size)
+        dims = [dims[0], 0, dims[2]]
+    return clamp_p.bind(*_r.broadcast_batched_args([lo, x, hi], dims)), 0
+
+
+clamp_p.batch = _clamp_batch
+
+
+# -- conversions -----------------------------------------------------------------------------
+def _convert_jvp(primals, tangents, *, new_dtype, weak_type=False):
+    (x,), (t,) = primals, tangents
+    out = convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type)
+    if type(t) is Zero or not (dtypes.is_inexact(new_dtype) and
+                               dtypes.is_inexact(_aval(x).dtype)):
+        return out, Zero.from_value(out)  # integer inputs or outputs carry no tangent
+    return out, convert_element_type_p.bind(t, new_dtype=new_dtype, weak_type=weak_type)
+
+
+def _convert_transpose(ct, x, *, new_dtype, weak_type=False):
+    if type(ct) is Zero or not dtypes.is_inexact(x.aval.dtype):
+        return [Zero(x.aval)]
+    return [convert_element_type_p.bind(ct, new_dtype=x.aval.dtype,
+                                        weak_type=getattr(x.aval, "weak_type", False))]
+
+
+convert_element_type_p.jvp = _convert_jvp
+convert_element_type_p.transpose = _convert_transpose
+
+
+def _bitcast_batch(args, dims, *, new_dtype):
+    # the last dim may appear or disappear: keep the batch axis first, away from it
+    return bitcast_convert_type_p.bind(_r.moveaxis(args[0], dims[0], 0),
+                                       new_dtype=new_dtype), 0
+
+
+bitcast_convert_type_p.batch = _bitcast_batch
+
+# -- batching ------------------------------------------------------------------------------------
+for _p in (neg_p, abs_p, sign_p, floor_p, ceil_p, is_finite_p, round_p, exp_p, exp2_p,
+           expm1_p, log_p, log1p_p, sqrt_p, rsqrt_p, cbrt_p, tanh_p, logistic_p, sin_p,
+           cos_p, tan_p, asin_p, acos_p, atan_p, sinh_p, cosh_p, asinh_p, acosh_p, atanh_p,
+           erf_p, erfc_p, erf_inv_p, lgamma_p, digamma_p, real_p, imag_p, conj_p,
+           integer_pow_p, not_p, population_count_p, convert_element_type_p):
     _r.defvectorized(_p)
-for _p in (add_p, sub_p, mul_p, div_p):
+for _p in (add_p, sub_p, mul_p, div_p, rem_p, pow_p, max_p, min_p, atan2_p, nextafter_p,
+           complex_p, eq_p, ne_p, lt_p, le_p, gt_p, ge_p, and_p, or_p, xor_p, shift_left_p,
+           shift_right_logical_p, shift_right_arithmetic_p, select_n_p):
     _r.defbroadcasting(_p)

@@ -376,3 +376,412 @@ scatter_sub_p = _scatter_primitive("scatter-sub", "subtract")
 scatter_mul_p = _scatter_primitive("scatter-mul", "multiply")
 scatter_min_p = _scatter_primitive("scatter-min", "minimum")
 scatter_max_p = _scatter_primitive("scatter-max", "maximum")
+
+
+# -- transformation rules ---------------------------------------------------------------------
+# (jvp / transpose / batching; see primitives/rules.py for the contracts). Indices are
+# integers: they never get a tangent. Every rule binds primitives only, so it is itself
+# transformable (jvp of vmap, grad of grad, ...).
+from tjit.primitives import rules as _r  # noqa: E402
+from tjit.primitives.elementwise import (  # noqa: E402
+    add_p, and_p, convert_element_type_p, div_p, eq_p, max_p, mul_p, neg_p, select_n_p)
+from tjit.primitives.structural import broadcast_in_dim_p, iota_p  # noqa: E402
+from tjit.tracing.core import get_aval as _aval  # noqa: E402
+
+_CLIP, _FILL = GatherScatterMode.CLIP, GatherScatterMode.FILL_OR_DROP
+
+
+def _zero_fill(dtype):
+    return np.zeros((), dtype).item()
+
+
+def _full(shape, value, dtype):
+    """A constant array (a broadcast literal under tracing)."""
+    c = np.asarray(value, dtype)
+    if not shape:
+        return c
+    return broadcast_in_dim_p.bind(c, shape=tuple(shape), broadcast_dimensions=())
+
+
+def _select(pred, on_false, on_true):
+    return select_n_p.bind(pred, on_false, on_true)
+
+
+def _as_dtype(x, dtype):
+    return convert_element_type_p.bind(x, new_dtype=np.dtype(dtype), weak_type=False)
+
+
+def _scatter_as_gather(dn):
+    """The gather dimension numbers that read back what a scatter with ``dn`` wrote."""
+    return GatherDimensionNumbers(dn.update_window_dims, dn.inserted_window_dims,
+                                  dn.scatter_dims_to_operand_dims, dn.operand_batching_dims,
+                                  dn.scatter_indices_batching_dims)
+
+
+def _gather_as_scatter(dn):
+    """The scatter dimension numbers that write where a gather with ``dn`` reads."""
+    return ScatterDimensionNumbers(dn.offset_dims, dn.collapsed_slice_dims,
+                                   dn.start_index_map, dn.operand_batching_dims,
+                                   dn.start_indices_batching_dims)
+
+
+def gather_back(x, indices, dn, updates_shape, mode, unique_indices=False):
+    """``updates``-shaped values of ``x`` (operand-shaped) at the places a scatter with
+    dimension numbers ``dn`` and ``mode`` writes each update element; 0 for updates the
+    scatter drops. This is the exact transpose of scatter-add in ``updates``: a
+    clipping scatter is read back by a clipping gather, a dropping scatter (fill/drop
+    and promise_in_bounds, whose reference drops) by a zero-filling gather."""
+    dn = _as_type(ScatterDimensionNumbers, dn)
+    skip = set(dn.inserted_window_dims) | set(dn.operand_batching_dims)
+    window = iter(dn.update_window_dims)
+    sizes = tuple(1 if d in skip else updates_shape[next(window)]
+                  for d in range(len(_aval(x).shape)))
+    clip = GatherScatterMode.from_any(mode) == _CLIP
+    return gather_p.bind(x, indices, dimension_numbers=_scatter_as_gather(dn),
+                         slice_sizes=sizes, mode=_CLIP if clip else _FILL,
+                         fill_value=None if clip else _zero_fill(_aval(x).dtype),
+                         indices_are_sorted=False, unique_indices=bool(unique_indices))
+
+
+# gather ---------------------------------------------------------------------------------------
+def _gather_jvp(primals, tangents, *, dimension_numbers, slice_sizes, mode, fill_value,
+                indices_are_sorted=False, unique_indices=False):
+    params = dict(dimension_numbers=dimension_numbers, slice_sizes=slice_sizes, mode=mode,
+                  fill_value=fill_value, indices_are_sorted=indices_are_sorted,
+                  unique_indices=unique_indices)
+    operand, indices = primals
+    out = gather_p.bind(operand, indices, **params)
+    g = tangents[0]
+    if type(g) is _r.Zero:
+        return out, _r.Zero.from_value(out)
+    if GatherScatterMode.from_any(mode) == _FILL:
+        # Filled (out-of-bounds) windows hold a constant: their tangent is 0, not the fill.
+        params["fill_value"] = _zero_fill(_aval(g).dtype)
+    return out, gather_p.bind(g, indices, **params)
+
+
+def _gather_transpose(ct, operand, indices, *, dimension_numbers, slice_sizes, mode,
+                      fill_value, indices_are_sorted=False, unique_indices=False):
+    if _r.is_undefined_primal(indices):
+        raise ValueError("gather: cannot transpose with respect to the indices")
+    if type(ct) is _r.Zero:
+        return [_r.Zero(operand.aval), None]
+    dn = _as_type(GatherDimensionNumbers, dimension_numbers)
+    # A gather clamps unless it fills; the scatter-add that adjoins it clips or drops alike.
+    smode = _FILL if GatherScatterMode.from_any(mode) == _FILL else _CLIP
+    zeros = _r.zeros_like_aval(ShapedArray(operand.aval.shape, operand.aval.dtype))
+    out = scatter_add_p.bind(zeros, indices, ct, dimension_numbers=_gather_as_scatter(dn),
+                             mode=smode, indices_are_sorted=indices_are_sorted,
+                             unique_indices=unique_indices)
+    return [out, None]
+
+
+def _shift(dims, by=1):
+    return tuple(d + by for d in dims)
+
+
+def _gather_batch(args, dims, *, dimension_numbers, slice_sizes, mode, fill_value,
+                  indices_are_sorted=False, unique_indices=False):
+    """Fold the mapped axis into the gather: an operand-only batch axis becomes a full
+    window (offset) dim; an indices-only batch axis becomes a batch dim of the indices;
+    both batched become a pair of operand/indices batching dims."""
+    operand, indices = args
+    od, idim = dims
+    dn = _as_type(GatherDimensionNumbers, dimension_numbers)
+    params = dict(mode=mode, fill_value=fill_value, indices_are_sorted=indices_are_sorted,
+                  unique_indices=unique_indices)
+    if idim is None:
+        operand = _r.moveaxis(operand, od, 0)
+        new = GatherDimensionNumbers((0,) + _shift(dn.offset_dims),
+                                     _shift(dn.collapsed_slice_dims),
+                                     _shift(dn.start_index_map),
+                                     _shift(dn.operand_batching_dims),
+                                     dn.start_indices_batching_dims)
+        sizes = (_aval(operand).shape[0],) + tuple(slice_sizes)
+    elif od is None:
+        indices = _r.moveaxis(indices, idim, 0)
+        new = GatherDimensionNumbers(_shift(dn.offset_dims), dn.collapsed_slice_dims,
+                                     dn.start_index_map, dn.operand_batching_dims,
+                                     _shift(dn.start_indices_batching_dims))
+        sizes = tuple(slice_sizes)
+        # different batch members may read the same place
+        params.update(indices_are_sorted=False, unique_indices=False)
+    else:
+        operand = _r.moveaxis(operand, od, 0)
+        indices = _r.moveaxis(indices, idim, 0)
+        new = GatherDimensionNumbers(_shift(dn.offset_dims), _shift(dn.collapsed_slice_dims),
+                                     _shift(dn.start_index_map),
+                                     (0,) + _shift(dn.operand_batching_dims),
+                                     (0,) + _shift(dn.start_indices_batching_dims))
+        sizes = (1,) + tuple(slice_sizes)
+        params["indices_are_sorted"] = False
+    return gather_p.bind(operand, indices, dimension_numbers=new, slice_sizes=sizes,
+                         **params), 0
+
+
+gather_p.jvp, gather_p.transpose, gather_p.batch = _gather_jvp, _gather_transpose, _gather_batch
+
+
+# scatters: batching (one rule for all) ----------------------------------------------------------
+def _scatter_batch_rule(prim):
+    def rule(args, dims, *, dimension_numbers, mode, indices_are_sorted=False,
+             unique_indices=False):
+        """The mapped axis becomes a window dim of operand and updates (indices not
+        batched) or a pair of operand/indices batching dims (indices batched); an
+        unbatched operand or updates is broadcast along it."""
+        operand, indices, updates = args
+        od, idim, ud = dims
+        size = next(_aval(a).shape[d] for a, d in zip(args, dims) if d is not None)
+        operand = _r.bdim_at_front(operand, od, size)
+        updates = _r.bdim_at_front(updates, ud, size)
+        dn = _as_type(ScatterDimensionNumbers, dimension_numbers)
+        if idim is None:
+            new = ScatterDimensionNumbers((0,) + _shift(dn.update_window_dims),
+                                          _shift(dn.inserted_window_dims),
+                                          _shift(dn.scatter_dims_to_operand_dims),
+                                          _shift(dn.operand_batching_dims),
+                                          dn.scatter_indices_batching_dims)
+        else:
+            indices = _r.moveaxis(indices, idim, 0)
+            new = ScatterDimensionNumbers(_shift(dn.update_window_dims),
+                                          _shift(dn.inserted_window_dims),
+                                          _shift(dn.scatter_dims_to_operand_dims),
+                                          (0,) + _shift(dn.operand_batching_dims),
+                                          (0,) + _shift(dn.scatter_indices_batching_dims))
+            indices_are_sorted = False
+        # Batch members write disjoint operand slices: uniqueness is preserved.
+        return prim.bind(operand, indices, updates, dimension_numbers=new, mode=mode,
+                         indices_are_sorted=indices_are_sorted,
+                         unique_indices=unique_indices), 0
+    prim.batch = rule
+    return rule
+
+
+for _p in (scatter_p, scatter_add_p, scatter_sub_p, scatter_mul_p, scatter_min_p,
+           scatter_max_p):
+    _scatter_batch_rule(_p)
+
+
+# scatter-add / scatter-sub: linear in operand and updates ---------------------------------
+def _scatter_linear_jvp(prim):
+    def jvp(primals, tangents, **params):
+        operand, indices, updates = primals
+        g_op, _, g_up = tangents
+        out = prim.bind(operand, indices, updates, **params)
+        if type(g_up) is _r.Zero:  # adding nothing: the operand's tangent passes through
+            return out, g_op if type(g_op) is not _r.Zero else _r.Zero.from_value(out)
+        return out, prim.bind(_r.instantiate(g_op), indices, g_up, **params)
+    prim.jvp = jvp
+    return jvp
+
+
+def _scatter_linear_transpose(negate):
+    def transpose(ct, operand, indices, updates, *, dimension_numbers, mode,
+                  indices_are_sorted=False, unique_indices=False):
+        if _r.is_undefined_primal(indices):
+            raise ValueError("scatter: cannot transpose with respect to the indices")
+        op_ct = up_ct = None
+        if _r.is_undefined_primal(operand):
+            op_ct = ct
+        if _r.is_undefined_primal(updates):
+            if type(ct) is _r.Zero:
+                up_ct = _r.Zero(updates.aval)
+            else:
+                up_ct = gather_back(ct, indices, dimension_numbers, updates.aval.shape, mode,
+                                    unique_indices)
+                up_ct = neg_p.bind(up_ct) if negate else up_ct
+        return [op_ct, None, up_ct]
+    return transpose
+
+
+_scatter_linear_jvp(scatter_add_p)
+_scatter_linear_jvp(scatter_sub_p)
+scatter_add_p.transpose = _scatter_linear_transpose(False)
+scatter_sub_p.transpose = _scatter_linear_transpose(True)
+
+
+# scatter-mul -----------------------------------------------------------------------------------
+def _scatter_mul_jvp(primals, tangents, **params):
+    """``out[p] = x[p] * prod_k y[k]`` over the updates k landing on p. In ``x`` the map
+    is linear (a scatter-mul of the tangent). In ``y``: ``x[p] * sum_k g[k] *
+    prod_{j != k} y[j]``, computed without dividing by zero: with Z[p] zero updates and
+    Q[p] the product of the non-zero ones, update k's coefficient is Q/y[k] when Z == 0,
+    Q when y[k] is the only zero, else 0 (JAX supports only unique indices here)."""
+    x, indices, y = primals
+    g_x, _, g_y = tangents
+    out = scatter_mul_p.bind(x, indices, y, **params)
+    t = _r.Zero.from_value(out)
+    if type(g_x) is not _r.Zero:
+        t = scatter_mul_p.bind(g_x, indices, y, **params)
+    if type(g_y) is _r.Zero:
+        return out, t
+    xa, ya = _aval(x), _aval(y)
+    dn, mode = params["dimension_numbers"], params["mode"]
+    if params.get("unique_indices"):
+        coef_g = g_y
+    else:
+        one, zero = np.ones((), ya.dtype), np.zeros((), ya.dtype)
+        is0 = eq_p.bind(y, zero)
+        y_nz = _select(is0, y, one)
+        q = scatter_mul_p.bind(_full(xa.shape, 1, xa.dtype), indices, y_nz, **params)
+        z = scatter_add_p.bind(_full(xa.shape, 0, xa.dtype), indices, _as_dtype(is0, ya.dtype),
+                               **params)
+        q_k = gather_back(q, indices, dn, ya.shape, mode)
+        z_k = gather_back(z, indices, dn, ya.shape, mode)
+        only_zero = and_p.bind(is0, eq_p.bind(z_k, one))
+        coef = _select(eq_p.bind(z_k, zero), _select(only_zero, zero, q_k), div_p.bind(q_k, y_nz))
+        coef_g = mul_p.bind(g_y, coef)
+    summed = scatter_add_p.bind(_full(xa.shape, 0, xa.dtype), indices, coef_g, **params)
+    return out, _r.add_tangents(t, mul_p.bind(x, summed))
+
+
+def _scatter_mul_transpose(ct, operand, indices, updates, *, dimension_numbers, mode,
+                           indices_are_sorted=False, unique_indices=False):
+    params = dict(dimension_numbers=dimension_numbers, mode=mode,
+                  indices_are_sorted=indices_are_sorted, unique_indices=unique_indices)
+    if _r.is_undefined_primal(indices):
+        raise ValueError("scatter-mul: cannot transpose with respect to the indices")
+    if _r.is_undefined_primal(operand) and _r.is_undefined_primal(updates):
+        raise ValueError("scatter-mul is not linear in operand and updates together")
+    if _r.is_undefined_primal(operand):
+        if type(ct) is _r.Zero:
+            return [_r.Zero(operand.aval), None, None]
+        return [scatter_mul_p.bind(ct, indices, updates, **params), None, None]
+    if not unique_indices:
+        raise NotImplementedError(
+            "scatter-mul: the transpose in `updates` needs unique_indices=True (with "
+            "duplicate indices the map is not linear in the updates)")
+    if type(ct) is _r.Zero:
+        return [None, None, _r.Zero(updates.aval)]
+    return [None, None, gather_back(mul_p.bind(ct, operand), indices, dimension_numbers,
+                                    updates.aval.shape, mode, True)]
+
+
+scatter_mul_p.jvp, scatter_mul_p.transpose = _scatter_mul_jvp, _scatter_mul_transpose
+
+
+# scatter-min / scatter-max -----------------------------------------------------------------------
+def _scatter_extremal_jvp(prim):
+    def jvp(primals, tangents, **params):
+        """JAX's rule: the tangent at a place is the average of the tangents of all the
+        values that tie for the result there (the operand's own value included), so
+        ties split the derivative evenly, as ``max``/``min`` do."""
+        x, indices, y = primals
+        g_x, _, g_y = tangents
+        out = prim.bind(x, indices, y, **params)
+        if type(g_x) is _r.Zero and type(g_y) is _r.Zero:
+            return out, _r.Zero.from_value(out)
+        g_x, g_y = _r.instantiate(g_x), _r.instantiate(g_y)
+        xa, ya = _aval(x), _aval(y)
+        dn, mode = params["dimension_numbers"], params["mode"]
+
+        def back(a):
+            return gather_back(a, indices, dn, ya.shape, mode)
+        one = np.ones((), ya.dtype)
+        target = back(out)
+        won = _as_dtype(eq_p.bind(y, target), ya.dtype)          # this update is a winner
+        kept = _as_dtype(eq_p.bind(back(x), target), ya.dtype)   # the operand ties too
+        zeros_x = _full(xa.shape, 0, xa.dtype)
+        n_won = back(scatter_add_p.bind(zeros_x, indices, won, **params))
+        n_refs = back(scatter_add_p.bind(zeros_x, indices, _full(ya.shape, 1, ya.dtype),
+                                         **params))
+        # Guard the divisions (dropped updates read 0 counts): every coefficient is finite.
+        share = div_p.bind(one, max_p.bind(add_p.bind(n_won, kept), one))
+        up_coef = mul_p.bind(won, share)
+        # Each of the n_refs updates at a place moves the operand's tangent from 1 to its
+        # share: x_coef sums to (kept * share - 1) there.
+        x_coef = div_p.bind(add_p.bind(mul_p.bind(kept, share), np.asarray(-1, ya.dtype)),
+                            max_p.bind(n_refs, one))
+        t_up = add_p.bind(mul_p.bind(back(g_x), x_coef), mul_p.bind(g_y, up_coef))
+        return out, scatter_add_p.bind(g_x, indices, t_up, **params)
+    prim.jvp = jvp
+    return jvp
+
+
+_scatter_extremal_jvp(scatter_min_p)
+_scatter_extremal_jvp(scatter_max_p)
+
+
+# scatter (set) -------------------------------------------------------------------------------------
+def _update_ids(updates_shape, dn):
+    """int32 ids 1, 2, ... per scatter position of ``updates`` (equal across a window)."""
+    window = set(dn.update_window_dims)
+    scatter_dims = [d for d in range(len(updates_shape)) if d not in window]
+    ids, stride = np.ones((), np.int32), 1
+    for d in reversed(scatter_dims):
+        term = iota_p.bind(dtype=np.dtype(np.int32), shape=tuple(updates_shape), dimension=d)
+        if stride != 1:
+            term = mul_p.bind(term, np.asarray(stride, np.int32))
+        ids = add_p.bind(term, ids)
+        stride = stride * updates_shape[d]
+    if type(stride) is int and stride >= 2 ** 31 - 1:
+        raise NotImplementedError(f"scatter: differentiating a scatter of {stride} updates "
+                                  f"with possibly duplicate indices is not supported (ids "
+                                  f"overflow int32); pass unique_indices=True if they are "
+                                  f"unique")
+    return ids if len(scatter_dims) else _full(updates_shape, 1, np.int32)
+
+
+def _scatter_winners(operand_shape, indices, updates_shape, **params):
+    """Which update elements land (the winners among duplicates) and which operand
+    elements survive, decided by scattering ids with the very same scatter."""
+    dn = _as_type(ScatterDimensionNumbers, params["dimension_numbers"])
+    ids = _update_ids(tuple(updates_shape), dn)
+    if not updates_shape:
+        ids = np.ones((), np.int32)
+    placed = scatter_p.bind(_full(operand_shape, 0, np.int32), indices, ids, **params)
+    won = eq_p.bind(ids, gather_back(placed, indices, dn, updates_shape, params["mode"]))
+    kept = eq_p.bind(placed, np.zeros((), np.int32))
+    return won, kept
+
+
+def _scatter_jvp(primals, tangents, **params):
+    """With ``unique_indices`` the tangent is the same scatter of the tangents. Otherwise
+    (JAX's id trick) the scatter is replayed on update ids to find, for every element,
+    which update won; primal and tangent are then scatter-adds of the masked values, so
+    both agree on the winner even where the backend's choice among duplicates is
+    arbitrary (here the last update wins)."""
+    x, indices, y = primals
+    g_x, _, g_y = tangents
+    if type(g_x) is _r.Zero and type(g_y) is _r.Zero:
+        out = scatter_p.bind(x, indices, y, **params)
+        return out, _r.Zero.from_value(out)
+    if params.get("unique_indices"):
+        return (scatter_p.bind(x, indices, y, **params),
+                scatter_p.bind(_r.instantiate(g_x), indices, _r.instantiate(g_y), **params))
+    xa, ya = _aval(x), _aval(y)
+    won, kept = _scatter_winners(xa.shape, indices, ya.shape, **params)
+    zero = np.zeros((), xa.dtype)
+    out = scatter_add_p.bind(_select(kept, zero, x), indices, _select(won, zero, y), **params)
+    t_x = _r.Zero(xa) if type(g_x) is _r.Zero else _select(kept, zero, g_x)
+    if type(g_y) is _r.Zero:
+        return out, t_x
+    t = scatter_add_p.bind(_r.instantiate(t_x), indices, _select(won, zero, g_y), **params)
+    return out, t
+
+
+def _scatter_transpose(ct, operand, indices, updates, *, dimension_numbers, mode,
+                       indices_are_sorted=False, unique_indices=False):
+    """Scatter is linear in (operand, updates) for a fixed choice of winners: the operand
+    gets ``ct`` where nothing was written, each winning update its place's ``ct``."""
+    params = dict(dimension_numbers=dimension_numbers, mode=mode,
+                  indices_are_sorted=indices_are_sorted, unique_indices=unique_indices)
+    if _r.is_undefined_primal(indices):
+        raise ValueError("scatter: cannot transpose with respect to the indices")
+    op_u, up_u = _r.is_undefined_primal(operand), _r.is_undefined_primal(updates)
+    oa = operand.aval if op_u else _aval(operand)
+    ua = updates.aval if up_u else _aval(updates)
+    if type(ct) is _r.Zero:
+        return [_r.Zero(oa) if op_u else None, None, _r.Zero(ua) if up_u else None]
+    won, kept = _scatter_winners(oa.shape, indices, ua.shape, **params)
+    zero = np.zeros((), _aval(ct).dtype)
+    op_ct = _select(kept, zero, ct) if op_u else None
+    up_ct = None
+    if up_u:
+        up_ct = gather_back(ct, indices, dimension_numbers, ua.shape, mode, unique_indices)
+        if not unique_indices:
+            up_ct = _select(won, zero, up_ct)
+    return [op_ct, None, up_ct]
+
+
+scatter_p.jvp, scatter_p.transpose = _scatter_jvp, _scatter_transpose

@@ -1,14 +1,13 @@
-"""Contractions and dense linear algebra: ``dot_general`` and the factorizations
-(cholesky, qr, svd, eigh, lu, triangular_solve).
+"""Dense linear algebra: the factorizations (cholesky, qr, svd, eigh, lu) and
+triangular_solve, with their jvp, transpose and batching rules. (``dot_general`` is in
+``tjit/primitives/dot.py`` and re-exported here.)
 
-All of them are library calls (DESIGN.md, "library calls where libraries win"):
-``dot_general`` transposes and reshapes its operands into one batched matrix product
-and calls ``xp.matmul`` (BLAS on NumPy, cuBLAS on CuPy); the factorizations call
-``xp.linalg`` / ``scipy.linalg``. Every factorization is batched over leading dims.
+All of them are library calls (DESIGN.md, "library calls where libraries win"): the
+factorizations call ``xp.linalg`` / ``scipy.linalg``. Every factorization is batched
+over leading dims.
 
 Result conventions (as JAX's primitives):
 
-* ``dot_general`` output dims: batch dims, then lhs free dims, then rhs free dims.
 * ``qr_p`` -> ``[q, r]``; ``svd_p`` -> ``[s, u, vt]`` (``[s]`` without ``compute_uv``);
   ``eigh_p`` -> ``[v, w]`` (eigenvectors in columns first, ascending eigenvalues second,
   like ``jax.lax.linalg.eigh``; ``jnp.linalg.eigh`` reorders to ``(w, v)``);
@@ -18,7 +17,6 @@ Result conventions (as JAX's primitives):
   is not positive definite gives NaNs (as JAX does) rather than an exception.
 """
 
-import enum
 import warnings
 
 import numpy as np
@@ -27,151 +25,11 @@ import sympy
 from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray
 from tjit.tracing.errors import InconclusiveDimensionError, ShapeError
-from tjit.tracing.shapes import definitely_equal, dim_str, greater_equal, shape_str
+from tjit.tracing.shapes import definitely_equal, greater_equal, shape_str
 from tjit.primitives.base import FLOAT, INT, check_dtype_kind, new_primitive, same_dtypes
-
-
-class Precision(enum.Enum):
-    """Precision of a contraction (as ``jax.lax.Precision``). The NumPy reference
-    always computes at full precision; backends may use it to pick faster paths."""
-
-    DEFAULT = 0
-    HIGH = 1
-    HIGHEST = 2
-
-    def __repr__(self):
-        return f"Precision.{self.name}"
-
-    __str__ = __repr__
-
-
-# -- dot_general ----------------------------------------------------------------------------
-dot_general_p = new_primitive("dot_general")
-
-
-def _check_dim_list(name, which, dims, ndim, shape):
-    for d in dims:
-        if type(d) is not int or not 0 <= d < ndim:
-            raise ShapeError(f"{name}: {which} dimension {d!r} is out of range for an operand "
-                             f"of shape {shape_str(shape)}")
-    if len(set(dims)) != len(dims):
-        raise ShapeError(f"{name}: repeated {which} dimensions {tuple(dims)} for an operand "
-                         f"of shape {shape_str(shape)}")
-
-
-def _check_pairs(name, kind, lhs, rhs, ldims, rdims):
-    """Sizes of paired (batch or contracting) dims must be equal."""
-    for l, r in zip(ldims, rdims):
-        try:
-            same = definitely_equal(lhs.shape[l], rhs.shape[r])
-        except InconclusiveDimensionError:
-            raise InconclusiveDimensionError(
-                f"{name}: cannot decide whether {kind} dims {dim_str(lhs.shape[l])} "
-                f"(lhs dim {l}) and {dim_str(rhs.shape[r])} (rhs dim {r}) are equal, for "
-                f"shapes {shape_str(lhs.shape)} and {shape_str(rhs.shape)}; use the same "
-                f"size symbol for both") from None
-        if not same:
-            raise ShapeError(
-                f"{name}: {kind} dims must have equal sizes, got lhs shape "
-                f"{shape_str(lhs.shape)} {kind} dims {tuple(ldims)} and rhs shape "
-                f"{shape_str(rhs.shape)} {kind} dims {tuple(rdims)} (size "
-                f"{dim_str(lhs.shape[l])} vs {dim_str(rhs.shape[r])})")
-
-
-def dot_general_shape(lhs, rhs, dimension_numbers, name="dot_general"):
-    """Output shape of ``dot_general`` for avals ``lhs``, ``rhs`` (checks every rule)."""
-    try:
-        (lc, rc), (lb, rb) = dimension_numbers
-    except (TypeError, ValueError):
-        raise TypeError(f"{name}: dimension_numbers must be ((lhs_contracting, "
-                        f"rhs_contracting), (lhs_batch, rhs_batch)), got "
-                        f"{dimension_numbers!r}") from None
-    lc, rc, lb, rb = (tuple(x) for x in (lc, rc, lb, rb))
-    for which, dims, op in (("lhs contracting", lc, lhs), ("rhs contracting", rc, rhs),
-                            ("lhs batch", lb, lhs), ("rhs batch", rb, rhs)):
-        _check_dim_list(name, which, dims, op.ndim, op.shape)
-    if len(lc) != len(rc) or len(lb) != len(rb):
-        raise ShapeError(f"{name}: lhs and rhs need as many contracting dims and as many "
-                         f"batch dims, got dimension_numbers {dimension_numbers} for shapes "
-                         f"{shape_str(lhs.shape)} and {shape_str(rhs.shape)}")
-    for side, c, b, op in (("lhs", lc, lb, lhs), ("rhs", rc, rb, rhs)):
-        if set(c) & set(b):
-            raise ShapeError(f"{name}: {side} dims {sorted(set(c) & set(b))} are both batch "
-                             f"and contracting dims (shape {shape_str(op.shape)})")
-    _check_pairs(name, "batch", lhs, rhs, lb, rb)
-    _check_pairs(name, "contracting", lhs, rhs, lc, rc)
-    lfree = [lhs.shape[i] for i in range(lhs.ndim) if i not in lc and i not in lb]
-    rfree = [rhs.shape[i] for i in range(rhs.ndim) if i not in rc and i not in rb]
-    return tuple(lhs.shape[i] for i in lb) + tuple(lfree) + tuple(rfree)
-
-
-def dot_general_dtype(lhs, rhs, preferred_element_type, name="dot_general"):
-    """Output dtype: the common input dtype, or ``preferred_element_type`` when given
-    (it may not drop the kind: float inputs need a float result, and an integer
-    result may not be narrower than the inputs, as in XLA)."""
-    dt = same_dtypes(name, (lhs, rhs))
-    pref = preferred_element_type
-    if pref is None or np.dtype(pref) == dt:
-        return dt
-    pref = np.dtype(pref)
-    bad = ((dtypes.is_inexact(dt) and not dtypes.is_inexact(pref))
-           or (dtypes.is_complex(dt) and not dtypes.is_complex(pref))
-           or (dtypes.is_bool(pref))
-           or (dtypes.is_int(dt) and dtypes.is_int(pref) and pref.itemsize < dt.itemsize))
-    if bad:
-        raise TypeError(f"{name}: preferred_element_type {pref} cannot hold the result of a "
-                        f"product of {dt} operands; choose a type of the same kind that is "
-                        f"at least as wide, or convert the operands first")
-    return pref
-
-
-@dot_general_p.def_abstract_eval
-def _dot_general_abstract(lhs, rhs, *, dimension_numbers, precision=None,
-                          preferred_element_type=None):
-    shape = dot_general_shape(lhs, rhs, dimension_numbers)
-    return ShapedArray(shape, dot_general_dtype(lhs, rhs, preferred_element_type))
-
-
-@dot_general_p.def_weak_type
-def _dot_general_weak(lw, rw, *, preferred_element_type=None, **_):
-    return lw and rw and preferred_element_type is None
-
-
-def _prod(dims):
-    n = 1
-    for d in dims:
-        n *= d
-    return n
-
-
-@dot_general_p.def_impl
-def _dot_general_impl(xp, lhs, rhs, *, dimension_numbers, precision=None,
-                      preferred_element_type=None):
-    (lc, rc), (lb, rb) = dimension_numbers
-    lhs, rhs = xp.asarray(lhs), xp.asarray(rhs)
-    out_dtype = lhs.dtype if preferred_element_type is None else np.dtype(
-        preferred_element_type)
-    if out_dtype != lhs.dtype and (np.promote_types(lhs.dtype, out_dtype) == out_dtype or
-                                   not dtypes.is_inexact(lhs.dtype)):
-        # Accumulate in the preferred type when it is wider (int8 x int8 -> int32 must not
-        # wrap) or inexact (int inputs, float result).
-        lhs, rhs = lhs.astype(out_dtype), rhs.astype(out_dtype)
-    lf = [i for i in range(lhs.ndim) if i not in lc and i not in lb]
-    rf = [i for i in range(rhs.ndim) if i not in rc and i not in rb]
-    lt = xp.transpose(lhs, tuple(lb) + tuple(lf) + tuple(lc))
-    rt = xp.transpose(rhs, tuple(rb) + tuple(rc) + tuple(rf))
-    bshape = lt.shape[:len(lb)]
-    mshape = lt.shape[len(lb):len(lb) + len(lf)]
-    nshape = rt.shape[len(rb) + len(rc):]
-    k = _prod(lt.shape[len(lb) + len(lf):])
-    m, n = _prod(mshape), _prod(nshape)
-    if lb:
-        out = xp.matmul(lt.reshape(_prod(bshape), m, k), rt.reshape(_prod(bshape), k, n))
-    else:  # a plain 2-d product takes BLAS's fastest path
-        out = xp.matmul(lt.reshape(m, k), rt.reshape(k, n))
-    out = out.reshape(tuple(bshape) + tuple(mshape) + tuple(nshape))
-    return out if out.dtype == out_dtype else out.astype(out_dtype)
-
+# dot_general lives in tjit/primitives/dot.py; its names stay importable from here.
+from tjit.primitives.dot import (  # noqa: F401  (re-exported)
+    Precision, dot_general_dtype, dot_general_p, dot_general_shape)
 
 # -- shared checks for the factorizations --------------------------------------------------
 def _min_dim(m, n):
@@ -466,3 +324,420 @@ def _triangular_solve_impl(xp, a, b, *, left_side, lower, transpose_a, conjugate
 for _p in (cholesky_p, qr_p, svd_p, eigh_p, lu_p, triangular_solve_p):
     _p.def_weak_type(lambda *w, **_: False)
 del _p
+
+
+# -- transformation rules ----------------------------------------------------------------------
+# jvps follow JAX's (cholesky_jvp_rule, qr_jvp_rule, svd_jvp_rule, eigh_jvp_rule,
+# lu_jvp_rule, triangular_solve's); they bind primitives only, so they compose with every
+# transformation. Matrix products are dot_generals over the shared leading batch dims.
+from tjit.primitives import rules as _r  # noqa: E402
+from tjit.primitives.dot import dot_general_p  # noqa: E402,F811
+from tjit.primitives.elementwise import (  # noqa: E402
+    add_p, conj_p, convert_element_type_p, div_p, eq_p, ge_p, le_p, mul_p, real_p, select_n_p,
+    sub_p)
+from tjit.primitives.indexing import (  # noqa: E402
+    GatherDimensionNumbers, GatherScatterMode, gather_p)
+from tjit.primitives.slicing import pad_p, slice_p  # noqa: E402
+from tjit.primitives.structural import broadcast_in_dim_p, iota_p, transpose_p  # noqa: E402
+from tjit.tracing.core import get_aval as _aval  # noqa: E402
+
+_I32 = np.dtype(np.int32)
+
+
+def _shape(x):
+    return tuple(_aval(x).shape)
+
+
+def _is_complex(x):
+    return dtypes.is_complex(_aval(x).dtype)
+
+
+def _mm(a, b, ta=False, tb=False):
+    """``a @ b`` (``a^T`` / ``b^T`` with ta / tb) over the shared leading batch dims."""
+    nb = len(_shape(a)) - 2
+    batch = tuple(range(nb))
+    dn = (((nb if ta else nb + 1,), (nb + 1 if tb else nb,)), (batch, batch))
+    return dot_general_p.bind(a, b, dimension_numbers=dn, precision=None,
+                              preferred_element_type=None)
+
+
+def _T(x):
+    n = len(_shape(x))
+    return transpose_p.bind(x, permutation=tuple(range(n - 2)) + (n - 1, n - 2))
+
+
+def _H(x):
+    return conj_p.bind(_T(x)) if _is_complex(x) else _T(x)
+
+
+def _conj(x):
+    return conj_p.bind(x) if _is_complex(x) else x
+
+
+def _real(x):
+    return real_p.bind(x) if _is_complex(x) else x
+
+
+def _astype(x, dtype):
+    if _aval(x).dtype == dtype:
+        return x
+    return convert_element_type_p.bind(x, new_dtype=np.dtype(dtype), weak_type=False)
+
+
+def _on_matrices(m, shape):
+    """A (rows, cols) array broadcast to the batch of matrices ``shape``."""
+    n = len(shape)
+    if n == 2:
+        return m
+    return broadcast_in_dim_p.bind(m, shape=tuple(shape), broadcast_dimensions=(n - 2, n - 1))
+
+
+def _tri_mask(shape, k, lower):
+    """Bool mask of ``shape``: ``col <= row + k`` (lower) or ``col >= row + k`` (upper)."""
+    rows = iota_p.bind(dtype=_I32, shape=tuple(shape[-2:]), dimension=0)
+    cols = iota_p.bind(dtype=_I32, shape=tuple(shape[-2:]), dimension=1)
+    if k:
+        rows = add_p.bind(rows, np.asarray(k, _I32))
+    mask = ge_p.bind(rows, cols) if lower else le_p.bind(rows, cols)
+    return _on_matrices(mask, shape)
+
+
+def _keep(mask, x):
+    return select_n_p.bind(mask, np.zeros((), _aval(x).dtype), x)
+
+
+def _tril(x, k=0):
+    return _keep(_tri_mask(_shape(x), k, True), x)
+
+
+def _triu(x, k=0):
+    return _keep(_tri_mask(_shape(x), k, False), x)
+
+
+def _diag_mask(shape):
+    rows = iota_p.bind(dtype=_I32, shape=tuple(shape[-2:]), dimension=0)
+    cols = iota_p.bind(dtype=_I32, shape=tuple(shape[-2:]), dimension=1)
+    return _on_matrices(eq_p.bind(rows, cols), shape)
+
+
+def _eye(shape, dtype):
+    return convert_element_type_p.bind(_diag_mask(shape), new_dtype=np.dtype(dtype),
+                                       weak_type=False)
+
+
+def _diag_part(x):
+    """(..., k, k) -> (..., k): the diagonals, as one gather."""
+    shape = _shape(x)
+    nb, k = len(shape) - 2, shape[-1]
+    idx = iota_p.bind(dtype=_I32, shape=(k, 2), dimension=0)
+    dn = GatherDimensionNumbers(tuple(range(nb)), (nb, nb + 1), (nb, nb + 1))
+    return gather_p.bind(x, idx, dimension_numbers=dn, slice_sizes=shape[:-2] + (1, 1),
+                         mode=GatherScatterMode.PROMISE_IN_BOUNDS, fill_value=None,
+                         indices_are_sorted=True, unique_indices=True)
+
+
+def _as_row(v, shape):
+    """(..., k) -> (..., k, k) with ``v`` along every row (``v[..., None, :]``)."""
+    n = len(shape)
+    return broadcast_in_dim_p.bind(v, shape=tuple(shape),
+                                   broadcast_dimensions=tuple(range(n - 2)) + (n - 1,))
+
+
+def _as_col(v, shape):
+    """(..., k) -> (..., k, k) with ``v`` down every column (``v[..., :, None]``)."""
+    n = len(shape)
+    return broadcast_in_dim_p.bind(v, shape=tuple(shape),
+                                   broadcast_dimensions=tuple(range(n - 2)) + (n - 2,))
+
+
+def _hermitian_from(g, lower):
+    """The Hermitian matrix whose ``lower`` (or upper) triangle is ``g``'s: what a
+    factorization that reads one triangle sees of a perturbation ``g``."""
+    if lower:
+        return add_p.bind(_tril(g), _H(_tril(g, -1)))
+    return add_p.bind(_triu(g), _H(_triu(g, 1)))
+
+
+def _front_batch(prim):
+    """Batching for the factorizations, already batched over leading dims: move the
+    mapped axis to the front."""
+    def rule(args, dims, **params):
+        out = prim.bind(_r.moveaxis(args[0], dims[0], 0), **params)
+        return out, ([0] * len(out) if prim.multiple_results else 0)
+    prim.batch = rule
+    return rule
+
+
+for _p in (cholesky_p, qr_p, svd_p, eigh_p, lu_p, lu_pivots_to_permutation_p):
+    _front_batch(_p)
+del _p
+
+
+def _zeros_like(outs):
+    return [_r.Zero.from_value(o) for o in outs]
+
+
+# cholesky --------------------------------------------------------------------------------------
+def _cholesky_jvp(primals, tangents):
+    """``dL = L phi(L^-1 dS L^-H)`` (Murray 2016, arXiv:1602.07527), phi = lower
+    triangle with the diagonal halved; ``dS`` is the Hermitian perturbation the lower
+    triangle of ``dx`` describes (the primitive reads only that triangle)."""
+    (x,), (g,) = primals, tangents
+    L = cholesky_p.bind(x)
+    if type(g) is _r.Zero:
+        return L, _r.Zero.from_value(L)
+    sigma = _hermitian_from(g, lower=True)
+    solve = dict(lower=True, conjugate_a=False, unit_diagonal=False)
+    tmp = triangular_solve_p.bind(L, sigma, left_side=False, transpose_a=True,
+                                  **dict(solve, conjugate_a=True))
+    inner = triangular_solve_p.bind(L, tmp, left_side=True, transpose_a=False, **solve)
+    phi = add_p.bind(_tril(inner, -1),
+                     mul_p.bind(_keep(_diag_mask(_shape(inner)), inner),
+                                np.asarray(0.5, _aval(inner).dtype)))
+    return L, _mm(L, phi)
+
+
+cholesky_p.jvp = _cholesky_jvp
+
+
+# triangular_solve ---------------------------------------------------------------------------------
+def _tri_solve_jvp_a(g_a, ans, a, left_side, lower, transpose_a, conjugate_a,
+                     unit_diagonal):
+    """Tangent of ``x = op(a)^-1 b`` in ``a``: ``-op(a)^-1 op(da) x`` (left) or
+    ``-x op(da) op(a)^-1`` (right), with ``da`` masked to the triangle that is read."""
+    k = 1 if unit_diagonal else 0
+    g_a = _tril(g_a, -k) if lower else _triu(g_a, k)
+    g_a = mul_p.bind(g_a, np.asarray(-1, _aval(g_a).dtype))
+    g_a = _T(g_a) if transpose_a else g_a
+    g_a = conj_p.bind(g_a) if conjugate_a and _is_complex(g_a) else g_a
+
+    def a_inverse(rhs):
+        return triangular_solve_p.bind(a, rhs, left_side=left_side, lower=lower,
+                                       transpose_a=transpose_a, conjugate_a=conjugate_a,
+                                       unit_diagonal=unit_diagonal)
+    m, n = _shape(ans)[-2:]
+    # Solve against whichever of op(da) and x is smaller (same cost order as a product).
+    if left_side:
+        return a_inverse(_mm(g_a, ans)) if _gt(m, n) else _mm(a_inverse(g_a), ans)
+    return a_inverse(_mm(ans, g_a)) if _gt(n, m) else _mm(ans, a_inverse(g_a))
+
+
+def _gt(a, b):
+    return type(a) is int and type(b) is int and a > b
+
+
+def _tri_solve_jvp(primals, tangents, **params):
+    a, b = primals
+    g_a, g_b = tangents
+    out = triangular_solve_p.bind(a, b, **params)
+    t = _r.Zero.from_value(out)
+    if type(g_b) is not _r.Zero:
+        t = triangular_solve_p.bind(a, g_b, **params)
+    if type(g_a) is not _r.Zero:
+        t = _r.add_tangents(t, _tri_solve_jvp_a(g_a, out, a, **params))
+    return out, t
+
+
+def _tri_solve_transpose(ct, a, b, *, left_side, lower, transpose_a, conjugate_a,
+                         unit_diagonal):
+    """Linear in ``b`` only (like ``div`` in its numerator): solve with op(a)^T."""
+    if _r.is_undefined_primal(a):
+        raise ValueError("triangular_solve is not linear in `a`: cannot transpose with "
+                         "respect to it")
+    if type(ct) is _r.Zero:
+        return [None, _r.Zero(b.aval)]
+    return [None, triangular_solve_p.bind(a, ct, left_side=left_side, lower=lower,
+                                          transpose_a=not transpose_a,
+                                          conjugate_a=conjugate_a,
+                                          unit_diagonal=unit_diagonal)]
+
+
+def _tri_solve_batch(args, dims, **params):
+    a, b = args
+    size = next(_shape(x)[d] for x, d in zip(args, dims) if d is not None)
+    a, b = _r.bdim_at_front(a, dims[0], size), _r.bdim_at_front(b, dims[1], size)
+    return triangular_solve_p.bind(a, b, **params), 0
+
+
+triangular_solve_p.jvp = _tri_solve_jvp
+triangular_solve_p.transpose = _tri_solve_transpose
+triangular_solve_p.batch = _tri_solve_batch
+
+
+# qr -------------------------------------------------------------------------------------------------
+def _qr_jvp(primals, tangents, *, full_matrices):
+    """j-towns.github.io/papers/qr-derivative.pdf (JAX's qr_jvp_rule); needs m >= n, and
+    m == n when ``full_matrices`` (the extra columns of a full q are not unique)."""
+    (x,), (dx,) = primals, tangents
+    *_, m, n = _shape(x)
+    if type(dx) is _r.Zero:
+        outs = qr_p.bind(x, full_matrices=full_matrices)
+        return outs, _zeros_like(outs)
+    if not (greater_equal(m, n) and (not full_matrices or definitely_equal(m, n))):
+        raise NotImplementedError(
+            f"qr: the derivative is only implemented for matrices with m >= n (and m == n "
+            f"with full_matrices=True); got shape {shape_str(_shape(x))} with "
+            f"full_matrices={full_matrices}. Use full_matrices=False (jnp.linalg.qr's "
+            f"mode='reduced') or differentiate the qr of the transpose")
+    q, r = qr_p.bind(x, full_matrices=False)
+    dx_rinv = triangular_solve_p.bind(r, dx, left_side=False, lower=False, transpose_a=False,
+                                      conjugate_a=False, unit_diagonal=False)
+    qt_dx_rinv = _mm(_conj(q), dx_rinv, ta=True)
+    low = _tril(qt_dx_rinv, -1)
+    do = sub_p.bind(low, _H(low))  # skew-Hermitian
+    if _is_complex(x):  # the diagonal's imaginary part
+        imag = sub_p.bind(qt_dx_rinv, _astype(_real(qt_dx_rinv), _aval(x).dtype))
+        do = add_p.bind(do, _keep(_diag_mask(_shape(do)), imag))
+    dq = add_p.bind(_mm(q, sub_p.bind(do, qt_dx_rinv)), dx_rinv)
+    dr = _mm(sub_p.bind(qt_dx_rinv, do), r)
+    return [q, r], [dq, dr]
+
+
+qr_p.jvp = _qr_jvp
+
+
+# svd ------------------------------------------------------------------------------------------------
+def _safe_inverse(v):
+    """1 / v with 0 where v == 0."""
+    dt = _aval(v).dtype
+    is0 = eq_p.bind(v, np.zeros((), dt))
+    inv = div_p.bind(np.ones((), dt), select_n_p.bind(is0, v, np.ones((), dt)))
+    return select_n_p.bind(is0, inv, np.zeros((), dt))
+
+
+def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
+    """JAX's svd_jvp_rule (Townsend's derivation): singular values always; vectors for
+    the reduced decomposition (or square matrices), distinct non-zero singular values."""
+    (a,), (da,) = primals, tangents
+    *_, m, n = _shape(a)
+    if type(da) is _r.Zero:
+        outs = svd_p.bind(a, full_matrices=full_matrices, compute_uv=compute_uv)
+        return outs, _zeros_like(outs)
+    if compute_uv and full_matrices and not definitely_equal(m, n):
+        raise NotImplementedError(
+            f"svd: the derivative of the singular vectors with full_matrices=True is only "
+            f"implemented for square matrices, got shape {shape_str(_shape(a))}; use "
+            f"full_matrices=False (the extra columns are not unique)")
+    s, u, vt = svd_p.bind(a, full_matrices=False, compute_uv=True)
+    dt = _aval(a).dtype
+    ds_mat = _mm(_mm(_conj(u), da, ta=True), _conj(vt), tb=True)  # U^H dA V
+    ds = _real(_diag_part(ds_mat))
+    if not compute_uv:
+        return [s], [ds]
+    kk = _shape(ds_mat)
+    s_row, s_col = _as_row(s, kk), _as_col(s, kk)
+    eye = _eye(kk, _aval(s).dtype)
+    # F[i, j] = 1 / (s_j^2 - s_i^2) off the diagonal, 0 on it
+    diffs = mul_p.bind(add_p.bind(s_row, s_col), sub_p.bind(s_row, s_col))
+    f = _astype(sub_p.bind(div_p.bind(np.ones((), _aval(s).dtype), add_p.bind(diffs, eye)),
+                         eye), dt)
+    s_row_c, s_col_c = _astype(s_row, dt), _astype(s_col, dt)
+    dss, sds = mul_p.bind(s_row_c, ds_mat), mul_p.bind(s_col_c, ds_mat)
+    s_inv_mat = mul_p.bind(_astype(_as_row(_safe_inverse(s), kk), dt), _eye(kk, dt))
+    dudv_diag = mul_p.bind(mul_p.bind(sub_p.bind(ds_mat, _H(ds_mat)), s_inv_mat),
+                           np.asarray(0.5, dt))
+    du = _mm(u, add_p.bind(mul_p.bind(f, add_p.bind(dss, _H(dss))), dudv_diag))
+    dv = _mm(_conj(vt), mul_p.bind(f, add_p.bind(sds, _H(sds))), ta=True)
+    s_inv_row = _as_row(_astype(_safe_inverse(s), dt), _shape(u) if _gt(m, n) else
+                        _shape(vt)[:-2] + (n, _shape(vt)[-2]))
+    if _gt(m, n):  # the component of dA V outside span(U)
+        dav = _mm(da, _conj(vt), tb=True)
+        du = add_p.bind(du, mul_p.bind(sub_p.bind(dav, _mm(u, _mm(_conj(u), dav, ta=True))),
+                                       s_inv_row))
+    if _gt(n, m):  # the component of dA^H U outside span(V)
+        dahu = _mm(_conj(da), u, ta=True)
+        dv = add_p.bind(dv, mul_p.bind(sub_p.bind(dahu, _mm(_conj(vt), _mm(vt, dahu), ta=True)),
+                                       s_inv_row))
+    return [s, u, vt], [ds, du, _H(dv)]
+
+
+svd_p.jvp = _svd_jvp
+
+
+# eigh -----------------------------------------------------------------------------------------------
+def _eigh_jvp(primals, tangents, *, lower):
+    """``dw = diag(V^H dA V)``, ``dV = V (F o V^H dA V)`` with ``F[i, j] = 1/(w_j - w_i)``
+    off the diagonal (JAX's eigh_jvp_rule; distinct eigenvalues). ``dA`` is the
+    Hermitian perturbation the read triangle of ``dx`` describes."""
+    (a,), (g,) = primals, tangents
+    v, w = eigh_p.bind(a, lower=lower)
+    if type(g) is _r.Zero:
+        return [v, w], [_r.Zero.from_value(v), _r.Zero.from_value(w)]
+    dt = _aval(a).dtype
+    da = _hermitian_from(g, lower)
+    shape = _shape(a)
+    wc = _astype(w, dt)
+    eye = _eye(shape, dt)
+    fmat = sub_p.bind(div_p.bind(np.ones((), dt), add_p.bind(
+        eye, sub_p.bind(_as_row(wc, shape), _as_col(wc, shape)))), eye)
+    vdag_adot_v = _mm(_mm(_conj(v), da, ta=True), v)
+    dv = _mm(v, mul_p.bind(fmat, vdag_adot_v))
+    dw = _real(_diag_part(vdag_adot_v))
+    return [v, w], [dv, dw]
+
+
+eigh_p.jvp = _eigh_jvp
+
+
+# lu ----------------------------------------------------------------------------------------------------
+def _permute_rows(x, perm):
+    """``x[..., perm, :]`` with a per-matrix permutation (one gather with batching dims)."""
+    shape = _shape(x)
+    nb, n = len(shape) - 2, shape[-1]
+    idx = broadcast_in_dim_p.bind(perm, shape=_shape(perm) + (1,),
+                                  broadcast_dimensions=tuple(range(nb + 1)))
+    batch = tuple(range(nb))
+    dn = GatherDimensionNumbers((nb + 1,), (nb,), (nb,), batch, batch)
+    return gather_p.bind(x, idx, dimension_numbers=dn, slice_sizes=(1,) * (nb + 1) + (n,),
+                         mode=GatherScatterMode.PROMISE_IN_BOUNDS, fill_value=None,
+                         indices_are_sorted=False, unique_indices=True)
+
+
+def _lu_factors(lu, m, n):
+    """Square unit-lower ``l`` (m, m) and upper ``u`` (n, n) from the packed ``lu``
+    (m, n), completed with the identity where m != n (as JAX's lu_jvp_rule)."""
+    k = _min_dim(m, n)
+    shape, dt = _shape(lu), _aval(lu).dtype
+    zero, nb = np.zeros((), dt), len(shape) - 2
+    lower, upper = lu, lu
+    if not definitely_equal(k, n):  # wide: L = lu[..., :, :m]; U padded with rows
+        lower = slice_p.bind(lu, start_indices=(0,) * len(shape),
+                             limit_indices=shape[:-1] + (k,), strides=None)
+        upper = pad_p.bind(lu, zero, padding_config=((0, 0, 0),) * nb +
+                           ((0, n - k, 0), (0, 0, 0)))
+    elif not definitely_equal(k, m):  # tall: L padded with columns; U = lu[..., :n, :]
+        lower = pad_p.bind(lu, zero, padding_config=((0, 0, 0),) * (nb + 1) +
+                           ((0, m - k, 0),))
+        upper = slice_p.bind(lu, start_indices=(0,) * len(shape),
+                             limit_indices=shape[:-2] + (k, n), strides=None)
+    l_mat = add_p.bind(_tril(lower, -1), _eye(_shape(lower), dt))
+    u_mat = _triu(upper)
+    if not definitely_equal(k, n):  # ones on U's diagonal past the k x k block
+        rows = iota_p.bind(dtype=_I32, shape=(n, n), dimension=0)
+        tail = _on_matrices(ge_p.bind(rows, np.asarray(k, _I32)), _shape(u_mat))
+        u_mat = add_p.bind(u_mat, _keep(tail, _eye(_shape(u_mat), dt)))
+    return l_mat, u_mat
+
+
+def _lu_jvp(primals, tangents):
+    """De Hoog, Anderssen & Lukas: with ``P A = L U``, ``L^-1 P dA U^-1 = L^-1 dL +
+    dU U^-1`` splits into its strictly lower part (dL) and upper part (dU). Pivots and
+    the permutation are piecewise constant: no tangent."""
+    (a,), (a_dot,) = primals, tangents
+    lu, pivots, perm = lu_p.bind(a)
+    if type(a_dot) is _r.Zero:
+        return [lu, pivots, perm], _zeros_like([lu, pivots, perm])
+    m, n = _shape(a)[-2:]
+    l_mat, u_mat = _lu_factors(lu, m, n)
+    x = _permute_rows(a_dot, perm)
+    la = triangular_solve_p.bind(l_mat, x, left_side=True, lower=True, transpose_a=False,
+                                 conjugate_a=False, unit_diagonal=True)
+    lau = triangular_solve_p.bind(u_mat, la, left_side=False, lower=False, transpose_a=False,
+                                  conjugate_a=False, unit_diagonal=False)
+    lu_dot = add_p.bind(_mm(l_mat, _tril(lau, -1)), _mm(_triu(lau), u_mat))
+    return [lu, pivots, perm], [lu_dot, _r.Zero.from_value(pivots),
+                                _r.Zero.from_value(perm)]
+
+
+lu_p.jvp = _lu_jvp
+_r.defjvp_zero(lu_pivots_to_permutation_p)  # integer-valued (not_differentiable is set)

@@ -18,6 +18,7 @@ from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray
 from tjit.tracing.core import never_weak
 from tjit.primitives.base import new_primitive, same_shapes
+from tjit.primitives.rules import defbroadcasting
 
 # Rotation constants of Threefry-2x32 (Random123's R_32x2_*), used in groups of four.
 ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
@@ -85,8 +86,9 @@ def _threefry2x32_impl(xp, key1, key2, x1, x2):
 
 
 threefry2x32_p.def_weak_type(never_weak)
-# The batching rule (broadcasting, like an elementwise op) and the lowering (trace
-# threefry2x32_rounds into uint32 ops) are filled in by the transformation and
-# compiler issues through the primitive's slots.
+# Batching: like an elementwise op over its four inputs (rank-0 inputs broadcast). No
+# jvp (see not_differentiable above). The lowering (trace threefry2x32_rounds into
+# uint32 ops) is filled in by the compiler issue through the primitive's slot.
+defbroadcasting(threefry2x32_p)
 
 __all__ = ["threefry2x32_p", "threefry2x32_rounds", "ROTATIONS", "KS_PARITY"]

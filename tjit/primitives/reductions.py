@@ -9,6 +9,14 @@
 * ``sort`` (multiple results): sorts all operands together along ``dimension``, ordered
   lexicographically by the first ``num_keys`` operands. The order is NumPy's: NaNs last,
   ``-0.0`` equal to ``0.0``; the sort is always stable.
+
+Transformation rules (end of file): reduce_sum and cumsum are linear; reduce_max/min share
+the tangent equally among ties (JAX's rule); reduce_prod multiplies each tangent by the
+product of the other elements (exclusive cumulative products: exact with zeros); cumprod
+has a closed form exact to first order with zeros; cummax/cummin take the tangent of the
+element the running extreme came from; sort permutes the tangents with a second sort and
+transposes by sorting the cotangents back; integer-valued ops have zero derivatives. Every
+primitive batches by renumbering its axes around the batch dim.
 """
 
 import numpy as np
@@ -231,3 +239,285 @@ sort_p.def_weak_type(lambda *weak, **_: list(weak))  # each output keeps its ope
 __all__ = ["reduce_sum_p", "reduce_prod_p", "reduce_max_p", "reduce_min_p", "reduce_and_p",
            "reduce_or_p", "reduce_xor_p", "argmax_p", "argmin_p", "cumsum_p", "cumprod_p",
            "cummax_p", "cummin_p", "sort_p"]
+
+
+# -- transformation rules -------------------------------------------------------------------
+# (jvp / transpose / batching; see primitives/rules.py for the helpers' contracts)
+from tjit.tracing.core import get_aval as _aval  # noqa: E402
+from tjit.primitives import rules as _r  # noqa: E402
+from tjit.primitives.elementwise import (  # noqa: E402
+    add_p, convert_element_type_p, div_p, eq_p, mul_p, select_n_p)
+from tjit.primitives.structural import broadcast_in_dim_p, iota_p  # noqa: E402
+
+
+def _shape(x):
+    return tuple(_aval(x).shape)
+
+
+def _convert(x, dtype):
+    return convert_element_type_p.bind(x, new_dtype=np.dtype(dtype), weak_type=False)
+
+
+def _kept_dims(ndim, axes):
+    return tuple(i for i in range(ndim) if i not in axes)
+
+
+def _unreduce(y, shape, axes):
+    """Broadcast a reduction's result ``y`` back over the reduced ``axes`` of ``shape``."""
+    return broadcast_in_dim_p.bind(y, shape=tuple(shape),
+                                   broadcast_dimensions=_kept_dims(len(shape), axes))
+
+
+def _has_empty_axis(shape, axes):
+    return any(type(shape[a]) is int and shape[a] == 0 for a in axes)
+
+
+# Batching: a reduction's axes are renumbered around the batch dim, which survives.
+def _reduction_batch(prim):
+    def rule(args, dims, *, axes, **params):
+        (x,), (d,) = args, dims
+        new_axes = tuple(a + (a >= d) for a in axes)
+        out_dim = d - sum(1 for a in new_axes if a < d)
+        return prim.bind(x, axes=new_axes, **params), out_dim
+    prim.batch = rule
+    return rule
+
+
+for _p in (reduce_sum_p, reduce_prod_p, reduce_max_p, reduce_min_p, reduce_and_p,
+           reduce_or_p, reduce_xor_p, argmax_p, argmin_p):
+    _reduction_batch(_p)
+
+# Integer/bool-valued results: nothing to differentiate.
+for _p in (reduce_and_p, reduce_or_p, reduce_xor_p, argmax_p, argmin_p):
+    _r.defjvp_zero(_p)
+    _p.not_differentiable = True
+
+
+# reduce_sum: linear; its transpose broadcasts the cotangent back over the reduced axes.
+def _reduce_sum_transpose(ct, x, *, axes):
+    if type(ct) is _r.Zero:
+        return [_r.Zero(x.aval)]
+    return [_unreduce(ct, x.aval.shape, axes)]
+
+
+_r.deflinear(reduce_sum_p, _reduce_sum_transpose)
+
+
+# reduce_max / reduce_min: JAX's rule. The tangent is the mean of the tangents at the
+# positions attaining the extreme (ties share it equally).
+def _chooser_jvp(prim):
+    def rule(primals, tangents, *, axes):
+        (x,), (g,) = primals, tangents
+        ans = prim.bind(x, axes=axes)
+        if type(g) is _r.Zero:
+            return ans, _r.Zero.from_value(ans)
+        shape = _shape(x)
+        if _has_empty_axis(shape, axes):  # the identity does not depend on x
+            return ans, _r.Zero.from_value(ans)
+        where = _convert(eq_p.bind(x, _unreduce(ans, shape, axes)), _aval(x).dtype)
+        counts = reduce_sum_p.bind(where, axes=axes)
+        return ans, div_p.bind(reduce_sum_p.bind(mul_p.bind(g, where), axes=axes), counts)
+    prim.jvp = rule
+    return rule
+
+
+_chooser_jvp(reduce_max_p)
+_chooser_jvp(reduce_min_p)
+
+
+# reduce_prod: d prod / d x_i is the product of all the *other* reduced elements, which
+# we build from exclusive cumulative products (no division), so the rule is exact with
+# any number of zeros; so is the second derivative (it goes through cumprod's jvp, exact
+# to first order with zeros).
+def _shifted(x, axis, amount, dtype):
+    """``x`` shifted by ``amount`` (+1: towards higher indices) along ``axis``, the
+    vacated end filled with 1."""
+    from tjit.primitives.slicing import pad_p
+    cfg = tuple((amount, -amount, 0) if i == axis else (0, 0, 0)
+                for i in range(len(_shape(x))))
+    return pad_p.bind(x, np.ones((), dtype), padding_config=cfg)
+
+
+def _exclusive_prod(x, axis):
+    """out[..., i, ...] = product of x along ``axis`` over every index except i."""
+    dt = _aval(x).dtype
+    before = cumprod_p.bind(_shifted(x, axis, 1, dt), axis=axis, reverse=False)
+    after = cumprod_p.bind(_shifted(x, axis, -1, dt), axis=axis, reverse=True)
+    return mul_p.bind(before, after)
+
+
+def _prod_of_others(x, axes):
+    """Per element: the product over the reduced ``axes`` (sorted) of every other element.
+    Splits on the first axis: other rows of it (whole) times other elements of this row."""
+    first, rest = axes[0], axes[1:]
+    if not rest:
+        return _exclusive_prod(x, first)
+    rows = reduce_prod_p.bind(x, axes=rest)  # ``first`` keeps its position (rest > first)
+    other_rows = _unreduce(_exclusive_prod(rows, first), _shape(x), rest)
+    return mul_p.bind(other_rows, _prod_of_others(x, rest))
+
+
+def _reduce_prod_jvp(primals, tangents, *, axes):
+    (x,), (g,) = primals, tangents
+    ans = reduce_prod_p.bind(x, axes=axes)
+    if type(g) is _r.Zero:
+        return ans, _r.Zero.from_value(ans)
+    if not axes:
+        return ans, g
+    others = _prod_of_others(x, tuple(sorted(axes)))
+    return ans, reduce_sum_p.bind(mul_p.bind(g, others), axes=axes)
+
+
+reduce_prod_p.jvp = _reduce_prod_jvp
+
+
+# -- cumulative ops -----------------------------------------------------------------------
+def _cumulative_batch(prim):
+    def rule(args, dims, *, axis, reverse):
+        (x,), (d,) = args, dims
+        return prim.bind(x, axis=axis + (axis >= d), reverse=reverse), d
+    prim.batch = rule
+    return rule
+
+
+for _p in (cumsum_p, cumprod_p, cummax_p, cummin_p):
+    _cumulative_batch(_p)
+
+
+# cumsum: linear; the transpose accumulates the cotangent from the other end.
+def _cumsum_transpose(ct, x, *, axis, reverse):
+    if type(ct) is _r.Zero:
+        return [_r.Zero(x.aval)]
+    return [cumsum_p.bind(ct, axis=axis, reverse=not reverse)]
+
+
+_r.deflinear(cumsum_p, _cumsum_transpose)
+
+
+def _cumprod_jvp(primals, tangents, *, axis, reverse):
+    """With z_k zeros among the elements scanned up to k and x' = x with zeros replaced
+    by 1, y'_k = cumprod(x')_k:
+      z_k = 0: dy_k = y_k * sum_{j<=k} g_j / x_j     (= y'_k * cumsum(g / x')_k)
+      z_k = 1: dy_k = g_zero * y'_k                  (only the zero's own term survives)
+      z_k >= 2: dy_k = 0.
+    Exact to first order with any number of zeros. Its own derivative (second order) is
+    exact where the prefix holds no zero: the zero-count masks are piecewise constant, so
+    at a zero the terms they switch off lose their derivative. Dividing by x can lose
+    accuracy only for subnormal x."""
+    (x,), (g,) = primals, tangents
+    params = dict(axis=axis, reverse=reverse)
+    y = cumprod_p.bind(x, **params)
+    if type(g) is _r.Zero:
+        return y, _r.Zero.from_value(y)
+    dt = _aval(x).dtype
+    is_zero = eq_p.bind(x, np.zeros((), dt))
+    ones = broadcast_in_dim_p.bind(np.ones((), dt), shape=_shape(x), broadcast_dimensions=())
+    x1 = select_n_p.bind(is_zero, x, ones)
+    y1 = cumprod_p.bind(x1, **params)
+    zeros_seen = cumsum_p.bind(_convert(is_zero, np.int32), **params)
+    none_yet = _convert(eq_p.bind(zeros_seen, np.zeros((), np.int32)), dt)
+    one_so_far = _convert(eq_p.bind(zeros_seen, np.ones((), np.int32)), dt)
+    no_zero_part = mul_p.bind(cumsum_p.bind(div_p.bind(g, x1), **params), none_yet)
+    one_zero_part = mul_p.bind(cumsum_p.bind(mul_p.bind(g, _convert(is_zero, dt)), **params),
+                               one_so_far)
+    return y, mul_p.bind(y1, add_p.bind(no_zero_part, one_zero_part))
+
+
+cumprod_p.jvp = _cumprod_jvp
+
+
+def _take_along(g, idx, axis):
+    """``g`` indexed along ``axis`` by the same-shape integer array ``idx``
+    (``take_along_axis``), as a gather batched over every other dim."""
+    from tjit.primitives.indexing import GatherDimensionNumbers, GatherScatterMode, gather_p
+    shape = _shape(g)
+    nd = len(shape)
+    others = tuple(i for i in range(nd) if i != axis)
+    starts = broadcast_in_dim_p.bind(idx, shape=shape + (1,),
+                                     broadcast_dimensions=tuple(range(nd)))
+    dn = GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(axis,),
+                                start_index_map=(axis,), operand_batching_dims=others,
+                                start_indices_batching_dims=others)
+    return gather_p.bind(g, starts, dimension_numbers=dn, slice_sizes=(1,) * nd,
+                         mode=GatherScatterMode.CLIP, fill_value=None,
+                         indices_are_sorted=False, unique_indices=False)
+
+
+def _cum_chooser_jvp(prim):
+    """The tangent of a running max/min is the tangent of the element it came from: the
+    latest position (in scan order) up to k where x equals the running extreme. On ties
+    that is the latest tied element (JAX, deriving the rule from a scan, splits ties)."""
+    def rule(primals, tangents, *, axis, reverse):
+        (x,), (g,) = primals, tangents
+        y = prim.bind(x, axis=axis, reverse=reverse)
+        if type(g) is _r.Zero:
+            return y, _r.Zero.from_value(y)
+        shape = _shape(x)
+        pos = iota_p.bind(dtype=np.dtype(np.int32), shape=shape, dimension=axis)
+        hit = eq_p.bind(x, y)
+        # Scan start always hits (except NaN); elsewhere the fill loses the running pick.
+        fill = np.asarray(np.iinfo(np.int32).max if reverse else 0, np.int32)
+        fill = broadcast_in_dim_p.bind(fill, shape=shape, broadcast_dimensions=())
+        marks = select_n_p.bind(hit, fill, pos)
+        source = (cummin_p if reverse else cummax_p).bind(marks, axis=axis, reverse=reverse)
+        return y, _take_along(g, source, axis)
+    prim.jvp = rule
+    return rule
+
+
+_cum_chooser_jvp(cummax_p)
+_cum_chooser_jvp(cummin_p)
+
+
+# -- sort --------------------------------------------------------------------------------------
+# jvp: the tangents are sorted along with the keys (a second sort, so that the primal
+# results stay known values under linearize). Transpose (linear in the non-key operands,
+# with known keys): undo the permutation by sorting the cotangents by the permutation.
+def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
+    params = dict(dimension=dimension, is_stable=is_stable, num_keys=num_keys)
+    out = sort_p.bind(*primals, **params)
+    live = [i for i, t in enumerate(tangents) if type(t) is not _r.Zero]
+    t_out = [_r.Zero.from_value(o) for o in out]
+    if live:
+        moved = sort_p.bind(*primals[:num_keys], *[tangents[i] for i in live], **params)
+        for i, t in zip(live, moved[num_keys:]):
+            t_out[i] = t
+    return out, t_out
+
+
+def _sort_transpose(cts, *operands, dimension, is_stable, num_keys):
+    keys = operands[:num_keys]
+    if any(_r.is_undefined_primal(k) for k in keys):
+        raise ValueError("sort: cannot transpose with respect to the sort keys (sort is "
+                         "linear only in its non-key operands)")
+    res = [None] * len(operands)
+    live = [i for i in range(num_keys, len(operands))
+            if _r.is_undefined_primal(operands[i]) and type(cts[i]) is not _r.Zero]
+    for i in range(num_keys, len(operands)):
+        if _r.is_undefined_primal(operands[i]) and type(cts[i]) is _r.Zero:
+            res[i] = cts[i]
+    if not live:
+        return res
+    shape = _shape(keys[0])
+    iota = iota_p.bind(dtype=np.dtype(np.int32), shape=shape, dimension=dimension)
+    perm = sort_p.bind(*keys, iota, dimension=dimension, is_stable=True,
+                       num_keys=num_keys)[-1]
+    back = sort_p.bind(perm, *[cts[i] for i in live], dimension=dimension, is_stable=True,
+                       num_keys=1)
+    for i, c in zip(live, back[1:]):
+        res[i] = c
+    return res
+
+
+sort_p.jvp = _sort_jvp
+sort_p.transpose = _sort_transpose
+
+
+def _sort_batch(args, dims, *, dimension, is_stable, num_keys):
+    size = next(_shape(a)[d] for a, d in zip(args, dims) if d is not None)
+    ops = [_r.bdim_at_front(a, d, size) for a, d in zip(args, dims)]
+    out = sort_p.bind(*ops, dimension=dimension + 1, is_stable=is_stable, num_keys=num_keys)
+    return out, [0] * len(out)
+
+
+sort_p.batch = _sort_batch

@@ -103,10 +103,22 @@ def defjvp(prim, *jvp_fns):
         for fn, t in zip(jvp_fns, tangents):
             if fn is None or type(t) is Zero:
                 continue
-            t_out = add_tangents(t_out, fn(t, *primals, **params))
+            t_out = add_tangents(t_out, _like_out(fn(t, *primals, **params), out))
         return out, t_out
     prim.jvp = rule
     return rule
+
+
+def _like_out(t, out):
+    """``t`` broadcast to ``out``'s shape: a contribution computed from rank-0 operands
+    only (an elementwise op's scalar broadcasting) is rank-0 while the output is not."""
+    if type(t) is Zero:
+        return t
+    shape = tuple(get_aval(out).shape)
+    if not shape or tuple(get_aval(t).shape) == shape:
+        return t
+    from tjit.primitives.structural import broadcast_in_dim_p
+    return broadcast_in_dim_p.bind(t, shape=shape, broadcast_dimensions=())
 
 
 def defjvp2(prim, *jvp_fns):
@@ -117,7 +129,7 @@ def defjvp2(prim, *jvp_fns):
         for fn, t in zip(jvp_fns, tangents):
             if fn is None or type(t) is Zero:
                 continue
-            t_out = add_tangents(t_out, fn(t, out, *primals, **params))
+            t_out = add_tangents(t_out, _like_out(fn(t, out, *primals, **params), out))
         return out, t_out
     prim.jvp = rule
     return rule
@@ -181,29 +193,36 @@ def defvectorized(prim):
     return rule
 
 
+def broadcast_batched_args(args, dims):
+    """The operands of an n-input elementwise op (equal shapes, rank-0 operands
+    broadcast) rewritten so that the op applies to the batched values: every batched
+    operand gets its batch axis first, at full rank; unbatched scalars keep broadcasting
+    and unbatched arrays are broadcast along the batch axis. Returns the new operands
+    (the result's batch axis is 0)."""
+    from tjit.primitives.structural import broadcast_in_dim_p
+    shapes = [tuple(get_aval(a).shape) for a in args]
+    size = next(s[d] for s, d in zip(shapes, dims) if d is not None)
+    unbatched = [s if d is None else s[:d] + s[d + 1:] for s, d in zip(shapes, dims)]
+    full = max(unbatched, key=len)
+    new = []
+    for a, d, s in zip(args, dims, unbatched):
+        if d is None and not s:
+            new.append(a)  # scalars keep broadcasting
+        elif d is None:
+            new.append(bdim_at_front(a, None, size))
+        elif not s and full:  # a batched scalar among arrays
+            new.append(broadcast_in_dim_p.bind(moveaxis(a, d, 0), shape=(size,) + full,
+                                               broadcast_dimensions=(0,)))
+        else:
+            new.append(moveaxis(a, d, 0))
+    return new
+
+
 def defbroadcasting(prim):
     """Batching for n-input elementwise ops (equal shapes, rank-0 operands broadcast):
-    every batched operand gets its batch axis first, at full rank; unbatched scalars
-    keep broadcasting and unbatched arrays are broadcast along the batch axis."""
-    from tjit.primitives.structural import broadcast_in_dim_p
-
+    see :func:`broadcast_batched_args`."""
     def rule(args, dims, **params):
-        shapes = [tuple(get_aval(a).shape) for a in args]
-        size = next(s[d] for s, d in zip(shapes, dims) if d is not None)
-        unbatched = [s if d is None else s[:d] + s[d + 1:] for s, d in zip(shapes, dims)]
-        full = max(unbatched, key=len)
-        new = []
-        for a, d, s in zip(args, dims, unbatched):
-            if d is None and not s:
-                new.append(a)  # scalars keep broadcasting
-            elif d is None:
-                new.append(bdim_at_front(a, None, size))
-            elif not s and full:  # a batched scalar among arrays
-                new.append(broadcast_in_dim_p.bind(moveaxis(a, d, 0), shape=(size,) + full,
-                                                   broadcast_dimensions=(0,)))
-            else:
-                new.append(moveaxis(a, d, 0))
-        out = prim.bind(*new, **params)
+        out = prim.bind(*broadcast_batched_args(args, dims), **params)
         if prim.multiple_results:
             return out, [0] * len(out)
         return out, 0

@@ -7,6 +7,13 @@ indices so the window lies inside the operand (they never read or write out of b
 
 Shape rules accept symbolic dims: concatenating ``(b, 3)`` with ``(b, 3)`` on axis 0 gives
 ``(2*b, 3)``; static slice bounds may be ints or dims (e.g. ``x.shape[0]``).
+
+Transformation rules (end of file): all six are linear in their array operands (start
+indices get no tangent). Transposes: rev -> rev, slice -> zero padding (strides become
+interior padding), pad -> un-padding slice (+ the sum of the padding region for the
+padding value), concatenate -> slices, dynamic_slice <-> dynamic_update_slice. Batching
+keeps the batch dim; per-example start indices turn dynamic_slice into a gather and
+dynamic_update_slice into a scatter.
 """
 
 import operator
@@ -269,3 +276,285 @@ def static_index(i, op="tjit"):
 
 __all__ = ["rev_p", "pad_p", "concatenate_p", "slice_p", "dynamic_slice_p",
            "dynamic_update_slice_p", "simplify_dim", "static_index"]
+# -- transformation rules -------------------------------------------------------------------
+# (jvp / transpose / batching; see primitives/rules.py for the helpers' contracts). Every
+# primitive here is linear in its array operands; start indices are never differentiated.
+import numpy as np  # noqa: E402
+
+from tjit.tracing.core import get_aval as _aval  # noqa: E402
+from tjit.primitives import rules as _r  # noqa: E402
+from tjit.primitives.elementwise import (  # noqa: E402
+    convert_element_type_p, select_n_p, sub_p)
+from tjit.primitives.structural import broadcast_in_dim_p  # noqa: E402
+
+
+def _shape(x):
+    return tuple(_aval(x).shape)
+
+
+def _zero_ct(args):
+    """Cotangents for a symbolic-zero output cotangent: zero for every linear input."""
+    return [_r.Zero(a.aval) if _r.is_undefined_primal(a) else None for a in args]
+
+
+def _zero_scalar(dtype):
+    return np.zeros((), dtype)
+
+
+def _batch_size(args, dims):
+    return next(_shape(a)[d] for a, d in zip(args, dims) if d is not None)
+
+
+def _sum_all(x):
+    from tjit.primitives.reductions import reduce_sum_p
+    nd = len(_shape(x))
+    return reduce_sum_p.bind(x, axes=tuple(range(nd))) if nd else x
+
+
+# rev: its own transpose; batching renumbers the reversed dims around the batch dim.
+_r.deflinear(rev_p, lambda ct, x, *, dimensions: _zero_ct([x]) if type(ct) is _r.Zero
+             else [rev_p.bind(ct, dimensions=dimensions)])
+
+
+def _rev_batch(args, dims, *, dimensions):
+    (x,), (d,) = args, dims
+    return rev_p.bind(x, dimensions=tuple(a + (a >= d) for a in dimensions)), d
+
+
+rev_p.batch = _rev_batch
+
+
+# pad: linear in the operand and the padding value jointly.
+def _pad_transpose(ct, x, padding_value, *, padding_config):
+    if type(ct) is _r.Zero:
+        return _zero_ct([x, padding_value])
+    # Undo low/high padding (negative amounts re-grow the cropped border as zeros), then
+    # step over the interior padding: what is left are the operand's positions.
+    unpad = tuple((-lo, -hi, 0) for lo, hi, _ in padding_config)
+    unpadded = pad_p.bind(ct, _zero_scalar(_aval(ct).dtype), padding_config=unpad)
+    shape = _shape(unpadded)
+    t_x = slice_p.bind(unpadded, start_indices=(0,) * len(shape), limit_indices=shape,
+                       strides=tuple(i + 1 for _, _, i in padding_config))
+    t_pv = None
+    if _r.is_undefined_primal(padding_value):
+        # Every output element not holding an operand element holds the padding value.
+        t_pv = sub_p.bind(_sum_all(ct), _sum_all(t_x))
+    return [t_x if _r.is_undefined_primal(x) else None, t_pv]
+
+
+_r.deflinear(pad_p, _pad_transpose)
+
+
+def _pad_batch(args, dims, *, padding_config):
+    (x, pv), (dx, dpv) = args, dims
+    if dpv is None:
+        cfg = padding_config[:dx] + ((0, 0, 0),) + padding_config[dx:]
+        return pad_p.bind(x, pv, padding_config=cfg), dx
+    # A batched padding value: pad with zeros, then select the padding value outside the
+    # operand's positions (a mask padded the same way).
+    size = _batch_size(args, dims)
+    x = _r.bdim_at_front(x, dx, size)
+    dt = _aval(x).dtype
+    padded = pad_p.bind(x, _zero_scalar(dt), padding_config=((0, 0, 0),) + padding_config)
+    inner = _shape(x)[1:]
+    ones = broadcast_in_dim_p.bind(np.asarray(True), shape=inner, broadcast_dimensions=())
+    mask = pad_p.bind(ones, np.asarray(False), padding_config=padding_config)
+    full = _shape(padded)
+    mask = broadcast_in_dim_p.bind(mask, shape=full,
+                                   broadcast_dimensions=tuple(range(1, len(full))))
+    pv = broadcast_in_dim_p.bind(pv, shape=full, broadcast_dimensions=(0,))
+    return select_n_p.bind(mask, pv, padded), 0
+
+
+pad_p.batch = _pad_batch
+
+
+# concatenate: the transpose slices the cotangent back into the operands' pieces.
+def _concatenate_transpose(ct, *operands, dimension):
+    if type(ct) is _r.Zero:
+        return _zero_ct(operands)
+    shape = _shape(ct)
+    out, start = [], 0
+    for o in operands:
+        n = (o.aval if _r.is_undefined_primal(o) else _aval(o)).shape[dimension]
+        stop = simplify_dim(start + n)
+        if _r.is_undefined_primal(o):
+            lo = tuple(start if i == dimension else 0 for i in range(len(shape)))
+            hi = tuple(stop if i == dimension else d for i, d in enumerate(shape))
+            out.append(slice_p.bind(ct, start_indices=lo, limit_indices=hi, strides=None))
+        else:
+            out.append(None)
+        start = stop
+    return out
+
+
+_r.deflinear(concatenate_p, _concatenate_transpose)
+
+
+def _concatenate_batch(args, dims, *, dimension):
+    size = _batch_size(args, dims)
+    ops = [_r.bdim_at_front(a, d, size) for a, d in zip(args, dims)]
+    return concatenate_p.bind(*ops, dimension=dimension + 1), 0
+
+
+concatenate_p.batch = _concatenate_batch
+
+
+# slice: the transpose pads the cotangent with zeros (strides become interior padding).
+def _slice_transpose(ct, x, *, start_indices, limit_indices, strides=None):
+    if type(ct) is _r.Zero:
+        return _zero_ct([x])
+    strides = (1,) * len(start_indices) if strides is None else strides
+    cfg = []
+    for d, s, n, st in zip(x.aval.shape, start_indices, _shape(ct), strides):
+        # one past the last element read (not limit_indices: a stride may stop short)
+        real_limit = s if type(n) is int and n == 0 else simplify_dim(s + (n - 1) * st + 1)
+        cfg.append((s, simplify_dim(d - real_limit), st - 1))
+    return [pad_p.bind(ct, _zero_scalar(_aval(ct).dtype), padding_config=tuple(cfg))]
+
+
+_r.deflinear(slice_p, _slice_transpose)
+
+
+def _slice_batch(args, dims, *, start_indices, limit_indices, strides=None):
+    (x,), (d,) = args, dims
+    n = _shape(x)[d]
+    strides = None if strides is None else strides[:d] + (1,) + strides[d:]
+    return slice_p.bind(x, start_indices=start_indices[:d] + (0,) + start_indices[d:],
+                        limit_indices=limit_indices[:d] + (n,) + limit_indices[d:],
+                        strides=strides), d
+
+
+slice_p.batch = _slice_batch
+
+
+# dynamic_slice / dynamic_update_slice: linear in the operand (and update); the start
+# indices get no tangent. Both clamp their starts identically, so each transposes into
+# the other at the same indices.
+def _dynamic_slice_jvp(primals, tangents, *, slice_sizes):
+    x, *idx = primals
+    out = dynamic_slice_p.bind(x, *idx, slice_sizes=slice_sizes)
+    t = tangents[0]
+    if type(t) is _r.Zero:
+        return out, _r.Zero.from_value(out)
+    return out, dynamic_slice_p.bind(t, *idx, slice_sizes=slice_sizes)
+
+
+def _dynamic_slice_transpose(ct, x, *idx, slice_sizes):
+    if any(_r.is_undefined_primal(i) for i in idx):
+        raise ValueError("dynamic_slice: cannot transpose with respect to the start indices "
+                         "(they are not linear inputs)")
+    if type(ct) is _r.Zero:
+        return [_r.Zero(x.aval)] + [None] * len(idx)
+    zeros = _r.zeros_like_aval(x.aval)
+    return [dynamic_update_slice_p.bind(zeros, ct, *idx)] + [None] * len(idx)
+
+
+dynamic_slice_p.jvp = _dynamic_slice_jvp
+dynamic_slice_p.transpose = _dynamic_slice_transpose
+
+
+def _dynamic_update_slice_jvp(primals, tangents):
+    x, u, *idx = primals
+    out = dynamic_update_slice_p.bind(x, u, *idx)
+    tx, tu = tangents[:2]
+    if type(tx) is _r.Zero and type(tu) is _r.Zero:
+        return out, _r.Zero.from_value(out)
+    return out, dynamic_update_slice_p.bind(_r.instantiate(tx), _r.instantiate(tu), *idx)
+
+
+def _dynamic_update_slice_transpose(ct, x, u, *idx):
+    if any(_r.is_undefined_primal(i) for i in idx):
+        raise ValueError("dynamic_update_slice: cannot transpose with respect to the start "
+                         "indices (they are not linear inputs)")
+    if type(ct) is _r.Zero:
+        return _zero_ct([x, u]) + [None] * len(idx)
+    t_x = t_u = None
+    if _r.is_undefined_primal(x):
+        t_x = dynamic_update_slice_p.bind(ct, _r.zeros_like_aval(u.aval if
+                                                                  _r.is_undefined_primal(u)
+                                                                  else _aval(u)), *idx)
+    if _r.is_undefined_primal(u):
+        t_u = dynamic_slice_p.bind(ct, *idx, slice_sizes=tuple(u.aval.shape))
+    return [t_x, t_u] + [None] * len(idx)
+
+
+dynamic_update_slice_p.jvp = _dynamic_update_slice_jvp
+dynamic_update_slice_p.transpose = _dynamic_update_slice_transpose
+
+
+def _index_dtype(idx):
+    """One integer dtype able to hold every start index (for stacking them)."""
+    wide = any(np.dtype(_aval(i).dtype).itemsize > 4 for i in idx)
+    return np.dtype(np.int64 if wide else np.int32)
+
+
+def _stacked_starts(idx, dims, size):
+    """The start indices as one ``(size, n)`` array (row b: example b's starts)."""
+    dt = _index_dtype(idx)
+    cols = []
+    for i, d in zip(idx, dims):
+        if _aval(i).dtype != dt:
+            i = convert_element_type_p.bind(i, new_dtype=dt, weak_type=False)
+        dims_ = (0,) if d is not None else ()
+        cols.append(broadcast_in_dim_p.bind(i, shape=(size, 1), broadcast_dimensions=dims_))
+    return cols[0] if len(cols) == 1 else concatenate_p.bind(*cols, dimension=1)
+
+
+def _front_index(idx):
+    return np.zeros((), _aval(idx[0]).dtype if idx else np.int32)
+
+
+def _dynamic_slice_batch(args, dims, *, slice_sizes):
+    from tjit.primitives.indexing import GatherDimensionNumbers, GatherScatterMode, gather_p
+    x, *idx = args
+    dx, *didx = dims
+    if all(d is None for d in didx):  # the batch dim is sliced whole, from index 0
+        n = _shape(x)[dx]
+        sizes = slice_sizes[:dx] + (n,) + slice_sizes[dx:]
+        return dynamic_slice_p.bind(x, *idx[:dx], _front_index(idx), *idx[dx:],
+                                    slice_sizes=sizes), dx
+    # Per-example starts: one gather window per example (CLIP clamps like dynamic_slice).
+    size = _batch_size(args, dims)
+    starts = _stacked_starts(idx, didx, size)
+    n = len(idx)
+    if dx is None:
+        dn = GatherDimensionNumbers(offset_dims=tuple(range(1, n + 1)),
+                                    collapsed_slice_dims=(), start_index_map=tuple(range(n)))
+        sizes = tuple(slice_sizes)
+    else:
+        x = _r.moveaxis(x, dx, 0)
+        dn = GatherDimensionNumbers(offset_dims=tuple(range(1, n + 1)),
+                                    collapsed_slice_dims=(),
+                                    start_index_map=tuple(range(1, n + 1)),
+                                    operand_batching_dims=(0,), start_indices_batching_dims=(0,))
+        sizes = (1,) + tuple(slice_sizes)
+    return gather_p.bind(x, starts, dimension_numbers=dn, slice_sizes=sizes,
+                         mode=GatherScatterMode.CLIP, fill_value=None,
+                         indices_are_sorted=False, unique_indices=False), 0
+
+
+dynamic_slice_p.batch = _dynamic_slice_batch
+
+
+def _dynamic_update_slice_batch(args, dims):
+    from tjit.primitives.indexing import GatherScatterMode, ScatterDimensionNumbers, scatter_p
+    x, u, *idx = args
+    dx, du, *didx = dims
+    size = _batch_size(args, dims)
+    x, u = _r.bdim_at_front(x, dx, size), _r.bdim_at_front(u, du, size)
+    if all(d is None for d in didx):
+        return dynamic_update_slice_p.bind(x, u, _front_index(idx), *idx), 0
+    # Per-example starts: a scatter of one window per example (CLIP clamps like
+    # dynamic_update_slice, and the windows of different examples never overlap).
+    n = len(idx)
+    dn = ScatterDimensionNumbers(update_window_dims=tuple(range(1, n + 1)),
+                                 inserted_window_dims=(),
+                                 scatter_dims_to_operand_dims=tuple(range(1, n + 1)),
+                                 operand_batching_dims=(0,), scatter_indices_batching_dims=(0,))
+    starts = _stacked_starts(idx, didx, size)
+    return scatter_p.bind(x, starts, u, dimension_numbers=dn, mode=GatherScatterMode.CLIP,
+                          indices_are_sorted=True, unique_indices=True), 0
+
+
+dynamic_update_slice_p.batch = _dynamic_update_slice_batch

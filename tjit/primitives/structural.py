@@ -172,3 +172,84 @@ def _expand_dims_impl(xp, x, *, dimensions):
 
 def total_size(shape):
     return size(shape)
+
+
+# -- transformation rules --------------------------------------------------------------------
+# jvp / transpose / batching (contracts in primitives/rules.py). All of these ops are
+# linear; their batching rules move the batch axis to the front and shift the params.
+from tjit.primitives import rules as _r  # noqa: E402
+from tjit.tracing.core import get_aval as _aval  # noqa: E402
+
+
+def _front(x, bdim):
+    """``x`` with its batch axis first, and the batch size."""
+    x = _r.moveaxis(x, bdim, 0)
+    return x, _aval(x).shape[0]
+
+
+# iota has no inputs: under jvp and vmap it is a constant (the traces bind it as is).
+_r.defjvp_zero(iota_p)
+iota_p.batch = lambda args, dims, **params: (iota_p.bind(**params), None)
+
+
+def _broadcast_in_dim_transpose(ct, x, *, shape, broadcast_dimensions):
+    """Sum over the dims the broadcast created or expanded, then restore the operand's
+    size-1 dims."""
+    if type(ct) is _r.Zero:
+        return [_r.Zero(x.aval)]
+    from tjit.primitives.reductions import reduce_sum_p
+    unit = tuple(i for i, d in enumerate(x.aval.shape) if is_one(d))
+    kept = [od for i, od in enumerate(broadcast_dimensions) if i not in unit]
+    axes = tuple(i for i in range(len(shape)) if i not in kept)
+    if axes:
+        ct = reduce_sum_p.bind(ct, axes=axes)
+    if unit:
+        ct = expand_dims_p.bind(ct, dimensions=unit)
+    return [ct]
+
+
+def _broadcast_in_dim_batch(args, dims, *, shape, broadcast_dimensions):
+    x, size = _front(args[0], dims[0])
+    return broadcast_in_dim_p.bind(
+        x, shape=(size,) + tuple(shape),
+        broadcast_dimensions=(0,) + tuple(d + 1 for d in broadcast_dimensions)), 0
+
+
+_r.deflinear(broadcast_in_dim_p, _broadcast_in_dim_transpose)
+broadcast_in_dim_p.batch = _broadcast_in_dim_batch
+
+
+def _reshape_batch(args, dims, *, new_sizes, dimensions=None):
+    x, size = _front(args[0], dims[0])  # row-major order: the batch axis must lead
+    return reshape_p.bind(x, new_sizes=(size,) + tuple(new_sizes), dimensions=dimensions), 0
+
+
+_r.deflinear(reshape_p, lambda ct, x, *, new_sizes, dimensions=None: [
+    reshape_p.bind(ct, new_sizes=tuple(x.aval.shape), dimensions=None)])
+reshape_p.batch = _reshape_batch
+
+
+def _transpose_batch(args, dims, *, permutation):
+    d = dims[0]
+    perm = (d,) + tuple(p if p < d else p + 1 for p in permutation)
+    return transpose_p.bind(args[0], permutation=perm), 0
+
+
+_r.deflinear(transpose_p, lambda ct, x, *, permutation: [
+    transpose_p.bind(ct, permutation=tuple(int(i) for i in np.argsort(permutation)))])
+transpose_p.batch = _transpose_batch
+
+
+def _shifted_dims_batch(prim):
+    def rule(args, dims, *, dimensions):
+        x, _ = _front(args[0], dims[0])
+        return prim.bind(x, dimensions=tuple(d + 1 for d in dimensions)), 0
+    return rule
+
+
+_r.deflinear(squeeze_p, lambda ct, x, *, dimensions: [
+    expand_dims_p.bind(ct, dimensions=tuple(dimensions))])
+squeeze_p.batch = _shifted_dims_batch(squeeze_p)
+_r.deflinear(expand_dims_p, lambda ct, x, *, dimensions: [
+    squeeze_p.bind(ct, dimensions=tuple(dimensions))])
+expand_dims_p.batch = _shifted_dims_batch(expand_dims_p)

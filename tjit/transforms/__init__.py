@@ -1,1 +1,3 @@
 """Transformations of jaxprs (jvp, vjp, vmap, checkpoint) and IR clean-up passes."""
+
+from tjit.transforms import control_flow_rules  # noqa: F401,E402  (assigns cond/while/scan rules)

@@ -92,7 +92,15 @@ def _check_tangent(p, t, i):
                         f".astype({pa.dtype})")
 
 
-def jvp_flat(flat_fun, primals, tangents, name="<function>"):
+def _strip_aux(trace, store):
+    """Auxiliary outputs are returned as primal values, as in JAX."""
+    if store is not None and "aux" in store:
+        leaves, td = tree_flatten(store["aux"])
+        store["aux"] = tree_unflatten(td, [trace.to_pair(x)[0] if isinstance(x, Tracer)
+                                           else x for x in leaves])
+
+
+def jvp_flat(flat_fun, primals, tangents, name="<function>", store=None):
     """Forward mode on a flat function: returns (out_primals, out_tangents) where a
     tangent may be a symbolic Zero."""
     trace = JVPTrace(current_trace(), name)
@@ -101,6 +109,7 @@ def jvp_flat(flat_fun, primals, tangents, name="<function>"):
         with set_current_trace(trace):
             outs = flat_fun(*ins)
         pairs = [trace.to_pair(o) for o in outs]
+        _strip_aux(trace, store)
     finally:
         trace.invalidate()
     return [p for p, _ in pairs], [t for _, t in pairs]
@@ -142,7 +151,7 @@ def jvp(fun, primals, tangents, has_aux=False):
     for i, (p, t) in enumerate(zip(flat_p, flat_t)):
         _check_tangent(p, t, i)
     flat_fun, store = _flatten_fun(lambda *a: fun(*a), tree_p, has_aux)
-    outs_p, outs_t = jvp_flat(flat_fun, flat_p, flat_t, _name(fun))
+    outs_p, outs_t = jvp_flat(flat_fun, flat_p, flat_t, _name(fun), store)
     outs_t = [instantiate(t) for t in outs_t]
     out_p = tree_unflatten(store["tree"], outs_p)
     out_t = tree_unflatten(store["tree"], outs_t)
@@ -163,7 +172,7 @@ def _to_array(x):
 
 
 # -- reverse mode ----------------------------------------------------------------------------
-def linearize_flat(flat_fun, primals, name="<function>"):
+def linearize_flat(flat_fun, primals, name="<function>", store=None):
     """Returns ``(out_primals, linear_closed_jaxpr, out_zero_mask)``: the jaxpr maps input
     tangents to the (non-zero) output tangents; its consts are the residuals."""
     lin = LinearizeTrace(current_trace(), name)
@@ -174,6 +183,7 @@ def linearize_flat(flat_fun, primals, name="<function>"):
         with set_current_trace(jvp_trace):
             outs = flat_fun(*ins)
         pairs = [jvp_trace.to_pair(o) for o in outs]
+        _strip_aux(jvp_trace, store)
     finally:
         jvp_trace.invalidate()
     out_primals = [p for p, _ in pairs]
@@ -248,7 +258,7 @@ def vjp(fun, *primals, has_aux=False):
     flat_p, in_tree = tree_flatten(primals)
     flat_p = [_to_array(p) for p in flat_p]
     flat_fun, store = _flatten_fun(lambda *a: fun(*a), in_tree, has_aux)
-    out_primals, linear, zero_mask = linearize_flat(flat_fun, flat_p, _name(fun))
+    out_primals, linear, zero_mask = linearize_flat(flat_fun, flat_p, _name(fun), store)
     out_tree = store["tree"]
     out_avals = [get_aval(p) for p in out_primals]
     in_avals = [tangent_aval(get_aval(p)) for p in flat_p]

@@ -1,0 +1,264 @@
+"""``dot_general``: the contraction primitive behind ``jnp.matmul``, ``einsum``,
+``tensordot`` and every batched matrix product, with its transformation rules.
+
+It is a library call (DESIGN.md, "library calls where libraries win"): the operands
+are transposed and reshaped into one batched matrix product and handed to
+``xp.matmul`` (BLAS on NumPy, cuBLAS on CuPy). Output dims: batch dims, then lhs free
+dims, then rhs free dims (as ``jax.lax.dot_general``).
+
+Rules: the jvp is bilinear; the transpose in either operand is another
+``dot_general`` followed by a transpose (JAX's ``_dot_general_transpose_lhs/rhs``);
+batching folds the mapped axis into the dimension numbers (both operands mapped: a new
+batch dim; one operand mapped: a free dim of that operand), so no Python loop runs.
+"""
+
+import enum
+
+import numpy as np
+
+from tjit.tracing import dtypes
+from tjit.tracing.avals import ShapedArray
+from tjit.tracing.errors import InconclusiveDimensionError, ShapeError
+from tjit.tracing.shapes import definitely_equal, dim_str, shape_str
+from tjit.primitives.base import new_primitive, same_dtypes
+
+
+class Precision(enum.Enum):
+    """Precision of a contraction (as ``jax.lax.Precision``). The NumPy reference
+    always computes at full precision; backends may use it to pick faster paths."""
+
+    DEFAULT = 0
+    HIGH = 1
+    HIGHEST = 2
+
+    def __repr__(self):
+        return f"Precision.{self.name}"
+
+    __str__ = __repr__
+
+
+# -- dot_general ----------------------------------------------------------------------------
+dot_general_p = new_primitive("dot_general")
+
+
+def _check_dim_list(name, which, dims, ndim, shape):
+    for d in dims:
+        if type(d) is not int or not 0 <= d < ndim:
+            raise ShapeError(f"{name}: {which} dimension {d!r} is out of range for an operand "
+                             f"of shape {shape_str(shape)}")
+    if len(set(dims)) != len(dims):
+        raise ShapeError(f"{name}: repeated {which} dimensions {tuple(dims)} for an operand "
+                         f"of shape {shape_str(shape)}")
+
+
+def _check_pairs(name, kind, lhs, rhs, ldims, rdims):
+    """Sizes of paired (batch or contracting) dims must be equal."""
+    for l, r in zip(ldims, rdims):
+        try:
+            same = definitely_equal(lhs.shape[l], rhs.shape[r])
+        except InconclusiveDimensionError:
+            raise InconclusiveDimensionError(
+                f"{name}: cannot decide whether {kind} dims {dim_str(lhs.shape[l])} "
+                f"(lhs dim {l}) and {dim_str(rhs.shape[r])} (rhs dim {r}) are equal, for "
+                f"shapes {shape_str(lhs.shape)} and {shape_str(rhs.shape)}; use the same "
+                f"size symbol for both") from None
+        if not same:
+            raise ShapeError(
+                f"{name}: {kind} dims must have equal sizes, got lhs shape "
+                f"{shape_str(lhs.shape)} {kind} dims {tuple(ldims)} and rhs shape "
+                f"{shape_str(rhs.shape)} {kind} dims {tuple(rdims)} (size "
+                f"{dim_str(lhs.shape[l])} vs {dim_str(rhs.shape[r])})")
+
+
+def dot_general_shape(lhs, rhs, dimension_numbers, name="dot_general"):
+    """Output shape of ``dot_general`` for avals ``lhs``, ``rhs`` (checks every rule)."""
+    try:
+        (lc, rc), (lb, rb) = dimension_numbers
+    except (TypeError, ValueError):
+        raise TypeError(f"{name}: dimension_numbers must be ((lhs_contracting, "
+                        f"rhs_contracting), (lhs_batch, rhs_batch)), got "
+                        f"{dimension_numbers!r}") from None
+    lc, rc, lb, rb = (tuple(x) for x in (lc, rc, lb, rb))
+    for which, dims, op in (("lhs contracting", lc, lhs), ("rhs contracting", rc, rhs),
+                            ("lhs batch", lb, lhs), ("rhs batch", rb, rhs)):
+        _check_dim_list(name, which, dims, op.ndim, op.shape)
+    if len(lc) != len(rc) or len(lb) != len(rb):
+        raise ShapeError(f"{name}: lhs and rhs need as many contracting dims and as many "
+                         f"batch dims, got dimension_numbers {dimension_numbers} for shapes "
+                         f"{shape_str(lhs.shape)} and {shape_str(rhs.shape)}")
+    for side, c, b, op in (("lhs", lc, lb, lhs), ("rhs", rc, rb, rhs)):
+        if set(c) & set(b):
+            raise ShapeError(f"{name}: {side} dims {sorted(set(c) & set(b))} are both batch "
+                             f"and contracting dims (shape {shape_str(op.shape)})")
+    _check_pairs(name, "batch", lhs, rhs, lb, rb)
+    _check_pairs(name, "contracting", lhs, rhs, lc, rc)
+    lfree = [lhs.shape[i] for i in range(lhs.ndim) if i not in lc and i not in lb]
+    rfree = [rhs.shape[i] for i in range(rhs.ndim) if i not in rc and i not in rb]
+    return tuple(lhs.shape[i] for i in lb) + tuple(lfree) + tuple(rfree)
+
+
+def dot_general_dtype(lhs, rhs, preferred_element_type, name="dot_general"):
+    """Output dtype: the common input dtype, or ``preferred_element_type`` when given
+    (it may not drop the kind: float inputs need a float result, and an integer
+    result may not be narrower than the inputs, as in XLA)."""
+    dt = same_dtypes(name, (lhs, rhs))
+    pref = preferred_element_type
+    if pref is None or np.dtype(pref) == dt:
+        return dt
+    pref = np.dtype(pref)
+    bad = ((dtypes.is_inexact(dt) and not dtypes.is_inexact(pref))
+           or (dtypes.is_complex(dt) and not dtypes.is_complex(pref))
+           or (dtypes.is_bool(pref))
+           or (dtypes.is_int(dt) and dtypes.is_int(pref) and pref.itemsize < dt.itemsize))
+    if bad:
+        raise TypeError(f"{name}: preferred_element_type {pref} cannot hold the result of a "
+                        f"product of {dt} operands; choose a type of the same kind that is "
+                        f"at least as wide, or convert the operands first")
+    return pref
+
+
+@dot_general_p.def_abstract_eval
+def _dot_general_abstract(lhs, rhs, *, dimension_numbers, precision=None,
+                          preferred_element_type=None):
+    shape = dot_general_shape(lhs, rhs, dimension_numbers)
+    return ShapedArray(shape, dot_general_dtype(lhs, rhs, preferred_element_type))
+
+
+@dot_general_p.def_weak_type
+def _dot_general_weak(lw, rw, *, preferred_element_type=None, **_):
+    return lw and rw and preferred_element_type is None
+
+
+def _prod(dims):
+    n = 1
+    for d in dims:
+        n *= d
+    return n
+
+
+@dot_general_p.def_impl
+def _dot_general_impl(xp, lhs, rhs, *, dimension_numbers, precision=None,
+                      preferred_element_type=None):
+    (lc, rc), (lb, rb) = dimension_numbers
+    lhs, rhs = xp.asarray(lhs), xp.asarray(rhs)
+    out_dtype = lhs.dtype if preferred_element_type is None else np.dtype(
+        preferred_element_type)
+    if out_dtype != lhs.dtype and (np.promote_types(lhs.dtype, out_dtype) == out_dtype or
+                                   not dtypes.is_inexact(lhs.dtype)):
+        # Accumulate in the preferred type when it is wider (int8 x int8 -> int32 must not
+        # wrap) or inexact (int inputs, float result).
+        lhs, rhs = lhs.astype(out_dtype), rhs.astype(out_dtype)
+    lf = [i for i in range(lhs.ndim) if i not in lc and i not in lb]
+    rf = [i for i in range(rhs.ndim) if i not in rc and i not in rb]
+    lt = xp.transpose(lhs, tuple(lb) + tuple(lf) + tuple(lc))
+    rt = xp.transpose(rhs, tuple(rb) + tuple(rc) + tuple(rf))
+    bshape = lt.shape[:len(lb)]
+    mshape = lt.shape[len(lb):len(lb) + len(lf)]
+    nshape = rt.shape[len(rb) + len(rc):]
+    k = _prod(lt.shape[len(lb) + len(lf):])
+    m, n = _prod(mshape), _prod(nshape)
+    if lb:
+        out = xp.matmul(lt.reshape(_prod(bshape), m, k), rt.reshape(_prod(bshape), k, n))
+    else:  # a plain 2-d product takes BLAS's fastest path
+        out = xp.matmul(lt.reshape(m, k), rt.reshape(k, n))
+    out = out.reshape(tuple(bshape) + tuple(mshape) + tuple(nshape))
+    return out if out.dtype == out_dtype else out.astype(out_dtype)
+
+
+# -- transformation rules ----------------------------------------------------------------------
+from tjit.primitives import rules as _r  # noqa: E402
+from tjit.primitives.elementwise import convert_element_type_p  # noqa: E402
+from tjit.primitives.structural import transpose_p  # noqa: E402
+from tjit.tracing.core import get_aval as _aval  # noqa: E402
+
+
+def _ranges_like(*xs):
+    """Consecutive ranges with the lengths of ``xs``: (0..len(x0)), (len(x0)..), ..."""
+    start = 0
+    for x in xs:
+        yield tuple(range(start, start + len(x)))
+        start += len(x)
+
+
+def _remaining(n, *removed):
+    gone = set().union(*map(set, removed))
+    return tuple(i for i in range(n) if i not in gone)
+
+
+def _astype(x, dtype):
+    if _aval(x).dtype == dtype:
+        return x
+    return convert_element_type_p.bind(x, new_dtype=np.dtype(dtype), weak_type=False)
+
+
+def _transpose_lhs(ct, x_aval, y, dimension_numbers, precision, swap_ans=False):
+    """Cotangent of the lhs ``x`` of ``dot_general(x, y)`` (of the rhs when ``swap_ans``:
+    the caller swaps the operands and the dimension numbers)."""
+    (xc, yc), (xb, yb) = dimension_numbers
+    x_kept = _remaining(len(x_aval.shape), xc, xb)
+    y_kept = _remaining(len(_aval(y).shape), yc, yb)
+    if swap_ans:
+        ans_batch, ans_y, _ = _ranges_like(xb, y_kept, x_kept)
+    else:
+        ans_batch, _, ans_y = _ranges_like(xb, x_kept, y_kept)
+    dims = ((ans_y, y_kept), (ans_batch, tuple(yb)))
+    x_contract_sorted_by_y = [xc[i] for i in np.argsort(yc)]
+    out_axes = tuple(int(i) for i in np.argsort(list(xb) + list(x_kept) +
+                                                x_contract_sorted_by_y))
+    ct = _astype(ct, _aval(y).dtype)  # a preferred_element_type result
+    out = dot_general_p.bind(ct, y, dimension_numbers=dims, precision=precision,
+                             preferred_element_type=None)
+    if out_axes != tuple(range(len(out_axes))):
+        out = transpose_p.bind(out, permutation=out_axes)
+    return _astype(out, x_aval.dtype)
+
+
+def _dot_general_transpose(ct, lhs, rhs, *, dimension_numbers, precision=None,
+                           preferred_element_type=None):
+    (lc, rc), (lb, rb) = dimension_numbers
+    l_undef, r_undef = _r.is_undefined_primal(lhs), _r.is_undefined_primal(rhs)
+    if l_undef and r_undef:
+        raise ValueError("dot_general is bilinear, not linear: cannot transpose with respect "
+                         "to both operands at once")
+    if type(ct) is _r.Zero:
+        return [_r.Zero(lhs.aval) if l_undef else None, _r.Zero(rhs.aval) if r_undef else None]
+    if l_undef:
+        return [_transpose_lhs(ct, lhs.aval, rhs, dimension_numbers, precision), None]
+    swapped = ((rc, lc), (rb, lb))
+    return [None, _transpose_lhs(ct, rhs.aval, lhs, swapped, precision, swap_ans=True)]
+
+
+_r.defjvp(dot_general_p,
+          lambda g, lhs, rhs, **params: dot_general_p.bind(g, rhs, **params),
+          lambda g, lhs, rhs, **params: dot_general_p.bind(lhs, g, **params))
+dot_general_p.transpose = _dot_general_transpose
+
+
+def _bump(dims, at):
+    """Dims of an operand after a new axis is inserted at ``at``."""
+    return tuple(d + (d >= at) for d in dims)
+
+
+def _dot_general_batch(args, dims, *, dimension_numbers, precision=None,
+                       preferred_element_type=None):
+    lhs, rhs = args
+    ld, rd = dims
+    (lc, rc), (lb, rb) = (tuple(map(tuple, p)) for p in dimension_numbers)
+    params = dict(precision=precision, preferred_element_type=preferred_element_type)
+    if ld is not None and rd is not None:  # a new (leading) batch dim
+        lhs, rhs = _r.moveaxis(lhs, ld, 0), _r.moveaxis(rhs, rd, 0)
+        dn = ((_bump(lc, 0), _bump(rc, 0)), ((0,) + _bump(lb, 0), (0,) + _bump(rb, 0)))
+        return dot_general_p.bind(lhs, rhs, dimension_numbers=dn, **params), 0
+    # One operand mapped: its mapped axis stays where it is, as one more free dim.
+    l_free = _remaining(len(_aval(lhs).shape) - (ld is not None), lc, lb)
+    if ld is not None:
+        dn = ((_bump(lc, ld), rc), (_bump(lb, ld), rb))
+        out_dim = len(lb) + sum(1 for d in l_free if d < ld)
+    else:
+        r_free = _remaining(len(_aval(rhs).shape) - 1, rc, rb)
+        dn = ((lc, _bump(rc, rd)), (lb, _bump(rb, rd)))
+        out_dim = len(lb) + len(l_free) + sum(1 for d in r_free if d < rd)
+    return dot_general_p.bind(lhs, rhs, dimension_numbers=dn, **params), out_dim
+
+
+dot_general_p.batch = _dot_general_batch
