@@ -127,7 +127,7 @@ X0 = np.array([0.3, -0.7, 0.5])
 
 def _run(names, fname):
     f = FUNCTIONS[fname]
-    t, o = f, f
+    t, o = f, lambda y: np.asarray(f(jnp.asarray(y)), np.float64)
     for name in reversed(names):  # names[0] is outermost
         t = TRANSFORMS[name][0](t)
         o = TRANSFORMS[name][1](o)

@@ -420,10 +420,10 @@ def test_grad_of_grad_through_scan():
     np.testing.assert_allclose(float(tjit.grad(tjit.grad(f))(a)), 56 * 0.9 ** 6, rtol=1e-5)
     g = lambda w: jnp.sum(lax.scan(lambda c, x: (jnp.sin(c * w + x), c), 0.5, X)[1])
     check_grads(g, (np.float32(0.8),), order=2)
-    h = tjit.hessian(lambda w: jnp.sum(lax.scan(lambda c, x: (c * jnp.tanh(w * x), c), 1.0,
+    h = tjit.hessian(lambda w: jnp.sum(lax.scan(lambda c, x: (c * jnp.tanh(w * x), c), jnp.ones(4),
                                                 X)[0]))
     np.testing.assert_allclose(np.asarray(h(Y)), np.asarray(tjit.jacfwd(tjit.jacrev(
-        lambda w: jnp.sum(lax.scan(lambda c, x: (c * jnp.tanh(w * x), c), 1.0, X)[0])))(Y)),
+        lambda w: jnp.sum(lax.scan(lambda c, x: (c * jnp.tanh(w * x), c), jnp.ones(4), X)[0])))(Y)),
         rtol=1e-4, atol=1e-5)
 
 
@@ -454,7 +454,7 @@ def test_nested_vmap_and_vmap_of_grad_through_scan():
 
 def test_grad_of_vmap_of_scan_and_cond():
     xs = _r(4, 5, seed=14)
-    f = lambda x: jnp.sum(tjit.vmap(lambda r: cond_in_scan(r, jnp.float32(0.3))[1])(x))
+    f = lambda x: jnp.sum(tjit.vmap(lambda r: cond_in_scan(r, r[0] * 0 + 0.3)[1])(x))
     check_grads(f, (xs,))
 
 

@@ -228,6 +228,21 @@ def test_linear_complex_parts_transpose_in_numpy():
     np.testing.assert_array_equal(np.asarray(gb), -ct_c.imag)
 
 
+def test_arithmetic_transposes_in_numpy():
+    x, c = np.float32([1.0, -2.0, 3.0]), np.float32([0.5, 4.0, -1.0])
+    ct = np.float32([2.0, 1.0, -3.0])
+    np.testing.assert_array_equal(np.asarray(tjit.vjp(lax.neg, x)[1](ct)[0]), -ct)
+    np.testing.assert_array_equal(
+        np.asarray(tjit.vjp(lambda a: lax.mul(c, a), x)[1](ct)[0]), c * ct)
+    np.testing.assert_array_equal(
+        np.asarray(tjit.vjp(lambda a: lax.div(a, c), x)[1](ct)[0]), ct / c)
+    # a rank-0 operand broadcast against an array receives the summed cotangent
+    gs, gx = tjit.vjp(lambda s, a: lax.sub(s, a) * c, np.float32(2.0), x)[1](ct)
+    np.testing.assert_allclose(np.asarray(gs), np.sum(ct * c))
+    np.testing.assert_allclose(np.asarray(gx), -ct * c)
+    assert np.shape(gs) == ()
+
+
 # -- selection, clamp, conversions --------------------------------------------------------------
 @pytest.mark.parametrize("shapes", [((3,), (3,), (3,)), ((3,), (), (3,)), ((), (3,), (3,)),
                                     ((), (), ())], ids=str)
@@ -318,7 +333,7 @@ def test_every_elementwise_primitive_has_rules():
         assert p.jvp is not None, name
 
 
-# -- batching -----------------------------------------------------------------------------------------
+# -- batching --------------------------------------------------------------------------------
 def _f32(rng, shape):
     return _vals(rng, shape, 0.3, 0.9)
 
@@ -359,7 +374,8 @@ def test_bitcast_widening_vmap_batch_on_last_axis():
 
 
 BINARY_BATCH = [(n, BINARY[n][0], BINARY[n][1], BINARY[n][2]) for n in sorted(BINARY)] + [
-    ("nextafter", lax.nextafter, _any, _any), ("div_int", lax.div, _i32, _i32), ("rem_int", lax.rem, _i32, _i32),
+    ("nextafter", lax.nextafter, _any, _any), ("div_int", lax.div, _i32, _i32),
+    ("rem_int", lax.rem, _i32, _i32),
     ("max_int", lax.max, _i32, _i32), ("eq", lax.eq, _i32, _i32), ("lt", lax.lt, _f32, _f32),
     ("ge", lax.ge, _f32, _f32), ("and", lax.bitwise_and, _i32, _i32),
     ("or", lax.bitwise_or, _i32, _i32), ("xor", lax.bitwise_xor, _i32, _i32),
@@ -433,11 +449,11 @@ def test_vmap_of_grad_and_grad_of_vmap():
     check_grads(lambda m: tjit.vmap(f, in_axes=1, out_axes=1)(m), (x,))
 
 
-# -- jnp programs and jit ----------------------------------------------------------------------------
+# -- jnp programs and jit --------------------------------------------------------------------
 def _relu_mix(x):
     y = jnp.where(x > 0, x ** 2, jnp.sin(x))
     return jnp.sum(jnp.maximum(y, -0.5) * jnp.exp(-x) + jnp.clip(x, -1.0, 1.0)) + \
-        jnp.sum(x.astype(jnp.float32) ** 3 / (1.0 + jnp.abs(x)))
+        jnp.sum(x.astype(jnp.int32).astype(x.dtype) * x ** 3 / (1.0 + jnp.abs(x)))
 
 
 def test_grad_of_jnp_program_matches_finite_differences():

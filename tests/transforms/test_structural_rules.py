@@ -200,3 +200,12 @@ def test_threefry_nested_vmap_and_jit():
     want = _hash_np(k1, k2, x1.T, x2.T)
     for g, w in zip(got, want):
         np.testing.assert_array_equal(np.asarray(g), w)
+
+
+def test_every_structural_primitive_has_rules():
+    for p in (st.iota_p, st.broadcast_in_dim_p, st.reshape_p, st.transpose_p, st.squeeze_p,
+              st.expand_dims_p):
+        assert p.jvp is not None and p.batch is not None, p.name
+        assert p is st.iota_p or p.transpose is not None, p.name
+    assert threefry2x32_p.batch is not None
+    assert threefry2x32_p.not_differentiable and threefry2x32_p.jvp is None

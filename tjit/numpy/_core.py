@@ -71,8 +71,11 @@ def asarray(a, dtype=None, order=None, *, copy=None):
         out = stack([asarray(x, dtype) for x in a])
         # A list is never weakly typed (JAX), even when all its entries are.
         return lax.convert_element_type(out, out.dtype) if out.weak_type else out
+    from_python = not isinstance(a, (np.ndarray, np.generic))
     if isinstance(a, (list, tuple)) and any(isinstance(x, Array) for x in _flat_seq(a)):
-        a = np.asarray(_to_numpy_nested(a))
+        if dtype is None:  # JAX's promotion over the leaves (Python scalars are weak)
+            dtype = result_type_of(*_flat_seq(a))[0]
+        a = _to_numpy_nested(a)
     weak = False
     if type(a) in _SCALARS and dtype is None:
         weak = not isinstance(a, bool)
@@ -98,10 +101,22 @@ def asarray(a, dtype=None, order=None, *, copy=None):
         else:
             dtype = dtypes.canonicalize(dtypes.check_dtype(v.dtype, "asarray"))
     if v.dtype != dtype:
+        if from_python and v.dtype.kind in "iu" and dtypes.is_int(dtype):
+            _check_int_range(v, dtype)
         v = v.astype(dtype)
     elif copy or (isinstance(a, np.ndarray) and v is a):
         v = v.copy()  # an Array never aliases a mutable user buffer
     return Array(v, weak)
+
+
+def _check_int_range(v, dtype):
+    """Python ints must fit the integer dtype they become (no silent wrapping; as JAX
+    and NumPy 2 do)."""
+    info = np.iinfo(dtype)
+    if v.size and (v.min() < info.min or v.max() > info.max):
+        bad = v.max() if v.max() > info.max else v.min()
+        raise OverflowError(f"Python int {int(bad)} too large to convert to {np.dtype(dtype)}"
+                            f"; pass a wider dtype (e.g. dtype=jnp.int64 with x64 enabled)")
 
 
 def array(object, dtype=None, copy=True, order="K", ndmin=0):  # noqa: A002

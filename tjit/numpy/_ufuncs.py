@@ -52,9 +52,26 @@ less = _two_in("less", lax.lt)
 less_equal = _two_in("less_equal", lax.le)
 greater = _two_in("greater", lax.gt)
 greater_equal = _two_in("greater_equal", lax.ge)
-bitwise_and = _two_in("bitwise_and", lax.bitwise_and)
-bitwise_or = _two_in("bitwise_or", lax.bitwise_or)
-bitwise_xor = _two_in("bitwise_xor", lax.bitwise_xor)
+
+
+def _check_integer(name, x):
+    if not (dtypes.is_int(x.dtype) or dtypes.is_bool(x.dtype)):
+        raise TypeError(f"{name} does not accept dtype {x.dtype} (the promoted dtype of its "
+                        f"operands); it takes integers and bools. For masks, combine "
+                        f"comparisons, e.g. (x > 0) & (y < 1)")
+
+
+def _integer_op(name, lax_fn):
+    """A bitwise op: integers and bools only, checked here so the error names it."""
+    def fn(x, y):
+        _check_integer(name, x)
+        return lax_fn(x, y)
+    return fn
+
+
+bitwise_and = _two_in("bitwise_and", _integer_op("bitwise_and", lax.bitwise_and))
+bitwise_or = _two_in("bitwise_or", _integer_op("bitwise_or", lax.bitwise_or))
+bitwise_xor = _two_in("bitwise_xor", _integer_op("bitwise_xor", lax.bitwise_xor))
 
 
 def _logical(name, fn):
@@ -90,11 +107,13 @@ bitwise_not = bitwise_invert = invert
 
 def left_shift(x, y, /):
     x, y = promote_args("left_shift", x, y)
+    _check_integer("left_shift", x)
     return lax.shift_left(x, y)
 
 
 def right_shift(x, y, /):
     x, y = promote_args("right_shift", x, y)
+    _check_integer("right_shift", x)
     if dtypes.is_unsigned(x.dtype):
         return lax.shift_right_logical(x, y)
     return lax.shift_right_arithmetic(x, y)

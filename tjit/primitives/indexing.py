@@ -606,7 +606,9 @@ def _scatter_mul_jvp(primals, tangents, **params):
     is linear (a scatter-mul of the tangent). In ``y``: ``x[p] * sum_k g[k] *
     prod_{j != k} y[j]``, computed without dividing by zero: with Z[p] zero updates and
     Q[p] the product of the non-zero ones, update k's coefficient is Q/y[k] when Z == 0,
-    Q when y[k] is the only zero, else 0 (JAX supports only unique indices here)."""
+    Q when y[k] is the only zero, else 0 (JAX supports only unique indices here). This
+    is exact to first order everywhere; its own derivative (second order) is exact
+    unless an update is exactly zero (the zero-count branches are constants)."""
     x, indices, y = primals
     g_x, _, g_y = tangents
     out = scatter_mul_p.bind(x, indices, y, **params)

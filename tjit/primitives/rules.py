@@ -12,7 +12,8 @@ A primitive's file fills these slots on the primitive object:
   ``ct`` may be :class:`Zero` only when the caller cannot avoid it.
 * ``prim.batch(args, dims, **params) -> (out, out_dim)`` (lists for multiple results);
   ``dims[i]`` is the batched axis of ``args[i]`` or ``None`` (not batched).
-  Helpers: :func:`defvectorized`, :func:`defbroadcasting`.
+  Helpers: :func:`defvectorized`, :func:`defbroadcasting` (built on
+  :func:`broadcast_batched_args`, usable by rules with extra constraints).
 
 Rules are written with ``tjit.lax``-level primitives binding under the current trace,
 so a rule applied inside another transformation is itself transformed.

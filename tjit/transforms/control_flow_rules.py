@@ -326,7 +326,7 @@ def _while_batched_pred(cond, cconsts, body, bconsts, init):
         c, b, carry = _split(a, [nc, nb])
         (pred,) = _eval(cond, *c, *carry)
         new = _eval(body, *b, *carry)
-        return [_batched_select(pred, [old, upd]) for old, upd in zip(carry, new)]
+        return [_batched_select(pred, [upd, old]) for old, upd in zip(carry, new)]
 
     cj, ch = _trace(new_cond, c_avals + carry_avals, "while_cond_any")
     bj, bh = _trace(new_body, c_avals + b_avals + carry_avals, "while_body_masked")
