@@ -287,12 +287,18 @@ def test_fori_loop_with_traced_bounds_raises_in_reverse_mode():
 
 
 def test_grad_of_while_with_unknowns_not_reaching_the_carry():
-    # y is differentiated, but the loop does not depend on it: no error, zero gradient
+    # y is read by the body but never reaches the carry: no error, the loop runs as known
     def f(x, y):
-        return jnp.sum(lax.while_loop(lambda v: jnp.sum(v) < 10.0, lambda v: v * 2.0, x)) + \
-            jnp.sum(y * y)
-    gx, gy = tjit.grad(f, argnums=1)(X * 0 + 1, Y), None
-    np.testing.assert_allclose(np.asarray(gx), 2 * Y, rtol=1e-6)
+        def body(v):
+            unused = y * 2.0  # noqa: F841  (traced, so the loop takes y as an operand)
+            return v * 2.0
+        return jnp.sum(lax.while_loop(lambda v: jnp.sum(v) < 10.0, body, x)) + jnp.sum(y * y)
+    ones = np.ones(4, np.float32)
+    np.testing.assert_allclose(np.asarray(tjit.grad(f, argnums=1)(ones, Y)), 2 * Y, rtol=1e-6)
+    closed = tjit.make_jaxpr(tjit.grad(f, argnums=1))(ones, Y)
+    check_jaxpr(closed)
+    with pytest.raises(ValueError, match=WHILE_MSG):
+        tjit.grad(f)(ones, Y)
 
 
 def test_vmap_of_while_with_batched_predicate_vs_loop():
@@ -469,12 +475,21 @@ def test_scan_jvp_only_differentiates_what_is_perturbed():
     assert scan.params["num_carry"] == 2 and scan.params["num_consts"] == 0
 
 
-def test_polymorphic_grad_and_vmap_of_scan():
+def test_polymorphic_shapes_through_the_rules():
     f = lambda x: jnp.sum(lax.scan(lambda c, v: (c * jnp.cos(v), c), 1.0, x)[1])
     closed = tjit.make_jaxpr(tjit.grad(f), polymorphic_shapes=["(n,)"])(X)
     check_jaxpr(closed)
     assert "n" in str(closed)
     closed = tjit.make_jaxpr(tjit.vmap(f), polymorphic_shapes=["(b, 4)"])(np.stack([X, Y]))
+    check_jaxpr(closed)
+    g = lambda n, x: lax.while_loop(lambda c: c[0] < n, lambda c: (c[0] + 1, c[1] * 2.0),
+                                    (0, x))
+    closed = tjit.make_jaxpr(tjit.vmap(g), polymorphic_shapes=["(b,)", "(b, 3)"])(
+        np.ones(2, np.int32), np.ones((2, 3), np.float32))
+    check_jaxpr(closed)
+    h = lambda x: jnp.sum(lax.cond(x[0] > 0, lambda v: jnp.sin(v) * v, jnp.exp, x))
+    closed = tjit.make_jaxpr(tjit.vmap(tjit.grad(h)), polymorphic_shapes=["(b, n)"])(
+        np.ones((2, 3), np.float32))
     check_jaxpr(closed)
 
 
@@ -482,3 +497,57 @@ def test_rules_are_registered_on_the_primitives():
     for p in (cond_p, while_p, scan_p):
         assert p.jvp is not None and p.batch is not None and p.partial_eval is not None
         assert p.transpose is not None
+
+
+def test_scan_grad_hoists_loop_invariant_residuals():
+    # cos(w) and sin(w) are computed once before the loop; only the carry is stacked,
+    # and it is not stacked twice (the y that equals it is reused as the residual)
+    f = lambda w, xs: jnp.sum(lax.scan(lambda c, x: (c * jnp.sin(w) + x, c), jnp.zeros(3),
+                                       xs)[1])
+    w, xs = _r(3, seed=15), _r(5, 3, seed=16)
+    check_grads(f, (w, xs))
+    closed = tjit.make_jaxpr(tjit.grad(f))(w, xs)
+    check_jaxpr(closed)
+    prims = _eqn_prims(closed)
+    assert "cos" in prims and "sin" in prims  # hoisted out of the loop
+    fwd = next(e for e in closed.jaxpr.eqns if e.primitive is scan_p)
+    assert len(fwd.outvars) == 2  # final carry and ys: no per-step copies of anything else
+
+
+def test_reverse_mode_through_while_nested_in_scan_or_cond_raises():
+    def f(x):
+        body = lambda c, _: (lax.while_loop(lambda v: v < 5.0, lambda v: v * x, c), c)
+        return lax.scan(body, 1.0, None, length=2)[0]
+    with pytest.raises(ValueError, match=WHILE_MSG):
+        tjit.grad(f)(jnp.float32(1.5))
+    np.testing.assert_allclose(float(tjit.jvp(f, (1.5,), (1.0,))[1]),
+                               float((f(1.5 + 1e-3) - f(1.5 - 1e-3)) / 2e-3), rtol=1e-2)
+    g = lambda x: lax.cond(x > 0, lambda v: lax.while_loop(lambda u: u < 5.0,
+                                                           lambda u: u * v, v), jnp.sin, x)
+    # every branch is transposed when the program is built (as in JAX), whichever runs
+    for x in (1.5, -1.5):
+        with pytest.raises(ValueError, match=WHILE_MSG):
+            tjit.grad(g)(jnp.float32(x))
+
+
+def test_linearize_of_scan_matches_jvp():
+    f = lambda x: scan_carry_and_ys(x, Y)
+    y, f_jvp = tjit.linearize(f, X)
+    t = _r(4, seed=17)
+    _, want = tjit.jvp(f, (X,), (t,))
+    for a, b in zip(tjit.tree_leaves(f_jvp(t)), tjit.tree_leaves(want)):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-6, atol=1e-7)
+
+
+def test_vmap_of_cond_inside_scan_and_jit_of_vmapped_while():
+    x = _r(3, 4, seed=18)
+    f = lambda x: cond_in_scan(x, x[0] * 0 + 0.5)  # the predicate is batched inside the body
+    check_vmap(f, (x,), rtol=1e-5)
+    n = np.array([2, 0, 5], np.int32)
+    g = lambda n, v: lax.while_loop(lambda c: c[0] < n, lambda c: (c[0] + 1, jnp.sin(c[1])),
+                                    (0, v))
+    eager = tjit.vmap(g)(n, x)
+    jitted = tjit.jit(tjit.vmap(g))(n, x)
+    for a, b in zip(tjit.tree_leaves(eager), tjit.tree_leaves(jitted)):
+        np.testing.assert_allclose(np.asarray(b), np.asarray(a), rtol=1e-6)
+    check_vmap(g, (n, x))

@@ -276,6 +276,7 @@ JNP_PROGRAMS = {
     "at.set": lambda x: x.at[np.array([1, 1])].set(jnp.sin(x[0:2])),
     "at.add": lambda x: x.at[np.array([1, 1, 2])].add(x[np.array([0, 0, 0])] ** 2),
     "at.add scalar": lambda x: x.at[1, 2].add(x[0, 0] * 3.0),
+    "at.set scalar": lambda x: x.at[1, 2].set(jnp.cos(x[1, 2])),
     "at.mul": lambda x: x.at[:, np.array([0, 0])].mul(x[:, 1:3]),
     "at.max": lambda x: x.at[np.array([2, 0])].max(x[np.array([1, 1])] + 0.5),
 }
@@ -302,6 +303,31 @@ def test_per_example_embedding_gradients():
         want = np.zeros_like(table)
         np.add.at(want, tokens[b], np.broadcast_to(2 * (emb - targets[b]) / 4, (4, 3)))
         np.testing.assert_allclose(np.asarray(got)[b], want, rtol=1e-5, atol=1e-6)
+
+
+def test_symbolic_shapes_one_jaxpr():
+    """grad and vmap trace once for a family of sizes, into one flat jaxpr."""
+    idx = np.array([1, 1, 0])
+
+    def loss(x, y):
+        return jnp.sum(jnp.sin(x.at[idx].set(y)[idx]) ** 2)
+    jaxpr = tjit.make_jaxpr(tjit.grad(loss, argnums=(0, 1)),
+                            polymorphic_shapes=["(b, 4)", None])(np.ones((5, 4), np.float32),
+                                                                 np.ones((3, 4), np.float32))
+    assert "b" in str(jaxpr.jaxpr.invars[0].aval.shape)
+    assert all(not any(hasattr(v, "jaxpr") for v in e.params.values())
+               for e in jaxpr.jaxpr.eqns)
+    got = tjit.jit(tjit.grad(loss, argnums=(0, 1)), polymorphic_shapes=["(b, 4)", None])
+    for b in (3, 6):
+        x, y = np.ones((b, 4), np.float32) * 0.5, np.ones((3, 4), np.float32)
+        gx, gy = got(x, y)
+        wx, wy = tjit.grad(loss, argnums=(0, 1))(x, y)
+        np.testing.assert_allclose(np.asarray(gx), np.asarray(wx), rtol=1e-6)
+        np.testing.assert_allclose(np.asarray(gy), np.asarray(wy), rtol=1e-6)
+    vm = tjit.make_jaxpr(tjit.vmap(lambda x, i: x[i]),
+                         polymorphic_shapes=["(b, 5, 4)", "(b, 2)"])(
+        np.ones((3, 5, 4)), np.ones((3, 2), np.int32))
+    assert [e.primitive.name for e in vm.jaxpr.eqns].count("gather") == 1
 
 
 def test_rules_are_complete():

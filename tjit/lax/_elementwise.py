@@ -4,6 +4,7 @@ Like ``jax.lax``, these do not broadcast or promote arrays (use ``tjit.numpy`` f
 that); a Python scalar operand takes the dtype of the array operand (weak typing).
 """
 
+import builtins
 import operator
 
 import numpy as np
@@ -31,10 +32,10 @@ def asarray_for_lax(x, like_dtype=None):
         dt = dtypes.check_dtype(dtypes.canonicalize(x.dtype), "tjit.lax")
         v = np.asarray(x)
         return Array(v.astype(dt) if v.dtype != dt or v is x else v, False)
-    if isinstance(x, (bool, int, float, complex)):
+    if isinstance(x, (bool, int, float, builtins.complex)):
         dt = dtypes.dtype_of_python_scalar(x) if like_dtype is None else np.dtype(like_dtype)
         kind = bool if isinstance(x, bool) else type(x) if type(x) in _SCALAR_FITS else \
-            next(t for t in (int, float, complex) if isinstance(x, t))
+            next(t for t in (int, float, builtins.complex) if isinstance(x, t))
         if dt.kind not in _SCALAR_FITS[kind]:
             raise TypeError(f"tjit.lax: the Python {kind.__name__} {x!r} cannot be used "
                             f"with an operand of dtype {dt} without losing information; "

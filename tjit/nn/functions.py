@@ -5,12 +5,13 @@ numerically delicate ones are arranged to stay finite for large |x|: ``softplus`
 is ``logaddexp(x, 0)``, ``log_sigmoid`` is ``-softplus(-x)``, and ``softmax``,
 ``log_softmax`` and ``logsumexp`` subtract the maximum before exponentiating.
 
-Gradients: ``relu``/``relu6`` (derivative 0 at the kinks) and ``softmax`` (the
-``y * (dx - sum(y * dx))`` jvp) get custom jvp rules in JAX; they need
-``custom_jvp`` here too once the AD transformation lands. ``_stop_gradient`` marks the
-max-shifts whose gradient JAX drops (it cancels mathematically).
+Gradients: ``relu`` (derivative 0 at 0), ``softplus`` (``sigmoid(x)``, finite for any
+x) and ``softmax`` (the ``y * (dx - sum(y * dx))`` jvp) have ``custom_jvp`` rules as in
+JAX; ``lax.stop_gradient`` marks the max-shifts of ``softmax``/``log_softmax``/
+``logsumexp`` whose gradient cancels mathematically, so it is not computed.
 """
 
+import functools
 import operator
 
 import numpy as np
@@ -21,12 +22,7 @@ from tjit.tracing.shapes import normalize_axes, normalize_axis
 from tjit import lax
 from tjit import numpy as jnp
 from tjit.numpy._core import check_arraylike, promote_args_inexact, promote_dtypes_inexact
-
-
-def _stop_gradient(x):
-    # lax.stop_gradient arrives with the AD transformation; values are unchanged.
-    sg = getattr(lax, "stop_gradient", None)
-    return x if sg is None else sg(x)
+from tjit.transforms.custom_derivatives import custom_jvp
 
 
 def _inexact(name, x):
@@ -45,9 +41,18 @@ def identity(x):
     return _array("identity", x)
 
 
+@custom_jvp
+def _relu(x):
+    return jnp.maximum(x, 0)
+
+
+# the derivative at the kink is 0 (as JAX), not max's tie-splitting 0.5
+_relu.defjvps(lambda g, ans, x: lax.select(jnp.greater(x, 0), g, lax.full_like(g, 0)))
+
+
 def relu(x):
-    """Rectified linear unit: ``max(x, 0)``. (Its jvp is 0 at x == 0: custom_jvp later.)"""
-    return jnp.maximum(_array("relu", x), 0)
+    """Rectified linear unit: ``max(x, 0)``; its derivative is 0 at ``x == 0``."""
+    return _relu(_array("relu", x))
 
 
 def relu6(x):
@@ -60,9 +65,20 @@ def sigmoid(x):
     return lax.logistic(_inexact("sigmoid", x))
 
 
+@custom_jvp
+def _softplus(x):
+    return jnp.logaddexp(x, 0)
+
+
+# d softplus = sigmoid: exact and finite everywhere (logaddexp's own jvp goes through
+# max and |x|, whose ties at x == 0 give the wrong value there)
+_softplus.defjvps(lambda g, ans, x: jnp.multiply(g, lax.logistic(x)))
+
+
 def softplus(x):
-    """``log(1 + exp(x))`` computed as ``logaddexp(x, 0)`` (no overflow for large x)."""
-    return jnp.logaddexp(_inexact("softplus", x), 0)
+    """``log(1 + exp(x))`` computed as ``logaddexp(x, 0)`` (no overflow for large x);
+    its derivative is ``sigmoid(x)``."""
+    return _softplus(_inexact("softplus", x))
 
 
 def log_sigmoid(x):
@@ -238,12 +254,25 @@ def softmax(x, axis=-1, where=None):
       An array of the shape of ``x``. (An input of +inf gives NaN, as in JAX.)
     """
     x = _inexact("softmax", x)
-    axes = _axes(axis, x.ndim, "softmax")
+    return _softmax(x, _axes(axis, x.ndim, "softmax"), where)
+
+
+@functools.partial(custom_jvp, nondiff_argnums=(1,))
+def _softmax(x, axes, where):
     x_safe = _masked(x, where, -np.inf)
     x_max = _reduce(lax.reduce_max, x_safe, axes, True)
-    unnormalized = jnp.exp(jnp.subtract(x_safe, _stop_gradient(x_max)))
+    unnormalized = jnp.exp(jnp.subtract(x_safe, lax.stop_gradient(x_max)))
     result = jnp.divide(unnormalized, _reduce(lax.reduce_sum, unnormalized, axes, True))
     return result if where is None else jnp.where(where, result, 0)
+
+
+@_softmax.defjvp
+def _softmax_jvp(axes, primals, tangents):
+    # JAX's rule: cheaper than differentiating the division, and no exp overflow
+    (x, where), x_dot = primals, tangents[0]
+    y = _softmax(x, axes, where)
+    y_dot = _masked(jnp.multiply(y, x_dot), where, 0)
+    return y, jnp.multiply(y, jnp.subtract(x_dot, _reduce(lax.reduce_sum, y_dot, axes, True)))
 
 
 def log_softmax(x, axis=-1, where=None):
@@ -258,7 +287,7 @@ def log_softmax(x, axis=-1, where=None):
     axes = _axes(axis, x.ndim, "log_softmax")
     x_safe = _masked(x, where, -np.inf)
     x_max = _reduce(lax.reduce_max, x_safe, axes, True)
-    shifted = jnp.subtract(x_safe, _stop_gradient(x_max))
+    shifted = jnp.subtract(x_safe, lax.stop_gradient(x_max))
     lse = jnp.log(_reduce(lax.reduce_sum, jnp.exp(shifted), axes, True))
     result = jnp.subtract(shifted, lse)
     return result if where is None else jnp.where(where, result, -np.inf)
@@ -288,7 +317,7 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
     a_safe = _masked(a, where, -np.inf)
     amax = _reduce(lax.reduce_max, a_safe, axes, True)
     # all -inf (or +inf/NaN) maxima: shift by 0 so the result is -inf/inf/NaN, not NaN
-    amax = _stop_gradient(jnp.where(jnp.isfinite(amax), amax, 0))
+    amax = lax.stop_gradient(jnp.where(jnp.isfinite(amax), amax, 0))
     exp_a = jnp.exp(jnp.subtract(a_safe, amax))
     if b is not None:
         exp_a = _masked(jnp.multiply(exp_a, b), where, 0)

@@ -708,9 +708,8 @@ _scatter_extremal_jvp(scatter_max_p)
 def _update_ids(updates_shape, dn):
     """int32 ids 1, 2, ... per scatter position of ``updates`` (equal across a window)."""
     window = set(dn.update_window_dims)
-    scatter_dims = [d for d in range(len(updates_shape)) if d not in window]
     ids, stride = np.ones((), np.int32), 1
-    for d in reversed(scatter_dims):
+    for d in reversed([d for d in range(len(updates_shape)) if d not in window]):
         term = iota_p.bind(dtype=np.dtype(np.int32), shape=tuple(updates_shape), dimension=d)
         if stride != 1:
             term = mul_p.bind(term, np.asarray(stride, np.int32))
@@ -721,7 +720,8 @@ def _update_ids(updates_shape, dn):
                                   f"with possibly duplicate indices is not supported (ids "
                                   f"overflow int32); pass unique_indices=True if they are "
                                   f"unique")
-    return ids if len(scatter_dims) else _full(updates_shape, 1, np.int32)
+    return ids if _aval(ids).shape == tuple(updates_shape) else \
+        _full(updates_shape, 1, np.int32)
 
 
 def _scatter_winners(operand_shape, indices, updates_shape, **params):
@@ -729,8 +729,6 @@ def _scatter_winners(operand_shape, indices, updates_shape, **params):
     elements survive, decided by scattering ids with the very same scatter."""
     dn = _as_type(ScatterDimensionNumbers, params["dimension_numbers"])
     ids = _update_ids(tuple(updates_shape), dn)
-    if not updates_shape:
-        ids = np.ones((), np.int32)
     placed = scatter_p.bind(_full(operand_shape, 0, np.int32), indices, ids, **params)
     won = eq_p.bind(ids, gather_back(placed, indices, dn, updates_shape, params["mode"]))
     kept = eq_p.bind(placed, np.zeros((), np.int32))

@@ -453,9 +453,10 @@ def _as_col(v, shape):
 def _hermitian_from(g, lower):
     """The Hermitian matrix whose ``lower`` (or upper) triangle is ``g``'s: what a
     factorization that reads one triangle sees of a perturbation ``g``."""
-    if lower:
-        return add_p.bind(_tril(g), _H(_tril(g, -1)))
-    return add_p.bind(_triu(g), _H(_triu(g, 1)))
+    strict = _tril(g, -1) if lower else _triu(g, 1)
+    # LAPACK assumes a real diagonal: its imaginary part is not read either.
+    diag = _keep(_diag_mask(_shape(g)), _astype(_real(g), _aval(g).dtype))
+    return add_p.bind(add_p.bind(strict, _H(strict)), diag)
 
 
 def _front_batch(prim):

@@ -143,6 +143,8 @@ def _nonzero(tangents):
 
 
 def _cond_jvp(primals, tangents, *, branches):
+    """One cond over (primals, non-zero tangents); every branch returns the same set of
+    output tangents (zeros where only another branch has one)."""
     ops, ops_dot = primals[1:], tangents[1:]
     nz = _nonzero(ops_dot)
     first = [_jvp_jaxpr(b, nz, False, "cond_jvp") for b in branches]
@@ -161,6 +163,8 @@ def _cond_jvp(primals, tangents, *, branches):
 
 
 def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    """The carry becomes (primals, tangents of the carries that get one); the predicate
+    reads the primals only."""
     cc, bc, init = _split(primals, [cond_nconsts, body_nconsts])
     _, bc_dot, init_dot = _split(tangents, [cond_nconsts, body_nconsts])
     bc_nz = _nonzero(bc_dot)
@@ -185,6 +189,7 @@ def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_
 
 
 def _scan_jvp(primals, tangents, *, jaxpr, length, reverse, num_consts, num_carry, unroll):
+    """One scan over primals and non-zero tangents (consts, carry and xs alike)."""
     sizes = [num_consts, num_carry]
     consts, init, xs = _split(primals, sizes)
     c_dot, i_dot, x_dot = _split(tangents, sizes)
@@ -264,6 +269,8 @@ def _batched_select(which, cases):
 
 
 def _cond_batch(args, dims, *, branches):
+    """A batched index selects per example among all branches' (batched) outputs; an
+    unbatched one keeps the cond with batched branches."""
     size = _axis_size(args, dims)
     ops = [x if d is None else moveaxis(x, d, 0) for x, d in zip(args[1:], dims[1:])]
     ops_bat = [d is not None for d in dims[1:]]
@@ -288,6 +295,7 @@ def _cond_batch(args, dims, *, branches):
 
 
 def _while_batch(args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    """Batched body and cond; a batched predicate loops while any example's holds."""
     size = _axis_size(args, dims)
     args = [x if d is None else moveaxis(x, d, 0) for x, d in zip(args, dims)]
     cc, bc, init = _split(args, [cond_nconsts, body_nconsts])
@@ -326,7 +334,7 @@ def _while_batched_pred(cond, cconsts, body, bconsts, init):
         c, b, carry = _split(a, [nc, nb])
         (pred,) = _eval(cond, *c, *carry)
         new = _eval(body, *b, *carry)
-        return [_batched_select(pred, [upd, old]) for old, upd in zip(carry, new)]
+        return [_batched_select(pred, [old, upd]) for old, upd in zip(carry, new)]
 
     cj, ch = _trace(new_cond, c_avals + carry_avals, "while_cond_any")
     bj, bh = _trace(new_body, c_avals + b_avals + carry_avals, "while_body_masked")
@@ -336,6 +344,7 @@ def _while_batched_pred(cond, cconsts, body, bconsts, init):
 
 
 def _scan_batch(args, dims, *, jaxpr, length, reverse, num_consts, num_carry, unroll):
+    """A batched body: batch axis 0 for consts and carry, 1 for xs and ys (0 is time)."""
     size = _axis_size(args, dims)
     sizes = [num_consts, num_carry]
     consts, init, xs = _split(args, sizes)
@@ -396,6 +405,8 @@ def _cond_unknown_branch(unknown, slots, where, uk_avals):
 
 
 def _cond_partial_eval(trace, args, params):
+    """Known cond (known outputs + residuals, padded to one list shared by the branches)
+    run now; unknown cond (index, residuals, unknown operands) recorded."""
     branches = params["branches"]
     index, ops = args[0], list(args[1:])
     if trace.is_unknown(index):
@@ -432,6 +443,7 @@ def _backward(closed, linear, res_vals, cts):
 
 
 def _cond_transpose(cts, index, *ops, branches):
+    """A cond of the branches' transposes; residual operands are not linear."""
     lin = [is_undefined_primal(x) for x in ops]
     res = _pick(lin, ops, False)
     ct_nz = _nonzero(cts)
@@ -459,6 +471,8 @@ def _known_part(known, n_keep):
 
 
 def _while_partial_eval(trace, args, params):
+    """Known carries by a loop over them alone; unknown ones by recording the whole loop
+    (which recomputes the known part). Its transpose raises JAX's error."""
     cj, bj = params["cond_jaxpr"], params["body_jaxpr"]
     cn, bn = params["cond_nconsts"], params["body_nconsts"]
     uk = [trace.is_unknown(a) for a in args]
@@ -500,25 +514,47 @@ def _scan_fixed_point(jaxpr, c_uk, carry_uk, x_uk):
     return carry_uk, res["pe"]
 
 
-def _classify_residuals(kj, n_h, n_kc, n_kcar, res_vars):
-    """Which residuals are loop-invariant (a known const of the body), which are a known
-    ``xs`` slice (the stacked operand is reused) and which must be stacked by the known
-    scan. Returns a list of ("const"|"xs"|"stack", index of the operand or None)."""
-    invars = kj.invars
-    const_pos = {v: i for i, v in enumerate(invars[:n_h + n_kc])}
-    xs_pos = {v: i for i, v in enumerate(invars[n_h + n_kc + n_kcar:])}
-    kinds = []
-    for v in res_vars:
-        if type(v) is not Literal and v in const_pos:
-            kinds.append(("const", const_pos[v]))
-        elif type(v) is not Literal and v in xs_pos:
+def _split_known_body(known, nres, n_consts, n_carry, n_xs):
+    """Loop-invariant code motion on the known scan body (JAX hoists the same way): the
+    part that depends on the consts only runs once, before the loop, so residuals that
+    are loop-invariant (the weights of an RNN, ``cos(w)``...) are stored once instead of
+    once per iteration. Returns ``(pre, loop, n_pre, kinds)``: ``pre`` maps the consts to
+    the invariant residuals + ``n_pre`` values the loop reads; ``loop`` maps those values,
+    the carry and xs to the known outputs + the residuals of kind "stack"; ``kinds``
+    says per residual: "const" (invariant), "xs" / "ys" (a known xs slice or y: that
+    stacked value is reused) or "stack" (stacked by the known scan), with its position."""
+    kj, kh = convert_constvars_jaxpr(known)
+    n_kout = len(kj.outvars) - nres
+    n_c = len(kh) + n_consts
+    pre, loop, loop_uk, n_pre = partial_eval_jaxpr(
+        ClosedJaxpr(kj, []), [False] * n_c + [True] * (n_carry + n_xs),
+        [True] * n_kout + [False] * nres)
+    lj = loop.jaxpr
+    xs_pos = {v: i for i, v in enumerate(lj.invars[n_pre + n_carry:])}
+    ys_pos = {v: i for i, v in enumerate(lj.outvars[n_carry:n_kout]) if type(v) is not Literal}
+    variant = iter(lj.outvars[n_kout:])
+    kinds, stacked, n_inv = [], [], 0
+    for is_variant in loop_uk[n_kout:]:
+        if not is_variant:
+            kinds.append(("const", n_inv))
+            n_inv += 1
+            continue
+        v = next(variant)
+        if type(v) is not Literal and v in xs_pos:
             kinds.append(("xs", xs_pos[v]))
+        elif type(v) is not Literal and v in ys_pos:  # already stacked as a known y
+            kinds.append(("ys", ys_pos[v]))
         else:
-            kinds.append(("stack", None))
-    return kinds
+            kinds.append(("stack", len(stacked)))
+            stacked.append(v)
+    body = ClosedJaxpr(Jaxpr([], lj.invars, lj.outvars[:n_kout] + stacked, lj.eqns), [])
+    return pre, kh, body, n_pre, kinds
 
 
 def _scan_partial_eval(trace, args, params):
+    """Known scan (known outputs, per-step residuals stacked as extra ys) run now; unknown
+    scan (residuals as consts or xs, unknown operands) recorded (JAX's
+    ``_scan_partial_eval``)."""
     jaxpr, nc, ncar = params["jaxpr"], params["num_consts"], params["num_carry"]
     uk = [trace.is_unknown(a) for a in args]
     c_uk, init_uk, x_uk = _split(uk, [nc, ncar])
@@ -526,41 +562,39 @@ def _scan_partial_eval(trace, args, params):
     consts, init, xs = _split(args, [nc, ncar])
     kc, kinit, kx = (_pick(c_uk, consts, False), _pick(carry_uk, init, False),
                      _pick(x_uk, xs, False))
-    kj, kh = convert_constvars_jaxpr(known)
-    n_kout = len(kj.outvars) - nres
-    res_vars = kj.outvars[n_kout:]
-    kinds = _classify_residuals(kj, len(kh), len(kc), len(kinit), res_vars)
-    stacked = [v for v, (k, _) in zip(res_vars, kinds) if k == "stack"]
-    body = ClosedJaxpr(Jaxpr([], kj.invars, kj.outvars[:n_kout] + stacked, kj.eqns), [])
+    pre, kh, body, n_pre, kinds = _split_known_body(known, nres, len(kc), len(kinit), len(kx))
+    n_kout = len(body.out_avals) - sum(k == "stack" for k, _ in kinds)
     with set_current_trace(trace.parent):
-        kouts = scan_p.bind(*kh, *kc, *kinit, *kx, jaxpr=body, length=params["length"],
-                            reverse=params["reverse"], num_consts=len(kh) + len(kc),
-                            num_carry=len(kinit), unroll=params["unroll"])
-    known_vals, stacked_vals = kouts[:n_kout], kouts[n_kout:]
+        pre_outs = _eval(pre, *kh, *kc)
+        n_inv = len(pre_outs) - n_pre
+        kouts = scan_p.bind(*pre_outs[n_inv:], *kinit, *kx, jaxpr=body,
+                            length=params["length"], reverse=params["reverse"],
+                            num_consts=n_pre, num_carry=len(kinit), unroll=params["unroll"])
+    known_vals = kouts[:n_kout]
     if not any(out_uk):
         return known_vals
     # the unknown scan: loop-invariant residuals as consts, the others as xs
-    known_consts = list(kh) + kc
-    uj = unknown.jaxpr
-    res_in, rest = uj.invars[:nres], uj.invars[nres:]
+    source = {"const": pre_outs[:n_inv], "xs": kx, "ys": known_vals[len(kinit):],
+              "stack": kouts[n_kout:]}
+    res_in, rest = unknown.jaxpr.invars[:nres], unknown.jaxpr.invars[nres:]
     u_c, u_car, u_x = _split(rest, [sum(c_uk), sum(carry_uk)])
-    inv = [(v, known_consts[i]) for v, (k, i) in zip(res_in, kinds) if k == "const"]
-    st = [v for v, (k, _) in zip(res_in, kinds) if k == "stack"]
-    xp = [(v, kx[i]) for v, (k, i) in zip(res_in, kinds) if k == "xs"]
-    new = _rewire(unknown, invars=[v for v, _ in inv] + u_c + u_car + st + [v for v, _ in xp]
-                  + u_x)
+    inv = [(v, source[k][i]) for v, (k, i) in zip(res_in, kinds) if k == "const"]
+    per_step = [(v, source[k][i]) for v, (k, i) in zip(res_in, kinds) if k != "const"]
+    new = _rewire(unknown, invars=[v for v, _ in inv] + u_c + u_car
+                  + [v for v, _ in per_step] + u_x)
     u_args = ([c for _, c in inv] + _pick(c_uk, consts) + _pick(carry_uk, init)
-              + list(stacked_vals) + [x for _, x in xp] + _pick(x_uk, xs))
+              + [x for _, x in per_step] + _pick(x_uk, xs))
     uouts = _record(trace, scan_p, u_args,
                     dict(params, jaxpr=new, num_consts=len(inv) + sum(c_uk),
                          num_carry=sum(carry_uk)))
-    ny = len(out_uk) - ncar
     k_car, k_ys = known_vals[:len(kinit)], known_vals[len(kinit):]
     u_car, u_ys = uouts[:sum(carry_uk)], uouts[sum(carry_uk):]
-    return _merge(carry_uk, u_car, k_car) + _merge(out_uk[ncar:ncar + ny], u_ys, k_ys)
+    return _merge(carry_uk, u_car, k_car) + _merge(out_uk[ncar:], u_ys, k_ys)
 
 
 def _scan_transpose(cts, *args, jaxpr, length, reverse, num_consts, num_carry, unroll):
+    """A scan in the opposite direction over the body's transpose: cotangents of the linear
+    consts accumulate in the carry, ys' cotangents are its xs, the carry's flow back."""
     consts, init, xs = _split(args, [num_consts, num_carry])
     c_lin = [is_undefined_primal(c) for c in consts]
     x_lin = [is_undefined_primal(x) for x in xs]

@@ -90,12 +90,18 @@ def _name(f):
 
 
 def resolve_kwargs(fun, args, kwargs, what):
-    """Keyword arguments moved to their positions (custom rules see positions only)."""
-    if not kwargs:
+    """Keyword arguments moved to their positions and defaults filled in (custom rules
+    see all arguments, positionally), as JAX does."""
+    try:
+        sig = inspect.signature(fun)
+    except (TypeError, ValueError):  # builtins without a signature
+        if kwargs:
+            raise TypeError(f"{what} function {_name(fun)}: cannot resolve keyword "
+                            f"arguments {sorted(kwargs)}; pass them positionally") from None
         return tuple(args)
     try:
-        ba = inspect.signature(fun).bind(*args, **kwargs)
-    except (TypeError, ValueError) as e:
+        ba = sig.bind(*args, **kwargs)
+    except TypeError as e:
         raise TypeError(f"{what} function {_name(fun)}: {e}") from None
     ba.apply_defaults()
     if ba.kwargs:
@@ -290,7 +296,7 @@ class custom_jvp:
         store = {}
         flat_jvp = self._flat_jvp(split, store, fname)
         nd, leaves = split.nd_dyn, split.diff_leaves
-        if isinstance(trace, JVPTrace):
+        if isinstance(trace, JVPTrace) and _has_tangent(trace, leaves):
             return self._jvp_now(trace, split, store, flat_jvp, nd, leaves)
 
         def flat_fun(*operands):
@@ -305,12 +311,10 @@ class custom_jvp:
         return tree_unflatten(store["tree"], outs)
 
     def _jvp_now(self, trace, split, store, flat_jvp, nd, leaves):
-        """Under a JVPTrace: run the rule directly (no need to trace the primal)."""
+        """Under a JVPTrace with some non-zero tangent: run the rule directly (no need to
+        trace the primal function)."""
         nd_p = [trace.to_pair(x)[0] for x in nd]  # nondiff tangents are dropped
         pairs = [trace.to_pair(x) for x in leaves]
-        if all(type(t) is Zero for _, t in pairs):
-            with set_current_trace(trace.parent):
-                return self(*split.rebuild(nd_p, [p for p, _ in pairs]))
         with set_current_trace(trace.parent):
             outs, t_outs = flat_jvp(nd_p, [p for p, _ in pairs], [t for _, t in pairs])
         return tree_unflatten(store["tree"], [trace.wrap(o, t) for o, t in zip(outs, t_outs)])
@@ -347,6 +351,12 @@ class custom_jvp:
                         for i, (t, p) in enumerate(zip(t_leaves, p_leaves))]
             return p_leaves, t_leaves
         return flat_jvp
+
+
+def _has_tangent(trace, leaves):
+    # Without one, the traced path runs: it also catches closures over differentiated
+    # values (they become operands of the call primitive, with non-zero tangents).
+    return any(type(trace.to_pair(x)[1]) is not Zero for x in leaves)
 
 
 def _is_symbolic(x):
@@ -418,11 +428,8 @@ class custom_vjp:
         fwd, bwd = self._flat_fwd(split, store, fname), self._flat_bwd(split, store, fname)
         leaves = split.diff_leaves
         nd = split.nd_dyn
-        if isinstance(trace, JVPTrace):
+        if isinstance(trace, JVPTrace) and _has_tangent(trace, leaves):
             pairs = [trace.to_pair(x) for x in leaves]
-            if all(type(t) is Zero for _, t in pairs):
-                with set_current_trace(trace.parent):
-                    return self(*split.rebuild(nd, [p for p, _ in pairs]))
             with set_current_trace(trace.parent):
                 outs, t_outs = custom_vjp_call_p.jvp(
                     [p for p, _ in pairs], [t for _, t in pairs], call_jaxpr=None, fwd=fwd,

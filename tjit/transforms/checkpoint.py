@@ -1,0 +1,503 @@
+"""Gradient checkpointing (rematerialization): ``checkpoint`` / ``remat`` with JAX's
+policies, ``checkpoint_name`` and ``print_saved_residuals``.
+
+``checkpoint(f)`` traces ``f`` into a jaxpr and binds ``checkpoint_p`` on it. Its rules:
+
+* jvp: the body's jvp, traced into a jaxpr, inside a new ``checkpoint_p`` (so reverse
+  mode still sees the boundary);
+* partial eval (reverse mode, the ``LinearizeTrace`` hook): the body runs under a
+  :class:`RematTrace`. Known (primal) equations are computed now, in the parent trace;
+  for each, ``policy(prim, *in_avals, **params)`` says whether its outputs may be saved.
+  Equations with unknown (tangent) inputs are recorded into a staged jaxpr, and when one
+  reads a known value the policy did not save, the equations that compute it are
+  recorded there too (recomputation), reading only saved values and the checkpoint's
+  inputs. The staged jaxpr becomes one ``checkpoint_p`` equation of the linear jaxpr,
+  its saved values its residual operands.
+* transpose: the staged body's known equations (the recomputation, inside its own
+  ``checkpoint_p`` when ``prevent_cse`` so that jit's CSE cannot merge it with the
+  forward pass) run first, then the linear equations are transposed with
+  :func:`~tjit.transforms.ad.backward_pass`. Recomputation thus happens in the backward
+  pass, right where the values are needed.
+* batching: the body batched into a new ``checkpoint_p``.
+
+A nested checkpoint inside a checkpointed function applies both policies: a value is
+saved only when the innermost policy saves it and the enclosing ones do too. Policies
+are not applied inside control-flow bodies (cond/scan/while) within a checkpoint: their
+partial evaluation saves what it needs.
+"""
+
+import functools
+import inspect
+import types
+
+from tjit.tracing.core import Trace, Tracer, get_aval, is_eager, set_current_trace
+from tjit.tracing.jaxpr import ClosedJaxpr, Jaxpr, Literal, eval_jaxpr
+from tjit.tracing.jaxpr_trace import JaxprTrace, JaxprTracer, trace_to_jaxpr
+from tjit.tracing.shapes import dim_str
+from tjit.tracing.tree_util import tree_flatten, tree_map, tree_unflatten
+from tjit.primitives.ad_prims import checkpoint_name_p, checkpoint_p
+from tjit.primitives.base import REGISTRY
+from tjit.primitives.rules import Zero, is_undefined_primal, tangent_aval
+from tjit.transforms.ad import _to_array, backward_pass, jvp_flat, linearize_flat
+from tjit.transforms.custom_derivatives import batch_jaxpr, batch_size_and_front, trace_flat
+from tjit.transforms.partial_eval import LinearizeTrace
+
+
+# -- policies --------------------------------------------------------------------------------
+# A policy is ``policy(prim, *in_avals, **params) -> bool``: may this equation's output be
+# saved for the backward pass (True) or must it be recomputed (False)?
+def everything_saveable(*_, **__):
+    """Save every intermediate value (no recomputation)."""
+    return True
+
+
+def nothing_saveable(*_, **__):
+    """Save nothing but the checkpoint's inputs; recompute everything (the default)."""
+    return False
+
+
+_DOT_NAMES = ("dot_general", "conv_general_dilated")
+
+
+def dots_saveable(prim, *_, **__):
+    """Save the results of matrix products (dot_general, convolutions) only."""
+    return prim.name in _DOT_NAMES and REGISTRY.get(prim.name) is prim
+
+
+checkpoint_dots = dots_saveable
+
+
+def dots_with_no_batch_dims_saveable(prim, *_, **params):
+    """Save the results of dot_general with no batch dimensions only."""
+    if prim.name == "dot_general" and REGISTRY.get("dot_general") is prim:
+        (_, _), (lhs_b, rhs_b) = params["dimension_numbers"]
+        return not lhs_b and not rhs_b
+    return False
+
+
+checkpoint_dots_with_no_batch_dims = dots_with_no_batch_dims_saveable
+
+
+def save_only_these_names(*names):
+    """Save only values named with ``checkpoint_name`` with one of ``names``."""
+    names = frozenset(names)
+
+    def policy(prim, *_, **params):
+        return prim is checkpoint_name_p and params["name"] in names
+    policy.__name__ = f"save_only_these_names{tuple(sorted(names))}"
+    return policy
+
+
+def save_any_names_but_these(*names):
+    """Save named values (``checkpoint_name``) except those in ``names``; nothing else."""
+    names = frozenset(names)
+
+    def policy(prim, *_, **params):
+        return prim is checkpoint_name_p and params["name"] not in names
+    policy.__name__ = f"save_any_names_but_these{tuple(sorted(names))}"
+    return policy
+
+
+def save_anything_except_these_names(*names):
+    """Save everything except values named with one of ``names``."""
+    names = frozenset(names)
+
+    def policy(prim, *_, **params):
+        return not (prim is checkpoint_name_p and params["name"] in names)
+    policy.__name__ = f"save_anything_except_these_names{tuple(sorted(names))}"
+    return policy
+
+
+def save_from_both_policies(policy_1, policy_2):
+    """Save what either policy saves."""
+    def policy(prim, *args, **params):
+        return policy_1(prim, *args, **params) or policy_2(prim, *args, **params)
+    policy.__name__ = f"save_from_both_policies({_policy_name(policy_1)}, " \
+                      f"{_policy_name(policy_2)})"
+    return policy
+
+
+def _policy_name(p):
+    return getattr(p, "__name__", repr(p))
+
+
+checkpoint_policies = types.SimpleNamespace(
+    everything_saveable=everything_saveable, nothing_saveable=nothing_saveable,
+    dots_saveable=dots_saveable, checkpoint_dots=checkpoint_dots,
+    dots_with_no_batch_dims_saveable=dots_with_no_batch_dims_saveable,
+    checkpoint_dots_with_no_batch_dims=checkpoint_dots_with_no_batch_dims,
+    save_only_these_names=save_only_these_names,
+    save_any_names_but_these=save_any_names_but_these,
+    save_anything_except_these_names=save_anything_except_these_names,
+    save_from_both_policies=save_from_both_policies)
+
+
+# -- user API ----------------------------------------------------------------------------------
+def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
+    """Make ``fun`` recompute its intermediate values in the backward pass instead of
+    saving them (``jax.checkpoint`` / ``jax.remat``).
+
+    Args:
+      fun: the function (pytrees of arrays in and out).
+      prevent_cse: keep the recomputation apart from the forward pass under ``jit`` (it
+        is placed in its own ``checkpoint`` equation), so it is not merged away.
+      policy: ``policy(prim, *avals, **params) -> bool`` deciding which values may be
+        saved, e.g. from :data:`checkpoint_policies`; None saves nothing but the inputs.
+      static_argnums: positions of arguments that are Python values, not arrays.
+
+    Returns:
+      A function with the same values and gradients as ``fun``.
+    """
+    if not callable(fun):
+        raise TypeError(f"checkpoint: expected a callable, got {type(fun).__name__}")
+    statics = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+    fname = getattr(fun, "__name__", "checkpointed")
+
+    @functools.wraps(fun)
+    def fun_remat(*args, **kwargs):
+        if is_eager():  # nothing is being differentiated: just run it
+            return fun(*args, **kwargs)
+        n = len(args)
+        static = {i % n for i in statics if -n <= i < n}
+        dyn = [a for i, a in enumerate(args) if i not in static]
+        leaves, tree = tree_flatten((dyn, kwargs))
+        leaves = [_dyn_leaf(x, fname) for x in leaves]
+        store = {}
+
+        def flat_fun(*ls):
+            d, kw = tree_unflatten(tree, ls)
+            it = iter(d)
+            full = [args[i] if i in static else next(it) for i in range(n)]
+            outs, store["tree"] = tree_flatten(fun(*full, **kw))
+            return outs
+        closed, consts = trace_flat(flat_fun, [get_aval(x) for x in leaves], fname)
+        outs = checkpoint_p.bind(*consts, *leaves, jaxpr=closed, prevent_cse=prevent_cse,
+                                 differentiated=False, policy=policy)
+        return tree_unflatten(store["tree"], outs)
+    return fun_remat
+
+
+remat = checkpoint
+
+
+def _dyn_leaf(x, fname):
+    try:
+        return x if isinstance(x, Tracer) else _to_array(x)
+    except TypeError:
+        raise TypeError(f"checkpoint({fname}): argument leaf of type {type(x).__name__} "
+                        f"({x!r:.60}) is not an array; mark Python-valued arguments with "
+                        f"static_argnums") from None
+
+
+def checkpoint_name(x, name):
+    """Identity on the pytree ``x`` that names its arrays ``name`` for checkpoint
+    policies (``save_only_these_names(name)`` & co.)."""
+    if not isinstance(name, str):
+        raise TypeError(f"checkpoint_name: name must be a string, got {name!r:.60}")
+    return tree_map(lambda v: checkpoint_name_p.bind(_to_array(v), name=name), x)
+
+
+# -- jvp and batching rules ------------------------------------------------------------------
+def _checkpoint_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, policy):
+    nz = [type(t) is not Zero for t in tangents]
+    t_nz = [t for t in tangents if type(t) is not Zero]
+    n = len(primals)
+    store = {}
+
+    def flat(*args):
+        it = iter(args[n:])
+        ts = [next(it) if z else Zero(tangent_aval(a)) for a, z in zip(jaxpr.in_avals, nz)]
+        outs, t_outs = jvp_flat(lambda *a: eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *a),
+                                list(args[:n]), ts, "checkpoint")
+        store["zero"] = [type(t) is Zero for t in t_outs]
+        return list(outs) + [t for t in t_outs if type(t) is not Zero]
+    avals = [get_aval(p) for p in primals] + [get_aval(t) for t in t_nz]
+    closed, consts = trace_flat(flat, avals, "checkpoint_jvp")
+    outs = checkpoint_p.bind(*consts, *primals, *t_nz, jaxpr=closed, prevent_cse=prevent_cse,
+                             differentiated=True, policy=policy)
+    n_out = len(jaxpr.out_avals)
+    it = iter(outs[n_out:])
+    return outs[:n_out], [Zero(tangent_aval(a)) if z else next(it)
+                          for a, z in zip(jaxpr.out_avals, store["zero"])]
+
+
+def _checkpoint_batch(args, dims, *, jaxpr, **params):
+    size, args, dims = batch_size_and_front(args, dims)
+    new, consts, out_dims = batch_jaxpr(jaxpr, args, dims, size, name="checkpoint")
+    return checkpoint_p.bind(*consts, *args, jaxpr=new, **params), out_dims
+
+
+# -- partial evaluation with a policy --------------------------------------------------------
+class _Recipe:
+    """How to recompute a known value: the equation that produced it."""
+
+    __slots__ = ("prim", "args", "params")
+
+    def __init__(self, prim, args, params):
+        self.prim, self.args, self.params = prim, args, params
+
+
+class RematTracer(Tracer):
+    """A known value the policy did not save: its value (for the forward pass) and the
+    recipe that recomputes it inside the staged (backward) jaxpr."""
+
+    __slots__ = ("val", "recipe", "index")
+
+    def __init__(self, trace, val, recipe, index):
+        self._trace = trace
+        self.val = val
+        self.recipe = recipe
+        self.index = index
+
+    @property
+    def aval(self):
+        return get_aval(self.val)
+
+    def _describe(self):
+        return "a value being rematerialized by checkpoint"
+
+
+class RematTrace(LinearizeTrace):
+    """A LinearizeTrace that knows which known values it may save (``policy``): the
+    others are recomputed in the staged jaxpr from saved values when it reads them.
+
+    Known equations run in ``known_parent``. ``parent`` is a :class:`_KnownPart` so that
+    partial-eval rules of other primitives (control flow), which compute their known
+    part under ``trace.parent``, get the policy applied to it as well.
+    """
+
+    name = "checkpoint"
+
+    def __init__(self, parent, policy, fun_name="checkpoint"):
+        super().__init__(_KnownPart(self), fun_name)
+        self.known_parent = parent
+        self.policy = policy
+        self._recomputed = {}  # id(recipe) -> (recipe, [JaxprTracer per output])
+
+    def known_value(self, x):
+        return x.val if isinstance(x, RematTracer) and x._trace is self else x
+
+    def process_known(self, prim, args, params):
+        """Compute now; wrap the outputs with their recipe unless the policy saves them."""
+        vals = [self.known_value(a) for a in args]
+        with set_current_trace(self.known_parent):
+            out = prim.bind(*vals, **params)
+        if self.policy(prim, *[get_aval(v) for v in vals], **params):
+            return out
+        recipe = _Recipe(prim, list(args), params)
+        if prim.multiple_results:
+            return [RematTracer(self, o, recipe, i) for i, o in enumerate(out)]
+        return RematTracer(self, out, recipe, None)
+
+    def process_primitive(self, prim, args, params):
+        if not any(self.is_unknown(a) for a in args):
+            return self.process_known(prim, args, params)
+        if prim.partial_eval is not None:  # nested checkpoint, control flow
+            return prim.partial_eval(self, args, params)
+        return JaxprTrace.process_primitive(self, prim, args, params)
+
+    def to_tracer(self, x):
+        if isinstance(x, RematTracer) and x._trace is self:
+            return self._recompute(x)
+        return super().to_tracer(x)
+
+    def _recompute(self, x):
+        """Record the equations computing ``x`` (iteratively: chains may be long)."""
+        stack = [x.recipe]
+        while stack:
+            r = stack[-1]
+            if id(r) in self._recomputed:
+                stack.pop()
+                continue
+            todo = [a.recipe for a in r.args if isinstance(a, RematTracer) and
+                    a._trace is self and id(a.recipe) not in self._recomputed]
+            if todo:
+                stack.extend(todo)
+                continue
+            stack.pop()
+            ins = [self.to_tracer(a) for a in r.args]
+            outs = JaxprTrace.process_primitive(self, r.prim, ins, r.params)
+            self._recomputed[id(r)] = (r, outs if r.prim.multiple_results else [outs])
+        outs = self._recomputed[id(x.recipe)][1]
+        return outs[x.index or 0]
+
+
+class _KnownPart(Trace):
+    """The ``parent`` a RematTrace shows to partial-eval rules: what they compute there
+    is known, and goes through the policy."""
+
+    name = "checkpoint-known"
+
+    def __init__(self, remat_trace):
+        self.remat_trace = remat_trace
+
+    def process_primitive(self, prim, args, params):
+        return self.remat_trace.process_known(prim, args, params)
+
+
+def _checkpoint_partial_eval(trace, args, params):
+    """Reverse mode through a checkpoint (see the module docstring)."""
+    jaxpr, policy = params["jaxpr"], params["policy"] or nothing_saveable
+    rt = RematTrace(trace, policy)
+    inner = [rt.new_arg(a.aval) if trace.is_unknown(a) else a for a in args]
+    try:
+        with set_current_trace(rt):
+            outs = eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *inner)
+        unknown = [o for o in outs if rt.is_unknown(o)]
+        staged = rt.to_jaxpr(unknown) if unknown else None
+    finally:
+        rt.invalidate()
+    known = [rt.known_value(o) for o in outs]
+    if staged is None:
+        return known
+    sj = staged.jaxpr
+    body = ClosedJaxpr(Jaxpr([], list(sj.constvars) + list(sj.invars), sj.outvars, sj.eqns), [])
+    operands = list(staged.consts) + [a for a in args if trace.is_unknown(a)]
+    new_params = dict(params, jaxpr=body, differentiated=True)
+    it = iter(JaxprTrace.process_primitive(trace, checkpoint_p, operands, new_params))
+    return [next(it) if rt.is_unknown(o) else k for o, k in zip(outs, known)]
+
+
+def _checkpoint_transpose(cts, *args, jaxpr, prevent_cse, differentiated, policy):
+    """Recompute the known values the linear equations read, then transpose those."""
+    j = jaxpr.jaxpr
+    lin_mask = [is_undefined_primal(a) for a in args]
+    known_in = [v for v, u in zip(j.invars, lin_mask) if not u]
+    known_vals = [a for a, u in zip(args, lin_mask) if not u]
+    known = set(j.constvars) | set(known_in)
+    fwd, lin = [], []
+    for e in j.eqns:
+        if all(type(v) is Literal or v in known for v in e.invars):
+            fwd.append(e)
+            known.update(e.outvars)
+        else:
+            lin.append(e)
+    computed = {v for e in fwd for v in e.outvars}
+    needed = list(dict.fromkeys(v for e in lin for v in e.invars
+                                if type(v) is not Literal and v in computed))
+    fwd = _prune(fwd, needed)
+    rec_vals = []
+    if needed:
+        rec = ClosedJaxpr(Jaxpr(j.constvars, known_in, needed, fwd), jaxpr.consts)
+        if prevent_cse:
+            rec_vals = checkpoint_p.bind(*known_vals, jaxpr=rec, prevent_cse=True,
+                                         differentiated=False, policy=policy)
+        else:
+            rec_vals = eval_jaxpr(rec.jaxpr, rec.consts, *known_vals)
+    linear = Jaxpr(list(j.constvars) + known_in + needed,
+                   [v for v, u in zip(j.invars, lin_mask) if u], j.outvars, lin)
+    cts_in = iter(backward_pass(linear, list(jaxpr.consts) + known_vals + list(rec_vals),
+                                list(cts)))
+    return [next(cts_in) if u else None for u in lin_mask]
+
+
+def _prune(eqns, outvars):
+    live, kept = set(outvars), []
+    for e in reversed(eqns):
+        if any(v in live for v in e.outvars):
+            kept.append(e)
+            live.update(v for v in e.invars if type(v) is not Literal)
+    return kept[::-1]
+
+
+checkpoint_p.jvp = _checkpoint_jvp
+checkpoint_p.batch = _checkpoint_batch
+checkpoint_p.partial_eval = _checkpoint_partial_eval
+checkpoint_p.transpose = _checkpoint_transpose
+
+
+# -- inspecting what is saved ------------------------------------------------------------------
+def saved_residuals(f, *args, **kwargs):
+    """The values reverse mode saves for ``f`` at ``args`` (``jax.ad_checkpoint``'s
+    ``saved_residuals``).
+
+    Returns:
+      A list of ``(aval, description)``, one per saved array, where the description says
+      where it comes from (an argument, a named value, the output of a primitive).
+    """
+    leaves, tree = tree_flatten((args, kwargs))
+    leaves = [_dyn_leaf(x, getattr(f, "__name__", "f")) for x in leaves]
+    names = _leaf_names(f, args, kwargs)
+
+    def outer(*tracers):
+        def flat_fun(*ls):
+            a, kw = tree_unflatten(tree, ls)
+            return tree_flatten(f(*a, **kw))[0]
+        _, linear, _ = linearize_flat(flat_fun, list(tracers), "saved_residuals")
+        return list(linear.consts)
+    closed = trace_to_jaxpr(outer, [get_aval(x) for x in leaves], "saved_residuals")
+    return _describe(closed.jaxpr, names)
+
+
+def _describe(jaxpr, names):
+    producers = {v: e for e in jaxpr.eqns for v in e.outvars}
+    arg_names = dict(zip(jaxpr.invars, names))
+    out, seen = [], set()
+    for v in jaxpr.outvars:
+        if type(v) is Literal:
+            out.append((v.aval, "from a constant"))
+            continue
+        if v in seen:
+            continue
+        seen.add(v)
+        if v in arg_names:
+            out.append((v.aval, f"from the argument {arg_names[v]}"))
+        elif v in producers:
+            e = producers[v]
+            if e.primitive is checkpoint_name_p:
+                out.append((v.aval, f"named '{e.params['name']}'"))
+            else:
+                out.append((v.aval, f"output of {e.primitive.name}"))
+        else:
+            out.append((v.aval, "from a constant"))
+    return out
+
+
+def _leaf_names(f, args, kwargs):
+    try:
+        params = [p.name for p in inspect.signature(f).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        params = []
+    names = []
+    for i, a in enumerate(args):
+        base = params[i] if i < len(params) else f"args[{i}]"
+        n = len(tree_flatten(a)[0])
+        names.extend([f"'{base}'"] if n == 1 else [f"'{base}[{k}]'" for k in range(n)])
+    for k in sorted(kwargs):
+        n = len(tree_flatten(kwargs[k])[0])
+        names.extend([f"'{k}'"] * n)
+    return names
+
+
+def _nbytes(aval):
+    n = aval.dtype.itemsize
+    for d in aval.shape:
+        n = n * d
+    return n
+
+
+def print_saved_residuals(f, *args, **kwargs):
+    """Print each value reverse mode saves for ``f`` at ``args`` (type, bytes, where it
+    comes from) and a total line.
+
+    Returns:
+      The total number of bytes saved (an int, or an expression for symbolic shapes).
+    """
+    res = saved_residuals(f, *args, **kwargs)
+    total = 0
+    for aval, src in res:
+        nbytes = _nbytes(aval)
+        total = total + nbytes
+        print(f"{aval.str_short():<16} {dim_str(nbytes):>10} bytes  {src}")
+    print(f"total: {len(res)} residual{'s' if len(res) != 1 else ''}, "
+          f"{dim_str(total)} bytes")
+    return total
+
+
+__all__ = ["checkpoint", "remat", "checkpoint_name", "checkpoint_policies",
+           "print_saved_residuals", "saved_residuals", "RematTrace",
+           "everything_saveable", "nothing_saveable", "dots_saveable", "checkpoint_dots",
+           "dots_with_no_batch_dims_saveable", "save_only_these_names",
+           "save_any_names_but_these", "save_anything_except_these_names",
+           "save_from_both_policies"]
