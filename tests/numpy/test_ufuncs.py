@@ -136,8 +136,19 @@ def test_every_ufunc_is_tested():
         "logical_not", "frexp", "ldexp", "modf", "gcd", "lcm", "divmod", "floor_divide",
         "remainder", "fmod", "power", "float_power", "left_shift", "right_shift",
         "logaddexp", "logaddexp2", "hypot", "copysign", "sinc", "heaviside", "fmax", "fmin",
-        "true_divide", "nextafter"}
+        "true_divide", "nextafter", "iscomplex", "isreal"}
     assert set(_ufuncs.__all__) - tested == set()
+
+
+@pytest.mark.parametrize("x", [np.array([1 + 0j, 1 + 2j, 0j, -3j], np.complex64),
+                               np.array([1.0, -2.0], np.float32), np.array([True]),
+                               np.array([3, 0], np.int32)])
+def test_iscomplex_isreal(x):
+    for name in ("iscomplex", "isreal"):
+        want = getattr(np, name)(x)
+        for got in (getattr(jnp, name)(x), tjit.jit(getattr(jnp, name))(x)):
+            assert got.dtype == np.bool_
+            np.testing.assert_array_equal(got, want)
 
 
 # -- binary functions: broadcasting, scalars, mixed dtypes ------------------------------------

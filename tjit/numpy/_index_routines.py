@@ -1,6 +1,7 @@
 """The indexing routines of ``tjit.numpy``: take, take_along_axis, put,
-put_along_axis, nonzero/flatnonzero/argwhere, compress/extract/place, choose and the
-index helpers (diag_indices, tril_indices, ix_, ...).
+put_along_axis, fill_diagonal, nonzero/flatnonzero/argwhere, compress/extract/place,
+choose, the index helpers (diag_indices, tril_indices, ix_, ...) and the index
+conversions ravel_multi_index/unravel_index.
 
 They follow JAX: out-of-bounds indices fill (take, take_along_axis) or clamp (put);
 functions whose result shape depends on values (nonzero, compress) need concrete input
@@ -19,10 +20,12 @@ from tjit.tracing.errors import ConcretizationTypeError
 from tjit.tracing.shapes import (
     broadcast_shapes, definitely_equal, normalize_axis, shape_str, size as shape_size)
 from tjit.primitives.indexing import GatherDimensionNumbers, ScatterDimensionNumbers
-from tjit.numpy._core import asarray, broadcast_to_shape, ensure_array, promote_dtypes
+from tjit.numpy._core import (
+    asarray, broadcast_to_shape, ensure_array, promote_args, promote_dtypes)
 from tjit.numpy._indexing import (
     _IndexUpdateRef, _as_index_array, _bool_error, _dim_value, _index_dtype, _is_empty,
     _normalize)
+from tjit.numpy import _ufuncs as uf
 from tjit.numpy._ufuncs import remainder
 
 
@@ -132,7 +135,7 @@ def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None):
 
 
 def _not_inplace(fname):
-    return ValueError(f"jax.numpy.{fname} cannot modify arrays in-place, because tjit arrays "
+    return ValueError(f"jnp.{fname} cannot modify arrays in-place, because tjit arrays "
                       f"are immutable. Pass inplace=False to instead return an updated array.")
 
 
@@ -188,6 +191,39 @@ def put_along_axis(arr, indices, values, axis, inplace=True, *, mode=None):
     idx = tuple(indices if d == axis else _sparse_iota(a.shape, d, idt) for d in range(a.ndim))
     out = _IndexUpdateRef(a, idx).set(values, mode=mode)
     return lax.reshape(out, shape0) if tuple(out.shape) != tuple(shape0) else out
+
+
+def fill_diagonal(a, val, wrap=False, *, inplace=True):
+    """A copy of ``a`` with its main diagonal set to ``val`` (repeated as needed), as
+    NumPy's ``fill_diagonal``; ``inplace`` must be False.
+
+    Args:
+      a: an array of rank >= 2 (all dims equal when rank > 2; concrete shape).
+      val: a scalar or an array of values written in order along the diagonal.
+      wrap: for tall 2-D arrays, restart the diagonal below the first N columns.
+    """
+    if inplace:
+        raise _not_inplace("fill_diagonal")
+    a = ensure_array("fill_diagonal", a)
+    if a.ndim < 2 or not all(type(d) is int for d in a.shape):
+        raise ValueError(f"jnp.fill_diagonal: array must be at least 2-d with a concrete "
+                         f"shape, got {shape_str(a.shape)}")
+    if a.ndim > 2 and len(set(a.shape)) != 1:
+        raise ValueError(f"jnp.fill_diagonal: all dimensions of input must be of equal "
+                         f"length, got shape {shape_str(a.shape)}")
+    if a.ndim == 2:
+        step, end = a.shape[1] + 1, None if wrap else a.shape[1] * a.shape[1]
+    else:
+        step, end = 1 + int(np.cumprod(a.shape[:-1]).sum()), None
+    idx = np.arange(a.size)[:end:step]
+    v = _ravel(asarray(val, dtype=a.dtype)) if not isinstance(val, (Array, Tracer)) else \
+        _ravel(lax.convert_element_type(val, a.dtype))
+    if idx.size == 0 or v.shape[0] == 0:
+        return a
+    if v.shape[0] != idx.size:  # NumPy repeats (or truncates) the values
+        v = take(v, Array((np.arange(idx.size) % v.shape[0]).astype(np.int32), False))
+    flat = _IndexUpdateRef(_ravel(a), Array(idx.astype(np.int32), False)).set(v)
+    return lax.reshape(flat, a.shape)
 
 
 # -- nonzero and friends --------------------------------------------------------------------------
@@ -433,10 +469,84 @@ def ix_(*args):
     return tuple(out)
 
 
+# -- index conversions ------------------------------------------------------------------------
+def _static_dims(dims, fname):
+    return tuple(_static_n(d, fname, "dims") for d in (dims if np.ndim(dims) else (dims,)))
+
+
+def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
+    """Flat indices of the coordinate arrays ``multi_index`` into an array of shape
+    ``dims`` (``mode`` 'raise' (eager check), 'wrap' or 'clip'; ``order`` 'C' or 'F')."""
+    dims = _static_dims(dims, "ravel_multi_index")
+    if len(multi_index) != len(dims):
+        raise ValueError(f"jnp.ravel_multi_index: {len(multi_index)} coordinate arrays for "
+                         f"{len(dims)} dims")
+    if order not in ("C", "F"):
+        raise ValueError(f"jnp.ravel_multi_index: order must be 'C' or 'F', got {order!r}")
+    if mode not in ("raise", "wrap", "clip"):
+        raise ValueError(f"jnp.ravel_multi_index: mode must be 'raise', 'wrap' or 'clip', "
+                         f"got {mode!r}")
+    idt = dtypes.default_int()
+    idx = [ensure_array("ravel_multi_index", i) for i in multi_index]
+    for i in idx:
+        if not dtypes.is_int(i.dtype):
+            raise TypeError(f"jnp.ravel_multi_index: coordinates must be integers, got "
+                            f"{i.dtype}")
+    idx = [lax.convert_element_type(i, idt) for i in promote_args("ravel_multi_index", *idx)]
+    if mode == "raise":
+        _check_in_bounds(idx, dims)
+    elif mode == "wrap":
+        idx = [uf.remainder(i, d) for i, d in zip(idx, dims)]
+    else:
+        idx = [lax.clamp(0, i, d - 1 if d else 0) for i, d in zip(idx, dims)]
+    pairs = list(zip(idx, dims))
+    if order == "F":
+        pairs.reverse()
+    out = lax.full((), 0, idt)
+    for i, d in pairs:
+        out = uf.add(uf.multiply(out, d), i)
+    return out
+
+
+def _check_in_bounds(idx, dims):
+    for i, d in zip(idx, dims):
+        if isinstance(i, Tracer):
+            raise ConcretizationTypeError(
+                "jnp.ravel_multi_index: mode='raise' needs concrete indices to check them; "
+                "under jit use mode='wrap' or mode='clip'")
+        v = np.asarray(i._value)
+        if v.size and (v.min() < 0 or v.max() >= d):
+            raise ValueError(f"jnp.ravel_multi_index: invalid entry in coordinates array "
+                             f"(index out of bounds for dim of size {d})")
+
+
+def unravel_index(indices, shape):
+    """Coordinate arrays of the flat ``indices`` in an array of ``shape``. As JAX:
+    negative indices count from the end and out-of-range ones are clipped."""
+    shape = _static_dims(shape, "unravel_index")
+    i = ensure_array("unravel_index", indices)
+    if not dtypes.is_int(i.dtype):
+        raise TypeError(f"jnp.unravel_index: indices must be integers, got {i.dtype}")
+    total = 1
+    for d in shape:
+        total *= d
+    if total == 0 and i.size:
+        raise ValueError(f"jnp.unravel_index: cannot unravel into the empty shape {shape}")
+    idt = dtypes.default_int()
+    i = lax.clamp(-total, lax.convert_element_type(i, idt), total - 1 if total else 0)
+    i = uf.remainder(i, total) if total else i
+    out = []
+    for d in reversed(shape):
+        out.append(uf.remainder(i, d) if d else i)
+        i = uf.floor_divide(i, d) if d else i
+    return tuple(reversed(out))
+
+
 index_exp = np.index_exp
 s_ = np.s_
 
-__all__ = ["take", "take_along_axis", "put", "put_along_axis", "nonzero", "flatnonzero",
-           "argwhere", "compress", "extract", "place", "choose", "diag_indices",
+__all__ = ["take", "take_along_axis", "put", "put_along_axis", "fill_diagonal", "nonzero",
+           "flatnonzero", "argwhere", "compress", "extract", "place", "choose", "diag_indices",
            "diag_indices_from", "tril_indices", "triu_indices", "tril_indices_from",
-           "triu_indices_from", "ix_", "index_exp", "s_"]
+           "triu_indices_from", "ix_", "index_exp", "s_", "ravel_multi_index",
+           "unravel_index"]

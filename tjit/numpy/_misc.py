@@ -1,7 +1,8 @@
 """Miscellaneous ``tjit.numpy`` functions: selection (where, select, clip), comparisons
 (isclose, array_equal), signal and numerical helpers (convolve, interp, gradient,
 trapezoid), counting (bincount, histogram, digitize), statistics (cov, corrcoef), set
-operations and index conversions.
+operations. Index conversions (ravel_multi_index, unravel_index) are in
+``_index_routines``.
 
 Lookups into small tables (interp, bincount, histogram) use one-hot masks rather than a
 gather: O(n * table) work, but every function here then traces under ``jit`` with
@@ -736,84 +737,7 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=Non
             _sized(i1, size, a.size, a.size, idt), _sized(i2, size, b.size, b.size, idt))
 
 
-# -- index conversions ------------------------------------------------------------------------
-def _static_dims(dims, fname):
-    dims = tuple(_static(d, fname, "dims") for d in (dims if np.ndim(dims) else (dims,)))
-    if any(d < 0 for d in dims):
-        raise ValueError(f"jnp.{fname}: dims must be non-negative, got {dims}")
-    return dims
-
-
-def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
-    """Flat indices of the coordinate arrays ``multi_index`` into an array of shape
-    ``dims`` (``mode`` 'raise' (eager check), 'wrap' or 'clip'; ``order`` 'C' or 'F')."""
-    dims = _static_dims(dims, "ravel_multi_index")
-    if len(multi_index) != len(dims):
-        raise ValueError(f"jnp.ravel_multi_index: {len(multi_index)} coordinate arrays for "
-                         f"{len(dims)} dims")
-    if order not in ("C", "F"):
-        raise ValueError(f"jnp.ravel_multi_index: order must be 'C' or 'F', got {order!r}")
-    if mode not in ("raise", "wrap", "clip"):
-        raise ValueError(f"jnp.ravel_multi_index: mode must be 'raise', 'wrap' or 'clip', "
-                         f"got {mode!r}")
-    idt = dtypes.default_int()
-    idx = [ensure_array("ravel_multi_index", i) for i in multi_index]
-    for i in idx:
-        if not dtypes.is_int(i.dtype):
-            raise TypeError(f"jnp.ravel_multi_index: coordinates must be integers, got "
-                            f"{i.dtype}")
-    idx = [lax.convert_element_type(i, idt) for i in promote_args("ravel_multi_index", *idx)]
-    if mode == "raise":
-        _check_in_bounds(idx, dims)
-    elif mode == "wrap":
-        idx = [uf.remainder(i, d) for i, d in zip(idx, dims)]
-    else:
-        idx = [lax.clamp(0, i, d - 1 if d else 0) for i, d in zip(idx, dims)]
-    pairs = list(zip(idx, dims))
-    if order == "F":
-        pairs.reverse()
-    out = lax.full((), 0, idt)
-    for i, d in pairs:
-        out = uf.add(uf.multiply(out, d), i)
-    return out
-
-
-def _check_in_bounds(idx, dims):
-    for i, d in zip(idx, dims):
-        if isinstance(i, Tracer):
-            raise ConcretizationTypeError(
-                "jnp.ravel_multi_index: mode='raise' needs concrete indices to check them; "
-                "under jit use mode='wrap' or mode='clip'")
-        v = np.asarray(i._value)
-        if v.size and (v.min() < 0 or v.max() >= d):
-            raise ValueError(f"jnp.ravel_multi_index: invalid entry in coordinates array "
-                             f"(index out of bounds for dim of size {d})")
-
-
-def unravel_index(indices, shape):
-    """Coordinate arrays of the flat ``indices`` in an array of ``shape``. As JAX:
-    negative indices count from the end and out-of-range ones are clipped."""
-    shape = _static_dims(shape, "unravel_index")
-    i = ensure_array("unravel_index", indices)
-    if not dtypes.is_int(i.dtype):
-        raise TypeError(f"jnp.unravel_index: indices must be integers, got {i.dtype}")
-    total = 1
-    for d in shape:
-        total *= d
-    if total == 0 and i.size:
-        raise ValueError(f"jnp.unravel_index: cannot unravel into the empty shape {shape}")
-    idt = dtypes.default_int()
-    i = lax.clamp(-total, lax.convert_element_type(i, idt), total - 1 if total else 0)
-    i = uf.remainder(i, total) if total else i
-    out = []
-    for d in reversed(shape):
-        out.append(uf.remainder(i, d) if d else i)
-        i = uf.floor_divide(i, d) if d else i
-    return tuple(reversed(out))
-
-
 __all__ = ["where", "select", "clip", "isclose", "allclose", "array_equal", "array_equiv",
            "iscomplexobj", "isrealobj", "nan_to_num", "convolve", "correlate", "interp",
            "cross", "polyval", "trapezoid", "trapz", "vander", "gradient", "unwrap",
-           "piecewise", "isin", "in1d", "setdiff1d", "union1d", "intersect1d",
-           "ravel_multi_index", "unravel_index"]
+           "piecewise", "isin", "in1d", "setdiff1d", "union1d", "intersect1d"]

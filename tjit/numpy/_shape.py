@@ -107,7 +107,7 @@ def _static_shape(shape, fname):
     for d in (shape if isinstance(shape, (tuple, list)) else (shape,)):
         if isinstance(d, Tracer):
             raise ConcretizationTypeError(
-                f"{fname}: shapes must be static, but the new shape contains a traced value "
+                f"{fname}: shapes must be static, but the argument contains a traced value "
                 f"{d.aval.str_short()}. Fix: compute the shape from static values (e.g. "
                 f"x.shape[0] * 2, or a static argument via jit(..., static_argnums=...)).")
     if isinstance(shape, (tuple, list)):
@@ -566,7 +566,7 @@ def unstack(x, /, *, axis=0):
 def tile(A, reps):
     """Repeat ``A`` ``reps`` times along each axis (reps aligned from the right)."""
     a = ensure_array("tile", A)
-    reps = tuple(sh.canonical_shape(reps, "tile"))
+    reps = tuple(sh.canonical_shape(_static_shape(reps, "tile"), "tile"))
     if any(type(r) is int and r < 0 for r in reps):
         raise ValueError(f"tile: reps must be non-negative, got {reps}")
     d = max(len(reps), a.ndim)

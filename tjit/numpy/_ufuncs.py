@@ -509,6 +509,18 @@ def imag(x, /):
     return lax.imag(x) if dtypes.is_complex(x.dtype) else lax.full_like(x, 0)
 
 
+def iscomplex(x, /):
+    """Elementwise: whether the imaginary part is non-zero (False for real dtypes)."""
+    x = ensure_array("iscomplex", x)
+    return lax.ne(imag(x), lax.full((), 0, imag(x).dtype))
+
+
+def isreal(x, /):
+    """Elementwise: whether the imaginary part is zero (True for real dtypes)."""
+    x = ensure_array("isreal", x)
+    return lax.eq(imag(x), lax.full((), 0, imag(x).dtype))
+
+
 def conjugate(x, /):
     x = ensure_array("conjugate", x)
     return lax.conj(x) if dtypes.is_complex(x.dtype) else x

@@ -22,6 +22,16 @@ Out-of-bounds starts follow :class:`GatherScatterMode`:
 Duplicate indices: ``scatter_add/sub/mul/min/max`` combine every update (NumPy's
 ``ufunc.at``); plain ``scatter`` (set) with duplicates is last-update-wins here, which
 XLA leaves implementation-defined.
+
+Transformation rules (end of the file); indices never get a tangent. gather is linear
+in the operand (transpose: scatter-add into zeros; filled windows are constants).
+scatter-add/sub are linear (the updates' cotangent is a gather, 0 where dropped).
+scatter (set) uses JAX's id trick unless ``unique_indices``: the scatter is replayed on
+update ids to find each place's winner, so primal and tangent agree on it. scatter-mul
+is exact with duplicates and zero updates (JAX needs unique indices). scatter-min/max
+split the derivative evenly among tied values (JAX's rule). Batching folds the mapped
+axis into the dimension numbers: a window dim when only operand/updates are mapped, a
+pair of operand/indices batching dims when the indices are.
 """
 
 import enum
@@ -522,7 +532,7 @@ def _gather_batch(args, dims, *, dimension_numbers, slice_sizes, mode, fill_valu
 gather_p.jvp, gather_p.transpose, gather_p.batch = _gather_jvp, _gather_transpose, _gather_batch
 
 
-# scatters: batching (one rule for all) ----------------------------------------------------------
+# scatters: batching (one rule for all) --------------------------------------------------------
 def _scatter_batch_rule(prim):
     def rule(args, dims, *, dimension_numbers, mode, indices_are_sorted=False,
              unique_indices=False):
@@ -704,7 +714,7 @@ _scatter_extremal_jvp(scatter_min_p)
 _scatter_extremal_jvp(scatter_max_p)
 
 
-# scatter (set) -------------------------------------------------------------------------------------
+# scatter (set) --------------------------------------------------------------------------------
 def _update_ids(updates_shape, dn):
     """int32 ids 1, 2, ... per scatter position of ``updates`` (equal across a window)."""
     window = set(dn.update_window_dims)

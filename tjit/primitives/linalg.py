@@ -15,6 +15,13 @@ Result conventions (as JAX's primitives):
   ``a[..., permutation, :] == L @ U``.
 * ``cholesky_p`` reads the lower triangle and returns the lower factor; a matrix that
   is not positive definite gives NaNs (as JAX does) rather than an exception.
+
+Derivatives follow JAX's rules. cholesky and eigh see the Hermitian perturbation that
+the triangle they read describes. triangular_solve is linear in ``b`` (transpose: a
+solve with op(a)^T). lu's pivots and permutation have no tangent. Not implemented
+(NotImplementedError saying so): qr with m < n or full_matrices with m != n, svd
+vectors with full_matrices and m != n. svd/eigh vector derivatives assume distinct
+singular values / eigenvalues (as in JAX). Batching moves the mapped axis to the front.
 """
 
 import warnings
@@ -478,7 +485,7 @@ def _zeros_like(outs):
     return [_r.Zero.from_value(o) for o in outs]
 
 
-# cholesky --------------------------------------------------------------------------------------
+# cholesky -------------------------------------------------------------------------------------
 def _cholesky_jvp(primals, tangents):
     """``dL = L phi(L^-1 dS L^-H)`` (Murray 2016, arXiv:1602.07527), phi = lower
     triangle with the diagonal halved; ``dS`` is the Hermitian perturbation the lower
@@ -488,10 +495,10 @@ def _cholesky_jvp(primals, tangents):
     if type(g) is _r.Zero:
         return L, _r.Zero.from_value(L)
     sigma = _hermitian_from(g, lower=True)
-    solve = dict(lower=True, conjugate_a=False, unit_diagonal=False)
-    tmp = triangular_solve_p.bind(L, sigma, left_side=False, transpose_a=True,
-                                  **dict(solve, conjugate_a=True))
-    inner = triangular_solve_p.bind(L, tmp, left_side=True, transpose_a=False, **solve)
+    tmp = triangular_solve_p.bind(L, sigma, left_side=False, lower=True, transpose_a=True,
+                                  conjugate_a=True, unit_diagonal=False)  # dS L^-H
+    inner = triangular_solve_p.bind(L, tmp, left_side=True, lower=True, transpose_a=False,
+                                    conjugate_a=False, unit_diagonal=False)
     phi = add_p.bind(_tril(inner, -1),
                      mul_p.bind(_keep(_diag_mask(_shape(inner)), inner),
                                 np.asarray(0.5, _aval(inner).dtype)))
@@ -501,7 +508,7 @@ def _cholesky_jvp(primals, tangents):
 cholesky_p.jvp = _cholesky_jvp
 
 
-# triangular_solve ---------------------------------------------------------------------------------
+# triangular_solve -----------------------------------------------------------------------------
 def _tri_solve_jvp_a(g_a, ans, a, left_side, lower, transpose_a, conjugate_a,
                      unit_diagonal):
     """Tangent of ``x = op(a)^-1 b`` in ``a``: ``-op(a)^-1 op(da) x`` (left) or
@@ -565,7 +572,7 @@ triangular_solve_p.transpose = _tri_solve_transpose
 triangular_solve_p.batch = _tri_solve_batch
 
 
-# qr -------------------------------------------------------------------------------------------------
+# qr -------------------------------------------------------------------------------------------
 def _qr_jvp(primals, tangents, *, full_matrices):
     """j-towns.github.io/papers/qr-derivative.pdf (JAX's qr_jvp_rule); needs m >= n, and
     m == n when ``full_matrices`` (the extra columns of a full q are not unique)."""
@@ -597,7 +604,7 @@ def _qr_jvp(primals, tangents, *, full_matrices):
 qr_p.jvp = _qr_jvp
 
 
-# svd ------------------------------------------------------------------------------------------------
+# svd ------------------------------------------------------------------------------------------
 def _safe_inverse(v):
     """1 / v with 0 where v == 0."""
     dt = _aval(v).dtype
@@ -655,7 +662,7 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
 svd_p.jvp = _svd_jvp
 
 
-# eigh -----------------------------------------------------------------------------------------------
+# eigh -----------------------------------------------------------------------------------------
 def _eigh_jvp(primals, tangents, *, lower):
     """``dw = diag(V^H dA V)``, ``dV = V (F o V^H dA V)`` with ``F[i, j] = 1/(w_j - w_i)``
     off the diagonal (JAX's eigh_jvp_rule; distinct eigenvalues). ``dA`` is the
@@ -680,7 +687,7 @@ def _eigh_jvp(primals, tangents, *, lower):
 eigh_p.jvp = _eigh_jvp
 
 
-# lu ----------------------------------------------------------------------------------------------------
+# lu -------------------------------------------------------------------------------------------
 def _permute_rows(x, perm):
     """``x[..., perm, :]`` with a per-matrix permutation (one gather with batching dims)."""
     shape = _shape(x)

@@ -400,7 +400,11 @@ class Tracer:
     def __len__(self):
         if not self.shape:
             raise TypeError("len() of unsized object (a 0-d traced array)")
-        return self.shape[0]
+        n = self.shape[0]
+        if not isinstance(n, int):
+            raise TypeError(f"len() of a traced array whose leading dim {n} is symbolic "
+                            f"(polymorphic shapes); use x.shape[0], which works as a size")
+        return n
 
     def __iter__(self):
         if not self.shape:
