@@ -300,6 +300,18 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     """
     if not callable(body_fun):
         raise TypeError("lax.fori_loop: body_fun argument should be callable.")
+    if isinstance(upper, sympy.Expr) and isinstance(lower, int):
+        # a symbolic size (e.g. x.shape[0] under polymorphic shapes): a scan whose
+        # length is that size, so one trace serves every size
+        def sym_step(carry, _):
+            i, x = carry
+            return (add(i, 1), body_fun(i, x)), None
+        start = convert_element_type(lower, dtypes.default_int())
+        (_, out), _ = _scan("lax.fori_loop", "body_fun", sym_step, (start, init_val), None,
+                            upper - lower, False, 1 if unroll is None else unroll,
+                            ["the loop index"] + _leaf_paths(tree_flatten(init_val)[1],
+                                                             "init_val"))
+        return out
     lo, hi = _loop_bounds(lower, upper)
     tree = tree_flatten(init_val)[1]
     paths = ["the loop index"] + _leaf_paths(tree, "init_val")
