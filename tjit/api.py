@@ -130,6 +130,8 @@ class Jitted:
         if not callable(fun):
             raise TypeError(f"jit: expected a callable, got {type(fun).__name__}")
         functools.update_wrapper(self, fun)
+        if not hasattr(self, "__name__"):  # e.g. functools.partial objects
+            self.__name__ = _fun_name(getattr(fun, "func", fun))
         self.fun = fun
         self.sig = _Signature(fun, static_argnums, static_argnames)
         self.donate_argnums = frozenset(_as_tuple(donate_argnums))

@@ -13,7 +13,7 @@ import pytest
 import tjit
 import tjit.numpy as jnp
 from tjit import lax, nn
-from tjit.transforms.custom_derivatives import SymbolicZero
+from tjit.transforms.custom_derivatives import CustomVJPPrimal, SymbolicZero
 from tests.transforms.check import check_grads, check_vmap
 
 
@@ -354,6 +354,31 @@ def test_custom_vjp_errors():
     f.defvjp(lambda x, y: (x * y, None), lambda r, g: (jnp.ones(3), g))
     with pytest.raises(ValueError, match="same shape/dtypes"):
         tjit.grad(f)(1., 2.)
+
+
+def test_custom_vjp_symbolic_zeros():
+    seen = []
+
+    @tjit.custom_vjp
+    def f(x, y):
+        return x * y, x + y
+
+    def fwd(x, y):
+        assert isinstance(x, CustomVJPPrimal)
+        seen.append((x.perturbed, y.perturbed))
+        return f(x.value, y.value), (x.value, y.value)
+
+    def bwd(res, g):
+        (x, y), (g1, g2) = res, g
+        seen.append((type(g1), type(g2)))
+        g1, g2 = (0. if isinstance(g, SymbolicZero) else g for g in (g1, g2))
+        return g1 * y + g2, g1 * x + g2
+    f.defvjp(fwd, bwd, symbolic_zeros=True)
+    assert float(tjit.grad(lambda x: f(x, 3.)[0])(2.)) == 3.0
+    assert seen[0] == (True, False)
+    assert seen[1][1] is SymbolicZero and seen[1][0] is not SymbolicZero
+    g = tjit.vmap(tjit.grad(lambda x, y: f(x, y)[1]))(jnp.ones(2), jnp.arange(2.))
+    assert np.array_equal(_np(g), [1., 1.])
 
 
 def test_custom_vjp_closing_over_a_differentiated_value_is_an_error():

@@ -32,7 +32,7 @@ import types
 
 from tjit.tracing.core import Trace, Tracer, get_aval, is_eager, set_current_trace
 from tjit.tracing.jaxpr import ClosedJaxpr, Jaxpr, Literal, eval_jaxpr
-from tjit.tracing.jaxpr_trace import JaxprTrace, JaxprTracer, trace_to_jaxpr
+from tjit.tracing.jaxpr_trace import JaxprTrace, trace_to_jaxpr
 from tjit.tracing.shapes import dim_str
 from tjit.tracing.tree_util import tree_flatten, tree_map, tree_unflatten
 from tjit.primitives.ad_prims import checkpoint_name_p, checkpoint_p

@@ -37,6 +37,8 @@ from tjit.tracing.jaxpr import ClosedJaxpr, eval_jaxpr
 from tjit.tracing.jaxpr_trace import convert_constvars_jaxpr, trace_to_jaxpr
 from tjit.tracing.tree_util import tree_flatten, tree_unflatten
 from tjit.primitives.ad_prims import custom_jvp_call_p, custom_vjp_call_p
+from tjit.primitives.elementwise import add_p, convert_element_type_p
+from tjit.primitives.reductions import reduce_sum_p
 from tjit.primitives.rules import Zero, bdim_at_front, instantiate, moveaxis, tangent_aval
 from tjit.transforms.ad import JVPTrace, _to_array
 from tjit.transforms.batching import BatchTrace, BatchTracer
@@ -219,7 +221,6 @@ def _tangent_leaf(t, primal, what, fname, i):
                             f"tangent outputs of the primal dtype, but output {i} has "
                             f"primal type {pa.str_short()} and tangent type {ta.str_short()}"
                             f"; cast the tangent with .astype({pa.dtype.name})")
-        from tjit.primitives.elementwise import convert_element_type_p
         t = convert_element_type_p.bind(t, new_dtype=pa.dtype, weak_type=False)
     return t
 
@@ -364,7 +365,6 @@ def _is_symbolic(x):
 
 
 def _tree_add(a, b):
-    from tjit.primitives.elementwise import add_p
     la, ta = tree_flatten(a, is_leaf=_is_symbolic)
     lb, tb = tree_flatten(b, is_leaf=_is_symbolic)
     if ta != tb:
@@ -542,7 +542,6 @@ def _cotangent_leaf(c, a, rule, fname, k):
     if not dtypes.is_inexact(ta.dtype):
         return Zero(ta)
     if ca.dtype != ta.dtype:
-        from tjit.primitives.elementwise import convert_element_type_p
         c = convert_element_type_p.bind(c, new_dtype=ta.dtype, weak_type=False)
     return c
 
@@ -678,7 +677,6 @@ def _custom_vjp_call_batch(args, dims, *, call_jaxpr, fwd, bwd, num_consts, symb
             if z:
                 out.append(Zero(tangent_aval(a)))
             elif d is None:  # an unbatched input: its cotangent sums over the batch
-                from tjit.primitives.reductions import reduce_sum_p
                 out.append(reduce_sum_p.bind(next(it), axes=(0,)))
             else:
                 out.append(next(it))

@@ -11,9 +11,10 @@ its inputs are unknown: it returns a known jaxpr (known inputs -> known outputs 
 residuals) and an unknown jaxpr (residuals + unknown inputs -> unknown outputs).
 """
 
-from tjit.tracing.core import set_current_trace
+from tjit.tracing.core import current_trace, set_current_trace
 from tjit.tracing.jaxpr import eval_jaxpr
-from tjit.tracing.jaxpr_trace import JaxprTrace, JaxprTracer
+from tjit.tracing.jaxpr import ClosedJaxpr, Jaxpr
+from tjit.tracing.jaxpr_trace import JaxprTrace, JaxprTracer, trace_to_jaxpr
 
 
 class LinearizeTrace(JaxprTrace):
@@ -45,7 +46,6 @@ def partial_eval_jaxpr(closed, unknowns, instantiate=False):
     ``unknown_jaxpr`` maps the residuals followed by the unknown inputs to the unknown
     outputs. ``instantiate`` (bool or list) forces outputs to be unknown.
     """
-    from tjit.tracing.jaxpr_trace import trace_to_jaxpr
     jaxpr, consts = closed.jaxpr, closed.consts
     n_in = len(jaxpr.invars)
     inst = [instantiate] * len(jaxpr.outvars) if isinstance(instantiate, bool) else \
@@ -55,7 +55,7 @@ def partial_eval_jaxpr(closed, unknowns, instantiate=False):
     record = {}
 
     def known_fun(*known_args):
-        lin = LinearizeTrace(_known_trace_of(known_args), "partial_eval")
+        lin = LinearizeTrace(current_trace(), "partial_eval")
         unknown_args = [lin.new_arg(a) for a in unknown_avals]
         it_k, it_u = iter(known_args), iter(unknown_args)
         args = [next(it_u) if u else next(it_k) for u in unknowns]
@@ -77,14 +77,8 @@ def partial_eval_jaxpr(closed, unknowns, instantiate=False):
     unknown_closed = record["unknown"]
     num_res = len(unknown_closed.consts)
     # residuals become leading inputs of the unknown jaxpr
-    from tjit.tracing.jaxpr import ClosedJaxpr, Jaxpr
     uj = unknown_closed.jaxpr
     unknown_jaxpr = ClosedJaxpr(Jaxpr([], list(uj.constvars) + list(uj.invars), uj.outvars,
                                       uj.eqns), [])
-    assert n_in == len(unknowns)
+    assert n_in == len(unknowns), "one unknown flag per input"
     return known_closed, unknown_jaxpr, record["out_unknowns"], num_res
-
-
-def _known_trace_of(known_args):
-    from tjit.tracing.core import current_trace
-    return current_trace()
