@@ -42,3 +42,13 @@ def test_core_rules_present(name):
     p = REGISTRY[name]
     assert p.impl is not None, f"{name} has no reference implementation"
     assert p.abstract_eval is not None, f"{name} has no abstract evaluation rule"
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_transformation_rules_present(name):
+    """jvp (or an explicit not-differentiable marker) and batching for every primitive."""
+    import tjit.transforms  # noqa: F401  (attaches the rules that live in transforms/)
+    p = REGISTRY[name]
+    assert p.batch is not None, f"{name} has no batching rule"
+    assert p.jvp is not None or p.not_differentiable, \
+        f"{name} has no jvp rule and is not marked not_differentiable"
