@@ -288,7 +288,18 @@ class Jitted:
         self._cache[key] = entry
         return entry
 
-    def _trace(self, dyn_args, dyn_kwargs, statics, treedef, sig):
+    def _abstract_signature(self, dyn_args, dyn_kwargs, fname):
+        """(treedef, per-leaf (shape, dtype, weak[, spec])) for arrays or ShapeDtypeStructs."""
+        leaves, treedef = tree_flatten((dyn_args, dyn_kwargs))
+        sig = []
+        for x in leaves:
+            aval, _ = _leaf_aval_and_value(x, fname)
+            sig.append((aval.shape, aval.dtype, aval.weak_type))
+        if self.polymorphic_shapes is not None:
+            sig = self._polymorphic_sig(treedef, sig)
+        return treedef, sig
+
+    def _trace(self, dyn_args, dyn_kwargs, statics, treedef, sig, simplify=True):
         in_avals = [ShapedArray(s[0], s[1], s[2]) for s in sig]
         names = _leaf_names(treedef, self.sig)
         out_store = {}
@@ -302,20 +313,16 @@ class Jitted:
 
         self.trace_count += 1
         closed = trace_to_jaxpr(flat_fun, in_avals, self.__name__, names)
-        closed = passes.simplify(closed)
+        if simplify:
+            closed = passes.simplify(closed)
         return closed, out_store["tree"]
 
     # -- inspection ----------------------------------------------------------------------
     def lower(self, *args, **kwargs):
         """Trace for these arguments (arrays or ShapeDtypeStructs) without running."""
         dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
-        leaves, treedef = tree_flatten((dyn_args, dyn_kwargs))
-        sig = []
-        for x in leaves:
-            aval, _ = _leaf_aval_and_value(x, f"jit({self.__name__}).lower")
-            sig.append((aval.shape, aval.dtype, aval.weak_type))
-        if self.polymorphic_shapes is not None:
-            sig = self._polymorphic_sig(treedef, sig)
+        treedef, sig = self._abstract_signature(dyn_args, dyn_kwargs,
+                                                f"jit({self.__name__}).lower")
         closed, out_tree = self._trace(dyn_args, dyn_kwargs, statics, treedef, sig)
         in_specs = [s[0] if s[3] is not None else None for s in sig] \
             if self.polymorphic_shapes is not None else None
@@ -459,26 +466,11 @@ def make_jaxpr(fun, static_argnums=(), return_shape=False, polymorphic_shapes=No
     @functools.wraps(fun)
     def make(*args, **kwargs):
         dyn_args, dyn_kwargs, statics = jitted._split(args, kwargs)
-        leaves, treedef = tree_flatten((dyn_args, dyn_kwargs))
-        sig = []
-        for x in leaves:
-            aval, _ = _leaf_aval_and_value(x, "make_jaxpr")
-            sig.append((aval.shape, aval.dtype, aval.weak_type))
-        if polymorphic_shapes is not None:
-            sig = jitted._polymorphic_sig(treedef, sig)
-        in_avals = [ShapedArray(s[0], s[1], s[2]) for s in sig]
-        names = _leaf_names(treedef, jitted.sig)
-        store = {}
-
-        def flat_fun(*tracers):
-            a, kw = tree_unflatten(treedef, tracers)
-            a, kw = jitted._rebuild(a, kw, statics)
-            flat, store["tree"] = tree_flatten(fun(*a, **kw))
-            return flat
-
-        closed = trace_to_jaxpr(flat_fun, in_avals, _fun_name(fun), names)
+        treedef, sig = jitted._abstract_signature(dyn_args, dyn_kwargs, "make_jaxpr")
+        closed, out_tree = jitted._trace(dyn_args, dyn_kwargs, statics, treedef, sig,
+                                         simplify=False)
         if return_shape:
-            shapes = tree_unflatten(store["tree"], [ShapeDtypeStruct(a.shape, a.dtype)
+            shapes = tree_unflatten(out_tree, [ShapeDtypeStruct(a.shape, a.dtype)
                                                     for a in closed.out_avals])
             return closed, shapes
         return closed
