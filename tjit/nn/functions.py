@@ -55,9 +55,24 @@ def relu(x):
     return _relu(_array("relu", x))
 
 
+@custom_jvp
+def _relu6(x):
+    return jnp.minimum(jnp.maximum(x, 0), 6.0)
+
+
+# as JAX: the derivative is 1 strictly inside (0, 6) and 0 elsewhere, including at both
+# kinks (max/min's tie-splitting would give 0.5 there)
+_relu6.defjvps(lambda g, ans, x: lax.select(
+    jnp.logical_and(jnp.greater(x, 0), jnp.less(x, 6)), g, lax.full_like(g, 0)))
+
+
 def relu6(x):
-    """``min(max(x, 0), 6)``. (jvp 0 at 0 and 6: custom_jvp later.)"""
-    return jnp.minimum(jnp.maximum(_array("relu6", x), 0), 6.0)
+    """Rectified linear unit capped at 6: ``min(max(x, 0), 6)``.
+
+    Its derivative is 1 for ``0 < x < 6`` and 0 elsewhere, including at ``x == 0`` and
+    ``x == 6`` (as ``jax.nn.relu6``).
+    """
+    return _relu6(_array("relu6", x))
 
 
 def sigmoid(x):

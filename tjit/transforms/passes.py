@@ -14,7 +14,9 @@ says otherwise:
   folded values) with its reference implementation when it is small: every output has
   at most :data:`FOLD_MAX_ELEMENTS` elements and every input at most
   :data:`FOLD_MAX_INPUT_ELEMENTS` (so folding never costs much at trace time or bloats
-  the program with big constants). Scalars become literals, arrays new consts. Inside
+  the program with big constants). Scalars become literals, arrays new consts.
+  Broadcasts and iotas are never folded: they cost nothing once fused, while a folded
+  array would be bytes to load. Inside
   sub-jaxprs only scalar results are folded (bodies keep no consts). Control-flow
   equations are not evaluated (a loop could run long), but a ``cond`` with a known
   index is replaced by the selected branch.
@@ -27,6 +29,8 @@ from tjit.tracing.jaxpr import ClosedJaxpr, DropVar, Jaxpr, Literal
 from tjit.primitives.control_flow import cond_p, scan_p
 
 FOLD_MAX_ELEMENTS = 1024
+# ops that only replicate their input (folding them creates constant arrays to load)
+_EXPANDING = frozenset(["broadcast_in_dim", "iota"])
 FOLD_MAX_INPUT_ELEMENTS = 1 << 16
 
 
@@ -299,6 +303,8 @@ class _Folder:
             return False
         if any(v.size > FOLD_MAX_INPUT_ELEMENTS for v in vals):
             return False
+        if prim.name in _EXPANDING:  # a broadcast of a constant stays a broadcast: the
+            return False             # compiler fuses it for free; a folded array is bytes
         for v in eqn.outvars:
             shape = v.aval.shape
             if not all(type(d) is int for d in shape):
