@@ -16,14 +16,16 @@ from tjit import numpy, lax  # noqa: F401
 from tjit.api import (  # noqa: F401
     jit, make_jaxpr, eval_shape, ShapeDtypeStruct, device_put, device_get,
     block_until_ready)
-from tjit.transforms.ad import jvp, vjp, grad, value_and_grad, linearize  # noqa: F401
+from tjit.transforms.ad import jvp, vjp, grad, value_and_grad, linearize, linear_transpose  # noqa: F401,E501
 from tjit.transforms.batching import vmap  # noqa: F401
-from tjit.transforms.jacobians import jacfwd, jacrev, hessian  # noqa: F401
+from tjit.transforms.jacobians import jacfwd, jacrev, jacobian, hessian  # noqa: F401
 from tjit.transforms.custom_derivatives import custom_jvp, custom_vjp  # noqa: F401
 from tjit.transforms.checkpoint import checkpoint, remat, checkpoint_policies  # noqa: F401
 from tjit import ad_checkpoint  # noqa: F401
 from tjit import nn, random  # noqa: F401
 from tjit.tracing.tree_util import tree_map, tree_leaves, tree_structure  # noqa: F401
+from tjit import tree  # noqa: F401  (jax.tree's short names)
+__import__("sys").modules.setdefault("tjit.tree_util", tree_util)  # `from tjit.tree_util import`
 from tjit.tracing.shapes import symbol as _symbol  # noqa: F401
 
 

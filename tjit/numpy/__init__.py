@@ -23,6 +23,7 @@ from tjit.numpy._statistics import *  # noqa: F401,F403
 from tjit.numpy import linalg  # noqa: F401
 from tjit.numpy._polynomial import *  # noqa: F401,F403
 from tjit.numpy._windows import *  # noqa: F401,F403
+from tjit.numpy._vectorize import *  # noqa: F401,F403
 from tjit.numpy import _array_methods
 
 pi, e, inf, nan, euler_gamma = _np.pi, _np.e, _np.inf, _np.nan, _np.euler_gamma

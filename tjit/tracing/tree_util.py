@@ -1,10 +1,13 @@
 """Pytrees: nested containers (tuple, list, dict, None, namedtuple and registered
-classes) whose leaves are arrays. Mirrors ``jax.tree_util``."""
+classes) whose leaves are arrays. Mirrors ``jax.tree_util``, including key paths
+(``tree_flatten_with_path``, ``keystr`` and the key classes ``SequenceKey``, ``DictKey``,
+``GetAttrKey``, ``FlattenedIndexKey``)."""
 
 import collections
 import functools
 
 _registry = {}
+_keys_registry = {}  # nodetype -> flatten_with_keys(obj) -> ([(key, child)...], aux)
 
 
 class _Node:
@@ -15,10 +18,17 @@ class _Node:
         self.from_iter = from_iter  # (aux_data, children) -> obj
 
 
-def register_pytree_node(nodetype, flatten_func, unflatten_func):
+def register_pytree_node(nodetype, flatten_func, unflatten_func,
+                         flatten_with_keys_func=None):
     """Register ``nodetype``: ``flatten_func(obj) -> (children, aux)``,
-    ``unflatten_func(aux, children) -> obj``."""
+    ``unflatten_func(aux, children) -> obj``; optionally
+    ``flatten_with_keys_func(obj) -> ([(key, child), ...], aux)`` names the children in
+    key paths (without it they are ``FlattenedIndexKey(i)``)."""
     _registry[nodetype] = _Node(flatten_func, unflatten_func)
+    if flatten_with_keys_func is None:
+        _keys_registry.pop(nodetype, None)  # a re-registration drops stale keys
+    else:
+        _keys_registry[nodetype] = flatten_with_keys_func
     return nodetype
 
 
@@ -41,7 +51,11 @@ def register_dataclass(cls, data_fields=None, meta_fields=None):
 
     def unflat(aux, ch):
         return cls(**dict(zip(data_fields, ch)), **dict(zip(meta_fields, aux)))
-    register_pytree_node(cls, flat, unflat)
+
+    def flat_with_keys(o):  # data fields are named by attribute in key paths, as JAX
+        children, aux = flat(o)
+        return [(GetAttrKey(k), c) for k, c in zip(data_fields, children)], aux
+    register_pytree_node(cls, flat, unflat, flat_with_keys)
     return cls
 
 
@@ -263,3 +277,205 @@ class Partial(functools.partial):
 
 register_pytree_node(Partial, lambda p: ((p.args, p.keywords), p.func),
                      lambda func, ch: Partial(func, *ch[0], **ch[1]))
+
+
+# -- key paths --------------------------------------------------------------------------------
+class _KeyEntry:
+    """Base of the key classes: immutable, hashable, compared by type and field."""
+
+    __slots__ = ()
+    _field = None
+
+    def __init__(self, value):
+        object.__setattr__(self, self._field, value)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"{type(self).__name__} is immutable")
+
+    def _value(self):
+        return getattr(self, self._field)
+
+    def __eq__(self, other):
+        return type(other) is type(self) and self._value() == other._value()
+
+    def __hash__(self):
+        return hash((type(self).__name__, self._value()))
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self._field}={self._value()!r})"
+
+    def __reduce__(self):
+        return type(self), (self._value(),)
+
+
+class SequenceKey(_KeyEntry):
+    """The position ``idx`` of a child of a tuple or list; renders as ``[idx]``."""
+    __slots__ = ("idx",)
+    __match_args__ = ("idx",)
+    _field = "idx"
+
+    def __str__(self):
+        return f"[{self.idx}]"
+
+
+class DictKey(_KeyEntry):
+    """The key of a child of a dict; renders as ``[key!r]`` (e.g. ``['a']``)."""
+    __slots__ = ("key",)
+    __match_args__ = ("key",)
+    _field = "key"
+
+    def __str__(self):
+        return f"[{self.key!r}]"
+
+
+class GetAttrKey(_KeyEntry):
+    """The attribute ``name`` of a namedtuple field or dataclass; renders as ``.name``."""
+    __slots__ = ("name",)
+    __match_args__ = ("name",)
+    _field = "name"
+
+    def __str__(self):
+        return f".{self.name}"
+
+
+class FlattenedIndexKey(_KeyEntry):
+    """The position of a child of a node registered without keys; renders as ``[key]``."""
+    __slots__ = ("key",)
+    __match_args__ = ("key",)
+    _field = "key"
+
+    def __str__(self):
+        return f"[{self.key}]"
+
+
+KeyEntry = _KeyEntry
+KeyPath = tuple
+
+
+def _dict_keys_flatten(d):
+    keys = sorted(d)
+    return [(DictKey(k), d[k]) for k in keys], tuple(keys)
+
+
+_keys_registry[dict] = _dict_keys_flatten
+_keys_registry[type(None)] = lambda _: ((), None)
+_keys_registry[collections.OrderedDict] = lambda d: (
+    [(DictKey(k), v) for k, v in d.items()], tuple(d.keys()))
+_keys_registry[collections.defaultdict] = lambda d: (
+    [(DictKey(k), d[k]) for k in sorted(d)], (d.default_factory, tuple(sorted(d))))
+
+
+def keystr(keys, *, simple=False, separator=""):
+    """Render a key path as a string.
+
+    Args:
+      keys: a key path (tuple of key entries), e.g. from :func:`tree_flatten_with_path`.
+      simple: render each entry as its bare value (``a``, ``0``, ``name``) instead of
+        ``['a']``, ``[0]``, ``.name``.
+      separator: put between entries.
+
+    Returns:
+      e.g. ``keystr((DictKey('a'), SequenceKey(0))) == "['a'][0]"``.
+    """
+    if simple:
+        return separator.join(str(k._value()) if isinstance(k, _KeyEntry) else str(k)
+                              for k in keys)
+    return separator.join(str(k) for k in keys)
+
+
+def _keyed_children(x, t, fwk):
+    kids, _ = fwk(x)
+    out = []
+    for entry in kids:
+        if not (isinstance(entry, tuple) and len(entry) == 2):
+            raise ValueError(f"the flatten_with_keys function registered for "
+                             f"{getattr(t, '__name__', t)} must return ([(key, child), ...], "
+                             f"aux_data); got the entry {entry!r:.80}")
+        out.append(entry)
+    return out
+
+
+def _children_with_keys(x, t):
+    """``[(key, child)]`` of a pytree node ``x``, or None when ``x`` is a leaf."""
+    fwk = _keys_registry.get(t)
+    if fwk is not None:
+        return _keyed_children(x, t, fwk)
+    node = _registry.get(t)
+    if node is None:
+        if _is_namedtuple(x):
+            return [(GetAttrKey(f), c) for f, c in zip(type(x)._fields, x)]
+        return None
+    children, _ = node.to_iter(x)
+    return [(FlattenedIndexKey(i), c) for i, c in enumerate(children)]
+
+
+def _flatten_with_path(x, path, out, is_leaf):
+    t = type(x)
+    if (t in _LEAF_TYPES and is_leaf is None) or (is_leaf is not None and is_leaf(x)):
+        out.append((path, x))
+        return
+    if t is tuple or t is list:
+        for i, c in enumerate(x):
+            _flatten_with_path(c, path + (SequenceKey(i),), out, is_leaf)
+        return
+    kids = _children_with_keys(x, t)
+    if kids is None:
+        out.append((path, x))
+        return
+    for k, c in kids:
+        _flatten_with_path(c, path + (k,), out, is_leaf)
+
+
+def tree_flatten_with_path(tree, is_leaf=None):
+    """Like :func:`tree_flatten`, but each leaf comes with its key path.
+
+    Returns:
+      ``([(path, leaf), ...], treedef)``; a path is a tuple of ``SequenceKey`` (tuple,
+      list), ``DictKey`` (dict), ``GetAttrKey`` (namedtuple field, dataclass) or
+      ``FlattenedIndexKey`` (classes registered without keys) entries.
+    """
+    out = []
+    _flatten_with_path(tree, (), out, is_leaf)
+    treedef = tree_structure(tree, is_leaf)
+    if len(out) != treedef.num_leaves:
+        raise ValueError(f"tree_flatten_with_path: a registered flatten_with_keys function "
+                         f"gives {len(out)} leaves but flatten gives {treedef.num_leaves} "
+                         f"for {treedef}; make both return the same children")
+    return out, treedef
+
+
+def tree_leaves_with_path(tree, is_leaf=None):
+    """``[(path, leaf), ...]`` of ``tree`` (see :func:`tree_flatten_with_path`)."""
+    return tree_flatten_with_path(tree, is_leaf)[0]
+
+
+def tree_map_with_path(f, tree, *rest, is_leaf=None):
+    """Like :func:`tree_map`, but calls ``f(path, leaf, *rest_leaves)``."""
+    pairs, treedef = tree_flatten_with_path(tree, is_leaf)
+    others = [treedef.flatten_up_to(r) for r in rest]
+    return treedef.unflatten([f(p, x, *xs) for (p, x), *xs in zip(pairs, *others)])
+
+
+def register_pytree_with_keys(nodetype, flatten_with_keys, unflatten_func, flatten_func=None):
+    """Register ``nodetype`` with named children.
+
+    Args:
+      flatten_with_keys: ``obj -> ([(key, child), ...], aux_data)``; the keys appear in
+        key paths (any hashable object with a ``__str__``, usually a key class).
+      unflatten_func: ``(aux_data, children) -> obj``.
+      flatten_func: optional faster ``obj -> (children, aux_data)``; derived from
+        ``flatten_with_keys`` when omitted.
+    """
+    if flatten_func is None:
+        def flatten_func(x):
+            kids, aux = flatten_with_keys(x)
+            return [c for _, c in kids], aux
+    return register_pytree_node(nodetype, flatten_func, unflatten_func, flatten_with_keys)
+
+
+def register_pytree_with_keys_class(cls):
+    """Class decorator: uses ``obj.tree_flatten_with_keys()``, ``cls.tree_unflatten(aux,
+    children)`` and, when defined, ``obj.tree_flatten()``."""
+    flat = (lambda o: o.tree_flatten()) if hasattr(cls, "tree_flatten") else None
+    return register_pytree_with_keys(cls, lambda o: o.tree_flatten_with_keys(),
+                                     cls.tree_unflatten, flat)

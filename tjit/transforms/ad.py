@@ -45,6 +45,38 @@ class JVPTracer(Tracer):
     def _describe(self):
         return "a value being differentiated"
 
+    # As in JAX, a differentiated value whose primal is concrete (eager grad, no jit) can
+    # be converted to a Python scalar: `if x > 0`, `float(x)`, `range(int(n))` work under
+    # grad/jvp outside jit (the conversion carries no derivative). Under jit the primal is
+    # itself a tracer and the usual ConcretizationTypeError is raised.
+    def _concrete_primal(self):
+        p = self.primal
+        return p if isinstance(p, Array) or isinstance(p, JVPTracer) else None
+
+    def __bool__(self):
+        p = self._concrete_primal()
+        return bool(p) if p is not None else super().__bool__()
+
+    def __int__(self):
+        p = self._concrete_primal()
+        return int(p) if p is not None else super().__int__()
+
+    def __float__(self):
+        p = self._concrete_primal()
+        return float(p) if p is not None else super().__float__()
+
+    def __complex__(self):
+        p = self._concrete_primal()
+        return complex(p) if p is not None else super().__complex__()
+
+    def __index__(self):
+        p = self._concrete_primal()
+        return p.__index__() if p is not None else super().__index__()
+
+    def item(self, *args):
+        p = self._concrete_primal()
+        return p.item(*args) if p is not None else super().item(*args)
+
 
 class JVPTrace(Trace):
     """Propagates tangents alongside primal values."""
@@ -307,6 +339,52 @@ def linearize(fun, *primals):
     return tree_unflatten(out_tree, out_primals), f_jvp
 
 
+_VALUE_TYPES = (Array, Tracer, np.ndarray, np.generic, bool, int, float, complex)
+
+
+def linear_transpose(fun, *primals, reduce_axes=()):
+    """Transpose of a linear function (JAX's ``jax.linear_transpose``).
+
+    ``primals`` only give the input shapes and dtypes (arrays or ShapeDtypeStructs).
+    Returns ``f_t`` with ``f_t(out_cotangent)`` a tuple shaped like ``primals``; it
+    equals ``vjp(fun, *primals)[1]`` without evaluating ``fun`` at a point.
+    """
+    flat_p, in_tree = tree_flatten(primals)
+    in_avals = [tangent_aval(get_aval(_to_array(p)) if isinstance(p, _VALUE_TYPES) else p)
+                for p in flat_p]  # else a ShapeDtypeStruct
+    for a in in_avals:
+        if not dtypes.is_inexact(a.dtype):
+            raise TypeError(f"linear_transpose only supports float or complex inputs, "
+                            f"got {a.dtype.name}")
+    flat_fun, store = _flatten_fun(lambda *a: fun(*a), in_tree)
+    lin = LinearizeTrace(current_trace(), _name(fun))
+    ins = [lin.new_arg(a) for a in in_avals]  # every input is unknown: all of fun is linear
+    try:
+        with set_current_trace(lin):
+            out_tracers = [lin.to_tracer(o) for o in flat_fun(*ins)]
+    finally:
+        lin.invalidate()
+    linear, out_tree = lin.to_jaxpr(out_tracers), store["tree"]
+    out_avals = [v.aval for v in linear.jaxpr.outvars]
+
+    def transposed(out_cotangent):
+        cts, ct_tree = tree_flatten(out_cotangent)
+        if ct_tree != out_tree:
+            raise TypeError(f"linear_transpose: the cotangent must have the output's "
+                            f"structure {out_tree}, got {ct_tree}")
+        cts = [_to_array(c) for c in cts]
+        for i, (c, a) in enumerate(zip(cts, out_avals)):
+            _check_cotangent(c, a, i)
+        try:
+            cts_in = backward_pass(linear.jaxpr, linear.consts, cts)
+        except NotImplementedError as e:
+            raise NotImplementedError(f"linear_transpose of {_name(fun)}: {e}; is the "
+                                      f"function linear in its inputs?") from None
+        return tree_unflatten(in_tree, [_zeros(a) if type(c) is Zero else c
+                                        for c, a in zip(cts_in, in_avals)])
+    return transposed
+
+
 def _check_inexact_args(fname, args, allow_int, holomorphic):
     for a in tree_flatten(args)[0]:
         dt = get_aval(_to_array(a)).dtype
@@ -318,6 +396,19 @@ def _check_inexact_args(fname, args, allow_int, holomorphic):
                 f"{fname} requires real- or complex-valued inputs (input dtype that is a "
                 f"sub-dtype of np.inexact), but got {dt.name}. If you want to use "
                 f"Boolean- or integer-valued inputs, use vjp or set allow_int to True.")
+
+
+def _check_output_dtype(fname, dt, holomorphic):
+    """Reverse mode needs real outputs, or complex ones with holomorphic=True (as JAX)."""
+    if holomorphic and not dtypes.is_complex(dt):
+        # a real output of complex inputs is not holomorphic (e.g. abs): JAX rejects it
+        raise TypeError(f"{fname} with holomorphic=True requires outputs with complex dtype, "
+                        f"but got {dt.name}.")
+    if not holomorphic and not dtypes.is_float(dt):
+        raise TypeError(f"{fname} requires real-valued outputs (output dtype that is a "
+                        f"sub-dtype of np.floating), but got {dt.name}. For holomorphic "
+                        f"differentiation, pass holomorphic=True; for non-holomorphic "
+                        f"functions with complex or integer outputs, use vjp directly.")
 
 
 def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False,
@@ -343,6 +434,7 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
             for n, v in zip(nums, dyn_args):
                 full[n] = v
             return fun(*full, **kwargs)
+        partial_f.__name__ = _name(fun)  # error messages name the user's function
         res = vjp(partial_f, *dyn, has_aux=has_aux)
         ans, vjp_fn = res[0], res[1]
         a = get_aval(_to_array(ans)) if not isinstance(ans, (tuple, list, dict)) else None
@@ -351,10 +443,7 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
             raise TypeError(f"Gradient only defined for scalar-output functions. Output had "
                             f"shape: {shape}. Use jacrev/jacfwd for non-scalar outputs, or "
                             f"reduce the output (e.g. .sum()) first.")
-        if not dtypes.is_inexact(a.dtype) or (dtypes.is_complex(a.dtype) and not holomorphic):
-            raise TypeError(f"grad requires real-valued outputs (output dtype that is a "
-                            f"sub-dtype of np.floating), but got {a.dtype.name}. For "
-                            f"holomorphic differentiation, pass holomorphic=True.")
+        _check_output_dtype("grad", a.dtype, holomorphic)
         g = vjp_fn(_ones_like(ans))
         g = g[0] if int_argnums else tuple(g)
         return ((ans, res[2]), g) if has_aux else (ans, g)
@@ -380,5 +469,6 @@ def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, redu
     return grad_fn
 
 
-__all__ = ["jvp", "vjp", "grad", "value_and_grad", "linearize", "backward_pass",
+__all__ = ["jvp", "vjp", "grad", "value_and_grad", "linearize", "linear_transpose",
+           "backward_pass",
            "JVPTrace", "JVPTracer", "jvp_flat", "linearize_flat"]

@@ -76,6 +76,11 @@ def _broadcast_prefix(prefix, tree, what):
     leaves, treedef = tree_flatten(tree)
     if prefix is None or isinstance(prefix, int):
         return [prefix] * len(leaves)
+    bad = [p for p in tree_flatten(prefix, is_leaf=lambda x: x is None)[0]
+           if p is not None and not isinstance(p, int)]
+    if bad:
+        raise TypeError(f"vmap {what} must be an int, None, or (nested) container with those "
+                        f"types as leaves, but got {bad[0]!r} in {prefix!r}")
     out = []
 
     def walk(p, sub):
@@ -118,9 +123,6 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
 
     @functools.wraps(fun)
     def vmapped(*args, **kwargs):
-        if kwargs:
-            raise TypeError("vmap: keyword arguments are not mapped; pass them positionally "
-                            "(or close over them)")
         if isinstance(in_axes, tuple):
             if len(in_axes) != len(args):
                 raise ValueError(f"vmap in_axes must be an int, None, or a tuple of entries "
@@ -130,8 +132,9 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
             spec = in_axes
         else:
             spec = (in_axes,) * len(args)
-        leaves, in_tree = tree_flatten(args)
-        axes = _broadcast_prefix(spec, args, "in_axes")
+        # As in JAX, keyword arguments are always mapped over their leading axis.
+        leaves, in_tree = tree_flatten((args, kwargs))
+        axes = _broadcast_prefix(spec, args, "in_axes") + [0] * len(tree_flatten(kwargs)[0])
         from tjit.transforms.ad import _to_array
         leaves = [_to_array(x) if ax is not None else x for x, ax in zip(leaves, axes)]
         size = _axis_size(leaves, axes, axis_size, fun)
@@ -145,7 +148,8 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
                 ins.append(BatchTracer(trace, x, ax % nd if nd else ax))
         try:
             with set_current_trace(trace):
-                out = fun(*tree_unflatten(in_tree, ins))
+                b_args, b_kwargs = tree_unflatten(in_tree, ins)
+                out = fun(*b_args, **b_kwargs)
             out_leaves, out_tree = tree_flatten(out)
             oaxes = _broadcast_prefix(out_axes, out, "out_axes")
             res = [_finish_output(trace, o, ax, size) for o, ax in zip(out_leaves, oaxes)]
@@ -194,8 +198,15 @@ def _finish_output(trace, out, out_axis, size):
                              "return a value that does not depend on the mapped inputs")
         return val
     val = _to_array(val)
-    nd = len(get_aval(val).shape) + (dim is None)
-    out_axis = out_axis % nd if nd else 0
+    nd = len(get_aval(val).shape) + (dim is None)  # rank of the batched result
+    if not -nd <= out_axis < nd:
+        # JAX rejects these; wrapping them around would silently put the axis elsewhere
+        shape = tuple(get_aval(val).shape)
+        shape = shape if dim is None else shape[:dim] + shape[dim + 1:]
+        raise ValueError(f"vmap out_axes={out_axis} is out of bounds for an output of rank "
+                         f"{nd} (the function's output has shape {shape} plus the mapped "
+                         f"axis); use an axis in [{-nd}, {nd - 1}]")
+    out_axis = out_axis % nd
     if dim is None:
         return moveaxis(bdim_at_front(val, None, size), 0, out_axis)
     return moveaxis(val, dim, out_axis)

@@ -5,7 +5,8 @@ import functools
 from tjit.tracing import dtypes
 from tjit.tracing.core import get_aval
 from tjit.tracing.tree_util import tree_flatten, tree_unflatten, tree_map
-from tjit.transforms.ad import _check_inexact_args, _to_array, jvp, vjp
+from tjit.transforms.ad import (
+    _check_inexact_args, _check_output_dtype, _to_array, jvp, vjp)
 from tjit.transforms.batching import vmap
 
 
@@ -29,6 +30,30 @@ def _argnums_tuple(argnums):
     return (argnums,) if isinstance(argnums, int) else tuple(argnums)
 
 
+def _dyn_args(fname, args, nums):
+    """The differentiated arguments, each a pytree (dict/list/tuple...) of arrays."""
+    for n in nums:
+        if not -len(args) <= n < len(args):
+            raise TypeError(f"{fname}: differentiating with respect to argnums={n} requires "
+                            f"at least {n + 1} positional arguments, got {len(args)}")
+    # tree_map: a differentiated argument may be a pytree, not only an array
+    return tuple(tree_map(_to_array, args[n]) for n in nums)
+
+
+def _check_jacfwd_inputs(dyn, holomorphic):
+    """As JAX: forward mode takes real inputs, or complex ones with holomorphic=True."""
+    for a in tree_flatten(dyn)[0]:
+        dt = get_aval(a).dtype
+        if holomorphic and not dtypes.is_complex(dt):
+            raise TypeError(f"jacfwd with holomorphic=True requires inputs with complex "
+                            f"dtype, but got {dt.name}.")
+        if not holomorphic and not dtypes.is_float(dt):
+            raise TypeError(f"jacfwd requires real-valued inputs (input dtype that is a "
+                            f"sub-dtype of np.floating), but got {dt.name}. For holomorphic "
+                            f"differentiation, pass holomorphic=True; for complex or integer "
+                            f"inputs of non-holomorphic functions, use jvp directly.")
+
+
 def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
     """Jacobian by forward mode: one jvp per input element, vectorized with vmap.
     Output leaves have shape ``out.shape + in.shape``."""
@@ -36,8 +61,8 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
 
     @functools.wraps(fun)
     def jac_fn(*args):
-        dyn = tuple(_to_array(args[n]) for n in nums)
-        _check_inexact_args("jacfwd", dyn, False, holomorphic)
+        dyn = _dyn_args("jacfwd", args, nums)
+        _check_jacfwd_inputs(dyn, holomorphic)
         flat, in_tree = tree_flatten(dyn)
 
         def f_dyn(*d):
@@ -45,6 +70,7 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
             for n, v in zip(nums, d):
                 full[n] = v
             return fun(*full)
+        f_dyn.__name__ = getattr(fun, "__name__", "<function>")  # for error messages
         basis, total = _std_basis(flat)
 
         def push(*tangent_leaves):
@@ -67,7 +93,7 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
 
     @functools.wraps(fun)
     def jac_fn(*args):
-        dyn = tuple(_to_array(args[n]) for n in nums)
+        dyn = _dyn_args("jacrev", args, nums)
         _check_inexact_args("jacrev", dyn, allow_int, holomorphic)
 
         def f_dyn(*d):
@@ -75,9 +101,12 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
             for n, v in zip(nums, d):
                 full[n] = v
             return fun(*full)
+        f_dyn.__name__ = getattr(fun, "__name__", "<function>")  # for error messages
         res = vjp(f_dyn, *dyn, has_aux=has_aux)
         y, vjp_fn = res[0], res[1]
         y_flat, y_tree = tree_flatten(y)
+        for leaf in y_flat:
+            _check_output_dtype("jacrev", get_aval(_to_array(leaf)).dtype, holomorphic)
         basis, total = _std_basis(y_flat)
         cts = vmap(lambda *b: vjp_fn(tree_unflatten(y_tree, list(b))))(*basis)
         jac = _reshape_rev(cts, y_flat, y_tree, isinstance(argnums, int))
@@ -123,3 +152,6 @@ def hessian(fun, argnums=0, has_aux=False, holomorphic=False):
     """Hessian: ``jacfwd(jacrev(fun))``."""
     return jacfwd(jacrev(fun, argnums, has_aux=has_aux, holomorphic=holomorphic), argnums,
                   has_aux=has_aux, holomorphic=holomorphic)
+
+
+jacobian = jacrev  # JAX's alias
