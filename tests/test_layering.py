@@ -38,6 +38,8 @@ def _imports(path):
                 base = pkg.split(".")[: len(pkg.split(".")) - node.level + 1]
                 mod = ".".join(base + ([mod] if mod else []))
             yield node.lineno, mod
+            for a in node.names:  # `from tjit import numpy` imports tjit.numpy
+                yield node.lineno, f"{mod}.{a.name}"
 
 
 @pytest.mark.parametrize("folder", sorted(FORBIDDEN))

@@ -2,8 +2,11 @@
 
 import functools
 
+import numpy as np
+
 from tjit.tracing import dtypes
-from tjit.tracing.core import get_aval
+from tjit import lax
+from tjit.tracing.core import Array, get_aval
 from tjit.tracing.tree_util import tree_flatten, tree_unflatten, tree_map
 from tjit.transforms.ad import (
     _check_inexact_args, _check_output_dtype, _to_array, jvp, vjp)
@@ -12,16 +15,16 @@ from tjit.transforms.batching import vmap
 
 def _std_basis(flat):
     """Identity matrices, one per leaf, stacked over the total input size."""
-    from tjit import numpy as jnp  # the public layer builds the basis
     sizes = [int(get_aval(x).size) for x in flat]
     total = sum(sizes)
     dt = dtypes.result_type(*[(get_aval(x).dtype, False) for x in flat])[0] if flat else \
         dtypes.default_float()
-    eye = jnp.eye(total, dtype=dt)
+    eye = np.eye(total, dtype=dt)  # a constant: built on the host
     out, start = [], 0
     for x, n in zip(flat, sizes):
         a = get_aval(x)
-        out.append(eye[:, start:start + n].reshape((total,) + tuple(a.shape)).astype(a.dtype))
+        block = eye[:, start:start + n].reshape((total,) + tuple(a.shape)).astype(a.dtype)
+        out.append(Array(np.ascontiguousarray(block), False))
         start += n
     return out, total
 
@@ -125,7 +128,8 @@ def _reshape_jac(out, flat_in, in_tree, single):
         for x in flat_in:
             xa = get_aval(x)
             n = int(xa.size)
-            blk = o[..., start:start + n].reshape(yshape + tuple(xa.shape))
+            blk = lax.reshape(lax.slice_in_dim(o, start, start + n, axis=-1),
+                              yshape + tuple(xa.shape))
             blocks.append(blk)
             start += n
         per_out.append(tree_unflatten(in_tree, blocks)[0] if single else
@@ -140,7 +144,8 @@ def _reshape_rev(cts, y_flat, y_tree, single):
     for y in y_flat:
         ya = get_aval(y)
         n = int(ya.size)
-        blocks = [c[start:start + n].reshape(tuple(ya.shape) + tuple(c.shape[1:]))
+        blocks = [lax.reshape(lax.slice_in_dim(c, start, start + n, axis=0),
+                              tuple(ya.shape) + tuple(c.shape[1:]))
                   for c in cts_flat]
         per_out.append(tree_unflatten(in_tree, blocks)[0] if single else
                        tree_unflatten(in_tree, blocks))
