@@ -275,10 +275,8 @@ class Jitted:
         return new
 
     def _trace_and_compile(self, key, dyn_args, dyn_kwargs, statics, treedef, sig):
-        if not dyn_kwargs:
+        if not dyn_kwargs:  # the key used the args-only structure; tracing needs both
             treedef = tree_flatten((dyn_args, {}))[1]
-            if self.polymorphic_shapes is not None:
-                sig = self._polymorphic_sig(treedef, [s[:3] for s in sig])
         closed, out_tree = self._trace(dyn_args, dyn_kwargs, statics, treedef, sig)
         in_specs = None
         if self.polymorphic_shapes is not None:

@@ -6,7 +6,6 @@ Every primitive created here is recorded in :data:`REGISTRY` so tests can check 
 each one has all of its rules or says explicitly why not.
 """
 
-import numpy as np
 
 from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray

@@ -115,15 +115,17 @@ class EvalTrace(Trace):
             else:
                 vals.append(a)
                 weaks.append(False)
-        # The abstract rule checks shapes and dtypes (and gives tjit's messages); its
-        # result is cached for parameter-free primitives so eager calls stay cheap.
-        if params:
+        # The abstract rule checks shapes and dtypes (and gives tjit's messages); a
+        # signature it accepted once is remembered, so eager calls stay cheap.
+        key = (prim, tuple((getattr(v, "shape", ()), getattr(v, "dtype", type(v)))
+                           for v in vals), tuple(params.items()) if params else ())
+        try:
+            seen = key in _checked
+        except TypeError:  # unhashable params: check every time
+            seen, key = False, None
+        if not seen:
             prim.abstract_eval(*[aval_of_value(a) for a in args], **params)
-        else:
-            key = (prim, tuple((getattr(v, "shape", ()), getattr(v, "dtype", type(v)))
-                               for v in vals))
-            if key not in _checked:
-                prim.abstract_eval(*[aval_of_value(a) for a in args])
+            if key is not None:
                 if len(_checked) > 4096:
                     _checked.clear()
                 _checked[key] = True

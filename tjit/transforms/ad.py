@@ -398,17 +398,22 @@ def _check_inexact_args(fname, args, allow_int, holomorphic):
                 f"Boolean- or integer-valued inputs, use vjp or set allow_int to True.")
 
 
-def _check_output_dtype(fname, dt, holomorphic):
-    """Reverse mode needs real outputs, or complex ones with holomorphic=True (as JAX)."""
+def check_real_or_holomorphic(fname, dt, holomorphic, what="outputs", fallback="vjp"):
+    """As JAX: differentiation takes real ``what`` (inputs or outputs), or complex ones
+    with holomorphic=True."""
     if holomorphic and not dtypes.is_complex(dt):
-        # a real output of complex inputs is not holomorphic (e.g. abs): JAX rejects it
-        raise TypeError(f"{fname} with holomorphic=True requires outputs with complex dtype, "
+        # e.g. a real output of complex inputs (abs) is not holomorphic: JAX rejects it
+        raise TypeError(f"{fname} with holomorphic=True requires {what} with complex dtype, "
                         f"but got {dt.name}.")
     if not holomorphic and not dtypes.is_float(dt):
-        raise TypeError(f"{fname} requires real-valued outputs (output dtype that is a "
+        raise TypeError(f"{fname} requires real-valued {what} ({what[:-1]} dtype that is a "
                         f"sub-dtype of np.floating), but got {dt.name}. For holomorphic "
                         f"differentiation, pass holomorphic=True; for non-holomorphic "
-                        f"functions with complex or integer outputs, use vjp directly.")
+                        f"functions with complex or integer {what}, use {fallback} directly.")
+
+
+def _check_output_dtype(fname, dt, holomorphic):
+    check_real_or_holomorphic(fname, dt, holomorphic, "outputs", "vjp")
 
 
 def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False,

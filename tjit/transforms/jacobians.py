@@ -9,7 +9,7 @@ from tjit import lax
 from tjit.tracing.core import Array, get_aval
 from tjit.tracing.tree_util import tree_flatten, tree_unflatten, tree_map
 from tjit.transforms.ad import (
-    _check_inexact_args, _check_output_dtype, _to_array, jvp, vjp)
+    _check_inexact_args, _check_output_dtype, _to_array, check_real_or_holomorphic, jvp, vjp)
 from tjit.transforms.batching import vmap
 
 
@@ -44,17 +44,8 @@ def _dyn_args(fname, args, nums):
 
 
 def _check_jacfwd_inputs(dyn, holomorphic):
-    """As JAX: forward mode takes real inputs, or complex ones with holomorphic=True."""
     for a in tree_flatten(dyn)[0]:
-        dt = get_aval(a).dtype
-        if holomorphic and not dtypes.is_complex(dt):
-            raise TypeError(f"jacfwd with holomorphic=True requires inputs with complex "
-                            f"dtype, but got {dt.name}.")
-        if not holomorphic and not dtypes.is_float(dt):
-            raise TypeError(f"jacfwd requires real-valued inputs (input dtype that is a "
-                            f"sub-dtype of np.floating), but got {dt.name}. For holomorphic "
-                            f"differentiation, pass holomorphic=True; for complex or integer "
-                            f"inputs of non-holomorphic functions, use jvp directly.")
+        check_real_or_holomorphic("jacfwd", get_aval(a).dtype, holomorphic, "inputs", "jvp")
 
 
 def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
