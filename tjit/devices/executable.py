@@ -65,8 +65,20 @@ class InterpreterExecutable(Executable):
         return str(self.closed_jaxpr)
 
 
-def compile_jaxpr(closed_jaxpr, backend="interpreter", in_specs=None):
-    """Build the Executable for ``closed_jaxpr`` on ``backend``."""
-    if backend in ("interpreter", "cpu", None):
+def compile_jaxpr(closed_jaxpr, backend="cpu", in_specs=None):
+    """Build the Executable for ``closed_jaxpr`` on ``backend`` ("cpu": fused LLVM
+    kernels; "interpreter": the primitives' reference implementations)."""
+    if backend in ("cpu", None):
+        from tjit.devices.cpu import CpuExecutable  # noqa: PLC0415 (loads LLVM lazily)
+        from tjit.xla_like.lowering import lower_jaxpr  # noqa: PLC0415
+        from tjit.xla_like.simplify import simplify  # noqa: PLC0415
+        module = simplify(lower_jaxpr(closed_jaxpr))
+        symbols = set()
+        for v in closed_jaxpr.jaxpr.invars:
+            for d in v.aval.shape:
+                if not isinstance(d, int):
+                    symbols |= d.free_symbols
+        return CpuExecutable(module, in_specs, sorted(symbols, key=lambda s: s.name))
+    if backend == "interpreter":
         return InterpreterExecutable(closed_jaxpr, in_specs)
     raise ValueError(f"jit: unknown backend {backend!r}; available: 'interpreter', 'cpu'")

@@ -262,3 +262,15 @@ def _dot_general_batch(args, dims, *, dimension_numbers, precision=None,
 
 
 dot_general_p.batch = _dot_general_batch
+
+
+# -- lowering to the HLO-like graph: a library (BLAS) op ------------------------------------
+def _dot_general_lowering(ctx, lhs, rhs, *, dimension_numbers, precision=None,
+                          preferred_element_type=None):
+    out = ctx.avals_out[0]
+    (lc, rc), (lb, rb) = dimension_numbers
+    dn = ((tuple(lc), tuple(rc)), (tuple(lb), tuple(rb)))
+    return ctx.add("dot", (lhs, rhs), out.shape, out.dtype, dimension_numbers=dn)
+
+
+dot_general_p.lowering = _dot_general_lowering

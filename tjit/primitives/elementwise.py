@@ -798,3 +798,43 @@ for _p in (add_p, sub_p, mul_p, div_p, rem_p, pow_p, max_p, min_p, atan2_p, next
            complex_p, eq_p, ne_p, lt_p, le_p, gt_p, ge_p, and_p, or_p, xor_p, shift_left_p,
            shift_right_logical_p, shift_right_arithmetic_p, select_n_p):
     _r.defbroadcasting(_p)
+
+
+# -- lowerings to the HLO-like graph (ctx: xla_like.hlo.Builder). Primitives named like an
+# HLO elementwise op (exp, add, lt, ...) need none.
+def _integer_pow_lowering(ctx, x, *, y):
+    if y == 0:
+        return ctx.broadcast(ctx.constant(1, x.dtype), x.shape, ())
+    acc, b, n = None, x, abs(y)
+    while n:  # exponentiation by squaring, the same product tree as the reference impl
+        if n & 1:
+            acc = b if acc is None else ctx.elementwise("mul", [acc, b])
+        n >>= 1
+        if n:
+            b = ctx.elementwise("mul", [b, b])
+    return ctx.elementwise("div", [ctx.constant(1, x.dtype), acc]) if y < 0 else acc
+
+
+def _select_n_lowering(ctx, which, *cases):
+    if len(cases) == 1:
+        return ctx.broadcast(cases[0], ctx.avals_out[0].shape)
+    if which.dtype == np.bool_:
+        return ctx.elementwise("select", [which, cases[1], cases[0]], cases[0].dtype)
+    out = cases[0]  # int index, clamped like the reference: case k wins when which >= k
+    for k, c in enumerate(cases[1:], 1):
+        pick = ctx.elementwise("ge", [which, ctx.constant(k, which.dtype)])
+        out = ctx.elementwise("select", [pick, c, out], c.dtype)
+    return out
+
+
+def _clamp_lowering(ctx, lo, x, hi):
+    return ctx.elementwise("min", [ctx.elementwise("max", [x, lo]), hi])
+
+
+integer_pow_p.lowering = _integer_pow_lowering
+select_n_p.lowering = _select_n_lowering
+clamp_p.lowering = _clamp_lowering
+round_p.lowering = lambda ctx, x, *, rounding_method=ROUND_AWAY_FROM_ZERO: ctx.elementwise(
+    "round_even" if rounding_method == ROUND_TO_NEAREST_EVEN else "round", [x])
+convert_element_type_p.lowering = lambda ctx, x, *, new_dtype, weak_type=False: ctx.convert(
+    x, new_dtype)

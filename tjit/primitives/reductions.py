@@ -521,3 +521,21 @@ def _sort_batch(args, dims, *, dimension, is_stable, num_keys):
 
 
 sort_p.batch = _sort_batch
+
+
+# -- lowerings to the HLO-like graph (ctx: xla_like.hlo.Builder) ----------------------------
+def _reduce_lowering(monoid, bool_only=False):
+    def rule(ctx, x, *, axes):
+        if bool_only and x.dtype != np.bool_:
+            return NotImplemented  # bitwise and/or on integers: library call
+        return ctx.add("reduce", (x,), ctx.avals_out[0].shape, x.dtype,
+                       axes=tuple(sorted(axes)), monoid=monoid)
+    return rule
+
+
+reduce_sum_p.lowering = _reduce_lowering("sum")
+reduce_prod_p.lowering = _reduce_lowering("prod")
+reduce_max_p.lowering = _reduce_lowering("max")
+reduce_min_p.lowering = _reduce_lowering("min")
+reduce_and_p.lowering = _reduce_lowering("and", bool_only=True)
+reduce_or_p.lowering = _reduce_lowering("or", bool_only=True)

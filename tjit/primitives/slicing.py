@@ -558,3 +558,13 @@ def _dynamic_update_slice_batch(args, dims):
 
 
 dynamic_update_slice_p.batch = _dynamic_update_slice_batch
+
+
+# -- lowering to the HLO-like graph (ctx: xla_like.hlo.Builder) -----------------------------
+def _slice_lowering(ctx, x, *, start_indices, limit_indices, strides=None):
+    strides = (1,) * len(start_indices) if strides is None else tuple(strides)
+    return ctx.add("slice", (x,), ctx.avals_out[0].shape, x.dtype, start=tuple(start_indices),
+                   limit=tuple(limit_indices), strides=strides)
+
+
+slice_p.lowering = _slice_lowering

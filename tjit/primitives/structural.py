@@ -253,3 +253,21 @@ squeeze_p.batch = _shifted_dims_batch(squeeze_p)
 _r.deflinear(expand_dims_p, lambda ct, x, *, dimensions: [
     squeeze_p.bind(ct, dimensions=tuple(dimensions))])
 expand_dims_p.batch = _shifted_dims_batch(expand_dims_p)
+
+
+# -- lowerings to the HLO-like graph (ctx: xla_like.hlo.Builder; ctx.avals_out: result avals)
+iota_p.lowering = lambda ctx, *, dtype, shape, dimension: ctx.add(
+    "iota", (), ctx.avals_out[0].shape, dtype, dimension=dimension)
+broadcast_in_dim_p.lowering = lambda ctx, x, *, shape, broadcast_dimensions: ctx.broadcast(
+    x, ctx.avals_out[0].shape, broadcast_dimensions)
+transpose_p.lowering = lambda ctx, x, *, permutation: ctx.add(
+    "transpose", (x,), ctx.avals_out[0].shape, x.dtype, perm=tuple(permutation))
+
+
+def _reshape_lowering(ctx, x, **params):
+    shape = ctx.avals_out[0].shape
+    return x if tuple(shape) == tuple(x.shape) else ctx.add("reshape", (x,), shape, x.dtype)
+
+
+for _p in (reshape_p, squeeze_p, expand_dims_p):
+    _p.lowering = _reshape_lowering

@@ -1,0 +1,231 @@
+"""The CPU executable: runs a fused :class:`~tjit.xla_like.plan.Program`.
+
+Per set of sizes (one for a concrete program, one per size binding for a polymorphic
+one) a :class:`_Runner` is prepared once: concrete shapes, the temporary slots, each
+kernel's ``void*`` argument array with the temporaries' pointers already in place, and
+its sizes array. A call then only fills in argument/output pointers and calls kernels:
+no compilation ever happens for a new size binding, because the kernels take sizes as
+run-time arguments.
+
+Kernels whose iteration space is large run on all cores (``threads.parallel_for``
+splits their parallel axis); small ones run on the calling thread, where a thread
+hand-off would cost more than the work.
+"""
+
+import ctypes
+import threading
+
+import numpy as np
+
+from tjit.devices import kernel_cache
+from tjit.devices.executable import Executable
+from tjit.devices.threads import default_num_threads, parallel_for
+from tjit.xla_like.plan import (
+    DotStep, KernelStep, LibraryStep, build_program, concrete, memory_stats)
+
+#: Iteration points below which a kernel runs single-threaded.
+PARALLEL_MIN_POINTS = 1 << 15
+
+
+def _ptr(a):
+    try:
+        return ctypes.addressof(ctypes.c_char.from_buffer(a))
+    except (TypeError, ValueError, BufferError):  # read-only or empty arrays
+        return a.ctypes.data
+
+
+class CpuExecutable(Executable):
+    """Fused LLVM kernels + BLAS calls for one traced program."""
+
+    backend = "cpu"
+
+    def __init__(self, module, in_specs=None, symbols=()):
+        self.module = module
+        self.program = build_program(module)
+        self.in_specs = in_specs
+        self.symbols = tuple(symbols)       # sympy size symbols of the program
+        self.fns = {k.name: kernel_cache.compile_kernel(k) for k in self.program.kernels}
+        self._runners = {}
+        self._lock = threading.Lock()
+        self._runner = None if self.symbols else self._make_runner({})
+
+    # -- calling --------------------------------------------------------------------------
+    def call(self, flat_args):
+        runner = self._runner
+        if runner is None:
+            env = self._solve(flat_args)
+            key = tuple(sorted((s.name, v) for s, v in env.items()))
+            runner = self._runners.get(key)
+            if runner is None:
+                runner = self._runners[key] = self._make_runner(env)
+        if not self._lock.acquire(blocking=False):
+            # another thread is using the shared temporaries: run on private ones
+            return self._make_runner(runner.env).run(flat_args)
+        try:
+            return runner.run(flat_args)
+        finally:
+            self._lock.release()
+
+    def _solve(self, flat_args):
+        from tjit.tracing.shapes import solve_dims  # noqa: PLC0415  (size solving only)
+        env = {}
+        for i, (spec, a) in enumerate(zip(self.in_specs, flat_args)):
+            if spec is not None:
+                solve_dims(spec, np.shape(a), env, f"argument {i}")
+        return env
+
+    def _make_runner(self, env):
+        return _Runner(self.program, self.fns, env)
+
+    # -- inspection -----------------------------------------------------------------------
+    def as_text(self, llvm=False):
+        text = self.program.text()
+        if llvm:
+            for k in self.program.kernels:
+                text += "\n\n; ---- LLVM IR of " + k.name + "\n" + kernel_cache.llvm_ir(k)
+        return text
+
+    def memory_analysis(self, env=None):
+        return memory_stats(self.program, env)
+
+    @property
+    def kernel_count(self):
+        return len(self.program.kernels)
+
+
+class _Runner:
+    """Everything about one program at one set of sizes that does not change per call."""
+
+    def __init__(self, prog, fns, env):
+        self.env = env
+        self.prog = prog
+        ids = list(prog.values)
+        self.index = {v: n for n, v in enumerate(ids)}
+        self.shape = {v: tuple(concrete(d, env) for d in prog.values[v].shape) for v in ids}
+        self.dtype = {v: prog.values[v].dtype for v in ids}
+        self.slots = [np.empty(concrete(s, env), np.uint8) for s in prog.slot_sizes]
+        self.fixed = [None] * len(ids)     # temporaries and constants: arrays reused per call
+        for v, slot in prog.slot_of.items():
+            n = int(np.prod(self.shape[v], dtype=np.int64)) * self.dtype[v].itemsize
+            self.fixed[self.index[v]] = self.slots[slot][:n].view(self.dtype[v]).reshape(
+                self.shape[v])
+        for v, val in prog.values.items():
+            if val.kind == "const":
+                self.fixed[self.index[v]] = np.ascontiguousarray(val.const)
+        self.param_slots = [self.index[v] for v in prog.params]
+        self.out_slots = [self.index[v] for v in prog.outputs]
+        self.steps = [self._prepare(s, fns) for s in prog.steps]
+
+    def run(self, flat_args):
+        vals = list(self.fixed)
+        for k, a in zip(self.param_slots, flat_args):
+            if type(a) is not np.ndarray or not a.flags.c_contiguous:
+                a = np.ascontiguousarray(a)
+            vals[k] = a
+        for step in self.steps:
+            step(vals)
+        return [vals[k] for k in self.out_slots]
+
+    # -- steps ----------------------------------------------------------------------------
+    def _prepare(self, s, fns):
+        if isinstance(s, KernelStep):
+            return self._kernel_step(s, fns[s.kernel.name])
+        if isinstance(s, DotStep):
+            return self._dot_step(s)
+        return self._library_step(s)
+
+    def _new_or_fixed(self, v):
+        """(index, allocate?) for an output value: outputs get fresh arrays per call."""
+        k = self.index[v]
+        return k, self.fixed[k] is None, self.shape[v], self.dtype[v]
+
+    def _kernel_step(self, s, fn):
+        kernel = s.kernel
+        vids = list(s.ins) + list(s.outs)
+        argv = (ctypes.c_void_p * len(vids))()
+        dynamic_in, dynamic_out = [], []
+        for pos, v in enumerate(vids):
+            k = self.index[v]
+            if self.fixed[k] is not None:
+                argv[pos] = _ptr(self.fixed[k])
+            elif pos < len(s.ins):
+                dynamic_in.append((pos, k))
+            else:
+                dynamic_out.append((pos, k, self.shape[v], self.dtype[v]))
+        sizes = (ctypes.c_int64 * max(1, len(kernel.size_symbols)))(
+            *[self.env[_sym(self.env, n)] for n in kernel.size_symbols])
+        ax = kernel.parallel_axis
+        n = 1 if ax is None else concrete(kernel.shape[ax], self.env)
+        points = int(np.prod([concrete(d, self.env) for d in kernel.shape], dtype=np.int64))
+        threads = default_num_threads()
+        parallel = ax is not None and n >= 2 and threads > 1 and points >= PARALLEL_MIN_POINTS
+        if ax is None:
+            n = 1
+
+        def run(vals):
+            for pos, k in dynamic_in:
+                argv[pos] = _ptr(vals[k])
+            for pos, k, shape, dtype in dynamic_out:
+                a = vals[k] = np.empty(shape, dtype)
+                argv[pos] = _ptr(a)
+            if parallel:
+                parallel_for(fn, argv, sizes, n)
+            else:
+                fn(argv, sizes, 0, n)
+        return run
+
+    def _dot_step(self, s):
+        (lc, rc), (lb, rb) = s.dimension_numbers
+        lhs_v, rhs_v = s.ins
+        (out_v,) = s.outs
+        li, ri, k_out = self.index[lhs_v], self.index[rhs_v], self.index[out_v]
+        lshape, rshape = self.shape[lhs_v], self.shape[rhs_v]
+        lfree = [d for d in range(len(lshape)) if d not in lc and d not in lb]
+        rfree = [d for d in range(len(rshape)) if d not in rc and d not in rb]
+        lperm, rperm = list(lb) + lfree + list(lc), list(rb) + list(rc) + rfree
+        size = lambda shp, dims: int(np.prod([shp[d] for d in dims], dtype=np.int64))  # noqa
+        B, M, Kc, N = size(lshape, lb), size(lshape, lfree), size(lshape, lc), size(rshape, rfree)
+        out_shape, out_dtype = self.shape[out_v], self.dtype[out_v]
+        fixed_out = self.fixed[k_out]
+
+        def run(vals):
+            a = np.transpose(vals[li], lperm).reshape(B, M, Kc)
+            b = np.transpose(vals[ri], rperm).reshape(B, Kc, N)
+            if a.dtype != out_dtype:
+                a = a.astype(out_dtype)
+            if b.dtype != out_dtype:
+                b = b.astype(out_dtype)
+            out = fixed_out if fixed_out is not None else np.empty(out_shape, out_dtype)
+            np.matmul(a, b, out=out.reshape(B, M, N))
+            vals[k_out] = out
+        return run
+
+    def _library_step(self, s):
+        ins = [self.index[v] for v in s.ins]
+        outs = [(self.index[v], self.shape[v], self.dtype[v]) if v is not None else None
+                for v in s.outs]
+        fn, env, name = s.fn, self.env, s.name
+
+        def run(vals):
+            res = fn(env, *[vals[k] for k in ins])
+            for o, r in zip(outs, res):
+                if o is None:
+                    continue
+                k, shape, dtype = o
+                r = np.asarray(r)
+                if not r.flags.owndata:  # a view may alias a temporary slot reused later
+                    r = r.copy()
+                if r.dtype != dtype:
+                    r = r.astype(dtype)
+                if r.shape != shape:
+                    raise RuntimeError(f"library call {name} returned shape {r.shape}, "
+                                       f"expected {shape}")
+                vals[k] = np.ascontiguousarray(r)
+        return run
+
+
+def _sym(env, name):
+    for s in env:
+        if s.name == name:
+            return s
+    raise KeyError(f"cpu runtime: no value for size symbol {name!r}")

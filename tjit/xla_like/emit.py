@@ -1,0 +1,200 @@
+"""Build the kernel IR for one fusion group.
+
+Every value of the group is expressed at an index map: one :class:`kernel_ir.Affine`
+per dim of the value, as a function of the kernel's iteration indices. Walking from the
+roots towards the buffers, structural ops only rewrite the map (broadcast drops or
+zeroes dims, transpose permutes, slice scales and offsets, a reshape of a buffer
+addresses its row-major linear index), elementwise ops keep it, and an inlined row
+reduction becomes a stage read back where the map is the identity on the outer axes.
+"""
+
+import sympy
+
+from tjit.xla_like import kernel_ir as K
+from tjit.xla_like.fusion import (
+    NeedMaterialize, is_buffer, is_inlined_constant, space_of_root, unit_only_reshape)
+
+
+class CannotFuse(Exception):
+    """A merged group cannot be one kernel; the driver splits it."""
+
+
+def row_major_strides(shape):
+    strides, acc = [], 1
+    for d in reversed(shape):
+        strides.append(acc)
+        acc = acc * d
+    return tuple(reversed(strides))
+
+
+def _simp(d):
+    if isinstance(d, int):
+        return d
+    d = sympy.expand(d)
+    return int(d) if d.is_Integer else d
+
+
+def _linear(maps, shape, n):
+    """Affine of the row-major linear index of a value addressed through ``maps``."""
+    offset, coefs = 0, [0] * n
+    for a, s in zip(maps, row_major_strides(shape)):
+        offset = offset + a.offset * s
+        for ax in range(n):
+            coefs[ax] = coefs[ax] + a.coefs[ax] * s
+    return K.Affine(_simp(offset), tuple(_simp(c) for c in coefs))
+
+
+def _axis(ax, n, scale=1, offset=0):
+    return K.Affine(offset, tuple(scale if a == ax else 0 for a in range(n)))
+
+
+class KernelBuilder:
+    """Builds ``Kernel`` for group ``gid`` of a :class:`~fusion.FusionDecision`."""
+
+    def __init__(self, decision, gid, name):
+        self.d = decision
+        self.roots = decision.groups[gid]
+        self.root_ids = {r.id for r in self.roots}
+        self.name = name
+        self.shape, self.axes = decision.space(gid)
+        self.n = len(self.shape)
+        self.n_outer = self.n - len(self.axes)
+        self.row = tuple(self.axes) == tuple(range(self.n_outer, self.n))
+        self.memo = {}
+        self.stages, self.stage_of = [], {}
+        self.inputs = []        # Instrs loaded, in argument order
+        self.arg_of = {}
+
+    # -- entry point ----------------------------------------------------------------------
+    def build(self):
+        ident = tuple(_axis(a, self.n) for a in range(self.n))
+        outer = ident[:self.n_outer] if self.row else tuple(
+            _axis(a, self.n) for a in range(self.n) if a not in self.axes)
+        stores = []
+        for r in self.roots:
+            if r.opcode == "reduce":
+                if space_of_root(r) != (self.shape, self.axes):
+                    raise CannotFuse()
+                k = self._stage(r)
+                stores.append((r, outer, K.Stage(k, r.dtype), "outer"))
+            elif tuple(r.shape) == self.shape:
+                stores.append((r, ident, self.expr(r, ident), "inner"))
+            elif self.row and tuple(r.shape) == self.shape[:self.n_outer]:
+                stores.append((r, outer, self.expr(r, outer), "outer"))
+            else:
+                raise CannotFuse()
+        n_in = len(self.inputs)
+        args = [K.Arg(i.dtype, "in") for i in self.inputs] + [
+            K.Arg(r.dtype, "out") for r in self.roots]
+        kstores = tuple(
+            K.Store(n_in + j, _linear(maps, r.shape, self.n), e, level)
+            for j, (r, maps, e, level) in enumerate(stores))
+        if not self.row and any(not isinstance(s.expr, K.Stage) for s in kstores):
+            raise CannotFuse()
+        kernel = K.Kernel(
+            name=self.name, shape=tuple(_simp(d) for d in self.shape), args=tuple(args),
+            stages=tuple(self.stages), stores=kstores, reduce_axes=tuple(self.axes),
+            parallel_axis=self._parallel_axis(), size_symbols=())
+        kernel = K.Kernel(**{**kernel.__dict__, "size_symbols": _symbols(kernel)})
+        K.check_kernel(kernel)
+        return kernel, list(self.inputs), list(self.roots)
+
+    def _parallel_axis(self):
+        kept = [a for a in range(self.n) if a not in self.axes]
+        return kept[0] if kept else None
+
+    # -- expressions ----------------------------------------------------------------------
+    def _stage(self, r):
+        if r.id in self.stage_of:
+            return self.stage_of[r.id]
+        if space_of_root(r) != (self.shape, self.axes) or (
+                not self.row and r.id not in self.root_ids):
+            raise NeedMaterialize(r)  # accumulate style: stages are the roots only
+        ident = tuple(_axis(a, self.n) for a in range(self.n))
+        e = self.expr(r.operands[0], ident)
+        k = len(self.stages)
+        self.stages.append(K.Reduction(e, r.attrs["monoid"], r.dtype))
+        self.stage_of[r.id] = k
+        return k
+
+    def _load(self, i, maps):
+        if i.id not in self.arg_of:
+            self.arg_of[i.id] = len(self.inputs)
+            self.inputs.append(i)
+        return K.Load(self.arg_of[i.id], _linear(maps, i.shape, self.n), i.dtype)
+
+    def expr(self, i, maps):
+        key = (i.id, maps)
+        hit = self.memo.get(key)
+        if hit is None:
+            hit = self.memo[key] = self._expr(i, maps)
+        return hit
+
+    def _expr(self, i, maps):
+        if is_inlined_constant(i):
+            return K.Const(i.attrs["value"].item(), i.dtype)
+        if is_buffer(i) or (i.id in self.d.materialized and i.id not in self.root_ids):
+            return self._load(i, maps)
+        op = i.opcode
+        if op == "reduce":
+            if maps != tuple(_axis(a, self.n) for a in range(self.n_outer)):
+                if i.id in self.root_ids:
+                    raise CannotFuse()
+                raise NeedMaterialize(i)
+            return K.Stage(self._stage(i), i.dtype)
+        if op in ("select", "convert") or op in K.UNARY_OPS or op in K.BINARY_OPS:
+            return K.Op(op, tuple(self.expr(o, maps) for o in i.operands), i.dtype)
+        if op == "iota":
+            return K.IndexValue(maps[i.attrs["dimension"]], i.dtype)
+        x = i.operands[0]
+        if op == "broadcast":
+            zero = K.Affine(0, (0,) * self.n)
+            sub = tuple(zero if (x.shape[k] == 1 and i.shape[d] != 1) else maps[d]
+                        for k, d in enumerate(i.attrs["dims"]))
+            return self.expr(x, sub)
+        if op == "transpose":
+            sub = [None] * x.ndim
+            for k, p in enumerate(i.attrs["perm"]):
+                sub[p] = maps[k]
+            return self.expr(x, tuple(sub))
+        if op == "slice":
+            sub = tuple(K.Affine(_simp(s + st * a.offset), tuple(_simp(st * c) for c in a.coefs))
+                        for a, s, st in zip(maps, i.attrs["start"], i.attrs["strides"]))
+            return self.expr(x, sub)
+        if op == "reshape":
+            return self._reshape(i, x, maps)
+        raise NeedMaterialize(i)
+
+    def _reshape(self, i, x, maps):
+        if unit_only_reshape(i):
+            it = iter(m for m, d in zip(maps, i.shape) if d != 1)
+            zero = K.Affine(0, (0,) * self.n)
+            return self.expr(x, tuple(zero if d == 1 else next(it) for d in x.shape))
+        if is_buffer(x) or x.id in self.d.materialized:
+            lin = _linear(maps, i.shape, self.n)  # same row-major order in x
+            if x.id not in self.arg_of:
+                self.arg_of[x.id] = len(self.inputs)
+                self.inputs.append(x)
+            return K.Load(self.arg_of[x.id], lin, x.dtype)
+        raise NeedMaterialize(x)
+
+
+def _symbols(k):
+    syms = set()
+    for d in k.shape:
+        if not isinstance(d, int):
+            syms |= d.free_symbols
+    for node in K._all_nodes(k):
+        if isinstance(node, (K.Load, K.IndexValue)):
+            syms |= _affine_syms(node.index)
+    for st in k.stores:
+        syms |= _affine_syms(st.index)
+    return tuple(sorted(s.name for s in syms))
+
+
+def _affine_syms(a):
+    out = set()
+    for d in (a.offset,) + tuple(a.coefs):
+        if not isinstance(d, int):
+            out |= d.free_symbols
+    return out

@@ -1,0 +1,306 @@
+"""Fusion: which HLO values are materialized, and which kernels compute them.
+
+The decision is made per value, consumers first (reverse topological order). A
+fusible value that is not *materialized* is recomputed inline, from its operands, in
+every kernel that needs it; a materialized value is written to a buffer by exactly one
+kernel and loaded by the others. So fusion is: choose the materialized set ``M``,
+then group the materialized values into kernels.
+
+Forced into ``M``: program outputs and operands of non-fusible ops (dot, library
+calls), and operands a kernel cannot index affinely (the operand of a reshape that
+is not a pure unit-dim reshape). Reductions are inlined as *stages* of the one kernel
+that consumes them when they reduce a suffix of their operand's axes and that kernel
+iterates over the operand's space (softmax, layernorm: reduce-then-broadcast chains
+become one row kernel); otherwise they are materialized.
+
+Rematerialization cost model (per element of the value ``p``, in bytes moved; compute
+converted at measured rates on this class of machine, see PERF_NOTES.md):
+
+* ``materialize(p) = itemsize * (1 + n_kernels)``: one write, one read per consumer.
+* ``recompute(p) = (evals - 1) * cost(p)``, where ``evals`` is how many times each
+  element would be computed across all consumer kernels (broadcasts along leading axes
+  multiply it; broadcasts along trailing axes are hoisted by LLVM's LICM and do not),
+  and ``cost(p)`` sums its op costs down to materialized operands: 0.25 per cheap op,
+  1 per division/sqrt, 3 per transcendental (``OP_COST``), doubled for float64.
+
+``p`` is recomputed when ``recompute(p) <= materialize(p)``. Mish's forward values
+used by its backward pass are cheap enough, so ``jit(grad(sum(mish)))`` is one
+kernel with no temporary; a 1-D vector of ``exp`` broadcast along the leading axis of
+a matrix is materialized. After the decision, kernels with the same iteration space
+are merged: a row reduction into the row kernel that consumes it (its result becomes an
+extra output), and siblings that read a common input (multi-output fusion), whenever
+that creates no cycle.
+"""
+
+import numpy as np
+import sympy
+
+from tjit.xla_like import hlo
+
+OP_COST = dict.fromkeys(("exp", "exp2", "expm1", "log", "log1p", "tanh", "logistic", "sin",
+                         "cos", "tan", "erf", "pow", "atan2", "cbrt"), 3.0)
+OP_COST.update(dict.fromkeys(("div", "rem", "sqrt", "rsqrt"), 1.0))
+CHEAP_COST = 0.25
+#: When a dim is symbolic, evaluate the cost model as if each size symbol were this.
+SYMBOL_GUESS = 1024
+
+
+class NeedMaterialize(Exception):
+    """Raised while building a kernel when value ``instr`` cannot be inlined there."""
+
+    def __init__(self, instr):
+        super().__init__(f"materialize %{instr.id}")
+        self.instr = instr
+
+
+def numel(shape):
+    n = 1
+    for d in shape:
+        n = n * d
+    if isinstance(n, int):
+        return n
+    return int(sympy.sympify(n).subs({s: SYMBOL_GUESS for s in sympy.sympify(n).free_symbols}))
+
+
+def is_buffer(i):
+    """Values that always live in memory (never recomputed inside a kernel)."""
+    return i.opcode in ("parameter", "get", "dot", "library") or (
+        i.opcode == "constant" and i.ndim > 0)
+
+
+def is_inlined_constant(i):
+    return i.opcode == "constant" and i.ndim == 0
+
+
+def unit_only_reshape(i):
+    """True when a reshape only inserts/removes size-1 dims."""
+    a = [d for d in i.operands[0].shape if d != 1]
+    b = [d for d in i.shape if d != 1]
+    return len(a) == len(b) and all(x == y for x, y in zip(a, b))
+
+
+def row_reduce(i):
+    """A reduce over a suffix of its operand's axes (a candidate kernel stage)."""
+    n = i.operands[0].ndim
+    return i.opcode == "reduce" and tuple(i.attrs["axes"]) == tuple(
+        range(n - len(i.attrs["axes"]), n))
+
+
+def space_of_root(i):
+    """The iteration space a kernel rooted at ``i`` would use: (shape, reduce axes)."""
+    if i.opcode == "reduce":
+        return tuple(i.operands[0].shape), tuple(i.attrs["axes"])
+    return tuple(i.shape), ()
+
+
+def lead_amplification(u):
+    """How many times a broadcast ``u`` evaluates each operand element when LLVM hoists
+    work that is invariant in the innermost loops: only expansion along dims *before*
+    the last mapped operand dim counts."""
+    dims = u.attrs["dims"]
+    if not dims:
+        return 1
+    last = max(dims)
+    n = 1
+    for d in range(last):
+        if d not in dims:
+            n *= numel((u.shape[d],))
+    for k, d in enumerate(dims):  # size-1 operand dims expanded before the last one
+        if d < last and u.operands[0].shape[k] == 1 and u.shape[d] != 1:
+            n *= numel((u.shape[d],))
+    return n
+
+
+def op_cost(i):
+    c = OP_COST.get(i.opcode, CHEAP_COST if i.opcode in hlo.ELEMENTWISE else 0.0)
+    return c * (2.0 if i.dtype == np.float64 else 1.0)
+
+
+class FusionDecision:
+    """``materialized``: set of instr ids written to buffers; ``kernel_of``: for each
+    materialized fusible instr id, its kernel group id; ``groups``: group id -> list of
+    root instrs (in program order)."""
+
+    def __init__(self, module, forced=(), merge=True):
+        self.module = module
+        self.merge = merge
+        self.forced = set(forced)
+        self.users = module.users()
+        self.materialized = set()
+        self._by_id = {i.id: i for i in module.instrs}
+        self._decide()
+        self._group()
+
+    # -- materialization ------------------------------------------------------------------
+    def _decide(self):
+        m = self.module
+        order = {i.id: n for n, i in enumerate(m.instrs)}
+        self.order = order
+        outputs = {o.id for o in m.outputs}
+        cost = {}
+        for i in m.instrs:  # forward: recompute cost of each value's inlined subtree
+            cost[i.id] = op_cost(i) + sum(
+                0.0 if is_buffer(o) or is_inlined_constant(o) else min(cost[o.id], 8.0)
+                for o in i.operands)
+        evals = {}
+        for i in reversed(m.instrs):
+            if is_buffer(i):
+                self.materialized.add(i.id)
+                continue
+            if is_inlined_constant(i):
+                continue
+            users = self.users[i.id]
+            must = i.id in outputs or i.id in self.forced or any(
+                u.opcode not in hlo.FUSIBLE or is_buffer(u) for u in users)
+            ev = {}  # consumer kernel -> evaluations per element of i (max over paths)
+            for u in users:
+                if u.id in self.materialized:
+                    ev[u.id] = max(ev.get(u.id, 0.0), self._edge_evals(u, i, 1.0))
+                else:
+                    for k, e in evals.get(u.id, {}).items():
+                        ev[k] = max(ev.get(k, 0.0), self._edge_evals(u, i, e))
+                if u.opcode == "reshape" and not unit_only_reshape(u):
+                    must = True  # a kernel addresses a reshape's operand by linear index
+            if must or not ev or not self._inline_ok(i, set(ev), sum(ev.values()),
+                                                     cost[i.id]):
+                self.materialized.add(i.id)
+            else:
+                evals[i.id] = ev
+        self.kernels_of_value = {k: set(v) for k, v in evals.items()}
+
+    def _edge_evals(self, u, i, ev_u):
+        if u.opcode == "broadcast":
+            return ev_u * lead_amplification(u)
+        return ev_u
+
+    def _inline_ok(self, i, ks, ev, cost):
+        if i.opcode == "reduce":
+            if len(ks) != 1 or not row_reduce(i):
+                return False
+            (k,) = ks
+            root = self._instr(k)
+            shape, axes = tuple(i.operands[0].shape), tuple(i.attrs["axes"])
+            kept = shape[:len(shape) - len(axes)]
+            rs, ra = space_of_root(root)
+            return (rs, ra) == (shape, axes) or (not ra and rs in (shape, kept))
+        if len(ks) == 1 and ev <= 1.0 + 1e-9:
+            return True
+        itemsize = i.dtype.itemsize
+        return (ev - 1.0) * cost <= itemsize * (1 + len(ks))
+
+    def _instr(self, iid):
+        return self._by_id[iid]
+
+    # -- grouping -------------------------------------------------------------------------
+    def _group(self):
+        m = self.module
+        self._by_id = {i.id: i for i in m.instrs}
+        roots = [i for i in m.instrs if i.id in self.materialized and not is_buffer(i)]
+        self.group_of = {r.id: r.id for r in roots}
+        self.groups = {r.id: [r] for r in roots}
+        if self.merge:
+            self._merge_row_producers()
+            self._merge_siblings()
+
+    def space(self, gid):
+        """(shape, reduce_axes) of a group: from its reduce roots/stages, else its roots."""
+        best = None
+        for r in self.groups[gid]:
+            s = space_of_root(r)
+            for st in self._stages_under(r):
+                s = space_of_root(st)
+            if best is None or (s[1] and not best[1]) or len(s[0]) > len(best[0]):
+                best = s
+        return best
+
+    def _stages_under(self, r):
+        """Inlined (non-materialized) reduces reachable from root ``r`` without crossing
+        a buffer."""
+        out, stack, seen = [], list(r.operands), set()
+        while stack:
+            i = stack.pop()
+            if i.id in seen or i.id in self.materialized or is_buffer(i):
+                continue
+            seen.add(i.id)
+            if i.opcode == "reduce":
+                out.append(i)
+            stack.extend(i.operands)
+        return out
+
+    def group_inputs(self, gid):
+        """Materialized values (buffers or other groups' roots) a group reads."""
+        members = {r.id for r in self.groups[gid]}
+        out, stack, seen = [], [o for r in self.groups[gid] for o in r.operands], set()
+        while stack:
+            i = stack.pop()
+            if i.id in seen:
+                continue
+            seen.add(i.id)
+            if i.id in self.materialized and i.id not in members:
+                out.append(i)
+            elif not is_inlined_constant(i):
+                stack.extend(i.operands)
+        return out
+
+    def _producers(self, gid):
+        return {self.group_of[i.id] for i in self.group_inputs(gid) if i.id in self.group_of}
+
+    def _reaches(self, src, dst):
+        """Is there a dependency path dst <- ... <- src through other groups?"""
+        stack, seen = [dst], set()
+        while stack:
+            g = stack.pop()
+            for p in self._producers(g):
+                if p == src:
+                    return True
+                if p not in seen:
+                    seen.add(p)
+                    stack.append(p)
+        return False
+
+    def _merge(self, a, b):
+        """Merge group ``b`` into ``a``."""
+        for r in self.groups[b]:
+            self.group_of[r.id] = a
+        self.groups[a] = sorted(self.groups[a] + self.groups.pop(b),
+                                key=lambda r: self.order[r.id])
+
+    def _can_merge(self, a, b):
+        if self.space(a) != self.space(b):
+            return False
+        pa, pb = self._producers(a), self._producers(b)
+        direct = b in pa or a in pb
+        if direct and not self.space(a)[1]:
+            return False  # an elementwise consumer would need the producer at other points
+        # no path through a third group in either direction
+        return not any(self._reaches(b, g) for g in pa - {b}) and \
+            not any(self._reaches(a, g) for g in pb - {a})
+
+    def _merge_row_producers(self):
+        """A row-style group feeding a consumer with the same space joins it."""
+        for gid in list(self.groups):
+            if gid not in self.groups or not self.space(gid)[1]:
+                continue
+            for cons in sorted(self.groups, key=lambda g: self.order[g]):
+                if cons != gid and gid in self._producers(cons) and self._can_merge(cons, gid):
+                    self._merge(cons, gid)
+                    break
+
+    def _merge_siblings(self):
+        """Groups with one iteration space reading a common input become one kernel."""
+        changed = True
+        while changed:
+            changed = False
+            gids = sorted(self.groups, key=lambda g: self.order[g])
+            inputs = {g: {i.id for i in self.group_inputs(g)} for g in gids}
+            for x in range(len(gids)):
+                for y in range(x + 1, len(gids)):
+                    a, b = gids[x], gids[y]
+                    if inputs[a] & inputs[b] and not (
+                            a in self._producers(b) or b in self._producers(a)) \
+                            and self._can_merge(a, b):
+                        self._merge(a, b)
+                        changed = True
+                        break
+                if changed:
+                    break

@@ -1,0 +1,162 @@
+"""The HLO-like graph: tensor ops with explicit broadcasts, row-major layouts and dtypes.
+
+This module is data only (primitives import it to state their lowerings). An
+:class:`Instr` is one op; an :class:`HloModule` is a topologically ordered list of
+them with parameters and outputs. The op vocabulary is closed:
+
+=================  ======================================================================
+opcode             meaning (attrs)
+=================  ======================================================================
+parameter          program input (``index``)
+constant           a NumPy array (``value``); rank-0 constants are inlined into kernels
+iota               index along ``dimension``
+<elementwise>      every op of ``kernel_ir.UNARY_OPS``/``BINARY_OPS``, ``select``
+                   (pred, on_true, on_false) and ``convert``; operands have the result's
+                   shape exactly (broadcasts are explicit)
+broadcast          operand dim ``i`` -> result dim ``dims[i]`` (size equal, or 1 expanded)
+transpose          result dim ``i`` = operand dim ``perm[i]``
+reshape            row-major reshape (same element order)
+slice              ``start``, ``limit``, ``strides`` per dim
+reduce             fold ``axes`` with ``monoid`` (sum, prod, max, min, and, or)
+dot                ``dimension_numbers`` ((lhs_contract, rhs_contract), (lhs_batch,
+                   rhs_batch)); result dims: batch, lhs free, rhs free (lax.dot_general)
+library            ``fn(env, *arrays) -> list of arrays`` run on the host (``name``;
+                   ``out_avals``: list of (shape, dtype)); results read with ``get``
+get                result ``index`` of a library op
+=================  ======================================================================
+
+Shapes may hold sympy dims (polymorphic programs); the library ``env`` maps size
+symbols to ints at run time.
+"""
+
+import itertools
+
+import numpy as np
+
+from tjit.xla_like import kernel_ir
+
+ELEMENTWISE = frozenset(kernel_ir.UNARY_OPS) | frozenset(kernel_ir.BINARY_OPS) | {
+    "select", "convert"}
+#: Ops a fused kernel can compute (everything else is a buffer boundary).
+FUSIBLE = ELEMENTWISE | {"broadcast", "transpose", "reshape", "slice", "reduce", "iota",
+                         "constant"}
+#: Dtypes the kernel backends implement; other dtypes go through library calls.
+KERNEL_DTYPES = frozenset(np.dtype(t) for t in (
+    np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
+    np.uint64, np.float32, np.float64))
+
+_ids = itertools.count()
+
+
+class Instr:
+    """One op of the graph. ``shape`` is a tuple of int/sympy dims."""
+    __slots__ = ("opcode", "operands", "shape", "dtype", "attrs", "id")
+
+    def __init__(self, opcode, operands, shape, dtype, **attrs):
+        self.opcode = opcode
+        self.operands = tuple(operands)
+        self.shape = tuple(shape)
+        self.dtype = np.dtype(dtype)
+        self.attrs = attrs
+        self.id = next(_ids)
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    def __repr__(self):
+        return f"%{self.id} = {self.opcode}"
+
+
+class HloModule:
+    """``instrs`` in topological order; ``params``/``outputs`` lists of Instrs."""
+
+    def __init__(self, name, params, instrs, outputs):
+        self.name = name
+        self.params = list(params)
+        self.instrs = list(instrs)
+        self.outputs = list(outputs)
+
+    def users(self):
+        out = {i.id: [] for i in self.instrs}
+        for i in self.instrs:
+            for o in i.operands:
+                out[o.id].append(i)
+        return out
+
+    def text(self):
+        return module_text(self)
+
+    def __str__(self):
+        return module_text(self)
+
+
+def _dims(shape):
+    return "[" + ",".join(str(d).replace(" ", "") for d in shape) + "]"
+
+
+def _attr_str(i):
+    parts = []
+    for k, v in i.attrs.items():
+        if k in ("fn", "sub", "out_avals"):
+            continue
+        if k == "value":
+            v = np.asarray(v)
+            v = repr(v.item()) if v.ndim == 0 else f"<{v.dtype}{list(v.shape)}>"
+        parts.append(f"{k}={v}")
+    return ", ".join(parts)
+
+
+def module_text(m):
+    """One line per op: ``%7 = f32[b,16] exp(%6)``."""
+    lines = [f"HloModule {m.name}"]
+    for i in m.instrs:
+        ops = ", ".join(f"%{o.id}" for o in i.operands)
+        args = ", ".join(a for a in (ops, _attr_str(i)) if a)
+        lines.append(f"  %{i.id} = {i.dtype.name}{_dims(i.shape)} {i.opcode}({args})")
+    lines.append("  ROOT (" + ", ".join(f"%{o.id}" for o in m.outputs) + ")")
+    return "\n".join(lines)
+
+
+class Builder:
+    """Creates instructions in order; lowering rules receive one as ``ctx``."""
+
+    def __init__(self):
+        self.instrs = []
+
+    def add(self, opcode, operands, shape, dtype, **attrs):
+        i = Instr(opcode, operands, shape, dtype, **attrs)
+        self.instrs.append(i)
+        return i
+
+    def constant(self, value, dtype=None):
+        value = np.asarray(value, dtype=dtype)
+        return self.add("constant", (), value.shape, value.dtype, value=value)
+
+    def broadcast(self, x, shape, dims=None):
+        """``x`` broadcast to ``shape``; ``dims`` defaults to trailing alignment."""
+        shape = tuple(shape)
+        if dims is None:
+            dims = tuple(range(len(shape) - x.ndim, len(shape)))
+        if tuple(x.shape) == shape and tuple(dims) == tuple(range(len(shape))):
+            return x
+        return self.add("broadcast", (x,), shape, x.dtype, dims=tuple(dims))
+
+    def elementwise(self, op, operands, dtype=None):
+        """An elementwise op; rank-0 operands are broadcast to the common shape."""
+        shape = max((o.shape for o in operands), key=len)
+        operands = [self.broadcast(o, shape) if o.shape != shape else o for o in operands]
+        if dtype is None:
+            dtype = np.dtype(bool) if op in kernel_ir.COMPARE_OPS or op == "is_finite" \
+                else operands[-1].dtype
+        return self.add(op, operands, shape, dtype)
+
+    def convert(self, x, dtype):
+        dtype = np.dtype(dtype)
+        return x if x.dtype == dtype else self.add("convert", (x,), x.shape, dtype)
+
+    def library(self, name, fn, operands, out_avals):
+        """A host call; returns the list of its results (``get`` ops)."""
+        call = self.add("library", operands, (), np.dtype(np.uint8), name=name, fn=fn,
+                        out_avals=list(out_avals))
+        return [self.add("get", (call,), s, d, index=k) for k, (s, d) in enumerate(out_avals)]

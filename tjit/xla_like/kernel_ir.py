@@ -1,0 +1,355 @@
+"""Backend-neutral kernel IR: what one fused kernel computes.
+
+A :class:`Kernel` is a loop nest over an iteration space ``shape`` (dims are ints or
+sympy expressions over size symbols, which the kernel receives at run time), a list of
+buffer arguments, reduction ``stages`` over the ``reduce_axes`` and ``stores``. Values
+are a DAG of scalar expression nodes; loads and stores address buffers through
+:class:`Affine` maps of the iteration indices (broadcast = coefficient 0, transpose =
+permuted coefficients, slice = offset + step, contiguous reshape = linear index).
+
+Two loop styles, fixed by ``reduce_axes``:
+
+* **Row style** (``reduce_axes`` is a suffix of the axes, possibly empty). For each
+  point ``o`` of the outer axes: every stage ``k`` folds ``stage.expr`` over the inner
+  axes with its monoid (an expression may use earlier stages through ``Stage(j)``, so
+  softmax and layernorm are one kernel); then ``outer`` stores run once, and ``inner``
+  stores run at every inner point. With no reduce axes, the whole space is "outer" and
+  every store is run once per point (an elementwise kernel).
+* **Accumulate style** (``reduce_axes`` not a suffix: column sums). Every store is
+  ``Stage(k)`` written to an output that starts at the monoid's identity and is updated
+  in iteration order, so the innermost (kept) axis stays contiguous and vectorizes.
+  Stages may not refer to each other.
+
+``parallel_axis`` names a kept axis that the runtime may split into ``[start, end)``
+chunks across threads (``None``: run whole). Every backend renders the same IR; the
+NumPy evaluator here is the executable definition of its semantics.
+"""
+
+import dataclasses
+import hashlib
+from typing import Optional
+
+import numpy as np
+import sympy
+
+# ----------------------------------------------------------------------------------------
+# Elementwise operation vocabulary (shared with the HLO graph).
+
+#: name -> (arity, operand kind). Kinds: "float" (inexact only), "number" (int or
+#: float), "int" (integers), "intbool" (integers or bool), "any" (incl. bool).
+UNARY_OPS = {
+    "neg": "number", "abs": "number", "sign": "number",
+    "floor": "float", "ceil": "float", "round": "float", "round_even": "float",
+    "exp": "float", "exp2": "float", "expm1": "float", "log": "float", "log1p": "float",
+    "tanh": "float", "logistic": "float", "sin": "float", "cos": "float", "tan": "float",
+    "erf": "float", "sqrt": "float", "rsqrt": "float", "cbrt": "float",
+    "is_finite": "float", "not": "intbool",
+}
+BINARY_OPS = {
+    "add": "number", "sub": "number", "mul": "number", "div": "number", "rem": "number",
+    "pow": "float", "max": "any", "min": "any", "atan2": "float",
+    "and": "intbool", "or": "intbool", "xor": "intbool",
+    "shift_left": "int", "shift_right_arithmetic": "int", "shift_right_logical": "int",
+    "eq": "any", "ne": "any", "lt": "any", "le": "any", "gt": "any", "ge": "any",
+}
+COMPARE_OPS = frozenset({"eq", "ne", "lt", "le", "gt", "ge"})
+#: select(pred, on_true, on_false); convert(x) takes its target from the node's dtype.
+OTHER_OPS = {"select": 3, "convert": 1}
+MONOIDS = ("sum", "prod", "max", "min", "and", "or")
+
+
+def op_arity(name):
+    if name in UNARY_OPS:
+        return 1
+    if name in BINARY_OPS:
+        return 2
+    if name in OTHER_OPS:
+        return OTHER_OPS[name]
+    raise KeyError(f"kernel IR: unknown elementwise op {name!r}")
+
+
+# ----------------------------------------------------------------------------------------
+# Index maps and expression nodes.
+
+@dataclasses.dataclass(frozen=True)
+class Affine:
+    """``offset + sum(coefs[a] * index[a])`` over the kernel's iteration axes."""
+    offset: object          # int or sympy expr
+    coefs: tuple            # one int/sympy coefficient per iteration axis
+
+    def uses_axes(self, axes):
+        return any(not _is_zero(self.coefs[a]) for a in axes)
+
+
+@dataclasses.dataclass(frozen=True)
+class Load:
+    """Element ``index`` (in elements, not bytes) of buffer argument ``arg``."""
+    arg: int
+    index: Affine
+    dtype: np.dtype
+
+
+@dataclasses.dataclass(frozen=True)
+class Const:
+    value: object           # Python scalar
+    dtype: np.dtype
+
+
+@dataclasses.dataclass(frozen=True)
+class IndexValue:
+    """The integer value of an affine function of the iteration indices (iota)."""
+    index: Affine
+    dtype: np.dtype
+
+
+@dataclasses.dataclass(frozen=True)
+class Op:
+    op: str
+    args: tuple
+    dtype: np.dtype
+
+
+@dataclasses.dataclass(frozen=True)
+class Stage:
+    """Result of reduction stage ``k`` at the current outer point."""
+    k: int
+    dtype: np.dtype
+
+
+@dataclasses.dataclass(frozen=True)
+class Reduction:
+    expr: object
+    monoid: str
+    dtype: np.dtype
+
+
+@dataclasses.dataclass(frozen=True)
+class Store:
+    arg: int
+    index: Affine
+    expr: object
+    level: str = "inner"    # "inner" or "outer" (see the module docstring)
+
+
+@dataclasses.dataclass(frozen=True)
+class Arg:
+    dtype: np.dtype
+    role: str               # "in" or "out"
+
+
+@dataclasses.dataclass(frozen=True)
+class Kernel:
+    name: str
+    shape: tuple
+    args: tuple
+    stages: tuple = ()
+    stores: tuple = ()
+    reduce_axes: tuple = ()
+    parallel_axis: Optional[int] = None
+    size_symbols: tuple = ()          # names, in the order the sizes argument holds them
+
+    @property
+    def row_style(self):
+        n, r = len(self.shape), len(self.reduce_axes)
+        return tuple(self.reduce_axes) == tuple(range(n - r, n))
+
+    @property
+    def n_outer(self):
+        return len(self.shape) - len(self.reduce_axes) if self.row_style else None
+
+
+def _is_zero(d):
+    return d == 0
+
+
+def walk(node, seen=None):
+    """Post-order, each node once."""
+    seen = set() if seen is None else seen
+    out = []
+    stack = [(node, False)]
+    while stack:
+        n, done = stack.pop()
+        if done:
+            out.append(n)
+            continue
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        stack.append((n, True))
+        if isinstance(n, Op):
+            stack.extend((a, False) for a in reversed(n.args))
+    return out
+
+
+def identity(monoid, dtype):
+    dtype = np.dtype(dtype)
+    if monoid == "sum" or monoid == "or":
+        return dtype.type(0)
+    if monoid == "prod" or monoid == "and":
+        return dtype.type(1)
+    if dtype.kind == "f":
+        return dtype.type(-np.inf if monoid == "max" else np.inf)
+    if dtype.kind == "b":
+        return np.bool_(monoid == "min")
+    info = np.iinfo(dtype)
+    return dtype.type(info.min if monoid == "max" else info.max)
+
+
+# ----------------------------------------------------------------------------------------
+# Validation, text and hashing.
+
+def check_kernel(k):
+    """Raise ValueError if ``k`` breaks the IR's rules (backends may assume they hold)."""
+    n = len(k.shape)
+    for node in _all_nodes(k):
+        if isinstance(node, (Load, IndexValue)) and len(node.index.coefs) != n:
+            raise ValueError(f"kernel {k.name}: index map of {node} has wrong rank")
+        if isinstance(node, Load) and k.args[node.arg].role != "in":
+            raise ValueError(f"kernel {k.name}: load from output argument {node.arg}")
+        if isinstance(node, Op):
+            if op_arity(node.op) != len(node.args):
+                raise ValueError(f"kernel {k.name}: {node.op} takes {op_arity(node.op)} args")
+        if isinstance(node, Stage) and node.k >= len(k.stages):
+            raise ValueError(f"kernel {k.name}: Stage({node.k}) out of range")
+    for s in k.stages:
+        if s.monoid not in MONOIDS:
+            raise ValueError(f"kernel {k.name}: unknown monoid {s.monoid!r}")
+    inner = k.reduce_axes
+    for st in k.stores:
+        if k.args[st.arg].role != "out":
+            raise ValueError(f"kernel {k.name}: store to input argument {st.arg}")
+        if st.level == "outer" and st.index.uses_axes(inner):
+            raise ValueError(f"kernel {k.name}: outer store indexed by a reduced axis")
+        if not k.row_style and not isinstance(st.expr, Stage):
+            raise ValueError(f"kernel {k.name}: accumulate-style stores must be Stage(k)")
+    if k.parallel_axis is not None and k.parallel_axis in k.reduce_axes:
+        raise ValueError(f"kernel {k.name}: cannot split reduced axis {k.parallel_axis}")
+
+
+def _all_nodes(k):
+    seen = set()
+    out = []
+    for s in k.stages:
+        out += walk(s.expr, seen)
+    for st in k.stores:
+        out += walk(st.expr, seen)
+    return out
+
+
+def _dim(d):
+    return str(d).replace(" ", "")
+
+
+def _affine_str(a):
+    terms = [] if _is_zero(a.offset) else [_dim(a.offset)]
+    for ax, c in enumerate(a.coefs):
+        if not _is_zero(c):
+            terms.append(f"i{ax}" if c == 1 else f"{_dim(c)}*i{ax}")
+    return " + ".join(terms) or "0"
+
+
+def kernel_text(k):
+    """Readable listing of one kernel (used by ``Compiled.as_text``)."""
+    names = {}
+    lines = []
+
+    def name(node):
+        if isinstance(node, Const):
+            return repr(node.value)
+        if isinstance(node, Stage):
+            return f"s{node.k}"
+        return names[id(node)]
+
+    def emit(root):
+        for node in walk(root):
+            if id(node) in names or isinstance(node, (Const, Stage)):
+                continue
+            nm = names[id(node)] = f"v{len(names)}"
+            dt = np.dtype(node.dtype).name
+            if isinstance(node, Load):
+                rhs = f"arg{node.arg}[{_affine_str(node.index)}]"
+            elif isinstance(node, IndexValue):
+                rhs = f"index({_affine_str(node.index)})"
+            else:
+                rhs = f"{node.op}(" + ", ".join(name(a) for a in node.args) + ")"
+            lines.append(f"    {nm}: {dt} = {rhs}")
+
+    space = ", ".join(f"i{a}<{_dim(d)}" for a, d in enumerate(k.shape))
+    argl = ", ".join(f"arg{i}: {a.role} {np.dtype(a.dtype).name}" for i, a in enumerate(k.args))
+    head = [f"kernel {k.name}({argl})", f"  for {space}"
+            + (f"  reduce over {list(k.reduce_axes)}" if k.reduce_axes else "")
+            + (f"  parallel i{k.parallel_axis}" if k.parallel_axis is not None else "")]
+    for j, s in enumerate(k.stages):
+        emit(s.expr)
+        lines.append(f"  s{j}: {np.dtype(s.dtype).name} = {s.monoid}({name(s.expr)})")
+    for st in k.stores:
+        emit(st.expr)
+        lines.append(f"  arg{st.arg}[{_affine_str(st.index)}] = {name(st.expr)}"
+                     + ("   (outer)" if st.level == "outer" and k.reduce_axes else ""))
+    return "\n".join(head + lines)
+
+
+def kernel_hash(k):
+    """Stable content hash (names excluded): the key of the on-disk kernel cache."""
+    body = kernel_text(dataclasses.replace(k, name="k"))
+    body += f"\nsyms={k.size_symbols}"
+    return hashlib.sha256(body.encode()).hexdigest()
+
+
+# ----------------------------------------------------------------------------------------
+# Reference semantics: a NumPy evaluator (slow; tests and odd dtypes only).
+
+def evaluate(k, buffers, sizes=None, op_impls=None):
+    """Run kernel ``k`` on flat NumPy ``buffers`` (one per argument; outputs are
+    written in place). ``sizes`` maps size-symbol names to ints. ``op_impls`` maps op
+    names to ``f(*arrays, dtype=...)``; the caller supplies the elementwise semantics."""
+    env = {sympy.Symbol(s, integer=True, positive=True): v for s, v in (sizes or {}).items()}
+    shape = tuple(int(_sub(d, env)) for d in k.shape)
+    idx = np.indices(shape, dtype=np.int64) if shape else np.zeros((0,), np.int64)
+
+    def lin(a):
+        out = np.full(shape, int(_sub(a.offset, env)), np.int64)
+        for ax, c in enumerate(a.coefs):
+            c = int(_sub(c, env))
+            if c:
+                out = out + c * idx[ax]
+        return out
+
+    memo = {}
+
+    def ev(node):
+        if id(node) in memo:
+            return memo[id(node)]
+        if isinstance(node, Load):
+            v = buffers[node.arg][lin(node.index)]
+        elif isinstance(node, Const):
+            v = np.full(shape, node.value, node.dtype)
+        elif isinstance(node, IndexValue):
+            v = lin(node.index).astype(node.dtype)
+        elif isinstance(node, Stage):
+            v = stage_vals[node.k]
+        else:
+            args = [ev(a) for a in node.args]
+            v = np.asarray(op_impls[node.op](*args, dtype=np.dtype(node.dtype)))
+            v = np.broadcast_to(v.astype(node.dtype, copy=False), shape)
+        memo[id(node)] = v
+        return v
+
+    red = tuple(k.reduce_axes)
+    stage_vals = []
+    for s in k.stages:
+        vals = ev(s.expr)
+        r = _REDUCERS[s.monoid](vals, axis=red, keepdims=True).astype(s.dtype)
+        stage_vals.append(np.broadcast_to(r, shape))
+    for st in k.stores:
+        v = ev(st.expr)
+        buffers[st.arg][lin(st.index)] = v
+    return buffers
+
+
+def _sub(d, env):
+    return d if isinstance(d, int) else d.subs(env)
+
+
+_REDUCERS = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min,
+             "and": np.all, "or": np.any}
