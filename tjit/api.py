@@ -135,7 +135,7 @@ class Jitted:
         self.fun = fun
         self.sig = _Signature(fun, static_argnums, static_argnames)
         self.donate_argnums = frozenset(_as_tuple(donate_argnums))
-        self.backend = backend or "interpreter"
+        self.backend = backend or "cpu"
         self.polymorphic_shapes = polymorphic_shapes
         self._cache = {}
         self._fast_cache = {}  # positional-Arrays-only signatures -> same entries
@@ -424,11 +424,32 @@ class Compiled:
             Array(np.asarray(o, a.dtype), a.weak_type)
             for o, a in zip(outs, self.lowered.jaxpr.out_avals)])
 
-    def as_text(self):
-        return self.executable.as_text()
+    def as_text(self, llvm=False):
+        """The fused program and each kernel's IR (``llvm=True`` adds the LLVM IR)."""
+        if self.executable.backend == "interpreter":
+            return self.executable.as_text()
+        return self.executable.as_text(llvm=llvm)
 
-    def memory_analysis(self):
-        return self.executable.memory_analysis()
+    def memory_analysis(self, **sizes):
+        """Argument, output and temporary bytes (``sizes``: values for size symbols of a
+        polymorphic program, e.g. ``memory_analysis(b=64)``)."""
+        if self.executable.backend == "interpreter":
+            return self.executable.memory_analysis()
+        from tjit.tracing.shapes import symbol  # noqa: PLC0415
+        return self.executable.memory_analysis({symbol(k): v for k, v in sizes.items()})
+
+    def fusion_summary(self):
+        """tjit extension: the plan as data, for tests and tooling: a list of
+        ``(kind, name)`` per step, kind in ``"kernel"``, ``"dot"``, ``"library"``."""
+        if self.executable.backend == "interpreter":
+            return []
+        return self.executable.step_summary()
+
+    def kernels(self):
+        """tjit extension: the kernel IR objects (``tjit.xla_like.kernel_ir.Kernel``)."""
+        if self.executable.backend == "interpreter":
+            return []
+        return list(self.executable.program.kernels)
 
 
 def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=None,
@@ -442,7 +463,8 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
       donate_argnums / donate_argnames: accepted; inputs the program may reuse.
       polymorphic_shapes: one spec per positional argument, e.g. ``["(b, 784)"]``: the
         function is traced once for every size ``b``.
-      backend: ``"interpreter"`` (reference implementation).
+      backend: ``"cpu"`` (default: fused kernels compiled with LLVM, BLAS for dots) or
+        ``"interpreter"`` (the primitives' reference implementations, the test oracle).
     """
     if unsupported:
         bad = ", ".join(sorted(unsupported))

@@ -58,6 +58,8 @@ class CpuExecutable(Executable):
             runner = self._runners.get(key)
             if runner is None:
                 runner = self._runners[key] = self._make_runner(env)
+        if runner.stateless:  # no shared temporaries: any number of threads may call
+            return runner.run(flat_args)
         if not self._lock.acquire(blocking=False):
             # another thread is using the shared temporaries: run on private ones
             return self._make_runner(runner.env).run(flat_args)
@@ -88,6 +90,11 @@ class CpuExecutable(Executable):
     def memory_analysis(self, env=None):
         return memory_stats(self.program, env)
 
+    def step_summary(self):
+        kinds = {KernelStep: "kernel", DotStep: "dot", LibraryStep: "library"}
+        return [(kinds[type(s)], s.kernel.name if isinstance(s, KernelStep) else
+                 getattr(s, "name", "dot_general")) for s in self.program.steps]
+
     @property
     def kernel_count(self):
         return len(self.program.kernels)
@@ -111,16 +118,17 @@ class _Runner:
                 self.shape[v])
         for v, val in prog.values.items():
             if val.kind == "const":
-                self.fixed[self.index[v]] = np.ascontiguousarray(val.const)
+                self.fixed[self.index[v]] = np.array(val.const, order="C")
         self.param_slots = [self.index[v] for v in prog.params]
         self.out_slots = [self.index[v] for v in prog.outputs]
         self.steps = [self._prepare(s, fns) for s in prog.steps]
+        self.stateless = not prog.slot_sizes
 
     def run(self, flat_args):
         vals = list(self.fixed)
         for k, a in zip(self.param_slots, flat_args):
             if type(a) is not np.ndarray or not a.flags.c_contiguous:
-                a = np.ascontiguousarray(a)
+                a = np.array(a, order="C")  # (np.ascontiguousarray makes 0-d arrays 1-d)
             vals[k] = a
         for step in self.steps:
             step(vals)
@@ -220,7 +228,7 @@ class _Runner:
                 if r.shape != shape:
                     raise RuntimeError(f"library call {name} returned shape {r.shape}, "
                                        f"expected {shape}")
-                vals[k] = np.ascontiguousarray(r)
+                vals[k] = r if r.flags.c_contiguous else r.copy(order="C")
         return run
 
 

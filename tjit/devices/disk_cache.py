@@ -34,7 +34,7 @@ import warnings
 from tjit import __version__
 from tjit.lower.llvm import target
 
-__all__ = ["DiskCache", "cache_key", "default_cache_dir", "default_cache", "get", "put"]
+__all__ = ["DiskCache", "cache_key", "default_cache", "default_cache_dir", "get", "put"]
 
 MAGIC = b"TJITKOBJ"
 FORMAT_VERSION = 1

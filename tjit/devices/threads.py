@@ -4,40 +4,71 @@ Compiled kernels have the C signature ``void f(void **args, int64_t *sizes, int6
 int64_t end)`` and compute the index range ``[start, end)`` of their parallel axis.
 ``parallel_for(fn, args, sizes, n)`` splits ``[0, n)`` into contiguous chunks, one per
 thread: the calling thread runs the first chunk itself, the pool's workers the others.
-ctypes releases the GIL for the duration of a foreign call, so the chunks really run
-at the same time.
 
-Workers are created once and woken per call through one ``threading.Lock`` each (a
-binary semaphore: release = wake), and report back through another, so a call costs
-a few lock hand-offs instead of a ``ThreadPoolExecutor`` round trip (~59 us measured,
-PERF_NOTES.md); see ``benchmarks/bench_threads.py`` for this machine's number.
+Two hand-offs, one interface:
+
+* **native** (Linux on x86-64 and AArch64, the default there): a few LLVM-compiled
+  functions (``_NATIVE_IR`` below). Each worker is a Python thread that enters the
+  native worker loop once through ctypes, so it holds no GIL for its whole life; a
+  call is one ctypes call that posts the chunks into per-worker cache-line slots, runs
+  chunk 0 and waits. Waiting spins briefly (``rdtsc``-timed, with ``pause``; see
+  ``WORKER_SPIN_S``) and then sleeps on a futex, so back-to-back kernels are handed
+  over in a few microseconds and idle workers cost no CPU. The runtime is compiled
+  once per process (~25 ms) or loaded from the kernel disk cache.
+* **python** (elsewhere, or ``ThreadPool(n, native=False)``): one ``threading.Lock``
+  per worker as a wake-up semaphore and one for "done". ctypes releases the GIL in the
+  kernel call, so the chunks still run in parallel, but every hand-off wakes a
+  sleeping thread and passes the GIL around.
+
+Measured on the 2-vCPU development VM (noisy; medians): a direct ctypes call 0.8 us;
+hand-off overhead of a 2-thread call: native 3-6 us, native without spinning 13-20 us,
+python 17-30 us, a ``ThreadPoolExecutor`` 30-36 us. ``benchmarks/bench_threads.py``
+prints this machine's numbers.
 
 Threads: ``TJIT_NUM_THREADS`` sets the default thread count (else ``os.cpu_count()``).
 A pool serves one call at a time; a second Python thread calling while it is busy runs
 its whole range serially on its own thread instead of waiting.
 
-Interrupts: if anything raises while chunks are in flight (a KeyboardInterrupt, a
-bad argument), the caller still waits for every chunk that started (they write into
-buffers the caller may free), then retires the workers; fresh ones start on the next
-call. So an interrupt can cost a thread restart, never a deadlock or a stale wake-up.
+Interrupts: the native call is one foreign call, so Ctrl-C is handled after it returns.
+On the python path, if anything raises while chunks are in flight, the caller still
+waits for every chunk that started (they write into buffers the caller may free), then
+retires the workers; fresh ones start on the next call. Neither can deadlock.
 """
 
 import ctypes
+import hashlib
 import os
+import platform
+import sys
 import threading
+import time
+import warnings
+
+from tjit.devices import disk_cache
+from tjit.lower.llvm import target
 
 __all__ = ["KERNEL_FUNCTYPE", "ThreadPool", "as_kernel", "default_num_threads",
-           "get_pool", "parallel_for"]
+           "get_pool", "native_available", "parallel_for"]
 
 #: ctypes prototype of the kernel ABI.
 KERNEL_FUNCTYPE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64,
                                    ctypes.c_int64)
+_CFUNCPTR = KERNEL_FUNCTYPE.__mro__[1]   # ctypes' base class of all C function pointers
 _FN_CACHE = {}
+
+#: Native runtime: how long a worker spins for its next chunk after finishing one
+#: (covers the Python gap between back-to-back kernels), and how long the caller spins
+#: for the workers, before sleeping on a futex. ``$TJIT_SPIN_US`` overrides the worker's
+#: spin (the caller spins twice as long); 0 always sleeps (kindest to a busy machine).
+WORKER_SPIN_S = 50e-6
+CALLER_SPIN_S = 100e-6
 
 
 def as_kernel(fn):
     """A ctypes callable for a kernel given as an address (int) or a ctypes function."""
-    if isinstance(fn, int):
+    if isinstance(fn, _CFUNCPTR):
+        return fn
+    if isinstance(fn, int) and not isinstance(fn, bool):
         k = _FN_CACHE.get(fn)
         if k is None:
             if fn == 0:
@@ -45,10 +76,8 @@ def as_kernel(fn):
                                  "address returned by target.compile_ir")
             k = _FN_CACHE.setdefault(fn, KERNEL_FUNCTYPE(fn))
         return k
-    if callable(fn):
-        return fn
-    raise TypeError(f"parallel_for: expected a kernel address (int) or a ctypes function, "
-                    f"got {type(fn).__name__}")
+    raise TypeError(f"parallel_for: expected a kernel address (int) or a ctypes function "
+                    f"(e.g. threads.KERNEL_FUNCTYPE(address)), got {type(fn).__name__}")
 
 
 def default_num_threads():
@@ -67,7 +96,8 @@ def default_num_threads():
 
 
 def _split(n, chunks):
-    """``chunks`` contiguous ranges covering ``[0, n)``, sizes differing by at most one."""
+    """``chunks`` contiguous ranges covering ``[0, n)``, sizes differing by at most one
+    (the first ``n % chunks`` one longer; the native runtime splits the same way)."""
     q, r = divmod(n, chunks)
     bounds, start = [], 0
     for c in range(chunks):
@@ -77,10 +107,375 @@ def _split(n, chunks):
     return bounds
 
 
-class _Worker:
-    """One persistent thread; ``wake`` and ``done`` are locks held while idle."""
+# ----------------------------------------------------------------------------------------
+# The native runtime. Memory: one 128-byte call header, then one 128-byte slot per worker
+# (128-aligned, so no two threads write one cache line):
+#   header:  0 i64 next_block   8 i64 nblocks   16 i64 q   24 i64 r
+#           32 ptr fn          40 ptr args     48 ptr sizes
+#   slot:    0 i32 job_seq      4 i32 done_seq  8 i32 worker_sleeping  12 i32 caller_sleeping
+#           16 i32 claim       20 i32 posted   64 i32 stop
+# A call splits [0, n) into `nblocks` balanced contiguous blocks (a few per thread) that
+# every participating thread takes in turn from the shared counter `next_block`, so a
+# thread slowed by a busy machine simply takes fewer blocks.
+# Protocol. The caller invites only idle workers (done_seq == job_seq): claim = 0, then
+# job_seq += 1. A woken worker claims the invitation (xchg claim 1); if it got 0 it
+# takes blocks until none are left; either way it acknowledges with done_seq = job_seq.
+# When the caller runs out of blocks it withdraws every invitation no worker has taken
+# yet (cmpxchg claim 0 -> 2; that thread is still asleep or descheduled) and waits only
+# for workers that did take one, i.e. are finishing their last block. A worker that has
+# not acknowledged yet is left out of the next call. Sleeping: a waiter sets its flag
+# before re-checking the word and calling FUTEX_WAIT; a poster stores the word before
+# reading the flag (both seq_cst), so one of them always sees the other: no lost wake-up.
 
-    __slots__ = ("wake", "done", "job", "error", "stop", "thread")
+_SLOT = 128
+#: Native runtime: blocks per participating thread (dynamic load balancing).
+BLOCKS_PER_THREAD = 4
+
+_NATIVE_IR = r"""
+declare i64 @syscall(i64, ...)
+declare i64 @llvm.readcyclecounter()
+declare i64 @llvm.smin.i64(i64, i64)
+declare i64 @llvm.smax.i64(i64, i64)
+{spin_decl}
+
+define i64 @tjit_rt_cycles() {
+  %c = call i64 @llvm.readcyclecounter()
+  ret i64 %c
+}
+
+; Wait while *addr == val: spin up to `spin` cycles, then sleep on a futex.
+define internal void @wait_while_eq(ptr %addr, i32 %val, ptr %sleeping, i64 %spin) {
+entry:
+  %t0 = call i64 @llvm.readcyclecounter()
+  br label %spin_loop
+spin_loop:
+  %v = load atomic i32, ptr %addr acquire, align 4
+  %same = icmp eq i32 %v, %val
+  br i1 %same, label %spin_check, label %out
+spin_check:
+  %t = call i64 @llvm.readcyclecounter()
+  %dt = sub i64 %t, %t0
+  %more = icmp ult i64 %dt, %spin
+  br i1 %more, label %spin_body, label %sleep
+spin_body:
+  {spin_call}
+  br label %spin_loop
+sleep:
+  store atomic i32 1, ptr %sleeping seq_cst, align 4
+  br label %sleep_loop
+sleep_loop:
+  %v2 = load atomic i32, ptr %addr seq_cst, align 4
+  %same2 = icmp eq i32 %v2, %val
+  br i1 %same2, label %do_wait, label %woke
+do_wait:
+  %val64 = zext i32 %val to i64
+  %r = call i64 (i64, ...) @syscall(i64 {sys_futex}, ptr %addr, i64 128, i64 %val64, ptr null)
+  br label %sleep_loop
+woke:
+  store atomic i32 0, ptr %sleeping seq_cst, align 4
+  br label %out
+out:
+  ret void
+}
+
+; *addr = val, then FUTEX_WAKE if the waiter went to sleep.
+define internal void @post(ptr %addr, i32 %val, ptr %sleeping) {
+entry:
+  store atomic i32 %val, ptr %addr seq_cst, align 4
+  %s = load atomic i32, ptr %sleeping seq_cst, align 4
+  %asleep = icmp ne i32 %s, 0
+  br i1 %asleep, label %wake, label %done
+wake:
+  %r = call i64 (i64, ...) @syscall(i64 {sys_futex}, ptr %addr, i64 129, i64 2147483647)
+  br label %done
+done:
+  ret void
+}
+
+; Take blocks from the call header until none are left; block b is
+; [b*q + min(b, r), that + q + (b < r)).
+define internal void @run_blocks(ptr %hdr) {
+entry:
+  %nb_p = getelementptr inbounds i8, ptr %hdr, i64 8
+  %q_p = getelementptr inbounds i8, ptr %hdr, i64 16
+  %r_p = getelementptr inbounds i8, ptr %hdr, i64 24
+  %fn_p = getelementptr inbounds i8, ptr %hdr, i64 32
+  %args_p = getelementptr inbounds i8, ptr %hdr, i64 40
+  %sizes_p = getelementptr inbounds i8, ptr %hdr, i64 48
+  %nblocks = load i64, ptr %nb_p, align 8
+  %q = load i64, ptr %q_p, align 8
+  %r = load i64, ptr %r_p, align 8
+  %fn = load ptr, ptr %fn_p, align 8
+  %args = load ptr, ptr %args_p, align 8
+  %sizes = load ptr, ptr %sizes_p, align 8
+  br label %loop
+loop:
+  %b = atomicrmw add ptr %hdr, i64 1 monotonic, align 8
+  %left = icmp slt i64 %b, %nblocks
+  br i1 %left, label %body, label %out
+body:
+  %lo_r = call i64 @llvm.smin.i64(i64 %b, i64 %r)
+  %bq = mul i64 %b, %q
+  %start = add i64 %bq, %lo_r
+  %extra_b = icmp slt i64 %b, %r
+  %extra = zext i1 %extra_b to i64
+  %len = add i64 %q, %extra
+  %end = add i64 %start, %len
+  call void %fn(ptr %args, ptr %sizes, i64 %start, i64 %end)
+  br label %loop
+out:
+  ret void
+}
+
+; A worker thread's whole life: accept invitations until the slot's stop flag is set.
+define void @tjit_rt_worker(ptr %hdr, ptr %slot, i64 %spin) {
+entry:
+  %done_p = getelementptr inbounds i8, ptr %slot, i64 4
+  %wsleep_p = getelementptr inbounds i8, ptr %slot, i64 8
+  %csleep_p = getelementptr inbounds i8, ptr %slot, i64 12
+  %claim_p = getelementptr inbounds i8, ptr %slot, i64 16
+  %stop_p = getelementptr inbounds i8, ptr %slot, i64 64
+  %first = load atomic i32, ptr %done_p acquire, align 4
+  br label %loop
+loop:
+  %last = phi i32 [ %first, %entry ], [ %seq, %ack ]
+  call void @wait_while_eq(ptr %slot, i32 %last, ptr %wsleep_p, i64 %spin)
+  %seq = load atomic i32, ptr %slot acquire, align 4
+  %stop = load atomic i32, ptr %stop_p acquire, align 4
+  %stopping = icmp ne i32 %stop, 0
+  br i1 %stopping, label %exit, label %claim
+claim:
+  %old = atomicrmw xchg ptr %claim_p, i32 1 acq_rel, align 4
+  %mine = icmp eq i32 %old, 0
+  br i1 %mine, label %run, label %ack
+run:
+  call void @run_blocks(ptr %hdr)
+  br label %ack
+ack:
+  call void @post(ptr %done_p, i32 %seq, ptr %csleep_p)
+  br label %loop
+exit:
+  ret void
+}
+
+; Ask a worker to leave its loop (after the blocks it may be running).
+define void @tjit_rt_stop(ptr %slot) {
+entry:
+  %wsleep_p = getelementptr inbounds i8, ptr %slot, i64 8
+  %stop_p = getelementptr inbounds i8, ptr %slot, i64 64
+  store atomic i32 1, ptr %stop_p seq_cst, align 4
+  %old = load atomic i32, ptr %slot monotonic, align 4
+  %seq = add i32 %old, 1
+  call void @post(ptr %slot, i32 %seq, ptr %wsleep_p)
+  ret void
+}
+
+; Is the worker of this slot idle (acknowledged its last invitation)?
+define internal i1 @idle(ptr %slot) {
+entry:
+  %done_p = getelementptr inbounds i8, ptr %slot, i64 4
+  %job = load atomic i32, ptr %slot monotonic, align 4
+  %done = load atomic i32, ptr %done_p acquire, align 4
+  %idle = icmp eq i32 %job, %done
+  ret i1 %idle
+}
+
+; One parallel-for: threads = min(1 + idle workers, max_threads), nblocks =
+; min(threads * per_thread, max_blocks) (1 when alone); invite idle workers, take blocks, withdraw
+; untaken invitations, wait for the workers that took one.
+define void @tjit_rt_run(ptr %hdr, i64 %nworkers, ptr %fn, ptr %args, ptr %sizes, i64 %n,
+                         i64 %max_threads, i64 %max_blocks, i64 %per_thread, i64 %spin) {
+entry:
+  %slots = getelementptr inbounds i8, ptr %hdr, i64 128
+  br label %count_loop
+count_loop:
+  %w = phi i64 [ 0, %entry ], [ %w1, %count_body ]
+  %avail = phi i64 [ 1, %entry ], [ %avail1, %count_body ]
+  %counting = icmp slt i64 %w, %nworkers
+  br i1 %counting, label %count_body, label %plan
+count_body:
+  %cslot_off = mul i64 %w, 128
+  %cslot = getelementptr inbounds i8, ptr %slots, i64 %cslot_off
+  %is_idle = call i1 @idle(ptr %cslot)
+  %inc = zext i1 %is_idle to i64
+  %avail1 = add i64 %avail, %inc
+  %w1 = add i64 %w, 1
+  br label %count_loop
+plan:
+  %nthreads = call i64 @llvm.smin.i64(i64 %avail, i64 %max_threads)
+  %want_blocks = mul i64 %nthreads, %per_thread
+  %nb0 = call i64 @llvm.smin.i64(i64 %want_blocks, i64 %max_blocks)
+  %nb1 = call i64 @llvm.smax.i64(i64 %nb0, i64 1)
+  %alone = icmp eq i64 %nthreads, 1
+  %nblocks = select i1 %alone, i64 1, i64 %nb1
+  %q = sdiv i64 %n, %nblocks
+  %r = srem i64 %n, %nblocks
+  %nb_p = getelementptr inbounds i8, ptr %hdr, i64 8
+  store i64 %nblocks, ptr %nb_p, align 8
+  %q_p = getelementptr inbounds i8, ptr %hdr, i64 16
+  store i64 %q, ptr %q_p, align 8
+  %r_p = getelementptr inbounds i8, ptr %hdr, i64 24
+  store i64 %r, ptr %r_p, align 8
+  %fn_p = getelementptr inbounds i8, ptr %hdr, i64 32
+  store ptr %fn, ptr %fn_p, align 8
+  %args_p = getelementptr inbounds i8, ptr %hdr, i64 40
+  store ptr %args, ptr %args_p, align 8
+  %sizes_p = getelementptr inbounds i8, ptr %hdr, i64 48
+  store ptr %sizes, ptr %sizes_p, align 8
+  store atomic i64 0, ptr %hdr monotonic, align 8
+  br label %post_loop
+post_loop:
+  %pw = phi i64 [ 0, %plan ], [ %pw1, %post_next ]
+  %invited = phi i64 [ 1, %plan ], [ %invited_next, %post_next ]
+  %more_threads = icmp slt i64 %invited, %nthreads
+  br i1 %more_threads, label %post_try, label %own
+post_try:
+  %pslot_off = mul i64 %pw, 128
+  %slot = getelementptr inbounds i8, ptr %slots, i64 %pslot_off
+  %slot_idle = call i1 @idle(ptr %slot)
+  br i1 %slot_idle, label %post_body, label %post_next
+post_body:
+  %claim_p = getelementptr inbounds i8, ptr %slot, i64 16
+  store atomic i32 0, ptr %claim_p monotonic, align 4
+  %posted_p = getelementptr inbounds i8, ptr %slot, i64 20
+  store i32 1, ptr %posted_p, align 4
+  %old = load atomic i32, ptr %slot monotonic, align 4
+  %seq = add i32 %old, 1
+  %wsleep_p = getelementptr inbounds i8, ptr %slot, i64 8
+  call void @post(ptr %slot, i32 %seq, ptr %wsleep_p)
+  br label %post_next
+post_next:
+  %posted_now = phi i64 [ 0, %post_try ], [ 1, %post_body ]
+  %invited_next = add i64 %invited, %posted_now
+  %pw1 = add i64 %pw, 1
+  br label %post_loop
+own:
+  call void @run_blocks(ptr %hdr)
+  br label %collect_loop
+collect_loop:
+  %k = phi i64 [ 0, %own ], [ %k1, %collect_next ]
+  %collecting = icmp slt i64 %k, %nworkers
+  br i1 %collecting, label %collect_body, label %exit
+collect_body:
+  %kslot_off = mul i64 %k, 128
+  %kslot = getelementptr inbounds i8, ptr %slots, i64 %kslot_off
+  %kposted_p = getelementptr inbounds i8, ptr %kslot, i64 20
+  %kposted = load i32, ptr %kposted_p, align 4
+  %was_posted = icmp ne i32 %kposted, 0
+  br i1 %was_posted, label %withdraw, label %collect_next
+withdraw:
+  store i32 0, ptr %kposted_p, align 4
+  %kclaim_p = getelementptr inbounds i8, ptr %kslot, i64 16
+  %cx = cmpxchg ptr %kclaim_p, i32 0, i32 2 acq_rel acquire, align 4
+  %withdrawn = extractvalue { i32, i1 } %cx, 1
+  br i1 %withdrawn, label %collect_next, label %wait_worker
+wait_worker:
+  %want = load atomic i32, ptr %kslot monotonic, align 4
+  %prev = sub i32 %want, 1
+  %kdone_p = getelementptr inbounds i8, ptr %kslot, i64 4
+  %csleep_p = getelementptr inbounds i8, ptr %kslot, i64 12
+  call void @wait_while_eq(ptr %kdone_p, i32 %prev, ptr %csleep_p, i64 %spin)
+  br label %collect_next
+collect_next:
+  %k1 = add i64 %k, 1
+  br label %collect_loop
+exit:
+  ret void
+}
+"""
+
+# machine -> (spin-wait hint declaration, its call, SYS_futex number)
+_PLATFORMS = {
+    "x86_64": ("declare void @llvm.x86.sse2.pause()", "call void @llvm.x86.sse2.pause()", 202),
+    "aarch64": ("declare void @llvm.aarch64.hint(i32)", "call void @llvm.aarch64.hint(i32 1)",
+                98),
+}
+_MACHINE_ALIASES = {"amd64": "x86_64", "arm64": "aarch64"}
+_RT_NAMES = ("tjit_rt_run", "tjit_rt_worker", "tjit_rt_stop", "tjit_rt_cycles")
+
+
+def _native_ir():
+    """The runtime's IR for this platform, or None where there is no native runtime."""
+    machine = platform.machine().lower()
+    spec = _PLATFORMS.get(_MACHINE_ALIASES.get(machine, machine))
+    if not sys.platform.startswith("linux") or spec is None:
+        return None
+    decl, call, sys_futex = spec
+    return (_NATIVE_IR.replace("{spin_decl}", decl).replace("{spin_call}", call)
+            .replace("{sys_futex}", str(sys_futex)))
+
+
+class _Runtime:
+    """ctypes entry points of the compiled runtime, and its cycle-counter rate."""
+
+    def __init__(self, ir_text):
+        key = disk_cache.cache_key("threads-runtime:" + hashlib.sha256(
+            ir_text.encode()).hexdigest())
+        obj = disk_cache.get(key)
+        if obj is not None:
+            addrs = target.load_object(obj, _RT_NAMES)
+        else:
+            addrs, obj = target.compile_object(ir_text, _RT_NAMES)
+            disk_cache.put(key, obj)
+        vp, i64 = ctypes.c_void_p, ctypes.c_int64
+        self.run = ctypes.CFUNCTYPE(None, vp, i64, vp, vp, vp, i64, i64, i64, i64, i64)(
+            addrs["tjit_rt_run"])
+        self.worker = ctypes.CFUNCTYPE(None, vp, vp, i64)(addrs["tjit_rt_worker"])
+        self.stop = ctypes.CFUNCTYPE(None, vp)(addrs["tjit_rt_stop"])
+        cycles = ctypes.CFUNCTYPE(ctypes.c_int64)(addrs["tjit_rt_cycles"])
+        c0, t0 = cycles(), time.perf_counter()
+        while time.perf_counter() - t0 < 2e-3:
+            pass
+        rate = (cycles() - c0) / (time.perf_counter() - t0)
+        worker_s, caller_s = _spin_seconds()
+        self.worker_spin = int(rate * worker_s)
+        self.caller_spin = int(rate * caller_s)
+
+
+def _spin_seconds():
+    env = os.environ.get("TJIT_SPIN_US", "").strip()
+    if not env:
+        return WORKER_SPIN_S, CALLER_SPIN_S
+    try:
+        us = float(env)
+    except ValueError:
+        us = -1.0
+    if not us >= 0:
+        raise ValueError(f"TJIT_SPIN_US must be a number of microseconds >= 0, got {env!r}")
+    return us * 1e-6, 2 * us * 1e-6
+
+
+_RUNTIME = None          # None: not built yet; False: unavailable here
+_RUNTIME_LOCK = threading.Lock()
+
+
+def _runtime():
+    global _RUNTIME
+    if _RUNTIME is None:
+        with _RUNTIME_LOCK:
+            if _RUNTIME is None:
+                ir_text = _native_ir()
+                try:
+                    _RUNTIME = _Runtime(ir_text) if ir_text else False
+                except Exception as e:  # noqa: BLE001  (any failure: fall back, say why)
+                    warnings.warn(f"tjit: could not build the native thread runtime ({e}); "
+                                  "using Python threads (slower hand-offs).", RuntimeWarning)
+                    _RUNTIME = False
+    return _RUNTIME or None
+
+
+def native_available():
+    """True when the native parallel-for runtime works on this platform."""
+    return _runtime() is not None
+
+
+# ----------------------------------------------------------------------------------------
+# Pools.
+
+class _PyWorker:
+    """A Python-path worker: ``wake`` and ``done`` are locks held while idle."""
+
+    __slots__ = ("done", "error", "job", "stop", "thread", "wake")
 
     def __init__(self, name):
         self.wake = threading.Lock()
@@ -100,9 +495,22 @@ class _Worker:
             if job is not None:
                 try:
                     job[0](*job[1:])
-                except BaseException as e:  # reported to the caller, never lost
+                except BaseException as e:  # noqa: BLE001  (re-raised by the caller)
                     self.error = e
                 self.done.release()
+
+
+def _join_all(threads_):
+    """Join threads even through Ctrl-C (re-raised once all have exited)."""
+    pending = None
+    for t in threads_:
+        while t.is_alive():
+            try:
+                t.join()
+            except BaseException as e:  # noqa: BLE001  (re-raised below)
+                pending = pending or e
+    if pending is not None:
+        raise pending
 
 
 class ThreadPool:
@@ -110,48 +518,85 @@ class ThreadPool:
 
     Args:
       nthreads: total threads a call may use (>= 1).
+      native: use the native runtime (True), Python locks (False), or the native one
+        where available (None).
     """
 
-    def __init__(self, nthreads):
-        if not isinstance(nthreads, int) or nthreads < 1:
+    def __init__(self, nthreads, native=None):
+        if isinstance(nthreads, bool) or not isinstance(nthreads, int) or nthreads < 1:
             raise ValueError(f"ThreadPool: nthreads must be a positive int, got {nthreads!r}")
+        if native and not native_available():
+            raise RuntimeError("ThreadPool(native=True): the native runtime is not "
+                               "available on this platform; pass native=None.")
         self.nthreads = nthreads
-        self._workers = None             # started on first parallel call
+        self.native = bool(native_available() if native is None else native)
+        self._workers = None             # started on the first parallel call
         self._pid = None                 # workers belong to this process (fork check)
+        self._header = None              # native: address of the call header
+        self._slot_addrs = []
+        self._slot_mem = None            # native: keeps the slot memory alive
         self._busy = threading.Lock()
-
-    def _start(self):
-        self._workers = [_Worker(f"tjit-worker-{i}") for i in range(1, self.nthreads)]
-        self._pid = os.getpid()
-        return self._workers
 
     def parallel_for(self, fn, args, sizes, n, min_chunk=1):
         """Run ``fn(args, sizes, start, end)`` over contiguous chunks covering ``[0, n)``.
 
         Args:
           fn: kernel address (int) or ctypes function with the kernel ABI.
-          args: ``void**`` argument array (ctypes array, c_void_p or int address).
-          sizes: ``int64*`` size array (same forms, or None).
+          args: ``void**`` argument array (ctypes array, c_void_p, int address or None).
+          sizes: ``int64*`` size array (same forms).
           n: length of the range; ``n <= 0`` calls nothing.
           min_chunk: do not make chunks smaller than this (small ranges use fewer
-            threads; one chunk runs inline with no hand-off).
+            threads; a single chunk runs inline with no hand-off).
         """
+        kernel = as_kernel(fn)
+        n = int(n)
         if n <= 0:
             return
-        fn = as_kernel(fn)
-        chunks = min(self.nthreads, max(1, n // max(1, min_chunk)))
-        if chunks == 1 or not self._busy.acquire(blocking=False):
-            fn(args, sizes, 0, n)        # one chunk, or the pool is busy: run here
-            return
+        max_blocks = max(1, n // max(1, int(min_chunk)))
+        chunks = min(self.nthreads, max_blocks)
         try:
-            self._run(fn, args, sizes, _split(n, chunks))
-        finally:
-            self._busy.release()
+            if chunks == 1 or not self._busy.acquire(blocking=False):
+                kernel(args, sizes, 0, n)    # one chunk, or the pool is busy: run here
+                return
+            try:
+                if self._workers is None or self._pid != os.getpid():
+                    self._start()
+                if self.native:
+                    rt = _RUNTIME
+                    rt.run(self._header, len(self._slot_addrs), kernel, args, sizes, n,
+                           chunks, max_blocks, BLOCKS_PER_THREAD, rt.caller_spin)
+                else:
+                    self._run_python(kernel, args, sizes, _split(n, chunks))
+            finally:
+                self._busy.release()
+        except ctypes.ArgumentError as e:
+            raise TypeError(f"parallel_for: bad kernel arguments ({e}); args and sizes must "
+                            "be ctypes arrays or pointers, c_void_p, int addresses or "
+                            "None.") from None
 
-    def _run(self, fn, args, sizes, bounds):
-        workers = self._workers if self._pid == os.getpid() else None
-        workers = workers or self._start()
-        used = workers[:len(bounds) - 1]
+    def _start(self, launch=True):
+        """Create the workers; ``launch=False`` leaves native threads unstarted (tests use
+        it to play a worker that is slow to wake)."""
+        names = [f"tjit-worker-{i}" for i in range(1, self.nthreads)]
+        if self.native:
+            rt = _runtime()
+            # header + one slot per worker, 128-aligned (no shared cache lines)
+            self._slot_mem = ctypes.create_string_buffer(_SLOT * (len(names) + 2))
+            base = ctypes.addressof(self._slot_mem)
+            self._header = base + (-base % _SLOT)
+            self._slot_addrs = [self._header + _SLOT * (i + 1) for i in range(len(names))]
+            self._workers = [threading.Thread(target=rt.worker,
+                                              args=(self._header, a, rt.worker_spin),
+                                              name=nm, daemon=True)
+                             for a, nm in zip(self._slot_addrs, names)]
+            for t in self._workers if launch else ():
+                t.start()
+        else:
+            self._workers = [_PyWorker(nm) for nm in names]
+        self._pid = os.getpid()
+
+    def _run_python(self, fn, args, sizes, bounds):
+        used = self._workers[:len(bounds) - 1]
         try:
             for w, (s, e) in zip(used, bounds[1:]):
                 w.job = (fn, args, sizes, s, e)
@@ -163,29 +608,29 @@ class ThreadPool:
             self._retire()               # waits for every started chunk, see docstring
             raise
         errors = [w.error for w in used if w.error is not None]
+        for w in used:
+            w.error = None
         if errors:
-            for w in used:
-                w.error = None
             raise errors[0]
 
     def _retire(self):
         """Stop the workers after their current chunk and wait until they have exited."""
         workers, self._workers = self._workers or [], None
+        if self._pid != os.getpid():
+            return                       # forked child: the workers never existed here
+        if self.native:
+            for addr in self._slot_addrs:
+                _RUNTIME.stop(addr)
+            _join_all(workers)
+            self._header, self._slot_addrs, self._slot_mem = None, [], None
+            return
         for w in workers:
             w.stop = True
             try:
                 w.wake.release()
             except RuntimeError:         # a wake-up is already pending: it will see stop
                 pass
-        pending = None
-        for w in workers:
-            while w.thread.is_alive():
-                try:
-                    w.thread.join()
-                except BaseException as e:   # a second Ctrl-C: keep waiting, raise later
-                    pending = pending or e
-        if pending is not None:
-            raise pending
+        _join_all([w.thread for w in workers])
 
     def close(self):
         """Stop the workers (a later call starts new ones)."""
@@ -213,8 +658,8 @@ def parallel_for(fn, args, sizes, n, nthreads=None, min_chunk=1):
     Args:
       fn: kernel address (int) or ctypes function, C signature
         ``void f(void **args, int64_t *sizes, int64_t start, int64_t end)``.
-      args: ``void**`` argument array (ctypes array, c_void_p or int address).
-      sizes: ``int64*`` size array (same forms, or None).
+      args: ``void**`` argument array (ctypes array, c_void_p, int address or None).
+      sizes: ``int64*`` size array (same forms).
       n: the parallel axis' extent; ``n <= 0`` calls nothing.
       nthreads: threads to use (default: ``$TJIT_NUM_THREADS`` or the CPU count).
       min_chunk: smallest chunk worth a thread.
@@ -223,10 +668,12 @@ def parallel_for(fn, args, sizes, n, nthreads=None, min_chunk=1):
 
 
 def _after_fork_in_child():
-    # Worker threads do not survive fork: forget the pools (and locks a parent thread held).
-    global _POOLS_LOCK
+    # Worker threads do not survive fork: forget the pools (and a lock a parent thread
+    # may have held); pools kept elsewhere restart their workers (pid check).
+    global _POOLS_LOCK, _RUNTIME_LOCK
     _POOLS.clear()
     _POOLS_LOCK = threading.Lock()
+    _RUNTIME_LOCK = threading.Lock()
 
 
 if hasattr(os, "register_at_fork"):

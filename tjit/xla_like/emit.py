@@ -12,7 +12,8 @@ import sympy
 
 from tjit.xla_like import kernel_ir as K
 from tjit.xla_like.fusion import (
-    NeedMaterialize, is_buffer, is_inlined_constant, space_of_root, unit_only_reshape)
+    NeedMaterialize, is_buffer, is_inlined_constant, space_of_root, squeezed,
+    unit_only_reshape)
 
 
 class CannotFuse(Exception):
@@ -79,6 +80,9 @@ class KernelBuilder:
                 stores.append((r, outer, K.Stage(k, r.dtype), "outer"))
             elif tuple(r.shape) == self.shape:
                 stores.append((r, ident, self.expr(r, ident), "inner"))
+            elif not self.axes and squeezed(r.shape) == squeezed(self.shape):
+                maps = _unit_maps(r.shape, self.shape)
+                stores.append((r, maps, self.expr(r, maps), "inner"))
             elif self.row and tuple(r.shape) == self.shape[:self.n_outer]:
                 stores.append((r, outer, self.expr(r, outer), "outer"))
             else:
@@ -177,6 +181,14 @@ class KernelBuilder:
                 self.inputs.append(x)
             return K.Load(self.arg_of[x.id], lin, x.dtype)
         raise NeedMaterialize(x)
+
+
+def _unit_maps(shape, space):
+    """Maps for a value whose shape equals the space's up to size-1 dims."""
+    n = len(space)
+    axes = iter(a for a, d in enumerate(space) if d != 1)
+    zero = K.Affine(0, (0,) * n)
+    return tuple(zero if d == 1 else _axis(next(axes), n) for d in shape)
 
 
 def _symbols(k):

@@ -86,6 +86,10 @@ def row_reduce(i):
         range(n - len(i.attrs["axes"]), n))
 
 
+def squeezed(shape):
+    return tuple(d for d in shape if d != 1)
+
+
 def space_of_root(i):
     """The iteration space a kernel rooted at ``i`` would use: (shape, reduce axes)."""
     if i.opcode == "reduce":
@@ -137,11 +141,6 @@ class FusionDecision:
         order = {i.id: n for n, i in enumerate(m.instrs)}
         self.order = order
         outputs = {o.id for o in m.outputs}
-        cost = {}
-        for i in m.instrs:  # forward: recompute cost of each value's inlined subtree
-            cost[i.id] = op_cost(i) + sum(
-                0.0 if is_buffer(o) or is_inlined_constant(o) else min(cost[o.id], 8.0)
-                for o in i.operands)
         evals = {}
         for i in reversed(m.instrs):
             if is_buffer(i):
@@ -162,11 +161,24 @@ class FusionDecision:
                 if u.opcode == "reshape" and not unit_only_reshape(u):
                     must = True  # a kernel addresses a reshape's operand by linear index
             if must or not ev or not self._inline_ok(i, set(ev), sum(ev.values()),
-                                                     cost[i.id]):
+                                                     self._recompute_cost(i)):
                 self.materialized.add(i.id)
             else:
                 evals[i.id] = ev
         self.kernels_of_value = {k: set(v) for k, v in evals.items()}
+
+    def _recompute_cost(self, i, limit=256):
+        """Op costs of the distinct values recomputed when ``i`` is inlined (its DAG down
+        to buffers; shared subexpressions count once)."""
+        total, stack, seen = 0.0, [i], set()
+        while stack and len(seen) < limit:
+            j = stack.pop()
+            if j.id in seen or is_buffer(j) or is_inlined_constant(j):
+                continue
+            seen.add(j.id)
+            total += op_cost(j)
+            stack.extend(j.operands)
+        return total
 
     def _edge_evals(self, u, i, ev_u):
         if u.opcode == "broadcast":
@@ -266,20 +278,21 @@ class FusionDecision:
                                 key=lambda r: self.order[r.id])
 
     def _can_merge(self, a, b):
-        if self.space(a) != self.space(b):
+        sa, sb = self.space(a), self.space(b)
+        if sa != sb and (sa[1] or sb[1] or squeezed(sa[0]) != squeezed(sb[0])):
             return False
         pa, pb = self._producers(a), self._producers(b)
-        direct = b in pa or a in pb
-        if direct and not self.space(a)[1]:
-            return False  # an elementwise consumer would need the producer at other points
+        # (a direct producer -> consumer pair is fine: inside one kernel the producer's
+        # value is recomputed from its expression wherever the consumer reads it)
         # no path through a third group in either direction
         return not any(self._reaches(b, g) for g in pa - {b}) and \
             not any(self._reaches(a, g) for g in pb - {a})
 
     def _merge_row_producers(self):
-        """A row-style group feeding a consumer with the same space joins it."""
+        """A group feeding a consumer with the same space joins it (a row reduction
+        becomes a stage of its consumer; an elementwise value an extra output)."""
         for gid in list(self.groups):
-            if gid not in self.groups or not self.space(gid)[1]:
+            if gid not in self.groups:
                 continue
             for cons in sorted(self.groups, key=lambda g: self.order[g]):
                 if cons != gid and gid in self._producers(cons) and self._can_merge(cons, gid):

@@ -16,7 +16,7 @@ Each equation lowers by, in order:
 import numpy as np
 
 from tjit.primitives.ad_prims import CALL_JAXPR_PARAM, checkpoint_name_p, stop_gradient_p
-from tjit.tracing.jaxpr import Literal
+from tjit.tracing.jaxpr import ClosedJaxpr, Jaxpr, Literal, is_polymorphic, specialize
 from tjit.tracing.shapes import contains_symbolic, substitute_params
 from tjit.xla_like import hlo
 
@@ -82,12 +82,35 @@ def lower_eqn(ctx, eqn, ins):
 
 def library_call(ctx, prim, ins, params, out_avals):
     """Run ``prim``'s reference implementation on the host at this point."""
-    symbolic = contains_symbolic(params)
+    symbolic = any(_symbolic_param(p) for p in params.values())
     impl, multiple = prim.impl, prim.multiple_results
+    per_env = {}
 
     def fn(env, *arrays):
-        p = substitute_params(params, env) if symbolic else params
+        p = params
+        if symbolic:
+            key = tuple(sorted((str(k), v) for k, v in env.items()))
+            p = per_env.get(key)
+            if p is None:
+                p = per_env[key] = {k: _specialize_param(v, env) for k, v in params.items()}
         out = impl(np, *arrays, **p)
         return list(out) if multiple else [out]
 
     return ctx.library(prim.name, fn, ins, [(a.shape, a.dtype) for a in out_avals])
+
+
+def _is_jaxpr(p):
+    return isinstance(p, (Jaxpr, ClosedJaxpr))
+
+
+def _symbolic_param(p):
+    subs = p if isinstance(p, tuple) else (p,)
+    return contains_symbolic(p) or any(_is_jaxpr(x) and is_polymorphic(x) for x in subs)
+
+
+def _specialize_param(p, env):
+    if _is_jaxpr(p):
+        return specialize(p, env)
+    if isinstance(p, tuple) and p and all(_is_jaxpr(x) for x in p):
+        return tuple(specialize(x, env) for x in p)
+    return substitute_params(p, env)

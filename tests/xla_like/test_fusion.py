@@ -1,0 +1,160 @@
+"""Fusion decisions on known patterns, through the public inspection API
+(``jit(f).lower(...).compile()``: ``fusion_summary``, ``kernels``, ``memory_analysis``),
+and each program's results against the reference interpreter."""
+
+import numpy as np
+import pytest
+
+import tjit
+import tjit.numpy as jnp
+from tjit import nn
+
+
+def mish(x):
+    return x * jnp.tanh(jnp.log1p(jnp.exp(x)))
+
+
+def layernorm(x, w, b):
+    m = jnp.mean(x, axis=-1, keepdims=True)
+    v = jnp.mean((x - m) ** 2, axis=-1, keepdims=True)
+    return (x - m) / jnp.sqrt(v + 1e-5) * w + b
+
+
+def block(w, d, X, Y, s):
+    Xw, Xd = X @ w, X @ d
+    out = 1 - Y * (Xw + s * Xd)
+    sv = out > 0
+    out = out * sv
+    g = w @ d + s * (d @ d) - jnp.sum(out * Y * Xd)
+    h = d @ d + jnp.sum(Xd * sv * Xd)
+    return g, h
+
+
+def compiled(f, *args, **kw):
+    return tjit.jit(f, **kw).lower(*args).compile()
+
+
+def kinds(c):
+    return [k for k, _ in c.fusion_summary()]
+
+
+def check_against_interpreter(f, *args, rtol=2e-5, atol=1e-6):
+    got = tjit.jit(f)(*args)
+    want = tjit.jit(f, backend="interpreter")(*args)
+    for g, w in zip(tjit.tree_util.tree_leaves(got), tjit.tree_util.tree_leaves(want)):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=rtol, atol=atol)
+
+
+@pytest.fixture
+def x():
+    return np.random.RandomState(0).randn(16, 64).astype(np.float32) * 3
+
+
+def test_mish_forward_is_one_kernel(x):
+    c = compiled(mish, x)
+    assert kinds(c) == ["kernel"]
+    check_against_interpreter(mish, x)
+
+
+def test_mish_grad_is_one_kernel_without_temporaries(x):
+    f = tjit.grad(lambda x: jnp.sum(mish(x)))
+    c = compiled(f, x)
+    assert kinds(c) == ["kernel"]
+    mem = c.memory_analysis()
+    assert mem.temp_size_in_bytes < x.nbytes, mem  # forward values recomputed, not stored
+    assert mem.output_size_in_bytes == x.nbytes
+    check_against_interpreter(f, x)
+
+
+def test_mish_value_and_grad_stays_small(x):
+    f = tjit.value_and_grad(lambda x: jnp.sum(mish(x)))
+    c = compiled(f, x)
+    assert kinds(c).count("kernel") <= 2
+    assert c.memory_analysis().temp_size_in_bytes < x.nbytes
+    check_against_interpreter(f, x, rtol=1e-4)
+
+
+@pytest.mark.parametrize("fn", [lambda x: nn.softmax(x, axis=-1),
+                                lambda x: nn.log_softmax(x, axis=-1)])
+def test_softmax_at_most_two_kernels(fn, x):
+    assert kinds(compiled(fn, x)).count("kernel") <= 2
+    check_against_interpreter(fn, x)
+    g = tjit.grad(lambda x: jnp.sum(fn(x) * jnp.cos(x)))
+    assert kinds(compiled(g, x)).count("kernel") <= 2
+    check_against_interpreter(g, x, rtol=1e-4, atol=1e-5)
+
+
+def test_layernorm_forward_and_backward_at_most_two_kernels(x):
+    w = np.linspace(0.5, 1.5, 64).astype(np.float32)
+    b = np.linspace(-1, 1, 64).astype(np.float32)
+    assert kinds(compiled(layernorm, x, w, b)).count("kernel") <= 2
+    check_against_interpreter(layernorm, x, w, b, rtol=1e-4, atol=1e-5)
+    g = tjit.grad(lambda x, w, b: jnp.sum(layernorm(x, w, b) * x), argnums=(0, 1, 2))
+    assert kinds(compiled(g, x, w, b)).count("kernel") <= 2
+    check_against_interpreter(g, x, w, b, rtol=1e-3, atol=1e-3)
+
+
+def test_block_two_kernels_plus_library_calls():
+    rng = np.random.RandomState(1)
+    n = 1000
+    X = rng.randn(n, 8).astype(np.float32)
+    Y = np.sign(rng.randn(n)).astype(np.float32)
+    w, d = rng.randn(8).astype(np.float32), rng.randn(8).astype(np.float32)
+    c = compiled(block, w, d, X, Y, np.float32(0.3))
+    k = kinds(c)
+    assert k.count("kernel") <= 2 and set(k) <= {"kernel", "dot"}, k
+    check_against_interpreter(block, w, d, X, Y, np.float32(0.3), rtol=1e-4, atol=1e-3)
+
+
+def test_broadcast_exp_vector_is_materialized_not_recomputed_per_row():
+    # exp(v) broadcast along the leading axis of a big matrix: recomputing it per row
+    # costs 3 units x rows; storing it costs 8 bytes per element of v.
+    v = np.linspace(-1, 1, 256).astype(np.float32)
+    m = np.ones((512, 256), np.float32)
+    f = lambda v, m: m * jnp.exp(v) + jnp.exp(v)[None, :] * 2  # noqa: E731
+    c = compiled(f, v, m)
+    text = c.as_text()
+    assert kinds(c).count("kernel") == 2, text  # exp(v) once, then the broadcast product
+    check_against_interpreter(f, v, m)
+
+
+def test_row_broadcast_along_trailing_axis_is_recomputed():
+    # a per-row value broadcast along the trailing axis is hoisted by LICM: free to inline
+    r = np.linspace(-1, 1, 64).astype(np.float32)
+    m = np.ones((64, 128), np.float32)
+    f = lambda r, m: m * jnp.exp(r)[:, None]  # noqa: E731
+    assert kinds(compiled(f, r, m)) == ["kernel"]
+    check_against_interpreter(f, r, m)
+
+
+def test_sibling_outputs_share_one_kernel(x):
+    f = lambda x: (jnp.sin(x) * 2, jnp.cos(x) + 1, x * x)  # noqa: E731
+    c = compiled(f, x)
+    assert kinds(c) == ["kernel"]
+    (k,) = c.kernels()
+    assert len([a for a in k.args if a.role == "out"]) == 3
+    check_against_interpreter(f, x)
+
+
+def test_column_reduction_uses_accumulate_style(x):
+    f = lambda x: jnp.sum(x * x, axis=0)  # noqa: E731
+    (k,) = compiled(f, x).kernels()
+    assert not k.row_style and k.reduce_axes == (0,)
+    check_against_interpreter(f, x)
+
+
+def test_dot_with_fused_epilogue():
+    rng = np.random.RandomState(2)
+    x = rng.randn(32, 16).astype(np.float32)
+    w = rng.randn(16, 8).astype(np.float32)
+    b = rng.randn(8).astype(np.float32)
+    f = lambda x, w, b: jnp.tanh(x @ w + b)  # noqa: E731
+    assert kinds(compiled(f, x, w, b)) == ["dot", "kernel"]
+    check_against_interpreter(f, x, w, b)
+
+
+def test_as_text_shows_program_kernels_and_llvm(x):
+    c = compiled(mish, x)
+    text = c.as_text()
+    assert "fused kernels" in text and "kernel fusion_0" in text
+    assert "define" in c.as_text(llvm=True)

@@ -1,0 +1,1 @@
+"""LLVM CPU backend: kernel IR -> LLVM IR (llvmlite) -> machine code (see DESIGN.md)."""

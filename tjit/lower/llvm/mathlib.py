@@ -1,0 +1,630 @@
+"""Vectorizable math functions emitted inline as straight-line LLVM IR.
+
+``emit_math(builder, name, args, ty)`` writes the IR of one scalar math function at the
+builder's position. Every function is branch-free (``select`` for special cases, ordered
+compare-and-select clamps so NaN passes through), uses only intrinsics with vector forms
+(``llvm.fma``, ``llvm.fabs``, ``llvm.floor``, ``llvm.copysign``) and integer bit tricks
+for 2^k scaling and exponent/mantissa splitting, so LLVM's loop vectorizer turns the loop
+around it into SIMD code. No fast-math flags are used. Algorithms: Cody-Waite argument
+reduction plus minimax polynomials or rationals (fitted for this module with a Remez
+exchange in mpmath; the fits live in the coefficient tables below).
+
+Measured max error in ulps of the result (float32: ~1e6 points per function over the
+whole range, incl. exhaustive scans of the hard intervals, vs float64 references;
+float64: vs 80-bit long double and mpmath references). The tests assert these bounds.
+
+    function   float32  float64  notes
+    exp          1        1
+    exp2         1        1
+    expm1        1        1
+    log          1        1
+    log1p        2        1
+    tanh         2        2      f32: rational, clamped at |x| = 9 (exactly +-1 beyond)
+    logistic     1        1
+    sin, cos     1        1      bound for |x| <= 1e5 (f32) / 1e9 (f64)
+    tan          2        2      same range as sin/cos
+    erf          2        1      f32: rational, clamped at |x| = 4 (exactly +-1 beyond)
+    pow          1        2      f32 computed in double
+    atan2        2        2
+    cbrt         1        1
+
+Special values follow C99/IEEE: NaN in gives NaN out (except pow(x, 0) = pow(1, y) = 1),
+exp/exp2/expm1 overflow to inf and underflow gradually (denormal results are rounded,
+not flushed); log(0) = -inf, log(x < 0) = NaN, log(inf) = inf; sin/cos/tan(+-inf) = NaN;
+tanh(+-inf) = erf(+-inf) = +-1, logistic(-inf) = 0, logistic(inf) = 1; pow follows C's
+pow special cases; atan2 follows C's signed-zero/infinity cases; odd functions keep the
+sign of zero. Beyond the sin/cos accuracy range results stay finite and in [-1, 1].
+"""
+
+from fractions import Fraction
+
+import numpy as np
+from llvmlite import ir
+
+__all__ = ["MATH_FUNCTIONS", "emit_math"]
+
+_PI = Fraction("3.14159265358979323846264338327950288419716939937510582097494459230781")
+_LN2 = Fraction("0.693147180559945309417232121458176568075500134360255254120680009493393")
+LOG2E = 1.4426950408889634073599246810018921
+
+
+def _rnd(value, is64):
+    d = float(value)
+    return d if is64 else float(np.float32(d))
+
+
+def _split(value, parts, is64):
+    """value as a sum of `parts` floats (Cody-Waite constants); each part is the rounded
+    remainder of the previous ones."""
+    out, rest = [], Fraction(value)
+    for _ in range(parts):
+        out.append(_rnd(rest, is64))
+        rest -= Fraction(out[-1])
+    return out
+
+
+# ----------------------------------------------------------------------------------------
+# Coefficient tables (lowest power first), keyed by precision: False = f32, True = f64.
+
+#: exp(r) = 1 + r + r^2 * P(r), |r| <= ln2/2
+_EXP_P = {False: [0.4999999337002234, 0.1666651947970606, 0.04166840163998314,
+                  0.008368856453976892, 0.0013814307265274657],
+          True: [0.5000000000000011, 0.16666666666666408, 0.04166666666652802,
+                 0.008333333333497027, 0.001388888894427432, 0.00019841269502578229,
+                 2.4801492359506046e-05, 2.755758851098889e-06, 2.7630534585771823e-07,
+                 2.499984773637373e-08]}
+#: lower-precision exp(r) polynomial (rel. err 2^-34) used in double by float32 pow
+_EXP_P_MID = [0.5000000068463546, 0.1666666585937361, 0.041666292061787305,
+              0.008333498393323825, 0.0013944876920675463, 0.00019790126452076602]
+#: expm1(r) = r + r^2 * Q(r), |r| <= ln2/2
+_EXPM1_Q = {False: [0.4999999813210492, 0.16666542647230667, 0.04166720410141486,
+                    0.008366651853082517, 0.0013882494872943815],
+            True: [0.5, 0.16666666666666677, 0.041666666666666505, 0.008333333333321506,
+                   0.0013888888888963539, 0.00019841269886498365, 2.4801587171002577e-05,
+                   2.755724378077907e-06, 2.75574033029483e-07, 2.5109203968449395e-08,
+                   2.0875324647149534e-09]}
+#: 2^r = 1 + r * Q(r), |r| <= 1/2
+_EXP2_Q = {False: [0.6931472029849044, 0.24022647896894345, 0.05550332163059381,
+                   0.009618438600418068, 0.0013399003419875205, 0.0001535325804578605],
+           True: [0.6931471805599453, 0.24022650695910133, 0.05550410866482007,
+                  0.009618129107593845, 0.0013333558146777396, 0.00015403530457493806,
+                  1.5252733491259305e-05, 1.3215435076693802e-06, 1.0178200026213451e-07,
+                  7.07382090910657e-09, 4.434749801385974e-10]}
+#: float32 log1p(f) = f + f^2 * P(f), f in [sqrt(1/2) - 1, sqrt(2) - 1] (no division)
+_LOG1P_P32 = [-0.49999988335886625, 0.3333332568375869, -0.25001584072257443,
+              0.20001975327426563, -0.16609054047569427, 0.14181777299613113,
+              -0.13243194997622054, 0.12904853108094058, -0.07621772531743369]
+#: log1p(f) = 2s + s*z*R(z), s = f/(2+f), z = s^2 (float64; R_MID: 2^-37 for f32 pow)
+_LOG_R64 = [0.6666666666666734, 0.39999999999413965, 0.28571428742562177,
+            0.22222198553784375, 0.1818356540723795, 0.15314021120125906,
+            0.14796261145333067]
+_LOG_R_MID = [0.6666666564462503, 0.40000335396356734, 0.2853729450515402,
+              0.23582434810652134]
+#: float32 tanh(x) = x * P(x^2) / Q(x^2) on |x| <= 9 (P(0) = Q(0) = 1: exact near 0)
+_TANH_P32 = [1.0, 0.1368246283350273, 0.003871495701470742, 2.8069894180987557e-05,
+             3.072921925458111e-08, -1.2305057592022388e-11]
+_TANH_Q32 = [1.0, 0.4701579533881754, 0.02725749624366903, 0.0003944163709186156,
+             1.2916495669375508e-06]
+#: sin(r) = r + r^3 * S(r^2), cos(r) = 1 - r^2/2 + r^4 * C(r^2), |r| <= pi/4 (f32: <= 0.8)
+_SIN_S = {False: [-0.1666665319228766, 0.00833207088595885, -0.00019503068989413103],
+          True: [-0.1666666666666663, 0.008333333333322108, -0.00019841269829580163,
+                 2.7557313618016297e-06, -2.505074721801919e-08, 1.5896197625040754e-10]}
+_COS_C = {False: [0.041666643182903244, -0.0013887194230423274, 2.4419196787087057e-05],
+          True: [0.041666666666666595, -0.001388888888887304, 2.4801587288841394e-05,
+                 -2.7557314176238337e-07, 2.087570041588058e-09, -1.1358513941922858e-11]}
+#: atan(t) = t + t^3 * P(t^2), |t| <= tan(pi/8)
+_ATAN_P = {False: [-0.33333315021606685, 0.19998460469147905, -0.14243311007471265,
+                   0.10592078261001497, -0.06073610513486808],
+           True: [-0.3333333333333319, 0.19999999999952386, -0.1428571428007559,
+                  0.1111111077741986, -0.09090897584311404, 0.07692057133733182,
+                  -0.06663069040229394, 0.058476344752289716, -0.05038155287068479,
+                  0.03803531280080311, -0.017875118965324337]}
+#: cbrt(m) ~ P(m) on [1, 2) (seed for one/two Newton steps)
+_CBRT_P = {False: [0.5528234092466799, 0.5871143109221731, -0.16296968538327103,
+                   0.02310496712214483],
+           True: [0.5069793558067026, 0.7181539885155969, -0.30061160045566027,
+                  0.08609136183601122, -0.010603898509090529]}
+#: float32 erf(x) = x * P(x^2) / Q(x^2) on |x| <= 4
+_ERF_P32 = [1.12837916946623, 0.1851994487952626, 0.054317032117754176,
+            0.003849534876596067, 0.0003796325129697637, 4.6855100968526255e-06,
+            -1.3205780398593668e-08]
+_ERF_Q32 = [1.0, 0.49746215288479795, 0.11395740560552882, 0.015462024541181847,
+            0.0013075854907508475, 6.31174601348705e-05]
+#: float64 erf: x * P(x^2) for |x| < 0.6; else 1 - exp(-x^2) * N(x) / D(x) (|x| <= 6)
+_ERF_S64 = [1.1283791670955126, -0.37612638903183704, 0.11283791670950459,
+            -0.026866170643478984, 0.005223977595684037, -0.0008548323939429677,
+            0.00012055137959986763, -1.4917991458711601e-05, 1.627921022902824e-06,
+            -1.3911397581751795e-07]
+_ERFC_N64 = [1.000000000159594, 1.5098303528105903, 1.1357182730978153, 0.5127903484787394,
+             0.14475866427825868, 0.02417784446299247, 0.0018871251097176123]
+_ERFC_D64 = [1.0, 2.638209522377665, 3.112618918543206, 2.1390480297314145,
+             0.9303971532298791, 0.25824381971820115, 0.04285450552807872,
+             0.003344830966509535]
+
+
+# ----------------------------------------------------------------------------------------
+# IR helpers bound to one builder and one float type.
+
+class _Ops:
+    def __init__(self, builder, ty):
+        self.b = builder
+        self.ty = ty
+        self.is64 = isinstance(ty, ir.DoubleType)
+        self.width = 64 if self.is64 else 32
+        self.ity = ir.IntType(self.width)
+        self.mant = 52 if self.is64 else 23
+        self.bias = 1023 if self.is64 else 127
+        self.emax = self.bias  # largest unbiased exponent of a finite number
+
+    # constants
+    def c(self, v):
+        return ir.Constant(self.ty, float(v))
+
+    def i(self, v):
+        v = int(v) & ((1 << self.width) - 1)
+        return ir.Constant(self.ity, v - (1 << self.width) if v >> (self.width - 1) else v)
+
+    # float arithmetic
+    def _v(self, v):
+        return v if isinstance(v, ir.Value) else self.c(v)
+
+    def add(self, a, b):
+        return self.b.fadd(self._v(a), self._v(b))
+
+    def sub(self, a, b):
+        return self.b.fsub(self._v(a), self._v(b))
+
+    def mul(self, a, b):
+        return self.b.fmul(self._v(a), self._v(b))
+
+    def div(self, a, b):
+        return self.b.fdiv(self._v(a), self._v(b))
+
+    def fma(self, a, b, c):
+        return self.b.fma(self._v(a), self._v(b), self._v(c))
+
+    def neg(self, a):
+        return self.b.fneg(a)
+
+    def horner(self, x, coeffs):
+        acc = self.c(coeffs[-1])
+        for k in reversed(coeffs[:-1]):
+            acc = self.fma(acc, x, k)
+        return acc
+
+    def _intr(self, name, *args):
+        fnty = ir.FunctionType(self.ty, [self.ty] * len(args))
+        fn = self.b.module.declare_intrinsic(name, [self.ty], fnty)
+        return self.b.call(fn, [self._v(a) for a in args])
+
+    def fabs(self, x):
+        return self._intr("llvm.fabs", x)
+
+    def floor(self, x):
+        return self._intr("llvm.floor", x)
+
+    def copysign(self, mag, sgn):
+        return self._intr("llvm.copysign", mag, sgn)
+
+    # comparisons and selects (ordered: false when either side is NaN)
+    def cmp(self, op, a, b):
+        return self.b.fcmp_ordered(op, self._v(a), self._v(b))
+
+    def ucmp(self, op, a, b):
+        return self.b.fcmp_unordered(op, self._v(a), self._v(b))
+
+    def isnan(self, x):
+        return self.b.fcmp_unordered("uno", x, x)
+
+    def sel(self, cond, a, b):
+        return self.b.select(cond, self._v(a), self._v(b))
+
+    def clamp(self, x, lo, hi):
+        """min(max(x, lo), hi) that lets NaN through."""
+        x = self.sel(self.cmp(">", x, hi), hi, x)
+        return self.sel(self.cmp("<", x, lo), lo, x)
+
+    # integer views
+    def bits(self, x):
+        return self.b.bitcast(x, self.ity)
+
+    def fbits(self, n):
+        return self.b.bitcast(n, self.ty)
+
+    def iadd(self, a, b):
+        return self.b.add(a, b if isinstance(b, ir.Value) else self.i(b))
+
+    def isub(self, a, b):
+        return self.b.sub(a if isinstance(a, ir.Value) else self.i(a),
+                          b if isinstance(b, ir.Value) else self.i(b))
+
+    def icmp(self, op, a, b):
+        return self.b.icmp_signed(op, a, b if isinstance(b, ir.Value) else self.i(b))
+
+    def tofloat(self, n):
+        return self.b.sitofp(n, self.ty)
+
+    def pow2(self, n):
+        """2.0**n for an integer n in the normal exponent range."""
+        return self.fbits(self.b.shl(self.iadd(n, self.bias), self.i(self.mant)))
+
+    def scale2(self, p, n):
+        """p * 2**n in two exact steps, so overflow gives inf and results in the denormal
+        range are rounded once (gradual underflow)."""
+        n1 = self.b.ashr(n, self.i(1))
+        return self.mul(self.mul(p, self.pow2(n1)), self.pow2(self.b.sub(n, n1)))
+
+    def round_mul(self, x, k):
+        """(n as float, n as int) with n = round(x * k); |n| < 2^(mantissa-1). Adding
+        1.5 * 2^mantissa leaves n in the low bits (no fptosi: no poison on NaN)."""
+        shifter = 1.5 * 2.0 ** self.mant
+        t = self.fma(x, k, shifter)
+        return self.sub(t, shifter), self.isub(self.bits(t), self.bits(self.c(shifter)))
+
+    def sign_bits(self, x):
+        return self.b.and_(self.bits(x), self.i(1 << (self.width - 1)))
+
+    def xor_sign(self, x, sbits):
+        return self.fbits(self.b.xor(self.bits(x), sbits))
+
+
+# ----------------------------------------------------------------------------------------
+# exp family: x = n*ln2 + r (Cody-Waite), exp(x) = 2^n * exp(r).
+
+def _ln2_parts(o):
+    return _split(_LN2, 2, o.is64)
+
+
+def _exp_core(o, x, coeffs, extra=None):
+    """exp(x + extra) for x already clamped to the finite range; extra is a small
+    correction term (double-double input of pow) or None."""
+    nf, n = o.round_mul(x, LOG2E)
+    hi, lo = _ln2_parts(o)
+    r = o.fma(nf, -lo, o.fma(nf, -hi, x))     # x - n*hi is exact
+    if extra is not None:
+        r = o.add(r, extra)
+    p = o.add(o.fma(o.mul(r, r), o.horner(r, coeffs), r), 1.0)
+    return o.scale2(p, n)
+
+
+def _exp(o, x):
+    lo, hi = (-746.0, 710.0) if o.is64 else (-104.0, 89.0)
+    return _exp_core(o, o.clamp(x, lo, hi), _EXP_P[o.is64])
+
+
+def _exp2(o, x):
+    lo, hi = (-1080.0, 1030.0) if o.is64 else (-152.0, 130.0)
+    x = o.clamp(x, lo, hi)
+    nf, n = o.round_mul(x, 1.0)
+    r = o.sub(x, nf)                          # exact
+    return o.scale2(o.fma(r, o.horner(r, _EXP2_Q[o.is64]), 1.0), n)
+
+
+def _expm1(o, x):
+    # expm1(x) = 2^n * expm1(r) + (2^n - 1) in one fma: exact 2^n - 1 for small n, and
+    # n = 0 gives expm1(r) itself (tiny x stays accurate). n = emax+1 (x just below the
+    # overflow threshold) is computed as 2 * (2^(n-1) * (1 + p) - 1/2)-ish via a final x2.
+    lo, hi = (-60.0, 710.0) if o.is64 else (-30.0, 89.0)
+    xc = o.clamp(x, lo, hi)
+    nf, n = o.round_mul(xc, LOG2E)
+    h, l = _ln2_parts(o)
+    r = o.fma(nf, -l, o.fma(nf, -h, xc))
+    p = o.fma(o.mul(r, r), o.horner(r, _EXPM1_Q[o.is64]), r)
+    big = o.icmp(">", n, o.emax)
+    s = o.pow2(o.b.sub(n, o.b.zext(big, o.ity)))
+    res = o.mul(o.fma(s, p, o.sub(s, 1.0)), o.sel(big, 2.0, 1.0))
+    return o.sel(o.cmp("==", x, 0.0), x, res)   # keeps the sign of zero
+
+
+def _logistic(o, x):
+    # 1/(1+e^-x) for x >= 0, e^x/(1+e^x) for x < 0: e = exp(-|x|) never overflows and
+    # denormal results for very negative x are kept.
+    e = _exp(o, o.neg(o.fabs(x)))
+    return o.div(o.sel(o.cmp("<", x, 0.0), e, 1.0), o.add(e, 1.0))
+
+
+# ----------------------------------------------------------------------------------------
+# log family: x = 2^k * m, m in [sqrt(1/2), sqrt(2)), log(x) = k*ln2 + log1p(m - 1).
+
+_SQRTH_BITS = {False: 0x3F3504F3, True: 0x3FE6A09E667F3BCD}
+
+
+def _log_split(o, x, denormals=True):
+    """(k, m) with x = m * 2^k, m in [sqrt(1/2), sqrt(2)), for finite x > 0."""
+    if denormals:
+        tiny = o.cmp("<", x, 2.0 ** (1 - o.bias))
+        x = o.sel(tiny, o.mul(x, 2.0 ** o.mant), x)
+    sq = _SQRTH_BITS[o.is64]
+    ix = o.isub(o.bits(x), sq)
+    k = o.b.ashr(ix, o.i(o.mant))
+    m = o.fbits(o.iadd(o.b.and_(ix, o.i((1 << o.mant) - 1)), sq))
+    if denormals:
+        k = o.b.sub(k, o.b.select(tiny, o.i(o.mant), o.i(0)))
+    return k, m
+
+
+def _ln2_hi32():
+    """ln2 rounded to 32 significant bits (k * hi is exact for |k| < 2^21) and the rest."""
+    hi = Fraction(round(_LN2 * 2 ** 32), 2 ** 32)
+    return float(hi), float(_LN2 - hi)
+
+
+def _log_kernel(o, k, f):
+    """k*ln2 + log1p(f) for f in [sqrt(1/2) - 1, sqrt(2) - 1]."""
+    dk = o.tofloat(k)
+    if not o.is64:      # polynomial, no division
+        y = o.fma(o.mul(f, f), o.horner(f, _LOG1P_P32), f)
+        h, l = _ln2_parts(o)
+        return o.fma(dk, h, o.fma(dk, l, y))
+    # fdlibm's form: log1p(f) = f - (f^2/2 - s*(f^2/2 + R)), s = f/(2+f)
+    s = o.div(f, o.add(f, 2.0))
+    z = o.mul(s, s)
+    big_r = o.mul(z, o.horner(z, _LOG_R64))
+    hfsq = o.mul(o.mul(f, f), 0.5)
+    h, l = _ln2_hi32()
+    t = o.fma(s, o.add(hfsq, big_r), o.mul(dk, l))
+    return o.add(o.mul(dk, h), o.sub(f, o.sub(hfsq, t)))
+
+
+def _log(o, x):
+    k, m = _log_split(o, x)
+    r = _log_kernel(o, k, o.sub(m, 1.0))
+    r = o.sel(o.cmp("==", x, float("inf")), x, r)
+    r = o.sel(o.cmp("==", x, 0.0), float("-inf"), r)
+    return o.sel(o.ucmp("<", x, 0.0), float("nan"), r)     # x < 0 or NaN
+
+
+def _log1p(o, x):
+    # u = 1 + x = 2^k * m; f = 2^-k * (1 + x) - 1 = fma(2^-k, x, 2^-k - 1) recovers the
+    # rounding error of 1 + x (2^-k is not a normal number for k >= emax: use m - 1).
+    u = o.add(x, 1.0)
+    k, m = _log_split(o, u, denormals=False)
+    s = o.fbits(o.b.shl(o.isub(o.bias, k), o.i(o.mant)))
+    f = o.sel(o.icmp("<", k, o.emax), o.fma(s, x, o.sub(s, 1.0)), o.sub(m, 1.0))
+    r = _log_kernel(o, k, f)
+    r = o.sel(o.cmp("==", x, float("inf")), x, r)
+    r = o.sel(o.cmp("==", x, -1.0), float("-inf"), r)
+    r = o.sel(o.ucmp("<", x, -1.0), float("nan"), r)
+    return o.sel(o.cmp("==", x, 0.0), x, r)
+
+
+def _tanh(o, x):
+    if not o.is64:
+        xc = o.clamp(x, -9.0, 9.0)
+        t = o.mul(xc, xc)
+        return o.div(o.mul(xc, o.horner(t, _TANH_P32)), o.horner(t, _TANH_Q32))
+    # tanh|x| = -em / (2 + em), em = expm1(-2|x|) in (-1, 0]: no cancellation, no overflow
+    em = _expm1(o, o.mul(o.fabs(x), -2.0))
+    return o.copysign(o.div(o.neg(em), o.add(em, 2.0)), x)
+
+
+# ----------------------------------------------------------------------------------------
+# Trigonometric functions: |x| = q*pi/2 + r (3-part Cody-Waite with fma).
+
+def _trig(o, ax):
+    """(q, sin r, cos r) for ax = |x|."""
+    nf, q = o.round_mul(ax, float(2 / _PI))
+    p1, p2, p3 = _split(_PI / 2, 3, o.is64)
+    r = o.fma(nf, -p3, o.fma(nf, -p2, o.fma(nf, -p1, ax)))
+    # beyond the accurate range r can be off: keep it in the polynomials' domain so the
+    # results stay in [-1, 1] (NaN passes through)
+    lim = 0.78548 if o.is64 else 0.8
+    r = o.clamp(r, -lim, lim)
+    z = o.mul(r, r)
+    s = o.fma(o.mul(r, z), o.horner(z, _SIN_S[o.is64]), r)
+    c = o.fma(z, o.fma(z, o.horner(z, _COS_C[o.is64]), -0.5), 1.0)
+    return q, s, c
+
+
+def _quadrant_select(o, q, s, c, sbits):
+    """sin(r + q*pi/2) from sin r, cos r; sign bits sbits are xored in."""
+    v = o.sel(o.b.trunc(q, ir.IntType(1)), c, s)
+    neg = o.b.shl(o.b.and_(q, o.i(2)), o.i(o.width - 2))
+    return o.xor_sign(v, o.b.xor(neg, sbits))
+
+
+def _sin(o, x):
+    q, s, c = _trig(o, o.fabs(x))
+    return _quadrant_select(o, q, s, c, o.sign_bits(x))
+
+
+def _cos(o, x):
+    q, s, c = _trig(o, o.fabs(x))
+    return _quadrant_select(o, o.iadd(q, 1), s, c, o.i(0))
+
+
+def _tan(o, x):
+    q, s, c = _trig(o, o.fabs(x))
+    odd = o.b.trunc(q, ir.IntType(1))
+    v = o.div(o.sel(odd, o.neg(c), s), o.sel(odd, s, c))
+    return o.xor_sign(v, o.sign_bits(x))
+
+
+def _atan2(o, y, x):
+    # t = min/max of |x|, |y| folded to |t| <= tan(pi/8) (t -> (t-1)/(t+1) with the same
+    # single division), atan(t) by polynomial, then angle = k*pi/4 + sgn*atan(t).
+    inf = float("inf")
+    ax, ay = o.fabs(x), o.fabs(y)
+    both_inf = o.b.and_(o.cmp("==", ax, inf), o.cmp("==", ay, inf))
+    ax, ay = o.sel(both_inf, 1.0, ax), o.sel(both_inf, 1.0, ay)
+    swap = o.cmp(">", ay, ax)
+    mn, mx = o.sel(swap, ax, ay), o.sel(swap, ay, ax)
+    big = o.cmp(">", mn, o.mul(mx, 0.41421356))
+    num = o.sel(big, o.sub(mn, mx), mn)
+    den = o.sel(big, o.add(mn, mx), mx)
+    t = o.div(num, o.sel(o.cmp("==", den, 0.0), 1.0, den))   # both zero -> t = 0
+    z = o.mul(t, t)
+    a = o.fma(o.mul(t, z), o.horner(z, _ATAN_P[o.is64]), t)
+    negx = o.icmp("!=", o.sign_bits(x), 0)
+    s2, s3 = o.sel(swap, -1.0, 1.0), o.sel(negx, -1.0, 1.0)
+    k2 = o.fma(s2, o.sel(big, 1.0, 0.0), o.sel(swap, 2.0, 0.0))
+    k3 = o.fma(s3, k2, o.sel(negx, 4.0, 0.0))
+    hi, lo = _split(_PI / 4, 2, o.is64)
+    res = o.fma(k3, hi, o.fma(o.mul(s2, s3), a, o.mul(k3, lo)))
+    return o.copysign(res, y)
+
+
+# ----------------------------------------------------------------------------------------
+# erf, cbrt
+
+def _erf(o, x):
+    if not o.is64:
+        xc = o.clamp(x, -4.0, 4.0)
+        t = o.mul(xc, xc)
+        return o.div(o.mul(xc, o.horner(t, _ERF_P32)), o.horner(t, _ERF_Q32))
+    ax = o.fabs(x)
+    small = o.mul(x, o.horner(o.mul(x, x), _ERF_S64))
+    axc = o.sel(o.cmp(">", ax, 6.0), 6.0, ax)
+    e = _exp(o, o.neg(o.mul(axc, axc)))
+    ratio = o.div(o.horner(axc, _ERFC_N64), o.horner(axc, _ERFC_D64))
+    big = o.copysign(o.fma(o.neg(e), ratio, 1.0), x)
+    return o.sel(o.cmp("<", ax, 0.6), small, big)
+
+
+def _cbrt(o, x):
+    # |x| = m * 2^(3q + r), m in [1, 2): cbrt = 2^q * cbrt(m * 2^r); seed by polynomial
+    # times cbrt(2^r), then Newton steps y -= (y^3 - v) / (3 y^2).
+    ax = o.fabs(x)
+    tiny = o.cmp("<", ax, 2.0 ** (1 - o.bias))
+    sc = 8 if not o.is64 else 18                    # denormals: scale by 2^(3*sc)
+    axs = o.sel(tiny, o.mul(ax, 2.0 ** (3 * sc)), ax)
+    bits = o.bits(axs)
+    e = o.isub(o.b.lshr(bits, o.i(o.mant)), o.bias)
+    m = o.fbits(o.b.or_(o.b.and_(bits, o.i((1 << o.mant) - 1)), o.i(o.bias << o.mant)))
+    ef = o.tofloat(e)
+    qf = o.floor(o.mul(o.add(ef, 0.5), 1.0 / 3.0))
+    rf = o.fma(qf, -3.0, ef)                        # 0, 1 or 2
+    r1, r2 = o.cmp(">", rf, 0.5), o.cmp(">", rf, 1.5)
+    v = o.mul(m, o.sel(r1, o.sel(r2, 4.0, 2.0), 1.0))
+    y = o.mul(o.horner(m, _CBRT_P[o.is64]),
+              o.sel(r1, o.sel(r2, 4.0 ** (1 / 3), 2.0 ** (1 / 3)), 1.0))
+    if o.is64:
+        y2 = o.mul(y, y)
+        y = o.sub(y, o.div(o.fma(y2, y, o.neg(v)), o.mul(y2, 3.0)))
+    y2 = o.mul(y, y)                                # last step: y^3 - v with y^2 exact
+    y2l = o.fma(y, y, o.neg(y2))
+    resid = o.fma(y2l, y, o.fma(y2, y, o.neg(v)))
+    y = o.sub(y, o.div(resid, o.mul(y2, 3.0)))
+    q = o.b.fptosi(qf, o.ity)
+    q = o.b.sub(q, o.b.select(tiny, o.i(sc), o.i(0)))
+    res = o.copysign(o.mul(y, o.pow2(q)), x)
+    finite_nonzero = o.b.icmp_unsigned("<", o.isub(o.bits(ax), 1),
+                                       o.i((o.bias * 2 + 1 << o.mant) - 1))
+    return o.sel(finite_nonzero, res, x)
+
+
+# ----------------------------------------------------------------------------------------
+# pow(x, y) = 2^(y * log2|x|) with extra precision in the logarithm, plus C's special cases.
+
+def _log_specials(o, ax, lh):
+    lh = o.sel(o.cmp("==", ax, 0.0), float("-inf"), lh)
+    lh = o.sel(o.cmp("==", ax, float("inf")), ax, lh)
+    return o.sel(o.isnan(ax), ax, lh)
+
+
+def _pow_core32(o, ax, y):
+    """|x|^y for float32, computed in double (the error of y*log|x| stays far below a
+    float32 ulp), rounded once to float32."""
+    d = _Ops(o.b, ir.DoubleType())
+    axd, yd = o.b.fpext(ax, d.ty), o.b.fpext(y, d.ty)
+    k, m = _log_split(d, axd, denormals=False)      # float32 values are normal doubles
+    f = d.sub(m, 1.0)
+    s = d.div(f, d.add(f, 2.0))
+    z = d.mul(s, s)
+    lg = d.fma(d.tofloat(k), float(_LN2),
+               d.fma(d.mul(s, z), d.horner(z, _LOG_R_MID), d.add(s, s)))
+    lg = _log_specials(d, axd, lg)
+    e = _exp_core(d, d.clamp(d.mul(yd, lg), -746.0, 710.0), _EXP_P_MID)
+    return o.b.fptrunc(e, o.ty)
+
+
+def _log_dd(o, ax):
+    """log(ax) as a double-double (hi, lo), relative error ~2^-60."""
+    k, m = _log_split(o, ax)
+    f = o.sub(m, 1.0)
+    a_hi = o.add(f, 2.0)
+    a_lo = o.sub(f, o.sub(a_hi, 2.0))               # exact rounding error of 2 + f
+    inv = o.div(1.0, a_hi)
+    sh = o.mul(f, inv)                              # s = f / (2 + f) = sh + sl
+    rem = o.fma(o.neg(sh), a_lo, o.fma(o.neg(sh), a_hi, f))
+    sl = o.mul(rem, inv)
+    z = o.mul(sh, sh)
+    sl2 = o.add(sl, sl)
+    # log1p(f) = 2s + s*R(s^2); the s^3 term's dependence on sl is kept (2 s^2 sl)
+    tail = o.fma(o.mul(sh, z), o.horner(z, _LOG_R64), o.fma(sl2, z, sl2))
+    h, l = _ln2_hi32()
+    dk = o.tofloat(k)
+    a, b = o.mul(dk, h), o.add(sh, sh)              # exact; |a| >= |b| unless a == 0
+    hh = o.add(a, b)
+    low = o.add(o.sub(b, o.sub(hh, a)), o.fma(dk, l, tail))
+    lh = o.add(hh, low)
+    return lh, o.sub(low, o.sub(lh, hh))
+
+
+def _pow_core64(o, ax, y):
+    lh, ll = _log_dd(o, ax)
+    lh = _log_specials(o, ax, lh)
+    zh = o.mul(y, lh)
+    zl = o.fma(y, ll, o.fma(y, lh, o.neg(zh)))
+    zl = o.sel(o.cmp("<", o.fabs(zh), 750.0), zl, 0.0)  # inf/NaN zh: no correction
+    return _exp_core(o, o.clamp(zh, -746.0, 710.0), _EXP_P[True], extra=zl)
+
+
+def _pow(o, x, y):
+    inf = float("inf")
+    core = (_pow_core64 if o.is64 else _pow_core32)(o, o.fabs(x), y)
+    is_int = o.cmp("==", o.floor(y), y)             # false for NaN, true for +-inf
+    hy = o.mul(y, 0.5)
+    odd = o.b.and_(is_int, o.cmp("!=", o.floor(hy), hy))
+    neg_x = o.icmp("!=", o.sign_bits(x), 0)
+    r = o.sel(o.b.and_(neg_x, odd), o.neg(core), core)
+    neg_finite = o.b.and_(o.cmp("<", x, 0.0), o.cmp(">", x, -inf))
+    r = o.sel(o.b.and_(neg_finite, o.b.not_(is_int)), float("nan"), r)
+    r = o.sel(o.b.or_(o.cmp("==", y, 0.0), o.cmp("==", x, 1.0)), 1.0, r)
+    return o.sel(o.b.and_(o.cmp("==", x, -1.0), o.cmp("==", o.fabs(y), inf)), 1.0, r)
+
+
+# ----------------------------------------------------------------------------------------
+# Entry point.
+
+_UNARY = {"exp": _exp, "exp2": _exp2, "expm1": _expm1, "log": _log, "log1p": _log1p,
+          "tanh": _tanh, "logistic": _logistic, "sin": _sin, "cos": _cos, "tan": _tan,
+          "erf": _erf, "cbrt": _cbrt}
+_BINARY = {"pow": _pow, "atan2": _atan2}
+
+#: names emit_math accepts
+MATH_FUNCTIONS = frozenset(_UNARY) | frozenset(_BINARY)
+
+
+def emit_math(builder, name, args, ty):
+    """Emit the IR of math function ``name`` applied to scalar ``args``.
+
+    Args:
+      builder: an ``llvmlite.ir.IRBuilder`` positioned inside a function.
+      name: one of ``MATH_FUNCTIONS`` (``pow(x, y)``, ``atan2(y, x)``: arguments in
+        that order).
+      args: list of scalar ``ir.Value`` of type ``ty``.
+      ty: ``ir.FloatType()`` or ``ir.DoubleType()``.
+
+    Returns:
+      An ``ir.Value`` of type ``ty``. The emitted code is straight-line (no branches, no
+      calls other than vectorizable intrinsics); see the module docstring for accuracy.
+    """
+    if not isinstance(ty, (ir.FloatType, ir.DoubleType)):
+        raise TypeError(f"emit_math({name!r}): type {ty} is not supported; pass "
+                        "ir.FloatType() or ir.DoubleType() (convert other dtypes first)")
+    if name in _UNARY:
+        fn, arity = _UNARY[name], 1
+    elif name in _BINARY:
+        fn, arity = _BINARY[name], 2
+    else:
+        raise ValueError(f"emit_math: unknown math function {name!r}; known: "
+                         f"{', '.join(sorted(MATH_FUNCTIONS))}")
+    args = list(args)
+    if len(args) != arity:
+        raise ValueError(f"emit_math({name!r}) takes {arity} argument(s), got {len(args)}")
+    for a in args:
+        if a.type != ty:
+            raise TypeError(f"emit_math({name!r}): argument of type {a.type} does not match "
+                            f"the requested type {ty}; convert the arguments first")
+    return fn(_Ops(builder, ty), *args)
