@@ -29,6 +29,7 @@ Cases:
 
 import argparse
 import collections
+import itertools
 import json
 import os
 import platform
@@ -36,15 +37,16 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import textwrap
 import time
 import timeit
 
+import llvmlite.binding as llvm
 import numpy as np
 
 import tjit
 import tjit.numpy as jnp
 from tjit.devices import kernel_cache
+from tjit.lower.llvm import target
 
 try:
     import jax
@@ -152,6 +154,13 @@ def bench_arrays(label, tj_fn, np_fn, jx_fn, args, cfg, rtol=1e-4, scales=None, 
     if note:
         row.note = f"{row.note}; {note}" if row.note else note
     return row
+
+
+def host_description():
+    """'znver3, no AVX-512': the CPU LLVM compiles for (PERF_NOTES.md's numbers were
+    taken on an AVX-512 host, where tjit prefers 512-bit vectors)."""
+    avx512 = "AVX-512 (512-bit vectors)" if target.prefers_512() else "no AVX-512"
+    return f"{llvm.get_host_cpu_name()}, {avx512}"
 
 
 def copy_bandwidth(cfg):
@@ -298,7 +307,7 @@ def case_mlp(cfg):
     sizes = [784, 1024, 1024, 10]
     params = [((rng.standard_normal((m, n)) / np.sqrt(m)).astype(np.float32),
                (0.01 * rng.standard_normal(n)).astype(np.float32))
-              for m, n in zip(sizes[:-1], sizes[1:])]
+              for m, n in itertools.pairwise(sizes)]
     bsz = cfg.mlp_batch
     x = rng.standard_normal((bsz, 784)).astype(np.float32)
     y = np.eye(10, dtype=np.float32)[rng.integers(0, 10, bsz)]
@@ -431,7 +440,7 @@ def _first_call(lib, cache_dir):
     env["JAX_COMPILATION_CACHE_DIR"] = cache_dir
     env["JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS"] = "0"
     env["JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES"] = "0"
-    proc = subprocess.run([sys.executable, "-c", _FIRST_CALL, lib], env=env,
+    proc = subprocess.run([sys.executable, "-c", _FIRST_CALL, lib], check=False, env=env,
                           capture_output=True, text=True, timeout=600)
     if proc.returncode:
         raise RuntimeError(f"{lib} subprocess failed: {proc.stderr.strip()[-500:]}")
@@ -524,10 +533,10 @@ def case_polymorphic(cfg):
 
 def config(quick):
     """Sizes and repeat counts; ``quick`` divides array sizes by ~16."""
-    full = dict(mish_shape=(8, 32, 224, 224), softmax_shape=(8, 16, 512, 512),
-                ln_shape=(8192, 1024), mlp_batch=256, block_n=4_000_000, ll_n=2000,
-                repeat=7, dispatch_number=20000, compile_runs=3, poly_sizes=20,
-                copy_elems=8 * 32 * 224 * 224)
+    full = {"mish_shape": (8, 32, 224, 224), "softmax_shape": (8, 16, 512, 512),
+            "ln_shape": (8192, 1024), "mlp_batch": 256, "block_n": 4_000_000, "ll_n": 2000,
+            "repeat": 7, "dispatch_number": 20000, "compile_runs": 3, "poly_sizes": 20,
+            "copy_elems": 8 * 32 * 224 * 224}
     if quick:
         full.update(mish_shape=(8, 2, 224, 224), softmax_shape=(8, 1, 512, 512),
                     ln_shape=(512, 1024), mlp_batch=16, block_n=250_000, ll_n=500,
@@ -544,14 +553,18 @@ def ratio(a, b):
 
 
 def print_table(rows):
-    head = (f"{'case':44s} {'unit':4s} {'tjit':>9s} {'numpy':>9s} "
-            f"{'jax' if jax else '':>9s} {'tjit/np':>8s} {'tjit/jax' if jax else '':>8s}  notes")
-    print(head)
-    print("-" * len(head))
+    """The result table; the JAX columns only when JAX is importable."""
+    head = f"{'case':44s} {'unit':4s} {'tjit':>9s} {'numpy':>9s} "
+    head += f"{'jax':>9s} {'tjit/np':>8s} {'tjit/jax':>8s}" if jax else f"{'tjit/np':>8s}"
+    print(head + "  notes")
+    print("-" * (len(head) + 40))
     for r in rows:
-        jax_t, jax_r = (fmt(r.jax), ratio(r.tjit, r.jax)) if jax else ("", "")
-        print(f"{r.name:44s} {r.unit:4s} {fmt(r.tjit)} {fmt(r.numpy)} {jax_t:>9s} "
-              f"{ratio(r.tjit, r.numpy)} {jax_r:>8s}  {r.note}")
+        line = f"{r.name:44s} {r.unit:4s} {fmt(r.tjit)} {fmt(r.numpy)} "
+        if jax:
+            line += f"{fmt(r.jax)} {ratio(r.tjit, r.numpy)} {ratio(r.tjit, r.jax)}"
+        else:
+            line += ratio(r.tjit, r.numpy)
+        print(f"{line}  {r.note}")
 
 
 def main(argv=None):
@@ -568,7 +581,7 @@ def main(argv=None):
 def run_all(cfg):
     print(f"tjit {tjit.__version__}, numpy {np.__version__}, "
           + (f"jax {jax.__version__}" if jax else "jax not installed (column skipped)")
-          + f"; {platform.machine()}, {os.cpu_count()} CPUs, load average "
+          + f"; {platform.machine()} {host_description()}, {os.cpu_count()} CPUs, load average "
           + ", ".join(f"{v:.2f}" for v in os.getloadavg()))
     try:
         bandwidth, bw_source = copy_bandwidth(cfg), "measured np.copyto"
@@ -588,7 +601,7 @@ def run_all(cfg):
         for r in new:
             print(f"  done: {r.name}", file=sys.stderr, flush=True)
     print_table(rows)
-    print(f"load average at the end: " + ", ".join(f"{v:.2f}" for v in os.getloadavg()))
+    print("load average at the end: " + ", ".join(f"{v:.2f}" for v in os.getloadavg()))
     for line in MISMATCHES:
         print("MISMATCH", line)
     for line in FAILURES:

@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 import sympy
 
+from tjit.lower.llvm import codegen, target
 from tjit.primitives.base import REGISTRY
 from tjit.xla_like import kernel_ir as K
-from tjit.lower.llvm import codegen, target
 
 F32, F64, BOOL, I32, I64 = (np.dtype(d) for d in ("float32", "float64", "bool", "int32",
                                                    "int64"))
@@ -175,9 +175,9 @@ def ops_for(dt):
     return un, bi
 
 
-def pairs_kernel(dt, unary, binary, extra=()):
+def pairs_kernel(dt, unary, binary, extra=(), n=None):
     """A kernel over all pairs (x, y) of a vector of n values: one output per op."""
-    n = len(edge_values(dt))
+    n = len(edge_values(dt)) if n is None else n
     x = K.Load(0, K.Affine(0, (1, 0)), dt)
     y = K.Load(0, K.Affine(0, (0, 1)), dt)
     exprs = [K.Op(o, (x,), BOOL if o == "is_finite" else dt) for o in unary]
@@ -194,15 +194,11 @@ def _select(x, y):
     return K.Op("select", (pred, x, y), x.dtype)
 
 
-def _converts(x, y):
-    return [K.Op("convert", (x,), d) for d in ALL]
-
-
 @pytest.mark.parametrize("dt", ALL, ids=lambda d: d.name)
 def test_elementwise_ops_bit_exact(dt):
     unary, binary = ops_for(dt)
     extra = [_select] + [lambda x, y, d=d: K.Op("convert", (x,), d) for d in ALL]
-    k, exprs = pairs_kernel(dt, unary, binary, extra)
+    k, _ = pairs_kernel(dt, unary, binary, extra)
     got, want = run_both(k, [edge_values(dt)])
     names = unary + binary + ["select"] + [f"convert->{d.name}" for d in ALL]
     for g, w, nm in zip(got, want, names):
@@ -297,6 +293,8 @@ def test_flat_elementwise_vectorizes():
     text = codegen.kernel_to_llvm_ir(k, "vec_check")
     asm = target.assembly(text)
     assert ("zmm" if target.prefers_512() else "ymm") in asm
+    assert ('"prefer-vector-width"="512"' in text) == target.prefers_512()
+    assert "nounwind" in text
     assert "noalias" in text and "inbounds" in text and "nuw nsw" in text
     assert "reassoc" not in text and "fast" not in text  # no fast-math on elementwise code
 
@@ -497,9 +495,10 @@ def _math_inputs(dt):
     return v.astype(dt)
 
 
-# max ulp error allowed per op (mathlib's documented bounds plus a little slack)
-ULP = {"exp": 2, "exp2": 2, "expm1": 3, "log": 2, "log1p": 3, "tanh": 7, "logistic": 4,
-       "sin": 3, "cos": 3, "tan": 5, "erf": 5, "pow": 4, "atan2": 4, "cbrt": 3}
+# max ulp error allowed per op: mathlib's documented bounds plus 1 (the float32
+# reference is the float64 result rounded, itself up to 1/2 ulp off)
+ULP = {"exp": 2, "exp2": 2, "expm1": 2, "log": 2, "log1p": 3, "tanh": 3, "logistic": 2,
+       "sin": 2, "cos": 2, "tan": 3, "erf": 3, "pow": 3, "atan2": 3, "cbrt": 2}
 
 
 def _reference(op, args, dt):
@@ -538,9 +537,7 @@ def test_transcendentals(dt):
                                      want[ok][err.argmax()], err.max())
     # binary ones over all pairs of edge values plus a grid
     vals = np.concatenate([edge_values(dt), np.linspace(-6, 6, 25).astype(dt)])
-    k2, exprs = pairs_kernel(dt, [], ["pow", "atan2"])
-    k2 = K.Kernel("math2", (len(vals), len(vals)), k2.args, stores=tuple(
-        K.Store(s.arg, K.Affine(0, (len(vals), 1)), s.expr) for s in k2.stores))
+    k2, _ = pairs_kernel(dt, [], ["pow", "atan2"], n=len(vals))
     got, _ = run_both(k2, [vals])
     xx, yy = np.meshgrid(vals, vals, indexing="ij")
     for o, g in zip(["pow", "atan2"], got):
@@ -569,6 +566,8 @@ def test_softmax_row_style():
     x[2, 0, :] = -np.inf
     x[2, 0, 3] = 1.0    # one finite value among -inf: exactly one 1.0
     k = softmax_kernel(B, H, C)
+    # deterministic text: the compile caches key on it
+    assert codegen.kernel_to_llvm_ir(k, "a") == codegen.kernel_to_llvm_ir(k, "a")
     assert codegen.plan_axes(k).groups == ((0, 1), (2,))  # B and H merged, parallel kept
     # interleave 4 on the two innermost loops that call exp, not on the row loop
     assert codegen.kernel_to_llvm_ir(k, "sm").count("!llvm.loop") == 2

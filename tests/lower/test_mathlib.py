@@ -24,11 +24,11 @@ LD = np.longdouble
 HAVE_LD = np.finfo(LD).nmant >= 63
 
 #: documented max ulp (mathlib's docstring table): name -> (float32, float64)
-BOUNDS = {"exp": (1, 1), "exp2": (1, 1), "expm1": (1, 1), "log": (1, 1), "log1p": (2, 1),
-          "tanh": (2, 2), "logistic": (1, 1), "sin": (1, 1), "cos": (1, 1), "tan": (2, 2),
-          "erf": (2, 1), "pow": (1, 2), "atan2": (2, 2), "cbrt": (1, 1)}
+BOUNDS = {"exp": (1, 1), "exp2": (1, 1), "expm1": (2, 2), "log": (1, 1), "log1p": (2, 2),
+          "tanh": (5, 3), "logistic": (2, 3), "sin": (2, 2), "cos": (2, 2), "tan": (3, 3),
+          "erf": (1, 2), "pow": (1, 2), "atan2": (3, 3), "cbrt": (1, 1)}
 #: range of |x| where the sin/cos/tan bound holds
-TRIG_RANGE = {F32: 1e5, F64: 1e9}
+TRIG_RANGE = {F32: 2.0 ** 18, F64: 2.0 ** 36}
 
 
 # ----------------------------------------------------------------------------------------
@@ -107,6 +107,11 @@ def compiled(name, dt):
 def ulp_error(got, ref, dt):
     """|got - ref| in ulps of the correctly rounded result (ref is more precise than dt).
     Infinite/NaN agreement counts as 0; a NaN or inf where ref is finite counts as inf."""
+    with np.errstate(all="ignore"):
+        return _ulp_error(got, ref, dt)
+
+
+def _ulp_error(got, ref, dt):
     fi = np.finfo(dt)
     ref = np.asarray(ref)
     wide = LD if ref.dtype == LD else np.float64
@@ -114,8 +119,7 @@ def ulp_error(got, ref, dt):
     got_w, ref_w = got.astype(wide), ref.astype(wide)
     _, e = np.frexp(np.abs(ref_w))
     ulp = np.ldexp(wide(1), np.maximum(e - 1 - fi.nmant, fi.minexp - fi.nmant).astype(np.int32))
-    with np.errstate(all="ignore"):
-        err = np.abs(got_w - ref_w) / ulp
+    err = np.abs(got_w - ref_w) / ulp
     same_special = (np.isnan(got) & np.isnan(ref_r)) | (np.isinf(got) & (got == ref_r))
     err = np.where(same_special, 0, err)
     # a result of inf/NaN where the reference is finite (or vice versa) is an error
@@ -134,3 +138,302 @@ def sweep32(n_log=300_000, n_bits=300_000, lo=-45, hi=38.6, seed=0):
                        F32)
     with np.errstate(over="ignore"):
         return np.concatenate([mag.astype(F32), (-mag).astype(F32), bits, special, -special])
+
+
+def sweep64(n=100_000, seed=0):
+    """float64 test points: log-spaced magnitudes of both signs, random bit patterns."""
+    rng = np.random.default_rng(seed)
+    mag = 10.0 ** rng.uniform(-320, 308.25, n)
+    bits = rng.integers(0, 2 ** 64, n, dtype=np.uint64).view(F64)
+    return np.concatenate([mag, -mag, bits])
+
+
+def _logistic(x):
+    with np.errstate(over="ignore"):
+        return 1 / (1 + np.exp(-x))
+
+
+def _erf_ref(x):
+    """erf: SciPy in float64 for float32 checks; mpmath (per point) for float64."""
+    import scipy.special
+    if x.dtype != LD:
+        return scipy.special.erf(x)
+    import mpmath
+    with mpmath.workprec(100):
+        return np.array([LD(str(mpmath.erf(mpmath.mpf(float(v))))) if np.isfinite(v)
+                         else LD(np.sign(v)) if np.isinf(v) else LD(np.nan) for v in x], LD)
+
+
+#: references evaluated in the (wider) dtype of their argument
+REFS = {"exp": np.exp, "exp2": np.exp2, "expm1": np.expm1, "log": np.log, "log1p": np.log1p,
+        "tanh": np.tanh, "logistic": _logistic, "sin": np.sin, "cos": np.cos, "tan": np.tan,
+        "erf": _erf_ref, "cbrt": np.cbrt, "pow": np.power, "atan2": np.arctan2}
+UNARY = sorted(set(REFS) - {"pow", "atan2"})
+
+
+def _extra_points(name, dt, rng):
+    """Dense points where each function does its interesting work."""
+    lo, hi = {"exp": (-110, 90), "exp2": (-155, 130), "expm1": (-20, 90), "log": (0, 4),
+              "log1p": (-1, 3), "tanh": (-10, 10), "logistic": (-110, 40),
+              "erf": (-5, 5), "cbrt": (-10, 10)}.get(name, (-10, 10))
+    if dt == F64:
+        lo, hi = {"exp": (-750, 710), "exp2": (-1080, 1030), "expm1": (-40, 710),
+                  "logistic": (-750, 40), "tanh": (-20, 20), "erf": (-7, 7)}.get(name, (lo, hi))
+    n = 200_000 if dt == F32 else 50_000
+    return np.concatenate([rng.uniform(lo, hi, n), rng.uniform(-1, 1, n // 4)]).astype(dt)
+
+
+def _check(name, dt, x, got, ref, bound):
+    err = ulp_error(got, ref, dt)
+    i = int(np.argmax(err))
+    assert err[i] <= bound, (f"{name} {dt.name}: {err[i]:.3f} ulp > {bound} at x={x[i]!r}: "
+                             f"got {got[i]!r}, want {ref[i]!r}")
+    return err[i]
+
+
+@pytest.mark.parametrize("name", UNARY)
+def test_unary_float32_sweep(name):
+    rng = np.random.default_rng(1)
+    x = np.concatenate([sweep32(), _extra_points(name, F32, rng)])
+    got = compiled(name, F32)(x)
+    with np.errstate(all="ignore"):
+        ref = REFS[name](x.astype(np.float64))
+    if name in ("sin", "cos", "tan"):
+        inside = ~(np.abs(x) > TRIG_RANGE[F32])
+        if name != "tan":       # beyond the accurate range: finite and in [-1, 1]
+            far = got[~inside & np.isfinite(x)]
+            assert np.all(np.abs(far) <= 1), name
+        x, got, ref = x[inside], got[inside], ref[inside]
+    _check(name, F32, x, got, ref, BOUNDS[name][0])
+
+
+@pytest.mark.skipif(not HAVE_LD, reason="needs 80-bit long double references")
+@pytest.mark.parametrize("name", UNARY)
+def test_unary_float64_sweep(name):
+    rng = np.random.default_rng(2)
+    if name == "erf":       # mpmath reference: fewer points
+        x = np.concatenate([rng.uniform(-7, 7, 3000), 10.0 ** rng.uniform(-310, 2, 1000),
+                            [0.0, -0.0, np.inf, -np.inf, np.nan, 0.6, -0.6, 6.0]])
+    else:
+        x = np.concatenate([sweep64(), _extra_points(name, F64, rng)])
+    got = compiled(name, F64)(x)
+    with np.errstate(all="ignore"):
+        ref = REFS[name](x.astype(LD))
+    if name in ("sin", "cos", "tan"):
+        inside = ~(np.abs(x) > TRIG_RANGE[F64])
+        if name != "tan":
+            assert np.all(np.abs(got[~inside & np.isfinite(x)]) <= 1), name
+        x, got, ref = x[inside], got[inside], ref[inside]
+    _check(name, F64, x, got, ref, BOUNDS[name][1])
+
+
+def _pow_points(dt, rng, n):
+    big = 38 if dt == F32 else 300
+    x = 10.0 ** rng.uniform(-big - 6 * (dt == F32), big, n)
+    # exponents that keep x**y mostly inside the range (incl. overflow/underflow edges)
+    limit = 105.0 if dt == F32 else 750.0
+    y = rng.uniform(-limit, limit, n) / np.log(x)
+    xs = [x, rng.uniform(0, 3, n), -rng.uniform(0, 4, n), rng.uniform(0, 3, n)]
+    ys = [y, rng.uniform(-30, 30, n), rng.integers(-60, 60, n).astype(float),
+          10.0 ** rng.uniform(-8, 3, n)]
+    return np.concatenate(xs).astype(dt), np.concatenate(ys).astype(dt)
+
+
+def _atan2_points(dt, rng, n):
+    big = 38 if dt == F32 else 300
+    sgn = lambda: rng.choice([-1.0, 1.0], n)  # noqa: E731
+    y = np.concatenate([10.0 ** rng.uniform(-big - 6, big, n) * sgn(), rng.standard_normal(n)])
+    x = np.concatenate([10.0 ** rng.uniform(-big - 6, big, n) * sgn(), rng.standard_normal(n)])
+    return y.astype(dt), x.astype(dt)
+
+
+@pytest.mark.parametrize("dt", [F32, F64], ids=["float32", "float64"])
+@pytest.mark.parametrize("name", ["pow", "atan2"])
+def test_binary_sweep(name, dt):
+    if dt == F64 and not HAVE_LD:
+        pytest.skip("needs 80-bit long double references")
+    rng = np.random.default_rng(3)
+    a, b = (_pow_points if name == "pow" else _atan2_points)(dt, rng, 250_000 if dt == F32
+                                                              else 60_000)
+    got = compiled(name, dt)(a, b)
+    wide = np.float64 if dt == F32 else LD
+    with np.errstate(all="ignore"):
+        ref = REFS[name](a.astype(wide), b.astype(wide))
+    _check(name, dt, np.stack([a, b], 1), got, ref, BOUNDS[name][dt == F64])
+
+
+# ----------------------------------------------------------------------------------------
+# IEEE special values.
+
+INF, NAN = np.inf, np.nan
+#: name -> [(x, expected)] for both dtypes; expected compared exactly (sign of zero too)
+SPECIALS = {
+    "exp": [(INF, INF), (-INF, 0.0), (NAN, NAN), (0.0, 1.0), (-0.0, 1.0), (1e30, INF),
+            (-1e30, 0.0), (800.0, INF), (-800.0, 0.0)],
+    "exp2": [(INF, INF), (-INF, 0.0), (NAN, NAN), (0.0, 1.0), (10.0, 1024.0), (-3.0, 0.125),
+             (1e30, INF), (-1e30, 0.0), (2000.0, INF), (-2000.0, 0.0)],
+    "expm1": [(INF, INF), (-INF, -1.0), (NAN, NAN), (0.0, 0.0), (-0.0, -0.0), (1e30, INF),
+              (-1e30, -1.0), (800.0, INF), (-100.0, -1.0)],
+    "log": [(0.0, -INF), (-0.0, -INF), (-1.0, NAN), (-INF, NAN), (INF, INF), (NAN, NAN),
+            (1.0, 0.0), (-1e-30, NAN)],
+    "log1p": [(-1.0, -INF), (-2.0, NAN), (-INF, NAN), (INF, INF), (NAN, NAN), (0.0, 0.0),
+              (-0.0, -0.0)],
+    "tanh": [(INF, 1.0), (-INF, -1.0), (NAN, NAN), (0.0, 0.0), (-0.0, -0.0), (30.0, 1.0),
+             (-30.0, -1.0), (1e30, 1.0), (1e-20, 1e-20), (-1e-20, -1e-20)],
+    "logistic": [(INF, 1.0), (-INF, 0.0), (NAN, NAN), (0.0, 0.5), (-0.0, 0.5), (-1e30, 0.0),
+                 (1e30, 1.0), (-800.0, 0.0), (40.0, 1.0)],
+    "sin": [(INF, NAN), (-INF, NAN), (NAN, NAN), (0.0, 0.0), (-0.0, -0.0), (1e-20, 1e-20)],
+    "cos": [(INF, NAN), (-INF, NAN), (NAN, NAN), (0.0, 1.0), (-0.0, 1.0), (1e-20, 1.0)],
+    "tan": [(INF, NAN), (-INF, NAN), (NAN, NAN), (0.0, 0.0), (-0.0, -0.0), (1e-20, 1e-20)],
+    "erf": [(INF, 1.0), (-INF, -1.0), (NAN, NAN), (0.0, 0.0), (-0.0, -0.0), (10.0, 1.0),
+            (-10.0, -1.0), (1e30, 1.0)],
+    "cbrt": [(INF, INF), (-INF, -INF), (NAN, NAN), (0.0, 0.0), (-0.0, -0.0), (8.0, 2.0),
+             (-27.0, -3.0), (0.125, 0.5), (1e-300, 1e-100)],
+}
+
+
+def _same(got, want):
+    got, want = np.asarray(got), np.asarray(want, got.dtype)
+    return (np.isnan(got) & np.isnan(want)) | ((got == want) & (np.signbit(got) == np.signbit(want)))
+
+
+@pytest.mark.parametrize("dt", [F32, F64], ids=["float32", "float64"])
+@pytest.mark.parametrize("name", sorted(SPECIALS))
+def test_special_values(name, dt):
+    cases = [(x, w) for x, w in SPECIALS[name] if dt == F64 or abs(x) < 1e38 or np.isinf(x)]
+    if dt == F32:   # 1e-300 is not a float32
+        cases = [(x, w) for x, w in cases if x == 0 or abs(x) > 1e-38 or np.isnan(x)]
+    x = np.array([c[0] for c in cases], dt)
+    got = compiled(name, dt)(x)
+    want = np.array([c[1] for c in cases], dt)
+    ok = _same(got, want)
+    assert ok.all(), [(float(a), float(g), float(w)) for a, g, w in zip(x[~ok], got[~ok],
+                                                                         want[~ok])]
+
+
+@pytest.mark.parametrize("dt", [F32, F64], ids=["float32", "float64"])
+def test_saturation_is_exact(dt):
+    # float32 tanh (clamped at 9) and erf give exactly +-1 beyond and never exceed 1
+    x = np.linspace(-40, 40, 400_001).astype(dt)
+    for name, edge in (("tanh", 9.0 if dt == F32 else 19.1), ("erf", 3.95 if dt == F32 else 6)):
+        got = compiled(name, dt)(x)
+        assert np.all(np.abs(got) <= 1), name
+        far = np.abs(x) >= edge
+        assert np.all(got[far] == np.sign(x[far])), name
+    lg = compiled("logistic", dt)(x)
+    assert np.all((lg >= 0) & (lg <= 1))
+
+
+def test_exp_overflow_and_gradual_underflow():
+    f = compiled("exp", F32)
+    assert f(np.float32([89.0, 100.0, 88.8]))[0] == np.inf
+    assert np.all(np.isinf(f(np.float32([89.0, 100.0, 88.8]))))
+    # the float32 overflow threshold: largest x with a finite result
+    t = np.float32(88.72283)
+    assert np.isfinite(f(np.float32([t]))[0]) and np.isinf(f(np.float32([np.nextafter(t, 100)]))[0])
+    # denormal results are rounded, not flushed
+    x = np.float32([-88.0, -95.0, -100.0, -103.0, -103.9, -104.0, -120.0])
+    ref = np.exp(x.astype(np.float64))
+    got = f(x)
+    assert got[2] > 0 and got[-1] == 0
+    assert ulp_error(got, ref, F32).max() <= 1
+    g = compiled("exp", F64)
+    x64 = np.array([709.78, 709.79, -745.0, -745.2, -740.0])
+    got = g(x64)
+    assert np.isfinite(got[0]) and np.isinf(got[1]) and got[2] > 0 and got[3] == 0
+    if HAVE_LD:
+        assert ulp_error(got, np.exp(x64.astype(LD)), F64).max() <= 1
+
+
+@pytest.mark.parametrize("dt", [F32, F64], ids=["float32", "float64"])
+def test_tiny_arguments_stay_accurate(dt):
+    x = np.array([1e-10, -1e-10, 1e-30, -3e-8, 2e-20], dt)
+    wide = LD if (dt == F64 and HAVE_LD) else np.float64
+    for name in ("expm1", "log1p", "sin", "tan", "tanh", "erf"):
+        got = compiled(name, dt)(x)
+        assert ulp_error(got, REFS[name](x.astype(wide)), dt).max() <= BOUNDS[name][dt == F64], name
+    assert abs(compiled("expm1", dt)(np.array([1e-10], dt))[0] / dt.type(1e-10) - 1) < 1e-6
+
+
+def test_denormal_inputs():
+    tiny = np.float32([1e-45, 3e-42, 1e-40, 1.1e-38])
+    ref = np.log(tiny.astype(np.float64))
+    assert ulp_error(compiled("log", F32)(tiny), ref, F32).max() <= 1
+    assert ulp_error(compiled("cbrt", F32)(tiny), np.cbrt(tiny.astype(np.float64)), F32).max() <= 1
+    t64 = np.array([5e-324, 1e-310, 2e-308])
+    assert np.all(np.isfinite(compiled("log", F64)(t64)))
+    if HAVE_LD:
+        assert ulp_error(compiled("cbrt", F64)(t64), np.cbrt(t64.astype(LD)), F64).max() <= 1
+
+
+_EDGE = [0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0, 3.0, -3.0, 2.5, -2.5, INF, -INF, NAN,
+         1e-30, -1e-30, 1e30, -1e30, 0.3, 7.0, -7.0]
+
+
+@pytest.mark.parametrize("dt", [F32, F64], ids=["float32", "float64"])
+@pytest.mark.parametrize("name", ["pow", "atan2"])
+def test_binary_special_values(name, dt):
+    """All pairs of edge values against C's pow/atan2 (NumPy float64): zeros, infinities,
+    NaN, +-1, negative bases with integer/non-integer exponents."""
+    a, b = np.meshgrid(np.array(_EDGE, dt), np.array(_EDGE, dt), indexing="ij")
+    a, b = a.ravel(), b.ravel()
+    got = compiled(name, dt)(a, b)
+    with np.errstate(all="ignore"):
+        want = REFS[name](a.astype(np.float64), b.astype(np.float64)).astype(dt)
+    exact = ~np.isfinite(want) | (want == 0) | (np.abs(want) == 1)
+    ok = _same(got, want) | (~exact & (ulp_error(got, want, dt) <= 1))
+    assert ok.all(), [(float(x), float(y), float(g), float(w))
+                      for x, y, g, w in zip(a[~ok], b[~ok], got[~ok], want[~ok])]
+    if name == "pow":   # negative base: odd integer exponent negative, else NaN if finite
+        assert compiled("pow", dt)(dt.type(-2), dt.type(3))[0] == -8
+        assert np.isnan(compiled("pow", dt)(dt.type(-2), dt.type(0.5))[0])
+        assert compiled("pow", dt)(dt.type(NAN), dt.type(0))[0] == 1
+        assert compiled("pow", dt)(dt.type(0), dt.type(-1))[0] == np.inf
+
+
+# ----------------------------------------------------------------------------------------
+# Code shape and errors.
+
+@pytest.mark.parametrize("dt", [F32, F64], ids=["float32", "float64"])
+@pytest.mark.parametrize("name", sorted(mathlib.MATH_FUNCTIONS))
+def test_ir_is_straight_line(name, dt):
+    """No branches and no calls except LLVM intrinsics that have vector forms."""
+    ty = ir.DoubleType() if dt == F64 else ir.FloatType()
+    mod = ir.Module()
+    nin = 2 if name in ("pow", "atan2") else 1
+    fn = ir.Function(mod, ir.FunctionType(ty, [ty] * nin), name="f")
+    b = ir.IRBuilder(fn.append_basic_block())
+    b.ret(mathlib.emit_math(b, name, list(fn.args), ty))
+    text = str(fn)
+    assert len(fn.blocks) == 1 and " br " not in text and "switch" not in text
+    called = {line.split("@")[1].split("(")[0].strip('"')
+              for line in text.splitlines() if "call " in line}
+    assert called <= {f"llvm.{f}.{t}" for f in ("fma", "fabs", "floor", "copysign")
+                      for t in ("f32", "f64")}, called
+
+
+@pytest.mark.skipif("+avx" not in llvm.get_host_cpu_features().flatten().split(","),
+                    reason="host has no AVX (only xmm vectors)")
+@pytest.mark.parametrize("name", ["exp", "log", "tanh", "sin", "pow"])
+def test_loop_is_vectorized(name):
+    asm = compiled(name, F32).asm
+    assert "ymm" in asm or "zmm" in asm
+
+
+def test_emit_math_errors():
+    assert mathlib.MATH_FUNCTIONS == {"exp", "exp2", "expm1", "log", "log1p", "tanh",
+                                      "logistic", "sin", "cos", "tan", "erf", "pow",
+                                      "atan2", "cbrt"}
+    mod = ir.Module()
+    fn = ir.Function(mod, ir.FunctionType(ir.VoidType(), [ir.FloatType(), ir.DoubleType()]),
+                     name="f")
+    b = ir.IRBuilder(fn.append_basic_block())
+    x, y = fn.args
+    with pytest.raises(ValueError, match="unknown math function 'sqrtx'"):
+        mathlib.emit_math(b, "sqrtx", [x], ir.FloatType())
+    with pytest.raises(ValueError, match=r"emit_math\('pow'\) takes 2 argument"):
+        mathlib.emit_math(b, "pow", [x], ir.FloatType())
+    with pytest.raises(TypeError, match="does not match"):
+        mathlib.emit_math(b, "exp", [y], ir.FloatType())
+    with pytest.raises(TypeError, match="not supported"):
+        mathlib.emit_math(b, "exp", [x], ir.IntType(32))

@@ -80,8 +80,10 @@ def test_activation_vs_float64(name):
     tol = 2e-5 * np.abs(want) + 1e-6 * (1 + np.abs(X64))
     bad = ~(np.abs(got - want) <= tol)
     assert not bad.any(), f"{name}: x={X[bad]} got={got[bad]} want={want[bad]}"
-    jitted = tjit.jit(fn)(jnp.asarray(X))
-    np.testing.assert_array_equal(jitted, got)
+    # compiled: tjit's own math functions, held to the same float64 reference
+    jitted = np.asarray(tjit.jit(fn)(jnp.asarray(X)))
+    bad = ~(np.abs(jitted - want) <= tol)
+    assert not bad.any(), f"jit {name}: x={X[bad]} got={jitted[bad]} want={want[bad]}"
 
 
 def test_stable_functions_at_extremes():
@@ -127,7 +129,8 @@ def test_softmax_and_log_softmax(axis):
     np.testing.assert_allclose(s.sum(axis=ax), 1.0, rtol=1e-5)
     ls = nn.log_softmax(jnp.asarray(x), axis=axis)
     np.testing.assert_allclose(ls, np.log(_ref_softmax(x, ax)), rtol=1e-5, atol=1e-5)
-    np.testing.assert_array_equal(tjit.jit(lambda v: nn.softmax(v, axis))(jnp.asarray(x)), s)
+    np.testing.assert_allclose(tjit.jit(lambda v: nn.softmax(v, axis))(jnp.asarray(x)), s,
+                               rtol=2e-6, atol=1e-7)
 
 
 def test_softmax_large_inputs_stay_finite():

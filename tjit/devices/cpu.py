@@ -123,6 +123,42 @@ class _Runner:
         self.out_slots = [self.index[v] for v in prog.outputs]
         self.steps = [self._prepare(s, fns) for s in prog.steps]
         self.stateless = not prog.slot_sizes
+        single = len(prog.steps) == 1 and isinstance(prog.steps[0], KernelStep)
+        if single and self.stateless and not any(x is not None for x in self.fixed):
+            self.run = self._single_kernel_runner(prog.steps[0], fns[prog.steps[0].kernel.name])
+
+    def _single_kernel_runner(self, s, fn):
+        """The common tiny-function case, one kernel reading arguments and writing
+        outputs, without the general step machinery (dispatch cost matters here)."""
+        n_in = len(s.ins)
+        argv = (ctypes.c_void_p * (n_in + len(s.outs)))()
+        params = list(self.prog.params)
+        in_pos = [(pos, params.index(v)) for pos, v in enumerate(s.ins)]
+        out_of = {v: (n_in + j, self.shape[v], self.dtype[v]) for j, v in enumerate(s.outs)}
+        if any(v not in out_of for v in self.prog.outputs) or \
+                len(set(self.prog.outputs)) != len(self.prog.outputs):
+            return self.run  # an argument passed through, or one value twice: general path
+        outs = [out_of[v] for v in self.prog.outputs]
+        sizes, n, parallel = self._launch(s.kernel)
+        empty, ptr = np.empty, _ptr
+
+        def run(flat_args):
+            for pos, k in in_pos:
+                a = flat_args[k]
+                if type(a) is not np.ndarray or not a.flags.c_contiguous:
+                    a = np.array(a, order="C")
+                argv[pos] = ptr(a)
+            res = []
+            for pos, shape, dtype in outs:
+                o = empty(shape, dtype)
+                argv[pos] = ptr(o)
+                res.append(o)
+            if parallel:
+                parallel_for(fn, argv, sizes, n)
+            else:
+                fn(argv, sizes, 0, n)
+            return res
+        return run
 
     def run(self, flat_args):
         vals = list(self.fixed)
@@ -160,15 +196,7 @@ class _Runner:
                 dynamic_in.append((pos, k))
             else:
                 dynamic_out.append((pos, k, self.shape[v], self.dtype[v]))
-        sizes = (ctypes.c_int64 * max(1, len(kernel.size_symbols)))(
-            *[self.env[_sym(self.env, n)] for n in kernel.size_symbols])
-        ax = kernel.parallel_axis
-        n = 1 if ax is None else concrete(kernel.shape[ax], self.env)
-        points = int(np.prod([concrete(d, self.env) for d in kernel.shape], dtype=np.int64))
-        threads = default_num_threads()
-        parallel = ax is not None and n >= 2 and threads > 1 and points >= PARALLEL_MIN_POINTS
-        if ax is None:
-            n = 1
+        sizes, n, parallel = self._launch(kernel)
 
         def run(vals):
             for pos, k in dynamic_in:
@@ -181,6 +209,18 @@ class _Runner:
             else:
                 fn(argv, sizes, 0, n)
         return run
+
+    def _launch(self, kernel):
+        """(sizes array, parallel-axis extent, split across threads?) for a kernel."""
+        sizes = (ctypes.c_int64 * max(1, len(kernel.size_symbols)))(
+            *[self.env[_sym(self.env, n)] for n in kernel.size_symbols])
+        ax = kernel.parallel_axis
+        if ax is None:
+            return sizes, 1, False
+        n = concrete(kernel.shape[ax], self.env)
+        points = int(np.prod([concrete(d, self.env) for d in kernel.shape], dtype=np.int64))
+        parallel = n >= 2 and default_num_threads() > 1 and points >= PARALLEL_MIN_POINTS
+        return sizes, n, parallel
 
     def _dot_step(self, s):
         (lc, rc), (lb, rb) = s.dimension_numbers

@@ -2,28 +2,33 @@
 
 Compiled kernels have the C signature ``void f(void **args, int64_t *sizes, int64_t start,
 int64_t end)`` and compute the index range ``[start, end)`` of their parallel axis.
-``parallel_for(fn, args, sizes, n)`` splits ``[0, n)`` into contiguous chunks, one per
-thread: the calling thread runs the first chunk itself, the pool's workers the others.
+``parallel_for(fn, args, sizes, n)`` covers ``[0, n)`` with disjoint contiguous ranges run
+on several threads at once, the calling thread included.
 
-Two hand-offs, one interface:
+Two implementations, one interface:
 
-* **native** (Linux on x86-64 and AArch64, the default there): a few LLVM-compiled
-  functions (``_NATIVE_IR`` below). Each worker is a Python thread that enters the
-  native worker loop once through ctypes, so it holds no GIL for its whole life; a
-  call is one ctypes call that posts the chunks into per-worker cache-line slots, runs
-  chunk 0 and waits. Waiting spins briefly (``rdtsc``-timed, with ``pause``; see
-  ``WORKER_SPIN_S``) and then sleeps on a futex, so back-to-back kernels are handed
-  over in a few microseconds and idle workers cost no CPU. The runtime is compiled
-  once per process (~25 ms) or loaded from the kernel disk cache.
-* **python** (elsewhere, or ``ThreadPool(n, native=False)``): one ``threading.Lock``
-  per worker as a wake-up semaphore and one for "done". ctypes releases the GIL in the
-  kernel call, so the chunks still run in parallel, but every hand-off wakes a
-  sleeping thread and passes the GIL around.
+* **native** (Linux on x86-64 and AArch64; the default there): a small runtime written
+  in LLVM IR (``_NATIVE_IR``), compiled once per process (~25 ms) or loaded from the
+  kernel disk cache. Each worker is a Python thread that enters the native worker loop
+  once through ctypes, so it never holds the GIL; a call is one ctypes call. The range
+  is cut into ``BLOCKS_PER_THREAD`` balanced blocks per thread, which the threads take
+  from a shared atomic counter, so a thread slowed by a busy machine just takes fewer;
+  an invited worker that has not woken up by the time the blocks are gone is not
+  waited for. Waiting spins briefly (timed by the CPU's tick counter, with ``pause``,
+  and a ``sched_yield`` every 64 rounds so a spinning worker never starves a caller
+  that shares its CPU; see ``WORKER_SPIN_S``) and then sleeps on a futex: back-to-back
+  kernels are handed over in a few microseconds and idle workers cost no CPU.
+* **python** (elsewhere, or ``ThreadPool(n, native=False)``): one contiguous chunk per
+  thread; one ``threading.Lock`` per worker as a wake-up semaphore and one for "done".
+  ctypes releases the GIL in the kernel call, so chunks still run in parallel, but every
+  hand-off wakes a sleeping thread and passes the GIL around.
 
-Measured on the 2-vCPU development VM (noisy; medians): a direct ctypes call 0.8 us;
-hand-off overhead of a 2-thread call: native 3-6 us, native without spinning 13-20 us,
-python 17-30 us, a ``ThreadPoolExecutor`` 30-36 us. ``benchmarks/bench_threads.py``
-prints this machine's numbers.
+Measured on the 2-vCPU development VM, which other jobs share (medians): a direct
+ctypes call 0.8 us; overhead of a 2-thread call on a tiny range: native 2-6 us (spin
+off, ``TJIT_SPIN_US=0``: 13-20 us), python 17-25 us, a ``ThreadPoolExecutor`` 28-36
+us. When the other vCPU is busy the native path degrades to the caller doing all
+blocks (serial time + ~4 us), the python path to waiting for the slow worker.
+``benchmarks/bench_threads.py`` prints this machine's numbers.
 
 Threads: ``TJIT_NUM_THREADS`` sets the default thread count (else ``os.cpu_count()``).
 A pool serves one call at a time; a second Python thread calling while it is busy runs
@@ -43,6 +48,7 @@ import sys
 import threading
 import time
 import warnings
+import weakref
 
 from tjit.devices import disk_cache
 from tjit.lower.llvm import target
@@ -110,22 +116,20 @@ def _split(n, chunks):
 # ----------------------------------------------------------------------------------------
 # The native runtime. Memory: one 128-byte call header, then one 128-byte slot per worker
 # (128-aligned, so no two threads write one cache line):
-#   header:  0 i64 next_block   8 i64 nblocks   16 i64 q   24 i64 r
-#           32 ptr fn          40 ptr args     48 ptr sizes
-#   slot:    0 i32 job_seq      4 i32 done_seq  8 i32 worker_sleeping  12 i32 caller_sleeping
-#           16 i32 claim       20 i32 posted   64 i32 stop
-# A call splits [0, n) into `nblocks` balanced contiguous blocks (a few per thread) that
-# every participating thread takes in turn from the shared counter `next_block`, so a
-# thread slowed by a busy machine simply takes fewer blocks.
-# Protocol. The caller invites only idle workers (done_seq == job_seq): claim = 0, then
-# job_seq += 1. A woken worker claims the invitation (xchg claim 1); if it got 0 it
-# takes blocks until none are left; either way it acknowledges with done_seq = job_seq.
-# When the caller runs out of blocks it withdraws every invitation no worker has taken
-# yet (cmpxchg claim 0 -> 2; that thread is still asleep or descheduled) and waits only
-# for workers that did take one, i.e. are finishing their last block. A worker that has
-# not acknowledged yet is left out of the next call. Sleeping: a waiter sets its flag
-# before re-checking the word and calling FUTEX_WAIT; a poster stores the word before
-# reading the flag (both seq_cst), so one of them always sees the other: no lost wake-up.
+#   header:  0 i64 next = gen << 32 | block    8 i32 done_blocks   12 i32 caller_sleeping
+#           16 i64 nblocks   24 i64 q   32 i64 r   40 ptr fn   48 ptr args   56 ptr sizes
+#           64 i32 gen (the caller's call counter)
+#   slot:    0 i32 job_seq (the gen it is invited to)   4 i32 worker_sleeping   8 i32 stop
+# A call (generation `gen`) cuts [0, n) into `nblocks` balanced contiguous blocks. Every
+# thread, the caller included, takes blocks by compare-and-swap on `next`, which names
+# the generation, so a worker that wakes up late (asleep, descheduled) finds nothing of
+# an old call to take; the caller returns when `done_blocks` == nblocks, i.e. it waits
+# only for blocks in progress, never for a worker that has not started one. The header
+# fields are guarded seqlock-style: the caller first sets `next` to (gen, WRITING), then
+# writes them, then publishes (gen, 0); a worker reads them between loading `next` and
+# its compare-and-swap, which fails if they may have changed. Sleeping: a waiter sets
+# its flag before re-checking the word and calling FUTEX_WAIT; a poster changes the
+# word before reading the flag (both seq_cst), so no wake-up is lost.
 
 _SLOT = 128
 #: Native runtime: blocks per participating thread (dynamic load balancing).
@@ -133,32 +137,42 @@ BLOCKS_PER_THREAD = 4
 
 _NATIVE_IR = r"""
 declare i64 @syscall(i64, ...)
-declare i64 @llvm.readcyclecounter()
+declare i32 @sched_yield()
 declare i64 @llvm.smin.i64(i64, i64)
 declare i64 @llvm.smax.i64(i64, i64)
+{counter_decl}
 {spin_decl}
 
 define i64 @tjit_rt_cycles() {
-  %c = call i64 @llvm.readcyclecounter()
+  %c = call i64 {counter}
   ret i64 %c
 }
 
-; Wait while *addr == val: spin up to `spin` cycles, then sleep on a futex.
+; Wait while *addr == val: spin up to `spin` ticks (yielding the CPU now and then: on a
+; busy machine the thread we wait for may share ours), then sleep on a futex.
 define internal void @wait_while_eq(ptr %addr, i32 %val, ptr %sleeping, i64 %spin) {
 entry:
-  %t0 = call i64 @llvm.readcyclecounter()
+  %t0 = call i64 {counter}
   br label %spin_loop
 spin_loop:
+  %k = phi i32 [ 0, %entry ], [ %k1, %spin_body ], [ %k1, %yield ]
   %v = load atomic i32, ptr %addr acquire, align 4
   %same = icmp eq i32 %v, %val
   br i1 %same, label %spin_check, label %out
 spin_check:
-  %t = call i64 @llvm.readcyclecounter()
+  %t = call i64 {counter}
   %dt = sub i64 %t, %t0
   %more = icmp ult i64 %dt, %spin
   br i1 %more, label %spin_body, label %sleep
 spin_body:
   {spin_call}
+  %k1 = add i32 %k, 1
+  %k_low = and i32 %k1, 63
+  %give = icmp eq i32 %k_low, 0
+  br i1 %give, label %yield, label %spin_loop
+yield:
+  ; let a thread that shares this CPU (the caller, on a busy machine) run
+  %y = call i32 @sched_yield()
   br label %spin_loop
 sleep:
   store atomic i32 1, ptr %sleeping seq_cst, align 4
@@ -178,41 +192,54 @@ out:
   ret void
 }
 
-; *addr = val, then FUTEX_WAKE if the waiter went to sleep.
-define internal void @post(ptr %addr, i32 %val, ptr %sleeping) {
+; FUTEX_WAKE waiters on addr if the sleeping flag says there may be one (call this after
+; a seq_cst change of *addr).
+define internal void @wake(ptr %addr, ptr %sleeping) {
 entry:
-  store atomic i32 %val, ptr %addr seq_cst, align 4
   %s = load atomic i32, ptr %sleeping seq_cst, align 4
   %asleep = icmp ne i32 %s, 0
-  br i1 %asleep, label %wake, label %done
-wake:
+  br i1 %asleep, label %do_wake, label %done
+do_wake:
   %r = call i64 (i64, ...) @syscall(i64 {sys_futex}, ptr %addr, i64 129, i64 2147483647)
   br label %done
 done:
   ret void
 }
 
-; Take blocks from the call header until none are left; block b is
+; Take blocks of call `gen` until none are left; block b is
 ; [b*q + min(b, r), that + q + (b < r)).
-define internal void @run_blocks(ptr %hdr) {
+define internal void @run_blocks(ptr %hdr, i32 %gen) {
 entry:
-  %nb_p = getelementptr inbounds i8, ptr %hdr, i64 8
-  %q_p = getelementptr inbounds i8, ptr %hdr, i64 16
-  %r_p = getelementptr inbounds i8, ptr %hdr, i64 24
-  %fn_p = getelementptr inbounds i8, ptr %hdr, i64 32
-  %args_p = getelementptr inbounds i8, ptr %hdr, i64 40
-  %sizes_p = getelementptr inbounds i8, ptr %hdr, i64 48
-  %nblocks = load i64, ptr %nb_p, align 8
-  %q = load i64, ptr %q_p, align 8
-  %r = load i64, ptr %r_p, align 8
-  %fn = load ptr, ptr %fn_p, align 8
-  %args = load ptr, ptr %args_p, align 8
-  %sizes = load ptr, ptr %sizes_p, align 8
+  %done_p = getelementptr inbounds i8, ptr %hdr, i64 8
+  %csleep_p = getelementptr inbounds i8, ptr %hdr, i64 12
+  %nb_p = getelementptr inbounds i8, ptr %hdr, i64 16
+  %q_p = getelementptr inbounds i8, ptr %hdr, i64 24
+  %r_p = getelementptr inbounds i8, ptr %hdr, i64 32
+  %fn_p = getelementptr inbounds i8, ptr %hdr, i64 40
+  %args_p = getelementptr inbounds i8, ptr %hdr, i64 48
+  %sizes_p = getelementptr inbounds i8, ptr %hdr, i64 56
   br label %loop
 loop:
-  %b = atomicrmw add ptr %hdr, i64 1 monotonic, align 8
+  %v = load atomic i64, ptr %hdr acquire, align 8
+  %v_hi = lshr i64 %v, 32
+  %v_gen = trunc i64 %v_hi to i32
+  %ours = icmp eq i32 %v_gen, %gen
+  br i1 %ours, label %fields, label %out
+fields:
+  %b = and i64 %v, 4294967295
+  %nblocks = load atomic i64, ptr %nb_p monotonic, align 8
+  %q = load atomic i64, ptr %q_p monotonic, align 8
+  %r = load atomic i64, ptr %r_p monotonic, align 8
+  %fn = load atomic ptr, ptr %fn_p monotonic, align 8
+  %args = load atomic ptr, ptr %args_p monotonic, align 8
+  %sizes = load atomic ptr, ptr %sizes_p monotonic, align 8
   %left = icmp slt i64 %b, %nblocks
-  br i1 %left, label %body, label %out
+  br i1 %left, label %take, label %out
+take:
+  %v1 = add i64 %v, 1
+  %cx = cmpxchg ptr %hdr, i64 %v, i64 %v1 acq_rel acquire, align 8
+  %taken = extractvalue { i64, i1 } %cx, 1
+  br i1 %taken, label %body, label %loop
 body:
   %lo_r = call i64 @llvm.smin.i64(i64 %b, i64 %r)
   %bq = mul i64 %b, %q
@@ -222,173 +249,132 @@ body:
   %len = add i64 %q, %extra
   %end = add i64 %start, %len
   call void %fn(ptr %args, ptr %sizes, i64 %start, i64 %end)
+  %d = atomicrmw add ptr %done_p, i32 1 seq_cst, align 4
+  %d1 = add i32 %d, 1
+  %d1_64 = zext i32 %d1 to i64
+  %last = icmp eq i64 %d1_64, %nblocks
+  br i1 %last, label %signal, label %loop
+signal:
+  call void @wake(ptr %done_p, ptr %csleep_p)
   br label %loop
 out:
   ret void
 }
 
-; A worker thread's whole life: accept invitations until the slot's stop flag is set.
+; A worker thread's whole life: join every call it is invited to, until stopped.
 define void @tjit_rt_worker(ptr %hdr, ptr %slot, i64 %spin) {
 entry:
-  %done_p = getelementptr inbounds i8, ptr %slot, i64 4
-  %wsleep_p = getelementptr inbounds i8, ptr %slot, i64 8
-  %csleep_p = getelementptr inbounds i8, ptr %slot, i64 12
-  %claim_p = getelementptr inbounds i8, ptr %slot, i64 16
-  %stop_p = getelementptr inbounds i8, ptr %slot, i64 64
-  %first = load atomic i32, ptr %done_p acquire, align 4
-  br label %loop
+  %wsleep_p = getelementptr inbounds i8, ptr %slot, i64 4
+  %stop_p = getelementptr inbounds i8, ptr %slot, i64 8
+  ; job_seq starts at 0, so a thread that starts late still joins the call it was
+  ; invited to; and it checks the stop flag before its first wait
+  %stop0 = load atomic i32, ptr %stop_p seq_cst, align 4
+  %stopped0 = icmp ne i32 %stop0, 0
+  br i1 %stopped0, label %exit, label %loop
 loop:
-  %last = phi i32 [ %first, %entry ], [ %seq, %ack ]
+  %last = phi i32 [ 0, %entry ], [ %gen, %run ]
   call void @wait_while_eq(ptr %slot, i32 %last, ptr %wsleep_p, i64 %spin)
-  %seq = load atomic i32, ptr %slot acquire, align 4
+  %gen = load atomic i32, ptr %slot acquire, align 4
   %stop = load atomic i32, ptr %stop_p acquire, align 4
   %stopping = icmp ne i32 %stop, 0
-  br i1 %stopping, label %exit, label %claim
-claim:
-  %old = atomicrmw xchg ptr %claim_p, i32 1 acq_rel, align 4
-  %mine = icmp eq i32 %old, 0
-  br i1 %mine, label %run, label %ack
+  br i1 %stopping, label %exit, label %run
 run:
-  call void @run_blocks(ptr %hdr)
-  br label %ack
-ack:
-  call void @post(ptr %done_p, i32 %seq, ptr %csleep_p)
+  call void @run_blocks(ptr %hdr, i32 %gen)
   br label %loop
 exit:
   ret void
 }
 
-; Ask a worker to leave its loop (after the blocks it may be running).
+; Ask a worker to leave its loop (after the block it may be running).
 define void @tjit_rt_stop(ptr %slot) {
 entry:
-  %wsleep_p = getelementptr inbounds i8, ptr %slot, i64 8
-  %stop_p = getelementptr inbounds i8, ptr %slot, i64 64
+  %wsleep_p = getelementptr inbounds i8, ptr %slot, i64 4
+  %stop_p = getelementptr inbounds i8, ptr %slot, i64 8
   store atomic i32 1, ptr %stop_p seq_cst, align 4
   %old = load atomic i32, ptr %slot monotonic, align 4
-  %seq = add i32 %old, 1
-  call void @post(ptr %slot, i32 %seq, ptr %wsleep_p)
+  %bumped = xor i32 %old, -2147483648
+  store atomic i32 %bumped, ptr %slot seq_cst, align 4
+  call void @wake(ptr %slot, ptr %wsleep_p)
   ret void
 }
 
-; Is the worker of this slot idle (acknowledged its last invitation)?
-define internal i1 @idle(ptr %slot) {
+; One parallel-for with `nthreads` threads (the caller and nthreads - 1 workers):
+; nblocks = min(nthreads * per_thread, max_blocks) (1 when alone); publish the call,
+; invite the workers, take blocks, wait until every block is done.
+define void @tjit_rt_run(ptr %hdr, i64 %nthreads, ptr %fn, ptr %args, ptr %sizes, i64 %n,
+                         i64 %max_blocks, i64 %per_thread, i64 %spin) {
 entry:
-  %done_p = getelementptr inbounds i8, ptr %slot, i64 4
-  %job = load atomic i32, ptr %slot monotonic, align 4
-  %done = load atomic i32, ptr %done_p acquire, align 4
-  %idle = icmp eq i32 %job, %done
-  ret i1 %idle
-}
-
-; One parallel-for: threads = min(1 + idle workers, max_threads), nblocks =
-; min(threads * per_thread, max_blocks) (1 when alone); invite idle workers, take blocks, withdraw
-; untaken invitations, wait for the workers that took one.
-define void @tjit_rt_run(ptr %hdr, i64 %nworkers, ptr %fn, ptr %args, ptr %sizes, i64 %n,
-                         i64 %max_threads, i64 %max_blocks, i64 %per_thread, i64 %spin) {
-entry:
-  %slots = getelementptr inbounds i8, ptr %hdr, i64 128
-  br label %count_loop
-count_loop:
-  %w = phi i64 [ 0, %entry ], [ %w1, %count_body ]
-  %avail = phi i64 [ 1, %entry ], [ %avail1, %count_body ]
-  %counting = icmp slt i64 %w, %nworkers
-  br i1 %counting, label %count_body, label %plan
-count_body:
-  %cslot_off = mul i64 %w, 128
-  %cslot = getelementptr inbounds i8, ptr %slots, i64 %cslot_off
-  %is_idle = call i1 @idle(ptr %cslot)
-  %inc = zext i1 %is_idle to i64
-  %avail1 = add i64 %avail, %inc
-  %w1 = add i64 %w, 1
-  br label %count_loop
-plan:
-  %nthreads = call i64 @llvm.smin.i64(i64 %avail, i64 %max_threads)
+  %done_p = getelementptr inbounds i8, ptr %hdr, i64 8
+  %csleep_p = getelementptr inbounds i8, ptr %hdr, i64 12
+  %gen_p = getelementptr inbounds i8, ptr %hdr, i64 64
   %want_blocks = mul i64 %nthreads, %per_thread
   %nb0 = call i64 @llvm.smin.i64(i64 %want_blocks, i64 %max_blocks)
   %nb1 = call i64 @llvm.smax.i64(i64 %nb0, i64 1)
-  %alone = icmp eq i64 %nthreads, 1
+  %alone = icmp sle i64 %nthreads, 1
   %nblocks = select i1 %alone, i64 1, i64 %nb1
   %q = sdiv i64 %n, %nblocks
   %r = srem i64 %n, %nblocks
-  %nb_p = getelementptr inbounds i8, ptr %hdr, i64 8
-  store i64 %nblocks, ptr %nb_p, align 8
-  %q_p = getelementptr inbounds i8, ptr %hdr, i64 16
-  store i64 %q, ptr %q_p, align 8
-  %r_p = getelementptr inbounds i8, ptr %hdr, i64 24
-  store i64 %r, ptr %r_p, align 8
-  %fn_p = getelementptr inbounds i8, ptr %hdr, i64 32
-  store ptr %fn, ptr %fn_p, align 8
-  %args_p = getelementptr inbounds i8, ptr %hdr, i64 40
-  store ptr %args, ptr %args_p, align 8
-  %sizes_p = getelementptr inbounds i8, ptr %hdr, i64 48
-  store ptr %sizes, ptr %sizes_p, align 8
-  store atomic i64 0, ptr %hdr monotonic, align 8
-  br label %post_loop
-post_loop:
-  %pw = phi i64 [ 0, %plan ], [ %pw1, %post_next ]
-  %invited = phi i64 [ 1, %plan ], [ %invited_next, %post_next ]
-  %more_threads = icmp slt i64 %invited, %nthreads
-  br i1 %more_threads, label %post_try, label %own
-post_try:
-  %pslot_off = mul i64 %pw, 128
-  %slot = getelementptr inbounds i8, ptr %slots, i64 %pslot_off
-  %slot_idle = call i1 @idle(ptr %slot)
-  br i1 %slot_idle, label %post_body, label %post_next
-post_body:
-  %claim_p = getelementptr inbounds i8, ptr %slot, i64 16
-  store atomic i32 0, ptr %claim_p monotonic, align 4
-  %posted_p = getelementptr inbounds i8, ptr %slot, i64 20
-  store i32 1, ptr %posted_p, align 4
-  %old = load atomic i32, ptr %slot monotonic, align 4
-  %seq = add i32 %old, 1
-  %wsleep_p = getelementptr inbounds i8, ptr %slot, i64 8
-  call void @post(ptr %slot, i32 %seq, ptr %wsleep_p)
-  br label %post_next
-post_next:
-  %posted_now = phi i64 [ 0, %post_try ], [ 1, %post_body ]
-  %invited_next = add i64 %invited, %posted_now
-  %pw1 = add i64 %pw, 1
-  br label %post_loop
+  %old_gen = load i32, ptr %gen_p, align 4
+  %gen = add i32 %old_gen, 1
+  store i32 %gen, ptr %gen_p, align 4
+  %gen64 = zext i32 %gen to i64
+  %gen_hi = shl i64 %gen64, 32
+  %writing = or i64 %gen_hi, 4294967295
+  store atomic i64 %writing, ptr %hdr seq_cst, align 8
+  %nb_p = getelementptr inbounds i8, ptr %hdr, i64 16
+  store atomic i64 %nblocks, ptr %nb_p monotonic, align 8
+  %q_p = getelementptr inbounds i8, ptr %hdr, i64 24
+  store atomic i64 %q, ptr %q_p monotonic, align 8
+  %r_p = getelementptr inbounds i8, ptr %hdr, i64 32
+  store atomic i64 %r, ptr %r_p monotonic, align 8
+  %fn_p = getelementptr inbounds i8, ptr %hdr, i64 40
+  store atomic ptr %fn, ptr %fn_p monotonic, align 8
+  %args_p = getelementptr inbounds i8, ptr %hdr, i64 48
+  store atomic ptr %args, ptr %args_p monotonic, align 8
+  %sizes_p = getelementptr inbounds i8, ptr %hdr, i64 56
+  store atomic ptr %sizes, ptr %sizes_p monotonic, align 8
+  store atomic i32 0, ptr %done_p monotonic, align 4
+  store atomic i64 %gen_hi, ptr %hdr release, align 8
+  %slots = getelementptr inbounds i8, ptr %hdr, i64 128
+  br label %invite_loop
+invite_loop:
+  %w = phi i64 [ 1, %entry ], [ %w1, %invite_body ]
+  %inviting = icmp slt i64 %w, %nthreads
+  br i1 %inviting, label %invite_body, label %own
+invite_body:
+  %wm1 = sub i64 %w, 1
+  %off = mul i64 %wm1, 128
+  %slot = getelementptr inbounds i8, ptr %slots, i64 %off
+  store atomic i32 %gen, ptr %slot seq_cst, align 4
+  %wsleep_p = getelementptr inbounds i8, ptr %slot, i64 4
+  call void @wake(ptr %slot, ptr %wsleep_p)
+  %w1 = add i64 %w, 1
+  br label %invite_loop
 own:
-  call void @run_blocks(ptr %hdr)
-  br label %collect_loop
-collect_loop:
-  %k = phi i64 [ 0, %own ], [ %k1, %collect_next ]
-  %collecting = icmp slt i64 %k, %nworkers
-  br i1 %collecting, label %collect_body, label %exit
-collect_body:
-  %kslot_off = mul i64 %k, 128
-  %kslot = getelementptr inbounds i8, ptr %slots, i64 %kslot_off
-  %kposted_p = getelementptr inbounds i8, ptr %kslot, i64 20
-  %kposted = load i32, ptr %kposted_p, align 4
-  %was_posted = icmp ne i32 %kposted, 0
-  br i1 %was_posted, label %withdraw, label %collect_next
-withdraw:
-  store i32 0, ptr %kposted_p, align 4
-  %kclaim_p = getelementptr inbounds i8, ptr %kslot, i64 16
-  %cx = cmpxchg ptr %kclaim_p, i32 0, i32 2 acq_rel acquire, align 4
-  %withdrawn = extractvalue { i32, i1 } %cx, 1
-  br i1 %withdrawn, label %collect_next, label %wait_worker
-wait_worker:
-  %want = load atomic i32, ptr %kslot monotonic, align 4
-  %prev = sub i32 %want, 1
-  %kdone_p = getelementptr inbounds i8, ptr %kslot, i64 4
-  %csleep_p = getelementptr inbounds i8, ptr %kslot, i64 12
-  call void @wait_while_eq(ptr %kdone_p, i32 %prev, ptr %csleep_p, i64 %spin)
-  br label %collect_next
-collect_next:
-  %k1 = add i64 %k, 1
-  br label %collect_loop
+  call void @run_blocks(ptr %hdr, i32 %gen)
+  %nb32 = trunc i64 %nblocks to i32
+  br label %wait_loop
+wait_loop:
+  %d = load atomic i32, ptr %done_p acquire, align 4
+  %all = icmp eq i32 %d, %nb32
+  br i1 %all, label %exit, label %wait
+wait:
+  call void @wait_while_eq(ptr %done_p, i32 %d, ptr %csleep_p, i64 %spin)
+  br label %wait_loop
 exit:
   ret void
 }
 """
 
-# machine -> (spin-wait hint declaration, its call, SYS_futex number)
+# machine -> (spin-wait hint declaration, its call, SYS_futex number, tick counter
+# declaration, its callee): rdtsc on x86-64; on AArch64 the virtual counter CNTVCT_EL0
+# through inline asm (LLVM's readcyclecounter reads PMCCNTR_EL0 there, which user space
+# usually may not, and its readsteadycounter folded to 0 when tried).
 _PLATFORMS = {
-    "x86_64": ("declare void @llvm.x86.sse2.pause()", "call void @llvm.x86.sse2.pause()", 202),
+    "x86_64": ("declare void @llvm.x86.sse2.pause()", "call void @llvm.x86.sse2.pause()", 202,
+               "declare i64 @llvm.readcyclecounter()", "@llvm.readcyclecounter()"),
     "aarch64": ("declare void @llvm.aarch64.hint(i32)", "call void @llvm.aarch64.hint(i32 1)",
-                98),
+                98, "", 'asm sideeffect "mrs $0, cntvct_el0", "=r"()'),
 }
 _MACHINE_ALIASES = {"amd64": "x86_64", "arm64": "aarch64"}
 _RT_NAMES = ("tjit_rt_run", "tjit_rt_worker", "tjit_rt_stop", "tjit_rt_cycles")
@@ -400,9 +386,10 @@ def _native_ir():
     spec = _PLATFORMS.get(_MACHINE_ALIASES.get(machine, machine))
     if not sys.platform.startswith("linux") or spec is None:
         return None
-    decl, call, sys_futex = spec
+    decl, call, sys_futex, counter_decl, counter = spec
     return (_NATIVE_IR.replace("{spin_decl}", decl).replace("{spin_call}", call)
-            .replace("{sys_futex}", str(sys_futex)))
+            .replace("{sys_futex}", str(sys_futex)).replace("{counter_decl}", counter_decl)
+            .replace("{counter}", counter))
 
 
 class _Runtime:
@@ -412,13 +399,15 @@ class _Runtime:
         key = disk_cache.cache_key("threads-runtime:" + hashlib.sha256(
             ir_text.encode()).hexdigest())
         obj = disk_cache.get(key)
-        if obj is not None:
-            addrs = target.load_object(obj, _RT_NAMES)
-        else:
+        try:
+            addrs = target.load_object(obj, _RT_NAMES) if obj is not None else None
+        except ValueError:               # unusable entry: compile afresh below
+            addrs = None
+        if addrs is None:
             addrs, obj = target.compile_object(ir_text, _RT_NAMES)
             disk_cache.put(key, obj)
         vp, i64 = ctypes.c_void_p, ctypes.c_int64
-        self.run = ctypes.CFUNCTYPE(None, vp, i64, vp, vp, vp, i64, i64, i64, i64, i64)(
+        self.run = ctypes.CFUNCTYPE(None, vp, i64, vp, vp, vp, i64, i64, i64, i64)(
             addrs["tjit_rt_run"])
         self.worker = ctypes.CFUNCTYPE(None, vp, vp, i64)(addrs["tjit_rt_worker"])
         self.stop = ctypes.CFUNCTYPE(None, vp)(addrs["tjit_rt_stop"])
@@ -427,6 +416,8 @@ class _Runtime:
         while time.perf_counter() - t0 < 2e-3:
             pass
         rate = (cycles() - c0) / (time.perf_counter() - t0)
+        if not rate > 1e5:               # a counter that does not tick would spin forever
+            raise RuntimeError(f"the tick counter runs at {rate:.0f} Hz")
         worker_s, caller_s = _spin_seconds()
         self.worker_spin = int(rate * worker_s)
         self.caller_spin = int(rate * caller_s)
@@ -535,6 +526,7 @@ class ThreadPool:
         self._header = None              # native: address of the call header
         self._slot_addrs = []
         self._slot_mem = None            # native: keeps the slot memory alive
+        self._finalizer = None
         self._busy = threading.Lock()
 
     def parallel_for(self, fn, args, sizes, n, min_chunk=1):
@@ -563,8 +555,8 @@ class ThreadPool:
                     self._start()
                 if self.native:
                     rt = _RUNTIME
-                    rt.run(self._header, len(self._slot_addrs), kernel, args, sizes, n,
-                           chunks, max_blocks, BLOCKS_PER_THREAD, rt.caller_spin)
+                    rt.run(self._header, chunks, kernel, args, sizes, n, max_blocks,
+                           BLOCKS_PER_THREAD, rt.caller_spin)
                 else:
                     self._run_python(kernel, args, sizes, _split(n, chunks))
             finally:
@@ -589,11 +581,16 @@ class ThreadPool:
                                               args=(self._header, a, rt.worker_spin),
                                               name=nm, daemon=True)
                              for a, nm in zip(self._slot_addrs, names)]
+            for t in self._workers:      # a running thread keeps the memory it uses alive
+                t.tjit_slot_memory = self._slot_mem
             for t in self._workers if launch else ():
                 t.start()
         else:
             self._workers = [_PyWorker(nm) for nm in names]
         self._pid = os.getpid()
+        # a pool dropped without close() still stops its workers (without waiting)
+        self._finalizer = weakref.finalize(self, _stop_workers, self.native,
+                                           list(self._slot_addrs), list(self._workers))
 
     def _run_python(self, fn, args, sizes, bounds):
         used = self._workers[:len(bounds) - 1]
@@ -616,6 +613,9 @@ class ThreadPool:
     def _retire(self):
         """Stop the workers after their current chunk and wait until they have exited."""
         workers, self._workers = self._workers or [], None
+        if self._finalizer is not None:
+            self._finalizer.detach()
+            self._finalizer = None
         if self._pid != os.getpid():
             return                       # forked child: the workers never existed here
         if self.native:
@@ -636,6 +636,20 @@ class ThreadPool:
         """Stop the workers (a later call starts new ones)."""
         with self._busy:
             self._retire()
+
+
+def _stop_workers(native, slot_addrs, workers):
+    """Ask a dropped pool's workers to exit (finalizer: must not reference the pool)."""
+    if native:
+        for addr in slot_addrs:
+            _RUNTIME.stop(addr)
+        return
+    for w in workers:
+        w.stop = True
+        try:
+            w.wake.release()
+        except RuntimeError:
+            pass
 
 
 _POOLS = {}

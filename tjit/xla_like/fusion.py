@@ -131,6 +131,7 @@ class FusionDecision:
         self.forced = set(forced)
         self.users = module.users()
         self.materialized = set()
+        self.buffer_required = set(self.forced)  # values consumers must read from memory
         self._by_id = {i.id: i for i in module.instrs}
         self._decide()
         self._group()
@@ -147,6 +148,8 @@ class FusionDecision:
                 self.materialized.add(i.id)
                 continue
             if is_inlined_constant(i):
+                if i.id in outputs:  # returned as is, no kernel
+                    self.materialized.add(i.id)
                 continue
             users = self.users[i.id]
             must = i.id in outputs or i.id in self.forced or any(
@@ -160,6 +163,7 @@ class FusionDecision:
                         ev[k] = max(ev.get(k, 0.0), self._edge_evals(u, i, e))
                 if u.opcode == "reshape" and not unit_only_reshape(u):
                     must = True  # a kernel addresses a reshape's operand by linear index
+                    self.buffer_required.add(i.id)
             if must or not ev or not self._inline_ok(i, set(ev), sum(ev.values()),
                                                      self._recompute_cost(i)):
                 self.materialized.add(i.id)
@@ -207,7 +211,8 @@ class FusionDecision:
     def _group(self):
         m = self.module
         self._by_id = {i.id: i for i in m.instrs}
-        roots = [i for i in m.instrs if i.id in self.materialized and not is_buffer(i)]
+        roots = [i for i in m.instrs if i.id in self.materialized and not is_buffer(i)
+                 and i.opcode != "constant"]
         self.group_of = {r.id: r.id for r in roots}
         self.groups = {r.id: [r] for r in roots}
         if self.merge:
@@ -254,11 +259,27 @@ class FusionDecision:
                 stack.extend(i.operands)
         return out
 
-    def _producers(self, gid):
-        return {self.group_of[i.id] for i in self.group_inputs(gid) if i.id in self.group_of}
+    def _node_of(self, i):
+        """The plan node producing value ``i``: a group id, a dot/library instr id, or
+        None for parameters and constants."""
+        if i.id in self.group_of:
+            return self.group_of[i.id]
+        if i.opcode == "get":
+            return i.operands[0].id
+        if i.opcode in ("dot", "library"):
+            return i.id
+        return None
+
+    def _producers(self, node):
+        if node in self.groups:
+            ins = self.group_inputs(node)
+        else:
+            ins = self._by_id[node].operands
+        return {n for n in (self._node_of(i) for i in ins) if n is not None}
 
     def _reaches(self, src, dst):
-        """Is there a dependency path dst <- ... <- src through other groups?"""
+        """Is there a dependency path dst <- ... <- src (through groups, dots and library
+        calls)?"""
         stack, seen = [dst], set()
         while stack:
             g = stack.pop()
@@ -292,7 +313,8 @@ class FusionDecision:
         """A group feeding a consumer with the same space joins it (a row reduction
         becomes a stage of its consumer; an elementwise value an extra output)."""
         for gid in list(self.groups):
-            if gid not in self.groups:
+            if gid not in self.groups or any(
+                    r.id in self.buffer_required for r in self.groups[gid]):
                 continue
             for cons in sorted(self.groups, key=lambda g: self.order[g]):
                 if cons != gid and gid in self._producers(cons) and self._can_merge(cons, gid):

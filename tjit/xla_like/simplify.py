@@ -157,7 +157,8 @@ def rewrite(module):
     changed = False
     for i in module.instrs:
         cur = _with_operands(i, tuple(vmap.get(o.id, o) for o in i.operands))
-        if i.opcode != "parameter":
+        # dtypes kernels cannot compute (float16, complex) stay in library calls untouched
+        if i.opcode != "parameter" and cur.dtype in hlo.KERNEL_DTYPES:
             for fn in RULES.get(cur.opcode, ()):
                 new = fn(cur, b)
                 if new is not None:

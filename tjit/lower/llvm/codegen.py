@@ -47,10 +47,10 @@ import numpy as np
 import sympy
 from llvmlite import ir
 
-from tjit.xla_like import kernel_ir as K
 from tjit.lower.llvm import codegen_ops as ops
+from tjit.xla_like import kernel_ir as K
 
-__all__ = ["kernel_to_llvm_ir", "plan_axes", "AxisPlan"]
+__all__ = ["AxisPlan", "kernel_to_llvm_ir", "plan_axes"]
 
 I64 = ops.I64
 PTR = ir.PointerType()
@@ -462,6 +462,10 @@ class _Renderer:
     def _accumulate_style(self):
         k, plan = self.k, self.plan
         red = [g for g, r in enumerate(plan.reduce) if r]
+        for j, s in enumerate(k.stages):
+            if any(isinstance(n, K.Stage) for n in K.walk(s.expr)):
+                raise ValueError(f"kernel {k.name}: accumulate-style stage {j} refers to "
+                                 "another stage (only row-style kernels may chain stages)")
         for st in k.stores:
             dt, sdt = np.dtype(k.args[st.arg].dtype), np.dtype(k.stages[st.expr.k].dtype)
             if dt != sdt:

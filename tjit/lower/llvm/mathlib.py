@@ -94,10 +94,14 @@ _EXP2_Q = {False: [0.6931472029849044, 0.24022647896894345, 0.05550332163059381,
 _LOG1P_P32 = [-0.49999988335886625, 0.3333332568375869, -0.25001584072257443,
               0.20001975327426563, -0.16609054047569427, 0.14181777299613113,
               -0.13243194997622054, 0.12904853108094058, -0.07621772531743369]
-#: log1p(f) = 2s + s*z*R(z), s = f/(2+f), z = s^2 (float64; R_MID: 2^-37 for f32 pow)
+#: log1p(f) = 2s + s*z*R(z), s = f/(2+f), z = s^2 (float64 log; R_MID: 2^-37 for f32 pow)
 _LOG_R64 = [0.6666666666666734, 0.39999999999413965, 0.28571428742562177,
             0.22222198553784375, 0.1818356540723795, 0.15314021120125906,
             0.14796261145333067]
+#: pow's double-double log: log1p(f) = 2s + (2/3)s^3 + s^3*z*R(z) (to 2^-66)
+_LOG_R_DD = [0.40000000000002256, 0.2857142857009842, 0.22222222520131585,
+             0.18181784348576016, 0.1538675819934815, 0.13256797204354942,
+             0.13196522427869387]
 _LOG_R_MID = [0.6666666564462503, 0.40000335396356734, 0.2853729450515402,
               0.23582434810652134]
 #: float32 tanh(x) = x * P(x^2) / Q(x^2) on |x| <= 9 (P(0) = Q(0) = 1: exact near 0)
@@ -124,7 +128,9 @@ _CBRT_P = {False: [0.5528234092466799, 0.5871143109221731, -0.16296968538327103,
                    0.02310496712214483],
            True: [0.5069793558067026, 0.7181539885155969, -0.30061160045566027,
                   0.08609136183601122, -0.010603898509090529]}
-#: float32 erf(x) = x * P(x^2) / Q(x^2) on |x| <= 4
+#: float32 erf(x) = x * P(x^2) / Q(x^2) on |x| <= 4, evaluated in double (in float32 the
+#: rounding of P and Q costs ~6 ulp; double costs about what a division-free piecewise
+#: float32 version does)
 _ERF_P32 = [1.12837916946623, 0.1851994487952626, 0.054317032117754176,
             0.003849534876596067, 0.0003796325129697637, 4.6855100968526255e-06,
             -1.3205780398593668e-08]
@@ -135,6 +141,7 @@ _ERF_S64 = [1.1283791670955126, -0.37612638903183704, 0.11283791670950459,
             -0.026866170643478984, 0.005223977595684037, -0.0008548323939429677,
             0.00012055137959986763, -1.4917991458711601e-05, 1.627921022902824e-06,
             -1.3911397581751795e-07]
+_ERF_SM1 = [float(Fraction(_ERF_S64[0]) - 1)] + _ERF_S64[1:]
 _ERFC_N64 = [1.000000000159594, 1.5098303528105903, 1.1357182730978153, 0.5127903484787394,
              0.14475866427825868, 0.02417784446299247, 0.0018871251097176123]
 _ERFC_D64 = [1.0, 2.638209522377665, 3.112618918543206, 2.1390480297314145,
@@ -319,8 +326,14 @@ def _expm1(o, x):
 def _logistic(o, x):
     # 1/(1+e^-x) for x >= 0, e^x/(1+e^x) for x < 0: e = exp(-|x|) never overflows and
     # denormal results for very negative x are kept.
+    # The rounding error c of d = 1 + e is compensated: num/(d+c) = r - r*c/d, where
+    # 1/d = r (x >= 0) or 1 - r (x < 0).
     e = _exp(o, o.neg(o.fabs(x)))
-    return o.div(o.sel(o.cmp("<", x, 0.0), e, 1.0), o.add(e, 1.0))
+    neg = o.cmp("<", x, 0.0)
+    d = o.add(e, 1.0)
+    c = o.add(o.sub(1.0, d), e)                     # exact
+    r = o.div(o.sel(neg, e, 1.0), d)
+    return o.fma(o.neg(o.mul(r, c)), o.sel(neg, o.sub(1.0, r), r), r)
 
 
 # ----------------------------------------------------------------------------------------
@@ -389,10 +402,13 @@ def _log1p(o, x):
 
 
 def _tanh(o, x):
-    if not o.is64:
-        xc = o.clamp(x, -9.0, 9.0)
-        t = o.mul(xc, xc)
-        return o.div(o.mul(xc, o.horner(t, _TANH_P32)), o.horner(t, _TANH_Q32))
+    if not o.is64:      # rational on |x| < 9, exactly 1 beyond, never above 1
+        ax = o.fabs(x)
+        big = o.cmp(">=", ax, 9.0)                  # false for NaN
+        ax = o.sel(big, 9.0, ax)
+        t = o.mul(ax, ax)
+        r = o.div(o.mul(ax, o.horner(t, _TANH_P32)), o.horner(t, _TANH_Q32))
+        return o.copysign(o.sel(o.b.or_(big, o.cmp(">", r, 1.0)), 1.0, r), x)
     # tanh|x| = -em / (2 + em), em = expm1(-2|x|) in (-1, 0]: no cancellation, no overflow
     em = _expm1(o, o.mul(o.fabs(x), -2.0))
     return o.copysign(o.div(o.neg(em), o.add(em, 2.0)), x)
@@ -469,11 +485,14 @@ def _atan2(o, y, x):
 
 def _erf(o, x):
     if not o.is64:
-        xc = o.clamp(x, -4.0, 4.0)
-        t = o.mul(xc, xc)
-        return o.div(o.mul(xc, o.horner(t, _ERF_P32)), o.horner(t, _ERF_Q32))
+        d = _Ops(o.b, ir.DoubleType())
+        xd = d.clamp(o.b.fpext(x, d.ty), -3.95, 3.95)   # erf = +-1 in float32 beyond
+        t = d.mul(xd, xd)
+        r = d.div(d.mul(xd, d.horner(t, _ERF_P32)), d.horner(t, _ERF_Q32))
+        return o.b.fptrunc(r, o.ty)
     ax = o.fabs(x)
-    small = o.mul(x, o.horner(o.mul(x, x), _ERF_S64))
+    # small |x|: x + x * (P(x^2) - 1) (rounding P near 1 would cost an ulp)
+    small = o.fma(x, o.horner(o.mul(x, x), _ERF_SM1), x)
     axc = o.sel(o.cmp(">", ax, 6.0), 6.0, ax)
     e = _exp(o, o.neg(o.mul(axc, axc)))
     ratio = o.div(o.horner(axc, _ERFC_N64), o.horner(axc, _ERFC_D64))
@@ -548,17 +567,29 @@ def _log_dd(o, ax):
     sh = o.mul(f, inv)                              # s = f / (2 + f) = sh + sl
     rem = o.fma(o.neg(sh), a_lo, o.fma(o.neg(sh), a_hi, f))
     sl = o.mul(rem, inv)
+    # log1p(f) = 2s + (2/3)s^3 + s^3*(R(s^2) - 2/3): 2s exact, (2/3)s^3 as a
+    # double-double (rounding it in double would cost pow up to ~10 ulp), the rest and
+    # the sl terms (2 sl (1 + s^2 + s^4)) in double
     z = o.mul(sh, sh)
+    zl = o.fma(sh, sh, o.neg(z))
+    ch = o.mul(z, sh)
+    cl = o.fma(zl, sh, o.fma(z, sh, o.neg(ch)))
+    th = o.mul(ch, _TWO3[0])
+    tl = o.fma(ch, _TWO3[1], o.fma(cl, _TWO3[0], o.fma(ch, _TWO3[0], o.neg(th))))
+    rest = o.mul(o.mul(ch, z), o.horner(z, _LOG_R_DD))
     sl2 = o.add(sl, sl)
-    # log1p(f) = 2s + s*R(s^2); the s^3 term's dependence on sl is kept (2 s^2 sl)
-    tail = o.fma(o.mul(sh, z), o.horner(z, _LOG_R64), o.fma(sl2, z, sl2))
     h, l = _ln2_hi32()
     dk = o.tofloat(k)
+    small = o.add(o.fma(dk, l, rest), o.add(tl, o.fma(sl2, o.fma(z, z, z), sl2)))
     a, b = o.mul(dk, h), o.add(sh, sh)              # exact; |a| >= |b| unless a == 0
-    hh = o.add(a, b)
-    low = o.add(o.sub(b, o.sub(hh, a)), o.fma(dk, l, tail))
-    lh = o.add(hh, low)
-    return lh, o.sub(low, o.sub(lh, hh))
+    hh = o.add(a, b)                                # Fast2Sum twice: hh + th
+    hh2 = o.add(hh, th)
+    low = o.add(o.add(o.sub(b, o.sub(hh, a)), o.sub(th, o.sub(hh2, hh))), small)
+    lh = o.add(hh2, low)
+    return lh, o.sub(low, o.sub(lh, hh2))
+
+
+_TWO3 = _split(Fraction(2, 3), 2, True)
 
 
 def _pow_core64(o, ax, y):

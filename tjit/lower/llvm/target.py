@@ -62,6 +62,7 @@ class _Host:
     def __init__(self):
         llvm.initialize_native_target()
         llvm.initialize_native_asmprinter()
+        llvm.initialize_native_asmparser()   # inline asm (e.g. the thread runtime's)
         self.triple = llvm.get_process_triple()
         self.cpu = llvm.get_host_cpu_name()
         try:
@@ -86,10 +87,15 @@ def _load_libm():
 
     CPython usually has libm mapped already; loading it by name is a cheap guarantee.
     """
-    if sys.platform.startswith("linux"):
-        name = ctypes.util.find_library("m") or "libm.so.6"
+    if not sys.platform.startswith("linux"):
+        return  # macOS: libm is part of libSystem; Windows: the CRT is loaded
+    # the glibc name first: find_library runs ldconfig (slow); musl and others need it
+    for find in (lambda: "libm.so.6", lambda: ctypes.util.find_library("m")):
+        name = find()
         try:
-            llvm.load_library_permanently(name)
+            if name:
+                llvm.load_library_permanently(name)
+                return
         except RuntimeError:
             pass  # symbols are then resolved from whatever the process has loaded
 
