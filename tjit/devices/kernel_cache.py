@@ -6,6 +6,9 @@ table, then the disk cache (object code keyed by IR hash + host CPU + tjit versi
 then LLVM. A corrupted disk entry is reported by ``disk_cache`` and recompiled.
 """
 
+import functools
+import hashlib
+import pathlib
 import threading
 import time
 
@@ -18,6 +21,19 @@ _COMPILED = {}          # kernel hash -> ctypes function
 _LOCK = threading.Lock()
 #: Counters for tests and benchmarks.
 STATS = {"compiled": 0, "disk_hits": 0, "memory_hits": 0, "compile_seconds": 0.0}
+
+
+@functools.lru_cache(maxsize=None)
+def codegen_digest():
+    """Hash of the code generator's sources: a change to codegen invalidates disk entries
+    even within one tjit version."""
+    h = hashlib.sha256()
+    for mod in (codegen, codegen.__name__.rsplit(".", 1)[0] + ".codegen_ops",
+                codegen.__name__.rsplit(".", 1)[0] + ".mathlib"):
+        path = mod.__file__ if hasattr(mod, "__file__") else \
+            pathlib.Path(codegen.__file__).with_name(mod.rsplit(".", 1)[1] + ".py")
+        h.update(pathlib.Path(path).read_bytes())
+    return h.hexdigest()[:16]
 
 
 def symbol_name(h):
@@ -40,7 +56,7 @@ def compile_kernel(kernel):
 
 def _address(kernel, h):
     name = symbol_name(h)
-    key = disk_cache.cache_key(h)
+    key = disk_cache.cache_key(h + codegen_digest())
     obj = disk_cache.get(key)
     if obj is not None:
         try:

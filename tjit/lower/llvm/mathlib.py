@@ -309,8 +309,9 @@ def _exp2(o, x):
 
 def _expm1(o, x):
     # expm1(x) = 2^n * expm1(r) + (2^n - 1) in one fma: exact 2^n - 1 for small n, and
-    # n = 0 gives expm1(r) itself (tiny x stays accurate). n = emax+1 (x just below the
-    # overflow threshold) is computed as 2 * (2^(n-1) * (1 + p) - 1/2)-ish via a final x2.
+    # n = 0 gives expm1(r) itself (tiny x stays accurate). For n = emax + 1 (x just below
+    # the overflow threshold, 2^n is not finite) it uses 2^(n-1) and doubles the result:
+    # 2^n (1 + p) - 2 differs from the exact value far below an ulp there.
     lo, hi = (-60.0, 710.0) if o.is64 else (-30.0, 89.0)
     xc = o.clamp(x, lo, hi)
     nf, n = o.round_mul(xc, LOG2E)
