@@ -158,3 +158,14 @@ def test_as_text_shows_program_kernels_and_llvm(x):
     text = c.as_text()
     assert "fused kernels" in text and "kernel fusion_0" in text
     assert "define" in c.as_text(llvm=True)
+
+
+def test_relu_mlp_grad_plans_without_cycles():
+    # once failed with "cyclic dependency between fused kernels": a sibling merge joined
+    # a value feeding a dot with a kernel consuming a later dot's output
+    rng = np.random.RandomState(5)
+    x = rng.randn(16, 32).astype(np.float32)
+    w = rng.randn(32, 32).astype(np.float32) * 0.2
+    w2 = rng.randn(32, 8).astype(np.float32) * 0.2
+    f = tjit.grad(lambda w: jnp.sum((jnp.maximum(x @ w, 0.0) @ w2) ** 2))
+    check_against_interpreter(f, w, rtol=1e-4, atol=1e-4)
