@@ -18,7 +18,7 @@ from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray
 from tjit.tracing.core import Array, Tracer, is_eager
 from tjit.tracing.jaxpr_trace import trace_to_jaxpr
-from tjit.tracing.shapes import parse_spec
+from tjit.tracing.shapes import parse_spec, symbol
 from tjit.tracing.tree_util import tree_flatten, tree_unflatten
 from tjit.transforms import passes
 
@@ -426,30 +426,21 @@ class Compiled:
 
     def as_text(self, llvm=False):
         """The fused program and each kernel's IR (``llvm=True`` adds the LLVM IR)."""
-        if self.executable.backend == "interpreter":
-            return self.executable.as_text()
         return self.executable.as_text(llvm=llvm)
 
     def memory_analysis(self, **sizes):
         """Argument, output and temporary bytes (``sizes``: values for size symbols of a
         polymorphic program, e.g. ``memory_analysis(b=64)``)."""
-        if self.executable.backend == "interpreter":
-            return self.executable.memory_analysis()
-        from tjit.tracing.shapes import symbol  # noqa: PLC0415
         return self.executable.memory_analysis({symbol(k): v for k, v in sizes.items()})
 
     def fusion_summary(self):
         """tjit extension: the plan as data, for tests and tooling: a list of
         ``(kind, name)`` per step, kind in ``"kernel"``, ``"dot"``, ``"library"``."""
-        if self.executable.backend == "interpreter":
-            return []
         return self.executable.step_summary()
 
     def kernels(self):
         """tjit extension: the kernel IR objects (``tjit.xla_like.kernel_ir.Kernel``)."""
-        if self.executable.backend == "interpreter":
-            return []
-        return list(self.executable.program.kernels)
+        return self.executable.kernels()
 
 
 def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=None,

@@ -21,7 +21,13 @@ from tjit.devices import kernel_cache
 from tjit.devices.executable import Executable
 from tjit.devices.threads import default_num_threads, parallel_for
 from tjit.xla_like.plan import (
-    DotStep, KernelStep, LibraryStep, build_program, concrete, memory_stats)
+    DotStep,
+    KernelStep,
+    LibraryStep,
+    build_program,
+    concrete,
+    memory_stats,
+)
 
 #: Iteration points below which a kernel runs single-threaded.
 PARALLEL_MIN_POINTS = 1 << 15
@@ -69,7 +75,7 @@ class CpuExecutable(Executable):
             self._lock.release()
 
     def _solve(self, flat_args):
-        from tjit.tracing.shapes import solve_dims  # noqa: PLC0415  (size solving only)
+        from tjit.tracing.shapes import solve_dims
         env = {}
         for i, (spec, a) in enumerate(zip(self.in_specs, flat_args)):
             if spec is not None:
@@ -89,6 +95,9 @@ class CpuExecutable(Executable):
 
     def memory_analysis(self, env=None):
         return memory_stats(self.program, env)
+
+    def kernels(self):
+        return list(self.program.kernels)
 
     def step_summary(self):
         kinds = {KernelStep: "kernel", DotStep: "dot", LibraryStep: "library"}
@@ -178,11 +187,6 @@ class _Runner:
             return self._dot_step(s)
         return self._library_step(s)
 
-    def _new_or_fixed(self, v):
-        """(index, allocate?) for an output value: outputs get fresh arrays per call."""
-        k = self.index[v]
-        return k, self.fixed[k] is None, self.shape[v], self.dtype[v]
-
     def _kernel_step(self, s, fn):
         kernel = s.kernel
         vids = list(s.ins) + list(s.outs)
@@ -231,7 +235,7 @@ class _Runner:
         lfree = [d for d in range(len(lshape)) if d not in lc and d not in lb]
         rfree = [d for d in range(len(rshape)) if d not in rc and d not in rb]
         lperm, rperm = list(lb) + lfree + list(lc), list(rb) + list(rc) + rfree
-        size = lambda shp, dims: int(np.prod([shp[d] for d in dims], dtype=np.int64))  # noqa
+        size = lambda shp, dims: int(np.prod([shp[d] for d in dims], dtype=np.int64))
         B, M, Kc, N = size(lshape, lb), size(lshape, lfree), size(lshape, lc), size(rshape, rfree)
         out_shape, out_dtype = self.shape[out_v], self.dtype[out_v]
         fixed_out = self.fixed[k_out]

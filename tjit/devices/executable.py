@@ -20,11 +20,20 @@ class Executable:
     def call(self, flat_args):
         raise NotImplementedError
 
-    def as_text(self):
+    def as_text(self, llvm=False):
         raise NotImplementedError
 
-    def memory_analysis(self):
+    def memory_analysis(self, env=None):
+        """Byte counts at the size binding ``env`` ({symbol: int}); None if unknown."""
         return None
+
+    def step_summary(self):
+        """``(kind, name)`` per step of a compiled plan; empty for an interpreter."""
+        return []
+
+    def kernels(self):
+        """The kernel IR of each fused kernel; empty for an interpreter."""
+        return []
 
 
 class InterpreterExecutable(Executable):
@@ -61,7 +70,7 @@ class InterpreterExecutable(Executable):
         j = self._jaxpr_for(flat_args) if self.polymorphic else self._jaxpr
         return eval_jaxpr_reference(j, self._consts, flat_args, self.xp)
 
-    def as_text(self):
+    def as_text(self, llvm=False):
         return str(self.closed_jaxpr)
 
 
@@ -69,9 +78,9 @@ def compile_jaxpr(closed_jaxpr, backend="cpu", in_specs=None):
     """Build the Executable for ``closed_jaxpr`` on ``backend`` ("cpu": fused LLVM
     kernels; "interpreter": the primitives' reference implementations)."""
     if backend in ("cpu", None):
-        from tjit.devices.cpu import CpuExecutable  # noqa: PLC0415 (loads LLVM lazily)
-        from tjit.xla_like.lowering import lower_jaxpr  # noqa: PLC0415
-        from tjit.xla_like.simplify import simplify  # noqa: PLC0415
+        from tjit.devices.cpu import CpuExecutable
+        from tjit.xla_like.lowering import lower_jaxpr
+        from tjit.xla_like.simplify import simplify
         module = simplify(lower_jaxpr(closed_jaxpr))
         symbols = set()
         for v in closed_jaxpr.jaxpr.invars:

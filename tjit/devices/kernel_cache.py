@@ -27,12 +27,10 @@ STATS = {"compiled": 0, "disk_hits": 0, "memory_hits": 0, "compile_seconds": 0.0
 def codegen_digest():
     """Hash of the code generator's sources: a change to codegen invalidates disk entries
     even within one tjit version."""
+    here = pathlib.Path(codegen.__file__).parent
     h = hashlib.sha256()
-    for mod in (codegen, codegen.__name__.rsplit(".", 1)[0] + ".codegen_ops",
-                codegen.__name__.rsplit(".", 1)[0] + ".mathlib"):
-        path = mod.__file__ if hasattr(mod, "__file__") else \
-            pathlib.Path(codegen.__file__).with_name(mod.rsplit(".", 1)[1] + ".py")
-        h.update(pathlib.Path(path).read_bytes())
+    for name in ("codegen.py", "codegen_ops.py", "mathlib.py"):
+        h.update((here / name).read_bytes())
     return h.hexdigest()[:16]
 
 

@@ -12,8 +12,13 @@ import sympy
 
 from tjit.xla_like import kernel_ir as K
 from tjit.xla_like.fusion import (
-    NeedMaterialize, is_buffer, is_inlined_constant, space_of_root, squeezed,
-    unit_only_reshape)
+    NeedMaterialize,
+    is_buffer,
+    is_inlined_constant,
+    space_of_root,
+    squeezed,
+    unit_only_reshape,
+)
 
 
 class CannotFuse(Exception):
@@ -122,10 +127,14 @@ class KernelBuilder:
         return k
 
     def _load(self, i, maps):
+        """Load buffer ``i`` at the row-major linear index of ``maps`` over its shape."""
+        return self._load_linear(i, _linear(maps, i.shape, self.n))
+
+    def _load_linear(self, i, index):
         if i.id not in self.arg_of:
             self.arg_of[i.id] = len(self.inputs)
             self.inputs.append(i)
-        return K.Load(self.arg_of[i.id], _linear(maps, i.shape, self.n), i.dtype)
+        return K.Load(self.arg_of[i.id], index, i.dtype)
 
     def expr(self, i, maps):
         key = (i.id, maps)
@@ -175,11 +184,8 @@ class KernelBuilder:
             zero = K.Affine(0, (0,) * self.n)
             return self.expr(x, tuple(zero if d == 1 else next(it) for d in x.shape))
         if is_buffer(x) or x.id in self.d.materialized:
-            lin = _linear(maps, i.shape, self.n)  # same row-major order in x
-            if x.id not in self.arg_of:
-                self.arg_of[x.id] = len(self.inputs)
-                self.inputs.append(x)
-            return K.Load(self.arg_of[x.id], lin, x.dtype)
+            # a reshape keeps row-major order: x's linear index is the result's
+            return self._load_linear(x, _linear(maps, i.shape, self.n))
         raise NeedMaterialize(x)
 
 

@@ -169,7 +169,6 @@ class FusionDecision:
                 self.materialized.add(i.id)
             else:
                 evals[i.id] = ev
-        self.kernels_of_value = {k: set(v) for k, v in evals.items()}
 
     def _recompute_cost(self, i, limit=256):
         """Op costs of the distinct values recomputed when ``i`` is inlined (its DAG down

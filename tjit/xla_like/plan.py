@@ -22,7 +22,7 @@ import sympy
 
 from tjit.xla_like import kernel_ir as K
 from tjit.xla_like.emit import CannotFuse, KernelBuilder
-from tjit.xla_like.fusion import FusionDecision, NeedMaterialize, is_buffer
+from tjit.xla_like.fusion import FusionDecision, NeedMaterialize
 
 
 @dataclasses.dataclass
@@ -31,7 +31,6 @@ class Value:
     shape: tuple
     dtype: np.dtype
     kind: str                 # "param", "const", "temp", "output"
-    param_index: int = -1
     const: object = None
 
     @property
@@ -84,8 +83,8 @@ class Program:
             ins = ", ".join(f"%{v}" for v in s.ins)
             outs = ", ".join(f"%{v}" + (f"@slot{self.slot_of[v]}" if v in self.slot_of else "")
                              for v in s.outs)
-            what = {KernelStep: lambda: f"kernel {s.kernel.name}", DotStep: lambda: "dot (BLAS)",
-                    LibraryStep: lambda: f"library {s.name}"}[type(s)]()
+            what = (f"kernel {s.kernel.name}" if isinstance(s, KernelStep) else
+                    "dot (BLAS)" if isinstance(s, DotStep) else f"library {s.name}")
             lines.append(f"  {n}: {outs} = {what}({ins})")
         if kernels:
             for k in self.kernels:
@@ -119,8 +118,7 @@ def _order_steps(module, d, built):
         if i.opcode == "library":
             continue
         kind = {"parameter": "param", "constant": "const"}.get(i.opcode, "temp")
-        values[i.id] = Value(i.id, tuple(i.shape), i.dtype, kind,
-                             i.attrs.get("index", -1), i.attrs.get("value"))
+        values[i.id] = Value(i.id, tuple(i.shape), i.dtype, kind, i.attrs.get("value"))
     out_ids = [o.id for o in module.outputs]
     for v in out_ids:
         if values[v].kind == "temp":
@@ -225,4 +223,4 @@ def memory_stats(prog, env=None):
     return MemoryStats(arg, out, temp + lib, temp_buffers=len(prog.slot_sizes))
 
 
-__all__ = ["Program", "build_program", "memory_stats", "is_buffer"]
+__all__ = ["Program", "build_program", "memory_stats"]
