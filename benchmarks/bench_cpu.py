@@ -1,6 +1,6 @@
 """The fused LLVM CPU backend, side by side with NumPy and (when installed) JAX.
 
-    python benchmarks/bench_cpu.py [--quick]
+    python benchmarks/bench_cpu.py [--quick] [--cases 1,4]
 
 One process runs every case: each tjit result is first checked against a NumPy
 reference (and JAX's against the same reference, which checks the reference), then
@@ -570,7 +570,11 @@ def print_table(rows):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="~16x smaller arrays")
-    cfg = config(parser.parse_args(argv).quick)
+    parser.add_argument("--cases", default="", help="comma-separated case numbers (1-9); "
+                        "default: all")
+    args = parser.parse_args(argv)
+    cfg = config(args.quick)
+    cfg.cases = {int(c) for c in args.cases.split(",") if c.strip()}
     # A private, empty kernel cache: every in-process first call really compiles (case 9
     # reports it) and the user's cache is left alone.
     with tempfile.TemporaryDirectory(prefix="bench_cpu_cache_") as cache_dir:
@@ -595,7 +599,9 @@ def run_all(cfg):
              lambda: case_log_lik(cfg), lambda: case_dispatch(cfg),
              lambda: case_compile(cfg), lambda: case_polymorphic(cfg)]
     sys.stdout.flush()
-    for case in cases:
+    for number, case in enumerate(cases, 1):
+        if cfg.cases and number not in cfg.cases:
+            continue
         new = case()
         rows.extend(new)
         for r in new:

@@ -15,7 +15,7 @@ import tjit.numpy as jnp
 from tjit.devices import kernel_cache
 
 SCRIPT = r"""
-import json, sys, warnings
+import hashlib, json, sys, warnings
 import numpy as np
 warnings.simplefilter("always")
 import tjit, tjit.numpy as jnp
@@ -24,7 +24,11 @@ x = np.linspace(-4, 4, 300_000, dtype=np.float32).reshape(600, 500)
 f = tjit.jit(lambda x: jnp.sum(jnp.tanh(x) * jnp.exp(-x * x) + jnp.log1p(jnp.abs(x)), axis=1))
 with warnings.catch_warnings(record=True) as w:
     out = np.asarray(f(x))
+# a product big enough to be split into blocks across threads (tjit/devices/blas.py)
+a, b = x[:, :400], x[:400, :].T.copy()
+dot = np.asarray(tjit.jit(lambda a, b: jnp.tanh(a @ b.T))(a, b))
 print(json.dumps({"out": out.tolist(), "stats": kernel_cache.STATS,
+                  "dot": hashlib.sha256(dot.tobytes()).hexdigest(),
                   "warnings": [str(m.message) for m in w]}))
 """
 
@@ -77,6 +81,7 @@ def test_threads_and_one_thread_agree(tmp_path):
     one = run_child(tmp_path, TJIT_NUM_THREADS="1")
     two = run_child(tmp_path, TJIT_NUM_THREADS="2")
     assert one["out"] == two["out"]  # rows are never split across threads: bit-equal
+    assert one["dot"] == two["dot"]  # gemm blocks do not depend on the thread count
 
 
 def test_parallel_kernels_in_process_match_interpreter():

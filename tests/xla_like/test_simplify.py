@@ -632,3 +632,45 @@ def test_tanh_softplus_rewrite(dtype):
 def test_tanh_alone_not_rewritten():
     m = module(lambda b, x: b.elementwise("tanh", [b.elementwise("log1p", [x])]), F32)
     assert kept("tanh")(m, simplify(m))
+
+
+@pytest.mark.parametrize("batched", [False, True])
+def test_transposed_dot_becomes_swapped_dot(batched):
+    # the weight gradient of x @ w is dot(dy, x) transposed: BLAS should write it in the
+    # layout its consumer reads, so the transpose disappears and the operands swap
+    rng = np.random.default_rng(1)
+    if batched:
+        x = rng.standard_normal((3, 5, 4)).astype(np.float32)
+        w = rng.standard_normal((3, 4, 6)).astype(np.float32)
+
+        def loss(w, x):
+            return jnp.sum(jnp.tanh(jnp.einsum("bij,bjk->bik", x, w)))
+    else:
+        x = rng.standard_normal((5, 4)).astype(np.float32)
+        w = rng.standard_normal((4, 6)).astype(np.float32)
+
+        def loss(w, x):
+            return jnp.sum(jnp.tanh(x @ w))
+    closed = tjit.make_jaxpr(tjit.grad(loss))(w, x)
+    m = lower_jaxpr(closed)
+    s = simplify(m)
+    assert count(m, "transpose") >= 1 and count(s, "transpose") == 0
+    assert count(s, "dot") == count(m, "dot")
+    want = eval_jaxpr_reference(closed.jaxpr, closed.consts, [w, x])[0]
+    np.testing.assert_allclose(evaluate_module(s, [w, x])[0], want, rtol=1e-5, atol=1e-6)
+    # and through the compiled path, against float64 NumPy
+    t = np.tanh(x.astype(np.float64) @ w if not batched else
+                np.einsum("bij,bjk->bik", x.astype(np.float64), w))
+    dy = 1 - t ** 2
+    ref = x.T @ dy if not batched else np.einsum("bij,bik->bjk", x, dy)
+    np.testing.assert_allclose(np.asarray(tjit.jit(tjit.grad(loss))(w, x)), ref,
+                               rtol=1e-4, atol=1e-5)
+
+
+def test_transposed_dot_with_other_users_kept():
+    # dot(a, b) used both as is and transposed: swapping would compute two products
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal((3, 4)).astype(np.float32)
+    b = rng.standard_normal((4, 5)).astype(np.float32)
+    s = simplify(lower_jaxpr(tjit.make_jaxpr(lambda a, b: ((a @ b).T, a @ b))(a, b)))
+    assert count(s, "dot") == 1 and count(s, "transpose") == 1

@@ -17,7 +17,7 @@ import threading
 
 import numpy as np
 
-from tjit.devices import kernel_cache
+from tjit.devices import blas, kernel_cache
 from tjit.devices.executable import Executable
 from tjit.devices.threads import default_num_threads, parallel_for
 from tjit.xla_like.plan import (
@@ -239,6 +239,14 @@ class _Runner:
         B, M, Kc, N = size(lshape, lb), size(lshape, lfree), size(lshape, lc), size(rshape, rfree)
         out_shape, out_dtype = self.shape[out_v], self.dtype[out_v]
         fixed_out = self.fixed[k_out]
+        gemm = None
+        if self.dtype[lhs_v] == out_dtype and self.dtype[rhs_v] == out_dtype:
+            gemm = blas.GemmCall.build(lshape, rshape, out_dtype, lperm, rperm, (B, M, Kc, N))
+        if gemm is not None:
+            def run_gemm(vals):
+                out = fixed_out if fixed_out is not None else np.empty(out_shape, out_dtype)
+                vals[k_out] = gemm(vals[li], vals[ri], out)
+            return run_gemm
 
         def run(vals):
             a = np.transpose(vals[li], lperm).reshape(B, M, Kc)

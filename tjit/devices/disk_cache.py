@@ -216,3 +216,24 @@ def get(key):
 def put(key, payload):
     """``default_cache().put(key, payload)``: store bytes atomically; True if stored."""
     return default_cache().put(key, payload)
+
+
+def load_or_compile(ir_text, names, tag):
+    """``{name: address}`` for LLVM IR that is not a kernel (runtime helpers): loaded from
+    the disk cache when an entry for this exact text exists, else compiled and stored.
+
+    Args:
+      ir_text: LLVM IR as text.
+      names: the function symbols to look up.
+      tag: a short label that keeps different helpers' keys apart.
+    """
+    key = cache_key(f"{tag}:" + hashlib.sha256(ir_text.encode()).hexdigest())
+    obj = get(key)
+    if obj is not None:
+        try:
+            return target.load_object(obj, names)
+        except (ValueError, RuntimeError):  # unusable entry: compile afresh below
+            pass
+    addrs, obj = target.compile_object(ir_text, names)
+    put(key, obj)
+    return addrs

@@ -41,7 +41,6 @@ retires the workers; fresh ones start on the next call. Neither can deadlock.
 """
 
 import ctypes
-import hashlib
 import os
 import platform
 import sys
@@ -51,7 +50,6 @@ import warnings
 import weakref
 
 from tjit.devices import disk_cache
-from tjit.lower.llvm import target
 
 __all__ = ["KERNEL_FUNCTYPE", "ThreadPool", "as_kernel", "default_num_threads",
            "get_pool", "native_available", "parallel_for"]
@@ -396,16 +394,7 @@ class _Runtime:
     """ctypes entry points of the compiled runtime, and its cycle-counter rate."""
 
     def __init__(self, ir_text):
-        key = disk_cache.cache_key("threads-runtime:" + hashlib.sha256(
-            ir_text.encode()).hexdigest())
-        obj = disk_cache.get(key)
-        try:
-            addrs = target.load_object(obj, _RT_NAMES) if obj is not None else None
-        except ValueError:               # unusable entry: compile afresh below
-            addrs = None
-        if addrs is None:
-            addrs, obj = target.compile_object(ir_text, _RT_NAMES)
-            disk_cache.put(key, obj)
+        addrs = disk_cache.load_or_compile(ir_text, _RT_NAMES, "threads-runtime")
         vp, i64 = ctypes.c_void_p, ctypes.c_int64
         self.run = ctypes.CFUNCTYPE(None, vp, i64, vp, vp, vp, i64, i64, i64, i64)(
             addrs["tjit_rt_run"])

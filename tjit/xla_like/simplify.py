@@ -131,7 +131,7 @@ def simplify(module):
     current = module
     for _ in range(MAX_ROUNDS):
         changed = False
-        for step in (rewrite, cse, dce):
+        for step in (cse, rewrite, dce):  # CSE first: rules see true use counts
             current, c = step(current)
             changed |= c
         if not changed:
@@ -153,6 +153,11 @@ def _with_operands(i, ops):
 def rewrite(module):
     """One sweep of the rules in topological order. Returns ``(module, changed)``."""
     b = Rewriter()
+    for i in module.instrs:
+        for o in i.operands:
+            b.uses[o.id] = b.uses.get(o.id, 0) + 1
+    for o in module.outputs:
+        b.uses[o.id] = b.uses.get(o.id, 0) + 1
     vmap = {}
     changed = False
     for i in module.instrs:
@@ -235,6 +240,11 @@ class Rewriter(hlo.Builder):
     def __init__(self):
         super().__init__()
         self.ids = set()
+        self.uses = {}   # instr id -> number of uses in the module being rewritten
+
+    def only_use(self, i):
+        """True if ``i`` (an instruction of the module being rewritten) has one use."""
+        return self.uses.get(i.id, 0) == 1
 
     def add(self, opcode, operands, shape, dtype, **attrs):
         i = super().add(opcode, operands, shape, dtype, **attrs)
@@ -546,6 +556,25 @@ def transpose_of_transpose(i, b):
     if perm == tuple(range(i.ndim)):
         return y
     return b.add("transpose", (y,), i.shape, i.dtype, perm=perm)
+
+
+@rule("transpose")
+def transpose_of_dot(i, b):
+    """transpose(dot(a, b)) -> dot(b, a) when the transpose only swaps the two free-dim
+    groups (the weight gradient of ``x @ w``): BLAS writes the result in the layout its
+    consumers read, instead of a kernel reading it at a stride of a whole row."""
+    d, = i.operands
+    if d.opcode != "dot" or not b.only_use(d):
+        return None
+    lhs, rhs = d.operands
+    (lc, rc), (lb, rb) = d.attrs["dimension_numbers"]
+    nb = len(lb)
+    nl, nr = lhs.ndim - nb - len(lc), rhs.ndim - nb - len(rc)
+    swap = (*range(nb), *range(nb + nl, nb + nl + nr), *range(nb, nb + nl))
+    if tuple(i.attrs["perm"]) != swap:
+        return None
+    return b.add("dot", (rhs, lhs), i.shape, i.dtype,
+                 dimension_numbers=((tuple(rc), tuple(lc)), (tuple(rb), tuple(lb))))
 
 
 @rule("reshape")

@@ -1,0 +1,112 @@
+"""The gemm shim: dot_general through single-threaded BLAS calls on tjit's pool,
+compared with float64 NumPy; serial vs split; every operand layout."""
+
+import ctypes
+
+import numpy as np
+import pytest
+
+import tjit
+import tjit.numpy as jnp
+from tjit import lax
+from tjit.devices import blas
+
+pytestmark = pytest.mark.skipif(not blas.available(),
+                                reason="NumPy's BLAS has no scipy_openblas64_ symbols")
+
+
+def _gemm(lshape, rshape, dtype, lperm, rperm, bmkn, force_serial=False):
+    call = blas.GemmCall.build(lshape, rshape, dtype, lperm, rperm, bmkn)
+    assert call is not None
+    if force_serial:
+        call.parallel = False
+    return call
+
+
+def _ref(a, b, lperm, rperm, bmkn):
+    B, M, K, N = bmkn
+    a = np.transpose(a.astype(np.float64), lperm).reshape(B, M, K)
+    b = np.transpose(b.astype(np.float64), rperm).reshape(B, K, N)
+    return a @ b
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("case", [
+    # lshape, rshape, lperm, rperm, (B, M, K, N)
+    ((300, 70), (70, 200), (0, 1), (0, 1), (1, 300, 70, 200)),             # A @ B, split M
+    ((64, 70), (70, 500), (0, 1), (0, 1), (1, 64, 70, 500)),              # split N
+    ((70, 300), (70, 200), (1, 0), (0, 1), (1, 300, 70, 200)),            # A.T @ B
+    ((300, 70), (200, 70), (0, 1), (1, 0), (1, 300, 70, 200)),            # A @ B.T
+    ((70, 300), (200, 70), (1, 0), (1, 0), (1, 300, 70, 200)),            # A.T @ B.T
+    ((6, 40, 30), (6, 30, 50), (0, 1, 2), (0, 1, 2), (6, 40, 30, 50)),    # batch split
+    ((40, 6, 30), (6, 30, 50), (1, 0, 2), (0, 1, 2), (6, 40, 30, 50)),    # A via strides
+    ((30, 40, 6), (6, 30, 50), (2, 1, 0), (0, 1, 2), (6, 40, 30, 50)),    # A copied
+    ((1, 70), (70, 1), (0, 1), (0, 1), (1, 1, 70, 1)),                    # vectors
+    ((5, 3, 7), (7, 2), (0, 1, 2), (0, 1), (1, 15, 7, 2)),                # merged M dims
+])
+@pytest.mark.parametrize("serial", [False, True])
+def test_gemm_matches_numpy(dtype, case, serial):
+    lshape, rshape, lperm, rperm, bmkn = case
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal(lshape).astype(dtype)
+    b = rng.standard_normal(rshape).astype(dtype)
+    out = np.full(bmkn[:2] + bmkn[3:], np.nan, dtype)
+    _gemm(lshape, rshape, dtype, lperm, rperm, bmkn, serial)(a, b, out)
+    tol = 1e-4 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(out, _ref(a, b, lperm, rperm, bmkn), rtol=tol, atol=tol * 10)
+
+
+def test_large_product_is_split_and_matches_serial():
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((256, 512)).astype(np.float32)
+    b = rng.standard_normal((512, 384)).astype(np.float32)
+    shape = ((256, 512), (512, 384), np.float32, (0, 1), (0, 1), (1, 256, 512, 384))
+    split = blas.GemmCall.build(*shape)
+    if tjit.devices.threads.default_num_threads() > 1:
+        assert split.parallel and split.n_units > 1
+    out_split, out_serial = np.empty((1, 256, 384), np.float32), np.empty((1, 256, 384),
+                                                                          np.float32)
+    split(a, b, out_split)
+    _gemm(*shape, force_serial=True)(a, b, out_serial)
+    # one thread runs the same blocks as separate calls: the same bits
+    np.testing.assert_array_equal(out_split, out_serial)
+
+
+def test_unsupported_dtypes_and_empty_dims_fall_back():
+    assert blas.GemmCall.build((3, 4), (4, 5), np.int32, (0, 1), (0, 1), (1, 3, 4, 5)) is None
+    assert blas.GemmCall.build((3, 0), (0, 5), np.float32, (0, 1), (0, 1),
+                               (1, 3, 0, 5)) is None
+
+
+def test_numpy_keeps_its_blas_threads():
+    # the shim limits BLAS to one thread only while it runs, on the calling thread
+    from numpy._core import _multiarray_umath
+    lib = ctypes.CDLL(_multiarray_umath.__file__)
+    get = lib.scipy_openblas_get_num_threads64_
+    get.restype = ctypes.c_int
+    before = get()
+    a = np.ones((64, 64), np.float32)
+    blas.GemmCall.build((64, 64), (64, 64), np.float32, (0, 1), (0, 1), (1, 64, 64, 64))(
+        a, a, np.empty((1, 64, 64), np.float32))
+    assert get() == before
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_jit_dots_through_the_shim(dtype, x64):
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((4, 33, 17)).astype(dtype)
+    w = rng.standard_normal((17, 65)).astype(dtype)
+    y = rng.standard_normal((4, 65, 9)).astype(dtype)
+
+    def f(x, w, y):
+        h = jnp.tanh(x @ w)                      # (4, 33, 65)
+        z = lax.dot_general(h, y, (((2,), (1,)), ((0,), (0,))))   # batched
+        return z, jnp.einsum("bij,bik->jk", x, h)                  # contraction over 2 dims
+
+    got = tjit.jit(f)(x, w, y)
+    x64, w64, y64 = (v.astype(np.float64) for v in (x, w, y))
+    h = np.tanh(x64 @ w64)
+    want = (h @ y64, np.einsum("bij,bik->jk", x64, h))
+    tol = 2e-4 if dtype == np.float32 else 1e-10
+    for g, r in zip(got, want):
+        np.testing.assert_allclose(np.asarray(g), r, rtol=tol, atol=tol)

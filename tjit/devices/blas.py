@@ -1,0 +1,270 @@
+"""``dot_general`` on the CPU: BLAS gemm calls split across tjit's own thread pool.
+
+NumPy's ``matmul`` runs OpenBLAS on OpenBLAS's thread pool. Next to tjit's pool (fused
+kernels) that makes two pools of spinning threads on the same cores, and on a busy
+machine OpenBLAS's pool stalls for whole milliseconds. Instead, a small native shim
+(LLVM IR, below) calls single-threaded ``cblas_?gemm`` on one block of rows, columns or
+batch entries of the product, and ``threads.parallel_for`` runs the blocks on tjit's
+pool: one pool for everything, and a block a slowed worker never took is simply done by
+another thread.
+
+The shim sets OpenBLAS's thread count to 1 only for the calling thread
+(``openblas_set_num_threads_local``) and restores it, so NumPy elsewhere keeps its
+threads. BLAS is found through NumPy's own extension module (the ILP64
+``scipy_openblas64_`` build NumPy's wheels ship); where it is not found, dots fall back
+to ``np.matmul``.
+
+Which axis is split: splitting the rows of ``C = A @ B`` makes every block pack all of
+``B``, splitting the columns makes every block pack all of ``A``; the split repacks the
+smaller one. Batched products with enough batch entries split the batch instead. The
+blocks are chosen from the shapes and the machine's CPU count, never from the number of
+threads at work, and a thread runs its blocks as separate calls: one thread or several,
+the result has the same bits.
+"""
+
+import ctypes
+import math
+import os
+
+import numpy as np
+
+from tjit.devices import disk_cache
+from tjit.devices.threads import as_kernel, default_num_threads, parallel_for
+
+#: Products below this many multiply-adds run on the calling thread.
+PARALLEL_MIN_MACS = 1 << 21
+#: Rows/columns per block are a multiple of this (whole SIMD vectors of C) and at least
+#: MIN_BLOCK (each block packs the other operand again).
+BLOCK_ALIGN = 16
+MIN_BLOCK = 64
+
+_ROW_MAJOR, _NO_TRANS, _TRANS = 101, 111, 112
+_SPLIT_ROWS, _SPLIT_COLS, _SPLIT_BATCH = 0, 1, 2
+
+# sizes[] layout shared by the shim and GemmCall.
+_FIELDS = ("gemm", "set_threads", "trans_a", "trans_b", "m", "n", "k", "lda", "ldb", "ldc",
+           "batch", "stride_a", "stride_b", "stride_c", "split", "block", "extent")
+_F = {name: n for n, name in enumerate(_FIELDS)}
+
+_SHIM_IR = r"""
+declare i64 @llvm.smin.i64(i64, i64)
+
+; gemm on blocks [start, end) of the split axis, one BLAS call per block and batch entry
+define void @tjit_gemm_{T}(ptr noalias %args, ptr noalias %sz, i64 %start, i64 %end) {
+entry:
+{loads}
+  %ap = load ptr, ptr %args
+  %bpp = getelementptr ptr, ptr %args, i64 1
+  %bp = load ptr, ptr %bpp
+  %cpp = getelementptr ptr, ptr %args, i64 2
+  %cp = load ptr, ptr %cpp
+  %gemm = inttoptr i64 %f_gemm to ptr
+  %setl = inttoptr i64 %f_set_threads to ptr
+  %ta = trunc i64 %f_trans_a to i32
+  %tb = trunc i64 %f_trans_b to i32
+  %by_rows = icmp eq i64 %f_split, {SPLIT_ROWS}
+  %by_cols = icmp eq i64 %f_split, {SPLIT_COLS}
+  %by_batch = icmp eq i64 %f_split, {SPLIT_BATCH}
+  ; row i of op(A) starts at i*lda (no transpose) or i (transposed); same for columns of B
+  %a_trans = icmp eq i32 %ta, {TRANS}
+  %a_row = select i1 %a_trans, i64 1, i64 %f_lda
+  %b_trans = icmp eq i32 %tb, {TRANS}
+  %b_col = select i1 %b_trans, i64 %f_ldb, i64 1
+  %old = call i32 %setl(i32 1)
+  %any = icmp slt i64 %start, %end
+  br i1 %any, label %block, label %done
+block:
+  %u = phi i64 [ %start, %entry ], [ %un, %block_end ]
+  %lo = mul i64 %u, %f_block
+  %hi0 = add i64 %lo, %f_block
+  %hi = call i64 @llvm.smin.i64(i64 %hi0, i64 %f_extent)
+  %cnt = sub i64 %hi, %lo
+  %ra = mul i64 %lo, %a_row
+  %rc = mul i64 %lo, %f_ldc
+  %cb = mul i64 %lo, %b_col
+  %off_a = select i1 %by_rows, i64 %ra, i64 0
+  %off_b = select i1 %by_cols, i64 %cb, i64 0
+  %off_c0 = select i1 %by_rows, i64 %rc, i64 0
+  %off_c = select i1 %by_cols, i64 %lo, i64 %off_c0
+  %m = select i1 %by_rows, i64 %cnt, i64 %f_m
+  %n = select i1 %by_cols, i64 %cnt, i64 %f_n
+  %b0 = select i1 %by_batch, i64 %lo, i64 0
+  %b1 = select i1 %by_batch, i64 %hi, i64 %f_batch
+  br label %batch
+batch:
+  %b = phi i64 [ %b0, %block ], [ %bn, %batch ]
+  %ia0 = mul i64 %b, %f_stride_a
+  %ia = add i64 %ia0, %off_a
+  %ib0 = mul i64 %b, %f_stride_b
+  %ib = add i64 %ib0, %off_b
+  %ic0 = mul i64 %b, %f_stride_c
+  %ic = add i64 %ic0, %off_c
+  %pa = getelementptr {T}, ptr %ap, i64 %ia
+  %pb = getelementptr {T}, ptr %bp, i64 %ib
+  %pc = getelementptr {T}, ptr %cp, i64 %ic
+  call void %gemm(i32 {ROW_MAJOR}, i32 %ta, i32 %tb, i64 %m, i64 %n, i64 %f_k, {T} 1.0,
+                  ptr %pa, i64 %f_lda, ptr %pb, i64 %f_ldb, {T} 0.0, ptr %pc, i64 %f_ldc)
+  %bn = add i64 %b, 1
+  %more = icmp slt i64 %bn, %b1
+  br i1 %more, label %batch, label %block_end
+block_end:
+  %un = add i64 %u, 1
+  %more_blocks = icmp slt i64 %un, %end
+  br i1 %more_blocks, label %block, label %done
+done:
+  %r = call i32 %setl(i32 %old)
+  ret void
+}
+"""
+
+
+def _shim_ir(llvm_type):
+    loads = "\n".join(
+        f"  %p_{f} = getelementptr i64, ptr %sz, i64 {n}\n  %f_{f} = load i64, ptr %p_{f}"
+        for n, f in enumerate(_FIELDS))
+    return (_SHIM_IR.replace("{loads}", loads).replace("{T}", llvm_type)
+            .replace("{SPLIT_ROWS}", str(_SPLIT_ROWS)).replace("{SPLIT_COLS}", str(_SPLIT_COLS))
+            .replace("{SPLIT_BATCH}", str(_SPLIT_BATCH)).replace("{TRANS}", str(_TRANS))
+            .replace("{ROW_MAJOR}", str(_ROW_MAJOR)))
+
+
+_LIBRARY = None   # None: not looked up yet; False: unavailable; else {dtype: (shim, gemm)}
+
+
+def _symbol(lib, name):
+    try:
+        return ctypes.cast(getattr(lib, name), ctypes.c_void_p).value
+    except AttributeError:
+        return None
+
+
+def _library():
+    """{np.dtype: (shim ctypes function, gemm address, set-threads address)} or None."""
+    global _LIBRARY
+    if _LIBRARY is None:
+        _LIBRARY = False
+        try:
+            from numpy._core import _multiarray_umath
+            lib = ctypes.CDLL(_multiarray_umath.__file__)
+        except (ImportError, OSError):
+            return None
+        set_threads = _symbol(lib, "openblas_set_num_threads_local")
+        gemms = {np.dtype(np.float32): _symbol(lib, "scipy_cblas_sgemm64_"),
+                 np.dtype(np.float64): _symbol(lib, "scipy_cblas_dgemm64_")}
+        if set_threads is None or None in gemms.values():
+            return None
+        names = {np.dtype(np.float32): ("tjit_gemm_float", "float"),
+                 np.dtype(np.float64): ("tjit_gemm_double", "double")}
+        found = {}
+        for dt, (name, llvm_type) in names.items():
+            addr = disk_cache.load_or_compile(_shim_ir(llvm_type), [name], "gemm-shim")[name]
+            found[dt] = (as_kernel(addr), gemms[dt], set_threads)
+        _LIBRARY = found
+    return _LIBRARY or None
+
+
+def available():
+    """True when dots run through the native gemm shim (else ``np.matmul``)."""
+    return _library() is not None
+
+
+def _matrix_layout(rows, cols, rs, cs):
+    """(transpose flag, leading dimension) for a rows x cols matrix with element strides
+    rs, cs, or None when BLAS cannot read it in place."""
+    if cols == 1 or cs == 1:
+        ld = rs if rows > 1 else cols
+        if ld >= max(1, cols):
+            return _NO_TRANS, ld
+    if rows == 1 or rs == 1:
+        ld = cs if cols > 1 else rows
+        if ld >= max(1, rows):
+            return _TRANS, ld
+    return None
+
+
+def _batched_view(shape, dtype, perm, new_shape):
+    """Element strides of ``transpose(x, perm).reshape(new_shape)`` for a C-contiguous x
+    of ``shape``, or None when that reshape would need a copy."""
+    item = dtype.itemsize
+    fake = np.lib.stride_tricks.as_strided(np.zeros(1, dtype), shape=shape,
+                                           strides=_c_strides(shape, item))
+    try:
+        v = np.reshape(np.transpose(fake, perm), new_shape, copy=False)
+    except ValueError:
+        return None
+    return tuple(s // item for s in v.strides)
+
+
+def _c_strides(shape, item):
+    strides, acc = [], item
+    for d in reversed(shape):
+        strides.append(acc)
+        acc *= max(d, 1)
+    return tuple(reversed(strides))
+
+
+class GemmCall:
+    """One ``dot_general`` at fixed shapes, as (batched) gemm calls into a preallocated
+    output; ``GemmCall.build`` returns None when the shim cannot do it (dtypes, empty
+    dims, no BLAS found), and the caller uses ``np.matmul``."""
+
+    def __init__(self, shim, sizes, n_units, parallel, copies):
+        self.shim, self.sizes, self.n_units, self.parallel = shim, sizes, n_units, parallel
+        self.copies = copies        # per operand: None, or (perm, shape) to copy first
+        self.argv = (ctypes.c_void_p * 3)()
+
+    @classmethod
+    def build(cls, lshape, rshape, dtype, lperm, rperm, bmkn):
+        lib = _library()
+        dtype = np.dtype(dtype)
+        if lib is None or dtype not in lib or 0 in bmkn:
+            return None
+        shim, gemm, set_threads = lib[dtype]
+        B, M, K, N = bmkn
+        f = dict.fromkeys(_FIELDS, 0)
+        f.update(gemm=gemm, set_threads=set_threads, m=M, n=N, k=K, ldc=N, batch=B,
+                 stride_c=M * N)
+        copies = []
+        for side, shape, perm, mat in (("a", lshape, lperm, (B, M, K)),
+                                       ("b", rshape, rperm, (B, K, N))):
+            strides = _batched_view(shape, dtype, perm, mat)
+            layout = strides and _matrix_layout(mat[1], mat[2], strides[1], strides[2])
+            copies.append(None if layout else (perm, mat))
+            if not layout:               # a contiguous copy is made per call
+                strides, layout = (mat[1] * mat[2], mat[2], 1), (_NO_TRANS, mat[2])
+            f[f"trans_{side}"], f[f"ld{side}"] = layout
+            f[f"stride_{side}"] = strides[0] if B > 1 else 0
+        # The blocks depend on the shapes and the machine's CPU count only, never on the
+        # threads in use: every thread count gives the same bits.
+        units = 2 * (os.cpu_count() or 1)
+        if B >= units:
+            split, extent, block = _SPLIT_BATCH, B, math.ceil(B / units)
+        else:
+            split, extent = (_SPLIT_ROWS, M) if M > N else (_SPLIT_COLS, N)
+            block = BLOCK_ALIGN * math.ceil(extent / (units * BLOCK_ALIGN))
+            block = max(block, MIN_BLOCK)
+        if B * M * N * K < PARALLEL_MIN_MACS:
+            block = extent               # one call: blocks would cost more than they give
+        n_units = math.ceil(extent / block)
+        parallel = n_units > 1 and default_num_threads() > 1
+        f.update(split=split, extent=extent, block=block)
+        sizes = (ctypes.c_int64 * len(_FIELDS))(*[int(f[name]) for name in _FIELDS])
+        return cls(shim, sizes, n_units, parallel, copies)
+
+    def __call__(self, lhs, rhs, out):
+        """out[...] = dot(lhs, rhs); lhs/rhs C-contiguous of the built shapes and dtype."""
+        argv = self.argv
+        for n, (x, copy) in enumerate(zip((lhs, rhs), self.copies)):
+            if copy is not None:
+                x = np.ascontiguousarray(np.transpose(x, copy[0]).reshape(copy[1]))
+                if n == 0:
+                    lhs = x              # keep the copy alive through the call
+                else:
+                    rhs = x
+            argv[n] = x.ctypes.data
+        argv[2] = out.ctypes.data
+        if self.parallel:
+            parallel_for(self.shim, argv, self.sizes, self.n_units)
+        else:
+            self.shim(argv, self.sizes, 0, self.n_units)
+        return out
