@@ -17,7 +17,7 @@ import threading
 
 import numpy as np
 
-from tjit.devices import blas, kernel_cache
+from tjit.devices import array_args, blas, kernel_cache
 from tjit.devices.executable import Executable
 from tjit.devices.threads import default_num_threads, parallel_for
 from tjit.xla_like.plan import (
@@ -133,7 +133,7 @@ class _Runner:
         self.steps = [self._prepare(s, fns) for s in prog.steps]
         self.stateless = not prog.slot_sizes
         single = len(prog.steps) == 1 and isinstance(prog.steps[0], KernelStep)
-        if single and self.stateless and not any(x is not None for x in self.fixed):
+        if single and self.stateless and all(v in prog.params for v in prog.steps[0].ins):
             self.run = self._single_kernel_runner(prog.steps[0], fns[prog.steps[0].kernel.name])
 
     def _single_kernel_runner(self, s, fn):
@@ -149,6 +149,8 @@ class _Runner:
             return self.run  # an argument passed through, or one value twice: general path
         outs = [out_of[v] for v in self.prog.outputs]
         sizes, n, parallel = self._launch(s.kernel)
+        if array_args.available():
+            return self._single_kernel_native(fn, argv, sizes, n, parallel, in_pos, outs)
         empty, ptr = np.empty, _ptr
 
         def run(flat_args):
@@ -166,6 +168,31 @@ class _Runner:
                 parallel_for(fn, argv, sizes, n)
             else:
                 fn(argv, sizes, 0, n)
+            return res
+        return run
+
+    @staticmethod
+    def _single_kernel_native(fn, argv, sizes, n, parallel, in_pos, outs):
+        """The single-kernel path with pointers read natively (array_args): one foreign
+        call fills the argument array and, when not split across threads, runs it."""
+        positions = [pos for pos, _ in in_pos] + [pos for pos, _, _ in outs]
+        launch = array_args.ArrayLauncher(argv, positions, None if parallel else fn, sizes,
+                                          0, n)
+        params = [k for _, k in in_pos]
+        out_specs = [(shape, dtype) for _, shape, dtype in outs]
+        empty, ndarray = np.empty, np.ndarray
+
+        def run(flat_args):
+            arrays = []
+            for k in params:
+                a = flat_args[k]
+                if type(a) is not ndarray or not a.flags.c_contiguous:
+                    a = np.array(a, order="C")
+                arrays.append(a)
+            res = [empty(shape, dtype) for shape, dtype in out_specs]
+            launch(arrays + res)
+            if parallel:
+                parallel_for(fn, argv, sizes, n)
             return res
         return run
 
@@ -201,6 +228,22 @@ class _Runner:
             else:
                 dynamic_out.append((pos, k, self.shape[v], self.dtype[v]))
         sizes, n, parallel = self._launch(kernel)
+        if array_args.available():
+            positions = [pos for pos, _ in dynamic_in] + [pos for pos, *_ in dynamic_out]
+            launch = array_args.ArrayLauncher(argv, positions, None if parallel else fn,
+                                              sizes, 0, n)
+            ins = [k for _, k in dynamic_in]
+            outs = [(k, shape, dtype) for _, k, shape, dtype in dynamic_out]
+
+            def run_native(vals):
+                arrays = [vals[k] for k in ins]
+                for k, shape, dtype in outs:
+                    a = vals[k] = np.empty(shape, dtype)
+                    arrays.append(a)
+                launch(arrays)
+                if parallel:
+                    parallel_for(fn, argv, sizes, n)
+            return run_native
 
         def run(vals):
             for pos, k in dynamic_in:

@@ -1,0 +1,139 @@
+"""Filling a kernel's ``void*`` argument array from NumPy arrays, natively.
+
+Getting a NumPy array's data pointer from Python costs about 1 µs
+(``ctypes.addressof(ctypes.c_char.from_buffer(a))``; ``a.ctypes.data`` is slower), which
+is most of a tiny jitted function's dispatch time. But a NumPy array object stores its
+data pointer at a fixed offset from the object's address (``PyArrayObject_fields.data``,
+right after the object header), and ``id(a)`` is that address in CPython. So a call
+stores ``id(a)`` of each array in an ``objects`` array, and one native function reads
+the data pointers into the kernel's argument array and calls the kernel: one ctypes
+call per kernel launch, about 2 µs saved on the smallest calls.
+
+The offset is measured at start-up against ``ctypes`` on real arrays, never assumed;
+where it cannot be confirmed (another Python implementation, an unexpected layout),
+``available()`` is False and callers keep the pure-ctypes path.
+"""
+
+import ctypes
+import platform
+
+import numpy as np
+
+from tjit.devices import disk_cache
+
+_IR = r"""
+; ctx (i64 words): 0 kernel (0: fill only), 1 argv, 2 objects, 3 positions, 4 count,
+;                  5 data offset, 6 sizes, 7 start, 8 end
+define void @tjit_fill_and_call(ptr noalias %ctx) {
+entry:
+  %kp = getelementptr i64, ptr %ctx, i64 0
+  %kernel = load ptr, ptr %kp
+  %ap = getelementptr i64, ptr %ctx, i64 1
+  %argv = load ptr, ptr %ap
+  %op = getelementptr i64, ptr %ctx, i64 2
+  %objs = load ptr, ptr %op
+  %pp = getelementptr i64, ptr %ctx, i64 3
+  %pos = load ptr, ptr %pp
+  %cp = getelementptr i64, ptr %ctx, i64 4
+  %count = load i64, ptr %cp
+  %dp = getelementptr i64, ptr %ctx, i64 5
+  %off = load i64, ptr %dp
+  %any = icmp sgt i64 %count, 0
+  br i1 %any, label %fill, label %call
+fill:
+  %i = phi i64 [ 0, %entry ], [ %i1, %fill ]
+  %objp = getelementptr ptr, ptr %objs, i64 %i
+  %obj = load ptr, ptr %objp
+  %datap = getelementptr i8, ptr %obj, i64 %off
+  %data = load ptr, ptr %datap
+  %slotp = getelementptr i64, ptr %pos, i64 %i
+  %slot = load i64, ptr %slotp
+  %dst = getelementptr ptr, ptr %argv, i64 %slot
+  store ptr %data, ptr %dst
+  %i1 = add i64 %i, 1
+  %more = icmp slt i64 %i1, %count
+  br i1 %more, label %fill, label %call
+call:
+  %none = icmp eq ptr %kernel, null
+  br i1 %none, label %done, label %run
+run:
+  %sp = getelementptr i64, ptr %ctx, i64 6
+  %sizes = load ptr, ptr %sp
+  %s0p = getelementptr i64, ptr %ctx, i64 7
+  %start = load i64, ptr %s0p
+  %e0p = getelementptr i64, ptr %ctx, i64 8
+  %end = load i64, ptr %e0p
+  call void %kernel(ptr %argv, ptr %sizes, i64 %start, i64 %end)
+  br label %done
+done:
+  ret void
+}
+"""
+
+_NAME = "tjit_fill_and_call"
+_STATE = None     # None: not probed; False: unavailable; else (ctypes function, offset)
+
+
+def _probe_offset():
+    """Byte offset of the data pointer in a NumPy array object, confirmed on several
+    arrays (views, 0-d, empty, read-only), or None."""
+    if platform.python_implementation() != "CPython":
+        return None
+    base = np.arange(12, dtype=np.float64)
+    samples = [base, base[3:], np.zeros((2, 3), np.int8), np.array(1.5), base.reshape(3, 4).T]
+    ro = np.ones(5)
+    ro.flags.writeable = False
+    samples.append(ro)
+    for off in range(8, 80, 8):
+        if all(ctypes.c_void_p.from_address(id(a) + off).value == a.ctypes.data
+               for a in samples if a.ctypes.data):
+            return off
+    return None
+
+
+def _state():
+    global _STATE
+    if _STATE is None:
+        _STATE = False
+        off = _probe_offset()
+        if off is not None:
+            try:
+                addr = disk_cache.load_or_compile(_IR, [_NAME], "array-args")[_NAME]
+            except Exception:  # noqa: BLE001  (no native helper: callers use ctypes)
+                return None
+            _STATE = (ctypes.CFUNCTYPE(None, ctypes.c_void_p)(addr), off)
+    return _STATE or None
+
+
+def available():
+    """True when kernel arguments can be filled natively from array objects."""
+    return _state() is not None
+
+
+class ArrayLauncher:
+    """Launches one kernel with some argument slots taken from NumPy arrays per call.
+
+    ``launcher(arrays)`` stores each array's data pointer into ``argv`` at the given
+    positions and, when ``kernel`` is given, calls ``kernel(argv, sizes, start, end)``,
+    all in one native call. The arrays must stay alive during the call (the caller
+    holds them) and be C-contiguous ndarrays.
+    """
+
+    def __init__(self, argv, positions, kernel=None, sizes=None, start=0, end=1):
+        fn, off = _state()
+        n = len(positions)
+        self.argv, self.sizes = argv, sizes
+        self.objects = (ctypes.c_void_p * max(n, 1))()
+        self.positions = (ctypes.c_int64 * max(n, 1))(*positions)
+        kernel_addr = 0 if kernel is None else ctypes.cast(kernel, ctypes.c_void_p).value
+        self.ctx = (ctypes.c_int64 * 9)(
+            kernel_addr, ctypes.addressof(argv), ctypes.addressof(self.objects),
+            ctypes.addressof(self.positions), n, off,
+            0 if sizes is None else ctypes.addressof(sizes), start, end)
+        self._fn = fn
+
+    def __call__(self, arrays):
+        objs = self.objects
+        for i, a in enumerate(arrays):
+            objs[i] = id(a)
+        self._fn(self.ctx)
