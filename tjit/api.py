@@ -13,6 +13,10 @@ import inspect
 import numpy as np
 
 from tjit.config import config
+# The default backend (and llvmlite) loads with tjit, as JAX loads XLA at import: a new
+# process's first jitted call then costs tracing plus a disk-cache lookup, not ~50 ms of
+# importing the compiler.
+from tjit.devices import cpu as _default_backend  # noqa: F401
 from tjit.devices.executable import compile_jaxpr
 from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray

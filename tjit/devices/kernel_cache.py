@@ -14,7 +14,7 @@ import time
 
 from tjit.devices import disk_cache
 from tjit.devices.threads import as_kernel
-from tjit.lower.llvm import codegen, target
+from tjit.lower.llvm import target
 from tjit.xla_like.kernel_ir import kernel_hash
 
 _COMPILED = {}          # kernel hash -> ctypes function
@@ -27,7 +27,8 @@ STATS = {"compiled": 0, "disk_hits": 0, "memory_hits": 0, "compile_seconds": 0.0
 def codegen_digest():
     """Hash of the code generator's sources: a change to codegen invalidates disk entries
     even within one tjit version."""
-    here = pathlib.Path(codegen.__file__).parent
+    here = pathlib.Path(target.__file__).parent      # codegen's folder (not imported: the
+    # code generator and llvmlite.ir load only when something is compiled)
     h = hashlib.sha256()
     for name in ("codegen.py", "codegen_ops.py", "mathlib.py"):
         h.update((here / name).read_bytes())
@@ -63,6 +64,7 @@ def _address(kernel, h):
             return addr
         except (ValueError, RuntimeError):
             pass  # unusable object: compile it again below
+    from tjit.lower.llvm import codegen
     t0 = time.perf_counter()
     ir_text = codegen.kernel_to_llvm_ir(kernel, name)
     addrs, obj = target.compile_object(ir_text, [name])
@@ -74,4 +76,5 @@ def _address(kernel, h):
 
 def llvm_ir(kernel):
     """The LLVM IR text of ``kernel`` (for ``Compiled.as_text(llvm=True)``)."""
+    from tjit.lower.llvm import codegen
     return codegen.kernel_to_llvm_ir(kernel, symbol_name(kernel_hash(kernel)))
