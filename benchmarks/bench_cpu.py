@@ -409,11 +409,13 @@ _FIRST_CALL = """
 import json, sys, time
 import numpy as np
 LIB = sys.argv[1]
+t_import = time.perf_counter()
 if LIB == "tjit":
     import tjit as lib, tjit.numpy as np_
     from tjit.devices import kernel_cache
 else:
     import jax as lib, jax.numpy as np_
+import_ms = (time.perf_counter() - t_import) * 1e3
 
 def f(x):
     y = x * 1.5 + 0.25                      # 2
@@ -430,7 +432,7 @@ if LIB == "jax":
     out.block_until_ready()
 ms = (time.perf_counter() - t0) * 1e3
 stats = dict(kernel_cache.STATS) if LIB == "tjit" else {}
-print(json.dumps({"ms": ms, "stats": stats}))
+print(json.dumps({"ms": ms, "stats": stats, "import_ms": import_ms}))
 """
 
 
@@ -447,16 +449,21 @@ def _first_call(lib, cache_dir):
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+IMPORT_MS = {}   # library -> median time of its import statement in the child
+
+
 def _cold_warm(lib, runs):
     """Medians of (cold first call, warm-disk-cache first call) over ``runs`` fresh
     cache folders, and the tjit kernel-cache counters of the last cold and warm runs."""
-    cold, warm = [], []
+    cold, warm, imports = [], [], []
     for _ in range(runs):
         with tempfile.TemporaryDirectory(prefix=f"bench_cpu_{lib}_") as d:
             c = _first_call(lib, d)
             w = _first_call(lib, d)
         cold.append(c["ms"])
         warm.append(w["ms"])
+        imports.append(w["import_ms"])
+    IMPORT_MS[lib] = statistics.median(imports)
     return statistics.median(cold), statistics.median(warm), c["stats"], w["stats"]
 
 
@@ -473,6 +480,8 @@ def case_compile(cfg):
     if jax is not None:
         cold.jax, warm.jax, _, _ = _cold_warm("jax", cfg.compile_runs)
         warm.note += ("; " if warm.note else "") + "jax: its persistent compilation cache"
+    warm.note += "; import (not timed above): " + ", ".join(
+        f"{lib} {ms:.0f} ms" for lib, ms in IMPORT_MS.items())
     suffix = f"; fresh process each, median of {cfg.compile_runs}"
     cold.note += suffix
     return [cold, warm]
