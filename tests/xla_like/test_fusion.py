@@ -169,3 +169,37 @@ def test_relu_mlp_grad_plans_without_cycles():
     w2 = rng.randn(32, 8).astype(np.float32) * 0.2
     f = tjit.grad(lambda w: jnp.sum((jnp.maximum(x @ w, 0.0) @ w2) ** 2))
     check_against_interpreter(f, w, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("shape", [(300_000,), (600, 500), (40_000, 3), (5, 7, 1000)])
+@pytest.mark.parametrize("monoid", ["sum", "max"])
+def test_full_reduction_of_a_large_array_is_a_parallel_row_pass(shape, monoid):
+    x = np.random.RandomState(5).randn(*shape).astype(np.float32)
+    red = getattr(jnp, monoid)
+    f = lambda x: red(jnp.exp(x) * 0.5 - x)  # noqa: E731
+    c = compiled(f, x)
+    ks = c.kernels()
+    assert kinds(c) == ["kernel", "kernel"]
+    assert ks[0].parallel_axis == 0 and ks[0].shape[0] > 1  # the big pass is split
+    assert c.memory_analysis().temp_size_in_bytes < x.nbytes // 8  # only row partials
+    want = getattr(np, monoid)(np.exp(x.astype(np.float64)) * 0.5 - x)
+    np.testing.assert_allclose(np.asarray(tjit.jit(f)(x)), want, rtol=2e-6)
+
+
+def test_small_and_prime_sized_full_reductions_stay_one_kernel():
+    for n in (1000, 1_000_003):  # below the threshold; a prime has no row split
+        x = np.linspace(-1, 1, n, dtype=np.float32)
+        c = compiled(lambda x: jnp.sum(x * x), x)
+        assert kinds(c) == ["kernel"]
+        np.testing.assert_allclose(np.asarray(tjit.jit(lambda x: jnp.sum(x * x))(x)),
+                                   np.sum(x.astype(np.float64) ** 2), rtol=1e-5)
+
+
+def test_transposed_dot_operand_is_read_in_place():
+    rng = np.random.RandomState(6)
+    x, u, v = (rng.rand(*s).astype(np.float32) for s in ((300, 200), (300, 20), (200, 20)))
+    f = lambda x, u, v: jnp.sum(x * jnp.log(u @ v.T + 1e-15))  # noqa: E731
+    c = compiled(f, x, u, v)
+    assert kinds(c) == ["dot", "kernel", "kernel"]  # no transpose copy of v
+    want = np.sum(x * np.log(u.astype(np.float64) @ v.T + 1e-15))
+    np.testing.assert_allclose(np.asarray(tjit.jit(f)(x, u, v)), want, rtol=1e-5)

@@ -674,3 +674,33 @@ def test_transposed_dot_with_other_users_kept():
     b = rng.standard_normal((4, 5)).astype(np.float32)
     s = simplify(lower_jaxpr(tjit.make_jaxpr(lambda a, b: ((a @ b).T, a @ b))(a, b)))
     assert count(s, "dot") == 1 and count(s, "transpose") == 1
+
+
+def test_full_reduce_split_and_reshape_sunk_to_the_loads():
+    x = np.linspace(-2, 2, 1 << 16, dtype=np.float32)
+    closed = tjit.make_jaxpr(lambda v: jnp.sum(jnp.exp(v) * v))(x)
+    s = simplify(lower_jaxpr(closed))
+    assert count(s, "reduce") == 2
+    # the rank-1 input is reshaped to rows at the parameter, below exp and mul
+    (r,) = [i for i in s.instrs if i.opcode == "reshape"]
+    assert r.operands[0].opcode == "parameter" and len(r.shape) == 2
+    want = np.sum(np.exp(x.astype(np.float64)) * x)
+    np.testing.assert_allclose(evaluate_module(s, [x])[0], want, rtol=1e-6)
+
+
+def test_dot_transpose_operand_folded_into_dimension_numbers():
+    rng = np.random.default_rng(3)
+    u, v = rng.standard_normal((6, 4)).astype(np.float32), rng.standard_normal((5, 4)).astype(
+        np.float32)
+    closed = tjit.make_jaxpr(lambda u, v: u @ v.T)(u, v)
+    s = simplify(lower_jaxpr(closed))
+    assert opcodes(s) == ["parameter", "parameter", "dot"]
+    np.testing.assert_allclose(evaluate_module(s, [u, v])[0], u.astype(np.float64) @ v.T,
+                               rtol=1e-5)
+    # a transpose that would reorder the free dims of a batched operand is kept
+    a = rng.standard_normal((2, 3, 4, 5)).astype(np.float32)
+    b = rng.standard_normal((2, 5, 6)).astype(np.float32)
+    closed = tjit.make_jaxpr(lambda a, b: jnp.einsum("bijk,bkl->bjil", a, b))(a, b)
+    s = simplify(lower_jaxpr(closed))
+    want = np.einsum("bijk,bkl->bjil", a.astype(np.float64), b)
+    np.testing.assert_allclose(evaluate_module(s, [a, b])[0], want, rtol=1e-5, atol=1e-5)

@@ -85,6 +85,25 @@ over no axes
                                       (tested; as good as the composition with NumPy's
                                       functions, better than with the kernels' 5.5-ulp
                                       tanh) and 2.4x faster (shared/PERF_NOTES.md)
+``reshape(op(a, b))``                 -> ``op(reshape(a), reshape(b))`` for an elementwise op
+                                      with no other use and a reshape that regroups dims:
+                                      kernels load a reshaped buffer but cannot inline a
+                                      producer through such a reshape
+``transpose(dot(a, b))``              -> ``dot(b, a)`` when the transpose only swaps the two
+                                      free-dim groups and the dot has no other use (the
+                                      weight gradient of ``x @ w``): BLAS writes the layout
+                                      the consumer reads. Exact up to BLAS's blocking
+``dot(transpose(a), b)``              -> the permutation folded into the dimension numbers
+                                      when it keeps the free dims in order: BLAS reads the
+                                      operand strided (transposed) instead of a copy
+full reduction of a large array       ``reduce(x, all axes)`` -> ``reduce(reduce(x, trailing
+                                      axes), 0)`` (rank 1: reshaped to rows first, when the
+                                      size has a suitable divisor), so the big pass is a row
+                                      reduction split across threads. Rounding for float
+                                      sums/products: a different association (per-row
+                                      partials, more accurate than one running sum); exact
+                                      for max/min/integers/bool. The split depends only on
+                                      the shape, never on the thread count
 ====================================  ========================================================
 
 Not rewritten: ``x * 0`` and ``x - x`` for floats (NaN, inf, -0.0), ``x + 0.0`` for
@@ -98,6 +117,7 @@ import numpy as np
 
 from tjit.primitives.base import REGISTRY
 from tjit.xla_like import hlo
+from tjit.xla_like.fusion import unit_only_reshape
 
 #: opcode -> rule functions ``(instr, rewriter) -> replacement Instr or None``, in order.
 RULES = {}
@@ -575,6 +595,91 @@ def transpose_of_dot(i, b):
         return None
     return b.add("dot", (rhs, lhs), i.shape, i.dtype,
                  dimension_numbers=((tuple(rc), tuple(lc)), (tuple(rb), tuple(lb))))
+
+
+@rule("dot")
+def dot_of_transpose(i, b):
+    """Fold an operand's transpose into the dimension numbers (free dims stay in order)."""
+    (lc, rc), (lb, rb) = i.attrs["dimension_numbers"]
+    ops, dims = list(i.operands), [[lc, lb], [rc, rb]]
+    changed = False
+    for side, x in enumerate(ops):
+        if x.opcode != "transpose":
+            continue
+        perm = x.attrs["perm"]
+        contract, batch = dims[side]
+        free = [perm[d] for d in range(x.ndim) if d not in contract and d not in batch]
+        if free != sorted(free):
+            continue  # the output would list the free dims in another order
+        ops[side] = x.operands[0]
+        dims[side] = [tuple(perm[d] for d in contract), tuple(perm[d] for d in batch)]
+        changed = True
+    if not changed:
+        return None
+    (lc, lb), (rc, rb) = dims
+    return b.add("dot", tuple(ops), i.shape, i.dtype, dimension_numbers=((lc, rc), (lb, rb)))
+
+
+#: Full reductions of at least this many elements are split into row partials.
+SPLIT_REDUCE_MIN = 1 << 15
+#: ... with rows of at least this many elements.
+SPLIT_REDUCE_MIN_ROW = 64
+
+
+@rule("reduce")
+def split_full_reduce(i, b):
+    """reduce(x, all axes) -> reduce(reduce(x, trailing axes), 0): a parallel row pass."""
+    x, = i.operands
+    if len(i.attrs["axes"]) != x.ndim or x.ndim == 0 or i.ndim != 0:
+        return None
+    n = _concrete_size(x.shape)
+    if n is not None and n < SPLIT_REDUCE_MIN:
+        return None
+    if x.ndim == 1 or _concrete_size(x.shape[1:]) in range(SPLIT_REDUCE_MIN_ROW):
+        rows = _row_split(n)
+        if rows is None:
+            return None
+        x = b.add("reshape", (x,), rows, x.dtype)
+    elif isinstance(x.shape[0], int) and x.shape[0] < 2:
+        return None
+    monoid = i.attrs["monoid"]
+    partial = b.add("reduce", (x,), (x.shape[0],), i.dtype, axes=tuple(range(1, x.ndim)),
+                    monoid=monoid)
+    return b.add("reduce", (partial,), (), i.dtype, axes=(0,), monoid=monoid)
+
+
+def _concrete_size(shape):
+    n = 1
+    for d in shape:
+        if not isinstance(d, int):
+            return None
+        n *= d
+    return n
+
+
+def _row_split(n):
+    """(rows, row length) with rows >= 2 and rows * length == n, about sqrt(n) rows of at
+    least SPLIT_REDUCE_MIN_ROW elements, or None (symbolic or awkward sizes)."""
+    if n is None:
+        return None
+    target = max(2, int(np.sqrt(n)) // 4)
+    for rows in sorted(range(2, min(n // SPLIT_REDUCE_MIN_ROW, 4096) + 1),
+                       key=lambda r: abs(r - target)):
+        if n % rows == 0:
+            return (rows, n // rows)
+    return None
+
+
+@rule("reshape")
+def reshape_of_elementwise(i, b):
+    """reshape(op(a, b)) -> op(reshape(a), reshape(b)) for a reshape that regroups dims
+    (kernels cannot inline a producer through one; through the operands' loads they can)
+    when the elementwise op has no other use."""
+    x, = i.operands
+    if x.opcode not in hlo.ELEMENTWISE or not b.only_use(x) or unit_only_reshape(i):
+        return None
+    ops = tuple(b.add("reshape", (o,), i.shape, o.dtype) for o in x.operands)
+    return b.add(x.opcode, ops, i.shape, i.dtype, **x.attrs)
 
 
 @rule("reshape")
