@@ -37,6 +37,9 @@ PARALLEL_MIN_MACS = 1 << 21
 #: MIN_BLOCK (each block packs the other operand again).
 BLOCK_ALIGN = 16
 MIN_BLOCK = 64
+#: Blocks per CPU of the machine: one each measured fastest here (each block repacks an
+#: operand); a worker that has not started its block yet leaves it to the others.
+UNITS_PER_CPU = 1
 
 _ROW_MAJOR, _NO_TRANS, _TRANS = 101, 111, 112
 _SPLIT_ROWS, _SPLIT_COLS, _SPLIT_BATCH = 0, 1, 2
@@ -236,7 +239,7 @@ class GemmCall:
             f[f"stride_{side}"] = strides[0] if B > 1 else 0
         # The blocks depend on the shapes and the machine's CPU count only, never on the
         # threads in use: every thread count gives the same bits.
-        units = 2 * (os.cpu_count() or 1)
+        units = UNITS_PER_CPU * (os.cpu_count() or 1)
         if B >= units:
             split, extent, block = _SPLIT_BATCH, B, math.ceil(B / units)
         else:
