@@ -201,11 +201,12 @@ def plan_donation(prog):
             usable.add(pos)
             continue
         taken = {o for _, o in accepted}
+        positions = _positions(steps)
         for o in dict.fromkeys(prog.outputs):
             if o in taken or prog.values[o].kind != "output" or \
                     not _same_type(prog.values[p], prog.values[o]):
                 continue
-            writer, last_read = _positions(steps)
+            writer, last_read = positions
             n = writer.get(o)
             if n is None or isinstance(steps[n], LibraryStep):
                 continue
