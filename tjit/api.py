@@ -5,10 +5,23 @@ static arguments, x64 mode), simplifies the jaxpr, and hands it to a backend tha
 returns an :class:`~tjit.devices.executable.Executable`; later calls with the same
 signature go straight to the executable. Under another transformation a jitted
 function is inlined (it is simply traced as part of the outer function).
+
+Donation (``donate_argnums``/``donate_argnames``, JAX semantics): every leaf of a
+donated argument may have its buffer reused for an output of the same shape and dtype.
+The backend decides which (``Executable.donation()``) when it compiles; donated
+arguments it cannot use are named in a "Some donated buffers were not usable" warning.
+After a call, each donated tjit Array the program uses is deleted (``is_deleted()``;
+any later use raises). A buffer is only written when nothing else can observe it: the
+leaf is a tjit Array that solely owns a writeable, C-contiguous NumPy buffer (no views
+of it, no second Array on it, no array handed out by ``np.asarray``). NumPy inputs are
+never written (warning). The interpreter backend ignores donation (warning), as JAX
+did on backends without donation support, and deletes nothing.
 """
 
 import functools
 import inspect
+import sys
+import warnings
 
 import numpy as np
 
@@ -92,17 +105,20 @@ class _Signature:
             self.params = []
         pos_names = [p.name for p in self.params
                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-        nums = set(_as_tuple(static_argnums))
-        names = set(_as_tuple(static_argnames))
-        for n in list(nums):  # argnums also name their parameters, as in JAX
-            if 0 <= n < len(pos_names):
-                names.add(pos_names[n])
-        for n in list(names):
-            if n in pos_names:
-                nums.add(pos_names.index(n))
-        self.static_argnums = frozenset(nums)
-        self.static_argnames = frozenset(names)
         self.pos_names = pos_names
+        self.static_argnums, self.static_argnames = self._link(static_argnums,
+                                                               static_argnames)
+
+    def _link(self, argnums, argnames):
+        """argnums also name their parameters and names their positions, as in JAX."""
+        nums, names = set(_as_tuple(argnums)), set(_as_tuple(argnames))
+        for n in list(nums):
+            if 0 <= n < len(self.pos_names):
+                names.add(self.pos_names[n])
+        for n in list(names):
+            if n in self.pos_names:
+                nums.add(self.pos_names.index(n))
+        return frozenset(nums), frozenset(names)
 
     def arg_name(self, i):
         return self.pos_names[i] if i < len(self.pos_names) else f"args[{i}]"
@@ -117,13 +133,14 @@ def _as_tuple(x):
 
 
 class _CacheEntry:
-    __slots__ = ("executable", "out_tree", "out_avals", "closed_jaxpr")
+    __slots__ = ("executable", "out_tree", "out_avals", "closed_jaxpr", "donation")
 
-    def __init__(self, executable, out_tree, out_avals, closed_jaxpr):
+    def __init__(self, executable, out_tree, out_avals, closed_jaxpr, donation=None):
         self.executable = executable
         self.out_tree = out_tree
         self.out_avals = out_avals
         self.closed_jaxpr = closed_jaxpr
+        self.donation = donation  # a _Donation, or None when nothing is donated
 
 
 class Jitted:
@@ -138,7 +155,14 @@ class Jitted:
             self.__name__ = _fun_name(getattr(fun, "func", fun))
         self.fun = fun
         self.sig = _Signature(fun, static_argnums, static_argnames)
-        self.donate_argnums = frozenset(_as_tuple(donate_argnums))
+        self.donate_argnums, self.donate_argnames = self.sig._link(donate_argnums,
+                                                                   donate_argnames)
+        both = (self.donate_argnums & self.sig.static_argnums) or \
+            (self.donate_argnames & self.sig.static_argnames)
+        if both:
+            raise ValueError(f"jit({self.__name__}): argument(s) {sorted(both)} are both "
+                             f"static and donated; a static argument is a Python value with "
+                             f"no buffer to donate: remove it from donate_argnums/argnames")
         self.backend = backend or "cpu"
         self.polymorphic_shapes = polymorphic_shapes
         self._cache = {}
@@ -198,7 +222,8 @@ class Jitted:
             else:
                 entry = self._fast_cache.get((tuple(sig), config.version))
                 if entry is not None:
-                    return self._run(entry, [x._value for x in args])
+                    v = None  # (drop the reference: donation checks who holds a buffer)
+                    return self._run(entry, [x._value for x in args], args)
         dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
         if dyn_kwargs:
             leaves, treedef = tree_flatten((dyn_args, dyn_kwargs))
@@ -217,6 +242,7 @@ class Jitted:
                                     f"{x!r}; use .lower(...) or make_jaxpr")
                 sig.append((aval.shape, aval.dtype, aval.weak_type))
                 raw.append(v)
+        v = None  # (drop the reference: donation checks who holds a buffer)
         if self.polymorphic_shapes is not None:
             full = treedef if dyn_kwargs else tree_flatten((dyn_args, {}))[1]
             sig = self._polymorphic_sig(full, sig)
@@ -227,11 +253,14 @@ class Jitted:
         if self._simple and not dyn_kwargs and all(type(x) is Array for x in leaves) \
                 and len(leaves) == len(dyn_args):
             self._fast_cache[(tuple(sig), config.version)] = entry
-        return self._run(entry, raw)
+        return self._run(entry, raw, leaves)
 
     @staticmethod
-    def _run(entry, raw):
-        outs = entry.executable.call(raw)
+    def _run(entry, raw, leaves):
+        if entry.donation is None:
+            outs = entry.executable.call(raw)
+        else:
+            outs = entry.donation.call(entry.executable, raw, leaves)
         wrapped = []
         for o, aval in zip(outs, entry.out_avals):
             if type(o) is not np.ndarray or o.dtype != aval.dtype:
@@ -285,10 +314,33 @@ class Jitted:
         in_specs = None
         if self.polymorphic_shapes is not None:
             in_specs = [s[0] if s[3] is not None else None for s in sig]
-        exe = compile_jaxpr(closed, self.backend, in_specs)
-        entry = _CacheEntry(exe, out_tree, closed.out_avals, closed)
+        donated = self._donated_leaves(treedef)
+        exe = compile_jaxpr(closed, self.backend, in_specs, donated)
+        donation = _Donation.setup(exe, donated, closed, _leaf_names(treedef, self.sig),
+                                   self.__name__) if donated else None
+        entry = _CacheEntry(exe, out_tree, closed.out_avals, closed, donation)
         self._cache[key] = entry
         return entry
+
+    def _donated_leaves(self, treedef):
+        """Flat positions of the leaves of donated arguments (``treedef``: the
+        structure of ``(dynamic args, dynamic kwargs)``)."""
+        if not (self.donate_argnums or self.donate_argnames):
+            return ()
+        args_def, kwargs_def = treedef.children
+        n_static = len(self.sig.static_argnums)
+        dyn_pos = [i for i in range(len(args_def.children) + n_static)
+                   if i not in self.sig.static_argnums]
+        subtrees = [(pos in self.donate_argnums, sub)
+                    for pos, sub in zip(dyn_pos, args_def.children)]
+        subtrees += [(k in self.donate_argnames, sub)
+                     for k, sub in zip(kwargs_def.aux or (), kwargs_def.children)]
+        out, n = [], 0
+        for donated, sub in subtrees:
+            if donated:
+                out.extend(range(n, n + sub.num_leaves))
+            n += sub.num_leaves
+        return tuple(out)
 
     def _abstract_signature(self, dyn_args, dyn_kwargs, fname):
         """(treedef, per-leaf (shape, dtype, weak[, spec])) for arrays or ShapeDtypeStructs."""
@@ -328,7 +380,8 @@ class Jitted:
         closed, out_tree = self._trace(dyn_args, dyn_kwargs, statics, treedef, sig)
         in_specs = [s[0] if s[3] is not None else None for s in sig] \
             if self.polymorphic_shapes is not None else None
-        return Lowered(closed, out_tree, self.backend, in_specs, self.__name__)
+        return Lowered(closed, out_tree, self.backend, in_specs, self.__name__,
+                       self._donated_leaves(treedef), _leaf_names(treedef, self.sig))
 
     def trace(self, *args, **kwargs):
         return self.lower(*args, **kwargs)
@@ -389,18 +442,22 @@ def _leaf_names(treedef, sig):
 class Lowered:
     """A traced program: ``.as_text()`` prints it, ``.compile()`` builds it."""
 
-    def __init__(self, closed_jaxpr, out_tree, backend, in_specs, name):
+    def __init__(self, closed_jaxpr, out_tree, backend, in_specs, name, donated=(),
+                 leaf_names=None):
         self.jaxpr = closed_jaxpr
         self.out_tree = out_tree
         self.backend = backend
         self.in_specs = in_specs
         self.name = name
+        self.donated = tuple(donated)   # flat positions of donated leaves
+        self.leaf_names = leaf_names
 
     def as_text(self):
         return str(self.jaxpr)
 
     def compile(self):
-        return Compiled(compile_jaxpr(self.jaxpr, self.backend, self.in_specs), self)
+        exe = compile_jaxpr(self.jaxpr, self.backend, self.in_specs, self.donated)
+        return Compiled(exe, self)
 
     @property
     def out_info(self):
@@ -415,6 +472,9 @@ class Compiled:
     def __init__(self, executable, lowered):
         self.executable = executable
         self.lowered = lowered
+        self._donation = _Donation.setup(
+            executable, lowered.donated, lowered.jaxpr, lowered.leaf_names,
+            lowered.name) if lowered.donated else None
 
     def __call__(self, *args, **kwargs):
         leaves, _ = tree_flatten((args, kwargs))
@@ -423,7 +483,10 @@ class Compiled:
         if len(raw) != len(expected):
             raise TypeError(f"compiled {self.lowered.name}: expected {len(expected)} array "
                             f"arguments, got {len(raw)}")
-        outs = self.executable.call(raw)
+        if self._donation is None:
+            outs = self.executable.call(raw)
+        else:
+            outs = self._donation.call(self.executable, raw, leaves)
         return tree_unflatten(self.lowered.out_tree, [
             Array(np.asarray(o, a.dtype), a.weak_type)
             for o, a in zip(outs, self.lowered.jaxpr.out_avals)])
@@ -447,6 +510,98 @@ class Compiled:
         return self.executable.kernels()
 
 
+class _Donation:
+    """Donation at run time for one compiled signature: which buffers to hand over,
+    which Arrays to delete, the warnings."""
+
+    __slots__ = ("aliased", "delete", "fname", "names")
+
+    def __init__(self, aliased, delete, names, fname):
+        self.aliased = aliased    # flat positions the program may write into
+        self.delete = delete      # flat positions whose donation is used
+        self.names = names
+        self.fname = fname
+
+    @classmethod
+    def setup(cls, exe, donated, closed, names, fname):
+        aliases, usable = exe.donation()
+        bad = [i for i in donated if i not in usable]
+        if bad:
+            avals = closed.in_avals
+            what = ", ".join(f"{names[i] if names else i}: ShapedArray("
+                             f"{avals[i].dtype.name}{list(avals[i].shape)})" for i in bad)
+            why = ("donation is not implemented for the interpreter backend"
+                   if exe.backend == "interpreter" else
+                   "a donated buffer is reused only for an output of exactly its shape "
+                   "and dtype that is computed once the argument is no longer needed")
+            warnings.warn(f"jit({fname}): Some donated buffers were not usable: {what} "
+                          f"({why}). Drop them from donate_argnums/donate_argnames to "
+                          f"silence this warning.", UserWarning, stacklevel=4)
+        if not usable:
+            return None
+        return cls(tuple(sorted(aliases)), tuple(sorted(usable)), names, fname)
+
+    def call(self, exe, raw, leaves):
+        given = []
+        for i in self.aliased:
+            x = leaves[i]
+            if type(x) is Array:
+                if _sole_owner(x):
+                    given.append(i)
+            elif isinstance(x, (np.ndarray, np.generic)):
+                name = self.names[i] if self.names else i
+                warnings.warn(
+                    f"jit({self.fname}): Some donated buffers were not usable: {name} is a "
+                    f"NumPy array, which tjit never writes into; donate a tjit Array "
+                    f"(jnp.asarray(x)) to reuse its buffer.", UserWarning, stacklevel=4)
+        run = exe.prepare(raw)  # (argument errors leave every argument intact)
+        try:
+            outs = run(raw, given)
+        except BaseException:
+            for i in given:  # the program may have written into them already
+                leaves[i].delete()
+            raise
+        for i in self.delete:
+            x = leaves[i]
+            if type(x) is Array:
+                x.delete()
+        return outs
+
+
+def _buffer_refs(x):
+    v = x._value
+    return sys.getrefcount(v)
+
+
+def _calibrate_refs():
+    """References to a buffer held by one Array and one argument list, as counted
+    by :func:`_buffer_refs` (interpreter versions count borrowed references
+    differently, so measure instead of assuming)."""
+    x = Array(np.empty(2))
+    raw = [x._value]
+    n = _buffer_refs(x)
+    del raw
+    return n
+
+
+_SOLE_REFS = _calibrate_refs()
+
+
+def _sole_owner(x):
+    """Whether writing into ``x``'s buffer cannot be seen through anything but ``x``:
+    it owns a writeable, aligned, C-contiguous NumPy buffer that nothing else
+    references (no views, no second Array, no array from ``np.asarray(x)``) beyond
+    the call's argument list."""
+    v = x._value
+    if type(v) is not np.ndarray or v.base is not None:
+        return False
+    f = v.flags
+    if not (f.writeable and f.c_contiguous and f.aligned):
+        return False
+    v = f = None  # (a flags object references its array too)
+    return _buffer_refs(x) <= _SOLE_REFS
+
+
 def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=None,
         donate_argnames=None, polymorphic_shapes=None, backend=None, **unsupported):
     """Trace ``fun`` once per input signature and run the traced program.
@@ -455,7 +610,10 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
       fun: the function to compile (arrays and pytrees of arrays in and out).
       static_argnums / static_argnames: arguments that are Python values (hashable);
         a new value re-traces.
-      donate_argnums / donate_argnames: accepted; inputs the program may reuse.
+      donate_argnums / donate_argnames: arguments whose buffers the program may reuse
+        for outputs of the same shape and dtype (every leaf of a pytree argument).
+        Donated tjit Arrays that the program uses are deleted by the call; use the
+        results instead (see the module docstring).
       polymorphic_shapes: one spec per positional argument, e.g. ``["(b, 784)"]``: the
         function is traced once for every size ``b``.
       backend: ``"cpu"`` (default: fused kernels compiled with LLVM, BLAS for dots) or

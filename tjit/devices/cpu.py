@@ -10,6 +10,12 @@ run-time arguments.
 Kernels whose iteration space is large run on all cores (``threads.parallel_for``
 splits their parallel axis); small ones run on the calling thread, where a thread
 hand-off would cost more than the work.
+
+Donation: ``call(flat_args, donated)`` names the arguments whose buffers the caller
+gives up. An output the plan aliased to such an argument is written into the
+argument's array, which is returned as the result; when the argument is not given up
+(a NumPy input, say) the output gets a fresh array, pre-filled with the argument's
+data when its kernel was rewritten to update in place.
 """
 
 import ctypes
@@ -45,9 +51,9 @@ class CpuExecutable(Executable):
 
     backend = "cpu"
 
-    def __init__(self, module, in_specs=None, symbols=()):
+    def __init__(self, module, in_specs=None, symbols=(), donated=()):
         self.module = module
-        self.program = build_program(module)
+        self.program = build_program(module, donated)
         self.in_specs = in_specs
         self.symbols = tuple(symbols)       # sympy size symbols of the program
         self.fns = {k.name: kernel_cache.compile_kernel(k) for k in self.program.kernels}
@@ -56,7 +62,7 @@ class CpuExecutable(Executable):
         self._runner = None if self.symbols else self._make_runner({})
 
     # -- calling --------------------------------------------------------------------------
-    def call(self, flat_args):
+    def call(self, flat_args, donated=()):
         runner = self._runner
         if runner is None:
             env = self._solve(flat_args)
@@ -65,14 +71,36 @@ class CpuExecutable(Executable):
             if runner is None:
                 runner = self._runners[key] = self._make_runner(env)
         if runner.stateless:  # no shared temporaries: any number of threads may call
-            return runner.run(flat_args)
+            return runner.run(flat_args, donated)
         if not self._lock.acquire(blocking=False):
             # another thread is using the shared temporaries: run on private ones
-            return self._make_runner(runner.env).run(flat_args)
+            return self._make_runner(runner.env).run(flat_args, donated)
         try:
-            return runner.run(flat_args)
+            return runner.run(flat_args, donated)
         finally:
             self._lock.release()
+
+    def prepare(self, flat_args):
+        """Check the arguments' sizes now; the returned function runs the program
+        (so a size error never comes after donated buffers were written)."""
+        runner = self._runner
+        if runner is None:
+            env = self._solve(flat_args)
+            key = tuple(sorted((s.name, v) for s, v in env.items()))
+            runner = self._runners.get(key)
+            if runner is None:
+                runner = self._runners[key] = self._make_runner(env)
+
+        def run(flat_args, donated=()):
+            if runner.stateless:
+                return runner.run(flat_args, donated)
+            if not self._lock.acquire(blocking=False):
+                return self._make_runner(runner.env).run(flat_args, donated)
+            try:
+                return runner.run(flat_args, donated)
+            finally:
+                self._lock.release()
+        return run
 
     def _solve(self, flat_args):
         from tjit.tracing.shapes import solve_dims
@@ -95,6 +123,9 @@ class CpuExecutable(Executable):
 
     def memory_analysis(self, env=None):
         return memory_stats(self.program, env)
+
+    def donation(self):
+        return dict(self.program.aliases), set(self.program.donation_usable)
 
     def kernels(self):
         return list(self.program.kernels)
@@ -130,9 +161,15 @@ class _Runner:
                 self.fixed[self.index[v]] = np.array(val.const, order="C")
         self.param_slots = [self.index[v] for v in prog.params]
         self.out_slots = [self.index[v] for v in prog.outputs]
+        # (output slot, argument position, its slot, kernel reads it through the output,
+        # output shape, dtype)
+        self.aliases = [(self.index[o], pos, self.index[prog.params[pos]],
+                         o in prog.inplace_outputs, self.shape[o], self.dtype[o])
+                        for pos, o in prog.aliases.items()]
         self.steps = [self._prepare(s, fns) for s in prog.steps]
         self.stateless = not prog.slot_sizes
-        single = len(prog.steps) == 1 and isinstance(prog.steps[0], KernelStep)
+        single = len(prog.steps) == 1 and isinstance(prog.steps[0], KernelStep) and \
+            not self.aliases
         if single and self.stateless and all(v in prog.params for v in prog.steps[0].ins):
             self.run = self._single_kernel_runner(prog.steps[0], fns[prog.steps[0].kernel.name])
 
@@ -153,7 +190,7 @@ class _Runner:
             return self._single_kernel_native(fn, argv, sizes, n, parallel, in_pos, outs)
         empty, ptr = np.empty, _ptr
 
-        def run(flat_args):
+        def run(flat_args, donated=()):
             for pos, k in in_pos:
                 a = flat_args[k]
                 if type(a) is not np.ndarray or not a.flags.c_contiguous:
@@ -182,7 +219,7 @@ class _Runner:
         out_specs = [(shape, dtype) for _, shape, dtype in outs]
         empty, ndarray = np.empty, np.ndarray
 
-        def run(flat_args):
+        def run(flat_args, donated=()):
             arrays = []
             for k in params:
                 a = flat_args[k]
@@ -196,12 +233,19 @@ class _Runner:
             return res
         return run
 
-    def run(self, flat_args):
+    def run(self, flat_args, donated=()):
         vals = list(self.fixed)
         for k, a in zip(self.param_slots, flat_args):
             if type(a) is not np.ndarray or not a.flags.c_contiguous:
                 a = np.array(a, order="C")  # (np.ascontiguousarray makes 0-d arrays 1-d)
             vals[k] = a
+        for k_out, pos, k_arg, inplace, shape, dtype in self.aliases:
+            a = vals[k_arg]
+            if pos in donated and a is flat_args[pos] and a.flags.writeable and \
+                    a.shape == shape and a.dtype == dtype:
+                vals[k_out] = a         # the output is written into the donated buffer
+            elif inplace:               # the kernel reads the argument through the output
+                vals[k_out] = np.array(a, order="C")
         for step in self.steps:
             step(vals)
         return [vals[k] for k in self.out_slots]
@@ -228,22 +272,12 @@ class _Runner:
             else:
                 dynamic_out.append((pos, k, self.shape[v], self.dtype[v]))
         sizes, n, parallel = self._launch(kernel)
+        aliased = {a[0] for a in self.aliases}
+        given = [(pos, k, shape, dtype) for pos, k, shape, dtype in dynamic_out if k in aliased]
+        dynamic_out = [d for d in dynamic_out if d[1] not in aliased]
         if array_args.available():
-            positions = [pos for pos, _ in dynamic_in] + [pos for pos, *_ in dynamic_out]
-            launch = array_args.ArrayLauncher(argv, positions, None if parallel else fn,
-                                              sizes, 0, n)
-            ins = [k for _, k in dynamic_in]
-            outs = [(k, shape, dtype) for _, k, shape, dtype in dynamic_out]
-
-            def run_native(vals):
-                arrays = [vals[k] for k in ins]
-                for k, shape, dtype in outs:
-                    a = vals[k] = np.empty(shape, dtype)
-                    arrays.append(a)
-                launch(arrays)
-                if parallel:
-                    parallel_for(fn, argv, sizes, n)
-            return run_native
+            return self._kernel_step_native(fn, argv, sizes, n, parallel, dynamic_in,
+                                            dynamic_out, given)
 
         def run(vals):
             for pos, k in dynamic_in:
@@ -251,10 +285,41 @@ class _Runner:
             for pos, k, shape, dtype in dynamic_out:
                 a = vals[k] = np.empty(shape, dtype)
                 argv[pos] = _ptr(a)
+            for pos, k, shape, dtype in given:  # a donated buffer (or its copy), if any
+                a = vals[k]
+                if a is None:
+                    a = vals[k] = np.empty(shape, dtype)
+                argv[pos] = _ptr(a)
             if parallel:
                 parallel_for(fn, argv, sizes, n)
             else:
                 fn(argv, sizes, 0, n)
+        return run
+
+    @staticmethod
+    def _kernel_step_native(fn, argv, sizes, n, parallel, dynamic_in, dynamic_out, given):
+        """A kernel step whose argument pointers are read natively (array_args)."""
+        positions = [p for p, _ in dynamic_in] + [p for p, *_ in dynamic_out] + \
+            [p for p, *_ in given]
+        launch = array_args.ArrayLauncher(argv, positions, None if parallel else fn, sizes,
+                                          0, n)
+        ins = [k for _, k in dynamic_in]
+        outs = [(k, shape, dtype) for _, k, shape, dtype in dynamic_out]
+        donated_outs = [(k, shape, dtype) for _, k, shape, dtype in given]
+
+        def run(vals):
+            arrays = [vals[k] for k in ins]
+            for k, shape, dtype in outs:
+                a = vals[k] = np.empty(shape, dtype)
+                arrays.append(a)
+            for k, shape, dtype in donated_outs:  # a donated buffer (or its copy), if any
+                a = vals[k]
+                if a is None:
+                    a = vals[k] = np.empty(shape, dtype)
+                arrays.append(a)
+            launch(arrays)
+            if parallel:
+                parallel_for(fn, argv, sizes, n)
         return run
 
     def _launch(self, kernel):
@@ -298,7 +363,9 @@ class _Runner:
                 a = a.astype(out_dtype)
             if b.dtype != out_dtype:
                 b = b.astype(out_dtype)
-            out = fixed_out if fixed_out is not None else np.empty(out_shape, out_dtype)
+            out = fixed_out if fixed_out is not None else vals[k_out]  # (donated buffer)
+            if out is None:
+                out = np.empty(out_shape, out_dtype)
             np.matmul(a, b, out=out.reshape(B, M, N))
             vals[k_out] = out
         return run

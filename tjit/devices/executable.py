@@ -17,8 +17,20 @@ class Executable:
 
     backend = "abstract"
 
-    def call(self, flat_args):
+    def call(self, flat_args, donated=()):
+        """Run on raw values. ``donated``: positions of arguments whose buffers the
+        caller gives up (they may hold outputs afterwards)."""
         raise NotImplementedError
+
+    def prepare(self, flat_args):
+        """Validate ``flat_args`` (sizes); return ``run(flat_args, donated=())``. Errors
+        about the arguments are raised here, before any donated buffer is written."""
+        return self.call
+
+    def donation(self):
+        """``(aliases, usable)``: {donated argument position: output value it holds},
+        and the donated positions the program uses (aliased or returned unchanged)."""
+        return {}, set()
 
     def as_text(self, llvm=False):
         raise NotImplementedError
@@ -66,7 +78,7 @@ class InterpreterExecutable(Executable):
             j = self._specialized[key] = specialize(self._jaxpr, env)
         return j
 
-    def call(self, flat_args):
+    def call(self, flat_args, donated=()):  # donation is not implemented here (ignored)
         j = self._jaxpr_for(flat_args) if self.polymorphic else self._jaxpr
         return eval_jaxpr_reference(j, self._consts, flat_args, self.xp)
 
@@ -74,9 +86,10 @@ class InterpreterExecutable(Executable):
         return str(self.closed_jaxpr)
 
 
-def compile_jaxpr(closed_jaxpr, backend="cpu", in_specs=None):
+def compile_jaxpr(closed_jaxpr, backend="cpu", in_specs=None, donated=()):
     """Build the Executable for ``closed_jaxpr`` on ``backend`` ("cpu": fused LLVM
-    kernels; "interpreter": the primitives' reference implementations)."""
+    kernels; "interpreter": the primitives' reference implementations). ``donated``:
+    flat input positions whose buffers outputs may reuse (the interpreter ignores it)."""
     if backend in ("cpu", None):
         from tjit.devices.cpu import CpuExecutable
         from tjit.xla_like.lowering import lower_jaxpr
@@ -87,7 +100,8 @@ def compile_jaxpr(closed_jaxpr, backend="cpu", in_specs=None):
             for d in v.aval.shape:
                 if not isinstance(d, int):
                     symbols |= d.free_symbols
-        return CpuExecutable(module, in_specs, sorted(symbols, key=lambda s: s.name))
+        return CpuExecutable(module, in_specs, sorted(symbols, key=lambda s: s.name),
+                             donated)
     if backend == "interpreter":
         return InterpreterExecutable(closed_jaxpr, in_specs)
     raise ValueError(f"jit: unknown backend {backend!r}; available: 'interpreter', 'cpu'")

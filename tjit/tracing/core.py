@@ -261,6 +261,8 @@ class Array:
     __hash__ = object.__hash__
 
     def __repr__(self):
+        if type(self._value) is _DeletedBuffer:
+            return f"Array(<deleted {self._value._desc()}>)"
         body = np.array2string(np.asarray(self._value), separator=", ", prefix="Array(")
         extra = f", dtype={self.dtype.name}"
         if self._weak:
@@ -287,6 +289,17 @@ class Array:
     def block_until_ready(self):
         return self
 
+    def delete(self):
+        """Release this array's buffer (as ``jax.Array.delete``): any later use raises
+        ``RuntimeError``. ``jit`` calls it on arguments donated with ``donate_argnums``."""
+        v = self._value
+        if type(v) is not _DeletedBuffer:
+            self._value = _DeletedBuffer(v.shape, v.dtype)
+
+    def is_deleted(self):
+        """True once :meth:`delete` ran (e.g. after the array was donated to a jit call)."""
+        return type(self._value) is _DeletedBuffer
+
     def copy_to_host_async(self):
         pass
 
@@ -296,6 +309,38 @@ class Array:
 
     def devices(self):
         return {"cpu"}
+
+
+class _DeletedBuffer:
+    """Stands in for the NumPy buffer of a deleted Array: every use raises.
+
+    An Array is deleted when it was donated to a jitted function (whose output may now
+    live in its buffer) or by ``Array.delete()``. Swapping the buffer for this object
+    makes every path that reads ``Array._value`` (operators, NumPy conversion, jit
+    arguments, tracing) fail with one clear message instead of reading stale memory.
+    """
+
+    __slots__ = ("_dtype", "_shape")
+
+    def __init__(self, shape, dtype):
+        object.__setattr__(self, "_shape", shape)
+        object.__setattr__(self, "_dtype", dtype)
+
+    def _desc(self):
+        return f"{self._dtype.name}{list(self._shape)}"
+
+    def _fail(self, *args, **kwargs):
+        raise RuntimeError(
+            f"Array has been deleted with shape={self._desc()}. It was donated to a jitted "
+            f"function (donate_argnums/donate_argnames: the output may now live in its "
+            f"buffer) or .delete() was called. Use the function's result instead, or "
+            f"pass a copy (x.copy()) / stop donating this argument to keep using it.")
+
+    def __getattr__(self, name):
+        self._fail()
+
+    __array__ = __len__ = __iter__ = __getitem__ = __bool__ = _fail
+    __int__ = __float__ = __complex__ = __index__ = __buffer__ = _fail
 
 
 def _register_leaves():

@@ -147,6 +147,10 @@ class Kernel:
     reduce_axes: tuple = ()
     parallel_axis: Optional[int] = None
     size_symbols: tuple = ()          # names, in the order the sizes argument holds them
+    #: ``(in_arg, out_arg)`` pairs of an in-place update: ``out_arg``'s buffer holds
+    #: ``in_arg``'s data on entry (a donated input), and the kernel reads those values
+    #: by loading from ``out_arg`` (``in_arg`` is not accessed). See ``plan.py``.
+    inplace: tuple = ()
 
     @property
     def row_style(self):
@@ -204,7 +208,8 @@ def check_kernel(k):
     for node in _all_nodes(k):
         if isinstance(node, (Load, IndexValue)) and len(node.index.coefs) != n:
             raise ValueError(f"kernel {k.name}: index map of {node} has wrong rank")
-        if isinstance(node, Load) and k.args[node.arg].role != "in":
+        if isinstance(node, Load) and k.args[node.arg].role != "in" and \
+                node.arg not in {o for _, o in k.inplace}:
             raise ValueError(f"kernel {k.name}: load from output argument {node.arg}")
         if isinstance(node, Op):
             if op_arity(node.op) != len(node.args):
@@ -222,6 +227,11 @@ def check_kernel(k):
             raise ValueError(f"kernel {k.name}: outer store indexed by a reduced axis")
         if not k.row_style and not isinstance(st.expr, Stage):
             raise ValueError(f"kernel {k.name}: accumulate-style stores must be Stage(k)")
+    for i, o in k.inplace:
+        if k.args[i].role != "in" or k.args[o].role != "out" or \
+                np.dtype(k.args[i].dtype) != np.dtype(k.args[o].dtype):
+            raise ValueError(f"kernel {k.name}: in-place pair (arg{i}, arg{o}) must be an "
+                             "input and an output of one dtype")
     if k.parallel_axis is not None and k.parallel_axis in k.reduce_axes:
         raise ValueError(f"kernel {k.name}: cannot split reduced axis {k.parallel_axis}")
 
@@ -278,7 +288,8 @@ def kernel_text(k):
     argl = ", ".join(f"arg{i}: {a.role} {np.dtype(a.dtype).name}" for i, a in enumerate(k.args))
     head = [f"kernel {k.name}({argl})", f"  for {space}"
             + (f"  reduce over {list(k.reduce_axes)}" if k.reduce_axes else "")
-            + (f"  parallel i{k.parallel_axis}" if k.parallel_axis is not None else "")]
+            + (f"  parallel i{k.parallel_axis}" if k.parallel_axis is not None else "")
+            + "".join(f"  arg{o} in place of arg{i}" for i, o in k.inplace)]
     for j, s in enumerate(k.stages):
         emit(s.expr)
         lines.append(f"  s{j}: {np.dtype(s.dtype).name} = {s.monoid}({name(s.expr)})")

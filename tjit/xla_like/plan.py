@@ -13,6 +13,20 @@ set of sizes and reused across calls; program outputs get fresh arrays every cal
 a donated argument may become the buffer of an output of its shape and dtype once
 nothing reads it any more (or when the kernel that writes the output reads it only at
 the same element: an in-place elementwise update).
+
+**Donation** (``jit(..., donate_argnums=...)``). :func:`plan_donation` pairs each
+donated parameter with at most one output of exactly its shape and dtype that a kernel
+or a BLAS call writes (library calls return fresh arrays). The pair is sound when the
+parameter's last reader runs before the writer, or when the writer is the last reader
+and is a kernel that reads the parameter only at the element it is writing (see
+:func:`_inplace_kernel`). Kernel pointer arguments are ``noalias`` in the LLVM code, so
+such a kernel must not receive one buffer as both an input and an output: it is
+rewritten to load the parameter's values *through the output argument* (one pointer
+that is read and written; LLVM sees the zero dependence distance and still
+vectorizes), and the input argument is left unused. (Dropping ``noalias`` instead
+would make LLVM guard the vector loop with an overlap check that the identical
+buffers always fail: scalar code.) At run time the donated buffer, when the caller
+can give it up, *is* the output; otherwise the output is a fresh copy of the argument.
 """
 
 import dataclasses
@@ -64,12 +78,16 @@ class LibraryStep:
 
 
 class Program:
-    def __init__(self, name, values, params, outputs, steps):
+    def __init__(self, name, values, params, outputs, steps, donated=()):
         self.name = name
         self.values = values          # id -> Value
         self.params = params          # value ids, in argument order
         self.outputs = outputs        # value ids, in result order
         self.steps = steps
+        self.donated = tuple(sorted(set(donated)))   # donated argument positions
+        # aliases: argument position -> output value id written into its buffer;
+        # inplace_outputs: outputs whose kernel reads the argument through the output
+        self.aliases, self.donation_usable, self.inplace_outputs = plan_donation(self)
         self.slot_of, self.slot_sizes = assign_buffers(self)
 
     @property
@@ -79,10 +97,11 @@ class Program:
     def text(self, kernels=True):
         lines = [f"program {self.name}: {len(self.steps)} steps, "
                  f"{len(self.kernels)} fused kernels, {len(self.slot_sizes)} temp buffers"]
+        arg_of = {o: pos for pos, o in self.aliases.items()}
         for n, s in enumerate(self.steps):
             ins = ", ".join(f"%{v}" for v in s.ins)
             outs = ", ".join(f"%{v}" + (f"@slot{self.slot_of[v]}" if v in self.slot_of else "")
-                             for v in s.outs)
+                             + (f"@arg{arg_of[v]}" if v in arg_of else "") for v in s.outs)
             what = (f"kernel {s.kernel.name}" if isinstance(s, KernelStep) else
                     "dot (BLAS)" if isinstance(s, DotStep) else f"library {s.name}")
             lines.append(f"  {n}: {outs} = {what}({ins})")
@@ -93,9 +112,10 @@ class Program:
         return "\n".join(lines)
 
 
-def build_program(module):
+def build_program(module, donated=()):
     """Fuse ``module`` and order its steps; retries with more values materialized when
-    a kernel cannot inline one (rare index patterns)."""
+    a kernel cannot inline one (rare index patterns). ``donated``: positions of the
+    parameters whose buffers the program may reuse for outputs."""
     forced, merge = set(), True
     for _ in range(len(module.instrs) + 2):
         d = FusionDecision(module, forced, merge=merge)
@@ -108,11 +128,11 @@ def build_program(module):
         except CannotFuse:
             merge = False
             continue
-        return _order_steps(module, d, built)
+        return _order_steps(module, d, built, donated)
     raise RuntimeError("fusion did not converge")  # pragma: no cover
 
 
-def _order_steps(module, d, built):
+def _order_steps(module, d, built, donated):
     values = {}
     for i in module.instrs:
         if i.opcode == "library":
@@ -140,7 +160,7 @@ def _order_steps(module, d, built):
                                                        [o.id for o in i.operands], outs)))
     steps = _topo(pending, values)
     params = [p.id for p in module.params]
-    return Program(module.name, values, params, out_ids, steps)
+    return Program(module.name, values, params, out_ids, steps, donated)
 
 
 def _topo(pending, values):
@@ -157,6 +177,196 @@ def _topo(pending, values):
         else:  # pragma: no cover
             raise RuntimeError("plan: cyclic dependency between fused kernels")
     return steps
+
+
+# ----------------------------------------------------------------------------------------
+# Donation.
+
+def plan_donation(prog):
+    """Pair donated parameters with outputs; rewrite kernels that update in place.
+
+    Returns ``(aliases, usable, inplace_outputs)``: ``{argument position: output value
+    id}``, the positions whose donation is used (aliased, or returned unchanged), and
+    the outputs whose (rewritten) kernel expects the argument's data in the output
+    buffer on entry. Replaces those kernels in ``prog.steps``, and may move steps that
+    read a donated parameter before the writer of its output (when their inputs are
+    ready there), so that ``(x * 2, sum(x))`` can still update ``x`` in place.
+    """
+    steps = prog.steps
+    accepted, inplace = [], {}   # (param, output); id(step) -> [(param, output)]
+    aliases, usable = {}, set()
+    for pos in prog.donated:
+        p = prog.params[pos]
+        if p in prog.outputs:  # returned unchanged: the result is the buffer itself
+            usable.add(pos)
+            continue
+        taken = {o for _, o in accepted}
+        positions = _positions(steps)
+        for o in dict.fromkeys(prog.outputs):
+            if o in taken or prog.values[o].kind != "output" or \
+                    not _same_type(prog.values[p], prog.values[o]):
+                continue
+            writer, last_read = positions
+            n = writer.get(o)
+            if n is None or isinstance(steps[n], LibraryStep):
+                continue
+            order = steps
+            if last_read.get(p, -1) > n:
+                order = _hoist_readers(steps, p, n, writer)
+                if order is None:
+                    continue
+            writer, last_read = _positions(order)
+            n = writer[o]
+            s = order[n]
+            pairs = inplace.get(id(s), [])
+            if last_read.get(p, -1) == n:  # the writer reads the parameter too
+                pairs = pairs + [(p, o)]
+                if not isinstance(s, KernelStep) or \
+                        _inplace_kernel(s, pairs, prog.values) is None:
+                    continue
+            if not _aliases_hold(order, accepted, inplace):
+                continue
+            steps = order
+            inplace[id(s)] = pairs
+            accepted.append((p, o))
+            aliases[pos] = o
+            usable.add(pos)
+            break
+    prog.steps = [KernelStep(_inplace_kernel(s, inplace[id(s)], prog.values), s.ins, s.outs)
+                  if inplace.get(id(s)) else s for s in steps]
+    return aliases, usable, {o for pairs in inplace.values() for _, o in pairs}
+
+
+def _positions(steps):
+    """({value: index of the step writing it}, {value: index of its last reader})."""
+    writer, last_read = {}, {}
+    for n, s in enumerate(steps):
+        for v in s.ins:
+            last_read[v] = n
+        for v in s.outs:
+            writer[v] = n
+    return writer, last_read
+
+
+def _hoist_readers(steps, p, n, writer):
+    """``steps`` with every reader of ``p`` after step ``n`` moved just before it, or
+    None if one of them needs a value computed at ``n`` or later."""
+    ready = {v for v, m in writer.items() if m < n}
+    moved = []
+    for m in range(n + 1, len(steps)):
+        s = steps[m]
+        if p in s.ins:
+            if any(v in writer and v not in ready for v in s.ins):
+                return None
+            moved.append(s)
+            ready.update(s.outs)
+    ids = {id(s) for s in moved}
+    return steps[:n] + moved + [s for s in steps[n:] if id(s) not in ids]
+
+
+def _aliases_hold(steps, accepted, inplace):
+    """Every accepted (param, output) pair is still sound in this step order: the
+    parameter is last read before its output is written, or by that very kernel
+    when it was checked to update in place."""
+    writer, last_read = _positions(steps)
+    for p, o in accepted:
+        last, w = last_read.get(p, -1), writer[o]
+        if last > w or (last == w and (p, o) not in inplace.get(id(steps[w]), ())):
+            return False
+    return True
+
+
+def _same_type(a, b):
+    return a.dtype == b.dtype and len(a.shape) == len(b.shape) and all(
+        _dims_equal(x, y) for x, y in zip(a.shape, b.shape))
+
+
+def _dims_equal(x, y):
+    if isinstance(x, int) and isinstance(y, int):
+        return x == y
+    return sympy.expand(x - y) == 0
+
+
+def _count(dims):
+    n = 1
+    for d in dims:
+        n = n * d
+    return n
+
+
+def _inplace_kernel(step, pairs, values):
+    """``step``'s kernel rewritten so each output of ``pairs`` ((param id, output id))
+    is updated in the parameter's buffer, or None when that is not sound.
+
+    Sound when, for each pair: the kernel is row style, exactly one store writes the
+    output, every load of the parameter (in stores and in reduction stages) uses that
+    store's index map, the store's points are as many as the output's elements (so
+    each point has its own element), and no store that runs after it at the same
+    point loads the parameter. Then a point reads only its own element before writing
+    it; a stage that loads the parameter needs an inner-level store, so the stages of
+    an outer point (a row: softmax, ``x - mean(x)``) read the row before its stores
+    run. Threads split a kept axis, so each element is read and written by the one
+    thread that owns its point.
+    """
+    k = step.kernel
+    if not k.row_style:  # accumulate style: outputs are running updates
+        return None
+    n_in, red = len(step.ins), set(k.reduce_axes)
+    stage_loads = [n for st in k.stages for n in K.walk(st.expr) if isinstance(n, K.Load)]
+    is_outer = [st.level == "outer" and bool(red) for st in k.stores]
+    remap, pair_args, inplace_stores = {}, [], set()
+    for p, o in pairs:
+        in_args = {j for j, v in enumerate(step.ins) if v == p}
+        out_arg = n_in + list(step.outs).index(o)
+        mine = [j for j, st in enumerate(k.stores) if st.arg == out_arg]
+        if len(mine) != 1:
+            return None
+        st = k.stores[mine[0]]
+        in_stages = [n for n in stage_loads if n.arg in in_args]
+        if in_stages and is_outer[mine[0]]:
+            return None
+        loads = in_stages + [n for s2 in k.stores for n in K.walk(s2.expr)
+                             if isinstance(n, K.Load) and n.arg in in_args]
+        if any(n.index != st.index for n in loads):
+            return None
+        axes = [a for a in range(len(k.shape)) if not (is_outer[mine[0]] and a in red)]
+        if not _dims_equal(_count(k.shape[a] for a in axes), _count(values[o].shape)):
+            return None
+        remap.update({j: out_arg for j in in_args})
+        pair_args += [(j, out_arg) for j in sorted(in_args)]
+        inplace_stores.add(mine[0])
+    # Execution order: outer stores, then inner ones; in-place stores go last in each.
+    order = sorted(range(len(k.stores)), key=lambda j: (not is_outer[j], j in inplace_stores))
+    executed = [k.stores[j] for j in order]
+    for pos, j in enumerate(order):
+        if j in inplace_stores:
+            args = {i for i, o in remap.items() if o == k.stores[j].arg}
+            if any(isinstance(n, K.Load) and n.arg in args
+                   for later in executed[pos + 1:] for n in K.walk(later.expr)):
+                return None
+    memo = {}
+    stages = tuple(dataclasses.replace(sg, expr=_reload(sg.expr, remap, memo))
+                   for sg in k.stages)
+    stores = tuple(dataclasses.replace(st, expr=_reload(st.expr, remap, memo))
+                   for st in executed)
+    return dataclasses.replace(k, stages=stages, stores=stores, inplace=tuple(pair_args))
+
+
+def _reload(expr, remap, memo):
+    """``expr`` with loads of ``remap``'s arguments reading the mapped argument instead
+    (shared subexpressions stay shared)."""
+    for node in K.walk(expr):
+        if id(node) in memo:
+            continue
+        new = node
+        if isinstance(node, K.Load) and node.arg in remap:
+            new = K.Load(remap[node.arg], node.index, node.dtype)
+        elif isinstance(node, K.Op):
+            args = tuple(memo[id(a)] for a in node.args)
+            if any(a is not b for a, b in zip(args, node.args)):
+                new = dataclasses.replace(node, args=args)
+        memo[id(node)] = new
+    return memo[id(expr)]
 
 
 def assign_buffers(prog):
@@ -220,7 +430,12 @@ def memory_stats(prog, env=None):
     lib = sum(concrete(prog.values[v].nbytes, env) for s in prog.steps
               if isinstance(s, LibraryStep) for v in s.outs
               if v is not None and prog.values[v].kind == "temp")
-    return MemoryStats(arg, out, temp + lib, temp_buffers=len(prog.slot_sizes))
+    # JAX's meaning: bytes of outputs that live in (donated) argument buffers; outputs
+    # still count them, so arguments + outputs - aliases + temporaries is the total.
+    alias_ids = set(prog.aliases.values()) | {prog.params[pos] for pos in prog.donation_usable
+                                              if pos not in prog.aliases}
+    alias = sum(concrete(prog.values[v].nbytes, env) for v in alias_ids)
+    return MemoryStats(arg, out, temp + lib, alias, temp_buffers=len(prog.slot_sizes))
 
 
 __all__ = ["Program", "build_program", "memory_stats"]
