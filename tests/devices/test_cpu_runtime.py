@@ -107,3 +107,23 @@ def test_new_batch_size_of_polymorphic_jit_compiles_nothing():
                                    rtol=2e-5, atol=1e-5)
     assert kernel_cache.STATS["compiled"] == before
     assert f.trace_count == 1
+
+
+def test_only_kernels_with_enough_work_are_split(monkeypatch):
+    from tjit.devices import cpu
+    monkeypatch.setenv("TJIT_NUM_THREADS", "2")
+    calls = []
+    real = cpu.parallel_for
+
+    def spy(fn, args, sizes, n, *rest, **kw):
+        calls.append(n)
+        return real(fn, args, sizes, n, *rest, **kw)
+    monkeypatch.setattr(cpu, "parallel_for", spy)
+    x = np.random.RandomState(7).randn(128, 1024).astype(np.float32)   # 2^17 points
+    cheap = tjit.jit(lambda x: jnp.maximum(x + 1.0, 0.0))
+    np.testing.assert_array_equal(np.asarray(cheap(x)), np.maximum(x + 1.0, 0.0))
+    assert calls == []      # an add and a max per point: the hand-off would cost more
+    dear = tjit.jit(lambda x: x * jnp.tanh(jnp.log1p(jnp.exp(x))))
+    np.testing.assert_allclose(np.asarray(dear(x)), x * np.tanh(np.log1p(np.exp(x))),
+                               rtol=1e-5, atol=1e-6)
+    assert calls == [128]   # transcendental work: split over the rows

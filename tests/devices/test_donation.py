@@ -20,7 +20,7 @@ from tjit.tracing.errors import ShapeError
 from tjit.tree_util import tree_map
 from tjit.xla_like import kernel_ir as K
 
-BIG = 1 << 17  # above cpu.PARALLEL_MIN_POINTS: kernels split across threads
+BIG = 1 << 19  # above cpu.PARALLEL_MIN_WORK for cheap kernels: split across threads
 
 
 def _f32(rng, *shape):

@@ -26,6 +26,7 @@ import numpy as np
 from tjit.devices import array_args, blas, kernel_cache
 from tjit.devices.executable import Executable
 from tjit.devices.threads import default_num_threads, parallel_for
+from tjit.xla_like.kernel_ir import work_per_point
 from tjit.xla_like.plan import (
     DotStep,
     KernelStep,
@@ -35,8 +36,11 @@ from tjit.xla_like.plan import (
     memory_stats,
 )
 
-#: Iteration points below which a kernel runs single-threaded.
-PARALLEL_MIN_POINTS = 1 << 15
+#: Kernels run single-threaded below this much work (iteration points times
+#: ``kernel_ir.work_per_point``): measured here, splitting a cheap elementwise kernel
+#: across the 2 cores only pays from ~2^19 points (~80 µs of work; below, the hand-off and
+#: moving cache lines between cores cost more), one with a transcendental from ~2^16.
+PARALLEL_MIN_WORK = 1 << 19
 
 
 def _ptr(a):
@@ -331,7 +335,8 @@ class _Runner:
             return sizes, 1, False
         n = concrete(kernel.shape[ax], self.env)
         points = int(np.prod([concrete(d, self.env) for d in kernel.shape], dtype=np.int64))
-        parallel = n >= 2 and default_num_threads() > 1 and points >= PARALLEL_MIN_POINTS
+        parallel = n >= 2 and default_num_threads() > 1 and \
+            points * work_per_point(kernel) >= PARALLEL_MIN_WORK
         return sizes, n, parallel
 
     def _dot_step(self, s):

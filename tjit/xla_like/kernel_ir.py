@@ -246,6 +246,20 @@ def _all_nodes(k):
     return out
 
 
+#: Relative cost per evaluation of ops much dearer than an add (the polynomial math
+#: functions, division, square roots), for :func:`work_per_point`.
+OP_WEIGHTS = dict.fromkeys(("exp", "exp2", "expm1", "log", "log1p", "tanh", "logistic",
+                            "sin", "cos", "tan", "erf", "pow", "atan2", "cbrt"), 4)
+OP_WEIGHTS.update(dict.fromkeys(("div", "rem", "sqrt", "rsqrt"), 1))
+
+
+def work_per_point(k):
+    """A rough cost of one point of ``k``'s iteration space, in units of a cheap
+    elementwise point (a load, an add, a store): runtimes weigh it against the cost of
+    splitting the kernel across threads."""
+    return 1 + sum(OP_WEIGHTS.get(n.op, 0) for n in _all_nodes(k) if isinstance(n, Op))
+
+
 def _dim(d):
     return str(d).replace(" ", "")
 
