@@ -110,3 +110,39 @@ def test_jit_dots_through_the_shim(dtype, x64):
     tol = 2e-4 if dtype == np.float32 else 1e-10
     for g, r in zip(got, want):
         np.testing.assert_allclose(np.asarray(g), r, rtol=tol, atol=tol)
+
+
+def test_gemm_group_runs_members_whole_and_matches_lone_calls():
+    rng = np.random.default_rng(3)
+    shapes = [((128, 128), (128, 160)), ((160, 128), (128, 128))]   # 2.6M MACs each
+    calls, operands, lone = [], [], []
+    for ls, rs in shapes:
+        a, b = rng.standard_normal(ls).astype(np.float32), rng.standard_normal(rs).astype(
+            np.float32)
+        bmkn = (1, ls[0], ls[1], rs[1])
+        calls.append(blas.GemmCall.build(ls, rs, np.float32, (0, 1), (0, 1), bmkn))
+        out = np.full((1, ls[0], rs[1]), np.nan, np.float32)
+        operands.append((a, b, out))
+        ref = np.empty_like(out)
+        blas.GemmCall.build(ls, rs, np.float32, (0, 1), (0, 1), bmkn)(a, b, ref)
+        lone.append(ref)
+    blas.GemmGroup(calls)(operands)
+    for (a, b, out), ref in zip(operands, lone):
+        np.testing.assert_array_equal(out, ref)             # same blocks, same bits
+        np.testing.assert_allclose(out[0], a.astype(np.float64) @ b, rtol=1e-4, atol=1e-4)
+    assert blas.GemmGroup.worth(calls, 2) and not blas.GemmGroup.worth(calls, 4)
+    assert not blas.GemmGroup.worth(calls[:1], 1)
+
+
+def test_independent_dots_in_a_program_run_as_a_group(monkeypatch):
+    monkeypatch.setenv("TJIT_NUM_THREADS", "2")
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((256, 200)).astype(np.float32)
+    w = rng.standard_normal((200, 300)).astype(np.float32)
+    v = rng.standard_normal((200, 300)).astype(np.float32)
+    f = tjit.jit(lambda x, w, v: jnp.tanh(x @ w) + jnp.sin(x @ v))
+    runner = f.lower(x, w, v).compile().executable._runner
+    assert any(s.__qualname__.startswith("_gemm_group_step") for s in runner.steps)
+    x64 = x.astype(np.float64)
+    np.testing.assert_allclose(np.asarray(f(x, w, v)), np.tanh(x64 @ w) + np.sin(x64 @ v),
+                               rtol=1e-4, atol=1e-4)

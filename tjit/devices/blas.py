@@ -28,7 +28,7 @@ import os
 
 import numpy as np
 
-from tjit.devices import disk_cache
+from tjit.devices import array_args, disk_cache
 from tjit.devices.threads import as_kernel, default_num_threads, parallel_for
 
 #: Products below this many multiply-adds run on the calling thread.
@@ -121,6 +121,36 @@ done:
 """
 
 
+_GROUP_IR = r"""
+; Several gemms at once, one per unit: args[3u .. 3u+2] = (shim, its argv, its sizes),
+; sizes[u] = its number of blocks. Each member runs all its blocks on one thread.
+define void @tjit_gemm_group(ptr noalias %args, ptr noalias %sizes, i64 %start, i64 %end) {
+entry:
+  %any = icmp slt i64 %start, %end
+  br i1 %any, label %loop, label %done
+loop:
+  %u = phi i64 [ %start, %entry ], [ %u1, %loop ]
+  %base = mul i64 %u, 3
+  %p0 = getelementptr ptr, ptr %args, i64 %base
+  %shim = load ptr, ptr %p0
+  %i1 = add i64 %base, 1
+  %p1 = getelementptr ptr, ptr %args, i64 %i1
+  %argv = load ptr, ptr %p1
+  %i2 = add i64 %base, 2
+  %p2 = getelementptr ptr, ptr %args, i64 %i2
+  %sz = load ptr, ptr %p2
+  %np = getelementptr i64, ptr %sizes, i64 %u
+  %n = load i64, ptr %np
+  call void %shim(ptr %argv, ptr %sz, i64 0, i64 %n)
+  %u1 = add i64 %u, 1
+  %more = icmp slt i64 %u1, %end
+  br i1 %more, label %loop, label %done
+done:
+  ret void
+}
+"""
+
+
 def _shim_ir(llvm_type):
     loads = "\n".join(
         f"  %p_{f} = getelementptr i64, ptr %sz, i64 {n}\n  %f_{f} = load i64, ptr %p_{f}"
@@ -162,6 +192,8 @@ def _library():
         for dt, (name, llvm_type) in names.items():
             addr = disk_cache.load_or_compile(_shim_ir(llvm_type), [name], "gemm-shim")[name]
             found[dt] = (as_kernel(addr), gemms[dt], set_threads)
+        group = disk_cache.load_or_compile(_GROUP_IR, ["tjit_gemm_group"], "gemm-group")
+        found["group"] = as_kernel(group["tjit_gemm_group"])
         _LIBRARY = found
     return _LIBRARY or None
 
@@ -215,6 +247,8 @@ class GemmCall:
         self.shim, self.sizes, self.n_units, self.parallel = shim, sizes, n_units, parallel
         self.copies = copies        # per operand: None, or (perm, shape) to copy first
         self.argv = (ctypes.c_void_p * 3)()
+        self._fill = array_args.ArrayLauncher(self.argv, [0, 1, 2]) \
+            if array_args.available() else None
 
     @classmethod
     def build(cls, lshape, rshape, dtype, lperm, rperm, bmkn):
@@ -252,22 +286,60 @@ class GemmCall:
         parallel = n_units > 1 and default_num_threads() > 1
         f.update(split=split, extent=extent, block=block)
         sizes = (ctypes.c_int64 * len(_FIELDS))(*[int(f[name]) for name in _FIELDS])
-        return cls(shim, sizes, n_units, parallel, copies)
+        call = cls(shim, sizes, n_units, parallel, copies)
+        call.macs = B * M * N * K
+        return call
+
+    def bind(self, lhs, rhs, out):
+        """Point the call at these arrays (lhs/rhs C-contiguous of the built shapes and
+        dtype); returns what must stay alive until the call has run."""
+        if self.copies[0] is not None or self.copies[1] is not None:
+            lhs, rhs = (x if c is None else
+                        np.ascontiguousarray(np.transpose(x, c[0]).reshape(c[1]))
+                        for x, c in zip((lhs, rhs), self.copies))
+        if self._fill is not None:
+            self._fill((lhs, rhs, out))
+        else:
+            self.argv[0], self.argv[1], self.argv[2] = (
+                lhs.ctypes.data, rhs.ctypes.data, out.ctypes.data)
+        return lhs, rhs
 
     def __call__(self, lhs, rhs, out):
         """out[...] = dot(lhs, rhs); lhs/rhs C-contiguous of the built shapes and dtype."""
-        argv = self.argv
-        for n, (x, copy) in enumerate(zip((lhs, rhs), self.copies)):
-            if copy is not None:
-                x = np.ascontiguousarray(np.transpose(x, copy[0]).reshape(copy[1]))
-                if n == 0:
-                    lhs = x              # keep the copy alive through the call
-                else:
-                    rhs = x
-            argv[n] = x.ctypes.data
-        argv[2] = out.ctypes.data
+        keep = self.bind(lhs, rhs, out)  # noqa: F841  (copies live through the call)
         if self.parallel:
-            parallel_for(self.shim, argv, self.sizes, self.n_units)
+            parallel_for(self.shim, self.argv, self.sizes, self.n_units)
         else:
-            self.shim(argv, self.sizes, 0, self.n_units)
+            self.shim(self.argv, self.sizes, 0, self.n_units)
         return out
+
+
+class GemmGroup:
+    """Independent gemms run at the same time, one whole gemm per thread (instead of
+    each split across all threads in turn): no block repacks, no hand-off between them.
+    Each gemm still runs its own blocks in order, so the bits equal a lone call's.
+    ``GemmGroup.worth(calls, nthreads)`` says when that beats running them in turn."""
+
+    @staticmethod
+    def worth(calls, nthreads):
+        """One gemm per thread, each big enough to split, of similar sizes (the group
+        lasts as long as its biggest member)."""
+        macs = [c.macs for c in calls]
+        return len(calls) == nthreads >= 2 and min(macs) >= PARALLEL_MIN_MACS and \
+            max(macs) <= 1.5 * min(macs)
+
+    def __init__(self, calls):
+        lib = _library()
+        self.calls = calls
+        self.args = (ctypes.c_void_p * (3 * len(calls)))()
+        for u, c in enumerate(calls):
+            self.args[3 * u] = ctypes.cast(c.shim, ctypes.c_void_p).value
+            self.args[3 * u + 1] = ctypes.addressof(c.argv)
+            self.args[3 * u + 2] = ctypes.addressof(c.sizes)
+        self.units = (ctypes.c_int64 * len(calls))(*[c.n_units for c in calls])
+        self.fn = lib["group"]
+
+    def __call__(self, operands):
+        """``operands``: per member, (lhs, rhs, out)."""
+        keep = [c.bind(*ops) for c, ops in zip(self.calls, operands)]  # noqa: F841
+        parallel_for(self.fn, self.args, self.units, len(self.calls))

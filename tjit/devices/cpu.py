@@ -170,7 +170,7 @@ class _Runner:
         self.aliases = [(self.index[o], pos, self.index[prog.params[pos]],
                          o in prog.inplace_outputs, self.shape[o], self.dtype[o])
                         for pos, o in prog.aliases.items()]
-        self.steps = [self._prepare(s, fns) for s in prog.steps]
+        self.steps = self._group_dots(prog.steps, [self._prepare(s, fns) for s in prog.steps])
         self.stateless = not prog.slot_sizes
         single = len(prog.steps) == 1 and isinstance(prog.steps[0], KernelStep) and \
             not self.aliases
@@ -326,6 +326,30 @@ class _Runner:
                 parallel_for(fn, argv, sizes, n)
         return run
 
+    @staticmethod
+    def _group_dots(steps, runs):
+        """Runs of consecutive independent BLAS dots, one per thread, become one
+        ``blas.GemmGroup`` step (e.g. a layer's weight and input gradients)."""
+        nthreads = default_num_threads()
+        out, i = [], 0
+        while i < len(runs):
+            group = [i]
+            while getattr(runs[i], "gemm", None) is not None and len(group) < nthreads:
+                j = group[-1] + 1
+                written = {v for k in group for v in steps[k].outs}
+                if j >= len(runs) or getattr(runs[j], "gemm", None) is None or \
+                        written & set(steps[j].ins):
+                    break
+                group.append(j)
+            members = [runs[k] for k in group]
+            if len(members) > 1 and blas.GemmGroup.worth([r.gemm for r in members],
+                                                         nthreads):
+                out.append(_gemm_group_step(members))
+            else:
+                out.extend(members)
+            i = group[-1] + 1
+        return out
+
     def _launch(self, kernel):
         """(sizes array, parallel-axis extent, split across threads?) for a kernel."""
         sizes = (ctypes.c_int64 * max(1, len(kernel.size_symbols)))(
@@ -357,8 +381,12 @@ class _Runner:
             gemm = blas.GemmCall.build(lshape, rshape, out_dtype, lperm, rperm, (B, M, Kc, N))
         if gemm is not None:
             def run_gemm(vals):
-                out = fixed_out if fixed_out is not None else np.empty(out_shape, out_dtype)
+                out = fixed_out if fixed_out is not None else vals[k_out]  # (donated)
+                if out is None:
+                    out = np.empty(out_shape, out_dtype)
                 vals[k_out] = gemm(vals[li], vals[ri], out)
+            run_gemm.gemm = gemm
+            run_gemm.operands = (li, ri, k_out, fixed_out, out_shape, out_dtype)
             return run_gemm
 
         def run(vals):
@@ -397,6 +425,22 @@ class _Runner:
                                        f"expected {shape}")
                 vals[k] = r if r.flags.c_contiguous else r.copy(order="C")
         return run
+
+
+def _gemm_group_step(runs):
+    group = blas.GemmGroup([r.gemm for r in runs])
+    specs = [r.operands for r in runs]
+
+    def run(vals):
+        operands = []
+        for li, ri, k_out, fixed_out, shape, dtype in specs:
+            out = fixed_out if fixed_out is not None else vals[k_out]  # (donated)
+            if out is None:
+                out = np.empty(shape, dtype)
+            vals[k_out] = out
+            operands.append((vals[li], vals[ri], out))
+        group(operands)
+    return run
 
 
 def _sym(env, name):
