@@ -3,7 +3,7 @@
 A :class:`Program` is an ordered list of steps over numbered values (HLO instr ids):
 
 * ``KernelStep``: one fused kernel (kernel IR) reading/writing buffers;
-* ``DotStep``: ``dot_general`` through BLAS (NumPy's matmul) into a preallocated buffer;
+* ``DotStep``: ``dot_general`` through BLAS (``devices/blas.py``) into a preallocated buffer;
 * ``LibraryStep``: a host function returning new arrays.
 
 Buffer assignment is liveness based: a temporary takes a slot that an earlier
