@@ -146,17 +146,23 @@ _UNNAMED = re.compile(r"\s+(local_)?unnamed_addr\b")
 def _after_signature(text, pos):
     """Index just past the parameter list of the ``define`` at ``pos`` (and any
     ``unnamed_addr``), where function attributes go. Parameter lists may span lines and
-    contain nested parentheses; the name may be quoted."""
-    at = text.index("@", pos)
-    if text.startswith('@"', at):
-        at = text.index('"', at + 2) + 1
-    depth, i = 0, text.index("(", at)
-    while True:
+    contain nested parentheses; the name may be quoted. None when the text is not a
+    well-formed signature (the parser then reports the error)."""
+    at = text.find("@", pos)
+    if at >= 0 and text.startswith('@"', at):
+        at = text.find('"', at + 2) + 1
+    i = text.find("(", at) if at > 0 else -1
+    if i < 0:
+        return None
+    depth = 0
+    while i < len(text):
         c = text[i]
         depth += (c == "(") - (c == ")")
         i += 1
         if depth == 0:
             break
+    if depth:
+        return None
     m = _UNNAMED.match(text, i)
     return m.end() if m else i
 
@@ -178,6 +184,8 @@ def with_host_attributes(ir_text):
         return ir_text
     group = 1 + max((int(g) for g in _GROUP.findall(ir_text)), default=0)
     cuts = [_after_signature(ir_text, m.start()) for m in _DEFINE.finditer(ir_text)]
+    if None in cuts:
+        return ir_text  # malformed: leave it for the parser to report
     pieces, last = [], 0
     for cut in cuts:
         pieces += [ir_text[last:cut], f" #{group}"]
