@@ -141,7 +141,7 @@ def test_independent_dots_in_a_program_run_as_a_group(monkeypatch):
     w = rng.standard_normal((200, 300)).astype(np.float32)
     v = rng.standard_normal((200, 300)).astype(np.float32)
     f = tjit.jit(lambda x, w, v: jnp.tanh(x @ w) + jnp.sin(x @ v))
-    runner = f.lower(x, w, v).compile().executable._runner
+    runner = f.lower(x, w, v).compile().executable._pool[0]
     assert any(s.__qualname__.startswith("_gemm_group_step") for s in runner.steps)
     x64 = x.astype(np.float64)
     np.testing.assert_allclose(np.asarray(f(x, w, v)), np.tanh(x64 @ w) + np.sin(x64 @ v),

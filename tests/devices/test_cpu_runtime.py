@@ -127,3 +127,25 @@ def test_only_kernels_with_enough_work_are_split(monkeypatch):
     np.testing.assert_allclose(np.asarray(dear(x)), x * np.tanh(np.log1p(np.exp(x))),
                                rtol=1e-5, atol=1e-6)
     assert calls == [128]   # transcendental work: split over the rows
+
+
+def test_concurrent_calls_from_threads_do_not_share_kernel_arguments():
+    # Regression: runners keep per-call state (kernel argument arrays) and ctypes
+    # releases the GIL during a kernel, so two threads must never share one runner.
+    import threading
+    f = tjit.jit(lambda x: jnp.sin(x) * 2 + 1)
+    xs = [np.full(20000, k, np.float32) for k in range(4)]
+    want = [np.sin(x.astype(np.float64)) * 2 + 1 for x in xs]
+    bad = []
+
+    def work(k):
+        for _ in range(300):
+            got = np.asarray(f(xs[k]))
+            if not np.allclose(got, want[k], rtol=1e-6):
+                bad.append(k)
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not bad

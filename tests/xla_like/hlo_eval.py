@@ -46,7 +46,7 @@ def evaluate_module(module, args, env=None):
         else:
             ops = [vals[o.id] for o in i.operands]
             v = evaluate_instr(i, ops, env)
-        if i.opcode != "library":
+        if i.opcode not in ("library", "control"):
             _check(i, v, env)
         vals[i.id] = v
     return [vals[o.id] for o in module.outputs]
@@ -119,9 +119,37 @@ def evaluate_instr(i, ops, env):
             preferred_element_type=i.dtype))
     if op == "library":
         return list(i.attrs["fn"](env, *ops))
+    if op == "control":
+        return _control(i, ops, env)
     if op == "get":
         return np.asarray(ops[0][i.attrs["index"]])
     raise NotImplementedError(f"evaluate_module: unknown opcode {op!r}")
+
+
+def _control(i, ops, env):
+    """cond/while/scan by evaluating the body modules (the lax semantics, spelled out)."""
+    a, bodies = i.attrs, i.attrs["bodies"]
+    run = lambda body, args: evaluate_module(body, args, env)  # noqa: E731
+    if a["kind"] == "cond":
+        return run(bodies[min(max(int(ops[0]), 0), len(bodies) - 1)], ops[1:])
+    if a["kind"] == "while":
+        nc, nb = a["cond_nconsts"], a["body_nconsts"]
+        carry = list(ops[nc + nb:])
+        while run(bodies[0], ops[:nc] + carry)[0]:
+            carry = run(bodies[1], ops[nc:nc + nb] + carry)
+        return carry
+    n, nk, length = a["num_consts"], a["num_carry"], int(sympy.sympify(a["length"]).subs(env))
+    carry, xs, ys = list(ops[n:n + nk]), ops[n + nk:], []
+    steps = range(length - 1, -1, -1) if a["reverse"] else range(length)
+    for t in steps:
+        outs = run(bodies[0], ops[:n] + carry + [x[t] for x in xs])
+        carry = outs[:nk]
+        ys.append(outs[nk:])
+    if a["reverse"]:
+        ys.reverse()
+    stacked = [np.stack(col) for col in zip(*ys)] if ys else [
+        np.empty(concrete(s, env), d) for s, d in a["out_avals"][nk:]]
+    return carry + stacked
 
 
 def _elementwise(op, ops, dtype):

@@ -95,6 +95,12 @@ def _programs():
                     + (v - v), (xi,), True),
         "cube": (lambda v: v ** 3 / 4.0, (x,), True),
         "library": (lambda v: jnp.sort(v, axis=1)[:, ::2] + 1.0, (x,), True),
+        "while": (lambda v: lax.fori_loop(0, 3, lambda i, c: c * 1.0 + jnp.exp(c) * i, v),
+                  (x,), True),
+        "scan": (lambda v: lax.scan(lambda c, r: (c + r, jnp.tanh(c) * 1.0), v[0], v,
+                                    reverse=True), (x,), True),
+        "switch": (lambda v: lax.switch(jnp.int32(1), [jnp.sin, lambda u: u + 0.0], v),
+                   (x,), True),
     }
 
 

@@ -19,15 +19,15 @@ data when its kernel was rewritten to update in place.
 """
 
 import ctypes
-import threading
 
 import numpy as np
 
-from tjit.devices import array_args, blas, kernel_cache
+from tjit.devices import array_args, blas, control_flow, kernel_cache
 from tjit.devices.executable import Executable
 from tjit.devices.threads import default_num_threads, parallel_for
 from tjit.xla_like.kernel_ir import work_per_point
 from tjit.xla_like.plan import (
+    ControlStep,
     DotStep,
     KernelStep,
     LibraryStep,
@@ -60,51 +60,54 @@ class CpuExecutable(Executable):
         self.program = build_program(module, donated)
         self.in_specs = in_specs
         self.symbols = tuple(symbols)       # sympy size symbols of the program
-        self.fns = {k.name: kernel_cache.compile_kernel(k) for k in self.program.kernels}
-        self._runners = {}
-        self._lock = threading.Lock()
-        self._runner = None if self.symbols else self._make_runner({})
+        self.fns = _compile(self.program)
+        self._pools = {}    # size binding -> idle runners
+        self._pool = None if self.symbols else self._pool_for({})
 
     # -- calling --------------------------------------------------------------------------
+    # A runner holds per-call state (kernel argument arrays, temporaries), so one runs
+    # one call at a time: a call takes an idle runner from the pool of its size binding
+    # (list.pop/append are atomic under the GIL) and puts it back; concurrent calls from
+    # other threads find the pool empty and prepare runners of their own, which join it.
     def call(self, flat_args, donated=()):
-        runner = self._runner
-        if runner is None:
-            env = self._solve(flat_args)
-            key = tuple(sorted((s.name, v) for s, v in env.items()))
-            runner = self._runners.get(key)
-            if runner is None:
-                runner = self._runners[key] = self._make_runner(env)
-        if runner.stateless:  # no shared temporaries: any number of threads may call
-            return runner.run(flat_args, donated)
-        if not self._lock.acquire(blocking=False):
-            # another thread is using the shared temporaries: run on private ones
-            return self._make_runner(runner.env).run(flat_args, donated)
+        pool = self._pool
+        if pool is None:
+            pool = self._pool_for(self._solve(flat_args))
+        try:
+            runner = pool.pop()
+        except IndexError:
+            runner = self._make_runner(pool.env)
         try:
             return runner.run(flat_args, donated)
         finally:
-            self._lock.release()
+            pool.append(runner)
 
     def prepare(self, flat_args):
         """Check the arguments' sizes now; the returned function runs the program
         (so a size error never comes after donated buffers were written)."""
-        runner = self._runner
-        if runner is None:
-            env = self._solve(flat_args)
-            key = tuple(sorted((s.name, v) for s, v in env.items()))
-            runner = self._runners.get(key)
-            if runner is None:
-                runner = self._runners[key] = self._make_runner(env)
+        pool = self._pool
+        if pool is None:
+            pool = self._pool_for(self._solve(flat_args))
 
         def run(flat_args, donated=()):
-            if runner.stateless:
-                return runner.run(flat_args, donated)
-            if not self._lock.acquire(blocking=False):
-                return self._make_runner(runner.env).run(flat_args, donated)
+            try:
+                runner = pool.pop()
+            except IndexError:
+                runner = self._make_runner(pool.env)
             try:
                 return runner.run(flat_args, donated)
             finally:
-                self._lock.release()
+                pool.append(runner)
         return run
+
+    def _pool_for(self, env):
+        key = tuple(sorted((s.name, v) for s, v in env.items()))
+        pool = self._pools.get(key)
+        if pool is None:
+            pool = _RunnerPool([self._make_runner(env)])
+            pool.env = env
+            pool = self._pools.setdefault(key, pool)
+        return pool
 
     def _solve(self, flat_args):
         from tjit.tracing.shapes import solve_dims
@@ -121,7 +124,8 @@ class CpuExecutable(Executable):
     def as_text(self, llvm=False):
         text = self.program.text()
         if llvm:
-            for k in self.program.kernels:
+            programs = [self.program] + self.program.sub_programs()
+            for k in [k for p in programs for k in p.kernels]:
                 text += "\n\n; ---- LLVM IR of " + k.name + "\n" + kernel_cache.llvm_ir(k)
         return text
 
@@ -135,13 +139,19 @@ class CpuExecutable(Executable):
         return list(self.program.kernels)
 
     def step_summary(self):
-        kinds = {KernelStep: "kernel", DotStep: "dot", LibraryStep: "library"}
+        kinds = {KernelStep: "kernel", DotStep: "dot", LibraryStep: "library",
+                 ControlStep: "control"}
         return [(kinds[type(s)], s.kernel.name if isinstance(s, KernelStep) else
                  getattr(s, "name", "dot_general")) for s in self.program.steps]
 
     @property
     def kernel_count(self):
         return len(self.program.kernels)
+
+
+class _RunnerPool(list):
+    """Idle runners of one size binding (``env``)."""
+    env = None
 
 
 class _Runner:
@@ -171,10 +181,9 @@ class _Runner:
                          o in prog.inplace_outputs, self.shape[o], self.dtype[o])
                         for pos, o in prog.aliases.items()]
         self.steps = self._group_dots(prog.steps, [self._prepare(s, fns) for s in prog.steps])
-        self.stateless = not prog.slot_sizes
         single = len(prog.steps) == 1 and isinstance(prog.steps[0], KernelStep) and \
             not self.aliases
-        if single and self.stateless and all(v in prog.params for v in prog.steps[0].ins):
+        if single and not prog.slot_sizes and all(v in prog.params for v in prog.steps[0].ins):
             self.run = self._single_kernel_runner(prog.steps[0], fns[prog.steps[0].kernel.name])
 
     def _single_kernel_runner(self, s, fn):
@@ -260,6 +269,8 @@ class _Runner:
             return self._kernel_step(s, fns[s.kernel.name])
         if isinstance(s, DotStep):
             return self._dot_step(s)
+        if isinstance(s, ControlStep):
+            return self._control_step(s)
         return self._library_step(s)
 
     def _kernel_step(self, s, fn):
@@ -403,6 +414,18 @@ class _Runner:
             vals[k_out] = out
         return run
 
+    def _control_step(self, s):
+        ins = [self.index[v] for v in s.ins]
+        outs = [(n, self.index[v]) for n, v in enumerate(s.outs) if v is not None]
+        body_runner = lambda prog: _Runner(prog, _compile(prog), self.env)  # noqa: E731
+        loop = control_flow.build(s, body_runner, self.env)
+
+        def run(vals):
+            res = loop([vals[k] for k in ins])
+            for n, k in outs:
+                vals[k] = res[n]
+        return run
+
     def _library_step(self, s):
         ins = [self.index[v] for v in s.ins]
         outs = [(self.index[v], self.shape[v], self.dtype[v]) if v is not None else None
@@ -425,6 +448,11 @@ class _Runner:
                                        f"expected {shape}")
                 vals[k] = r if r.flags.c_contiguous else r.copy(order="C")
         return run
+
+
+def _compile(prog):
+    """{kernel name: compiled function} for the kernels of ``prog`` (not its bodies')."""
+    return {k.name: kernel_cache.compile_kernel(k) for k in prog.kernels}
 
 
 def _gemm_group_step(runs):

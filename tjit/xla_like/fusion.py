@@ -64,7 +64,7 @@ def numel(shape):
 
 def is_buffer(i):
     """Values that always live in memory (never recomputed inside a kernel)."""
-    return i.opcode in ("parameter", "get", "dot", "library") or (
+    return i.opcode in ("parameter", "get", "dot", "library", "control") or (
         i.opcode == "constant" and i.ndim > 0)
 
 
@@ -265,7 +265,7 @@ class FusionDecision:
             return self.group_of[i.id]
         if i.opcode == "get":
             return i.operands[0].id
-        if i.opcode in ("dot", "library"):
+        if i.opcode in ("dot", "library", "control"):
             return i.id
         return None
 

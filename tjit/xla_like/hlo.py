@@ -22,7 +22,13 @@ dot                ``dimension_numbers`` ((lhs_contract, rhs_contract), (lhs_bat
                    rhs_batch)); result dims: batch, lhs free, rhs free (lax.dot_general)
 library            ``fn(env, *arrays) -> list of arrays`` run on the host (``name``;
                    ``out_avals``: list of (shape, dtype)); results read with ``get``
-get                result ``index`` of a library op
+get                result ``index`` of a library or control op
+control            structured control flow whose bodies are HloModules compiled as
+                   sub-programs (``kind``: ``cond`` with ``bodies`` = the branches,
+                   operand 0 the int32 index; ``while`` with ``bodies`` = (cond, body)
+                   and ``cond_nconsts``/``body_nconsts``; ``scan`` with ``bodies`` =
+                   (body,), ``length``, ``reverse``, ``num_consts``, ``num_carry``);
+                   results read with ``get``, like a library op
 =================  ======================================================================
 
 Shapes may hold sympy dims (polymorphic programs); the library ``env`` maps size
@@ -100,6 +106,8 @@ def _attr_str(i):
     for k, v in i.attrs.items():
         if k in ("fn", "sub", "out_avals"):
             continue
+        if k == "bodies":
+            v = "[" + ", ".join(b.name for b in v) + "]"
         if k == "value":
             v = np.asarray(v)
             v = repr(v.item()) if v.ndim == 0 else f"<{v.dtype}{list(v.shape)}>"
@@ -159,4 +167,14 @@ class Builder:
         """A host call; returns the list of its results (``get`` ops)."""
         call = self.add("library", operands, (), np.dtype(np.uint8), name=name, fn=fn,
                         out_avals=list(out_avals))
+        return self._gets(call, out_avals)
+
+    def control(self, kind, bodies, operands, out_avals, **params):
+        """Control flow over sub-modules ``bodies`` (see the opcode table); returns the
+        list of its results (``get`` ops)."""
+        call = self.add("control", operands, (), np.dtype(np.uint8), kind=kind,
+                        bodies=tuple(bodies), out_avals=list(out_avals), **params)
+        return self._gets(call, out_avals)
+
+    def _gets(self, call, out_avals):
         return [self.add("get", (call,), s, d, index=k) for k, (s, d) in enumerate(out_avals)]

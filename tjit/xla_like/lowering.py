@@ -8,17 +8,22 @@ Each equation lowers by, in order:
 2. the primitive's own ``lowering(ctx, *operands, **params)`` rule (stated next to the
    primitive, in terms of :class:`hlo.Builder`);
 3. the elementwise vocabulary: a primitive named like an HLO elementwise op;
-4. otherwise a ``library`` op that runs the primitive's reference implementation on the
-   host (gather, sort, linalg, control flow, float16/complex dtypes...): correct for
-   every primitive, fast where it matters by rule 2/3.
+4. structured control flow (``cond``, ``while``, ``scan``) becomes a ``control`` op whose
+   bodies are lowered (and simplified) here into HloModules of their own, which the
+   plan compiles as sub-programs;
+5. otherwise a ``library`` op that runs the primitive's reference implementation on the
+   host (gather, sort, linalg, float16/complex dtypes...): correct for every primitive,
+   fast where it matters by rules 2-4.
 """
 
 import numpy as np
 
 from tjit.primitives.ad_prims import CALL_JAXPR_PARAM, checkpoint_name_p, stop_gradient_p
+from tjit.primitives.control_flow import cond_p, scan_p, while_p
 from tjit.tracing.jaxpr import ClosedJaxpr, Jaxpr, Literal, is_polymorphic, specialize
 from tjit.tracing.shapes import contains_symbolic, substitute_params
 from tjit.xla_like import hlo
+from tjit.xla_like.simplify import simplify
 
 _IDENTITY_PRIMS = (stop_gradient_p, checkpoint_name_p)
 
@@ -68,6 +73,8 @@ def lower_eqn(ctx, eqn, ins):
         body = params[body_param]
         return _lower_body(ctx, body.jaxpr, [ctx.constant(_raw(c)) for c in body.consts], ins)
     out_avals = [v.aval for v in eqn.outvars]
+    if prim in _CONTROL_FLOW:
+        return _lower_control(ctx, prim, ins, params, out_avals)
     supported = all(a.dtype in hlo.KERNEL_DTYPES for a in out_avals) and \
         all(i.dtype in hlo.KERNEL_DTYPES for i in ins)
     if supported and prim.lowering is not None:
@@ -78,6 +85,32 @@ def lower_eqn(ctx, eqn, ins):
     if supported and prim.name in hlo.ELEMENTWISE and not params:
         return [ctx.elementwise(prim.name, ins, out_avals[0].dtype)]
     return library_call(ctx, prim, ins, params, out_avals)
+
+
+def _cond_bodies(params):
+    return params["branches"], {}
+
+
+def _while_bodies(params):
+    return (params["cond_jaxpr"], params["body_jaxpr"]), {
+        k: params[k] for k in ("cond_nconsts", "body_nconsts")}
+
+
+def _scan_bodies(params):
+    return (params["jaxpr"],), {
+        k: params[k] for k in ("length", "reverse", "num_consts", "num_carry")}
+
+
+#: control-flow primitive -> params -> (body jaxprs, attrs of the ``control`` op)
+_CONTROL_FLOW = {cond_p: _cond_bodies, while_p: _while_bodies, scan_p: _scan_bodies}
+
+
+def _lower_control(ctx, prim, ins, params, out_avals):
+    """A ``control`` op whose bodies are lowered to HloModules of their own."""
+    bodies, attrs = _CONTROL_FLOW[prim](params)
+    modules = [simplify(lower_jaxpr(b, name=f"{prim.name}_{k}")) for k, b in enumerate(bodies)]
+    return ctx.control(prim.name, modules, ins, [(a.shape, a.dtype) for a in out_avals],
+                       **attrs)
 
 
 def library_call(ctx, prim, ins, params, out_avals):

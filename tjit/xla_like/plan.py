@@ -4,7 +4,11 @@ A :class:`Program` is an ordered list of steps over numbered values (HLO instr i
 
 * ``KernelStep``: one fused kernel (kernel IR) reading/writing buffers;
 * ``DotStep``: ``dot_general`` through BLAS (``devices/blas.py``) into a preallocated buffer;
-* ``LibraryStep``: a host function returning new arrays.
+* ``LibraryStep``: a host function returning new arrays;
+* ``ControlStep``: ``cond``/``while``/``scan`` whose bodies are Programs of their own
+  (compiled like the top level; the runtime loops over them, see ``devices/control_flow``).
+  A loop body's carry parameters are donated to its outputs, so a carry is updated in
+  the previous iteration's buffer instead of a new one each time.
 
 Buffer assignment is liveness based: a temporary takes a slot that an earlier
 temporary no longer needs (same byte size, or for concrete sizes any slot at least as
@@ -77,6 +81,26 @@ class LibraryStep:
     outs: list
 
 
+@dataclasses.dataclass
+class ControlStep(LibraryStep):
+    """``name`` is the kind (cond, while, scan); ``bodies`` are Programs; ``attrs`` the
+    control op's parameters (counts of consts/carries, scan length...); ``out_avals``
+    the (shape, dtype) of every result, used or not."""
+    bodies: list = None
+    attrs: dict = None
+    out_avals: list = None
+
+
+def _carry_donation(kind, attrs, n_params):
+    """(index of the body that loops, its carry parameter positions) of a control op."""
+    if kind == "while":
+        return 1, range(attrs["body_nconsts"], n_params)
+    if kind == "scan":
+        first = attrs["num_consts"]
+        return 0, range(first, first + attrs["num_carry"])
+    return None, ()
+
+
 class Program:
     def __init__(self, name, values, params, outputs, steps, donated=()):
         self.name = name
@@ -94,21 +118,37 @@ class Program:
     def kernels(self):
         return [s.kernel for s in self.steps if isinstance(s, KernelStep)]
 
+    def sub_programs(self):
+        """The bodies of control steps, nested ones included (depth first)."""
+        out = []
+        for s in self.steps:
+            if isinstance(s, ControlStep):
+                for b in s.bodies:
+                    out += [b] + b.sub_programs()
+        return out
+
     def text(self, kernels=True):
         lines = [f"program {self.name}: {len(self.steps)} steps, "
                  f"{len(self.kernels)} fused kernels, {len(self.slot_sizes)} temp buffers"]
         arg_of = {o: pos for pos, o in self.aliases.items()}
         for n, s in enumerate(self.steps):
             ins = ", ".join(f"%{v}" for v in s.ins)
-            outs = ", ".join(f"%{v}" + (f"@slot{self.slot_of[v]}" if v in self.slot_of else "")
-                             + (f"@arg{arg_of[v]}" if v in arg_of else "") for v in s.outs)
+            outs = ", ".join("_" if v is None else f"%{v}" + (
+                f"@slot{self.slot_of[v]}" if v in self.slot_of else "") + (
+                f"@arg{arg_of[v]}" if v in arg_of else "") for v in s.outs)
             what = (f"kernel {s.kernel.name}" if isinstance(s, KernelStep) else
-                    "dot (BLAS)" if isinstance(s, DotStep) else f"library {s.name}")
+                    "dot (BLAS)" if isinstance(s, DotStep) else
+                    f"{s.name}[" + ", ".join(b.name for b in s.bodies) + "]"
+                    if isinstance(s, ControlStep) else f"library {s.name}")
             lines.append(f"  {n}: {outs} = {what}({ins})")
         if kernels:
             for k in self.kernels:
                 lines.append("")
                 lines.append(K.kernel_text(k))
+        for s in self.steps:
+            for b in s.bodies if isinstance(s, ControlStep) else ():
+                lines.append("")
+                lines.extend("  " + line for line in b.text(kernels).split("\n"))
         return "\n".join(lines)
 
 
@@ -135,7 +175,7 @@ def build_program(module, donated=()):
 def _order_steps(module, d, built, donated):
     values = {}
     for i in module.instrs:
-        if i.opcode == "library":
+        if i.opcode in ("library", "control"):
             continue
         kind = {"parameter": "param", "constant": "const"}.get(i.opcode, "temp")
         values[i.id] = Value(i.id, tuple(i.shape), i.dtype, kind, i.attrs.get("value"))
@@ -158,9 +198,23 @@ def _order_steps(module, d, built, donated):
                 outs[g.attrs["index"]] = g.id
             pending.append((d.order[i.id], LibraryStep(i.attrs["name"], i.attrs["fn"],
                                                        [o.id for o in i.operands], outs)))
+        elif i.opcode == "control":
+            pending.append((d.order[i.id], _control_step(i, d)))
     steps = _topo(pending, values)
     params = [p.id for p in module.params]
     return Program(module.name, values, params, out_ids, steps, donated)
+
+
+def _control_step(i, d):
+    outs = [None] * len(i.attrs["out_avals"])
+    for g in d.users[i.id]:
+        outs[g.attrs["index"]] = g.id
+    kind, bodies = i.attrs["kind"], i.attrs["bodies"]
+    attrs = {k: v for k, v in i.attrs.items() if k not in ("kind", "bodies", "out_avals")}
+    loop, carry = _carry_donation(kind, attrs, len(bodies[-1].params))
+    programs = [build_program(b, carry if n == loop else ()) for n, b in enumerate(bodies)]
+    return ControlStep(kind, None, [o.id for o in i.operands], outs, bodies=programs,
+                       attrs=attrs, out_avals=i.attrs["out_avals"])
 
 
 def _topo(pending, values):
@@ -430,6 +484,8 @@ def memory_stats(prog, env=None):
     lib = sum(concrete(prog.values[v].nbytes, env) for s in prog.steps
               if isinstance(s, LibraryStep) for v in s.outs
               if v is not None and prog.values[v].kind == "temp")
+    # control bodies keep their own temporaries for as long as the program lives
+    lib += sum(concrete(size, env) for b in prog.sub_programs() for size in b.slot_sizes)
     # JAX's meaning: bytes of outputs that live in (donated) argument buffers; outputs
     # still count them, so arguments + outputs - aliases + temporaries is the total.
     alias_ids = set(prog.aliases.values()) | {prog.params[pos] for pos in prog.donation_usable
@@ -438,4 +494,4 @@ def memory_stats(prog, env=None):
     return MemoryStats(arg, out, temp + lib, alias, temp_buffers=len(prog.slot_sizes))
 
 
-__all__ = ["Program", "build_program", "memory_stats"]
+__all__ = ["ControlStep", "Program", "build_program", "memory_stats"]

@@ -1,0 +1,249 @@
+"""Control flow on the CPU backend: while/cond/scan bodies run as compiled sub-programs.
+
+Oracles: plain NumPy loops (float64 where it helps) and the reference interpreter
+(``backend="interpreter"``), never the compiled path itself.
+"""
+
+import threading
+
+import numpy as np
+import pytest
+
+import tjit
+import tjit.numpy as jnp
+from tjit import lax
+from tjit.devices import kernel_cache
+
+RNG = np.random.default_rng(7)
+
+
+def _plan(f, *args, **jit_kw):
+    return tjit.jit(f, **jit_kw).lower(*args).compile()
+
+
+def _interp(f, *args, **jit_kw):
+    return tjit.jit(f, backend="interpreter", **jit_kw)(*args)
+
+
+def _close(got, want, rtol=2e-6, atol=1e-6):
+    for g, w in zip(tjit.tree_util.tree_leaves(got), tjit.tree_util.tree_leaves(want)):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=rtol, atol=atol)
+
+
+def _fori(x, n):
+    return lax.fori_loop(0, n, lambda i, c: c * 0.5 + jnp.sin(c) + i, x)
+
+
+def test_loop_bodies_are_compiled_kernels_not_library_calls():
+    x = RNG.standard_normal(1000).astype(np.float32)
+    c = _plan(_fori, x, 5, static_argnums=1)
+    assert [k for k, _ in c.fusion_summary()] == ["control"]
+    text = c.as_text()
+    assert "program scan_0" in text and "kernel fusion_" in text and "sin(" in text
+    assert "library" not in text
+
+
+def test_fori_loop_matches_numpy_loop():
+    x = RNG.standard_normal(1000).astype(np.float32)
+    want = x.astype(np.float64)
+    for i in range(12):
+        want = want * 0.5 + np.sin(want) + i
+    got = tjit.jit(_fori, static_argnums=1)(x, 12)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(x, x.copy())  # the caller's buffer is never written
+
+
+def test_while_with_traced_bound_compiles_nothing_for_new_trip_counts():
+    f = tjit.jit(lambda x, n: lax.fori_loop(0, n, lambda i, c: c * 1.5 - 1.0, x))
+    x = np.ones(64, np.float32)
+    f(x, 3)
+    before = kernel_cache.STATS["compiled"]
+    for n in (0, 1, 7, 20):
+        want = np.ones(64)
+        for _ in range(n):
+            want = want * 1.5 - 1.0
+        np.testing.assert_allclose(np.asarray(f(x, n)), want, rtol=1e-6)
+    assert kernel_cache.STATS["compiled"] == before
+    assert f._cache_size() == 1
+
+
+def test_while_loop_tuple_carry_against_interpreter():
+    def g(x):
+        def body(c):
+            i, v, s = c
+            v = v * 1.1 + jnp.tanh(v)
+            return i + 1, v, s + jnp.sum(v)
+        return lax.while_loop(lambda c: c[0] < 9, body, (0, x, jnp.float32(0)))
+    x = RNG.standard_normal((30, 17)).astype(np.float32)
+    _close(tjit.jit(g)(x), _interp(g, x), rtol=1e-5)
+    assert [k for k, _ in _plan(g, x).fusion_summary()] == ["control"]
+
+
+def test_zero_trip_while_returns_a_copy_of_its_input():
+    x = RNG.standard_normal(10).astype(np.float32)
+    f = tjit.jit(lambda x: lax.while_loop(lambda c: jnp.sum(c) > 1e9, lambda c: c + 1, x))
+    out = np.asarray(f(x))
+    np.testing.assert_array_equal(out, x)
+    assert not np.shares_memory(out, x)
+
+
+def test_pass_through_and_repeated_carries_are_never_overwritten():
+    # A carry replaced by a constant and a value returned twice: donating either
+    # buffer to the next iteration would corrupt the other.
+    const = np.arange(5, dtype=np.float32)
+
+    def g(x):
+        def body(c):
+            i, a, b, k = c
+            y = a + b + 1.0
+            return i + 1, y, y, jnp.asarray(const)
+        return lax.while_loop(lambda c: c[0] < 6, body, (0, x, x, x))
+    x = np.zeros(5, np.float32)
+    i, a, b, k = tjit.jit(g)(x)
+    want_a = np.zeros(5)
+    want_b = np.zeros(5)
+    for _ in range(6):
+        want_a = want_b = want_a + want_b + 1.0
+    np.testing.assert_array_equal(np.asarray(a), want_a)
+    np.testing.assert_array_equal(np.asarray(b), want_b)
+    np.testing.assert_array_equal(np.asarray(k), const)
+    assert int(i) == 6
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_scan_carry_and_stacked_outputs_match_numpy(reverse):
+    xs = RNG.standard_normal((11, 4, 3)).astype(np.float32)
+    w = RNG.standard_normal((3, 3)).astype(np.float32)
+
+    def f(w, xs):
+        def body(h, x):
+            h = jnp.tanh(x @ w + h)
+            return h, (h.sum(axis=1), h * 2)
+        return lax.scan(body, jnp.zeros((4, 3), jnp.float32), xs, reverse=reverse)
+    h, (s, hh) = tjit.jit(f)(w, xs)
+    hw, sw, hhw = np.zeros((4, 3)), np.zeros((11, 4)), np.zeros((11, 4, 3))
+    for t in (range(10, -1, -1) if reverse else range(11)):
+        hw = np.tanh(xs[t].astype(np.float64) @ w + hw)
+        sw[t], hhw[t] = hw.sum(axis=1), hw * 2
+    np.testing.assert_allclose(np.asarray(h), hw, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(np.asarray(s), sw, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(np.asarray(hh), hhw, rtol=1e-5, atol=1e-5)
+
+
+def _loss(w, xs):
+    def body(c, x):
+        c = jnp.sin(c * w + x)
+        return c, c
+    c, ys = lax.scan(body, jnp.zeros(5, xs.dtype), xs)
+    return jnp.sum(ys ** 2) + jnp.sum(c)
+
+
+def _loss_np(w, xs):
+    c, total = np.zeros(5), 0.0
+    for x in xs:
+        c = np.sin(c * w + x)
+        total += np.sum(c ** 2)
+    return total + np.sum(c)
+
+
+def test_grad_through_scan_compiled_matches_finite_differences():
+    xs = RNG.standard_normal((8, 5))
+    old = tjit.config.enable_x64
+    tjit.config.update("enable_x64", True)
+    try:
+        g = tjit.jit(tjit.grad(_loss))(np.float64(0.7), xs)
+        assert "control" in [k for k, _ in _plan(tjit.grad(_loss), 0.7, xs).fusion_summary()]
+    finally:
+        tjit.config.update("enable_x64", old)
+    eps = 1e-6
+    fd = (_loss_np(0.7 + eps, xs) - _loss_np(0.7 - eps, xs)) / (2 * eps)
+    np.testing.assert_allclose(float(g), fd, rtol=1e-6)
+
+
+@pytest.mark.parametrize("index", [-3, 0, 1, 2, 7])
+def test_switch_clamps_the_index_like_lax(index):
+    branches = [lambda x: x + 1.0, lambda x: jnp.exp(x), lambda x: x * x]
+    x = RNG.standard_normal((6, 6)).astype(np.float32)
+    f = tjit.jit(lambda i, x: lax.switch(i, branches, x))
+    want = [x + 1.0, np.exp(x), x * x][min(max(index, 0), 2)]
+    np.testing.assert_allclose(np.asarray(f(index, x)), want, rtol=1e-6)
+
+
+def test_cond_identity_branch_result_does_not_alias_the_argument():
+    x = RNG.standard_normal(8).astype(np.float32)
+    f = tjit.jit(lambda p, x: lax.cond(p, lambda v: v, lambda v: v * 3.0, x))
+    out = np.asarray(f(True, x))
+    np.testing.assert_array_equal(out, x)
+    assert not np.shares_memory(out, x)
+
+
+def test_nested_loops_and_cond_inside_a_body():
+    def f(x):
+        def outer(i, c):
+            inner = lax.fori_loop(0, 3, lambda j, v: v * 0.9 + j, c)
+            return lax.cond(i % 2 == 0, lambda v: v + 1.0, lambda v: v - 0.5, inner)
+        return lax.fori_loop(0, 5, outer, x)
+    x = RNG.standard_normal((3, 4)).astype(np.float32)
+    want = x.astype(np.float64)
+    for i in range(5):
+        for j in range(3):
+            want = want * 0.9 + j
+        want = want + 1.0 if i % 2 == 0 else want - 0.5
+    np.testing.assert_allclose(np.asarray(tjit.jit(f)(x)), want, rtol=1e-5, atol=1e-5)
+
+
+def test_polymorphic_loop_body_at_several_sizes():
+    def f(x):
+        return lax.fori_loop(0, 4, lambda i, c: jnp.tanh(c) * 2.0 + jnp.mean(c), x)
+    g = tjit.jit(f, polymorphic_shapes=["(b, 3)"])
+    for b in (1, 5, 40):
+        x = RNG.standard_normal((b, 3)).astype(np.float32)
+        want = x.astype(np.float64)
+        for _ in range(4):
+            want = np.tanh(want) * 2.0 + want.mean()
+        np.testing.assert_allclose(np.asarray(g(x)), want, rtol=2e-5, atol=2e-5)
+
+
+def test_scan_over_symbolic_length():
+    def f(xs):
+        return lax.scan(lambda c, x: (c + x, c * x), jnp.zeros(2, xs.dtype), xs)
+    g = tjit.jit(f, polymorphic_shapes=["(n, 2)"])
+    for n in (1, 6, 13):
+        xs = RNG.standard_normal((n, 2)).astype(np.float32)
+        _close(g(xs), _interp(f, xs))
+
+
+def test_complex_carry_runs_through_library_steps_in_the_body():
+    x = (RNG.standard_normal(4) + 1j * RNG.standard_normal(4)).astype(np.complex64)
+    f = lambda x: lax.fori_loop(0, 3, lambda i, c: c * (1 + 1j) + 0.5, x)  # noqa: E731
+    _close(tjit.jit(f)(x), _interp(f, x))
+
+
+def test_concurrent_calls_give_the_same_results():
+    f = tjit.jit(lambda x: lax.fori_loop(0, 20, lambda i, c: jnp.sin(c) + 0.1 * i, x))
+    xs = [RNG.standard_normal(5000).astype(np.float32) for _ in range(4)]
+    want = [np.asarray(f(x)) for x in xs]
+    got = [None] * 4
+
+    def work(k):
+        for _ in range(5):
+            got[k] = np.asarray(f(xs[k]))
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+
+
+def test_memory_analysis_counts_body_temporaries():
+    x = RNG.standard_normal((64, 64)).astype(np.float32)
+
+    def f(x):
+        def body(i, c):
+            e = jnp.exp(c - jnp.max(c, axis=1, keepdims=True))
+            return e / jnp.sum(e, axis=1, keepdims=True) @ c
+        return lax.fori_loop(0, 2, body, x)
+    m = _plan(f, x).memory_analysis()
+    assert m.temp_size_in_bytes >= x.nbytes

@@ -1,0 +1,107 @@
+"""Structured control flow on the CPU: ``cond``, ``while`` and ``scan`` plan steps.
+
+Each body of a :class:`~tjit.xla_like.plan.ControlStep` is a Program of its own (fused
+kernels, dots, library calls, nested control flow), prepared once per size binding as
+a runner (the same runner the top level uses), so an iteration costs one runner call:
+no interpretation of the body's equations, no compilation for a new trip count.
+
+Buffers. A loop body's carry parameters are donated to its outputs (see ``plan``): an
+iteration writes the new carry into the buffer of the previous one whenever this loop
+owns that buffer, i.e. it was freshly written by the previous iteration's kernel or
+BLAS call. The loop's own inputs (the caller's arrays, other steps' buffers) and values
+a body passes through unchanged or returns twice are never given up. For the same
+reason a result the step returns is always an array it owns: a pass-through is copied.
+"""
+
+import numpy as np
+
+from tjit.xla_like.plan import DotStep, KernelStep, concrete
+
+
+def fresh_outputs(prog):
+    """Per output of ``prog``: True when each call writes it into a new buffer (a kernel
+    or BLAS result, or a donated buffer the caller gave up), not a pass-through of an
+    argument, a constant or a library call's result (which may be an argument)."""
+    written = {v for s in prog.steps if isinstance(s, (KernelStep, DotStep)) for v in s.outs}
+    return [prog.values[v].kind == "output" and v in written for v in prog.outputs]
+
+
+class Body:
+    """One body program at one size binding: ``run(args, donated) -> outputs``, plus
+    which outputs are fresh buffers."""
+
+    def __init__(self, runner):
+        self.run = runner.run
+        self.fresh = fresh_outputs(runner.prog)
+
+    def owned(self, outs):
+        """Per output: fresh and not the same array as another output."""
+        counts = {}
+        for o in outs:
+            counts[id(o)] = counts.get(id(o), 0) + 1
+        return [f and counts[id(o)] == 1 for o, f in zip(outs, self.fresh)]
+
+
+def _owned_copies(values, owned):
+    return [v if o else np.array(v, order="C") for v, o in zip(values, owned)]
+
+
+def build(step, make_runner, env):
+    """``run(args) -> results`` for ``step`` at the size binding ``env``.
+    ``make_runner(program)`` prepares a body program (compiled kernels, slots)."""
+    bodies = [Body(make_runner(b)) for b in step.bodies]
+    build_kind = {"cond": _cond, "while": _while, "scan": _scan}[step.name]
+    return build_kind(step, bodies, env)
+
+
+def _cond(step, branches, env):
+    last = len(branches) - 1
+
+    def run(args):
+        branch = branches[min(max(int(args[0]), 0), last)]  # clamped, like lax.switch
+        outs = branch.run(args[1:])
+        return _owned_copies(outs, branch.owned(outs))
+    return run
+
+
+def _while(step, bodies, env):
+    cond, body = bodies
+    n_cond, n_body = step.attrs["cond_nconsts"], step.attrs["body_nconsts"]
+
+    def run(args):
+        cond_consts = list(args[:n_cond])
+        body_consts = list(args[n_cond:n_cond + n_body])
+        carry = list(args[n_cond + n_body:])
+        owned = [False] * len(carry)
+        while cond.run(cond_consts + carry)[0]:
+            donated = tuple(n_body + k for k, o in enumerate(owned) if o)
+            carry = body.run(body_consts + carry, donated)
+            owned = body.owned(carry)
+        return _owned_copies(carry, owned)
+    return run
+
+
+def _scan(step, bodies, env):
+    (body,) = bodies
+    a = step.attrs
+    length, reverse = concrete(a["length"], env), a["reverse"]
+    n_consts, n_carry = a["num_consts"], a["num_carry"]
+    ys_avals = [(tuple(concrete(d, env) for d in shape), dtype)
+                for shape, dtype in step.out_avals[n_carry:]]
+
+    def run(args):
+        consts = list(args[:n_consts])
+        carry = list(args[n_consts:n_consts + n_carry])
+        xs = args[n_consts + n_carry:]
+        ys = [np.empty(shape, dtype) for shape, dtype in ys_avals]
+        owned = [False] * n_carry
+        for t in range(length):
+            i = length - 1 - t if reverse else t
+            donated = tuple(n_consts + k for k, o in enumerate(owned) if o)
+            outs = body.run(consts + carry + [x[i, ...] for x in xs], donated)
+            carry = outs[:n_carry]
+            owned = body.owned(outs)[:n_carry]
+            for buf, y in zip(ys, outs[n_carry:]):
+                buf[i] = y
+        return _owned_copies(carry, owned) + ys
+    return run
