@@ -25,6 +25,9 @@ Cases:
      empty cache folder, and the warm disk-cache start (a second fresh process).
   9. A new batch size for ``jit(f, polymorphic_shapes=["(b, 128)"])``: the first-call
      time at b = 33, 34, ... and how many kernels that compiled (should be none).
+ 10. Control flow: an RNN as ``lax.scan`` (two dots and a tanh per step, T=200, batch
+     64, 256 units) and a 100-step ``fori_loop`` over 1e6 floats; NumPy runs a Python
+     loop; the note gives the reference interpreter's time for the same jit.
 """
 
 import argparse
@@ -549,6 +552,59 @@ def case_polymorphic(cfg):
     return [row]
 
 
+# ----------------------------------------------------------------------- case 10
+
+def _rnn(mod, scan):
+    def rnn(wx, wh, xs):
+        def step(h, x):
+            h = mod.tanh(x @ wx + h @ wh)
+            return h, mod.sum(h * h, axis=1)
+        return scan(step, mod.zeros((xs.shape[1], wh.shape[0]), xs.dtype), xs)
+    return rnn
+
+
+def _np_scan(f, init, xs):
+    carry, ys = init, []
+    for x in xs:
+        carry, y = f(carry, x)
+        ys.append(y)
+    return carry, np.stack(ys)
+
+
+def _relax(mod, fori_loop):
+    return lambda x: fori_loop(0, 100, lambda i, v: v - 0.01 * mod.tanh(v) * (1.0 + 0.001 * i), x)
+
+
+def _np_fori(lo, hi, body, x):
+    for i in range(lo, hi):
+        x = body(i, x)
+    return x
+
+
+def case_control_flow(cfg):
+    """Loops whose bodies run as compiled sub-programs; the note gives the time of the
+    reference interpreter (bodies interpreted equation by equation) for comparison."""
+    rng = np.random.default_rng(8)
+    t, b, h = cfg.rnn_shape
+    wx = (rng.standard_normal((h, h)) / np.sqrt(h)).astype(np.float32)
+    wh = (rng.standard_normal((h, h)) / np.sqrt(h)).astype(np.float32)
+    xs = rng.standard_normal((t, b, h)).astype(np.float32)
+    x = rng.standard_normal(cfg.relax_n).astype(np.float32)
+    rows = []
+    for label, make, np_fn, args in (
+            (f"10a lax.scan RNN T={t}, batch {b}, {h} units", lambda m, lx: _rnn(m, lx.scan),
+             _rnn(np, _np_scan), [wx, wh, xs]),
+            (f"10b fori_loop x100, {cfg.relax_n:.0e} f32", lambda m, lx: _relax(m, lx.fori_loop),
+             _relax(np, _np_fori), [x])):
+        interp = tjit.jit(make(jnp, tjit.lax), backend="interpreter")
+        t_args = [jnp.asarray(a) for a in args]
+        interp_ms = median_ms(lambda: interp(*t_args), max(3, cfg.repeat // 2), warmup=1)
+        rows.append(bench_arrays(label, tjit.jit(make(jnp, tjit.lax)), np_fn,
+                                 make(jjnp, jax.lax) if jax else None, args, cfg, rtol=1e-4,
+                                 note=f"interpreted bodies {interp_ms:.1f} ms"))
+    return rows
+
+
 # ------------------------------------------------------------------------- driver
 
 def config(quick):
@@ -556,11 +612,13 @@ def config(quick):
     full = {"mish_shape": (8, 32, 224, 224), "softmax_shape": (8, 16, 512, 512),
             "ln_shape": (8192, 1024), "mlp_batch": 256, "block_n": 4_000_000, "ll_n": 2000,
             "repeat": 7, "dispatch_number": 20000, "compile_runs": 3, "poly_sizes": 20,
-            "copy_elems": 8 * 32 * 224 * 224}
+            "copy_elems": 8 * 32 * 224 * 224, "rnn_shape": (200, 64, 256),
+            "relax_n": 1_000_000}
     if quick:
         full.update(mish_shape=(8, 2, 224, 224), softmax_shape=(8, 1, 512, 512),
                     ln_shape=(512, 1024), mlp_batch=16, block_n=250_000, ll_n=500,
-                    repeat=3, dispatch_number=2000, compile_runs=1, poly_sizes=5)
+                    repeat=3, dispatch_number=2000, compile_runs=1, poly_sizes=5,
+                    rnn_shape=(50, 16, 128), relax_n=100_000)
     return argparse.Namespace(**full)
 
 
@@ -590,7 +648,7 @@ def print_table(rows):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="~16x smaller arrays")
-    parser.add_argument("--cases", default="", help="comma-separated case numbers (1-9); "
+    parser.add_argument("--cases", default="", help="comma-separated case numbers (1-10); "
                         "default: all")
     args = parser.parse_args(argv)
     cfg = config(args.quick)
@@ -617,7 +675,8 @@ def run_all(cfg):
     cases = [lambda: case_mish(cfg, bandwidth, bw_source), lambda: case_softmax(cfg),
              lambda: case_layernorm(cfg), lambda: case_mlp(cfg), lambda: case_block(cfg),
              lambda: case_log_lik(cfg), lambda: case_dispatch(cfg),
-             lambda: case_compile(cfg), lambda: case_polymorphic(cfg)]
+             lambda: case_compile(cfg), lambda: case_polymorphic(cfg),
+             lambda: case_control_flow(cfg)]
     sys.stdout.flush()
     for number, case in enumerate(cases, 1):
         if cfg.cases and number not in cfg.cases:
