@@ -12,9 +12,10 @@ from tjit.tracing import dtypes
 from tjit.tracing.core import Array, Tracer
 from tjit.tracing.errors import ConcretizationTypeError, ShapeError
 from tjit.tracing.shapes import canonical_dim, canonical_shape, dim_str, normalize_axis
+from tjit.primitives import reductions as rd
 from tjit.primitives import slicing as sl
 from tjit.lax._elementwise import add, asarray_for_lax, convert_element_type, lt, select
-from tjit.lax._structural import expand_dims, squeeze
+from tjit.lax._structural import expand_dims, full, squeeze
 
 _INT32 = np.iinfo(np.int32)
 
@@ -141,11 +142,10 @@ def _normalize_start(i, dim, allow_negative, op):
         i = int(i._value) if dtypes.is_int(i.dtype) and i.ndim == 0 else i
     if isinstance(i, (int, np.integer)) and not isinstance(i, bool):
         i = int(i)
+        if allow_negative and i < 0 and type(dim) is not int:
+            return add(Array(np.asarray(max(i, _INT32.min), np.int32), False),
+                       _dim_value(dim, np.int32))
         if allow_negative and i < 0:
-            if type(dim) is not int:
-                raise ShapeError(f"{op}: a negative start index ({i}) along a symbolic "
-                                 f"dim {dim_str(dim)} is not supported; pass a "
-                                 f"non-negative index")
             i += dim
         # Clamping happens anyway; first bring huge Python ints into int32 range.
         return Array(np.asarray(min(max(i, _INT32.min), _INT32.max), np.int32), False)
@@ -153,12 +153,21 @@ def _normalize_start(i, dim, allow_negative, op):
     if i.ndim != 0 or not dtypes.is_int(i.dtype):
         raise TypeError(f"{op}: start indices must be integer scalars, got "
                         f"{i.aval.str_short()}")
-    if not allow_negative or dtypes.is_unsigned(i.dtype) or type(dim) is not int:
-        # For a symbolic dim the size is not a traced value: negatives are clamped to 0.
+    if not allow_negative or dtypes.is_unsigned(i.dtype):
         return i
+    if type(dim) is not int:  # the size is known at run time only: a traced value
+        if i.dtype.itemsize < 4:
+            i = convert_element_type(i, np.int32)
+        return select(lt(i, 0), add(i, _dim_value(dim, i.dtype)), i)
     if dim > np.iinfo(i.dtype).max:
         i = convert_element_type(i, dtypes.default_int())
     return select(lt(i, 0), add(i, dim), i)
+
+
+def _dim_value(dim, dtype):
+    """A symbolic dim as a 0-d ``dtype`` array: the sum of ``dim`` ones, which the
+    executor evaluates once the size symbols are bound."""
+    return rd.reduce_sum_p.bind(full((dim,), 1, dtype), axes=(0,))
 
 
 def _starts(operand, start_indices, allow_negative_indices, op):
