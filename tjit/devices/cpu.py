@@ -73,6 +73,17 @@ class CpuExecutable(Executable):
         pool = self._pool
         if pool is None:
             pool = self._pool_for(self._solve(flat_args))
+        return self._run(pool, flat_args, donated)
+
+    def prepare(self, flat_args):
+        """Check the arguments' sizes now; the returned function runs the program
+        (so a size error never comes after donated buffers were written)."""
+        pool = self._pool
+        if pool is None:
+            pool = self._pool_for(self._solve(flat_args))
+        return lambda flat_args, donated=(): self._run(pool, flat_args, donated)
+
+    def _run(self, pool, flat_args, donated):
         try:
             runner = pool.pop()
         except IndexError:
@@ -81,24 +92,6 @@ class CpuExecutable(Executable):
             return runner.run(flat_args, donated)
         finally:
             pool.append(runner)
-
-    def prepare(self, flat_args):
-        """Check the arguments' sizes now; the returned function runs the program
-        (so a size error never comes after donated buffers were written)."""
-        pool = self._pool
-        if pool is None:
-            pool = self._pool_for(self._solve(flat_args))
-
-        def run(flat_args, donated=()):
-            try:
-                runner = pool.pop()
-            except IndexError:
-                runner = self._make_runner(pool.env)
-            try:
-                return runner.run(flat_args, donated)
-            finally:
-                pool.append(runner)
-        return run
 
     def _pool_for(self, env):
         key = tuple(sorted((s.name, v) for s, v in env.items()))
