@@ -4,8 +4,8 @@ NumPy (float64).
 Hypothesis draws a small program over 1-3 inputs of broadcast-compatible shapes: a
 sequence of elementwise ops (bounded ones, so values stay finite; integer and boolean
 detours), reductions over random axes (with and without keepdims, then broadcast back
-against full-size values), cumulative sums, argmax, concatenation, gathers, transposes,
-strided slices and reshapes, with one or two of the values as outputs. The
+against full-size values), cumulative sums, argmax, concatenation, gathers, loops (compiled
+bodies), transposes, strided slices and reshapes, with one or two of the values as outputs. The
 same program text runs on ``tjit.numpy`` under ``jit`` (fused LLVM kernels: fusion,
 rematerialization and multi-output decisions all vary with the program) and under
 ``jit(backend="interpreter")``, and on NumPy in float64.
@@ -62,7 +62,7 @@ def programs(draw):
     steps = []
     for _ in range(draw(st.integers(1, 8))):
         kind = draw(st.sampled_from(["unary", "binary", "binary", "reduce", "layout",
-                                     "index"]))
+                                     "index", "loop"]))
         if kind == "unary":
             steps.append(("unary", draw(st.sampled_from(sorted(UNARY)))))
         elif kind == "binary":
@@ -71,6 +71,8 @@ def programs(draw):
         elif kind == "reduce":
             steps.append(("reduce", draw(st.sampled_from(REDUCE)), draw(st.integers(0, 2)),
                           draw(st.booleans())))
+        elif kind == "loop":
+            steps.append(("loop", draw(st.sampled_from(sorted(UNARY))), draw(st.integers(0, 3))))
         elif kind == "index":
             steps.append(("index", draw(st.sampled_from(["argmax", "concat", "take"])),
                           draw(st.integers(0, 2))))
@@ -96,6 +98,8 @@ def run(m, inputs, steps, n_out):
             pool.append(getattr(m, name)(x, axis=axis % x.ndim, keepdims=keepdims))
         elif step[0] == "layout" and x.ndim:
             pool.append(_layout(m, x, step[1], step[2]))
+        elif step[0] == "loop":
+            pool.append(_loop(m, x, UNARY[step[1]], step[2]))
         elif step[0] == "index" and x.ndim:
             pool.append(_index(m, x, step[1], step[2]))
     return [pool[-1]] + ([pool[len(inputs) + len(pool) // 3 - 1]] if n_out > 1 and
@@ -117,6 +121,16 @@ def _layout(m, x, kind, axis):
         return x[(slice(None),) * axis + (slice(None, None, 2),)]
     flat = m.reshape(x, (-1,))
     return m.reshape(flat[::-1], x.shape)
+
+
+def _loop(m, x, op, trips):
+    """A fori_loop (a scan of ``trips`` steps under tjit) around ``op``."""
+    body = lambda i, c: op(m, c) * 0.5 + c * 0.25 + 0.01 * i  # noqa: E731
+    if m is np:
+        for i in range(trips):
+            x = body(i, x)
+        return x
+    return tjit.lax.fori_loop(0, jnp.int32(trips), body, x)
 
 
 def _index(m, x, kind, axis):
