@@ -8,10 +8,14 @@ spaced magnitudes of both signs, random bit patterns, dense points where the fun
 works, and special values. float64 results are compared with 80-bit long double
 references (NumPy on x86; skipped where long double is just double) and mpmath for erf.
 The bounds are mathlib's documented ones (exhaustive float32 scans were run offline).
+sin/cos/tan are checked over the whole finite range, including the inputs of each exponent
+that lie closest to a multiple of pi/2 (found from continued fractions of 2^k * 2/pi, with
+2/pi from mpmath), against float64 NumPy (float32) and mpmath (float64).
 """
 
 import ctypes
 import functools
+import re
 
 import numpy as np
 import pytest
@@ -30,8 +34,6 @@ BOUNDS = {"exp": (1.02, 1), "exp2": (1, 1), "expm1": (1.6, 2), "log": (1, 1),
           "log1p": (1.5, 1.5), "tanh": (5.5, 3), "logistic": (2, 2.5), "sin": (1.6, 2),
           "cos": (1.6, 2), "tan": (3.6, 3.5), "erf": (1, 2), "pow": (1, 2), "atan2": (2.5, 3),
           "cbrt": (1, 1)}
-#: range of |x| where the sin/cos/tan bound holds
-TRIG_RANGE = {F32: 2.0 ** 18, F64: 2.0 ** 36}
 
 
 # ----------------------------------------------------------------------------------------
@@ -184,9 +186,9 @@ def _extra_points(name, dt, rng):
                   "logistic": (-750, 40), "tanh": (-20, 20), "erf": (-7, 7)}.get(name, (lo, hi))
     n = 200_000 if dt == F32 else 50_000
     pts = [rng.uniform(lo, hi, n), rng.uniform(-1, 1, n // 4)]
-    if name in ("sin", "cos", "tan"):   # up to the end of the accurate range
-        top = np.log2(TRIG_RANGE[dt])
-        pts.append(2.0 ** rng.uniform(0, top, n) * rng.choice([-1.0, 1.0], n))
+    if name in ("sin", "cos", "tan"):   # log-uniform over all exponents
+        top = np.finfo(dt).maxexp
+        pts.append(2.0 ** rng.uniform(-1, top, n) * rng.choice([-1.0, 1.0], n))
     return np.concatenate(pts).astype(dt)
 
 
@@ -205,12 +207,6 @@ def test_unary_float32_sweep(name):
     got = compiled(name, F32)(x)
     with np.errstate(all="ignore"):
         ref = REFS[name](x.astype(np.float64))
-    if name in ("sin", "cos", "tan"):
-        inside = ~(np.abs(x) > TRIG_RANGE[F32])
-        if name != "tan":       # beyond the accurate range: finite and in [-1, 1]
-            far = got[~inside & np.isfinite(x)]
-            assert np.all(np.abs(far) <= 1), name
-        x, got, ref = x[inside], got[inside], ref[inside]
     _check(name, F32, x, got, ref, BOUNDS[name][0])
 
 
@@ -226,12 +222,121 @@ def test_unary_float64_sweep(name):
     got = compiled(name, F64)(x)
     with np.errstate(all="ignore"):
         ref = REFS[name](x.astype(LD))
-    if name in ("sin", "cos", "tan"):
-        inside = ~(np.abs(x) > TRIG_RANGE[F64])
-        if name != "tan":
-            assert np.all(np.abs(got[~inside & np.isfinite(x)]) <= 1), name
-        x, got, ref = x[inside], got[inside], ref[inside]
     _check(name, F64, x, got, ref, BOUNDS[name][1])
+
+
+# ----------------------------------------------------------------------------------------
+# sin/cos/tan over the whole range: inputs closest to multiples of pi/2.
+
+@functools.cache
+def _two_over_pi_mpmath(nbits):
+    """floor(2/pi * 2^nbits), from mpmath (independent of mathlib's own computation)."""
+    import mpmath
+    with mpmath.workprec(nbits + 64):
+        return int(mpmath.floor(2 / mpmath.pi * mpmath.mpf(2) ** nbits))
+
+
+def _hard_mantissas(e, p, nbits=1300):
+    """The 2 mantissas M in [2^(p-1), 2^p) for which x = M * 2^(e-p+1) comes closest to a
+    multiple of pi/2, searched among combinations of the continued-fraction denominators
+    q of alpha = frac(2^(e-p+1) * 2/pi) (the best approximations): M = k q + b, b in {0,
+    +-q', +-q''} (q', q'': the two previous denominators), k at both ends of the range.
+    This finds float64's known worst case 6381956970095103 * 2^797 and, for every float32
+    exponent, the input that a brute-force scan finds."""
+    sh = e - p + 1
+    g = _two_over_pi_mpmath(nbits)
+    num, den = (g << sh, 1 << nbits) if sh >= 0 else (g, 1 << (nbits - sh))
+    num %= den
+    lo, hi = 1 << (p - 1), 1 << p
+    qs, a_num, a_den = [0, 1], num, den
+    while qs[-1] < hi and a_num:
+        a = a_den // a_num
+        a_num, a_den = a_den - a * a_num, a_num
+        qs.append(a * qs[-1] + qs[-2])
+    cands = set()
+    for i in range(2, len(qs)):
+        q = qs[i]
+        for base in {0, qs[i - 1], -qs[i - 1], qs[i - 2], -qs[i - 2]}:
+            k0, k1 = max(0, -(-(lo - base) // q)), (hi - 1 - base) // q
+            ks = set(range(k0, min(k0 + 3, k1 + 1))) | set(range(max(k1 - 2, k0), k1 + 1))
+            cands.update(base + k * q for k in ks)
+    cands = [m for m in cands if lo <= m < hi]
+    return sorted(cands, key=lambda m: min(m * num % den, -m * num % den))[:2]
+
+
+@functools.cache
+def trig_hard_cases(dt):
+    """Per exponent >= 0, the inputs closest to a multiple of pi/2, their neighbours and
+    the known worst cases (|x - k pi/2| = 2^-29.2 at 0x1.f37c8ap+95 for float32, 2^-60.9
+    at 6381956970095103 * 2^797 for float64), both signs."""
+    p = np.finfo(dt).nmant + 1
+    xs = [m * 2.0 ** (e - p + 1) for e in range(np.finfo(dt).maxexp)
+          for m in _hard_mantissas(e, p)]
+    xs += [float.fromhex("0x1.f37c8ap+95"), float.fromhex("0x1.47d0fep+34"),
+           6381956970095103 * 2.0 ** 797, 6411027962775774 * 2.0 ** -47]
+    x = np.array([v for v in xs if v <= float(np.finfo(dt).max)], dt)
+    x = np.concatenate([x, np.nextafter(x, dt.type(0)), np.nextafter(x, dt.type(np.inf))])
+    return np.concatenate([x, -x])
+
+
+def _mpmath_ref(name, x):
+    """name(x) for float64 x as long double, from mpmath (right for any argument)."""
+    import mpmath
+    fn = getattr(mpmath, name)
+    with mpmath.workprec(128):
+        return np.array([LD(mpmath.nstr(fn(mpmath.mpf(float(v))), 25)) for v in x], LD)
+
+
+@pytest.mark.parametrize("dt", [F32, F64], ids=["float32", "float64"])
+@pytest.mark.parametrize("name", ["sin", "cos", "tan"])
+def test_trig_near_multiples_of_pi_over_2(name, dt):
+    if dt == F64 and not HAVE_LD:
+        pytest.skip("needs 80-bit long double references")
+    x = trig_hard_cases(dt)
+    got = compiled(name, dt)(x)
+    ref = REFS[name](x.astype(np.float64)) if dt == F32 else _mpmath_ref(name, x)
+    _check(name, dt, x, got, ref, BOUNDS[name][dt == F64])
+
+
+def test_hard_case_search_finds_worst_cases():
+    """The continued-fraction search finds the worst cases of the whole range by itself:
+    float64's from the literature (Muller, Elementary Functions), float32's from a
+    brute-force scan of all float32 inputs; so the tests above exercise the worst case
+    of every exponent."""
+    assert _hard_mantissas(797 + 52, 53)[0] == 6381956970095103
+    assert _hard_mantissas(95, 24)[0] == 16367173          # 0x1.f37c8ap+95
+    assert _hard_mantissas(34, 24)[0] == 10741887          # 0x1.47d0fep+34
+
+
+def test_two_over_pi_bits():
+    """mathlib computes the bits of 2/pi itself (integer Machin formula): they match
+    mpmath's, and the tables hold the right windows."""
+    assert mathlib.two_over_pi_bits(1200) == _two_over_pi_mpmath(1200)
+    g = _two_over_pi_mpmath(600)
+    for first, width in ((-6, 32), (1, 32), (37, 64), (300, 64)):
+        words = mathlib._pio2_words(first, 2, width)
+        for k, w in enumerate(words):
+            i = first + k * width                 # bit number of the word's top bit
+            want = (g >> (600 - i - width + 1)) & ((1 << width) - 1)
+            assert w % (1 << width) == want, (first, width, k)
+
+
+@pytest.mark.parametrize("dt", [F32, F64], ids=["float32", "float64"])
+def test_trig_large_arguments_consistent(dt):
+    """Odd/even symmetry holds exactly, |sin|, |cos| <= 1 and sin^2 + cos^2 = 1 for large
+    arguments on both sides of the Payne-Hanek threshold."""
+    rng = np.random.default_rng(4)
+    thr = 2.0 ** (18 if dt == F32 else 36)
+    x = np.concatenate([thr * rng.uniform(0.5, 2, 20_000),
+                        2.0 ** rng.uniform(0, np.finfo(dt).maxexp, 20_000),
+                        [thr, np.nextafter(thr, np.inf), np.finfo(dt).max]]).astype(dt)
+    s, c = compiled("sin", dt)(x), compiled("cos", dt)(x)
+    assert np.array_equal(compiled("sin", dt)(-x), -s)
+    assert np.array_equal(compiled("cos", dt)(-x), c)
+    assert np.array_equal(compiled("tan", dt)(-x), -compiled("tan", dt)(x))
+    assert np.all(np.abs(s) <= 1) and np.all(np.abs(c) <= 1)
+    eps = np.finfo(dt).eps
+    assert np.max(np.abs(s.astype(np.float64) ** 2 + c.astype(np.float64) ** 2 - 1)) < 4 * eps
 
 
 def _pow_points(dt, rng, n):
@@ -436,10 +541,13 @@ def test_ir_is_straight_line(name, dt):
 
 @pytest.mark.skipif("+avx" not in llvm.get_host_cpu_features().flatten().split(","),
                     reason="host has no AVX (only xmm vectors)")
-@pytest.mark.parametrize("name", ["exp", "log", "tanh", "sin", "pow"])
-def test_loop_is_vectorized(name):
-    asm = compiled(name, F32).asm
+@pytest.mark.parametrize("name,dt", [("exp", F32), ("log", F32), ("tanh", F32), ("sin", F32),
+                                     ("pow", F32), ("sin", F64), ("tan", F64)])
+def test_loop_is_vectorized(name, dt):
+    asm = compiled(name, dt).asm
     assert "ymm" in asm or "zmm" in asm
+    # packed (not scalar) fma on vector registers: the loop body itself is vectorized
+    assert re.search(r"vfn?m(add|sub)\w*p[sd]\s+[^\n]*[yz]mm", asm), name
 
 
 def test_emit_math_errors():
