@@ -26,8 +26,9 @@ Cases:
   9. A new batch size for ``jit(f, polymorphic_shapes=["(b, 128)"])``: the first-call
      time at b = 33, 34, ... and how many kernels that compiled (should be none).
  10. Control flow: an RNN as ``lax.scan`` (two dots and a tanh per step, T=200, batch
-     64, 256 units) and a 100-step ``fori_loop`` over 1e6 floats; NumPy runs a Python
-     loop; the note gives the reference interpreter's time for the same jit.
+     64, 256 units), a 100-step ``fori_loop`` over 1e6 floats, and a 10000-step loop on
+     a scalar (run by the native loop driver); NumPy runs a Python loop; the note gives
+     the reference interpreter's time for the same jit.
 """
 
 import argparse
@@ -575,6 +576,10 @@ def _relax(mod, fori_loop):
     return lambda x: fori_loop(0, 100, lambda i, v: v - 0.01 * mod.tanh(v) * (1.0 + 0.001 * i), x)
 
 
+def _logistic_map(fori_loop):
+    return lambda x: fori_loop(0, 10000, lambda i, v: 3.7 * v * (1.0 - v) * 0.5 + 0.25, x)
+
+
 def _np_fori(lo, hi, body, x):
     for i in range(lo, hi):
         x = body(i, x)
@@ -595,7 +600,10 @@ def case_control_flow(cfg):
             (f"10a lax.scan RNN T={t}, batch {b}, {h} units", lambda m, lx: _rnn(m, lx.scan),
              _rnn(np, _np_scan), [wx, wh, xs]),
             (f"10b fori_loop x100, {cfg.relax_n:.0e} f32", lambda m, lx: _relax(m, lx.fori_loop),
-             _relax(np, _np_fori), [x])):
+             _relax(np, _np_fori), [x]),
+            ("10c fori_loop x10000 on a scalar",
+             lambda m, lx: _logistic_map(lx.fori_loop), _logistic_map(_np_fori),
+             [np.float32(0.3)])):
         interp = tjit.jit(make(jnp, tjit.lax), backend="interpreter")
         t_args = [jnp.asarray(a) for a in args]
         interp_ms = median_ms(lambda: interp(*t_args), max(3, cfg.repeat // 2), warmup=1)

@@ -1,7 +1,10 @@
 """Control flow on the CPU backend: while/cond/scan bodies run as compiled sub-programs.
 
-Oracles: plain NumPy loops (float64 where it helps) and the reference interpreter
-(``backend="interpreter"``), never the compiled path itself.
+Every test runs twice: with small kernel-only loop bodies driven natively
+(``devices/native_loop.py``) and with the native driver switched off (the Python loop of
+``devices/control_flow.py``, which big bodies always use). Oracles: plain NumPy loops
+(float64 where it helps) and the reference interpreter (``backend="interpreter"``),
+never the compiled path itself.
 """
 
 import threading
@@ -12,9 +15,28 @@ import pytest
 import tjit
 import tjit.numpy as jnp
 from tjit import lax
-from tjit.devices import kernel_cache
+from tjit.devices import kernel_cache, native_loop
 
 RNG = np.random.default_rng(7)
+
+
+@pytest.fixture(autouse=True, params=["native", "python"])
+def loop_driver(request, monkeypatch):
+    if request.param == "python":
+        monkeypatch.setattr(native_loop, "_driver", lambda: None)
+    return request.param
+
+
+def _native_calls(monkeypatch):
+    """A list that records each native loop run."""
+    calls = []
+    run = native_loop.NativeLoop.__call__
+
+    def counted(self, args):
+        calls.append(self.kind)
+        return run(self, args)
+    monkeypatch.setattr(native_loop.NativeLoop, "__call__", counted)
+    return calls
 
 
 def _plan(f, *args, **jit_kw):
@@ -247,3 +269,65 @@ def test_memory_analysis_counts_body_temporaries():
         return lax.fori_loop(0, 2, body, x)
     m = _plan(f, x).memory_analysis()
     assert m.temp_size_in_bytes >= x.nbytes
+
+
+def test_small_bodies_loop_natively_big_ones_in_python(loop_driver, monkeypatch):
+    calls = _native_calls(monkeypatch)
+    small = tjit.jit(lambda x, n: lax.fori_loop(0, n, lambda i, c: c * 0.5 + 1.0, x))
+    np.testing.assert_allclose(float(small(np.float32(0), 30)), 2.0, rtol=1e-6)
+    assert calls == (["while"] if loop_driver == "native" else [])
+    calls.clear()
+    big = tjit.jit(lambda x: lax.fori_loop(0, 2, lambda i, c: jnp.sin(c) * 2.0, x))
+    x = RNG.standard_normal(1 << 20).astype(np.float32)  # split across threads
+    np.testing.assert_allclose(np.asarray(big(x)), np.sin(np.sin(x) * 2.0) * 2.0,
+                               rtol=1e-5, atol=1e-6)
+    assert calls == []
+
+
+def test_native_loop_resumes_across_bursts(monkeypatch):
+    monkeypatch.setattr(native_loop, "BURST", 3)   # odd: bursts end on both parities
+    f = tjit.jit(lambda x, n: lax.while_loop(
+        lambda c: c[0] < n, lambda c: (c[0] + 1, c[1] * 2.0 - c[0]), (0, x)))
+    for n in (0, 1, 3, 4, 10):
+        want = 1.5
+        for i in range(n):
+            want = want * 2.0 - i
+        i, v = f(np.float32(1.5), n)
+        assert int(i) == n and float(v) == want
+
+
+def test_scan_stacks_rows_in_place_forward_and_reverse():
+    xs = RNG.standard_normal((9, 2)).astype(np.float32)
+    for reverse in (False, True):
+        f = tjit.jit(lambda xs: lax.scan(lambda c, x: (c * 0.5 + x, c + x * 2.0),
+                                         jnp.zeros(2, jnp.float32), xs, reverse=reverse))
+        c, ys = f(xs)
+        cw, yw = np.zeros(2), np.zeros((9, 2))
+        for t in (range(8, -1, -1) if reverse else range(9)):
+            cw, yw[t] = cw * 0.5 + xs[t], cw + xs[t] * 2.0
+        np.testing.assert_allclose(np.asarray(c), cw, rtol=1e-6)
+        np.testing.assert_allclose(np.asarray(ys), yw, rtol=1e-6, atol=1e-6)
+
+
+def test_bodies_that_pass_values_through_swap_or_repeat_them():
+    # carries that swap places, stacked outputs that are an input slice, a carry or a
+    # constant, and a value returned twice: the native driver copies them into place
+    const = np.array([1.0, -2.0], np.float32)
+
+    def body(c, x):
+        a, b, n = c
+        s = a * 0.5 + x
+        return (b, s, n), (x, a, s, s, jnp.asarray(const))
+    xs = RNG.standard_normal((7, 2)).astype(np.float32)
+    init = (np.ones(2, np.float32), np.full(2, 3.0, np.float32), np.float32(4.0))
+    (a, b, n), ys = tjit.jit(lambda c, xs: lax.scan(body, c, xs))(init, xs)
+    aw, bw, rows = init[0].astype(np.float64), init[1].astype(np.float64), []
+    for x in xs:
+        s = aw * 0.5 + x
+        rows.append((x, aw, s, s, const))
+        aw, bw = bw, s
+    np.testing.assert_allclose(np.asarray(a), aw, rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(b), bw, rtol=1e-6)
+    assert float(n) == 4.0
+    for got, want in zip(ys, zip(*rows)):
+        np.testing.assert_allclose(np.asarray(got), np.stack(want), rtol=1e-6)

@@ -15,6 +15,7 @@ reason a result the step returns is always an array it owns: a pass-through is c
 
 import numpy as np
 
+from tjit.devices.native_loop import NativeLoop
 from tjit.xla_like.plan import DotStep, KernelStep, concrete
 
 
@@ -48,10 +49,15 @@ def _owned_copies(values, owned):
 
 def build(step, make_runner, env):
     """``run(args) -> results`` for ``step`` at the size binding ``env``.
-    ``make_runner(program)`` prepares a body program (compiled kernels, slots)."""
-    bodies = [Body(make_runner(b)) for b in step.bodies]
+    ``make_runner(program)`` prepares a body program: ``(runner, compiled kernels)``.
+    Loops over small kernel-only bodies run natively (``native_loop``)."""
+    prepared = [make_runner(b) for b in step.bodies]
+    runners = [r for r, _ in prepared]
+    native = NativeLoop.build(step, runners, [f for _, f in prepared], env)
+    if native is not None:
+        return native
     build_kind = {"cond": _cond, "while": _while, "scan": _scan}[step.name]
-    return build_kind(step, bodies, env)
+    return build_kind(step, [Body(r) for r in runners], env)
 
 
 def _cond(step, branches, env):

@@ -410,7 +410,9 @@ class _Runner:
     def _control_step(self, s):
         ins = [self.index[v] for v in s.ins]
         outs = [(n, self.index[v]) for n, v in enumerate(s.outs) if v is not None]
-        body_runner = lambda prog: _Runner(prog, _compile(prog), self.env)  # noqa: E731
+        def body_runner(prog):
+            fns = _compile(prog)
+            return _Runner(prog, fns, self.env), fns
         loop = control_flow.build(s, body_runner, self.env)
 
         def run(vals):

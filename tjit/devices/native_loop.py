@@ -1,0 +1,404 @@
+"""Loops with small bodies as one native call: no Python between iterations.
+
+A ``while``/``scan`` step whose bodies are plain sequences of small kernels (no BLAS,
+library or nested control steps, nothing split across threads) is run by a generic
+driver written in LLVM IR (``_IR``, compiled once and kept in the disk cache): it calls
+the kernels of the cond and body programs through their function pointers, over
+argument arrays prepared here, until the predicate is false (``while``) or ``length``
+iterations have run (``scan``). An iteration then costs a few indirect calls instead of
+a few microseconds of Python (``runner.run``), which is what dominates loops over
+scalars or small arrays.
+
+Buffers. Each loop carry has two buffers, A and B, and the argument arrays come in two
+parities: even iterations read A and write B, odd ones read B and write A, so no pointer
+is rewritten per iteration. A carry the body updates in place (its parameter is donated
+to the same carry's output, see ``plan``) has one buffer. A scanned-over input slice and
+a stacked output row are pointers into the whole array, set per iteration from a table
+of (argument slot, base, stride). The driver stops every ``BURST`` iterations so that
+Ctrl-C (``KeyboardInterrupt``) is seen between bursts of a loop that never ends.
+
+Anything else (big bodies, dots, library calls, a body that passes a value through)
+keeps the Python loop of ``control_flow``, which handles every program.
+"""
+
+import ctypes
+
+import numpy as np
+
+from tjit.devices import disk_cache
+from tjit.xla_like.plan import KernelStep, concrete
+
+#: Iterations per native call (a KeyboardInterrupt is checked between calls).
+BURST = 1 << 16
+
+_IR = r"""
+declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)
+
+; the kernel ABI around a memcpy: args = (src, dst), sizes = (bytes)
+define void @tjit_copy(ptr noalias %args, ptr noalias %sizes, i64 %start, i64 %end) {
+entry:
+  %src = load ptr, ptr %args
+  %p1 = getelementptr ptr, ptr %args, i64 1
+  %dst = load ptr, ptr %p1
+  %n = load i64, ptr %sizes
+  call void @llvm.memcpy.p0.p0.i64(ptr %dst, ptr %src, i64 %n, i1 false)
+  ret void
+}
+
+; calls: entries of 4 words (fn, argv, sizes, end), each run as fn(argv, sizes, 0, end)
+define internal void @run_calls(ptr %tab, i64 %n) {
+entry:
+  %any = icmp sgt i64 %n, 0
+  br i1 %any, label %loop, label %done
+loop:
+  %i = phi i64 [ 0, %entry ], [ %i1, %loop ]
+  %b0 = mul i64 %i, 4
+  %p0 = getelementptr i64, ptr %tab, i64 %b0
+  %fn = load ptr, ptr %p0
+  %b1 = add i64 %b0, 1
+  %p1 = getelementptr i64, ptr %tab, i64 %b1
+  %argv = load ptr, ptr %p1
+  %b2 = add i64 %b0, 2
+  %p2 = getelementptr i64, ptr %tab, i64 %b2
+  %sizes = load ptr, ptr %p2
+  %b3 = add i64 %b0, 3
+  %p3 = getelementptr i64, ptr %tab, i64 %b3
+  %end = load i64, ptr %p3
+  call void %fn(ptr %argv, ptr %sizes, i64 0, i64 %end)
+  %i1 = add i64 %i, 1
+  %more = icmp slt i64 %i1, %n
+  br i1 %more, label %loop, label %done
+done:
+  ret void
+}
+
+; slots: entries of 3 words (address of an argument slot, base, stride in bytes):
+; *slot = base + i * stride
+define internal void @set_slots(ptr %tab, i64 %n, i64 %i) {
+entry:
+  %any = icmp sgt i64 %n, 0
+  br i1 %any, label %loop, label %done
+loop:
+  %k = phi i64 [ 0, %entry ], [ %k1, %loop ]
+  %b0 = mul i64 %k, 3
+  %p0 = getelementptr i64, ptr %tab, i64 %b0
+  %slot = load ptr, ptr %p0
+  %b1 = add i64 %b0, 1
+  %p1 = getelementptr i64, ptr %tab, i64 %b1
+  %base = load i64, ptr %p1
+  %b2 = add i64 %b0, 2
+  %p2 = getelementptr i64, ptr %tab, i64 %b2
+  %stride = load i64, ptr %p2
+  %off = mul i64 %i, %stride
+  %addr = add i64 %base, %off
+  store i64 %addr, ptr %slot
+  %k1 = add i64 %k, 1
+  %more = icmp slt i64 %k1, %n
+  br i1 %more, label %loop, label %done
+done:
+  ret void
+}
+
+; ctx (i64 words): 0 mode (0 while, 1 scan), 1 length, 2 reverse, 3 predicate (i8*),
+; 4/5 cond calls for parity 0/1, 6 their count, 7/8 body calls for parity 0/1, 9 their
+; count, 10 slot table, 11 its count, 12 iterations run so far (in and out),
+; 13 iterations allowed in this call, 14 (out) 1 when the loop has finished
+define void @tjit_loop(ptr noalias %ctx) {
+entry:
+  %mode = load i64, ptr %ctx
+  %f1 = getelementptr i64, ptr %ctx, i64 1
+  %length = load i64, ptr %f1
+  %f2 = getelementptr i64, ptr %ctx, i64 2
+  %reverse = load i64, ptr %f2
+  %f3 = getelementptr i64, ptr %ctx, i64 3
+  %pred = load ptr, ptr %f3
+  %f4 = getelementptr i64, ptr %ctx, i64 4
+  %cond0 = load ptr, ptr %f4
+  %f5 = getelementptr i64, ptr %ctx, i64 5
+  %cond1 = load ptr, ptr %f5
+  %f6 = getelementptr i64, ptr %ctx, i64 6
+  %ncond = load i64, ptr %f6
+  %f7 = getelementptr i64, ptr %ctx, i64 7
+  %body0 = load ptr, ptr %f7
+  %f8 = getelementptr i64, ptr %ctx, i64 8
+  %body1 = load ptr, ptr %f8
+  %f9 = getelementptr i64, ptr %ctx, i64 9
+  %nbody = load i64, ptr %f9
+  %f10 = getelementptr i64, ptr %ctx, i64 10
+  %slots = load ptr, ptr %f10
+  %f11 = getelementptr i64, ptr %ctx, i64 11
+  %nslots = load i64, ptr %f11
+  %f12 = getelementptr i64, ptr %ctx, i64 12
+  %t0 = load i64, ptr %f12
+  %f13 = getelementptr i64, ptr %ctx, i64 13
+  %budget = load i64, ptr %f13
+  %f14 = getelementptr i64, ptr %ctx, i64 14
+  %stop = add i64 %t0, %budget
+  %is_scan = icmp eq i64 %mode, 1
+  %last = sub i64 %length, 1
+  %rev = icmp ne i64 %reverse, 0
+  br label %head
+head:
+  %t = phi i64 [ %t0, %entry ], [ %t1, %body ]
+  %odd = trunc i64 %t to i1
+  %in_burst = icmp slt i64 %t, %stop
+  br i1 %in_burst, label %check, label %paused
+check:
+  br i1 %is_scan, label %scan_check, label %cond
+scan_check:
+  %more = icmp slt i64 %t, %length
+  br i1 %more, label %body, label %finished
+cond:
+  %ctab = select i1 %odd, ptr %cond1, ptr %cond0
+  call void @run_calls(ptr %ctab, i64 %ncond)
+  %pv = load i8, ptr %pred
+  %go = icmp ne i8 %pv, 0
+  br i1 %go, label %body, label %finished
+body:
+  %back = sub i64 %last, %t
+  %i = select i1 %rev, i64 %back, i64 %t
+  call void @set_slots(ptr %slots, i64 %nslots, i64 %i)
+  %btab = select i1 %odd, ptr %body1, ptr %body0
+  call void @run_calls(ptr %btab, i64 %nbody)
+  %t1 = add i64 %t, 1
+  br label %head
+finished:
+  store i64 %t, ptr %f12
+  store i64 1, ptr %f14
+  ret void
+paused:
+  store i64 %t, ptr %f12
+  store i64 0, ptr %f14
+  ret void
+}
+"""
+
+_DRIVER = None   # None: not compiled yet; False: unavailable; else (loop, copy address)
+
+
+def _driver():
+    global _DRIVER
+    if _DRIVER is None:
+        try:
+            addrs = disk_cache.load_or_compile(_IR, ["tjit_loop", "tjit_copy"], "loop-driver")
+            _DRIVER = (ctypes.CFUNCTYPE(None, ctypes.c_void_p)(addrs["tjit_loop"]),
+                       addrs["tjit_copy"])
+        except (ValueError, RuntimeError, OSError):  # pragma: no cover
+            _DRIVER = False
+    return _DRIVER or None
+
+
+def _ptr(a):
+    return a.ctypes.data
+
+
+class _Calls:
+    """The calls of one program at one parity: a table for the driver, and the argument
+    slots whose pointers are set per loop call or per iteration. ``specs``: per call,
+    (function address, argument sources, sizes array, end)."""
+
+    def __init__(self, specs):
+        self.table = (ctypes.c_int64 * (4 * max(1, len(specs))))()
+        self.keep = []              # argv and sizes arrays the table points into
+        self.per_call = []          # (argv, position, source)
+        self.per_iter = []          # (slot address, source)
+        for n, (fn, sources, sizes, end) in enumerate(specs):
+            argv = (ctypes.c_void_p * max(1, len(sources)))()
+            for pos, src in enumerate(sources):
+                if src[0] == "fixed":
+                    argv[pos] = _ptr(src[1])
+                elif src[0] in ("x", "y"):
+                    self.per_iter.append((ctypes.addressof(argv) + 8 * pos, src))
+                else:
+                    self.per_call.append((argv, pos, src))
+            self.table[4 * n:4 * n + 4] = [fn, ctypes.addressof(argv),
+                                           ctypes.addressof(sizes), end]
+            self.keep += [argv, sizes]
+        self.count = len(specs)
+
+
+def _supported(runner):
+    """Only kernels, none split across threads."""
+    steps = runner.prog.steps
+    return all(isinstance(s, KernelStep) for s in steps) and \
+        not any(runner._launch(s.kernel)[2] for s in steps)
+
+
+def _in_place_carries(prog, first_carry, n_carry):
+    """{carry k} whose parameter (first_carry + k) is donated to output k (updated in one
+    buffer), or None when a parameter is donated to another output (the buffers would
+    rotate)."""
+    inplace = set()
+    for pos, out in prog.aliases.items():
+        k = pos - first_carry
+        if not 0 <= k < n_carry or prog.outputs.index(out) != k:
+            return None
+        inplace.add(k)
+    return inplace
+
+
+class _Placement:
+    """Where the driver wants each output of a program (``locations``: per output, a
+    carry's next buffer ``("next", k)``, a stacked row ``("y", j)`` or a fixed array),
+    which output position each kernel-written value is written to, and the copies that
+    put every other output in place after the program's kernels."""
+
+    def __init__(self, prog, locations, single):
+        written = {v for s in prog.steps for v in s.outs}
+        self.target = {}            # kernel-written value -> its output location
+        self.copies = []            # (value, destination location)
+        params = set(prog.params)
+        for v, loc in zip(prog.outputs, locations):
+            if v in written and v not in self.target:
+                self.target[v] = loc
+            elif loc[0] == "next" and loc[1] in single and v == single[loc[1]]:
+                continue            # a carry passed through unchanged in its own buffer
+            elif v in written or v in params or prog.values[v].kind == "const":
+                self.copies.append((v, loc))
+            else:
+                raise _Unsupported(f"output %{v} is computed outside kernels")
+
+
+class _Unsupported(Exception):
+    pass
+
+
+class NativeLoop:
+    """``run(args) -> results`` of a while/scan step through the native driver."""
+
+    @classmethod
+    def build(cls, step, runners, fns, env):
+        """A NativeLoop for ``step``, or None when it does not qualify (see the module
+        docstring). ``runners``/``fns``: per body program, its runner and kernels."""
+        if step.name not in ("while", "scan") or _driver() is None or \
+                not all(_supported(r) for r in runners):
+            return None
+        try:
+            return cls(step, runners, fns, env)
+        except _Unsupported:
+            return None
+
+    def __init__(self, step, runners, fns, env):
+        self.kind, a = step.name, step.attrs
+        body_runner = runners[-1]
+        body = body_runner.prog
+        if self.kind == "while":
+            self.n_cond, self.n_body = a["cond_nconsts"], a["body_nconsts"]
+            self.n_carry = len(body.params) - self.n_body
+            self.length, self.reverse = 0, False
+        else:
+            self.n_cond, self.n_body = 0, a["num_consts"]
+            self.n_carry = a["num_carry"]
+            self.length, self.reverse = concrete(a["length"], env), bool(a["reverse"])
+        n_body, n_carry = self.n_body, self.n_carry
+        inplace = _in_place_carries(body, n_body, n_carry)
+        if inplace is None:
+            raise _Unsupported("carries change places")
+        passed = {k: body.params[n_body + k] for k in range(n_carry)
+                  if body.outputs[k] == body.params[n_body + k]}
+        self.single = inplace | set(passed)      # carries kept in one buffer
+        self.carry_specs = [(body_runner.shape[v], body_runner.dtype[v])
+                            for v in body.outputs[:n_carry]]
+        self.ys_specs = [((self.length,) + body_runner.shape[v], body_runner.dtype[v])
+                         for v in body.outputs[n_carry:]]
+        self.pred = np.zeros((), np.bool_)
+        self.keep = runners                      # their temporaries and constants
+        copy_fn = _driver()[1]
+        self.calls = [None, None]                # cond parity 0/1, body parity 0/1
+        if self.kind == "while":
+            cond = runners[0]
+            if len(cond.prog.outputs) != 1:
+                raise _Unsupported("cond has several outputs")
+            place = _Placement(cond.prog, [("fixed", self.pred)], {})
+            self.calls = [self._calls(cond, fns[0], place, 0, self.n_cond, p, copy_fn)
+                          for p in (0, 1)]
+        locations = [("next", k) for k in range(n_carry)] + \
+            [("y", j) for j in range(len(body.outputs) - n_carry)]
+        place = _Placement(body, locations, passed)
+        carry_params = {body.params[n_body + k] for k in inplace}
+        if any(v in carry_params for v, _ in place.copies):
+            raise _Unsupported("a copy would read a carry already updated in place")
+        self.calls += [self._calls(body_runner, fns[-1], place, self.n_cond, n_body, p,
+                                   copy_fn) for p in (0, 1)]
+        self._build_ctx()
+
+    # -- where each value's pointer comes from ----------------------------------------
+    def _calls(self, runner, fns, place, const_base, n_consts, parity, copy_fn):
+        """The kernel calls of one program at one parity, then its copies."""
+        prog = runner.prog
+        param_of = {v: j for j, v in enumerate(prog.params)}
+
+        def location(loc):
+            return self._carry(loc[1], 1 - parity) if loc[0] == "next" else loc
+
+        def source(v):
+            """("fixed", array), ("const", arg index), ("carry", k, buffer), ("x"/"y", j)"""
+            if v in place.target:
+                return location(place.target[v])
+            j = param_of.get(v)
+            if j is None:
+                return ("fixed", runner.fixed[runner.index[v]])
+            if j < n_consts:
+                return ("const", const_base + j)
+            if j < n_consts + self.n_carry:
+                return self._carry(j - n_consts, parity)
+            return ("x", j - n_consts - self.n_carry)
+
+        specs = []
+        for s in prog.steps:
+            sizes, end, _ = runner._launch(s.kernel)
+            fn = ctypes.cast(fns[s.kernel.name], ctypes.c_void_p).value
+            specs.append((fn, [source(v) for v in list(s.ins) + list(s.outs)], sizes, end))
+        for v, loc in place.copies:
+            nbytes = int(np.prod(runner.shape[v], dtype=np.int64)) * runner.dtype[v].itemsize
+            specs.append((copy_fn, [source(v), location(loc)],
+                          (ctypes.c_int64 * 1)(nbytes), 1))
+        return _Calls(specs)
+
+    def _carry(self, k, buf):
+        return ("carry", k, 0 if k in self.single else buf)
+
+    def _build_ctx(self):
+        per_iter = [(slot, src) for c in self.calls if c for slot, src in c.per_iter]
+        self.slots = (ctypes.c_int64 * (3 * max(1, len(per_iter))))()
+        self.slot_sources = []
+        for n, (slot, src) in enumerate(per_iter):
+            self.slots[3 * n] = slot
+            self.slot_sources.append((3 * n + 1, src))
+        cond0, cond1, body0, body1 = self.calls
+        self.ctx = (ctypes.c_int64 * 15)(
+            1 if self.kind == "scan" else 0, self.length, int(self.reverse),
+            _ptr(self.pred),
+            ctypes.addressof(cond0.table) if cond0 else 0,
+            ctypes.addressof(cond1.table) if cond1 else 0, cond0.count if cond0 else 0,
+            ctypes.addressof(body0.table), ctypes.addressof(body1.table), body0.count,
+            ctypes.addressof(self.slots), len(per_iter), 0, BURST, 0)
+
+    # -- running ----------------------------------------------------------------------
+    def __call__(self, args):
+        first = self.n_cond + self.n_body
+        buffers = []
+        for k, (shape, dtype) in enumerate(self.carry_specs):
+            a = np.array(args[first + k], dtype=dtype, order="C", copy=True).reshape(shape)
+            buffers.append((a, a if k in self.single else np.empty(shape, dtype)))
+        xs = [np.ascontiguousarray(x) for x in args[first + self.n_carry:]]
+        ys = [np.empty(shape, dtype) for shape, dtype in self.ys_specs]
+        consts = [a if a.flags.c_contiguous else np.array(a, order="C")
+                  for a in args[:first]]
+        for c in self.calls:
+            for argv, pos, src in c.per_call if c else ():
+                argv[pos] = _ptr(consts[src[1]]) if src[0] == "const" else \
+                    _ptr(buffers[src[1]][src[2]])
+        for at, src in self.slot_sources:
+            arr = xs[src[1]] if src[0] == "x" else ys[src[1]]
+            self.slots[at] = _ptr(arr)
+            self.slots[at + 1] = arr.strides[0]
+        self.ctx[12] = 0
+        run = _driver()[0]
+        while True:          # bursts of BURST iterations: Ctrl-C is seen in between
+            run(self.ctx)
+            if self.ctx[14]:
+                break
+        t = self.ctx[12]
+        carry = [bufs[t & 1] for bufs in buffers]  # after t iterations: read side of t
+        return carry + ys
