@@ -3,7 +3,9 @@
 Each body of a :class:`~tjit.xla_like.plan.ControlStep` is a Program of its own (fused
 kernels, dots, library calls, nested control flow), prepared once per size binding as
 a runner (the same runner the top level uses), so an iteration costs one runner call:
-no interpretation of the body's equations, no compilation for a new trip count.
+no interpretation of the body's equations, no compilation for a new trip count. Loops
+over small kernel-only bodies skip even that: ``native_loop`` runs all their iterations
+in one native call; this module's Python loops serve every other body.
 
 Buffers. A loop body's carry parameters are donated to its outputs (see ``plan``): an
 iteration writes the new carry into the buffer of the previous one whenever this loop
