@@ -26,9 +26,10 @@ Cases:
   9. A new batch size for ``jit(f, polymorphic_shapes=["(b, 128)"])``: the first-call
      time at b = 33, 34, ... and how many kernels that compiled (should be none).
  10. Control flow: an RNN as ``lax.scan`` (two dots and a tanh per step, T=200, batch
-     64, 256 units), a 100-step ``fori_loop`` over 1e6 floats, and a 10000-step loop on
-     a scalar (run by the native loop driver); NumPy runs a Python loop; the note gives
-     the reference interpreter's time for the same jit.
+     64, 256 units), a 100-step ``fori_loop`` over 1e6 floats, a 10000-step loop on a
+     scalar and 200 SGD steps of a 16-32-1 MLP in one ``fori_loop`` (the last two run by
+     the native loop driver); NumPy runs a Python loop; the note gives the reference
+     interpreter's time for the same jit.
 """
 
 import argparse
@@ -580,6 +581,27 @@ def _logistic_map(fori_loop):
     return lambda x: fori_loop(0, 10000, lambda i, v: 3.7 * v * (1.0 - v) * 0.5 + 0.25, x)
 
 
+def _sgd_loop(mod, fori_loop, grad):
+    """200 SGD steps of a 16-32-1 tanh MLP on 128 examples, as one fori_loop."""
+    def loss(p, x, y):
+        return mod.mean((mod.tanh(x @ p[0] + p[1]) @ p[2] - y) ** 2)
+
+    def train(w1, b1, w2, x, y):
+        step = lambda i, p: [a - 0.05 * g for a, g in zip(p, grad(loss)(p, x, y))]  # noqa
+        return fori_loop(0, 200, step, [w1, b1, w2])
+    return train
+
+
+def _np_sgd_loop(w1, b1, w2, x, y):
+    """The same 200 steps with hand-written backprop."""
+    for _ in range(200):
+        h = np.tanh(x @ w1 + b1)
+        d = 2 * (h @ w2 - y) / y.size
+        dh = (d @ w2.T) * (1 - h * h)
+        w1, b1, w2 = w1 - 0.05 * (x.T @ dh), b1 - 0.05 * dh.sum(0), w2 - 0.05 * (h.T @ d)
+    return [w1, b1, w2]
+
+
 def _np_fori(lo, hi, body, x):
     for i in range(lo, hi):
         x = body(i, x)
@@ -595,6 +617,10 @@ def case_control_flow(cfg):
     wh = (rng.standard_normal((h, h)) / np.sqrt(h)).astype(np.float32)
     xs = rng.standard_normal((t, b, h)).astype(np.float32)
     x = rng.standard_normal(cfg.relax_n).astype(np.float32)
+    sgd_args = [(rng.standard_normal((16, 32)) * 0.3).astype(np.float32),
+                np.zeros(32, np.float32), (rng.standard_normal((32, 1)) * 0.3).astype(np.float32),
+                rng.standard_normal((128, 16)).astype(np.float32),
+                rng.standard_normal((128, 1)).astype(np.float32)]
     rows = []
     for label, make, np_fn, args in (
             (f"10a lax.scan RNN T={t}, batch {b}, {h} units", lambda m, lx: _rnn(m, lx.scan),
@@ -603,7 +629,10 @@ def case_control_flow(cfg):
              _relax(np, _np_fori), [x]),
             ("10c fori_loop x10000 on a scalar",
              lambda m, lx: _logistic_map(lx.fori_loop), _logistic_map(_np_fori),
-             [np.float32(0.3)])):
+             [np.float32(0.3)]),
+            ("10d fori_loop: 200 SGD steps, small MLP",
+             lambda m, lx: _sgd_loop(m, lx.fori_loop, tjit.grad if m is jnp else jax.grad),
+             _np_sgd_loop, sgd_args)):
         interp = tjit.jit(make(jnp, tjit.lax), backend="interpreter")
         t_args = [jnp.asarray(a) for a in args]
         interp_ms = median_ms(lambda: interp(*t_args), max(3, cfg.repeat // 2), warmup=1)

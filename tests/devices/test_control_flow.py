@@ -331,3 +331,28 @@ def test_bodies_that_pass_values_through_swap_or_repeat_them():
     assert float(n) == 4.0
     for got, want in zip(ys, zip(*rows)):
         np.testing.assert_allclose(np.asarray(got), np.stack(want), rtol=1e-6)
+
+
+def test_training_loop_with_small_dots_runs_natively(loop_driver, monkeypatch):
+    calls = _native_calls(monkeypatch)
+    x = RNG.standard_normal((32, 6)).astype(np.float32)
+    y = RNG.standard_normal((32, 1)).astype(np.float32)
+    w1 = (RNG.standard_normal((6, 8)) * 0.4).astype(np.float32)
+    w2 = (RNG.standard_normal((8, 1)) * 0.4).astype(np.float32)
+
+    def loss(p):
+        return jnp.mean((jnp.tanh(x @ p[0]) @ p[1] - y) ** 2)
+
+    def train(p):
+        return lax.fori_loop(0, 25, lambda i, p: [a - 0.1 * g for a, g in
+                                                   zip(p, tjit.grad(loss)(p))], p)
+    got = tjit.jit(train)([w1, w2])
+    assert calls == (["scan"] if loop_driver == "native" else [])
+    a, b = w1.astype(np.float64), w2.astype(np.float64)
+    for _ in range(25):    # hand-written backprop in float64
+        h = np.tanh(x @ a)
+        d = 2 * (h @ b - y) / len(x)
+        ga, gb = x.T @ ((d @ b.T) * (1 - h * h)), h.T @ d
+        a, b = a - 0.1 * ga, b - 0.1 * gb
+    np.testing.assert_allclose(np.asarray(got[0]), a, rtol=2e-4, atol=2e-5)
+    np.testing.assert_allclose(np.asarray(got[1]), b, rtol=2e-4, atol=2e-5)

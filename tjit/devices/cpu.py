@@ -367,22 +367,34 @@ class _Runner:
             points * work_per_point(kernel) >= PARALLEL_MIN_WORK
         return sizes, n, parallel
 
-    def _dot_step(self, s):
+    def gemm_call(self, s):
+        """The ``blas.GemmCall`` of dot step ``s`` at this runner's shapes, or None when
+        the shim cannot do it (the step then runs ``np.matmul``)."""
+        return self._dot_layout(s)[-1]
+
+    def _dot_layout(self, s):
+        """(lhs/rhs permutations, (B, M, K, N), GemmCall or None) of dot step ``s``."""
         (lc, rc), (lb, rb) = s.dimension_numbers
         lhs_v, rhs_v = s.ins
-        (out_v,) = s.outs
-        li, ri, k_out = self.index[lhs_v], self.index[rhs_v], self.index[out_v]
         lshape, rshape = self.shape[lhs_v], self.shape[rhs_v]
         lfree = [d for d in range(len(lshape)) if d not in lc and d not in lb]
         rfree = [d for d in range(len(rshape)) if d not in rc and d not in rb]
         lperm, rperm = list(lb) + lfree + list(lc), list(rb) + list(rc) + rfree
         size = lambda shp, dims: int(np.prod([shp[d] for d in dims], dtype=np.int64))
-        B, M, Kc, N = size(lshape, lb), size(lshape, lfree), size(lshape, lc), size(rshape, rfree)
-        out_shape, out_dtype = self.shape[out_v], self.dtype[out_v]
-        fixed_out = self.fixed[k_out]
+        bmkn = (size(lshape, lb), size(lshape, lfree), size(lshape, lc), size(rshape, rfree))
+        out_dtype = self.dtype[s.outs[0]]
         gemm = None
         if self.dtype[lhs_v] == out_dtype and self.dtype[rhs_v] == out_dtype:
-            gemm = blas.GemmCall.build(lshape, rshape, out_dtype, lperm, rperm, (B, M, Kc, N))
+            gemm = blas.GemmCall.build(lshape, rshape, out_dtype, lperm, rperm, bmkn)
+        return lperm, rperm, bmkn, gemm
+
+    def _dot_step(self, s):
+        lhs_v, rhs_v = s.ins
+        (out_v,) = s.outs
+        li, ri, k_out = self.index[lhs_v], self.index[rhs_v], self.index[out_v]
+        lperm, rperm, (B, M, Kc, N), gemm = self._dot_layout(s)
+        out_shape, out_dtype = self.shape[out_v], self.dtype[out_v]
+        fixed_out = self.fixed[k_out]
         if gemm is not None:
             def run_gemm(vals):
                 out = fixed_out if fixed_out is not None else vals[k_out]  # (donated)

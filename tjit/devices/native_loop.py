@@ -1,10 +1,10 @@
 """Loops with small bodies as one native call: no Python between iterations.
 
-A ``while``/``scan`` step whose bodies are plain sequences of small kernels (no BLAS,
-library or nested control steps, nothing split across threads) is run by a generic
-driver written in LLVM IR (``_IR``, compiled once and kept in the disk cache): it calls
-the kernels of the cond and body programs through their function pointers, over
-argument arrays prepared here, until the predicate is false (``while``) or ``length``
+A ``while``/``scan`` step whose bodies are plain sequences of small kernels and BLAS
+gemms (no library or nested control steps, nothing split across threads) is run by a
+generic driver written in LLVM IR (``_IR``, compiled once and kept in the disk cache):
+it calls the kernels and the gemm shim (``blas``: same ABI) of the cond and body
+programs through their function pointers, over argument arrays prepared here, until the predicate is false (``while``) or ``length``
 iterations have run (``scan``). An iteration then costs a few indirect calls instead of
 a few microseconds of Python (``runner.run``), which is what dominates loops over
 scalars or small arrays.
@@ -17,8 +17,9 @@ a stacked output row are pointers into the whole array, set per iteration from a
 of (argument slot, base, stride). The driver stops every ``BURST`` iterations so that
 Ctrl-C (``KeyboardInterrupt``) is seen between bursts of a loop that never ends.
 
-Anything else (big bodies, dots, library calls, a body that passes a value through)
-keeps the Python loop of ``control_flow``, which handles every program.
+Anything else (big bodies, library calls, nested control flow, carries that change
+places through donation) keeps the Python loop of ``control_flow``, which handles every
+program.
 """
 
 import ctypes
@@ -26,7 +27,7 @@ import ctypes
 import numpy as np
 
 from tjit.devices import disk_cache
-from tjit.xla_like.plan import KernelStep, concrete
+from tjit.xla_like.plan import DotStep, KernelStep, concrete
 
 #: Iterations per native call (a KeyboardInterrupt is checked between calls).
 BURST = 1 << 16
@@ -218,10 +219,18 @@ class _Calls:
 
 
 def _supported(runner):
-    """Only kernels, none split across threads."""
-    steps = runner.prog.steps
-    return all(isinstance(s, KernelStep) for s in steps) and \
-        not any(runner._launch(s.kernel)[2] for s in steps)
+    """Only kernels and BLAS gemms the shim reads in place, none split across threads."""
+    for s in runner.prog.steps:
+        if isinstance(s, KernelStep):
+            if runner._launch(s.kernel)[2]:
+                return False
+        elif isinstance(s, DotStep):
+            gemm = runner.gemm_call(s)
+            if gemm is None or gemm.parallel or gemm.copies != [None, None]:
+                return False
+        else:
+            return False
+    return True
 
 
 def _in_place_carries(prog, first_carry, n_carry):
@@ -302,7 +311,7 @@ class NativeLoop:
         self.ys_specs = [((self.length,) + body_runner.shape[v], body_runner.dtype[v])
                          for v in body.outputs[n_carry:]]
         self.pred = np.zeros((), np.bool_)
-        self.keep = runners                      # their temporaries and constants
+        self.keep = list(runners)                # their temporaries and constants
         copy_fn = _driver()[1]
         self.calls = [None, None]                # cond parity 0/1, body parity 0/1
         if self.kind == "while":
@@ -346,9 +355,16 @@ class NativeLoop:
 
         specs = []
         for s in prog.steps:
+            args = [source(v) for v in list(s.ins) + list(s.outs)]
+            if isinstance(s, DotStep):   # the gemm shim has the kernel ABI: (lhs, rhs, out)
+                gemm = runner.gemm_call(s)
+                self.keep.append(gemm)
+                fn = ctypes.cast(gemm.shim, ctypes.c_void_p).value
+                specs.append((fn, args, gemm.sizes, gemm.n_units))
+                continue
             sizes, end, _ = runner._launch(s.kernel)
             fn = ctypes.cast(fns[s.kernel.name], ctypes.c_void_p).value
-            specs.append((fn, [source(v) for v in list(s.ins) + list(s.outs)], sizes, end))
+            specs.append((fn, args, sizes, end))
         for v, loc in place.copies:
             nbytes = int(np.prod(runner.shape[v], dtype=np.int64)) * runner.dtype[v].itemsize
             specs.append((copy_fn, [source(v), location(loc)],
