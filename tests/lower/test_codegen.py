@@ -563,8 +563,11 @@ def test_softmax_row_style():
     # deterministic text: the compile caches key on it
     assert codegen.kernel_to_llvm_ir(k, "a") == codegen.kernel_to_llvm_ir(k, "a")
     assert codegen.plan_axes(k).groups == ((0, 1), (2,))  # B and H merged, parallel kept
-    # interleave 4 on the two innermost loops that call exp, not on the row loop
-    assert codegen.kernel_to_llvm_ir(k, "sm").count("!llvm.loop") == 2
+    # exp(x - max) is computed once: the sum loop leaves it in the output, where the
+    # store loop loads it (so only the sum loop calls exp and gets interleave 4)
+    text = codegen.kernel_to_llvm_ir(k, "sm")
+    assert text.count("0x3ff7154760000000") == 1      # log2(e): one inlined exp
+    assert text.count("!llvm.loop") == 1
     got, want = run_both(k, [x.ravel()], ranges=[(0, 1), (1, 3)])
     out = got[0].reshape(B, H, C)
     x64 = x.astype(np.float64)
@@ -575,6 +578,25 @@ def test_softmax_row_style():
     assert np.isnan(out[1, 2]).all() and not np.isnan(out[1, 1]).any()
     assert out[2, 0, 3] == 1.0 and (out[2, 0, :3] == 0).all()
     np.testing.assert_allclose(got[0], want[0], rtol=1e-5, atol=1e-7)
+
+
+def test_cached_value_skips_outputs_it_cannot_hold():
+    """No caching when the output is written at several inner points with one index
+    (a broadcast store) or holds another dtype: exp is then computed in both loops."""
+    B, C = 2, 33
+    x = K.Load(0, K.Affine(0, (C, 1)), F32)
+    e = K.Op("exp", (K.Op("sub", (x, K.Stage(0, F32)), F32),), F32)
+    for store in (K.Store(1, K.Affine(0, (1, 0)), K.Op("div", (e, K.Stage(1, F32)), F32)),
+                  K.Store(1, K.Affine(0, (C, 1)),
+                          K.Op("convert", (K.Op("div", (e, K.Stage(1, F32)), F32),), F64))):
+        dt = F32 if store.expr.dtype == F32 else F64
+        k = K.Kernel("nocache", (B, C), (K.Arg(F32, "in"), K.Arg(dt, "out")),
+                     stages=(K.Reduction(x, "max", F32), K.Reduction(e, "sum", F32)),
+                     stores=(store,), reduce_axes=(1,), parallel_axis=0)
+        assert codegen.kernel_to_llvm_ir(k, "nc").count("0x3ff7154760000000") == 2
+        xs = np.random.default_rng(1).standard_normal(B * C).astype(F32)
+        got, want = run_both(k, [xs])
+        np.testing.assert_allclose(got[0], want[0], rtol=1e-6)
 
 
 def test_scalar_and_full_reductions():

@@ -22,7 +22,9 @@ elementwise kernel is one flat, vectorizable loop.
 
 **Loop styles** (see ``kernel_ir``): row style runs, per outer point, one loop per
 "level" of stages (stages that do not depend on each other share a loop), then the
-outer stores, then one loop of inner stores. Accumulate style first sets every output
+outer stores, then one loop of inner stores; a transcendental value that a stage and an
+inner store both need (softmax's ``exp(x - max)``) is left in the output by the stage
+loop and loaded back by the store loop instead of being computed twice. Accumulate style first sets every output
 element of this call's range to the monoid identity, then walks the whole space in
 order updating ``out = out (monoid) Stage(k)``; the parallel axis is a kept axis, so
 calls on disjoint ranges write disjoint outputs.
@@ -417,11 +419,12 @@ class _Renderer:
                 for j, s in enumerate(self.k.stages) if inner}
         outer_st = [s for s in self.k.stores if s.level == "outer" and inner]
         inner_st = [s for s in self.k.stores if not (s.level == "outer" and inner)]
+        cache = self._cached_value(inner_st) if inner else None
 
         def outer_body():
             self.stage_vals = {}
             for lv in levels:
-                self._stage_loop(lv, inner, accs)
+                self._stage_loop(lv, inner, accs, cache)
             scope = {}
             for st in outer_st:
                 self._store(st, scope)
@@ -430,12 +433,44 @@ class _Renderer:
 
         def inner_stores():
             scope = {}
+            if cache is not None:   # left in the output by the stage loop
+                node, st, _ = cache
+                dt = np.dtype(node.dtype)
+                scope[id(node)] = ops.load(self.b, self._ptr(st.arg, st.index, dt, scope), dt)
             for st in inner_st:
                 self._store(st, scope)
 
         self._nest(outer, outer_body)
 
-    def _stage_loop(self, stages, inner, accs):
+    def _cached_value(self, inner_st):
+        """``(node, store, stage)``: a value with a transcendental that stage ``stage``
+        computes at every inner point and an inner store needs again (softmax's
+        ``exp(x - max)``). The stage loop leaves it in the store's output, where the store
+        loop loads it instead of computing it twice; the output must have the value's
+        dtype, be written once per inner point by this store only, and not be read
+        through (in place). None when there is no such value."""
+        k = self.k
+        in_stage = {}
+        for j, s in enumerate(k.stages):
+            for n in K.walk(s.expr):
+                in_stage.setdefault(id(n), j)
+        through = {o for _, o in k.inplace}
+        for st in inner_st:
+            if st.arg in through or sum(s.arg == st.arg for s in k.stores) != 1 or \
+                    any(_same(st.index.coefs[a], 0) for a in k.reduce_axes):
+                continue
+            dt = np.dtype(k.args[st.arg].dtype)
+            found = None
+            for n in K.walk(st.expr):     # post-order: the last match is the largest
+                if id(n) in in_stage and isinstance(n, K.Op) and np.dtype(n.dtype) == dt \
+                        and any(isinstance(m, K.Op) and K.OP_WEIGHTS.get(m.op, 0) > 1
+                                for m in K.walk(n)):
+                    found = n
+            if found is not None:
+                return found, st, in_stage[id(found)]
+        return None
+
+    def _stage_loop(self, stages, inner, accs, cache=None):
         ks = self.k.stages
         if not inner:  # no reduced axes: each stage is its expression at the point
             scope = {}
@@ -453,6 +488,10 @@ class _Renderer:
                 x = self._typed_value(s.expr, s.dtype, scope, "reduction")
                 acc = self.b.load(accs[j], typ=ops.reg_type(s.dtype))
                 self.b.store(ops.combine(self.b, s.monoid, acc, x, s.dtype, True), accs[j])
+            if cache is not None and cache[2] in stages:
+                node, st, _ = cache
+                dt = np.dtype(node.dtype)
+                ops.store(self.b, scope[id(node)], self._ptr(st.arg, st.index, dt, scope), dt)
 
         self._nest(inner, body)
         for j in stages:
