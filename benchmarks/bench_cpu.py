@@ -77,8 +77,15 @@ FAILURES = []
 
 # ----------------------------------------------------------------------------- helpers
 
+#: Pause before each timing, so the previous library's idle threads (OpenBLAS's and
+#: XLA's pools spin for a while after their last job) have gone to sleep and do not
+#: compete for the 2 cores with the library being timed.
+SETTLE_S = 0.3
+
+
 def median_ms(fn, repeat, warmup=2):
     """Median wall time of ``fn()`` in ms over ``repeat`` runs after ``warmup`` runs."""
+    time.sleep(SETTLE_S)
     for _ in range(warmup):
         fn()
     ts = []
