@@ -347,6 +347,18 @@ def test_div_by_constant(dtype, c, rewritten):
     check_rule(m, [dtype], fired=gone("div") if rewritten else kept("div"))
 
 
+@pytest.mark.parametrize("dtype,c1,c2,rewritten", [
+    (F32, 2.0, 1.0, True), (F32, -0.5, 2.0 ** 100, True), (F64, 2.0, 1.0, True),
+    (F32, 3.0, 1.0, False), (F32, 2.0, 0.0, False)])
+def test_div_by_select_of_constants(dtype, c1, c2, rewritten):
+    def build(b, x, y):
+        p = b.elementwise("lt", [y, const(b, 0.0, dtype)])
+        return b.elementwise("div", [x, b.elementwise("select", [p, const(b, c1, dtype),
+                                                                 const(b, c2, dtype)])])
+    check_rule(module(build, dtype, dtype), [dtype, dtype],
+               fired=gone("div") if rewritten else kept("div"))
+
+
 def test_div_by_uniform_constant_array_and_subnormal_results():
     x = np.array([1e-38, 3e-39, -1e-45, 1.5, np.inf, -0.0, np.nan, 3.4e38] * 4, np.float32)
     m = module(lambda b, v: b.elementwise("div", [v, b.constant(np.full(EDGE_N, 8.0,

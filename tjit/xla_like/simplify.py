@@ -38,6 +38,8 @@ constant array of equal elements      -> broadcast(rank-0 constant): fusion inli
                                       are the correctly rounded value of the same real
                                       number (subnormal results included). Other ``c`` are left alone (XLA multiplies by
                                       any reciprocal; that changes rounding)
+``x / select(p, c1, c2)``             -> ``x * select(p, 1/c1, 1/c2)`` on the same terms
+                                      (the maximum/relu gradient's tie split)
 ``neg(neg(x))``, ``not(not(x))``      involutions (``not`` is bitwise on integers)
 ``select(p, x, x)`` -> ``x``
 ``select(c, a, b)`` -> ``a`` or ``b``  constant predicate
@@ -448,6 +450,20 @@ def div_by_power_of_two(i, b):
     c = scalar_value(y)
     r = None if c is None else exact_reciprocal(c)
     return None if r is None else b.op("mul", x, b.full(r, x))
+
+
+@rule("div")
+def div_by_select_of_powers_of_two(i, b):
+    """``x / select(p, c1, c2)`` with constants ``c1``, ``c2`` = ±2^k -> ``x * select(p,
+    1/c1, 1/c2)`` (exact: the gradient of maximum/relu divides by ``select(tie, 2, 1)``)."""
+    x, y = i.operands
+    if i.dtype.kind != "f" or y.opcode != "select":
+        return None
+    p, t, f = y.operands
+    rt, rf = (None if c is None else exact_reciprocal(c) for c in map(scalar_value, (t, f)))
+    if rt is None or rf is None:
+        return None
+    return b.op("mul", x, b.op("select", p, b.full(rt, x), b.full(rf, x)))
 
 
 def exact_reciprocal(c):
