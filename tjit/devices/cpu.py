@@ -380,7 +380,8 @@ class _Runner:
         lfree = [d for d in range(len(lshape)) if d not in lc and d not in lb]
         rfree = [d for d in range(len(rshape)) if d not in rc and d not in rb]
         lperm, rperm = list(lb) + lfree + list(lc), list(rb) + list(rc) + rfree
-        size = lambda shp, dims: int(np.prod([shp[d] for d in dims], dtype=np.int64))
+        def size(shp, dims):
+            return int(np.prod([shp[d] for d in dims], dtype=np.int64))
         bmkn = (size(lshape, lb), size(lshape, lfree), size(lshape, lc), size(rshape, rfree))
         out_dtype = self.dtype[s.outs[0]]
         gemm = None

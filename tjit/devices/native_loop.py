@@ -4,15 +4,17 @@ A ``while``/``scan`` step whose bodies are plain sequences of small kernels and 
 gemms (no library or nested control steps, nothing split across threads) is run by a
 generic driver written in LLVM IR (``_IR``, compiled once and kept in the disk cache):
 it calls the kernels and the gemm shim (``blas``: same ABI) of the cond and body
-programs through their function pointers, over argument arrays prepared here, until the predicate is false (``while``) or ``length``
-iterations have run (``scan``). An iteration then costs a few indirect calls instead of
+programs through their function pointers, over argument arrays prepared here, until
+the predicate is false (``while``) or ``length`` iterations have run (``scan``). An iteration then costs a few indirect calls instead of
 a few microseconds of Python (``runner.run``), which is what dominates loops over
 scalars or small arrays.
 
 Buffers. Each loop carry has two buffers, A and B, and the argument arrays come in two
 parities: even iterations read A and write B, odd ones read B and write A, so no pointer
 is rewritten per iteration. A carry the body updates in place (its parameter is donated
-to the same carry's output, see ``plan``) has one buffer. A scanned-over input slice and
+to the same carry's output, see ``plan``) or passes through unchanged has one buffer;
+outputs that repeat, swap or pass values through are copied into place after the
+body's kernels (``tjit_copy``, same ABI). A scanned-over input slice and
 a stacked output row are pointers into the whole array, set per iteration from a table
 of (argument slot, base, stride). The driver stops every ``BURST`` iterations so that
 Ctrl-C (``KeyboardInterrupt``) is seen between bursts of a loop that never ends.
