@@ -5,9 +5,9 @@ gemms (no library or nested control steps, nothing split across threads) is run 
 generic driver written in LLVM IR (``_IR``, compiled once and kept in the disk cache):
 it calls the kernels and the gemm shim (``blas``: same ABI) of the cond and body
 programs through their function pointers, over argument arrays prepared here, until
-the predicate is false (``while``) or ``length`` iterations have run (``scan``). An iteration then costs a few indirect calls instead of
-a few microseconds of Python (``runner.run``), which is what dominates loops over
-scalars or small arrays.
+the predicate is false (``while``) or ``length`` iterations have run (``scan``). An
+iteration then costs a few indirect calls instead of a few microseconds of Python
+(``runner.run``), which is what dominates loops over scalars or small arrays.
 
 Buffers. Each loop carry has two buffers, A and B, and the argument arrays come in two
 parities: even iterations read A and write B, odd ones read B and write A, so no pointer

@@ -24,10 +24,10 @@ elementwise kernel is one flat, vectorizable loop.
 "level" of stages (stages that do not depend on each other share a loop), then the
 outer stores, then one loop of inner stores; a transcendental value that a stage and an
 inner store both need (softmax's ``exp(x - max)``) is left in the output by the stage
-loop and loaded back by the store loop instead of being computed twice. Accumulate style first sets every output
-element of this call's range to the monoid identity, then walks the whole space in
-order updating ``out = out (monoid) Stage(k)``; the parallel axis is a kept axis, so
-calls on disjoint ranges write disjoint outputs.
+loop and loaded back by the store loop instead of being computed twice. Accumulate
+style first sets every output element of this call's range to the monoid identity, then
+walks the whole space in order updating ``out = out (monoid) Stage(k)``; the parallel
+axis is a kept axis, so calls on disjoint ranges write disjoint outputs.
 
 **Accumulation.** Row-style float sums/products accumulate in registers of the stage
 dtype (float32 sums in float32) with ``reassoc contract`` on the accumulating
