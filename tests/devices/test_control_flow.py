@@ -356,3 +356,14 @@ def test_training_loop_with_small_dots_runs_natively(loop_driver, monkeypatch):
         a, b = a - 0.1 * ga, b - 0.1 * gb
     np.testing.assert_allclose(np.asarray(got[0]), a, rtol=2e-4, atol=2e-5)
     np.testing.assert_allclose(np.asarray(got[1]), b, rtol=2e-4, atol=2e-5)
+
+
+def test_indexing_by_the_loop_counter_runs_natively(loop_driver, monkeypatch):
+    calls = _native_calls(monkeypatch)
+    x = RNG.standard_normal((40, 3)).astype(np.float32)
+    f = tjit.jit(lambda x: lax.fori_loop(0, 40, lambda i, acc: acc * 0.5 + x[39 - i], x[0]))
+    want = x[0].astype(np.float64)
+    for i in range(40):
+        want = want * 0.5 + x[39 - i]
+    np.testing.assert_allclose(np.asarray(f(x)), want, rtol=1e-6)
+    assert calls == (["scan"] if loop_driver == "native" else [])

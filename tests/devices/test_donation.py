@@ -153,6 +153,11 @@ def test_unsafe_index_patterns_are_not_updated_in_place(rng):
         s, p = f(jnp.asarray(a), jnp.asarray(b))
     np.testing.assert_array_equal(np.asarray(s), a + b)
     np.testing.assert_array_equal(np.asarray(p), a * b)
+    # a gather from the donated argument may read any element: never in place
+    perm = np.random.default_rng(3).permutation(BIG).astype(np.int32)
+    with pytest.warns(UserWarning, match="not usable: x"):
+        g = tjit.jit(lambda x, i: x[i] + x, donate_argnums=0)(jnp.asarray(a), perm)
+    np.testing.assert_array_equal(np.asarray(g), a[perm] + a)
 
 
 def test_row_reductions_update_in_place(rng, parallel_calls):

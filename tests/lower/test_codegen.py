@@ -627,3 +627,30 @@ def test_accumulate_store_must_follow_parallel_axis():
                  reduce_axes=(0,), parallel_axis=1)
     with pytest.raises(ValueError, match="parallel axis 1"):
         codegen.kernel_to_llvm_ir(k, "bad_par")
+
+
+@pytest.mark.parametrize("idt", [np.int8, np.uint32, np.int64])
+@pytest.mark.parametrize("fill", [None, -7.5])
+def test_indexed_load_clamps_or_fills(idt, fill):
+    """out[b, j] = x[clamp(idx[b]), j] over a symbolic row count: the compiled gather
+    against the kernel IR evaluator, with indices below, inside and beyond the rows."""
+    n = sympy.Symbol("n", integer=True, positive=True)
+    rows, cols, batch = 9, 5, 13
+    idt = np.dtype(idt)
+    idx = K.Load(0, K.Affine(0, (1, 0)), idt)
+    g = K.IndexedLoad(1, K.Affine(0, (0, 1)), idx, cols, n, fill, F32)
+    k = K.Kernel("take", (batch, cols), (K.Arg(idt, "in"), K.Arg(F32, "in"), K.Arg(F32, "out")),
+                 stores=(K.Store(2, K.Affine(0, (cols, 1)), K.Op("mul", (g, K.Const(2.0, F32)),
+                                                                 F32)),),
+                 parallel_axis=0, size_symbols=("n",))
+    raw = [-3, -1, 0, 1, 4, 8, 9, 10, 127, 2, 5, 7, 3]
+    ids = np.array(raw, np.int64).astype(idt)  # uint32 wraps negatives: far out of range
+    x = np.arange(rows * cols, dtype=F32) + 0.5
+    got, want = run_both(k, [ids, x], sizes={"n": rows}, ranges=[(0, 6), (6, batch)])
+    assert_bits_equal(got[0], want[0])
+    out = got[0].reshape(batch, cols)
+    for b, i in enumerate(ids.astype(np.int64)):
+        row = x.reshape(rows, cols)[min(max(i, 0), rows - 1)]
+        if fill is not None and not 0 <= i < rows:
+            row = np.full(cols, fill, F32)
+        np.testing.assert_array_equal(out[b], row * 2)

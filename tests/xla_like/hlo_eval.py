@@ -121,9 +121,31 @@ def evaluate_instr(i, ops, env):
         return list(i.attrs["fn"](env, *ops))
     if op == "control":
         return _control(i, ops, env)
+    if op == "take":
+        return _take(i, *ops)
     if op == "get":
         return np.asarray(ops[0][i.attrs["index"]])
     raise NotImplementedError(f"evaluate_module: unknown opcode {op!r}")
+
+
+def _take(i, x, idx):
+    """Gather along ``axis`` with clamped indices (``fill`` where out of range)."""
+    axis, out_dims, fill = i.attrs["axis"], i.attrs["out_dims"], i.attrs["fill"]
+    raw = np.asarray(idx).astype(np.int64)
+    n = x.shape[axis]
+    g = np.take(x, np.clip(raw, 0, n - 1), axis=axis)
+    labels = [("o", d) for d in range(axis)] + [("b", j) for j in range(raw.ndim)] + [
+        ("o", d) for d in range(axis + 1, x.ndim)]
+    g = g.transpose([labels.index(t) for t in out_dims])
+    if fill is not None:
+        inb = (raw >= 0) & (raw < n)
+        shape = [1] * g.ndim
+        batch_pos = [k for k, t in enumerate(out_dims) if t[0] == "b"]
+        order = sorted(batch_pos, key=lambda k: out_dims[k][1])
+        for k, size in zip(order, raw.shape):
+            shape[k] = size
+        g = np.where(inb.reshape(shape), g, np.asarray(fill, x.dtype))
+    return np.asarray(g, x.dtype)
 
 
 def _control(i, ops, env):

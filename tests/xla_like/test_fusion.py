@@ -203,3 +203,23 @@ def test_transposed_dot_operand_is_read_in_place():
     assert kinds(c) == ["dot", "kernel", "kernel"]  # no transpose copy of v
     want = np.sum(x * np.log(u.astype(np.float64) @ v.T + 1e-15))
     np.testing.assert_allclose(np.asarray(tjit.jit(f)(x, u, v)), want, rtol=1e-5)
+
+
+def test_gathers_fuse_with_their_index_math_and_consumers():
+    """x[idx] and take(..., mode='fill') are indexed loads inside one kernel (the index
+    normalization, the gather and the elementwise consumer), not library calls."""
+    rng = np.random.RandomState(7)
+    emb = rng.randn(100, 16).astype(np.float32)
+    tok = rng.randint(-120, 120, size=(8, 12)).astype(np.int32)
+    pos = rng.randn(12, 16).astype(np.float32)
+    f = lambda e, t, p: e[t] * 4.0 + p  # noqa: E731
+    g = lambda e, t, p: jnp.take(e, t, axis=0, mode="fill", fill_value=0.0) + p  # noqa
+    for fn in (f, g):
+        assert kinds(compiled(fn, emb, tok, pos)) == ["kernel"]
+        check_against_interpreter(fn, emb, tok, pos, rtol=0, atol=0)
+    t64 = np.clip(np.where(tok < 0, tok + 100, tok), 0, 99)
+    np.testing.assert_array_equal(np.asarray(tjit.jit(f)(emb, tok, pos)), emb[t64] * 4 + pos)
+    norm = np.where(tok < 0, tok + 100, tok)   # negative indices count from the end
+    inb = (norm >= 0) & (norm < 100)
+    want = np.where(inb[..., None], emb[np.clip(norm, 0, 99)], 0.0) + pos
+    np.testing.assert_array_equal(np.asarray(tjit.jit(g)(emb, tok, pos)), want)

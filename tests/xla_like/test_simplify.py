@@ -101,6 +101,9 @@ def _programs():
                                     reverse=True), (x,), True),
         "switch": (lambda v: lax.switch(jnp.int32(1), [jnp.sin, lambda u: u + 0.0], v),
                    (x,), True),
+        "take": (lambda v: jnp.take(v, jnp.array([[3, -1], [0, 9]]), axis=1,
+                                    mode="fill", fill_value=2.0) * 1.0 + v[jnp.array([1, 0])].sum(),
+                 (x,), True),
     }
 
 

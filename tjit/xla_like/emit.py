@@ -4,7 +4,8 @@ Every value of the group is expressed at an index map: one :class:`kernel_ir.Aff
 per dim of the value, as a function of the kernel's iteration indices. Walking from the
 roots towards the buffers, structural ops only rewrite the map (broadcast drops or
 zeroes dims, transpose permutes, slice scales and offsets, a reshape of a buffer
-addresses its row-major linear index), elementwise ops keep it, and an inlined row
+addresses its row-major linear index, a take loads its buffer at an index computed
+in the kernel), elementwise ops keep it, and an inlined row
 reduction becomes a stage read back where the map is the identity on the outer axes.
 """
 
@@ -176,7 +177,28 @@ class KernelBuilder:
             return self.expr(x, sub)
         if op == "reshape":
             return self._reshape(i, x, maps)
+        if op == "take":
+            return self._take(i, x, maps)
         raise NeedMaterialize(i)
+
+    def _take(self, i, x, maps):
+        """An indexed load of buffer ``x``: the other operand dims follow ``maps``, the
+        taken axis comes from the index expression (evaluated at the batch dims)."""
+        if not (is_buffer(x) or x.id in self.d.materialized):
+            raise NeedMaterialize(x)
+        axis, out_dims = i.attrs["axis"], i.attrs["out_dims"]
+        idx = i.operands[1]
+        batch = [None] * idx.ndim
+        sub = [K.Affine(0, (0,) * self.n)] * x.ndim
+        for m, (kind, j) in zip(maps, out_dims):
+            if kind == "b":
+                batch[j] = m
+            else:
+                sub[j] = m
+        offset = self.expr(idx, tuple(batch))
+        load = self._load(x, tuple(sub))
+        return K.IndexedLoad(load.arg, load.index, offset, row_major_strides(x.shape)[axis],
+                             _simp(x.shape[axis]), i.attrs["fill"], i.dtype)
 
     def _reshape(self, i, x, maps):
         if unit_only_reshape(i):
@@ -203,8 +225,10 @@ def _symbols(k):
         if not isinstance(d, int):
             syms |= d.free_symbols
     for node in K._all_nodes(k):
-        if isinstance(node, (K.Load, K.IndexValue)):
+        if isinstance(node, (K.Load, K.IndexedLoad, K.IndexValue)):
             syms |= _affine_syms(node.index)
+        if isinstance(node, K.IndexedLoad):
+            syms |= _affine_syms(K.Affine(node.size, (node.stride,)))
     for st in k.stores:
         syms |= _affine_syms(st.index)
     return tuple(sorted(s.name for s in syms))

@@ -8,7 +8,7 @@ then group the materialized values into kernels.
 
 Forced into ``M``: program outputs and operands of non-fusible ops (dot, library
 calls), and operands a kernel cannot index affinely (the operand of a reshape that
-is not a pure unit-dim reshape). Reductions are inlined as *stages* of the one kernel
+is not a pure unit-dim reshape, the gathered operand of a ``take``; its indices fuse). Reductions are inlined as *stages* of the one kernel
 that consumes them when they reduce a suffix of their operand's axes and that kernel
 iterates over the operand's space (softmax, layernorm: reduce-then-broadcast chains
 become one row kernel); otherwise they are materialized.
@@ -40,6 +40,7 @@ from tjit.xla_like import hlo
 OP_COST = dict.fromkeys(("exp", "exp2", "expm1", "log", "log1p", "tanh", "logistic", "sin",
                          "cos", "tan", "erf", "pow", "atan2", "cbrt"), 3.0)
 OP_COST.update(dict.fromkeys(("div", "rem", "sqrt", "rsqrt"), 1.0))
+OP_COST["take"] = 1.0    # an indexed load (a gather when vectorized)
 CHEAP_COST = 0.25
 #: When a dim is symbolic, evaluate the cost model as if each size symbol were this.
 SYMBOL_GUESS = 1024
@@ -161,8 +162,11 @@ class FusionDecision:
                 else:
                     for k, e in evals.get(u.id, {}).items():
                         ev[k] = max(ev.get(k, 0.0), self._edge_evals(u, i, e))
-                if u.opcode == "reshape" and not unit_only_reshape(u):
-                    must = True  # a kernel addresses a reshape's operand by linear index
+                if (u.opcode == "reshape" and not unit_only_reshape(u)) or (
+                        u.opcode == "take" and u.operands[0] is i):
+                    # a kernel addresses a reshape's operand by linear index, and a
+                    # take's operand at indices it computes: both read memory
+                    must = True
                     self.buffer_required.add(i.id)
             if must or not ev or not self._inline_ok(i, set(ev), sum(ev.values()),
                                                      self._recompute_cost(i)):

@@ -17,6 +17,11 @@ broadcast          operand dim ``i`` -> result dim ``dims[i]`` (size equal, or 1
 transpose          result dim ``i`` = operand dim ``perm[i]``
 reshape            row-major reshape (same element order)
 slice              ``start``, ``limit``, ``strides`` per dim
+take               gather along one axis: (operand, idx) with integer ``idx`` of the
+                   batch shape; result dim ``k`` is ``out_dims[k]``: ``("b", j)`` (idx
+                   dim j) or ``("o", d)`` (operand dim d, whole); the element is operand
+                   at ``axis`` = idx clamped into range, or ``fill`` when out of range
+                   and ``fill`` is not None (lax.gather's clip / fill modes)
 reduce             fold ``axes`` with ``monoid`` (sum, prod, max, min, and, or)
 dot                ``dimension_numbers`` ((lhs_contract, rhs_contract), (lhs_batch,
                    rhs_batch)); result dims: batch, lhs free, rhs free (lax.dot_general)
@@ -45,7 +50,7 @@ ELEMENTWISE = frozenset(kernel_ir.UNARY_OPS) | frozenset(kernel_ir.BINARY_OPS) |
     "select", "convert"}
 #: Ops a fused kernel can compute (everything else is a buffer boundary).
 FUSIBLE = ELEMENTWISE | {"broadcast", "transpose", "reshape", "slice", "reduce", "iota",
-                         "constant"}
+                         "constant", "take"}
 #: Dtypes the kernel backends implement; other dtypes go through library calls.
 KERNEL_DTYPES = frozenset(np.dtype(t) for t in (
     np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,

@@ -90,6 +90,21 @@ class Load:
 
 
 @dataclasses.dataclass(frozen=True)
+class IndexedLoad:
+    """A gather along one axis: element ``index + i * stride`` of buffer ``arg``, where
+    ``i`` is the integer expression ``offset`` clamped into ``[0, size)`` (the indexed
+    axis has ``size`` elements of ``stride``). With ``fill`` set (not None), a point whose
+    ``offset`` is out of range gets ``fill`` instead (lax.gather's clip / fill modes)."""
+    arg: int
+    index: Affine
+    offset: object          # integer expression node
+    stride: object          # int or sympy expr
+    size: object            # int or sympy expr
+    fill: object            # None, or a Python scalar of ``dtype``
+    dtype: np.dtype
+
+
+@dataclasses.dataclass(frozen=True)
 class Const:
     value: object           # Python scalar
     dtype: np.dtype
@@ -182,6 +197,8 @@ def walk(node, seen=None):
         stack.append((n, True))
         if isinstance(n, Op):
             stack.extend((a, False) for a in reversed(n.args))
+        elif isinstance(n, IndexedLoad):
+            stack.append((n.offset, False))
     return out
 
 
@@ -206,8 +223,13 @@ def check_kernel(k):
     """Raise ValueError if ``k`` breaks the IR's rules (backends may assume they hold)."""
     n = len(k.shape)
     for node in _all_nodes(k):
-        if isinstance(node, (Load, IndexValue)) and len(node.index.coefs) != n:
+        if isinstance(node, (Load, IndexedLoad, IndexValue)) and \
+                len(node.index.coefs) != n:
             raise ValueError(f"kernel {k.name}: index map of {node} has wrong rank")
+        if isinstance(node, IndexedLoad) and (
+                k.args[node.arg].role != "in" or np.dtype(node.offset.dtype).kind not in "iu"):
+            raise ValueError(f"kernel {k.name}: indexed load needs an input argument and an "
+                             "integer offset")
         if isinstance(node, Load) and k.args[node.arg].role != "in" and \
                 node.arg not in {o for _, o in k.inplace}:
             raise ValueError(f"kernel {k.name}: load from output argument {node.arg}")
@@ -292,6 +314,10 @@ def kernel_text(k):
             dt = np.dtype(node.dtype).name
             if isinstance(node, Load):
                 rhs = f"arg{node.arg}[{_affine_str(node.index)}]"
+            elif isinstance(node, IndexedLoad):
+                rhs = (f"arg{node.arg}[{_affine_str(node.index)} + {_dim(node.stride)}*"
+                       f"clamp({name(node.offset)}, 0, {_dim(node.size)}-1)]"
+                       + ("" if node.fill is None else f" fill {node.fill!r}"))
             elif isinstance(node, IndexValue):
                 rhs = f"index({_affine_str(node.index)})"
             else:
@@ -347,6 +373,16 @@ def evaluate(k, buffers, sizes=None, op_impls=None):
             return memo[id(node)]
         if isinstance(node, Load):
             v = buffers[node.arg][lin(node.index)]
+        elif isinstance(node, IndexedLoad):
+            raw = ev(node.offset)
+            if raw.dtype == np.uint64:  # huge values stay out of range in int64
+                raw = np.minimum(raw, np.uint64(np.iinfo(np.int64).max))
+            off = np.broadcast_to(raw, shape).astype(np.int64)
+            size = int(_sub(node.size, env))
+            i = np.clip(off, 0, max(size - 1, 0))
+            v = buffers[node.arg][lin(node.index) + i * int(_sub(node.stride, env))]
+            if node.fill is not None:
+                v = np.where((off >= 0) & (off < size), v, np.asarray(node.fill, node.dtype))
         elif isinstance(node, Const):
             v = np.full(shape, node.value, node.dtype)
         elif isinstance(node, IndexValue):

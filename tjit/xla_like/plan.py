@@ -383,6 +383,8 @@ def _inplace_kernel(step, pairs, values):
                              if isinstance(n, K.Load) and n.arg in in_args]
         if any(n.index != st.index for n in loads):
             return None
+        if any(isinstance(n, K.IndexedLoad) and n.arg in in_args for n in K._all_nodes(k)):
+            return None   # a gather may read any element: not in place
         axes = [a for a in range(len(k.shape)) if not (is_outer[mine[0]] and a in red)]
         if not _dims_equal(_count(k.shape[a] for a in axes), _count(values[o].shape)):
             return None
@@ -415,6 +417,8 @@ def _reload(expr, remap, memo):
         new = node
         if isinstance(node, K.Load) and node.arg in remap:
             new = K.Load(remap[node.arg], node.index, node.dtype)
+        elif isinstance(node, K.IndexedLoad) and memo[id(node.offset)] is not node.offset:
+            new = dataclasses.replace(node, offset=memo[id(node.offset)])
         elif isinstance(node, K.Op):
             args = tuple(memo[id(a)] for a in node.args)
             if any(a is not b for a, b in zip(args, node.args)):

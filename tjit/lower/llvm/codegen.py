@@ -87,7 +87,8 @@ def _same(x, y):
 
 
 def _index_maps(k):
-    maps = [n.index for n in K._all_nodes(k) if isinstance(n, (K.Load, K.IndexValue))]
+    maps = [n.index for n in K._all_nodes(k)
+            if isinstance(n, (K.Load, K.IndexedLoad, K.IndexValue))]
     return maps + [st.index for st in k.stores]
 
 
@@ -372,6 +373,8 @@ class _Renderer:
             if isinstance(n, K.Load):
                 dt = ops.check_dtype(n.dtype, f"load of argument {n.arg}")
                 v = ops.load(self.b, self._ptr(n.arg, n.index, dt, scope), dt)
+            elif isinstance(n, K.IndexedLoad):
+                v = self._indexed_load(n, scope)
             elif isinstance(n, K.Const):
                 v = ops.const(ops.check_dtype(n.dtype, "constant"), n.value)
             elif isinstance(n, K.IndexValue):
@@ -384,6 +387,25 @@ class _Renderer:
                                 [a.dtype for a in n.args], n.dtype, self._emit_math)
             scope[id(n)] = v
         return scope[id(root)]
+
+    def _indexed_load(self, n, scope):
+        """``arg[index + clamp(offset, 0, size - 1) * stride]``, or ``fill`` when the
+        offset is out of range (the clamped address is loaded either way: safe)."""
+        b = self.b
+        dt = ops.check_dtype(n.dtype, f"indexed load of argument {n.arg}")
+        odt = ops.check_dtype(n.offset.dtype, "gather index")
+        off = ops.convert(b, scope[id(n.offset)], odt, np.dtype(np.int64))
+        size = self.sizes(n.size)
+        last = b.sub(size, ir.Constant(I64, 1))
+        lo = b.icmp_signed("<", off, ir.Constant(I64, 0))
+        hi = b.icmp_signed(">", off, last)
+        i = b.select(hi, last, b.select(lo, ir.Constant(I64, 0), off))
+        at = b.add(self._affine(n.index, scope), b.mul(i, self.sizes(n.stride)))
+        v = ops.load(b, b.gep(self.ptrs[n.arg], [at], inbounds=True,
+                              source_etype=ops.mem_type(dt)), dt)
+        if n.fill is None:
+            return v
+        return b.select(b.or_(lo, hi), ops.const(dt, n.fill), v)
 
     def _typed_value(self, expr, dt, scope, what):
         """``expr``'s value converted (convert semantics) to dtype ``dt``."""
