@@ -367,3 +367,22 @@ def test_indexing_by_the_loop_counter_runs_natively(loop_driver, monkeypatch):
         want = want * 0.5 + x[39 - i]
     np.testing.assert_allclose(np.asarray(f(x)), want, rtol=1e-6)
     assert calls == (["scan"] if loop_driver == "native" else [])
+
+
+def test_minibatches_sliced_by_the_counter_run_natively(loop_driver, monkeypatch):
+    calls = _native_calls(monkeypatch)
+    X = RNG.standard_normal((48, 4)).astype(np.float32)
+    w0 = np.zeros(4, np.float32)
+
+    def epoch(w, X):   # 6 minibatches of 8 rows; the last start is clamped like lax's
+        def step(i, w):
+            xb = lax.dynamic_slice_in_dim(X, i * 8, 8)
+            return w + 0.1 * jnp.mean(xb, axis=0) * (1.0 + 0.01 * i)
+        return lax.fori_loop(0, 7, step, w)
+    got = tjit.jit(epoch)(w0, X)
+    want = w0.astype(np.float64)
+    for i in range(7):
+        start = min(max(i * 8, 0), 48 - 8)
+        want = want + 0.1 * X[start:start + 8].mean(axis=0) * (1.0 + 0.01 * i)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5, atol=1e-6)
+    assert calls == (["scan"] if loop_driver == "native" else [])

@@ -237,6 +237,33 @@ def _dynamic_slice_impl(xp, x, *indices, slice_sizes):
 dynamic_slice_p.def_weak_type(lambda w_operand, *w_indices, **_: w_operand)
 
 
+def _dynamic_slice_lowering(ctx, x, *indices, slice_sizes):
+    """A window that is partial along at most one (concrete) axis becomes a ``take``
+    of ``clamp(start) + iota`` along it (fusible; minibatches in a loop); the whole
+    operand is the operand itself. Other windows stay a library call."""
+    partial = [d for d, (s, n) in enumerate(zip(slice_sizes, x.shape))
+               if not (type(s) is int and type(n) is int and s == n)]
+    if not partial:
+        return x
+    if len(partial) > 1:
+        return NotImplemented
+    (axis,) = partial
+    start, n, size = indices[axis], x.shape[axis], slice_sizes[axis]
+    if type(n) is not int or type(size) is not int or start.dtype == np.uint64:
+        return NotImplemented
+    dt = np.dtype(np.int64 if n > np.iinfo(np.int32).max else np.int32)
+    s0 = ctx.convert(start, dt)
+    s0 = ctx.elementwise("max", [ctx.elementwise("min", [s0, ctx.constant(n - size, dt)]),
+                                 ctx.constant(0, dt)])
+    idx = ctx.elementwise("add", [ctx.add("iota", (), (size,), dt, dimension=0), s0])
+    out_dims = tuple(("b", 0) if d == axis else ("o", d) for d in range(x.ndim))
+    shape = tuple(size if d == axis else x.shape[d] for d in range(x.ndim))
+    return ctx.add("take", (x, idx), shape, x.dtype, axis=axis, out_dims=out_dims, fill=None)
+
+
+dynamic_slice_p.lowering = _dynamic_slice_lowering
+
+
 @dynamic_update_slice_p.def_abstract_eval
 def _dynamic_update_slice_abstract(x, update, *indices):
     _check_start_indices("dynamic_update_slice", x, indices)
