@@ -386,3 +386,14 @@ def test_minibatches_sliced_by_the_counter_run_natively(loop_driver, monkeypatch
         want = want + 0.1 * X[start:start + 8].mean(axis=0) * (1.0 + 0.01 * i)
     np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5, atol=1e-6)
     assert calls == (["scan"] if loop_driver == "native" else [])
+
+
+def test_row_updates_by_the_loop_counter_run_natively(loop_driver, monkeypatch):
+    calls = _native_calls(monkeypatch)
+    x = RNG.standard_normal((30, 4)).astype(np.float32)
+
+    def f(x):   # a prefix sum written row by row
+        return lax.fori_loop(1, 30, lambda i, y: y.at[i].set(y[i - 1] + y[i]), x)
+    np.testing.assert_allclose(np.asarray(tjit.jit(f)(x)), np.cumsum(x, axis=0),
+                               rtol=1e-5, atol=1e-5)
+    assert calls == (["scan"] if loop_driver == "native" else [])

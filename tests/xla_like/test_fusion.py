@@ -223,3 +223,25 @@ def test_gathers_fuse_with_their_index_math_and_consumers():
     inb = (norm >= 0) & (norm < 100)
     want = np.where(inb[..., None], emb[np.clip(norm, 0, 99)], 0.0) + pos
     np.testing.assert_array_equal(np.asarray(tjit.jit(g)(emb, tok, pos)), want)
+
+
+@pytest.mark.parametrize("mode", ["drop", "clip"])
+def test_single_row_scatters_are_masked_elementwise_kernels(mode):
+    """x.at[i].set/add/mul/min/max(v) with one index: one kernel, NumPy's results for
+    indices inside, below and beyond the rows (dropped or clamped per mode)."""
+    rng = np.random.RandomState(8)
+    x = rng.randn(5, 3).astype(np.float32)
+    v = rng.randn(3).astype(np.float32)
+    ops = {"set": lambda r, u: u, "add": np.add, "multiply": np.multiply,
+           "min": np.minimum, "max": np.maximum}
+    for name, combine in ops.items():
+        f = lambda x, i, v, name=name: getattr(x.at[i], name)(v, mode=mode)  # noqa: E731
+        assert kinds(compiled(f, x, np.int32(1), v)) == ["kernel"], name
+        for i in (-7, 0, 4, 5, 9):   # (x.at[i] counts negatives from the end first)
+            want = x.copy()
+            j = i + 5 if -5 <= i < 0 else i
+            j = min(max(j, 0), 4) if mode == "clip" else j
+            if 0 <= j < 5:
+                want[j] = combine(x[j], v)
+            np.testing.assert_array_equal(np.asarray(tjit.jit(f)(x, np.int32(i), v)), want,
+                                          err_msg=f"{name} at {i}")

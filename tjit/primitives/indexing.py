@@ -421,6 +421,49 @@ scatter_min_p = _scatter_primitive("scatter-min", "minimum")
 scatter_max_p = _scatter_primitive("scatter-max", "maximum")
 
 
+def _scatter_lowering(combine):
+    """``x.at[i].set/add/...(v)`` with one index along one axis, ``v`` the whole slice:
+    ``select(iota == i, combine(x, v), x)``, an elementwise kernel over ``x`` (fusible,
+    and native inside loops; the library impl copies ``x`` too). Out-of-range indices
+    match no row (dropped) or are clamped (clip mode). Other scatters stay library calls."""
+    def lowering(ctx, operand, indices, updates, *, dimension_numbers, mode,
+                 indices_are_sorted=False, unique_indices=False):
+        dn = _as_type(ScatterDimensionNumbers, dimension_numbers)
+        axes = tuple(dn.scatter_dims_to_operand_dims)
+        if len(axes) != 1 or tuple(dn.inserted_window_dims) != axes or \
+                dn.operand_batching_dims or indices.shape != (1,) or \
+                indices.dtype == np.uint64 or (operand.dtype == np.bool_ and combine):
+            return NotImplemented
+        (axis,) = axes
+        window = [d for d in range(operand.ndim) if d != axis]
+        if tuple(dn.update_window_dims) != tuple(range(updates.ndim)) or not all(
+                definitely_equal(updates.shape[k], operand.shape[d])
+                for k, d in enumerate(window)):
+            return NotImplemented
+        n = operand.shape[axis]
+        clip = GatherScatterMode.from_any(mode) == GatherScatterMode.CLIP
+        if clip and type(n) is not int:
+            return NotImplemented
+        dt = np.dtype(np.int64 if indices.dtype.itemsize >= 4 else np.int32)
+        i = ctx.convert(ctx.add("reshape", (indices,), (), indices.dtype), dt)
+        if clip:
+            i = ctx.elementwise("max", [ctx.elementwise("min", [i, ctx.constant(n - 1, dt)]),
+                                        ctx.constant(0, dt)])
+        shape = tuple(operand.shape)
+        rows = ctx.add("iota", (), shape, dt, dimension=axis)
+        mask = ctx.elementwise("eq", [rows, ctx.broadcast(i, shape)])
+        new = ctx.broadcast(updates, shape, tuple(window))
+        if combine:
+            new = ctx.elementwise(combine, [operand, new])
+        return ctx.add("select", (mask, new, operand), shape, operand.dtype)
+    return lowering
+
+
+for _p, _c in ((scatter_p, None), (scatter_add_p, "add"), (scatter_sub_p, "sub"),
+               (scatter_mul_p, "mul"), (scatter_min_p, "min"), (scatter_max_p, "max")):
+    _p.lowering = _scatter_lowering(_c)
+
+
 # -- transformation rules ---------------------------------------------------------------------
 # (jvp / transpose / batching; see primitives/rules.py for the contracts). Indices are
 # integers: they never get a tangent. Every rule binds primitives only, so it is itself
