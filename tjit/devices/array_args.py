@@ -110,6 +110,15 @@ def available():
     return _state() is not None
 
 
+def data_pointer(a):
+    """The data address of NumPy array ``a`` (``ctypes.c_char.from_buffer``: cheaper than
+    ``a.ctypes.data``, which serves read-only and empty arrays)."""
+    try:
+        return ctypes.addressof(ctypes.c_char.from_buffer(a))
+    except (TypeError, ValueError, BufferError):
+        return a.ctypes.data
+
+
 class ArrayLauncher:
     """Launches one kernel with some argument slots taken from NumPy arrays per call.
 

@@ -51,11 +51,10 @@ def _owned_copies(values, owned):
 
 def build(step, make_runner, env):
     """``run(args) -> results`` for ``step`` at the size binding ``env``.
-    ``make_runner(program)`` prepares a body program: ``(runner, compiled kernels)``.
-    Loops over small kernel-only bodies run natively (``native_loop``)."""
-    prepared = [make_runner(b) for b in step.bodies]
-    runners = [r for r, _ in prepared]
-    native = NativeLoop.build(step, runners, [f for _, f in prepared], env)
+    ``make_runner(program)`` prepares a body program (its runner). Loops over small
+    bodies run natively (``native_loop``)."""
+    runners = [make_runner(b) for b in step.bodies]
+    native = NativeLoop.build(step, runners, env)
     if native is not None:
         return native
     build_kind = {"cond": _cond, "while": _while, "scan": _scan}[step.name]

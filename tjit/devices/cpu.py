@@ -26,6 +26,7 @@ from tjit.devices import array_args, blas, control_flow, kernel_cache
 from tjit.devices.executable import Executable
 from tjit.devices.threads import default_num_threads, parallel_for
 from tjit.xla_like.kernel_ir import work_per_point
+from tjit.devices.array_args import data_pointer as _ptr
 from tjit.xla_like.plan import (
     ControlStep,
     DotStep,
@@ -41,13 +42,6 @@ from tjit.xla_like.plan import (
 #: across the 2 cores only pays from ~2^19 points (~80 µs of work; below, the hand-off and
 #: moving cache lines between cores cost more), one with a transcendental from ~2^16.
 PARALLEL_MIN_WORK = 1 << 19
-
-
-def _ptr(a):
-    try:
-        return ctypes.addressof(ctypes.c_char.from_buffer(a))
-    except (TypeError, ValueError, BufferError):  # read-only or empty arrays
-        return a.ctypes.data
 
 
 class CpuExecutable(Executable):
@@ -153,6 +147,9 @@ class _Runner:
     def __init__(self, prog, fns, env):
         self.env = env
         self.prog = prog
+        self.fns = fns
+        self._launches = {}   # id(kernel) -> launch()
+        self.gemms = {}       # id(dot step) -> its GemmCall, or None (np.matmul)
         ids = list(prog.values)
         self.index = {v: n for n, v in enumerate(ids)}
         self.shape = {v: tuple(concrete(d, env) for d in prog.values[v].shape) for v in ids}
@@ -191,7 +188,7 @@ class _Runner:
                 len(set(self.prog.outputs)) != len(self.prog.outputs):
             return self.run  # an argument passed through, or one value twice: general path
         outs = [out_of[v] for v in self.prog.outputs]
-        sizes, n, parallel = self._launch(s.kernel)
+        sizes, n, parallel = self.launch(s.kernel)
         if array_args.available():
             return self._single_kernel_native(fn, argv, sizes, n, parallel, in_pos, outs)
         empty, ptr = np.empty, _ptr
@@ -279,7 +276,7 @@ class _Runner:
                 dynamic_in.append((pos, k))
             else:
                 dynamic_out.append((pos, k, self.shape[v], self.dtype[v]))
-        sizes, n, parallel = self._launch(kernel)
+        sizes, n, parallel = self.launch(kernel)
         aliased = {a[0] for a in self.aliases}
         given = [(pos, k, shape, dtype) for pos, k, shape, dtype in dynamic_out if k in aliased]
         dynamic_out = [d for d in dynamic_out if d[1] not in aliased]
@@ -354,8 +351,14 @@ class _Runner:
             i = group[-1] + 1
         return out
 
-    def _launch(self, kernel):
+    def launch(self, kernel):
         """(sizes array, parallel-axis extent, split across threads?) for a kernel."""
+        hit = self._launches.get(id(kernel))
+        if hit is None:
+            hit = self._launches[id(kernel)] = self._launch(kernel)
+        return hit
+
+    def _launch(self, kernel):
         sizes = (ctypes.c_int64 * max(1, len(kernel.size_symbols)))(
             *[self.env[_sym(self.env, n)] for n in kernel.size_symbols])
         ax = kernel.parallel_axis
@@ -367,35 +370,25 @@ class _Runner:
             points * work_per_point(kernel) >= PARALLEL_MIN_WORK
         return sizes, n, parallel
 
-    def gemm_call(self, s):
-        """The ``blas.GemmCall`` of dot step ``s`` at this runner's shapes, or None when
-        the shim cannot do it (the step then runs ``np.matmul``)."""
-        return self._dot_layout(s)[-1]
-
-    def _dot_layout(self, s):
-        """(lhs/rhs permutations, (B, M, K, N), GemmCall or None) of dot step ``s``."""
+    def _dot_step(self, s):
         (lc, rc), (lb, rb) = s.dimension_numbers
         lhs_v, rhs_v = s.ins
+        (out_v,) = s.outs
+        li, ri, k_out = self.index[lhs_v], self.index[rhs_v], self.index[out_v]
         lshape, rshape = self.shape[lhs_v], self.shape[rhs_v]
         lfree = [d for d in range(len(lshape)) if d not in lc and d not in lb]
         rfree = [d for d in range(len(rshape)) if d not in rc and d not in rb]
         lperm, rperm = list(lb) + lfree + list(lc), list(rb) + list(rc) + rfree
+
         def size(shp, dims):
             return int(np.prod([shp[d] for d in dims], dtype=np.int64))
-        bmkn = (size(lshape, lb), size(lshape, lfree), size(lshape, lc), size(rshape, rfree))
-        out_dtype = self.dtype[s.outs[0]]
-        gemm = None
-        if self.dtype[lhs_v] == out_dtype and self.dtype[rhs_v] == out_dtype:
-            gemm = blas.GemmCall.build(lshape, rshape, out_dtype, lperm, rperm, bmkn)
-        return lperm, rperm, bmkn, gemm
-
-    def _dot_step(self, s):
-        lhs_v, rhs_v = s.ins
-        (out_v,) = s.outs
-        li, ri, k_out = self.index[lhs_v], self.index[rhs_v], self.index[out_v]
-        lperm, rperm, (B, M, Kc, N), gemm = self._dot_layout(s)
+        B, M, Kc, N = size(lshape, lb), size(lshape, lfree), size(lshape, lc), size(rshape, rfree)
         out_shape, out_dtype = self.shape[out_v], self.dtype[out_v]
         fixed_out = self.fixed[k_out]
+        gemm = None
+        if self.dtype[lhs_v] == out_dtype and self.dtype[rhs_v] == out_dtype:
+            gemm = blas.GemmCall.build(lshape, rshape, out_dtype, lperm, rperm, (B, M, Kc, N))
+        self.gemms[id(s)] = gemm
         if gemm is not None:
             def run_gemm(vals):
                 out = fixed_out if fixed_out is not None else vals[k_out]  # (donated)
@@ -423,10 +416,8 @@ class _Runner:
     def _control_step(self, s):
         ins = [self.index[v] for v in s.ins]
         outs = [(n, self.index[v]) for n, v in enumerate(s.outs) if v is not None]
-        def body_runner(prog):
-            fns = _compile(prog)
-            return _Runner(prog, fns, self.env), fns
-        loop = control_flow.build(s, body_runner, self.env)
+        loop = control_flow.build(
+            s, lambda prog: _Runner(prog, _compile(prog), self.env), self.env)
 
         def run(vals):
             res = loop([vals[k] for k in ins])

@@ -29,6 +29,7 @@ import ctypes
 import numpy as np
 
 from tjit.devices import disk_cache
+from tjit.devices.array_args import data_pointer as _ptr
 from tjit.xla_like.plan import DotStep, KernelStep, concrete
 
 #: Iterations per native call (a KeyboardInterrupt is checked between calls).
@@ -191,10 +192,6 @@ def _driver():
     return _DRIVER or None
 
 
-def _ptr(a):
-    return a.ctypes.data
-
-
 class _Calls:
     """The calls of one program at one parity: a table for the driver, and the argument
     slots whose pointers are set per loop call or per iteration. ``specs``: per call,
@@ -224,10 +221,10 @@ def _supported(runner):
     """Only kernels and BLAS gemms the shim reads in place, none split across threads."""
     for s in runner.prog.steps:
         if isinstance(s, KernelStep):
-            if runner._launch(s.kernel)[2]:
+            if runner.launch(s.kernel)[2]:
                 return False
         elif isinstance(s, DotStep):
-            gemm = runner.gemm_call(s)
+            gemm = runner.gemms[id(s)]
             if gemm is None or gemm.parallel or gemm.copies != [None, None]:
                 return False
         else:
@@ -278,18 +275,18 @@ class NativeLoop:
     """``run(args) -> results`` of a while/scan step through the native driver."""
 
     @classmethod
-    def build(cls, step, runners, fns, env):
+    def build(cls, step, runners, env):
         """A NativeLoop for ``step``, or None when it does not qualify (see the module
-        docstring). ``runners``/``fns``: per body program, its runner and kernels."""
+        docstring). ``runners``: per body program, its runner."""
         if step.name not in ("while", "scan") or _driver() is None or \
                 not all(_supported(r) for r in runners):
             return None
         try:
-            return cls(step, runners, fns, env)
+            return cls(step, runners, env)
         except _Unsupported:
             return None
 
-    def __init__(self, step, runners, fns, env):
+    def __init__(self, step, runners, env):
         self.kind, a = step.name, step.attrs
         body_runner = runners[-1]
         body = body_runner.prog
@@ -313,7 +310,7 @@ class NativeLoop:
         self.ys_specs = [((self.length,) + body_runner.shape[v], body_runner.dtype[v])
                          for v in body.outputs[n_carry:]]
         self.pred = np.zeros((), np.bool_)
-        self.keep = list(runners)                # their temporaries and constants
+        self.keep = runners        # their temporaries, constants, sizes and gemm calls
         copy_fn = _driver()[1]
         self.calls = [None, None]                # cond parity 0/1, body parity 0/1
         if self.kind == "while":
@@ -321,7 +318,7 @@ class NativeLoop:
             if len(cond.prog.outputs) != 1:
                 raise _Unsupported("cond has several outputs")
             place = _Placement(cond.prog, [("fixed", self.pred)], {})
-            self.calls = [self._calls(cond, fns[0], place, 0, self.n_cond, p, copy_fn)
+            self.calls = [self._calls(cond, place, 0, self.n_cond, p, copy_fn)
                           for p in (0, 1)]
         locations = [("next", k) for k in range(n_carry)] + \
             [("y", j) for j in range(len(body.outputs) - n_carry)]
@@ -329,12 +326,12 @@ class NativeLoop:
         carry_params = {body.params[n_body + k] for k in inplace}
         if any(v in carry_params for v, _ in place.copies):
             raise _Unsupported("a copy would read a carry already updated in place")
-        self.calls += [self._calls(body_runner, fns[-1], place, self.n_cond, n_body, p,
-                                   copy_fn) for p in (0, 1)]
+        self.calls += [self._calls(body_runner, place, self.n_cond, n_body, p, copy_fn)
+                       for p in (0, 1)]
         self._build_ctx()
 
     # -- where each value's pointer comes from ----------------------------------------
-    def _calls(self, runner, fns, place, const_base, n_consts, parity, copy_fn):
+    def _calls(self, runner, place, const_base, n_consts, parity, copy_fn):
         """The kernel calls of one program at one parity, then its copies."""
         prog = runner.prog
         param_of = {v: j for j, v in enumerate(prog.params)}
@@ -359,13 +356,12 @@ class NativeLoop:
         for s in prog.steps:
             args = [source(v) for v in list(s.ins) + list(s.outs)]
             if isinstance(s, DotStep):   # the gemm shim has the kernel ABI: (lhs, rhs, out)
-                gemm = runner.gemm_call(s)
-                self.keep.append(gemm)
+                gemm = runner.gemms[id(s)]
                 fn = ctypes.cast(gemm.shim, ctypes.c_void_p).value
                 specs.append((fn, args, gemm.sizes, gemm.n_units))
                 continue
-            sizes, end, _ = runner._launch(s.kernel)
-            fn = ctypes.cast(fns[s.kernel.name], ctypes.c_void_p).value
+            sizes, end, _ = runner.launch(s.kernel)
+            fn = ctypes.cast(runner.fns[s.kernel.name], ctypes.c_void_p).value
             specs.append((fn, args, sizes, end))
         for v, loc in place.copies:
             nbytes = int(np.prod(runner.shape[v], dtype=np.int64)) * runner.dtype[v].itemsize

@@ -12,10 +12,9 @@ from tjit.tracing import dtypes
 from tjit.tracing.core import Array, Tracer
 from tjit.tracing.errors import ConcretizationTypeError, ShapeError
 from tjit.tracing.shapes import canonical_dim, canonical_shape, dim_str, normalize_axis
-from tjit.primitives import reductions as rd
 from tjit.primitives import slicing as sl
 from tjit.lax._elementwise import add, asarray_for_lax, convert_element_type, lt, select
-from tjit.lax._structural import expand_dims, full, squeeze
+from tjit.lax._structural import dim_value, expand_dims, squeeze
 
 _INT32 = np.iinfo(np.int32)
 
@@ -144,7 +143,7 @@ def _normalize_start(i, dim, allow_negative, op):
         i = int(i)
         if allow_negative and i < 0 and type(dim) is not int:
             return add(Array(np.asarray(max(i, _INT32.min), np.int32), False),
-                       _dim_value(dim, np.int32))
+                       dim_value(dim, np.int32))
         if allow_negative and i < 0:
             i += dim
         # Clamping happens anyway; first bring huge Python ints into int32 range.
@@ -158,16 +157,10 @@ def _normalize_start(i, dim, allow_negative, op):
     if type(dim) is not int:  # the size is known at run time only: a traced value
         if i.dtype.itemsize < 4:
             i = convert_element_type(i, np.int32)
-        return select(lt(i, 0), add(i, _dim_value(dim, i.dtype)), i)
+        return select(lt(i, 0), add(i, dim_value(dim, i.dtype)), i)
     if dim > np.iinfo(i.dtype).max:
         i = convert_element_type(i, dtypes.default_int())
     return select(lt(i, 0), add(i, dim), i)
-
-
-def _dim_value(dim, dtype):
-    """A symbolic dim as a 0-d ``dtype`` array: the sum of ``dim`` ones, which the
-    executor evaluates once the size symbols are bound."""
-    return rd.reduce_sum_p.bind(full((dim,), 1, dtype), axes=(0,))
 
 
 def _starts(operand, start_indices, allow_negative_indices, op):

@@ -3,6 +3,7 @@ expand_dims and their conveniences."""
 
 from tjit.tracing import dtypes
 from tjit.tracing.shapes import canonical_shape, normalize_axis
+from tjit.primitives import reductions as rd
 from tjit.primitives import structural as st
 from tjit.lax._elementwise import asarray_for_lax
 
@@ -95,6 +96,15 @@ def full(shape, fill_value, dtype=None):
     if weak != getattr(x, "weak_type", False):
         x = convert_element_type(x, x.dtype, weak_type=weak)
     return broadcast(x, shape)
+
+
+def dim_value(d, dtype=None):
+    """Dim ``d`` as a 0-d integer array (default int dtype): a symbolic dim becomes the
+    sum of ``d`` ones, which the executor evaluates once the size symbols are bound."""
+    dtype = dtypes.default_int() if dtype is None else dtype
+    if type(d) is int:
+        return full((), d, dtype)
+    return rd.reduce_sum_p.bind(full((d,), 1, dtype), axes=(0,))
 
 
 def full_like(x, fill_value, dtype=None, shape=None):

@@ -12,6 +12,7 @@ import numpy as np
 import sympy
 
 from tjit import lax
+from tjit.lax._structural import dim_value
 from tjit.tracing import dtypes
 from tjit.tracing.core import Array, Tracer, concrete_value
 from tjit.tracing.errors import ConcretizationTypeError
@@ -241,14 +242,6 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
         out = lax.floor(out)
     out = lax.convert_element_type(out, dt)
     return (out, step) if retstep else out
-
-
-def dim_value(d):
-    """A (possibly symbolic) dim as a default-int 0-d array: the sum of ``d`` ones, which
-    the executor evaluates once the size symbols are bound."""
-    if type(d) is int:
-        return lax.full((), d, dtypes.default_int())
-    return lax.reduce_sum(lax.full((d,), 1, dtypes.default_int()), (0,))
 
 
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):

@@ -14,6 +14,7 @@ import operator
 import numpy as np
 
 from tjit import lax
+from tjit.lax._structural import dim_value
 from tjit.tracing import dtypes
 from tjit.tracing.core import Array, Tracer, concrete_value
 from tjit.tracing.errors import ConcretizationTypeError
@@ -23,7 +24,7 @@ from tjit.primitives.indexing import GatherDimensionNumbers, ScatterDimensionNum
 from tjit.numpy._core import (
     asarray, broadcast_to_shape, ensure_array, promote_args, promote_dtypes)
 from tjit.numpy._indexing import (
-    _IndexUpdateRef, _as_index_array, _bool_error, _dim_value, _index_dtype, _is_empty,
+    _IndexUpdateRef, _as_index_array, _bool_error, _index_dtype, _is_empty,
     _normalize)
 from tjit.numpy import _ufuncs as uf
 from tjit.numpy._ufuncs import remainder
@@ -50,7 +51,7 @@ def _mode_indices(fname, indices, n, mode, idt, wrap_clipped=False):
         raise NotImplementedError(f"jnp.{fname}: mode='raise' is not supported (tjit cannot "
                                   f"raise from compiled code); use 'fill', 'clip' or 'wrap'")
     if mode == "wrap":
-        return remainder(_as_index_array(indices, idt), _dim_value(n, idt)), \
+        return remainder(_as_index_array(indices, idt), dim_value(n, idt)), \
             "promise_in_bounds"
     if mode not in (None, "fill", "clip", "promise_in_bounds"):
         raise ValueError(f"jnp.{fname}: invalid mode {mode!r}; use 'fill', 'clip' or 'wrap'")

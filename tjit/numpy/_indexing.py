@@ -27,6 +27,7 @@ import numpy as np
 import sympy
 
 from tjit import lax
+from tjit.lax._structural import dim_value
 from tjit.config import config
 from tjit.tracing import dtypes
 from tjit.tracing.core import Array, Tracer
@@ -47,14 +48,6 @@ def _simplify(d):
         d = sympy.expand(d)
         return int(d) if d.is_Integer else d
     return d
-
-
-def _dim_value(d, dtype):
-    """Dim ``d`` as a 0-d integer array; a symbolic dim becomes the sum of ``d`` ones,
-    which evaluates to the bound size at run time."""
-    if type(d) is int:
-        return Array(np.asarray(d, dtype), False)
-    return lax.reduce_sum(lax.full((d,), 1, dtype), (0,))
 
 
 def _index_dtype(shape, arrays=()):
@@ -297,7 +290,7 @@ def _normalize(v, n, idt):
     if isinstance(v, int):
         if v >= 0:
             return v
-        return v + n if type(n) is int else lax.add(_dim_value(n, idt),
+        return v + n if type(n) is int else lax.add(dim_value(n, idt),
                                                     Array(np.asarray(v, idt), False))
     if isinstance(v, np.ndarray) and type(n) is int:
         v = v.astype(np.int64)
@@ -305,13 +298,13 @@ def _normalize(v, n, idt):
     if dtypes.is_unsigned(v.dtype):
         return _as_index_array(v, idt)
     v = _as_index_array(v, idt)
-    return lax.select(lax.lt(v, lax.full((), 0, idt)), lax.add(v, _dim_value(n, idt)), v)
+    return lax.select(lax.lt(v, lax.full((), 0, idt)), lax.add(v, dim_value(n, idt)), v)
 
 
 def _range_indices(start, step, size, idt):
     if type(start) is int and type(size) is int:
         return np.arange(size, dtype=np.int64) * step + start
-    base = start if type(start) is int else _dim_value(start, idt)
+    base = start if type(start) is int else dim_value(start, idt)
     return lax.add(lax.mul(lax.iota(idt, size), lax.full((), step, idt)),
                    lax.convert_element_type(base, idt))
 
@@ -375,7 +368,7 @@ class _Parts:
         if step == 1:  # a window: an offset dim of the gather
             if not (start == 0 and dims_equal(size, n)):
                 self.comps.append((start if type(start) is int else
-                                   _dim_value(start, self.idt), ()))
+                                   dim_value(start, self.idt), ()))
                 self.index_map.append(ax)
             self.sizes.append(size)
             self.offset.append(self.gy)

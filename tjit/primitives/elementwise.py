@@ -827,13 +827,9 @@ def _select_n_lowering(ctx, which, *cases):
     return out
 
 
-def _clamp_lowering(ctx, lo, x, hi):
-    return ctx.elementwise("min", [ctx.elementwise("max", [x, lo]), hi])
-
-
 integer_pow_p.lowering = _integer_pow_lowering
 select_n_p.lowering = _select_n_lowering
-clamp_p.lowering = _clamp_lowering
+clamp_p.lowering = lambda ctx, lo, x, hi: ctx.clamp(x, lo, hi)
 round_p.lowering = lambda ctx, x, *, rounding_method=ROUND_AWAY_FROM_ZERO: ctx.elementwise(
     "round_even" if rounding_method == ROUND_TO_NEAREST_EVEN else "round", [x])
 convert_element_type_p.lowering = lambda ctx, x, *, new_dtype, weak_type=False: ctx.convert(

@@ -447,8 +447,7 @@ def _scatter_lowering(combine):
         dt = np.dtype(np.int64 if indices.dtype.itemsize >= 4 else np.int32)
         i = ctx.convert(ctx.add("reshape", (indices,), (), indices.dtype), dt)
         if clip:
-            i = ctx.elementwise("max", [ctx.elementwise("min", [i, ctx.constant(n - 1, dt)]),
-                                        ctx.constant(0, dt)])
+            i = ctx.clamp(i, 0, n - 1)
         shape = tuple(operand.shape)
         rows = ctx.add("iota", (), shape, dt, dimension=axis)
         mask = ctx.elementwise("eq", [rows, ctx.broadcast(i, shape)])

@@ -252,9 +252,7 @@ def _dynamic_slice_lowering(ctx, x, *indices, slice_sizes):
     if type(n) is not int or type(size) is not int or start.dtype == np.uint64:
         return NotImplemented
     dt = np.dtype(np.int64 if n > np.iinfo(np.int32).max else np.int32)
-    s0 = ctx.convert(start, dt)
-    s0 = ctx.elementwise("max", [ctx.elementwise("min", [s0, ctx.constant(n - size, dt)]),
-                                 ctx.constant(0, dt)])
+    s0 = ctx.clamp(ctx.convert(start, dt), 0, n - size)
     idx = ctx.elementwise("add", [ctx.add("iota", (), (size,), dt, dimension=0), s0])
     out_dims = tuple(("b", 0) if d == axis else ("o", d) for d in range(x.ndim))
     shape = tuple(size if d == axis else x.shape[d] for d in range(x.ndim))

@@ -8,10 +8,11 @@ then group the materialized values into kernels.
 
 Forced into ``M``: program outputs and operands of non-fusible ops (dot, library
 calls), and operands a kernel cannot index affinely (the operand of a reshape that
-is not a pure unit-dim reshape, the gathered operand of a ``take``; its indices fuse). Reductions are inlined as *stages* of the one kernel
-that consumes them when they reduce a suffix of their operand's axes and that kernel
-iterates over the operand's space (softmax, layernorm: reduce-then-broadcast chains
-become one row kernel); otherwise they are materialized.
+is not a pure unit-dim reshape, the gathered operand of a ``take``; its indices fuse).
+Reductions are inlined as *stages* of the one kernel that consumes them when they
+reduce a suffix of their operand's axes and that kernel iterates over the operand's
+space (softmax, layernorm: reduce-then-broadcast chains become one row kernel);
+otherwise they are materialized.
 
 Rematerialization cost model (per element of the value ``p``, in bytes moved; compute
 converted at measured rates on this class of machine, see PERF_NOTES.md):

@@ -164,6 +164,12 @@ class Builder:
                 else operands[-1].dtype
         return self.add(op, operands, shape, dtype)
 
+    def clamp(self, x, lo, hi):
+        """``min(max(x, lo), hi)``; ``lo``/``hi`` are Instrs or Python numbers (then
+        constants of x's dtype)."""
+        lo, hi = (b if isinstance(b, Instr) else self.constant(b, x.dtype) for b in (lo, hi))
+        return self.elementwise("min", [self.elementwise("max", [x, lo]), hi])
+
     def convert(self, x, dtype):
         dtype = np.dtype(dtype)
         return x if x.dtype == dtype else self.add("convert", (x,), x.shape, dtype)
