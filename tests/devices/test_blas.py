@@ -146,3 +146,34 @@ def test_independent_dots_in_a_program_run_as_a_group(monkeypatch):
     x64 = x.astype(np.float64)
     np.testing.assert_allclose(np.asarray(f(x, w, v)), np.tanh(x64 @ w) + np.sin(x64 @ v),
                                rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("case", [
+    ((300, 70), (70, 200), (0, 1), (0, 1), (1, 300, 70, 200)),             # split M
+    ((64, 70), (70, 500), (0, 1), (0, 1), (1, 64, 70, 500)),              # split N
+    ((70, 300), (200, 70), (1, 0), (1, 0), (1, 300, 70, 200)),            # A.T @ B.T
+    ((6, 40, 30), (6, 30, 50), (0, 1, 2), (0, 1, 2), (6, 40, 30, 50)),    # batch split
+])
+@pytest.mark.parametrize("serial", [False, True])
+@pytest.mark.parametrize("in_place", [False, True])
+def test_gemm_accumulates_into_a_copy_of_x_or_x_itself(dtype, case, serial, in_place):
+    """out = alpha * dot + beta * x: each block of out is first copied from x, or, when
+    out is x, accumulated in place."""
+    lshape, rshape, lperm, rperm, bmkn = case
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal(lshape).astype(dtype)
+    b = rng.standard_normal(rshape).astype(dtype)
+    x = rng.standard_normal(bmkn[:2] + bmkn[3:]).astype(dtype)
+    want = -0.25 * _ref(a, b, lperm, rperm, bmkn) + 0.5 * x.astype(np.float64)
+    call = blas.GemmCall.build(lshape, rshape, dtype, lperm, rperm, bmkn, alpha=-0.25,
+                               beta=0.5, prefill=True)
+    if serial:
+        call.parallel = False
+    x_before = x.copy()
+    out = x if in_place else np.full_like(x, np.nan)
+    call(a, b, out, x)
+    tol = 1e-4 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(out, want, rtol=tol, atol=tol * 10)
+    if not in_place:
+        np.testing.assert_array_equal(x, x_before)

@@ -14,6 +14,11 @@ threads. BLAS is found through NumPy's own extension module (the ILP64
 ``scipy_openblas64_`` build NumPy's wheels ship); where it is not found, dots fall back
 to ``np.matmul``.
 
+A folded linear epilogue (``xla_like/gemm_epilogue.py``) makes the call compute
+``out = alpha * dot + beta * x``: each block first copies its part of ``x`` into ``out``
+(nothing to copy when ``out`` is ``x``'s own, donated, buffer) and BLAS accumulates
+into it with ``beta``, in place of the pass in which it would zero the block.
+
 Which axis is split: splitting the rows of ``C = A @ B`` makes every block pack all of
 ``B``, splitting the columns makes every block pack all of ``A``; the split repacks the
 smaller one. Batched products with enough batch entries split the batch instead. The
@@ -45,22 +50,37 @@ _ROW_MAJOR, _NO_TRANS, _TRANS = 101, 111, 112
 _SPLIT_ROWS, _SPLIT_COLS, _SPLIT_BATCH = 0, 1, 2
 
 # sizes[] layout shared by the shim and GemmCall.
+# alpha/beta: the float64 bits of gemm's scalars; prefill: 1 when args are (A, B, X, C)
+# and C starts as a copy of X (X has C's layout), 0 when args are (A, B, C).
 _FIELDS = ("gemm", "set_threads", "trans_a", "trans_b", "m", "n", "k", "lda", "ldb", "ldc",
-           "batch", "stride_a", "stride_b", "stride_c", "split", "block", "extent")
+           "batch", "stride_a", "stride_b", "stride_c", "split", "block", "extent",
+           "alpha", "beta", "prefill")
 _F = {name: n for n, name in enumerate(_FIELDS)}
 
 _SHIM_IR = r"""
 declare i64 @llvm.smin.i64(i64, i64)
+declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)
 
-; gemm on blocks [start, end) of the split axis, one BLAS call per block and batch entry
+; gemm on blocks [start, end) of the split axis, one BLAS call per block and batch entry;
+; with prefill, each block of C is first copied from X (unless X is C: in place)
 define void @tjit_gemm_{T}(ptr noalias %args, ptr noalias %sz, i64 %start, i64 %end) {
 entry:
 {loads}
   %ap = load ptr, ptr %args
   %bpp = getelementptr ptr, ptr %args, i64 1
   %bp = load ptr, ptr %bpp
-  %cpp = getelementptr ptr, ptr %args, i64 2
+  %xpp = getelementptr ptr, ptr %args, i64 2
+  %xp = load ptr, ptr %xpp
+  %c_at = add i64 %f_prefill, 2
+  %cpp = getelementptr ptr, ptr %args, i64 %c_at
   %cp = load ptr, ptr %cpp
+  %has_x = icmp ne i64 %f_prefill, 0
+  %x_is_c = icmp eq ptr %xp, %cp
+  %x_not_c = xor i1 %x_is_c, true
+  %copy_x = and i1 %has_x, %x_not_c
+  %alpha_d = bitcast i64 %f_alpha to double
+  %beta_d = bitcast i64 %f_beta to double
+{scalars}
   %gemm = inttoptr i64 %f_gemm to ptr
   %setl = inttoptr i64 %f_set_threads to ptr
   %ta = trunc i64 %f_trans_a to i32
@@ -95,7 +115,7 @@ block:
   %b1 = select i1 %by_batch, i64 %hi, i64 %f_batch
   br label %batch
 batch:
-  %b = phi i64 [ %b0, %block ], [ %bn, %batch ]
+  %b = phi i64 [ %b0, %block ], [ %bn, %product ]
   %ia0 = mul i64 %b, %f_stride_a
   %ia = add i64 %ia0, %off_a
   %ib0 = mul i64 %b, %f_stride_b
@@ -105,8 +125,23 @@ batch:
   %pa = getelementptr {T}, ptr %ap, i64 %ia
   %pb = getelementptr {T}, ptr %bp, i64 %ib
   %pc = getelementptr {T}, ptr %cp, i64 %ic
-  call void %gemm(i32 {ROW_MAJOR}, i32 %ta, i32 %tb, i64 %m, i64 %n, i64 %f_k, {T} 1.0,
-                  ptr %pa, i64 %f_lda, ptr %pb, i64 %f_ldb, {T} 0.0, ptr %pc, i64 %f_ldc)
+  %px = getelementptr {T}, ptr %xp, i64 %ic
+  %row_bytes = mul i64 %n, {SIZE}
+  %any_rows = icmp sgt i64 %m, 0
+  %do_copy = and i1 %copy_x, %any_rows
+  br i1 %do_copy, label %copy, label %product
+copy:
+  %r = phi i64 [ 0, %batch ], [ %rn, %copy ]
+  %ro = mul i64 %r, %f_ldc
+  %cr = getelementptr {T}, ptr %pc, i64 %ro
+  %xr = getelementptr {T}, ptr %px, i64 %ro
+  call void @llvm.memcpy.p0.p0.i64(ptr %cr, ptr %xr, i64 %row_bytes, i1 false)
+  %rn = add i64 %r, 1
+  %more_rows = icmp slt i64 %rn, %m
+  br i1 %more_rows, label %copy, label %product
+product:
+  call void %gemm(i32 {ROW_MAJOR}, i32 %ta, i32 %tb, i64 %m, i64 %n, i64 %f_k, {T} %alpha,
+                  ptr %pa, i64 %f_lda, ptr %pb, i64 %f_ldb, {T} %beta, ptr %pc, i64 %f_ldc)
   %bn = add i64 %b, 1
   %more = icmp slt i64 %bn, %b1
   br i1 %more, label %batch, label %block_end
@@ -115,7 +150,7 @@ block_end:
   %more_blocks = icmp slt i64 %un, %end
   br i1 %more_blocks, label %block, label %done
 done:
-  %r = call i32 %setl(i32 %old)
+  %restored = call i32 %setl(i32 %old)
   ret void
 }
 """
@@ -155,7 +190,15 @@ def _shim_ir(llvm_type):
     loads = "\n".join(
         f"  %p_{f} = getelementptr i64, ptr %sz, i64 {n}\n  %f_{f} = load i64, ptr %p_{f}"
         for n, f in enumerate(_FIELDS))
-    return (_SHIM_IR.replace("{loads}", loads).replace("{T}", llvm_type)
+    if llvm_type == "float":
+        scalars = ("  %alpha = fptrunc double %alpha_d to float\n"
+                   "  %beta = fptrunc double %beta_d to float")
+    else:
+        scalars = ("  %alpha = bitcast i64 %f_alpha to double\n"
+                   "  %beta = bitcast i64 %f_beta to double")
+    size = {"float": 4, "double": 8}[llvm_type]
+    return (_SHIM_IR.replace("{loads}", loads).replace("{scalars}", scalars)
+            .replace("{T}", llvm_type).replace("{SIZE}", str(size))
             .replace("{SPLIT_ROWS}", str(_SPLIT_ROWS)).replace("{SPLIT_COLS}", str(_SPLIT_COLS))
             .replace("{SPLIT_BATCH}", str(_SPLIT_BATCH)).replace("{TRANS}", str(_TRANS))
             .replace("{ROW_MAJOR}", str(_ROW_MAJOR)))
@@ -230,6 +273,11 @@ def _batched_view(shape, dtype, perm, new_shape):
     return tuple(s // item for s in v.strides)
 
 
+def _double_bits(v):
+    """The float64 bits of ``v`` as a signed int64 (how the shim's sizes carry scalars)."""
+    return int(np.array(v, np.float64).view(np.int64))
+
+
 def _c_strides(shape, item):
     strides, acc = [], item
     for d in reversed(shape):
@@ -243,15 +291,20 @@ class GemmCall:
     output; ``GemmCall.build`` returns None when the shim cannot do it (dtypes, empty
     dims, no BLAS found), and the caller uses ``np.matmul``."""
 
-    def __init__(self, shim, sizes, n_units, parallel, copies):
+    def __init__(self, shim, sizes, n_units, parallel, copies, prefill):
         self.shim, self.sizes, self.n_units, self.parallel = shim, sizes, n_units, parallel
         self.copies = copies        # per operand: None, or (perm, shape) to copy first
-        self.argv = (ctypes.c_void_p * 3)()
-        self._fill = array_args.ArrayLauncher(self.argv, [0, 1, 2]) \
+        self.prefill = prefill      # arguments are (lhs, rhs, x, out): out starts as x
+        n_args = 4 if prefill else 3
+        self.argv = (ctypes.c_void_p * n_args)()
+        self._fill = array_args.ArrayLauncher(self.argv, list(range(n_args))) \
             if array_args.available() else None
 
     @classmethod
-    def build(cls, lshape, rshape, dtype, lperm, rperm, bmkn):
+    def build(cls, lshape, rshape, dtype, lperm, rperm, bmkn, alpha=1.0, beta=0.0,
+              prefill=False):
+        """``out = alpha * dot + beta * x`` where ``x`` (with ``prefill``) is an array of
+        the output's shape that the call copies into ``out`` block by block first."""
         lib = _library()
         dtype = np.dtype(dtype)
         if lib is None or dtype not in lib or 0 in bmkn:
@@ -260,7 +313,8 @@ class GemmCall:
         B, M, K, N = bmkn
         f = dict.fromkeys(_FIELDS, 0)
         f.update(gemm=gemm, set_threads=set_threads, m=M, n=N, k=K, ldc=N, batch=B,
-                 stride_c=M * N)
+                 stride_c=M * N, alpha=_double_bits(alpha),
+                 beta=_double_bits(beta if prefill else 0.0), prefill=int(bool(prefill)))
         copies = []
         for side, shape, perm, mat in (("a", lshape, lperm, (B, M, K)),
                                        ("b", rshape, rperm, (B, K, N))):
@@ -286,27 +340,30 @@ class GemmCall:
         parallel = n_units > 1 and default_num_threads() > 1
         f.update(split=split, extent=extent, block=block)
         sizes = (ctypes.c_int64 * len(_FIELDS))(*[int(f[name]) for name in _FIELDS])
-        call = cls(shim, sizes, n_units, parallel, copies)
+        call = cls(shim, sizes, n_units, parallel, copies, prefill)
         call.macs = B * M * N * K
         return call
 
-    def bind(self, lhs, rhs, out):
-        """Point the call at these arrays (lhs/rhs C-contiguous of the built shapes and
-        dtype); returns what must stay alive until the call has run."""
+    def bind(self, lhs, rhs, out, x=None):
+        """Point the call at these arrays (C-contiguous, of the built shapes and dtype;
+        ``x`` when built with ``prefill``, and it may be ``out`` itself); returns what
+        must stay alive until the call has run."""
         if self.copies[0] is not None or self.copies[1] is not None:
-            lhs, rhs = (x if c is None else
-                        np.ascontiguousarray(np.transpose(x, c[0]).reshape(c[1]))
-                        for x, c in zip((lhs, rhs), self.copies))
+            lhs, rhs = (a if c is None else
+                        np.ascontiguousarray(np.transpose(a, c[0]).reshape(c[1]))
+                        for a, c in zip((lhs, rhs), self.copies))
+        arrays = (lhs, rhs, x, out) if self.prefill else (lhs, rhs, out)
         if self._fill is not None:
-            self._fill((lhs, rhs, out))
+            self._fill(arrays)
         else:
-            self.argv[0], self.argv[1], self.argv[2] = (
-                lhs.ctypes.data, rhs.ctypes.data, out.ctypes.data)
+            for n, a in enumerate(arrays):
+                self.argv[n] = a.ctypes.data
         return lhs, rhs
 
-    def __call__(self, lhs, rhs, out):
-        """out[...] = dot(lhs, rhs); lhs/rhs C-contiguous of the built shapes and dtype."""
-        keep = self.bind(lhs, rhs, out)  # noqa: F841  (copies live through the call)
+    def __call__(self, lhs, rhs, out, x=None):
+        """out[...] = alpha * dot(lhs, rhs) (+ beta * x); arrays C-contiguous of the built
+        shapes and dtype."""
+        keep = self.bind(lhs, rhs, out, x)  # noqa: F841  (copies live through the call)
         if self.parallel:
             parallel_for(self.shim, self.argv, self.sizes, self.n_units)
         else:
@@ -340,6 +397,6 @@ class GemmGroup:
         self.fn = lib["group"]
 
     def __call__(self, operands):
-        """``operands``: per member, (lhs, rhs, out)."""
+        """``operands``: per member, (lhs, rhs, out, x)."""
         keep = [c.bind(*ops) for c, ops in zip(self.calls, operands)]  # noqa: F841
         parallel_for(self.fn, self.args, self.units, len(self.calls))

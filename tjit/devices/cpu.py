@@ -170,7 +170,8 @@ class _Runner:
         self.aliases = [(self.index[o], pos, self.index[prog.params[pos]],
                          o in prog.inplace_outputs, self.shape[o], self.dtype[o])
                         for pos, o in prog.aliases.items()]
-        self.steps = self._group_dots(prog.steps, [self._prepare(s, fns) for s in prog.steps])
+        self.steps = self._group_dots(prog.steps, [self._prepare(s, fns) for s in prog.steps],
+                                      set(prog.aliases.values()))
         single = len(prog.steps) == 1 and isinstance(prog.steps[0], KernelStep) and \
             not self.aliases
         if single and not prog.slot_sizes and all(v in prog.params for v in prog.steps[0].ins):
@@ -328,18 +329,23 @@ class _Runner:
         return run
 
     @staticmethod
-    def _group_dots(steps, runs):
+    def _group_dots(steps, runs, aliased):
         """Runs of consecutive independent BLAS dots, one per thread, become one
-        ``blas.GemmGroup`` step (e.g. a layer's weight and input gradients)."""
+        ``blas.GemmGroup`` step (e.g. a layer's weight and input gradients). A dot that
+        writes into a donated argument's buffer stays alone: a member running beside it
+        may still read that argument."""
         nthreads = default_num_threads()
+
+        def groupable(k):
+            return getattr(runs[k], "gemm", None) is not None and \
+                not aliased.intersection(steps[k].outs)
         out, i = [], 0
         while i < len(runs):
             group = [i]
-            while getattr(runs[i], "gemm", None) is not None and len(group) < nthreads:
+            while groupable(i) and len(group) < nthreads:
                 j = group[-1] + 1
                 written = {v for k in group for v in steps[k].outs}
-                if j >= len(runs) or getattr(runs[j], "gemm", None) is None or \
-                        written & set(steps[j].ins):
+                if j >= len(runs) or not groupable(j) or written & set(steps[j].ins):
                     break
                 group.append(j)
             members = [runs[k] for k in group]
@@ -372,9 +378,10 @@ class _Runner:
 
     def _dot_step(self, s):
         (lc, rc), (lb, rb) = s.dimension_numbers
-        lhs_v, rhs_v = s.ins
+        lhs_v, rhs_v = s.ins[:2]
         (out_v,) = s.outs
         li, ri, k_out = self.index[lhs_v], self.index[rhs_v], self.index[out_v]
+        xi = self.index[s.ins[2]] if len(s.ins) > 2 else None   # folded beta * x term
         lshape, rshape = self.shape[lhs_v], self.shape[rhs_v]
         lfree = [d for d in range(len(lshape)) if d not in lc and d not in lb]
         rfree = [d for d in range(len(rshape)) if d not in rc and d not in rb]
@@ -387,17 +394,19 @@ class _Runner:
         fixed_out = self.fixed[k_out]
         gemm = None
         if self.dtype[lhs_v] == out_dtype and self.dtype[rhs_v] == out_dtype:
-            gemm = blas.GemmCall.build(lshape, rshape, out_dtype, lperm, rperm, (B, M, Kc, N))
+            gemm = blas.GemmCall.build(lshape, rshape, out_dtype, lperm, rperm, (B, M, Kc, N),
+                                       s.alpha, s.beta, prefill=xi is not None)
         self.gemms[id(s)] = gemm
         if gemm is not None:
             def run_gemm(vals):
                 out = fixed_out if fixed_out is not None else vals[k_out]  # (donated)
                 if out is None:
                     out = np.empty(out_shape, out_dtype)
-                vals[k_out] = gemm(vals[li], vals[ri], out)
+                vals[k_out] = gemm(vals[li], vals[ri], out, None if xi is None else vals[xi])
             run_gemm.gemm = gemm
-            run_gemm.operands = (li, ri, k_out, fixed_out, out_shape, out_dtype)
+            run_gemm.operands = (li, ri, k_out, fixed_out, out_shape, out_dtype, xi)
             return run_gemm
+        alpha, beta = s.alpha, s.beta
 
         def run(vals):
             a = np.transpose(vals[li], lperm).reshape(B, M, Kc)
@@ -409,7 +418,14 @@ class _Runner:
             out = fixed_out if fixed_out is not None else vals[k_out]  # (donated buffer)
             if out is None:
                 out = np.empty(out_shape, out_dtype)
-            np.matmul(a, b, out=out.reshape(B, M, N))
+            if xi is None and alpha == 1.0:
+                np.matmul(a, b, out=out.reshape(B, M, N))
+            else:   # a folded epilogue (out may be x's own buffer: x is read first)
+                prod = np.matmul(a, b).reshape(out_shape)
+                acc = prod * out_dtype.type(alpha)
+                if xi is not None:
+                    acc += vals[xi] * out_dtype.type(beta)
+                out[...] = acc
             vals[k_out] = out
         return run
 
@@ -460,12 +476,12 @@ def _gemm_group_step(runs):
 
     def run(vals):
         operands = []
-        for li, ri, k_out, fixed_out, shape, dtype in specs:
+        for li, ri, k_out, fixed_out, shape, dtype, xi in specs:
             out = fixed_out if fixed_out is not None else vals[k_out]  # (donated)
             if out is None:
                 out = np.empty(shape, dtype)
+            operands.append((vals[li], vals[ri], out, None if xi is None else vals[xi]))
             vals[k_out] = out
-            operands.append((vals[li], vals[ri], out))
         group(operands)
     return run
 

@@ -3,7 +3,8 @@
 A :class:`Program` is an ordered list of steps over numbered values (HLO instr ids):
 
 * ``KernelStep``: one fused kernel (kernel IR) reading/writing buffers;
-* ``DotStep``: ``dot_general`` through BLAS (``devices/blas.py``) into a preallocated buffer;
+* ``DotStep``: ``dot_general`` through BLAS (``devices/blas.py``) into a preallocated buffer,
+  with a linear epilogue kernel folded in where there was one (``gemm_epilogue.py``);
 * ``LibraryStep``: a host function returning new arrays;
 * ``ControlStep``: ``cond``/``while``/``scan`` whose bodies are Programs of their own
   (compiled like the top level; the runtime loops over them, see ``devices/control_flow``).
@@ -41,6 +42,7 @@ import sympy
 from tjit.xla_like import kernel_ir as K
 from tjit.xla_like.emit import CannotFuse, KernelBuilder
 from tjit.xla_like.fusion import FusionDecision, NeedMaterialize
+from tjit.xla_like.gemm_epilogue import fold_gemm_epilogues
 
 
 @dataclasses.dataclass
@@ -68,9 +70,18 @@ class KernelStep:
 
 @dataclasses.dataclass
 class DotStep:
+    """``out = alpha * dot(ins[0], ins[1]) + beta * ins[2]`` (``ins[2]`` only when an
+    epilogue was folded in, see ``gemm_epilogue``)."""
     dimension_numbers: tuple
     ins: list
     outs: list
+    alpha: float = 1.0
+    beta: float = 0.0
+
+    @property
+    def name(self):
+        return "dot_general" if self.alpha == 1.0 and len(self.ins) == 2 else \
+            "dot_general+linear_epilogue"
 
 
 @dataclasses.dataclass
@@ -137,7 +148,7 @@ class Program:
                 f"@slot{self.slot_of[v]}" if v in self.slot_of else "") + (
                 f"@arg{arg_of[v]}" if v in arg_of else "") for v in s.outs)
             what = (f"kernel {s.kernel.name}" if isinstance(s, KernelStep) else
-                    "dot (BLAS)" if isinstance(s, DotStep) else
+                    _dot_text(s) if isinstance(s, DotStep) else
                     f"{s.name}[" + ", ".join(b.name for b in s.bodies) + "]"
                     if isinstance(s, ControlStep) else f"library {s.name}")
             lines.append(f"  {n}: {outs} = {what}({ins})")
@@ -150,6 +161,13 @@ class Program:
                 lines.append("")
                 lines.extend("  " + line for line in b.text(kernels).split("\n"))
         return "\n".join(lines)
+
+
+def _dot_text(s):
+    if s.alpha == 1.0 and len(s.ins) == 2:
+        return "dot (BLAS)"
+    acc = f" + {s.beta:g}*%{s.ins[2]}" if len(s.ins) > 2 else ""
+    return f"dot (BLAS, {s.alpha:g}*dot{acc})"
 
 
 def build_program(module, donated=()):
@@ -200,8 +218,9 @@ def _order_steps(module, d, built, donated):
                                                        [o.id for o in i.operands], outs)))
         elif i.opcode == "control":
             pending.append((d.order[i.id], _control_step(i, d)))
-    steps = _topo(pending, values)
     params = [p.id for p in module.params]
+    steps = fold_gemm_epilogues(_topo(pending, values), values, out_ids,
+                                {params[pos] for pos in donated}, DotStep, KernelStep)
     return Program(module.name, values, params, out_ids, steps, donated)
 
 
@@ -275,8 +294,9 @@ def plan_donation(prog):
             pairs = inplace.get(id(s), [])
             if last_read.get(p, -1) == n:  # the writer reads the parameter too
                 pairs = pairs + [(p, o)]
-                if not isinstance(s, KernelStep) or \
-                        _inplace_kernel(s, pairs, prog.values) is None:
+                if not (_gemm_accumulates_into(s, p) if isinstance(s, DotStep) else
+                        isinstance(s, KernelStep) and
+                        _inplace_kernel(s, pairs, prog.values) is not None):
                     continue
             if not _aliases_hold(order, accepted, inplace):
                 continue
@@ -286,9 +306,18 @@ def plan_donation(prog):
             aliases[pos] = o
             usable.add(pos)
             break
+    kernels = {id(s) for s in steps if isinstance(s, KernelStep)}
     prog.steps = [KernelStep(_inplace_kernel(s, inplace[id(s)], prog.values), s.ins, s.outs)
-                  if inplace.get(id(s)) else s for s in steps]
-    return aliases, usable, {o for pairs in inplace.values() for _, o in pairs}
+                  if inplace.get(id(s)) and id(s) in kernels else s for s in steps]
+    return aliases, usable, {o for k, pairs in inplace.items() if k in kernels
+                             for _, o in pairs}
+
+
+def _gemm_accumulates_into(step, p):
+    """A folded gemm whose ``beta`` term reads ``p`` may accumulate into ``p``'s buffer
+    (it starts from ``p``'s data; BLAS reads each element of ``C`` before writing it),
+    unless ``p`` is also one of the product's operands."""
+    return len(step.ins) == 3 and step.ins[2] == p and p not in step.ins[:2]
 
 
 def _positions(steps):
