@@ -342,7 +342,38 @@ def case_mlp(cfg):
         check(row.name, "jax", jf(j_params, j_x, j_y), want, 1e-3)
         row.jax = median_ms(lambda: jax.block_until_ready(jf(j_params, j_x, j_y)),
                             cfg.repeat)
-    return [row]
+    return [row, _mlp_loop_row(cfg, params, x, y)]
+
+
+def _mlp_loop_row(cfg, params, x, y):
+    """4b: the step as a training loop uses it, params donated and fed back (each call
+    may update the weights in place)."""
+    row = Row("4b MLP step, params donated (a training loop)")
+    want = _np_mlp_step(params, x, y)
+
+    def looped(step, to_device):
+        state = [to_device(params)]
+
+        def one():
+            state[0] = step(state[0], x_d, y_d)[1]
+            return state[0]
+        x_d, y_d = to_device(x), to_device(y)
+        return one
+    try:
+        tj = tjit.jit(_mlp_step(jnp, tjit.value_and_grad), donate_argnums=0)
+        check(row.name, "tjit", tj([(jnp.asarray(w), jnp.asarray(b)) for w, b in params],
+                                  jnp.asarray(x), jnp.asarray(y)), want, 1e-3)
+        one = looped(tj, lambda t: tjit.tree_util.tree_map(jnp.asarray, t))
+        row.tjit = median_ms(one, cfg.repeat)
+    except Exception as err:  # noqa: BLE001
+        fail(row, row.name, err)
+    if jax is not None:
+        jf = jax.jit(_mlp_step(jjnp, jax.value_and_grad), donate_argnums=0)
+        check(row.name, "jax", jf(jax.device_put(params), jax.device_put(x),
+                                  jax.device_put(y)), want, 1e-3)
+        one = looped(jf, jax.device_put)
+        row.jax = median_ms(lambda: jax.block_until_ready(one()), cfg.repeat)
+    return row
 
 
 # --------------------------------------------------------------------- cases 5 and 6

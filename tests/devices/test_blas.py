@@ -15,6 +15,17 @@ pytestmark = pytest.mark.skipif(not blas.available(),
                                 reason="NumPy's BLAS has no scipy_openblas64_ symbols")
 
 
+@pytest.fixture(autouse=True, params=["own", "blas"])
+def gemm_impl(request, monkeypatch):
+    """Every test with tjit's own sgemm for float32 (where the host has it) and with
+    BLAS for everything."""
+    if request.param == "own" and not blas.own_sgemm_used():
+        pytest.skip("tjit's own sgemm needs AVX-512F")
+    if request.param == "blas":
+        monkeypatch.setenv("TJIT_GEMM", "blas")
+    return request.param
+
+
 def _gemm(lshape, rshape, dtype, lperm, rperm, bmkn, force_serial=False):
     call = blas.GemmCall.build(lshape, rshape, dtype, lperm, rperm, bmkn)
     assert call is not None

@@ -33,7 +33,7 @@ import os
 
 import numpy as np
 
-from tjit.devices import array_args, disk_cache
+from tjit.devices import array_args, disk_cache, sgemm
 from tjit.devices.threads import as_kernel, default_num_threads, parallel_for
 
 #: Products below this many multiply-adds run on the calling thread.
@@ -52,9 +52,10 @@ _SPLIT_ROWS, _SPLIT_COLS, _SPLIT_BATCH = 0, 1, 2
 # sizes[] layout shared by the shim and GemmCall.
 # alpha/beta: the float64 bits of gemm's scalars; prefill: 1 when args are (A, B, X, C)
 # and C starts as a copy of X (X has C's layout), 0 when args are (A, B, C).
+# pool: the workspace pool of tjit's own sgemm (0 for BLAS).
 _FIELDS = ("gemm", "set_threads", "trans_a", "trans_b", "m", "n", "k", "lda", "ldb", "ldc",
            "batch", "stride_a", "stride_b", "stride_c", "split", "block", "extent",
-           "alpha", "beta", "prefill")
+           "alpha", "beta", "prefill", "pool")
 _F = {name: n for n, name in enumerate(_FIELDS)}
 
 _SHIM_IR = r"""
@@ -93,7 +94,7 @@ entry:
   %a_row = select i1 %a_trans, i64 1, i64 %f_lda
   %b_trans = icmp eq i32 %tb, {TRANS}
   %b_col = select i1 %b_trans, i64 %f_ldb, i64 1
-  %old = call i32 %setl(i32 1)
+{ENTER}
   %any = icmp slt i64 %start, %end
   br i1 %any, label %block, label %done
 block:
@@ -140,8 +141,7 @@ copy:
   %more_rows = icmp slt i64 %rn, %m
   br i1 %more_rows, label %copy, label %product
 product:
-  call void %gemm(i32 {ROW_MAJOR}, i32 %ta, i32 %tb, i64 %m, i64 %n, i64 %f_k, {T} %alpha,
-                  ptr %pa, i64 %f_lda, ptr %pb, i64 %f_ldb, {T} %beta, ptr %pc, i64 %f_ldc)
+{GEMM_CALL}
   %bn = add i64 %b, 1
   %more = icmp slt i64 %bn, %b1
   br i1 %more, label %batch, label %block_end
@@ -150,7 +150,71 @@ block_end:
   %more_blocks = icmp slt i64 %un, %end
   br i1 %more_blocks, label %block, label %done
 done:
-  %restored = call i32 %setl(i32 %old)
+{LEAVE}
+  ret void
+}
+"""
+
+# The shim around BLAS: OpenBLAS single-threaded for the calling thread meanwhile.
+_BLAS_PARTS = {
+    "ENTER": "  %old = call i32 %setl(i32 1)",
+    "GEMM_CALL": """  call void %gemm(i32 {ROW_MAJOR}, i32 %ta, i32 %tb, i64 %m, i64 %n, i64 %f_k,
+                  {T} %alpha, ptr %pa, i64 %f_lda, ptr %pb, i64 %f_ldb, {T} %beta, ptr %pc,
+                  i64 %f_ldc)""",
+    "LEAVE": "  %restored = call i32 %setl(i32 %old)",
+}
+
+# The shim around tjit's own sgemm (sgemm.py): a workspace slot from the pool for the
+# duration of the call.
+_OWN_PARTS = {
+    "ENTER": """  %pool = inttoptr i64 %f_pool to ptr
+  %slot = call i64 @ws_grab(ptr %pool)
+  %ws_at0 = mul i64 %slot, {WS_BYTES}
+  %ws_at = add i64 %ws_at0, {FLAG_BYTES}
+  %ws = getelementptr i8, ptr %pool, i64 %ws_at""",
+    "GEMM_CALL": """  %ars = select i1 %a_trans, i64 1, i64 %f_lda
+  %acs = select i1 %a_trans, i64 %f_lda, i64 1
+  %brs = select i1 %b_trans, i64 1, i64 %f_ldb
+  %bcs = select i1 %b_trans, i64 %f_ldb, i64 1
+  call void @tjit_sgemm(ptr %pa, ptr %pb, ptr %pc, ptr %ws, i64 %m, i64 %n, i64 %f_k,
+                        i64 %ars, i64 %acs, i64 %brs, i64 %bcs, i64 %f_ldc, float %alpha,
+                        float %beta)""",
+    "LEAVE": "  call void @ws_release(ptr %pool, i64 %slot)",
+}
+
+# Workspace slots: a flag per slot (one cache line each), then the slots. A call takes
+# the first free flag (compare-and-swap) and frees it when done; slots outnumber the
+# threads that can be computing at once, so the yield loop is a safety net.
+_POOL_IR = r"""
+declare i32 @sched_yield()
+
+define internal i64 @ws_grab(ptr %pool) {
+entry:
+  br label %try
+try:
+  %s = phi i64 [ 0, %entry ], [ %s1, %next ], [ 0, %yield ]
+  %off = mul i64 %s, 64
+  %flag = getelementptr i8, ptr %pool, i64 %off
+  %cx = cmpxchg ptr %flag, i32 0, i32 1 acquire monotonic
+  %got = extractvalue { i32, i1 } %cx, 1
+  br i1 %got, label %done, label %next
+next:
+  %s_inc = add i64 %s, 1
+  %wrap = icmp eq i64 %s_inc, {SLOTS}
+  %s1 = select i1 %wrap, i64 0, i64 %s_inc
+  br i1 %wrap, label %yield, label %try
+yield:
+  %y = call i32 @sched_yield()
+  br label %try
+done:
+  ret i64 %s
+}
+
+define internal void @ws_release(ptr %pool, i64 %s) {
+entry:
+  %off = mul i64 %s, 64
+  %flag = getelementptr i8, ptr %pool, i64 %off
+  store atomic i32 0, ptr %flag release, align 4
   ret void
 }
 """
@@ -186,7 +250,16 @@ done:
 """
 
 
-def _shim_ir(llvm_type):
+def _shim_ir(llvm_type, own=False):
+    """The shim module: around BLAS, or (``own``) around tjit's sgemm with its pool."""
+    parts = _OWN_PARTS if own else _BLAS_PARTS
+    ir = _SHIM_IR.replace("tjit_gemm_{T}", "tjit_gemm_own_{T}" if own else "tjit_gemm_{T}")
+    for key, text in parts.items():
+        ir = ir.replace("{" + key + "}", text)
+    if own:
+        ir += _POOL_IR.replace("{SLOTS}", str(_POOL_SLOTS)) + "\n" + sgemm.kernel_ir(declare_smin=False)
+        ir = ir.replace("{WS_BYTES}", str(_WS_BYTES)).replace("{FLAG_BYTES}",
+                                                              str(64 * _POOL_SLOTS))
     loads = "\n".join(
         f"  %p_{f} = getelementptr i64, ptr %sz, i64 {n}\n  %f_{f} = load i64, ptr %p_{f}"
         for n, f in enumerate(_FIELDS))
@@ -197,14 +270,18 @@ def _shim_ir(llvm_type):
         scalars = ("  %alpha = bitcast i64 %f_alpha to double\n"
                    "  %beta = bitcast i64 %f_beta to double")
     size = {"float": 4, "double": 8}[llvm_type]
-    return (_SHIM_IR.replace("{loads}", loads).replace("{scalars}", scalars)
+    return (ir.replace("{loads}", loads).replace("{scalars}", scalars)
             .replace("{T}", llvm_type).replace("{SIZE}", str(size))
             .replace("{SPLIT_ROWS}", str(_SPLIT_ROWS)).replace("{SPLIT_COLS}", str(_SPLIT_COLS))
             .replace("{SPLIT_BATCH}", str(_SPLIT_BATCH)).replace("{TRANS}", str(_TRANS))
             .replace("{ROW_MAJOR}", str(_ROW_MAJOR)))
 
 
-_LIBRARY = None   # None: not looked up yet; False: unavailable; else {dtype: (shim, gemm)}
+_LIBRARY = None   # None: not looked up yet; False: unavailable; else see _library()
+_POOL = None      # the own sgemm's workspace pool (kept alive here)
+#: Workspace slots of the own sgemm: more than the threads that can compute at once.
+_POOL_SLOTS = 2 * (os.cpu_count() or 1) + 2
+_WS_BYTES = 4 * (-(-sgemm.WORKSPACE_FLOATS // 16) * 16)   # a multiple of 64
 
 
 def _symbol(lib, name):
@@ -214,27 +291,53 @@ def _symbol(lib, name):
         return None
 
 
+def _openblas():
+    """(set-threads address, {dtype: cblas gemm address}) from NumPy's OpenBLAS, or None."""
+    try:
+        from numpy._core import _multiarray_umath
+        lib = ctypes.CDLL(_multiarray_umath.__file__)
+    except (ImportError, OSError):
+        return None
+    set_threads = _symbol(lib, "openblas_set_num_threads_local")
+    gemms = {np.dtype(np.float32): _symbol(lib, "scipy_cblas_sgemm64_"),
+             np.dtype(np.float64): _symbol(lib, "scipy_cblas_dgemm64_")}
+    if set_threads is None or None in gemms.values():
+        return None
+    return set_threads, gemms
+
+
+def own_sgemm_used():
+    """float32 dots use tjit's own sgemm (``sgemm.py``): on AVX-512 hosts, unless
+    ``TJIT_GEMM=blas`` asks for BLAS (read when a program is prepared)."""
+    return sgemm.available() and os.environ.get("TJIT_GEMM", "").lower() != "blas"
+
+
 def _library():
-    """{np.dtype: (shim ctypes function, gemm address, set-threads address)} or None."""
-    global _LIBRARY
+    """{np.dtype: (shim ctypes function, gemm address, set-threads address, workspace
+    pool address)} (addresses 0 where unused), or None when no gemm is available."""
+    global _LIBRARY, _POOL
     if _LIBRARY is None:
         _LIBRARY = False
-        try:
-            from numpy._core import _multiarray_umath
-            lib = ctypes.CDLL(_multiarray_umath.__file__)
-        except (ImportError, OSError):
-            return None
-        set_threads = _symbol(lib, "openblas_set_num_threads_local")
-        gemms = {np.dtype(np.float32): _symbol(lib, "scipy_cblas_sgemm64_"),
-                 np.dtype(np.float64): _symbol(lib, "scipy_cblas_dgemm64_")}
-        if set_threads is None or None in gemms.values():
-            return None
-        names = {np.dtype(np.float32): ("tjit_gemm_float", "float"),
-                 np.dtype(np.float64): ("tjit_gemm_double", "double")}
         found = {}
-        for dt, (name, llvm_type) in names.items():
-            addr = disk_cache.load_or_compile(_shim_ir(llvm_type), [name], "gemm-shim")[name]
-            found[dt] = (as_kernel(addr), gemms[dt], set_threads)
+        blas = _openblas()
+        if blas is not None:
+            set_threads, gemms = blas
+            for dt, llvm_type in ((np.dtype(np.float32), "float"),
+                                  (np.dtype(np.float64), "double")):
+                name = f"tjit_gemm_{llvm_type}"
+                addr = disk_cache.load_or_compile(_shim_ir(llvm_type), [name],
+                                                  "gemm-shim")[name]
+                found[dt] = (as_kernel(addr), gemms[dt], set_threads, 0)
+        if sgemm.available():
+            name = "tjit_gemm_own_float"
+            addr = disk_cache.load_or_compile(_shim_ir("float", own=True), [name],
+                                              "gemm-own")[name]
+            # 64-byte aligned: the flags, then the slots (pages touched only when used)
+            raw = np.zeros(64 * _POOL_SLOTS + _WS_BYTES * _POOL_SLOTS + 64, np.uint8)
+            _POOL = raw[-raw.ctypes.data % 64:]
+            found["own"] = (as_kernel(addr), 0, 0, _POOL.ctypes.data)
+        if not found:
+            return None
         group = disk_cache.load_or_compile(_GROUP_IR, ["tjit_gemm_group"], "gemm-group")
         found["group"] = as_kernel(group["tjit_gemm_group"])
         _LIBRARY = found
@@ -307,14 +410,22 @@ class GemmCall:
         the output's shape that the call copies into ``out`` block by block first."""
         lib = _library()
         dtype = np.dtype(dtype)
-        if lib is None or dtype not in lib or 0 in bmkn:
-            return None
-        shim, gemm, set_threads = lib[dtype]
         B, M, K, N = bmkn
+        if lib is None or 0 in bmkn:
+            return None
+        entry = lib.get(dtype)
+        # tjit's sgemm computes whole MR x NR tiles: thinner products go to BLAS
+        if "own" in lib and dtype == np.float32 and own_sgemm_used() and (
+                entry is None or (M >= sgemm.MR and N >= sgemm.NR)):
+            entry = lib["own"]
+        if entry is None:
+            return None
+        shim, gemm, set_threads, pool = entry
         f = dict.fromkeys(_FIELDS, 0)
         f.update(gemm=gemm, set_threads=set_threads, m=M, n=N, k=K, ldc=N, batch=B,
                  stride_c=M * N, alpha=_double_bits(alpha),
-                 beta=_double_bits(beta if prefill else 0.0), prefill=int(bool(prefill)))
+                 beta=_double_bits(beta if prefill else 0.0), prefill=int(bool(prefill)),
+                 pool=pool)
         copies = []
         for side, shape, perm, mat in (("a", lshape, lperm, (B, M, K)),
                                        ("b", rshape, rperm, (B, K, N))):
