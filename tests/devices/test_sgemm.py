@@ -18,14 +18,17 @@ _P, _I, _F = ctypes.c_void_p, ctypes.c_int64, ctypes.c_float
 @pytest.fixture(scope="module")
 def gemm():
     addr = target.compile_ir(sgemm.kernel_ir(), ["tjit_sgemm"])["tjit_sgemm"]
-    fn = ctypes.CFUNCTYPE(None, _P, _P, _P, _P, _I, _I, _I, _I, _I, _I, _I, _I, _F, _F)(addr)
+    fn = ctypes.CFUNCTYPE(None, _P, _P, _P, _P, _P, _I, _I, _I, _I, _I, _I, _I, _I, _F,
+                          _F)(addr)
     raw = np.zeros(sgemm.WORKSPACE_FLOATS + 16, np.float32)
     ws = raw[(-raw.ctypes.data % 64) // 4:]
 
-    def call(a, b, c, alpha, beta):
+    def call(a, b, c, alpha, beta, x=None):
         (m, k), n = a.shape, b.shape[1]
         item = 4
-        fn(a.ctypes.data, b.ctypes.data, c.ctypes.data, ws.ctypes.data, m, n, k,
+        x = c if x is None else x
+        assert x.strides == c.strides
+        fn(a.ctypes.data, b.ctypes.data, x.ctypes.data, c.ctypes.data, ws.ctypes.data, m, n, k,
            a.strides[0] // item, a.strides[1] // item, b.strides[0] // item,
            b.strides[1] // item, c.strides[0] // item, alpha, beta)
     return call
@@ -67,6 +70,21 @@ def test_alpha_and_beta(gemm, alpha, beta, m, n, k):
     gemm(a, b, c, alpha, beta)
     want = alpha * (a.astype(np.float64) @ b) + beta * c0.astype(np.float64)
     np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("m,n,k", [(13, 50, 300), (64, 96, 1100)])
+def test_beta_term_read_from_a_separate_x(gemm, m, n, k):
+    """A folded epilogue: C = alpha * A @ B + beta * X with X elsewhere (C garbage on
+    entry, X untouched), over one or several K slices."""
+    rng = np.random.default_rng(6)
+    a, b = _operand(rng, m, k, "rows"), _operand(rng, k, n, "rows")
+    x = rng.standard_normal((m, n)).astype(np.float32)
+    x0 = x.copy()
+    c = np.full((m, n), np.nan, np.float32)
+    gemm(a, b, c, -0.5, 0.75, x=x)
+    want = -0.5 * (a.astype(np.float64) @ b) + 0.75 * x0.astype(np.float64)
+    np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-4)
+    np.testing.assert_array_equal(x, x0)
 
 
 def test_writes_only_its_tile_of_a_bigger_c(gemm):

@@ -14,7 +14,8 @@ A and one B micro-panel: ``MR * NR / 16`` vector accumulators (24 of the 32 zmm
 registers), per k one broadcast of each A element and ``NR / 16`` vector loads of B.
 The tile is combined with C once per ``KC`` slice: ``C = alpha * acc`` (first slice,
 ``beta = 0``: C is not read), ``C = beta * C + alpha * acc`` (first slice) or
-``C += alpha * acc``. Tiles at the right and bottom edges store only their rows and
+``C += alpha * acc`` (a folded epilogue's ``beta * X`` is read from X by the first
+slice: no copy of X into C first). Tiles at the right and bottom edges store only their rows and
 (masked) columns.
 
 Packing reads any strided A and B (transposes included): lanes that are contiguous
@@ -63,14 +64,15 @@ def _mask(lanes):
 
 
 def _micro_kernel():
-    """@ukr(ap, ars, aks, bp, c, ldc, kc, alpha, cscale, read_c, mr, nr): C tile (its
-    first mr rows and nr columns of MR x NR at c, row stride ldc) = (read_c ? cscale * C
-    : 0) + alpha * sum_k A[:, k] (x) bp[k], with A[r, k] at ap + r*ars + k*aks (a packed
-    panel: 1, MR; A itself: lda, 1)."""
+    """@ukr(ap, ars, aks, bp, src, c, ldc, kc, alpha, cscale, read_c, mr, nr): C tile
+    (its first mr rows and nr columns of MR x NR at c, row stride ldc) = (read_c ?
+    cscale * S : 0) + alpha * sum_k A[:, k] (x) bp[k], where S is the tile at src (C
+    itself, or the array a folded epilogue adds: same layout), and A[r, k] is at ap +
+    r*ars + k*aks (a packed panel: 1, MR; A itself: lda, 1)."""
     vec = f"<{LANES} x float>"
     nv = NR // LANES
     out = [f"define internal void @ukr(ptr noalias %ap, i64 %ars, i64 %aks, ptr noalias %bp, "
-           f"ptr noalias %c, i64 %ldc, i64 %kc, float %alpha, float %cscale, i1 %read_c, "
+           f"ptr %src, ptr %c, i64 %ldc, i64 %kc, float %alpha, float %cscale, i1 %read_c, "
            f"i64 %mr, i64 %nr) alwaysinline {{", "entry:"]
     for r in range(MR):
         out += [f"  %aro{r} = mul i64 %ars, {r}",
@@ -115,14 +117,18 @@ def _micro_kernel():
         out.append(f"{label}:")
         for r in range(MR):
             out += [f"  %{label}_row{r} = mul i64 {r}, %ldc",
-                    f"  %{label}_p{r} = getelementptr float, ptr %c, i64 %{label}_row{r}"]
+                    f"  %{label}_p{r} = getelementptr float, ptr %c, i64 %{label}_row{r}",
+                    f"  %{label}_x{r} = getelementptr float, ptr %src, i64 %{label}_row{r}"]
             for v in range(nv):
                 p = f"%{label}_q{r}_{v}"
                 out += [f"  {p} = getelementptr float, ptr %{label}_p{r}, i64 {LANES * v}",
                         f"  %{label}_s{r}_{v} = fmul {vec} %al, %new{r}_{v}"]
                 val = f"%{label}_s{r}_{v}"
                 if read:
-                    out += [f"  %{label}_o{r}_{v} = load {vec}, ptr {p}, align 4",
+                    out += [f"  %{label}_xq{r}_{v} = getelementptr float, ptr %{label}_x{r}, "
+                            f"i64 {LANES * v}",
+                            f"  %{label}_o{r}_{v} = load {vec}, ptr %{label}_xq{r}_{v}, "
+                            f"align 4",
                             f"  %{label}_m{r}_{v} = call {vec} @llvm.fma.v16f32("
                             f"{vec} %cs, {vec} %{label}_o{r}_{v}, {vec} {val})"]
                     val = f"%{label}_m{r}_{v}"
@@ -150,13 +156,15 @@ def _edge_store(vec, nv):
                 f"  br i1 %ein{r}, label %edge_body{r}, label %edge_done",
                 f"edge_body{r}:",
                 f"  %erow{r} = mul i64 {r}, %ldc",
-                f"  %ep{r} = getelementptr float, ptr %c, i64 %erow{r}"]
+                f"  %ep{r} = getelementptr float, ptr %c, i64 %erow{r}",
+                f"  %ex{r} = getelementptr float, ptr %src, i64 %erow{r}"]
         for v in range(nv):
             q = f"%eq{r}_{v}"
             out += [f"  {q} = getelementptr float, ptr %ep{r}, i64 {LANES * v}",
+                    f"  %exq{r}_{v} = getelementptr float, ptr %ex{r}, i64 {LANES * v}",
                     f"  %es{r}_{v} = fmul {vec} %al, %new{r}_{v}",
-                    f"  %eo{r}_{v} = call {vec} @llvm.masked.load.v16f32.p0(ptr {q}, i32 4, "
-                    f"{mvec} %em{v}, {vec} zeroinitializer)",
+                    f"  %eo{r}_{v} = call {vec} @llvm.masked.load.v16f32.p0(ptr %exq{r}_{v}, "
+                    f"i32 4, {mvec} %em{v}, {vec} zeroinitializer)",
                     f"  %ef{r}_{v} = call {vec} @llvm.fma.v16f32({vec} %cs, {vec} %eo{r}_{v}, "
                     f"{vec} %es{r}_{v})",
                     f"  %ev{r}_{v} = select i1 %read_c, {vec} %ef{r}_{v}, {vec} %es{r}_{v}",
@@ -282,32 +290,33 @@ def _pack(name, width, t):
     return "\n".join(out)
 
 
-_PACK_B_ROWS = r"""
-; B's slice (kc rows of nc contiguous floats, row stride rs) into NR-wide micro-panels,
-; reading each row front to back (a sequential stream, where walking one panel at a
-; time would jump a row stride per element and defeat the hardware prefetcher)
-define internal void @pack_b_rows(ptr noalias %dst, ptr noalias %src, i64 %rs, i64 %nc,
-                                  i64 %kc) {
+def _pack_rows(name, width, fallback):
+    """@name(dst, src, rs, n, kc): kc rows of n contiguous floats (row stride rs) into
+    width-wide micro-panels, reading each row front to back: one sequential stream,
+    where walking one panel at a time would jump a row stride per element and defeat
+    the hardware prefetcher. A partial last panel goes to ``fallback`` (a ``_pack``)."""
+    return f"""
+define internal void @{name}(ptr noalias %dst, ptr noalias %src, i64 %rs, i64 %n, i64 %kc) {{
 entry:
-  %np = udiv i64 %nc, {NR}
+  %np = udiv i64 %n, {width}
   %any = icmp sgt i64 %np, 0
-  %panel = mul i64 %kc, {NR}
+  %panel = mul i64 %kc, {width}
   br i1 %any, label %k_loop, label %tail
 k_loop:
   %k = phi i64 [ 0, %entry ], [ %k1, %p_done ]
   %so = mul i64 %k, %rs
   %srow = getelementptr float, ptr %src, i64 %so
-  %dko = mul i64 %k, {NR}
+  %dko = mul i64 %k, {width}
   %drow = getelementptr float, ptr %dst, i64 %dko
   br label %p_loop
 p_loop:
   %p = phi i64 [ 0, %k_loop ], [ %p1, %p_loop ]
-  %sc = mul i64 %p, {NR}
+  %sc = mul i64 %p, {width}
   %sp = getelementptr float, ptr %srow, i64 %sc
-  %v = load <{NR} x float>, ptr %sp, align 4
+  %v = load <{width} x float>, ptr %sp, align 4
   %dpo = mul i64 %p, %panel
   %dp = getelementptr float, ptr %drow, i64 %dpo
-  store <{NR} x float> %v, ptr %dp, align 64
+  store <{width} x float> %v, ptr %dp, align 4
   %p1 = add i64 %p, 1
   %pmore = icmp slt i64 %p1, %np
   br i1 %pmore, label %p_loop, label %p_done
@@ -315,26 +324,28 @@ p_done:
   %k1 = add i64 %k, 1
   %kmore = icmp slt i64 %k1, %kc
   br i1 %kmore, label %k_loop, label %tail
-tail:                                  ; a partial last panel
-  %whole = mul i64 %np, {NR}
-  %rest = sub i64 %nc, %whole
+tail:
+  %whole = mul i64 %np, {width}
+  %rest = sub i64 %n, %whole
   %has_rest = icmp sgt i64 %rest, 0
   br i1 %has_rest, label %partial, label %done
 partial:
   %tdo = mul i64 %np, %panel
   %tdst = getelementptr float, ptr %dst, i64 %tdo
   %tsrc = getelementptr float, ptr %src, i64 %whole
-  call void @pack_b(ptr %tdst, ptr %tsrc, i64 1, i64 %rs, i64 %rest, i64 %kc)
+  call void @{fallback}(ptr %tdst, ptr %tsrc, i64 1, i64 %rs, i64 %rest, i64 %kc)
   br label %done
 done:
   ret void
-}
+}}
 """
 
+
 _DRIVER = r"""
-; C[m x n] (row stride ldc) = alpha * A @ B + beta * C (beta 0: C is not read), for
-; A[i, k] at a + i*ars + k*acs and B[k, j] at b + k*brs + j*bcs; ws: the workspace.
-define void @tjit_sgemm(ptr noalias %a, ptr noalias %b, ptr noalias %c, ptr noalias %ws,
+; C[m x n] (row stride ldc) = alpha * A @ B + beta * X (beta 0: X is not read), for
+; A[i, k] at a + i*ars + k*acs and B[k, j] at b + k*brs + j*bcs; X has C's layout at x
+; (x == c: BLAS's C = alpha * A @ B + beta * C); ws: the workspace.
+define void @tjit_sgemm(ptr noalias %a, ptr noalias %b, ptr %x, ptr %c, ptr noalias %ws,
                         i64 %m, i64 %n, i64 %k, i64 %ars, i64 %acs, i64 %brs, i64 %bcs,
                         i64 %ldc, float %alpha, float %beta) {
 entry:
@@ -366,6 +377,7 @@ pc_loop:
   %bsrc = getelementptr float, ptr %bsrc0, i64 %bj
   %ak = mul i64 %pc, %acs
   %direct = icmp eq i64 %acs, 1       ; A's rows contiguous in k: read it in place
+  %a_rows = icmp eq i64 %ars, 1       ; A's columns contiguous: pack row by row
   %b_rows = icmp eq i64 %bcs, 1
   br i1 %b_rows, label %pb_rows, label %pb_loop
 pb_rows:                               ; B's rows contiguous: pack row by row
@@ -395,9 +407,15 @@ ic_loop:
   %mc_whole = sub i64 %mc, %mc_part
   %qi0 = select i1 %direct, i64 %mc_whole, i64 0
   %pa_any = icmp slt i64 %qi0, %mc
+  %pa_rows = and i1 %a_rows, %pa_any
+  br i1 %pa_rows, label %pa_by_rows, label %pa_check
+pa_by_rows:
+  call void @pack_a_rows(ptr %ws, ptr %asrc, i64 %acs, i64 %mc, i64 %kc)
+  br label %jr_loop
+pa_check:
   br i1 %pa_any, label %pa_loop, label %jr_loop
 pa_loop:                               ; pack A's block into MR-tall micro-panels
-  %qi = phi i64 [ %qi0, %ic_loop ], [ %qi1, %pa_loop ]
+  %qi = phi i64 [ %qi0, %pa_check ], [ %qi1, %pa_loop ]
   %qi_left = sub i64 %mc, %qi
   %qvalid = call i64 @llvm.smin.i64(i64 %qi_left, i64 {MR})
   %qso = mul i64 %qi, %ars
@@ -409,7 +427,7 @@ pa_loop:                               ; pack A's block into MR-tall micro-panel
   %pamore = icmp slt i64 %qi1, %mc
   br i1 %pamore, label %pa_loop, label %jr_loop
 jr_loop:
-  %jr = phi i64 [ 0, %pa_loop ], [ 0, %ic_loop ], [ %jr1, %ir_done ]
+  %jr = phi i64 [ 0, %pa_loop ], [ 0, %pa_check ], [ 0, %pa_by_rows ], [ %jr1, %ir_done ]
   %jro = mul i64 %jr, %kc
   %bpanel = getelementptr float, ptr %bpack, i64 %jro
   %nr_left = sub i64 %nc, %jr
@@ -427,13 +445,16 @@ ir_loop:
   %crow = mul i64 %crow0, %ldc
   %cidx = add i64 %crow, %ccol
   %ctile = getelementptr float, ptr %c, i64 %cidx
+  %xtile = getelementptr float, ptr %x, i64 %cidx
+  %stile = select i1 %first, ptr %xtile, ptr %ctile    ; the first slice reads X
   %in_place = and i1 %direct, %full_m
   %airo = mul i64 %ir, %ars
   %aplace = getelementptr float, ptr %asrc, i64 %airo
   %a_tile = select i1 %in_place, ptr %aplace, ptr %apanel
   %a_rs = select i1 %in_place, i64 %ars, i64 1
   %a_ks = select i1 %in_place, i64 1, i64 {MR}
-  call void @ukr(ptr %a_tile, i64 %a_rs, i64 %a_ks, ptr %bpanel, ptr %ctile, i64 %ldc,
+  call void @ukr(ptr %a_tile, i64 %a_rs, i64 %a_ks, ptr %bpanel, ptr %stile, ptr %ctile,
+                 i64 %ldc,
                  i64 %kc, float %alpha, float %cscale, i1 %read_c, i64 %mr, i64 %nr)
   br label %ir_next
 ir_next:
@@ -465,7 +486,8 @@ done:
 def kernel_ir(declare_smin=True):
     """The LLVM IR of ``@tjit_sgemm`` and its helpers (no external symbols);
     ``declare_smin=False`` for a module that declares ``@llvm.smin.i64`` already."""
-    driver = _PACK_B_ROWS + _DRIVER
+    driver = _pack_rows("pack_a_rows", MR, "pack_a") + \
+        _pack_rows("pack_b_rows", NR, "pack_b") + _DRIVER
     for key, val in (("A_PACK", _A_PACK), ("B_PACK", _B_PACK), ("MR", MR), ("NR", NR),
                      ("KC_1", KC - 1),
                      ("KC", KC), ("MC", MC), ("NC", NC)):
