@@ -96,6 +96,27 @@ def median_ms(fn, repeat, warmup=2):
     return statistics.median(ts) * 1e3
 
 
+def paired_ms(fns, rounds, per_round=5, warmup=2):
+    """{name: ms} for libraries timed in alternation: each round runs every function
+    (after the settle pause and ``warmup`` calls) ``per_round`` times; a library's time
+    is the median of its round medians. For rows close to parity: on a shared machine
+    the speed drifts over seconds, and alternating keeps both sides in the same
+    conditions."""
+    meds = {name: [] for name in fns}
+    for _ in range(rounds):
+        for name, fn in fns.items():
+            time.sleep(SETTLE_S)
+            for _ in range(warmup):
+                fn()
+            ts = []
+            for _ in range(per_round):
+                t0 = time.perf_counter()
+                fn()
+                ts.append(time.perf_counter() - t0)
+            meds[name].append(statistics.median(ts))
+    return {name: statistics.median(m) * 1e3 for name, m in meds.items()}
+
+
 def leaves_np(tree):
     """The leaves of a tjit/JAX/NumPy result as float64 NumPy arrays (for checking)."""
     if isinstance(tree, (tuple, list)):
@@ -328,9 +349,10 @@ def case_mlp(cfg):
     tj = tjit.jit(_mlp_step(jnp, tjit.value_and_grad))
     t_params = [(jnp.asarray(w), jnp.asarray(b)) for w, b in params]
     t_x, t_y = jnp.asarray(x), jnp.asarray(y)
+    fns = {}
     try:
         check(row.name, "tjit", tj(t_params, t_x, t_y), want, 1e-3)
-        row.tjit = median_ms(lambda: tj(t_params, t_x, t_y), cfg.repeat)
+        fns["tjit"] = lambda: tj(t_params, t_x, t_y)
         row.note = plan_note(tj, (t_params, t_x, t_y))
     except Exception as err:  # noqa: BLE001
         fail(row, row.name, err)
@@ -340,9 +362,18 @@ def case_mlp(cfg):
         j_params = jax.device_put(params)
         j_x, j_y = jax.device_put(x), jax.device_put(y)
         check(row.name, "jax", jf(j_params, j_x, j_y), want, 1e-3)
-        row.jax = median_ms(lambda: jax.block_until_ready(jf(j_params, j_x, j_y)),
-                            cfg.repeat)
+        fns["jax"] = lambda: jax.block_until_ready(jf(j_params, j_x, j_y))
+    _set_paired(row, fns, cfg)
     return [row, _mlp_loop_row(cfg, params, x, y)]
+
+
+def _set_paired(row, fns, cfg):
+    """tjit and JAX timed in alternating rounds (``paired_ms``)."""
+    if fns:
+        times = paired_ms(fns, cfg.rounds)
+        row.tjit, row.jax = times.get("tjit"), times.get("jax")
+        row.note = (row.note + "; " if row.note else "") + \
+            f"tjit and jax alternated, median of {cfg.rounds} rounds"
 
 
 def _mlp_loop_row(cfg, params, x, y):
@@ -350,6 +381,7 @@ def _mlp_loop_row(cfg, params, x, y):
     may update the weights in place)."""
     row = Row("4b MLP step, params donated (a training loop)")
     want = _np_mlp_step(params, x, y)
+    fns = {}
 
     def looped(step, to_device):
         state = [to_device(params)]
@@ -363,16 +395,16 @@ def _mlp_loop_row(cfg, params, x, y):
         tj = tjit.jit(_mlp_step(jnp, tjit.value_and_grad), donate_argnums=0)
         check(row.name, "tjit", tj([(jnp.asarray(w), jnp.asarray(b)) for w, b in params],
                                   jnp.asarray(x), jnp.asarray(y)), want, 1e-3)
-        one = looped(tj, lambda t: tjit.tree_util.tree_map(jnp.asarray, t))
-        row.tjit = median_ms(one, cfg.repeat)
+        fns["tjit"] = looped(tj, lambda t: tjit.tree_util.tree_map(jnp.asarray, t))
     except Exception as err:  # noqa: BLE001
         fail(row, row.name, err)
     if jax is not None:
         jf = jax.jit(_mlp_step(jjnp, jax.value_and_grad), donate_argnums=0)
         check(row.name, "jax", jf(jax.device_put(params), jax.device_put(x),
                                   jax.device_put(y)), want, 1e-3)
-        one = looped(jf, jax.device_put)
-        row.jax = median_ms(lambda: jax.block_until_ready(one()), cfg.repeat)
+        j_one = looped(jf, jax.device_put)
+        fns["jax"] = lambda: jax.block_until_ready(j_one())
+    _set_paired(row, fns, cfg)
     return row
 
 
@@ -686,13 +718,14 @@ def config(quick):
     """Sizes and repeat counts; ``quick`` divides array sizes by ~16."""
     full = {"mish_shape": (8, 32, 224, 224), "softmax_shape": (8, 16, 512, 512),
             "ln_shape": (8192, 1024), "mlp_batch": 256, "block_n": 4_000_000, "ll_n": 2000,
-            "repeat": 7, "dispatch_number": 20000, "compile_runs": 3, "poly_sizes": 20,
+            "repeat": 7, "rounds": 15, "dispatch_number": 20000, "compile_runs": 3,
+            "poly_sizes": 20,
             "copy_elems": 8 * 32 * 224 * 224, "rnn_shape": (200, 64, 256),
             "relax_n": 1_000_000}
     if quick:
         full.update(mish_shape=(8, 2, 224, 224), softmax_shape=(8, 1, 512, 512),
                     ln_shape=(512, 1024), mlp_batch=16, block_n=250_000, ll_n=500,
-                    repeat=3, dispatch_number=2000, compile_runs=1, poly_sizes=5,
+                    repeat=3, rounds=3, dispatch_number=2000, compile_runs=1, poly_sizes=5,
                     rnn_shape=(50, 16, 128), relax_n=100_000)
     return argparse.Namespace(**full)
 
