@@ -1,6 +1,6 @@
-"""tjit's own sgemm (``devices/sgemm.py``) called directly, against float64 NumPy:
-every operand layout, sizes around the tile and block edges, alpha/beta, and C not
-read when beta is 0."""
+"""tjit's own sgemm (``devices/sgemm.py``) called directly, each register tile, against
+float64 NumPy: every operand layout, sizes around the tile and block edges, alpha/beta,
+X read in place of C, and C not read when beta is 0."""
 
 import ctypes
 
@@ -16,8 +16,15 @@ _P, _I, _F = ctypes.c_void_p, ctypes.c_int64, ctypes.c_float
 
 
 @pytest.fixture(scope="module")
-def gemm():
-    addr = target.compile_ir(sgemm.kernel_ir(), ["tjit_sgemm"])["tjit_sgemm"]
+def entries():
+    names = [sgemm.entry(t) for t in sgemm.TILES]
+    return target.compile_ir(sgemm.kernel_ir(), names)
+
+
+@pytest.fixture(params=sorted(sgemm.TILES))
+def gemm(request, entries):
+    """Each tile's entry point, as gemm(a, b, c, alpha, beta, x=None)."""
+    addr = entries[sgemm.entry(request.param)]
     fn = ctypes.CFUNCTYPE(None, _P, _P, _P, _P, _P, _I, _I, _I, _I, _I, _I, _I, _I, _F,
                           _F)(addr)
     raw = np.zeros(sgemm.WORKSPACE_FLOATS + 16, np.float32)
@@ -43,7 +50,7 @@ def _operand(rng, rows, cols, layout):
     return rng.standard_normal((rows, 2 * cols)).astype(np.float32)[:, ::2]
 
 
-SIZES = [(1, 1, 1), (8, 48, 16), (7, 47, 5), (9, 49, 17), (37, 101, 29),
+SIZES = [(1, 1, 1), (6, 64, 16), (5, 63, 5), (7, 65, 17), (37, 101, 29),
          (sgemm.MC + 3, sgemm.NC + 50, sgemm.KC + 7),      # several blocks of each loop
          (16, 96, 2 * sgemm.KC)]                            # whole tiles, two K slices
 

@@ -75,7 +75,7 @@ def test_non_linear_or_shared_epilogues_stay_kernels(fn):
 
 def test_dot_output_that_is_returned_is_not_folded():
     a, b, x = _f(20, 30), _f(30, 25), _f(20, 25)
-    f = lambda a, b, x: (a @ b, x - a @ b)               # noqa: E731
+    f = lambda a, b, x: (a @ b, x - a @ b)             
     p, q = tjit.jit(f)(a, b, x)
     ref = a.astype(np.float64) @ b
     _close(p, ref)
@@ -86,7 +86,7 @@ def test_integer_dots_keep_their_kernel():
     a = RNG.integers(-5, 5, (12, 9)).astype(np.int32)
     b = RNG.integers(-5, 5, (9, 7)).astype(np.int32)
     x = RNG.integers(-5, 5, (12, 7)).astype(np.int32)
-    f = lambda x, a, b: x - 3 * (a @ b)                   # noqa: E731
+    f = lambda x, a, b: x - 3 * (a @ b)                 
     assert FOLDED not in _summary(f, x, a, b)
     np.testing.assert_array_equal(np.asarray(tjit.jit(f)(x, a, b)), x - 3 * (a @ b))
 
@@ -110,7 +110,7 @@ def test_threads_and_one_thread_agree(serial, monkeypatch):
     """Big enough to split across threads: every block copies its part of X first."""
     monkeypatch.setenv("TJIT_NUM_THREADS", "1" if serial else "2")
     w, a, g = _f(300, 260), _f(200, 300), _f(200, 260)
-    f = lambda w, a, g: w - 0.01 * (a.T @ g)              # noqa: E731
+    f = lambda w, a, g: w - 0.01 * (a.T @ g)            
     assert blas.PARALLEL_MIN_MACS < 300 * 260 * 200
     _close(tjit.jit(f)(w, a, g), w - 0.01 * (a.T.astype(np.float64) @ g))
 
@@ -118,7 +118,7 @@ def test_threads_and_one_thread_agree(serial, monkeypatch):
 def test_numpy_fallback_applies_alpha_and_beta(monkeypatch):
     monkeypatch.setattr(blas.GemmCall, "build", classmethod(lambda cls, *a, **k: None))
     w, a, g = _f(30, 20), _f(10, 30), _f(10, 20)
-    f = lambda w, a, g: 0.5 * w - 0.25 * (a.T @ g)        # noqa: E731
+    f = lambda w, a, g: 0.5 * w - 0.25 * (a.T @ g)      
     assert FOLDED in _summary(f, w, a, g)
     _close(tjit.jit(f)(w, a, g), 0.5 * w - 0.25 * (a.T.astype(np.float64) @ g))
 

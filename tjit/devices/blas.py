@@ -179,7 +179,7 @@ _OWN_PARTS = {
   %brs = select i1 %b_trans, i64 1, i64 %f_ldb
   %bcs = select i1 %b_trans, i64 %f_ldb, i64 1
   %src = select i1 %has_x, ptr %px, ptr %pc
-  call void @tjit_sgemm(ptr %pa, ptr %pb, ptr %src, ptr %pc, ptr %ws, i64 %m, i64 %n, i64 %f_k,
+  call void @{SGEMM}(ptr %pa, ptr %pb, ptr %src, ptr %pc, ptr %ws, i64 %m, i64 %n, i64 %f_k,
                         i64 %ars, i64 %acs, i64 %brs, i64 %bcs, i64 %f_ldc, float %alpha,
                         float %beta)""",
     "LEAVE": "  call void @ws_release(ptr %pool, i64 %slot)",
@@ -254,15 +254,27 @@ done:
 
 
 def _shim_ir(llvm_type, own=False):
-    """The shim module: around BLAS, or (``own``) around tjit's sgemm with its pool."""
-    parts = _OWN_PARTS if own else _BLAS_PARTS
-    ir = _SHIM_IR.replace("tjit_gemm_{T}", "tjit_gemm_own_{T}" if own else "tjit_gemm_{T}")
+    """The shim module: around BLAS, or (``own``) one shim per tile of tjit's sgemm
+    (``tjit_gemm_own_<tile>``) with the workspace pool."""
+    if own:
+        ir = "".join(_shim_text(llvm_type, _OWN_PARTS, f"tjit_gemm_own_{tile}",
+                                (("{SGEMM}", sgemm.entry(tile)),))
+                     for tile in sgemm.TILES)
+        ir = ir.replace("declare i64 @llvm.smin.i64(i64, i64)\n", "")
+        ir = ir.replace("declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)\n", "")
+        ir = ("declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)\n" + ir +
+              _POOL_IR.replace("{SLOTS}", str(_POOL_SLOTS)) + "\n" + sgemm.kernel_ir())
+        return ir.replace("{WS_BYTES}", str(_WS_BYTES)).replace("{FLAG_BYTES}",
+                                                                str(64 * _POOL_SLOTS))
+    return _shim_text(llvm_type, _BLAS_PARTS, f"tjit_gemm_{llvm_type}", ())
+
+
+def _shim_text(llvm_type, parts, name, extra):
+    ir = _SHIM_IR.replace("@tjit_gemm_{T}(", f"@{name}(")
     for key, text in parts.items():
         ir = ir.replace("{" + key + "}", text)
-    if own:
-        ir += _POOL_IR.replace("{SLOTS}", str(_POOL_SLOTS)) + "\n" + sgemm.kernel_ir(declare_smin=False)
-        ir = ir.replace("{WS_BYTES}", str(_WS_BYTES)).replace("{FLAG_BYTES}",
-                                                              str(64 * _POOL_SLOTS))
+    for key, text in extra:
+        ir = ir.replace(key, text)
     loads = "\n".join(
         f"  %p_{f} = getelementptr i64, ptr %sz, i64 {n}\n  %f_{f} = load i64, ptr %p_{f}"
         for n, f in enumerate(_FIELDS))
@@ -340,19 +352,29 @@ def _library():
     return _LIBRARY or None
 
 
-def _own():
-    """(shim, 0, 0, workspace pool address) of tjit's own sgemm, compiled (~0.3 s, then
-    from the disk cache) the first time a product wants it."""
+def _own(tile):
+    """(shim, 0, 0, workspace pool address) of tjit's own sgemm for ``tile`` (a key of
+    ``sgemm.TILES``), compiled (~0.35 s, then from the disk cache) the first time a
+    product wants it."""
     global _OWN, _POOL
     if _OWN is None:
-        name = "tjit_gemm_own_float"
-        addr = disk_cache.load_or_compile(_shim_ir("float", own=True), [name],
-                                          "gemm-own")[name]
+        names = [f"tjit_gemm_own_{t}" for t in sgemm.TILES]
+        addrs = disk_cache.load_or_compile(_shim_ir("float", own=True), names, "gemm-own")
         # 64-byte aligned: the flags, then the slots (pages touched only when used)
         raw = np.zeros(64 * _POOL_SLOTS + _WS_BYTES * _POOL_SLOTS + 64, np.uint8)
         _POOL = raw[-raw.ctypes.data % 64:]
-        _OWN = (as_kernel(addr), 0, 0, _POOL.ctypes.data)
-    return _OWN
+        _OWN = {t: (as_kernel(addrs[n]), 0, 0, _POOL.ctypes.data)
+                for t, n in zip(sgemm.TILES, names)}
+    return _OWN[tile]
+
+
+def _own_tile(m, n):
+    """The own sgemm's tile for an m x n product, or None where BLAS does better:
+    products thinner than the tile (mostly padding), vectors."""
+    for tile, (mr, nr) in sgemm.TILES.items():
+        if m >= mr and n >= nr:
+            return tile
+    return None
 
 
 def available():
@@ -425,10 +447,10 @@ class GemmCall:
         if lib is None or 0 in bmkn:
             return None
         entry = lib.get(dtype)
-        # tjit's sgemm computes whole MR x NR tiles: thinner products go to BLAS
-        if dtype == np.float32 and own_sgemm_used() and (
-                entry is None or (M >= sgemm.MR and N >= sgemm.NR)):
-            entry = _own()
+        if dtype == np.float32 and own_sgemm_used():
+            tile = _own_tile(M, N)
+            if tile is not None or entry is None:
+                entry = _own(tile or "wide")
         if entry is None:
             return None
         shim, gemm, set_threads, pool = entry

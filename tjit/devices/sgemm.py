@@ -30,15 +30,28 @@ import math
 
 from tjit.lower.llvm import target
 
-MR, NR = 6, 64          # register tile: 6 rows x 4 vectors of 16
+#: Register tiles (rows MR x columns NR, 24 accumulators), by name. One: a 24 x 16 tile
+#: for thin products (the MLP's 10 logits) was tried and lost to OpenBLAS (0.30 vs
+#: 0.12 ms on 256x1024x10: 24 strided row streams of A), which keeps those.
+TILES = {"wide": (6, 64)}
+MR, NR = TILES["wide"]
 PREFETCH = 8            # B rows (k steps) the micro-kernel prefetches ahead; 0: none
-KC, MC, NC = 512, 264, 512
+KC, MC, NC = 512, 264, 512   # MC: a multiple of MR
 LANES = 16
 
-_A_PACK = math.ceil(MC / MR) * MR * KC
-_B_PACK = math.ceil(NC / NR) * NR * KC
-#: Floats of workspace per concurrent call (A's and B's packed panels).
-WORKSPACE_FLOATS = _A_PACK + _B_PACK
+
+def _packs(mr, nr):
+    return math.ceil(MC / mr) * mr * KC, math.ceil(NC / nr) * nr * KC
+
+
+#: Floats of workspace per concurrent call (A's and B's packed panels), any tile.
+WORKSPACE_FLOATS = max(sum(_packs(mr, nr)) for mr, nr in TILES.values())
+
+
+def entry(tile):
+    """The symbol of the gemm entry point for ``tile`` (a key of TILES)."""
+    mr, nr = TILES[tile]
+    return f"tjit_sgemm_{mr}x{nr}"
 
 
 def available():
@@ -63,24 +76,25 @@ def _mask(lanes):
     return "<" + ", ".join(f"i32 {x}" for x in lanes) + ">"
 
 
-def _micro_kernel():
+def _micro_kernel(rows, cols):
     """@ukr(ap, ars, aks, bp, src, c, ldc, kc, alpha, cscale, read_c, mr, nr): C tile
-    (its first mr rows and nr columns of MR x NR at c, row stride ldc) = (read_c ?
+    (its first mr rows and nr columns of rows x cols at c, row stride ldc) = (read_c ?
     cscale * S : 0) + alpha * sum_k A[:, k] (x) bp[k], where S is the tile at src (C
     itself, or the array a folded epilogue adds: same layout), and A[r, k] is at ap +
-    r*ars + k*aks (a packed panel: 1, MR; A itself: lda, 1)."""
+    r*ars + k*aks (a packed panel: 1, rows; A itself: lda, 1)."""
     vec = f"<{LANES} x float>"
-    nv = NR // LANES
-    out = [f"define internal void @ukr(ptr noalias %ap, i64 %ars, i64 %aks, ptr noalias %bp, "
-           f"ptr %src, ptr %c, i64 %ldc, i64 %kc, float %alpha, float %cscale, i1 %read_c, "
+    nv = cols // LANES
+    out = [f"define internal void @ukr_{rows}x{cols}(ptr noalias %ap, i64 %ars, i64 %aks, "
+           f"ptr noalias %bp, ptr %src, ptr %c, i64 %ldc, i64 %kc, float %alpha, "
+           f"float %cscale, i1 %read_c, "
            f"i64 %mr, i64 %nr) alwaysinline {{", "entry:"]
-    for r in range(MR):
+    for r in range(rows):
         out += [f"  %aro{r} = mul i64 %ars, {r}",
                 f"  %arow{r} = getelementptr float, ptr %ap, i64 %aro{r}"]
     # The tile's lines of C (to write) and of the tile it reads (src) are fetched while
     # the k loop runs: for C read once per slice (an epilogue's X, a new output) the
     # misses would otherwise stall the store phase (measured: +10% on 1024x256x1024).
-    for r in range(MR):
+    for r in range(rows):
         out += [f"  %pfo{r} = mul i64 %ldc, {r}",
                 f"  %pfc{r} = getelementptr float, ptr %c, i64 %pfo{r}",
                 f"  %pfs{r} = getelementptr float, ptr %src, i64 %pfo{r}"]
@@ -91,19 +105,19 @@ def _micro_kernel():
                     f"  call void @llvm.prefetch.p0(ptr %pfsv{r}_{v}, i32 0, i32 3, i32 1)"]
     out += ["  br label %loop", "loop:",
             "  %k = phi i64 [ 0, %entry ], [ %k1, %loop ]"]
-    for r in range(MR):
+    for r in range(rows):
         for v in range(nv):
             out.append(f"  %acc{r}_{v} = phi {vec} [ zeroinitializer, %entry ], "
                        f"[ %new{r}_{v}, %loop ]")
-    out += [f"  %bo = mul i64 %k, {NR}", "  %ao = mul i64 %k, %aks",
+    out += [f"  %bo = mul i64 %k, {cols}", "  %ao = mul i64 %k, %aks",
             "  %brow = getelementptr float, ptr %bp, i64 %bo"]
     for v in range(nv):
         out += [f"  %bq{v} = getelementptr float, ptr %brow, i64 {LANES * v}",
                 f"  %b{v} = load {vec}, ptr %bq{v}, align 64"]
         if PREFETCH:
-            out += [f"  %pf{v} = getelementptr float, ptr %bq{v}, i64 {PREFETCH * NR}",
+            out += [f"  %pf{v} = getelementptr float, ptr %bq{v}, i64 {PREFETCH * cols}",
                     f"  call void @llvm.prefetch.p0(ptr %pf{v}, i32 0, i32 3, i32 1)"]
-    for r in range(MR):
+    for r in range(rows):
         out += [f"  %aq{r} = getelementptr float, ptr %arow{r}, i64 %ao",
                 f"  %as{r} = load float, ptr %aq{r}, align 4",
                 f"  %ai{r} = insertelement {vec} poison, float %as{r}, i64 0",
@@ -118,16 +132,16 @@ def _micro_kernel():
             f"  %al = shufflevector {vec} %al0, {vec} poison, <{LANES} x i32> zeroinitializer",
             f"  %cs0 = insertelement {vec} poison, float %cscale, i64 0",
             f"  %cs = shufflevector {vec} %cs0, {vec} poison, <{LANES} x i32> zeroinitializer",
-            f"  %full_m = icmp eq i64 %mr, {MR}",
-            f"  %full_n = icmp eq i64 %nr, {NR}",
+            f"  %full_m = icmp eq i64 %mr, {rows}",
+            f"  %full_n = icmp eq i64 %nr, {cols}",
             "  %full = and i1 %full_m, %full_n",
             "  br i1 %full, label %whole, label %edge",
             "whole:",
             "  br i1 %read_c, label %accumulate, label %overwrite"]
-    out += _edge_store(vec, nv)
+    out += _edge_store(vec, nv, rows)
     for label, read in (("accumulate", True), ("overwrite", False)):
         out.append(f"{label}:")
-        for r in range(MR):
+        for r in range(rows):
             out += [f"  %{label}_row{r} = mul i64 {r}, %ldc",
                     f"  %{label}_p{r} = getelementptr float, ptr %c, i64 %{label}_row{r}",
                     f"  %{label}_x{r} = getelementptr float, ptr %src, i64 %{label}_row{r}"]
@@ -150,8 +164,8 @@ def _micro_kernel():
     return "\n".join(out)
 
 
-def _edge_store(vec, nv):
-    """The store phase of a partial tile (mr < MR rows or nr < NR columns): rows past
+def _edge_store(vec, nv, rows):
+    """The store phase of a partial tile (mr < rows rows or nr < cols columns): rows past
     mr are skipped, columns past nr masked off."""
     mvec = f"<{LANES} x i1>"
     out = ["edge:", f"  %nr0 = insertelement <{LANES} x i64> poison, i64 %nr, i64 0",
@@ -161,8 +175,8 @@ def _edge_store(vec, nv):
         lanes = ", ".join(f"i64 {LANES * v + x}" for x in range(LANES))
         out.append(f"  %em{v} = icmp slt <{LANES} x i64> <{lanes}>, %nrv")
     out.append("  br label %edge_row0")
-    for r in range(MR):
-        nxt = f"edge_row{r + 1}" if r + 1 < MR else "edge_done"
+    for r in range(rows):
+        nxt = f"edge_row{r + 1}" if r + 1 < rows else "edge_done"
         out += [f"edge_row{r}:",
                 f"  %ein{r} = icmp slt i64 {r}, %mr",
                 f"  br i1 %ein{r}, label %edge_body{r}, label %edge_done",
@@ -495,20 +509,35 @@ done:
 """
 
 
-def kernel_ir(declare_smin=True):
-    """The LLVM IR of ``@tjit_sgemm`` and its helpers (no external symbols);
-    ``declare_smin=False`` for a module that declares ``@llvm.smin.i64`` already."""
-    driver = _pack_rows("pack_a_rows", MR, "pack_a") + \
-        _pack_rows("pack_b_rows", NR, "pack_b") + _DRIVER
-    for key, val in (("A_PACK", _A_PACK), ("B_PACK", _B_PACK), ("MR", MR), ("NR", NR),
-                     ("KC_1", KC - 1),
-                     ("KC", KC), ("MC", MC), ("NC", NC)):
+def _tile_ir(mr, nr):
+    """The entry point ``@tjit_sgemm_{mr}x{nr}`` and its micro-kernel and packing."""
+    a_pack, b_pack = _packs(mr, nr)
+    driver = _DRIVER
+    for fn in ("ukr", "pack_a_rows", "pack_b_rows", "pack_a", "pack_b", "tjit_sgemm"):
+        driver = driver.replace(f"@{fn}(", f"@{fn}_{mr}x{nr}(")
+    for key, val in (("A_PACK", a_pack), ("B_PACK", b_pack), ("MR", mr), ("NR", nr),
+                     ("KC_1", KC - 1), ("KC", KC), ("MC", MC), ("NC", NC)):
         driver = driver.replace("{" + key + "}", str(val))
+    name = f"{mr}x{nr}"
+    return "\n".join([
+        _micro_kernel(mr, nr),
+        _pack(f"pack_a_{name}", mr, math.gcd(mr, 8)),
+        _pack(f"pack_b_{name}", nr, math.gcd(nr, LANES)),
+        _pack_rows(f"pack_a_rows_{name}", mr, f"pack_a_{name}"),
+        _pack_rows(f"pack_b_rows_{name}", nr, f"pack_b_{name}"),
+        driver])
+
+
+def kernel_ir(declare_smin=True):
+    """The LLVM IR of every tile's entry point (``entry(tile)``) and their helpers (no
+    external symbols); ``declare_smin=False`` for a module that declares
+    ``@llvm.smin.i64`` already."""
+    widths = sorted({LANES} | {w for tile in TILES.values() for w in tile})
     return "\n".join([
         "declare <16 x float> @llvm.fma.v16f32(<16 x float>, <16 x float>, <16 x float>)",
         "declare void @llvm.prefetch.p0(ptr, i32, i32, i32)",
         "declare void @llvm.masked.store.v16f32.p0(<16 x float>, ptr, i32, <16 x i1>)",
-        *{f"declare <{w} x float> @llvm.masked.load.v{w}f32.p0(ptr, i32, <{w} x i1>, "
-          f"<{w} x float>)" for w in (LANES, MR, NR)},
+        *[f"declare <{w} x float> @llvm.masked.load.v{w}f32.p0(ptr, i32, <{w} x i1>, "
+          f"<{w} x float>)" for w in widths],
         "declare i64 @llvm.smin.i64(i64, i64)" if declare_smin else "",
-        _micro_kernel(), _pack("pack_a", MR, math.gcd(MR, 8)), _pack("pack_b", NR, LANES), driver])
+        *[_tile_ir(mr, nr) for mr, nr in TILES.values()]])
