@@ -371,6 +371,38 @@ def test_div_by_uniform_constant_array_and_subnormal_results():
     assert same_bits(evaluate_module(m, [x])[0], evaluate_module(s, [x])[0])
 
 
+@pytest.mark.parametrize("dtype", [F32, F64, np.dtype(np.int32), np.dtype(np.bool_)])
+@pytest.mark.parametrize("op", ["max", "min"])
+def test_eq_of_max_or_min_is_a_comparison(op, dtype):
+    """eq(x, max(x, y)) -> ge(x, y) etc., bit-exact on NaN, signed zeros, infinities;
+    the constant may be another instruction of the same value (-0.0 vs 0.0 too)."""
+    zero = -0.0 if dtype.kind == "f" else 0
+
+    def build(b, x, y):
+        return [b.elementwise("eq", [x, b.elementwise(op, [x, y])]),
+                b.elementwise("eq", [b.elementwise(op, [x, y]), y]),
+                b.elementwise("eq", [const(b, zero, dtype),
+                                     b.elementwise(op, [x, const(b, 0, dtype)])])]
+    s, *_ = check_rule(module(build, dtype, dtype), [dtype, dtype], fired=gone("eq"))
+    assert count(s, op) == 0 and count(s, "ge" if op == "max" else "le") == 3
+
+
+def test_relu_gradient_reads_the_pre_activation_only():
+    """The relu tie test no longer loads the materialized relu output."""
+    rng = np.random.default_rng(0)
+    w1, w2 = rng.standard_normal((8, 16), np.float32), rng.standard_normal((16, 3), np.float32)
+    x = rng.standard_normal((4, 8), np.float32)
+
+    def loss(w1, w2, x):                     # h feeds a dot: it is materialized
+        return jnp.sum((jnp.maximum(x @ w1, 0.0) @ w2) ** 2)
+    c = tjit.jit(tjit.grad(loss)).lower(w1, w2, x).compile()
+    (relu_grad,) = [k for k in c.kernels() if "select" in str(k)]
+    assert len([a for a in relu_grad.args if a.role == "in"]) == 2, c.as_text()
+    h = np.maximum(x.astype(np.float64) @ w1, 0)
+    want = x.T @ ((2 * (h @ w2) @ w2.T) * (h > 0))
+    np.testing.assert_allclose(np.asarray(c(w1, w2, x)), want, rtol=1e-4, atol=1e-4)
+
+
 @pytest.mark.parametrize("op,dtype", [("neg", F32), ("neg", np.dtype(np.int8)),
                                       ("not", np.dtype(np.bool_)), ("not", np.dtype(np.int32)),
                                       ("not", np.dtype(np.uint8))])

@@ -509,6 +509,32 @@ def bool_compare_identity(i, b):
     return None
 
 
+@rule("eq")
+def eq_of_max_or_min(i, b):
+    """eq(x, max(x, y)) = ge(x, y) and eq(x, min(x, y)) = le(x, y) (either operand
+    order): exact, NaN included (both false) and signed zeros (both true). This is
+    the gradient of relu, maximum(h, 0): its tie test then reads the pre-activation
+    only, not the materialized relu output as well."""
+    for u, m in (i.operands, i.operands[::-1]):
+        if m.opcode not in ("max", "min") or m.dtype != u.dtype:
+            continue
+        cmp = "ge" if m.opcode == "max" else "le"
+        x, y = m.operands
+        if _same_value(u, x):
+            return b.op(cmp, x, y)
+        if _same_value(u, y):
+            return b.op(cmp, y, x)
+    return None
+
+
+def _same_value(a, c):
+    """The same instruction, or scalar constants that compare equal (and are not NaN)."""
+    if a is c:
+        return True
+    va, vc = scalar_value(a), scalar_value(c)
+    return va is not None and vc is not None and bool(va == vc)
+
+
 @rule("neg", "not")
 def involution(i, b):
     """neg(neg(x)) and not(not(x)) -> x."""
