@@ -712,6 +712,38 @@ def case_control_flow(cfg):
     return rows
 
 
+# ----------------------------------------------------------------------- case 11
+
+def _embed(mod):
+    return lambda e, t, c: e[t] * c
+
+
+def _embed_grad(mod, grad):
+    return grad(lambda e, t, c: mod.sum(e[t] * c))
+
+
+def _np_embed_grad(e, t, c):
+    g = np.zeros_like(e)
+    np.add.at(g, t.reshape(-1), c.reshape(-1, e.shape[1]))
+    return g
+
+
+def case_embedding(cfg):
+    """An embedding table lookup and its gradient (a scatter-add of rows into zeros)."""
+    rng = np.random.default_rng(11)
+    (vocab, dim), tokens = cfg.embed_shape, cfg.embed_tokens
+    e = rng.standard_normal((vocab, dim)).astype(np.float32)
+    t = rng.integers(0, vocab, tokens).astype(np.int32)
+    c = rng.standard_normal(tokens + (dim,)).astype(np.float32)
+    label = f"{vocab}x{dim} table, {tokens[0]}x{tokens[1]} tokens"
+    return [bench_arrays(f"11a embedding lookup e[t]*c, {label}", tjit.jit(_embed(jnp)),
+                         lambda e, t, c: e[t] * c, _embed(jjnp) if jax else None, [e, t, c],
+                         cfg),
+            bench_arrays("11b its gradient (scatter-add of rows)",
+                         tjit.jit(_embed_grad(jnp, tjit.grad)), _np_embed_grad,
+                         _embed_grad(jjnp, jax.grad) if jax else None, [e, t, c], cfg)]
+
+
 # ------------------------------------------------------------------------- driver
 
 def config(quick):
@@ -721,12 +753,14 @@ def config(quick):
             "repeat": 7, "rounds": 15, "dispatch_number": 20000, "compile_runs": 3,
             "poly_sizes": 20,
             "copy_elems": 8 * 32 * 224 * 224, "rnn_shape": (200, 64, 256),
+            "embed_shape": (50_000, 512), "embed_tokens": (64, 128),
             "relax_n": 1_000_000}
     if quick:
         full.update(mish_shape=(8, 2, 224, 224), softmax_shape=(8, 1, 512, 512),
                     ln_shape=(512, 1024), mlp_batch=16, block_n=250_000, ll_n=500,
                     repeat=3, rounds=3, dispatch_number=2000, compile_runs=1, poly_sizes=5,
-                    rnn_shape=(50, 16, 128), relax_n=100_000)
+                    rnn_shape=(50, 16, 128), relax_n=100_000, embed_shape=(5000, 64),
+                    embed_tokens=(16, 32))
     return argparse.Namespace(**full)
 
 
@@ -784,7 +818,7 @@ def run_all(cfg):
              lambda: case_layernorm(cfg), lambda: case_mlp(cfg), lambda: case_block(cfg),
              lambda: case_log_lik(cfg), lambda: case_dispatch(cfg),
              lambda: case_compile(cfg), lambda: case_polymorphic(cfg),
-             lambda: case_control_flow(cfg)]
+             lambda: case_control_flow(cfg), lambda: case_embedding(cfg)]
     sys.stdout.flush()
     for number, case in enumerate(cases, 1):
         if cfg.cases and number not in cfg.cases:
