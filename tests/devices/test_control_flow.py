@@ -8,6 +8,7 @@ never the compiled path itself.
 """
 
 import threading
+import warnings
 
 import numpy as np
 import pytest
@@ -32,9 +33,9 @@ def _native_calls(monkeypatch):
     calls = []
     run = native_loop.NativeLoop.__call__
 
-    def counted(self, args):
+    def counted(self, args, *rest):
         calls.append(self.kind)
-        return run(self, args)
+        return run(self, args, *rest)
     monkeypatch.setattr(native_loop.NativeLoop, "__call__", counted)
     return calls
 
@@ -397,3 +398,56 @@ def test_row_updates_by_the_loop_counter_run_natively(loop_driver, monkeypatch):
     np.testing.assert_allclose(np.asarray(tjit.jit(f)(x)), np.cumsum(x, axis=0),
                                rtol=1e-5, atol=1e-5)
     assert calls == (["scan"] if loop_driver == "native" else [])
+
+
+# -- donated arguments as loop carries ------------------------------------------------------
+
+def _ptr(a):
+    return a._value.ctypes.data
+
+
+@pytest.mark.parametrize("kind", ["fori", "while", "scan"])
+def test_donated_initial_carry_becomes_the_loops_buffer(kind, loop_driver):
+    """jit(loop, donate_argnums=0): no 'not usable' warning, the Array is consumed, the
+    loop updates its buffer in place (the result lives there), results as a loop in
+    NumPy."""
+    x0 = RNG.standard_normal((64, 33)).astype(np.float32)
+
+    def step(x):
+        return x * 0.5 + 1.0
+
+    if kind == "fori":
+        def f(x):
+            return lax.fori_loop(0, 7, lambda i, x: step(x), x)
+    elif kind == "while":
+        def f(x):
+            return lax.while_loop(lambda c: c[0] < 7, lambda c: (c[0] + 1, step(c[1])),
+                                  (0, x))[1]
+    else:
+        def f(x):
+            return lax.scan(lambda x, _: (step(x), None), x, None, length=7)[0]
+    g = tjit.jit(f, donate_argnums=0)
+    x = jnp.asarray(x0)
+    ptr = _ptr(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = g(x)
+    want = x0.copy()
+    for _ in range(7):
+        want = want * np.float32(0.5) + np.float32(1.0)
+    np.testing.assert_array_equal(np.asarray(out), want)
+    assert x.is_deleted()
+    assert _ptr(out) == ptr
+    # A NumPy argument, or an Array someone else holds, is never written.
+    kept = x0.copy()
+    with pytest.warns(UserWarning):
+        np.testing.assert_array_equal(np.asarray(g(kept)), want)
+    np.testing.assert_array_equal(kept, x0)
+
+
+def test_donated_argument_also_read_after_the_loop_is_not_given_to_it():
+    x0 = RNG.standard_normal((16, 8)).astype(np.float32)
+    g = tjit.jit(lambda x: lax.fori_loop(0, 3, lambda i, c: c * 2.0, x) - x,
+                 donate_argnums=0)
+    out = g(jnp.asarray(x0))
+    np.testing.assert_array_equal(np.asarray(out), x0 * 8 - x0)

@@ -170,7 +170,8 @@ def test_sgd_loop_with_folded_updates_runs_natively(monkeypatch):
     calls = []
     run = native_loop.NativeLoop.__call__
     monkeypatch.setattr(native_loop.NativeLoop, "__call__",
-                        lambda self, args: calls.append(self.kind) or run(self, args))
+                        lambda self, args, *rest: calls.append(self.kind) or
+                        run(self, args, *rest))
     x, y, w0 = _f(32, 6), _f(32, 3), _f(6, 3) * 0.3
 
     def train(w):

@@ -10,7 +10,7 @@ in one native call; this module's Python loops serve every other body.
 Buffers. A loop body's carry parameters are donated to its outputs (see ``plan``): an
 iteration writes the new carry into the buffer of the previous one whenever this loop
 owns that buffer, i.e. it was freshly written by the previous iteration's kernel or
-BLAS call. The loop's own inputs (the caller's arrays, other steps' buffers) and values
+BLAS call, or it is a donated argument the caller gave up. The loop's own inputs (the caller's arrays, other steps' buffers) and values
 a body passes through unchanged or returns twice are never given up. For the same
 reason a result the step returns is always an array it owns: a pass-through is copied.
 """
@@ -50,9 +50,10 @@ def _owned_copies(values, owned):
 
 
 def build(step, make_runner, env):
-    """``run(args) -> results`` for ``step`` at the size binding ``env``.
-    ``make_runner(program)`` prepares a body program (its runner). Loops over small
-    bodies run natively (``native_loop``)."""
+    """``run(args, owned) -> results`` for ``step`` at the size binding ``env``;
+    ``owned``: the carries whose initial value the loop may update in place (a donated
+    argument). ``make_runner(program)`` prepares a body program (its runner). Loops
+    over small bodies run natively (``native_loop``)."""
     runners = [make_runner(b) for b in step.bodies]
     native = NativeLoop.build(step, runners, env)
     if native is not None:
@@ -64,7 +65,7 @@ def build(step, make_runner, env):
 def _cond(step, branches, env):
     last = len(branches) - 1
 
-    def run(args):
+    def run(args, owned=()):
         branch = branches[min(max(int(args[0]), 0), last)]  # clamped, like lax.switch
         outs = branch.run(args[1:])
         return _owned_copies(outs, branch.owned(outs))
@@ -75,11 +76,11 @@ def _while(step, bodies, env):
     cond, body = bodies
     n_cond, n_body = step.attrs["cond_nconsts"], step.attrs["body_nconsts"]
 
-    def run(args):
+    def run(args, given=()):
         cond_consts = list(args[:n_cond])
         body_consts = list(args[n_cond:n_cond + n_body])
         carry = list(args[n_cond + n_body:])
-        owned = [False] * len(carry)
+        owned = [k in given for k in range(len(carry))]
         while cond.run(cond_consts + carry)[0]:
             donated = tuple(n_body + k for k, o in enumerate(owned) if o)
             carry = body.run(body_consts + carry, donated)
@@ -96,12 +97,12 @@ def _scan(step, bodies, env):
     ys_avals = [(tuple(concrete(d, env) for d in shape), dtype)
                 for shape, dtype in step.out_avals[n_carry:]]
 
-    def run(args):
+    def run(args, given=()):
         consts = list(args[:n_consts])
         carry = list(args[n_consts:n_consts + n_carry])
         xs = args[n_consts + n_carry:]
         ys = [np.empty(shape, dtype) for shape, dtype in ys_avals]
-        owned = [False] * n_carry
+        owned = [k in given for k in range(n_carry)]
         for t in range(length):
             i = length - 1 - t if reverse else t
             donated = tuple(n_consts + k for k, o in enumerate(owned) if o)

@@ -33,6 +33,7 @@ from tjit.xla_like.plan import (
     KernelStep,
     LibraryStep,
     build_program,
+    carry_inputs,
     concrete,
     memory_stats,
 )
@@ -120,7 +121,12 @@ class CpuExecutable(Executable):
         return memory_stats(self.program, env)
 
     def donation(self):
-        return dict(self.program.aliases), set(self.program.donation_usable)
+        """({position: output} the program may write into, usable positions); a
+        position a loop takes over maps to None."""
+        writes = dict(self.program.aliases)
+        for given in self.program.loop_donations.values():
+            writes.update(dict.fromkeys(given.values()))
+        return writes, set(self.program.donation_usable)
 
     def kernels(self):
         return list(self.program.kernels)
@@ -148,6 +154,7 @@ class _Runner:
         self.env = env
         self.prog = prog
         self.fns = fns
+        self.given = ()       # the donated argument positions of the current call
         self._launches = {}   # id(kernel) -> launch()
         self.gemms = {}       # id(dot step) -> its GemmCall, or None (np.matmul)
         ids = list(prog.values)
@@ -238,6 +245,7 @@ class _Runner:
         return run
 
     def run(self, flat_args, donated=()):
+        self.given = donated        # (read by loop steps during this call)
         vals = list(self.fixed)
         for k, a in zip(self.param_slots, flat_args):
             if type(a) is not np.ndarray or not a.flags.c_contiguous:
@@ -434,9 +442,16 @@ class _Runner:
         outs = [(n, self.index[v]) for n, v in enumerate(s.outs) if v is not None]
         loop = control_flow.build(
             s, lambda prog: _Runner(prog, _compile(prog), self.env), self.env)
+        first = carry_inputs(s).start
+        # carries whose initial value is a donated argument: the loop may update it
+        donated = [(j - first, pos, self.shape[s.ins[j]], self.dtype[s.ins[j]])
+                   for j, pos in self.prog.loop_donations.get(id(s), {}).items()]
 
         def run(vals):
-            res = loop([vals[k] for k in ins])
+            args = [vals[k] for k in ins]
+            owned = {k for k, pos, shape, dtype in donated if pos in self.given and
+                     _writable_as(args[first + k], shape, dtype)}
+            res = loop(args, owned)
             for n, k in outs:
                 vals[k] = res[n]
         return run
@@ -468,6 +483,11 @@ class _Runner:
 def _compile(prog):
     """{kernel name: compiled function} for the kernels of ``prog`` (not its bodies')."""
     return {k.name: kernel_cache.compile_kernel(k) for k in prog.kernels}
+
+
+def _writable_as(a, shape, dtype):
+    return type(a) is np.ndarray and a.flags.writeable and a.flags.c_contiguous and \
+        a.shape == shape and a.dtype == dtype
 
 
 def _gemm_group_step(runs):

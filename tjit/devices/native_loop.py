@@ -389,11 +389,15 @@ class NativeLoop:
             ctypes.addressof(self.slots), len(per_iter), 0, BURST, 0)
 
     # -- running ----------------------------------------------------------------------
-    def __call__(self, args):
+    def __call__(self, args, owned=()):
+        """``owned``: carries whose initial array (a donated argument) becomes their
+        first buffer instead of a copy."""
         first = self.n_cond + self.n_body
         buffers = []
         for k, (shape, dtype) in enumerate(self.carry_specs):
-            a = np.array(args[first + k], dtype=dtype, order="C", copy=True).reshape(shape)
+            a = args[first + k]
+            if k not in owned:
+                a = np.array(a, dtype=dtype, order="C", copy=True).reshape(shape)
             buffers.append((a, a if k in self.single else np.empty(shape, dtype)))
         xs = [np.ascontiguousarray(x) for x in args[first + self.n_carry:]]
         ys = [np.empty(shape, dtype) for shape, dtype in self.ys_specs]

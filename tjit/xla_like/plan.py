@@ -32,6 +32,9 @@ vectorizes), and the input argument is left unused. (Dropping ``noalias`` instea
 would make LLVM guard the vector loop with an overlap check that the identical
 buffers always fail: scalar code.) At run time the donated buffer, when the caller
 can give it up, *is* the output; otherwise the output is a fresh copy of the argument.
+A folded gemm (``gemm_epilogue``) whose ``beta`` term reads the parameter accumulates
+into it the same way. A donated parameter that only a while/scan step reads, as a
+carry's initial value, is handed to that loop, which updates it in place.
 """
 
 import dataclasses
@@ -122,7 +125,8 @@ class Program:
         self.donated = tuple(sorted(set(donated)))   # donated argument positions
         # aliases: argument position -> output value id written into its buffer;
         # inplace_outputs: outputs whose kernel reads the argument through the output
-        self.aliases, self.donation_usable, self.inplace_outputs = plan_donation(self)
+        (self.aliases, self.donation_usable, self.inplace_outputs,
+         self.loop_donations) = plan_donation(self)
         self.slot_of, self.slot_sizes = assign_buffers(self)
 
     @property
@@ -258,10 +262,13 @@ def _topo(pending, values):
 def plan_donation(prog):
     """Pair donated parameters with outputs; rewrite kernels that update in place.
 
-    Returns ``(aliases, usable, inplace_outputs)``: ``{argument position: output value
-    id}``, the positions whose donation is used (aliased, or returned unchanged), and
-    the outputs whose (rewritten) kernel expects the argument's data in the output
-    buffer on entry. Replaces those kernels in ``prog.steps``, and may move steps that
+    Returns ``(aliases, usable, inplace_outputs, loop_donations)``: ``{argument
+    position: output value id}``, the positions whose donation is used (aliased,
+    returned unchanged, or given to a loop), the outputs whose (rewritten) kernel
+    expects the argument's data in the output buffer on entry, and ``{id(loop step):
+    {input index: argument position}}``: a donated argument that is the initial value
+    of a while/scan carry and read by nothing else becomes that carry's first buffer
+    (the loop updates it in place). Replaces those kernels in ``prog.steps``, and may move steps that
     read a donated parameter before the writer of its output (when their inputs are
     ready there), so that ``(x * 2, sum(x))`` can still update ``x`` in place.
     """
@@ -309,8 +316,38 @@ def plan_donation(prog):
     kernels = {id(s) for s in steps if isinstance(s, KernelStep)}
     prog.steps = [KernelStep(_inplace_kernel(s, inplace[id(s)], prog.values), s.ins, s.outs)
                   if inplace.get(id(s)) and id(s) in kernels else s for s in steps]
+    loops = _loop_donations(prog, usable)
+    usable.update(pos for given in loops.values() for pos in given.values())
     return aliases, usable, {o for k, pairs in inplace.items() if k in kernels
-                             for _, o in pairs}
+                             for _, o in pairs}, loops
+
+
+def _loop_donations(prog, usable):
+    """{id(loop step): {input index: argument position}} for donated arguments not used
+    otherwise that a while/scan step alone reads, once, as a carry's initial value."""
+    loops = {}
+    for pos in prog.donated:
+        p = prog.params[pos]
+        if pos in usable or p in prog.outputs:
+            continue
+        readers = [s for s in prog.steps if p in s.ins]
+        if len(readers) != 1 or not isinstance(readers[0], ControlStep):
+            continue
+        s = readers[0]
+        at = [j for j, v in enumerate(s.ins) if v == p]
+        if len(at) == 1 and at[0] in carry_inputs(s):
+            loops.setdefault(id(s), {})[at[0]] = pos
+    return loops
+
+
+def carry_inputs(step):
+    """The input indices of a while/scan step that are carries' initial values."""
+    a = step.attrs
+    if step.name == "while":
+        return range(a["cond_nconsts"] + a["body_nconsts"], len(step.ins))
+    if step.name == "scan":
+        return range(a["num_consts"], a["num_consts"] + a["num_carry"])
+    return range(0)
 
 
 def _gemm_accumulates_into(step, p):
