@@ -83,8 +83,9 @@ FAILURES = []
 SETTLE_S = 0.3
 
 
-def median_ms(fn, repeat, warmup=2):
-    """Median wall time of ``fn()`` in ms over ``repeat`` runs after ``warmup`` runs."""
+def _seconds(fn, repeat, warmup):
+    """Wall times of ``repeat`` runs of ``fn()`` after a settle pause and ``warmup``
+    untimed runs."""
     time.sleep(SETTLE_S)
     for _ in range(warmup):
         fn()
@@ -93,7 +94,12 @@ def median_ms(fn, repeat, warmup=2):
         t0 = time.perf_counter()
         fn()
         ts.append(time.perf_counter() - t0)
-    return statistics.median(ts) * 1e3
+    return ts
+
+
+def median_ms(fn, repeat, warmup=2):
+    """Median wall time of ``fn()`` in ms over ``repeat`` runs after ``warmup`` runs."""
+    return statistics.median(_seconds(fn, repeat, warmup)) * 1e3
 
 
 def paired_ms(fns, rounds, per_round=5, warmup=2):
@@ -105,15 +111,7 @@ def paired_ms(fns, rounds, per_round=5, warmup=2):
     meds = {name: [] for name in fns}
     for _ in range(rounds):
         for name, fn in fns.items():
-            time.sleep(SETTLE_S)
-            for _ in range(warmup):
-                fn()
-            ts = []
-            for _ in range(per_round):
-                t0 = time.perf_counter()
-                fn()
-                ts.append(time.perf_counter() - t0)
-            meds[name].append(statistics.median(ts))
+            meds[name].append(statistics.median(_seconds(fn, per_round, warmup)))
     return {name: statistics.median(m) * 1e3 for name, m in meds.items()}
 
 

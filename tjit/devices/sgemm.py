@@ -410,17 +410,7 @@ pb_rows:                               ; B's rows contiguous: pack row by row
   call void @pack_b_rows(ptr %bpack, ptr %bsrc, i64 %brs, i64 %nc, i64 %kc)
   br label %ic_loop
 pb_loop:                               ; pack B's slice into NR-wide micro-panels
-  %pj = phi i64 [ 0, %pc_loop ], [ %pj1, %pb_loop ]
-  %pj_left = sub i64 %nc, %pj
-  %pvalid = call i64 @llvm.smin.i64(i64 %pj_left, i64 {NR})
-  %pso = mul i64 %pj, %bcs
-  %psrc = getelementptr float, ptr %bsrc, i64 %pso
-  %pdo = mul i64 %pj, %kc
-  %pdst = getelementptr float, ptr %bpack, i64 %pdo
-  call void @pack_b(ptr %pdst, ptr %psrc, i64 %bcs, i64 %brs, i64 %pvalid, i64 %kc)
-  %pj1 = add i64 %pj, {NR}
-  %pbmore = icmp slt i64 %pj1, %nc
-  br i1 %pbmore, label %pb_loop, label %ic_loop
+{PANELS_B}
 ic_loop:
   %ic = phi i64 [ 0, %pb_loop ], [ 0, %pb_rows ], [ %ic1, %jr_done ]
   %mc_left = sub i64 %m, %ic
@@ -441,17 +431,7 @@ pa_by_rows:
 pa_check:
   br i1 %pa_any, label %pa_loop, label %jr_loop
 pa_loop:                               ; pack A's block into MR-tall micro-panels
-  %qi = phi i64 [ %qi0, %pa_check ], [ %qi1, %pa_loop ]
-  %qi_left = sub i64 %mc, %qi
-  %qvalid = call i64 @llvm.smin.i64(i64 %qi_left, i64 {MR})
-  %qso = mul i64 %qi, %ars
-  %qsrc = getelementptr float, ptr %asrc, i64 %qso
-  %qdo = mul i64 %qi, %kc
-  %qdst = getelementptr float, ptr %ws, i64 %qdo
-  call void @pack_a(ptr %qdst, ptr %qsrc, i64 %ars, i64 %acs, i64 %qvalid, i64 %kc)
-  %qi1 = add i64 %qi, {MR}
-  %pamore = icmp slt i64 %qi1, %mc
-  br i1 %pamore, label %pa_loop, label %jr_loop
+{PANELS_A}
 jr_loop:
   %jr = phi i64 [ 0, %pa_loop ], [ 0, %pa_check ], [ 0, %pa_by_rows ], [ %jr1, %ir_done ]
   %jro = mul i64 %jr, %kc
@@ -512,7 +492,11 @@ done:
 def _tile_ir(mr, nr):
     """The entry point ``@tjit_sgemm_{mr}x{nr}`` and its micro-kernel and packing."""
     a_pack, b_pack = _packs(mr, nr)
-    driver = _DRIVER
+    driver = _DRIVER.replace("{PANELS_B}", _panels(
+        "pj", "pb_loop", "0, %pc_loop", "%nc", nr, "%bcs", "%brs", "%bsrc", "%bpack",
+        "pack_b", "ic_loop")).replace("{PANELS_A}", _panels(
+            "qi", "pa_loop", "%qi0, %pa_check", "%mc", mr, "%ars", "%acs", "%asrc", "%ws",
+            "pack_a", "jr_loop"))
     for fn in ("ukr", "pack_a_rows", "pack_b_rows", "pack_a", "pack_b", "tjit_sgemm"):
         driver = driver.replace(f"@{fn}(", f"@{fn}_{mr}x{nr}(")
     for key, val in (("A_PACK", a_pack), ("B_PACK", b_pack), ("MR", mr), ("NR", nr),
@@ -526,6 +510,23 @@ def _tile_ir(mr, nr):
         _pack_rows(f"pack_a_rows_{name}", mr, f"pack_a_{name}"),
         _pack_rows(f"pack_b_rows_{name}", nr, f"pack_b_{name}"),
         driver])
+
+
+def _panels(v, label, start, extent, width, lane_stride, k_stride, src, dst, fn, done):
+    """The driver's loop packing one operand's micro-panels one at a time: panel p
+    (``width`` lanes from lane ``v``) from ``src`` to ``dst`` + v * kc."""
+    return f"""  %{v} = phi i64 [ {start} ], [ %{v}1, %{label} ]
+  %{v}_left = sub i64 {extent}, %{v}
+  %{v}valid = call i64 @llvm.smin.i64(i64 %{v}_left, i64 {width})
+  %{v}so = mul i64 %{v}, {lane_stride}
+  %{v}src = getelementptr float, ptr {src}, i64 %{v}so
+  %{v}do = mul i64 %{v}, %kc
+  %{v}dst = getelementptr float, ptr {dst}, i64 %{v}do
+  call void @{fn}(ptr %{v}dst, ptr %{v}src, i64 {lane_stride}, i64 {k_stride}, i64 %{v}valid,
+                  i64 %kc)
+  %{v}1 = add i64 %{v}, {width}
+  %{v}more = icmp slt i64 %{v}1, {extent}
+  br i1 %{v}more, label %{label}, label %{done}"""
 
 
 def kernel_ir(declare_smin=True):
