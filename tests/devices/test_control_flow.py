@@ -451,3 +451,19 @@ def test_donated_argument_also_read_after_the_loop_is_not_given_to_it():
                  donate_argnums=0)
     out = g(jnp.asarray(x0))
     np.testing.assert_array_equal(np.asarray(out), x0 * 8 - x0)
+
+
+def test_filling_a_buffer_row_by_row_visits_one_row_per_iteration():
+    """out = out.at[i].set(row(i)) in a fori_loop: the update kernel runs on the row
+    (its hyperplane), not over the whole carry; results as a NumPy loop."""
+    def fill(buf):
+        return lax.fori_loop(0, 50, lambda i, b: b.at[i].set(
+            jnp.sin(i * 0.1) * jnp.arange(8.0, dtype=np.float32) + b[i]), buf)
+    buf = RNG.standard_normal((50, 8)).astype(np.float32)
+    g = tjit.jit(fill)
+    assert "only at i0" in g.lower(buf).compile().as_text()
+    want = buf.copy()
+    for i in range(50):
+        want[i] = np.sin(np.float32(i) * np.float32(0.1)) * np.arange(8, dtype=np.float32) \
+            + want[i]
+    np.testing.assert_allclose(np.asarray(g(buf)), want, rtol=1e-6, atol=1e-6)

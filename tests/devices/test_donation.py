@@ -348,3 +348,30 @@ def test_size_errors_leave_donated_arguments_intact(rng):
     np.testing.assert_array_equal(np.asarray(w), wn)
     np.testing.assert_array_equal(np.asarray(f(w, jnp.ones(5))), wn - 1)
     assert w.is_deleted()
+
+
+@pytest.mark.parametrize("update", ["set", "add", "mul", "min"])
+@pytest.mark.parametrize("i", [0, 5, 99, -1, -100, 100, 250, -101])
+def test_row_update_of_a_donated_array_visits_that_row_only(update, i, rng):
+    """x.at[i].<update>(v) with x donated: written into x's buffer, by a kernel that
+    visits row i only (its hyperplane); negative i counts from the end, rows out of
+    range are dropped (NumPy reference)."""
+    x0, v = _f32(rng, 100, 6), _f32(rng, 6)
+    f = tjit.jit(lambda x, i, v: getattr(x.at[i], update)(v), donate_argnums=0)
+    compiled = f.lower(jnp.asarray(x0), i, v).compile()
+    assert [k.hyperplane is not None for k in compiled.kernels()] == [True], \
+        compiled.as_text()
+    x = jnp.asarray(x0)
+    ptr = _ptr(x)
+    out = f(x, i, v)
+    assert _ptr(out) == ptr
+    want = x0.copy()
+    row = i + 100 if i < 0 else i
+    if 0 <= row < 100:
+        combine = {"set": lambda a, b: b, "add": np.add, "mul": np.multiply,
+                   "min": np.minimum}[update]
+        want[row] = combine(want[row], v)
+    np.testing.assert_array_equal(np.asarray(out), want)
+    # not given up (a NumPy argument): the output is a fresh copy with the row updated
+    with pytest.warns(UserWarning, match="NumPy array"):
+        np.testing.assert_array_equal(np.asarray(f(x0, i, v)), want)

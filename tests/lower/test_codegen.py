@@ -654,3 +654,35 @@ def test_indexed_load_clamps_or_fills(idt, fill):
         if fill is not None and not 0 <= i < rows:
             row = np.full(cols, fill, F32)
         np.testing.assert_array_equal(out[b], row * 2)
+
+
+@pytest.mark.parametrize("plane", [-1, 0, 3, 6, 7, 100])
+def test_hyperplane_kernel_visits_one_row(plane):
+    """``Kernel.hyperplane``: an in-place kernel on the row ``i0 = idx[0]`` of a
+    symbolic row count (iota along the plane axis included); a row out of range leaves
+    everything as it was. Compiled against the kernel IR evaluator and NumPy."""
+    n = sympy.Symbol("n", integer=True, positive=True)
+    rows, cols = 7, 5
+    i32, i64 = np.dtype(np.int32), np.dtype(np.int64)
+    where = K.Load(0, K.Affine(0, (0, 0)), i32)
+    old = K.Load(3, K.Affine(0, (cols, 1)), F32)            # the row, through the output
+    bump = K.Load(1, K.Affine(0, (0, 1)), F32)
+    row_no = K.Op("convert", (K.IndexValue(K.Affine(0, (1, 0)), i64),), F32)
+    new = K.Op("mul", (K.Op("add", (old, bump), F32), row_no), F32)
+    k = K.Kernel("plane", (1, cols), (K.Arg(i32, "in"), K.Arg(F32, "in"), K.Arg(F32, "in"),
+                                      K.Arg(F32, "out")),
+                 stores=(K.Store(3, K.Affine(0, (cols, 1)), new),), size_symbols=("n",),
+                 inplace=((2, 3),), hyperplane=(0, where, n))
+    K.check_kernel(k)
+    x = np.arange(rows * cols, dtype=F32) * 0.25
+    v = np.linspace(-1, 1, cols).astype(F32)
+    idx = np.array([plane], i32)
+    got = [idx, v, np.zeros(0, F32), x.copy()]
+    build(k)(got, {"n": rows})
+    want = [idx, v, np.zeros(0, F32), x.copy()]
+    K.evaluate(k, want, {"n": rows}, OP_IMPLS)
+    ref = x.reshape(rows, cols).copy()
+    if 0 <= plane < rows:
+        ref[plane] = (ref[plane] + v) * np.float32(plane)
+    assert_bits_equal(got[3], want[3])
+    np.testing.assert_array_equal(got[3].reshape(rows, cols), ref)

@@ -166,6 +166,12 @@ class Kernel:
     #: ``in_arg``'s data on entry (a donated input), and the kernel reads those values
     #: by loading from ``out_arg`` (``in_arg`` is not accessed). See ``plan.py``.
     inplace: tuple = ()
+    #: ``(axis, offset, size)``: the kernel runs only on the hyperplane where iteration
+    #: axis ``axis`` (extent 1 in ``shape``) has the value of the loop-invariant integer
+    #: expression ``offset``, and does nothing when that is outside ``[0, size)``. An
+    #: in-place update of one row (``x.at[i].set(v)`` on a donated ``x``): O(row)
+    #: instead of a masked pass over all of ``x`` (see ``plan.py``).
+    hyperplane: Optional[tuple] = None
 
     @property
     def row_style(self):
@@ -256,6 +262,15 @@ def check_kernel(k):
                              "input and an output of one dtype")
     if k.parallel_axis is not None and k.parallel_axis in k.reduce_axes:
         raise ValueError(f"kernel {k.name}: cannot split reduced axis {k.parallel_axis}")
+    if k.hyperplane is not None:
+        axis, offset, _ = k.hyperplane
+        varying = [x for x in walk(offset) if isinstance(x, (Load, IndexedLoad, IndexValue))
+                   and any(not _is_zero(c) for c in x.index.coefs)]
+        if not 0 <= axis < n or k.shape[axis] != 1 or axis in k.reduce_axes or \
+                axis == k.parallel_axis or np.dtype(offset.dtype).kind not in "iu" or \
+                varying or any(isinstance(x, Stage) for x in walk(offset)):
+            raise ValueError(f"kernel {k.name}: hyperplane {k.hyperplane} needs an extent-1, "
+                             "unsplit, kept axis and a loop-invariant integer offset")
 
 
 def _all_nodes(k):
@@ -330,6 +345,10 @@ def kernel_text(k):
             + (f"  reduce over {list(k.reduce_axes)}" if k.reduce_axes else "")
             + (f"  parallel i{k.parallel_axis}" if k.parallel_axis is not None else "")
             + "".join(f"  arg{o} in place of arg{i}" for i, o in k.inplace)]
+    if k.hyperplane is not None:
+        axis, offset, size = k.hyperplane
+        emit(offset)
+        lines.append(f"  only at i{axis} = {name(offset)}, none unless 0 <= it < {_dim(size)}")
     for j, s in enumerate(k.stages):
         emit(s.expr)
         lines.append(f"  s{j}: {np.dtype(s.dtype).name} = {s.monoid}({name(s.expr)})")
@@ -357,6 +376,13 @@ def evaluate(k, buffers, sizes=None, op_impls=None):
     env = {sympy.Symbol(s, integer=True, positive=True): v for s, v in (sizes or {}).items()}
     shape = tuple(int(_sub(d, env)) for d in k.shape)
     idx = np.indices(shape, dtype=np.int64) if shape else np.zeros((0,), np.int64)
+    if k.hyperplane is not None:
+        axis, offset, size = k.hyperplane
+        plane = int(np.asarray(_scalar_value(k, offset, buffers, sizes, op_impls)))
+        if not 0 <= plane < int(_sub(size, env)):
+            return buffers
+        idx = idx.copy()
+        idx[axis] = plane
 
     def lin(a):
         out = np.full(shape, int(_sub(a.offset, env)), np.int64)
@@ -406,6 +432,15 @@ def evaluate(k, buffers, sizes=None, op_impls=None):
         v = ev(st.expr)
         buffers[st.arg][lin(st.index)] = v
     return buffers
+
+
+def _scalar_value(k, expr, buffers, sizes, op_impls):
+    """A loop-invariant expression's value (a hyperplane's offset)."""
+    probe = Kernel("probe", (), k.args, stores=(Store(len(k.args), Affine(0, ()), expr),))
+    out = np.zeros(1, np.dtype(expr.dtype))
+    evaluate(dataclasses.replace(probe, args=k.args + (Arg(expr.dtype, "out"),)),
+             list(buffers) + [out], sizes, op_impls)
+    return out[0]
 
 
 def _sub(d, env):

@@ -314,7 +314,8 @@ def plan_donation(prog):
             usable.add(pos)
             break
     kernels = {id(s) for s in steps if isinstance(s, KernelStep)}
-    prog.steps = [KernelStep(_inplace_kernel(s, inplace[id(s)], prog.values), s.ins, s.outs)
+    prog.steps = [KernelStep(_on_hyperplane(_inplace_kernel(s, inplace[id(s)], prog.values)),
+                             s.ins, s.outs)
                   if inplace.get(id(s)) and id(s) in kernels else s for s in steps]
     loops = _loop_donations(prog, usable)
     usable.update(pos for given in loops.values() for pos in given.values())
@@ -472,6 +473,63 @@ def _inplace_kernel(step, pairs, values):
     stores = tuple(dataclasses.replace(st, expr=_reload(st.expr, remap, memo))
                    for st in executed)
     return dataclasses.replace(k, stages=stages, stores=stores, inplace=tuple(pair_args))
+
+
+def _on_hyperplane(k):
+    """An in-place kernel that changes one hyperplane only, restricted to it.
+
+    ``out[p] = select(index_a(p) == s, new(p), out[p])`` with ``s`` loop-invariant (the
+    lowering of ``x.at[s].set/add/...(v)``) leaves every point off the plane ``a = s``
+    as it is: the buffer already holds those values, so the kernel needs to visit the
+    plane only (``Kernel.hyperplane``), and stores ``new`` there. A row update in a
+    loop then costs a row, not a pass over the whole carry.
+    """
+    if k.reduce_axes or k.stages or len(k.stores) != 1 or k.hyperplane is not None:
+        return k
+    st = k.stores[0]
+    if st.arg not in {o for _, o in k.inplace}:
+        return k
+    e = st.expr
+    if not (isinstance(e, K.Op) and e.op == "select" and isinstance(e.args[2], K.Load)
+            and e.args[2].arg == st.arg and e.args[2].index == st.index):
+        return k
+    pred = e.args[0]
+    if not (isinstance(pred, K.Op) and pred.op == "eq"):
+        return k
+    for iv, s in (pred.args, pred.args[::-1]):
+        axis = _single_axis(iv)
+        if axis is not None and _loop_invariant(s):
+            break
+    else:
+        return k
+    n = k.shape[axis]
+    shape = k.shape[:axis] + (1,) + k.shape[axis + 1:]
+    par = None if k.parallel_axis == axis else k.parallel_axis
+    return dataclasses.replace(k, shape=shape, parallel_axis=par, hyperplane=(axis, s, n),
+                               stores=(dataclasses.replace(st, expr=e.args[1]),))
+
+
+def _single_axis(node):
+    """The axis ``a`` when ``node`` is the iteration index along ``a`` (iota), else None."""
+    if not isinstance(node, K.IndexValue) or not _dims_equal(node.index.offset, 0):
+        return None
+    axes = [a for a, c in enumerate(node.index.coefs) if not _dims_equal(c, 0)]
+    if len(axes) != 1 or not _dims_equal(node.index.coefs[axes[0]], 1):
+        return None
+    return axes[0]
+
+
+def _loop_invariant(expr):
+    """An integer expression that reads no iteration index (scalars and constants)."""
+    if np.dtype(expr.dtype).kind not in "iu":
+        return False
+    for n in K.walk(expr):
+        if isinstance(n, K.Stage):
+            return False
+        if isinstance(n, (K.Load, K.IndexedLoad, K.IndexValue)) and any(
+                not _dims_equal(c, 0) for c in n.index.coefs):
+            return False
+    return True
 
 
 def _reload(expr, remap, memo):

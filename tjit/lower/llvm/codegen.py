@@ -228,6 +228,9 @@ class _Renderer:
         self.start, self.end = fn.args[nargs + nsyms], fn.args[nargs + nsyms + 1]
         self.b = ir.IRBuilder(start_bb)
         self._setup_axes()
+        self.plane = None
+        if k.hyperplane is not None:
+            self._enter_hyperplane()
         if k.row_style:
             self._row_style()
         else:
@@ -289,6 +292,23 @@ class _Renderer:
             hi = eb.select(eb.icmp_signed(">", hi, ext), ext, hi)
             self.bounds[g] = (lo, hi)
 
+    def _enter_hyperplane(self):
+        """The plane's index (computed once) and the early return when it is out of
+        range; ``_affine`` then adds it on the hyperplane axis."""
+        axis, offset, size = self.k.hyperplane
+        b = self.b
+        odt = ops.check_dtype(offset.dtype, "hyperplane index")
+        v = ops.convert(b, self.value(offset, {}), odt, np.dtype(np.int64))
+        inside = b.and_(b.icmp_signed(">=", v, ir.Constant(I64, 0)),
+                        b.icmp_signed("<", v, self.sizes(size)))
+        body_bb = self.fn.append_basic_block("plane")
+        out_bb = self.fn.append_basic_block("off_plane")
+        b.cbranch(inside, body_bb, out_bb)
+        b.position_at_end(out_bb)
+        b.ret_void()
+        b.position_at_end(body_bb)
+        self.plane = (axis, v)
+
     def _loop(self, lo, hi, body):
         b = self.b
         pre = b.block
@@ -344,6 +364,10 @@ class _Renderer:
             i = self.idx[g]
             if i is None or _same(c, 0):
                 continue
+            term = i if _same(c, 1) else b.mul(self.sizes(c), i, flags=("nsw",))
+            v = term if v is None else b.add(v, term, flags=("nsw",))
+        if self.plane is not None and not _same(a.coefs[self.plane[0]], 0):
+            c, i = a.coefs[self.plane[0]], self.plane[1]
             term = i if _same(c, 1) else b.mul(self.sizes(c), i, flags=("nsw",))
             v = term if v is None else b.add(v, term, flags=("nsw",))
         v = ir.Constant(I64, 0) if v is None else v
