@@ -1,4 +1,8 @@
-"""``dot_general`` on the CPU: BLAS gemm calls split across tjit's own thread pool.
+"""``dot_general`` on the CPU: gemm calls split across tjit's own thread pool.
+
+float32 products on AVX-512 hosts run tjit's own gemm (``sgemm.py``, at least one
+register tile wide: 6 x 64); everything else calls OpenBLAS, as below. Both go through
+the same shim and the same blocks.
 
 NumPy's ``matmul`` runs OpenBLAS on OpenBLAS's thread pool. Next to tjit's pool (fused
 kernels) that makes two pools of spinning threads on the same cores, and on a busy
@@ -15,9 +19,10 @@ threads. BLAS is found through NumPy's own extension module (the ILP64
 to ``np.matmul``.
 
 A folded linear epilogue (``xla_like/gemm_epilogue.py``) makes the call compute
-``out = alpha * dot + beta * x``: each block first copies its part of ``x`` into ``out``
-(nothing to copy when ``out`` is ``x``'s own, donated, buffer) and BLAS accumulates
-into it with ``beta``, in place of the pass in which it would zero the block.
+``out = alpha * dot + beta * x``: for BLAS each block first copies its part of ``x``
+into ``out`` (nothing to copy when ``out`` is ``x``'s own, donated, buffer), and BLAS
+accumulates into it with ``beta``, in place of the pass in which it would zero the
+block; tjit's own gemm reads ``x`` itself in its first K slice.
 
 Which axis is split: splitting the rows of ``C = A @ B`` makes every block pack all of
 ``B``, splitting the columns makes every block pack all of ``A``; the split repacks the

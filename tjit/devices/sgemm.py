@@ -1,10 +1,11 @@
 """tjit's own float32 gemm for AVX-512 hosts, written in LLVM IR.
 
-Measured on the development VM (znver4, 2 cores): the FMA peak is ~116 GF/s per core,
-single-threaded OpenBLAS (SkylakeX kernels) reaches 90-99 GF/s on the MLP's shapes,
-and this kernel a few percent more, with fewer passes over C (no separate pass to
-zero or scale it). ``blas.py`` calls it through the same shim as BLAS, one block of the
-product per call; float64 and hosts without AVX-512F keep BLAS.
+Measured on the development VM (znver4, 2 cores): the FMA peak is ~116 GF/s per core;
+single-threaded OpenBLAS (SkylakeX kernels) reaches 90-103 GF/s on the MLP's shapes and
+this kernel 105-111, with fewer passes over C (no separate pass to zero or scale it),
+and it splits across the two cores without loss (OpenBLAS loses ~10%). ``blas.py``
+calls it through the same shim as BLAS, one block of the product per call; float64,
+products thinner than a tile and hosts without AVX-512F keep BLAS.
 
 Structure (BLIS's): for each ``NC``-wide column panel of B and ``KC``-deep slice of K,
 B's slice is packed into ``NR``-wide micro-panels (``KC x NR``, contiguous); for each
@@ -15,8 +16,12 @@ registers), per k one broadcast of each A element and ``NR / 16`` vector loads o
 The tile is combined with C once per ``KC`` slice: ``C = alpha * acc`` (first slice,
 ``beta = 0``: C is not read), ``C = beta * C + alpha * acc`` (first slice) or
 ``C += alpha * acc`` (a folded epilogue's ``beta * X`` is read from X by the first
-slice: no copy of X into C first). Tiles at the right and bottom edges store only their rows and
-(masked) columns.
+slice: no copy of X into C first). Tiles at the right and bottom edges store only their
+rows and (masked) columns. While the k loop runs, the micro-kernel prefetches B a few
+rows ahead and the C (and X) lines of its tile.
+
+A whose rows are contiguous in k is read in place (no packing); contiguous lanes are
+packed row by row (one sequential stream per row of the source).
 
 Packing reads any strided A and B (transposes included): lanes that are contiguous
 are copied as vectors, k that is contiguous is transposed 16x16 (or 8x8) in registers
