@@ -467,3 +467,78 @@ def test_filling_a_buffer_row_by_row_visits_one_row_per_iteration():
         want[i] = np.sin(np.float32(i) * np.float32(0.1)) * np.arange(8, dtype=np.float32) \
             + want[i]
     np.testing.assert_allclose(np.asarray(g(buf)), want, rtol=1e-6, atol=1e-6)
+
+
+# -- conds inside natively driven loops -----------------------------------------------------
+
+def test_cond_in_a_fori_loop_runs_natively(loop_driver, monkeypatch):
+    calls = _native_calls(monkeypatch)
+
+    def f(x):
+        return lax.fori_loop(0, 300, lambda i, x: lax.cond(
+            i % 3 == 0, lambda x: x * 0.5 + 1.0, lambda x: x - 0.25, x), x)
+    x0 = np.linspace(-1, 1, 8).astype(np.float32)
+    got = tjit.jit(f)(x0)
+    assert calls == (["scan"] if loop_driver == "native" else [])
+    want = x0.copy()
+    for i in range(300):
+        want = want * np.float32(0.5) + np.float32(1.0) if i % 3 == 0 else \
+            want - np.float32(0.25)
+    np.testing.assert_array_equal(np.asarray(got), want)
+
+
+def test_switch_with_several_operands_results_and_pass_throughs(loop_driver, monkeypatch):
+    """lax.switch in a scan over xs: three branches (one a dot, one passing operands
+    through, one returning a constant), several results, an index out of range
+    (clamped), per-iteration slices read inside a branch and stacked results."""
+    calls = _native_calls(monkeypatch)
+    w = (RNG.standard_normal((4, 4)) * 0.3).astype(np.float32)
+    xs = RNG.standard_normal((40, 4)).astype(np.float32)
+    ks = np.array([(t * 7) % 5 - 1 for t in range(40)], np.int32)   # -1 .. 3
+
+    def f(a, b):
+        def step(carry, inp):
+            a, b = carry
+            x, k = inp
+            a, b = lax.switch(k, [lambda a, b, x: (jnp.tanh(a @ w + x), b + 1.0),
+                                  lambda a, b, x: (a, b),
+                                  lambda a, b, x: (a * 0.0 + 2.0, b * x)], a, b, x)
+            return (a, b), a.sum() + b.sum()
+        return lax.scan(step, (a, b), (xs, ks))
+    a0, b0 = np.ones(4, np.float32) * 0.1, np.zeros(4, np.float32)
+    (a, b), ys = tjit.jit(f)(a0, b0)
+    assert calls == (["scan"] if loop_driver == "native" else [])
+    ra, rb, rys = a0.astype(np.float64), b0.astype(np.float64), []
+    for x, k in zip(xs, ks):
+        k = min(max(k, 0), 2)
+        if k == 0:
+            ra, rb = np.tanh(ra @ w + x), rb + 1.0
+        elif k == 2:
+            ra, rb = ra * 0.0 + 2.0, rb * x
+        rys.append(ra.sum() + rb.sum())
+    np.testing.assert_allclose(np.asarray(a), ra, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(np.asarray(b), rb, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(np.asarray(ys), rys, rtol=1e-5, atol=1e-5)
+
+
+def test_nested_conds_and_a_while_predicate(loop_driver, monkeypatch):
+    calls = _native_calls(monkeypatch)
+
+    def f(x):
+        def body(c):
+            i, x = c
+            x = lax.cond(x[0] > 0, lambda x: lax.cond(i % 2 == 0, lambda x: x - 1.0,
+                                                      lambda x: x * 0.5, x),
+                         lambda x: x + 3.0, x)
+            return i + 1, x
+        return lax.while_loop(lambda c: c[0] < 50, body, (0, x))[1]
+    x0 = np.array([2.0, -1.0, 0.5], np.float32)
+    got = tjit.jit(f)(x0)
+    assert calls == (["while"] if loop_driver == "native" else [])
+    x = x0.copy()
+    for i in range(50):
+        if x[0] > 0:
+            x = x - np.float32(1.0) if i % 2 == 0 else x * np.float32(0.5)
+        else:
+            x = x + np.float32(3.0)
+    np.testing.assert_array_equal(np.asarray(got), x)

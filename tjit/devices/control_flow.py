@@ -55,11 +55,12 @@ def build(step, make_runner, env):
     argument). ``make_runner(program)`` prepares a body program (its runner). Loops
     over small bodies run natively (``native_loop``)."""
     runners = [make_runner(b) for b in step.bodies]
-    native = NativeLoop.build(step, runners, env)
-    if native is not None:
-        return native
-    build_kind = {"cond": _cond, "while": _while, "scan": _scan}[step.name]
-    return build_kind(step, [Body(r) for r in runners], env)
+    run = NativeLoop.build(step, runners, env)
+    if run is None:
+        build_kind = {"cond": _cond, "while": _while, "scan": _scan}[step.name]
+        run = build_kind(step, [Body(r) for r in runners], env)
+    run.runners = runners   # (a loop around this step may run them natively)
+    return run
 
 
 def _cond(step, branches, env):

@@ -155,6 +155,7 @@ class _Runner:
         self.prog = prog
         self.fns = fns
         self.given = ()       # the donated argument positions of the current call
+        self.control_runners = {}   # id(control step) -> its bodies' runners
         self._launches = {}   # id(kernel) -> launch()
         self.gemms = {}       # id(dot step) -> its GemmCall, or None (np.matmul)
         ids = list(prog.values)
@@ -442,6 +443,7 @@ class _Runner:
         outs = [(n, self.index[v]) for n, v in enumerate(s.outs) if v is not None]
         loop = control_flow.build(
             s, lambda prog: _Runner(prog, _compile(prog), self.env), self.env)
+        self.control_runners[id(s)] = loop.runners
         first = carry_inputs(s).start
         # carries whose initial value is a donated argument: the loop may update it
         donated = [(j - first, pos, self.shape[s.ins[j]], self.dtype[s.ins[j]])

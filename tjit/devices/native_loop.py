@@ -1,7 +1,8 @@
 """Loops with small bodies as one native call: no Python between iterations.
 
-A ``while``/``scan`` step whose bodies are plain sequences of small kernels and BLAS
-gemms (no library or nested control steps, nothing split across threads) is run by a
+A ``while``/``scan`` step whose bodies are sequences of small kernels, BLAS gemms and
+conds over such programs (no library calls or nested loops, nothing split across
+threads) is run by a
 generic driver written in LLVM IR (``_IR``, compiled once and kept in the disk cache):
 it calls the kernels and the gemm shim (``blas``: same ABI) of the cond and body
 programs through their function pointers, over argument arrays prepared here, until
@@ -19,8 +20,13 @@ a stacked output row are pointers into the whole array, set per iteration from a
 of (argument slot, base, stride). The driver stops every ``BURST`` iterations so that
 Ctrl-C (``KeyboardInterrupt``) is seen between bursts of a loop that never ends.
 
-Anything else (big bodies, library calls, nested control flow, carries that change
-places through donation) keeps the Python loop of ``control_flow``, which handles every
+A cond is one entry of the call table: ``tjit_switch`` reads the branch index and runs
+that branch's own table, whose parameters point at the cond's operands and whose results
+are written where the cond's results are read (a carry's next buffer, a stacked row, or
+a scratch array of this loop).
+
+Anything else (big bodies, library calls, nested loops, carries that change places
+through donation) keeps the Python loop of ``control_flow``, which handles every
 program.
 """
 
@@ -30,7 +36,7 @@ import numpy as np
 
 from tjit.devices import disk_cache
 from tjit.devices.array_args import data_pointer as _ptr
-from tjit.xla_like.plan import DotStep, KernelStep, concrete
+from tjit.xla_like.plan import ControlStep, DotStep, KernelStep, concrete
 
 #: Iterations per native call (a KeyboardInterrupt is checked between calls).
 BURST = 1 << 16
@@ -73,6 +79,27 @@ loop:
   %more = icmp slt i64 %i1, %n
   br i1 %more, label %loop, label %done
 done:
+  ret void
+}
+
+; a cond in a loop body, with the kernel ABI: args = (index (i32*), table 0 .. table
+; end-1), sizes = (count 0 .. count end-1); runs the calls of branch clamp(index)
+define void @tjit_switch(ptr noalias %args, ptr noalias %sizes, i64 %start, i64 %end) {
+entry:
+  %ip = load ptr, ptr %args
+  %i32 = load i32, ptr %ip
+  %i = sext i32 %i32 to i64
+  %last = sub i64 %end, 1
+  %neg = icmp slt i64 %i, 0
+  %big = icmp sgt i64 %i, %last
+  %lo = select i1 %neg, i64 0, i64 %i
+  %b = select i1 %big, i64 %last, i64 %lo
+  %at = add i64 %b, 1
+  %tp = getelementptr ptr, ptr %args, i64 %at
+  %tab = load ptr, ptr %tp
+  %np = getelementptr i64, ptr %sizes, i64 %b
+  %n = load i64, ptr %np
+  call void @run_calls(ptr %tab, i64 %n)
   ret void
 }
 
@@ -177,16 +204,17 @@ paused:
 }
 """
 
-_DRIVER = None   # None: not compiled yet; False: unavailable; else (loop, copy address)
+_DRIVER = None   # None: not compiled yet; False: unavailable; else (loop, copy, switch)
 
 
 def _driver():
     global _DRIVER
     if _DRIVER is None:
         try:
-            addrs = disk_cache.load_or_compile(_IR, ["tjit_loop", "tjit_copy"], "loop-driver")
+            addrs = disk_cache.load_or_compile(_IR, ["tjit_loop", "tjit_copy", "tjit_switch"],
+                                               "loop-driver")
             _DRIVER = (ctypes.CFUNCTYPE(None, ctypes.c_void_p)(addrs["tjit_loop"]),
-                       addrs["tjit_copy"])
+                       addrs["tjit_copy"], addrs["tjit_switch"])
         except (ValueError, RuntimeError, OSError):  # pragma: no cover
             _DRIVER = False
     return _DRIVER or None
@@ -197,9 +225,10 @@ class _Calls:
     slots whose pointers are set per loop call or per iteration. ``specs``: per call,
     (function address, argument sources, sizes array, end)."""
 
-    def __init__(self, specs):
+    def __init__(self, specs, nested=()):
         self.table = (ctypes.c_int64 * (4 * max(1, len(specs))))()
-        self.keep = []              # argv and sizes arrays the table points into
+        self.keep = list(nested)    # argv and sizes arrays the table points into, and
+        self.nested = list(nested)  # the tables of conds' branches (run by tjit_switch)
         self.per_call = []          # (argv, position, source)
         self.per_iter = []          # (slot address, source)
         for n, (fn, sources, sizes, end) in enumerate(specs):
@@ -207,6 +236,8 @@ class _Calls:
             for pos, src in enumerate(sources):
                 if src[0] == "fixed":
                     argv[pos] = _ptr(src[1])
+                elif src[0] == "raw":       # an address (a branch's call table)
+                    argv[pos] = src[1]
                 elif src[0] in ("x", "y"):
                     self.per_iter.append((ctypes.addressof(argv) + 8 * pos, src))
                 else:
@@ -216,9 +247,17 @@ class _Calls:
             self.keep += [argv, sizes]
         self.count = len(specs)
 
+    def flat(self):
+        """This table and, depth first, its branches' tables."""
+        out = [self]
+        for c in self.nested:
+            out += c.flat()
+        return out
+
 
 def _supported(runner):
-    """Only kernels and BLAS gemms the shim reads in place, none split across threads."""
+    """Only kernels and BLAS gemms the shim reads in place, none split across threads,
+    and conds whose branches are such programs."""
     for s in runner.prog.steps:
         if isinstance(s, KernelStep):
             if runner.launch(s.kernel)[2]:
@@ -226,6 +265,10 @@ def _supported(runner):
         elif isinstance(s, DotStep):
             gemm = runner.gemms[id(s)]
             if gemm is None or gemm.parallel or gemm.copies != [None, None]:
+                return False
+        elif isinstance(s, ControlStep) and s.name == "cond":
+            if runner.dtype[s.ins[0]] != np.int32 or \
+                    not all(_supported(r) for r in runner.control_runners[id(s)]):
                 return False
         else:
             return False
@@ -311,6 +354,7 @@ class NativeLoop:
                          for v in body.outputs[n_carry:]]
         self.pred = np.zeros((), np.bool_)
         self.keep = runners        # their temporaries, constants, sizes and gemm calls
+        self.scratch = {}          # (id(runner), value) -> array, for conds' results
         copy_fn = _driver()[1]
         self.calls = [None, None]                # cond parity 0/1, body parity 0/1
         if self.kind == "while":
@@ -345,15 +389,34 @@ class NativeLoop:
                 return location(place.target[v])
             j = param_of.get(v)
             if j is None:
-                return ("fixed", runner.fixed[runner.index[v]])
+                return self._fixed(runner, v)
             if j < n_consts:
                 return ("const", const_base + j)
             if j < n_consts + self.n_carry:
                 return self._carry(j - n_consts, parity)
             return ("x", j - n_consts - self.n_carry)
+        return self._program_calls(runner, source, location, place, copy_fn)
 
-        specs = []
-        for s in prog.steps:
+    def _program_calls(self, runner, source, location, place, copy_fn):
+        """The calls of ``runner``'s steps over the pointers ``source`` gives, then the
+        copies of ``place``. A cond is one call of ``tjit_switch`` over its branches'
+        tables, whose parameters read the cond's operands where they are and whose
+        results are written where the cond's results are read."""
+        specs, nested = [], []
+        for s in runner.prog.steps:
+            if isinstance(s, ControlStep):      # a cond (see _supported)
+                branches = []
+                for r in runner.control_runners[id(s)]:
+                    outs = [source(o) if o is not None else self._fixed(r, r.prog.outputs[k])
+                            for k, o in enumerate(s.outs)]
+                    branches.append(self._branch_calls(r, [source(v) for v in s.ins[1:]],
+                                                       outs, copy_fn))
+                nested += branches
+                sizes = (ctypes.c_int64 * len(branches))(*[b.count for b in branches])
+                args = [source(s.ins[0])] + [("raw", ctypes.addressof(b.table))
+                                             for b in branches]
+                specs.append((_driver()[2], args, sizes, len(branches)))
+                continue
             args = [source(v) for v in list(s.ins) + list(s.outs)]
             if isinstance(s, DotStep):   # the gemm shim has the kernel ABI: (lhs, rhs, out)
                 gemm = runner.gemms[id(s)]
@@ -367,13 +430,43 @@ class NativeLoop:
             nbytes = int(np.prod(runner.shape[v], dtype=np.int64)) * runner.dtype[v].itemsize
             specs.append((copy_fn, [source(v), location(loc)],
                           (ctypes.c_int64 * 1)(nbytes), 1))
-        return _Calls(specs)
+        return _Calls(specs, nested)
+
+    def _branch_calls(self, runner, ins, outs, copy_fn):
+        """A cond branch's calls: parameters at ``ins``, results to ``outs`` (sources)."""
+        prog = runner.prog
+        src_of = dict(zip(prog.params, ins))
+        place = _Placement(prog, outs, {})
+
+        def source(v):
+            if v in place.target:
+                return place.target[v]
+            if v in src_of:
+                return src_of[v]
+            return self._fixed(runner, v)
+        return self._program_calls(runner, source, lambda loc: loc, place, copy_fn)
+
+    def _fixed(self, runner, v):
+        """A value's own array: its temporary slot or constant, or (a cond's result:
+        control steps have no slots, their results are fresh arrays) a scratch array
+        this loop keeps."""
+        a = runner.fixed[runner.index[v]]
+        if a is None:
+            a = self.scratch.get((id(runner), v))
+            if a is None:
+                a = self.scratch[(id(runner), v)] = np.empty(runner.shape[v],
+                                                             runner.dtype[v])
+        return ("fixed", a)
 
     def _carry(self, k, buf):
         return ("carry", k, 0 if k in self.single else buf)
 
+    def _tables(self):
+        """Every call table (cond and body per parity, and their branches')."""
+        return [t for c in self.calls if c for t in c.flat()]
+
     def _build_ctx(self):
-        per_iter = [(slot, src) for c in self.calls if c for slot, src in c.per_iter]
+        per_iter = [(slot, src) for c in self._tables() for slot, src in c.per_iter]
         self.slots = (ctypes.c_int64 * (3 * max(1, len(per_iter))))()
         self.slot_sources = []
         for n, (slot, src) in enumerate(per_iter):
@@ -403,8 +496,8 @@ class NativeLoop:
         ys = [np.empty(shape, dtype) for shape, dtype in self.ys_specs]
         consts = [a if a.flags.c_contiguous else np.array(a, order="C")
                   for a in args[:first]]
-        for c in self.calls:
-            for argv, pos, src in c.per_call if c else ():
+        for c in self._tables():
+            for argv, pos, src in c.per_call:
                 argv[pos] = _ptr(consts[src[1]]) if src[0] == "const" else \
                     _ptr(buffers[src[1]][src[2]])
         for at, src in self.slot_sources:
