@@ -649,6 +649,18 @@ def _logistic_map(fori_loop):
     return lambda x: fori_loop(0, 10000, lambda i, v: 3.7 * v * (1.0 - v) * 0.5 + 0.25, x)
 
 
+def _branchy_map(mod, lax_mod):
+    """10,000 steps that pick one of two updates by the step number (a cond per step)."""
+    return lambda x: lax_mod.fori_loop(0, 10000, lambda i, v: lax_mod.cond(
+        i % 3 == 0, lambda v: v * 0.5 + 1.0, lambda v: v - 0.25, v), x)
+
+
+def _np_branchy_map(x):
+    for i in range(10000):
+        x = x * np.float32(0.5) + np.float32(1.0) if i % 3 == 0 else x - np.float32(0.25)
+    return x
+
+
 def _sgd_loop(mod, fori_loop, grad):
     """200 SGD steps of a 16-32-1 tanh MLP on 128 examples, as one fori_loop."""
     def loss(p, x, y):
@@ -700,7 +712,9 @@ def case_control_flow(cfg):
              [np.float32(0.3)]),
             ("10d fori_loop: 200 SGD steps, small MLP",
              lambda m, lx: _sgd_loop(m, lx.fori_loop, tjit.grad if m is jnp else jax.grad),
-             _np_sgd_loop, sgd_args)):
+             _np_sgd_loop, sgd_args),
+            ("10e fori_loop x10000 with a cond per step", _branchy_map, _np_branchy_map,
+             [np.linspace(-1, 1, 8).astype(np.float32)])):
         interp = tjit.jit(make(jnp, tjit.lax), backend="interpreter")
         t_args = [jnp.asarray(a) for a in args]
         interp_ms = median_ms(lambda: interp(*t_args), max(3, cfg.repeat // 2), warmup=1)
