@@ -149,3 +149,37 @@ def test_concurrent_calls_from_threads_do_not_share_kernel_arguments():
     for t in threads:
         t.join()
     assert not bad
+
+
+def test_concurrent_dots_and_loops_from_threads():
+    """Threads calling programs with big gemms (the own sgemm's workspace slots are
+    taken concurrently) and with a natively driven loop with a cond, at once."""
+    import threading
+    from tjit import lax
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((4, 200, 300)).astype(np.float32)
+    b = rng.standard_normal((300, 260)).astype(np.float32)
+    f = tjit.jit(lambda a, b: jnp.tanh(a @ b))
+    g = tjit.jit(lambda x: lax.fori_loop(0, 200, lambda i, x: lax.cond(
+        i % 2 == 0, lambda x: x * 0.5, lambda x: x + 1.0, x), x))
+    want_f = [np.tanh(a[k].astype(np.float64) @ b) for k in range(4)]
+    xs = [np.full(16, k, np.float32) for k in range(4)]
+    want_g = []
+    for x in xs:
+        for i in range(200):
+            x = x * np.float32(0.5) if i % 2 == 0 else x + np.float32(1.0)
+        want_g.append(x)
+    bad = []
+
+    def work(k):
+        for _ in range(30):
+            if not np.allclose(np.asarray(f(a[k], b)), want_f[k], rtol=1e-4, atol=1e-4):
+                bad.append(("dot", k))
+            if not np.array_equal(np.asarray(g(xs[k])), want_g[k]):
+                bad.append(("loop", k))
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not bad, bad

@@ -16,6 +16,7 @@ where it cannot be confirmed (another Python implementation, an unexpected layou
 
 import ctypes
 import platform
+import threading
 
 import numpy as np
 
@@ -72,6 +73,7 @@ done:
 
 _NAME = "tjit_fill_and_call"
 _STATE = None     # None: not probed; False: unavailable; else (ctypes function, offset)
+_LOCK = threading.Lock()
 
 
 def _probe_offset():
@@ -94,15 +96,21 @@ def _probe_offset():
 def _state():
     global _STATE
     if _STATE is None:
-        _STATE = False
-        off = _probe_offset()
-        if off is not None:
-            try:
-                addr = disk_cache.load_or_compile(_IR, [_NAME], "array-args")[_NAME]
-            except Exception:  # noqa: BLE001  (no native helper: callers use ctypes)
-                return None
-            _STATE = (ctypes.CFUNCTYPE(None, ctypes.c_void_p)(addr), off)
+        with _LOCK:   # threads calling first wait for the helper (else they see False)
+            if _STATE is None:
+                _STATE = _load() or False
     return _STATE or None
+
+
+def _load():
+    off = _probe_offset()
+    if off is None:
+        return None
+    try:
+        addr = disk_cache.load_or_compile(_IR, [_NAME], "array-args")[_NAME]
+    except Exception:  # noqa: BLE001  (no native helper: callers use ctypes)
+        return None
+    return ctypes.CFUNCTYPE(None, ctypes.c_void_p)(addr), off
 
 
 def available():

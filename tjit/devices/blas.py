@@ -35,6 +35,7 @@ the result has the same bits.
 import ctypes
 import math
 import os
+import threading
 
 import numpy as np
 
@@ -298,6 +299,7 @@ def _shim_text(llvm_type, parts, name, extra):
 
 
 _LIBRARY = None   # None: not looked up yet; False: unavailable; else see _library()
+_INIT_LOCK = threading.RLock()   # first uses of _library / _own from several threads
 _OWN = None       # the own sgemm's shim entry, once compiled (see _own)
 _POOL = None      # the own sgemm's workspace pool (kept alive here)
 #: Workspace slots of the own sgemm: more than the threads that can compute at once.
@@ -336,9 +338,15 @@ def own_sgemm_used():
 def _library():
     """{np.dtype: (shim ctypes function, gemm address, set-threads address, workspace
     pool address)} (addresses 0 where unused), or None when no gemm is available."""
+    if _LIBRARY is None:
+        with _INIT_LOCK:
+            _library_locked()
+    return _LIBRARY or None
+
+
+def _library_locked():
     global _LIBRARY
     if _LIBRARY is None:
-        _LIBRARY = False
         found = {}
         blas = _openblas()
         if blas is not None:
@@ -349,18 +357,23 @@ def _library():
                 addr = disk_cache.load_or_compile(_shim_ir(llvm_type), [name],
                                                   "gemm-shim")[name]
                 found[dt] = (as_kernel(addr), gemms[dt], set_threads, 0)
-        if not found and not sgemm.available():
-            return None
-        group = disk_cache.load_or_compile(_GROUP_IR, ["tjit_gemm_group"], "gemm-group")
-        found["group"] = as_kernel(group["tjit_gemm_group"])
-        _LIBRARY = found
-    return _LIBRARY or None
+        if found or sgemm.available():
+            group = disk_cache.load_or_compile(_GROUP_IR, ["tjit_gemm_group"], "gemm-group")
+            found["group"] = as_kernel(group["tjit_gemm_group"])
+        _LIBRARY = found or False    # set last: other threads wait on the lock till then
 
 
 def _own(tile):
     """(shim, 0, 0, workspace pool address) of tjit's own sgemm for ``tile`` (a key of
     ``sgemm.TILES``), compiled (~0.35 s, then from the disk cache) the first time a
-    product wants it."""
+    product wants it. Under a lock: a second pool made by a concurrent first call would
+    replace (and free) the one the other thread's calls point at."""
+    global _OWN, _POOL
+    with _INIT_LOCK:
+        return _own_locked(tile)
+
+
+def _own_locked(tile):
     global _OWN, _POOL
     if _OWN is None:
         names = [f"tjit_gemm_own_{t}" for t in sgemm.TILES]

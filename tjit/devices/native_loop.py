@@ -31,6 +31,7 @@ program.
 """
 
 import ctypes
+import threading
 
 import numpy as np
 
@@ -205,19 +206,26 @@ paused:
 """
 
 _DRIVER = None   # None: not compiled yet; False: unavailable; else (loop, copy, switch)
+_LOCK = threading.Lock()
 
 
 def _driver():
     global _DRIVER
     if _DRIVER is None:
-        try:
-            addrs = disk_cache.load_or_compile(_IR, ["tjit_loop", "tjit_copy", "tjit_switch"],
-                                               "loop-driver")
-            _DRIVER = (ctypes.CFUNCTYPE(None, ctypes.c_void_p)(addrs["tjit_loop"]),
-                       addrs["tjit_copy"], addrs["tjit_switch"])
-        except (ValueError, RuntimeError, OSError):  # pragma: no cover
-            _DRIVER = False
+        with _LOCK:   # threads calling first wait for it (else they would see False)
+            if _DRIVER is None:
+                _DRIVER = _load_driver()
     return _DRIVER or None
+
+
+def _load_driver():
+    try:
+        addrs = disk_cache.load_or_compile(_IR, ["tjit_loop", "tjit_copy", "tjit_switch"],
+                                           "loop-driver")
+    except (ValueError, RuntimeError, OSError):  # pragma: no cover
+        return False
+    return (ctypes.CFUNCTYPE(None, ctypes.c_void_p)(addrs["tjit_loop"]), addrs["tjit_copy"],
+            addrs["tjit_switch"])
 
 
 class _Calls:
