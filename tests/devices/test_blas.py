@@ -2,6 +2,7 @@
 compared with float64 NumPy; serial vs split; every operand layout."""
 
 import ctypes
+import os
 
 import numpy as np
 import pytest
@@ -192,3 +193,28 @@ def test_gemm_accumulates_into_a_copy_of_x_or_x_itself(dtype, case, serial, in_p
     np.testing.assert_allclose(out, want, rtol=tol, atol=tol * 10)
     if not in_place:
         np.testing.assert_array_equal(x, x_before)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_forked_child_gets_the_workspace_slots_back(gemm_impl):
+    """Slots other threads held at a fork are free again in the child (else a child
+    whose slots were all taken would wait forever)."""
+    if gemm_impl != "own":
+        pytest.skip("the own sgemm's pool")
+    a = np.ones((200, 300), np.float32)
+    f = tjit.jit(lambda a: a @ a.T)
+    np.asarray(f(a))                      # the pool exists
+    flags = blas._POOL[:64 * blas._POOL_SLOTS]
+    held = flags.copy()
+    flags[::64] = 1                       # every slot held by some thread
+    try:
+        pid = os.fork()
+        if pid == 0:                      # child: must not hang, must compute
+            import signal
+            signal.alarm(30)              # a hang fails the test instead of CI
+            ok = np.allclose(np.asarray(tjit.jit(lambda a: a @ a.T * 2)(a)), 600.0)
+            os._exit(0 if ok else 1)
+        _, status = os.waitpid(pid, 0)
+    finally:
+        flags[:] = held
+    assert os.WEXITSTATUS(status) == 0

@@ -15,6 +15,7 @@ where it cannot be confirmed (another Python implementation, an unexpected layou
 """
 
 import ctypes
+import os
 import platform
 import threading
 
@@ -74,6 +75,15 @@ done:
 _NAME = "tjit_fill_and_call"
 _STATE = None     # None: not probed; False: unavailable; else (ctypes function, offset)
 _LOCK = threading.Lock()
+
+
+def _after_fork_in_child():
+    global _LOCK
+    _LOCK = threading.Lock()   # a thread of the parent may have held it
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def _probe_offset():

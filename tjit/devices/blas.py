@@ -363,6 +363,19 @@ def _library_locked():
         _LIBRARY = found or False    # set last: other threads wait on the lock till then
 
 
+def _after_fork_in_child():
+    """Only the forking thread lives on: a lock another thread held stays held, and
+    workspace slots other threads held are never given back, unless reset here."""
+    global _INIT_LOCK
+    _INIT_LOCK = threading.RLock()
+    if _POOL is not None:
+        _POOL[:64 * _POOL_SLOTS] = 0
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
 def _own(tile):
     """(shim, 0, 0, workspace pool address) of tjit's own sgemm for ``tile`` (a key of
     ``sgemm.TILES``), compiled (~0.35 s, then from the disk cache) the first time a

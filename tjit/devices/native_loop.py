@@ -31,6 +31,7 @@ program.
 """
 
 import ctypes
+import os
 import threading
 
 import numpy as np
@@ -207,6 +208,15 @@ paused:
 
 _DRIVER = None   # None: not compiled yet; False: unavailable; else (loop, copy, switch)
 _LOCK = threading.Lock()
+
+
+def _after_fork_in_child():
+    global _LOCK
+    _LOCK = threading.Lock()   # a thread of the parent may have held it
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def _driver():
