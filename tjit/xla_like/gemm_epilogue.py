@@ -8,11 +8,11 @@ combine a dot's result linearly with one other array of the same shape,
     y = dot(a, b) / n                   (a scaled product)
 
 costs a full pass that reads the product and the other array and writes the result.
-Folded, the gemm starts from a copy of ``X`` (made block by block inside the gemm's
-own threads, where it replaces the pass in which BLAS would zero ``C``) and
-accumulates into it: the product is never written and read back. When ``X`` is a
-donated argument the copy disappears too: the gemm updates the argument's buffer in
-place (``plan.plan_donation``).
+Folded, the gemm computes it in one go (tjit's own gemm reads ``X`` in its first K
+slice; through BLAS, ``C`` starts as a copy of ``X`` made block by block in the gemm's
+own threads, in place of the pass in which BLAS would zero ``C``): the product is never
+written and read back. When ``X`` is a donated argument it is updated in its own buffer
+(``plan.plan_donation``).
 
 What folds: a kernel with exactly one store, no reductions, whose stored expression
 is ``beta * X + alpha * D`` built from loads, ``add``, ``sub``, ``neg`` and
@@ -69,14 +69,11 @@ def fold_gemm_epilogues(steps, values, outputs, donated, dot_step_type, kernel_s
             break
     if not pairs:
         return steps
-    ready = {v for v, val in values.items() if val.kind in ("param", "const")}
-    ready_at = {}                   # id(step) -> values computed before it
-    for s in steps:
-        ready_at[id(s)] = set(ready)
-        ready.update(v for v in s.outs if v is not None)
+    at = {id(s): n for n, s in enumerate(steps)}
+    made_at = {v: n for n, s in enumerate(steps) for v in s.outs if v is not None}
     put = {}                        # id(old step) -> its replacement, or None (dropped)
-    for dot, kernel, new in pairs:
-        early = all(v in ready_at[id(dot)] for v in new.ins)
+    for dot, kernel, new in pairs:   # (parameters and constants: made_at -1)
+        early = all(made_at.get(v, -1) < at[id(dot)] for v in new.ins)
         put[id(dot)], put[id(kernel)] = (new, None) if early else (None, new)
     return [put.get(id(s), s) for s in steps if put.get(id(s), s) is not None]
 
