@@ -57,7 +57,7 @@ def test_scalar_and_multi_output_programs():
 
 def test_ctypes_fallback_path_agrees(monkeypatch):
     # where the array layout cannot be confirmed, pointers come from ctypes
-    monkeypatch.setattr(array_args, "_STATE", False)
+    monkeypatch.setattr(array_args, "_state", lambda: None)
     assert not array_args.available()
     x = np.linspace(-3, 3, 50_000, dtype=np.float32).reshape(100, 500)
     f = tjit.jit(lambda v: (jnp.tanh(v) * 3, jnp.sum(v * v, axis=1)))

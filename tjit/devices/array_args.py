@@ -15,13 +15,12 @@ where it cannot be confirmed (another Python implementation, an unexpected layou
 """
 
 import ctypes
-import os
 import platform
-import threading
 
 import numpy as np
 
 from tjit.devices import disk_cache
+from tjit.devices.lazy import Lazy
 
 _IR = r"""
 ; ctx (i64 words): 0 kernel (0: fill only), 1 argv, 2 objects, 3 positions, 4 count,
@@ -73,17 +72,6 @@ done:
 """
 
 _NAME = "tjit_fill_and_call"
-_STATE = None     # None: not probed; False: unavailable; else (ctypes function, offset)
-_LOCK = threading.Lock()
-
-
-def _after_fork_in_child():
-    global _LOCK
-    _LOCK = threading.Lock()   # a thread of the parent may have held it
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def _probe_offset():
@@ -104,12 +92,8 @@ def _probe_offset():
 
 
 def _state():
-    global _STATE
-    if _STATE is None:
-        with _LOCK:   # threads calling first wait for the helper (else they see False)
-            if _STATE is None:
-                _STATE = _load() or False
-    return _STATE or None
+    """(ctypes function, data-pointer offset), or None where unavailable."""
+    return _STATE.get()
 
 
 def _load():
@@ -121,6 +105,9 @@ def _load():
     except Exception:  # noqa: BLE001  (no native helper: callers use ctypes)
         return None
     return ctypes.CFUNCTYPE(None, ctypes.c_void_p)(addr), off
+
+
+_STATE = Lazy(_load)
 
 
 def available():

@@ -35,11 +35,11 @@ the result has the same bits.
 import ctypes
 import math
 import os
-import threading
 
 import numpy as np
 
 from tjit.devices import array_args, disk_cache, sgemm
+from tjit.devices.lazy import Lazy
 from tjit.devices.threads import as_kernel, default_num_threads, parallel_for
 
 #: Products below this many multiply-adds run on the calling thread.
@@ -298,9 +298,6 @@ def _shim_text(llvm_type, parts, name, extra):
             .replace("{ROW_MAJOR}", str(_ROW_MAJOR)))
 
 
-_LIBRARY = None   # None: not looked up yet; False: unavailable; else see _library()
-_INIT_LOCK = threading.RLock()   # first uses of _library / _own from several threads
-_OWN = None       # the own sgemm's shim entry, once compiled (see _own)
 _POOL = None      # the own sgemm's workspace pool (kept alive here)
 #: Workspace slots of the own sgemm: more than the threads that can compute at once.
 _POOL_SLOTS = 2 * (os.cpu_count() or 1) + 2
@@ -337,66 +334,57 @@ def own_sgemm_used():
 
 def _library():
     """{np.dtype: (shim ctypes function, gemm address, set-threads address, workspace
-    pool address)} (addresses 0 where unused), or None when no gemm is available."""
-    if _LIBRARY is None:
-        with _INIT_LOCK:
-            _library_locked()
-    return _LIBRARY or None
+    pool address)} (addresses 0 where unused) and "group", or None when no gemm is
+    available."""
+    return _LIBRARY.get() or None
 
 
-def _library_locked():
-    global _LIBRARY
-    if _LIBRARY is None:
-        found = {}
-        blas = _openblas()
-        if blas is not None:
-            set_threads, gemms = blas
-            for dt, llvm_type in ((np.dtype(np.float32), "float"),
-                                  (np.dtype(np.float64), "double")):
-                name = f"tjit_gemm_{llvm_type}"
-                addr = disk_cache.load_or_compile(_shim_ir(llvm_type), [name],
-                                                  "gemm-shim")[name]
-                found[dt] = (as_kernel(addr), gemms[dt], set_threads, 0)
-        if found or sgemm.available():
-            group = disk_cache.load_or_compile(_GROUP_IR, ["tjit_gemm_group"], "gemm-group")
-            found["group"] = as_kernel(group["tjit_gemm_group"])
-        _LIBRARY = found or False    # set last: other threads wait on the lock till then
+def _load_library():
+    found = {}
+    blas = _openblas()
+    if blas is not None:
+        set_threads, gemms = blas
+        for dt, llvm_type in ((np.dtype(np.float32), "float"), (np.dtype(np.float64), "double")):
+            name = f"tjit_gemm_{llvm_type}"
+            addr = disk_cache.load_or_compile(_shim_ir(llvm_type), [name], "gemm-shim")[name]
+            found[dt] = (as_kernel(addr), gemms[dt], set_threads, 0)
+    if found or sgemm.available():
+        group = disk_cache.load_or_compile(_GROUP_IR, ["tjit_gemm_group"], "gemm-group")
+        found["group"] = as_kernel(group["tjit_gemm_group"])
+    return found
+
+
+def _own(tile):
+    """(shim, 0, 0, workspace pool address) of tjit's own sgemm for ``tile`` (a key of
+    ``sgemm.TILES``), compiled (~0.35 s, then from the disk cache) the first time a
+    product wants it (once: a second pool would replace, and free, the one other
+    threads' calls point at)."""
+    return _OWN.get()[tile]
+
+
+def _load_own():
+    global _POOL
+    names = [f"tjit_gemm_own_{t}" for t in sgemm.TILES]
+    addrs = disk_cache.load_or_compile(_shim_ir("float", own=True), names, "gemm-own")
+    # 64-byte aligned: the flags, then the slots (pages touched only when used)
+    raw = np.zeros(64 * _POOL_SLOTS + _WS_BYTES * _POOL_SLOTS + 64, np.uint8)
+    _POOL = raw[-raw.ctypes.data % 64:]
+    return {t: (as_kernel(addrs[n]), 0, 0, _POOL.ctypes.data) for t, n in zip(sgemm.TILES, names)}
+
+
+_LIBRARY = Lazy(_load_library)
+_OWN = Lazy(_load_own)
 
 
 def _after_fork_in_child():
-    """Only the forking thread lives on: a lock another thread held stays held, and
-    workspace slots other threads held are never given back, unless reset here."""
-    global _INIT_LOCK
-    _INIT_LOCK = threading.RLock()
+    """Workspace slots that other threads held at the fork are never given back in the
+    child (those threads do not exist there): free them."""
     if _POOL is not None:
         _POOL[:64 * _POOL_SLOTS] = 0
 
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
-
-
-def _own(tile):
-    """(shim, 0, 0, workspace pool address) of tjit's own sgemm for ``tile`` (a key of
-    ``sgemm.TILES``), compiled (~0.35 s, then from the disk cache) the first time a
-    product wants it. Under a lock: a second pool made by a concurrent first call would
-    replace (and free) the one the other thread's calls point at."""
-    global _OWN, _POOL
-    with _INIT_LOCK:
-        return _own_locked(tile)
-
-
-def _own_locked(tile):
-    global _OWN, _POOL
-    if _OWN is None:
-        names = [f"tjit_gemm_own_{t}" for t in sgemm.TILES]
-        addrs = disk_cache.load_or_compile(_shim_ir("float", own=True), names, "gemm-own")
-        # 64-byte aligned: the flags, then the slots (pages touched only when used)
-        raw = np.zeros(64 * _POOL_SLOTS + _WS_BYTES * _POOL_SLOTS + 64, np.uint8)
-        _POOL = raw[-raw.ctypes.data % 64:]
-        _OWN = {t: (as_kernel(addrs[n]), 0, 0, _POOL.ctypes.data)
-                for t, n in zip(sgemm.TILES, names)}
-    return _OWN[tile]
 
 
 def _own_tile(m, n):

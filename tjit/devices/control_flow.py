@@ -10,9 +10,10 @@ in one native call; this module's Python loops serve every other body.
 Buffers. A loop body's carry parameters are donated to its outputs (see ``plan``): an
 iteration writes the new carry into the buffer of the previous one whenever this loop
 owns that buffer, i.e. it was freshly written by the previous iteration's kernel or
-BLAS call, or it is a donated argument the caller gave up. The loop's own inputs (the caller's arrays, other steps' buffers) and values
-a body passes through unchanged or returns twice are never given up. For the same
-reason a result the step returns is always an array it owns: a pass-through is copied.
+BLAS call, or it is a donated argument the caller gave up. The loop's other inputs (the
+caller's arrays, other steps' buffers) and values a body passes through unchanged or
+returns twice are never given up. For the same reason a result the step returns is
+always an array it owns: a pass-through is copied.
 """
 
 import numpy as np

@@ -31,13 +31,12 @@ program.
 """
 
 import ctypes
-import os
-import threading
 
 import numpy as np
 
 from tjit.devices import disk_cache
 from tjit.devices.array_args import data_pointer as _ptr
+from tjit.devices.lazy import Lazy
 from tjit.xla_like.plan import ControlStep, DotStep, KernelStep, concrete
 
 #: Iterations per native call (a KeyboardInterrupt is checked between calls).
@@ -206,26 +205,9 @@ paused:
 }
 """
 
-_DRIVER = None   # None: not compiled yet; False: unavailable; else (loop, copy, switch)
-_LOCK = threading.Lock()
-
-
-def _after_fork_in_child():
-    global _LOCK
-    _LOCK = threading.Lock()   # a thread of the parent may have held it
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_after_fork_in_child)
-
-
 def _driver():
-    global _DRIVER
-    if _DRIVER is None:
-        with _LOCK:   # threads calling first wait for it (else they would see False)
-            if _DRIVER is None:
-                _DRIVER = _load_driver()
-    return _DRIVER or None
+    """(loop function, copy address, switch address), or None where unavailable."""
+    return _DRIVER.get() or None
 
 
 def _load_driver():
@@ -236,6 +218,9 @@ def _load_driver():
         return False
     return (ctypes.CFUNCTYPE(None, ctypes.c_void_p)(addrs["tjit_loop"]), addrs["tjit_copy"],
             addrs["tjit_switch"])
+
+
+_DRIVER = Lazy(_load_driver)
 
 
 class _Calls:

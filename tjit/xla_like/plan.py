@@ -268,9 +268,10 @@ def plan_donation(prog):
     expects the argument's data in the output buffer on entry, and ``{id(loop step):
     {input index: argument position}}``: a donated argument that is the initial value
     of a while/scan carry and read by nothing else becomes that carry's first buffer
-    (the loop updates it in place). Replaces those kernels in ``prog.steps``, and may move steps that
-    read a donated parameter before the writer of its output (when their inputs are
-    ready there), so that ``(x * 2, sum(x))`` can still update ``x`` in place.
+    (the loop updates it in place). Replaces those kernels in ``prog.steps``, and may
+    move steps that read a donated parameter before the writer of its output (when
+    their inputs are ready there), so that ``(x * 2, sum(x))`` can still update ``x``
+    in place.
     """
     steps = prog.steps
     accepted, inplace = [], {}   # (param, output); id(step) -> [(param, output)]
