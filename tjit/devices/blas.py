@@ -38,7 +38,7 @@ import os
 
 import numpy as np
 
-from tjit.devices import array_args, disk_cache, sgemm
+from tjit.devices import array_args, call_tables, disk_cache, sgemm
 from tjit.devices.lazy import Lazy
 from tjit.devices.threads import as_kernel, default_num_threads, parallel_for
 
@@ -229,36 +229,6 @@ entry:
 """
 
 
-_GROUP_IR = r"""
-; Several gemms at once, one per unit: args[3u .. 3u+2] = (shim, its argv, its sizes),
-; sizes[u] = its number of blocks. Each member runs all its blocks on one thread.
-define void @tjit_gemm_group(ptr noalias %args, ptr noalias %sizes, i64 %start, i64 %end) {
-entry:
-  %any = icmp slt i64 %start, %end
-  br i1 %any, label %loop, label %done
-loop:
-  %u = phi i64 [ %start, %entry ], [ %u1, %loop ]
-  %base = mul i64 %u, 3
-  %p0 = getelementptr ptr, ptr %args, i64 %base
-  %shim = load ptr, ptr %p0
-  %i1 = add i64 %base, 1
-  %p1 = getelementptr ptr, ptr %args, i64 %i1
-  %argv = load ptr, ptr %p1
-  %i2 = add i64 %base, 2
-  %p2 = getelementptr ptr, ptr %args, i64 %i2
-  %sz = load ptr, ptr %p2
-  %np = getelementptr i64, ptr %sizes, i64 %u
-  %n = load i64, ptr %np
-  call void %shim(ptr %argv, ptr %sz, i64 0, i64 %n)
-  %u1 = add i64 %u, 1
-  %more = icmp slt i64 %u1, %end
-  br i1 %more, label %loop, label %done
-done:
-  ret void
-}
-"""
-
-
 def _shim_ir(llvm_type, own=False):
     """The shim module: around BLAS, or (``own``) one shim per tile of tjit's sgemm
     (``tjit_gemm_own_<tile>``) with the workspace pool."""
@@ -333,9 +303,8 @@ def own_sgemm_used():
 
 
 def _library():
-    """{np.dtype: (shim ctypes function, gemm address, set-threads address, workspace
-    pool address)} (addresses 0 where unused) and "group", or None when no gemm is
-    available."""
+    """{np.dtype: (shim ctypes function, gemm address, set-threads address, 0)} of the
+    BLAS shims, or None where NumPy's OpenBLAS was not found."""
     return _LIBRARY.get() or None
 
 
@@ -348,9 +317,6 @@ def _load_library():
             name = f"tjit_gemm_{llvm_type}"
             addr = disk_cache.load_or_compile(_shim_ir(llvm_type), [name], "gemm-shim")[name]
             found[dt] = (as_kernel(addr), gemms[dt], set_threads, 0)
-    if found or sgemm.available():
-        group = disk_cache.load_or_compile(_GROUP_IR, ["tjit_gemm_group"], "gemm-group")
-        found["group"] = as_kernel(group["tjit_gemm_group"])
     return found
 
 
@@ -398,7 +364,7 @@ def _own_tile(m, n):
 
 def available():
     """True when dots run through the native gemm shim (else ``np.matmul``)."""
-    return _library() is not None
+    return _library() is not None or own_sgemm_used()
 
 
 def _matrix_layout(rows, cols, rs, cs):
@@ -463,9 +429,9 @@ class GemmCall:
         lib = _library()
         dtype = np.dtype(dtype)
         B, M, K, N = bmkn
-        if lib is None or 0 in bmkn:
+        if 0 in bmkn:
             return None
-        entry = lib.get(dtype)
+        entry = lib.get(dtype) if lib else None
         if dtype == np.float32 and own_sgemm_used():
             tile = _own_tile(M, N)
             if tile is not None or entry is None:
@@ -553,17 +519,15 @@ class GemmGroup:
             max(macs) <= 1.5 * min(macs) and not any(c.own for c in calls)
 
     def __init__(self, calls):
-        lib = _library()
         self.calls = calls
-        self.args = (ctypes.c_void_p * (3 * len(calls)))()
-        for u, c in enumerate(calls):
-            self.args[3 * u] = ctypes.cast(c.shim, ctypes.c_void_p).value
-            self.args[3 * u + 1] = ctypes.addressof(c.argv)
-            self.args[3 * u + 2] = ctypes.addressof(c.sizes)
-        self.units = (ctypes.c_int64 * len(calls))(*[c.n_units for c in calls])
-        self.fn = lib["group"]
+        # one call-table entry per member, all its blocks: threads take whole members
+        self.table = call_tables.table(
+            [(ctypes.cast(c.shim, ctypes.c_void_p).value, ctypes.addressof(c.argv),
+              ctypes.addressof(c.sizes), c.n_units) for c in calls])
+        self.unused = (ctypes.c_int64 * 1)()
+        self.fn = call_tables.run_calls()
 
     def __call__(self, operands):
         """``operands``: per member, (lhs, rhs, out, x)."""
         keep = [c.bind(*ops) for c, ops in zip(self.calls, operands)]  # noqa: F841
-        parallel_for(self.fn, self.args, self.units, len(self.calls))
+        parallel_for(self.fn, self.table, self.unused, len(self.calls))

@@ -35,6 +35,7 @@ import ctypes
 import numpy as np
 
 from tjit.devices import disk_cache
+from tjit.devices.call_tables import WALKER_IR, table
 from tjit.devices.array_args import data_pointer as _ptr
 from tjit.devices.lazy import Lazy
 from tjit.xla_like.plan import ControlStep, DotStep, KernelStep, concrete
@@ -56,33 +57,6 @@ entry:
   ret void
 }
 
-; calls: entries of 4 words (fn, argv, sizes, end), each run as fn(argv, sizes, 0, end)
-define internal void @run_calls(ptr %tab, i64 %n) {
-entry:
-  %any = icmp sgt i64 %n, 0
-  br i1 %any, label %loop, label %done
-loop:
-  %i = phi i64 [ 0, %entry ], [ %i1, %loop ]
-  %b0 = mul i64 %i, 4
-  %p0 = getelementptr i64, ptr %tab, i64 %b0
-  %fn = load ptr, ptr %p0
-  %b1 = add i64 %b0, 1
-  %p1 = getelementptr i64, ptr %tab, i64 %b1
-  %argv = load ptr, ptr %p1
-  %b2 = add i64 %b0, 2
-  %p2 = getelementptr i64, ptr %tab, i64 %b2
-  %sizes = load ptr, ptr %p2
-  %b3 = add i64 %b0, 3
-  %p3 = getelementptr i64, ptr %tab, i64 %b3
-  %end = load i64, ptr %p3
-  call void %fn(ptr %argv, ptr %sizes, i64 0, i64 %end)
-  %i1 = add i64 %i, 1
-  %more = icmp slt i64 %i1, %n
-  br i1 %more, label %loop, label %done
-done:
-  ret void
-}
-
 ; a cond in a loop body, with the kernel ABI: args = (index (i32*), table 0 .. table
 ; end-1), sizes = (count 0 .. count end-1); runs the calls of branch clamp(index)
 define void @tjit_switch(ptr noalias %args, ptr noalias %sizes, i64 %start, i64 %end) {
@@ -100,7 +74,7 @@ entry:
   %tab = load ptr, ptr %tp
   %np = getelementptr i64, ptr %sizes, i64 %b
   %n = load i64, ptr %np
-  call void @run_calls(ptr %tab, i64 %n)
+  call void @run_calls(ptr %tab, i64 0, i64 %n)
   ret void
 }
 
@@ -182,7 +156,7 @@ scan_check:
   br i1 %more, label %body, label %finished
 cond:
   %ctab = select i1 %odd, ptr %cond1, ptr %cond0
-  call void @run_calls(ptr %ctab, i64 %ncond)
+  call void @run_calls(ptr %ctab, i64 0, i64 %ncond)
   %pv = load i8, ptr %pred
   %go = icmp ne i8 %pv, 0
   br i1 %go, label %body, label %finished
@@ -191,7 +165,7 @@ body:
   %i = select i1 %rev, i64 %back, i64 %t
   call void @set_slots(ptr %slots, i64 %nslots, i64 %i)
   %btab = select i1 %odd, ptr %body1, ptr %body0
-  call void @run_calls(ptr %btab, i64 %nbody)
+  call void @run_calls(ptr %btab, i64 0, i64 %nbody)
   %t1 = add i64 %t, 1
   br label %head
 finished:
@@ -212,7 +186,8 @@ def _driver():
 
 def _load_driver():
     try:
-        addrs = disk_cache.load_or_compile(_IR, ["tjit_loop", "tjit_copy", "tjit_switch"],
+        addrs = disk_cache.load_or_compile(WALKER_IR + _IR,
+                                           ["tjit_loop", "tjit_copy", "tjit_switch"],
                                            "loop-driver")
     except (ValueError, RuntimeError, OSError):  # pragma: no cover
         return False
@@ -229,12 +204,12 @@ class _Calls:
     (function address, argument sources, sizes array, end)."""
 
     def __init__(self, specs, nested=()):
-        self.table = (ctypes.c_int64 * (4 * max(1, len(specs))))()
+        entries = []
         self.keep = list(nested)    # argv and sizes arrays the table points into, and
         self.nested = list(nested)  # the tables of conds' branches (run by tjit_switch)
         self.per_call = []          # (argv, position, source)
         self.per_iter = []          # (slot address, source)
-        for n, (fn, sources, sizes, end) in enumerate(specs):
+        for fn, sources, sizes, end in specs:
             argv = (ctypes.c_void_p * max(1, len(sources)))()
             for pos, src in enumerate(sources):
                 if src[0] == "fixed":
@@ -245,9 +220,9 @@ class _Calls:
                     self.per_iter.append((ctypes.addressof(argv) + 8 * pos, src))
                 else:
                     self.per_call.append((argv, pos, src))
-            self.table[4 * n:4 * n + 4] = [fn, ctypes.addressof(argv),
-                                           ctypes.addressof(sizes), end]
+            entries.append((fn, ctypes.addressof(argv), ctypes.addressof(sizes), end))
             self.keep += [argv, sizes]
+        self.table = table(entries)
         self.count = len(specs)
 
     def flat(self):
