@@ -51,8 +51,8 @@ def _owned_copies(values, owned):
 
 
 def build(step, make_runner, env):
-    """``run(args, owned) -> results`` for ``step`` at the size binding ``env``;
-    ``owned``: the carries whose initial value the loop may update in place (a donated
+    """``run(args, given) -> results`` for ``step`` at the size binding ``env``;
+    ``given``: the carries whose initial value the loop may update in place (a donated
     argument). ``make_runner(program)`` prepares a body program (its runner). Loops
     over small bodies run natively (``native_loop``)."""
     runners = [make_runner(b) for b in step.bodies]
@@ -67,7 +67,7 @@ def build(step, make_runner, env):
 def _cond(step, branches, env):
     last = len(branches) - 1
 
-    def run(args, owned=()):
+    def run(args, given=()):
         branch = branches[min(max(int(args[0]), 0), last)]  # clamped, like lax.switch
         outs = branch.run(args[1:])
         return _owned_copies(outs, branch.owned(outs))

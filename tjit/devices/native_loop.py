@@ -35,8 +35,8 @@ import ctypes
 import numpy as np
 
 from tjit.devices import disk_cache
-from tjit.devices.call_tables import WALKER_IR, table
 from tjit.devices.array_args import data_pointer as _ptr
+from tjit.devices.call_tables import WALKER_IR, table
 from tjit.devices.lazy import Lazy
 from tjit.xla_like.plan import ControlStep, DotStep, KernelStep, concrete
 

@@ -44,8 +44,7 @@ def fold_gemm_epilogues(steps, values, outputs, donated, dot_step_type, kernel_s
     for s in steps:
         for v in s.ins:
             readers[v] = readers.get(v, 0) + 1
-    dots = {s.outs[0]: s for s in steps if isinstance(s, dot_step_type) and
-            len(s.ins) == 2 and s.alpha == 1.0}
+    dots = {s.outs[0]: s for s in steps if isinstance(s, dot_step_type) and not s.folded}
     outputs = set(outputs)
     pairs = []                      # (old dot, epilogue kernel, folded dot)
     for s in steps:

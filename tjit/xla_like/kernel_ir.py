@@ -208,6 +208,16 @@ def walk(node, seen=None):
     return out
 
 
+def is_loop_invariant_int(expr):
+    """An integer expression that reads no iteration index (scalars and constants):
+    the same value at every point of a kernel."""
+    if np.dtype(expr.dtype).kind not in "iu":
+        return False
+    return not any(isinstance(n, Stage) or (
+        isinstance(n, (Load, IndexedLoad, IndexValue)) and
+        any(not _is_zero(c) for c in n.index.coefs)) for n in walk(expr))
+
+
 def identity(monoid, dtype):
     dtype = np.dtype(dtype)
     if monoid == "sum" or monoid == "or":
@@ -264,11 +274,8 @@ def check_kernel(k):
         raise ValueError(f"kernel {k.name}: cannot split reduced axis {k.parallel_axis}")
     if k.hyperplane is not None:
         axis, offset, _ = k.hyperplane
-        varying = [x for x in walk(offset) if isinstance(x, (Load, IndexedLoad, IndexValue))
-                   and any(not _is_zero(c) for c in x.index.coefs)]
         if not 0 <= axis < n or k.shape[axis] != 1 or axis in k.reduce_axes or \
-                axis == k.parallel_axis or np.dtype(offset.dtype).kind not in "iu" or \
-                varying or any(isinstance(x, Stage) for x in walk(offset)):
+                axis == k.parallel_axis or not is_loop_invariant_int(offset):
             raise ValueError(f"kernel {k.name}: hyperplane {k.hyperplane} needs an extent-1, "
                              "unsplit, kept axis and a loop-invariant integer offset")
 
@@ -376,13 +383,6 @@ def evaluate(k, buffers, sizes=None, op_impls=None):
     env = {sympy.Symbol(s, integer=True, positive=True): v for s, v in (sizes or {}).items()}
     shape = tuple(int(_sub(d, env)) for d in k.shape)
     idx = np.indices(shape, dtype=np.int64) if shape else np.zeros((0,), np.int64)
-    if k.hyperplane is not None:
-        axis, offset, size = k.hyperplane
-        plane = int(np.asarray(_scalar_value(k, offset, buffers, sizes, op_impls)))
-        if not 0 <= plane < int(_sub(size, env)):
-            return buffers
-        idx = idx.copy()
-        idx[axis] = plane
 
     def lin(a):
         out = np.full(shape, int(_sub(a.offset, env)), np.int64)
@@ -422,6 +422,14 @@ def evaluate(k, buffers, sizes=None, op_impls=None):
         memo[id(node)] = v
         return v
 
+    if k.hyperplane is not None:   # the plane's index is loop-invariant: any point's
+        axis, offset, size = k.hyperplane
+        at = np.asarray(ev(offset)).reshape(-1)
+        if not at.size or not 0 <= int(at[0]) < int(_sub(size, env)):
+            return buffers           # (no points, or off the range: nothing to do)
+        plane = int(at[0])
+        idx = idx.copy()             # (lin reads idx: the plane axis now holds it)
+        idx[axis] = plane
     red = tuple(k.reduce_axes)
     stage_vals = []
     for s in k.stages:
@@ -432,15 +440,6 @@ def evaluate(k, buffers, sizes=None, op_impls=None):
         v = ev(st.expr)
         buffers[st.arg][lin(st.index)] = v
     return buffers
-
-
-def _scalar_value(k, expr, buffers, sizes, op_impls):
-    """A loop-invariant expression's value (a hyperplane's offset)."""
-    probe = Kernel("probe", (), k.args, stores=(Store(len(k.args), Affine(0, ()), expr),))
-    out = np.zeros(1, np.dtype(expr.dtype))
-    evaluate(dataclasses.replace(probe, args=k.args + (Arg(expr.dtype, "out"),)),
-             list(buffers) + [out], sizes, op_impls)
-    return out[0]
 
 
 def _sub(d, env):

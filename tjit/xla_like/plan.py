@@ -82,9 +82,13 @@ class DotStep:
     beta: float = 0.0
 
     @property
+    def folded(self):
+        """A linear epilogue was folded in (``alpha`` or the ``beta * ins[2]`` term)."""
+        return self.alpha != 1.0 or len(self.ins) > 2
+
+    @property
     def name(self):
-        return "dot_general" if self.alpha == 1.0 and len(self.ins) == 2 else \
-            "dot_general+linear_epilogue"
+        return "dot_general+linear_epilogue" if self.folded else "dot_general"
 
 
 @dataclasses.dataclass
@@ -168,7 +172,7 @@ class Program:
 
 
 def _dot_text(s):
-    if s.alpha == 1.0 and len(s.ins) == 2:
+    if not s.folded:
         return "dot (BLAS)"
     acc = f" + {s.beta:g}*%{s.ins[2]}" if len(s.ins) > 2 else ""
     return f"dot (BLAS, {s.alpha:g}*dot{acc})"
@@ -499,7 +503,7 @@ def _on_hyperplane(k):
         return k
     for iv, s in (pred.args, pred.args[::-1]):
         axis = _single_axis(iv)
-        if axis is not None and _loop_invariant(s):
+        if axis is not None and K.is_loop_invariant_int(s):
             break
     else:
         return k
@@ -518,19 +522,6 @@ def _single_axis(node):
     if len(axes) != 1 or not _dims_equal(node.index.coefs[axes[0]], 1):
         return None
     return axes[0]
-
-
-def _loop_invariant(expr):
-    """An integer expression that reads no iteration index (scalars and constants)."""
-    if np.dtype(expr.dtype).kind not in "iu":
-        return False
-    for n in K.walk(expr):
-        if isinstance(n, K.Stage):
-            return False
-        if isinstance(n, (K.Load, K.IndexedLoad, K.IndexValue)) and any(
-                not _dims_equal(c, 0) for c in n.index.coefs):
-            return False
-    return True
 
 
 def _reload(expr, remap, memo):
