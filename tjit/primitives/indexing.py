@@ -471,6 +471,7 @@ def _scatter_primitive(name, ufunc_name):
     p.def_abstract_eval(_scatter_abstract(name))
     p.def_impl(_scatter_impl(ufunc_name))
     p.def_weak_type(lambda operand_weak, indices_weak, updates_weak, **_: operand_weak)
+    p.ufunc_name = ufunc_name   # (NumPy's combiner: the lowering's library path uses it)
     return p
 
 
@@ -550,10 +551,9 @@ def _single_index_scatter(ctx, combine, operand, indices, updates, *, dimension_
     return ctx.add("select", (mask, new, operand), shape, operand.dtype)
 
 
-for _p, _c, _u in ((scatter_p, None, None), (scatter_add_p, "add", "add"),
-                   (scatter_sub_p, "sub", "subtract"), (scatter_mul_p, "mul", "multiply"),
-                   (scatter_min_p, "min", "minimum"), (scatter_max_p, "max", "maximum")):
-    _p.lowering = _scatter_lowering(_c, _u)
+for _p, _c in ((scatter_p, None), (scatter_add_p, "add"), (scatter_sub_p, "sub"),
+               (scatter_mul_p, "mul"), (scatter_min_p, "min"), (scatter_max_p, "max")):
+    _p.lowering = _scatter_lowering(_c, _p.ufunc_name)
 
 
 # -- transformation rules ---------------------------------------------------------------------

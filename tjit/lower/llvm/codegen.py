@@ -359,15 +359,13 @@ class _Renderer:
             return v
         b = self.b
         v = None if _same(a.offset, 0) else self.sizes(a.offset)
-        for g, axes in enumerate(self.plan.groups):
-            c = a.coefs[axes[-1]]
-            i = self.idx[g]
+        # (coefficient, index value) per loop group, and the hyperplane's fixed index
+        terms = [(a.coefs[axes[-1]], self.idx[g]) for g, axes in enumerate(self.plan.groups)]
+        if self.plane is not None:
+            terms.append((a.coefs[self.plane[0]], self.plane[1]))
+        for c, i in terms:
             if i is None or _same(c, 0):
                 continue
-            term = i if _same(c, 1) else b.mul(self.sizes(c), i, flags=("nsw",))
-            v = term if v is None else b.add(v, term, flags=("nsw",))
-        if self.plane is not None and not _same(a.coefs[self.plane[0]], 0):
-            c, i = a.coefs[self.plane[0]], self.plane[1]
             term = i if _same(c, 1) else b.mul(self.sizes(c), i, flags=("nsw",))
             v = term if v is None else b.add(v, term, flags=("nsw",))
         v = ir.Constant(I64, 0) if v is None else v
