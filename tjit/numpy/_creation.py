@@ -43,8 +43,8 @@ def canonical_dtype(dtype, fname, default=None):
 
 def check_shape(shape, fname):
     """Canonical shape tuple; negative dims raise a ValueError naming ``fname``."""
-    if isinstance(shape, (Array, Tracer)):
-        shape = tuple(np.asarray(concrete_value(shape, f"the shape argument of jnp.{fname}")))
+    if isinstance(shape, (Array, Tracer, np.ndarray)):  # 0-d: one dim; 1-d: the dims
+        shape = np.asarray(concrete_value(shape, f"the shape argument of jnp.{fname}")).tolist()
     try:
         shape = canonical_shape(shape, fname)
     except TypeError:
@@ -159,6 +159,10 @@ def _range_error(x, what):
         f"start + step * jnp.arange(n) with a static n.")
 
 
+class _ZeroStepError(ValueError, ZeroDivisionError):
+    """step=0: a ValueError, and the ZeroDivisionError NumPy (and JAX) raise."""
+
+
 def _bad_range_arg(x, what):
     raise ValueError(f"jnp.arange: {what} must be a scalar, got an array of shape "
                      f"{np.shape(x)}")
@@ -174,21 +178,27 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None):
         if stop is None and step is None and not start.is_Integer:
             return lax.iota(dt or dtypes.default_int(), start)  # symbolic length
         start = int(start) if start.is_Integer else start
-    args = [_concrete_range_arg(v, w) for v, w in
-            ((start, "start"), (stop, "stop"), (step, "step")) if v is not None]
-    if any(isinstance(v, (complex, np.complexfloating)) for v in args):
+    start, stop, step = (None if v is None else _concrete_range_arg(v, w) for v, w in
+                         ((start, "start"), (stop, "stop"), (step, "step")))
+    given = [v for v in (start, stop, step) if v is not None]
+    if any(isinstance(v, (complex, np.complexfloating)) for v in given):
         raise TypeError("jnp.arange: complex arguments are not supported")
     if dt is None:
-        dt = result_type_of(*args)[0]
+        dt = result_type_of(*given)[0]
         if dtypes.is_bool(dt):
             dt = dtypes.default_int()
-    if step is not None and args[-1] == 0:
-        raise ValueError("jnp.arange: step must not be zero")
-    # NumPy computes the length and values in float64/int64; cast once at the end.
-    ref = np.arange(*[np.asarray(v).item() for v in args])
-    if stop is None and step is None and dtypes.is_int(dt) and not dtypes.is_int(ref.dtype):
-        ref = np.arange(int(np.ceil(args[0])))
-    if stop is None and step is None and ref.size and ref[0] == 0 and ref.dtype.kind in "iu":
+    if step is not None and step == 0:
+        raise _ZeroStepError("jnp.arange: step must not be zero; pass a non-zero step "
+                             "(its sign sets the direction)")
+    if stop is None:  # arange(n) and arange(n, step=k) both mean [0, n): start is the stop
+        start, stop = 0, start
+    step = 1 if step is None else step
+    # NumPy's own arange (as JAX's) fixes the length and the values; cast once at the end.
+    ends = [np.asarray(v).item() for v in (start, stop, step)]
+    ref = np.arange(*ends)
+    if dtypes.is_int(dt) and not dtypes.is_int(ref.dtype):
+        ref = np.arange(*ends, dtype=dt)  # NumPy's int steps: delta = int(start+step)-start
+    if ref.size and ref[0] == 0 and step == 1 and ref.dtype.kind in "iu":
         return lax.iota(dt, ref.size)
     return Array(ref.astype(dt), False)
 
@@ -281,7 +291,7 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     n = lin.shape[ax]
     if isinstance(n, int) and n > 0:  # NumPy pins the ends to the exact inputs
         idx = lax.broadcasted_iota(dtypes.default_int(), out.shape, ax)
-        ends = [(0, start)] + ([(n - 1, stop)] if endpoint else [])
+        ends = [(0, start)] + ([(n - 1, stop)] if endpoint and n > 1 else [])
         for i, v in ends:
             v = broadcast_to_shape(_expand_at(lax.convert_element_type(v, out.dtype), lin, ax),
                                    tuple(out.shape))
