@@ -1,0 +1,415 @@
+"""The cross-backend conformance kernels: every backend's output against
+``kernel_ir.evaluate`` (the IR's definition).
+
+The kernels of ``tests/lower/test_codegen.py`` (its builders are imported, not copied:
+every op x dtype on edge values, every monoid in both loop styles, symbolic sizes,
+gathers, hyperplane updates, the transcendentals) plus the kernels of real jitted
+programs (softmax, layernorm forward and backward, Mish grad, an MLP training step,
+a batch-polymorphic program, a gather). ``case_names()`` is cheap (for test
+parametrization); ``cases(name)`` builds that name's :class:`Case` list on first use.
+
+``check(case, got, want)`` compares one case's outputs: ``"exact"`` bit for bit (NaN
+equals NaN), ``"close"`` within rtol/atol (float sums reassociate, transcendentals
+differ by ulps), ``"math"`` within test_codegen's ulp bounds of the float64 reference
+(the backend's accurate math functions).
+"""
+
+import dataclasses
+import functools
+
+import numpy as np
+import sympy
+
+from tests.lower import test_codegen as T
+from tjit.xla_like import kernel_ir as K
+
+F32, F64, I32, I64, BOOL = T.F32, T.F64, T.I32, T.I64, T.BOOL
+#: float32 sums of a few hundred terms in another order, and ulps of exp/tanh/...
+RTOL = {F32: 2e-5, F64: 1e-12}
+
+
+@dataclasses.dataclass
+class Case:
+    """One kernel run: ``inputs`` one array per input argument, ``sizes`` the size
+    symbols' values, ``init`` initial contents of output arguments (in-place updates;
+    other outputs start as a sentinel), ``mode`` how outputs are compared."""
+    name: str
+    kernel: K.Kernel
+    inputs: list
+    sizes: dict = None
+    init: dict = dataclasses.field(default_factory=dict)
+    mode: str = "exact"             # "exact" | "close" | "math"
+    reference: object = None        # "math": inputs -> expected outputs
+
+
+def output_args(k):
+    return [i for i, a in enumerate(k.args) if a.role == "out"]
+
+
+def buffers(case):
+    """Fresh flat buffers, one per kernel argument (outputs: init or sentinel 77)."""
+    k = case.kernel
+    env = {sympy.Symbol(s, integer=True, positive=True): v
+           for s, v in (case.sizes or {}).items()}
+    lens = T._out_lens(k, env)
+    it = iter(case.inputs)
+    out = []
+    for i, a in enumerate(k.args):
+        if a.role == "in":
+            out.append(np.ascontiguousarray(next(it)).copy())
+        elif i in case.init:
+            out.append(np.array(case.init[i], a.dtype))
+        else:
+            out.append(np.full(lens[i], 77, a.dtype))
+    return out
+
+
+def expected(case):
+    """``kernel_ir.evaluate``'s outputs for ``case`` (or the math reference)."""
+    bufs = buffers(case)
+    with np.errstate(all="ignore"):
+        K.evaluate(case.kernel, bufs, case.sizes, T.OP_IMPLS)
+    outs = [bufs[i] for i in output_args(case.kernel)]
+    if case.reference is not None:
+        outs = case.reference(case.inputs)
+    return outs
+
+
+def check(case, got, want):
+    """Raise AssertionError where ``got`` breaks ``case.mode`` against ``want``."""
+    for n, (g, w) in enumerate(zip(got, want)):
+        what = f"{case.name} output {n}"
+        if case.mode == "exact" or g.dtype.kind != "f":
+            T.assert_bits_equal(g, w, what)
+        elif case.mode == "math":
+            err = T.ulp_diff(g, w)
+            bound = case.reference.ulp[n]
+            assert err.max() <= bound, f"{what}: {err.max()} ulp > {bound}"
+        else:   # as precise as the narrowest float the kernel computes in
+            tol = max(RTOL[g.dtype], max((RTOL[np.dtype(n.dtype)] for n in
+                                          K._all_nodes(case.kernel)
+                                          if np.dtype(n.dtype).kind == "f"), default=0))
+            assert g.shape == w.shape, what
+            np.testing.assert_allclose(g, w, rtol=tol, atol=tol, err_msg=what)
+
+
+def mode_for(k):
+    """exact unless the kernel has transcendentals or reassociated float sums."""
+    nodes = K._all_nodes(k)
+    if any(isinstance(n, K.Op) and n.op in T.codegen.ops.MATH_OPS for n in nodes):
+        return "close"
+    if any(s.monoid in ("sum", "prod") and np.dtype(s.dtype).kind == "f" and k.reduce_axes
+           for s in k.stages):
+        return "close"
+    return "exact"
+
+
+# ----------------------------------------------------------------------------------------
+# test_codegen's kernels.
+
+def _pairs(dt):
+    unary, binary = T.ops_for(dt)
+    extra = [T._select] + [lambda x, y, d=d: K.Op("convert", (x,), d) for d in T.ALL]
+    k, _ = T.pairs_kernel(dt, unary, binary, extra)
+    return [Case(f"pairs_{dt.name}", k, [T.edge_values(dt)])]
+
+
+def _reductions(dt, style):
+    R, C = 9, 37
+    k, ms = T.reduction_kernel(dt, R, C, style)
+    return [Case(f"red_{style}_{dt.name}", k, [T.reduction_data(dt, R, C).ravel()],
+                 mode=mode_for(k))]
+
+
+def _maps():
+    rng = np.random.default_rng(0)
+    A, B = 7, 5
+    i8 = np.dtype("int8")
+    xt = K.Load(0, K.Affine(0, (1, A)), F32)
+    zs = K.Load(1, K.Affine(3 * B + 2, (2 * 3 * B, 3)), F32)
+    rb = K.Load(2, K.Affine(0, (0, 1)), F32)
+    s = K.Load(3, K.Affine(0, (0, 0)), F32)
+    e1 = K.Op("add", (K.Op("mul", (xt, rb), F32), zs), F32)
+    e2 = K.Op("sub", (K.IndexValue(K.Affine(5, (B, 1)), F32), s), F32)
+    flat = K.Affine(0, (B, 1))
+    args = tuple(K.Arg(F32, "in") for _ in range(4)) + (
+        K.Arg(F32, "out"), K.Arg(F32, "out"), K.Arg(i8, "out"))
+    stores = (K.Store(4, flat, e1), K.Store(4, K.Affine(A * B, (1, A)), e2),
+              K.Store(5, K.Affine(0, (1, A)), e1),
+              K.Store(6, flat, K.IndexValue(K.Affine(100, (B * 9, 7)), i8)))
+    k = K.Kernel("maps", (A, B), args, stores=stores)
+    ins = [rng.standard_normal(n).astype(F32) for n in (B * A, (2 * A + 1) * 3 * B, B)]
+    return [Case("maps", k, ins + [np.array([0.25], F32)])]
+
+
+def _symbolic():
+    n, m = sympy.symbols("n m", integer=True, positive=True)
+    x = K.Load(0, K.Affine(2, (1, n + 2)), F64)
+    e = K.Op("mul", (x, K.IndexValue(K.Affine(0, (m, 1)), F64)), F64)
+    k = K.Kernel("sym", (n, m), (K.Arg(F64, "in"), K.Arg(F64, "out"), K.Arg(F64, "out")),
+                 stages=(K.Reduction(e, "sum", F64),),
+                 stores=(K.Store(1, K.Affine(0, (m, 1)), e),
+                         K.Store(2, K.Affine(0, (1, 0)), K.Stage(0, F64), "outer")),
+                 reduce_axes=(1,), parallel_axis=0, size_symbols=("n", "m"))
+    out = []
+    for nv, mv in [(3, 5), (17, 2), (40, 33)]:
+        xv = np.random.default_rng(nv).standard_normal((mv, nv + 2))
+        out.append(Case(f"sym_{nv}x{mv}", k, [xv.ravel()], {"n": nv, "m": mv}, mode="close"))
+    half = sympy.floor(n / 2)
+    x = K.Load(0, K.Affine(n ** 2 - 1, (-2,)), I64)
+    k2 = K.Kernel("fl", (half,), (K.Arg(I64, "in"), K.Arg(I64, "out")),
+                  stores=(K.Store(1, K.Affine(0, (1,)), x),), size_symbols=("n",))
+    out += [Case(f"floor_{nv}", k2, [np.arange(nv * nv, dtype=I64)], {"n": nv})
+            for nv in (3, 4, 9)]
+    return out
+
+
+def _stages():
+    out = []
+    R, C = 13, 300
+    rng = np.random.default_rng(2)
+    x = (rng.standard_normal((R, C)) * 2 + 1).astype(F32)
+    g, b = rng.standard_normal(C).astype(F32), rng.standard_normal(C).astype(F32)
+    out.append(Case("layernorm", T.layernorm_kernel(R, C), [x.ravel(), g, b], mode="close"))
+    B, H, C = 3, 4, 257
+    x = (np.random.default_rng(4).standard_normal((B, H, C)) * 5).astype(F32)
+    x[1, 2, 7] = np.nan
+    x[2, 0, :] = -np.inf
+    x[2, 0, 3] = 1.0
+    out.append(Case("softmax", T.softmax_kernel(B, H, C), [x.ravel()], mode="close"))
+    A, B, C = 4, 6, 5
+    x = np.random.default_rng(1).standard_normal((A, B, C)).astype(F64)
+    ld = K.Load(0, K.Affine(0, (B * C, C, 1)), F64)
+    k = K.Kernel("acc3", (A, B, C), (K.Arg(F64, "in"), K.Arg(F64, "out"), K.Arg(F64, "out")),
+                 stages=(K.Reduction(K.Op("mul", (ld, ld), F64), "sum", F64),
+                         K.Reduction(ld, "max", F64)),
+                 stores=(K.Store(1, K.Affine(0, (0, 1, 0)), K.Stage(0, F64)),
+                         K.Store(2, K.Affine(0, (0, 1, 0)), K.Stage(1, F64))),
+                 reduce_axes=(0, 2), parallel_axis=1)
+    out.append(Case("acc3", k, [x.ravel()], mode="close"))
+    x = np.random.default_rng(8).standard_normal((6, 7))
+    ld = K.Load(0, K.Affine(0, (7, 1)), F64)
+    full = K.Kernel("full", (6, 7), (K.Arg(F64, "in"), K.Arg(F64, "out"), K.Arg(I32, "out")),
+                    stages=(K.Reduction(ld, "max", F64),
+                            K.Reduction(K.Op("gt", (ld, K.Const(0.0, F64)), BOOL), "sum", I32)),
+                    stores=(K.Store(1, K.Affine(0, (0, 0)), K.Stage(0, F64), "outer"),
+                            K.Store(2, K.Affine(0, (0, 0)), K.Stage(1, I32), "outer")),
+                    reduce_axes=(0, 1))
+    out.append(Case("full", full, [x.ravel()]))
+    scalar = K.Kernel("scalar", (), (K.Arg(F64, "in"), K.Arg(F64, "out")),
+                      stores=(K.Store(1, K.Affine(1, ()),
+                                      K.Op("neg", (K.Load(0, K.Affine(2, ()), F64),), F64)),))
+    out.append(Case("scalar", scalar, [x.ravel()]))
+    # exp in the store loop where the output cannot cache it (broadcast store, f64 out)
+    B, C = 2, 33
+    x = K.Load(0, K.Affine(0, (C, 1)), F32)
+    e = K.Op("exp", (K.Op("sub", (x, K.Stage(0, F32)), F32),), F32)
+    xs = np.random.default_rng(1).standard_normal(B * C).astype(F32)
+    for n, st in enumerate((
+            K.Store(1, K.Affine(0, (1, 0)), K.Op("div", (e, K.Stage(1, F32)), F32)),
+            K.Store(1, K.Affine(0, (C, 1)),
+                    K.Op("convert", (K.Op("div", (e, K.Stage(1, F32)), F32),), F64)))):
+        dt = np.dtype(st.expr.dtype)
+        k = K.Kernel("nocache", (B, C), (K.Arg(F32, "in"), K.Arg(dt, "out")),
+                     stages=(K.Reduction(x, "max", F32), K.Reduction(e, "sum", F32)),
+                     stores=(st,), reduce_axes=(1,), parallel_axis=0)
+        out.append(Case(f"nocache_{n}", k, [xs], mode="close"))
+    return out
+
+
+def _gathers():
+    n = sympy.Symbol("n", integer=True, positive=True)
+    rows, cols, batch = 9, 5, 13
+    raw = [-3, -1, 0, 1, 4, 8, 9, 10, 127, 2, 5, 7, 3]
+    out = []
+    for idt in map(np.dtype, ("int8", "uint32", "int64", "uint64")):
+        for fill in (None, -7.5):
+            idx = K.Load(0, K.Affine(0, (1, 0)), idt)
+            g = K.IndexedLoad(1, K.Affine(0, (0, 1)), idx, cols, n, fill, F32)
+            k = K.Kernel("take", (batch, cols),
+                         (K.Arg(idt, "in"), K.Arg(F32, "in"), K.Arg(F32, "out")),
+                         stores=(K.Store(2, K.Affine(0, (cols, 1)),
+                                         K.Op("mul", (g, K.Const(2.0, F32)), F32)),),
+                         parallel_axis=0, size_symbols=("n",))
+            ids = np.array(raw, np.int64).astype(idt)
+            if idt == np.uint64:
+                ids[0] = np.uint64(2**63 + 5)   # beyond int64: out of range (evaluate)
+            x = np.arange(rows * cols, dtype=F32) + 0.5
+            out.append(Case(f"take_{idt.name}_{'clip' if fill is None else 'fill'}", k,
+                            [ids, x], {"n": rows}))
+    return out
+
+
+def _hyperplanes():
+    n = sympy.Symbol("n", integer=True, positive=True)
+    rows, cols = 7, 5
+    i32 = np.dtype(np.int32)
+    where = K.Load(0, K.Affine(0, (0, 0)), i32)
+    old = K.Load(3, K.Affine(0, (cols, 1)), F32)
+    bump = K.Load(1, K.Affine(0, (0, 1)), F32)
+    row_no = K.Op("convert", (K.IndexValue(K.Affine(0, (1, 0)), I64),), F32)
+    new = K.Op("mul", (K.Op("add", (old, bump), F32), row_no), F32)
+    k = K.Kernel("plane", (1, cols), (K.Arg(i32, "in"), K.Arg(F32, "in"), K.Arg(F32, "in"),
+                                      K.Arg(F32, "out")),
+                 stores=(K.Store(3, K.Affine(0, (cols, 1)), new),), size_symbols=("n",),
+                 inplace=((2, 3),), hyperplane=(0, where, n))
+    x = np.arange(rows * cols, dtype=F32) * 0.25
+    v = np.linspace(-1, 1, cols).astype(F32)
+    return [Case(f"plane_{p}", k, [np.array([p], i32), v, np.zeros(0, F32)], {"n": rows},
+                 init={3: x}) for p in (-1, 0, 3, 6, 7, 100)]
+
+
+class _MathRef:
+    """test_codegen's float64 reference for transcendental outputs, with ulp bounds."""
+
+    def __init__(self, ops, pairs=False, n=None):
+        self.ops, self.pairs, self.n = ops, pairs, n
+        self.ulp = [T.ULP[o] for o in ops]
+
+    def __call__(self, inputs):
+        xs = inputs[0]
+        dt = xs.dtype
+        if self.pairs:
+            xx, yy = np.meshgrid(xs, xs, indexing="ij")
+            return [T._reference(o, [xx.ravel(), yy.ravel()], dt) for o in self.ops]
+        return [T._reference(o, [xs], dt) for o in self.ops]
+
+
+def _math(dt):
+    unary = [o for o in T.MATH if K.op_arity(o) == 1]
+    xs = T._math_inputs(dt)
+    x = K.Load(0, K.Affine(0, (1,)), dt)
+    k = K.Kernel("math1", (len(xs),), (K.Arg(dt, "in"),) + (K.Arg(dt, "out"),) * len(unary),
+                 stores=tuple(K.Store(i + 1, K.Affine(0, (1,)), K.Op(o, (x,), dt))
+                              for i, o in enumerate(unary)))
+    vals = np.concatenate([T.edge_values(dt), np.linspace(-6, 6, 25).astype(dt)])
+    k2, _ = T.pairs_kernel(dt, [], ["pow", "atan2"], n=len(vals))
+    return [Case(f"math1_{dt.name}", k, [xs], mode="math", reference=_MathRef(unary)),
+            Case(f"math2_{dt.name}", k2, [vals], mode="math",
+                 reference=_MathRef(["pow", "atan2"], pairs=True))]
+
+
+# ----------------------------------------------------------------------------------------
+# Kernels of jitted programs.
+
+def _programs():
+    import tjit
+    import tjit.numpy as jnp
+    from tjit import nn
+
+    def layernorm(x, g, b):
+        m = x.mean(-1, keepdims=True)
+        v = ((x - m) ** 2).mean(-1, keepdims=True)
+        return (x - m) / jnp.sqrt(v + 1e-5) * g + b
+
+    def ln_loss(x, g, b):
+        return (layernorm(x, g, b) ** 2).sum()
+
+    def mish(x):
+        return (x * jnp.tanh(nn.softplus(x))).sum()
+
+    def mlp_loss(params, x, y):
+        w1, b1, w2, b2 = params
+        h = jnp.tanh(x @ w1 + b1)
+        return ((h @ w2 + b2 - y) ** 2).mean()
+
+    def mlp_step(params, x, y):
+        grads = tjit.grad(mlp_loss)(params, x, y)
+        return [p - 0.1 * g for p, g in zip(params, grads)]
+
+    def gather(table, ids, s):
+        return table[ids] * s + jnp.take(table, ids[::-1], axis=0).sum(-1, keepdims=True)
+
+    rng = np.random.default_rng(7)
+    f32 = lambda *s: rng.standard_normal(s).astype(F32)  # noqa: E731
+    x = f32(16, 33)
+    params = [f32(12, 24), f32(24), f32(24, 3), f32(3)]
+    progs = {
+        "prog_softmax": (lambda x: nn.softmax(x, axis=-1), (x * 4,), {}),
+        "prog_layernorm": (layernorm, (x, f32(33), f32(33)), {}),
+        "prog_layernorm_grad": (tjit.grad(ln_loss, argnums=(0, 1, 2)),
+                                (x, f32(33), f32(33)), {}),
+        "prog_mish_grad": (tjit.grad(mish), (x * 3,), {}),
+        "prog_mlp_step": (mlp_step, (params, f32(10, 12), f32(10, 3)), {}),
+        "prog_poly_batch": (lambda x: nn.softmax(x * 2.0, axis=-1) + x.sum(0),
+                            (f32(9, 7),), {"polymorphic_shapes": ["(b, 7)"]}),
+        "prog_gather": (gather, (f32(6, 4), np.array([0, 5, 2, 2, 9, -1], np.int32),
+                                 np.float32(1.5)), {}),
+    }
+    return progs
+
+
+@functools.lru_cache(maxsize=None)
+def _program_kernels(name):
+    import tjit
+    f, args, opts = _programs()[name]
+    kernels = tjit.jit(f, **opts).lower(*args).compile().kernels()
+    sizes = {s: 9 for k in kernels for s in k.size_symbols}
+    return kernels, sizes
+
+
+def random_inputs(k, sizes, seed=0):
+    """Inputs for any kernel: lengths from its loads' index maps; normal floats,
+    small integers (gather offsets land inside and outside their range)."""
+    env = {sympy.Symbol(s, integer=True, positive=True): v for s, v in (sizes or {}).items()}
+    sub = lambda d: int(sympy.sympify(d).subs(env))  # noqa: E731
+    shape = [sub(d) for d in k.shape]
+    lens = {}
+    for n in K._all_nodes(k):
+        if isinstance(n, (K.Load, K.IndexedLoad)):
+            hi = sub(n.index.offset) + sum(max(0, sub(c) * (e - 1))
+                                           for c, e in zip(n.index.coefs, shape))
+            if isinstance(n, K.IndexedLoad):
+                hi += max(0, (sub(n.size) - 1) * sub(n.stride))
+            lens[n.arg] = max(lens.get(n.arg, 0), hi + 1)
+    rng = np.random.default_rng(seed)
+    out = []
+    for i, a in enumerate(k.args):
+        if a.role != "in":
+            continue
+        n, dt = lens.get(i, 0), np.dtype(a.dtype)
+        if dt.kind == "f":
+            out.append((rng.standard_normal(n) * 2).astype(dt))
+        elif dt.kind == "b":
+            out.append(rng.random(n) < 0.5)
+        else:
+            out.append(rng.integers(-2, 11, n).astype(dt))
+    return out
+
+
+def _program_cases(name):
+    kernels, sizes = _program_kernels(name)
+    return [Case(f"{name}_{j}_{k.name}", k, random_inputs(k, sizes, j), sizes or None,
+                 mode=mode_for(k)) for j, k in enumerate(kernels)]
+
+
+# ----------------------------------------------------------------------------------------
+
+_BUILDERS = {}
+for _dt in T.ALL:
+    _BUILDERS[f"pairs_{_dt.name}"] = functools.partial(_pairs, _dt)
+    for _style in ("row", "acc"):
+        _BUILDERS[f"red_{_style}_{_dt.name}"] = functools.partial(_reductions, _dt, _style)
+for _dt in T.FLOATS:
+    _BUILDERS[f"math_{_dt.name}"] = functools.partial(_math, _dt)
+_BUILDERS.update(maps=_maps, symbolic=_symbolic, stages=_stages, gathers=_gathers,
+                 hyperplanes=_hyperplanes)
+PROGRAMS = ("prog_softmax", "prog_layernorm", "prog_layernorm_grad", "prog_mish_grad",
+            "prog_mlp_step", "prog_poly_batch", "prog_gather")
+for _p in PROGRAMS:
+    _BUILDERS[_p] = functools.partial(_program_cases, _p)
+
+
+def case_names():
+    """Names of the case groups (cheap: nothing is built)."""
+    return list(_BUILDERS)
+
+
+@functools.lru_cache(maxsize=None)
+def cases(name):
+    """The cases of group ``name`` (built once)."""
+    return tuple(_BUILDERS[name]())
+
+
+def all_cases():
+    return [c for n in case_names() for c in cases(n)]

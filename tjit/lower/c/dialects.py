@@ -1,0 +1,148 @@
+"""The C-family dialects: what differs between C, OpenCL C and CUDA C, as attributes.
+
+One renderer (``renderer.py``) writes every dialect; a :class:`Dialect` only names
+things (tinygrad's ``CStyleLanguage`` idea): the kernel qualifier, the buffer address
+space, the restrict keyword, type spellings, the thread/group index builtins (None:
+plain loops, no threads), the barrier, the shared-memory qualifier, math function
+names and the compile options that keep tjit's accuracy contract (no FMA contraction,
+no flush-to-zero, correctly rounded division and square root, no fast math).
+
+A new dialect (the FPGA issue's ``hls``) is a ``dataclasses.replace`` of ``C`` plus
+its pragmas.
+"""
+
+import dataclasses
+
+import numpy as np
+
+__all__ = ["C", "CUDA", "DIALECTS", "Dialect", "OPENCL", "get"]
+
+#: dtype name -> C99 spelling (``<stdint.h>``)
+_C_TYPES = {"bool": "bool", "int8": "int8_t", "int16": "int16_t", "int32": "int32_t",
+            "int64": "int64_t", "uint8": "uint8_t", "uint16": "uint16_t",
+            "uint32": "uint32_t", "uint64": "uint64_t", "float32": "float",
+            "float64": "double"}
+_CL_TYPES = {"bool": "bool", "int8": "char", "int16": "short", "int32": "int",
+             "int64": "long", "uint8": "uchar", "uint16": "ushort", "uint32": "uint",
+             "uint64": "ulong", "float32": "float", "float64": "double"}
+# NVRTC has no <stdint.h>: the built-in spellings (LP64 is not assumed: long long)
+_CUDA_TYPES = {"bool": "bool", "int8": "signed char", "int16": "short", "int32": "int",
+               "int64": "long long", "uint8": "unsigned char", "uint16": "unsigned short",
+               "uint32": "unsigned int", "uint64": "unsigned long long",
+               "float32": "float", "float64": "double"}
+
+#: kernel-IR op (or helper use) -> C math function base name (float64 spelling)
+MATH_NAMES = {"exp": "exp", "exp2": "exp2", "expm1": "expm1", "log": "log",
+              "log1p": "log1p", "tanh": "tanh", "sin": "sin", "cos": "cos", "tan": "tan",
+              "erf": "erf", "pow": "pow", "atan2": "atan2", "cbrt": "cbrt", "sqrt": "sqrt",
+              "floor": "floor", "ceil": "ceil", "round": "round", "round_even": "rint",
+              "abs": "fabs", "rem": "fmod"}
+
+_C_PRELUDE = """#include <stdint.h>
+#include <stdbool.h>
+#include <math.h>
+#define TJ_INF_F32 ((float)INFINITY)
+#define TJ_NAN_F32 ((float)NAN)
+#define TJ_INF_F64 ((double)INFINITY)
+#define TJ_NAN_F64 ((double)NAN)"""
+
+_CL_PRELUDE = """#define TJ_INF_F32 INFINITY
+#define TJ_NAN_F32 NAN
+#define TJ_INF_F64 ((double)INFINITY)
+#define TJ_NAN_F64 ((double)NAN)"""
+
+_CUDA_PRELUDE = """#define TJ_INF_F32 __int_as_float(0x7f800000)
+#define TJ_NAN_F32 __int_as_float(0x7fc00000)
+#define TJ_INF_F64 __longlong_as_double(0x7ff0000000000000LL)
+#define TJ_NAN_F64 __longlong_as_double(0x7ff8000000000000LL)"""
+
+
+@dataclasses.dataclass(frozen=True)
+class Dialect:
+    """What one C-family target spells differently. Index builtins are C expressions;
+    ``global_id`` None means the target has no threads: the renderer writes loops."""
+    name: str
+    prelude: str                   # includes/macros once per translation unit
+    f64_prelude: str               # added when a kernel uses float64
+    kernel_prefix: str             # before ``void``
+    func_prefix: str               # helper functions
+    buffer_qual: str               # address space of buffer parameters
+    restrict: str
+    types: dict                    # dtype name -> spelling
+    u64_suffix: str                # suffix of a 64-bit unsigned literal
+    math_suffix_f32: str           # expf vs exp (OpenCL overloads one name)
+    global_id: object = None       # first global work-item index (int64 expression)
+    global_size: object = None     # number of work-items in the grid
+    local_id: object = None
+    group_id: object = None
+    num_groups: object = None
+    barrier: str = ""
+    shared_qual: str = ""
+    local_size: int = 1            # work-group size of row-style kernels (power of two)
+    compile_options: tuple = ()
+
+    @property
+    def threaded(self):
+        return self.global_id is not None
+
+    def type(self, dt):
+        """The spelling of a register value of dtype ``dt``."""
+        return self.types[np.dtype(dt).name]
+
+    def mem_type(self, dt):
+        """The spelling of an element in memory (bool is one byte)."""
+        dt = np.dtype(dt)
+        return self.types["uint8"] if dt.kind == "b" else self.types[dt.name]
+
+    def math_name(self, op, dt):
+        """The accurate math function for ``op`` on float dtype ``dt``."""
+        base = MATH_NAMES[op]
+        return base + self.math_suffix_f32 if np.dtype(dt) == np.float32 else base
+
+
+C = Dialect(
+    name="c", prelude=_C_PRELUDE, f64_prelude="", kernel_prefix="",
+    func_prefix="static inline", buffer_qual="", restrict="restrict", types=_C_TYPES,
+    u64_suffix="ULL", math_suffix_f32="f",
+    # no -ffast-math: IEEE specials, no FTZ; no contraction of a*b+c into an FMA
+    compile_options=("-std=c99", "-O2", "-ffp-contract=off", "-fno-math-errno", "-fPIC",
+                     "-shared"))
+
+OPENCL = Dialect(
+    name="opencl", prelude=_CL_PRELUDE,
+    f64_prelude="#pragma OPENCL EXTENSION cl_khr_fp64 : enable",
+    kernel_prefix="__kernel", func_prefix="static inline", buffer_qual="__global",
+    restrict="restrict", types=_CL_TYPES, u64_suffix="UL", math_suffix_f32="",
+    global_id="(long)get_global_id(0)", global_size="(long)get_global_size(0)",
+    local_id="(long)get_local_id(0)", group_id="(long)get_group_id(0)",
+    num_groups="(long)get_num_groups(0)", barrier="barrier(CLK_LOCAL_MEM_FENCE);",
+    shared_qual="__local", local_size=64,
+    # never -cl-fast-relaxed-math / -cl-mad-enable; division and sqrt correctly rounded
+    compile_options=("-cl-fp32-correctly-rounded-divide-sqrt",))
+
+CUDA = Dialect(
+    name="cuda", prelude=_CUDA_PRELUDE, f64_prelude="", kernel_prefix='extern "C" __global__',
+    func_prefix="static __device__ __forceinline__", buffer_qual="", restrict="__restrict__",
+    types=_CUDA_TYPES, u64_suffix="ULL", math_suffix_f32="f",
+    global_id="((long long)blockIdx.x * blockDim.x + threadIdx.x)",
+    global_size="((long long)gridDim.x * blockDim.x)",
+    local_id="((long long)threadIdx.x)", group_id="((long long)blockIdx.x)",
+    num_groups="((long long)gridDim.x)", barrier="__syncthreads();",
+    shared_qual="__shared__", local_size=256,
+    # NVRTC: no --use_fast_math / -ftz; --fmad=false (fmad=true changed 948 of 4096
+    # float32 a*b+c results on an H200); division and sqrt IEEE-rounded
+    compile_options=("--fmad=false", "--ftz=false", "--prec-div=true", "--prec-sqrt=true",
+                     "--std=c++17"))
+
+DIALECTS = {d.name: d for d in (C, OPENCL, CUDA)}
+
+
+def get(dialect):
+    """A :class:`Dialect` from itself or its name (``"c"``, ``"opencl"``, ``"cuda"``)."""
+    if isinstance(dialect, Dialect):
+        return dialect
+    try:
+        return DIALECTS[dialect]
+    except KeyError:
+        raise ValueError(f"C renderer: unknown dialect {dialect!r} (known: "
+                         f"{', '.join(DIALECTS)})") from None

@@ -1,0 +1,502 @@
+"""Kernel IR -> C-family source: one renderer, dialects as attribute tables.
+
+``render(kernel, dialect, name)`` returns a :class:`CSource` whose text defines
+
+    <kernel_prefix> void NAME(<buffer_qual> T *restrict a0, ..., int64 n_<symbol>, ...)
+
+one typed pointer per kernel argument (inputs ``const``; element ``i`` of the flat
+row-major buffer is ``a<arg>[i]``, bool stored as one byte) followed by one int64 per
+``Kernel.size_symbols`` entry, so one compiled kernel serves every size. Buffers are
+``restrict``: the runtime never passes one buffer as two arguments (an in-place pair's
+input is never accessed, its data is read through the output).
+
+**Without threads** (dialect ``c``) the kernel is the loop nest of ``kernel_ir``'s
+docstring. Accumulate-style kernels loop over the kept points and, inside, over the
+reduced axes in iteration order, so every output element folds its terms in the same
+order as a sequential loop (bit for bit what the LLVM backend's in-order updates give).
+
+**With threads** (``opencl``, ``cuda``; see ``LaunchSpec``):
+
+* pointwise kernels (no reduced axes) are a grid-stride loop over the flat index of
+  the iteration space, decomposed into axis indices;
+* row-style kernels run one work-group per outer point (a group-stride loop over the
+  outer points): every stage level folds a strided share of the row per thread, then a
+  tree reduction in shared/local memory of ``dialect.local_size`` slots gives every
+  thread the stage's value; outer stores run on thread 0, inner stores are strided
+  over the threads. The launch must use exactly ``local_size`` threads per group;
+* accumulate-style kernels run one thread per kept point (grid-stride), looping over
+  the reduced axes in order: deterministic, and bit-exact like the loops.
+
+Results are deterministic for a given dialect and launch. Float sums and products of
+row-style stages are reassociated (strided partials, then a tree): accurate like the
+LLVM backend's vector partial sums, not bit-identical to a sequential loop. Stores
+whose index ignores a distributed axis (several points write one element) are done
+only at the last such point, the element ``evaluate`` leaves there.
+
+Not done yet (optimizations): collapsing linear axes (``plan_axes``), reusing a
+stage's transcendental in the store loop (softmax's ``exp``), vectorized loads, warp
+shuffles in the tree reduction, per-block partials for accumulate-style kernels.
+"""
+
+import contextlib
+import dataclasses
+import math
+
+import numpy as np
+import sympy
+
+from tjit.lower.c import dialects
+from tjit.lower.c.scalar import Scalar, check_dtype
+from tjit.lower.c.sizes import Sizes, param_name
+from tjit.xla_like import kernel_ir as K
+
+__all__ = ["CSource", "LaunchSpec", "Param", "render"]
+
+I64 = np.dtype(np.int64)
+
+
+@dataclasses.dataclass(frozen=True)
+class Param:
+    """One kernel parameter: a buffer (``role`` "in"/"out", its element dtype) or a
+    size (``symbol``: the size symbol's name; an int64 passed by value)."""
+    name: str
+    kind: str               # "buffer" | "size"
+    dtype: np.dtype
+    role: str = ""
+    symbol: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class LaunchSpec:
+    """How to launch a threaded kernel: ``kind`` "pointwise" (work = points),
+    "row" (work = outer points, one group each, exactly ``local_size`` threads) or
+    "column" (work = kept points of an accumulate-style kernel). Any grid is correct
+    (the kernels stride); ``grid`` picks a reasonable one."""
+    kind: str
+    work: object            # int or sympy expression over size symbols
+    local_size: int
+
+    def items(self, sizes=None):
+        """The work count for ``sizes`` (symbol name -> int)."""
+        if isinstance(self.work, (int, np.integer)):
+            return int(self.work)
+        env = {sympy.Symbol(s, integer=True, positive=True): v
+               for s, v in (sizes or {}).items()}
+        return int(sympy.sympify(self.work).subs(env))
+
+    def grid(self, sizes=None, max_groups=65535):
+        """``(groups, local_size)``: groups of ``local_size`` threads to launch."""
+        n = self.items(sizes)
+        groups = n if self.kind == "row" else -(-n // self.local_size)
+        return max(1, min(groups, max_groups)), self.local_size
+
+
+@dataclasses.dataclass(frozen=True)
+class CSource:
+    """Rendered source of one kernel: ``text`` (prelude included), the ``entry``
+    function's name, its ``params`` in order, the ``launch`` spec and the dialect."""
+    text: str
+    entry: str
+    params: tuple
+    launch: LaunchSpec
+    dialect: str
+    #: the helpers and kernel without the dialect prelude: several kernels' ``body``
+    #: texts may follow one ``prelude`` in one translation unit (helpers are guarded)
+    prelude: str = ""
+    body: str = ""
+
+
+def _prod(dims):
+    out = 1
+    for d in dims:
+        out = out * d
+    return out
+
+
+def _is_one(d):
+    return isinstance(d, (int, np.integer)) and d == 1 or d == 1
+
+
+def _zero(c):
+    return c == 0
+
+
+class _Renderer:
+    def __init__(self, kernel, dialect, name):
+        self.k = kernel
+        self.d = dialect
+        self.name = name
+        self.s = Scalar(dialect)
+        i64 = dialect.type(I64)
+        self.i64 = i64
+        fd = self.s.helper("tj_floordiv", f"{i64} tj_floordiv({i64} x, {i64} y) {{ "
+                                          f"{i64} q = x / y; return (x % y != 0 && "
+                                          f"((x % y < 0) != (y < 0))) ? q - 1 : q; }}")
+        self.sizes = Sizes(kernel.size_symbols, i64, fd)
+        self.lines = []
+        self.depth = 1
+        self.idx = {a: "0" for a in range(len(kernel.shape))}
+        self.nvar = 0
+        self.shared = []
+        self.stage_vals = {}
+
+    # -- text --------------------------------------------------------------------------
+    def emit(self, line):
+        self.lines.append("    " * self.depth + line)
+
+    @contextlib.contextmanager
+    def block(self, head):
+        self.emit(head + " {")
+        self.depth += 1
+        try:
+            yield
+        finally:
+            self.depth -= 1
+            self.emit("}")
+
+    def var(self, prefix="v"):
+        self.nvar += 1
+        return f"{prefix}{self.nvar}"
+
+    # -- entry -------------------------------------------------------------------------
+    def render(self):
+        k, d = self.k, self.d
+        K.check_kernel(k)
+        params = []
+        for i, a in enumerate(k.args):
+            dt = check_dtype(a.dtype, f"argument {i}")
+            const = "const " if a.role == "in" else ""
+            params.append((f"{d.buffer_qual} {const}{d.mem_type(dt)} *{d.restrict} a{i}"
+                           .strip(), Param(f"a{i}", "buffer", dt, a.role)))
+        for s in k.size_symbols:
+            params.append((f"{self.i64} {param_name(s)}",
+                           Param(param_name(s), "size", I64, symbol=str(s))))
+        if k.hyperplane is not None:
+            self._hyperplane()
+        if not k.row_style:
+            launch = self._accumulate_style()
+        elif k.reduce_axes:
+            launch = self._row_style()
+        else:
+            launch = self._pointwise()
+        head = f"{d.kernel_prefix} void {self.name}(" + ", ".join(p for p, _ in params) + ")"
+        top = ["    " + s for s in self.shared] + ["    " + s for s in self.sizes.decls()]
+        body = "\n".join([head.strip() + " {"] + top + self.lines + ["}"])
+        uses_f64 = any(np.dtype(getattr(n, "dtype", I64)) == np.float64
+                       for n in K._all_nodes(k)) or \
+            any(np.dtype(a.dtype) == np.float64 for a in k.args) or \
+            any(np.dtype(s.dtype) == np.float64 for s in k.stages)
+        prelude = "\n".join(p for p in (d.prelude, d.f64_prelude if uses_f64 else "") if p)
+        helpers = self.s.prelude()
+        text = "\n".join(p for p in (prelude, helpers, body) if p) + "\n"
+        return CSource(text, self.name, tuple(p for _, p in params), launch, d.name,
+                       prelude, helpers + "\n" + body + "\n")
+
+    def _hyperplane(self):
+        """The plane's index, computed once; off the range the kernel does nothing."""
+        axis, offset, size = self.k.hyperplane
+        v = self.value(offset, {})
+        odt = check_dtype(offset.dtype, "hyperplane index")
+        self.emit(f"const {self.i64} plane = {self._to_i64(v, odt)};")
+        self.emit(f"if (plane < 0 || plane >= {self.sizes(size)}) return;")
+        self.idx[axis] = "plane"
+
+    def _to_i64(self, v, dt):
+        """An integer value as an index; uint64 values beyond int64 stay out of range
+        (clamped to INT64_MAX, as ``evaluate`` does)."""
+        dt = np.dtype(dt)
+        if dt == np.uint64:
+            return f"({v} > {self.s.const(2**63 - 1, dt)} ? {self.s.const(2**63 - 1, I64)} " \
+                   f": ({self.i64}){v})"
+        return self.s.convert(v, dt, I64)
+
+    # -- loops -------------------------------------------------------------------------
+    def _live(self, axes):
+        """The axes of ``axes`` that need an index (extent != 1; the plane is fixed)."""
+        return [a for a in axes if not _is_one(self.k.shape[a])]
+
+    @contextlib.contextmanager
+    def nest(self, axes):
+        """Sequential loops over ``axes`` (outer to inner), in iteration order."""
+        with contextlib.ExitStack() as stack:
+            for a in self._live(axes):
+                ext = self.sizes(self.k.shape[a])
+                stack.enter_context(self.block(
+                    f"for ({self.i64} i{a} = 0; i{a} < {ext}; i{a}++)"))
+                self.idx[a] = f"i{a}"
+            yield
+        for a in self._live(axes):
+            self.idx[a] = "0"
+
+    @contextlib.contextmanager
+    def strided(self, axes, first, step):
+        """``for (f = first; f < total; f += step)`` over the flat index of ``axes``,
+        decomposed into their indices (the innermost varies fastest)."""
+        live = self._live(axes)
+        total = self.sizes(_prod(self.k.shape[a] for a in live))
+        f = self.var("f")
+        with self.block(f"for ({self.i64} {f} = {first}; {f} < {total}; {f} += {step})"):
+            rest = f
+            for n, a in enumerate(reversed(live)):
+                if n == len(live) - 1:
+                    self.emit(f"const {self.i64} i{a} = {rest};")
+                else:
+                    ext = self.sizes(self.k.shape[a])
+                    self.emit(f"const {self.i64} i{a} = {rest} % {ext};")
+                    nxt = self.var("r")
+                    self.emit(f"const {self.i64} {nxt} = {rest} / {ext};")
+                    rest = nxt
+                self.idx[a] = f"i{a}"
+            yield
+        for a in live:
+            self.idx[a] = "0"
+
+    # -- values ------------------------------------------------------------------------
+    def affine(self, a):
+        terms = [] if _zero(a.offset) else [self.sizes(a.offset)]
+        for ax, c in enumerate(a.coefs):
+            i = self.idx[ax]
+            if _zero(c) or i == "0":
+                continue
+            terms.append(i if c == 1 else f"{self.sizes(c)} * {i}")
+        return " + ".join(terms) or "0"
+
+    def _load(self, arg, at, dt):
+        ref = f"a{arg}[{at}]"
+        return f"({ref} != 0)" if np.dtype(dt).kind == "b" else ref
+
+    def value(self, root, scope):
+        """The C name/literal of expression ``root`` at the current indices (memo:
+        ``scope``, one per loop body)."""
+        for n in K.walk(root):
+            if id(n) in scope:
+                continue
+            if isinstance(n, K.Const):
+                scope[id(n)] = self.s.const(n.value, n.dtype)
+                continue
+            if isinstance(n, K.Stage):
+                scope[id(n)] = self.stage_vals[n.k]
+                continue
+            dt = check_dtype(n.dtype, "value")
+            if isinstance(n, K.Load):
+                text = self._load(n.arg, self.affine(n.index), dt)
+            elif isinstance(n, K.IndexedLoad):
+                text = self._indexed_load(n, scope)
+            elif isinstance(n, K.IndexValue):
+                text = self.s.convert(f"(({self.i64})({self.affine(n.index)}))", I64, dt)
+            else:
+                text = self.s.op(n.op, [scope[id(a)] for a in n.args],
+                                 [a.dtype for a in n.args], dt)
+            name = self.var()
+            self.emit(f"const {self.d.type(dt)} {name} = {text};")
+            scope[id(n)] = name
+        return scope[id(root)]
+
+    def _indexed_load(self, n, scope):
+        """``arg[index + clamp(offset, 0, size - 1) * stride]``, or ``fill`` when the
+        offset is out of range (the clamped address is read either way: safe)."""
+        odt = check_dtype(n.offset.dtype, "gather index")
+        off, at = self.var("o"), self.var("c")
+        size = self.sizes(n.size)
+        self.emit(f"const {self.i64} {off} = {self._to_i64(scope[id(n.offset)], odt)};")
+        self.emit(f"const {self.i64} {at} = {off} < 0 ? 0 : {off} > {size} - 1 ? "
+                  f"({size} > 0 ? {size} - 1 : 0) : {off};")
+        v = self._load(n.arg, f"{self.affine(n.index)} + {at} * {self.sizes(n.stride)}",
+                       n.dtype)
+        if n.fill is None:
+            return v
+        return f"(({off} < 0 || {off} >= {size}) ? {self.s.const(n.fill, n.dtype)} : {v})"
+
+    def typed(self, expr, dt, scope):
+        """``expr``'s value converted (convert semantics) to dtype ``dt``."""
+        return self.s.convert(self.value(expr, scope), check_dtype(expr.dtype, "reduction"),
+                              check_dtype(dt, "reduction"))
+
+    def store(self, st, scope, guard_axes=()):
+        """``a<arg>[index] = expr``; with threads, only at the last point along the
+        ``guard_axes`` the index ignores (the write ``evaluate`` keeps)."""
+        dt = check_dtype(self.k.args[st.arg].dtype, f"store to argument {st.arg}")
+        if np.dtype(st.expr.dtype) != dt:
+            raise ValueError(f"kernel {self.k.name}: store of a {np.dtype(st.expr.dtype)} "
+                             f"value into argument {st.arg} of dtype {dt}")
+        v = self.value(st.expr, scope)
+        line = f"a{st.arg}[{self.affine(st.index)}] = " + \
+            (f"({self.d.mem_type(dt)}){v};" if dt.kind == "b" else f"{v};")
+        ignored = [a for a in self._live(guard_axes) if _zero(st.index.coefs[a])]
+        if ignored and self.d.threaded:
+            cond = " && ".join(f"i{a} == {self.sizes(self.k.shape[a])} - 1" for a in ignored)
+            line = f"if ({cond}) {line}"
+        self.emit(line)
+
+    # -- pointwise ---------------------------------------------------------------------
+    def _pointwise(self):
+        k, d = self.k, self.d
+        axes = list(range(len(k.shape)))
+        loop = self.strided(axes, d.global_id, d.global_size) if d.threaded \
+            else self.nest(axes)
+        with loop:
+            scope = {}
+            for j, s in enumerate(k.stages):   # a stage is its expression at the point
+                self.stage_vals[j] = self._bind(self.typed(s.expr, s.dtype, scope), s.dtype)
+            for st in k.stores:
+                self.store(st, scope, axes)
+        return LaunchSpec("pointwise", _prod(k.shape), d.local_size)
+
+    def _bind(self, text, dt):
+        name = self.var("s")
+        self.emit(f"const {self.d.type(dt)} {name} = {text};")
+        return name
+
+    # -- row style ---------------------------------------------------------------------
+    def _stage_levels(self):
+        level = []
+        for j, s in enumerate(self.k.stages):
+            deps = {n.k for n in K.walk(s.expr) if isinstance(n, K.Stage)}
+            if any(dep >= j for dep in deps):
+                raise ValueError(f"kernel {self.k.name}: stage {j} uses a later stage")
+            level.append(1 + max((level[dep] for dep in deps), default=-1))
+        return [[j for j, lv in enumerate(level) if lv == L]
+                for L in range(max(level, default=-1) + 1)]
+
+    def _row_style(self):
+        k, d = self.k, self.d
+        outer = list(range(k.n_outer))
+        inner = list(k.reduce_axes)
+        outer_st = [s for s in k.stores if s.level == "outer"]
+        inner_st = [s for s in k.stores if s.level != "outer"]
+        threads = d.threaded
+        loop = self.strided(outer, d.group_id, d.num_groups) if threads else self.nest(outer)
+        with loop:
+            for lv in self._stage_levels():
+                self._stage_level(lv, inner)
+            if outer_st:
+                cm = self.block(f"if ({d.local_id} == 0)") if threads else \
+                    contextlib.nullcontext()
+                with cm:
+                    scope = {}
+                    for st in outer_st:
+                        self.store(st, scope, outer)
+            if inner_st:
+                with self._inner(inner):
+                    scope = {}
+                    for st in inner_st:
+                        self.store(st, scope, outer + inner)
+        return LaunchSpec("row", _prod(k.shape[a] for a in outer), d.local_size)
+
+    def _inner(self, inner):
+        d = self.d
+        if d.threaded:
+            return self.strided(inner, d.local_id, str(d.local_size))
+        return self.nest(inner)
+
+    def _stage_level(self, js, inner):
+        """Stages ``js`` (independent of each other) folded in one pass over the row."""
+        ks, d = self.k.stages, self.d
+        accs = {}
+        for j in js:
+            accs[j] = self.var("acc")
+            self.emit(f"{d.type(ks[j].dtype)} {accs[j]} = "
+                      f"{self.s.identity(ks[j].monoid, ks[j].dtype)};")
+        with self._inner(inner):
+            scope = {}
+            for j in js:
+                x = self.typed(ks[j].expr, ks[j].dtype, scope)
+                self.emit(f"{accs[j]} = "
+                          f"{self.s.combine(ks[j].monoid, accs[j], x, ks[j].dtype)};")
+        if d.threaded:
+            self._tree_reduce(js, accs)
+        else:
+            for j in js:
+                self.stage_vals[j] = self._bind(accs[j], ks[j].dtype)
+
+    def _tree_reduce(self, js, accs):
+        """Every thread's partials folded pairwise in shared memory; all threads read
+        the result (the last barrier frees the slots for the next row or level)."""
+        ks, d = self.k.stages, self.d
+        n, lid = d.local_size, d.local_id
+        sh = {}
+        for j in js:
+            dt = np.dtype(ks[j].dtype)
+            sh[j] = f"sh{j}"
+            self.shared.append(f"{d.shared_qual} {d.mem_type(dt)} {sh[j]}[{n}];")
+            self.emit(f"{sh[j]}[{lid}] = {self._to_mem(accs[j], dt)};")
+        self.emit(d.barrier)
+        step = self.var("w")
+        with self.block(f"for (int {step} = {n // 2}; {step} > 0; {step} >>= 1)"):
+            with self.block(f"if ({lid} < {step})"):
+                for j in js:
+                    dt = np.dtype(ks[j].dtype)
+                    a, b = self.var("x"), self.var("y")
+                    self.emit(f"const {d.type(dt)} {a} = {self._from_mem(f'{sh[j]}[{lid}]', dt)};")
+                    self.emit(f"const {d.type(dt)} {b} = "
+                              f"{self._from_mem(f'{sh[j]}[{lid} + {step}]', dt)};")
+                    c = self.s.combine(ks[j].monoid, a, b, dt)
+                    self.emit(f"{sh[j]}[{lid}] = {self._to_mem(c, dt)};")
+            self.emit(d.barrier)
+        for j in js:
+            dt = np.dtype(ks[j].dtype)
+            self.stage_vals[j] = self._bind(self._from_mem(f"{sh[j]}[0]", dt), dt)
+        self.emit(d.barrier)
+
+    def _to_mem(self, v, dt):
+        return f"({self.d.mem_type(dt)}){v}" if np.dtype(dt).kind == "b" else v
+
+    def _from_mem(self, ref, dt):
+        return f"({ref} != 0)" if np.dtype(dt).kind == "b" else ref
+
+    # -- accumulate style --------------------------------------------------------------
+    def _accumulate_style(self):
+        k, d = self.k, self.d
+        for j, s in enumerate(k.stages):
+            if any(isinstance(n, K.Stage) for n in K.walk(s.expr)):
+                raise ValueError(f"kernel {k.name}: accumulate-style stage {j} refers to "
+                                 "another stage (only row-style kernels may chain stages)")
+        for st in k.stores:
+            sdt = np.dtype(k.stages[st.expr.k].dtype)
+            if np.dtype(k.args[st.arg].dtype) != sdt:
+                raise ValueError(f"kernel {k.name}: Stage({st.expr.k}) of dtype {sdt} "
+                                 f"stored into argument {st.arg}")
+        red = set(k.reduce_axes)
+        kept = [a for a in range(len(k.shape)) if a not in red]
+        loop = self.strided(kept, d.global_id, d.global_size) if d.threaded \
+            else self.nest(kept)
+        with loop:
+            accs = {}
+            for j, s in enumerate(k.stages):
+                accs[j] = self.var("acc")
+                self.emit(f"{d.type(s.dtype)} {accs[j]} = {self.s.identity(s.monoid, s.dtype)};")
+            with self.nest(sorted(red)):
+                scope = {}
+                for j, s in enumerate(k.stages):
+                    x = self.typed(s.expr, s.dtype, scope)
+                    self.emit(f"{accs[j]} = {self.s.combine(s.monoid, accs[j], x, s.dtype)};")
+            for j, s in enumerate(k.stages):
+                self.stage_vals[j] = accs[j]
+            scope = {}
+            for st in k.stores:
+                self.store(st, scope, kept)
+        return LaunchSpec("column", _prod(k.shape[a] for a in kept), d.local_size)
+
+
+def render(kernel, dialect="c", name=None):
+    """Render one kernel as C-family source.
+
+    Args:
+      kernel: a ``kernel_ir.Kernel`` (checked with ``kernel_ir.check_kernel``).
+      dialect: a ``dialects.Dialect`` or its name: ``"c"``, ``"opencl"``, ``"cuda"``.
+      name: the entry function's name (default: ``tjit_`` + the kernel hash's start,
+        so equal names mean equal code).
+    Returns:
+      a :class:`CSource`.
+    Raises:
+      NotImplementedError: float16/complex dtypes (route those to library calls).
+      ValueError/TypeError: a kernel that breaks the IR's rules.
+    """
+    d = dialects.get(dialect)
+    name = name or "tjit_" + K.kernel_hash(kernel)[:16]
+    return _Renderer(kernel, d, name).render()
+
+
+def local_size_ok(n):
+    """Tree reductions need a power-of-two group size."""
+    return n > 0 and 2 ** int(math.log2(n)) == n

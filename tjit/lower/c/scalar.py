@@ -1,0 +1,282 @@
+"""Scalar operations of the kernel IR as C expressions with tjit's semantics.
+
+Raw C disagrees with tjit (BACKENDS.md, "Facts measured"): ``fmaxf(NaN, 1)`` is 1,
+``7 % 0`` and ``INT_MIN / -1`` are undefined (CUDA gives -1), signed overflow and
+``(int)NaN`` are undefined, shifts by >= the bit width are undefined. So every op is
+written so that C's result is defined and equals ``kernel_ir.evaluate``'s with tjit's
+reference implementations (the rules of ``lower/llvm/codegen_ops.py``):
+
+* integer add/sub/mul/neg/abs wrap: computed in an unsigned type of at least 32 bits
+  (uint16 * uint16 would otherwise promote to a signed int and overflow), then cast
+  back (two's complement on every target);
+* ``x / 0`` is -1 (all ones unsigned), ``x rem 0`` is x, ``INT_MIN / -1`` is INT_MIN;
+* shifts by amounts outside ``[0, bits)`` give 0 (the sign fill for the arithmetic
+  right shift, which shifts the signed view of unsigned operands too);
+* float -> int saturates, NaN -> 0; float -> bool is ``x != 0`` (NaN is true);
+* float max/min are IEEE 754-2019 maximum/minimum (``llvm.maximum``): a NaN operand
+  wins and -0 orders below +0, in either operand order;
+* ``sign`` keeps NaN and gives +0 for +-0; float comparisons are C's (ordered, ``!=``
+  unordered) which is tjit's rule;
+* transcendentals call the dialect's accurate functions (``expf``, ``log1pf``...);
+  ``logistic`` uses a stable two-branch formula; ``rsqrt`` is ``1 / sqrt(x)``.
+
+Every value is held in a named local, so macros-free inline ternaries never evaluate
+an operand twice. Helpers that need statements are ``static inline`` functions named
+after their op and dtypes, each wrapped in an ``#ifndef`` guard so that many kernels
+can share one translation unit.
+"""
+
+import numpy as np
+
+from tjit.xla_like import kernel_ir as K
+
+__all__ = ["Scalar", "SUPPORTED", "TRANSCENDENTAL"]
+
+SUPPORTED = frozenset(np.dtype(d) for d in (
+    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float32", "float64"))
+TRANSCENDENTAL = frozenset({"exp", "exp2", "expm1", "log", "log1p", "tanh", "logistic",
+                            "sin", "cos", "tan", "erf", "pow", "atan2", "cbrt"})
+_ARITH = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
+_BITS = {"and": "&", "or": "|", "xor": "^"}
+_CMP = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+_MONOID_OP = {"sum": "add", "prod": "mul", "max": "max", "min": "min"}
+
+
+def check_dtype(dt, what):
+    """Raise NotImplementedError unless the C renderer handles dtype ``dt``."""
+    dt = np.dtype(dt)
+    if dt not in SUPPORTED:
+        raise NotImplementedError(
+            f"C renderer: {what} on dtype {dt.name} is not supported (supported: bool, "
+            "int8-64, uint8-64, float32, float64); route it to a library call")
+    return dt
+
+
+def _tag(dt):
+    return np.dtype(dt).name
+
+
+class Scalar:
+    """Writes C expressions for one dialect and collects the helpers they call."""
+
+    def __init__(self, dialect):
+        self.d = dialect
+        self.helpers = {}          # name -> definition, in first-use order
+
+    # -- types ---------------------------------------------------------------------------
+    def t(self, dt):
+        return self.d.type(dt)
+
+    def _unsigned(self, dt):
+        return self.t(np.dtype(f"u{np.dtype(dt).itemsize}"))
+
+    def _signed(self, dt):
+        return self.t(np.dtype(f"i{np.dtype(dt).itemsize}"))
+
+    def _wide(self, dt):
+        """The unsigned type wrapping arithmetic of ``dt`` is done in (>= 32 bits)."""
+        return self.t(np.dtype("u8" if np.dtype(dt).itemsize == 8 else "u4"))
+
+    def helper(self, name, text):
+        if name not in self.helpers:
+            self.helpers[name] = f"#ifndef TJ_H_{name}\n#define TJ_H_{name}\n" \
+                                 f"{self.d.func_prefix} {text}\n#endif"
+        return name
+
+    def prelude(self):
+        return "\n".join(self.helpers.values())
+
+    # -- constants -----------------------------------------------------------------------
+    def const(self, value, dt):
+        """A C literal of dtype ``dt`` holding ``value``."""
+        dt = check_dtype(dt, "constant")
+        if dt.kind == "b":
+            return "true" if bool(value) else "false"
+        if dt.kind == "f":
+            v = float(dt.type(value))
+            tag = "F32" if dt.itemsize == 4 else "F64"
+            if v != v:
+                return f"TJ_NAN_{tag}"
+            if v in (float("inf"), float("-inf")):
+                return f"TJ_INF_{tag}" if v > 0 else f"(-TJ_INF_{tag})"
+            text = repr(v)
+            if "e" not in text and "." not in text:
+                text += ".0"
+            return f"({text}{'f' if dt.itemsize == 4 else ''})"
+        bits = 8 * dt.itemsize
+        v = int(value) & ((1 << bits) - 1)
+        if dt.kind == "i" and v >= 1 << (bits - 1):
+            v -= 1 << bits
+        if -(1 << 31) < v < (1 << 31):
+            return f"(({self.t(dt)}){v})"
+        return f"(({self.t(dt)})0x{v & ((1 << bits) - 1):x}{self.d.u64_suffix})"
+
+    # -- conversions ---------------------------------------------------------------------
+    def convert(self, x, src, dst):
+        """``convert_element_type`` of the C value ``x`` from ``src`` to ``dst``."""
+        src, dst = np.dtype(src), np.dtype(dst)
+        if src == dst:
+            return x
+        if dst.kind == "b":
+            return f"({x} != 0)"       # for floats NaN != 0 is true: tjit's rule
+        if src.kind == "f" and dst.kind in "iu":
+            return f"{self._f2i(src, dst)}({x})"
+        return f"(({self.t(dst)}){x})"   # ints wrap (two's complement); floats round
+
+    def _f2i(self, src, dst):
+        name = f"tj_cvt_{_tag(src)}_{_tag(dst)}"
+        ft, it = self.t(src), self.t(dst)
+        bits = 8 * dst.itemsize
+        sfx = "f" if src.itemsize == 4 else ""
+        if dst.kind == "u":
+            hi, top = f"{float(2 ** bits)!r}{sfx}", self.const((1 << bits) - 1, dst)
+            body = f"return !(x > 0) ? ({it})0 : x >= {hi} ? {top} : ({it})x;"
+        else:
+            lim = f"{float(2 ** (bits - 1))!r}{sfx}"
+            lo, top = self.const(-(1 << (bits - 1)), dst), self.const((1 << (bits - 1)) - 1,
+                                                                      dst)
+            body = (f"return x != x ? ({it})0 : x <= -{lim} ? {lo} : x >= {lim} ? {top} "
+                    f": ({it})x;")
+        return self.helper(name, f"{it} {name}({ft} x) {{ {body} }}")
+
+    # -- elementwise ops -----------------------------------------------------------------
+    def op(self, op, args, arg_dtypes, out_dtype):
+        """The C expression of kernel-IR op ``op`` on the C values ``args``."""
+        out = check_dtype(out_dtype, f"op {op!r}")
+        dts = [check_dtype(d, f"op {op!r}") for d in arg_dtypes]
+        if op == "convert":
+            return self.convert(args[0], dts[0], out)
+        if op == "select":
+            if dts[0].kind != "b" or dts[1] != dts[2]:
+                raise TypeError(f"C renderer: select needs a bool predicate and equal case "
+                                f"dtypes, got {[d.name for d in dts]}")
+            return f"({args[0]} ? {args[1]} : {args[2]})"
+        if len(set(dts)) != 1:
+            raise TypeError(f"C renderer: op {op!r} needs operands of one dtype, got "
+                            f"{[d.name for d in dts]}; insert a convert")
+        dt = dts[0]
+        if op in _CMP:
+            return f"({args[0]} {_CMP[op]} {args[1]})"
+        r = {"f": self._float_op, "b": self._bool_op}.get(dt.kind, self._int_op)(op, args, dt)
+        if r is None:
+            raise TypeError(f"C renderer: op {op!r} is not defined for dtype {dt.name}")
+        return r
+
+    def _float_op(self, op, args, dt):
+        t, d = self.t(dt), self.d
+        x = args[0]
+        y = args[1] if len(args) == 2 else None
+        if op in _ARITH:
+            return f"({x} {_ARITH[op]} {y})"
+        if op == "neg":
+            return f"(-{x})"
+        if op in ("max", "min"):   # IEEE 754-2019: NaN wins, -0 < +0
+            cmp, neg = (">", "!") if op == "max" else ("<", "")
+            return (f"(({x} != {x} || {x} {cmp} {y} || ({x} == {y} && {neg}signbit({x}))) "
+                    f"? {x} : {y})")
+        if op == "sign":
+            return (f"({x} != {x} ? {x} : {x} > 0 ? ({t})1 : {x} < 0 ? ({t})-1 : "
+                    f"({t})0)")
+        if op == "is_finite":
+            inf = "TJ_INF_F32" if dt.itemsize == 4 else "TJ_INF_F64"
+            return f"({d.math_name('abs', dt)}({x}) < {inf})"
+        if op == "rsqrt":   # not rsqrtf: CUDA's is approximate
+            return f"(({t})1 / {d.math_name('sqrt', dt)}({x}))"
+        if op == "logistic":
+            return f"{self._logistic(dt)}({x})"
+        if op in ("abs", "floor", "ceil", "round", "round_even", "sqrt", "rem") or \
+                op in TRANSCENDENTAL:
+            return f"{d.math_name(op, dt)}({', '.join(args)})"
+        return None
+
+    def _logistic(self, dt):
+        # 1 / (1 + e^-x) for x >= 0, e^x / (1 + e^x) below: no overflow, no cancellation
+        name, t = f"tj_logistic_{_tag(dt)}", self.t(dt)
+        exp = self.d.math_name("exp", dt)
+        return self.helper(name, f"{t} {name}({t} x) {{ if (x >= 0) {{ {t} e = {exp}(-x); "
+                                 f"return ({t})1 / (({t})1 + e); }} {t} e = {exp}(x); "
+                                 f"return e / (({t})1 + e); }}")
+
+    def _bool_op(self, op, args, dt):
+        if op == "not":
+            return f"(!{args[0]})"
+        if len(args) != 2:
+            return None
+        x, y = args
+        if op in ("and", "mul", "min"):
+            return f"({x} && {y})"
+        if op in ("or", "add", "max"):
+            return f"({x} || {y})"
+        if op == "xor":
+            return f"({x} != {y})"
+        return None
+
+    def _int_op(self, op, args, dt):
+        t, w = self.t(dt), self._wide(dt)
+        x = args[0]
+        y = args[1] if len(args) == 2 else None
+        signed = dt.kind == "i"
+        if op in ("add", "sub", "mul"):
+            return f"(({t})(({w}){x} {_ARITH[op]} ({w}){y}))"
+        if op == "neg":
+            return f"(({t})(({w})0 - ({w}){x}))"
+        if op == "abs":
+            return f"({x} < 0 ? ({t})(({w})0 - ({w}){x}) : {x})" if signed else x
+        if op == "sign":
+            return f"(({t})(({x} > 0) - ({x} < 0)))" if signed else f"(({t})({x} != 0))"
+        if op == "not":
+            return f"(({t})~{x})"
+        if op in _BITS:
+            return f"(({t})({x} {_BITS[op]} {y}))"
+        if op in ("max", "min"):
+            return f"({x} {'>' if op == 'max' else '<'} {y} ? {x} : {y})"
+        if op in ("div", "rem"):
+            return f"{self._divrem(op, dt)}({x}, {y})"
+        if op.startswith("shift_"):
+            return self._shift(op, x, y, dt)
+        return None
+
+    def _divrem(self, op, dt):
+        name, t = f"tj_{op}_{_tag(dt)}", self.t(dt)
+        if dt.kind == "i":
+            w = self._wide(dt)
+            # y == -1 first: x / -1 is -x (wrapping, so INT_MIN stays), x rem -1 is 0
+            by_m1 = f"({t})(({w})0 - ({w})x)" if op == "div" else f"({t})0"
+            zero = f"({t})-1" if op == "div" else "x"
+            body = (f"return y == 0 ? {zero} : y == -1 ? {by_m1} : "
+                    f"({t})(x {'/' if op == 'div' else '%'} y);")
+        else:
+            zero = f"({t})~({t})0" if op == "div" else "x"
+            body = f"return y == 0 ? {zero} : ({t})(x {'/' if op == 'div' else '%'} y);"
+        return self.helper(name, f"{t} {name}({t} x, {t} y) {{ {body} }}")
+
+    def _shift(self, op, x, y, dt):
+        t, u, w = self.t(dt), self._unsigned(dt), self._wide(dt)
+        bits = 8 * dt.itemsize
+        oob = f"({u}){y} >= {bits}"      # negative amounts are huge unsigned
+        if op == "shift_left":
+            return f"({oob} ? ({t})0 : ({t})(({w}){x} << {y}))"
+        if op == "shift_right_logical":
+            return f"({oob} ? ({t})0 : ({t})(({u}){x} >> {y}))"
+        s = self._signed(dt)             # the sign fill of the signed view, for uints too
+        return f"(({t})(({s}){x} >> ({oob} ? {bits - 1} : (int){y})))"
+
+    # -- reductions ----------------------------------------------------------------------
+    def identity(self, monoid, dt):
+        """The monoid's identity (``kernel_ir.identity``) as a C literal."""
+        return self.const(K.identity(monoid, dt), dt)
+
+    def combine(self, monoid, acc, x, dt):
+        """``acc (monoid) x`` with evaluate's meaning: sum/prod/max/min are the ops of
+        the same names (bool: or/and/or/and); ``and``/``or`` are logical (NumPy's
+        all/any), giving 0 or 1 for non-bool dtypes."""
+        dt = np.dtype(dt)
+        if monoid in _MONOID_OP:
+            return self.op(_MONOID_OP[monoid], [acc, x], [dt, dt], dt)
+        if monoid in ("and", "or"):
+            op = "&&" if monoid == "and" else "||"
+            if dt.kind == "b":
+                return f"({acc} {op} {x})"
+            return f"(({self.t(dt)})(({acc} != 0) {op} ({x} != 0)))"
+        raise ValueError(f"C renderer: unknown monoid {monoid!r}")
