@@ -173,4 +173,3 @@ def install():
             setattr(cls, name, fn)
         for name, fn in _PROPERTIES.items():
             setattr(cls, name, property(fn))
-    Array.__hash__ = object.__hash__  # __eq__ above would otherwise unset it

@@ -258,7 +258,12 @@ class Array:
                             f"got dtype {self.dtype}")
         return int(self._value)
 
-    __hash__ = object.__hash__
+    def __hash__(self):
+        # Unhashable like NumPy's and JAX's arrays: == is elementwise, so an identity hash
+        # would make set(x) / Counter(x) count equal values as distinct.
+        raise TypeError(f"unhashable type: 'tjit Array' ({self.dtype.name}{list(self.shape)})"
+                        f"; hash() of an array is undefined. Fix: use x.item() / x.tolist() "
+                        f"for hashable Python values, or id(x) to key by identity")
 
     def __repr__(self):
         if type(self._value) is _DeletedBuffer:
@@ -464,8 +469,10 @@ class Tracer:
         return (self[i] for i in range(n))
 
     def __hash__(self):
-        raise TypeError(f"unhashable type: traced array {self.aval.str_short()}; arrays "
-                        f"cannot be static arguments or dict keys under a transformation")
+        raise TypeError(f"unhashable type: traced array {self.aval.str_short()} "
+                        f"({self._trace.name} tracer); hash() of an array is undefined, so it "
+                        f"cannot be a set element, dict key or static argument. Fix: key by "
+                        f"id(x), or pass hashable values as jit(..., static_argnums=...)")
 
     def __repr__(self):
         return f"Traced<{self.aval.str_short()}>with<{self._trace.name}>"

@@ -98,7 +98,7 @@ class PyTreeDef:
 
     def __eq__(self, other):
         return self is other or (type(other) is PyTreeDef and self.node_type is other.node_type
-                and self.aux == other.aux and self.children == other.children)
+                and _aux_equal(self.aux, other.aux) and self.children == other.children)
 
     def __hash__(self):
         if self._hash is None:
@@ -131,6 +131,15 @@ class PyTreeDef:
         if self.node_type is type(None):
             return "None"
         return f"{getattr(self.node_type, '__name__', self.node_type)}[{self.aux!r}]({kids})"
+
+
+def _aux_equal(a, b):
+    """Aux data equality; aux holding arrays (unhashable, elementwise ==) compares equal
+    only where == gives one truth value, so such structures are told apart, not an error."""
+    try:
+        return a is b or bool(a == b)
+    except (TypeError, ValueError):
+        return False
 
 
 _LEAF = PyTreeDef(None, None, ())
