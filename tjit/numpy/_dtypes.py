@@ -6,6 +6,7 @@ import builtins
 import numpy as np
 
 from tjit.tracing import dtypes as _dt
+from tjit.tracing.core import Array, Tracer
 from tjit import lax
 from tjit.numpy._core import asarray, ensure_array, result_type_of
 
@@ -30,11 +31,13 @@ class _ScalarType:
         return f"<class 'tjit.numpy.{self.__name__}'>"
 
     def __eq__(self, other):
-        if other is None:  # np.dtype(None) would be float64
+        # None (np.dtype(None) is float64) and arrays (np.dtype reads their .dtype) are
+        # values, not dtype-likes: never equal to a dtype, as in NumPy and JAX.
+        if other is None or isinstance(other, (Array, Tracer, np.ndarray, np.generic)):
             return False
         try:
             return np.dtype(_np_dtype(other)) == self.dtype
-        except TypeError:
+        except Exception:  # np.dtype's parser raises TypeError, ValueError, SyntaxError...
             return False
 
     def __hash__(self):
