@@ -499,15 +499,16 @@ def _check_q_range(q, lo, hi, name, what):
 
 def _take_last(x, idx):
     """``x[..., idx]``: ``x`` of shape ``(*batch, n)``, ``idx`` ints of shape
-    ``(nq, *batch)``; exact selection by masking every other entry to -inf and taking
-    the max (no gather needed, so it works for symbolic ``n`` too)."""
+    ``(nq, *batch)``; exact selection by zeroing every other entry and summing (no gather
+    needed, so it works for symbolic ``n`` too). Not a max over a -inf mask: the max's
+    derivative would split among the mask's entries where the picked value is -inf."""
     full_shape = (idx.shape[0],) + tuple(x.shape)
     last = len(full_shape) - 1
     xb = lax.broadcast_in_dim(x, full_shape, tuple(range(1, last + 1)))
     ib = lax.broadcast_in_dim(idx, full_shape, tuple(range(last)))
     pos = lax.broadcasted_iota(idx.dtype, full_shape, last)
-    sel = lax.select(lax.eq(pos, ib), xb, lax.full((), -np.inf, x.dtype))
-    return lax.reduce_max(sel, (last,))
+    sel = lax.select(lax.eq(pos, ib), xb, lax.full((), 0, x.dtype))
+    return lax.reduce_sum(sel, (last,))
 
 
 def _lerp(a, b, t):

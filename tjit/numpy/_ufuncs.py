@@ -1,11 +1,13 @@
 """Elementwise ``tjit.numpy`` functions (NumPy ufunc names, JAX dtype rules)."""
 
+import functools
 import operator
 
 import numpy as np
 
 from tjit.tracing import dtypes
 from tjit import lax
+from tjit.transforms.custom_derivatives import custom_jvp
 from tjit.numpy._core import (
     broadcast_arrays_, broadcast_to_shape, ensure_array, promote_args, promote_args_inexact,
     promote_dtypes_inexact)
@@ -312,26 +314,61 @@ def log10(x, /):
     return lax.div(lax.log(x), lax.log(lax.convert_element_type(10, x.dtype)))
 
 
-def logaddexp(x, y, /):
-    """``log(exp(x) + exp(y))`` without overflow."""
-    x, y = promote_args_inexact("logaddexp", x, y)
-    _check_real("logaddexp", x)
-    amax = lax.max(x, y)
+def _logaddexp_value(x, y, soft):
+    """``max(x, y) + soft(-|x - y|)``: the value only. Its derivative through max and |.|
+    is wrong at x == y (1 to one side, 0 to the other), so the callers carry a jvp rule."""
     delta = lax.sub(x, y)
     # delta is NaN for a NaN input or for infinities of one sign: x + y is right then.
     return lax.select(lax.ne(delta, delta), lax.add(x, y),
-                      lax.add(amax, lax.log1p(lax.exp(lax.neg(lax.abs(delta))))))
+                      lax.add(lax.max(x, y), soft(lax.neg(lax.abs(delta)))))
+
+
+def _logaddexp_weights(x, y, scale):
+    """d/dx, d/dy of log(e^(s x) + e^(s y)) / s: sigmoid(s (x - y)) and sigmoid(s (y - x)).
+    1/2 each at a tie, as JAX; smooth there, so higher derivatives are right too."""
+    delta = lax.sub(x, y)
+    # infinities of one sign are a tie too (inf - inf is NaN); a NaN input stays NaN
+    same_inf = lax.bitwise_and(lax.eq(x, y), lax.ne(delta, delta))
+    delta = lax.select(same_inf, lax.full_like(delta, 0), delta)
+    if scale is not None:
+        delta = lax.mul(delta, lax.convert_element_type(scale, delta.dtype))
+    return lax.logistic(delta), lax.logistic(lax.neg(delta))
+
+
+def _logaddexp_jvp(fn, scale, primals, tangents):
+    (x, y), (tx, ty) = primals, tangents
+    wx, wy = _logaddexp_weights(x, y, scale)
+    return fn(x, y), lax.add(lax.mul(tx, wx), lax.mul(ty, wy))
+
+
+@custom_jvp
+def _logaddexp(x, y):
+    return _logaddexp_value(x, y, lambda d: lax.log1p(lax.exp(d)))
+
+
+@custom_jvp
+def _logaddexp2(x, y):
+    inv_ln2 = lax.convert_element_type(1 / np.log(2.0), x.dtype)
+    return _logaddexp_value(x, y, lambda d: lax.mul(lax.log1p(lax.exp2(d)), inv_ln2))
+
+
+_logaddexp.defjvp(functools.partial(_logaddexp_jvp, _logaddexp, None))
+_logaddexp2.defjvp(functools.partial(_logaddexp_jvp, _logaddexp2, np.log(2.0)))
+
+
+def logaddexp(x, y, /):
+    """``log(exp(x) + exp(y))`` without overflow; its derivative is ``sigmoid(x - y)``
+    (1/2 at ``x == y``, as JAX)."""
+    x, y = promote_args_inexact("logaddexp", x, y)
+    _check_real("logaddexp", x)
+    return _logaddexp(x, y)
 
 
 def logaddexp2(x, y, /):
-    """``log2(2**x + 2**y)`` without overflow."""
+    """``log2(2**x + 2**y)`` without overflow; its derivative is 1/2 at ``x == y``."""
     x, y = promote_args_inexact("logaddexp2", x, y)
     _check_real("logaddexp2", x)
-    amax = lax.max(x, y)
-    delta = lax.sub(x, y)
-    inv_ln2 = lax.convert_element_type(1 / np.log(2.0), x.dtype)
-    soft = lax.mul(lax.log1p(lax.exp2(lax.neg(lax.abs(delta)))), inv_ln2)
-    return lax.select(lax.ne(delta, delta), lax.add(x, y), lax.add(amax, soft))
+    return _logaddexp2(x, y)
 
 
 def square(x, /):
@@ -491,12 +528,26 @@ def rad2deg(x, /):
 radians, degrees = deg2rad, rad2deg
 
 
+@functools.partial(custom_jvp, nondiff_argnums=(0,))
+def _sinc_maclaurin(k, x):
+    """The k-th derivative of sin(x)/x at 0, shaped like ``x``. Its jvp is the (k+1)-th,
+    so derivatives of every order at 0 are right (JAX's construction); a where-guard
+    alone would give 0 for all of them."""
+    c = 0.0 if k % 2 else (-1.0) ** (k // 2) / (k + 1)
+    return lax.full_like(x, c)
+
+
+_sinc_maclaurin.defjvp(lambda k, primals, tangents: (
+    _sinc_maclaurin(k, primals[0]), lax.mul(_sinc_maclaurin(k + 1, primals[0]), tangents[0])))
+
+
 def sinc(x, /):
+    """``sin(pi x) / (pi x)``, 1 at 0; derivatives of every order are right at 0."""
     x = promote_dtypes_inexact(ensure_array("sinc", x))[0]
     pix = lax.mul(x, lax.convert_element_type(np.pi, x.dtype))
     zero = lax.eq(x, lax.full_like(x, 0))
     safe = lax.select(zero, lax.full_like(x, 1), pix)
-    return lax.select(zero, lax.full_like(x, 1), lax.div(lax.sin(safe), safe))
+    return lax.select(zero, _sinc_maclaurin(0, pix), lax.div(lax.sin(safe), safe))
 
 
 def real(x, /):
@@ -536,15 +587,23 @@ def angle(z, deg=False):
     return rad2deg(out) if deg else out
 
 
+def _pick_first(name, x, y, beats):
+    """x where it beats y or y is NaN, else y: at a tie the result and its derivative are
+    y's, as JAX's fmax/fmin (``maximum`` would split the derivative 1/2 each)."""
+    x, y = promote_args(name, x, y)
+    if not dtypes.is_inexact(x.dtype):  # no NaNs and nothing to differentiate
+        return (lax.max if beats is lax.gt else lax.min)(x, y)
+    return lax.select(lax.bitwise_or(beats(x, y), isnan(y)), x, y)
+
+
 def fmax(x, y, /):
-    """Maximum ignoring NaNs."""
-    x, y = promote_args("fmax", x, y)
-    return lax.select(isnan(y), x, lax.select(isnan(x), y, lax.max(x, y)))
+    """Maximum ignoring NaNs (NaN only where both are); ``y`` at ties, as JAX."""
+    return _pick_first("fmax", x, y, lax.gt)
 
 
 def fmin(x, y, /):
-    x, y = promote_args("fmin", x, y)
-    return lax.select(isnan(y), x, lax.select(isnan(x), y, lax.min(x, y)))
+    """Minimum ignoring NaNs (NaN only where both are); ``y`` at ties, as JAX."""
+    return _pick_first("fmin", x, y, lax.lt)
 
 
 def gcd(x1, x2, /):
@@ -673,4 +732,5 @@ def i0(x, /):
 
 __all__ = [n for n in dir() if not n.startswith("_") and n not in (
     "np", "dtypes", "lax", "ensure_array", "promote_args", "promote_args_inexact",
-    "promote_dtypes_inexact", "broadcast_arrays_", "broadcast_to_shape", "operator")]
+    "promote_dtypes_inexact", "broadcast_arrays_", "broadcast_to_shape", "operator",
+    "functools", "custom_jvp")]
