@@ -179,7 +179,7 @@ def _expand(shape, idx):
                 continue
             first = axis - len(inserted)
             for k, (m, n) in enumerate(zip(e.shape, shape[first:first + e.ndim])):
-                if not dims_equal(m, n):
+                if m != 0 and not dims_equal(m, n):  # size 0 fits any dim (NumPy, JAX)
                     raise IndexError(f"boolean index did not match indexed array along axis "
                                      f"{first + k}; size of axis is {dim_str(n)} but size of "
                                      f"corresponding boolean axis is {m}")
