@@ -109,6 +109,7 @@ class OpenCLRunner:
         self.queue = cl.CommandQueue(self.ctx)
         self.prog = cl.Program(self.ctx, unit(srcs)).build(
             options=list(dialects.OPENCL.compile_options))
+        self.kernels = {}
 
     def __call__(self, src, bufs, sizes):
         cl = self.cl
@@ -117,7 +118,9 @@ class OpenCLRunner:
                          hostbuf=b if b.nbytes else np.zeros(1, np.uint8)) for b in bufs]
         scal = [np.int64(sizes[p.symbol]) for p in src.params[len(bufs):]]
         groups, local = src.launch.grid(sizes, max_groups=256)
-        knl = getattr(self.prog, src.entry)
+        knl = self.kernels.get(src.entry)
+        if knl is None:
+            knl = self.kernels[src.entry] = cl.Kernel(self.prog, src.entry)
         knl(self.queue, (groups * local,), (local,), *dev, *scal)
         for b, d, p in zip(bufs, dev, src.params):
             if p.role == "out" and b.nbytes:
