@@ -224,7 +224,9 @@ def outer(a, b, out=None):
         raise NotImplementedError("outer: the 'out' argument is not supported (arrays are "
                                   "immutable)")
     a, b = _promote("outer", a, b)
-    return _dot(_ravel(a), _ravel(b), ((), ()), ((), ()), None, None)
+    # NumPy's outer is an elementwise multiply, so zeros keep their IEEE sign (a dot with
+    # nothing to contract would add each product to +0).
+    return multiply(lax.expand_dims(_ravel(a), (1,)), lax.expand_dims(_ravel(b), (0,)))
 
 
 def _tensordot_axes(axes, a, b):
