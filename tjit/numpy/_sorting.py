@@ -7,6 +7,7 @@ All of them are built on the multi-operand ``sort`` primitive, so they trace und
 under ``jit`` it needs a static ``size=`` (as in JAX).
 """
 
+import collections
 import operator
 
 import numpy as np
@@ -394,20 +395,34 @@ def unique_values(x, *, size=None, fill_value=None):
     return unique(x, size=size, fill_value=fill_value)
 
 
+# The Array API's (and NumPy 2's, JAX's) named results of the unique_* functions.
+UniqueAllResult = collections.namedtuple(
+    "UniqueAllResult", ["values", "indices", "inverse_indices", "counts"])
+UniqueCountsResult = collections.namedtuple("UniqueCountsResult", ["values", "counts"])
+UniqueInverseResult = collections.namedtuple("UniqueInverseResult",
+                                             ["values", "inverse_indices"])
+
+
 def unique_counts(x, *, size=None, fill_value=None):
-    """(values, counts) of ``x``; NaNs are counted separately (equal_nan=False)."""
-    return unique(x, return_counts=True, equal_nan=False, size=size, fill_value=fill_value)
+    """``UniqueCountsResult(values, counts)`` of ``x``; NaNs are counted separately
+    (equal_nan=False)."""
+    return UniqueCountsResult(*unique(x, return_counts=True, equal_nan=False, size=size,
+                                      fill_value=fill_value))
 
 
 def unique_inverse(x, *, size=None, fill_value=None):
-    """(values, inverse_indices) of ``x``; inverse has the shape of ``x``."""
-    return unique(x, return_inverse=True, equal_nan=False, size=size, fill_value=fill_value)
+    """``UniqueInverseResult(values, inverse_indices)`` of ``x``; the inverse has the shape
+    of ``x``."""
+    return UniqueInverseResult(*unique(x, return_inverse=True, equal_nan=False, size=size,
+                                       fill_value=fill_value))
 
 
 def unique_all(x, *, size=None, fill_value=None):
-    """(values, indices, inverse_indices, counts) of ``x`` (equal_nan=False)."""
-    return unique(x, return_index=True, return_inverse=True, return_counts=True,
-                  equal_nan=False, size=size, fill_value=fill_value)
+    """``UniqueAllResult(values, indices, inverse_indices, counts)`` of ``x``
+    (equal_nan=False)."""
+    return UniqueAllResult(*unique(x, return_index=True, return_inverse=True,
+                                   return_counts=True, equal_nan=False, size=size,
+                                   fill_value=fill_value))
 
 
 __all__ = ["sort", "argsort", "lexsort", "partition", "argpartition", "sort_complex",
