@@ -259,6 +259,29 @@ def _hyperplanes():
                  init={3: x}) for p in (-1, 0, 3, 6, 7, 100)]
 
 
+def _logical_monoids():
+    """``and``/``or`` reductions of non-bool dtypes: logical, as evaluate's np.all/any
+    (the result is 0 or 1). (LLVM's combine is bitwise for integers here.)"""
+    R, C = 5, 6
+    out = []
+    for dt in (I32, np.dtype("uint8"), F64):
+        x = np.arange(1, R * C + 1).reshape(R, C).astype(dt)
+        x[1, 2] = x[3, :] = x[:, 4] = 0
+        if dt.kind == "f":
+            x[0, 4] = np.nan          # NaN counts as true
+        for style, red, out_map in (("row", (1,), K.Affine(0, (1, 0))),
+                                    ("acc", (0,), K.Affine(0, (0, 1)))):
+            ld = K.Load(0, K.Affine(0, (C, 1)), dt)
+            lvl = "outer" if style == "row" else "inner"
+            k = K.Kernel(f"logical_{style}", (R, C), (K.Arg(dt, "in"),) + (K.Arg(dt, "out"),) * 2,
+                         stages=(K.Reduction(ld, "and", dt), K.Reduction(ld, "or", dt)),
+                         stores=(K.Store(1, out_map, K.Stage(0, dt), lvl),
+                                 K.Store(2, out_map, K.Stage(1, dt), lvl)),
+                         reduce_axes=red)
+            out.append(Case(f"logical_{style}_{dt.name}", k, [x.ravel()]))
+    return out
+
+
 class _MathRef:
     """test_codegen's float64 reference for transcendental outputs, with ulp bounds."""
 
@@ -393,7 +416,7 @@ for _dt in T.ALL:
 for _dt in T.FLOATS:
     _BUILDERS[f"math_{_dt.name}"] = functools.partial(_math, _dt)
 _BUILDERS.update(maps=_maps, symbolic=_symbolic, stages=_stages, gathers=_gathers,
-                 hyperplanes=_hyperplanes)
+                 hyperplanes=_hyperplanes, logical_monoids=_logical_monoids)
 PROGRAMS = ("prog_softmax", "prog_layernorm", "prog_layernorm_grad", "prog_mish_grad",
             "prog_mlp_step", "prog_poly_batch", "prog_gather")
 for _p in PROGRAMS:

@@ -40,7 +40,10 @@ def sources(cases, dialect):
 def unit(srcs):
     """One translation unit holding all ``srcs`` (CSource values)."""
     srcs = list(srcs)
-    return "\n".join([srcs[0].prelude] + [s.body for s in srcs])
+    lines = []
+    for s in srcs:     # the dialect prelude, plus the float64 pragma if any kernel needs it
+        lines += [ln for ln in s.prelude.splitlines() if ln not in lines]
+    return "\n".join(lines + [s.body for s in srcs])
 
 
 # ----------------------------------------------------------------------------------------
@@ -101,6 +104,8 @@ def opencl_unavailable():
 
 
 class OpenCLRunner:
+    max_groups = 256      # tests lower it to make every thread loop (grid/group stride)
+
     def __init__(self, srcs):
         import pyopencl as cl
         self.cl = cl
@@ -117,7 +122,7 @@ class OpenCLRunner:
         dev = [cl.Buffer(self.ctx, mf.READ_WRITE | mf.COPY_HOST_PTR,
                          hostbuf=b if b.nbytes else np.zeros(1, np.uint8)) for b in bufs]
         scal = [np.int64(sizes[p.symbol]) for p in src.params[len(bufs):]]
-        groups, local = src.launch.grid(sizes, max_groups=256)
+        groups, local = src.launch.grid(sizes, max_groups=self.max_groups)
         knl = self.kernels.get(src.entry)
         if knl is None:
             knl = self.kernels[src.entry] = cl.Kernel(self.prog, src.entry)
@@ -172,6 +177,8 @@ def cuda_unavailable():
 
 
 class CudaRunner:
+    max_groups = 1024
+
     def __init__(self, srcs):
         import cupy
         self.cp = cupy
@@ -187,7 +194,7 @@ class CudaRunner:
         cp = self.cp
         dev = [cp.asarray(b) for b in bufs]
         scal = [np.int64(sizes[p.symbol]) for p in src.params[len(bufs):]]
-        groups, local = src.launch.grid(sizes, max_groups=1024)
+        groups, local = src.launch.grid(sizes, max_groups=self.max_groups)
         self.mod.get_function(src.entry)((groups,), (local,), (*dev, *scal))
         cp.cuda.runtime.deviceSynchronize()
         for b, d, p in zip(bufs, dev, src.params):

@@ -40,7 +40,6 @@ shuffles in the tree reduction, per-block partials for accumulate-style kernels.
 
 import contextlib
 import dataclasses
-import math
 
 import numpy as np
 import sympy
@@ -496,7 +495,3 @@ def render(kernel, dialect="c", name=None):
     name = name or "tjit_" + K.kernel_hash(kernel)[:16]
     return _Renderer(kernel, d, name).render()
 
-
-def local_size_ok(n):
-    """Tree reductions need a power-of-two group size."""
-    return n > 0 and 2 ** int(math.log2(n)) == n
