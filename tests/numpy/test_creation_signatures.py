@@ -29,7 +29,8 @@ CALLS = [
     ("arange", (5,), {"dtype": np.float32}), ("arange", (1, 7, 2), {"dtype": np.int8}),
     ("arange", (5.5,), {}), ("arange", (5.5,), {"dtype": np.int32}),
     ("arange", (0, 3, 0.6), {"dtype": np.int32}), ("arange", (np.int16(4),), {"dtype": int}),
-    ("arange", (np.float32(2),), {"step": np.float32(0.5)}),
+    ("arange", (np.float32(2),), {"step": np.float32(0.5)}), ("arange", (np.array(4),), {}),
+    ("arange", (np.array(1), np.array(7.5)), {"step": np.array(2)}),
     # linspace: num 0/1, endpoint, retstep, axis, dtype, array ends
     ("linspace", (0, 1), {}), ("linspace", (0, 1, 0), {}), ("linspace", (0, 1, 1), {}),
     ("linspace", (2, 3), {"num": 1, "endpoint": False}),
@@ -40,7 +41,8 @@ CALLS = [
     ("linspace", (np.array([0.0, 1.0]), 5.0, 3), {}),
     ("linspace", (np.array([0.0, 1.0]), np.array([[2.0], [3.0]]), 3), {"axis": -1}),
     ("linspace", (np.array([0.0, 1.0]), 5.0, 3), {"axis": 1}),
-    ("linspace", (), {"start": 1, "stop": 2, "num": 3}),
+    ("linspace", (), {"start": 1, "stop": 2, "num": 3}), ("linspace", (0, 1, np.int64(3)), {}),
+    ("linspace", (np.array([0, 10]), 20, 3), {"dtype": np.int32, "axis": -1}),
     # logspace / geomspace
     ("logspace", (0, 3, 4), {}), ("logspace", (0, 3), {"num": 4, "base": 2.0}),
     ("logspace", (0, 2, 3), {"endpoint": False}), ("logspace", (0, 2, 1), {}),
@@ -73,6 +75,7 @@ CALLS = [
     ("eye", (3,), {}), ("eye", (3, 5), {}), ("eye", (3,), {"M": 2}), ("eye", (4,), {"k": -1}),
     ("eye", (3, 4, 2), {}), ("eye", (3,), {"k": 7}), ("eye", (3,), {"k": -7}),
     ("eye", (0,), {}), ("eye", (3,), {"dtype": np.int32}), ("eye", (), {"N": 2, "k": 1}),
+    ("eye", (3,), {"k": np.int64(1)}), ("eye", (2, 0), {}), ("identity", (np.int64(2),), {}),
     ("identity", (3,), {}), ("identity", (2,), {"dtype": bool}), ("identity", (0,), {}),
     ("tri", (3,), {}), ("tri", (3, 5, 1), {}), ("tri", (4,), {"k": -2}),
     ("tri", (2, 3), {"k": 9}), ("tri", (3,), {"dtype": np.int32}),
@@ -135,6 +138,10 @@ BAD_CALLS = [
     ("full", ((2, 3), [1, 2]), {}, ValueError, "full"),
     ("eye", (2.5,), {}, TypeError, "eye"),
     ("zeros", (np.array(2.5),), {}, TypeError, "zeros"),
+    ("zeros", (2.0,), {}, TypeError, "zeros"),
+    ("ones", ((2, 1.5),), {}, TypeError, "ones"),
+    ("eye", (2,), {"k": 0.5}, TypeError, "eye"),
+    ("linspace", (0, 1, 2.5), {}, TypeError, "linspace"),
 ]
 
 
