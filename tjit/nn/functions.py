@@ -85,8 +85,8 @@ def _softplus(x):
     return jnp.logaddexp(x, 0)
 
 
-# d softplus = sigmoid: exact and finite everywhere (logaddexp's own jvp goes through
-# max and |x|, whose ties at x == 0 give the wrong value there)
+# d softplus = sigmoid: exact and finite everywhere, and one op where logaddexp's rule
+# takes two
 _softplus.defjvps(lambda g, ans, x: jnp.multiply(g, lax.logistic(x)))
 
 
