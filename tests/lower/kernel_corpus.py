@@ -98,8 +98,11 @@ def mode_for(k):
     nodes = K._all_nodes(k)
     if any(isinstance(n, K.Op) and n.op in T.codegen.ops.MATH_OPS for n in nodes):
         return "close"
-    if any(s.monoid in ("sum", "prod") and np.dtype(s.dtype).kind == "f" and k.reduce_axes
-           for s in k.stages):
+    # row-style float sums/products reassociate; accumulate-style ones over one axis
+    # fold in iteration order on every target, as evaluate's NumPy reduction does
+    in_order = not k.row_style and len(k.reduce_axes) == 1
+    if not in_order and any(s.monoid in ("sum", "prod") and np.dtype(s.dtype).kind == "f"
+                            and k.reduce_axes for s in k.stages):
         return "close"
     return "exact"
 

@@ -99,8 +99,9 @@ class CSource:
     params: tuple
     launch: LaunchSpec
     dialect: str
-    #: the helpers and kernel without the dialect prelude: several kernels' ``body``
-    #: texts may follow one ``prelude`` in one translation unit (helpers are guarded)
+    #: ``text`` in two parts: the dialect's prelude (macros, includes, the float64
+    #: pragma) and the body (guarded helpers, then the kernel). Several kernels' bodies
+    #: may follow one prelude in one translation unit / program.
     prelude: str = ""
     body: str = ""
 
@@ -113,7 +114,7 @@ def _prod(dims):
 
 
 def _is_one(d):
-    return isinstance(d, (int, np.integer)) and d == 1 or d == 1
+    return d == 1           # ints, or sympy expressions that are the integer 1
 
 
 def _zero(c):
@@ -128,10 +129,9 @@ class _Renderer:
         self.s = Scalar(dialect)
         i64 = dialect.type(I64)
         self.i64 = i64
-        fd = self.s.helper("tj_floordiv", f"{i64} tj_floordiv({i64} x, {i64} y) {{ "
-                                          f"{i64} q = x / y; return (x % y != 0 && "
-                                          f"((x % y < 0) != (y < 0))) ? q - 1 : q; }}")
-        self.sizes = Sizes(kernel.size_symbols, i64, fd)
+        self.sizes = Sizes(kernel.size_symbols, i64, lambda: self.s.helper(
+            "tj_floordiv", f"{i64} tj_floordiv({i64} x, {i64} y) {{ {i64} q = x / y; "
+                           f"return (x % y != 0 && ((x % y < 0) != (y < 0))) ? q - 1 : q; }}"))
         self.lines = []
         self.depth = 1
         self.idx = {a: "0" for a in range(len(kernel.shape))}

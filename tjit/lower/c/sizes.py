@@ -27,7 +27,7 @@ class Sizes:
     def __init__(self, symbols, i64, floordiv):
         self.symbols = {str(s): param_name(s) for s in symbols}
         self.i64 = i64                 # the dialect's int64 spelling
-        self.floordiv = floordiv       # name of the floor-division helper
+        self.floordiv = floordiv       # () -> name of the floor-division helper
         self.lines = []
         self.cache = {}
 
@@ -72,11 +72,11 @@ class Sizes:
         if isinstance(e, (sympy.floor, sympy.ceiling)):
             num, den = sympy.fraction(sympy.together(e.args[0]))
             if isinstance(e, sympy.floor):
-                return f"{self.floordiv}({self(num)}, {self(den)})"
-            return f"(-{self.floordiv}({self(-num)}, {self(den)}))"
+                return f"{self.floordiv()}({self(num)}, {self(den)})"
+            return f"(-{self.floordiv()}({self(-num)}, {self(den)}))"
         if isinstance(e, sympy.Mod):
             x, y = self(e.args[0]), self(e.args[1])
-            return f"({x} - {y} * {self.floordiv}({x}, {y}))"
+            return f"({x} - {y} * {self.floordiv()}({x}, {y}))"
         if isinstance(e, (sympy.Max, sympy.Min)):
             cmp = ">" if isinstance(e, sympy.Max) else "<"
             out = self(e.args[0])
