@@ -289,16 +289,17 @@ def _ln2_parts(o):
     return _split(_LN2, 2, o.is64)
 
 
-def _exp_core(o, x, coeffs, extra=None):
+def _exp_core(o, x, coeffs, extra=None, one_step=False):
     """exp(x + extra) for x already clamped to the finite range; extra is a small
-    correction term (double-double input of pow) or None."""
+    correction term (double-double input of pow) or None. one_step: 2^n is a normal
+    number (float32 pow in double), so one product scales exactly."""
     nf, n = o.round_mul(x, LOG2E)
     hi, lo = _ln2_parts(o)
     r = o.fma(nf, -lo, o.fma(nf, -hi, x))     # x - n*hi is exact
     if extra is not None:
         r = o.add(r, extra)
     p = o.add(o.fma(o.mul(r, r), o.horner(r, coeffs), r), 1.0)
-    return o.scale2(p, n)
+    return o.mul(p, o.pow2(n)) if one_step else o.scale2(p, n)
 
 
 def _exp(o, x):
@@ -664,6 +665,13 @@ def _atan2(o, y, x):
     ax, ay = o.sel(both_inf, 1.0, ax), o.sel(both_inf, 1.0, ay)
     swap = o.cmp(">", ay, ax)
     mn, mx = o.sel(swap, ax, ay), o.sel(swap, ay, ax)
+    # Exact power-of-two scaling of both: mn + mx must not overflow (mx >= 2^emax), and
+    # the fold test's product mx * 0.414 must not round in the denormal range (it picks
+    # the wrong side there: t beyond the polynomial's interval). Scaling down loses bits
+    # only of an mn so small that the angle is 0 or pi either way.
+    up = 2.0 ** (o.bias // 2)
+    sc = o.sel(o.cmp("<", mx, 2.0 / up), up, o.sel(o.cmp(">=", mx, 2.0 ** o.emax), 0.5, 1.0))
+    mn, mx = o.mul(mn, sc), o.mul(mx, sc)
     big = o.cmp(">", mn, o.mul(mx, 0.41421356))
     num = o.sel(big, o.sub(mn, mx), mn)
     den = o.sel(big, o.add(mn, mx), mx)
@@ -741,8 +749,13 @@ def _log_specials(o, ax, lh):
 
 
 def _pow_core32(o, ax, y):
-    """|x|^y for float32, computed in double (the error of y*log|x| stays far below a
-    float32 ulp), rounded once to float32."""
+    """|x|^y for float32: computed in double, rounded to float32 by _round_snapped32."""
+    return _round_snapped32(o, _pow_double32(o, ax, y))
+
+
+def _pow_double32(o, ax, y):
+    """|x|^y for float32 arguments as a double, relative error 2^-31 (measured 2^-31.0;
+    below 2^-33.5 where |y| is small, as in every exact case): far below a float32 ulp."""
     d = _Ops(o.b, ir.DoubleType())
     axd, yd = o.b.fpext(ax, d.ty), o.b.fpext(y, d.ty)
     k, m = _log_split(d, axd, denormals=False)      # float32 values are normal doubles
@@ -752,8 +765,24 @@ def _pow_core32(o, ax, y):
     lg = d.fma(d.tofloat(k), float(_LN2),
                d.fma(d.mul(s, z), d.horner(z, _LOG_R_MID), d.add(s, s)))
     lg = _log_specials(d, axd, lg)
-    e = _exp_core(d, d.clamp(d.mul(yd, lg), -746.0, 710.0), _EXP_P_MID)
-    return o.b.fptrunc(e, o.ty)
+    # beyond the clamp the float32 result is 0 or inf; inside, 2^n is a normal double
+    return _exp_core(d, d.clamp(d.mul(yd, lg), -110.0, 100.0), _EXP_P_MID, one_step=True)
+
+
+#: _pow_double32's result is rounded to this many bits before float32: a half-ulp there
+#: (relative >= 2^-32) is above that function's error in exact cases (2^-33.9)
+_SNAP32_BITS = 31
+
+
+def _round_snapped32(o, e):
+    """float32 of pow's double e, rounded in two steps: to _SNAP32_BITS bits (Veltkamp's
+    split, exact for e < 2^996) and then to float32. An exact tie (pow(2, -150), 4097^2:
+    a midpoint between two float32s, normal or denormal) comes out of the first step as
+    the midpoint itself and rounds to even, as the exact value does, not to the side of
+    e's error. Elsewhere the two steps cost at most 2^-7 ulp (pow f32: 0.504 ulp)."""
+    d = _Ops(o.b, ir.DoubleType())
+    c = d.mul(e, 2.0 ** (53 - _SNAP32_BITS) + 1.0)
+    return o.b.fptrunc(d.add(c, d.sub(e, c)), o.ty)
 
 
 def _log_dd(o, ax):
