@@ -39,6 +39,9 @@ def _lse_hess(c):
     return [[c, -c], [-c, c]]
 
 
+_POWERS = np.float32([1., 2., 4., 8., 16.])
+
+
 def _sort_weighted(v, descending=False):
     return jnp.sum(jnp.sort(v, descending=descending) * jnp.arange(1., 1. + v.shape[0]))
 
@@ -111,9 +114,12 @@ TABLE = [
     Tie("copysign(v0,v1)", lambda v: jnp.copysign(v[0], v[1]), [0., 0.], [1., 0.]),
     Tie("hypot(x,0)", lambda x: jnp.hypot(x, 0.), 0., 0.5),
     Tie("hypot(v0,v1)", lambda v: jnp.hypot(v[0], v[1]), [0., 0.], [.5, .5]),
-    # |x| == |y|: JAX's hessian there (0) is an artifact of its max/min; not checked
+    # |x| == |y|: hypot is smooth there, its hessian (I - u u^T) / h with u = (x, y) / h;
+    # JAX's 0 is an artifact of the max/min in its formula, not followed
     Tie("hypot(v0,v1)", lambda v: jnp.hypot(v[0], v[1]), [1., -1.],
-        [.70710677, -.70710677], None),
+        [.70710677, -.70710677], [[.35355339, .35355339], [.35355339, .35355339]]),
+    Tie("hypot(v0,v1)", lambda v: jnp.hypot(v[0], v[1]), [2., 2.],
+        [.70710677, .70710677], [[.17677670, -.17677670], [-.17677670, .17677670]]),
     Tie("norm1", lambda v: jnp.linalg.norm(v, ord=1), [0., 0.], [1., 1.]),
     Tie("norm2", jnp.linalg.norm, [0., 0.], [NAN, NAN], [[NAN, NAN], [NAN, NAN]]),
     Tie("norm3", lambda v: jnp.linalg.norm(v, ord=3), [0., 0.], [NAN, NAN],
@@ -171,6 +177,9 @@ TABLE = [
         [1., 0., 0.]),
     Tie("percentile(30)", lambda v: jnp.percentile(v, 30.), [2., 2., 2., 1.],
         [.9, 0., 0., .1]),
+    # d/dq at a knot of the interpolation (an integer position): 0, as JAX
+    Tie("quantile(q) at a knot", lambda q: jnp.quantile(_POWERS, q), 0.25, 0.),
+    Tie("percentile(q) at a knot", lambda q: jnp.percentile(_POWERS, q), 50., 0.),
     # the picked value equals the mask value of a max-based selection
     Tie("quantile(0) at -inf", lambda v: jnp.quantile(v, 0.), [-np.inf, 0., 1.], [1., 0., 0.]),
     Tie("quantile(1) at inf", lambda v: jnp.quantile(v, 1.), [np.inf, 0., 1.], [1., 0., 0.]),
@@ -215,6 +224,18 @@ def test_finite_differences_next_to_tie(t):
     x = np.float64(t.x) + 0.05 * rng.choice([-1.0, 1.0], size=np.shape(t.x)) \
         * rng.uniform(0.5, 1.0, size=np.shape(t.x))
     check_grads(t.f, (x,), order=2, eps=1e-4, rtol=2e-3, atol=2e-3)
+
+
+# Ties where the function itself is smooth: finite differences at the tie are a reference
+# too (the derivative there is no convention).
+SMOOTH = [t for t in TABLE if t.name.startswith(("logaddexp", "hypot", "softplus", "sinc",
+                                                  "logsumexp", "logmeanexp", "log_sigmoid"))
+          and not (t.name.startswith("hypot") and not np.any(t.x))]  # a cone at 0
+
+
+@pytest.mark.parametrize("t", SMOOTH, ids=[f"{t.name}@{t.x}" for t in SMOOTH])
+def test_finite_differences_at_smooth_tie(t):
+    check_grads(t.f, (np.float64(t.x),), order=2, eps=1e-4, rtol=2e-3, atol=2e-3)
 
 
 def test_logaddexp_at_infinities():

@@ -501,9 +501,15 @@ def heaviside(x, h0, /):
 
 
 def hypot(x, y, /):
-    """``sqrt(x**2 + y**2)`` without overflow; inf if either is infinite (even NaN)."""
+    """``sqrt(x**2 + y**2)`` without overflow; inf if either is infinite (even NaN).
+    Its derivative is ``(x, y) / hypot`` (1/2 each at the origin, as JAX)."""
     x, y = promote_args_inexact("hypot", x, y)
     _check_real("hypot", x)
+    return _hypot(x, y)
+
+
+@custom_jvp
+def _hypot(x, y):
     ax, ay = lax.abs(x), lax.abs(y)
     inf = lax.full_like(ax, np.inf)
     any_inf = lax.bitwise_or(lax.eq(ax, inf), lax.eq(ay, inf))
@@ -513,6 +519,20 @@ def hypot(x, y, /):
     out = lax.select(is_zero, big,
                      lax.mul(big, lax.sqrt(lax.add(lax.full_like(r, 1), lax.mul(r, r)))))
     return lax.select(any_inf, inf, out)
+
+
+@_hypot.defjvp
+def _hypot_jvp(primals, tangents):
+    # (x dx + y dy) / h: smooth where |x| == |y| too, where the max/min of the value's
+    # formula would lose the curvature. At the origin 1/2 each and at an infinity 0, the
+    # values the formula's own derivative gives there (JAX's).
+    (x, y), (tx, ty) = primals, tangents
+    h = _hypot(x, y)
+    zero, inf = lax.eq(h, lax.full_like(h, 0)), lax.eq(h, lax.full_like(h, np.inf))
+    safe = lax.select(lax.bitwise_or(zero, inf), lax.full_like(h, 1), h)
+    special = lax.select(zero, lax.full_like(h, 0.5), lax.full_like(h, 0))
+    wx, wy = (lax.select(lax.bitwise_or(zero, inf), special, lax.div(v, safe)) for v in (x, y))
+    return h, lax.add(lax.mul(tx, wx), lax.mul(ty, wy))
 
 
 def deg2rad(x, /):
