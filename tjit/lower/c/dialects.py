@@ -79,6 +79,8 @@ class Dialect:
     barrier: str = ""
     shared_qual: str = ""
     local_size: int = 1            # work-group size of row-style kernels (power of two)
+    warp_size: int = 0             # lanes that shuffle_down reaches (0: no shuffles)
+    shuffle_down: str = ""         # format(value=, offset=): a lane's value from lane + offset
     compile_options: tuple = ()
 
     @property
@@ -128,7 +130,8 @@ CUDA = Dialect(
     global_size="((long long)gridDim.x * blockDim.x)",
     local_id="((long long)threadIdx.x)", group_id="((long long)blockIdx.x)",
     num_groups="((long long)gridDim.x)", barrier="__syncthreads();",
-    shared_qual="__shared__", local_size=256,
+    shared_qual="__shared__", local_size=256, warp_size=32,
+    shuffle_down="__shfl_down_sync(0xffffffffu, {value}, {offset})",
     # NVRTC: no --use_fast_math / -ftz; --fmad=false (fmad=true changed 948 of 4096
     # float32 a*b+c results on an H200); division and sqrt IEEE-rounded
     compile_options=("--fmad=false", "--ftz=false", "--prec-div=true", "--prec-sqrt=true",

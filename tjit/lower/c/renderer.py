@@ -21,9 +21,10 @@ order as a sequential loop (bit for bit what the LLVM backend's in-order updates
   the iteration space, decomposed into axis indices;
 * row-style kernels run one work-group per outer point (a group-stride loop over the
   outer points): every stage level folds a strided share of the row per thread, then a
-  tree reduction in shared/local memory of ``dialect.local_size`` slots gives every
-  thread the stage's value; outer stores run on thread 0, inner stores are strided
-  over the threads. The launch must use exactly ``local_size`` threads per group;
+  tree reduction in shared/local memory of ``dialect.local_size`` slots (its last
+  steps as warp shuffles on CUDA: the same pairs, so the same bits) gives every thread
+  the stage's value; outer stores run on thread 0, inner stores are strided over the
+  threads. The launch must use exactly ``local_size`` threads per group;
 * accumulate-style kernels run one thread per kept point (grid-stride), looping over
   the reduced axes in order: deterministic, and bit-exact like the loops.
 
@@ -34,8 +35,8 @@ whose index ignores a distributed axis (several points write one element) are do
 only at the last such point, the element ``evaluate`` leaves there.
 
 Not done yet (optimizations): collapsing linear axes (``plan_axes``), reusing a
-stage's transcendental in the store loop (softmax's ``exp``), vectorized loads, warp
-shuffles in the tree reduction, per-block partials for accumulate-style kernels.
+stage's transcendental in the store loop (softmax's ``exp``), vectorized loads, per-block
+partials for accumulate-style kernels with few kept points.
 """
 
 import contextlib
@@ -409,10 +410,13 @@ class _Renderer:
                 self.stage_vals[j] = self._bind(accs[j], ks[j].dtype)
 
     def _tree_reduce(self, js, accs):
-        """Every thread's partials folded pairwise in shared memory; all threads read
-        the result (the last barrier frees the slots for the next row or level)."""
+        """Every thread's partials folded pairwise (``x[i] (+) x[i + w]``, w halving) in
+        shared memory, the last steps within one warp by shuffles where the dialect has
+        them (the same pairs: the same bits); all threads read the result, and the last
+        barrier frees the slots for the next row or level."""
         ks, d = self.k.stages, self.d
-        n, lid = d.local_size, d.local_id
+        n, lid, warp = d.local_size, d.local_id, d.warp_size
+        warp = warp if warp and n >= warp else 0
         sh = {}
         for j in js:
             dt = np.dtype(ks[j].dtype)
@@ -421,21 +425,54 @@ class _Renderer:
             self.emit(f"{sh[j]}[{lid}] = {self._to_mem(accs[j], dt)};")
         self.emit(d.barrier)
         step = self.var("w")
-        with self.block(f"for (int {step} = {n // 2}; {step} > 0; {step} >>= 1)"):
+        with self.block(f"for (int {step} = {n // 2}; {step} >= {max(warp, 1)}; "
+                        f"{step} >>= 1)"):
             with self.block(f"if ({lid} < {step})"):
                 for j in js:
                     dt = np.dtype(ks[j].dtype)
                     a, b = self.var("x"), self.var("y")
-                    self.emit(f"const {d.type(dt)} {a} = {self._from_mem(f'{sh[j]}[{lid}]', dt)};")
+                    self.emit(f"const {d.type(dt)} {a} = "
+                              f"{self._from_mem(f'{sh[j]}[{lid}]', dt)};")
                     self.emit(f"const {d.type(dt)} {b} = "
                               f"{self._from_mem(f'{sh[j]}[{lid} + {step}]', dt)};")
                     c = self.s.combine(ks[j].monoid, a, b, dt)
                     self.emit(f"{sh[j]}[{lid}] = {self._to_mem(c, dt)};")
             self.emit(d.barrier)
+        if warp:
+            self._warp_reduce(js, sh, warp)
         for j in js:
             dt = np.dtype(ks[j].dtype)
             self.stage_vals[j] = self._bind(self._from_mem(f"{sh[j]}[0]", dt), dt)
         self.emit(d.barrier)
+
+    def _warp_reduce(self, js, sh, warp):
+        """The last log2(warp) tree steps in the first warp's registers."""
+        ks, d, lid = self.k.stages, self.d, self.d.local_id
+        with self.block(f"if ({lid} < {warp})"):
+            vals = {}
+            for j in js:
+                dt = np.dtype(ks[j].dtype)
+                vals[j] = self.var("p")
+                self.emit(f"{d.type(dt)} {vals[j]} = {self._from_mem(f'{sh[j]}[{lid}]', dt)};")
+            off = self.var("o")
+            with self.block(f"for (int {off} = {warp // 2}; {off} > 0; {off} >>= 1)"):
+                for j in js:
+                    dt = np.dtype(ks[j].dtype)
+                    other = self.var("q")
+                    self.emit(f"const {d.type(dt)} {other} = {self._shuffle(vals[j], off, dt)};")
+                    self.emit(f"{vals[j]} = {self.s.combine(ks[j].monoid, vals[j], other, dt)};")
+            with self.block(f"if ({lid} == 0)"):
+                for j in js:
+                    self.emit(f"{sh[j]}[0] = {self._to_mem(vals[j], ks[j].dtype)};")
+        self.emit(d.barrier)
+
+    def _shuffle(self, v, off, dt):
+        """``v`` of the lane ``off`` above (narrow types travel as int)."""
+        dt = np.dtype(dt)
+        if dt.itemsize >= 4:
+            return self.d.shuffle_down.format(value=v, offset=off)
+        moved = self.d.shuffle_down.format(value=f"(int){v}", offset=off)
+        return f"({moved} != 0)" if dt.kind == "b" else f"({self.d.type(dt)}){moved}"
 
     def _to_mem(self, v, dt):
         return f"({self.d.mem_type(dt)}){v}" if np.dtype(dt).kind == "b" else v
