@@ -380,6 +380,15 @@ def _stale_temps(f):
             g.write(b"half a write")
 
 
+def _not_searchable(f):
+    """Mode 0: no entry can be written or even looked up (injected: root ignores modes)."""
+    f.good()
+    fail_os_calls(f.patch, f.folder, "create", errno.EACCES)
+    real_access = os.access
+    f.patch.setattr(os, "access", lambda p, mode, **kw: False if p == f.folder
+                    else real_access(p, mode, **kw))
+
+
 def _fifo(f):
     os.makedirs(f.folder)
     os.mkfifo(f.path)
@@ -400,7 +409,7 @@ class Case:
     setup: object                    # Fault -> None, applied before the run
     hit: bool                        # read from disk (else compiled)
     warns: tuple = ()                # one regex per expected warning, in order
-    stored: bool = True              # a valid entry is in place afterwards
+    stored: bool = True              # a valid entry is in place afterwards (new or kept)
     folder: str = "cache"            # TJIT_CACHE_DIR, relative to tmp ("" : set empty)
 
 
@@ -416,6 +425,8 @@ CASES = [
     Case("read-only-folder-miss", lambda f: (os.makedirs(f.folder), fail_os_calls(
         f.patch, f.folder, "create", errno.EROFS)), hit=False,
          warns=("is read-only",), stored=False),
+    Case("folder-not-searchable", _not_searchable, hit=False,
+         warns=("cannot use the kernel disk cache folder.*running without",)),
     Case("unreadable-entry", lambda f: (f.good(), fail_os_calls(
         f.patch, f.folder, "read", errno.EACCES, f.path)), hit=False,
          warns=("cannot be read .*Permission denied.*will be recompiled",)),

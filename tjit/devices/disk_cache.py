@@ -260,7 +260,7 @@ def _move_aside(path):
         os.rename(path, aside)
         warnings.warn(f"tjit: kernel cache entry {path!r} was a folder with files in it; "
                       f"tjit moved it to {aside!r} and stored the entry in its place.",
-                      RuntimeWarning, stacklevel=4)
+                      RuntimeWarning, stacklevel=3)
 
 
 def _kind(mode):
