@@ -104,7 +104,7 @@ def _check_key(key):
     return bytes.fromhex(key)
 
 
-class BadEntry(Exception):
+class _BadEntry(Exception):
     """An entry file that tjit does not read; the message says what is wrong with it."""
 
 
@@ -177,8 +177,8 @@ class DiskCache:
         except FileNotFoundError:
             STATS["misses"] += 1
             return None
-        except (BadEntry, OSError) as e:
-            problem = str(e) if isinstance(e, BadEntry) else f"it cannot be read ({e})"
+        except (_BadEntry, OSError) as e:
+            problem = str(e) if isinstance(e, _BadEntry) else f"it cannot be read ({e})"
             STATS["bad_entries"] += 1
             warnings.warn(f"tjit: kernel cache entry {path!r} is invalid: {problem}; "
                           "ignoring it, the kernel will be recompiled.", RuntimeWarning,
@@ -274,7 +274,7 @@ def _kind(mode):
 
 
 def _read_entry(path):
-    """The bytes of the regular file ``path``; raises BadEntry for anything else (without
+    """The bytes of the regular file ``path``; raises _BadEntry for anything else (without
     opening it, following links or blocking) or for a file over MAX_ENTRY_BYTES."""
     bound = MAX_ENTRY_BYTES
     st = os.lstat(path)                       # FileNotFoundError: a plain miss
@@ -285,15 +285,15 @@ def _read_entry(path):
                 where = f" to {os.readlink(path)!r}"
             except OSError:
                 pass
-        raise BadEntry(f"it is {_kind(st.st_mode)}{where}, not a regular file "
+        raise _BadEntry(f"it is {_kind(st.st_mode)}{where}, not a regular file "
                        "(tjit did not open it)")
     if st.st_size > bound:
-        raise BadEntry(f"it is {st.st_size} bytes, over MAX_ENTRY_BYTES ({bound})")
+        raise _BadEntry(f"it is {st.st_size} bytes, over MAX_ENTRY_BYTES ({bound})")
     fd = os.open(path, _READ_FLAGS)
     try:
         st = os.fstat(fd)                     # the file may have been swapped since lstat
         if not stat.S_ISREG(st.st_mode):
-            raise BadEntry(f"it is {_kind(st.st_mode)}, not a regular file")
+            raise _BadEntry(f"it is {_kind(st.st_mode)}, not a regular file")
         chunks, n = [], 0
         while n <= bound:                     # at most bound + 1 bytes, even if it grows
             chunk = os.read(fd, min(bound + 1 - n, 1 << 20))
@@ -303,29 +303,29 @@ def _read_entry(path):
             n += len(chunk)
         STATS["bytes_read"] += n
         if n > bound:
-            raise BadEntry(f"it is over MAX_ENTRY_BYTES ({bound} bytes)")
+            raise _BadEntry(f"it is over MAX_ENTRY_BYTES ({bound} bytes)")
         return b"".join(chunks)
     finally:
         os.close(fd)
 
 
 def _check_entry(data, key_digest):
-    """Raises BadEntry unless ``data`` is a valid entry for ``key_digest``."""
+    """Raises _BadEntry unless ``data`` is a valid entry for ``key_digest``."""
     if len(data) < _HEADER.size:
-        raise BadEntry(f"truncated ({len(data)} bytes, shorter than the {_HEADER.size}-byte "
+        raise _BadEntry(f"truncated ({len(data)} bytes, shorter than the {_HEADER.size}-byte "
                        "header)")
     magic, version, key, length, payload_sha = _HEADER.unpack_from(data)
     if magic != MAGIC:
-        raise BadEntry("not a tjit kernel cache file (bad magic)")
+        raise _BadEntry("not a tjit kernel cache file (bad magic)")
     if version != FORMAT_VERSION:
-        raise BadEntry(f"format version {version}, expected {FORMAT_VERSION}")
+        raise _BadEntry(f"format version {version}, expected {FORMAT_VERSION}")
     if key != key_digest:
-        raise BadEntry("it holds a different key than its file name")
+        raise _BadEntry("it holds a different key than its file name")
     if len(data) - _HEADER.size != length:
-        raise BadEntry(f"payload is {len(data) - _HEADER.size} bytes, header says {length} "
+        raise _BadEntry(f"payload is {len(data) - _HEADER.size} bytes, header says {length} "
                        "(truncated or appended to)")
     if hashlib.sha256(memoryview(data)[_HEADER.size:]).digest() != payload_sha:
-        raise BadEntry("payload checksum mismatch (corrupted)")
+        raise _BadEntry("payload checksum mismatch (corrupted)")
 
 
 # ----------------------------------------------------------------------------------------
