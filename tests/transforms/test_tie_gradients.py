@@ -202,6 +202,8 @@ def test_derivative_at_tie(t):
     for what, df in [("grad", tjit.grad(t.f)), ("jacfwd", tjit.jacfwd(t.f)),
                      ("jacrev", tjit.jacrev(t.f))]:
         _close(df(x), t.grad, what, t)
+    ones = jnp.ones_like(x)  # jvp along (1, ..., 1): the sum of the gradient's entries
+    _close(tjit.jvp(t.f, (x,), (ones,))[1], np.sum(np.float32(t.grad)), "jvp", t)
     both = tjit.jit(lambda x: (tjit.grad(t.f)(x), tjit.hessian(t.f)(x)))(x)
     _close(both[0], t.grad, "jit(grad)", t)
     if t.hess is not None:
