@@ -10,7 +10,9 @@ Semantics follow XLA/``jax.lax`` where they differ from NumPy:
   the amount as unsigned) give 0, or the sign fill for ``shift_right_arithmetic``;
 * float->int ``convert_element_type`` saturates and maps NaN to 0;
 * ``round`` rounds half away from zero unless ``rounding_method=ROUND_TO_NEAREST_EVEN``;
-* ``max``/``min`` propagate NaN;
+* ``max``/``min`` (and ``clamp``, the max/min reductions and cummax/cummin) propagate
+  NaN and order -0.0 below +0.0 (IEEE 754-2019 maximum/minimum): max(+0, -0) is +0 in
+  either operand order, where NumPy returns its second operand;
 * floating-point exceptions (``log(-1)``, ``1/0``, overflow) give NaN/inf silently:
   impls run with NumPy's floating-point warnings off, as JAX never warns.
 """
@@ -20,7 +22,7 @@ import numpy as np
 from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray, aval_of_value
 from tjit.tracing.core import never_weak
-from tjit.primitives import base
+from tjit.primitives import base, ieee_minmax
 from tjit.primitives.base import (
     ANY, FLOAT, INT, INT_OR_BOOL, NUMBER, REAL_FLOAT, check_dtype_kind, new_primitive,
     same_dtypes, same_shapes)
@@ -223,8 +225,9 @@ def _rem_impl(xp, x, y):
 div_p = binop("div", _div_impl)
 rem_p = binop("rem", _rem_impl)
 pow_p = binop("pow", lambda xp, x, y: _same(xp, xp.power(x, y), x), kind=FLOAT)
-max_p = binop("max", lambda xp, x, y: _same(xp, xp.maximum(x, y), x), kind=ANY)
-min_p = binop("min", lambda xp, x, y: _same(xp, xp.minimum(x, y), x), kind=ANY)
+# IEEE 754-2019 maximum/minimum: NaN propagates, -0.0 < +0.0 (see ieee_minmax.py)
+max_p = binop("max", lambda xp, x, y: _same(xp, ieee_minmax.maximum(xp, x, y), x), kind=ANY)
+min_p = binop("min", lambda xp, x, y: _same(xp, ieee_minmax.minimum(xp, x, y), x), kind=ANY)
 atan2_p = binop("atan2", lambda xp, x, y: _same(xp, xp.arctan2(x, y), x), kind=REAL_FLOAT)
 nextafter_p = binop("nextafter", lambda xp, x, y: _same(xp, xp.nextafter(x, y), x),
                     kind=REAL_FLOAT)
@@ -373,7 +376,7 @@ def _clamp_impl(xp, lo, x, hi):
                                                      xp.shape(b) != x.shape)
            for b in (lo, hi)) or x.dtype == np.bool_:
         _clamp_abstract(*[aval_of_value(a) for a in (lo, x, hi)])  # raises
-    return _same(xp, xp.minimum(xp.maximum(x, lo), hi), x)
+    return _same(xp, ieee_minmax.minimum(xp, ieee_minmax.maximum(xp, x, lo), hi), x)
 clamp_p.def_weak_type(lambda wl, wx, wh, **_: wx)
 
 # -- conversions ---------------------------------------------------------------------------

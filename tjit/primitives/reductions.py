@@ -2,7 +2,8 @@
 
 * ``reduce_sum/prod/max/min/and/or/xor`` (param ``axes``: a tuple of dims): reducing an
   empty dim gives the identity (0, 1, -inf / the int minimum, +inf / the int maximum,
-  all-ones, 0). Integer sums and products wrap as in XLA.
+  all-ones, 0). Integer sums and products wrap as in XLA. Max/min propagate NaN and
+  order -0.0 below +0.0, as the elementwise ``max``/``min`` (IEEE 754-2019).
 * ``argmax/argmin`` (params ``axes=(axis,)``, ``index_dtype``): the first index of the
   extreme value; a NaN counts as the extreme, so the first NaN's index is returned.
 * ``cumsum/cumprod/cummax/cummin`` (params ``axis``, ``reverse``).
@@ -26,6 +27,7 @@ from tjit.tracing.avals import ShapedArray
 from tjit.tracing.core import never_weak
 from tjit.tracing.errors import ShapeError
 from tjit.tracing.shapes import definitely_equal, shape_str
+from tjit.primitives import ieee_minmax
 from tjit.primitives.base import (
     ANY, INT_OR_BOOL, NUMBER, as_dtype_out, check_dtype_kind, new_primitive)
 
@@ -119,8 +121,12 @@ def _reduction(name, impl, kind):
 
 reduce_sum_p = _reduction("reduce_sum", _sum_impl, NUMBER)
 reduce_prod_p = _reduction("reduce_prod", _prod_impl, NUMBER)
-reduce_max_p = _reduction("reduce_max", _extreme(lambda xp: xp.max, _lowest), ANY)
-reduce_min_p = _reduction("reduce_min", _extreme(lambda xp: xp.min, _highest), ANY)
+# max/min order -0.0 below +0.0 (IEEE 754-2019), so the sign of a zero result does not
+# depend on the order the elements are visited in (see primitives/ieee_minmax.py)
+reduce_max_p = _reduction("reduce_max", _extreme(
+    lambda xp: lambda x, axis: ieee_minmax.reduce(xp, x, axis, True), _lowest), ANY)
+reduce_min_p = _reduction("reduce_min", _extreme(
+    lambda xp: lambda x, axis: ieee_minmax.reduce(xp, x, axis, False), _highest), ANY)
 reduce_and_p = _reduction("reduce_and", _bitwise("bitwise_and", "logical_and", _all_ones),
                           INT_OR_BOOL)
 reduce_or_p = _reduction("reduce_or", _bitwise("bitwise_or", "logical_or",
@@ -193,8 +199,8 @@ cumsum_p = _cumulative("cumsum", lambda xp, x, a: xp.cumsum(x, axis=a, dtype=_ac
                        NUMBER)
 cumprod_p = _cumulative("cumprod", lambda xp, x, a: xp.cumprod(x, axis=a,
                                                                dtype=_acc_dtype(x)), NUMBER)
-cummax_p = _cumulative("cummax", lambda xp, x, a: xp.maximum.accumulate(x, axis=a), ANY)
-cummin_p = _cumulative("cummin", lambda xp, x, a: xp.minimum.accumulate(x, axis=a), ANY)
+cummax_p = _cumulative("cummax", lambda xp, x, a: ieee_minmax.accumulate(xp, x, a, True), ANY)
+cummin_p = _cumulative("cummin", lambda xp, x, a: ieee_minmax.accumulate(xp, x, a, False), ANY)
 
 
 # -- sort -----------------------------------------------------------------------------------

@@ -12,8 +12,8 @@ see ``tjit/primitives/elementwise.py``), bit for bit:
   right shift) instead of LLVM's poison;
 * float -> int conversion saturates and maps NaN to 0 (``llvm.fpto[su]i.sat``);
   float -> bool is ``x != 0`` (NaN is true);
-* ``max``/``min`` return the NaN operand when either is NaN and otherwise follow
-  NumPy's ``a > b ? a : b`` (ties give ``b``), so signed zeros match NumPy too;
+* ``max``/``min`` are ``llvm.maximum``/``llvm.minimum`` (IEEE 754-2019): NaN
+  propagates and -0.0 < +0.0, as in the reference impls and the reductions;
 * ``sign`` is +-1, +0 for +-0, and the NaN itself for NaN;
 * ``round`` is ``llvm.round`` (half away from zero), ``round_even`` is ``llvm.rint``;
 * float comparisons are ordered except ``ne``, which is unordered.
@@ -165,9 +165,9 @@ def compare(b, op, x, y, dt):
 
 
 def _fmaxmin(b, x, y, op):
-    # NumPy's maximum/minimum: a NaN operand wins (x's first), else a > b ? a : b.
-    r = b.select(b.fcmp_ordered(">" if op == "max" else "<", x, y), x, y)
-    return b.select(b.fcmp_unordered("uno", x, x), x, r)
+    # Order-independent at ties of signed zeros, so elementwise max agrees with the
+    # reductions (which visit elements in any order).
+    return fcall(b, "maximum" if op == "max" else "minimum", x, y)
 
 
 def _imaxmin(b, x, y, op, dt):

@@ -1,0 +1,432 @@
+"""Edge-value cases for every primitive (used by test_edge_values.py).
+
+``CASES[name](dt)`` gives the :class:`Case` list of primitive ``name`` on operand dtype
+``dt`` (empty where the dtype does not apply). ``EXEMPT`` names primitives without
+cases and says why. Binary ops run on every pair of edge values; reductions on rows of
+pairs and on longer rows mixing +-0, NaN and ties.
+"""
+
+import functools
+from typing import NamedTuple
+
+import numpy as np
+
+import tjit
+import tjit.numpy as jnp
+from tjit import lax
+
+F16, F32, F64 = (np.dtype(d) for d in ("float16", "float32", "float64"))
+C64, C128 = np.dtype("complex64"), np.dtype("complex128")
+INTS = [np.dtype(f"int{b}") for b in (8, 16, 32, 64)]
+UINTS = [np.dtype(f"uint{b}") for b in (8, 16, 32, 64)]
+BOOL = np.dtype("bool")
+FLOATS = [F16, F32, F64]
+ALL = FLOATS + INTS + UINTS + [BOOL]
+
+
+class Case(NamedTuple):
+    prim: str
+    name: str
+    fn: object
+    args: tuple
+    static: tuple = ()
+
+
+#: ulp bounds of inexact primitives (jit vs eager); everything else is bit-exact. They are
+#: mathlib's documented bounds plus one for NumPy's own rounding, wider for the
+#: compositions (asin, sinh, lgamma, ...) that the compiler expands.
+ULPS = {**dict.fromkeys(["exp", "exp2", "log", "cbrt", "erf"], 3),
+        **dict.fromkeys(["expm1", "log1p", "logistic", "sin", "cos", "pow", "atan2"], 4),
+        **dict.fromkeys(["tanh", "tan"], 7),
+        **dict.fromkeys(["asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh",
+                         "erfc", "erf_inv", "lgamma", "digamma", "rsqrt"], 64)}
+
+#: float dot products may be contracted to FMAs (one rounding of a*b + c, as XLA and BLAS
+#: do): where a product underflows, fma(a, b, +0) keeps the product's sign and a
+#: separate multiply-add gives +0, so zeros compare without their sign.
+ZERO_SIGN_FREE = {"dot_general"}
+
+
+# ----------------------------------------------------------------------------------------
+# Edge values.
+
+def _nan_with(sign, payload, dt):
+    bits = np.array(np.nan, dt).view(f"u{dt.itemsize}")
+    v = bits | np.array(payload, bits.dtype)
+    if sign:
+        v = v | (np.array(1, bits.dtype) << np.array(8 * dt.itemsize - 1, bits.dtype))
+    return v.view(dt)
+
+
+@functools.cache
+def edge(dt):
+    """1-d array of edge values of dtype ``dt``."""
+    dt = np.dtype(dt)
+    if dt == BOOL:
+        return np.array([False, True])
+    if dt.kind in "iu":
+        bits, info = 8 * dt.itemsize, np.iinfo(dt)
+        vals = [0, 1, -1, 2, -2, 3, -3, 7, -7, 100, -100, 127, -128, 255, 256, bits - 1,
+                bits, bits + 1, info.min, info.min + 1, info.max, info.max - 1,
+                info.max // 2 + 1, -(1 << 31), (1 << 31) - 1]
+        return np.array([v % (1 << bits) for v in vals], np.uint64).astype(dt)
+    fi = np.finfo(dt)
+    vals = [0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 3.0, -7.0, 0.49999997,
+            100.0, -1e10, 1e10, np.inf, -np.inf, np.nan, fi.max, -fi.max, fi.tiny, -fi.tiny,
+            fi.smallest_subnormal, -fi.smallest_subnormal, fi.tiny / 2, fi.eps, 1 - fi.epsneg,
+            2.0 ** 24 + 2, 2.0 ** 31, -2.0 ** 31, 2.0 ** 32, 2.0 ** 63, -2.0 ** 63, 2.0 ** 64,
+            127.5, -128.5, 255.5, -129.0, 65535.5, 4294967295.0, 1e-30, 0.7, -0.3, 40.0]
+    with np.errstate(all="ignore"):
+        v = np.array(vals, np.float64).astype(dt)
+    return np.concatenate([v, [_nan_with(1, 0, dt), _nan_with(0, 5, dt)]])
+
+
+@functools.cache
+def pairs(dt):
+    """Every pair of edge values: (x, y), each 1-d."""
+    e = edge(dt)
+    return np.repeat(e, e.size), np.tile(e, e.size)
+
+
+@functools.cache
+def rows(dt):
+    """2-d rows for reductions: every pair, plus long rows of zeros of both signs, ties and
+    NaN in several positions (vectorized loops see them in different lanes)."""
+    x, y = pairs(dt)
+    pair_rows = np.stack([x, y], 1)
+    e = edge(dt)
+    n = 64
+    if dt.kind == "f":
+        z, nz = dt.type(0), -dt.type(0)
+        long = [np.full(n, z), np.full(n, nz), np.r_[[z] * 32, [nz] * 32],
+                np.r_[[nz] * 32, [z] * 32], np.r_[[nz] * 63, [z]], np.r_[[z] * 63, [nz]],
+                np.r_[[1] * 40, [np.nan], [2] * 23], np.r_[[np.nan], [-np.inf] * 63],
+                np.r_[[-np.inf] * 63, [np.nan]], np.resize(e, n)]
+    else:
+        long = [np.resize(e, n), np.resize(e[::-1], n), np.full(n, e[-1])]
+    return pair_rows, np.stack([np.asarray(r, dt) for r in long])
+
+
+# ----------------------------------------------------------------------------------------
+# Case builders.
+
+def _kinds(spec):
+    return {"float": FLOATS, "real": FLOATS, "int": INTS + UINTS, "number": FLOATS + INTS + UINTS,
+            "intbool": INTS + UINTS + [BOOL], "any": ALL}[spec]
+
+
+def unary(prim, fn, kinds="number", name=None):
+    dts = _kinds(kinds)
+    return lambda dt: [Case(prim, name or prim, fn, (edge(dt),))] if dt in dts else []
+
+
+def binary(prim, fn, kinds="number"):
+    dts = _kinds(kinds)
+    return lambda dt: [Case(prim, prim, fn, pairs(dt))] if dt in dts else []
+
+
+def _reductions(prim, fn, kinds):
+    def build(dt):
+        if dt not in _kinds(kinds):
+            return []
+        short, long = rows(dt)
+        return [Case(prim, f"{prim} pairs", lambda x: fn(x, 1), (short,)),
+                Case(prim, f"{prim} rows", lambda x: fn(x, 1), (long,)),
+                Case(prim, f"{prim} cols", lambda x: fn(x, 0), (long,)),
+                Case(prim, f"{prim} all", lambda x: fn(x, None), (edge(dt),))]
+    return build
+
+
+def _reduce(red):
+    return lambda x, ax: red(x, tuple(range(x.ndim)) if ax is None else (ax,))
+
+
+def _arg(red):
+    return lambda x, ax: red(x.reshape(-1) if ax is None else x, 0 if ax is None else ax,
+                             np.int32)
+
+
+def _cum(red):
+    return lambda x, ax: red(x.reshape(-1) if ax is None else x, axis=0 if ax is None else ax)
+
+
+def _bits64(y):
+    """``y``'s bits zero-extended to uint64: results of every dtype then share one kernel
+    (test_edge_values bundles same-dtype outputs); bool is 0/1."""
+    if y.dtype != BOOL:
+        y = lax.bitcast_convert_type(y, np.dtype(f"uint{8 * y.dtype.itemsize}"))
+    return lax.convert_element_type(y, np.uint64)
+
+
+def _convert(dt):
+    return [Case("convert_element_type", f"convert to {t} (bits)",
+                 lambda x, t=t: _bits64(lax.convert_element_type(x, t)), (edge(dt),))
+            for t in ALL]
+
+
+def _bitcast(dt):
+    same = [t for t in ALL if t.itemsize == dt.itemsize and t != BOOL and dt != BOOL]
+    return [Case("bitcast_convert_type", f"bitcast to {t}",
+                 lambda x, t=t: lax.bitcast_convert_type(x, t), (edge(dt),)) for t in same]
+
+
+def _integer_pow(dt):
+    if dt not in FLOATS + INTS + UINTS:
+        return []
+    ys = (0, 1, 2, 3, 5) + ((-1, -2, -3) if dt.kind == "f" else ())
+    return [Case("integer_pow", f"integer_pow y={y}", lambda x, y=y: lax.integer_pow(x, y),
+                 (edge(dt),)) for y in ys]
+
+
+def _round(dt):
+    if dt not in FLOATS:
+        return []
+    return [Case("round", f"round m={m}", lambda x, m=m: lax.round(x, m), (edge(dt),))
+            for m in (lax.ROUND_AWAY_FROM_ZERO, lax.ROUND_TO_NEAREST_EVEN)]
+
+
+def _select_n(dt):
+    x, y = pairs(dt)
+    p = np.arange(x.size) % 3 == 0
+    w = (np.arange(x.size) % 5).astype(np.int32) - 1  # out of range too: clamped
+    return [Case("select_n", "select_n bool", lambda p, a, b: lax.select_n(p, a, b), (p, x, y)),
+            Case("select_n", "select_n int", lambda w, a, b: lax.select_n(w, a, b, a),
+                 (w, x, y))]
+
+
+def _clamp(dt):
+    if dt not in FLOATS + INTS + UINTS:
+        return []
+    x, y = pairs(dt)
+    e = edge(dt)
+    lo, hi = e[np.arange(e.size) % 7], e[(np.arange(e.size) * 5 + 3) % e.size]
+    return [Case("clamp", "clamp array bounds", lambda a, b, c: lax.clamp(a, b, c), (x, y, x)),
+            Case("clamp", "clamp scalar bounds", lambda b: lax.clamp(e[0], b, e[1]), (y,)),
+            Case("clamp", "clamp mixed", lambda a, b, c: lax.clamp(a, b, c), (lo, e, hi))]
+
+
+def _structural(dt):
+    e = edge(dt)
+    m = np.resize(e, (4, max(e.size, 16)))
+    m[1] = m[1, ::-1]
+    pad_val = np.asarray(e[1] if dt.kind == "f" else e[-1], dt)  # -0.0 for floats
+    return [
+        Case("broadcast_in_dim", "broadcast_in_dim",
+             lambda x: lax.broadcast_in_dim(x, (3, x.size), (1,)), (e,)),
+        Case("reshape", "reshape", lambda x: lax.reshape(x, (2, 2, -1)), (m,)),
+        Case("transpose", "transpose", lambda x: lax.transpose(x, (1, 0)), (m,)),
+        Case("rev", "rev", lambda x: lax.rev(x, (0, 1)), (m,)),
+        Case("slice", "slice", lambda x: lax.slice(x, (1, 1), (4, x.shape[1]), (2, 3)), (m,)),
+        Case("pad", "pad", lambda x, v: lax.pad(x, v, ((1, 2, 1), (-1, 1, 0))), (m, pad_val)),
+        Case("concatenate", "concatenate", lambda x, y: lax.concatenate([x, y, x], 1),
+             (m, m[:, ::-1].copy())),
+        Case("squeeze", "squeeze", lambda x: lax.squeeze(x[None], (0,)), (m,)),
+        Case("expand_dims", "expand_dims", lambda x: lax.expand_dims(x, (1,)), (m,)),
+        Case("iota", "iota", lambda x: lax.broadcasted_iota(dt, (3, 5), 1) + x, (e[:1],))
+        if dt != BOOL else Case("iota", "iota", lambda x: lax.iota(np.int32, 3) > 1 | x,
+                                (e[:1],)),
+        Case("dynamic_slice", "dynamic_slice",
+             lambda x, i, j: lax.dynamic_slice(x, (i, j), (2, 5)),
+             (m, np.int32(3), np.int32(-2))),
+        Case("dynamic_update_slice", "dynamic_update_slice",
+             lambda x, u, i: lax.dynamic_update_slice(x, u, (i, np.int32(7))),
+             (m, m[:2, :4].copy(), np.int32(5))),
+    ]
+
+
+def _gather(dt):
+    e = edge(dt)
+    idx = np.array([0, 3, 1, e.size - 1, 0, 2, 1000, -5], np.int32)  # clamped indices too
+    return [Case("gather", "gather", lambda x, i: x[jnp.clip(i, 0, x.shape[0] - 1)], (e, idx))]
+
+
+def _scatters(dt):
+    e = edge(dt)
+    n = e.size
+    idx = (np.arange(2 * n, dtype=np.int32) * 7) % n  # every slot twice
+    upd = np.concatenate([e[::-1], e])
+    ops = {"scatter": "set", "scatter-add": "add", "scatter-mul": "multiply",
+           "scatter-min": "min", "scatter-max": "max"}
+    out = [Case(p, p, lambda x, i, u, m=m: getattr(jnp.asarray(x).at[i], m)(u), (e, idx, upd))
+           for p, m in ops.items() if not (dt == BOOL and m in ("add", "multiply"))]
+    if dt != BOOL:
+        out.append(Case("scatter-sub", "scatter-sub",
+                        lambda x, i, u: lax.scatter_sub(
+                            x, i[:, None], u, lax.ScatterDimensionNumbers((), (0,), (0,))),
+                        (e, idx, upd)))
+    return out
+
+
+def _sort(dt):
+    _, long = rows(dt)
+    short, _ = rows(dt)
+    return [Case("sort", "sort rows", lambda x: lax.sort(x, 1), (long,)),
+            Case("sort", "sort pairs", lambda x: lax.sort(x, 1), (short,)),
+            Case("sort", "sort key-val",
+                 lambda k, v: lax.sort_key_val(k, v, 1)[1],
+                 (long, np.broadcast_to(np.arange(long.shape[1], dtype=np.int32),
+                                        long.shape).copy()))]
+
+
+def _dot(dt):
+    if dt == BOOL:
+        return []
+    x, y = pairs(dt)
+    k = 1 if dt.kind == "f" else 3  # float: one product per output (sums are reordered)
+    a, b = x[: x.size // k * k].reshape(-1, k), y[: y.size // k * k].reshape(-1, k)
+    return [Case("dot_general", "dot_general batched",
+                 lambda a, b: lax.dot_general(a, b, (((1,), (1,)), ((0,), (0,)))), (a, b))]
+
+
+def _complex(dt):
+    if dt not in (F32, F64):
+        return []
+    x, y = pairs(dt)
+    z = lax.complex
+    return [Case("complex", "complex", z, (x, y)),
+            Case("real", "real of complex", lambda a, b: lax.real(z(a, b)), (x, y)),
+            Case("imag", "imag of complex", lambda a, b: lax.imag(z(a, b)), (x, y)),
+            Case("conj", "conj", lambda a, b: lax.conj(z(a, b)), (x, y))]
+
+
+def _control_flow(dt):
+    e = edge(dt)
+    nb = dt != BOOL
+
+    def body(c, x):
+        c = lax.max(c, x)
+        return c, c
+    return [
+        Case("cond", "cond", lambda p, x: lax.cond(p, lambda v: lax.max(v, v[::-1]),
+                                                   lambda v: v, x), (np.True_, e)),
+        Case("while", "while", lambda x: lax.while_loop(
+            lambda c: c[0] < 3, lambda c: (c[0] + 1, lax.max(c[1], c[1][::-1])),
+            (0, x))[1], (e,)),
+        Case("scan", "scan cumulative max", lambda x: lax.scan(body, x[0], x)[1], (e,)),
+        Case("stop_gradient", "stop_gradient", lambda x: lax.stop_gradient(x) * (1 if nb else
+                                                                                 True), (e,)),
+        Case("checkpoint", "checkpoint", tjit.checkpoint(lambda x: lax.max(x, x[::-1])), (e,)),
+        Case("checkpoint_name", "checkpoint_name",
+             lambda x: tjit.ad_checkpoint.checkpoint_name(lax.max(x, x[::-1]), "m"), (e,)),
+    ]
+
+
+@tjit.custom_jvp
+def _cj(x):
+    return lax.max(x, x[::-1])
+
+
+_cj.defjvp(lambda p, t: (_cj(*p), t[0]))
+
+
+@tjit.custom_vjp
+def _cv(x):
+    return lax.max(x, x[::-1])
+
+
+_cv.defvjp(lambda x: (_cv(x), None), lambda r, g: (g,))
+
+
+def _custom(dt):
+    return [Case("custom_jvp_call", "custom_jvp", _cj, (edge(dt),)),
+            Case("custom_vjp_call", "custom_vjp", _cv, (edge(dt),))]
+
+
+def _threefry(dt):
+    if dt != UINTS[2]:
+        return []
+    x, y = pairs(dt)
+    p = REGISTRY_PRIMS["threefry2x32"]
+    return [Case("threefry2x32", "threefry2x32",
+                 lambda a, b, c, d: list(p.bind(a, b, c, d)),
+                 (np.full_like(x, 7), np.full_like(x, 1 << 31), x, y))]
+
+
+def _popcount(dt):
+    return [Case("population_count", "population_count", lax.population_count, (edge(dt),))
+            ] if dt in INTS + UINTS else []
+
+
+from tjit.primitives.base import REGISTRY as REGISTRY_PRIMS  # noqa: E402
+
+U = unary
+B = binary
+CASES = {
+    "neg": U("neg", lax.neg), "abs": U("abs", lax.abs), "sign": U("sign", lax.sign),
+    "floor": U("floor", lax.floor, "real"), "ceil": U("ceil", lax.ceil, "real"),
+    "round": _round, "is_finite": U("is_finite", lax.is_finite, "real"),
+    **{n: U(n, getattr(lax, n), "float") for n in (
+        "exp", "exp2", "expm1", "log", "log1p", "sqrt", "rsqrt", "cbrt", "tanh", "logistic",
+        "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh",
+        "atanh", "erf", "erfc", "erf_inv", "lgamma", "digamma")},
+    "not": U("not", lax.bitwise_not, "intbool"),
+    "population_count": _popcount, "integer_pow": _integer_pow,
+    "add": B("add", lax.add), "sub": B("sub", lax.sub), "mul": B("mul", lax.mul),
+    "div": B("div", lax.div), "rem": B("rem", lax.rem), "pow": B("pow", lax.pow, "float"),
+    "max": B("max", lax.max, "any"), "min": B("min", lax.min, "any"),
+    "atan2": B("atan2", lax.atan2, "float"), "nextafter": B("nextafter", lax.nextafter, "float"),
+    **{n: B(n, getattr(lax, n), "any") for n in ("eq", "ne", "lt", "le", "gt", "ge")},
+    "and": B("and", lax.bitwise_and, "intbool"), "or": B("or", lax.bitwise_or, "intbool"),
+    "xor": B("xor", lax.bitwise_xor, "intbool"),
+    **{n: B(n, getattr(lax, n), "int") for n in (
+        "shift_left", "shift_right_logical", "shift_right_arithmetic")},
+    "select_n": _select_n, "clamp": _clamp,
+    "convert_element_type": _convert, "bitcast_convert_type": _bitcast,
+    # (float sums of these rows are exact in any order: zeros, ties, inf and NaN)
+    "reduce_sum": _reductions("reduce_sum", _reduce(lax.reduce_sum), "number"),
+    "reduce_prod": _reductions("reduce_prod", _reduce(lax.reduce_prod), "number"),
+    "reduce_max": _reductions("reduce_max", _reduce(lax.reduce_max), "any"),
+    "reduce_min": _reductions("reduce_min", _reduce(lax.reduce_min), "any"),
+    "reduce_and": _reductions("reduce_and", _reduce(lax.reduce_and), "intbool"),
+    "reduce_or": _reductions("reduce_or", _reduce(lax.reduce_or), "intbool"),
+    "reduce_xor": _reductions("reduce_xor", _reduce(lax.reduce_xor), "intbool"),
+    "argmax": _reductions("argmax", _arg(lax.argmax), "number"),
+    "argmin": _reductions("argmin", _arg(lax.argmin), "number"),
+    "cumsum": _reductions("cumsum", _cum(lax.cumsum), "int"),
+    "cumprod": _reductions("cumprod", _cum(lax.cumprod), "int"),
+    "cummax": _reductions("cummax", _cum(lax.cummax), "number"),
+    "cummin": _reductions("cummin", _cum(lax.cummin), "number"),
+    "gather": _gather, "sort": _sort, "dot_general": _dot, "threefry2x32": _threefry,
+    **dict.fromkeys(["complex", "real", "imag", "conj"], _complex),
+    **dict.fromkeys(["cond", "while", "scan", "stop_gradient", "checkpoint",
+                     "checkpoint_name"], _control_flow),
+    **dict.fromkeys(["custom_jvp_call", "custom_vjp_call"], _custom),
+    **dict.fromkeys(["scatter", "scatter-add", "scatter-mul", "scatter-min", "scatter-max",
+                     "scatter-sub"], _scatters),
+    **dict.fromkeys(["broadcast_in_dim", "reshape", "transpose", "rev", "slice", "pad",
+                     "concatenate", "squeeze", "expand_dims", "iota", "dynamic_slice",
+                     "dynamic_update_slice"], _structural),
+}
+
+EXEMPT = {
+    **dict.fromkeys(["cholesky", "eigh", "lu", "qr", "svd", "triangular_solve",
+                     "lu_pivots_to_permutation"],
+                    "LAPACK through NumPy on both paths (no LLVM kernel); inexact by nature"),
+    "custom_lin": "exists only inside linearize; never evaluated forward",
+}
+
+
+#: primitives also run inside a fused chain (test_edge_values.fused): those the simplifier
+#: and the kernel fuser rewrite; data movement, library calls and control flow run alone.
+FUSED = {n for n in CASES if n not in (
+    "broadcast_in_dim", "reshape", "transpose", "rev", "slice", "pad", "concatenate",
+    "squeeze", "expand_dims", "iota", "dynamic_slice", "dynamic_update_slice", "gather",
+    "scatter", "scatter-add", "scatter-mul", "scatter-min", "scatter-max", "scatter-sub",
+    "sort", "dot_general", "threefry2x32", "cond", "while", "scan", "stop_gradient",
+    "checkpoint", "checkpoint_name", "custom_jvp_call", "custom_vjp_call",
+    "bitcast_convert_type", "cumsum", "cumprod", "complex", "real", "imag", "conj")}
+
+
+def cases_for(dt):
+    """Every case on operand dtype ``dt`` (shared builders contribute once)."""
+    out, seen = [], set()
+    for build in CASES.values():
+        if build in seen:
+            continue
+        seen.add(build)
+        out += build(dt)
+    return out
+
+
+def dtypes_under_test():
+    return ALL

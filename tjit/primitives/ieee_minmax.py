@@ -1,0 +1,60 @@
+"""Float maximum/minimum with IEEE 754-2019 semantics for the reference impls.
+
+tjit's ``max``/``min`` (elementwise, reductions, cumulative, clamp) propagate NaN and
+order -0.0 below +0.0, so max(+0, -0) = +0 and min(+0, -0) = -0 in either operand order.
+NumPy's ``maximum`` instead returns its second operand at a tie of zeros, which makes a
+reduction's sign of zero depend on the order the elements are visited (vector lanes,
+threads); the compiled kernels use ``llvm.maximum``/``llvm.minimum``, and these helpers
+give the reference impls the same answers. Non-float dtypes go straight to NumPy.
+"""
+
+import numpy as np
+
+
+def _is_float(x):
+    return np.dtype(x.dtype).kind == "f"
+
+
+def maximum(xp, x, y):
+    r = xp.maximum(x, y)
+    if not _is_float(r):
+        return r
+    both_zero = (x == 0) & (y == 0)
+    return xp.where(both_zero, xp.where(xp.signbit(x), y, x), r)  # +0 if either is +0
+
+
+def minimum(xp, x, y):
+    r = xp.minimum(x, y)
+    if not _is_float(r):
+        return r
+    both_zero = (x == 0) & (y == 0)
+    return xp.where(both_zero, xp.where(xp.signbit(x), x, y), r)  # -0 if either is -0
+
+
+def _signed_zero(xp, r, has_pos, dt):
+    """Zeros of ``r`` set to +0 where ``has_pos`` else -0."""
+    zero = dt.type(0)
+    return xp.where(r == 0, xp.where(has_pos, zero, -zero), r)
+
+
+def reduce(xp, x, axes, is_max):
+    """max/min of ``x`` over ``axes`` (non-empty); zeros signed as by :func:`maximum`."""
+    r = (xp.max if is_max else xp.min)(x, axis=axes)
+    if not _is_float(x) or not (r == 0).any():
+        return r
+    neg = xp.signbit(x)
+    has_pos = ((x == 0) & ~neg).any(axis=axes) if is_max else ~((x == 0) & neg).any(axis=axes)
+    return _signed_zero(xp, r, has_pos, x.dtype)
+
+
+def accumulate(xp, x, axis, is_max):
+    """Running max/min along ``axis``, zeros signed as by :func:`maximum`."""
+    r = (xp.maximum if is_max else xp.minimum).accumulate(x, axis=axis)
+    if not _is_float(x) or not (r == 0).any():
+        return r
+    neg = xp.signbit(x)
+    if is_max:
+        has_pos = xp.logical_or.accumulate((x == 0) & ~neg, axis=axis)
+    else:
+        has_pos = ~xp.logical_or.accumulate((x == 0) & neg, axis=axis)
+    return _signed_zero(xp, r, has_pos, x.dtype)
