@@ -39,7 +39,13 @@ ULPS = {**dict.fromkeys(["exp", "exp2", "log", "cbrt", "erf"], 3),
         **dict.fromkeys(["expm1", "log1p", "logistic", "sin", "cos", "pow", "atan2"], 4),
         **dict.fromkeys(["tanh", "tan"], 7),
         **dict.fromkeys(["asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh",
-                         "erfc", "erf_inv", "lgamma", "digamma", "rsqrt"], 64)}
+                         "erfc", "erf_inv", "lgamma", "digamma", "rsqrt"], 64),
+        "rewrite rounding": 0}
+
+#: "rounding" rewrites (exp(log x) -> x, ...) are exact where NumPy's composition carries
+#: |log x| ulps of error or rounds to inf/0 at the ends of the range (xla_like/simplify.py):
+#: only NaN-ness and signs must agree.
+LOOSE = {"rewrite rounding"}
 
 #: float dot products may be contracted to FMAs (one rounding of a*b + c, as XLA and BLAS
 #: do): where a product underflows, fma(a, b, +0) keeps the product's sign and a
@@ -347,6 +353,41 @@ def _popcount(dt):
             ] if dt in INTS + UINTS else []
 
 
+def _rewrites(dt):
+    """Compositions that xla_like/simplify.py rewrites (each claims to be exact, or within
+    a few ulp where marked "rounding"), on every pair of edge values."""
+    if dt == BOOL:
+        return [Case("rewrite", "ne(x, False) / eq(x, True)", lambda x, y: [
+            lax.ne(x, False), lax.eq(x, True), lax.bitwise_and(x, True),
+            lax.bitwise_or(x, False), lax.bitwise_xor(x, False)], pairs(dt))]
+    c = lambda v: np.array(v).astype(dt)  # noqa: E731  (-1 -> all ones for uints)
+    exact = [
+        lambda x, y: lax.eq(x, lax.max(x, y)), lambda x, y: lax.eq(lax.min(y, x), x),
+        lambda x, y: lax.eq(lax.max(c(0), x), x), lambda x, y: x * c(1), lambda x, y: c(1) * x,
+        lambda x, y: x + c(0), lambda x, y: c(0) + x, lambda x, y: x - c(0),
+        lambda x, y: c(0) - x, lambda x, y: lax.neg(lax.neg(x)),
+        lambda x, y: lax.select(x == y, y, y), lambda x, y: lax.div(x, c(2)),
+        lambda x, y: lax.div(x, lax.select(x == y, c(2), c(1))),
+        lambda x, y: lax.convert_element_type(lax.convert_element_type(x, np.float64), dt),
+        lambda x, y: lax.convert_element_type(lax.convert_element_type(x, np.int64), dt),
+        lambda x, y: lax.reduce_max(lax.broadcast(x, (1,)), (0,)),
+    ]
+    out = [Case("rewrite", f"rewrite {k}", f, pairs(dt)) for k, f in enumerate(exact)]
+    if dt.kind == "f":
+        out.append(Case("rewrite", "-0.0 constants", lambda x, y: [
+            x + c(-0.0), c(-0.0) + x, c(-0.0) - x, x - c(0.0), x * c(-1), x / c(-0.5)],
+            pairs(dt)))
+        out.append(Case("rewrite rounding", "exp(log x), log(exp x), mish", lambda x: [
+            lax.exp(lax.log(x)), lax.log(lax.exp(x)),
+            lax.tanh(lax.log1p(lax.exp(x)))], (edge(dt),)))
+    else:
+        out.append(Case("rewrite", "integer identities", lambda x, y: [
+            x * c(0), x - x, lax.div(x, c(1)), lax.rem(x, c(1)), lax.bitwise_and(x, c(-1)),
+            lax.bitwise_or(x, c(0)), lax.bitwise_xor(x, c(0)), lax.bitwise_and(x, c(0)),
+            lax.bitwise_not(lax.bitwise_not(x))], pairs(dt)))
+    return out
+
+
 from tjit.primitives.base import REGISTRY as REGISTRY_PRIMS  # noqa: E402
 
 U = unary
@@ -386,6 +427,7 @@ CASES = {
     "cumprod": _reductions("cumprod", _cum(lax.cumprod), "int"),
     "cummax": _reductions("cummax", _cum(lax.cummax), "number"),
     "cummin": _reductions("cummin", _cum(lax.cummin), "number"),
+    "(simplifier rewrites)": _rewrites,
     "gather": _gather, "sort": _sort, "dot_general": _dot, "threefry2x32": _threefry,
     **dict.fromkeys(["complex", "real", "imag", "conj"], _complex),
     **dict.fromkeys(["cond", "while", "scan", "stop_gradient", "checkpoint",
