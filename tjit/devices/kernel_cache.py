@@ -4,21 +4,36 @@ A kernel is named by the hash of its IR (``kernel_ir.kernel_hash``), so equal ke
 from different programs share one compiled function. Lookup order: this process's
 table, then the disk cache (object code keyed by IR hash + host CPU + tjit version),
 then LLVM. A corrupted disk entry is reported by ``disk_cache`` and recompiled.
+
+**Memory.** A compiled function (a ctypes function) holds its machine code
+(``target.OwnedCode``, as the attribute ``code``): whoever calls it (an executable, a
+running thread) keeps the code loaded, and the code is freed once no one holds the
+function. The table finds every function still held by someone (weakly) and keeps
+the ``CACHE_SIZE`` most recently used ones alive besides, so that re-creating a
+discarded jitted function reuses its kernels; :func:`clear` drops those.
 """
 
+import collections
 import functools
 import hashlib
 import pathlib
 import threading
 import time
+import weakref
 
 from tjit.devices import disk_cache
-from tjit.devices.threads import as_kernel
+from tjit.devices.threads import KERNEL_FUNCTYPE
 from tjit.lower.llvm import target
 from tjit.xla_like.kernel_ir import kernel_hash
 
-_COMPILED = {}          # kernel hash -> ctypes function
-_LOCK = threading.Lock()
+#: Compiled kernels kept loaded beyond those in use, least recently used dropped first
+#: (~10-40 KiB of machine code each).
+CACHE_SIZE = 256
+
+_LIVE = weakref.WeakValueDictionary()   # kernel hash -> ctypes function, while held
+_RECENT = collections.OrderedDict()     # kernel hash -> ctypes function, LRU order
+_LOCK = threading.Lock()                # compiling (one at a time: LLVM's lock anyway)
+_LRU_LOCK = threading.Lock()
 #: Counters for tests and benchmarks.
 STATS = {"compiled": 0, "disk_hits": 0, "memory_hits": 0, "compile_seconds": 0.0}
 
@@ -40,38 +55,71 @@ def symbol_name(h):
 
 
 def compile_kernel(kernel):
-    """The ctypes function for ``kernel`` (ABI: ``void f(void**, int64*, int64, int64)``)."""
+    """The ctypes function for ``kernel`` (ABI: ``void f(void**, int64*, int64, int64)``).
+    Hold it while it may be called: its machine code is freed once no one does."""
     h = kernel_hash(kernel)
-    fn = _COMPILED.get(h)
+    fn = _lookup(h)
     if fn is not None:
         STATS["memory_hits"] += 1
         return fn
     with _LOCK:
-        fn = _COMPILED.get(h)
+        fn = _lookup(h)
         if fn is None:
-            fn = _COMPILED[h] = as_kernel(_address(kernel, h))
+            name = symbol_name(h)
+            code = _load(kernel, h, name)
+            fn = KERNEL_FUNCTYPE(code.addresses[name])
+            fn.code = code      # (the code lives as long as the function)
+            _LIVE[h] = fn
+            _remember(h, fn)
     return fn
 
 
-def _address(kernel, h):
-    name = symbol_name(h)
+def _lookup(h):
+    fn = _LIVE.get(h)
+    if fn is not None:
+        _remember(h, fn)
+    return fn
+
+
+def _remember(h, fn):
+    with _LRU_LOCK:
+        _RECENT[h] = fn
+        _RECENT.move_to_end(h)
+        while len(_RECENT) > CACHE_SIZE:
+            _RECENT.popitem(last=False)   # freed when no executable holds it either
+
+
+def clear():
+    """Drop the kernels no one holds (their machine code is freed); the disk cache stays."""
+    with _LRU_LOCK:
+        _RECENT.clear()
+    target.release_unused()
+
+
+def cached_count():
+    """How many compiled kernels the table can find (held by someone or recent)."""
+    return len(_LIVE)
+
+
+def _load(kernel, h, name):
     key = disk_cache.cache_key(h + codegen_digest())
     obj = disk_cache.get(key)
     if obj is not None:
         try:
-            addr = target.load_object(obj, [name])[name]
+            code = target.load_owned(obj, [name])
             STATS["disk_hits"] += 1
-            return addr
+            return code
         except (ValueError, RuntimeError):
             pass  # unusable object: compile it again below
     from tjit.lower.llvm import codegen
     t0 = time.perf_counter()
     ir_text = codegen.kernel_to_llvm_ir(kernel, name)
-    addrs, obj = target.compile_object(ir_text, [name])
+    obj = target.emit_object(ir_text)
+    code = target.load_owned(obj, [name])
     STATS["compiled"] += 1
     STATS["compile_seconds"] += time.perf_counter() - t0
     disk_cache.put(key, obj)
-    return addrs[name]
+    return code
 
 
 def llvm_ir(kernel):

@@ -7,18 +7,24 @@ how that IR is produced (the kernel renderer) and where compiled objects are kep
     addrs = compile_ir(ir_text, ["k_1f3a..."])     # parse, verify, O3, codegen, load
     obj = emit_object(ir_text)                      # optimised object code (bytes) ...
     addrs = load_object(obj, ["k_1f3a..."])         # ... loaded later, e.g. from disk
+    code = load_owned(obj, ["k_1f3a..."])           # ... or loaded until `code` dies
+
+``compile_ir``/``load_object`` link into one process-wide engine, for code that lives as
+long as the process (the runtime's helpers). Kernels use ``load_owned``: their memory is
+returned when no one holds their ``OwnedCode`` (see "Freeable code" below).
 
 The target machine is the host's: CPU name and its full feature string, opt level 3,
 the static relocation model and the JIT code model that MCJIT expects. Functions are
 tagged ``"prefer-vector-width"="512"`` when the host has AVX-512F (LLVM otherwise
 picks 256-bit vectors on many such CPUs; 512 measured 1.3-1.6x faster, PERF_NOTES.md).
 
-**Symbol names.** All code lives in one MCJIT engine, where a second definition of a
-name would silently shadow the first. So a name is bound once per process: loading
+**Symbol names.** Process-wide code lives in one MCJIT engine, where a second definition
+of a name would silently shadow the first. So a name is bound once per process: loading
 the *same* code again under the same name (same IR text, or the same object bytes)
 reuses the first address and skips the work; *different* code under a bound name
 raises ``ValueError``. Callers derive kernel names from content hashes
-(``kernel_ir.kernel_hash``), so the second case means a bug, never bad luck.
+(``kernel_ir.kernel_hash``), so the second case means a bug, never bad luck. Freeable
+code follows the same rule while it is loaded.
 
 All LLVM calls are serialised by one lock: LLVM's global context is not thread-safe.
 """
@@ -44,9 +50,11 @@ __all__ = [
     "is_loaded",
     "last_timings",
     "load_object",
+    "load_owned",
     "optimize",
     "optimized_ir",
     "prefers_512",
+    "release_unused",
     "with_host_attributes",
 ]
 
@@ -71,15 +79,18 @@ class _Host:
             self.avx512f = bool(feats.get("avx512f", False))
         except RuntimeError:  # LLVM cannot query this host: baseline features
             self.features, self.avx512f = "", False
-        target = llvm.Target.from_triple(self.triple)
-        # reloc "default" (static) and codemodel "jitdefault" (large on 64-bit) are what
-        # MCJIT's RuntimeDyld links reliably wherever the JIT memory lands.
-        self.tm = target.create_target_machine(
-            cpu=self.cpu, features=self.features, opt=3, reloc="default",
-            codemodel="jitdefault", jit=True)
+        self.tm = self.target_machine()
         self.data_layout = str(self.tm.target_data)
         _load_libm()
         self.engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), self.tm)
+
+    def target_machine(self):
+        """A new host target machine (an MCJIT engine owns and frees the one it gets)."""
+        # reloc "default" (static) and codemodel "jitdefault" (large on 64-bit) are what
+        # MCJIT's RuntimeDyld links reliably wherever the JIT memory lands.
+        return llvm.Target.from_triple(self.triple).create_target_machine(
+            cpu=self.cpu, features=self.features, opt=3, reloc="default",
+            codemodel="jitdefault", jit=True)
 
 
 def _load_libm():
@@ -111,8 +122,9 @@ def _host():
 
 def _after_fork_in_child():
     # A fork while another thread held the lock would leave it locked forever.
-    global _LOCK
+    global _LOCK, _ARENA_LOCK
     _LOCK = threading.RLock()
+    _ARENA_LOCK = threading.Lock()
 
 
 if hasattr(os, "register_at_fork"):
@@ -418,6 +430,164 @@ def compile_ir(ir_text, names):
 def is_loaded(name):
     """True when a function of this name is already linked into the process."""
     return name in _LOADED
+
+
+# ----------------------------------------------------------------------------------------
+# Freeable code: object code whose memory is returned once nothing uses it.
+#
+# MCJIT cannot unload one object, only a whole engine, and an engine (with the target
+# machine it owns) costs ~40 KiB and ~2 ms to make. So up to ARENA_SIZE objects share an
+# engine (an "arena"); load_owned returns an OwnedCode per object, and an arena is freed
+# when it is full and none of its OwnedCode objects is alive. A live object thus pins at
+# most ARENA_SIZE - 1 dead ones; the arena still being filled is freed by
+# release_unused(). Finalizers only queue their arena (_RELEASED): the bookkeeping runs
+# under _ARENA_LOCK, which is not re-entrant, so a finalizer run by the garbage collector
+# in the middle of a load defers to that load instead of changing the arena under it.
+
+#: Objects per freeable engine (see above).
+ARENA_SIZE = 16
+
+_ARENA_LOCK = threading.Lock()
+_ARENA = None             # the _Arena that new freeable code goes into
+_ARENA_NAMES = {}         # symbol -> (arena, object digest, address), live arenas only
+_RELEASED = []            # one arena per OwnedCode that died, not yet counted
+#: Counters for tests: engines made and freed, objects loaded into them.
+ARENA_STATS = {"engines": 0, "freed": 0, "objects": 0}
+
+
+class _Arena:
+    __slots__ = ("engine", "live", "loaded", "names")
+
+    def __init__(self):
+        self.engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""),
+                                                 _host().target_machine())
+        self.live = 0       # OwnedCode objects alive
+        self.loaded = 0     # objects loaded
+        self.names = []
+        ARENA_STATS["engines"] += 1
+
+    def free(self):
+        for name in self.names:
+            _ARENA_NAMES.pop(name, None)
+        self.engine.close()   # unmaps its code and frees its target machine
+        ARENA_STATS["freed"] += 1
+
+
+class OwnedCode:
+    """Object code loaded by :func:`load_owned`: callable while this object lives.
+
+    Keep it referenced from whatever calls ``addresses`` (e.g. an attribute of the
+    ctypes function made from them).
+    """
+
+    __slots__ = ("addresses", "_arena", "__weakref__")
+
+    def __init__(self, arena, addresses):
+        self.addresses = addresses
+        self._arena = arena
+
+    def __del__(self):
+        try:
+            _RELEASED.append(self._arena)
+            _collect(blocking=False)
+        except Exception:  # noqa: BLE001  (interpreter shutdown: modules half torn down)
+            pass
+
+
+def _collect(blocking):
+    """Count queued releases; free full arenas nothing uses. Without ``blocking``, a
+    thread that holds a lock leaves the queue to the next load or release_unused()."""
+    if not _LOCK.acquire(blocking=blocking):
+        return
+    try:
+        if not _ARENA_LOCK.acquire(blocking=blocking):
+            return
+        try:
+            _count_releases()
+        finally:
+            _ARENA_LOCK.release()
+    finally:
+        _LOCK.release()
+
+
+def _count_releases():
+    while _RELEASED:
+        arena = _RELEASED.pop()
+        arena.live -= 1
+        if arena.live == 0 and arena is not _ARENA:
+            arena.free()
+
+
+def _loaded_in_arena(names, obj_digest):
+    """(arena, addresses) when these names are loaded from this code in a live arena."""
+    found = [_ARENA_NAMES.get(n) for n in names]
+    if all(f is None for f in found):
+        return None
+    arena = found[0][0] if found[0] else None
+    if any(f is None or f[1] != obj_digest or f[0] is not arena for f in found):
+        raise ValueError(f"tjit LLVM target: symbols {names} are already loaded with "
+                         "different code. Kernel names must be unique per content: derive "
+                         "them from kernel_ir.kernel_hash (plus any codegen options).")
+    return arena, {n: f[2] for n, f in zip(names, found)}
+
+
+def _open_arena():
+    global _ARENA
+    if _ARENA is None or _ARENA.loaded >= ARENA_SIZE:
+        full, _ARENA = _ARENA, _Arena()
+        if full is not None and full.live == 0:
+            full.free()
+    return _ARENA
+
+
+def load_owned(obj_bytes, names):
+    """Link object code so that its memory is returned when no one uses it.
+
+    Loading the same code under the same names while it is still loaded returns the
+    same addresses (another OwnedCode) without linking again.
+
+    Args:
+      obj_bytes: a relocatable object file for this host (``emit_object``).
+      names: the function symbols to look up.
+    Returns:
+      An :class:`OwnedCode`; ``.addresses`` is ``{name: address}``, valid while it lives.
+    Raises:
+      ValueError: a name is loaded with different code, or is not defined.
+    """
+    names, obj = list(names), bytes(obj_bytes)
+    digest = _digest(obj)
+    with _LOCK, _ARENA_LOCK:
+        _count_releases()
+        found = _loaded_in_arena(names, digest)
+        if found is None:
+            arena = _open_arena()
+            arena.engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
+            arena.engine.finalize_object()
+            arena.loaded += 1
+            ARENA_STATS["objects"] += 1
+            addrs = {n: arena.engine.get_function_address(n) for n in names}
+            missing = [n for n, a in addrs.items() if not a]
+            if missing:
+                raise ValueError(f"tjit LLVM target: the compiled code defines no function "
+                                 f"{missing}; pass the names the IR actually defines.")
+            for n, a in addrs.items():
+                _ARENA_NAMES[n] = (arena, digest, a)
+                arena.names.append(n)
+            found = arena, addrs
+        arena, addrs = found
+        arena.live += 1
+        return OwnedCode(arena, addrs)
+
+
+def release_unused():
+    """Free every arena whose code no OwnedCode uses, the one being filled included."""
+    global _ARENA
+    _collect(blocking=True)
+    with _LOCK, _ARENA_LOCK:
+        _count_releases()
+        if _ARENA is not None and _ARENA.live == 0:
+            _ARENA.free()
+            _ARENA = None
 
 
 def _set_timings(timings):
