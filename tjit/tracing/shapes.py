@@ -236,34 +236,30 @@ def normalize_axes(axes, ndim, op="tjit"):
 
 
 # -- polymorphic specs -------------------------------------------------------------------
-_SPEC_RE = re.compile(r"^\s*\(?(.*?)\)?\s*$")
+_INT_RE = re.compile(r"\d+")
+_DIM_CHARS = re.compile(r"[A-Za-z_0-9+\-*/()\s]*")
 
 
 def parse_spec(spec, actual_ndim=None):
     """Parse ``"(b, 784)"`` / ``"(b, 2*b)"`` / ``"(b, ...)"`` into a tuple of dims.
 
-    ``...`` or ``_`` entries stay None (to be filled from the actual argument).
+    ``...`` or ``_`` entries stay None (to be filled from the actual argument). The
+    parentheses are optional; ``"(b,)"`` is rank 1. A malformed spec raises ValueError
+    naming the spec and pointing at the offending position.
     """
     if spec is None:
         return None
     if isinstance(spec, tuple):
         return spec
-    body = _SPEC_RE.match(spec).group(1)
-    parts = [p.strip() for p in body.split(",") if p.strip() != ""]
-    dims = []
-    for p in parts:
-        if p in ("...", "_"):
-            dims.append(None if p == "_" else ...)
-            continue
-        if re.fullmatch(r"\d+", p):
-            dims.append(int(p))
-            continue
-        names = set(re.findall(r"[A-Za-z_][A-Za-z_0-9]*", p))
-        try:
-            expr = sympy.sympify(p, locals={n: symbol(n) for n in names})
-        except (sympy.SympifyError, SyntaxError):
-            raise ValueError(f"polymorphic_shapes: cannot parse dim {p!r} in {spec!r}") from None
-        dims.append(canonical_dim(expr))
+    if not isinstance(spec, str):
+        raise TypeError(f"polymorphic_shapes: a spec is a string such as '(b, 784)', got "
+                        f"{type(spec).__name__} {spec!r:.60}")
+    entries = _spec_entries(spec)
+    dims = [_parse_dim(spec, b, e) for b, e in entries]
+    if dims.count(...) > 1:
+        b = [b for (b, _), d in zip(entries, dims) if d is ...][1]
+        raise _spec_error(spec, b + len(spec[b:]) - len(spec[b:].lstrip()),
+                          "'...' may appear only once")
     if ... in dims:
         if actual_ndim is None:
             raise ValueError(f"polymorphic_shapes: {spec!r} has '...' but no rank to expand")
@@ -271,6 +267,69 @@ def parse_spec(spec, actual_ndim=None):
         fill = actual_ndim - (len(dims) - 1)
         dims = dims[:i] + [None] * fill + dims[i + 1:]
     return tuple(dims)
+
+
+def _spec_error(spec, pos, why):
+    return ValueError(f"polymorphic_shapes: cannot parse {spec!r}: {why} (at position {pos})"
+                      f"\n    {spec}\n    {' ' * pos}^")
+
+
+def _spec_entries(spec):
+    """(begin, end) of each comma-separated entry, outer parentheses removed."""
+    begin, end = len(spec) - len(spec.lstrip()), len(spec.rstrip())
+    opened, match = [], {}
+    for i in range(begin, end):
+        if spec[i] == "(":
+            opened.append(i)
+        elif spec[i] == ")":
+            if not opened:
+                raise _spec_error(spec, i, "')' closes nothing")
+            match[opened.pop()] = i
+    if opened:
+        raise _spec_error(spec, opened[-1], "'(' is never closed")
+    if match.get(begin) == end - 1:   # the spec's own parentheses
+        begin, end = begin + 1, end - 1
+    return _split_entries(spec, begin, end)
+
+
+def _split_entries(spec, begin, end):
+    entries, depth, start = [], 0, begin
+    for i in range(begin, end):
+        depth += (spec[i] == "(") - (spec[i] == ")")
+        if spec[i] == "," and depth == 0:
+            entries.append((start, i))
+            start = i + 1
+    entries.append((start, end))
+    if not spec[entries[-1][0]:end].strip() and len(entries) > 1:
+        entries.pop()  # "(b,)": a trailing comma, as in a Python tuple
+    if len(entries) == 1 and not spec[begin:end].strip():
+        return []      # "()": rank 0
+    for b, e in entries:
+        if not spec[b:e].strip():
+            raise _spec_error(spec, b, "empty dim (two commas in a row?)")
+    return entries
+
+
+def _parse_dim(spec, b, e):
+    text = spec[b:e].strip()
+    b += len(spec[b:e]) - len(spec[b:e].lstrip())
+    if text in ("...", "_"):
+        return None if text == "_" else ...
+    if _INT_RE.fullmatch(text):
+        return int(text)
+    bad = _DIM_CHARS.match(text).end()
+    if bad < len(text):
+        raise _spec_error(spec, b + bad, f"unexpected {text[bad]!r} in dim {text!r}; a dim "
+                          "is an int, a name, or +, -, *, // of them")
+    names = set(re.findall(r"[A-Za-z_][A-Za-z_0-9]*", text))
+    try:
+        expr = sympy.sympify(text, locals={n: symbol(n) for n in names})
+    except Exception:  # noqa: BLE001  (sympy raises many kinds on bad text)
+        raise _spec_error(spec, b, f"cannot parse dim {text!r}") from None
+    if not isinstance(expr, sympy.Expr) or expr.has(sympy.Float) or expr.is_integer is False \
+            or (expr.is_Number and expr < 0):
+        raise _spec_error(spec, b, f"dim {text!r} is not a non-negative integer expression")
+    return canonical_dim(expr)
 
 
 def substitute(d, env):
