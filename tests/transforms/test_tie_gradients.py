@@ -21,6 +21,7 @@ import pytest
 import tjit
 import tjit.numpy as jnp
 from tjit import lax, nn
+from tjit.numpy import _ufuncs
 from tests.transforms.check import check_grads
 
 NAN = np.nan
@@ -165,6 +166,25 @@ TABLE = [
     Tie("heaviside", lambda x: jnp.heaviside(x, 0.5), 0., 0.),
     Tie("round", jnp.round, 0.5, 0.),
     Tie("trunc", jnp.trunc, 0., 0.),
+    Tie("floor", jnp.floor, 1., 0.),
+    Tie("ceil", jnp.ceil, 1., 0.),
+    Tie("rint", jnp.rint, 0.5, 0.),
+    Tie("floor_divide", lambda x: jnp.floor_divide(x, 1.), 1., 0.),
+    Tie("divmod", lambda x: jnp.divmod(x, 1.)[0], 1., 0.),
+    Tie("divmod", lambda x: jnp.divmod(x, 1.)[1], 1., 1.),
+    Tie("divmod", lambda y: jnp.divmod(2., y)[1], 1., -2.),
+    Tie("modf", lambda x: jnp.modf(x)[0], 1., 1.),
+    Tie("modf", lambda x: jnp.modf(x)[1], 1., 0.),
+    Tie("modf", lambda x: jnp.modf(x)[0], 0., 1.),
+    # mantissa x * 2**-e: 2**-e where e is constant (bit operations alone gave 0)
+    Tie("frexp", lambda x: jnp.frexp(x)[0], 1., 0.5),
+    Tie("frexp", lambda x: jnp.frexp(x)[0], 3., 0.25),
+    Tie("frexp", lambda x: jnp.frexp(x)[0], 0., 1.),
+    Tie("ldexp", lambda x: jnp.ldexp(x, 3), 0., 8.),
+    Tie("ldexp", lambda x: jnp.ldexp(x, -1), 3., 0.5),
+    # i0 is even and smooth: i0'(0) = 0, i0''(0) = 1/2 (JAX's 0 there comes from its
+    # bessel_i1e rule at 0, not followed)
+    Tie("i0", jnp.i0, 0., 0., 0.5),
     Tie("remainder(x,1)", lambda x: jnp.remainder(x, 1.), 1., 1.),
     Tie("remainder(v0,v1)", lambda v: jnp.remainder(v[0], v[1]), [2., 1.], [1., -2.]),
     Tie("fmod(v0,v1)", lambda v: jnp.fmod(v[0], v[1]), [2., 1.], [1., -2.]),
@@ -230,7 +250,7 @@ def test_finite_differences_next_to_tie(t):
 
 # Ties where the function itself is smooth: finite differences at the tie are a reference
 # too (the derivative there is no convention).
-SMOOTH = [t for t in TABLE if t.name.startswith(("logaddexp", "hypot", "softplus", "sinc",
+SMOOTH = [t for t in TABLE if t.name.startswith(("logaddexp", "hypot", "softplus", "sinc", "i0",
                                                   "logsumexp", "logmeanexp", "log_sigmoid"))
           and not (t.name.startswith("hypot") and not np.any(t.x))]  # a cone at 0
 
@@ -277,6 +297,50 @@ def test_zero_initialized_logistic_regression():
 _NN_NOT_ELEMENTWISE = {"identity", "tanh", "glu", "softmax", "log_softmax", "logsumexp",
                        "logmeanexp", "standardize", "normalize", "one_hot", "swish",
                        "hard_swish", "initializers"}
+
+
+# Primitives whose derivative is decided at a tie, a kink or a jump, or which make a
+# value from its bits (derivative 0 unless a rule says otherwise).
+_TIE_PRIMITIVES = {"max", "min", "abs", "sign", "select_n", "clamp", "floor", "ceil", "round",
+                   "rem", "sort", "reduce_max", "reduce_min", "cummax", "cummin",
+                   "bitcast_convert_type"}
+
+
+def _primitive_names(jaxpr, acc):
+    for eqn in jaxpr.eqns:
+        acc.add(eqn.primitive.name)
+        for v in eqn.params.values():
+            inner = getattr(v, "jaxpr", v)
+            if hasattr(inner, "eqns"):
+                _primitive_names(inner, acc)
+    return acc
+
+
+def _call_on_floats(f):
+    """(args, outputs) of f on one float32 argument, else two; ((), ()) if it takes neither."""
+    for args in ((np.float32(0.5),), (np.float32(0.5), np.float32(0.5))):
+        try:
+            outs = f(*args)
+        except TypeError:
+            continue
+        return args, outs if isinstance(outs, tuple) else (outs,)
+    return (), ()
+
+
+def test_every_ufunc_with_a_tie_has_a_row():
+    # A jnp ufunc built on any of those primitives gets its derivative at the tie checked:
+    # a new one (or one rewritten onto them) fails here until it has a row above.
+    rows = [getattr(jnp, t.name.split("(")[0], None) for t in TABLE]
+    missing = []
+    for name in _ufuncs.__all__:
+        f = getattr(jnp, name)
+        args, outs = _call_on_floats(f)
+        if not any(np.issubdtype(o.dtype, np.floating) for o in outs):
+            continue  # predicates, integer-only ops: nothing to differentiate
+        used = _primitive_names(tjit.make_jaxpr(f)(*args).jaxpr, set())
+        if used & _TIE_PRIMITIVES and not any(r is f for r in rows):
+            missing.append(f"{name} ({', '.join(sorted(used & _TIE_PRIMITIVES))})")
+    assert not missing, f"add tie rows for: {missing}"
 
 
 def test_every_nn_activation_has_a_tie_row():

@@ -679,7 +679,20 @@ def frexp(x, /):
     m = lax.bitcast_convert_type(mbits, x.dtype)
     special = lax.bitwise_or(lax.bitwise_not(lax.is_finite(x)), lax.eq(x, lax.full_like(x, 0)))
     e = lax.convert_element_type(lax.select(special, lax.full_like(e, 0), e), np.int32)
-    return lax.select(special, x, m), e
+    return _mantissa(x, lax.select(special, x, m), e), e
+
+
+@custom_jvp
+def _mantissa(x, m, e):
+    """``m``, the mantissa of ``x`` read from its bits, differentiable as ``x * 2**-e``
+    (bit operations alone would give it derivative 0)."""
+    return m
+
+
+@_mantissa.defjvp
+def _mantissa_jvp(primals, tangents):
+    (x, m, e), tx = primals, tangents[0]
+    return m, lax.mul(tx, _pow2(lax.neg(e), x.dtype))
 
 
 def ldexp(x1, x2, /):
@@ -694,15 +707,38 @@ def ldexp(x1, x2, /):
     lim = 4 * (info.maxexp + info.nmant)  # beyond this every result is 0 or inf
     x2 = lax.min(x2, lax.full_like(x2, lim)) if dtypes.is_unsigned(x2.dtype) else \
         lax.clamp(-lim, x2, lim)
+    return _ldexp(x1, lax.convert_element_type(x2, np.int32))
+
+
+@custom_jvp
+def _ldexp(x1, x2):
     m, e = frexp(x1)
-    total = lax.add(e, lax.convert_element_type(x2, np.int32))
-    # Two factors of 2**(total/2): each stays finite where the result does.
-    half = lax.shift_right_arithmetic(total, lax.full_like(total, 1))
-    rest = lax.sub(total, half)
+    half, rest = _halves(lax.add(e, x2))
+    # m * 2**half * 2**rest, in this order: each step stays finite where the result does
     out = lax.mul(lax.mul(m, _exp2_int(half, x1.dtype)), _exp2_int(rest, x1.dtype))
     special = lax.bitwise_or(lax.bitwise_not(lax.is_finite(x1)),
                              lax.eq(x1, lax.full_like(x1, 0)))
     return lax.select(special, x1, out)
+
+
+@_ldexp.defjvp
+def _ldexp_jvp(primals, tangents):
+    # linear in x1: d out = 2**x2 dx1 (through frexp's mantissa a subnormal x1 would
+    # give inf * 2**(e + x2) instead)
+    (x1, x2), t1 = primals, tangents[0]
+    return _ldexp(x1, x2), lax.mul(t1, _pow2(x2, x1.dtype))
+
+
+def _halves(k):
+    half = lax.shift_right_arithmetic(k, lax.full_like(k, 1))
+    return half, lax.sub(k, half)
+
+
+def _pow2(k, dtype):
+    """``2**k`` for int32 ``k`` as two factors of about ``2**(k/2)``: each is exact and
+    finite wherever ``2**k`` is."""
+    half, rest = _halves(k)
+    return lax.mul(_exp2_int(half, dtype), _exp2_int(rest, dtype))
 
 
 def _exp2_int(k, dtype):
