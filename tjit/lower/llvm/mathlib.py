@@ -12,10 +12,13 @@ mpmath; the fits live in the coefficient tables below); sin/cos/tan switch to a
 Payne-Hanek reduction for large arguments (see the trigonometric section).
 
 Guaranteed max error in ulps of the result. float32: measured exhaustively over all 2^32
-inputs (pow, atan2: 12M random pairs) against float64 NumPy/SciPy; float64: ~5M random
-points against 80-bit long double (mpmath for erf; sin/cos/tan: 16M more beyond 2^36,
-and the inputs of every exponent closest to a multiple of pi/2 against mpmath). Measured
-maxima in brackets; the tests assert the bounds.
+inputs against float64 NumPy/SciPy; float64: ~5M random points against 80-bit long double
+(mpmath for erf; sin/cos/tan: 16M more beyond 2^36, and the inputs of every exponent
+closest to a multiple of pi/2 against mpmath). pow and atan2, both precisions: 17M-34M
+pairs of both arguments' bit patterns, of close and of unrelated exponents over the whole
+range (denormals, overflowing |x| + |y|), and pow's hard regions (results near overflow,
+underflow and in the denormal range; |x| near 1). Measured maxima in brackets; the tests
+assert the bounds.
 
     function   float32        float64        notes
     exp        1.02 (1.014)   1    (0.99)
@@ -29,8 +32,8 @@ maxima in brackets; the tests assert the bounds.
     sin, cos   1.6  (1.55)    2    (1.50)    all finite x: Cody-Waite up to 2^18 (f32) /
     tan        3.6  (3.53)    3.5  (3.03)    2^36 (f64), Payne-Hanek beyond
     erf        1    (0.54)    2    (1.66)    f32: rational evaluated in double
-    pow        1    (0.50)    2    (1.16)    f32 in double; f64 via double-double log
-    atan2      2.5  (2.06)    3    (2.27)
+    pow        1    (0.51)    2    (1.16)    f32 in double; f64 via double-double log
+    atan2      2.5  (2.12)    3    (2.32)
     cbrt       1    (0.59)    1    (0.50)
 
 Special values follow C99/IEEE: NaN in gives NaN out (except pow(x, 0) = pow(1, y) = 1),
@@ -38,7 +41,9 @@ exp/exp2/expm1 overflow to inf and underflow gradually (denormal results are rou
 not flushed); log(0) = -inf, log(x < 0) = NaN, log(inf) = inf; sin/cos/tan(+-inf) = NaN;
 tanh(+-inf) = erf(+-inf) = +-1, logistic(-inf) = 0, logistic(inf) = 1; pow follows C's
 pow special cases; atan2 follows C's signed-zero/infinity cases; odd functions keep the
-sign of zero; denormal inputs are handled (log, cbrt, ...).
+sign of zero; denormal inputs are handled (log, cbrt, ...). Exact powers come out exact,
+and float32 pow rounds exact ties to even (pow(2, -150) = 0, 4097^2 = 16785408); float64
+pow may round an exact tie either way (as C's pow does).
 """
 
 import functools
@@ -661,29 +666,35 @@ def _atan2(o, y, x):
     # single division), atan(t) by polynomial, then angle = k*pi/4 + sgn*atan(t).
     inf = float("inf")
     ax, ay = o.fabs(x), o.fabs(y)
-    both_inf = o.b.and_(o.cmp("==", ax, inf), o.cmp("==", ay, inf))
-    ax, ay = o.sel(both_inf, 1.0, ax), o.sel(both_inf, 1.0, ay)
     swap = o.cmp(">", ay, ax)
     mn, mx = o.sel(swap, ax, ay), o.sel(swap, ay, ax)
-    # Exact power-of-two scaling of both: mn + mx must not overflow (mx >= 2^emax), and
-    # the fold test's product mx * 0.414 must not round in the denormal range (it picks
-    # the wrong side there: t beyond the polynomial's interval). Scaling down loses bits
-    # only of an mn so small that the angle is 0 or pi either way.
+    # Denormal mx: scale both up (exactly), or the fold test's product mx * 0.414 rounds
+    # and picks the wrong side (t beyond the polynomial's interval).
     up = 2.0 ** (o.bias // 2)
-    sc = o.sel(o.cmp("<", mx, 2.0 / up), up, o.sel(o.cmp(">=", mx, 2.0 ** o.emax), 0.5, 1.0))
+    sc = o.sel(o.cmp("<", mx, 2.0 / up), up, 1.0)
     mn, mx = o.mul(mn, sc), o.mul(mx, sc)
     big = o.cmp(">", mn, o.mul(mx, 0.41421356))
-    num = o.sel(big, o.sub(mn, mx), mn)
-    den = o.sel(big, o.add(mn, mx), mx)
-    t = o.div(num, o.sel(o.cmp("==", den, 0.0), 1.0, den))   # both zero -> t = 0
+    # folded: (mn - mx) / (mn + mx) as halves (exact, one rounding each): mn + mx itself
+    # overflows for mx >= 2^emax
+    h = o.mul(mx, 0.5)
+    num = o.sel(big, o.fma(mn, 0.5, o.neg(h)), mn)
+    den = o.sel(big, o.fma(mn, 0.5, h), mx)
+    # den is 0 (both zero: t = 0) or >= 2^(bias // 2 - bias - mant), where adding a
+    # quarter of its ulp leaves it unchanged
+    t = o.div(num, o.add(den, 2.0 ** (o.bias // 2 - o.bias - 2 * o.mant - 2)))
     z = o.mul(t, t)
     a = o.fma(o.mul(t, z), o.horner(z, _ATAN_P[o.is64]), t)
+    # angle = k*pi/4 +- a: k = big (+ swap: 2 - k) (+ x < 0: 4 - k), - for swap xor x < 0
     negx = o.icmp("!=", o.sign_bits(x), 0)
-    s2, s3 = o.sel(swap, -1.0, 1.0), o.sel(negx, -1.0, 1.0)
-    k2 = o.fma(s2, o.sel(big, 1.0, 0.0), o.sel(swap, 2.0, 0.0))
-    k3 = o.fma(s3, k2, o.sel(negx, 4.0, 0.0))
+    k = o.sel(big, 1.0, 0.0)
+    k = o.sel(swap, o.sub(2.0, k), k)
+    k = o.sel(negx, o.sub(4.0, k), k)
+    a = o.sel(o.b.xor(swap, negx), o.neg(a), a)
     hi, lo = _split(_PI / 4, 2, o.is64)
-    res = o.fma(k3, hi, o.fma(o.mul(s2, s3), a, o.mul(k3, lo)))
+    res = o.fma(k, hi, o.fma(k, lo, a))
+    # both infinite: t was NaN; the angle is pi/4 or 3pi/4 (off the critical path)
+    both_inf = o.b.and_(o.cmp("==", ax, inf), o.cmp("==", ay, inf))
+    res = o.sel(both_inf, o.sel(negx, _rnd(3 * _PI / 4, o.is64), _rnd(_PI / 4, o.is64)), res)
     return o.copysign(res, y)
 
 
