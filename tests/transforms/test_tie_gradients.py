@@ -7,9 +7,13 @@ hessian there): the numbers JAX 0.10 returns, its documented conventions (``maxi
 and the max/min reductions split the derivative equally among tied operands, ``abs``
 has slope +1 at 0, ``relu``/``relu6`` 0 at their kinks, ``lax.clamp`` 0 at its bounds,
 ``fmax``/``fmin`` give the tie to the second operand, ``sinc`` is smooth at 0 to every
-order, ``logaddexp`` is smooth at ``x == y``). Each is checked under grad, jacfwd (jvp
+order, ``logaddexp`` is smooth at ``x == y``). Where a function is smooth at the tie
+and JAX's value there is an artifact of its formula (hypot's curvature at |x| == |y|,
+i0'' at 0, logaddexp at infinities) the row holds the true value and says so; finite
+differences at such ties check it. Each row is checked under grad, jvp, jacfwd (jvp
 under vmap), jacrev (vjp), vmap, hessian and jit; finite differences next to the tie
-check the rules away from it.
+check the rules away from it. Two guards keep the table complete: every jnp ufunc built
+on a tie-deciding primitive, and every nn activation, must have a row.
 """
 
 import math
@@ -292,13 +296,6 @@ def test_zero_initialized_logistic_regression():
         np.testing.assert_allclose(float(gb), want_b, rtol=1e-5, atol=1e-6)
 
 
-# nn's elementwise functions, every one of which must have a row above (a new activation
-# with a kink or a where-guard gets its tie checked); the rest are reductions/utilities.
-_NN_NOT_ELEMENTWISE = {"identity", "tanh", "glu", "softmax", "log_softmax", "logsumexp",
-                       "logmeanexp", "standardize", "normalize", "one_hot", "swish",
-                       "hard_swish", "initializers"}
-
-
 # Primitives whose derivative is decided at a tie, a kink or a jump, or which make a
 # value from its bits (derivative 0 unless a rule says otherwise).
 _TIE_PRIMITIVES = {"max", "min", "abs", "sign", "select_n", "clamp", "floor", "ceil", "round",
@@ -341,6 +338,13 @@ def test_every_ufunc_with_a_tie_has_a_row():
         if used & _TIE_PRIMITIVES and not any(r is f for r in rows):
             missing.append(f"{name} ({', '.join(sorted(used & _TIE_PRIMITIVES))})")
     assert not missing, f"add tie rows for: {missing}"
+
+
+# nn's elementwise functions, every one of which must have a row above (a new activation
+# with a kink or a where-guard gets its tie checked); the rest are reductions/utilities.
+_NN_NOT_ELEMENTWISE = {"identity", "tanh", "glu", "softmax", "log_softmax", "logsumexp",
+                       "logmeanexp", "standardize", "normalize", "one_hot", "swish",
+                       "hard_swish", "initializers"}
 
 
 def test_every_nn_activation_has_a_tie_row():
