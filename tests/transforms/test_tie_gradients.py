@@ -207,6 +207,13 @@ TABLE = [
     # the picked value equals the mask value of a max-based selection
     Tie("quantile(0) at -inf", lambda v: jnp.quantile(v, 0.), [-np.inf, 0., 1.], [1., 0., 0.]),
     Tie("quantile(1) at inf", lambda v: jnp.quantile(v, 1.), [np.inf, 0., 1.], [1., 0., 0.]),
+    # -0.0 ties with +0.0 (whatever order max/min give them)
+    Tie("maximum(v0,v1)", lambda v: jnp.maximum(v[0], v[1]), [0., -0.], [.5, .5]),
+    Tie("max", jnp.max, [0., -0.], [.5, .5]),
+    Tie("clip(x,0,1)", lambda x: jnp.clip(x, 0., 1.), -0., 0.5),
+    Tie("fmax(x,0)", lambda x: jnp.fmax(x, 0.), -0., 0.),
+    Tie("abs", jnp.abs, -0., 1.),
+    Tie("relu", nn.relu, -0., 0.),
     Tie("sort", _sort_weighted, [1., 1., 2.], [1., 2., 3.]),
     Tie("sort", _sort_weighted, [2., 1., 1.], [3., 1., 2.]),
     Tie("sort(descending)", lambda v: _sort_weighted(v, True), [1., 1., 2.], [3., 2., 1.]),
