@@ -247,19 +247,25 @@ def _gather(dt):
 
 
 def _scatters(dt):
-    e = edge(dt)
-    n = e.size
-    idx = (np.arange(2 * n, dtype=np.int32) * 7) % n  # every slot twice
-    upd = np.concatenate([e[::-1], e])
+    x, y = pairs(dt)
+    n = x.size
+    idx = np.r_[np.arange(n), (np.arange(n) * 7919) % n].astype(np.int32)  # each slot twice
+    upd = np.r_[y, y[::-1]]
     ops = {"scatter": "set", "scatter-add": "add", "scatter-mul": "multiply",
            "scatter-min": "min", "scatter-max": "max"}
-    out = [Case(p, p, lambda x, i, u, m=m: getattr(jnp.asarray(x).at[i], m)(u), (e, idx, upd))
+    out = [Case(p, p, lambda a, i, u, m=m: getattr(jnp.asarray(a).at[i], m)(u), (x, idx, upd))
            for p, m in ops.items() if not (dt == BOOL and m in ("add", "multiply"))]
+    # one index along one axis: lowered to an elementwise select(iota == i, op(x, v), x)
+    rows2 = np.stack([y, x])
+    for p, m in ops.items():
+        if not (dt == BOOL and m in ("add", "multiply")):
+            out.append(Case(p, f"{p} one row", lambda a, u, m=m: getattr(
+                jnp.asarray(a).at[1], m)(u), (rows2, y)))
     if dt != BOOL:
         out.append(Case("scatter-sub", "scatter-sub",
-                        lambda x, i, u: lax.scatter_sub(
-                            x, i[:, None], u, lax.ScatterDimensionNumbers((), (0,), (0,))),
-                        (e, idx, upd)))
+                        lambda a, i, u: lax.scatter_sub(
+                            a, i[:, None], u, lax.ScatterDimensionNumbers((), (0,), (0,))),
+                        (x, idx, upd)))
     return out
 
 

@@ -215,6 +215,13 @@ def test_max_min_order_signed_zeros(mode):
     assert _signs(run(lambda v: lax.clamp(np.float32(0), v, np.float32(1)),
                       np.array([-0.0], np.float32))) == [False]
     assert np.isnan(run(jnp.max, np.array([1.0, np.nan, 2.0], np.float32)))
+    for u in ([-0.0, 0.0], [0.0, -0.0]):  # scatter: whatever the order of the updates
+        u = np.array(u, np.float32)
+        z = np.array([-0.0, 0.0], np.float32)
+        at = lambda a, i: jnp.asarray(a).at[i]  # noqa: E731
+        assert _signs(run(lambda a, v: at(a, np.array([0, 0])).max(v), z, u)) == [False, False]
+        assert _signs(run(lambda a, v: at(a, np.array([1, 1])).min(v), z, u)) == [True, True]
+        assert _signs(run(lambda a, v: at(a, 0).max(v[0]), z, u)) == [bool(np.signbit(u[0])), False]
 
 
 @pytest.mark.parametrize("mode", ["eager", "jit"])

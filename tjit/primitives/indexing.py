@@ -21,7 +21,8 @@ Out-of-bounds starts follow :class:`GatherScatterMode`:
 
 Duplicate indices: ``scatter_add/sub/mul/min/max`` combine every update (NumPy's
 ``ufunc.at``); plain ``scatter`` (set) with duplicates is last-update-wins here, which
-XLA leaves implementation-defined.
+XLA leaves implementation-defined. ``scatter_min/max`` order -0.0 below +0.0, as ``min``/
+``max`` do (IEEE 754-2019), whatever the order of the updates.
 
 Transformation rules (end of the file); indices never get a tangent. gather is linear
 in the operand (transpose: scatter-add into zeros; filled windows are constants).
@@ -44,6 +45,7 @@ from tjit.tracing.avals import ShapedArray
 from tjit.tracing.errors import ShapeError
 from tjit.tracing.shapes import (definitely_equal, dim_str, greater_equal, shape_str,
                                  substitute)
+from tjit.primitives import ieee_minmax
 from tjit.primitives.base import new_primitive
 
 
@@ -421,7 +423,7 @@ def _scatter_rows(xp, out, indices, updates, dn, mode, ufunc_name):
     if counts is not None and int(counts.max()) > ROW_SCATTER_MAX_ROUNDS:
         return False
     table = xp.reshape(out, (out.shape[0], -1))
-    combine = None if ufunc_name is None else getattr(xp, ufunc_name)
+    combine = None if ufunc_name is None else ieee_minmax.combiner(xp, ufunc_name)
     pending = xp.arange(rows.shape[0])
     with np.errstate(all="ignore"):  # NaN/overflow stay silent, as in JAX
         while pending.size:
@@ -450,7 +452,7 @@ def _scatter_apply(xp, out, indices, updates, dn, mode, ufunc_name):
         out[flat] = values  # duplicates: the last update wins
     else:
         with np.errstate(all="ignore"):  # NaN/overflow stay silent, as in JAX
-            getattr(xp, ufunc_name).at(out, flat, values)
+            ieee_minmax.ufunc_at(xp, ufunc_name, out, flat, values)
 
 
 def _scatter_impl(ufunc_name):
