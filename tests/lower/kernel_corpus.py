@@ -381,7 +381,8 @@ def random_inputs(k, sizes, seed=0):
     sub = lambda d: int(sympy.sympify(d).subs(env))  # noqa: E731
     shape = [sub(d) for d in k.shape]
     lens = {}
-    for n in K._all_nodes(k):
+    plane = K.walk(k.hyperplane[1]) if k.hyperplane is not None else []
+    for n in K._all_nodes(k) + plane:
         if isinstance(n, (K.Load, K.IndexedLoad)):
             hi = sub(n.index.offset) + sum(max(0, sub(c) * (e - 1))
                                            for c, e in zip(n.index.coefs, shape))

@@ -240,8 +240,8 @@ class _Renderer:
             for n, a in enumerate(reversed(live)):
                 if n == len(live) - 1:
                     self.emit(f"const {self.i64} i{a} = {rest};")
-                else:
-                    ext = self.sizes(self.k.shape[a])
+                else:   # (an extent 0 means no iterations: keep C from dividing by 0)
+                    ext = self.sizes(self.k.shape[a]) if self.k.shape[a] != 0 else "1"
                     self.emit(f"const {self.i64} i{a} = {rest} % {ext};")
                     nxt = self.var("r")
                     self.emit(f"const {self.i64} {nxt} = {rest} / {ext};")
