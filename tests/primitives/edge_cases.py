@@ -32,20 +32,16 @@ class Case(NamedTuple):
     static: tuple = ()
 
 
-#: ulp bounds of inexact primitives (jit vs eager); everything else is bit-exact. They are
-#: mathlib's documented bounds plus one for NumPy's own rounding, wider for the
-#: compositions (asin, sinh, lgamma, ...) that the compiler expands.
+#: ulp bounds of inexact primitives (jit vs eager); everything else is bit-exact (rsqrt
+#: too: both sides compute 1 / sqrt(x), each correctly rounded). mathlib's documented
+#: bounds plus one for NumPy's own rounding (observed on these values: <= 2); the rest run
+#: as NumPy library calls today (observed: 0) and get 4 should they be compiled.
 ULPS = {**dict.fromkeys(["exp", "exp2", "log", "cbrt", "erf"], 3),
         **dict.fromkeys(["expm1", "log1p", "logistic", "sin", "cos", "pow", "atan2"], 4),
         **dict.fromkeys(["tanh", "tan"], 7),
         **dict.fromkeys(["asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh",
-                         "erfc", "erf_inv", "lgamma", "digamma", "rsqrt"], 64),
+                         "erfc", "erf_inv", "lgamma", "digamma"], 4),
         "rewrite rounding": 0}
-
-#: "rounding" rewrites (exp(log x) -> x, ...) are exact where NumPy's composition carries
-#: |log x| ulps of error or rounds to inf/0 at the ends of the range (xla_like/simplify.py):
-#: only NaN-ness and signs must agree.
-LOOSE = {"rewrite rounding"}
 
 #: float dot products may be contracted to FMAs (one rounding of a*b + c, as XLA and BLAS
 #: do): where a product underflows, fma(a, b, +0) keeps the product's sign and a
