@@ -88,7 +88,7 @@ def main():
         bufs += [cp.empty(n, cp.float32) for n in outs]
         groups, local = src.launch.grid(None, max_groups=65535)
         fn = mod.get_function(src.entry)
-        t = _time(lambda: fn((groups,), (local,), tuple(bufs)))
+        t = _time(lambda fn=fn, g=groups, n=local, b=tuple(bufs): fn((g,), (n,), b))
         nbytes = 4 * (sum(ins) + sum(outs))
         print(f"{k.name:12s} {t * 1e6:9.1f} us  {nbytes / t / 1e9:7.0f} GB/s  "
               f"({src.launch.kind}, {groups} x {local})")

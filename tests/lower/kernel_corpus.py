@@ -119,7 +119,7 @@ def _pairs(dt):
 
 def _reductions(dt, style):
     R, C = 9, 37
-    k, ms = T.reduction_kernel(dt, R, C, style)
+    k, _ = T.reduction_kernel(dt, R, C, style)
     return [Case(f"red_{style}_{dt.name}", k, [T.reduction_data(dt, R, C).ravel()],
                  mode=mode_for(k))]
 
@@ -347,7 +347,7 @@ def _programs():
         return table[ids] * s + jnp.take(table, ids[::-1], axis=0).sum(-1, keepdims=True)
 
     rng = np.random.default_rng(7)
-    f32 = lambda *s: rng.standard_normal(s).astype(F32)  # noqa: E731
+    f32 = lambda *s: rng.standard_normal(s).astype(F32)
     x = f32(16, 33)
     params = [f32(12, 24), f32(24), f32(24, 3), f32(3)]
     progs = {
@@ -365,7 +365,7 @@ def _programs():
     return progs
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _program_kernels(name):
     import tjit
     f, args, opts = _programs()[name]
@@ -378,7 +378,7 @@ def random_inputs(k, sizes, seed=0):
     """Inputs for any kernel: lengths from its loads' index maps; normal floats,
     small integers (gather offsets land inside and outside their range)."""
     env = {sympy.Symbol(s, integer=True, positive=True): v for s, v in (sizes or {}).items()}
-    sub = lambda d: int(sympy.sympify(d).subs(env))  # noqa: E731
+    sub = lambda d: int(sympy.sympify(d).subs(env))
     shape = [sub(d) for d in k.shape]
     lens = {}
     plane = K.walk(k.hyperplane[1]) if k.hyperplane is not None else []
@@ -432,7 +432,7 @@ def case_names():
     return list(_BUILDERS)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def cases(name):
     """The cases of group ``name`` (built once)."""
     return tuple(_BUILDERS[name]())

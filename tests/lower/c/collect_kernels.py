@@ -10,7 +10,7 @@ import os
 import pickle
 import tempfile
 
-import tjit.devices.kernel_cache as kernel_cache
+from tjit.devices import kernel_cache
 from tjit.xla_like import kernel_ir as K
 
 PATH = os.environ.get("TJIT_KERNELS", os.path.join(tempfile.gettempdir(),

@@ -67,7 +67,7 @@ class CRunner:
                 f.write(text)
             tmp = f"{lib}.{os.getpid()}"
             r = subprocess.run(["cc", *opts, src, "-o", tmp, "-lm"], capture_output=True,
-                               text=True)
+                               text=True, check=False)
             if r.returncode:
                 raise AssertionError(f"cc failed on {src}:\n{r.stderr[:4000]}")
             os.replace(tmp, lib)
@@ -109,7 +109,7 @@ class OpenCLRunner:
     def __init__(self, srcs):
         import pyopencl as cl
         self.cl = cl
-        dev = [d for p in cl.get_platforms() for d in p.get_devices()][0]
+        dev = next(d for p in cl.get_platforms() for d in p.get_devices())
         self.ctx = cl.Context([dev])
         self.queue = cl.CommandQueue(self.ctx)
         self.prog = cl.Program(self.ctx, unit(srcs)).build(
@@ -140,7 +140,7 @@ def nvrtc_unavailable():
     try:
         from cupy_backends.cuda.libs import nvrtc
         nvrtc.getVersion()
-    except Exception as e:   # ImportError, or the NVRTC library missing
+    except Exception as e:   # noqa: BLE001 (ImportError, or the NVRTC library missing)
         return f"NVRTC not usable ({type(e).__name__}: {e}); pip install cupy-cuda12x " \
                "nvidia-cuda-nvrtc-cu12"
     return None
@@ -170,8 +170,8 @@ def cuda_unavailable():
         import cupy
         if cupy.cuda.runtime.getDeviceCount() < 1:
             return "no CUDA device"
-        cupy.cuda.Device(0).compute_capability
-    except Exception as e:
+        _ = cupy.cuda.Device(0).compute_capability
+    except Exception as e:   # noqa: BLE001 (a driver too old, no device, ...)
         return f"no usable CUDA GPU ({type(e).__name__}: {e})"
     return None
 

@@ -4,8 +4,17 @@
 ``dialects.py``, the ops with tjit's semantics in ``scalar.py``.
 """
 
-from tjit.lower.c.dialects import C, CUDA, DIALECTS, OPENCL, Dialect
+from tjit.lower.c.dialects import CUDA, DIALECTS, OPENCL, C, Dialect
 from tjit.lower.c.renderer import CSource, LaunchSpec, Param, render
 
-__all__ = ["C", "CSource", "CUDA", "DIALECTS", "Dialect", "LaunchSpec", "OPENCL", "Param",
-           "render"]
+__all__ = [
+           "CUDA",
+           "DIALECTS",
+           "OPENCL",
+           "C",
+           "CSource",
+           "Dialect",
+           "LaunchSpec",
+           "Param",
+           "render",
+]

@@ -15,7 +15,7 @@ import dataclasses
 
 import numpy as np
 
-__all__ = ["C", "CUDA", "DIALECTS", "Dialect", "OPENCL", "get"]
+__all__ = ["CUDA", "DIALECTS", "OPENCL", "C", "Dialect", "get"]
 
 #: dtype name -> C99 spelling (``<stdint.h>``)
 _C_TYPES = {"bool": "bool", "int8": "int8_t", "int16": "int16_t", "int32": "int32_t",

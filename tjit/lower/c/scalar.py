@@ -30,7 +30,7 @@ import numpy as np
 
 from tjit.xla_like import kernel_ir as K
 
-__all__ = ["Scalar", "SUPPORTED", "TRANSCENDENTAL"]
+__all__ = ["SUPPORTED", "TRANSCENDENTAL", "Scalar"]
 
 SUPPORTED = frozenset(np.dtype(d) for d in (
     "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
@@ -96,7 +96,7 @@ class Scalar:
         if dt.kind == "f":
             v = float(dt.type(value))
             tag = "F32" if dt.itemsize == 4 else "F64"
-            if v != v:
+            if np.isnan(v):
                 return f"TJ_NAN_{tag}"
             if v in (float("inf"), float("-inf")):
                 return f"TJ_INF_{tag}" if v > 0 else f"(-TJ_INF_{tag})"
