@@ -294,17 +294,21 @@ def _ln2_parts(o):
     return _split(_LN2, 2, o.is64)
 
 
-def _exp_core(o, x, coeffs, extra=None, one_step=False):
+def _exp_core(o, x, coeffs, extra=None, grid=None):
     """exp(x + extra) for x already clamped to the finite range; extra is a small
-    correction term (double-double input of pow) or None. one_step: 2^n is a normal
-    number (float32 pow in double), so one product scales exactly."""
+    correction term (double-double input of pow) or None. grid (float32 pow in double):
+    exp(r) is rounded to a multiple of 2^-grid, and 2^n, a normal number there, scales it
+    in one product."""
     nf, n = o.round_mul(x, LOG2E)
     hi, lo = _ln2_parts(o)
     r = o.fma(nf, -lo, o.fma(nf, -hi, x))     # x - n*hi is exact
     if extra is not None:
         r = o.add(r, extra)
-    p = o.add(o.fma(o.mul(r, r), o.horner(r, coeffs), r), 1.0)
-    return o.mul(p, o.pow2(n)) if one_step else o.scale2(p, n)
+    q = o.fma(o.mul(r, r), o.horner(r, coeffs), r)
+    if grid is None:
+        return o.scale2(o.add(q, 1.0), n)
+    shifter = 1.5 * 2.0 ** (o.mant - grid)      # ulp 2^-grid: q + 1 rounds to the grid
+    return o.mul(o.sub(o.add(q, shifter + 1.0), shifter), o.pow2(n))
 
 
 def _exp(o, x):
@@ -759,14 +763,19 @@ def _log_specials(o, ax, lh):
     return o.sel(o.isnan(ax), ax, lh)
 
 
+#: float32 pow rounds exp(r) to a multiple of 2^-_POW32_GRID before float32; exp(r) is
+#: in [0.7, 1.42], so half a step is a relative 2^-32.5..2^-31.5: above the error of the
+#: double computation in exact cases (2^-33.9), below a float32 half-ulp (>= 2^-25)
+_POW32_GRID = 31
+
+
 def _pow_core32(o, ax, y):
-    """|x|^y for float32: computed in double, rounded to float32 by _round_snapped32."""
-    return _round_snapped32(o, _pow_double32(o, ax, y))
-
-
-def _pow_double32(o, ax, y):
-    """|x|^y for float32 arguments as a double, relative error 2^-31 (measured 2^-31.0;
-    below 2^-33.5 where |y| is small, as in every exact case): far below a float32 ulp."""
+    """|x|^y for float32, computed in double (relative error 2^-31, measured 2^-31.0;
+    2^-33.9 in exact cases, where |y| is small) and rounded to float32 in two steps: to a
+    multiple of 2^(n - _POW32_GRID), then to float32. An exact tie (pow(2, -150), 4097^2:
+    a midpoint between two float32s, normal or denormal) comes out of the first step as
+    the midpoint itself and rounds to even, as the exact value does, not to the side of
+    the double's error. Elsewhere the first step costs at most 2^-7.5 ulp (0.506 ulp)."""
     d = _Ops(o.b, ir.DoubleType())
     axd, yd = o.b.fpext(ax, d.ty), o.b.fpext(y, d.ty)
     k, m = _log_split(d, axd, denormals=False)      # float32 values are normal doubles
@@ -776,24 +785,9 @@ def _pow_double32(o, ax, y):
     lg = d.fma(d.tofloat(k), float(_LN2),
                d.fma(d.mul(s, z), d.horner(z, _LOG_R_MID), d.add(s, s)))
     lg = _log_specials(d, axd, lg)
-    # beyond the clamp the float32 result is 0 or inf; inside, 2^n is a normal double
-    return _exp_core(d, d.clamp(d.mul(yd, lg), -110.0, 100.0), _EXP_P_MID, one_step=True)
-
-
-#: _pow_double32's result is rounded to this many bits before float32: a half-ulp there
-#: (relative >= 2^-32) is above that function's error in exact cases (2^-33.9)
-_SNAP32_BITS = 31
-
-
-def _round_snapped32(o, e):
-    """float32 of pow's double e, rounded in two steps: to _SNAP32_BITS bits (Veltkamp's
-    split, exact for e < 2^996) and then to float32. An exact tie (pow(2, -150), 4097^2:
-    a midpoint between two float32s, normal or denormal) comes out of the first step as
-    the midpoint itself and rounds to even, as the exact value does, not to the side of
-    e's error. Elsewhere the two steps cost at most 2^-7 ulp (pow f32: 0.504 ulp)."""
-    d = _Ops(o.b, ir.DoubleType())
-    c = d.mul(e, 2.0 ** (53 - _SNAP32_BITS) + 1.0)
-    return o.b.fptrunc(d.add(c, d.sub(e, c)), o.ty)
+    # beyond the clamp the float32 result is 0 or inf
+    e = _exp_core(d, d.clamp(d.mul(yd, lg), -110.0, 100.0), _EXP_P_MID, grid=_POW32_GRID)
+    return o.b.fptrunc(e, o.ty)
 
 
 def _log_dd(o, ax):
