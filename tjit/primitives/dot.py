@@ -21,6 +21,7 @@ from tjit.tracing.avals import ShapedArray
 from tjit.tracing.errors import InconclusiveDimensionError, ShapeError
 from tjit.tracing.shapes import definitely_equal, dim_str, shape_str
 from tjit.primitives.base import new_primitive, same_dtypes
+from tjit.primitives.elementwise import _quiet
 
 
 class Precision(enum.Enum):
@@ -136,7 +137,6 @@ def _prod(dims):
     return n
 
 
-@dot_general_p.def_impl
 def _dot_general_impl(xp, lhs, rhs, *, dimension_numbers, precision=None,
                       preferred_element_type=None):
     (lc, rc), (lb, rb) = dimension_numbers
@@ -163,6 +163,10 @@ def _dot_general_impl(xp, lhs, rhs, *, dimension_numbers, precision=None,
         out = xp.matmul(lt.reshape(m, k), rt.reshape(k, n))
     out = out.reshape(tuple(bshape) + tuple(mshape) + tuple(nshape))
     return out if out.dtype == out_dtype else out.astype(out_dtype)
+
+
+# overflow and inf * 0 give inf/NaN without a NumPy warning, as in JAX
+dot_general_p.def_impl(_quiet(_dot_general_impl))
 
 
 # -- transformation rules ----------------------------------------------------------------------

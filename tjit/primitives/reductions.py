@@ -28,6 +28,7 @@ from tjit.tracing.core import never_weak
 from tjit.tracing.errors import ShapeError
 from tjit.tracing.shapes import definitely_equal, shape_str
 from tjit.primitives import ieee_minmax
+from tjit.primitives.elementwise import _quiet
 from tjit.primitives.base import (
     ANY, INT_OR_BOOL, NUMBER, as_dtype_out, check_dtype_kind, new_primitive)
 
@@ -115,7 +116,7 @@ def _reduction(name, impl, kind):
         return as_dtype_out(xp, impl(xp, x, tuple(axes)), x.dtype)
 
     p.def_abstract_eval(abstract_eval)
-    p.def_impl(full_impl)
+    p.def_impl(_quiet(full_impl))  # inf - inf, overflow: NaN/inf without a warning (JAX)
     return p
 
 
@@ -187,7 +188,7 @@ def _cumulative(name, scan, kind):
         return xp.flip(out, axis=axis) if reverse else out
 
     p.def_abstract_eval(abstract_eval)
-    p.def_impl(impl)
+    p.def_impl(_quiet(impl))
     return p
 
 
