@@ -215,32 +215,34 @@ def test_reported_reproducers(x64):
 # pow: exact results and ties.
 
 def _exact_pow_cases(dt, rng, n=4000):
-    """(x, y, x^y correctly rounded to dt, kind) for x = m 2^k and integer y whose exact
-    power has at most 54 significant bits, from Python's rationals; kind: 0 exactly
-    representable, 1 a tie (halfway between two neighbours of dt), 2 other."""
+    """(x, y, x^y correctly rounded to dt, kind) for exact powers of at most 54 significant
+    bits, from Python's rationals: x = m 2^k with integer y, and x = (m 2^k)^2 with y = j/2
+    (square roots and their powers); kind: 0 exactly representable, 1 a tie (halfway
+    between two neighbours of dt), 2 other."""
     p = np.finfo(dt).nmant + 1
-    ms = rng.integers(1, 1 << 12, n)
-    ys = rng.integers(-12, 13, n)
-    ks = rng.integers(-70, 70, n)
-    # ties on purpose: odd m with m^y of p + 1 bits, and denormal ties m^y 2^(emin-p)
+    two = Fraction(2)
+    ms, ks = rng.integers(1, 1 << 12, n).tolist(), rng.integers(-70, 70, n).tolist()
+    cases = [(Fraction(m) * two ** k, y) for m, k, y in zip(ms, ks, rng.integers(-12, 13, n))]
+    # ties on purpose: odd m with m^y of p + 1 bits, and denormal ties m^y 2^(emin - p)
+    for y in (2, 3):
+        odd = [int(m) | 1 for m in rng.integers(1 << (p // y), 1 << (p // y + 2), 400)]
+        cases += [(Fraction(m), y) for m in odd if (m ** y).bit_length() == p + 1]
     emin = np.finfo(dt).minexp
-    odd = [(int(mm) | 1, 2) for mm in rng.integers(1 << (p // 2), 1 << (p // 2 + 2), 400)]
-    odd += [(int(mm) | 1, 3) for mm in rng.integers(1 << (p // 3), 1 << (p // 3 + 2), 400)]
-    cases = list(zip(ms.tolist(), ks.tolist(), ys.tolist()))
-    cases += [(m, 0, y) for m, y in odd if (m ** y).bit_length() == p + 1]
     for y in (1, 2, 3, 5, 7):
-        cases += [(m, (emin - p) // y, y) for m in range(1, 64, 2) if (emin - p) % y == 0]
+        if (emin - p) % y == 0:
+            cases += [(m * two ** ((emin - p) // y), y) for m in range(1, 64, 2)]
+    roots = [(Fraction(m) * two ** k, Fraction(j, 2)) for m, k, j in zip(
+        ms[:n // 2], ks[:n // 2], rng.choice([-5, -3, -1, 1, 3, 5], n // 2))]
+    cases = [(x, Fraction(int(y)), x ** int(y)) for x, y in cases]
+    cases += [(r * r, y, r ** int(2 * y)) for r, y in roots]
     out = []
-    for m, k, y in cases:
-        x = Fraction(m) * Fraction(2) ** k
-        if float(x) != x or dt.type(float(x)) != float(x):
+    for x, y, v in cases:
+        if not 2 ** -1074 <= x < 2 ** 100 or float(x) != x or float(dt.type(x)) != x \
+                or v > 2 ** 1000:
             continue
-        v = x ** y
         num, den = v.numerator, v.denominator
-        if den & (den - 1) or num.bit_length() > 54 or v > 2 ** 1000:
+        if den & (den - 1) or num.bit_length() > (54 if dt == F64 else 53):
             continue                     # not exact in 54 bits (room for float64's ties)
-        if dt == F32 and num.bit_length() > 53:
-            continue
         # float(v): Python's correct rounding (exact for float32's cases), then float32
         r = float(dt.type(float(v)))
         other = float(np.nextafter(dt.type(r), dt.type(np.inf if r < v else -np.inf)))
