@@ -15,7 +15,7 @@ from tjit.tracing.errors import (  # noqa: F401
 from tjit import numpy, lax  # noqa: F401
 from tjit.api import (  # noqa: F401
     jit, make_jaxpr, eval_shape, ShapeDtypeStruct, device_put, device_get,
-    block_until_ready)
+    block_until_ready, clear_caches)
 from tjit.transforms.ad import jvp, vjp, grad, value_and_grad, linearize, linear_transpose  # noqa: F401,E501
 from tjit.transforms.batching import vmap  # noqa: F401
 from tjit.transforms.jacobians import jacfwd, jacrev, jacobian, hessian  # noqa: F401

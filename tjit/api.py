@@ -19,9 +19,10 @@ did on backends without donation support, and deletes nothing.
 """
 
 import functools
-import inspect
 import sys
+import threading
 import warnings
+import weakref
 
 import numpy as np
 
@@ -31,11 +32,13 @@ from tjit.config import config
 # importing the compiler.
 from tjit.devices import cpu as _default_backend  # noqa: F401
 from tjit.devices.executable import compile_jaxpr
+from tjit.devices import kernel_cache
+from tjit.tracing import argnums as _argnums
 from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray
 from tjit.tracing.core import Array, Tracer, is_eager
 from tjit.tracing.jaxpr_trace import trace_to_jaxpr
-from tjit.tracing.shapes import parse_spec, symbol
+from tjit.tracing.shapes import check_spec, parse_spec, symbol
 from tjit.tracing.tree_util import tree_flatten, tree_unflatten
 from tjit.transforms import passes
 
@@ -96,22 +99,30 @@ def _fun_name(fun):
 
 
 class _Signature:
-    """How a jitted function's arguments split into static and dynamic parts."""
+    """How a jitted function's arguments split into static and dynamic parts; checks the
+    options that pick arguments (see ``tracing/argnums.py``)."""
 
-    def __init__(self, fun, static_argnums, static_argnames):
-        try:
-            self.params = list(inspect.signature(fun).parameters.values())
-        except (TypeError, ValueError):
-            self.params = []
-        pos_names = [p.name for p in self.params
-                     if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-        self.pos_names = pos_names
-        self.static_argnums, self.static_argnames = self._link(static_argnums,
-                                                               static_argnames)
+    def __init__(self, fun, static_argnums, static_argnames, where, fname):
+        self.params = _argnums.Params(fun)
+        self.pos_names = self.params.pos_names
+        self.where, self.fname = where, fname
+        self.static_argnums, self.static_argnames = self.option(
+            static_argnums, static_argnames, "static")
+
+    def option(self, nums, names, kind):
+        """Checked ``(positions, names)`` of the ``<kind>_argnums``/``<kind>_argnames``
+        pair, each completed from the other."""
+        w, f = self.where, self.fname
+        nums = _argnums.normalize_argnums(
+            _argnums.as_index_tuple(nums, f"{kind}_argnums", w), self.params,
+            f"{kind}_argnums", w, f)
+        names = _argnums.as_name_tuple(names, f"{kind}_argnames", w)
+        _argnums.check_argnames(names, self.params, f"{kind}_argnames", w, f)
+        return self._link(nums, names)
 
     def _link(self, argnums, argnames):
         """argnums also name their parameters and names their positions, as in JAX."""
-        nums, names = set(_as_tuple(argnums)), set(_as_tuple(argnames))
+        nums, names = set(argnums), set(argnames)
         for n in list(nums):
             if 0 <= n < len(self.pos_names):
                 names.add(self.pos_names[n])
@@ -124,12 +135,33 @@ class _Signature:
         return self.pos_names[i] if i < len(self.pos_names) else f"args[{i}]"
 
 
-def _as_tuple(x):
-    if x is None:
-        return ()
-    if isinstance(x, (int, str)):
-        return (x,)
-    return tuple(x)
+class _Pending:
+    """A signature being traced and compiled by one thread; others wait for its result."""
+
+    __slots__ = ("done", "entry", "error")
+
+    def __init__(self):
+        self.done = threading.Event()
+        self.entry = self.error = None
+
+    def result(self):
+        self.done.wait()
+        if self.error is not None:
+            raise self.error
+        return self.entry
+
+
+_ALL_JITTED = weakref.WeakSet()   # for clear_caches()
+
+
+def clear_caches():
+    """Clear every jitted function's compiled signatures and the compiled-kernel table,
+    as ``jax.clear_caches``. Kernels no live program uses are freed; the next call of a
+    jitted function traces and compiles again (the disk cache is kept, so compiling is
+    mostly loading). Programs running meanwhile finish unharmed."""
+    for f in list(_ALL_JITTED):
+        f.clear_cache()
+    kernel_cache.clear()
 
 
 class _CacheEntry:
@@ -147,26 +179,37 @@ class Jitted:
     """A function compiled per input signature. Call it like the original."""
 
     def __init__(self, fun, static_argnums=(), static_argnames=(), donate_argnums=(),
-                 donate_argnames=(), polymorphic_shapes=None, backend=None):
+                 donate_argnames=(), polymorphic_shapes=None, backend=None, op="jit"):
         if not callable(fun):
-            raise TypeError(f"jit: expected a callable, got {type(fun).__name__}")
+            raise TypeError(f"{op}: expected a callable, got {type(fun).__name__}")
         functools.update_wrapper(self, fun)
         if not hasattr(self, "__name__"):  # e.g. functools.partial objects
             self.__name__ = _fun_name(getattr(fun, "func", fun))
         self.fun = fun
-        self.sig = _Signature(fun, static_argnums, static_argnames)
-        self.donate_argnums, self.donate_argnames = self.sig._link(donate_argnums,
-                                                                   donate_argnames)
-        both = (self.donate_argnums & self.sig.static_argnums) or \
-            (self.donate_argnames & self.sig.static_argnames)
+        where = f"{op}({self.__name__})"
+        self.sig = _Signature(fun, static_argnums, static_argnames, where, self.__name__)
+        self.donate_argnums, self.donate_argnames = self.sig.option(donate_argnums,
+                                                                    donate_argnames, "donate")
+        both = sorted(self.donate_argnums & self.sig.static_argnums) or \
+            sorted(self.donate_argnames & self.sig.static_argnames)
         if both:
-            raise ValueError(f"jit({self.__name__}): argument(s) {sorted(both)} are both "
-                             f"static and donated; a static argument is a Python value with "
-                             f"no buffer to donate: remove it from donate_argnums/argnames")
+            raise ValueError(f"{where}: argument(s) {both} are both static and donated; a "
+                             f"static argument is a Python value with no buffer to donate: "
+                             f"remove it from donate_argnums/donate_argnames")
+        # indices a call must reach (checked per call when *args makes the arity open)
+        self._call_argnums = () if self.sig.params.fixed_arity else \
+            tuple(sorted(self.sig.static_argnums | self.donate_argnums))
+        if backend not in (None, "cpu", "interpreter"):
+            raise ValueError(f"{where}: unknown backend {backend!r}; available: 'cpu', "
+                             f"'interpreter'")
         self.backend = backend or "cpu"
+        _check_polymorphic_shapes(polymorphic_shapes, self.sig, where)
         self.polymorphic_shapes = polymorphic_shapes
         self._cache = {}
         self._fast_cache = {}  # positional-Arrays-only signatures -> same entries
+        self._pending = {}     # signature key -> _Pending, while one thread compiles it
+        self._lock = threading.Lock()
+        _ALL_JITTED.add(self)
         self._simple = not (static_argnums or static_argnames) and polymorphic_shapes is None
         self._has_static = bool(self.sig.static_argnums or self.sig.static_argnames)
         self.trace_count = 0
@@ -224,6 +267,8 @@ class Jitted:
                 if entry is not None:
                     v = None  # (drop the reference: donation checks who holds a buffer)
                     return self._run(entry, [x._value for x in args], args)
+        if self._call_argnums and self._call_argnums[-1] >= len(args):
+            self._check_call_arity(args)
         dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
         if dyn_kwargs:
             leaves, treedef = tree_flatten((dyn_args, dyn_kwargs))
@@ -249,7 +294,7 @@ class Jitted:
         key = (treedef, tuple(sig), statics, config.version)
         entry = self._cache.get(key)
         if entry is None:
-            entry = self._trace_and_compile(key, dyn_args, dyn_kwargs, statics, treedef, sig)
+            entry = self._compile_once(key, dyn_args, dyn_kwargs, statics, treedef, sig)
         if self._simple and not dyn_kwargs and all(type(x) is Array for x in leaves) \
                 and len(leaves) == len(dyn_args):
             self._fast_cache[(tuple(sig), config.version)] = entry
@@ -299,13 +344,47 @@ class Jitted:
             if spec is None:
                 new.append((shape, dt, weak, None))
                 continue
-            dims = parse_spec(spec, len(shape))
+            try:
+                dims = parse_spec(spec, len(shape))
+            except ValueError as e:
+                raise ValueError(f"jit({self.__name__}): {e}") from None
             if len(dims) != len(shape):
                 raise ValueError(f"jit({self.__name__}): polymorphic spec {spec!r} has rank "
                                  f"{len(dims)} but the argument has shape {shape}")
             sym = tuple(a if d is None else d for d, a in zip(dims, shape))
             new.append((sym, dt, weak, tuple(dims)))
         return new
+
+    def _check_call_arity(self, args):
+        where = f"jit({self.__name__})"
+        for kind, nums in (("static", self.sig.static_argnums), ("donate", self.donate_argnums)):
+            _argnums.check_call_arity(tuple(sorted(nums)), len(args), f"{kind}_argnums", where,
+                                      self.__name__)
+
+    def _compile_once(self, key, *how):
+        """Trace and compile signature ``key`` once: threads that need it meanwhile wait
+        for that compile and share its result, or its error. Other signatures are not
+        held up (no lock is held while tracing or compiling)."""
+        with self._lock:
+            entry = self._cache.get(key)
+            if entry is not None:
+                return entry
+            pending = self._pending.get(key)
+            first = pending is None
+            if first:
+                pending = self._pending[key] = _Pending()
+        if not first:
+            return pending.result()
+        try:
+            pending.entry = self._trace_and_compile(key, *how)
+        except BaseException as e:
+            pending.error = e
+            raise
+        finally:
+            with self._lock:
+                del self._pending[key]
+            pending.done.set()
+        return pending.entry
 
     def _trace_and_compile(self, key, dyn_args, dyn_kwargs, statics, treedef, sig):
         if not dyn_kwargs:  # the key used the args-only structure; tracing needs both
@@ -393,8 +472,10 @@ class Jitted:
         return len(self._cache)
 
     def clear_cache(self):
-        self._cache.clear()
-        self._fast_cache.clear()
+        """Drop the compiled signatures (calls in flight finish; the next one recompiles)."""
+        with self._lock:
+            self._cache.clear()
+            self._fast_cache.clear()
 
     def __repr__(self):
         return f"<jitted function {self.__name__}>"
@@ -423,6 +504,31 @@ def _hashable_static(v, name, fname):
             f"jit({fname}): static argument '{name}' must be hashable, got "
             f"{type(v).__name__} {v!r:.60}; pass a tuple instead of a list, or make it a "
             f"dynamic (array) argument") from None
+
+
+def _check_polymorphic_shapes(specs, sig, where):
+    """A spec per positional argument (or one string for the first); each one parses."""
+    if specs is None:
+        return
+    if isinstance(specs, str):
+        specs = (specs,)
+    if not isinstance(specs, (tuple, list)):
+        raise TypeError(f"{where}: polymorphic_shapes must be a spec string such as "
+                        f"'(b, 784)' or a sequence of them (None for a non-polymorphic "
+                        f"argument), got {type(specs).__name__} {specs!r:.60}")
+    n = len(sig.pos_names)
+    if sig.params.fixed_arity and len(specs) > n:
+        raise ValueError(f"{where}: polymorphic_shapes has {len(specs)} entries but "
+                         f"{sig.params.describe(sig.fname)}; give one spec per positional "
+                         f"argument")
+    for i, spec in enumerate(specs):
+        leaves, _ = tree_flatten(spec)
+        for leaf in leaves:
+            try:
+                check_spec(leaf)
+            except (TypeError, ValueError) as e:
+                why = str(e).removeprefix("polymorphic_shapes: ")
+                raise type(e)(f"{where}: polymorphic_shapes[{i}]: {why}") from None
 
 
 def _leaf_names(treedef, sig):
@@ -634,7 +740,7 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
 
 def make_jaxpr(fun, static_argnums=(), return_shape=False, polymorphic_shapes=None):
     """``make_jaxpr(f)(*args)`` returns the ClosedJaxpr of ``f`` at those arguments."""
-    jitted = Jitted(fun, static_argnums, (), (), (), polymorphic_shapes, None)
+    jitted = Jitted(fun, static_argnums, (), (), (), polymorphic_shapes, None, "make_jaxpr")
 
     @functools.wraps(fun)
     def make(*args, **kwargs):

@@ -269,6 +269,19 @@ def parse_spec(spec, actual_ndim=None):
     return tuple(dims)
 
 
+def check_spec(spec):
+    """Raise the error :func:`parse_spec` would give for a malformed ``spec`` (a string,
+    a tuple of dims or None), before any argument's rank is known."""
+    if spec is None or isinstance(spec, tuple):
+        return
+    if not isinstance(spec, str):
+        parse_spec(spec)  # (the TypeError)
+    entries = _spec_entries(spec)
+    dims = [_parse_dim(spec, b, e) for b, e in entries]
+    if dims.count(...) > 1:
+        parse_spec(spec, len(dims))  # (the error that points at the second '...')
+
+
 def _spec_error(spec, pos, why):
     return ValueError(f"polymorphic_shapes: cannot parse {spec!r}: {why} (at position {pos})"
                       f"\n    {spec}\n    {' ' * pos}^")
