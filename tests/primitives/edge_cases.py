@@ -21,6 +21,7 @@ INTS = [np.dtype(f"int{b}") for b in (8, 16, 32, 64)]
 UINTS = [np.dtype(f"uint{b}") for b in (8, 16, 32, 64)]
 BOOL = np.dtype("bool")
 FLOATS = [F16, F32, F64]
+COMPLEX = [C64, C128]
 ALL = FLOATS + INTS + UINTS + [BOOL]
 
 
@@ -71,6 +72,13 @@ def edge(dt):
     dt = np.dtype(dt)
     if dt == BOOL:
         return np.array([False, True])
+    if dt.kind == "c":  # every (re, im) of a few edge values
+        fi = np.finfo(dt)
+        part = np.array([0.0, -0.0, 1.0, -1.5, np.inf, -np.inf, np.nan, fi.max, fi.tiny,
+                         fi.smallest_subnormal, 0.5, -2.5], fi.dtype)
+        out = np.empty(part.size ** 2, dt)
+        out.real, out.imag = np.repeat(part, part.size), np.tile(part, part.size)
+        return out
     if dt.kind in "iu":
         bits, info = 8 * dt.itemsize, np.iinfo(dt)
         vals = [0, 1, -1, 2, -2, 3, -3, 7, -7, 100, -100, 127, -128, 255, 256, bits - 1,
@@ -118,18 +126,28 @@ def rows(dt):
 # Case builders.
 
 def _kinds(spec):
-    return {"float": FLOATS, "real": FLOATS, "int": INTS + UINTS, "number": FLOATS + INTS + UINTS,
-            "intbool": INTS + UINTS + [BOOL], "any": ALL}[spec]
+    return {"float": FLOATS + COMPLEX, "real": FLOATS, "int": INTS + UINTS,
+            "number": FLOATS + INTS + UINTS + COMPLEX, "intbool": INTS + UINTS + [BOOL],
+            "any": ALL + COMPLEX}[spec]
 
 
-def unary(prim, fn, kinds="number", name=None):
-    dts = _kinds(kinds)
-    return lambda dt: [Case(prim, name or prim, fn, (edge(dt),))] if dt in dts else []
+def accepts(prim, dt, nargs):
+    """Whether primitive ``prim`` takes ``nargs`` operands of dtype ``dt`` (its own
+    abstract evaluation decides, so a new dtype rule needs no edit here)."""
+    from tjit.tracing.avals import ShapedArray
+    try:
+        REGISTRY_PRIMS[prim].abstract_eval(*[ShapedArray((1,), dt)] * nargs)
+    except TypeError:
+        return False
+    return True
 
 
-def binary(prim, fn, kinds="number"):
-    dts = _kinds(kinds)
-    return lambda dt: [Case(prim, prim, fn, pairs(dt))] if dt in dts else []
+def unary(prim, fn):
+    return lambda dt: [Case(prim, prim, fn, (edge(dt),))] if accepts(prim, dt, 1) else []
+
+
+def binary(prim, fn):
+    return lambda dt: [Case(prim, prim, fn, pairs(dt))] if accepts(prim, dt, 2) else []
 
 
 def _reductions(prim, fn, kinds):
@@ -363,6 +381,8 @@ def _popcount(dt):
 def _rewrites(dt):
     """Compositions that xla_like/simplify.py rewrites (each claims to be exact, or within
     a few ulp where marked "rounding"), on every pair of edge values."""
+    if dt.kind == "c":
+        return []
     if dt == BOOL:
         return [Case("rewrite", "ne(x, False) / eq(x, True)", lambda x, y: [
             lax.ne(x, False), lax.eq(x, True), lax.bitwise_and(x, True),
@@ -401,22 +421,22 @@ U = unary
 B = binary
 CASES = {
     "neg": U("neg", lax.neg), "abs": U("abs", lax.abs), "sign": U("sign", lax.sign),
-    "floor": U("floor", lax.floor, "real"), "ceil": U("ceil", lax.ceil, "real"),
-    "round": _round, "is_finite": U("is_finite", lax.is_finite, "real"),
-    **{n: U(n, getattr(lax, n), "float") for n in (
+    "floor": U("floor", lax.floor), "ceil": U("ceil", lax.ceil),
+    "round": _round, "is_finite": U("is_finite", lax.is_finite),
+    **{n: U(n, getattr(lax, n)) for n in (
         "exp", "exp2", "expm1", "log", "log1p", "sqrt", "rsqrt", "cbrt", "tanh", "logistic",
         "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh",
         "atanh", "erf", "erfc", "erf_inv", "lgamma", "digamma")},
-    "not": U("not", lax.bitwise_not, "intbool"),
+    "not": U("not", lax.bitwise_not),
     "population_count": _popcount, "integer_pow": _integer_pow,
     "add": B("add", lax.add), "sub": B("sub", lax.sub), "mul": B("mul", lax.mul),
-    "div": B("div", lax.div), "rem": B("rem", lax.rem), "pow": B("pow", lax.pow, "float"),
-    "max": B("max", lax.max, "any"), "min": B("min", lax.min, "any"),
-    "atan2": B("atan2", lax.atan2, "float"), "nextafter": B("nextafter", lax.nextafter, "float"),
-    **{n: B(n, getattr(lax, n), "any") for n in ("eq", "ne", "lt", "le", "gt", "ge")},
-    "and": B("and", lax.bitwise_and, "intbool"), "or": B("or", lax.bitwise_or, "intbool"),
-    "xor": B("xor", lax.bitwise_xor, "intbool"),
-    **{n: B(n, getattr(lax, n), "int") for n in (
+    "div": B("div", lax.div), "rem": B("rem", lax.rem), "pow": B("pow", lax.pow),
+    "max": B("max", lax.max), "min": B("min", lax.min),
+    "atan2": B("atan2", lax.atan2), "nextafter": B("nextafter", lax.nextafter),
+    **{n: B(n, getattr(lax, n)) for n in ("eq", "ne", "lt", "le", "gt", "ge")},
+    "and": B("and", lax.bitwise_and), "or": B("or", lax.bitwise_or),
+    "xor": B("xor", lax.bitwise_xor),
+    **{n: B(n, getattr(lax, n)) for n in (
         "shift_left", "shift_right_logical", "shift_right_arithmetic")},
     "select_n": _select_n, "clamp": _clamp,
     "convert_element_type": _convert, "bitcast_convert_type": _bitcast,
@@ -478,4 +498,4 @@ def cases_for(dt):
 
 
 def dtypes_under_test():
-    return ALL
+    return ALL + COMPLEX

@@ -43,7 +43,7 @@ def _ordered(a):
 def mismatches(got, want, ulps, zero_sign=True, loose=False):
     """Indices (flat) where ``got`` and ``want`` differ beyond ``ulps`` (and the sign of
     a zero, unless ``zero_sign`` is false; ``loose``: NaN-ness and signs only)."""
-    got, want = np.asarray(got).reshape(-1), np.asarray(want).reshape(-1)
+    got, want = (np.ascontiguousarray(a).reshape(-1) for a in (got, want))
     if got.dtype.kind == "c":
         got, want = got.view(got.real.dtype), want.view(want.real.dtype)
     if got.dtype.kind != "f":

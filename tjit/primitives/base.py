@@ -28,6 +28,7 @@ def new_primitive(name, multiple_results=False):
 FLOAT = "float"        # floating or complex
 REAL_FLOAT = "real"    # floating only
 NUMBER = "number"      # int, uint, float, complex (not bool)
+REAL_NUMBER = "real_number"  # int, uint, real float (rem: complex has no remainder)
 INT = "int"            # signed or unsigned integer
 INT_OR_BOOL = "int_or_bool"
 ANY = "any"
@@ -42,6 +43,8 @@ def _accepts(kind, dt):
         return dtypes.is_float(dt)
     if kind == NUMBER:
         return not dtypes.is_bool(dt)
+    if kind == REAL_NUMBER:
+        return dtypes.is_int(dt) or dtypes.is_float(dt)
     if kind == INT:
         return dtypes.is_int(dt)
     if kind == INT_OR_BOOL:
@@ -50,7 +53,8 @@ def _accepts(kind, dt):
 
 
 _KIND_WORDS = {FLOAT: "a floating-point or complex", REAL_FLOAT: "a real floating-point",
-               NUMBER: "a numeric (non-bool)", INT: "an integer",
+               NUMBER: "a numeric (non-bool)", REAL_NUMBER: "an integer or real floating-point",
+               INT: "an integer",
                INT_OR_BOOL: "an integer or bool", ANY: "any"}
 
 

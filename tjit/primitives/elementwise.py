@@ -223,7 +223,7 @@ def _rem_impl(xp, x, y):
 
 
 div_p = binop("div", _div_impl)
-rem_p = binop("rem", _rem_impl)
+rem_p = binop("rem", _rem_impl, kind=base.REAL_NUMBER)  # no complex remainder (XLA)
 pow_p = binop("pow", lambda xp, x, y: _same(xp, xp.power(x, y), x), kind=FLOAT)
 # IEEE 754-2019 maximum/minimum: NaN propagates, -0.0 < +0.0 (see ieee_minmax.py)
 max_p = binop("max", lambda xp, x, y: _same(xp, ieee_minmax.maximum(xp, x, y), x), kind=ANY)
