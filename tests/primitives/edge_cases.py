@@ -14,6 +14,8 @@ import numpy as np
 import tjit
 import tjit.numpy as jnp
 from tjit import lax
+from tjit.primitives.base import REGISTRY as REGISTRY_PRIMS
+from tjit.tracing.avals import ShapedArray
 
 F16, F32, F64 = (np.dtype(d) for d in ("float16", "float32", "float64"))
 C64, C128 = np.dtype("complex64"), np.dtype("complex128")
@@ -134,7 +136,6 @@ def _kinds(spec):
 def accepts(prim, dt, nargs):
     """Whether primitive ``prim`` takes ``nargs`` operands of dtype ``dt`` (its own
     abstract evaluation decides, so a new dtype rule needs no edit here)."""
-    from tjit.tracing.avals import ShapedArray
     try:
         REGISTRY_PRIMS[prim].abstract_eval(*[ShapedArray((1,), dt)] * nargs)
     except TypeError:
@@ -387,7 +388,7 @@ def _rewrites(dt):
         return [Case("rewrite", "ne(x, False) / eq(x, True)", lambda x, y: [
             lax.ne(x, False), lax.eq(x, True), lax.bitwise_and(x, True),
             lax.bitwise_or(x, False), lax.bitwise_xor(x, False)], pairs(dt))]
-    c = lambda v: np.array(v).astype(dt)  # noqa: E731  (-1 -> all ones for uints)
+    c = lambda v: np.array(v).astype(dt)
     exact = [
         lambda x, y: lax.eq(x, lax.max(x, y)), lambda x, y: lax.eq(lax.min(y, x), x),
         lambda x, y: lax.eq(lax.max(c(0), x), x), lambda x, y: x * c(1), lambda x, y: c(1) * x,
@@ -415,7 +416,6 @@ def _rewrites(dt):
     return out
 
 
-from tjit.primitives.base import REGISTRY as REGISTRY_PRIMS  # noqa: E402
 
 U = unary
 B = binary

@@ -18,10 +18,18 @@ import pytest
 
 import tjit
 import tjit.numpy as jnp
+from tests.primitives.edge_cases import (
+    CASES,
+    EXEMPT,
+    FUSED,
+    LOOSE,
+    ULPS,
+    ZERO_SIGN_FREE,
+    cases_for,
+    dtypes_under_test,
+)
 from tjit import lax
 from tjit.primitives.base import REGISTRY
-from tests.primitives.edge_cases import (
-    CASES, EXEMPT, FUSED, LOOSE, ULPS, ZERO_SIGN_FREE, cases_for, dtypes_under_test)
 
 
 def test_every_primitive_has_edge_cases():
@@ -165,7 +173,7 @@ def check_dtype(dt):
     statics = [c.static for c in labelled]
     try:
         jitted = _run_group(fns, arg_lists, statics)
-    except Exception:  # noqa: BLE001 - find which case cannot compile
+    except Exception:  # find which case cannot compile
         for fn, a, s, n in zip(fns, arg_lists, statics, names):
             try:
                 _run_group([fn], [a], [s])
@@ -219,10 +227,11 @@ def test_max_min_order_signed_zeros(mode):
     assert _signs(run(lambda v: lax.clamp(np.float32(0), v, np.float32(1)),
                       np.array([-0.0], np.float32))) == [False]
     assert np.isnan(run(jnp.max, np.array([1.0, np.nan, 2.0], np.float32)))
+    def at(a, i):
+        return jnp.asarray(a).at[i]
+    z = np.array([-0.0, 0.0], np.float32)
     for u in ([-0.0, 0.0], [0.0, -0.0]):  # scatter: whatever the order of the updates
         u = np.array(u, np.float32)
-        z = np.array([-0.0, 0.0], np.float32)
-        at = lambda a, i: jnp.asarray(a).at[i]  # noqa: E731
         assert _signs(run(lambda a, v: at(a, np.array([0, 0])).max(v), z, u)) == [False, False]
         assert _signs(run(lambda a, v: at(a, np.array([1, 1])).min(v), z, u)) == [True, True]
         assert _signs(run(lambda a, v: at(a, 0).max(v[0]), z, u)) == [bool(np.signbit(u[0])), False]

@@ -119,11 +119,15 @@ population_count = _unary(ew.population_count_p, "Number of set bits.")
 add = _binary(ew.add_p, "Elementwise x + y.")
 sub = _binary(ew.sub_p, "Elementwise x - y.")
 mul = _binary(ew.mul_p, "Elementwise x * y.")
-div = _binary(ew.div_p, "Elementwise x / y (integer division rounds toward zero).")
-rem = _binary(ew.rem_p, "Elementwise remainder with the sign of x (C fmod).")
+div = _binary(ew.div_p, "Elementwise x / y (integer division rounds toward zero; x / 0 is -1, "
+                       "all ones unsigned; INT_MIN / -1 is INT_MIN, as in XLA).")
+rem = _binary(ew.rem_p, "Elementwise remainder with the sign of x (C fmod; integer x rem 0 is "
+                       "x, as in XLA).")
 pow = _binary(ew.pow_p, "Elementwise x ** y.")  # noqa: A001
-max = _binary(ew.max_p, "Elementwise maximum (NaN-propagating).")  # noqa: A001
-min = _binary(ew.min_p, "Elementwise minimum (NaN-propagating).")  # noqa: A001
+max = _binary(ew.max_p, "Elementwise maximum (NaN-propagating; -0.0 < +0.0, so "  # noqa: A001
+              "max(+0.0, -0.0) is +0.0 in either order).")
+min = _binary(ew.min_p, "Elementwise minimum (NaN-propagating; -0.0 < +0.0, so "  # noqa: A001
+              "min(+0.0, -0.0) is -0.0 in either order).")
 atan2 = _binary(ew.atan2_p, "Elementwise atan2(x, y).")
 nextafter = _binary(ew.nextafter_p, "Next float after x towards y.")
 complex = _binary(ew.complex_p, "x + 1j*y.")  # noqa: A001
@@ -136,9 +140,12 @@ ge = _binary(ew.ge_p, "Elementwise x >= y.")
 bitwise_and = _binary(ew.and_p, "Elementwise bitwise/logical and.")
 bitwise_or = _binary(ew.or_p, "Elementwise bitwise/logical or.")
 bitwise_xor = _binary(ew.xor_p, "Elementwise bitwise/logical xor.")
-shift_left = _binary(ew.shift_left_p, "x << y (0 when y >= bit width).")
-shift_right_logical = _binary(ew.shift_right_logical_p, "Logical right shift.")
-shift_right_arithmetic = _binary(ew.shift_right_arithmetic_p, "Arithmetic right shift.")
+shift_left = _binary(ew.shift_left_p, "x << y (0 when y < 0 or y >= bit width).")
+shift_right_logical = _binary(ew.shift_right_logical_p, "Logical right shift (0 when y < 0 "
+                                                         "or y >= bit width).")
+shift_right_arithmetic = _binary(ew.shift_right_arithmetic_p, "Arithmetic right shift (the "
+                                                               "sign fill when y < 0 or y >= "
+                                                               "bit width).")
 
 
 def round(x, rounding_method=ew.ROUND_AWAY_FROM_ZERO):  # noqa: A001
@@ -178,14 +185,16 @@ def select(pred, on_true, on_false):
 
 
 def clamp(min, x, max):  # noqa: A002
-    """min(max(x, min), max) with scalar or same-shape bounds."""
+    """min(max(x, min), max) with scalar or same-shape bounds (``lax.max``/``lax.min``'s
+    NaN and signed-zero rules)."""
     x = asarray_for_lax(x)
     lo, hi = (asarray_for_lax(b, dtypes.canonicalize(x.dtype)) for b in (min, max))
     return ew.clamp_p.bind(lo, x, hi)
 
 
 def convert_element_type(x, new_dtype, weak_type=False):
-    """Convert ``x`` to ``new_dtype`` (float->int saturates; NaN becomes 0)."""
+    """Convert ``x`` to ``new_dtype`` (float->int truncates toward zero and saturates:
+    +-inf and out-of-range values give the int's max/min; NaN becomes 0, as in XLA)."""
     x = asarray_for_lax(x)
     new_dtype = dtypes.canonicalize(dtypes.check_dtype(new_dtype, "convert_element_type"))
     if x.dtype == new_dtype and getattr(x, "weak_type", False) == weak_type:

@@ -27,10 +27,10 @@ def _reducer(prim, doc):
 
 reduce_sum = _reducer(rd.reduce_sum_p, "Sum over ``axes`` (0 for empty axes; ints wrap).")
 reduce_prod = _reducer(rd.reduce_prod_p, "Product over ``axes`` (1 for empty axes).")
-reduce_max = _reducer(rd.reduce_max_p, "Maximum over ``axes`` (NaN-propagating; -inf or "
-                                       "the dtype's minimum for empty axes).")
-reduce_min = _reducer(rd.reduce_min_p, "Minimum over ``axes`` (NaN-propagating; +inf or "
-                                       "the dtype's maximum for empty axes).")
+reduce_max = _reducer(rd.reduce_max_p, "Maximum over ``axes`` (NaN-propagating; +0.0 over "
+                                       "-0.0; -inf or the dtype's minimum for empty axes).")
+reduce_min = _reducer(rd.reduce_min_p, "Minimum over ``axes`` (NaN-propagating; -0.0 under "
+                                       "+0.0; +inf or the dtype's maximum for empty axes).")
 reduce_and = _reducer(rd.reduce_and_p, "Bitwise/logical AND over ``axes``.")
 reduce_or = _reducer(rd.reduce_or_p, "Bitwise/logical OR over ``axes``.")
 reduce_xor = _reducer(rd.reduce_xor_p, "Bitwise/logical XOR over ``axes``.")
@@ -104,8 +104,10 @@ def _cumulative(prim, doc):
 cumsum = _cumulative(rd.cumsum_p, "Cumulative sum along ``axis`` (from the end if "
                                   "``reverse``).")
 cumprod = _cumulative(rd.cumprod_p, "Cumulative product along ``axis``.")
-cummax = _cumulative(rd.cummax_p, "Cumulative maximum along ``axis``.")
-cummin = _cumulative(rd.cummin_p, "Cumulative minimum along ``axis``.")
+cummax = _cumulative(rd.cummax_p, "Cumulative maximum along ``axis`` (``lax.max``'s NaN and "
+                                   "signed-zero rules).")
+cummin = _cumulative(rd.cummin_p, "Cumulative minimum along ``axis`` (``lax.min``'s NaN and "
+                                   "signed-zero rules).")
 
 
 def sort(operand, dimension=-1, is_stable=True, num_keys=1):
