@@ -416,7 +416,6 @@ def _rewrites(dt):
     return out
 
 
-
 U = unary
 B = binary
 CASES = {
