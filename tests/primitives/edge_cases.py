@@ -156,11 +156,32 @@ def _reductions(prim, fn, kinds):
         if dt not in _kinds(kinds):
             return []
         short, long = rows(dt)
-        return [Case(prim, f"{prim} pairs", lambda x: fn(x, 1), (short,)),
-                Case(prim, f"{prim} rows", lambda x: fn(x, 1), (long,)),
-                Case(prim, f"{prim} cols", lambda x: fn(x, 0), (long,)),
-                Case(prim, f"{prim} all", lambda x: fn(x, None), (edge(dt),))]
+        out = [Case(prim, f"{prim} pairs", lambda x: fn(x, 1), (short,)),
+               Case(prim, f"{prim} rows", lambda x: fn(x, 1), (long,)),
+               Case(prim, f"{prim} cols", lambda x: fn(x, 0), (long,)),
+               Case(prim, f"{prim} all", lambda x: fn(x, None), (edge(dt),))]
+        if not prim.startswith("cum"):
+            out += [Case(prim, f"{prim} all, big {k}", lambda x: fn(x, None), (b,))
+                    for k, b in enumerate(big(dt))]
+        return out
     return build
+
+
+@functools.cache
+def big(dt):
+    """1-d arrays long enough for the compiler to split a full reduction into row partials
+    (xla_like/simplify.py, SPLIT_REDUCE_MIN), so partial results meet in a second pass:
+    floats -0.0 with one +0.0 (and +0.0 with one -0.0) near the end, each with a NaN
+    variant; integers the edge values tiled (sums wrap)."""
+    n = 1 << 15
+    if dt.kind != "f":
+        return (np.resize(edge(dt), n),)
+    z = dt.type(0)
+    a, b = np.full(n, -z), np.full(n, z)
+    a[n - 5], b[n - 5] = z, -z
+    c = np.resize(edge(dt), n)
+    c[: n // 2] = 1  # finite values first, NaN late: the partials of the first rows are not NaN
+    return a, b, c
 
 
 def _reduce(red):
