@@ -60,3 +60,20 @@ def test_bad_kernels_raise():
         render(k, "cuda")
     with pytest.raises(ValueError, match="unknown dialect"):
         render(k, "metal")
+
+
+def test_loop_axes_merge_linear_runs_only():
+    from tests.lower import test_codegen as T
+    from tjit.lower.c.axes import plan_axes
+    p = plan_axes(T.softmax_kernel(3, 4, 257))
+    assert p.groups == ((0, 1), (2,)) and p.reduce == (False, True) and p.extents[0] == 12
+    k, _ = T.reduction_kernel(T.F32, 9, 37, "acc")   # never across the reduce boundary
+    assert plan_axes(k).groups == ((0,), (1,))
+    sym = corpus.cases("symbolic")[0].kernel          # transposed read: kept apart
+    assert plan_axes(sym).groups == ((0,), (1,))
+    plane = corpus.cases("hyperplanes")[0].kernel     # the extent-1 plane axis is dropped
+    assert plan_axes(plane).groups == ((1,),)
+    text = render(corpus.cases("pairs_int8")[0].kernel, "cuda").text
+    assert "% " in text                               # pairs: (x, y) grid, not linear
+    flat = render(T.softmax_kernel(3, 4, 257), "cuda").text
+    assert " % " not in flat.split("tj_floordiv")[-1]  # B*H: one index, no division

@@ -34,9 +34,12 @@ LLVM backend's vector partial sums, not bit-identical to a sequential loop. Stor
 whose index ignores a distributed axis (several points write one element) are done
 only at the last such point, the element ``evaluate`` leaves there.
 
-Not done yet (optimizations): collapsing linear axes (``plan_axes``), reusing a
-stage's transcendental in the store loop (softmax's ``exp``), vectorized loads, per-block
-partials for accumulate-style kernels with few kept points.
+Loops run over the loop axes of ``axes.plan_axes`` (extent-1 axes dropped, linear
+runs merged), so a contiguous (B, H, C) elementwise kernel is one flat loop.
+
+Not done yet (optimizations): reusing a stage's transcendental in the store loop
+(softmax's ``exp``), vectorized loads, per-block partials for accumulate-style kernels
+with few kept points.
 """
 
 import contextlib
@@ -46,6 +49,7 @@ import numpy as np
 import sympy
 
 from tjit.lower.c import dialects
+from tjit.lower.c.axes import plan_axes
 from tjit.lower.c.scalar import Scalar, check_dtype
 from tjit.lower.c.sizes import Sizes, param_name
 from tjit.xla_like import kernel_ir as K
@@ -114,10 +118,6 @@ def _prod(dims):
     return out
 
 
-def _is_one(d):
-    return d == 1           # ints, or sympy expressions that are the integer 1
-
-
 def _zero(c):
     return c == 0
 
@@ -135,7 +135,9 @@ class _Renderer:
                            f"return (x % y != 0 && ((x % y < 0) != (y < 0))) ? q - 1 : q; }}"))
         self.lines = []
         self.depth = 1
-        self.idx = {a: "0" for a in range(len(kernel.shape))}
+        self.plan = plan_axes(kernel)
+        self.idx = {g: "0" for g in range(len(self.plan.groups))}   # loop axis -> index
+        self.plane = None         # (axis, index) of the hyperplane
         self.nvar = 0
         self.shared = []
         self.stage_vals = {}
@@ -199,7 +201,7 @@ class _Renderer:
         odt = check_dtype(offset.dtype, "hyperplane index")
         self.emit(f"const {self.i64} plane = {self._to_i64(v, odt)};")
         self.emit(f"if (plane < 0 || plane >= {self.sizes(size)}) return;")
-        self.idx[axis] = "plane"
+        self.plane = (axis, "plane")
 
     def _to_i64(self, v, dt):
         """An integer value as an index; uint64 values beyond int64 stay out of range
@@ -210,52 +212,52 @@ class _Renderer:
                    f": ({self.i64}){v})"
         return self.s.convert(v, dt, I64)
 
-    # -- loops -------------------------------------------------------------------------
-    def _live(self, axes):
-        """The axes of ``axes`` that need an index (extent != 1; the plane is fixed)."""
-        return [a for a in axes if not _is_one(self.k.shape[a])]
-
+    # -- loops (over loop axes: plan groups) -------------------------------------------
     @contextlib.contextmanager
-    def nest(self, axes):
-        """Sequential loops over ``axes`` (outer to inner), in iteration order."""
+    def nest(self, gs):
+        """Sequential loops over loop axes ``gs`` (outer to inner), in iteration order."""
         with contextlib.ExitStack() as stack:
-            for a in self._live(axes):
-                ext = self.sizes(self.k.shape[a])
+            for g in gs:
+                ext = self.sizes(self.plan.extents[g])
                 stack.enter_context(self.block(
-                    f"for ({self.i64} i{a} = 0; i{a} < {ext}; i{a}++)"))
-                self.idx[a] = f"i{a}"
+                    f"for ({self.i64} i{g} = 0; i{g} < {ext}; i{g}++)"))
+                self.idx[g] = f"i{g}"
             yield
-        for a in self._live(axes):
-            self.idx[a] = "0"
+        for g in gs:
+            self.idx[g] = "0"
 
     @contextlib.contextmanager
-    def strided(self, axes, first, step):
-        """``for (f = first; f < total; f += step)`` over the flat index of ``axes``,
-        decomposed into their indices (the innermost varies fastest)."""
-        live = self._live(axes)
-        total = self.sizes(_prod(self.k.shape[a] for a in live))
+    def strided(self, gs, first, step):
+        """``for (f = first; f < total; f += step)`` over the flat index of loop axes
+        ``gs``, decomposed into their indices (the innermost varies fastest)."""
+        ext = self.plan.extents
+        total = self.sizes(_prod(ext[g] for g in gs))
         f = self.var("f")
         with self.block(f"for ({self.i64} {f} = {first}; {f} < {total}; {f} += {step})"):
             rest = f
-            for n, a in enumerate(reversed(live)):
-                if n == len(live) - 1:
-                    self.emit(f"const {self.i64} i{a} = {rest};")
+            for n, g in enumerate(reversed(gs)):
+                if n == len(gs) - 1:
+                    self.emit(f"const {self.i64} i{g} = {rest};")
                 else:   # (an extent 0 means no iterations: keep C from dividing by 0)
-                    ext = self.sizes(self.k.shape[a]) if self.k.shape[a] != 0 else "1"
-                    self.emit(f"const {self.i64} i{a} = {rest} % {ext};")
+                    e = self.sizes(ext[g]) if ext[g] != 0 else "1"
+                    self.emit(f"const {self.i64} i{g} = {rest} % {e};")
                     nxt = self.var("r")
-                    self.emit(f"const {self.i64} {nxt} = {rest} / {ext};")
+                    self.emit(f"const {self.i64} {nxt} = {rest} / {e};")
                     rest = nxt
-                self.idx[a] = f"i{a}"
+                self.idx[g] = f"i{g}"
             yield
-        for a in live:
-            self.idx[a] = "0"
+        for g in gs:
+            self.idx[g] = "0"
 
     # -- values ------------------------------------------------------------------------
     def affine(self, a):
+        """The element index of affine map ``a`` at the current loop indices (a merged
+        loop axis steps by its innermost axis' coefficient)."""
         terms = [] if _zero(a.offset) else [self.sizes(a.offset)]
-        for ax, c in enumerate(a.coefs):
-            i = self.idx[ax]
+        pairs = [(a.coefs[axes[-1]], self.idx[g]) for g, axes in enumerate(self.plan.groups)]
+        if self.plane is not None:
+            pairs.append((a.coefs[self.plane[0]], self.plane[1]))
+        for c, i in pairs:
             if _zero(c) or i == "0":
                 continue
             terms.append(i if c == 1 else f"{self.sizes(c)} * {i}")
@@ -312,9 +314,9 @@ class _Renderer:
         return self.s.convert(self.value(expr, scope), check_dtype(expr.dtype, "reduction"),
                               check_dtype(dt, "reduction"))
 
-    def store(self, st, scope, guard_axes=()):
+    def store(self, st, scope, guard=()):
         """``a<arg>[index] = expr``; with threads, only at the last point along the
-        ``guard_axes`` the index ignores (the write ``evaluate`` keeps)."""
+        loop axes of ``guard`` that the index ignores (the write ``evaluate`` keeps)."""
         dt = check_dtype(self.k.args[st.arg].dtype, f"store to argument {st.arg}")
         if np.dtype(st.expr.dtype) != dt:
             raise ValueError(f"kernel {self.k.name}: store of a {np.dtype(st.expr.dtype)} "
@@ -322,16 +324,18 @@ class _Renderer:
         v = self.value(st.expr, scope)
         line = f"a{st.arg}[{self.affine(st.index)}] = " + \
             (f"({self.d.mem_type(dt)}){v};" if dt.kind == "b" else f"{v};")
-        ignored = [a for a in self._live(guard_axes) if _zero(st.index.coefs[a])]
+        groups = self.plan.groups
+        ignored = [g for g in guard if _zero(st.index.coefs[groups[g][-1]])]
         if ignored and self.d.threaded:
-            cond = " && ".join(f"i{a} == {self.sizes(self.k.shape[a])} - 1" for a in ignored)
+            cond = " && ".join(f"i{g} == {self.sizes(self.plan.extents[g])} - 1"
+                               for g in ignored)
             line = f"if ({cond}) {line}"
         self.emit(line)
 
     # -- pointwise ---------------------------------------------------------------------
     def _pointwise(self):
         k, d = self.k, self.d
-        axes = list(range(len(k.shape)))
+        axes = list(range(len(self.plan.groups)))
         loop = self.strided(axes, d.global_id, d.global_size) if d.threaded \
             else self.nest(axes)
         with loop:
@@ -340,7 +344,7 @@ class _Renderer:
                 self.stage_vals[j] = self._bind(self.typed(s.expr, s.dtype, scope), s.dtype)
             for st in k.stores:
                 self.store(st, scope, axes)
-        return LaunchSpec("pointwise", _prod(k.shape), d.local_size)
+        return LaunchSpec("pointwise", _prod(self.plan.extents), d.local_size)
 
     def _bind(self, text, dt):
         name = self.var("s")
@@ -360,8 +364,8 @@ class _Renderer:
 
     def _row_style(self):
         k, d = self.k, self.d
-        outer = list(range(k.n_outer))
-        inner = list(k.reduce_axes)
+        outer = [g for g, r in enumerate(self.plan.reduce) if not r]
+        inner = [g for g, r in enumerate(self.plan.reduce) if r]
         outer_st = [s for s in k.stores if s.level == "outer"]
         inner_st = [s for s in k.stores if s.level != "outer"]
         threads = d.threaded
@@ -381,7 +385,7 @@ class _Renderer:
                     scope = {}
                     for st in inner_st:
                         self.store(st, scope, outer + inner)
-        return LaunchSpec("row", _prod(k.shape[a] for a in outer), d.local_size)
+        return LaunchSpec("row", _prod(self.plan.extents[g] for g in outer), d.local_size)
 
     def _inner(self, inner):
         d = self.d
@@ -492,8 +496,8 @@ class _Renderer:
             if np.dtype(k.args[st.arg].dtype) != sdt:
                 raise ValueError(f"kernel {k.name}: Stage({st.expr.k}) of dtype {sdt} "
                                  f"stored into argument {st.arg}")
-        red = set(k.reduce_axes)
-        kept = [a for a in range(len(k.shape)) if a not in red]
+        red = [g for g, r in enumerate(self.plan.reduce) if r]
+        kept = [g for g, r in enumerate(self.plan.reduce) if not r]
         loop = self.strided(kept, d.global_id, d.global_size) if d.threaded \
             else self.nest(kept)
         with loop:
@@ -501,7 +505,7 @@ class _Renderer:
             for j, s in enumerate(k.stages):
                 accs[j] = self.var("acc")
                 self.emit(f"{d.type(s.dtype)} {accs[j]} = {self.s.identity(s.monoid, s.dtype)};")
-            with self.nest(sorted(red)):
+            with self.nest(red):
                 scope = {}
                 for j, s in enumerate(k.stages):
                     x = self.typed(s.expr, s.dtype, scope)
@@ -511,7 +515,7 @@ class _Renderer:
             scope = {}
             for st in k.stores:
                 self.store(st, scope, kept)
-        return LaunchSpec("column", _prod(k.shape[a] for a in kept), d.local_size)
+        return LaunchSpec("column", _prod(self.plan.extents[g] for g in kept), d.local_size)
 
 
 def render(kernel, dialect="c", name=None):
