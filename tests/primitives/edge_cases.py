@@ -284,7 +284,10 @@ def _structural(dt):
 def _gather(dt):
     e = edge(dt)
     idx = np.array([0, 3, 1, e.size - 1, 0, 2, 1000, -5], np.int32)  # clamped indices too
-    return [Case("gather", "gather", lambda x, i: x[jnp.clip(i, 0, x.shape[0] - 1)], (e, idx))]
+    wild = np.array([0, -1, -e.size, e.size - 1, e.size, 1000, -1000, np.iinfo(np.int32).min,
+                     np.iinfo(np.int32).max], np.int32)  # normalized, then clamped
+    return [Case("gather", "gather", lambda x, i: x[jnp.clip(i, 0, x.shape[0] - 1)], (e, idx)),
+            Case("gather", "gather out of bounds", lambda x, i: x[i], (e, wild))]
 
 
 def _scatters(dt):
@@ -327,8 +330,16 @@ def _dot(dt):
     x, y = pairs(dt)
     k = 1 if dt.kind == "f" else 3  # float: one product per output (sums are reordered)
     a, b = x[: x.size // k * k].reshape(-1, k), y[: y.size // k * k].reshape(-1, k)
+    e = edge(dt)
+    col, row = e[:, None].copy(), e[None, :].copy()  # outer product: every pair, k = 1
+    zero = np.zeros((), dt)
+
+    def gemm_epilogue(c, r):  # bias, relu, scale: what the compiler folds into a gemm
+        y = lax.dot_general(c, r, (((1,), (0,)), ((), ())))
+        return [y, lax.max(y + r, zero) * np.asarray(2, dt), lax.min(y, y[::-1])]
     return [Case("dot_general", "dot_general batched",
-                 lambda a, b: lax.dot_general(a, b, (((1,), (1,)), ((0,), (0,)))), (a, b))]
+                 lambda a, b: lax.dot_general(a, b, (((1,), (1,)), ((0,), (0,)))), (a, b)),
+            Case("dot_general", "dot_general outer + epilogue", gemm_epilogue, (col, row))]
 
 
 def _complex(dt):
