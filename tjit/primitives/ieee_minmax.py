@@ -15,20 +15,29 @@ def _is_float(x):
     return np.dtype(x.dtype).kind == "f"
 
 
+def _zeros_signed(xp, r, neg):
+    """``r`` with its zeros set to -0.0 where ``neg`` (a callable: computed only when ``r``
+    has zeros), else +0.0."""
+    zero = r == 0
+    if not zero.any():
+        return r
+    z = r.dtype.type(0)
+    return xp.where(zero, xp.where(neg(), -z, z), r)
+
+
 def maximum(xp, x, y):
     r = xp.maximum(x, y)
     if not _is_float(r):
         return r
-    both_zero = (x == 0) & (y == 0)
-    return xp.where(both_zero, xp.where(xp.signbit(x), y, x), r)  # +0 if either is +0
+    # a zero maximum is -0 only if both operands carry the sign (-0 and -0, or -0 and < 0)
+    return _zeros_signed(xp, r, lambda: xp.signbit(x) & xp.signbit(y))
 
 
 def minimum(xp, x, y):
     r = xp.minimum(x, y)
     if not _is_float(r):
         return r
-    both_zero = (x == 0) & (y == 0)
-    return xp.where(both_zero, xp.where(xp.signbit(x), x, y), r)  # -0 if either is -0
+    return _zeros_signed(xp, r, lambda: xp.signbit(x) | xp.signbit(y))
 
 
 def _signed_zero(xp, r, has_pos, dt):
