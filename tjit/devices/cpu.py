@@ -18,7 +18,9 @@ argument's array, which is returned as the result; when the argument is not give
 data when its kernel was rewritten to update in place.
 """
 
+import collections
 import ctypes
+import threading
 
 import numpy as np
 
@@ -44,6 +46,12 @@ from tjit.xla_like.plan import (
 #: moving cache lines between cores cost more), one with a transcendental from ~2^16.
 PARALLEL_MIN_WORK = 1 << 19
 
+#: Size bindings of a polymorphic program whose prepared runners (temporaries included,
+#: each sized for its binding) are kept; the least recently used beyond these are dropped
+#: and prepared again when called (a fraction of a millisecond; nothing is compiled).
+#: Without a bound, 300 batch sizes of a 3-layer MLP kept 760 MiB of temporaries.
+MAX_SIZE_BINDINGS = 8
+
 
 class CpuExecutable(Executable):
     """Fused LLVM kernels + BLAS calls for one traced program."""
@@ -56,7 +64,8 @@ class CpuExecutable(Executable):
         self.in_specs = in_specs
         self.symbols = tuple(symbols)       # sympy size symbols of the program
         self.fns = _compile(self.program)
-        self._pools = {}    # size binding -> idle runners
+        self._pools = collections.OrderedDict()  # size binding -> idle runners, LRU order
+        self._pools_lock = threading.Lock()
         self._pool = None if self.symbols else self._pool_for({})
 
     # -- calling --------------------------------------------------------------------------
@@ -90,11 +99,20 @@ class CpuExecutable(Executable):
 
     def _pool_for(self, env):
         key = tuple(sorted((s.name, v) for s, v in env.items()))
-        pool = self._pools.get(key)
-        if pool is None:
-            pool = _RunnerPool([self._make_runner(env)])
-            pool.env = env
-            pool = self._pools.setdefault(key, pool)
+        pools = self._pools
+        pool = pools.get(key)
+        if pool is not None:
+            try:
+                pools.move_to_end(key)
+            except KeyError:
+                pass    # dropped meanwhile by another thread: still fine for this call
+            return pool
+        pool = _RunnerPool([self._make_runner(env)])
+        pool.env = env
+        with self._pools_lock:
+            pool = pools.setdefault(key, pool)
+            while len(pools) > MAX_SIZE_BINDINGS:
+                pools.popitem(last=False)   # (a call still using it keeps it until done)
         return pool
 
     def _solve(self, flat_args):

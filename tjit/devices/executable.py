@@ -75,6 +75,8 @@ class InterpreterExecutable(Executable):
         key = tuple(sorted((s.name, v) for s, v in env.items()))
         j = self._specialized.get(key)
         if j is None:
+            if len(self._specialized) >= 64:   # (a bound: one jaxpr per size binding)
+                self._specialized.clear()
             j = self._specialized[key] = specialize(self._jaxpr, env)
         return j
 

@@ -7,7 +7,7 @@ parameters the function has. A wrong one used to be ignored silently; these help
 turn it into an error that names the transformation, the function and its arity, and
 says how to fix the option, e.g.::
 
-    jit(f): static_argnums=(5,) is out of range: f takes 1 positional parameter (x);
+    jit(f): static_argnums=5 is out of range: f takes 1 positional parameter (x);
     use an index in [-1, 1), or static_argnames for a keyword argument
 
 Negative indices count from the end of the positional parameters, as in JAX.
