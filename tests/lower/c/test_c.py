@@ -77,3 +77,14 @@ def test_loop_axes_merge_linear_runs_only():
     assert "% " in text                               # pairs: (x, y) grid, not linear
     flat = render(T.softmax_kernel(3, 4, 257), "cuda").text
     assert " % " not in flat.split("tj_floordiv")[-1]  # B*H: one index, no division
+
+
+def test_launch_spec_counts_work_for_any_size():
+    k = corpus.cases("symbolic")[0].kernel       # row style over (n, m): one group per row
+    spec = render(k, "cuda").launch
+    assert spec.kind == "row" and spec.local_size == 256
+    assert spec.grid({"n": 40, "m": 33}) == (40, 256)
+    assert spec.grid({"n": 10**6, "m": 2}, max_groups=4096) == (4096, 256)
+    pw = render(corpus.cases("symbolic")[3].kernel, "opencl").launch   # floor(n/2) points
+    assert pw.kind == "pointwise" and pw.items({"n": 9}) == 4
+    assert pw.grid({"n": 9}) == (1, 64)
