@@ -1,20 +1,13 @@
 """C-family renderer of the kernel IR: C (host compiler, loops), OpenCL C and CUDA C.
 
 ``render(kernel, dialect, name) -> CSource``; the dialects are attribute tables in
-``dialects.py``, the ops with tjit's semantics in ``scalar.py``.
+``dialects.py``, the ops with tjit's semantics in ``scalar.py``, size expressions in
+``sizes.py``, loop axes in ``axes.py``. ``tests/lower/c`` runs the conformance corpus
+(``tests/lower/kernel_corpus.py``) through cc, PoCL and NVRTC/CUDA.
 """
 
 from tjit.lower.c.dialects import CUDA, DIALECTS, OPENCL, C, Dialect
 from tjit.lower.c.renderer import CSource, LaunchSpec, Param, render
 
-__all__ = [
-           "CUDA",
-           "DIALECTS",
-           "OPENCL",
-           "C",
-           "CSource",
-           "Dialect",
-           "LaunchSpec",
-           "Param",
-           "render",
-]
+__all__ = ["CUDA", "DIALECTS", "OPENCL", "C", "CSource", "Dialect", "LaunchSpec", "Param",
+           "render"]
