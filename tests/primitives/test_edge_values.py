@@ -45,7 +45,7 @@ def test_every_primitive_has_edge_cases():
 def _ordered(a):
     """Float bits mapped to integers that order like the floats (ulp distance)."""
     u = a.view(f"i{a.itemsize}").astype(np.int64)
-    return np.where(u < 0, np.iinfo(np.int64).min - u, u)
+    return np.where(u < 0, np.iinfo(f"i{a.itemsize}").min - u, u)  # -0.0 -> 0, next to +0.0
 
 
 def mismatches(got, want, ulps, zero_sign=True, loose=False):
