@@ -152,6 +152,7 @@ class _Pending:
 
 
 _ALL_JITTED = weakref.WeakSet()   # for clear_caches()
+_ALL_LOCK = threading.Lock()      # (a WeakSet cannot be iterated while another thread adds)
 
 
 def clear_caches():
@@ -159,7 +160,9 @@ def clear_caches():
     as ``jax.clear_caches``. Kernels no live program uses are freed; the next call of a
     jitted function traces and compiles again (the disk cache is kept, so compiling is
     mostly loading). Programs running meanwhile finish unharmed."""
-    for f in list(_ALL_JITTED):
+    with _ALL_LOCK:
+        jitted = list(_ALL_JITTED)
+    for f in jitted:
         f.clear_cache()
     kernel_cache.clear()
 
@@ -209,7 +212,8 @@ class Jitted:
         self._fast_cache = {}  # positional-Arrays-only signatures -> same entries
         self._pending = {}     # signature key -> _Pending, while one thread compiles it
         self._lock = threading.Lock()
-        _ALL_JITTED.add(self)
+        with _ALL_LOCK:
+            _ALL_JITTED.add(self)
         self._simple = not (static_argnums or static_argnames) and polymorphic_shapes is None
         self._has_static = bool(self.sig.static_argnums or self.sig.static_argnames)
         self.trace_count = 0

@@ -153,3 +153,39 @@ def test_polymorphic_program_keeps_runners_for_a_bounded_number_of_sizes():
     (entry,) = f._cache.values()
     assert len(entry.executable._pools) == cpu.MAX_SIZE_BINDINGS
     assert f.trace_count == 1
+
+
+def test_clear_caches_while_other_threads_call():
+    """Calls in flight keep their code; calls after a clear recompile (or reuse code a
+    running call still holds). Every result stays right."""
+    import threading
+
+    f = tjit.jit(lambda x: x * 1.75 + 2.0)
+    x = jnp.arange(64, dtype=jnp.float32)
+    expect = np.arange(64, dtype=np.float32) * 1.75 + 2.0
+    stop, started, errors, calls = threading.Event(), threading.Barrier(3), [], [0, 0]
+
+    def caller(i):
+        started.wait(60)
+        while not stop.is_set():
+            try:
+                np.testing.assert_allclose(np.asarray(f(x)), expect)
+            except BaseException as e:  # noqa: BLE001  (reported below)
+                errors.append(e)
+                return
+            calls[i] += 1
+
+    threads = [threading.Thread(target=caller, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    started.wait(60)
+    try:
+        for _ in range(10):
+            tjit.clear_caches()
+            gc.collect()
+    finally:
+        stop.set()
+        for t in threads:
+            t.join(60)
+    assert not errors, errors[0]
+    np.testing.assert_allclose(np.asarray(f(x)), expect)
