@@ -67,7 +67,8 @@ def _kernel_fns(f):
     return list(entry.executable.fns.values())
 
 
-def test_clear_caches_frees_unused_code_and_live_functions_recompile():
+def test_clear_caches_frees_unused_code_and_live_functions_recompile(monkeypatch):
+    monkeypatch.setattr(target, "ARENA_SIZE", 1)  # an engine of its own (no other tenants)
     f = tjit.jit(lambda x: x * 3.5 + 0.25)
     x = jnp.arange(5, dtype=jnp.float32)
     expect = np.arange(5, dtype=np.float32) * 3.5 + 0.25

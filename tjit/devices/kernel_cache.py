@@ -15,6 +15,7 @@ discarded jitted function reuses its kernels; :func:`clear` drops those.
 
 import collections
 import functools
+import gc
 import hashlib
 import pathlib
 import threading
@@ -93,6 +94,7 @@ def clear():
     """Drop the kernels no one holds (their machine code is freed); the disk cache stays."""
     with _LRU_LOCK:
         _RECENT.clear()
+    gc.collect()    # (programs are cyclic: their kernels die with a collection)
     target.release_unused()
 
 
