@@ -6,6 +6,12 @@ returns an :class:`~tjit.devices.executable.Executable`; later calls with the sa
 signature go straight to the executable. Under another transformation a jitted
 function is inlined (it is simply traced as part of the outer function).
 
+Threads: the first calls of one signature made at once trace and compile it once (the
+others wait for that compile and share its result or its error); different signatures
+trace and compile at the same time. ``clear_caches()`` drops every compiled signature
+and the kernels no live program uses (they are freed); the options that pick arguments
+(``static_argnums``, ...) are checked when ``jit`` is applied (``tracing/argnums.py``).
+
 Donation (``donate_argnums``/``donate_argnames``, JAX semantics): every leaf of a
 donated argument may have its buffer reused for an output of the same shape and dtype.
 The backend decides which (``Executable.donation()``) when it compiles; donated
