@@ -51,3 +51,64 @@ def test_no_upward_imports(folder):
                 if mod == prefix or mod.startswith(prefix + "."):
                     bad.append(f"{path.relative_to(ROOT.parent)}:{line} imports {mod}")
     assert not bad, "layering violations:\n" + "\n".join(bad)
+
+
+def _module_graph(folders):
+    """{module: modules of ``folders`` it imports} over the modules of ``folders``."""
+    mods = {}
+    for folder in folders:
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            name = ".".join(path.relative_to(ROOT.parent).with_suffix("").parts)
+            mods[name.removesuffix(".__init__")] = path
+    graph = {}
+    for name, path in mods.items():
+        deps = set()
+        for _, mod in _imports(path):
+            while mod and mod not in mods:
+                mod = mod.rpartition(".")[0]
+            if mod and mod != name and path.name != "__init__.py":
+                deps.add(mod)
+        graph[name] = deps
+    return graph
+
+
+def _cycle(graph):
+    """One import cycle of ``graph`` as a list of modules, or None."""
+    state = {}
+
+    def visit(m, stack):
+        state[m] = "open"
+        stack.append(m)
+        for d in sorted(graph.get(m, ())):
+            if state.get(d) == "open":
+                return stack[stack.index(d):] + [d]
+            if d not in state:
+                found = visit(d, stack)
+                if found:
+                    return found
+        stack.pop()
+        state[m] = "done"
+        return None
+    for m in sorted(graph):
+        if m not in state:
+            found = visit(m, [])
+            if found:
+                return found
+    return None
+
+
+def test_no_import_cycles_in_compiler_and_devices():
+    """Backends register with ``devices/backend.py``; nothing there imports a backend
+    back (the CPU backend and the interpreter once imported each other)."""
+    cycle = _cycle(_module_graph(["devices", "xla_like", "lower"]))
+    assert cycle is None, "import cycle: " + " -> ".join(cycle)
+
+
+def test_registry_and_interpreter_import_no_backend():
+    for path in (ROOT / "devices" / "backend.py", ROOT / "devices" / "executable.py",
+                 ROOT / "api.py"):
+        bad = [m for _, m in _imports(path) if m == "tjit.lower.llvm"
+               or m.startswith(("tjit.devices.cpu.", "tjit.lower.llvm."))]
+        if path.name != "api.py":
+            bad += [m for _, m in _imports(path) if m == "tjit.devices.cpu"]
+        assert not bad, f"{path.name} imports backend code: {bad}"

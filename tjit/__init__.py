@@ -16,6 +16,7 @@ from tjit import numpy, lax  # noqa: F401
 from tjit.api import (  # noqa: F401
     jit, make_jaxpr, eval_shape, ShapeDtypeStruct, device_put, device_get,
     block_until_ready, clear_caches)
+from tjit.devices.backend import default_backend, local_devices, Device  # noqa: F401
 from tjit.transforms.ad import jvp, vjp, grad, value_and_grad, linearize, linear_transpose  # noqa: F401,E501
 from tjit.transforms.batching import vmap  # noqa: F401
 from tjit.transforms.jacobians import jacfwd, jacrev, jacobian, hessian  # noqa: F401
@@ -27,6 +28,7 @@ from tjit.tracing.tree_util import tree_map, tree_leaves, tree_structure  # noqa
 from tjit import tree  # noqa: F401  (jax.tree's short names)
 __import__("sys").modules.setdefault("tjit.tree_util", tree_util)  # `from tjit.tree_util import`
 from tjit.tracing.shapes import symbol as _symbol  # noqa: F401
+# `tjit.devices()` (as jax.devices()) is the callable `tjit.devices` package: see its docstring
 
 
 class errors:  # namespace like jax.errors

@@ -37,7 +37,8 @@ from tjit.config import config
 # process's first jitted call then costs tracing plus a disk-cache lookup, not ~50 ms of
 # importing the compiler.
 from tjit.devices import cpu as _default_backend  # noqa: F401
-from tjit.devices.executable import compile_jaxpr
+from tjit.devices import backend as _backends
+from tjit.devices.backend import compile_jaxpr
 from tjit.devices import kernel_cache
 from tjit.tracing import argnums as _argnums
 from tjit.tracing import dtypes
@@ -188,7 +189,8 @@ class Jitted:
     """A function compiled per input signature. Call it like the original."""
 
     def __init__(self, fun, static_argnums=(), static_argnames=(), donate_argnums=(),
-                 donate_argnames=(), polymorphic_shapes=None, backend=None, op="jit"):
+                 donate_argnames=(), polymorphic_shapes=None, backend=None, op="jit",
+                 device=None):
         if not callable(fun):
             raise TypeError(f"{op}: expected a callable, got {type(fun).__name__}")
         functools.update_wrapper(self, fun)
@@ -208,10 +210,9 @@ class Jitted:
         # indices a call must reach (checked per call when *args makes the arity open)
         self._call_argnums = () if self.sig.params.fixed_arity else \
             tuple(sorted(self.sig.static_argnums | self.donate_argnums))
-        if backend not in (None, "cpu", "interpreter"):
-            raise ValueError(f"{where}: unknown backend {backend!r}; available: 'cpu', "
-                             f"'interpreter'")
-        self.backend = backend or "cpu"
+        # (make_jaxpr compiles nothing: it needs no backend, and no usable one)
+        self.backend = _backends.resolve(backend, device, where) if op == "jit" else None
+        self.device = device
         _check_polymorphic_shapes(polymorphic_shapes, self.sig, where)
         self.polymorphic_shapes = polymorphic_shapes
         self._cache = {}
@@ -301,7 +302,7 @@ class Jitted:
         if self.polymorphic_shapes is not None:
             full = treedef if dyn_kwargs else tree_flatten((dyn_args, {}))[1]
             sig = self._polymorphic_sig(full, sig)
-        key = (treedef, tuple(sig), statics, config.version)
+        key = (treedef, tuple(sig), statics, config.version, self.backend, self.device)
         entry = self._cache.get(key)
         if entry is None:
             entry = self._compile_once(key, dyn_args, dyn_kwargs, statics, treedef, sig)
@@ -719,7 +720,8 @@ def _sole_owner(x):
 
 
 def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=None,
-        donate_argnames=None, polymorphic_shapes=None, backend=None, **unsupported):
+        donate_argnames=None, polymorphic_shapes=None, backend=None, device=None,
+        **unsupported):
     """Trace ``fun`` once per input signature and run the traced program.
 
     Args:
@@ -732,20 +734,25 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
         results instead (see the module docstring).
       polymorphic_shapes: one spec per positional argument, e.g. ``["(b, 784)"]``: the
         function is traced once for every size ``b``.
-      backend: ``"cpu"`` (default: fused kernels compiled with LLVM, BLAS for dots) or
-        ``"interpreter"`` (the primitives' reference implementations, the test oracle).
+      backend: a registered backend's name: ``"cpu"`` (fused kernels compiled with
+        LLVM, BLAS for dots) or ``"interpreter"`` (the primitives' reference
+        implementations, the test oracle); default: ``tjit.default_backend()``. An
+        unknown name raises ValueError naming the available ones.
+      device: a device from ``tjit.devices()``: the program runs there (with
+        ``backend``, the device must be one of that backend's).
     """
     if unsupported:
         bad = ", ".join(sorted(unsupported))
-        if set(unsupported) - {"inline", "keep_unused", "device", "abstracted_axes"}:
+        if set(unsupported) - {"inline", "keep_unused", "abstracted_axes"}:
             raise TypeError(f"jit: unexpected keyword argument(s) {bad}")
     if fun is None:
         return functools.partial(jit, static_argnums=static_argnums,
                                  static_argnames=static_argnames,
                                  donate_argnums=donate_argnums, donate_argnames=donate_argnames,
-                                 polymorphic_shapes=polymorphic_shapes, backend=backend)
+                                 polymorphic_shapes=polymorphic_shapes, backend=backend,
+                                 device=device)
     return Jitted(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
-                  polymorphic_shapes, backend)
+                  polymorphic_shapes, backend, device=device)
 
 
 def make_jaxpr(fun, static_argnums=(), return_shape=False, polymorphic_shapes=None):

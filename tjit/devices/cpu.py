@@ -24,17 +24,17 @@ import threading
 
 import numpy as np
 
-from tjit.devices import array_args, blas, control_flow, kernel_cache
+from tjit.devices import array_args, backend, blas, control_flow, kernel_cache
 from tjit.devices.executable import Executable
 from tjit.devices.threads import default_num_threads, parallel_for
 from tjit.xla_like.kernel_ir import work_per_point
 from tjit.devices.array_args import data_pointer as _ptr
+from tjit.xla_like.compile import compile_program, size_symbols
 from tjit.xla_like.plan import (
     ControlStep,
     DotStep,
     KernelStep,
     LibraryStep,
-    build_program,
     carry_inputs,
     concrete,
     memory_stats,
@@ -58,9 +58,8 @@ class CpuExecutable(Executable):
 
     backend = "cpu"
 
-    def __init__(self, module, in_specs=None, symbols=(), donated=()):
-        self.module = module
-        self.program = build_program(module, donated)
+    def __init__(self, program, in_specs=None, symbols=()):
+        self.program = program
         self.in_specs = in_specs
         self.symbols = tuple(symbols)       # sympy size symbols of the program
         self.fns = _compile(self.program)
@@ -498,6 +497,27 @@ class _Runner:
                                        f"expected {shape}")
                 vals[k] = r if r.flags.c_contiguous else r.copy(order="C")
         return run
+
+
+class CpuBackend:
+    """The "cpu" backend: :func:`~tjit.xla_like.compile.compile_program`, then each
+    kernel compiled with LLVM for the host (``kernel_cache``)."""
+
+    name = "cpu"
+    platform = "cpu"
+
+    def available(self):
+        return True
+
+    def devices(self):
+        return [backend.CPU_DEVICE]
+
+    def compile(self, closed_jaxpr, in_specs=None, donated=()):
+        program = compile_program(closed_jaxpr, donated=donated)
+        return CpuExecutable(program, in_specs, size_symbols(closed_jaxpr))
+
+
+backend.register(CpuBackend())
 
 
 def _compile(prog):

@@ -1,12 +1,14 @@
-"""The ``Executable`` interface ``jit`` calls, and the reference-interpreter executable.
+"""The ``Executable`` interface ``jit`` calls, and the reference-interpreter backend.
 
-``jit`` hands a backend a closed jaxpr and gets back an object with
-``call(flat_values) -> flat_values`` (raw NumPy values in, raw values out). The fused
-CPU path will implement the same interface, so it can replace the interpreter without
-``jit`` changing.
+``jit`` hands a backend (``devices/backend.py``) a closed jaxpr and gets back an object
+with ``call(flat_values) -> flat_values`` (raw NumPy values in, raw values out). Every
+backend's executables implement this interface, so ``jit`` does not change with the
+backend. This module imports no backend; the "interpreter" backend registers here.
 """
 
 import numpy as np
+
+from tjit.devices import backend
 
 from tjit.tracing.jaxpr import eval_jaxpr_reference, is_polymorphic, specialize
 from tjit.tracing.shapes import solve_dims
@@ -88,22 +90,21 @@ class InterpreterExecutable(Executable):
         return str(self.closed_jaxpr)
 
 
-def compile_jaxpr(closed_jaxpr, backend="cpu", in_specs=None, donated=()):
-    """Build the Executable for ``closed_jaxpr`` on ``backend`` ("cpu": fused LLVM
-    kernels; "interpreter": the primitives' reference implementations). ``donated``:
-    flat input positions whose buffers outputs may reuse (the interpreter ignores it)."""
-    if backend in ("cpu", None):
-        from tjit.devices.cpu import CpuExecutable
-        from tjit.xla_like.lowering import lower_jaxpr
-        from tjit.xla_like.simplify import simplify
-        module = simplify(lower_jaxpr(closed_jaxpr))
-        symbols = set()
-        for v in closed_jaxpr.jaxpr.invars:
-            for d in v.aval.shape:
-                if not isinstance(d, int):
-                    symbols |= d.free_symbols
-        return CpuExecutable(module, in_specs, sorted(symbols, key=lambda s: s.name),
-                             donated)
-    if backend == "interpreter":
+class InterpreterBackend:
+    """The reference backend: runs the jaxpr with the primitives' implementations on
+    the host (NumPy). It ignores donation."""
+
+    name = "interpreter"
+    platform = "cpu"
+
+    def available(self):
+        return True
+
+    def devices(self):
+        return [backend.CPU_DEVICE]
+
+    def compile(self, closed_jaxpr, in_specs=None, donated=()):
         return InterpreterExecutable(closed_jaxpr, in_specs)
-    raise ValueError(f"jit: unknown backend {backend!r}; available: 'interpreter', 'cpu'")
+
+
+backend.register(InterpreterBackend())

@@ -138,6 +138,15 @@ class EvalTrace(Trace):
         return _wrap(out, weak)
 
 
+#: The host device object (set by ``tjit.devices.backend``: tracing knows no devices).
+_HOST_DEVICE = ["cpu"]
+
+
+def set_host_device(device):
+    """Install the object ``Array.device`` returns (called once by the devices layer)."""
+    _HOST_DEVICE[0] = device
+
+
 _checked = {}  # (primitive, input shapes/dtypes) already validated by abstract_eval
 
 
@@ -312,8 +321,14 @@ class Array:
     def is_fully_replicated(self):
         return True
 
+    @property
+    def device(self):
+        """The device holding this array (the host: tjit Arrays are NumPy-backed)."""
+        return _HOST_DEVICE[0]
+
     def devices(self):
-        return {"cpu"}
+        """The set of devices holding this array, as ``jax.Array.devices()``."""
+        return {_HOST_DEVICE[0]}
 
 
 class _DeletedBuffer:

@@ -1,0 +1,187 @@
+"""Backends and devices: the registry that maps a backend name to what compiles for it.
+
+A backend turns a traced program (a closed jaxpr) into an
+:class:`~tjit.devices.executable.Executable` for its devices. ``jit`` asks this module
+for one by name (``jit(f, backend="cpu")``), by device (``jit(f, device=d)``) or, with
+neither, for :func:`default_backend`. Nothing here knows a particular backend: each
+backend module registers itself when imported, and the built-in ones are imported on
+first request (``_BUILTIN``), so that this module, ``jit`` and the interpreter import no
+backend code (the CPU backend and the interpreter used to import each other).
+
+Built-in backends: ``"cpu"`` (fused kernels compiled with LLVM, BLAS for dots) and
+``"interpreter"`` (the primitives' reference implementations; the test oracle). Both
+run on the host, the one ``cpu`` device. Others (``"cuda"``, ``"opencl"``) come as
+package extras and register themselves the same way.
+
+``TJIT_PLATFORMS`` (like ``JAX_PLATFORMS``): a comma-separated list of backend names;
+the first registered and usable one is the default. Unset: ``"cpu"``.
+"""
+
+import dataclasses
+import importlib
+import os
+import threading
+from typing import Protocol
+
+from tjit.tracing import core
+
+#: Backends tjit ships, imported on first request: name -> module that registers it.
+_BUILTIN = {"cpu": "tjit.devices.cpu", "interpreter": "tjit.devices.executable"}
+#: How to get the backends that are package extras (named in "unknown backend" errors).
+INSTALL_HINTS = {"cuda": 'pip install "tjit[cuda]"', "opencl": 'pip install "tjit[opencl]"'}
+#: The default when ``TJIT_PLATFORMS`` is unset (a GPU will come first once there is one).
+DEFAULT_ORDER = ("cpu",)
+
+_REGISTRY = {}
+_LOCK = threading.Lock()
+
+
+@dataclasses.dataclass(frozen=True)
+class Device:
+    """One device of a platform, as ``jax.Device``: ``platform`` ("cpu", "cuda", ...)
+    and ``id`` (its index among the platform's devices)."""
+    platform: str
+    id: int = 0
+
+    @property
+    def device_kind(self):
+        return self.platform
+
+    def __repr__(self):
+        return f"{self.platform.capitalize()}Device(id={self.id})"
+
+
+#: The host: the device of the "cpu" and "interpreter" backends.
+CPU_DEVICE = Device("cpu", 0)
+core.set_host_device(CPU_DEVICE)   # (Array.device; tracing knows no devices itself)
+
+
+class Backend(Protocol):
+    """What a backend provides. ``name``: what ``jit(backend=...)`` takes;
+    ``platform``: the kind of device it runs on."""
+    name: str
+    platform: str
+
+    def available(self) -> bool:
+        """Whether it can run here (a GPU backend without a GPU: False)."""
+
+    def devices(self) -> list:
+        """Its devices, in id order."""
+
+    def compile(self, closed_jaxpr, in_specs=None, donated=()):
+        """The :class:`~tjit.devices.executable.Executable` of ``closed_jaxpr``
+        (``in_specs``: per flat input, its polymorphic dims or None; ``donated``: flat
+        input positions whose buffers outputs may reuse)."""
+
+
+def register(backend):
+    """Make ``backend`` available under ``backend.name`` (replacing one of that name)."""
+    with _LOCK:
+        _REGISTRY[backend.name] = backend
+    return backend
+
+
+def registered():
+    """Names of the backends that are registered or built in, sorted."""
+    return sorted(set(_REGISTRY) | set(_BUILTIN))
+
+
+def _lookup(name):
+    b = _REGISTRY.get(name)
+    if b is None and name in _BUILTIN:
+        importlib.import_module(_BUILTIN[name])   # (it registers itself)
+        b = _REGISTRY.get(name)
+    return b
+
+
+def install_hint(name):
+    """How to install backend ``name`` (or, for a name tjit does not know, the extras)."""
+    if name in INSTALL_HINTS:
+        return f"the {name} backend is installed with: {INSTALL_HINTS[name]}"
+    return "other backends are package extras: " + ", ".join(
+        f"{hint} ({n})" for n, hint in sorted(INSTALL_HINTS.items()))
+
+
+def unknown_backend_message(name):
+    """The "unknown backend" text: what is available and how to install the others."""
+    avail = ", ".join(repr(n) for n in registered())
+    return f"unknown backend {name!r}; available: {avail}; {install_hint(name)}"
+
+
+def get_backend(name=None):
+    """The backend called ``name`` (None: :func:`default_backend`). Raises ValueError
+    naming the available backends for an unknown name, RuntimeError for one that is
+    registered but cannot run here."""
+    if name is None:
+        name = default_backend()
+    if not isinstance(name, str):
+        raise TypeError(f"backend must be a name such as 'cpu', got {type(name).__name__}")
+    b = _lookup(name)
+    if b is None:
+        raise ValueError(unknown_backend_message(name))
+    if not b.available():
+        raise RuntimeError(f"backend {name!r} is registered but cannot run here (no "
+                           f"usable {b.platform} device); available: "
+                           + ", ".join(repr(n) for n in _usable()))
+    return b
+
+
+def _usable():
+    return [n for n in registered() if _lookup(n) is not None and _lookup(n).available()]
+
+
+def default_backend():
+    """The name of the backend ``jit`` uses when given neither backend nor device: the
+    first registered and usable one named in ``TJIT_PLATFORMS`` (else ``"cpu"``)."""
+    env = os.environ.get("TJIT_PLATFORMS", "").strip()
+    order = [n.strip() for n in env.split(",") if n.strip()] if env else DEFAULT_ORDER
+    for name in order:
+        b = _lookup(name)
+        if b is not None and b.available():
+            return name
+    raise RuntimeError(f"TJIT_PLATFORMS={env!r} names no usable backend; usable here: "
+                       + ", ".join(repr(n) for n in _usable()) + "; " + install_hint(order[0]))
+
+
+def devices(backend=None):
+    """The devices of ``backend`` (a name; None: the default backend), as
+    ``jax.devices``."""
+    return list(get_backend(backend).devices())
+
+
+def local_devices(backend=None):
+    """The devices this process drives (all of them: tjit runs in one process)."""
+    return devices(backend)
+
+
+def resolve(backend=None, device=None, where="jit"):
+    """The backend name for ``jit(backend=, device=)``: the named backend, checked to
+    run on ``device``'s platform; else a usable backend of ``device``'s platform (the
+    default one when it is); else the default backend. Errors name ``where``."""
+    if device is not None and not isinstance(device, Device):
+        raise TypeError(f"{where}: device must be a tjit Device (from tjit.devices()), got "
+                        f"{type(device).__name__} {device!r:.60}")
+    if backend is not None:
+        try:
+            b = get_backend(backend)
+        except (ValueError, RuntimeError, TypeError) as e:
+            raise type(e)(f"{where}: {e}") from None
+        if device is not None and device not in b.devices():
+            raise ValueError(f"{where}: device {device!r} is not a device of backend "
+                             f"{backend!r} (its devices: {b.devices()})")
+        return backend
+    if device is None:
+        return default_backend()
+    default = default_backend()
+    names = [default] + [n for n in _usable() if n != default]
+    for name in names:
+        if device in _lookup(name).devices():
+            return name
+    raise ValueError(f"{where}: no usable backend runs on {device!r}; usable backends: "
+                     + ", ".join(repr(n) for n in _usable()) + "; "
+                     + install_hint(device.platform))
+
+
+def compile_jaxpr(closed_jaxpr, backend=None, in_specs=None, donated=()):
+    """The Executable of ``closed_jaxpr`` on ``backend`` (a name; None: the default)."""
+    return get_backend(backend).compile(closed_jaxpr, in_specs, donated)
