@@ -159,23 +159,122 @@ for _p in (real_p, imag_p):
     _p.def_weak_type(lambda w, **_: w)
 
 
+class _XpOps:
+    """The ops of :func:`_integer_pow_expand` on arrays (the reference impl)."""
+
+    def __init__(self, xp):
+        self.xp = xp
+
+    def const(self, dt, v):
+        return np.dtype(dt).type(v)
+
+    def mul(self, a, b):
+        return a * b
+
+    def div(self, a, b):
+        return a / b
+
+    def convert(self, a, dt):
+        return self.xp.asarray(a).astype(dt)
+
+    def abs(self, a):
+        return self.xp.abs(a)
+
+    def inside(self, a, lo, hi):
+        return (a >= lo) & (a <= hi)
+
+    def select(self, pred, on_true, on_false):
+        return self.xp.where(pred, on_true, on_false)
+
+
+class _HloOps:
+    """The same ops as HLO-like instructions (the lowering)."""
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+
+    def const(self, dt, v):
+        return self.ctx.constant(v, dt)
+
+    def mul(self, a, b):
+        return self.ctx.elementwise("mul", [a, b])
+
+    def div(self, a, b):
+        return self.ctx.elementwise("div", [a, b])
+
+    def convert(self, a, dt):
+        return self.ctx.convert(a, dt)
+
+    def abs(self, a):
+        return self.ctx.elementwise("abs", [a])
+
+    def inside(self, a, lo, hi):
+        e = self.ctx.elementwise
+        return e("and", [e("ge", [a, self.const(a.dtype, lo)]),
+                         e("le", [a, self.const(a.dtype, hi)])])
+
+    def select(self, pred, on_true, on_false):
+        return self.ctx.elementwise("select", [pred, on_true, on_false], on_true.dtype)
+
+
+def _pow_chain(ops, b, n):
+    """b**n (n >= 1) by squaring, as XLA expands it: b, b*b, (b*b)*(b*b), ... multiplied
+    into the result from the lowest set bit of n up."""
+    acc = None
+    while n:
+        if n & 1:
+            acc = b if acc is None else ops.mul(acc, b)
+        n >>= 1
+        if n:
+            b = ops.mul(b, b)
+    return acc
+
+
+def _integer_pow_expand(ops, x, dt, y):
+    """``x**y`` (``y != 0``) as one sequence of IEEE operations, shared by the reference
+    impl and the lowering so that eager and jit agree bit for bit:
+
+    * ``y`` in (1, 2, 3, -1), integers and complex: the product chain (``1 / chain``
+      for ``y < 0``), in ``x``'s dtype (x*x and 1/x are correctly rounded, x*x*x within
+      1.5 ulp; kept narrow, as cubes are hot in kernels such as tanh-GELU);
+    * float16/float32, other ``y``: the chain (and ``1 / chain``) in float64, rounded
+      once at the end: within 0.5 ulp plus double rounding (< 0.501 ulp for
+      ``|y| <= 2**16``), and no intermediate can overflow or underflow where the
+      result does not;
+    * float64, ``y >= 3``: the chain; its error grows with ``y`` (<= 0.5 + about
+      ``y / 3`` ulp, see tests/primitives/test_integer_pow.py);
+    * float64, ``y <= -2``: ``1 / x**-y`` where ``x**-y`` is a normal number, and
+      ``(1 / x)**-y`` where it would overflow or underflow (the true result is then tiny
+      or huge but may be finite: 1 / inf = 0 and 1 / 0 = inf would be wrong).
+    """
+    dt = np.dtype(dt)
+    n = abs(y)
+    if dt.kind != "f" or y in (1, 2, 3, -1):
+        acc = _pow_chain(ops, x, n)
+        return ops.div(ops.const(dt, 1), acc) if y < 0 else acc
+    if dt.itemsize < 8:
+        wide = np.dtype(np.float64)
+        acc = _pow_chain(ops, ops.convert(x, wide), n)
+        if y < 0:
+            acc = ops.div(ops.const(wide, 1), acc)
+        return ops.convert(acc, dt)
+    if y > 0:
+        return _pow_chain(ops, x, n)
+    # x**n is a normal float64 (and every partial product with it) for |x| in [lo, hi]
+    lo, hi = 2.0 ** (-1021 / n), 2.0 ** (1023 / n)
+    inside = ops.inside(ops.abs(x), lo, hi)
+    one = ops.const(dt, 1)
+    b = ops.select(inside, x, ops.div(one, x))
+    acc = _pow_chain(ops, b, n)
+    return ops.select(inside, ops.div(one, acc), acc)
+
+
 def _integer_pow_impl(xp, x, *, y):
     if y < 0 and dtypes.is_int(x.dtype):
         _integer_pow_abstract(aval_of_value(x), y=y)  # raises tjit's TypeError
     if y == 0:
         return xp.ones_like(x)
-    acc = None
-    b = x
-    n = abs(y)
-    while n:  # exponentiation by squaring, as XLA expands it
-        if n & 1:
-            acc = b if acc is None else acc * b
-        n >>= 1
-        if n:
-            b = b * b
-    if y < 0:
-        acc = x.dtype.type(1) / acc
-    return _same(xp, acc, x)
+    return _same(xp, _integer_pow_expand(_XpOps(xp), x, x.dtype, y), x)
 
 
 integer_pow_p = new_primitive("integer_pow")
@@ -808,14 +907,7 @@ for _p in (add_p, sub_p, mul_p, div_p, rem_p, pow_p, max_p, min_p, atan2_p, next
 def _integer_pow_lowering(ctx, x, *, y):
     if y == 0:
         return ctx.broadcast(ctx.constant(1, x.dtype), x.shape, ())
-    acc, b, n = None, x, abs(y)
-    while n:  # exponentiation by squaring, the same product tree as the reference impl
-        if n & 1:
-            acc = b if acc is None else ctx.elementwise("mul", [acc, b])
-        n >>= 1
-        if n:
-            b = ctx.elementwise("mul", [b, b])
-    return ctx.elementwise("div", [ctx.constant(1, x.dtype), acc]) if y < 0 else acc
+    return _integer_pow_expand(_HloOps(ctx), x, x.dtype, y)  # the reference impl's ops
 
 
 def _select_n_lowering(ctx, which, *cases):
