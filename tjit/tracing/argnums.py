@@ -10,14 +10,17 @@ says how to fix the option, e.g.::
     jit(f): static_argnums=5 is out of range: f takes 1 positional parameter (x);
     use an index in [-1, 1), or static_argnames for a keyword argument
 
-Negative indices count from the end of the positional parameters, as in JAX.
+Negative indices count from the end of the positional parameters, as in JAX. Options
+that JAX resolves against each call (``grad``'s ``argnums``, ``checkpoint``'s
+``static_argnums``) use :func:`resolve_at_call`, where they count from the end of the
+positional arguments passed.
 """
 
 import inspect
 import operator
 
 __all__ = ["Params", "as_index_tuple", "as_name_tuple", "check_argnames",
-           "check_call_arity", "normalize_argnums"]
+           "check_call_arity", "is_index", "normalize_argnums", "resolve_at_call"]
 
 
 class Params:
@@ -53,12 +56,12 @@ def as_index_tuple(value, option, where):
     """``value`` (None, an int or a sequence of ints) as a tuple of ints, no repeats."""
     if value is None:
         return ()
-    items = (value,) if _is_int(value) else value
+    items = (value,) if is_index(value) else value
     try:
         items = tuple(items)
     except TypeError:
         items = None
-    if items is None or isinstance(value, str) or not all(_is_int(i) for i in items):
+    if items is None or isinstance(value, str) or not all(is_index(i) for i in items):
         raise TypeError(f"{where}: {option} must be an int or a sequence of ints, got "
                         f"{type(value).__name__} {value!r:.60}")
     items = tuple(operator.index(i) for i in items)
@@ -82,9 +85,10 @@ def as_name_tuple(value, option, where):
     return items
 
 
-def normalize_argnums(nums, params, option, where, fname):
+def normalize_argnums(nums, params, option, where, fname, by_name=True):
     """``nums`` made non-negative. Out-of-range indices raise when the signature makes
-    it certain (no ``*args``); otherwise :func:`check_call_arity` checks them per call."""
+    it certain (no ``*args``); otherwise :func:`check_call_arity` checks them per call.
+    ``by_name``: the transformation has a ``*_argnames`` twin to suggest."""
     if not params.fixed_arity:
         if any(i < 0 for i in nums):
             raise ValueError(
@@ -96,9 +100,11 @@ def normalize_argnums(nums, params, option, where, fname):
     bad = [i for i in nums if not -n <= i < n]
     if bad:
         hint = (f"use an index in [{-n}, {n})" if n else "drop the option")
+        if by_name:
+            hint += (f", or name keyword arguments with the "
+                     f"{option.replace('nums', 'names')} option")
         raise ValueError(f"{where}: {option}={_fmt(nums)} is out of range: "
-                         f"{params.describe(fname)}; {hint}, or name keyword "
-                         f"arguments with the {option.replace('nums', 'names')} option")
+                         f"{params.describe(fname)}; {hint}")
     out = tuple(i % n for i in nums)
     _no_repeats(out, option, where, f" (after counting negative indices from {n})")
     return out
@@ -125,7 +131,44 @@ def check_call_arity(nums, n_args, option, where, fname):
                          f"positionally or remove it from {option}")
 
 
-def _is_int(x):
+def resolve_at_call(nums, n_args, option, where, fname, params=None, too_few=ValueError,
+                    doing=""):
+    """At a call with ``n_args`` positional arguments: ``nums`` made non-negative, counting
+    negative indices from the end of the arguments passed (as JAX does for ``grad``'s
+    ``argnums``). An index past the last argument raises ``too_few`` (JAX's ``grad``
+    raises TypeError: the caller passed too few arguments), one before the first a
+    ValueError; ``params`` (a :class:`Params`) adds the signature to the message and
+    ``doing`` a lead-in such as "differentiating with respect to "."""
+    n = n_args
+    sig = f" ({params.describe(fname)})" if params is not None and params.fixed_arity else ""
+    fix = f"use an index in [{-n}, {n})" if n else ""
+    high = [i for i in nums if i >= n]
+    if high:
+        m = max(high) + 1
+        raise too_few(f"{where}: {doing}{option}={_fmt(nums)} requires at least "
+                      f"{_count(m, 'positional argument')} to be passed by the caller, but "
+                      f"got only {n}{sig}; pass argument {m - 1} positionally"
+                      + (f", or {fix}" if fix else ""))
+    low = [i for i in nums if i < -n]
+    if low:
+        raise ValueError(f"{where}: {doing}{option}={_fmt(nums)} is out of range for a call "
+                         f"with {_count(n, 'positional argument')}{sig}: a negative index "
+                         f"counts from the last argument passed, so {low[0]} picks none"
+                         + (f"; {fix}" if fix else ""))
+    out = tuple(i % n for i in nums)
+    if len(set(out)) < len(out):
+        raise ValueError(f"{where}: {option}={_fmt(nums)} picks an argument twice (negative "
+                         f"indices count from the {_count(n, 'argument')} passed); list each "
+                         f"argument once")
+    return out
+
+
+def _count(n, noun):
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def is_index(x):
+    """An int or an integer scalar (``operator.index`` accepts it), but not a bool."""
     if isinstance(x, bool):
         return False
     try:

@@ -19,6 +19,7 @@ import functools
 
 import numpy as np
 
+from tjit.tracing import argnums as _argnums
 from tjit.tracing import dtypes
 from tjit.tracing.core import (
     Array, Trace, Tracer, current_trace, escaped_tracer_error, get_aval, set_current_trace)
@@ -147,7 +148,7 @@ def jvp_flat(flat_fun, primals, tangents, name="<function>", store=None):
     return [p for p, _ in pairs], [t for _, t in pairs]
 
 
-def _flatten_fun(fun, in_tree, has_aux=False):
+def _flatten_fun(fun, in_tree, has_aux=False, name="the function"):
     """flat args -> flat outs; records the output tree (and aux) in ``store``."""
     store = {}
 
@@ -155,8 +156,10 @@ def _flatten_fun(fun, in_tree, has_aux=False):
         out = fun(*tree_unflatten(in_tree, leaves))
         if has_aux:
             if not (isinstance(out, (tuple, list)) and len(out) == 2):
-                raise TypeError("has_aux=True requires the function to return a pair "
-                                "(output, auxiliary data)")
+                raise TypeError(f"has_aux=True requires {name} to return a pair (output, "
+                                f"auxiliary data), a two-element tuple, but it returned "
+                                f"{_describe_value(out)}; return (output, aux) or drop "
+                                f"has_aux")
             out, store["aux"] = out
         leaves_out, store["tree"] = tree_flatten(out)
         return leaves_out
@@ -182,7 +185,7 @@ def jvp(fun, primals, tangents, has_aux=False):
     flat_t = [_to_array(t) for t in flat_t]
     for i, (p, t) in enumerate(zip(flat_p, flat_t)):
         _check_tangent(p, t, i)
-    flat_fun, store = _flatten_fun(lambda *a: fun(*a), tree_p, has_aux)
+    flat_fun, store = _flatten_fun(lambda *a: fun(*a), tree_p, has_aux, _name(fun))
     outs_p, outs_t = jvp_flat(flat_fun, flat_p, flat_t, _name(fun), store)
     outs_t = [instantiate(t) for t in outs_t]
     out_p = tree_unflatten(store["tree"], outs_p)
@@ -194,6 +197,17 @@ def jvp(fun, primals, tangents, has_aux=False):
 
 def _name(fun):
     return getattr(fun, "__name__", type(fun).__name__)
+
+
+def _describe_value(x):
+    """``x`` for an error message: an array's type (``float32[3]``) or a container's
+    kind and length, never its whole contents."""
+    if isinstance(x, (tuple, list)):
+        return f"a {type(x).__name__} of length {len(x)}"
+    try:
+        return f"a {get_aval(_to_array(x)).str_short()} array"
+    except TypeError:
+        return f"a {type(x).__name__}"
 
 
 def _to_array(x):
@@ -289,7 +303,7 @@ def vjp(fun, *primals, has_aux=False):
     ``vjp_fn(cotangent)`` returns a tuple with one cotangent per primal argument."""
     flat_p, in_tree = tree_flatten(primals)
     flat_p = [_to_array(p) for p in flat_p]
-    flat_fun, store = _flatten_fun(lambda *a: fun(*a), in_tree, has_aux)
+    flat_fun, store = _flatten_fun(lambda *a: fun(*a), in_tree, has_aux, _name(fun))
     out_primals, linear, zero_mask = linearize_flat(flat_fun, flat_p, _name(fun), store)
     out_tree = store["tree"]
     out_avals = [get_aval(p) for p in out_primals]
@@ -421,16 +435,47 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
     """Returns a function computing ``(fun(*args), d fun / d args[argnums])``.
 
     ``fun`` must return a real scalar (or ``(scalar, aux)`` with ``has_aux``).
+    ``argnums`` (an int or a sequence of ints; negative ones count from the last
+    positional argument passed) picks the arguments to differentiate.
     """
-    int_argnums = isinstance(argnums, int)
-    nums = (argnums,) if int_argnums else tuple(argnums)
+    return _value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, "value_and_grad")
+
+
+def check_callable(fun, what):
+    if not callable(fun):
+        raise TypeError(f"{what}: expected a callable as the function to transform, got "
+                        f"{type(fun).__name__} {fun!r:.60}")
+
+
+class DiffArgnums:
+    """``argnums`` of grad and the jacobians, checked as JAX does: its type when the
+    transformation is applied, its range against each call's positional arguments."""
+
+    def __init__(self, fun, argnums, what, too_few=TypeError):
+        check_callable(fun, what)
+        self.fname = _name(fun)
+        self.where = f"{what}({self.fname})"
+        self.nums = _argnums.as_index_tuple(argnums, "argnums", self.where)
+        if not self.nums:
+            raise ValueError(f"{self.where}: argnums=() picks no argument to differentiate; "
+                             f"pass an int or a non-empty sequence of ints")
+        self.single = _argnums.is_index(argnums)
+        self.params = _argnums.Params(fun)
+        self.too_few = too_few
+
+    def resolve(self, args):
+        """The positions of the differentiated arguments in this call."""
+        return _argnums.resolve_at_call(
+            self.nums, len(args), "argnums", self.where, self.fname, self.params,
+            too_few=self.too_few, doing="differentiating with respect to ")
+
+
+def _value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, what):
+    spec = DiffArgnums(fun, argnums, what)
 
     @functools.wraps(fun)
     def value_and_grad_f(*args, **kwargs):
-        for n in nums:
-            if not -len(args) <= n < len(args):
-                raise TypeError(f"differentiating with respect to argnums={argnums} requires "
-                                f"at least {n + 1} positional arguments, got {len(args)}")
+        nums = spec.resolve(args)
         dyn = tuple(args[n] for n in nums)
         _check_inexact_args("grad", dyn, allow_int, holomorphic)
 
@@ -443,14 +488,18 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
         res = vjp(partial_f, *dyn, has_aux=has_aux)
         ans, vjp_fn = res[0], res[1]
         a = get_aval(_to_array(ans)) if not isinstance(ans, (tuple, list, dict)) else None
-        if a is None or a.shape != ():
-            shape = a.shape if a is not None else type(ans).__name__
-            raise TypeError(f"Gradient only defined for scalar-output functions. Output had "
-                            f"shape: {shape}. Use jacrev/jacfwd for non-scalar outputs, or "
-                            f"reduce the output (e.g. .sum()) first.")
+        if a is None:
+            aux_hint = "" if has_aux else " If it returns (loss, aux), pass has_aux=True."
+            raise TypeError(f"{spec.where}: Gradient only defined for scalar-output "
+                            f"functions. Output was {_describe_value(ans)}, not a scalar "
+                            f"array.{aux_hint}")
+        if a.shape != ():
+            raise TypeError(f"{spec.where}: Gradient only defined for scalar-output "
+                            f"functions. Output had shape: {a.shape}. Use jacrev/jacfwd for "
+                            f"non-scalar outputs, or reduce the output (e.g. .sum()) first.")
         _check_output_dtype("grad", a.dtype, holomorphic)
         g = vjp_fn(_ones_like(ans))
-        g = g[0] if int_argnums else tuple(g)
+        g = g[0] if spec.single else tuple(g)
         return ((ans, res[2]), g) if has_aux else (ans, g)
     return value_and_grad_f
 
@@ -462,7 +511,7 @@ def _ones_like(x):
 
 def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, reduce_axes=()):
     """Gradient of a scalar function with respect to ``args[argnums]``."""
-    vg = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)
+    vg = _value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, "grad")
 
     @functools.wraps(fun)
     def grad_fn(*args, **kwargs):

@@ -9,12 +9,16 @@ their axes...), so nothing runs as a Python loop.
 
 import functools
 
+import sympy
+
+from tjit.tracing import argnums as _argnums
 from tjit.tracing.avals import ShapedArray
 from tjit.tracing.core import (
     Trace, Tracer, current_trace, escaped_tracer_error, get_aval, set_current_trace)
 from tjit.tracing.errors import ShapeError
 from tjit.tracing.shapes import dim_str, dims_equal
-from tjit.tracing.tree_util import tree_flatten, tree_unflatten
+from tjit.tracing.tree_util import (
+    DictKey, SequenceKey, keystr, tree_flatten, tree_flatten_with_path, tree_unflatten)
 from tjit.primitives.rules import bdim_at_front, moveaxis
 
 not_mapped = None
@@ -71,74 +75,43 @@ class BatchTrace(Trace):
         return self.wrap(out, out_dim)
 
 
-def _broadcast_prefix(prefix, tree, what):
-    """Expand an axes spec (an int/None or a pytree prefix of ``tree``) to leaves."""
-    leaves, treedef = tree_flatten(tree)
-    if prefix is None or isinstance(prefix, int):
-        return [prefix] * len(leaves)
-    bad = [p for p in tree_flatten(prefix, is_leaf=lambda x: x is None)[0]
-           if p is not None and not isinstance(p, int)]
-    if bad:
-        raise TypeError(f"vmap {what} must be an int, None, or (nested) container with those "
-                        f"types as leaves, but got {bad[0]!r} in {prefix!r}")
-    out = []
-
-    def walk(p, sub):
-        if p is None or isinstance(p, int):
-            out.extend([p] * len(tree_flatten(sub)[0]))
-            return
-        p_leaves, p_def = tree_flatten(p, is_leaf=lambda x: x is None)
-        if type(p) is not type(sub) and not (isinstance(p, (tuple, list)) and
-                                             isinstance(sub, (tuple, list))):
-            raise ValueError(f"vmap {what} specification must be a tree prefix of the "
-                             f"corresponding value, got {prefix!r} for a value with "
-                             f"structure {treedef}")
-        if isinstance(p, dict):
-            if set(p) != set(sub):
-                raise ValueError(f"vmap {what}: dict keys {sorted(p)} do not match "
-                                 f"{sorted(sub)}")
-            for k in sorted(sub):
-                walk(p[k], sub[k])
-        else:
-            if len(p) != len(sub):
-                raise ValueError(f"vmap {what} specification {prefix!r} has {len(p)} "
-                                 f"entries but the value has {len(sub)}")
-            for pp, ss in zip(p, sub):
-                walk(pp, ss)
-    walk(prefix, tree)
-    return out
-
-
 def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_name=None):
     """Vectorize ``fun`` over a leading (or ``in_axes``) axis of its inputs.
 
     Args:
-      in_axes: int, None, or a pytree prefix of the arguments (tuple for positional
-        arguments) giving the mapped axis of each input (None: not mapped).
-      out_axes: same for the outputs.
-      axis_size: the size of the mapped axis when no input is mapped.
+      in_axes: int, None, or a tuple with one entry per positional argument, each an
+        int, None or a pytree prefix of that argument, giving the mapped axis of each
+        input (None: not mapped). A list is read as a tuple at the top level only, as in
+        JAX. Keyword arguments are mapped along axis 0.
+      out_axes: int, None, or a pytree prefix of the output.
+      axis_size: the size of the mapped axis; needed when no input is mapped.
     """
+    if not callable(fun):
+        raise TypeError(f"vmap: expected a callable as the function to vectorize, got "
+                        f"{type(fun).__name__} {fun!r:.60}")
+    fname = getattr(fun, "__name__", type(fun).__name__)
+    where = f"vmap({fname})"
     if isinstance(in_axes, list):
-        in_axes = tuple(in_axes)
+        in_axes = tuple(in_axes)  # as JAX (jax-ml/jax#2367); lists further down stay lists
+    _check_axes_types(in_axes, out_axes, axis_size, where)
 
     @functools.wraps(fun)
     def vmapped(*args, **kwargs):
-        if isinstance(in_axes, tuple):
-            if len(in_axes) != len(args):
-                raise ValueError(f"vmap in_axes must be an int, None, or a tuple of entries "
-                                 f"corresponding to the positional arguments passed to the "
-                                 f"function, but got len(in_axes)={len(in_axes)}, "
-                                 f"len(args)={len(args)}")
-            spec = in_axes
-        else:
-            spec = (in_axes,) * len(args)
-        # As in JAX, keyword arguments are always mapped over their leading axis.
+        if type(in_axes) is tuple and len(in_axes) != len(args):
+            raise ValueError(
+                f"{where}: in_axes must be an int, None, or a tuple of entries corresponding "
+                f"to the positional arguments passed to the function, but got "
+                f"len(in_axes)={len(in_axes)}, len(args)={len(args)}; give one entry per "
+                f"positional argument (None for one that is not mapped)")
         leaves, in_tree = tree_flatten((args, kwargs))
-        axes = _broadcast_prefix(spec, args, "in_axes") + [0] * len(tree_flatten(kwargs)[0])
+        labels = _Labels(fun, (args, kwargs))
+        # As in JAX, keyword arguments are always mapped over their leading axis.
+        axes = _flatten_axes(in_axes, args, "in_axes", where, labels, "the positional "
+                             "arguments") + [0] * len(tree_flatten(kwargs)[0])
         from tjit.transforms.ad import _to_array
         leaves = [_to_array(x) if ax is not None else x for x, ax in zip(leaves, axes)]
-        size = _axis_size(leaves, axes, axis_size, fun)
-        trace = BatchTrace(current_trace(), size, axis_name, getattr(fun, "__name__", "fn"))
+        size = _axis_size(leaves, axes, axis_size, where, labels)
+        trace = BatchTrace(current_trace(), size, axis_name, fname)
         ins = []
         for x, ax in zip(leaves, axes):
             if ax is None:
@@ -151,51 +124,198 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
                 b_args, b_kwargs = tree_unflatten(in_tree, ins)
                 out = fun(*b_args, **b_kwargs)
             out_leaves, out_tree = tree_flatten(out)
-            oaxes = _broadcast_prefix(out_axes, out, "out_axes")
-            res = [_finish_output(trace, o, ax, size) for o, ax in zip(out_leaves, oaxes)]
+            out_labels = _Labels(fun, out, output=True)
+            oaxes = _flatten_axes(out_axes, out, "out_axes", where, out_labels,
+                                  "the function's output")
+            res = [_finish_output(trace, o, ax, size, where, out_labels, k)
+                   for k, (o, ax) in enumerate(zip(out_leaves, oaxes))]
         finally:
             trace.invalidate()
         return tree_unflatten(out_tree, res)
     return vmapped
 
 
-def _axis_size(leaves, axes, axis_size, fun):
-    sizes = []
-    for x, ax in zip(leaves, axes):
+# -- checking and flattening the axes options ------------------------------------------------
+# As JAX: the types of in_axes/out_axes are checked when vmap is applied (TypeError); their
+# structure, ranks and sizes against each call's arguments and outputs (ValueError). Each
+# message names vmap(<function>), the argument (by parameter name and pytree path), its
+# shape, the axis and the fix.
+
+def _is_axis(x):
+    return _argnums.is_index(x)
+
+
+def _check_axes_types(in_axes, out_axes, axis_size, where):
+    if not (in_axes is None or _is_axis(in_axes) or type(in_axes) is tuple):
+        raise TypeError(f"{where}: in_axes must be an int, None, or a tuple of entries "
+                        f"corresponding to the positional arguments passed to the function, "
+                        f"but got {type(in_axes).__name__} {in_axes!r:.80}; e.g. in_axes=0, "
+                        f"or in_axes=(0, None) for f(x, y) mapping x only")
+    for option, axes in (("in_axes", in_axes), ("out_axes", out_axes)):
+        bad = [a for a in tree_flatten(axes, is_leaf=lambda x: x is None)[0]
+               if a is not None and not _is_axis(a)]
+        if bad:
+            raise TypeError(f"{where}: {option} must be an int, None, or (nested) container "
+                            f"with those types as leaves, but got {bad[0]!r} in "
+                            f"{axes!r:.80}; use an int axis, or None for not mapped")
+    if axis_size is not None:
+        if not (_argnums.is_index(axis_size) or isinstance(axis_size, sympy.Expr)):
+            raise TypeError(f"{where}: axis_size must be an int or None, got "
+                            f"{type(axis_size).__name__} {axis_size!r:.60}")
+        if _argnums.is_index(axis_size) and axis_size < 0:
+            raise ValueError(f"{where}: axis_size={axis_size} is negative; pass the size of "
+                             f"the mapped axis")
+
+
+class _Labels:
+    """Names of the leaves of ``(args, kwargs)`` (or of an output) for messages, e.g.
+    ``argument x['w']``; computed only when an error is raised."""
+
+    def __init__(self, fun, tree, output=False):
+        self.fun, self.tree, self.output = fun, tree, output
+
+    def __getitem__(self, k):
+        path = tree_flatten_with_path(self.tree)[0][k][0]
+        if self.output:
+            return f"output{keystr(path)}" if path else "the output"
+        if path[0].idx == 1:
+            return f"keyword argument {path[1].key!r}{keystr(path[2:])}"
+        return self.argument(path[1].idx) + keystr(path[2:])
+
+    def argument(self, i):
+        names = _argnums.Params(self.fun).pos_names
+        return f"argument {names[i]}" if i < len(names) else f"args[{i}]"
+
+    def is_keyword(self, k):
+        return not self.output and tree_flatten_with_path(self.tree)[0][k][0][0].idx == 1
+
+
+def _flatten_axes(spec, value, option, where, labels, what):
+    """One axis per leaf of ``value``, ``spec`` being a pytree prefix of it (an int or
+    None applies to a whole subtree). Node types must agree as in JAX: only a top-level
+    in_axes list is read as a tuple, a list further down matches list-valued arguments."""
+    spec_leaves, spec_def = tree_flatten(spec, is_leaf=lambda x: x is None)
+    try:
+        subtrees = spec_def.flatten_up_to(value)
+    except ValueError:
+        raise ValueError(
+            f"{where}: {option} specification must be a tree prefix of the corresponding "
+            f"value, got specification {spec!r:.100} for {what} with tree structure "
+            f"{tree_flatten(value)[1]}{_mismatch(spec, value, (), labels, option)}") from None
+    out = []
+    for ax, sub in zip(spec_leaves, subtrees):
+        out.extend([ax] * len(tree_flatten(sub)[0]))
+    return out
+
+
+def _mismatch(spec, value, path, labels, option):
+    """Where a specification stops being a prefix of a value, and the fix."""
+    def at():
+        if labels.output:
+            return f"output{keystr(path)}" if path else "the output"
+        return labels.argument(path[0].idx) + keystr(path[1:]) if path else "the arguments"
+    if spec is None or _is_axis(spec):
+        return ""
+    if type(spec) is not type(value):
+        if isinstance(spec, list) and isinstance(value, tuple):
+            fix = "; use a tuple where the value is a tuple" + (
+                " (only a top-level in_axes list is read as a tuple, as in JAX)"
+                if option == "in_axes" else "")
+        else:
+            fix = ("; make the specification's containers match the value's, or give one "
+                   "int (or None) for the whole value")
+        return (f": at {at()} the specification has a {type(spec).__name__} where the value "
+                f"is a {type(value).__name__}{fix}")
+    if isinstance(spec, dict):
+        if set(spec) != set(value):
+            return (f": at {at()} the specification has keys {sorted(spec)} where the "
+                    f"value has {sorted(value)}; give an entry for each key")
+        kids = [(spec[k], value[k], DictKey(k)) for k in sorted(spec)]
+    elif isinstance(spec, (tuple, list)):
+        if len(spec) != len(value):
+            return (f": at {at()} the specification has {len(spec)} entries where the value "
+                    f"has {len(value)}; give one entry per element")
+        kids = [(a, v, SequenceKey(i)) for i, (a, v) in enumerate(zip(spec, value))]
+    else:
+        return ""
+    return next((m for m in (_mismatch(a, v, path + (key,), labels, option)
+                             for a, v, key in kids) if m), "")
+
+
+def _axis_size(leaves, axes, axis_size, where, labels):
+    sizes = []  # (size, leaf index, axis)
+    for k, (x, ax) in enumerate(zip(leaves, axes)):
         if ax is None:
             continue
-        shape = get_aval(x).shape
-        if not shape:
-            raise ValueError(f"vmap was requested to map its argument along axis {ax}, which "
-                             f"implies that its rank should be at least {ax + 1 if ax >= 0 else -ax}"
-                             f", but is only 0 (its shape is ())")
+        shape = tuple(get_aval(x).shape)
         if not -len(shape) <= ax < len(shape):
-            raise ValueError(f"vmap: in_axes {ax} is out of bounds for an argument of shape "
-                             f"{tuple(shape)}")
-        sizes.append((shape[ax], tuple(shape), ax))
+            if labels.is_keyword(k):
+                fix = ("keyword arguments are always mapped along axis 0, as in JAX; pass it "
+                       "positionally to give it an in_axes entry (None: not mapped)")
+            elif shape:
+                fix = (f"use an axis in [{-len(shape)}, {len(shape)}), or None in in_axes to "
+                       f"pass it unmapped")
+            else:
+                fix = "it has no axis to map: pass None in in_axes for it (not mapped)"
+            raise ValueError(
+                f"{where}: axis {ax} in in_axes is out of bounds for {labels[k]} of shape "
+                f"{shape}: "
+                f"vmap was requested to map it along axis {ax}, which implies that its rank "
+                f"should be at least {ax + 1 if ax >= 0 else -ax}, but is only {len(shape)}"
+                f"; {fix}")
+        sizes.append((shape[ax], k, ax))
     if not sizes:
         if axis_size is None:
-            raise ValueError("vmap must have at least one non-None value in in_axes, or be "
-                             "given axis_size")
+            raise ValueError(f"{where} must have at least one non-None value in in_axes, or "
+                             f"be given axis_size: no argument is mapped, so the size of the "
+                             f"mapped axis is unknown")
         return axis_size
-    first = sizes[0][0]
-    for s, shape, ax in sizes[1:]:
-        if not dims_equal(s, first):
-            desc = "; ".join(f"argument of shape {sh} mapped along axis {a} (size "
-                             f"{dim_str(z)})" for z, sh, a in sizes)
-            raise ShapeError(f"vmap got inconsistent sizes for array axes to be mapped: {desc}")
-    if axis_size is not None and not dims_equal(axis_size, first):
-        raise ShapeError(f"vmap: axis_size={axis_size} but the mapped axes have size {first}")
-    return first
+    if axis_size is not None:
+        for s, k, ax in sizes:
+            if not dims_equal(s, axis_size):
+                raise ShapeError(
+                    f"{where}: axis_size={dim_str(axis_size)} but axis {ax} of {labels[k]} "
+                    f"(shape {_shape(leaves[k])}) has size {dim_str(s)}; pass "
+                    f"axis_size={dim_str(s)}, drop axis_size, or leave that argument "
+                    f"unmapped (None in in_axes)")
+        return axis_size
+    groups = []  # [size, [(leaf index, axis), ...]], most frequent size first
+    for s, k, ax in sizes:
+        g = next((g for g in groups if dims_equal(g[0], s)), None)
+        if g is None:
+            groups.append([s, []])
+            g = groups[-1]
+        g[1].append((k, ax))
+    if len(groups) == 1:
+        return groups[0][0]
+    groups.sort(key=lambda g: -len(g[1]))
+    lines = []
+    for n, (s, members) in enumerate(groups):
+        k, ax = members[0]
+        ex = f"axis {ax} of {labels[k]} of type {get_aval(leaves[k]).str_short()}"
+        if len(members) == 1:
+            lines.append(f"  * one axis had size {dim_str(s)}: {ex}")
+        else:
+            most = "most" if n == 0 else "some"
+            lines.append(f"  * {most} axes ({len(members)} of them) had size {dim_str(s)}, "
+                         f"e.g. {ex}")
+    raise ShapeError(f"{where} got inconsistent sizes for array axes to be mapped:\n"
+                     + ";\n".join(lines) + "\nmap axes of one size, or pass an argument "
+                     "that should not be mapped with None in in_axes")
 
 
-def _finish_output(trace, out, out_axis, size):
+def _shape(x):
+    return tuple(get_aval(x).shape)
+
+
+def _finish_output(trace, out, out_axis, size, where, labels, k):
     from tjit.transforms.ad import _to_array
     val, dim = trace.to_batched(out)
     if out_axis is None:
         if dim is not None:
-            raise ValueError("vmap has mapped output but out_axes is None; use out_axes=0 or "
-                             "return a value that does not depend on the mapped inputs")
+            raise ValueError(f"{where}: vmap has mapped output but out_axes is None for "
+                             f"{labels[k]}; use out_axes=0, or return a value that does not "
+                             f"depend on the mapped inputs there")
         return val
     val = _to_array(val)
     nd = len(get_aval(val).shape) + (dim is None)  # rank of the batched result
@@ -203,9 +323,9 @@ def _finish_output(trace, out, out_axis, size):
         # JAX rejects these; wrapping them around would silently put the axis elsewhere
         shape = tuple(get_aval(val).shape)
         shape = shape if dim is None else shape[:dim] + shape[dim + 1:]
-        raise ValueError(f"vmap out_axes={out_axis} is out of bounds for an output of rank "
-                         f"{nd} (the function's output has shape {shape} plus the mapped "
-                         f"axis); use an axis in [{-nd}, {nd - 1}]")
+        raise ValueError(f"{where}: out_axes={out_axis} is out of bounds for an output of "
+                         f"rank {nd} ({labels[k]} has shape {shape} plus the mapped axis); "
+                         f"use an axis in [{-nd}, {nd - 1}]")
     out_axis = out_axis % nd
     if dim is None:
         return moveaxis(bdim_at_front(val, None, size), 0, out_axis)

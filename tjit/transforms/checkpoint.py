@@ -30,6 +30,7 @@ import functools
 import inspect
 import types
 
+from tjit.tracing import argnums as _argnums
 from tjit.tracing.core import Trace, Tracer, get_aval, is_eager, set_current_trace
 from tjit.tracing.jaxpr import ClosedJaxpr, Jaxpr, Literal, eval_jaxpr
 from tjit.tracing.jaxpr_trace import JaxprTrace, trace_to_jaxpr
@@ -150,15 +151,27 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
     """
     if not callable(fun):
         raise TypeError(f"checkpoint: expected a callable, got {type(fun).__name__}")
-    statics = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
     fname = getattr(fun, "__name__", "checkpointed")
+    where = f"checkpoint({fname})"
+    if policy is not None and not callable(policy):
+        raise TypeError(f"{where}: policy must be None or a callable "
+                        f"policy(prim, *avals, **params) -> bool, such as "
+                        f"checkpoint_policies.dots_saveable, got {type(policy).__name__} "
+                        f"{policy!r:.60}")
+    statics = _argnums.as_index_tuple(static_argnums, "static_argnums", where)
+    params = _argnums.Params(fun)
+    if params.fixed_arity:  # an index past the signature can never pick an argument
+        _argnums.normalize_argnums(statics, params, "static_argnums", where, fname,
+                                   by_name=False)
 
     @functools.wraps(fun)
     def fun_remat(*args, **kwargs):
+        # as in JAX, negative indices count from the last positional argument passed
+        static = set(_argnums.resolve_at_call(statics, len(args), "static_argnums", where,
+                                              fname, params))
         if is_eager():  # nothing is being differentiated: just run it
             return fun(*args, **kwargs)
         n = len(args)
-        static = {i % n for i in statics if -n <= i < n}
         dyn = [a for i, a in enumerate(args) if i not in static]
         leaves, tree = tree_flatten((dyn, kwargs))
         leaves = [_dyn_leaf(x, fname) for x in leaves]

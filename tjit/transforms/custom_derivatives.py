@@ -29,6 +29,7 @@ import inspect
 
 import numpy as np
 
+from tjit.tracing import argnums as _argnums
 from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray
 from tjit.tracing.core import (
@@ -140,8 +141,7 @@ class _ArgSplit:
 
     def __init__(self, args, nondiff_argnums, what, fname):
         n = len(args)
-        self.nondiff = tuple(sorted({i % n if -n <= i < n else _bad_argnum(i, n, what, fname)
-                                     for i in nondiff_argnums}))
+        self.nondiff = tuple(sorted(nondiff_argnums))  # resolved by _nondiff_at_call
         self.n = n
         self.diff = tuple(i for i in range(n) if i not in self.nondiff)
         self.nd_trees, self.nd_static, nd_dyn = [], [], []
@@ -175,9 +175,32 @@ class _ArgSplit:
         return full
 
 
-def _bad_argnum(i, n, what, fname):
-    raise ValueError(f"{what} function {fname}: nondiff_argnums entry {i} is out of range "
-                     f"for a call with {n} positional arguments")
+def _nondiff_argnums(fun, nondiff_argnums, what):
+    """``nondiff_argnums`` checked when the rule is applied: their type, and their range
+    when the signature fixes the number of positional arguments (the usual case)."""
+    fname = _name(fun)
+    where = f"{what}({fname})"
+    params = _argnums.Params(fun)
+    nums = _argnums.as_index_tuple(nondiff_argnums, "nondiff_argnums", where)
+    if params.fixed_arity:
+        nums = _argnums.normalize_argnums(nums, params, "nondiff_argnums", where, fname,
+                                          by_name=False)
+    return nums, params
+
+
+def _check_rules(fun, what, method, **rules):
+    for name, rule in rules.items():
+        if not callable(rule):
+            raise TypeError(f"{what}({_name(fun)}).{method}: the {name} rule must be a "
+                            f"callable, got {type(rule).__name__} {rule!r:.60}")
+
+
+def _nondiff_at_call(f, args, what):
+    """The non-negative nondiff positions for a call (``*args`` functions are checked
+    here); ``args`` are all positional, keywords resolved."""
+    fname = _name(f.fun)
+    return _argnums.resolve_at_call(f.nondiff_argnums, len(args), "nondiff_argnums",
+                                    f"{what}({fname})", fname, f._params)
 
 
 def _leaf_positions(diff_args, positions):
@@ -249,7 +272,8 @@ class custom_jvp:
     def __init__(self, fun, nondiff_argnums=()):
         functools.update_wrapper(self, fun)
         self.fun = fun
-        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.nondiff_argnums, self._params = _nondiff_argnums(fun, nondiff_argnums,
+                                                              "custom_jvp")
         self.jvp = None
         self.symbolic_zeros = False
 
@@ -259,6 +283,7 @@ class custom_jvp:
     def defjvp(self, jvp, symbolic_zeros=False):
         """Set the jvp rule ``jvp(*nondiff_args, primals, tangents) -> (out, t_out)``.
         With ``symbolic_zeros=True`` zero tangents arrive as :class:`SymbolicZero`."""
+        _check_rules(self.fun, "custom_jvp", "defjvp", jvp=jvp)
         self.jvp = jvp
         self.symbolic_zeros = symbolic_zeros
         return jvp
@@ -290,10 +315,11 @@ class custom_jvp:
             raise AttributeError(f"No JVP defined for custom_jvp function {fname} using "
                                  f"defjvp.")
         args = resolve_kwargs(self.fun, args, kwargs, "custom_jvp")
+        nondiff = _nondiff_at_call(self, args, "custom_jvp")
         trace = current_trace()
         if isinstance(trace, EvalTrace):
             return self.fun(*args)
-        split = _ArgSplit(args, self.nondiff_argnums, "custom_jvp", fname)
+        split = _ArgSplit(args, nondiff, "custom_jvp", fname)
         store = {}
         flat_jvp = self._flat_jvp(split, store, fname)
         nd, leaves = split.nd_dyn, split.diff_leaves
@@ -399,7 +425,8 @@ class custom_vjp:
     def __init__(self, fun, nondiff_argnums=()):
         functools.update_wrapper(self, fun)
         self.fun = fun
-        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.nondiff_argnums, self._params = _nondiff_argnums(fun, nondiff_argnums,
+                                                              "custom_vjp")
         self.fwd = self.bwd = None
         self.symbolic_zeros = False
 
@@ -410,6 +437,7 @@ class custom_vjp:
         """Set the rules. With ``symbolic_zeros=True`` ``fwd`` receives
         :class:`CustomVJPPrimal` leaves and ``bwd`` may receive :class:`SymbolicZero`
         cotangents."""
+        _check_rules(self.fun, "custom_vjp", "defvjp", fwd=fwd, bwd=bwd)
         self.fwd, self.bwd = fwd, bwd
         self.symbolic_zeros = symbolic_zeros
 
@@ -419,11 +447,12 @@ class custom_vjp:
             raise AttributeError(f"No VJP defined for custom_vjp function {fname} using "
                                  f"defvjp.")
         args = resolve_kwargs(self.fun, args, kwargs, "custom_vjp")
-        _check_nondiff_not_traced(args, self.nondiff_argnums, fname)
+        nondiff = _nondiff_at_call(self, args, "custom_vjp")
+        _check_nondiff_not_traced(args, nondiff, fname)
         trace = current_trace()
         if isinstance(trace, EvalTrace):
             return self.fun(*args)
-        split = _ArgSplit(args, self.nondiff_argnums, "custom_vjp", fname)
+        split = _ArgSplit(args, nondiff, "custom_vjp", fname)
         store = {}
         fwd, bwd = self._flat_fwd(split, store, fname), self._flat_bwd(split, store, fname)
         leaves = split.diff_leaves
@@ -547,9 +576,8 @@ def _cotangent_leaf(c, a, rule, fname, k):
 
 
 def _check_nondiff_not_traced(args, nondiff_argnums, fname):
-    n = len(args)
     for i in nondiff_argnums:
-        if -n <= i < n and any(isinstance(x, Tracer) for x in tree_flatten(args[i])[0]):
+        if any(isinstance(x, Tracer) for x in tree_flatten(args[i])[0]):
             raise TypeError(
                 f"Found a traced value passed as argument {i} to the custom_vjp function "
                 f"{fname}, a position indicated by nondiff_argnums as non-differentiable. "

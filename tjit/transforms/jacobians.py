@@ -9,7 +9,8 @@ from tjit import lax
 from tjit.tracing.core import Array, get_aval
 from tjit.tracing.tree_util import tree_flatten, tree_unflatten, tree_map
 from tjit.transforms.ad import (
-    _check_inexact_args, _check_output_dtype, _to_array, check_real_or_holomorphic, jvp, vjp)
+    DiffArgnums, _check_inexact_args, _check_output_dtype, _to_array,
+    check_real_or_holomorphic, jvp, vjp)
 from tjit.transforms.batching import vmap
 
 
@@ -29,16 +30,8 @@ def _std_basis(flat):
     return out, total
 
 
-def _argnums_tuple(argnums):
-    return (argnums,) if isinstance(argnums, int) else tuple(argnums)
-
-
-def _dyn_args(fname, args, nums):
+def _dyn_args(args, nums):
     """The differentiated arguments, each a pytree (dict/list/tuple...) of arrays."""
-    for n in nums:
-        if not -len(args) <= n < len(args):
-            raise TypeError(f"{fname}: differentiating with respect to argnums={n} requires "
-                            f"at least {n + 1} positional arguments, got {len(args)}")
     # tree_map: a differentiated argument may be a pytree, not only an array
     return tuple(tree_map(_to_array, args[n]) for n in nums)
 
@@ -51,11 +44,17 @@ def _check_jacfwd_inputs(dyn, holomorphic):
 def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
     """Jacobian by forward mode: one jvp per input element, vectorized with vmap.
     Output leaves have shape ``out.shape + in.shape``."""
-    nums = _argnums_tuple(argnums)
+    return _jacfwd(fun, argnums, has_aux, holomorphic, "jacfwd")
+
+
+def _jacfwd(fun, argnums, has_aux, holomorphic, what):
+    # an argnums out of range for the call is a ValueError here, as in JAX
+    spec = DiffArgnums(fun, argnums, what, too_few=ValueError)
 
     @functools.wraps(fun)
     def jac_fn(*args):
-        dyn = _dyn_args("jacfwd", args, nums)
+        nums = spec.resolve(args)
+        dyn = _dyn_args(args, nums)
         _check_jacfwd_inputs(dyn, holomorphic)
         flat, in_tree = tree_flatten(dyn)
 
@@ -74,7 +73,7 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
         out = vmap(push, in_axes=0, out_axes=-1)(*basis)
         if has_aux:
             out, aux = out
-        jac = _reshape_jac(out, flat, in_tree, isinstance(argnums, int))
+        jac = _reshape_jac(out, flat, in_tree, spec.single)
         return (jac, tree_map(lambda a: a[..., 0] if hasattr(a, "ndim") else a, aux)) \
             if has_aux else jac
     return jac_fn
@@ -83,11 +82,16 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
 def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
     """Jacobian by reverse mode: one vjp per output element, vectorized with vmap.
     Output leaves have shape ``out.shape + in.shape``."""
-    nums = _argnums_tuple(argnums)
+    return _jacrev(fun, argnums, has_aux, holomorphic, allow_int, "jacrev")
+
+
+def _jacrev(fun, argnums, has_aux, holomorphic, allow_int, what):
+    spec = DiffArgnums(fun, argnums, what, too_few=ValueError)
 
     @functools.wraps(fun)
     def jac_fn(*args):
-        dyn = _dyn_args("jacrev", args, nums)
+        nums = spec.resolve(args)
+        dyn = _dyn_args(args, nums)
         _check_inexact_args("jacrev", dyn, allow_int, holomorphic)
 
         def f_dyn(*d):
@@ -103,7 +107,7 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
             _check_output_dtype("jacrev", get_aval(_to_array(leaf)).dtype, holomorphic)
         basis, total = _std_basis(y_flat)
         cts = vmap(lambda *b: vjp_fn(tree_unflatten(y_tree, list(b))))(*basis)
-        jac = _reshape_rev(cts, y_flat, y_tree, isinstance(argnums, int))
+        jac = _reshape_rev(cts, y_flat, y_tree, spec.single)
         return (jac, res[2]) if has_aux else jac
     return jac_fn
 
@@ -146,8 +150,8 @@ def _reshape_rev(cts, y_flat, y_tree, single):
 
 def hessian(fun, argnums=0, has_aux=False, holomorphic=False):
     """Hessian: ``jacfwd(jacrev(fun))``."""
-    return jacfwd(jacrev(fun, argnums, has_aux=has_aux, holomorphic=holomorphic), argnums,
-                  has_aux=has_aux, holomorphic=holomorphic)
+    inner = _jacrev(fun, argnums, has_aux, holomorphic, False, "hessian")
+    return _jacfwd(inner, argnums, has_aux, holomorphic, "hessian")
 
 
 jacobian = jacrev  # JAX's alias
