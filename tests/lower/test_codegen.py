@@ -14,8 +14,8 @@ import pytest
 import sympy
 
 from tjit.lower.llvm import codegen, target
-from tjit.primitives.base import REGISTRY
 from tjit.xla_like import kernel_ir as K
+from tjit.xla_like import kernel_semantics
 
 F32, F64, BOOL, I32, I64 = (np.dtype(d) for d in ("float32", "float64", "bool", "int32",
                                                    "int64"))
@@ -27,21 +27,9 @@ MATH = sorted(codegen.ops.MATH_OPS)
 
 
 # ----------------------------------------------------------------------------------------
-# Reference semantics: tjit's primitive impls.
+# Reference semantics: tjit's primitive impls (xla_like/kernel_semantics.py).
 
-def _prim(name, **params):
-    impl = REGISTRY[name].impl
-    return lambda *args, dtype: impl(np, *args, **params)
-
-
-OP_IMPLS = {name: _prim(name) for name in list(K.UNARY_OPS) + list(K.BINARY_OPS)
-            if name in REGISTRY}
-OP_IMPLS.update(
-    round=_prim("round", rounding_method=0),
-    round_even=_prim("round", rounding_method=1),
-    select=lambda p, t, f, dtype: REGISTRY["select_n"].impl(np, p, f, t),
-    convert=lambda x, dtype: REGISTRY["convert_element_type"].impl(np, x, new_dtype=dtype),
-)
+OP_IMPLS = kernel_semantics.op_impls()
 
 
 def test_op_impls_cover_vocabulary():
@@ -303,7 +291,7 @@ def test_flat_elementwise_vectorizes():
 # Reductions: every monoid x dtype, both loop styles.
 
 def _monoids(dt):
-    if dt.kind == "b":
+    if dt.kind in "biu":    # and/or: logical on bool, bitwise on integers
         return ["sum", "prod", "max", "min", "and", "or"]
     return ["sum", "prod", "max", "min"]
 
@@ -361,6 +349,32 @@ def test_reductions(dt, style):
         assert np.isnan(got[ms.index("max")][1]) and np.isnan(got[ms.index("min")][1])
 
 
+@pytest.mark.parametrize("style", ["row", "acc"])
+@pytest.mark.parametrize("dt", [F32, F64, BOOL, np.dtype(np.int8), np.dtype(np.uint64)],
+                         ids=lambda d: d.name)
+def test_reduction_over_empty_axis_writes_identity(dt, style):
+    """A reduced axis of extent 0: every kept point gets the monoid's identity, compiled
+    and in ``evaluate`` (which once wrote nothing for sum/prod and raised for max/min)."""
+    R, C = (5, 0) if style == "row" else (0, 5)
+    k, ms = reduction_kernel(dt, R, C, style)
+    got, want = run_both(k, [np.zeros(0, dt)], ranges=[(0, 2), (2, 5)])
+    for g, w, m in zip(got, want, ms):
+        assert_bits_equal(g, w, f"{style} {m} on {dt.name}")
+        assert_bits_equal(w, np.full(5, K.identity(m, dt)), f"{m} identity")
+
+
+@pytest.mark.parametrize("dt", INTS + UINTS, ids=lambda d: d.name)
+def test_integer_and_or_reductions_are_bitwise(dt):
+    """reduce_and/reduce_or on integers are bitwise (lax, as XLA), not logical."""
+    x = np.array([[0b1101, 0b0111, 0b0101], [6, 3, 0]]).astype(dt)
+    k, ms = reduction_kernel(dt, 2, 3, "row")
+    got, want = run_both(k, [x.ravel()])
+    for m, want_row in (("and", [0b0101, 0]), ("or", [0b1111, 7])):
+        assert_bits_equal(got[ms.index(m)], np.array(want_row, dt), m)
+        assert_bits_equal(want[ms.index(m)], np.array(want_row, dt), m)
+    assert K.identity("and", dt) == np.array(-1).astype(dt)
+
+
 def test_float32_sum_accumulation_accuracy():
     """float32 sums accumulate in float32 with reassociation: vector partial sums keep the
     error of 2**20 terms far below a sequential float32 loop's."""
@@ -406,7 +420,8 @@ def test_parallel_range_writes_only_its_part():
     for o, m in zip(outs, ms):
         assert (o[:3] == 77).all() and (o[9:] == 77).all()
         want = {"sum": data.sum(0, dtype=I32), "prod": data.prod(0, dtype=I32),
-                "max": data.max(0), "min": data.min(0)}[m]
+                "max": data.max(0), "min": data.min(0),
+                "and": np.bitwise_and.reduce(data, 0), "or": np.bitwise_or.reduce(data, 0)}[m]
         np.testing.assert_array_equal(o[3:9], want[3:9])
 
 
@@ -656,6 +671,42 @@ def test_indexed_load_clamps_or_fills(idt, fill):
         np.testing.assert_array_equal(out[b], row * 2)
 
 
+@pytest.mark.parametrize("fill", [None, -7.5])
+def test_uint64_gather_index_beyond_int64(fill):
+    """A uint64 index >= 2**63 is a huge index, not a negative one: clip mode takes the
+    last row (as ``evaluate``; LLVM once wrapped it to int64 and took row 0), fill mode
+    the fill value."""
+    rows, cols = 4, 3
+    u64 = np.dtype(np.uint64)
+    idx = K.Load(0, K.Affine(0, (1, 0)), u64)
+    g = K.IndexedLoad(1, K.Affine(0, (0, 1)), idx, cols, rows, fill, F32)
+    k = K.Kernel("take_u64", (5, cols), (K.Arg(u64, "in"), K.Arg(F32, "in"),
+                                         K.Arg(F32, "out")),
+                 stores=(K.Store(2, K.Affine(0, (cols, 1)), g),))
+    ids = np.array([1, 2**63, 2**64 - 1, 2**63 - 1, 3], u64)
+    x = np.arange(rows * cols, dtype=F32)
+    got, want = run_both(k, [ids, x])
+    assert_bits_equal(got[0], want[0])
+    out = got[0].reshape(5, cols)
+    far = x[-cols:] if fill is None else np.full(cols, fill, F32)
+    for b in (1, 2, 3):
+        np.testing.assert_array_equal(out[b], far)
+    np.testing.assert_array_equal(out[4], x[-cols:])
+
+
+def test_outer_store_reading_a_reduced_axis_is_rejected():
+    """An outer store runs once per outer point: its value may use stages but not read
+    the reduced axis (which index would it be?)."""
+    x = K.Load(0, K.Affine(0, (4, 1)), F32)
+    k = K.Kernel("bad_outer", (3, 4), (K.Arg(F32, "in"), K.Arg(F32, "out")),
+                 stages=(K.Reduction(x, "sum", F32),),
+                 stores=(K.Store(1, K.Affine(0, (1, 0)),
+                                 K.Op("add", (K.Stage(0, F32), x), F32), "outer"),),
+                 reduce_axes=(1,))
+    with pytest.raises(ValueError, match="outer store's value reads a reduced axis"):
+        K.check_kernel(k)
+
+
 @pytest.mark.parametrize("plane", [-1, 0, 3, 6, 7, 100])
 def test_hyperplane_kernel_visits_one_row(plane):
     """``Kernel.hyperplane``: an in-place kernel on the row ``i0 = idx[0]`` of a
@@ -686,3 +737,13 @@ def test_hyperplane_kernel_visits_one_row(plane):
         ref[plane] = (ref[plane] + v) * np.float32(plane)
     assert_bits_equal(got[3], want[3])
     np.testing.assert_array_equal(got[3].reshape(rows, cols), ref)
+
+
+def test_and_or_monoids_need_integer_or_bool():
+    x = K.Load(0, K.Affine(0, (1,)), F32)
+    k = K.Kernel("float_and", (4,), (K.Arg(F32, "in"), K.Arg(F32, "out")),
+                 stages=(K.Reduction(x, "and", F32),),
+                 stores=(K.Store(1, K.Affine(0, (0,)), K.Stage(0, F32), "outer"),),
+                 reduce_axes=(0,))
+    with pytest.raises(ValueError, match="monoid 'and' needs an integer or bool dtype"):
+        K.check_kernel(k)

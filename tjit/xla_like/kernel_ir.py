@@ -22,7 +22,8 @@ Two loop styles, fixed by ``reduce_axes``:
 
 ``parallel_axis`` names a kept axis that the runtime may split into ``[start, end)``
 chunks across threads (``None``: run whole). Every backend renders the same IR; the
-NumPy evaluator here is the executable definition of its semantics.
+NumPy evaluator here is the executable definition of its semantics, with the ops'
+and monoids' meaning stated in ``kernel_semantics.py``.
 """
 
 import dataclasses
@@ -31,6 +32,8 @@ from typing import Optional
 
 import numpy as np
 import sympy
+
+from tjit.xla_like import kernel_semantics
 
 # ----------------------------------------------------------------------------------------
 # Elementwise operation vocabulary (shared with the HLO graph).
@@ -219,9 +222,12 @@ def is_loop_invariant_int(expr):
 
 
 def identity(monoid, dtype):
+    """The monoid's identity in ``dtype`` (integer ``and`` is bitwise: all ones)."""
     dtype = np.dtype(dtype)
     if monoid == "sum" or monoid == "or":
         return dtype.type(0)
+    if monoid == "and" and dtype.kind in "iu":
+        return dtype.type(-1) if dtype.kind == "i" else dtype.type(np.iinfo(dtype).max)
     if monoid == "prod" or monoid == "and":
         return dtype.type(1)
     if dtype.kind == "f":
@@ -257,12 +263,18 @@ def check_kernel(k):
     for s in k.stages:
         if s.monoid not in MONOIDS:
             raise ValueError(f"kernel {k.name}: unknown monoid {s.monoid!r}")
+        if s.monoid in ("and", "or") and np.dtype(s.dtype).kind not in "biu":
+            raise ValueError(f"kernel {k.name}: monoid {s.monoid!r} needs an integer or "
+                             f"bool dtype, not {np.dtype(s.dtype).name}")
     inner = k.reduce_axes
     for st in k.stores:
         if k.args[st.arg].role != "out":
             raise ValueError(f"kernel {k.name}: store to input argument {st.arg}")
         if st.level == "outer" and st.index.uses_axes(inner):
             raise ValueError(f"kernel {k.name}: outer store indexed by a reduced axis")
+        if st.level == "outer" and inner and _reads_axes(st.expr, inner):
+            # (it runs once per outer point: which reduced index would it read?)
+            raise ValueError(f"kernel {k.name}: outer store's value reads a reduced axis")
         if not k.row_style and not isinstance(st.expr, Stage):
             raise ValueError(f"kernel {k.name}: accumulate-style stores must be Stage(k)")
     for i, o in k.inplace:
@@ -278,6 +290,13 @@ def check_kernel(k):
                 axis == k.parallel_axis or not is_loop_invariant_int(offset):
             raise ValueError(f"kernel {k.name}: hyperplane {k.hyperplane} needs an extent-1, "
                              "unsplit, kept axis and a loop-invariant integer offset")
+
+
+def _reads_axes(expr, axes):
+    """Whether ``expr`` reads an iteration index of ``axes`` (a stage's value does not:
+    it is one value per outer point)."""
+    return any(isinstance(n, (Load, IndexedLoad, IndexValue)) and n.index.uses_axes(axes)
+               for n in walk(expr))
 
 
 def _all_nodes(k):
@@ -379,9 +398,18 @@ def kernel_hash(k):
 def evaluate(k, buffers, sizes=None, op_impls=None):
     """Run kernel ``k`` on flat NumPy ``buffers`` (one per argument; outputs are
     written in place). ``sizes`` maps size-symbol names to ints. ``op_impls`` maps op
-    names to ``f(*arrays, dtype=...)``; the caller supplies the elementwise semantics."""
+    names to ``f(*arrays, dtype=...)`` (default: ``kernel_semantics.op_impls()``)."""
+    if op_impls is None:
+        op_impls = kernel_semantics.op_impls()
     env = {sympy.Symbol(s, integer=True, positive=True): v for s, v in (sizes or {}).items()}
     shape = tuple(int(_sub(d, env)) for d in k.shape)
+    red = tuple(k.reduce_axes)
+    # An empty reduced axis leaves no inner points, yet each kept point still gets the
+    # stages' identities and its outer (or accumulate-style) stores: run those on the
+    # space with the reduced axes at extent 1 (index 0, which nothing then reads).
+    empty_reduce = any(shape[a] == 0 for a in red)
+    if empty_reduce:
+        shape = tuple(1 if a in red else d for a, d in enumerate(shape))
     idx = np.indices(shape, dtype=np.int64) if shape else np.zeros((0,), np.int64)
 
     def lin(a):
@@ -430,13 +458,16 @@ def evaluate(k, buffers, sizes=None, op_impls=None):
         plane = int(at[0])
         idx = idx.copy()             # (lin reads idx: the plane axis now holds it)
         idx[axis] = plane
-    red = tuple(k.reduce_axes)
     stage_vals = []
     for s in k.stages:
-        vals = ev(s.expr)
-        r = _REDUCERS[s.monoid](vals, axis=red, keepdims=True).astype(s.dtype)
+        if empty_reduce:
+            r = np.full(shape, identity(s.monoid, s.dtype))
+        else:
+            r = kernel_semantics.reduce(s.monoid, ev(s.expr), red, s.dtype)
         stage_vals.append(np.broadcast_to(r, shape))
     for st in k.stores:
+        if empty_reduce and k.row_style and st.level != "outer":
+            continue    # an inner store: there are no inner points
         v = ev(st.expr)
         buffers[st.arg][lin(st.index)] = v
     return buffers
@@ -445,6 +476,3 @@ def evaluate(k, buffers, sizes=None, op_impls=None):
 def _sub(d, env):
     return d if isinstance(d, int) else d.subs(env)
 
-
-_REDUCERS = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min,
-             "and": np.all, "or": np.any}

@@ -268,15 +268,14 @@ class Scalar:
         return self.const(K.identity(monoid, dt), dt)
 
     def combine(self, monoid, acc, x, dt):
-        """``acc (monoid) x`` with evaluate's meaning: sum/prod/max/min are the ops of
-        the same names (bool: or/and/or/and); ``and``/``or`` are logical (NumPy's
-        all/any), giving 0 or 1 for non-bool dtypes."""
+        """``acc (monoid) x`` with evaluate's meaning (``kernel_semantics``): sum/prod/
+        max/min are the ops of the same names (bool: or/and/or/and); ``and``/``or`` are
+        logical on bool and bitwise on integers."""
         dt = np.dtype(dt)
         if monoid in _MONOID_OP:
             return self.op(_MONOID_OP[monoid], [acc, x], [dt, dt], dt)
         if monoid in ("and", "or"):
-            op = "&&" if monoid == "and" else "||"
             if dt.kind == "b":
-                return f"({acc} {op} {x})"
-            return f"(({self.t(dt)})(({acc} != 0) {op} ({x} != 0)))"
+                return f"({acc} {'&&' if monoid == 'and' else '||'} {x})"
+            return self.op(monoid, [acc, x], [dt, dt], dt)
         raise ValueError(f"C renderer: unknown monoid {monoid!r}")

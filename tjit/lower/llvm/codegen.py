@@ -116,6 +116,16 @@ def plan_axes(k):
                     tuple(g[0] in red for g in groups), par)
 
 
+def _as_index(b, v, dt):
+    """Integer value ``v`` of dtype ``dt`` as an int64 index: a uint64 value beyond
+    int64 is clamped to INT64_MAX (still out of range), not wrapped to a negative one
+    (the kernel IR's meaning of an unsigned gather index: see ``kernel_ir.evaluate``)."""
+    if np.dtype(dt) == np.uint64:
+        big = ir.Constant(I64, 2**63 - 1)
+        return b.select(b.icmp_unsigned(">", v, big), big, v)
+    return ops.convert(b, v, dt, np.dtype(np.int64))
+
+
 def _prod(dims):
     out = 1
     for d in dims:
@@ -298,7 +308,7 @@ class _Renderer:
         axis, offset, size = self.k.hyperplane
         b = self.b
         odt = ops.check_dtype(offset.dtype, "hyperplane index")
-        v = ops.convert(b, self.value(offset, {}), odt, np.dtype(np.int64))
+        v = _as_index(b, self.value(offset, {}), odt)
         inside = b.and_(b.icmp_signed(">=", v, ir.Constant(I64, 0)),
                         b.icmp_signed("<", v, self.sizes(size)))
         body_bb = self.fn.append_basic_block("plane")
@@ -416,7 +426,7 @@ class _Renderer:
         b = self.b
         dt = ops.check_dtype(n.dtype, f"indexed load of argument {n.arg}")
         odt = ops.check_dtype(n.offset.dtype, "gather index")
-        off = ops.convert(b, scope[id(n.offset)], odt, np.dtype(np.int64))
+        off = _as_index(b, scope[id(n.offset)], odt)
         size = self.sizes(n.size)
         last = b.sub(size, ir.Constant(I64, 1))
         lo = b.icmp_signed("<", off, ir.Constant(I64, 0))

@@ -2,8 +2,8 @@
 
 One function per concern: dtype -> LLVM type, constants, loads/stores (bool is ``i1`` in
 registers and ``i8`` in memory), the elementwise ops of ``kernel_ir`` and the monoids
-of reductions. Semantics are those of tjit's reference implementations (NumPy/XLA,
-see ``tjit/primitives/elementwise.py``), bit for bit:
+of reductions. Semantics are those of tjit's reference implementations, bit for bit,
+as stated for every backend in ``tjit/xla_like/kernel_semantics.py``; in LLVM terms:
 
 * integer ``div``/``rem`` never trap: ``x / 0`` is -1 (signed) or all ones
   (unsigned), ``x rem 0`` is ``x``, ``INT_MIN / -1`` is ``INT_MIN`` (LLVM's sdiv/srem
