@@ -164,6 +164,8 @@ ROWS = [
     _row("vmap-in_axes-nested-out-of-range",
          lambda: tjit.vmap(lambda d: d["w"], in_axes=({"w": 1},))({"w": X}), ValueError,
          "vmap(<lambda>)", "argument d['w'] of shape (3,)", "axis 1"),
+    _row("vmap-non-array-argument", lambda: tjit.vmap(scale)(X, "two"), TypeError,
+         "vmap(scale)", "argument n is a str ('two')", "None in in_axes"),
     _row("vmap-keyword-argument-scalar", lambda: tjit.vmap(scale)(X, n=2.0), ValueError,
          "vmap(scale)", "keyword argument 'n' of shape ()", "axis 0", "positionally"),
     _row("vmap-in_axes-length", lambda: tjit.vmap(scale_sum, in_axes=(0, 0))(X), ValueError,

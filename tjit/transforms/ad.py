@@ -460,13 +460,17 @@ class DiffArgnums:
             raise ValueError(f"{self.where}: argnums=() picks no argument to differentiate; "
                              f"pass an int or a non-empty sequence of ints")
         self.single = _argnums.is_index(argnums)
-        self.params = _argnums.Params(fun)
-        self.too_few = too_few
+        self.fun, self.too_few = fun, too_few
 
     def resolve(self, args):
         """The positions of the differentiated arguments in this call."""
+        n = len(args)
+        if all(-n <= i < n for i in self.nums):  # fast path: the signature is read on errors
+            out = tuple(i % n for i in self.nums)
+            if len(set(out)) == len(out):
+                return out
         return _argnums.resolve_at_call(
-            self.nums, len(args), "argnums", self.where, self.fname, self.params,
+            self.nums, n, "argnums", self.where, self.fname, _argnums.Params(self.fun),
             too_few=self.too_few, doing="differentiating with respect to ")
 
 

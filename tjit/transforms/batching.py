@@ -8,6 +8,7 @@ their axes...), so nothing runs as a Python loop.
 """
 
 import functools
+import operator
 
 import sympy
 
@@ -94,6 +95,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)  # as JAX (jax-ml/jax#2367); lists further down stay lists
     _check_axes_types(in_axes, out_axes, axis_size, where)
+    in_spec, out_spec = _AxesSpec(in_axes), _AxesSpec(out_axes)
 
     @functools.wraps(fun)
     def vmapped(*args, **kwargs):
@@ -106,10 +108,11 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
         leaves, in_tree = tree_flatten((args, kwargs))
         labels = _Labels(fun, (args, kwargs))
         # As in JAX, keyword arguments are always mapped over their leading axis.
-        axes = _flatten_axes(in_axes, args, "in_axes", where, labels, "the positional "
-                             "arguments") + [0] * len(tree_flatten(kwargs)[0])
-        from tjit.transforms.ad import _to_array
-        leaves = [_to_array(x) if ax is not None else x for x, ax in zip(leaves, axes)]
+        n_kw = len(tree_flatten(kwargs)[0])
+        axes = _flatten_axes(in_spec, args, len(leaves) - n_kw, "in_axes", where, labels,
+                             "the positional arguments") + [0] * n_kw
+        leaves = [_mapped_array(x, ax, where, labels, k) if ax is not None else x
+                  for k, (x, ax) in enumerate(zip(leaves, axes))]
         size = _axis_size(leaves, axes, axis_size, where, labels)
         trace = BatchTrace(current_trace(), size, axis_name, fname)
         ins = []
@@ -125,8 +128,8 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
                 out = fun(*b_args, **b_kwargs)
             out_leaves, out_tree = tree_flatten(out)
             out_labels = _Labels(fun, out, output=True)
-            oaxes = _flatten_axes(out_axes, out, "out_axes", where, out_labels,
-                                  "the function's output")
+            oaxes = _flatten_axes(out_spec, out, len(out_leaves), "out_axes", where,
+                                  out_labels, "the function's output")
             res = [_finish_output(trace, o, ax, size, where, out_labels, k)
                    for k, (o, ax) in enumerate(zip(out_leaves, oaxes))]
         finally:
@@ -190,13 +193,26 @@ class _Labels:
         return not self.output and tree_flatten_with_path(self.tree)[0][k][0][0].idx == 1
 
 
-def _flatten_axes(spec, value, option, where, labels, what):
-    """One axis per leaf of ``value``, ``spec`` being a pytree prefix of it (an int or
-    None applies to a whole subtree). Node types must agree as in JAX: only a top-level
-    in_axes list is read as a tuple, a list further down matches list-valued arguments."""
-    spec_leaves, spec_def = tree_flatten(spec, is_leaf=lambda x: x is None)
+class _AxesSpec:
+    """An in_axes/out_axes value, flattened once (None leaves kept)."""
+
+    def __init__(self, axes):
+        self.axes = axes
+        self.uniform = axes is None or _is_axis(axes)
+        leaves, self.treedef = tree_flatten(axes, is_leaf=lambda x: x is None)
+        self.leaves = [None if a is None else operator.index(a) for a in leaves]
+
+
+def _flatten_axes(spec, value, n_leaves, option, where, labels, what):
+    """One axis per leaf of ``value`` (it has ``n_leaves``), ``spec`` (an :class:`_AxesSpec`)
+    being a pytree prefix of it (an int or None applies to a whole subtree). Node types
+    must agree as in JAX: only a top-level in_axes list is read as a tuple, a list further
+    down matches list-valued arguments."""
+    if spec.uniform:
+        return spec.leaves * n_leaves
+    spec_leaves, treedef, spec = spec.leaves, spec.treedef, spec.axes
     try:
-        subtrees = spec_def.flatten_up_to(value)
+        subtrees = treedef.flatten_up_to(value)
     except ValueError:
         raise ValueError(
             f"{where}: {option} specification must be a tree prefix of the corresponding "
@@ -242,6 +258,16 @@ def _mismatch(spec, value, path, labels, option):
                              for a, v, key in kids) if m), "")
 
 
+def _mapped_array(x, ax, where, labels, k):
+    from tjit.transforms.ad import _to_array
+    try:
+        return _to_array(x)
+    except TypeError:
+        raise TypeError(f"{where}: {labels[k]} is a {type(x).__name__} ({x!r:.60}), not an "
+                        f"array, but in_axes maps it along axis {ax}; pass None in in_axes "
+                        f"for an argument that is not an array") from None
+
+
 def _axis_size(leaves, axes, axis_size, where, labels):
     sizes = []  # (size, leaf index, axis)
     for k, (x, ax) in enumerate(zip(leaves, axes)):
@@ -259,10 +285,9 @@ def _axis_size(leaves, axes, axis_size, where, labels):
                 fix = "it has no axis to map: pass None in in_axes for it (not mapped)"
             raise ValueError(
                 f"{where}: axis {ax} in in_axes is out of bounds for {labels[k]} of shape "
-                f"{shape}: "
-                f"vmap was requested to map it along axis {ax}, which implies that its rank "
-                f"should be at least {ax + 1 if ax >= 0 else -ax}, but is only {len(shape)}"
-                f"; {fix}")
+                f"{shape}: vmap was requested to map it along axis {ax}, which implies that "
+                f"its rank should be at least {ax + 1 if ax >= 0 else -ax}, but is only "
+                f"{len(shape)}; {fix}")
         sizes.append((shape[ax], k, ax))
     if not sizes:
         if axis_size is None:
