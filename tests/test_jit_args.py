@@ -145,6 +145,8 @@ ROWS = [
          "has_aux=True requires scale_sum to return a pair", "f32[]"),
     _row("jacrev-argnums", lambda: tjit.jacrev(pair, argnums=2)(X, X), ValueError,
          "jacrev(pair)", "argnums=2", "takes 2 positional parameters"),
+    _row("jacrev-argument-by-keyword", lambda: tjit.jacrev(pair)(x=X, y=X), ValueError,
+         "jacrev(pair)", "got only 0", "pass argument 0 positionally"),
     _row("jacfwd-argnums-negative", lambda: tjit.jacfwd(pair, argnums=-3)(X, X), ValueError,
          "jacfwd(pair)", "argnums=-3", "[-2, 2)"),
     _row("hessian-argnums", lambda: tjit.hessian(pair, argnums=(0, 2))(X, X), ValueError,
@@ -306,6 +308,12 @@ def test_transforms_count_negative_indices_from_the_end():
     f = tjit.custom_jvp(scale, nondiff_argnums=-1)
     f.defjvp(lambda n, p, t: (p[0] * n, t[0] * n))
     np.testing.assert_allclose(np.asarray(tjit.grad(lambda v: jnp.sum(f(v, 3.0)))(x)), [3, 3])
+
+
+def test_jacobians_pass_keyword_arguments_through():
+    x = jnp.asarray([1.0, 2.0])
+    for jac in (tjit.jacfwd, tjit.jacrev):
+        np.testing.assert_allclose(np.asarray(jac(scale)(x, n=3.0)), 3 * np.eye(2))
 
 
 def test_vmap_reads_a_top_level_in_axes_list_as_a_tuple():

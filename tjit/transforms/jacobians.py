@@ -52,7 +52,7 @@ def _jacfwd(fun, argnums, has_aux, holomorphic, what):
     spec = DiffArgnums(fun, argnums, what, too_few=ValueError)
 
     @functools.wraps(fun)
-    def jac_fn(*args):
+    def jac_fn(*args, **kwargs):
         nums = spec.resolve(args)
         dyn = _dyn_args(args, nums)
         _check_jacfwd_inputs(dyn, holomorphic)
@@ -62,7 +62,7 @@ def _jacfwd(fun, argnums, has_aux, holomorphic, what):
             full = list(args)
             for n, v in zip(nums, d):
                 full[n] = v
-            return fun(*full)
+            return fun(*full, **kwargs)
         f_dyn.__name__ = getattr(fun, "__name__", "<function>")  # for error messages
         basis, total = _std_basis(flat)
 
@@ -89,7 +89,7 @@ def _jacrev(fun, argnums, has_aux, holomorphic, allow_int, what):
     spec = DiffArgnums(fun, argnums, what, too_few=ValueError)
 
     @functools.wraps(fun)
-    def jac_fn(*args):
+    def jac_fn(*args, **kwargs):
         nums = spec.resolve(args)
         dyn = _dyn_args(args, nums)
         _check_inexact_args("jacrev", dyn, allow_int, holomorphic)
@@ -98,7 +98,7 @@ def _jacrev(fun, argnums, has_aux, holomorphic, allow_int, what):
             full = list(args)
             for n, v in zip(nums, d):
                 full[n] = v
-            return fun(*full)
+            return fun(*full, **kwargs)
         f_dyn.__name__ = getattr(fun, "__name__", "<function>")  # for error messages
         res = vjp(f_dyn, *dyn, has_aux=has_aux)
         y, vjp_fn = res[0], res[1]
