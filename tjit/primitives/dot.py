@@ -152,6 +152,14 @@ def _dot_general_impl(xp, lhs, rhs, *, dimension_numbers, precision=None,
     rf = [i for i in range(rhs.ndim) if i not in rc and i not in rb]
     lt = xp.transpose(lhs, tuple(lb) + tuple(lf) + tuple(lc))
     rt = xp.transpose(rhs, tuple(rb) + tuple(rc) + tuple(rf))
+    if not lc:
+        # Nothing contracted: each element is one product, as the elementwise multiply
+        # gives it (a matmul with k = 1 adds it to +0.0, losing the sign of -0.0).
+        nb, nl, nr = len(lb), len(lf), len(rf)
+        out = lt.reshape(lt.shape + (1,) * nr) * rt.reshape(
+            rt.shape[:nb] + (1,) * nl + rt.shape[nb:])
+        out = xp.asarray(out)
+        return out if out.dtype == out_dtype else out.astype(out_dtype)
     bshape = lt.shape[:len(lb)]
     mshape = lt.shape[len(lb):len(lb) + len(lf)]
     nshape = rt.shape[len(rb) + len(rc):]
@@ -273,8 +281,34 @@ def _dot_general_lowering(ctx, lhs, rhs, *, dimension_numbers, precision=None,
                           preferred_element_type=None):
     out = ctx.avals_out[0]
     (lc, rc), (lb, rb) = dimension_numbers
+    if not lc:
+        return _outer_product_lowering(ctx, lhs, rhs, lb, rb, out)
     dn = ((tuple(lc), tuple(rc)), (tuple(lb), tuple(rb)))
     return ctx.add("dot", (lhs, rhs), out.shape, out.dtype, dimension_numbers=dn)
+
+
+def _outer_product_lowering(ctx, lhs, rhs, lb, rb, out):
+    """No contracting dims: a broadcast multiply (fusible; no gemm adds the products to
+    +0.0), in the dtype the reference impl multiplies in."""
+    dt = lhs.dtype
+    if out.dtype != dt and (np.promote_types(dt, out.dtype) == out.dtype or
+                            not dtypes.is_inexact(dt)):
+        lhs, rhs, dt = ctx.convert(lhs, out.dtype), ctx.convert(rhs, out.dtype), out.dtype
+    nb = len(lb)
+    lf = [i for i in range(lhs.ndim) if i not in lb]
+    rf = [i for i in range(rhs.ndim) if i not in rb]
+    nl, nr = len(lf), len(rf)
+
+    def batch_first(x, perm):
+        if list(perm) == list(range(x.ndim)):
+            return x
+        shape = tuple(x.shape[p] for p in perm)
+        return ctx.add("transpose", (x,), shape, x.dtype, perm=tuple(perm))
+    lt = batch_first(lhs, list(lb) + lf)
+    rt = batch_first(rhs, list(rb) + rf)
+    lt = ctx.broadcast(lt, out.shape, tuple(range(nb + nl)))
+    rt = ctx.broadcast(rt, out.shape, tuple(range(nb)) + tuple(range(nb + nl, nb + nl + nr)))
+    return ctx.convert(ctx.elementwise("mul", [lt, rt], dt), out.dtype)
 
 
 dot_general_p.lowering = _dot_general_lowering
