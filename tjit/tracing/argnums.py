@@ -140,6 +140,9 @@ def resolve_at_call(nums, n_args, option, where, fname, params=None, too_few=Val
     ValueError; ``params`` (a :class:`Params`) adds the signature to the message and
     ``doing`` a lead-in such as "differentiating with respect to "."""
     n = n_args
+    out = tuple(i % n for i in nums if -n <= i < n)
+    if len(out) == len(nums) and len(set(out)) == len(out):
+        return out
     sig = f" ({params.describe(fname)})" if params is not None and params.fixed_arity else ""
     fix = f"use an index in [{-n}, {n})" if n else ""
     high = [i for i in nums if i >= n]
@@ -155,12 +158,9 @@ def resolve_at_call(nums, n_args, option, where, fname, params=None, too_few=Val
                          f"with {_count(n, 'positional argument')}{sig}: a negative index "
                          f"counts from the last argument passed, so {low[0]} picks none"
                          + (f"; {fix}" if fix else ""))
-    out = tuple(i % n for i in nums)
-    if len(set(out)) < len(out):
-        raise ValueError(f"{where}: {option}={_fmt(nums)} picks an argument twice (negative "
-                         f"indices count from the {_count(n, 'argument')} passed); list each "
-                         f"argument once")
-    return out
+    raise ValueError(f"{where}: {option}={_fmt(nums)} picks an argument twice (negative "
+                     f"indices count from the {_count(n, 'argument')} passed); list each "
+                     f"argument once")
 
 
 def _count(n, noun):
