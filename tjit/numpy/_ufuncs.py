@@ -128,7 +128,8 @@ def floor_divide(x, y, /):
     """Floor division ``x // y`` (rounds toward -inf, like NumPy and Python).
 
     Integer division by zero gives -1 (the max for unsigned dtypes), as ``lax.div``
-    does; float division by zero gives +-inf or NaN.
+    does; float division by zero gives +-inf or NaN. Float results are NumPy's bit for
+    bit (``npy_divmod``, see ``_float_divmod``), signed zeros included.
     """
     x, y = promote_args("floor_divide", x, y)
     _check_real("floor_divide", x)
@@ -151,24 +152,58 @@ def _check_real(name, x):
 
 
 def _float_divmod(x, y):
-    # As CPython's float_divmod: the quotient is computed from x - fmod(x, y), so that
-    # x == q*y + r holds closely (floor(x / y) is off by one for e.g. 1.0 // 0.1).
+    """NumPy's ``npy_divmod`` (CPython's float_divmod), operation for operation:
+
+        mod = fmod(x, y); div = (x - mod) / y      # x - mod: nearly a multiple of y
+        if mod != 0 and (y < 0) != (mod < 0): mod += y; div -= 1
+        if mod == 0: mod = copysign(0, y)          # a zero remainder: y's sign
+        floordiv = floor(div), plus 1 if div - floor(div) > 1/2   # snap to an integer
+        if div == 0: floordiv = copysign(0, x / y)
+        y == 0: floordiv = x / y (+-inf, NaN for 0 / 0), mod = fmod(x, 0) (NaN)
+
+    floor(x / y) is off by one for e.g. 1.0 // 0.1, and rounding ``div`` half to even
+    (or away from zero, as JAX) instead of snapping is off by one for quotients of
+    2**22 and more in float32: -131569.83 // -0.015981581 is 8232591, not 8232592.
+    """
+    zero, one = lax.full_like(x, 0), lax.full_like(x, 1)
     mod = lax.rem(x, y)
     div = lax.div(lax.sub(x, mod), y)
-    zero = lax.full_like(mod, 0)
     fix = lax.bitwise_and(lax.ne(mod, zero), lax.ne(lax.lt(y, zero), lax.lt(mod, zero)))
     mod = lax.select(fix, lax.add(mod, y), mod)
-    div = lax.select(fix, lax.sub(div, lax.full_like(div, 1)), div)
-    div = lax.round(div, lax.ROUND_TO_NEAREST_EVEN)
-    # x // 0 is +-inf (NaN for 0 // 0) as in NumPy, not the NaN that x - fmod(x, 0) gives
-    return lax.select(lax.eq(y, zero), lax.div(x, y), div), mod
+    div = lax.select(fix, lax.sub(div, one), div)
+    mod = _zero_with_sign_of(mod, y)
+    floordiv = lax.floor(div)
+    floordiv = lax.select(lax.gt(lax.sub(div, floordiv), lax.full_like(x, 0.5)),
+                          lax.add(floordiv, one), floordiv)
+    # div == 0: the sign of x / y, i.e. of x times that of y (x, y are finite here)
+    signed_zero = lax.select(lax.ne(signbit(x), signbit(y)), lax.neg(zero), zero)
+    floordiv = lax.select(lax.eq(div, zero), signed_zero, floordiv)
+    by_zero = lax.eq(y, zero)
+    return lax.select(by_zero, lax.div(x, y), floordiv), mod
+
+
+@custom_jvp
+def _zero_with_sign_of(r, y):
+    """``r``, but a zero ``r`` takes ``y``'s sign (NumPy's remainder); its derivative
+    is ``r``'s own (d remainder / dx stays 1 at exact multiples)."""
+    zero = lax.full_like(r, 0)
+    signed = lax.select(signbit(y), lax.neg(zero), zero)
+    return lax.select(lax.eq(r, zero), signed, r)
+
+
+@_zero_with_sign_of.defjvp
+def _zero_with_sign_of_jvp(primals, tangents):
+    return _zero_with_sign_of(*primals), tangents[0]
 
 
 def remainder(x, y, /):
     """Remainder with the sign of the divisor (NumPy's ``%``); ``x % 0`` is ``x`` for
-    integers (as ``lax.rem``) and NaN for floats."""
+    integers (as ``lax.rem``) and NaN for floats. Float results are NumPy's bit for bit
+    (``npy_divmod``): a zero remainder has the divisor's sign, ``4.0 % -2.0`` is -0.0."""
     x, y = promote_args("remainder", x, y)
     _check_real("remainder", x)
+    if dtypes.is_inexact(x.dtype):
+        return _float_divmod(x, y)[1]
     r = lax.rem(x, y)
     zero = lax.convert_element_type(0, x.dtype)
     fix = lax.bitwise_and(lax.ne(r, zero), lax.ne(lax.lt(r, zero), lax.lt(y, zero)))
@@ -494,14 +529,18 @@ def copysign(x, y, /):
 
 
 def heaviside(x, h0, /):
+    """0 where ``x < 0``, 1 where ``x > 0``, ``h0`` where ``x == 0`` (either zero) and
+    NaN where ``x`` is NaN (as NumPy)."""
     x, h0 = promote_args_inexact("heaviside", x, h0)
     zero = lax.full_like(x, 0)
-    return lax.select(lax.lt(x, zero), zero,
+    step = lax.select(lax.lt(x, zero), zero,
                       lax.select(lax.gt(x, zero), lax.full_like(x, 1), h0))
+    return lax.select(lax.ne(x, x), x, step)
 
 
 def hypot(x, y, /):
-    """``sqrt(x**2 + y**2)`` without overflow; inf if either is infinite (even NaN).
+    """``sqrt(x**2 + y**2)`` without overflow or underflow, within 1 ulp (scaled, with a
+    Newton correction as in Borges 2019); inf if either is infinite (even NaN).
     Its derivative is ``(x, y) / hypot`` (1/2 each at the origin, as JAX)."""
     x, y = promote_args_inexact("hypot", x, y)
     _check_real("hypot", x)
@@ -512,13 +551,64 @@ def hypot(x, y, /):
 def _hypot(x, y):
     ax, ay = lax.abs(x), lax.abs(y)
     inf = lax.full_like(ax, np.inf)
-    any_inf = lax.bitwise_or(lax.eq(ax, inf), lax.eq(ay, inf))
+    any_inf = lax.bitwise_or(lax.eq(ax, inf), lax.eq(ay, inf))   # inf even with a NaN
+    return lax.select(any_inf, inf, _hypot_finite(ax, ay))
+
+
+#: (threshold, scale) by dtype: the larger magnitude, when at least the threshold (the
+#: first that applies; the last threshold is 0), is scaled by the power of two so that
+#: squares and their Dekker tails stay normal: float32 [2**-39, 2**63], float64
+#: [2**-458, 2**511].
+_HYPOT_SCALES = {
+    np.dtype(np.float16): ((0.0, 1.0),),
+    np.dtype(np.float32): ((2.0 ** 40, 2.0 ** -79), (2.0 ** -39, 1.0),
+                           (2.0 ** -89, 2.0 ** 50), (0.0, 2.0 ** 100)),
+    np.dtype(np.float64): ((2.0 ** 450, 2.0 ** -600), (2.0 ** -450, 1.0), (0.0, 2.0 ** 700)),
+}
+
+
+def _hypot_finite(ax, ay):
+    """hypot of magnitudes within 1 ulp (observed: float32 0.5, float64 0.75 for denormal
+    results, 0.52 above): scaled by a power of two so the squares stay normal, then
+    sqrt(b^2 + s^2) corrected by one Newton step h - (h^2 - b^2 - s^2) / 2h, with the
+    squares' rounding errors taken exactly from Dekker's products (plain multiplies and
+    adds: eager and jit agree bit for bit). Borges, "An improved algorithm for
+    hypot(a, b)", 2019. float16 is computed in float32 (its squares overflow at 256)."""
+    if ax.dtype == np.float16:
+        wide = [lax.convert_element_type(v, np.float32) for v in (ax, ay)]
+        return lax.convert_element_type(_hypot_finite(*wide), np.float16)
+
+    def c(v):
+        return lax.full_like(ax, v)
     big, small = lax.max(ax, ay), lax.min(ax, ay)
-    is_zero = lax.eq(big, lax.full_like(big, 0))
-    r = lax.div(small, lax.select(is_zero, lax.full_like(big, 1), big))
-    out = lax.select(is_zero, big,
-                     lax.mul(big, lax.sqrt(lax.add(lax.full_like(r, 1), lax.mul(r, r)))))
-    return lax.select(any_inf, inf, out)
+    levels = _HYPOT_SCALES[np.dtype(ax.dtype)]
+    scale = c(levels[-1][1])
+    for threshold, k in reversed(levels[:-1]):
+        scale = lax.select(lax.ge(big, c(threshold)), c(k), scale)
+    b, s = lax.mul(big, scale), lax.mul(small, scale)
+    h = lax.sqrt(lax.add(lax.mul(b, b), lax.mul(s, s)))
+    split = float(2 ** ((np.finfo(ax.dtype).nmant + 2) // 2) + 1)
+    sq_b, err_b = _two_square(b, split)
+    sq_s, err_s = _two_square(s, split)
+    sq_h, err_h = _two_square(h, split)
+    # h^2 - b^2 - s^2: the leading parts cancel exactly (Sterbenz), the tails are tiny
+    delta = lax.add(lax.sub(lax.sub(sq_h, sq_b), sq_s),
+                    lax.sub(lax.sub(err_h, err_b), err_s))
+    safe = lax.select(lax.eq(h, c(0.0)), c(1.0), h)
+    h = lax.sub(h, lax.div(delta, lax.add(safe, safe)))
+    return lax.mul(h, lax.div(c(1.0), scale))
+
+
+def _two_square(a, split):
+    """(a*a, its rounding error) exactly, by Dekker's splitting of ``a`` in halves
+    (``split``: 2**ceil(p/2) + 1 for a p-bit significand)."""
+    t = lax.mul(a, lax.full_like(a, split))
+    hi = lax.sub(t, lax.sub(t, a))
+    lo = lax.sub(a, hi)
+    p = lax.mul(a, a)
+    err = lax.add(lax.add(lax.sub(lax.mul(hi, hi), p), lax.mul(lax.add(hi, hi), lo)),
+                  lax.mul(lo, lo))
+    return p, err
 
 
 @_hypot.defjvp
