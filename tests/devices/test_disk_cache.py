@@ -237,7 +237,7 @@ def compile_run(k, c, release=(), timeout=30):
             x = np.arange(300, dtype=np.float32)
             y = np.full_like(x, -7.0)
             fn((ctypes.c_void_p * 2)(x.ctypes.data, y.ctypes.data),
-               (ctypes.c_int64 * 1)(0), 0, 1)
+               (ctypes.c_int64 * 1)(0), 0, 300)   # (the range of axis 0: all of it)
             np.testing.assert_allclose(y, x * np.float32(c) + 1, rtol=1e-6)
         except BaseException as e:  # noqa: BLE001  (re-raised in the test's thread)
             box["error"] = e

@@ -87,7 +87,7 @@ def check(case, got, want):
             assert err.max() <= bound, f"{what}: {err.max()} ulp > {bound}"
         else:   # as precise as the narrowest float the kernel computes in
             tol = max(RTOL[g.dtype], max((RTOL[np.dtype(n.dtype)] for n in
-                                          K._all_nodes(case.kernel)
+                                          K.all_nodes(case.kernel)
                                           if np.dtype(n.dtype).kind == "f"), default=0))
             assert g.shape == w.shape, what
             np.testing.assert_allclose(g, w, rtol=tol, atol=tol, err_msg=what)
@@ -95,7 +95,7 @@ def check(case, got, want):
 
 def mode_for(k):
     """exact unless the kernel has transcendentals or reassociated float sums."""
-    nodes = K._all_nodes(k)
+    nodes = K.all_nodes(k)
     if any(isinstance(n, K.Op) and n.op in T.codegen.ops.MATH_OPS for n in nodes):
         return "close"
     # row-style float sums/products reassociate; accumulate-style ones over one axis
@@ -153,7 +153,7 @@ def _symbolic():
                  stages=(K.Reduction(e, "sum", F64),),
                  stores=(K.Store(1, K.Affine(0, (m, 1)), e),
                          K.Store(2, K.Affine(0, (1, 0)), K.Stage(0, F64), "outer")),
-                 reduce_axes=(1,), parallel_axis=0, size_symbols=("n", "m"))
+                 reduce_axes=(1,), size_symbols=("n", "m"))
     out = []
     for nv, mv in [(3, 5), (17, 2), (40, 33)]:
         xv = np.random.default_rng(nv).standard_normal((mv, nv + 2))
@@ -188,7 +188,7 @@ def _stages():
                          K.Reduction(ld, "max", F64)),
                  stores=(K.Store(1, K.Affine(0, (0, 1, 0)), K.Stage(0, F64)),
                          K.Store(2, K.Affine(0, (0, 1, 0)), K.Stage(1, F64))),
-                 reduce_axes=(0, 2), parallel_axis=1)
+                 reduce_axes=(0, 2))
     out.append(Case("acc3", k, [x.ravel()], mode="close"))
     x = np.random.default_rng(8).standard_normal((6, 7))
     ld = K.Load(0, K.Affine(0, (7, 1)), F64)
@@ -215,7 +215,7 @@ def _stages():
         dt = np.dtype(st.expr.dtype)
         k = K.Kernel("nocache", (B, C), (K.Arg(F32, "in"), K.Arg(dt, "out")),
                      stages=(K.Reduction(x, "max", F32), K.Reduction(e, "sum", F32)),
-                     stores=(st,), reduce_axes=(1,), parallel_axis=0)
+                     stores=(st,), reduce_axes=(1,))
         out.append(Case(f"nocache_{n}", k, [xs], mode="close"))
     return out
 
@@ -232,8 +232,7 @@ def _gathers():
             k = K.Kernel("take", (batch, cols),
                          (K.Arg(idt, "in"), K.Arg(F32, "in"), K.Arg(F32, "out")),
                          stores=(K.Store(2, K.Affine(0, (cols, 1)),
-                                         K.Op("mul", (g, K.Const(2.0, F32)), F32)),),
-                         parallel_axis=0, size_symbols=("n",))
+                                         K.Op("mul", (g, K.Const(2.0, F32)), F32)),), size_symbols=("n",))
             ids = np.array(raw, np.int64).astype(idt)
             if idt == np.uint64:
                 ids[0] = np.uint64(2**63 + 5)   # beyond int64: out of range (evaluate)
@@ -380,7 +379,7 @@ def random_inputs(k, sizes, seed=0):
     shape = [sub(d) for d in k.shape]
     lens = {}
     plane = K.walk(k.hyperplane[1]) if k.hyperplane is not None else []
-    for n in K._all_nodes(k) + plane:
+    for n in K.all_nodes(k) + plane:
         if isinstance(n, (K.Load, K.IndexedLoad)):
             hi = sub(n.index.offset) + sum(max(0, sub(c) * (e - 1))
                                            for c, e in zip(n.index.coefs, shape))

@@ -14,6 +14,7 @@ import pytest
 import sympy
 
 from tjit.lower.llvm import codegen, target
+from tjit.lower.llvm.split import split_axis
 from tjit.xla_like import kernel_ir as K
 from tjit.xla_like import kernel_semantics
 
@@ -43,13 +44,24 @@ _FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64,
                        ctypes.c_int64)
 
 
+def split_extent(k, sizes=None):
+    """The extent of the axis the CPU splits ``k`` along (1 when it runs whole)."""
+    ax = split_axis(k)
+    if ax is None:
+        return 1
+    env = {sympy.Symbol(s, integer=True, positive=True): v for s, v in (sizes or {}).items()}
+    return int(sympy.sympify(k.shape[ax]).subs(env))
+
+
 def build(k):
-    """Compile kernel ``k``; returns a callable ``f(buffers, sizes=None, start=0, end=1)``."""
+    """Compile kernel ``k``; returns a callable ``f(buffers, sizes=None, start=0, end=None)``
+    (``end`` None: the whole split axis)."""
     name = "test_" + K.kernel_hash(k)[:24]
     text = codegen.kernel_to_llvm_ir(k, name)
     fn = _FN(target.compile_ir(text, [name])[name])
 
-    def call(buffers, sizes=None, start=0, end=1):
+    def call(buffers, sizes=None, start=0, end=None):
+        end = split_extent(k, sizes) if end is None else end
         ptrs = (ctypes.c_void_p * len(buffers))(*[b.ctypes.data for b in buffers])
         szs = [sizes[s] for s in k.size_symbols]
         arr = (ctypes.c_int64 * max(1, len(szs)))(*szs)
@@ -66,10 +78,10 @@ def run_both(k, inputs, sizes=None, ranges=None):
     got = _buffers(k, inputs, lens, fill=True)
     want = _buffers(k, inputs, lens, fill=True)
     f = build(k)
-    if k.parallel_axis is None:
+    if split_axis(k) is None:
         f(got, sizes)
     else:
-        for lo, hi in ranges or [(0, int(sympy.sympify(k.shape[k.parallel_axis]).subs(env)))]:
+        for lo, hi in ranges or [(0, split_extent(k, sizes))]:
             f(got, sizes, lo, hi)
     with np.errstate(all="ignore"):  # inf - inf etc. in NumPy's reductions
         K.evaluate(k, want, sizes, OP_IMPLS)
@@ -249,19 +261,18 @@ def test_broadcast_transpose_slice_iota_multi_output():
 def test_plan_collapses_linear_axes_only():
     flat = K.Load(0, K.Affine(0, (12, 3, 1)), F32)
     k = K.Kernel("c", (10, 4, 3), (K.Arg(F32, "in"), K.Arg(F32, "out")),
-                 stores=(K.Store(1, K.Affine(0, (12, 3, 1)), flat),), parallel_axis=0)
+                 stores=(K.Store(1, K.Affine(0, (12, 3, 1)), flat),))
     assert codegen.plan_axes(k).groups == ((0, 1, 2),)
     # a row vector broadcast (coefs (0, 0, 1)) keeps the last axis separate
     row = K.Load(2, K.Affine(0, (0, 0, 1)), F32)
     k2 = K.Kernel("c", (10, 4, 3), (K.Arg(F32, "in"), K.Arg(F32, "out"), K.Arg(F32, "in")),
-                  stores=(K.Store(1, K.Affine(0, (12, 3, 1)), K.Op("add", (flat, row), F32)),),
-                  parallel_axis=1)
-    assert codegen.plan_axes(k2).groups == ((0,), (1,), (2,))
+                  stores=(K.Store(1, K.Affine(0, (12, 3, 1)), K.Op("add", (flat, row), F32)),))
+    assert codegen.plan_axes(k2).groups == ((0, 1), (2,))
     # never across the reduce boundary; extent-1 axes are dropped
     k3 = K.Kernel("c", (10, 1, 4, 3), (K.Arg(F32, "in"), K.Arg(F32, "out")),
                   stages=(K.Reduction(K.Load(0, K.Affine(0, (12, 0, 3, 1)), F32), "sum", F32),),
                   stores=(K.Store(1, K.Affine(0, (1, 0, 0, 0)), K.Stage(0, F32), "outer"),),
-                  reduce_axes=(2, 3), parallel_axis=0)
+                  reduce_axes=(2, 3))
     p = codegen.plan_axes(k3)
     assert p.groups == ((0,), (2, 3)) and p.reduce == (False, True) and p.parallel == 0
     # symbolic strides are compared with sympy
@@ -277,7 +288,7 @@ def test_flat_elementwise_vectorizes():
     x = K.Load(0, K.Affine(0, (3, 1)), F32)
     e = K.Op("max", (K.Op("mul", (x, x), F32), K.Const(0.5, F32)), F32)
     k = K.Kernel("vec", (1000, 3), (K.Arg(F32, "in"), K.Arg(F32, "out")),
-                 stores=(K.Store(1, K.Affine(0, (3, 1)), e),), parallel_axis=0)
+                 stores=(K.Store(1, K.Affine(0, (3, 1)), e),))
     text = codegen.kernel_to_llvm_ir(k, "vec_check")
     asm = target.assembly(text)
     assert ("zmm" if target.prefers_512() else "ymm") in asm
@@ -320,13 +331,13 @@ def reduction_kernel(dt, R, C, style):
     if style == "row":
         out = K.Affine(0, (1, 0))
         stores = tuple(K.Store(j + 1, out, K.Stage(j, dt), "outer") for j in range(len(ms)))
-        red, par = (1,), 0
+        red = (1,)
     else:
         out = K.Affine(0, (0, 1))
         stores = tuple(K.Store(j + 1, out, K.Stage(j, dt)) for j in range(len(ms)))
-        red, par = (0,), 1
+        red = (0,)
     args = (K.Arg(dt, "in"),) + tuple(K.Arg(dt, "out") for _ in ms)
-    return K.Kernel(f"red_{style}", (R, C), args, stages, stores, red, par), ms
+    return K.Kernel(f"red_{style}", (R, C), args, stages, stores, red), ms
 
 
 @pytest.mark.parametrize("style", ["row", "acc"])
@@ -404,7 +415,7 @@ def test_accumulate_style_three_axes():
                  stages=(K.Reduction(sq, "sum", F64), K.Reduction(ld, "max", F64)),
                  stores=(K.Store(1, K.Affine(0, (0, 1, 0)), K.Stage(0, F64)),
                          K.Store(2, K.Affine(0, (0, 1, 0)), K.Stage(1, F64))),
-                 reduce_axes=(0, 2), parallel_axis=1)
+                 reduce_axes=(0, 2))
     got, want = run_both(k, [x.ravel()], ranges=[(0, 1), (1, 4), (4, 6)])
     np.testing.assert_allclose(got[0], (x * x).sum(axis=(0, 2)), rtol=1e-13)
     assert_bits_equal(got[1], want[1])
@@ -445,7 +456,7 @@ def layernorm_kernel(R, C, eps=1e-5, dt=F32):
                             K.Reduction(K.Op("mul", (x, x), dt), "sum", dt)),
                     stores=(K.Store(3, K.Affine(0, (C, 1)), y),
                             K.Store(4, K.Affine(0, (1, 0)), mean, "outer")),
-                    reduce_axes=(1,), parallel_axis=0)
+                    reduce_axes=(1,))
 
 
 def test_layernorm_row_style():
@@ -471,7 +482,7 @@ def test_symbolic_sizes_one_function():
                  stages=(K.Reduction(e, "sum", F64),),
                  stores=(K.Store(1, K.Affine(0, (m, 1)), e),
                          K.Store(2, K.Affine(0, (1, 0)), K.Stage(0, F64), "outer")),
-                 reduce_axes=(1,), parallel_axis=0, size_symbols=("n", "m"))
+                 reduce_axes=(1,), size_symbols=("n", "m"))
     f = build(k)
     for nv, mv in [(3, 5), (17, 2), (40, 33)]:
         xv = np.random.default_rng(nv).standard_normal((mv, nv + 2))
@@ -565,7 +576,7 @@ def softmax_kernel(B, H, C, dt=F32):
                     stages=(K.Reduction(x, "max", dt), K.Reduction(e, "sum", dt)),
                     stores=(K.Store(1, K.Affine(0, (H * C, C, 1)),
                                     K.Op("div", (e, K.Stage(1, dt)), dt)),),
-                    reduce_axes=(2,), parallel_axis=0)
+                    reduce_axes=(2,))
 
 
 def test_softmax_row_style():
@@ -607,7 +618,7 @@ def test_cached_value_skips_outputs_it_cannot_hold():
         dt = F32 if store.expr.dtype == F32 else F64
         k = K.Kernel("nocache", (B, C), (K.Arg(F32, "in"), K.Arg(dt, "out")),
                      stages=(K.Reduction(x, "max", F32), K.Reduction(e, "sum", F32)),
-                     stores=(store,), reduce_axes=(1,), parallel_axis=0)
+                     stores=(store,), reduce_axes=(1,))
         assert codegen.kernel_to_llvm_ir(k, "nc").count("0x3ff7154760000000") == 2
         xs = np.random.default_rng(1).standard_normal(B * C).astype(F32)
         got, want = run_both(k, [xs])
@@ -634,14 +645,28 @@ def test_scalar_and_full_reductions():
     assert_bits_equal(got[0], want[0])
 
 
-def test_accumulate_store_must_follow_parallel_axis():
+def test_accumulate_store_must_follow_the_split_axis():
     ld = K.Load(0, K.Affine(0, (4, 1)), F32)
     k = K.Kernel("bad_par", (3, 4), (K.Arg(F32, "in"), K.Arg(F32, "out")),
                  stages=(K.Reduction(ld, "sum", F32),),
                  stores=(K.Store(1, K.Affine(0, (0, 0)), K.Stage(0, F32)),),
-                 reduce_axes=(0,), parallel_axis=1)
-    with pytest.raises(ValueError, match="parallel axis 1"):
+                 reduce_axes=(0,))
+    with pytest.raises(ValueError, match="does not depend on kept axis 1"):
         codegen.kernel_to_llvm_ir(k, "bad_par")
+
+
+def test_split_axis_is_the_first_kept_axis():
+    x = K.Load(0, K.Affine(0, (12, 4, 1)), F32)
+    args = (K.Arg(F32, "in"), K.Arg(F32, "out"))
+    ew = K.Kernel("ew", (2, 3, 4), args, stores=(K.Store(1, K.Affine(0, (12, 4, 1)), x),))
+    col = K.Kernel("col", (2, 3, 4), args, stages=(K.Reduction(x, "sum", F32),),
+                   stores=(K.Store(1, K.Affine(0, (0, 1, 0)), K.Stage(0, F32)),),
+                   reduce_axes=(0, 2))
+    full = K.Kernel("full", (2, 3, 4), args, stages=(K.Reduction(x, "sum", F32),),
+                    stores=(K.Store(1, K.Affine(0, (0, 0, 0)), K.Stage(0, F32), "outer"),),
+                    reduce_axes=(0, 1, 2))
+    assert [split_axis(k) for k in (ew, col, full)] == [0, 1, None]
+    assert "parallel" not in K.kernel_text(ew)
 
 
 @pytest.mark.parametrize("idt", [np.int8, np.uint32, np.int64])
@@ -656,8 +681,7 @@ def test_indexed_load_clamps_or_fills(idt, fill):
     g = K.IndexedLoad(1, K.Affine(0, (0, 1)), idx, cols, n, fill, F32)
     k = K.Kernel("take", (batch, cols), (K.Arg(idt, "in"), K.Arg(F32, "in"), K.Arg(F32, "out")),
                  stores=(K.Store(2, K.Affine(0, (cols, 1)), K.Op("mul", (g, K.Const(2.0, F32)),
-                                                                 F32)),),
-                 parallel_axis=0, size_symbols=("n",))
+                                                                 F32)),), size_symbols=("n",))
     raw = [-3, -1, 0, 1, 4, 8, 9, 10, 127, 2, 5, 7, 3]
     ids = np.array(raw, np.int64).astype(idt)  # uint32 wraps negatives: far out of range
     x = np.arange(rows * cols, dtype=F32) + 0.5

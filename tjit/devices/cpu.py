@@ -8,7 +8,7 @@ no compilation ever happens for a new size binding, because the kernels take siz
 run-time arguments.
 
 Kernels whose iteration space is large run on all cores (``threads.parallel_for``
-splits their parallel axis); small ones run on the calling thread, where a thread
+splits the axis ``lower/llvm/split.py`` picks); small ones run on the calling thread, where a thread
 hand-off would cost more than the work.
 
 Donation: ``call(flat_args, donated)`` names the arguments whose buffers the caller
@@ -27,7 +27,7 @@ import numpy as np
 from tjit.devices import array_args, backend, blas, control_flow, kernel_cache
 from tjit.devices.executable import Executable
 from tjit.devices.threads import default_num_threads, parallel_for
-from tjit.xla_like.kernel_ir import work_per_point
+from tjit.lower.llvm.split import split_axis, work_per_point
 from tjit.devices.array_args import data_pointer as _ptr
 from tjit.xla_like.compile import compile_program, size_symbols
 from tjit.xla_like.plan import (
@@ -41,7 +41,7 @@ from tjit.xla_like.plan import (
 )
 
 #: Kernels run single-threaded below this much work (iteration points times
-#: ``kernel_ir.work_per_point``): measured here, splitting a cheap elementwise kernel
+#: ``split.work_per_point``): measured here, splitting a cheap elementwise kernel
 #: across the 2 cores only pays from ~2^19 points (~80 µs of work; below, the hand-off and
 #: moving cache lines between cores cost more), one with a transcendental from ~2^16.
 PARALLEL_MIN_WORK = 1 << 19
@@ -393,7 +393,7 @@ class _Runner:
     def _launch(self, kernel):
         sizes = (ctypes.c_int64 * max(1, len(kernel.size_symbols)))(
             *[self.env[_sym(self.env, n)] for n in kernel.size_symbols])
-        ax = kernel.parallel_axis
+        ax = split_axis(kernel)
         if ax is None:
             return sizes, 1, False
         n = concrete(kernel.shape[ax], self.env)

@@ -46,7 +46,7 @@ def codegen_digest():
     here = pathlib.Path(target.__file__).parent      # codegen's folder (not imported: the
     # code generator and llvmlite.ir load only when something is compiled)
     h = hashlib.sha256()
-    for name in ("codegen.py", "codegen_ops.py", "mathlib.py"):
+    for name in ("codegen.py", "codegen_ops.py", "mathlib.py", "split.py"):
         h.update((here / name).read_bytes())
     return h.hexdigest()[:16]
 

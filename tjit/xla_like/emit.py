@@ -104,14 +104,10 @@ class KernelBuilder:
         kernel = K.Kernel(
             name=self.name, shape=tuple(_simp(d) for d in self.shape), args=tuple(args),
             stages=tuple(self.stages), stores=kstores, reduce_axes=tuple(self.axes),
-            parallel_axis=self._parallel_axis(), size_symbols=())
+            size_symbols=())
         kernel = K.Kernel(**{**kernel.__dict__, "size_symbols": _symbols(kernel)})
         K.check_kernel(kernel)
         return kernel, list(self.inputs), list(self.roots)
-
-    def _parallel_axis(self):
-        kept = [a for a in range(self.n) if a not in self.axes]
-        return kept[0] if kept else None
 
     # -- expressions ----------------------------------------------------------------------
     def _stage(self, r):
@@ -224,7 +220,7 @@ def _symbols(k):
     for d in k.shape:
         if not isinstance(d, int):
             syms |= d.free_symbols
-    for node in K._all_nodes(k):
+    for node in K.all_nodes(k):
         if isinstance(node, (K.Load, K.IndexedLoad, K.IndexValue)):
             syms |= _affine_syms(node.index)
         if isinstance(node, K.IndexedLoad):

@@ -20,8 +20,10 @@ Two loop styles, fixed by ``reduce_axes``:
   in iteration order, so the innermost (kept) axis stays contiguous and vectorizes.
   Stages may not refer to each other.
 
-``parallel_axis`` names a kept axis that the runtime may split into ``[start, end)``
-chunks across threads (``None``: run whole). Every backend renders the same IR; the
+How a backend divides the space among threads or GPU blocks is its own choice, made
+from ``shape`` and ``reduce_axes`` (the CPU's: ``lower/llvm/split.py``); the IR carries
+no such hint, so a kernel's text and hash are the same for every backend. Every
+backend renders the same IR; the
 NumPy evaluator here is the executable definition of its semantics, with the ops'
 and monoids' meaning stated in ``kernel_semantics.py``.
 """
@@ -163,7 +165,6 @@ class Kernel:
     stages: tuple = ()
     stores: tuple = ()
     reduce_axes: tuple = ()
-    parallel_axis: Optional[int] = None
     size_symbols: tuple = ()          # names, in the order the sizes argument holds them
     #: ``(in_arg, out_arg)`` pairs of an in-place update: ``out_arg``'s buffer holds
     #: ``in_arg``'s data on entry (a donated input), and the kernel reads those values
@@ -244,7 +245,7 @@ def identity(monoid, dtype):
 def check_kernel(k):
     """Raise ValueError if ``k`` breaks the IR's rules (backends may assume they hold)."""
     n = len(k.shape)
-    for node in _all_nodes(k):
+    for node in all_nodes(k):
         if isinstance(node, (Load, IndexedLoad, IndexValue)) and \
                 len(node.index.coefs) != n:
             raise ValueError(f"kernel {k.name}: index map of {node} has wrong rank")
@@ -282,14 +283,12 @@ def check_kernel(k):
                 np.dtype(k.args[i].dtype) != np.dtype(k.args[o].dtype):
             raise ValueError(f"kernel {k.name}: in-place pair (arg{i}, arg{o}) must be an "
                              "input and an output of one dtype")
-    if k.parallel_axis is not None and k.parallel_axis in k.reduce_axes:
-        raise ValueError(f"kernel {k.name}: cannot split reduced axis {k.parallel_axis}")
     if k.hyperplane is not None:
         axis, offset, _ = k.hyperplane
         if not 0 <= axis < n or k.shape[axis] != 1 or axis in k.reduce_axes or \
-                axis == k.parallel_axis or not is_loop_invariant_int(offset):
-            raise ValueError(f"kernel {k.name}: hyperplane {k.hyperplane} needs an extent-1, "
-                             "unsplit, kept axis and a loop-invariant integer offset")
+                not is_loop_invariant_int(offset):
+            raise ValueError(f"kernel {k.name}: hyperplane {k.hyperplane} needs an extent-1 "
+                             "kept axis and a loop-invariant integer offset")
 
 
 def _reads_axes(expr, axes):
@@ -299,7 +298,8 @@ def _reads_axes(expr, axes):
                for n in walk(expr))
 
 
-def _all_nodes(k):
+def all_nodes(k):
+    """Every expression node of ``k``'s stages and stores, each once (post-order)."""
     seen = set()
     out = []
     for s in k.stages:
@@ -307,20 +307,6 @@ def _all_nodes(k):
     for st in k.stores:
         out += walk(st.expr, seen)
     return out
-
-
-#: Relative cost per evaluation of ops much dearer than an add (the polynomial math
-#: functions, division, square roots), for :func:`work_per_point`.
-OP_WEIGHTS = dict.fromkeys(("exp", "exp2", "expm1", "log", "log1p", "tanh", "logistic",
-                            "sin", "cos", "tan", "erf", "pow", "atan2", "cbrt"), 4)
-OP_WEIGHTS.update(dict.fromkeys(("div", "rem", "sqrt", "rsqrt"), 1))
-
-
-def work_per_point(k):
-    """A rough cost of one point of ``k``'s iteration space, in units of a cheap
-    elementwise point (a load, an add, a store): runtimes weigh it against the cost of
-    splitting the kernel across threads."""
-    return 1 + sum(OP_WEIGHTS.get(n.op, 0) for n in _all_nodes(k) if isinstance(n, Op))
 
 
 def _dim(d):
@@ -369,7 +355,6 @@ def kernel_text(k):
     argl = ", ".join(f"arg{i}: {a.role} {np.dtype(a.dtype).name}" for i, a in enumerate(k.args))
     head = [f"kernel {k.name}({argl})", f"  for {space}"
             + (f"  reduce over {list(k.reduce_axes)}" if k.reduce_axes else "")
-            + (f"  parallel i{k.parallel_axis}" if k.parallel_axis is not None else "")
             + "".join(f"  arg{o} in place of arg{i}" for i, o in k.inplace)]
     if k.hyperplane is not None:
         axis, offset, size = k.hyperplane

@@ -455,7 +455,7 @@ def _inplace_kernel(step, pairs, values):
                              if isinstance(n, K.Load) and n.arg in in_args]
         if any(n.index != st.index for n in loads):
             return None
-        if any(isinstance(n, K.IndexedLoad) and n.arg in in_args for n in K._all_nodes(k)):
+        if any(isinstance(n, K.IndexedLoad) and n.arg in in_args for n in K.all_nodes(k)):
             return None   # a gather may read any element: not in place
         axes = [a for a in range(len(k.shape)) if not (is_outer[mine[0]] and a in red)]
         if not _dims_equal(_count(k.shape[a] for a in axes), _count(values[o].shape)):
@@ -509,8 +509,7 @@ def _on_hyperplane(k):
         return k
     n = k.shape[axis]
     shape = k.shape[:axis] + (1,) + k.shape[axis + 1:]
-    par = None if k.parallel_axis == axis else k.parallel_axis
-    return dataclasses.replace(k, shape=shape, parallel_axis=par, hyperplane=(axis, s, n),
+    return dataclasses.replace(k, shape=shape, hyperplane=(axis, s, n),
                                stores=(dataclasses.replace(st, expr=e.args[1]),))
 
 

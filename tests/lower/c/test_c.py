@@ -29,7 +29,7 @@ def test_conformance(built, group):
 def test_corpus_covers_every_op_and_monoid():
     ops, monoids = set(), set()
     for c in corpus.all_cases():
-        ops |= {n.op for n in K._all_nodes(c.kernel) if isinstance(n, K.Op)}
+        ops |= {n.op for n in K.all_nodes(c.kernel) if isinstance(n, K.Op)}
         monoids |= {s.monoid for s in c.kernel.stages}
     assert ops == set(K.UNARY_OPS) | set(K.BINARY_OPS) | set(K.OTHER_OPS)
     assert monoids == set(K.MONOIDS)

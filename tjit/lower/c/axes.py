@@ -7,7 +7,7 @@ elementwise kernel is then one flat loop: no index decomposition (no integer div
 on GPUs) and a vectorizable C loop.
 
 This is ``lower/llvm/codegen.py``'s ``plan_axes`` without the CPU thread-split axis
-(``Kernel.parallel_axis``, which the C renderer ignores); both should become one
+(``lower/llvm/split.py``, which the C renderer does not need); both should become one
 ``lower/loops.py`` when the backend seam is refactored (BACKENDS.md, L5).
 """
 
@@ -40,7 +40,7 @@ def same(x, y):
 
 
 def _index_maps(k):
-    nodes = K._all_nodes(k)
+    nodes = K.all_nodes(k)
     if k.hyperplane is not None:
         nodes += K.walk(k.hyperplane[1])
     maps = [n.index for n in nodes if isinstance(n, (K.Load, K.IndexedLoad, K.IndexValue))]

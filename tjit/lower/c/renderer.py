@@ -193,7 +193,7 @@ class _Renderer:
         top = ["    " + s for s in self.shared] + ["    " + s for s in self.sizes.decls()]
         body = "\n".join([head.strip() + " {"] + top + self.lines + ["}"])
         uses_f64 = any(np.dtype(getattr(n, "dtype", I64)) == np.float64
-                       for n in K._all_nodes(k)) or \
+                       for n in K.all_nodes(k)) or \
             any(np.dtype(a.dtype) == np.float64 for a in k.args) or \
             any(np.dtype(s.dtype) == np.float64 for s in k.stages)
         prelude = "\n".join(p for p in (d.prelude, d.f64_prelude if uses_f64 else "") if p)

@@ -6,7 +6,7 @@
 
 (the ABI of DESIGN.md / preamble: ``args[i]`` is argument i's flat row-major buffer,
 ``sizes[j]`` the value of ``kernel.size_symbols[j]``, ``[start, end)`` the part of
-``kernel.parallel_axis`` this call covers). The wrapper loads the pointers and sizes
+the split axis this call covers: ``split.split_axis(kernel)``, ``[0, 1)`` when None). The wrapper loads the pointers and sizes
 and calls an internal body function whose buffer parameters are ``noalias``, so LLVM
 may reorder loads and stores and vectorize (the runtime must never pass one buffer as
 two arguments). Size expressions (strides, extents, offsets) are computed once at
@@ -50,6 +50,7 @@ import sympy
 from llvmlite import ir
 
 from tjit.lower.llvm import codegen_ops as ops
+from tjit.lower.llvm.split import OP_WEIGHTS, split_axis
 from tjit.xla_like import kernel_ir as K
 
 __all__ = ["AxisPlan", "kernel_to_llvm_ir", "plan_axes"]
@@ -67,7 +68,7 @@ class AxisPlan:
 
     ``groups[g]`` lists the original axes merged into loop axis ``g`` (outer to inner);
     ``reduce[g]`` says whether it is a reduced axis; ``parallel`` is the loop axis that
-    holds ``kernel.parallel_axis`` (always first in its group) or None.
+    holds the split axis (``split.split_axis``; always first in its group) or None.
     """
     groups: tuple
     reduce: tuple
@@ -87,7 +88,7 @@ def _same(x, y):
 
 
 def _index_maps(k):
-    maps = [n.index for n in K._all_nodes(k)
+    maps = [n.index for n in K.all_nodes(k)
             if isinstance(n, (K.Load, K.IndexedLoad, K.IndexValue))]
     return maps + [st.index for st in k.stores]
 
@@ -98,7 +99,7 @@ def plan_axes(k):
     Returns:
       an :class:`AxisPlan`.
     """
-    red, p = set(k.reduce_axes), k.parallel_axis
+    red, p = set(k.reduce_axes), split_axis(k)
     maps = _index_maps(k)
     groups = []
     for a, n in enumerate(k.shape):
@@ -517,7 +518,7 @@ class _Renderer:
             found = None
             for n in K.walk(st.expr):     # post-order: the last match is the largest
                 if id(n) in in_stage and isinstance(n, K.Op) and np.dtype(n.dtype) == dt \
-                        and any(isinstance(m, K.Op) and K.OP_WEIGHTS.get(m.op, 0) > 1
+                        and any(isinstance(m, K.Op) and OP_WEIGHTS.get(m.op, 0) > 1
                                 for m in K.walk(n)):
                     found = n
             if found is not None:
@@ -567,12 +568,11 @@ class _Renderer:
             if st.index.uses_axes(k.reduce_axes):
                 raise ValueError(f"kernel {k.name}: accumulate-style store to argument "
                                  f"{st.arg} is indexed by a reduced axis")
-            if k.parallel_axis is not None and _same(st.index.coefs[k.parallel_axis], 0) \
-                    and not _is_one(k.shape[k.parallel_axis]):
+            p = split_axis(k)
+            if p is not None and _same(st.index.coefs[p], 0) and not _is_one(k.shape[p]):
                 raise ValueError(f"kernel {k.name}: accumulate-style store to argument "
-                                 f"{st.arg} does not depend on parallel axis "
-                                 f"{k.parallel_axis}: calls on disjoint ranges would "
-                                 "update the same elements; set parallel_axis=None")
+                                 f"{st.arg} does not depend on kept axis {p}: calls on "
+                                 "disjoint ranges of it would update the same elements")
         self.stage_vals = {}
         kept = [g for g in range(len(plan.groups)) if g not in red]
 
