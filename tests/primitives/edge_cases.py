@@ -220,7 +220,9 @@ def _bitcast(dt):
 def _integer_pow(dt):
     if dt not in FLOATS + INTS + UINTS:
         return []
-    ys = (0, 1, 2, 3, 5) + ((-1, -2, -3) if dt.kind == "f" else ())
+    # float: 1, 2, 3, -1 multiply in the dtype, the others in float64 (float32) or
+    # switch to (1/x)**n near the range ends (float64 negative powers)
+    ys = (0, 1, 2, 3, 5) + ((-1, -2, -3, -4, 13, -16) if dt.kind == "f" else ())
     return [Case("integer_pow", f"integer_pow y={y}", lambda x, y=y: lax.integer_pow(x, y),
                  (edge(dt),)) for y in ys]
 
