@@ -173,3 +173,21 @@ def test_remainder_gradient_at_exact_multiples():
     """The zero remainder's sign fix does not cut the derivative: d(x % y)/dx is 1."""
     g = tjit.grad(lambda x: jnp.sum(jnp.remainder(x, 2.0)))
     np.testing.assert_array_equal(g(jnp.asarray([4.0, -4.0, 3.0])), [1.0, 1.0, 1.0])
+
+
+def test_float16_exact_functions():
+    """float16 (library-routed when compiled): NumPy's bits; floor division computes in
+    float32 and rounds, as NumPy's npy_half_divmod."""
+    rng = np.random.default_rng(23)
+    a, b = (rng.integers(0, 2 ** 16, N).astype(np.uint16).view(np.float16) for _ in "ab")
+    for name in ("floor_divide", "remainder", "divmod_q", "divmod_r", "fmod", "copysign",
+                 "heaviside"):
+        fn, ref_fn, _ = FUNCS[name]
+        with np.errstate(all="ignore"):
+            want = ref_fn(a, b)
+        for mode, f in (("eager", fn), ("compiled", tjit.jit(fn))):
+            got = np.asarray(f(a, b))
+            same = ((got == want) & (np.signbit(got) == np.signbit(want))) | (
+                np.isnan(got) & np.isnan(want))
+            assert got.dtype == np.float16 and same.all(), (
+                name, mode, list(zip(a[~same][:4], b[~same][:4], got[~same][:4])))

@@ -164,7 +164,11 @@ def _float_divmod(x, y):
     floor(x / y) is off by one for e.g. 1.0 // 0.1, and rounding ``div`` half to even
     (or away from zero, as JAX) instead of snapping is off by one for quotients of
     2**22 and more in float32: -131569.83 // -0.015981581 is 8232591, not 8232592.
+    float16 is computed in float32 and rounded, as NumPy's ``npy_half_divmod``.
     """
+    if x.dtype == np.float16:
+        q, r = _float_divmod(*(lax.convert_element_type(v, np.float32) for v in (x, y)))
+        return tuple(lax.convert_element_type(v, np.float16) for v in (q, r))
     zero, one = lax.full_like(x, 0), lax.full_like(x, 1)
     mod = lax.rem(x, y)
     div = lax.div(lax.sub(x, mod), y)
