@@ -30,6 +30,7 @@ from tjit.devices.threads import default_num_threads, parallel_for
 from tjit.lower.llvm.split import split_axis, work_per_point
 from tjit.devices.array_args import data_pointer as _ptr
 from tjit.xla_like.compile import compile_program, size_symbols
+from tjit.xla_like.target import CPU
 from tjit.xla_like.plan import (
     ControlStep,
     DotStep,
@@ -505,6 +506,7 @@ class CpuBackend:
 
     name = "cpu"
     platform = "cpu"
+    target = CPU        # (what fusion and planning assume of this backend)
 
     def available(self):
         return True
@@ -513,7 +515,7 @@ class CpuBackend:
         return [backend.CPU_DEVICE]
 
     def compile(self, closed_jaxpr, in_specs=None, donated=()):
-        program = compile_program(closed_jaxpr, donated=donated)
+        program = compile_program(closed_jaxpr, self.target, donated)
         return CpuExecutable(program, in_specs, size_symbols(closed_jaxpr))
 
 

@@ -10,6 +10,7 @@ executor). The reference interpreter is the one backend that does not call it.
 from tjit.xla_like.lowering import lower_jaxpr
 from tjit.xla_like.plan import build_program
 from tjit.xla_like.simplify import simplify
+from tjit.xla_like.target import CPU
 
 
 def compile_program(closed_jaxpr, target=None, donated=()):
@@ -17,15 +18,16 @@ def compile_program(closed_jaxpr, target=None, donated=()):
 
     Args:
       closed_jaxpr: the traced program (shapes may hold size symbols).
-      target: what the backend can do and what things cost (``None``: the CPU's, the
-        only target the passes know today).
+      target: the backend's :class:`~tjit.xla_like.target.TargetInfo` (what it can do,
+        what things cost); None: the CPU's.
       donated: flat input positions whose buffers outputs may reuse.
 
     Returns:
       The :class:`~tjit.xla_like.plan.Program` (steps, values, buffer slots, donation).
     """
-    module = simplify(lower_jaxpr(closed_jaxpr))
-    return build_program(module, donated)
+    target = CPU if target is None else target
+    module = simplify(lower_jaxpr(closed_jaxpr, target=target), target)
+    return build_program(module, donated, target)
 
 
 def size_symbols(closed_jaxpr):

@@ -22,7 +22,8 @@ converted at measured rates on this class of machine, see PERF_NOTES.md):
   element would be computed across all consumer kernels (broadcasts along leading axes
   multiply it; broadcasts along trailing axes are hoisted by LLVM's LICM and do not),
   and ``cost(p)`` sums its op costs down to materialized operands: 0.25 per cheap op,
-  1 per division/sqrt, 3 per transcendental (``OP_COST``), doubled for float64.
+  1 per division/sqrt, 3 per transcendental, doubled for float64 (the target's
+  ``TargetInfo.op_cost``; these are the CPU's, ``target.py``).
 
 ``p`` is recomputed when ``recompute(p) <= materialize(p)``. Mish's forward values
 used by its backward pass are cheap enough, so ``jit(grad(sum(mish)))`` is one
@@ -33,16 +34,11 @@ extra output), and siblings that read a common input (multi-output fusion), when
 that creates no cycle.
 """
 
-import numpy as np
 import sympy
 
 from tjit.xla_like import hlo
+from tjit.xla_like.target import CPU
 
-OP_COST = dict.fromkeys(("exp", "exp2", "expm1", "log", "log1p", "tanh", "logistic", "sin",
-                         "cos", "tan", "erf", "pow", "atan2", "cbrt"), 3.0)
-OP_COST.update(dict.fromkeys(("div", "rem", "sqrt", "rsqrt"), 1.0))
-OP_COST["take"] = 1.0    # an indexed load (a gather when vectorized)
-CHEAP_COST = 0.25
 #: When a dim is symbolic, evaluate the cost model as if each size symbol were this.
 SYMBOL_GUESS = 1024
 
@@ -99,14 +95,14 @@ def space_of_root(i):
     return tuple(i.shape), ()
 
 
-def lead_amplification(u):
-    """How many times a broadcast ``u`` evaluates each operand element when LLVM hoists
-    work that is invariant in the innermost loops: only expansion along dims *before*
-    the last mapped operand dim counts."""
+def lead_amplification(u, target=CPU):
+    """How many times a broadcast ``u`` evaluates each operand element. When the target
+    hoists work that is invariant in the innermost loops (LLVM), only expansion along
+    dims *before* the last mapped operand dim counts; otherwise every expanded dim."""
     dims = u.attrs["dims"]
     if not dims:
-        return 1
-    last = max(dims)
+        return 1 if target.hoists_trailing_broadcasts else numel(u.shape)
+    last = max(dims) if target.hoists_trailing_broadcasts else len(u.shape)
     n = 1
     for d in range(last):
         if d not in dims:
@@ -117,9 +113,8 @@ def lead_amplification(u):
     return n
 
 
-def op_cost(i):
-    c = OP_COST.get(i.opcode, CHEAP_COST if i.opcode in hlo.ELEMENTWISE else 0.0)
-    return c * (2.0 if i.dtype == np.float64 else 1.0)
+def op_cost(i, target=CPU):
+    return target.cost(i.opcode, i.dtype)
 
 
 class FusionDecision:
@@ -127,8 +122,9 @@ class FusionDecision:
     materialized fusible instr id, its kernel group id; ``groups``: group id -> list of
     root instrs (in program order)."""
 
-    def __init__(self, module, forced=(), merge=True):
+    def __init__(self, module, forced=(), merge=True, target=CPU):
         self.module = module
+        self.target = target
         self.merge = merge
         self.forced = set(forced)
         self.users = module.users()
@@ -184,13 +180,13 @@ class FusionDecision:
             if j.id in seen or is_buffer(j) or is_inlined_constant(j):
                 continue
             seen.add(j.id)
-            total += op_cost(j)
+            total += op_cost(j, self.target)
             stack.extend(j.operands)
         return total
 
     def _edge_evals(self, u, i, ev_u):
         if u.opcode == "broadcast":
-            return ev_u * lead_amplification(u)
+            return ev_u * lead_amplification(u, self.target)
         return ev_u
 
     def _inline_ok(self, i, ks, ev, cost):

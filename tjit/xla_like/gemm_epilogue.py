@@ -28,18 +28,19 @@ import numpy as np
 
 from tjit.xla_like import kernel_ir as K
 
-#: dtypes BLAS (and so the fold) handles.
-_BLAS_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+#: dtypes BLAS (and so the fold) handles on the CPU (``TargetInfo.gemm_dtypes``).
+_BLAS_DTYPES = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
 
 
-def fold_gemm_epilogues(steps, values, outputs, donated, dot_step_type, kernel_step_type):
+def fold_gemm_epilogues(steps, values, outputs, donated, dot_step_type, kernel_step_type,
+                        gemm_dtypes=_BLAS_DTYPES):
     """``steps`` with each foldable (dot, epilogue kernel) pair replaced by one dot step
     carrying ``alpha``/``beta`` and, when ``beta`` is used, ``X`` as a third input. It
     runs at the dot's place when ``X`` is ready there (a parameter, say), else at the
     kernel's. ``donated``: donated parameter ids. A dot with a donated operand of the
     output's type (``w - lr * (v @ w)``, ``(w @ v) * 2`` with ``w`` donated) is left
     alone: its epilogue kernel can write into ``w``'s buffer, the gemm cannot (it
-    reads ``w`` while writing)."""
+    reads ``w`` while writing). ``gemm_dtypes``: the dtypes whose dots run as a gemm."""
     readers = {}
     for s in steps:
         for v in s.ins:
@@ -52,7 +53,7 @@ def fold_gemm_epilogues(steps, values, outputs, donated, dot_step_type, kernel_s
         for n, (d, alpha) in enumerate(terms or ()):
             dot = dots.get(d)
             if dot is None or d in outputs or readers[d] != 1 or \
-                    values[d].dtype not in _BLAS_DTYPES:
+                    values[d].dtype not in gemm_dtypes:
                 continue
             others = terms[:n] + terms[n + 1:]
             o = values[s.outs[0]]

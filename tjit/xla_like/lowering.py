@@ -24,13 +24,16 @@ from tjit.tracing.jaxpr import ClosedJaxpr, Jaxpr, Literal, is_polymorphic, spec
 from tjit.tracing.shapes import contains_symbolic, substitute_params
 from tjit.xla_like import hlo
 from tjit.xla_like.simplify import simplify
+from tjit.xla_like.target import CPU
 
 _IDENTITY_PRIMS = (stop_gradient_p, checkpoint_name_p)
 
 
-def lower_jaxpr(closed, name="main"):
-    """Lower ``closed`` (a ClosedJaxpr) to an HloModule with one parameter per invar."""
+def lower_jaxpr(closed, name="main", target=CPU):
+    """Lower ``closed`` (a ClosedJaxpr) to an HloModule with one parameter per invar
+    (``target``: its ``kernel_dtypes`` decide which ops become library calls)."""
     ctx = hlo.Builder()
+    ctx.target = target
     jaxpr = closed.jaxpr
     params = [ctx.add("parameter", (), v.aval.shape, v.aval.dtype, index=k)
               for k, v in enumerate(jaxpr.invars)]
@@ -75,8 +78,8 @@ def lower_eqn(ctx, eqn, ins):
     out_avals = [v.aval for v in eqn.outvars]
     if prim in _CONTROL_FLOW:
         return _lower_control(ctx, prim, ins, params, out_avals)
-    supported = all(a.dtype in hlo.KERNEL_DTYPES for a in out_avals) and \
-        all(i.dtype in hlo.KERNEL_DTYPES for i in ins)
+    dtypes = ctx.target.kernel_dtypes
+    supported = all(a.dtype in dtypes for a in out_avals) and all(i.dtype in dtypes for i in ins)
     if supported and prim.lowering is not None:
         ctx.avals_out = out_avals
         out = prim.lowering(ctx, *ins, **params)
@@ -108,7 +111,8 @@ _CONTROL_FLOW = {cond_p: _cond_bodies, while_p: _while_bodies, scan_p: _scan_bod
 def _lower_control(ctx, prim, ins, params, out_avals):
     """A ``control`` op whose bodies are lowered to HloModules of their own."""
     bodies, attrs = _CONTROL_FLOW[prim](params)
-    modules = [simplify(lower_jaxpr(b, name=f"{prim.name}_{k}")) for k, b in enumerate(bodies)]
+    modules = [simplify(lower_jaxpr(b, f"{prim.name}_{k}", ctx.target), ctx.target)
+               for k, b in enumerate(bodies)]
     return ctx.control(prim.name, modules, ins, [(a.shape, a.dtype) for a in out_avals],
                        **attrs)
 

@@ -46,6 +46,7 @@ from tjit.xla_like import kernel_ir as K
 from tjit.xla_like.emit import CannotFuse, KernelBuilder
 from tjit.xla_like.fusion import FusionDecision, NeedMaterialize
 from tjit.xla_like.gemm_epilogue import fold_gemm_epilogues
+from tjit.xla_like.target import CPU
 
 
 @dataclasses.dataclass
@@ -178,13 +179,14 @@ def _dot_text(s):
     return f"dot (BLAS, {s.alpha:g}*dot{acc})"
 
 
-def build_program(module, donated=()):
+def build_program(module, donated=(), target=CPU):
     """Fuse ``module`` and order its steps; retries with more values materialized when
     a kernel cannot inline one (rare index patterns). ``donated``: positions of the
-    parameters whose buffers the program may reuse for outputs."""
+    parameters whose buffers the program may reuse for outputs; ``target``: the
+    ``TargetInfo`` whose costs and gemm decide fusion and epilogue folding."""
     forced, merge = set(), True
     for _ in range(len(module.instrs) + 2):
-        d = FusionDecision(module, forced, merge=merge)
+        d = FusionDecision(module, forced, merge=merge, target=target)
         try:
             built = {gid: KernelBuilder(d, gid, f"fusion_{n}").build()
                      for n, gid in enumerate(sorted(d.groups, key=lambda g: d.order[g]))}
@@ -227,8 +229,10 @@ def _order_steps(module, d, built, donated):
         elif i.opcode == "control":
             pending.append((d.order[i.id], _control_step(i, d)))
     params = [p.id for p in module.params]
-    steps = fold_gemm_epilogues(_topo(pending, values), values, out_ids,
-                                {params[pos] for pos in donated}, DotStep, KernelStep)
+    steps = _topo(pending, values)
+    if d.target.gemm_alpha_beta:
+        steps = fold_gemm_epilogues(steps, values, out_ids, {params[pos] for pos in donated},
+                                    DotStep, KernelStep, d.target.gemm_dtypes)
     return Program(module.name, values, params, out_ids, steps, donated)
 
 
@@ -239,7 +243,8 @@ def _control_step(i, d):
     kind, bodies = i.attrs["kind"], i.attrs["bodies"]
     attrs = {k: v for k, v in i.attrs.items() if k not in ("kind", "bodies", "out_avals")}
     loop, carry = _carry_donation(kind, attrs, len(bodies[-1].params))
-    programs = [build_program(b, carry if n == loop else ()) for n, b in enumerate(bodies)]
+    programs = [build_program(b, carry if n == loop else (), d.target)
+                for n, b in enumerate(bodies)]
     return ControlStep(kind, None, [o.id for o in i.operands], outs, bodies=programs,
                        attrs=attrs, out_avals=i.attrs["out_avals"])
 

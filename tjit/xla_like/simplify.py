@@ -120,6 +120,7 @@ import numpy as np
 from tjit.primitives.base import REGISTRY
 from tjit.xla_like import hlo
 from tjit.xla_like.fusion import unit_only_reshape
+from tjit.xla_like.target import CPU, SPLIT_REDUCE_MIN_ROW
 
 #: opcode -> rule functions ``(instr, rewriter) -> replacement Instr or None``, in order.
 RULES = {}
@@ -140,11 +141,12 @@ def rule(*opcodes):
 # ----------------------------------------------------------------------------------------
 # Driver.
 
-def simplify(module):
+def simplify(module, target=CPU):
     """Rewrite rules, CSE and DCE applied to ``module`` until nothing changes.
 
     Args:
       module: an HloModule (left unchanged).
+      target: the ``TargetInfo`` (kernel dtypes, how full reductions split).
 
     Returns:
       An HloModule computing the same outputs (see the module docstring for the rules
@@ -153,8 +155,8 @@ def simplify(module):
     current = module
     for _ in range(MAX_ROUNDS):
         changed = False
-        for step in (cse, rewrite, dce):  # CSE first: rules see true use counts
-            current, c = step(current)
+        for step in (cse, functools.partial(rewrite, target=target), dce):
+            current, c = step(current)      # (CSE first: rules see true use counts)
             changed |= c
         if not changed:
             break
@@ -172,9 +174,9 @@ def _with_operands(i, ops):
     return hlo.Instr(i.opcode, ops, i.shape, i.dtype, **i.attrs)
 
 
-def rewrite(module):
+def rewrite(module, target=CPU):
     """One sweep of the rules in topological order. Returns ``(module, changed)``."""
-    b = Rewriter()
+    b = Rewriter(target)
     for i in module.instrs:
         for o in i.operands:
             b.uses[o.id] = b.uses.get(o.id, 0) + 1
@@ -185,7 +187,7 @@ def rewrite(module):
     for i in module.instrs:
         cur = _with_operands(i, tuple(vmap.get(o.id, o) for o in i.operands))
         # dtypes kernels cannot compute (float16, complex) stay in library calls untouched
-        if i.opcode != "parameter" and cur.dtype in hlo.KERNEL_DTYPES:
+        if i.opcode != "parameter" and cur.dtype in target.kernel_dtypes:
             for fn in RULES.get(cur.opcode, ()):
                 new = fn(cur, b)
                 if new is not None:
@@ -259,8 +261,9 @@ def dce(module):
 class Rewriter(hlo.Builder):
     """The builder rules emit into, with helpers for scalars and elementwise ops."""
 
-    def __init__(self):
+    def __init__(self, target=CPU):
         super().__init__()
+        self.target = target    # (rules read what the target can do)
         self.ids = set()
         self.uses = {}   # instr id -> number of uses in the module being rewritten
 
@@ -662,23 +665,19 @@ def dot_of_transpose(i, b):
     return b.add("dot", tuple(ops), i.shape, i.dtype, dimension_numbers=((lc, rc), (lb, rb)))
 
 
-#: Full reductions of at least this many elements are split into row partials.
-SPLIT_REDUCE_MIN = 1 << 15
-#: ... with rows of at least this many elements.
-SPLIT_REDUCE_MIN_ROW = 64
-
-
 @rule("reduce")
 def split_full_reduce(i, b):
-    """reduce(x, all axes) -> reduce(reduce(x, trailing axes), 0): a parallel row pass."""
+    """reduce(x, all axes) -> reduce(reduce(x, trailing axes), 0): a parallel row pass
+    (from ``target.split_reduce_min`` elements; rows of ``target.split_reduce``)."""
     x, = i.operands
     if len(i.attrs["axes"]) != x.ndim or x.ndim == 0 or i.ndim != 0:
         return None
+    least = b.target.split_reduce_min
     n = _concrete_size(x.shape)
-    if n is not None and n < SPLIT_REDUCE_MIN:
+    if least is None or (n is not None and n < least):
         return None
     if x.ndim == 1 or _concrete_size(x.shape[1:]) in range(SPLIT_REDUCE_MIN_ROW):
-        rows = _row_split(n)
+        rows = b.target.split_reduce(n)
         if rows is None:
             return None
         x = b.add("reshape", (x,), rows, x.dtype)
@@ -697,19 +696,6 @@ def _concrete_size(shape):
             return None
         n *= d
     return n
-
-
-def _row_split(n):
-    """(rows, row length) with rows >= 2 and rows * length == n, about sqrt(n) rows of at
-    least SPLIT_REDUCE_MIN_ROW elements, or None (symbolic or awkward sizes)."""
-    if n is None:
-        return None
-    target = max(2, int(np.sqrt(n)) // 4)
-    for rows in sorted(range(2, min(n // SPLIT_REDUCE_MIN_ROW, 4096) + 1),
-                       key=lambda r: abs(r - target)):
-        if n % rows == 0:
-            return (rows, n // rows)
-    return None
 
 
 @rule("reshape")

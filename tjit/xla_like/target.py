@@ -1,0 +1,93 @@
+"""What a compilation target can do and what things cost there: read by the passes.
+
+A :class:`TargetInfo` holds the facts that lowering, simplification, fusion and
+planning used to read from module constants tuned for the CPU: which dtypes kernels
+compute (the rest become library calls), which dots go to a gemm and whether it folds
+``alpha``/``beta`` epilogues, the remat cost model's op costs, whether the renderer
+hoists loop-invariant work out of inner loops, and how a large full reduction is split
+into row partials. Each backend names its target; :data:`CPU` holds the values
+measured for the LLVM backend (PERF_NOTES.md), which the passes take by default.
+"""
+
+import dataclasses
+import types
+from collections.abc import Callable, Mapping
+
+import numpy as np
+
+from tjit.xla_like import hlo
+
+
+@dataclasses.dataclass(frozen=True)
+class TargetInfo:
+    """One target's capabilities and costs.
+
+    Attributes:
+      name: the target ("cpu", later "cuda", "opencl", "hls").
+      kernel_dtypes: dtypes fused kernels compute; ops on others are library calls.
+      gemm_dtypes: dtypes whose dots run as a gemm (others: the runtime's matmul).
+      gemm_alpha_beta: whether the gemm computes ``alpha * A @ B + beta * C``, so linear
+        epilogues fold into it (``gemm_epilogue.py``).
+      op_cost: remat cost per element of the ops dearer than a cheap op (``fusion.py``).
+      cheap_cost: the cost of any other elementwise op.
+      f64_cost: the factor on a float64 op's cost.
+      hoists_trailing_broadcasts: whether work invariant in the inner loops is hoisted
+        (LLVM's LICM), so a broadcast along trailing axes does not recompute its operand.
+      split_reduce_min: full reductions of at least this many elements are split into
+        row partials (a parallel first pass); None: never split.
+      split_reduce: ``n -> (rows, row length)`` for a full reduction of ``n`` elements
+        (an int, or None when symbolic) that must be reshaped into rows, or None.
+    """
+    name: str
+    kernel_dtypes: frozenset
+    gemm_dtypes: frozenset
+    gemm_alpha_beta: bool
+    op_cost: Mapping
+    cheap_cost: float
+    f64_cost: float
+    hoists_trailing_broadcasts: bool
+    split_reduce_min: int | None
+    split_reduce: Callable
+
+    def cost(self, opcode, dtype):
+        """Remat cost per element of one ``opcode`` op of ``dtype`` (0: not computed)."""
+        c = self.op_cost.get(opcode, self.cheap_cost if opcode in hlo.ELEMENTWISE else 0.0)
+        return c * (self.f64_cost if np.dtype(dtype) == np.float64 else 1.0)
+
+
+#: Full-reduction split rows have at least this many elements (CPU).
+SPLIT_REDUCE_MIN_ROW = 64
+
+
+def cpu_row_split(n):
+    """(rows, row length) with rows >= 2 and rows * length == n, about sqrt(n) / 4 rows
+    of at least SPLIT_REDUCE_MIN_ROW elements, or None (symbolic or awkward sizes): rows
+    enough for the threads, long enough to vectorize."""
+    if n is None:
+        return None
+    target = max(2, int(np.sqrt(n)) // 4)
+    for rows in sorted(range(2, min(n // SPLIT_REDUCE_MIN_ROW, 4096) + 1),
+                       key=lambda r: abs(r - target)):
+        if n % rows == 0:
+            return (rows, n // rows)
+    return None
+
+
+_CPU_OP_COST = dict.fromkeys(("exp", "exp2", "expm1", "log", "log1p", "tanh", "logistic",
+                              "sin", "cos", "tan", "erf", "pow", "atan2", "cbrt"), 3.0)
+_CPU_OP_COST.update(dict.fromkeys(("div", "rem", "sqrt", "rsqrt"), 1.0))
+_CPU_OP_COST["take"] = 1.0    # an indexed load (a gather when vectorized)
+
+#: The LLVM CPU backend (costs measured on x86, PERF_NOTES.md).
+CPU = TargetInfo(
+    name="cpu",
+    kernel_dtypes=hlo.KERNEL_DTYPES,
+    gemm_dtypes=frozenset((np.dtype(np.float32), np.dtype(np.float64))),   # BLAS
+    gemm_alpha_beta=True,
+    op_cost=types.MappingProxyType(_CPU_OP_COST),
+    cheap_cost=0.25,
+    f64_cost=2.0,
+    hoists_trailing_broadcasts=True,
+    split_reduce_min=1 << 15,
+    split_reduce=cpu_row_split,
+)
