@@ -57,7 +57,7 @@ def test_no_contraction_is_the_elementwise_product(case, dt, x64):
         b = np.resize(np.array(EDGE[::-1] + [7.0], dt), rs)
     with np.errstate(all="ignore"):
         want = ref(a, b)
-    f = lambda a, b: lax.dot_general(a, b, dn)  # noqa: E731
+    f = lambda a, b: lax.dot_general(a, b, dn)
     assert _bits_equal(f(a, b), want), f"eager {case} {dt}"
     assert _bits_equal(tjit.jit(f)(a, b), want), f"compiled {case} {dt}"
 
@@ -68,11 +68,11 @@ def test_no_contraction_preferred_element_type(x64):
     dn = (((), ()), ((), ()))
     for pref, want in ((np.float64, a.astype(np.float64)[:, None] * b[None, :]),
                        (None, a[:, None] * b[None, :])):
-        f = lambda a, b, pref=pref: lax.dot_general(  # noqa: E731
+        f = lambda a, b, pref=pref: lax.dot_general(
             a, b, dn, preferred_element_type=pref)
         assert _bits_equal(f(a, b), want) and _bits_equal(tjit.jit(f)(a, b), want)
     i8 = np.array([100, -100], np.int8)
-    f = lambda a: lax.dot_general(a, a, dn, preferred_element_type=np.int32)  # noqa: E731
+    f = lambda a: lax.dot_general(a, a, dn, preferred_element_type=np.int32)
     want = i8.astype(np.int32)[:, None] * i8.astype(np.int32)[None, :]  # no int8 wrap
     assert _bits_equal(f(i8), want) and _bits_equal(tjit.jit(f)(i8), want)
 
@@ -98,5 +98,5 @@ def test_empty_contraction_is_positive_zero(dt, x64):
         a, b = np.zeros(ls, dt), np.zeros(rs, dt)
         want = np.matmul(a, b)
         assert not np.signbit(want).any()
-        f = lambda a, b: lax.dot_general(a, b, dn)  # noqa: E731
+        f = lambda a, b: lax.dot_general(a, b, dn)
         assert _bits_equal(f(a, b), want) and _bits_equal(tjit.jit(f)(a, b), want)
