@@ -118,7 +118,7 @@ def evaluate_instr(i, ops, env):
             np, ops[0], ops[1], dimension_numbers=i.attrs["dimension_numbers"],
             preferred_element_type=i.dtype))
     if op == "library":
-        return list(i.attrs["fn"](env, *ops))
+        return list(i.attrs["fn"](np, env, *ops))
     if op == "control":
         return _control(i, ops, env)
     if op == "take":

@@ -59,3 +59,20 @@ def test_broadcast_hoisting_changes_the_remat_decision():
     assert len(program(f, v, m).steps) == 1
     flat = dataclasses.replace(CPU, hoists_trailing_broadcasts=False)
     assert len(program(f, v, m, target=flat).steps) == 2
+
+
+def test_library_steps_record_their_primitive_and_take_the_array_namespace():
+    """A library step names the primitive it runs and takes ``xp`` from the runtime."""
+    x = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+    steps = program(lambda x: jnp.sort(x, axis=1), x).steps
+    (lib,) = [s for s in steps if isinstance(s, LibraryStep)]
+    assert lib.primitive.name == "sort" and lib.params["dimension"] == 1
+
+    class Recording:      # an array namespace that sees every call the step makes
+        used = set()
+
+        def __getattr__(self, name):
+            Recording.used.add(name)
+            return getattr(np, name)
+    out, = lib.fn(Recording(), {}, x[::-1].copy())
+    assert Recording.used and np.array_equal(np.asarray(out), np.sort(x[::-1], axis=1))

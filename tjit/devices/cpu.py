@@ -483,7 +483,7 @@ class _Runner:
         fn, env, name = s.fn, self.env, s.name
 
         def run(vals):
-            res = fn(env, *[vals[k] for k in ins])
+            res = fn(np, env, *[vals[k] for k in ins])
             for o, r in zip(outs, res):
                 if o is None:
                     continue

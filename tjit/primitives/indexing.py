@@ -513,9 +513,9 @@ def _scatter_into_zeros(ctx, ufunc_name, operand, indices, updates, *, dimension
     mode = GatherScatterMode.from_any(mode)
     shape, dtype = tuple(operand.shape), operand.dtype
 
-    def fn(env, indices, updates):
-        out = np.zeros(tuple(int(substitute(d, env)) for d in shape), dtype)
-        _scatter_apply(np, out, np.asarray(indices), np.asarray(updates, dtype), dn, mode,
+    def fn(xp, env, indices, updates):
+        out = xp.zeros(tuple(int(substitute(d, env)) for d in shape), dtype)
+        _scatter_apply(xp, out, xp.asarray(indices), xp.asarray(updates, dtype), dn, mode,
                        ufunc_name)
         return [out]
     name = "scatter" if ufunc_name is None else f"scatter-{ufunc_name}"

@@ -25,8 +25,10 @@ take               gather along one axis: (operand, idx) with integer ``idx`` of
 reduce             fold ``axes`` with ``monoid`` (sum, prod, max, min, and, or)
 dot                ``dimension_numbers`` ((lhs_contract, rhs_contract), (lhs_batch,
                    rhs_batch)); result dims: batch, lhs free, rhs free (lax.dot_general)
-library            ``fn(env, *arrays) -> list of arrays`` run on the host (``name``;
-                   ``out_avals``: list of (shape, dtype)); results read with ``get``
+library            ``fn(xp, env, *arrays) -> list of arrays`` run by the runtime on its
+                   array namespace ``xp`` (``name``; ``out_avals``: list of (shape,
+                   dtype); ``primitive``/``params`` when it is one primitive's impl);
+                   results read with ``get``
 get                result ``index`` of a library or control op
 control            structured control flow whose bodies are HloModules compiled as
                    sub-programs (``kind``: ``cond`` with ``bodies`` = the branches,
@@ -174,10 +176,11 @@ class Builder:
         dtype = np.dtype(dtype)
         return x if x.dtype == dtype else self.add("convert", (x,), x.shape, dtype)
 
-    def library(self, name, fn, operands, out_avals):
-        """A host call; returns the list of its results (``get`` ops)."""
+    def library(self, name, fn, operands, out_avals, primitive=None, params=None):
+        """A library call ``fn(xp, env, *arrays)``; returns the list of its results
+        (``get`` ops). ``primitive``/``params``: the primitive it runs, if it is one."""
         call = self.add("library", operands, (), np.dtype(np.uint8), name=name, fn=fn,
-                        out_avals=list(out_avals))
+                        out_avals=list(out_avals), primitive=primitive, params=params)
         return self._gets(call, out_avals)
 
     def control(self, kind, bodies, operands, out_avals, **params):

@@ -118,22 +118,24 @@ def _lower_control(ctx, prim, ins, params, out_avals):
 
 
 def library_call(ctx, prim, ins, params, out_avals):
-    """Run ``prim``'s reference implementation on the host at this point."""
+    """Run ``prim``'s reference implementation at this point, on the array namespace
+    the runtime binds (``xp``: NumPy on the CPU). The step records ``(prim, params)``."""
     symbolic = any(_symbolic_param(p) for p in params.values())
     impl, multiple = prim.impl, prim.multiple_results
     per_env = {}
 
-    def fn(env, *arrays):
+    def fn(xp, env, *arrays):
         p = params
         if symbolic:
             key = tuple(sorted((str(k), v) for k, v in env.items()))
             p = per_env.get(key)
             if p is None:
                 p = per_env[key] = {k: _specialize_param(v, env) for k, v in params.items()}
-        out = impl(np, *arrays, **p)
+        out = impl(xp, *arrays, **p)
         return list(out) if multiple else [out]
 
-    return ctx.library(prim.name, fn, ins, [(a.shape, a.dtype) for a in out_avals])
+    return ctx.library(prim.name, fn, ins, [(a.shape, a.dtype) for a in out_avals],
+                       primitive=prim, params=params)
 
 
 def _is_jaxpr(p):

@@ -94,10 +94,14 @@ class DotStep:
 
 @dataclasses.dataclass
 class LibraryStep:
+    """``fn(xp, env, *arrays)`` on the runtime's array namespace ``xp``; ``primitive``
+    and ``params`` name the primitive it runs, when it is one (None otherwise)."""
     name: str
     fn: object
     ins: list
     outs: list
+    primitive: object = None
+    params: dict = None
 
 
 @dataclasses.dataclass
@@ -224,8 +228,9 @@ def _order_steps(module, d, built, donated):
             outs = [None] * len(i.attrs["out_avals"])
             for g in gets:
                 outs[g.attrs["index"]] = g.id
-            pending.append((d.order[i.id], LibraryStep(i.attrs["name"], i.attrs["fn"],
-                                                       [o.id for o in i.operands], outs)))
+            pending.append((d.order[i.id], LibraryStep(
+                i.attrs["name"], i.attrs["fn"], [o.id for o in i.operands], outs,
+                i.attrs.get("primitive"), i.attrs.get("params"))))
         elif i.opcode == "control":
             pending.append((d.order[i.id], _control_step(i, d)))
     params = [p.id for p in module.params]
