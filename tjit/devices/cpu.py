@@ -404,19 +404,14 @@ class _Runner:
         return sizes, n, parallel
 
     def _dot_step(self, s):
-        (lc, rc), (lb, rb) = s.dimension_numbers
         lhs_v, rhs_v = s.ins[:2]
         (out_v,) = s.outs
         li, ri, k_out = self.index[lhs_v], self.index[rhs_v], self.index[out_v]
         xi = self.index[s.ins[2]] if len(s.ins) > 2 else None   # folded beta * x term
         lshape, rshape = self.shape[lhs_v], self.shape[rhs_v]
-        lfree = [d for d in range(len(lshape)) if d not in lc and d not in lb]
-        rfree = [d for d in range(len(rshape)) if d not in rc and d not in rb]
-        lperm, rperm = list(lb) + lfree + list(lc), list(rb) + list(rc) + rfree
-
-        def size(shp, dims):
-            return int(np.prod([shp[d] for d in dims], dtype=np.int64))
-        B, M, Kc, N = size(lshape, lb), size(lshape, lfree), size(lshape, lc), size(rshape, rfree)
+        spec = s.gemm_spec(lshape, rshape)
+        lperm, rperm = list(spec.lperm), list(spec.rperm)
+        B, M, Kc, N = spec.bmkn
         out_shape, out_dtype = self.shape[out_v], self.dtype[out_v]
         fixed_out = self.fixed[k_out]
         gemm = None

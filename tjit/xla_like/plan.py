@@ -72,6 +72,32 @@ class KernelStep:
     outs: list
 
 
+@dataclasses.dataclass(frozen=True)
+class GemmSpec:
+    """A ``dot_general`` as a batched gemm ``(B, M, K) @ (B, K, N) -> (B, M, N)``: what
+    every gemm library needs (BLAS, cuBLAS). ``lperm``/``rperm`` order the operands' axes
+    as (batch, free, contracting) and (batch, contracting, free); ``bmkn`` are the
+    four extents (ints, or sympy expressions for symbolic shapes)."""
+    lperm: tuple
+    rperm: tuple
+    bmkn: tuple
+
+    @classmethod
+    def of(cls, dimension_numbers, lshape, rshape):
+        (lc, rc), (lb, rb) = dimension_numbers
+        lfree = [d for d in range(len(lshape)) if d not in lc and d not in lb]
+        rfree = [d for d in range(len(rshape)) if d not in rc and d not in rb]
+
+        def size(shape, dims):
+            n = 1
+            for d in dims:
+                n = n * shape[d]
+            return int(n) if isinstance(n, (int, np.integer)) else n
+        return cls(tuple(lb) + tuple(lfree) + tuple(lc), tuple(rb) + tuple(rc) + tuple(rfree),
+                   (size(lshape, lb), size(lshape, lfree), size(lshape, lc),
+                    size(rshape, rfree)))
+
+
 @dataclasses.dataclass
 class DotStep:
     """``out = alpha * dot(ins[0], ins[1]) + beta * ins[2]`` (``ins[2]`` only when an
@@ -90,6 +116,10 @@ class DotStep:
     @property
     def name(self):
         return "dot_general+linear_epilogue" if self.folded else "dot_general"
+
+    def gemm_spec(self, lshape, rshape):
+        """This dot as a batched gemm over operands of these shapes (:class:`GemmSpec`)."""
+        return GemmSpec.of(self.dimension_numbers, lshape, rshape)
 
 
 @dataclasses.dataclass
