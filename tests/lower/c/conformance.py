@@ -20,3 +20,19 @@ def run_group(name, runner, srcs):
         except AssertionError as e:
             errors.append(f"{case.name}: {str(e)[:600]}")
     assert not errors, "\n".join(errors)
+
+
+#: groups whose kernels loop more than once per thread when the grid is tiny
+STRIDE_GROUPS = ("pairs_int8", "red_row_float32", "red_acc_uint16", "stages", "gathers",
+                 "hyperplanes", "prog_layernorm_grad", "prog_poly_batch")
+
+
+def run_stride_groups(runner, srcs, groups):
+    """STRIDE_GROUPS on a grid of at most ``groups`` work-groups/blocks, so the grid- and
+    group-stride loops run more than once per thread."""
+    runner.max_groups, old = groups, runner.max_groups
+    try:
+        for name in STRIDE_GROUPS:
+            run_group(name, runner, srcs)
+    finally:
+        runner.max_groups = old

@@ -58,19 +58,9 @@ def test_conformance(built, group):
     conformance.run_group(group, runner, srcs)
 
 
-#: groups whose kernels loop more than once per thread when the grid is tiny
-STRIDE_GROUPS = ("pairs_int8", "red_row_float32", "red_acc_uint16", "stages", "gathers",
-                 "hyperplanes", "prog_layernorm_grad", "prog_poly_batch")
-
-
 @pytest.mark.cuda
 @pytest.mark.skipif(_NO_GPU is not None, reason=str(_NO_GPU))
 @pytest.mark.parametrize("groups", [1, 3])
 def test_grid_and_group_stride(built, groups):
     srcs, runner = built
-    runner.max_groups, old = groups, runner.max_groups
-    try:
-        for name in STRIDE_GROUPS:
-            conformance.run_group(name, runner, srcs)
-    finally:
-        runner.max_groups = old
+    conformance.run_stride_groups(runner, srcs, groups)
