@@ -1,7 +1,8 @@
 """The CPU executable: runs a fused :class:`~tjit.xla_like.plan.Program`.
 
 Per set of sizes (one for a concrete program, one per size binding for a polymorphic
-one) a :class:`_Runner` is prepared once: concrete shapes, the temporary slots, each
+one) a :class:`_Runner` (the CPU's launchers on ``runner.ProgramRunner``) is prepared
+once: concrete shapes, the temporary slots, each
 kernel's ``void*`` argument array with the temporaries' pointers already in place, and
 its sizes array. A call then only fills in argument/output pointers and calls kernels:
 no compilation ever happens for a new size binding, because the kernels take sizes as
@@ -26,6 +27,7 @@ import numpy as np
 
 from tjit.devices import array_args, backend, blas, control_flow, kernel_cache
 from tjit.devices.executable import Executable
+from tjit.devices.runner import ProgramRunner
 from tjit.devices.threads import default_num_threads, parallel_for
 from tjit.lower.llvm.split import split_axis, work_per_point
 from tjit.devices.array_args import data_pointer as _ptr
@@ -165,39 +167,19 @@ class _RunnerPool(list):
     env = None
 
 
-class _Runner:
-    """Everything about one program at one set of sizes that does not change per call."""
+class _Runner(ProgramRunner):
+    """The CPU's step launchers (``runner.ProgramRunner`` holds the rest): kernels
+    called through ctypes, split across threads when large; dots through BLAS (runs of
+    independent ones side by side); loops over body runners; and the single-kernel fast
+    path."""
 
     def __init__(self, prog, fns, env):
-        self.env = env
-        self.prog = prog
         self.fns = fns
-        self.given = ()       # the donated argument positions of the current call
         self.control_runners = {}   # id(control step) -> its bodies' runners
         self._launches = {}   # id(kernel) -> launch()
         self.gemms = {}       # id(dot step) -> its GemmCall, or None (np.matmul)
-        ids = list(prog.values)
-        self.index = {v: n for n, v in enumerate(ids)}
-        self.shape = {v: tuple(concrete(d, env) for d in prog.values[v].shape) for v in ids}
-        self.dtype = {v: prog.values[v].dtype for v in ids}
-        self.slots = [np.empty(concrete(s, env), np.uint8) for s in prog.slot_sizes]
-        self.fixed = [None] * len(ids)     # temporaries and constants: arrays reused per call
-        for v, slot in prog.slot_of.items():
-            n = int(np.prod(self.shape[v], dtype=np.int64)) * self.dtype[v].itemsize
-            self.fixed[self.index[v]] = self.slots[slot][:n].view(self.dtype[v]).reshape(
-                self.shape[v])
-        for v, val in prog.values.items():
-            if val.kind == "const":
-                self.fixed[self.index[v]] = np.array(val.const, order="C")
-        self.param_slots = [self.index[v] for v in prog.params]
-        self.out_slots = [self.index[v] for v in prog.outputs]
-        # (output slot, argument position, its slot, kernel reads it through the output,
-        # output shape, dtype)
-        self.aliases = [(self.index[o], pos, self.index[prog.params[pos]],
-                         o in prog.inplace_outputs, self.shape[o], self.dtype[o])
-                        for pos, o in prog.aliases.items()]
-        self.steps = self._group_dots(prog.steps, [self._prepare(s, fns) for s in prog.steps],
-                                      set(prog.aliases.values()))
+        super().__init__(prog, env)
+        self.prepare_steps()
         single = len(prog.steps) == 1 and isinstance(prog.steps[0], KernelStep) and \
             not self.aliases
         if single and not prog.slot_sizes and all(v in prog.params for v in prog.steps[0].ins):
@@ -263,35 +245,8 @@ class _Runner:
             return res
         return run
 
-    def run(self, flat_args, donated=()):
-        self.given = donated        # (read by loop steps during this call)
-        vals = list(self.fixed)
-        for k, a in zip(self.param_slots, flat_args):
-            if type(a) is not np.ndarray or not a.flags.c_contiguous:
-                a = np.array(a, order="C")  # (np.ascontiguousarray makes 0-d arrays 1-d)
-            vals[k] = a
-        for k_out, pos, k_arg, inplace, shape, dtype in self.aliases:
-            a = vals[k_arg]
-            if pos in donated and a is flat_args[pos] and a.flags.writeable and \
-                    a.shape == shape and a.dtype == dtype:
-                vals[k_out] = a         # the output is written into the donated buffer
-            elif inplace:               # the kernel reads the argument through the output
-                vals[k_out] = np.array(a, order="C")
-        for step in self.steps:
-            step(vals)
-        return [vals[k] for k in self.out_slots]
-
-    # -- steps ----------------------------------------------------------------------------
-    def _prepare(self, s, fns):
-        if isinstance(s, KernelStep):
-            return self._kernel_step(s, fns[s.kernel.name])
-        if isinstance(s, DotStep):
-            return self._dot_step(s)
-        if isinstance(s, ControlStep):
-            return self._control_step(s)
-        return self._library_step(s)
-
-    def _kernel_step(self, s, fn):
+    def kernel_step(self, s):
+        fn = self.fns[s.kernel.name]
         kernel = s.kernel
         vids = list(s.ins) + list(s.outs)
         argv = (ctypes.c_void_p * len(vids))()
@@ -355,6 +310,9 @@ class _Runner:
                 parallel_for(fn, argv, sizes, n)
         return run
 
+    def finish_steps(self, steps, runs):
+        return self._group_dots(steps, runs, set(self.prog.aliases.values()))
+
     @staticmethod
     def _group_dots(steps, runs, aliased):
         """Runs of consecutive independent BLAS dots, one per thread, become one
@@ -403,7 +361,7 @@ class _Runner:
             points * work_per_point(kernel) >= PARALLEL_MIN_WORK
         return sizes, n, parallel
 
-    def _dot_step(self, s):
+    def dot_step(self, s):
         lhs_v, rhs_v = s.ins[:2]
         (out_v,) = s.outs
         li, ri, k_out = self.index[lhs_v], self.index[rhs_v], self.index[out_v]
@@ -451,7 +409,7 @@ class _Runner:
             vals[k_out] = out
         return run
 
-    def _control_step(self, s):
+    def control_step(self, s):
         ins = [self.index[v] for v in s.ins]
         outs = [(n, self.index[v]) for n, v in enumerate(s.outs) if v is not None]
         loop = control_flow.build(
@@ -469,29 +427,6 @@ class _Runner:
             res = loop(args, owned)
             for n, k in outs:
                 vals[k] = res[n]
-        return run
-
-    def _library_step(self, s):
-        ins = [self.index[v] for v in s.ins]
-        outs = [(self.index[v], self.shape[v], self.dtype[v]) if v is not None else None
-                for v in s.outs]
-        fn, env, name = s.fn, self.env, s.name
-
-        def run(vals):
-            res = fn(np, env, *[vals[k] for k in ins])
-            for o, r in zip(outs, res):
-                if o is None:
-                    continue
-                k, shape, dtype = o
-                r = np.asarray(r)
-                if not r.flags.owndata:  # a view may alias a temporary slot reused later
-                    r = r.copy()
-                if r.dtype != dtype:
-                    r = r.astype(dtype)
-                if r.shape != shape:
-                    raise RuntimeError(f"library call {name} returned shape {r.shape}, "
-                                       f"expected {shape}")
-                vals[k] = r if r.flags.c_contiguous else r.copy(order="C")
         return run
 
 

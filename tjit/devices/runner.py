@@ -1,0 +1,133 @@
+"""Running a planned :class:`~tjit.xla_like.plan.Program` at one set of sizes: the part
+every backend shares.
+
+A :class:`ProgramRunner` is prepared once per program and size binding: the concrete
+shape and dtype of every value, the temporary slots (``Program.slot_sizes``) and the
+views of them each temporary uses, the constants, the donation aliases, and one
+``run(vals)`` closure per step. A call then fills in the arguments, runs the closures
+and returns the outputs: nothing is decided per call.
+
+What differs per backend is how a step runs, so a backend subclasses it and supplies
+the launchers: ``kernel_step`` (a compiled kernel), ``dot_step`` (a gemm),
+``control_step`` (cond/while/scan over body programs) and, optionally,
+``finish_steps`` (e.g. the CPU runs independent gemms side by side). Library steps
+(``LibraryStep.fn(xp, env, *arrays)``) run here on the backend's array namespace
+``xp``. Buffers are NumPy arrays today; a device backend overrides ``alloc`` and
+``constant`` (and the argument checks in :meth:`run`) for its own arrays.
+"""
+
+import numpy as np
+
+from tjit.xla_like.plan import ControlStep, DotStep, KernelStep, concrete
+
+
+class ProgramRunner:
+    """Everything about one program at one set of sizes that does not change per call."""
+
+    #: The array namespace library steps run on.
+    xp = np
+
+    def __init__(self, prog, env):
+        self.env = env
+        self.prog = prog
+        self.given = ()       # the donated argument positions of the current call
+        ids = list(prog.values)
+        self.index = {v: n for n, v in enumerate(ids)}
+        self.shape = {v: tuple(concrete(d, env) for d in prog.values[v].shape) for v in ids}
+        self.dtype = {v: prog.values[v].dtype for v in ids}
+        self.slots = [self.alloc(concrete(s, env)) for s in prog.slot_sizes]
+        self.fixed = [None] * len(ids)     # temporaries and constants: arrays reused per call
+        for v, slot in prog.slot_of.items():
+            n = int(np.prod(self.shape[v], dtype=np.int64)) * self.dtype[v].itemsize
+            self.fixed[self.index[v]] = self.slots[slot][:n].view(self.dtype[v]).reshape(
+                self.shape[v])
+        for v, val in prog.values.items():
+            if val.kind == "const":
+                self.fixed[self.index[v]] = self.constant(val.const)
+        self.param_slots = [self.index[v] for v in prog.params]
+        self.out_slots = [self.index[v] for v in prog.outputs]
+        # (output slot, argument position, its slot, kernel reads it through the output,
+        # output shape, dtype)
+        self.aliases = [(self.index[o], pos, self.index[prog.params[pos]],
+                         o in prog.inplace_outputs, self.shape[o], self.dtype[o])
+                        for pos, o in prog.aliases.items()]
+
+    def prepare_steps(self):
+        """Build the per-step closures (call once the subclass is set up)."""
+        self.steps = self.finish_steps(self.prog.steps,
+                                       [self._prepare(s) for s in self.prog.steps])
+
+    # -- what a backend supplies ----------------------------------------------------------
+    def alloc(self, nbytes):
+        """A temporary slot of ``nbytes`` bytes."""
+        return np.empty(nbytes, np.uint8)
+
+    def constant(self, value):
+        """A program constant as the backend's array."""
+        return np.array(value, order="C")
+
+    def kernel_step(self, s):
+        raise NotImplementedError
+
+    def dot_step(self, s):
+        raise NotImplementedError
+
+    def control_step(self, s):
+        raise NotImplementedError
+
+    def finish_steps(self, steps, runs):
+        """The closures to run, given one per step (a backend may group some)."""
+        return runs
+
+    # -- calling --------------------------------------------------------------------------
+    def run(self, flat_args, donated=()):
+        self.given = donated        # (read by loop steps during this call)
+        vals = list(self.fixed)
+        for k, a in zip(self.param_slots, flat_args):
+            if type(a) is not np.ndarray or not a.flags.c_contiguous:
+                a = np.array(a, order="C")  # (np.ascontiguousarray makes 0-d arrays 1-d)
+            vals[k] = a
+        for k_out, pos, k_arg, inplace, shape, dtype in self.aliases:
+            a = vals[k_arg]
+            if pos in donated and a is flat_args[pos] and a.flags.writeable and \
+                    a.shape == shape and a.dtype == dtype:
+                vals[k_out] = a         # the output is written into the donated buffer
+            elif inplace:               # the kernel reads the argument through the output
+                vals[k_out] = np.array(a, order="C")
+        for step in self.steps:
+            step(vals)
+        return [vals[k] for k in self.out_slots]
+
+    def _prepare(self, s):
+        if isinstance(s, KernelStep):
+            return self.kernel_step(s)
+        if isinstance(s, DotStep):
+            return self.dot_step(s)
+        if isinstance(s, ControlStep):
+            return self.control_step(s)
+        return self.library_step(s)
+
+    def library_step(self, s):
+        """``s.fn`` on ``self.xp``; its results are checked and owned (a view may alias
+        a temporary slot that is reused later)."""
+        ins = [self.index[v] for v in s.ins]
+        outs = [(self.index[v], self.shape[v], self.dtype[v]) if v is not None else None
+                for v in s.outs]
+        fn, env, name, xp = s.fn, self.env, s.name, self.xp
+
+        def run(vals):
+            res = fn(xp, env, *[vals[k] for k in ins])
+            for o, r in zip(outs, res):
+                if o is None:
+                    continue
+                k, shape, dtype = o
+                r = np.asarray(r)
+                if not r.flags.owndata:  # a view may alias a temporary slot reused later
+                    r = r.copy()
+                if r.dtype != dtype:
+                    r = r.astype(dtype)
+                if r.shape != shape:
+                    raise RuntimeError(f"library call {name} returned shape {r.shape}, "
+                                       f"expected {shape}")
+                vals[k] = r if r.flags.c_contiguous else r.copy(order="C")
+        return run
