@@ -1,0 +1,11 @@
+"""tjit.scipy: SciPy's API on tjit arrays, as ``jax.scipy``.
+
+    from tjit.scipy import special, stats
+    from tjit.scipy.stats import norm
+
+Each submodule is its own file (or package) and is imported here by one line; a
+submodule that fails to import leaves the others usable.
+"""
+
+from tjit.scipy import special  # noqa: F401
+from tjit.scipy import stats  # noqa: F401

@@ -1,0 +1,1 @@
+"""tjit.scipy.special: SciPy's special functions (as ``jax.scipy.special``)."""

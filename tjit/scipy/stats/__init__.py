@@ -1,0 +1,1 @@
+"""tjit.scipy.stats: probability distributions (as ``jax.scipy.stats``)."""
