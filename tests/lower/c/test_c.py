@@ -64,7 +64,7 @@ def test_bad_kernels_raise():
 
 def test_loop_axes_merge_linear_runs_only():
     from tests.lower import test_codegen as T
-    from tjit.lower.c.axes import plan_axes
+    from tjit.lower.loops import plan_axes
     p = plan_axes(T.softmax_kernel(3, 4, 257))
     assert p.groups == ((0, 1), (2,)) and p.reduce == (False, True) and p.extents[0] == 12
     k, _ = T.reduction_kernel(T.F32, 9, 37, "acc")   # never across the reduce boundary

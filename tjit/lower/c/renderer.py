@@ -34,7 +34,7 @@ LLVM backend's vector partial sums, not bit-identical to a sequential loop. Stor
 whose index ignores a distributed axis (several points write one element) are done
 only at the last such point, the element ``evaluate`` leaves there.
 
-Loops run over the loop axes of ``axes.plan_axes`` (extent-1 axes dropped, linear
+Loops run over the loop axes of ``lower/loops.py``'s ``plan_axes`` (extent-1 axes dropped, linear
 runs merged), so a contiguous (B, H, C) elementwise kernel is one flat loop.
 
 Not done yet (optimizations): reusing a stage's transcendental in the store loop
@@ -50,9 +50,9 @@ import numpy as np
 import sympy
 
 from tjit.lower.c import dialects
-from tjit.lower.c.axes import plan_axes
 from tjit.lower.c.scalar import Scalar, check_dtype
 from tjit.lower.c.sizes import Sizes, param_name
+from tjit.lower.loops import plan_axes, stage_levels
 from tjit.xla_like import kernel_ir as K
 
 __all__ = ["CSource", "LaunchSpec", "Param", "render"]
@@ -360,16 +360,6 @@ class _Renderer:
         return name
 
     # -- row style ---------------------------------------------------------------------
-    def _stage_levels(self):
-        level = []
-        for j, s in enumerate(self.k.stages):
-            deps = {n.k for n in K.walk(s.expr) if isinstance(n, K.Stage)}
-            if any(dep >= j for dep in deps):
-                raise ValueError(f"kernel {self.k.name}: stage {j} uses a later stage")
-            level.append(1 + max((level[dep] for dep in deps), default=-1))
-        return [[j for j, lv in enumerate(level) if lv == L]
-                for L in range(max(level, default=-1) + 1)]
-
     def _row_style(self):
         k, d = self.k, self.d
         outer = [g for g, r in enumerate(self.plan.reduce) if not r]
@@ -379,7 +369,7 @@ class _Renderer:
         threads = d.threaded
         loop = self.strided(outer, d.group_id, d.num_groups) if threads else self.nest(outer)
         with loop:
-            for lv in self._stage_levels():
+            for lv in stage_levels(k):
                 self._stage_level(lv, inner)
             if outer_st:
                 cm = self.block(f"if ({d.local_id} == 0)") if threads else \

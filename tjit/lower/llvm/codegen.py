@@ -12,11 +12,11 @@ may reorder loads and stores and vectorize (the runtime must never pass one buff
 two arguments). Size expressions (strides, extents, offsets) are computed once at
 entry; loops count with i64 ``nuw nsw`` induction variables; GEPs are ``inbounds``.
 
-**Axes.** Before rendering, extent-1 axes are dropped and adjacent axes are collapsed
-when every index map (loads, stores, iota values) sees them as one linear axis
-(``coef[a] == coef[a+1] * shape[a+1]``, decided with sympy for symbolic sizes), never
-across the reduce/keep boundary and never merging the parallel axis with an axis
-before it. A parallel axis merged with later axes keeps its meaning: the merged axis
+**Axes** (``lower/loops.py``, shared with the C renderer). Before rendering, extent-1
+axes are dropped and adjacent axes are collapsed when every index map (loads, stores,
+iota values) sees them as one linear axis (``coef[a] == coef[a+1] * shape[a+1]``,
+decided with sympy for symbolic sizes), never across the reduce/keep boundary and never
+merging the parallel axis with an axis before it. A parallel axis merged with later axes keeps its meaning: the merged axis
 covers ``[start * M, end * M)``, M the product of the later extents. So a (1000000, 3)
 elementwise kernel is one flat, vectorizable loop.
 
@@ -42,79 +42,22 @@ Innermost loops whose body calls a mathlib transcendental get
 and, on AVX-512 hosts, ``"prefer-vector-width"="512"``.
 """
 
-import dataclasses
 import re
 
 import numpy as np
-import sympy
 from llvmlite import ir
 
+from tjit.lower import loops
 from tjit.lower.llvm import codegen_ops as ops
 from tjit.lower.llvm.split import OP_WEIGHTS, split_axis
+from tjit.lower.loops import AxisPlan, same, stage_levels
+from tjit.lower.sizes import SizeEmitter
 from tjit.xla_like import kernel_ir as K
 
 __all__ = ["AxisPlan", "kernel_to_llvm_ir", "plan_axes"]
 
 I64 = ops.I64
 PTR = ir.PointerType()
-
-
-# ----------------------------------------------------------------------------------------
-# Axis planning: drop extent-1 axes, collapse linear runs.
-
-@dataclasses.dataclass(frozen=True)
-class AxisPlan:
-    """The loop axes of a kernel after collapsing.
-
-    ``groups[g]`` lists the original axes merged into loop axis ``g`` (outer to inner);
-    ``reduce[g]`` says whether it is a reduced axis; ``parallel`` is the loop axis that
-    holds the split axis (``split.split_axis``; always first in its group) or None.
-    """
-    groups: tuple
-    reduce: tuple
-    parallel: object
-
-
-def _is_one(d):
-    return d == 1
-
-
-def _same(x, y):
-    if isinstance(x, (int, np.integer)) and isinstance(y, (int, np.integer)):
-        return x == y
-    if x == y:
-        return True
-    return sympy.expand(sympy.sympify(x) - sympy.sympify(y)) == 0
-
-
-def _index_maps(k):
-    maps = [n.index for n in K.all_nodes(k)
-            if isinstance(n, (K.Load, K.IndexedLoad, K.IndexValue))]
-    return maps + [st.index for st in k.stores]
-
-
-def plan_axes(k):
-    """Loop axes for kernel ``k`` (see the module docstring).
-
-    Returns:
-      an :class:`AxisPlan`.
-    """
-    red, p = set(k.reduce_axes), split_axis(k)
-    maps = _index_maps(k)
-    groups = []
-    for a, n in enumerate(k.shape):
-        if _is_one(n) and a != p:
-            continue  # its index is always 0
-        if groups and a != p:
-            prev = groups[-1][-1]
-            if (prev in red) == (a in red) and all(
-                    _same(m.coefs[prev], m.coefs[a] * n) for m in maps):
-                groups[-1].append(a)
-                continue
-        groups.append([a])
-    par = next((g for g, axes in enumerate(groups) if p in axes), None)
-    return AxisPlan(tuple(tuple(g) for g in groups),
-                    tuple(g[0] in red for g in groups), par)
 
 
 def _as_index(b, v, dt):
@@ -127,6 +70,12 @@ def _as_index(b, v, dt):
     return ops.convert(b, v, dt, np.dtype(np.int64))
 
 
+def plan_axes(k):
+    """``loops.plan_axes`` with the CPU thread-split axis (``split.split_axis``) kept
+    apart: the loop axes of kernel ``k``."""
+    return loops.plan_axes(k, split_axis(k))
+
+
 def _prod(dims):
     out = 1
     for d in dims:
@@ -137,65 +86,40 @@ def _prod(dims):
 # ----------------------------------------------------------------------------------------
 # Size expressions -> i64 values (emitted once, in the entry block).
 
-class _SizeEmitter:
-    """Renders sympy size expressions (Symbol, Integer, Add, Mul, Pow with a positive
-    integer exponent, floor, ceiling, Mod, Max, Min) as i64 values."""
+class _SizeEmitter(SizeEmitter):
+    """``lower/sizes.py``'s forms as i64 values of the entry block."""
+
+    who = "LLVM codegen"
 
     def __init__(self, builder, symbols):
+        super().__init__(symbols)     # name -> i64 value
         self.b = builder
-        self.symbols = symbols    # name -> i64 value
-        self.cache = {}
 
-    def __call__(self, e):
-        if isinstance(e, (int, np.integer)):
-            return ir.Constant(I64, int(e))
-        e = sympy.sympify(e)
-        if e.is_Integer:
-            return ir.Constant(I64, int(e))
-        v = self.cache.get(e)
-        if v is None:
-            v = self.cache[e] = self._emit(e)
-        return v
+    def const(self, v):
+        return ir.Constant(I64, v)
 
-    def _fold(self, fn, args):
-        vals = [self(a) for a in args]
-        out = vals[0]
-        for v in vals[1:]:
-            out = fn(out, v)
-        return out
+    def symbol_value(self, name):
+        return self.symbols[name]
 
-    def _emit(self, e):
-        b = self.b
-        if e.is_Symbol:
-            if e.name not in self.symbols:
-                raise ValueError(f"LLVM codegen: size symbol {e.name!r} is not in the "
-                                 f"kernel's size_symbols {sorted(self.symbols)}")
-            return self.symbols[e.name]
-        if e.is_Add:
-            return self._fold(lambda x, y: b.add(x, y, flags=("nsw",)), e.args)
-        if e.is_Mul or (e.is_Pow and e.exp.is_negative):
-            num, den = sympy.fraction(e)
-            if den != 1:  # an exact quotient (e.g. n*(n+1)/2)
-                return b.sdiv(self(num), self(den))
-            return self._fold(lambda x, y: b.mul(x, y, flags=("nsw",)), e.args)
-        if e.is_Pow and e.exp.is_Integer and e.exp > 0:
-            return self._fold(lambda x, y: b.mul(x, y, flags=("nsw",)),
-                              [e.base] * int(e.exp))
-        if isinstance(e, (sympy.floor, sympy.ceiling)):
-            num, den = sympy.fraction(sympy.together(e.args[0]))
-            if isinstance(e, sympy.floor):
-                return self._floordiv(self(num), self(den))
-            return b.sub(ir.Constant(I64, 0), self._floordiv(self(-num), self(den)))
-        if isinstance(e, sympy.Mod):
-            x, y = self(e.args[0]), self(e.args[1])
-            return b.sub(x, b.mul(y, self._floordiv(x, y)))
-        if isinstance(e, (sympy.Max, sympy.Min)):
-            pred = ">" if isinstance(e, sympy.Max) else "<"
-            return self._fold(lambda x, y: b.select(b.icmp_signed(pred, x, y), x, y), e.args)
-        raise NotImplementedError(f"LLVM codegen: cannot render size expression {e} "
-                                  f"({type(e).__name__})")
+    def add(self, x, y):
+        return self.b.add(x, y, flags=("nsw",))
 
-    def _floordiv(self, x, y):
+    def sub(self, x, y):
+        return self.b.sub(x, y)
+
+    def mul(self, x, y):
+        return self.b.mul(x, y, flags=("nsw",))
+
+    def div(self, x, y):
+        return self.b.sdiv(x, y)
+
+    def max(self, x, y):
+        return self.b.select(self.b.icmp_signed(">", x, y), x, y)
+
+    def min(self, x, y):
+        return self.b.select(self.b.icmp_signed("<", x, y), x, y)
+
+    def floordiv(self, x, y):
         b = self.b
         q = b.sdiv(x, y)
         r = b.srem(x, y)
@@ -369,15 +293,15 @@ class _Renderer:
         if v is not None:
             return v
         b = self.b
-        v = None if _same(a.offset, 0) else self.sizes(a.offset)
+        v = None if same(a.offset, 0) else self.sizes(a.offset)
         # (coefficient, index value) per loop group, and the hyperplane's fixed index
         terms = [(a.coefs[axes[-1]], self.idx[g]) for g, axes in enumerate(self.plan.groups)]
         if self.plane is not None:
             terms.append((a.coefs[self.plane[0]], self.plane[1]))
         for c, i in terms:
-            if i is None or _same(c, 0):
+            if i is None or same(c, 0):
                 continue
-            term = i if _same(c, 1) else b.mul(self.sizes(c), i, flags=("nsw",))
+            term = i if same(c, 1) else b.mul(self.sizes(c), i, flags=("nsw",))
             v = term if v is None else b.add(v, term, flags=("nsw",))
         v = ir.Constant(I64, 0) if v is None else v
         scope[key] = v
@@ -455,21 +379,11 @@ class _Renderer:
         ops.store(self.b, v, self._ptr(st.arg, st.index, dt, scope), dt)
 
     # -- row style --------------------------------------------------------------------------
-    def _stage_levels(self):
-        level = []
-        for j, s in enumerate(self.k.stages):
-            deps = {n.k for n in K.walk(s.expr) if isinstance(n, K.Stage)}
-            if any(d >= j for d in deps):
-                raise ValueError(f"kernel {self.k.name}: stage {j} uses a later stage")
-            level.append(1 + max((level[d] for d in deps), default=-1))
-        return [[j for j, lv in enumerate(level) if lv == L]
-                for L in range(max(level, default=-1) + 1)]
-
     def _row_style(self):
         plan = self.plan
         outer = [g for g, r in enumerate(plan.reduce) if not r]
         inner = [g for g, r in enumerate(plan.reduce) if r]
-        levels = self._stage_levels()
+        levels = stage_levels(self.k)
         accs = {j: self.eb.alloca(ops.reg_type(s.dtype), name=f"acc{j}")
                 for j, s in enumerate(self.k.stages) if inner}
         outer_st = [s for s in self.k.stores if s.level == "outer" and inner]
@@ -512,7 +426,7 @@ class _Renderer:
         through = {o for _, o in k.inplace}
         for st in inner_st:
             if st.arg in through or sum(s.arg == st.arg for s in k.stores) != 1 or \
-                    any(_same(st.index.coefs[a], 0) for a in k.reduce_axes):
+                    any(same(st.index.coefs[a], 0) for a in k.reduce_axes):
                 continue
             dt = np.dtype(k.args[st.arg].dtype)
             found = None
@@ -569,7 +483,7 @@ class _Renderer:
                 raise ValueError(f"kernel {k.name}: accumulate-style store to argument "
                                  f"{st.arg} is indexed by a reduced axis")
             p = split_axis(k)
-            if p is not None and _same(st.index.coefs[p], 0) and not _is_one(k.shape[p]):
+            if p is not None and same(st.index.coefs[p], 0) and k.shape[p] != 1:
                 raise ValueError(f"kernel {k.name}: accumulate-style store to argument "
                                  f"{st.arg} does not depend on kept axis {p}: calls on "
                                  "disjoint ranges of it would update the same elements")
