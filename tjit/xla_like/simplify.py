@@ -665,6 +665,43 @@ def dot_of_transpose(i, b):
     return b.add("dot", tuple(ops), i.shape, i.dtype, dimension_numbers=((lc, rc), (lb, rb)))
 
 
+@rule("dot")
+def dot_as_reduce(i, b):
+    """dot -> reduce_sum(mul(lhs', rhs')) on targets with no gemm for the dtype
+    (``TargetInfo.dot_kernels``): both operands transposed to (batch, free, contract)
+    and broadcast into the space ``out.shape + contract``, so fusion makes one row-style
+    kernel with the contraction as its reduce axes and batch/free dims kept. Products
+    in the dtype the reference impl multiplies in (the preferred type when wider, or
+    for integer operands), converted to the result's. Rounding: a reassociated float
+    sum, like any gemm's. Bool dots stay dots (the runtime's matmul)."""
+    t = b.target
+    if not t.dot_kernels or i.dtype in t.gemm_dtypes:
+        return None
+    lhs, rhs = i.operands
+    (lc, rc), (lb, rb) = i.attrs["dimension_numbers"]
+    dt = lhs.dtype
+    if i.dtype != dt and (np.promote_types(dt, i.dtype) == i.dtype or dt.kind not in "fc"):
+        dt = i.dtype
+    if not lc or dt == np.bool_ or i.dtype == np.bool_:
+        return None
+    lf = [d for d in range(lhs.ndim) if d not in lc and d not in lb]
+    rf = [d for d in range(rhs.ndim) if d not in rc and d not in rb]
+    nb, nl, nr, nc = len(lb), len(lf), len(rf), len(lc)
+    full = tuple(i.shape) + tuple(lhs.shape[d] for d in lc)
+    contract = tuple(range(nb + nl + nr, nb + nl + nr + nc))
+
+    def arrange(x, perm, dims):
+        if tuple(perm) != tuple(range(x.ndim)):
+            x = b.add("transpose", (x,), tuple(x.shape[p] for p in perm), x.dtype,
+                      perm=tuple(perm))
+        return b.broadcast(b.convert(x, dt), full, dims)
+    lt = arrange(lhs, (*lb, *lf, *lc), (*range(nb + nl), *contract))
+    rt = arrange(rhs, (*rb, *rf, *rc), (*range(nb), *range(nb + nl, nb + nl + nr), *contract))
+    prod = b.add("mul", (lt, rt), full, dt)
+    red = b.add("reduce", (prod,), tuple(i.shape), dt, axes=contract, monoid="sum")
+    return b.convert(red, i.dtype)
+
+
 @rule("reduce")
 def split_full_reduce(i, b):
     """reduce(x, all axes) -> reduce(reduce(x, trailing axes), 0): a parallel row pass

@@ -37,6 +37,9 @@ class TargetInfo:
         row partials (a parallel first pass); None: never split.
       split_reduce: ``n -> (rows, row length)`` for a full reduction of ``n`` elements
         (an int, or None when symbolic) that must be reshaped into rows, or None.
+      dot_kernels: dots of a kernel dtype missing from ``gemm_dtypes`` become fused
+        reduce kernels (``reduce(mul(...))``, the contraction as the reduce axes) instead
+        of the runtime's matmul: targets with no gemm library (OpenCL on PoCL, HLS).
     """
     name: str
     kernel_dtypes: frozenset
@@ -48,6 +51,7 @@ class TargetInfo:
     hoists_trailing_broadcasts: bool
     split_reduce_min: int | None
     split_reduce: Callable
+    dot_kernels: bool = False
 
     def cost(self, opcode, dtype):
         """Remat cost per element of one ``opcode`` op of ``dtype`` (0: not computed)."""
@@ -91,3 +95,43 @@ CPU = TargetInfo(
     split_reduce_min=1 << 15,
     split_reduce=cpu_row_split,
 )
+
+
+def gpu_row_split(n, min_row=1024, max_rows=1024):
+    """(rows, row length) for a full reduction on a device that runs one work-group per
+    row: about ``n / 8192`` rows (at most ``max_rows``) of at least ``min_row``
+    elements, or None (symbolic or awkward sizes): enough groups for the compute units,
+    rows long enough that a group's threads each fold many elements."""
+    if n is None:
+        return None
+    target = max(2, min(max_rows, n // 8192))
+    for rows in sorted(range(2, min(n // min_row, max_rows) + 1),
+                       key=lambda r: abs(r - target)):
+        if n % rows == 0:
+            return (rows, n // rows)
+    return None
+
+
+#: Kernel dtypes of an OpenCL device without ``cl_khr_fp64``.
+_NO_F64 = frozenset(d for d in hlo.KERNEL_DTYPES if d != np.dtype(np.float64))
+
+
+def opencl_target(fp64=True):
+    """The OpenCL target (``devices/opencl.py``): float64 kernels only on a device with
+    ``cl_khr_fp64`` (else float64 ops are host library calls); no gemm library (PoCL
+    and most OpenCL devices have no BLAS), so every dot of a kernel dtype becomes a
+    reduce kernel; full reductions split into rows for many work-groups. Op costs are
+    the CPU's (not measured on a GPU yet); nothing is hoisted across work-items."""
+    return TargetInfo(
+        name="opencl",
+        kernel_dtypes=hlo.KERNEL_DTYPES if fp64 else _NO_F64,
+        gemm_dtypes=frozenset(),
+        gemm_alpha_beta=False,
+        op_cost=types.MappingProxyType(_CPU_OP_COST),
+        cheap_cost=0.25,
+        f64_cost=2.0,
+        hoists_trailing_broadcasts=False,
+        split_reduce_min=1 << 14,
+        split_reduce=gpu_row_split,
+        dot_kernels=True,
+    )
