@@ -11,6 +11,9 @@ and always starts its loop axis (later axes may still merge into it).
 
 **Stage levels** (:func:`stage_levels`): the row-style stages grouped so that stages of
 one level depend only on earlier levels; a renderer folds each level in one pass.
+
+**Reused values** (:func:`reused_value`): a stage's costly value that an inner store
+needs again, kept in the output between the stage loop and the store loop.
 """
 
 import dataclasses
@@ -20,7 +23,7 @@ import sympy
 
 from tjit.xla_like import kernel_ir as K
 
-__all__ = ["AxisPlan", "index_maps", "plan_axes", "same", "stage_levels"]
+__all__ = ["AxisPlan", "index_maps", "plan_axes", "reused_value", "same", "stage_levels"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -97,3 +100,33 @@ def stage_levels(k):
         level.append(1 + max((level[dep] for dep in deps), default=-1))
     return [[j for j, lv in enumerate(level) if lv == L]
             for L in range(max(level, default=-1) + 1)]
+
+
+def reused_value(k, inner_stores, costly):
+    """``(node, store, stage)``: a value that stage ``stage`` computes at every inner
+    point of a row-style kernel and an inner store needs again (softmax's
+    ``exp(x - max)``), containing an op for which ``costly(op_name)`` holds. A renderer
+    leaves it in the store's output in the stage loop and loads it back in the store
+    loop instead of computing it twice: the same bits, as the value is stored in its
+    own dtype. The output must have the value's dtype, be written once per inner point
+    by this store only, and not be read through (in place); the thread that computes a
+    point in the stage loop must be the one that stores it. None when there is no such
+    value."""
+    in_stage = {}
+    for j, s in enumerate(k.stages):
+        for n in K.walk(s.expr):
+            in_stage.setdefault(id(n), j)
+    through = {o for _, o in k.inplace}
+    for st in inner_stores:
+        if st.arg in through or sum(s.arg == st.arg for s in k.stores) != 1 or \
+                any(same(st.index.coefs[a], 0) for a in k.reduce_axes):
+            continue
+        dt = np.dtype(k.args[st.arg].dtype)
+        found = None
+        for n in K.walk(st.expr):     # post-order: the last match is the largest
+            if id(n) in in_stage and isinstance(n, K.Op) and np.dtype(n.dtype) == dt \
+                    and any(isinstance(m, K.Op) and costly(m.op) for m in K.walk(n)):
+                found = n
+        if found is not None:
+            return found, st, in_stage[id(found)]
+    return None

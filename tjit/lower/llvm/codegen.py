@@ -50,7 +50,7 @@ from llvmlite import ir
 from tjit.lower import loops
 from tjit.lower.llvm import codegen_ops as ops
 from tjit.lower.llvm.split import OP_WEIGHTS, split_axis
-from tjit.lower.loops import AxisPlan, same, stage_levels
+from tjit.lower.loops import AxisPlan, reused_value, same, stage_levels
 from tjit.lower.sizes import SizeEmitter
 from tjit.xla_like import kernel_ir as K
 
@@ -74,6 +74,11 @@ def plan_axes(k):
     """``loops.plan_axes`` with the CPU thread-split axis (``split.split_axis``) kept
     apart: the loop axes of kernel ``k``."""
     return loops.plan_axes(k, split_axis(k))
+
+
+def _costly(op):
+    """Worth keeping in the output rather than computing twice (a transcendental)."""
+    return OP_WEIGHTS.get(op, 0) > 1
 
 
 def _prod(dims):
@@ -388,7 +393,7 @@ class _Renderer:
                 for j, s in enumerate(self.k.stages) if inner}
         outer_st = [s for s in self.k.stores if s.level == "outer" and inner]
         inner_st = [s for s in self.k.stores if not (s.level == "outer" and inner)]
-        cache = self._cached_value(inner_st) if inner else None
+        cache = reused_value(self.k, inner_st, _costly) if inner else None
 
         def outer_body():
             self.stage_vals = {}
@@ -410,34 +415,6 @@ class _Renderer:
                 self._store(st, scope)
 
         self._nest(outer, outer_body)
-
-    def _cached_value(self, inner_st):
-        """``(node, store, stage)``: a value with a transcendental that stage ``stage``
-        computes at every inner point and an inner store needs again (softmax's
-        ``exp(x - max)``). The stage loop leaves it in the store's output, where the store
-        loop loads it instead of computing it twice; the output must have the value's
-        dtype, be written once per inner point by this store only, and not be read
-        through (in place). None when there is no such value."""
-        k = self.k
-        in_stage = {}
-        for j, s in enumerate(k.stages):
-            for n in K.walk(s.expr):
-                in_stage.setdefault(id(n), j)
-        through = {o for _, o in k.inplace}
-        for st in inner_st:
-            if st.arg in through or sum(s.arg == st.arg for s in k.stores) != 1 or \
-                    any(same(st.index.coefs[a], 0) for a in k.reduce_axes):
-                continue
-            dt = np.dtype(k.args[st.arg].dtype)
-            found = None
-            for n in K.walk(st.expr):     # post-order: the last match is the largest
-                if id(n) in in_stage and isinstance(n, K.Op) and np.dtype(n.dtype) == dt \
-                        and any(isinstance(m, K.Op) and OP_WEIGHTS.get(m.op, 0) > 1
-                                for m in K.walk(n)):
-                    found = n
-            if found is not None:
-                return found, st, in_stage[id(found)]
-        return None
 
     def _stage_loop(self, stages, inner, accs, cache=None):
         ks = self.k.stages
