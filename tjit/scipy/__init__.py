@@ -10,3 +10,4 @@ submodule that fails to import leaves the others usable.
 from tjit.scipy import special  # noqa: F401
 from tjit.scipy import stats  # noqa: F401
 from tjit.scipy import linalg  # noqa: F401
+from tjit.scipy import optimize  # noqa: F401
