@@ -11,3 +11,4 @@ from tjit.scipy import special  # noqa: F401
 from tjit.scipy import stats  # noqa: F401
 from tjit.scipy import linalg  # noqa: F401
 from tjit.scipy import optimize  # noqa: F401
+from tjit.scipy import signal  # noqa: F401

@@ -1,0 +1,161 @@
+"""``tjit.scipy.signal``: N-dimensional convolution and correlation, as
+``jax.scipy.signal``.
+
+Every method is a direct convolution: the zero-padded input is gathered into patches
+(one static index table, ``out_size x kernel_size``) and contracted with the flipped
+kernel by one ``dot_general``, so the result is differentiable in both arguments (the
+gather transposes to a scatter-add) and batches under ``vmap``. tjit has no
+``numpy.fft`` yet, so ``method="fft"`` and ``fftconvolve`` compute the same direct
+convolution (the same values up to rounding; O(out * kernel) work instead of
+O(n log n)). ``convolve2d``/``correlate2d`` support ``boundary="fill"`` with
+``fillvalue=0`` only, as JAX.
+"""
+
+import numpy as np
+
+from tjit.tracing import dtypes
+from tjit.tracing.shapes import shape_str
+from tjit import lax
+from tjit import numpy as jnp
+from tjit.numpy._core import check_arraylike, promote_dtypes
+
+
+def _args(fname, in1, in2, mode, method="direct"):
+    check_arraylike(f"scipy.signal.{fname}", in1, in2)
+    if mode not in ("full", "same", "valid"):
+        raise ValueError(f"scipy.signal.{fname}: mode must be 'full', 'same' or 'valid', "
+                         f"got {mode!r}")
+    if method not in ("auto", "direct", "fft"):
+        raise ValueError(f"scipy.signal.{fname}: method must be 'auto', 'direct' or 'fft', "
+                         f"got {method!r}")
+    in1, in2 = promote_dtypes(jnp.asarray(in1), jnp.asarray(in2))
+    if dtypes.is_bool(in1.dtype):
+        in1, in2 = in1.astype(dtypes.default_int()), in2.astype(dtypes.default_int())
+    if in1.ndim != in2.ndim:
+        raise ValueError(f"scipy.signal.{fname}: in1 {shape_str(in1.shape)} and in2 "
+                         f"{shape_str(in2.shape)} must have the same number of dims")
+    if 0 in in1.shape or 0 in in2.shape:
+        raise ValueError(f"scipy.signal.{fname}: inputs cannot be empty, got shapes "
+                         f"{shape_str(in1.shape)} and {shape_str(in2.shape)}")
+    if mode == "valid":
+        ge = all(a >= b for a, b in zip(in1.shape, in2.shape))
+        le = all(a <= b for a, b in zip(in1.shape, in2.shape))
+        if not (ge or le):
+            raise ValueError(f"scipy.signal.{fname}: in mode 'valid' one input must be at "
+                             f"least as large as the other in every dim, got "
+                             f"{shape_str(in1.shape)} and {shape_str(in2.shape)}")
+    return in1, in2
+
+
+def _convolve_full(x, k):
+    """The full N-D convolution ``out[n] = sum_j x[n - j] k[j]`` (shape A + B - 1):
+    ``x`` padded by B - 1 zeros per side, gathered into one patch per output point, and
+    contracted with the flipped kernel."""
+    a, b = x.shape, k.shape
+    full = tuple(p + q - 1 for p, q in zip(a, b))
+    padded = jnp.pad(x, [(q - 1, q - 1) for q in b])
+    strides = np.cumprod((1,) + padded.shape[:0:-1])[::-1]  # row-major strides of padded
+    n_lin = sum(np.arange(s).reshape([-1 if i == d else 1 for i in range(len(full))]) * st
+                for d, (s, st) in enumerate(zip(full, strides)))
+    k_lin = sum(np.arange(s).reshape([-1 if i == d else 1 for i in range(len(b))]) * st
+                for d, (s, st) in enumerate(zip(b, strides)))
+    idx = np.ravel(n_lin)[:, None] + np.ravel(k_lin)[None, :]  # (prod(full), prod(b))
+    patches = jnp.take(jnp.ravel(padded), jnp.asarray(idx.astype(np.int32)), axis=0)
+    return jnp.dot(patches, jnp.ravel(jnp.flip(k))).reshape(full)
+
+
+def _crop(full, a, b, mode):
+    """The part of a full convolution of shapes ``a`` and ``b`` that ``mode`` keeps
+    (SciPy's: 'same' is centred on in1, 'valid' needs no padding)."""
+    if mode == "full":
+        return full
+    if mode == "same":
+        starts, sizes = [(q - 1) // 2 for q in b], list(a)
+    else:
+        starts = [min(p, q) - 1 for p, q in zip(a, b)]
+        sizes = [abs(p - q) + 1 for p, q in zip(a, b)]
+    return lax.slice(full, starts, [s + n for s, n in zip(starts, sizes)])
+
+
+def _convolve_nd(in1, in2, mode):
+    if in1.ndim == 0:
+        return in1 * in2
+    return _crop(_convolve_full(in1, in2), in1.shape, in2.shape, mode)
+
+
+def _reverse_conj(x):
+    x = jnp.flip(x)
+    return jnp.conj(x) if dtypes.is_complex(x.dtype) else x
+
+
+def convolve(in1, in2, mode="full", method="auto", precision=None):
+    """N-dimensional convolution of ``in1`` and ``in2`` (same number of dims).
+
+    Args:
+      mode: 'full' (shape in1 + in2 - 1), 'same' (in1's shape, centred) or 'valid'
+        (the points that need no zero padding).
+      method: 'auto', 'direct' or 'fft'; all compute the direct convolution (see the
+        module docstring).
+
+    Returns:
+      The convolution, with the promoted dtype of the inputs.
+    """
+    in1, in2 = _args("convolve", in1, in2, mode, method)
+    return _convolve_nd(in1, in2, mode)
+
+
+def correlate(in1, in2, mode="full", method="auto", precision=None):
+    """N-dimensional cross-correlation ``z[k] = sum_l in1[l] conj(in2[l - k + c])``,
+    i.e. ``convolve(in1, conj(flip(in2)))``; ``mode`` and ``method`` as in convolve."""
+    in1, in2 = _args("correlate", in1, in2, mode, method)
+    return _convolve_nd(in1, _reverse_conj(in2), mode)
+
+
+def fftconvolve(in1, in2, mode="full", axes=None):
+    """Convolution as :func:`convolve`; tjit computes it directly (no FFT yet).
+
+    Args:
+      axes: only None (convolve over every axis) is supported.
+    """
+    if axes is not None:
+        raise NotImplementedError("scipy.signal.fftconvolve: axes is not supported by tjit; "
+                                  "vmap convolve over the other axes instead")
+    in1, in2 = _args("fftconvolve", in1, in2, mode)
+    return _convolve_nd(in1, in2, mode)
+
+
+def _args2d(fname, in1, in2, mode, boundary, fillvalue):
+    if boundary != "fill" or fillvalue != 0:
+        raise NotImplementedError(f"scipy.signal.{fname}: only boundary='fill' with "
+                                  f"fillvalue=0 is supported (as JAX), got "
+                                  f"boundary={boundary!r}, fillvalue={fillvalue!r}; pad the "
+                                  f"input with jnp.pad(mode='wrap'/'symmetric') instead")
+    in1, in2 = _args(fname, in1, in2, mode)
+    if in1.ndim != 2:
+        raise ValueError(f"scipy.signal.{fname}: inputs must be 2-D, got "
+                         f"{shape_str(in1.shape)} and {shape_str(in2.shape)}")
+    return in1, in2
+
+
+def convolve2d(in1, in2, mode="full", boundary="fill", fillvalue=0, precision=None):
+    """2-D convolution (``boundary='fill'``, ``fillvalue=0`` only); see :func:`convolve`."""
+    in1, in2 = _args2d("convolve2d", in1, in2, mode, boundary, fillvalue)
+    return _convolve_nd(in1, in2, mode)
+
+
+def correlate2d(in1, in2, mode="full", boundary="fill", fillvalue=0, precision=None):
+    """2-D cross-correlation (``boundary='fill'``, ``fillvalue=0`` only).
+
+    SciPy's correlate2d centres 'same' on the flipped problem and, in 'valid' mode with
+    in2 the larger input, correlates in2 with in1; both are kept, as JAX does."""
+    in1, in2 = _args2d("correlate2d", in1, in2, mode, boundary, fillvalue)
+    conj2 = jnp.conj(in2) if dtypes.is_complex(in2.dtype) else in2
+    swap = all(p <= q for p, q in zip(in1.shape, in2.shape))
+    same_shape = in1.shape == in2.shape
+    if mode == "valid" and swap and not same_shape:
+        return _convolve_nd(jnp.flip(in2), jnp.conj(in1) if dtypes.is_complex(in1.dtype)
+                            else in1, mode)
+    return jnp.flip(_convolve_nd(jnp.flip(in1), conj2, mode))
+
+
+__all__ = ["convolve", "convolve2d", "correlate", "correlate2d", "fftconvolve"]
