@@ -12,3 +12,4 @@ from tjit.scipy import stats  # noqa: F401
 from tjit.scipy import linalg  # noqa: F401
 from tjit.scipy import optimize  # noqa: F401
 from tjit.scipy import signal  # noqa: F401
+from tjit.scipy import integrate  # noqa: F401
