@@ -43,7 +43,7 @@ from tjit.devices import kernel_cache
 from tjit.tracing import argnums as _argnums
 from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray
-from tjit.tracing.core import Array, Tracer, is_eager
+from tjit.tracing.core import Array, Tracer, is_device_value, is_eager, to_host
 from tjit.tracing.jaxpr_trace import trace_to_jaxpr
 from tjit.tracing.shapes import check_spec, parse_spec, symbol
 from tjit.tracing.tree_util import tree_flatten, tree_unflatten
@@ -320,7 +320,7 @@ class Jitted:
         wrapped = []
         for o, aval in zip(outs, entry.out_avals):
             if type(o) is not np.ndarray or o.dtype != aval.dtype:
-                o = np.asarray(o, aval.dtype)
+                o = _as_output(o, aval.dtype)
             wrapped.append(Array(o, aval.weak_type))
         if entry.out_tree.node_type is None:
             return wrapped[0]
@@ -605,7 +605,7 @@ class Compiled:
         else:
             outs = self._donation.call(self.executable, raw, leaves)
         return tree_unflatten(self.lowered.out_tree, [
-            Array(np.asarray(o, a.dtype), a.weak_type)
+            Array(_as_output(o, a.dtype), a.weak_type)
             for o, a in zip(outs, self.lowered.jaxpr.out_avals)])
 
     def as_text(self, llvm=False):
@@ -625,6 +625,14 @@ class Compiled:
     def kernels(self):
         """tjit extension: the kernel IR objects (``tjit.xla_like.kernel_ir.Kernel``)."""
         return self.executable.kernels()
+
+
+def _as_output(o, dtype):
+    """An executable's raw output as an Array value of ``dtype``: device arrays (CuPy)
+    stay on their device."""
+    if is_device_value(o):
+        return o if o.dtype == dtype else o.astype(dtype)
+    return np.asarray(o, dtype)
 
 
 class _Donation:
@@ -710,6 +718,11 @@ def _sole_owner(x):
     references (no views, no second Array, no array from ``np.asarray(x)``) beyond
     the call's argument list."""
     v = x._value
+    if type(v) is not np.ndarray and is_device_value(v):   # a device buffer (CuPy)
+        if v.base is not None or not v.flags.c_contiguous:
+            return False
+        v = None
+        return _buffer_refs(x) <= _SOLE_REFS
     if type(v) is not np.ndarray or v.base is not None:
         return False
     f = v.flags
@@ -780,16 +793,40 @@ def eval_shape(fun, *args, **kwargs):
 
 
 def device_put(x, device=None):
-    """Put host data on the (CPU) device: converts leaves to tjit Arrays."""
+    """Put each leaf of ``x`` on ``device`` as a tjit Array, as ``jax.device_put``.
+
+    Args:
+      x: an array, scalar or pytree of them (host or device arrays).
+      device: a device from ``tjit.devices(...)`` (e.g. ``tjit.devices("gpu")[0]``);
+        None: the default backend's first device.
+    Returns:
+      ``x``'s structure with tjit Arrays on ``device`` (copied there when elsewhere).
+    Raises:
+      RuntimeError: the device's backend cannot run here (it says what is missing and
+        how to install it, e.g. ``pip install "tjit[cuda]"``).
+    """
     from tjit.tracing.tree_util import tree_map
     from tjit.numpy import asarray
-    return tree_map(asarray, x)
+    name = _backends.resolve(None, device, "device_put")
+    b = _backends.get_backend(name)
+    put = getattr(b, "put", None)
+    if put is None:     # a host backend: NumPy-backed Arrays
+        return tree_map(lambda a: Array(to_host(a._value), a._weak) if isinstance(a, Array)
+                        and is_device_value(a._value) else asarray(a), x)
+    device = device if device is not None else b.devices()[0]
+    return tree_map(lambda a: put(a, device), x)
 
 
 def device_get(x):
+    """``x`` with every tjit Array copied to a host NumPy array (waits for devices)."""
     from tjit.tracing.tree_util import tree_map
     return tree_map(lambda a: np.asarray(a) if isinstance(a, Array) else a, x)
 
 
 def block_until_ready(x):
+    """Wait until every tjit Array in the pytree ``x`` is computed; returns ``x``."""
+    from tjit.tracing.tree_util import tree_leaves
+    for a in tree_leaves(x):
+        if isinstance(a, Array):
+            a.block_until_ready()
     return x

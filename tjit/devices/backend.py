@@ -14,7 +14,10 @@ run on the host, the one ``cpu`` device. Others (``"cuda"``, ``"opencl"``) come 
 package extras and register themselves the same way.
 
 ``TJIT_PLATFORMS`` (like ``JAX_PLATFORMS``): a comma-separated list of backend names;
-the first registered and usable one is the default. Unset: ``"cpu"``.
+the first registered and usable one is the default. Unset: ``"cuda"`` when a GPU is
+usable (CuPy, a driver and a device), else ``"cpu"``. As in JAX, ``"gpu"`` names the
+CUDA backend (``jit(backend="gpu")``, ``tjit.devices("gpu")``) and is what
+:func:`default_backend` returns for it.
 """
 
 import dataclasses
@@ -26,11 +29,16 @@ from typing import Protocol
 from tjit.tracing import core
 
 #: Backends tjit ships, imported on first request: name -> module that registers it.
-_BUILTIN = {"cpu": "tjit.devices.cpu", "interpreter": "tjit.devices.executable"}
+_BUILTIN = {"cpu": "tjit.devices.cpu", "interpreter": "tjit.devices.executable",
+            "cuda": "tjit.devices.cuda"}
+#: JAX's platform names for backends: ``"gpu"`` is the CUDA backend.
+ALIASES = {"gpu": "cuda"}
+#: The name :func:`default_backend` reports for a backend (JAX's ``"gpu"``).
+PUBLIC_NAMES = {"cuda": "gpu"}
 #: How to get the backends that are package extras (named in "unknown backend" errors).
 INSTALL_HINTS = {"cuda": 'pip install "tjit[cuda]"', "opencl": 'pip install "tjit[opencl]"'}
 #: The default when ``TJIT_PLATFORMS`` is unset (a GPU will come first once there is one).
-DEFAULT_ORDER = ("cpu",)
+DEFAULT_ORDER = ("cuda", "cpu")
 
 _REGISTRY = {}
 _LOCK = threading.Lock()
@@ -87,6 +95,7 @@ def registered():
 
 
 def _lookup(name):
+    name = ALIASES.get(name, name)
     b = _REGISTRY.get(name)
     if b is None and name in _BUILTIN:
         importlib.import_module(_BUILTIN[name])   # (it registers itself)
@@ -96,6 +105,7 @@ def _lookup(name):
 
 def install_hint(name):
     """How to install backend ``name`` (or, for a name tjit does not know, the extras)."""
+    name = ALIASES.get(name, name)
     if name in INSTALL_HINTS:
         return f"the {name} backend is installed with: {INSTALL_HINTS[name]}"
     return "other backends are package extras: " + ", ".join(
@@ -120,9 +130,10 @@ def get_backend(name=None):
     if b is None:
         raise ValueError(unknown_backend_message(name))
     if not b.available():
-        raise RuntimeError(f"backend {name!r} is registered but cannot run here (no "
-                           f"usable {b.platform} device); available: "
-                           + ", ".join(repr(n) for n in _usable()))
+        why = getattr(b, "unavailable_reason", None)   # (what is missing, how to install)
+        why = why() if why is not None else f"no usable {b.platform} device"
+        raise RuntimeError(f"backend {name!r} is registered but cannot run here: {why}; "
+                           f"usable here: " + ", ".join(repr(n) for n in _usable()))
     return b
 
 
@@ -138,7 +149,7 @@ def default_backend():
     for name in order:
         b = _lookup(name)
         if b is not None and b.available():
-            return name
+            return PUBLIC_NAMES.get(name, name)
     raise RuntimeError(f"TJIT_PLATFORMS={env!r} names no usable backend; usable here: "
                        + ", ".join(repr(n) for n in _usable()) + "; " + install_hint(order[0]))
 
@@ -166,7 +177,7 @@ def resolve(backend=None, device=None, where="jit"):
             b = get_backend(backend)
         except (ValueError, RuntimeError, TypeError) as e:
             raise type(e)(f"{where}: {e}") from None
-        if device is not None and device not in b.devices():
+        if device is not None and device not in list(b.devices()):
             raise ValueError(f"{where}: device {device!r} is not a device of backend "
                              f"{backend!r} (its devices: {b.devices()})")
         return backend

@@ -7,7 +7,9 @@ How a primitive runs (read this first):
   numbered levels. Each transformation's trace knows its ``parent`` and, when it
   processes a primitive, it unwraps its own tracers and binds again under the parent.
 * At the bottom is :class:`EvalTrace`: it runs the primitive's reference
-  implementation on concrete NumPy values and wraps the result as a ``tjit.Array``.
+  implementation on concrete values and wraps the result as a ``tjit.Array``: on NumPy,
+  or, when an operand lives on a device (a CuPy array), on that device's array
+  namespace (``register_device_arrays``: tracing itself imports no device library).
 * A trace that has finished is marked invalid; a tracer of it that escapes and is used
   later raises :class:`UnexpectedTracerError`.
 """
@@ -102,11 +104,15 @@ class EvalTrace(Trace):
     def process_primitive(self, prim, args, params):
         vals = []
         weaks = []
+        on = None   # the device arrays' hooks, when an operand lives on a device
         for a in args:
             t = type(a)
             if t is Array:
-                vals.append(a._value)
+                v = a._value
+                vals.append(v)
                 weaks.append(a._weak)
+                if type(v) is not np.ndarray and type(v) in _DEVICE_ARRAYS:
+                    on = _DEVICE_ARRAYS[type(v)]
             elif isinstance(a, Tracer):
                 raise escaped_tracer_error(a, prim)
             elif t is float or t is int or t is complex:
@@ -129,13 +135,46 @@ class EvalTrace(Trace):
                 if len(_checked) > 4096:
                     _checked.clear()
                 _checked[key] = True
+        if on is not None:
+            return on.run(prim, vals, weaks, params)
         out = prim.impl(np, *vals, **params)
-        weak = prim.weak_type_rule(*weaks, **params)
-        if prim.multiple_results:
-            if isinstance(weak, (list, tuple)):  # one weak flag per output (control flow)
-                return [_wrap(o, w) for o, w in zip(out, weak)]
-            return [_wrap(o, weak) for o in out]
-        return _wrap(out, weak)
+        return wrap_outputs(prim, out, prim.weak_type_rule(*weaks, **params))
+
+
+def wrap_outputs(prim, out, weak, wrap=None):
+    """``prim``'s eager result(s) as Array(s) (``wrap(value, weak)``: default NumPy)."""
+    wrap = wrap or _wrap
+    if prim.multiple_results:
+        if isinstance(weak, (list, tuple)):  # one weak flag per output (control flow)
+            return [wrap(o, w) for o, w in zip(out, weak)]
+        return [wrap(o, weak) for o in out]
+    return wrap(out, weak)
+
+
+#: Array value type of a device library (cupy.ndarray) -> its hooks: ``run(prim, vals,
+#: weaks, params)`` (an eager primitive with such an operand), ``to_host(v)``,
+#: ``device(v)``, ``sync(v)``. Installed by the devices layer (``register_device_arrays``).
+_DEVICE_ARRAYS = {}
+
+
+def register_device_arrays(array_type, hooks):
+    """Let ``Array`` hold values of ``array_type`` (a device library's array, e.g.
+    ``cupy.ndarray``); ``hooks`` supplies ``run``, ``to_host``, ``device`` and ``sync``."""
+    _DEVICE_ARRAYS[array_type] = hooks
+
+
+def is_device_value(v):
+    """Whether ``v`` is a registered device library's array (not host memory)."""
+    return type(v) in _DEVICE_ARRAYS
+
+
+def to_host(v):
+    """``v`` as host memory (a NumPy array; device arrays are copied, which waits for
+    the device)."""
+    if type(v) is np.ndarray:
+        return v
+    hooks = _DEVICE_ARRAYS.get(type(v))
+    return hooks.to_host(v) if hooks is not None else np.asarray(v)
 
 
 #: The host device object (set by ``tjit.devices.backend``: tracing knows no devices).
@@ -228,7 +267,7 @@ class Array:
         return self._weak
 
     def __array__(self, dtype=None, copy=None):
-        a = np.asarray(self._value)
+        a = to_host(self._value)
         if dtype is not None and a.dtype != dtype:
             return a.astype(dtype)
         if copy:
@@ -247,7 +286,7 @@ class Array:
         if self.ndim == 0:
             raise TypeError("iteration over a 0-d tjit Array")
         w = self._weak
-        return (Array(v, w) for v in np.asarray(self._value))
+        return (Array(v, w) for v in to_host(self._value))
 
     def __bool__(self):
         return bool(self._value)
@@ -277,14 +316,14 @@ class Array:
     def __repr__(self):
         if type(self._value) is _DeletedBuffer:
             return f"Array(<deleted {self._value._desc()}>)"
-        body = np.array2string(np.asarray(self._value), separator=", ", prefix="Array(")
+        body = np.array2string(to_host(self._value), separator=", ", prefix="Array(")
         extra = f", dtype={self.dtype.name}"
         if self._weak:
             extra += ", weak_type=True"
         return f"Array({body}{extra})"
 
     def __str__(self):
-        return str(np.asarray(self._value))
+        return str(to_host(self._value))
 
     def __format__(self, spec):
         if self.ndim == 0:
@@ -292,15 +331,19 @@ class Array:
         return format(str(self), spec)
 
     def __reduce__(self):
-        return (Array, (np.asarray(self._value), self._weak))
+        return (Array, (to_host(self._value), self._weak))
 
     def item(self, *args):
-        return np.asarray(self._value).item(*args)
+        return to_host(self._value).item(*args)
 
     def tolist(self):
-        return np.asarray(self._value).tolist()
+        return to_host(self._value).tolist()
 
     def block_until_ready(self):
+        """Wait until the device has computed this array (host arrays: at once)."""
+        v = self._value
+        if type(v) is not np.ndarray and type(v) in _DEVICE_ARRAYS:
+            _DEVICE_ARRAYS[type(v)].sync(v)
         return self
 
     def delete(self):
@@ -323,12 +366,16 @@ class Array:
 
     @property
     def device(self):
-        """The device holding this array (the host: tjit Arrays are NumPy-backed)."""
+        """The device holding this array: the host for NumPy-backed arrays, else the
+        device its buffer lives on (e.g. a CUDA GPU)."""
+        v = self._value
+        if type(v) is not np.ndarray and type(v) in _DEVICE_ARRAYS:
+            return _DEVICE_ARRAYS[type(v)].device(v)
         return _HOST_DEVICE[0]
 
     def devices(self):
         """The set of devices holding this array, as ``jax.Array.devices()``."""
-        return {_HOST_DEVICE[0]}
+        return {self.device}
 
 
 class _DeletedBuffer:

@@ -135,3 +135,45 @@ def opencl_target(fp64=True):
         split_reduce=gpu_row_split,
         dot_kernels=True,
     )
+
+
+def cuda_row_split(n):
+    """(rows, row length) for a full reduction on a GPU: about ``CUDA_SPLIT_ROWS`` rows
+    (one thread block each, several per SM), each at least ``CUDA_SPLIT_MIN_ROW``
+    long, with rows * length == n; None for symbolic or awkward sizes."""
+    if n is None:
+        return None
+    hi = min(n // CUDA_SPLIT_MIN_ROW, 8 * CUDA_SPLIT_ROWS)
+    for rows in sorted(range(2, hi + 1), key=lambda r: abs(r - CUDA_SPLIT_ROWS)):
+        if n % rows == 0:
+            return (rows, n // rows)
+    return None
+
+
+#: A split full reduction on CUDA aims at this many row partials (an H100/H200 has 132
+#: SMs: ~8 blocks of 256 threads each) ...
+CUDA_SPLIT_ROWS = 1024
+#: ... of at least this many elements (4 per thread of a 256-thread block).
+CUDA_SPLIT_MIN_ROW = 1024
+
+# On a GPU, memory traffic dominates: a transcendental costs about as much as a load.
+_CUDA_OP_COST = dict.fromkeys(("exp", "exp2", "expm1", "log", "log1p", "tanh", "logistic",
+                               "sin", "cos", "tan", "erf", "pow", "atan2", "cbrt"), 1.0)
+_CUDA_OP_COST.update(dict.fromkeys(("div", "rem", "sqrt", "rsqrt"), 0.5))
+_CUDA_OP_COST["take"] = 1.0    # an uncoalesced load
+
+#: The CUDA backend: kernels rendered by ``lower/c`` (cuda dialect) and compiled by
+#: NVRTC; float32/float64 dots on cuBLAS (through CuPy), whose alpha/beta epilogue the
+#: runtime applies; no loop-invariant hoisting in the rendered grid-stride loops.
+CUDA = TargetInfo(
+    name="cuda",
+    kernel_dtypes=hlo.KERNEL_DTYPES,
+    gemm_dtypes=frozenset((np.dtype(np.float32), np.dtype(np.float64))),   # cuBLAS
+    gemm_alpha_beta=True,
+    op_cost=types.MappingProxyType(_CUDA_OP_COST),
+    cheap_cost=0.25,
+    f64_cost=2.0,        # (an H100/H200 runs float64 at half the float32 rate)
+    hoists_trailing_broadcasts=False,
+    split_reduce_min=1 << 16,
+    split_reduce=cuda_row_split,
+)

@@ -1,0 +1,139 @@
+"""A simulated CUDA device for tests without a GPU: the part of CuPy's API the CUDA
+backend uses, over NumPy, and a module whose kernels run through ``kernel_ir.evaluate``.
+
+``FakeCupy.ndarray`` is a NumPy subclass, so the backend tells device arrays from host
+ones by type as it does with CuPy. It checks the CUDA runtime's plumbing (value
+tables, launch arguments, dots, library steps, loops, donation, eager dispatch); the
+rendered CUDA C and cuBLAS are checked on a GPU (``test_cuda.py``).
+"""
+
+import contextlib
+import types
+
+import numpy as np
+
+from tjit.xla_like import kernel_ir as K
+
+
+class FakeDeviceArray(np.ndarray):
+    """A "device" array: NumPy memory that the backend must treat as a GPU buffer."""
+
+    @property
+    def device(self):
+        return _DEVICE
+
+    def get(self):
+        return np.array(self)
+
+    def __array_finalize__(self, obj):
+        pass
+
+
+class _Device:
+    id = 0
+    compute_capability = "90"
+
+    def __init__(self, *_):
+        pass
+
+    def synchronize(self):
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+_DEVICE = _Device()
+
+
+def _new(data, dtype=None, order="C"):
+    data = np.asarray(data, dtype=dtype)
+    out = FakeDeviceArray(data.shape, data.dtype)
+    out[...] = data
+    return out
+
+
+class OutOfMemoryError(MemoryError):
+    pass
+
+
+class FakeCupy(types.ModuleType):
+    """``cupy`` as far as ``tjit.devices.cuda`` and the primitives' impls use it."""
+
+    ndarray = FakeDeviceArray
+
+    def __init__(self):
+        super().__init__("fake_cupy")
+        runtime = types.SimpleNamespace(getDeviceCount=lambda: 1,
+                                        driverGetVersion=lambda: 12090)
+        self.cuda = types.SimpleNamespace(
+            Device=_Device, runtime=runtime,
+            memory=types.SimpleNamespace(OutOfMemoryError=OutOfMemoryError))
+
+    def empty(self, shape, dtype=np.float64):
+        return FakeDeviceArray(shape, dtype)
+
+    def array(self, a, dtype=None, order="C"):
+        return _new(np.array(a, dtype=dtype, order="C"))
+
+    def asarray(self, a, dtype=None):
+        if type(a) is FakeDeviceArray and (dtype is None or a.dtype == dtype):
+            return a
+        return _new(np.asarray(a), dtype)
+
+    def __getattr__(self, name):     # everything else: NumPy's, results on the "device"
+        fn = getattr(np, name)
+        if not callable(fn) or isinstance(fn, type):
+            return fn
+
+        def on_device(*args, **kwargs):
+            r = fn(*args, **kwargs)
+            if isinstance(r, np.ndarray) and type(r) is not FakeDeviceArray:
+                return _new(r)
+            if isinstance(r, tuple):
+                return tuple(_new(x) if isinstance(x, np.ndarray) else x for x in r)
+            return r
+        return on_device
+
+
+class EvaluateModule:
+    """A loaded "module": entry name -> a launcher running the kernel's IR."""
+
+    def __init__(self, sources, program):
+        kernels = {id(k): k for p in [program] + list(program.sub_programs())
+                   for k in p.kernels}
+        self.kernels = {src.entry: (kernels[kid], src) for kid, src in sources.items()}
+        self.launches = 0
+
+    def get_function(self, entry):
+        kernel, src = self.kernels[entry]
+        n_buf = sum(p.kind == "buffer" for p in src.params)
+
+        def launch(grid, block, args):
+            assert all(type(a) is FakeDeviceArray for a in args[:n_buf]), \
+                [type(a) for a in args[:n_buf]]
+            sizes = {p.symbol: int(v) for p, v in zip(src.params[n_buf:], args[n_buf:])}
+            self.launches += 1
+            K.evaluate(kernel, [a.reshape(-1) for a in args[:n_buf]], sizes)
+        return launch
+
+
+@contextlib.contextmanager
+def simulated_gpu(monkeypatch):
+    """Within: the CUDA backend usable, on FakeCupy, kernels by ``kernel_ir.evaluate``."""
+    from tjit.devices import cuda
+    from tjit.tracing import core
+    fake = FakeCupy()
+    monkeypatch.setattr(cuda, "unavailable_reason", lambda: None)
+    monkeypatch.setattr(cuda, "_cupy", lambda: fake)
+    monkeypatch.setitem(core._DEVICE_ARRAYS, FakeDeviceArray, cuda._Eager(fake))
+    monkeypatch.setattr(cuda, "_install_array_hooks", lambda: fake)
+
+    def load(program):
+        sources, _ = cuda.render_program(program)
+        return sources, EvaluateModule(sources, program)
+    monkeypatch.setattr(cuda, "load_program", load)
+    yield fake

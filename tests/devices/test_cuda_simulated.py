@@ -1,0 +1,92 @@
+"""The CUDA runtime's plumbing on a simulated device (``fake_cupy``: CuPy's API over
+NumPy, each kernel run by ``kernel_ir.evaluate``), against the reference interpreter:
+runs here without a GPU. The CUDA C itself and cuBLAS are checked in ``test_cuda.py``.
+"""
+
+import numpy as np
+import pytest
+
+import tjit
+import tjit.numpy as jnp
+from tests.devices.fake_cupy import FakeDeviceArray, simulated_gpu
+from tjit import lax
+from tjit.devices import backend
+
+F32 = np.float32
+
+
+@pytest.fixture
+def gpu(monkeypatch):
+    monkeypatch.delenv("TJIT_PLATFORMS", raising=False)
+    with simulated_gpu(monkeypatch) as fake:
+        yield fake
+
+
+def ref(f, *args):
+    return tjit.jit(f, backend="interpreter")(*tjit.tree_map(np.asarray, args))
+
+
+def check(got, want, tol=1e-5):
+    for g, w in zip(tjit.tree_leaves(got), tjit.tree_leaves(want)):
+        assert type(g._value) is FakeDeviceArray and g.device == backend.Device("gpu", 0)
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=tol, atol=tol)
+
+
+def softmax(x):
+    e = jnp.exp(x - x.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)
+
+
+def test_default_backend_is_gpu_and_device_put(gpu, rng):
+    assert tjit.default_backend() == "gpu" and tjit.devices() == [backend.Device("gpu", 0)]
+    x = rng.standard_normal((3, 4)).astype(F32)
+    a = tjit.device_put(x)
+    assert type(a._value) is FakeDeviceArray and a.device.platform == "gpu"
+    np.testing.assert_array_equal(np.asarray(a), x)
+    assert "Array(" in repr(a) and a.block_until_ready() is a
+    check(jnp.exp(a) + x, np.exp(x) + x)       # eager on the device, host operand moved
+
+
+@pytest.mark.parametrize("name", ["softmax", "mlp_grad", "gather_sort", "loops", "folded"])
+def test_programs_match_interpreter(gpu, name, rng):
+    x = rng.standard_normal((8, 32)).astype(F32)
+    w = rng.standard_normal((32, 5)).astype(F32)
+
+    def mlp(w, x):
+        return jnp.sum(tjit.nn.softmax(jnp.tanh(x @ w), axis=-1) ** 2)
+
+    def loops(x):
+        y = lax.fori_loop(0, 3, lambda i, c: c * 1.5 + i, x)
+        z = lax.while_loop(lambda c: c.sum() < 1e4, lambda c: c * 2.0 + 1, jnp.abs(y))
+        s, ys = lax.scan(lambda c, r: (c + r.sum(), c * r), 0.0, z)
+        return lax.cond(s > 0, lambda v: v - 1, lambda v: v + 1, z), s, ys
+
+    cases = {"softmax": (softmax, (x,)), "mlp_grad": (tjit.grad(mlp), (w, x)),
+             "gather_sort": (lambda x, i: jnp.sort(x[i], axis=-1) * 2,
+                             (x, np.array([3, 0, 7], np.int32))),
+             "loops": (loops, (x,)),
+             "folded": (lambda x, w, b: 2.0 * (x @ w) + b, (x, w, np.ones((8, 5), F32)))}
+    f, args = cases[name]
+    check(tjit.jit(f)(*args), ref(f, *args))
+
+
+def test_polymorphic_one_trace_many_sizes(gpu, rng):
+    traces = []
+
+    def f(x):
+        traces.append(1)
+        return softmax(x)
+    jf = tjit.jit(f, polymorphic_shapes=["(b, 16)"])
+    for n in (1, 5, 9):
+        x = rng.standard_normal((n, 16)).astype(F32)
+        check(jf(x), ref(softmax, x))
+    assert len(traces) == 1
+
+
+def test_donation_writes_into_the_donated_buffer(gpu, rng):
+    x = tjit.device_put(rng.standard_normal((16, 16)).astype(F32))
+    want = np.asarray(x) * 2 + 1
+    ptr = x._value.ctypes.data
+    out = tjit.jit(lambda x: x * 2 + 1, donate_argnums=0)(x)
+    assert x.is_deleted() and out._value.ctypes.data == ptr
+    np.testing.assert_allclose(np.asarray(out), want)

@@ -1,0 +1,489 @@
+"""The CUDA backend ("cuda"; JAX's platform name "gpu"): NVIDIA GPUs through CuPy.
+
+CuPy is imported lazily: tjit imports, and runs on the CPU, without it. Whether a GPU
+is usable is probed once (:func:`unavailable_reason`: CuPy, the NVIDIA driver, a
+device, NVRTC); without one, ``jit(f, backend="cuda")`` and ``tjit.devices("gpu")``
+raise an error naming what is missing and how to install it, and the CPU stays the
+default.
+
+**Device arrays.** A tjit ``Array`` whose value is a ``cupy.ndarray`` lives on the GPU
+(``.device``); ``np.asarray(x)``, printing and ``.item()`` copy it to the host,
+``block_until_ready`` waits for the device. Eager primitives with a GPU operand run
+their reference implementation on CuPy (``prim.impl(cupy, ...)``). Host operands
+(NumPy arrays, CPU Arrays, scalars) are copied to that GPU, as JAX moves uncommitted
+arrays; operands on two different GPUs raise ``ValueError`` (move one with
+``tjit.device_put``). Jitted programs take host or GPU arguments (host ones are
+copied) and return GPU Arrays.
+
+**Compiled programs.** ``compile_program`` with the :data:`~tjit.xla_like.target.CUDA`
+target; every kernel of the program (and of its loop bodies) rendered by ``lower/c``
+with the cuda dialect into one translation unit, compiled by NVRTC for the device's
+``sm_XX`` and cached on disk (``cuda_compile``); dots on cuBLAS through ``cupy.matmul``
+(folded alpha/beta epilogues applied with CuPy); library steps on CuPy; ``cond``,
+``while`` and ``scan`` driven from the host (``cuda_loops``: a while predicate costs
+one device->host sync per trip). Temporaries are slots allocated once per size
+binding; outputs come from CuPy's memory pool; donated arguments' buffers hold
+outputs. Dispatch is asynchronous: a call enqueues its launches on the current stream
+and returns; an executable's launches are serialized by a lock (its temporaries are
+shared). Running out of GPU memory raises :class:`CudaOutOfMemoryError` (a
+``MemoryError``) naming the bytes; the arguments are left intact.
+
+Not done: placing a program on a GPU other than the current CuPy device
+(``jit(device=)`` with several GPUs), NCCL collectives, float16 kernels.
+"""
+
+import collections
+import functools
+import re
+import threading
+
+import numpy as np
+
+from tjit.devices import backend, cuda_compile, cuda_loops
+from tjit.devices.executable import Executable
+from tjit.devices.runner import ProgramRunner
+from tjit.lower.c import render
+from tjit.tracing import core
+from tjit.xla_like.compile import compile_program, size_symbols
+from tjit.xla_like.plan import ControlStep, DotStep, KernelStep, LibraryStep, memory_stats
+from tjit.xla_like.target import CUDA
+
+INSTALL = 'pip install "tjit[cuda]"'
+#: Size bindings of a polymorphic program whose runners (and temporaries) are kept.
+MAX_SIZE_BINDINGS = 8
+#: Upper bound on a launch's blocks (kernels stride over the rest).
+MAX_GROUPS = 65535
+
+
+def _probe():
+    """Why the CUDA backend cannot run here (what is missing, how to install), or None."""
+    try:
+        import cupy
+    except ImportError as e:
+        return f"CuPy is not installed ({e}); install tjit's CUDA extra: {INSTALL}"
+    try:
+        if cupy.cuda.runtime.driverGetVersion() == 0:
+            raise RuntimeError("driver version 0")
+    except Exception as e:  # noqa: BLE001 (CUDARuntimeError, a missing libcuda)
+        return (f"no NVIDIA driver usable by CuPy ({type(e).__name__}: {e}); install "
+                f"the NVIDIA driver (CuPy {cupy.__version__} needs one at least as new "
+                f"as its CUDA runtime)")
+    try:
+        n = cupy.cuda.runtime.getDeviceCount()
+    except Exception as e:  # noqa: BLE001
+        return f"no CUDA device ({type(e).__name__}: {e})"
+    if n < 1:
+        return "no CUDA device (is CUDA_VISIBLE_DEVICES empty?)"
+    try:
+        cuda_compile.nvrtc_version()
+    except Exception as e:  # noqa: BLE001
+        return f"NVRTC is not usable ({type(e).__name__}: {e}); {INSTALL}"
+    return None
+
+
+@functools.cache
+def unavailable_reason():
+    """The cached :func:`_probe` result (None: a GPU is usable)."""
+    return _probe()
+
+
+def _cupy():
+    import cupy
+    return cupy
+
+
+class CudaOutOfMemoryError(MemoryError):
+    """The GPU ran out of memory during a tjit call. ``nbytes``: the failed request."""
+
+    def __init__(self, message, nbytes=None):
+        super().__init__(message)
+        self.nbytes = nbytes
+
+
+def _oom_error(e, what):
+    m = re.search(r"allocating ([\d,]+) bytes", str(e))
+    nbytes = int(m.group(1).replace(",", "")) if m else None
+    pool = _cupy().get_default_memory_pool()
+    return CudaOutOfMemoryError(
+        f"{what}: CUDA out of memory: {e} (CuPy's pool holds {pool.total_bytes():,} "
+        f"bytes, {pool.used_bytes():,} in use). The arguments are intact. Fix: a smaller "
+        f"batch, donate_argnums for arguments the call may overwrite, del unused GPU "
+        f"arrays, or cupy.get_default_memory_pool().free_all_blocks()", nbytes)
+
+
+# ----------------------------------------------------------------------------------------
+# Device arrays: the hooks tjit.Array and eager dispatch call for cupy.ndarray values.
+
+def device_of(v):
+    return backend.Device("gpu", v.device.id)
+
+
+class _Eager:
+    """``core``'s hooks for Arrays holding ``cupy.ndarray`` values."""
+
+    def __init__(self, cp):
+        self.cp = cp
+
+    def run(self, prim, vals, weaks, params):
+        """An eager primitive with a GPU operand, on CuPy (host operands moved there)."""
+        cp = self.cp
+        dev = None
+        for v in vals:
+            if type(v) is cp.ndarray:
+                if dev is None:
+                    dev = v.device.id
+                elif v.device.id != dev:
+                    raise ValueError(
+                        f"{prim.name}: operands live on two devices (GpuDevice(id={dev}) and "
+                        f"GpuDevice(id={v.device.id})); move them to one with "
+                        f"tjit.device_put(x, device)")
+        vals = [cp.asarray(v) if isinstance(v, np.ndarray) else v for v in vals]
+        with cp.cuda.Device(dev):
+            out = prim.impl(cp, *vals, **params)
+            weak = prim.weak_type_rule(*weaks, **params)
+            return core.wrap_outputs(prim, out, weak, self.wrap)
+
+    def wrap(self, out, weak):
+        cp = self.cp
+        if type(out) is not cp.ndarray:
+            out = cp.asarray(out)
+        return core.Array(out, weak)
+
+    @staticmethod
+    def to_host(v):
+        return v.get()
+
+    device = staticmethod(device_of)
+
+    @staticmethod
+    def sync(v):
+        v.device.synchronize()
+
+
+@functools.cache
+def _install_array_hooks():
+    cp = _cupy()
+    core.register_device_arrays(cp.ndarray, _Eager(cp))
+    return cp
+
+
+# ----------------------------------------------------------------------------------------
+# The backend.
+
+class CudaBackend:
+    """The "cuda" backend (``jit(backend="gpu")`` names it too)."""
+
+    name = "cuda"
+    platform = "gpu"
+    target = CUDA
+
+    def available(self):
+        return unavailable_reason() is None
+
+    def unavailable_reason(self):
+        return unavailable_reason()
+
+    def devices(self):
+        if not self.available():
+            return []
+        return [backend.Device("gpu", i)
+                for i in range(_cupy().cuda.runtime.getDeviceCount())]
+
+    def compile(self, closed_jaxpr, in_specs=None, donated=()):
+        _install_array_hooks()
+        program = compile_program(closed_jaxpr, self.target, donated)
+        return CudaExecutable(program, in_specs, size_symbols(closed_jaxpr))
+
+    def put(self, x, device):
+        """``x`` (a tjit Array, NumPy array or scalar) as a tjit Array on ``device``."""
+        cp = _install_array_hooks()
+        if not isinstance(x, core.Array):
+            x = core.new_array(x, weak_type=type(x) in (int, float, complex))
+        v = x._value
+        if type(v) is cp.ndarray and v.device.id == device.id:
+            return x
+        with cp.cuda.Device(device.id):
+            if type(v) is cp.ndarray:
+                v = v.copy()      # (peer copy to this device)
+            else:
+                v = cp.asarray(core.to_host(v))
+        return core.Array(v, x._weak)
+
+    def synchronize(self, device=None):
+        cp = _cupy()
+        cp.cuda.Device(0 if device is None else device.id).synchronize()
+
+
+backend.register(CudaBackend())
+
+
+# ----------------------------------------------------------------------------------------
+# Executables.
+
+_MODULES = {}       # cubin digest -> loaded module (one per process and unit)
+_MODULES_LOCK = threading.Lock()
+
+
+def arch():
+    """The current device's architecture for NVRTC (``"sm_90"`` on an H100/H200)."""
+    return "sm_" + _cupy().cuda.Device().compute_capability
+
+
+def render_program(program):
+    """({id(kernel): CSource}, translation unit text) for every kernel of ``program``
+    and of its loop bodies (one unit: one NVRTC call, one module). Kernel names repeat
+    across body programs; the entries are named by the kernels' hashes."""
+    sources, seen = {}, {}
+    for p in [program] + list(program.sub_programs()):
+        for k in p.kernels:
+            if id(k) not in sources:
+                src = render(k, "cuda")     # (entry named by the kernel's hash)
+                sources[id(k)] = src
+                seen.setdefault(src.entry, src)
+    lines = []
+    for s in seen.values():
+        lines += [ln for ln in s.prelude.splitlines() if ln not in lines]
+    return sources, "\n".join(lines + [s.body for s in seen.values()]) + "\n"
+
+
+def load_program(program):
+    """({id(kernel): CSource}, module): rendered, compiled (disk-cached) and loaded."""
+    sources, text = render_program(program)
+    if not sources:
+        return sources, None
+    image = cuda_compile.cubin_for(text, arch())
+    key = (cuda_compile.cache_key(text, arch()), _cupy().cuda.Device().id)
+    with _MODULES_LOCK:
+        mod = _MODULES.get(key)
+        if mod is None:
+            mod = _MODULES[key] = cuda_compile.load_module(image)
+    return sources, mod
+
+
+class CudaExecutable(Executable):
+    """Fused CUDA kernels + cuBLAS dots + CuPy library calls for one traced program."""
+
+    backend = "cuda"
+
+    def __init__(self, program, in_specs=None, symbols=()):
+        self.program = program
+        self.in_specs = in_specs
+        self.symbols = tuple(symbols)
+        self.sources, self.module = load_program(program)
+        self._functions = {}
+        self._runners = collections.OrderedDict()   # size binding -> runner
+        self._lock = threading.Lock()
+
+    def function(self, kernel):
+        """The loaded function of ``kernel`` (a RawKernel)."""
+        entry = self.sources[id(kernel)].entry
+        fn = self._functions.get(entry)
+        if fn is None:
+            fn = self._functions[entry] = self.module.get_function(entry)
+        return fn
+
+    def _runner(self, flat_args):
+        env = {}
+        if self.symbols:
+            from tjit.tracing.shapes import solve_dims
+            for i, (spec, a) in enumerate(zip(self.in_specs, flat_args)):
+                if spec is not None:
+                    solve_dims(spec, np.shape(a), env, f"argument {i}")
+        key = tuple(sorted((s.name, v) for s, v in env.items()))
+        r = self._runners.get(key)
+        if r is None:
+            r = self._runners[key] = _CudaRunner(self.program, self, env)
+            while len(self._runners) > MAX_SIZE_BINDINGS:
+                self._runners.popitem(last=False)
+        return r
+
+    def call(self, flat_args, donated=()):
+        with self._lock:
+            try:
+                return self._runner(flat_args).run(flat_args, donated)
+            except _cupy().cuda.memory.OutOfMemoryError as e:
+                raise _oom_error(e, "jit call on the GPU") from None
+
+    def prepare(self, flat_args):
+        with self._lock:
+            try:
+                runner = self._runner(flat_args)
+            except _cupy().cuda.memory.OutOfMemoryError as e:
+                raise _oom_error(e, "preparing a jit call on the GPU") from None
+
+        def run(flat_args, donated=()):
+            with self._lock:
+                return runner.run(flat_args, donated)
+        return run
+
+    def donation(self):
+        writes = dict(self.program.aliases)
+        for given in self.program.loop_donations.values():
+            writes.update(dict.fromkeys(given.values()))
+        return writes, set(self.program.donation_usable)
+
+    def as_text(self, llvm=False, source=False):
+        """The plan; ``source=True`` (or ``llvm=True``) adds each kernel's CUDA C."""
+        text = self.program.text()
+        if source or llvm:
+            for src in {s.entry: s for s in self.sources.values()}.values():
+                text += f"\n\n// ---- CUDA C of {src.entry}\n{src.body}"
+        return text
+
+    def memory_analysis(self, env=None):
+        return memory_stats(self.program, env)
+
+    def kernels(self):
+        return list(self.program.kernels)
+
+    def step_summary(self):
+        kinds = {KernelStep: "kernel", DotStep: "dot", LibraryStep: "library",
+                 ControlStep: "control"}
+        return [(kinds[type(s)], s.kernel.name if isinstance(s, KernelStep) else
+                 getattr(s, "name", "dot_general")) for s in self.program.steps]
+
+    @property
+    def kernel_count(self):
+        return len(self.program.kernels)
+
+
+class _CudaRunner(ProgramRunner):
+    """The CUDA launchers on ``runner.ProgramRunner``: buffers are CuPy arrays."""
+
+    def __init__(self, prog, exe, env):
+        self.cp = self.xp = _cupy()
+        self.exe = exe
+        super().__init__(prog, env)
+        self.prepare_steps()
+
+    def alloc(self, nbytes):
+        return self.cp.empty(nbytes, self.cp.uint8)
+
+    def constant(self, value):
+        return self.cp.asarray(np.array(value, order="C"))
+
+    def run(self, flat_args, donated=()):
+        cp = self.cp
+        self.given = donated
+        vals = list(self.fixed)
+        for k, a in zip(self.param_slots, flat_args):
+            if type(a) is not cp.ndarray or not a.flags.c_contiguous:
+                a = cp.array(a, order="C")  # (a host argument is copied to the device)
+            vals[k] = a
+        for k_out, pos, k_arg, inplace, shape, dtype in self.aliases:
+            a = vals[k_arg]
+            if pos in donated and a is flat_args[pos] and a.shape == shape and \
+                    a.dtype == dtype:
+                vals[k_out] = a         # the output is written into the donated buffer
+            elif inplace:               # the kernel reads the argument through the output
+                vals[k_out] = a.copy()
+        for step in self.steps:
+            step(vals)
+        return [vals[k] for k in self.out_slots]
+
+    def library_step(self, s):
+        """``s.fn`` on CuPy; results owned, C-contiguous and of the planned dtype."""
+        cp, fn, env, name = self.cp, s.fn, self.env, s.name
+        ins = [self.index[v] for v in s.ins]
+        outs = [(self.index[v], self.shape[v], self.dtype[v]) if v is not None else None
+                for v in s.outs]
+
+        def run(vals):
+            res = fn(cp, env, *[vals[k] for k in ins])
+            for o, r in zip(outs, res):
+                if o is None:
+                    continue
+                k, shape, dtype = o
+                r = cp.asarray(r)
+                if r.base is not None:  # a view may alias a temporary slot reused later
+                    r = r.copy()
+                if r.dtype != dtype:
+                    r = r.astype(dtype)
+                if r.shape != shape:
+                    raise RuntimeError(f"library call {name} returned shape {r.shape}, "
+                                       f"expected {shape}")
+                vals[k] = r if r.flags.c_contiguous else r.copy(order="C")
+        return run
+
+    def kernel_step(self, s):
+        cp, src = self.cp, self.exe.sources[id(s.kernel)]
+        fn = self.exe.function(s.kernel)
+        sizes = {str(sym): int(v) for sym, v in self.env.items()}
+        scalars = tuple(np.int64(sizes[p.symbol]) for p in src.params if p.kind == "size")
+        grid, block = src.launch.grid(sizes, max_groups=MAX_GROUPS)
+        grid, block = (grid,), (block,)
+        aliased = {a[0] for a in self.aliases}
+        n_in = len(s.ins)
+        # per buffer argument: (fixed array or None, value index, shape, dtype, kind)
+        # kind 0: read from vals; 1: a fresh output; 2: a donated output (may be None)
+        spec = []
+        for pos, v in enumerate(list(s.ins) + list(s.outs)):
+            k = self.index[v]
+            kind = 0 if pos < n_in else (2 if k in aliased else 1)
+            spec.append((self.fixed[k], k, self.shape[v], self.dtype[v], kind))
+
+        def run(vals):
+            args = []
+            for fixed, k, shape, dtype, kind in spec:
+                if fixed is not None:
+                    a = fixed
+                elif kind == 0:
+                    a = vals[k]
+                elif kind == 1 or vals[k] is None:
+                    a = vals[k] = cp.empty(shape, dtype)
+                else:
+                    a = vals[k]
+                args.append(a)
+            fn(grid, block, (*args, *scalars))
+        return run
+
+    def dot_step(self, s):
+        cp = self.cp
+        lhs_v, rhs_v = s.ins[:2]
+        (out_v,) = s.outs
+        li, ri, k_out = self.index[lhs_v], self.index[rhs_v], self.index[out_v]
+        xi = self.index[s.ins[2]] if len(s.ins) > 2 else None   # folded beta * x term
+        spec = s.gemm_spec(self.shape[lhs_v], self.shape[rhs_v])
+        lperm, rperm = list(spec.lperm), list(spec.rperm)
+        B, M, Kc, N = (int(d) for d in spec.bmkn)
+        out_shape, out_dtype = self.shape[out_v], self.dtype[out_v]
+        fixed_out = self.fixed[k_out]
+        alpha, beta = out_dtype.type(s.alpha), out_dtype.type(s.beta)
+        plain = xi is None and s.alpha == 1.0
+
+        def run(vals):
+            a = cp.transpose(vals[li], lperm).reshape(B, M, Kc)
+            b = cp.transpose(vals[ri], rperm).reshape(B, Kc, N)
+            if a.dtype != out_dtype:
+                a = a.astype(out_dtype)
+            if b.dtype != out_dtype:
+                b = b.astype(out_dtype)
+            out = fixed_out if fixed_out is not None else vals[k_out]  # (donated buffer)
+            if out is None:
+                out = cp.empty(out_shape, out_dtype)
+            if plain:
+                cp.matmul(a, b, out=out.reshape(B, M, N))
+            else:   # a folded epilogue (out may be x's own buffer: x is read first)
+                acc = cp.matmul(a, b).reshape(out_shape) * alpha
+                if xi is not None:
+                    acc += vals[xi] * beta
+                out[...] = acc
+            vals[k_out] = out
+        return run
+
+    def control_step(self, s):
+        from tjit.xla_like.plan import carry_inputs
+        ins = [self.index[v] for v in s.ins]
+        outs = [(n, self.index[v]) for n, v in enumerate(s.outs) if v is not None]
+        loop = cuda_loops.build(s, lambda prog: _CudaRunner(prog, self.exe, self.env),
+                                self.env, self.cp)
+        first = carry_inputs(s).start
+        donated = [(j - first, pos) for j, pos in self.prog.loop_donations.get(id(s), {}).items()]
+
+        def run(vals):
+            args = [vals[k] for k in ins]
+            owned = {k for k, pos in donated if pos in self.given}
+            res = loop(args, owned)
+            for n, k in outs:
+                vals[k] = res[n]
+        return run
