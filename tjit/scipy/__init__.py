@@ -13,3 +13,4 @@ from tjit.scipy import linalg  # noqa: F401
 from tjit.scipy import optimize  # noqa: F401
 from tjit.scipy import signal  # noqa: F401
 from tjit.scipy import integrate  # noqa: F401
+from tjit.scipy import ndimage  # noqa: F401
