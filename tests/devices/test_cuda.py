@@ -19,6 +19,11 @@ pytestmark = [pytest.mark.cuda, pytest.mark.skipif(REASON is not None,
 F32 = np.float32
 
 
+@pytest.fixture
+def rng():      # (here too: the GPU image runs these with --noconftest)
+    return np.random.default_rng(0)
+
+
 def gpu():
     return tjit.devices("gpu")[0]
 
