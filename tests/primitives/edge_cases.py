@@ -461,6 +461,13 @@ CASES = {
         "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh",
         "atanh", "erf", "erfc", "erf_inv", "lgamma", "digamma")},
     "not": U("not", lax.bitwise_not),
+    # special functions (primitives/special.py; SciPy library steps on both paths)
+    **{n: U(n, getattr(lax, n)) for n in ("bessel_i0e", "bessel_i1e")},
+    "ndtri": U("ndtri", lambda x: REGISTRY_PRIMS["ndtri"].bind(x)),
+    **{n: B(n, getattr(lax, n)) for n in ("igamma", "igammac", "igamma_grad_a", "zeta",
+                                          "polygamma")},
+    "betainc": lambda dt: [Case("betainc", "betainc", lax.betainc,
+                                (*pairs(dt), np.roll(pairs(dt)[0], 5)))] if dt.kind == "f" else [],
     "population_count": _popcount, "integer_pow": _integer_pow,
     "add": B("add", lax.add), "sub": B("sub", lax.sub), "mul": B("mul", lax.mul),
     "div": B("div", lax.div), "rem": B("rem", lax.rem), "pow": B("pow", lax.pow),

@@ -5,6 +5,7 @@ weakly typed and take the other operand's dtype).
 """
 
 from tjit.lax._elementwise import *  # noqa: F401,F403
+from tjit.lax._special import *  # noqa: F401,F403
 from tjit.lax._elementwise import (  # noqa: F401  (names that shadow builtins)
     abs, max, min, pow, round, complex)
 from tjit.lax._structural import *  # noqa: F401,F403

@@ -1,1 +1,363 @@
-"""tjit.scipy.special: SciPy's special functions (as ``jax.scipy.special``)."""
+"""tjit.scipy.special: SciPy's special functions on tjit arrays (as ``jax.scipy.special``).
+
+Most functions are compositions of primitives (so ``grad``, ``vmap`` and ``jit`` work
+through them); functions no composition computes accurately (incomplete gamma and beta,
+zeta, polygamma, the scaled Bessel functions, ndtri) bind the primitives of
+``primitives/special.py``. Derivatives follow JAX's conventions where a plain
+composition would give NaN or lose accuracy (``xlogy`` at ``x = 0``, ``log_ndtr`` in its
+tails, ``entr`` at 0): those functions are ``custom_jvp``s with JAX's rules.
+``logsumexp``, ``softmax`` and ``log_softmax`` are ``tjit.nn``'s (one implementation).
+"""
+
+import operator
+
+import numpy as np
+
+from tjit import lax, nn
+from tjit import numpy as jnp
+from tjit.numpy._core import promote_args_inexact
+from tjit.primitives.special import ndtri_p
+from tjit.transforms.custom_derivatives import custom_jvp
+
+__all__ = [
+    "betainc", "betaln", "digamma", "entr", "erf", "erfc", "erfinv", "expit",
+    "factorial", "gamma", "gammainc", "gammaincc", "gammaln", "gammasgn", "i0", "i0e", "i1",
+    "i1e", "kl_div", "log_ndtr", "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr",
+    "ndtri", "polygamma", "rel_entr", "softmax", "xlog1py", "xlogy", "zeta"]
+
+logsumexp = nn.logsumexp
+
+
+def softmax(x, axis=None):
+    """``exp(x) / sum(exp(x), axis)``; SciPy's default ``axis=None`` normalizes over all
+    axes (``tjit.nn.softmax`` defaults to the last)."""
+    return nn.softmax(x, axis=axis)
+
+
+def log_softmax(x, axis=None):
+    """``log(softmax(x, axis))``, stable; ``axis=None`` as in SciPy."""
+    return nn.log_softmax(x, axis=axis)
+
+
+def _inexact(name, *args):
+    out = promote_args_inexact(name, *args)
+    for a in out:
+        if jnp.iscomplexobj(a):
+            raise TypeError(f"{name}: complex inputs are not supported; pass real arrays")
+    return out
+
+
+# -- error function and the normal distribution ----------------------------------------------
+def erf(x):
+    """Error function."""
+    return lax.erf(*_inexact("erf", x))
+
+
+def erfc(x):
+    """Complementary error function ``1 - erf(x)``, accurate for large x."""
+    return lax.erfc(*_inexact("erfc", x))
+
+
+def erfinv(x):
+    """Inverse error function on [-1, 1]."""
+    return lax.erf_inv(*_inexact("erfinv", x))
+
+
+def ndtr(x):
+    """Standard normal CDF. erf near 0, erfc in the tails (JAX's formula): neither
+    ``0.5 + 0.5 erf`` nor ``1 - 0.5 erfc`` alone is accurate on both sides."""
+    (x,) = _inexact("ndtr", x)
+    z = x * np.sqrt(0.5)
+    y = 0.5 * jnp.where(z > 0, 2.0 - lax.erfc(z), lax.erfc(-z))
+    return jnp.where(jnp.abs(z) < np.sqrt(0.5), 0.5 + 0.5 * lax.erf(z), y)
+
+
+def ndtri(p):
+    """Inverse of :func:`ndtr`: the x with ``ndtr(x) = p``; -inf at 0, inf at 1, NaN
+    outside [0, 1]."""
+    (p,) = _inexact("ndtri", p)
+    return ndtri_p.bind(p)
+
+
+def log_ndtr(x, series_order=3):
+    """``log(ndtr(x))``, accurate in both tails: ``log1p(-ndtr(-x))`` for x > 0,
+    ``log(ndtr(x))`` down to -37 (float64; -10 for float32; ndtr is a normal float
+    there), and below the asymptotic series of ``log(ndtr)`` with ``series_order`` terms. The
+    derivative is ``exp(log_phi(x) - log_ndtr(x))``, JAX's rule, stable in the tails.
+    """
+    if not isinstance(series_order, int) or not 0 <= series_order <= 30:
+        raise ValueError(f"log_ndtr: series_order must be an int in [0, 30], got "
+                         f"{series_order!r}")
+    (x,) = _inexact("log_ndtr", x)
+    return _log_ndtr(x, series_order)
+
+
+def _log_ndtr_impl(x, series_order):
+    lower = -37.0 if x.dtype == np.float64 else -10.0
+    # each branch sees values inside its own range only (no inf/NaN in unused branches)
+    mid = jnp.clip(x, lower, 0.0)
+    hi = jnp.maximum(x, 0.0)
+    lo = jnp.minimum(x, lower)
+    log_lo = -0.5 * lo * lo - jnp.log(-lo) - 0.5 * np.log(2 * np.pi) + \
+        jnp.log(_log_ndtr_series(lo, series_order))
+    return jnp.where(x > 0, jnp.log1p(-ndtr(-hi)),
+                     jnp.where(x < lower, log_lo, jnp.log(ndtr(mid))))
+
+
+def _log_ndtr_series(x, order):
+    """1 + sum_n (-1)^n (2n-1)!! / x^(2n), n = 1..order (Abramowitz & Stegun 26.2.12)."""
+    x2 = x * x
+    total, term, dfact = jnp.ones_like(x), jnp.ones_like(x), 1.0
+    for n in range(1, order + 1):
+        dfact *= 2 * n - 1
+        term = term * x2
+        total = total + (-1.0) ** n * dfact / term
+    return total
+
+
+_log_ndtr = custom_jvp(_log_ndtr_impl, nondiff_argnums=(1,))
+
+
+@_log_ndtr.defjvp
+def _log_ndtr_jvp(series_order, primals, tangents):
+    (x,), (t,) = primals, tangents
+    ans = _log_ndtr(x, series_order)
+    log_phi = -0.5 * x * x - 0.5 * np.log(2 * np.pi)
+    return ans, t * jnp.exp(log_phi - ans)
+
+
+def logit(x):
+    """``log(x / (1 - x))``, the inverse of :func:`expit`."""
+    (x,) = _inexact("logit", x)
+    return jnp.log(x / (1 - x))
+
+
+def expit(x):
+    """The logistic sigmoid ``1 / (1 + exp(-x))``."""
+    (x,) = _inexact("expit", x)
+    return lax.logistic(x)
+
+
+# -- gamma family ---------------------------------------------------------------------------
+def gammaln(x):
+    """``log|Gamma(x)|``."""
+    return lax.lgamma(*_inexact("gammaln", x))
+
+
+def gammasgn(x):
+    """The sign of Gamma(x): 1 for x > 0, alternating on the negative unit intervals,
+    the sign of the zero at +-0; NaN at the poles -1, -2, ... and at NaN, as SciPy."""
+    (x,) = _inexact("gammasgn", x)
+    fl = jnp.floor(x)
+    neg = jnp.where(jnp.remainder(fl, 2) == 0, 1.0, -1.0).astype(x.dtype)
+    out = jnp.where(x > 0, jnp.ones_like(x), neg)
+    out = jnp.where(x == 0, jnp.copysign(jnp.ones_like(x), x), out)
+    return jnp.where((x < 0) & (x == fl) | jnp.isnan(x), np.nan, out)
+
+
+def gamma(x):
+    """Gamma(x) = gammasgn(x) * exp(gammaln(x)); inf beyond the float range."""
+    (x,) = _inexact("gamma", x)
+    return gammasgn(x) * jnp.exp(lax.lgamma(x))
+
+
+def digamma(x):
+    """The logarithmic derivative of Gamma."""
+    return lax.digamma(*_inexact("digamma", x))
+
+
+def polygamma(n, x):
+    """The ``n``-th derivative of digamma (``n`` a non-negative integer); differentiable
+    in ``x`` only, as in JAX."""
+    n, x = _inexact("polygamma", n, x)
+    return lax.polygamma(n, x)
+
+
+def betaln(a, b):
+    """``log|B(a, b)|`` = gammaln(a) + gammaln(b) - gammaln(a + b). (The composition loses
+    ~|gammaln(a + b)| * eps absolutely where a + b is large and the result is not.)"""
+    a, b = _inexact("betaln", a, b)
+    return lax.lgamma(a) + lax.lgamma(b) - lax.lgamma(a + b)
+
+
+def betainc(a, b, x):
+    """Regularized incomplete beta function I_x(a, b); differentiable in ``x`` only,
+    as in JAX."""
+    a, b, x = _inexact("betainc", a, b, x)
+    return lax.betainc(a, b, x)
+
+
+def gammainc(a, x):
+    """Regularized lower incomplete gamma function P(a, x)."""
+    a, x = _inexact("gammainc", a, x)
+    return lax.igamma(a, x)
+
+
+def gammaincc(a, x):
+    """Regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x), accurate where
+    P rounds to 1."""
+    a, x = _inexact("gammaincc", a, x)
+    return lax.igammac(a, x)
+
+
+def multigammaln(a, d):
+    """The log of the multivariate gamma function of dimension ``d`` (a static int):
+    ``d(d-1)/4 log(pi) + sum_{j<d} gammaln(a - j/2)``."""
+    d = operator.index(d)
+    if d < 1:
+        raise ValueError(f"multigammaln: d must be a positive int, got {d}")
+    (a,) = _inexact("multigammaln", a)
+    js = jnp.arange(d, dtype=a.dtype) * 0.5
+    terms = lax.lgamma(jnp.expand_dims(a, -1) - js)
+    return jnp.sum(terms, axis=-1) + d * (d - 1) / 4 * np.log(np.pi)
+
+
+def factorial(n, exact=False):
+    """``Gamma(n + 1)``, 0 for negative n (SciPy's and JAX's ``exact=False``)."""
+    if exact:
+        raise NotImplementedError("factorial: exact=True is not supported (as in JAX); "
+                                  "use math.factorial on Python ints")
+    (n,) = _inexact("factorial", n)
+    return jnp.where(n < 0, 0.0, jnp.exp(lax.lgamma(n + 1))).astype(n.dtype)
+
+
+def zeta(x, q=None):
+    """Hurwitz zeta ``sum_k (k + q)**-x`` for x > 1 (NaN below, as SciPy);
+    differentiable in ``q`` only, as in JAX. With ``q`` None (SciPy's one-argument
+    form; JAX has none): the Riemann zeta function on the whole real line: the Hurwitz
+    series for x > 1, Borwein's alternating-series algorithm for the Dirichlet eta
+    function on (0, 1), and the reflection formula
+    ``zeta(x) = 2**x pi**(x-1) sin(pi x / 2) Gamma(1 - x) zeta(1 - x)`` for x <= 0 (whose
+    trivial zeros come out ~1e-16 times the neighbouring values rather than 0)."""
+    if q is not None:
+        x, q = _inexact("zeta", x, q)
+        return lax.zeta(x, q)
+    (x,) = _inexact("zeta", x)
+    one = jnp.ones_like(x)
+    direct = lax.zeta(jnp.where(x > 1, x, 2.0), one)
+    r = jnp.where(x < 0, 1 - x, 2.0)  # 1 - x > 1 on the reflected side
+    s = 1 - r
+    reflected = 2.0 ** s * np.pi ** (s - 1) * jnp.sin(0.5 * np.pi * s) * gamma(r) * \
+        lax.zeta(r, one)
+    middle = _zeta_borwein(jnp.where((x > 0) & (x < 1), x, 0.5))
+    out = jnp.where(x > 1, direct, jnp.where(x < 0, reflected, middle))
+    out = jnp.where(x == 0, -0.5, out)
+    return jnp.where(x == 1, np.inf, jnp.where(jnp.isnan(x), np.nan, out))
+
+
+def _borwein_weights(n=24):
+    """Borwein (1991), algorithm 2: eta(s) ~ -1/d_n sum_k (-1)**k (d_k - d_n) (k+1)**-s,
+    error below 3 / (3 + sqrt 8)**n (1e-18 for n = 24)."""
+    from math import factorial
+    terms = [n * factorial(n + i - 1) * 4 ** i / (factorial(n - i) * factorial(2 * i))
+             for i in range(n + 1)]
+    d = np.cumsum(terms)
+    k = np.arange(n)
+    return (-1.0) ** k * (d[:n] - d[n]) / -d[n], np.log(k + 1.0)
+
+
+_BORWEIN_W, _BORWEIN_LOGK = _borwein_weights()
+
+
+def _zeta_borwein(s):
+    """Riemann zeta(s) = eta(s) / (1 - 2**(1 - s)) for 0 < s < 1."""
+    powers = jnp.exp(-jnp.expand_dims(s, -1) * _BORWEIN_LOGK.astype(s.dtype))
+    eta = jnp.sum(powers * _BORWEIN_W.astype(s.dtype), axis=-1)
+    return eta / -jnp.expm1((1 - s) * np.log(2.0))
+
+
+# -- Bessel functions -------------------------------------------------------------------------
+def i0e(x):
+    """``exp(-|x|) I0(x)``."""
+    return lax.bessel_i0e(*_inexact("i0e", x))
+
+
+def i1e(x):
+    """``exp(-|x|) I1(x)``."""
+    return lax.bessel_i1e(*_inexact("i1e", x))
+
+
+def i0(x):
+    """Modified Bessel function of order 0 (inf where it overflows)."""
+    (x,) = _inexact("i0", x)
+    return jnp.exp(jnp.abs(x)) * lax.bessel_i0e(x)
+
+
+def i1(x):
+    """Modified Bessel function of order 1 (+-inf where it overflows)."""
+    (x,) = _inexact("i1", x)
+    return jnp.exp(jnp.abs(x)) * lax.bessel_i1e(x)
+
+
+# -- information theory: x log y and the entropies ------------------------------------------
+@custom_jvp
+def xlogy(x, y):
+    """``x * log(y)``, 0 where ``x == 0`` (even for y = 0; NaN for NaN y, as SciPy).
+    Derivatives are JAX's: ``log(y)`` in x and ``x / y`` in y, everywhere."""
+    x, y = _inexact("xlogy", x, y)
+    return jnp.where((x != 0) | jnp.isnan(y), x * jnp.log(y), jnp.zeros_like(x))
+
+
+@xlogy.defjvp
+def _xlogy_jvp(primals, tangents):
+    (x, y), (x_dot, y_dot) = primals, tangents
+    x, y = _inexact("xlogy", x, y)
+    return xlogy(x, y), x_dot * jnp.log(y) + y_dot * x / y
+
+
+@custom_jvp
+def xlog1py(x, y):
+    """``x * log1p(y)``, 0 where ``x == 0`` (NaN for NaN y); derivatives ``log1p(y)``
+    and ``x / (1 + y)`` (JAX's)."""
+    x, y = _inexact("xlog1py", x, y)
+    return jnp.where((x != 0) | jnp.isnan(y), x * jnp.log1p(y), jnp.zeros_like(x))
+
+
+@xlog1py.defjvp
+def _xlog1py_jvp(primals, tangents):
+    (x, y), (x_dot, y_dot) = primals, tangents
+    x, y = _inexact("xlog1py", x, y)
+    return xlog1py(x, y), x_dot * jnp.log1p(y) + y_dot * x / (1 + y)
+
+
+@custom_jvp
+def _xlogx(x):
+    return xlogy(x, x)
+
+
+@_xlogx.defjvp
+def _xlogx_jvp(primals, tangents):
+    (x,), (x_dot,) = primals, tangents
+    return _xlogx(x), x_dot * (jnp.log(x) + 1)
+
+
+def entr(x):
+    """Elementwise entropy ``-x log x``: 0 at 0, -inf for x < 0."""
+    (x,) = _inexact("entr", x)
+    return jnp.where(x < 0, -np.inf, -_xlogx(x))
+
+
+def _p_log_p_over_q(name, p, q, p_zero_value):
+    """``p log(p / q)`` for p, q > 0 (``p_zero_value`` at p = 0 <= q, inf for other
+    negative or zero arguments, NaN for NaN). log(p / q) keeps full accuracy where p is
+    close to q; log p - log q is used where p / q over- or underflows."""
+    p, q = _inexact(name, p, q)
+    both_pos = (p > 0) & (q > 0)
+    sp, sq = jnp.where(both_pos, p, 1.0), jnp.where(both_pos, q, 1.0)
+    ratio = sp / sq
+    ok = (ratio > 0) & jnp.isfinite(ratio)
+    log_ratio = jnp.where(ok, jnp.log(jnp.where(ok, ratio, 1.0)), jnp.log(sp) - jnp.log(sq))
+    out = jnp.where(both_pos, sp * log_ratio,
+                    jnp.where((p == 0) & (q >= 0), p_zero_value(q), np.inf))
+    return p, q, both_pos, jnp.where(jnp.isnan(p) | jnp.isnan(q), np.nan, out)
+
+
+def rel_entr(p, q):
+    """``p log(p / q)`` for p, q > 0; 0 for p = 0, q >= 0; inf otherwise (SciPy)."""
+    return _p_log_p_over_q("rel_entr", p, q, jnp.zeros_like)[-1]
+
+
+def kl_div(p, q):
+    """``p log(p / q) - p + q`` for p, q > 0; q for p = 0, q >= 0; inf otherwise."""
+    p, q, both_pos, out = _p_log_p_over_q("kl_div", p, q, lambda q: q)
+    return jnp.where(both_pos, out - p + q, out)

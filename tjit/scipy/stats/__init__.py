@@ -1,1 +1,27 @@
-"""tjit.scipy.stats: probability distributions (as ``jax.scipy.stats``)."""
+"""tjit.scipy.stats: probability distributions (as ``jax.scipy.stats``).
+
+Each distribution is a module of functions (``norm.logpdf(x, loc=0, scale=1)``, ...),
+so ``from tjit.scipy.stats import norm`` and ``tjit.scipy.stats.norm.cdf`` both work.
+"""
+
+from tjit.scipy.stats import (  # noqa: F401
+    bernoulli,
+    beta,
+    binom,
+    cauchy,
+    chi2,
+    dirichlet,
+    expon,
+    gamma,
+    laplace,
+    logistic,
+    multivariate_normal,
+    norm,
+    poisson,
+    t,
+    truncnorm,
+    uniform,
+    vonmises,
+)
+from tjit.scipy.stats._kde import gaussian_kde  # noqa: F401
+from tjit.scipy.stats._rank import ModeResult, mode, rankdata  # noqa: F401

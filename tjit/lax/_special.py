@@ -1,0 +1,61 @@
+"""``tjit.lax`` special functions (``jax.lax.igamma``, ``betainc``, ``zeta``, ...): thin
+wrappers binding the primitives of ``primitives/special.py``; like the rest of ``lax``
+they neither broadcast nor promote (Python scalars take the array operand's dtype)."""
+
+from tjit.lax._elementwise import _scalars_like_arrays, asarray_for_lax
+from tjit.primitives import special as sp
+
+__all__ = [
+    "bessel_i0e",
+    "bessel_i1e",
+    "betainc",
+    "igamma",
+    "igamma_grad_a",
+    "igammac",
+    "polygamma",
+    "zeta",
+]
+
+
+def _bind(prim, *args):
+    return prim.bind(*_scalars_like_arrays(*args))
+
+
+def igamma(a, x):
+    """Regularized lower incomplete gamma function P(a, x)."""
+    return _bind(sp.igamma_p, a, x)
+
+
+def igammac(a, x):
+    """Regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x)."""
+    return _bind(sp.igammac_p, a, x)
+
+
+def igamma_grad_a(a, x):
+    """d/da P(a, x)."""
+    return _bind(sp.igamma_grad_a_p, a, x)
+
+
+def betainc(a, b, x):
+    """Regularized incomplete beta function I_x(a, b)."""
+    return _bind(sp.betainc_p, a, b, x)
+
+
+def zeta(x, q):
+    """Hurwitz zeta function sum_k (k + q)**-x."""
+    return _bind(sp.zeta_p, x, q)
+
+
+def polygamma(m, x):
+    """The m-th derivative of digamma at x (m a non-negative integer value)."""
+    return _bind(sp.polygamma_p, m, x)
+
+
+def bessel_i0e(x):
+    """Exponentially scaled modified Bessel function of order 0: exp(-|x|) I0(x)."""
+    return sp.bessel_i0e_p.bind(asarray_for_lax(x))
+
+
+def bessel_i1e(x):
+    """Exponentially scaled modified Bessel function of order 1: exp(-|x|) I1(x)."""
+    return sp.bessel_i1e_p.bind(asarray_for_lax(x))

@@ -1,0 +1,36 @@
+"""Helpers shared by the distribution modules: argument promotion and the loc/scale
+standardization every continuous family uses."""
+
+import numpy as np
+
+from tjit import numpy as jnp
+from tjit.numpy._core import promote_args_inexact
+
+
+def promote(name, *args):
+    """Real inexact arrays of one dtype and broadcast shape (as ``jax.scipy.stats``)."""
+    out = promote_args_inexact(name, *args)
+    for a in out:
+        if jnp.iscomplexobj(a):
+            raise TypeError(f"{name}: complex inputs are not supported; pass real arrays")
+    return out
+
+
+def standardize(x, loc, scale):
+    """``(x - loc) / scale``."""
+    return (x - loc) / scale
+
+
+def log_diff_exp(a, b):
+    """``log(exp(a) - exp(b))`` for a >= b, without cancelling: a + log1mexp(a - b)."""
+    d = a - b
+    small = d < np.log(2.0)
+    # log(-expm1(-d)) near 0, log1p(-exp(-d)) beyond (Maechler 2012); -inf where a == b
+    return a + jnp.where(small, jnp.log(-jnp.expm1(-d)), jnp.log1p(-jnp.exp(-d)))
+
+
+def cast_inexact(name, *arrays):
+    """The arrays as tjit arrays of their common real inexact dtype, shapes unchanged."""
+    arrays = [jnp.asarray(a) for a in arrays]
+    dt = promote(name, *[jnp.zeros((), a.dtype) for a in arrays])[0].dtype
+    return [a.astype(dt) for a in arrays]

@@ -1,0 +1,46 @@
+"""The beta distribution (``jax.scipy.stats.beta``)."""
+
+import numpy as np
+
+from tjit import numpy as jnp
+from tjit.scipy import special
+from tjit.scipy.stats._util import promote
+
+
+def logpdf(x, a, b, loc=0, scale=1):
+    """Log density on ``[loc, loc + scale]``; -inf outside."""
+    x, a, b, loc, scale = promote("beta.logpdf", x, a, b, loc, scale)
+    y = (x - loc) / scale
+    # xlogy/xlog1py: a = 1 (or b = 1) gives a finite density at the end points
+    log_probs = special.xlogy(a - 1, y) + special.xlog1py(b - 1, -y) - \
+        special.betaln(a, b) - jnp.log(scale)
+    return jnp.where((y < 0) | (y > 1), -np.inf, log_probs)
+
+
+def pdf(x, a, b, loc=0, scale=1):
+    """Density of the beta distribution."""
+    return jnp.exp(logpdf(x, a, b, loc, scale))
+
+
+def cdf(x, a, b, loc=0, scale=1):
+    """CDF: the regularized incomplete beta function of the clipped standardized x."""
+    x, a, b, loc, scale = promote("beta.cdf", x, a, b, loc, scale)
+    return special.betainc(a, b, jnp.clip((x - loc) / scale, 0, 1))
+
+
+def logcdf(x, a, b, loc=0, scale=1):
+    """``log(cdf)``; ``log1p(-sf)`` where the CDF is near 1."""
+    c = cdf(x, a, b, loc, scale)
+    return jnp.where(c < 0.5, jnp.log(c), jnp.log1p(-sf(x, a, b, loc, scale)))
+
+
+def sf(x, a, b, loc=0, scale=1):
+    """Survival function ``I_{1-y}(b, a)`` (no cancellation near 1)."""
+    x, a, b, loc, scale = promote("beta.sf", x, a, b, loc, scale)
+    return special.betainc(b, a, 1 - jnp.clip((x - loc) / scale, 0, 1))
+
+
+def logsf(x, a, b, loc=0, scale=1):
+    """``log(sf)``; ``log1p(-cdf)`` where the survival function is near 1."""
+    s = sf(x, a, b, loc, scale)
+    return jnp.where(s < 0.5, jnp.log(s), jnp.log1p(-cdf(x, a, b, loc, scale)))

@@ -1,0 +1,44 @@
+"""The gamma distribution (``jax.scipy.stats.gamma``)."""
+
+import numpy as np
+
+from tjit import numpy as jnp
+from tjit.scipy import special
+from tjit.scipy.stats._util import promote
+
+
+def logpdf(x, a, loc=0, scale=1):
+    """Log density with shape ``a``; -inf below ``loc``."""
+    x, a, loc, scale = promote("gamma.logpdf", x, a, loc, scale)
+    y = (x - loc) / scale
+    log_probs = special.xlogy(a - 1, y) - y - special.gammaln(a) - jnp.log(scale)
+    return jnp.where(y < 0, -np.inf, log_probs)
+
+
+def pdf(x, a, loc=0, scale=1):
+    """Density of the gamma distribution."""
+    return jnp.exp(logpdf(x, a, loc, scale))
+
+
+def cdf(x, a, loc=0, scale=1):
+    """CDF ``P(a, y)``."""
+    x, a, loc, scale = promote("gamma.cdf", x, a, loc, scale)
+    return special.gammainc(a, jnp.maximum((x - loc) / scale, 0))
+
+
+def logcdf(x, a, loc=0, scale=1):
+    """``log(cdf)``; ``log1p(-sf)`` where the CDF is near 1."""
+    c = cdf(x, a, loc, scale)
+    return jnp.where(c < 0.5, jnp.log(c), jnp.log1p(-sf(x, a, loc, scale)))
+
+
+def sf(x, a, loc=0, scale=1):
+    """Survival function ``Q(a, y)``, accurate where the CDF rounds to 1."""
+    x, a, loc, scale = promote("gamma.sf", x, a, loc, scale)
+    return special.gammaincc(a, jnp.maximum((x - loc) / scale, 0))
+
+
+def logsf(x, a, loc=0, scale=1):
+    """``log(sf)``; ``log1p(-cdf)`` where the survival function is near 1."""
+    s = sf(x, a, loc, scale)
+    return jnp.where(s < 0.5, jnp.log(s), jnp.log1p(-cdf(x, a, loc, scale)))

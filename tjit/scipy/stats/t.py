@@ -1,0 +1,21 @@
+"""Student's t distribution (``jax.scipy.stats.t``)."""
+
+import numpy as np
+
+from tjit import numpy as jnp
+from tjit.scipy import special
+from tjit.scipy.stats._util import promote
+
+
+def logpdf(x, df, loc=0, scale=1):
+    """Log density of Student's t with ``df`` degrees of freedom."""
+    x, df, loc, scale = promote("t.logpdf", x, df, loc, scale)
+    y = (x - loc) / scale
+    norm = special.gammaln(0.5 * (df + 1)) - special.gammaln(0.5 * df) - \
+        0.5 * jnp.log(df * np.pi) - jnp.log(scale)
+    return norm - 0.5 * (df + 1) * jnp.log1p(y * y / df)
+
+
+def pdf(x, df, loc=0, scale=1):
+    """Density of Student's t."""
+    return jnp.exp(logpdf(x, df, loc, scale))
