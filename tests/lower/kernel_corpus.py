@@ -21,6 +21,7 @@ import numpy as np
 import sympy
 
 from tests.lower import test_codegen as T
+from tjit.lower.c.renderer import column_split
 from tjit.xla_like import kernel_ir as K
 
 F32, F64, I32, I64, BOOL = T.F32, T.F64, T.I32, T.I64, T.BOOL
@@ -93,14 +94,25 @@ def check(case, got, want):
             np.testing.assert_allclose(g, w, rtol=tol, atol=tol, err_msg=what)
 
 
+def _prod(dims):
+    out = 1
+    for d in dims:
+        out = out * d
+    return out
+
+
 def mode_for(k):
     """exact unless the kernel has transcendentals or reassociated float sums."""
     nodes = K.all_nodes(k)
     if any(isinstance(n, K.Op) and n.op in T.codegen.ops.MATH_OPS for n in nodes):
         return "close"
     # row-style float sums/products reassociate; accumulate-style ones over one axis
-    # fold in iteration order on every target, as evaluate's NumPy reduction does
-    in_order = not k.row_style and len(k.reduce_axes) == 1
+    # fold in iteration order on every target, as evaluate's NumPy reduction does,
+    # unless threaded targets split the reduced points over thread slices
+    red = [d for a, d in enumerate(k.shape) if a in k.reduce_axes]
+    kept = [d for a, d in enumerate(k.shape) if a not in k.reduce_axes]
+    in_order = not k.row_style and len(k.reduce_axes) == 1 and \
+        column_split(_prod(kept), _prod(red), 64)[1] == 1
     if not in_order and any(s.monoid in ("sum", "prod") and np.dtype(s.dtype).kind == "f"
                             and k.reduce_axes for s in k.stages):
         return "close"
@@ -313,6 +325,100 @@ def _math(dt):
 
 
 # ----------------------------------------------------------------------------------------
+# The threaded renderers' special paths: vector chunks and column tiles.
+
+def _vectors():
+    """Pointwise kernels the GPU dialects render with 16-byte vectors: odd lengths (a
+    scalar tail), offsets that misalign every chunk or some rows (the run-time
+    alignment check), broadcast and per-row operands, iotas, symbolic sizes."""
+    n, m = sympy.symbols("n m", integer=True, positive=True)
+    rng = np.random.default_rng(11)
+    out = []
+    for xo, so in ((0, 0), (1, 0), (4, 3)):    # load/store offsets: aligned, misaligned
+        x = K.Load(0, K.Affine(xo, (1,)), F32)
+        y = K.Load(1, K.Affine(0, (1,)), F32)
+        e = K.Op("add", (K.Op("mul", (x, K.Const(2.5, F32)), F32), y), F32)
+        k = K.Kernel(f"axpy_{xo}_{so}", (n,), (K.Arg(F32, "in"), K.Arg(F32, "in"),
+                                              K.Arg(F32, "out")),
+                     stores=(K.Store(2, K.Affine(so, (1,)), e),), size_symbols=("n",))
+        for nv in (1, 3, 4, 5, 1027):
+            xs = rng.standard_normal(nv + xo).astype(F32)
+            out.append(Case(f"vec_axpy_{xo}_{so}_{nv}", k, [xs, rng.standard_normal(nv)
+                                                             .astype(F32)], {"n": nv}))
+    R, C = 13, 37            # rows of 37 floats: some rows start aligned, some do not
+    x = K.Load(0, K.Affine(0, (C, 1)), F32)
+    b = K.Load(1, K.Affine(0, (0, 1)), F32)
+    sc = K.Load(2, K.Affine(0, (1, 0)), F32)
+    iota = K.IndexValue(K.Affine(0, (C, 1)), F32)
+    e = K.Op("add", (K.Op("mul", (x, sc), F32), K.Op("sub", (b, iota), F32)), F32)
+    k = K.Kernel("rows2d", (R, C), (K.Arg(F32, "in"),) * 3 + (K.Arg(F32, "out"),) * 2,
+                 stores=(K.Store(3, K.Affine(0, (C, 1)), e),
+                         K.Store(4, K.Affine(0, (C, 1)), K.Op("exp", (x,), F32))))
+    out.append(Case("vec_rows2d", k, [rng.standard_normal(n_).astype(F32)
+                                      for n_ in (R * C, C, R)], mode="close"))
+    xd = K.Load(0, K.Affine(0, (n, 1)), F64)
+    kd = K.Kernel("sym64", (m, n), (K.Arg(F64, "in"), K.Arg(F64, "out")),
+                  stores=(K.Store(1, K.Affine(0, (n, 1)), K.Op("sub", (K.Op(
+                      "mul", (xd, xd), F64), K.Const(0.5, F64)), F64)),),
+                  size_symbols=("m", "n"))
+    xi = K.Load(0, K.Affine(0, (n, 1)), I64)
+    ki = K.Kernel("symi64", (m, n), (K.Arg(I64, "in"), K.Arg(I64, "out")),
+                  stores=(K.Store(1, K.Affine(0, (n, 1)), K.Op("mul", (
+                      xi, K.IndexValue(K.Affine(0, (n, 1)), I64)), I64)),),
+                  size_symbols=("m", "n"))
+    for mv, nv in ((3, 5), (2, 2), (4, 64), (1, 9)):
+        env = {"m": mv, "n": nv}
+        out.append(Case(f"vec_sym64_{mv}x{nv}", kd, [rng.standard_normal(mv * nv)], env))
+        out.append(Case(f"vec_symi64_{mv}x{nv}", ki,
+                        [rng.integers(-2**40, 2**40, mv * nv)], env))
+    return out
+
+
+def _columns():
+    """Accumulate-style kernels (column sums) with many reduced points: the threaded
+    dialects split them over thread slices and a tree (float sums close, integer sums
+    and max exact); partial tiles (kept counts not a multiple of the tile), reduced
+    axes on both sides of a kept one, symbolic sizes, and many kept points (one slice,
+    in order: exact)."""
+    n, m = sympy.symbols("n m", integer=True, positive=True)
+    rng = np.random.default_rng(12)
+    out = []
+
+    def colsum(name, shape, red, dt, xs, sizes=None, syms=()):
+        coefs, st = [], 1
+        for d in reversed(shape):
+            coefs.insert(0, st)
+            st = st * d
+        x = K.Load(0, K.Affine(0, tuple(coefs)), dt)
+        ocoefs, st = [0] * len(shape), 1
+        for a in reversed(range(len(shape))):
+            if a not in red:
+                ocoefs[a] = st
+                st = st * shape[a]
+        om = K.Affine(0, tuple(ocoefs))
+        pos = K.Op("gt", (x, K.Const(0, dt)), BOOL)
+        k = K.Kernel(name, shape, (K.Arg(dt, "in"), K.Arg(dt, "out"), K.Arg(dt, "out"),
+                                   K.Arg(I32, "out")),
+                     stages=(K.Reduction(x, "sum", dt), K.Reduction(x, "max", dt),
+                             K.Reduction(pos, "sum", I32)),
+                     stores=(K.Store(1, om, K.Stage(0, dt)), K.Store(2, om, K.Stage(1, dt)),
+                             K.Store(3, om, K.Stage(2, I32))),
+                     reduce_axes=red, size_symbols=syms)
+        return Case(name, k, [xs], sizes, mode=mode_for(k))
+
+    out.append(colsum("col_f32", (1000, 37), (0,), F32,
+                      rng.standard_normal(37000).astype(F32)))
+    out.append(colsum("col_i32_3d", (40, 7, 9), (0, 2), I32,
+                      rng.integers(-1000, 1000, 40 * 63).astype(I32)))
+    out.append(colsum("col_many_kept", (3, 70000), (0,), F32,
+                      rng.standard_normal(210000).astype(F32)))
+    for nv, mv in ((5, 1), (300, 13), (2000, 70)):
+        out.append(colsum(f"col_sym_{nv}x{mv}", (n, m), (0,), F64,
+                          rng.standard_normal(nv * mv), {"n": nv, "m": mv}, ("n", "m")))
+    return out
+
+
+# ----------------------------------------------------------------------------------------
 # Kernels of jitted programs.
 
 def _programs():
@@ -417,7 +523,8 @@ for _dt in T.ALL:
 for _dt in T.FLOATS:
     _BUILDERS[f"math_{_dt.name}"] = functools.partial(_math, _dt)
 _BUILDERS.update(maps=_maps, symbolic=_symbolic, stages=_stages, gathers=_gathers,
-                 hyperplanes=_hyperplanes, logical_monoids=_logical_monoids)
+                 hyperplanes=_hyperplanes, logical_monoids=_logical_monoids,
+                 vectors=_vectors, columns=_columns)
 PROGRAMS = ("prog_softmax", "prog_layernorm", "prog_layernorm_grad", "prog_mish_grad",
             "prog_mlp_step", "prog_poly_batch", "prog_gather")
 for _p in PROGRAMS:

@@ -86,5 +86,64 @@ def test_launch_spec_counts_work_for_any_size():
     assert spec.grid({"n": 40, "m": 33}) == (40, 256)
     assert spec.grid({"n": 10**6, "m": 2}, max_groups=4096) == (4096, 256)
     pw = render(corpus.cases("symbolic")[3].kernel, "opencl").launch   # floor(n/2) points
-    assert pw.kind == "pointwise" and pw.items({"n": 9}) == 4
+    assert pw.kind == "pointwise" and pw.vector == 2    # int64 pairs (long2)
+    assert pw.items({"n": 9}) == 2 and pw.items({"n": 11}) == 3
     assert pw.grid({"n": 9}) == (1, 64)
+
+
+def _case(group, name):
+    return next(c for c in corpus.cases(group) if c.name == name)
+
+
+def test_vector_path_where_stores_are_contiguous():
+    axpy = _case("vectors", "vec_axpy_1_0_5").kernel
+    cu, cl, c = (render(axpy, d) for d in ("cuda", "opencl", "c"))
+    assert cu.launch.vector == cl.launch.vector == 4 and c.launch.vector == 1
+    assert "make_float4" in cu.text and "vload4" in cl.text and "vstore4" in cl.text
+    assert "& 15) == 0" in cu.text and "float4" not in c.text   # run-time alignment check
+    # a store that ignores the innermost axis, or stores of two dtypes: scalar
+    assert render(_case("maps", "maps").kernel, "cuda").launch.vector == 1
+    assert render(corpus.cases("pairs_int8")[0].kernel, "cuda").launch.vector == 1
+
+
+def test_column_tiles_split_many_reduced_points():
+    col = _case("columns", "col_f32").kernel               # (1000, 37), sum over rows
+    for d, local in (("cuda", 256), ("opencl", 64)):
+        spec = render(col, d).launch
+        assert spec.kind == "column" and spec.tile * spec.slices == local
+        assert spec.slices > 1 and spec.grid() == (-(-37 // spec.tile), local)
+    many = render(_case("columns", "col_many_kept").kernel, "cuda").launch
+    assert many.slices == 1 and many.work == -(-70000 // 256)
+    few = render(corpus.cases("red_acc_float32")[0].kernel, "cuda").launch   # 9 rows
+    assert few.slices == 1
+    assert render(col, "c").launch.slices == 1
+
+
+def test_softmax_computes_exp_once_per_point():
+    from tests.lower import test_codegen as T
+    k = T.softmax_kernel(3, 4, 257)
+    for d, name in (("c", "expf("), ("opencl", "exp("), ("cuda", "expf(")):
+        assert render(k, d).body.count(name) == 1, d
+
+
+def test_loop_pragmas_open_every_loop_body(tmp_path):
+    """The HLS seam: a dialect's loop_pragmas lines open each loop body; c, opencl and
+    cuda have none. The kernel still compiles and matches evaluate."""
+    import dataclasses
+
+    from tjit.lower.c import dialects
+    seen = []
+
+    def pragmas(innermost, trip):
+        seen.append((innermost, trip))
+        return (f"#pragma tjit_test innermost={int(innermost)}",)
+
+    hls = dataclasses.replace(dialects.C, name="c", loop_pragmas=pragmas)
+    case = _case("stages", "acc3")
+    src = render(case.kernel, hls, "acc3_pragmas")
+    assert src.text.count("#pragma tjit_test") == len(seen) == 3
+    assert [i for i, _ in seen] == [False, False, True]    # kept, reduced (A, then C)
+    assert [t for _, t in seen] == [6, 4, 5]
+    assert "#pragma" not in render(case.kernel, "c").text
+    assert all(d.loop_pragmas(True, 8) == () for d in dialects.DIALECTS.values())
+    conformance.run_case(case, runners.CRunner([src]), src)

@@ -7,15 +7,21 @@ plain loops, no threads), the barrier, the shared-memory qualifier, math functio
 names and the compile options that keep tjit's accuracy contract (no FMA contraction,
 no flush-to-zero, correctly rounded division and square root, no fast math).
 
+Vector types (``vectors``: dtype name -> (spelling, lanes), 16 bytes each) with their
+load/store/construct spellings let pointwise kernels move 16 bytes per access; the
+renderer checks each address's alignment at run time (see ``renderer.py``).
+
 A new dialect (the FPGA issue's ``hls``) is a ``dataclasses.replace`` of ``C`` plus
-its pragmas.
+its pragmas: ``loop_pragmas(innermost, trip)`` returns the lines that open each loop
+body (``trip``: the loop's trip count, an int or a sympy expression over size symbols;
+``innermost``: no loop inside it); it returns nothing for c, opencl and cuda.
 """
 
 import dataclasses
 
 import numpy as np
 
-__all__ = ["CUDA", "DIALECTS", "OPENCL", "C", "Dialect", "get"]
+__all__ = ["CUDA", "DIALECTS", "OPENCL", "C", "Dialect", "get", "no_pragmas"]
 
 #: dtype name -> C99 spelling (``<stdint.h>``)
 _C_TYPES = {"bool": "bool", "int8": "int8_t", "int16": "int16_t", "int32": "int32_t",
@@ -57,6 +63,18 @@ _CUDA_PRELUDE = """#define TJ_INF_F32 __int_as_float(0x7f800000)
 #define TJ_NAN_F64 __longlong_as_double(0x7ff8000000000000LL)"""
 
 
+def no_pragmas(innermost, trip):
+    """The ``loop_pragmas`` of dialects without loop pragmas."""
+    return ()
+
+
+_VEC_CL = {"float32": ("float4", 4), "int32": ("int4", 4), "uint32": ("uint4", 4),
+           "float64": ("double2", 2), "int64": ("long2", 2), "uint64": ("ulong2", 2)}
+_VEC_CUDA = {"float32": ("float4", 4), "int32": ("int4", 4), "uint32": ("uint4", 4),
+             "float64": ("double2", 2), "int64": ("longlong2", 2),
+             "uint64": ("ulonglong2", 2)}
+
+
 @dataclasses.dataclass(frozen=True)
 class Dialect:
     """What one C-family target spells differently. Index builtins are C expressions;
@@ -82,6 +100,14 @@ class Dialect:
     warp_size: int = 0             # lanes that shuffle_down reaches (0: no shuffles)
     shuffle_down: str = ""         # format(value=, offset=): a lane's value from lane + offset
     compile_options: tuple = ()
+    #: (innermost, trip) -> lines opening a loop body (HLS: PIPELINE, LOOP_TRIPCOUNT)
+    loop_pragmas: object = no_pragmas
+    #: dtype name -> (vector type, lanes): 16-byte vectors ({}: scalar accesses only)
+    vectors: dict = dataclasses.field(default_factory=dict)
+    vload: str = ""                # format(vt=, n=, ptr=): a vector from aligned ptr
+    vstore: str = ""               # format(vt=, n=, ptr=, value=): a statement
+    vmake: str = ""                # format(vt=, args=): a vector from its lanes
+    lanes: tuple = ("x", "y", "z", "w")
 
     @property
     def threaded(self):
@@ -118,7 +144,9 @@ OPENCL = Dialect(
     global_id="(long)get_global_id(0)", global_size="(long)get_global_size(0)",
     local_id="(long)get_local_id(0)", group_id="(long)get_group_id(0)",
     num_groups="(long)get_num_groups(0)", barrier="barrier(CLK_LOCAL_MEM_FENCE);",
-    shared_qual="__local", local_size=64,
+    shared_qual="__local", local_size=64, vectors=_VEC_CL,
+    vload="vload{n}(0, {ptr})", vstore="vstore{n}({value}, 0, {ptr});",
+    vmake="({vt})({args})",
     # never -cl-fast-relaxed-math / -cl-mad-enable; division and sqrt correctly rounded
     compile_options=("-cl-fp32-correctly-rounded-divide-sqrt",))
 
@@ -131,7 +159,9 @@ CUDA = Dialect(
     local_id="((long long)threadIdx.x)", group_id="((long long)blockIdx.x)",
     num_groups="((long long)gridDim.x)", barrier="__syncthreads();",
     shared_qual="__shared__", local_size=256, warp_size=32,
-    shuffle_down="__shfl_down_sync(0xffffffffu, {value}, {offset})",
+    shuffle_down="__shfl_down_sync(0xffffffffu, {value}, {offset})", vectors=_VEC_CUDA,
+    vload="*(const {vt} *)({ptr})", vstore="*({vt} *)({ptr}) = {value};",
+    vmake="make_{vt}({args})",
     # NVRTC: no --use_fast_math / -ftz; --fmad=false (fmad=true changed 948 of 4096
     # float32 a*b+c results on an H200); division and sqrt IEEE-rounded
     compile_options=("--fmad=false", "--ftz=false", "--prec-div=true", "--prec-sqrt=true",

@@ -18,28 +18,43 @@ order as a sequential loop (bit for bit what the LLVM backend's in-order updates
 **With threads** (``opencl``, ``cuda``; see ``LaunchSpec``):
 
 * pointwise kernels (no reduced axes) are a grid-stride loop over the flat index of
-  the iteration space, decomposed into axis indices;
+  the iteration space, decomposed into axis indices; where every store walks the
+  innermost loop axis contiguously, a thread takes a chunk of 16 bytes of points with
+  vector loads/stores, the alignment checked at run time (``vectors.py``);
 * row-style kernels run one work-group per outer point (a group-stride loop over the
   outer points): every stage level folds a strided share of the row per thread, then a
   tree reduction in shared/local memory of ``dialect.local_size`` slots (its last
   steps as warp shuffles on CUDA: the same pairs, so the same bits) gives every thread
   the stage's value; outer stores run on thread 0, inner stores are strided over the
   threads. The launch must use exactly ``local_size`` threads per group;
-* accumulate-style kernels run one thread per kept point (grid-stride), looping over
-  the reduced axes in order: deterministic, and bit-exact like the loops.
+* accumulate-style kernels run one work-group per tile of ``tile`` consecutive kept
+  points (flat index); the group's ``slices = local_size / tile`` thread slices split
+  the reduced points: **summation order**: slice s folds the flat reduced indices
+  s, s + slices, s + 2 slices, ... in increasing order, then the slices fold pairwise
+  in shared memory (slice s with s + w, w = slices/2, ..., 1; the last steps as warp
+  shuffles on CUDA) and slice 0 stores. ``column_split`` picks one slice (a thread
+  per kept point, folding in iteration order: bit-exact like the loops) when there
+  are few reduced points or many kept ones; otherwise up to ``local_size / 8`` slices.
 
-Results are deterministic for a given dialect and launch. Float sums and products of
-row-style stages are reassociated (strided partials, then a tree): accurate like the
-LLVM backend's vector partial sums, not bit-identical to a sequential loop. Stores
-whose index ignores a distributed axis (several points write one element) are done
-only at the last such point, the element ``evaluate`` leaves there.
+Results are deterministic for a given dialect, kernel and launch (the tile and slice
+counts are fixed at render time, the grid does not change them). Float sums and
+products of row-style stages and of sliced columns are reassociated (strided partials,
+then a tree): accurate like the LLVM backend's vector partial sums, not bit-identical
+to a sequential loop. Stores whose index ignores a distributed axis (several points
+write one element) are done only at the last such point, the element ``evaluate``
+leaves there.
 
-Loops run over the loop axes of ``lower/loops.py``'s ``plan_axes`` (extent-1 axes dropped, linear
-runs merged), so a contiguous (B, H, C) elementwise kernel is one flat loop.
+A row-style value that a stage and an inner store both compute (softmax's
+``exp(x - max)``: ``loops.reused_value``, transcendentals only) is left in the
+store's output by the stage loop and loaded back by the store loop: the same thread
+writes and reads each element (the stage and store loops share their distribution),
+and the value round-trips in its own dtype, so results are bit-identical to
+computing it twice.
 
-Not done yet (optimizations): reusing a stage's transcendental in the store loop
-(softmax's ``exp``), vectorized loads, per-block partials for accumulate-style kernels
-with few kept points.
+Loops run over the loop axes of ``lower/loops.py``'s ``plan_axes`` (extent-1 axes
+dropped, linear runs merged), so a contiguous (B, H, C) elementwise kernel is one flat
+loop. Each loop body opens with ``dialect.loop_pragmas(innermost, trip)`` (none in
+c/opencl/cuda; the seam for HLS pragmas).
 """
 
 import contextlib
@@ -49,10 +64,10 @@ import functools
 import numpy as np
 import sympy
 
-from tjit.lower.c import dialects
-from tjit.lower.c.scalar import Scalar, check_dtype
+from tjit.lower.c import dialects, vectors
+from tjit.lower.c.scalar import TRANSCENDENTAL, Scalar, check_dtype
 from tjit.lower.c.sizes import Sizes, param_name
-from tjit.lower.loops import plan_axes, stage_levels
+from tjit.lower.loops import plan_axes, reused_value, stage_levels
 from tjit.xla_like import kernel_ir as K
 
 __all__ = ["CSource", "LaunchSpec", "Param", "render"]
@@ -73,13 +88,20 @@ class Param:
 
 @dataclasses.dataclass(frozen=True)
 class LaunchSpec:
-    """How to launch a threaded kernel: ``kind`` "pointwise" (work = points),
-    "row" (work = outer points, one group each, exactly ``local_size`` threads) or
-    "column" (work = kept points of an accumulate-style kernel). Any grid is correct
-    (the kernels stride); ``grid`` picks a reasonable one."""
+    """How to launch a threaded kernel: ``kind`` "pointwise" (work = chunks of
+    ``vector`` consecutive points, one per thread; any groups of ``local_size`` threads), "row" (work = outer points, one group each) or
+    "column" (work = tiles of ``tile`` kept points of an accumulate-style kernel, one
+    group each; its ``slices = local_size / tile`` thread slices split the reduced
+    points). Row and column groups must have exactly ``local_size`` threads. Any grid
+    is correct (the kernels stride); ``grid`` picks one: a group per work item up to
+    ``max_groups`` (pointwise: ``ceil(work / local_size)`` groups). Column results
+    depend on ``tile``/``slices`` (fixed at render time), not on the grid."""
     kind: str
     work: object            # int or sympy expression over size symbols
     local_size: int
+    tile: int = 1           # "column": kept points per group
+    slices: int = 1         # "column": threads folding one kept point
+    vector: int = 1         # "pointwise": points per work item (vector lanes)
 
     def items(self, sizes=None):
         """The work count for ``sizes`` (symbol name -> int)."""
@@ -91,7 +113,7 @@ class LaunchSpec:
     def grid(self, sizes=None, max_groups=65535):
         """``(groups, local_size)``: groups of ``local_size`` threads to launch."""
         n = self.items(sizes)
-        groups = n if self.kind == "row" else -(-n // self.local_size)
+        groups = -(-n // self.local_size) if self.kind == "pointwise" else n
         return max(1, min(groups, max_groups)), self.local_size
 
 
@@ -149,6 +171,7 @@ class _Renderer:
         self.nvar = 0
         self.shared = []
         self.stage_vals = {}
+        self.reuse = None         # loops.reused_value of a row-style kernel
 
     # -- text --------------------------------------------------------------------------
     def emit(self, line):
@@ -222,40 +245,53 @@ class _Renderer:
 
     # -- loops (over loop axes: plan groups) -------------------------------------------
     @contextlib.contextmanager
-    def nest(self, gs):
-        """Sequential loops over loop axes ``gs`` (outer to inner), in iteration order."""
+    def nest(self, gs, innermost=True):
+        """Sequential loops over loop axes ``gs`` (outer to inner), in iteration order;
+        ``innermost``: no loop is rendered inside them (for ``loop_pragmas``)."""
         with contextlib.ExitStack() as stack:
-            for g in gs:
+            for n, g in enumerate(gs):
                 ext = self.sizes(self.plan.extents[g])
                 stack.enter_context(self.block(
                     f"for ({self.i64} i{g} = 0; i{g} < {ext}; i{g}++)"))
+                self.pragmas(innermost and n == len(gs) - 1, self.plan.extents[g])
                 self.idx[g] = f"i{g}"
             yield
         for g in gs:
             self.idx[g] = "0"
 
+    def pragmas(self, innermost, trip):
+        for line in self.d.loop_pragmas(innermost, trip):
+            self.emit(line)
+
     @contextlib.contextmanager
-    def strided(self, gs, first, step):
+    def strided(self, gs, first, step, extents=None, innermost=True):
         """``for (f = first; f < total; f += step)`` over the flat index of loop axes
-        ``gs``, decomposed into their indices (the innermost varies fastest)."""
-        ext = self.plan.extents
-        total = self.sizes(_prod(ext[g] for g in gs))
+        ``gs`` (their ``extents``, default the plan's), decomposed into their indices
+        (the innermost varies fastest)."""
+        ext = extents or {g: self.plan.extents[g] for g in gs}
+        total = _prod(ext[g] for g in gs)
         f = self.var("f")
-        with self.block(f"for ({self.i64} {f} = {first}; {f} < {total}; {f} += {step})"):
-            rest = f
-            for n, g in enumerate(reversed(gs)):
-                if n == len(gs) - 1:
-                    self.emit(f"const {self.i64} i{g} = {rest};")
-                else:   # (an extent 0 means no iterations: keep C from dividing by 0)
-                    e = self.sizes(ext[g]) if ext[g] != 0 else "1"
-                    self.emit(f"const {self.i64} i{g} = {rest} % {e};")
-                    nxt = self.var("r")
-                    self.emit(f"const {self.i64} {nxt} = {rest} / {e};")
-                    rest = nxt
-                self.idx[g] = f"i{g}"
+        with self.block(f"for ({self.i64} {f} = {first}; {f} < {self.sizes(total)}; "
+                        f"{f} += {step})"):
+            self.pragmas(innermost, total)
+            self.decompose(f, gs, ext)
             yield
         for g in gs:
             self.idx[g] = "0"
+
+    def decompose(self, flat, gs, ext):
+        """``i<g>`` for loop axes ``gs`` from their flat index ``flat`` (extents ``ext``)."""
+        rest = flat
+        for n, g in enumerate(reversed(gs)):
+            if n == len(gs) - 1:
+                self.emit(f"const {self.i64} i{g} = {rest};")
+            else:   # (an extent 0 means no iterations: keep C from dividing by 0)
+                e = self.sizes(ext[g]) if ext[g] != 0 else "1"
+                self.emit(f"const {self.i64} i{g} = {rest} % {e};")
+                nxt = self.var("r")
+                self.emit(f"const {self.i64} {nxt} = {rest} / {e};")
+                rest = nxt
+            self.idx[g] = f"i{g}"
 
     # -- values ------------------------------------------------------------------------
     def affine(self, a):
@@ -343,6 +379,10 @@ class _Renderer:
     # -- pointwise ---------------------------------------------------------------------
     def _pointwise(self):
         k, d = self.k, self.d
+        vp = vectors.vector_plan(k, self.plan, d)
+        if vp is not None:
+            return LaunchSpec("pointwise", vectors.render(self, vp), d.local_size,
+                              vector=vp.w)
         axes = list(range(len(self.plan.groups)))
         loop = self.strided(axes, d.global_id, d.global_size) if d.threaded \
             else self.nest(axes)
@@ -367,7 +407,13 @@ class _Renderer:
         outer_st = [s for s in k.stores if s.level == "outer"]
         inner_st = [s for s in k.stores if s.level != "outer"]
         threads = d.threaded
-        loop = self.strided(outer, d.group_id, d.num_groups) if threads else self.nest(outer)
+        # a store that ignores an outer axis is written at one outer point only (the
+        # last): it cannot also hold a value at every point
+        whole = [st for st in inner_st if not any(
+            _zero(st.index.coefs[self.plan.groups[g][-1]]) for g in outer)]
+        self.reuse = reused_value(k, whole, TRANSCENDENTAL.__contains__) if inner else None
+        loop = self.strided(outer, d.group_id, d.num_groups, innermost=False) if threads \
+            else self.nest(outer, innermost=False)
         with loop:
             for lv in stage_levels(k):
                 self._stage_level(lv, inner)
@@ -381,6 +427,10 @@ class _Renderer:
             if inner_st:
                 with self._inner(inner):
                     scope = {}
+                    if self.reuse is not None:   # left in the output by the stage loop
+                        node, st, _ = self.reuse
+                        scope[id(node)] = self._bind(
+                            self._load(st.arg, self.affine(st.index), node.dtype), node.dtype)
                     for st in inner_st:
                         self.store(st, scope, outer + inner)
         return LaunchSpec("row", _prod(self.plan.extents[g] for g in outer), d.local_size)
@@ -405,20 +455,25 @@ class _Renderer:
                 x = self.typed(ks[j].expr, ks[j].dtype, scope)
                 self.emit(f"{accs[j]} = "
                           f"{self.s.combine(ks[j].monoid, accs[j], x, ks[j].dtype)};")
+            if self.reuse is not None and self.reuse[2] in js:
+                node, st, _ = self.reuse
+                self.emit(f"a{st.arg}[{self.affine(st.index)}] = {scope[id(node)]};")
         if d.threaded:
             self._tree_reduce(js, accs)
         else:
             for j in js:
                 self.stage_vals[j] = self._bind(accs[j], ks[j].dtype)
 
-    def _tree_reduce(self, js, accs):
-        """Every thread's partials folded pairwise (``x[i] (+) x[i + w]``, w halving) in
-        shared memory, the last steps within one warp by shuffles where the dialect has
-        them (the same pairs: the same bits); all threads read the result, and the last
-        barrier frees the slots for the next row or level."""
+    def _tree_reduce(self, js, accs, stride=1, lane="0"):
+        """Every thread's partials folded pairwise (``x[i] (+) x[i + w]``, w halving
+        down to ``stride``) in shared memory, the last steps within one warp by shuffles
+        where the dialect has them (the same pairs: the same bits); every thread reads
+        the result of its ``lane`` (< stride), and the last barrier frees the slots for
+        the next row, level or tile. Rows use stride 1; column tiles fold their slices
+        (stride: the kept points per tile)."""
         ks, d = self.k.stages, self.d
         n, lid, warp = d.local_size, d.local_id, d.warp_size
-        warp = warp if warp and n >= warp else 0
+        warp = warp if warp and n >= warp and stride < warp else 0
         sh = {}
         for j in js:
             dt = np.dtype(ks[j].dtype)
@@ -427,7 +482,7 @@ class _Renderer:
             self.emit(f"{sh[j]}[{lid}] = {self._to_mem(accs[j], dt)};")
         self.emit(d.barrier)
         step = self.var("w")
-        with self.block(f"for (int {step} = {n // 2}; {step} >= {max(warp, 1)}; "
+        with self.block(f"for (int {step} = {n // 2}; {step} >= {max(warp, stride)}; "
                         f"{step} >>= 1)"):
             with self.block(f"if ({lid} < {step})"):
                 for j in js:
@@ -441,14 +496,14 @@ class _Renderer:
                     self.emit(f"{sh[j]}[{lid}] = {self._to_mem(c, dt)};")
             self.emit(d.barrier)
         if warp:
-            self._warp_reduce(js, sh, warp)
+            self._warp_reduce(js, sh, warp, stride)
         for j in js:
             dt = np.dtype(ks[j].dtype)
-            self.stage_vals[j] = self._bind(self._from_mem(f"{sh[j]}[0]", dt), dt)
+            self.stage_vals[j] = self._bind(self._from_mem(f"{sh[j]}[{lane}]", dt), dt)
         self.emit(d.barrier)
 
-    def _warp_reduce(self, js, sh, warp):
-        """The last log2(warp) tree steps in the first warp's registers."""
+    def _warp_reduce(self, js, sh, warp, stride):
+        """The last tree steps (offsets warp/2 .. stride) in the first warp's registers."""
         ks, d, lid = self.k.stages, self.d, self.d.local_id
         with self.block(f"if ({lid} < {warp})"):
             vals = {}
@@ -457,15 +512,15 @@ class _Renderer:
                 vals[j] = self.var("p")
                 self.emit(f"{d.type(dt)} {vals[j]} = {self._from_mem(f'{sh[j]}[{lid}]', dt)};")
             off = self.var("o")
-            with self.block(f"for (int {off} = {warp // 2}; {off} > 0; {off} >>= 1)"):
+            with self.block(f"for (int {off} = {warp // 2}; {off} >= {stride}; {off} >>= 1)"):
                 for j in js:
                     dt = np.dtype(ks[j].dtype)
                     other = self.var("q")
                     self.emit(f"const {d.type(dt)} {other} = {self._shuffle(vals[j], off, dt)};")
                     self.emit(f"{vals[j]} = {self.s.combine(ks[j].monoid, vals[j], other, dt)};")
-            with self.block(f"if ({lid} == 0)"):
+            with self.block(f"if ({lid} < {stride})"):
                 for j in js:
-                    self.emit(f"{sh[j]}[0] = {self._to_mem(vals[j], ks[j].dtype)};")
+                    self.emit(f"{sh[j]}[{lid}] = {self._to_mem(vals[j], ks[j].dtype)};")
         self.emit(d.barrier)
 
     def _shuffle(self, v, off, dt):
@@ -496,24 +551,92 @@ class _Renderer:
                                  f"stored into argument {st.arg}")
         red = [g for g, r in enumerate(self.plan.reduce) if r]
         kept = [g for g, r in enumerate(self.plan.reduce) if not r]
-        loop = self.strided(kept, d.global_id, d.global_size) if d.threaded \
-            else self.nest(kept)
-        with loop:
-            accs = {}
-            for j, s in enumerate(k.stages):
-                accs[j] = self.var("acc")
-                self.emit(f"{d.type(s.dtype)} {accs[j]} = {self.s.identity(s.monoid, s.dtype)};")
-            with self.nest(red):
-                scope = {}
-                for j, s in enumerate(k.stages):
-                    x = self.typed(s.expr, s.dtype, scope)
-                    self.emit(f"{accs[j]} = {self.s.combine(s.monoid, accs[j], x, s.dtype)};")
-            for j, s in enumerate(k.stages):
-                self.stage_vals[j] = accs[j]
+        nkept = _prod(self.plan.extents[g] for g in kept)
+        if d.threaded:
+            return self._columns(red, kept, nkept)
+        with self.nest(kept, innermost=not red):
+            self._fold_stages(lambda: self.nest(red))
             scope = {}
             for st in k.stores:
                 self.store(st, scope, kept)
-        return LaunchSpec("column", _prod(self.plan.extents[g] for g in kept), d.local_size)
+        return LaunchSpec("column", nkept, d.local_size, tile=1, slices=1)
+
+    def _fold_stages(self, loop):
+        """Accumulators of every stage, folded over ``loop()``; they become the stage
+        values."""
+        k, d = self.k, self.d
+        accs = {}
+        for j, s in enumerate(k.stages):
+            accs[j] = self.var("acc")
+            self.emit(f"{d.type(s.dtype)} {accs[j]} = {self.s.identity(s.monoid, s.dtype)};")
+        with loop():
+            scope = {}
+            for j, s in enumerate(k.stages):
+                x = self.typed(s.expr, s.dtype, scope)
+                self.emit(f"{accs[j]} = {self.s.combine(s.monoid, accs[j], x, s.dtype)};")
+        for j in range(len(k.stages)):
+            self.stage_vals[j] = accs[j]
+        return accs
+
+    def _columns(self, red, kept, nkept):
+        """Threaded accumulate style: one work-group per tile of ``tile`` consecutive
+        kept points (flat index), its ``slices = local_size / tile`` thread slices
+        splitting the reduced points (slice s folds flat reduced indices s, s + slices,
+        ... in order), then a pairwise tree over the slices (``_tree_reduce`` with
+        stride ``tile``); slice 0 stores. One slice is the plain in-order loop."""
+        d, lid = self.d, self.d.local_id
+        nred = _prod(self.plan.extents[g] for g in red)
+        tile, slices = column_split(nkept, nred, d.local_size)
+        ntiles = _ceil_div(nkept, tile)
+        c, sl, t, kf = self.var("c"), self.var("sl"), self.var("t"), self.var("kf")
+        self.emit(f"const {self.i64} {c} = {lid} % {tile};")
+        self.emit(f"const {self.i64} {sl} = {lid} / {tile};")
+        with self.block(f"for ({self.i64} {t} = {d.group_id}; {t} < {self.sizes(ntiles)}; "
+                        f"{t} += {d.num_groups})"):
+            self.emit(f"const {self.i64} {kf} = {t} * {tile} + {c};")
+            self.decompose(kf, kept, {g: self.plan.extents[g] for g in kept})
+            inside = f"{kf} < {self.sizes(nkept)}"
+            if slices == 1:
+                loop = lambda: self._guarded(inside, self.nest(red))
+            else:
+                loop = lambda: self._guarded(inside, self.strided(red, sl, str(slices)))
+            accs = self._fold_stages(loop)
+            if slices > 1:
+                js = list(range(len(self.k.stages)))
+                self._tree_reduce(js, accs, stride=tile, lane=c)
+            with self.block(f"if ({sl} == 0 && {inside})"):
+                scope = {}
+                for st in self.k.stores:
+                    self.store(st, scope, kept)
+        return LaunchSpec("column", ntiles, d.local_size, tile=tile, slices=slices)
+
+    @contextlib.contextmanager
+    def _guarded(self, cond, loop):
+        with self.block(f"if ({cond})"), loop:
+            yield
+
+
+def column_split(nkept, nred, local_size):
+    """``(tile, slices)`` of a threaded accumulate-style kernel, ``tile * slices ==
+    local_size``: a kernel with few reduced points (< 64) or many kept ones (>= 65536)
+    keeps one slice (a thread per kept point, folding in order); otherwise up to
+    ``local_size / 8`` slices, at least 16 reduced points each (a symbolic count: the
+    most), so tiles of 8 kept points still fill 32-byte memory sectors."""
+    few = isinstance(nred, (int, np.integer)) and nred < 64
+    many = isinstance(nkept, (int, np.integer)) and nkept >= 1 << 16
+    if few or many or local_size < 16:
+        return local_size, 1
+    slices = local_size // 8
+    if isinstance(nred, (int, np.integer)):
+        while slices > 1 and nred // slices < 16:
+            slices //= 2
+    return local_size // slices, slices
+
+
+def _ceil_div(n, m):
+    if isinstance(n, (int, np.integer)):
+        return -(-int(n) // m)
+    return sympy.ceiling(sympy.sympify(n) / m)
 
 
 def render(kernel, dialect="c", name=None):
