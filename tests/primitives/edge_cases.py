@@ -344,6 +344,41 @@ def _dot(dt):
             Case("dot_general", "dot_general outer + epilogue", gemm_epilogue, (col, row))]
 
 
+def _windowed(dt):
+    """Pools over the long rows (windows of 2 and 3 meet zeros of both signs, ties, inf and
+    NaN; the identity pads), the selected element's gather and scatter, and convolutions
+    of the rows with small kernels (a window of 1 and a sum of 2)."""
+    if dt not in FLOATS + INTS + UINTS:
+        return []
+    _, long = rows(dt)
+    p2 = ((1, 2), (1, 1), ((0, 0), (0, 1)), (1, 1), (1, 1))
+    p3 = ((2, 3), (1, 2), ((0, 0), (1, 1)), (1, 1), (1, 1))
+    lo, hi = (-np.inf, np.inf) if dt.kind == "f" else (np.iinfo(dt).min, np.iinfo(dt).max)
+    out = []
+    for tag, p in (("2", p2), ("2x3/2", p3)):
+        out += [Case("reduce_window_sum", f"sum pool {tag}",
+                     lambda x, p=p: lax.reduce_window(x, 0, lax.add, *p), (long,)),
+                Case("reduce_window_max", f"max pool {tag}",
+                     lambda x, p=p: lax.reduce_window(x, lo, lax.max, *p), (long,)),
+                Case("reduce_window_min", f"min pool {tag}",
+                     lambda x, p=p: lax.reduce_window(x, hi, lax.min, *p), (long,))]
+        if dt.kind == "f":
+            t = np.arange(long.size, dtype=dt).reshape(long.shape)
+            out += [Case("select_and_gather_add", f"gather {tag}",
+                         lambda t, x, p=p: [lax.select_and_gather_add(t, x, "ge", *p),
+                                            lax.select_and_gather_add(t, x, "le", *p)],
+                         (t, long)),
+                    Case("select_and_scatter_add", f"scatter {tag}",
+                         lambda x, p=p: lax.select_and_scatter_add(
+                             lax.reduce_window(x, lo, lax.max, *p), x, "ge", *p), (long,))]
+    k1 = np.asarray([1, 2], dt).reshape(2, 1, 1)
+    k2 = np.ones((1, 1, 2), dt)
+    return out + [Case("conv_general_dilated", "conv window 1",
+                       lambda x, k: lax.conv(x[:, None, :], k, (1,), "VALID"), (long, k1)),
+                  Case("conv_general_dilated", "conv sum of 2",
+                       lambda x, k: lax.conv(x[:, None, :], k, (1,), "SAME"), (long, k2))]
+
+
 def _complex(dt):
     if dt not in (F32, F64):
         return []
@@ -496,6 +531,9 @@ CASES = {
     "cummin": _reductions("cummin", _cum(lax.cummin), "number"),
     "(simplifier rewrites)": _rewrites,
     "gather": _gather, "sort": _sort, "dot_general": _dot, "threefry2x32": _threefry,
+    **dict.fromkeys(["reduce_window_sum", "reduce_window_max", "reduce_window_min",
+                     "select_and_gather_add", "select_and_scatter_add",
+                     "conv_general_dilated"], _windowed),
     **dict.fromkeys(["complex", "real", "imag", "conj"], _complex),
     **dict.fromkeys(["cond", "while", "scan", "stop_gradient", "checkpoint",
                      "checkpoint_name"], _control_flow),
@@ -522,6 +560,8 @@ FUSED = {n for n in CASES if n not in (
     "squeeze", "expand_dims", "iota", "dynamic_slice", "dynamic_update_slice", "gather",
     "scatter", "scatter-add", "scatter-mul", "scatter-min", "scatter-max", "scatter-sub",
     "sort", "dot_general", "threefry2x32", "cond", "while", "scan", "stop_gradient",
+    "reduce_window_sum", "reduce_window_max", "reduce_window_min", "select_and_gather_add",
+    "select_and_scatter_add", "conv_general_dilated",
     "checkpoint", "checkpoint_name", "custom_jvp_call", "custom_vjp_call",
     "bitcast_convert_type", "cumsum", "cumprod", "complex", "real", "imag", "conj")}
 

@@ -9,7 +9,7 @@ import tjit  # noqa: F401  (registers every primitive)
 from tjit.primitives.base import REGISTRY
 
 RECORD_MODULES = ["test_elementwise", "test_structural", "test_slicing", "test_reductions",
-                  "test_indexing", "test_linalg"]
+                  "test_indexing", "test_linalg", "test_conv", "test_reduce_window"]
 
 # Primitives whose values are checked by dedicated tests rather than op records.
 DEDICATED = {

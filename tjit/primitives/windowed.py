@@ -1,0 +1,305 @@
+"""Windowed reductions: XLA's ReduceWindow for the add/max/min monoids (the pooling layers
+of stax and flax), and the two primitives their derivatives need, as in JAX:
+
+* ``reduce_window_sum``, ``reduce_window_max``, ``reduce_window_min`` (operand; params
+  ``window_dimensions``, ``window_strides``, ``padding`` (low, high) pairs,
+  ``base_dilation``, ``window_dilation``): the operand is dilated and padded with the
+  monoid's identity (0, -inf / the int minimum, +inf / the int maximum) and each output
+  is the reduction of one window. Max/min propagate NaN and order -0.0 below +0.0.
+* ``select_and_gather_add(tangents, operand, select_prim=ge|le, ...)``: per window, the
+  tangent at the position the operand's max (``ge``) or min (``le``) was taken from, the
+  first such position in row-major window order (XLA's select ``>=`` keeps the earlier
+  element at a tie). It is max pooling's jvp, linear in ``tangents``.
+* ``select_and_scatter_add(source, operand, ...)``: its transpose, adding each window's
+  ``source`` value into the selected position of an operand-shaped zero array.
+
+Reference implementations loop over the window offsets (a few) and are vectorized over
+the outputs: one strided slice of the framed operand per offset. They compile as library
+steps. Rules: sum is linear, its transpose a sum window over the cotangent padded with
+stride holes (JAX's ``_reduce_window_sum_transpose_rule``); max/min's jvp gathers the
+tangents with ``select_and_gather_add``; gather and scatter transpose into each other.
+Every primitive batches with a window of 1 over the mapped axis.
+"""
+
+import numpy as np
+
+from tjit.primitives import ieee_minmax
+from tjit.primitives.base import new_primitive, same_dtypes
+from tjit.primitives.conv import conv_out_dim, dilate_dim, frame, window_slices
+from tjit.primitives.elementwise import _quiet
+from tjit.tracing import dtypes
+from tjit.tracing.avals import ShapedArray
+from tjit.tracing.errors import ShapeError
+from tjit.tracing.shapes import shape_str
+
+reduce_window_sum_p = new_primitive("reduce_window_sum")
+reduce_window_max_p = new_primitive("reduce_window_max")
+reduce_window_min_p = new_primitive("reduce_window_min")
+select_and_gather_add_p = new_primitive("select_and_gather_add")
+select_and_scatter_add_p = new_primitive("select_and_scatter_add")
+
+
+def window_shape(name, x, window_dimensions, window_strides, padding, base_dilation,
+                 window_dilation):
+    """Output shape of a window reduction of ``x`` (a symbolic dim is taken to fit the
+    window)."""
+    nd = x.ndim
+    for what, v in (("window_dimensions", window_dimensions),
+                    ("window_strides", window_strides), ("padding", padding),
+                    ("base_dilation", base_dilation), ("window_dilation", window_dilation)):
+        if len(v) != nd:
+            raise ShapeError(f"{name}: {what} {tuple(v)} needs one entry per dim of the "
+                             f"operand of shape {shape_str(x.shape)}")
+    for what, v in (("window_dimensions", window_dimensions),
+                    ("window_strides", window_strides), ("base_dilation", base_dilation),
+                    ("window_dilation", window_dilation)):
+        if any(type(s) is not int or s < 1 for s in v):
+            raise ShapeError(f"{name}: {what} must be positive ints, got {tuple(v)} for an "
+                             f"operand of shape {shape_str(x.shape)}")
+    if any(len(p) != 2 for p in padding):
+        raise ShapeError(f"{name}: padding must be (low, high) pairs, got {padding}")
+    return tuple(conv_out_dim(*a) for a in zip(x.shape, window_dimensions, window_strides,
+                                               padding, base_dilation, window_dilation))
+
+
+def _identity(kind, dt):
+    dt = np.dtype(dt)
+    if kind == "sum":
+        return dt.type(0)
+    if dtypes.is_bool(dt):
+        return dt.type(kind == "min")
+    if dtypes.is_int(dt):
+        info = np.iinfo(dt)
+        return dt.type(info.min if kind == "max" else info.max)
+    return dt.type(-np.inf if kind == "max" else np.inf)
+
+
+def _windows(xp, x, fill, *, window_dimensions, window_strides, padding, base_dilation,
+             window_dilation):
+    """(output shape, iterator over the strided slices of the framed ``x``: one per
+    window offset, each of the output shape)."""
+    out_sp = tuple(conv_out_dim(*a) for a in zip(x.shape, window_dimensions, window_strides,
+                                                 padding, base_dilation, window_dilation))
+    framed = frame(xp, x, fill, padding, base_dilation, 0)
+    slices = window_slices(0, window_dimensions, out_sp, window_strides, window_dilation)
+    return out_sp, (framed[s] for s in slices)
+
+
+def _reducer_impl(kind):
+    def combine(xp, a, b):
+        if kind == "sum":
+            return a + b
+        return (ieee_minmax.maximum if kind == "max" else ieee_minmax.minimum)(xp, a, b)
+
+    def impl(xp, x, **params):
+        x = xp.asarray(x)
+        ident = _identity(kind, x.dtype)
+        out_sp, parts = _windows(xp, x, ident, **params)
+        if 0 in out_sp:
+            return xp.zeros(out_sp, x.dtype)
+        acc = xp.full(out_sp, ident, dtype=x.dtype)
+        for part in parts:
+            acc = combine(xp, acc, part)
+        return xp.asarray(acc, dtype=x.dtype)
+    return _quiet(impl)
+
+
+def _reducer_abstract(name):
+    def abstract(x, **params):
+        if name != "reduce_window_sum" or not dtypes.is_bool(x.dtype):
+            return ShapedArray(window_shape(name, x, **params), x.dtype)
+        raise TypeError(f"{name}: bool operands have no sum; convert to an integer dtype")
+    return abstract
+
+
+for _p, _kind in ((reduce_window_sum_p, "sum"), (reduce_window_max_p, "max"),
+                  (reduce_window_min_p, "min")):
+    _p.def_abstract_eval(_reducer_abstract(_p.name))
+    _p.def_impl(_reducer_impl(_kind))
+
+
+def _select_abstract(name):
+    def abstract(t, x, *, select_prim, **params):
+        same_dtypes(name, (t, x))
+        if select_prim not in ("ge", "le"):
+            raise ValueError(f"{name}: select_prim must be 'ge' (max) or 'le' (min), got "
+                             f"{select_prim!r}")
+        out = window_shape(name, x, **params)
+        if name == "select_and_gather_add":
+            if tuple(t.shape) != tuple(x.shape):
+                raise ShapeError(f"{name}: tangents and operand need the same shape, got "
+                                 f"{shape_str(t.shape)} and {shape_str(x.shape)}")
+            return ShapedArray(out, x.dtype)
+        if tuple(t.shape) != out:
+            raise ShapeError(f"{name}: source shape {shape_str(t.shape)} must be the window "
+                             f"reduction's output shape {shape_str(out)} for an operand of "
+                             f"shape {shape_str(x.shape)}")
+        return ShapedArray(tuple(x.shape), x.dtype)
+    return abstract
+
+
+select_and_gather_add_p.def_abstract_eval(_select_abstract("select_and_gather_add"))
+select_and_scatter_add_p.def_abstract_eval(_select_abstract("select_and_scatter_add"))
+
+
+def _selected_offsets(xp, x, select_prim, params):
+    """(output shape, index of the selected window offset per output, the offsets'
+    slices). NaN counts as the extreme (first NaN wins), as reduce_window_max."""
+    kind = "max" if select_prim == "ge" else "min"
+    ident = _identity(kind, x.dtype)
+    out_sp = tuple(conv_out_dim(*a) for a in zip(
+        x.shape, params["window_dimensions"], params["window_strides"], params["padding"],
+        params["base_dilation"], params["window_dilation"]))
+    slices = list(window_slices(0, params["window_dimensions"], out_sp,
+                                params["window_strides"], params["window_dilation"]))
+    framed = frame(xp, x, ident, params["padding"], params["base_dilation"], 0)
+    best = idx = None
+    for k, s in enumerate(slices):
+        v = framed[s]
+        if best is None:
+            best, idx = v, xp.zeros(out_sp, np.int64)
+            continue
+        better = v > best if kind == "max" else v < best
+        if x.dtype.kind in "fc":
+            better = better | (xp.isnan(v) & ~xp.isnan(best))
+        best = xp.where(better, v, best)
+        idx = xp.where(better, k, idx)
+    return out_sp, idx, slices
+
+
+def _gather_impl(xp, t, x, *, select_prim, **params):
+    t, x = xp.asarray(t), xp.asarray(x)
+    out_sp, idx, slices = _selected_offsets(xp, x, select_prim, params)
+    if 0 in out_sp or not slices:
+        return xp.zeros(out_sp, t.dtype)
+    tf = frame(xp, t, 0, params["padding"], params["base_dilation"], 0)
+    out = xp.zeros(out_sp, t.dtype)
+    for k, s in enumerate(slices):
+        out = xp.where(idx == k, tf[s], out)
+    return out
+
+
+def _scatter_impl(xp, src, x, *, select_prim, **params):
+    src, x = xp.asarray(src), xp.asarray(x)
+    out_sp, idx, slices = _selected_offsets(xp, x, select_prim, params)
+    if 0 in out_sp or not slices:
+        return xp.zeros(x.shape, src.dtype)
+    # accumulate in the framed (dilated, padded) coordinates, then read the operand's
+    # positions back out of them; for one offset the slice's positions are distinct
+    full, place = [], []
+    for d, (lo, hi), r in zip(x.shape, params["padding"], params["base_dilation"]):
+        inner = dilate_dim(d, r)
+        lo_p, hi_p = max(lo, 0), max(hi, 0)
+        full.append(lo_p + inner + hi_p)
+        place.append(slice(lo_p, lo_p + inner, r))
+    crop = tuple(slice(max(-lo, 0), n - max(-hi, 0))
+                 for n, (lo, hi) in zip(full, params["padding"]))
+    acc = xp.zeros(tuple(full), src.dtype)
+    view = acc[crop]
+    zero = src.dtype.type(0)
+    for k, s in enumerate(slices):
+        view[s] += xp.where(idx == k, src, zero)
+    return acc[tuple(place)]
+
+
+select_and_gather_add_p.def_impl(_quiet(_gather_impl))
+select_and_scatter_add_p.def_impl(_quiet(_scatter_impl))
+
+
+# -- transformation rules ----------------------------------------------------------------------
+from tjit.primitives import rules as _r
+from tjit.primitives.conv import _vjp_lhs_padding
+from tjit.primitives.slicing import pad_p
+from tjit.tracing.core import Array as _Array
+from tjit.tracing.core import get_aval as _aval
+
+
+def _sum_transpose(ct, x, *, window_dimensions, window_strides, padding, base_dilation,
+                   window_dilation):
+    shape = x.aval.shape
+    if type(ct) is _r.Zero:
+        return [_r.Zero(x.aval)]
+    pads = _vjp_lhs_padding(shape, window_dimensions, window_strides, _aval(ct).shape,
+                            padding, base_dilation, window_dilation)
+    cfg = tuple((lo, hi, s - 1) for (lo, hi), s in zip(pads, window_strides))
+    zero = _Array(np.zeros((), _aval(ct).dtype), False)
+    padded = pad_p.bind(ct, zero, padding_config=cfg)
+    ones = (1,) * len(shape)
+    out = reduce_window_sum_p.bind(padded, window_dimensions=tuple(window_dimensions),
+                                   window_strides=tuple(base_dilation),
+                                   padding=((0, 0),) * len(shape), base_dilation=ones,
+                                   window_dilation=tuple(window_dilation))
+    return [out]
+
+
+_r.deflinear(reduce_window_sum_p, _sum_transpose)
+
+
+def _minmax_jvp(select_prim):
+    def jvp(g, x, **params):
+        return select_and_gather_add_p.bind(g, x, select_prim=select_prim, **params)
+    return jvp
+
+
+_r.defjvp(reduce_window_max_p, _minmax_jvp("ge"))
+_r.defjvp(reduce_window_min_p, _minmax_jvp("le"))
+
+
+def _gather_transpose(ct, t, x, *, select_prim, **params):
+    assert _r.is_undefined_primal(t) and not _r.is_undefined_primal(x)
+    if type(ct) is _r.Zero:
+        return [_r.Zero(t.aval), None]
+    return [select_and_scatter_add_p.bind(ct, x, select_prim=select_prim, **params), None]
+
+
+def _scatter_transpose(ct, s, x, *, select_prim, **params):
+    assert _r.is_undefined_primal(s) and not _r.is_undefined_primal(x)
+    if type(ct) is _r.Zero:
+        return [_r.Zero(s.aval), None]
+    return [select_and_gather_add_p.bind(ct, x, select_prim=select_prim, **params), None]
+
+
+# linear in the first operand; the operand only chooses positions (no derivative)
+_r.defjvp(select_and_gather_add_p,
+          lambda g, t, x, **p: select_and_gather_add_p.bind(g, x, **p), None)
+_r.defjvp(select_and_scatter_add_p,
+          lambda g, s, x, **p: select_and_scatter_add_p.bind(g, x, **p), None)
+select_and_gather_add_p.transpose = _gather_transpose
+select_and_scatter_add_p.transpose = _scatter_transpose
+
+
+def _with_unit_window(bdim, params):
+    """Params with a trivial window inserted at the batch axis ``bdim``."""
+    new = dict(params)
+    for key, unit in (("window_dimensions", 1), ("window_strides", 1), ("padding", (0, 0)),
+                      ("base_dilation", 1), ("window_dilation", 1)):
+        v = list(params[key])
+        v.insert(bdim, unit)
+        new[key] = tuple(v)
+    return new
+
+
+def _reducer_batch(prim):
+    def rule(args, dims, **params):
+        (x,), (d,) = args, dims
+        return prim.bind(x, **_with_unit_window(d, params)), d
+    return rule
+
+
+for _p in (reduce_window_sum_p, reduce_window_max_p, reduce_window_min_p):
+    _p.batch = _reducer_batch(_p)
+
+
+def _select_batch(prim):
+    def rule(args, dims, **params):
+        a, x = args
+        da, dx = dims
+        size = _aval(a).shape[da] if da is not None else _aval(x).shape[dx]
+        a = _r.bdim_at_front(a, da, size)
+        x = _r.bdim_at_front(x, dx, size)
+        return prim.bind(a, x, **_with_unit_window(0, params)), 0
+    return rule
+
+
+select_and_gather_add_p.batch = _select_batch(select_and_gather_add_p)
+select_and_scatter_add_p.batch = _select_batch(select_and_scatter_add_p)
