@@ -22,6 +22,7 @@ import sympy
 
 from tests.lower import test_codegen as T
 from tjit.lower.c.renderer import column_split
+from tjit.lower.loops import prod
 from tjit.xla_like import kernel_ir as K
 
 F32, F64, I32, I64, BOOL = T.F32, T.F64, T.I32, T.I64, T.BOOL
@@ -94,13 +95,6 @@ def check(case, got, want):
             np.testing.assert_allclose(g, w, rtol=tol, atol=tol, err_msg=what)
 
 
-def _prod(dims):
-    out = 1
-    for d in dims:
-        out = out * d
-    return out
-
-
 def mode_for(k):
     """exact unless the kernel has transcendentals or reassociated float sums."""
     nodes = K.all_nodes(k)
@@ -112,7 +106,7 @@ def mode_for(k):
     red = [d for a, d in enumerate(k.shape) if a in k.reduce_axes]
     kept = [d for a, d in enumerate(k.shape) if a not in k.reduce_axes]
     in_order = not k.row_style and len(k.reduce_axes) == 1 and \
-        column_split(_prod(kept), _prod(red), 64)[1] == 1
+        column_split(prod(kept), prod(red), 64)[1] == 1
     if not in_order and any(s.monoid in ("sum", "prod") and np.dtype(s.dtype).kind == "f"
                             and k.reduce_axes for s in k.stages):
         return "close"

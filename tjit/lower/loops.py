@@ -23,7 +23,8 @@ import sympy
 
 from tjit.xla_like import kernel_ir as K
 
-__all__ = ["AxisPlan", "index_maps", "plan_axes", "reused_value", "same", "stage_levels"]
+__all__ = ["AxisPlan", "ceil_div", "index_maps", "plan_axes", "prod", "reused_value", "same",
+           "stage_levels"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -44,6 +45,21 @@ def same(x, y):
     if x == y:
         return True
     return sympy.expand(sympy.sympify(x) - sympy.sympify(y)) == 0
+
+
+def prod(dims):
+    """The product of ints or sympy expressions (1 for none)."""
+    out = 1
+    for d in dims:
+        out = out * d
+    return out
+
+
+def ceil_div(n, m):
+    """``ceil(n / m)`` for an int or sympy ``n`` and a positive int ``m``."""
+    if isinstance(n, (int, np.integer)):
+        return -(-int(n) // m)
+    return sympy.ceiling(sympy.sympify(n) / m)
 
 
 def index_maps(k):
@@ -78,12 +94,7 @@ def plan_axes(k, split=None):
                 groups[-1].append(a)
                 continue
         groups.append([a])
-    extents = []
-    for g in groups:
-        e = 1
-        for a in g:
-            e = e * k.shape[a]
-        extents.append(e)
+    extents = [prod(k.shape[a] for a in g) for g in groups]
     par = next((g for g, axes in enumerate(groups) if split in axes), None)
     return AxisPlan(tuple(tuple(g) for g in groups), tuple(g[0] in red for g in groups),
                     tuple(extents), par)

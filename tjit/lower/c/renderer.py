@@ -67,7 +67,7 @@ import sympy
 from tjit.lower.c import dialects, vectors
 from tjit.lower.c.scalar import TRANSCENDENTAL, Scalar, check_dtype
 from tjit.lower.c.sizes import Sizes, param_name
-from tjit.lower.loops import plan_axes, reused_value, stage_levels
+from tjit.lower.loops import ceil_div, plan_axes, prod, reused_value, stage_levels
 from tjit.xla_like import kernel_ir as K
 
 __all__ = ["CSource", "LaunchSpec", "Param", "render"]
@@ -139,13 +139,6 @@ class CSource:
     #: may follow one prelude in one translation unit / program.
     prelude: str = ""
     body: str = ""
-
-
-def _prod(dims):
-    out = 1
-    for d in dims:
-        out = out * d
-    return out
 
 
 def _zero(c):
@@ -269,7 +262,7 @@ class _Renderer:
         ``gs`` (their ``extents``, default the plan's), decomposed into their indices
         (the innermost varies fastest)."""
         ext = extents or {g: self.plan.extents[g] for g in gs}
-        total = _prod(ext[g] for g in gs)
+        total = prod(ext[g] for g in gs)
         f = self.var("f")
         with self.block(f"for ({self.i64} {f} = {first}; {f} < {self.sizes(total)}; "
                         f"{f} += {step})"):
@@ -392,7 +385,7 @@ class _Renderer:
                 self.stage_vals[j] = self._bind(self.typed(s.expr, s.dtype, scope), s.dtype)
             for st in k.stores:
                 self.store(st, scope, axes)
-        return LaunchSpec("pointwise", _prod(self.plan.extents), d.local_size)
+        return LaunchSpec("pointwise", prod(self.plan.extents), d.local_size)
 
     def _bind(self, text, dt):
         name = self.var("s")
@@ -433,7 +426,7 @@ class _Renderer:
                             self._load(st.arg, self.affine(st.index), node.dtype), node.dtype)
                     for st in inner_st:
                         self.store(st, scope, outer + inner)
-        return LaunchSpec("row", _prod(self.plan.extents[g] for g in outer), d.local_size)
+        return LaunchSpec("row", prod(self.plan.extents[g] for g in outer), d.local_size)
 
     def _inner(self, inner):
         d = self.d
@@ -551,7 +544,7 @@ class _Renderer:
                                  f"stored into argument {st.arg}")
         red = [g for g, r in enumerate(self.plan.reduce) if r]
         kept = [g for g, r in enumerate(self.plan.reduce) if not r]
-        nkept = _prod(self.plan.extents[g] for g in kept)
+        nkept = prod(self.plan.extents[g] for g in kept)
         if d.threaded:
             return self._columns(red, kept, nkept)
         with self.nest(kept, innermost=not red):
@@ -585,9 +578,9 @@ class _Renderer:
         ... in order), then a pairwise tree over the slices (``_tree_reduce`` with
         stride ``tile``); slice 0 stores. One slice is the plain in-order loop."""
         d, lid = self.d, self.d.local_id
-        nred = _prod(self.plan.extents[g] for g in red)
+        nred = prod(self.plan.extents[g] for g in red)
         tile, slices = column_split(nkept, nred, d.local_size)
-        ntiles = _ceil_div(nkept, tile)
+        ntiles = ceil_div(nkept, tile)
         c, sl, t, kf = self.var("c"), self.var("sl"), self.var("t"), self.var("kf")
         self.emit(f"const {self.i64} {c} = {lid} % {tile};")
         self.emit(f"const {self.i64} {sl} = {lid} / {tile};")
@@ -631,12 +624,6 @@ def column_split(nkept, nred, local_size):
         while slices > 1 and nred // slices < 16:
             slices //= 2
     return local_size // slices, slices
-
-
-def _ceil_div(n, m):
-    if isinstance(n, (int, np.integer)):
-        return -(-int(n) // m)
-    return sympy.ceiling(sympy.sympify(n) / m)
 
 
 def render(kernel, dialect="c", name=None):

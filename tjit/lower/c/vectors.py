@@ -15,9 +15,8 @@ move (broadcast loads, per-row factors) are computed once per chunk.
 """
 
 import numpy as np
-import sympy
 
-from tjit.lower.loops import same
+from tjit.lower.loops import ceil_div, prod, same
 from tjit.xla_like import kernel_ir as K
 
 __all__ = ["VectorPlan", "render", "vector_plan"]
@@ -76,12 +75,6 @@ def _invariant(k, a):
     return inv
 
 
-def _ceil_div(n, m):
-    if isinstance(n, (int, np.integer)):
-        return -(-int(n) // m)
-    return sympy.ceiling(sympy.sympify(n) / m)
-
-
 def render(r, vp):
     """Emit the pointwise kernel of renderer ``r`` by chunks of ``vp.w`` points; returns
     the number of work items (chunks)."""
@@ -89,7 +82,7 @@ def render(r, vp):
     axes = list(range(len(r.plan.groups)))
     ext = {x: r.plan.extents[x] for x in axes}
     n = ext[g]
-    ext[g] = _ceil_div(n, w)
+    ext[g] = ceil_div(n, w)
     inv = _invariant(r.k, vp.a)
     with r.strided(axes, d.global_id, d.global_size, ext):
         base = r.var("e")
@@ -116,7 +109,7 @@ def render(r, vp):
                 scope = dict(shared)
                 for st in r.k.stores:
                     r.store(st, scope)
-    return _prod(ext.values())
+    return prod(ext.values())
 
 
 def _vector_chunk(r, vp, base, shared, ptrs, vstores):
@@ -137,10 +130,3 @@ def _vector_chunk(r, vp, base, shared, ptrs, vstores):
     for st in vstores:
         v = d.vmake.format(vt=vp.vt, args=", ".join(lanes[id(st)]))
         r.emit(d.vstore.format(vt=vp.vt, n=vp.w, ptr=ptrs[id(st)], value=v))
-
-
-def _prod(dims):
-    out = 1
-    for x in dims:
-        out = out * x
-    return out
