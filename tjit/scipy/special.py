@@ -179,7 +179,8 @@ def betaln(a, b):
     ``-(hi - 1/2) log1p(lo / hi) - lo log(lo + hi) + lo + d(hi) - d(lo + hi)`` with the
     correction ``d(x) = gammaln(x) - ((x - 1/2) log x - x + log(2 pi) / 2)``: the plain
     sum of three gammalns would lose ``|gammaln(a + b)| * eps`` to cancellation (1e-6
-    relative at ``betaln(1e10, 1)``)."""
+    relative at ``betaln(1e10, 1)``); where both are >= 10, Stirling's series for all
+    three gammas, whose large terms then share one sign."""
     a, b = _inexact("betaln", a, b)
     lo, hi = jnp.minimum(a, b), jnp.maximum(a, b)
     big = hi >= 10
@@ -189,6 +190,14 @@ def betaln(a, b):
         _stirling_correction(hi_s) - _stirling_correction(lo_s + hi_s)
     plain = lax.lgamma(a) + lax.lgamma(b) - lax.lgamma(a + b)
     out = jnp.where(big & (lo > 0), lax.lgamma(lo) + diff, plain)
+    # both >= 10: Stirling for all three (lgamma(lo) would cancel against diff)
+    both = lo >= 10
+    lo_b = jnp.where(both, lo, 10.0)
+    stirling = 0.5 * np.log(2 * np.pi) - 0.5 * jnp.log(lo_b + hi_s) - \
+        (lo_b - 0.5) * jnp.log1p(hi_s / lo_b) - (hi_s - 0.5) * jnp.log1p(lo_b / hi_s) + \
+        _stirling_correction(lo_b) + _stirling_correction(hi_s) - \
+        _stirling_correction(lo_b + hi_s)
+    out = jnp.where(both, stirling, out)
     return jnp.where(jnp.isinf(hi) & (lo > 0), -np.inf, out)  # B(a, inf) = 0
 
 
