@@ -18,9 +18,12 @@ from tjit.xla_like import kernel_ir as K
 class FakeDeviceArray(np.ndarray):
     """A "device" array: NumPy memory that the backend must treat as a GPU buffer."""
 
+    device_id = 0     # (set on an instance: an array on another GPU)
+
     @property
     def device(self):
-        return _DEVICE
+        return _DEVICE if self.device_id == 0 else types.SimpleNamespace(
+            id=self.device_id, synchronize=lambda: None)
 
     def get(self):
         return np.array(self)
@@ -73,8 +76,19 @@ class FakeCupy(types.ModuleType):
             Device=_Device, runtime=runtime,
             memory=types.SimpleNamespace(OutOfMemoryError=OutOfMemoryError))
 
+    #: Allocations larger than this raise OutOfMemoryError (as CuPy's pool does).
+    memory_limit = 1 << 30
+
     def empty(self, shape, dtype=np.float64):
+        n = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+        if n > self.memory_limit:
+            raise OutOfMemoryError(f"Out of memory allocating {n:,} bytes (allocated so "
+                                   f"far: 0 bytes).")
         return FakeDeviceArray(shape, dtype)
+
+    @staticmethod
+    def get_default_memory_pool():
+        return types.SimpleNamespace(total_bytes=lambda: 0, used_bytes=lambda: 0)
 
     def array(self, a, dtype=None, order="C"):
         return _new(np.array(a, dtype=dtype, order="C"))

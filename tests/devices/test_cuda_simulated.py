@@ -90,3 +90,30 @@ def test_donation_writes_into_the_donated_buffer(gpu, rng):
     out = tjit.jit(lambda x: x * 2 + 1, donate_argnums=0)(x)
     assert x.is_deleted() and out._value.ctypes.data == ptr
     np.testing.assert_allclose(np.asarray(out), want)
+
+
+def test_gpu_names_and_platforms(gpu, monkeypatch):
+    monkeypatch.setenv("TJIT_PLATFORMS", "gpu,cpu")
+    assert tjit.default_backend() == "gpu"
+    monkeypatch.setenv("TJIT_PLATFORMS", "cpu")
+    assert tjit.default_backend() == "cpu"
+    x = np.arange(3, dtype=F32)
+    check(tjit.jit(lambda x: x + 1, backend="gpu")(x), x + 1)
+    check(tjit.jit(lambda x: x + 1, device=tjit.devices("gpu")[0])(x), x + 1)
+
+
+def test_operands_on_two_gpus_are_refused(gpu):
+    a = tjit.device_put(np.ones(3, F32))
+    other = gpu.asarray(np.ones(3, F32)).copy()
+    other.device_id = 1
+    b = tjit.Array(other)
+    with pytest.raises(ValueError, match="two devices .*device_put"):
+        a + b
+
+
+def test_out_of_memory_names_bytes_and_keeps_arguments(gpu):
+    x = tjit.device_put(np.ones(1 << 16, F32))
+    with pytest.raises(MemoryError) as e:
+        tjit.jit(lambda x: x[:, None] * x[None, :])(x)    # 16 GiB > the fake's 1 GiB
+    assert "17,179,869,184 bytes" in str(e.value) and e.value.nbytes == 1 << 34
+    assert not x.is_deleted() and np.asarray(x).sum() == 1 << 16
