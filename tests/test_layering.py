@@ -22,6 +22,7 @@ FORBIDDEN = {
     "lax": ["tjit.xla_like", "tjit.lower", "tjit.devices"],
     "nn": ["tjit.xla_like", "tjit.lower", "tjit.devices"],
     "random": ["tjit.xla_like", "tjit.lower", "tjit.devices"],
+    "scipy": ["tjit.xla_like", "tjit.lower", "tjit.devices"],
 }
 
 
