@@ -16,6 +16,7 @@ the measured device-copy bandwidth. CuPy runs the NumPy-style function eagerly.
 """
 
 import argparse
+import gc
 import itertools
 import json
 import os
@@ -88,7 +89,18 @@ def flat(r):
 
 
 def time_lib(fn, args, wait, cfg):
-    """(latency ms, throughput ms per call)."""
+    """(latency ms, throughput ms per call), with Python's garbage collector off while
+    timing, as ``timeit`` does (with JAX and PyTorch loaded, a full collection costs
+    ~0.1 s and lands in whichever loop crosses its threshold)."""
+    gc.collect()
+    gc.disable()
+    try:
+        return _time_lib(fn, args, wait, cfg)
+    finally:
+        gc.enable()
+
+
+def _time_lib(fn, args, wait, cfg):
     for _ in range(2):
         wait(fn(*args))
     lat = []
