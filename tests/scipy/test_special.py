@@ -245,3 +245,16 @@ def test_vmap_matches_loop(rng):
     check_vmap(lambda a, x: S.xlogy(x, a) * S.zeta(a + 1, x), (a.T, x), in_axes=(1, 0),
                rtol=1e-5)
     check_vmap(lambda x: S.ndtri(x) + S.i1e(x) + S.polygamma(1.0, x), (x,), rtol=1e-5)
+
+
+def test_logit_near_one_half(x64):
+    """2 atanh(2x - 1) where log(x / (1 - x)) cancels (SciPy's logit loses ~1e-8 at
+    x = 0.5 + 1e-9); reference: 30-digit mpmath."""
+    x = np.array([0.5 + 1e-9, 0.5 - 3e-12, 0.26, 0.74, 0.2, 0.9])
+    def ref(x):
+        with mpmath.workdps(30):
+            return [float(mpmath.log(mpmath.mpf(float(v)) / (1 - mpmath.mpf(float(v)))))
+                    for v in x]
+    assert_close(S.logit(x), ref(x), 2e-16)
+    x32 = np.float32([0.5 + 2 ** -20, 0.5 - 2 ** -24, 0.26, 0.74, 0.2, 0.9])
+    np.testing.assert_allclose(S.logit(x32), ref(x32), rtol=3e-7)

@@ -127,9 +127,11 @@ def _log_ndtr_jvp(series_order, primals, tangents):
 
 
 def logit(x):
-    """``log(x / (1 - x))``, the inverse of :func:`expit`."""
+    """``log(x / (1 - x))``, the inverse of :func:`expit`. On [1/4, 3/4], where the
+    result is near 0 and the log would cancel, ``2 atanh(2x - 1)`` (2x - 1 is exact)."""
     (x,) = _inexact("logit", x)
-    return jnp.log(x / (1 - x))
+    mid = (x >= 0.25) & (x <= 0.75)
+    return jnp.where(mid, 2 * jnp.arctanh(2 * jnp.where(mid, x, 0.5) - 1), jnp.log(x / (1 - x)))
 
 
 def expit(x):
