@@ -124,6 +124,10 @@ def test_gaussian_kde(x64, rng):
     s = k1.resample(tjit.random.PRNGKey(0), (2000,))
     assert s.shape == (1, 2000)
     assert abs(float(jnp.mean(s)) - float(np.mean(data[0]))) < 0.1
+    # a kde is a pytree: built, passed and evaluated under jit
+    kj = tjit.jit(lambda d, p: S.gaussian_kde(d).logpdf(p))(data, pts)
+    assert_close(kj, st.gaussian_kde(data).logpdf(pts), 1e-13)
+    assert_close(tjit.jit(lambda k, p: k(p))(k1, pts[0]), r1(pts[0]), 1e-13)
     with pytest.raises(ValueError, match="bw_method"):
         S.gaussian_kde(data, bw_method="wide")
     with pytest.raises(ValueError, match="dimension"):

@@ -6,8 +6,10 @@ from tjit import lax, random
 from tjit import numpy as jnp
 from tjit.scipy import special
 from tjit.scipy.stats._util import cast_inexact
+from tjit.tracing.tree_util import register_pytree_node_class
 
 
+@register_pytree_node_class
 class gaussian_kde:
     """A Gaussian KDE of ``dataset`` (shape (d, n), or (n,) for d = 1).
 
@@ -16,8 +18,29 @@ class gaussian_kde:
       bw_method: "scott" (default), "silverman", a scalar factor or a callable of the kde.
       weights: optional non-negative weights of the points (normalized to sum 1).
 
-    The kernel covariance is the weighted data covariance times ``factor**2``.
+    The kernel covariance is the weighted data covariance times ``factor**2``. A kde is a
+    pytree (of its arrays), so it can be passed to and returned from jitted functions.
     """
+
+    _FIELDS = ("neff", "dataset", "weights", "factor", "covariance", "inv_cov")
+
+    def tree_flatten(self):
+        return tuple(getattr(self, f) for f in self._FIELDS), None
+
+    @classmethod
+    def tree_unflatten(cls, aux, children):
+        kde = object.__new__(cls)
+        for f, v in zip(cls._FIELDS, children):
+            setattr(kde, f, v)
+        return kde
+
+    @property
+    def d(self):
+        return self.dataset.shape[0]
+
+    @property
+    def n(self):
+        return self.dataset.shape[1]
 
     def __init__(self, dataset, bw_method=None, weights=None):
         dataset = jnp.atleast_2d(cast_inexact("gaussian_kde", dataset)[0])
@@ -33,7 +56,7 @@ class gaussian_kde:
                 raise ValueError(f"gaussian_kde: weights must have shape ({n},), got "
                                  f"{weights.shape}")
             weights = weights / jnp.sum(weights)
-        self.dataset, self.weights, self.d, self.n = dataset, weights, d, n
+        self.dataset, self.weights = dataset, weights
         self.neff = 1.0 / jnp.sum(weights * weights)
         if bw_method is None or bw_method == "scott":
             factor = self.neff ** (-1.0 / (d + 4))
