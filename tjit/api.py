@@ -608,9 +608,10 @@ class Compiled:
             Array(_as_output(o, a.dtype), a.weak_type)
             for o, a in zip(outs, self.lowered.jaxpr.out_avals)])
 
-    def as_text(self, llvm=False):
-        """The fused program and each kernel's IR (``llvm=True`` adds the LLVM IR)."""
-        return self.executable.as_text(llvm=llvm)
+    def as_text(self, source=False, llvm=False):
+        """The fused program and each kernel's IR; ``source=True`` adds each kernel's
+        backend source (LLVM IR on the CPU, CUDA or OpenCL C); ``llvm=`` is its old name."""
+        return self.executable.as_text(source=source or llvm)
 
     def memory_analysis(self, **sizes):
         """Argument, output and temporary bytes (``sizes``: values for size symbols of a

@@ -771,3 +771,13 @@ def test_and_or_monoids_need_integer_or_bool():
                  reduce_axes=(0,))
     with pytest.raises(ValueError, match="monoid 'and' needs an integer or bool dtype"):
         K.check_kernel(k)
+
+
+def test_as_text_source_shows_the_backend_kernel_source():
+    """``as_text(source=True)`` adds each kernel's source (LLVM IR on the CPU);
+    ``llvm=True`` is the same, by its old name."""
+    import tjit
+    c = tjit.jit(lambda x: x * 2.0 + 1.0).lower(np.ones(8, np.float32)).compile()
+    text = c.as_text(source=True)
+    assert "LLVM IR of" in text and "define" in text and "define" not in c.as_text()
+    assert c.as_text(llvm=True) == text

@@ -129,9 +129,9 @@ class CpuExecutable(Executable):
         return _Runner(self.program, self.fns, env)
 
     # -- inspection -----------------------------------------------------------------------
-    def as_text(self, llvm=False):
+    def as_text(self, source=False, llvm=False):
         text = self.program.text()
-        if llvm:
+        if source or llvm:     # the CPU backend's kernel source is LLVM IR
             programs = [self.program] + self.program.sub_programs()
             for k in [k for p in programs for k in p.kernels]:
                 text += "\n\n; ---- LLVM IR of " + k.name + "\n" + kernel_cache.llvm_ir(k)

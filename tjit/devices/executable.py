@@ -34,7 +34,7 @@ class Executable:
         and the donated positions the program uses (aliased or returned unchanged)."""
         return {}, set()
 
-    def as_text(self, llvm=False):
+    def as_text(self, source=False, llvm=False):
         raise NotImplementedError
 
     def memory_analysis(self, env=None):
@@ -86,7 +86,7 @@ class InterpreterExecutable(Executable):
         j = self._jaxpr_for(flat_args) if self.polymorphic else self._jaxpr
         return eval_jaxpr_reference(j, self._consts, flat_args, self.xp)
 
-    def as_text(self, llvm=False):
+    def as_text(self, source=False, llvm=False):
         return str(self.closed_jaxpr)
 
 
