@@ -23,6 +23,9 @@ FORBIDDEN = {
     "nn": ["tjit.xla_like", "tjit.lower", "tjit.devices"],
     "random": ["tjit.xla_like", "tjit.lower", "tjit.devices"],
     "scipy": ["tjit.xla_like", "tjit.lower", "tjit.devices"],
+    # JAX's example libraries: written on the public API only, as user code would be
+    "example_libraries": ["tjit.tracing", "tjit.primitives", "tjit.transforms",
+                          "tjit.xla_like", "tjit.lower", "tjit.devices"],
 }
 
 

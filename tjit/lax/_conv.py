@@ -7,7 +7,12 @@ import numpy as np
 
 from tjit.lax._dot import _canonical_pref, _operands, canonicalize_precision
 from tjit.lax._slicing import rev
-from tjit.primitives.conv import ConvDimensionNumbers, conv_general_dilated_p, dilate_dim
+from tjit.primitives.conv import (
+    ConvDimensionNumbers,
+    conv_general_dilated_p,
+    conv_out_dim,
+    dilate_dim,
+)
 from tjit.tracing.errors import ShapeError
 
 
@@ -207,6 +212,44 @@ def conv_transpose(lhs, rhs, strides, padding, rhs_dilation=None, dimension_numb
                                 preferred_element_type=preferred_element_type)
 
 
+def _permuted(shape, perm):
+    return tuple(shape[p] for p in perm)
+
+
+def _unpermuted(shape, perm):
+    out = [None] * len(perm)
+    for i, p in enumerate(perm):
+        out[p] = shape[i]
+    return tuple(out)
+
+
+def conv_general_shape_tuple(lhs_shape, rhs_shape, window_strides, padding,
+                             dimension_numbers):
+    """Output shape of ``conv_general_dilated`` without dilation (JAX's helper, used by
+    stax to compute layer shapes without running them)."""
+    dn = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers)
+    lt, rt = _permuted(lhs_shape, dn.lhs_spec), _permuted(rhs_shape, dn.rhs_spec)
+    strides = _tuple(window_strides, len(lt) - 2, "window_strides")
+    if isinstance(padding, str):
+        padding = padtype_to_pads(lt[2:], rt[2:], strides, padding)
+    out = (lt[0], rt[0]) + tuple(conv_out_dim(i, k, s, p, 1, 1) for i, k, s, p in
+                                 zip(lt[2:], rt[2:], strides, padding))
+    return _unpermuted(out, dn.out_spec)
+
+
+def conv_transpose_shape_tuple(lhs_shape, rhs_shape, window_strides, padding,
+                               dimension_numbers):
+    """Output shape of ``conv_transpose`` (JAX's helper)."""
+    dn = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers)
+    lt, rt = _permuted(lhs_shape, dn.lhs_spec), _permuted(rhs_shape, dn.rhs_spec)
+    strides = _tuple(window_strides, len(lt) - 2, "window_strides")
+    if isinstance(padding, str):
+        padding = [_conv_transpose_padding(k, s, padding) for k, s in zip(rt[2:], strides)]
+    out = (lt[0], rt[0]) + tuple((i - 1) * s - k + 2 + lo + hi for i, k, s, (lo, hi) in
+                                 zip(lt[2:], rt[2:], strides, padding))
+    return _unpermuted(out, dn.out_spec)
+
+
 __all__ = [
     "ConvDimensionNumbers",
     "conv",
@@ -214,7 +257,9 @@ __all__ = [
     "conv_general_dilated",
     "conv_general_dilated_p",
     "conv_general_permutations",
+    "conv_general_shape_tuple",
     "conv_transpose",
+    "conv_transpose_shape_tuple",
     "conv_with_general_padding",
     "padtype_to_pads",
 ]

@@ -8,7 +8,7 @@ from tjit.lax import _elementwise as ew
 from tjit.lax._conv import padtype_to_pads
 from tjit.lax._elementwise import asarray_for_lax
 from tjit.primitives import windowed as w
-from tjit.primitives.conv import dilate_dim
+from tjit.primitives.conv import conv_out_dim, dilate_dim
 from tjit.tracing import dtypes
 from tjit.tracing.core import Tracer
 
@@ -116,6 +116,18 @@ def select_and_scatter_add(source, operand, select_prim, window_dimensions, wind
                    window_dilation)
 
 
+def reduce_window_shape_tuple(operand_shape, window_dimensions, window_strides, padding,
+                              base_dilation=None, window_dilation=None):
+    """Output shape of ``reduce_window`` for explicit (low, high) ``padding`` (JAX's
+    helper)."""
+    nd = len(operand_shape)
+    base_dilation = base_dilation or (1,) * nd
+    window_dilation = window_dilation or (1,) * nd
+    return tuple(conv_out_dim(*a) for a in zip(operand_shape, window_dimensions,
+                                               window_strides, padding, base_dilation,
+                                               window_dilation))
+
+
 reduce_window_sum_p = w.reduce_window_sum_p
 reduce_window_max_p = w.reduce_window_max_p
 reduce_window_min_p = w.reduce_window_min_p
@@ -124,6 +136,7 @@ __all__ = [
     "reduce_window",
     "reduce_window_max_p",
     "reduce_window_min_p",
+    "reduce_window_shape_tuple",
     "reduce_window_sum_p",
     "select_and_gather_add",
     "select_and_scatter_add",
