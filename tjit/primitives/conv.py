@@ -162,18 +162,20 @@ def _conv_weak(lw, rw, *, preferred_element_type=None, **_):
 
 
 def frame(xp, x, fill, padding, dilation, first_axis):
-    """``x`` with its dims from ``first_axis`` on dilated (``fill`` in the holes) and
-    padded (negative padding crops), as XLA's pad with interior padding."""
-    full, place, crop = list(x.shape[:first_axis]), [slice(None)] * first_axis, \
-        [slice(None)] * first_axis
+    """``x`` with its dims ``first_axis .. first_axis + len(padding) - 1`` dilated
+    (``fill`` in the holes) and padded (negative padding crops), as XLA's pad with
+    interior padding; the other dims are kept."""
+    if all(tuple(p) == (0, 0) for p in padding) and all(r == 1 for r in dilation):
+        return x
+    lead = [slice(None)] * first_axis
+    full, place, crop = list(x.shape[:first_axis]), list(lead), list(lead)
     for d, (lo, hi), r in zip(x.shape[first_axis:], padding, dilation):
         inner = dilate_dim(d, r)
         lo_p, hi_p = max(lo, 0), max(hi, 0)
         full.append(lo_p + inner + hi_p)
         place.append(slice(lo_p, lo_p + inner, r))
         crop.append(slice(max(-lo, 0), lo_p + inner + hi_p - max(-hi, 0)))
-    if all(p == (0, 0) for p in padding) and all(r == 1 for r in dilation):
-        return x
+    full += x.shape[first_axis + len(padding):]
     out = xp.full(tuple(full), fill, dtype=x.dtype)
     out[tuple(place)] = x
     return out[tuple(crop)]
@@ -211,14 +213,23 @@ def _conv_impl(xp, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilat
     if P == 0 or K == 0 or Nb == 0 or I == 0:
         out = xp.zeros((Nb, O) + out_sp, dtype=x.dtype)
     else:
-        x = frame(xp, x, 0, padding, lhs_dilation, 2)
+        # channels last, groups first: (B, G, Nb, *spatial, I), so every column block
+        # below is written once, already in the row-major order the matmul reads
         x = x.reshape((B, Nb, G, I) + x.shape[2:])
-        # im2col: (B, Nb, G, I, K, *out_sp), one strided slice per kernel offset
-        cols = xp.stack([x[s] for s in window_slices(4, k_sp, out_sp, window_strides,
-                                                      rhs_dilation)], axis=4)
-        cols = xp.transpose(cols, (0, 2, 1) + tuple(range(5, 5 + nsp)) + (3, 4))
-        cols = cols.reshape(B, G, Nb * P, I * K)
-        wm = xp.swapaxes(w.reshape(B, G, Og, I * K), 2, 3)   # (B, G, I*K, Og)
+        x = xp.transpose(x, (0, 2, 1) + tuple(range(4, 4 + nsp)) + (3,))
+        x = frame(xp, x, 0, padding, lhs_dilation, 3)
+        # im2col (B, G, Nb, P, K, I): one strided slice per kernel offset, or, when there
+        # are fewer output positions than kernel offsets (a kernel gradient: the "kernel"
+        # is the whole cotangent), one window per output position
+        if K <= P:
+            cols = xp.stack([x[s] for s in window_slices(3, k_sp, out_sp, window_strides,
+                                                          rhs_dilation)], axis=3 + nsp)
+        else:
+            cols = xp.stack([x[s] for s in window_slices(3, out_sp, k_sp, rhs_dilation,
+                                                          window_strides)], axis=3)
+        cols = cols.reshape(B, G, Nb * P, K * I)
+        wm = w.reshape(B, G, Og, I, K)
+        wm = xp.transpose(wm, (0, 1, 4, 3, 2)).reshape(B, G, K * I, Og)
         out = xp.matmul(cols, wm).reshape((B, G, Nb) + out_sp + (Og,))
         out = xp.transpose(out, (2, 0, 1, 3 + nsp) + tuple(range(3, 3 + nsp)))
         out = out.reshape((Nb, O) + out_sp)
