@@ -91,6 +91,7 @@ CASES = [
      (1, 2, 1)),
     ("negative padding", (8, 7), (2, 3), (2, 1), ((-1, 1), (2, -2)), None, None),
     ("1-d", (11,), (4,), (3,), "SAME_LOWER", None, None),
+    ("SAME dilated", (2, 5, 6), (1, 2, 3), (1, 2, 2), "SAME", (1, 2, 1), (1, 1, 2)),
 ]
 
 
@@ -99,8 +100,7 @@ def _params(case, shape=None):
     shape = s if shape is None else shape
     if isinstance(pad, str):
         k_dil = [(k - 1) * r + 1 for k, r in zip(wd, wdil or (1,) * len(s))]
-        in_dil = [(d - 1) * b + 1 for d, b in zip(shape, bd or (1,) * len(s))]
-        pad = lax.padtype_to_pads(in_dil, k_dil, ws, pad)
+        pad = lax.padtype_to_pads(shape, k_dil, ws, pad)  # JAX: the undilated shape
     return (wd, ws, tuple(map(tuple, pad)), bd or (1,) * len(s), wdil or (1,) * len(s))
 
 

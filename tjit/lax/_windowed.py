@@ -27,8 +27,8 @@ def _window_params(operand, window_dimensions, window_strides, padding, base_dil
         int(d) for d in window_dilation)
     if isinstance(padding, str):
         k_dil = [dilate_dim(k, r) for k, r in zip(window_dimensions, window_dilation)]
-        in_dil = [dilate_dim(d, r) for d, r in zip(operand.shape, base_dilation)]
-        padding = padtype_to_pads(in_dil, k_dil, window_strides, padding)
+        # as JAX: the operand's own (undilated) shape against the dilated window
+        padding = padtype_to_pads(operand.shape, k_dil, window_strides, padding)
     try:
         padding = tuple((int(lo), int(hi)) for lo, hi in padding)
     except (TypeError, ValueError):
