@@ -106,8 +106,8 @@ ROWS = [
          ValueError, "jit(scale_sum)", "2 entries", "takes 1 positional parameter"),
     _row("jit-spec-type", lambda: tjit.jit(scale_sum, polymorphic_shapes=3), TypeError,
          "jit(scale_sum)", "polymorphic_shapes must be"),
-    _row("jit-backend", lambda: tjit.jit(scale_sum, backend="gpu"), ValueError,
-         "jit(scale_sum)", "unknown backend 'gpu'", "'cpu'"),
+    _row("jit-backend", lambda: tjit.jit(scale_sum, backend="tpu"), ValueError,
+         "jit(scale_sum)", "unknown backend 'tpu'", "'cpu'"),
     _row("make_jaxpr-static", lambda: tjit.make_jaxpr(scale_sum, static_argnums=4), ValueError,
          "make_jaxpr(scale_sum)", "static_argnums=4", "takes 1 positional parameter"),
     # grad and friends: argnums is checked against each call's positional arguments, as in

@@ -44,6 +44,7 @@ from tjit.tracing import argnums as _argnums
 from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray
 from tjit.tracing.core import Array, Tracer, is_device_value, is_eager, to_host
+from tjit.tracing.core import _DEVICE_ARRAYS   # (empty until a device backend is used)
 from tjit.tracing.jaxpr_trace import trace_to_jaxpr
 from tjit.tracing.shapes import check_spec, parse_spec, symbol
 from tjit.tracing.tree_util import tree_flatten, tree_unflatten
@@ -313,6 +314,8 @@ class Jitted:
 
     @staticmethod
     def _run(entry, raw, leaves):
+        if _DEVICE_ARRAYS and not getattr(entry.executable, "device_arrays", False):
+            raw = _on_host(raw)     # GPU Arrays given to a host program are copied over
         if entry.donation is None:
             outs = entry.executable.call(raw)
         else:
@@ -600,6 +603,8 @@ class Compiled:
         if len(raw) != len(expected):
             raise TypeError(f"compiled {self.lowered.name}: expected {len(expected)} array "
                             f"arguments, got {len(raw)}")
+        if _DEVICE_ARRAYS and not getattr(self.executable, "device_arrays", False):
+            raw = _on_host(raw)
         if self._donation is None:
             outs = self.executable.call(raw)
         else:
@@ -626,6 +631,12 @@ class Compiled:
     def kernels(self):
         """tjit extension: the kernel IR objects (``tjit.xla_like.kernel_ir.Kernel``)."""
         return self.executable.kernels()
+
+
+def _on_host(raw):
+    """``raw`` with device values (CuPy arrays) copied to the host, for an executable
+    that runs on host memory (as JAX copies arrays to the device a jit runs on)."""
+    return [to_host(v) if is_device_value(v) else v for v in raw]
 
 
 def _as_output(o, dtype):
@@ -749,9 +760,10 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
       polymorphic_shapes: one spec per positional argument, e.g. ``["(b, 784)"]``: the
         function is traced once for every size ``b``.
       backend: a registered backend's name: ``"cpu"`` (fused kernels compiled with
-        LLVM, BLAS for dots) or ``"interpreter"`` (the primitives' reference
-        implementations, the test oracle); default: ``tjit.default_backend()``. An
-        unknown name raises ValueError naming the available ones.
+        LLVM, BLAS for dots), ``"gpu"``/``"cuda"`` (NVIDIA GPUs through CuPy) or
+        ``"interpreter"`` (the primitives' reference implementations, the test oracle);
+        default: ``tjit.default_backend()``. An unknown name raises ValueError naming
+        the available ones. Arguments on another device are copied to this one.
       device: a device from ``tjit.devices()``: the program runs there (with
         ``backend``, the device must be one of that backend's).
     """

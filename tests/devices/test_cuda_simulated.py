@@ -117,3 +117,17 @@ def test_out_of_memory_names_bytes_and_keeps_arguments(gpu):
         tjit.jit(lambda x: x[:, None] * x[None, :])(x)    # 16 GiB > the fake's 1 GiB
     assert "17,179,869,184 bytes" in str(e.value) and e.value.nbytes == 1 << 34
     assert not x.is_deleted() and np.asarray(x).sum() == 1 << 16
+
+
+def test_gpu_arrays_given_to_a_host_program_are_copied_over(gpu, monkeypatch):
+    from tjit.devices.executable import InterpreterExecutable
+    seen = []
+    call = InterpreterExecutable.call
+    monkeypatch.setattr(InterpreterExecutable, "call", lambda self, args, donated=():
+                        seen.extend(type(a) for a in args) or call(self, args, donated))
+    a = tjit.device_put(np.arange(4, dtype=F32))
+    for name in ("interpreter", "cpu"):
+        out = tjit.jit(lambda x: x * 2, backend=name)(a)
+        assert type(out._value) is np.ndarray and out.device.platform == "cpu"
+        np.testing.assert_array_equal(np.asarray(out), np.arange(4) * 2)
+    assert seen == [np.ndarray]     # (CuPy arrays would fail in NumPy code)

@@ -264,6 +264,7 @@ class CudaExecutable(Executable):
     """Fused CUDA kernels + cuBLAS dots + CuPy library calls for one traced program."""
 
     backend = "cuda"
+    device_arrays = True    # (takes and returns CuPy arrays: api copies nothing)
 
     def __init__(self, program, in_specs=None, symbols=()):
         self.program = program
