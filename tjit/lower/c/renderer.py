@@ -622,8 +622,9 @@ def column_split(nkept, nred, local_size, min_groups=128):
     Measured on an H200 (float32 column sums, CUDA, 256 threads): 16384 x 1024 at
     1.2 TB/s (one thread per column: 93 GB/s); 8192 x 256 at 0.6 TB/s; with few
     columns the grid is small (one group per tile): 100000 x 32 at 218 GB/s, 2^20 x 8
-    at 170 GB/s (tiles of 8 there: 127 and 17 GB/s). Splitting the reduced points over
-    groups needs a second pass and a workspace: not done."""
+    at 170 GB/s (tiles of 8 there: 127 and 17 GB/s). Four accumulators per slice (more
+    loads in flight) were slower (16384 x 1024: 0.58 TB/s). Splitting the reduced
+    points over groups needs a second pass and a workspace: not done."""
     few = isinstance(nred, (int, np.integer)) and nred < 64
     many = isinstance(nkept, (int, np.integer)) and nkept >= 1 << 16
     if few or many or local_size < 16:
