@@ -49,7 +49,7 @@ def test_builtin_backends_and_devices():
     assert tjit.devices.backend is backend and tjit.devices.cpu.CpuBackend.name == "cpu"
 
 
-@pytest.mark.parametrize("name,hint", [("opencl", 'pip install "tjit[opencl]"'),
+@pytest.mark.parametrize("name,hint", [("rocm", 'pip install "tjit[opencl]"'),
                                        ("tpu", 'pip install "tjit[cuda]"')])
 def test_unknown_backend_names_available_and_install(name, hint):
     with pytest.raises(ValueError) as e:

@@ -31,6 +31,8 @@ from tjit.tracing import core
 #: Backends tjit ships, imported on first request: name -> module that registers it.
 _BUILTIN = {"cpu": "tjit.devices.cpu", "interpreter": "tjit.devices.executable",
             "cuda": "tjit.devices.cuda"}
+#: The OpenCL backend imports pyopencl only when first used (``opencl_context.py``).
+_BUILTIN["opencl"] = "tjit.devices.opencl"
 #: JAX's platform names for backends: ``"gpu"`` is the CUDA backend.
 ALIASES = {"gpu": "cuda"}
 #: The name :func:`default_backend` reports for a backend (JAX's ``"gpu"``).

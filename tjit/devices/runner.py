@@ -12,8 +12,9 @@ the launchers: ``kernel_step`` (a compiled kernel), ``dot_step`` (a gemm),
 ``control_step`` (cond/while/scan over body programs) and, optionally,
 ``finish_steps`` (e.g. the CPU runs independent gemms side by side). Library steps
 (``LibraryStep.fn(xp, env, *arrays)``) run here on the backend's array namespace
-``xp``. Buffers are NumPy arrays today; a device backend overrides ``alloc`` and
-``constant`` (and the argument checks in :meth:`run`) for its own arrays.
+``xp``. Buffers are NumPy arrays by default; a device backend overrides ``alloc``,
+``slot_view`` and ``constant`` (and the argument checks in :meth:`run`) for its own
+arrays (the OpenCL runner: ``devices/opencl.py``).
 """
 
 import numpy as np
@@ -38,9 +39,8 @@ class ProgramRunner:
         self.slots = [self.alloc(concrete(s, env)) for s in prog.slot_sizes]
         self.fixed = [None] * len(ids)     # temporaries and constants: arrays reused per call
         for v, slot in prog.slot_of.items():
-            n = int(np.prod(self.shape[v], dtype=np.int64)) * self.dtype[v].itemsize
-            self.fixed[self.index[v]] = self.slots[slot][:n].view(self.dtype[v]).reshape(
-                self.shape[v])
+            self.fixed[self.index[v]] = self.slot_view(self.slots[slot], self.shape[v],
+                                                       self.dtype[v])
         for v, val in prog.values.items():
             if val.kind == "const":
                 self.fixed[self.index[v]] = self.constant(val.const)
@@ -61,6 +61,11 @@ class ProgramRunner:
     def alloc(self, nbytes):
         """A temporary slot of ``nbytes`` bytes."""
         return np.empty(nbytes, np.uint8)
+
+    def slot_view(self, slot, shape, dtype):
+        """The array of ``shape`` and ``dtype`` at the start of temporary slot ``slot``."""
+        n = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+        return slot[:n].view(dtype).reshape(shape)
 
     def constant(self, value):
         """A program constant as the backend's array."""

@@ -1,0 +1,244 @@
+"""The OpenCL device of the "opencl" backend: context, queue, buffers, program builds.
+
+pyopencl is imported here only, on first use, so tjit imports and runs without it.
+:func:`get` returns the one :class:`ClDevice` of this process (the first GPU of the
+first platform that has one, else the first device; ``TJIT_OPENCL_DEVICE=<n>`` picks
+the n-th device of all platforms), or raises :class:`Unavailable` saying what is
+missing and how to install it.
+
+Buffers. A :class:`DevArray` is a ``cl.Buffer`` (from a memory pool, so freed buffers
+are reused) with a shape and dtype, and optionally the host array it was copied from
+or to (``host``), so a value read by the host twice is copied once. Zero-byte arrays
+have no buffer (a one-byte dummy is passed to kernels, which never read it).
+
+Programs. All kernels of a compiled program (its control-flow bodies included) are
+rendered with the ``opencl`` dialect and built as one ``cl.Program`` (PoCL builds cost
+~0.1-1 s each: one build per jit, not per kernel). Built programs are cached in memory
+by the source's hash, and on disk (``disk_cache``, the CPU's entry format) as the
+device binary, keyed by the device name, driver and platform versions, build options,
+the C renderer's source digest, tjit's version and the source's hash; a binary the
+driver rejects is rebuilt from source.
+"""
+
+import hashlib
+import os
+import pathlib
+import threading
+
+import numpy as np
+
+from tjit import __version__
+from tjit.devices import disk_cache
+from tjit.lower.c import OPENCL
+
+INSTALL = 'pip install "tjit[opencl]" plus an OpenCL driver (on a CPU: pip install ' \
+          'pocl-binary-distribution)'
+
+#: Transfer counters of this process (tests and benchmarks read them).
+STATS = {"to_device": 0, "to_device_bytes": 0, "to_host": 0, "to_host_bytes": 0,
+         "builds": 0, "disk_hits": 0, "executables": 0}
+
+
+class Unavailable(RuntimeError):
+    """No pyopencl, or no OpenCL device: the message says which and how to install."""
+
+
+class DevArray:
+    """One array in device memory: ``buf`` (None when empty), ``shape``, ``dtype``;
+    ``host``: a host copy of the same data, when one exists."""
+    __slots__ = ("buf", "dtype", "host", "nbytes", "shape")
+
+    def __init__(self, buf, shape, dtype, host=None):
+        self.buf, self.shape, self.dtype = buf, tuple(shape), np.dtype(dtype)
+        self.nbytes = int(np.prod(self.shape, dtype=np.int64)) * self.dtype.itemsize
+        self.host = host
+
+    def __repr__(self):
+        return f"DevArray({self.dtype}{list(self.shape)})"
+
+
+_LOCK = threading.Lock()
+_DEVICE = None
+_ERROR = None
+
+
+def get():
+    """The process's :class:`ClDevice`; raises :class:`Unavailable`."""
+    global _DEVICE, _ERROR
+    if _DEVICE is None and _ERROR is None:
+        with _LOCK:
+            if _DEVICE is None and _ERROR is None:
+                try:
+                    _DEVICE = ClDevice()
+                except Unavailable as e:
+                    _ERROR = e
+    if _ERROR is not None:
+        raise Unavailable(str(_ERROR))
+    return _DEVICE
+
+
+def unavailable_reason():
+    """Why the OpenCL backend cannot run here, or None when it can."""
+    try:
+        get()
+    except Unavailable as e:
+        return str(e)
+    return None
+
+
+def _pick_device(cl):
+    try:
+        devs = [d for p in cl.get_platforms() for d in p.get_devices()]
+    except cl.Error as e:
+        raise Unavailable(f"no OpenCL platform ({e}); install an OpenCL driver, e.g. "
+                          f"{INSTALL}") from None
+    if not devs:
+        raise Unavailable(f"no OpenCL device; install a driver, e.g. {INSTALL}")
+    want = os.environ.get("TJIT_OPENCL_DEVICE", "").strip()
+    if want:
+        if not want.isdigit() or int(want) >= len(devs):
+            raise Unavailable(f"TJIT_OPENCL_DEVICE={want!r}: not an index of the "
+                              f"{len(devs)} OpenCL devices ({[d.name for d in devs]})")
+        return devs[int(want)]
+    gpus = [d for d in devs if d.type & cl.device_type.GPU]
+    return (gpus or devs)[0]
+
+
+class ClDevice:
+    """Context, in-order queue and memory pool of one OpenCL device."""
+
+    def __init__(self):
+        try:
+            import pyopencl as cl
+            import pyopencl.tools  # (MemoryPool)
+        except ImportError as e:
+            raise Unavailable(f"pyopencl is not importable ({e}); install it with "
+                              f"{INSTALL}") from None
+        self.cl = cl
+        self.device = _pick_device(cl)
+        if self.device.max_work_group_size < OPENCL.local_size:
+            raise Unavailable(f"OpenCL device {self.device.name!r} runs at most "
+                              f"{self.device.max_work_group_size} work-items per group; "
+                              f"tjit's kernels need {OPENCL.local_size}")
+        self.ctx = cl.Context([self.device])
+        self.queue = cl.CommandQueue(self.ctx)
+        self.pool = cl.tools.MemoryPool(cl.tools.ImmediateAllocator(self.queue))
+        self.fp64 = "cl_khr_fp64" in self.device.extensions
+        self.name = self.device.name
+        self.options = tuple(OPENCL.compile_options)
+        self.max_groups = max(64, 16 * self.device.max_compute_units)
+        self._dummy = cl.Buffer(self.ctx, cl.mem_flags.READ_WRITE, 1)
+        self._programs = {}
+        self._build_lock = threading.Lock()
+
+    # -- memory ---------------------------------------------------------------------------
+    def empty(self, shape, dtype):
+        a = DevArray(None, shape, dtype)
+        if a.nbytes:
+            a.buf = self.pool.allocate(a.nbytes)
+        return a
+
+    def put(self, host):
+        """A device copy of host array ``host`` (which it keeps as ``.host``)."""
+        host = _contiguous(host)
+        a = self.empty(host.shape, host.dtype)
+        if a.nbytes:
+            self.cl.enqueue_copy(self.queue, a.buf, host)   # (blocking)
+            STATS["to_device"] += 1
+            STATS["to_device_bytes"] += a.nbytes
+        a.host = host
+        return a
+
+    def fetch(self, a):
+        """``a``'s data as a host array (its cached host copy when it has one)."""
+        if a.host is None:
+            h = np.empty(a.shape, a.dtype)
+            if a.nbytes:
+                self.cl.enqueue_copy(self.queue, h, a.buf)   # (blocking; queue in order)
+                STATS["to_host"] += 1
+                STATS["to_host_bytes"] += a.nbytes
+            a.host = h
+        return a.host
+
+    def copy(self, dst, src, nbytes, dst_offset=0, src_offset=0):
+        """Device-to-device copy of ``nbytes`` (DevArrays, byte offsets)."""
+        if nbytes:
+            self.cl.enqueue_copy(self.queue, dst.buf, src.buf, byte_count=nbytes,
+                                 dst_offset=dst_offset, src_offset=src_offset)
+
+    def write(self, dst, host, dst_offset=0):
+        """Host array ``host`` into ``dst`` at byte ``dst_offset``."""
+        host = _contiguous(host)
+        if host.nbytes:
+            self.cl.enqueue_copy(self.queue, dst.buf, host, dst_offset=dst_offset)
+            STATS["to_device"] += 1
+            STATS["to_device_bytes"] += host.nbytes
+
+    def arg(self, a):
+        """The kernel argument of DevArray ``a``."""
+        return a.buf if a.buf is not None else self._dummy
+
+    # -- programs -------------------------------------------------------------------------
+    def program(self, text):
+        """``text`` built for this device (memory cache, then disk, then the driver)."""
+        key = hashlib.sha256(text.encode()).hexdigest()
+        prog = self._programs.get(key)
+        if prog is not None:
+            return prog
+        with self._build_lock:
+            prog = self._programs.get(key)
+            if prog is None:
+                prog = self._programs[key] = self._build(text, key)
+        return prog
+
+    def disk_key(self, source_hash):
+        d = self.device
+        text = "\0".join(("opencl", d.name, d.driver_version, d.platform.version,
+                          d.version, " ".join(self.options), renderer_digest(),
+                          __version__, source_hash))
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def _build(self, text, source_hash):
+        cl = self.cl
+        key = self.disk_key(source_hash)
+        binary = disk_cache.get(key)
+        if binary is not None:
+            try:
+                prog = cl.Program(self.ctx, [self.device], [binary]).build(
+                    options=list(self.options))
+                STATS["disk_hits"] += 1
+                return prog
+            except cl.Error:
+                pass    # the driver rejects it: built again from source below
+        try:
+            prog = cl.Program(self.ctx, text).build(options=list(self.options))
+        except cl.RuntimeError as e:
+            raise RuntimeError(f"opencl backend: the OpenCL compiler of {self.name!r} "
+                               f"rejected tjit's kernels: {e}") from None
+        STATS["builds"] += 1
+        try:
+            disk_cache.put(key, bytes(prog.binaries[0]))
+        except cl.Error:
+            pass        # (a driver that cannot return binaries: memory cache only)
+        return prog
+
+
+def _contiguous(a):
+    """``a`` as a C-contiguous array (np.ascontiguousarray makes 0-d arrays 1-d)."""
+    a = np.asarray(a)
+    return a if a.flags.c_contiguous else np.array(a, order="C")
+
+
+_RENDERER_DIGEST = None
+
+
+def renderer_digest():
+    """sha256 of the C renderer's source files: a renderer change invalidates binaries."""
+    global _RENDERER_DIGEST
+    if _RENDERER_DIGEST is None:
+        from tjit.lower import c
+        h = hashlib.sha256()
+        for f in sorted(pathlib.Path(c.__file__).parent.glob("*.py")):
+            h.update(f.name.encode() + b"\0" + f.read_bytes())
+        _RENDERER_DIGEST = h.hexdigest()
+    return _RENDERER_DIGEST
