@@ -24,6 +24,7 @@ import hashlib
 import os
 import pathlib
 import threading
+import warnings
 
 import numpy as np
 
@@ -211,7 +212,12 @@ class ClDevice:
             except cl.Error:
                 pass    # the driver rejects it: built again from source below
         try:
-            prog = cl.Program(self.ctx, text).build(options=list(self.options))
+            with warnings.catch_warnings():
+                if not os.environ.get("PYOPENCL_COMPILER_OUTPUT"):
+                    # a successful build's log (e.g. clang's style notes on generated
+                    # code) is not the user's concern; PYOPENCL_COMPILER_OUTPUT=1 shows it
+                    warnings.simplefilter("ignore", cl.CompilerWarning)
+                prog = cl.Program(self.ctx, text).build(options=list(self.options))
         except cl.RuntimeError as e:
             raise RuntimeError(f"opencl backend: the OpenCL compiler of {self.name!r} "
                                f"rejected tjit's kernels: {e}") from None
