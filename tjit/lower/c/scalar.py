@@ -185,6 +185,10 @@ class Scalar:
             return f"(({t})1 / {d.math_name('sqrt', dt)}({x}))"
         if op == "logistic":
             return f"{self._logistic(dt)}({x})"
+        if op == "log1p":   # log1p(x) = x below the smallest normal (PoCL's gives 0 there)
+            tiny = "1.17549435e-38f" if dt.itemsize == 4 else "2.2250738585072014e-308"
+            return (f"({d.math_name('abs', dt)}({x}) < {tiny} ? {x} : "
+                    f"{d.math_name('log1p', dt)}({x}))")
         if op in ("abs", "floor", "ceil", "round", "round_even", "sqrt", "rem") or \
                 op in TRANSCENDENTAL:
             return f"{d.math_name(op, dt)}({', '.join(args)})"
