@@ -27,20 +27,16 @@ import numpy as np
 
 from tjit.devices import array_args, backend, blas, control_flow, kernel_cache
 from tjit.devices.executable import Executable
-from tjit.devices.runner import ProgramRunner
+from tjit.devices.runner import PlanInspection, ProgramRunner
 from tjit.devices.threads import default_num_threads, parallel_for
 from tjit.lower.llvm.split import split_axis, work_per_point
 from tjit.devices.array_args import data_pointer as _ptr
 from tjit.xla_like.compile import compile_program, size_symbols
 from tjit.xla_like.target import CPU
 from tjit.xla_like.plan import (
-    ControlStep,
-    DotStep,
     KernelStep,
-    LibraryStep,
     carry_inputs,
     concrete,
-    memory_stats,
 )
 
 #: Kernels run single-threaded below this much work (iteration points times
@@ -56,7 +52,7 @@ PARALLEL_MIN_WORK = 1 << 19
 MAX_SIZE_BINDINGS = 8
 
 
-class CpuExecutable(Executable):
+class CpuExecutable(PlanInspection, Executable):
     """Fused LLVM kernels + BLAS calls for one traced program."""
 
     backend = "cpu"
@@ -137,9 +133,6 @@ class CpuExecutable(Executable):
                 text += "\n\n; ---- LLVM IR of " + k.name + "\n" + kernel_cache.llvm_ir(k)
         return text
 
-    def memory_analysis(self, env=None):
-        return memory_stats(self.program, env)
-
     def donation(self):
         """({position: output} the program may write into, usable positions); a
         position a loop takes over maps to None."""
@@ -148,18 +141,6 @@ class CpuExecutable(Executable):
             writes.update(dict.fromkeys(given.values()))
         return writes, set(self.program.donation_usable)
 
-    def kernels(self):
-        return list(self.program.kernels)
-
-    def step_summary(self):
-        kinds = {KernelStep: "kernel", DotStep: "dot", LibraryStep: "library",
-                 ControlStep: "control"}
-        return [(kinds[type(s)], s.kernel.name if isinstance(s, KernelStep) else
-                 getattr(s, "name", "dot_general")) for s in self.program.steps]
-
-    @property
-    def kernel_count(self):
-        return len(self.program.kernels)
 
 
 class _RunnerPool(list):

@@ -41,11 +41,10 @@ import numpy as np
 
 from tjit.devices import backend, cuda_compile, cuda_loops
 from tjit.devices.executable import Executable
-from tjit.devices.runner import ProgramRunner
+from tjit.devices.runner import PlanInspection, ProgramRunner
 from tjit.lower.c import render
 from tjit.tracing import core
 from tjit.xla_like.compile import compile_program, size_symbols
-from tjit.xla_like.plan import ControlStep, DotStep, KernelStep, LibraryStep, memory_stats
 from tjit.xla_like.target import CUDA
 
 INSTALL = 'pip install "tjit[cuda]"'
@@ -260,7 +259,7 @@ def load_program(program):
     return sources, mod
 
 
-class CudaExecutable(Executable):
+class CudaExecutable(PlanInspection, Executable):
     """Fused CUDA kernels + cuBLAS dots + CuPy library calls for one traced program."""
 
     backend = "cuda"
@@ -331,21 +330,6 @@ class CudaExecutable(Executable):
                 text += f"\n\n// ---- CUDA C of {src.entry}\n{src.body}"
         return text
 
-    def memory_analysis(self, env=None):
-        return memory_stats(self.program, env)
-
-    def kernels(self):
-        return list(self.program.kernels)
-
-    def step_summary(self):
-        kinds = {KernelStep: "kernel", DotStep: "dot", LibraryStep: "library",
-                 ControlStep: "control"}
-        return [(kinds[type(s)], s.kernel.name if isinstance(s, KernelStep) else
-                 getattr(s, "name", "dot_general")) for s in self.program.steps]
-
-    @property
-    def kernel_count(self):
-        return len(self.program.kernels)
 
 
 class _CudaRunner(ProgramRunner):

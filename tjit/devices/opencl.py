@@ -38,11 +38,11 @@ import numpy as np
 from tjit.devices import backend, opencl_context, opencl_control
 from tjit.devices.executable import Executable
 from tjit.devices.opencl_context import DevArray, Unavailable
-from tjit.devices.runner import ProgramRunner
+from tjit.devices.runner import PlanInspection, ProgramRunner
 from tjit.lower.c import OPENCL, render
 from tjit.xla_like import kernel_ir as K
 from tjit.xla_like.compile import compile_program, size_symbols
-from tjit.xla_like.plan import ControlStep, DotStep, KernelStep, LibraryStep, memory_stats
+from tjit.xla_like.plan import ControlStep, DotStep, LibraryStep
 from tjit.xla_like.target import opencl_target
 
 #: Size bindings of a polymorphic program whose prepared runners are kept (as the CPU).
@@ -55,7 +55,7 @@ def kernel_entry(k):
     return "k_" + K.kernel_hash(k)[:20]
 
 
-class OpenCLExecutable(Executable):
+class OpenCLExecutable(PlanInspection, Executable):
     """One traced program's kernels built for the OpenCL device, and its runners."""
 
     backend = "opencl"
@@ -140,24 +140,9 @@ class OpenCLExecutable(Executable):
         and bytes, kernel ``launches``, ``host_steps``."""
         return dict(self.counts)
 
-    def memory_analysis(self, env=None):
-        return memory_stats(self.program, env)
-
     def donation(self):
         return {}, set()
 
-    def kernels(self):
-        return list(self.program.kernels)
-
-    def step_summary(self):
-        kinds = {KernelStep: "kernel", DotStep: "dot", LibraryStep: "library",
-                 ControlStep: "control"}
-        return [(kinds[type(s)], s.kernel.name if isinstance(s, KernelStep) else
-                 getattr(s, "name", "dot_general")) for s in self.program.steps]
-
-    @property
-    def kernel_count(self):
-        return len(self.program.kernels)
 
 
 def _unit(srcs):

@@ -19,7 +19,29 @@ arrays (the OpenCL runner: ``devices/opencl.py``).
 
 import numpy as np
 
-from tjit.xla_like.plan import ControlStep, DotStep, KernelStep, concrete
+from tjit.xla_like.plan import (ControlStep, DotStep, KernelStep, LibraryStep, concrete,
+                                memory_stats)
+
+
+class PlanInspection:
+    """What an executable of a planned program (``self.program``) reports about it, the
+    same on every backend: ``Executable``'s inspection methods."""
+
+    def memory_analysis(self, env=None):
+        return memory_stats(self.program, env)
+
+    def kernels(self):
+        return list(self.program.kernels)
+
+    def step_summary(self):
+        kinds = {KernelStep: "kernel", DotStep: "dot", LibraryStep: "library",
+                 ControlStep: "control"}
+        return [(kinds[type(s)], s.kernel.name if isinstance(s, KernelStep) else
+                 getattr(s, "name", "dot_general")) for s in self.program.steps]
+
+    @property
+    def kernel_count(self):
+        return len(self.program.kernels)
 
 
 class ProgramRunner:
