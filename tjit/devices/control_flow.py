@@ -1,11 +1,14 @@
-"""Structured control flow on the CPU: ``cond``, ``while`` and ``scan`` plan steps.
+"""Structured control flow: ``cond``, ``while`` and ``scan`` plan steps, driven from the host.
 
 Each body of a :class:`~tjit.xla_like.plan.ControlStep` is a Program of its own (fused
 kernels, dots, library calls, nested control flow), prepared once per size binding as
 a runner (the same runner the top level uses), so an iteration costs one runner call:
 no interpretation of the body's equations, no compilation for a new trip count. Loops
 over small kernel-only bodies skip even that: ``native_loop`` runs all their iterations
-in one native call; this module's Python loops serve every other body.
+in one native call; this module's Python loops serve every other body. On a device
+(CUDA: ``xp`` is CuPy) the same loops launch the body runners; where the host must see
+a device value it waits: a ``while`` predicate once per trip, a ``cond`` index once per
+call; ``scan`` needs no synchronization (its trip count is static).
 
 Buffers. A loop body's carry parameters are donated to its outputs (see ``plan``): an
 iteration writes the new carry into the buffer of the previous one whenever this loop
@@ -47,24 +50,25 @@ class Body:
 
 
 def _owned_copies(values, owned):
-    return [v if o else np.array(v, order="C") for v, o in zip(values, owned)]
+    return [v if o else v.copy() for v, o in zip(values, owned)]   # (C order)
 
 
-def build(step, make_runner, env):
+def build(step, make_runner, env, xp=np):
     """``run(args, given) -> results`` for ``step`` at the size binding ``env``;
     ``given``: the carries whose initial value the loop may update in place (a donated
-    argument). ``make_runner(program)`` prepares a body program (its runner). Loops
-    over small bodies run natively (``native_loop``)."""
+    argument). ``make_runner(program)`` prepares a body program (its runner); ``xp``
+    is the array namespace of its buffers. Loops over small bodies on the CPU run
+    natively (``native_loop``)."""
     runners = [make_runner(b) for b in step.bodies]
-    run = NativeLoop.build(step, runners, env)
+    run = NativeLoop.build(step, runners, env) if xp is np else None
     if run is None:
         build_kind = {"cond": _cond, "while": _while, "scan": _scan}[step.name]
-        run = build_kind(step, [Body(r) for r in runners], env)
+        run = build_kind(step, [Body(r) for r in runners], env, xp)
     run.runners = runners   # (a loop around this step may run them natively)
     return run
 
 
-def _cond(step, branches, env):
+def _cond(step, branches, env, xp):
     last = len(branches) - 1
 
     def run(args, given=()):
@@ -74,7 +78,7 @@ def _cond(step, branches, env):
     return run
 
 
-def _while(step, bodies, env):
+def _while(step, bodies, env, xp):
     cond, body = bodies
     n_cond, n_body = step.attrs["cond_nconsts"], step.attrs["body_nconsts"]
 
@@ -83,7 +87,7 @@ def _while(step, bodies, env):
         body_consts = list(args[n_cond:n_cond + n_body])
         carry = list(args[n_cond + n_body:])
         owned = [k in given for k in range(len(carry))]
-        while cond.run(cond_consts + carry)[0]:
+        while bool(cond.run(cond_consts + carry)[0]):   # (a device waits here)
             donated = tuple(n_body + k for k, o in enumerate(owned) if o)
             carry = body.run(body_consts + carry, donated)
             owned = body.owned(carry)
@@ -91,7 +95,7 @@ def _while(step, bodies, env):
     return run
 
 
-def _scan(step, bodies, env):
+def _scan(step, bodies, env, xp):
     (body,) = bodies
     a = step.attrs
     length, reverse = concrete(a["length"], env), a["reverse"]
@@ -103,7 +107,7 @@ def _scan(step, bodies, env):
         consts = list(args[:n_consts])
         carry = list(args[n_consts:n_consts + n_carry])
         xs = args[n_consts + n_carry:]
-        ys = [np.empty(shape, dtype) for shape, dtype in ys_avals]
+        ys = [xp.empty(shape, dtype) for shape, dtype in ys_avals]
         owned = [k in given for k in range(n_carry)]
         for t in range(length):
             i = length - 1 - t if reverse else t

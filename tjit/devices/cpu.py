@@ -367,28 +367,7 @@ class _Runner(ProgramRunner):
             run_gemm.gemm = gemm
             run_gemm.operands = (li, ri, k_out, fixed_out, out_shape, out_dtype, xi)
             return run_gemm
-        alpha, beta = s.alpha, s.beta
-
-        def run(vals):
-            a = np.transpose(vals[li], lperm).reshape(B, M, Kc)
-            b = np.transpose(vals[ri], rperm).reshape(B, Kc, N)
-            if a.dtype != out_dtype:
-                a = a.astype(out_dtype)
-            if b.dtype != out_dtype:
-                b = b.astype(out_dtype)
-            out = fixed_out if fixed_out is not None else vals[k_out]  # (donated buffer)
-            if out is None:
-                out = np.empty(out_shape, out_dtype)
-            if xi is None and alpha == 1.0:
-                np.matmul(a, b, out=out.reshape(B, M, N))
-            else:   # a folded epilogue (out may be x's own buffer: x is read first)
-                prod = np.matmul(a, b).reshape(out_shape)
-                acc = prod * out_dtype.type(alpha)
-                if xi is not None:
-                    acc += vals[xi] * out_dtype.type(beta)
-                out[...] = acc
-            vals[k_out] = out
-        return run
+        return super().dot_step(s)     # (mixed dtypes: xp.matmul)
 
     def control_step(self, s):
         ins = [self.index[v] for v in s.ins]

@@ -20,7 +20,7 @@ target; every kernel of the program (and of its loop bodies) rendered by ``lower
 with the cuda dialect into one translation unit, compiled by NVRTC for the device's
 ``sm_XX`` and cached on disk (``cuda_compile``); dots on cuBLAS through ``cupy.matmul``
 (folded alpha/beta epilogues applied with CuPy); library steps on CuPy; ``cond``,
-``while`` and ``scan`` driven from the host (``cuda_loops``: a while predicate costs
+``while`` and ``scan`` driven from the host (``control_flow``: a while predicate costs
 one device->host sync per trip). Temporaries are slots allocated once per size
 binding; outputs come from CuPy's memory pool; donated arguments' buffers hold
 outputs. Dispatch is asynchronous: a call enqueues its launches on the current stream
@@ -39,7 +39,7 @@ import threading
 
 import numpy as np
 
-from tjit.devices import backend, cuda_compile, cuda_loops
+from tjit.devices import backend, control_flow, cuda_compile
 from tjit.devices.executable import Executable
 from tjit.devices.runner import PlanInspection, ProgramRunner
 from tjit.lower.c import render
@@ -366,30 +366,6 @@ class _CudaRunner(ProgramRunner):
             step(vals)
         return [vals[k] for k in self.out_slots]
 
-    def library_step(self, s):
-        """``s.fn`` on CuPy; results owned, C-contiguous and of the planned dtype."""
-        cp, fn, env, name = self.cp, s.fn, self.env, s.name
-        ins = [self.index[v] for v in s.ins]
-        outs = [(self.index[v], self.shape[v], self.dtype[v]) if v is not None else None
-                for v in s.outs]
-
-        def run(vals):
-            res = fn(cp, env, *[vals[k] for k in ins])
-            for o, r in zip(outs, res):
-                if o is None:
-                    continue
-                k, shape, dtype = o
-                r = cp.asarray(r)
-                if r.base is not None:  # a view may alias a temporary slot reused later
-                    r = r.copy()
-                if r.dtype != dtype:
-                    r = r.astype(dtype)
-                if r.shape != shape:
-                    raise RuntimeError(f"library call {name} returned shape {r.shape}, "
-                                       f"expected {shape}")
-                vals[k] = r if r.flags.c_contiguous else r.copy(order="C")
-        return run
-
     def kernel_step(self, s):
         cp, src = self.cp, self.exe.sources[id(s.kernel)]
         fn = self.exe.function(s.kernel)
@@ -422,46 +398,12 @@ class _CudaRunner(ProgramRunner):
             fn(grid, block, (*args, *scalars))
         return run
 
-    def dot_step(self, s):
-        cp = self.cp
-        lhs_v, rhs_v = s.ins[:2]
-        (out_v,) = s.outs
-        li, ri, k_out = self.index[lhs_v], self.index[rhs_v], self.index[out_v]
-        xi = self.index[s.ins[2]] if len(s.ins) > 2 else None   # folded beta * x term
-        spec = s.gemm_spec(self.shape[lhs_v], self.shape[rhs_v])
-        lperm, rperm = list(spec.lperm), list(spec.rperm)
-        B, M, Kc, N = (int(d) for d in spec.bmkn)
-        out_shape, out_dtype = self.shape[out_v], self.dtype[out_v]
-        fixed_out = self.fixed[k_out]
-        alpha, beta = out_dtype.type(s.alpha), out_dtype.type(s.beta)
-        plain = xi is None and s.alpha == 1.0
-
-        def run(vals):
-            a = cp.transpose(vals[li], lperm).reshape(B, M, Kc)
-            b = cp.transpose(vals[ri], rperm).reshape(B, Kc, N)
-            if a.dtype != out_dtype:
-                a = a.astype(out_dtype)
-            if b.dtype != out_dtype:
-                b = b.astype(out_dtype)
-            out = fixed_out if fixed_out is not None else vals[k_out]  # (donated buffer)
-            if out is None:
-                out = cp.empty(out_shape, out_dtype)
-            if plain:
-                cp.matmul(a, b, out=out.reshape(B, M, N))
-            else:   # a folded epilogue (out may be x's own buffer: x is read first)
-                acc = cp.matmul(a, b).reshape(out_shape) * alpha
-                if xi is not None:
-                    acc += vals[xi] * beta
-                out[...] = acc
-            vals[k_out] = out
-        return run
-
     def control_step(self, s):
         from tjit.xla_like.plan import carry_inputs
         ins = [self.index[v] for v in s.ins]
         outs = [(n, self.index[v]) for n, v in enumerate(s.outs) if v is not None]
-        loop = cuda_loops.build(s, lambda prog: _CudaRunner(prog, self.exe, self.env),
-                                self.env, self.cp)
+        loop = control_flow.build(s, lambda prog: _CudaRunner(prog, self.exe, self.env),
+                                  self.env, self.cp)
         first = carry_inputs(s).start
         donated = [(j - first, pos) for j, pos in self.prog.loop_donations.get(id(s), {}).items()]
 

@@ -97,7 +97,42 @@ class ProgramRunner:
         raise NotImplementedError
 
     def dot_step(self, s):
-        raise NotImplementedError
+        """A dot as ``xp.matmul`` over the plan's GemmSpec (batched, operands converted to
+        the output dtype), with a folded ``alpha``/``beta * x`` epilogue; the output goes
+        into the donated buffer when there is one. Backends with their own gemm override
+        it (and may fall back here)."""
+        xp = self.xp
+        lhs_v, rhs_v = s.ins[:2]
+        (out_v,) = s.outs
+        li, ri, k_out = self.index[lhs_v], self.index[rhs_v], self.index[out_v]
+        xi = self.index[s.ins[2]] if len(s.ins) > 2 else None   # folded beta * x term
+        spec = s.gemm_spec(self.shape[lhs_v], self.shape[rhs_v])
+        lperm, rperm = list(spec.lperm), list(spec.rperm)
+        B, M, Kc, N = (int(d) for d in spec.bmkn)
+        out_shape, out_dtype = self.shape[out_v], self.dtype[out_v]
+        fixed_out = self.fixed[k_out]
+        alpha, beta = out_dtype.type(s.alpha), out_dtype.type(s.beta)
+        plain = xi is None and s.alpha == 1.0
+
+        def run(vals):
+            a = xp.transpose(vals[li], lperm).reshape(B, M, Kc)
+            b = xp.transpose(vals[ri], rperm).reshape(B, Kc, N)
+            if a.dtype != out_dtype:
+                a = a.astype(out_dtype)
+            if b.dtype != out_dtype:
+                b = b.astype(out_dtype)
+            out = fixed_out if fixed_out is not None else vals[k_out]  # (donated buffer)
+            if out is None:
+                out = xp.empty(out_shape, out_dtype)
+            if plain:
+                xp.matmul(a, b, out=out.reshape(B, M, N))
+            else:   # a folded epilogue (out may be x's own buffer: x is read first)
+                acc = xp.matmul(a, b).reshape(out_shape) * alpha
+                if xi is not None:
+                    acc += vals[xi] * beta
+                out[...] = acc
+            vals[k_out] = out
+        return run
 
     def control_step(self, s):
         raise NotImplementedError
@@ -148,8 +183,8 @@ class ProgramRunner:
                 if o is None:
                     continue
                 k, shape, dtype = o
-                r = np.asarray(r)
-                if not r.flags.owndata:  # a view may alias a temporary slot reused later
+                r = xp.asarray(r)
+                if r.base is not None:  # a view may alias a temporary slot reused later
                     r = r.copy()
                 if r.dtype != dtype:
                     r = r.astype(dtype)
