@@ -61,6 +61,10 @@ COMPARE_OPS = frozenset({"eq", "ne", "lt", "le", "gt", "ge"})
 #: select(pred, on_true, on_false); convert(x) takes its target from the node's dtype.
 OTHER_OPS = {"select": 3, "convert": 1}
 MONOIDS = ("sum", "prod", "max", "min", "and", "or")
+#: The ops a backend computes with math functions (within an ulp bound, not exactly):
+#: renderers map them to their math library, cost models weigh them.
+TRANSCENDENTAL_OPS = frozenset({"exp", "exp2", "expm1", "log", "log1p", "tanh", "logistic",
+                                "sin", "cos", "tan", "erf", "pow", "atan2", "cbrt"})
 
 
 def op_arity(name):

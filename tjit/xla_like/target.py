@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 import numpy as np
 
 from tjit.xla_like import hlo
+from tjit.xla_like.kernel_ir import TRANSCENDENTAL_OPS
 
 
 @dataclasses.dataclass(frozen=True)
@@ -77,8 +78,7 @@ def cpu_row_split(n):
     return None
 
 
-_CPU_OP_COST = dict.fromkeys(("exp", "exp2", "expm1", "log", "log1p", "tanh", "logistic",
-                              "sin", "cos", "tan", "erf", "pow", "atan2", "cbrt"), 3.0)
+_CPU_OP_COST = dict.fromkeys(TRANSCENDENTAL_OPS, 3.0)
 _CPU_OP_COST.update(dict.fromkeys(("div", "rem", "sqrt", "rsqrt"), 1.0))
 _CPU_OP_COST["take"] = 1.0    # an indexed load (a gather when vectorized)
 
@@ -157,8 +157,7 @@ CUDA_SPLIT_ROWS = 1024
 CUDA_SPLIT_MIN_ROW = 1024
 
 # On a GPU, memory traffic dominates: a transcendental costs about as much as a load.
-_CUDA_OP_COST = dict.fromkeys(("exp", "exp2", "expm1", "log", "log1p", "tanh", "logistic",
-                               "sin", "cos", "tan", "erf", "pow", "atan2", "cbrt"), 1.0)
+_CUDA_OP_COST = dict.fromkeys(TRANSCENDENTAL_OPS, 1.0)
 _CUDA_OP_COST.update(dict.fromkeys(("div", "rem", "sqrt", "rsqrt"), 0.5))
 _CUDA_OP_COST["take"] = 1.0    # an uncoalesced load
 

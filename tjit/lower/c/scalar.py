@@ -35,8 +35,7 @@ __all__ = ["SUPPORTED", "TRANSCENDENTAL", "Scalar"]
 SUPPORTED = frozenset(np.dtype(d) for d in (
     "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "float32", "float64"))
-TRANSCENDENTAL = frozenset({"exp", "exp2", "expm1", "log", "log1p", "tanh", "logistic",
-                            "sin", "cos", "tan", "erf", "pow", "atan2", "cbrt"})
+TRANSCENDENTAL = K.TRANSCENDENTAL_OPS
 _ARITH = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
 _BITS = {"and": "&", "or": "|", "xor": "^"}
 _CMP = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}

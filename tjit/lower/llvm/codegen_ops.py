@@ -26,11 +26,12 @@ library calls), so they raise ``NotImplementedError``.
 import numpy as np
 from llvmlite import ir
 
+from tjit.xla_like.kernel_ir import TRANSCENDENTAL_OPS
+
 I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
 
 #: ops computed by mathlib's inline polynomial implementations
-MATH_OPS = frozenset({"exp", "exp2", "expm1", "log", "log1p", "tanh", "logistic", "sin",
-                      "cos", "tan", "erf", "pow", "atan2", "cbrt"})
+MATH_OPS = TRANSCENDENTAL_OPS
 SUPPORTED = frozenset(np.dtype(d) for d in (
     "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "float32", "float64"))

@@ -15,8 +15,7 @@ from tjit.xla_like import kernel_ir as K
 
 #: Relative cost per evaluation of ops much dearer than an add (the polynomial math
 #: functions, division, square roots), for :func:`work_per_point`.
-OP_WEIGHTS = dict.fromkeys(("exp", "exp2", "expm1", "log", "log1p", "tanh", "logistic",
-                            "sin", "cos", "tan", "erf", "pow", "atan2", "cbrt"), 4)
+OP_WEIGHTS = dict.fromkeys(K.TRANSCENDENTAL_OPS, 4)
 OP_WEIGHTS.update(dict.fromkeys(("div", "rem", "sqrt", "rsqrt"), 1))
 
 
