@@ -11,7 +11,6 @@ a device skip with the reason when pyopencl or an OpenCL device is missing; the
 """
 
 import hashlib
-import re
 import warnings
 
 import numpy as np
@@ -52,52 +51,19 @@ EDGE_DTYPES = ["float32", "int32"] + [
     pytest.param(d, marks=pytest.mark.slow)
     for d in ("bool", "int8", "int64", "uint8", "uint32", "uint64", "float64")]
 
-#: Known deviations of OpenCL drivers, by primitive: (why, is this listed row explained).
-#: None today (PoCL's log1p flushed subnormal inputs to 0: the C renderer now returns x
-#: below the smallest normal itself).
-KNOWN = {}
-_ROW = re.compile(r"\[\d+\] in=\(np\.(float\d+)\(([^)]+)\)\) jit=np\.float\d+\(([^)]+)\)")
-_HEAD = re.compile(r"^(\S+)(?: \(fused\))? \((\d+) of \d+ differ\):$")
-
-
-def _unexplained(message):
-    """The lines of an edge-value failure that no :data:`KNOWN` deviation explains."""
-    bad, explain = [], None
-    for line in message.splitlines()[1:]:   # (pytest may indent a message's lines)
-        head = _HEAD.match(line.strip())
-        if head:
-            known = KNOWN.get(head.group(1))
-            explain = known[1] if known and int(head.group(2)) <= 6 else None
-            if explain is None:
-                bad.append(line)
-            continue
-        row = _ROW.search(line)
-        if row is None or explain is None or not explain(
-                np.dtype(row.group(1)), float(row.group(2)), float(row.group(3))):
-            bad.append(line)
-    return bad
-
-
 @pytest.mark.opencl
 @needs_device
 @pytest.mark.parametrize("dt", EDGE_DTYPES)
 @pytest.mark.usefixtures("x64")
 def test_edge_values_on_opencl(dt, monkeypatch):
     """Eager (NumPy) against jit on OpenCL for every primitive's edge cases of ``dt``:
-    exact results bit for bit, transcendentals within the table's ulps; a failure
-    passes only where :data:`KNOWN` explains each listed row."""
+    exact results bit for bit, transcendentals within the table's ulps."""
     from tests.primitives import test_edge_values as edge
     monkeypatch.setenv("TJIT_PLATFORMS", "opencl")
     before = opencl_context.STATS["executables"]
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)
-        try:
-            edge.check_dtype(np.dtype(dt))
-        except AssertionError as e:
-            if "eager vs jit on" not in str(e):
-                raise
-            bad = _unexplained(re.split(r"\n\s*assert ", str(e))[0])
-            assert not bad, "\n".join(bad)
+        edge.check_dtype(np.dtype(dt))
     assert opencl_context.STATS["executables"] > before   # (it ran on OpenCL)
 
 
