@@ -3,18 +3,26 @@
 import os
 
 
+_BOOL_OPTIONS = ("enable_x64", "log_compiles")
+_NOT_COMPILED_IN = ("log_compiles",)   # options that leave compiled programs valid
+
+
 class _Config:
     def __init__(self):
         self.enable_x64 = os.environ.get("TJIT_ENABLE_X64", "0").lower() in ("1", "true")
+        # TJIT_LOG=compiles: log every trace and compile with its cause (compile_log.py)
+        self.log_compiles = "compiles" in os.environ.get("TJIT_LOG", "").split(",")
         self.version = 0  # bumped on every change so caches keyed on config invalidate
 
     def update(self, name, value):
         """Set a config option, e.g. ``update("enable_x64", True)``."""
         name = name.replace("jax_", "", 1) if name.startswith("jax_") else name
         if not hasattr(self, name) or name == "version":
-            raise ValueError(f"tjit.config.update: unknown option {name!r}; known: enable_x64")
-        setattr(self, name, bool(value) if name == "enable_x64" else value)
-        self.version += 1
+            known = ", ".join(k for k in vars(self) if k != "version")
+            raise ValueError(f"tjit.config.update: unknown option {name!r}; known: {known}")
+        setattr(self, name, bool(value) if name in _BOOL_OPTIONS else value)
+        if name not in _NOT_COMPILED_IN:
+            self.version += 1
 
     def read(self, name):
         return getattr(self, name)
