@@ -3,7 +3,10 @@ mapped to tjit's in ``sys.modules`` and ``examples.datasets`` is replaced by a s
 stand-in (no download), then each example's source is executed as ``__main__``.
 
     .venv/bin/python examples/run_jax_examples.py /path/to/jax-checkout \\
-        [--only mnist_classifier,mnist_vae] [--epochs 2] [--train 2048]
+        [--only mnist_classifier,mnist_vae] [--epochs 2] [--train 2048] [--jax]
+
+``--jax`` runs the same examples on the real JAX (installed beside tjit) with the same
+synthetic data, so the printed accuracies and losses can be compared side by side.
 
 The examples are read from ``<checkout>/examples/`` (not copied into this repository).
 ``--epochs`` rewrites each example's ``num_epochs = ...`` line, the only edit made to
@@ -23,7 +26,7 @@ import types
 
 import numpy as np
 
-EXAMPLES = ("mnist_classifier", "mnist_classifier_fromscratch", "mnist_vae")
+EXAMPLES = ("mnist_classifier", "mnist_classifier_fromscratch", "mnist_vae", "advi")
 
 
 def install_jax_aliases():
@@ -80,14 +83,29 @@ def install_examples_package(datasets):
     sys.modules["examples.datasets"] = datasets
 
 
+class _Inert:
+    """Stands in for any matplotlib object: every attribute and call gives another."""
+
+    def __getattr__(self, name):
+        return _Inert()
+
+    def __call__(self, *args, **kwargs):
+        return _Inert()
+
+
 def stub_matplotlib():
+    """The examples draw figures (advi animates one); the runs only need the numbers.
+
+    With matplotlib installed, its non-interactive Agg backend is used (so
+    ``plt.show(block=True)`` returns); without it, an inert stand-in takes its place.
+    """
     try:
-        import matplotlib.pyplot  # noqa: F401
+        import matplotlib
+        matplotlib.use("Agg")
     except ImportError:
-        plt = types.ModuleType("matplotlib.pyplot")
-        plt.imsave = lambda *a, **k: None
-        plt.cm = types.SimpleNamespace(gray=None)
         mpl = types.ModuleType("matplotlib")
+        plt = types.ModuleType("matplotlib.pyplot")
+        plt.__getattr__ = lambda name: _Inert()
         mpl.pyplot = plt
         sys.modules["matplotlib"], sys.modules["matplotlib.pyplot"] = mpl, plt
 
@@ -113,11 +131,14 @@ def main(argv=None):
     ap.add_argument("--epochs", type=int, default=1, help="num_epochs for every example")
     ap.add_argument("--train", type=int, default=2048, help="synthetic training images")
     ap.add_argument("--test", type=int, default=512, help="synthetic test images")
+    ap.add_argument("--jax", action="store_true",
+                    help="run on the real JAX instead (same data), for side-by-side numbers")
     args = ap.parse_args(argv)
     folder = args.jax_checkout / "examples"
     if not folder.is_dir():
         ap.error(f"{folder} does not exist: pass the root of a jax-ml/jax checkout")
-    install_jax_aliases()
+    if not args.jax:
+        install_jax_aliases()
     install_examples_package(synthetic_datasets(args.train, args.test))
     stub_matplotlib()
     failed = []

@@ -1,6 +1,6 @@
 """examples/run_jax_examples.py runs a JAX-style example program unchanged: ``jax``
 imports resolve to tjit, ``examples.datasets`` is the synthetic stand-in, and
-``--epochs`` rewrites ``num_epochs`` (in a subprocess: the aliases are process-wide)."""
+``--epochs`` rewrites ``num_epochs``, figures don't block (in a subprocess: the aliases are process-wide)."""
 
 import pathlib
 import subprocess
@@ -15,6 +15,7 @@ from jax import grad, jit, random
 from jax.example_libraries import optimizers, stax
 from jax.scipy.special import logsumexp
 from examples import datasets
+import matplotlib.pyplot as plt
 
 if __name__ == "__main__":
     num_epochs = 50
@@ -33,6 +34,12 @@ if __name__ == "__main__":
     for i in range(num_epochs * 10):
         state = jit(opt_update)(i, grad(loss)(get_params(state)), state)
     assert float(loss(get_params(state))) < first
+    # advi-style drawing: an animated figure, then a blocking show that must return
+    ax = plt.figure(figsize=(8, 8), facecolor="white").add_subplot(111, frameon=False)
+    plt.ion()
+    ax.contour([[0, 1], [1, 0]])
+    plt.pause(0.0)
+    plt.show(block=True)
     print("EXAMPLE-RAN", float(logsumexp(jnp.zeros(3))))
 '''
 
