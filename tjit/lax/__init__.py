@@ -15,6 +15,7 @@ from tjit.lax._indexing import *  # noqa: F401,F403
 from tjit.lax._dot import *  # noqa: F401,F403
 from tjit.lax._conv import *  # noqa: F401,F403
 from tjit.lax._windowed import *  # noqa: F401,F403
+from tjit.lax._fft import *  # noqa: F401,F403
 from tjit.lax._control_flow import *  # noqa: F401,F403
 from tjit.lax._ad import *  # noqa: F401,F403
 from tjit.lax import linalg  # noqa: F401

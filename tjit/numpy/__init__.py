@@ -21,6 +21,7 @@ from tjit.numpy._sorting import *  # noqa: F401,F403
 from tjit.numpy._misc import *  # noqa: F401,F403
 from tjit.numpy._statistics import *  # noqa: F401,F403
 from tjit.numpy import linalg  # noqa: F401
+from tjit.numpy import fft  # noqa: F401
 from tjit.numpy._polynomial import *  # noqa: F401,F403
 from tjit.numpy._windows import *  # noqa: F401,F403
 from tjit.numpy._vectorize import *  # noqa: F401,F403
