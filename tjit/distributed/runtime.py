@@ -1,0 +1,174 @@
+"""The multi-process runtime's state: which MPI communicator this process belongs to.
+
+``initialize()`` binds tjit to MPI's world communicator (or an explicit one) once per
+process; ``process_index()``/``process_count()`` read it, as ``jax.process_index()`` and
+``jax.process_count()`` (0 and 1 before ``initialize()``, as in JAX). mpi4py is imported
+only here and only by ``initialize()``: importing tjit never initializes MPI.
+
+A process launched by ``mpiexec`` but never initialized is detected from the launcher's
+environment (``launched_world_size``), so that a multi-process operation in it fails with
+an error that says to call ``initialize()`` instead of quietly running as rank 0 of 1.
+"""
+
+import os
+import threading
+
+from tjit.distributed import faults
+
+_LOCK = threading.Lock()
+_STATE = None   # the _Runtime of this process once initialize() ran
+
+#: Environment variables through which launchers announce the world size
+#: (MPICH/Hydra's PMI, Open MPI, PMIx, Slurm's srun).
+_WORLD_SIZE_VARS = ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "PMIX_SIZE", "SLURM_NTASKS")
+_RANK_VARS = ("PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "SLURM_PROCID")
+
+INSTALL_HINT = 'install MPI for Python with: pip install "tjit[mpi]" (mpi4py and mpich)'
+
+
+class DistributedError(RuntimeError):
+    """A multi-process operation that cannot run: not initialized, initialized twice,
+    ranks that disagree on a collective, a mesh that does not match the processes."""
+
+
+class _Runtime:
+    """This process's place among the processes: the MPI communicator and its rank."""
+
+    def __init__(self, comm, mpi):
+        self.comm = comm
+        self.MPI = mpi
+        self.rank = comm.Get_rank()
+        self.size = comm.Get_size()
+        self.lock = threading.Lock()        # (one collective at a time on ``comm``)
+        self.sub_comms = {}                  # colour key -> split communicator
+
+
+def _import_mpi():
+    try:
+        from mpi4py import MPI
+    except ImportError as e:
+        raise ImportError(f"tjit.distributed.initialize() needs mpi4py ({e}); "
+                          f"{INSTALL_HINT}") from None
+    return MPI
+
+
+def initialize(communicator=None):
+    """Join this process to a multi-process run, as ``jax.distributed.initialize()``.
+
+    Args:
+      communicator: an mpi4py communicator whose processes take part (default: MPI's
+        world communicator, i.e. every process that ``mpiexec -n N`` started).
+
+    Afterwards ``tjit.process_index()``/``tjit.process_count()`` are this process's rank
+    and the communicator's size, collectives over a mesh of processes (``shard_map``,
+    ``pmap``) run on MPI, and an uncaught exception in any process ends all of them with
+    that process's message (MPI abort) instead of leaving the others waiting.
+
+    Raises:
+      DistributedError: when called a second time without ``shutdown()`` in between.
+      ImportError: when mpi4py is not installed.
+    """
+    global _STATE
+    with _LOCK:
+        if _STATE is not None:
+            raise DistributedError(
+                f"tjit.distributed.initialize() was already called in this process (rank "
+                f"{_STATE.rank} of {_STATE.size}); call it once per process, or "
+                f"tjit.distributed.shutdown() first to initialize again")
+        mpi = _import_mpi()
+        if communicator is None:
+            communicator = mpi.COMM_WORLD
+        elif not isinstance(communicator, mpi.Comm) or not isinstance(
+                communicator, mpi.Intracomm):
+            raise TypeError(
+                f"tjit.distributed.initialize: communicator must be an mpi4py intra-"
+                f"communicator (e.g. MPI.COMM_WORLD or a Split of it), got "
+                f"{type(communicator).__name__}")
+        _STATE = _Runtime(communicator, mpi)
+        if _STATE.size > 1:
+            faults.install_abort_hook(_STATE.comm, _STATE.rank, _STATE.size)
+
+
+def is_initialized():
+    """Whether ``initialize()`` ran in this process (and ``shutdown()`` has not)."""
+    return _STATE is not None
+
+
+def shutdown():
+    """Leave the multi-process run: drop tjit's communicators and restore the exception
+    hook. MPI itself is finalized by mpi4py when the process exits. A no-op when not
+    initialized, as ``jax.distributed.shutdown()``."""
+    global _STATE
+    with _LOCK:
+        if _STATE is None:
+            return
+        for sub in _STATE.sub_comms.values():
+            if sub is not _STATE.comm:
+                sub.Free()
+        faults.remove_abort_hook()
+        _STATE = None
+
+
+def process_index():
+    """This process's index among the processes (its MPI rank); 0 before
+    ``initialize()``."""
+    return _STATE.rank if _STATE is not None else 0
+
+
+def process_count():
+    """The number of processes (the communicator's size); 1 before ``initialize()``."""
+    return _STATE.size if _STATE is not None else 1
+
+
+def launched_world_size():
+    """The number of processes the launcher (mpiexec, srun) started, from its
+    environment; 1 when this process was not started by one."""
+    for var in _WORLD_SIZE_VARS:
+        v = os.environ.get(var)
+        if v and v.isdigit():
+            return int(v)
+    return 1
+
+
+def _launched_rank():
+    for var in _RANK_VARS:
+        v = os.environ.get(var)
+        if v and v.isdigit():
+            return int(v)
+    return 0
+
+
+def require(what):
+    """The runtime, for an operation ``what`` that needs the processes to talk. Before
+    ``initialize()`` in a process that mpiexec started as one of several: a
+    DistributedError saying to call ``initialize()``. Not launched as several processes
+    and not initialized: None (a one-process run)."""
+    if _STATE is not None:
+        return _STATE
+    n = launched_world_size()
+    if n > 1:
+        raise DistributedError(
+            f"{what} needs the processes of this run to communicate, but "
+            f"tjit.distributed.initialize() was not called: this process was started as "
+            f"rank {_launched_rank()} of {n} (by mpiexec or srun); call "
+            f"tjit.distributed.initialize() once at the start of the program, in every "
+            f"process")
+    return None
+
+
+def state():
+    """The runtime of this process, or None before ``initialize()``."""
+    return _STATE
+
+
+def split(colour, key):
+    """The communicator of the processes that pass the same ``colour`` (ranked by
+    ``key``): an MPI ``Comm.Split``, made once per (colour, key) layout and kept, since
+    splitting is itself a collective over every process."""
+    st = _STATE
+    cache_key = (colour, key)
+    comm = st.sub_comms.get(cache_key)
+    if comm is None:
+        comm = st.comm.Split(colour, key)
+        st.sub_comms[cache_key] = comm
+    return comm

@@ -1,0 +1,309 @@
+"""Meshes of devices and how arrays are laid out on them, as ``jax.sharding``.
+
+* :class:`Mesh` — an n-d array of devices with a name per axis (``Mesh(devs, ('data',
+  'model'))``); :func:`make_mesh` builds one over ``tjit.devices()``.
+* :class:`PartitionSpec` (``P``) — per array dimension, the mesh axes it is split over
+  (a name, a tuple of names, or None for not split).
+* :class:`NamedSharding` — a mesh and a spec: which block of a global array each device
+  holds (``devices_indices_map``), the block's shape (``shard_shape``).
+
+The devices may belong to several processes (after ``tjit.distributed.initialize()``,
+``tjit.devices()`` lists every process's devices); a device's ``process_index`` says
+which process drives it, and the devices of this process are its addressable ones.
+"""
+
+import math
+import threading
+
+import numpy as np
+
+from tjit.devices.backend import Device
+
+_MESH_CTX = threading.local()
+
+
+def device_process_index(device):
+    """The index of the process that drives ``device`` (0 in a one-process run)."""
+    return getattr(device, "process_index", 0)
+
+
+def _this_process():
+    from tjit.distributed.runtime import process_index   # (tjit.distributed imports us)
+    return process_index()
+
+
+class Mesh:
+    """Devices arranged in an n-d array whose axes have names, as ``jax.sharding.Mesh``.
+
+    Args:
+      devices: an array-like of tjit Devices (from ``tjit.devices()``), of any shape.
+      axis_names: one name (str) per axis of ``devices``.
+    """
+
+    def __init__(self, devices, axis_names):
+        if isinstance(axis_names, str):
+            axis_names = (axis_names,)
+        axis_names = tuple(axis_names)
+        arr = np.empty(np.shape(np.asarray(devices, dtype=object)), dtype=object)
+        arr[...] = np.asarray(devices, dtype=object)
+        if arr.ndim != len(axis_names):
+            raise ValueError(f"Mesh: devices has {arr.ndim} dimension(s) (shape {arr.shape}) "
+                             f"but {len(axis_names)} axis name(s) {axis_names} were given; "
+                             f"give one name per dimension")
+        bad = [n for n in axis_names if not isinstance(n, str)]
+        if bad or len(set(axis_names)) != len(axis_names):
+            raise ValueError(f"Mesh: axis names must be distinct strings, got {axis_names}")
+        flat = list(arr.flat)
+        if not flat:
+            raise ValueError("Mesh: needs at least one device")
+        for d in flat:
+            if not isinstance(d, Device):
+                raise TypeError(f"Mesh: devices must be tjit Devices (from tjit.devices()), "
+                                f"got {type(d).__name__} {d!r:.60}")
+        if len(set(flat)) != len(flat):
+            raise ValueError(f"Mesh: a device appears more than once: {flat}")
+        self.devices = arr
+        self.axis_names = axis_names
+
+    @property
+    def shape(self):
+        """{axis name: size}, in axis order."""
+        return dict(zip(self.axis_names, self.devices.shape))
+
+    @property
+    def axis_sizes(self):
+        return tuple(self.devices.shape)
+
+    @property
+    def shape_tuple(self):
+        return tuple(zip(self.axis_names, self.devices.shape))
+
+    @property
+    def size(self):
+        return self.devices.size
+
+    @property
+    def empty(self):
+        return self.devices.size == 0
+
+    @property
+    def device_ids(self):
+        return np.vectorize(lambda d: d.id, otypes=[int])(self.devices)
+
+    @property
+    def is_multi_process(self):
+        return len({device_process_index(d) for d in self.devices.flat}) > 1
+
+    @property
+    def local_devices(self):
+        """The mesh's devices that this process drives, in mesh order."""
+        me = _this_process()
+        return [d for d in self.devices.flat if device_process_index(d) == me]
+
+    def coords(self, device):
+        """{axis name: index along that axis} of ``device`` in this mesh."""
+        where = np.argwhere(np.vectorize(lambda d: d == device, otypes=[bool])(self.devices))
+        if not len(where):
+            raise ValueError(f"{device!r} is not a device of {self!r}")
+        return dict(zip(self.axis_names, (int(i) for i in where[0])))
+
+    def __enter__(self):
+        stack = getattr(_MESH_CTX, "stack", None)
+        if stack is None:
+            stack = _MESH_CTX.stack = []
+        stack.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        _MESH_CTX.stack.pop()
+        return False
+
+    def _key(self):
+        return (self.axis_names, self.devices.shape, tuple(self.devices.flat))
+
+    def __eq__(self, other):
+        return isinstance(other, Mesh) and self._key() == other._key()
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def __repr__(self):
+        axes = ", ".join(f"{n!r}: {s}" for n, s in self.shape.items())
+        return f"Mesh({axes})"
+
+
+def current_mesh():
+    """The mesh of the innermost ``with mesh:`` block of this thread, or None."""
+    stack = getattr(_MESH_CTX, "stack", None)
+    return stack[-1] if stack else None
+
+
+def make_mesh(axis_shapes, axis_names, devices=None):
+    """A mesh of shape ``axis_shapes`` over ``devices`` (default: ``tjit.devices()``, every
+    process's devices after ``initialize()``), as ``jax.make_mesh``.
+
+    Raises ValueError unless the shape's size is the number of devices."""
+    import tjit.devices as _devices   # (the callable package: the global device list)
+    devices = list(_devices()) if devices is None else list(devices)
+    axis_shapes = tuple(int(s) for s in axis_shapes)
+    if math.prod(axis_shapes) != len(devices):
+        raise ValueError(f"make_mesh: a mesh of shape {axis_shapes} needs "
+                         f"{math.prod(axis_shapes)} devices, but {len(devices)} are given "
+                         f"({devices}); pick axis sizes whose product is {len(devices)}")
+    arr = np.empty(len(devices), dtype=object)
+    arr[:] = devices
+    return Mesh(arr.reshape(axis_shapes), axis_names)
+
+
+class PartitionSpec(tuple):
+    """Per array dimension, the mesh axis names it is split over, as
+    ``jax.sharding.PartitionSpec``: ``P('data', None)`` splits dim 0 over 'data' and keeps
+    dim 1 whole; ``P(('data', 'model'))`` splits dim 0 over both axes (row-major); a spec
+    shorter than the array leaves the trailing dims whole; ``P()`` replicates."""
+
+    def __new__(cls, *parts):
+        for p in parts:
+            ok = p is None or isinstance(p, str) or (
+                isinstance(p, tuple) and all(isinstance(n, str) for n in p))
+            if not ok:
+                raise TypeError(f"PartitionSpec entries are None, an axis name or a tuple of "
+                                f"names; got {p!r}")
+        return super().__new__(cls, parts)
+
+    def __repr__(self):
+        return "PartitionSpec(" + ", ".join(repr(p) for p in self) + ")"
+
+    def __reduce__(self):
+        return (PartitionSpec, tuple(self))
+
+    def axes_of(self, dim):
+        """The mesh axis names dim ``dim`` is split over (a tuple, maybe empty)."""
+        if dim >= len(self) or self[dim] is None:
+            return ()
+        p = self[dim]
+        return (p,) if isinstance(p, str) else tuple(p)
+
+    def mesh_axes(self):
+        """Every mesh axis name the spec uses, in order of appearance."""
+        return tuple(n for d in range(len(self)) for n in self.axes_of(d))
+
+
+P = PartitionSpec
+
+
+def check_spec(spec, mesh, where, ndim=None):
+    """``spec`` as a PartitionSpec, checked against ``mesh`` (known axis names, each used
+    once) and, when ``ndim`` is given, against the rank of the array it describes."""
+    if spec is None:
+        spec = PartitionSpec()
+    if not isinstance(spec, PartitionSpec):
+        if isinstance(spec, tuple):
+            spec = PartitionSpec(*spec)
+        else:
+            raise TypeError(f"{where}: expected a PartitionSpec (tjit.sharding.P(...)), got "
+                            f"{type(spec).__name__} {spec!r:.60}")
+    names = spec.mesh_axes()
+    unknown = [n for n in names if n not in mesh.axis_names]
+    if unknown:
+        raise ValueError(f"{where}: {spec} names mesh axis {unknown[0]!r}, which is not an "
+                         f"axis of {mesh!r} (its axes: {mesh.axis_names})")
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise ValueError(f"{where}: {spec} uses mesh axis {dup[0]!r} more than once; each "
+                         f"mesh axis may split at most one dimension")
+    if ndim is not None and len(spec) > ndim:
+        raise ValueError(f"{where}: {spec} has {len(spec)} entries but the array has rank "
+                         f"{ndim}; give at most one entry per dimension")
+    return spec
+
+
+class NamedSharding:
+    """A layout of arrays over ``mesh``: dimension ``i`` is split into equal blocks over
+    the mesh axes ``spec[i]``, replicated over the mesh axes ``spec`` does not name, as
+    ``jax.sharding.NamedSharding``."""
+
+    def __init__(self, mesh, spec):
+        if not isinstance(mesh, Mesh):
+            raise TypeError(f"NamedSharding: mesh must be a tjit.sharding.Mesh, got "
+                            f"{type(mesh).__name__}")
+        self.mesh = mesh
+        self.spec = check_spec(spec, mesh, "NamedSharding")
+
+    def _split_counts(self, ndim):
+        return [math.prod(self.mesh.shape[n] for n in self.spec.axes_of(d))
+                for d in range(ndim)]
+
+    def shard_shape(self, global_shape):
+        """The shape of the block each device holds of an array of ``global_shape``."""
+        global_shape = tuple(global_shape)
+        check_spec(self.spec, self.mesh, "NamedSharding.shard_shape", len(global_shape))
+        out = []
+        for d, (n, k) in enumerate(zip(global_shape, self._split_counts(len(global_shape)))):
+            if n % k:
+                raise ValueError(
+                    f"NamedSharding: dimension {d} of global shape {global_shape} has size "
+                    f"{n}, which does not divide into {k} equal blocks (mesh axes "
+                    f"{self.spec.axes_of(d)} of {self.mesh!r}); pad it to a multiple of {k}")
+            out.append(n // k)
+        return tuple(out)
+
+    def shard_index(self, device, dim):
+        """Which block (0 ..) along ``dim`` ``device`` holds (row-major over the dim's
+        mesh axes)."""
+        coords = self.mesh.coords(device)
+        idx = 0
+        for n in self.spec.axes_of(dim):
+            idx = idx * self.mesh.shape[n] + coords[n]
+        return idx
+
+    def devices_indices_map(self, global_shape):
+        """{device: tuple of slices}: the block of the global array each device holds."""
+        block = self.shard_shape(global_shape)
+        return {d: tuple(slice(self.shard_index(d, i) * b, (self.shard_index(d, i) + 1) * b)
+                         for i, b in enumerate(block))
+                for d in self.mesh.devices.flat}
+
+    def addressable_devices_indices_map(self, global_shape):
+        me = _this_process()
+        return {d: idx for d, idx in self.devices_indices_map(global_shape).items()
+                if device_process_index(d) == me}
+
+    @property
+    def device_set(self):
+        return set(self.mesh.devices.flat)
+
+    @property
+    def addressable_devices(self):
+        return set(self.mesh.local_devices)
+
+    @property
+    def num_devices(self):
+        return self.mesh.size
+
+    @property
+    def is_fully_replicated(self):
+        return all(self.mesh.shape[n] == 1 for n in self.spec.mesh_axes())
+
+    @property
+    def is_fully_addressable(self):
+        return not self.mesh.is_multi_process and len(self.mesh.local_devices) == self.mesh.size
+
+    @property
+    def memory_kind(self):
+        return None
+
+    def _trimmed_spec(self):
+        spec = tuple(self.spec)   # (trailing Nones say nothing: P('x') == P('x', None))
+        while spec and spec[-1] is None:
+            spec = spec[:-1]
+        return spec
+
+    def __eq__(self, other):
+        return (isinstance(other, NamedSharding) and self.mesh == other.mesh
+                and self._trimmed_spec() == other._trimmed_spec())
+
+    def __hash__(self):
+        return hash((self.mesh, self._trimmed_spec()))
+
+    def __repr__(self):
+        return f"NamedSharding(mesh={self.mesh!r}, spec={self.spec!r})"
