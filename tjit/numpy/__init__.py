@@ -26,8 +26,12 @@ from tjit.numpy._polynomial import *  # noqa: F401,F403
 from tjit.numpy._windows import *  # noqa: F401,F403
 from tjit.numpy._vectorize import *  # noqa: F401,F403
 from tjit.numpy import _array_methods
+from tjit.numpy import _array_api
+from tjit.numpy._array_api import (  # noqa: F401
+    __array_api_version__, __array_namespace_info__, from_dlpack)
 
 pi, e, inf, nan, euler_gamma = _np.pi, _np.e, _np.inf, _np.nan, _np.euler_gamma
 newaxis = None
 
 _array_methods.install()
+_array_api.install()
