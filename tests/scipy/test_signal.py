@@ -72,5 +72,31 @@ def test_errors():
         S.convolve2d(np.ones((3, 3)), np.ones((2, 2)), boundary="wrap")
     with pytest.raises(ValueError, match="convolve2d: inputs must be 2-D"):
         S.convolve2d(np.ones(3), np.ones(2))
-    with pytest.raises(NotImplementedError, match="axes"):
+    with pytest.raises(ValueError, match="equal sizes \\(or size 1\\) along axis 1"):
         S.fftconvolve(np.ones((3, 3)), np.ones((2, 2)), axes=0)
+
+
+@pytest.mark.parametrize("sa,sb,axes", [((4, 7), (4, 3), 1), ((4, 7), (1, 3), (-1,)),
+                                        ((3, 5, 6), (3, 2, 2), (2, 1)),
+                                        ((2, 6, 5), (1, 3, 5), [1])])
+@pytest.mark.parametrize("mode", ["full", "same", "valid"])
+def test_fftconvolve_axes_against_scipy(x64, sa, sb, axes, mode):
+    a, b = _pair(sa, sb, False, 3)
+    want = ss.fftconvolve(a, b, mode=mode, axes=axes)
+    got = S.fftconvolve(a, b, mode=mode, axes=axes)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12, atol=1e-12)
+
+
+def test_fftconvolve_is_fft_based_and_matches_direct():
+    """The jaxpr holds fft equations; values equal the direct method up to rounding; int
+    inputs give floats (fftconvolve) or rounded ints (convolve(method='fft'))."""
+    a, b = _pair((40,), (9,), False, 4)
+    jaxpr = str(tjit.make_jaxpr(lambda x, y: S.fftconvolve(x, y))(a, b))
+    assert "fft[" in jaxpr or "fft " in jaxpr
+    np.testing.assert_allclose(np.asarray(S.fftconvolve(a, b, "same")),
+                               np.asarray(S.convolve(a, b, "same", method="direct")),
+                               rtol=1e-4, atol=1e-4)
+    assert S.fftconvolve(np.arange(5), np.arange(3)).dtype == np.float32
+    got = S.convolve(np.arange(5), np.arange(3), method="fft")
+    assert got.dtype == S.convolve(np.arange(5), np.arange(3)).dtype
+    np.testing.assert_array_equal(np.asarray(got), np.convolve(np.arange(5), np.arange(3)))

@@ -1,14 +1,14 @@
 """``tjit.scipy.signal``: N-dimensional convolution and correlation, as
 ``jax.scipy.signal``.
 
-Every method is a direct convolution: the zero-padded input is gathered into patches
-(one static index table, ``out_size x kernel_size``) and contracted with the flipped
-kernel by one ``dot_general``, so the result is differentiable in both arguments (the
-gather transposes to a scatter-add) and batches under ``vmap``. tjit has no
-``numpy.fft`` yet, so ``method="fft"`` and ``fftconvolve`` compute the same direct
-convolution (the same values up to rounding; O(out * kernel) work instead of
-O(n log n)). ``convolve2d``/``correlate2d`` support ``boundary="fill"`` with
-``fillvalue=0`` only, as JAX.
+The direct methods gather the zero-padded input into patches (one static index table,
+``out_size x kernel_size``) and contract them with the flipped kernel by one
+``dot_general``, so the result is differentiable in both arguments (the gather
+transposes to a scatter-add) and batches under ``vmap``. ``fftconvolve`` (and
+``convolve(method="fft")``, as JAX) multiplies the inputs' spectra (``jnp.fft.rfftn`` /
+``fftn``, zero-padded to SciPy's ``next_fast_len``): O(n log n) work, differentiable
+and batched through the fft primitive. ``convolve2d``/``correlate2d`` support
+``boundary="fill"`` with ``fillvalue=0`` only, as JAX.
 """
 
 import numpy as np
@@ -17,7 +17,7 @@ from tjit.tracing import dtypes
 from tjit.tracing.shapes import shape_str
 from tjit import lax
 from tjit import numpy as jnp
-from tjit.numpy._core import check_arraylike, promote_dtypes
+from tjit.numpy._core import check_arraylike, promote_dtypes, promote_dtypes_inexact
 
 
 def _args(fname, in1, in2, mode, method="direct"):
@@ -94,13 +94,18 @@ def convolve(in1, in2, mode="full", method="auto", precision=None):
     Args:
       mode: 'full' (shape in1 + in2 - 1), 'same' (in1's shape, centred) or 'valid'
         (the points that need no zero padding).
-      method: 'auto', 'direct' or 'fft'; all compute the direct convolution (see the
-        module docstring).
+      method: 'auto' or 'direct' (a direct convolution), or 'fft' (:func:`fftconvolve`;
+        integer inputs are rounded back to integers, as SciPy).
 
     Returns:
       The convolution, with the promoted dtype of the inputs.
     """
     in1, in2 = _args("convolve", in1, in2, mode, method)
+    if method == "fft" and in1.ndim:
+        out = fftconvolve(in1, in2, mode)
+        if dtypes.is_int(in1.dtype):  # SciPy rounds integer convolutions back to ints
+            out = jnp.round(out).astype(in1.dtype)
+        return out
     return _convolve_nd(in1, in2, mode)
 
 
@@ -112,16 +117,89 @@ def correlate(in1, in2, mode="full", method="auto", precision=None):
 
 
 def fftconvolve(in1, in2, mode="full", axes=None):
-    """Convolution as :func:`convolve`; tjit computes it directly (no FFT yet).
+    """Convolution of ``in1`` and ``in2`` through their Fourier transforms
+    (``scipy.signal.fftconvolve``).
 
     Args:
-      axes: only None (convolve over every axis) is supported.
+      in1, in2: arrays with the same number of dims; integer inputs give the default
+        float (as JAX and SciPy).
+      mode: 'full', 'same' or 'valid', as in :func:`convolve`.
+      axes: the axes to convolve over (default: all); along the other axes the inputs
+        must have equal sizes or size 1 (they broadcast, as SciPy).
+
+    Returns:
+      The convolution; equal to :func:`convolve` up to rounding.
     """
-    if axes is not None:
-        raise NotImplementedError("scipy.signal.fftconvolve: axes is not supported by tjit; "
-                                  "vmap convolve over the other axes instead")
-    in1, in2 = _args("fftconvolve", in1, in2, mode)
-    return _convolve_nd(in1, in2, mode)
+    check_arraylike("scipy.signal.fftconvolve", in1, in2)
+    in1, in2 = promote_dtypes_inexact(jnp.asarray(in1), jnp.asarray(in2))
+    if in1.ndim != in2.ndim:
+        raise ValueError(f"scipy.signal.fftconvolve: in1 {shape_str(in1.shape)} and in2 "
+                         f"{shape_str(in2.shape)} must have the same number of dims")
+    if in1.ndim == 0:
+        return in1 * in2
+    if 0 in in1.shape or 0 in in2.shape:
+        raise ValueError(f"scipy.signal.fftconvolve: inputs cannot be empty, got shapes "
+                         f"{shape_str(in1.shape)} and {shape_str(in2.shape)}")
+    axes = _conv_axes(in1, in2, axes, mode)
+    a = [in1.shape[ax] for ax in axes]
+    b = [in2.shape[ax] for ax in axes]
+    full = [p + q - 1 for p, q in zip(a, b)]
+    fast = [_next_fast_len(n) for n in full]
+    if dtypes.is_complex(in1.dtype):
+        spec = jnp.fft.fftn(in1, fast, axes) * jnp.fft.fftn(in2, fast, axes)
+        out = jnp.fft.ifftn(spec, fast, axes)
+    else:
+        spec = jnp.fft.rfftn(in1, fast, axes) * jnp.fft.rfftn(in2, fast, axes)
+        out = jnp.fft.irfftn(spec, fast, axes)
+    if mode == "full":
+        starts, sizes = [0] * len(axes), full
+    elif mode == "same":
+        starts, sizes = [(q - 1) // 2 for q in b], a
+    else:
+        starts = [min(p, q) - 1 for p, q in zip(a, b)]
+        sizes = [abs(p - q) + 1 for p, q in zip(a, b)]
+    lo, hi = [0] * out.ndim, list(out.shape)
+    for ax, st, n in zip(axes, starts, sizes):
+        lo[ax], hi[ax] = st, st + n
+    return lax.slice(out, lo, hi)
+
+
+def _conv_axes(in1, in2, axes, mode):
+    """fftconvolve's axes (normalized, sorted), checking the other axes broadcast and,
+    for 'valid', that one input is at least as large as the other on every conv axis."""
+    nd = in1.ndim
+    if axes is None:
+        axes = range(nd)
+    axes = [axes] if np.ndim(axes) == 0 else list(axes)
+    norm = []
+    for ax in axes:
+        if not -nd <= int(ax) < nd:
+            raise ValueError(f"scipy.signal.fftconvolve: axis {ax} is out of bounds for "
+                             f"inputs of rank {nd}")
+        norm.append(int(ax) % nd)
+    if len(set(norm)) != len(norm):
+        raise ValueError(f"scipy.signal.fftconvolve: axes must be distinct, got {axes}")
+    for ax in set(range(nd)) - set(norm):
+        p, q = in1.shape[ax], in2.shape[ax]
+        if p != q and 1 not in (p, q):
+            raise ValueError(f"scipy.signal.fftconvolve: in1 {shape_str(in1.shape)} and in2 "
+                             f"{shape_str(in2.shape)} must have equal sizes (or size 1) "
+                             f"along axis {ax}, which is not convolved")
+    if mode not in ("full", "same", "valid"):
+        raise ValueError(f"scipy.signal.fftconvolve: mode must be 'full', 'same' or "
+                         f"'valid', got {mode!r}")
+    if mode == "valid":
+        pairs = [(in1.shape[ax], in2.shape[ax]) for ax in norm]
+        if not (all(p >= q for p, q in pairs) or all(p <= q for p, q in pairs)):
+            raise ValueError(f"scipy.signal.fftconvolve: in mode 'valid' one input must be "
+                             f"at least as large as the other in every dim, got "
+                             f"{shape_str(in1.shape)} and {shape_str(in2.shape)}")
+    return sorted(norm)
+
+
+def _next_fast_len(n):
+    import scipy.fft  # a cheap size table; imported on first use like scipy.linalg
+    return scipy.fft.next_fast_len(n, real=True)
 
 
 def _args2d(fname, in1, in2, mode, boundary, fillvalue):
