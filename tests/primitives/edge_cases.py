@@ -550,6 +550,10 @@ EXEMPT = {
                      "lu_pivots_to_permutation"],
                     "LAPACK through NumPy on both paths (no LLVM kernel); inexact by nature"),
     "custom_lin": "exists only inside linearize; never evaluated forward",
+    **dict.fromkeys(["psum", "pmax", "pmin", "all_gather", "psum_scatter", "all_to_all",
+                     "ppermute", "axis_index"],
+                    "collectives: data movement and exact reductions over a named axis "
+                    "(tests/parallel/)"),
 }
 
 

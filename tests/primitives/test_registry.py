@@ -24,6 +24,9 @@ DEDICATED = {
     **dict.fromkeys(["igamma", "igammac", "igamma_grad_a", "betainc", "zeta", "polygamma",
                      "bessel_i0e", "bessel_i1e", "ndtri"],
                     "tests/scipy/test_special.py (values vs SciPy, grads, jit, vmap)"),
+    **dict.fromkeys(["psum", "pmax", "pmin", "all_gather", "psum_scatter", "all_to_all",
+                     "ppermute", "axis_index"],
+                    "tests/parallel/ (vmap(axis_name) and pmap vs NumPy, grads)"),
 }
 
 

@@ -18,6 +18,7 @@ from tjit.lax._windowed import *  # noqa: F401,F403
 from tjit.lax._fft import *  # noqa: F401,F403
 from tjit.lax._control_flow import *  # noqa: F401,F403
 from tjit.lax._ad import *  # noqa: F401,F403
+from tjit.lax._parallel import *  # noqa: F401,F403
 from tjit.lax import linalg  # noqa: F401
 from tjit.primitives.elementwise import ROUND_AWAY_FROM_ZERO, ROUND_TO_NEAREST_EVEN  # noqa
 

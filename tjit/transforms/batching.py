@@ -7,6 +7,7 @@ axis into the operation (``dot_general`` adds a batch dimension, reductions shif
 their axes...), so nothing runs as a Python loop.
 """
 
+import contextlib
 import functools
 import operator
 
@@ -14,6 +15,7 @@ import sympy
 
 from tjit.tracing import argnums as _argnums
 from tjit.tracing.avals import ShapedArray
+from tjit.tracing.axis_env import extend_axis_env
 from tjit.tracing.core import (
     Trace, Tracer, current_trace, escaped_tracer_error, get_aval, set_current_trace)
 from tjit.tracing.errors import ShapeError
@@ -64,6 +66,15 @@ class BatchTrace(Trace):
 
     def process_primitive(self, prim, args, params):
         vals, dims = zip(*[self.to_batched(a) for a in args]) if args else ((), ())
+        axis_batch = getattr(prim, "axis_batch", None)
+        if axis_batch is not None and self.axis_name is not None and \
+                self.axis_name in params["axes"]:
+            # a collective over this vmap's axis: its members are the batch's slices, so it
+            # becomes array ops (even when nothing is batched: psum(x) is size * x)
+            with set_current_trace(self.parent):
+                out, out_dim = axis_batch(self.axis_size, self.axis_name, list(vals),
+                                          list(dims), **params)
+            return self.wrap(out, out_dim)
         if all(d is not_mapped for d in dims):
             with set_current_trace(self.parent):
                 return prim.bind(*vals, **params)
@@ -123,7 +134,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
                 nd = len(get_aval(x).shape)
                 ins.append(BatchTracer(trace, x, ax % nd if nd else ax))
         try:
-            with set_current_trace(trace):
+            with set_current_trace(trace), _bind_axis_name(axis_name, size):
                 b_args, b_kwargs = tree_unflatten(in_tree, ins)
                 out = fun(*b_args, **b_kwargs)
             out_leaves, out_tree = tree_flatten(out)
@@ -136,6 +147,13 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
             trace.invalidate()
         return tree_unflatten(out_tree, res)
     return vmapped
+
+
+def _bind_axis_name(axis_name, size):
+    """Collectives may name ``axis_name`` while ``fun`` runs (no name: nothing bound)."""
+    if axis_name is None:
+        return contextlib.nullcontext()
+    return extend_axis_env(axis_name, size)
 
 
 # -- checking and flattening the axes options ------------------------------------------------

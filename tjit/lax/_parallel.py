@@ -1,0 +1,174 @@
+"""``tjit.lax`` collectives over named axes, with ``jax.lax``'s signatures: ``psum``,
+``pmean``, ``pmax``, ``pmin``, ``all_gather``, ``psum_scatter``, ``all_to_all``,
+``ppermute``, ``axis_index`` and ``axis_size``.
+
+An axis name is bound by ``vmap(f, axis_name=...)`` or ``pmap(f, axis_name=...)``;
+``axis_name`` may be a tuple of names (the axes together, the first one major). The
+reductions take pytrees, as in JAX. The primitives are in ``primitives/collectives.py``.
+"""
+
+import numpy as np
+
+from tjit.tracing import dtypes
+from tjit.tracing.axis_env import axes_size, canonical_axes
+from tjit.tracing.core import Tracer
+from tjit.tracing.errors import ShapeError
+from tjit.tracing.shapes import shape_str
+from tjit.tracing.tree_util import tree_flatten, tree_unflatten
+from tjit.primitives import collectives as C
+from tjit.primitives.elementwise import convert_element_type_p
+from tjit.primitives.structural import expand_dims_p, squeeze_p
+from tjit.lax._elementwise import asarray_for_lax
+
+
+def _no_groups(where, axis_index_groups):
+    if axis_index_groups is not None:
+        raise NotImplementedError(f"{where}: axis_index_groups is not supported; split the "
+                                  f"axis with a nested vmap/pmap and reduce over one name")
+
+
+def _reduction(prim, where, x, axis_name, axis_index_groups):
+    _no_groups(where, axis_index_groups)
+    axes = canonical_axes(axis_name, where)
+    leaves, tree = tree_flatten(x)
+    leaves = [asarray_for_lax(v) for v in leaves]
+    leaves = [convert_element_type_p.bind(v, new_dtype=np.dtype(np.int32), weak_type=False)
+              if dtypes.is_bool(v.dtype) else v for v in leaves]
+    if prim is C.psum_p and not any(isinstance(v, Tracer) for v in leaves):
+        n = axes_size(axes)   # values that vary along no axis: n copies summed (as JAX)
+        return tree_unflatten(tree, [v * n for v in leaves])
+    return tree_unflatten(tree, [prim.bind(v, axes=axes) for v in leaves])
+
+
+def psum(x, axis_name, *, axis_index_groups=None):
+    """Sum of ``x`` (a pytree) over the members of the named axis (axes); every member
+    gets the sum. Bools are summed as int32.
+
+    Args:
+      x: array, scalar or pytree of them.
+      axis_name: a name bound by vmap/pmap, or a tuple of names.
+    Returns:
+      A pytree like ``x``.
+    """
+    return _reduction(C.psum_p, "psum", x, axis_name, axis_index_groups)
+
+
+def pmax(x, axis_name, *, axis_index_groups=None):
+    """Elementwise maximum of ``x`` (a pytree) over the named axis (axes)."""
+    return _reduction(C.pmax_p, "pmax", x, axis_name, axis_index_groups)
+
+
+def pmin(x, axis_name, *, axis_index_groups=None):
+    """Elementwise minimum of ``x`` (a pytree) over the named axis (axes)."""
+    return _reduction(C.pmin_p, "pmin", x, axis_name, axis_index_groups)
+
+
+def pmean(x, axis_name, *, axis_index_groups=None):
+    """Mean of ``x`` (a pytree) over the named axis (axes): ``psum(x) / axis_size``."""
+    x = psum(x, axis_name, axis_index_groups=axis_index_groups)
+    n = psum(1, axis_name, axis_index_groups=axis_index_groups)
+    leaves, tree = tree_flatten(x)
+    return tree_unflatten(tree, [v / n for v in leaves])
+
+
+def axis_size(axis_name):
+    """The number of members of the named axis (the product for a tuple of names)."""
+    return axes_size(canonical_axes(axis_name, "axis_size"))
+
+
+def axis_index(axis_name):
+    """This member's index along the named axis (int32); for a tuple of names, the
+    row-major index over them (the first name major)."""
+    axes = canonical_axes(axis_name, "axis_index")
+    out = None
+    for k, name in enumerate(axes):
+        i = C.axis_index_p.bind(axes=(name,))
+        stride = axes_size(axes[k + 1:]) if k + 1 < len(axes) else 1
+        i = i * np.int32(stride) if stride != 1 else i
+        out = i if out is None else out + i
+    return out
+
+
+def _axis(where, what, axis, ndim):
+    if not -ndim <= axis < ndim:
+        raise ShapeError(f"{where}: {what}={axis} is out of range for an operand of rank "
+                         f"{ndim}; use an axis in [{-ndim}, {ndim})")
+    return axis % ndim
+
+
+def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
+    """Every member's ``x`` stacked along a new axis ``axis`` (``tiled=True``:
+    concatenated along the existing ``axis``), the same on every member."""
+    _no_groups("all_gather", axis_index_groups)
+    axes = canonical_axes(axis_name, "all_gather")
+    n = axes_size(axes)
+    leaves, tree = tree_flatten(x)
+    outs = []
+    for v in leaves:
+        v = asarray_for_lax(v)
+        a = _axis("all_gather", "axis", axis, v.ndim if tiled else v.ndim + 1)
+        outs.append(C.all_gather_p.bind(v, axes=axes, all_gather_dimension=a, axis_size=n,
+                                        tiled=bool(tiled)))
+    return tree_unflatten(tree, outs)
+
+
+def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, tiled=False):
+    """The sum over the named axis, scattered: member ``r`` gets block ``r`` of dim
+    ``scatter_dimension`` of the sum (that dim must equal the axis size, which it loses;
+    ``tiled=True``: a multiple of it, divided by it)."""
+    _no_groups("psum_scatter", axis_index_groups)
+    axes = canonical_axes(axis_name, "psum_scatter")
+    n = axes_size(axes)
+    leaves, tree = tree_flatten(x)
+    outs = []
+    for v in leaves:
+        v = asarray_for_lax(v)
+        d = _axis("psum_scatter", "scatter_dimension", scatter_dimension, v.ndim)
+        outs.append(C.psum_scatter_p.bind(v, axes=axes, scatter_dimension=d, axis_size=n,
+                                          tiled=bool(tiled)))
+    return tree_unflatten(tree, outs)
+
+
+def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
+               tiled=False):
+    """Member ``r`` sends block ``j`` of ``split_axis`` to member ``j`` and stacks the
+    blocks it receives along ``concat_axis`` (``tiled=False``: ``x.shape[split_axis]``
+    equals the axis size; that dim is removed and a new one of the axis size is
+    inserted at ``concat_axis``. ``tiled=True``: split_axis is divided by the axis size
+    and concat_axis multiplied by it)."""
+    _no_groups("all_to_all", axis_index_groups)
+    axes = canonical_axes(axis_name, "all_to_all")
+    n = axes_size(axes)
+    x = asarray_for_lax(x)
+    nd = x.ndim
+    sa = _axis("all_to_all", "split_axis", split_axis, nd)
+    if tiled:
+        ca = _axis("all_to_all", "concat_axis", concat_axis, nd)
+        return C.all_to_all_p.bind(x, axes=axes, split_axis=sa, concat_axis=ca, axis_size=n)
+    if x.shape[sa] != n:
+        raise ShapeError(f"all_to_all: dim split_axis={sa} of the operand (shape "
+                         f"{shape_str(x.shape)}) must equal the size {n} of axes {axes}; "
+                         f"use tiled=True to split a multiple of it into blocks")
+    ca = _axis("all_to_all", "concat_axis", concat_axis, nd)
+    x = expand_dims_p.bind(x, dimensions=(ca,))
+    sa = sa + 1 if ca <= sa else sa
+    out = C.all_to_all_p.bind(x, axes=axes, split_axis=sa, concat_axis=ca, axis_size=n)
+    return squeeze_p.bind(out, dimensions=(sa,))
+
+
+def ppermute(x, axis_name, perm):
+    """Member ``dst`` gets the ``x`` of member ``src`` for each ``(src, dst)`` in
+    ``perm``; members no pair sends to get zeros."""
+    axes = canonical_axes(axis_name, "ppermute")
+    try:
+        perm = tuple((int(s), int(d)) for s, d in perm)
+    except (TypeError, ValueError):
+        raise TypeError(f"ppermute: perm must be a sequence of (source, destination) index "
+                        f"pairs, got {perm!r:.80}") from None
+    leaves, tree = tree_flatten(x)
+    return tree_unflatten(tree, [C.ppermute_p.bind(asarray_for_lax(v), axes=axes, perm=perm)
+                                 for v in leaves])
+
+
+__all__ = ["psum", "pmean", "pmax", "pmin", "all_gather", "psum_scatter", "all_to_all",
+           "ppermute", "axis_index", "axis_size"]

@@ -1,0 +1,416 @@
+"""Collectives over named axes: psum, pmax, pmin, all_gather, psum_scatter, all_to_all,
+ppermute and axis_index (JAX's ``jax.lax`` parallel operators).
+
+Every primitive carries ``axes``, a tuple of axis names bound by an enclosing ``vmap``
+or ``pmap`` (``tracing/axis_env.py``); its shape rule reads the sizes from there and
+fails with JAX's ``NameError: unbound axis name: i`` when a name is bound nowhere.
+
+Each primitive has two batching rules:
+
+* ``axis_batch(size, name, args, dims, **params)``: the collective runs over the axis
+  that this ``vmap`` maps (``name`` in ``axes``). The members of the axis are the slices
+  of the batched value, so the collective becomes ordinary array ops (a reduction, a
+  transpose, slices...). ``BatchTrace`` calls it even when no operand is batched
+  (``psum`` of a value that does not vary is ``size * x``).
+* ``batch(args, dims, **params)``: the value is batched by some other vmap; the
+  collective runs on the batched value with its axes renumbered.
+
+The reference implementation runs a collective at run time: it looks the names up in
+the communicators bound to this thread (``axis_env.communicators_for``) and calls
+``allreduce``/``allgather``/``reduce_scatter``/``alltoall``/``permute`` (the interface
+in ``devices/collectives.py``) on arrays whose communicated axis is first. The lowering
+is a ``collective_<name>`` library step of the plan, never fused.
+"""
+
+import numpy as np
+
+from tjit.tracing import dtypes
+from tjit.tracing.avals import ShapedArray
+from tjit.tracing.axis_env import axes_size, communicators_for
+from tjit.tracing.core import Array, get_aval, never_weak
+from tjit.tracing.errors import ShapeError
+from tjit.tracing.shapes import shape_str
+from tjit.primitives.base import new_primitive
+from tjit.primitives.elementwise import convert_element_type_p, div_p, eq_p, mul_p
+from tjit.primitives.reductions import reduce_max_p, reduce_min_p, reduce_sum_p
+from tjit.primitives.rules import (
+    Zero, bdim_at_front, defjvp_zero, deflinear, instantiate, moveaxis)
+from tjit.primitives.slicing import concatenate_p, slice_p
+from tjit.primitives.structural import broadcast_in_dim_p, iota_p, reshape_p
+
+COLLECTIVES = []   # every primitive defined here (BatchTrace asks ``axis_batch`` of them)
+
+
+def _collective(name):
+    p = new_primitive(name)
+    COLLECTIVES.append(p)
+    return p
+
+
+# -- helpers -------------------------------------------------------------------------------
+def _host(xp, x, where):
+    if xp is not np:
+        raise NotImplementedError(
+            f"{where}: collectives are not supported on the {getattr(xp, '__name__', xp)} "
+            f"array namespace yet (only the CPU backend runs them); run pmap/collectives "
+            f"with backend='cpu'")
+    return np.ascontiguousarray(x)
+
+
+def _reshape(x, shape):
+    return reshape_p.bind(x, new_sizes=tuple(shape), dimensions=None)
+
+
+def _scalar_like(x, value):
+    return Array(np.asarray(value, _aval(x).dtype))
+
+
+_aval = get_aval
+
+
+def _check_axis(where, what, axis, ndim, shape):
+    if not -ndim <= axis < ndim if ndim else axis != 0:
+        raise ShapeError(f"{where}: {what}={axis} is out of range for an operand of shape "
+                         f"{shape_str(shape)}; use an axis in [{-ndim}, {ndim})")
+
+
+def _single_name(where, axes):
+    if len(axes) != 1:
+        raise NotImplementedError(
+            f"{where} over several axes {axes} under vmap is not supported; apply it "
+            f"over one axis name at a time")
+    return axes[0]
+
+
+def _merge(x, first):
+    """``x`` with dims ``first`` and ``first + 1`` merged (row-major)."""
+    s = tuple(_aval(x).shape)
+    return _reshape(x, s[:first] + (s[first] * s[first + 1],) + s[first + 2:])
+
+
+def _split(x, dim, n):
+    """``x`` with dim ``dim`` split into ``(n, size // n)``."""
+    s = tuple(_aval(x).shape)
+    return _reshape(x, s[:dim] + (n, s[dim] // n) + s[dim + 1:])
+
+
+def _lower_as_step(prim):
+    """A ``collective_<name>`` library step that runs the reference implementation with
+    the communicators bound when the plan runs."""
+    def lowering(ctx, *ins, **params):
+        impl = prim.impl
+
+        def fn(xp, env, *arrays):
+            return [impl(xp, *arrays, **params)]
+        return ctx.library(f"collective_{prim.name}", fn, list(ins),
+                           [(a.shape, a.dtype) for a in ctx.avals_out],
+                           primitive=prim, params=params)[0]
+    prim.lowering = lowering
+
+
+# -- psum / pmax / pmin ------------------------------------------------------------------------
+def _reduction_collective(name, op, local_reduce_p):
+    p = _collective(name)
+
+    @p.def_abstract_eval
+    def abstract(x, *, axes):
+        axes_size(axes)  # (raises for an unbound name)
+        if dtypes.is_bool(x.dtype):
+            raise TypeError(f"{name}: operand must be numeric, got bool; convert it first "
+                            f"(lax.{name} of bools works on int32)")
+        return ShapedArray(x.shape, x.dtype)
+
+    @p.def_impl
+    def impl(xp, x, *, axes):
+        x = _host(xp, x, name)
+        for comm in communicators_for(axes, name, allow_split=True):
+            x = np.asarray(comm.allreduce(x, op))
+        return x
+
+    def axis_batch(size, axis, args, dims, *, axes):
+        (x,), (d,) = args, dims
+        if d is None:
+            y = mul_p.bind(x, _scalar_like(x, size)) if op == "sum" else x
+        else:
+            y = local_reduce_p.bind(x, axes=(d,))
+        rest = tuple(a for a in axes if a != axis)
+        return (p.bind(y, axes=rest) if rest else y), None
+
+    p.axis_batch = axis_batch
+    p.batch = lambda args, dims, **params: (p.bind(args[0], **params), dims[0])
+    _lower_as_step(p)
+    return p
+
+
+psum_p = _reduction_collective("psum", "sum", reduce_sum_p)
+pmax_p = _reduction_collective("pmax", "max", reduce_max_p)
+pmin_p = _reduction_collective("pmin", "min", reduce_min_p)
+
+deflinear(psum_p, lambda ct, x, *, axes: [
+    Zero(x.aval) if type(ct) is Zero else psum_p.bind(ct, axes=axes)])
+
+
+def _extreme_jvp(prim):
+    """The tangent of the members holding the extreme value (ties share it equally, as
+    the reduce_max/min gradient does)."""
+    def rule(primals, tangents, *, axes):
+        (x,), (t,) = primals, tangents
+        out = prim.bind(x, axes=axes)
+        if type(t) is Zero:
+            return out, Zero.from_value(out)
+        dt = _aval(x).dtype
+        hit = convert_element_type_p.bind(eq_p.bind(x, out), new_dtype=dt, weak_type=False)
+        count = psum_p.bind(hit, axes=axes)
+        return out, div_p.bind(psum_p.bind(mul_p.bind(instantiate(t), hit), axes=axes), count)
+    prim.jvp = rule
+
+
+_extreme_jvp(pmax_p)
+_extreme_jvp(pmin_p)
+
+
+# -- all_gather ----------------------------------------------------------------------------------
+all_gather_p = _collective("all_gather")
+
+
+@all_gather_p.def_abstract_eval
+def _all_gather_abstract(x, *, axes, all_gather_dimension, axis_size, tiled):
+    n = axes_size(axes)
+    if n != axis_size:
+        raise ShapeError(f"all_gather: axis_size={axis_size} but the axes {axes} have size {n}")
+    s, a = tuple(x.shape), all_gather_dimension
+    if tiled:
+        _check_axis("all_gather", "axis", a, len(s), s)
+        return ShapedArray(s[:a] + (s[a] * n,) + s[a + 1:], x.dtype)
+    if not 0 <= a <= len(s):
+        raise ShapeError(f"all_gather: axis={a} is out of range for an operand of shape "
+                         f"{shape_str(s)} (the new axis goes in [0, {len(s)}])")
+    return ShapedArray(s[:a] + (n,) + s[a:], x.dtype)
+
+
+@all_gather_p.def_impl
+def _all_gather_impl(xp, x, *, axes, all_gather_dimension, axis_size, tiled):
+    (comm,) = communicators_for(axes, "all_gather")
+    g = np.moveaxis(np.asarray(comm.allgather(_host(xp, x, "all_gather"))), 0,
+                    all_gather_dimension)
+    if tiled:
+        s = g.shape
+        g = g.reshape(s[:all_gather_dimension] + (-1,) + s[all_gather_dimension + 2:])
+    return np.ascontiguousarray(g)
+
+
+def _all_gather_axis_batch(size, axis, args, dims, *, axes, all_gather_dimension,
+                           axis_size, tiled):
+    _single_name("all_gather", axes)
+    g = moveaxis(bdim_at_front(args[0], dims[0], size), 0, all_gather_dimension)
+    return (_merge(g, all_gather_dimension) if tiled else g), None
+
+
+def _all_gather_batch(args, dims, *, all_gather_dimension, **params):
+    x = moveaxis(args[0], dims[0], 0)
+    return all_gather_p.bind(x, all_gather_dimension=all_gather_dimension + 1, **params), 0
+
+
+all_gather_p.axis_batch = _all_gather_axis_batch
+all_gather_p.batch = _all_gather_batch
+_lower_as_step(all_gather_p)
+
+# -- psum_scatter -------------------------------------------------------------------------------
+psum_scatter_p = _collective("psum_scatter")
+
+
+@psum_scatter_p.def_abstract_eval
+def _psum_scatter_abstract(x, *, axes, scatter_dimension, axis_size, tiled):
+    n = axes_size(axes)
+    s, d = tuple(x.shape), scatter_dimension
+    _check_axis("psum_scatter", "scatter_dimension", d, len(s), s)
+    if tiled:
+        if s[d] % n:
+            raise ShapeError(f"psum_scatter: dim {d} of the operand (shape {shape_str(s)}) "
+                             f"must be a multiple of the size {n} of axes {axes} when "
+                             f"tiled=True; pad it or pick another scatter_dimension")
+        return ShapedArray(s[:d] + (s[d] // n,) + s[d + 1:], x.dtype)
+    if s[d] != n:
+        raise ShapeError(f"psum_scatter: dim {d} of the operand (shape {shape_str(s)}) must "
+                         f"equal the size {n} of axes {axes}; use tiled=True to scatter "
+                         f"blocks of a larger dim")
+    return ShapedArray(s[:d] + s[d + 1:], x.dtype)
+
+
+@psum_scatter_p.def_impl
+def _psum_scatter_impl(xp, x, *, axes, scatter_dimension, axis_size, tiled):
+    (comm,) = communicators_for(axes, "psum_scatter")
+    x = _host(xp, x, "psum_scatter")
+    if tiled:
+        x = x.reshape(x.shape[:scatter_dimension] + (axis_size, -1)
+                      + x.shape[scatter_dimension + 1:])
+    x = np.ascontiguousarray(np.moveaxis(x, scatter_dimension, 0))
+    y = np.asarray(comm.reduce_scatter(x, "sum"))
+    return np.ascontiguousarray(y)
+
+
+def _psum_scatter_axis_batch(size, axis, args, dims, *, axes, scatter_dimension, axis_size,
+                             tiled):
+    _single_name("psum_scatter", axes)
+    (x,), (d,) = args, dims
+    y = mul_p.bind(x, _scalar_like(x, size)) if d is None else reduce_sum_p.bind(x, axes=(d,))
+    if tiled:
+        y = _split(y, scatter_dimension, size)
+    return y, scatter_dimension
+
+
+def _psum_scatter_batch(args, dims, *, scatter_dimension, **params):
+    x = moveaxis(args[0], dims[0], 0)
+    return psum_scatter_p.bind(x, scatter_dimension=scatter_dimension + 1, **params), 0
+
+
+psum_scatter_p.axis_batch = _psum_scatter_axis_batch
+psum_scatter_p.batch = _psum_scatter_batch
+_lower_as_step(psum_scatter_p)
+
+
+def _all_gather_transpose(ct, x, *, axes, all_gather_dimension, axis_size, tiled):
+    if type(ct) is Zero:
+        return [Zero(x.aval)]
+    return [psum_scatter_p.bind(ct, axes=axes, scatter_dimension=all_gather_dimension,
+                                axis_size=axis_size, tiled=tiled)]
+
+
+def _psum_scatter_transpose(ct, x, *, axes, scatter_dimension, axis_size, tiled):
+    if type(ct) is Zero:
+        return [Zero(x.aval)]
+    return [all_gather_p.bind(ct, axes=axes, all_gather_dimension=scatter_dimension,
+                              axis_size=axis_size, tiled=tiled)]
+
+
+deflinear(all_gather_p, _all_gather_transpose)
+deflinear(psum_scatter_p, _psum_scatter_transpose)
+
+# -- all_to_all (the tiled form; lax.all_to_all adds the untiled one) -----------------------------
+all_to_all_p = _collective("all_to_all")
+
+
+@all_to_all_p.def_abstract_eval
+def _all_to_all_abstract(x, *, axes, split_axis, concat_axis, axis_size):
+    n = axes_size(axes)
+    s = tuple(x.shape)
+    _check_axis("all_to_all", "split_axis", split_axis, len(s), s)
+    _check_axis("all_to_all", "concat_axis", concat_axis, len(s), s)
+    if s[split_axis] % n:
+        raise ShapeError(f"all_to_all: dim split_axis={split_axis} of the operand (shape "
+                         f"{shape_str(s)}) must be a multiple of the size {n} of axes {axes}")
+    out = list(s)
+    out[split_axis] //= n
+    out[concat_axis] *= n
+    return ShapedArray(tuple(out), x.dtype)
+
+
+@all_to_all_p.def_impl
+def _all_to_all_impl(xp, x, *, axes, split_axis, concat_axis, axis_size):
+    (comm,) = communicators_for(axes, "all_to_all")
+    x = _host(xp, x, "all_to_all")
+    x = x.reshape(x.shape[:split_axis] + (axis_size, -1) + x.shape[split_axis + 1:])
+    y = np.asarray(comm.alltoall(np.ascontiguousarray(np.moveaxis(x, split_axis, 0))))
+    y = np.moveaxis(y, 0, concat_axis)
+    s = y.shape
+    return np.ascontiguousarray(y.reshape(s[:concat_axis] + (-1,) + s[concat_axis + 2:]))
+
+
+def _all_to_all_axis_batch(size, axis, args, dims, *, axes, split_axis, concat_axis,
+                           axis_size):
+    _single_name("all_to_all", axes)
+    x = bdim_at_front(args[0], dims[0], size)          # (member m,) + shape
+    x = moveaxis(_split(x, 1 + split_axis, size), 1 + split_axis, 0)  # (r, m) + chunk
+    x = moveaxis(x, 1, 1 + concat_axis)                # (r,) + chunk with m before concat
+    return _merge(x, 1 + concat_axis), 0
+
+
+def _all_to_all_batch(args, dims, *, split_axis, concat_axis, **params):
+    x = moveaxis(args[0], dims[0], 0)
+    return all_to_all_p.bind(x, split_axis=split_axis + 1, concat_axis=concat_axis + 1,
+                             **params), 0
+
+
+all_to_all_p.axis_batch = _all_to_all_axis_batch
+all_to_all_p.batch = _all_to_all_batch
+_lower_as_step(all_to_all_p)
+deflinear(all_to_all_p, lambda ct, x, *, axes, split_axis, concat_axis, axis_size: [
+    Zero(x.aval) if type(ct) is Zero else all_to_all_p.bind(
+        ct, axes=axes, split_axis=concat_axis, concat_axis=split_axis, axis_size=axis_size)])
+
+# -- ppermute ------------------------------------------------------------------------------------
+ppermute_p = _collective("ppermute")
+
+
+@ppermute_p.def_abstract_eval
+def _ppermute_abstract(x, *, axes, perm):
+    n = axes_size(axes)
+    srcs, dsts = [s for s, _ in perm], [d for _, d in perm]
+    if len(set(srcs)) != len(srcs) or len(set(dsts)) != len(dsts):
+        raise ValueError(f"ppermute: perm {perm} sends from or to a member twice; each "
+                         f"source and each destination may appear once")
+    bad = [i for i in srcs + dsts if not 0 <= i < n]
+    if bad:
+        raise ValueError(f"ppermute: perm {perm} names member {bad[0]}, outside the axis "
+                         f"{axes} of size {n}")
+    return ShapedArray(x.shape, x.dtype)
+
+
+@ppermute_p.def_impl
+def _ppermute_impl(xp, x, *, axes, perm):
+    (comm,) = communicators_for(axes, "ppermute")
+    return np.asarray(comm.permute(_host(xp, x, "ppermute"), perm))
+
+
+def _ppermute_axis_batch(size, axis, args, dims, *, axes, perm):
+    _single_name("ppermute", axes)
+    x = bdim_at_front(args[0], dims[0], size)
+    shape = tuple(_aval(x).shape)
+    src_of = {d: s for s, d in perm}
+    pieces = []
+    for r in range(size):
+        if r in src_of:
+            s = src_of[r]
+            pieces.append(slice_p.bind(x, start_indices=(s,) + (0,) * (len(shape) - 1),
+                                       limit_indices=(s + 1,) + shape[1:], strides=None))
+        else:
+            pieces.append(broadcast_in_dim_p.bind(_scalar_like(x, 0), shape=(1,) + shape[1:],
+                                                  broadcast_dimensions=()))
+    return concatenate_p.bind(*pieces, dimension=0), 0
+
+
+ppermute_p.axis_batch = _ppermute_axis_batch
+ppermute_p.batch = lambda args, dims, **params: (ppermute_p.bind(args[0], **params), dims[0])
+_lower_as_step(ppermute_p)
+deflinear(ppermute_p, lambda ct, x, *, axes, perm: [
+    Zero(x.aval) if type(ct) is Zero else ppermute_p.bind(
+        ct, axes=axes, perm=tuple((d, s) for s, d in perm))])
+
+# -- axis_index ----------------------------------------------------------------------------------
+axis_index_p = _collective("axis_index")
+
+
+@axis_index_p.def_abstract_eval
+def _axis_index_abstract(*, axes):
+    axes_size(axes)
+    return ShapedArray((), np.dtype(np.int32))
+
+
+@axis_index_p.def_impl
+def _axis_index_impl(xp, *, axes):
+    (comm,) = communicators_for(axes, "axis_index")
+    return np.asarray(comm.rank, np.int32)
+
+
+def _axis_index_axis_batch(size, axis, args, dims, *, axes):
+    _single_name("axis_index", axes)
+    return iota_p.bind(dtype=np.dtype(np.int32), shape=(size,), dimension=0), 0
+
+
+axis_index_p.def_weak_type(never_weak)
+axis_index_p.axis_batch = _axis_index_axis_batch
+# (no operands: a vmap over another axis never sees it batched; its own axis: axis_batch)
+axis_index_p.batch = lambda args, dims, **params: (axis_index_p.bind(**params), None)
+defjvp_zero(axis_index_p)
+axis_index_p.not_differentiable = True
+_lower_as_step(axis_index_p)
