@@ -26,6 +26,10 @@ from tjit import ad_checkpoint  # noqa: F401
 from tjit import nn, random  # noqa: F401
 from tjit.tracing.tree_util import tree_map, tree_leaves, tree_structure  # noqa: F401
 from tjit import tree  # noqa: F401  (jax.tree's short names)
+from tjit import distributed, sharding  # noqa: F401  (multi-process runs; mpi4py loads lazily)
+from tjit.distributed import (  # noqa: F401
+    process_index, process_count, make_array_from_process_local_data)
+from tjit.sharding import make_mesh  # noqa: F401
 __import__("sys").modules.setdefault("tjit.tree_util", tree_util)  # `from tjit.tree_util import`
 from tjit.tracing.shapes import symbol as _symbol  # noqa: F401
 # `tjit.devices()` (as jax.devices()) is the callable `tjit.devices` package: see its docstring

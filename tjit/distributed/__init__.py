@@ -21,3 +21,5 @@ collectives on MPI).
 from tjit.distributed.runtime import (  # noqa: F401
     DistributedError, initialize, is_initialized, shutdown, process_index, process_count)
 from tjit.distributed.mpi_communicator import MPICommunicator  # noqa: F401
+from tjit.distributed.arrays import (  # noqa: F401
+    GlobalArray, make_array_from_process_local_data, process_allgather)

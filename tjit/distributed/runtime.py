@@ -35,11 +35,10 @@ class _Runtime:
     """This process's place among the processes: the MPI communicator and its rank."""
 
     def __init__(self, comm, mpi):
-        self.comm = comm
+        self.comm = comm.Dup()     # (tjit's messages never mix with the program's own)
         self.MPI = mpi
         self.rank = comm.Get_rank()
         self.size = comm.Get_size()
-        self.lock = threading.Lock()        # (one collective at a time on ``comm``)
         self.sub_comms = {}                  # colour key -> split communicator
 
 
@@ -103,8 +102,8 @@ def shutdown():
         if _STATE is None:
             return
         for sub in _STATE.sub_comms.values():
-            if sub is not _STATE.comm:
-                sub.Free()
+            sub.Free()
+        _STATE.comm.Free()
         faults.remove_abort_hook()
         _STATE = None
 
@@ -161,14 +160,14 @@ def state():
     return _STATE
 
 
-def split(colour, key):
-    """The communicator of the processes that pass the same ``colour`` (ranked by
-    ``key``): an MPI ``Comm.Split``, made once per (colour, key) layout and kept, since
-    splitting is itself a collective over every process."""
+def split(layout, colour, key):
+    """The communicator of the processes that pass the same ``colour``, ranked by
+    ``key``: an MPI ``Comm.Split`` of the world, made once per ``layout`` (a hashable
+    that every process computes alike, e.g. a mesh and axis) and kept, since splitting is
+    itself a collective over every process."""
     st = _STATE
-    cache_key = (colour, key)
-    comm = st.sub_comms.get(cache_key)
+    comm = st.sub_comms.get(layout)
     if comm is None:
         comm = st.comm.Split(colour, key)
-        st.sub_comms[cache_key] = comm
+        st.sub_comms[layout] = comm
     return comm
