@@ -7,11 +7,23 @@ _BOOL_OPTIONS = ("enable_x64", "log_compiles")
 _NOT_COMPILED_IN = ("log_compiles",)   # options that leave compiled programs valid
 
 
+def _loop_checkpoints(k):
+    if k is None:
+        return None
+    if isinstance(k, bool) or not hasattr(k, "__index__") or int(k) < 1:
+        raise ValueError(f"tjit.config.update: while_loop_checkpoints must be None (record "
+                         f"every loop state) or an int >= 1 (the most states kept), got {k!r}")
+    return int(k)
+
+
 class _Config:
     def __init__(self):
         self.enable_x64 = os.environ.get("TJIT_ENABLE_X64", "0").lower() in ("1", "true")
         # TJIT_LOG=compiles: log every trace and compile with its cause (compile_log.py)
         self.log_compiles = "compiles" in os.environ.get("TJIT_LOG", "").split(",")
+        # reverse mode through while_loop: None records every loop state on a tape, an
+        # int k >= 1 keeps at most k states (Revolve checkpointing; transforms/while_grad.py)
+        self.while_loop_checkpoints = None
         self.version = 0  # bumped on every change so caches keyed on config invalidate
 
     def update(self, name, value):
@@ -20,6 +32,8 @@ class _Config:
         if not hasattr(self, name) or name == "version":
             known = ", ".join(k for k in vars(self) if k != "version")
             raise ValueError(f"tjit.config.update: unknown option {name!r}; known: {known}")
+        if name == "while_loop_checkpoints":
+            value = _loop_checkpoints(value)
         setattr(self, name, bool(value) if name in _BOOL_OPTIONS else value)
         if name not in _NOT_COMPILED_IN:
             self.version += 1
