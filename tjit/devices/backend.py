@@ -20,6 +20,7 @@ CUDA backend (``jit(backend="gpu")``, ``tjit.devices("gpu")``) and is what
 :func:`default_backend` returns for it.
 """
 
+import contextlib
 import dataclasses
 import importlib
 import os
@@ -64,6 +65,41 @@ class Device:
 #: The host: the device of the "cpu" and "interpreter" backends.
 CPU_DEVICE = Device("cpu", 0)
 core.set_host_device(CPU_DEVICE)   # (Array.device; tracing knows no devices itself)
+
+#: ``TJIT_NUM_CPU_DEVICES=N`` (as XLA's ``--xla_force_host_platform_device_count``): the
+#: host shows N CPU devices (``pmap`` runs one thread per device). Read at first use.
+NUM_CPU_DEVICES_VAR = "TJIT_NUM_CPU_DEVICES"
+_cpu_devices = []     # the list, once read
+
+
+def cpu_devices():
+    """The host's CPU devices: ``CPU_DEVICE`` and, with ``TJIT_NUM_CPU_DEVICES=N``,
+    N - 1 more (all share host memory)."""
+    if not _cpu_devices:
+        raw = os.environ.get(NUM_CPU_DEVICES_VAR, "").strip() or "1"
+        try:
+            n = int(raw)
+        except ValueError:
+            n = 0
+        if n < 1:
+            raise ValueError(f"{NUM_CPU_DEVICES_VAR}={raw!r} is not a positive integer; set "
+                             f"it to the number of CPU devices wanted, e.g. 4")
+        with _LOCK:
+            if not _cpu_devices:
+                _cpu_devices.extend([CPU_DEVICE] + [Device("cpu", i) for i in range(1, n)])
+    return list(_cpu_devices)
+
+
+@contextlib.contextmanager
+def cpu_device_count(n):
+    """Context manager: the host shows ``n`` CPU devices inside (tests), as if
+    ``TJIT_NUM_CPU_DEVICES=n``; the previous list comes back afterwards."""
+    before = cpu_devices()
+    _cpu_devices[:] = [CPU_DEVICE] + [Device("cpu", i) for i in range(1, n)]
+    try:
+        yield
+    finally:
+        _cpu_devices[:] = before
 
 
 class Backend(Protocol):
@@ -165,6 +201,16 @@ def devices(backend=None):
 def local_devices(backend=None):
     """The devices this process drives (all of them: tjit runs in one process)."""
     return devices(backend)
+
+
+def device_count(backend=None):
+    """The number of devices of ``backend`` (None: the default), as ``jax.device_count``."""
+    return len(devices(backend))
+
+
+def local_device_count(backend=None):
+    """The number of devices this process drives, as ``jax.local_device_count``."""
+    return len(local_devices(backend))
 
 
 def resolve(backend=None, device=None, where="jit"):

@@ -402,7 +402,7 @@ class CpuBackend:
         return True
 
     def devices(self):
-        return [backend.CPU_DEVICE]
+        return backend.cpu_devices()
 
     def compile(self, closed_jaxpr, in_specs=None, donated=()):
         program = compile_program(closed_jaxpr, self.target, donated)

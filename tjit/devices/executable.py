@@ -101,7 +101,7 @@ class InterpreterBackend:
         return True
 
     def devices(self):
-        return [backend.CPU_DEVICE]
+        return backend.cpu_devices()
 
     def compile(self, closed_jaxpr, in_specs=None, donated=()):
         return InterpreterExecutable(closed_jaxpr, in_specs)

@@ -1,0 +1,157 @@
+"""Communicators: what a collective step of a compiled plan calls to exchange data
+between the members of a named axis (devices of one process, or processes).
+
+The collective primitives (``primitives/collectives.py``) look their axis names up in
+the communicators bound to the running thread (:func:`bind_axis`) and call
+
+    allreduce(x, op) -> array like x               op in {"sum", "max", "min"}
+    allgather(x) -> (size,) + x.shape              row r = member r's x
+    reduce_scatter(x, op) -> x.shape[1:]           x.shape[0] == size: op over members of x[rank]
+    alltoall(x) -> x.shape                         x.shape[0] == size: y[j] = member j's x[rank]
+    permute(x, pairs) -> x.shape                   x of the src whose dst is rank; else zeros
+
+always on C-contiguous NumPy arrays whose communicated axis is first. :class:`Communicator`
+states this interface; :class:`ThreadCommunicator` implements it for threads of one
+process (``pmap`` over N CPU devices); ``tjit.distributed``'s MPI communicator implements
+it across processes.
+"""
+
+import threading
+
+import numpy as np
+
+from tjit.tracing.axis_env import bind_communicators
+
+_REDUCE = {"sum": np.add, "max": np.maximum, "min": np.minimum}
+
+
+class Communicator:
+    """One member (``rank`` of ``size``) of a group that runs collectives together."""
+
+    rank = 0
+    size = 1
+
+    def allreduce(self, x, op):
+        raise NotImplementedError
+
+    def allgather(self, x):
+        raise NotImplementedError
+
+    def reduce_scatter(self, x, op):
+        raise NotImplementedError
+
+    def alltoall(self, x):
+        raise NotImplementedError
+
+    def permute(self, x, pairs):
+        raise NotImplementedError
+
+
+def bind_axis(name, communicator):
+    """Context manager: in this thread, collectives over axis ``name`` (a name, or a
+    tuple of names served by one communicator) run on ``communicator`` while a compiled
+    program (``tjit.parallel.compile_spmd``) runs."""
+    return bind_communicators({name: communicator})
+
+
+def bind_axes(mapping):
+    """Context manager binding several names (or tuples of names) at once:
+    ``{name: communicator}``."""
+    return bind_communicators(mapping)
+
+
+class CollectiveAborted(RuntimeError):
+    """Raised in the members still waiting when another member of the group failed."""
+
+
+class ThreadGroup:
+    """The meeting point of ``size`` threads of one process: each collective deposits
+    every member's operand, waits for all, and reads them all in rank order (so every
+    member reduces in the same order: results are identical and deterministic)."""
+
+    def __init__(self, size, name="axis"):
+        self.size = size
+        self.name = name
+        self.slots = [None] * size
+        self.barrier = threading.Barrier(size)
+
+    def members(self):
+        return [ThreadCommunicator(self, r) for r in range(self.size)]
+
+    def abort(self):
+        """Release the members waiting in a collective (one member failed)."""
+        self.barrier.abort()
+
+    def _wait(self):
+        try:
+            self.barrier.wait()
+        except threading.BrokenBarrierError:
+            raise CollectiveAborted(
+                f"collective over axis {self.name!r} aborted: another member of the axis "
+                f"failed (its error is the one reported)") from None
+
+
+class ThreadCommunicator(Communicator):
+    """Member ``rank`` of a :class:`ThreadGroup` (threads of one process)."""
+
+    def __init__(self, group, rank):
+        self.group = group
+        self.rank = rank
+        self.size = group.size
+
+    def __repr__(self):
+        return f"ThreadCommunicator(rank={self.rank}, size={self.size})"
+
+    def _exchange(self, what, x, same_shape=True):
+        """Every member's operand, in rank order (the operands are read, never kept)."""
+        g = self.group
+        g.slots[self.rank] = x
+        g._wait()
+        vals = list(g.slots)
+        g._wait()    # all have read the slots before any member writes them again
+        if same_shape:
+            ref = vals[0]
+            for r, v in enumerate(vals):
+                if v.shape != ref.shape or v.dtype != ref.dtype:
+                    raise ValueError(
+                        f"{what} over axis {g.name!r}: members disagree on the operand: "
+                        f"member 0 has {ref.dtype}{list(ref.shape)}, member {r} has "
+                        f"{v.dtype}{list(v.shape)}; every member must pass the same shape "
+                        f"and dtype")
+        return vals
+
+    def allreduce(self, x, op):
+        vals = self._exchange("allreduce", x)
+        return _reduce_in_order(vals, op)
+
+    def allgather(self, x):
+        return np.stack(self._exchange("allgather", x))
+
+    def reduce_scatter(self, x, op):
+        self._check_leading("reduce_scatter", x)
+        vals = self._exchange("reduce_scatter", x)
+        return _reduce_in_order([v[self.rank] for v in vals], op)
+
+    def alltoall(self, x):
+        self._check_leading("alltoall", x)
+        vals = self._exchange("alltoall", x)
+        return np.stack([v[self.rank] for v in vals])
+
+    def permute(self, x, pairs):
+        vals = self._exchange("permute", x)
+        src = {d: s for s, d in pairs}.get(self.rank)
+        return np.zeros_like(x) if src is None else vals[src].copy()
+
+    def _check_leading(self, what, x):
+        if x.ndim == 0 or x.shape[0] != self.size:
+            raise ValueError(f"{what} over axis {self.group.name!r}: the operand's leading "
+                             f"dim must be the axis size {self.size}, got shape "
+                             f"{list(x.shape)}")
+
+
+def _reduce_in_order(vals, op):
+    out = np.array(vals[0], copy=True)
+    f = _REDUCE[op]
+    for v in vals[1:]:
+        f(out, v, out=out)
+    return out
