@@ -263,21 +263,7 @@ def join_branch_consts(traced):
     return tuple(branches), all_consts
 
 
-# -- reverse mode of while: not supported (as in JAX) --------------------------------------
-WHILE_REVERSE_MODE_ERROR = (
-    "Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop with "
-    "dynamic start/stop values. Try using lax.scan, or using fori_loop with static "
-    "start/stop.")
-
-
-def _while_transpose(cts, *args, **params):
-    # The trip count is only known at run time, so the loop's residuals cannot be stored.
-    raise ValueError(WHILE_REVERSE_MODE_ERROR)
-
-
-while_p.transpose = _while_transpose
-
 CONTROL_FLOW_PRIMITIVES = (cond_p, while_p, scan_p)
 
 __all__ = ["cond_p", "while_p", "scan_p", "same_type", "check_carry", "type_str",
-           "join_branch_consts", "WHILE_REVERSE_MODE_ERROR"]
+           "join_branch_consts"]

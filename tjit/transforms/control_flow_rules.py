@@ -17,7 +17,8 @@ fixed point, as in JAX.
   index -> every branch runs batched and ``select_n`` picks; partial eval splits every
   branch and pads the residuals to one shared list; transpose per branch.
 * while: jvp of the body (cond sees primals only); batched predicate -> loop while any
-  is true, masking carry updates; reverse mode raises JAX's error at transpose.
+  is true, masking carry updates; partial eval splits off a loop over the known
+  carries; the transpose (reverse mode, which JAX lacks) is in ``while_grad.py``.
 * scan: jvp and batching of the body; partial eval gives a known scan emitting stacked
   residuals and an unknown scan consuming them; transpose is a reversed scan.
 """
@@ -462,7 +463,7 @@ def _cond_transpose(cts, index, *ops, branches):
     return [None] + _merge(lin, outs, [None] * len(res))
 
 
-# -- partial evaluation: while (reverse mode itself raises at transpose, like JAX) --------
+# -- partial evaluation: while (its transpose: while_grad.py) -------------------------------
 def _known_part(known, n_keep):
     """A known jaxpr from partial_eval_jaxpr without its residual outputs, consts hoisted."""
     j, consts = convert_constvars_jaxpr(known)
@@ -472,7 +473,7 @@ def _known_part(known, n_keep):
 
 def _while_partial_eval(trace, args, params):
     """Known carries by a loop over them alone; unknown ones by recording the whole loop
-    (which recomputes the known part). Its transpose raises JAX's error."""
+    (which recomputes the known part), transposed by ``while_grad._while_transpose``."""
     cj, bj = params["cond_jaxpr"], params["body_jaxpr"]
     cn, bn = params["cond_nconsts"], params["body_nconsts"]
     uk = [trace.is_unknown(a) for a in args]
@@ -635,7 +636,7 @@ def _scan_transpose(cts, *args, jaxpr, length, reverse, num_consts, num_carry, u
 cond_p.jvp, cond_p.batch = _cond_jvp, _cond_batch
 cond_p.partial_eval, cond_p.transpose = _cond_partial_eval, _cond_transpose
 while_p.jvp, while_p.batch = _while_jvp, _while_batch
-while_p.partial_eval = _while_partial_eval  # while_p.transpose raises (primitives file)
+while_p.partial_eval = _while_partial_eval  # while_p.transpose: while_grad.py
 scan_p.jvp, scan_p.batch = _scan_jvp, _scan_batch
 scan_p.partial_eval, scan_p.transpose = _scan_partial_eval, _scan_transpose
 

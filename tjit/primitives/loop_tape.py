@@ -1,0 +1,154 @@
+"""The reverse sweep of a ``while`` loop whose trip count is known only at run time.
+
+A loop ``s_{i+1} = step(s_i)`` runs while ``more(s_i)``; its reverse sweep applies
+``acc = back(s_i, acc)`` for ``i = n-1, ..., 0``. The states are either
+
+* recorded on a :class:`Tape` as the loop runs: one buffer per carry leaf, of
+  capacity doubled whenever it is full (the trip count is unknown until the loop
+  stops, so no size can be chosen up front; doubling keeps the copies O(n) in all), or
+* rebuilt from at most ``k`` saved states by binomial checkpointing (Griewank and
+  Walther's Revolve schedule): a first sweep counts the trips without saving anything,
+  then :func:`_revolve` reverses the loop holding at most ``k`` states at once, at the
+  cost of recomputing forward steps (O(n log n) of them for fixed ``k``; O(n^2 / 2)
+  when ``k == 1``).
+
+The drivers take plain callables and an array namespace ``xp``, so the reference
+implementation (bodies interpreted on NumPy/CuPy arrays) and the compiled runtime
+(bodies run as compiled sub-programs) share them. :data:`last_stats` records what the
+last sweep did (trips, forward steps, peak number of saved states): the measure the
+tests and ``benchmarks/bench_while_grad.py`` read.
+"""
+
+from math import comb
+
+
+class LoopStats:
+    """What one reverse sweep did: ``trips`` (n), ``forward_steps`` (body evaluations,
+    recomputations included), ``backward_steps`` and ``peak_saved`` (most loop states
+    held at once: tape entries or Revolve snapshots, the initial state included)."""
+
+    def __init__(self, checkpoints):
+        self.checkpoints = checkpoints
+        self.trips = self.forward_steps = self.backward_steps = 0
+        self.saved = self.peak_saved = 0
+
+    def hold(self, k=1):
+        self.saved += k
+        self.peak_saved = max(self.peak_saved, self.saved)
+
+    def __repr__(self):
+        return (f"LoopStats(checkpoints={self.checkpoints}, trips={self.trips}, "
+                f"forward_steps={self.forward_steps}, backward_steps={self.backward_steps},"
+                f" peak_saved={self.peak_saved})")
+
+
+#: stats of the most recent reverse sweep in this process (None before the first one)
+last_stats = None
+
+
+class Tape:
+    """Loop states stacked per carry leaf in buffers that double when full."""
+
+    def __init__(self, xp, capacity=16):
+        self.xp, self.capacity, self.size = xp, capacity, 0
+        self.buffers = None
+
+    def push(self, state):
+        if self.buffers is None:
+            self.buffers = [self.xp.empty((self.capacity,) + tuple(x.shape), x.dtype)
+                            for x in state]
+        elif self.size == self.capacity:
+            self.capacity *= 2
+            grown = []
+            for b in self.buffers:
+                g = self.xp.empty((self.capacity,) + tuple(b.shape[1:]), b.dtype)
+                g[:self.size] = b
+                grown.append(g)
+            self.buffers = grown
+        for b, x in zip(self.buffers, state):
+            b[self.size] = x
+        self.size += 1
+
+    def __getitem__(self, i):
+        return [b[i] for b in self.buffers]
+
+
+def reverse_sweep(more, step, back, init, acc, xp, checkpoints=None):
+    """Run the loop from ``init`` and its reverse sweep; returns the final ``acc``.
+
+    Args:
+      more: state -> bool (the loop's predicate).
+      step: state -> next state (lists of arrays).
+      back: (state, acc) -> acc, applied from the last trip to the first.
+      checkpoints: None records every state on a :class:`Tape`; an int ``k >= 1``
+        holds at most ``k`` states (Revolve).
+    """
+    global last_stats
+    stats = last_stats = LoopStats(checkpoints)
+    if checkpoints is None:
+        return _taped(more, step, back, list(init), list(acc), xp, stats)
+    if int(checkpoints) < 1:
+        raise ValueError(f"while_loop reverse mode: checkpoints must be None (a tape of "
+                         f"every state) or an int >= 1, got {checkpoints!r}")
+    state, n = list(init), 0
+    while more(state):  # count the trips: Revolve needs n before placing snapshots
+        state = step(state)
+        n += 1
+    stats.trips = n
+    stats.forward_steps = n
+    stats.hold()  # the initial state
+    return _revolve(step, back, list(init), n, int(checkpoints) - 1, list(acc), stats)
+
+
+def _taped(more, step, back, state, acc, xp, stats):
+    tape = Tape(xp)
+    while more(state):
+        tape.push(state)
+        stats.hold()
+        state = step(state)
+        stats.forward_steps += 1
+    stats.trips = tape.size
+    for i in range(tape.size - 1, -1, -1):
+        acc = back(tape[i], acc)
+        stats.backward_steps += 1
+    return acc
+
+
+def _split_point(m, free):
+    """Where Revolve saves its next snapshot in a segment of ``m`` steps with ``free``
+    snapshots left: the smallest ``t`` (forward repetitions per step) with
+    ``C(free + t, free) >= m`` splits the segment into a right part reversible with one
+    snapshot less, ``C(free - 1 + t, free - 1)`` steps, and the rest on the left."""
+    t = 1
+    while comb(free + t, free) < m:
+        t += 1
+    return m - min(m - 1, comb(free - 1 + t, free - 1))
+
+
+def _revolve(step, back, start, n, free, acc, stats):
+    """Reverse trips ``[0, n)`` from ``start`` (the state at trip 0, held by the caller)
+    with ``free`` more snapshots. Recursion depth is at most ``free``."""
+
+    def advance(state, count):
+        for _ in range(count):
+            state = step(state)
+        stats.forward_steps += count
+        return state
+
+    def reverse(lo, hi, s_lo, free, acc):
+        while hi - lo > 1 and free > 0:
+            mid = lo + _split_point(hi - lo, free)
+            s_mid = advance(s_lo, mid - lo)
+            stats.hold()
+            acc = reverse(mid, hi, s_mid, free - 1, acc)
+            stats.hold(-1)
+            hi = mid
+        for j in range(hi - 1, lo - 1, -1):  # no snapshot left: recompute from s_lo
+            acc = back(advance(s_lo, j - lo), acc)
+            stats.backward_steps += 1
+        return acc
+
+    return reverse(0, n, start, free, acc)
+
+
+__all__ = ["reverse_sweep", "Tape", "LoopStats", "last_stats"]

@@ -1,0 +1,296 @@
+"""Reverse mode through ``lax.while_loop``: the transpose of ``while`` and the rules of
+``while_transpose`` (``tjit/primitives/while_transpose.py``).
+
+Linearizing a loop gives (``control_flow_rules._while_partial_eval``) a loop over the
+known (primal) carries, run now, and the jvp'd loop recorded as an equation whose
+tangent carries and tangent body consts are its linear inputs. Its transpose here:
+
+1. splits the body by :func:`partial_eval_jaxpr` into the non-linear part (primal
+   carries -> primal carries + residuals) and the linear part (residuals, tangents ->
+   tangents); the predicate must read non-linear carries only, as a jvp'd loop's does;
+2. binds ``while_transpose``: run the non-linear loop again from its initial state,
+   record the states (a tape that doubles, or ``k`` Revolve snapshots), and sweep back
+   from the last trip to the first applying the linear part's transpose at each state,
+   accumulating the cotangents of the tangent body consts.
+
+How many states are kept is the option ``tjit.config.update("while_loop_checkpoints",
+k)``: None (the default) records all of them (memory O(n), backward work one body
+transpose per trip); an int ``k >= 1`` keeps at most ``k`` (memory O(k), forward work
+O(n log n) recomputed steps). It is read when the gradient is traced, so a ``jit``
+retraces when it changes.
+
+Rules of ``while_transpose`` itself, so that the gradient composes:
+
+* jvp: the same primitive over the jvp of its forward body and of its backward body
+  (forward-over-reverse: ``jvp(grad(f))``, Hessian-vector products);
+* batching: every state and accumulator batched; a batched predicate runs the forward
+  loop while any example's holds (finished ones keep their state) and masks each
+  backward step with the predicate at that state, so each example reverses exactly
+  its own trips;
+* partial evaluation (reverse over reverse: ``grad(grad(f))``): the outputs that depend
+  on unknown (tangent) inputs are affine in them; their Jacobian is measured by one
+  ``vmap``'d sweep per unknown input over that input's unit vectors, and the unknown
+  outputs are recorded as ``known + dot(tangent, J)``, whose transpose is a dot. This
+  costs as many sweeps as the unknown inputs have elements: meant for the small loop
+  states of Newton iterations, line searches and step-size control, not for large
+  ones.
+"""
+
+import numpy as np
+
+from tjit.config import config
+from tjit.tracing import dtypes
+from tjit.tracing.core import current_trace, get_aval, set_current_trace
+from tjit.tracing.jaxpr import ClosedJaxpr, Jaxpr, Var
+from tjit.tracing.jaxpr_trace import convert_constvars_jaxpr
+from tjit.primitives.control_flow import while_p
+from tjit.primitives.dot import dot_general_p
+from tjit.primitives.elementwise import add_p, sub_p
+from tjit.primitives.reductions import reduce_or_p
+from tjit.primitives.rules import (
+    Zero, add_tangents, bdim_at_front, instantiate, is_undefined_primal, moveaxis,
+    tangent_aval, zeros_like_aval)
+from tjit.primitives.structural import broadcast_in_dim_p, reshape_p
+from tjit.primitives.while_transpose import split_operands, while_transpose_p
+from tjit.transforms.batching import BatchTrace, BatchTracer
+from tjit.transforms.control_flow_rules import (
+    _axis_size, _backward, _batch_jaxpr, _batched_select, _carry_fixed_point, _eval,
+    _jvp_jaxpr, _known_part, _merge, _nonzero, _pick, _rewire, _split, _trace,
+    _zero_tangents)
+from tjit.transforms.partial_eval import partial_eval_jaxpr
+
+
+def _params_split(params):
+    return params["cond_nconsts"], params["body_nconsts"], params["bwd_nconsts"]
+
+
+def _checkpoints():
+    return config.read("while_loop_checkpoints")  # validated by config.update
+
+
+# -- the transpose of while ------------------------------------------------------------------
+def _while_transpose(cts, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    cc, bc, init = _split(args, [cond_nconsts, body_nconsts])
+    if any(is_undefined_primal(x) for x in cc):
+        raise ValueError("lax.while_loop reverse mode: the predicate reads a value being "
+                         "differentiated; a predicate must depend on primal values only")
+    lin_bc = [is_undefined_primal(x) for x in bc]
+    lin_car = [is_undefined_primal(x) for x in init]
+    live = [type(c) is not Zero and c is not None for c in cts]
+    if not any(l and c for l, c in zip(lin_car, live)):
+        return [None] * len(args)
+    carry_avals = body_jaxpr.in_avals[body_nconsts:]
+    known, linear, out_uk, nres = partial_eval_jaxpr(body_jaxpr, lin_bc + lin_car, lin_car)
+    if out_uk != lin_car:
+        raise ValueError("lax.while_loop reverse mode: a carry that is not differentiated "
+                         "depends on one that is; the loop is not linear in its tangents")
+    n_k = len(lin_car) - sum(lin_car)
+    cond_known, cond_uk = partial_eval_jaxpr(cond_jaxpr, [False] * cond_nconsts + lin_car)[::2]
+    if cond_uk[0]:
+        raise ValueError("lax.while_loop reverse mode: the predicate reads a differentiated "
+                         "carry; a predicate must depend on primal values only")
+    cond, ch = _known_part(cond_known, 1)
+    body, bh = _known_part(known, n_k)
+    full_known, kh = convert_constvars_jaxpr(known)  # non-linear carries + residuals
+    full_known = ClosedJaxpr(full_known, [])
+    nbc = _pick(lin_bc, bc, False)
+    lbc_avals = [tangent_aval(v.aval) for v in _pick(lin_bc, body_jaxpr.jaxpr.invars)]
+    lcar_avals = [tangent_aval(a) for a in _pick(lin_car, carry_avals)]
+    linear_mask = [False] * nres + [True] * (len(lbc_avals) + len(lcar_avals))
+
+    def bwd(*a):
+        h, b, state, acc_bc, g = _split(a, [len(kh), len(nbc), n_k, len(lbc_avals)])
+        res = _eval(full_known, *h, *b, *state)[n_k:]
+        d = _backward(linear, linear_mask, res, list(g))
+        d_bc, d_car = d[:len(lbc_avals)], d[len(lbc_avals):]
+        return ([instantiate(add_tangents(x, y)) for x, y in zip(acc_bc, d_bc)]
+                + [instantiate(x) for x in d_car])
+
+    in_avals = ([get_aval(c) for c in kh] + [get_aval(x) for x in nbc]
+                + _pick(lin_car, carry_avals, False) + lbc_avals + lcar_avals)
+    bwd_j, wh = _trace(bwd, in_avals, "while_body_transpose")
+    acc0 = ([zeros_like_aval(a) for a in lbc_avals]
+            + [instantiate(c) for c in _pick(lin_car, cts)])
+    outs = while_transpose_p.bind(
+        *ch, *cc, *bh, *nbc, *wh, *kh, *nbc, *_pick(lin_car, init, False), *acc0,
+        cond_jaxpr=cond, body_jaxpr=body, bwd_jaxpr=bwd_j, cond_nconsts=len(ch) + len(cc),
+        body_nconsts=len(bh) + len(nbc), bwd_nconsts=len(wh) + len(kh) + len(nbc),
+        checkpoints=_checkpoints())
+    ct_bc, ct_init = outs[:len(lbc_avals)], outs[len(lbc_avals):]
+    return ([None] * len(cc) + _merge(lin_bc, ct_bc, [None] * len(nbc))
+            + _merge(lin_car, ct_init, [None] * n_k))
+
+
+# -- jvp of while_transpose (forward over reverse) --------------------------------------------
+def _wt_jvp(primals, tangents, **params):
+    cond_j, body_j, bwd_j = params["cond_jaxpr"], params["body_jaxpr"], params["bwd_jaxpr"]
+    ns = len(body_j.out_avals)
+    cc, bc, wc, init, acc = split_operands(primals, *_params_split(params), ns)
+    _, bc_d, wc_d, init_d, acc_d = split_operands(tangents, *_params_split(params), ns)
+    bc_nz, wc_nz = _nonzero(bc_d), _nonzero(wc_d)
+    car_nz = _carry_fixed_point(
+        lambda nz: _jvp_jaxpr(body_j, bc_nz + nz, False, "while_jvp")[2], _nonzero(init_d))
+    acc_nz = _carry_fixed_point(
+        lambda nz: _jvp_jaxpr(bwd_j, wc_nz + car_nz + nz, False, "while_transpose_jvp")[2],
+        _nonzero(acc_d))
+    body, bh, _ = _jvp_jaxpr(body_j, bc_nz + car_nz, car_nz, "while_body_jvp")
+    h, p_bc, p_car, t_bc, t_car = _split(body.jaxpr.invars,
+                                         [len(bh), len(bc), ns, sum(bc_nz)])
+    body = _rewire(body, invars=h + p_bc + t_bc + p_car + t_car)
+    bwd, wh, _ = _jvp_jaxpr(bwd_j, wc_nz + car_nz + acc_nz, acc_nz, "while_transpose_jvp")
+    h, p_wc, p_s, p_acc, t_wc, t_s, t_acc = _split(
+        bwd.jaxpr.invars, [len(wh), len(wc), ns, len(acc), sum(wc_nz), sum(car_nz)])
+    bwd = _rewire(bwd, invars=h + p_wc + t_wc + p_s + t_s + p_acc + t_acc)
+    cj = cond_j.jaxpr  # the predicate reads primal states only: tangents are extra inputs
+    cond = ClosedJaxpr(Jaxpr(cj.constvars, cj.invars + [Var(v.aval) for v in t_car],
+                             cj.outvars, cj.eqns), cond_j.consts)
+    outs = while_transpose_p.bind(
+        *cc, *bh, *bc, *_pick(bc_nz, bc_d), *wh, *wc, *_pick(wc_nz, wc_d), *init,
+        *[instantiate(t) for t, nz in zip(init_d, car_nz) if nz], *acc,
+        *[instantiate(t) for t, nz in zip(acc_d, acc_nz) if nz],
+        cond_jaxpr=cond, body_jaxpr=body, bwd_jaxpr=bwd, cond_nconsts=len(cc),
+        body_nconsts=len(bh) + len(bc) + sum(bc_nz),
+        bwd_nconsts=len(wh) + len(wc) + sum(wc_nz), checkpoints=params["checkpoints"])
+    na = len(acc)
+    avals = bwd_j.out_avals
+    return outs[:na], _merge(acc_nz, outs[na:], _zero_tangents(_pick(acc_nz, avals, False)))
+
+
+# -- batching ----------------------------------------------------------------------------------
+def _wt_batch(args, dims, **params):
+    """Every state and accumulator batched; a batched predicate masks both sweeps."""
+    size = _axis_size(args, dims)
+    cond_j, body_j, bwd_j = params["cond_jaxpr"], params["body_jaxpr"], params["bwd_jaxpr"]
+    ns, na = len(body_j.out_avals), len(bwd_j.out_avals)
+    args = [x if d is None else moveaxis(x, d, 0) for x, d in zip(args, dims)]
+    cc, bc, wc, init, acc = split_operands(args, *_params_split(params), ns)
+    cc_b, bc_b, wc_b, init_b, acc_b = split_operands([d is not None for d in dims],
+                                                     *_params_split(params), ns)
+    init = [x if b else bdim_at_front(x, None, size) for x, b in zip(init, init_b)]
+    acc = [x if b else bdim_at_front(x, None, size) for x, b in zip(acc, acc_b)]
+    cond, ch, (pred_b,) = _batch_jaxpr(cond_j, size, cc_b + [True] * ns, False, "while_cond")
+    body, bh, _ = _batch_jaxpr(body_j, size, bc_b + [True] * ns, True, "while_body")
+    bwd, wh, _ = _batch_jaxpr(bwd_j, size, wc_b + [True] * (ns + na), True,
+                              "while_body_transpose")
+    cc, bc, wc = ch + cc, bh + bc, wh + wc
+    if pred_b:
+        cond, body, bwd, cc, bc, wc = _masked(cond, body, bwd, cc, bc, wc, init, acc)
+    outs = while_transpose_p.bind(*cc, *bc, *wc, *init, *acc, cond_jaxpr=cond,
+                                  body_jaxpr=body, bwd_jaxpr=bwd, cond_nconsts=len(cc),
+                                  body_nconsts=len(bc), bwd_nconsts=len(wc),
+                                  checkpoints=params["checkpoints"])
+    return outs, [0] * na
+
+
+def _masked(cond, body, bwd, cc, bc, wc, init, acc):
+    """Loop while any example's predicate holds; an example whose predicate is false at
+    a state neither steps forward nor back from it."""
+    nc, nb, nw, ns = len(cc), len(bc), len(wc), len(init)
+    av = [get_aval(x) for x in cc + bc + wc + init + acc]
+    a_cc, a_bc, a_wc, a_s, a_acc = _split(av, [nc, nb, nw, ns])
+
+    def any_cond(*a):
+        (pred,) = _eval(cond, *a)
+        return [reduce_or_p.bind(pred, axes=(0,))]
+
+    def masked_body(*a):
+        c, b, s = _split(a, [nc, nb])
+        (pred,) = _eval(cond, *c, *s)
+        return [_batched_select(pred, [old, new]) for old, new in zip(s, _eval(body, *b, *s))]
+
+    def masked_bwd(*a):
+        c, w, s, ac = _split(a, [nc, nw, ns])
+        (pred,) = _eval(cond, *c, *s)
+        new = _eval(bwd, *w, *s, *ac)
+        return [_batched_select(pred, [old, upd]) for old, upd in zip(ac, new)]
+
+    cj, ch = _trace(any_cond, a_cc + a_s, "while_cond_any")
+    bj, bh = _trace(masked_body, a_cc + a_bc + a_s, "while_body_masked")
+    wj, wh = _trace(masked_bwd, a_cc + a_wc + a_s + a_acc, "while_body_transpose_masked")
+    return cj, bj, wj, ch + cc, bh + cc + bc, wh + cc + wc
+
+
+# -- partial evaluation (reverse over reverse) ---------------------------------------------
+def _unknown_flags(uk, params):
+    cond_j, body_j, bwd_j = params["cond_jaxpr"], params["body_jaxpr"], params["bwd_jaxpr"]
+    ns = len(body_j.out_avals)
+    cc_uk, bc_uk, wc_uk, init_uk, acc_uk = split_operands(uk, *_params_split(params), ns)
+    car_uk = _carry_fixed_point(lambda c: partial_eval_jaxpr(body_j, bc_uk + c, c)[2],
+                                init_uk)
+    if any(cc_uk) or partial_eval_jaxpr(cond_j, cc_uk + car_uk)[2][0]:
+        raise ValueError("while_transpose: the loop's predicate depends on a value being "
+                         "differentiated; a predicate must depend on primal values only")
+    return _carry_fixed_point(
+        lambda a: partial_eval_jaxpr(bwd_j, wc_uk + car_uk + a, a)[2], acc_uk)
+
+
+def _wt_partial_eval(trace, args, params):
+    """Known outputs computed now (unknown inputs do not reach them: zeros stand in);
+    unknown outputs recorded as ``known part + dot(unknown input, Jacobian)``."""
+    uk = [trace.is_unknown(a) for a in args]
+    out_uk = _unknown_flags(uk, params)
+    with set_current_trace(trace.parent):
+        base = [zeros_like_aval(tangent_aval(a.aval)) if u else a for a, u in zip(args, uk)]
+        out0 = while_transpose_p.bind(*base, **params)
+        out_avals = [get_aval(o) for o in out0]
+        jacobians = [_jacobian(base, i, params, out_uk, out0) if u and _real(args[i].aval)
+                     else None for i, u in enumerate(uk)]
+    outs = []
+    with set_current_trace(trace):
+        for j, (o, a) in enumerate(zip(out0, out_avals)):
+            if not out_uk[j] or not _real(a):
+                outs.append(o)
+                continue
+            for i, jac in enumerate(jacobians):
+                if jac is not None:
+                    o = add_p.bind(o, _contract(args[i], jac[j]))
+            outs.append(o)
+    return outs
+
+
+def _real(aval):
+    return dtypes.is_inexact(aval.dtype)
+
+
+def _jacobian(base, i, params, out_uk, out0):
+    """Per output: d out / d base[i] with shape ``base[i].shape + out.shape``, from one
+    sweep batched over the unit vectors of ``base[i]`` (the outputs are affine in it)."""
+    aval = get_aval(base[i])
+    shape, m = tuple(aval.shape), int(np.prod(aval.shape, dtype=np.int64))
+    eye = np.eye(m, dtype=aval.dtype).reshape((m,) + shape)
+    trace = BatchTrace(current_trace(), m, None, "while_transpose_jacobian")
+    ins = [BatchTracer(trace, eye, 0) if k == i else x for k, x in enumerate(base)]
+    try:
+        with set_current_trace(trace):
+            outs = while_transpose_p.bind(*ins, **params)
+        pairs = [trace.to_batched(o) for o in outs]
+    finally:
+        trace.invalidate()
+    jac = []
+    for (v, d), o, u in zip(pairs, out0, out_uk):
+        if not u:
+            jac.append(None)
+            continue
+        v = moveaxis(v, d, 0) if d is not None else bdim_at_front(v, None, m)
+        o_shape = tuple(get_aval(o).shape)
+        o_b = broadcast_in_dim_p.bind(o, shape=(m,) + o_shape,
+                                      broadcast_dimensions=tuple(range(1, len(o_shape) + 1)))
+        jac.append(reshape_p.bind(sub_p.bind(v, o_b), new_sizes=shape + o_shape,
+                                  dimensions=None))
+    return jac
+
+
+def _contract(u, jac):
+    """``sum_k u[k] * jac[k, ...]`` over all of ``u``'s dims: linear in ``u``."""
+    n = len(u.aval.shape)
+    dims = tuple(range(n))
+    return dot_general_p.bind(u, jac, dimension_numbers=((dims, dims), ((), ())),
+                              precision=None, preferred_element_type=None)
+
+
+while_p.transpose = _while_transpose
+while_transpose_p.jvp = _wt_jvp
+while_transpose_p.batch = _wt_batch
+while_transpose_p.partial_eval = _wt_partial_eval
+
+__all__ = []
