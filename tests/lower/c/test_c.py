@@ -145,5 +145,6 @@ def test_loop_pragmas_open_every_loop_body(tmp_path):
     assert [i for i, _ in seen] == [False, False, True]    # kept, reduced (A, then C)
     assert [t for _, t in seen] == [6, 4, 5]
     assert "#pragma" not in render(case.kernel, "c").text
-    assert all(d.loop_pragmas(True, 8) == () for d in dialects.DIALECTS.values())
+    assert all(d.loop_pragmas(True, 8) == () for d in dialects.DIALECTS.values()
+               if d.name != "hls")
     conformance.run_case(case, runners.CRunner([src]), src)

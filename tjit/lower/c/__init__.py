@@ -1,4 +1,5 @@
-"""C-family renderer of the kernel IR: C (host compiler, loops), OpenCL C and CUDA C.
+"""C-family renderer of the kernel IR: C (host compiler, loops), OpenCL C, CUDA C and
+Vitis HLS C++ (``hls``: pipelined loops, AXI ports, streams; ``hls_dialect.py``).
 
 ``render(kernel, dialect, name) -> CSource``; the dialects are attribute tables in
 ``dialects.py``, the ops with tjit's semantics in ``scalar.py``, size expressions in
@@ -6,8 +7,8 @@
 (``tests/lower/kernel_corpus.py``) through cc, PoCL and NVRTC/CUDA.
 """
 
-from tjit.lower.c.dialects import CUDA, DIALECTS, OPENCL, C, Dialect
+from tjit.lower.c.dialects import CUDA, DIALECTS, HLS, OPENCL, C, Dialect
 from tjit.lower.c.renderer import CSource, LaunchSpec, Param, render
 
-__all__ = ["CUDA", "DIALECTS", "OPENCL", "C", "CSource", "Dialect", "LaunchSpec", "Param",
+__all__ = ["CUDA", "DIALECTS", "HLS", "OPENCL", "C", "CSource", "Dialect", "LaunchSpec", "Param",
            "render"]

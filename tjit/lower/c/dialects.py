@@ -11,17 +11,25 @@ Vector types (``vectors``: dtype name -> (spelling, lanes), 16 bytes each) with 
 load/store/construct spellings let pointwise kernels move 16 bytes per access; the
 renderer checks each address's alignment at run time (see ``renderer.py``).
 
-A new dialect (the FPGA issue's ``hls``) is a ``dataclasses.replace`` of ``C`` plus
-its pragmas: ``loop_pragmas(innermost, trip)`` returns the lines that open each loop
+``HLS`` (Vitis HLS C++, ``hls_dialect.py``) is a ``dataclasses.replace`` of ``C`` plus
+its hooks: ``loop_pragmas(innermost, trip)`` returns the lines that open each loop
 body (``trip``: the loop's trip count, an int or a sympy expression over size symbols;
-``innermost``: no loop inside it); it returns nothing for c, opencl and cuda.
+``innermost``: no loop inside it), ``interface_pragmas(params)`` the lines that open a
+top function (its AXI ports); both return nothing for c, opencl and cuda. ``partials``
+> 1 folds float sums/products into that many interleaved accumulators (a pipelined
+loop keeps II=1 despite the adder's latency); ``reuse_stores`` lets a row-style kernel
+leave a value in an output and read it back (GPUs: a load is cheaper than an ``exp``;
+an FPGA recomputes instead of adding a memory round trip); ``stream_type`` spells a
+stream argument (``render(io=...)``).
 """
 
 import dataclasses
 
 import numpy as np
 
-__all__ = ["CUDA", "DIALECTS", "OPENCL", "C", "Dialect", "get", "no_pragmas"]
+from tjit.lower.c import hls_dialect
+
+__all__ = ["CUDA", "DIALECTS", "HLS", "OPENCL", "C", "Dialect", "get", "no_pragmas"]
 
 #: dtype name -> C99 spelling (``<stdint.h>``)
 _C_TYPES = {"bool": "bool", "int8": "int8_t", "int16": "int16_t", "int32": "int32_t",
@@ -68,6 +76,11 @@ def no_pragmas(innermost, trip):
     return ()
 
 
+def no_interface(params):
+    """The ``interface_pragmas`` of dialects without port pragmas."""
+    return ()
+
+
 _VEC_CL = {"float32": ("float4", 4), "int32": ("int4", 4), "uint32": ("uint4", 4),
            "float64": ("double2", 2), "int64": ("long2", 2), "uint64": ("ulong2", 2)}
 _VEC_CUDA = {"float32": ("float4", 4), "int32": ("int4", 4), "uint32": ("uint4", 4),
@@ -102,6 +115,13 @@ class Dialect:
     compile_options: tuple = ()
     #: (innermost, trip) -> lines opening a loop body (HLS: PIPELINE, LOOP_TRIPCOUNT)
     loop_pragmas: object = no_pragmas
+    #: (params) -> lines opening a top-level function (HLS: m_axi / s_axilite ports)
+    interface_pragmas: object = no_interface
+    math_prefix: str = ""          # namespace of the math functions (HLS: ``hls::``)
+    partials: int = 1              # interleaved accumulators of a float sum/product
+    reuse_stores: bool = True      # row style may round-trip a value through an output
+    stream_type: str = ""          # format(t=): a stream argument's type (HLS)
+    static_prefix: str = "static"  # before ``void`` of a function that is not a top
     #: dtype name -> (vector type, lanes): 16-byte vectors ({}: scalar accesses only)
     vectors: dict = dataclasses.field(default_factory=dict)
     vload: str = ""                # format(vt=, n=, ptr=): a vector from aligned ptr
@@ -124,7 +144,7 @@ class Dialect:
 
     def math_name(self, op, dt):
         """The accurate math function for ``op`` on float dtype ``dt``."""
-        base = MATH_NAMES[op]
+        base = self.math_prefix + MATH_NAMES[op]
         return base + self.math_suffix_f32 if np.dtype(dt) == np.float32 else base
 
 
@@ -167,11 +187,21 @@ CUDA = Dialect(
     compile_options=("--fmad=false", "--ftz=false", "--prec-div=true", "--prec-sqrt=true",
                      "--std=c++17"))
 
-DIALECTS = {d.name: d for d in (C, OPENCL, CUDA)}
+#: Vitis HLS C++ (C simulation: g++ with tjit's headers, ``tjit/fpga/include``): C's
+#: scalar code with ``hls_math.h`` functions, AXI interface and pipeline pragmas.
+HLS = dataclasses.replace(
+    C, name="hls", prelude=hls_dialect.PRELUDE, kernel_prefix='extern "C"',
+    restrict="__restrict", math_prefix="hls::", math_suffix_f32="",
+    loop_pragmas=hls_dialect.loop_pragmas, interface_pragmas=hls_dialect.interface_pragmas,
+    partials=hls_dialect.PARTIALS, reuse_stores=False, stream_type="hls::stream<{t}> &",
+    compile_options=hls_dialect.CSIM_OPTIONS)
+
+DIALECTS = {d.name: d for d in (C, OPENCL, CUDA, HLS)}
 
 
 def get(dialect):
-    """A :class:`Dialect` from itself or its name (``"c"``, ``"opencl"``, ``"cuda"``)."""
+    """A :class:`Dialect` from itself or its name (``"c"``, ``"opencl"``, ``"cuda"``,
+    ``"hls"``)."""
     if isinstance(dialect, Dialect):
         return dialect
     try:

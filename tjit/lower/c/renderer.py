@@ -55,7 +55,17 @@ computing it twice.
 Loops run over the loop axes of ``lower/loops.py``'s ``plan_axes`` (extent-1 axes
 dropped, linear runs merged), so a contiguous (B, H, C) elementwise kernel is one flat
 loop. Each loop body opens with ``dialect.loop_pragmas(innermost, trip)`` (none in
-c/opencl/cuda; the seam for HLS pragmas).
+c/opencl/cuda; HLS pipelines its innermost loops).
+
+**Streams and interleaved partials** (non-threaded dialects; HLS). ``render(io=...)``
+makes arguments FIFO streams (``streams.py`` says which may be): a streamed input is
+read once per point (``a0.read()``), or once per row into an on-chip row buffer that a
+row-style kernel's passes then index; a streamed output is written once per point it
+is stored at; a ``"discard"`` output is not a parameter and its stores are dropped (a
+value no one reads). With ``dialect.partials`` > 1, a float sum or product folds
+point t of its loop into accumulator ``t % partials`` and the accumulators are folded
+pairwise at the end (``hls_dialect.py`` states the order), so a pipelined loop keeps
+II=1.
 """
 
 import contextlib
@@ -65,7 +75,7 @@ import functools
 import numpy as np
 import sympy
 
-from tjit.lower.c import dialects, vectors
+from tjit.lower.c import dialects, streams, vectors
 from tjit.lower.c.scalar import TRANSCENDENTAL, Scalar, check_dtype
 from tjit.lower.c.sizes import Sizes, param_name
 from tjit.lower.loops import ceil_div, plan_axes, prod, reused_value, stage_levels
@@ -147,10 +157,13 @@ def _zero(c):
 
 
 class _Renderer:
-    def __init__(self, kernel, dialect, name):
+    def __init__(self, kernel, dialect, name, io=None, top=True):
         self.k = kernel
         self.d = dialect
         self.name = name
+        self.io = dict(io or {})     # arg -> "stream" | "discard" (others: memory)
+        self.top = top
+        self.rowbuf = {}             # streamed input of a row-style kernel -> its buffer
         self.s = Scalar(dialect)
         i64 = dialect.type(I64)
         self.i64 = i64
@@ -189,9 +202,16 @@ class _Renderer:
     def render(self):
         k, d = self.k, self.d
         K.check_kernel(k)
+        self._check_io()
         params = []
         for i, a in enumerate(k.args):
             dt = check_dtype(a.dtype, f"argument {i}")
+            if self.io.get(i) == "discard":
+                continue
+            if self.io.get(i) == "stream":
+                params.append((f"{d.stream_type.format(t=d.mem_type(dt))}a{i}",
+                               Param(f"a{i}", "stream", dt, a.role)))
+                continue
             const = "const " if a.role == "in" else ""
             params.append((f"{d.buffer_qual} {const}{d.mem_type(dt)} *{d.restrict} a{i}"
                            .strip(), Param(f"a{i}", "buffer", dt, a.role)))
@@ -206,8 +226,11 @@ class _Renderer:
             launch = self._row_style()
         else:
             launch = self._pointwise()
-        head = f"{d.kernel_prefix} void {self.name}(" + ", ".join(p for p, _ in params) + ")"
-        top = ["    " + s for s in self.shared] + ["    " + s for s in self.sizes.decls()]
+        prefix = d.kernel_prefix if self.top else d.static_prefix
+        head = f"{prefix} void {self.name}(" + ", ".join(p for p, _ in params) + ")"
+        ports = d.interface_pragmas([p for _, p in params]) if self.top else ()
+        top = [s for s in ports] + ["    " + s for s in self.shared] + \
+            ["    " + s for s in self.sizes.decls()]
         body = "\n".join([head.strip() + " {"] + top + self.lines + ["}"])
         uses_f64 = any(np.dtype(getattr(n, "dtype", I64)) == np.float64
                        for n in K.all_nodes(k)) or \
@@ -218,6 +241,27 @@ class _Renderer:
         text = "\n".join(p for p in (prelude, helpers, body) if p) + "\n"
         return CSource(text, self.name, tuple(p for _, p in params), launch, d.name,
                        prelude, helpers + "\n" + body + "\n")
+
+    def _check_io(self):
+        if not self.io:
+            return
+        if self.d.threaded or not self.d.stream_type:
+            raise ValueError(f"C renderer: dialect {self.d.name} has no streams "
+                             f"(kernel {self.k.name}, io={self.io})")
+        ok = streams.stream_args(self.k)
+        for arg, how in self.io.items():
+            if how == "discard" and self.k.args[arg].role == "out":
+                continue
+            if how != "stream" or arg not in ok:
+                raise ValueError(
+                    f"kernel {self.k.name}: argument {arg} cannot be a {how!r} (streams: "
+                    f"{sorted(ok)}; only outputs are discarded; see lower/c/streams.py)")
+        for arg in self.io:
+            if self.io[arg] == "stream" and self.k.args[arg].role == "in" and \
+                    self.k.reduce_axes:
+                n = streams.row_buffered_len(self.k)
+                self.rowbuf[arg] = f"rb{arg}"
+                self.shared.append(f"{self.d.mem_type(self.k.args[arg].dtype)} rb{arg}[{n}];")
 
     def _hyperplane(self):
         """The plane's index, computed once; off the range the kernel does nothing."""
@@ -318,6 +362,12 @@ class _Renderer:
                 scope[id(n)] = self.stage_vals[n.k]
                 continue
             dt = check_dtype(n.dtype, "value")
+            if isinstance(n, K.Load) and self.io.get(n.arg) == "stream":
+                key = ("stream", n.arg)     # equal loads: one read per point
+                if key not in scope:
+                    scope[key] = self._stream_load(n)
+                scope[id(n)] = scope[key]
+                continue
             if isinstance(n, K.Load):
                 text = self._load(n.arg, self.affine(n.index), dt)
             elif isinstance(n, K.IndexedLoad):
@@ -331,6 +381,37 @@ class _Renderer:
             self.emit(f"const {self.d.type(dt)} {name} = {text};")
             scope[id(n)] = name
         return scope[id(root)]
+
+    def _stream_load(self, n):
+        """A streamed input's value at this point: from its row buffer (row style) or
+        the stream's next element."""
+        if n.arg in self.rowbuf:
+            ref = f"{self.rowbuf[n.arg]}[{self._inner_affine(n.index)}]"
+        else:
+            ref = f"a{n.arg}.read()"
+        name = self.var()
+        dt = np.dtype(n.dtype)
+        text = f"({ref} != 0)" if dt.kind == "b" else ref
+        self.emit(f"const {self.d.type(dt)} {name} = {text};")
+        return name
+
+    def _inner_affine(self, a):
+        """The index within the row (the reduced loop axes' terms of ``a``)."""
+        terms = []
+        for g, axes in enumerate(self.plan.groups):
+            c, i = a.coefs[axes[-1]], self.idx[g]
+            if self.plan.reduce[g] and not _zero(c) and i != "0":
+                terms.append(i if c == 1 else f"{self.sizes(c)} * {i}")
+        return " + ".join(terms) or "0"
+
+    def _fill_rows(self):
+        """Each streamed input's row, read once into its row buffer."""
+        n = streams.row_buffered_len(self.k)
+        for arg, buf in self.rowbuf.items():
+            j = self.var("j")
+            with self.block(f"for ({self.i64} {j} = 0; {j} < {n}; {j}++)"):
+                self.pragmas(True, n)
+                self.emit(f"{buf}[{j}] = a{arg}.read();")
 
     def _indexed_load(self, n, scope):
         """``arg[index + clamp(offset, 0, size - 1) * stride]``, or ``fill`` when the
@@ -360,8 +441,15 @@ class _Renderer:
             raise ValueError(f"kernel {self.k.name}: store of a {np.dtype(st.expr.dtype)} "
                              f"value into argument {st.arg} of dtype {dt}")
         v = self.value(st.expr, scope)
-        line = f"a{st.arg}[{self.affine(st.index)}] = " + \
-            (f"({self.d.mem_type(dt)}){v};" if dt.kind == "b" else f"{v};")
+        how = self.io.get(st.arg)
+        if how == "discard":
+            return
+        if dt.kind == "b":
+            v = f"({self.d.mem_type(dt)}){v}"
+        if how == "stream":
+            self.emit(f"a{st.arg}.write({v});")
+            return
+        line = f"a{st.arg}[{self.affine(st.index)}] = {v};"
         groups = self.plan.groups
         ignored = [g for g in guard if _zero(st.index.coefs[groups[g][-1]])]
         if ignored and self.d.threaded:
@@ -405,10 +493,12 @@ class _Renderer:
         # last): it cannot also hold a value at every point
         whole = [st for st in inner_st if not any(
             _zero(st.index.coefs[self.plan.groups[g][-1]]) for g in outer)]
-        self.reuse = reused_value(k, whole, TRANSCENDENTAL.__contains__) if inner else None
+        self.reuse = reused_value(k, whole, TRANSCENDENTAL.__contains__) \
+            if inner and d.reuse_stores else None
         loop = self.strided(outer, d.group_id, d.num_groups, innermost=False) if threads \
             else self.nest(outer, innermost=False)
         with loop:
+            self._fill_rows()
             for lv in stage_levels(k):
                 self._stage_level(lv, inner)
             if outer_st:
@@ -443,20 +533,74 @@ class _Renderer:
             accs[j] = self.var("acc")
             self.emit(f"{d.type(ks[j].dtype)} {accs[j]} = "
                       f"{self.s.identity(ks[j].monoid, ks[j].dtype)};")
+        part = self._partials(js) if not d.threaded else {}
         with self._inner(inner):
             scope = {}
             for j in js:
                 x = self.typed(ks[j].expr, ks[j].dtype, scope)
-                self.emit(f"{accs[j]} = "
-                          f"{self.s.combine(ks[j].monoid, accs[j], x, ks[j].dtype)};")
+                self._accumulate(j, accs[j], x, part)
+            self._advance(part)
             if self.reuse is not None and self.reuse[2] in js:
                 node, st, _ = self.reuse
                 self.emit(f"a{st.arg}[{self.affine(st.index)}] = {scope[id(node)]};")
         if d.threaded:
             self._tree_reduce(js, accs)
         else:
+            self._fold_partials(accs, part)
             for j in js:
                 self.stage_vals[j] = self._bind(accs[j], ks[j].dtype)
+
+    # -- interleaved partial accumulators (dialect.partials) ------------------------------
+    def _partials(self, js):
+        """``{stage: array name}`` of the float sums/products of ``js`` that fold into
+        ``dialect.partials`` interleaved accumulators (declared here), plus the point
+        counter under the key None; {} when there are none."""
+        n, ks = self.d.partials, self.k.stages
+        arrs = {j: self.var("part") for j in js
+                if n > 1 and ks[j].monoid in ("sum", "prod") and
+                np.dtype(ks[j].dtype).kind == "f"}
+        if not arrs:
+            return {}
+        for j, a in arrs.items():
+            t = self.d.type(ks[j].dtype)
+            ident = self.s.identity(ks[j].monoid, ks[j].dtype)
+            self.emit(f"{t} {a}[{n}] = {{{', '.join([ident] * n)}}};")
+            self.emit(f"#pragma HLS ARRAY_PARTITION variable={a} complete")
+            self.emit(f"#pragma HLS DEPENDENCE variable={a} inter distance={n} true")
+        arrs[None] = self.var("slot")
+        self.emit(f"int {arrs[None]} = 0;")
+        return arrs
+
+    def _accumulate(self, j, acc, x, part):
+        s = self.k.stages[j]
+        if j in part:
+            ref = f"{part[j]}[{part[None]}]"
+            self.emit(f"{ref} = {self.s.combine(s.monoid, ref, x, s.dtype)};")
+        else:
+            self.emit(f"{acc} = {self.s.combine(s.monoid, acc, x, s.dtype)};")
+
+    def _advance(self, part):
+        if part:
+            c = part[None]
+            self.emit(f"{c} = {c} == {self.d.partials - 1} ? 0 : {c} + 1;")
+
+    def _fold_partials(self, accs, part):
+        """Each partial array folded pairwise (p0 (+) p1, p2 (+) p3, ..., then the pairs'
+        results the same way) into the stage's accumulator."""
+        for j, arr in part.items():
+            if j is None:
+                continue
+            s = self.k.stages[j]
+            vals = [f"{arr}[{i}]" for i in range(self.d.partials)]
+            while len(vals) > 1:
+                nxt = []
+                for a, b in zip(vals[::2], vals[1::2]):
+                    name = self.var("pf")
+                    self.emit(f"const {self.d.type(s.dtype)} {name} = "
+                              f"{self.s.combine(s.monoid, a, b, s.dtype)};")
+                    nxt.append(name)
+                vals = nxt
+            self.emit(f"{accs[j]} = {vals[0]};")
 
     def _tree_reduce(self, js, accs, stride=1, lane="0"):
         """Every thread's partials folded pairwise (``x[i] (+) x[i + w]``, w halving
@@ -563,11 +707,14 @@ class _Renderer:
         for j, s in enumerate(k.stages):
             accs[j] = self.var("acc")
             self.emit(f"{d.type(s.dtype)} {accs[j]} = {self.s.identity(s.monoid, s.dtype)};")
+        part = self._partials(range(len(k.stages))) if not d.threaded else {}
         with loop():
             scope = {}
             for j, s in enumerate(k.stages):
                 x = self.typed(s.expr, s.dtype, scope)
-                self.emit(f"{accs[j]} = {self.s.combine(s.monoid, accs[j], x, s.dtype)};")
+                self._accumulate(j, accs[j], x, part)
+            self._advance(part)
+        self._fold_partials(accs, part)
         for j in range(len(k.stages)):
             self.stage_vals[j] = accs[j]
         return accs
@@ -640,14 +787,19 @@ def column_split(nkept, nred, local_size, min_groups=128):
     return local_size // slices, slices
 
 
-def render(kernel, dialect="c", name=None):
+def render(kernel, dialect="c", name=None, io=None, top=True):
     """Render one kernel as C-family source.
 
     Args:
       kernel: a ``kernel_ir.Kernel`` (checked with ``kernel_ir.check_kernel``).
-      dialect: a ``dialects.Dialect`` or its name: ``"c"``, ``"opencl"``, ``"cuda"``.
+      dialect: a ``dialects.Dialect`` or its name: ``"c"``, ``"opencl"``, ``"cuda"``,
+        ``"hls"``.
       name: the entry function's name (default: ``tjit_`` + the kernel hash's start,
         so equal names mean equal code).
+      io: ``{arg: "stream" | "discard"}`` for dialects with streams (HLS dataflow
+        stages; ``streams.stream_args`` says which arguments may be streams).
+      top: a top-level function (``kernel_prefix``, the dialect's interface pragmas);
+        False: a stage called by a generated top (``static_prefix``, no ports).
     Returns:
       a :class:`CSource`.
     Raises:
@@ -656,5 +808,5 @@ def render(kernel, dialect="c", name=None):
     """
     d = dialects.get(dialect)
     name = name or "tjit_" + K.kernel_hash(kernel)[:16]
-    return _Renderer(kernel, d, name).render()
+    return _Renderer(kernel, d, name, io, top).render()
 

@@ -1,0 +1,114 @@
+"""C simulation of HLS C++: g++ builds a design's source into a shared library that is
+loaded with ctypes (the "hls" backend, ``devices/hls.py``; the tests' corpus runs).
+
+The source is compiled with ``hls_dialect.CSIM_OPTIONS`` (``-std=c++17 -Wall -Werror``,
+no fast math) against tjit's simulation headers in ``tjit/fpga/include`` (bounded
+``hls::stream``, ``hls_math.h`` on ``<cmath>``, the dataflow region's threads), plus
+``tjit_sim_api.h`` (the region's error for the host). Libraries are cached on disk
+(``disk_cache``) by the source, the options, the compiler's version and tjit's
+version, and in memory per process; an entry that does not load is rebuilt.
+"""
+
+import ctypes
+import functools
+import hashlib
+import os
+import pathlib
+import shutil
+import subprocess
+import tempfile
+import threading
+import warnings
+
+from tjit.devices import disk_cache
+from tjit.lower.c.hls_dialect import CSIM_OPTIONS
+
+__all__ = ["INCLUDE", "HlsCompileError", "compiler", "load", "unavailable_reason"]
+
+#: tjit's C-simulation headers (hls_stream.h, hls_math.h, tjit_dataflow.h, ...).
+INCLUDE = str(pathlib.Path(__file__).resolve().parents[1] / "fpga" / "include")
+_API = '\n#include "tjit_sim_api.h"\n'
+_LOADED = {}
+_LOCK = threading.Lock()
+
+
+class HlsCompileError(RuntimeError):
+    """g++ rejected generated HLS C++ (a renderer bug): the log and the source's path."""
+
+
+def compiler():
+    """The C++ compiler: ``$CXX`` or g++."""
+    return os.environ.get("CXX") or "g++"
+
+
+def unavailable_reason():
+    """Why C simulation cannot run here, or None."""
+    if shutil.which(compiler()) is None:
+        return (f"no C++ compiler ({compiler()!r} not on PATH; install g++ or set CXX): "
+                "the hls backend simulates designs with the host compiler")
+    return None
+
+
+@functools.cache
+def _version():
+    r = subprocess.run([compiler(), "--version"], capture_output=True, text=True,
+                       check=False)
+    return r.stdout.splitlines()[0] if r.stdout else "unknown"
+
+
+def _key(text):
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    return disk_cache.cache_key(f"hls-csim:{digest}:{_version()}:{' '.join(CSIM_OPTIONS)}")
+
+
+def build(text):
+    """The shared library (bytes) of HLS C++ ``text``. Raises HlsCompileError."""
+    with tempfile.TemporaryDirectory(prefix="tjit-hls-") as d:
+        src, lib = os.path.join(d, "design.cpp"), os.path.join(d, "design.so")
+        with open(src, "w") as f:
+            f.write(text + _API)
+        r = subprocess.run([compiler(), *CSIM_OPTIONS, f"-I{INCLUDE}", src, "-o", lib],
+                           capture_output=True, text=True, check=False)
+        if r.returncode:
+            fd, kept = tempfile.mkstemp(suffix=".cpp", prefix="tjit-hls-failed-")
+            with os.fdopen(fd, "w") as f:
+                f.write(text)
+            raise HlsCompileError(f"hls backend: {compiler()} rejected the generated C++ "
+                                  f"(kept in {kept}):\n{r.stderr[:4000]}")
+        with open(lib, "rb") as f:
+            return f.read()
+
+
+def load(text):
+    """A ``ctypes.CDLL`` of HLS C++ ``text`` (memory cache, then disk cache, then g++)."""
+    key = _key(text)
+    with _LOCK:
+        lib = _LOADED.get(key)
+    if lib is not None:
+        return lib
+    image = disk_cache.get(key)
+    lib = _open(image) if image is not None else None
+    if lib is None:
+        if image is not None:
+            warnings.warn("tjit disk cache: an hls C-simulation entry did not load; "
+                          "rebuilding it", RuntimeWarning, stacklevel=2)
+        image = build(text)
+        disk_cache.put(key, image)
+        lib = _open(image)
+        if lib is None:
+            raise HlsCompileError("hls backend: a freshly built library did not load")
+    with _LOCK:
+        return _LOADED.setdefault(key, lib)
+
+
+def _open(image):
+    fd, path = tempfile.mkstemp(suffix=".so", prefix="tjit-hls-")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(image)
+        try:
+            return ctypes.CDLL(path)
+        except OSError:
+            return None
+    finally:
+        os.unlink(path)

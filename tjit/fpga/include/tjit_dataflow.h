@@ -1,0 +1,17 @@
+// The dataflow region of a tjit design. In synthesis (__SYNTHESIS__), and in Vitis'
+// own C simulation (its hls_stream.h), the stages are plain calls in order under
+// #pragma HLS DATAFLOW; with tjit's simulation headers each stage runs in its own
+// thread, as on the device, over bounded streams (hls_stream.h, tjit_sim_region.h).
+#ifndef TJIT_DATAFLOW_H
+#define TJIT_DATAFLOW_H
+#if !defined(__SYNTHESIS__) && defined(TJIT_SIM_HLS_STREAM_H)
+#include "tjit_sim_region.h"
+#define TJ_REGION(name) tj_sim::Region tj_region_(name)
+#define TJ_STAGE(name, ...) tj_region_.spawn(name, [&]() { __VA_ARGS__; })
+#define TJ_END() tj_region_.join()
+#else
+#define TJ_REGION(name)
+#define TJ_STAGE(name, ...) __VA_ARGS__
+#define TJ_END()
+#endif
+#endif

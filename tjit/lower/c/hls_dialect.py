@@ -1,0 +1,78 @@
+"""What the ``hls`` dialect (Vitis HLS C++) adds to C: its prelude and its pragmas.
+
+``dialects.HLS`` is C's dialect with these hooks (kept here so that ``dialects.py``
+stays a table):
+
+* every innermost loop is ``#pragma HLS PIPELINE II=1``; a loop whose trip count is a
+  size expression gets ``#pragma HLS LOOP_TRIPCOUNT`` with the count at
+  ``TRIPCOUNT_HINT`` for every size symbol (a hint for the tool's latency report only);
+* a top-level kernel's buffers are ``m_axi`` ports, each in its own bundle
+  (``gmem<i>``) so they burst independently, with ``max_widen_bitwidth=512`` (Vitis
+  widens contiguous pipelined accesses to 512-bit beats, 16 float32 lanes); sizes and
+  the return are ``s_axilite`` registers. Dataflow designs (``tjit/fpga``) read and
+  write DRAM through explicit 512-bit reader/writer stages instead;
+* float sums and products fold into ``PARTIALS`` interleaved accumulators (point t of
+  the loop into accumulator ``t % PARTIALS``) so a pipelined loop starts an iteration
+  every cycle although a float add takes several; the accumulators are folded
+  pairwise at the end: ``((p0 + p1) + (p2 + p3)) + ((p4 + p5) + (p6 + p7))``, a fixed
+  order, so results are reproducible (and differ from a sequential sum only by
+  reassociation);
+* math through ``hls_math.h`` (``hls::exp``...); in C simulation tjit's own
+  ``hls_math.h`` maps them to ``<cmath>`` (Vitis' versions of exp/log/... are within a
+  few ulp of the C library; the tests allow the renderer's math tolerance).
+"""
+
+import sympy
+
+__all__ = ["CSIM_OPTIONS", "PARTIALS", "PRELUDE", "TRIPCOUNT_HINT", "interface_pragmas",
+           "loop_pragmas", "trip_hint"]
+
+#: Interleaved accumulators of a float sum/product: >= the latency of a float64 add
+#: at 300 MHz on UltraScale+ (fadd 3-7 cycles, dadd up to 8), a power of two.
+PARTIALS = 8
+#: The value assumed for every size symbol in LOOP_TRIPCOUNT hints (and the estimate).
+TRIPCOUNT_HINT = 1024
+
+PRELUDE = """#include <stdint.h>
+#include <math.h>
+#include <hls_stream.h>
+#include <hls_math.h>
+#define TJ_INF_F32 ((float)INFINITY)
+#define TJ_NAN_F32 ((float)NAN)
+#define TJ_INF_F64 ((double)INFINITY)
+#define TJ_NAN_F64 ((double)NAN)"""
+
+#: g++ for C simulation: the pragmas are unknown there (-Wno-unknown-pragmas), warnings
+#: are errors; no contraction, no fast math (tjit's accuracy contract).
+CSIM_OPTIONS = ("-std=c++17", "-O2", "-Wall", "-Werror", "-Wno-unknown-pragmas",
+                "-ffp-contract=off", "-fno-math-errno", "-fPIC", "-shared", "-pthread")
+
+
+def trip_hint(trip):
+    """A loop's trip count as an int: sizes symbols at ``TRIPCOUNT_HINT``."""
+    if isinstance(trip, int):
+        return trip
+    e = sympy.sympify(trip)
+    return int(e.subs({s: TRIPCOUNT_HINT for s in e.free_symbols}))
+
+
+def loop_pragmas(innermost, trip):
+    lines = []
+    if innermost:
+        lines.append("#pragma HLS PIPELINE II=1")
+    if not isinstance(trip, int):
+        n = max(trip_hint(trip), 1)
+        lines.append(f"#pragma HLS LOOP_TRIPCOUNT min=1 max={n} avg={n}")
+    return lines
+
+
+def interface_pragmas(params):
+    lines = []
+    for n, p in enumerate(params):
+        if p.kind == "buffer":
+            lines.append(f"#pragma HLS INTERFACE m_axi port={p.name} bundle=gmem{n} "
+                         "offset=slave max_widen_bitwidth=512")
+        elif p.kind == "size":
+            lines.append(f"#pragma HLS INTERFACE s_axilite port={p.name}")
+    lines.append("#pragma HLS INTERFACE s_axilite port=return")
+    return lines
