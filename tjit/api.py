@@ -32,6 +32,8 @@ import weakref
 
 import numpy as np
 
+from tjit import compile_log
+from tjit import dynamic_shapes as _dyn
 from tjit.config import config
 # The default backend (and llvmlite) loads with tjit, as JAX loads XLA at import: a new
 # process's first jitted call then costs tracing plus a disk-cache lookup, not ~50 ms of
@@ -46,7 +48,7 @@ from tjit.tracing.avals import ShapedArray
 from tjit.tracing.core import Array, Tracer, is_device_value, is_eager, to_host
 from tjit.tracing.core import _DEVICE_ARRAYS   # (empty until a device backend is used)
 from tjit.tracing.jaxpr_trace import trace_to_jaxpr
-from tjit.tracing.shapes import check_spec, parse_spec, symbol
+from tjit.tracing.shapes import check_spec, parse_spec, shape_str, symbol
 from tjit.tracing.tree_util import tree_flatten, tree_unflatten
 from tjit.transforms import passes
 
@@ -176,14 +178,17 @@ def clear_caches():
 
 
 class _CacheEntry:
-    __slots__ = ("executable", "out_tree", "out_avals", "closed_jaxpr", "donation")
+    __slots__ = ("executable", "out_tree", "out_avals", "closed_jaxpr", "donation",
+                 "in_specs")
 
-    def __init__(self, executable, out_tree, out_avals, closed_jaxpr, donation=None):
+    def __init__(self, executable, out_tree, out_avals, closed_jaxpr, donation=None,
+                 in_specs=None):
         self.executable = executable
         self.out_tree = out_tree
         self.out_avals = out_avals
         self.closed_jaxpr = closed_jaxpr
         self.donation = donation  # a _Donation, or None when nothing is donated
+        self.in_specs = in_specs  # per flat input, its symbolic dims (or None)
 
 
 class Jitted:
@@ -191,7 +196,7 @@ class Jitted:
 
     def __init__(self, fun, static_argnums=(), static_argnames=(), donate_argnums=(),
                  donate_argnames=(), polymorphic_shapes=None, backend=None, op="jit",
-                 device=None):
+                 device=None, dynamic_shapes=None):
         if not callable(fun):
             raise TypeError(f"{op}: expected a callable, got {type(fun).__name__}")
         functools.update_wrapper(self, fun)
@@ -224,7 +229,13 @@ class Jitted:
             _ALL_JITTED.add(self)
         self._simple = not (static_argnums or static_argnames) and polymorphic_shapes is None
         self._has_static = bool(self.sig.static_argnums or self.sig.static_argnames)
+        if dynamic_shapes is None:
+            dynamic_shapes = _dyn.enabled_by_default()
+        # automatic dynamic shapes (dynamic_shapes.py); explicit polymorphic_shapes win
+        self._dynamic = bool(dynamic_shapes) and polymorphic_shapes is None and op == "jit"
+        self._families = {}    # family key (all but the sizes) -> _dyn.Family
         self.trace_count = 0
+        self.compile_count = 0
 
     def __get__(self, obj, objtype=None):  # jit on methods
         if obj is None:
@@ -306,7 +317,9 @@ class Jitted:
         key = (treedef, tuple(sig), statics, config.version, self.backend, self.device)
         entry = self._cache.get(key)
         if entry is None:
-            entry = self._compile_once(key, dyn_args, dyn_kwargs, statics, treedef, sig)
+            how = (dyn_args, dyn_kwargs, statics, treedef, sig)
+            entry = self._compile_dynamic(key, *how) if self._dynamic else \
+                self._compile_once(key, *how)
         if self._simple and not dyn_kwargs and all(type(x) is Array for x in leaves) \
                 and len(leaves) == len(dyn_args):
             self._fast_cache[(tuple(sig), config.version)] = entry
@@ -375,7 +388,7 @@ class Jitted:
             _argnums.check_call_arity(tuple(sorted(nums)), len(args), f"{kind}_argnums", where,
                                       self.__name__)
 
-    def _compile_once(self, key, *how):
+    def _compile_once(self, key, *how):  # how: _trace_and_compile's arguments
         """Trace and compile signature ``key`` once: threads that need it meanwhile wait
         for that compile and share its result, or its error. Other signatures are not
         held up (no lock is held while tracing or compiling)."""
@@ -400,20 +413,136 @@ class Jitted:
             pending.done.set()
         return pending.entry
 
-    def _trace_and_compile(self, key, dyn_args, dyn_kwargs, statics, treedef, sig):
+    def _trace_and_compile(self, key, dyn_args, dyn_kwargs, statics, treedef, sig,
+                           cause=None, pattern=None):
+        """Trace and compile one signature (``pattern``: a dynamic program's symbolic
+        dims, whose guards the trace records), logged with ``cause`` (compile_log)."""
         if not dyn_kwargs:  # the key used the args-only structure; tracing needs both
             treedef = tree_flatten((dyn_args, {}))[1]
-        closed, out_tree = self._trace(dyn_args, dyn_kwargs, statics, treedef, sig)
         in_specs = None
         if self.polymorphic_shapes is not None:
             in_specs = [s[0] if s[3] is not None else None for s in sig]
-        donated = self._donated_leaves(treedef)
-        exe = compile_jaxpr(closed, self.backend, in_specs, donated)
+        elif pattern is not None:
+            in_specs = pattern.in_specs
+            sig = [(dims, s[1], s[2]) for dims, s in zip(pattern.dims, sig)]
+        if cause is None:
+            cause = self._explain_miss(key, dyn_args, dyn_kwargs)
+        stats = dict(kernel_cache.STATS)
+        with compile_log.recording(self.__name__, cause) as rec:
+            rec.what.append("trace")
+            if pattern is not None:
+                with _dyn.guards_recorded() as seen:
+                    closed, out_tree = self._trace(dyn_args, dyn_kwargs, statics, treedef,
+                                                   sig)
+                _dyn.record_guards(pattern, seen.pairs)
+            else:
+                closed, out_tree = self._trace(dyn_args, dyn_kwargs, statics, treedef, sig)
+            rec.what.append("compile")
+            donated = self._donated_leaves(treedef)
+            with rec.stage("compile"):
+                exe = compile_jaxpr(closed, self.backend, in_specs, donated)
+            self.compile_count += 1
+            rec.notes.append(_kernel_note(stats))
         donation = _Donation.setup(exe, donated, closed, _leaf_names(treedef, self.sig),
                                    self.__name__) if donated else None
-        entry = _CacheEntry(exe, out_tree, closed.out_avals, closed, donation)
+        entry = _CacheEntry(exe, out_tree, closed.out_avals, closed, donation, in_specs)
         self._cache[key] = entry
         return entry
+
+    # -- automatic dynamic shapes (dynamic_shapes.py) ----------------------------------
+    def _family_key(self, key):
+        treedef, sig, statics, version, backend, device = key
+        leaves = tuple((len(s[0]), s[1], s[2]) for s in sig)
+        return (treedef, leaves, statics, version, backend, device)
+
+    def _compile_dynamic(self, key, dyn_args, dyn_kwargs, statics, treedef, sig):
+        """The entry for signature ``key`` of a jit with automatic dynamic shapes: its
+        family's dynamic program when that serves these sizes, else a new (wider)
+        dynamic program, else (sizes 0/1, a failed guard, a fallback family) a program
+        for these exact shapes."""
+        how = (dyn_args, dyn_kwargs, statics, treedef, sig)
+        fkey = self._family_key(key)
+        shapes = [s[0] for s in sig]
+        with self._lock:
+            fam = self._families.get(fkey)
+            if fam is None:
+                others = list(self._families)
+                fam = self._families[fkey] = _dyn.Family(shapes)
+            else:
+                others = None
+                entry = fam.lookup(shapes)
+                if entry is not None:
+                    if fam.cached_sizes < _dyn.MAX_CACHED_SIZES:
+                        fam.cached_sizes += 1
+                        self._cache[key] = entry
+                    return entry
+        names = self._leaf_paths(dyn_args, dyn_kwargs)
+        if others is not None or shapes == fam.ref:   # the family's first shapes
+            cause = _dyn.explain_new_family(fkey, others or [], names, self._static_name)
+            try:
+                return self._compile_once(key, *how, cause)
+            except BaseException:
+                with self._lock:    # (a failed first call leaves no family behind)
+                    if self._families.get(fkey) is fam and key not in self._cache:
+                        del self._families[fkey]
+                raise
+        if fam.fallback is not None:
+            return self._compile_once(key, *how, f"new shape; per-shape specialization "
+                                                 f"since {fam.fallback}")
+        with self._lock:
+            pattern, cause = fam.widen(shapes, names)
+        if pattern is None:
+            return self._compile_once(key, *how, cause)
+        pkey = (fkey, pattern.key())
+        try:
+            entry = self._compile_once(pkey, *how, cause, pattern)
+        except Exception as e:   # noqa: BLE001 (any failure of the symbolic trace)
+            reason = _dyn.fallback_reason(e)
+            # a concrete trace that fails too is the user's error: raise that one
+            entry = self._compile_once(key, *how, f"fell back to per-shape specialization "
+                                                  f"because {reason}")
+            with self._lock:
+                fam.fallback = reason
+            return entry
+        with self._lock:
+            if fam.pattern is None or len(pattern.symbols()) >= len(fam.pattern.symbols()):
+                fam.pattern, fam.entry = pattern, entry
+            if fam.lookup(shapes) is entry:
+                self._cache[key] = entry
+        return entry
+
+    def _explain_miss(self, key, dyn_args, dyn_kwargs):
+        """Why signature ``key`` (of a jit without automatic dynamic shapes) missed the
+        cache: compared with the signature compiled last."""
+        seen = [k for k in self._cache if len(k) == 6 and k is not key]
+        if not seen or self.polymorphic_shapes is not None:
+            return "first call" if not seen else "new input signature"
+        names = self._leaf_paths(dyn_args, dyn_kwargs)
+        fkey, last = self._family_key(key), seen[-1]
+        if fkey != self._family_key(last):
+            return _dyn.explain_new_family(fkey, [self._family_key(last)], names,
+                                           self._static_name)
+        for n, new, old in zip(names, key[1], last[1]):
+            if new[0] != old[0]:
+                return (f"new shape for arg {n}: {shape_str(old[0])} → {shape_str(new[0])} "
+                        f"(automatic dynamic shapes are off)")
+        return "new input signature"
+
+    def _leaf_paths(self, dyn_args, dyn_kwargs):
+        n_dyn = len(dyn_args)
+        dyn_pos = [i for i in range(n_dyn + len(self.sig.static_argnums))
+                   if i not in self.sig.static_argnums][:n_dyn]
+        return _dyn.leaf_names(dyn_args, dyn_kwargs, self.sig.arg_name, dyn_pos)
+
+    def _static_name(self, k):
+        return self.sig.arg_name(k) if isinstance(k, int) else k
+
+    def _dynamic_entry(self, key):
+        """The dynamic program that serves signature ``key``, if one was compiled."""
+        if not self._dynamic:
+            return None
+        fam = self._families.get(self._family_key(key))
+        return None if fam is None else fam.lookup([s[0] for s in key[1]])
 
     def _donated_leaves(self, treedef):
         """Flat positions of the leaves of donated arguments (``treedef``: the
@@ -459,9 +588,11 @@ class Jitted:
             return flat
 
         self.trace_count += 1
-        closed = trace_to_jaxpr(flat_fun, in_avals, self.__name__, names)
+        with compile_log.stage("trace"):
+            closed = trace_to_jaxpr(flat_fun, in_avals, self.__name__, names)
         if simplify:
-            closed = passes.simplify(closed)
+            with compile_log.stage("simplify"):
+                closed = passes.simplify(closed)
         return closed, out_store["tree"]
 
     # -- inspection ----------------------------------------------------------------------
@@ -470,11 +601,18 @@ class Jitted:
         dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
         treedef, sig = self._abstract_signature(dyn_args, dyn_kwargs,
                                                 f"jit({self.__name__}).lower")
+        names, donated = _leaf_names(treedef, self.sig), self._donated_leaves(treedef)
+        # a call signature's key uses the args-only structure when there are no kwargs
+        key_def = treedef if dyn_kwargs else tree_flatten(dyn_args)[1]
+        entry = self._dynamic_entry((key_def, tuple(sig), statics, config.version,
+                                     self.backend, self.device))
+        if entry is not None:   # the program calls of these sizes run: already traced
+            return Lowered(entry.closed_jaxpr, entry.out_tree, self.backend, entry.in_specs,
+                           self.__name__, donated, names)
         closed, out_tree = self._trace(dyn_args, dyn_kwargs, statics, treedef, sig)
         in_specs = [s[0] if s[3] is not None else None for s in sig] \
             if self.polymorphic_shapes is not None else None
-        return Lowered(closed, out_tree, self.backend, in_specs, self.__name__,
-                       self._donated_leaves(treedef), _leaf_names(treedef, self.sig))
+        return Lowered(closed, out_tree, self.backend, in_specs, self.__name__, donated, names)
 
     def trace(self, *args, **kwargs):
         return self.lower(*args, **kwargs)
@@ -483,13 +621,15 @@ class Jitted:
         return eval_shape(self.fun, *args, **kwargs)
 
     def _cache_size(self):
-        return len(self._cache)
+        """How many programs are compiled (a dynamic one serves many signatures)."""
+        return len({id(e) for e in list(self._cache.values())})
 
     def clear_cache(self):
         """Drop the compiled signatures (calls in flight finish; the next one recompiles)."""
         with self._lock:
             self._cache.clear()
             self._fast_cache.clear()
+            self._families.clear()
 
     def __repr__(self):
         return f"<jitted function {self.__name__}>"
@@ -633,6 +773,16 @@ class Compiled:
         return self.executable.kernels()
 
 
+def _kernel_note(before):
+    """Where a compile's kernels came from (``kernel_cache.STATS`` against ``before``;
+    approximate while other threads compile)."""
+    d = {k: kernel_cache.STATS[k] - before[k] for k in ("compiled", "disk_hits", "memory_hits")}
+    if d["disk_hits"] and not d["compiled"]:
+        return f"cache hit on disk ({d['disk_hits']} kernels loaded)"
+    return (f"kernels: {d['compiled']} compiled, {d['disk_hits']} from disk, "
+            f"{d['memory_hits']} in memory")
+
+
 def _on_host(raw):
     """``raw`` with device values (CuPy arrays) copied to the host, for an executable
     that runs on host memory (as JAX copies arrays to the device a jit runs on)."""
@@ -746,7 +896,7 @@ def _sole_owner(x):
 
 def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=None,
         donate_argnames=None, polymorphic_shapes=None, backend=None, device=None,
-        **unsupported):
+        dynamic_shapes=None, **unsupported):
     """Trace ``fun`` once per input signature and run the traced program.
 
     Args:
@@ -766,6 +916,11 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
         the available ones. Arguments on another device are copied to this one.
       device: a device from ``tjit.devices()``: the program runs there (with
         ``backend``, the device must be one of that backend's).
+      dynamic_shapes: tjit extension. True (the default unless ``TJIT_DYNAMIC_SHAPES=0``):
+        a call whose shapes differ from an earlier call's only in some dims traces once
+        more with those dims symbolic, and later sizes of them run with no trace and no
+        compile (sizes 0 and 1 are specialized; see ``tjit/dynamic_shapes.py``). False:
+        one trace and compile per input shape, as JAX. Ignored with polymorphic_shapes.
     """
     if unsupported:
         bad = ", ".join(sorted(unsupported))
@@ -776,9 +931,9 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
                                  static_argnames=static_argnames,
                                  donate_argnums=donate_argnums, donate_argnames=donate_argnames,
                                  polymorphic_shapes=polymorphic_shapes, backend=backend,
-                                 device=device)
+                                 device=device, dynamic_shapes=dynamic_shapes)
     return Jitted(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
-                  polymorphic_shapes, backend, device=device)
+                  polymorphic_shapes, backend, device=device, dynamic_shapes=dynamic_shapes)
 
 
 def make_jaxpr(fun, static_argnums=(), return_shape=False, polymorphic_shapes=None):
