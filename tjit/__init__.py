@@ -20,6 +20,7 @@ from tjit.devices.backend import (  # noqa: F401
     default_backend, local_devices, device_count, local_device_count, Device)
 from tjit.transforms.ad import jvp, vjp, grad, value_and_grad, linearize, linear_transpose  # noqa: F401,E501
 from tjit.transforms.batching import vmap  # noqa: F401
+from tjit.parallel import pmap  # noqa: F401
 from tjit.transforms.jacobians import jacfwd, jacrev, jacobian, hessian  # noqa: F401
 from tjit.transforms.custom_derivatives import custom_jvp, custom_vjp  # noqa: F401
 from tjit.transforms.checkpoint import checkpoint, remat, checkpoint_policies  # noqa: F401

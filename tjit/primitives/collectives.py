@@ -54,7 +54,11 @@ def _host(xp, x, where):
             f"{where}: collectives are not supported on the {getattr(xp, '__name__', xp)} "
             f"array namespace yet (only the CPU backend runs them); run pmap/collectives "
             f"with backend='cpu'")
-    return np.ascontiguousarray(x)
+    return _c_order(x)
+
+
+def _c_order(x):
+    return np.asarray(x, order="C")   # (np.ascontiguousarray would make a 0-d array 1-d)
 
 
 def _reshape(x, shape):
@@ -196,7 +200,7 @@ def _all_gather_impl(xp, x, *, axes, all_gather_dimension, axis_size, tiled):
     if tiled:
         s = g.shape
         g = g.reshape(s[:all_gather_dimension] + (-1,) + s[all_gather_dimension + 2:])
-    return np.ascontiguousarray(g)
+    return _c_order(g)
 
 
 def _all_gather_axis_batch(size, axis, args, dims, *, axes, all_gather_dimension,
@@ -244,9 +248,9 @@ def _psum_scatter_impl(xp, x, *, axes, scatter_dimension, axis_size, tiled):
     if tiled:
         x = x.reshape(x.shape[:scatter_dimension] + (axis_size, -1)
                       + x.shape[scatter_dimension + 1:])
-    x = np.ascontiguousarray(np.moveaxis(x, scatter_dimension, 0))
+    x = _c_order(np.moveaxis(x, scatter_dimension, 0))
     y = np.asarray(comm.reduce_scatter(x, "sum"))
-    return np.ascontiguousarray(y)
+    return _c_order(y)
 
 
 def _psum_scatter_axis_batch(size, axis, args, dims, *, axes, scatter_dimension, axis_size,
@@ -310,10 +314,10 @@ def _all_to_all_impl(xp, x, *, axes, split_axis, concat_axis, axis_size):
     (comm,) = communicators_for(axes, "all_to_all")
     x = _host(xp, x, "all_to_all")
     x = x.reshape(x.shape[:split_axis] + (axis_size, -1) + x.shape[split_axis + 1:])
-    y = np.asarray(comm.alltoall(np.ascontiguousarray(np.moveaxis(x, split_axis, 0))))
+    y = np.asarray(comm.alltoall(_c_order(np.moveaxis(x, split_axis, 0))))
     y = np.moveaxis(y, 0, concat_axis)
     s = y.shape
-    return np.ascontiguousarray(y.reshape(s[:concat_axis] + (-1,) + s[concat_axis + 2:]))
+    return _c_order(y.reshape(s[:concat_axis] + (-1,) + s[concat_axis + 2:]))
 
 
 def _all_to_all_axis_batch(size, axis, args, dims, *, axes, split_axis, concat_axis,

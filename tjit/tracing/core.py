@@ -375,6 +375,9 @@ class Array:
 
     def devices(self):
         """The set of devices holding this array, as ``jax.Array.devices()``."""
+        hooks = _DEVICE_ARRAYS.get(type(self._value))
+        if hooks is not None and hasattr(hooks, "devices"):   # (a pmap result: several)
+            return hooks.devices(self._value)
         return {self.device}
 
 

@@ -1,0 +1,76 @@
+"""The value of a ``pmap`` result: the devices' outputs stacked in host memory, with the
+devices they were computed on.
+
+N CPU devices share the host's memory, so a pmap result is one NumPy buffer (the
+stacked per-device outputs, which is what ``np.asarray`` gives, as in JAX). Its type,
+:class:`StackedValue`, is registered as a device-array type (``register_device_arrays``),
+so ``result.devices()`` names every device and ``result.device`` the first one, while
+eager ops and ``jit`` read it as the plain host array it is.
+"""
+
+import numpy as np
+
+from tjit.tracing.core import Array, register_device_arrays, wrap_outputs
+
+
+class StackedValue(np.ndarray):
+    """A host buffer holding one slice per device along ``axis`` (None: replicated)."""
+
+    def __array_finalize__(self, obj):
+        self.device_list = getattr(obj, "device_list", ())
+        self.mapped_axis = getattr(obj, "mapped_axis", None)
+
+
+def _plain(v):
+    return v.view(np.ndarray) if type(v) is StackedValue else v
+
+
+class _Hooks:
+    """How an Array holding a :class:`StackedValue` behaves: as a host array."""
+
+    @staticmethod
+    def run(prim, vals, weaks, params):
+        out = prim.impl(np, *[_plain(v) for v in vals], **params)
+        weak = prim.weak_type_rule(*weaks, **params)
+        return wrap_outputs(prim, out, weak)
+
+    @staticmethod
+    def to_host(v):
+        return v.view(np.ndarray)
+
+    @staticmethod
+    def device(v):
+        return v.device_list[0]
+
+    @staticmethod
+    def devices(v):
+        return set(v.device_list)
+
+    @staticmethod
+    def sync(v):
+        pass
+
+
+register_device_arrays(StackedValue, _Hooks)
+
+
+def stacked_result(values, axis, devices):
+    """The outputs ``values`` (one per device, in device order) stacked along ``axis``
+    (None: the devices' values must agree and the first is returned) as an Array that
+    records ``devices``."""
+    host = [np.asarray(v) for v in values]
+    weak = bool(getattr(values[0], "weak_type", False))
+    if axis is None:
+        for r, h in enumerate(host[1:], 1):
+            if not np.array_equal(h, host[0], equal_nan=h.dtype.kind in "fc"):
+                raise ValueError(f"pmap: out_axes=None for an output that differs across "
+                                 f"devices (device 0 and device {r} disagree); return a "
+                                 f"value reduced over the axis (psum/pmean) or use "
+                                 f"out_axes=0")
+        stacked = np.array(host[0])
+    else:
+        stacked = np.stack(host, axis=axis % (host[0].ndim + 1))
+    v = stacked.view(StackedValue)
+    v.device_list = tuple(devices)
+    v.mapped_axis = axis
+    return Array(v, weak)

@@ -1,0 +1,274 @@
+"""``pmap``: one program per device, on threads, with collectives between them; and
+``compile_spmd``, the per-device program itself, for runtimes that bring their own
+communicators (``tjit.distributed`` on MPI).
+
+How a ``pmap`` call runs (eager arguments):
+
+1. each argument leaf is split along its mapped axis (``in_axes``); the mapped size must
+   not exceed the devices (the first ``n`` devices are used; with ``devices=`` it must
+   equal their number);
+2. the function is traced once per signature for one device's slice, with the axis name
+   bound to its size (``tracing/axis_env.py``), and compiled once (``jit(...).lower``):
+   collectives become ``collective_*`` steps of the plan;
+3. one thread per device runs the compiled program with the axis name bound to its
+   :class:`~tjit.devices.collectives.ThreadCommunicator` (the CPU kernels release the
+   GIL); the collective steps meet at the group's barrier. If a device fails, the others
+   are released and the first device's error is raised;
+4. the outputs are stacked along ``out_axes``; the result records the devices it came from
+   (``result.devices()``).
+
+Under an enclosing transformation (``jit(grad(pmap(f)))``, ``vmap(pmap(f))``) the
+arguments are tracers, so no device can run yet: ``pmap`` is then traced as
+``vmap(f, axis_name=...)`` — the same values by definition of the collectives — into
+the enclosing program, which runs as one program.
+"""
+
+import functools
+import threading
+
+import numpy as np
+
+from tjit.api import ShapeDtypeStruct, jit
+from tjit.devices import backend as _backends
+from tjit.devices.collectives import ThreadGroup, bind_axis
+from tjit.devices.sharded import stacked_result
+from tjit.tracing.axis_env import extend_axis_env
+from tjit.tracing.core import Tracer, get_aval
+from tjit.tracing.errors import ShapeError
+from tjit.tracing.tree_util import tree_flatten, tree_unflatten
+from tjit.transforms.batching import _AxesSpec, _flatten_axes, _Labels, vmap
+
+
+class _Unnamed:
+    """The axis name of a pmap given none (collectives cannot name it)."""
+
+    def __repr__(self):
+        return "<unnamed pmap axis>"
+
+
+def compile_spmd(fun, axis_sizes, example_args, backend="cpu"):
+    """Trace and compile ``fun`` as the program of one member of the named axes.
+
+    Args:
+      fun: the per-member function (arrays or pytrees in and out).
+      axis_sizes: ``{axis name: size}`` of the axes its collectives name.
+      example_args: arguments (arrays or ``ShapeDtypeStruct``s) of one member.
+      backend: the backend that compiles it (collectives run on "cpu" and "interpreter").
+    Returns:
+      A callable taking one member's arguments; it runs the compiled program with the
+      communicators bound in the calling thread (``devices.collectives.bind_axis``).
+    """
+    leaves, tree = tree_flatten(tuple(example_args))
+    specs = [x if isinstance(x, ShapeDtypeStruct) else
+             ShapeDtypeStruct(get_aval(x).shape, get_aval(x).dtype, get_aval(x).weak_type)
+             for x in leaves]
+    out_store = {}
+
+    def flat_fun(*flat):
+        out = fun(*tree_unflatten(tree, list(flat)))
+        flat_out, out_store["tree"] = tree_flatten(out)
+        return flat_out
+
+    flat_fun.__name__ = getattr(fun, "__name__", "spmd_fun")
+    with _bound(list(axis_sizes.items())):
+        compiled = jit(flat_fun, backend=backend).lower(*specs).compile()
+    out_tree = out_store["tree"]
+
+    def run(*args):
+        flat, t = tree_flatten(args)
+        if t != tree:
+            raise TypeError(f"compile_spmd({flat_fun.__name__}): arguments of structure {t} "
+                            f"do not match the compiled structure {tree}")
+        return tree_unflatten(out_tree, compiled(*flat))
+
+    run.compiled = compiled
+    return run
+
+
+class _bound:
+    """Bind several axis names to sizes while tracing."""
+
+    def __init__(self, pairs):
+        self.ctxs = [extend_axis_env(n, s) for n, s in pairs]
+
+    def __enter__(self):
+        for c in self.ctxs:
+            c.__enter__()
+
+    def __exit__(self, *exc):
+        for c in reversed(self.ctxs):
+            c.__exit__(*exc)
+
+
+def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnums=(),
+         devices=None, backend=None, axis_size=None, donate_argnums=()):
+    """Map ``fun`` over devices (JAX's ``pmap``): the mapped axis of the inputs is split
+    across devices, each runs ``fun`` compiled once, and collectives over ``axis_name``
+    communicate between them.
+
+    Args:
+      axis_name: the name collectives use for the mapped axis.
+      in_axes, out_axes: as vmap's (an int, None, or pytree prefixes).
+      static_broadcasted_argnums: positional arguments passed to every device as Python
+        values (hashable; part of the compile key).
+      devices: the devices to run on (default: the first n of ``tjit.local_devices()``).
+      backend: the backend that compiles (default: the CPU).
+      axis_size: the mapped size when no argument is mapped.
+      donate_argnums: accepted for JAX compatibility; the per-device slices are copies,
+        so nothing is donated (as JAX on the CPU).
+    """
+    if not callable(fun):
+        raise TypeError(f"pmap: expected a callable, got {type(fun).__name__} {fun!r:.60}")
+    statics = ((static_broadcasted_argnums,) if isinstance(static_broadcasted_argnums, int)
+               else tuple(static_broadcasted_argnums))
+    name = _Unnamed() if axis_name is None else axis_name
+    fname = getattr(fun, "__name__", type(fun).__name__)
+    where = f"pmap({fname})"
+    if isinstance(in_axes, list):
+        in_axes = tuple(in_axes)
+    in_spec, out_spec = _AxesSpec(in_axes), _AxesSpec(out_axes)
+    cache, lock = {}, threading.Lock()
+
+    @functools.wraps(fun)
+    def pmapped(*args, **kwargs):
+        if kwargs:
+            raise TypeError(f"{where}: pass the arguments positionally (pmap maps keyword "
+                            f"arguments along axis 0 in JAX; give them positionally here)")
+        static_vals = tuple((i, args[i]) for i in statics if i < len(args))
+        dyn = [a for i, a in enumerate(args) if i not in statics]
+        dyn_in_axes = in_axes
+        if type(in_axes) is tuple:
+            if len(in_axes) != len(args):
+                raise ValueError(f"{where}: in_axes has {len(in_axes)} entries but the "
+                                 f"function got {len(args)} positional arguments")
+            dyn_in_axes = tuple(a for i, a in enumerate(in_axes) if i not in statics)
+
+        def with_statics(*dyn_args):
+            it = iter(dyn_args)
+            full = [dict(static_vals)[i] if i in statics else next(it)
+                    for i in range(len(args))]
+            return fun(*full)
+        with_statics.__name__ = fname
+
+        leaves, tree = tree_flatten(tuple(dyn))
+        labels = _Labels(fun, (tuple(dyn), {}))
+        axes = _flatten_axes(_AxesSpec(dyn_in_axes), tuple(dyn), len(leaves), "in_axes",
+                             where, labels, "the positional arguments")
+        n = _mapped_size(leaves, axes, axis_size, where)
+        devs = _devices_for(n, devices, backend, where)
+        if any(isinstance(x, Tracer) for x in leaves):
+            return vmap(with_statics, in_axes=dyn_in_axes, out_axes=out_axes,
+                        axis_name=name, axis_size=axis_size)(*dyn)
+        key = (tree, tuple((tuple(get_aval(x).shape), get_aval(x).dtype, ax)
+                           for x, ax in zip(leaves, axes)), _static_key(static_vals, where),
+               n, backend)
+        with lock:
+            entry = cache.get(key)
+        if entry is None:
+            slices = [ShapeDtypeStruct(_drop(get_aval(x).shape, ax), get_aval(x).dtype,
+                                       get_aval(x).weak_type) for x, ax in zip(leaves, axes)]
+            entry = compile_spmd(lambda *flat: with_statics(*tree_unflatten(tree, flat)),
+                                 {name: n}, slices, backend or "cpu")
+            with lock:
+                cache[key] = entry
+        per_device = [[_slice(x, ax, r) for x, ax in zip(leaves, axes)] for r in range(n)]
+        outs = _run_on_threads(entry, per_device, name, n)
+        out_leaves, out_tree = tree_flatten(outs[0])
+        per_leaf = [[tree_flatten(o)[0][k] for o in outs] for k in range(len(out_leaves))]
+        oaxes = _flatten_axes(out_spec, outs[0], len(out_leaves), "out_axes", where,
+                              _Labels(fun, outs[0], output=True), "the function's output")
+        res = [stacked_result(vals, ax, devs) for vals, ax in zip(per_leaf, oaxes)]
+        return tree_unflatten(out_tree, res)
+
+    pmapped._cache_size = lambda: len(cache)
+    return pmapped
+
+
+def _static_key(static_vals, where):
+    try:
+        hash(static_vals)
+    except TypeError:
+        raise TypeError(f"{where}: static_broadcasted_argnums arguments must be hashable, "
+                        f"got {static_vals!r:.80}") from None
+    return static_vals
+
+
+def _drop(shape, ax):
+    return tuple(shape) if ax is None else tuple(shape[:ax]) + tuple(shape[ax + 1:])
+
+
+def _slice(x, ax, r):
+    if ax is None:
+        return x
+    return np.asarray(np.take(np.asarray(x), r, axis=ax), order="C")
+
+
+def _mapped_size(leaves, axes, axis_size, where):
+    sizes = set()
+    for x, ax in zip(leaves, axes):
+        if ax is None:
+            continue
+        shape = tuple(get_aval(x).shape)
+        if not -len(shape) <= ax < len(shape):
+            raise ValueError(f"{where}: in_axes={ax} is out of range for an argument of shape "
+                             f"{shape}; map an existing axis or pass None for it")
+        sizes.add(shape[ax])
+    if len(sizes) > 1:
+        raise ShapeError(f"{where}: the mapped axes have different sizes {sorted(sizes)}; "
+                         f"every mapped argument needs the same size along its in_axes")
+    if not sizes:
+        if axis_size is None:
+            raise ValueError(f"{where}: no argument is mapped (in_axes all None); pass "
+                             f"axis_size")
+        return axis_size
+    return sizes.pop()
+
+
+def _devices_for(n, devices, backend, where):
+    if devices is not None:
+        devices = list(devices)
+        if n != len(devices):
+            raise ValueError(f"{where}: the mapped axis has size {n} but {len(devices)} "
+                             f"devices were given; the mapped size must equal the number "
+                             f"of devices")
+        return devices
+    avail = _backends.local_devices(backend)
+    if n > len(avail):
+        raise ValueError(
+            f"{where}: compiling computation that requires {n} logical devices, but only "
+            f"{len(avail)} devices are available (num_replicas={n}): the mapped axis "
+            f"has size {n} and there are {len(avail)} local devices; set "
+            f"TJIT_NUM_CPU_DEVICES={n} (before the first use of the devices) for {n} CPU "
+            f"devices, or map a smaller axis")
+    return avail[:n]
+
+
+def _run_on_threads(run, per_device, name, n):
+    """``run(*args)`` of every device on a thread of its own, the axis bound to the
+    device's member of one thread group; the first device's error is raised."""
+    group = ThreadGroup(n, name)
+    comms = group.members()
+    outs, errors = [None] * n, [None] * n
+
+    def work(r):
+        try:
+            with bind_axis(name, comms[r]):
+                outs[r] = run(*per_device[r])
+        except BaseException as e:  # noqa: BLE001 (reported below, after every thread)
+            errors[r] = e
+            group.abort()
+
+    threads = [threading.Thread(target=work, args=(r,), name=f"pmap-device-{r}")
+               for r in range(1, n)]
+    for t in threads:
+        t.start()
+    work(0)
+    for t in threads:
+        t.join()
+    from tjit.devices.collectives import CollectiveAborted
+    real = [e for e in errors if e is not None and not isinstance(e, CollectiveAborted)]
+    if real:
+        raise real[0]
+    if any(e is not None for e in errors):
+        raise next(e for e in errors if e is not None)
+    return outs
