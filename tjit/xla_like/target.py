@@ -176,3 +176,27 @@ CUDA = TargetInfo(
     split_reduce_min=1 << 16,
     split_reduce=cuda_row_split,
 )
+
+
+def _no_split(n):
+    return None
+
+
+#: The HLS backend (``devices/hls.py``, FPGA dataflow designs): every kernel dtype; no
+#: gemm library on an FPGA, so dots are reduce kernels (pipelined, interleaved
+#: partials); a full reduction is one pipelined pass (splitting it into rows buys
+#: nothing on a single pipeline). Op costs are the CPU's (remat decisions only; the
+#: FPGA resource model is ``tjit/fpga/estimate.py``).
+HLS = TargetInfo(
+    name="hls",
+    kernel_dtypes=hlo.KERNEL_DTYPES,
+    gemm_dtypes=frozenset(),
+    gemm_alpha_beta=False,
+    op_cost=types.MappingProxyType(_CPU_OP_COST),
+    cheap_cost=0.25,
+    f64_cost=2.0,
+    hoists_trailing_broadcasts=False,
+    split_reduce_min=None,
+    split_reduce=_no_split,
+    dot_kernels=True,
+)
