@@ -18,6 +18,7 @@ DEDICATED = {
     "scan": "tests/primitives/test_control_flow.py",
     "threefry2x32": "tests/random/test_random.py (Random123 known-answer vectors)",
     "fft": "tests/numpy/test_fft.py (values vs NumPy, grads, jit, vmap)",
+    "eig": "tests/numpy/test_eig_roots_histograms.py (vs NumPy, eigvals grads, vmap)",
     **dict.fromkeys(["stop_gradient", "custom_jvp_call", "custom_vjp_call", "custom_lin"],
                     "tests/transforms/test_custom_derivatives.py"),
     **dict.fromkeys(["checkpoint", "checkpoint_name"], "tests/transforms/test_checkpoint.py"),

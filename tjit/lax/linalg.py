@@ -8,6 +8,7 @@ from tjit.primitives.linalg import (  # noqa: F401  (the primitives, as in jax.l
     cholesky_p, eigh_p, lu_p, qr_p, svd_p, triangular_solve_p)
 from tjit.lax._elementwise import add, asarray_for_lax, conj, mul
 from tjit.lax._structural import transpose
+from tjit.primitives.eig import eig_p  # noqa: F401  (the primitive, as in jax.lax.linalg)
 
 
 def _swap_last(x):
@@ -144,6 +145,25 @@ def lu_pivots_to_permutation(pivots, permutation_size):
                                               permutation_size=int(permutation_size))
 
 
-__all__ = ["cholesky", "qr", "svd", "eigh", "lu", "triangular_solve", "symmetrize",
+def eig(x, *, compute_left_eigenvectors=True, compute_right_eigenvectors=True,
+        use_magma=None):
+    """Eigendecomposition of general (non-Hermitian) square matrices, on the CPU.
+
+    Args:
+      x: a batch of square matrices (..., n, n), real or complex.
+      compute_left_eigenvectors, compute_right_eigenvectors: which vectors to return.
+      use_magma: accepted for JAX's signature (GPU only there; ignored).
+
+    Returns:
+      ``[w, vl, vr]`` (the vectors only when requested): complex eigenvalues and
+      unit-norm eigenvector columns, ``x @ vr = vr * w`` and ``vl^H x = w * vl^H``.
+      Only ``w`` is differentiable (as JAX).
+    """
+    x = asarray_for_lax(x)
+    return eig_p.bind(x, compute_left_eigenvectors=bool(compute_left_eigenvectors),
+                      compute_right_eigenvectors=bool(compute_right_eigenvectors))
+
+
+__all__ = ["cholesky", "qr", "svd", "eig", "eigh", "lu", "triangular_solve", "symmetrize",
            "lu_pivots_to_permutation", "cholesky_p", "qr_p", "svd_p", "eigh_p", "lu_p",
            "triangular_solve_p"]

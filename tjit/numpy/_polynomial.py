@@ -13,13 +13,16 @@ import operator
 import numpy as np
 
 from tjit import lax
+from tjit.tracing import dtypes
 from tjit.tracing.core import concrete_value
+from tjit.primitives.fft import complex_dtype_for
 from tjit.tracing.shapes import shape_str
 from tjit.numpy._core import asarray, ensure_array, promote_dtypes, promote_dtypes_inexact
 from tjit.numpy import _ufuncs as uf
 from tjit.numpy import _reductions as red
 from tjit.numpy._creation import arange, zeros
 from tjit.numpy._misc import convolve, vander
+from tjit.numpy._misc import where as _where
 from tjit.numpy._shape import concatenate
 from tjit.numpy import linalg
 
@@ -217,5 +220,64 @@ def _cov_base(lhs, scale):
     return uf.true_divide(vbase, uf.multiply(scale[:, None], scale[None, :]))
 
 
+def _companion_roots(p):
+    """Eigenvalues of the companion matrix of ``p`` (leading coefficient non-zero)."""
+    n = p.shape[0] - 1  # rows 1.. of the companion, flattened: a 1 every n + 1 entries
+    if n < 1:
+        return zeros((0,), complex_dtype_for(p.dtype))
+    below = lax.pad(lax.full((n - 1,), 1, p.dtype), lax.full((), 0, p.dtype),
+                    ((0, 1, n),)) if n > 1 else lax.full((0,), 0, p.dtype)
+    first = uf.negative(uf.true_divide(p[1:], p[0]))
+    companion = lax.reshape(concatenate([first, below]), (n, n))
+    return linalg.eigvals(companion)
+
+
+def roots(p, *, strip_zeros=True):
+    """Roots of the polynomial with coefficients ``p`` (highest power first), as the
+    eigenvalues of its companion matrix (``numpy.roots``; CPU only, like ``eig``).
+
+    Args:
+      p: 1-D coefficients.
+      strip_zeros: drop leading zeros first (needs concrete values, as JAX). With
+        ``False`` the output keeps ``len(p) - 1`` entries and the roots lost to ``k``
+        leading zeros are NaN, so it also works on traced values.
+
+    Returns:
+      Complex roots (NumPy returns real ones when all are real; JAX and tjit do not).
+      Example: ``jnp.roots(jnp.array([1., -3., 2.]))`` -> ``[2+0j, 1+0j]``.
+    """
+    p = _vector("roots", p)
+    (p,) = promote_dtypes_inexact(p)
+    cdt = complex_dtype_for(p.dtype)
+    if p.shape[0] < 2:
+        return zeros((0,), cdt)
+    if strip_zeros:
+        v = np.asarray(concrete_value(p, "the coefficients of jnp.roots (pass "
+                                         "strip_zeros=False under jit)"))
+        nz = np.flatnonzero(v)
+        if not nz.size:
+            return zeros((0,), cdt)
+        return _companion_roots(p[int(nz[0]):])
+    n = p.shape[0]
+    is_zero = uf.equal(p, 0)
+    lead = lax.select(red.all(is_zero), lax.full((), n, dtypes.default_int()),
+                      lax.convert_element_type(red.argmin(is_zero), dtypes.default_int()))
+    # Roll the leading zeros to the end (a zero root each), then sort the zero roots to
+    # the end and mark as many of them as there were leading zeros NaN (as JAX).
+    safe = _where(uf.equal(lead, n), lax.full((n,), 1, p.dtype), p)
+    rolled = _roll_left(safe, lead)
+    r = _companion_roots(rolled)
+    _, r = lax.sort_key_val(uf.equal(r, 0), r)
+    keep = arange(n - 1) < (n - 1) - lead
+    return _where(keep, r, lax.full((), complex(np.nan, np.nan), cdt))
+
+
+def _roll_left(p, k):
+    """``p`` rolled left by the (possibly traced) ``k``: ``p[(i + k) % n]``."""
+    n = p.shape[0]
+    idx = uf.remainder(arange(n) + k, n)
+    return p[idx]
+
+
 __all__ = ["polyadd", "polysub", "polymul", "polydiv", "polyder", "polyint", "poly",
-           "polyfit"]
+           "polyfit", "roots"]

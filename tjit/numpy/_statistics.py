@@ -6,6 +6,8 @@ here traces under ``jit`` with only elementwise ops and reductions; output sizes
 would depend on the data (bincount's length) must then be given statically.
 """
 
+import builtins
+
 import numpy as np
 
 from tjit import lax
@@ -128,6 +130,88 @@ def histogram(a, bins=10, range=None, weights=None, density=None):  # noqa: A002
     return counts, edges
 
 
+def histogramdd(sample, bins=10, range=None, weights=None, density=None):  # noqa: A002
+    """Multidimensional histogram of ``sample`` (N, D): ``numpy.histogramdd``.
+
+    Args:
+      sample: (N, D) points.
+      bins: an int, a sequence of D ints, or a sequence of D edge arrays.
+      range: None or a sequence of D ``(lo, hi)`` pairs (or None entries).
+      weights: optional (N,) weights.
+      density: normalize to a probability density.
+
+    Returns:
+      ``(hist, edges)``: counts of shape ``(bins_0, ..., bins_{D-1})`` (integers without
+      weights or density, as JAX; NumPy gives floats) and a list of D edge arrays. The
+      last bin of each axis includes its right edge; points outside are dropped.
+    """
+    sample = ensure_array("histogramdd", sample)
+    if sample.ndim != 2:
+        raise ValueError(f"jnp.histogramdd: sample must be an (N, D) array, got shape "
+                         f"{shape_str(sample.shape)}")
+    n, d = sample.shape
+    per_dim = list(bins) if isinstance(bins, (list, tuple)) or np.ndim(bins) else [bins] * d
+    ranges = [None] * d if range is None else list(range)
+    if len(per_dim) != d or len(ranges) != d:
+        raise ValueError(f"jnp.histogramdd: bins and range need one entry per dimension "
+                         f"(D={d}), got {len(per_dim)} bins and {len(ranges)} ranges")
+    if weights is not None:
+        weights = ensure_array("histogramdd", weights)
+        if tuple(weights.shape) != (n,):
+            raise ValueError(f"jnp.histogramdd: weights must have shape ({n},), got "
+                             f"{shape_str(weights.shape)}")
+    flat, edges_by_dim, nbins = None, [], []
+    for i in builtins.range(d):
+        x = sample[:, i]
+        edges = histogram_bin_edges(x, per_dim[i], ranges[i])
+        x = lax.convert_element_type(x, edges.dtype) if x.dtype != edges.dtype else x
+        ne = edges.shape[0]
+        idx = _count_le(edges, x)  # 0: below; ne: above; the last edge closes the last bin
+        last = broadcast_to_shape(lax.index_in_dim(edges, ne - 1, 0, False), x.shape)
+        idx = lax.select(lax.eq(x, last), lax.full(tuple(x.shape), ne - 1, idx.dtype), idx)
+        idx = lax.convert_element_type(idx, dtypes.default_int())
+        flat = idx if flat is None else lax.add(lax.mul(flat, lax.full((), ne + 1, idx.dtype)),
+                                                idx)
+        edges_by_dim.append(edges)
+        nbins.append(ne + 1)
+    total = int(np.prod(nbins))
+    w = lax.full((n,), 1, dtypes.default_int()) if weights is None else weights
+    if weights is not None and dtypes.is_bool(w.dtype):
+        w = lax.convert_element_type(w, dtypes.default_int())
+    hist = lax.reshape(_scatter_add(total, flat, w), tuple(nbins))
+    hist = hist[(slice(1, -1),) * d]  # drop the outlier bins
+    if density:
+        (hist,) = promote_dtypes_inexact(hist)
+        hist = lax.div(hist, red.sum(hist))
+        for i, edges in enumerate(edges_by_dim):
+            shape = [1] * d
+            shape[i] = edges.shape[0] - 1
+            width = lax.reshape(lax.convert_element_type(_diff_last(edges), hist.dtype),
+                                tuple(shape))
+            hist = lax.div(hist, broadcast_to_shape(width, hist.shape))
+    return hist, edges_by_dim
+
+
+def histogram2d(x, y, bins=10, range=None, weights=None, density=None):  # noqa: A002
+    """Two-dimensional histogram of the points ``(x[i], y[i])`` (``numpy.histogram2d``).
+
+    ``bins``: an int, ``[nx, ny]``, one edge array for both axes, or ``[xedges,
+    yedges]``. Returns ``(hist, xedges, yedges)``; see :func:`histogramdd`.
+    """
+    x, y = ensure_array("histogram2d", x), ensure_array("histogram2d", y)
+    if x.ndim != 1 or tuple(x.shape) != tuple(y.shape):
+        raise ValueError(f"jnp.histogram2d: x and y must be 1-D of the same length, got "
+                         f"{shape_str(x.shape)} and {shape_str(y.shape)}")
+    nb = len(bins) if isinstance(bins, (list, tuple)) or np.ndim(bins) else 1
+    if nb not in (1, 2):  # one edge array shared by both axes
+        bins = [bins, bins]
+    x, y = promote_dtypes(x, y)
+    sample = lax.concatenate([lax.reshape(x, (x.shape[0], 1)),
+                              lax.reshape(y, (y.shape[0], 1))], 1)
+    hist, edges = histogramdd(sample, bins, range, weights, density)
+    return hist, edges[0], edges[1]
+
+
 def digitize(x, bins, right=False, *, method=None):
     """Index of the bin of each ``x`` (``bins`` 1-D, increasing or decreasing):
     ``bins[i-1] <= x < bins[i]`` (``right``: ``bins[i-1] < x <= bins[i]``)."""
@@ -228,4 +312,5 @@ def corrcoef(x, y=None, rowvar=True):
     return lax.clamp(-1.0, c, 1.0)
 
 
-__all__ = ["bincount", "histogram_bin_edges", "histogram", "digitize", "cov", "corrcoef"]
+__all__ = ["bincount", "histogram_bin_edges", "histogram", "histogramdd", "histogram2d",
+           "digitize", "cov", "corrcoef"]

@@ -27,6 +27,7 @@ from tjit.numpy import _matmul
 from tjit.numpy._index_routines import take_along_axis
 from tjit import numpy as jnp  # attributes looked up at call time (package still loading)
 
+EigResult = collections.namedtuple("EigResult", ["eigenvalues", "eigenvectors"])
 EighResult = collections.namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
 QRResult = collections.namedtuple("QRResult", ["Q", "R"])
 SlogdetResult = collections.namedtuple("SlogdetResult", ["sign", "logabsdet"])
@@ -178,6 +179,36 @@ def eigh(a, UPLO=None, symmetrize_input=True):  # noqa: N803  (NumPy's name)
 def eigvalsh(a, UPLO="L"):  # noqa: N803
     """Eigenvalues (ascending) of Hermitian matrices."""
     return eigh(a, UPLO).eigenvalues
+
+
+def eig(a):
+    """Eigenvalues and right eigenvectors of general (non-Hermitian) square matrices
+    (``numpy.linalg.eig``), CPU only as in JAX.
+
+    Args:
+      a: (..., n, n), real or complex.
+
+    Returns:
+      ``EigResult(eigenvalues, eigenvectors)`` (a tuple ``(w, v)``): always complex
+      (NumPy returns real dtypes when every eigenvalue is real; JAX and tjit do not),
+      with ``a @ v[..., :, i] = w[..., i] * v[..., :, i]`` and unit-norm columns. Only
+      the eigenvalues are differentiable (use :func:`eigvals`), as in JAX.
+
+    Example: ``jnp.linalg.eig(jnp.array([[0., 1.], [-1., 0.]]))[0]`` -> ``[0+1j, 0-1j]``.
+    """
+    (a,) = _inexact("eig", a)
+    _check_matrix("eig", a)
+    w, v = lax_linalg.eig(a, compute_left_eigenvectors=False)
+    return EigResult(w, v)
+
+
+def eigvals(a):
+    """Eigenvalues of general square matrices (complex; differentiable for distinct
+    eigenvalues, as JAX). See :func:`eig`."""
+    (a,) = _inexact("eigvals", a)
+    _check_matrix("eigvals", a)
+    return lax_linalg.eig(a, compute_left_eigenvectors=False,
+                          compute_right_eigenvectors=False)[0]
 
 
 # -- LU-based: det, slogdet, solve, inv -------------------------------------------------------
@@ -604,8 +635,8 @@ def cross(x1, x2, /, *, axis=-1):
     return jnp.cross(x1, x2, axis=axis)
 
 
-__all__ = ["EighResult", "QRResult", "SlogdetResult", "SVDResult", "cholesky", "qr", "svd",
-           "svdvals", "eigh", "eigvalsh", "det", "slogdet", "solve", "inv", "matrix_power",
+__all__ = ["EigResult", "EighResult", "QRResult", "SlogdetResult", "SVDResult", "cholesky", "qr", "svd",
+           "svdvals", "eig", "eigvals", "eigh", "eigvalsh", "det", "slogdet", "solve", "inv", "matrix_power",
            "pinv", "matrix_rank", "lstsq", "cond", "norm", "vector_norm", "matrix_norm",
            "multi_dot", "tensorsolve", "tensorinv", "outer", "matmul", "vecdot", "tensordot",
            "matrix_transpose", "diagonal", "trace", "cross"]
