@@ -82,7 +82,7 @@ class KernelBuilder:
             if r.opcode == "reduce":
                 if space_of_root(r) != (self.shape, self.axes):
                     raise CannotFuse()
-                k = self._stage(r)
+                k = self._drive(self._stage(r))
                 stores.append((r, outer, K.Stage(k, r.dtype), "outer"))
             elif tuple(r.shape) == self.shape:
                 stores.append((r, ident, self.expr(r, ident), "inner"))
@@ -111,13 +111,14 @@ class KernelBuilder:
 
     # -- expressions ----------------------------------------------------------------------
     def _stage(self, r):
+        """(A generator: see ``_drive``.)"""
         if r.id in self.stage_of:
             return self.stage_of[r.id]
         if space_of_root(r) != (self.shape, self.axes) or (
                 not self.row and r.id not in self.root_ids):
             raise NeedMaterialize(r)  # accumulate style: stages are the roots only
         ident = tuple(_axis(a, self.n) for a in range(self.n))
-        e = self.expr(r.operands[0], ident)
+        e = yield (r.operands[0], ident)
         k = len(self.stages)
         self.stages.append(K.Reduction(e, r.attrs["monoid"], r.dtype))
         self.stage_of[r.id] = k
@@ -134,13 +135,41 @@ class KernelBuilder:
         return K.Load(self.arg_of[i.id], index, i.dtype)
 
     def expr(self, i, maps):
+        """The kernel expression of value ``i`` at index maps ``maps`` (memoized)."""
         key = (i.id, maps)
         hit = self.memo.get(key)
         if hit is None:
-            hit = self.memo[key] = self._expr(i, maps)
+            hit = self.memo[key] = self._drive(self._expr(i, maps))
         return hit
 
+    def _drive(self, gen):
+        """Run an expression generator to its value without Python recursion.
+
+        ``_expr`` and its helpers are generators: ``(yield (value, maps))`` asks for an
+        operand's expression. This loop keeps the pending requests on an explicit
+        stack, so the depth of an expression DAG never meets the recursion limit.
+        """
+        stack, value = [(None, gen)], None
+        while True:
+            key, g = stack[-1]
+            try:
+                request = g.send(value)
+            except StopIteration as done:
+                value = done.value
+                stack.pop()
+                if key is not None:
+                    self.memo[key] = value
+                if not stack:
+                    return value
+                continue
+            i, maps = request
+            key = (i.id, maps)
+            value = self.memo.get(key)
+            if value is None:
+                stack.append((key, self._expr(i, maps)))
+
     def _expr(self, i, maps):
+        """(A generator: see ``_drive``.)"""
         if is_inlined_constant(i):
             return K.Const(i.attrs["value"].item(), i.dtype)
         if is_buffer(i) or (i.id in self.d.materialized and i.id not in self.root_ids):
@@ -151,9 +180,12 @@ class KernelBuilder:
                 if i.id in self.root_ids:
                     raise CannotFuse()
                 raise NeedMaterialize(i)
-            return K.Stage(self._stage(i), i.dtype)
+            return K.Stage((yield from self._stage(i)), i.dtype)
         if op in ("select", "convert") or op in K.UNARY_OPS or op in K.BINARY_OPS:
-            return K.Op(op, tuple(self.expr(o, maps) for o in i.operands), i.dtype)
+            args = []
+            for o in i.operands:
+                args.append((yield (o, maps)))
+            return K.Op(op, tuple(args), i.dtype)
         if op == "iota":
             return K.IndexValue(maps[i.attrs["dimension"]], i.dtype)
         x = i.operands[0]
@@ -161,20 +193,20 @@ class KernelBuilder:
             zero = K.Affine(0, (0,) * self.n)
             sub = tuple(zero if (x.shape[k] == 1 and i.shape[d] != 1) else maps[d]
                         for k, d in enumerate(i.attrs["dims"]))
-            return self.expr(x, sub)
+            return (yield (x, sub))
         if op == "transpose":
             sub = [None] * x.ndim
             for k, p in enumerate(i.attrs["perm"]):
                 sub[p] = maps[k]
-            return self.expr(x, tuple(sub))
+            return (yield (x, tuple(sub)))
         if op == "slice":
             sub = tuple(K.Affine(_simp(s + st * a.offset), tuple(_simp(st * c) for c in a.coefs))
                         for a, s, st in zip(maps, i.attrs["start"], i.attrs["strides"]))
-            return self.expr(x, sub)
+            return (yield (x, sub))
         if op == "reshape":
-            return self._reshape(i, x, maps)
+            return (yield from self._reshape(i, x, maps))
         if op == "take":
-            return self._take(i, x, maps)
+            return (yield from self._take(i, x, maps))
         raise NeedMaterialize(i)
 
     def _take(self, i, x, maps):
@@ -191,7 +223,7 @@ class KernelBuilder:
                 batch[j] = m
             else:
                 sub[j] = m
-        offset = self.expr(idx, tuple(batch))
+        offset = yield (idx, tuple(batch))
         load = self._load(x, tuple(sub))
         return K.IndexedLoad(load.arg, load.index, offset, row_major_strides(x.shape)[axis],
                              _simp(x.shape[axis]), i.attrs["fill"], i.dtype)
@@ -200,7 +232,7 @@ class KernelBuilder:
         if unit_only_reshape(i):
             it = iter(m for m, d in zip(maps, i.shape) if d != 1)
             zero = K.Affine(0, (0,) * self.n)
-            return self.expr(x, tuple(zero if d == 1 else next(it) for d in x.shape))
+            return (yield (x, tuple(zero if d == 1 else next(it) for d in x.shape)))
         if is_buffer(x) or x.id in self.d.materialized:
             # a reshape keeps row-major order: x's linear index is the result's
             return self._load_linear(x, _linear(maps, i.shape, self.n))

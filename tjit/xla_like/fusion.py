@@ -32,6 +32,17 @@ a matrix is materialized. After the decision, kernels with the same iteration sp
 are merged: a row reduction into the row kernel that consumes it (its result becomes an
 extra output), and siblings that read a common input (multi-output fusion), whenever
 that creates no cycle.
+
+**Kernel size limit.** No kernel's expression DAG grows without bound: after the
+decision, a pass in program order counts each kernel's distinct inlined nodes, and when
+inlining an operand's DAG would take a kernel past ``MAX_KERNEL_NODES`` nodes, that
+operand is materialized instead (largest DAGs first), so an unrolled loop of N steps
+becomes about N * (nodes per step) / ``MAX_KERNEL_NODES`` kernels of bounded size
+rather than one kernel whose LLVM compile grows faster than linearly (measured:
+500 nodes took 25 s in LLVM). Merging groups keeps the same bound. A materialized
+value is stored and loaded in its own dtype, which is what the kernel computed in
+registers (no fast-math flags on elementwise code), so splitting changes no result bit.
+The bound also bounds the depth of the per-kernel walks of ``emit.py``.
 """
 
 import sympy
@@ -41,6 +52,11 @@ from tjit.xla_like.target import CPU
 
 #: When a dim is symbolic, evaluate the cost model as if each size symbol were this.
 SYMBOL_GUESS = 1024
+
+#: Most HLO ops one fused kernel computes (its expression DAG's distinct nodes; loads of
+#: buffers and inlined scalar constants not counted). At ~20 ODE steps per kernel the
+#: LLVM time per op is flat; at 500 ops one kernel took 25 s to compile.
+MAX_KERNEL_NODES = 128
 
 
 class NeedMaterialize(Exception):
@@ -131,7 +147,9 @@ class FusionDecision:
         self.materialized = set()
         self.buffer_required = set(self.forced)  # values consumers must read from memory
         self._by_id = {i.id: i for i in module.instrs}
+        self.kernel_nodes = {}   # materialized fusible id -> nodes its kernel computes
         self._decide()
+        self._limit_kernel_size()
         self._group()
 
     # -- materialization ------------------------------------------------------------------
@@ -165,17 +183,43 @@ class FusionDecision:
                     # take's operand at indices it computes: both read memory
                     must = True
                     self.buffer_required.add(i.id)
-            if must or not ev or not self._inline_ok(i, set(ev), sum(ev.values()),
-                                                     self._recompute_cost(i)):
+            if must or not ev or not self._inline_ok(i, set(ev), sum(ev.values())):
                 self.materialized.add(i.id)
             else:
                 evals[i.id] = ev
 
-    def _recompute_cost(self, i, limit=256):
+    def _limit_kernel_size(self):
+        """Materialize operands whose inlined DAG would take a kernel past
+        ``MAX_KERNEL_NODES`` (see the module docs). One pass in program order; each
+        value's member set holds at most ``MAX_KERNEL_NODES`` ids, so this is linear."""
+        inlined = {}   # non-materialized fusible id -> ids of the nodes it inlines
+        for i in self.module.instrs:
+            if is_buffer(i) or is_inlined_constant(i) or (
+                    i.opcode == "constant" and i.id in self.materialized):
+                continue
+            members = {i.id}
+            parts = [(inlined[o.id], o) for o in dict.fromkeys(i.operands)
+                     if o.id in inlined]
+            parts.sort(key=lambda p: -len(p[0]))
+            for part, o in parts:
+                if len(members) + len(part) > MAX_KERNEL_NODES and \
+                        len(members | part) > MAX_KERNEL_NODES:
+                    self.materialized.add(o.id)
+                    self.kernel_nodes[o.id] = len(inlined.pop(o.id))
+                else:
+                    members |= part
+            if i.id in self.materialized:
+                self.kernel_nodes[i.id] = len(members)
+            else:
+                inlined[i.id] = members
+
+    def _recompute_cost(self, i, limit=256, stop=float("inf")):
         """Op costs of the distinct values recomputed when ``i`` is inlined (its DAG down
-        to buffers; shared subexpressions count once)."""
+        to buffers; shared subexpressions count once). The walk ends early once the
+        total passes ``stop`` (costs are >= 0, so the caller's comparison with ``stop``
+        comes out the same: that keeps this pass linear on long chains)."""
         total, stack, seen = 0.0, [i], set()
-        while stack and len(seen) < limit:
+        while stack and len(seen) < limit and total <= stop:
             j = stack.pop()
             if j.id in seen or is_buffer(j) or is_inlined_constant(j):
                 continue
@@ -189,7 +233,7 @@ class FusionDecision:
             return ev_u * lead_amplification(u, self.target)
         return ev_u
 
-    def _inline_ok(self, i, ks, ev, cost):
+    def _inline_ok(self, i, ks, ev):
         if i.opcode == "reduce":
             if len(ks) != 1 or not row_reduce(i):
                 return False
@@ -201,8 +245,10 @@ class FusionDecision:
             return (rs, ra) == (shape, axes) or (not ra and rs in (shape, kept))
         if len(ks) == 1 and ev <= 1.0 + 1e-9:
             return True
-        itemsize = i.dtype.itemsize
-        return (ev - 1.0) * cost <= itemsize * (1 + len(ks))
+        bound = i.dtype.itemsize * (1 + len(ks))
+        # (ev - 1) * cost <= bound, the cost summed only while it can still hold
+        cost = self._recompute_cost(i, stop=bound / (ev - 1.0))
+        return (ev - 1.0) * cost <= bound
 
     def _instr(self, iid):
         return self._by_id[iid]
@@ -214,6 +260,7 @@ class FusionDecision:
         roots = [i for i in m.instrs if i.id in self.materialized and not is_buffer(i)
                  and i.opcode != "constant"]
         self.group_of = {r.id: r.id for r in roots}
+        self._inputs_cache = {}
         self.groups = {r.id: [r] for r in roots}
         if self.merge:
             self._merge_row_producers()
@@ -245,7 +292,14 @@ class FusionDecision:
         return out
 
     def group_inputs(self, gid):
-        """Materialized values (buffers or other groups' roots) a group reads."""
+        """Materialized values (buffers or other groups' roots) a group reads (cached
+        until the group merges: the materialized set no longer changes here)."""
+        hit = self._inputs_cache.get(gid)
+        if hit is None:
+            hit = self._inputs_cache[gid] = self._group_inputs(gid)
+        return hit
+
+    def _group_inputs(self, gid):
         members = {r.id for r in self.groups[gid]}
         out, stack, seen = [], [o for r in self.groups[gid] for o in r.operands], set()
         while stack:
@@ -295,10 +349,18 @@ class FusionDecision:
         """Merge group ``b`` into ``a``."""
         for r in self.groups[b]:
             self.group_of[r.id] = a
+        self._inputs_cache.pop(a, None)
+        self._inputs_cache.pop(b, None)
         self.groups[a] = sorted(self.groups[a] + self.groups.pop(b),
                                 key=lambda r: self.order[r.id])
 
+    def group_nodes(self, gid):
+        """An upper bound of the nodes group ``gid``'s kernel computes."""
+        return sum(self.kernel_nodes.get(r.id, 1) for r in self.groups[gid])
+
     def _can_merge(self, a, b):
+        if self.group_nodes(a) + self.group_nodes(b) > MAX_KERNEL_NODES:
+            return False
         sa, sb = self.space(a), self.space(b)
         if sa != sb and (sa[1] or sb[1] or squeezed(sa[0]) != squeezed(sb[0])):
             return False
