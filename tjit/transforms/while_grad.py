@@ -75,15 +75,17 @@ def _while_transpose(cts, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncon
         raise ValueError("lax.while_loop reverse mode: the predicate reads a value being "
                          "differentiated; a predicate must depend on primal values only")
     lin_bc = [is_undefined_primal(x) for x in bc]
-    lin_car = [is_undefined_primal(x) for x in init]
+    # a carry is linear when its init is, or when a linear const reaches it (a tangent
+    # carry that starts from known zeros); a known init of a linear carry adds a constant
+    # to its output and so takes no part in the transpose
+    lin_car = _carry_fixed_point(
+        lambda c: partial_eval_jaxpr(body_jaxpr, lin_bc + c, c)[2],
+        [is_undefined_primal(x) for x in init])
     live = [type(c) is not Zero and c is not None for c in cts]
     if not any(l and c for l, c in zip(lin_car, live)):
         return [None] * len(args)
     carry_avals = body_jaxpr.in_avals[body_nconsts:]
     known, linear, out_uk, nres = partial_eval_jaxpr(body_jaxpr, lin_bc + lin_car, lin_car)
-    if out_uk != lin_car:
-        raise ValueError("lax.while_loop reverse mode: a carry that is not differentiated "
-                         "depends on one that is; the loop is not linear in its tangents")
     n_k = len(lin_car) - sum(lin_car)
     cond_known, cond_uk = partial_eval_jaxpr(cond_jaxpr, [False] * cond_nconsts + lin_car)[::2]
     if cond_uk[0]:
@@ -117,8 +119,9 @@ def _while_transpose(cts, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncon
         body_nconsts=len(bh) + len(nbc), bwd_nconsts=len(wh) + len(kh) + len(nbc),
         checkpoints=_checkpoints())
     ct_bc, ct_init = outs[:len(lbc_avals)], outs[len(lbc_avals):]
-    return ([None] * len(cc) + _merge(lin_bc, ct_bc, [None] * len(nbc))
-            + _merge(lin_car, ct_init, [None] * n_k))
+    ct_init = [c if is_undefined_primal(x) else None
+               for c, x in zip(_merge(lin_car, ct_init, [None] * n_k), init)]
+    return [None] * len(cc) + _merge(lin_bc, ct_bc, [None] * len(nbc)) + ct_init
 
 
 # -- jvp of while_transpose (forward over reverse) --------------------------------------------
