@@ -38,6 +38,7 @@ carry's initial value, is handed to that loop, which updates it in place.
 """
 
 import dataclasses
+import functools
 
 import numpy as np
 import sympy
@@ -621,7 +622,26 @@ def _take_slot(nbytes, sizes, free):
 def concrete(d, env):
     if isinstance(d, int):
         return d
-    return int(sympy.sympify(d).subs(env))
+    d = sympy.sympify(d)
+    # A runner for each new size of a dynamic-shape program evaluates a few dozen of
+    # these: each expression is compiled to Python once (~1 us a call, subs takes ~50 us)
+    syms, fn = _size_function(d)
+    try:
+        v = fn(*[env[s] for s in syms])
+    except (KeyError, TypeError, ValueError, ZeroDivisionError):
+        v = None
+    if type(v) is int:
+        return v
+    if isinstance(v, float) and v.is_integer() and abs(v) < 2 ** 52:
+        return int(v)
+    return int(d.subs(env))     # (a symbol left unbound raises here, as before)
+
+
+@functools.lru_cache(maxsize=4096)
+def _size_function(d):
+    """(its symbols, a Python function of their values) for the size expression ``d``."""
+    syms = tuple(sorted(d.free_symbols, key=str))
+    return syms, sympy.lambdify(syms, d, modules="math")
 
 
 @dataclasses.dataclass
