@@ -149,9 +149,15 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
         raise ShapeError(f"all_to_all: dim split_axis={sa} of the operand (shape "
                          f"{shape_str(x.shape)}) must equal the size {n} of axes {axes}; "
                          f"use tiled=True to split a multiple of it into blocks")
+    # concat_axis is a position in the result, which has lost split_axis (as JAX)
     ca = _axis("all_to_all", "concat_axis", concat_axis, nd)
+    if ca == sa:
+        return C.all_to_all_p.bind(x, axes=axes, split_axis=sa, concat_axis=ca, axis_size=n)
+    if sa < ca:
+        ca += 1
     x = expand_dims_p.bind(x, dimensions=(ca,))
-    sa = sa + 1 if ca <= sa else sa
+    if ca < sa:
+        sa += 1
     out = C.all_to_all_p.bind(x, axes=axes, split_axis=sa, concat_axis=ca, axis_size=n)
     return squeeze_p.bind(out, dimensions=(sa,))
 

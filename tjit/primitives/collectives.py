@@ -98,6 +98,21 @@ def _split(x, dim, n):
     return _reshape(x, s[:dim] + (n, s[dim] // n) + s[dim + 1:])
 
 
+def _def_axis_batch(prim, rule):
+    """Install ``rule`` as ``prim.axis_batch``, checking one member's operands with the
+    shape rule first (so a bad shape gets the same error under vmap as under pmap)."""
+    def checked(size, axis, args, dims, **params):
+        members = []
+        for x, d in zip(args, dims):
+            a = get_aval(x)
+            if d is not None:
+                a = ShapedArray(a.shape[:d] + a.shape[d + 1:], a.dtype, a.weak_type)
+            members.append(a)
+        prim.abstract_eval(*members, **params)
+        return rule(size, axis, args, dims, **params)
+    prim.axis_batch = checked
+
+
 def _lower_as_step(prim):
     """A ``collective_<name>`` library step that runs the reference implementation with
     the communicators bound when the plan runs."""
@@ -140,7 +155,7 @@ def _reduction_collective(name, op, local_reduce_p):
         rest = tuple(a for a in axes if a != axis)
         return (p.bind(y, axes=rest) if rest else y), None
 
-    p.axis_batch = axis_batch
+    _def_axis_batch(p, axis_batch)
     p.batch = lambda args, dims, **params: (p.bind(args[0], **params), dims[0])
     _lower_as_step(p)
     return p
@@ -215,7 +230,7 @@ def _all_gather_batch(args, dims, *, all_gather_dimension, **params):
     return all_gather_p.bind(x, all_gather_dimension=all_gather_dimension + 1, **params), 0
 
 
-all_gather_p.axis_batch = _all_gather_axis_batch
+_def_axis_batch(all_gather_p, _all_gather_axis_batch)
 all_gather_p.batch = _all_gather_batch
 _lower_as_step(all_gather_p)
 
@@ -268,7 +283,7 @@ def _psum_scatter_batch(args, dims, *, scatter_dimension, **params):
     return psum_scatter_p.bind(x, scatter_dimension=scatter_dimension + 1, **params), 0
 
 
-psum_scatter_p.axis_batch = _psum_scatter_axis_batch
+_def_axis_batch(psum_scatter_p, _psum_scatter_axis_batch)
 psum_scatter_p.batch = _psum_scatter_batch
 _lower_as_step(psum_scatter_p)
 
@@ -335,7 +350,7 @@ def _all_to_all_batch(args, dims, *, split_axis, concat_axis, **params):
                              **params), 0
 
 
-all_to_all_p.axis_batch = _all_to_all_axis_batch
+_def_axis_batch(all_to_all_p, _all_to_all_axis_batch)
 all_to_all_p.batch = _all_to_all_batch
 _lower_as_step(all_to_all_p)
 deflinear(all_to_all_p, lambda ct, x, *, axes, split_axis, concat_axis, axis_size: [
@@ -383,7 +398,7 @@ def _ppermute_axis_batch(size, axis, args, dims, *, axes, perm):
     return concatenate_p.bind(*pieces, dimension=0), 0
 
 
-ppermute_p.axis_batch = _ppermute_axis_batch
+_def_axis_batch(ppermute_p, _ppermute_axis_batch)
 ppermute_p.batch = lambda args, dims, **params: (ppermute_p.bind(args[0], **params), dims[0])
 _lower_as_step(ppermute_p)
 deflinear(ppermute_p, lambda ct, x, *, axes, perm: [
@@ -412,7 +427,7 @@ def _axis_index_axis_batch(size, axis, args, dims, *, axes):
 
 
 axis_index_p.def_weak_type(never_weak)
-axis_index_p.axis_batch = _axis_index_axis_batch
+_def_axis_batch(axis_index_p, _axis_index_axis_batch)
 # (no operands: a vmap over another axis never sees it batched; its own axis: axis_batch)
 axis_index_p.batch = lambda args, dims, **params: (axis_index_p.bind(**params), None)
 defjvp_zero(axis_index_p)
