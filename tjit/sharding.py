@@ -143,8 +143,8 @@ def make_mesh(axis_shapes, axis_names, devices=None):
     process's devices after ``initialize()``), as ``jax.make_mesh``.
 
     Raises ValueError unless the shape's size is the number of devices."""
-    import tjit.devices as _devices   # (the callable package: the global device list)
-    devices = list(_devices()) if devices is None else list(devices)
+    from tjit.distributed.devices import global_devices   # (tjit.distributed imports us)
+    devices = global_devices() if devices is None else list(devices)
     axis_shapes = tuple(int(s) for s in axis_shapes)
     if math.prod(axis_shapes) != len(devices):
         raise ValueError(f"make_mesh: a mesh of shape {axis_shapes} needs "

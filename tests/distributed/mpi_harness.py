@@ -1,8 +1,8 @@
 """Run small scripts under ``mpiexec -n N`` from a test, and read what each rank reports.
 
 MPI start-up costs about a second per launch, so a test batches many checks into one
-script: each rank prints result lines ``RESULT <json>`` (``report(...)`` in the script's
-preamble) and the test compares them. Launches have a timeout, so a hang fails the test
+script: each rank writes records with ``report(rank=..., ...)`` (the script's preamble) to
+a file of its own (ranks' stdout lines interleave), and the test compares them. Launches have a timeout, so a hang fails the test
 instead of stalling the suite. Tests skip, saying why, where mpi4py or mpiexec is missing
 (``pip install "tjit[mpi]"`` brings both).
 """
@@ -20,11 +20,13 @@ import pytest
 REPO = pathlib.Path(__file__).resolve().parents[2]
 
 PREAMBLE = '''
-import json, sys
+import json, os, sys
 import numpy as np
 def report(**kw):
-    """One line of results from this rank for the test to read."""
-    print("RESULT " + json.dumps(kw, default=lambda a: np.asarray(a).tolist()), flush=True)
+    """One record of results from this rank for the test to read."""
+    path = f"results_rank{os.environ.get('PMI_RANK', '0')}.jsonl"
+    with open(path, "a") as fh:
+        fh.write(json.dumps(kw, default=lambda a: np.asarray(a).tolist()) + "\\n")
 '''
 
 
@@ -48,15 +50,18 @@ def skip_reason():
 requires_mpi = pytest.mark.skipif(skip_reason() is not None, reason=skip_reason() or "")
 
 
-def launch(script, n, tmp_path, env=None, timeout=90, args=()):
+def launch(script, n, tmp_path, env=None, timeout=90):
     """Run ``script`` (Python source; PREAMBLE is prepended) on ``n`` ranks; returns the
     CompletedProcess (``returncode``, ``stdout``, ``stderr``)."""
+    for old in tmp_path.glob("results_rank*.jsonl"):
+        old.unlink()
     path = tmp_path / f"mpi_script_{n}.py"
     path.write_text(PREAMBLE + textwrap.dedent(script))
     full_env = dict(os.environ, PYTHONPATH=str(REPO), TJIT_PLATFORMS="cpu",
                     OMP_NUM_THREADS="1", **(env or {}))
     full_env.pop("TJIT_NUM_CPU_DEVICES", None)
-    cmd = [mpiexec_path(), "-n", str(n), sys.executable, str(path), *args]
+    cmd = [mpiexec_path(), "-n", str(n), sys.executable, str(path)]  # (results() reads
+    # the rank files beside the script, the last argument)
     try:
         return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
                               env=full_env, cwd=str(tmp_path), check=False)
@@ -70,9 +75,9 @@ def results(proc, n):
     assert proc.returncode == 0, (f"mpiexec exited with {proc.returncode}\n"
                                   f"stdout:\n{proc.stdout}\nstderr:\n{proc.stderr}")
     out = {}
-    for line in proc.stdout.splitlines():
-        if line.startswith("RESULT "):
-            rec = json.loads(line[len("RESULT "):])
+    for path in sorted(pathlib.Path(proc.args[-1]).parent.glob("results_rank*.jsonl")):
+        for line in path.read_text().splitlines():
+            rec = json.loads(line)
             out.setdefault(rec.pop("rank"), {}).update(rec)
     assert sorted(out) == list(range(n)), (f"expected results from ranks 0..{n - 1}, got "
                                            f"{sorted(out)}\nstdout:\n{proc.stdout}\n"

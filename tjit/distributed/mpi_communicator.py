@@ -21,9 +21,10 @@ import os
 
 import numpy as np
 
+from tjit.devices.collectives import Communicator
+from tjit.devices.collectives import _reduce_in_order as reduce_in_order
 from tjit.distributed.runtime import DistributedError
 
-_REDUCE_NP = {"sum": np.add, "max": np.maximum, "min": np.minimum}
 _SIGNATURE_BYTES = 256
 
 
@@ -47,7 +48,7 @@ def _bytes(a):
     return a.reshape(-1).view(np.uint8)
 
 
-class MPICommunicator:
+class MPICommunicator(Communicator):
     """One process's end of an MPI communicator, as the communicator of a named axis.
 
     Args:
@@ -75,7 +76,7 @@ class MPICommunicator:
         x = self._operand(x, "allreduce", op)
         dt = _mpi_datatype(x.dtype)
         if dt is None or (op != "sum" and np.iscomplexobj(x)):
-            return self._reduce_rows(self.allgather(x), op)
+            return reduce_in_order(self.allgather(x), op)
         out = np.empty_like(x)
         self.comm.Allreduce([x, dt], [out, dt], op=self._ops[op])
         return out
@@ -97,7 +98,7 @@ class MPICommunicator:
         dt = _mpi_datatype(x.dtype)
         if dt is None or (op != "sum" and np.iscomplexobj(x)):
             rows = self.alltoall(x)                  # row j: rank j's block for this rank
-            return self._reduce_rows(rows, op)
+            return reduce_in_order(rows, op)
         out = np.empty(x.shape[1:], x.dtype)
         self.comm.Reduce_scatter_block([x, dt], [out, dt], op=self._ops[op])
         return out
@@ -142,10 +143,6 @@ class MPICommunicator:
             raise DistributedError(
                 f"{what} over axis {self.name!r}: the operand's leading dimension must be "
                 f"the axis size {self.size}, got shape {x.shape}")
-
-    @staticmethod
-    def _reduce_rows(rows, op):
-        return functools.reduce(_REDUCE_NP[op], rows[1:], rows[0].copy())
 
     def _check_same(self, what, x, extra):
         """Raise the same DistributedError on every rank unless all ranks call ``what``

@@ -83,9 +83,26 @@ def initialize(communicator=None):
                 f"tjit.distributed.initialize: communicator must be an mpi4py intra-"
                 f"communicator (e.g. MPI.COMM_WORLD or a Split of it), got "
                 f"{type(communicator).__name__}")
-        _STATE = _Runtime(communicator, mpi)
-        if _STATE.size > 1:
-            faults.install_abort_hook(_STATE.comm, _STATE.rank, _STATE.size)
+        st = _Runtime(communicator, mpi)
+        _check_same_local_device_count(st)
+        _STATE = st
+        if st.size > 1:
+            faults.install_abort_hook(st.comm, st.rank, st.size)
+
+
+def _check_same_local_device_count(st):
+    """Every process must drive as many devices (the global list numbers them
+    process by process)."""
+    import numpy as np
+    from tjit.devices.backend import local_devices
+    mine = np.array([len(local_devices())], np.int64)
+    every = np.empty(st.size, np.int64)
+    st.comm.Allgather(mine, every)
+    if len(set(every.tolist())) > 1:
+        raise DistributedError(
+            f"tjit.distributed.initialize: the processes drive different numbers of local "
+            f"devices ({dict(enumerate(every.tolist()))} by process); give every process "
+            f"the same TJIT_NUM_CPU_DEVICES")
 
 
 def is_initialized():

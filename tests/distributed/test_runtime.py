@@ -1,0 +1,145 @@
+"""tjit.distributed's runtime: initialize and its errors, process index/count, global
+arrays from process-local data, gathering them, and what happens when processes fail or
+disagree. Multi-process checks run under ``mpiexec -n 2`` (one launch for many checks)."""
+
+import numpy as np
+import pytest
+
+from tests.distributed.mpi_harness import launch, requires_mpi, results
+
+
+def test_sharding_layouts_against_numpy_slicing():
+    import tjit
+    from tjit.devices.backend import Device
+    from tjit.sharding import Mesh, NamedSharding, P
+    devs = [Device("cpu", i) for i in range(4)]
+    mesh = Mesh(np.array(devs, dtype=object).reshape(2, 2), ("data", "model"))
+    assert mesh.shape == {"data": 2, "model": 2} and mesh.size == 4
+    x = np.arange(48.0).reshape(4, 12)
+    s = NamedSharding(mesh, P("data", "model"))
+    assert s.shard_shape(x.shape) == (2, 6)
+    blocks = {d: x[idx] for d, idx in s.devices_indices_map(x.shape).items()}
+    # device (i, j) of the mesh holds row block i and column block j
+    np.testing.assert_array_equal(blocks[devs[1]], x[0:2, 6:12])
+    np.testing.assert_array_equal(blocks[devs[2]], x[2:4, 0:6])
+    both = NamedSharding(mesh, P(("data", "model")))   # dim 0 over both axes, row-major
+    assert [both.devices_indices_map((8,))[d][0].start for d in devs] == [0, 2, 4, 6]
+    assert NamedSharding(mesh, P()).is_fully_replicated
+    assert NamedSharding(mesh, P("data")) == NamedSharding(mesh, P("data", None))
+    with pytest.raises(ValueError, match="not an axis of Mesh"):
+        NamedSharding(mesh, P("batch"))
+    with pytest.raises(ValueError, match="more than once"):
+        NamedSharding(mesh, P("data", "data"))
+    with pytest.raises(ValueError, match="does not divide into 2 equal blocks"):
+        s.shard_shape((3, 12))
+    with pytest.raises(ValueError, match="one name per dimension"):
+        Mesh(devs, ("a", "b"))
+    with pytest.raises(ValueError, match="needs 2 devices"):
+        tjit.make_mesh((2,), ("a",), devices=devs[:1])
+
+
+def test_one_process_global_arrays_without_initialize():
+    """A one-process run needs no initialize(): the helpers work on the local device."""
+    import tjit
+    from tjit.distributed import make_array_from_process_local_data, process_allgather
+    from tjit.sharding import NamedSharding, P
+    mesh = tjit.make_mesh((1,), ("data",))
+    x = np.arange(6.0).reshape(3, 2)
+    g = make_array_from_process_local_data(NamedSharding(mesh, P("data")), x)
+    assert g.shape == (3, 2) and g.is_fully_addressable
+    np.testing.assert_array_equal(np.asarray(g), x)
+    np.testing.assert_array_equal(process_allgather(g), x)
+    np.testing.assert_array_equal(process_allgather(x), x[None])
+
+
+_RUNTIME_SCRIPT = '''
+import os
+import tjit, tjit.distributed as td
+from tjit.distributed import make_array_from_process_local_data, process_allgather
+from tjit.sharding import NamedSharding, P, Mesh
+rank = int(os.environ["PMI_RANK"])
+errs = {}
+try:
+    process_allgather(np.ones(2))
+except td.DistributedError as e:
+    errs["before"] = str(e)
+report(rank=rank, before_index=tjit.process_index(), before_count=tjit.process_count(),
+       initialized_before=td.is_initialized())
+td.initialize()
+try:
+    td.initialize()
+except td.DistributedError as e:
+    errs["twice"] = str(e)
+from tjit.distributed.devices import global_devices, global_local_devices
+report(rank=rank, index=tjit.process_index(), count=tjit.process_count(), errs=errs,
+       global_ids=[d.id for d in global_devices()],
+       local_ids=[d.id for d in global_local_devices()],
+       processes=[d.process_index for d in global_devices()])
+# a global array: rank r holds rows [3r, 3r + 3) of a (6, 2) array
+mesh = tjit.make_mesh((2,), ("data",))
+x = np.arange(12.0).reshape(6, 2)
+g = make_array_from_process_local_data(NamedSharding(mesh, P("data")), x[3 * rank:3 * rank + 3])
+rep = make_array_from_process_local_data(NamedSharding(mesh, P()), x)
+try:
+    np.asarray(g)
+except TypeError as e:
+    errs["asarray"] = str(e)
+report(rank=rank, g_shape=g.shape, whole=process_allgather(g), rep=np.asarray(rep),
+       stacked=process_allgather(np.array([rank, 10 + rank])),
+       tiled=process_allgather(np.array([rank, 10 + rank]), tiled=True), errs=errs)
+# TJIT_DISTRIBUTED_CHECKS=1: ranks disagreeing on a collective's operand fail alike
+comm = td.MPICommunicator(td.runtime.state().comm, name="data", checks=True)
+try:
+    comm.allreduce(np.ones(rank + 2, np.float32), "sum")
+except td.DistributedError as e:
+    errs["mismatch"] = str(e)
+try:
+    comm.allgather(np.ones(3, np.float32 if rank == 0 else np.float64))
+except td.DistributedError as e:
+    errs["dtype"] = str(e)
+report(rank=rank, errs=errs, ok_after=comm.allreduce(np.float32(rank + 1), "sum"))
+'''
+
+
+@requires_mpi
+def test_initialize_process_index_global_arrays_and_errors(tmp_path):
+    res = results(launch(_RUNTIME_SCRIPT, 2, tmp_path), 2)
+    for rank, r in res.items():
+        assert (r["before_index"], r["before_count"], r["initialized_before"]) == (0, 1, False)
+        assert "initialize() was not called" in r["errs"]["before"]
+        assert f"rank {rank} of 2" in r["errs"]["before"]
+        assert (r["index"], r["count"]) == (rank, 2)
+        assert "already called" in r["errs"]["twice"]
+        assert r["global_ids"] == [0, 1] and r["local_ids"] == [rank]
+        assert r["processes"] == [0, 1]
+        assert r["g_shape"] == [6, 2]
+        np.testing.assert_array_equal(r["whole"], np.arange(12.0).reshape(6, 2))
+        np.testing.assert_array_equal(r["rep"], np.arange(12.0).reshape(6, 2))
+        assert "process_allgather" in r["errs"]["asarray"]
+        np.testing.assert_array_equal(r["stacked"], [[0, 10], [1, 11]])
+        np.testing.assert_array_equal(r["tiled"], [0, 10, 1, 11])
+        assert "rank 0: allreduce sum float32[2]; rank 1: allreduce sum float32[3]" in \
+            r["errs"]["mismatch"]
+        assert "float32[3]" in r["errs"]["dtype"] and "float64[3]" in r["errs"]["dtype"]
+        assert r["ok_after"] == 3.0   # the run goes on after a detected mismatch
+
+
+_RAISE_SCRIPT = '''
+import os
+import tjit.distributed as td
+td.initialize()
+comm = td.MPICommunicator(td.runtime.state().comm, name="data")
+if td.process_index() == 1:
+    raise ValueError("bad batch on this rank")
+comm.allreduce(np.ones(4, np.float32), "sum")   # rank 0 would wait here forever
+print("rank 0 was not stopped", flush=True)
+'''
+
+
+@requires_mpi
+def test_one_rank_raising_ends_every_rank_with_its_message(tmp_path):
+    proc = launch(_RAISE_SCRIPT, 2, tmp_path, timeout=30)
+    assert proc.returncode != 0
+    assert "process 1 of 2 raised ValueError: bad batch on this rank" in proc.stderr
+    assert "aborting all 2 processes" in proc.stderr
+    assert "rank 0 was not stopped" not in proc.stdout

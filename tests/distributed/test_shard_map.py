@@ -1,0 +1,144 @@
+"""shard_map over a mesh of MPI processes: every collective against the one-process
+oracle ``vmap(axis_name=...)`` over the same global data and against NumPy, and a 2-D
+(data x model) MLP layer against the unsharded layer. One launch per process count runs
+every check; each rank reports its blocks and the test compares them."""
+
+import numpy as np
+import pytest
+
+from tests.distributed.mpi_harness import launch, requires_mpi, results
+
+_COLLECTIVES_SCRIPT = '''
+import tjit, tjit.numpy as jnp
+from tjit import lax
+from tjit.distributed import process_allgather
+from tjit.experimental.shard_map import shard_map
+from tjit.sharding import P
+tjit.distributed.initialize()
+n, rank = tjit.process_count(), tjit.process_index()
+mesh = tjit.make_mesh((n,), ("i",))
+rng = np.random.default_rng(0)                  # the same global data in every process
+x = rng.standard_normal((n * 2, 3)).astype(np.float32)
+perm = [(j, (j + 1) % n) for j in range(n)]
+bodies = {
+    "psum": lambda b: lax.psum(b, "i"),
+    "pmean": lambda b: lax.pmean(b, "i"),
+    "pmax": lambda b: lax.pmax(b, "i"),
+    "pmin": lambda b: lax.pmin(b, "i"),
+    "all_gather": lambda b: lax.all_gather(b, "i"),
+    "all_gather_tiled_1": lambda b: lax.all_gather(b, "i", axis=1, tiled=True),
+    "psum_scatter": lambda b: lax.psum_scatter(jnp.tile(b, (n, 1)), "i", tiled=True),
+    "all_to_all": lambda b: lax.all_to_all(jnp.tile(b, (n, 1)), "i", 0, 0, tiled=True),
+    "ppermute": lambda b: lax.ppermute(b, "i", perm),
+    "axis_index": lambda b: b * lax.axis_index("i").astype(jnp.float32),
+    "scalar_psum": lambda b: lax.psum(jnp.sum(b, axis=0), "i"),
+    "grad_of_psum": lambda b: tjit.grad(lambda v: jnp.sum(lax.psum(v * v, "i") ** 2))(b),
+}
+out = {}
+for name, body in bodies.items():
+    f = shard_map(body, mesh, in_specs=P("i"), out_specs=P("i"), check_rep=False)
+    y = f(x)
+    out[name] = process_allgather(y)          # the blocks of every rank, as the global value
+    # the oracle: vmap over the processes' blocks in one process
+    oracle = tjit.vmap(body, axis_name="i")(x.reshape(n, 2, 3))
+    out[name + "_oracle"] = np.asarray(oracle).reshape((-1,) + np.asarray(oracle).shape[2:])
+rep = shard_map(lambda b: lax.psum(b, "i"), mesh, in_specs=P("i"), out_specs=P())(x)
+out["replicated_type"] = type(rep).__name__
+out["replicated"] = np.asarray(rep)
+try:
+    shard_map(lambda b: b, mesh, in_specs=P("i"), out_specs=P())(x)
+except ValueError as e:
+    out["check_rep_error"] = str(e)
+try:
+    shard_map(lambda b: lax.psum(b, "j"), mesh, in_specs=P("i"), out_specs=P())(x)
+except NameError as e:
+    out["unbound"] = str(e)
+report(rank=rank, **out)
+'''
+
+
+def _check_collectives(res, n):
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((n * 2, 3)).astype(np.float32)
+    blocks = x.reshape(n, 2, 3)
+    numpy_ref = {   # the global results (blocks stacked along dim 0) in float64 NumPy
+        "psum": np.tile(blocks.astype(np.float64).sum(0), (n, 1)),
+        "pmax": np.tile(blocks.max(0), (n, 1)),
+        "pmin": np.tile(blocks.min(0), (n, 1)),
+        "ppermute": np.roll(blocks, 1, axis=0).reshape(-1, 3),
+        "axis_index": (blocks * np.arange(n)[:, None, None]).reshape(-1, 3),
+    }
+    numpy_ref["pmean"] = numpy_ref["psum"] / n
+    for rank, r in res.items():
+        for name in ["psum", "pmean", "pmax", "pmin", "all_gather", "all_gather_tiled_1",
+                     "psum_scatter", "all_to_all", "ppermute", "axis_index", "scalar_psum",
+                     "grad_of_psum"]:
+            got, want = np.asarray(r[name]), np.asarray(r[name + "_oracle"])
+            assert got.shape == want.shape, (name, got.shape, want.shape)
+            # float32 sums in another order than the oracle's: a few ulps
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, err_msg=name)
+            if name in numpy_ref:
+                np.testing.assert_allclose(got, numpy_ref[name], rtol=1e-5, atol=1e-6,
+                                           err_msg=name)
+        np.testing.assert_allclose(r["replicated"], blocks.astype(np.float64).sum(0),
+                                   rtol=1e-5, atol=1e-6)
+        assert r["replicated_type"] == "Array"
+        assert "leaves out mesh axis 'i'" in r["check_rep_error"]
+        assert "unbound axis name: j" in r["unbound"]
+
+
+@requires_mpi
+@pytest.mark.parametrize("n", [2, 4])
+def test_every_collective_across_processes_against_vmap_and_numpy(tmp_path, n):
+    _check_collectives(results(launch(_COLLECTIVES_SCRIPT, n, tmp_path), n), n)
+
+
+_MLP_2D_SCRIPT = '''
+import tjit, tjit.numpy as jnp
+from tjit import lax, nn
+from tjit.distributed import process_allgather, make_array_from_process_local_data
+from tjit.experimental.shard_map import shard_map
+from tjit.sharding import P, NamedSharding
+tjit.distributed.initialize()
+rank = tjit.process_index()
+mesh = tjit.make_mesh((2, 2), ("data", "model"))
+rng = np.random.default_rng(1)
+x = rng.standard_normal((8, 6)).astype(np.float32)
+w1 = rng.standard_normal((6, 10)).astype(np.float32)
+b1 = rng.standard_normal(10).astype(np.float32)
+w2 = rng.standard_normal((10, 4)).astype(np.float32)
+
+def layer(x, w1, b1, w2):
+    # x: a batch block; w1/b1: a block of hidden units; w2: the matching rows
+    h = nn.relu(x @ w1 + b1)
+    return lax.psum(h @ w2, "model")        # the hidden units' contributions, summed
+
+f = shard_map(layer, mesh, in_specs=(P("data", None), P(None, "model"), P("model"),
+                                     P("model", None)), out_specs=P("data", None))
+y = f(x, w1, b1, w2)
+hidden = shard_map(lambda x, w1, b1: nn.relu(x @ w1 + b1), mesh,
+                   in_specs=(P("data", None), P(None, "model"), P("model")),
+                   out_specs=P("data", "model"))(x, w1, b1)
+# inputs given as global arrays built from each process's own block
+coords = mesh.coords(mesh.local_devices[0])
+xs = make_array_from_process_local_data(NamedSharding(mesh, P("data", None)),
+                                        x[4 * coords["data"]:4 * coords["data"] + 4])
+y2 = f(xs, w1, b1, w2)
+report(rank=rank, y=process_allgather(y), hidden=process_allgather(hidden),
+       y2=process_allgather(y2), hidden_block_shape=hidden.addressable_data(0).shape)
+'''
+
+
+@requires_mpi
+def test_2d_data_model_mlp_layer_against_the_unsharded_layer(tmp_path):
+    res = results(launch(_MLP_2D_SCRIPT, 4, tmp_path), 4)
+    rng = np.random.default_rng(1)
+    x, w1, b1, w2 = (rng.standard_normal(s).astype(np.float32)
+                     for s in [(8, 6), (6, 10), (10,), (10, 4)])
+    # (10 hidden units over 2 model blocks: 5 each)
+    h = np.maximum(x.astype(np.float64) @ w1 + b1, 0)
+    for r in res.values():
+        np.testing.assert_allclose(r["hidden"], h, rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(r["y"], h @ w2, rtol=1e-5, atol=1e-5)
+        np.testing.assert_array_equal(r["y2"], r["y"])
+        assert r["hidden_block_shape"] == [4, 5]

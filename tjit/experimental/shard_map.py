@@ -1,0 +1,365 @@
+"""``shard_map``: run a function on each device's block of its arguments, with the mesh's
+axis names bound for collectives, as ``jax.experimental.shard_map.shard_map``.
+
+    mesh = tjit.make_mesh((tjit.process_count(),), ("data",))
+    step = shard_map(local_step, mesh, in_specs=(P(), P("data")), out_specs=P())
+
+How a call runs (SPMD: every process runs the same program on its own blocks):
+
+1. Each argument leaf becomes this process's block: a :class:`GlobalArray` gives its
+   block (its sharding must be the in_spec's); any other array is the global value,
+   the same in every process, and this process takes its device's block of it.
+2. The function is traced on the blocks' shapes with the mesh axes bound to their sizes
+   and compiled once per signature (``compile_spmd``); a collective over a mesh axis is a
+   step of the compiled plan.
+3. It runs with each mesh axis bound to a communicator of the processes along that axis
+   (an MPI ``Comm.Split`` of the world: processes that share the other coordinates).
+4. Each output block becomes a global value by out_specs: split dims are this device's
+   block; a dim not split must be the same on every device along the axes out_specs does
+   not name. ``check_rep=True`` proves that statically from the jaxpr (a ``psum`` makes its
+   value the same along its axes; an input split over an axis, ``axis_index``,
+   ``ppermute``, ``psum_scatter`` and ``all_to_all`` make it vary).
+
+Outputs that one process holds whole (replicated, or a one-process mesh) come back as
+tjit Arrays; outputs split across processes as :class:`GlobalArray` (gather them with
+``process_allgather``). shard_map runs at the top level (it compiles its body itself, like
+``jit(shard_map(...))`` in JAX); transformations go inside the function it maps.
+"""
+
+import functools
+import itertools
+import math
+
+import numpy as np
+
+from tjit.api import ShapeDtypeStruct
+from tjit.devices.collectives import ThreadGroup, bind_axes
+from tjit.distributed import runtime
+from tjit.distributed.arrays import GlobalArray
+from tjit.distributed.mpi_communicator import MPICommunicator
+from tjit.sharding import (
+    Mesh, NamedSharding, PartitionSpec, check_spec, current_mesh, device_process_index)
+from tjit.tracing.core import Array, Tracer
+from tjit.tracing.jaxpr import subjaxprs
+from tjit.tracing.tree_util import tree_flatten, tree_unflatten
+from tjit.parallel import compile_spmd
+
+#: Collectives after which a value is the same on every member of their axes.
+_MAKES_INVARIANT = {"psum", "pmax", "pmin", "all_gather"}
+#: Collectives after which a value differs across the members of their axes.
+_MAKES_VARYING = {"psum_scatter", "all_to_all", "ppermute", "axis_index"}
+
+
+def shard_map(f, mesh=None, in_specs=None, out_specs=None, check_rep=True, auto=frozenset()):
+    """Map ``f`` over the blocks of its arguments on the devices of ``mesh``.
+
+    Args:
+      f: the function each device runs on its blocks; collectives inside it name the
+        mesh's axes (``lax.psum(x, 'data')``).
+      mesh: a :class:`~tjit.sharding.Mesh` (default: the mesh of an enclosing
+        ``with mesh:``).
+      in_specs: a PartitionSpec per argument (a pytree prefix of the arguments): which
+        mesh axes split each dimension of the global argument.
+      out_specs: a PartitionSpec per output (a pytree prefix of the outputs): how the
+        blocks make the global output.
+      check_rep: check statically that outputs not split over a mesh axis are the same
+        on every device along it.
+      auto: mesh axes left to the compiler (JAX's partial auto mode); only the empty set
+        is supported.
+
+    Returns:
+      The mapped function.
+    """
+    if mesh is None:
+        mesh = current_mesh()
+        if mesh is None:
+            raise TypeError("shard_map: give a mesh (shard_map(f, mesh, in_specs, "
+                            "out_specs)) or call it inside `with mesh:`")
+    if not isinstance(mesh, Mesh):
+        raise TypeError(f"shard_map: mesh must be a tjit.sharding.Mesh, got "
+                        f"{type(mesh).__name__}")
+    if auto:
+        raise NotImplementedError(f"shard_map: auto={set(auto)} (axes left to the compiler) "
+                                  f"is not supported; map every mesh axis manually")
+    if in_specs is None or out_specs is None:
+        raise TypeError("shard_map: in_specs and out_specs are required (PartitionSpecs, "
+                        "e.g. in_specs=(P('data'),), out_specs=P())")
+    mapped = _ShardMapped(f, mesh, in_specs, out_specs, check_rep)
+    return functools.wraps(f)(mapped) if callable(f) else mapped
+
+
+def _is_spec(x):
+    return x is None or isinstance(x, PartitionSpec)
+
+
+def _fname(f):
+    return getattr(f, "__name__", type(f).__name__)
+
+
+class _ShardMapped:
+    def __init__(self, f, mesh, in_specs, out_specs, check_rep):
+        self.f, self.mesh, self.check_rep = f, mesh, check_rep
+        self.in_specs, self.out_specs = in_specs, out_specs
+        self.where = f"shard_map of {_fname(f)}"
+        self._programs = {}
+
+    # -- specs as one per leaf ----------------------------------------------------------
+    def _leaf_specs(self, specs, tree, what):
+        """One PartitionSpec per leaf of ``tree``, ``specs`` being a pytree prefix."""
+        spec_leaves, spec_tree = tree_flatten(specs, is_leaf=_is_spec)
+        if spec_tree.num_leaves == 1 and _is_spec(specs):
+            subtrees = [tree]
+        else:
+            try:
+                subtrees = spec_tree.flatten_up_to(tree)
+            except ValueError:
+                raise ValueError(
+                    f"{self.where}: {what} must be a tree prefix of the {what[:-6]}s, got "
+                    f"{specs!r:.120} for a value of structure {tree_flatten(tree)[1]}"
+                ) from None
+        out = []
+        for spec, sub in zip(spec_leaves, subtrees):
+            out += [check_spec(spec, self.mesh, f"{self.where}: {what}")] * len(
+                tree_flatten(sub)[0])
+        return out
+
+    # -- a call ---------------------------------------------------------------------------
+    def __call__(self, *args):
+        leaves, treedef = tree_flatten(args, is_leaf=lambda x: isinstance(x, GlobalArray))
+        if any(isinstance(x, Tracer) for x in leaves):
+            raise TypeError(
+                f"{self.where}: called under a transformation (jit, grad or vmap traced "
+                f"it); shard_map compiles its function itself, so call it at the top level "
+                f"and put jit/grad/vmap inside the function it maps")
+        rt = runtime.require("shard_map")
+        devices = self._local_devices(rt)
+        in_specs = tuple(self.in_specs) if isinstance(self.in_specs, list) else self.in_specs
+        specs = self._leaf_specs(in_specs, args, "in_specs")
+        blocks = [self._blocks(x, spec, devices, i)
+                  for i, (x, spec) in enumerate(zip(leaves, specs))]
+        program = self._program(treedef, [b[0] for b in blocks], specs)
+        per_device = [tree_unflatten(treedef, [b[k] for b in blocks])
+                      for k in range(len(devices))]
+        outs = self._run(program, per_device, devices, rt)
+        return self._assemble(program, outs, devices)
+
+    def _local_devices(self, rt):
+        mine = self.mesh.local_devices
+        if not mine:
+            raise runtime.DistributedError(
+                f"{self.where}: process {runtime.process_index()} drives none of the "
+                f"devices of {self.mesh!r}; build the mesh over every process's devices "
+                f"(tjit.make_mesh uses tjit.devices())")
+        procs = {device_process_index(d) for d in self.mesh.devices.flat}
+        if rt is None and procs != {0}:
+            raise runtime.DistributedError(
+                f"{self.where}: {self.mesh!r} spans processes {sorted(procs)}; call "
+                f"tjit.distributed.initialize() in every process first")
+        if len(mine) > 1 and len(procs) > 1:
+            raise NotImplementedError(
+                f"{self.where}: {len(mine)} devices of this process in a mesh over "
+                f"{len(procs)} processes; across processes shard_map runs one device per "
+                f"process (launch one process per device with mpiexec)")
+        return mine
+
+    def _blocks(self, x, spec, devices, i):
+        """This process's devices' blocks of argument leaf ``x`` (NumPy arrays)."""
+        if isinstance(x, GlobalArray):
+            want = NamedSharding(self.mesh, spec)
+            if x.sharding != want:
+                raise ValueError(f"{self.where}: argument {i} is laid out as {x.sharding!r} "
+                                 f"but in_specs asks for {want!r}; pass the global value "
+                                 f"or an array with that sharding")
+            by_dev = {s.device: s.data for s in x.addressable_shards}
+            return [np.asarray(by_dev[d]) for d in devices]
+        a = np.asarray(x)
+        sharding = NamedSharding(self.mesh, spec)
+        check_spec(spec, self.mesh, f"{self.where}: in_specs for argument {i}", a.ndim)
+        try:
+            index = sharding.devices_indices_map(a.shape)
+        except ValueError as e:
+            raise ValueError(f"{self.where}: argument {i} of shape {a.shape} cannot be "
+                             f"split by {spec}: {e}") from None
+        return [np.ascontiguousarray(a[index[d]]) for d in devices]
+
+    def _program(self, treedef, first_blocks, specs):
+        """The compiled per-device program for blocks shaped like ``first_blocks``."""
+        sig = tuple((b.shape, b.dtype) for b in first_blocks)
+        key = (treedef, sig, tuple(specs))
+        prog = self._programs.get(key)
+        if prog is None:
+            example = tree_unflatten(treedef, [ShapeDtypeStruct(s, d) for s, d in sig])
+            prog = compile_spmd(self.f, axis_sizes=self.mesh.shape, example_args=example,
+                                backend="cpu")
+            prog.out_varying = infer_varying(prog.compiled.lowered.jaxpr.jaxpr,
+                                             [frozenset(s.mesh_axes()) for s in specs])
+            self._programs[key] = prog
+        return prog
+
+    def _communicators(self, rt, devices):
+        """Per local device, {axis name or tuple of names: communicator}."""
+        names = self.mesh.axis_names
+        keys = [n for n in names] + [t for r in range(2, len(names) + 1)
+                                     for t in itertools.permutations(names, r)]
+        if rt is None or rt.size == 1 or not self.mesh.is_multi_process:
+            if len(devices) == 1 and self.mesh.size == 1:
+                groups = {k: ThreadGroup(1, str(k)).members()[0] for k in keys}
+                return [groups]
+            return self._thread_communicators(devices, keys)
+        coords = self.mesh.coords(devices[0])
+        out = {}
+        for key in keys:
+            axes = key if isinstance(key, tuple) else (key,)
+            colour = tuple(coords[n] for n in names if n not in axes)
+            rank = 0
+            for n in axes:
+                rank = rank * self.mesh.shape[n] + coords[n]
+            layout = (self.mesh, axes)
+            comm = runtime.split(layout, _colour_index(colour, self.mesh, axes), rank)
+            out[key] = MPICommunicator(comm, name=key)
+        return [out]
+
+    def _thread_communicators(self, devices, keys):
+        """One process, several devices: a ThreadGroup per axis group."""
+        names = self.mesh.axis_names
+        coords = [self.mesh.coords(d) for d in devices]
+        per_device = [{} for _ in devices]
+        for key in keys:
+            axes = key if isinstance(key, tuple) else (key,)
+            groups = {}
+            for k, c in enumerate(coords):
+                colour = tuple(c[n] for n in names if n not in axes)
+                rank = 0
+                for n in axes:
+                    rank = rank * self.mesh.shape[n] + c[n]
+                groups.setdefault(colour, []).append((rank, k))
+            for colour, members in groups.items():
+                group = ThreadGroup(len(members), str(key))
+                comms = group.members()
+                for rank, k in members:
+                    per_device[k][key] = comms[rank]
+        return per_device
+
+    def _run(self, program, per_device, devices, rt):
+        comms = self._communicators(rt, devices)
+        if len(devices) == 1:
+            with bind_axes(comms[0]):
+                return [program(*per_device[0])]
+        return _run_threads(program, per_device, comms)
+
+    # -- outputs ---------------------------------------------------------------------------
+    def _assemble(self, program, outs, devices):
+        leaves0, out_tree = tree_flatten(outs[0])
+        specs = self._leaf_specs(self.out_specs, outs[0], "out_specs")
+        per_leaf = [[tree_flatten(o)[0][i] for o in outs] for i in range(len(leaves0))]
+        result = []
+        for i, (blocks, spec) in enumerate(zip(per_leaf, specs)):
+            local = [np.asarray(b) for b in blocks]
+            check_spec(spec, self.mesh, f"{self.where}: out_specs for output {i}",
+                       local[0].ndim)
+            if self.check_rep:
+                self._check_replication(i, spec, program.out_varying[i])
+            split = [math.prod(self.mesh.shape[n] for n in spec.axes_of(d))
+                     for d in range(local[0].ndim)]
+            gshape = tuple(n * k for n, k in zip(local[0].shape, split))
+            sharding = NamedSharding(self.mesh, spec)
+            g = GlobalArray(sharding, gshape, local[0].dtype, list(zip(devices, local)))
+            whole = sharding.is_fully_replicated or sharding.is_fully_addressable
+            result.append(Array(np.asarray(g)) if whole else g)
+        return tree_unflatten(out_tree, result)
+
+    def _check_replication(self, i, spec, varying):
+        """out_specs may leave a mesh axis out only for an output proven the same on
+        every device along it (JAX's check_rep)."""
+        missing = [n for n in self.mesh.axis_names
+                   if n in varying and n not in spec.mesh_axes()]
+        if missing:
+            raise ValueError(
+                f"{self.where}: out_specs {spec} for output {i} leaves out mesh axis "
+                f"{missing[0]!r}, which means the output is the same on every device along "
+                f"it, but it may vary along {missing[0]!r} (it depends on inputs split over "
+                f"it, or on axis_index/ppermute/psum_scatter/all_to_all over it). Reduce it "
+                f"over the axis (e.g. lax.psum/pmean(x, {missing[0]!r})), name the axis in "
+                f"out_specs, or pass check_rep=False if it is in fact replicated")
+
+
+def infer_varying(jaxpr, in_varying):
+    """For each output of ``jaxpr``, the mesh axes along which it may differ between
+    devices, given that of each input (sets of names). psum/pmax/pmin/all_gather make a
+    value the same along their axes; axis_index, ppermute, psum_scatter and all_to_all
+    make it vary; other operations vary where their operands do (an equation with a
+    sub-program also where any collective inside it makes values vary)."""
+    env = {}
+    for v, vary in zip(jaxpr.invars, in_varying):
+        env[v] = frozenset(vary)
+    for v in jaxpr.constvars:
+        env[v] = frozenset()
+
+    def read(v):
+        return env.get(v, frozenset())   # (literals vary nowhere)
+
+    for eqn in jaxpr.eqns:
+        vary = frozenset().union(*[read(v) for v in eqn.invars])
+        name = eqn.primitive.name
+        axes = frozenset(eqn.params.get("axes", ()))
+        if name in _MAKES_INVARIANT:
+            vary = vary - axes
+        elif name in _MAKES_VARYING:
+            vary = vary | axes
+        else:
+            vary = vary | _varying_inside(eqn)
+        for o in eqn.outvars:
+            env[o] = vary
+    return [read(v) for v in jaxpr.outvars]
+
+
+def _varying_inside(eqn):
+    """Axes along which a collective inside ``eqn``'s sub-programs makes values vary."""
+    from tjit.tracing.jaxpr import ClosedJaxpr, Jaxpr
+    subs = [p for p in eqn.params.values()
+            for p in (p if isinstance(p, tuple) else (p,)) if isinstance(p, (Jaxpr, ClosedJaxpr))]
+    out = frozenset()
+    for sub in subs:
+        sub = sub.jaxpr if isinstance(sub, ClosedJaxpr) else sub
+        stack = [sub]
+        while stack:
+            j = stack.pop()
+            for e in j.eqns:
+                if e.primitive.name in _MAKES_VARYING:
+                    out |= frozenset(e.params.get("axes", ()))
+            stack.extend(subjaxprs(j))
+    return out
+
+
+def _colour_index(colour, mesh, axes):
+    """A non-negative int naming the group of processes that share ``colour`` (the
+    coordinates along the mesh axes not in ``axes``)."""
+    others = [n for n in mesh.axis_names if n not in axes]
+    idx = 0
+    for n, c in zip(others, colour):
+        idx = idx * mesh.shape[n] + c
+    return idx
+
+
+def _run_threads(program, per_device, comms):
+    import threading
+    results = [None] * len(per_device)
+    errors = []
+
+    def work(k):
+        try:
+            with bind_axes(comms[k]):
+                results[k] = program(*per_device[k])
+        except BaseException as e:   # noqa: BLE001 (re-raised in the caller)
+            errors.append(e)
+            for c in comms[k].values():
+                c.group.abort()
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(len(per_device))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[0]
+    return results
