@@ -5,6 +5,7 @@
 """
 
 __version__ = "0.1.0"
+__version_info__ = tuple(int(p) for p in __version__.split(".")[:3])  # as jax
 
 from tjit.config import config  # noqa: F401
 from tjit.tracing.core import Array  # noqa: F401
@@ -32,6 +33,7 @@ from tjit import distributed, sharding  # noqa: F401  (multi-process runs; mpi4p
 from tjit.distributed import (  # noqa: F401
     process_index, process_count, make_array_from_process_local_data)
 from tjit.sharding import make_mesh  # noqa: F401
+from tjit.experimental.shard_map import shard_map  # noqa: F401  (also jax.shard_map's name)
 __import__("sys").modules.setdefault("tjit.tree_util", tree_util)  # `from tjit.tree_util import`
 from tjit.tracing.shapes import symbol as _symbol  # noqa: F401
 # `tjit.devices()` (as jax.devices()) is the callable `tjit.devices` package: see its docstring
