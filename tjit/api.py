@@ -715,8 +715,11 @@ class Lowered:
     def as_text(self):
         return str(self.jaxpr)
 
-    def compile(self):
-        exe = compile_jaxpr(self.jaxpr, self.backend, self.in_specs, self.donated)
+    def compile(self, backend=None):
+        """The compiled program, for the jit's backend or (tjit extension) ``backend``
+        (e.g. ``"hls"``: the FPGA design in C simulation, with ``hls_report()``)."""
+        exe = compile_jaxpr(self.jaxpr, backend or self.backend, self.in_specs,
+                            self.donated)
         return Compiled(exe, self)
 
     @property
@@ -771,6 +774,18 @@ class Compiled:
     def kernels(self):
         """tjit extension: the kernel IR objects (``tjit.xla_like.kernel_ir.Kernel``)."""
         return self.executable.kernels()
+
+    def hls_report(self, **kw):
+        """tjit extension, for ``backend="hls"``: the FPGA designs' estimate (stages'
+        trip counts, II, depth, cycles, DSP/BRAM/LUT/FF; latency and the card's memory
+        bound; see ``tjit.fpga.estimate.report`` for the options)."""
+        report = getattr(self.executable, "hls_report", None)
+        if report is None:
+            raise ValueError(f"compiled {self.lowered.name}: hls_report() needs a program "
+                             f"compiled for the hls backend (this one is for "
+                             f"{self.executable.backend!r}); use "
+                             f"jit(f).lower(*args).compile(backend='hls')")
+        return report(**kw)
 
 
 def _kernel_note(before):

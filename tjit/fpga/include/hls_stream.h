@@ -16,17 +16,22 @@
 #include "tjit_sim_region.h"
 
 namespace hls {
-template <typename T, int DEPTH = 2>
-class stream : public tj_sim::StreamBase {
+// stream<T> (DEPTH 0: Vitis' default of 2) is the type stages take by reference;
+// stream<T, DEPTH> derives from it, as in Vitis HLS, so one binds to the other.
+template <typename T, int DEPTH = 0>
+class stream;
+
+template <typename T>
+class stream<T, 0> : public tj_sim::StreamBase {
  public:
   stream() : stream("stream") {}
-  explicit stream(const char *name) : tj_sim::StreamBase(name, DEPTH) {}
+  explicit stream(const char *name, int depth = 2) : tj_sim::StreamBase(name, depth) {}
   stream(const stream &) = delete;
   stream &operator=(const stream &) = delete;
 
   void write(const T &v) {
     auto lk = lock();
-    wait_for_room(lk, [this] { return q_.size() < static_cast<size_t>(DEPTH); });
+    wait_for_room(lk, [this] { return q_.size() < static_cast<size_t>(depth()); });
     q_.push_back(v);
     moved(lk);
   }
@@ -47,12 +52,19 @@ class stream : public tj_sim::StreamBase {
   }
   bool full() {
     auto lk = lock();
-    return q_.size() >= static_cast<size_t>(DEPTH);
+    return q_.size() >= static_cast<size_t>(depth());
   }
   size_t size() const override { return q_.size(); }
 
  private:
   std::deque<T> q_;
+};
+
+template <typename T, int DEPTH>
+class stream : public stream<T, 0> {
+ public:
+  stream() : stream<T, 0>("stream", DEPTH) {}
+  explicit stream(const char *name) : stream<T, 0>(name, DEPTH) {}
 };
 }  // namespace hls
 #endif

@@ -2,6 +2,7 @@
 // own C simulation (its hls_stream.h), the stages are plain calls in order under
 // #pragma HLS DATAFLOW; with tjit's simulation headers each stage runs in its own
 // thread, as on the device, over bounded streams (hls_stream.h, tjit_sim_region.h).
+// TJ_BUFFER declares an intermediate on chip (an array: a ping-pong buffer in Vitis).
 #ifndef TJIT_DATAFLOW_H
 #define TJIT_DATAFLOW_H
 #if !defined(__SYNTHESIS__) && defined(TJIT_SIM_HLS_STREAM_H)
@@ -9,7 +10,13 @@
 #define TJ_REGION(name) tj_sim::Region tj_region_(name)
 #define TJ_STAGE(name, ...) tj_region_.spawn(name, [&]() { __VA_ARGS__; })
 #define TJ_END() tj_region_.join()
+// an on-chip buffer on the heap (a thread's stack is small)
+#include <vector>
+#define TJ_BUFFER(T, name, n) \
+  std::vector<T> name##_store(n); \
+  T *name = name##_store.data()
 #else
+#define TJ_BUFFER(T, name, n) T name[n]
 #define TJ_REGION(name)
 #define TJ_STAGE(name, ...) __VA_ARGS__
 #define TJ_END()

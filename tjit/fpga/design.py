@@ -1,0 +1,454 @@
+"""A run of fused kernels as one HLS dataflow design: stages, streams, buffers, source.
+
+:func:`build_design` takes consecutive kernel steps of a planned
+:class:`~tjit.xla_like.plan.Program` and makes them the stages of one top function
+under ``#pragma HLS DATAFLOW`` (the stages run at once, each a pipelined loop nest):
+
+* **ports**: the values the run reads from outside it and the values it leaves for
+  later steps or returns are ``m_axi`` pointers, each in its own bundle
+  (``max_widen_bitwidth=512``); size symbols are ``s_axilite`` int64 registers;
+* **streams**: a value that its producer writes once per element in order and every
+  consumer reads once per element in order (``lower/c/streams.py``) flows through
+  ``hls::stream<T, depth>``: a reader stage turns an input port into streams, a writer
+  stage a stream into an output port, a fork stage copies a stream to several
+  consumers. A value no one reads is discarded in its producer;
+* **depths**: a consumer that first holds back data (a row-style kernel reads a row
+  of ``N`` before it writes, a stage waiting for a buffer waits for its producer's
+  whole run) makes the other streams into it wait; each stream is
+  ``2 + start(consumer) - ready(stream)`` deep, where ``ready`` is the element count
+  its producer must take in before the stream's first element (the longest such
+  path from the ports, counting a row per row-style stage and a whole run per buffer).
+  A stream that would need a symbolic depth or more than ``MAX_STREAM_DEPTH`` becomes
+  a buffer instead;
+* **buffers**: other intermediates are on-chip arrays while their sizes fit
+  ``onchip_budget`` bytes (BRAM/URAM; default ``ONCHIP_BUDGET``), else DRAM scratch
+  ports the host allocates. A buffer's consumers start when its producer has finished
+  (Vitis' ping-pong handshake; in C simulation a token stream of depth 1 per reader).
+
+Control flow the design cannot pipeline (a data-dependent ``while``, ``cond``,
+``scan``), library calls and host dots are not stages: the runtime (``devices/hls.py``)
+runs them on the host between design invocations, as an FPGA host program does.
+"""
+
+import dataclasses
+
+import numpy as np
+import sympy
+
+from tjit.lower.c import HLS, render
+from tjit.lower.c import streams as S
+from tjit.lower.c.sizes import Sizes, param_name
+from tjit.lower.loops import prod
+
+__all__ = [
+    "MAX_STREAM_DEPTH",
+    "ONCHIP_BUDGET",
+    "Buffer",
+    "Design",
+    "Stage",
+    "Stream",
+    "build_design",
+]
+
+#: On-chip bytes a design may use for intermediate buffers (of an Alveo U280's ~41 MB
+#: of BRAM + URAM: a quarter, leaving room for FIFOs, row buffers and the shell).
+ONCHIP_BUDGET = 8 << 20
+#: The deepest stream a design uses; a deeper one becomes a buffer.
+MAX_STREAM_DEPTH = 4096
+
+
+@dataclasses.dataclass
+class Stream:
+    name: str
+    value: int              # the program value it carries
+    dtype: np.dtype
+    depth: int
+    producer: str           # stage names
+    consumer: str
+    length: object          # elements (int or sympy)
+
+
+@dataclasses.dataclass
+class Buffer:
+    name: str
+    value: int
+    dtype: np.dtype
+    length: object
+    where: str              # "onchip" | "dram" | "port" (an output read back)
+    producer: str
+    consumers: list
+
+
+@dataclasses.dataclass
+class Stage:
+    name: str
+    kind: str               # "read" | "kernel" | "write" | "fork"
+    kernel: object = None   # kernel_ir.Kernel of a "kernel" stage
+    value: int = None       # the value a read/write/fork stage moves
+    length: object = 0      # elements it moves (read/write/fork)
+
+
+@dataclasses.dataclass
+class Design:
+    """One dataflow design: ``text`` (HLS C++ of its stages and ``top``), the ports in
+    call order (``ports``: (value, "in"|"out"|"scratch", dtype, length)), the size
+    ``symbols``, and its ``stages``, ``streams`` and ``buffers``."""
+    top: str
+    text: str
+    ports: list
+    symbols: tuple
+    stages: list
+    streams: list
+    buffers: list
+
+    @property
+    def dram_intermediates(self):
+        """Intermediates that go through DRAM: scratch buffers, and outputs that a stage
+        of the design reads back from their port."""
+        return [b for b in self.buffers if b.where in ("dram", "port")]
+
+    def summary(self):
+        return (f"design {self.top}: {len(self.stages)} stages, {len(self.streams)} "
+                f"streams, {len(self.buffers)} buffers ({len(self.dram_intermediates)} "
+                f"in DRAM)")
+
+
+def _elements(prog, v):
+    return prod(prog.values[v].shape)
+
+
+def _const(x):
+    return isinstance(x, (int, np.integer)) or not sympy.sympify(x).free_symbols
+
+
+def build_design(prog, steps, live_out, top="tjit_design", onchip_budget=ONCHIP_BUDGET,
+                 depths=None):
+    """The :class:`Design` of kernel steps ``steps`` (consecutive ``KernelStep`` of
+    ``prog``).
+
+    Args:
+      prog: the planned Program.
+      steps: its kernel steps that form the design, in order.
+      live_out: value ids the design must leave in memory (read later, or outputs).
+      top: the top function's name.
+      onchip_budget: bytes of on-chip buffers before intermediates go to DRAM.
+      depths: ``{stream name: depth}`` overriding computed depths (tests: an
+        under-sized stream).
+    """
+    produced = {v: n for n, s in enumerate(steps) for v in s.outs if v is not None}
+    readers = {}
+    for n, s in enumerate(steps):
+        for j, v in enumerate(s.ins):
+            readers.setdefault(v, []).append((n, j))
+    ok = [S.stream_args(s.kernel) for s in steps]
+    kname = [f"st{n}_{s.kernel.name}" for n, s in enumerate(steps)]
+
+    def streams_ok(v):
+        """Whether value ``v`` can flow as a stream to every reader in the run."""
+        n_el = _elements(prog, v)
+        rs = readers.get(v, [])
+        if len({n for n, _ in rs}) != len(rs):     # one kernel reads it twice
+            return False
+        for n, j in rs:
+            k = steps[n].kernel
+            if ok[n].get(j) != "in" or not _same(S.stream_length(k, j), n_el):
+                return False
+        if v in produced:
+            n = produced[v]
+            s = steps[n]
+            a = len(s.ins) + s.outs.index(v)
+            if ok[n].get(a) != "out" or not _same(S.stream_length(s.kernel, a), n_el):
+                return False
+        return True
+
+    inputs = [v for v in dict.fromkeys(v for s in steps for v in s.ins) if v not in produced]
+    outputs = [v for v in produced if v in live_out]
+    streamed = {v for v in set(inputs) | set(produced) if streams_ok(v) and (
+        readers.get(v) or (v in produced and v in live_out))}
+    while True:
+        d = _Layout(prog, steps, kname, produced, readers, inputs, outputs, streamed,
+                    onchip_budget, depths or {})
+        bad = d.plan_depths()
+        if not bad:
+            return d.design(top)
+        streamed -= bad
+
+
+def _same(a, b):
+    return a == b or sympy.simplify(sympy.sympify(a) - sympy.sympify(b)) == 0
+
+
+class _Layout:
+    """Stages, streams and buffers for one choice of streamed values; renders them."""
+
+    def __init__(self, prog, steps, kname, produced, readers, inputs, outputs, streamed,
+                 budget, depth_override):
+        self.prog, self.steps, self.kname = prog, steps, kname
+        self.produced, self.readers = produced, readers
+        self.inputs, self.outputs, self.streamed = inputs, outputs, streamed
+        self.override = depth_override
+        self.stages = []
+        self.streams = []
+        self.buffers = []
+        self.edges = {}        # (value, consumer stage or "sink") -> stream
+        self.mem = {}          # value -> C name of its memory (port, buffer, scratch)
+        self.ports = []
+        for v in inputs:
+            self.ports.append((v, "in", prog.values[v].dtype, _elements(prog, v)))
+            self.mem[v] = f"p{v}"
+        for v in outputs:
+            self.ports.append((v, "out", prog.values[v].dtype, _elements(prog, v)))
+        used = 0
+        for v in produced:
+            if v in streamed or v in outputs or not readers.get(v):
+                continue
+            n_el = _elements(prog, v)
+            nbytes = n_el * prog.values[v].dtype.itemsize
+            where = "onchip" if _const(nbytes) and used + int(nbytes) <= budget else "dram"
+            if where == "onchip":
+                used += int(nbytes)
+            else:
+                self.ports.append((v, "scratch", prog.values[v].dtype, n_el))
+            self.buffers.append(Buffer(f"b{v}" if where == "onchip" else f"d{v}", v,
+                                       prog.values[v].dtype, n_el, where,
+                                       kname[produced[v]],
+                                       [kname[n] for n, _ in readers[v]]))
+            self.mem[v] = self.buffers[-1].name
+        for v in outputs:
+            self.mem[v] = f"p{v}"
+            if v not in streamed and readers.get(v):   # read back from its port
+                self.buffers.append(Buffer(f"p{v}", v, prog.values[v].dtype,
+                                           _elements(prog, v), "port",
+                                           kname[produced[v]],
+                                           [kname[n] for n, _ in readers[v]]))
+        self._wire()
+
+    def _stream(self, v, producer, consumer):
+        s = Stream(f"s{len(self.streams)}_{v}", v, self.prog.values[v].dtype, 2, producer,
+                   consumer, _elements(self.prog, v))
+        self.streams.append(s)
+        return s
+
+    def _wire(self):
+        prog = self.prog
+        for v in self.inputs:
+            if v in self.streamed:
+                rd = f"rd_p{v}"
+                self.stages.append(Stage(rd, "read", value=v, length=_elements(prog, v)))
+                for n, _ in self.readers[v]:
+                    self.edges[(v, self.kname[n])] = self._stream(v, rd, self.kname[n])
+        for n, s in enumerate(self.steps):
+            self.stages.append(Stage(self.kname[n], "kernel", kernel=s.kernel))
+            for v in s.outs:
+                if v is None or v not in self.streamed:
+                    continue
+                sinks = [self.kname[m] for m, _ in self.readers.get(v, [])]
+                if v in self.outputs:
+                    sinks.append(f"wr_p{v}")
+                src = self.kname[n]
+                if len(sinks) > 1:
+                    fk = f"fk_{v}"
+                    self.edges[(v, src)] = self._stream(v, src, fk)
+                    self.stages.append(Stage(fk, "fork", value=v, length=_elements(prog, v)))
+                    src = fk
+                for sink in sinks:
+                    self.edges[(v, sink)] = self._stream(v, src, sink)
+                if v in self.outputs:
+                    self.stages.append(Stage(f"wr_p{v}", "write", value=v,
+                                             length=_elements(prog, v)))
+        # (forks and writers were appended after their producer: a topological order)
+
+    # -- depths ---------------------------------------------------------------------------
+    def plan_depths(self):
+        """Set every stream's depth (see the module docstring); returns the values whose
+        streams would need a symbolic or too deep FIFO (to become buffers), else {}."""
+        ready = {}          # stream name -> elements taken in before its first element
+        start, done = {}, {}
+        by_consumer = {}
+        for s in self.streams:
+            by_consumer.setdefault(s.consumer, []).append(s)
+        buf_of = {b.value: b for b in self.buffers}
+        for st in self.stages:
+            ins = by_consumer.get(st.name, [])
+            t = [ready[s.name] for s in ins]
+            if st.kind == "kernel":
+                n = self.kname.index(st.name)
+                for v in self.steps[n].ins:
+                    if v in buf_of:
+                        t.append(done[buf_of[v].producer])
+            begin = _max(t)
+            start[st.name] = begin
+            lag, run = 0, st.length
+            if st.kind == "kernel":
+                k = st.kernel
+                red = prod(k.shape[a] for a in k.reduce_axes) if k.reduce_axes else 0
+                lag, run = red, prod(k.shape)
+            done[st.name] = begin + run
+            for s in self.streams:
+                if s.producer == st.name:
+                    ready[s.name] = begin + lag
+        bad = set()
+        for s in self.streams:
+            need = sympy.expand(sympy.sympify(2 + start[s.consumer] - ready[s.name]))
+            if need.free_symbols:
+                bad.add(s.value)
+                continue
+            depth = self.override.get(s.name, max(2, int(need)))
+            if depth > MAX_STREAM_DEPTH and s.name not in self.override:
+                bad.add(s.value)
+            s.depth = depth
+        return bad
+
+    # -- source ---------------------------------------------------------------------------
+    def design(self, top):
+        symbols = sorted({str(x) for s in self.steps for x in s.kernel.size_symbols} |
+                         {str(x) for v, *_ in self.ports for x in
+                          sympy.sympify(_elements(self.prog, v)).free_symbols})
+        parts = []
+        for n, s in enumerate(self.steps):
+            parts.append(self._kernel_stage(n, s))
+        for st in self.stages:
+            if st.kind != "kernel":
+                parts.append(self._mover(st, symbols))
+        decls, body = self._top_body(symbols)
+        text = "\n".join([HLS.prelude, '#include "tjit_dataflow.h"'] + parts +
+                         [self._top(top, symbols, decls, body)]) + "\n"
+        return Design(top, text, list(self.ports), tuple(symbols), self.stages,
+                      self.streams, self.buffers)
+
+    def _io(self, n, s):
+        io = {}
+        for j, v in enumerate(s.ins):
+            if v in self.streamed:
+                io[j] = "stream"
+        for j, v in enumerate(s.outs, len(s.ins)):
+            if v is None or (v not in self.streamed and v not in self.mem):
+                io[j] = "discard"
+            elif v in self.streamed:
+                io[j] = "stream"
+        return io
+
+    def _kernel_stage(self, n, s):
+        self.srcs = getattr(self, "srcs", {})
+        src = render(s.kernel, HLS, f"k_{self.kname[n]}", io=self._io(n, s), top=False)
+        self.srcs[n] = src
+        return src.body
+
+    def _mover(self, st, symbols):
+        """A read, write or fork stage's function."""
+        dt = self.prog.values[st.value].dtype
+        t = HLS.mem_type(dt)
+        sizes = Sizes(symbols, "int64_t", lambda: "tj_floordiv")
+        n = sizes(st.length)
+        outs = [s for s in self.streams if s.producer == st.name]
+        ins = [s for s in self.streams if s.consumer == st.name]
+        args = ([f"const {t} *__restrict src"] if st.kind == "read" else
+                [f"hls::stream<{t}> &{ins[0].name}"])
+        args += [f"hls::stream<{t}> &{s.name}" for s in outs]
+        if st.kind == "write":
+            args.append(f"{t} *__restrict dst")
+        args += [f"int64_t {param_name(x)}" for x in symbols]
+        get = "src[i]" if st.kind == "read" else f"{ins[0].name}.read()"
+        body = [f"        const {t} v = {get};"]
+        body += [f"        {s.name}.write(v);" for s in outs]
+        if st.kind == "write":
+            body.append("        dst[i] = v;")
+        lines = [f"static void {st.name}({', '.join(args)}) {{"]
+        lines += ["    " + d for d in sizes.decls()]
+        lines += [f"    for (int64_t i = 0; i < {n}; i++) {{", "#pragma HLS PIPELINE II=1"]
+        if not isinstance(st.length, (int, np.integer)):
+            from tjit.lower.c.hls_dialect import trip_hint
+            h = max(1, trip_hint(st.length))
+            lines.append(f"#pragma HLS LOOP_TRIPCOUNT min=1 max={h} avg={h}")
+        lines += body + ["    }", "}"]
+        text = "\n".join(lines)
+        if "tj_floordiv" in text:     # (value sizes are products of symbols and ints)
+            raise NotImplementedError(f"hls design: a floor division in the size of "
+                                      f"value {st.value}")
+        return text
+
+    def _top_body(self, symbols):
+        decls = []
+        for s in self.streams:
+            t = HLS.mem_type(s.dtype)
+            decls.append(f"hls::stream<{t}, {s.depth}> {s.name}(\"{s.name}\");")
+            decls.append(f"#pragma HLS STREAM variable={s.name} depth={s.depth}")
+        tokens = {}
+        for b in self.buffers:
+            if b.where == "onchip":
+                decls.append(f"TJ_BUFFER({HLS.mem_type(b.dtype)}, {b.name}, {b.length});")
+            for c in b.consumers:
+                name = f"t_{b.name}_{c}"
+                tokens.setdefault(b.producer, []).append(name)
+                tokens.setdefault(("wait", c), []).append(name)
+                decls.append(f"hls::stream<bool, 1> {name}(\"{name}\");")
+        sizes = ", ".join(param_name(x) for x in symbols)
+        body = []
+        for st in self.stages:
+            if st.kind == "kernel":
+                n = self.kname.index(st.name)
+                call = self._kernel_call(n, tokens)
+            else:
+                args = [f"p{st.value}"] if st.kind == "read" else \
+                    [next(s.name for s in self.streams if s.consumer == st.name)]
+                args += [s.name for s in self.streams if s.producer == st.name]
+                if st.kind == "write":
+                    args.append(f"p{st.value}")
+                call = f"{st.name}({', '.join(args + ([sizes] if sizes else []))})"
+            body.append(f'TJ_STAGE("{st.name}", {call});')
+        self.tokens = tokens
+        return decls, body
+
+    def _kernel_call(self, n, tokens):
+        s, src = self.steps[n], self.srcs[n]
+        name = self.kname[n]
+        args = []
+        for p in src.params:
+            if p.kind == "size":
+                args.append(p.name)
+                continue
+            j = int(p.name[1:])
+            v = s.ins[j] if j < len(s.ins) else s.outs[j - len(s.ins)]
+            if p.kind == "stream":
+                args.append(self.edges[(v, name)].name if j < len(s.ins) else
+                            self._out_stream(v, name))
+            else:
+                args.append(self.mem[v])
+        call = f"{src.entry}({', '.join(args)})"
+        waits = tokens.get(("wait", name), [])
+        posts = tokens.get(name, [])
+        if not waits and not posts:
+            return call
+        pre = "".join(f"{t}.read(); " for t in waits)
+        post = "".join(f" {t}.write(true);" for t in posts)
+        return f"{{ {pre}{call};{post} }}"
+
+    def _out_stream(self, v, producer):
+        return next(s.name for s in self.streams if s.value == v and s.producer == producer)
+
+    def _top(self, top, symbols, decls, body):
+        params, pragmas = [], []
+        for n, (v, role, dt, _) in enumerate(self.ports):
+            t = HLS.mem_type(dt)
+            name = f"p{v}" if role != "scratch" else self.mem[v]
+            params.append(f"{'const ' if role == 'in' else ''}{t} *{name}")
+            pragmas.append(f"#pragma HLS INTERFACE m_axi port={name} bundle=gmem{n} "
+                           "offset=slave max_widen_bitwidth=512")
+        for x in symbols:
+            params.append(f"int64_t {param_name(x)}")
+            pragmas.append(f"#pragma HLS INTERFACE s_axilite port={param_name(x)}")
+        pragmas.append("#pragma HLS INTERFACE s_axilite port=return")
+        lines = [f'extern "C" void {top}({", ".join(params)}) {{'] + pragmas
+        lines += ["#pragma HLS DATAFLOW", f'    TJ_REGION("{top}");']
+        lines += ["    " + d if not d.startswith("#") else d for d in decls]
+        lines += ["    " + b for b in body] + ["    TJ_END();", "}"]
+        return "\n".join(lines)
+
+
+def _max(xs):
+    xs = [x for x in xs]
+    if not xs:
+        return 0
+    if all(isinstance(x, (int, np.integer)) for x in xs):
+        return max(xs)
+    return sympy.Max(*xs)
