@@ -62,7 +62,9 @@ class AutoDim(sympy.Symbol):
         same = sympy.Symbol.__eq__(self, other)
         if not isinstance(other, sympy.Basic):
             seen = _GUARDS.get()
-            if seen is not None:
+            # only the user's code: tjit's and sympy's own comparisons are made knowing
+            # that dims may be symbolic
+            if seen is not None and not _is_library(sys._getframe(1)):
                 try:
                     seen.add((self, operator.index(other)))
                 except TypeError:
@@ -71,6 +73,11 @@ class AutoDim(sympy.Symbol):
 
     def __ne__(self, other):
         return not self.__eq__(other)
+
+
+def _is_library(frame):
+    name = frame.f_globals.get("__name__", "")
+    return name.startswith(("tjit.", "sympy.")) or name in ("tjit", "sympy")
 
 
 class guards_recorded:

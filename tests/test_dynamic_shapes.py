@@ -1,0 +1,215 @@
+"""Automatic dynamic shapes (tjit/dynamic_shapes.py): a jit retraces once with the dims
+that changed made symbolic, then runs every later size with no trace and no compile;
+sizes 0/1 and Python code that needs a size get per-shape programs. Results are checked
+at every size against the reference interpreter traced per shape and NumPy."""
+
+import threading
+
+import numpy as np
+import pytest
+
+import tjit
+import tjit.numpy as jnp
+from tjit.api import ShapeDtypeStruct
+from tjit.tracing.errors import ShapeError
+
+RNG = np.random.default_rng(0)
+
+
+def _reference(f, **kw):
+    """The oracle: the interpreter, traced for each exact shape."""
+    return tjit.jit(f, backend="interpreter", dynamic_shapes=False, **kw)
+
+
+def _randn(*shape):
+    return RNG.standard_normal(shape).astype(np.float32)
+
+
+def mlp(x, w1, b1, w2):
+    return jnp.tanh(x @ w1 + b1) @ w2
+
+
+W1, B1, W2 = _randn(8, 16), _randn(16), _randn(16, 3)
+
+
+def test_twenty_batch_sizes_trace_and_compile_at_most_twice():
+    f, ref = tjit.jit(mlp), _reference(mlp)
+    for b in range(2, 42, 2):
+        x = _randn(b, 8)
+        got = f(x, W1, B1, W2)
+        np.testing.assert_allclose(got, ref(x, W1, B1, W2), rtol=2e-5, atol=2e-5)
+        want = np.tanh(x.astype(np.float64) @ W1 + B1) @ W2
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+    assert f.trace_count == 2 and f.compile_count == 2
+    assert f._cache_size() == 2
+
+
+def test_training_step_grad_over_batch_sizes():
+    def loss(w, x, y):
+        return jnp.mean((jnp.tanh(x @ w) - y) ** 2)
+
+    step, ref = tjit.jit(tjit.grad(loss)), _reference(tjit.grad(loss))
+    w = _randn(5, 2)
+    for b in (4, 6, 9, 17, 30):
+        x, y = _randn(b, 5), _randn(b, 2)
+        np.testing.assert_allclose(step(w, x, y), ref(w, x, y), rtol=1e-5, atol=1e-6)
+    assert step.trace_count == 2 and step.compile_count == 2
+
+
+def test_sizes_zero_and_one_are_specialized_and_broadcast():
+    f = tjit.jit(lambda a, b: a * b + a.sum(0))
+    ref = _reference(lambda a, b: a * b + a.sum(0))
+    calls = [((3, 4), (3, 4)), ((5, 4), (5, 4)), ((1, 4), (1, 4)), ((7, 4), (1, 4)),
+             ((0, 4), (0, 4)), ((9, 4), (9, 4)), ((2, 4), (2, 4))]
+    for sa, sb in calls:
+        a, b = _randn(*sa), _randn(*sb)
+        np.testing.assert_allclose(f(a, b), ref(a, b), rtol=1e-5, atol=1e-5)
+    # (3,4)+(3,4) first; 5: dynamic; 1 and 0: concrete each; (7,4)*(1,4) broadcasts: its
+    # own program (b's 1 is never a symbol); 9 and 2 reuse the dynamic program
+    assert f.compile_count == 5 and f.trace_count == 5
+
+
+def test_dims_that_change_together_share_a_symbol():
+    f = tjit.jit(lambda x: x @ x + x.T)
+    ref = _reference(lambda x: x @ x + x.T)
+    for n in (4, 6, 9, 13):
+        x = _randn(n, n)
+        np.testing.assert_allclose(f(x), ref(x), rtol=1e-4, atol=1e-4)
+    assert f.trace_count == 2
+    assert "s0" in f.lower(ShapeDtypeStruct((7, 7), np.float32)).as_text()
+    with pytest.raises(ShapeError):     # the user's error, from a trace at that shape
+        f(_randn(8, 9))
+
+
+def test_python_branch_on_shape_falls_back_to_per_shape_programs():
+    def f(x):
+        return x * 2.0 if x.shape[0] > 3 else x - 1.0
+
+    jf = tjit.jit(f)
+    for n in (2, 5, 3, 6, 4, 2):
+        x = _randn(n, 3)
+        np.testing.assert_allclose(jf(x), _reference(f)(x), rtol=1e-6)
+    assert jf.compile_count == 5      # one per distinct shape, as without dynamic shapes
+
+
+def test_range_over_a_size_falls_back():
+    def f(x):
+        total = x[0]
+        for i in range(1, x.shape[0]):
+            total = total * 0.5 + x[i]
+        return total
+
+    jf = tjit.jit(f)
+    for n in (2, 4, 7, 4):
+        x = _randn(n, 3)
+        np.testing.assert_allclose(jf(x), _reference(f)(x), rtol=1e-5, atol=1e-6)
+    assert jf.trace_count == 4 and jf.compile_count == 3
+
+
+def test_equality_with_a_size_is_a_guard():
+    def f(x):
+        return x * 2.0 if x.shape[0] == 6 else x - 1.0
+
+    jf = tjit.jit(f)
+    for n in (2, 5, 6, 7, 6, 8):
+        x = _randn(n, 3)
+        np.testing.assert_allclose(jf(x), _reference(f)(x), rtol=1e-6)
+    assert jf.compile_count == 3      # 2; dynamic (guard s0 != 6); 6 on its own
+
+
+def test_pytrees_and_kwargs():
+    def f(params, x, *, scale):
+        h = jnp.tanh(x @ params["w"] + params["b"])
+        return {"out": h * scale, "norm": jnp.sum(h ** 2, axis=-1)}
+
+    jf, ref = tjit.jit(f), _reference(f)
+    params = {"w": _randn(4, 6), "b": _randn(6)}
+    for b in (3, 5, 8, 11):
+        x, s = _randn(b, 4), _randn(b, 1)
+        got, want = jf(params, x, scale=s), ref(params, x, scale=s)
+        for k in ("out", "norm"):
+            np.testing.assert_allclose(got[k], want[k], rtol=1e-5, atol=1e-6)
+    assert jf.trace_count == 2
+
+
+def test_static_args_change_the_program_not_the_sizes():
+    def f(x, n):
+        return jnp.sum(x ** n, axis=1)
+
+    jf = tjit.jit(f, static_argnums=1)
+    ref = _reference(f, static_argnums=1)
+    for n in (2, 3):
+        for b in (3, 5, 8):
+            x = _randn(b, 4)
+            np.testing.assert_allclose(jf(x, n), ref(x, n), rtol=1e-5, atol=1e-5)
+    assert jf.trace_count == 4      # per value of n: the first size, then dynamic
+
+
+def test_new_dim_widens_the_dynamic_program():
+    f, ref = tjit.jit(lambda x: jnp.exp(x).sum(1)), _reference(lambda x: jnp.exp(x).sum(1))
+    for shape in ((3, 4), (5, 4), (7, 4), (7, 6), (9, 10), (2, 3)):
+        x = _randn(*shape)
+        np.testing.assert_allclose(f(x), ref(x), rtol=1e-5)
+    assert f.trace_count == 3
+
+
+@pytest.mark.parametrize("how", ["argument", "environment"])
+def test_opt_out(how, monkeypatch):
+    if how == "environment":
+        monkeypatch.setenv("TJIT_DYNAMIC_SHAPES", "0")
+        f = tjit.jit(lambda x: x + 1.0)
+    else:
+        f = tjit.jit(lambda x: x + 1.0, dynamic_shapes=False)
+    for n in (3, 5, 7, 9):
+        np.testing.assert_allclose(f(np.ones(n, np.float32)), np.full(n, 2.0))
+    assert f.trace_count == 4 and f.compile_count == 4
+
+
+def test_lower_uses_the_dynamic_program():
+    f = tjit.jit(mlp)
+    for b in (3, 5):
+        f(_randn(b, 8), W1, B1, W2)
+    traces = f.trace_count
+    lowered = f.lower(ShapeDtypeStruct((13, 8), np.float32), W1, B1, W2)
+    assert f.trace_count == traces and "s0" in lowered.as_text()
+    compiled = lowered.compile()
+    for b in (13, 21):
+        x = _randn(b, 8)
+        np.testing.assert_allclose(compiled(x, W1, B1, W2), _reference(mlp)(x, W1, B1, W2),
+                                   rtol=2e-5, atol=2e-5)
+
+
+def test_donation_with_the_dynamic_program():
+    f = tjit.jit(lambda x, y: x * 2.0 + y, donate_argnums=0)
+    for b in (3, 5, 8):
+        x, y = jnp.asarray(_randn(b, 4)), _randn(b, 4)
+        want = np.asarray(x) * 2.0 + y
+        np.testing.assert_allclose(f(x, y), want, rtol=1e-6)
+        assert x.is_deleted()
+    assert f.trace_count == 2
+
+
+def test_threads_calling_new_sizes_at_once():
+    f = tjit.jit(lambda x: jnp.sin(x) * 3.0)
+    f(np.ones((2, 3), np.float32))
+    f(np.ones((3, 3), np.float32))
+    sizes = list(range(4, 20))
+    out, errors = {}, []
+    start = threading.Barrier(len(sizes))
+
+    def call(n):
+        try:
+            start.wait(10)
+            out[n] = f(np.full((n, 3), 0.25 * n, np.float32))
+        except Exception as e:  # noqa: BLE001 (reported below)
+            errors.append(e)
+
+    threads = [threading.Thread(target=call, args=(n,)) for n in sizes]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert not errors
+    for n in sizes:
+        np.testing.assert_allclose(out[n], np.sin(np.full((n, 3), 0.25 * n)) * 3.0, rtol=1e-5)
+    assert f.trace_count == 2
