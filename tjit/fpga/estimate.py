@@ -1,0 +1,292 @@
+"""Resource and latency estimate of dataflow designs on an UltraScale+ card.
+
+:func:`report` gives, per stage of each design (``design.py``): its trip count (the
+points its innermost pipelined loops visit), initiation interval (II: 1, every
+innermost loop is pipelined and reductions use interleaved partials), pipeline depth
+(the longest chain of operator latencies in its loop body, from ``op_costs.COSTS``,
+plus a cycle to read and one to write), cycles, and DSP/BRAM/LUT/FF; and per design:
+
+* **latency**: stages overlap (DATAFLOW). A stage starts when its inputs have their
+  first elements: a stream after its producer's start + the data it holds back (a row
+  for a row-style stage) + its pipeline depth; a buffer after its producer has
+  finished. The design's latency is the latest start + cycles;
+* **memory bound**: the bytes the design moves through DRAM (inputs read, outputs
+  written, DRAM intermediates written and read back) over the card's bandwidth
+  (``op_costs.PARTS``: U280 HBM2 460 GB/s, U250 DDR4 77 GB/s);
+* which of the two **binds** (the larger time) at ``clock_mhz``, and a warning
+  (``ResourceWarning`` and in the text) when the designs exceed the part's resources.
+
+Cycle counts of one stage: pointwise ``trip + depth``; a row-style stage, per outer
+point, a row read into its buffer (``N + 2``), then per stage level ``N + depth +
+fold`` (fold: the partials' pairwise tree, 3 levels of the combine's latency) and the
+store pass ``N + depth``; accumulate style per kept point ``R + depth + fold``.
+Resources: each pass instantiates the operators of its loop body (a pipelined loop
+does not share them), plus per m_axi port an AXI adapter (2 BRAM18K, 1200 LUT, 1800
+FF), FIFOs deeper than 32 in BRAM18K, row and on-chip buffers (ping-pong: twice) in
+BRAM18K (2304 bytes each). Symbolic sizes take ``sizes`` or ``TRIPCOUNT_HINT``.
+"""
+
+import dataclasses
+import math
+import warnings
+
+import numpy as np
+import sympy
+
+from tjit.fpga.op_costs import PARTS, cost
+from tjit.lower.c import streams as S
+from tjit.lower.c.hls_dialect import PARTIALS, TRIPCOUNT_HINT
+from tjit.lower.loops import stage_levels
+from tjit.xla_like import kernel_ir as K
+
+__all__ = ["DesignEstimate", "Report", "StageEstimate", "report", "stage_estimate"]
+
+BRAM_BYTES = 2304           # one BRAM18K
+AXI_PORT = (2, 1200, 1800)  # BRAM18K, LUT, FF of one m_axi adapter with burst buffers
+SRL_FIFO_MAX = 32           # FIFOs up to this depth are shift registers (LUTs)
+
+
+@dataclasses.dataclass
+class StageEstimate:
+    name: str
+    kind: str
+    trip: int
+    ii: int
+    depth: int
+    cycles: int
+    dsp: int = 0
+    bram: int = 0
+    lut: int = 0
+    ff: int = 0
+    hold: int = 0           # elements it takes in before its first output
+
+
+@dataclasses.dataclass
+class DesignEstimate:
+    name: str
+    stages: list
+    streams: int
+    latency_cycles: int
+    dram_bytes: int
+    dsp: int
+    bram: int
+    lut: int
+    ff: int
+    compute_s: float
+    memory_s: float
+
+    @property
+    def binds(self):
+        return "memory bandwidth" if self.memory_s > self.compute_s else "pipeline latency"
+
+    @property
+    def time_s(self):
+        return max(self.compute_s, self.memory_s)
+
+
+@dataclasses.dataclass
+class Report:
+    part: object
+    clock_mhz: float
+    designs: list
+    warnings: list
+    cpu_ms: float = None
+    gpu_ms: float = None
+    gpu_note: str = ""
+
+    @property
+    def totals(self):
+        return {r: sum(getattr(d, r) for d in self.designs)
+                for r in ("dsp", "bram", "lut", "ff")}
+
+    @property
+    def time_s(self):
+        return sum(d.time_s for d in self.designs)
+
+    def __str__(self):
+        p = self.part
+        lines = [(f"HLS estimate for {p.name} ({p.device}, {p.memory} {p.mem_gbs:g} "
+                  f"GB/s) at {self.clock_mhz:g} MHz")]
+        for d in self.designs:
+            lines.append(f"design {d.name}: {len(d.stages)} stages, {d.streams} streams")
+            lines.append(f"  {'stage':28s} {'trip':>9s} {'II':>3s} {'depth':>5s} "
+                         f"{'cycles':>10s} {'DSP':>5s} {'BRAM':>5s} {'LUT':>7s} {'FF':>7s}")
+            for s in d.stages:
+                lines.append(f"  {s.name[:28]:28s} {s.trip:9d} {s.ii:3d} {s.depth:5d} "
+                             f"{s.cycles:10d} {s.dsp:5d} {s.bram:5d} {s.lut:7d} {s.ff:7d}")
+            lines.append(f"  latency {d.latency_cycles} cycles = {d.compute_s * 1e6:.2f} us; "
+                         f"DRAM {d.dram_bytes} bytes = {d.memory_s * 1e6:.2f} us at "
+                         f"{p.mem_gbs:g} GB/s; binds: {d.binds}; DSP {d.dsp}, BRAM18K "
+                         f"{d.bram}, LUT {d.lut}, FF {d.ff}")
+        t = self.totals
+        lines.append(f"total: {self.time_s * 1e3:.4f} ms; DSP {t['dsp']}/{p.dsp}, BRAM18K "
+                     f"{t['bram']}/{p.bram18k}, LUT {t['lut']}/{p.lut}, FF {t['ff']}/{p.ff}")
+        if self.cpu_ms is not None:
+            lines.append(f"beside: tjit CPU (measured) {self.cpu_ms:.4f} ms")
+        if self.gpu_ms is not None:
+            lines.append(f"beside: GPU {self.gpu_ms:.4f} ms {self.gpu_note}".rstrip())
+        lines += [f"WARNING: {w}" for w in self.warnings]
+        return "\n".join(lines)
+
+
+def _n(x, env):
+    if isinstance(x, (int, np.integer)):
+        return int(x)
+    e = sympy.sympify(x)
+    return int(e.subs({s: env.get(str(s), TRIPCOUNT_HINT) for s in e.free_symbols}))
+
+
+def _prod(xs, env):
+    out = 1
+    for x in xs:
+        out *= _n(x, env)
+    return out
+
+
+def _body(roots):
+    """(latency of the longest path, dsp, lut, ff) of the op nodes under ``roots``."""
+    seen, nodes = set(), []
+    for r in roots:
+        nodes += K.walk(r, seen)
+    depth, res = {}, [0, 0, 0]
+    for n in nodes:
+        args = getattr(n, "args", ()) if isinstance(n, K.Op) else ()
+        if isinstance(n, K.IndexedLoad):
+            args = (n.offset,)
+        start = max((depth.get(id(a), 0) for a in args), default=0)
+        lat = 0
+        if isinstance(n, K.Op):
+            dt = np.dtype(n.args[0].dtype if n.op in K.COMPARE_OPS or n.op == "convert"
+                          else n.dtype)
+            c = cost(n.op, dt)
+            lat = c.latency
+            res[0] += c.dsp
+            res[1] += c.lut
+            res[2] += c.ff
+        depth[id(n)] = start + lat
+    return max(depth.values(), default=0), *res
+
+
+def _combine(monoid, dt):
+    return cost({"sum": "add", "prod": "mul", "max": "max", "min": "min"}.get(monoid, "and"),
+                np.dtype(dt))
+
+
+def stage_estimate(kernel, name, env=None, streamed_inputs=None):
+    """The :class:`StageEstimate` of one kernel stage (see the module docstring);
+    ``streamed_inputs``: how many of its inputs are streams (row buffers; None: all)."""
+    env = env or {}
+    k = kernel
+    io = 2                              # a cycle to read, one to write
+    if not k.reduce_axes:
+        trip = _prod(k.shape, env)
+        lat, dsp, lut, ff = _body([st.expr for st in k.stores] + [s.expr for s in k.stages])
+        depth = lat + io
+        return StageEstimate(name, "kernel", trip, 1, depth, trip + depth, dsp, 0, lut, ff)
+    red = _prod([k.shape[a] for a in k.reduce_axes], env)
+    outer = _prod([k.shape[a] for a in range(len(k.shape)) if a not in k.reduce_axes], env)
+    fold = math.ceil(math.log2(PARTIALS))
+    per, depth_max, dsp, lut, ff, bram = 0, 0, 0, 0, 0, 0
+    levels = stage_levels(k) if k.row_style else [list(range(len(k.stages)))]
+    row = S.row_buffered_len(k)
+    n_in = sum(1 for a in k.args if a.role == "in") if streamed_inputs is None \
+        else streamed_inputs
+    if row is not None and n_in:        # a row buffer per streamed input
+        per += red + io
+        bram += n_in * math.ceil(row * 4 / BRAM_BYTES)
+    for js in levels:
+        lat, d_, l_, f_ = _body([k.stages[j].expr for j in js])
+        comb = [_combine(k.stages[j].monoid, k.stages[j].dtype) for j in js]
+        lat += max((c.latency for c in comb), default=0)
+        folded = max((c.latency * fold for c, j in zip(comb, js)
+                      if k.stages[j].monoid in ("sum", "prod")), default=0)
+        per += red + lat + io + folded
+        depth_max = max(depth_max, lat + io)
+        dsp += d_ + sum(c.dsp for c in comb) * 2    # the loop's combine + the fold tree's
+        lut += l_ + sum(c.lut for c in comb) * 2
+        ff += f_ + sum(c.ff for c in comb) * 2
+    inner_st = [st for st in k.stores if st.level != "outer" and k.row_style]
+    if inner_st:
+        lat, d_, l_, f_ = _body([st.expr for st in inner_st])
+        per += red + lat + io
+        depth_max = max(depth_max, lat + io)
+        dsp, lut, ff = dsp + d_, lut + l_, ff + f_
+    return StageEstimate(name, "kernel", outer * red, 1, depth_max, outer * per, dsp, bram,
+                         lut, ff, hold=red)
+
+
+def _mover(st, env):
+    n = _n(st.length, env)
+    return StageEstimate(st.name, st.kind, n, 1, 3, n + 3, 0, 0, 60, 90)
+
+
+def design_estimate(d, part, clock_mhz, env):
+    by_name = {}
+    ests = []
+    for st in d.stages:
+        n_in = sum(1 for s in d.streams if s.consumer == st.name)
+        e = stage_estimate(st.kernel, st.name, env, n_in) if st.kind == "kernel" else \
+            _mover(st, env)
+        ests.append(e)
+        by_name[st.name] = e
+    start = {}
+    for st, e in zip(d.stages, ests):
+        t = [start[s.producer] + by_name[s.producer].hold + by_name[s.producer].depth
+             for s in d.streams if s.consumer == st.name]
+        t += [start[b.producer] + by_name[b.producer].cycles for b in d.buffers
+              if st.name in b.consumers]
+        start[st.name] = max(t, default=0)
+    latency = max((start[e.name] + e.cycles for e in ests), default=0)
+    dram = 0
+    for v, role, dt, length in d.ports:
+        nbytes = _n(length, env) * np.dtype(dt).itemsize
+        dram += nbytes * (2 if role == "scratch" else 1)
+    for b in d.buffers:
+        if b.where == "port":           # an output read back
+            dram += _n(b.length, env) * np.dtype(b.dtype).itemsize * len(b.consumers)
+    bram = sum(e.bram for e in ests) + AXI_PORT[0] * len(d.ports)
+    for s in d.streams:
+        if s.depth > SRL_FIFO_MAX:
+            bram += math.ceil(s.depth * np.dtype(s.dtype).itemsize / BRAM_BYTES)
+    for b in d.buffers:
+        if b.where == "onchip":
+            bram += 2 * math.ceil(_n(b.length, env) * np.dtype(b.dtype).itemsize / BRAM_BYTES)
+    lut = sum(e.lut for e in ests) + AXI_PORT[1] * len(d.ports)
+    ff = sum(e.ff for e in ests) + AXI_PORT[2] * len(d.ports)
+    return DesignEstimate(d.top, ests, len(d.streams), latency, dram,
+                          sum(e.dsp for e in ests), bram, lut, ff,
+                          latency / (clock_mhz * 1e6), dram / (part.mem_gbs * 1e9))
+
+
+def report(designs, part="u280", clock_mhz=300, sizes=None, cpu_ms=None, gpu_ms=None,
+           gpu_note=""):
+    """The :class:`Report` of ``designs`` (``design.Design`` objects).
+
+    Args:
+      designs: the designs of one program (``HlsExecutable.designs``).
+      part: a key of ``op_costs.PARTS`` ("u280", "u250") or a ``Part``.
+      clock_mhz: the kernel clock.
+      sizes: ``{symbol name: int}`` for symbolic sizes (others: ``TRIPCOUNT_HINT``).
+      cpu_ms, gpu_ms, gpu_note: times to print beside the estimate.
+    Returns:
+      a :class:`Report` (``str()`` is the table); warns (``ResourceWarning``) when
+      the designs exceed the part's resources.
+    """
+    if isinstance(part, str):
+        try:
+            part = PARTS[part.lower()]
+        except KeyError:
+            raise ValueError(f"hls_report: unknown part {part!r}; known: "
+                             f"{', '.join(PARTS)}") from None
+    env = {str(k): int(v) for k, v in (sizes or {}).items()}
+    ests = [design_estimate(d, part, clock_mhz, env) for d in designs]
+    r = Report(part, clock_mhz, ests, [], cpu_ms, gpu_ms, gpu_note)
+    t = r.totals
+    for res, have in (("dsp", part.dsp), ("bram", part.bram18k), ("lut", part.lut),
+                      ("ff", part.ff)):
+        if t[res] > have:
+            msg = (f"the designs need {t[res]} {res.upper()} but {part.name} has {have}: "
+                   f"they do not fit (split the program, or use a bigger part)")
+            r.warnings.append(msg)
+            warnings.warn(msg, ResourceWarning, stacklevel=2)
+    return r
