@@ -8,7 +8,11 @@ over small kernel-only bodies skip even that: ``native_loop`` runs all their ite
 in one native call; this module's Python loops serve every other body. On a device
 (CUDA: ``xp`` is CuPy) the same loops launch the body runners; where the host must see
 a device value it waits: a ``while`` predicate once per trip, a ``cond`` index once per
-call; ``scan`` needs no synchronization (its trip count is static).
+call; ``scan`` needs no synchronization (its trip count is static). ``while_transpose`` (the
+reverse sweep of a ``while``, for ``grad``) runs its cond/body programs forward and its
+backward program over the recorded states through ``primitives/loop_tape.py``, the
+same tape (doubling buffers of ``xp``) or Revolve schedule as its reference
+implementation.
 
 Buffers. A loop body's carry parameters are donated to its outputs (see ``plan``): an
 iteration writes the new carry into the buffer of the previous one whenever this loop
@@ -22,6 +26,7 @@ always an array it owns: a pass-through is copied.
 import numpy as np
 
 from tjit.devices.native_loop import NativeLoop
+from tjit.primitives.loop_tape import reverse_sweep
 from tjit.xla_like.plan import DotStep, KernelStep, concrete
 
 
@@ -62,7 +67,8 @@ def build(step, make_runner, env, xp=np):
     runners = [make_runner(b) for b in step.bodies]
     run = NativeLoop.build(step, runners, env) if xp is np else None
     if run is None:
-        build_kind = {"cond": _cond, "while": _while, "scan": _scan}[step.name]
+        build_kind = {"cond": _cond, "while": _while, "scan": _scan,
+                      "while_transpose": _while_transpose}[step.name]
         run = build_kind(step, [Body(r) for r in runners], env, xp)
     run.runners = runners   # (a loop around this step may run them natively)
     return run
@@ -118,4 +124,20 @@ def _scan(step, bodies, env, xp):
             for buf, y in zip(ys, outs[n_carry:]):
                 buf[i] = y
         return _owned_copies(carry, owned) + ys
+    return run
+
+
+def _while_transpose(step, bodies, env, xp):
+    cond, body, bwd = bodies
+    a = step.attrs
+    nc, nb, nw, ns = a["cond_nconsts"], a["body_nconsts"], a["bwd_nconsts"], a["n_state"]
+
+    def run(args, given=()):
+        cc, bc, wc = list(args[:nc]), list(args[nc:nc + nb]), list(args[nc + nb:nc + nb + nw])
+        init, acc = list(args[nc + nb + nw:nc + nb + nw + ns]), list(args[nc + nb + nw + ns:])
+        acc = reverse_sweep(lambda s: bool(cond.run(cc + s)[0]),   # (a device waits here)
+                            lambda s: body.run(bc + s),
+                            lambda s, acc: bwd.run(wc + list(s) + acc),
+                            init, acc, xp, a["checkpoints"])
+        return [x.copy() for x in acc]   # (may be the caller's arrays: zero trips)
     return run

@@ -70,7 +70,7 @@ class Tape:
         self.size += 1
 
     def __getitem__(self, i):
-        return [b[i] for b in self.buffers]
+        return [b[i, ...] for b in self.buffers]   # (0-d arrays, never NumPy scalars)
 
 
 def reverse_sweep(more, step, back, init, acc, xp, checkpoints=None):

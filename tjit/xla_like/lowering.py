@@ -8,7 +8,8 @@ Each equation lowers by, in order:
 2. the primitive's own ``lowering(ctx, *operands, **params)`` rule (stated next to the
    primitive, in terms of :class:`hlo.Builder`);
 3. the elementwise vocabulary: a primitive named like an HLO elementwise op;
-4. structured control flow (``cond``, ``while``, ``scan``) becomes a ``control`` op whose
+4. structured control flow (``cond``, ``while``, ``scan``, and ``while_transpose``, the
+   reverse sweep of a ``while``) becomes a ``control`` op whose
    bodies are lowered (and simplified) here into HloModules of their own, which the
    plan compiles as sub-programs;
 5. otherwise a ``library`` op that runs the primitive's reference implementation on the
@@ -20,6 +21,7 @@ import numpy as np
 
 from tjit.primitives.ad_prims import CALL_JAXPR_PARAM, checkpoint_name_p, stop_gradient_p
 from tjit.primitives.control_flow import cond_p, scan_p, while_p
+from tjit.primitives.while_transpose import while_transpose_p
 from tjit.tracing.jaxpr import ClosedJaxpr, Jaxpr, Literal, is_polymorphic, specialize
 from tjit.tracing.shapes import contains_symbolic, substitute_params
 from tjit.xla_like import hlo
@@ -76,7 +78,8 @@ def lower_eqn(ctx, eqn, ins):
         body = params[body_param]
         return _lower_body(ctx, body.jaxpr, [ctx.constant(_raw(c)) for c in body.consts], ins)
     out_avals = [v.aval for v in eqn.outvars]
-    if prim in _CONTROL_FLOW:
+    if prim in _CONTROL_FLOW and (prim is not while_transpose_p
+                                  or ctx.target.name in _WHILE_TRANSPOSE_TARGETS):
         return _lower_control(ctx, prim, ins, params, out_avals)
     dtypes = ctx.target.kernel_dtypes
     supported = all(a.dtype in dtypes for a in out_avals) and all(i.dtype in dtypes for i in ins)
@@ -104,8 +107,19 @@ def _scan_bodies(params):
         k: params[k] for k in ("length", "reverse", "num_consts", "num_carry")}
 
 
+def _while_transpose_bodies(params):
+    body = params["body_jaxpr"]
+    return (params["cond_jaxpr"], body, params["bwd_jaxpr"]), dict(
+        {k: params[k] for k in ("cond_nconsts", "body_nconsts", "bwd_nconsts", "checkpoints")},
+        n_state=len(body.out_avals))
+
+
 #: control-flow primitive -> params -> (body jaxprs, attrs of the ``control`` op)
-_CONTROL_FLOW = {cond_p: _cond_bodies, while_p: _while_bodies, scan_p: _scan_bodies}
+_CONTROL_FLOW = {cond_p: _cond_bodies, while_p: _while_bodies, scan_p: _scan_bodies,
+                 while_transpose_p: _while_transpose_bodies}
+#: targets whose runtimes drive a while_transpose op (devices/control_flow.py); others
+#: run it as a library call
+_WHILE_TRANSPOSE_TARGETS = ("cpu", "cuda")
 
 
 def _lower_control(ctx, prim, ins, params, out_avals):
