@@ -215,10 +215,11 @@ def test_result_type_accepts_dtype_likes():
         jnp.result_type()
 
 
-def test_bfloat16_and_other_unsupported_dtypes():
-    assert not hasattr(jnp, "bfloat16")
-    with pytest.raises(TypeError, match="'bfloat16' is not a valid dtype"):
-        jnp.promote_types("bfloat16", np.float32)
+def test_bfloat16_promotes_and_other_dtypes_are_unsupported():
+    # bfloat16 (ml_dtypes', as JAX's) joins float16 only at float32, as in JAX's lattice
+    assert jnp.promote_types("bfloat16", np.float32) == np.float32
+    assert jnp.promote_types(jnp.bfloat16, jnp.float16) == np.float32
+    assert jnp.promote_types(jnp.bfloat16, float) == jnp.bfloat16
     with pytest.raises(TypeError, match="dtype float128 is not supported by tjit"):
         jnp.promote_types(np.longdouble, np.float32) if np.dtype(np.longdouble).itemsize \
             == 16 else jnp.promote_types("float128", np.float32)

@@ -549,6 +549,8 @@ EXEMPT = {
     **dict.fromkeys(["cholesky", "eigh", "lu", "qr", "svd", "triangular_solve",
                      "lu_pivots_to_permutation"],
                     "LAPACK through NumPy on both paths (no LLVM kernel); inexact by nature"),
+    "eig": "LAPACK geev through SciPy on both paths; tests/numpy/test_eig_roots_histograms.py",
+    "fft": "pocketfft through NumPy on both paths (a library step); tests/numpy/test_fft.py",
     "custom_lin": "exists only inside linearize; never evaluated forward",
     **dict.fromkeys(["psum", "pmax", "pmin", "all_gather", "psum_scatter", "all_to_all",
                      "ppermute", "axis_index"],

@@ -16,6 +16,7 @@ from tjit.numpy._shape import *  # noqa: F401,F403
 from tjit.numpy._padding import *  # noqa: F401,F403
 from tjit.numpy._indexing import _rewriting_take, _IndexUpdateHelper  # noqa: F401
 from tjit.numpy._index_routines import *  # noqa: F401,F403
+from tjit.numpy._index_tricks import *  # noqa: F401,F403
 from tjit.numpy._matmul import *  # noqa: F401,F403
 from tjit.numpy._sorting import *  # noqa: F401,F403
 from tjit.numpy._misc import *  # noqa: F401,F403
@@ -25,6 +26,8 @@ from tjit.numpy import fft  # noqa: F401
 from tjit.numpy._polynomial import *  # noqa: F401,F403
 from tjit.numpy._windows import *  # noqa: F401,F403
 from tjit.numpy._vectorize import *  # noqa: F401,F403
+from tjit.numpy._printing import *  # noqa: F401,F403
+from tjit.numpy._io import *  # noqa: F401,F403
 from tjit.numpy import _array_methods
 from tjit.numpy import _array_api
 from tjit.numpy._array_api import (  # noqa: F401

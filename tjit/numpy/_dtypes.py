@@ -49,6 +49,7 @@ int8, int16, int32, int64 = (_ScalarType(t) for t in (np.int8, np.int16, np.int3
 uint8, uint16, uint32, uint64 = (_ScalarType(t) for t in
                                  (np.uint8, np.uint16, np.uint32, np.uint64))
 float16, float32, float64 = (_ScalarType(t) for t in (np.float16, np.float32, np.float64))
+bfloat16 = _ScalarType(_dt.bfloat16.type)  # ml_dtypes' bfloat16, as JAX's
 complex64, complex128 = _ScalarType(np.complex64), _ScalarType(np.complex128)
 uint = uint64
 int_ = int64
@@ -71,9 +72,20 @@ def _np_dtype(t):
     return np.bool_ if t is builtins.bool else t
 
 
+_BF16_PARENTS = (np.floating, np.inexact, np.number, np.generic)
+
+
 def issubdtype(arg1, arg2):
-    """``numpy.issubdtype`` accepting tjit dtype objects."""
-    return np.issubdtype(_np_dtype(arg1), _np_dtype(arg2))
+    """``numpy.issubdtype`` accepting tjit dtype objects; bfloat16 is a floating type
+    (NumPy does not know it is, JAX does)."""
+    a1, a2 = _np_dtype(arg1), _np_dtype(arg2)
+    if a2 in _BF16_PARENTS and not isinstance(a1, str):
+        try:
+            if np.dtype(a1) == _dt.bfloat16:
+                return True
+        except TypeError:
+            pass
+    return np.issubdtype(a1, a2)
 
 
 def isdtype(dtype, kind):
@@ -87,7 +99,7 @@ def iinfo(int_type):
 
 
 def finfo(dtype):
-    return np.finfo(_np_dtype(getattr(dtype, "dtype", dtype)))
+    return _dt.finfo(_np_dtype(getattr(dtype, "dtype", dtype)))
 
 
 # Python scalar *types* promote like their (weak) values, as in JAX
@@ -205,6 +217,7 @@ def size(a, axis=None):
 
 
 __all__ = ["bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+           "bfloat16",
            "float16", "float32", "float64", "complex64", "complex128", "uint", "int_",
            "float_", "complex_", "single", "double", "csingle", "cdouble", "half", "generic",
            "number", "inexact", "floating", "complexfloating", "integer", "signedinteger",

@@ -7,6 +7,7 @@ documented type promotion (jax.numpy type promotion semantics).
 
 import functools
 
+import ml_dtypes
 import numpy as np
 
 from tjit.config import config
@@ -16,15 +17,18 @@ int8, int16, int32, int64 = (np.dtype(t) for t in ("int8", "int16", "int32", "in
 uint8, uint16, uint32, uint64 = (np.dtype(t) for t in ("uint8", "uint16", "uint32", "uint64"))
 float16, float32, float64 = (np.dtype(t) for t in ("float16", "float32", "float64"))
 complex64, complex128 = np.dtype("complex64"), np.dtype("complex128")
+# bfloat16 is ml_dtypes' (as JAX's): NumPy computes on it in float32 and rounds. NumPy's
+# issubdtype does not know it is a float, so the is_* tests below name it.
+bfloat16 = np.dtype(ml_dtypes.bfloat16)
 
 SUPPORTED = frozenset(
     [bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
-     float16, float32, float64, complex64, complex128])
+     bfloat16, float16, float32, float64, complex64, complex128])
 
 _X32_NARROW = {int64: int32, uint64: uint32, float64: float32, complex128: complex64}
 
 _SHORT = {bool_: "bool", int8: "i8", int16: "i16", int32: "i32", int64: "i64", uint8: "u8",
-          uint16: "u16", uint32: "u32", uint64: "u64", float16: "f16", float32: "f32",
+          uint16: "u16", uint32: "u32", uint64: "u64", bfloat16: "bf16", float16: "f16", float32: "f32",
           float64: "f64", complex64: "c64", complex128: "c128"}
 
 
@@ -42,7 +46,7 @@ def check_dtype(dtype, op="tjit"):
     if dt not in SUPPORTED:
         raise TypeError(
             f"{op}: dtype {dt} is not supported by tjit; use one of bool, int8..int64, "
-            f"uint8..uint64, float16, float32, float64, complex64, complex128")
+            f"uint8..uint64, bfloat16, float16, float32, float64, complex64, complex128")
     return dt
 
 
@@ -71,7 +75,7 @@ def default_complex():
 
 
 def is_float(dt):
-    return np.issubdtype(dt, np.floating)
+    return np.issubdtype(dt, np.floating) or dt == bfloat16
 
 
 def is_complex(dt):
@@ -79,7 +83,7 @@ def is_complex(dt):
 
 
 def is_inexact(dt):
-    return np.issubdtype(dt, np.inexact)
+    return np.issubdtype(dt, np.inexact) or dt == bfloat16
 
 
 def is_int(dt):
@@ -101,8 +105,8 @@ _LATTICE = {
     "i*": [uint8, int8],
     uint8: [int16, uint16], uint16: [int32, uint32], uint32: [int64, uint64], uint64: ["f*"],
     int8: [int16], int16: [int32], int32: [int64], int64: ["f*"],
-    "f*": ["c*", float16],
-    float16: [float32], float32: [float64, complex64], float64: [complex128],
+    "f*": ["c*", float16, bfloat16],
+    float16: [float32], bfloat16: [float32], float32: [float64, complex64], float64: [complex128],
     "c*": [complex64], complex64: [complex128], complex128: [],
 }
 
@@ -168,7 +172,7 @@ def dtype_of_python_scalar(x):
 
 
 def finfo(dtype):
-    return np.finfo(dtype)
+    return ml_dtypes.finfo(dtype) if np.dtype(dtype) == bfloat16 else np.finfo(dtype)
 
 
 def iinfo(dtype):
