@@ -10,6 +10,7 @@ from tjit.numpy._core import asarray, array, promote_dtypes  # noqa: F401
 from tjit.numpy._dtypes import *  # noqa: F401,F403
 from tjit.numpy._ufuncs import *  # noqa: F401,F403
 from tjit.numpy._ufuncs import abs, round, pow, divmod  # noqa: F401
+from tjit.numpy._ufunc_objects import *  # noqa: F401,F403
 from tjit.numpy._creation import *  # noqa: F401,F403
 from tjit.numpy._reductions import *  # noqa: F401,F403
 from tjit.numpy._shape import *  # noqa: F401,F403
