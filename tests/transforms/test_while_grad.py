@@ -10,9 +10,9 @@ import pytest
 
 import tjit
 import tjit.numpy as jnp
+from tests.transforms.check import check_grads
 from tjit import lax
 from tjit.primitives import loop_tape
-from tests.transforms.check import check_grads
 
 
 # -- loops, written against a `loop` with while_loop's signature --------------------------
@@ -196,7 +196,7 @@ def test_vmap_of_grad_with_batched_predicate(x64):
     fn = lambda k: jnp.sum(adaptive_decay(k, y0))
     counts = [trips(adaptive_decay, k, y0) for k in ks]
     assert len(set(counts)) == len(counts)  # every example its own trip count
-    want = [float(tjit.grad(lambda k: jnp.sum(adaptive_decay(k, y0, unrolled(n))))(k))
+    want = [float(tjit.grad(lambda k, n=n: jnp.sum(adaptive_decay(k, y0, unrolled(n))))(k))
             for k, n in zip(ks, counts)]
     np.testing.assert_allclose(np.asarray(tjit.vmap(tjit.grad(fn))(ks)), want, rtol=1e-10)
     np.testing.assert_allclose(np.asarray(tjit.jit(tjit.vmap(tjit.grad(fn)))(ks)), want,
@@ -263,25 +263,25 @@ def test_revolve_schedule_reverses_every_trip_in_order_within_k_states():
     for n in (0, 1, 2, 7, 50, 233):
         for k in (1, 2, 3, 5, 10, 300):
             seen = []
-            loop_tape.reverse_sweep(lambda s: s[0] < n, lambda s: [s[0] + 1],
-                                    lambda s, acc: seen.append(s[0]) or acc, [0], [],
-                                    np, checkpoints=k)
+            loop_tape.reverse_sweep(lambda s, n=n: s[0] < n, lambda s: ([s[0] + 1], s),
+                                    lambda r, acc, seen=seen: seen.append(r[0]) or acc,
+                                    [0], [], np, checkpoints=k)
             st = loop_tape.last_stats
             assert seen == list(range(n - 1, -1, -1)), (n, k)
             assert st.trips == n and st.backward_steps == n
             assert st.peak_saved <= k, (n, k, st)
             if k == 1:  # no snapshot but the start: every trip recomputed from it
-                assert st.forward_steps == n + n * (n - 1) // 2
+                assert st.forward_steps == n + n * (n + 1) // 2
     # binomial: 233 trips with 10 snapshots cost few recomputations
     assert loop_tape.last_stats.forward_steps < 3 * 233
 
 
 def test_tape_doubles_and_reverses_every_trip():
     seen = []
-    loop_tape.reverse_sweep(lambda s: s[0] < 100, lambda s: [s[0] + 1],
-                            lambda s, acc: seen.append(int(s[0])) or acc,
+    loop_tape.reverse_sweep(lambda s: s[0] < 100, lambda s: ([s[0] + 1], [s[0] * 2]),
+                            lambda r, acc: seen.append(int(r[0])) or acc,
                             [np.int64(0)], [], np)
-    assert seen == list(range(99, -1, -1))
+    assert seen == list(range(198, -1, -2))   # the records, last trip first
     assert loop_tape.last_stats.peak_saved == 100
 
 

@@ -10,7 +10,7 @@ in one native call; this module's Python loops serve every other body. On a devi
 a device value it waits: a ``while`` predicate once per trip, a ``cond`` index once per
 call; ``scan`` needs no synchronization (its trip count is static). ``while_transpose`` (the
 reverse sweep of a ``while``, for ``grad``) runs its cond/body programs forward and its
-backward program over the recorded states through ``primitives/loop_tape.py``, the
+backward program over the recorded residuals through ``primitives/loop_tape.py``, the
 same tape (doubling buffers of ``xp``) or Revolve schedule as its reference
 implementation.
 
@@ -128,6 +128,8 @@ def _scan(step, bodies, env, xp):
 
 
 def _while_transpose(step, bodies, env, xp):
+    # body: cond consts + body consts + state -> state + record + [predicate at the new
+    # state] (lowering fuses them), so a trip of the forward sweep is one call
     cond, body, bwd = bodies
     a = step.attrs
     nc, nb, nw, ns = a["cond_nconsts"], a["body_nconsts"], a["bwd_nconsts"], a["n_state"]
@@ -135,9 +137,19 @@ def _while_transpose(step, bodies, env, xp):
     def run(args, given=()):
         cc, bc, wc = list(args[:nc]), list(args[nc:nc + nb]), list(args[nc + nb:nc + nb + nw])
         init, acc = list(args[nc + nb + nw:nc + nb + nw + ns]), list(args[nc + nb + nw + ns:])
-        acc = reverse_sweep(lambda s: bool(cond.run(cc + s)[0]),   # (a device waits here)
-                            lambda s: body.run(bc + s),
-                            lambda s, acc: bwd.run(wc + list(s) + acc),
+        last = [None, None]   # the latest state stepped to, and the predicate there
+
+        def more(state):
+            if state is last[0]:
+                return last[1]
+            return bool(cond.run(cc + state)[0])   # (a device waits here)
+
+        def step(state):
+            outs = body.run(cc + bc + state)
+            last[0], last[1] = outs[:ns], bool(outs[-1])
+            return last[0], outs[ns:-1]
+
+        acc = reverse_sweep(more, step, lambda r, acc: bwd.run(wc + list(r) + acc),
                             init, acc, xp, a["checkpoints"])
         return [x.copy() for x in acc]   # (may be the caller's arrays: zero trips)
     return run

@@ -1,16 +1,17 @@
 """The reverse sweep of a ``while`` loop whose trip count is known only at run time.
 
-A loop ``s_{i+1} = step(s_i)`` runs while ``more(s_i)``; its reverse sweep applies
-``acc = back(s_i, acc)`` for ``i = n-1, ..., 0``. The states are either
+A loop ``s_{i+1}, r_i = step(s_i)`` runs while ``more(s_i)``; ``r_i`` is what the
+backward pass needs of trip ``i`` (its residuals). The reverse sweep applies
+``acc = back(r_i, acc)`` for ``i = n-1, ..., 0``. The records are either
 
-* recorded on a :class:`Tape` as the loop runs: one buffer per carry leaf, of
-  capacity doubled whenever it is full (the trip count is unknown until the loop
-  stops, so no size can be chosen up front; doubling keeps the copies O(n) in all), or
-* rebuilt from at most ``k`` saved states by binomial checkpointing (Griewank and
+* kept on a :class:`Tape` as the loop runs: one buffer per record leaf, of capacity
+  doubled whenever it is full (the trip count is unknown until the loop stops, so no
+  size can be chosen up front; doubling keeps the copies O(n) in all), or
+* rebuilt from at most ``k`` saved *states* by binomial checkpointing (Griewank and
   Walther's Revolve schedule): a first sweep counts the trips without saving anything,
   then :func:`_revolve` reverses the loop holding at most ``k`` states at once, at the
   cost of recomputing forward steps (O(n log n) of them for fixed ``k``; O(n^2 / 2)
-  when ``k == 1``).
+  when ``k == 1``); the record of a trip is recomputed from its state when needed.
 
 The drivers take plain callables and an array namespace ``xp``, so the reference
 implementation (bodies interpreted on NumPy/CuPy arrays) and the compiled runtime
@@ -28,6 +29,7 @@ class LoopStats:
     held at once: tape entries or Revolve snapshots, the initial state included)."""
 
     def __init__(self, checkpoints):
+        # (peak_saved counts records on a tape, states under Revolve)
         self.checkpoints = checkpoints
         self.trips = self.forward_steps = self.backward_steps = 0
         self.saved = self.peak_saved = 0
@@ -47,16 +49,16 @@ last_stats = None
 
 
 class Tape:
-    """Loop states stacked per carry leaf in buffers that double when full."""
+    """Per-trip records stacked per leaf in buffers that double when full."""
 
     def __init__(self, xp, capacity=16):
         self.xp, self.capacity, self.size = xp, capacity, 0
         self.buffers = None
 
-    def push(self, state):
+    def push(self, record):
         if self.buffers is None:
             self.buffers = [self.xp.empty((self.capacity,) + tuple(x.shape), x.dtype)
-                            for x in state]
+                            for x in record]
         elif self.size == self.capacity:
             self.capacity *= 2
             grown = []
@@ -65,7 +67,7 @@ class Tape:
                 g[:self.size] = b
                 grown.append(g)
             self.buffers = grown
-        for b, x in zip(self.buffers, state):
+        for b, x in zip(self.buffers, record):
             b[self.size] = x
         self.size += 1
 
@@ -78,9 +80,9 @@ def reverse_sweep(more, step, back, init, acc, xp, checkpoints=None):
 
     Args:
       more: state -> bool (the loop's predicate).
-      step: state -> next state (lists of arrays).
-      back: (state, acc) -> acc, applied from the last trip to the first.
-      checkpoints: None records every state on a :class:`Tape`; an int ``k >= 1``
+      step: state -> (next state, record) (lists of arrays).
+      back: (record, acc) -> acc, applied from the last trip to the first.
+      checkpoints: None keeps every record on a :class:`Tape`; an int ``k >= 1``
         holds at most ``k`` states (Revolve).
     """
     global last_stats
@@ -92,7 +94,7 @@ def reverse_sweep(more, step, back, init, acc, xp, checkpoints=None):
                          f"every state) or an int >= 1, got {checkpoints!r}")
     state, n = list(init), 0
     while more(state):  # count the trips: Revolve needs n before placing snapshots
-        state = step(state)
+        state = step(state)[0]
         n += 1
     stats.trips = n
     stats.forward_steps = n
@@ -103,9 +105,9 @@ def reverse_sweep(more, step, back, init, acc, xp, checkpoints=None):
 def _taped(more, step, back, state, acc, xp, stats):
     tape = Tape(xp)
     while more(state):
-        tape.push(state)
+        state, record = step(state)
+        tape.push(record)
         stats.hold()
-        state = step(state)
         stats.forward_steps += 1
     stats.trips = tape.size
     for i in range(tape.size - 1, -1, -1):
@@ -131,7 +133,7 @@ def _revolve(step, back, start, n, free, acc, stats):
 
     def advance(state, count):
         for _ in range(count):
-            state = step(state)
+            state = step(state)[0]
         stats.forward_steps += count
         return state
 
@@ -144,11 +146,12 @@ def _revolve(step, back, start, n, free, acc, stats):
             stats.hold(-1)
             hi = mid
         for j in range(hi - 1, lo - 1, -1):  # no snapshot left: recompute from s_lo
-            acc = back(advance(s_lo, j - lo), acc)
+            acc = back(step(advance(s_lo, j - lo))[1], acc)   # (trip j's record)
+            stats.forward_steps += 1
             stats.backward_steps += 1
         return acc
 
     return reverse(0, n, start, free, acc)
 
 
-__all__ = ["reverse_sweep", "Tape", "LoopStats", "last_stats"]
+__all__ = ["LoopStats", "Tape", "last_stats", "reverse_sweep"]

@@ -1,21 +1,23 @@
 """``while_transpose``: the reverse sweep of a ``while`` loop, as one primitive.
 
-Reverse mode through ``lax.while_loop`` needs every state the loop went through, and
-how many there are is known only when the loop stops. A jaxpr value has a shape fixed
-at trace time, so the states cannot be a residual of the forward pass. Instead the
+Reverse mode through ``lax.while_loop`` needs the residuals of every trip, and how many
+trips there are is known only when the loop stops. A jaxpr value has a shape fixed at
+trace time, so the residuals cannot be an output of the forward pass. Instead the
 transpose of ``while`` binds this primitive, which re-runs the loop's non-linear part
-from its initial state, records the states on a growable tape (or keeps ``k``
-Revolve snapshots: ``tjit/primitives/loop_tape.py``) and sweeps back over them. The
-tape lives only while the primitive runs, so every value a jaxpr sees keeps a static
-shape and the rest of tjit (jit, vmap, the compiler's plans) needs nothing new. The
-price is one more forward sweep of the loop beside the primal one.
+from its initial state, records each trip's residuals on a tape that grows as the loop
+runs (or keeps ``k`` Revolve snapshots of the state: ``tjit/primitives/loop_tape.py``)
+and sweeps back over them. The tape lives only while the primitive runs, so every
+value a jaxpr sees keeps a static shape and the rest of tjit (jit, vmap, the
+compiler's plans) needs nothing new; a new primitive with a growable output would
+have needed data-dependent shapes in every layer. The price is one more forward sweep
+of the loop beside the primal one.
 
 Operands ``*cond_consts, *body_consts, *bwd_consts, *init, *acc``; params:
 
 * ``cond_jaxpr``: ``cond_consts + state -> bool[]``, ``body_jaxpr``: ``body_consts +
-  state -> state`` (the forward loop),
-* ``bwd_jaxpr``: ``bwd_consts + state + acc -> acc``, applied to the states of trips
-  ``n-1, ..., 0`` (the body's transpose at that state, accumulating cotangents),
+  state -> state + record`` (the forward loop; ``record``: the trip's residuals),
+* ``bwd_jaxpr``: ``bwd_consts + record + acc -> acc``, applied to the records of trips
+  ``n-1, ..., 0`` (the body's transpose at that trip, accumulating cotangents),
 * ``cond_nconsts``, ``body_nconsts``, ``bwd_nconsts``, ``checkpoints`` (None: tape;
   an int ``k``: at most ``k`` saved states).
 
@@ -23,10 +25,10 @@ The result is the final ``acc``. Its jvp, batching and partial-evaluation rules 
 ``tjit/transforms/while_grad.py``.
 """
 
-from tjit.tracing.jaxpr import eval_jaxpr_reference
 from tjit.primitives.base import as_dtype_out, new_primitive
 from tjit.primitives.control_flow import check_carry, same_type
 from tjit.primitives.loop_tape import reverse_sweep
+from tjit.tracing.jaxpr import ClosedJaxpr, Jaxpr, Literal, Var, eval_jaxpr_reference
 
 while_transpose_p = new_primitive("while_transpose", multiple_results=True)
 
@@ -44,6 +46,11 @@ def _n_state(body_jaxpr, body_nconsts):
     return len(body_jaxpr.in_avals) - body_nconsts
 
 
+def record_avals(body_jaxpr, body_nconsts):
+    """The avals of one trip's record: the body's outputs after the state."""
+    return body_jaxpr.out_avals[_n_state(body_jaxpr, body_nconsts):]
+
+
 def _check_types(what, got, want):
     if len(got) != len(want) or not all(same_type(a, b) for a, b in zip(got, want)):
         raise TypeError(f"while_transpose: {what} takes "
@@ -58,8 +65,9 @@ def _abstract(*avals, cond_jaxpr, body_jaxpr, bwd_jaxpr, cond_nconsts, body_ncon
     cc, bc, wc, init, acc = split_operands(avals, cond_nconsts, body_nconsts, bwd_nconsts, ns)
     _check_types("cond_jaxpr", cc + init, cond_jaxpr.in_avals)
     _check_types("body_jaxpr", bc + init, body_jaxpr.in_avals)
-    _check_types("bwd_jaxpr", wc + init + acc, bwd_jaxpr.in_avals)
-    check_carry("while_transpose", "body_jaxpr", init, body_jaxpr.out_avals)
+    _check_types("bwd_jaxpr", wc + record_avals(body_jaxpr, body_nconsts) + acc,
+                 bwd_jaxpr.in_avals)
+    check_carry("while_transpose", "body_jaxpr", init, body_jaxpr.out_avals[:ns])
     check_carry("while_transpose", "bwd_jaxpr", acc, bwd_jaxpr.out_avals)
     return [a.strip_weak_type() for a in acc]
 
@@ -82,10 +90,11 @@ def _impl(xp, *vals, cond_jaxpr, body_jaxpr, bwd_jaxpr, cond_nconsts, body_ncons
 
     def step(state):
         outs = run(body_jaxpr, bc + state)
-        return [as_dtype_out(xp, o, a.dtype) for o, a in zip(outs, body_jaxpr.out_avals)]
+        outs = [as_dtype_out(xp, o, a.dtype) for o, a in zip(outs, body_jaxpr.out_avals)]
+        return outs[:ns], outs[ns:]
 
-    def back(state, acc):
-        outs = run(bwd_jaxpr, wc + list(state) + acc)
+    def back(record, acc):
+        outs = run(bwd_jaxpr, wc + list(record) + acc)
         return [as_dtype_out(xp, o, a.dtype) for o, a in zip(outs, bwd_jaxpr.out_avals)]
 
     init = [as_dtype_out(xp, xp.asarray(x), a.dtype) for x, a in zip(init, body_jaxpr.out_avals)]
@@ -93,4 +102,29 @@ def _impl(xp, *vals, cond_jaxpr, body_jaxpr, bwd_jaxpr, cond_nconsts, body_ncons
     return reverse_sweep(more, step, back, init, acc, xp, checkpoints)
 
 
-__all__ = ["while_transpose_p", "split_operands"]
+def body_with_next_predicate(cond_jaxpr, body_jaxpr, cond_nconsts):
+    """One program per trip for a compiled sweep: ``cond_consts + body_consts + state ->
+    state' + record + [predicate at state']``, the predicate's equations inlined after
+    the body's (a host-driven loop then makes one call per trip instead of two)."""
+    b, c = body_jaxpr.jaxpr, cond_jaxpr.jaxpr
+    ns = len(c.invars) - cond_nconsts
+    cc_vars = [Var(v.aval) for v in c.invars[:cond_nconsts]]
+    const_vars = [Var(v.aval) for v in c.constvars]
+    env = dict(zip(c.constvars, const_vars))
+    env.update(zip(c.invars[:cond_nconsts], cc_vars))
+    env.update(zip(c.invars[cond_nconsts:], b.outvars[:ns]))
+
+    def read(v):
+        return v if type(v) is Literal else env[v]
+
+    eqns = []
+    for e in c.eqns:
+        outs = [Var(v.aval) for v in e.outvars]
+        eqns.append(e.replace(invars=[read(v) for v in e.invars], outvars=outs))
+        env.update(zip(e.outvars, outs))
+    fused = Jaxpr(list(b.constvars) + const_vars, cc_vars + list(b.invars),
+                  list(b.outvars) + [read(c.outvars[0])], list(b.eqns) + eqns)
+    return ClosedJaxpr(fused, list(body_jaxpr.consts) + list(cond_jaxpr.consts))
+
+
+__all__ = ["body_with_next_predicate", "record_avals", "split_operands", "while_transpose_p"]

@@ -39,24 +39,44 @@ Rules of ``while_transpose`` itself, so that the gradient composes:
 import numpy as np
 
 from tjit.config import config
-from tjit.tracing import dtypes
-from tjit.tracing.core import current_trace, get_aval, set_current_trace
-from tjit.tracing.jaxpr import ClosedJaxpr, Jaxpr, Var
-from tjit.tracing.jaxpr_trace import convert_constvars_jaxpr
 from tjit.primitives.control_flow import while_p
 from tjit.primitives.dot import dot_general_p
 from tjit.primitives.elementwise import add_p, sub_p
 from tjit.primitives.reductions import reduce_or_p
 from tjit.primitives.rules import (
-    Zero, add_tangents, bdim_at_front, instantiate, is_undefined_primal, moveaxis,
-    tangent_aval, zeros_like_aval)
+    Zero,
+    add_tangents,
+    bdim_at_front,
+    instantiate,
+    is_undefined_primal,
+    moveaxis,
+    tangent_aval,
+    zeros_like_aval,
+)
 from tjit.primitives.structural import broadcast_in_dim_p, reshape_p
 from tjit.primitives.while_transpose import split_operands, while_transpose_p
+from tjit.tracing import dtypes
+from tjit.tracing.core import current_trace, get_aval, set_current_trace
+from tjit.tracing.jaxpr import ClosedJaxpr, Jaxpr, Var
 from tjit.transforms.batching import BatchTrace, BatchTracer
 from tjit.transforms.control_flow_rules import (
-    _axis_size, _backward, _batch_jaxpr, _batched_select, _carry_fixed_point, _eval,
-    _jvp_jaxpr, _known_part, _merge, _nonzero, _pick, _rewire, _split, _trace,
-    _zero_tangents)
+    _axis_size,
+    _backward,
+    _batch_jaxpr,
+    _batched_select,
+    _carry_fixed_point,
+    _eval,
+    _jvp_jaxpr,
+    _known_part,
+    _merge,
+    _nonzero,
+    _pick,
+    _rewire,
+    _split,
+    _split_known_body,
+    _trace,
+    _zero_tangents,
+)
 from tjit.transforms.partial_eval import partial_eval_jaxpr
 
 
@@ -85,38 +105,42 @@ def _while_transpose(cts, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncon
     if not any(l and c for l, c in zip(lin_car, live)):
         return [None] * len(args)
     carry_avals = body_jaxpr.in_avals[body_nconsts:]
-    known, linear, out_uk, nres = partial_eval_jaxpr(body_jaxpr, lin_bc + lin_car, lin_car)
+    known, linear, _, nres = partial_eval_jaxpr(body_jaxpr, lin_bc + lin_car, lin_car)
     n_k = len(lin_car) - sum(lin_car)
     cond_known, cond_uk = partial_eval_jaxpr(cond_jaxpr, [False] * cond_nconsts + lin_car)[::2]
     if cond_uk[0]:
         raise ValueError("lax.while_loop reverse mode: the predicate reads a differentiated "
                          "carry; a predicate must depend on primal values only")
     cond, ch = _known_part(cond_known, 1)
-    body, bh = _known_part(known, n_k)
-    full_known, kh = convert_constvars_jaxpr(known)  # non-linear carries + residuals
-    full_known = ClosedJaxpr(full_known, [])
     nbc = _pick(lin_bc, bc, False)
+    # residuals that depend on the consts only are computed once, here; the others are
+    # the per-trip records of the loop's non-linear part
+    pre, kh, body, n_pre, kinds = _split_known_body(known, nres, len(nbc), n_k, 0)
+    pre_outs = _eval(pre, *kh, *nbc)
+    n_inv = len(pre_outs) - n_pre
+    invariant, loop_consts = pre_outs[:n_inv], pre_outs[n_inv:]
     lbc_avals = [tangent_aval(v.aval) for v in _pick(lin_bc, body_jaxpr.jaxpr.invars)]
     lcar_avals = [tangent_aval(a) for a in _pick(lin_car, carry_avals)]
     linear_mask = [False] * nres + [True] * (len(lbc_avals) + len(lcar_avals))
+    n_rec = len(body.out_avals) - n_k
 
     def bwd(*a):
-        h, b, state, acc_bc, g = _split(a, [len(kh), len(nbc), n_k, len(lbc_avals)])
-        res = _eval(full_known, *h, *b, *state)[n_k:]
+        inv, rec, acc_bc, g = _split(a, [n_inv, n_rec, len(lbc_avals)])
+        res = [inv[i] if kind == "const" else rec[i] for kind, i in kinds]
         d = _backward(linear, linear_mask, res, list(g))
         d_bc, d_car = d[:len(lbc_avals)], d[len(lbc_avals):]
         return ([instantiate(add_tangents(x, y)) for x, y in zip(acc_bc, d_bc)]
                 + [instantiate(x) for x in d_car])
 
-    in_avals = ([get_aval(c) for c in kh] + [get_aval(x) for x in nbc]
-                + _pick(lin_car, carry_avals, False) + lbc_avals + lcar_avals)
+    in_avals = ([get_aval(x) for x in invariant] + body.out_avals[n_k:] + lbc_avals
+                + lcar_avals)
     bwd_j, wh = _trace(bwd, in_avals, "while_body_transpose")
     acc0 = ([zeros_like_aval(a) for a in lbc_avals]
             + [instantiate(c) for c in _pick(lin_car, cts)])
     outs = while_transpose_p.bind(
-        *ch, *cc, *bh, *nbc, *wh, *kh, *nbc, *_pick(lin_car, init, False), *acc0,
+        *ch, *cc, *loop_consts, *wh, *invariant, *_pick(lin_car, init, False), *acc0,
         cond_jaxpr=cond, body_jaxpr=body, bwd_jaxpr=bwd_j, cond_nconsts=len(ch) + len(cc),
-        body_nconsts=len(bh) + len(nbc), bwd_nconsts=len(wh) + len(kh) + len(nbc),
+        body_nconsts=len(loop_consts), bwd_nconsts=len(wh) + len(invariant),
         checkpoints=_checkpoints())
     ct_bc, ct_init = outs[:len(lbc_avals)], outs[len(lbc_avals):]
     ct_init = [c if is_undefined_primal(x) else None
@@ -125,25 +149,36 @@ def _while_transpose(cts, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncon
 
 
 # -- jvp of while_transpose (forward over reverse) --------------------------------------------
+def _sizes(params):
+    """(number of states, number of record leaves) of a while_transpose."""
+    body_j, bn = params["body_jaxpr"], params["body_nconsts"]
+    ns = len(body_j.in_avals) - bn
+    return ns, len(body_j.out_avals) - ns
+
+
 def _wt_jvp(primals, tangents, **params):
     cond_j, body_j, bwd_j = params["cond_jaxpr"], params["body_jaxpr"], params["bwd_jaxpr"]
-    ns = len(body_j.out_avals)
+    ns, nr = _sizes(params)
     cc, bc, wc, init, acc = split_operands(primals, *_params_split(params), ns)
     _, bc_d, wc_d, init_d, acc_d = split_operands(tangents, *_params_split(params), ns)
     bc_nz, wc_nz = _nonzero(bc_d), _nonzero(wc_d)
     car_nz = _carry_fixed_point(
-        lambda nz: _jvp_jaxpr(body_j, bc_nz + nz, False, "while_jvp")[2], _nonzero(init_d))
+        lambda nz: _jvp_jaxpr(body_j, bc_nz + nz, False, "while_jvp")[2][:ns],
+        _nonzero(init_d))
+    body, bh, out_nz = _jvp_jaxpr(body_j, bc_nz + car_nz, car_nz + [False] * nr,
+                                  "while_body_jvp")
+    rec_nz = out_nz[ns:]
     acc_nz = _carry_fixed_point(
-        lambda nz: _jvp_jaxpr(bwd_j, wc_nz + car_nz + nz, False, "while_transpose_jvp")[2],
+        lambda nz: _jvp_jaxpr(bwd_j, wc_nz + rec_nz + nz, False, "while_transpose_jvp")[2],
         _nonzero(acc_d))
-    body, bh, _ = _jvp_jaxpr(body_j, bc_nz + car_nz, car_nz, "while_body_jvp")
     h, p_bc, p_car, t_bc, t_car = _split(body.jaxpr.invars,
                                          [len(bh), len(bc), ns, sum(bc_nz)])
-    body = _rewire(body, invars=h + p_bc + t_bc + p_car + t_car)
-    bwd, wh, _ = _jvp_jaxpr(bwd_j, wc_nz + car_nz + acc_nz, acc_nz, "while_transpose_jvp")
-    h, p_wc, p_s, p_acc, t_wc, t_s, t_acc = _split(
-        bwd.jaxpr.invars, [len(wh), len(wc), ns, len(acc), sum(wc_nz), sum(car_nz)])
-    bwd = _rewire(bwd, invars=h + p_wc + t_wc + p_s + t_s + p_acc + t_acc)
+    p_s, p_r, t_s, t_r = _split(body.jaxpr.outvars, [ns, nr, sum(car_nz)])
+    body = _rewire(body, invars=h + p_bc + t_bc + p_car + t_car, outvars=p_s + t_s + p_r + t_r)
+    bwd, wh, _ = _jvp_jaxpr(bwd_j, wc_nz + rec_nz + acc_nz, acc_nz, "while_transpose_jvp")
+    h, p_wc, p_rec, p_acc, t_wc, t_rec, t_acc = _split(
+        bwd.jaxpr.invars, [len(wh), len(wc), nr, len(acc), sum(wc_nz), sum(rec_nz)])
+    bwd = _rewire(bwd, invars=h + p_wc + t_wc + p_rec + t_rec + p_acc + t_acc)
     cj = cond_j.jaxpr  # the predicate reads primal states only: tangents are extra inputs
     cond = ClosedJaxpr(Jaxpr(cj.constvars, cj.invars + [Var(v.aval) for v in t_car],
                              cj.outvars, cj.eqns), cond_j.consts)
@@ -161,10 +196,12 @@ def _wt_jvp(primals, tangents, **params):
 
 # -- batching ----------------------------------------------------------------------------------
 def _wt_batch(args, dims, **params):
-    """Every state and accumulator batched; a batched predicate masks both sweeps."""
+    """Every state, record and accumulator batched; a batched predicate masks both
+    sweeps."""
     size = _axis_size(args, dims)
     cond_j, body_j, bwd_j = params["cond_jaxpr"], params["body_jaxpr"], params["bwd_jaxpr"]
-    ns, na = len(body_j.out_avals), len(bwd_j.out_avals)
+    ns, nr = _sizes(params)
+    na = len(bwd_j.out_avals)
     args = [x if d is None else moveaxis(x, d, 0) for x, d in zip(args, dims)]
     cc, bc, wc, init, acc = split_operands(args, *_params_split(params), ns)
     cc_b, bc_b, wc_b, init_b, acc_b = split_operands([d is not None for d in dims],
@@ -173,11 +210,11 @@ def _wt_batch(args, dims, **params):
     acc = [x if b else bdim_at_front(x, None, size) for x, b in zip(acc, acc_b)]
     cond, ch, (pred_b,) = _batch_jaxpr(cond_j, size, cc_b + [True] * ns, False, "while_cond")
     body, bh, _ = _batch_jaxpr(body_j, size, bc_b + [True] * ns, True, "while_body")
-    bwd, wh, _ = _batch_jaxpr(bwd_j, size, wc_b + [True] * (ns + na), True,
+    bwd, wh, _ = _batch_jaxpr(bwd_j, size, wc_b + [True] * (nr + na), True,
                               "while_body_transpose")
     cc, bc, wc = ch + cc, bh + bc, wh + wc
     if pred_b:
-        cond, body, bwd, cc, bc, wc = _masked(cond, body, bwd, cc, bc, wc, init, acc)
+        cond, body, bwd, cc, bc, wc = _masked(cond, body, bwd, cc, bc, wc, init, ns)
     outs = while_transpose_p.bind(*cc, *bc, *wc, *init, *acc, cond_jaxpr=cond,
                                   body_jaxpr=body, bwd_jaxpr=bwd, cond_nconsts=len(cc),
                                   body_nconsts=len(bc), bwd_nconsts=len(wc),
@@ -185,12 +222,14 @@ def _wt_batch(args, dims, **params):
     return outs, [0] * na
 
 
-def _masked(cond, body, bwd, cc, bc, wc, init, acc):
+def _masked(cond, body, bwd, cc, bc, wc, init, ns):
     """Loop while any example's predicate holds; an example whose predicate is false at
-    a state neither steps forward nor back from it."""
-    nc, nb, nw, ns = len(cc), len(bc), len(wc), len(init)
-    av = [get_aval(x) for x in cc + bc + wc + init + acc]
-    a_cc, a_bc, a_wc, a_s, a_acc = _split(av, [nc, nb, nw, ns])
+    a trip keeps its state, and its record there carries the predicate, so the backward
+    step of that trip leaves its accumulators alone."""
+    nc, nb, nw = len(cc), len(bc), len(wc)
+    a_cc, a_bc, a_wc = ([get_aval(x) for x in xs] for xs in (cc, bc, wc))
+    a_s = [get_aval(x) for x in init]
+    a_rec, a_acc = body.out_avals[ns:], bwd.out_avals
 
     def any_cond(*a):
         (pred,) = _eval(cond, *a)
@@ -199,32 +238,36 @@ def _masked(cond, body, bwd, cc, bc, wc, init, acc):
     def masked_body(*a):
         c, b, s = _split(a, [nc, nb])
         (pred,) = _eval(cond, *c, *s)
-        return [_batched_select(pred, [old, new]) for old, new in zip(s, _eval(body, *b, *s))]
+        outs = _eval(body, *b, *s)
+        return ([_batched_select(pred, [old, new]) for old, new in zip(s, outs[:ns])]
+                + list(outs[ns:]) + [pred])
 
     def masked_bwd(*a):
-        c, w, s, ac = _split(a, [nc, nw, ns])
-        (pred,) = _eval(cond, *c, *s)
-        new = _eval(bwd, *w, *s, *ac)
-        return [_batched_select(pred, [old, upd]) for old, upd in zip(ac, new)]
+        w, rec, pred, ac = _split(a, [nw, len(a_rec), 1])
+        new = _eval(bwd, *w, *rec, *ac)
+        return [_batched_select(pred[0], [old, upd]) for old, upd in zip(ac, new)]
 
+    pred_aval = cond.out_avals[0]
     cj, ch = _trace(any_cond, a_cc + a_s, "while_cond_any")
     bj, bh = _trace(masked_body, a_cc + a_bc + a_s, "while_body_masked")
-    wj, wh = _trace(masked_bwd, a_cc + a_wc + a_s + a_acc, "while_body_transpose_masked")
-    return cj, bj, wj, ch + cc, bh + cc + bc, wh + cc + wc
+    wj, wh = _trace(masked_bwd, a_wc + list(a_rec) + [pred_aval] + list(a_acc),
+                    "while_body_transpose_masked")
+    return cj, bj, wj, ch + cc, bh + cc + bc, wh + wc
 
 
 # -- partial evaluation (reverse over reverse) ---------------------------------------------
 def _unknown_flags(uk, params):
     cond_j, body_j, bwd_j = params["cond_jaxpr"], params["body_jaxpr"], params["bwd_jaxpr"]
-    ns = len(body_j.out_avals)
+    ns, nr = _sizes(params)
     cc_uk, bc_uk, wc_uk, init_uk, acc_uk = split_operands(uk, *_params_split(params), ns)
-    car_uk = _carry_fixed_point(lambda c: partial_eval_jaxpr(body_j, bc_uk + c, c)[2],
-                                init_uk)
+    car_uk = _carry_fixed_point(
+        lambda c: partial_eval_jaxpr(body_j, bc_uk + c, c + [False] * nr)[2][:ns], init_uk)
+    rec_uk = partial_eval_jaxpr(body_j, bc_uk + car_uk, car_uk + [False] * nr)[2][ns:]
     if any(cc_uk) or partial_eval_jaxpr(cond_j, cc_uk + car_uk)[2][0]:
         raise ValueError("while_transpose: the loop's predicate depends on a value being "
                          "differentiated; a predicate must depend on primal values only")
     return _carry_fixed_point(
-        lambda a: partial_eval_jaxpr(bwd_j, wc_uk + car_uk + a, a)[2], acc_uk)
+        lambda a: partial_eval_jaxpr(bwd_j, wc_uk + rec_uk + a, a)[2], acc_uk)
 
 
 def _wt_partial_eval(trace, args, params):
