@@ -16,6 +16,8 @@ DEDICATED = {
     "cond": "tests/primitives/test_control_flow.py",
     "while": "tests/primitives/test_control_flow.py",
     "scan": "tests/primitives/test_control_flow.py",
+    "while_transpose": "tests/transforms/test_while_grad.py (grads vs finite differences "
+                       "and unrolled loops, jit, vmap, jvp, grad of grad)",
     "threefry2x32": "tests/random/test_random.py (Random123 known-answer vectors)",
     "fft": "tests/numpy/test_fft.py (values vs NumPy, grads, jit, vmap)",
     "eig": "tests/numpy/test_eig_roots_histograms.py (vs NumPy, eigvals grads, vmap)",
