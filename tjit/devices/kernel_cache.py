@@ -22,9 +22,11 @@ import threading
 import time
 import weakref
 
+from tjit import compile_log
 from tjit.devices import disk_cache
 from tjit.devices.threads import KERNEL_FUNCTYPE
 from tjit.lower.llvm import target
+from tjit.lower.llvm.profile import compile_profile, linked_math
 from tjit.xla_like.kernel_ir import kernel_hash
 
 #: Compiled kernels kept loaded beyond those in use, least recently used dropped first
@@ -46,7 +48,8 @@ def codegen_digest():
     here = pathlib.Path(target.__file__).parent      # codegen's folder (not imported: the
     # code generator and llvmlite.ir load only when something is compiled)
     h = hashlib.sha256()
-    for name in ("codegen.py", "codegen_ops.py", "mathlib.py", "split.py"):
+    for name in ("codegen.py", "codegen_ops.py", "mathlib.py", "split.py", "profile.py",
+                 "mathlink.py"):
         h.update((here / name).read_bytes())
     return h.hexdigest()[:16]
 
@@ -105,6 +108,10 @@ def cached_count():
 
 def _load(kernel, h, name):
     key = disk_cache.cache_key(h + codegen_digest())
+    symbols = linked_math(kernel)
+    if symbols:     # math functions the code calls: loaded before it links
+        from tjit.lower.llvm import mathlink
+        mathlink.ensure_loaded(symbols)
     obj = disk_cache.get(key)
     if obj is not None:
         try:
@@ -115,8 +122,10 @@ def _load(kernel, h, name):
             pass  # unusable object: compile it again below
     from tjit.lower.llvm import codegen
     t0 = time.perf_counter()
-    ir_text = codegen.kernel_to_llvm_ir(kernel, name)
-    obj = target.emit_object(ir_text)
+    with compile_log.stage("codegen"):
+        ir_text = codegen.kernel_to_llvm_ir(kernel, name)
+    with compile_log.stage("llvm"):
+        obj = target.emit_object(ir_text, compile_profile(kernel))
     code = target.load_owned(obj, [name])
     STATS["compiled"] += 1
     STATS["compile_seconds"] += time.perf_counter() - t0

@@ -7,6 +7,7 @@ fusion or buffer planning (JAX autodidax's shape: one compile function, then an
 executor). The reference interpreter is the one backend that does not call it.
 """
 
+from tjit import compile_log
 from tjit.xla_like.lowering import lower_jaxpr
 from tjit.xla_like.plan import build_program
 from tjit.xla_like.simplify import simplify
@@ -26,8 +27,12 @@ def compile_program(closed_jaxpr, target=None, donated=()):
       The :class:`~tjit.xla_like.plan.Program` (steps, values, buffer slots, donation).
     """
     target = CPU if target is None else target
-    module = simplify(lower_jaxpr(closed_jaxpr, target=target), target)
-    return build_program(module, donated, target)
+    with compile_log.stage("lower"):
+        module = lower_jaxpr(closed_jaxpr, target=target)
+    with compile_log.stage("hlo_simplify"):
+        module = simplify(module, target)
+    with compile_log.stage("fuse"):     # fusion, kernel IR, step order, buffers
+        return build_program(module, donated, target)
 
 
 def size_symbols(closed_jaxpr):

@@ -37,6 +37,10 @@ Accumulate-style updates are exact in iteration order (no flags: they vectorize 
 the kept axis). Float max/min reductions use ``llvm.maximum``/``minimum``: NaN
 propagates as in JAX. Integer and bool reductions are exact.
 
+**Compile profiles** (``profile.py``): small elementwise kernels call the math library
+compiled once per process (``mathlink``) and are built without vectorization; the
+rest inline ``mathlib``'s polynomials for the vectorizer. Either gives the same bits.
+
 Innermost loops whose body calls a mathlib transcendental get
 ``llvm.loop.interleave.count`` 4 (1.2-1.6x, PERF_NOTES). Functions are ``nounwind``
 and, on AVX-512 hosts, ``"prefer-vector-width"="512"``.
@@ -49,6 +53,7 @@ from llvmlite import ir
 
 from tjit.lower import loops
 from tjit.lower.llvm import codegen_ops as ops
+from tjit.lower.llvm.profile import compile_profile, linked_math
 from tjit.lower.llvm.split import OP_WEIGHTS, split_axis
 from tjit.lower.loops import AxisPlan, reused_value, same, stage_levels
 from tjit.lower.sizes import SizeEmitter
@@ -146,6 +151,8 @@ class _Renderer:
         self.module = ir.Module(name=fn_name)
         self.math_calls = 0
         self.n_loops = 0
+        # small elementwise kernels call the process-wide math library (profile.py)
+        self.linked_math = compile_profile(kernel) == "scalar"
 
     # -- functions and entry ---------------------------------------------------------------
     def render(self):
@@ -325,6 +332,9 @@ class _Renderer:
                 f"LLVM codegen: op {name!r} needs tjit.lower.llvm.mathlib, which failed "
                 f"to import: {e}") from None
         self.math_calls += 1
+        if self.linked_math:
+            from tjit.lower.llvm import mathlink
+            return mathlink.call(b, name, args, ty)
         return mathlib.emit_math(b, name, args, ty)
 
     def value(self, root, scope):
@@ -504,4 +514,9 @@ def kernel_to_llvm_ir(kernel, fn_name):
       ValueError/TypeError: a kernel that breaks the IR's rules.
     """
     K.check_kernel(kernel)
-    return _Renderer(kernel, fn_name).render()
+    text = _Renderer(kernel, fn_name).render()
+    symbols = linked_math(kernel)
+    if symbols:     # the math functions it calls must be linkable wherever it is built
+        from tjit.lower.llvm import mathlink
+        mathlink.ensure_loaded(symbols)
+    return text

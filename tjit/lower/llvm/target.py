@@ -225,23 +225,32 @@ def _parse(ir_text, timings):
     return mod
 
 
-def optimize(module_ref):
-    """Run LLVM's O3 pipeline (new pass manager) on a parsed module, in place.
+#: Compile profiles (``profile.py``): pipeline speed level and whether loops are
+#: vectorized, interleaved and unrolled.
+PROFILES = {"vector": (3, True), "scalar": (2, False)}
 
-    Loop and SLP vectorisation are on; the host target machine supplies the cost model.
+
+def optimize(module_ref, profile="vector"):
+    """Run LLVM's pipeline (new pass manager) on a parsed module, in place.
+
+    ``"vector"``: O3 with loop and SLP vectorisation, interleaving and unrolling (the
+    host target machine supplies the cost model). ``"scalar"``: O2 without those, for
+    small kernels where compile time dominates (``profile.py``).
 
     Args:
       module_ref: an ``llvmlite.binding.ModuleRef`` (already parsed and verified).
+      profile: a key of ``PROFILES``.
     Returns:
       The same module.
     """
     h = _host()
+    level, vectorize = PROFILES[profile]
     with _LOCK:
-        pto = llvm.create_pipeline_tuning_options(speed_level=3)
-        pto.loop_vectorization = True
-        pto.slp_vectorization = True
-        pto.loop_interleaving = True
-        pto.loop_unrolling = True
+        pto = llvm.create_pipeline_tuning_options(speed_level=level)
+        pto.loop_vectorization = vectorize
+        pto.slp_vectorization = vectorize
+        pto.loop_interleaving = vectorize
+        pto.loop_unrolling = vectorize
         pb = llvm.create_pass_builder(h.tm, pto)
         mpm = pb.getModulePassManager()
         try:
@@ -272,26 +281,27 @@ def _check_externals(mod):
                 "its library with llvmlite.binding.load_library_permanently.")
 
 
-def _optimized_module(ir_text, timings):
+def _optimized_module(ir_text, timings, profile="vector"):
     mod = _parse(ir_text, timings)
     t0 = time.perf_counter()
-    optimize(mod)
+    optimize(mod, profile)
     timings["optimize"] = time.perf_counter() - t0
     _check_externals(mod)
     return mod
 
 
-def emit_object(ir_text):
+def emit_object(ir_text, profile="vector"):
     """Optimised host object code for LLVM IR text (what the disk cache stores).
 
     Args:
       ir_text: LLVM IR as text.
+      profile: the pipeline (``PROFILES``).
     Returns:
       ``bytes``: a relocatable object file for this host (see ``host_key``).
     """
     with _LOCK:
         timings = {}
-        mod = _optimized_module(ir_text, timings)
+        mod = _optimized_module(ir_text, timings, profile)
         t0 = time.perf_counter()
         obj = _host().tm.emit_object(mod)
         timings["codegen"] = time.perf_counter() - t0
@@ -386,19 +396,20 @@ def load_object(obj_bytes, names):
         return addrs
 
 
-def compile_object(ir_text, names):
+def compile_object(ir_text, names, profile="vector"):
     """Compile LLVM IR and load it; also return the object code for the disk cache.
 
     Args:
       ir_text: LLVM IR as text (function attributes for the host are added here).
       names: the function symbols to look up.
+      profile: the pipeline (``PROFILES``).
     Returns:
       ``({name: address}, object_bytes)``.
     """
     names = list(names)
     with _LOCK:
         t0 = time.perf_counter()
-        obj = emit_object(ir_text)
+        obj = emit_object(ir_text, profile)
         timings = dict(_LAST_TIMINGS)
         addrs = _load(obj, names, _digest(ir_text), timings)
         timings["total"] = time.perf_counter() - t0
@@ -406,7 +417,7 @@ def compile_object(ir_text, names):
         return addrs, obj
 
 
-def compile_ir(ir_text, names):
+def compile_ir(ir_text, names, profile="vector"):
     """Parse, verify, optimise (O3) and JIT LLVM IR text; return function addresses.
 
     Compiling the same text under the same names again returns the first addresses
@@ -415,6 +426,7 @@ def compile_ir(ir_text, names):
     Args:
       ir_text: LLVM IR as text.
       names: the function symbols to look up.
+      profile: the pipeline (``PROFILES``).
     Returns:
       ``{name: address}``.
     """
@@ -424,7 +436,7 @@ def compile_ir(ir_text, names):
         entries = [_LOADED.get(n) for n in names]
         if entries and all(e is not None and e[0] == ir_digest for e in entries):
             return {n: e[2] for n, e in zip(names, entries)}
-        return compile_object(ir_text, names)[0]
+        return compile_object(ir_text, names, profile)[0]
 
 
 def is_loaded(name):

@@ -1,0 +1,67 @@
+"""The math library, linked: each ``mathlib`` function compiled once per process.
+
+Kernels of the ``"scalar"`` compile profile (``profile.py``) call math functions
+instead of inlining their polynomials, so LLVM optimizes ``sin`` once per process
+rather than once per kernel that uses it (an unrolled ODE with a ``sin`` per step
+spent most of its compile time on the same inlined polynomial). ``call`` declares and
+calls ``tjit_math_<name>_<f32|f64>`` in a kernel's module; ``ensure_loaded`` compiles
+the functions a kernel needs (one tiny module each, the same ``mathlib`` IR a vector
+kernel inlines) into the process-wide engine and publishes their addresses with
+``llvm.add_symbol``, so that the kernel's object code links wherever it is loaded
+(also from the disk cache in a later process).
+"""
+
+import threading
+
+import llvmlite.binding as llvm
+from llvmlite import ir
+
+from tjit.lower.llvm import mathlib, target
+from tjit.lower.llvm.profile import math_symbol
+
+__all__ = ["call", "ensure_loaded"]
+
+_LOCK = threading.Lock()
+_ADDRESSES = {}     # symbol -> address in this process
+
+
+def _arity(name):
+    return 2 if name in ("pow", "atan2") else 1
+
+
+def call(builder, name, args, ty):
+    """Emit a call of math function ``name`` (``mathlib.emit_math``'s arguments)."""
+    module = builder.module
+    sym = math_symbol(name, "float64" if isinstance(ty, ir.DoubleType) else "float32")
+    fn = module.globals.get(sym)
+    if fn is None:
+        fn = ir.Function(module, ir.FunctionType(ty, [ty] * _arity(name)), name=sym)
+        fn.attributes.add("nounwind")
+        fn.attributes.add("readnone")     # pure: LLVM may hoist and merge calls
+    return builder.call(fn, list(args))
+
+
+def function_ir(sym):
+    """LLVM IR text of the module defining math symbol ``sym``."""
+    name, kind = sym[len("tjit_math_"):].rsplit("_", 1)
+    ty = ir.DoubleType() if kind == "f64" else ir.FloatType()
+    module = ir.Module(name=sym)
+    fn = ir.Function(module, ir.FunctionType(ty, [ty] * _arity(name)), name=sym)
+    fn.attributes.add("nounwind")
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    b.ret(mathlib.emit_math(b, name, list(fn.args), ty))
+    return str(module)
+
+
+def ensure_loaded(symbols):
+    """Compile and publish the math functions ``symbols`` not yet in this process."""
+    missing = [s for s in symbols if s not in _ADDRESSES]
+    if not missing:
+        return
+    with _LOCK:
+        for sym in missing:
+            if sym in _ADDRESSES:
+                continue
+            addr = target.compile_ir(function_ir(sym), [sym], profile="scalar")[sym]
+            llvm.add_symbol(sym, addr)
+            _ADDRESSES[sym] = addr

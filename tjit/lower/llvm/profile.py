@@ -1,0 +1,61 @@
+"""How hard LLVM works on one kernel: its compile profile, decided from the kernel alone.
+
+A kernel's first compile is mostly LLVM's O3 pipeline and instruction selection, and
+most of that is the loop vectorizer's work on the inlined polynomial math functions
+(measured on a 10-op elementwise kernel with sin, exp and tanh: O3 38 ms + codegen
+39 ms vectorized, 14 + 7 ms scalar). Vector code only pays back on many points, so:
+
+* ``"vector"``: O3 with loop/SLP vectorization, interleaving and unrolling, math
+  functions inlined (``mathlib``), 512-bit vectors where the host has them. Kernels with
+  symbolic sizes, any reduction, or more than ``SCALAR_MAX_POINTS`` points.
+* ``"scalar"``: elementwise kernels over at most ``SCALAR_MAX_POINTS`` points (a few
+  microseconds of work even unvectorized). O2 without vectorization, interleaving or
+  unrolling, and the math functions called from the process-wide math library
+  (``mathlink``: compiled once per process) instead of inlined and optimized again
+  in every kernel.
+
+Neither choice changes a result bit: elementwise code carries no fast-math flags, so
+vectorizing or not, inlining a math function or calling it, evaluates the same IEEE
+operations on each element. Reductions, whose ``reassoc`` accumulation order depends on
+the vectorizer, always take the vector profile.
+"""
+
+import numpy as np
+
+from tjit.xla_like import kernel_ir as K
+
+#: Largest iteration space (points) of an elementwise kernel compiled with the
+#: ``"scalar"`` profile: ~10 us of scalar work even with a transcendental per point,
+#: against the 20-60 ms of LLVM time vectorization costs per kernel.
+SCALAR_MAX_POINTS = 4096
+
+MATH_OPS = K.TRANSCENDENTAL_OPS
+
+
+def compile_profile(k):
+    """``"scalar"`` or ``"vector"`` for kernel ``k`` (see the module docs)."""
+    if k.reduce_axes or k.stages or not all(isinstance(d, int) for d in k.shape):
+        return "vector"
+    n = 1
+    for d in k.shape:
+        n *= d
+    return "scalar" if n <= SCALAR_MAX_POINTS else "vector"
+
+
+def math_symbol(name, dtype_name):
+    """The process-wide symbol of math function ``name`` on ``float32``/``float64``."""
+    return f"tjit_math_{name}_{'f64' if dtype_name == 'float64' else 'f32'}"
+
+
+def linked_math(k):
+    """The math-library symbols kernel ``k``'s code calls (none in the vector profile),
+    sorted: what must be loaded before its object code links."""
+    if compile_profile(k) != "scalar":
+        return ()
+    out = set()
+    for n in K.all_nodes(k):
+        if isinstance(n, K.Op) and n.op in MATH_OPS and n.args:
+            dt = np.dtype(n.args[0].dtype)
+            if dt.kind == "f":     # (codegen_ops.emit_op calls mathlib for floats only)
+                out.add(math_symbol(n.op, dt.name))
+    return tuple(sorted(out))
