@@ -1,0 +1,130 @@
+"""Automatic dynamic shapes: a plain ``jit`` MLP forward called at 20 batch sizes.
+
+    python benchmarks/bench_dynamic_shapes.py [--sizes 20] [--width 512]
+
+Prints tjit's traces and compiles over the sizes, the median time of the first call at
+each new size after the second against the median call at a size already seen (the
+issue's target: within 1.2x; paired per size, in wall-clock and in process CPU
+time, which a loaded machine disturbs less), the same with ``dynamic_shapes=False`` (a compile per
+size, as JAX), and, when JAX is installed (e.g. /work/jaxvenv), JAX's first call per
+new size and its recompile time (first call minus a seen-size call). Not a test.
+"""
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+import tjit
+import tjit.numpy as tnp
+
+try:
+    import jax
+    import jax.numpy as jnp
+except ImportError:  # JAX is optional
+    jax = None
+
+
+def make_mlp(np_):
+    def mlp(params, x):
+        for w, b in params[:-1]:
+            x = np_.tanh(x @ w + b)
+        w, b = params[-1]
+        return x @ w + b
+    return mlp
+
+
+def make_params(width, d_in=256, d_out=10, seed=0):
+    rng = np.random.default_rng(seed)
+    dims = [d_in, width, width, d_out]
+    return [(rng.standard_normal((a, b)).astype(np.float32) / np.sqrt(a),
+             np.zeros(b, np.float32)) for a, b in zip(dims[:-1], dims[1:])]
+
+
+def _timed(call, x):
+    """(wall seconds, CPU seconds of the process: all threads) of one call."""
+    w, c = time.perf_counter(), time.process_time()
+    call(x)
+    return time.perf_counter() - w, time.process_time() - c
+
+
+def first_and_seen(call, xs, repeat=7):
+    """Per size: the first call's (wall, cpu) seconds, and the median (wall, cpu) of
+    ``repeat`` calls at that size once seen. Paired per size, so that the ratio does not
+    depend on which sizes are large, and robust to a loaded machine (CPU time)."""
+    first, seen = [], []
+    for x in xs:
+        first.append(_timed(call, x))
+        again = [_timed(call, x) for _ in range(repeat)]
+        seen.append((statistics.median(a[0] for a in again),
+                     statistics.median(a[1] for a in again)))
+    return first, seen
+
+
+def ratios(first, seen):
+    """Medians over the sizes after the second of first/seen: (wall, CPU)."""
+    return tuple(statistics.median(f[k] / s[k] for f, s in zip(first[2:], seen[2:]))
+                 for k in (0, 1))
+
+
+def bench_tjit(params, xs, dynamic):
+    f = tjit.jit(make_mlp(tnp), dynamic_shapes=dynamic)
+    p = [(tnp.asarray(w), tnp.asarray(b)) for w, b in params]
+    txs = [tnp.asarray(x) for x in xs]
+    first, seen = first_and_seen(lambda x: f(p, x).block_until_ready(), txs)
+    return f, first, seen
+
+
+def bench_jax(params, xs):
+    f = jax.jit(make_mlp(jnp))
+    p = [(jnp.asarray(w), jnp.asarray(b)) for w, b in params]
+    jxs = [jnp.asarray(x) for x in xs]
+    return first_and_seen(lambda x: f(p, x).block_until_ready(), jxs)
+
+
+def ms(s):
+    return f"{s * 1e3:8.2f} ms"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sizes", type=int, default=20)
+    ap.add_argument("--width", type=int, default=512)
+    args = ap.parse_args()
+    params = make_params(args.width)
+    batches = [16 + 24 * i for i in range(args.sizes)]
+    rng = np.random.default_rng(1)
+    xs = [rng.standard_normal((b, 256)).astype(np.float32) for b in batches]
+    print(f"MLP 256-{args.width}-{args.width}-10 forward, batch sizes {batches[0]}.."
+          f"{batches[-1]} ({len(batches)} sizes)")
+
+    f, first, seen = bench_tjit(params, xs, dynamic=True)
+    wall, cpu = ratios(first, seen)
+    new = statistics.median(w for w, _ in first[2:])
+    at_seen = statistics.median(w for w, _ in seen[2:])
+    print(f"tjit (automatic dynamic shapes): {f.trace_count} traces, {f.compile_count} "
+          f"compiles; first call {ms(first[0][0])}, second size {ms(first[1][0])}")
+    print(f"  sizes 3..{len(xs)}: first call at a new size {ms(new)}, at a seen size "
+          f"{ms(at_seen)} (medians); per-size ratio new/seen: wall {wall:4.2f}x, "
+          f"CPU {cpu:4.2f}x (target <= 1.2x)")
+
+    f, first, seen = bench_tjit(params, xs, dynamic=False)
+    new = statistics.median(w for w, _ in first[2:])
+    at_seen = statistics.median(w for w, _ in seen[2:])
+    print(f"tjit (dynamic_shapes=False): {f.trace_count} traces, {f.compile_count} compiles;"
+          f" first call at a new size {ms(new)}, seen {ms(at_seen)}: "
+          f"recompile {ms(new - at_seen)} per new size")
+
+    if jax is None:
+        print("jax: not installed")
+        return
+    first, seen = bench_jax(params, xs)
+    new = statistics.median(w for w, _ in first[2:])
+    at_seen = statistics.median(w for w, _ in seen[2:])
+    print(f"jax {jax.__version__}: first call at a new size {ms(new)}, seen {ms(at_seen)}: "
+          f"recompile {ms(new - at_seen)} per new size")
+
+
+if __name__ == "__main__":
+    main()
