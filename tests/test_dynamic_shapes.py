@@ -81,6 +81,16 @@ def test_dims_that_change_together_share_a_symbol():
         f(_randn(8, 9))
 
 
+def test_dims_equal_only_now_share_a_symbol_when_a_rule_needs_it():
+    # a's dim 3 -> 5 and b's 1 -> 5 are two symbols by the old/new rule; a + b cannot be
+    # decided for them, so the retrace makes dims of equal new size share one symbol
+    f, ref = tjit.jit(lambda a, b: a + b), _reference(lambda a, b: a + b)
+    for sa, sb in (((3, 4), (1, 4)), ((5, 4), (5, 4)), ((7, 4), (7, 4)), ((6, 4), (1, 4))):
+        a, b = _randn(*sa), _randn(*sb)
+        np.testing.assert_allclose(f(a, b), ref(a, b), rtol=1e-6)
+    assert f.compile_count == 3 and f.trace_count == 4
+
+
 def test_python_branch_on_shape_falls_back_to_per_shape_programs():
     def f(x):
         return x * 2.0 if x.shape[0] > 3 else x - 1.0

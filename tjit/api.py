@@ -46,6 +46,7 @@ from tjit.tracing import argnums as _argnums
 from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray
 from tjit.tracing.core import Array, Tracer, is_device_value, is_eager, to_host
+from tjit.tracing.errors import InconclusiveDimensionError
 from tjit.tracing.core import _DEVICE_ARRAYS   # (empty until a device backend is used)
 from tjit.tracing.jaxpr_trace import trace_to_jaxpr
 from tjit.tracing.shapes import check_spec, parse_spec, shape_str, symbol
@@ -493,22 +494,38 @@ class Jitted:
             pattern, cause = fam.widen(shapes, names)
         if pattern is None:
             return self._compile_once(key, *how, cause)
-        pkey = (fkey, pattern.key())
         try:
-            entry = self._compile_once(pkey, *how, cause, pattern)
+            entry = self._compile_pattern(fkey, pattern, how, cause)
         except Exception as e:   # noqa: BLE001 (any failure of the symbolic trace)
-            reason = _dyn.fallback_reason(e)
-            # a concrete trace that fails too is the user's error: raise that one
-            entry = self._compile_once(key, *how, f"fell back to per-shape specialization "
-                                                  f"because {reason}")
-            with self._lock:
-                fam.fallback = reason
-            return entry
+            if isinstance(e, InconclusiveDimensionError):   # dims equal now: one symbol
+                with self._lock:
+                    merged, cause = fam.widen(shapes, names, by_value=True)
+                if merged is not None and merged.key() != pattern.key():
+                    try:
+                        entry = self._compile_pattern(fkey, merged, how, cause)
+                        e, pattern = None, merged
+                    except Exception as e2:   # noqa: BLE001
+                        e = e2
+            if e is not None:
+                return self._fall_back(fam, key, how, e)
         with self._lock:
-            if fam.pattern is None or len(pattern.symbols()) >= len(fam.pattern.symbols()):
-                fam.pattern, fam.entry = pattern, entry
+            fam.pattern, fam.entry = pattern, entry   # (the newest serves these shapes)
             if fam.lookup(shapes) is entry:
                 self._cache[key] = entry
+        return entry
+
+    def _compile_pattern(self, fkey, pattern, how, cause):
+        return self._compile_once((fkey, pattern.key()), *how, cause, pattern)
+
+    def _fall_back(self, fam, key, how, e):
+        """Compile ``key`` for its exact shapes after the symbolic trace failed with
+        ``e``; the family specializes per shape from now on (unless this fails too)."""
+        reason = _dyn.fallback_reason(e)
+        # a concrete trace that fails too is the user's error: raise that one
+        entry = self._compile_once(key, *how, f"fell back to per-shape specialization "
+                                              f"because {reason}")
+        with self._lock:
+            fam.fallback = reason
         return entry
 
     def _explain_miss(self, key, dyn_args, dyn_kwargs):

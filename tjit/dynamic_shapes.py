@@ -150,9 +150,11 @@ class Family:
             return self.entry
         return None
 
-    def widen(self, shapes, names):
+    def widen(self, shapes, names, by_value=False):
         """(pattern, cause) of the dynamic program that serves ``shapes`` too, or
-        (None, why not) when ``shapes`` must be specialized."""
+        (None, why not) when ``shapes`` must be specialized. ``by_value``: dims share a
+        symbol when their new sizes are equal (the retry when the first grouping left
+        a shape rule undecidable, e.g. ``a + b`` with ``a``'s dim 3 → 5, ``b``'s 1 → 5)."""
         old = self.pattern.dims if self.pattern is not None else self.ref
         groups, dims, changed = {}, [], []
         for li, (pat, ref, shp) in enumerate(zip(old, self.ref, shapes)):
@@ -166,7 +168,8 @@ class Family:
                                   f"{shape_str(shp)}; size {v} in dim {j} is specialized "
                                   f"(sizes 0 and 1 are never dynamic)")
                 # "together": the same old value (or symbol) and the same new value
-                k = ("c", p, v) if type(p) is int else ("s", p.name, v)
+                k = ("v", v) if by_value else ("c", p, v) if type(p) is int else \
+                    ("s", p.name, v)
                 if k not in groups:
                     groups[k] = AutoDim(f"s{len(groups)}")
                 leaf.append(groups[k])

@@ -40,7 +40,7 @@ import numpy as np
 
 from tjit.devices import array_args, call_tables, disk_cache, sgemm
 from tjit.devices.lazy import Lazy
-from tjit.devices.threads import as_kernel, default_num_threads, parallel_for
+from tjit.devices.threads import as_kernel, cpu_count, default_num_threads, parallel_for
 
 #: Products below this many multiply-adds run on the calling thread.
 PARALLEL_MIN_MACS = 1 << 21
@@ -457,7 +457,7 @@ class GemmCall:
             f[f"stride_{side}"] = strides[0] if B > 1 else 0
         # The blocks depend on the shapes and the machine's CPU count only, never on the
         # threads in use: every thread count gives the same bits.
-        units = UNITS_PER_CPU * (os.cpu_count() or 1)
+        units = UNITS_PER_CPU * cpu_count()
         if B >= units:
             split, extent, block = _SPLIT_BATCH, B, math.ceil(B / units)
         else:

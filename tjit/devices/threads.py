@@ -41,6 +41,7 @@ retires the workers; fresh ones start on the next call. Neither can deadlock.
 """
 
 import ctypes
+import functools
 import os
 import platform
 import sys
@@ -96,6 +97,13 @@ def default_num_threads():
             raise ValueError(f"TJIT_NUM_THREADS must be a positive integer, got {env!r}; "
                              "unset it to use one thread per CPU.")
         return n
+    return cpu_count()
+
+
+@functools.lru_cache(maxsize=None)
+def cpu_count():
+    """``os.cpu_count()``, read once (it costs ~25 us, and kernel launches and BLAS
+    plans ask for it on every call or new size)."""
     return os.cpu_count() or 1
 
 
