@@ -308,3 +308,25 @@ def test_checkpointed_gradients_equal_the_taped_ones(k, checkpoints, x64):
 def test_bad_checkpoint_option_is_rejected(bad, checkpoints):
     with pytest.raises(ValueError, match="while_loop_checkpoints must be None"):
         checkpoints(bad)
+
+
+@pytest.mark.parametrize("n", [1, 15, 16, 17, 48, 49, 1000])
+def test_compiled_sweep_across_burst_boundaries(n, x64):
+    # the CPU runs both sweeps natively, the forward one in bursts of 16, 32, ... trips:
+    # trip counts at and around the burst ends against the interpreter and x^(n+1)
+    def f(x, m):
+        def body(c):
+            i, v, w = c
+            return i + 1, v * x, w + jnp.sin(v)
+        _, v, w = lax.while_loop(lambda c: c[0] < m, body, (0, x, x))
+        return v + w
+    x = np.float64(1.0 + 1e-3)
+    g = tjit.jit(tjit.grad(f))(x, n)
+    assert loop_tape.last_stats.trips == n
+    ref = tjit.jit(tjit.grad(f), backend="interpreter")(x, n)
+    np.testing.assert_allclose(float(g), float(ref), rtol=1e-12)
+    def fixed(x):
+        _, v, w = unrolled(n)(None, lambda c: (c[0] + 1, c[1] * x, c[2] + jnp.sin(c[1])),
+                              (0, x, x))
+        return v + w
+    np.testing.assert_allclose(float(g), float(tjit.grad(fixed)(x)), rtol=1e-10)

@@ -23,10 +23,12 @@ returns twice are never given up. For the same reason a result the step returns 
 always an array it owns: a pass-through is copied.
 """
 
+import types
+
 import numpy as np
 
 from tjit.devices.native_loop import NativeLoop
-from tjit.primitives.loop_tape import reverse_sweep
+from tjit.primitives.loop_tape import note_sweep, reverse_sweep
 from tjit.xla_like.plan import DotStep, KernelStep, concrete
 
 
@@ -43,6 +45,7 @@ class Body:
     which outputs are fresh buffers."""
 
     def __init__(self, runner):
+        self.runner = runner
         self.run = runner.run
         self.fresh = fresh_outputs(runner.prog)
 
@@ -128,15 +131,20 @@ def _scan(step, bodies, env, xp):
 
 
 def _while_transpose(step, bodies, env, xp):
-    # body: cond consts + body consts + state -> state + record + [predicate at the new
-    # state] (lowering fuses them), so a trip of the forward sweep is one call
+    # bodies (see lowering): the predicate; the body fused with the predicate at the new
+    # state (cond consts + body consts + state -> state + record + [predicate]), so a
+    # forward trip is one call; the backward step as a scan body (bwd consts + acc +
+    # record -> acc)
     cond, body, bwd = bodies
     a = step.attrs
     nc, nb, nw, ns = a["cond_nconsts"], a["body_nconsts"], a["bwd_nconsts"], a["n_state"]
+    native = _NativeSweep.build(step, [b.runner for b in bodies], env) if xp is np else None
 
     def run(args, given=()):
         cc, bc, wc = list(args[:nc]), list(args[nc:nc + nb]), list(args[nc + nb:nc + nb + nw])
         init, acc = list(args[nc + nb + nw:nc + nb + nw + ns]), list(args[nc + nb + nw + ns:])
+        if native is not None:
+            return native(cc, bc, wc, init, acc)
         last = [None, None]   # the latest state stepped to, and the predicate there
 
         def more(state):
@@ -149,7 +157,56 @@ def _while_transpose(step, bodies, env, xp):
             last[0], last[1] = outs[:ns], bool(outs[-1])
             return last[0], outs[ns:-1]
 
-        acc = reverse_sweep(more, step, lambda r, acc: bwd.run(wc + list(r) + acc),
+        acc = reverse_sweep(more, step, lambda r, acc: bwd.run(wc + acc + list(r)),
                             init, acc, xp, a["checkpoints"])
         return [x.copy() for x in acc]   # (may be the caller's arrays: zero trips)
     return run
+
+
+def _scan_step(num_consts, num_carry, reverse):
+    """A stand-in scan step for NativeLoop.build (its length is set per call)."""
+    return types.SimpleNamespace(name="scan", attrs={
+        "num_consts": num_consts, "num_carry": num_carry, "length": 1, "reverse": reverse})
+
+
+class _NativeSweep:
+    """A taped ``while_transpose`` on the CPU with both sweeps native (``native_loop``):
+    the forward sweep as scans in bursts of 16, 32, 64, ... trips whose rows are the
+    trips' records and predicates (the trips a burst runs past the loop's end are
+    computed and dropped: at most as many as the loop ran), then the backward step as
+    one reversed scan over the records. None when a program does not qualify."""
+
+    @classmethod
+    def build(cls, step, runners, env):
+        a = step.attrs
+        if a["checkpoints"] is not None:
+            return None
+        n_acc = len(runners[2].prog.outputs)
+        fwd = NativeLoop.build(_scan_step(a["cond_nconsts"] + a["body_nconsts"],
+                                          a["n_state"], False), runners[1:2], env)
+        bwd = NativeLoop.build(_scan_step(a["bwd_nconsts"], n_acc, True), runners[2:], env)
+        return None if fwd is None or bwd is None else cls(runners[0], fwd, bwd, a["n_state"])
+
+    def __init__(self, cond, fwd, bwd, n_state):
+        self.cond, self.fwd, self.bwd, self.ns = cond, fwd, bwd, n_state
+
+    def __call__(self, cc, bc, wc, init, acc):
+        ns, state, chunks, n, steps, length = self.ns, list(init), [], 0, 0, 16
+        more = bool(self.cond.run(cc + state)[0])
+        while more:
+            self.fwd.set_length(length)
+            outs = self.fwd(cc + bc + state)
+            steps += length
+            state, records, preds = outs[:ns], outs[ns:-1], outs[-1]
+            stop = np.flatnonzero(~preds)
+            k = int(stop[0]) + 1 if stop.size else length
+            chunks.append([r[:k] for r in records])
+            n += k
+            more = not stop.size
+            length *= 2
+        note_sweep(None, trips=n, forward_steps=steps, backward_steps=n, peak_saved=n)
+        if n == 0:
+            return [np.array(x, copy=True) for x in acc]
+        tape = [np.concatenate(parts) if len(parts) > 1 else parts[0] for parts in zip(*chunks)]
+        self.bwd.set_length(n)
+        return self.bwd(wc + acc + tape)

@@ -459,6 +459,13 @@ class NativeLoop:
             ctypes.addressof(body0.table), ctypes.addressof(body1.table), body0.count,
             ctypes.addressof(self.slots), len(per_iter), 0, BURST, 0)
 
+    def set_length(self, length):
+        """Run a scan of ``length`` iterations from the next call on (the driver reads
+        the length at run time: no rebuild; ``while_transpose`` sweeps set it per call)."""
+        self.length = self.ctx[1] = int(length)
+        self.ys_specs = [((self.length,) + tuple(shape[1:]), dtype)
+                         for shape, dtype in self.ys_specs]
+
     # -- running ----------------------------------------------------------------------
     def __call__(self, args, owned=()):
         """``owned``: carries whose initial array (a donated argument) becomes their

@@ -102,6 +102,14 @@ def reverse_sweep(more, step, back, init, acc, xp, checkpoints=None):
     return _revolve(step, back, list(init), n, int(checkpoints) - 1, list(acc), stats)
 
 
+def note_sweep(checkpoints, **counts):
+    """Record the stats of a sweep a runtime ran its own way (a native loop)."""
+    global last_stats
+    last_stats = LoopStats(checkpoints)
+    for k, v in counts.items():
+        setattr(last_stats, k, v)
+
+
 def _taped(more, step, back, state, acc, xp, stats):
     tape = Tape(xp)
     while more(state):
@@ -154,4 +162,4 @@ def _revolve(step, back, start, n, free, acc, stats):
     return reverse(0, n, start, free, acc)
 
 
-__all__ = ["LoopStats", "Tape", "last_stats", "reverse_sweep"]
+__all__ = ["LoopStats", "Tape", "last_stats", "note_sweep", "reverse_sweep"]

@@ -127,4 +127,15 @@ def body_with_next_predicate(cond_jaxpr, body_jaxpr, cond_nconsts):
     return ClosedJaxpr(fused, list(body_jaxpr.consts) + list(cond_jaxpr.consts))
 
 
-__all__ = ["body_with_next_predicate", "record_avals", "split_operands", "while_transpose_p"]
+def bwd_as_scan_body(bwd_jaxpr, bwd_nconsts, n_record):
+    """The backward step with a scan body's argument order: ``bwd_consts + acc + record
+    -> acc`` (the accumulators are the carry, the records the scanned-over rows)."""
+    j = bwd_jaxpr.jaxpr
+    consts, rec, acc = (j.invars[:bwd_nconsts], j.invars[bwd_nconsts:bwd_nconsts + n_record],
+                        j.invars[bwd_nconsts + n_record:])
+    return ClosedJaxpr(Jaxpr(j.constvars, list(consts) + list(acc) + list(rec), j.outvars,
+                             j.eqns), bwd_jaxpr.consts)
+
+
+__all__ = ["body_with_next_predicate", "bwd_as_scan_body", "record_avals", "split_operands",
+           "while_transpose_p"]

@@ -21,7 +21,12 @@ import numpy as np
 
 from tjit.primitives.ad_prims import CALL_JAXPR_PARAM, checkpoint_name_p, stop_gradient_p
 from tjit.primitives.control_flow import cond_p, scan_p, while_p
-from tjit.primitives.while_transpose import body_with_next_predicate, while_transpose_p
+from tjit.primitives.while_transpose import (
+    body_with_next_predicate,
+    bwd_as_scan_body,
+    record_avals,
+    while_transpose_p,
+)
 from tjit.tracing.jaxpr import ClosedJaxpr, Jaxpr, Literal, is_polymorphic, specialize
 from tjit.tracing.shapes import contains_symbolic, substitute_params
 from tjit.xla_like import hlo
@@ -110,7 +115,9 @@ def _scan_bodies(params):
 def _while_transpose_bodies(params):
     body = params["body_jaxpr"]
     fused = body_with_next_predicate(params["cond_jaxpr"], body, params["cond_nconsts"])
-    return (params["cond_jaxpr"], fused, params["bwd_jaxpr"]), dict(
+    bwd = bwd_as_scan_body(params["bwd_jaxpr"], params["bwd_nconsts"],
+                           len(record_avals(body, params["body_nconsts"])))
+    return (params["cond_jaxpr"], fused, bwd), dict(
         {k: params[k] for k in ("cond_nconsts", "body_nconsts", "bwd_nconsts", "checkpoints")},
         n_state=len(body.in_avals) - params["body_nconsts"])
 
