@@ -3,55 +3,28 @@ devices they were computed on.
 
 N CPU devices share the host's memory, so a pmap result is one NumPy buffer (the
 stacked per-device outputs, which is what ``np.asarray`` gives, as in JAX). Its type,
-:class:`StackedValue`, is registered as a device-array type (``register_device_arrays``),
-so ``result.devices()`` names every device and ``result.device`` the first one, while
-eager ops and ``jit`` read it as the plain host array it is.
+:class:`StackedValue`, is a NumPy array subclass registered with
+``register_multi_device_values``: ``result.devices()`` names every device, and every
+other path (eager ops, ``jit``, ``np.asarray``) reads it as the plain host array it is.
+It is deliberately not a device-array type (``register_device_arrays``): nothing about
+it needs copying.
 """
 
 import numpy as np
 
-from tjit.tracing.core import Array, register_device_arrays, wrap_outputs
+from tjit.tracing.core import Array, register_multi_device_values
 
 
 class StackedValue(np.ndarray):
-    """A host buffer holding one slice per device along ``axis`` (None: replicated)."""
+    """A host buffer holding one slice per device along ``mapped_axis`` (None: the
+    devices' identical values)."""
 
     def __array_finalize__(self, obj):
         self.device_list = getattr(obj, "device_list", ())
         self.mapped_axis = getattr(obj, "mapped_axis", None)
 
 
-def _plain(v):
-    return v.view(np.ndarray) if type(v) is StackedValue else v
-
-
-class _Hooks:
-    """How an Array holding a :class:`StackedValue` behaves: as a host array."""
-
-    @staticmethod
-    def run(prim, vals, weaks, params):
-        out = prim.impl(np, *[_plain(v) for v in vals], **params)
-        weak = prim.weak_type_rule(*weaks, **params)
-        return wrap_outputs(prim, out, weak)
-
-    @staticmethod
-    def to_host(v):
-        return v.view(np.ndarray)
-
-    @staticmethod
-    def device(v):
-        return v.device_list[0]
-
-    @staticmethod
-    def devices(v):
-        return set(v.device_list)
-
-    @staticmethod
-    def sync(v):
-        pass
-
-
-register_device_arrays(StackedValue, _Hooks)
+register_multi_device_values(StackedValue, lambda v: set(v.device_list))
 
 
 def stacked_result(values, axis, devices):

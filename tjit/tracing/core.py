@@ -177,6 +177,17 @@ def to_host(v):
     return hooks.to_host(v) if hooks is not None else np.asarray(v)
 
 
+#: Host value types (NumPy subclasses) that record the devices that computed them, e.g.
+#: a pmap result on N CPU devices -> ``devices(value)``: what ``Array.devices()`` returns.
+#: They are host arrays to every other path (not device arrays: nothing is copied).
+_MULTI_DEVICE_VALUES = {}
+
+
+def register_multi_device_values(value_type, devices):
+    """``Array.devices()`` of an Array holding a ``value_type`` is ``devices(value)``."""
+    _MULTI_DEVICE_VALUES[value_type] = devices
+
+
 #: The host device object (set by ``tjit.devices.backend``: tracing knows no devices).
 _HOST_DEVICE = ["cpu"]
 
@@ -375,9 +386,9 @@ class Array:
 
     def devices(self):
         """The set of devices holding this array, as ``jax.Array.devices()``."""
-        hooks = _DEVICE_ARRAYS.get(type(self._value))
-        if hooks is not None and hasattr(hooks, "devices"):   # (a pmap result: several)
-            return hooks.devices(self._value)
+        several = _MULTI_DEVICE_VALUES.get(type(self._value))
+        if several is not None:     # a host buffer computed on several devices (pmap)
+            return several(self._value)
         return {self.device}
 
 
