@@ -143,7 +143,7 @@ def _while_transpose(step, bodies, env, xp):
     def run(args, given=()):
         cc, bc, wc = list(args[:nc]), list(args[nc:nc + nb]), list(args[nc + nb:nc + nb + nw])
         init, acc = list(args[nc + nb + nw:nc + nb + nw + ns]), list(args[nc + nb + nw + ns:])
-        if native is not None:
+        if native is not None and a["checkpoints"] is None:
             return native(cc, bc, wc, init, acc)
         last = [None, None]   # the latest state stepped to, and the predicate there
 
@@ -157,8 +157,11 @@ def _while_transpose(step, bodies, env, xp):
             last[0], last[1] = outs[:ns], bool(outs[-1])
             return last[0], outs[ns:-1]
 
+        fast = {} if native is None else {
+            "count": lambda s: native.count(cc, bc, s),
+            "advance": lambda s, m: native.advance(cc, bc, s, m)}
         acc = reverse_sweep(more, step, lambda r, acc: bwd.run(wc + acc + list(r)),
-                            init, acc, xp, a["checkpoints"])
+                            init, acc, xp, a["checkpoints"], **fast)
         return [x.copy() for x in acc]   # (may be the caller's arrays: zero trips)
     return run
 
@@ -174,13 +177,12 @@ class _NativeSweep:
     the forward sweep as scans in bursts of 16, 32, 64, ... trips whose rows are the
     trips' records and predicates (the trips a burst runs past the loop's end are
     computed and dropped: at most as many as the loop ran), then the backward step as
-    one reversed scan over the records. None when a program does not qualify."""
+    one reversed scan over the records. Under Revolve (``checkpoints``) it counts the
+    trips and advances states natively. None when a program does not qualify."""
 
     @classmethod
     def build(cls, step, runners, env):
         a = step.attrs
-        if a["checkpoints"] is not None:
-            return None
         n_acc = len(runners[2].prog.outputs)
         fwd = NativeLoop.build(_scan_step(a["cond_nconsts"] + a["body_nconsts"],
                                           a["n_state"], False), runners[1:2], env)
@@ -190,20 +192,38 @@ class _NativeSweep:
     def __init__(self, cond, fwd, bwd, n_state):
         self.cond, self.fwd, self.bwd, self.ns = cond, fwd, bwd, n_state
 
-    def __call__(self, cc, bc, wc, init, acc):
-        ns, state, chunks, n, steps, length = self.ns, list(init), [], 0, 0, 16
+    def _bursts(self, cc, bc, state):
+        """Run the loop from ``state`` in bursts; yields per burst (its records for the
+        trips that count, trips that count, trips run)."""
+        ns, length = self.ns, 16
         more = bool(self.cond.run(cc + state)[0])
         while more:
             self.fwd.set_length(length)
             outs = self.fwd(cc + bc + state)
-            steps += length
             state, records, preds = outs[:ns], outs[ns:-1], outs[-1]
             stop = np.flatnonzero(~preds)
             k = int(stop[0]) + 1 if stop.size else length
-            chunks.append([r[:k] for r in records])
-            n += k
+            yield [r[:k] for r in records], k, length
             more = not stop.size
             length *= 2
+
+    def count(self, cc, bc, state):
+        """(trips of the loop from ``state``, forward steps run)."""
+        n = steps = 0
+        for _, k, ran in self._bursts(cc, bc, list(state)):
+            n, steps = n + k, steps + ran
+        return n, steps
+
+    def advance(self, cc, bc, state, m):
+        """(the state after ``m`` trips from ``state``, forward steps run)."""
+        self.fwd.set_length(m)
+        return self.fwd(cc + bc + list(state))[:self.ns], m
+
+    def __call__(self, cc, bc, wc, init, acc):
+        chunks, n, steps = [], 0, 0
+        for records, k, ran in self._bursts(cc, bc, list(init)):
+            chunks.append(records)
+            n, steps = n + k, steps + ran
         note_sweep(None, trips=n, forward_steps=steps, backward_steps=n, peak_saved=n)
         if n == 0:
             return [np.array(x, copy=True) for x in acc]

@@ -75,7 +75,8 @@ class Tape:
         return [b[i, ...] for b in self.buffers]   # (0-d arrays, never NumPy scalars)
 
 
-def reverse_sweep(more, step, back, init, acc, xp, checkpoints=None):
+def reverse_sweep(more, step, back, init, acc, xp, checkpoints=None, count=None,
+                  advance=None):
     """Run the loop from ``init`` and its reverse sweep; returns the final ``acc``.
 
     Args:
@@ -84,6 +85,9 @@ def reverse_sweep(more, step, back, init, acc, xp, checkpoints=None):
       back: (record, acc) -> acc, applied from the last trip to the first.
       checkpoints: None keeps every record on a :class:`Tape`; an int ``k >= 1``
         holds at most ``k`` states (Revolve).
+      count, advance: for Revolve, optional faster forms a runtime may give (a native
+        loop): ``count(state) -> (trips, forward steps run)`` and ``advance(state, m)
+        -> (state after m trips, forward steps run)``.
     """
     global last_stats
     stats = last_stats = LoopStats(checkpoints)
@@ -92,14 +96,18 @@ def reverse_sweep(more, step, back, init, acc, xp, checkpoints=None):
     if int(checkpoints) < 1:
         raise ValueError(f"while_loop reverse mode: checkpoints must be None (a tape of "
                          f"every state) or an int >= 1, got {checkpoints!r}")
-    state, n = list(init), 0
-    while more(state):  # count the trips: Revolve needs n before placing snapshots
-        state = step(state)[0]
-        n += 1
+    if count is not None:  # count the trips: Revolve needs n before placing snapshots
+        n, stats.forward_steps = count(list(init))
+    else:
+        state, n = list(init), 0
+        while more(state):
+            state = step(state)[0]
+            n += 1
+        stats.forward_steps = n
     stats.trips = n
-    stats.forward_steps = n
     stats.hold()  # the initial state
-    return _revolve(step, back, list(init), n, int(checkpoints) - 1, list(acc), stats)
+    return _revolve(step, back, list(init), n, int(checkpoints) - 1, list(acc), stats,
+                    advance)
 
 
 def note_sweep(checkpoints, **counts):
@@ -135,11 +143,15 @@ def _split_point(m, free):
     return m - min(m - 1, comb(free - 1 + t, free - 1))
 
 
-def _revolve(step, back, start, n, free, acc, stats):
+def _revolve(step, back, start, n, free, acc, stats, fast_advance=None):
     """Reverse trips ``[0, n)`` from ``start`` (the state at trip 0, held by the caller)
     with ``free`` more snapshots. Recursion depth is at most ``free``."""
 
     def advance(state, count):
+        if fast_advance is not None and count > 0:
+            state, ran = fast_advance(state, count)
+            stats.forward_steps += ran
+            return state
         for _ in range(count):
             state = step(state)[0]
         stats.forward_steps += count
