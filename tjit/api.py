@@ -322,7 +322,8 @@ class Jitted:
             entry = self._compile_dynamic(key, *how) if self._dynamic else \
                 self._compile_once(key, *how)
         if self._simple and not dyn_kwargs and all(type(x) is Array for x in leaves) \
-                and len(leaves) == len(dyn_args):
+                and len(leaves) == len(dyn_args) and key in self._cache:
+            # (not every size a dynamic program serves is kept: MAX_CACHED_SIZES)
             self._fast_cache[(tuple(sig), config.version)] = entry
         return self._run(entry, raw, leaves)
 
@@ -531,7 +532,7 @@ class Jitted:
     def _explain_miss(self, key, dyn_args, dyn_kwargs):
         """Why signature ``key`` (of a jit without automatic dynamic shapes) missed the
         cache: compared with the signature compiled last."""
-        seen = [k for k in self._cache if len(k) == 6 and k is not key]
+        seen = [k for k in list(self._cache) if len(k) == 6 and k is not key]
         if not seen or self.polymorphic_shapes is not None:
             return "first call" if not seen else "new input signature"
         names = self._leaf_paths(dyn_args, dyn_kwargs)
