@@ -330,3 +330,20 @@ def test_compiled_sweep_across_burst_boundaries(n, x64):
                               (0, x, x))
         return v + w
     np.testing.assert_allclose(float(g), float(tjit.grad(fixed)(x)), rtol=1e-10)
+
+
+def test_compiled_revolve_on_a_long_loop(checkpoints, x64):
+    # counting and advancing natively in calls of at most 256 trips; k = 4 snapshots
+    def f(x):
+        def body(c):
+            i, v, w = c
+            return i + 1, v * x, w + jnp.sin(v)
+        _, v, w = lax.while_loop(lambda c: c[0] < 600, body, (0, x, x))
+        return v + w
+    x = np.float64(1.0 + 1e-4)
+    want = float(tjit.jit(tjit.grad(f))(x))
+    checkpoints(4)
+    got = float(tjit.jit(tjit.grad(f))(x))
+    st = loop_tape.last_stats
+    assert st.trips == 600 and st.peak_saved <= 4 and st.forward_steps > 1200
+    np.testing.assert_allclose(got, want, rtol=1e-12)

@@ -192,9 +192,13 @@ class _NativeSweep:
     def __init__(self, cond, fwd, bwd, n_state):
         self.cond, self.fwd, self.bwd, self.ns = cond, fwd, bwd, n_state
 
-    def _bursts(self, cc, bc, state):
-        """Run the loop from ``state`` in bursts; yields per burst (its records for the
-        trips that count, trips that count, trips run)."""
+    #: most trips per native call when the records are dropped (Revolve): the rows a
+    #: call writes stay O(1), not O(trips)
+    DROP_BURST = 256
+
+    def _bursts(self, cc, bc, state, cap=None):
+        """Run the loop from ``state`` in bursts (doubling up to ``cap`` trips); yields
+        per burst (its records for the trips that count, trips that count, trips run)."""
         ns, length = self.ns, 16
         more = bool(self.cond.run(cc + state)[0])
         while more:
@@ -205,19 +209,23 @@ class _NativeSweep:
             k = int(stop[0]) + 1 if stop.size else length
             yield [r[:k] for r in records], k, length
             more = not stop.size
-            length *= 2
+            length = 2 * length if cap is None else min(2 * length, cap)
 
     def count(self, cc, bc, state):
         """(trips of the loop from ``state``, forward steps run)."""
         n = steps = 0
-        for _, k, ran in self._bursts(cc, bc, list(state)):
+        for _, k, ran in self._bursts(cc, bc, list(state), self.DROP_BURST):
             n, steps = n + k, steps + ran
         return n, steps
 
     def advance(self, cc, bc, state, m):
         """(the state after ``m`` trips from ``state``, forward steps run)."""
-        self.fwd.set_length(m)
-        return self.fwd(cc + bc + list(state))[:self.ns], m
+        state, left = list(state), m
+        while left:
+            self.fwd.set_length(min(left, self.DROP_BURST))
+            state = self.fwd(cc + bc + state)[:self.ns]
+            left -= min(left, self.DROP_BURST)
+        return state, m
 
     def __call__(self, cc, bc, wc, init, acc):
         chunks, n, steps = [], 0, 0
