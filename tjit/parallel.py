@@ -30,7 +30,7 @@ import numpy as np
 
 from tjit.api import ShapeDtypeStruct, jit
 from tjit.devices import backend as _backends
-from tjit.devices.collectives import ThreadGroup, bind_axis
+from tjit.devices.pmap_runtime import run_on_devices
 from tjit.devices.sharded import stacked_result
 from tjit.tracing.axis_env import extend_axis_env
 from tjit.tracing.core import Tracer, get_aval
@@ -126,7 +126,7 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
     where = f"pmap({fname})"
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
-    in_spec, out_spec = _AxesSpec(in_axes), _AxesSpec(out_axes)
+    out_spec = _AxesSpec(out_axes)
     cache, lock = {}, threading.Lock()
 
     @functools.wraps(fun)
@@ -172,7 +172,7 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
             with lock:
                 cache[key] = entry
         per_device = [[_slice(x, ax, r) for x, ax in zip(leaves, axes)] for r in range(n)]
-        outs = _run_on_threads(entry, per_device, name, n)
+        outs = run_on_devices(entry, per_device, name)
         out_leaves, out_tree = tree_flatten(outs[0])
         per_leaf = [[tree_flatten(o)[0][k] for o in outs] for k in range(len(out_leaves))]
         oaxes = _flatten_axes(out_spec, outs[0], len(out_leaves), "out_axes", where,
@@ -241,34 +241,3 @@ def _devices_for(n, devices, backend, where):
             f"TJIT_NUM_CPU_DEVICES={n} (before the first use of the devices) for {n} CPU "
             f"devices, or map a smaller axis")
     return avail[:n]
-
-
-def _run_on_threads(run, per_device, name, n):
-    """``run(*args)`` of every device on a thread of its own, the axis bound to the
-    device's member of one thread group; the first device's error is raised."""
-    group = ThreadGroup(n, name)
-    comms = group.members()
-    outs, errors = [None] * n, [None] * n
-
-    def work(r):
-        try:
-            with bind_axis(name, comms[r]):
-                outs[r] = run(*per_device[r])
-        except BaseException as e:  # noqa: BLE001 (reported below, after every thread)
-            errors[r] = e
-            group.abort()
-
-    threads = [threading.Thread(target=work, args=(r,), name=f"pmap-device-{r}")
-               for r in range(1, n)]
-    for t in threads:
-        t.start()
-    work(0)
-    for t in threads:
-        t.join()
-    from tjit.devices.collectives import CollectiveAborted
-    real = [e for e in errors if e is not None and not isinstance(e, CollectiveAborted)]
-    if real:
-        raise real[0]
-    if any(e is not None for e in errors):
-        raise next(e for e in errors if e is not None)
-    return outs

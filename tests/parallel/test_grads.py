@@ -7,9 +7,8 @@ import numpy as np
 import pytest
 
 import tjit
+from tests.parallel.cases import CASES, SHAPE, N
 from tjit.devices.backend import cpu_device_count
-
-from tests.parallel.cases import CASES, N, SHAPE
 
 DIFFERENTIABLE = [c for c in CASES if c.differentiable]
 

@@ -5,10 +5,9 @@ import numpy as np
 import pytest
 
 import tjit
-from tjit import lax
 import tjit.numpy as jnp
-
-from tests.parallel.cases import CASES, N, SHAPE
+from tests.parallel.cases import CASES, SHAPE, N
+from tjit import lax
 
 
 def _inputs(seed=0):

@@ -102,16 +102,17 @@ class ThreadCommunicator(Communicator):
     def __repr__(self):
         return f"ThreadCommunicator(rank={self.rank}, size={self.size})"
 
-    def _exchange(self, what, x, same_shape=True):
-        """Every member's operand, in rank order (the operands are read, never kept)."""
+    def _exchange(self, what, x, check=lambda v: v):
+        """Every member's operand, in rank order (the operands are read, never kept);
+        ``check(operand)`` is the array whose shape and dtype must agree."""
         g = self.group
         g.slots[self.rank] = x
         g._wait()
         vals = list(g.slots)
         g._wait()    # all have read the slots before any member writes them again
-        if same_shape:
-            ref = vals[0]
-            for r, v in enumerate(vals):
+        if check is not None:
+            ref = check(vals[0])
+            for r, v in enumerate(map(check, vals)):
                 if v.shape != ref.shape or v.dtype != ref.dtype:
                     raise ValueError(
                         f"{what} over axis {g.name!r}: members disagree on the operand: "
@@ -121,8 +122,17 @@ class ThreadCommunicator(Communicator):
         return vals
 
     def allreduce(self, x, op):
-        vals = self._exchange("allreduce", x)
-        return _reduce_in_order(vals, op)
+        # Each member reduces its 1/size share of the elements (in rank order) into every
+        # member's output, so the work is split instead of repeated size times.
+        out = np.empty_like(x)
+        vals = self._exchange("allreduce", (x, out), check=lambda v: v[0])
+        lo, hi = _share(x.size, self.rank, self.size)
+        if hi > lo:
+            part = _reduce_in_order([v.reshape(-1)[lo:hi] for v, _ in vals], op)
+            for _, o in vals:
+                o.reshape(-1)[lo:hi] = part
+        self.group._wait()   # every share is written before anyone reads its output
+        return out
 
     def allgather(self, x):
         return np.stack(self._exchange("allgather", x))
@@ -147,6 +157,12 @@ class ThreadCommunicator(Communicator):
             raise ValueError(f"{what} over axis {self.group.name!r}: the operand's leading "
                              f"dim must be the axis size {self.size}, got shape "
                              f"{list(x.shape)}")
+
+
+def _share(n, rank, size):
+    """The element range ``[lo, hi)`` of ``n`` that member ``rank`` of ``size`` reduces."""
+    step = -(-n // size)
+    return min(n, rank * step), min(n, (rank + 1) * step)
 
 
 def _reduce_in_order(vals, op):

@@ -9,16 +9,16 @@ reductions take pytrees, as in JAX. The primitives are in ``primitives/collectiv
 
 import numpy as np
 
+from tjit.lax._elementwise import asarray_for_lax
+from tjit.primitives import collectives as C
+from tjit.primitives.elementwise import convert_element_type_p
+from tjit.primitives.structural import expand_dims_p, squeeze_p
 from tjit.tracing import dtypes
 from tjit.tracing.axis_env import axes_size, canonical_axes
 from tjit.tracing.core import Tracer
 from tjit.tracing.errors import ShapeError
 from tjit.tracing.shapes import shape_str
 from tjit.tracing.tree_util import tree_flatten, tree_unflatten
-from tjit.primitives import collectives as C
-from tjit.primitives.elementwise import convert_element_type_p
-from tjit.primitives.structural import expand_dims_p, squeeze_p
-from tjit.lax._elementwise import asarray_for_lax
 
 
 def _no_groups(where, axis_index_groups):
@@ -176,5 +176,15 @@ def ppermute(x, axis_name, perm):
                                  for v in leaves])
 
 
-__all__ = ["psum", "pmean", "pmax", "pmin", "all_gather", "psum_scatter", "all_to_all",
-           "ppermute", "axis_index", "axis_size"]
+__all__ = [
+    "all_gather",
+    "all_to_all",
+    "axis_index",
+    "axis_size",
+    "pmax",
+    "pmean",
+    "pmin",
+    "ppermute",
+    "psum",
+    "psum_scatter",
+]

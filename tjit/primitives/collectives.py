@@ -24,19 +24,18 @@ is a ``collective_<name>`` library step of the plan, never fused.
 
 import numpy as np
 
+from tjit.primitives.base import new_primitive
+from tjit.primitives.elementwise import convert_element_type_p, div_p, eq_p, mul_p
+from tjit.primitives.reductions import reduce_max_p, reduce_min_p, reduce_sum_p
+from tjit.primitives.rules import Zero, bdim_at_front, defjvp_zero, deflinear, instantiate, moveaxis
+from tjit.primitives.slicing import concatenate_p, slice_p
+from tjit.primitives.structural import broadcast_in_dim_p, iota_p, reshape_p
 from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray
 from tjit.tracing.axis_env import axes_size, communicators_for
 from tjit.tracing.core import Array, get_aval, never_weak
 from tjit.tracing.errors import ShapeError
 from tjit.tracing.shapes import shape_str
-from tjit.primitives.base import new_primitive
-from tjit.primitives.elementwise import convert_element_type_p, div_p, eq_p, mul_p
-from tjit.primitives.reductions import reduce_max_p, reduce_min_p, reduce_sum_p
-from tjit.primitives.rules import (
-    Zero, bdim_at_front, defjvp_zero, deflinear, instantiate, moveaxis)
-from tjit.primitives.slicing import concatenate_p, slice_p
-from tjit.primitives.structural import broadcast_in_dim_p, iota_p, reshape_p
 
 COLLECTIVES = []   # every primitive defined here (BatchTrace asks ``axis_batch`` of them)
 

@@ -1,0 +1,68 @@
+"""Running one program per device on threads: the runtime under ``pmap``.
+
+Device ``r > 0`` has a long-lived worker thread (starting a thread costs more than a
+small collective); the calling thread runs device 0. The devices of one call form a
+:class:`~tjit.devices.collectives.ThreadGroup`, and each runs with the axis name bound
+to its member (``bind_axis``), so the collective steps of the compiled plan meet there.
+
+Calls from several threads at once stay deadlock-free: jobs are handed to the workers
+under one lock, so every worker sees the calls in the same order and a call's members
+are never queued behind a later call's on some worker while waiting for it on another.
+A device that raises aborts its group, which releases the others from any collective
+they wait in; the lowest device's own error is raised (not the "aborted" of the others).
+"""
+
+import queue
+import threading
+
+from tjit.devices.collectives import CollectiveAborted, ThreadGroup, bind_axis
+
+_workers = []            # worker r - 1 serves device r
+_submit_lock = threading.Lock()
+
+
+def _worker_loop(jobs):
+    while True:
+        job = jobs.get()
+        job()
+
+
+def _worker(r):
+    while len(_workers) < r:
+        jobs = queue.SimpleQueue()
+        t = threading.Thread(target=_worker_loop, args=(jobs,), daemon=True,
+                             name=f"tjit-device-{len(_workers) + 1}")
+        t.start()
+        _workers.append(jobs)
+    return _workers[r - 1]
+
+
+def run_on_devices(run, per_device, axis_name):
+    """``run(*per_device[r])`` for every device ``r`` at once, each with ``axis_name``
+    bound to its member of one thread group; returns the results in device order."""
+    n = len(per_device)
+    group = ThreadGroup(n, axis_name)
+    comms = group.members()
+    outs, errors = [None] * n, [None] * n
+    done = [threading.Event() for _ in range(n)]
+
+    def work(r):
+        try:
+            with bind_axis(axis_name, comms[r]):
+                outs[r] = run(*per_device[r])
+        except BaseException as e:  # noqa: BLE001 (reported below, after every device)
+            errors[r] = e
+            group.abort()
+        finally:
+            done[r].set()
+
+    with _submit_lock:
+        for r in range(1, n):
+            _worker(r).put(lambda r=r: work(r))
+    work(0)
+    for d in done:
+        d.wait()
+    real = [e for e in errors if e is not None and not isinstance(e, CollectiveAborted)]
+    if real or any(e is not None for e in errors):
+        raise (real or [e for e in errors if e is not None])[0]
+    return outs
