@@ -8,11 +8,17 @@ over small kernel-only bodies skip even that: ``native_loop`` runs all their ite
 in one native call; this module's Python loops serve every other body. On a device
 (CUDA: ``xp`` is CuPy) the same loops launch the body runners; where the host must see
 a device value it waits: a ``while`` predicate once per trip, a ``cond`` index once per
-call; ``scan`` needs no synchronization (its trip count is static). ``while_transpose`` (the
-reverse sweep of a ``while``, for ``grad``) runs its cond/body programs forward and its
-backward program over the recorded residuals through ``primitives/loop_tape.py``, the
-same tape (doubling buffers of ``xp``) or Revolve schedule as its reference
-implementation.
+call; ``scan`` needs no synchronization (its trip count is static).
+
+``while_transpose`` (the reverse sweep of a ``while``, for ``grad``) runs its body
+(fused with the next predicate: one call per trip) forward and its backward program
+over the recorded residuals through ``primitives/loop_tape.py``, the same tape
+(doubling buffers of ``xp``) or Revolve schedule as its reference implementation. On
+the CPU, when both programs qualify for ``native_loop``, both sweeps are native scans
+instead (:class:`_NativeSweep`): the forward one in bursts of doubling length whose
+rows are the records and predicates. A burst runs past the loop's last trip and drops
+those rows: harmless, since compiled kernels are total functions (integer division by
+zero, out-of-range indices are defined), and at most as many trips as the loop ran.
 
 Buffers. A loop body's carry parameters are donated to its outputs (see ``plan``): an
 iteration writes the new carry into the buffer of the previous one whenever this loop

@@ -7,26 +7,30 @@ tangent carries and tangent body consts are its linear inputs. Its transpose her
 
 1. splits the body by :func:`partial_eval_jaxpr` into the non-linear part (primal
    carries -> primal carries + residuals) and the linear part (residuals, tangents ->
-   tangents); the predicate must read non-linear carries only, as a jvp'd loop's does;
+   tangents); the predicate must read non-linear carries only, as a jvp'd loop's does.
+   Residuals that depend on the consts only (the weights of an RNN, ``W.T``) are
+   computed once, before the sweep (``control_flow_rules._split_known_body``, as for
+   ``scan``); the others are the per-trip *record*;
 2. binds ``while_transpose``: run the non-linear loop again from its initial state,
-   record the states (a tape that doubles, or ``k`` Revolve snapshots), and sweep back
-   from the last trip to the first applying the linear part's transpose at each state,
-   accumulating the cotangents of the tangent body consts.
+   keep each trip's record (a tape that doubles, or ``k`` Revolve snapshots of the
+   state from which records are recomputed), and sweep back from the last trip to
+   the first applying the linear part's transpose to that trip's record, accumulating
+   the cotangents of the tangent body consts.
 
-How many states are kept is the option ``tjit.config.update("while_loop_checkpoints",
-k)``: None (the default) records all of them (memory O(n), backward work one body
-transpose per trip); an int ``k >= 1`` keeps at most ``k`` (memory O(k), forward work
-O(n log n) recomputed steps). It is read when the gradient is traced, so a ``jit``
-retraces when it changes.
+How much is kept is the option ``tjit.config.update("while_loop_checkpoints", k)``:
+None (the default) tapes every trip's record (memory O(n), backward work one body
+transpose per trip); an int ``k >= 1`` keeps at most ``k`` states (memory O(k),
+forward work O(n log n) recomputed steps). It is read when the gradient is traced, so
+a ``jit`` retraces when it changes.
 
 Rules of ``while_transpose`` itself, so that the gradient composes:
 
 * jvp: the same primitive over the jvp of its forward body and of its backward body
   (forward-over-reverse: ``jvp(grad(f))``, Hessian-vector products);
-* batching: every state and accumulator batched; a batched predicate runs the forward
-  loop while any example's holds (finished ones keep their state) and masks each
-  backward step with the predicate at that state, so each example reverses exactly
-  its own trips;
+* batching: every state, record and accumulator batched; a batched predicate runs the
+  forward loop while any example's holds (finished ones keep their state), records
+  the predicate with each trip and masks each backward step with it, so each example
+  reverses exactly its own trips;
 * partial evaluation (reverse over reverse: ``grad(grad(f))``): the outputs that depend
   on unknown (tangent) inputs are affine in them; their Jacobian is measured by one
   ``vmap``'d sweep per unknown input over that input's unit vectors, and the unknown
