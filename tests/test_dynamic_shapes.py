@@ -116,9 +116,11 @@ def test_range_over_a_size_falls_back():
     assert jf.trace_count == 4 and jf.compile_count == 3
 
 
-def test_equality_with_a_size_is_a_guard():
+@pytest.mark.parametrize("test", [lambda n: n == 6, lambda n: n != 6, lambda n: 6 == n,
+                                  lambda n: n in (6, 9), lambda n: (n, 3) == (6, 3)])
+def test_equality_with_a_size_is_a_guard(test):
     def f(x):
-        return x * 2.0 if x.shape[0] == 6 else x - 1.0
+        return x * 2.0 if test(x.shape[0]) else x - 1.0
 
     jf = tjit.jit(f)
     for n in (2, 5, 6, 7, 6, 8):

@@ -59,20 +59,24 @@ class AutoDim(sympy.Symbol):
         return super().__new__(cls, name, integer=True, positive=True)
 
     def __eq__(self, other):
+        return self._compared(other, sys._getframe(1))
+
+    def __ne__(self, other):
+        same = self._compared(other, sys._getframe(1))
+        return same if same is NotImplemented else not same
+
+    def _compared(self, other, caller):
         same = sympy.Symbol.__eq__(self, other)
         if not isinstance(other, sympy.Basic):
             seen = _GUARDS.get()
             # only the user's code: tjit's and sympy's own comparisons are made knowing
             # that dims may be symbolic
-            if seen is not None and not _is_library(sys._getframe(1)):
+            if seen is not None and not _is_library(caller):
                 try:
                     seen.add((self, operator.index(other)))
                 except TypeError:
                     pass
         return same
-
-    def __ne__(self, other):
-        return not self.__eq__(other)
 
 
 def _is_library(frame):
