@@ -347,3 +347,19 @@ def test_compiled_revolve_on_a_long_loop(checkpoints, x64):
     st = loop_tape.last_stats
     assert st.trips == 600 and st.peak_saved <= 4 and st.forward_steps > 1200
     np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("k", [None, 3])
+def test_grad_on_the_simulated_cuda_runtime(k, checkpoints, monkeypatch):
+    # CUDA drives the sweep from the host over device arrays (CuPy's API; simulated here)
+    from tests.devices.fake_cupy import FakeDeviceArray, simulated_gpu
+    monkeypatch.delenv("TJIT_PLATFORMS", raising=False)
+    w, u = (W * 0.5).astype(np.float32), U.astype(np.float32)
+    want = tjit.jit(tjit.grad(rnn_loss, (0, 1)), backend="interpreter")(w, u)
+    checkpoints(k)
+    with simulated_gpu(monkeypatch):
+        got = tjit.jit(tjit.grad(rnn_loss, (0, 1)))(w, u)
+        assert type(got[0]._value) is FakeDeviceArray
+        assert loop_tape.last_stats.peak_saved <= (k or loop_tape.last_stats.trips)
+        for g, r in zip(got, want):
+            np.testing.assert_allclose(np.asarray(g), np.asarray(r), rtol=1e-4, atol=1e-6)
