@@ -97,6 +97,9 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
         JAX. Keyword arguments are mapped along axis 0.
       out_axes: int, None, or a pytree prefix of the output.
       axis_size: the size of the mapped axis; needed when no input is mapped.
+      axis_name: a name for the mapped axis, so that collectives inside ``fun``
+        (``lax.psum(x, axis_name)``, ``all_gather``, ``axis_index``...) run over it; each
+        slice of the batch is one member (JAX's semantics).
     """
     if not callable(fun):
         raise TypeError(f"vmap: expected a callable as the function to vectorize, got "
