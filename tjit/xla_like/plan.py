@@ -622,6 +622,9 @@ def _take_slot(nbytes, sizes, free):
 def concrete(d, env):
     if isinstance(d, int):
         return d
+    v = env.get(d)      # (a dim that is just a size symbol)
+    if type(v) is int:
+        return v
     d = sympy.sympify(d)
     # A runner for each new size of a dynamic-shape program evaluates a few dozen of
     # these: each expression is compiled to Python once (~1 us a call, subs takes ~50 us)
