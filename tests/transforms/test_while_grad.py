@@ -363,3 +363,19 @@ def test_grad_on_the_simulated_cuda_runtime(k, checkpoints, monkeypatch):
         assert loop_tape.last_stats.peak_saved <= (k or loop_tape.last_stats.trips)
         for g, r in zip(got, want):
             np.testing.assert_allclose(np.asarray(g), np.asarray(r), rtol=1e-4, atol=1e-6)
+
+
+def test_nested_data_dependent_loops(x64):
+    def f(x):
+        def outer_body(c):
+            i, v = c
+            v = lax.while_loop(lambda w: w < 2.0 + i, lambda w: w * x, v)
+            return i + 1, jnp.sin(v) + 1.0
+        return lax.while_loop(lambda c: c[0] < 4, outer_body, (0, x))[1]
+    x = np.float64(1.3)
+    g = float(tjit.grad(f)(x))
+    np.testing.assert_allclose(g, float((f(x + 1e-6) - f(x - 1e-6)) / 2e-6), rtol=1e-6)
+    np.testing.assert_allclose(float(tjit.jit(tjit.grad(f))(x)), g, rtol=1e-12)
+    gg = float(tjit.grad(tjit.grad(f))(x))
+    fd2 = (float(tjit.grad(f)(x + 1e-5)) - float(tjit.grad(f)(x - 1e-5))) / 2e-5
+    np.testing.assert_allclose(gg, fd2, rtol=1e-5)
