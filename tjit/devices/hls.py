@@ -22,6 +22,7 @@ estimate (``tjit/fpga/estimate.py``).
 import collections
 import ctypes
 import threading
+import types
 
 import numpy as np
 
@@ -36,6 +37,10 @@ from tjit.xla_like.target import HLS
 __all__ = ["HlsBackend", "HlsExecutable", "designs_of"]
 
 MAX_SIZE_BINDINGS = 8
+#: The array namespace of host-driven loops: NumPy's arrays, passed as a namespace
+#: that is not ``numpy`` itself so that ``control_flow`` does not take its native CPU
+#: loops (those call LLVM kernels; a design's body is a C-simulation call).
+_HOST = types.SimpleNamespace(empty=np.empty, asarray=np.asarray)
 
 
 def _segments(prog):
@@ -222,7 +227,7 @@ class _Runner(ProgramRunner):
         ins = [self.index[v] for v in s.ins]
         outs = [(n, self.index[v]) for n, v in enumerate(s.outs) if v is not None]
         loop = control_flow.build(s, lambda prog: _Runner(prog, self.exe, self.env),
-                                  self.env)
+                                  self.env, xp=_HOST)
 
         def run(vals):     # (carries are copied: the loop updates none in place)
             res = loop([vals[k] for k in ins], set())

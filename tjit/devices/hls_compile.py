@@ -5,8 +5,8 @@ The source is compiled with ``hls_dialect.CSIM_OPTIONS`` (``-std=c++17 -Wall -We
 no fast math) against tjit's simulation headers in ``tjit/fpga/include`` (bounded
 ``hls::stream``, ``hls_math.h`` on ``<cmath>``, the dataflow region's threads), plus
 ``tjit_sim_api.h`` (the region's error for the host). Libraries are cached on disk
-(``disk_cache``) by the source, the options, the compiler's version and tjit's
-version, and in memory per process; an entry that does not load is rebuilt.
+(``disk_cache``) by the source, the simulation headers, the options, the compiler's
+version and tjit's version, and in memory per process; an entry that does not load is rebuilt.
 """
 
 import ctypes
@@ -56,9 +56,19 @@ def _version():
     return r.stdout.splitlines()[0] if r.stdout else "unknown"
 
 
+@functools.cache
+def _headers_digest():
+    """The simulation headers' content (a changed header rebuilds every library)."""
+    h = hashlib.sha256()
+    for path in sorted(pathlib.Path(INCLUDE).glob("*.h")):
+        h.update(path.name.encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
+
+
 def _key(text):
     digest = hashlib.sha256(text.encode()).hexdigest()
-    return disk_cache.cache_key(f"hls-csim:{digest}:{_version()}:{' '.join(CSIM_OPTIONS)}")
+    return disk_cache.cache_key(f"hls-csim:{digest}:{_headers_digest()}:{_version()}:"
+                                f"{' '.join(CSIM_OPTIONS)}")
 
 
 def build(text):

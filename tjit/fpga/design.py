@@ -167,7 +167,7 @@ def build_design(prog, steps, live_out, top="tjit_design", onchip_budget=ONCHIP_
         readers.get(v) or (v in produced and v in live_out))}
     while True:
         d = _Layout(prog, steps, kname, produced, readers, inputs, outputs, streamed,
-                    onchip_budget, depths or {})
+                    onchip_budget, depths or {}, top)
         bad = d.plan_depths()
         if not bad:
             return d.design(top)
@@ -182,8 +182,9 @@ class _Layout:
     """Stages, streams and buffers for one choice of streamed values; renders them."""
 
     def __init__(self, prog, steps, kname, produced, readers, inputs, outputs, streamed,
-                 budget, depth_override):
+                 budget, depth_override, top):
         self.prog, self.steps, self.kname = prog, steps, kname
+        self.top = top
         self.produced, self.readers = produced, readers
         self.inputs, self.outputs, self.streamed = inputs, outputs, streamed
         self.override = depth_override
@@ -222,6 +223,10 @@ class _Layout:
                                            kname[produced[v]],
                                            [kname[n] for n, _ in readers[v]]))
         self._wire()
+
+    def fn(self, stage):
+        """The C function of stage ``stage`` (unique in a translation unit of designs)."""
+        return f"{self.top}_{stage}"
 
     def _stream(self, v, producer, consumer):
         s = Stream(f"s{len(self.streams)}_{v}", v, self.prog.values[v].dtype, 2, producer,
@@ -330,7 +335,7 @@ class _Layout:
 
     def _kernel_stage(self, n, s):
         self.srcs = getattr(self, "srcs", {})
-        src = render(s.kernel, HLS, f"k_{self.kname[n]}", io=self._io(n, s), top=False)
+        src = render(s.kernel, HLS, self.fn(self.kname[n]), io=self._io(n, s), top=False)
         self.srcs[n] = src
         return src.body
 
@@ -353,7 +358,7 @@ class _Layout:
         body += [f"        {s.name}.write(v);" for s in outs]
         if st.kind == "write":
             body.append("        dst[i] = v;")
-        lines = [f"static void {st.name}({', '.join(args)}) {{"]
+        lines = [f"static void {self.fn(st.name)}({', '.join(args)}) {{"]
         lines += ["    " + d for d in sizes.decls()]
         lines += [f"    for (int64_t i = 0; i < {n}; i++) {{", "#pragma HLS PIPELINE II=1"]
         if not isinstance(st.length, (int, np.integer)):
@@ -394,7 +399,7 @@ class _Layout:
                 args += [s.name for s in self.streams if s.producer == st.name]
                 if st.kind == "write":
                     args.append(f"p{st.value}")
-                call = f"{st.name}({', '.join(args + ([sizes] if sizes else []))})"
+                call = f"{self.fn(st.name)}({', '.join(args + ([sizes] if sizes else []))})"
             body.append(f'TJ_STAGE("{st.name}", {call});')
         self.tokens = tokens
         return decls, body

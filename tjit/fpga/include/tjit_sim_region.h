@@ -56,8 +56,15 @@ class Region {
     });
   }
 
-  // Wait for every stage; true when the region ran to the end without an error.
+  // Wait for every stage; true when the region ran to the end without an error. Until
+  // join, stages may still be spawned: no deadlock is declared before (a stage that
+  // started first may wait for one not spawned yet).
   bool join() {
+    {
+      std::lock_guard<std::mutex> lk(m_);
+      sealed_ = true;
+      cv_.notify_all();
+    }
     for (auto &t : threads_) t.join();
     threads_.clear();
     if (error_.empty()) check_drained();
@@ -104,6 +111,7 @@ class Region {
   int alive_ = 0;
   unsigned long progress_ = 0;
   bool stop_ = false;
+  bool sealed_ = false;
   std::string error_;
 };
 
@@ -163,7 +171,7 @@ inline void Region::wait(std::unique_lock<std::mutex> &lk, const std::function<b
       throw Stop();
     }
     // deadlocked: every live stage waits and none of their waits can end
-    bool stuck = static_cast<int>(waiting_.size()) >= alive_;
+    bool stuck = sealed_ && static_cast<int>(waiting_.size()) >= alive_;
     for (auto &w : waiting_) stuck = stuck && !w.second.ok();
     auto now = std::chrono::steady_clock::now();
     if (progress_ != last) {

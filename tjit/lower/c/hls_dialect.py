@@ -44,7 +44,7 @@ PRELUDE = """#include <stdint.h>
 
 #: g++ for C simulation: the pragmas are unknown there (-Wno-unknown-pragmas), warnings
 #: are errors; no contraction, no fast math (tjit's accuracy contract).
-CSIM_OPTIONS = ("-std=c++17", "-O2", "-Wall", "-Werror", "-Wno-unknown-pragmas",
+CSIM_OPTIONS = ("-std=c++17", "-O1", "-Wall", "-Werror", "-Wno-unknown-pragmas",
                 "-ffp-contract=off", "-fno-math-errno", "-fPIC", "-shared", "-pthread")
 
 
