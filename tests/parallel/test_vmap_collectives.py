@@ -98,3 +98,20 @@ def test_bad_shapes_are_clear_errors():
         tjit.vmap(lambda x: lax.ppermute(x, "i", [(0, 7)]), axis_name="i")(X)
     with pytest.raises(ValueError, match="ppermute.*twice"):
         tjit.vmap(lambda x: lax.ppermute(x, "i", [(0, 1), (2, 1)]), axis_name="i")(X)
+
+
+def test_collectives_inside_control_flow_bodies():
+    X = np.arange(4.0, dtype=np.float32)
+    loop = tjit.vmap(lambda x: lax.fori_loop(0, 2, lambda i, c: c + lax.psum(x, "i"), 0.0),
+                     axis_name="i")(X)
+    np.testing.assert_allclose(np.asarray(loop), np.full(4, 2 * X.sum()))
+    branch = tjit.vmap(lambda x: lax.cond(x > 1, lambda v: lax.psum(v, "i"), lambda v: v, x),
+                       axis_name="i")(X)
+    np.testing.assert_allclose(np.asarray(branch), np.where(X > 1, X.sum(), X))
+    # a loop whose carry does not depend on the mapped input still runs over the axis
+    carry = tjit.vmap(lambda x: x + lax.fori_loop(0, 2, lambda i, c: c + lax.psum(c, "i"),
+                                                  1.0), axis_name="i")(X)
+    np.testing.assert_allclose(np.asarray(carry), X + 25.0)
+    index = tjit.vmap(lambda x: lax.fori_loop(0, 3, lambda i, c: c + lax.axis_index("i"), 0),
+                      axis_name="i")(X)
+    np.testing.assert_array_equal(np.asarray(index), 3 * np.arange(4))

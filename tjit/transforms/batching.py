@@ -10,6 +10,7 @@ their axes...), so nothing runs as a Python loop.
 import contextlib
 import functools
 import operator
+import threading
 
 import sympy
 
@@ -19,6 +20,7 @@ from tjit.tracing.axis_env import extend_axis_env
 from tjit.tracing.core import (
     Trace, Tracer, current_trace, escaped_tracer_error, get_aval, set_current_trace)
 from tjit.tracing.errors import ShapeError
+from tjit.tracing.jaxpr import Jaxpr
 from tjit.tracing.shapes import dim_str, dims_equal
 from tjit.tracing.tree_util import (
     DictKey, SequenceKey, keystr, tree_flatten, tree_flatten_with_path, tree_unflatten)
@@ -76,15 +78,59 @@ class BatchTrace(Trace):
                                           list(dims), **params)
             return self.wrap(out, out_dim)
         if all(d is not_mapped for d in dims):
+            if not (self.axis_name is not None and vals and
+                    _body_uses_axis(params, self.axis_name)):
+                with set_current_trace(self.parent):
+                    return prim.bind(*vals, **params)
+            # a body (cond/scan/while...) runs a collective over this axis: batch it, with
+            # its first operand broadcast to carry the batch axis
             with set_current_trace(self.parent):
-                return prim.bind(*vals, **params)
+                first = bdim_at_front(vals[0], None, self.axis_size)
+            vals, dims = (first,) + tuple(vals[1:]), (0,) + tuple(dims[1:])
         if prim.batch is None:
             raise NotImplementedError(f"Batching rule for '{prim.name}' not implemented")
-        with set_current_trace(self.parent):
+        with set_current_trace(self.parent), _rule_of(self):
             out, out_dim = prim.batch(list(vals), list(dims), **params)
         if prim.multiple_results:
             return [self.wrap(o, d) for o, d in zip(out, out_dim)]
         return self.wrap(out, out_dim)
+
+
+def _body_uses_axis(params, name):
+    """Whether a jaxpr among ``params`` (a control-flow body) has a collective over the
+    axis ``name``, at any depth."""
+    for p in params.values():
+        for j in (p if isinstance(p, tuple) else (p,)):
+            j = getattr(j, "jaxpr", j)
+            if isinstance(j, Jaxpr) and any(
+                    name in e.params.get("axes", ()) or _body_uses_axis(e.params, name)
+                    for e in j.eqns if isinstance(e.params.get("axes", ()), tuple)):
+                return True
+    return False
+
+
+class _RuleContext(threading.local):
+    def __init__(self):
+        self.traces = []     # the BatchTraces whose batching rules are running
+
+
+_rules = _RuleContext()
+
+
+@contextlib.contextmanager
+def _rule_of(trace):
+    _rules.traces.append(trace)
+    try:
+        yield
+    finally:
+        _rules.traces.pop()
+
+
+def batching_axis_name():
+    """The axis name of the vmap whose batching rule is running (None: unnamed, or no
+    rule running). Rules that batch a body of their own (cond, scan, while, custom
+    rules) give their BatchTrace this name, so collectives in the body still see it."""
+    return _rules.traces[-1].axis_name if _rules.traces else None
 
 
 def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_name=None):
@@ -378,4 +424,4 @@ def _finish_output(trace, out, out_axis, size, where, labels, k):
     return moveaxis(val, dim, out_axis)
 
 
-__all__ = ["vmap", "BatchTrace", "BatchTracer", "not_mapped"]
+__all__ = ["BatchTrace", "BatchTracer", "batching_axis_name", "not_mapped", "vmap"]

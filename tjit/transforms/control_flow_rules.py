@@ -38,7 +38,7 @@ from tjit.primitives.rules import (
     tangent_aval, zeros_like_aval)
 from tjit.primitives.structural import broadcast_in_dim_p
 from tjit.transforms.ad import backward_pass, jvp_flat
-from tjit.transforms.batching import BatchTrace, BatchTracer
+from tjit.transforms.batching import BatchTrace, BatchTracer, batching_axis_name
 from tjit.transforms.partial_eval import partial_eval_jaxpr
 from tjit.transforms.passes import dce
 
@@ -229,7 +229,7 @@ def _axis_size(args, dims):
 def _batch_call(closed, size, args, in_batched, instantiate_out, name):
     """Evaluate ``closed`` on ``args`` (batched ones with the batch axis first) under a
     BatchTrace. Returns (outputs with the batch axis first where batched, out_batched)."""
-    trace = BatchTrace(current_trace(), size, None, name)
+    trace = BatchTrace(current_trace(), size, batching_axis_name(), name)
     ins = [BatchTracer(trace, x, 0) if b else x for x, b in zip(args, in_batched)]
     try:
         with set_current_trace(trace):

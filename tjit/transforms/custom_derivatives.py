@@ -42,7 +42,7 @@ from tjit.primitives.elementwise import add_p, convert_element_type_p
 from tjit.primitives.reductions import reduce_sum_p
 from tjit.primitives.rules import Zero, bdim_at_front, instantiate, moveaxis, tangent_aval
 from tjit.transforms.ad import JVPTrace, _to_array
-from tjit.transforms.batching import BatchTrace, BatchTracer
+from tjit.transforms.batching import BatchTrace, BatchTracer, batching_axis_name
 
 
 # -- public helper types -------------------------------------------------------------------
@@ -592,7 +592,7 @@ def vmap_flat(fn, args, dims, size, force=True, name="vmap"):
     """Run ``fn(*args)`` (flat lists) batched: ``dims[i]`` is the batch axis of
     ``args[i]`` or None. Returns ``(outs, out_dims)``; batched outputs have their batch
     axis first, and with ``force`` unbatched ones are broadcast (so all dims are 0)."""
-    trace = BatchTrace(current_trace(), size, None, name)
+    trace = BatchTrace(current_trace(), size, batching_axis_name(), name)
     ins = [a if d is None else BatchTracer(trace, a, d) for a, d in zip(args, dims)]
     try:
         with set_current_trace(trace):
