@@ -112,6 +112,24 @@ def test_cache_hit_on_disk(log_compiles, tmp_path, monkeypatch):
     assert "cache hit on disk" in msgs[-1], msgs
 
 
+def test_dynamic_program_kernels_come_from_disk(log_compiles, tmp_path, monkeypatch):
+    monkeypatch.setenv("TJIT_CACHE_DIR", str(tmp_path))
+    c = float(np.random.default_rng().integers(1 << 20)) / 11.0
+
+    def fresh(x):
+        return jnp.cos(x) * c - 2.0
+
+    for _ in range(2):
+        tjit.clear_caches()
+        f = tjit.jit(fresh)
+        for n in (3, 5):
+            np.testing.assert_allclose(f(np.ones(n, np.float32)), np.cos(1.0) * c - 2.0,
+                                       rtol=1e-5)
+    msgs = _messages(log_compiles)
+    assert "now dynamic in dim 0" in msgs[1] and "kernels: 1 compiled" in msgs[1], msgs
+    assert "now dynamic in dim 0" in msgs[3] and "cache hit on disk" in msgs[3], msgs
+
+
 def test_silent_by_default_but_at_debug(caplog):
     caplog.set_level(logging.DEBUG, logger=LOGGER)
     tjit.jit(lambda x: x - 1.0)(np.ones(2, np.float32))
