@@ -185,6 +185,8 @@ def test_lower_uses_the_dynamic_program():
     lowered = f.lower(ShapeDtypeStruct((13, 8), np.float32), W1, B1, W2)
     assert f.trace_count == traces and "s0" in lowered.as_text()
     compiled = lowered.compile()
+    temps = [compiled.memory_analysis(s0=b).temp_size_in_bytes for b in (10, 20)]
+    assert temps[1] > temps[0] > 0     # sizes by the dynamic program's symbol names
     for b in (13, 21):
         x = _randn(b, 8)
         np.testing.assert_allclose(compiled(x, W1, B1, W2), _reference(mlp)(x, W1, B1, W2),

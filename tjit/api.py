@@ -782,7 +782,9 @@ class Compiled:
     def memory_analysis(self, **sizes):
         """Argument, output and temporary bytes (``sizes``: values for size symbols of a
         polymorphic program, e.g. ``memory_analysis(b=64)``)."""
-        return self.executable.memory_analysis({symbol(k): v for k, v in sizes.items()})
+        own = {s.name: s for s in getattr(self.executable, "symbols", ())}  # (AutoDims too)
+        return self.executable.memory_analysis({own.get(k) or symbol(k): v
+                                                for k, v in sizes.items()})
 
     def fusion_summary(self):
         """tjit extension: the plan as data, for tests and tooling: a list of
