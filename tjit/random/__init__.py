@@ -14,7 +14,8 @@ by JAX); the log/tan-based samplers (gumbel, exponential, laplace, logistic, cau
 ``uniform`` with non-default bounds agree to about one ulp; ``normal``,
 ``truncated_normal``, ``orthogonal`` and ``multivariate_normal`` to a few ulps (their
 ``erf_inv`` comes from SciPy rather than XLA). ``gamma``/``loggamma``/``beta``/
-``dirichlet`` use a vectorized rejection loop: same distribution, different values.
+``dirichlet``, ``poisson`` and ``binomial`` use vectorized rejection loops: JAX's
+distributions, different values.
 """
 
 from tjit.primitives.random_bits import threefry2x32_p  # noqa: F401
@@ -25,6 +26,7 @@ from tjit.random._samplers import (  # noqa: F401
     uniform, normal, truncated_normal, exponential, laplace, logistic, cauchy, gumbel,
     multivariate_normal, orthogonal)
 from tjit.random._gamma import gamma, loggamma, beta, dirichlet  # noqa: F401
+from tjit.random._counts import poisson, binomial  # noqa: F401
 from tjit.random._discrete import (  # noqa: F401
     bernoulli, rademacher, randint, permutation, shuffle, choice, categorical)
 
@@ -32,4 +34,5 @@ __all__ = ["PRNGKey", "key", "key_data", "wrap_key_data", "key_impl", "clone", "
            "fold_in", "bits", "threefry_2x32", "threefry2x32_p", "uniform", "normal",
            "truncated_normal", "exponential", "laplace", "logistic", "cauchy", "gumbel",
            "multivariate_normal", "orthogonal", "bernoulli", "rademacher", "randint", "permutation",
-           "shuffle", "choice", "categorical", "gamma", "loggamma", "beta", "dirichlet"]
+           "shuffle", "choice", "categorical", "gamma", "loggamma", "beta", "dirichlet",
+           "poisson", "binomial"]
