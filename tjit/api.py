@@ -496,27 +496,27 @@ class Jitted:
         if pattern is None:
             return self._compile_once(key, *how, cause)
         try:
-            entry = self._compile_pattern(fkey, pattern, how, cause)
+            pattern, entry = self._compile_pattern(fam, fkey, pattern, how, cause, names)
         except Exception as e:   # noqa: BLE001 (any failure of the symbolic trace)
-            if isinstance(e, InconclusiveDimensionError):   # dims equal now: one symbol
-                with self._lock:
-                    merged, cause = fam.widen(shapes, names, by_value=True)
-                if merged is not None and merged.key() != pattern.key():
-                    try:
-                        entry = self._compile_pattern(fkey, merged, how, cause)
-                        e, pattern = None, merged
-                    except Exception as e2:   # noqa: BLE001
-                        e = e2
-            if e is not None:
-                return self._fall_back(fam, key, how, e)
+            return self._fall_back(fam, key, how, e)
         with self._lock:
             fam.pattern, fam.entry = pattern, entry   # (the newest serves these shapes)
             if fam.lookup(shapes) is entry:
                 self._cache[key] = entry
         return entry
 
-    def _compile_pattern(self, fkey, pattern, how, cause):
-        return self._compile_once((fkey, pattern.key()), *how, cause, pattern)
+    def _compile_pattern(self, fam, fkey, pattern, how, cause, names):
+        """(pattern, entry) of the dynamic program for ``pattern``; when the symbolic
+        trace cannot decide a shape rule, once more with dims of equal size sharing a
+        symbol. Raises what the trace raised when neither works."""
+        try:
+            return pattern, self._compile_once((fkey, pattern.key()), *how, cause, pattern)
+        except InconclusiveDimensionError:
+            with self._lock:
+                merged, cause = fam.widen([s[0] for s in how[4]], names, by_value=True)
+            if merged is None or merged.key() == pattern.key():
+                raise
+        return merged, self._compile_once((fkey, merged.key()), *how, cause, merged)
 
     def _fall_back(self, fam, key, how, e):
         """Compile ``key`` for its exact shapes after the symbolic trace failed with
