@@ -1,0 +1,109 @@
+"""Dataflow designs (``tjit/fpga/design.py``) and their estimate (``estimate.py``):
+Mish fwd+bwd and softmax stream every intermediate (no DRAM), layernorm's stream that
+bypasses a row-style stage is deep enough, an under-sized stream deadlocks in C
+simulation and is reported with the stage and stream names, and a pipelined
+elementwise stage costs its trip count + pipeline depth cycles at II=1."""
+
+import numpy as np
+import pytest
+
+import tjit
+import tjit.numpy as jnp
+from tjit import nn
+from tjit.devices import hls, hls_compile
+from tjit.fpga import op_costs
+
+pytestmark = pytest.mark.skipif(hls_compile.unavailable_reason() is not None,
+                                reason=str(hls_compile.unavailable_reason()))
+
+
+def _mish(x):
+    return x * jnp.tanh(jnp.log1p(jnp.exp(x)))
+
+
+def _mish_fwd_bwd(x):
+    y, vjp = tjit.vjp(_mish, x)
+    return y, vjp(jnp.ones_like(y))[0]
+
+
+def _softmax(x):
+    return nn.softmax(x, axis=-1)
+
+
+def _layernorm(x):
+    m = jnp.mean(x, axis=-1, keepdims=True)
+    v = jnp.mean((x - m) ** 2, axis=-1, keepdims=True)
+    return (x - m) / jnp.sqrt(v + 1e-5)
+
+
+def _x(shape=(16, 64), seed=0):
+    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+
+
+def _compiled(f, *args):
+    return tjit.jit(f).lower(*args).compile(backend="hls")
+
+
+def _design(c):
+    (d,) = c.executable.designs.values()
+    return d
+
+
+@pytest.mark.parametrize("f", [_mish_fwd_bwd, _softmax], ids=["mish_fwd_bwd", "softmax"])
+def test_streams_and_no_dram_intermediates(f):
+    x = _x()
+    c = _compiled(f, x)
+    d = _design(c)
+    assert d.streams and not d.dram_intermediates and not d.buffers
+    kinds = [s.kind for s in d.stages]
+    assert kinds[0] == "read" and kinds[-1] == "write" and "kernel" in kinds
+    assert "#pragma HLS DATAFLOW" in d.text and "hls::stream<float, " in d.text
+    for g, w in zip(tjit.tree_util.tree_leaves(c(x)),
+                    tjit.tree_util.tree_leaves(tjit.jit(f, backend="interpreter")(x))):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=2e-5, atol=2e-5)
+
+
+def test_bypass_stream_is_as_deep_as_what_it_waits_for():
+    """Layernorm: x flows to its statistics stage (a whole run before the buffers of
+    mean and variance are ready) and, by a second stream, to the normalizing stage,
+    which must hold x until then: that stream is sized for the whole input."""
+    x = _x((8, 16))
+    d = _design(_compiled(_layernorm, x))
+    deep = [s for s in d.streams if s.depth > 2]
+    assert deep and max(s.depth for s in deep) >= x.size
+    assert all(b.where == "onchip" for b in d.buffers)
+
+
+def test_undersized_stream_deadlocks_and_is_reported():
+    x = _x((8, 16))
+    c = _compiled(_layernorm, x)
+    deep = max(_design(c).streams, key=lambda s: s.depth)
+    exe = hls.HlsExecutable(c.executable.program, depths={deep.name: 4})
+    with pytest.raises(RuntimeError, match=rf"deadlocked: .*stage {deep.producer} waits to "
+                                           rf"write to full stream {deep.name} \(depth 4\)"):
+        exe.call([x])
+
+
+def test_estimate_of_elementwise_stage_is_trip_plus_depth():
+    x = _x((32, 64))
+    r = _compiled(lambda v: jnp.exp(v) * 2 + 1, x).hls_report(clock_mhz=300)
+    (de,) = r.designs
+    (k,) = [s for s in de.stages if s.kind == "kernel"]
+    assert k.ii == 1 and k.trip == x.size
+    assert k.cycles == k.trip + k.depth
+    # exp (10) + mul (3) + add (4) cycles from the table, a read and a write
+    assert k.depth == 10 + 3 + 4 + 2
+    assert de.compute_s == pytest.approx(de.latency_cycles / 300e6)
+    assert de.memory_s == pytest.approx(2 * x.nbytes / 460e9)
+    assert de.binds == "pipeline latency"
+
+
+def test_estimate_warns_over_resources():
+    x = _x((4, 4))
+    c = _compiled(lambda v: jnp.tanh(jnp.exp(v)), x)
+    tiny = op_costs.Part("tiny", "none", 1, 1, 0, 10, 10, 1.0, "none")
+    with pytest.warns(ResourceWarning, match="DSP"):
+        r = c.hls_report(part=tiny)
+    assert "WARNING" in str(r)
+    with pytest.raises(ValueError, match="unknown part"):
+        c.hls_report(part="u9")
