@@ -227,3 +227,17 @@ def test_threads_calling_new_sizes_at_once():
     for n in sizes:
         np.testing.assert_allclose(out[n], np.sin(np.full((n, 3), 0.25 * n)) * 3.0, rtol=1e-5)
     assert f.trace_count == 2
+
+
+def test_results_are_bit_identical_to_per_shape_programs():
+    def f(x, w):
+        h = jnp.tanh(x @ w)
+        return h.sum(0) + jnp.exp(x).mean(1).max(), jnp.cumsum(h, 0)
+
+    w = _randn(37, 8)
+    dyn, per_shape = tjit.jit(f), tjit.jit(f, dynamic_shapes=False)
+    for b in (5, 9, 17, 100, 1000, 4099):
+        x = _randn(b, 37)
+        for got, want in zip(dyn(x, w), per_shape(x, w)):
+            np.testing.assert_array_equal(got, want)
+    assert dyn.trace_count == 2
