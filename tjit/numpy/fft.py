@@ -50,8 +50,10 @@ def _as_operand(name, a, fft_type):
         if dtypes.is_complex(a.dtype):
             raise TypeError(f"numpy.fft.{name}: the input must be real, got {a.dtype}; use "
                             f"numpy.fft.{name.replace('r', '', 1)} for complex input")
-        return a.astype(real_dtype_for(a.dtype))
-    return a.astype(complex_dtype_for(a.dtype))
+        dt = real_dtype_for(a.dtype)
+    else:
+        dt = complex_dtype_for(a.dtype)
+    return a if a.dtype == dt else a.astype(dt)
 
 
 def _normalize_axes(name, ndim, axes):
@@ -83,7 +85,8 @@ def _fft_core(name, fft_type, a, s, axes, norm):
     if fft_type in (FftType.RFFT, FftType.IRFFT) and not axes:
         raise ValueError(f"numpy.fft.{name}: at least one axis is needed")
     last = tuple(range(arr.ndim - len(axes), arr.ndim))
-    arr = moveaxis(arr, axes, last)
+    if axes != last:  # (the eager path skips the no-op)
+        arr = moveaxis(arr, axes, last)
     if s is None:
         s = [arr.shape[ax] for ax in last]
         if fft_type == FftType.IRFFT:
@@ -98,14 +101,15 @@ def _fft_core(name, fft_type, a, s, axes, norm):
         want[ax] = n
     if fft_type == FftType.IRFFT:
         want[-1] = s[-1] // 2 + 1
-    arr = arr[tuple(slice(0, n) for n in want)]  # crop
+    if any(w < d for w, d in zip(want, arr.shape)):  # crop
+        arr = arr[tuple(slice(0, n) for n in want)]
     if tuple(arr.shape) != tuple(want):  # zero-pad
         arr = pad(arr, [(0, w - d) for w, d in zip(want, arr.shape)])
     out = _lax_fft(arr, fft_type, s)
     scale = _norm_scale(name, norm, s, fft_type in (FftType.IFFT, FftType.IRFFT))
     if scale is not None:
         out = out * np.asarray(scale, out.dtype)
-    return moveaxis(out, last, axes)
+    return moveaxis(out, last, axes) if axes != last else out
 
 
 def _one_axis(axis):
@@ -273,3 +277,6 @@ def ifftshift(x, axes=None):
     ax = _shift_axes(x, axes)
     return roll(x, [-(x.shape[a] // 2) for a in ax], ax) if ax else x
 
+
+def __dir__():  # tab completion lists the public names only
+    return list(__all__)

@@ -311,3 +311,7 @@ def beta(a, b, size=None):
 def gamma(shape, scale=1.0, size=None):
     """Gamma floats."""
     return _state().gamma(shape, scale, size)
+
+
+def __dir__():  # tab completion lists the public names only
+    return list(__all__)

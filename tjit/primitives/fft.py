@@ -41,6 +41,11 @@ class FftType(enum.IntEnum):
     RFFT = 2
     IRFFT = 3
 
+    def __str__(self):  # as the jaxpr printer shows the param
+        return f"FftType.{self.name}"
+
+    __repr__ = __str__
+
 
 _COMPLEX_OF = {np.dtype(np.float32): np.dtype(np.complex64),
                np.dtype(np.float64): np.dtype(np.complex128)}
@@ -96,22 +101,26 @@ fft_p.def_weak_type(lambda w, **_: False)
 def _fft_impl(xp, x, *, fft_type, fft_lengths):
     x = xp.asarray(x)
     fft_type = FftType(fft_type)
-    out_aval = _fft_abstract(ShapedArray(x.shape, x.dtype), fft_type=fft_type,
-                             fft_lengths=fft_lengths)
     axes = tuple(range(x.ndim - len(fft_lengths), x.ndim))
     if not axes:  # a transform over no dims is the identity
         return x.copy()
-    if 0 in out_aval.shape or 0 in x.shape:  # pocketfft rejects empty transforms
-        return xp.zeros(out_aval.shape, out_aval.dtype)
+    real_out = fft_type == FftType.IRFFT
+    out_dtype = _REAL_OF[x.dtype] if real_out else _COMPLEX_OF.get(x.dtype, x.dtype)
+    if 0 in x.shape or 0 in fft_lengths:  # pocketfft rejects empty transforms
+        out_aval = _fft_abstract(ShapedArray(x.shape, x.dtype), fft_type=fft_type,
+                                 fft_lengths=fft_lengths)
+        return xp.zeros(out_aval.shape, out_dtype)
+    one = len(axes) == 1  # the 1-D entry points skip the n-D bookkeeping
     if fft_type == FftType.FFT:
-        out = xp.fft.fftn(x, axes=axes)
+        out = xp.fft.fft(x) if one else xp.fft.fftn(x, axes=axes)
     elif fft_type == FftType.IFFT:
-        out = xp.fft.ifftn(x, axes=axes)
+        out = xp.fft.ifft(x) if one else xp.fft.ifftn(x, axes=axes)
     elif fft_type == FftType.RFFT:
-        out = xp.fft.rfftn(x, axes=axes)
+        out = xp.fft.rfft(x) if one else xp.fft.rfftn(x, axes=axes)
     else:
-        out = xp.fft.irfftn(x, s=tuple(fft_lengths), axes=axes)
-    return out.astype(out_aval.dtype, copy=False)
+        out = xp.fft.irfft(x, fft_lengths[0]) if one else \
+            xp.fft.irfftn(x, s=tuple(fft_lengths), axes=axes)
+    return out.astype(out_dtype, copy=False)
 
 
 # -- transposes --------------------------------------------------------------------------------
