@@ -49,7 +49,7 @@ def codegen_digest():
     # code generator and llvmlite.ir load only when something is compiled)
     h = hashlib.sha256()
     for name in ("codegen.py", "codegen_ops.py", "mathlib.py", "split.py", "profile.py",
-                 "mathlink.py"):
+                 "mathlink.py", "target.py"):
         h.update((here / name).read_bytes())
     return h.hexdigest()[:16]
 
@@ -111,7 +111,8 @@ def _load(kernel, h, name):
     symbols = linked_math(kernel)
     if symbols:     # math functions the code calls: loaded before it links
         from tjit.lower.llvm import mathlink
-        mathlink.ensure_loaded(symbols)
+        with compile_log.stage("mathlib"):    # (once per process and function)
+            mathlink.ensure_loaded(symbols)
     obj = disk_cache.get(key)
     if obj is not None:
         try:

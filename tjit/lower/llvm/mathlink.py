@@ -62,6 +62,7 @@ def ensure_loaded(symbols):
         for sym in missing:
             if sym in _ADDRESSES:
                 continue
-            addr = target.compile_ir(function_ir(sym), [sym], profile="scalar")[sym]
+            # (the full pipeline: these run on every element of every small kernel)
+            addr = target.compile_ir(function_ir(sym), [sym])[sym]
             llvm.add_symbol(sym, addr)
             _ADDRESSES[sym] = addr

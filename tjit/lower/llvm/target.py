@@ -80,17 +80,26 @@ class _Host:
         except RuntimeError:  # LLVM cannot query this host: baseline features
             self.features, self.avx512f = "", False
         self.tm = self.target_machine()
+        self._codegen_machines = {3: self.tm}
         self.data_layout = str(self.tm.target_data)
         _load_libm()
         self.engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), self.tm)
 
-    def target_machine(self):
+    def target_machine(self, opt=3):
         """A new host target machine (an MCJIT engine owns and frees the one it gets)."""
         # reloc "default" (static) and codemodel "jitdefault" (large on 64-bit) are what
         # MCJIT's RuntimeDyld links reliably wherever the JIT memory lands.
         return llvm.Target.from_triple(self.triple).create_target_machine(
-            cpu=self.cpu, features=self.features, opt=3, reloc="default",
+            cpu=self.cpu, features=self.features, opt=opt, reloc="default",
             codemodel="jitdefault", jit=True)
+
+    def codegen_machine(self, opt):
+        """The target machine that emits object code at codegen level ``opt`` (kept;
+        called under ``_LOCK``)."""
+        tm = self._codegen_machines.get(opt)
+        if tm is None:
+            tm = self._codegen_machines[opt] = self.target_machine(opt)
+        return tm
 
 
 def _load_libm():
@@ -225,16 +234,19 @@ def _parse(ir_text, timings):
     return mod
 
 
-#: Compile profiles (``profile.py``): pipeline speed level and whether loops are
-#: vectorized, interleaved and unrolled.
-PROFILES = {"vector": (3, True), "scalar": (2, False)}
+#: Compile profiles (``profile.py``): pipeline speed level, whether loops are
+#: vectorized, interleaved and unrolled, and the code generator's opt level. For small
+#: kernels, codegen at level 0 (fast instruction selection and register allocation)
+#: took 1.2 ms where levels 1-3 took 12-25 ms on the same 10-op kernel; its code is
+#: slower per element, which a kernel of at most 4096 points does not feel.
+PROFILES = {"vector": (3, True, 3), "scalar": (1, False, 0)}
 
 
 def optimize(module_ref, profile="vector"):
     """Run LLVM's pipeline (new pass manager) on a parsed module, in place.
 
     ``"vector"``: O3 with loop and SLP vectorisation, interleaving and unrolling (the
-    host target machine supplies the cost model). ``"scalar"``: O2 without those, for
+    host target machine supplies the cost model). ``"scalar"``: O1 without those, for
     small kernels where compile time dominates (``profile.py``).
 
     Args:
@@ -244,7 +256,7 @@ def optimize(module_ref, profile="vector"):
       The same module.
     """
     h = _host()
-    level, vectorize = PROFILES[profile]
+    level, vectorize, _ = PROFILES[profile]
     with _LOCK:
         pto = llvm.create_pipeline_tuning_options(speed_level=level)
         pto.loop_vectorization = vectorize
@@ -303,7 +315,7 @@ def emit_object(ir_text, profile="vector"):
         timings = {}
         mod = _optimized_module(ir_text, timings, profile)
         t0 = time.perf_counter()
-        obj = _host().tm.emit_object(mod)
+        obj = _host().codegen_machine(PROFILES[profile][2]).emit_object(mod)
         timings["codegen"] = time.perf_counter() - t0
         _set_timings(timings)
         return obj
