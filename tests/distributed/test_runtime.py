@@ -63,6 +63,11 @@ try:
     process_allgather(np.ones(2))
 except td.DistributedError as e:
     errs["before"] = str(e)
+try:
+    tjit.shard_map(lambda b: b, Mesh(np.array(tjit.devices()), ("i",)), in_specs=P("i"),
+                   out_specs=P("i"))(np.ones(2))
+except td.DistributedError as e:
+    errs["shard_map_before"] = str(e)
 report(rank=rank, before_index=tjit.process_index(), before_count=tjit.process_count(),
        initialized_before=td.is_initialized())
 td.initialize()
@@ -97,16 +102,37 @@ try:
     comm.allgather(np.ones(3, np.float32 if rank == 0 else np.float64))
 except td.DistributedError as e:
     errs["dtype"] = str(e)
+# output buffers are reused only once nothing refers to them
+r1 = comm.allreduce(np.full(5, rank + 1.0, np.float32), "sum")
+r2 = comm.allreduce(np.full(5, 10.0, np.float32), "sum")
+reused_while_alive = r2 is r1
+r1_after = r1.copy()
+buf_ids = {id(r1), id(r2)}
+del r1, r2
+r3 = comm.allreduce(np.full(5, 1.0, np.float32), "sum")
+report(rank=rank, reused_while_alive=reused_while_alive, r1_after=r1_after,
+       reused_after_release=id(r3) in buf_ids, r3=r3)
+# ... and through shard_map: each process brings a batch of another size
+local = np.ones((2 + rank, 3), np.float32)
+xs = make_array_from_process_local_data(NamedSharding(mesh, P("data")), local,
+                                        global_shape=(2 * (2 + rank), 3))
+try:
+    tjit.shard_map(lambda b: tjit.lax.psum(b, "data"), mesh, in_specs=P("data"),
+                   out_specs=P())(xs)
+except td.DistributedError as e:
+    errs["shard_map_mismatch"] = str(e)
 report(rank=rank, errs=errs, ok_after=comm.allreduce(np.float32(rank + 1), "sum"))
 '''
 
 
 @requires_mpi
 def test_initialize_process_index_global_arrays_and_errors(tmp_path):
-    res = results(launch(_RUNTIME_SCRIPT, 2, tmp_path), 2)
+    res = results(launch(_RUNTIME_SCRIPT, 2, tmp_path,
+                         env={"TJIT_DISTRIBUTED_CHECKS": "1"}), 2)
     for rank, r in res.items():
         assert (r["before_index"], r["before_count"], r["initialized_before"]) == (0, 1, False)
         assert "initialize() was not called" in r["errs"]["before"]
+        assert "shard_map needs the processes" in r["errs"]["shard_map_before"]
         assert f"rank {rank} of 2" in r["errs"]["before"]
         assert (r["index"], r["count"]) == (rank, 2)
         assert "already called" in r["errs"]["twice"]
@@ -121,7 +147,11 @@ def test_initialize_process_index_global_arrays_and_errors(tmp_path):
         assert "rank 0: allreduce sum float32[2]; rank 1: allreduce sum float32[3]" in \
             r["errs"]["mismatch"]
         assert "float32[3]" in r["errs"]["dtype"] and "float64[3]" in r["errs"]["dtype"]
-        assert r["ok_after"] == 3.0   # the run goes on after a detected mismatch
+        assert ("rank 0: allreduce sum float32[2, 3]; rank 1: allreduce sum float32[3, 3]"
+                in r["errs"]["shard_map_mismatch"]), r["errs"]["shard_map_mismatch"]
+        assert r["ok_after"] == 3.0
+        assert not r["reused_while_alive"] and r["r1_after"] == [3.0] * 5
+        assert r["r3"] == [2.0] * 5 and r["reused_after_release"]   # the run goes on after a detected mismatch
 
 
 _RAISE_SCRIPT = '''

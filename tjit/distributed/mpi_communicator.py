@@ -18,6 +18,7 @@ or exchange mismatched buffers.
 
 import functools
 import os
+import sys
 
 import numpy as np
 
@@ -41,6 +42,30 @@ def _mpi_datatype(dtype):
     if dtype == np.bool_ or not dtype.isbuiltin:
         return None
     return MPI._typedict.get(dtype.char)
+
+
+class _OutputPool:
+    """Output buffers handed out again once nothing but the pool refers to them (the
+    program and the caller dropped the result), so a collective in a loop writes into
+    memory already mapped instead of faulting in fresh pages every call, as a raw MPI
+    loop over preallocated buffers does. CPython's reference count says when a buffer
+    is free: views and Arrays of it hold references."""
+
+    PER_KEY = 4
+
+    def __init__(self):
+        self.bufs = {}
+
+    def empty(self, shape, dtype):
+        key = (tuple(shape), np.dtype(dtype))
+        bufs = self.bufs.setdefault(key, [])
+        for buf in bufs:
+            if sys.getrefcount(buf) == 3:   # (the list, ``buf``, getrefcount's argument)
+                return buf
+        buf = np.empty(shape, dtype)
+        if len(bufs) < self.PER_KEY:
+            bufs.append(buf)
+        return buf
 
 
 def _bytes(a):
@@ -67,6 +92,7 @@ class MPICommunicator(Communicator):
         self.name = name
         self.checks = checks_enabled() if checks is None else bool(checks)
         self._ops = {"sum": MPI.SUM, "max": MPI.MAX, "min": MPI.MIN}
+        self._pool = _OutputPool()
 
     def __repr__(self):
         return f"MPICommunicator(axis={self.name!r}, rank={self.rank}, size={self.size})"
@@ -77,13 +103,13 @@ class MPICommunicator(Communicator):
         dt = _mpi_datatype(x.dtype)
         if dt is None or (op != "sum" and np.iscomplexobj(x)):
             return reduce_in_order(self.allgather(x), op)
-        out = np.empty_like(x)
+        out = self._pool.empty(x.shape, x.dtype)
         self.comm.Allreduce([x, dt], [out, dt], op=self._ops[op])
         return out
 
     def allgather(self, x):
         x = self._operand(x, "allgather")
-        out = np.empty((self.size,) + x.shape, x.dtype)
+        out = self._pool.empty((self.size,) + x.shape, x.dtype)
         dt = _mpi_datatype(x.dtype)
         if dt is None:
             self.comm.Allgather([_bytes(x), self.MPI.BYTE],
@@ -99,14 +125,14 @@ class MPICommunicator(Communicator):
         if dt is None or (op != "sum" and np.iscomplexobj(x)):
             rows = self.alltoall(x)                  # row j: rank j's block for this rank
             return reduce_in_order(rows, op)
-        out = np.empty(x.shape[1:], x.dtype)
+        out = self._pool.empty(x.shape[1:], x.dtype)
         self.comm.Reduce_scatter_block([x, dt], [out, dt], op=self._ops[op])
         return out
 
     def alltoall(self, x):
         x = self._operand(x, "alltoall")
         self._leading(x, "alltoall")
-        out = np.empty_like(x)
+        out = self._pool.empty(x.shape, x.dtype)
         dt = _mpi_datatype(x.dtype)
         if dt is None:
             self.comm.Alltoall([_bytes(x), self.MPI.BYTE],

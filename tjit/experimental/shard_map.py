@@ -102,6 +102,7 @@ class _ShardMapped:
         self.in_specs, self.out_specs = in_specs, out_specs
         self.where = f"shard_map of {_fname(f)}"
         self._programs = {}
+        self._comms = None      # (runtime, communicators) of the last call
 
     # -- specs as one per leaf ----------------------------------------------------------
     def _leaf_specs(self, specs, tree, what):
@@ -241,7 +242,12 @@ class _ShardMapped:
         return per_device
 
     def _run(self, program, per_device, devices, rt):
-        comms = self._communicators(rt, devices)
+        if len(devices) == 1:   # (MPI communicators are kept; thread groups are per call)
+            if self._comms is None or self._comms[0] is not rt:
+                self._comms = (rt, self._communicators(rt, devices))
+            comms = self._comms[1]
+        else:
+            comms = self._communicators(rt, devices)
         if len(devices) == 1:
             with bind_axes(comms[0]):
                 return [program(*per_device[0])]
