@@ -5,4 +5,11 @@ program; ``estimate.py`` estimates its resources and latency on an UltraScale+ c
 ``export.py`` writes a Vitis project (``tjit.fpga.export``). The ``"hls"`` backend
 (``tjit/devices/hls.py``) runs designs by C simulation; ``include/`` holds tjit's
 simulation headers (``hls_stream.h``, ``hls_math.h``, ``tjit_dataflow.h``).
+
+    import tjit.fpga
+    tjit.fpga.export(f, x, out_dir="proj", part="u280", clock_mhz=300)
 """
+
+from tjit.fpga.export import export
+
+__all__ = ["export"]
