@@ -110,8 +110,8 @@ def main():
     fmin, gmin = MINIMA[fwd_fn], MINIMA[g]
     print(f"tjit forward while_loop            {fwd:8.3f} ms   (min {fmin:.3f})")
     print(f"tjit grad (tape)                   {grad:8.3f} ms   {grad / fwd:5.2f}x forward   "
-          f"(min {gmin:.3f}: {gmin / fmin:5.2f}x)   saved records of {st.peak_saved} trips, "
-          f"forward steps {st.forward_steps}")
+          f"(min {gmin:.3f}: {gmin / fmin:5.2f}x)   saved records of {st.peak_saved} trips "
+          f"({st.peak_bytes} B), forward steps {st.forward_steps}")
     old = tjit.config.while_loop_checkpoints
     tjit.config.update("while_loop_checkpoints", 10)
     try:
@@ -124,7 +124,7 @@ def main():
         tjit.config.update("while_loop_checkpoints", old)
     print(f"tjit grad (Revolve, k=10)          {grad_k:8.3f} ms   {grad_k / fwd:5.2f}x forward   "
           f"(min {MINIMA[gk]:.3f}: {MINIMA[gk] / fmin:5.2f}x)   "
-          f"saved states {st.peak_saved} (of {st.trips} trips), forward steps "
+          f"saved states {st.peak_saved} ({st.peak_bytes} B) of {st.trips} trips, forward steps "
           f"{st.forward_steps}, gradients match the tape: {ok}")
     if jax is None:
         print("JAX not installed: no comparison")

@@ -238,9 +238,11 @@ class _NativeSweep:
         for records, k, ran in self._bursts(cc, bc, list(init)):
             chunks.append(records)
             n, steps = n + k, steps + ran
-        note_sweep(None, trips=n, forward_steps=steps, backward_steps=n, peak_saved=n)
         if n == 0:
+            note_sweep(None, trips=0, forward_steps=steps)
             return [np.array(x, copy=True) for x in acc]
         tape = [np.concatenate(parts) if len(parts) > 1 else parts[0] for parts in zip(*chunks)]
+        note_sweep(None, trips=n, forward_steps=steps, backward_steps=n, peak_saved=n,
+                   peak_bytes=sum(int(t.nbytes) for t in tape))
         self.bwd.set_length(n)
         return self.bwd(wc + acc + tape)

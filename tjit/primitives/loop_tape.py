@@ -25,23 +25,28 @@ from math import comb
 
 class LoopStats:
     """What one reverse sweep did: ``trips`` (n), ``forward_steps`` (body evaluations,
-    recomputations included), ``backward_steps`` and ``peak_saved`` (most loop states
-    held at once: tape entries or Revolve snapshots, the initial state included)."""
+    recomputations included), ``backward_steps``, ``peak_saved`` (most items held at
+    once: records on a tape, or Revolve's state snapshots, the initial state included)
+    and ``peak_bytes`` (their bytes: a tape's buffers at their doubled capacity)."""
 
     def __init__(self, checkpoints):
-        # (peak_saved counts records on a tape, states under Revolve)
         self.checkpoints = checkpoints
         self.trips = self.forward_steps = self.backward_steps = 0
-        self.saved = self.peak_saved = 0
+        self.saved = self.peak_saved = self.peak_bytes = 0
 
-    def hold(self, k=1):
+    def hold(self, k=1, nbytes=0):
         self.saved += k
         self.peak_saved = max(self.peak_saved, self.saved)
+        self.peak_bytes = max(self.peak_bytes, self.saved * nbytes)
 
     def __repr__(self):
         return (f"LoopStats(checkpoints={self.checkpoints}, trips={self.trips}, "
                 f"forward_steps={self.forward_steps}, backward_steps={self.backward_steps},"
-                f" peak_saved={self.peak_saved})")
+                f" peak_saved={self.peak_saved}, peak_bytes={self.peak_bytes})")
+
+
+def _nbytes(arrays):
+    return sum(int(getattr(x, "nbytes", 0)) for x in arrays)
 
 
 #: stats of the most recent reverse sweep in this process (None before the first one)
@@ -70,6 +75,10 @@ class Tape:
         for b, x in zip(self.buffers, record):
             b[self.size] = x
         self.size += 1
+
+    @property
+    def nbytes(self):
+        return sum(int(b.nbytes) for b in self.buffers or ())
 
     def __getitem__(self, i):
         return [b[i, ...] for b in self.buffers]   # (0-d arrays, never NumPy scalars)
@@ -105,7 +114,7 @@ def reverse_sweep(more, step, back, init, acc, xp, checkpoints=None, count=None,
             n += 1
         stats.forward_steps = n
     stats.trips = n
-    stats.hold()  # the initial state
+    stats.hold(1, _nbytes(init))  # the initial state
     return _revolve(step, back, list(init), n, int(checkpoints) - 1, list(acc), stats,
                     advance)
 
@@ -124,6 +133,7 @@ def _taped(more, step, back, state, acc, xp, stats):
         state, record = step(state)
         tape.push(record)
         stats.hold()
+        stats.peak_bytes = max(stats.peak_bytes, tape.nbytes)
         stats.forward_steps += 1
     stats.trips = tape.size
     for i in range(tape.size - 1, -1, -1):
@@ -157,11 +167,13 @@ def _revolve(step, back, start, n, free, acc, stats, fast_advance=None):
         stats.forward_steps += count
         return state
 
+    state_bytes = _nbytes(start)
+
     def reverse(lo, hi, s_lo, free, acc):
         while hi - lo > 1 and free > 0:
             mid = lo + _split_point(hi - lo, free)
             s_mid = advance(s_lo, mid - lo)
-            stats.hold()
+            stats.hold(1, state_bytes)
             acc = reverse(mid, hi, s_mid, free - 1, acc)
             stats.hold(-1)
             hi = mid
