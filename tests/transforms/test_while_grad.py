@@ -379,3 +379,15 @@ def test_nested_data_dependent_loops(x64):
     gg = float(tjit.grad(tjit.grad(f))(x))
     fd2 = (float(tjit.grad(f)(x + 1e-5)) - float(tjit.grad(f)(x - 1e-5))) / 2e-5
     np.testing.assert_allclose(gg, fd2, rtol=1e-5)
+
+
+def test_grad_under_polymorphic_jit_compiles_once():
+    def f(x):
+        v = lax.while_loop(lambda v: jnp.sum(v * v) < 100.0, lambda v: v * 1.5 + jnp.sin(v), x)
+        return jnp.sum(v)
+    g = tjit.jit(tjit.grad(f), polymorphic_shapes=["(n,)"])
+    for n in (3, 5, 8):
+        x = np.linspace(0.1, 1, n).astype(np.float32)
+        want = tjit.jit(tjit.grad(f), backend="interpreter")(x)
+        np.testing.assert_allclose(np.asarray(g(x)), np.asarray(want), rtol=1e-5)
+    assert g._cache_size() == 1
