@@ -30,7 +30,7 @@ from tjit import lax
 from tjit.lax._structural import dim_value
 from tjit.config import config
 from tjit.tracing import dtypes
-from tjit.tracing.core import Array, Tracer
+from tjit.tracing.core import Array, Tracer, is_eager
 from tjit.tracing.errors import (
     InconclusiveDimensionError, NonConcreteBooleanIndexError, ShapeError)
 from tjit.tracing.shapes import (
@@ -422,9 +422,123 @@ def _is_empty(shape):
     return any(type(d) is int and d == 0 for d in shape)
 
 
+# -- eager fast lane ----------------------------------------------------------------------------
+def _is_basic(idx):
+    """Whether ``idx`` is a basic index NumPy applies exactly as tjit does: Python ints,
+    slices with int/None bounds, None and one Ellipsis (bools, arrays, NumPy ints and
+    anything else take the general path)."""
+    t = type(idx)
+    if t is int or idx is None or idx is Ellipsis:
+        return True
+    if t is slice:
+        return _plain_slice(idx)
+    if t is not tuple:
+        return False
+    for e in idx:
+        te = type(e)
+        if not (te is int or e is None or e is Ellipsis or te is slice and _plain_slice(e)):
+            return False
+    return True
+
+
+def _plain_slice(s):
+    return (s.step != 0 and all(b is None or type(b) is int
+                                for b in (s.start, s.stop, s.step)))
+
+
+def _eager_numpy(x, idx):
+    """``x``'s NumPy value when ``x[idx]`` can run on it directly: a NumPy-backed Array
+    outside any transformation with a basic ``idx``; else None."""
+    if type(x) is not Array or type(x._value) is not np.ndarray:
+        return None
+    if not (_is_basic(idx) and is_eager()):
+        return None
+    return x._value
+
+
+def _eager_take(arr, idx):
+    """``arr[idx]`` by NumPy's basic indexing (the values the slice/squeeze primitives
+    give, with none of their tracing), or None when the general path must run: a
+    non-basic index, or one NumPy rejects (the general path then raises tjit's error)."""
+    v = _eager_numpy(arr, idx)
+    if v is None:
+        return None
+    try:
+        out = v[idx]
+    except (IndexError, ValueError, TypeError):
+        return None
+    return Array(out if type(out) is np.ndarray else np.asarray(out), arr._weak)
+
+
+#: x.at[idx].<name> -> the in-place NumPy update of the eager fast lane
+_EAGER_UPDATES = {"set": None, "add": np.add, "subtract": np.subtract,
+                  "multiply": np.multiply}
+
+
+def _eager_scalar_fits(y, dt):
+    """Whether Python scalar ``y`` converts to ``dt`` as ``asarray`` + ``astype`` would,
+    with no overflow check or complex drop to reproduce."""
+    t = type(y)
+    if t is float:
+        return dt.kind in "fc"
+    if t is int:
+        if dt.kind in "fc":
+            return -2**31 <= y < 2**31
+        return dt.kind in "iu" and np.iinfo(dt).min <= y <= np.iinfo(dt).max
+    return t is bool
+
+
+def _eager_update(x, idx, values, name, kw):
+    """``x.at[idx].<name>(values)`` on a copy of ``x``'s NumPy value, or None when the
+    general scatter path must run (a non-basic or out-of-bounds index, values that need
+    promotion or do not broadcast, bool arithmetic, keyword options)."""
+    if kw or name not in _EAGER_UPDATES:
+        return None
+    v = _eager_numpy(x, idx)
+    if v is None:
+        return None
+    if type(values) is Array:
+        y = values._value
+        if type(y) is not np.ndarray or y.dtype != v.dtype:
+            return None
+    elif _eager_scalar_fits(values, v.dtype):
+        y = values
+    else:
+        return None
+    ufunc = _EAGER_UPDATES[name]
+    if ufunc is not None and v.dtype == np.bool_:
+        return None
+    out = v.copy()
+    try:
+        if v.dtype.kind in "fc":  # overflow gives inf silently, as in JAX
+            with np.errstate(all="ignore"):
+                _apply_update(out, idx, y, ufunc)
+        else:  # integer updates of arrays wrap without warnings
+            _apply_update(out, idx, y, ufunc)
+    except (IndexError, ValueError, TypeError):
+        return None
+    return Array(out, x._weak)
+
+
+def _apply_update(out, idx, y, ufunc):
+    if ufunc is None:
+        out[idx] = y
+        return
+    if type(idx) is not tuple:
+        idx = (idx,)
+    if Ellipsis not in idx:
+        idx = idx + (Ellipsis,)  # a 0-d view for a single element, not a NumPy scalar
+    view = out[idx]
+    ufunc(view, y, out=view, casting="unsafe")
+
+
 def _rewriting_take(arr, idx, *, indices_are_sorted=False, unique_indices=False, mode=None,
                     fill_value=None):
     """``arr[idx]`` with NumPy semantics (see the module docstring)."""
+    if mode is None:
+        out = _eager_take(arr, idx)
+        if out is not None:
+            return out
     arr = ensure_array("indexing", arr)
     parsed = _expand(arr.shape, idx)
     if mode is None and not parsed[1] and all(e is None or isinstance(e, (int, slice))
@@ -520,6 +634,9 @@ class _IndexUpdateRef:
                                unique_indices=unique_indices, mode=mode, fill_value=fill_value)
 
     def _update(self, values, fn, name, **kw):
+        out = _eager_update(self.array, self.index, values, name, kw)
+        if out is not None:
+            return out
         return _scatter_update(self.array, self.index, values, fn, f"x.at[idx].{name}", **kw)
 
     def set(self, values, **kw):

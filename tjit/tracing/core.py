@@ -102,6 +102,15 @@ class EvalTrace(Trace):
     name = "eval"
 
     def process_primitive(self, prim, args, params):
+        # Fast lane: every operand a NumPy-backed Array whose signature was checked before
+        # (the common notebook call); anything else takes the general path below.
+        out = eager_fast(prim, args, params)
+        if out is None:
+            out = self._process_general(prim, args, params)
+            _remember_fast(prim, args, params, out)
+        return out
+
+    def _process_general(self, prim, args, params):
         vals = []
         weaks = []
         on = None   # the device arrays' hooks, when an operand lives on a device
@@ -198,6 +207,84 @@ def set_host_device(device):
 
 
 _checked = {}  # (primitive, input shapes/dtypes) already validated by abstract_eval
+
+#: (primitive, (shape, dtype, weak) of each NumPy-backed operand, params) -> the output's
+#: weak flag (a list of them for multiple results): the abstract rule accepted this
+#: signature and the weak-type rule gave this answer, so neither runs again for it.
+_fast_weak = {}
+
+
+def _fast_key(prim, args, params):
+    """``(key, values)`` of a call for :data:`_fast_weak`, or None when an operand is
+    not a NumPy-backed Array (1 and 2 operands, the common cases, are spelled out)."""
+    n = len(args)
+    if n == 2:
+        x, y = args
+        if type(x) is not Array or type(y) is not Array:
+            return None
+        vx, vy = x._value, y._value
+        if type(vx) is not np.ndarray or type(vy) is not np.ndarray:
+            return None
+        key, vals = (prim, vx.shape, vx.dtype, x._weak, vy.shape, vy.dtype, y._weak), args
+    elif n == 1:
+        x = args[0]
+        vx = x._value if type(x) is Array else None
+        if type(vx) is not np.ndarray:
+            return None
+        key, vals = (prim, vx.shape, vx.dtype, x._weak), args
+    else:
+        key, vals = [prim], []
+        for a in args:
+            if type(a) is not Array or type(a._value) is not np.ndarray:
+                return None
+            key += (a._value.shape, a._value.dtype, a._weak)
+            vals.append(a._value)
+        key = tuple(key)
+    if vals is args:
+        vals = (vx, vy) if n == 2 else (vx,)
+    return ((key, tuple(params.items())) if params else key), vals
+
+
+def eager_fast(prim, args, params):
+    """``prim`` run eagerly on NumPy-backed Arrays whose signature was seen before
+    (checked by the abstract rule then), else None: the general path must run."""
+    kv = _fast_key(prim, args, params)
+    if kv is None:
+        return None
+    try:
+        weak = _fast_weak.get(kv[0])
+    except TypeError:  # unhashable params
+        return None
+    if weak is None:
+        return None
+    out = prim.impl(np, *kv[1], **params)
+    if type(out) is np.ndarray:
+        return Array(out, weak)
+    if prim.multiple_results:
+        return wrap_outputs(prim, out, weak)
+    return Array(np.asarray(out), weak)
+
+
+def _remember_fast(prim, args, params, out):
+    """Record the output weak flag(s) of a call the general path just ran."""
+    kv = _fast_key(prim, args, params)
+    if kv is None:
+        return
+    if isinstance(out, Array):
+        if type(out._value) is not np.ndarray:
+            return
+        weak = out._weak
+    elif isinstance(out, (list, tuple)) and all(
+            isinstance(o, Array) and type(o._value) is np.ndarray for o in out):
+        weak = [o._weak for o in out]
+    else:
+        return
+    try:
+        if len(_fast_weak) > 4096:
+            _fast_weak.clear()
+        _fast_weak[kv[0]] = weak
+    except TypeError:  # unhashable params
+        pass
 
 
 def escaped_tracer_error(tracer, prim=None):

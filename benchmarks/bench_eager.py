@@ -1,0 +1,150 @@
+"""Eager (notebook) overhead of tjit.numpy beside NumPy and jax.numpy, in one process.
+
+Small arrays, so each number is the per-call cost of the Python path (dispatch, checks,
+wrapping), not of arithmetic. Medians of repeated batches, in microseconds, and each
+tjit time as a multiple of NumPy's. JAX's column appears when ``jax`` imports (run this
+with /work/jaxvenv/bin/python, which has both); JAX dispatches asynchronously, so its
+batches end with ``block_until_ready``.
+
+    python benchmarks/bench_eager.py [--quick] [--cpu-time]
+
+``--cpu-time`` times with the process's CPU clock (steadier on a shared machine).
+Targets (issue 14): elementwise <= 1.5 us, basic indexing <= 2 us, float()/int() of a 0-d
+array <= 1 us, x.at[i].set/add <= 5 us, the 1,000-step RK4 loop <= 5x NumPy.
+"""
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+import tjit.numpy as tnp
+
+try:
+    import jax
+    import jax.numpy as jnp
+    jax.config.update("jax_platforms", "cpu")
+except Exception:  # JAX is optional: the column is left out
+    jax = jnp = None
+
+
+def _median_us(fn, number, repeat, timer):
+    times = []
+    for _ in range(repeat):
+        t0 = timer()
+        for _ in range(number):
+            fn()
+        times.append((timer() - t0) / number * 1e6)
+    return statistics.median(times)
+
+
+def _cases(xp, lib):
+    """name -> a no-argument callable doing one eager operation with namespace ``xp``."""
+    a = xp.asarray(np.linspace(0.1, 1.0, 16, dtype=np.float32))
+    b = xp.asarray(np.linspace(1.0, 2.0, 16, dtype=np.float32))
+    m = xp.asarray(np.arange(12, dtype=np.float32).reshape(3, 4))
+    s = a[3]
+    i = xp.asarray(np.int32(7))
+    x = xp.asarray(np.zeros(10, np.float32))
+    cases = {
+        "a + b": lambda: a + b,
+        "a * b": lambda: a * b,
+        "a * 2.0": lambda: a * 2.0,
+        "a > b": lambda: a > b,
+        "-a": lambda: -a,
+        "exp(a)": lambda: xp.exp(a),
+        "sin(a)": lambda: xp.sin(a),
+        "sqrt(a)": lambda: xp.sqrt(a),
+        "a[1]": lambda: a[1],
+        "a[1:3]": lambda: a[1:3],
+        "m[1, 2]": lambda: m[1, 2],
+        "m[:, 1]": lambda: m[:, 1],
+        "float(s) (0-d)": lambda: float(s),
+        "int(i) (0-d)": lambda: int(i),
+        "float(a[1])": lambda: float(a[1]),
+    }
+    if lib == "numpy":  # NumPy updates in place (the issue's reference: x[i] += 1)
+        def set_():
+            x[2] = 1.0
+
+        def add_():
+            x[2] += 1
+        cases["x.at[2].set(1.0)"] = set_
+        cases["x.at[2].add(1)"] = add_
+    else:
+        cases["x.at[2].set(1.0)"] = lambda: x.at[2].set(1.0)
+        cases["x.at[2].add(1)"] = lambda: x.at[2].add(1)
+    return cases
+
+
+def rk4(xp, steps=1000):
+    """A notebook-style RK4 integration of a small nonlinear ODE, one small op at a time."""
+    y = xp.asarray(np.linspace(0.5, 1.5, 8, dtype=np.float32))
+    dt = 0.01
+
+    def f(y):
+        return -0.5 * y + xp.sin(y) * 0.3
+
+    for _ in range(steps):
+        k1 = f(y)
+        k2 = f(y + 0.5 * dt * k1)
+        k3 = f(y + 0.5 * dt * k2)
+        k4 = f(y + dt * k3)
+        y = y + (dt / 6.0) * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+    return y
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="fewer repetitions")
+    ap.add_argument("--cpu-time", action="store_true", help="time with the CPU clock")
+    args = ap.parse_args()
+    timer = time.process_time if args.cpu_time else time.perf_counter
+    number, repeat = (300, 5) if args.quick else (2000, 9)
+
+    libs = [("numpy", np), ("tjit", tnp)] + ([("jax", jnp)] if jnp is not None else [])
+    results = {}
+    for lib, xp in libs:
+        for name, fn in _cases(xp, lib).items():
+            if lib == "jax":
+                def fn(fn=fn):  # noqa: E731 - dispatch, then wait for the result
+                    out = fn()
+                    if hasattr(out, "block_until_ready"):
+                        out.block_until_ready()
+            fn()  # warm-up (first-call checks and caches)
+            results.setdefault(name, {})[lib] = _median_us(fn, number, repeat, timer)
+
+    print(f"{'operation':22s} {'numpy us':>10s} {'tjit us':>10s} {'tjit/np':>8s}"
+          + (f" {'jax us':>10s}" if jnp is not None else ""))
+    for name, r in results.items():
+        line = f"{name:22s} {r['numpy']:10.3f} {r['tjit']:10.3f} {r['tjit'] / r['numpy']:8.1f}"
+        if "jax" in r:
+            line += f" {r['jax']:10.3f}"
+        print(line)
+
+    # The RK4 loop: a whole notebook cell of small ops.
+    ref = rk4(np)
+    got = np.asarray(rk4(tnp))
+    np.testing.assert_allclose(got, ref, rtol=1e-5)  # same numbers as NumPy
+    loops = {}
+    for lib, xp in libs:
+        rk4(xp, 10)
+        reps = 3 if args.quick else 5
+        times = []
+        for _ in range(reps):
+            t0 = timer()
+            out = rk4(xp)
+            if hasattr(out, "block_until_ready"):
+                out.block_until_ready()
+            times.append(timer() - t0)
+        loops[lib] = statistics.median(times)
+    line = (f"RK4, 1000 steps: numpy {loops['numpy'] * 1e3:.1f} ms, tjit "
+            f"{loops['tjit'] * 1e3:.1f} ms ({loops['tjit'] / loops['numpy']:.1f}x numpy)")
+    if "jax" in loops:
+        line += f", jax {loops['jax'] * 1e3:.1f} ms"
+    print(line)
+
+
+if __name__ == "__main__":
+    main()
