@@ -130,6 +130,18 @@ def test_dynamic_program_kernels_come_from_disk(log_compiles, tmp_path, monkeypa
     assert "now dynamic in dim 0" in msgs[3] and "cache hit on disk" in msgs[3], msgs
 
 
+def test_lower_compile_and_make_jaxpr_are_logged(log_compiles):
+    def affine(x):
+        return x * 3.0 + 1.0
+
+    tjit.jit(affine).lower(np.ones(4, np.float32)).compile()
+    tjit.make_jaxpr(affine)(np.ones(4, np.float32))
+    msgs = _messages(log_compiles)
+    assert msgs[0].startswith("trace of affine (lower())"), msgs
+    assert msgs[1].startswith("compile of affine (Lowered.compile())"), msgs
+    assert msgs[2].startswith("trace of affine (make_jaxpr)"), msgs
+
+
 def test_silent_by_default_but_at_debug(caplog):
     caplog.set_level(logging.DEBUG, logger=LOGGER)
     tjit.jit(lambda x: x - 1.0)(np.ones(2, np.float32))

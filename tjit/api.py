@@ -627,7 +627,9 @@ class Jitted:
         if entry is not None:   # the program calls of these sizes run: already traced
             return Lowered(entry.closed_jaxpr, entry.out_tree, self.backend, entry.in_specs,
                            self.__name__, donated, names)
-        closed, out_tree = self._trace(dyn_args, dyn_kwargs, statics, treedef, sig)
+        with compile_log.recording(self.__name__, "lower()") as rec:
+            rec.what.append("trace")
+            closed, out_tree = self._trace(dyn_args, dyn_kwargs, statics, treedef, sig)
         in_specs = [s[0] if s[3] is not None else None for s in sig] \
             if self.polymorphic_shapes is not None else None
         return Lowered(closed, out_tree, self.backend, in_specs, self.__name__, donated, names)
@@ -736,8 +738,11 @@ class Lowered:
     def compile(self, backend=None):
         """The compiled program, for the jit's backend or (tjit extension) ``backend``
         (e.g. ``"hls"``: the FPGA design in C simulation, with ``hls_report()``)."""
-        exe = compile_jaxpr(self.jaxpr, backend or self.backend, self.in_specs,
-                            self.donated)
+        with compile_log.recording(self.name, "Lowered.compile()") as rec:
+            rec.what.append("compile")
+            with rec.stage("compile"):
+                exe = compile_jaxpr(self.jaxpr, backend or self.backend, self.in_specs,
+                                    self.donated)
         return Compiled(exe, self)
 
     @property
@@ -979,8 +984,10 @@ def make_jaxpr(fun, static_argnums=(), return_shape=False, polymorphic_shapes=No
     def make(*args, **kwargs):
         dyn_args, dyn_kwargs, statics = jitted._split(args, kwargs)
         treedef, sig = jitted._abstract_signature(dyn_args, dyn_kwargs, "make_jaxpr")
-        closed, out_tree = jitted._trace(dyn_args, dyn_kwargs, statics, treedef, sig,
-                                         simplify=False)
+        with compile_log.recording(jitted.__name__, "make_jaxpr") as rec:
+            rec.what.append("trace")
+            closed, out_tree = jitted._trace(dyn_args, dyn_kwargs, statics, treedef, sig,
+                                             simplify=False)
         if return_shape:
             shapes = tree_unflatten(out_tree, [ShapeDtypeStruct(a.shape, a.dtype)
                                                     for a in closed.out_avals])
