@@ -6,6 +6,11 @@ returns an :class:`~tjit.devices.executable.Executable`; later calls with the sa
 signature go straight to the executable. Under another transformation a jitted
 function is inlined (it is simply traced as part of the outer function).
 
+Shapes: a call whose shapes differ from an earlier call's only in some dims is served
+by a program with those dims symbolic, traced and compiled once (automatic dynamic
+shapes, ``dynamic_shapes.py``; a *family* is the calls that agree on everything but the
+sizes). Every trace and compile is logged with its cause (``compile_log.py``).
+
 Threads: the first calls of one signature made at once trace and compile it once (the
 others wait for that compile and share its result or its error); different signatures
 trace and compile at the same time. ``clear_caches()`` drops every compiled signature
