@@ -163,13 +163,24 @@ def _while_transpose(step, bodies, env, xp):
             last[0], last[1] = outs[:ns], bool(outs[-1])
             return last[0], outs[ns:-1]
 
+        def advance(state, m):   # a native call costs about a few trips' Python calls
+            if m >= _NATIVE_ADVANCE_MIN:
+                return native.advance(cc, bc, state, m)
+            for _ in range(m):
+                state = step(state)[0]
+            return state, m
+
         fast = {} if native is None else {
-            "count": lambda s: native.count(cc, bc, s),
-            "advance": lambda s, m: native.advance(cc, bc, s, m)}
+            "count": lambda s: native.count(cc, bc, s), "advance": advance}
         acc = reverse_sweep(more, step, lambda r, acc: bwd.run(wc + acc + list(r)),
                             init, acc, xp, a["checkpoints"], **fast)
         return [x.copy() for x in acc]   # (may be the caller's arrays: zero trips)
     return run
+
+
+#: Revolve advances of fewer trips run as Python calls of the body (measured: a native
+#: call's set-up costs about as much as a handful of trips)
+_NATIVE_ADVANCE_MIN = 8
 
 
 def _scan_step(num_consts, num_carry, reverse):
