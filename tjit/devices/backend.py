@@ -34,6 +34,8 @@ _BUILTIN = {"cpu": "tjit.devices.cpu", "interpreter": "tjit.devices.executable",
             "cuda": "tjit.devices.cuda"}
 #: The OpenCL backend imports pyopencl only when first used (``opencl_context.py``).
 _BUILTIN["opencl"] = "tjit.devices.opencl"
+#: Single-work-item OpenCL kernels (the FPGA OpenCL style), on the same runtime.
+_BUILTIN["opencl_swi"] = "tjit.devices.opencl"
 #: FPGA dataflow designs in C simulation (g++; ``tjit/fpga``).
 _BUILTIN["hls"] = "tjit.devices.hls"
 #: JAX's platform names for backends: ``"gpu"`` is the CUDA backend.

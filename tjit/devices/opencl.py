@@ -23,6 +23,10 @@ How each plan step runs (``_Runner``, a ``runner.ProgramRunner``):
 * cond / while / scan: driven from the host (``opencl_control``), carries staying on
   the device; a cond's index and a while's predicate are read back each time.
 
+``backend="opencl_swi"`` is the same backend with the kernels in single-work-item form
+(the ``opencl_swi`` dialect: each kernel one work-item running its loop nest, Intel's
+recommended style for FPGA OpenCL compilers), launched 1 x 1.
+
 Donation is accepted and not used for device buffers (the caller's arrays are on the
 host): an output that a kernel updates in place starts as a device copy of the donated
 argument. Without pyopencl or an OpenCL device, asking for this backend raises an error
@@ -40,6 +44,7 @@ from tjit.devices.executable import Executable
 from tjit.devices.opencl_context import DevArray, Unavailable
 from tjit.devices.runner import PlanInspection, ProgramRunner
 from tjit.lower.c import OPENCL, render
+from tjit.lower.c.dialects import OPENCL_SWI
 from tjit.xla_like import kernel_ir as K
 from tjit.xla_like.compile import compile_program, size_symbols
 from tjit.xla_like.plan import ControlStep, DotStep, LibraryStep
@@ -60,8 +65,10 @@ class OpenCLExecutable(PlanInspection, Executable):
 
     backend = "opencl"
 
-    def __init__(self, program, dev, in_specs=None, symbols=()):
+    def __init__(self, program, dev, in_specs=None, symbols=(), dialect=OPENCL):
         self.program = program
+        self.dialect = dialect
+        self.backend = "opencl" if dialect is OPENCL else dialect.name
         self.dev = dev
         self.in_specs = in_specs
         self.symbols = tuple(symbols)
@@ -70,7 +77,7 @@ class OpenCLExecutable(PlanInspection, Executable):
             for k in p.kernels:
                 e = kernel_entry(k)
                 if e not in self.sources:
-                    self.sources[e] = render(k, OPENCL, e)
+                    self.sources[e] = render(k, dialect, e)
         self.text = _unit(self.sources.values())
         self.cl_program = dev.program(self.text) if self.sources else None
         self.counts = collections.Counter()   # this executable's transfers and launches
@@ -229,6 +236,8 @@ class _Runner(ProgramRunner):
             knl.set_arg(n_buf + j, np.int64(sizes[p.symbol]))
         groups, local = src.launch.grid(sizes, max_groups=self.dev.max_groups)
         gsize, lsize = (groups * local,), (local,)
+        if not self.exe.dialect.threaded:     # single work-item: it runs every loop
+            gsize, lsize = (1,), (1,)
         ins = [self.index[v] for v in s.ins]
         outs = [(self.index[v], self.shape[v], self.dtype[v], self.fixed[self.index[v]])
                 for v in s.outs]
@@ -310,10 +319,13 @@ def _owned(r, shape, dtype, what):
 
 
 class OpenCLBackend:
-    """The "opencl" backend (see the module docstring)."""
+    """The "opencl" backend (see the module docstring); ``dialect`` OPENCL_SWI gives
+    the "opencl_swi" backend (single-work-item kernels)."""
 
-    name = "opencl"
     platform = "opencl"
+
+    def __init__(self, name="opencl", dialect=OPENCL):
+        self.name, self.dialect = name, dialect
 
     def available(self):
         return opencl_context.unavailable_reason() is None
@@ -334,9 +346,11 @@ class OpenCLBackend:
         except Unavailable as e:
             raise RuntimeError(f"opencl backend: {e}") from None
         program = compile_program(closed_jaxpr, opencl_target(dev.fp64), donated)
-        return OpenCLExecutable(program, dev, in_specs, size_symbols(closed_jaxpr))
+        return OpenCLExecutable(program, dev, in_specs, size_symbols(closed_jaxpr),
+                                self.dialect)
 
 
 backend.register(OpenCLBackend())
+backend.register(OpenCLBackend("opencl_swi", OPENCL_SWI))
 
 __all__ = ["OpenCLBackend", "OpenCLExecutable", "kernel_entry"]

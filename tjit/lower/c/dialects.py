@@ -29,7 +29,8 @@ import numpy as np
 
 from tjit.lower.c import hls_dialect
 
-__all__ = ["CUDA", "DIALECTS", "HLS", "OPENCL", "C", "Dialect", "get", "no_pragmas"]
+__all__ = ["CUDA", "DIALECTS", "HLS", "OPENCL", "OPENCL_SWI", "C", "Dialect", "get",
+           "no_pragmas"]
 
 #: dtype name -> C99 spelling (``<stdint.h>``)
 _C_TYPES = {"bool": "bool", "int8": "int8_t", "int16": "int16_t", "int32": "int32_t",
@@ -170,6 +171,13 @@ OPENCL = Dialect(
     # never -cl-fast-relaxed-math / -cl-mad-enable; division and sqrt correctly rounded
     compile_options=("-cl-fp32-correctly-rounded-divide-sqrt",))
 
+#: Single-work-item OpenCL (Intel's recommended style for FPGA OpenCL compilers): each
+#: kernel is one work-item running the loop nest in order, like C (launch 1 x 1); the
+#: FPGA compiler pipelines the loops. Runs on any OpenCL device (PoCL in CI).
+OPENCL_SWI = dataclasses.replace(
+    OPENCL, name="opencl_swi", global_id=None, global_size=None, local_id=None,
+    group_id=None, num_groups=None, barrier="", shared_qual="", local_size=1, vectors={})
+
 CUDA = Dialect(
     name="cuda", prelude=_CUDA_PRELUDE, f64_prelude="", kernel_prefix='extern "C" __global__',
     func_prefix="static __device__ __forceinline__", buffer_qual="", restrict="__restrict__",
@@ -196,12 +204,12 @@ HLS = dataclasses.replace(
     partials=hls_dialect.PARTIALS, reuse_stores=False, stream_type="hls::stream<{t}> &",
     compile_options=hls_dialect.CSIM_OPTIONS)
 
-DIALECTS = {d.name: d for d in (C, OPENCL, CUDA, HLS)}
+DIALECTS = {d.name: d for d in (C, OPENCL, OPENCL_SWI, CUDA, HLS)}
 
 
 def get(dialect):
-    """A :class:`Dialect` from itself or its name (``"c"``, ``"opencl"``, ``"cuda"``,
-    ``"hls"``)."""
+    """A :class:`Dialect` from itself or its name (``"c"``, ``"opencl"``,
+    ``"opencl_swi"``, ``"cuda"``, ``"hls"``)."""
     if isinstance(dialect, Dialect):
         return dialect
     try:
