@@ -51,8 +51,8 @@ from tjit.tracing import argnums as _argnums
 from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray
 from tjit.tracing.core import Array, Tracer, is_device_value, is_eager, to_host
-from tjit.tracing.errors import InconclusiveDimensionError
 from tjit.tracing.core import _DEVICE_ARRAYS   # (empty until a device backend is used)
+from tjit.tracing.errors import InconclusiveDimensionError
 from tjit.tracing.jaxpr_trace import trace_to_jaxpr
 from tjit.tracing.shapes import check_spec, parse_spec, shape_str, symbol
 from tjit.tracing.tree_util import tree_flatten, tree_unflatten

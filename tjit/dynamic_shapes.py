@@ -139,7 +139,7 @@ class Family:
     """What one family of calls has seen: the first shapes, the dynamic program (its
     pattern and cache entry) once there is one, or the reason it specializes per shape."""
 
-    __slots__ = ("ref", "pattern", "entry", "fallback", "cached_sizes")
+    __slots__ = ("cached_sizes", "entry", "fallback", "pattern", "ref")
 
     def __init__(self, shapes):
         self.ref = shapes
@@ -242,8 +242,8 @@ def explain_new_family(fam_key, others, names, statics_names):
     "dtype of arg x changed", ...): compared with the family seen last."""
     if not others:
         return "first call"
-    treedef, leaves, statics, version, backend, device = fam_key
-    o_treedef, o_leaves, o_statics, o_version, o_backend, o_device = others[-1]
+    treedef, leaves, statics, version, _, _ = fam_key
+    o_treedef, o_leaves, o_statics, o_version, _, _ = others[-1]
     if version != o_version:
         return "config changed (tjit.config.update)"
     if statics != o_statics:
