@@ -391,3 +391,19 @@ def test_grad_under_polymorphic_jit_compiles_once():
         want = tjit.jit(tjit.grad(f), backend="interpreter")(x)
         np.testing.assert_allclose(np.asarray(g(x)), np.asarray(want), rtol=1e-5)
     assert g._cache_size() == 1
+
+
+def test_jacrev_and_its_jacrev_vs_forward_mode(x64):
+    # jacrev: a batch of cotangents through one forward sweep; jacrev of jacrev: reverse
+    # over reverse with batches
+    def f(x):
+        return lax.while_loop(lambda v: jnp.sum(v * v) < 100.0,
+                              lambda v: v * 1.5 + jnp.sin(v[::-1]), x)
+    x = np.linspace(0.1, 1.0, 4)
+    jf = np.asarray(tjit.jacfwd(f)(x))
+    np.testing.assert_allclose(np.asarray(tjit.jacrev(f)(x)), jf, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(np.asarray(tjit.jit(tjit.jacrev(f))(x)), jf, rtol=1e-12,
+                               atol=1e-12)
+    loss = lambda x: jnp.sum(f(x) ** 2)
+    np.testing.assert_allclose(np.asarray(tjit.jacrev(tjit.jacrev(loss))(x)),
+                               np.asarray(tjit.hessian(loss)(x)), rtol=1e-10)

@@ -27,7 +27,9 @@ Rules of ``while_transpose`` itself, so that the gradient composes:
 
 * jvp: the same primitive over the jvp of its forward body and of its backward body
   (forward-over-reverse: ``jvp(grad(f))``, Hessian-vector products);
-* batching: every state, record and accumulator batched; a batched predicate runs the
+* batching: when only the accumulators or backward consts are batched (``jacrev``: a
+  batch of cotangents), one unbatched forward sweep serves every example; otherwise
+  every state, record and accumulator is batched, and a batched predicate runs the
   forward loop while any example's holds (finished ones keep their state), records
   the predicate with each trip and masks each backward step with it, so each example
   reverses exactly its own trips;
@@ -210,8 +212,17 @@ def _wt_batch(args, dims, **params):
     cc, bc, wc, init, acc = split_operands(args, *_params_split(params), ns)
     cc_b, bc_b, wc_b, init_b, acc_b = split_operands([d is not None for d in dims],
                                                      *_params_split(params), ns)
-    init = [x if b else bdim_at_front(x, None, size) for x, b in zip(init, init_b)]
     acc = [x if b else bdim_at_front(x, None, size) for x, b in zip(acc, acc_b)]
+    if not any(cc_b + bc_b + init_b):
+        # only the backward sweep sees the batch (jacrev: a batch of cotangents): one
+        # forward sweep serves every example
+        bwd, wh, _ = _batch_jaxpr(bwd_j, size, wc_b + [False] * nr + [True] * na, True,
+                                  "while_body_transpose")
+        outs = while_transpose_p.bind(*cc, *bc, *wh, *wc, *init, *acc,
+                                      **dict(params, bwd_jaxpr=bwd,
+                                             bwd_nconsts=len(wh) + len(wc)))
+        return outs, [0] * na
+    init = [x if b else bdim_at_front(x, None, size) for x, b in zip(init, init_b)]
     cond, ch, (pred_b,) = _batch_jaxpr(cond_j, size, cc_b + [True] * ns, False, "while_cond")
     body, bh, _ = _batch_jaxpr(body_j, size, bc_b + [True] * ns, True, "while_body")
     bwd, wh, _ = _batch_jaxpr(bwd_j, size, wc_b + [True] * (nr + na), True,
