@@ -18,6 +18,8 @@ import threading
 import numpy as np
 
 from tjit.devices.backend import Device
+from tjit.distributed.devices import global_devices
+from tjit.distributed.runtime import process_index
 
 _MESH_CTX = threading.local()
 
@@ -25,11 +27,6 @@ _MESH_CTX = threading.local()
 def device_process_index(device):
     """The index of the process that drives ``device`` (0 in a one-process run)."""
     return getattr(device, "process_index", 0)
-
-
-def _this_process():
-    from tjit.distributed.runtime import process_index   # (tjit.distributed imports us)
-    return process_index()
 
 
 class Mesh:
@@ -62,13 +59,17 @@ class Mesh:
                                 f"got {type(d).__name__} {d!r:.60}")
         if len(set(flat)) != len(flat):
             raise ValueError(f"Mesh: a device appears more than once: {flat}")
+        arr.flags.writeable = False
         self.devices = arr
         self.axis_names = axis_names
+        self._shape = dict(zip(axis_names, arr.shape))
+        self._coords = {d: dict(zip(axis_names, map(int, idx)))
+                        for idx, d in np.ndenumerate(arr)}
 
     @property
     def shape(self):
         """{axis name: size}, in axis order."""
-        return dict(zip(self.axis_names, self.devices.shape))
+        return dict(self._shape)
 
     @property
     def axis_sizes(self):
@@ -92,20 +93,24 @@ class Mesh:
 
     @property
     def is_multi_process(self):
-        return len({device_process_index(d) for d in self.devices.flat}) > 1
+        return len(self._processes) > 1
 
     @property
     def local_devices(self):
         """The mesh's devices that this process drives, in mesh order."""
-        me = _this_process()
+        me = process_index()
         return [d for d in self.devices.flat if device_process_index(d) == me]
+
+    @property
+    def _processes(self):
+        return {device_process_index(d) for d in self.devices.flat}
 
     def coords(self, device):
         """{axis name: index along that axis} of ``device`` in this mesh."""
-        where = np.argwhere(np.vectorize(lambda d: d == device, otypes=[bool])(self.devices))
-        if not len(where):
+        c = self._coords.get(device)
+        if c is None:
             raise ValueError(f"{device!r} is not a device of {self!r}")
-        return dict(zip(self.axis_names, (int(i) for i in where[0])))
+        return dict(c)
 
     def __enter__(self):
         stack = getattr(_MESH_CTX, "stack", None)
@@ -143,7 +148,6 @@ def make_mesh(axis_shapes, axis_names, devices=None):
     process's devices after ``initialize()``), as ``jax.make_mesh``.
 
     Raises ValueError unless the shape's size is the number of devices."""
-    from tjit.distributed.devices import global_devices   # (tjit.distributed imports us)
     devices = global_devices() if devices is None else list(devices)
     axis_shapes = tuple(int(s) for s in axis_shapes)
     if math.prod(axis_shapes) != len(devices):
@@ -228,9 +232,10 @@ class NamedSharding:
                             f"{type(mesh).__name__}")
         self.mesh = mesh
         self.spec = check_spec(spec, mesh, "NamedSharding")
+        self._index_maps = {}   # global shape -> devices_indices_map (asked every call)
 
     def _split_counts(self, ndim):
-        return [math.prod(self.mesh.shape[n] for n in self.spec.axes_of(d))
+        return [math.prod(self.mesh._shape[n] for n in self.spec.axes_of(d))
                 for d in range(ndim)]
 
     def shard_shape(self, global_shape):
@@ -250,21 +255,26 @@ class NamedSharding:
     def shard_index(self, device, dim):
         """Which block (0 ..) along ``dim`` ``device`` holds (row-major over the dim's
         mesh axes)."""
-        coords = self.mesh.coords(device)
+        coords = self.mesh._coords[device]
         idx = 0
         for n in self.spec.axes_of(dim):
-            idx = idx * self.mesh.shape[n] + coords[n]
+            idx = idx * self.mesh._shape[n] + coords[n]
         return idx
 
     def devices_indices_map(self, global_shape):
         """{device: tuple of slices}: the block of the global array each device holds."""
-        block = self.shard_shape(global_shape)
-        return {d: tuple(slice(self.shard_index(d, i) * b, (self.shard_index(d, i) + 1) * b)
-                         for i, b in enumerate(block))
-                for d in self.mesh.devices.flat}
+        global_shape = tuple(global_shape)
+        got = self._index_maps.get(global_shape)
+        if got is None:
+            block = self.shard_shape(global_shape)
+            got = {d: tuple(slice(self.shard_index(d, i) * b, (self.shard_index(d, i) + 1) * b)
+                            for i, b in enumerate(block))
+                   for d in self.mesh.devices.flat}
+            self._index_maps[global_shape] = got
+        return dict(got)
 
     def addressable_devices_indices_map(self, global_shape):
-        me = _this_process()
+        me = process_index()
         return {d: idx for d, idx in self.devices_indices_map(global_shape).items()
                 if device_process_index(d) == me}
 
@@ -282,7 +292,7 @@ class NamedSharding:
 
     @property
     def is_fully_replicated(self):
-        return all(self.mesh.shape[n] == 1 for n in self.spec.mesh_axes())
+        return all(self.mesh._shape[n] == 1 for n in self.spec.mesh_axes())
 
     @property
     def is_fully_addressable(self):

@@ -1,10 +1,11 @@
 """Run small scripts under ``mpiexec -n N`` from a test, and read what each rank reports.
 
 MPI start-up costs about a second per launch, so a test batches many checks into one
-script: each rank writes records with ``report(rank=..., ...)`` (the script's preamble) to
-a file of its own (ranks' stdout lines interleave), and the test compares them. Launches have a timeout, so a hang fails the test
-instead of stalling the suite. Tests skip, saying why, where mpi4py or mpiexec is missing
-(``pip install "tjit[mpi]"`` brings both).
+script: each rank writes records with ``report(rank=..., ...)`` (the script's preamble)
+to a file of its own (ranks' stdout lines interleave), and the test compares them.
+Launches have a timeout, so a hang fails the test instead of stalling the suite. Tests
+skip, saying why, where mpi4py or mpiexec is missing (``pip install "tjit[mpi]"`` brings
+both).
 """
 
 import json

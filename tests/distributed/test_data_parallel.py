@@ -8,7 +8,6 @@ parameters (of magnitude ~0.1-1) differ by ~1e-7 here. Asserted: |a - b| <= 2e-6
 (every process applies the same averaged gradient)."""
 
 import importlib.util
-import pathlib
 
 import numpy as np
 import pytest

@@ -15,11 +15,14 @@ compiled program's buffers (:class:`MPICommunicator`). MPI comes from PyPI:
 
 Modules: ``runtime`` (the process's communicator, initialize/shutdown, errors),
 ``faults`` (an uncaught exception aborts every process), ``mpi_communicator`` (the
-collectives on MPI).
+collectives on MPI), ``devices`` (every process's devices), ``arrays`` (GlobalArray,
+make_array_from_process_local_data, process_allgather).
 """
 
+# (order: tjit.sharding uses runtime and devices, and arrays uses tjit.sharding)
 from tjit.distributed.runtime import (  # noqa: F401
     DistributedError, initialize, is_initialized, shutdown, process_index, process_count)
 from tjit.distributed.mpi_communicator import MPICommunicator  # noqa: F401
+from tjit.distributed.devices import global_devices  # noqa: F401
 from tjit.distributed.arrays import (  # noqa: F401
     GlobalArray, make_array_from_process_local_data, process_allgather)

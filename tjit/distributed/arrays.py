@@ -15,8 +15,10 @@ import dataclasses
 import numpy as np
 
 from tjit.distributed import runtime
+from tjit.distributed.mpi_communicator import MPICommunicator
 from tjit.sharding import NamedSharding, device_process_index
 from tjit.tracing.core import Array
+from tjit.tracing.tree_util import tree_map
 
 
 @dataclasses.dataclass(frozen=True)
@@ -154,7 +156,6 @@ def _world():
     st = runtime.require("process_allgather")
     if st is None or st.size == 1:
         return None
-    from tjit.distributed.mpi_communicator import MPICommunicator
     return MPICommunicator(st.comm, name="processes")
 
 
@@ -178,7 +179,6 @@ def process_allgather(in_tree, tiled=False):
     (``jax.experimental.multihost_utils.process_allgather``): a GlobalArray gives its whole
     global value; a process-local array gives the processes' values stacked on a new
     leading axis (``tiled=True``: concatenated along axis 0)."""
-    from tjit.tracing.tree_util import tree_map
     comm = _world()
 
     def gather(x):

@@ -13,6 +13,9 @@ an error that says to call ``initialize()`` instead of quietly running as rank 0
 import os
 import threading
 
+import numpy as np
+
+from tjit.devices.backend import local_devices
 from tjit.distributed import faults
 
 _LOCK = threading.Lock()
@@ -93,8 +96,6 @@ def initialize(communicator=None):
 def _check_same_local_device_count(st):
     """Every process must drive as many devices (the global list numbers them
     process by process)."""
-    import numpy as np
-    from tjit.devices.backend import local_devices
     mine = np.array([len(local_devices())], np.int64)
     every = np.empty(st.size, np.int64)
     st.comm.Allgather(mine, every)

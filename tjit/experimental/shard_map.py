@@ -29,6 +29,7 @@ tjit Arrays; outputs split across processes as :class:`GlobalArray` (gather them
 import functools
 import itertools
 import math
+import threading
 
 import numpy as np
 
@@ -40,7 +41,7 @@ from tjit.distributed.mpi_communicator import MPICommunicator
 from tjit.sharding import (
     Mesh, NamedSharding, PartitionSpec, check_spec, current_mesh, device_process_index)
 from tjit.tracing.core import Array, Tracer
-from tjit.tracing.jaxpr import subjaxprs
+from tjit.tracing.jaxpr import ClosedJaxpr, Jaxpr, subjaxprs
 from tjit.tracing.tree_util import tree_flatten, tree_unflatten
 from tjit.parallel import compile_spmd
 
@@ -103,6 +104,9 @@ class _ShardMapped:
         self.where = f"shard_map of {_fname(f)}"
         self._programs = {}
         self._comms = None      # (runtime, communicators) of the last call
+        self._in_specs_cache = {}   # argument tree -> a PartitionSpec per leaf
+        self._shardings = {}        # PartitionSpec -> NamedSharding over the mesh
+        self._devices = None        # (runtime, this process's devices of the mesh)
 
     # -- specs as one per leaf ----------------------------------------------------------
     def _leaf_specs(self, specs, tree, what):
@@ -134,8 +138,12 @@ class _ShardMapped:
                 f"and put jit/grad/vmap inside the function it maps")
         rt = runtime.require("shard_map")
         devices = self._local_devices(rt)
-        in_specs = tuple(self.in_specs) if isinstance(self.in_specs, list) else self.in_specs
-        specs = self._leaf_specs(in_specs, args, "in_specs")
+        specs = self._in_specs_cache.get(treedef)
+        if specs is None:
+            in_specs = (tuple(self.in_specs) if isinstance(self.in_specs, list)
+                        else self.in_specs)
+            specs = self._in_specs_cache[treedef] = self._leaf_specs(in_specs, args,
+                                                                      "in_specs")
         blocks = [self._blocks(x, spec, devices, i)
                   for i, (x, spec) in enumerate(zip(leaves, specs))]
         program = self._program(treedef, [b[0] for b in blocks], specs)
@@ -144,7 +152,15 @@ class _ShardMapped:
         outs = self._run(program, per_device, devices, rt)
         return self._assemble(program, outs, devices)
 
+    def _sharding(self, spec):
+        got = self._shardings.get(spec)
+        if got is None:
+            got = self._shardings[spec] = NamedSharding(self.mesh, spec)
+        return got
+
     def _local_devices(self, rt):
+        if self._devices is not None and self._devices[0] is rt:
+            return self._devices[1]
         mine = self.mesh.local_devices
         if not mine:
             raise runtime.DistributedError(
@@ -161,12 +177,13 @@ class _ShardMapped:
                 f"{self.where}: {len(mine)} devices of this process in a mesh over "
                 f"{len(procs)} processes; across processes shard_map runs one device per "
                 f"process (launch one process per device with mpiexec)")
+        self._devices = (rt, mine)
         return mine
 
     def _blocks(self, x, spec, devices, i):
         """This process's devices' blocks of argument leaf ``x`` (NumPy arrays)."""
         if isinstance(x, GlobalArray):
-            want = NamedSharding(self.mesh, spec)
+            want = self._sharding(spec)
             if x.sharding != want:
                 raise ValueError(f"{self.where}: argument {i} is laid out as {x.sharding!r} "
                                  f"but in_specs asks for {want!r}; pass the global value "
@@ -174,8 +191,9 @@ class _ShardMapped:
             by_dev = {s.device: s.data for s in x.addressable_shards}
             return [np.asarray(by_dev[d]) for d in devices]
         a = np.asarray(x)
-        sharding = NamedSharding(self.mesh, spec)
-        check_spec(spec, self.mesh, f"{self.where}: in_specs for argument {i}", a.ndim)
+        sharding = self._sharding(spec)
+        if len(spec) > a.ndim:
+            check_spec(spec, self.mesh, f"{self.where}: in_specs for argument {i}", a.ndim)
         try:
             index = sharding.devices_indices_map(a.shape)
         except ValueError as e:
@@ -256,23 +274,37 @@ class _ShardMapped:
     # -- outputs ---------------------------------------------------------------------------
     def _assemble(self, program, outs, devices):
         leaves0, out_tree = tree_flatten(outs[0])
-        specs = self._leaf_specs(self.out_specs, outs[0], "out_specs")
-        per_leaf = [[tree_flatten(o)[0][i] for o in outs] for i in range(len(leaves0))]
+        if getattr(program, "out_layout", None) is None:
+            program.out_layout = self._out_layout(program, leaves0, outs[0])
+        others = [tree_flatten(o)[0] for o in outs[1:]]
+        per_leaf = [[v] + [o[i] for o in others] for i, v in enumerate(leaves0)]
         result = []
-        for i, (blocks, spec) in enumerate(zip(per_leaf, specs)):
+        for blocks, (sharding, gshape, whole) in zip(per_leaf, program.out_layout):
+            if whole and len(blocks) == 1:   # (one block is the whole value)
+                result.append(blocks[0] if isinstance(blocks[0], Array)
+                              else Array(np.asarray(blocks[0])))
+                continue
             local = [np.asarray(b) for b in blocks]
-            check_spec(spec, self.mesh, f"{self.where}: out_specs for output {i}",
-                       local[0].ndim)
+            g = GlobalArray(sharding, gshape, local[0].dtype, list(zip(devices, local)))
+            result.append(Array(np.asarray(g)) if whole else g)
+        return tree_unflatten(out_tree, result)
+
+    def _out_layout(self, program, leaves, out):
+        """Per output leaf: its NamedSharding, global shape and whether this process
+        holds it whole; checks out_specs (and replication) once per program."""
+        specs = self._leaf_specs(self.out_specs, out, "out_specs")
+        layout = []
+        for i, (v, spec) in enumerate(zip(leaves, specs)):
+            shape = tuple(np.shape(v))
+            check_spec(spec, self.mesh, f"{self.where}: out_specs for output {i}", len(shape))
             if self.check_rep:
                 self._check_replication(i, spec, program.out_varying[i])
             split = [math.prod(self.mesh.shape[n] for n in spec.axes_of(d))
-                     for d in range(local[0].ndim)]
-            gshape = tuple(n * k for n, k in zip(local[0].shape, split))
-            sharding = NamedSharding(self.mesh, spec)
-            g = GlobalArray(sharding, gshape, local[0].dtype, list(zip(devices, local)))
+                     for d in range(len(shape))]
+            sharding = self._sharding(spec)
             whole = sharding.is_fully_replicated or sharding.is_fully_addressable
-            result.append(Array(np.asarray(g)) if whole else g)
-        return tree_unflatten(out_tree, result)
+            layout.append((sharding, tuple(n * k for n, k in zip(shape, split)), whole))
+        return layout
 
     def _check_replication(self, i, spec, varying):
         """out_specs may leave a mesh axis out only for an output proven the same on
@@ -321,7 +353,6 @@ def infer_varying(jaxpr, in_varying):
 
 def _varying_inside(eqn):
     """Axes along which a collective inside ``eqn``'s sub-programs makes values vary."""
-    from tjit.tracing.jaxpr import ClosedJaxpr, Jaxpr
     subs = [p for p in eqn.params.values()
             for p in (p if isinstance(p, tuple) else (p,)) if isinstance(p, (Jaxpr, ClosedJaxpr))]
     out = frozenset()
@@ -348,7 +379,6 @@ def _colour_index(colour, mesh, axes):
 
 
 def _run_threads(program, per_device, comms):
-    import threading
     results = [None] * len(per_device)
     errors = []
 
