@@ -407,3 +407,11 @@ def test_jacrev_and_its_jacrev_vs_forward_mode(x64):
     loss = lambda x: jnp.sum(f(x) ** 2)
     np.testing.assert_allclose(np.asarray(tjit.jacrev(tjit.jacrev(loss))(x)),
                                np.asarray(tjit.hessian(loss)(x)), rtol=1e-10)
+
+
+def test_changing_the_option_retraces_a_jitted_gradient(checkpoints):
+    g = tjit.jit(tjit.grad(lambda x: lax.while_loop(lambda v: v < 100.0, lambda v: v * x, x)))
+    want = float(g(np.float32(1.1)))
+    assert loop_tape.last_stats.peak_saved == loop_tape.last_stats.trips == 48
+    checkpoints(3)
+    assert float(g(np.float32(1.1))) == want and loop_tape.last_stats.peak_saved == 3
