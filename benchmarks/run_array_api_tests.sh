@@ -13,13 +13,16 @@
 #               (default: python3)
 #   MODULE      the namespace under test (default: tjit.numpy; jax.numpy to compare)
 #
-# Fixed settings so that runs compare: standard 2024.12, 20 examples per test,
+# Fixed settings so that runs compare: standard 2024.12, 64-bit dtypes enabled (the
+# standard has int64/float64; JAX's own CI runs the suite with JAX_ENABLE_X64 too),
+# 20 examples per test,
 # hypothesis seed 0, no deadline (a loaded machine must not turn timing into failures).
 set -euo pipefail
 suite=$(cd "$1" && pwd); skips=$(realpath "$2"); py=${3:-python3}; module=${4:-tjit.numpy}
 shift $(( $# < 4 ? $# : 4 ))
 cd "$suite"
 ARRAY_API_TESTS_MODULE="$module" ARRAY_API_TESTS_VERSION=2024.12 \
+TJIT_ENABLE_X64=1 JAX_ENABLE_X64=1 \
   "$py" -m pytest array_api_tests -q -p no:cacheprovider \
     --max-examples=20 --hypothesis-seed=0 \
     --hypothesis-disable-deadline -o "addopts=" \

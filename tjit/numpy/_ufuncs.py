@@ -5,7 +5,9 @@ import operator
 
 import numpy as np
 
+from tjit.config import config as _config
 from tjit.tracing import dtypes
+from tjit.tracing.core import Array as _Array
 from tjit import lax
 from tjit.transforms.custom_derivatives import custom_jvp
 from tjit.numpy._core import (
@@ -13,8 +15,20 @@ from tjit.numpy._core import (
     promote_dtypes_inexact)
 
 
+#: inexact dtypes that an inexact function takes as they are (64-bit ones are canonical
+#: only under x64, checked at the call)
+_NARROW_INEXACT = frozenset([dtypes.float16, dtypes.float32, dtypes.complex64])
+_WIDE_INEXACT = frozenset([dtypes.float64, dtypes.complex128])
+
+
+def _kept(dt):
+    return dt in _NARROW_INEXACT or (dt in _WIDE_INEXACT and _config.enable_x64)
+
+
 def _one_in(name, lax_fn, inexact=False, doc=None):
     def f(x, /):
+        if type(x) is _Array and (not inexact or _kept(x._value.dtype)):
+            return lax_fn(x)  # nothing to convert (the common eager call)
         if inexact:
             x = promote_dtypes_inexact(ensure_array(name, x))[0]
         else:
@@ -27,6 +41,11 @@ def _one_in(name, lax_fn, inexact=False, doc=None):
 
 def _two_in(name, lax_fn, inexact=False, doc=None):
     def f(x, y, /):
+        if type(x) is _Array and type(y) is _Array:  # equal signatures: nothing to promote
+            vx, vy = x._value, y._value
+            if vx.dtype == vy.dtype and vx.shape == vy.shape and x._weak is y._weak and (
+                    not inexact or _kept(vx.dtype)):
+                return lax_fn(x, y)
         if inexact:
             x, y = promote_args_inexact(name, x, y)
         else:
@@ -37,10 +56,13 @@ def _two_in(name, lax_fn, inexact=False, doc=None):
     return f
 
 
-add = _two_in("add", lambda x, y: lax.bitwise_or(x, y) if x.dtype == np.bool_
+_BOOL = np.dtype(np.bool_)
+
+
+add = _two_in("add", lambda x, y: lax.bitwise_or(x, y) if x.dtype == _BOOL
               else lax.add(x, y))
 subtract = _two_in("subtract", lax.sub)
-multiply = _two_in("multiply", lambda x, y: lax.bitwise_and(x, y) if x.dtype == np.bool_
+multiply = _two_in("multiply", lambda x, y: lax.bitwise_and(x, y) if x.dtype == _BOOL
                    else lax.mul(x, y))
 true_divide = _two_in("true_divide", lax.div, inexact=True)
 divide = true_divide
