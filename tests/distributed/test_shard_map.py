@@ -124,6 +124,12 @@ coords = mesh.coords(mesh.local_devices[0])
 xs = make_array_from_process_local_data(NamedSharding(mesh, P("data", None)),
                                         x[4 * coords["data"]:4 * coords["data"] + 4])
 y2 = f(xs, w1, b1, w2)
+# collectives over both axes: MPI communicators of the tuple ('data', 'model')
+gathered = shard_map(lambda b: lax.all_gather(b, ("data", "model"), tiled=True), mesh,
+                     in_specs=P("data", "model"), out_specs=P())(w1[:4])
+total = shard_map(lambda b: lax.psum(jnp.sum(b, keepdims=True), ("model", "data")), mesh,
+                  in_specs=P("data", "model"), out_specs=P())(w1[:4])
+report(rank=rank, gathered=gathered, total=total)
 report(rank=rank, y=process_allgather(y), hidden=process_allgather(hidden),
        y2=process_allgather(y2), hidden_block_shape=hidden.addressable_data(0).shape)
 '''
@@ -142,3 +148,8 @@ def test_2d_data_model_mlp_layer_against_the_unsharded_layer(tmp_path):
         np.testing.assert_allclose(r["y"], h @ w2, rtol=1e-5, atol=1e-5)
         np.testing.assert_array_equal(r["y2"], r["y"])
         assert r["hidden_block_shape"] == [4, 5]
+        blocks = w1[:4].reshape(2, 2, 2, 5).swapaxes(1, 2)   # (data, model, 2, 5)
+        np.testing.assert_array_equal(r["gathered"], np.concatenate(
+            [blocks[i, j] for i in range(2) for j in range(2)]))
+        np.testing.assert_allclose(r["total"], [[w1[:4].astype(np.float64).sum()]],
+                                   rtol=1e-5)
