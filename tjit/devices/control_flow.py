@@ -191,9 +191,9 @@ def _scan_step(num_consts, num_carry, reverse):
 
 class _NativeSweep:
     """A taped ``while_transpose`` on the CPU with both sweeps native (``native_loop``):
-    the forward sweep as scans in bursts of 16, 32, 64, ... trips whose rows are the
+    the forward sweep as scans in bursts of 4, 8, 16, ... trips whose rows are the
     trips' records and predicates (the trips a burst runs past the loop's end are
-    computed and dropped: at most as many as the loop ran), then the backward step as
+    computed and dropped: fewer than the loop ran, or 3), then the backward step as
     one reversed scan over the records. Under Revolve (``checkpoints``) it counts the
     trips and advances states natively. None when a program does not qualify."""
 
@@ -216,7 +216,7 @@ class _NativeSweep:
     def _bursts(self, cc, bc, state, cap=None):
         """Run the loop from ``state`` in bursts (doubling up to ``cap`` trips); yields
         per burst (its records for the trips that count, trips that count, trips run)."""
-        ns, length = self.ns, 16
+        ns, length = self.ns, 4
         more = bool(self.cond.run(cc + state)[0])
         while more:
             self.fwd.set_length(length)
