@@ -11,7 +11,9 @@ new size and its recompile time (first call minus a seen-size call). Not a test.
 """
 
 import argparse
+import os
 import statistics
+import tempfile
 import time
 
 import numpy as np
@@ -91,7 +93,19 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", type=int, default=20)
     ap.add_argument("--width", type=int, default=512)
+    ap.add_argument("--warm-disk-cache", action="store_true",
+                    help="keep TJIT_CACHE_DIR (default: a fresh one, so that compiles are "
+                         "real compiles, as JAX's without a persistent cache)")
     args = ap.parse_args()
+    if args.warm_disk_cache:
+        run(args)
+        return
+    with tempfile.TemporaryDirectory(prefix="tjit-bench-cache-") as cache:
+        os.environ["TJIT_CACHE_DIR"] = cache
+        run(args)
+
+
+def run(args):
     params = make_params(args.width)
     batches = [16 + 24 * i for i in range(args.sizes)]
     rng = np.random.default_rng(1)
@@ -108,6 +122,11 @@ def main():
     print(f"  sizes 3..{len(xs)}: first call at a new size {ms(new)}, at a seen size "
           f"{ms(at_seen)} (medians); per-size ratio new/seen: wall {wall:4.2f}x, "
           f"CPU {cpu:4.2f}x (target <= 1.2x)")
+    extra = statistics.median(f[1] - s[1] for f, s in zip(first[2:], seen[2:]))
+    big = statistics.median(f[1] / s[1] for f, s in zip(first[-5:], seen[-5:]))
+    print(f"  a new size costs {ms(extra)} of CPU more than a seen one (its runner: "
+          f"buffers, launch tables and BLAS plans for the sizes); CPU ratio at the 5 "
+          f"largest batches {big:4.2f}x")
 
     f, first, seen = bench_tjit(params, xs, dynamic=False)
     new = statistics.median(w for w, _ in first[2:])
