@@ -62,6 +62,7 @@ def _unary(prim, doc):
         return prim.bind(asarray_for_lax(x))
     f.__name__ = prim.name
     f.__doc__ = doc
+    f.prim = prim  # what tjit.numpy's eager fast lane binds directly
     return f
 
 
@@ -75,6 +76,7 @@ def _binary(prim, doc):
         return prim.bind(x, y)
     f.__name__ = prim.name
     f.__doc__ = doc
+    f.prim = prim  # what tjit.numpy's eager fast lane binds directly
     return f
 
 

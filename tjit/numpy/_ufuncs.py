@@ -8,6 +8,8 @@ import numpy as np
 from tjit.config import config as _config
 from tjit.tracing import dtypes
 from tjit.tracing.core import Array as _Array
+from tjit.tracing.core import EvalTrace as _EvalTrace, eager_fast as _eager_fast
+from tjit.tracing.core import trace_ctx as _trace_ctx
 from tjit import lax
 from tjit.transforms.custom_derivatives import custom_jvp
 from tjit.numpy._core import (
@@ -25,10 +27,39 @@ def _kept(dt):
     return dt in _NARROW_INEXACT or (dt in _WIDE_INEXACT and _config.enable_x64)
 
 
+def _same_signature(x, y, inexact):
+    """Whether Arrays ``x`` and ``y`` need no promotion or broadcasting: same dtype,
+    shape and weak flag (for an inexact function, a kept inexact dtype)."""
+    vx, vy = x._value, y._value
+    return (vx.dtype == vy.dtype and vx.shape == vy.shape and x._weak is y._weak
+            and (not inexact or _kept(vx.dtype)))
+
+
+_NO_PARAMS = {}
+
+
+def _eager_prim(lax_fn):
+    """The primitive ``lax_fn`` binds for operands of dtype ``dt``, as ``prim_for(dt)``
+    (None: ``lax_fn`` is not a single primitive, so no fast lane)."""
+    prim_for = getattr(lax_fn, "prim_for", None)
+    if prim_for is not None:
+        return prim_for
+    prim = getattr(lax_fn, "prim", None)
+    return None if prim is None else (lambda dt: prim)
+
+
 def _one_in(name, lax_fn, inexact=False, doc=None):
+    prim_for = _eager_prim(lax_fn)
+
     def f(x, /):
         if type(x) is _Array and (not inexact or _kept(x._value.dtype)):
-            return lax_fn(x)  # nothing to convert (the common eager call)
+            # nothing to convert (the common eager call): run the primitive directly
+            # when its signature is known (eager_fast), else bind it as usual
+            if prim_for is not None and type(_trace_ctx.trace) is _EvalTrace:
+                out = _eager_fast(prim_for(x._value.dtype), (x,), _NO_PARAMS)
+                if out is not None:
+                    return out
+            return lax_fn(x)
         if inexact:
             x = promote_dtypes_inexact(ensure_array(name, x))[0]
         else:
@@ -40,16 +71,18 @@ def _one_in(name, lax_fn, inexact=False, doc=None):
 
 
 def _two_in(name, lax_fn, inexact=False, doc=None):
+    prim_for = _eager_prim(lax_fn)
+
     def f(x, y, /):
-        if type(x) is _Array and type(y) is _Array:  # equal signatures: nothing to promote
-            vx, vy = x._value, y._value
-            if vx.dtype == vy.dtype and vx.shape == vy.shape and x._weak is y._weak and (
-                    not inexact or _kept(vx.dtype)):
-                return lax_fn(x, y)
-        if inexact:
-            x, y = promote_args_inexact(name, x, y)
-        else:
-            x, y = promote_args(name, x, y)
+        if not (type(x) is _Array and type(y) is _Array and _same_signature(x, y, inexact)):
+            if inexact:
+                x, y = promote_args_inexact(name, x, y)
+            else:
+                x, y = promote_args(name, x, y)
+        if prim_for is not None and type(_trace_ctx.trace) is _EvalTrace:
+            out = _eager_fast(prim_for(x.dtype), (x, y), _NO_PARAMS)
+            if out is not None:
+                return out
         return lax_fn(x, y)
     f.__name__ = name
     f.__doc__ = doc or f"Elementwise ``numpy.{name}`` with broadcasting."
@@ -59,11 +92,18 @@ def _two_in(name, lax_fn, inexact=False, doc=None):
 _BOOL = np.dtype(np.bool_)
 
 
-add = _two_in("add", lambda x, y: lax.bitwise_or(x, y) if x.dtype == _BOOL
-              else lax.add(x, y))
+def _bool_as(bool_fn, fn):
+    """``fn``, or ``bool_fn`` for bool operands (NumPy adds bools with or, multiplies
+    them with and)."""
+    def op(x, y):
+        return bool_fn(x, y) if x.dtype == _BOOL else fn(x, y)
+    op.prim_for = lambda dt: bool_fn.prim if dt == _BOOL else fn.prim
+    return op
+
+
+add = _two_in("add", _bool_as(lax.bitwise_or, lax.add))
 subtract = _two_in("subtract", lax.sub)
-multiply = _two_in("multiply", lambda x, y: lax.bitwise_and(x, y) if x.dtype == _BOOL
-                   else lax.mul(x, y))
+multiply = _two_in("multiply", _bool_as(lax.bitwise_and, lax.mul))
 true_divide = _two_in("true_divide", lax.div, inexact=True)
 divide = true_divide
 maximum = _two_in("maximum", lax.max)
