@@ -62,6 +62,10 @@ class GlobalArray:
     def is_fully_replicated(self):
         return self.sharding.is_fully_replicated
 
+    def devices(self):
+        """Every device holding a block (those of other processes included)."""
+        return self.sharding.device_set
+
     def addressable_data(self, i):
         """The block of this process's ``i``-th device (a tjit Array)."""
         return self.addressable_shards[i].data
