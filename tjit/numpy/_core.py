@@ -55,8 +55,18 @@ def dtype_and_weak(x):
     raise TypeError(f"expected an array or scalar, got {type(x).__name__}")
 
 
-def asarray(a, dtype=None, order=None, *, copy=None):
-    """Convert ``a`` (array, scalar, nested lists of them) to a tjit Array."""
+def asarray(a, dtype=None, order=None, *, copy=None, device=None):
+    """Convert ``a`` (array, scalar, nested lists of them) to a tjit Array.
+
+    ``device``: where the result lives (None: the host, or where ``a`` already is), as
+    in ``jax.numpy.asarray`` and the Array API."""
+    out = _asarray(a, dtype, copy)
+    if device is not None and isinstance(out, Array):
+        out = out.to_device(device)
+    return out
+
+
+def _asarray(a, dtype, copy):
     if dtype is not None:
         dtype = dtypes.canonicalize(dtypes.check_dtype(dtype, "asarray"))
     if isinstance(a, (Array, Tracer)):
