@@ -245,6 +245,8 @@ class FusionDecision:
             return (rs, ra) == (shape, axes) or (not ra and rs in (shape, kept))
         if len(ks) == 1 and ev <= 1.0 + 1e-9:
             return True
+        if ev <= 1.0:  # recomputing costs nothing extra (a zero-size space included)
+            return True
         bound = i.dtype.itemsize * (1 + len(ks))
         # (ev - 1) * cost <= bound, the cost summed only while it can still hold
         cost = self._recompute_cost(i, stop=bound / (ev - 1.0))
