@@ -71,6 +71,12 @@ def test_shard_map_errors(four_devices):
     with pytest.raises(TypeError, match="at the top level"):
         tjit.jit(tjit.shard_map(lambda b: b, mesh, in_specs=P("data"),
                                 out_specs=P("data")))(np.ones((4, 2)))
+    with pytest.raises(ValueError, match="in_specs must be a tree prefix of the arguments"):
+        tjit.shard_map(lambda a, b: a, mesh, in_specs=(P("data"),),
+                       out_specs=P("data"))(np.ones((4, 2)), np.ones((4, 2)))
+    with pytest.raises(ValueError, match="out_specs must be a tree prefix of the outputs"):
+        tjit.shard_map(lambda a: (a, a), mesh, in_specs=P("data"),
+                       out_specs=(P("data"),) * 3)(np.ones((4, 2)))
     with pytest.raises(NameError, match="unbound axis name: model"):
         tjit.shard_map(lambda b: lax.psum(b, "model"), mesh, in_specs=P("data"),
                        out_specs=P("data"))(np.ones((4, 2)))

@@ -119,8 +119,10 @@ class _ShardMapped:
                 subtrees = spec_tree.flatten_up_to(tree)
             except ValueError:
                 raise ValueError(
-                    f"{self.where}: {what} must be a tree prefix of the {what[:-6]}s, got "
-                    f"{specs!r:.120} for a value of structure {tree_flatten(tree)[1]}"
+                    f"{self.where}: {what} must be a tree prefix of the "
+                    f"{'arguments' if what == 'in_specs' else 'outputs'}, got {specs!r:.120} "
+                    f"for a value of structure {tree_flatten(tree)[1]}; give one "
+                    f"PartitionSpec per {'argument' if what == 'in_specs' else 'output'}"
                 ) from None
         out = []
         for spec, sub in zip(spec_leaves, subtrees):
