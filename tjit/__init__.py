@@ -16,7 +16,7 @@ from tjit.tracing.errors import (  # noqa: F401
 from tjit import numpy, lax  # noqa: F401
 from tjit.api import (  # noqa: F401
     jit, make_jaxpr, eval_shape, ShapeDtypeStruct, device_put, device_get,
-    block_until_ready, clear_caches)
+    block_until_ready, clear_caches, show)
 from tjit.devices.backend import (  # noqa: F401
     default_backend, local_devices, device_count, local_device_count, Device)
 from tjit.transforms.ad import jvp, vjp, grad, value_and_grad, linearize, linear_transpose  # noqa: F401,E501

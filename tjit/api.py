@@ -47,6 +47,7 @@ from tjit.devices import cpu as _default_backend  # noqa: F401
 from tjit.devices import backend as _backends
 from tjit.devices.backend import compile_jaxpr
 from tjit.devices import kernel_cache
+from tjit.devices.visualize import ProgramView
 from tjit.tracing import argnums as _argnums
 from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray
@@ -740,6 +741,12 @@ class Lowered:
     def as_text(self):
         return str(self.jaxpr)
 
+    def _repr_html_(self):
+        """Jupyter: the plan this program compiles to, as a picture (compiled once)."""
+        if getattr(self, "_compiled", None) is None:
+            self._compiled = self.compile()
+        return self._compiled._repr_html_()
+
     def compile(self, backend=None):
         """The compiled program, for the jit's backend or (tjit extension) ``backend``
         (e.g. ``"hls"``: the FPGA design in C simulation, with ``hls_report()``)."""
@@ -795,6 +802,19 @@ class Compiled:
         own = {s.name: s for s in getattr(self.executable, "symbols", ())}  # (AutoDims too)
         return self.executable.memory_analysis({own.get(k) or symbol(k): v
                                                 for k, v in sizes.items()})
+
+    def view(self):
+        """tjit extension: the plan as a picture (``devices.visualize.ProgramView``)."""
+        return ProgramView(self.executable, self.lowered.name, self.lowered.as_text(),
+                           self.lowered.donated)
+
+    def _repr_html_(self):
+        return self.view()._repr_html_()
+
+    def visualize(self, path):
+        """tjit extension: write the plan as a standalone HTML page (no network needed:
+        inline CSS, SVG and JS) to ``path``; returns ``path``."""
+        return self.view().save(path)
 
     def fusion_summary(self):
         """tjit extension: the plan as data, for tests and tooling: a list of
@@ -999,6 +1019,22 @@ def make_jaxpr(fun, static_argnums=(), return_shape=False, polymorphic_shapes=No
             return closed, shapes
         return closed
     return make
+
+
+def show(fun, *args, backend=None, **kwargs):
+    """tjit extension: compile ``fun`` for these arguments and return the
+    :class:`Compiled` program, which renders as a picture of its plan in Jupyter
+    (fused kernels, gemms, library and control steps, buffers; each kernel's source one
+    click away); ``.visualize("out.html")`` writes the same page. ``fun`` may already be
+    jitted (its static and donated arguments apply); ``backend``: compile for another
+    backend than the jit's.
+
+    Example::
+
+        tjit.show(tjit.grad(lambda x: jnp.sum(jnp.tanh(x) * x)), jnp.ones(1000))
+    """
+    jitted = fun if isinstance(fun, Jitted) else jit(fun)
+    return jitted.lower(*args, **kwargs).compile(backend)
 
 
 def eval_shape(fun, *args, **kwargs):
