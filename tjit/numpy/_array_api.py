@@ -110,12 +110,12 @@ def from_dlpack(x, /, *, device=None, copy=None):
       BufferError: ``copy=False`` but the data must be converted, or ``x`` lives on a
         device tjit cannot hold eagerly.
     """
-    if not hasattr(x, "__dlpack__"):
-        raise TypeError(f"from_dlpack: {type(x).__name__} has no __dlpack__ method; pass "
-                        f"an array of a DLPack-capable library (NumPy, CuPy, PyTorch...)")
     if isinstance(x, Tracer):
         raise TypeError("from_dlpack: got a traced array; DLPack exchanges concrete "
                         "buffers, so call it outside jit/grad/vmap")
+    if not hasattr(x, "__dlpack__"):
+        raise TypeError(f"from_dlpack: {type(x).__name__} has no __dlpack__ method; pass "
+                        f"an array of a DLPack-capable library (NumPy, CuPy, PyTorch...)")
     if device is not None and device != _HOST_DEVICE[0]:
         raise ValueError(f"from_dlpack: device={device!r} is not supported; tjit reads "
                          f"DLPack data on the host (device=None or {_HOST_DEVICE[0]!r})")
