@@ -68,3 +68,22 @@ def test_symbolic_sizes_are_axilite_with_tripcount():
     src = render(k, "hls", "sym")
     assert "#pragma HLS INTERFACE s_axilite port=n_" in src.text
     assert "LOOP_TRIPCOUNT" in src.text
+
+
+def test_dot_is_the_tiled_template_summing_in_k_order():
+    """``a @ b`` on the hls backend: the tiled, partitioned-buffer template (a partial
+    last tile: M = 40 rows in tiles of 16), each output summing its products in
+    increasing k: bit for bit a float32 loop over k."""
+    import tjit
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((40, 24)).astype(np.float32)
+    b = rng.standard_normal((24, 20)).astype(np.float32)
+    c = tjit.jit(lambda x, y: x @ y).lower(a, b).compile(backend="hls")
+    assert "ARRAY_PARTITION variable=at" in c.executable.text
+    want = np.zeros((40, 20), np.float32)
+    for k in range(24):
+        want = want + a[:, k:k + 1] * b[k:k + 1, :]
+    np.testing.assert_array_equal(np.asarray(c(a, b)), want)
+    r = c.hls_report()
+    (st,) = [s for s in r.designs[0].stages if s.kind == "kernel"]
+    assert st.dsp >= 16 * 5          # 16 multiply-adds a cycle (fmul 3 + fadd 2 DSPs)

@@ -23,7 +23,9 @@ store pass ``N + depth``; accumulate style per kept point ``R + depth + fold``.
 Resources: each pass instantiates the operators of its loop body (a pipelined loop
 does not share them), plus per m_axi port an AXI adapter (2 BRAM18K, 1200 LUT, 1800
 FF), FIFOs deeper than 32 in BRAM18K, row and on-chip buffers (ping-pong: twice) in
-BRAM18K (2304 bytes each). Symbolic sizes take ``sizes`` or ``TRIPCOUNT_HINT``.
+BRAM18K (2304 bytes each). A dot in the tiled template (``lower/c/tiled_dot.py``)
+costs ``tm`` multiply-adds per cycle (see ``_tiled_dot``). Symbolic sizes take
+``sizes`` or ``TRIPCOUNT_HINT``.
 """
 
 import dataclasses
@@ -35,8 +37,9 @@ import sympy
 
 from tjit.fpga.op_costs import PARTS, cost
 from tjit.lower.c import streams as S
+from tjit.lower.c import tiled_dot
 from tjit.lower.c.hls_dialect import PARTIALS, TRIPCOUNT_HINT
-from tjit.lower.loops import stage_levels
+from tjit.lower.loops import plan_axes, stage_levels
 from tjit.xla_like import kernel_ir as K
 
 __all__ = ["DesignEstimate", "Report", "StageEstimate", "report", "stage_estimate"]
@@ -185,6 +188,9 @@ def stage_estimate(kernel, name, env=None, streamed_inputs=None):
         return StageEstimate(name, "kernel", trip, 1, depth, trip + depth, dsp, 0, lut, ff)
     red = _prod([k.shape[a] for a in k.reduce_axes], env)
     outer = _prod([k.shape[a] for a in range(len(k.shape)) if a not in k.reduce_axes], env)
+    dot = tiled_dot.match(k, plan_axes(k))
+    if dot is not None:
+        return _tiled_dot(k, dot, name, outer, io)
     fold = math.ceil(math.log2(PARTIALS))
     per, depth_max, dsp, lut, ff, bram = 0, 0, 0, 0, 0, 0
     levels = stage_levels(k) if k.row_style else [list(range(len(k.stages)))]
@@ -213,6 +219,25 @@ def stage_estimate(kernel, name, env=None, streamed_inputs=None):
         dsp, lut, ff = dsp + d_, lut + l_, ff + f_
     return StageEstimate(name, "kernel", outer * red, 1, depth_max, outer * per, dsp, bram,
                          lut, ff, hold=red)
+
+
+def _tiled_dot(k, dp, name, outer, io):
+    """The template of ``lower/c/tiled_dot.py``: per tile of ``tm`` rows, A's tile
+    (``K * tm`` reads), the accumulators' reset (``N``), ``K * N`` pipelined steps of
+    ``tm`` multiply-adds (II = 1 when ``N`` covers the adder's latency) and the
+    epilogue (``tm * N``)."""
+    st = k.stages[0]
+    mul, add = cost("mul", np.dtype(st.dtype)), cost("add", np.dtype(st.dtype))
+    ii = max(1, math.ceil(add.latency / dp.n))
+    lat, d_, l_, f_ = _body([s.expr for s in k.stores])
+    tiles = math.ceil(dp.m / dp.tm) * (outer // (dp.m * dp.n))
+    per = dp.k * dp.tm + dp.n + dp.k * dp.n * ii + dp.tm * dp.n + 3 * io + lat
+    depth = mul.latency + add.latency + io
+    bram = 2 * math.ceil(dp.tm * (dp.k + dp.n) * np.dtype(st.dtype).itemsize / BRAM_BYTES)
+    return StageEstimate(name, "kernel", outer * dp.k, ii, depth, tiles * per,
+                         dp.tm * (mul.dsp + add.dsp) + d_, bram,
+                         dp.tm * (mul.lut + add.lut) + l_, dp.tm * (mul.ff + add.ff) + f_,
+                         hold=dp.k * dp.tm)
 
 
 def _mover(st, env):

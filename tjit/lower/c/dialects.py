@@ -123,6 +123,7 @@ class Dialect:
     reuse_stores: bool = True      # row style may round-trip a value through an output
     stream_type: str = ""          # format(t=): a stream argument's type (HLS)
     static_prefix: str = "static"  # before ``void`` of a function that is not a top
+    tiled_dots: bool = False       # dots as the tiled template (``tiled_dot.py``)
     #: dtype name -> (vector type, lanes): 16-byte vectors ({}: scalar accesses only)
     vectors: dict = dataclasses.field(default_factory=dict)
     vload: str = ""                # format(vt=, n=, ptr=): a vector from aligned ptr
@@ -202,6 +203,7 @@ HLS = dataclasses.replace(
     restrict="__restrict", math_prefix="hls::", math_suffix_f32="",
     loop_pragmas=hls_dialect.loop_pragmas, interface_pragmas=hls_dialect.interface_pragmas,
     partials=hls_dialect.PARTIALS, reuse_stores=False, stream_type="hls::stream<{t}> &",
+    tiled_dots=True,
     compile_options=hls_dialect.CSIM_OPTIONS)
 
 DIALECTS = {d.name: d for d in (C, OPENCL, OPENCL_SWI, CUDA, HLS)}

@@ -62,7 +62,8 @@ makes arguments FIFO streams (``streams.py`` says which may be): a streamed inpu
 read once per point (``a0.read()``), or once per row into an on-chip row buffer that a
 row-style kernel's passes then index; a streamed output is written once per point it
 is stored at; a ``"discard"`` output is not a parameter and its stores are dropped (a
-value no one reads). With ``dialect.partials`` > 1, a float sum or product folds
+value no one reads). With ``dialect.tiled_dots``, a dot kernel is the tiled
+matrix-multiply template of ``tiled_dot.py``. With ``dialect.partials`` > 1, a float sum or product folds
 point t of its loop into accumulator ``t % partials`` and the accumulators are folded
 pairwise at the end (``hls_dialect.py`` states the order), so a pipelined loop keeps
 II=1.
@@ -75,7 +76,7 @@ import functools
 import numpy as np
 import sympy
 
-from tjit.lower.c import dialects, streams, vectors
+from tjit.lower.c import dialects, streams, tiled_dot, vectors
 from tjit.lower.c.scalar import TRANSCENDENTAL, Scalar, check_dtype
 from tjit.lower.c.sizes import Sizes, param_name
 from tjit.lower.loops import ceil_div, plan_axes, prod, reused_value, stage_levels
@@ -486,6 +487,10 @@ class _Renderer:
         k, d = self.k, self.d
         outer = [g for g, r in enumerate(self.plan.reduce) if not r]
         inner = [g for g, r in enumerate(self.plan.reduce) if r]
+        dot = tiled_dot.match(k, self.plan) if d.tiled_dots and not d.threaded else None
+        if dot is not None:     # (HLS: the tiled matrix-multiply template)
+            tiled_dot.render(self, dot)
+            return LaunchSpec("row", prod(self.plan.extents[g] for g in outer), d.local_size)
         outer_st = [s for s in k.stores if s.level == "outer"]
         inner_st = [s for s in k.stores if s.level != "outer"]
         threads = d.threaded
