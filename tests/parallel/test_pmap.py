@@ -178,3 +178,18 @@ def test_num_cpu_devices_environment_variable():
     bad = subprocess.run([sys.executable, "-c", "import tjit; tjit.devices()"], env=env,
                          capture_output=True, text=True, timeout=120, check=False)
     assert bad.returncode != 0 and "TJIT_NUM_CPU_DEVICES='zero'" in bad.stderr
+
+
+def test_divergent_collectives_raise_instead_of_hanging(devices):
+    X = np.arange(4.0, dtype=np.float32)
+    loop = tjit.pmap(lambda x: lax.fori_loop(0, 2, lambda i, c: c + lax.psum(x, "i"), 0.0),
+                     axis_name="i")(X)
+    np.testing.assert_allclose(np.asarray(loop), np.full(4, 2 * X.sum()))
+    # only the devices with x > 1 reach the psum: the others finish first
+    with pytest.raises(RuntimeError, match="not run by every member"):
+        tjit.pmap(lambda x: lax.cond(x > 1, lambda v: lax.psum(v, "i"), lambda v: v, x),
+                  axis_name="i")(X)
+    with pytest.raises(RuntimeError, match="differ across members"):
+        tjit.pmap(lambda x: lax.cond(x > 1, lambda v: lax.psum(v, "i"),
+                                     lambda v: lax.all_gather(v, "i")[0], x),
+                  axis_name="i")(X)

@@ -67,28 +67,64 @@ class CollectiveAborted(RuntimeError):
 class ThreadGroup:
     """The meeting point of ``size`` threads of one process: each collective deposits
     every member's operand, waits for all, and reads them all in rank order (so every
-    member reduces in the same order: results are identical and deterministic)."""
+    member reduces in the same order: results are identical and deterministic).
+
+    A member that fails calls :meth:`abort`; one that finishes its program calls
+    :meth:`member_done`. Either way the members still waiting in a collective can never
+    be joined, so they raise instead of hanging (e.g. a collective inside a ``cond``
+    whose predicate differs across devices)."""
 
     def __init__(self, size, name="axis"):
         self.size = size
         self.name = name
         self.slots = [None] * size
-        self.barrier = threading.Barrier(size)
+        self._cond = threading.Condition()
+        self._arrived = 0
+        self._generation = 0
+        self._aborted = False
+        self._done = []
 
     def members(self):
         return [ThreadCommunicator(self, r) for r in range(self.size)]
 
     def abort(self):
         """Release the members waiting in a collective (one member failed)."""
-        self.barrier.abort()
+        with self._cond:
+            self._aborted = True
+            self._cond.notify_all()
+
+    def member_done(self, rank):
+        """Member ``rank`` finished its program: no collective will see it again."""
+        with self._cond:
+            self._done.append(rank)
+            self._cond.notify_all()
 
     def _wait(self):
-        try:
-            self.barrier.wait()
-        except threading.BrokenBarrierError:
-            raise CollectiveAborted(
-                f"collective over axis {self.name!r} aborted: another member of the axis "
-                f"failed (its error is the one reported)") from None
+        with self._cond:
+            gen = self._generation
+            self._arrived += 1
+            if self._arrived == self.size:
+                self._arrived = 0
+                self._generation += 1
+                self._cond.notify_all()
+                return
+            while self._generation == gen:
+                if self._aborted:
+                    raise CollectiveAborted(
+                        f"collective over axis {self.name!r} aborted: another member of "
+                        f"the axis failed (its error is the one reported)")
+                if self._done:
+                    self._aborted = True
+                    self._cond.notify_all()
+                    raise RuntimeError(
+                        f"a collective over axis {self.name!r} is not run by every member: "
+                        f"member {self._done[0]} finished its program while others wait "
+                        f"in a collective. Every device must run the same collectives in "
+                        f"the same order; a collective inside lax.cond/while_loop whose "
+                        f"predicate differs across devices breaks that (compute both "
+                        f"branches and select, or make the predicate the same on every "
+                        f"device, e.g. with psum/pmax)")
+                self._cond.wait()
 
 
 class ThreadCommunicator(Communicator):
@@ -106,10 +142,15 @@ class ThreadCommunicator(Communicator):
         """Every member's operand, in rank order (the operands are read, never kept);
         ``check(operand)`` is the array whose shape and dtype must agree."""
         g = self.group
-        g.slots[self.rank] = x
+        g.slots[self.rank] = (what, x)
         g._wait()
-        vals = list(g.slots)
+        whats, vals = zip(*g.slots)
         g._wait()    # all have read the slots before any member writes them again
+        if any(w != what for w in whats):
+            raise RuntimeError(
+                f"collectives over axis {g.name!r} differ across members: "
+                + ", ".join(f"member {r} runs {w}" for r, w in enumerate(whats))
+                + "; every device must run the same collectives in the same order")
         if check is not None:
             ref = check(vals[0])
             for r, v in enumerate(map(check, vals)):

@@ -50,6 +50,7 @@ def run_on_devices(run, per_device, axis_name):
         try:
             with bind_axis(axis_name, comms[r]):
                 outs[r] = run(*per_device[r])
+            group.member_done(r)
         except BaseException as e:  # noqa: BLE001 (reported below, after every device)
             errors[r] = e
             group.abort()
