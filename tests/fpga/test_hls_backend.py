@@ -1,7 +1,7 @@
 """The "hls" backend (``devices/hls.py``: dataflow designs in C simulation) against the
 reference interpreter: the OpenCL backend's table of programs, control flow and MLP
 training step (``tests/devices/test_opencl_backend.py``, the same functions), every
-primitive's edge values (float32 and int32 by default), symbolic sizes at several sizes
+primitive's edge values (marked slow: a build per primitive), symbolic sizes at several sizes
 of one polymorphic jit with one build, and ``jit(grad(...))`` of the MLP step."""
 
 import warnings
@@ -63,7 +63,10 @@ def test_mlp_step_jit_grad_matches_interpreter():
     T._close(ph, pi, rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.parametrize("dt", ["float32", "int32"])
+#: One C-simulation build (g++) per jitted primitive: ~100 s per dtype on a cold cache
+#: here, so the edge values run with -m slow (the program table covers the default run).
+@pytest.mark.slow
+@pytest.mark.parametrize("dt", ["float32", "int32", "float64", "bool"])
 @pytest.mark.usefixtures("x64")
 def test_edge_values_on_hls(dt, monkeypatch):
     """Eager (NumPy) against jit on hls for every primitive's edge cases of ``dt``."""

@@ -25,6 +25,9 @@ import numpy as np
 
 from tjit.fpga.op_costs import PARTS
 from tjit.lower.c.hls_dialect import CSIM_OPTIONS
+from tjit.xla_like.compile import compile_program
+from tjit.xla_like.plan import KernelStep
+from tjit.xla_like.target import HLS
 
 __all__ = ["export"]
 
@@ -61,16 +64,17 @@ def export(f, *example_args, out_dir, part="u280", clock_mhz=300, name=None,
                            getattr(f, "__name__", "kernel"))
     if not name or name[0].isdigit():
         name = "k_" + name
-    compiled = tjit.jit(f).lower(*example_args).compile(backend="hls")
-    exe = compiled.executable
-    prog = exe.program
-    host = [type(s).__name__ for s in prog.steps if type(s).__name__ != "KernelStep"]
-    if len(exe.designs) != 1 or host or prog.sub_programs():
+    lowered = tjit.jit(f).lower(*example_args)
+    plan = compile_program(lowered.jaxpr, HLS)     # (checked before the g++ build)
+    host = [type(s).__name__ for s in plan.steps if not isinstance(s, KernelStep)]
+    if host or not plan.steps:
         raise ValueError(f"tjit.fpga.export: {name} is not one dataflow design (host "
-                         f"steps: {', '.join(host) or 'none'}; designs: "
-                         f"{len(exe.designs)}): export the parts without control flow "
+                         f"steps: {', '.join(host) or 'none'}; kernels: "
+                         f"{len(plan.kernels)}): export the parts without control flow "
                          f"or library calls, or run it with jit(backend='hls')")
-    (design,) = exe.designs.values()
+    compiled = lowered.compile(backend="hls")
+    prog = compiled.executable.program
+    (design,) = compiled.executable.designs.values()
     flat = [np.asarray(a) for a in tjit.tree_util.tree_leaves(example_args)]
     want = [np.asarray(o) for o in tjit.tree_util.tree_leaves(tjit.jit(f)(*example_args))]
     out = pathlib.Path(out_dir)
