@@ -370,7 +370,7 @@ class Array:
             return a.astype(dtype)
         if copy:
             return a.copy()
-        if a.flags.writeable and a.base is None and a.ndim:
+        if a.flags.writeable and a.ndim:  # views too: a slice shares its source
             a = a.view()
             a.flags.writeable = False  # an Array is immutable; so is the view handed out
         return a
