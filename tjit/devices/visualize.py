@@ -143,16 +143,20 @@ class _Graph:
             pos[key] = (y, h)
             y += h + self.GAP
         order = {key: n for n, (key, *_) in enumerate(self.nodes)}
-        edges = sorted({(a, b, lab) for a, b, lab in self.edges if a in pos and b in pos},
-                       key=lambda e: (order[e[0]], order[e[1]]))
-        lanes, lane_of = [], {}      # lane -> last node index it is busy to
-        for a, b, lab in edges:
-            if order[b] - order[a] <= 1:
-                continue
-            free = [n for n, end in enumerate(lanes) if end <= order[a]]
+        nets = {}     # (source, label) -> its targets: one value read by several steps
+        for a, b, lab in self.edges:
+            if a in pos and b in pos and b not in nets.setdefault((a, lab), []):
+                nets[(a, lab)].append(b)
+        nets = sorted(nets.items(), key=lambda e: order[e[0][0]])
+        lanes, lane_of = [], {}      # lane -> the last node index it is busy to
+        for (a, lab), targets in nets:
+            last = max(order[b] for b in targets)
+            if len(targets) == 1 and last - order[a] == 1:
+                continue     # next node: a straight line down
+            free = [n for n, end in enumerate(lanes) if end < order[a]]
             n = free[0] if free else len(lanes)
-            lanes[n:n + 1] = [order[b]]
-            lane_of[(a, b, lab)] = n
+            lanes[n:n + 1] = [last]
+            lane_of[(a, lab)] = n
         x0 = 10
         width = x0 + self.BOX_W + self.LANE * (len(lanes) + 2) + 90
         parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="tjit-graph" '
@@ -160,20 +164,22 @@ class _Graph:
                  '<defs><marker id="%s-arrow" viewBox="0 0 10 10" refX="9" refY="5" '
                  'markerWidth="7" markerHeight="7" orient="auto-start-reverse">'
                  '<path d="M0,0 L10,5 L0,10 z" fill="#555"/></marker></defs>' % self.prefix]
-        for a, b, lab in edges:
-            (ya, ha), (yb, _) = pos[a], pos[b]
-            lane = lane_of.get((a, b, lab))
+        arrow = f'fill="none" stroke="#555" marker-end="url(#{self.prefix}-arrow)"'
+        for (a, lab), targets in nets:
+            ya, ha = pos[a]
+            lane = lane_of.get((a, lab))
             if lane is None:
-                xa = x0 + self.BOX_W // 2
-                d = f"M{xa},{ya + ha} L{xa},{yb}"
+                xa, yb = x0 + self.BOX_W // 2, pos[targets[0]][0]
+                paths = [f"M{xa},{ya + ha} L{xa},{yb}"]
                 tx, ty = xa + 6, (ya + ha + yb) // 2 + 4
             else:
                 xr, xl = x0 + self.BOX_W, x0 + self.BOX_W + self.LANE * (lane + 1)
-                d = (f"M{xr},{ya + ha // 2} L{xl},{ya + ha // 2} L{xl},{yb + 10} "
-                     f"L{xr},{yb + 10}")
+                yl = max(pos[b][0] + 10 for b in targets)
+                parts.append(f'<path class="tjit-edge" d="M{xr},{ya + ha // 2} '
+                             f'L{xl},{ya + ha // 2} L{xl},{yl}" fill="none" stroke="#555"/>')
+                paths = [f"M{xl},{pos[b][0] + 10} L{xr},{pos[b][0] + 10}" for b in targets]
                 tx, ty = xl + 3, ya + ha // 2 - 3
-            parts.append(f'<path class="tjit-edge" d="{d}" fill="none" stroke="#555" '
-                         f'marker-end="url(#{self.prefix}-arrow)"/>')
+            parts += [f'<path class="tjit-edge" d="{d}" {arrow}/>' for d in paths]
             parts.append(f'<text class="tjit-edge-label" x="{tx}" y="{ty}">'
                          f'{html.escape(lab)}</text>')
         for key, kind, title, lines, anchor in self.nodes:
@@ -337,7 +343,8 @@ class ProgramView:
                      f"{io}   moves {moved}"])
         if kind == "control":
             return (f"{n}: {s.name} [" + ", ".join(b.name for b in s.bodies) + "]",
-                    [f"{len(s.bodies)} body programs (below)", f"{io}   moves {moved}"])
+                    [f"{len(s.bodies)} body program" + ("s" if len(s.bodies) != 1 else "")
+                     + " (drawn in its details)", f"{io}   moves {moved}"])
         return (f"{n}: {kind} {s.name}", ["runs on the host array namespace"
                                           if kind == "library" else "across processes",
                                           f"{io}   moves {moved}"])
@@ -360,7 +367,8 @@ class ProgramView:
                 inner.append(f"<div class='tjit-body'><h4>body {html.escape(b.name)}</h4>"
                              f"{self._program(b, sources, f'{anchor}-{b.name}', depth + 1)}"
                              "</div>")
-        return (f'<details class="tjit-step tjit-step-{kind}" id="{anchor}">'
+        opened = " open" if kind == "control" else ""   # its bodies are its picture
+        return (f'<details class="tjit-step tjit-step-{kind}" id="{anchor}"{opened}>'
                 f"<summary>{html.escape(title)}</summary>{''.join(inner)}</details>")
 
     def _buffers(self, prog, donated):
