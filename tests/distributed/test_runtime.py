@@ -102,6 +102,23 @@ try:
     comm.allgather(np.ones(3, np.float32 if rank == 0 else np.float64))
 except td.DistributedError as e:
     errs["dtype"] = str(e)
+# every dtype: MPI's own datatypes, and bytes + rank-order reduction where MPI has none
+def member_data(r, dtype):
+    v = np.random.default_rng(r).standard_normal((2, 3)) * 4
+    return (v > 0) if dtype == "bool" else (v + 1j * v if "complex" in dtype else v).astype(dtype)
+dt_results = {}
+for dtype in ["float32", "float64", "float16", "int32", "int64", "int8", "complex64", "bool"]:
+    x = member_data(rank, dtype)
+    as_pairs = lambda a: np.asarray(a).astype(np.complex128).view(np.float64).tolist()
+    dt_results[dtype] = {"allgather": as_pairs(comm.allgather(x)),
+                         "alltoall": as_pairs(comm.alltoall(x)),
+                         "permute": as_pairs(comm.permute(x, [(0, 1), (1, 0)]))}
+    if dtype != "bool":
+        for op in ("sum", "max", "min") if dtype != "complex64" else ("sum",):
+            y = comm.allreduce(x, op)
+            z = comm.reduce_scatter(x, op)
+            dt_results[dtype][op] = [as_pairs(y), as_pairs(z), y.dtype.name]
+report(rank=rank, dt_results=dt_results)
 # output buffers are reused only once nothing refers to them
 r1 = comm.allreduce(np.full(5, rank + 1.0, np.float32), "sum")
 r2 = comm.allreduce(np.full(5, 10.0, np.float32), "sum")
@@ -152,6 +169,36 @@ def test_initialize_process_index_global_arrays_and_errors(tmp_path):
         assert r["ok_after"] == 3.0   # the run goes on after a detected mismatch
         assert not r["reused_while_alive"] and r["r1_after"] == [3.0] * 5
         assert r["r3"] == [2.0] * 5 and r["reused_after_release"]
+        _check_dtypes(r["dt_results"], rank)
+
+
+def _member_data(r, dtype):
+    v = np.random.default_rng(r).standard_normal((2, 3)) * 4
+    return (v > 0) if dtype == "bool" else (v + 1j * v if "complex" in dtype else v).astype(dtype)
+
+
+def _pairs(a):
+    return np.asarray(a).astype(np.complex128).view(np.float64)
+
+
+def _check_dtypes(res, rank):
+    """Each communicator result against NumPy over both members' data (sums of two
+    members are exact in any order); values travel as (real, imag) pairs."""
+    reduce = {"sum": np.add, "max": np.maximum, "min": np.minimum}
+    for dtype, got in res.items():
+        xs = [_member_data(r, dtype) for r in range(2)]
+        np.testing.assert_array_equal(got["allgather"], _pairs(np.stack(xs)), err_msg=dtype)
+        np.testing.assert_array_equal(got["alltoall"], _pairs(np.stack([x[rank] for x in xs])))
+        np.testing.assert_array_equal(got["permute"], _pairs(xs[1 - rank]), err_msg=dtype)
+        for op in ("sum", "max", "min"):
+            if op not in got:
+                continue
+            full = reduce[op](xs[0], xs[1])
+            y, z, out_dtype = got[op]
+            assert out_dtype == dtype
+            np.testing.assert_array_equal(y, _pairs(full), err_msg=f"{dtype} {op}")
+            np.testing.assert_array_equal(z, _pairs(full[rank]),
+                                          err_msg=f"{dtype} {op} reduce_scatter")
 
 
 _RAISE_SCRIPT = '''
