@@ -8,6 +8,7 @@ executor). The reference interpreter is the one backend that does not call it.
 """
 
 from tjit import compile_log
+from tjit.xla_like import remat
 from tjit.xla_like.lowering import lower_jaxpr
 from tjit.xla_like.plan import build_program
 from tjit.xla_like.simplify import simplify
@@ -31,7 +32,10 @@ def compile_program(closed_jaxpr, target=None, donated=()):
         module = lower_jaxpr(closed_jaxpr, target=target)
     with compile_log.stage("hlo_simplify"):
         module = simplify(module, target)
+    budget = remat.current_budget()     # (jit(..., memory_budget=...), see remat.py)
     with compile_log.stage("fuse"):     # fusion, kernel IR, step order, buffers
+        if budget is not None:
+            return remat.plan_within_budget(module, budget, donated, target)
         return build_program(module, donated, target)
 
 

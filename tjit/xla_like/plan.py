@@ -214,14 +214,15 @@ def _dot_text(s):
     return f"dot (BLAS, {s.alpha:g}*dot{acc})"
 
 
-def build_program(module, donated=(), target=CPU):
+def build_program(module, donated=(), target=CPU, fusion=FusionDecision):
     """Fuse ``module`` and order its steps; retries with more values materialized when
     a kernel cannot inline one (rare index patterns). ``donated``: positions of the
     parameters whose buffers the program may reuse for outputs; ``target``: the
-    ``TargetInfo`` whose costs and gemm decide fusion and epilogue folding."""
+    ``TargetInfo`` whose costs and gemm decide fusion and epilogue folding; ``fusion``:
+    the FusionDecision class (``remat.py`` passes one that keeps its phases apart)."""
     forced, merge = set(), True
     for _ in range(len(module.instrs) + 2):
-        d = FusionDecision(module, forced, merge=merge, target=target)
+        d = fusion(module, forced, merge=merge, target=target)
         try:
             built = {gid: KernelBuilder(d, gid, f"fusion_{n}").build()
                      for n, gid in enumerate(sorted(d.groups, key=lambda g: d.order[g]))}
@@ -656,6 +657,13 @@ class MemoryStats:
     alias_size_in_bytes: int = 0
     generated_code_size_in_bytes: int = 0
     temp_buffers: int = 0
+
+    @property
+    def peak_memory_in_bytes(self):
+        """Bytes the program holds at once (JAX's name): its arguments, outputs and
+        temporary buffers, each once (outputs written into donated arguments count once)."""
+        return (self.argument_size_in_bytes + self.output_size_in_bytes
+                - self.alias_size_in_bytes + self.temp_size_in_bytes)
 
 
 def memory_stats(prog, env=None):

@@ -1,0 +1,378 @@
+"""Automatic rematerialization under a memory budget (``jit(f, memory_budget=bytes)``).
+
+Given a budget in bytes, the compiler decides which values of the early part of a
+program (the forward pass of a training step) to keep for the late part (the backward
+pass) and which to recompute there, so that the plan's peak memory
+(``memory_analysis().peak_memory_in_bytes``: arguments + outputs - aliases + temporary
+buffers) stays within the budget with the fewest recomputed flops. Without a budget
+nothing here runs and plans are unchanged.
+
+Where it runs, and why there. On the HLO graph after ``simplify`` and before fusion
+(``compile.compile_program``): a Jaxpr-level rewrite would be undone by HLO CSE, which
+merges a recomputed copy back into its original; after fusion, a recomputed value
+could no longer be folded into the backward kernels that read it. Here a recomputed
+elementwise value is a new instruction that fusion inlines into its consumer (no
+buffer at all), and a recomputed ``dot`` is a new BLAS call. Only the top-level
+program is rewritten; control-flow bodies keep their plans.
+
+The algorithm (cut -> schedule -> measure, over a family of cuts):
+
+1. *Boundary.* The program's instructions, in order, are split at the position where
+   the bytes of live values peak (for ``jit(grad(f))``: the end of the forward pass).
+   The values made before it and read after it are the *residuals*.
+2. *Min-cut.* As in torch.compile's min-cut partitioner
+   (``torch/_functorch/partitioners.py``, ``min_cut_rematerialization_partition``),
+   each early instruction ``v`` that a residual depends on becomes two nodes
+   ``v_in -> v_out`` whose capacity is ``bytes(v)`` (keeping ``v`` for the late part);
+   ``source -> v_in`` costs ``flops(v)`` in units far below a byte when ``v`` may be
+   recomputed (a tie-break: among the cuts of fewest kept bytes, the one of fewest
+   recomputed flops; integer capacities, so the max-flow is exact) and is
+   infinite when it may not (parameters, constants and outputs are kept at no cost;
+   library and control-flow results cannot be recomputed); ``u_out -> v_in`` is
+   infinite for each operand ``u`` (recomputing ``v`` needs its operands) and
+   ``residual_out -> sink`` is infinite. A minimum cut (max-flow, Edmonds-Karp, below)
+   keeps the values whose ``in -> out`` edge it cuts and recomputes those whose
+   ``v_in`` lies on the sink side.
+3. *A family of cuts.* The min-cut counts kept bytes, not the values that recomputation
+   itself holds alive in the late part (a chain recomputed at once is live at once),
+   so one cut is not enough. The family: (a) ``dot`` may not be recomputed (torch's
+   default: only cheap ops are recomputed, which fusion makes nearly free); (b) every
+   op may be, with checkpoints every ``tau`` bytes along the early part (the scheme of
+   Chen et al. 2016, "Training deep nets with sublinear memory cost"): a checkpoint is
+   kept at no cost, so the cut recomputes each segment from its checkpoint; ``tau``
+   runs over the halvings of the early part's bytes (about ``sqrt(n)`` segments of
+   ``n`` layers is the smallest peak).
+4. *Schedule and measure.* Each cut is applied: every recomputed value gets one copy,
+   placed just before its first late reader (its operands first), late readers read
+   the copy, and early copies nobody reads any more are dropped. The result is fused
+   and planned like any program and its peak measured from the real buffer assignment.
+   The plan chosen is the one within the budget with the fewest recomputed flops; when
+   none is, :class:`MemoryBudgetError` says the smallest peak reached.
+
+Costs: one extra plan (fusion + buffer assignment, no code generation) per candidate,
+about 10-20 candidates. Shapes must be concrete (a polymorphic program's peak depends
+on its sizes).
+"""
+
+import collections
+import contextlib
+import contextvars
+import re
+
+from tjit.xla_like import hlo
+from tjit.xla_like.fusion import FusionDecision
+from tjit.xla_like.plan import build_program, concrete, memory_stats
+from tjit.xla_like.simplify import dce
+
+_BUDGET = contextvars.ContextVar("tjit_memory_budget", default=None)
+#: An uncuttable edge (Python ints are exact; no cut of a finite edge set reaches it).
+INF = 1 << 200
+#: Instructions whose results cannot be recomputed (effects, sub-programs, host calls).
+_NOT_RECOMPUTABLE = frozenset({"parameter", "constant", "library", "control", "get"})
+_UNITS = {"": 1, "b": 1, "kb": 10 ** 3, "mb": 10 ** 6, "gb": 10 ** 9, "tb": 10 ** 12,
+          "kib": 2 ** 10, "mib": 2 ** 20, "gib": 2 ** 30, "tib": 2 ** 40}
+
+
+class MemoryBudgetError(ValueError):
+    """No plan found keeps the program's peak memory within the budget."""
+
+
+def parse_budget(value, where="memory_budget"):
+    """Bytes of a budget given as an int or a string: ``"2GB"``, ``"512MiB"``, ``"1e9"``.
+
+    Raises ValueError/TypeError naming ``where`` for anything else (and for budgets <= 0).
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise TypeError(f"{where}: expected a number of bytes or a string such as '2GB' "
+                        f"or '512MiB', got {type(value).__name__} {value!r:.60}")
+    if isinstance(value, str):
+        m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([a-zA-Z]*)\s*", value)
+        unit = m and _UNITS.get(m.group(2).lower())
+        if not unit:
+            raise ValueError(f"{where}: cannot read {value!r} as a memory size; write bytes "
+                             f"(e.g. '1000000') or a number with a unit: "
+                             + ", ".join(u for u in ("KB", "MB", "GB", "TB", "KiB", "MiB",
+                                                     "GiB", "TiB")))
+        value = float(m.group(1)) * unit
+    if value != value or value <= 0 or value == float("inf"):
+        raise ValueError(f"{where}: a memory budget must be a positive number of bytes, "
+                         f"got {value!r}")
+    return int(value)
+
+
+@contextlib.contextmanager
+def budget_scope(nbytes):
+    """Compiles inside this scope plan within ``nbytes`` (None: no budget)."""
+    token = _BUDGET.set(nbytes)
+    try:
+        yield
+    finally:
+        _BUDGET.reset(token)
+
+
+def current_budget():
+    return _BUDGET.get()
+
+
+def peak_bytes(prog):
+    """The peak memory of a planned program, as ``memory_analysis`` reports it."""
+    return memory_stats(prog).peak_memory_in_bytes
+
+
+def plan_within_budget(module, budget, donated, target):
+    """The plan of ``module`` whose peak is at most ``budget`` bytes with the fewest
+    recomputed flops (the plain plan when it fits). Raises MemoryBudgetError."""
+    base = build_program(module, donated, target)
+    base_peak = peak_bytes(base)
+    if base_peak <= budget:
+        return base
+    _check_concrete(module)
+    joint = _JointGraph(module)
+    best, smallest = None, base_peak
+    for recompute in joint.candidate_cuts():
+        if not recompute:
+            continue
+        rewritten, flops, late = joint.rewrite(recompute)
+        prog = build_program(rewritten, donated, target, _phased_fusion(late))
+        peak = peak_bytes(prog)
+        smallest = min(smallest, peak)
+        if peak <= budget and (best is None or flops < best[0]):
+            best = (flops, prog)
+    if best is None:
+        raise MemoryBudgetError(
+            f"jit(memory_budget={budget}): program {module.name!r} needs at least "
+            f"{smallest} bytes ({smallest / 2 ** 20:.1f} MiB) with every recomputation "
+            f"tried (without any: {base_peak} bytes); its arguments and outputs alone take "
+            f"{_fixed_bytes(base)} bytes. Raise the budget to {smallest} or more, or "
+            f"shrink the program (smaller batch, fewer parameters).")
+    return best[1]
+
+
+def _fixed_bytes(prog):
+    s = memory_stats(prog)
+    return s.argument_size_in_bytes + s.output_size_in_bytes - s.alias_size_in_bytes
+
+
+def _check_concrete(module):
+    for i in module.instrs:
+        if not all(isinstance(d, int) for d in i.shape):
+            raise ValueError(f"jit(memory_budget=...): program {module.name!r} has symbolic "
+                             f"shapes (e.g. {i.shape}); a memory budget needs concrete "
+                             f"shapes: drop polymorphic_shapes or the budget")
+
+
+def nbytes(i):
+    n = i.dtype.itemsize
+    for d in i.shape:
+        n *= d
+    return n
+
+
+def flops(i):
+    """Floating-point operations of recomputing ``i``: ``2*M*N*K`` for a dot, one per
+    result element otherwise."""
+    n = 1
+    for d in i.shape:
+        n *= d
+    if i.opcode == "dot":
+        (lc, _), _ = i.attrs["dimension_numbers"]
+        k = 1
+        for d in lc:
+            k *= concrete(i.operands[0].shape[d], {})
+        return 2 * n * k
+    return n
+
+
+class _JointGraph:
+    """The program split at its peak of live bytes into early and late parts."""
+
+    def __init__(self, module):
+        self.module = module
+        instrs = module.instrs
+        self.pos = {i.id: n for n, i in enumerate(instrs)}
+        self.outputs = {o.id for o in module.outputs}
+        last = {}
+        for n, i in enumerate(instrs):
+            for o in i.operands:
+                last[o.id] = n
+        for o in self.outputs:
+            last[o] = len(instrs)
+        delta = [0] * (len(instrs) + 2)
+        for n, i in enumerate(instrs):
+            if i.opcode in _NOT_RECOMPUTABLE - {"get"} or i.id not in last:
+                continue
+            delta[n + 1] += nbytes(i)           # live after it is made ...
+            delta[last[i.id] + 1] -= nbytes(i)  # ... through its last reader
+        live, best, self.boundary = 0, -1, len(instrs)
+        for n in range(len(instrs)):
+            live += delta[n]
+            if live > best:
+                best, self.boundary = live, n
+        early = instrs[:self.boundary]
+        late_reads = {o.id for i in instrs[self.boundary:] for o in i.operands}
+        self.residuals = [i for i in early if i.id in late_reads]
+        # the early instructions the residuals depend on
+        need, stack = {}, list(self.residuals)
+        while stack:
+            i = stack.pop()
+            if i.id in need:
+                continue
+            need[i.id] = i
+            stack.extend(o for o in i.operands if self.pos[o.id] < self.boundary)
+        self.nodes = sorted(need.values(), key=lambda i: self.pos[i.id])
+
+    def _free(self, i):
+        return i.opcode in ("parameter", "constant") or i.id in self.outputs
+
+    def candidate_cuts(self):
+        """Recompute sets, from the least recomputation to the most (step 3)."""
+        cheap = [i for i in self.nodes if i.opcode != "dot"]
+        yield self.min_cut(allowed=cheap, checkpoints=())
+        heavy = [i for i in self.nodes if not self._free(i) and
+                 i.opcode not in _NOT_RECOMPUTABLE]
+        total = sum(nbytes(i) for i in heavy)
+        smallest = min((nbytes(i) for i in heavy), default=1) or 1
+        tau, seen = total, set()
+        while tau >= smallest:
+            checkpoints = self._checkpoints(heavy, tau)
+            key = frozenset(i.id for i in checkpoints)
+            if key not in seen:
+                seen.add(key)
+                yield self.min_cut(allowed=self.nodes, checkpoints=checkpoints)
+            tau /= 2 ** 0.5
+
+    @staticmethod
+    def _checkpoints(heavy, tau):
+        out, run = [], 0
+        for i in heavy:
+            run += nbytes(i)
+            if run >= tau:
+                out.append(i)
+                run = 0
+        return out
+
+    def min_cut(self, allowed, checkpoints):
+        """The early instructions to recompute (step 2): ids whose ``v_in`` is on the
+        sink side of a minimum cut."""
+        allowed = {i.id for i in allowed}
+        free = {i.id for i in checkpoints}
+        # integer capacities (exact max-flow): a kept byte costs more than all the
+        # recomputation together, which only breaks ties between cuts of equal bytes
+        per_byte = sum(flops(i) for i in self.nodes) + 1
+        g = _FlowGraph()
+        for i in self.nodes:
+            vin, vout = ("in", i.id), ("out", i.id)
+            if self._free(i) or i.opcode in _NOT_RECOMPUTABLE or i.id not in allowed:
+                g.add("s", vin, INF)
+            else:
+                g.add("s", vin, flops(i))
+            g.add(vin, vout, 0 if (self._free(i) or i.id in free) else nbytes(i) * per_byte)
+            for o in i.operands:
+                if self.pos[o.id] < self.boundary:
+                    g.add(("out", o.id), vin, INF)
+        for r in self.residuals:
+            g.add(("out", r.id), "t", INF)
+        source_side = g.min_cut("s", "t")
+        return {i.id for i in self.nodes if ("in", i.id) not in source_side}
+
+    def rewrite(self, recompute):
+        """(module, recomputed flops, late ids): late readers of recomputed values read a copy made
+        just before the first of them (step 4)."""
+        by_id = {i.id: i for i in self.nodes}
+        vmap, copies, instrs, total = {}, {}, [], 0
+
+        def copy_of(root):
+            nonlocal total
+            stack = [root]
+            while stack:
+                i = stack[-1]
+                if i.id in copies:
+                    stack.pop()
+                    continue
+                todo = [o for o in i.operands if o.id in recompute and o.id not in copies]
+                if todo:
+                    stack.extend(todo)
+                    continue
+                stack.pop()
+                ops = tuple(copies[o.id] if o.id in recompute else vmap.get(o.id, o)
+                            for o in i.operands)
+                c = hlo.Instr(i.opcode, ops, i.shape, i.dtype, **i.attrs)
+                instrs.append(c)
+                copies[i.id] = c
+                total += flops(i)
+            return copies[root.id]
+
+        late = set()    # ids of the late part's instructions (copies included)
+        for n, i in enumerate(self.module.instrs):
+            mark = len(instrs)
+            if n >= self.boundary:
+                ops = tuple(copy_of(by_id[o.id]) if o.id in recompute else vmap.get(o.id, o)
+                            for o in i.operands)
+            else:
+                ops = tuple(vmap.get(o.id, o) for o in i.operands)
+            cur = i if all(a is b for a, b in zip(ops, i.operands)) else \
+                hlo.Instr(i.opcode, ops, i.shape, i.dtype, **i.attrs)
+            vmap[i.id] = cur
+            instrs.append(cur)
+            if n >= self.boundary:
+                late.update(c.id for c in instrs[mark:])
+        outs = [vmap.get(o.id, o) for o in self.module.outputs]
+        module, _ = dce(hlo.HloModule(self.module.name, self.module.params, instrs, outs))
+        return module, total, frozenset(late)
+
+
+def _phased_fusion(late):
+    """A FusionDecision that never merges a kernel of the late part (``late``: instr
+    ids) with one of the early part: a sibling merge of a recomputed kernel with the
+    forward kernel of the same layer (they read the same bias) would run the
+    recomputation in the forward pass again, and keep its result alive throughout."""
+
+    class PhasedFusion(FusionDecision):
+        def _can_merge(self, a, b):
+            phase_a = any(r.id in late for r in self.groups[a])
+            phase_b = any(r.id in late for r in self.groups[b])
+            return phase_a == phase_b and super()._can_merge(a, b)
+
+    return PhasedFusion
+
+
+class _FlowGraph:
+    """A directed graph with integer capacities; :meth:`min_cut` by Edmonds-Karp (BFS
+    augmenting paths). Small graphs (two nodes per early instruction)."""
+
+    def __init__(self):
+        self.cap = collections.defaultdict(dict)
+
+    def add(self, u, v, c):
+        self.cap[u][v] = self.cap[u].get(v, 0) + c
+        self.cap[v].setdefault(u, 0)
+
+    def min_cut(self, s, t):
+        """The nodes on the source side of a minimum s-t cut."""
+        cap = self.cap
+        while True:
+            parent = {s: None}
+            queue = collections.deque([s])
+            while queue and t not in parent:
+                u = queue.popleft()
+                for v, c in cap[u].items():
+                    if c > 0 and v not in parent:
+                        parent[v] = u
+                        queue.append(v)
+            if t not in parent:
+                return set(parent)
+            path, v = [], t
+            while parent[v] is not None:
+                path.append((parent[v], v))
+                v = parent[v]
+            push = min(cap[u][v] for u, v in path)
+            if push >= INF:
+                raise RuntimeError("remat: infinite cut (a late reader of a value that "
+                                   "cannot be kept)")  # pragma: no cover
+            for u, v in path:
+                cap[u][v] -= push
+                cap[v][u] += push
+
+
+__all__ = ["MemoryBudgetError", "budget_scope", "current_budget", "parse_budget",
+           "plan_within_budget"]
