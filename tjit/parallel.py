@@ -131,9 +131,6 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
 
     @functools.wraps(fun)
     def pmapped(*args, **kwargs):
-        if kwargs:
-            raise TypeError(f"{where}: pass the arguments positionally (pmap maps keyword "
-                            f"arguments along axis 0 in JAX; give them positionally here)")
         static_vals = tuple((i, args[i]) for i in statics if i < len(args))
         dyn = [a for i, a in enumerate(args) if i not in statics]
         dyn_in_axes = in_axes
@@ -143,22 +140,24 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
                                  f"function got {len(args)} positional arguments")
             dyn_in_axes = tuple(a for i, a in enumerate(in_axes) if i not in statics)
 
-        def with_statics(*dyn_args):
+        def with_statics(*dyn_args, **kw):
             it = iter(dyn_args)
             full = [dict(static_vals)[i] if i in statics else next(it)
                     for i in range(len(args))]
-            return fun(*full)
+            return fun(*full, **kw)
         with_statics.__name__ = fname
 
-        leaves, tree = tree_flatten(tuple(dyn))
-        labels = _Labels(fun, (tuple(dyn), {}))
-        axes = _flatten_axes(_AxesSpec(dyn_in_axes), tuple(dyn), len(leaves), "in_axes",
-                             where, labels, "the positional arguments")
+        # as JAX: keyword arguments are mapped along their leading axis
+        leaves, tree = tree_flatten((tuple(dyn), kwargs))
+        n_kw = len(tree_flatten(kwargs)[0])
+        labels = _Labels(fun, (tuple(dyn), kwargs))
+        axes = _flatten_axes(_AxesSpec(dyn_in_axes), tuple(dyn), len(leaves) - n_kw,
+                             "in_axes", where, labels, "the positional arguments") + [0] * n_kw
         n = _mapped_size(leaves, axes, axis_size, where)
         devs = _devices_for(n, devices, backend, where)
         if any(isinstance(x, Tracer) for x in leaves):
             return vmap(with_statics, in_axes=dyn_in_axes, out_axes=out_axes,
-                        axis_name=name, axis_size=axis_size)(*dyn)
+                        axis_name=name, axis_size=axis_size)(*dyn, **kwargs)
         key = (tree, tuple((tuple(get_aval(x).shape), get_aval(x).dtype, ax)
                            for x, ax in zip(leaves, axes)), _static_key(static_vals, where),
                n, backend)
@@ -167,8 +166,11 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
         if entry is None:
             slices = [ShapeDtypeStruct(_drop(get_aval(x).shape, ax), get_aval(x).dtype,
                                        get_aval(x).weak_type) for x, ax in zip(leaves, axes)]
-            entry = compile_spmd(lambda *flat: with_statics(*tree_unflatten(tree, flat)),
-                                 {name: n}, slices, backend or "cpu")
+            def per_device_fun(*flat):
+                a, kw = tree_unflatten(tree, flat)
+                return with_statics(*a, **kw)
+            per_device_fun.__name__ = fname
+            entry = compile_spmd(per_device_fun, {name: n}, slices, backend or "cpu")
             with lock:
                 cache[key] = entry
         per_device = [[_slice(x, ax, r) for x, ax in zip(leaves, axes)] for r in range(n)]

@@ -193,3 +193,14 @@ def test_divergent_collectives_raise_instead_of_hanging(devices):
         tjit.pmap(lambda x: lax.cond(x > 1, lambda v: lax.psum(v, "i"),
                                      lambda v: lax.all_gather(v, "i")[0], x),
                   axis_name="i")(X)
+
+
+def test_pmap_pytrees_and_keyword_arguments(devices):
+    X = _inputs(8)
+    out = tjit.pmap(lambda p, *, scale: {"s": lax.psum(p["a"] * scale, "i"),
+                                         "i": lax.axis_index("i")},
+                    axis_name="i")({"a": X}, scale=np.arange(N, dtype=np.float32))
+    want = (X * np.arange(N, dtype=np.float32)[:, None, None]).sum(0)
+    np.testing.assert_allclose(np.asarray(out["s"]), np.broadcast_to(want, X.shape),
+                               rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(np.asarray(out["i"]), np.arange(N))
