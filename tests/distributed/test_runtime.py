@@ -70,7 +70,12 @@ except td.DistributedError as e:
     errs["shard_map_before"] = str(e)
 report(rank=rank, before_index=tjit.process_index(), before_count=tjit.process_count(),
        initialized_before=td.is_initialized())
-td.initialize()
+for kw in ({"num_processes": 3}, {"process_id": 1 - rank}, {"coordinator_address": "h:1"}):
+    try:
+        td.initialize(**kw)
+    except ValueError as e:
+        errs.setdefault("jax_args", []).append(str(e))
+td.initialize(num_processes=2, process_id=rank)
 try:
     td.initialize()
 except td.DistributedError as e:
@@ -153,6 +158,8 @@ def test_initialize_process_index_global_arrays_and_errors(tmp_path):
         assert f"rank {rank} of 2" in r["errs"]["before"]
         assert (r["index"], r["count"]) == (rank, 2)
         assert "already called" in r["errs"]["twice"]
+        assert [("rank %d of 2" % rank) in e for e in r["errs"]["jax_args"]] == [1, 1, 0]
+        assert "start them with mpiexec" in r["errs"]["jax_args"][2]
         assert r["global_ids"] == [0, 1] and r["local_ids"] == [rank]
         assert r["processes"] == [0, 1]
         assert r["g_shape"] == [6, 2]

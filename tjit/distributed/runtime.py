@@ -54,12 +54,17 @@ def _import_mpi():
     return MPI
 
 
-def initialize(communicator=None):
+def initialize(communicator=None, *, num_processes=None, process_id=None,
+               coordinator_address=None):
     """Join this process to a multi-process run, as ``jax.distributed.initialize()``.
 
     Args:
       communicator: an mpi4py communicator whose processes take part (default: MPI's
         world communicator, i.e. every process that ``mpiexec -n N`` started).
+      num_processes, process_id: JAX's arguments; MPI's launcher decides both, so when
+        given they are checked against the communicator's size and this process's rank.
+      coordinator_address: JAX's coordinator; MPI needs none (its launcher connects the
+        processes), so giving one is an error that says how to launch.
 
     Afterwards ``tjit.process_index()``/``tjit.process_count()`` are this process's rank
     and the communicator's size, collectives over a mesh of processes (``shard_map``,
@@ -86,6 +91,19 @@ def initialize(communicator=None):
                 f"tjit.distributed.initialize: communicator must be an mpi4py intra-"
                 f"communicator (e.g. MPI.COMM_WORLD or a Split of it), got "
                 f"{type(communicator).__name__}")
+        if coordinator_address is not None:
+            raise ValueError(
+                f"tjit.distributed.initialize: coordinator_address={coordinator_address!r} "
+                f"is not used: tjit's processes find each other through MPI; start them "
+                f"with mpiexec (mpiexec -n 4 python train.py) and call initialize() "
+                f"without it")
+        rank, size = communicator.Get_rank(), communicator.Get_size()
+        if (num_processes is not None and num_processes != size) or (
+                process_id is not None and process_id != rank):
+            raise ValueError(
+                f"tjit.distributed.initialize: num_processes={num_processes}, process_id="
+                f"{process_id} but MPI started this process as rank {rank} of {size}; "
+                f"launch with mpiexec -n {num_processes or size}, or leave them out")
         st = _Runtime(communicator, mpi)
         _check_same_local_device_count(st)
         _STATE = st
