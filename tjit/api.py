@@ -30,6 +30,7 @@ did on backends without donation support, and deletes nothing.
 """
 
 import functools
+import os
 import sys
 import threading
 import warnings
@@ -58,8 +59,13 @@ from tjit.tracing.jaxpr_trace import trace_to_jaxpr
 from tjit.tracing.shapes import check_spec, parse_spec, shape_str, symbol
 from tjit.tracing.tree_util import tree_flatten, tree_unflatten
 from tjit.transforms import passes
+from tjit.xla_like import remat as _remat
 
 _SCALAR_TYPES = (bool, int, float, complex)
+
+
+#: The default ``memory_budget`` of every new ``jit`` (bytes, "2GB", "512MiB", ...).
+MEMORY_BUDGET_ENV = "TJIT_MEMORY_BUDGET"
 
 
 class ShapeDtypeStruct:
@@ -203,7 +209,7 @@ class Jitted:
 
     def __init__(self, fun, static_argnums=(), static_argnames=(), donate_argnums=(),
                  donate_argnames=(), polymorphic_shapes=None, backend=None, op="jit",
-                 device=None, dynamic_shapes=None):
+                 device=None, dynamic_shapes=None, memory_budget=None):
         if not callable(fun):
             raise TypeError(f"{op}: expected a callable, got {type(fun).__name__}")
         functools.update_wrapper(self, fun)
@@ -238,6 +244,11 @@ class Jitted:
         self._has_static = bool(self.sig.static_argnums or self.sig.static_argnames)
         if dynamic_shapes is None:
             dynamic_shapes = _dyn.enabled_by_default()
+        # bytes, or None (xla_like/remat.py); a budget is planned at concrete shapes
+        self.memory_budget = _memory_budget(memory_budget, polymorphic_shapes, where) \
+            if op == "jit" else None
+        if self.memory_budget is not None:
+            dynamic_shapes = False
         # automatic dynamic shapes (dynamic_shapes.py); explicit polymorphic_shapes win
         self._dynamic = bool(dynamic_shapes) and polymorphic_shapes is None and op == "jit"
         self._families = {}    # family key (all but the sizes) -> _dyn.Family
@@ -448,7 +459,8 @@ class Jitted:
             rec.what.append("compile")
             donated = self._donated_leaves(treedef)
             with rec.stage("compile"):
-                exe = compile_jaxpr(closed, self.backend, in_specs, donated)
+                exe = _compile_within(self.memory_budget, self.__name__, closed,
+                                      self.backend, in_specs, donated)
             self.compile_count += 1
             rec.notes.append(_kernel_note(stats))
         donation = _Donation.setup(exe, donated, closed, _leaf_names(treedef, self.sig),
@@ -632,13 +644,14 @@ class Jitted:
                                      self.backend, self.device))
         if entry is not None:   # the program calls of these sizes run: already traced
             return Lowered(entry.closed_jaxpr, entry.out_tree, self.backend, entry.in_specs,
-                           self.__name__, donated, names)
+                           self.__name__, donated, names, self.memory_budget)
         with compile_log.recording(self.__name__, "lower()") as rec:
             rec.what.append("trace")
             closed, out_tree = self._trace(dyn_args, dyn_kwargs, statics, treedef, sig)
         in_specs = [s[0] if s[3] is not None else None for s in sig] \
             if self.polymorphic_shapes is not None else None
-        return Lowered(closed, out_tree, self.backend, in_specs, self.__name__, donated, names)
+        return Lowered(closed, out_tree, self.backend, in_specs, self.__name__, donated, names,
+                       self.memory_budget)
 
     def trace(self, *args, **kwargs):
         return self.lower(*args, **kwargs)
@@ -729,7 +742,7 @@ class Lowered:
     """A traced program: ``.as_text()`` prints it, ``.compile()`` builds it."""
 
     def __init__(self, closed_jaxpr, out_tree, backend, in_specs, name, donated=(),
-                 leaf_names=None):
+                 leaf_names=None, memory_budget=None):
         self.jaxpr = closed_jaxpr
         self.out_tree = out_tree
         self.backend = backend
@@ -737,6 +750,7 @@ class Lowered:
         self.name = name
         self.donated = tuple(donated)   # flat positions of donated leaves
         self.leaf_names = leaf_names
+        self.memory_budget = memory_budget
 
     def as_text(self):
         return str(self.jaxpr)
@@ -753,8 +767,8 @@ class Lowered:
         with compile_log.recording(self.name, "Lowered.compile()") as rec:
             rec.what.append("compile")
             with rec.stage("compile"):
-                exe = compile_jaxpr(self.jaxpr, backend or self.backend, self.in_specs,
-                                    self.donated)
+                exe = _compile_within(self.memory_budget, self.name, self.jaxpr,
+                                      backend or self.backend, self.in_specs, self.donated)
         return Compiled(exe, self)
 
     @property
@@ -862,6 +876,32 @@ def _as_output(o, dtype):
     return np.asarray(o, dtype)
 
 
+def _memory_budget(value, polymorphic_shapes, where):
+    """``jit(memory_budget=)`` in bytes, else ``TJIT_MEMORY_BUDGET``'s, else None."""
+    if value is None:
+        env = os.environ.get(MEMORY_BUDGET_ENV, "").strip()
+        # (a polymorphic program has no one peak: the default does not apply to it)
+        if not env or polymorphic_shapes is not None:
+            return None
+        return _remat.parse_budget(env, f"{MEMORY_BUDGET_ENV}={env!r}")
+    if polymorphic_shapes is not None:
+        raise ValueError(f"{where}: memory_budget needs concrete shapes (the peak of a "
+                         f"polymorphic program depends on its sizes); drop "
+                         f"polymorphic_shapes or memory_budget")
+    return _remat.parse_budget(value, f"{where}: memory_budget")
+
+
+def _compile_within(budget, name, closed, backend, in_specs, donated):
+    """``compile_jaxpr`` with the program planned within ``budget`` bytes (None: none)."""
+    if budget is None:
+        return compile_jaxpr(closed, backend, in_specs, donated)
+    try:
+        with _remat.budget_scope(budget):
+            return compile_jaxpr(closed, backend, in_specs, donated)
+    except _remat.MemoryBudgetError as e:
+        raise _remat.MemoryBudgetError(f"jit({name}): {e}") from None
+
+
 class _Donation:
     """Donation at run time for one compiled signature: which buffers to hand over,
     which Arrays to delete, the warnings."""
@@ -961,7 +1001,7 @@ def _sole_owner(x):
 
 def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=None,
         donate_argnames=None, polymorphic_shapes=None, backend=None, device=None,
-        dynamic_shapes=None, **unsupported):
+        dynamic_shapes=None, memory_budget=None, **unsupported):
     """Trace ``fun`` once per input signature and run the traced program.
 
     Args:
@@ -986,6 +1026,15 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
         more with those dims symbolic, and later sizes of them run with no trace and no
         compile (sizes 0 and 1 are specialized; see ``tjit/dynamic_shapes.py``). False:
         one trace and compile per input shape, as JAX. Ignored with polymorphic_shapes.
+      memory_budget: tjit extension. Bytes (an int, or a string such as ``"2GB"``,
+        ``"512MiB"``) that the program's peak memory
+        (``memory_analysis().peak_memory_in_bytes``) must not exceed: the compiler
+        recomputes forward values in the backward pass instead of keeping them, with
+        the fewest recomputed flops that fit (``tjit/xla_like/remat.py``); a budget
+        that cannot be met raises ``MemoryBudgetError`` (a ValueError) with the
+        smallest peak reachable. Default: ``TJIT_MEMORY_BUDGET`` when set (not for
+        polymorphic_shapes), else none (plans unchanged). A budget turns automatic
+        dynamic shapes off (peaks are planned at concrete shapes).
     """
     if unsupported:
         bad = ", ".join(sorted(unsupported))
@@ -996,9 +1045,11 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
                                  static_argnames=static_argnames,
                                  donate_argnums=donate_argnums, donate_argnames=donate_argnames,
                                  polymorphic_shapes=polymorphic_shapes, backend=backend,
-                                 device=device, dynamic_shapes=dynamic_shapes)
+                                 device=device, dynamic_shapes=dynamic_shapes,
+                                 memory_budget=memory_budget)
     return Jitted(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
-                  polymorphic_shapes, backend, device=device, dynamic_shapes=dynamic_shapes)
+                  polymorphic_shapes, backend, device=device, dynamic_shapes=dynamic_shapes,
+                  memory_budget=memory_budget)
 
 
 def make_jaxpr(fun, static_argnums=(), return_shape=False, polymorphic_shapes=None):

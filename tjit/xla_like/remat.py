@@ -140,11 +140,11 @@ def plan_within_budget(module, budget, donated, target):
             best = (flops, prog)
     if best is None:
         raise MemoryBudgetError(
-            f"jit(memory_budget={budget}): program {module.name!r} needs at least "
-            f"{smallest} bytes ({smallest / 2 ** 20:.1f} MiB) with every recomputation "
-            f"tried (without any: {base_peak} bytes); its arguments and outputs alone take "
-            f"{_fixed_bytes(base)} bytes. Raise the budget to {smallest} or more, or "
-            f"shrink the program (smaller batch, fewer parameters).")
+            f"memory_budget={budget} bytes cannot be met: the smallest peak reachable by "
+            f"recomputation is {smallest} bytes ({smallest / 2 ** 20:.1f} MiB; without "
+            f"recomputation {base_peak}), of which arguments and outputs take "
+            f"{_fixed_bytes(base)}. Raise the budget to at least {smallest} bytes, or "
+            f"shrink the program (a smaller batch, fewer parameters).")
     return best[1]
 
 
@@ -156,9 +156,9 @@ def _fixed_bytes(prog):
 def _check_concrete(module):
     for i in module.instrs:
         if not all(isinstance(d, int) for d in i.shape):
-            raise ValueError(f"jit(memory_budget=...): program {module.name!r} has symbolic "
-                             f"shapes (e.g. {i.shape}); a memory budget needs concrete "
-                             f"shapes: drop polymorphic_shapes or the budget")
+            raise ValueError(f"memory_budget: the program has symbolic shapes (e.g. "
+                             f"{i.shape}); a memory budget needs concrete shapes: drop "
+                             f"polymorphic_shapes or the budget")
 
 
 def nbytes(i):
