@@ -115,3 +115,34 @@ def test_collectives_inside_control_flow_bodies():
     index = tjit.vmap(lambda x: lax.fori_loop(0, 3, lambda i, c: c + lax.axis_index("i"), 0),
                       axis_name="i")(X)
     np.testing.assert_array_equal(np.asarray(index), 3 * np.arange(4))
+
+
+def test_gather_and_scatter_over_two_names():
+    X = np.random.default_rng(9).standard_normal((3, 2, 6, 2)).astype(np.float32)
+    flat = X.reshape(6, 6, 2)              # member (i, j) is row i * 2 + j
+
+    def nested(f):
+        return np.asarray(tjit.vmap(tjit.vmap(f, axis_name="j"), axis_name="i")(X))
+
+    gathered = nested(lambda x: lax.all_gather(x, ("i", "j"), axis=1))
+    np.testing.assert_allclose(gathered, np.broadcast_to(np.moveaxis(flat, 0, 1),
+                                                         (3, 2, 6, 6, 2)))
+    tiled = nested(lambda x: lax.all_gather(x, ("i", "j"), tiled=True))
+    np.testing.assert_allclose(tiled, np.broadcast_to(flat.reshape(36, 2), (3, 2, 36, 2)))
+    scattered = nested(lambda x: lax.psum_scatter(x, ("i", "j")))
+    np.testing.assert_allclose(scattered.reshape(6, 2), flat.sum(0), rtol=1e-5, atol=1e-5)
+    blocks = nested(lambda x: lax.psum_scatter(x[:, :1], ("j", "i"), scatter_dimension=0,
+                                               tiled=True))
+    # ("j", "i"): j is major, so member (i, j) gets row j * 3 + i of the sum
+    total = flat[:, :, :1].sum(0)
+    np.testing.assert_allclose(blocks[:, :, 0, 0], total[:, 0].reshape(2, 3).T,
+                               rtol=1e-5, atol=1e-5)
+
+
+def test_gather_over_pmap_and_vmap_names():
+    from tjit.devices.backend import cpu_device_count
+    X = np.random.default_rng(10).standard_normal((2, 3, 4)).astype(np.float32)
+    f = tjit.vmap(lambda x: lax.all_gather(x, ("i", "j")), axis_name="j")
+    with cpu_device_count(2):
+        got = tjit.pmap(f, axis_name="i")(X)
+    np.testing.assert_allclose(np.asarray(got), np.broadcast_to(X.reshape(6, 4), (2, 3, 6, 4)))

@@ -12,7 +12,7 @@ import numpy as np
 from tjit.lax._elementwise import asarray_for_lax
 from tjit.primitives import collectives as C
 from tjit.primitives.elementwise import convert_element_type_p
-from tjit.primitives.structural import expand_dims_p, squeeze_p
+from tjit.primitives.structural import expand_dims_p, reshape_p, squeeze_p
 from tjit.tracing import dtypes
 from tjit.tracing.axis_env import axes_size, canonical_axes
 from tjit.tracing.core import Tracer
@@ -89,6 +89,10 @@ def axis_index(axis_name):
     return out
 
 
+def _reshape(v, shape):
+    return reshape_p.bind(v, new_sizes=tuple(shape), dimensions=None)
+
+
 def _axis(where, what, axis, ndim):
     if not -ndim <= axis < ndim:
         raise ShapeError(f"{where}: {what}={axis} is out of range for an operand of rank "
@@ -107,8 +111,15 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
     for v in leaves:
         v = asarray_for_lax(v)
         a = _axis("all_gather", "axis", axis, v.ndim if tiled else v.ndim + 1)
-        outs.append(C.all_gather_p.bind(v, axes=axes, all_gather_dimension=a, axis_size=n,
-                                        tiled=bool(tiled)))
+        # several names: gather over each, the last (minor) one first, so the first name
+        # ends up major (one name per primitive, so every runtime serves it)
+        for name in reversed(axes):
+            v = C.all_gather_p.bind(v, axes=(name,), all_gather_dimension=a,
+                                    axis_size=axes_size((name,)), tiled=bool(tiled))
+        if not tiled and len(axes) > 1:
+            s = tuple(v.shape)
+            v = _reshape(v, s[:a] + (n,) + s[a + len(axes):])
+        outs.append(v)
     return tree_unflatten(tree, outs)
 
 
@@ -124,8 +135,19 @@ def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, t
     for v in leaves:
         v = asarray_for_lax(v)
         d = _axis("psum_scatter", "scatter_dimension", scatter_dimension, v.ndim)
-        outs.append(C.psum_scatter_p.bind(v, axes=axes, scatter_dimension=d, axis_size=n,
-                                          tiled=bool(tiled)))
+        if len(axes) == 1:
+            outs.append(C.psum_scatter_p.bind(v, axes=axes, scatter_dimension=d, axis_size=n,
+                                              tiled=bool(tiled)))
+            continue
+        if not tiled and v.shape[d] != n:
+            raise ShapeError(f"psum_scatter: dim {d} of the operand (shape "
+                             f"{shape_str(v.shape)}) must equal the size {n} of axes {axes}; "
+                             f"use tiled=True to scatter blocks of a larger dim")
+        # several names: scatter blocks over each, the first (major) one first
+        for name in axes:
+            v = C.psum_scatter_p.bind(v, axes=(name,), scatter_dimension=d,
+                                      axis_size=axes_size((name,)), tiled=True)
+        outs.append(v if tiled else squeeze_p.bind(v, dimensions=(d,)))
     return tree_unflatten(tree, outs)
 
 
