@@ -144,6 +144,13 @@ try:
 except td.DistributedError as e:
     errs["shard_map_mismatch"] = str(e)
 report(rank=rank, errs=errs, ok_after=comm.allreduce(np.float32(rank + 1), "sum"))
+hook = sys.excepthook
+td.shutdown()
+after_shutdown = (td.is_initialized(), tjit.process_index(), tjit.process_count(),
+                  sys.excepthook is not hook)
+td.initialize()
+report(rank=rank, after_shutdown=after_shutdown,
+       again=(td.is_initialized(), tjit.process_index(), tjit.process_count()))
 '''
 
 
@@ -174,6 +181,9 @@ def test_initialize_process_index_global_arrays_and_errors(tmp_path):
         assert ("rank 0: allreduce sum float32[2, 3]; rank 1: allreduce sum float32[3, 3]"
                 in r["errs"]["shard_map_mismatch"]), r["errs"]["shard_map_mismatch"]
         assert r["ok_after"] == 3.0   # the run goes on after a detected mismatch
+        # shutdown: back to one process, the abort hook removed; initialize works again
+        assert r["after_shutdown"] == [False, 0, 1, True]
+        assert r["again"] == [True, rank, 2]
         assert not r["reused_while_alive"] and r["r1_after"] == [3.0] * 5
         assert r["r3"] == [2.0] * 5 and r["reused_after_release"]
         _check_dtypes(r["dt_results"], rank)
