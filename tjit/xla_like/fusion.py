@@ -373,16 +373,38 @@ class FusionDecision:
         return not any(self._reaches(b, g) for g in pa - {b}) and \
             not any(self._reaches(a, g) for g in pb - {a})
 
+    def _readers(self):
+        """value id -> groups reading it (as a materialized input), for the groups now."""
+        readers = {}
+        for g in self.groups:
+            for i in self.group_inputs(g):
+                readers.setdefault(i.id, set()).add(g)
+        return readers
+
     def _merge_row_producers(self):
         """A group feeding a consumer with the same space joins it (a row reduction
-        becomes a stage of its consumer; an elementwise value an extra output)."""
+        becomes a stage of its consumer; an elementwise value an extra output).
+        Consumers come from an index of readers (kept up to date across merges), not a
+        scan of every group: linear in the program's size."""
+        readers = self._readers()
         for gid in list(self.groups):
             if gid not in self.groups or any(
                     r.id in self.buffer_required for r in self.groups[gid]):
                 continue
-            for cons in sorted(self.groups, key=lambda g: self.order[g]):
-                if cons != gid and gid in self._producers(cons) and self._can_merge(cons, gid):
+            # the groups whose producers include gid: readers of one of its roots
+            consumers = set()
+            for r in self.groups[gid]:
+                consumers |= readers.get(r.id, set())
+            consumers.discard(gid)
+            for cons in sorted(consumers, key=lambda g: self.order[g]):
+                if self._can_merge(cons, gid):
+                    old = [i.id for g in (cons, gid) for i in self.group_inputs(g)]
                     self._merge(cons, gid)
+                    for v in old:
+                        readers[v].discard(cons)
+                        readers[v].discard(gid)
+                    for i in self.group_inputs(cons):
+                        readers.setdefault(i.id, set()).add(cons)
                     break
 
     def _merge_siblings(self):
@@ -392,11 +414,13 @@ class FusionDecision:
             changed = False
             gids = sorted(self.groups, key=lambda g: self.order[g])
             inputs = {g: {i.id for i in self.group_inputs(g)} for g in gids}
+            nodes = {g: self.group_nodes(g) for g in gids}
             for x in range(len(gids)):
                 for y in range(x + 1, len(gids)):
                     a, b = gids[x], gids[y]
-                    if inputs[a] & inputs[b] and not (
-                            a in self._producers(b) or b in self._producers(a)) \
+                    # (the size bound first: it is the cheap test that ends most pairs)
+                    if nodes[a] + nodes[b] <= MAX_KERNEL_NODES and inputs[a] & inputs[b] \
+                            and not (a in self._producers(b) or b in self._producers(a)) \
                             and self._can_merge(a, b):
                         self._merge(a, b)
                         changed = True
