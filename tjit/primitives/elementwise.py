@@ -113,7 +113,25 @@ round_p = unop("round", _round_impl, kind=REAL_FLOAT)
 
 exp_p = unop("exp", lambda xp, x: xp.exp(x), kind=FLOAT)
 exp2_p = unop("exp2", lambda xp, x: xp.exp2(x), kind=FLOAT)
-expm1_p = unop("expm1", lambda xp, x: xp.expm1(x), kind=FLOAT)
+
+
+def _expm1_impl(xp, x):
+    if not dtypes.is_complex(x.dtype):
+        return xp.expm1(x)
+    # e^(a+bi) - 1 = (expm1(a) cos b - 2 sin^2(b/2)) + i e^a sin b: accurate near 0 (away
+    # from it e^a cos b - 1, exactly -1 at a = -inf), and an imaginary part of +-0 stays
+    # exact (C99 Annex G / the Array API: expm1(+inf+0j) is +inf+0j, expm1(nan+0j) is
+    # nan+0j; NumPy's complex expm1 gives nan imaginary parts there)
+    x = xp.asarray(x)
+    a, b = x.real, x.imag
+    out = xp.empty(x.shape, x.dtype)
+    near_zero = xp.expm1(a) * xp.cos(b) - 2 * xp.sin(b / 2) ** 2
+    out.real = xp.where(xp.abs(a) < 1, near_zero, xp.exp(a) * xp.cos(b) - 1)  # -inf: -1
+    out.imag = xp.where(b == 0, b, xp.exp(a) * xp.sin(b))
+    return out
+
+
+expm1_p = unop("expm1", _expm1_impl, kind=FLOAT)
 log_p = unop("log", lambda xp, x: xp.log(x), kind=FLOAT)
 log1p_p = unop("log1p", lambda xp, x: xp.log1p(x), kind=FLOAT)
 sqrt_p = unop("sqrt", lambda xp, x: xp.sqrt(x), kind=FLOAT)
