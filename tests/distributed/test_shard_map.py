@@ -53,6 +53,19 @@ try:
     shard_map(lambda b: lax.psum(b, "j"), mesh, in_specs=P("i"), out_specs=P())(x)
 except NameError as e:
     out["unbound"] = str(e)
+# a pmap-style axis over every process: one communicator per local device
+from tjit.devices.collectives import bind_axis
+from tjit.distributed.process_axis import process_axis
+from tjit.parallel import compile_spmd
+size, comms = process_axis("p", 1)
+prog = compile_spmd(lambda v: lax.psum(v, "p") * lax.axis_size("p"), {"p": size},
+                    (np.float32(0),))
+with bind_axis("p", comms[0]):
+    out["process_axis"] = [size, float(prog(np.float32(rank + 1)))]
+try:
+    process_axis("p", 2)
+except NotImplementedError as e:
+    out["process_axis_error"] = str(e)
 report(rank=rank, **out)
 '''
 
@@ -85,6 +98,8 @@ def _check_collectives(res, n):
         assert r["replicated_type"] == "Array"
         assert "leaves out mesh axis 'i'" in r["check_rep_error"]
         assert "unbound axis name: j" in r["unbound"]
+        assert r["process_axis"] == [n, n * n * (n + 1) / 2]
+        assert f"mpiexec -n {2 * n}" in r["process_axis_error"]
 
 
 @requires_mpi
