@@ -442,7 +442,7 @@ class Jitted:
         if self.polymorphic_shapes is not None:
             in_specs = [s[0] if s[3] is not None else None for s in sig]
         elif pattern is not None:
-            in_specs = pattern.in_specs
+            in_specs, shapes = pattern.in_specs, [s[0] for s in sig]
             sig = [(dims, s[1], s[2]) for dims, s in zip(pattern.dims, sig)]
         if cause is None:
             cause = self._explain_miss(key, dyn_args, dyn_kwargs)
@@ -450,10 +450,10 @@ class Jitted:
         with compile_log.recording(self.__name__, cause) as rec:
             rec.what.append("trace")
             if pattern is not None:
-                with _dyn.guards_recorded() as seen:
+                with _dyn.questions_for(pattern, shapes) as asked:
                     closed, out_tree = self._trace(dyn_args, dyn_kwargs, statics, treedef,
                                                    sig)
-                _dyn.record_guards(pattern, seen.pairs)
+                pattern.add_guards(asked.guards)
             else:
                 closed, out_tree = self._trace(dyn_args, dyn_kwargs, statics, treedef, sig)
             rec.what.append("compile")
@@ -519,8 +519,11 @@ class Jitted:
             return self._fall_back(fam, key, how, e)
         with self._lock:
             fam.pattern, fam.entry = pattern, entry   # (the newest serves these shapes)
-            if fam.lookup(shapes) is entry:
+            served = fam.lookup(shapes) is entry
+            if served:
                 self._cache[key] = entry
+        if not served:  # (its guards hold at the traced sizes; a racing wider one may not)
+            return self._compile_once(key, *how, cause)
         return entry
 
     def _compile_pattern(self, fam, fkey, pattern, how, cause, names):
@@ -624,7 +627,7 @@ class Jitted:
             return flat
 
         self.trace_count += 1
-        with compile_log.stage("trace"):
+        with compile_log.stage("trace"), _dyn.questions_for_declared(in_avals, self.__name__):
             closed = trace_to_jaxpr(flat_fun, in_avals, self.__name__, names)
         if simplify:
             with compile_log.stage("simplify"):
@@ -899,7 +902,7 @@ def _compile_within(budget, name, closed, backend, in_specs, donated):
         with _remat.budget_scope(budget):
             return compile_jaxpr(closed, backend, in_specs, donated)
     except _remat.MemoryBudgetError as e:
-        raise _remat.MemoryBudgetError(f"jit({name}): {e}") from None
+        raise _remat.MemoryBudgetError(f"jit({name}): {e}", e.smallest_peak) from None
 
 
 class _Donation:

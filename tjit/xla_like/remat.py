@@ -74,7 +74,12 @@ _UNITS = {"": 1, "b": 1, "kb": 10 ** 3, "mb": 10 ** 6, "gb": 10 ** 9, "tb": 10 *
 
 
 class MemoryBudgetError(ValueError):
-    """No plan found keeps the program's peak memory within the budget."""
+    """No plan found keeps the program's peak memory within the budget;
+    ``smallest_peak``: the smallest peak (bytes) of the plans tried."""
+
+    def __init__(self, message, smallest_peak):
+        super().__init__(message)
+        self.smallest_peak = smallest_peak
 
 
 def parse_budget(value, where="memory_budget"):
@@ -144,7 +149,7 @@ def plan_within_budget(module, budget, donated, target):
             f"recomputation is {smallest} bytes ({smallest / 2 ** 20:.1f} MiB; without "
             f"recomputation {base_peak}), of which arguments and outputs take "
             f"{_fixed_bytes(base)}. Raise the budget to at least {smallest} bytes, or "
-            f"shrink the program (a smaller batch, fewer parameters).")
+            f"shrink the program (a smaller batch, fewer parameters).", smallest)
     return best[1]
 
 
