@@ -14,17 +14,25 @@ broadcasts, a size-0 one is empty, so code traced for a size symbol ``s`` assume
 
 Where the function's Python code needs a size the symbolic trace cannot decide (an
 ``if`` on ``x.shape[0] > 3``, ``range(x.shape[0])``, ``int(...)`` of a size, NumPy on
-a shape), the symbolic trace raises; the family then falls back to one program per
-shape (logged, see ``compile_log``). A direct ``==``/``!=`` between a size symbol and
-an int (``x.shape[0] == 5``, ``x.shape == (5, 3)``, ``n in (4, 5)``) does not raise
-in sympy (it answers "not equal"), so it is recorded as a guard: the program is used
-only for sizes that keep that answer, the others get a concrete program. Comparisons of
-expressions of sizes (``x.shape[0] % 2 == 0``) are not guarded (sympy's ``==`` on an
-expression is structural): such code should use ``dynamic_shapes=False``.
+a shape, a dict or set lookup keyed by a size), the symbolic trace raises; the family
+then falls back to one program per shape (logged, see ``compile_log``).
+
+Equality and truthiness of sizes and of expressions of sizes (``x.shape[0] == 5``,
+``x.shape == (5, 3)``, ``n in (4, 5)``, ``n % 2 == 0``, ``n // 2 != 3``, ``if n - 1:``,
+``a.shape[0] == b.shape[0]``) are answered for the traced call's actual sizes and kept
+as guards (``tracing/size_questions.py``: sympy alone would answer them structurally,
+False for every size, and the program would be silently wrong at the sizes where the
+true answer differs). A program serves only sizes whose answers all agree with its
+guards; the others get a program for their exact shapes.
+
+Why guards evaluated at call time rather than a fallback on any arithmetic on a size:
+``x.reshape(b * t, d)`` and ``x[: n // 2]`` are common and stay dynamic, and only code
+that branches on a size pays, by the sizes that branch the other way. Each guard is a
+size expression compiled to Python once (``plan.concrete``), about a microsecond per
+new size.
 """
 
-import contextvars
-import operator
+import contextlib
 import os
 import sys
 import traceback
@@ -32,7 +40,9 @@ import traceback
 import sympy
 
 from tjit.tracing.shapes import shape_str
+from tjit.tracing.size_questions import GuardingQuestions, RefusingQuestions
 from tjit.tracing.tree_util import keystr, tree_flatten_with_path
+from tjit.xla_like.plan import concrete
 
 #: ``TJIT_DYNAMIC_SHAPES=0`` turns automatic dynamic shapes off for every new ``jit``.
 ENV_VAR = "TJIT_DYNAMIC_SHAPES"
@@ -41,8 +51,6 @@ ENV_VAR = "TJIT_DYNAMIC_SHAPES"
 # matched against the pattern on every call (a few microseconds).
 MAX_CACHED_SIZES = 1024
 
-_GUARDS = contextvars.ContextVar("tjit_dim_guards", default=None)
-
 
 def enabled_by_default():
     return os.environ.get(ENV_VAR, "1").strip().lower() not in ("0", "false", "no", "off")
@@ -50,62 +58,43 @@ def enabled_by_default():
 
 class AutoDim(sympy.Symbol):
     """A size symbol made by automatic dynamic shapes (a positive integer, >= 2 in
-    every program that uses it). Comparing it with ``==`` to a Python or NumPy int
-    during a trace records the int as a guard (see the module docstring)."""
-
-    __hash__ = sympy.Symbol.__hash__
+    every program that uses it). What the user's code asks about it while tracing is
+    answered by ``tracing.size_questions`` (see the module docstring)."""
 
     def __new__(cls, name):
         return super().__new__(cls, name, integer=True, positive=True)
 
-    def __eq__(self, other):
-        return self._compared(other, sys._getframe(1))
 
-    def __ne__(self, other):
-        same = self._compared(other, sys._getframe(1))
-        return same if same is NotImplemented else not same
-
-    def _compared(self, other, caller):
-        same = sympy.Symbol.__eq__(self, other)
-        if not isinstance(other, sympy.Basic):
-            seen = _GUARDS.get()
-            # only the user's code: tjit's and sympy's own comparisons are made knowing
-            # that dims may be symbolic
-            if seen is not None and not _is_library(caller):
-                try:
-                    seen.add((self, operator.index(other)))
-                except TypeError:
-                    pass
-        return same
+def questions_for(pattern, shapes):
+    """The context that answers the user's questions about ``pattern``'s symbols during
+    its trace, for the call's actual ``shapes``; ``pattern.add_guards`` keeps them."""
+    env = {}
+    for pat, shp in zip(pattern.dims, shapes):
+        for p, v in zip(pat, shp):
+            if type(p) is not int:
+                env[p] = v
+    return GuardingQuestions(env, concrete)
 
 
-def _is_library(frame):
-    name = frame.f_globals.get("__name__", "")
-    return name.startswith(("tjit.", "sympy.")) or name in ("tjit", "sympy")
-
-
-class guards_recorded:
-    """Context manager: the ``(symbol, int)`` pairs compared with ``==`` inside it."""
-
-    def __enter__(self):
-        self.pairs = set()
-        self._token = _GUARDS.set(self.pairs)
-        return self
-
-    def __exit__(self, *exc):
-        _GUARDS.reset(self._token)
-        return False
+def questions_for_declared(in_avals, fname):
+    """The context that refuses the user's undecidable questions about user-declared
+    size symbols (``polymorphic_shapes``, symbolic ShapeDtypeStructs) during a trace:
+    one program serves every size, so no answer can be guarded."""
+    declared = {s for a in in_avals for d in a.shape if type(d) is not int
+                for s in d.free_symbols if not isinstance(s, AutoDim)}
+    return RefusingQuestions(declared, f"jit({fname})") if declared else \
+        contextlib.nullcontext()
 
 
 class Pattern:
-    """Per leaf, its dims: ints, or AutoDims for the dynamic positions; ``excluded``:
-    per symbol, the sizes the traced code compared it with (they get concrete programs)."""
+    """Per leaf, its dims: ints, or AutoDims for the dynamic positions; ``guards``: the
+    answers the traced code relied on (sizes that answer otherwise get other programs)."""
 
-    __slots__ = ("dims", "excluded", "in_specs")
+    __slots__ = ("dims", "guards", "in_specs")
 
     def __init__(self, dims):
         self.dims = dims
-        self.excluded = {}
+        self.guards = ()
         # what the backend binds at run time (None for leaves with no symbol)
         self.in_specs = [d if any(type(x) is not int for x in d) else None for d in dims]
 
@@ -126,10 +115,14 @@ class Pattern:
                     old = env.setdefault(p, v)
                     if old != v:
                         return None
-        for s, bad in self.excluded.items():
-            if env.get(s) in bad:
+        for g in self.guards:
+            if not g.holds(env, concrete):
                 return None
         return env
+
+    def add_guards(self, guards):
+        """Keep the answers of this pattern's trace (before the program is published)."""
+        self.guards = tuple(guards)
 
     def symbols(self):
         return [x for d in self.dims for x in d if type(x) is not int]
@@ -183,7 +176,8 @@ class Family:
         pattern = Pattern(tuple(dims))
         if self.pattern is not None and pattern.key() == self.pattern.key():
             return None, (f"new shape for arg {_first_leaf(shapes, self.ref, names)}: the "
-                          f"function compared a size with an int while tracing (guard "
+                          f"function's code asked about its sizes while tracing and this "
+                          f"size answers differently (the program assumed "
                           f"{_guard_text(self.pattern)}), so this size is specialized")
         return pattern, _cause(changed, self.ref, shapes, names, pattern)
 
@@ -196,7 +190,7 @@ def _first_leaf(shapes, ref, names):
 
 
 def _guard_text(pattern):
-    return ", ".join(f"{s} != {v}" for s, bad in pattern.excluded.items() for v in sorted(bad))
+    return "; ".join(g.text for g in pattern.guards)
 
 
 def _cause(changed, ref, shapes, names, pattern):
@@ -215,15 +209,6 @@ def _cause(changed, ref, shapes, names, pattern):
 def _pattern_text(pattern, names):
     return ", ".join(f"{n}: {shape_str(d)}" for n, d in zip(names, pattern.dims)
                      if any(type(x) is not int for x in d))
-
-
-def record_guards(pattern, pairs):
-    """Keep the sizes that traced code compared a symbol of ``pattern`` with (0 and 1
-    never reach the program)."""
-    mine = set(pattern.symbols())
-    for s, v in pairs:
-        if s in mine and v >= 2:
-            pattern.excluded.setdefault(s, set()).add(v)
 
 
 def leaf_names(dyn_args, dyn_kwargs, arg_name, dyn_positions):

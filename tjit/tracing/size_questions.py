@@ -1,0 +1,199 @@
+"""What the user's Python code learns about symbolic sizes while a function is traced.
+
+Dims of a symbolic trace are sympy expressions, and sympy answers ``==`` structurally:
+``x.shape[0] % 2 == 0`` is ``Mod(s0, 2) == 0``, which sympy calls False for every size,
+and a dict or set lookup hashes the expression, which matches no int key. A program
+traced that way and reused for other sizes would be silently wrong. So while a trace
+with symbolic sizes runs, the questions that the *user's* code asks about an expression
+of those sizes (``==``, ``!=``, truthiness, hashing) are answered here:
+
+- :class:`GuardingQuestions` (automatic dynamic shapes): the trace runs for one call's
+  actual sizes, so ``==``, ``!=`` and truthiness are answered for those sizes and each
+  answer is kept as a :class:`Guard` (an expression of the size symbols and whether it
+  was zero). The program then serves only sizes that give every answer the same way
+  (``dynamic_shapes.Pattern.bind`` evaluates the guards, about a microsecond each);
+  other sizes get programs of their own. Hashing (a dict/set lookup: which key matched
+  cannot be recorded as one expression) raises, and the caller falls back to one program
+  per shape.
+- :class:`RefusingQuestions` (user-declared ``polymorphic_shapes``): one program serves
+  every size, so a question is answered only when sympy decides it for all sizes
+  (``b + 1 == b`` is False for every ``b``); otherwise it raises
+  :class:`InconclusiveDimensionError` naming the comparison (JAX's
+  InconclusiveDimensionOperation; JAX itself answers an undecidable ``==`` with False).
+
+Order comparisons (``<``, ``>=``, ``max``) need no help: sympy returns a relational that
+refuses ``bool()`` unless the symbols' assumptions decide it, and the caller then falls
+back (automatic) or reports it (declared). ``int()``/``range()`` raise likewise.
+
+How: ``sympy.Basic.__eq__``, ``__ne__``, ``__hash__`` and ``sympy.Expr.__bool__`` are
+wrapped once at import. Outside a symbolic trace the wrapper costs one context-variable
+read; inside one, only calls whose caller is not tjit's or a dependency's own code (those
+compare knowing that dims may be symbolic) are answered here.
+"""
+
+import contextvars
+import operator
+import sys
+
+import sympy
+
+from tjit.tracing.errors import ConcretizationTypeError, InconclusiveDimensionError
+
+_ACTIVE = contextvars.ContextVar("tjit_size_questions", default=None)
+
+# modules whose comparisons of dims are made knowing that dims may be symbolic
+_LIBRARIES = ("tjit", "sympy", "numpy", "opt_einsum", "scipy", "mpmath")
+
+
+def _is_library(frame):
+    name = frame.f_globals.get("__name__", "")
+    return name.split(".", 1)[0] in _LIBRARIES
+
+
+class Guard:
+    """One answer a trace relied on: ``expr`` (of size symbols) was zero or not."""
+
+    __slots__ = ("expr", "is_zero", "text")
+
+    def __init__(self, expr, is_zero, text):
+        self.expr, self.is_zero, self.text = expr, is_zero, text
+
+    def holds(self, env, evaluate):
+        """Whether the sizes ``env`` give the same answer (``evaluate(expr, env)``: int)."""
+        return (evaluate(self.expr, env) == 0) == self.is_zero
+
+    def __repr__(self):
+        return self.text
+
+
+class _Questions:
+    """Answers for the duration of a ``with`` block (one trace)."""
+
+    symbols = frozenset()
+
+    def __enter__(self):
+        self._token = _ACTIVE.set(self)
+        return self
+
+    def __exit__(self, *exc):
+        _ACTIVE.reset(self._token)
+        return False
+
+    def difference(self, a, b):
+        """``a - b`` when the comparison involves this trace's size symbols, else None."""
+        if not isinstance(b, sympy.Basic):
+            try:
+                b = sympy.Integer(operator.index(b))
+            except TypeError:
+                return None     # (a comparison with a str, None, ...: structural)
+        if not (isinstance(a, sympy.Expr) and isinstance(b, sympy.Expr)):
+            return None
+        if not (a.free_symbols | b.free_symbols) & self.symbols:
+            return None
+        diff = sympy.expand(a - b)
+        return None if diff.is_Number else diff
+
+    def involves(self, expr):
+        return isinstance(expr, sympy.Basic) and bool(expr.free_symbols & self.symbols)
+
+
+class GuardingQuestions(_Questions):
+    """Automatic dynamic shapes: answers at the trace's sizes ``env`` ({symbol: int}),
+    each kept in ``guards``."""
+
+    def __init__(self, env, evaluate):
+        self.env, self.evaluate = env, evaluate
+        self.symbols = frozenset(env)
+        self.guards = []
+
+    def equal(self, a, b, text):
+        diff = self.difference(a, b)
+        if diff is None:
+            return None
+        if diff.free_symbols - self.symbols:
+            return None     # (symbols of another trace: not this program's question)
+        answer = self.evaluate(diff, self.env) == 0
+        self.guards.append(Guard(diff, answer, f"{text} is {answer}"))
+        return answer
+
+    def hashed(self, expr):
+        raise ConcretizationTypeError(
+            f"the size expression {expr} was hashed (a dict or set lookup, or a cache "
+            f"key): which key matches depends on the concrete size, so this function gets "
+            f"one program per shape")
+
+
+class RefusingQuestions(_Questions):
+    """Declared ``polymorphic_shapes``: answers that hold for every size, else an error."""
+
+    def __init__(self, symbols, where):
+        self.symbols, self.where = frozenset(symbols), where
+
+    def equal(self, a, b, text):
+        diff = self.difference(a, b)
+        if diff is None:
+            return None
+        if diff.is_zero is not None:      # decided by the symbols' assumptions
+            return bool(diff.is_zero)
+        raise InconclusiveDimensionError(
+            f"{self.where}: the comparison {text} of symbolic dims has no single answer "
+            f"for every size of the polymorphic dims {_names(diff)}; compare outside the "
+            f"traced function, make the dim concrete in polymorphic_shapes, or leave "
+            f"polymorphic_shapes out (automatic dynamic shapes then keep one program per "
+            f"answer)")
+
+    def hashed(self, expr):
+        raise InconclusiveDimensionError(
+            f"{self.where}: the symbolic dim {expr} was hashed (a dict or set lookup): its "
+            f"key differs from every int, so the lookup cannot be answered for every size "
+            f"of the polymorphic dims {_names(expr)}; look up outside the traced function "
+            f"or make the dim concrete in polymorphic_shapes")
+
+
+def _names(expr):
+    return ", ".join(sorted(str(s) for s in expr.free_symbols))
+
+
+# -- the wrappers (installed once) ---------------------------------------------------------
+_basic_eq = sympy.Basic.__eq__
+_basic_hash = sympy.Basic.__hash__
+
+
+def _eq(self, other):
+    q = _ACTIVE.get()
+    if q is not None and not _is_library(sys._getframe(1)):
+        answer = q.equal(self, other, f"{self} == {other}")
+        if answer is not None:
+            return answer
+    return _basic_eq(self, other)
+
+
+def _ne(self, other):
+    q = _ACTIVE.get()
+    if q is not None and not _is_library(sys._getframe(1)):
+        answer = q.equal(self, other, f"{self} == {other}")
+        if answer is not None:
+            return not answer
+    return not self == other    # (as sympy's own __ne__: Python tries the reflection)
+
+
+def _hash(self):
+    q = _ACTIVE.get()
+    if q is not None and not _is_library(sys._getframe(1)) and q.involves(self):
+        q.hashed(self)
+    return _basic_hash(self)
+
+
+def _bool(self):
+    q = _ACTIVE.get()
+    if q is not None and not _is_library(sys._getframe(1)):
+        answer = q.equal(self, 0, f"{self} == 0")
+        if answer is not None:
+            return not answer
+    return True     # (Python's default for an object without __bool__ or __len__)
+
+
+if not getattr(sympy.Basic, "_tjit_size_questions", False):
+    sympy.Basic.__eq__, sympy.Basic.__ne__, sympy.Basic.__hash__ = _eq, _ne, _hash
+    sympy.Expr.__bool__ = _bool
+    sympy.Basic._tjit_size_questions = True
