@@ -77,9 +77,9 @@ class Region {
     std::lock_guard<std::mutex> lk(m_);
     streams_.push_back(s);
   }
-  void moved() {
+  void moved() {   // (lock held; waiters register under it: no wakeup is lost)
     progress_++;
-    cv_.notify_all();
+    if (!waiting_.empty()) cv_.notify_all();
   }
   // Wait (lock held) until ok(); a deadlock or a stopped region throws Stop.
   void wait(std::unique_lock<std::mutex> &lk, const std::function<bool()> &ok,
