@@ -3,6 +3,7 @@ that changed made symbolic, then runs every later size with no trace and no comp
 sizes 0/1 and Python code that needs a size get per-shape programs. Results are checked
 at every size against the reference interpreter traced per shape and NumPy."""
 
+import logging
 import threading
 
 import numpy as np
@@ -11,7 +12,7 @@ import pytest
 import tjit
 import tjit.numpy as jnp
 from tjit.api import ShapeDtypeStruct
-from tjit.tracing.errors import ShapeError
+from tjit.tracing.errors import InconclusiveDimensionError, ShapeError
 
 RNG = np.random.default_rng(0)
 
@@ -241,3 +242,121 @@ def test_results_are_bit_identical_to_per_shape_programs():
         for got, want in zip(dyn(x, w), per_shape(x, w)):
             np.testing.assert_array_equal(got, want)
     assert dyn.trace_count == 2
+
+
+# -- questions the user's code asks about sizes (tracing/size_questions.py) -------------
+# Each form is asked of x.shape[0] (n) and y.shape[0] (m); sympy alone answers the derived
+# ones structurally (False at every size), which reused a program silently wrong.
+SIZE_QUESTIONS = {
+    "n % 2 == 0": lambda n, m: n % 2 == 0,
+    "n // 2 == 3": lambda n, m: n // 2 == 3,
+    "n - 1 != 0": lambda n, m: n - 1 != 0,
+    "0 == n % 3": lambda n, m: 0 == n % 3,
+    "np.int64(8) == 2 * n": lambda n, m: np.int64(8) == 2 * n,
+    "(n * 2, 5) == (8, 5)": lambda n, m: (n * 2, 5) == (8, 5),
+    "n * 2 in (8, 10)": lambda n, m: n * 2 in (8, 10),
+    "n in {4, 6}": lambda n, m: n in {4, 6},
+    "{4: 1, 6: 0}.get(n) == 1": lambda n, m: {4: 1, 6: 0}.get(n) == 1,
+    "{0: 1}.get(n % 2) == 1": lambda n, m: {0: 1}.get(n % 2) == 1,
+    "bool(n % 3)": lambda n, m: bool(n % 3),
+    "n % 4 and True": lambda n, m: bool(n % 4 and True),
+    "max(n, 3) == n": lambda n, m: max(n, 3) == n,
+    "n == m": lambda n, m: n == m,
+    "n + m == 12": lambda n, m: n + m == 12,
+    "(n - m) % 3 != 0": lambda n, m: (n - m) % 3 != 0,
+}
+SIZES = [(3, 5), (4, 4), (5, 7), (6, 6), (7, 5), (8, 4), (9, 3), (10, 10), (11, 2),
+         (64, 64), (65, 7), (4, 8), (3, 5)]
+
+
+@pytest.mark.parametrize("form", sorted(SIZE_QUESTIONS))
+def test_questions_about_sizes_are_answered_per_size(form):
+    test = SIZE_QUESTIONS[form]
+
+    def f(x, y):
+        if test(x.shape[0], y.shape[0]):
+            return x * 2.0, y.sum()
+        return x - 1.0, y.max()
+
+    dyn, per_shape = tjit.jit(f), tjit.jit(f, dynamic_shapes=False)
+    for n, m in SIZES:
+        x, y = _randn(n, 3), _randn(m)
+        yes = test(n, m)            # plain ints: the true answer
+        want = (x.astype(np.float64) * 2.0, y.astype(np.float64).sum()) if yes else \
+            (x.astype(np.float64) - 1.0, y.astype(np.float64).max())
+        got = dyn(x, y)
+        for g, p, w in zip(got, per_shape(x, y), want):
+            # (a full sum over a dynamic size may round in another order than the
+            # concrete program's: not bit for bit)
+            np.testing.assert_allclose(g, p, rtol=1e-6, atol=1e-6)
+            np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5)
+    assert dyn.compile_count <= per_shape.compile_count
+
+
+def test_branch_on_parity_the_original_reproducer():
+    # traced symbolically at 4 (even), then reused at 5: x * 2.0 instead of x - 1.0
+    def f(x):
+        return x * 2.0 if x.shape[0] % 2 == 0 else x - 1.0
+
+    jf = tjit.jit(f)
+    for n in (3, 4, 5, 6, 7, 8, 9, 10, 12, 13):
+        x = _randn(n)
+        np.testing.assert_array_equal(jf(x), x * 2.0 if n % 2 == 0 else x - 1.0)
+    # 3 concrete; one dynamic program per parity, each guarded
+    assert jf.compile_count == 3 and jf.trace_count == 3
+
+
+def test_size_arithmetic_without_questions_stays_dynamic():
+    def f(x):
+        n, m = x.shape
+        return x.reshape(n, m // 2, 2) * 2.0, x.reshape(n * 2, -1)
+
+    jf = tjit.jit(f)
+    for n in (4, 6, 9, 13, 20):
+        x = _randn(n, 4)
+        got = jf(x)
+        np.testing.assert_array_equal(got[0], x.reshape(n, 2, 2) * 2.0)
+        np.testing.assert_array_equal(got[1], x.reshape(n * 2, -1))
+    assert jf.trace_count == 2
+
+
+def test_a_dict_lookup_by_size_falls_back_and_is_logged(caplog):
+    def f(x):
+        return x * {4: 2.0, 6: 3.0}.get(x.shape[0], 1.0)
+
+    jf = tjit.jit(f)
+    tjit.config.update("log_compiles", True)
+    try:
+        with caplog.at_level(logging.WARNING, logger="tjit.compiles"):
+            for n in (3, 4, 5, 6, 7):
+                x = _randn(n)
+                np.testing.assert_array_equal(jf(x), x * {4: 2.0, 6: 3.0}.get(n, 1.0))
+    finally:
+        tjit.config.update("log_compiles", False)
+    assert jf.compile_count == 5
+    assert "was hashed" in caplog.text and "fell back" in caplog.text
+
+
+@pytest.mark.parametrize("question", [lambda b: b % 2 == 0, lambda b: b == 4,
+                                      lambda b: (b, 3) == (4, 3), lambda b: bool(b - 4),
+                                      lambda b: {4: True}.get(b, False)])
+def test_declared_polymorphic_dims_refuse_undecidable_questions(question):
+    def f(x):
+        return x * 2.0 if question(x.shape[0]) else x - 1.0
+
+    jf = tjit.jit(f, polymorphic_shapes=("b",))
+    with pytest.raises(InconclusiveDimensionError, match="polymorphic dims b"):
+        jf(_randn(4))
+
+
+def test_declared_polymorphic_dims_answer_what_holds_for_every_size():
+    def f(x):
+        b = x.shape[0]
+        same = b + 1 == b + 1 and b + 1 != b and b * 2 != 2 * b + 1
+        return x * 2.0 if same else x - 1.0
+
+    jf = tjit.jit(f, polymorphic_shapes=("b",))
+    for n in (3, 4, 7):
+        x = _randn(n)
+        np.testing.assert_array_equal(jf(x), x * 2.0)
+    assert jf.compile_count == 1

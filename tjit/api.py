@@ -55,6 +55,7 @@ from tjit.tracing.avals import ShapedArray
 from tjit.tracing.core import Array, Tracer, is_device_value, is_eager, to_host
 from tjit.tracing.core import _DEVICE_ARRAYS   # (empty until a device backend is used)
 from tjit.tracing.errors import InconclusiveDimensionError
+from tjit.tracing.jaxpr import eqn_texts
 from tjit.tracing.jaxpr_trace import trace_to_jaxpr
 from tjit.tracing.shapes import check_spec, parse_spec, shape_str, symbol
 from tjit.tracing.tree_util import tree_flatten, tree_unflatten
@@ -518,7 +519,7 @@ class Jitted:
         except Exception as e:   # noqa: BLE001 (any failure of the symbolic trace)
             return self._fall_back(fam, key, how, e)
         with self._lock:
-            fam.pattern, fam.entry = pattern, entry   # (the newest serves these shapes)
+            fam.publish(pattern, entry)
             served = fam.lookup(shapes) is entry
             if served:
                 self._cache[key] = entry
@@ -531,13 +532,14 @@ class Jitted:
         trace cannot decide a shape rule, once more with dims of equal size sharing a
         symbol. Raises what the trace raised when neither works."""
         try:
-            return pattern, self._compile_once((fkey, pattern.key()), *how, cause, pattern)
+            return pattern, self._compile_once((fkey, pattern.program_key()), *how, cause,
+                                               pattern)
         except InconclusiveDimensionError:
             with self._lock:
                 merged, cause = fam.widen([s[0] for s in how[4]], names, by_value=True)
             if merged is None or merged.key() == pattern.key():
                 raise
-        return merged, self._compile_once((fkey, merged.key()), *how, cause, merged)
+        return merged, self._compile_once((fkey, merged.program_key()), *how, cause, merged)
 
     def _fall_back(self, fam, key, how, e):
         """Compile ``key`` for its exact shapes after the symbolic trace failed with
@@ -823,7 +825,7 @@ class Compiled:
     def view(self):
         """tjit extension: the plan as a picture (``devices.visualize.ProgramView``)."""
         return ProgramView(self.executable, self.lowered.name, self.lowered.as_text(),
-                           self.lowered.donated)
+                           self.lowered.donated, eqn_texts(self.lowered.jaxpr.jaxpr))
 
     def _repr_html_(self):
         return self.view()._repr_html_()

@@ -51,6 +51,10 @@ ENV_VAR = "TJIT_DYNAMIC_SHAPES"
 # matched against the pattern on every call (a few microseconds).
 MAX_CACHED_SIZES = 1024
 
+# A family keeps at most this many dynamic programs of the same dims, one per set of
+# answers its guards got (``n % 2 == 0``: two); sizes answering otherwise are specialized.
+MAX_PROGRAMS = 4
+
 
 def enabled_by_default():
     return os.environ.get(ENV_VAR, "1").strip().lower() not in ("0", "false", "no", "off")
@@ -90,16 +94,21 @@ class Pattern:
     """Per leaf, its dims: ints, or AutoDims for the dynamic positions; ``guards``: the
     answers the traced code relied on (sizes that answer otherwise get other programs)."""
 
-    __slots__ = ("dims", "guards", "in_specs")
+    __slots__ = ("dims", "guards", "in_specs", "variant")
 
     def __init__(self, dims):
         self.dims = dims
         self.guards = ()
+        self.variant = 0    # (programs of the same dims for other answers: 1, 2, ...)
         # what the backend binds at run time (None for leaves with no symbol)
         self.in_specs = [d if any(type(x) is not int for x in d) else None for d in dims]
 
     def key(self):
         return tuple(tuple(x if type(x) is int else x.name for x in d) for d in self.dims)
+
+    def program_key(self):
+        """What identifies its program among a family's (the dims and the variant)."""
+        return self.key(), self.variant
 
     def bind(self, shapes):
         """{symbol: size} when ``shapes`` fit this pattern, else None."""
@@ -129,23 +138,36 @@ class Pattern:
 
 
 class Family:
-    """What one family of calls has seen: the first shapes, the dynamic program (its
-    pattern and cache entry) once there is one, or the reason it specializes per shape."""
+    """What one family of calls has seen: the first shapes, the dynamic programs once
+    there are some (their patterns and cache entries: one program per set of answers to
+    the guards, all with the same dims), or the reason it specializes per shape."""
 
-    __slots__ = ("cached_sizes", "entry", "fallback", "pattern", "ref")
+    __slots__ = ("cached_sizes", "fallback", "programs", "ref")
 
     def __init__(self, shapes):
         self.ref = shapes
-        self.pattern = None
-        self.entry = None
+        self.programs = []
         self.fallback = None
         self.cached_sizes = 0
 
+    @property
+    def pattern(self):
+        return self.programs[0][0] if self.programs else None
+
     def lookup(self, shapes):
-        """The dynamic entry when it serves ``shapes``, else None."""
-        if self.pattern is not None and self.pattern.bind(shapes) is not None:
-            return self.entry
+        """The dynamic entry that serves ``shapes``, else None."""
+        for pattern, entry in self.programs:
+            if pattern.bind(shapes) is not None:
+                return entry
         return None
+
+    def publish(self, pattern, entry):
+        """Serve ``pattern``'s sizes with ``entry``: one more program for other answers
+        to the same dims' guards, or the program of wider dims that replaces them."""
+        if self.programs and pattern.key() == self.programs[0][0].key():
+            self.programs.append((pattern, entry))
+        else:
+            self.programs = [(pattern, entry)]
 
     def widen(self, shapes, names, by_value=False):
         """(pattern, cause) of the dynamic program that serves ``shapes`` too, or
@@ -175,10 +197,15 @@ class Family:
             dims.append(tuple(leaf))
         pattern = Pattern(tuple(dims))
         if self.pattern is not None and pattern.key() == self.pattern.key():
-            return None, (f"new shape for arg {_first_leaf(shapes, self.ref, names)}: the "
-                          f"function's code asked about its sizes while tracing and this "
-                          f"size answers differently (the program assumed "
-                          f"{_guard_text(self.pattern)}), so this size is specialized")
+            # the dims are dynamic already: these sizes answer some guard differently
+            what = (f"new shape for arg {_first_leaf(shapes, self.ref, names)}: the "
+                    f"function's code asked about its sizes while tracing and this size "
+                    f"answers differently (the programs assumed "
+                    f"{' | '.join(_guard_text(p) for p, _ in self.programs)})")
+            if len(self.programs) >= MAX_PROGRAMS:
+                return None, f"{what}, so this size is specialized"
+            pattern.variant = len(self.programs)
+            return pattern, f"{what}: one more dynamic program for these answers"
         return pattern, _cause(changed, self.ref, shapes, names, pattern)
 
 
