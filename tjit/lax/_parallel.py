@@ -95,8 +95,10 @@ def _reshape(v, shape):
 
 def _axis(where, what, axis, ndim):
     if not -ndim <= axis < ndim:
+        fix = (f"use an axis in [{-ndim}, {ndim})" if ndim else
+               "a scalar has no axis to tile or scatter: reshape it to rank 1 first")
         raise ShapeError(f"{where}: {what}={axis} is out of range for an operand of rank "
-                         f"{ndim}; use an axis in [{-ndim}, {ndim})")
+                         f"{ndim}; {fix}")
     return axis % ndim
 
 

@@ -72,9 +72,10 @@ _aval = get_aval
 
 
 def _check_axis(where, what, axis, ndim, shape):
-    if not -ndim <= axis < ndim if ndim else axis != 0:
+    if not -ndim <= axis < ndim:
+        fix = f"use an axis in [{-ndim}, {ndim})" if ndim else "it has no axis: reshape it"
         raise ShapeError(f"{where}: {what}={axis} is out of range for an operand of shape "
-                         f"{shape_str(shape)}; use an axis in [{-ndim}, {ndim})")
+                         f"{shape_str(shape)}; {fix}")
 
 
 def _single_name(where, axes):
