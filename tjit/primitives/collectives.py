@@ -49,10 +49,12 @@ def _collective(name):
 # -- helpers -------------------------------------------------------------------------------
 def _host(xp, x, where):
     if xp is not np:
+        lib = str(getattr(xp, "__name__", xp)).split(".")[0]
+        backend = {"cupy": "cuda", "pyopencl": "opencl"}.get(lib, lib)
         raise NotImplementedError(
-            f"{where}: collectives are not supported on the {getattr(xp, '__name__', xp)} "
-            f"array namespace yet (only the CPU backend runs them); run pmap/collectives "
-            f"with backend='cpu'")
+            f"{where}: collectives not supported on {backend} yet (only the cpu and "
+            f"interpreter backends run them); run pmap with backend='cpu', or use "
+            f"vmap(axis_name=...), which turns collectives into array ops on any backend")
     return _c_order(x)
 
 
