@@ -18,7 +18,8 @@ program is rewritten; control-flow bodies keep their plans.
 The algorithm (cut -> schedule -> measure, over a family of cuts):
 
 1. *Boundary.* The program's instructions, in order, are split at the position where
-   the bytes of live values peak (for ``jit(grad(f))``: the end of the forward pass).
+   the bytes of live temporaries peak (outputs, such as the gradients, have buffers of
+   their own; for ``jit(grad(f))`` this is the end of the forward pass).
    The values made before it and read after it are the *residuals*.
 2. *Min-cut.* As in torch.compile's min-cut partitioner
    (``torch/_functorch/partitioners.py``, ``min_cut_rematerialization_partition``),
@@ -137,12 +138,13 @@ def plan_within_budget(module, budget, donated, target):
     for recompute in joint.candidate_cuts():
         if not recompute:
             continue
-        rewritten, flops, late = joint.rewrite(recompute)
-        prog = build_program(rewritten, donated, target, _phased_fusion(late))
-        peak = peak_bytes(prog)
-        smallest = min(smallest, peak)
-        if peak <= budget and (best is None or flops < best[0]):
-            best = (flops, prog)
+        for shared in (True, False):
+            rewritten, flops, late = joint.rewrite(recompute, shared)
+            prog = build_program(rewritten, donated, target, _phased_fusion(late))
+            peak = peak_bytes(prog)
+            smallest = min(smallest, peak)
+            if peak <= budget and (best is None or flops < best[0]):
+                best = (flops, prog)
     if best is None:
         raise MemoryBudgetError(
             f"memory_budget={budget} bytes cannot be met: the smallest peak reachable by "
@@ -200,11 +202,11 @@ class _JointGraph:
         for n, i in enumerate(instrs):
             for o in i.operands:
                 last[o.id] = n
-        for o in self.outputs:
-            last[o] = len(instrs)
         delta = [0] * (len(instrs) + 2)
         for n, i in enumerate(instrs):
-            if i.opcode in _NOT_RECOMPUTABLE - {"get"} or i.id not in last:
+            # (outputs have buffers of their own for the whole call: not temporaries)
+            if i.opcode in _NOT_RECOMPUTABLE - {"get"} or i.id not in last or \
+                    i.id in self.outputs:
                 continue
             delta[n + 1] += nbytes(i)           # live after it is made ...
             delta[last[i.id] + 1] -= nbytes(i)  # ... through its last reader
@@ -280,9 +282,11 @@ class _JointGraph:
         source_side = g.min_cut("s", "t")
         return {i.id for i in self.nodes if ("in", i.id) not in source_side}
 
-    def rewrite(self, recompute):
-        """(module, recomputed flops, late ids): late readers of recomputed values read a copy made
-        just before the first of them (step 4)."""
+    def rewrite(self, recompute, shared=True):
+        """(module, recomputed flops, late ids): late readers of recomputed values read a
+        copy made just before the first of them (step 4); ``shared=False``: each late
+        reader gets copies of its own, made just before it (more flops, and nothing
+        recomputed stays alive from one reader to the next)."""
         by_id = {i.id: i for i in self.nodes}
         vmap, copies, instrs, total = {}, {}, [], 0
 
@@ -307,9 +311,11 @@ class _JointGraph:
                 total += flops(i)
             return copies[root.id]
 
-        late = set()    # ids of the late part's instructions (copies included)
+        late = {}    # id of a late instruction (copies included) -> its phase
         for n, i in enumerate(self.module.instrs):
             mark = len(instrs)
+            if not shared:
+                copies = {}
             if n >= self.boundary:
                 ops = tuple(copy_of(by_id[o.id]) if o.id in recompute else vmap.get(o.id, o)
                             for o in i.operands)
@@ -319,23 +325,25 @@ class _JointGraph:
                 hlo.Instr(i.opcode, ops, i.shape, i.dtype, **i.attrs)
             vmap[i.id] = cur
             instrs.append(cur)
-            if n >= self.boundary:
-                late.update(c.id for c in instrs[mark:])
+            if n >= self.boundary:   # the copies of an unshared reader: a phase of their own
+                late.update((c.id, 1 if shared else (2, n)) for c in instrs[mark:-1])
+                late[cur.id] = 1
         outs = [vmap.get(o.id, o) for o in self.module.outputs]
         module, _ = dce(hlo.HloModule(self.module.name, self.module.params, instrs, outs))
-        return module, total, frozenset(late)
+        return module, total, late
 
 
 def _phased_fusion(late):
-    """A FusionDecision that never merges a kernel of the late part (``late``: instr
-    ids) with one of the early part: a sibling merge of a recomputed kernel with the
-    forward kernel of the same layer (they read the same bias) would run the
-    recomputation in the forward pass again, and keep its result alive throughout."""
+    """A FusionDecision that merges kernels of one phase only (``late``: instr id ->
+    phase; early instructions are phase 0): a sibling merge of a recomputed kernel with
+    the forward kernel of the same layer (they read the same bias) would run the
+    recomputation in the forward pass again and keep its result alive throughout; the
+    same holds between the copies made for two different late readers."""
 
     class PhasedFusion(FusionDecision):
         def _can_merge(self, a, b):
-            phase_a = any(r.id in late for r in self.groups[a])
-            phase_b = any(r.id in late for r in self.groups[b])
+            phase_a = {late.get(r.id, 0) for r in self.groups[a]}
+            phase_b = {late.get(r.id, 0) for r in self.groups[b]}
             return phase_a == phase_b and super()._can_merge(a, b)
 
     return PhasedFusion
