@@ -175,10 +175,23 @@ _DIRECT = {"__add__": "add", "__sub__": "subtract", "__mul__": "multiply",
            "__abs__": "absolute", "__invert__": "invert", "__getitem__": "_rewriting_take"}
 
 
+_REFLECTED = {"__radd__": "add", "__rsub__": "subtract", "__rmul__": "multiply",
+              "__rtruediv__": "true_divide", "__rfloordiv__": "floor_divide",
+              "__rmod__": "remainder", "__rpow__": "power", "__rmatmul__": "matmul"}
+
+
+def _install_op(cls, name, fn):
+    if name in _DIRECT:
+        fn = getattr(jnp, _DIRECT[name])
+    elif name in _REFLECTED:
+        fn = _binop(getattr(jnp, _REFLECTED[name]), reflected=True)
+    setattr(cls, name, fn)
+
+
 def install():
     for cls in (Array, Tracer):
         for name, fn in _OPS.items():
-            setattr(cls, name, getattr(jnp, _DIRECT[name]) if name in _DIRECT else fn)
+            _install_op(cls, name, fn)
         for name, fn in _METHODS.items():
             setattr(cls, name, fn)
         for name, fn in _PROPERTIES.items():

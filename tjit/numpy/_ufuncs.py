@@ -79,8 +79,9 @@ def _two_in(name, lax_fn, inexact=False, doc=None):
                 x, y = promote_args_inexact(name, x, y)
             else:
                 x, y = promote_args(name, x, y)
-        if prim_for is not None and type(_trace_ctx.trace) is _EvalTrace:
-            out = _eager_fast(prim_for(x.dtype), (x, y), _NO_PARAMS)
+        if prim_for is not None and type(x) is _Array and \
+                type(_trace_ctx.trace) is _EvalTrace:
+            out = _eager_fast(prim_for(x._value.dtype), (x, y), _NO_PARAMS)
             if out is not None:
                 return out
         return lax_fn(x, y)

@@ -248,16 +248,29 @@ def _fast_key(prim, args, params):
 def eager_fast(prim, args, params):
     """``prim`` run eagerly on NumPy-backed Arrays whose signature was seen before
     (checked by the abstract rule then), else None: the general path must run."""
-    kv = _fast_key(prim, args, params)
-    if kv is None:
-        return None
-    try:
-        weak = _fast_weak.get(kv[0])
-    except TypeError:  # unhashable params
-        return None
-    if weak is None:
-        return None
-    out = prim.impl(np, *kv[1], **params)
+    if len(args) == 2 and not params:  # the common case, spelled out
+        x, y = args
+        if type(x) is not Array or type(y) is not Array:
+            return None
+        vx, vy = x._value, y._value
+        if type(vx) is not np.ndarray or type(vy) is not np.ndarray:
+            return None
+        weak = _fast_weak.get((prim, vx.shape, vx.dtype, x._weak, vy.shape, vy.dtype,
+                               y._weak))
+        if weak is None:
+            return None
+        out = prim.impl(np, vx, vy)
+    else:
+        kv = _fast_key(prim, args, params)
+        if kv is None:
+            return None
+        try:
+            weak = _fast_weak.get(kv[0])
+        except TypeError:  # unhashable params
+            return None
+        if weak is None:
+            return None
+        out = prim.impl(np, *kv[1], **params)
     if type(out) is np.ndarray:
         return Array(out, weak)
     if prim.multiple_results:
