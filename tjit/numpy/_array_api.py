@@ -145,6 +145,13 @@ def _dlpack(self, *, stream=None, max_version=None, dl_device=None, copy=None):
     if dl_device is not None and tuple(dl_device)[0] not in (_DL_CPU,):
         raise BufferError(f"__dlpack__: cannot export a host array to DLPack device "
                           f"{dl_device}")
+    if not v.flags.writeable and (max_version is None or tuple(max_version) < (1, 0)):
+        # DLPack before 1.0 cannot mark a buffer read-only: hand out a copy, as the
+        # standard allows for copy=None (a broadcast result's buffer is read-only)
+        if copy is False:
+            raise BufferError("__dlpack__(copy=False): this array's buffer is read-only, "
+                              "which DLPack < 1.0 cannot signal; pass max_version=(1, 0)")
+        v, copy = v.copy(), None
     kw = {"copy": copy} if copy is not None else {}
     if max_version is not None:
         kw["max_version"] = max_version
