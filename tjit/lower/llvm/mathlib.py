@@ -842,6 +842,9 @@ def _pow(o, x, y):
     odd = o.b.and_(is_int, o.cmp("!=", o.floor(hy), hy))
     neg_x = o.icmp("!=", o.sign_bits(x), 0)
     r = o.sel(o.b.and_(neg_x, odd), o.neg(core), core)
+    # both NaN: y's NaN (quieted), whatever operand order the code generator gives the
+    # core's multiply (vectorized and scalar builds used to differ in the payload)
+    r = o.sel(o.b.and_(o.isnan(x), o.isnan(y)), o.add(y, y), r)
     neg_finite = o.b.and_(o.cmp("<", x, 0.0), o.cmp(">", x, -inf))
     r = o.sel(o.b.and_(neg_finite, o.b.not_(is_int)), float("nan"), r)
     r = o.sel(o.b.or_(o.cmp("==", y, 0.0), o.cmp("==", x, 1.0)), 1.0, r)
