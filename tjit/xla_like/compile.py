@@ -5,6 +5,34 @@ Every backend that runs fused kernels calls :func:`compile_program` and then ren
 launches the program's steps its own way; none repeats lowering, simplification,
 fusion or buffer planning (JAX autodidax's shape: one compile function, then an
 executor). The reference interpreter is the one backend that does not call it.
+
+**Where first-compile time goes** (stages as ``tjit.compile_log`` reports them under
+``TJIT_LOG=compiles``; CPU backend, measured on the shared 2-core machine under heavy
+load, so absolute times are several times an idle machine's; ratios hold):
+
+* Small programs are LLVM-bound. A fresh 10-op elementwise jit on 1,000 float32 values
+  was 77 ms, nearly all O3 (38 ms) and instruction selection (39 ms) of one vectorized
+  kernel with three inlined math polynomials. Small elementwise kernels now take the
+  ``"scalar"`` compile profile (``lower/llvm/profile.py``: O1, codegen level 0, math
+  functions linked from ``lower/llvm/mathlink.py``, compiled once per process): codegen
+  ~1 ms, LLVM 20-50 ms under that load, 0.3x JAX's first call in one process.
+* Long programs were quadratic in Python and superlinear in LLVM. An ODE unrolled for
+  N steps (5 ops each) fused into one kernel of 5N ops (N=100: 25 s in LLVM, from N=400
+  a RecursionError); fusion's remat cost walk and its group merging scanned every group
+  per group. Now kernels are split at ``fusion.MAX_KERNEL_NODES`` (and the equal
+  chunks of an unrolled loop share one compiled kernel through the kernel cache), the
+  cost walk stops once the decision is known, and group merges use an index of readers.
+  At N=1000 (6,000 equations) the stages were: trace 0.83 s, jaxpr simplify 0.38 s,
+  ``lower`` 0.58 s, ``hlo_simplify`` 0.62 s, ``fuse`` 0.83 s (fusion, kernel IR, step
+  order), ``codegen`` 0.03 s, ``llvm`` 0.13 s; about 0.5 ms per equation from N=100 to
+  N=10,000 (flat: linear), against JAX's 3.7-10 ms per equation on the same machine.
+* Medium programs (an MLP training step) spend most of their time in LLVM's O3 on
+  their few large vectorized kernels (kept: their runtime matters) and, once per
+  process, in building the runtime's own GEMM and thread pool.
+
+Not done: compiling a program's kernels in parallel threads. llvmlite releases the GIL,
+but wraps every binding call in one process-wide lock (``llvmlite.binding.ffi``), so
+threads would still run LLVM one at a time; it would take separate processes.
 """
 
 from tjit import compile_log
