@@ -55,8 +55,8 @@ def _one_in(name, lax_fn, inexact=False, doc=None):
         if type(x) is _Array and (not inexact or _kept(x._value.dtype)):
             # nothing to convert (the common eager call): run the primitive directly
             # when its signature is known (eager_fast), else bind it as usual
-            if prim_for is not None and type(_trace_ctx.trace) is _EvalTrace:
-                out = _eager_fast(prim_for(x._value.dtype), (x,), _NO_PARAMS)
+            if prim_for is not None:
+                out = _eager1(prim_for(x._value.dtype), x)
                 if out is not None:
                     return out
             return lax_fn(x)
@@ -354,7 +354,19 @@ def float_power(x, y, /):
     return lax.pow(lax.convert_element_type(x, dt), lax.convert_element_type(y, dt))
 
 
+def _eager1(prim, x):
+    """``prim(x)`` by the eager fast lane for a NumPy-backed Array outside any
+    transformation whose signature is known (else None)."""
+    if type(x) is _Array and type(_trace_ctx.trace) is _EvalTrace:
+        return _eager_fast(prim, (x,), _NO_PARAMS)
+    return None
+
+
 def negative(x, /):
+    if type(x) is _Array and x._value.dtype != _BOOL:
+        out = _eager1(lax.neg.prim, x)
+        if out is not None:
+            return out
     x = ensure_array("negative", x)
     if dtypes.is_bool(x.dtype):
         raise TypeError("negative: not supported for bool arrays; use logical_not")
