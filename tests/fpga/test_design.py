@@ -107,3 +107,15 @@ def test_estimate_warns_over_resources():
     assert "WARNING" in str(r)
     with pytest.raises(ValueError, match="unknown part"):
         c.hls_report(part="u9")
+
+
+def test_intermediates_beyond_the_onchip_budget_go_to_dram():
+    x = _x((8, 16))
+    c = _compiled(_layernorm, x)
+    assert all(b.where == "onchip" for b in _design(c).buffers)
+    exe = hls.HlsExecutable(c.executable.program, onchip_budget=0)
+    (d,) = exe.designs.values()
+    assert d.buffers and all(b.where == "dram" for b in d.buffers)
+    assert [r for _, r, *_ in d.ports].count("scratch") == len(d.buffers)
+    np.testing.assert_allclose(exe.call([x])[0], tjit.jit(_layernorm, backend="interpreter")(x),
+                               rtol=2e-5, atol=2e-5)
