@@ -86,6 +86,7 @@ class Stage:
     kernel: object = None   # kernel_ir.Kernel of a "kernel" stage
     value: int = None       # the value a read/write/fork stage moves
     length: object = 0      # elements it moves (read/write/fork)
+    reads: tuple = ()       # values a kernel stage reads from memory (ports, buffers)
 
 
 @dataclasses.dataclass
@@ -243,7 +244,8 @@ class _Layout:
                 for n, _ in self.readers[v]:
                     self.edges[(v, self.kname[n])] = self._stream(v, rd, self.kname[n])
         for n, s in enumerate(self.steps):
-            self.stages.append(Stage(self.kname[n], "kernel", kernel=s.kernel))
+            self.stages.append(Stage(self.kname[n], "kernel", kernel=s.kernel, reads=tuple(
+                v for v in dict.fromkeys(s.ins) if v not in self.streamed)))
             for v in s.outs:
                 if v is None or v not in self.streamed:
                     continue

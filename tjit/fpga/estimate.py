@@ -10,8 +10,9 @@ plus a cycle to read and one to write), cycles, and DSP/BRAM/LUT/FF; and per des
   first elements: a stream after its producer's start + the data it holds back (a row
   for a row-style stage) + its pipeline depth; a buffer after its producer has
   finished. The design's latency is the latest start + cycles;
-* **memory bound**: the bytes the design moves through DRAM (inputs read, outputs
-  written, DRAM intermediates written and read back) over the card's bandwidth
+* **memory bound**: the bytes the design moves through DRAM (each port read once per
+  stage that reads it, outputs and DRAM intermediates written once) over the card's
+  bandwidth
   (``op_costs.PARTS``: U280 HBM2 460 GB/s, U250 DDR4 77 GB/s);
 * which of the two **binds** (the larger time) at ``clock_mhz``, and a warning
   (``ResourceWarning`` and in the text) when the designs exceed the part's resources.
@@ -263,12 +264,11 @@ def design_estimate(d, part, clock_mhz, env):
         start[st.name] = max(t, default=0)
     latency = max((start[e.name] + e.cycles for e in ests), default=0)
     dram = 0
-    for v, role, dt, length in d.ports:
-        nbytes = _n(length, env) * np.dtype(dt).itemsize
-        dram += nbytes * (2 if role == "scratch" else 1)
-    for b in d.buffers:
-        if b.where == "port":           # an output read back
-            dram += _n(b.length, env) * np.dtype(b.dtype).itemsize * len(b.consumers)
+    for v, role, dt, length in d.ports:    # written once (outputs, scratch) and read
+        nbytes = _n(length, env) * np.dtype(dt).itemsize   # by each stage that reads it
+        readers = sum(v in st.reads for st in d.stages) + \
+            sum(st.kind == "read" and st.value == v for st in d.stages)
+        dram += nbytes * ((role != "in") + readers)
     bram = sum(e.bram for e in ests) + AXI_PORT[0] * len(d.ports)
     for s in d.streams:
         if s.depth > SRL_FIFO_MAX:
