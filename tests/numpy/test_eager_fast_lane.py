@@ -177,3 +177,15 @@ def test_at_update_against_numpy_copy():
     np.testing.assert_array_equal(np.asarray(x.at[:, -1].set(7)), want)
     with pytest.raises(ValueError, match="cannot be broadcast"):
         x.at[0].set(jnp.ones(3))
+
+
+def test_fast_lanes_stay_quiet_on_overflow():
+    """Overflow gives inf without NumPy's RuntimeWarning on every path, as in JAX."""
+    import warnings
+    big = jnp.full(3, 3e38, jnp.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for _ in range(2):
+            assert np.isinf(np.asarray(big + big)).all()
+            assert np.isinf(np.asarray(big.at[0].add(3e38)))[0]
+            assert np.isinf(np.asarray(big.at[1:].multiply(10.0)))[1:].all()

@@ -35,6 +35,7 @@ from tjit.tracing.errors import (
     InconclusiveDimensionError, NonConcreteBooleanIndexError, ShapeError)
 from tjit.tracing.shapes import (
     broadcast_shapes, dim_str, dims_equal, exact_div, greater_equal, shape_str)
+from tjit.primitives.elementwise import _quiet
 from tjit.primitives.indexing import GatherDimensionNumbers, ScatterDimensionNumbers
 from tjit.numpy._core import asarray, broadcast_to_shape, ensure_array
 from tjit.numpy._ufuncs import divide, power
@@ -511,8 +512,7 @@ def _eager_update(x, idx, values, name, kw):
     out = v.copy()
     try:
         if v.dtype.kind in "fc":  # overflow gives inf silently, as in JAX
-            with np.errstate(all="ignore"):
-                _apply_update(out, idx, y, ufunc)
+            _apply_update_quietly(np, out, idx, y, ufunc)
         else:  # integer updates of arrays wrap without warnings
             _apply_update(out, idx, y, ufunc)
     except (IndexError, ValueError, TypeError):
@@ -530,6 +530,10 @@ def _apply_update(out, idx, y, ufunc):
         idx = idx + (Ellipsis,)  # a 0-d view for a single element, not a NumPy scalar
     view = out[idx]
     ufunc(view, y, out=view, casting="unsafe")
+
+
+# (NumPy's floating-point warnings off, as the primitives' impls run)
+_apply_update_quietly = _quiet(lambda xp, out, idx, y, ufunc: _apply_update(out, idx, y, ufunc))
 
 
 def _rewriting_take(arr, idx, *, indices_are_sorted=False, unique_indices=False, mode=None,
