@@ -23,8 +23,9 @@ fold`` (fold: the partials' pairwise tree, 3 levels of the combine's latency) an
 store pass ``N + depth``; accumulate style per kept point ``R + depth + fold``.
 Resources: each pass instantiates the operators of its loop body (a pipelined loop
 does not share them), plus per m_axi port an AXI adapter (2 BRAM18K, 1200 LUT, 1800
-FF), FIFOs deeper than 32 in BRAM18K, row and on-chip buffers (ping-pong: twice) in
-BRAM18K (2304 bytes each). A dot in the tiled template (``lower/c/tiled_dot.py``)
+FF), FIFOs deeper than 32 in BRAM18K, row buffers in BRAM18K (2304 bytes each),
+on-chip buffers (ping-pong: twice) in BRAM18K, or in URAM288 (36 KiB each) from 64
+KiB up. A dot in the tiled template (``lower/c/tiled_dot.py``)
 costs ``tm`` multiply-adds per cycle (see ``_tiled_dot``). Symbolic sizes take
 ``sizes`` or ``TRIPCOUNT_HINT``.
 """
@@ -46,6 +47,8 @@ from tjit.xla_like import kernel_ir as K
 __all__ = ["DesignEstimate", "Report", "StageEstimate", "report", "stage_estimate"]
 
 BRAM_BYTES = 2304           # one BRAM18K
+URAM_BYTES = 36864          # one URAM288 (UltraRAM)
+URAM_MIN = 1 << 16          # on-chip buffers of at least this many bytes go to URAM
 AXI_PORT = (2, 1200, 1800)  # BRAM18K, LUT, FF of one m_axi adapter with burst buffers
 SRL_FIFO_MAX = 32           # FIFOs up to this depth are shift registers (LUTs)
 
@@ -78,6 +81,7 @@ class DesignEstimate:
     ff: int
     compute_s: float
     memory_s: float
+    uram: int = 0
 
     @property
     def binds(self):
@@ -101,7 +105,7 @@ class Report:
     @property
     def totals(self):
         return {r: sum(getattr(d, r) for d in self.designs)
-                for r in ("dsp", "bram", "lut", "ff")}
+                for r in ("dsp", "bram", "uram", "lut", "ff")}
 
     @property
     def time_s(self):
@@ -121,10 +125,11 @@ class Report:
             lines.append(f"  latency {d.latency_cycles} cycles = {d.compute_s * 1e6:.2f} us; "
                          f"DRAM {d.dram_bytes} bytes = {d.memory_s * 1e6:.2f} us at "
                          f"{p.mem_gbs:g} GB/s; binds: {d.binds}; DSP {d.dsp}, BRAM18K "
-                         f"{d.bram}, LUT {d.lut}, FF {d.ff}")
+                         f"{d.bram}, URAM {d.uram}, LUT {d.lut}, FF {d.ff}")
         t = self.totals
         lines.append(f"total: {self.time_s * 1e3:.4f} ms; DSP {t['dsp']}/{p.dsp}, BRAM18K "
-                     f"{t['bram']}/{p.bram18k}, LUT {t['lut']}/{p.lut}, FF {t['ff']}/{p.ff}")
+                     f"{t['bram']}/{p.bram18k}, URAM {t['uram']}/{p.uram}, LUT "
+                     f"{t['lut']}/{p.lut}, FF {t['ff']}/{p.ff}")
         if self.cpu_ms is not None:
             lines.append(f"beside: tjit CPU (measured) {self.cpu_ms:.4f} ms")
         if self.gpu_ms is not None:
@@ -273,14 +278,19 @@ def design_estimate(d, part, clock_mhz, env):
     for s in d.streams:
         if s.depth > SRL_FIFO_MAX:
             bram += math.ceil(s.depth * np.dtype(s.dtype).itemsize / BRAM_BYTES)
-    for b in d.buffers:
+    uram = 0
+    for b in d.buffers:     # (ping-pong: twice the bytes)
         if b.where == "onchip":
-            bram += 2 * math.ceil(_n(b.length, env) * np.dtype(b.dtype).itemsize / BRAM_BYTES)
+            nbytes = _n(b.length, env) * np.dtype(b.dtype).itemsize
+            if nbytes >= URAM_MIN:
+                uram += 2 * math.ceil(nbytes / URAM_BYTES)
+            else:
+                bram += 2 * math.ceil(nbytes / BRAM_BYTES)
     lut = sum(e.lut for e in ests) + AXI_PORT[1] * len(d.ports)
     ff = sum(e.ff for e in ests) + AXI_PORT[2] * len(d.ports)
     return DesignEstimate(d.top, ests, len(d.streams), latency, dram,
                           sum(e.dsp for e in ests), bram, lut, ff,
-                          latency / (clock_mhz * 1e6), dram / (part.mem_gbs * 1e9))
+                          latency / (clock_mhz * 1e6), dram / (part.mem_gbs * 1e9), uram)
 
 
 def report(designs, part="u280", clock_mhz=300, sizes=None, cpu_ms=None, gpu_ms=None,
@@ -307,8 +317,8 @@ def report(designs, part="u280", clock_mhz=300, sizes=None, cpu_ms=None, gpu_ms=
     ests = [design_estimate(d, part, clock_mhz, env) for d in designs]
     r = Report(part, clock_mhz, ests, [], cpu_ms, gpu_ms, gpu_note)
     t = r.totals
-    for res, have in (("dsp", part.dsp), ("bram", part.bram18k), ("lut", part.lut),
-                      ("ff", part.ff)):
+    for res, have in (("dsp", part.dsp), ("bram", part.bram18k), ("uram", part.uram),
+                      ("lut", part.lut), ("ff", part.ff)):
         if t[res] > have:
             msg = (f"the designs need {t[res]} {res.upper()} but {part.name} has {have}: "
                    f"they do not fit (split the program, or use a bigger part)")
