@@ -138,14 +138,15 @@ class ThreadCommunicator(Communicator):
     def __repr__(self):
         return f"ThreadCommunicator(rank={self.rank}, size={self.size})"
 
-    def _exchange(self, what, x, check=lambda v: v):
-        """Every member's operand, in rank order (the operands are read, never kept);
+    def _run(self, what, x, compute, check=lambda v: v):
+        """``compute(operands)`` over every member's operand (in rank order), between
+        two meetings of the group: the first makes all operands visible, the second
+        keeps them alive (unchanged) until every member is done reading them.
         ``check(operand)`` is the array whose shape and dtype must agree."""
         g = self.group
         g.slots[self.rank] = (what, x)
         g._wait()
         whats, vals = zip(*g.slots)
-        g._wait()    # all have read the slots before any member writes them again
         if any(w != what for w in whats):
             raise RuntimeError(
                 f"collectives over axis {g.name!r} differ across members: "
@@ -160,38 +161,46 @@ class ThreadCommunicator(Communicator):
                         f"member 0 has {ref.dtype}{list(ref.shape)}, member {r} has "
                         f"{v.dtype}{list(v.shape)}; every member must pass the same shape "
                         f"and dtype")
-        return vals
+        try:
+            out = compute(vals)
+        except BaseException:
+            g.abort()
+            raise
+        g._wait()
+        return out
 
     def allreduce(self, x, op):
         # Each member reduces its 1/size share of the elements (in rank order) into every
         # member's output, so the work is split instead of repeated size times.
         out = np.empty_like(x)
-        vals = self._exchange("allreduce", (x, out), check=lambda v: v[0])
         lo, hi = _share(x.size, self.rank, self.size)
-        if hi > lo:
-            part = _reduce_in_order([v.reshape(-1)[lo:hi] for v, _ in vals], op)
-            for _, o in vals:
-                o.reshape(-1)[lo:hi] = part
-        self.group._wait()   # every share is written before anyone reads its output
+
+        def reduce_share(vals):
+            if hi > lo:
+                part = _reduce_in_order([v.reshape(-1)[lo:hi] for v, _ in vals], op)
+                for _, o in vals:
+                    o.reshape(-1)[lo:hi] = part
+        self._run("allreduce", (x, out), reduce_share, check=lambda v: v[0])
         return out
 
     def allgather(self, x):
-        return np.stack(self._exchange("allgather", x))
+        return self._run("allgather", x, np.stack)
 
     def reduce_scatter(self, x, op):
         self._check_leading("reduce_scatter", x)
-        vals = self._exchange("reduce_scatter", x)
-        return _reduce_in_order([v[self.rank] for v in vals], op)
+        r = self.rank
+        return self._run("reduce_scatter", x,
+                         lambda vals: _reduce_in_order([v[r] for v in vals], op))
 
     def alltoall(self, x):
         self._check_leading("alltoall", x)
-        vals = self._exchange("alltoall", x)
-        return np.stack([v[self.rank] for v in vals])
+        r = self.rank
+        return self._run("alltoall", x, lambda vals: np.stack([v[r] for v in vals]))
 
     def permute(self, x, pairs):
-        vals = self._exchange("permute", x)
         src = {d: s for s, d in pairs}.get(self.rank)
-        return np.zeros_like(x) if src is None else vals[src].copy()
+        return self._run("permute", x, lambda vals: np.zeros_like(x) if src is None
+                         else vals[src].copy())
 
     def _check_leading(self, what, x):
         if x.ndim == 0 or x.shape[0] != self.size:
