@@ -204,3 +204,27 @@ def test_pmap_pytrees_and_keyword_arguments(devices):
     np.testing.assert_allclose(np.asarray(out["s"]), np.broadcast_to(want, X.shape),
                                rtol=1e-5, atol=1e-5)
     np.testing.assert_array_equal(np.asarray(out["i"]), np.arange(N))
+
+
+def test_compile_spmd_runs_with_communicators_bound_by_the_caller():
+    # what a multi-process runtime does: one compiled program, its own communicator per
+    # member (here two threads of one group), the axis bound around each call
+    from tjit.devices.collectives import bind_axis
+    run = compile_spmd(lambda x: (lax.pmean(x, "batch"), lax.all_gather(x, "batch")),
+                       {"batch": 2}, (np.zeros(3, np.float32),))
+    comms = ThreadGroup(2, "batch").members()
+    xs = [np.arange(3, dtype=np.float32), np.full(3, 10, np.float32)]
+    outs = [None, None]
+
+    def member(r):
+        with bind_axis("batch", comms[r]):
+            outs[r] = run(xs[r])
+
+    ts = [threading.Thread(target=member, args=(r,)) for r in range(2)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join(timeout=30)
+    for mean, gathered in outs:
+        np.testing.assert_allclose(np.asarray(mean), (xs[0] + xs[1]) / 2)
+        np.testing.assert_allclose(np.asarray(gathered), np.stack(xs))
