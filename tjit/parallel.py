@@ -154,6 +154,8 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
         axes = _flatten_axes(_AxesSpec(dyn_in_axes), tuple(dyn), len(leaves) - n_kw,
                              "in_axes", where, labels, "the positional arguments") + [0] * n_kw
         n = _mapped_size(leaves, axes, axis_size, where)
+        axes = [None if ax is None else ax % len(get_aval(x).shape)
+                for x, ax in zip(leaves, axes)]
         devs = _devices_for(n, devices, backend, where)
         if any(isinstance(x, Tracer) for x in leaves):
             return vmap(with_statics, in_axes=dyn_in_axes, out_axes=out_axes,

@@ -72,6 +72,10 @@ def test_pmap_options(devices):
     assert f._cache_size() == 1         # compiled once per signature
     f(X, y, 2.0)
     assert f._cache_size() == 2         # a new static value compiles again
+    neg = tjit.pmap(lambda x: lax.psum(x, "i"), axis_name="i", in_axes=-1, out_axes=-1)
+    Y = X[..., :N]
+    np.testing.assert_allclose(np.asarray(neg(Y)), np.broadcast_to(
+        Y.sum(-1, keepdims=True), Y.shape), rtol=1e-5, atol=1e-6)
     g = tjit.pmap(lambda x: lax.psum(x, "i"), axis_name="i", out_axes=None)(X)
     np.testing.assert_allclose(np.asarray(g), X.sum(0), rtol=1e-5)
     with pytest.raises(ValueError, match="out_axes=None.*differs across devices"):
