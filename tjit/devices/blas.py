@@ -35,6 +35,7 @@ the result has the same bits.
 import ctypes
 import math
 import os
+import struct
 
 import numpy as np
 
@@ -384,6 +385,8 @@ def _matrix_layout(rows, cols, rs, cs):
 def _batched_view(shape, dtype, perm, new_shape):
     """Element strides of ``transpose(x, perm).reshape(new_shape)`` for a C-contiguous x
     of ``shape``, or None when that reshape would need a copy."""
+    if list(perm) == sorted(perm):      # no transpose: a contiguous reshape, no NumPy
+        return _c_strides(new_shape, 1)     # (this runs for every new size binding)
     item = dtype.itemsize
     fake = np.lib.stride_tricks.as_strided(np.zeros(1, dtype), shape=shape,
                                            strides=_c_strides(shape, item))
@@ -396,7 +399,7 @@ def _batched_view(shape, dtype, perm, new_shape):
 
 def _double_bits(v):
     """The float64 bits of ``v`` as a signed int64 (how the shim's sizes carry scalars)."""
-    return int(np.array(v, np.float64).view(np.int64))
+    return struct.unpack("<q", struct.pack("<d", float(v)))[0]
 
 
 def _c_strides(shape, item):

@@ -21,11 +21,13 @@ data when its kernel was rewritten to update in place.
 
 import collections
 import ctypes
+import math
 import threading
 
 import numpy as np
 
 from tjit.devices import array_args, backend, blas, control_flow, kernel_cache
+from tjit.devices.slot_arena import SharedSlots
 from tjit.devices.executable import Executable
 from tjit.devices.runner import PlanInspection, ProgramRunner
 from tjit.devices.threads import default_num_threads, parallel_for
@@ -45,11 +47,12 @@ from tjit.xla_like.plan import (
 #: moving cache lines between cores cost more), one with a transcendental from ~2^16.
 PARALLEL_MIN_WORK = 1 << 19
 
-#: Size bindings of a polymorphic program whose prepared runners (temporaries included,
-#: each sized for its binding) are kept; the least recently used beyond these are dropped
-#: and prepared again when called (a fraction of a millisecond; nothing is compiled).
-#: Without a bound, 300 batch sizes of a 3-layer MLP kept 760 MiB of temporaries.
-MAX_SIZE_BINDINGS = 8
+#: Size bindings of a polymorphic program whose prepared runners are kept; the least
+#: recently used beyond these are dropped and prepared again when called (a fraction of
+#: a millisecond; nothing is compiled). Their temporaries share one arena
+#: (``slot_arena``), so a kept binding costs launch tables, not memory (with memory of
+#: its own per binding, 300 batch sizes of a 3-layer MLP kept 760 MiB).
+MAX_SIZE_BINDINGS = 256
 
 
 class CpuExecutable(PlanInspection, Executable):
@@ -64,6 +67,7 @@ class CpuExecutable(PlanInspection, Executable):
         self.fns = _compile(self.program)
         self._pools = collections.OrderedDict()  # size binding -> idle runners, LRU order
         self._pools_lock = threading.Lock()
+        self._shared_slots = SharedSlots() if self.symbols else None
         self._pool = None if self.symbols else self._pool_for({})
 
     # -- calling --------------------------------------------------------------------------
@@ -90,9 +94,16 @@ class CpuExecutable(PlanInspection, Executable):
             runner = pool.pop()
         except IndexError:
             runner = self._make_runner(pool.env)
+        held = runner.arena.lock if runner.arena is not None else None
+        if held is not None and not held.acquire(False):
+            # another call runs on the shared temporaries: this one gets its own
+            pool.append(runner)
+            runner, held = self._make_runner(pool.env, shared=False), None
         try:
             return runner.run(flat_args, donated)
         finally:
+            if held is not None:
+                held.release()
             pool.append(runner)
 
     def _pool_for(self, env):
@@ -121,8 +132,9 @@ class CpuExecutable(PlanInspection, Executable):
                 solve_dims(spec, np.shape(a), env, f"argument {i}")
         return env
 
-    def _make_runner(self, env):
-        return _Runner(self.program, self.fns, env)
+    def _make_runner(self, env, shared=True):
+        return _Runner(self.program, self.fns, env,
+                       self._shared_slots if shared else None)
 
     # -- inspection -----------------------------------------------------------------------
     def as_text(self, source=False, llvm=False):
@@ -154,8 +166,10 @@ class _Runner(ProgramRunner):
     independent ones side by side); loops over body runners; and the single-kernel fast
     path."""
 
-    def __init__(self, prog, fns, env):
+    def __init__(self, prog, fns, env, shared_slots=None):
         self.fns = fns
+        self.shared_slots = shared_slots    # (slot_arena.SharedSlots, or None: own memory)
+        self.arena = None
         self.control_runners = {}   # id(control step) -> its bodies' runners
         self._launches = {}   # id(kernel) -> launch()
         self.gemms = {}       # id(dot step) -> its GemmCall, or None (np.matmul)
@@ -165,6 +179,12 @@ class _Runner(ProgramRunner):
             not self.aliases
         if single and not prog.slot_sizes and all(v in prog.params for v in prog.steps[0].ins):
             self.run = self._single_kernel_runner(prog.steps[0], fns[prog.steps[0].kernel.name])
+
+    def alloc_slots(self, sizes):
+        if self.shared_slots is None or not sizes:
+            return super().alloc_slots(sizes)
+        self.arena = self.shared_slots.arena_for(sizes)
+        return self.arena.carve(sizes)
 
     def _single_kernel_runner(self, s, fn):
         """The common tiny-function case, one kernel reading arguments and writing
@@ -331,15 +351,15 @@ class _Runner(ProgramRunner):
         return hit
 
     def _launch(self, kernel):
+        ax, work = _kernel_facts(kernel)
         sizes = (ctypes.c_int64 * max(1, len(kernel.size_symbols)))(
             *[self.env[_sym(self.env, n)] for n in kernel.size_symbols])
-        ax = split_axis(kernel)
         if ax is None:
             return sizes, 1, False
         n = concrete(kernel.shape[ax], self.env)
-        points = int(np.prod([concrete(d, self.env) for d in kernel.shape], dtype=np.int64))
+        points = math.prod(concrete(d, self.env) for d in kernel.shape)
         parallel = n >= 2 and default_num_threads() > 1 and \
-            points * work_per_point(kernel) >= PARALLEL_MIN_WORK
+            points * work >= PARALLEL_MIN_WORK
         return sizes, n, parallel
 
     def dot_step(self, s):
@@ -436,6 +456,16 @@ def _gemm_group_step(runs):
             vals[k_out] = out
         group(operands)
     return run
+
+
+def _kernel_facts(kernel):
+    """(split axis, work per point) of ``kernel``: the same at every size binding, so
+    worked out once per kernel (a walk of its IR) rather than per new size."""
+    facts = kernel.__dict__.get("_cpu_launch_facts")
+    if facts is None:
+        facts = (split_axis(kernel), work_per_point(kernel))
+        object.__setattr__(kernel, "_cpu_launch_facts", facts)
+    return facts
 
 
 def _sym(env, name):

@@ -58,7 +58,7 @@ class ProgramRunner:
         self.index = {v: n for n, v in enumerate(ids)}
         self.shape = {v: tuple(concrete(d, env) for d in prog.values[v].shape) for v in ids}
         self.dtype = {v: prog.values[v].dtype for v in ids}
-        self.slots = [self.alloc(concrete(s, env)) for s in prog.slot_sizes]
+        self.slots = self.alloc_slots([concrete(s, env) for s in prog.slot_sizes])
         self.fixed = [None] * len(ids)     # temporaries and constants: arrays reused per call
         for v, slot in prog.slot_of.items():
             self.fixed[self.index[v]] = self.slot_view(self.slots[slot], self.shape[v],
@@ -83,6 +83,10 @@ class ProgramRunner:
     def alloc(self, nbytes):
         """A temporary slot of ``nbytes`` bytes."""
         return np.empty(nbytes, np.uint8)
+
+    def alloc_slots(self, sizes):
+        """The temporary slots, of ``sizes`` bytes (a backend may place them together)."""
+        return [self.alloc(n) for n in sizes]
 
     def slot_view(self, slot, shape, dtype):
         """The array of ``shape`` and ``dtype`` at the start of temporary slot ``slot``."""
