@@ -237,3 +237,20 @@ def test_one_rank_raising_ends_every_rank_with_its_message(tmp_path):
     assert "process 1 of 2 raised ValueError: bad batch on this rank" in proc.stderr
     assert "aborting all 2 processes" in proc.stderr
     assert "rank 0 was not stopped" not in proc.stdout
+
+
+_MISSING_RANK_SCRIPT = '''
+import tjit.distributed as td
+td.initialize()
+comm = td.MPICommunicator(td.runtime.state().comm, name="data")
+if td.process_index() == 0:
+    comm.allreduce(np.ones(4, np.float32), "sum")   # rank 1 never comes
+'''
+
+
+@requires_mpi
+def test_a_rank_that_skips_a_collective_is_an_error_under_checks(tmp_path):
+    proc = launch(_MISSING_RANK_SCRIPT, 2, tmp_path, timeout=60,
+                  env={"TJIT_DISTRIBUTED_CHECKS": "1", "TJIT_DISTRIBUTED_TIMEOUT": "1"})
+    assert proc.returncode != 0
+    assert "process 0 waited 1 s for the other 1 process(es)" in proc.stderr, proc.stderr

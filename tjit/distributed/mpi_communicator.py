@@ -13,12 +13,15 @@ reduced here in rank order, as the in-process communicator does.
 ``TJIT_DISTRIBUTED_CHECKS=1`` (or ``checks=True``) makes every collective first compare
 its operation, shape and dtype across the processes (one small ``Allgather``) and raise
 the same :class:`DistributedError` on every process when they differ, rather than hang
-or exchange mismatched buffers.
+or exchange mismatched buffers; a process that waits there more than
+``TJIT_DISTRIBUTED_TIMEOUT`` seconds (default 300) for the others raises too (one of them
+never came: it finished or took another branch).
 """
 
 import functools
 import os
 import sys
+import time
 
 import numpy as np
 
@@ -91,6 +94,7 @@ class MPICommunicator(Communicator):
         self.size = comm.Get_size()
         self.name = name
         self.checks = checks_enabled() if checks is None else bool(checks)
+        self.timeout = float(os.environ.get("TJIT_DISTRIBUTED_TIMEOUT", "") or 300)
         self._ops = {"sum": MPI.SUM, "max": MPI.MAX, "min": MPI.MIN}
         self._pool = _OutputPool()
 
@@ -170,6 +174,23 @@ class MPICommunicator(Communicator):
                 f"{what} over axis {self.name!r}: the operand's leading dimension must be "
                 f"the axis size {self.size}, got shape {x.shape}")
 
+    def _wait(self, request, what):
+        """Wait for ``request``, at most ``TJIT_DISTRIBUTED_TIMEOUT`` seconds (checks mode):
+        a process that never reaches the collective (it returned, or took another branch)
+        becomes an error here instead of a hang."""
+        deadline = time.monotonic() + self.timeout
+        pause = 1e-5
+        while not request.Test():
+            if time.monotonic() > deadline:
+                raise DistributedError(
+                    f"{what} over axis {self.name!r}: process {self.rank} waited "
+                    f"{self.timeout:g} s for the other {self.size - 1} process(es) of the axis "
+                    f"to reach this collective; at least one of them did not (it finished, "
+                    f"raised, or runs other collectives); TJIT_DISTRIBUTED_TIMEOUT sets the "
+                    f"wait (TJIT_DISTRIBUTED_CHECKS=1 found this)")
+            time.sleep(pause)
+            pause = min(pause * 2, 1e-3)
+
     def _check_same(self, what, x, extra):
         """Raise the same DistributedError on every rank unless all ranks call ``what``
         on operands of one shape and dtype (one small Allgather)."""
@@ -177,7 +198,8 @@ class MPICommunicator(Communicator):
         mine = np.zeros(_SIGNATURE_BYTES, np.uint8)
         mine[:min(len(sig), _SIGNATURE_BYTES)] = np.frombuffer(sig, np.uint8)[:_SIGNATURE_BYTES]
         every = np.empty((self.size, _SIGNATURE_BYTES), np.uint8)
-        self.comm.Allgather([mine, self.MPI.BYTE], [every, self.MPI.BYTE])
+        request = self.comm.Iallgather([mine, self.MPI.BYTE], [every, self.MPI.BYTE])
+        self._wait(request, what)
         if (every == every[0]).all():
             return
         texts = [bytes(r).rstrip(b"\0").decode(errors="replace") for r in every]
