@@ -231,32 +231,23 @@ class _ShardMapped:
         out = {}
         for key in keys:
             axes = key if isinstance(key, tuple) else (key,)
-            colour = tuple(coords[n] for n in names if n not in axes)
-            rank = 0
-            for n in axes:
-                rank = rank * self.mesh.shape[n] + coords[n]
-            layout = (self.mesh, axes)
-            comm = runtime.split(layout, _colour_index(colour, self.mesh, axes), rank)
+            colour, rank = _axis_group(self.mesh, coords, axes)
+            comm = runtime.split((self.mesh, axes), colour, rank)
             out[key] = MPICommunicator(comm, name=key)
         return [out]
 
     def _thread_communicators(self, devices, keys):
         """One process, several devices: a ThreadGroup per axis group."""
-        names = self.mesh.axis_names
         coords = [self.mesh.coords(d) for d in devices]
         per_device = [{} for _ in devices]
         for key in keys:
             axes = key if isinstance(key, tuple) else (key,)
             groups = {}
             for k, c in enumerate(coords):
-                colour = tuple(c[n] for n in names if n not in axes)
-                rank = 0
-                for n in axes:
-                    rank = rank * self.mesh.shape[n] + c[n]
+                colour, rank = _axis_group(self.mesh, c, axes)
                 groups.setdefault(colour, []).append((rank, k))
-            for colour, members in groups.items():
-                group = ThreadGroup(len(members), str(key))
-                comms = group.members()
+            for members in groups.values():
+                comms = ThreadGroup(len(members), str(key)).members()
                 for rank, k in members:
                     per_device[k][key] = comms[rank]
         return per_device
@@ -370,14 +361,18 @@ def _varying_inside(eqn):
     return out
 
 
-def _colour_index(colour, mesh, axes):
-    """A non-negative int naming the group of processes that share ``colour`` (the
-    coordinates along the mesh axes not in ``axes``)."""
-    others = [n for n in mesh.axis_names if n not in axes]
-    idx = 0
-    for n, c in zip(others, colour):
-        idx = idx * mesh.shape[n] + c
-    return idx
+def _axis_group(mesh, coords, axes):
+    """(group, rank) of the device at ``coords`` for a collective over ``axes``: a group
+    is the devices that share the coordinates along the other mesh axes, and ranks run
+    row-major over ``axes`` (the order JAX gives a tuple of axis names)."""
+    shape = mesh.shape
+    colour = rank = 0
+    for n in mesh.axis_names:
+        if n not in axes:
+            colour = colour * shape[n] + coords[n]
+    for n in axes:
+        rank = rank * shape[n] + coords[n]
+    return colour, rank
 
 
 def _run_threads(program, per_device, comms):
