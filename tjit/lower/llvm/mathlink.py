@@ -11,6 +11,7 @@ kernel inlines) into the process-wide engine and publishes their addresses with
 (also from the disk cache in a later process).
 """
 
+import os
 import threading
 
 import llvmlite.binding as llvm
@@ -22,7 +23,16 @@ from tjit.lower.llvm.profile import math_symbol
 __all__ = ["call", "ensure_loaded"]
 
 _LOCK = threading.Lock()
-_ADDRESSES = {}     # symbol -> address in this process
+_ADDRESSES = {}     # symbol -> address in this process (a forked child keeps them)
+
+
+def _after_fork_in_child():
+    global _LOCK
+    _LOCK = threading.Lock()    # (a fork while another thread compiled would leave it held)
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def _arity(name):
