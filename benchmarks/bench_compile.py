@@ -19,6 +19,7 @@ equation (flat across N when compile time is linear).
 """
 
 import argparse
+import itertools
 import os
 import statistics
 import tempfile
@@ -26,14 +27,14 @@ import time
 
 os.environ["TJIT_CACHE_DIR"] = tempfile.mkdtemp(prefix="tjit_bench_compile_")
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-import tjit  # noqa: E402
-import tjit.numpy as tnp  # noqa: E402
+import tjit
+import tjit.numpy as tnp
 
 try:
-    import jax  # noqa: E402
-    import jax.numpy as jnp  # noqa: E402
+    import jax
+    import jax.numpy as jnp
     jax.config.update("jax_platforms", "cpu")
 except ImportError:
     jax = jnp = None
@@ -125,7 +126,7 @@ def main():
     rng = np.random.default_rng(0)
     sizes = [784, 512, 512, 10]
     params = [(rng.standard_normal((m, n)).astype(np.float32) * 0.05,
-               np.zeros(n, np.float32)) for m, n in zip(sizes[:-1], sizes[1:])]
+               np.zeros(n, np.float32)) for m, n in itertools.pairwise(sizes)]
     xb = rng.standard_normal((128, 784)).astype(np.float32)
     labels = np.eye(10, dtype=np.float32)[rng.integers(0, 10, 128)]
     compare("MLP training step", mlp_step, (params, xb, labels), a.reps)

@@ -12,10 +12,9 @@ import textwrap
 import numpy as np
 import pytest
 
+from tests.lower.test_codegen import assert_bits_equal, edge_values
 from tjit.lower.llvm import codegen, mathlib, profile, target
 from tjit.xla_like import kernel_ir as K
-
-from tests.lower.test_codegen import assert_bits_equal, edge_values
 
 _FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64,
                        ctypes.c_int64)
