@@ -426,9 +426,10 @@ class GemmCall:
 
     @classmethod
     def build(cls, lshape, rshape, dtype, lperm, rperm, bmkn, alpha=1.0, beta=0.0,
-              prefill=False):
+              prefill=False, nthreads=None):
         """``out = alpha * dot + beta * x`` where ``x`` (with ``prefill``) is an array of
-        the output's shape that the call copies into ``out`` block by block first."""
+        the output's shape that the call copies into ``out`` block by block first;
+        ``nthreads``: ``default_num_threads()`` when the caller has read it already."""
         lib = _library()
         dtype = np.dtype(dtype)
         B, M, K, N = bmkn
@@ -470,7 +471,7 @@ class GemmCall:
         if B * M * N * K < PARALLEL_MIN_MACS:
             block = extent               # one call: blocks would cost more than they give
         n_units = math.ceil(extent / block)
-        parallel = n_units > 1 and default_num_threads() > 1
+        parallel = n_units > 1 and (nthreads or default_num_threads()) > 1
         f.update(split=split, extent=extent, block=block)
         sizes = (ctypes.c_int64 * len(_FIELDS))(*[int(f[name]) for name in _FIELDS])
         call = cls(shim, sizes, n_units, parallel, copies, prefill)

@@ -170,6 +170,7 @@ class _Runner(ProgramRunner):
         self.fns = fns
         self.shared_slots = shared_slots    # (slot_arena.SharedSlots, or None: own memory)
         self.arena = None
+        self.nthreads = default_num_threads()   # (read once per runner, not per step)
         self.control_runners = {}   # id(control step) -> its bodies' runners
         self._launches = {}   # id(kernel) -> launch()
         self.gemms = {}       # id(dot step) -> its GemmCall, or None (np.matmul)
@@ -312,15 +313,14 @@ class _Runner(ProgramRunner):
         return run
 
     def finish_steps(self, steps, runs):
-        return self._group_dots(steps, runs, set(self.prog.aliases.values()))
+        return self._group_dots(steps, runs, set(self.prog.aliases.values()), self.nthreads)
 
     @staticmethod
-    def _group_dots(steps, runs, aliased):
+    def _group_dots(steps, runs, aliased, nthreads):
         """Runs of consecutive independent BLAS dots, one per thread, become one
         ``blas.GemmGroup`` step (e.g. a layer's weight and input gradients). A dot that
         writes into a donated argument's buffer stays alone: a member running beside it
         may still read that argument."""
-        nthreads = default_num_threads()
 
         def groupable(k):
             return getattr(runs[k], "gemm", None) is not None and \
@@ -358,7 +358,7 @@ class _Runner(ProgramRunner):
             return sizes, 1, False
         n = concrete(kernel.shape[ax], self.env)
         points = math.prod(concrete(d, self.env) for d in kernel.shape)
-        parallel = n >= 2 and default_num_threads() > 1 and \
+        parallel = n >= 2 and self.nthreads > 1 and \
             points * work >= PARALLEL_MIN_WORK
         return sizes, n, parallel
 
@@ -376,7 +376,8 @@ class _Runner(ProgramRunner):
         gemm = None
         if self.dtype[lhs_v] == out_dtype and self.dtype[rhs_v] == out_dtype:
             gemm = blas.GemmCall.build(lshape, rshape, out_dtype, lperm, rperm, (B, M, Kc, N),
-                                       s.alpha, s.beta, prefill=xi is not None)
+                                       s.alpha, s.beta, prefill=xi is not None,
+                                       nthreads=self.nthreads)
         self.gemms[id(s)] = gemm
         if gemm is not None:
             def run_gemm(vals):

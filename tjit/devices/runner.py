@@ -17,6 +17,8 @@ the launchers: ``kernel_step`` (a compiled kernel), ``dot_step`` (a gemm),
 arrays (the OpenCL runner: ``devices/opencl.py``).
 """
 
+import math
+
 import numpy as np
 
 from tjit.xla_like.plan import (ControlStep, DotStep, KernelStep, LibraryStep, concrete,
@@ -90,7 +92,7 @@ class ProgramRunner:
 
     def slot_view(self, slot, shape, dtype):
         """The array of ``shape`` and ``dtype`` at the start of temporary slot ``slot``."""
-        n = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+        n = math.prod(shape) * dtype.itemsize
         return slot[:n].view(dtype).reshape(shape)
 
     def constant(self, value):

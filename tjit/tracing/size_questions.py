@@ -181,7 +181,8 @@ def _hash(self):
     q = _ACTIVE.get()
     if q is not None and not _is_library(sys._getframe(1)) and q.involves(self):
         q.hashed(self)
-    return _basic_hash(self)
+    h = self._mhash     # (sympy's own fast path, inline: hashing is hot in sympy)
+    return _basic_hash(self) if h is None else h
 
 
 def _bool(self):
