@@ -58,10 +58,12 @@ The algorithm (cut -> schedule -> measure, over a family of cuts):
    the budget with the fewest recomputed flops; when none is,
    :class:`MemoryBudgetError` says the smallest peak reached.
 
-Measured (``benchmarks/bench_remat.py``, 16-layer tanh MLP, width 512, batch 128,
-CPU): temporaries 4.3 MiB without a budget; 1.8 MiB at 3.2x the step time and 1.0
-MiB at 7.4x with budgets of 50 % and 25 % of them (arguments and outputs, 32 MiB,
-cannot shrink).
+Measured (``benchmarks/bench_remat.py``, 16-layer tanh MLP ``value_and_grad``, CPU,
+2 loaded cores, so step times are rough): width 2048, batch 512: peak 584.3 MiB of
+which 68.0 MiB temporaries; arguments and outputs (516 MiB) cannot shrink, so 50 % and
+25 % of the peak are unreachable (smallest 532.3 MiB); budgets of arguments + outputs
++ 50 % / 25 % of the temporaries give 28.0 / 16.0 MiB of temporaries at 2.3x / 5.3x
+the step time. Width 512, batch 128: 4.3 MiB -> 1.8 / 1.0 MiB at 3.2x / 7.4x.
 
 Costs: two extra plans (fusion + buffer assignment, no code generation) per cut, about
 10-15 cuts: about 2 s for the 16-layer MLP. Limits: one boundary (one forward/backward
