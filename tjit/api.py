@@ -246,8 +246,8 @@ class Jitted:
         if dynamic_shapes is None:
             dynamic_shapes = _dyn.enabled_by_default()
         # bytes, or None (xla_like/remat.py); a budget is planned at concrete shapes
-        self.memory_budget = _memory_budget(memory_budget, polymorphic_shapes, where) \
-            if op == "jit" else None
+        self.memory_budget = _memory_budget(memory_budget, polymorphic_shapes, self.backend,
+                                            where) if op == "jit" else None
         if self.memory_budget is not None:
             dynamic_shapes = False
         # automatic dynamic shapes (dynamic_shapes.py); explicit polymorphic_shapes win
@@ -881,18 +881,23 @@ def _as_output(o, dtype):
     return np.asarray(o, dtype)
 
 
-def _memory_budget(value, polymorphic_shapes, where):
+def _memory_budget(value, polymorphic_shapes, backend, where):
     """``jit(memory_budget=)`` in bytes, else ``TJIT_MEMORY_BUDGET``'s, else None."""
     if value is None:
         env = os.environ.get(MEMORY_BUDGET_ENV, "").strip()
-        # (a polymorphic program has no one peak: the default does not apply to it)
-        if not env or polymorphic_shapes is not None:
+        # (a polymorphic program has no one peak, the interpreter no buffer plan: the
+        # default does not apply to them)
+        if not env or polymorphic_shapes is not None or backend == "interpreter":
             return None
         return _remat.parse_budget(env, f"{MEMORY_BUDGET_ENV}={env!r}")
     if polymorphic_shapes is not None:
         raise ValueError(f"{where}: memory_budget needs concrete shapes (the peak of a "
                          f"polymorphic program depends on its sizes); drop "
                          f"polymorphic_shapes or memory_budget")
+    if backend == "interpreter":
+        raise ValueError(f"{where}: memory_budget needs a backend that plans buffers "
+                         f"(cpu, gpu, opencl, hls); the interpreter runs the jaxpr as it "
+                         f"is: drop backend='interpreter' or memory_budget")
     return _remat.parse_budget(value, f"{where}: memory_budget")
 
 

@@ -156,6 +156,8 @@ def test_bad_budget_values():
         jax.jit(tanh_mlp_loss, memory_budget=-1)
     with pytest.raises(ValueError, match="polymorphic_shapes"):
         jax.jit(lambda x: x * 2, memory_budget="1GB", polymorphic_shapes=["(b,)"])
+    with pytest.raises(ValueError, match="interpreter"):
+        jax.jit(tanh_mlp_loss, memory_budget="1GB", backend="interpreter")
 
 
 def test_environment_budget_is_applied(mlp8, monkeypatch):
@@ -163,5 +165,7 @@ def test_environment_budget_is_applied(mlp8, monkeypatch):
     monkeypatch.setenv("TJIT_MEMORY_BUDGET", str(budget))
     c = jax.jit(f).lower(params, x).compile()
     assert peak(c) <= budget < peak(free)
+    # (not for the interpreter, which has no buffer plan: a reference still runs)
+    assert jax.jit(f, backend="interpreter").memory_budget is None
     monkeypatch.setenv("TJIT_MEMORY_BUDGET", "")
     assert jax.jit(f).memory_budget is None
