@@ -45,3 +45,8 @@ class errors:  # namespace like jax.errors
     TracerBoolConversionError = TracerBoolConversionError
     TracerIntegerConversionError = TracerIntegerConversionError
     UnexpectedTracerError = UnexpectedTracerError
+
+from tjit._namespace import publish as _publish  # noqa: E402
+_publish(globals(), submodules=(  # tab completion lists the public API only
+    "numpy", "lax", "nn", "random", "tree_util", "tree", "ad_checkpoint", "distributed",
+    "sharding", "experimental", "devices"))

@@ -25,3 +25,6 @@ from tjit.primitives.elementwise import ROUND_AWAY_FROM_ZERO, ROUND_TO_NEAREST_E
 class RoundingMethod:
     AWAY_FROM_ZERO = 0
     TO_NEAREST_EVEN = 1
+
+from tjit._namespace import publish as _publish  # noqa: E402
+_publish(globals(), submodules=('linalg',))  # tab completion lists the public API only

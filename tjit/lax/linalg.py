@@ -167,3 +167,6 @@ def eig(x, *, compute_left_eigenvectors=True, compute_right_eigenvectors=True,
 __all__ = ["cholesky", "qr", "svd", "eig", "eigh", "lu", "triangular_solve", "symmetrize",
            "lu_pivots_to_permutation", "cholesky_p", "qr_p", "svd_p", "eigh_p", "lu_p",
            "triangular_solve_p"]
+
+from tjit._namespace import publish as _publish  # noqa: E402
+_publish(globals(), submodules=())  # tab completion lists the public API only

@@ -6,3 +6,6 @@ from tjit.nn.functions import __all__ as _functions_all
 from tjit.nn import initializers  # noqa: F401
 
 __all__ = list(_functions_all) + ["initializers"]
+
+from tjit._namespace import publish as _publish  # noqa: E402
+_publish(globals(), submodules=('initializers',))  # tab completion lists the public API only

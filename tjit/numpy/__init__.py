@@ -39,3 +39,6 @@ newaxis = None
 
 _array_methods.install()
 _array_api.install()
+
+from tjit._namespace import publish as _publish  # noqa: E402
+_publish(globals(), submodules=('linalg', 'fft', 'random'))  # tab completion lists the public API only

@@ -640,3 +640,6 @@ __all__ = ["EigResult", "EighResult", "QRResult", "SlogdetResult", "SVDResult", 
            "pinv", "matrix_rank", "lstsq", "cond", "norm", "vector_norm", "matrix_norm",
            "multi_dot", "tensorsolve", "tensorinv", "outer", "matmul", "vecdot", "tensordot",
            "matrix_transpose", "diagonal", "trace", "cross"]
+
+from tjit._namespace import publish as _publish  # noqa: E402
+_publish(globals(), submodules=())  # tab completion lists the public API only

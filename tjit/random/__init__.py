@@ -36,3 +36,6 @@ __all__ = ["PRNGKey", "key", "key_data", "wrap_key_data", "key_impl", "clone", "
            "multivariate_normal", "orthogonal", "bernoulli", "rademacher", "randint", "permutation",
            "shuffle", "choice", "categorical", "gamma", "loggamma", "beta", "dirichlet",
            "poisson", "binomial"]
+
+from tjit._namespace import publish as _publish  # noqa: E402
+_publish(globals(), submodules=())  # tab completion lists the public API only

@@ -333,3 +333,6 @@ def toeplitz(c, r=None):
 __all__ = ["block_diag", "cho_factor", "cho_solve", "det", "eigh", "expm", "expm_frechet",
            "inv", "lu", "lu_factor", "lu_solve", "qr", "solve", "solve_triangular",
            "sqrtm", "svd", "toeplitz"]
+
+from tjit._namespace import publish as _publish  # noqa: E402
+_publish(globals(), submodules=())  # tab completion lists the public API only

@@ -237,3 +237,6 @@ def correlate2d(in1, in2, mode="full", boundary="fill", fillvalue=0, precision=N
 
 
 __all__ = ["convolve", "convolve2d", "correlate", "correlate2d", "fftconvolve"]
+
+from tjit._namespace import publish as _publish  # noqa: E402
+_publish(globals(), submodules=())  # tab completion lists the public API only

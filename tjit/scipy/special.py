@@ -398,3 +398,6 @@ def kl_div(p, q):
     """``p log(p / q) - p + q`` for p, q > 0; q for p = 0, q >= 0; inf otherwise."""
     p, q, both_pos, out = _p_log_p_over_q("kl_div", p, q, lambda q: q)
     return jnp.where(both_pos, out - p + q, out)
+
+from tjit._namespace import publish as _publish  # noqa: E402
+_publish(globals(), submodules=())  # tab completion lists the public API only

@@ -5,3 +5,6 @@ from tjit.scipy.optimize._line_search import line_search
 from tjit.scipy.optimize._minimize import OptimizeResults, minimize
 
 __all__ = ["OptimizeResults", "line_search", "minimize"]
+
+from tjit._namespace import publish as _publish  # noqa: E402
+_publish(globals(), submodules=())  # tab completion lists the public API only

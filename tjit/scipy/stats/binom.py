@@ -21,3 +21,6 @@ def logpmf(k, n, p, loc=0):
 def pmf(k, n, p, loc=0):
     """Probability mass function."""
     return jnp.exp(logpmf(k, n, p, loc))
+
+from tjit._namespace import publish as _publish  # noqa: E402
+_publish(globals(), submodules=())  # tab completion lists the public API only

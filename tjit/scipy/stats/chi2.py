@@ -44,3 +44,6 @@ def logsf(x, df, loc=0, scale=1):
     """``log(sf)``; ``log1p(-cdf)`` where the survival function is near 1."""
     s = sf(x, df, loc, scale)
     return jnp.where(s < 0.5, jnp.log(s), jnp.log1p(-cdf(x, df, loc, scale)))
+
+from tjit._namespace import publish as _publish  # noqa: E402
+_publish(globals(), submodules=())  # tab completion lists the public API only

@@ -32,3 +32,6 @@ def logpdf(x, alpha):
 def pdf(x, alpha):
     """Density of the Dirichlet distribution."""
     return jnp.exp(logpdf(x, alpha))
+
+from tjit._namespace import publish as _publish  # noqa: E402
+_publish(globals(), submodules=())  # tab completion lists the public API only

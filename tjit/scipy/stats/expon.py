@@ -47,3 +47,6 @@ def ppf(q, loc=0, scale=1):
     """Quantile function ``-log1p(-q)``; NaN outside [0, 1]."""
     q, loc, scale = promote("expon.ppf", q, loc, scale)
     return jnp.where((q >= 0) & (q <= 1), loc - scale * jnp.log1p(-q), np.nan)
+
+from tjit._namespace import publish as _publish  # noqa: E402
+_publish(globals(), submodules=())  # tab completion lists the public API only

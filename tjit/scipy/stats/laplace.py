@@ -23,3 +23,6 @@ def cdf(x, loc=0, scale=1):
     y = (x - loc) / scale
     half = 0.5 * jnp.exp(-jnp.abs(y))
     return jnp.where(y < 0, half, 1 - half)
+
+from tjit._namespace import publish as _publish  # noqa: E402
+_publish(globals(), submodules=())  # tab completion lists the public API only

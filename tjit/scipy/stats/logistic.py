@@ -39,3 +39,6 @@ def isf(q, loc=0, scale=1):
     """Inverse survival function ``loc - scale * logit(q)``."""
     q, loc, scale = promote("logistic.isf", q, loc, scale)
     return loc - scale * special.logit(q)
+
+from tjit._namespace import publish as _publish  # noqa: E402
+_publish(globals(), submodules=())  # tab completion lists the public API only

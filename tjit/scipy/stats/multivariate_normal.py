@@ -37,3 +37,6 @@ def logpdf(x, mean, cov, allow_singular=None):
 def pdf(x, mean, cov):
     """Density of the multivariate normal."""
     return jnp.exp(logpdf(x, mean, cov))
+
+from tjit._namespace import publish as _publish  # noqa: E402
+_publish(globals(), submodules=())  # tab completion lists the public API only

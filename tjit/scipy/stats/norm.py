@@ -55,3 +55,6 @@ def isf(q, loc=0, scale=1):
     """The inverse survival function, ``ppf(1 - q)`` without rounding ``1 - q``."""
     q, loc, scale = promote("norm.isf", q, loc, scale)
     return loc - scale * special.ndtri(q)
+
+from tjit._namespace import publish as _publish  # noqa: E402
+_publish(globals(), submodules=())  # tab completion lists the public API only

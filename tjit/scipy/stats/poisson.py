@@ -26,3 +26,6 @@ def cdf(k, mu, loc=0):
     k, mu, loc = promote("poisson.cdf", k, mu, loc)
     y = jnp.floor(k - loc)
     return jnp.where(y < 0, 0.0, special.gammaincc(jnp.maximum(y, 0) + 1, mu))
+
+from tjit._namespace import publish as _publish  # noqa: E402
+_publish(globals(), submodules=())  # tab completion lists the public API only

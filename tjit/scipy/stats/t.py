@@ -19,3 +19,6 @@ def logpdf(x, df, loc=0, scale=1):
 def pdf(x, df, loc=0, scale=1):
     """Density of Student's t."""
     return jnp.exp(logpdf(x, df, loc, scale))
+
+from tjit._namespace import publish as _publish  # noqa: E402
+_publish(globals(), submodules=())  # tab completion lists the public API only

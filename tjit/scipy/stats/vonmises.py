@@ -18,3 +18,6 @@ def logpdf(x, kappa):
 def pdf(x, kappa):
     """Density of the von Mises distribution."""
     return jnp.exp(logpdf(x, kappa))
+
+from tjit._namespace import publish as _publish  # noqa: E402
+_publish(globals(), submodules=())  # tab completion lists the public API only

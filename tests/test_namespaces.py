@@ -1,0 +1,52 @@
+"""Tab completion (``dir``) on each public namespace lists its public API only."""
+
+import importlib
+import types
+
+import pytest
+
+import tjit  # noqa: F401
+
+NAMESPACES = {  # namespace -> the submodules it may list
+    "tjit": {"numpy", "lax", "nn", "random", "tree_util", "tree", "ad_checkpoint",
+             "distributed", "sharding", "experimental", "devices"},
+    "tjit.numpy": {"linalg", "fft", "random"},
+    "tjit.numpy.linalg": set(), "tjit.numpy.fft": set(), "tjit.numpy.random": set(),
+    "tjit.lax": {"linalg"}, "tjit.lax.linalg": set(),
+    "tjit.nn": {"initializers"}, "tjit.nn.initializers": set(),
+    "tjit.random": set(),
+    "tjit.scipy": {"special", "stats", "linalg", "optimize", "signal", "integrate",
+                   "ndimage"},
+    "tjit.scipy.special": set(), "tjit.scipy.linalg": set(), "tjit.scipy.optimize": set(),
+    "tjit.scipy.signal": set(), "tjit.scipy.integrate": set(), "tjit.scipy.ndimage": set(),
+    "tjit.scipy.stats": {"bernoulli", "beta", "binom", "cauchy", "chi2", "dirichlet",
+                         "expon", "gamma", "laplace", "logistic", "multivariate_normal",
+                         "norm", "poisson", "t", "truncnorm", "uniform", "vonmises"},
+    "tjit.scipy.stats.norm": set(), "tjit.scipy.stats.gamma": set(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NAMESPACES))
+def test_dir_lists_public_names_only(name):
+    mod = importlib.import_module(name)
+    shown = dir(mod)
+    modules = {n for n in shown if isinstance(getattr(mod, n), types.ModuleType)}
+    assert modules <= NAMESPACES[name], f"{name} lists modules {modules - NAMESPACES[name]}"
+    assert not [n for n in shown if n.startswith("_")]
+    assert not [n for n in shown if n.endswith("_p")]
+    assert sorted(set(mod.__all__)) == shown
+    missing = [n for n in mod.__all__ if not hasattr(mod, n)]
+    assert not missing, f"{name}.__all__ names that do not resolve: {missing}"
+
+
+def test_hidden_names_stay_importable():
+    """Narrowing ``dir`` changes nothing about attribute access."""
+    import tjit.lax
+    import tjit.numpy
+    assert tjit.numpy.linalg.reduce_sum_p.name and tjit.lax.dot_general_p.name
+    assert tjit.numpy._np is __import__("numpy")
+    from tjit.lax.linalg import cholesky_p  # noqa: F401
+    from tjit.random import threefry2x32_p  # noqa: F401
+    assert {"np", "lax", "collections"}.isdisjoint(dir(tjit.numpy.linalg))
+    assert "reduce_sum_p" not in dir(tjit.numpy.linalg)
+    assert {"jit", "grad", "vmap", "numpy"} <= set(dir(tjit))

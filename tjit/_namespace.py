@@ -1,0 +1,37 @@
+"""Public-name listing for tjit's namespaces, so tab completion shows the API only.
+
+Each public namespace ends with ``publish(globals(), submodules=(...))``: it sets
+``__all__`` (when the module has none) to the names a user is meant to reach and
+installs a module ``__dir__`` (PEP 562) returning it. Attribute access is unchanged;
+only ``dir()`` -- what IPython and Jupyter complete from -- is narrowed.
+"""
+
+import types
+
+
+def public_names(namespace, submodules=()):
+    """Sorted names of ``namespace`` a user should see: no ``_``-names, no ``*_p``
+    primitives, no imported modules other than the listed public ``submodules``."""
+    names = []
+    for name, value in namespace.items():
+        if name.startswith("_") or name.endswith("_p"):
+            continue
+        if isinstance(value, types.ModuleType) and name not in submodules:
+            continue
+        names.append(name)
+    return sorted(names)
+
+
+def publish(namespace, submodules=()):
+    """Give the module whose globals are ``namespace`` an ``__all__`` (kept if it has
+    one; public ``submodules`` added) and a ``__dir__`` listing exactly it."""
+    if "__all__" in namespace:  # primitives stay reachable as attributes, not listed
+        listed = [n for n in namespace["__all__"] if not n.endswith("_p")]
+    else:
+        listed = public_names(namespace, submodules)
+    # a submodule imported after its parent (tjit.numpy.random) is listed all the same
+    listed += [s for s in submodules if s not in listed]
+    namespace["__all__"] = listed
+    shown = sorted(set(listed))
+    namespace["__dir__"] = lambda: list(shown)
+    return listed
