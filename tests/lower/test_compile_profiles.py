@@ -86,21 +86,25 @@ def test_profile_choice():
 
 
 def test_linked_kernel_loads_from_disk_in_a_fresh_process(tmp_path):
-    """The second process takes the kernel's object code from the disk cache; its calls
-    into the math library must resolve there too (nothing compiled the math first)."""
+    """The second process takes the kernel's object code from the disk cache, and the
+    math functions it calls too (loaded, published, then the kernel links)."""
     script = textwrap.dedent("""
         import numpy as np, tjit, tjit.numpy as jnp
         from tjit.devices import kernel_cache
+        from tjit.lower.llvm import mathlink
         x = np.linspace(-3, 3, 64).astype(np.float32)
         r = tjit.jit(lambda x: jnp.tanh(jnp.sin(x) * 2) + jnp.exp(-x))(x)
         want = np.tanh(np.sin(x) * 2) + np.exp(-x)
         assert np.allclose(np.asarray(r), want, rtol=1e-5, atol=1e-6), (r, want)
-        print(kernel_cache.STATS["disk_hits"], kernel_cache.STATS["compiled"])
+        print(kernel_cache.STATS["disk_hits"], kernel_cache.STATS["compiled"],
+              mathlink.STATS["compiled"], mathlink.STATS["loaded"])
     """)
     env = dict(os.environ, TJIT_CACHE_DIR=str(tmp_path))
     runs = [subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
                            text=True, check=False, timeout=300) for _ in range(2)]
     for r in runs:
         assert r.returncode == 0, r.stderr
-    hits, compiled = map(int, runs[1].stdout.split())
+    assert list(map(int, runs[0].stdout.split()))[2] == 3     # sin, tanh, exp compiled
+    hits, compiled, math_compiled, math_loaded = map(int, runs[1].stdout.split())
     assert hits >= 1 and compiled == 0
+    assert math_compiled == 0 and math_loaded == 3          # linked from the disk cache

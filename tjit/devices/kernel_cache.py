@@ -112,7 +112,7 @@ def _load(kernel, h, name):
     if symbols:     # math functions the code calls: loaded before it links
         from tjit.lower.llvm import mathlink
         with compile_log.stage("mathlib"):    # (once per process and function)
-            mathlink.ensure_loaded(symbols)
+            mathlink.ensure_loaded(symbols, (_math_get, _math_put))
     obj = disk_cache.get(key)
     if obj is not None:
         try:
@@ -132,6 +132,18 @@ def _load(kernel, h, name):
     STATS["compile_seconds"] += time.perf_counter() - t0
     disk_cache.put(key, obj)
     return code
+
+
+def _math_key(symbol):
+    return disk_cache.cache_key("mathlib:" + symbol + codegen_digest())
+
+
+def _math_get(symbol):
+    return disk_cache.get(_math_key(symbol))
+
+
+def _math_put(symbol, obj):
+    disk_cache.put(_math_key(symbol), obj)
 
 
 def llvm_ir(kernel):

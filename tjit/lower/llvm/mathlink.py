@@ -24,6 +24,8 @@ __all__ = ["call", "ensure_loaded"]
 
 _LOCK = threading.Lock()
 _ADDRESSES = {}     # symbol -> address in this process (a forked child keeps them)
+#: Counters for tests: functions compiled, and loaded from the cache.
+STATS = {"compiled": 0, "loaded": 0}
 
 
 def _after_fork_in_child():
@@ -63,8 +65,10 @@ def function_ir(sym):
     return str(module)
 
 
-def ensure_loaded(symbols):
-    """Compile and publish the math functions ``symbols`` not yet in this process."""
+def ensure_loaded(symbols, cache=None):
+    """Compile (or load) and publish the math functions ``symbols`` not yet in this
+    process. ``cache``: optional ``(get, put)`` of object code by symbol (the runtime's
+    disk cache), so that a later process links the functions instead of compiling them."""
     missing = [s for s in symbols if s not in _ADDRESSES]
     if not missing:
         return
@@ -72,7 +76,20 @@ def ensure_loaded(symbols):
         for sym in missing:
             if sym in _ADDRESSES:
                 continue
-            # (the full pipeline: these run on every element of every small kernel)
-            addr = target.compile_ir(function_ir(sym), [sym])[sym]
+            addr = None
+            obj = cache[0](sym) if cache else None
+            if obj is not None:
+                try:
+                    addr = target.load_object(obj, [sym])[sym]
+                    STATS["loaded"] += 1
+                except (ValueError, RuntimeError):
+                    addr = None     # unusable entry: compile below
+            if addr is None:
+                # (the full pipeline: these run on every element of every small kernel)
+                addrs, obj = target.compile_object(function_ir(sym), [sym])
+                addr = addrs[sym]
+                STATS["compiled"] += 1
+                if cache:
+                    cache[1](sym, obj)
             llvm.add_symbol(sym, addr)
             _ADDRESSES[sym] = addr
