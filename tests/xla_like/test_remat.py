@@ -40,6 +40,10 @@ def peak(compiled):
     return compiled.memory_analysis().peak_memory_in_bytes
 
 
+def n_dots(compiled):
+    return sum(kind == "dot" for kind, _ in compiled.fusion_summary())
+
+
 def leaves(tree):
     return [np.asarray(v) for v in jax.tree_util.tree_leaves(tree)]
 
@@ -71,14 +75,18 @@ def test_budgets_are_met_and_gradients_unchanged(mlp8):
     assert lowest < p0, "recomputation should lower the peak of an 8-layer MLP"
     expected = leaves(free(params, x))
     reference = leaves(jax.jit(f, backend="interpreter")(params, x))
+    dots = [n_dots(free)]
     for budget in (p0 - 1, (p0 + lowest) // 2, lowest):
         c = jax.jit(f, memory_budget=budget).lower(params, x).compile()
         assert peak(c) <= budget
+        dots.append(n_dots(c))
         got = leaves(c(params, x))
         for g, e, r in zip(got, expected, reference):
             np.testing.assert_allclose(g, e, rtol=2e-6, atol=1e-7)
             # (the interpreter sums in another order: float32 rounding of the sums)
             np.testing.assert_allclose(g, r, rtol=1e-4, atol=1e-5 * np.max(np.abs(r)))
+    # a tighter budget recomputes more (here: more gemms), never less
+    assert dots == sorted(dots) and dots[0] < dots[-1], dots
 
 
 def test_gradient_under_budget_matches_finite_differences(mlp8):
