@@ -11,7 +11,8 @@ backend code (the CPU backend and the interpreter used to import each other).
 Built-in backends: ``"cpu"`` (fused kernels compiled with LLVM, BLAS for dots) and
 ``"interpreter"`` (the primitives' reference implementations; the test oracle). Both
 run on the host, the one ``cpu`` device. Others (``"cuda"``, ``"opencl"``) come as
-package extras and register themselves the same way.
+package extras and register themselves the same way; ``"opencl_swi"`` (single-work-item
+OpenCL kernels) and ``"hls"`` (FPGA dataflow designs in C simulation, needs g++) too.
 
 ``TJIT_PLATFORMS`` (like ``JAX_PLATFORMS``): a comma-separated list of backend names;
 the first registered and usable one is the default. Unset: ``"cuda"`` when a GPU is
