@@ -15,7 +15,9 @@ load, so absolute times are several times an idle machine's; ratios hold):
   kernel with three inlined math polynomials. Small elementwise kernels now take the
   ``"scalar"`` compile profile (``lower/llvm/profile.py``: O1, codegen level 0, math
   functions linked from ``lower/llvm/mathlink.py``, compiled once per process): codegen
-  ~1 ms, LLVM 20-50 ms under that load, 0.3x JAX's first call in one process.
+  ~1 ms, LLVM 20-50 ms under that load, 0.3x JAX's first call in one process. The
+  price is scalar speed on at most 1,024 points (~20 us more per call there, see
+  ``profile.SCALAR_MAX_POINTS``).
 * Long programs were quadratic in Python and superlinear in LLVM. An ODE unrolled for
   N steps (5 ops each) fused into one kernel of 5N ops (N=100: 25 s in LLVM, from N=400
   a RecursionError); fusion's remat cost walk and its group merging scanned every group

@@ -8,8 +8,8 @@ most of that is the loop vectorizer's work on the inlined polynomial math functi
 * ``"vector"``: O3 with loop/SLP vectorization, interleaving and unrolling, math
   functions inlined (``mathlib``), 512-bit vectors where the host has them. Kernels with
   symbolic sizes, any reduction, or more than ``SCALAR_MAX_POINTS`` points.
-* ``"scalar"``: elementwise kernels over at most ``SCALAR_MAX_POINTS`` points (a few
-  microseconds of work even unvectorized). O1 without vectorization, interleaving or
+* ``"scalar"``: elementwise kernels over at most ``SCALAR_MAX_POINTS`` points (at most
+  ~25 us of work unvectorized). O1 without vectorization, interleaving or
   unrolling, code generation at level 0 (fast instruction selection and register
   allocation: 1 ms instead of 12-25 ms), and the math functions called from the
   process-wide math library
@@ -27,9 +27,11 @@ import numpy as np
 from tjit.xla_like import kernel_ir as K
 
 #: Largest iteration space (points) of an elementwise kernel compiled with the
-#: ``"scalar"`` profile: ~10 us of scalar work even with a transcendental per point,
-#: against the 20-60 ms of LLVM time vectorization costs per kernel.
-SCALAR_MAX_POINTS = 4096
+#: ``"scalar"`` profile. The trade measured on a 10-op kernel with sin, exp and tanh:
+#: scalar code costs ~22 ns a point against ~3 ns vectorized (1,000 points: 30 us a call
+#: instead of 8; 4,096: 100 instead of 12.5), and saves 40-60 ms of LLVM time once; at
+#: 1,024 points a call pays ~20 us more, so the compile saving lasts ~2,000 calls.
+SCALAR_MAX_POINTS = 1024
 
 MATH_OPS = K.TRANSCENDENTAL_OPS
 

@@ -238,7 +238,7 @@ def _parse(ir_text, timings):
 #: vectorized, interleaved and unrolled, and the code generator's opt level. For small
 #: kernels, codegen at level 0 (fast instruction selection and register allocation)
 #: took 1.2 ms where levels 1-3 took 12-25 ms on the same 10-op kernel; its code is
-#: slower per element, which a kernel of at most 4096 points does not feel.
+#: slower per element, which a kernel of at most 1024 points does not feel.
 PROFILES = {"vector": (3, True, 3), "scalar": (1, False, 0)}
 
 
