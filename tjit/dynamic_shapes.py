@@ -23,10 +23,12 @@ Equality and truthiness of sizes and of expressions of sizes (``x.shape[0] == 5`
 as guards (``tracing/size_questions.py``: sympy alone would answer them structurally,
 False for every size, and the program would be silently wrong at the sizes where the
 true answer differs). A program serves only sizes whose answers all agree with its
-guards; the others get a program for their exact shapes.
+guards; a size that answers otherwise is traced again, symbolically, into one more
+program of the family (at most ``MAX_PROGRAMS``: ``n % 2 == 0`` gives one per parity),
+and beyond that gets a program for its exact shapes.
 
 Why guards evaluated at call time rather than a fallback on any arithmetic on a size:
-``x.reshape(b * t, d)`` and ``x[: n // 2]`` are common and stay dynamic, and only code
+``x.reshape(b * t, d)`` and ``x.reshape(n, m // 2, 2)`` are common and stay dynamic, and only code
 that branches on a size pays, by the sizes that branch the other way. Each guard is a
 size expression compiled to Python once (``plan.concrete``), about a microsecond per
 new size.
