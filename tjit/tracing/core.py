@@ -399,6 +399,17 @@ class Array:
         w = self._weak
         return (Array(v, w) for v in to_host(self._value))
 
+    def __contains__(self, value):
+        if isinstance(value, (list, tuple)):  # array_like, as NumPy takes it (`row in x`)
+            value = np.asarray(value)
+        return bool((self == value).any())  # NumPy's `in`: any element equal
+
+    def __buffer__(self, flags):
+        """The buffer protocol (PEP 688, Python 3.12+: ``memoryview(x)``), read-only
+        because an Array is immutable."""
+        a = to_host(self._value)
+        return memoryview(a if a.flags.c_contiguous else a.copy()).toreadonly()
+
     def __bool__(self):
         return bool(self._value)
 
@@ -429,6 +440,8 @@ class Array:
             return f"Array(<deleted {self._value._desc()}>)"
         body = np.array2string(to_host(self._value), separator=", ", prefix="Array(")
         extra = f", dtype={self.dtype.name}"
+        if self._value.size == 0 and self._value.shape != (0,):  # as NumPy: "[]" loses it
+            extra = f", shape={self._value.shape}{extra}"
         if self._weak:
             extra += ", weak_type=True"
         return f"Array({body}{extra})"
