@@ -51,9 +51,10 @@ The algorithm (cut -> schedule -> measure, over a family of cuts):
    quadratic flops in the segment's length, but no recomputed value outlives its
    reader, so the peak falls to a few activations). Early copies nobody reads any more
    are dropped. The result is fused and planned like any program, with one rule
-   added: kernels of different phases (early, late, each reader's copies) are never
-   merged, since a sibling merge of a recomputed kernel with the forward kernel that
-   reads the same bias would move the recomputation back into the forward pass. The
+   added: kernels of different phases (early, late, the copies, or each reader's
+   copies) are never merged, since a sibling merge of a recomputed kernel with the
+   forward kernel that reads the same bias would move the recomputation back into the
+   forward pass (and one with a late kernel, ahead of where it is needed). The
    peak is measured from the real buffer assignment. The plan chosen is the one within
    the budget with the fewest recomputed flops; when none is,
    :class:`MemoryBudgetError` says the smallest peak reached.
@@ -344,8 +345,8 @@ class _JointGraph:
                 hlo.Instr(i.opcode, ops, i.shape, i.dtype, **i.attrs)
             vmap[i.id] = cur
             instrs.append(cur)
-            if n >= self.boundary:   # the copies of an unshared reader: a phase of their own
-                late.update((c.id, 1 if shared else (2, n)) for c in instrs[mark:-1])
+            if n >= self.boundary:   # copies: a phase of their own (per reader if unshared)
+                late.update((c.id, 2 if shared else (2, n)) for c in instrs[mark:-1])
                 late[cur.id] = 1
         outs = [vmap.get(o.id, o) for o in self.module.outputs]
         module, _ = dce(hlo.HloModule(self.module.name, self.module.params, instrs, outs))
