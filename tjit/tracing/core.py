@@ -408,7 +408,12 @@ class Array:
         """The buffer protocol (PEP 688, Python 3.12+: ``memoryview(x)``), read-only
         because an Array is immutable."""
         a = to_host(self._value)
-        return memoryview(a if a.flags.c_contiguous else a.copy()).toreadonly()
+        try:
+            return memoryview(a if a.flags.c_contiguous else a.copy()).toreadonly()
+        except ValueError:  # bfloat16 has no buffer format code (NumPy's limit as well)
+            raise TypeError(f"memoryview: a {self.dtype.name} tjit Array has no buffer "
+                            f"format; convert first (x.astype(float32), or "
+                            f"x.view(uint16) for its bits)") from None
 
     def __bool__(self):
         return bool(self._value)
