@@ -16,6 +16,7 @@ import tjit
 import tjit.numpy as jnp
 from tjit.devices import kernel_cache
 from tjit.devices.visualize import fmt_bytes
+from tjit.tracing.jaxpr import eqn_texts
 
 
 def mish(x):
@@ -102,6 +103,31 @@ def test_mlp_step_shows_its_kernels_gemms_and_donated_buffers():
     mem = c.memory_analysis()
     assert f"temporaries {fmt_bytes(mem.temp_size_in_bytes)}" in page
     assert page.count("<details class='tjit-source'><summary>LLVM IR") == kinds.count("kernel")
+
+
+def test_steps_name_the_jaxpr_equations_they_compute():
+    c = mlp_compiled()
+    eqns = c.lowered.jaxpr.eqns
+    steps = c.executable.program.steps
+    dots = [n for n, e in enumerate(eqns) if e.primitive.name == "dot_general"]
+    placed = {}
+    for s in steps:
+        names = {eqns[n].primitive.name for n in s.origin}
+        if type(s).__name__ == "DotStep":    # each gemm computes its dot_general
+            assert "dot_general" in names
+        else:
+            assert "dot_general" not in names
+        for n in s.origin:
+            placed.setdefault(n, []).append(s)
+    assert all(len(placed.get(n, ())) == 1 for n in dots)   # every dot in one gemm
+    # what simplification removes never holds a dot, a tanh or an exp
+    rest = {eqns[n].primitive.name for n in range(len(eqns)) if n not in placed}
+    assert not rest & {"dot_general", "tanh", "exp", "log"}
+    page = c.view().page()
+    texts = eqn_texts(c.lowered.jaxpr.jaxpr)
+    kernel = next(s for s in steps if type(s).__name__ == "KernelStep")
+    for n in kernel.origin:
+        assert html.escape(f"{n:4d}: {texts[n]}") in page
 
 
 def test_every_text_is_escaped_and_the_page_needs_no_network(tmp_path):

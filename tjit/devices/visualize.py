@@ -126,7 +126,7 @@ def kernel_sources(executable):
 class _Graph:
     """Nodes in one column in step order, edges in lanes (see the module docstring)."""
 
-    BOX_W, STEP_H, SMALL_H, GAP, LANE = 460, 62, 26, 22, 12
+    BOX_W, STEP_H, SMALL_H, GAP, LANE = 460, 74, 26, 22, 12
 
     def __init__(self, prefix):
         self.prefix = prefix
@@ -208,13 +208,16 @@ class ProgramView:
       name: the function's name.
       jaxpr_text: the traced program, printed.
       donated: flat argument positions the caller donates.
+      eqn_texts: each top-level jaxpr equation printed (``tracing.jaxpr.eqn_texts``):
+        a step lists the equations it computes (``step.origin``).
     """
 
-    def __init__(self, executable, name, jaxpr_text="", donated=()):
+    def __init__(self, executable, name, jaxpr_text="", donated=(), eqn_texts=()):
         self.executable = executable
         self.name = name
         self.jaxpr_text = jaxpr_text
         self.donated = tuple(donated)
+        self.eqn_texts = list(eqn_texts)
         self.program = getattr(executable, "program", None)
         self.backend = getattr(executable, "backend", "?")
         self.prefix = f"tjit{next(_ids)}"
@@ -308,6 +311,8 @@ class ProgramView:
             kind = step_kind(s)
             anchor = f"{prefix}-s{n}"
             title, lines = self._step_text(prog, n, s, kind)
+            if depth == 0 and getattr(s, "origin", ()):
+                lines = lines + [f"computes jaxpr equations {_ranges(s.origin)}"]
             graph.node(("s", n), kind, title, lines, anchor)
             for v in s.ins:
                 if v in producer:
@@ -324,7 +329,24 @@ class ProgramView:
                 graph.edges.append((producer[v], ("o", j), f"%{v}"))
         return (f'<div class="tjit-program"><div class="tjit-graph-box">{graph.svg()}</div>'
                 f'{self._buffers(prog, donated)}'
-                f'<div class="tjit-steps">{"".join(details)}</div></div>')
+                f'<div class="tjit-steps">{"".join(details)}</div>'
+                f'{self._unplaced(prog) if depth == 0 else ""}</div>')
+
+    def _eqns(self, origin):
+        return "\n".join(f"{n:4d}: {self.eqn_texts[n]}" for n in origin
+                         if n < len(self.eqn_texts))
+
+    def _unplaced(self, prog):
+        """The equations no step computes: the compiler's simplifications removed them
+        (a multiply by one, a broadcast read in place, an exp folded into a log1p)."""
+        placed = {n for s in prog.steps for n in getattr(s, "origin", ())}
+        if not self.eqn_texts or not placed:
+            return ""
+        rest = [n for n in range(len(self.eqn_texts)) if n not in placed]
+        if not rest:
+            return ""
+        return _details(f"{len(rest)} jaxpr equations simplified away or inlined into "
+                        "the steps' reads", self._eqns(rest))
 
     def _step_text(self, prog, n, s, kind):
         moved = _moved(prog, s)
@@ -356,6 +378,9 @@ class ProgramView:
         inner.append("<p>" + html.escape("; ".join(
             f"%{v}: {_aval(prog.values[v])} ({fmt_bytes(_nbytes(prog.values[v]))})"
             for v in dict.fromkeys(vals))) + "</p>")
+        if depth == 0 and getattr(s, "origin", ()) and self.eqn_texts:
+            inner.append(_details(f"jaxpr equations it computes ({len(s.origin)})",
+                                  self._eqns(s.origin), opened=True))
         if kind == "kernel":
             inner.append(f"<p>fuses: {html.escape(fused_ops(s.kernel))}</p>")
             inner.append(_details("kernel IR", K.kernel_text(s.kernel)))
@@ -386,8 +411,8 @@ class ProgramView:
         arg_of = {o: pos for pos, o in prog.aliases.items()}
         rows = []
         for v, val in prog.values.items():
-            if val.kind == "const" and v not in last:
-                continue
+            if v not in last and v not in first and v not in prog.params:
+                continue     # computed inside a kernel: never a buffer
             start = -1 if val.kind in ("param", "const") else first.get(v, -1)
             end = last.get(v, start)
             pos = prog.params.index(v) if v in prog.params else None
@@ -429,9 +454,20 @@ def _lifetime_bar(start, end, n_steps):
             f'fill="#60a5fa"/></svg>')
 
 
-def _details(summary, text):
-    return (f"<details class='tjit-source'><summary>{html.escape(summary)}</summary>"
-            f"<pre>{html.escape(text)}</pre></details>")
+def _details(summary, text, opened=False):
+    return (f"<details class='tjit-source'{' open' if opened else ''}><summary>"
+            f"{html.escape(summary)}</summary><pre>{html.escape(text)}</pre></details>")
+
+
+def _ranges(ns):
+    """``0, 2-4, 9`` for (0, 2, 3, 4, 9)."""
+    out, start = [], None
+    for a, b in zip(ns, list(ns[1:]) + [None]):
+        start = a if start is None else start
+        if b != a + 1:
+            out.append(str(a) if start == a else f"{start}-{a}")
+            start = None
+    return ", ".join(out)
 
 
 _CSS = """

@@ -198,6 +198,15 @@ def pp_eqn(eqn, namer, indent=0):
     return f"{outs} = {eqn.primitive.name}{params} {ins}".rstrip()
 
 
+def eqn_texts(jaxpr):
+    """Each top-level equation of ``jaxpr`` printed as ``pp_jaxpr`` prints it (the same
+    variable names), one string per equation: what views of compiled code cite."""
+    namer = _Namer()
+    for v in list(jaxpr.constvars) + list(jaxpr.invars):
+        namer(v)
+    return [pp_eqn(e, namer) for e in jaxpr.eqns]
+
+
 def pp_jaxpr(jaxpr, indent=0, namer=None):
     namer = namer or _Namer()
     consts = " ".join(namer.typed(v) for v in jaxpr.constvars)

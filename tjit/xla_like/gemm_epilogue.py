@@ -64,8 +64,9 @@ def fold_gemm_epilogues(steps, values, outputs, donated, dot_step_type, kernel_s
             for x, coef in others:
                 ins.append(x)
                 beta = coef
-            pairs.append((dot, s, dot_step_type(dot.dimension_numbers, ins, list(s.outs),
-                                                alpha=alpha, beta=beta)))
+            pairs.append((dot, s, dot_step_type(
+                dot.dimension_numbers, ins, list(s.outs), alpha=alpha, beta=beta,
+                origin=tuple(sorted(set(dot.origin) | set(s.origin))))))
             break
     if not pairs:
         return steps

@@ -63,7 +63,7 @@ _ids = itertools.count()
 
 class Instr:
     """One op of the graph. ``shape`` is a tuple of int/sympy dims."""
-    __slots__ = ("opcode", "operands", "shape", "dtype", "attrs", "id")
+    __slots__ = ("opcode", "operands", "shape", "dtype", "attrs", "id", "origin")
 
     def __init__(self, opcode, operands, shape, dtype, **attrs):
         self.opcode = opcode
@@ -72,6 +72,7 @@ class Instr:
         self.dtype = np.dtype(dtype)
         self.attrs = attrs
         self.id = next(_ids)
+        self.origin = ()    # indices of the top-level jaxpr equations it computes (views)
 
     @property
     def ndim(self):

@@ -45,7 +45,7 @@ def lower_jaxpr(closed, name="main", target=CPU):
     params = [ctx.add("parameter", (), v.aval.shape, v.aval.dtype, index=k)
               for k, v in enumerate(jaxpr.invars)]
     consts = [ctx.constant(_raw(c)) for c in closed.consts]
-    outs = _lower_body(ctx, jaxpr, consts, params)
+    outs = _lower_body(ctx, jaxpr, consts, params, tag_origin=True)
     return hlo.HloModule(name, params, ctx.instrs, outs)
 
 
@@ -53,7 +53,9 @@ def _raw(c):
     return np.asarray(getattr(c, "_value", c))
 
 
-def _lower_body(ctx, jaxpr, consts, args):
+def _lower_body(ctx, jaxpr, consts, args, tag_origin=False):
+    """``tag_origin``: mark each Instr with the index of the equation it lowers (the
+    top level only: equations of inlined calls count as their call's)."""
     env = {}
     for v, c in zip(jaxpr.constvars, consts):
         env[v] = c
@@ -65,11 +67,15 @@ def _lower_body(ctx, jaxpr, consts, args):
             return ctx.constant(v.val, v.aval.dtype)
         return env[v]
 
-    for eqn in jaxpr.eqns:
+    for n, eqn in enumerate(jaxpr.eqns):
+        first = len(ctx.instrs)
         ins = [read(v) for v in eqn.invars]
         outs = lower_eqn(ctx, eqn, ins)
         for v, o in zip(eqn.outvars, outs):
             env[v] = o
+        if tag_origin:
+            for i in ctx.instrs[first:]:
+                i.origin = (n,)
     return [read(v) for v in jaxpr.outvars]
 
 

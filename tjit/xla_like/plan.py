@@ -71,6 +71,9 @@ class KernelStep:
     kernel: K.Kernel
     ins: list
     outs: list
+    #: indices of the top-level jaxpr equations the step computes (for views; may be
+    #: empty where a pass did not say)
+    origin: tuple = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -108,6 +111,7 @@ class DotStep:
     outs: list
     alpha: float = 1.0
     beta: float = 0.0
+    origin: tuple = ()      # (as KernelStep.origin)
 
     @property
     def folded(self):
@@ -133,6 +137,7 @@ class LibraryStep:
     outs: list
     primitive: object = None
     params: dict = None
+    origin: tuple = ()      # (as KernelStep.origin)
 
 
 @dataclasses.dataclass
@@ -250,11 +255,13 @@ def _order_steps(module, d, built, donated):
     pending = []   # (order key, step, produced ids, needed ids)
     for gid, (kernel, ins, roots) in built.items():
         pending.append((d.order[gid], KernelStep(kernel, [i.id for i in ins],
-                                                 [r.id for r in roots])))
+                                                 [r.id for r in roots],
+                                                 _kernel_origin(roots, ins))))
     for i in module.instrs:
         if i.opcode == "dot":
             pending.append((d.order[i.id], DotStep(i.attrs["dimension_numbers"],
-                                                   [o.id for o in i.operands], [i.id])))
+                                                   [o.id for o in i.operands], [i.id],
+                                                   origin=_origin([i]))))
         elif i.opcode == "library":
             gets = [u for u in d.users[i.id] if u.opcode == "get"]
             outs = [None] * len(i.attrs["out_avals"])
@@ -262,7 +269,7 @@ def _order_steps(module, d, built, donated):
                 outs[g.attrs["index"]] = g.id
             pending.append((d.order[i.id], LibraryStep(
                 i.attrs["name"], i.attrs["fn"], [o.id for o in i.operands], outs,
-                i.attrs.get("primitive"), i.attrs.get("params"))))
+                i.attrs.get("primitive"), i.attrs.get("params"), _origin([i]))))
         elif i.opcode == "control":
             pending.append((d.order[i.id], _control_step(i, d)))
     params = [p.id for p in module.params]
@@ -271,6 +278,27 @@ def _order_steps(module, d, built, donated):
         steps = fold_gemm_epilogues(steps, values, out_ids, {params[pos] for pos in donated},
                                     DotStep, KernelStep, d.target.gemm_dtypes)
     return Program(module.name, values, params, out_ids, steps, donated)
+
+
+def _origin(instrs):
+    return tuple(sorted({n for i in instrs for n in i.origin}))
+
+
+def _kernel_origin(roots, ins):
+    """The equations of the instructions a kernel computes: from its roots back to the
+    buffers it reads (a producer recomputed in several kernels counts in each)."""
+    return _origin(_walk_members(roots, {i.id for i in ins}))
+
+
+def _walk_members(roots, stop):
+    seen, stack = set(), list(roots)
+    while stack:
+        i = stack.pop()
+        if i.id in seen or i.id in stop:
+            continue
+        seen.add(i.id)
+        yield i
+        stack.extend(i.operands)
 
 
 def _control_step(i, d):
@@ -283,7 +311,7 @@ def _control_step(i, d):
     programs = [build_program(b, carry if n == loop else (), d.target)
                 for n, b in enumerate(bodies)]
     return ControlStep(kind, None, [o.id for o in i.operands], outs, bodies=programs,
-                       attrs=attrs, out_avals=i.attrs["out_avals"])
+                       attrs=attrs, out_avals=i.attrs["out_avals"], origin=_origin([i]))
 
 
 def _topo(pending, values):
@@ -362,7 +390,7 @@ def plan_donation(prog):
             break
     kernels = {id(s) for s in steps if isinstance(s, KernelStep)}
     prog.steps = [KernelStep(_on_hyperplane(_inplace_kernel(s, inplace[id(s)], prog.values)),
-                             s.ins, s.outs)
+                             s.ins, s.outs, s.origin)
                   if inplace.get(id(s)) and id(s) in kernels else s for s in steps]
     loops = _loop_donations(prog, usable)
     usable.update(pos for given in loops.values() for pos in given.values())

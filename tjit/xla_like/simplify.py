@@ -171,7 +171,23 @@ def _rebuild(module, instrs, vmap):
 def _with_operands(i, ops):
     if all(a is b for a, b in zip(ops, i.operands)):
         return i
-    return hlo.Instr(i.opcode, ops, i.shape, i.dtype, **i.attrs)
+    new = hlo.Instr(i.opcode, ops, i.shape, i.dtype, **i.attrs)
+    new.origin = i.origin
+    return new
+
+
+def _credit(old, built):
+    """The instructions a rule built compute ``old``'s equations and those of the
+    operands it absorbed (``transpose(dot(a, b))`` -> ``dot(b, a)``: the dot's too)."""
+    kept = {id(o) for i in built for o in i.operands}
+    origin = set(old.origin)
+    for o in old.operands:
+        if id(o) not in kept and all(o is not i for i in built):
+            origin.update(o.origin)
+    origin = tuple(sorted(origin))
+    for i in built:
+        if not i.origin:
+            i.origin = origin
 
 
 def rewrite(module, target=CPU):
@@ -186,6 +202,7 @@ def rewrite(module, target=CPU):
     changed = False
     for i in module.instrs:
         cur = _with_operands(i, tuple(vmap.get(o.id, o) for o in i.operands))
+        first, before = len(b.instrs), cur
         # dtypes kernels cannot compute (float16, complex) stay in library calls untouched
         if i.opcode != "parameter" and cur.dtype in target.kernel_dtypes:
             for fn in RULES.get(cur.opcode, ()):
@@ -197,6 +214,8 @@ def rewrite(module, target=CPU):
             changed = True  # operands were replaced
         if cur.id not in b.ids:
             b.append(cur)
+        if cur is not before:
+            _credit(before, b.instrs[first:])
         vmap[i.id] = cur
     if not changed:
         return module, False
