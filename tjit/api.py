@@ -49,6 +49,7 @@ from tjit.devices import backend as _backends
 from tjit.devices.backend import compile_jaxpr
 from tjit.devices import kernel_cache
 from tjit.devices.visualize import ProgramView
+from tjit.tracing.traceback_util import api_boundary
 from tjit.tracing import argnums as _argnums
 from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray
@@ -294,6 +295,7 @@ class Jitted:
         return tuple(args), kwargs
 
     # -- calling ---------------------------------------------------------------------------
+    @api_boundary
     def __call__(self, *args, **kwargs):
         if not is_eager():
             return self.fun(*args, **kwargs)  # nested under a transformation: inline
@@ -637,6 +639,7 @@ class Jitted:
         return closed, out_store["tree"]
 
     # -- inspection ----------------------------------------------------------------------
+    @api_boundary
     def lower(self, *args, **kwargs):
         """Trace for these arguments (arrays or ShapeDtypeStructs) without running."""
         dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
@@ -766,6 +769,7 @@ class Lowered:
             self._compiled = self.compile()
         return self._compiled._repr_html_()
 
+    @api_boundary
     def compile(self, backend=None):
         """The compiled program, for the jit's backend or (tjit extension) ``backend``
         (e.g. ``"hls"``: the FPGA design in C simulation, with ``hls_report()``)."""
@@ -793,6 +797,7 @@ class Compiled:
             executable, lowered.donated, lowered.jaxpr, lowered.leaf_names,
             lowered.name) if lowered.donated else None
 
+    @api_boundary
     def __call__(self, *args, **kwargs):
         leaves, _ = tree_flatten((args, kwargs))
         raw = [_leaf_aval_and_value(x, f"compiled {self.lowered.name}")[1] for x in leaves]
@@ -1066,6 +1071,7 @@ def make_jaxpr(fun, static_argnums=(), return_shape=False, polymorphic_shapes=No
     """``make_jaxpr(f)(*args)`` returns the ClosedJaxpr of ``f`` at those arguments."""
     jitted = Jitted(fun, static_argnums, (), (), (), polymorphic_shapes, None, "make_jaxpr")
 
+    @api_boundary
     @functools.wraps(fun)
     def make(*args, **kwargs):
         dyn_args, dyn_kwargs, statics = jitted._split(args, kwargs)
@@ -1098,6 +1104,7 @@ def show(fun, *args, backend=None, **kwargs):
     return jitted.lower(*args, **kwargs).compile(backend)
 
 
+@api_boundary
 def eval_shape(fun, *args, **kwargs):
     """Output shapes/dtypes of ``fun`` as ShapeDtypeStructs, without computing."""
     _, shapes = make_jaxpr(lambda *a, **k: fun(*a, **k), return_shape=True)(*args, **kwargs)

@@ -4,7 +4,8 @@ import os
 
 
 _BOOL_OPTIONS = ("enable_x64", "log_compiles")
-_NOT_COMPILED_IN = ("log_compiles",)   # options that leave compiled programs valid
+# options that leave compiled programs valid
+_NOT_COMPILED_IN = ("log_compiles", "traceback_filtering")
 
 
 def _loop_checkpoints(k):
@@ -16,6 +17,16 @@ def _loop_checkpoints(k):
     return int(k)
 
 
+_TRACEBACK_MODES = ("off", "tracebackhide", "remove_frames", "quiet_remove_frames", "auto")
+
+
+def _traceback_mode(mode):
+    if mode not in _TRACEBACK_MODES:
+        raise ValueError(f"tjit.config: traceback_filtering (TJIT_TRACEBACK_FILTERING) must be "
+                         f"one of {', '.join(_TRACEBACK_MODES)}; got {mode!r}")
+    return mode
+
+
 class _Config:
     def __init__(self):
         self.enable_x64 = os.environ.get("TJIT_ENABLE_X64", "0").lower() in ("1", "true")
@@ -24,6 +35,9 @@ class _Config:
         # reverse mode through while_loop: None records every loop state on a tape, an
         # int k >= 1 keeps at most k states (Revolve checkpointing; transforms/while_grad.py)
         self.while_loop_checkpoints = None
+        # how tracebacks leaving tjit's API look (tracing/traceback_util.py; JAX's modes)
+        self.traceback_filtering = _traceback_mode(
+            os.environ.get("TJIT_TRACEBACK_FILTERING", "auto"))
         self.version = 0  # bumped on every change so caches keyed on config invalidate
 
     def update(self, name, value):
@@ -34,6 +48,8 @@ class _Config:
             raise ValueError(f"tjit.config.update: unknown option {name!r}; known: {known}")
         if name == "while_loop_checkpoints":
             value = _loop_checkpoints(value)
+        if name == "traceback_filtering":
+            value = _traceback_mode(value)
         setattr(self, name, bool(value) if name in _BOOL_OPTIONS else value)
         if name not in _NOT_COMPILED_IN:
             self.version += 1

@@ -32,6 +32,7 @@ from tjit.api import ShapeDtypeStruct, jit
 from tjit.devices import backend as _backends
 from tjit.devices.pmap_runtime import run_on_devices
 from tjit.devices.sharded import stacked_result
+from tjit.tracing.traceback_util import api_boundary
 from tjit.tracing.axis_env import extend_axis_env
 from tjit.tracing.core import Tracer, get_aval
 from tjit.tracing.errors import ShapeError
@@ -129,6 +130,7 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
     out_spec = _AxesSpec(out_axes)
     cache, lock = {}, threading.Lock()
 
+    @api_boundary
     @functools.wraps(fun)
     def pmapped(*args, **kwargs):
         static_vals = tuple((i, args[i]) for i in statics if i < len(args))

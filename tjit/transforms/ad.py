@@ -19,6 +19,7 @@ import functools
 
 import numpy as np
 
+from tjit.tracing.traceback_util import api_boundary
 from tjit.tracing import argnums as _argnums
 from tjit.tracing import dtypes
 from tjit.tracing.core import (
@@ -166,6 +167,7 @@ def _flatten_fun(fun, in_tree, has_aux=False, name="the function"):
     return flat, store
 
 
+@api_boundary
 def jvp(fun, primals, tangents, has_aux=False):
     """Forward-mode derivative: ``(fun(*primals), d fun(primals) . tangents)``.
 
@@ -298,6 +300,7 @@ def _check_cotangent(ct, aval, i):
                         f"{aval.dtype}; cast the cotangent")
 
 
+@api_boundary
 def vjp(fun, *primals, has_aux=False):
     """Reverse mode: returns ``(fun(*primals), vjp_fn)`` (and aux) where
     ``vjp_fn(cotangent)`` returns a tuple with one cotangent per primal argument."""
@@ -332,6 +335,7 @@ def _zeros(aval):
     return instantiate(Zero(aval))
 
 
+@api_boundary
 def linearize(fun, *primals):
     """``(fun(*primals), f_jvp)`` where ``f_jvp(*tangents)`` evaluates the linearized
     function (JAX's ``jax.linearize``)."""
@@ -356,6 +360,7 @@ def linearize(fun, *primals):
 _VALUE_TYPES = (Array, Tracer, np.ndarray, np.generic, bool, int, float, complex)
 
 
+@api_boundary
 def linear_transpose(fun, *primals, reduce_axes=()):
     """Transpose of a linear function (JAX's ``jax.linear_transpose``).
 
@@ -477,6 +482,7 @@ class DiffArgnums:
 def _value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, what):
     spec = DiffArgnums(fun, argnums, what)
 
+    @api_boundary
     @functools.wraps(fun)
     def value_and_grad_f(*args, **kwargs):
         nums = spec.resolve(args)
@@ -517,6 +523,7 @@ def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, redu
     """Gradient of a scalar function with respect to ``args[argnums]``."""
     vg = _value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, "grad")
 
+    @api_boundary
     @functools.wraps(fun)
     def grad_fn(*args, **kwargs):
         out = vg(*args, **kwargs)

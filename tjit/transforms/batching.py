@@ -14,6 +14,7 @@ import threading
 
 import sympy
 
+from tjit.tracing.traceback_util import api_boundary
 from tjit.tracing import argnums as _argnums
 from tjit.tracing.avals import ShapedArray
 from tjit.tracing.axis_env import extend_axis_env
@@ -157,6 +158,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
     _check_axes_types(in_axes, out_axes, axis_size, where)
     in_spec, out_spec = _AxesSpec(in_axes), _AxesSpec(out_axes)
 
+    @api_boundary
     @functools.wraps(fun)
     def vmapped(*args, **kwargs):
         if type(in_axes) is tuple and len(in_axes) != len(args):

@@ -30,6 +30,7 @@ import functools
 import inspect
 import types
 
+from tjit.tracing.traceback_util import api_boundary
 from tjit.tracing import argnums as _argnums
 from tjit.tracing.core import Trace, Tracer, get_aval, is_eager, set_current_trace
 from tjit.tracing.jaxpr import ClosedJaxpr, Jaxpr, Literal, eval_jaxpr
@@ -164,6 +165,7 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
         _argnums.normalize_argnums(statics, params, "static_argnums", where, fname,
                                    by_name=False)
 
+    @api_boundary
     @functools.wraps(fun)
     def fun_remat(*args, **kwargs):
         # as in JAX, negative indices count from the last positional argument passed

@@ -4,6 +4,7 @@ import functools
 
 import numpy as np
 
+from tjit.tracing.traceback_util import api_boundary
 from tjit.tracing import dtypes
 from tjit import lax
 from tjit.tracing.core import Array, get_aval
@@ -51,6 +52,7 @@ def _jacfwd(fun, argnums, has_aux, holomorphic, what):
     # an argnums out of range for the call is a ValueError here, as in JAX
     spec = DiffArgnums(fun, argnums, what, too_few=ValueError)
 
+    @api_boundary
     @functools.wraps(fun)
     def jac_fn(*args, **kwargs):
         nums = spec.resolve(args)
@@ -88,6 +90,7 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
 def _jacrev(fun, argnums, has_aux, holomorphic, allow_int, what):
     spec = DiffArgnums(fun, argnums, what, too_few=ValueError)
 
+    @api_boundary
     @functools.wraps(fun)
     def jac_fn(*args, **kwargs):
         nums = spec.resolve(args)

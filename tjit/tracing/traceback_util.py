@@ -1,0 +1,120 @@
+"""Tracebacks that end in the user's code, as JAX's ``traceback_util`` makes them.
+
+Public entry points (a jitted call, ``grad``/``vmap`` wrappers, eager ``jnp`` calls) are
+wrapped in ``api_boundary``. When an exception leaves the outermost one, tjit's own
+frames are dropped from its traceback; the full traceback stays reachable, as JAX keeps
+it. ``TJIT_TRACEBACK_FILTERING`` (or ``tjit.config.update("traceback_filtering", ...)``)
+picks the mode, with JAX's names:
+
+- ``off``: tracebacks untouched;
+- ``tracebackhide``: tjit frames get ``__tracebackhide__`` (IPython and pytest hide them);
+- ``remove_frames``: tjit frames removed; the unfiltered traceback is the exception's
+  ``__cause__`` (an ``UnfilteredStackTrace``);
+- ``quiet_remove_frames``: tjit frames removed, with a note saying how to see them;
+- ``auto`` (default): ``tracebackhide`` under IPython, ``quiet_remove_frames`` elsewhere.
+
+Nothing runs unless an exception escapes: the success path costs one try block.
+"""
+
+import functools
+import os
+import sys
+import types
+
+from tjit.config import config
+
+_TJIT_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+# tests of tjit itself live outside the package, so they count as user code
+_NOTE = ("--------------------\nFor simplicity, tjit has removed its internal frames from "
+         "the traceback of the following exception. Set TJIT_TRACEBACK_FILTERING=off to "
+         "include these.")
+
+
+class UnfilteredStackTrace(Exception):
+    """Carries the full traceback of an exception whose tjit frames were removed."""
+
+
+def filtering_mode():
+    """The active mode; ``auto`` resolved for the running shell."""
+    mode = config.traceback_filtering
+    if mode == "auto":
+        ipython = sys.modules.get("IPython")
+        shell = ipython is not None and getattr(ipython, "get_ipython", lambda: None)()
+        mode = "tracebackhide" if shell else "quiet_remove_frames"
+    return mode
+
+
+def is_tjit_frame(frame):
+    return frame.f_code.co_filename.startswith(_TJIT_DIR)
+
+
+def filter_traceback(tb):
+    """A copy of the traceback chain ``tb`` without tjit's frames."""
+    kept = []
+    while tb is not None:
+        if not is_tjit_frame(tb.tb_frame):
+            kept.append(tb)
+        tb = tb.tb_next
+    out = None
+    for t in reversed(kept):
+        out = types.TracebackType(out, t.tb_frame, t.tb_lasti, t.tb_lineno)
+    return out
+
+
+def _under_outer_boundary(frame):
+    """Whether an ``api_boundary`` wrapper is active above ``frame``: then it, the
+    outermost, filters once the exception reaches it."""
+    frame = frame.f_back
+    while frame is not None:
+        if frame.f_code is _BOUNDARY_CODE:
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _hide_frames(tb):
+    while tb is not None:
+        if is_tjit_frame(tb.tb_frame):
+            tb.tb_frame.f_locals["__tracebackhide__"] = True
+        tb = tb.tb_next
+
+
+def _filter(e, frame):
+    """Apply the filtering mode to ``e`` as it leaves the boundary running in ``frame``."""
+    mode = filtering_mode()
+    if mode == "off" or _under_outer_boundary(frame):
+        return
+    tb = e.__traceback__
+    if mode == "tracebackhide":
+        _hide_frames(tb)
+        return
+    e.with_traceback(filter_traceback(tb))
+    if mode == "quiet_remove_frames":
+        if _NOTE not in getattr(e, "__notes__", ()):
+            e.add_note(_NOTE)
+        return
+    unfiltered = UnfilteredStackTrace(
+        "The preceding stack trace is the source of the tjit exception below, with tjit's "
+        "internal frames. The stack trace below excludes them.\n"
+        "Set TJIT_TRACEBACK_FILTERING=off to see the original traceback unmodified.")
+    unfiltered.with_traceback(tb)
+    unfiltered.__cause__, unfiltered.__context__ = e.__cause__, e.__context__
+    unfiltered.__suppress_context__ = e.__suppress_context__
+    e.__cause__ = unfiltered
+    e.__suppress_context__ = True
+
+
+def api_boundary(fun):
+    """Wrap the public entry point ``fun`` so the tracebacks it raises end in user code."""
+    @functools.wraps(fun)
+    def reraise_with_filtered_traceback(*args, **kwargs):
+        __tracebackhide__ = True  # noqa: F841  (read by IPython and pytest)
+        try:
+            return fun(*args, **kwargs)
+        except Exception as e:
+            _filter(e, sys._getframe())
+            raise
+    return reraise_with_filtered_traceback
+
+
+_BOUNDARY_CODE = api_boundary(lambda: None).__code__
