@@ -159,12 +159,13 @@ def plan_within_budget(module, budget, donated, target):
         if not recompute:
             continue
         for shared in (True, False):
-            rewritten, flops, late = joint.rewrite(recompute, shared)
+            rewritten, late = joint.rewrite(recompute, shared)
             prog = build_program(rewritten, donated, target, _phased_fusion(late))
             peak = peak_bytes(prog)
             smallest = min(smallest, peak)
-            if peak <= budget and (best is None or flops < best[0]):
-                best = (flops, prog)
+            work = program_flops(rewritten)
+            if peak <= budget and (best is None or work < best[0]):
+                best = (work, prog)
     if best is None:
         raise MemoryBudgetError(
             f"memory_budget={budget} bytes cannot be met: the smallest peak reachable by "
@@ -193,6 +194,12 @@ def nbytes(i):
     for d in i.shape:
         n *= d
     return n
+
+
+def program_flops(module):
+    """Flops of a whole program: what recomputation adds, less the forward work that
+    only fed values now recomputed where they are read."""
+    return sum(flops(i) for i in module.instrs if i.opcode not in _NOT_RECOMPUTABLE)
 
 
 def flops(i):
@@ -303,15 +310,14 @@ class _JointGraph:
         return {i.id for i in self.nodes if ("in", i.id) not in source_side}
 
     def rewrite(self, recompute, shared=True):
-        """(module, recomputed flops, late ids): late readers of recomputed values read a
+        """(module, {late instr id: phase}): late readers of recomputed values read a
         copy made just before the first of them (step 4); ``shared=False``: each late
         reader gets copies of its own, made just before it (more flops, and nothing
         recomputed stays alive from one reader to the next)."""
         by_id = {i.id: i for i in self.nodes}
-        vmap, copies, instrs, total = {}, {}, [], 0
+        vmap, copies, instrs = {}, {}, []
 
         def copy_of(root):
-            nonlocal total
             stack = [root]
             while stack:
                 i = stack[-1]
@@ -328,7 +334,6 @@ class _JointGraph:
                 c = hlo.Instr(i.opcode, ops, i.shape, i.dtype, **i.attrs)
                 instrs.append(c)
                 copies[i.id] = c
-                total += flops(i)
             return copies[root.id]
 
         late = {}    # id of a late instruction (copies included) -> its phase
@@ -350,7 +355,7 @@ class _JointGraph:
                 late[cur.id] = 1
         outs = [vmap.get(o.id, o) for o in self.module.outputs]
         module, _ = dce(hlo.HloModule(self.module.name, self.module.params, instrs, outs))
-        return module, total, late
+        return module, late
 
 
 def _phased_fusion(late):
