@@ -57,10 +57,29 @@ def test_streams_and_no_dram_intermediates(f):
     assert d.streams and not d.dram_intermediates and not d.buffers
     kinds = [s.kind for s in d.stages]
     assert kinds[0] == "read" and kinds[-1] == "write" and "kernel" in kinds
-    assert "#pragma HLS DATAFLOW" in d.text and "hls::stream<float, " in d.text
+    assert "#pragma HLS DATAFLOW" in d.text and "hls::stream<" in d.text
     for g, w in zip(tjit.tree_util.tree_leaves(c(x)),
                     tjit.tree_util.tree_leaves(tjit.jit(f, backend="interpreter")(x))):
         np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=2e-5, atol=2e-5)
+
+
+def test_pointwise_design_moves_16_float32_lanes_a_step():
+    """Mish fwd+bwd is pointwise: every stage takes a 512-bit beat (16 float32 lanes) a
+    step, its streams carry hls::vector<float, 16> packets, and the estimate counts
+    points / 16 steps; a size that is not a multiple of 16 keeps one element a step.
+    Both match the interpreter."""
+    ref = tjit.jit(_mish_fwd_bwd, backend="interpreter")
+    for shape, lanes in (((16, 64), 16), ((5, 7), 1)):
+        x = _x(shape, seed=1)
+        c = _compiled(_mish_fwd_bwd, x)
+        d = _design(c)
+        assert {st.lanes for st in d.stages} == {lanes}
+        assert {s.lanes for s in d.streams} == {lanes}
+        assert ("hls::vector<float, 16>" in d.text) == (lanes == 16)
+        (de,) = c.hls_report().designs
+        assert [e.trip for e in de.stages] == [x.size // lanes] * len(de.stages)
+        for g, w in zip(tjit.tree_util.tree_leaves(c(x)), tjit.tree_util.tree_leaves(ref(x))):
+            np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=2e-5, atol=2e-5)
 
 
 def test_bypass_stream_is_as_deep_as_what_it_waits_for():
@@ -89,7 +108,7 @@ def test_estimate_of_elementwise_stage_is_trip_plus_depth():
     r = _compiled(lambda v: jnp.exp(v) * 2 + 1, x).hls_report(clock_mhz=300)
     (de,) = r.designs
     (k,) = [s for s in de.stages if s.kind == "kernel"]
-    assert k.ii == 1 and k.trip == x.size
+    assert k.ii == 1 and k.trip == x.size // 16     # 16 float32 lanes a step
     assert k.cycles == k.trip + k.depth
     # exp (10) + mul (3) + add (4) cycles from the table, a read and a write
     assert k.depth == 10 + 3 + 4 + 2

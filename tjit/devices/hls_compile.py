@@ -76,6 +76,7 @@ def _key(text):
 _PCH_TEXT = """#include <stdint.h>
 #include <math.h>
 #include <hls_stream.h>
+#include <hls_vector.h>
 #include <hls_math.h>
 #include "tjit_dataflow.h"
 #include "tjit_sim_region.h"

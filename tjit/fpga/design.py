@@ -36,6 +36,7 @@ import numpy as np
 import sympy
 
 from tjit.lower.c import HLS, render
+from tjit.lower.c import lanes as L
 from tjit.lower.c import streams as S
 from tjit.lower.c.sizes import Sizes, param_name
 from tjit.lower.loops import prod
@@ -66,6 +67,7 @@ class Stream:
     producer: str           # stage names
     consumer: str
     length: object          # elements (int or sympy)
+    lanes: int = 1          # elements a packet (hls::vector<T, lanes> when > 1)
 
 
 @dataclasses.dataclass
@@ -87,6 +89,7 @@ class Stage:
     value: int = None       # the value a read/write/fork stage moves
     length: object = 0      # elements it moves (read/write/fork)
     reads: tuple = ()       # values a kernel stage reads from memory (ports, buffers)
+    lanes: int = 1          # elements a pipelined step (lower/c/lanes.py)
 
 
 @dataclasses.dataclass
@@ -224,6 +227,7 @@ class _Layout:
                                            kname[produced[v]],
                                            [kname[n] for n, _ in readers[v]]))
         self._wire()
+        self._assign_lanes()
 
     def fn(self, stage):
         """The C function of stage ``stage`` (unique in a translation unit of designs)."""
@@ -265,6 +269,33 @@ class _Layout:
                                              length=_elements(prog, v)))
         # (forks and writers were appended after their producer: a topological order)
 
+    def _assign_lanes(self):
+        """Elements a step of each stage: a kernel stage takes ``lanes.kernel_lanes``, a
+        reader/writer/fork a 512-bit beat when its length is a multiple of one; a stream
+        carries packets where both its ends take the same lanes, else both ends (and,
+        in turn, their other streams) go back to one element a step."""
+        lanes = {}
+        for st in self.stages:
+            if st.kind == "kernel":
+                n = self.kname.index(st.name)
+                lanes[st.name] = L.kernel_lanes(st.kernel, self._io(n, self.steps[n]))
+            else:
+                w = L.beat_lanes(self.prog.values[st.value].dtype)
+                n_el = st.length
+                lanes[st.name] = w if isinstance(n_el, (int, np.integer)) and \
+                    n_el % w == 0 else 1
+        changed = True
+        while changed:
+            changed = False
+            for s in self.streams:
+                if lanes[s.producer] != lanes[s.consumer]:
+                    lanes[s.producer] = lanes[s.consumer] = 1
+                    changed = True
+        for st in self.stages:
+            st.lanes = lanes[st.name]
+        for s in self.streams:
+            s.lanes = lanes[s.producer]
+
     # -- depths ---------------------------------------------------------------------------
     def plan_depths(self):
         """Set every stream's depth (see the module docstring); returns the values whose
@@ -300,7 +331,7 @@ class _Layout:
             if need.free_symbols:
                 bad.add(s.value)
                 continue
-            depth = self.override.get(s.name, max(2, int(need)))
+            depth = self.override.get(s.name, max(2, -(-int(need) // s.lanes)))
             if depth > MAX_STREAM_DEPTH and s.name not in self.override:
                 bad.add(s.value)
             s.depth = depth
@@ -337,7 +368,9 @@ class _Layout:
 
     def _kernel_stage(self, n, s):
         self.srcs = getattr(self, "srcs", {})
-        src = render(s.kernel, HLS, self.fn(self.kname[n]), io=self._io(n, s), top=False)
+        lanes = next(st.lanes for st in self.stages if st.name == self.kname[n])
+        src = render(s.kernel, HLS, self.fn(self.kname[n]), io=self._io(n, s), top=False,
+                     lanes=lanes)
         self.srcs[n] = src
         return src.body
 
@@ -345,24 +378,36 @@ class _Layout:
         """A read, write or fork stage's function."""
         dt = self.prog.values[st.value].dtype
         t = HLS.mem_type(dt)
+        w = st.lanes
+        pt = L.packet_type(HLS, dt, w)      # a stream's element: T or W lanes of T
         sizes = Sizes(symbols, "int64_t", lambda: "tj_floordiv")
         n = sizes(st.length)
         outs = [s for s in self.streams if s.producer == st.name]
         ins = [s for s in self.streams if s.consumer == st.name]
         args = ([f"const {t} *__restrict src"] if st.kind == "read" else
-                [f"hls::stream<{t}> &{ins[0].name}"])
-        args += [f"hls::stream<{t}> &{s.name}" for s in outs]
+                [f"hls::stream<{pt}> &{ins[0].name}"])
+        args += [f"hls::stream<{pt}> &{s.name}" for s in outs]
         if st.kind == "write":
             args.append(f"{t} *__restrict dst")
         args += [f"int64_t {param_name(x)}" for x in symbols]
-        get = "src[i]" if st.kind == "read" else f"{ins[0].name}.read()"
-        body = [f"        const {t} v = {get};"]
+        if w == 1:
+            get = "src[i]" if st.kind == "read" else f"{ins[0].name}.read()"
+            body = [f"        const {t} v = {get};"]
+        elif st.kind == "read":     # one 512-bit beat: W contiguous elements
+            body = [f"        {pt} v{{}};",
+                    f"        for (int ln = 0; ln < {w}; ln++) {{",
+                    "#pragma HLS UNROLL", "            v[ln] = src[i + ln];", "        }"]
+        else:
+            body = [f"        const {pt} v = {ins[0].name}.read();"]
         body += [f"        {s.name}.write(v);" for s in outs]
         if st.kind == "write":
-            body.append("        dst[i] = v;")
+            body += ["        dst[i] = v;"] if w == 1 else [
+                f"        for (int ln = 0; ln < {w}; ln++) {{", "#pragma HLS UNROLL",
+                "            dst[i + ln] = v[ln];", "        }"]
         lines = [f"static void {self.fn(st.name)}({', '.join(args)}) {{"]
         lines += ["    " + d for d in sizes.decls()]
-        lines += [f"    for (int64_t i = 0; i < {n}; i++) {{", "#pragma HLS PIPELINE II=1"]
+        lines += [f"    for (int64_t i = 0; i < {n}; i += {w}) {{",
+                  "#pragma HLS PIPELINE II=1"]
         if not isinstance(st.length, (int, np.integer)):
             from tjit.lower.c.hls_dialect import trip_hint
             h = max(1, trip_hint(st.length))
@@ -377,7 +422,7 @@ class _Layout:
     def _top_body(self, symbols):
         decls = []
         for s in self.streams:
-            t = HLS.mem_type(s.dtype)
+            t = L.packet_type(HLS, s.dtype, s.lanes)
             decls.append(f"hls::stream<{t}, {s.depth}> {s.name}(\"{s.name}\");")
             decls.append(f"#pragma HLS STREAM variable={s.name} depth={s.depth}")
         tokens = {}

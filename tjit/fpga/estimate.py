@@ -17,7 +17,10 @@ plus a cycle to read and one to write), cycles, and DSP/BRAM/LUT/FF; and per des
 * which of the two **binds** (the larger time) at ``clock_mhz``, and a warning
   (``ResourceWarning`` and in the text) when the designs exceed the part's resources.
 
-Cycle counts of one stage: pointwise ``trip + depth``; a row-style stage, per outer
+Cycle counts of one stage: pointwise ``trip + depth``, where a W-lane stage
+(``lower/c/lanes.py``: 16 float32 or 8 float64 points a step) has trip = points / W and
+W copies of its operators, and a reader/writer/fork moving 512-bit beats likewise
+(W times its LUT/FF); a row-style stage, per outer
 point, a row read into its buffer (``N + 2``), then per stage level ``N + depth +
 fold`` (fold: the partials' pairwise tree, 3 levels of the combine's latency) and the
 store pass ``N + depth``; accumulate style per kept point ``R + depth + fold``.
@@ -181,17 +184,19 @@ def _combine(monoid, dt):
                 np.dtype(dt))
 
 
-def stage_estimate(kernel, name, env=None, streamed_inputs=None):
+def stage_estimate(kernel, name, env=None, streamed_inputs=None, lanes=1):
     """The :class:`StageEstimate` of one kernel stage (see the module docstring);
-    ``streamed_inputs``: how many of its inputs are streams (row buffers; None: all)."""
+    ``streamed_inputs``: how many of its inputs are streams (row buffers; None: all);
+    ``lanes``: points a step of a pointwise stage (its operators replicated per lane)."""
     env = env or {}
     k = kernel
     io = 2                              # a cycle to read, one to write
     if not k.reduce_axes:
-        trip = _prod(k.shape, env)
+        trip = _prod(k.shape, env) // lanes
         lat, dsp, lut, ff = _body([st.expr for st in k.stores] + [s.expr for s in k.stages])
         depth = lat + io
-        return StageEstimate(name, "kernel", trip, 1, depth, trip + depth, dsp, 0, lut, ff)
+        return StageEstimate(name, "kernel", trip, 1, depth, trip + depth, dsp * lanes, 0,
+                             lut * lanes, ff * lanes)
     red = _prod([k.shape[a] for a in k.reduce_axes], env)
     outer = _prod([k.shape[a] for a in range(len(k.shape)) if a not in k.reduce_axes], env)
     dot = tiled_dot.match(k, plan_axes(k))
@@ -247,8 +252,9 @@ def _tiled_dot(k, dp, name, outer, io):
 
 
 def _mover(st, env):
-    n = _n(st.length, env)
-    return StageEstimate(st.name, st.kind, n, 1, 3, n + 3, 0, 0, 60, 90)
+    n = _n(st.length, env) // st.lanes      # a step moves a beat of ``lanes`` elements
+    return StageEstimate(st.name, st.kind, n, 1, 3, n + 3, 0, 0, 60 * st.lanes,
+                         90 * st.lanes)
 
 
 def design_estimate(d, part, clock_mhz, env):
@@ -256,7 +262,8 @@ def design_estimate(d, part, clock_mhz, env):
     ests = []
     for st in d.stages:
         n_in = sum(1 for s in d.streams if s.consumer == st.name)
-        e = stage_estimate(st.kernel, st.name, env, n_in) if st.kind == "kernel" else \
+        e = stage_estimate(st.kernel, st.name, env, n_in, st.lanes) if st.kind == "kernel" \
+            else \
             _mover(st, env)
         ests.append(e)
         by_name[st.name] = e
@@ -277,7 +284,7 @@ def design_estimate(d, part, clock_mhz, env):
     bram = sum(e.bram for e in ests) + AXI_PORT[0] * len(d.ports)
     for s in d.streams:
         if s.depth > SRL_FIFO_MAX:
-            bram += math.ceil(s.depth * np.dtype(s.dtype).itemsize / BRAM_BYTES)
+            bram += math.ceil(s.depth * s.lanes * np.dtype(s.dtype).itemsize / BRAM_BYTES)
     uram = 0
     for b in d.buffers:     # (ping-pong: twice the bytes)
         if b.where == "onchip":

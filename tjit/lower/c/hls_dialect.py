@@ -36,6 +36,7 @@ TRIPCOUNT_HINT = 1024
 PRELUDE = """#include <stdint.h>
 #include <math.h>
 #include <hls_stream.h>
+#include <hls_vector.h>
 #include <hls_math.h>
 #define TJ_INF_F32 ((float)INFINITY)
 #define TJ_NAN_F32 ((float)NAN)

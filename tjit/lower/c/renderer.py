@@ -77,6 +77,7 @@ import numpy as np
 import sympy
 
 from tjit.lower.c import dialects, streams, tiled_dot, vectors
+from tjit.lower.c import lanes as lanes_mod
 from tjit.lower.c.scalar import TRANSCENDENTAL, Scalar, check_dtype
 from tjit.lower.c.sizes import Sizes, param_name
 from tjit.lower.loops import ceil_div, plan_axes, prod, reused_value, stage_levels
@@ -158,13 +159,15 @@ def _zero(c):
 
 
 class _Renderer:
-    def __init__(self, kernel, dialect, name, io=None, top=True):
+    def __init__(self, kernel, dialect, name, io=None, top=True, lanes=1):
         self.k = kernel
         self.d = dialect
         self.name = name
         self.io = dict(io or {})     # arg -> "stream" | "discard" (others: memory)
         self.top = top
         self.rowbuf = {}             # streamed input of a row-style kernel -> its buffer
+        self.lanes = lanes           # points a step (lanes.py: W-lane pointwise stages)
+        self.lane = {}               # streamed arg -> its packet's lane at this point
         self.s = Scalar(dialect)
         i64 = dialect.type(I64)
         self.i64 = i64
@@ -210,7 +213,8 @@ class _Renderer:
             if self.io.get(i) == "discard":
                 continue
             if self.io.get(i) == "stream":
-                params.append((f"{d.stream_type.format(t=d.mem_type(dt))}a{i}",
+                t = lanes_mod.packet_type(d, dt, self.lanes)
+                params.append((f"{d.stream_type.format(t=t)}a{i}",
                                Param(f"a{i}", "stream", dt, a.role)))
                 continue
             const = "const " if a.role == "in" else ""
@@ -386,7 +390,9 @@ class _Renderer:
     def _stream_load(self, n):
         """A streamed input's value at this point: from its row buffer (row style) or
         the stream's next element."""
-        if n.arg in self.rowbuf:
+        if n.arg in self.lane:
+            ref = self.lane[n.arg]
+        elif n.arg in self.rowbuf:
             ref = f"{self.rowbuf[n.arg]}[{self._inner_affine(n.index)}]"
         else:
             ref = f"a{n.arg}.read()"
@@ -447,6 +453,9 @@ class _Renderer:
             return
         if dt.kind == "b":
             v = f"({self.d.mem_type(dt)}){v}"
+        if how == "stream" and st.arg in self.lane:
+            self.emit(f"{self.lane[st.arg]} = {v};")
+            return
         if how == "stream":
             self.emit(f"a{st.arg}.write({v});")
             return
@@ -466,16 +475,22 @@ class _Renderer:
         if vp is not None:
             return LaunchSpec("pointwise", vectors.render(self, vp), d.local_size,
                               vector=vp.w)
+        if self.lanes > 1:
+            return LaunchSpec("pointwise", lanes_mod.render(self), d.local_size)
         axes = list(range(len(self.plan.groups)))
         loop = self.strided(axes, d.global_id, d.global_size) if d.threaded \
             else self.nest(axes)
         with loop:
-            scope = {}
-            for j, s in enumerate(k.stages):   # a stage is its expression at the point
-                self.stage_vals[j] = self._bind(self.typed(s.expr, s.dtype, scope), s.dtype)
-            for st in k.stores:
-                self.store(st, scope, axes)
+            self.point_body(axes)
         return LaunchSpec("pointwise", prod(self.plan.extents), d.local_size)
+
+    def point_body(self, axes):
+        """A pointwise kernel's stages and stores at the current point."""
+        scope = {}
+        for j, s in enumerate(self.k.stages):   # a stage is its expression at the point
+            self.stage_vals[j] = self._bind(self.typed(s.expr, s.dtype, scope), s.dtype)
+        for st in self.k.stores:
+            self.store(st, scope, axes)
 
     def _bind(self, text, dt):
         name = self.var("s")
@@ -792,7 +807,7 @@ def column_split(nkept, nred, local_size, min_groups=128):
     return local_size // slices, slices
 
 
-def render(kernel, dialect="c", name=None, io=None, top=True):
+def render(kernel, dialect="c", name=None, io=None, top=True, lanes=1):
     """Render one kernel as C-family source.
 
     Args:
@@ -805,6 +820,8 @@ def render(kernel, dialect="c", name=None, io=None, top=True):
         stages; ``streams.stream_args`` says which arguments may be streams).
       top: a top-level function (``kernel_prefix``, the dialect's interface pragmas);
         False: a stage called by a generated top (``static_prefix``, no ports).
+      lanes: points a pipelined step of a pointwise HLS stage handles, its streams
+        carrying packets of that many lanes (``lanes.kernel_lanes`` says which can).
     Returns:
       a :class:`CSource`.
     Raises:
@@ -813,5 +830,8 @@ def render(kernel, dialect="c", name=None, io=None, top=True):
     """
     d = dialects.get(dialect)
     name = name or "tjit_" + K.kernel_hash(kernel)[:16]
-    return _Renderer(kernel, d, name, io, top).render()
+    if lanes != 1 and lanes != lanes_mod.kernel_lanes(kernel, io or {}):
+        raise ValueError(f"C renderer: kernel {kernel.name} cannot take {lanes} lanes a "
+                         f"step (io={io}; see lower/c/lanes.py)")
+    return _Renderer(kernel, d, name, io, top, lanes).render()
 
