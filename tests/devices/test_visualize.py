@@ -55,7 +55,7 @@ def node_kinds(page):
 
 
 class _Pre(html.parser.HTMLParser):
-    """{summary text: text of the <pre> that follows it} of every <details> source."""
+    """{summary text: [text of each <pre> that follows such a summary]}."""
 
     def __init__(self):
         super().__init__()
@@ -63,6 +63,8 @@ class _Pre(html.parser.HTMLParser):
 
     def handle_starttag(self, tag, attrs):
         self.where = tag if tag in ("summary", "pre") else self.where
+        if tag == "pre":
+            self.found.setdefault(self.summary, []).append("")
 
     def handle_endtag(self, tag):
         self.where = None
@@ -71,7 +73,7 @@ class _Pre(html.parser.HTMLParser):
         if self.where == "summary":
             self.summary = data
         elif self.where == "pre":
-            self.found[self.summary] = self.found.get(self.summary, "") + data
+            self.found[self.summary][-1] += data
 
 
 def test_mish_fwd_bwd_shows_one_kernel_with_its_llvm_ir():
@@ -83,7 +85,8 @@ def test_mish_fwd_bwd_shows_one_kernel_with_its_llvm_ir():
     parser = _Pre()
     parser.feed(page)
     # the source behind the click is the kernel cache's LLVM IR, unescaped by the parser
-    assert parser.found["LLVM IR (backend source)"].strip() == kernel_cache.llvm_ir(k).strip()
+    (ir,) = parser.found["LLVM IR (backend source)"]
+    assert ir.strip() == kernel_cache.llvm_ir(k).strip()
     fused = re.search(r"<p>fuses: ([^<]*)</p>", page).group(1)
     assert "exp" in fused and "tanh" not in fused   # (tanh(log1p(exp)) is simplified)
     assert "elementwise over 16×64" in page
@@ -156,6 +159,29 @@ def test_control_flow_bodies_are_drawn_and_lowered_renders():
     assert "tjit-body" in page and node_kinds(page).count("kernel") >= 1  # body's kernel
     lowered = tjit.jit(f).lower(x)
     assert 'class="tjit-node tjit-control"' in lowered._repr_html_()
+
+
+def test_opencl_kernels_show_their_opencl_c_and_hls_its_design():
+    x = np.random.RandomState(2).randn(16, 64).astype(np.float32)
+    f = tjit.grad(lambda x: jnp.sum(mish(x) @ x.T))
+    try:
+        c = tjit.jit(f, backend="opencl").lower(x).compile()
+    except RuntimeError as e:       # (no OpenCL platform: PoCL comes with the test extra)
+        pytest.skip(f"no usable OpenCL: {e}")
+    parser = _Pre()
+    parser.feed(c.view().page())
+    kernels = [k for k, _ in c.fusion_summary()].count("kernel")
+    sources = parser.found["OpenCL C (backend source)"]
+    assert kernels == 2 and len(sources) == kernels
+    for src in sources:   # each kernel's function, as in the program OpenCL built
+        fn = src[src.index("__kernel void"):].strip()
+        assert fn in c.executable.text
+    assert sources[0] != sources[1]
+    hls = tjit.jit(mish).lower(x).compile(backend="hls")
+    parser = _Pre()
+    parser.feed(hls.view().page())
+    (design,) = parser.found["HLS C++ of the whole design"]
+    assert design.strip() == hls.executable.text.strip()
 
 
 def test_interpreter_backend_says_there_is_no_plan():

@@ -145,6 +145,9 @@ class CpuExecutable(PlanInspection, Executable):
                 text += "\n\n; ---- LLVM IR of " + k.name + "\n" + kernel_cache.llvm_ir(k)
         return text
 
+    def kernel_source(self, kernel):
+        return "LLVM IR", kernel_cache.llvm_ir(kernel)
+
     def donation(self):
         """({position: output} the program may write into, usable positions); a
         position a loop takes over maps to None."""

@@ -322,6 +322,10 @@ class CudaExecutable(PlanInspection, Executable):
             writes.update(dict.fromkeys(given.values()))
         return writes, set(self.program.donation_usable)
 
+    def kernel_source(self, kernel):
+        src = self.sources.get(id(kernel))
+        return None if src is None else ("CUDA C", src.text)
+
     def as_text(self, llvm=False, source=False):
         """The plan; ``source=True`` (or ``llvm=True``) adds each kernel's CUDA C."""
         text = self.program.text()

@@ -142,6 +142,10 @@ class OpenCLExecutable(PlanInspection, Executable):
             text += "\n\n// ---- OpenCL C\n" + self.text
         return text
 
+    def kernel_source(self, kernel):
+        src = self.sources.get(kernel_entry(kernel))
+        return None if src is None else ("OpenCL C", src.text)
+
     def transfers(self):
         """Counts of this executable's calls so far: ``to_device``/``to_host`` copies
         and bytes, kernel ``launches``, ``host_steps``."""

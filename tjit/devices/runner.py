@@ -45,6 +45,11 @@ class PlanInspection:
     def kernel_count(self):
         return len(self.program.kernels)
 
+    def kernel_source(self, kernel):
+        """``(language, text)`` of the backend source of one of the program's kernels
+        (of its bodies too), or None where the backend has none per kernel."""
+        return None
+
 
 class ProgramRunner:
     """Everything about one program at one set of sizes that does not change per call."""

@@ -3,8 +3,8 @@
 ``Compiled._repr_html_`` (Jupyter), ``Compiled.visualize(path)`` (a standalone page) and
 ``tjit.show(f, *args)`` render through :class:`ProgramView`. It reads only what every
 planned executable exposes (``executable.program``: steps, values, buffer slots,
-donation; ``memory_analysis``; ``as_text(source=True)`` for each kernel's backend
-source), so it sits in ``devices/`` beside the executables it reads: it needs
+donation; ``memory_analysis``; ``kernel_source(kernel)``: LLVM IR on the CPU, OpenCL
+or CUDA C; ``as_text(source=True)`` for a whole HLS design), so it sits in ``devices/`` beside the executables it reads: it needs
 ``xla_like``'s plan types and (for the CPU's loop style) ``lower.llvm``, both below
 ``devices/`` in DESIGN.md's table, and nothing of tracing or the public API (the caller
 passes the jaxpr as text).
@@ -37,9 +37,9 @@ COLORS = {"kernel": "#dbeafe", "dot": "#fde68a", "library": "#e5e7eb",
           "output": "#fce7f3", "const": "#f3f4f6"}
 _ids = itertools.count()
 
-#: (marker comment, language) of a kernel's source in an executable's ``as_text(source=True)``
-_SOURCE_MARK = re.compile(r"^(?:;|//) ---- (LLVM IR|CUDA C|OpenCL C|HLS C\+\+)(?: of (\S+))?\s*$",
-                          re.M)
+#: The marker of a whole design's source in ``as_text(source=True)`` (HLS: one C++ file
+#: for all kernels); per-kernel sources come from ``executable.kernel_source``.
+_DESIGN_MARK = re.compile(r"^// ---- (HLS C\+\+)\s*$", re.M)
 
 
 def step_kind(s):
@@ -108,19 +108,15 @@ def fused_ops(kernel):
     return ", ".join(op if c == 1 else f"{op}×{c}" for op, c in counts.items())
 
 
-def kernel_sources(executable):
-    """{kernel name: (language, source)} from ``as_text(source=True)``; a source not
-    named per kernel (HLS: one design file) is under the key None."""
+def design_source(executable):
+    """``(language, text)`` of a backend's one source file for the whole program (the
+    HLS design), or None."""
     try:
         text = executable.as_text(source=True)
     except NotImplementedError:
-        return {}
-    marks = list(_SOURCE_MARK.finditer(text))
-    out = {}
-    for m, nxt in zip(marks, marks[1:] + [None]):
-        body = text[m.end():nxt.start() if nxt else len(text)].strip("\n")
-        out[m.group(2)] = (m.group(1), body)
-    return out
+        return None
+    m = _DESIGN_MARK.search(text)
+    return None if m is None else (m.group(1), text[m.end():].strip("\n"))
 
 
 class _Graph:
@@ -268,9 +264,8 @@ class ProgramView:
         else:
             parts.append(f'<p class="tjit-summary">{html.escape(self.summary())}</p>')
             parts.append(self._memory())
-            sources = kernel_sources(self.executable)
-            parts.append(self._program(self.program, sources, p, depth=0))
-            whole = sources.get(None)
+            parts.append(self._program(self.program, p, depth=0))
+            whole = design_source(self.executable)
             if whole:
                 parts.append(_details(f"{whole[0]} of the whole design", whole[1]))
         if self.jaxpr_text:
@@ -291,7 +286,7 @@ class ProgramView:
                 f'{fmt_bytes(m.temp_size_in_bytes)} in {m.temp_buffers} buffers, '
                 f'aliased into donated arguments {fmt_bytes(m.alias_size_in_bytes)}</p>')
 
-    def _program(self, prog, sources, prefix, depth):
+    def _program(self, prog, prefix, depth):
         graph = _Graph(prefix)
         producer = {}
         donated = set(self.donated) if depth == 0 else set(prog.donated)
@@ -320,7 +315,7 @@ class ProgramView:
             for v in s.outs:
                 if v is not None:
                     producer[v] = ("s", n)
-            details.append(self._step_details(prog, n, s, kind, anchor, sources, depth))
+            details.append(self._step_details(prog, n, s, kind, anchor, depth))
         arg_of = {o: pos for pos, o in prog.aliases.items()}
         for j, v in enumerate(prog.outputs):
             where = f" (in arg{arg_of[v]}'s buffer)" if v in arg_of else ""
@@ -371,7 +366,7 @@ class ProgramView:
                                           if kind == "library" else "across processes",
                                           f"{io}   moves {moved}"])
 
-    def _step_details(self, prog, n, s, kind, anchor, sources, depth):
+    def _step_details(self, prog, n, s, kind, anchor, depth):
         title, lines = self._step_text(prog, n, s, kind)
         inner = [f"<p>{html.escape(' · '.join(lines))}</p>"]
         vals = [v for v in s.ins + s.outs if v is not None]
@@ -384,13 +379,14 @@ class ProgramView:
         if kind == "kernel":
             inner.append(f"<p>fuses: {html.escape(fused_ops(s.kernel))}</p>")
             inner.append(_details("kernel IR", K.kernel_text(s.kernel)))
-            src = sources.get(s.kernel.name)
+            source = getattr(self.executable, "kernel_source", None)
+            src = source(s.kernel) if source else None
             if src:
                 inner.append(_details(f"{src[0]} (backend source)", src[1]))
         if kind == "control" and depth < 4:
             for b in s.bodies:
                 inner.append(f"<div class='tjit-body'><h4>body {html.escape(b.name)}</h4>"
-                             f"{self._program(b, sources, f'{anchor}-{b.name}', depth + 1)}"
+                             f"{self._program(b, f'{anchor}-{b.name}', depth + 1)}"
                              "</div>")
         opened = " open" if kind == "control" else ""   # its bodies are its picture
         return (f'<details class="tjit-step tjit-step-{kind}" id="{anchor}"{opened}>'
