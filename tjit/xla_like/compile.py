@@ -37,6 +37,10 @@ but wraps every binding call in one process-wide lock (``llvmlite.binding.ffi``)
 threads would still run LLVM one at a time; it would take separate processes.
 """
 
+import contextlib
+import gc
+import threading
+
 from tjit import compile_log
 from tjit.xla_like import remat
 from tjit.xla_like.lowering import lower_jaxpr
@@ -58,6 +62,11 @@ def compile_program(closed_jaxpr, target=None, donated=()):
       The :class:`~tjit.xla_like.plan.Program` (steps, values, buffer slots, donation).
     """
     target = CPU if target is None else target
+    with gc_paused():
+        return _fused_program(closed_jaxpr, target, donated)
+
+
+def _fused_program(closed_jaxpr, target, donated):
     with compile_log.stage("lower"):
         module = lower_jaxpr(closed_jaxpr, target=target)
     with compile_log.stage("hlo_simplify"):
@@ -78,3 +87,31 @@ def size_symbols(closed_jaxpr):
             if not isinstance(d, int):
                 symbols |= d.free_symbols
     return sorted(symbols, key=lambda s: s.name)
+
+
+_GC_LOCK = threading.Lock()
+_GC_PAUSES = [0, False]     # active pauses, and whether the collector was on at the first
+
+
+@contextlib.contextmanager
+def gc_paused():
+    """Pause Python's cyclic garbage collector for the block (nested and concurrent uses
+    share one pause; the collector is restored when the last one ends).
+
+    A compile allocates hundreds of thousands of small objects that all stay alive, and
+    automatic collections keep walking them: measured on the jaxpr clean-up of an
+    unrolled ODE, 4x the equations took 7x the time with the collector on and 4.3x with
+    it paused. Garbage made meanwhile is collected after the block as usual.
+    """
+    with _GC_LOCK:
+        if _GC_PAUSES[0] == 0:
+            _GC_PAUSES[1] = gc.isenabled()
+            gc.disable()
+        _GC_PAUSES[0] += 1
+    try:
+        yield
+    finally:
+        with _GC_LOCK:
+            _GC_PAUSES[0] -= 1
+            if _GC_PAUSES[0] == 0 and _GC_PAUSES[1]:
+                gc.enable()
