@@ -48,7 +48,6 @@ class PlanInspection:
     def kernel_source(self, kernel):
         """``(language, text)`` of the backend source of one of the program's kernels
         (of its bodies too), or None where the backend has none per kernel."""
-        return None
 
 
 class ProgramRunner:

@@ -27,7 +27,7 @@ import re
 import numpy as np
 
 from tjit.xla_like import kernel_ir as K
-from tjit.xla_like.plan import ControlStep, DotStep, KernelStep, LibraryStep, concrete
+from tjit.xla_like.plan import ControlStep, DotStep, KernelStep, concrete
 
 #: Library steps that are collectives (MPI/NCCL across processes).
 COLLECTIVES = frozenset({"psum", "pmax", "pmin", "all_gather", "psum_scatter",
@@ -39,7 +39,7 @@ _ids = itertools.count()
 
 #: The marker of a whole design's source in ``as_text(source=True)`` (HLS: one C++ file
 #: for all kernels); per-kernel sources come from ``executable.kernel_source``.
-_DESIGN_MARK = re.compile(r"^// ---- (HLS C\+\+)\s*$", re.M)
+_DESIGN_MARK = re.compile(r"^// ---- (HLS C\+\+)\s*$", re.MULTILINE)
 
 
 def step_kind(s):
@@ -155,11 +155,11 @@ class _Graph:
             lane_of[(a, lab)] = n
         x0 = 10
         width = x0 + self.BOX_W + self.LANE * (len(lanes) + 2) + 90
-        parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="tjit-graph" '
-                 f'width="{width}" height="{y}" viewBox="0 0 {width} {y}">',
-                 '<defs><marker id="%s-arrow" viewBox="0 0 10 10" refX="9" refY="5" '
-                 'markerWidth="7" markerHeight="7" orient="auto-start-reverse">'
-                 '<path d="M0,0 L10,5 L0,10 z" fill="#555"/></marker></defs>' % self.prefix]
+        parts = [(f'<svg xmlns="http://www.w3.org/2000/svg" class="tjit-graph" '
+                  f'width="{width}" height="{y}" viewBox="0 0 {width} {y}">'),
+                 (f'<defs><marker id="{self.prefix}-arrow" viewBox="0 0 10 10" refX="9" '
+                  'refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">'
+                  '<path d="M0,0 L10,5 L0,10 z" fill="#555"/></marker></defs>')]
         arrow = f'fill="none" stroke="#555" marker-end="url(#{self.prefix}-arrow)"'
         for (a, lab), targets in nets:
             ya, ha = pos[a]
@@ -256,8 +256,8 @@ class ProgramView:
         """The view as an HTML fragment (what Jupyter shows)."""
         p = self.prefix
         parts = [f'<div class="tjit-view" id="{p}"><style>{_CSS}</style>',
-                 f'<h3>{html.escape(self.name)} — compiled for '
-                 f'{html.escape(str(self.backend))}</h3>']
+                 (f'<h3>{html.escape(self.name)} — compiled for '
+                  f'{html.escape(str(self.backend))}</h3>')]
         if self.program is None:
             parts.append('<p>This backend runs the traced program directly; there is no '
                          'fused plan to draw.</p>')
