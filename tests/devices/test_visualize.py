@@ -106,6 +106,7 @@ def test_mlp_step_shows_its_kernels_gemms_and_donated_buffers():
     assert "in arg0&#x27;s buffer" in page or "in arg0's buffer" in page
     mem = c.memory_analysis()
     assert f"temporaries {fmt_bytes(mem.temp_size_in_bytes)}" in page
+    assert f"peak {fmt_bytes(mem.peak_memory_in_bytes)}" in page
     assert page.count("<details class='tjit-source'><summary>LLVM IR") == kinds.count("kernel")
 
 
@@ -183,6 +184,15 @@ def test_opencl_kernels_show_their_opencl_c_and_hls_its_design():
     parser.feed(hls.view().page())
     (design,) = parser.found["HLS C++ of the whole design"]
     assert design.strip() == hls.executable.text.strip()
+
+
+def test_collectives_are_their_own_steps():
+    from tjit.parallel import compile_spmd
+    run = compile_spmd(lambda a: tjit.lax.psum(jnp.sin(a), "i") * 2, {"i": 2},
+                       (np.ones(3, np.float32),))
+    page = run.compiled.view().page()
+    assert node_kinds(page) == ["kernel", "collective", "kernel"]
+    assert "1 collective" in run.compiled.view().summary()
 
 
 def test_interpreter_backend_says_there_is_no_plan():

@@ -284,7 +284,9 @@ class ProgramView:
                 f'{fmt_bytes(m.argument_size_in_bytes)}, outputs '
                 f'{fmt_bytes(m.output_size_in_bytes)}, temporaries '
                 f'{fmt_bytes(m.temp_size_in_bytes)} in {m.temp_buffers} buffers, '
-                f'aliased into donated arguments {fmt_bytes(m.alias_size_in_bytes)}</p>')
+                f'aliased into donated arguments {fmt_bytes(m.alias_size_in_bytes)}'
+                + (f'; peak {fmt_bytes(m.peak_memory_in_bytes)}'
+                   if hasattr(m, "peak_memory_in_bytes") else "") + '</p>')
 
     def _program(self, prog, prefix, depth):
         graph = _Graph(prefix)
@@ -363,7 +365,8 @@ class ProgramView:
                     [f"{len(s.bodies)} body program" + ("s" if len(s.bodies) != 1 else "")
                      + " (drawn in its details)", f"{io}   moves {moved}"])
         return (f"{n}: {kind} {s.name}", ["runs on the host array namespace"
-                                          if kind == "library" else "across processes",
+                                          if kind == "library" else
+                                          "a collective over the members of its named axes",
                                           f"{io}   moves {moved}"])
 
     def _step_details(self, prog, n, s, kind, anchor, depth):
