@@ -423,7 +423,7 @@ def one_hot(x, num_classes, *, dtype=None, axis=-1):
                         f"{num_classes!r:.60}; mark it static with "
                         f"jit(..., static_argnums=...)") from None
     dtype = dtypes.default_float() if dtype is None else \
-        dtypes.canonicalize(dtypes.check_dtype(dtype, "one_hot"))
+        dtypes.canonicalize_user_dtype(dtype, "one_hot")
     pos = normalize_axis(axis, x.ndim + 1, "one_hot")
     lhs = lax.expand_dims(x, (pos,))
     rhs_shape = [1] * x.ndim

@@ -22,7 +22,7 @@ from tjit.random._keys import check_shape
 
 def _dtype(dtype, name):
     return dtypes.default_float() if dtype is None else \
-        dtypes.canonicalize(dtypes.check_dtype(dtype, name))
+        dtypes.canonicalize_user_dtype(dtype, name)
 
 
 def zeros(key, shape, dtype=None):

@@ -68,7 +68,7 @@ def asarray(a, dtype=None, order=None, *, copy=None, device=None):
 
 def _asarray(a, dtype, copy):
     if dtype is not None:
-        dtype = dtypes.canonicalize(dtypes.check_dtype(dtype, "asarray"))
+        dtype = dtypes.canonicalize_user_dtype(dtype, "asarray")
     if isinstance(a, (Array, Tracer)):
         if dtype is not None and a.dtype != dtype:
             return lax.convert_element_type(a, dtype)

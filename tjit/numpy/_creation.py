@@ -38,7 +38,7 @@ def canonical_dtype(dtype, fname, default=None):
         return dtypes.default_complex()
     if dtype is bool:
         return dtypes.bool_
-    return dtypes.canonicalize(dtypes.check_dtype(dtype, fname))
+    return dtypes.canonicalize_user_dtype(dtype, fname)
 
 
 def check_shape(shape, fname):

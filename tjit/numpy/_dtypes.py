@@ -151,7 +151,7 @@ def can_cast(from_, to, casting="safe"):
 def astype(x, dtype, /, *, copy=False, device=None):
     """Convert ``x`` to ``dtype`` (float->int saturates, NaN -> 0)."""
     x = ensure_array("astype", x)
-    dt = _dt.canonicalize(_dt.check_dtype(_np_dtype(dtype), "astype"))
+    dt = _dt.canonicalize_user_dtype(_np_dtype(dtype), "astype")
     if dt == _dt.bool_ and not _dt.is_bool(x.dtype):
         return lax.ne(x, lax.convert_element_type(0, x.dtype))
     return lax.convert_element_type(x, dt)

@@ -27,7 +27,7 @@ _ARRAYS = (Array, Tracer, np.ndarray)
 
 # -- small helpers ------------------------------------------------------------------------
 def _dtype_arg(dtype, fname):
-    return dtypes.canonicalize(dtypes.check_dtype(getattr(dtype, "dtype", dtype), fname))
+    return dtypes.canonicalize_user_dtype(getattr(dtype, "dtype", dtype), fname)
 
 
 def _is_int_like(x):

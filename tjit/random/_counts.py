@@ -43,7 +43,7 @@ def _params(name, shape, *params):
 
 def _int_dtype(name, dtype):
     dt = dtypes.default_int() if dtype is None else \
-        dtypes.canonicalize(dtypes.check_dtype(dtype, name))
+        dtypes.canonicalize_user_dtype(dtype, name)
     if not (dtypes.is_int(dt) or dtypes.is_float(dt)):
         raise ValueError(f"dtype argument to `{name}` must be an integer or float dtype, got "
                          f"{dt}")
@@ -220,7 +220,7 @@ def binomial(key, n, p, shape=None, dtype=None):
     """
     key = check_key("binomial", key)
     ft = dtypes.default_float() if dtype is None else \
-        dtypes.canonicalize(dtypes.check_dtype(dtype, "binomial"))
+        dtypes.canonicalize_user_dtype(dtype, "binomial")
     if not dtypes.is_float(ft):
         raise ValueError(f"dtype argument to `binomial` must be a float dtype, got {ft}")
     (n, p), shape = _params("binomial", shape, as_param(n, ft), as_param(p, ft))

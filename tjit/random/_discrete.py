@@ -70,7 +70,7 @@ def rademacher(key, shape=(), dtype=None):
       An array of ``shape`` and ``dtype``.
     """
     dt = dtypes.default_int() if dtype is None else \
-        dtypes.canonicalize(dtypes.check_dtype(dtype, "rademacher"))
+        dtypes.canonicalize_user_dtype(dtype, "rademacher")
     b = lax.convert_element_type(bernoulli(key, 0.5, check_shape("rademacher", shape)), dt)
     return lax.sub(lax.mul(b, 2), 1)
 
@@ -95,7 +95,7 @@ def randint(key, shape, minval, maxval, dtype=None):
     """
     key = check_key("randint", key)
     dtype = dtypes.default_int() if dtype is None else \
-        dtypes.canonicalize(dtypes.check_dtype(dtype, "randint"))
+        dtypes.canonicalize_user_dtype(dtype, "randint")
     if not dtypes.is_int(dtype):
         raise TypeError(f"randint only accepts integer dtypes, got {dtype}")
     shape = check_shape("randint", shape)

@@ -267,7 +267,7 @@ def bits(key, shape=(), dtype=None):
     """
     key = check_key("bits", key)
     dt = dtypes.default_uint() if dtype is None else \
-        dtypes.canonicalize(dtypes.check_dtype(dtype, "bits"))
+        dtypes.canonicalize_user_dtype(dtype, "bits")
     if not dtypes.is_unsigned(dt):
         raise ValueError(f"dtype argument to `bits` must be an unsigned int dtype, got {dt}")
     return random_bits(key, dt.itemsize * 8, check_shape("bits", shape))

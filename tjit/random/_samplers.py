@@ -31,7 +31,7 @@ from tjit.random._keys import (
 def float_dtype(name, dtype, allow_complex=False):
     """The canonical float dtype asked for (default float32, or float64 with x64)."""
     dt = dtypes.default_float() if dtype is None else \
-        dtypes.canonicalize(dtypes.check_dtype(dtype, name))
+        dtypes.canonicalize_user_dtype(dtype, name)
     ok = dtypes.is_inexact(dt) if allow_complex else dtypes.is_float(dt)
     if not ok:
         kind = "a float or complex" if allow_complex else "a float"

@@ -6,6 +6,9 @@ documented type promotion (jax.numpy type promotion semantics).
 """
 
 import functools
+import os
+import sys
+import warnings
 
 import ml_dtypes
 import numpy as np
@@ -56,6 +59,34 @@ def canonicalize(dtype):
     if not config.enable_x64:
         return _X32_NARROW.get(dt, dt)
     return dt
+
+
+_TJIT_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def _user_stacklevel():
+    """``warnings.warn``'s stacklevel that names the innermost frame outside tjit."""
+    frame, level = sys._getframe(2), 2  # 1: warn's caller (here), 2: its caller...
+    while frame is not None and frame.f_code.co_filename.startswith(_TJIT_DIR):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def canonicalize_user_dtype(dtype, op):
+    """A dtype the user asked for, checked and canonicalized; warns as JAX's
+    ``check_user_dtype_supported`` does when x64 is off and it gets narrowed
+    (``zeros(3, dtype=float64)``, ``x.astype(np.float64)``). Python's ``float``/``int``/
+    ``complex`` mean the defaults and do not warn; neither does float64 *data*."""
+    dt = check_dtype(dtype, op)
+    out = canonicalize(dt)
+    if out != dt and not (isinstance(dtype, type) and dtype in (bool, int, float, complex)):
+        warnings.warn(
+            f"Explicitly requested dtype {dt.name} requested in {op} is not available, and "
+            f"will be truncated to dtype {out.name}. To enable more dtypes, set the "
+            f"enable_x64 configuration option (tjit.config.update('enable_x64', True)) or "
+            f"the TJIT_ENABLE_X64 shell environment variable.", UserWarning,
+            stacklevel=_user_stacklevel())
+    return out
 
 
 def default_int():
