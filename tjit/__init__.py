@@ -41,6 +41,7 @@ from tjit.tracing.shapes import symbol as _symbol  # noqa: F401
 
 
 class errors:  # namespace like jax.errors
+    """tjit's exception types, as ``jax.errors`` (``except tjit.errors.ConcretizationTypeError``)."""
     ConcretizationTypeError = ConcretizationTypeError
     TracerBoolConversionError = TracerBoolConversionError
     TracerIntegerConversionError = TracerIntegerConversionError

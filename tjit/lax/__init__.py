@@ -23,6 +23,8 @@ from tjit.lax import linalg  # noqa: F401
 from tjit.primitives.elementwise import ROUND_AWAY_FROM_ZERO, ROUND_TO_NEAREST_EVEN  # noqa
 
 class RoundingMethod:
+    """``lax.round``'s rounding_method values, as ``jax.lax.RoundingMethod``:
+    ``lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)`` rounds halves to even."""
     AWAY_FROM_ZERO = 0
     TO_NEAREST_EVEN = 1
 

@@ -168,10 +168,26 @@ def integer_pow(x, y):
 
 
 def square(x):
+    """square(x): ``x * x`` elementwise, as ``jax.lax.square`` (no promotion: Python
+    scalars take ``x``'s dtype).
+
+    Example::
+
+        >>> lax.square(jnp.asarray([1.5, -2.0]))
+        Array([2.25, 4.  ], dtype=float32)
+    """
     return integer_pow(x, 2)
 
 
 def reciprocal(x):
+    """reciprocal(x): ``1 / x`` elementwise, as ``jax.lax.reciprocal`` (an integer ``x``
+    divides as integers, as ``lax.integer_pow(x, -1)``).
+
+    Example::
+
+        >>> lax.reciprocal(jnp.asarray([2.0, -0.5]))
+        Array([ 0.5, -2. ], dtype=float32)
+    """
     return integer_pow(x, -1)
 
 

@@ -15,6 +15,15 @@ def iota(dtype, size):
 
 
 def broadcasted_iota(dtype, shape, dimension):
+    """broadcasted_iota(dtype, shape, dimension): an array of ``shape`` whose values count
+    0, 1, ... along ``dimension`` (as ``jax.lax.broadcasted_iota``; shape may be symbolic).
+
+    Example::
+
+        >>> lax.broadcasted_iota(jnp.int32, (2, 3), 1)
+        Array([[0, 1, 2],
+               [0, 1, 2]], dtype=int32)
+    """
     shape = canonical_shape(shape, "broadcasted_iota")
     return st.iota_p.bind(dtype=dtypes.canonicalize(dtypes.check_dtype(dtype, "iota")),
                           shape=shape, dimension=normalize_axis(dimension, len(shape), "iota"))
@@ -41,6 +50,14 @@ def broadcast(operand, sizes):
 
 
 def broadcast_to_rank(x, rank):
+    """broadcast_to_rank(x, rank): ``x`` with leading size-1 dims added up to ``rank``
+    dims (unchanged when it has as many already), as ``jax.lax.broadcast_to_rank``.
+
+    Example::
+
+        >>> lax.broadcast_to_rank(jnp.ones(3), 3).shape
+        (1, 1, 3)
+    """
     x = asarray_for_lax(x)
     return x if x.ndim >= rank else broadcast(x, (1,) * (rank - x.ndim))
 
@@ -57,6 +74,15 @@ def reshape(operand, new_sizes, dimensions=None):
 
 
 def transpose(operand, permutation):
+    """transpose(operand, permutation): ``operand``'s dims reordered, output dim ``i``
+    being input dim ``permutation[i]`` (``jax.lax.transpose``; no default permutation,
+    unlike ``numpy.transpose``).
+
+    Example::
+
+        >>> lax.transpose(jnp.ones((2, 3, 4)), (2, 0, 1)).shape
+        (4, 2, 3)
+    """
     operand = asarray_for_lax(operand)
     permutation = tuple(int(p) for p in permutation)
     if permutation == tuple(range(operand.ndim)):
@@ -65,6 +91,14 @@ def transpose(operand, permutation):
 
 
 def squeeze(array, dimensions):
+    """squeeze(array, dimensions): ``array`` without the listed size-1 dims (as
+    ``jax.lax.squeeze``: ``dimensions`` is required and each must have size 1).
+
+    Example::
+
+        >>> lax.squeeze(jnp.ones((1, 3, 1)), (0, 2)).shape
+        (3,)
+    """
     array = asarray_for_lax(array)
     dims = tuple(sorted(normalize_axis(d, array.ndim, "squeeze") for d in dimensions))
     if not dims:
@@ -73,6 +107,14 @@ def squeeze(array, dimensions):
 
 
 def expand_dims(array, dimensions):
+    """expand_dims(array, dimensions): ``array`` with size-1 dims inserted at the listed
+    positions of the result (``jax.lax.expand_dims``; a sequence, unlike NumPy's int).
+
+    Example::
+
+        >>> lax.expand_dims(jnp.ones(3), (0, 2)).shape
+        (1, 3, 1)
+    """
     array = asarray_for_lax(array)
     ndim = array.ndim + len(dimensions)
     dims = tuple(sorted(normalize_axis(d, ndim, "expand_dims") for d in dimensions))
@@ -117,6 +159,13 @@ def full_like(x, fill_value, dtype=None, shape=None):
 
 
 def zeros_like_array(x):
+    """zeros_like_array(x): zeros of ``x``'s shape and dtype (``jax.lax.zeros_like_array``).
+
+    Example::
+
+        >>> lax.zeros_like_array(jnp.ones(2, jnp.int8))
+        Array([0, 0], dtype=int8)
+    """
     return full_like(x, 0)
 
 

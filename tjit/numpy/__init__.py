@@ -41,4 +41,17 @@ _array_methods.install()
 _array_api.install()
 
 from tjit._namespace import publish as _publish  # noqa: E402
-_publish(globals(), submodules=('linalg', 'fft', 'random'))  # tab completion lists the public API only
+_publish(globals(), submodules=("linalg", "fft", "random"))  # tab completion: public API only
+
+from tjit._docs import fill_missing_docstrings as _fill_docs  # noqa: E402
+_fill_docs(  # functions written without a docstring get one from NumPy's (JAX's `implements`)
+    globals(), __all__, _np, "numpy", "jnp", __import__("sys").modules[__name__],
+    examples={"finfo": "jnp.finfo(jnp.float32).eps", "iinfo": "jnp.iinfo(jnp.int8).max",
+              "can_cast": "jnp.can_cast(jnp.int8, jnp.float32)",
+              "isscalar": "jnp.isscalar(3.0), jnp.isscalar(jnp.ones(2))",
+              "ndim": "jnp.ndim(jnp.ones((2, 3)))", "shape": "jnp.shape(jnp.ones((2, 3)))",
+              "size": "jnp.size(jnp.ones((2, 3)))"},
+    notes={"float_power": "computes in the widest float enabled (float32 without x64; "
+                          "NumPy: float64)",
+           "finfo": "takes tjit dtypes, bfloat16 included",
+           "isscalar": "a 0-d tjit Array is not a scalar, as for NumPy arrays"})

@@ -22,11 +22,13 @@ class ConcretizationTypeError(TjitError, TypeError):
 
 
 class TracerBoolConversionError(ConcretizationTypeError):
-    pass
+    """``bool()`` of a traced value (an ``if``/``while``/``and`` on it under jit): use
+    ``lax.cond``/``jnp.where``, or make the argument static (as JAX's error)."""
 
 
 class TracerIntegerConversionError(ConcretizationTypeError):
-    pass
+    """``int()``/``__index__`` of a traced value (a shape or ``range`` bound from it under
+    jit): make the argument static, or use ``lax.fori_loop``/``dynamic_slice``."""
 
 
 class UnexpectedTracerError(TjitError):

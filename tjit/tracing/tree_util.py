@@ -240,10 +240,26 @@ def _flatten_up_to(treedef, tree):
 
 
 def tree_leaves(tree, is_leaf=None):
+    """tree_leaves(tree, is_leaf=None): the leaves of the pytree ``tree`` in flattening
+    order (``None`` is an empty subtree), as ``jax.tree_util.tree_leaves``.
+
+    Example::
+
+        >>> tree_leaves({"b": [1, 2], "a": (3, None)})
+        [3, 1, 2]
+    """
     return tree_flatten(tree, is_leaf)[0]
 
 
 def tree_structure(tree, is_leaf=None):
+    """tree_structure(tree, is_leaf=None): the PyTreeDef of ``tree`` (its shape without
+    the leaves), as ``jax.tree_util.tree_structure``.
+
+    Example::
+
+        >>> tree_structure({"a": 1, "b": (2, 3)}).num_leaves
+        3
+    """
     return tree_flatten(tree, is_leaf)[1]
 
 
