@@ -82,6 +82,24 @@ def test_pointwise_design_moves_16_float32_lanes_a_step():
             np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=2e-5, atol=2e-5)
 
 
+@pytest.mark.parametrize("dtype,lanes", [(np.float32, 16), (np.float64, 8)])
+@pytest.mark.usefixtures("x64")
+def test_row_style_stage_folds_a_beat_a_step(dtype, lanes):
+    """Softmax's row-style stage reads its rows a 512-bit beat a step (16 float32 or 8
+    float64 lanes) and folds the lanes pairwise before its accumulators; it matches the
+    interpreter at the float sums' tolerance, and the estimate counts rows * N / W
+    steps."""
+    x = _x((6, 4 * lanes), seed=2).astype(dtype)
+    c = _compiled(_softmax, x)
+    d = _design(c)
+    assert {st.lanes for st in d.stages} == {lanes}
+    (k,) = [e for e in c.hls_report().designs[0].stages if e.kind == "kernel"]
+    assert k.trip == x.size // lanes and k.hold == x.shape[1] // lanes
+    np.testing.assert_allclose(np.asarray(c(x)),
+                               np.asarray(tjit.jit(_softmax, backend="interpreter")(x)),
+                               rtol=2e-5, atol=2e-5)
+
+
 def test_bypass_stream_is_as_deep_as_what_it_waits_for():
     """Layernorm: x flows to its statistics stage (a whole run before the buffers of
     mean and variance are ready) and, by a second stream, to the normalizing stage,

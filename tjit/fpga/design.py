@@ -272,8 +272,9 @@ class _Layout:
     def _assign_lanes(self):
         """Elements a step of each stage: a kernel stage takes ``lanes.kernel_lanes``, a
         reader/writer/fork a 512-bit beat when its length is a multiple of one; a stream
-        carries packets where both its ends take the same lanes, else both ends (and,
-        in turn, their other streams) go back to one element a step."""
+        carries packets of the lanes both its ends agree on (``lanes.arg_lanes``: one
+        element for a value stored once per row), else the wider end (and, in turn,
+        its other streams) goes back to one element a step."""
         lanes = {}
         for st in self.stages:
             if st.kind == "kernel":
@@ -284,17 +285,30 @@ class _Layout:
                 n_el = st.length
                 lanes[st.name] = w if isinstance(n_el, (int, np.integer)) and \
                     n_el % w == 0 else 1
+        by_name = {st.name: st for st in self.stages}
+
+        def end(name, v, out):      # the lanes of v's packets at stage ``name``
+            st = by_name[name]
+            if st.kind != "kernel":
+                return lanes[name]
+            s = self.steps[self.kname.index(name)]
+            arg = len(s.ins) + s.outs.index(v) if out else s.ins.index(v)
+            return L.arg_lanes(s.kernel, arg, lanes[name])
+
         changed = True
         while changed:
             changed = False
             for s in self.streams:
-                if lanes[s.producer] != lanes[s.consumer]:
-                    lanes[s.producer] = lanes[s.consumer] = 1
+                p, c = end(s.producer, s.value, True), end(s.consumer, s.value, False)
+                if p != c:
+                    for name, x in ((s.producer, p), (s.consumer, c)):
+                        if x > min(p, c):
+                            lanes[name] = 1
                     changed = True
         for st in self.stages:
             st.lanes = lanes[st.name]
         for s in self.streams:
-            s.lanes = lanes[s.producer]
+            s.lanes = end(s.producer, s.value, True)
 
     # -- depths ---------------------------------------------------------------------------
     def plan_depths(self):

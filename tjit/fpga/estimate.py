@@ -20,7 +20,9 @@ plus a cycle to read and one to write), cycles, and DSP/BRAM/LUT/FF; and per des
 Cycle counts of one stage: pointwise ``trip + depth``, where a W-lane stage
 (``lower/c/lanes.py``: 16 float32 or 8 float64 points a step) has trip = points / W and
 W copies of its operators, and a reader/writer/fork moving 512-bit beats likewise
-(W times its LUT/FF); a row-style stage, per outer
+(W times its LUT/FF), and a W-lane row-style stage takes N / W steps a pass, with a
+pairwise tree of W - 1 combines (log2 W levels of latency) before its accumulator;
+a row-style stage, per outer
 point, a row read into its buffer (``N + 2``), then per stage level ``N + depth +
 fold`` (fold: the partials' pairwise tree, 3 levels of the combine's latency) and the
 store pass ``N + depth``; accumulate style per kept point ``R + depth + fold``.
@@ -68,7 +70,7 @@ class StageEstimate:
     bram: int = 0
     lut: int = 0
     ff: int = 0
-    hold: int = 0           # elements it takes in before its first output
+    hold: int = 0           # steps it takes in before its first output (a row)
 
 
 @dataclasses.dataclass
@@ -187,7 +189,7 @@ def _combine(monoid, dt):
 def stage_estimate(kernel, name, env=None, streamed_inputs=None, lanes=1):
     """The :class:`StageEstimate` of one kernel stage (see the module docstring);
     ``streamed_inputs``: how many of its inputs are streams (row buffers; None: all);
-    ``lanes``: points a step of a pointwise stage (its operators replicated per lane)."""
+    ``lanes``: points a step (``lower/c/lanes.py``; its operators replicated per lane)."""
     env = env or {}
     k = kernel
     io = 2                              # a cycle to read, one to write
@@ -202,34 +204,39 @@ def stage_estimate(kernel, name, env=None, streamed_inputs=None, lanes=1):
     dot = tiled_dot.match(k, plan_axes(k))
     if dot is not None:
         return _tiled_dot(k, dot, name, outer, io)
+    w = lanes                           # a row's W points a step (lanes.render_rows)
+    steps = red // w
+    tree = math.ceil(math.log2(w))      # the lanes' pairwise fold: levels of combines
     fold = math.ceil(math.log2(PARTIALS))
     per, depth_max, dsp, lut, ff, bram = 0, 0, 0, 0, 0, 0
     levels = stage_levels(k) if k.row_style else [list(range(len(k.stages)))]
     row = S.row_buffered_len(k)
     n_in = sum(1 for a in k.args if a.role == "in") if streamed_inputs is None \
         else streamed_inputs
-    if row is not None and n_in:        # a row buffer per streamed input
-        per += red + io
-        bram += n_in * math.ceil(row * 4 / BRAM_BYTES)
+    if row is not None and n_in:        # a row buffer per streamed input (W banks)
+        per += steps + io
+        bram += n_in * max(w if w > 1 else 0, math.ceil(row * 4 / BRAM_BYTES))
     for js in levels:
         lat, d_, l_, f_ = _body([k.stages[j].expr for j in js])
         comb = [_combine(k.stages[j].monoid, k.stages[j].dtype) for j in js]
         lat += max((c.latency for c in comb), default=0)
         folded = max((c.latency * fold for c, j in zip(comb, js)
                       if k.stages[j].monoid in ("sum", "prod")), default=0)
-        per += red + lat + io + folded
+        lat += max((c.latency for c in comb), default=0) * tree
+        per += steps + lat + io + folded
         depth_max = max(depth_max, lat + io)
-        dsp += d_ + sum(c.dsp for c in comb) * 2    # the loop's combine + the fold tree's
-        lut += l_ + sum(c.lut for c in comb) * 2
-        ff += f_ + sum(c.ff for c in comb) * 2
+        ncomb = 2 + (w - 1)     # the loop's combine, the partials' fold, the lanes' tree
+        dsp += d_ * w + sum(c.dsp for c in comb) * ncomb
+        lut += l_ * w + sum(c.lut for c in comb) * ncomb
+        ff += f_ * w + sum(c.ff for c in comb) * ncomb
     inner_st = [st for st in k.stores if st.level != "outer" and k.row_style]
     if inner_st:
         lat, d_, l_, f_ = _body([st.expr for st in inner_st])
-        per += red + lat + io
+        per += steps + lat + io
         depth_max = max(depth_max, lat + io)
-        dsp, lut, ff = dsp + d_, lut + l_, ff + f_
-    return StageEstimate(name, "kernel", outer * red, 1, depth_max, outer * per, dsp, bram,
-                         lut, ff, hold=red)
+        dsp, lut, ff = dsp + d_ * w, lut + l_ * w, ff + f_ * w
+    return StageEstimate(name, "kernel", outer * steps, 1, depth_max, outer * per, dsp,
+                         bram, lut, ff, hold=steps)
 
 
 def _tiled_dot(k, dp, name, outer, io):

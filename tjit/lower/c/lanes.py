@@ -1,26 +1,39 @@
-"""W-lane pointwise stages of HLS dataflow designs: W points per pipelined step.
+"""W-lane stages of HLS dataflow designs: W points per pipelined step.
 
-A pointwise kernel whose every argument is a stream (or a discarded output) and whose
-point count is a concrete multiple of W handles W consecutive points (row-major) per
-iteration of its pipelined loop (``kernel_lanes``): each input stream delivers one
-packet of W lanes (``hls::vector<T, W>``), the loop body is unrolled over the lanes,
-and each output stream takes one packet. W is 512 bits over the widest streamed
-element (16 float32 lanes, 8 float64: a 512-bit beat of the memory ports), so the
-reader and writer stages that feed the design move one beat a cycle.
+A kernel whose every argument is a stream (or a discarded output) handles W
+consecutive points (row-major) per iteration of its pipelined loops
+(``kernel_lanes``): each stream moves one packet of W lanes (``hls::vector<T, W>``) a
+step and the loop body is unrolled over the lanes. W is 512 bits over the widest
+streamed element (16 float32 lanes, 8 float64: a 512-bit beat of the memory ports),
+so the reader and writer stages that feed the design move one beat a cycle.
 
-Lane l of step f is point ``W*f + l``: the scalar loop's points in its order, and a
-pointwise kernel folds nothing, so the results are bit-identical to one point a step.
-Kernels that do not qualify (a memory read or write, a reduction, a symbolic count or
-one that is not a multiple of W: no remainder loop, the packets would straddle it)
-keep one point a step, and so do the streams into and out of them.
+* **pointwise** (point count a concrete multiple of W): lane l of step f is point
+  ``W*f + l``, the scalar loop's points in its order; nothing is folded, so the
+  results are bit-identical to one point a step;
+* **row style** (row length a concrete multiple of W, at most ``streams.MAX_ROW``):
+  each row is read into its row buffer a packet a step (the buffer partitioned
+  cyclically by W); each stage level takes W points of the row a step, folds them
+  pairwise in a fixed tree (``(x0 + x1) + (x2 + x3)``, ... lane order) and adds that to
+  the step's interleaved accumulator (``hls_dialect.PARTIALS``, folded as stated
+  there), so a float sum is the same sum reassociated, reproducibly; the store pass
+  writes W points a step; a value stored once per row (outer stores) is a stream of
+  one element a step.
+
+Kernels that do not qualify (a memory read or write, a symbolic size, a count that is
+not a multiple of W: there is no remainder loop, a packet would straddle it, a dot
+in the tiled template) keep one point a step, and so do the streams into them.
 """
+
+import contextlib
 
 import numpy as np
 
-from tjit.lower.loops import prod
+from tjit.lower.c import streams, tiled_dot
+from tjit.lower.loops import plan_axes, prod, stage_levels
 from tjit.xla_like import kernel_ir as K
 
-__all__ = ["BEAT_BITS", "beat_lanes", "kernel_lanes", "packet_type", "render"]
+__all__ = ["BEAT_BITS", "arg_lanes", "beat_lanes", "kernel_lanes", "packet_type", "render",
+           "render_rows"]
 
 #: The width of a memory beat and of a wide stream's packet.
 BEAT_BITS = 512
@@ -38,9 +51,9 @@ def packet_type(dialect, dtype, lanes):
 
 
 def kernel_lanes(k, io):
-    """The lanes a pointwise kernel with ``io`` (``{arg: "stream" | "discard"}``, others
-    in memory) can handle a step: W (see the module docstring), else 1."""
-    if k.reduce_axes or not k.row_style or k.hyperplane is not None or k.inplace:
+    """The lanes kernel ``k`` with ``io`` (``{arg: "stream" | "discard"}``, others in
+    memory) can handle a step: W (see the module docstring), else 1."""
+    if not k.row_style or k.hyperplane is not None or k.inplace:
         return 1
     if any(io.get(i) not in ("stream", "discard") for i in range(len(k.args))):
         return 1
@@ -48,10 +61,20 @@ def kernel_lanes(k, io):
     if not streamed:
         return 1
     w = min(beat_lanes(dt) for dt in streamed)
-    n = prod(k.shape)
-    if not isinstance(n, (int, np.integer)) or n % w:
+    n = prod(k.shape) if not k.reduce_axes else streams.row_buffered_len(k)
+    if n is None or not isinstance(n, (int, np.integer)) or n % w:
+        return 1
+    if k.reduce_axes and tiled_dot.match(k, plan_axes(k)) is not None:
         return 1
     return w
+
+
+def arg_lanes(k, arg, lanes):
+    """The lanes of argument ``arg``'s packets in kernel ``k`` taking ``lanes`` a step:
+    1 for a value stored once per row (a row-style kernel's outer stores)."""
+    if k.reduce_axes and any(st.arg == arg and st.level == "outer" for st in k.stores):
+        return 1
+    return lanes
 
 
 def render(r):
@@ -83,3 +106,100 @@ def render(r):
             if k.args[i].role != "in":
                 r.emit(f"a{i}.write({p});")
     return total
+
+
+def render_rows(r):
+    """The row-style kernel of renderer ``r`` at ``r.lanes`` > 1 (module docstring);
+    returns the number of rows."""
+    k, w = r.k, r.lanes
+    n = streams.row_buffered_len(k)
+    outer = [g for g, red in enumerate(r.plan.reduce) if not red]
+    row_in = {a: f"{buf}[j + ln]" for a, buf in r.rowbuf.items()}
+    for buf in r.rowbuf.values():
+        r.shared.append(f"#pragma HLS ARRAY_PARTITION variable={buf} cyclic factor={w}")
+    with r.nest(outer, innermost=False):
+        for a, buf in r.rowbuf.items():          # a row, a packet a step
+            with _steps(r, n, w):
+                pk = r.var("pk")
+                r.emit(f"const {packet_type(r.d, k.args[a].dtype, w)} {pk} = a{a}.read();")
+                with _lanes(r, w):
+                    r.emit(f"{buf}[j + ln] = {pk}[ln];")
+        for js in stage_levels(k):
+            _fold_level(r, js, n, w, row_in)
+        scope = {}
+        for st in k.stores:
+            if st.level == "outer":
+                r.store(st, scope, outer)
+        inner_st = [st for st in k.stores if st.level != "outer"]
+        if inner_st:
+            with _steps(r, n, w):
+                packets = {}
+                for st in inner_st:
+                    if r.io.get(st.arg) == "stream":
+                        packets[st.arg] = r.var("pk")
+                        t = packet_type(r.d, k.args[st.arg].dtype, w)
+                        r.emit(f"{t} {packets[st.arg]}{{}};")
+                with _lanes(r, w):
+                    r.lane = {**row_in, **{a: f"{p}[ln]" for a, p in packets.items()}}
+                    scope = {}
+                    for st in inner_st:
+                        r.store(st, scope, outer)
+                r.lane = {}
+                for a, p in packets.items():
+                    r.emit(f"a{a}.write({p});")
+    return prod(r.plan.extents[g] for g in outer)
+
+
+def _fold_level(r, js, n, w, row_in):
+    """Stages ``js`` over the row: per step, W lanes folded pairwise, then into the
+    step's interleaved accumulator."""
+    ks = r.k.stages
+    accs = {}
+    for j in js:
+        accs[j] = r.var("acc")
+        r.emit(f"{r.d.type(ks[j].dtype)} {accs[j]} = "
+               f"{r.s.identity(ks[j].monoid, ks[j].dtype)};")
+    part = r._partials(js)
+    with _steps(r, n, w):
+        lane_vals = {}
+        for j in js:
+            lane_vals[j] = r.var("lx")
+            r.emit(f"{r.d.type(ks[j].dtype)} {lane_vals[j]}[{w}];")
+            r.emit(f"#pragma HLS ARRAY_PARTITION variable={lane_vals[j]} complete")
+        with _lanes(r, w):
+            r.lane = row_in
+            scope = {}
+            for j in js:
+                r.emit(f"{lane_vals[j]}[ln] = {r.typed(ks[j].expr, ks[j].dtype, scope)};")
+        r.lane = {}
+        for j in js:
+            vals = [f"{lane_vals[j]}[{ln}]" for ln in range(w)]
+            while len(vals) > 1:
+                nxt = []
+                for a, b in zip(vals[::2], vals[1::2]):
+                    name = r.var("lf")
+                    r.emit(f"const {r.d.type(ks[j].dtype)} {name} = "
+                           f"{r.s.combine(ks[j].monoid, a, b, ks[j].dtype)};")
+                    nxt.append(name)
+                vals = nxt
+            r._accumulate(j, accs[j], vals[0], part)
+        r._advance(part)
+    r._fold_partials(accs, part)
+    for j in js:
+        r.stage_vals[j] = r._bind(accs[j], ks[j].dtype)
+
+
+@contextlib.contextmanager
+def _steps(r, n, w):
+    """``for (j = 0; j < n; j += w)``, pipelined at II=1."""
+    with r.block(f"for ({r.i64} j = 0; j < {n}; j += {w})"):
+        r.pragmas(True, n // w)
+        yield
+
+
+@contextlib.contextmanager
+def _lanes(r, w):
+    """The lane loop, unrolled: W copies of its body a step."""
+    with r.block(f"for (int ln = 0; ln < {w}; ln++)"):
+        r.emit("#pragma HLS UNROLL")
+        yield

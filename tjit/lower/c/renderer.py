@@ -213,7 +213,7 @@ class _Renderer:
             if self.io.get(i) == "discard":
                 continue
             if self.io.get(i) == "stream":
-                t = lanes_mod.packet_type(d, dt, self.lanes)
+                t = lanes_mod.packet_type(d, dt, lanes_mod.arg_lanes(k, i, self.lanes))
                 params.append((f"{d.stream_type.format(t=t)}a{i}",
                                Param(f"a{i}", "stream", dt, a.role)))
                 continue
@@ -502,6 +502,8 @@ class _Renderer:
         k, d = self.k, self.d
         outer = [g for g, r in enumerate(self.plan.reduce) if not r]
         inner = [g for g, r in enumerate(self.plan.reduce) if r]
+        if self.lanes > 1:
+            return LaunchSpec("row", lanes_mod.render_rows(self), d.local_size)
         dot = tiled_dot.match(k, self.plan) if d.tiled_dots and not d.threaded else None
         if dot is not None:     # (HLS: the tiled matrix-multiply template)
             tiled_dot.render(self, dot)
