@@ -37,6 +37,7 @@ new size.
 import contextlib
 import os
 import sys
+import threading
 import traceback
 
 import sympy
@@ -56,6 +57,35 @@ MAX_CACHED_SIZES = 1024
 # A family keeps at most this many dynamic programs of the same dims, one per set of
 # answers its guards got (``n % 2 == 0``: two); sizes answering otherwise are specialized.
 MAX_PROGRAMS = 4
+
+
+# sympy imports some modules the first time it meets a kind of expression (Add.flatten:
+# sympy.tensor.tensor, with sympy.combinatorics; lambdify: sympy.codegen): ~85 ms quiet,
+# 0.1-0.17 s loaded, paid once per process inside the first symbolic trace and fuse (the
+# "fuse is 10x slower symbolic" measurement; after it, the MLP's symbolic fuse takes
+# 1.0 ms against 0.5-0.9 ms concrete). A jit's first call imports them on a background
+# thread instead, beside its own compile (LLVM releases the GIL).
+_LAZY_SYMPY = ("sympy.tensor.tensor", "sympy.matrices.expressions",
+               "sympy.calculus.accumulationbounds", "sympy.codegen.ast")
+_warming = []
+
+
+def warm_up_symbolic_support():
+    """Start importing what the first symbolic trace needs (once per process)."""
+    if _warming:
+        return
+    _warming.append(threading.Thread(target=_import_lazy_sympy, daemon=True,
+                                     name="tjit-sympy-imports"))
+    _warming[0].start()
+
+
+def _import_lazy_sympy():
+    import importlib
+    for name in _LAZY_SYMPY:
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001  (only a head start: the trace imports it anyway)
+            pass
 
 
 def enabled_by_default():
