@@ -12,7 +12,7 @@ import pytest
 
 import tjit
 import tjit.numpy as jnp
-import tjit.scipy  # noqa: F401
+import tjit.scipy
 import tjit.scipy.stats
 
 NAMESPACES = ["tjit", "tjit.numpy", "tjit.numpy.linalg", "tjit.numpy.fft", "tjit.numpy.random",
@@ -51,13 +51,13 @@ def test_generated_docstring_has_signature_differences_and_a_numpy_matching_exam
     doc = fun.__doc__
     assert doc.split("\n")[0] == f"{fun.__name__}{inspect.signature(fun)}"
     assert "differences:" in doc or "same arguments and result" in doc
-    calls = re.findall(r"^\s*>>> (.*)$", doc, re.M)
+    calls = re.findall(r"^\s*>>> (.*)$", doc, re.MULTILINE)
     assert calls, f"jnp.{name}: no example"
     for call in calls:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            got = eval(call, {"jnp": jnp})  # noqa: S307
-            want = eval(call.replace("jnp.", "np."), {"np": np})  # noqa: S307
+            got = eval(call, {"jnp": jnp})
+            want = eval(call.replace("jnp.", "np."), {"np": np})
         if isinstance(want, tuple) and not isinstance(got, tjit.Array):
             assert tuple(got) == want
         else:

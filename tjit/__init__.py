@@ -47,7 +47,7 @@ class errors:  # namespace like jax.errors
     TracerIntegerConversionError = TracerIntegerConversionError
     UnexpectedTracerError = UnexpectedTracerError
 
-from tjit._namespace import publish as _publish  # noqa: E402
+from tjit._namespace import publish as _publish
 _publish(globals(), submodules=(  # tab completion lists the public API only
     "numpy", "lax", "nn", "random", "tree_util", "tree", "ad_checkpoint", "distributed",
     "sharding", "experimental", "devices"))

@@ -61,8 +61,8 @@ def _example(fun, name, prefix, namespace, expression=None):
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                value = eval(text, {prefix: namespace})  # noqa: S307 (our own fixed text)
-        except Exception:  # this sample does not fit the function: try the next
+                value = eval(text, {prefix: namespace})  # our own fixed text
+        except Exception:  # noqa: BLE001, S112 (this sample does not fit: try the next)
             continue
         return f">>> {text}\n{value!r}", value
     return "", None

@@ -28,5 +28,5 @@ class RoundingMethod:
     AWAY_FROM_ZERO = 0
     TO_NEAREST_EVEN = 1
 
-from tjit._namespace import publish as _publish  # noqa: E402
+from tjit._namespace import publish as _publish
 _publish(globals(), submodules=('linalg',))  # tab completion lists the public API only

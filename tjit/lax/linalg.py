@@ -168,5 +168,5 @@ __all__ = ["cholesky", "qr", "svd", "eig", "eigh", "lu", "triangular_solve", "sy
            "lu_pivots_to_permutation", "cholesky_p", "qr_p", "svd_p", "eigh_p", "lu_p",
            "triangular_solve_p"]
 
-from tjit._namespace import publish as _publish  # noqa: E402
+from tjit._namespace import publish as _publish
 _publish(globals(), submodules=())  # tab completion lists the public API only

@@ -7,5 +7,5 @@ from tjit.nn import initializers  # noqa: F401
 
 __all__ = list(_functions_all) + ["initializers"]
 
-from tjit._namespace import publish as _publish  # noqa: E402
+from tjit._namespace import publish as _publish
 _publish(globals(), submodules=('initializers',))  # tab completion lists the public API only

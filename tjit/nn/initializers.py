@@ -184,5 +184,5 @@ __all__ = ["zeros", "ones", "constant", "uniform", "normal", "truncated_normal",
            "xavier_normal", "lecun_uniform", "lecun_normal", "he_uniform", "he_normal",
            "kaiming_uniform", "kaiming_normal", "orthogonal", "compute_fans"]
 
-from tjit._namespace import publish as _publish  # noqa: E402
+from tjit._namespace import publish as _publish
 _publish(globals(), submodules=())  # tab completion lists the public API only

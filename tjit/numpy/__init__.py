@@ -40,10 +40,10 @@ newaxis = None
 _array_methods.install()
 _array_api.install()
 
-from tjit._namespace import publish as _publish  # noqa: E402
+from tjit._namespace import publish as _publish
 _publish(globals(), submodules=("linalg", "fft", "random"))  # tab completion: public API only
 
-from tjit._docs import fill_missing_docstrings as _fill_docs  # noqa: E402
+from tjit._docs import fill_missing_docstrings as _fill_docs
 _fill_docs(  # functions written without a docstring get one from NumPy's (JAX's `implements`)
     globals(), __all__, _np, "numpy", "jnp", __import__("sys").modules[__name__],
     examples={"finfo": "jnp.finfo(jnp.float32).eps", "iinfo": "jnp.iinfo(jnp.int8).max",

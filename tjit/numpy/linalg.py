@@ -641,5 +641,5 @@ __all__ = ["EigResult", "EighResult", "QRResult", "SlogdetResult", "SVDResult", 
            "multi_dot", "tensorsolve", "tensorinv", "outer", "matmul", "vecdot", "tensordot",
            "matrix_transpose", "diagonal", "trace", "cross"]
 
-from tjit._namespace import publish as _publish  # noqa: E402
+from tjit._namespace import publish as _publish
 _publish(globals(), submodules=())  # tab completion lists the public API only

@@ -316,5 +316,5 @@ def gamma(shape, scale=1.0, size=None):
 def __dir__():  # tab completion lists the public names only
     return list(__all__)
 
-from tjit._namespace import publish as _publish  # noqa: E402
+from tjit._namespace import publish as _publish
 _publish(globals(), submodules=())  # tab completion lists the public API only

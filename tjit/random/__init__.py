@@ -37,5 +37,5 @@ __all__ = ["PRNGKey", "key", "key_data", "wrap_key_data", "key_impl", "clone", "
            "shuffle", "choice", "categorical", "gamma", "loggamma", "beta", "dirichlet",
            "poisson", "binomial"]
 
-from tjit._namespace import publish as _publish  # noqa: E402
+from tjit._namespace import publish as _publish
 _publish(globals(), submodules=())  # tab completion lists the public API only

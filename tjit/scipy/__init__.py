@@ -15,5 +15,5 @@ from tjit.scipy import signal  # noqa: F401
 from tjit.scipy import integrate  # noqa: F401
 from tjit.scipy import ndimage  # noqa: F401
 
-from tjit._namespace import publish as _publish  # noqa: E402
+from tjit._namespace import publish as _publish
 _publish(globals(), submodules=('special', 'stats', 'linalg', 'optimize', 'signal', 'integrate', 'ndimage'))  # tab completion lists the public API only

@@ -36,5 +36,5 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
 
 __all__ = ["trapezoid"]
 
-from tjit._namespace import publish as _publish  # noqa: E402
+from tjit._namespace import publish as _publish
 _publish(globals(), submodules=())  # tab completion lists the public API only

@@ -334,5 +334,5 @@ __all__ = ["block_diag", "cho_factor", "cho_solve", "det", "eigh", "expm", "expm
            "inv", "lu", "lu_factor", "lu_solve", "qr", "solve", "solve_triangular",
            "sqrtm", "svd", "toeplitz"]
 
-from tjit._namespace import publish as _publish  # noqa: E402
+from tjit._namespace import publish as _publish
 _publish(globals(), submodules=())  # tab completion lists the public API only

@@ -126,5 +126,5 @@ def map_coordinates(input, coordinates, order, mode="constant", cval=0.0):
 
 __all__ = ["map_coordinates"]
 
-from tjit._namespace import publish as _publish  # noqa: E402
+from tjit._namespace import publish as _publish
 _publish(globals(), submodules=())  # tab completion lists the public API only

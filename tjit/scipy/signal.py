@@ -238,5 +238,5 @@ def correlate2d(in1, in2, mode="full", boundary="fill", fillvalue=0, precision=N
 
 __all__ = ["convolve", "convolve2d", "correlate", "correlate2d", "fftconvolve"]
 
-from tjit._namespace import publish as _publish  # noqa: E402
+from tjit._namespace import publish as _publish
 _publish(globals(), submodules=())  # tab completion lists the public API only

@@ -399,5 +399,5 @@ def kl_div(p, q):
     p, q, both_pos, out = _p_log_p_over_q("kl_div", p, q, lambda q: q)
     return jnp.where(both_pos, out - p + q, out)
 
-from tjit._namespace import publish as _publish  # noqa: E402
+from tjit._namespace import publish as _publish
 _publish(globals(), submodules=())  # tab completion lists the public API only

@@ -108,7 +108,7 @@ def api_boundary(fun):
     """Wrap the public entry point ``fun`` so the tracebacks it raises end in user code."""
     @functools.wraps(fun)
     def reraise_with_filtered_traceback(*args, **kwargs):
-        __tracebackhide__ = True  # noqa: F841  (read by IPython and pytest)
+        __tracebackhide__ = True  # read by IPython and pytest
         try:
             return fun(*args, **kwargs)
         except Exception as e:

@@ -6,5 +6,5 @@ from tjit.scipy.optimize._minimize import OptimizeResults, minimize
 
 __all__ = ["OptimizeResults", "line_search", "minimize"]
 
-from tjit._namespace import publish as _publish  # noqa: E402
+from tjit._namespace import publish as _publish
 _publish(globals(), submodules=())  # tab completion lists the public API only

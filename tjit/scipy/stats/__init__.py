@@ -26,7 +26,7 @@ from tjit.scipy.stats import (  # noqa: F401
 from tjit.scipy.stats._kde import gaussian_kde  # noqa: F401
 from tjit.scipy.stats._rank import ModeResult, mode, rankdata  # noqa: F401
 
-from tjit._namespace import publish as _publish  # noqa: E402
+from tjit._namespace import publish as _publish
 _publish(globals(), submodules=(  # tab completion lists the public API only
     "bernoulli", "beta", "binom", "cauchy", "chi2", "dirichlet", "expon", "gamma", "laplace",
     "logistic", "multivariate_normal", "norm", "poisson", "t", "truncnorm", "uniform",

@@ -35,5 +35,5 @@ def ppf(q, p):
     out = jnp.where(q == 0, -1.0, jnp.where(q <= 1 - p, 0.0, 1.0))
     return jnp.where((q < 0) | (q > 1) | (p < 0) | (p > 1) | jnp.isnan(q), np.nan, out)
 
-from tjit._namespace import publish as _publish  # noqa: E402
+from tjit._namespace import publish as _publish
 _publish(globals(), submodules=())  # tab completion lists the public API only

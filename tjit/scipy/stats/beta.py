@@ -45,5 +45,5 @@ def logsf(x, a, b, loc=0, scale=1):
     s = sf(x, a, b, loc, scale)
     return jnp.where(s < 0.5, jnp.log(s), jnp.log1p(-cdf(x, a, b, loc, scale)))
 
-from tjit._namespace import publish as _publish  # noqa: E402
+from tjit._namespace import publish as _publish
 _publish(globals(), submodules=())  # tab completion lists the public API only

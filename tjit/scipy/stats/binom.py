@@ -22,5 +22,5 @@ def pmf(k, n, p, loc=0):
     """Probability mass function."""
     return jnp.exp(logpmf(k, n, p, loc))
 
-from tjit._namespace import publish as _publish  # noqa: E402
+from tjit._namespace import publish as _publish
 _publish(globals(), submodules=())  # tab completion lists the public API only

@@ -33,5 +33,5 @@ def pdf(x, alpha):
     """Density of the Dirichlet distribution."""
     return jnp.exp(logpdf(x, alpha))
 
-from tjit._namespace import publish as _publish  # noqa: E402
+from tjit._namespace import publish as _publish
 _publish(globals(), submodules=())  # tab completion lists the public API only

@@ -43,5 +43,5 @@ def logsf(x, a, loc=0, scale=1):
     s = sf(x, a, loc, scale)
     return jnp.where(s < 0.5, jnp.log(s), jnp.log1p(-cdf(x, a, loc, scale)))
 
-from tjit._namespace import publish as _publish  # noqa: E402
+from tjit._namespace import publish as _publish
 _publish(globals(), submodules=())  # tab completion lists the public API only

@@ -24,5 +24,5 @@ def cdf(x, loc=0, scale=1):
     half = 0.5 * jnp.exp(-jnp.abs(y))
     return jnp.where(y < 0, half, 1 - half)
 
-from tjit._namespace import publish as _publish  # noqa: E402
+from tjit._namespace import publish as _publish
 _publish(globals(), submodules=())  # tab completion lists the public API only

@@ -40,5 +40,5 @@ def isf(q, loc=0, scale=1):
     q, loc, scale = promote("logistic.isf", q, loc, scale)
     return loc - scale * special.logit(q)
 
-from tjit._namespace import publish as _publish  # noqa: E402
+from tjit._namespace import publish as _publish
 _publish(globals(), submodules=())  # tab completion lists the public API only

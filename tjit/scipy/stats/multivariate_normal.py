@@ -38,5 +38,5 @@ def pdf(x, mean, cov):
     """Density of the multivariate normal."""
     return jnp.exp(logpdf(x, mean, cov))
 
-from tjit._namespace import publish as _publish  # noqa: E402
+from tjit._namespace import publish as _publish
 _publish(globals(), submodules=())  # tab completion lists the public API only

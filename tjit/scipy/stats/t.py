@@ -20,5 +20,5 @@ def pdf(x, df, loc=0, scale=1):
     """Density of Student's t."""
     return jnp.exp(logpdf(x, df, loc, scale))
 
-from tjit._namespace import publish as _publish  # noqa: E402
+from tjit._namespace import publish as _publish
 _publish(globals(), submodules=())  # tab completion lists the public API only

@@ -62,5 +62,5 @@ def sf(x, a, b, loc=0, scale=1):
     """Survival function of the truncated normal."""
     return jnp.exp(logsf(x, a, b, loc, scale))
 
-from tjit._namespace import publish as _publish  # noqa: E402
+from tjit._namespace import publish as _publish
 _publish(globals(), submodules=())  # tab completion lists the public API only

@@ -29,5 +29,5 @@ def ppf(q, loc=0, scale=1):
     q, loc, scale = promote("uniform.ppf", q, loc, scale)
     return jnp.where((q >= 0) & (q <= 1), loc + q * scale, np.nan)
 
-from tjit._namespace import publish as _publish  # noqa: E402
+from tjit._namespace import publish as _publish
 _publish(globals(), submodules=())  # tab completion lists the public API only

@@ -19,5 +19,5 @@ def pdf(x, kappa):
     """Density of the von Mises distribution."""
     return jnp.exp(logpdf(x, kappa))
 
-from tjit._namespace import publish as _publish  # noqa: E402
+from tjit._namespace import publish as _publish
 _publish(globals(), submodules=())  # tab completion lists the public API only
