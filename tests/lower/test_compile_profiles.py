@@ -53,8 +53,8 @@ def test_scalar_profile_gives_the_vector_profiles_bits(dt, monkeypatch):
     # not depend on the build
     nans = np.array(NAN_BITS[dt.itemsize], bits).view(dt)
     e = np.concatenate([edge_values(dt), nans])
-    x = np.concatenate([np.repeat(e, len(e)), rng.standard_normal(500) * 30]).astype(dt)
-    y = np.concatenate([np.tile(e, len(e)), rng.standard_normal(500) * 3]).astype(dt)
+    x = np.concatenate([np.repeat(e, len(e)), (rng.standard_normal(500) * 30).astype(dt)])
+    y = np.concatenate([np.tile(e, len(e)), (rng.standard_normal(500) * 3).astype(dt)])
     n = len(x)
     k = _math_kernel(dt, n)
     monkeypatch.setattr(profile, "SCALAR_MAX_POINTS", n)     # (all pairs: over the limit)
