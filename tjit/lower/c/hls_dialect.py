@@ -20,6 +20,24 @@ stays a table):
 * math through ``hls_math.h`` (``hls::exp``...); in C simulation tjit's own
   ``hls_math.h`` maps them to ``<cmath>`` (Vitis' versions of exp/log/... are within a
   few ulp of the C library; the tests allow the renderer's math tolerance).
+
+**Why hls_math and not tjit's own polynomials** (BACKENDS.md proposed the latter, for
+bit-identical results across backends): kept hls_math, because
+
+* cost: ``hls::exp`` float32 is a vendor core of ~7 DSPs and ~10 cycles
+  (``fpga/op_costs.py``); tjit's float32 exp as rendered C (range reduction and a
+  degree-6 polynomial in FMAs, which UltraScale+ builds from a multiply and an add) is
+  ~15 float operators, ~35 DSPs and ~50 cycles of pipeline, per lane: times 16 lanes
+  of a 512-bit beat (``lanes.py``) that is ~450 more DSPs per exp in a design;
+* verification: the vendor cores are verified against the hardware they become, and
+  Vitis' own C simulation of an exported project (``make csim``) runs their bit-accurate
+  models, so the user's simulation and the card agree bit for bit; only tjit's
+  in-process simulation (``<cmath>``) differs, within the ulp table that already lets
+  CUDA and OpenCL use their native functions (the accuracy contract promises ulp
+  bounds, not the same bits on every backend);
+* the polynomials do not yet render to C: mathlib's ``_Ops`` seam has ~45 direct
+  llvmlite calls left. Switching is worth it only if a user needs the same bits as
+  the CPU backend; then render mathlib through that seam with ``math="tjit"``.
 """
 
 import sympy
