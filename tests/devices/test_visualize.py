@@ -195,6 +195,16 @@ def test_collectives_are_their_own_steps():
     assert "1 collective" in run.compiled.view().summary()
 
 
+def test_a_polymorphic_program_shows_sizes_as_expressions():
+    f = tjit.jit(lambda w, x: jnp.tanh(x @ w).sum(axis=1), polymorphic_shapes=(None, "(b, 64)"))
+    c = f.lower(np.ones((64, 32), np.float32), np.ones((8, 64), np.float32)).compile()
+    page = c.view().page()
+    assert "memory_analysis(b=...)</code> gives it" in page
+    # the gemm reads x (b*64*4) and w (8192 B) and writes b*32*4 bytes
+    assert "moves 384*b + 8192 B" in page
+    assert node_kinds(page) == [k for k, _ in c.fusion_summary()]
+
+
 def test_interpreter_backend_says_there_is_no_plan():
     c = tjit.jit(mish, backend="interpreter").lower(np.ones(4, np.float32)).compile()
     frag = c._repr_html_()

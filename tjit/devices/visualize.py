@@ -276,8 +276,10 @@ class ProgramView:
     def _memory(self):
         try:
             m = self.executable.memory_analysis()
-        except Exception as e:  # noqa: BLE001  (sizes unknown: a polymorphic program)
-            return f'<p class="tjit-memory">memory: unknown at these sizes ({html.escape(str(e))})</p>'
+        except (TypeError, KeyError, ValueError):   # a polymorphic program: sizes unbound
+            names = ", ".join(f"{s}=..." for s in getattr(self.executable, "symbols", ()))
+            return ('<p class="tjit-memory">memory: depends on the sizes; '
+                    f'<code>memory_analysis({html.escape(names)})</code> gives it</p>')
         if m is None:
             return ""
         return ('<p class="tjit-memory">memory: arguments '
