@@ -70,3 +70,27 @@ def test_own_docstrings_are_kept():
     """The generator leaves functions that have a docstring alone."""
     assert "tjit implementation of" not in jnp.sum.__doc__
     assert "tjit implementation of" not in jnp.matmul.__doc__
+
+
+def _split(example):
+    call, _, shown = example.partition("\n")
+    return call.removeprefix(">>> "), shown
+
+
+@pytest.mark.parametrize("qualname", sorted(__import__("tjit._doc_examples").
+                                            _doc_examples.EXAMPLES))
+def test_stored_example_matches_numpy_and_prints_as_shown(qualname):
+    """tjit/_doc_examples.py (``python -m tjit._docs``): each example's call gives NumPy's
+    result, prints as its docstring shows, and is in the function's docstring."""
+    from tjit._doc_examples import EXAMPLES
+    call, shown = _split(EXAMPLES[qualname])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = eval(call, {"jnp": jnp})
+        want = eval(call, {"jnp": np})  # the same call on NumPy
+    assert repr(got) == shown
+    got, want = (got, want) if isinstance(want, tuple) else ((got,), (want,))
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-5, atol=1e-6)
+    fun = eval(qualname, {"jnp": jnp})
+    assert call in fun.__doc__

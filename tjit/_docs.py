@@ -10,6 +10,8 @@ import inspect
 import re
 import warnings
 
+import numpy as np
+
 # the reference's parameters that tjit never takes: arrays are immutable, and JAX's
 # functions take no out=/where= either
 _IMMUTABLE_NOTE = {"out": "out= (arrays are immutable; use the return value)",
@@ -17,6 +19,10 @@ _IMMUTABLE_NOTE = {"out": "out= (arrays are immutable; use the return value)",
                    "subok": "subok=", "signature": "signature=", "extobj": "extobj="}
 _FLOAT_SAMPLE = "{p}.asarray([-1.5, 0.0, 2.5])"
 _INT_SAMPLE = "{p}.asarray([1, 2, 6])"
+_MATRIX_SAMPLE = "{p}.asarray([[2.0, 1.0], [1.0, 3.0]])"
+# tried in order; a result without NaN is preferred (acos, log, ... outside their domain)
+_SAMPLES = (_FLOAT_SAMPLE, "{p}.asarray([0.25, 0.5, 0.75])", "{p}.asarray([1.5, 2.0, 3.0])",
+            _INT_SAMPLE, _MATRIX_SAMPLE)
 
 
 def _summary(ref):
@@ -44,28 +50,65 @@ def _params(fun):
         return []
 
 
-def _example(fun, name, prefix, namespace, expression=None):
+def _run(text, root, module):
+    """``text`` evaluated with ``root`` bound to ``module``; (True, value) or (False, None)
+    when it raises (this sample does not fit the function)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return True, eval(text, {root: module})  # our own fixed text
+    except Exception:  # noqa: BLE001
+        return False, None
+
+
+def _same(got, want):
+    """Whether a tjit result matches the reference library's (values and shapes)."""
+    if isinstance(want, tuple):
+        return (isinstance(got, tuple) and len(got) == len(want)
+                and all(_same(g, w) for g, w in zip(got, want)))
+    try:
+        g, w = np.asarray(got), np.asarray(want)
+        return g.shape == w.shape and bool(np.allclose(g, w, rtol=1e-5, atol=1e-6,
+                                                       equal_nan=True))
+    except (TypeError, ValueError):
+        return False
+
+
+def _example(fun, name, prefix, namespace, expression=None, reference=None):
     """(``>>> call`` and its printed result, the value), or ("", None) when no sample
-    input fits."""
+    input fits; with a ``reference`` module (bound to the same root name), only a call
+    whose result equals the reference's is taken."""
+    root = prefix.split(".")[0]
     if expression is None:
         positional = [p for p in _params(fun) if p.default is p.empty
                       and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
         if len(positional) not in (1, 2):
             return "", None
         candidates = [f"{prefix}.{name}({', '.join([s] * len(positional))})"
-                      for s in (_FLOAT_SAMPLE, _INT_SAMPLE)]
+                      for s in _SAMPLES]
     else:
         candidates = [expression]
+    fallback = "", None
     for text in candidates:
-        text = text.format(p=prefix)
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                value = eval(text, {prefix: namespace})  # our own fixed text
-        except Exception:  # noqa: BLE001, S112 (this sample does not fit: try the next)
+        text = text.format(p=root)
+        ok, value = _run(text, root, namespace)
+        if not ok or type(value).__name__ == "function":
             continue
-        return f">>> {text}\n{value!r}", value
-    return "", None
+        if reference is not None:
+            ok, want = _run(text, root, reference)
+            if not ok or not _same(value, want):
+                continue
+        if not _has_nan(value):
+            return f">>> {text}\n{value!r}", value
+        fallback = fallback if fallback[0] else (f">>> {text}\n{value!r}", value)
+    return fallback
+
+
+def _has_nan(value):
+    try:
+        return bool(np.isnan(np.asarray(value, dtype=complex)).any())
+    except (TypeError, ValueError):
+        return False
 
 
 def numpy_style_docstring(fun, name, reference, ref_name, prefix, namespace,
@@ -111,3 +154,58 @@ def fill_missing_docstrings(namespace, names, reference, ref_prefix, prefix, mod
         fun.__doc__ = numpy_style_docstring(
             fun, name, ref, f"{ref_prefix}.{name}", prefix, module,
             examples.get(name), notes.get(name, ""))
+
+
+# (namespace, prefix) pairs whose documented functions get stored examples
+EXAMPLE_NAMESPACES = (("tjit.numpy", "jnp"), ("tjit.numpy.linalg", "jnp.linalg"),
+                      ("tjit.numpy.fft", "jnp.fft"))
+
+
+_STORED_MARK = "\n\nExample (its result checked against NumPy's)::\n\n"
+
+
+def find_examples():
+    """{"jnp.name": example} for the documented functions of ``EXAMPLE_NAMESPACES``
+    without one: a call on a small sample whose result equals the same call in NumPy.
+    Slow (seconds: it runs every candidate), so ``python -m tjit._docs`` stores the
+    result in ``tjit/_doc_examples.py`` and imports only read it."""
+    import importlib
+    jnp = importlib.import_module("tjit.numpy")
+    found, seen = {}, set()
+    for modname, prefix in EXAMPLE_NAMESPACES:
+        mod = importlib.import_module(modname)
+        for name in mod.__all__:
+            fun = getattr(mod, name)
+            doc = (getattr(fun, "__doc__", None) or "").split(_STORED_MARK)[0]
+            if (not inspect.isfunction(fun) or not doc.strip() or ">>>" in doc
+                    or id(fun) in seen):  # an alias (arccos of acos) shares one docstring
+                continue
+            seen.add(id(fun))
+            example, _ = _example(fun, name, prefix, jnp, reference=np)
+            if example:
+                found[f"{prefix}.{name}"] = example
+    return found
+
+
+def add_stored_examples(namespace, names, prefix, stored):
+    """Append ``stored[prefix.name]`` (see ``find_examples``) to the docstring of each
+    function ``namespace[name]`` that has a docstring but no example."""
+    for name in names:
+        fun = namespace.get(name)
+        example = stored.get(f"{prefix}.{name}")
+        doc = getattr(fun, "__doc__", None) or ""
+        if example is None or not inspect.isfunction(fun) or ">>>" in doc:
+            continue
+        fun.__doc__ = (inspect.cleandoc(doc) + _STORED_MARK
+                       + "\n".join("    " + ln for ln in example.split("\n")))
+
+
+if __name__ == "__main__":  # python -m tjit._docs: regenerate tjit/_doc_examples.py
+    import os
+    import pprint
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_doc_examples.py")
+    with open(path, "w") as f:
+        f.write('"""Examples for docstrings that have none, made by ``python -m tjit._docs`` '
+                '(each a call\non a small sample whose result equals NumPy\'s; '
+                'tests/test_docstrings.py re-checks them)."""\n\n')
+        f.write("EXAMPLES = " + pprint.pformat(find_examples(), width=100) + "\n")

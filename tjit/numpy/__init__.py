@@ -55,3 +55,8 @@ _fill_docs(  # functions written without a docstring get one from NumPy's (JAX's
                           "NumPy: float64)",
            "finfo": "takes tjit dtypes, bfloat16 included",
            "isscalar": "a 0-d tjit Array is not a scalar, as for NumPy arrays"})
+from tjit._doc_examples import EXAMPLES as _EXAMPLES
+from tjit._docs import add_stored_examples as _add_examples
+for _ns, _prefix in ((globals(), "jnp"), (vars(linalg), "jnp.linalg"), (vars(fft), "jnp.fft")):
+    _add_examples(_ns, _ns["__all__"], _prefix, _EXAMPLES)  # made by `python -m tjit._docs`
+del _ns, _prefix

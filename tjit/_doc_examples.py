@@ -1,0 +1,729 @@
+"""Examples for docstrings that have none, made by ``python -m tjit._docs`` (each a call
+on a small sample whose result equals NumPy's; tests/test_docstrings.py re-checks them)."""
+
+EXAMPLES = {'jnp.acos': '>>> jnp.acos(jnp.asarray([0.25, 0.5, 0.75]))\n'
+             'Array([1.3181162, 1.0471976, 0.7227342], dtype=float32)',
+ 'jnp.acosh': '>>> jnp.acosh(jnp.asarray([1.5, 2.0, 3.0]))\n'
+              'Array([0.9624236, 1.316958 , 1.7627472], dtype=float32)',
+ 'jnp.add': '>>> jnp.add(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, 2.5]))\n'
+            'Array([-3.,  0.,  5.], dtype=float32)',
+ 'jnp.all': '>>> jnp.all(jnp.asarray([-1.5, 0.0, 2.5]))\nArray(False, dtype=bool)',
+ 'jnp.allclose': '>>> jnp.allclose(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                 'Array(True, dtype=bool)',
+ 'jnp.amax': '>>> jnp.amax(jnp.asarray([-1.5, 0.0, 2.5]))\nArray(2.5, dtype=float32)',
+ 'jnp.amin': '>>> jnp.amin(jnp.asarray([-1.5, 0.0, 2.5]))\nArray(-1.5, dtype=float32)',
+ 'jnp.any': '>>> jnp.any(jnp.asarray([-1.5, 0.0, 2.5]))\nArray(True, dtype=bool)',
+ 'jnp.append': '>>> jnp.append(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, 2.5]))\n'
+               'Array([-1.5,  0. ,  2.5, -1.5,  0. ,  2.5], dtype=float32)',
+ 'jnp.arcsin': '>>> jnp.arcsin(jnp.asarray([0.25, 0.5, 0.75]))\n'
+               'Array([0.25268024, 0.5235988 , 0.84806216], dtype=float32)',
+ 'jnp.arcsinh': '>>> jnp.arcsinh(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                'Array([-1.1947632,  0.       ,  1.6472311], dtype=float32)',
+ 'jnp.arctan': '>>> jnp.arctan(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+               'Array([-0.98279375,  0.        ,  1.19029   ], dtype=float32)',
+ 'jnp.arctan2': '>>> jnp.arctan2(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                'Array([-2.3561945,  0.       ,  0.7853981], dtype=float32)',
+ 'jnp.arctanh': '>>> jnp.arctanh(jnp.asarray([0.25, 0.5, 0.75]))\n'
+                'Array([0.25541282, 0.54930615, 0.97295505], dtype=float32)',
+ 'jnp.argmax': '>>> jnp.argmax(jnp.asarray([-1.5, 0.0, 2.5]))\nArray(2, dtype=int32)',
+ 'jnp.argmin': '>>> jnp.argmin(jnp.asarray([-1.5, 0.0, 2.5]))\nArray(0, dtype=int32)',
+ 'jnp.argsort': '>>> jnp.argsort(jnp.asarray([-1.5, 0.0, 2.5]))\nArray([0, 1, 2], dtype=int32)',
+ 'jnp.argwhere': '>>> jnp.argwhere(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                 'Array([[0],\n'
+                 '       [2]], dtype=int32)',
+ 'jnp.around': '>>> jnp.around(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+               'Array([-2.,  0.,  2.], dtype=float32)',
+ 'jnp.array': '>>> jnp.array(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+              'Array([-1.5,  0. ,  2.5], dtype=float32)',
+ 'jnp.array_equal': '>>> jnp.array_equal(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, '
+                    '2.5]))\n'
+                    'Array(True, dtype=bool)',
+ 'jnp.array_equiv': '>>> jnp.array_equiv(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, '
+                    '2.5]))\n'
+                    'Array(True, dtype=bool)',
+ 'jnp.asarray': '>>> jnp.asarray(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                'Array([-1.5,  0. ,  2.5], dtype=float32)',
+ 'jnp.average': '>>> jnp.average(jnp.asarray([-1.5, 0.0, 2.5]))\nArray(0.33333334, dtype=float32)',
+ 'jnp.bincount': '>>> jnp.bincount(jnp.asarray([1, 2, 6]))\n'
+                 'Array([0, 1, 1, 0, 0, 0, 1], dtype=int32)',
+ 'jnp.bitwise_and': '>>> jnp.bitwise_and(jnp.asarray([1, 2, 6]), jnp.asarray([1, 2, 6]))\n'
+                    'Array([1, 2, 6], dtype=int32)',
+ 'jnp.bitwise_or': '>>> jnp.bitwise_or(jnp.asarray([1, 2, 6]), jnp.asarray([1, 2, 6]))\n'
+                   'Array([1, 2, 6], dtype=int32)',
+ 'jnp.bitwise_xor': '>>> jnp.bitwise_xor(jnp.asarray([1, 2, 6]), jnp.asarray([1, 2, 6]))\n'
+                    'Array([0, 0, 0], dtype=int32)',
+ 'jnp.block': '>>> jnp.block(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+              'Array([-1.5,  0. ,  2.5], dtype=float32)',
+ 'jnp.cbrt': '>>> jnp.cbrt(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+             'Array([-1.1447142,  0.       ,  1.3572087], dtype=float32)',
+ 'jnp.column_stack': '>>> jnp.column_stack(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                     'Array([[-1.5,  0. ,  2.5]], dtype=float32)',
+ 'jnp.compress': '>>> jnp.compress(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                 'Array([-1.5,  2.5], dtype=float32)',
+ 'jnp.concat': '>>> jnp.concat(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
+               'Array([2., 1., 1., 3.], dtype=float32)',
+ 'jnp.concatenate': '>>> jnp.concatenate(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
+                    'Array([2., 1., 1., 3.], dtype=float32)',
+ 'jnp.convolve': '>>> jnp.convolve(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                 'Array([ 2.25,  0.  , -7.5 ,  0.  ,  6.25], dtype=float32)',
+ 'jnp.copy': '>>> jnp.copy(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+             'Array([-1.5,  0. ,  2.5], dtype=float32)',
+ 'jnp.corrcoef': '>>> jnp.corrcoef(jnp.asarray([-1.5, 0.0, 2.5]))\nArray(1., dtype=float32)',
+ 'jnp.correlate': '>>> jnp.correlate(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, '
+                  '2.5]))\n'
+                  'Array([8.5], dtype=float32)',
+ 'jnp.cos': '>>> jnp.cos(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+            'Array([ 0.0707372,  1.       , -0.8011436], dtype=float32)',
+ 'jnp.cosh': '>>> jnp.cosh(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+             'Array([2.3524096, 1.       , 6.13229  ], dtype=float32)',
+ 'jnp.count_nonzero': '>>> jnp.count_nonzero(jnp.asarray([-1.5, 0.0, 2.5]))\nArray(2, dtype=int32)',
+ 'jnp.cov': '>>> jnp.cov(jnp.asarray([-1.5, 0.0, 2.5]))\nArray(4.0833335, dtype=float32)',
+ 'jnp.cross': '>>> jnp.cross(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, 2.5]))\n'
+              'Array([0., 0., 0.], dtype=float32)',
+ 'jnp.cumprod': '>>> jnp.cumprod(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                'Array([-1.5, -0. , -0. ], dtype=float32)',
+ 'jnp.cumsum': '>>> jnp.cumsum(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+               'Array([-1.5, -1.5,  1. ], dtype=float32)',
+ 'jnp.cumulative_prod': '>>> jnp.cumulative_prod(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                        'Array([-1.5, -0. , -0. ], dtype=float32)',
+ 'jnp.cumulative_sum': '>>> jnp.cumulative_sum(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                       'Array([-1.5, -1.5,  1. ], dtype=float32)',
+ 'jnp.diag': '>>> jnp.diag(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+             'Array([[-1.5,  0. ,  0. ],\n'
+             '       [ 0. ,  0. ,  0. ],\n'
+             '       [ 0. ,  0. ,  2.5]], dtype=float32)',
+ 'jnp.diag_indices_from': '>>> jnp.diag_indices_from(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
+                          '(Array([0, 1], dtype=int32), Array([0, 1], dtype=int32))',
+ 'jnp.diagflat': '>>> jnp.diagflat(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                 'Array([[-1.5,  0. ,  0. ],\n'
+                 '       [ 0. ,  0. ,  0. ],\n'
+                 '       [ 0. ,  0. ,  2.5]], dtype=float32)',
+ 'jnp.diagonal': '>>> jnp.diagonal(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
+                 'Array([2., 3.], dtype=float32)',
+ 'jnp.diff': '>>> jnp.diff(jnp.asarray([-1.5, 0.0, 2.5]))\nArray([1.5, 2.5], dtype=float32)',
+ 'jnp.digitize': '>>> jnp.digitize(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                 'Array([1, 2, 3], dtype=int32)',
+ 'jnp.divide': '>>> jnp.divide(jnp.asarray([0.25, 0.5, 0.75]), jnp.asarray([0.25, 0.5, 0.75]))\n'
+               'Array([1., 1., 1.], dtype=float32)',
+ 'jnp.divmod': '>>> jnp.divmod(jnp.asarray([0.25, 0.5, 0.75]), jnp.asarray([0.25, 0.5, 0.75]))\n'
+               '(Array([1., 1., 1.], dtype=float32), Array([0., 0., 0.], dtype=float32))',
+ 'jnp.dot': '>>> jnp.dot(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, 2.5]))\n'
+            'Array(8.5, dtype=float32)',
+ 'jnp.dstack': '>>> jnp.dstack(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+               'Array([[[-1.5,  0. ,  2.5]]], dtype=float32)',
+ 'jnp.ediff1d': '>>> jnp.ediff1d(jnp.asarray([-1.5, 0.0, 2.5]))\nArray([1.5, 2.5], dtype=float32)',
+ 'jnp.equal': '>>> jnp.equal(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, 2.5]))\n'
+              'Array([ True,  True,  True], dtype=bool)',
+ 'jnp.exp': '>>> jnp.exp(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+            'Array([ 0.22313015,  1.        , 12.182493  ], dtype=float32)',
+ 'jnp.exp2': '>>> jnp.exp2(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+             'Array([0.35355338, 1.        , 5.656854  ], dtype=float32)',
+ 'jnp.expm1': '>>> jnp.expm1(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+              'Array([-0.77686983,  0.        , 11.182494  ], dtype=float32)',
+ 'jnp.extract': '>>> jnp.extract(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                'Array([-1.5,  2.5], dtype=float32)',
+ 'jnp.fabs': '>>> jnp.fabs(jnp.asarray([-1.5, 0.0, 2.5]))\nArray([1.5, 0. , 2.5], dtype=float32)',
+ 'jnp.fft.fft': '>>> jnp.fft.fft(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                'Array([ 1.  +0.j       , -2.75+2.1650636j, -2.75-2.1650636j], dtype=complex64)',
+ 'jnp.fft.fft2': '>>> jnp.fft.fft2(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
+                 'Array([[ 7.+0.j, -1.+0.j],\n'
+                 '       [-1.+0.j,  3.+0.j]], dtype=complex64)',
+ 'jnp.fft.fftn': '>>> jnp.fft.fftn(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                 'Array([ 1.  +0.j       , -2.75+2.1650636j, -2.75-2.1650636j], dtype=complex64)',
+ 'jnp.fft.fftshift': '>>> jnp.fft.fftshift(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                     'Array([ 2.5, -1.5,  0. ], dtype=float32)',
+ 'jnp.fft.hfft': '>>> jnp.fft.hfft(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                 'Array([ 1., -4.,  1., -4.], dtype=float32)',
+ 'jnp.fft.ifft': '>>> jnp.fft.ifft(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                 'Array([ 0.33333334+0.j       , -0.9166667 -0.7216878j,\n'
+                 '       -0.9166667 +0.7216878j], dtype=complex64)',
+ 'jnp.fft.ifft2': '>>> jnp.fft.ifft2(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
+                  'Array([[ 1.75+0.j, -0.25+0.j],\n'
+                  '       [-0.25+0.j,  0.75+0.j]], dtype=complex64)',
+ 'jnp.fft.ifftn': '>>> jnp.fft.ifftn(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                  'Array([ 0.33333334+0.j       , -0.9166667 -0.7216878j,\n'
+                  '       -0.9166667 +0.7216878j], dtype=complex64)',
+ 'jnp.fft.ifftshift': '>>> jnp.fft.ifftshift(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                      'Array([ 0. ,  2.5, -1.5], dtype=float32)',
+ 'jnp.fft.ihfft': '>>> jnp.fft.ihfft(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                  'Array([ 0.33333334-0.j       , -0.9166667 -0.7216879j], dtype=complex64)',
+ 'jnp.fft.irfft': '>>> jnp.fft.irfft(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                  'Array([ 0.25, -1.  ,  0.25, -1.  ], dtype=float32)',
+ 'jnp.fft.irfft2': '>>> jnp.fft.irfft2(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
+                   'Array([[ 1.75, -0.25],\n'
+                   '       [-0.25,  0.75]], dtype=float32)',
+ 'jnp.fft.irfftn': '>>> jnp.fft.irfftn(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                   'Array([ 0.25, -1.  ,  0.25, -1.  ], dtype=float32)',
+ 'jnp.fft.rfft': '>>> jnp.fft.rfft(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                 'Array([ 1.  +0.j       , -2.75+2.1650636j], dtype=complex64)',
+ 'jnp.fft.rfft2': '>>> jnp.fft.rfft2(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
+                  'Array([[ 7.+0.j, -1.+0.j],\n'
+                  '       [-1.+0.j,  3.+0.j]], dtype=complex64)',
+ 'jnp.fft.rfftn': '>>> jnp.fft.rfftn(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                  'Array([ 1.  +0.j       , -2.75+2.1650636j], dtype=complex64)',
+ 'jnp.flatnonzero': '>>> jnp.flatnonzero(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                    'Array([0, 2], dtype=int32)',
+ 'jnp.flip': '>>> jnp.flip(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+             'Array([ 2.5,  0. , -1.5], dtype=float32)',
+ 'jnp.fliplr': '>>> jnp.fliplr(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
+               'Array([[1., 2.],\n'
+               '       [3., 1.]], dtype=float32)',
+ 'jnp.flipud': '>>> jnp.flipud(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+               'Array([ 2.5,  0. , -1.5], dtype=float32)',
+ 'jnp.floor_divide': '>>> jnp.floor_divide(jnp.asarray([0.25, 0.5, 0.75]), jnp.asarray([0.25, 0.5, '
+                     '0.75]))\n'
+                     'Array([1., 1., 1.], dtype=float32)',
+ 'jnp.fmax': '>>> jnp.fmax(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, 2.5]))\n'
+             'Array([-1.5,  0. ,  2.5], dtype=float32)',
+ 'jnp.fmin': '>>> jnp.fmin(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, 2.5]))\n'
+             'Array([-1.5,  0. ,  2.5], dtype=float32)',
+ 'jnp.fmod': '>>> jnp.fmod(jnp.asarray([0.25, 0.5, 0.75]), jnp.asarray([0.25, 0.5, 0.75]))\n'
+             'Array([0., 0., 0.], dtype=float32)',
+ 'jnp.frexp': '>>> jnp.frexp(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+              '(Array([-0.75 ,  0.   ,  0.625], dtype=float32), Array([1, 0, 2], dtype=int32))',
+ 'jnp.from_dlpack': '>>> jnp.from_dlpack(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                    'Array([-1.5,  0. ,  2.5], dtype=float32)',
+ 'jnp.full_like': '>>> jnp.full_like(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, '
+                  '2.5]))\n'
+                  'Array([-1.5,  0. ,  2.5], dtype=float32)',
+ 'jnp.gcd': '>>> jnp.gcd(jnp.asarray([1, 2, 6]), jnp.asarray([1, 2, 6]))\n'
+            'Array([1, 2, 6], dtype=int32)',
+ 'jnp.geomspace': '>>> jnp.geomspace(jnp.asarray([0.25, 0.5, 0.75]), jnp.asarray([0.25, 0.5, '
+                  '0.75]))\n'
+                  'Array([[0.25      , 0.5       , 0.75      ],\n'
+                  '       [0.25000003, 0.5       , 0.75      ],\n'
+                  '       [0.25000003, 0.5       , 0.75      ],\n'
+                  '       [0.25000003, 0.5       , 0.75      ],\n'
+                  '       [0.25000006, 0.50000006, 0.75      ],\n'
+                  '       [0.25000003, 0.5       , 0.75      ],\n'
+                  '       [0.25000003, 0.5       , 0.75      ],\n'
+                  '       [0.25000003, 0.5       , 0.75      ],\n'
+                  '       [0.25000003, 0.5       , 0.75      ],\n'
+                  '       [0.25000003, 0.5       , 0.75      ],\n'
+                  '       [0.25000003, 0.5       , 0.75      ],\n'
+                  '       [0.25000003, 0.5       , 0.75      ],\n'
+                  '       [0.25000003, 0.5       , 0.75      ],\n'
+                  '       [0.25000003, 0.5       , 0.75      ],\n'
+                  '       [0.25000003, 0.5       , 0.75      ],\n'
+                  '       [0.25000003, 0.5       , 0.75      ],\n'
+                  '       [0.25000003, 0.5       , 0.75      ],\n'
+                  '       [0.25000003, 0.5       , 0.75      ],\n'
+                  '       [0.25000003, 0.5       , 0.75      ],\n'
+                  '       [0.25000003, 0.5       , 0.75      ],\n'
+                  '       [0.25000003, 0.5       , 0.75      ],\n'
+                  '       [0.25000003, 0.5       , 0.75      ],\n'
+                  '       [0.25000003, 0.5       , 0.75      ],\n'
+                  '       [0.25000003, 0.5       , 0.75      ],\n'
+                  '       [0.25000003, 0.5       , 0.75      ],\n'
+                  '       [0.25000003, 0.5       , 0.75      ],\n'
+                  '       [0.25000003, 0.5       , 0.75      ],\n'
+                  '       [0.25000003, 0.5       , 0.75      ],\n'
+                  '       [0.25000003, 0.5       , 0.75      ],\n'
+                  '       [0.25000003, 0.5       , 0.75      ],\n'
+                  '       [0.25000003, 0.5       , 0.75      ],\n'
+                  '       [0.25000003, 0.5       , 0.75      ],\n'
+                  '       [0.25000003, 0.5       , 0.75      ],\n'
+                  '       [0.25000003, 0.5       , 0.75      ],\n'
+                  '       [0.25000003, 0.5       , 0.75      ],\n'
+                  '       [0.25000003, 0.5       , 0.75      ],\n'
+                  '       [0.25000003, 0.5       , 0.75      ],\n'
+                  '       [0.25000003, 0.5       , 0.75      ],\n'
+                  '       [0.25000003, 0.5       , 0.75      ],\n'
+                  '       [0.25000003, 0.5       , 0.75      ],\n'
+                  '       [0.25000003, 0.5       , 0.75      ],\n'
+                  '       [0.25000003, 0.5       , 0.75      ],\n'
+                  '       [0.25000003, 0.5       , 0.75      ],\n'
+                  '       [0.25000003, 0.5       , 0.75      ],\n'
+                  '       [0.25000003, 0.5       , 0.75      ],\n'
+                  '       [0.25000003, 0.5       , 0.75      ],\n'
+                  '       [0.25000003, 0.5       , 0.75      ],\n'
+                  '       [0.25000003, 0.5       , 0.75      ],\n'
+                  '       [0.25000003, 0.5       , 0.75      ],\n'
+                  '       [0.25      , 0.5       , 0.75      ]], dtype=float32)',
+ 'jnp.gradient': '>>> jnp.gradient(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                 'Array([1.5, 2. , 2.5], dtype=float32)',
+ 'jnp.greater': '>>> jnp.greater(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                'Array([False, False, False], dtype=bool)',
+ 'jnp.greater_equal': '>>> jnp.greater_equal(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, '
+                      '0.0, 2.5]))\n'
+                      'Array([ True,  True,  True], dtype=bool)',
+ 'jnp.heaviside': '>>> jnp.heaviside(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, '
+                  '2.5]))\n'
+                  'Array([0., 0., 1.], dtype=float32)',
+ 'jnp.histogram': '>>> jnp.histogram(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                  '(Array([1., 0., 0., 1., 0., 0., 0., 0., 0., 1.], dtype=float32), '
+                  'Array([-1.5       , -1.0999999 , -0.70000005, -0.29999995,  0.09999996,\n'
+                  '        0.5       ,  0.90000004,  1.3       ,  1.7       ,  2.1       ,\n'
+                  '        2.5       ], dtype=float32))',
+ 'jnp.histogram2d': '>>> jnp.histogram2d(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, '
+                    '2.5]))\n'
+                    '(Array([[1, 0, 0, 0, 0, 0, 0, 0, 0, 0],\n'
+                    '       [0, 0, 0, 0, 0, 0, 0, 0, 0, 0],\n'
+                    '       [0, 0, 0, 0, 0, 0, 0, 0, 0, 0],\n'
+                    '       [0, 0, 0, 1, 0, 0, 0, 0, 0, 0],\n'
+                    '       [0, 0, 0, 0, 0, 0, 0, 0, 0, 0],\n'
+                    '       [0, 0, 0, 0, 0, 0, 0, 0, 0, 0],\n'
+                    '       [0, 0, 0, 0, 0, 0, 0, 0, 0, 0],\n'
+                    '       [0, 0, 0, 0, 0, 0, 0, 0, 0, 0],\n'
+                    '       [0, 0, 0, 0, 0, 0, 0, 0, 0, 0],\n'
+                    '       [0, 0, 0, 0, 0, 0, 0, 0, 0, 1]], dtype=int32), Array([-1.5       , '
+                    '-1.0999999 , -0.70000005, -0.29999995,  0.09999996,\n'
+                    '        0.5       ,  0.90000004,  1.3       ,  1.7       ,  2.1       ,\n'
+                    '        2.5       ], dtype=float32), Array([-1.5       , -1.0999999 , '
+                    '-0.70000005, -0.29999995,  0.09999996,\n'
+                    '        0.5       ,  0.90000004,  1.3       ,  1.7       ,  2.1       ,\n'
+                    '        2.5       ], dtype=float32))',
+ 'jnp.histogram_bin_edges': '>>> jnp.histogram_bin_edges(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                            'Array([-1.5       , -1.0999999 , -0.70000005, -0.29999995,  '
+                            '0.09999996,\n'
+                            '        0.5       ,  0.90000004,  1.3       ,  1.7       ,  2.1       '
+                            ',\n'
+                            '        2.5       ], dtype=float32)',
+ 'jnp.histogramdd': '>>> jnp.histogramdd(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
+                    '(Array([[0, 0, 0, 0, 0, 0, 0, 0, 0, 1],\n'
+                    '       [0, 0, 0, 0, 0, 0, 0, 0, 0, 0],\n'
+                    '       [0, 0, 0, 0, 0, 0, 0, 0, 0, 0],\n'
+                    '       [0, 0, 0, 0, 0, 0, 0, 0, 0, 0],\n'
+                    '       [0, 0, 0, 0, 0, 0, 0, 0, 0, 0],\n'
+                    '       [0, 0, 0, 0, 0, 0, 0, 0, 0, 0],\n'
+                    '       [0, 0, 0, 0, 0, 0, 0, 0, 0, 0],\n'
+                    '       [0, 0, 0, 0, 0, 0, 0, 0, 0, 0],\n'
+                    '       [0, 0, 0, 0, 0, 0, 0, 0, 0, 0],\n'
+                    '       [1, 0, 0, 0, 0, 0, 0, 0, 0, 0]], dtype=int32), [Array([1.       , '
+                    '1.1      , 1.2      , 1.3      , 1.4000001, 1.5      ,\n'
+                    '       1.6      , 1.7      , 1.8      , 1.9      , 2.       ], '
+                    'dtype=float32), Array([1.       , 1.2      , 1.4000001, 1.6      , 1.8000001, '
+                    '2.       ,\n'
+                    '       2.2      , 2.3999999, 2.6000001, 2.7999997, 3.       ], '
+                    'dtype=float32)])',
+ 'jnp.hstack': '>>> jnp.hstack(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+               'Array([-1.5,  0. ,  2.5], dtype=float32)',
+ 'jnp.hypot': '>>> jnp.hypot(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, 2.5]))\n'
+              'Array([2.1213202, 0.       , 3.535534 ], dtype=float32)',
+ 'jnp.i0': '>>> jnp.i0(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+           'Array([1.6467235 , 0.99999994, 3.2898393 ], dtype=float32)',
+ 'jnp.indices': '>>> jnp.indices(jnp.asarray([1, 2, 6]))\n'
+                'Array([[[[0, 0, 0, 0, 0, 0],\n'
+                '         [0, 0, 0, 0, 0, 0]]],\n'
+                '\n'
+                '\n'
+                '       [[[0, 0, 0, 0, 0, 0],\n'
+                '         [1, 1, 1, 1, 1, 1]]],\n'
+                '\n'
+                '\n'
+                '       [[[0, 1, 2, 3, 4, 5],\n'
+                '         [0, 1, 2, 3, 4, 5]]]], dtype=int32)',
+ 'jnp.inner': '>>> jnp.inner(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, 2.5]))\n'
+              'Array(8.5, dtype=float32)',
+ 'jnp.intersect1d': '>>> jnp.intersect1d(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, '
+                    '2.5]))\n'
+                    'Array([-1.5,  0. ,  2.5], dtype=float32)',
+ 'jnp.isclose': '>>> jnp.isclose(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                'Array([ True,  True,  True], dtype=bool)',
+ 'jnp.iscomplex': '>>> jnp.iscomplex(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                  'Array([False, False, False], dtype=bool)',
+ 'jnp.iscomplexobj': '>>> jnp.iscomplexobj(jnp.asarray([-1.5, 0.0, 2.5]))\nFalse',
+ 'jnp.isin': '>>> jnp.isin(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, 2.5]))\n'
+             'Array([ True,  True,  True], dtype=bool)',
+ 'jnp.isreal': '>>> jnp.isreal(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+               'Array([ True,  True,  True], dtype=bool)',
+ 'jnp.isrealobj': '>>> jnp.isrealobj(jnp.asarray([-1.5, 0.0, 2.5]))\nTrue',
+ 'jnp.kron': '>>> jnp.kron(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, 2.5]))\n'
+             'Array([ 2.25, -0.  , -3.75, -0.  ,  0.  ,  0.  , -3.75,  0.  ,  6.25], '
+             'dtype=float32)',
+ 'jnp.lcm': '>>> jnp.lcm(jnp.asarray([1, 2, 6]), jnp.asarray([1, 2, 6]))\n'
+            'Array([1, 2, 6], dtype=int32)',
+ 'jnp.ldexp': '>>> jnp.ldexp(jnp.asarray([1, 2, 6]), jnp.asarray([1, 2, 6]))\n'
+              'Array([  2.,   8., 384.], dtype=float32)',
+ 'jnp.less': '>>> jnp.less(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, 2.5]))\n'
+             'Array([False, False, False], dtype=bool)',
+ 'jnp.less_equal': '>>> jnp.less_equal(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, '
+                   '2.5]))\n'
+                   'Array([ True,  True,  True], dtype=bool)',
+ 'jnp.lexsort': '>>> jnp.lexsort(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
+                'Array([0, 1], dtype=int32)',
+ 'jnp.linalg.cholesky': '>>> jnp.linalg.cholesky(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
+                        'Array([[1.4142135 , 0.        ],\n'
+                        '       [0.70710677, 1.5811388 ]], dtype=float32)',
+ 'jnp.linalg.cond': '>>> jnp.linalg.cond(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
+                    'Array(2.618034, dtype=float32)',
+ 'jnp.linalg.cross': '>>> jnp.linalg.cross(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, '
+                     '2.5]))\n'
+                     'Array([0., 0., 0.], dtype=float32)',
+ 'jnp.linalg.det': '>>> jnp.linalg.det(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
+                   'Array(5., dtype=float32)',
+ 'jnp.linalg.diagonal': '>>> jnp.linalg.diagonal(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
+                        'Array([2., 3.], dtype=float32)',
+ 'jnp.linalg.eig': '>>> jnp.linalg.eig(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
+                   'EigResult(eigenvalues=Array([1.381966+0.j, 3.618034+0.j], dtype=complex64), '
+                   'eigenvectors=Array([[-0.8506508+0.j, -0.5257311+0.j],\n'
+                   '       [ 0.5257311+0.j, -0.8506508+0.j]], dtype=complex64))',
+ 'jnp.linalg.eigh': '>>> jnp.linalg.eigh(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
+                    'EighResult(eigenvalues=Array([1.381966, 3.618034], dtype=float32), '
+                    'eigenvectors=Array([[-0.8506508,  0.5257311],\n'
+                    '       [ 0.5257311,  0.8506508]], dtype=float32))',
+ 'jnp.linalg.eigvals': '>>> jnp.linalg.eigvals(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
+                       'Array([1.381966+0.j, 3.618034+0.j], dtype=complex64)',
+ 'jnp.linalg.eigvalsh': '>>> jnp.linalg.eigvalsh(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
+                        'Array([1.381966, 3.618034], dtype=float32)',
+ 'jnp.linalg.inv': '>>> jnp.linalg.inv(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
+                   'Array([[ 0.6, -0.2],\n'
+                   '       [-0.2,  0.4]], dtype=float32)',
+ 'jnp.linalg.matmul': '>>> jnp.linalg.matmul(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, '
+                      '0.0, 2.5]))\n'
+                      'Array(8.5, dtype=float32)',
+ 'jnp.linalg.matrix_norm': '>>> jnp.linalg.matrix_norm(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
+                           'Array(3.8729835, dtype=float32)',
+ 'jnp.linalg.matrix_rank': '>>> jnp.linalg.matrix_rank(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                           'Array(1, dtype=int32)',
+ 'jnp.linalg.matrix_transpose': '>>> jnp.linalg.matrix_transpose(jnp.asarray([[2.0, 1.0], [1.0, '
+                                '3.0]]))\n'
+                                'Array([[2., 1.],\n'
+                                '       [1., 3.]], dtype=float32)',
+ 'jnp.linalg.multi_dot': '>>> jnp.linalg.multi_dot(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
+                         'Array(5., dtype=float32)',
+ 'jnp.linalg.norm': '>>> jnp.linalg.norm(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                    'Array(2.9154758, dtype=float32)',
+ 'jnp.linalg.outer': '>>> jnp.linalg.outer(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, '
+                     '2.5]))\n'
+                     'Array([[ 2.25, -0.  , -3.75],\n'
+                     '       [-0.  ,  0.  ,  0.  ],\n'
+                     '       [-3.75,  0.  ,  6.25]], dtype=float32)',
+ 'jnp.linalg.pinv': '>>> jnp.linalg.pinv(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
+                    'Array([[ 0.59999996, -0.19999999],\n'
+                    '       [-0.19999999,  0.39999998]], dtype=float32)',
+ 'jnp.linalg.qr': '>>> jnp.linalg.qr(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
+                  'QRResult(Q=Array([[-0.8944272, -0.4472136],\n'
+                  '       [-0.4472136,  0.8944272]], dtype=float32), R=Array([[-2.236068, '
+                  '-2.236068],\n'
+                  '       [ 0.      ,  2.236068]], dtype=float32))',
+ 'jnp.linalg.slogdet': '>>> jnp.linalg.slogdet(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
+                       'SlogdetResult(sign=Array(1., dtype=float32), logabsdet=Array(1.609438, '
+                       'dtype=float32))',
+ 'jnp.linalg.solve': '>>> jnp.linalg.solve(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]), '
+                     'jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
+                     'Array([[1., 0.],\n'
+                     '       [0., 1.]], dtype=float32)',
+ 'jnp.linalg.svd': '>>> jnp.linalg.svd(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
+                   'SVDResult(U=Array([[-0.5257311, -0.8506508],\n'
+                   '       [-0.8506508,  0.5257311]], dtype=float32), S=Array([3.618034, '
+                   '1.381966], dtype=float32), Vh=Array([[-0.5257311, -0.8506508],\n'
+                   '       [-0.8506508,  0.5257311]], dtype=float32))',
+ 'jnp.linalg.svdvals': '>>> jnp.linalg.svdvals(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
+                       'Array([3.618034, 1.381966], dtype=float32)',
+ 'jnp.linalg.tensordot': '>>> jnp.linalg.tensordot(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]), '
+                         'jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
+                         'Array(15., dtype=float32)',
+ 'jnp.linalg.trace': '>>> jnp.linalg.trace(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
+                     'Array(5., dtype=float32)',
+ 'jnp.linalg.vecdot': '>>> jnp.linalg.vecdot(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, '
+                      '0.0, 2.5]))\n'
+                      'Array(8.5, dtype=float32)',
+ 'jnp.linalg.vector_norm': '>>> jnp.linalg.vector_norm(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                           'Array(2.9154758, dtype=float32)',
+ 'jnp.linspace': '>>> jnp.linspace(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                 'Array([[-1.5      ,  0.       ,  2.5      ],\n'
+                 '       [-1.5      ,  0.       ,  2.5      ],\n'
+                 '       [-1.5      ,  0.       ,  2.5      ],\n'
+                 '       [-1.5      ,  0.       ,  2.5      ],\n'
+                 '       [-1.5      ,  0.       ,  2.4999998],\n'
+                 '       [-1.5      ,  0.       ,  2.5      ],\n'
+                 '       [-1.5      ,  0.       ,  2.5      ],\n'
+                 '       [-1.5      ,  0.       ,  2.5      ],\n'
+                 '       [-1.5      ,  0.       ,  2.5      ],\n'
+                 '       [-1.4999999,  0.       ,  2.5      ],\n'
+                 '       [-1.4999999,  0.       ,  2.5      ],\n'
+                 '       [-1.4999999,  0.       ,  2.5      ],\n'
+                 '       [-1.5      ,  0.       ,  2.5      ],\n'
+                 '       [-1.5      ,  0.       ,  2.5      ],\n'
+                 '       [-1.5      ,  0.       ,  2.5      ],\n'
+                 '       [-1.5      ,  0.       ,  2.5      ],\n'
+                 '       [-1.5      ,  0.       ,  2.5      ],\n'
+                 '       [-1.5      ,  0.       ,  2.5      ],\n'
+                 '       [-1.5      ,  0.       ,  2.5      ],\n'
+                 '       [-1.5      ,  0.       ,  2.5      ],\n'
+                 '       [-1.5      ,  0.       ,  2.5      ],\n'
+                 '       [-1.5      ,  0.       ,  2.5      ],\n'
+                 '       [-1.5      ,  0.       ,  2.5      ],\n'
+                 '       [-1.5      ,  0.       ,  2.5      ],\n'
+                 '       [-1.5      ,  0.       ,  2.5      ],\n'
+                 '       [-1.5      ,  0.       ,  2.5      ],\n'
+                 '       [-1.5      ,  0.       ,  2.5      ],\n'
+                 '       [-1.5      ,  0.       ,  2.5      ],\n'
+                 '       [-1.5      ,  0.       ,  2.5      ],\n'
+                 '       [-1.5      ,  0.       ,  2.5      ],\n'
+                 '       [-1.5      ,  0.       ,  2.5      ],\n'
+                 '       [-1.5      ,  0.       ,  2.5      ],\n'
+                 '       [-1.5      ,  0.       ,  2.5      ],\n'
+                 '       [-1.5      ,  0.       ,  2.5      ],\n'
+                 '       [-1.5      ,  0.       ,  2.5      ],\n'
+                 '       [-1.5      ,  0.       ,  2.5      ],\n'
+                 '       [-1.5      ,  0.       ,  2.5      ],\n'
+                 '       [-1.5      ,  0.       ,  2.5      ],\n'
+                 '       [-1.5      ,  0.       ,  2.5      ],\n'
+                 '       [-1.5      ,  0.       ,  2.5      ],\n'
+                 '       [-1.5      ,  0.       ,  2.5      ],\n'
+                 '       [-1.5      ,  0.       ,  2.5      ],\n'
+                 '       [-1.5      ,  0.       ,  2.5      ],\n'
+                 '       [-1.5      ,  0.       ,  2.5      ],\n'
+                 '       [-1.5      ,  0.       ,  2.5      ],\n'
+                 '       [-1.5      ,  0.       ,  2.5      ],\n'
+                 '       [-1.5      ,  0.       ,  2.5      ],\n'
+                 '       [-1.5      ,  0.       ,  2.5      ],\n'
+                 '       [-1.5      ,  0.       ,  2.5      ],\n'
+                 '       [-1.5      ,  0.       ,  2.5      ]], dtype=float32)',
+ 'jnp.log': '>>> jnp.log(jnp.asarray([0.25, 0.5, 0.75]))\n'
+            'Array([-1.3862944, -0.6931472, -0.2876821], dtype=float32)',
+ 'jnp.log1p': '>>> jnp.log1p(jnp.asarray([0.25, 0.5, 0.75]))\n'
+              'Array([0.22314356, 0.40546513, 0.5596158 ], dtype=float32)',
+ 'jnp.logaddexp': '>>> jnp.logaddexp(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, '
+                  '2.5]))\n'
+                  'Array([-0.8068528,  0.6931472,  3.1931472], dtype=float32)',
+ 'jnp.logaddexp2': '>>> jnp.logaddexp2(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, '
+                   '2.5]))\n'
+                   'Array([-0.5,  1. ,  3.5], dtype=float32)',
+ 'jnp.logspace': '>>> jnp.logspace(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                 'Array([[3.1622775e-02, 1.0000000e+00, 3.1622775e+02],\n'
+                 '       [3.1622775e-02, 1.0000000e+00, 3.1622775e+02],\n'
+                 '       [3.1622775e-02, 1.0000000e+00, 3.1622775e+02],\n'
+                 '       [3.1622775e-02, 1.0000000e+00, 3.1622775e+02],\n'
+                 '       [3.1622775e-02, 1.0000000e+00, 3.1622757e+02],\n'
+                 '       [3.1622775e-02, 1.0000000e+00, 3.1622775e+02],\n'
+                 '       [3.1622775e-02, 1.0000000e+00, 3.1622775e+02],\n'
+                 '       [3.1622775e-02, 1.0000000e+00, 3.1622775e+02],\n'
+                 '       [3.1622775e-02, 1.0000000e+00, 3.1622775e+02],\n'
+                 '       [3.1622786e-02, 1.0000000e+00, 3.1622775e+02],\n'
+                 '       [3.1622786e-02, 1.0000000e+00, 3.1622775e+02],\n'
+                 '       [3.1622786e-02, 1.0000000e+00, 3.1622775e+02],\n'
+                 '       [3.1622775e-02, 1.0000000e+00, 3.1622775e+02],\n'
+                 '       [3.1622775e-02, 1.0000000e+00, 3.1622775e+02],\n'
+                 '       [3.1622775e-02, 1.0000000e+00, 3.1622775e+02],\n'
+                 '       [3.1622775e-02, 1.0000000e+00, 3.1622775e+02],\n'
+                 '       [3.1622775e-02, 1.0000000e+00, 3.1622775e+02],\n'
+                 '       [3.1622775e-02, 1.0000000e+00, 3.1622775e+02],\n'
+                 '       [3.1622775e-02, 1.0000000e+00, 3.1622775e+02],\n'
+                 '       [3.1622775e-02, 1.0000000e+00, 3.1622775e+02],\n'
+                 '       [3.1622775e-02, 1.0000000e+00, 3.1622775e+02],\n'
+                 '       [3.1622775e-02, 1.0000000e+00, 3.1622775e+02],\n'
+                 '       [3.1622775e-02, 1.0000000e+00, 3.1622775e+02],\n'
+                 '       [3.1622775e-02, 1.0000000e+00, 3.1622775e+02],\n'
+                 '       [3.1622775e-02, 1.0000000e+00, 3.1622775e+02],\n'
+                 '       [3.1622775e-02, 1.0000000e+00, 3.1622775e+02],\n'
+                 '       [3.1622775e-02, 1.0000000e+00, 3.1622775e+02],\n'
+                 '       [3.1622775e-02, 1.0000000e+00, 3.1622775e+02],\n'
+                 '       [3.1622775e-02, 1.0000000e+00, 3.1622775e+02],\n'
+                 '       [3.1622775e-02, 1.0000000e+00, 3.1622775e+02],\n'
+                 '       [3.1622775e-02, 1.0000000e+00, 3.1622775e+02],\n'
+                 '       [3.1622775e-02, 1.0000000e+00, 3.1622775e+02],\n'
+                 '       [3.1622775e-02, 1.0000000e+00, 3.1622775e+02],\n'
+                 '       [3.1622775e-02, 1.0000000e+00, 3.1622775e+02],\n'
+                 '       [3.1622775e-02, 1.0000000e+00, 3.1622775e+02],\n'
+                 '       [3.1622775e-02, 1.0000000e+00, 3.1622775e+02],\n'
+                 '       [3.1622775e-02, 1.0000000e+00, 3.1622775e+02],\n'
+                 '       [3.1622775e-02, 1.0000000e+00, 3.1622775e+02],\n'
+                 '       [3.1622775e-02, 1.0000000e+00, 3.1622775e+02],\n'
+                 '       [3.1622775e-02, 1.0000000e+00, 3.1622775e+02],\n'
+                 '       [3.1622775e-02, 1.0000000e+00, 3.1622775e+02],\n'
+                 '       [3.1622775e-02, 1.0000000e+00, 3.1622775e+02],\n'
+                 '       [3.1622775e-02, 1.0000000e+00, 3.1622775e+02],\n'
+                 '       [3.1622775e-02, 1.0000000e+00, 3.1622775e+02],\n'
+                 '       [3.1622775e-02, 1.0000000e+00, 3.1622775e+02],\n'
+                 '       [3.1622775e-02, 1.0000000e+00, 3.1622775e+02],\n'
+                 '       [3.1622775e-02, 1.0000000e+00, 3.1622775e+02],\n'
+                 '       [3.1622775e-02, 1.0000000e+00, 3.1622775e+02],\n'
+                 '       [3.1622775e-02, 1.0000000e+00, 3.1622775e+02],\n'
+                 '       [3.1622775e-02, 1.0000000e+00, 3.1622775e+02]], dtype=float32)',
+ 'jnp.matmul': '>>> jnp.matmul(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, 2.5]))\n'
+               'Array(8.5, dtype=float32)',
+ 'jnp.matrix_transpose': '>>> jnp.matrix_transpose(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
+                         'Array([[2., 1.],\n'
+                         '       [1., 3.]], dtype=float32)',
+ 'jnp.matvec': '>>> jnp.matvec(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]), jnp.asarray([[2.0, 1.0], '
+               '[1.0, 3.0]]))\n'
+               'Array([[ 5.,  5.],\n'
+               '       [ 5., 10.]], dtype=float32)',
+ 'jnp.maximum': '>>> jnp.maximum(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                'Array([-1.5,  0. ,  2.5], dtype=float32)',
+ 'jnp.mean': '>>> jnp.mean(jnp.asarray([-1.5, 0.0, 2.5]))\nArray(0.33333334, dtype=float32)',
+ 'jnp.median': '>>> jnp.median(jnp.asarray([-1.5, 0.0, 2.5]))\nArray(0., dtype=float32)',
+ 'jnp.minimum': '>>> jnp.minimum(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                'Array([-1.5,  0. ,  2.5], dtype=float32)',
+ 'jnp.mod': '>>> jnp.mod(jnp.asarray([0.25, 0.5, 0.75]), jnp.asarray([0.25, 0.5, 0.75]))\n'
+            'Array([0., 0., 0.], dtype=float32)',
+ 'jnp.modf': '>>> jnp.modf(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+             '(Array([-0.5,  0. ,  0.5], dtype=float32), Array([-1.,  0.,  2.], dtype=float32))',
+ 'jnp.multiply': '>>> jnp.multiply(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                 'Array([2.25, 0.  , 6.25], dtype=float32)',
+ 'jnp.nan_to_num': '>>> jnp.nan_to_num(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                   'Array([-1.5,  0. ,  2.5], dtype=float32)',
+ 'jnp.nanargmax': '>>> jnp.nanargmax(jnp.asarray([-1.5, 0.0, 2.5]))\nArray(2, dtype=int32)',
+ 'jnp.nanargmin': '>>> jnp.nanargmin(jnp.asarray([-1.5, 0.0, 2.5]))\nArray(0, dtype=int32)',
+ 'jnp.nancumprod': '>>> jnp.nancumprod(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                   'Array([-1.5, -0. , -0. ], dtype=float32)',
+ 'jnp.nancumsum': '>>> jnp.nancumsum(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                  'Array([-1.5, -1.5,  1. ], dtype=float32)',
+ 'jnp.nanmax': '>>> jnp.nanmax(jnp.asarray([-1.5, 0.0, 2.5]))\nArray(2.5, dtype=float32)',
+ 'jnp.nanmean': '>>> jnp.nanmean(jnp.asarray([-1.5, 0.0, 2.5]))\nArray(0.33333334, dtype=float32)',
+ 'jnp.nanmedian': '>>> jnp.nanmedian(jnp.asarray([-1.5, 0.0, 2.5]))\nArray(0., dtype=float32)',
+ 'jnp.nanmin': '>>> jnp.nanmin(jnp.asarray([-1.5, 0.0, 2.5]))\nArray(-1.5, dtype=float32)',
+ 'jnp.nanpercentile': '>>> jnp.nanpercentile(jnp.asarray([0.25, 0.5, 0.75]), jnp.asarray([0.25, '
+                      '0.5, 0.75]))\n'
+                      'Array([0.25125, 0.2525 , 0.25375], dtype=float32)',
+ 'jnp.nanprod': '>>> jnp.nanprod(jnp.asarray([-1.5, 0.0, 2.5]))\nArray(-0., dtype=float32)',
+ 'jnp.nanquantile': '>>> jnp.nanquantile(jnp.asarray([0.25, 0.5, 0.75]), jnp.asarray([0.25, 0.5, '
+                    '0.75]))\n'
+                    'Array([0.375, 0.5  , 0.625], dtype=float32)',
+ 'jnp.nanstd': '>>> jnp.nanstd(jnp.asarray([-1.5, 0.0, 2.5]))\nArray(1.6499158, dtype=float32)',
+ 'jnp.nansum': '>>> jnp.nansum(jnp.asarray([-1.5, 0.0, 2.5]))\nArray(1., dtype=float32)',
+ 'jnp.nanvar': '>>> jnp.nanvar(jnp.asarray([-1.5, 0.0, 2.5]))\nArray(2.7222223, dtype=float32)',
+ 'jnp.nextafter': '>>> jnp.nextafter(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, '
+                  '2.5]))\n'
+                  'Array([-1.5,  0. ,  2.5], dtype=float32)',
+ 'jnp.nonzero': '>>> jnp.nonzero(jnp.asarray([-1.5, 0.0, 2.5]))\n(Array([0, 2], dtype=int32),)',
+ 'jnp.not_equal': '>>> jnp.not_equal(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, '
+                  '2.5]))\n'
+                  'Array([False, False, False], dtype=bool)',
+ 'jnp.ones': '>>> jnp.ones(jnp.asarray([1, 2, 6]))\n'
+             'Array([[[1., 1., 1., 1., 1., 1.],\n'
+             '        [1., 1., 1., 1., 1., 1.]]], dtype=float32)',
+ 'jnp.ones_like': '>>> jnp.ones_like(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                  'Array([1., 1., 1.], dtype=float32)',
+ 'jnp.outer': '>>> jnp.outer(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, 2.5]))\n'
+              'Array([[ 2.25, -0.  , -3.75],\n'
+              '       [-0.  ,  0.  ,  0.  ],\n'
+              '       [-3.75,  0.  ,  6.25]], dtype=float32)',
+ 'jnp.percentile': '>>> jnp.percentile(jnp.asarray([0.25, 0.5, 0.75]), jnp.asarray([0.25, 0.5, '
+                   '0.75]))\n'
+                   'Array([0.25125, 0.2525 , 0.25375], dtype=float32)',
+ 'jnp.poly': '>>> jnp.poly(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+             'Array([ 1.  , -1.  , -3.75,  0.  ], dtype=float32)',
+ 'jnp.polyadd': '>>> jnp.polyadd(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                'Array([-3.,  0.,  5.], dtype=float32)',
+ 'jnp.polyder': '>>> jnp.polyder(jnp.asarray([-1.5, 0.0, 2.5]))\nArray([-3.,  0.], dtype=float32)',
+ 'jnp.polyint': '>>> jnp.polyint(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                'Array([-0.5,  0. ,  2.5,  0. ], dtype=float32)',
+ 'jnp.polymul': '>>> jnp.polymul(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                'Array([ 2.25,  0.  , -7.5 ,  0.  ,  6.25], dtype=float32)',
+ 'jnp.polysub': '>>> jnp.polysub(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                'Array([0., 0., 0.], dtype=float32)',
+ 'jnp.polyval': '>>> jnp.polyval(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                'Array([-0.875,  2.5  , -6.875], dtype=float32)',
+ 'jnp.pow': '>>> jnp.pow(jnp.asarray([0.25, 0.5, 0.75]), jnp.asarray([0.25, 0.5, 0.75]))\n'
+            'Array([0.70710677, 0.70710677, 0.80592746], dtype=float32)',
+ 'jnp.prod': '>>> jnp.prod(jnp.asarray([-1.5, 0.0, 2.5]))\nArray(-0., dtype=float32)',
+ 'jnp.ptp': '>>> jnp.ptp(jnp.asarray([-1.5, 0.0, 2.5]))\nArray(4., dtype=float32)',
+ 'jnp.quantile': '>>> jnp.quantile(jnp.asarray([0.25, 0.5, 0.75]), jnp.asarray([0.25, 0.5, '
+                 '0.75]))\n'
+                 'Array([0.375, 0.5  , 0.625], dtype=float32)',
+ 'jnp.ravel': '>>> jnp.ravel(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+              'Array([-1.5,  0. ,  2.5], dtype=float32)',
+ 'jnp.repeat': '>>> jnp.repeat(jnp.asarray([1, 2, 6]), jnp.asarray([1, 2, 6]))\n'
+               'Array([1, 2, 2, 6, 6, 6, 6, 6, 6], dtype=int32)',
+ 'jnp.resize': '>>> jnp.resize(jnp.asarray([1, 2, 6]), jnp.asarray([1, 2, 6]))\n'
+               'Array([[[1, 2, 6, 1, 2, 6],\n'
+               '        [1, 2, 6, 1, 2, 6]]], dtype=int32)',
+ 'jnp.roll': '>>> jnp.roll(jnp.asarray([1, 2, 6]), jnp.asarray([1, 2, 6]))\n'
+             'Array([1, 2, 6], dtype=int32)',
+ 'jnp.roots': '>>> jnp.roots(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+              'Array([ 1.2909944+0.j, -1.2909944+0.j], dtype=complex64)',
+ 'jnp.rot90': '>>> jnp.rot90(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
+              'Array([[1., 3.],\n'
+              '       [2., 1.]], dtype=float32)',
+ 'jnp.row_stack': '>>> jnp.row_stack(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                  'Array([[-1.5],\n'
+                  '       [ 0. ],\n'
+                  '       [ 2.5]], dtype=float32)',
+ 'jnp.searchsorted': '>>> jnp.searchsorted(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, '
+                     '2.5]))\n'
+                     'Array([0, 1, 2], dtype=int32)',
+ 'jnp.setdiff1d': '>>> jnp.setdiff1d(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, '
+                  '2.5]))\n'
+                  'Array([], dtype=float32)',
+ 'jnp.sin': '>>> jnp.sin(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+            'Array([-0.997495 ,  0.       ,  0.5984722], dtype=float32)',
+ 'jnp.sinc': '>>> jnp.sinc(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+             'Array([-0.21220659,  1.        ,  0.12732396], dtype=float32)',
+ 'jnp.sinh': '>>> jnp.sinh(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+             'Array([-2.1292794,  0.       ,  6.0502043], dtype=float32)',
+ 'jnp.sort': '>>> jnp.sort(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+             'Array([-1.5,  0. ,  2.5], dtype=float32)',
+ 'jnp.sort_complex': '>>> jnp.sort_complex(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                     'Array([-1.5+0.j,  0. +0.j,  2.5+0.j], dtype=complex64)',
+ 'jnp.sqrt': '>>> jnp.sqrt(jnp.asarray([0.25, 0.5, 0.75]))\n'
+             'Array([0.5       , 0.70710677, 0.8660254 ], dtype=float32)',
+ 'jnp.squeeze': '>>> jnp.squeeze(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                'Array([-1.5,  0. ,  2.5], dtype=float32)',
+ 'jnp.stack': '>>> jnp.stack(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+              'Array([-1.5,  0. ,  2.5], dtype=float32)',
+ 'jnp.std': '>>> jnp.std(jnp.asarray([-1.5, 0.0, 2.5]))\nArray(1.6499158, dtype=float32)',
+ 'jnp.subtract': '>>> jnp.subtract(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                 'Array([0., 0., 0.], dtype=float32)',
+ 'jnp.sum': '>>> jnp.sum(jnp.asarray([-1.5, 0.0, 2.5]))\nArray(1., dtype=float32)',
+ 'jnp.tan': '>>> jnp.tan(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+            'Array([-14.10142  ,   0.       ,  -0.7470223], dtype=float32)',
+ 'jnp.tanh': '>>> jnp.tanh(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+             'Array([-0.9051482,  0.       ,  0.9866143], dtype=float32)',
+ 'jnp.tensordot': '>>> jnp.tensordot(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]), jnp.asarray([[2.0, '
+                  '1.0], [1.0, 3.0]]))\n'
+                  'Array(15., dtype=float32)',
+ 'jnp.tile': '>>> jnp.tile(jnp.asarray([1, 2, 6]), jnp.asarray([1, 2, 6]))\n'
+             'Array([[[1, 2, 6, 1, 2, 6, 1, 2, 6, 1, 2, 6, 1, 2, 6, 1, 2, 6],\n'
+             '        [1, 2, 6, 1, 2, 6, 1, 2, 6, 1, 2, 6, 1, 2, 6, 1, 2, 6]]], dtype=int32)',
+ 'jnp.trace': '>>> jnp.trace(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\nArray(5., dtype=float32)',
+ 'jnp.transpose': '>>> jnp.transpose(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                  'Array([-1.5,  0. ,  2.5], dtype=float32)',
+ 'jnp.trapezoid': '>>> jnp.trapezoid(jnp.asarray([-1.5, 0.0, 2.5]))\nArray(0.5, dtype=float32)',
+ 'jnp.tril': '>>> jnp.tril(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
+             'Array([[2., 0.],\n'
+             '       [1., 3.]], dtype=float32)',
+ 'jnp.tril_indices_from': '>>> jnp.tril_indices_from(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
+                          '(Array([0, 1, 1], dtype=int32), Array([0, 0, 1], dtype=int32))',
+ 'jnp.trim_zeros': '>>> jnp.trim_zeros(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                   'Array([-1.5,  0. ,  2.5], dtype=float32)',
+ 'jnp.triu': '>>> jnp.triu(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
+             'Array([[2., 1.],\n'
+             '       [0., 3.]], dtype=float32)',
+ 'jnp.triu_indices_from': '>>> jnp.triu_indices_from(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
+                          '(Array([0, 0, 1], dtype=int32), Array([0, 1, 1], dtype=int32))',
+ 'jnp.union1d': '>>> jnp.union1d(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                'Array([-1.5,  0. ,  2.5], dtype=float32)',
+ 'jnp.unique': '>>> jnp.unique(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+               'Array([-1.5,  0. ,  2.5], dtype=float32)',
+ 'jnp.unique_all': '>>> jnp.unique_all(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                   'UniqueAllResult(values=Array([-1.5,  0. ,  2.5], dtype=float32), '
+                   'indices=Array([0, 1, 2], dtype=int32), inverse_indices=Array([0, 1, 2], '
+                   'dtype=int32), counts=Array([1, 1, 1], dtype=int32))',
+ 'jnp.unique_counts': '>>> jnp.unique_counts(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                      'UniqueCountsResult(values=Array([-1.5,  0. ,  2.5], dtype=float32), '
+                      'counts=Array([1, 1, 1], dtype=int32))',
+ 'jnp.unique_inverse': '>>> jnp.unique_inverse(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                       'UniqueInverseResult(values=Array([-1.5,  0. ,  2.5], dtype=float32), '
+                       'inverse_indices=Array([0, 1, 2], dtype=int32))',
+ 'jnp.unique_values': '>>> jnp.unique_values(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                      'Array([-1.5,  0. ,  2.5], dtype=float32)',
+ 'jnp.unravel_index': '>>> jnp.unravel_index(jnp.asarray([1, 2, 6]), jnp.asarray([1, 2, 6]))\n'
+                      '(Array([0, 0, 0], dtype=int32), Array([0, 0, 1], dtype=int32), Array([1, 2, '
+                      '0], dtype=int32))',
+ 'jnp.unstack': '>>> jnp.unstack(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                '(Array(-1.5, dtype=float32), Array(0., dtype=float32), Array(2.5, dtype=float32))',
+ 'jnp.unwrap': '>>> jnp.unwrap(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+               'Array([-1.5,  0. ,  2.5], dtype=float32)',
+ 'jnp.vander': '>>> jnp.vander(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+               'Array([[ 2.25, -1.5 ,  1.  ],\n'
+               '       [ 0.  ,  0.  ,  1.  ],\n'
+               '       [ 6.25,  2.5 ,  1.  ]], dtype=float32)',
+ 'jnp.var': '>>> jnp.var(jnp.asarray([-1.5, 0.0, 2.5]))\nArray(2.7222223, dtype=float32)',
+ 'jnp.vdot': '>>> jnp.vdot(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, 2.5]))\n'
+             'Array(8.5, dtype=float32)',
+ 'jnp.vecdot': '>>> jnp.vecdot(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, 2.5]))\n'
+               'Array(8.5, dtype=float32)',
+ 'jnp.vecmat': '>>> jnp.vecmat(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]), jnp.asarray([[2.0, 1.0], '
+               '[1.0, 3.0]]))\n'
+               'Array([[ 5.,  5.],\n'
+               '       [ 5., 10.]], dtype=float32)',
+ 'jnp.where': '>>> jnp.where(jnp.asarray([-1.5, 0.0, 2.5]))\n(Array([0, 2], dtype=int32),)',
+ 'jnp.zeros': '>>> jnp.zeros(jnp.asarray([1, 2, 6]))\n'
+              'Array([[[0., 0., 0., 0., 0., 0.],\n'
+              '        [0., 0., 0., 0., 0., 0.]]], dtype=float32)',
+ 'jnp.zeros_like': '>>> jnp.zeros_like(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                   'Array([0., 0., 0.], dtype=float32)'}
