@@ -88,7 +88,7 @@ def test_stored_example_matches_numpy_and_prints_as_shown(qualname):
         warnings.simplefilter("ignore")
         got = eval(call, {"jnp": jnp})
         want = eval(call, {"jnp": np})  # the same call on NumPy
-    assert repr(got) == shown
+    assert repr(got) == shown, "regenerate tjit/_doc_examples.py: python -m tjit._docs"
     got, want = (got, want) if isinstance(want, tuple) else ((got,), (want,))
     for g, w in zip(got, want, strict=True):
         np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-5, atol=1e-6)
