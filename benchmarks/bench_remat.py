@@ -18,17 +18,17 @@ Measured here (2 shared cores, ``--repeat 1``: step times are rough):
 
     16-layer tanh MLP, width 2048, batch 512
     tjit                                    budget  peak MiB  temp MiB   step ms overhead
-      no budget                                        584.3      68.0   10094.8    1.00x
-      100 % of the peak                      584.3     584.3      68.0    8202.0    0.81x
+      no budget                                        584.3      68.0    7548.3    1.00x
+      100 % of the peak                      584.3     584.3      68.0    6879.6    0.91x
       50 % of the peak                       292.1   unreachable: smallest peak 532.3 MiB
       25 % of the peak                       146.1   unreachable: smallest peak 532.3 MiB
-      args+outs + 50 % of temps              550.3     544.3      28.0   22821.7    2.26x
-      args+outs + 25 % of temps              533.3     532.3      16.0   53557.5    5.31x
+      args+outs + 50 % of temps              550.3     548.3      32.0    8208.7    1.09x
+      args+outs + 25 % of temps              533.3     532.3      16.0   52875.6    7.00x
     JAX 0.10.2
-      plain                                            524.3       8.0   13600.8    1.00x
-      checkpoint on every layer                        584.3      68.0   12268.5    0.90x
+      plain                                            524.3       8.0   13379.0    1.00x
+      checkpoint on every layer                        584.3      68.0   14311.6    1.07x
 
-(The 100 % row runs the unconstrained plan: 0.81x is the noise of this machine.) XLA's
+(The 100 % row runs the unconstrained plan: 0.91x is the noise of this machine.) XLA's
 plain step reports 8 MiB of temporaries because its buffer assignment places
 temporaries in output buffers before the outputs are written (tjit gives outputs
 buffers of their own); ``checkpoint`` on every layer saves each layer's input, which

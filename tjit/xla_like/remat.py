@@ -63,8 +63,9 @@ Measured (``benchmarks/bench_remat.py``, 16-layer tanh MLP ``value_and_grad``, C
 2 loaded cores, so step times are rough): width 2048, batch 512: peak 584.3 MiB of
 which 68.0 MiB temporaries; arguments and outputs (516 MiB) cannot shrink, so 50 % and
 25 % of the peak are unreachable (smallest 532.3 MiB); budgets of arguments + outputs
-+ 50 % / 25 % of the temporaries give 28.0 / 16.0 MiB of temporaries at 2.3x / 5.3x
-the step time. Width 512, batch 128: 4.3 MiB -> 1.8 / 1.0 MiB at 3.2x / 7.4x.
++ 50 % / 25 % of the temporaries give 32.0 / 16.0 MiB of temporaries at 1.1x / 7.0x
+the step time (one recomputation of the forward pass, shared; then per-reader copies).
+Width 512, batch 128: 4.3 MiB -> 2.0 / 1.0 MiB at 1.1x / 7.1x.
 
 Costs: two extra plans (fusion + buffer assignment, no code generation) per cut, about
 10-15 cuts: about 2 s for the 16-layer MLP. Limits: one boundary (one forward/backward
