@@ -29,10 +29,10 @@ Measured here (2 shared cores, ``--repeat 1``: step times are rough):
       checkpoint on every layer                        584.3      68.0   14311.6    1.07x
 
 (The 100 % row runs the unconstrained plan: 0.91x is the noise of this machine.) XLA's
-plain step reports 8 MiB of temporaries because its buffer assignment places
-temporaries in output buffers before the outputs are written (tjit gives outputs
-buffers of their own); ``checkpoint`` on every layer saves each layer's input, which
-the plain step keeps anyway, and stops that reuse.
+plain step reports 8 MiB of temporaries, probably because its buffer assignment lets
+temporaries share output buffers before the outputs are written (not checked; tjit
+gives outputs buffers of their own); ``checkpoint`` on every layer saves each layer's
+input, which the plain step keeps anyway, and its peak is tjit's unconstrained one.
 """
 
 import argparse
