@@ -111,6 +111,43 @@ def test_bypass_stream_is_as_deep_as_what_it_waits_for():
     assert all(b.where == "onchip" for b in d.buffers)
 
 
+def _port_users(d):
+    """{port name: stages whose call passes it} from the top function's stage calls."""
+    users = {}
+    for line in d.text.splitlines():
+        if "TJ_STAGE(" in line:
+            stage = line.split('"')[1]
+            for name in d.port_names:
+                if f"({name}," in line or f" {name}," in line or f" {name})" in line or \
+                        f"({name})" in line:
+                    users.setdefault(name, []).append(stage)
+    return users
+
+
+@pytest.mark.parametrize("budget", [None, 0])
+def test_every_stage_has_its_own_port(budget):
+    """Layernorm reads x from several stages (and, with no on-chip budget, writes and
+    reads DRAM scratch): each stage gets a port of its own (an alias onto the same
+    buffer: Vitis rejects an m_axi port shared in a dataflow region), and the design
+    still matches the interpreter."""
+    def loss(x, g, b, t):
+        return jnp.mean((_layernorm(x) * g + b - t) ** 2)
+
+    f = tjit.value_and_grad(loss, argnums=(0, 1, 2))
+    args = [_x((8, 16), 3), _x((16,), 4), _x((16,), 5), _x((8, 16), 6)]
+    c = _compiled(f, *args)
+    exe = c.executable if budget is None else \
+        hls.HlsExecutable(c.executable.program, onchip_budget=budget)
+    (d,) = exe.designs.values()
+    users = _port_users(d)
+    assert any(r == "alias" for _, r, *_ in d.ports)
+    assert set(users) == set(d.port_names)
+    assert all(len(stages) == 1 for stages in users.values()), users
+    want = tjit.tree_util.tree_leaves(tjit.jit(f, backend="interpreter")(*args))
+    for g, w in zip(exe.call(args), want):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=2e-5, atol=2e-5)
+
+
 def test_undersized_stream_deadlocks_and_is_reported():
     x = _x((8, 16))
     c = _compiled(_layernorm, x)

@@ -203,18 +203,23 @@ class _Runner(ProgramRunner):
 
     def _design_step(self, d):
         ports = []
-        for v, role, dt, length in d.ports:
+        home = {}               # value -> its first port (an alias passes it again)
+        for n, (v, role, dt, length) in enumerate(d.ports):
             k = self.index[v]
             scratch = None
             if role == "scratch":    # (allocated once per runner: a DRAM intermediate)
                 scratch = np.empty(max(int(concrete(length, self.env)), 1), dt)
-            ports.append((role, k, scratch, self.shape[v], self.dtype[v]))
+            ports.append((role, k, scratch, self.shape[v], self.dtype[v], home.get(v)))
+            home.setdefault(v, n)
         sizes = [self.sizes[x] for x in d.symbols]
         fixed, exe = self.fixed, self.exe
 
         def run(vals):
             ptrs = []
-            for role, k, scratch, shape, dtype in ports:
+            for role, k, scratch, shape, dtype, first in ports:
+                if role == "alias":
+                    ptrs.append(ptrs[first])
+                    continue
                 a = scratch if role == "scratch" else vals[k]
                 if a is None:       # an output: its slot, or a fresh array
                     a = vals[k] = fixed[k] if fixed[k] is not None else \

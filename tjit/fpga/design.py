@@ -6,7 +6,11 @@ under ``#pragma HLS DATAFLOW`` (the stages run at once, each a pipelined loop ne
 
 * **ports**: the values the run reads from outside it and the values it leaves for
   later steps or returns are ``m_axi`` pointers, each in its own bundle
-  (``max_widen_bitwidth=512``); size symbols are ``s_axilite`` int64 registers;
+  (``max_widen_bitwidth=512``); size symbols are ``s_axilite`` int64 registers. Each
+  stage that touches a port's memory has a port of its own (an ``alias`` of the first:
+  the host passes the same buffer again, and ``connectivity.cfg`` puts it in the same
+  bank), since Vitis rejects one m_axi port used by several stages of a dataflow
+  region;
 * **streams**: a value that its producer writes once per element in order and every
   consumer reads once per element in order (``lower/c/streams.py``) flows through
   ``hls::stream<T, depth>``: a reader stage turns an input port into streams, a writer
@@ -95,8 +99,10 @@ class Stage:
 @dataclasses.dataclass
 class Design:
     """One dataflow design: ``text`` (HLS C++ of its stages and ``top``), the ports in
-    call order (``ports``: (value, "in"|"out"|"scratch", dtype, length)), the size
-    ``symbols``, and its ``stages``, ``streams`` and ``buffers``."""
+    call order (``ports``: (value, "in"|"out"|"scratch"|"alias", dtype, length); an
+    ``alias`` is another port onto the memory of the value's first port, which the
+    caller passes again) and their C names (``port_names``), the size ``symbols``, and
+    its ``stages``, ``streams`` and ``buffers``."""
     top: str
     text: str
     ports: list
@@ -104,6 +110,7 @@ class Design:
     stages: list
     streams: list
     buffers: list
+    port_names: list = dataclasses.field(default_factory=list)
 
     @property
     def dram_intermediates(self):
@@ -228,6 +235,7 @@ class _Layout:
                                            [kname[n] for n, _ in readers[v]]))
         self._wire()
         self._assign_lanes()
+        self._alias_ports()
 
     def fn(self, stage):
         """The C function of stage ``stage`` (unique in a translation unit of designs)."""
@@ -268,6 +276,35 @@ class _Layout:
                     self.stages.append(Stage(f"wr_p{v}", "write", value=v,
                                              length=_elements(prog, v)))
         # (forks and writers were appended after their producer: a topological order)
+
+    def _alias_ports(self):
+        """A port of its own for every stage after the first that reads or writes a
+        port's memory (``self.port_of``: (value, stage) -> the port's C name)."""
+        self.port_of = {}
+        names = {v: (f"p{v}" if role != "scratch" else self.mem[v])
+                 for v, role, *_ in self.ports}
+        users = {}
+        for st in self.stages:
+            if st.kind in ("read", "write"):
+                touched = [st.value]
+            elif st.kind == "kernel":
+                n = self.kname.index(st.name)
+                s = self.steps[n]
+                touched = list(st.reads) + [v for v in s.outs if v is not None and
+                                            v not in self.streamed and v in names]
+            else:
+                touched = []
+            for v in dict.fromkeys(touched):
+                if v in names:
+                    users.setdefault(v, []).append(st.name)
+        self.port_names = [names[v] for v, *_ in self.ports]
+        for v, stages in users.items():
+            for r, name in enumerate(stages[1:], 1):
+                alias = f"{names[v]}_a{r}"
+                self.port_of[(v, name)] = alias
+                self.ports.append((v, "alias", self.prog.values[v].dtype,
+                                   _elements(self.prog, v)))
+                self.port_names.append(alias)
 
     def _assign_lanes(self):
         """Elements a step of each stage: a kernel stage takes ``lanes.kernel_lanes``, a
@@ -366,7 +403,7 @@ class _Layout:
         text = "\n".join([HLS.prelude, '#include "tjit_dataflow.h"'] + parts +
                          [self._top(top, symbols, decls, body)]) + "\n"
         return Design(top, text, list(self.ports), tuple(symbols), self.stages,
-                      self.streams, self.buffers)
+                      self.streams, self.buffers, list(self.port_names))
 
     def _io(self, n, s):
         io = {}
@@ -455,11 +492,12 @@ class _Layout:
                 n = self.kname.index(st.name)
                 call = self._kernel_call(n, tokens)
             else:
-                args = [f"p{st.value}"] if st.kind == "read" else \
+                port = self.port_of.get((st.value, st.name), f"p{st.value}")
+                args = [port] if st.kind == "read" else \
                     [next(s.name for s in self.streams if s.consumer == st.name)]
                 args += [s.name for s in self.streams if s.producer == st.name]
                 if st.kind == "write":
-                    args.append(f"p{st.value}")
+                    args.append(port)
                 call = f"{self.fn(st.name)}({', '.join(args + ([sizes] if sizes else []))})"
             body.append(f'TJ_STAGE("{st.name}", {call});')
         self.tokens = tokens
@@ -479,7 +517,7 @@ class _Layout:
                 args.append(self.edges[(v, name)].name if j < len(s.ins) else
                             self._out_stream(v, name))
             else:
-                args.append(self.mem[v])
+                args.append(self.port_of.get((v, name), self.mem[v]))
         call = f"{src.entry}({', '.join(args)})"
         waits = tokens.get(("wait", name), [])
         posts = tokens.get(name, [])
@@ -494,10 +532,10 @@ class _Layout:
 
     def _top(self, top, symbols, decls, body):
         params, pragmas = [], []
-        for n, (v, role, dt, _) in enumerate(self.ports):
+        for n, ((v, role, dt, _), name) in enumerate(zip(self.ports, self.port_names)):
             t = HLS.mem_type(dt)
-            name = f"p{v}" if role != "scratch" else self.mem[v]
-            params.append(f"{'const ' if role == 'in' else ''}{t} *{name}")
+            const = role == "in" or (role == "alias" and v in self.inputs)
+            params.append(f"{'const ' if const else ''}{t} *{name}")
             pragmas.append(f"#pragma HLS INTERFACE m_axi port={name} bundle=gmem{n} "
                            "offset=slave max_widen_bitwidth=512")
         for x in symbols:

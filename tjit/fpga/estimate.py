@@ -284,6 +284,8 @@ def design_estimate(d, part, clock_mhz, env):
     latency = max((start[e.name] + e.cycles for e in ests), default=0)
     dram = 0
     for v, role, dt, length in d.ports:    # written once (outputs, scratch) and read
+        if role == "alias":                 # (another stage's port onto the same bytes)
+            continue
         nbytes = _n(length, env) * np.dtype(dt).itemsize   # by each stage that reads it
         readers = sum(v in st.reads for st in d.stages) + \
             sum(st.kind == "read" and st.value == v for st in d.stages)

@@ -102,11 +102,17 @@ def export(f, *example_args, out_dir, part="u280", clock_mhz=300, name=None,
 
 
 def _port_data(design, prog, flat, want, data):
-    """Per port: (C name, C type, role, element count, data file or None, tolerance)."""
+    """Per port: (C name, C type, role, element count, data file or None, tolerance,
+    the C name of the port an alias shares its buffer with, else None)."""
     ports = []
-    for n, (v, role, dt, _) in enumerate(design.ports):
+    home = {}
+    for n, ((v, role, dt, _), cname) in enumerate(zip(design.ports, design.port_names)):
         dt = np.dtype(dt)
-        cname = f"p{v}" if role != "scratch" else f"d{v}"
+        count = int(np.prod([int(d) for d in prog.values[v].shape], dtype=np.int64))
+        if role == "alias":
+            ports.append((cname, _CTYPES[dt.name], role, count, None, (0.0, 0.0), home[v]))
+            continue
+        home[v] = cname
         if role == "in":
             val = flat[prog.params.index(v)] if v in prog.params else prog.values[v].const
             arr = np.ascontiguousarray(np.asarray(val, dt))
@@ -114,13 +120,12 @@ def _port_data(design, prog, flat, want, data):
             arr = np.ascontiguousarray(np.asarray(want[prog.outputs.index(v)], dt))
         else:
             arr = None
-        count = int(np.prod([int(d) for d in prog.values[v].shape], dtype=np.int64))
         fname = None
         if arr is not None:
             fname = f"{role}{n}_{cname}.bin"
             arr.astype(arr.dtype.newbyteorder("<")).tofile(data / fname)
         ports.append((cname, _CTYPES[dt.name], role, count, fname,
-                      _TOL.get(dt.name, (0.0, 0.0))))
+                      _TOL.get(dt.name, (0.0, 0.0)), None))
     return ports
 
 
@@ -165,7 +170,10 @@ static long check(const char *name, const std::vector<T> &got, const std::vector
 
 def _decls(ports, data_dir):
     lines, args, checks = [], [], []
-    for cname, ct, role, count, fname, (rtol, atol) in ports:
+    for cname, ct, role, count, fname, (rtol, atol), home in ports:
+        if home is not None:        # the same buffer as port ``home``
+            args.append(f"{home}.data()")
+            continue
         lines.append(f"  std::vector<{ct}> {cname}({max(count, 1)});")
         if role == "in":
             lines.append(f'  if (!load({data_dir} + "/{fname}", {cname})) return 2;')
@@ -181,7 +189,9 @@ def _decls(ports, data_dir):
 def _testbench(name, ports, sizes):
     lines, args, checks = _decls(ports, "dir")
     args += [str(v) for _, v in sizes]
-    proto = ", ".join([f"{'const ' if r == 'in' else ''}{ct} *" for _, ct, r, *_ in ports] +
+    const = {p[0] for p in ports if p[2] == "in"}
+    proto = ", ".join([f"{'const ' if r == 'in' or home in const else ''}{ct} *"
+                       for _, ct, r, _, _, _, home in ports] +
                       ["int64_t"] * len(sizes))
     return "\n".join([
         "// C simulation of the exported design: its stages run in threads over bounded",
@@ -212,12 +222,14 @@ def _host(name, ports, sizes):
     decl, _, checks = _decls(ports, "dir")
     lines += decl
     for n, (cname, ct, role, count, *_rest) in enumerate(ports):
+        if role == "alias":         # its buffer is its home port's (the same bank)
+            continue
         lines.append(f"  xrt::bo bo_{cname}(device, sizeof({ct}) * {max(count, 1)}, "
                      f"krnl.group_id({n}));")
         if role == "in":
             lines.append(f"  bo_{cname}.write({cname}.data());")
             lines.append(f"  bo_{cname}.sync(XCL_BO_SYNC_BO_TO_DEVICE);")
-    call = [f"bo_{p[0]}" for p in ports] + [f"(int64_t){v}" for _, v in sizes]
+    call = [f"bo_{p[6] or p[0]}" for p in ports] + [f"(int64_t){v}" for _, v in sizes]
     lines += [f"  auto run = krnl({', '.join(call)});", "  run.wait();"]
     for cname, ct, role, *_ in ports:
         if role == "out":
@@ -231,7 +243,8 @@ def _host(name, ports, sizes):
 def _connectivity(name, ports, part):
     bank = (lambda n: f"HBM[{n % 32}]") if part == "u280" else (lambda n: f"DDR[{n % 4}]")
     lines = ["[connectivity]", f"nk={name}:1:{name}_1"]
-    lines += [f"sp={name}_1.{p[0]}:{bank(n)}" for n, p in enumerate(ports)]
+    first = {p[0]: n for n, p in enumerate(ports)}     # an alias: its home port's bank
+    lines += [f"sp={name}_1.{p[0]}:{bank(first[p[6] or p[0]])}" for p in ports]
     return "\n".join(lines) + "\n"
 
 
