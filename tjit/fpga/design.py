@@ -480,6 +480,10 @@ class _Layout:
         for b in self.buffers:
             if b.where == "onchip":
                 decls.append(f"TJ_BUFFER({HLS.mem_type(b.dtype)}, {b.name}, {b.length});")
+                w = max(st.lanes for st in self.stages if st.name in [b.producer, *b.consumers])
+                if w > 1:       # (a wide stage takes W elements of it a cycle)
+                    decls.append(f"#pragma HLS ARRAY_PARTITION variable={b.name} cyclic "
+                                 f"factor={w}")
             for c in b.consumers:
                 name = f"t_{b.name}_{c}"
                 tokens.setdefault(b.producer, []).append(name)

@@ -55,18 +55,44 @@ def kernel_lanes(k, io):
     memory) can handle a step: W (see the module docstring), else 1."""
     if not k.row_style or k.hyperplane is not None or k.inplace:
         return 1
-    if any(io.get(i) not in ("stream", "discard") for i in range(len(k.args))):
-        return 1
-    streamed = [a.dtype for i, a in enumerate(k.args) if io.get(i) == "stream"]
-    if not streamed:
-        return 1
-    w = min(beat_lanes(dt) for dt in streamed)
+    w = min(beat_lanes(a.dtype) for i, a in enumerate(k.args) if io.get(i) != "discard")
     n = prod(k.shape) if not k.reduce_axes else streams.row_buffered_len(k)
     if n is None or not isinstance(n, (int, np.integer)) or n % w:
         return 1
-    if k.reduce_axes and tiled_dot.match(k, plan_axes(k)) is not None:
+    plan = plan_axes(k)
+    if k.reduce_axes and tiled_dot.match(k, plan) is not None:
         return 1
+    inner = plan.groups[-1][-1] if plan.groups else None
+    if inner is not None and not _multiple(plan.extents[-1], w):
+        return 1
+    for node in K.all_nodes(k):
+        if isinstance(node, K.IndexedLoad):
+            return 1
+        if isinstance(node, K.Load) and io.get(node.arg) != "stream" and \
+                not _aligned(node.index, inner, w, (0, 1)):
+            return 1
+    for st in k.stores:         # (a row's outer store: one element a row)
+        if k.reduce_axes and st.level == "outer":
+            continue
+        if io.get(st.arg) is None and not _aligned(st.index, inner, w, (1,)):
+            return 1
     return w
+
+
+def _multiple(x, w):
+    return isinstance(x, (int, np.integer)) and x % w == 0
+
+
+def _aligned(index, inner, w, inner_coefs):
+    """Whether the W lanes of a step touch one aligned 512-bit beat (innermost
+    coefficient 1, every other coefficient and the offset multiples of W) or one
+    element (innermost coefficient 0): a memory access a wide stage may make."""
+    if inner is None or index.coefs[inner] not in inner_coefs:
+        return False
+    if index.coefs[inner] == 0:
+        return True
+    others = [c for a, c in enumerate(index.coefs) if a != inner]
+    return all(_multiple(c, w) for c in others + [index.offset])
 
 
 def arg_lanes(k, arg, lanes):
@@ -95,10 +121,8 @@ def render(r):
                 r.emit(f"const {t} {packets[i]} = a{i}.read();")
             else:
                 r.emit(f"{t} {packets[i]}{{}};")
-        with r.block(f"for (int ln = 0; ln < {w}; ln++)"):
-            r.emit("#pragma HLS UNROLL")
-            if any(isinstance(n, K.IndexValue) for n in K.all_nodes(k)):
-                r.decompose(f"({f} + ln)", axes, r.plan.extents)   # (only iota needs them)
+        with _lanes(r, w, axes):
+            _indices(r, f"({f} + ln)", axes)
             r.lane = {i: f"{p}[ln]" for i, p in packets.items()}
             r.point_body(axes)
         r.lane = {}
@@ -139,7 +163,9 @@ def render_rows(r):
                         packets[st.arg] = r.var("pk")
                         t = packet_type(r.d, k.args[st.arg].dtype, w)
                         r.emit(f"{t} {packets[st.arg]}{{}};")
-                with _lanes(r, w):
+                inner = [g for g, red in enumerate(r.plan.reduce) if red]
+                with _lanes(r, w, inner):
+                    _indices(r, "(j + ln)", inner)
                     r.lane = {**row_in, **{a: f"{p}[ln]" for a, p in packets.items()}}
                     scope = {}
                     for st in inner_st:
@@ -150,10 +176,22 @@ def render_rows(r):
     return prod(r.plan.extents[g] for g in outer)
 
 
+def _indices(r, flat, gs):
+    """The loop indices of loop axes ``gs`` at flat point ``flat``, where memory
+    accesses or iota need them (a lane reads streams by its packet's lane)."""
+    if any(isinstance(n, (K.IndexValue, K.Load)) and r.io.get(n.arg if isinstance(
+            n, K.Load) else None) != "stream" for n in K.all_nodes(r.k)) or \
+            any(r.io.get(st.arg) is None for st in r.k.stores):
+        r.decompose(flat, gs, {g: r.plan.extents[g] for g in gs})
+        for g in gs:
+            r.emit(f"(void)i{g};")
+
+
 def _fold_level(r, js, n, w, row_in):
     """Stages ``js`` over the row: per step, W lanes folded pairwise, then into the
     step's interleaved accumulator."""
     ks = r.k.stages
+    inner = [g for g, red in enumerate(r.plan.reduce) if red]
     accs = {}
     for j in js:
         accs[j] = r.var("acc")
@@ -166,7 +204,8 @@ def _fold_level(r, js, n, w, row_in):
             lane_vals[j] = r.var("lx")
             r.emit(f"{r.d.type(ks[j].dtype)} {lane_vals[j]}[{w}];")
             r.emit(f"#pragma HLS ARRAY_PARTITION variable={lane_vals[j]} complete")
-        with _lanes(r, w):
+        with _lanes(r, w, inner):
+            _indices(r, "(j + ln)", inner)
             r.lane = row_in
             scope = {}
             for j in js:
@@ -198,8 +237,11 @@ def _steps(r, n, w):
 
 
 @contextlib.contextmanager
-def _lanes(r, w):
-    """The lane loop, unrolled: W copies of its body a step."""
+def _lanes(r, w, gs=()):
+    """The lane loop, unrolled: W copies of its body a step; the indices of loop axes
+    ``gs`` are the lane's inside it only."""
     with r.block(f"for (int ln = 0; ln < {w}; ln++)"):
         r.emit("#pragma HLS UNROLL")
         yield
+    for g in gs:
+        r.idx[g] = "0"
