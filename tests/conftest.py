@@ -24,3 +24,11 @@ def x64():
     tjit.config.update("enable_x64", True)
     yield
     tjit.config.update("enable_x64", old)
+
+
+def pytest_configure(config):
+    """Every kernel the session makes is also compiled as CUDA by NVRTC at the end
+    (tests/lower/c/nvrtc_check.py)."""
+    from tests.lower.c import nvrtc_check
+    if not config.pluginmanager.is_registered(nvrtc_check):
+        config.pluginmanager.register(nvrtc_check, "tjit-nvrtc-check")

@@ -26,6 +26,8 @@ import numpy as np
 from tjit.lower.c import dialects, render
 
 CACHE = os.path.join(tempfile.gettempdir(), "tjit-c-renderer-tests")
+#: Kernels per translation unit when many are built at once (sweeps, the NVRTC check).
+BATCH = 150
 
 
 def sources(cases, dialect):

@@ -21,7 +21,7 @@ from tests.lower import test_codegen as T
 from tests.lower.c import collect_kernels, runners
 from tjit.lower.c import render
 
-BATCH = 150
+BATCH = runners.BATCH
 
 
 def _sizes(k, j):

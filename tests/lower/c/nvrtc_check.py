@@ -1,0 +1,204 @@
+"""A pytest plugin: every kernel the test session makes is rendered as CUDA and compiled
+by NVRTC to PTX for ``compute_90``, so a CUDA syntax or type error fails the run even
+on a machine without a GPU (NVRTC needs none).
+
+``tests/conftest.py`` registers it for every run. Kernels come from
+``collect_kernels`` (the CPU backend's compiled kernels and those the OpenCL, CUDA and
+FPGA builders render). A background thread renders and compiles them in batches of
+``runners.BATCH`` kernels per translation unit while the tests run (NVRTC releases the
+GIL); at the end of the session the rest is compiled and, if any kernel failed, the
+run fails (exit status 1) with a report naming each failing kernel, the test that
+first made it, its CUDA source and NVRTC's log. A failed batch is compiled again one
+kernel at a time to find the culprits.
+
+Options are the CUDA runtime's (``cuda_compile.compile_source``: no flush-to-zero, no
+FMA contraction, IEEE division and square root). Kernels that passed are remembered in
+the tjit disk cache, keyed by their kernel hash under a digest of the renderer's
+sources (``tjit/lower``, ``tjit/xla_like``), the NVRTC version and the options, so a
+repeated run compiles only new kernels. Skipped, with the reason printed, when NVRTC is
+not importable (``pip install cupy-cuda12x nvidia-cuda-nvrtc-cu12``: in the test
+extra) or when ``TJIT_NVRTC_CHECK=0``.
+"""
+
+import hashlib
+import os
+import pathlib
+import queue
+import threading
+import time
+import traceback
+
+import pytest
+
+import tjit
+from tests.lower.c import collect_kernels, runners
+from tjit.devices import disk_cache
+from tjit.devices.cuda_compile import CudaCompileError, compile_source, options
+from tjit.lower.c import render
+
+ARCH = "compute_90"
+
+
+def _digest():
+    """Names the renderer's sources, NVRTC's version and the options: a change to any
+    of them forgets which kernels passed."""
+    from cupy_backends.cuda.libs import nvrtc
+    root = pathlib.Path(tjit.__file__).parent
+    h = hashlib.sha256()
+    for sub in ("lower", "xla_like"):
+        for p in sorted((root / sub).rglob("*.py")):
+            h.update(p.relative_to(root).as_posix().encode() + b"\0" + p.read_bytes())
+    h.update(repr((tuple(nvrtc.getVersion()), options(ARCH))).encode())
+    return disk_cache.cache_key("nvrtc-check:" + h.hexdigest())
+
+
+class Failure:
+    def __init__(self, h, kernel, where, source, log):
+        self.hash, self.kernel, self.where = h, kernel, where
+        self.source, self.log = source, log
+
+
+class Checker:
+    """Batches recorded kernels to a worker thread that renders and compiles them."""
+
+    def __init__(self):
+        self.key = _digest()
+        cached = disk_cache.get(self.key)
+        self.known_ok = set(cached.decode().split()) if cached else set()
+        self.passed = set()
+        self.failures = []
+        self.kernels = self.cached = 0
+        self.seconds = {"render": 0.0, "nvrtc": 0.0, "end wait": 0.0}
+        self.batches = 0
+        self._pending = []
+        self._lock = threading.Lock()
+        self._queue = queue.Queue()
+        self._thread = threading.Thread(target=self._work, name="tjit-nvrtc-check",
+                                        daemon=True)
+        self._thread.start()
+
+    # -- main thread ----------------------------------------------------------------------
+    def add(self, h, kernel):
+        where = os.environ.get("PYTEST_CURRENT_TEST", "(outside a test)")
+        with self._lock:
+            self.kernels += 1
+            if h in self.known_ok:
+                self.cached += 1
+                return
+            self._pending.append((h, kernel, where))
+            if len(self._pending) < runners.BATCH:
+                return
+            batch, self._pending = self._pending, []
+        self._queue.put(batch)
+
+    def finish(self):
+        """Compile what is left, wait for the worker, remember the kernels that passed."""
+        t = time.perf_counter()
+        with self._lock:
+            batch, self._pending = self._pending, []
+        if batch:
+            self._queue.put(batch)
+        self._queue.put(None)
+        self._thread.join()
+        self.seconds["end wait"] = time.perf_counter() - t
+        if self.passed:
+            disk_cache.put(self.key, "\n".join(sorted(self.known_ok | self.passed)).encode())
+
+    # -- worker ---------------------------------------------------------------------------
+    def _work(self):
+        while (batch := self._queue.get()) is not None:
+            try:
+                self._check(batch)
+            except Exception:      # noqa: BLE001 (a bug here must fail the run, not hang it)
+                self.failures += [Failure(h, k, w, None, traceback.format_exc())
+                                  for h, k, w in batch]
+
+    def _check(self, batch):
+        self.batches += 1
+        t = time.perf_counter()
+        srcs = []
+        for h, k, where in batch:
+            try:
+                srcs.append((h, k, where, render(k, "cuda")))
+            except Exception:      # noqa: BLE001 (the renderer must render every kernel)
+                self.failures.append(Failure(h, k, where, None,
+                                             "render(kernel, 'cuda') raised:\n"
+                                             + traceback.format_exc()))
+        self.seconds["render"] += time.perf_counter() - t
+        if not srcs:
+            return
+        try:
+            self._compile([s for *_, s in srcs])
+            self.passed.update(h for h, *_ in srcs)
+            return
+        except CudaCompileError:
+            pass
+        for h, k, where, s in srcs:          # find the culprits
+            try:
+                self._compile([s])
+                self.passed.add(h)
+            except CudaCompileError as e:
+                self.failures.append(Failure(h, k, where, e.source, e.log))
+
+    def _compile(self, srcs):
+        t = time.perf_counter()
+        try:
+            compile_source(runners.unit(srcs), ARCH)
+        finally:
+            self.seconds["nvrtc"] += time.perf_counter() - t
+
+
+_checker = None
+_skipped = None
+
+
+def pytest_configure(config):
+    global _checker, _skipped
+    if os.environ.get("TJIT_NVRTC_CHECK", "1") == "0":
+        _skipped = "TJIT_NVRTC_CHECK=0"
+    else:
+        _skipped = runners.nvrtc_unavailable()
+    if _skipped is None and _checker is None:
+        _checker = Checker()
+        collect_kernels.listen(_checker.add)
+
+
+def _report(failures):
+    lines = []
+    for f in failures:
+        lines.append(f"--- kernel {f.kernel.name!r} (hash {f.hash[:16]}), first made by "
+                     f"{f.where}")
+        if f.source is not None:
+            lines.append("CUDA source:")
+            lines += [f"{n + 1:5d}  {ln}" for n, ln in enumerate(f.source.splitlines())]
+        lines.append("NVRTC log:" if f.source is not None else "error:")
+        lines.append(f.log.rstrip())
+    return lines
+
+
+def pytest_sessionfinish(session):
+    """Compile what is left; a failed kernel fails the run (reported below)."""
+    if _checker is None:
+        return
+    _checker.finish()
+    if _checker.failures and session.exitstatus in (pytest.ExitCode.OK,
+                                                    pytest.ExitCode.NO_TESTS_COLLECTED):
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter):
+    tr, c = terminalreporter, _checker
+    if c is None:
+        tr.write_line(f"nvrtc check skipped: {_skipped}")
+        return
+    s = c.seconds
+    tr.write_line(
+        f"nvrtc check: {c.kernels} distinct kernels, {c.cached} known to compile, "
+        f"{len(c.passed)} compiled for {ARCH} in {c.batches} batches (render "
+        f"{s['render']:.1f} s, NVRTC {s['nvrtc']:.1f} s, mostly in the background; "
+        f"{s['end wait']:.1f} s waited at the end), {len(c.failures)} failed")
+    if c.failures:
+        tr.write_sep("=", f"{len(c.failures)} kernels failed to compile as CUDA "
+                     f"(tests/lower/c/nvrtc_check.py)", red=True)
+        for ln in _report(c.failures):
+            tr.write_line(ln)

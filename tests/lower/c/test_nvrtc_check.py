@@ -1,0 +1,85 @@
+"""The end-of-session NVRTC check (``nvrtc_check.py``) on a tiny test file run by a
+pytest of its own: a kernel whose CUDA source does not compile fails the run with a
+report naming it, the test that made it, its source and NVRTC's log; good kernels
+pass and are remembered in the disk cache."""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from tests.lower.c import runners
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))))
+
+TINY = textwrap.dedent('''
+    import dataclasses
+    import os
+
+    import numpy as np
+
+    import tjit
+    import tjit.numpy as jnp
+    from tests.lower.c import nvrtc_check
+
+    if os.environ.get("BREAK_RENDER"):
+        _render = nvrtc_check.render
+
+        def _broken(kernel, dialect, *args, **kwargs):   # valid C, but not CUDA's
+            src = _render(kernel, dialect, *args, **kwargs)
+            return dataclasses.replace(src, body=src.body.replace(
+                "{", "{ int* p = malloc(4); this_is_not_cuda(p);", 1))
+
+        nvrtc_check.render = _broken
+
+
+    def test_sine():
+        x = np.linspace(-2, 2, 16, dtype=np.float32)
+        got = tjit.jit(lambda v: jnp.sin(v) * 2 + 1)(x)
+        np.testing.assert_allclose(np.asarray(got), np.sin(x) * 2 + 1, rtol=1e-6)
+''')
+
+
+def _run(tmp_path, **env):
+    (tmp_path / "tiny_test.py").write_text(TINY)
+    base = {k: v for k, v in os.environ.items() if k != "TJIT_NVRTC_CHECK"}
+    env = dict(base, PYTHONPATH=ROOT, TJIT_CACHE_DIR=str(tmp_path / "cache"), **env)
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                        "-p", "tests.lower.c.nvrtc_check", str(tmp_path / "tiny_test.py")],
+                       cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+                       check=False)
+    return r.returncode, r.stdout + r.stderr
+
+
+@pytest.mark.skipif(runners.nvrtc_unavailable() is not None,
+                    reason=str(runners.nvrtc_unavailable()))
+def test_broken_render_fails_the_run(tmp_path):
+    rc, out = _run(tmp_path, BREAK_RENDER="1")
+    assert "1 passed" in out, out          # the test itself passes ...
+    assert rc == 1, out                    # ... the run fails
+    assert "kernels failed to compile as CUDA" in out, out
+    assert "tiny_test.py::test_sine" in out, out             # who made the kernel
+    assert "this_is_not_cuda(p)" in out, out                 # its source
+    assert "NVRTC log:" in out and "error" in out.split("NVRTC log:")[1], out
+
+
+@pytest.mark.skipif(runners.nvrtc_unavailable() is not None,
+                    reason=str(runners.nvrtc_unavailable()))
+def test_good_kernels_pass_and_are_remembered(tmp_path):
+    rc, out = _run(tmp_path)
+    assert rc == 0, out
+    assert "0 known to compile" in out and ", 0 failed" in out, out
+    first = out.split("nvrtc check: ")[1].split(" distinct kernels")[0]
+    assert int(first) >= 1, out
+    rc, out = _run(tmp_path)                 # same renderer, same NVRTC: nothing to do
+    assert rc == 0, out
+    assert f"{first} distinct kernels, {first} known to compile, 0 compiled" in out, out
+
+
+def test_skips_with_a_reason(tmp_path):
+    rc, out = _run(tmp_path, TJIT_NVRTC_CHECK="0")
+    assert rc == 0, out
+    assert "nvrtc check skipped: TJIT_NVRTC_CHECK=0" in out, out
