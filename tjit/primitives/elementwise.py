@@ -28,33 +28,7 @@ from tjit.primitives import base, ieee_minmax
 from tjit.primitives.base import (
     ANY, FLOAT, INT, INT_OR_BOOL, NUMBER, REAL_FLOAT, check_dtype_kind, new_primitive,
     same_dtypes, same_shapes)
-
-try:  # fast path: set NumPy's error state without building an np.errstate each call
-    from numpy._core.umath import _extobj_contextvar, _make_extobj
-    _IGNORE_ALL = _make_extobj(all="ignore")
-except (ImportError, AttributeError, TypeError):  # pragma: no cover - other NumPy versions
-    _extobj_contextvar = None
-
-
-def _quiet(impl):
-    """``impl`` with NumPy's floating-point warnings (divide, invalid, overflow) off:
-    JAX returns inf/NaN silently, so eager tjit must not warn either."""
-    if _extobj_contextvar is None:  # pragma: no cover
-        def quiet_impl(xp, *args, **params):
-            with np.errstate(all="ignore"):
-                return impl(xp, *args, **params)
-    else:
-        def quiet_impl(xp, *args, **params):
-            token = _extobj_contextvar.set(_IGNORE_ALL)
-            try:
-                return impl(xp, *args, **params)
-            finally:
-                _extobj_contextvar.reset(token)
-    quiet_impl.__name__ = getattr(impl, "__name__", "impl")
-    quiet_impl.__wrapped__ = impl
-    return quiet_impl
-
-
+from tjit.tracing.fp_quiet import quiet as _quiet  # noqa: F401 - other modules import it here
 
 
 def unop(name, impl, kind=NUMBER, result_dtype=None):
@@ -950,3 +924,21 @@ round_p.lowering = lambda ctx, x, *, rounding_method=ROUND_AWAY_FROM_ZERO: ctx.e
     "round_even" if rounding_method == ROUND_TO_NEAREST_EVEN else "round", [x])
 convert_element_type_p.lowering = lambda ctx, x, *, new_dtype, weak_type=False: ctx.convert(
     x, new_dtype)
+
+
+# The primitives whose impl is exactly one NumPy ufunc: the eager fast lane calls it
+# directly (tracing.core.eager_fast), without the impl's wrapper, where its result dtype is
+# the primitive's.
+for _p, _name in [
+        (neg_p, "negative"), (abs_p, "abs"), (exp_p, "exp"), (exp2_p, "exp2"), (log_p, "log"),
+        (log1p_p, "log1p"), (sqrt_p, "sqrt"), (cbrt_p, "cbrt"), (tanh_p, "tanh"),
+        (sin_p, "sin"), (cos_p, "cos"), (tan_p, "tan"), (asin_p, "arcsin"),
+        (acos_p, "arccos"), (atan_p, "arctan"), (sinh_p, "sinh"), (cosh_p, "cosh"),
+        (asinh_p, "arcsinh"), (acosh_p, "arccosh"), (atanh_p, "arctanh"),
+        (floor_p, "floor"), (ceil_p, "ceil"), (is_finite_p, "isfinite"), (conj_p, "conj"),
+        (add_p, "add"), (sub_p, "subtract"), (mul_p, "multiply"), (eq_p, "equal"),
+        (ne_p, "not_equal"), (lt_p, "less"), (le_p, "less_equal"), (gt_p, "greater"),
+        (ge_p, "greater_equal"), (and_p, "bitwise_and"), (or_p, "bitwise_or"),
+        (xor_p, "bitwise_xor"), (not_p, "invert")]:
+    _p.eager_ufunc = getattr(np, _name)
+del _p, _name

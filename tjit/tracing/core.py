@@ -21,6 +21,7 @@ import numpy as np
 
 from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray, aval_of_value
+from tjit.tracing.fp_quiet import quiet_off, quiet_on
 from tjit.tracing.errors import (
     ConcretizationTypeError, TracerBoolConversionError, TracerIntegerConversionError,
     UnexpectedTracerError, user_location)
@@ -51,6 +52,9 @@ class Primitive:
         # Say explicitly when a rule is intentionally missing (e.g. not differentiable).
         self.not_differentiable = False
         self.effectful = False
+        # The NumPy ufunc the impl is, on NumPy operands (set for plain elementwise ops):
+        # the eager fast lane calls it directly once a signature is known.
+        self.eager_ufunc = None
 
     def __repr__(self):
         return self.name
@@ -208,9 +212,11 @@ def set_host_device(device):
 
 _checked = {}  # (primitive, input shapes/dtypes) already validated by abstract_eval
 
-#: (primitive, (shape, dtype, weak) of each NumPy-backed operand, params) -> the output's
-#: weak flag (a list of them for multiple results): the abstract rule accepted this
-#: signature and the weak-type rule gave this answer, so neither runs again for it.
+#: (primitive, (shape, dtype, weak) of each NumPy-backed operand, params) ->
+#: ``(weak, ufunc, quiet)``: the output's weak flag (a list of them for multiple results),
+#: as the abstract rule accepted this signature and the weak-type rule gave this answer,
+#: so neither runs again for it; the ufunc to call instead of the impl (or None) and
+#: whether NumPy's warnings must be off around it (:func:`_direct_ufunc`).
 _fast_weak = {}
 
 
@@ -245,31 +251,72 @@ def _fast_key(prim, args, params):
     return ((key, tuple(params.items())) if params else key), vals
 
 
+#: ufuncs that never raise a floating-point flag on integer and bool operands (integer
+#: add/multiply wrap silently), so they need no warning switch-off there
+_SILENT_ON_INTS = frozenset([
+    np.add, np.subtract, np.multiply, np.negative, np.abs, np.equal, np.not_equal,
+    np.less, np.less_equal, np.greater, np.greater_equal, np.bitwise_and, np.bitwise_or,
+    np.bitwise_xor, np.invert, np.conj])
+
+
 def eager_fast(prim, args, params):
     """``prim`` run eagerly on NumPy-backed Arrays whose signature was seen before
     (checked by the abstract rule then), else None: the general path must run."""
-    if len(args) == 2 and not params:  # the common case, spelled out
+    n = len(args)
+    if n == 2 and not params:  # the common cases, spelled out
         x, y = args
         if type(x) is not Array or type(y) is not Array:
             return None
         vx, vy = x._value, y._value
         if type(vx) is not np.ndarray or type(vy) is not np.ndarray:
             return None
-        weak = _fast_weak.get((prim, vx.shape, vx.dtype, x._weak, vy.shape, vy.dtype,
-                               y._weak))
-        if weak is None:
+        entry = _fast_weak.get((prim, vx.shape, vx.dtype, x._weak, vy.shape, vy.dtype,
+                                y._weak))
+        if entry is None:
             return None
-        out = prim.impl(np, vx, vy)
+        weak, ufunc, quiet = entry
+        if ufunc is None:
+            out = prim.impl(np, vx, vy)
+        elif quiet:
+            token = quiet_on()
+            try:
+                out = ufunc(vx, vy)
+            finally:
+                quiet_off(token)
+        else:
+            out = ufunc(vx, vy)
+    elif n == 1 and not params:
+        x = args[0]
+        if type(x) is not Array:
+            return None
+        vx = x._value
+        if type(vx) is not np.ndarray:
+            return None
+        entry = _fast_weak.get((prim, vx.shape, vx.dtype, x._weak))
+        if entry is None:
+            return None
+        weak, ufunc, quiet = entry
+        if ufunc is None:
+            out = prim.impl(np, vx)
+        elif quiet:
+            token = quiet_on()
+            try:
+                out = ufunc(vx)
+            finally:
+                quiet_off(token)
+        else:
+            out = ufunc(vx)
     else:
         kv = _fast_key(prim, args, params)
         if kv is None:
             return None
         try:
-            weak = _fast_weak.get(kv[0])
+            entry = _fast_weak.get(kv[0])
         except TypeError:  # unhashable params
             return None
-        if weak is None:
+        if entry is None:
             return None
+        weak = entry[0]
         out = prim.impl(np, *kv[1], **params)
     if type(out) is np.ndarray:
         return Array(out, weak)
@@ -278,8 +325,26 @@ def eager_fast(prim, args, params):
     return Array(np.asarray(out), weak)
 
 
+def _direct_ufunc(prim, vals, params, out):
+    """``(ufunc, quiet)`` when ``prim`` on ``vals`` is its plain NumPy ufunc giving the
+    dtype the impl gave (``out``), so the fast lane may call the ufunc itself (``quiet``:
+    whether NumPy's warnings must be off around it); ``(None, False)`` otherwise."""
+    ufunc = prim.eager_ufunc
+    if ufunc is None or params or quiet_on is None or not isinstance(out, Array):
+        return None, False
+    try:
+        got = ufunc.resolve_dtypes(tuple(v.dtype for v in vals) + (None,) * ufunc.nout)
+    except Exception:  # noqa: BLE001 - a dtype NumPy cannot resolve: keep the impl
+        return None, False
+    if got[-1] != out._value.dtype:
+        return None, False
+    quiet = not (ufunc in _SILENT_ON_INTS and all(v.dtype.kind in "biu" for v in vals))
+    return ufunc, quiet
+
+
 def _remember_fast(prim, args, params, out):
-    """Record the output weak flag(s) of a call the general path just ran."""
+    """Record the output weak flag(s) of a call the general path just ran, and the
+    ufunc the fast lane may call for it."""
     kv = _fast_key(prim, args, params)
     if kv is None:
         return
@@ -292,10 +357,11 @@ def _remember_fast(prim, args, params, out):
         weak = [o._weak for o in out]
     else:
         return
+    ufunc, quiet = _direct_ufunc(prim, kv[1], params, out)
     try:
         if len(_fast_weak) > 4096:
             _fast_weak.clear()
-        _fast_weak[kv[0]] = weak
+        _fast_weak[kv[0]] = (weak, ufunc, quiet)
     except TypeError:  # unhashable params
         pass
 

@@ -1,0 +1,48 @@
+"""NumPy's floating-point warnings switched off around reference impls.
+
+JAX returns inf/NaN silently for ``log(-1)``, ``1/0`` and overflow, so eager tjit must not
+warn either. ``np.errstate`` builds a context manager per call; on NumPy 2 the error state
+is a context variable, and setting it directly costs a third as much (this runs on every
+eager op). Used by the primitives' impls (:func:`quiet`) and by the eager fast lane in
+``tracing/core.py`` (:data:`quiet_on` / :data:`quiet_off`).
+"""
+
+import numpy as np
+
+try:  # NumPy 2: the ufuncs read their error state from this context variable
+    from numpy._core.umath import _extobj_contextvar, _make_extobj
+    _IGNORE_ALL = _make_extobj(all="ignore")
+except (ImportError, AttributeError, TypeError):  # pragma: no cover - other NumPy versions
+    _extobj_contextvar = None
+
+#: ``token = quiet_on()`` ... ``quiet_off(token)``: warnings off in between (None when
+#: this NumPy has no error-state context variable; use :func:`quiet` then)
+if _extobj_contextvar is not None:
+    def quiet_on(_set=_extobj_contextvar.set, _state=_IGNORE_ALL):
+        return _set(_state)
+    quiet_off = _extobj_contextvar.reset
+else:  # pragma: no cover
+    quiet_on = quiet_off = None
+
+
+def quiet(impl):
+    """``impl`` with NumPy's floating-point warnings (divide, invalid, overflow) off.
+    The wrapper's ``__wrapped__`` is ``impl`` itself, for callers that switch the
+    warnings off once around several calls."""
+    if _extobj_contextvar is None:  # pragma: no cover
+        def quiet_impl(xp, *args, **params):
+            with np.errstate(all="ignore"):
+                return impl(xp, *args, **params)
+    else:
+        set_, reset, state = _extobj_contextvar.set, _extobj_contextvar.reset, _IGNORE_ALL
+
+        def quiet_impl(xp, *args, **params):
+            token = set_(state)
+            try:
+                return impl(xp, *args, **params)
+            finally:
+                reset(token)
+    quiet_impl.__name__ = getattr(impl, "__name__", "impl")
+    quiet_impl.__wrapped__ = impl
+    quiet_impl.fp_quiet = True
+    return quiet_impl
