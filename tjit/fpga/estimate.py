@@ -213,8 +213,9 @@ def stage_estimate(kernel, name, env=None, streamed_inputs=None, lanes=1):
     row = S.row_buffered_len(k)
     n_in = sum(1 for a in k.args if a.role == "in") if streamed_inputs is None \
         else streamed_inputs
-    if row is not None and n_in:        # a row buffer per streamed input (W banks)
-        per += steps + io
+    if row is not None and n_in:        # a row buffer per streamed input (W banks),
+        if w == 1 or not levels:        # filled by its own pass or by the first level's
+            per += steps + io
         bram += n_in * max(w if w > 1 else 0, math.ceil(row * 4 / BRAM_BYTES))
     for js in levels:
         lat, d_, l_, f_ = _body([k.stages[j].expr for j in js])

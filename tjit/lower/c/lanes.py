@@ -12,7 +12,7 @@ so the reader and writer stages that feed the design move one beat a cycle.
   results are bit-identical to one point a step;
 * **row style** (row length a concrete multiple of W, at most ``streams.MAX_ROW``):
   each row is read into its row buffer a packet a step (the buffer partitioned
-  cyclically by W); each stage level takes W points of the row a step, folds them
+  cyclically by W) by the first stage level's pass; each stage level takes W points of the row a step, folds them
   pairwise in a fixed tree (``(x0 + x1) + (x2 + x3)``, ... lane order) and adds that to
   the step's interleaved accumulator (``hls_dialect.PARTIALS``, folded as stated
   there), so a float sum is the same sum reassociated, reproducibly; the store pass
@@ -141,15 +141,21 @@ def render_rows(r):
     row_in = {a: f"{buf}[j + ln]" for a, buf in r.rowbuf.items()}
     for buf in r.rowbuf.values():
         r.shared.append(f"#pragma HLS ARRAY_PARTITION variable={buf} cyclic factor={w}")
+    levels = stage_levels(k)
     with r.nest(outer, innermost=False):
-        for a, buf in r.rowbuf.items():          # a row, a packet a step
+        for a, buf in r.rowbuf.items() if not levels else ():   # a row, a packet a step
             with _steps(r, n, w):
                 pk = r.var("pk")
                 r.emit(f"const {packet_type(r.d, k.args[a].dtype, w)} {pk} = a{a}.read();")
                 with _lanes(r, w):
                     r.emit(f"{buf}[j + ln] = {pk}[ln];")
-        for js in stage_levels(k):
-            _fold_level(r, js, n, w, row_in)
+        later = [k.stages[j].expr for js in levels[1:] for j in js] + \
+            [st.expr for st in k.stores if st.level != "outer"]
+        kept = {node.arg for e in later for node in K.walk(e) if isinstance(node, K.Load)}
+        for lv, js in enumerate(levels):     # (the first level fills the row buffers)
+            _fold_level(r, js, n, w, row_in, fill=kept if lv == 0 else None)
+        for a in r.rowbuf.keys() - kept if levels else ():
+            r.emit(f"(void){r.rowbuf[a]};")      # (its row is used by the first level only)
         scope = {}
         for st in k.stores:
             if st.level == "outer":
@@ -187,9 +193,11 @@ def _indices(r, flat, gs):
             r.emit(f"(void)i{g};")
 
 
-def _fold_level(r, js, n, w, row_in):
+def _fold_level(r, js, n, w, row_in, fill=None):
     """Stages ``js`` over the row: per step, W lanes folded pairwise, then into the
-    step's interleaved accumulator."""
+    step's interleaved accumulator; ``fill`` (the first level): the step reads the
+    streamed inputs' packets, takes its lanes from them and keeps those of the inputs
+    in ``fill`` (read again later) in their row buffers."""
     ks = r.k.stages
     inner = [g for g, red in enumerate(r.plan.reduce) if red]
     accs = {}
@@ -199,6 +207,11 @@ def _fold_level(r, js, n, w, row_in):
                f"{r.s.identity(ks[j].monoid, ks[j].dtype)};")
     part = r._partials(js)
     with _steps(r, n, w):
+        packets = {}
+        for a in r.rowbuf if fill is not None else ():
+            packets[a] = r.var("pk")
+            r.emit(f"const {packet_type(r.d, r.k.args[a].dtype, w)} {packets[a]} = "
+                   f"a{a}.read();")
         lane_vals = {}
         for j in js:
             lane_vals[j] = r.var("lx")
@@ -206,7 +219,10 @@ def _fold_level(r, js, n, w, row_in):
             r.emit(f"#pragma HLS ARRAY_PARTITION variable={lane_vals[j]} complete")
         with _lanes(r, w, inner):
             _indices(r, "(j + ln)", inner)
-            r.lane = row_in
+            for a, p in packets.items():
+                if a in fill:
+                    r.emit(f"{r.rowbuf[a]}[j + ln] = {p}[ln];")
+            r.lane = {**row_in, **{a: f"{p}[ln]" for a, p in packets.items()}}
             scope = {}
             for j in js:
                 r.emit(f"{lane_vals[j]}[ln] = {r.typed(ks[j].expr, ks[j].dtype, scope)};")
