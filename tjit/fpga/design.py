@@ -16,6 +16,10 @@ under ``#pragma HLS DATAFLOW`` (the stages run at once, each a pipelined loop ne
   ``hls::stream<T, depth>``: a reader stage turns an input port into streams, a writer
   stage a stream into an output port, a fork stage copies a stream to several
   consumers. A value no one reads is discarded in its producer;
+* **lanes**: a stage takes W points a pipelined step where ``lower/c/lanes.py`` allows
+  (16 float32 / 8 float64 lanes: a 512-bit beat), its streams carrying W-lane packets;
+  readers and writers move a beat a step (contiguous, so Vitis bursts the port at 512
+  bits). Stream depths count packets;
 * **depths**: a consumer that first holds back data (a row-style kernel reads a row
   of ``N`` before it writes, a stage waiting for a buffer waits for its producer's
   whole run) makes the other streams into it wait; each stream is

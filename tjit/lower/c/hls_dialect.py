@@ -16,7 +16,8 @@ stays a table):
   every cycle although a float add takes several; the accumulators are folded
   pairwise at the end: ``((p0 + p1) + (p2 + p3)) + ((p4 + p5) + (p6 + p7))``, a fixed
   order, so results are reproducible (and differ from a sequential sum only by
-  reassociation);
+  reassociation); a W-lane stage (``lanes.py``) first folds its W lanes of a step
+  pairwise in lane order, then adds that to the step's accumulator;
 * math through ``hls_math.h`` (``hls::exp``...); in C simulation tjit's own
   ``hls_math.h`` maps them to ``<cmath>`` (Vitis' versions of exp/log/... are within a
   few ulp of the C library; the tests allow the renderer's math tolerance).
