@@ -8,7 +8,8 @@ import numpy as np
 from tjit.config import config as _config
 from tjit.tracing import dtypes
 from tjit.tracing.core import Array as _Array
-from tjit.tracing.core import EvalTrace as _EvalTrace, eager_fast as _eager_fast
+from tjit.tracing.core import EvalTrace as _EvalTrace
+from tjit.tracing.core import eager_fast1 as _eager_fast1, eager_fast2 as _eager_fast2
 from tjit.tracing.core import trace_ctx as _trace_ctx
 from tjit import lax
 from tjit.transforms.custom_derivatives import custom_jvp
@@ -25,17 +26,6 @@ _WIDE_INEXACT = frozenset([dtypes.float64, dtypes.complex128])
 
 def _kept(dt):
     return dt in _NARROW_INEXACT or (dt in _WIDE_INEXACT and _config.enable_x64)
-
-
-def _same_signature(x, y, inexact):
-    """Whether Arrays ``x`` and ``y`` need no promotion or broadcasting: same dtype,
-    shape and weak flag (for an inexact function, a kept inexact dtype)."""
-    vx, vy = x._value, y._value
-    return (vx.dtype == vy.dtype and vx.shape == vy.shape and x._weak is y._weak
-            and (not inexact or _kept(vx.dtype)))
-
-
-_NO_PARAMS = {}
 
 
 def _eager_prim(lax_fn):
@@ -74,14 +64,24 @@ def _two_in(name, lax_fn, inexact=False, doc=None):
     prim_for = _eager_prim(lax_fn)
 
     def f(x, y, /):
-        if not (type(x) is _Array and type(y) is _Array and _same_signature(x, y, inexact)):
-            if inexact:
-                x, y = promote_args_inexact(name, x, y)
-            else:
-                x, y = promote_args(name, x, y)
+        if type(x) is _Array and type(y) is _Array:
+            vx, vy = x._value, y._value
+            if (vx.dtype == vy.dtype and vx.shape == vy.shape and x._weak is y._weak
+                    and (not inexact or _kept(vx.dtype))):
+                # nothing to promote or broadcast (the common eager call): the
+                # primitive's fast lane when its signature is known, else bind it
+                if prim_for is not None and type(_trace_ctx.trace) is _EvalTrace:
+                    out = _eager_fast2(prim_for(vx.dtype), x, y)
+                    if out is not None:
+                        return out
+                return lax_fn(x, y)
+        if inexact:
+            x, y = promote_args_inexact(name, x, y)
+        else:
+            x, y = promote_args(name, x, y)
         if prim_for is not None and type(x) is _Array and \
                 type(_trace_ctx.trace) is _EvalTrace:
-            out = _eager_fast(prim_for(x._value.dtype), (x, y), _NO_PARAMS)
+            out = _eager_fast2(prim_for(x._value.dtype), x, y)
             if out is not None:
                 return out
         return lax_fn(x, y)
@@ -357,8 +357,8 @@ def float_power(x, y, /):
 def _eager1(prim, x):
     """``prim(x)`` by the eager fast lane for a NumPy-backed Array outside any
     transformation whose signature is known (else None)."""
-    if type(x) is _Array and type(_trace_ctx.trace) is _EvalTrace:
-        return _eager_fast(prim, (x,), _NO_PARAMS)
+    if type(_trace_ctx.trace) is _EvalTrace:
+        return _eager_fast1(prim, x)
     return None
 
 

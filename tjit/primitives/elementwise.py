@@ -28,7 +28,7 @@ from tjit.primitives import base, ieee_minmax
 from tjit.primitives.base import (
     ANY, FLOAT, INT, INT_OR_BOOL, NUMBER, REAL_FLOAT, check_dtype_kind, new_primitive,
     same_dtypes, same_shapes)
-from tjit.tracing.fp_quiet import quiet as _quiet  # noqa: F401 - other modules import it here
+from tjit.tracing.fp_quiet import quiet as _quiet
 
 
 def unop(name, impl, kind=NUMBER, result_dtype=None):

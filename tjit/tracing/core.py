@@ -262,62 +262,79 @@ _SILENT_ON_INTS = frozenset([
 def eager_fast(prim, args, params):
     """``prim`` run eagerly on NumPy-backed Arrays whose signature was seen before
     (checked by the abstract rule then), else None: the general path must run."""
-    n = len(args)
-    if n == 2 and not params:  # the common cases, spelled out
-        x, y = args
-        if type(x) is not Array or type(y) is not Array:
-            return None
-        vx, vy = x._value, y._value
-        if type(vx) is not np.ndarray or type(vy) is not np.ndarray:
-            return None
-        entry = _fast_weak.get((prim, vx.shape, vx.dtype, x._weak, vy.shape, vy.dtype,
-                                y._weak))
-        if entry is None:
-            return None
-        weak, ufunc, quiet = entry
-        if ufunc is None:
-            out = prim.impl(np, vx, vy)
-        elif quiet:
-            token = quiet_on()
-            try:
-                out = ufunc(vx, vy)
-            finally:
-                quiet_off(token)
-        else:
-            out = ufunc(vx, vy)
-    elif n == 1 and not params:
-        x = args[0]
-        if type(x) is not Array:
-            return None
-        vx = x._value
-        if type(vx) is not np.ndarray:
-            return None
-        entry = _fast_weak.get((prim, vx.shape, vx.dtype, x._weak))
-        if entry is None:
-            return None
-        weak, ufunc, quiet = entry
-        if ufunc is None:
-            out = prim.impl(np, vx)
-        elif quiet:
-            token = quiet_on()
-            try:
-                out = ufunc(vx)
-            finally:
-                quiet_off(token)
-        else:
-            out = ufunc(vx)
-    else:
-        kv = _fast_key(prim, args, params)
-        if kv is None:
-            return None
+    if not params:  # the common cases, spelled out
+        n = len(args)
+        if n == 2:
+            return eager_fast2(prim, args[0], args[1])
+        if n == 1:
+            return eager_fast1(prim, args[0])
+    kv = _fast_key(prim, args, params)
+    if kv is None:
+        return None
+    try:
+        entry = _fast_weak.get(kv[0])
+    except TypeError:  # unhashable params
+        return None
+    if entry is None:
+        return None
+    weak = entry[0]
+    out = prim.impl(np, *kv[1], **params)
+    if type(out) is np.ndarray:
+        return Array(out, weak)
+    if prim.multiple_results:
+        return wrap_outputs(prim, out, weak)
+    return Array(np.asarray(out), weak)
+
+
+def eager_fast2(prim, x, y):
+    """:func:`eager_fast` of a primitive with two operands and no params."""
+    if type(x) is not Array or type(y) is not Array:
+        return None
+    vx, vy = x._value, y._value
+    if type(vx) is not np.ndarray or type(vy) is not np.ndarray:
+        return None
+    entry = _fast_weak.get((prim, vx.shape, vx.dtype, x._weak, vy.shape, vy.dtype, y._weak))
+    if entry is None:
+        return None
+    weak, ufunc, quiet = entry
+    if ufunc is None:
+        out = prim.impl(np, vx, vy)
+    elif quiet:
+        token = quiet_on()
         try:
-            entry = _fast_weak.get(kv[0])
-        except TypeError:  # unhashable params
-            return None
-        if entry is None:
-            return None
-        weak = entry[0]
-        out = prim.impl(np, *kv[1], **params)
+            out = ufunc(vx, vy)
+        finally:
+            quiet_off(token)
+    else:
+        out = ufunc(vx, vy)
+    if type(out) is np.ndarray:
+        return Array(out, weak)
+    if prim.multiple_results:
+        return wrap_outputs(prim, out, weak)
+    return Array(np.asarray(out), weak)
+
+
+def eager_fast1(prim, x):
+    """:func:`eager_fast` of a primitive with one operand and no params."""
+    if type(x) is not Array:
+        return None
+    vx = x._value
+    if type(vx) is not np.ndarray:
+        return None
+    entry = _fast_weak.get((prim, vx.shape, vx.dtype, x._weak))
+    if entry is None:
+        return None
+    weak, ufunc, quiet = entry
+    if ufunc is None:
+        out = prim.impl(np, vx)
+    elif quiet:
+        token = quiet_on()
+        try:
+            out = ufunc(vx)
+        finally:
+            quiet_off(token)
+    else:
+        out = ufunc(vx)
     if type(out) is np.ndarray:
         return Array(out, weak)
     if prim.multiple_results:
