@@ -37,6 +37,9 @@ from tjit.devices.cuda_compile import CudaCompileError, compile_source, options
 from tjit.lower.c import render
 
 ARCH = "compute_90"
+#: Worker threads: NVRTC releases the GIL, so on a machine with cores to spare batches
+#: compile side by side; on two cores one worker leaves one to the tests.
+WORKERS = max(1, min(4, (os.cpu_count() or 2) // 2))
 
 
 def _digest():
@@ -73,9 +76,10 @@ class Checker:
         self._pending = []
         self._lock = threading.Lock()
         self._queue = queue.Queue()
-        self._thread = threading.Thread(target=self._work, name="tjit-nvrtc-check",
-                                        daemon=True)
-        self._thread.start()
+        self._threads = [threading.Thread(target=self._work, name=f"tjit-nvrtc-check-{i}",
+                                          daemon=True) for i in range(WORKERS)]
+        for worker in self._threads:
+            worker.start()
 
     # -- main thread ----------------------------------------------------------------------
     def add(self, h, kernel):
@@ -98,8 +102,10 @@ class Checker:
             batch, self._pending = self._pending, []
         if batch:
             self._queue.put(batch)
-        self._queue.put(None)
-        self._thread.join()
+        for _ in self._threads:
+            self._queue.put(None)
+        for worker in self._threads:
+            worker.join()
         self.seconds["end wait"] = time.perf_counter() - t
         if self.passed:
             disk_cache.put(self.key, "\n".join(sorted(self.known_ok | self.passed)).encode())
@@ -110,11 +116,12 @@ class Checker:
             try:
                 self._check(batch)
             except Exception:      # noqa: BLE001 (a bug here must fail the run, not hang it)
-                self.failures += [Failure(h, k, w, None, traceback.format_exc())
-                                  for h, k, w in batch]
+                self.failures.extend(Failure(h, k, w, None, traceback.format_exc())
+                                     for h, k, w in batch)
 
     def _check(self, batch):
-        self.batches += 1
+        with self._lock:
+            self.batches += 1
         t = time.perf_counter()
         srcs = []
         for h, k, where in batch:
@@ -124,7 +131,8 @@ class Checker:
                 self.failures.append(Failure(h, k, where, None,
                                              "render(kernel, 'cuda') raised:\n"
                                              + traceback.format_exc()))
-        self.seconds["render"] += time.perf_counter() - t
+        with self._lock:
+            self.seconds["render"] += time.perf_counter() - t
         if not srcs:
             return
         try:
@@ -145,7 +153,8 @@ class Checker:
         try:
             compile_source(runners.unit(srcs), ARCH)
         finally:
-            self.seconds["nvrtc"] += time.perf_counter() - t
+            with self._lock:
+                self.seconds["nvrtc"] += time.perf_counter() - t
 
 
 _checker = None
@@ -195,7 +204,7 @@ def pytest_terminal_summary(terminalreporter):
     tr.write_line(
         f"nvrtc check: {c.kernels} distinct kernels, {c.cached} known to compile, "
         f"{len(c.passed)} compiled for {ARCH} in {c.batches} batches (render "
-        f"{s['render']:.1f} s, NVRTC {s['nvrtc']:.1f} s, mostly in the background; "
+        f"{s['render']:.1f} s, NVRTC {s['nvrtc']:.1f} s in {WORKERS} background threads; "
         f"{s['end wait']:.1f} s waited at the end), {len(c.failures)} failed")
     if c.failures:
         tr.write_sep("=", f"{len(c.failures)} kernels failed to compile as CUDA "
