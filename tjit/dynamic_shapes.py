@@ -84,7 +84,7 @@ def _import_lazy_sympy():
     for name in _LAZY_SYMPY:
         try:
             importlib.import_module(name)
-        except Exception:  # noqa: BLE001  (only a head start: the trace imports it anyway)
+        except Exception:  # noqa: BLE001, S110  (a head start only: the trace imports it)
             pass
 
 

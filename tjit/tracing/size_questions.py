@@ -174,7 +174,8 @@ def _ne(self, other):
         answer = q.equal(self, other, f"{self} == {other}")
         if answer is not None:
             return not answer
-    return not self == other    # (as sympy's own __ne__: Python tries the reflection)
+    # (as sympy's own __ne__, reflection included; ``self != other`` would recurse here)
+    return not self == other  # noqa: SIM201
 
 
 def _hash(self):
