@@ -10,6 +10,7 @@ from tjit.tracing import dtypes
 from tjit.tracing.core import Array as _Array
 from tjit.tracing.core import EvalTrace as _EvalTrace
 from tjit.tracing.core import eager_fast1 as _eager_fast1, eager_fast2 as _eager_fast2
+from tjit.tracing.core import fast_runner1 as _fast_runner1, fast_runner2 as _fast_runner2
 from tjit.tracing.core import trace_ctx as _trace_ctx
 from tjit import lax
 from tjit.transforms.custom_derivatives import custom_jvp
@@ -17,6 +18,8 @@ from tjit.numpy._core import (
     broadcast_arrays_, broadcast_to_shape, ensure_array, promote_args, promote_args_inexact,
     promote_dtypes_inexact)
 
+
+_ndarray = np.ndarray
 
 #: inexact dtypes that an inexact function takes as they are (64-bit ones are canonical
 #: only under x64, checked at the call)
@@ -38,18 +41,34 @@ def _eager_prim(lax_fn):
     return None if prim is None else (lambda dt: prim)
 
 
+def _keep(runs, key, run):
+    """Remember a signature's fast-lane call in a function's own table (bounded)."""
+    if len(runs) > 512:
+        runs.clear()
+    runs[key] = run
+
+
 def _one_in(name, lax_fn, inexact=False, doc=None):
     prim_for = _eager_prim(lax_fn)
+    runs = {}  # (shape, dtype, weak) of a NumPy-backed operand -> its fast-lane call
 
     def f(x, /):
-        if type(x) is _Array and (not inexact or _kept(x._value.dtype)):
-            # nothing to convert (the common eager call): run the primitive directly
-            # when its signature is known (eager_fast), else bind it as usual
-            if prim_for is not None:
-                out = _eager1(prim_for(x._value.dtype), x)
-                if out is not None:
-                    return out
-            return lax_fn(x)
+        if type(x) is _Array:
+            vx = x._value
+            if type(_trace_ctx.trace) is _EvalTrace and type(vx) is _ndarray:
+                run = runs.get((vx.shape, vx.dtype, x._weak))
+                if run is not None:
+                    return run(vx)
+            if not inexact or _kept(vx.dtype):
+                # nothing to convert (the common eager call): run the primitive directly
+                # when its signature is known (fast_runner1), else bind it as usual
+                if prim_for is not None and type(_trace_ctx.trace) is _EvalTrace:
+                    run = _fast_runner1(prim_for(vx.dtype), x)
+                    if run is not None:
+                        if not inexact or vx.dtype in _NARROW_INEXACT:  # x64 aside
+                            _keep(runs, (vx.shape, vx.dtype, x._weak), run)
+                        return run(vx)
+                return lax_fn(x)
         if inexact:
             x = promote_dtypes_inexact(ensure_array(name, x))[0]
         else:
@@ -63,17 +82,26 @@ def _one_in(name, lax_fn, inexact=False, doc=None):
 def _two_in(name, lax_fn, inexact=False, doc=None):
     prim_for = _eager_prim(lax_fn)
 
+    runs = {}  # (shape, dtype, weak) of NumPy-backed operands -> their fast-lane call
+
     def f(x, y, /):
         if type(x) is _Array and type(y) is _Array:
             vx, vy = x._value, y._value
+            if type(_trace_ctx.trace) is _EvalTrace:
+                run = runs.get((vx.shape, vx.dtype, x._weak, vy.shape, vy.dtype, y._weak))
+                if run is not None and type(vx) is _ndarray and type(vy) is _ndarray:
+                    return run(vx, vy)
             if (vx.dtype == vy.dtype and vx.shape == vy.shape and x._weak is y._weak
                     and (not inexact or _kept(vx.dtype))):
                 # nothing to promote or broadcast (the common eager call): the
                 # primitive's fast lane when its signature is known, else bind it
                 if prim_for is not None and type(_trace_ctx.trace) is _EvalTrace:
-                    out = _eager_fast2(prim_for(vx.dtype), x, y)
-                    if out is not None:
-                        return out
+                    run = _fast_runner2(prim_for(vx.dtype), x, y)
+                    if run is not None:
+                        if not inexact or vx.dtype in _NARROW_INEXACT:  # x64 aside
+                            _keep(runs, (vx.shape, vx.dtype, x._weak, vy.shape, vy.dtype,
+                                         y._weak), run)
+                        return run(vx, vy)
                 return lax_fn(x, y)
         if inexact:
             x, y = promote_args_inexact(name, x, y)

@@ -212,16 +212,15 @@ def set_host_device(device):
 
 _checked = {}  # (primitive, input shapes/dtypes) already validated by abstract_eval
 
-#: (primitive, (shape, dtype, weak) of each NumPy-backed operand, params) ->
-#: ``(weak, ufunc, quiet)``: the output's weak flag (a list of them for multiple results),
-#: as the abstract rule accepted this signature and the weak-type rule gave this answer,
-#: so neither runs again for it; the ufunc to call instead of the impl (or None) and
-#: whether NumPy's warnings must be off around it (:func:`_direct_ufunc`).
-_fast_weak = {}
+#: (primitive, (shape, dtype, weak) of each NumPy-backed operand, params) -> the call
+#: that runs it (:func:`_runner`): the abstract rule accepted this signature and the
+#: weak-type rule gave the output's weak flag(s), so neither runs again for it; the call
+#: is the primitive's NumPy ufunc itself where that gives the same (:func:`_direct_ufunc`).
+_fast_runs = {}
 
 
 def _fast_key(prim, args, params):
-    """``(key, values)`` of a call for :data:`_fast_weak`, or None when an operand is
+    """``(key, values)`` of a call for :data:`_fast_runs`, or None when an operand is
     not a NumPy-backed Array (1 and 2 operands, the common cases, are spelled out)."""
     n = len(args)
     if n == 2:
@@ -272,74 +271,81 @@ def eager_fast(prim, args, params):
     if kv is None:
         return None
     try:
-        entry = _fast_weak.get(kv[0])
+        run = _fast_runs.get(kv[0])
     except TypeError:  # unhashable params
         return None
-    if entry is None:
-        return None
-    weak = entry[0]
-    out = prim.impl(np, *kv[1], **params)
-    if type(out) is np.ndarray:
-        return Array(out, weak)
-    if prim.multiple_results:
-        return wrap_outputs(prim, out, weak)
-    return Array(np.asarray(out), weak)
+    return None if run is None else run(*kv[1], **params)
 
 
 def eager_fast2(prim, x, y):
     """:func:`eager_fast` of a primitive with two operands and no params."""
-    if type(x) is not Array or type(y) is not Array:
-        return None
-    vx, vy = x._value, y._value
-    if type(vx) is not np.ndarray or type(vy) is not np.ndarray:
-        return None
-    entry = _fast_weak.get((prim, vx.shape, vx.dtype, x._weak, vy.shape, vy.dtype, y._weak))
-    if entry is None:
-        return None
-    weak, ufunc, quiet = entry
-    if ufunc is None:
-        out = prim.impl(np, vx, vy)
-    elif quiet:
-        token = quiet_on()
-        try:
-            out = ufunc(vx, vy)
-        finally:
-            quiet_off(token)
-    else:
-        out = ufunc(vx, vy)
-    if type(out) is np.ndarray:
-        return Array(out, weak)
-    if prim.multiple_results:
-        return wrap_outputs(prim, out, weak)
-    return Array(np.asarray(out), weak)
+    run = fast_runner2(prim, x, y)
+    return None if run is None else run(x._value, y._value)
 
 
 def eager_fast1(prim, x):
     """:func:`eager_fast` of a primitive with one operand and no params."""
+    run = fast_runner1(prim, x)
+    return None if run is None else run(x._value)
+
+
+def fast_runner1(prim, x):
+    """:func:`fast_runner2` of a primitive with one operand."""
     if type(x) is not Array:
         return None
     vx = x._value
     if type(vx) is not np.ndarray:
         return None
-    entry = _fast_weak.get((prim, vx.shape, vx.dtype, x._weak))
-    if entry is None:
+    return _fast_runs.get((prim, vx.shape, vx.dtype, x._weak))
+
+
+def fast_runner2(prim, x, y):
+    """The fast lane's ``run(x._value, y._value) -> Array`` for ``prim`` on Arrays ``x``
+    and ``y`` (no params), or None (not NumPy-backed, or a signature not seen yet).
+    Callers that recognise the signature themselves (tjit.numpy's functions) keep it."""
+    if type(x) is not Array or type(y) is not Array:
         return None
-    weak, ufunc, quiet = entry
+    vx, vy = x._value, y._value
+    if type(vx) is not np.ndarray or type(vy) is not np.ndarray:
+        return None
+    return _fast_runs.get((prim, vx.shape, vx.dtype, x._weak, vy.shape, vy.dtype, y._weak))
+
+
+def _runner(prim, weak, ufunc, quiet, n):
+    """``run(*values, **params) -> Array(s)`` for one signature of ``n`` operands:
+    ``ufunc`` called directly (with NumPy's warnings off where ``quiet``), or else the
+    primitive's impl."""
     if ufunc is None:
-        out = prim.impl(np, vx)
+        impl = prim.impl
+
+        def run(*vals, **params):
+            out = impl(np, *vals, **params)
+            if type(out) is np.ndarray:
+                return Array(out, weak)
+            if prim.multiple_results:
+                return wrap_outputs(prim, out, weak)
+            return Array(np.asarray(out), weak)
+    elif quiet and n == 2:
+        def run(vx, vy):
+            token = quiet_on()
+            try:
+                out = ufunc(vx, vy)
+            finally:
+                quiet_off(token)
+            return Array(out if type(out) is np.ndarray else np.asarray(out), weak)
     elif quiet:
-        token = quiet_on()
-        try:
-            out = ufunc(vx)
-        finally:
-            quiet_off(token)
-    else:
-        out = ufunc(vx)
-    if type(out) is np.ndarray:
-        return Array(out, weak)
-    if prim.multiple_results:
-        return wrap_outputs(prim, out, weak)
-    return Array(np.asarray(out), weak)
+        def run(vx):
+            token = quiet_on()
+            try:
+                out = ufunc(vx)
+            finally:
+                quiet_off(token)
+            return Array(out if type(out) is np.ndarray else np.asarray(out), weak)
+    else:  # integer/bool operands of a ufunc that cannot warn on them
+        def run(*vals):
+            out = ufunc(*vals)
+            return Array(out if type(out) is np.ndarray else np.asarray(out), weak)
+    return run
 
 
 def _direct_ufunc(prim, vals, params, out):
@@ -374,13 +380,14 @@ def _remember_fast(prim, args, params, out):
         weak = [o._weak for o in out]
     else:
         return
-    ufunc, quiet = _direct_ufunc(prim, kv[1], params, out)
     try:
-        if len(_fast_weak) > 4096:
-            _fast_weak.clear()
-        _fast_weak[kv[0]] = (weak, ufunc, quiet)
+        hash(kv[0])
     except TypeError:  # unhashable params
-        pass
+        return
+    if len(_fast_runs) > 4096:
+        _fast_runs.clear()
+    ufunc, quiet = _direct_ufunc(prim, kv[1], params, out)
+    _fast_runs[kv[0]] = _runner(prim, weak, ufunc, quiet, len(kv[1]))
 
 
 def escaped_tracer_error(tracer, prim=None):
