@@ -76,6 +76,8 @@ def test_pointwise_design_moves_16_float32_lanes_a_step():
         assert {st.lanes for st in d.stages} == {lanes}
         assert {s.lanes for s in d.streams} == {lanes}
         assert ("hls::vector<float, 16>" in d.text) == (lanes == 16)
+        assert d.port_lanes == [lanes] * len(d.ports)     # ports of 512-bit beats
+        assert ("const hls::vector<float, 16> *p" in d.text) == (lanes == 16)
         (de,) = c.hls_report().designs
         assert [e.trip for e in de.stages] == [x.size // lanes] * len(de.stages)
         for g, w in zip(tjit.tree_util.tree_leaves(c(x)), tjit.tree_util.tree_leaves(ref(x))):

@@ -115,6 +115,7 @@ class Design:
     streams: list
     buffers: list
     port_names: list = dataclasses.field(default_factory=list)
+    port_lanes: list = dataclasses.field(default_factory=list)   # >1: hls::vector<T, W> *
 
     @property
     def dram_intermediates(self):
@@ -302,13 +303,19 @@ class _Layout:
                 if v in names:
                     users.setdefault(v, []).append(st.name)
         self.port_names = [names[v] for v, *_ in self.ports]
+        user = {names[v]: stages[0] for v, stages in users.items()}
         for v, stages in users.items():
             for r, name in enumerate(stages[1:], 1):
                 alias = f"{names[v]}_a{r}"
                 self.port_of[(v, name)] = alias
+                user[alias] = name
                 self.ports.append((v, "alias", self.prog.values[v].dtype,
                                    _elements(self.prog, v)))
                 self.port_names.append(alias)
+        # a port that only a wide reader/writer touches is a pointer to 512-bit beats
+        kind = {st.name: (st.kind, st.lanes) for st in self.stages}
+        self.port_lanes = [kind[user[p]][1] if p in user and kind[user[p]][0] in (
+            "read", "write") else 1 for p in self.port_names]
 
     def _assign_lanes(self):
         """Elements a step of each stage: a kernel stage takes ``lanes.kernel_lanes``, a
@@ -407,7 +414,8 @@ class _Layout:
         text = "\n".join([HLS.prelude, '#include "tjit_dataflow.h"'] + parts +
                          [self._top(top, symbols, decls, body)]) + "\n"
         return Design(top, text, list(self.ports), tuple(symbols), self.stages,
-                      self.streams, self.buffers, list(self.port_names))
+                      self.streams, self.buffers, list(self.port_names),
+                      list(self.port_lanes))
 
     def _io(self, n, s):
         io = {}
@@ -439,26 +447,22 @@ class _Layout:
         n = sizes(st.length)
         outs = [s for s in self.streams if s.producer == st.name]
         ins = [s for s in self.streams if s.consumer == st.name]
-        args = ([f"const {t} *__restrict src"] if st.kind == "read" else
+        args = ([f"const {pt} *__restrict src"] if st.kind == "read" else
                 [f"hls::stream<{pt}> &{ins[0].name}"])
         args += [f"hls::stream<{pt}> &{s.name}" for s in outs]
         if st.kind == "write":
-            args.append(f"{t} *__restrict dst")
+            args.append(f"{pt} *__restrict dst")
         args += [f"int64_t {param_name(x)}" for x in symbols]
         if w == 1:
             get = "src[i]" if st.kind == "read" else f"{ins[0].name}.read()"
             body = [f"        const {t} v = {get};"]
         elif st.kind == "read":     # one 512-bit beat: W contiguous elements
-            body = [f"        {pt} v{{}};",
-                    f"        for (int ln = 0; ln < {w}; ln++) {{",
-                    "#pragma HLS UNROLL", "            v[ln] = src[i + ln];", "        }"]
+            body = [f"        const {pt} v = src[i / {w}];"]
         else:
             body = [f"        const {pt} v = {ins[0].name}.read();"]
         body += [f"        {s.name}.write(v);" for s in outs]
         if st.kind == "write":
-            body += ["        dst[i] = v;"] if w == 1 else [
-                f"        for (int ln = 0; ln < {w}; ln++) {{", "#pragma HLS UNROLL",
-                "            dst[i + ln] = v[ln];", "        }"]
+            body.append("        dst[i] = v;" if w == 1 else f"        dst[i / {w}] = v;")
         lines = [f"static void {self.fn(st.name)}({', '.join(args)}) {{"]
         lines += ["    " + d for d in sizes.decls()]
         lines += [f"    for (int64_t i = 0; i < {n}; i += {w}) {{",
@@ -541,7 +545,7 @@ class _Layout:
     def _top(self, top, symbols, decls, body):
         params, pragmas = [], []
         for n, ((v, role, dt, _), name) in enumerate(zip(self.ports, self.port_names)):
-            t = HLS.mem_type(dt)
+            t = L.packet_type(HLS, dt, self.port_lanes[n])
             const = role == "in" or (role == "alias" and v in self.inputs)
             params.append(f"{'const ' if const else ''}{t} *{name}")
             pragmas.append(f"#pragma HLS INTERFACE m_axi port={name} bundle=gmem{n} "

@@ -103,14 +103,18 @@ def export(f, *example_args, out_dir, part="u280", clock_mhz=300, name=None,
 
 def _port_data(design, prog, flat, want, data):
     """Per port: (C name, C type, role, element count, data file or None, tolerance,
-    the C name of the port an alias shares its buffer with, else None)."""
+    the C name of the port an alias shares its buffer with, else None, the type the
+    design's pointer points to: the C type or W-lane packets)."""
     ports = []
     home = {}
     for n, ((v, role, dt, _), cname) in enumerate(zip(design.ports, design.port_names)):
         dt = np.dtype(dt)
         count = int(np.prod([int(d) for d in prog.values[v].shape], dtype=np.int64))
+        lanes = design.port_lanes[n]
+        ptype = _CTYPES[dt.name] if lanes == 1 else f"hls::vector<{_CTYPES[dt.name]}, {lanes}>"
         if role == "alias":
-            ports.append((cname, _CTYPES[dt.name], role, count, None, (0.0, 0.0), home[v]))
+            ports.append((cname, _CTYPES[dt.name], role, count, None, (0.0, 0.0), home[v],
+                          ptype))
             continue
         home[v] = cname
         if role == "in":
@@ -125,7 +129,7 @@ def _port_data(design, prog, flat, want, data):
             fname = f"{role}{n}_{cname}.bin"
             arr.astype(arr.dtype.newbyteorder("<")).tofile(data / fname)
         ports.append((cname, _CTYPES[dt.name], role, count, fname,
-                      _TOL.get(dt.name, (0.0, 0.0)), None))
+                      _TOL.get(dt.name, (0.0, 0.0)), None, ptype))
     return ports
 
 
@@ -170,9 +174,10 @@ static long check(const char *name, const std::vector<T> &got, const std::vector
 
 def _decls(ports, data_dir):
     lines, args, checks = [], [], []
-    for cname, ct, role, count, fname, (rtol, atol), home in ports:
+    for cname, ct, role, count, fname, (rtol, atol), home, ptype in ports:
+        data = f"{home or cname}.data()"
+        args.append(data if ptype == ct else f"reinterpret_cast<{ptype} *>({data})")
         if home is not None:        # the same buffer as port ``home``
-            args.append(f"{home}.data()")
             continue
         lines.append(f"  std::vector<{ct}> {cname}({max(count, 1)});")
         if role == "in":
@@ -182,7 +187,6 @@ def _decls(ports, data_dir):
             lines.append(f'  if (!load({data_dir} + "/{fname}", want_{cname})) return 2;')
             checks.append(f'  bad += check("{cname}", {cname}, want_{cname}, {rtol!r}, '
                           f'{atol!r});')
-        args.append(f"{cname}.data()")
     return lines, args, checks
 
 
@@ -190,13 +194,13 @@ def _testbench(name, ports, sizes):
     lines, args, checks = _decls(ports, "dir")
     args += [str(v) for _, v in sizes]
     const = {p[0] for p in ports if p[2] == "in"}
-    proto = ", ".join([f"{'const ' if r == 'in' or home in const else ''}{ct} *"
-                       for _, ct, r, _, _, _, home in ports] +
+    proto = ", ".join([f"{'const ' if r == 'in' or home in const else ''}{pt} *"
+                       for _, ct, r, _, _, _, home, pt in ports] +
                       ["int64_t"] * len(sizes))
     return "\n".join([
         "// C simulation of the exported design: its stages run in threads over bounded",
         "// streams (tjit's headers in csim/include); outputs are checked against tjit.",
-        '#include "tjit_sim_api.h"', _TB_COMMON,
+        '#include "tjit_sim_api.h"', "#include <hls_vector.h>", _TB_COMMON,
         f'extern "C" void {name}({proto});', "",
         "int main(int argc, char **argv) {",
         '  std::string dir = argc > 1 ? argv[1] : "data";',
