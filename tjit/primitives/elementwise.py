@@ -148,7 +148,7 @@ real_p = unop("real", lambda xp, x: xp.real(x).copy(),
               kind=ANY, result_dtype=lambda dt: _REAL_OF.get(dt, dt))
 imag_p = unop("imag", lambda xp, x: xp.imag(x).copy(),
               kind=ANY, result_dtype=lambda dt: _REAL_OF.get(dt, dt))
-conj_p = unop("conj", lambda xp, x: xp.conj(x), kind=ANY)
+conj_p = unop("conj", lambda xp, x: _same(xp, xp.conj(x), x), kind=ANY)  # bool: NumPy gives int8
 for _p in (real_p, imag_p):
     _p.def_weak_type(lambda w, **_: w)
 
