@@ -38,7 +38,7 @@ if __name__ == "__main__":
     ax = plt.figure(figsize=(8, 8), facecolor="white").add_subplot(111, frameon=False)
     plt.ion()
     ax.contour([[0, 1], [1, 0]])
-    plt.pause(0.0)
+    plt.pause(1.0 / 60.0)  # as advi.py (a zero pause waits forever on Agg)
     plt.show(block=True)
     print("EXAMPLE-RAN", float(logsumexp(jnp.zeros(3))))
 '''
