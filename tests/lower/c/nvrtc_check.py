@@ -4,12 +4,15 @@ on a machine without a GPU (NVRTC needs none).
 
 ``tests/conftest.py`` registers it for every run. Kernels come from
 ``collect_kernels`` (the CPU backend's compiled kernels and those the OpenCL, CUDA and
-FPGA builders render). A background thread renders and compiles them in batches of
-``runners.BATCH`` kernels per translation unit while the tests run (NVRTC releases the
-GIL); at the end of the session the rest is compiled and, if any kernel failed, the
-run fails (exit status 1) with a report naming each failing kernel, the test that
-first made it, its CUDA source and NVRTC's log. A failed batch is compiled again one
-kernel at a time to find the culprits.
+FPGA builders render). At the end of the session they are rendered and compiled in
+batches of ``runners.BATCH`` kernels per translation unit, the batches side by side in
+threads (NVRTC releases the GIL); if any kernel failed, the run fails (exit status 1)
+with a report naming each failing kernel, the test that first made it, its CUDA source
+and NVRTC's log. A failed batch is compiled again one kernel at a time to find the
+culprits. Not while the tests run: NVRTC's tens of MB of working memory made the
+resident-memory bound of tests/devices/test_kernel_cache_memory.py fail, and on two
+busy cores compiling in the background saved little (measured: 27.6 s of NVRTC, 18.8 s
+still waited at the end, against 15.5 s all at the end, for 240 kernels).
 
 Options are the CUDA runtime's (``cuda_compile.compile_source``: no flush-to-zero, no
 FMA contraction, IEEE division and square root). Kernels that passed are remembered in
@@ -23,10 +26,10 @@ extra) or when ``TJIT_NVRTC_CHECK=0``.
 import hashlib
 import os
 import pathlib
-import queue
 import threading
 import time
 import traceback
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -37,9 +40,8 @@ from tjit.devices.cuda_compile import CudaCompileError, compile_source, options
 from tjit.lower.c import render
 
 ARCH = "compute_90"
-#: Worker threads: NVRTC releases the GIL, so on a machine with cores to spare batches
-#: compile side by side; on two cores one worker leaves one to the tests.
-WORKERS = max(1, min(4, (os.cpu_count() or 2) // 2))
+#: Threads compiling batches side by side at the end (NVRTC releases the GIL).
+WORKERS = max(1, min(8, os.cpu_count() or 1))
 
 
 def _digest():
@@ -62,7 +64,7 @@ class Failure:
 
 
 class Checker:
-    """Batches recorded kernels to a worker thread that renders and compiles them."""
+    """Collects the recorded kernels; :meth:`finish` renders and compiles them."""
 
     def __init__(self):
         self.key = _digest()
@@ -70,58 +72,44 @@ class Checker:
         self.known_ok = set(cached.decode().split()) if cached else set()
         self.passed = set()
         self.failures = []
-        self.kernels = self.cached = 0
-        self.seconds = {"render": 0.0, "nvrtc": 0.0, "end wait": 0.0}
-        self.batches = 0
+        self.kernels = self.cached = self.batches = 0
+        self.seconds = {"render": 0.0, "nvrtc": 0.0, "wall": 0.0}
         self._pending = []
         self._lock = threading.Lock()
-        self._queue = queue.Queue()
-        self._threads = [threading.Thread(target=self._work, name=f"tjit-nvrtc-check-{i}",
-                                          daemon=True) for i in range(WORKERS)]
-        for worker in self._threads:
-            worker.start()
 
-    # -- main thread ----------------------------------------------------------------------
     def add(self, h, kernel):
         where = os.environ.get("PYTEST_CURRENT_TEST", "(outside a test)")
         with self._lock:
             self.kernels += 1
             if h in self.known_ok:
                 self.cached += 1
-                return
-            self._pending.append((h, kernel, where))
-            if len(self._pending) < runners.BATCH:
-                return
-            batch, self._pending = self._pending, []
-        self._queue.put(batch)
+            else:
+                self._pending.append((h, kernel, where))
 
     def finish(self):
-        """Compile what is left, wait for the worker, remember the kernels that passed."""
+        """Compile every pending kernel and remember those that passed."""
         t = time.perf_counter()
         with self._lock:
-            batch, self._pending = self._pending, []
-        if batch:
-            self._queue.put(batch)
-        for _ in self._threads:
-            self._queue.put(None)
-        for worker in self._threads:
-            worker.join()
-        self.seconds["end wait"] = time.perf_counter() - t
+            todo, self._pending = self._pending, []
+        batches = [todo[b:b + runners.BATCH] for b in range(0, len(todo), runners.BATCH)]
+        self.batches = len(batches)
+        if batches:
+            with ThreadPoolExecutor(min(WORKERS, len(batches)),
+                                    thread_name_prefix="tjit-nvrtc-check") as pool:
+                list(pool.map(self._check_or_report, batches))
+        self.seconds["wall"] = time.perf_counter() - t
         if self.passed:
             disk_cache.put(self.key, "\n".join(sorted(self.known_ok | self.passed)).encode())
 
-    # -- worker ---------------------------------------------------------------------------
-    def _work(self):
-        while (batch := self._queue.get()) is not None:
-            try:
-                self._check(batch)
-            except Exception:      # noqa: BLE001 (a bug here must fail the run, not hang it)
+    def _check_or_report(self, batch):
+        try:
+            self._check(batch)
+        except Exception:      # noqa: BLE001 (a bug here must fail the run, not be lost)
+            with self._lock:
                 self.failures.extend(Failure(h, k, w, None, traceback.format_exc())
                                      for h, k, w in batch)
 
     def _check(self, batch):
-        with self._lock:
-            self.batches += 1
         t = time.perf_counter()
         srcs = []
         for h, k, where in batch:
@@ -203,9 +191,9 @@ def pytest_terminal_summary(terminalreporter):
     s = c.seconds
     tr.write_line(
         f"nvrtc check: {c.kernels} distinct kernels, {c.cached} known to compile, "
-        f"{len(c.passed)} compiled for {ARCH} in {c.batches} batches (render "
-        f"{s['render']:.1f} s, NVRTC {s['nvrtc']:.1f} s in {WORKERS} background threads; "
-        f"{s['end wait']:.1f} s waited at the end), {len(c.failures)} failed")
+        f"{len(c.passed)} compiled for {ARCH} in {c.batches} batches: render "
+        f"{s['render']:.1f} s, NVRTC {s['nvrtc']:.1f} s, {s['wall']:.1f} s wall with "
+        f"{WORKERS} threads; {len(c.failures)} failed")
     if c.failures:
         tr.write_sep("=", f"{len(c.failures)} kernels failed to compile as CUDA "
                      f"(tests/lower/c/nvrtc_check.py)", red=True)

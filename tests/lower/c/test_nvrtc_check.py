@@ -71,7 +71,7 @@ def test_broken_render_fails_the_run(tmp_path):
 def test_good_kernels_pass_and_are_remembered(tmp_path):
     rc, out = _run(tmp_path)
     assert rc == 0, out
-    assert "0 known to compile" in out and ", 0 failed" in out, out
+    assert "0 known to compile" in out and "; 0 failed" in out, out
     first = out.split("nvrtc check: ")[1].split(" distinct kernels")[0]
     assert int(first) >= 1, out
     rc, out = _run(tmp_path)                 # same renderer, same NVRTC: nothing to do
