@@ -14,9 +14,13 @@ dot product of a window of it (window elements ``rhs_dilation`` apart, windows
 groups of I channels and O into G groups; ``batch_group_count = B`` splits N into B groups
 (group-major) and O into B groups; at most one of them may exceed 1.
 
-The reference implementation is im2col: one strided slice of the padded input per kernel
-offset, stacked and handed to one batched ``xp.matmul`` (BLAS / cuBLAS), so no Python loop
-runs over output positions. It is compiled as a library step.
+The reference implementation is im2col: one copy out of a strided view of every window
+of the padded input (:func:`window_view`), handed to one batched ``xp.matmul`` (BLAS /
+cuBLAS), so no Python loop runs over output positions or kernel offsets. In a compiled
+program a float convolution lowers to that im2col copy as a library step, then a ``dot``
+(the target's gemm: tjit's own threaded one on the CPU, not OpenBLAS's thread pool, which
+stalls for milliseconds on a loaded machine) whose result's reshape and transposes fuse
+into the consumers; other dtypes run the impl as a library step.
 
 Rules: the jvp is bilinear; the transposes are JAX's (``_conv_general_dilated_transpose_lhs``
 / ``_rhs``): the lhs cotangent is a convolution of the cotangent with the spatially flipped
@@ -190,54 +194,148 @@ def window_slices(first_axis, k_sp, out_sp, strides, dilation):
                            for o, r, n, s in zip(offs, dilation, out_sp, strides))
 
 
-def _conv_impl(xp, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
-               dimension_numbers, feature_group_count, batch_group_count, precision=None,
-               preferred_element_type=None):
-    lspec, rspec, ospec = dimension_numbers
+def window_view(xp, x, first_axis, k_sp, out_sp, strides, dilation):
+    """A strided view (never written to) of the framed ``x`` with the dims ``first_axis ..`` split
+    into (output position, window offset): shape ``x.shape[:first_axis] + out_sp + k_sp +
+    x.shape[first_axis + len(k_sp):]``, element [.., o, k, ..] = x[.., o * stride + k *
+    dilation, ..]. No copy: a reduction over its window dims, or one reshape of it (an
+    im2col), reads every window in one pass instead of one slice per offset."""
+    nsp = len(k_sp)
+    st = x.strides
+    sp = range(first_axis, first_axis + nsp)
+    shape = (tuple(x.shape[:first_axis]) + tuple(out_sp) + tuple(k_sp)
+             + tuple(x.shape[first_axis + nsp:]))
+    strides = (st[:first_axis] + tuple(st[d] * s for d, s in zip(sp, strides))
+               + tuple(st[d] * r for d, r in zip(sp, dilation)) + st[first_axis + nsp:])
+    return xp.lib.stride_tricks.as_strided(x, shape=shape, strides=strides)
+
+
+class _Geometry(NamedTuple):
+    """A convolution as a batched gemm: (B, G) batches of (Nb * P, K * I) @ (K * I, Og)."""
+
+    B: int
+    G: int
+    Nb: int
+    I: int
+    Og: int
+    k_sp: tuple
+    out_sp: tuple
+
+    @property
+    def P(self):
+        return int(np.prod(self.out_sp, dtype=np.int64))
+
+    @property
+    def K(self):
+        return int(np.prod(self.k_sp, dtype=np.int64))
+
+    @property
+    def empty(self):
+        return self.P == 0 or self.K == 0 or self.Nb == 0 or self.I == 0
+
+
+def _geometry(lhs_shape, rhs_shape, p):
+    lspec, rspec, _ = p["dimension_numbers"]
+    G, B = p["feature_group_count"], p["batch_group_count"]
+    N, O, I = lhs_shape[lspec[0]], rhs_shape[rspec[0]], rhs_shape[rspec[1]]
+    k_sp = tuple(rhs_shape[d] for d in rspec[2:])
+    out_sp = tuple(conv_out_dim(*a) for a in zip(
+        (lhs_shape[d] for d in lspec[2:]), k_sp, p["window_strides"], p["padding"],
+        p["lhs_dilation"], p["rhs_dilation"]))
+    return _Geometry(B, G, N // B, I, O // (B * G), k_sp, out_sp)
+
+
+def _im2col(xp, lhs, g, p):
+    """The (B, G, Nb * P, K * I) patch matrix of ``lhs`` (a fresh array): row = (batch,
+    output position), column = (window offset, input channel)."""
+    nsp = len(g.k_sp)
+    x = xp.transpose(lhs, p["dimension_numbers"][0])   # (N, C, *spatial)
+    # channels last, groups first: (B, G, Nb, *spatial, I), so that a window's
+    # channels are contiguous columns
+    x = x.reshape((g.B, g.Nb, g.G, g.I) + x.shape[2:])
+    x = xp.transpose(x, (0, 2, 1) + tuple(range(4, 4 + nsp)) + (3,))
+    x = frame(xp, x, 0, p["padding"], p["lhs_dilation"], 3)
+    cols = xp.empty((g.B, g.G, g.Nb * g.P, g.K * g.I), dtype=x.dtype)
+    # one copy out of the strided view of all windows, written through a view of
+    # ``cols`` so that ``cols`` itself owns its memory (a library step keeps it as is)
+    cols.reshape((g.B, g.G, g.Nb) + g.out_sp + g.k_sp + (g.I,))[...] = window_view(
+        xp, x, 3, g.k_sp, g.out_sp, p["window_strides"], p["rhs_dilation"])
+    return cols
+
+
+def _kernel_matrix(xp, rhs, g, p):
+    """The (B, G, K * I, Og) kernel matrix matching :func:`_im2col`'s columns."""
+    w = xp.transpose(rhs, p["dimension_numbers"][1])   # (O, I, *kernel)
+    w = w.reshape(g.B, g.G, g.Og, g.I, g.K)
+    return xp.ascontiguousarray(xp.transpose(w, (0, 1, 4, 3, 2)).reshape(
+        g.B, g.G, g.K * g.I, g.Og))
+
+
+def _out_layout(g, ospec):
+    """(shape after the gemm's (B, G, Nb * P, Og) result is split, permutation to
+    (Nb, B, G, Og, *out_sp), the (Nb, O, *out_sp) shape, permutation to the output
+    spec)."""
+    nsp = len(g.out_sp)
+    split = (g.B, g.G, g.Nb) + g.out_sp + (g.Og,)
+    perm = (2, 0, 1, 3 + nsp) + tuple(range(3, 3 + nsp))
+    canon = (g.Nb, g.B * g.G * g.Og) + g.out_sp
+    return split, perm, canon, tuple(int(i) for i in np.argsort(ospec))
+
+
+def _conv_impl(xp, lhs, rhs, **p):
     lhs, rhs = xp.asarray(lhs), xp.asarray(rhs)
-    out_dtype = lhs.dtype if preferred_element_type is None else np.dtype(
-        preferred_element_type)
+    pet = p.get("preferred_element_type")
+    out_dtype = lhs.dtype if pet is None else np.dtype(pet)
     if out_dtype != lhs.dtype and (np.promote_types(lhs.dtype, out_dtype) == out_dtype or
                                    not dtypes.is_inexact(lhs.dtype)):
         lhs, rhs = lhs.astype(out_dtype), rhs.astype(out_dtype)  # accumulate wide
-    x = xp.transpose(lhs, lspec)   # (N, C, *spatial)
-    w = xp.transpose(rhs, rspec)   # (O, I, *kernel)
-    nsp = x.ndim - 2
-    G, B = feature_group_count, batch_group_count
-    N, O, I = x.shape[0], w.shape[0], w.shape[1]
-    k_sp = w.shape[2:]
-    out_sp = tuple(conv_out_dim(*a) for a in zip(x.shape[2:], k_sp, window_strides, padding,
-                                                 lhs_dilation, rhs_dilation))
-    Nb, Og = N // B, O // (B * G)
-    P, K = int(np.prod(out_sp, dtype=np.int64)), int(np.prod(k_sp, dtype=np.int64))
-    if P == 0 or K == 0 or Nb == 0 or I == 0:
-        out = xp.zeros((Nb, O) + out_sp, dtype=x.dtype)
+    g = _geometry(lhs.shape, rhs.shape, p)
+    split, perm, canon, to_out = _out_layout(g, p["dimension_numbers"][2])
+    if g.empty:
+        out = xp.zeros(canon, dtype=lhs.dtype)
     else:
-        # channels last, groups first: (B, G, Nb, *spatial, I), so every column block
-        # below is written once, already in the row-major order the matmul reads
-        x = x.reshape((B, Nb, G, I) + x.shape[2:])
-        x = xp.transpose(x, (0, 2, 1) + tuple(range(4, 4 + nsp)) + (3,))
-        x = frame(xp, x, 0, padding, lhs_dilation, 3)
-        # im2col (B, G, Nb, P, K, I): one strided slice per kernel offset, or, when there
-        # are fewer output positions than kernel offsets (a kernel gradient: the "kernel"
-        # is the whole cotangent), one window per output position
-        if K <= P:
-            cols = xp.stack([x[s] for s in window_slices(3, k_sp, out_sp, window_strides,
-                                                          rhs_dilation)], axis=3 + nsp)
-        else:
-            cols = xp.stack([x[s] for s in window_slices(3, out_sp, k_sp, rhs_dilation,
-                                                          window_strides)], axis=3)
-        cols = cols.reshape(B, G, Nb * P, K * I)
-        wm = w.reshape(B, G, Og, I, K)
-        wm = xp.transpose(wm, (0, 1, 4, 3, 2)).reshape(B, G, K * I, Og)
-        out = xp.matmul(cols, wm).reshape((B, G, Nb) + out_sp + (Og,))
-        out = xp.transpose(out, (2, 0, 1, 3 + nsp) + tuple(range(3, 3 + nsp)))
-        out = out.reshape((Nb, O) + out_sp)
-    out = xp.transpose(out, tuple(int(i) for i in np.argsort(ospec)))
+        out = xp.matmul(_im2col(xp, lhs, g, p), _kernel_matrix(xp, rhs, g, p))
+        out = xp.transpose(out.reshape(split), perm).reshape(canon)
+    out = xp.transpose(out, to_out)
     return out if out.dtype == out_dtype else out.astype(out_dtype)
 
 
 conv_general_dilated_p.def_impl(_quiet(_conv_impl))
+
+
+def _conv_lowering(ctx, lhs, rhs, **p):
+    """A float convolution of concrete shapes in a compiled program: the im2col copy as a
+    library step, then a ``dot`` (the target's gemm: on the CPU tjit's own, threaded on
+    its pool) and its result's reshape/transposes, which fuse into the consumers. Other
+    cases (integers, mixed or widened dtypes, symbolic sizes) run the impl as a library
+    step."""
+    out = ctx.avals_out[0]
+    dt = np.dtype(out.dtype)
+    if (dt.kind != "f" or lhs.dtype != dt or rhs.dtype != dt or
+            any(is_symbolic(d) for d in tuple(lhs.shape) + tuple(rhs.shape))):
+        return NotImplemented
+    g = _geometry(lhs.shape, rhs.shape, p)
+    if g.empty:
+        return NotImplemented
+    split, perm, canon, to_out = _out_layout(g, p["dimension_numbers"][2])
+    cols_shape = (g.B, g.G, g.Nb * g.P, g.K * g.I)
+    w_shape = (g.B, g.G, g.K * g.I, g.Og)
+
+    def patches(xp, env, x, w):
+        return [_im2col(xp, x, g, p), _kernel_matrix(xp, w, g, p)]
+    cols, wm = ctx.library(f"{NAME}_im2col", patches, (lhs, rhs),
+                           [(cols_shape, dt), (w_shape, dt)])
+    y = ctx.add("dot", (cols, wm), (g.B, g.G, g.Nb * g.P, g.Og), dt,
+                dimension_numbers=(((3,), (2,)), ((0, 1), (0, 1))))
+    y = ctx.add("reshape", (y,), split, dt)
+    y = ctx.add("transpose", (y,), tuple(split[i] for i in perm), dt, perm=perm)
+    y = ctx.add("reshape", (y,), canon, dt)
+    if to_out != tuple(range(len(canon))):
+        y = ctx.add("transpose", (y,), tuple(canon[i] for i in to_out), dt, perm=to_out)
+    return y
+
+
+conv_general_dilated_p.lowering = _conv_lowering
 
 
 # -- transformation rules ----------------------------------------------------------------------
