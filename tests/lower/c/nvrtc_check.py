@@ -175,7 +175,11 @@ def _report(failures):
 
 def pytest_sessionfinish(session):
     """Compile what is left; a failed kernel fails the run (reported below)."""
+    global _skipped
     if _checker is None:
+        return
+    if session.exitstatus == pytest.ExitCode.INTERRUPTED:    # (Ctrl-C: don't keep it busy)
+        _skipped = "the run was interrupted"
         return
     _checker.finish()
     if _checker.failures and session.exitstatus in (pytest.ExitCode.OK,
@@ -185,7 +189,7 @@ def pytest_sessionfinish(session):
 
 def pytest_terminal_summary(terminalreporter):
     tr, c = terminalreporter, _checker
-    if c is None:
+    if c is None or _skipped:
         tr.write_line(f"nvrtc check skipped: {_skipped}")
         return
     s = c.seconds
