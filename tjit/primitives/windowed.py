@@ -13,9 +13,10 @@ of stax and flax), and the two primitives their derivatives need, as in JAX:
 * ``select_and_scatter_add(source, operand, ...)``: its transpose, adding each window's
   ``source`` value into the selected position of an operand-shaped zero array.
 
-Reference implementations loop over the window offsets (a few) and are vectorized over
-the outputs: one strided slice of the framed operand per offset. They compile as library
-steps. Rules: sum is linear, its transpose a sum window over the cotangent padded with
+Reference implementations read a strided view of the framed operand with the window
+offsets as extra dims (``conv.window_view``): the reductions are one reduction over them,
+the selection one argmax/argmin; only the scatter loops over the offsets (a few), one
+strided slice each. They compile as library steps. Rules: sum is linear, its transpose a sum window over the cotangent padded with
 stride holes (JAX's ``_reduce_window_sum_transpose_rule``); max/min's jvp gathers the
 tangents with ``select_and_gather_add``; gather and scatter transpose into each other.
 Every primitive batches with a window of 1 over the mapped axis.
@@ -25,7 +26,13 @@ import numpy as np
 
 from tjit.primitives import ieee_minmax
 from tjit.primitives.base import new_primitive, same_dtypes
-from tjit.primitives.conv import conv_out_dim, dilate_dim, frame, window_slices
+from tjit.primitives.conv import (
+    conv_out_dim,
+    dilate_dim,
+    frame,
+    window_slices,
+    window_view,
+)
 from tjit.primitives.elementwise import _quiet
 from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray
@@ -74,33 +81,26 @@ def _identity(kind, dt):
     return dt.type(-np.inf if kind == "max" else np.inf)
 
 
-def _windows(xp, x, fill, *, window_dimensions, window_strides, padding, base_dilation,
-             window_dilation):
-    """(output shape, iterator over the strided slices of the framed ``x``: one per
-    window offset, each of the output shape)."""
-    out_sp = tuple(conv_out_dim(*a) for a in zip(x.shape, window_dimensions, window_strides,
-                                                 padding, base_dilation, window_dilation))
-    framed = frame(xp, x, fill, padding, base_dilation, 0)
-    slices = window_slices(0, window_dimensions, out_sp, window_strides, window_dilation)
-    return out_sp, (framed[s] for s in slices)
+def _window_view(xp, x, fill, params):
+    """(output shape, strided view of the framed ``x``: output dims then window dims)."""
+    out_sp = tuple(conv_out_dim(*a) for a in zip(
+        x.shape, params["window_dimensions"], params["window_strides"], params["padding"],
+        params["base_dilation"], params["window_dilation"]))
+    framed = frame(xp, x, fill, params["padding"], params["base_dilation"], 0)
+    return out_sp, window_view(xp, framed, 0, params["window_dimensions"], out_sp,
+                               params["window_strides"], params["window_dilation"])
 
 
 def _reducer_impl(kind):
-    def combine(xp, a, b):
-        if kind == "sum":
-            return a + b
-        return (ieee_minmax.maximum if kind == "max" else ieee_minmax.minimum)(xp, a, b)
-
     def impl(xp, x, **params):
         x = xp.asarray(x)
-        ident = _identity(kind, x.dtype)
-        out_sp, parts = _windows(xp, x, ident, **params)
+        out_sp, view = _window_view(xp, x, _identity(kind, x.dtype), params)
         if 0 in out_sp:
             return xp.zeros(out_sp, x.dtype)
-        acc = xp.full(out_sp, ident, dtype=x.dtype)
-        for part in parts:
-            acc = combine(xp, acc, part)
-        return xp.asarray(acc, dtype=x.dtype)
+        axes = tuple(range(x.ndim, 2 * x.ndim))   # the window dims: one reduction
+        if kind == "sum":
+            return xp.asarray(xp.sum(view, axis=axes, dtype=x.dtype), dtype=x.dtype)
+        return xp.asarray(ieee_minmax.reduce(xp, view, axes, kind == "max"), dtype=x.dtype)
     return _quiet(impl)
 
 
@@ -143,46 +143,35 @@ select_and_scatter_add_p.def_abstract_eval(_select_abstract("select_and_scatter_
 
 
 def _selected_offsets(xp, x, select_prim, params):
-    """(output shape, index of the selected window offset per output, the offsets'
-    slices). NaN counts as the extreme (first NaN wins), as reduce_window_max."""
+    """(output shape, index of the selected window offset per output (row-major over the
+    window), the offsets' slices). NaN counts as the extreme (first NaN wins), as
+    reduce_window_max; at a tie the first offset wins (XLA's select ``>=`` / ``<=``)."""
     kind = "max" if select_prim == "ge" else "min"
-    ident = _identity(kind, x.dtype)
-    out_sp = tuple(conv_out_dim(*a) for a in zip(
-        x.shape, params["window_dimensions"], params["window_strides"], params["padding"],
-        params["base_dilation"], params["window_dilation"]))
+    out_sp, view = _window_view(xp, x, _identity(kind, x.dtype), params)
     slices = list(window_slices(0, params["window_dimensions"], out_sp,
                                 params["window_strides"], params["window_dilation"]))
-    framed = frame(xp, x, ident, params["padding"], params["base_dilation"], 0)
-    best = idx = None
-    for k, s in enumerate(slices):
-        v = framed[s]
-        if best is None:
-            best, idx = v, xp.zeros(out_sp, np.int64)
-            continue
-        better = v > best if kind == "max" else v < best
-        if x.dtype.kind in "fc":
-            better = better | (xp.isnan(v) & ~xp.isnan(best))
-        best = xp.where(better, v, best)
-        idx = xp.where(better, k, idx)
+    if 0 in out_sp or not slices:
+        return out_sp, None, slices
+    # argmax/argmin return the first extreme, and the first NaN where there is one
+    windows = view.reshape(out_sp + (len(slices),))
+    idx = (xp.argmax if kind == "max" else xp.argmin)(windows, axis=-1)
     return out_sp, idx, slices
 
 
 def _gather_impl(xp, t, x, *, select_prim, **params):
     t, x = xp.asarray(t), xp.asarray(x)
     out_sp, idx, slices = _selected_offsets(xp, x, select_prim, params)
-    if 0 in out_sp or not slices:
+    if idx is None:
         return xp.zeros(out_sp, t.dtype)
-    tf = frame(xp, t, 0, params["padding"], params["base_dilation"], 0)
-    out = xp.zeros(out_sp, t.dtype)
-    for k, s in enumerate(slices):
-        out = xp.where(idx == k, tf[s], out)
-    return out
+    _, tview = _window_view(xp, t, 0, params)
+    windows = tview.reshape(out_sp + (len(slices),))
+    return xp.take_along_axis(windows, idx[..., None], axis=-1)[..., 0]
 
 
 def _scatter_impl(xp, src, x, *, select_prim, **params):
     src, x = xp.asarray(src), xp.asarray(x)
     out_sp, idx, slices = _selected_offsets(xp, x, select_prim, params)
-    if 0 in out_sp or not slices:
+    if idx is None:
         return xp.zeros(x.shape, src.dtype)
     # accumulate in the framed (dilated, padded) coordinates, then read the operand's
     # positions back out of them; for one offset the slice's positions are distinct
@@ -197,8 +186,18 @@ def _scatter_impl(xp, src, x, *, select_prim, **params):
     acc = xp.zeros(tuple(full), src.dtype)
     view = acc[crop]
     zero = src.dtype.type(0)
-    for k, s in enumerate(slices):
-        view[s] += xp.where(idx == k, src, zero)
+    wd, ws, wr = (params[k] for k in ("window_dimensions", "window_strides",
+                                      "window_dilation"))
+    if all(s >= dilate_dim(w, r) for w, s, r in zip(wd, ws, wr)):
+        # windows that do not overlap (pooling): one write through the window view,
+        # each position in at most one window, each window's source at its selected offset
+        onehot = xp.arange(len(slices)) == idx[..., None]
+        picked = xp.where(onehot, src[..., None], zero).reshape(out_sp + tuple(wd))
+        windows = window_view(xp, view, 0, wd, out_sp, ws, wr)
+        xp.copyto(windows, picked)
+    else:
+        for k, s in enumerate(slices):
+            view[s] += xp.where(idx == k, src, zero)
     return acc[tuple(place)]
 
 
