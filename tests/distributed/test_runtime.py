@@ -85,6 +85,17 @@ report(rank=rank, index=tjit.process_index(), count=tjit.process_count(), errs=e
        global_ids=[d.id for d in global_devices()],
        local_ids=[d.id for d in global_local_devices()],
        processes=[d.process_index for d in global_devices()])
+# tjit.devices() is every process's, tjit.local_devices() this process's (as in JAX)
+mine, other = tjit.local_devices()[0], tjit.devices()[1 - rank]
+try:
+    tjit.jit(lambda v: v + 1, device=other)(np.ones(2))
+except ValueError as e:
+    errs["other_device"] = str(e)
+report(rank=rank, devices=[(d.id, d.process_index) for d in tjit.devices()],
+       local_devices=[(d.id, d.process_index) for d in tjit.local_devices()],
+       counts=(tjit.device_count(), tjit.local_device_count()),
+       local_in_global=mine in tjit.devices(), repr_=repr(mine),
+       on_mine=tjit.jit(lambda v: v + 1, device=mine)(np.ones(2)), errs=errs)
 # a global array: rank r holds rows [3r, 3r + 3) of a (6, 2) array
 mesh = tjit.make_mesh((2,), ("data",))
 x = np.arange(12.0).reshape(6, 2)
@@ -147,7 +158,7 @@ report(rank=rank, errs=errs, ok_after=comm.allreduce(np.float32(rank + 1), "sum"
 hook = sys.excepthook
 td.shutdown()
 after_shutdown = (td.is_initialized(), tjit.process_index(), tjit.process_count(),
-                  sys.excepthook is not hook)
+                  sys.excepthook is not hook, len(tjit.devices()))
 td.initialize()
 report(rank=rank, after_shutdown=after_shutdown,
        again=(td.is_initialized(), tjit.process_index(), tjit.process_count()))
@@ -169,6 +180,13 @@ def test_initialize_process_index_global_arrays_and_errors(tmp_path):
         assert "start them with mpiexec" in r["errs"]["jax_args"][2]
         assert r["global_ids"] == [0, 1] and r["local_ids"] == [rank]
         assert r["processes"] == [0, 1]
+        assert r["devices"] == [[0, 0], [1, 1]] and r["local_devices"] == [[rank, rank]]
+        assert r["counts"] == [2, 1] and r["local_in_global"]
+        assert r["repr_"] == ("CpuDevice(id=0)" if rank == 0 else
+                              "CpuDevice(id=1, process_index=1)")
+        assert r["on_mine"] == [2.0, 2.0]
+        assert f"belongs to process {1 - rank}, not this process ({rank})" in \
+            r["errs"]["other_device"]
         assert r["g_shape"] == [6, 2]
         np.testing.assert_array_equal(r["whole"], np.arange(12.0).reshape(6, 2))
         np.testing.assert_array_equal(r["rep"], np.arange(12.0).reshape(6, 2))
@@ -182,7 +200,7 @@ def test_initialize_process_index_global_arrays_and_errors(tmp_path):
                 in r["errs"]["shard_map_mismatch"]), r["errs"]["shard_map_mismatch"]
         assert r["ok_after"] == 3.0   # the run goes on after a detected mismatch
         # shutdown: back to one process, the abort hook removed; initialize works again
-        assert r["after_shutdown"] == [False, 0, 1, True]
+        assert r["after_shutdown"] == [False, 0, 1, True, 1]
         assert r["again"] == [True, rank, 2]
         assert not r["reused_while_alive"] and r["r1_after"] == [3.0] * 5
         assert r["r3"] == [2.0] * 5 and r["reused_after_release"]

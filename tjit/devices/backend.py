@@ -54,17 +54,20 @@ _LOCK = threading.Lock()
 
 @dataclasses.dataclass(frozen=True)
 class Device:
-    """One device of a platform, as ``jax.Device``: ``platform`` ("cpu", "cuda", ...)
-    and ``id`` (its index among the platform's devices)."""
+    """One device of a platform, as ``jax.Device``: ``platform`` ("cpu", "cuda", ...),
+    ``id`` (its index among the platform's devices of every process) and
+    ``process_index`` (the process that drives it; 0 in a one-process run)."""
     platform: str
     id: int = 0
+    process_index: int = 0
 
     @property
     def device_kind(self):
         return self.platform
 
     def __repr__(self):
-        return f"{self.platform.capitalize()}Device(id={self.id})"
+        where = f", process_index={self.process_index}" if self.process_index else ""
+        return f"{self.platform.capitalize()}Device(id={self.id}{where})"
 
 
 #: The host: the device of the "cpu" and "interpreter" backends.
@@ -197,15 +200,51 @@ def default_backend():
                        + ", ".join(repr(n) for n in _usable()) + "; " + install_hint(order[0]))
 
 
+#: (this process's index, the number of processes) once ``tjit.distributed.initialize()``
+#: set it; None in a one-process run.
+_PROCESS_LAYOUT = None
+
+
+def set_process_layout(process_index, process_count):
+    """(tjit.distributed) Make :func:`devices` list the devices of all ``process_count``
+    processes, each driving as many devices as this one (device ``q * L + i`` is process
+    ``q``'s ``i``-th); ``set_process_layout(None, None)`` goes back to one process."""
+    global _PROCESS_LAYOUT
+    _PROCESS_LAYOUT = None if process_count is None else (process_index, process_count)
+
+
 def devices(backend=None):
     """The devices of ``backend`` (a name; None: the default backend), as
-    ``jax.devices``."""
-    return list(get_backend(backend).devices())
+    ``jax.devices``: after ``tjit.distributed.initialize()``, every process's."""
+    own = list(get_backend(backend).devices())
+    if _PROCESS_LAYOUT is None:
+        return own
+    n = len(own)
+    return [Device(d.platform, q * n + d.id, q)
+            for q in range(_PROCESS_LAYOUT[1]) for d in own]
 
 
 def local_devices(backend=None):
-    """The devices this process drives (all of them: tjit runs in one process)."""
-    return devices(backend)
+    """The devices this process drives, as ``jax.local_devices`` (those of
+    :func:`devices` whose ``process_index`` is this process's)."""
+    if _PROCESS_LAYOUT is None:
+        return devices(backend)
+    return [d for d in devices(backend) if d.process_index == _PROCESS_LAYOUT[0]]
+
+
+def own_device(device, where="jit"):
+    """The backend's own Device object for ``device`` (one of :func:`devices`): the same
+    in a one-process run; in a multi-process run, a device of another process is an
+    error (a process runs programs only on its own devices)."""
+    if _PROCESS_LAYOUT is None or (device.process_index == 0 == _PROCESS_LAYOUT[0]):
+        return device
+    if device.process_index != _PROCESS_LAYOUT[0]:
+        raise ValueError(f"{where}: device {device!r} belongs to process "
+                         f"{device.process_index}, not this process ({_PROCESS_LAYOUT[0]}); "
+                         f"run on one of tjit.local_devices()")
+    own = _lookup(device.platform)   # (the backend named after the platform drives it)
+    n = len(own.devices()) if own is not None else 1
+    return Device(device.platform, device.id - device.process_index * n)
 
 
 def device_count(backend=None):
@@ -225,6 +264,8 @@ def resolve(backend=None, device=None, where="jit"):
     if device is not None and not isinstance(device, Device):
         raise TypeError(f"{where}: device must be a tjit Device (from tjit.devices()), got "
                         f"{type(device).__name__} {device!r:.60}")
+    if device is not None:
+        device = own_device(device, where)
     if backend is not None:
         try:
             b = get_backend(backend)

@@ -15,7 +15,7 @@ import threading
 
 import numpy as np
 
-from tjit.devices.backend import local_devices
+from tjit.devices.backend import local_devices, set_process_layout
 from tjit.distributed import faults
 
 _LOCK = threading.Lock()
@@ -107,6 +107,7 @@ def initialize(communicator=None, *, num_processes=None, process_id=None,
         st = _Runtime(communicator, mpi)
         _check_same_local_device_count(st)
         _STATE = st
+        set_process_layout(st.rank, st.size)   # tjit.devices(): every process's
         if st.size > 1:
             faults.install_abort_hook(st.comm, st.rank, st.size)
 
@@ -141,6 +142,7 @@ def shutdown():
             sub.Free()
         _STATE.comm.Free()
         faults.remove_abort_hook()
+        set_process_layout(None, None)
         _STATE = None
 
 
