@@ -10,6 +10,7 @@ reductions take pytrees, as in JAX. The primitives are in ``primitives/collectiv
 import numpy as np
 
 from tjit.lax._elementwise import asarray_for_lax
+from tjit.lax._slicing import concatenate, slice as slice_op
 from tjit.primitives import collectives as C
 from tjit.primitives.elementwise import convert_element_type_p
 from tjit.primitives.structural import expand_dims_p, reshape_p, squeeze_p
@@ -37,7 +38,30 @@ def _reduction(prim, where, x, axis_name, axis_index_groups):
     if prim is C.psum_p and not any(isinstance(v, Tracer) for v in leaves):
         n = axes_size(axes)   # values that vary along no axis: n copies summed (as JAX)
         return tree_unflatten(tree, [v * n for v in leaves])
-    return tree_unflatten(tree, [prim.bind(v, axes=axes) for v in leaves])
+    return tree_unflatten(tree, _bucketed(prim, leaves, axes))
+
+
+def _bucketed(prim, leaves, axes):
+    """``prim`` over each leaf, with the leaves of one dtype flattened into one operand
+    (one collective per dtype, as XLA's all-reduce combiner does: across processes each
+    collective is a message, and its latency dominates for the small leaves of a
+    gradient pytree)."""
+    groups = {}
+    for i, v in enumerate(leaves):
+        groups.setdefault((np.dtype(v.dtype), bool(v.weak_type)), []).append(i)
+    out = [None] * len(leaves)
+    for idx in groups.values():
+        if len(idx) == 1:
+            out[idx[0]] = prim.bind(leaves[idx[0]], axes=axes)
+            continue
+        sizes = [int(np.prod(leaves[i].shape, dtype=np.int64)) for i in idx]
+        joined = concatenate([_reshape(leaves[i], (n,)) for i, n in zip(idx, sizes)], 0)
+        total = prim.bind(joined, axes=axes)
+        start = 0
+        for i, n in zip(idx, sizes):
+            out[i] = _reshape(slice_op(total, (start,), (start + n,)), leaves[i].shape)
+            start += n
+    return out
 
 
 def psum(x, axis_name, *, axis_index_groups=None):
@@ -66,7 +90,7 @@ def pmin(x, axis_name, *, axis_index_groups=None):
 def pmean(x, axis_name, *, axis_index_groups=None):
     """Mean of ``x`` (a pytree) over the named axis (axes): ``psum(x) / axis_size``."""
     x = psum(x, axis_name, axis_index_groups=axis_index_groups)
-    n = psum(1, axis_name, axis_index_groups=axis_index_groups)
+    n = axes_size(canonical_axes(axis_name, "pmean"))   # static: no collective
     leaves, tree = tree_flatten(x)
     return tree_unflatten(tree, [v / n for v in leaves])
 
