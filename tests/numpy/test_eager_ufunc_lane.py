@@ -87,3 +87,26 @@ def test_weak_and_zero_d_operands_keep_their_type():
         out = tjit.numpy.sin(s)
         assert out.weak_type and isinstance(np.asarray(out), np.ndarray)
         assert float(out) == float(np.sin(np.float32(2.5)))
+
+
+@pytest.mark.parametrize("dt", ["float32", "float16", "complex64", "int32"])
+@pytest.mark.parametrize("scalar", [2.0, -3, 0.1, 1e300, -(10 ** 40), float("nan"), 70000])
+def test_python_scalar_operands_match_interpreter(dt, scalar):
+    """``a * 2.0`` and ``2.0 * a`` (the scalar lane kept per function) give the
+    interpreter's bits, on either side, and a scalar overflowing the dtype gives inf
+    without NumPy's cast warning."""
+    x = tjit.numpy.asarray(_edge(dt)[:5])
+    for op in (tjit.numpy.multiply, tjit.numpy.add, tjit.numpy.subtract):
+        for fn in (lambda v, op=op: op(v, scalar), lambda v, op=op: op(scalar, v)):
+            try:
+                want = tjit.jit(fn, backend="interpreter")(x)
+            except (TypeError, OverflowError) as e:  # an int scalar too big for int32
+                with pytest.raises(type(e)):
+                    fn(x)
+                continue
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                got = [fn(x) for _ in range(3)]  # general path, then the kept call
+            for g in got:
+                assert _bits(g) == _bits(want)
+                assert g.weak_type == want.weak_type

@@ -10,6 +10,7 @@ import sympy
 
 from tjit.tracing import dtypes
 from tjit.tracing.core import Array, Tracer
+from tjit.tracing.fp_quiet import quiet_off, quiet_on
 from tjit.tracing.shapes import broadcast_shapes
 from tjit import lax
 
@@ -178,7 +179,7 @@ def _convert(x, dt, weak):
                 raise OverflowError(f"Python int {x} too large to convert to {dt}")
         if isinstance(x, complex) and not dtypes.is_complex(dt):
             raise TypeError(f"cannot convert complex scalar {x} to {dt}")
-        return Array(np.asarray(x, dt), weak)
+        return Array(scalar_as(x, dt), weak)
     if isinstance(x, sympy.Expr):
         return lax.convert_element_type(dim_as_array(x), dt, weak_type=weak)
     v = np.asarray(x)
@@ -230,11 +231,24 @@ def promote_args(fname, *args):
                         and x._value.shape == y._value.shape:
                     return x, y
             elif not x._weak and _scalar_keeps_dtype(y, ty, x._value.dtype):
-                return x, Array(np.asarray(y, x._value.dtype), False)
+                return x, Array(scalar_as(y, x._value.dtype), False)
         elif ty is Array and not y._weak and _scalar_keeps_dtype(x, tx, y._value.dtype):
-            return Array(np.asarray(x, y._value.dtype), False), y
+            return Array(scalar_as(x, y._value.dtype), False), y
     check_arraylike(fname, *args)
     return broadcast_arrays_(fname, *promote_dtypes(*args))
+
+
+def scalar_as(v, dt):
+    """Python scalar ``v`` as a 0-d NumPy array of ``dt``: one that overflows ``dt``
+    (``1e300`` in float32) becomes inf silently, as in JAX, not with NumPy's warning."""
+    if (type(v) is float or type(v) is int) and -65504.0 <= v <= 65504.0:
+        # fits every float dtype (float16's max): no warning to silence
+        return np.asarray(v, dt)
+    token = quiet_on()
+    try:
+        return np.asarray(v, dt)
+    finally:
+        quiet_off(token)
 
 
 def _scalar_keeps_dtype(v, t, dt):

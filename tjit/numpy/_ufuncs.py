@@ -9,7 +9,7 @@ from tjit.config import config as _config
 from tjit.tracing import dtypes
 from tjit.tracing.core import Array as _Array
 from tjit.tracing.core import EvalTrace as _EvalTrace
-from tjit.tracing.core import eager_fast1 as _eager_fast1, eager_fast2 as _eager_fast2
+from tjit.tracing.core import eager_fast1 as _eager_fast1
 from tjit.tracing.core import fast_runner1 as _fast_runner1, fast_runner2 as _fast_runner2
 from tjit.tracing.core import trace_ctx as _trace_ctx
 from tjit import lax
@@ -17,6 +17,7 @@ from tjit.transforms.custom_derivatives import custom_jvp
 from tjit.numpy._core import (
     broadcast_arrays_, broadcast_to_shape, ensure_array, promote_args, promote_args_inexact,
     promote_dtypes_inexact)
+from tjit.numpy._core import scalar_as as _scalar_as
 
 
 _ndarray = np.ndarray
@@ -83,35 +84,59 @@ def _two_in(name, lax_fn, inexact=False, doc=None):
     prim_for = _eager_prim(lax_fn)
 
     runs = {}  # (shape, dtype, weak) of NumPy-backed operands -> their fast-lane call
+    # (shape, dtype of a strong float/complex Array, the Python scalar's type, the
+    # scalar's side) -> the fast-lane call on the Array and the scalar as a 0-d array of
+    # its dtype (promote_args' conversion, which depends only on these)
+    scalar_runs = {}
 
     def f(x, y, /):
-        if type(x) is _Array and type(y) is _Array:
-            vx, vy = x._value, y._value
-            if type(_trace_ctx.trace) is _EvalTrace:
-                run = runs.get((vx.shape, vx.dtype, x._weak, vy.shape, vy.dtype, y._weak))
-                if run is not None and type(vx) is _ndarray and type(vy) is _ndarray:
-                    return run(vx, vy)
-            if (vx.dtype == vy.dtype and vx.shape == vy.shape and x._weak is y._weak
-                    and (not inexact or _kept(vx.dtype))):
-                # nothing to promote or broadcast (the common eager call): the
-                # primitive's fast lane when its signature is known, else bind it
-                if prim_for is not None and type(_trace_ctx.trace) is _EvalTrace:
-                    run = _fast_runner2(prim_for(vx.dtype), x, y)
-                    if run is not None:
-                        if not inexact or vx.dtype in _NARROW_INEXACT:  # x64 aside
-                            _keep(runs, (vx.shape, vx.dtype, x._weak, vy.shape, vy.dtype,
-                                         y._weak), run)
+        tx, ty = type(x), type(y)
+        scalar_key = None
+        if tx is _Array:
+            vx = x._value
+            if ty is _Array:
+                vy = y._value
+                if type(_trace_ctx.trace) is _EvalTrace:
+                    run = runs.get((vx.shape, vx.dtype, x._weak, vy.shape, vy.dtype,
+                                    y._weak))
+                    if run is not None and type(vx) is _ndarray and type(vy) is _ndarray:
                         return run(vx, vy)
-                return lax_fn(x, y)
+                if (vx.dtype == vy.dtype and vx.shape == vy.shape and x._weak is y._weak
+                        and (not inexact or _kept(vx.dtype))):
+                    # nothing to promote or broadcast (the common eager call): the
+                    # primitive's fast lane when its signature is known, else bind it
+                    if prim_for is not None and type(_trace_ctx.trace) is _EvalTrace:
+                        run = _fast_runner2(prim_for(vx.dtype), x, y)
+                        if run is not None:
+                            if not inexact or vx.dtype in _NARROW_INEXACT:  # x64 aside
+                                _keep(runs, (vx.shape, vx.dtype, x._weak, vy.shape,
+                                             vy.dtype, y._weak), run)
+                            return run(vx, vy)
+                    return lax_fn(x, y)
+            elif (ty is float or ty is int) and not inexact and not x._weak:
+                scalar_key = (vx.shape, vx.dtype, ty, 1)
+                run = scalar_runs.get(scalar_key)
+                if run is not None and type(vx) is _ndarray and \
+                        type(_trace_ctx.trace) is _EvalTrace:
+                    return run(vx, _scalar_as(y, vx.dtype))
+        elif ty is _Array and (tx is float or tx is int) and not inexact and not y._weak:
+            vy = y._value
+            scalar_key = (vy.shape, vy.dtype, tx, 0)
+            run = scalar_runs.get(scalar_key)
+            if run is not None and type(vy) is _ndarray and \
+                    type(_trace_ctx.trace) is _EvalTrace:
+                return run(_scalar_as(x, vy.dtype), vy)
         if inexact:
             x, y = promote_args_inexact(name, x, y)
         else:
             x, y = promote_args(name, x, y)
         if prim_for is not None and type(x) is _Array and \
                 type(_trace_ctx.trace) is _EvalTrace:
-            out = _eager_fast2(prim_for(x._value.dtype), x, y)
-            if out is not None:
-                return out
+            run = _fast_runner2(prim_for(x._value.dtype), x, y)
+            if run is not None:
+                if scalar_key is not None and scalar_key[1].kind in "fc":
+                    _keep(scalar_runs, scalar_key, run)
+                return run(x._value, y._value)
         return lax_fn(x, y)
     f.__name__ = name
     f.__doc__ = doc or f"Elementwise ``numpy.{name}`` with broadcasting."

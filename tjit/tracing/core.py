@@ -353,7 +353,7 @@ def _direct_ufunc(prim, vals, params, out):
     dtype the impl gave (``out``), so the fast lane may call the ufunc itself (``quiet``:
     whether NumPy's warnings must be off around it); ``(None, False)`` otherwise."""
     ufunc = prim.eager_ufunc
-    if ufunc is None or params or quiet_on is None or not isinstance(out, Array):
+    if ufunc is None or params or not isinstance(out, Array):
         return None, False
     try:
         got = ufunc.resolve_dtypes(tuple(v.dtype for v in vals) + (None,) * ufunc.nout)

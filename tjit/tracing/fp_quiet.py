@@ -15,14 +15,19 @@ try:  # NumPy 2: the ufuncs read their error state from this context variable
 except (ImportError, AttributeError, TypeError):  # pragma: no cover - other NumPy versions
     _extobj_contextvar = None
 
-#: ``token = quiet_on()`` ... ``quiet_off(token)``: warnings off in between (None when
-#: this NumPy has no error-state context variable; use :func:`quiet` then)
+#: ``token = quiet_on()`` ... ``quiet_off(token)``: warnings off in between
 if _extobj_contextvar is not None:
     def quiet_on(_set=_extobj_contextvar.set, _state=_IGNORE_ALL):
         return _set(_state)
     quiet_off = _extobj_contextvar.reset
-else:  # pragma: no cover
-    quiet_on = quiet_off = None
+else:  # pragma: no cover - NumPy without the context variable: an entered np.errstate
+    def quiet_on():
+        state = np.errstate(all="ignore")
+        state.__enter__()
+        return state
+
+    def quiet_off(state):
+        state.__exit__(None, None, None)
 
 
 def quiet(impl):
