@@ -62,6 +62,7 @@ from tjit.tracing.shapes import check_spec, parse_spec, shape_str, symbol
 from tjit.tracing.tree_util import tree_flatten, tree_unflatten
 from tjit.transforms import passes
 from tjit.xla_like import remat as _remat
+from tjit.xla_like.compile import gc_paused
 
 _SCALAR_TYPES = (bool, int, float, complex)
 
@@ -632,11 +633,15 @@ class Jitted:
             return flat
 
         self.trace_count += 1
-        with compile_log.stage("trace"), _dyn.questions_for_declared(in_avals, self.__name__):
-            closed = trace_to_jaxpr(flat_fun, in_avals, self.__name__, names)
-        if simplify:
-            with compile_log.stage("simplify"):
-                closed = passes.simplify(closed)
+        # the collector would keep walking the trace's many live objects (gc_paused says
+        # how much that costs); what becomes garbage is collected after the block
+        with gc_paused():
+            with compile_log.stage("trace"), \
+                    _dyn.questions_for_declared(in_avals, self.__name__):
+                closed = trace_to_jaxpr(flat_fun, in_avals, self.__name__, names)
+            if simplify:
+                with compile_log.stage("simplify"):
+                    closed = passes.simplify(closed)
         return closed, out_store["tree"]
 
     # -- inspection ----------------------------------------------------------------------
