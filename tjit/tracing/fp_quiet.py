@@ -7,6 +7,8 @@ eager op). Used by the primitives' impls (:func:`quiet`) and by the eager fast l
 ``tracing/core.py`` (:data:`quiet_on` / :data:`quiet_off`).
 """
 
+import functools
+
 import numpy as np
 
 try:  # NumPy 2: the ufuncs read their error state from this context variable
@@ -17,8 +19,7 @@ except (ImportError, AttributeError, TypeError):  # pragma: no cover - other Num
 
 #: ``token = quiet_on()`` ... ``quiet_off(token)``: warnings off in between
 if _extobj_contextvar is not None:
-    def quiet_on(_set=_extobj_contextvar.set, _state=_IGNORE_ALL):
-        return _set(_state)
+    quiet_on = functools.partial(_extobj_contextvar.set, _IGNORE_ALL)  # C calls only
     quiet_off = _extobj_contextvar.reset
 else:  # pragma: no cover - NumPy without the context variable: an entered np.errstate
     def quiet_on():
