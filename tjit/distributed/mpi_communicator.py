@@ -161,6 +161,8 @@ class MPICommunicator(Communicator):
 
     # -- helpers -----------------------------------------------------------------------
     def _operand(self, x, what, extra=None):
+        if type(x) is np.ndarray and x.flags.c_contiguous and not self.checks:
+            return x    # (the plan's buffers: the common case, kept short)
         x = np.asarray(x)
         if not x.flags.c_contiguous:
             x = np.ascontiguousarray(x)   # (only when needed: it turns 0-d into 1-d)

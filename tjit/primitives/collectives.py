@@ -143,7 +143,8 @@ def _reduction_collective(name, op, local_reduce_p):
 
     @p.def_impl
     def impl(xp, x, *, axes):
-        x = _host(xp, x, name)
+        if xp is not np or type(x) is not np.ndarray or not x.flags.c_contiguous:
+            x = _host(xp, x, name)   # (a plan's buffer needs neither check nor copy)
         for comm in communicators_for(axes, name, allow_split=True):
             x = np.asarray(comm.allreduce(x, op))
         return x
