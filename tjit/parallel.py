@@ -32,6 +32,7 @@ from tjit.api import ShapeDtypeStruct, jit
 from tjit.devices import backend as _backends
 from tjit.devices.pmap_runtime import run_on_devices
 from tjit.devices.sharded import stacked_result
+from tjit.distributed.process_axis import process_axis
 from tjit.tracing.traceback_util import api_boundary
 from tjit.tracing.axis_env import extend_axis_env
 from tjit.tracing.core import Array, Tracer, get_aval
@@ -139,7 +140,10 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
          devices=None, backend=None, axis_size=None, donate_argnums=()):
     """Map ``fun`` over devices (JAX's ``pmap``): the mapped axis of the inputs is split
     across devices, each runs ``fun`` compiled once, and collectives over ``axis_name``
-    communicate between them.
+    communicate between them. After ``tjit.distributed.initialize()`` with several
+    processes (one device each), the axis spans every process's devices: each process
+    passes its local slice (leading size ``tjit.local_device_count()``), collectives run
+    on MPI over the global axis, and each process gets its local slice of the result.
 
     Args:
       axis_name: the name collectives use for the mapped axis.
@@ -196,9 +200,13 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
         if any(isinstance(x, Tracer) for x in leaves):
             return vmap(with_statics, in_axes=dyn_in_axes, out_axes=out_axes,
                         axis_name=name, axis_size=axis_size)(*dyn, **kwargs)
+        # several processes (after tjit.distributed.initialize()): the axis spans every
+        # process's devices, this process passes and gets back its local slice
+        spans = process_axis(name, n)
+        size, comms = (n, None) if spans is None else spans
         key = (tree, tuple((tuple(get_aval(x).shape), get_aval(x).dtype, ax)
                            for x, ax in zip(leaves, axes)), _static_key(static_vals, where),
-               n, backend)
+               size, backend)
         with lock:
             entry = cache.get(key)
         if entry is None:
@@ -208,11 +216,11 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
                 a, kw = tree_unflatten(tree, flat)
                 return with_statics(*a, **kw)
             per_device_fun.__name__ = fname
-            entry = compile_spmd(per_device_fun, {name: n}, slices, backend or "cpu")
+            entry = compile_spmd(per_device_fun, {name: size}, slices, backend or "cpu")
             with lock:
                 cache[key] = entry
         per_device = [[_slice(x, ax, r) for x, ax in zip(leaves, axes)] for r in range(n)]
-        outs = run_on_devices(entry, per_device, name)
+        outs = run_on_devices(entry, per_device, name, comms)
         out_leaves, out_tree = tree_flatten(outs[0])
         per_leaf = [[tree_flatten(o)[0][k] for o in outs] for k in range(len(out_leaves))]
         oaxes = _flatten_axes(out_spec, outs[0], len(out_leaves), "out_axes", where,

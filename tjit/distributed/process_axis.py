@@ -26,4 +26,7 @@ def process_axis(name, num_local):
             f"pmap over {num_local} devices of each of {st.size} processes: across "
             f"processes pmap maps one device per process; launch one process per device "
             f"(mpiexec -n {st.size * num_local}) without TJIT_NUM_CPU_DEVICES")
-    return st.size, [MPICommunicator(st.comm, name=name)]
+    comm = st.pmap_comms.get(name)   # (kept: its output buffers are reused per call)
+    if comm is None:
+        comm = st.pmap_comms[name] = MPICommunicator(st.comm, name=name)
+    return st.size, [comm]

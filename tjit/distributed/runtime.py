@@ -43,6 +43,7 @@ class _Runtime:
         self.rank = comm.Get_rank()
         self.size = comm.Get_size()
         self.sub_comms = {}                  # colour key -> split communicator
+        self.pmap_comms = {}                 # pmap axis name -> its MPICommunicator
 
 
 def _import_mpi():
