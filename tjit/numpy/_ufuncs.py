@@ -9,7 +9,6 @@ from tjit.config import config as _config
 from tjit.tracing import dtypes
 from tjit.tracing.core import Array as _Array
 from tjit.tracing.core import EvalTrace as _EvalTrace
-from tjit.tracing.core import eager_fast1 as _eager_fast1
 from tjit.tracing.core import fast_runner1 as _fast_runner1, fast_runner2 as _fast_runner2
 from tjit.tracing.core import trace_ctx as _trace_ctx
 from tjit import lax
@@ -407,19 +406,15 @@ def float_power(x, y, /):
     return lax.pow(lax.convert_element_type(x, dt), lax.convert_element_type(y, dt))
 
 
-def _eager1(prim, x):
-    """``prim(x)`` by the eager fast lane for a NumPy-backed Array outside any
-    transformation whose signature is known (else None)."""
-    if type(_trace_ctx.trace) is _EvalTrace:
-        return _eager_fast1(prim, x)
-    return None
+_NEG_P = lax.neg.prim
 
 
 def negative(x, /):
-    if type(x) is _Array and x._value.dtype != _BOOL:
-        out = _eager1(lax.neg.prim, x)
-        if out is not None:
-            return out
+    if type(x) is _Array and type(_trace_ctx.trace) is _EvalTrace:
+        # the fast lane's call for a known signature (bool never gets one: neg rejects it)
+        run = _fast_runner1(_NEG_P, x)
+        if run is not None:
+            return run(x._value)
     x = ensure_array("negative", x)
     if dtypes.is_bool(x.dtype):
         raise TypeError("negative: not supported for bool arrays; use logical_not")
