@@ -267,8 +267,9 @@ def _kernel_matrix(xp, rhs, g, p):
     """The (B, G, K * I, Og) kernel matrix matching :func:`_im2col`'s columns."""
     w = xp.transpose(rhs, p["dimension_numbers"][1])   # (O, I, *kernel)
     w = w.reshape(g.B, g.G, g.Og, g.I, g.K)
-    return xp.ascontiguousarray(xp.transpose(w, (0, 1, 4, 3, 2)).reshape(
-        g.B, g.G, g.K * g.I, g.Og))
+    out = xp.empty((g.B, g.G, g.K * g.I, g.Og), dtype=w.dtype)   # (owns its memory)
+    out.reshape(g.B, g.G, g.K, g.I, g.Og)[...] = xp.transpose(w, (0, 1, 4, 3, 2))
+    return out
 
 
 def _out_layout(g, ospec):

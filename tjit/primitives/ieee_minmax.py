@@ -56,6 +56,33 @@ def reduce(xp, x, axes, is_max):
     return _signed_zero(xp, r, has_pos, x.dtype)
 
 
+def fold(xp, parts, is_max):
+    """max/min of the same-shape arrays ``parts`` (non-empty), elementwise, zeros signed
+    as by :func:`maximum`: one NumPy ``maximum``/``minimum`` per part, and the sign of a
+    zero result fixed in one more pass over the parts' bits only where there is one."""
+    parts = list(parts)
+    op = xp.maximum if is_max else xp.minimum
+    r = parts[0]
+    for p in parts[1:]:
+        r = op(r, p)          # (NaN propagates)
+    if len(parts) == 1 or not _is_float(r):
+        return r
+    zero = r == 0
+    if not zero.any():
+        return r
+    # where the result is zero every part is <= 0 (max) / >= 0 (min); as signed ints
+    # of the same width +0 is 0 and every negative float (-0 included) is negative, so
+    # the integer max is 0 exactly where a +0 is present, the integer min is negative
+    # exactly where a -0 is present
+    ints = np.dtype(f"i{r.dtype.itemsize}")
+    bits = parts[0].view(ints)
+    for p in parts[1:]:
+        bits = op(bits, p.view(ints))
+    neg = bits != 0 if is_max else bits < 0
+    z = r.dtype.type(0)
+    return xp.where(zero, xp.where(neg, -z, z), r)
+
+
 def accumulate(xp, x, axis, is_max):
     """Running max/min along ``axis``, zeros signed as by :func:`maximum`."""
     r = (xp.maximum if is_max else xp.minimum).accumulate(x, axis=axis)

@@ -13,10 +13,12 @@ of stax and flax), and the two primitives their derivatives need, as in JAX:
 * ``select_and_scatter_add(source, operand, ...)``: its transpose, adding each window's
   ``source`` value into the selected position of an operand-shaped zero array.
 
-Reference implementations read a strided view of the framed operand with the window
-offsets as extra dims (``conv.window_view``): the reductions are one reduction over them,
-the selection one argmax/argmin; only the scatter loops over the offsets (a few), one
-strided slice each. They compile as library steps. Rules: sum is linear, its transpose a sum window over the cotangent padded with
+Reference implementations fold one strided slice of the framed operand per window offset
+(a few: each a fast ufunc pass; max/min through ``ieee_minmax.fold``), or, for large
+windows, reduce a strided view with the offsets as extra dims (``conv.window_view``).
+Windows that tile the operand (pooling) lower to fused kernels: a reshape that gives
+each window its own dims, a reduce, and for the max-pool gradient's scatter compares and
+selects; other windows compile as library steps. Rules: sum is linear, its transpose a sum window over the cotangent padded with
 stride holes (JAX's ``_reduce_window_sum_transpose_rule``); max/min's jvp gathers the
 tangents with ``select_and_gather_add``; gather and scatter transpose into each other.
 Every primitive batches with a window of 1 over the mapped axis.
@@ -37,7 +39,7 @@ from tjit.primitives.elementwise import _quiet
 from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray
 from tjit.tracing.errors import ShapeError
-from tjit.tracing.shapes import shape_str
+from tjit.tracing.shapes import is_symbolic, shape_str
 
 reduce_window_sum_p = new_primitive("reduce_window_sum")
 reduce_window_max_p = new_primitive("reduce_window_max")
@@ -91,16 +93,44 @@ def _window_view(xp, x, fill, params):
                                params["window_strides"], params["window_dilation"])
 
 
+#: up to this many window offsets a reduction folds one strided slice per offset (each
+#: pass is a fast contiguous-ish ufunc); above it one reduction over the window view
+FOLD_MAX_OFFSETS = 16
+
+
+def _window_slices(xp, x, fill, params):
+    """(output shape, the framed ``x``'s strided slices: one per window offset)."""
+    out_sp = tuple(conv_out_dim(*a) for a in zip(
+        x.shape, params["window_dimensions"], params["window_strides"], params["padding"],
+        params["base_dilation"], params["window_dilation"]))
+    framed = frame(xp, x, fill, params["padding"], params["base_dilation"], 0)
+    return out_sp, [framed[s] for s in window_slices(
+        0, params["window_dimensions"], out_sp, params["window_strides"],
+        params["window_dilation"])]
+
+
 def _reducer_impl(kind):
     def impl(xp, x, **params):
         x = xp.asarray(x)
-        out_sp, view = _window_view(xp, x, _identity(kind, x.dtype), params)
+        ident = _identity(kind, x.dtype)
+        if int(np.prod(params["window_dimensions"])) > FOLD_MAX_OFFSETS:
+            out_sp, view = _window_view(xp, x, ident, params)
+            if 0 in out_sp:
+                return xp.zeros(out_sp, x.dtype)
+            axes = tuple(range(x.ndim, 2 * x.ndim))
+            if kind == "sum":
+                return xp.asarray(xp.sum(view, axis=axes, dtype=x.dtype), dtype=x.dtype)
+            return xp.asarray(ieee_minmax.reduce(xp, view, axes, kind == "max"),
+                              dtype=x.dtype)
+        out_sp, parts = _window_slices(xp, x, ident, params)
         if 0 in out_sp:
             return xp.zeros(out_sp, x.dtype)
-        axes = tuple(range(x.ndim, 2 * x.ndim))   # the window dims: one reduction
         if kind == "sum":
-            return xp.asarray(xp.sum(view, axis=axes, dtype=x.dtype), dtype=x.dtype)
-        return xp.asarray(ieee_minmax.reduce(xp, view, axes, kind == "max"), dtype=x.dtype)
+            acc = parts[0].copy()
+            for part in parts[1:]:
+                acc += part
+            return acc
+        return xp.asarray(ieee_minmax.fold(xp, parts, kind == "max"), dtype=x.dtype)
     return _quiet(impl)
 
 
@@ -147,14 +177,22 @@ def _selected_offsets(xp, x, select_prim, params):
     window), the offsets' slices). NaN counts as the extreme (first NaN wins), as
     reduce_window_max; at a tie the first offset wins (XLA's select ``>=`` / ``<=``)."""
     kind = "max" if select_prim == "ge" else "min"
-    out_sp, view = _window_view(xp, x, _identity(kind, x.dtype), params)
+    out_sp, parts = _window_slices(xp, x, _identity(kind, x.dtype), params)
     slices = list(window_slices(0, params["window_dimensions"], out_sp,
                                 params["window_strides"], params["window_dilation"]))
     if 0 in out_sp or not slices:
         return out_sp, None, slices
-    # argmax/argmin return the first extreme, and the first NaN where there is one
-    windows = view.reshape(out_sp + (len(slices),))
-    idx = (xp.argmax if kind == "max" else xp.argmin)(windows, axis=-1)
+    best = parts[0]
+    for p in parts[1:]:
+        best = (xp.maximum if kind == "max" else xp.minimum)(best, p)   # NaN propagates
+    # the first offset holding the extreme (or a NaN, where the extreme is NaN): walked
+    # from the last offset to the first, the last write is the first match
+    idx = xp.zeros(out_sp, np.int32)
+    for k in range(len(parts) - 1, -1, -1):
+        hit = parts[k] == best
+        if x.dtype.kind == "f":
+            hit |= parts[k] != parts[k]   # a NaN: best is NaN there
+        xp.copyto(idx, k, where=hit)
     return out_sp, idx, slices
 
 
@@ -186,18 +224,8 @@ def _scatter_impl(xp, src, x, *, select_prim, **params):
     acc = xp.zeros(tuple(full), src.dtype)
     view = acc[crop]
     zero = src.dtype.type(0)
-    wd, ws, wr = (params[k] for k in ("window_dimensions", "window_strides",
-                                      "window_dilation"))
-    if all(s >= dilate_dim(w, r) for w, s, r in zip(wd, ws, wr)):
-        # windows that do not overlap (pooling): one write through the window view,
-        # each position in at most one window, each window's source at its selected offset
-        onehot = xp.arange(len(slices)) == idx[..., None]
-        picked = xp.where(onehot, src[..., None], zero).reshape(out_sp + tuple(wd))
-        windows = window_view(xp, view, 0, wd, out_sp, ws, wr)
-        xp.copyto(windows, picked)
-    else:
-        for k, s in enumerate(slices):
-            view[s] += xp.where(idx == k, src, zero)
+    for k, s in enumerate(slices):
+        view[s] += xp.where(idx == k, src, zero)
     return acc[tuple(place)]
 
 
@@ -302,3 +330,67 @@ def _select_batch(prim):
 
 select_and_gather_add_p.batch = _select_batch(select_and_gather_add_p)
 select_and_scatter_add_p.batch = _select_batch(select_and_scatter_add_p)
+
+
+# -- lowerings to the HLO-like graph (ctx: xla_like.hlo.Builder) --------------------------------
+def _tiled_split(shape, params):
+    """``shape`` with each dim split into (windows, window) when the windows tile it
+    exactly (pooling: window = stride, no padding or dilation, sizes divisible), so that a
+    window is a reshape's trailing-per-dim block; else None."""
+    wd, ws = params["window_dimensions"], params["window_strides"]
+    if (any(is_symbolic(d) for d in shape) or tuple(wd) != tuple(ws)
+            or any(tuple(p) != (0, 0) for p in params["padding"])
+            or any(r != 1 for r in params["base_dilation"])
+            or any(r != 1 for r in params["window_dilation"])
+            or any(d % w for d, w in zip(shape, wd))):
+        return None
+    return tuple(v for d, w in zip(shape, wd) for v in (d // w, w))
+
+
+def _reducer_lowering(monoid):
+    def rule(ctx, x, **params):
+        split = _tiled_split(x.shape, params)
+        if split is None or x.dtype == np.bool_:
+            return NotImplemented
+        xs = ctx.add("reshape", (x,), split, x.dtype)
+        return ctx.add("reduce", (xs,), ctx.avals_out[0].shape, x.dtype,
+                       axes=tuple(range(1, len(split), 2)), monoid=monoid)
+    return rule
+
+
+def _scatter_lowering(ctx, src, x, *, select_prim, **params):
+    """Tiled windows: fused kernels instead of a library step. Per window the extreme,
+    then the first row-major offset holding it (or a NaN), which receives ``src``."""
+    split = _tiled_split(x.shape, params)
+    if split is None or x.dtype.kind not in "fiu":
+        return NotImplemented
+    nd = len(split)
+    win, outer = tuple(range(1, nd, 2)), tuple(range(0, nd, 2))
+    xs = ctx.add("reshape", (x,), split, x.dtype)
+    best = ctx.add("reduce", (xs,), src.shape, x.dtype, axes=win,
+                   monoid="max" if select_prim == "ge" else "min")
+    hit = ctx.elementwise("eq", [xs, ctx.broadcast(best, split, outer)])
+    if x.dtype.kind == "f":
+        hit = ctx.elementwise("or", [hit, ctx.elementwise("ne", [xs, xs])])
+    # each element's row-major offset inside its window
+    i32 = np.dtype(np.int32)
+    pos, step = None, 1
+    for axis in reversed(win):
+        term = ctx.add("iota", (), split, i32, dimension=axis)
+        if step != 1:
+            term = ctx.elementwise("mul", [term, ctx.constant(step, i32)])
+        pos = term if pos is None else ctx.elementwise("add", [pos, term])
+        step *= split[axis]
+    none = ctx.constant(step, i32)   # past every offset
+    first = ctx.add("reduce", (ctx.elementwise("select", [hit, pos, none]),), src.shape,
+                    i32, axes=win, monoid="min")
+    chosen = ctx.elementwise("eq", [pos, ctx.broadcast(first, split, outer)])
+    out = ctx.elementwise("select", [chosen, ctx.broadcast(src, split, outer),
+                                     ctx.constant(0, src.dtype)])
+    return ctx.add("reshape", (out,), tuple(x.shape), src.dtype)
+
+
+reduce_window_sum_p.lowering = _reducer_lowering("sum")
+reduce_window_max_p.lowering = _reducer_lowering("max")
+reduce_window_min_p.lowering = _reducer_lowering("min")
+select_and_scatter_add_p.lowering = _scatter_lowering

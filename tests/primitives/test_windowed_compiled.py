@@ -1,0 +1,80 @@
+"""Pooling windows that tile the operand lower to fused kernels (reshape + reduce, and
+the max-pool gradient's selection as compares and selects): against the reference
+interpreter, with ties, NaN and signed zeros, which pick the first offset as XLA's
+select does."""
+
+import numpy as np
+import pytest
+
+import tjit
+import tjit.numpy as jnp
+from tjit import lax
+
+WINDOWS = [((1, 2, 2, 1), (2, 6, 8, 3)), ((3, 1), (9, 5)), ((2, 2, 2), (4, 6, 2))]
+
+
+def _tricky(shape, seed=0):
+    """Values on a coarse grid (many ties), some signed zeros and a few NaNs."""
+    rng = np.random.default_rng(seed)
+    x = rng.integers(-2, 3, shape).astype(np.float32)
+    x[rng.random(shape) < 0.2] = -0.0
+    x[rng.random(shape) < 0.05] = np.nan
+    return x
+
+
+def _same(got, want):
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)            # NaN positions included
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+
+
+@pytest.mark.parametrize("window,shape", WINDOWS)
+@pytest.mark.parametrize("kind", ["max", "min", "sum"])
+def test_tiled_reduce_window_matches_interpreter(window, shape, kind):
+    comp, init = {"max": (lax.max, -np.inf), "min": (lax.min, np.inf),
+                  "sum": (lax.add, 0.0)}[kind]
+
+    def f(x):
+        return lax.reduce_window(x, init, comp, window, window, "VALID")
+    x = _tricky(shape)
+    _same(tjit.jit(f)(x), tjit.jit(f, backend="interpreter")(x))
+    assert ("library", f"reduce_window_{kind}") not in \
+        tjit.jit(f).lower(x).compile().fusion_summary()
+
+
+@pytest.mark.parametrize("window,shape", WINDOWS)
+@pytest.mark.parametrize("select_prim", ["ge", "le"])
+def test_tiled_select_and_scatter_matches_interpreter(window, shape, select_prim):
+    x = _tricky(shape, 1)
+    out_shape = tuple(d // w for d, w in zip(shape, window))
+    src = np.random.default_rng(2).standard_normal(out_shape).astype(np.float32)
+
+    def f(s, x):
+        return lax.select_and_scatter_add(s, x, select_prim, window, window,
+                                          ((0, 0),) * len(shape))
+    _same(tjit.jit(f)(src, x), tjit.jit(f, backend="interpreter")(src, x))
+    assert ("library", "select_and_scatter_add") not in \
+        tjit.jit(f).lower(src, x).compile().fusion_summary()
+    xi = (np.arange(x.size).reshape(shape) % 3).astype(np.int32)   # integer ties
+    si = (src * 10).astype(np.int32)
+    _same(tjit.jit(f)(si, xi), tjit.jit(f, backend="interpreter")(si, xi))
+
+
+def test_max_pool_gradient_matches_interpreter():
+    x = _tricky((2, 8, 8, 3), 3)
+    x = np.where(np.isnan(x), 1.0, x).astype(np.float32)   # finite: a gradient to compare
+    w = np.random.default_rng(4).standard_normal((2, 4, 4, 3)).astype(np.float32)
+
+    def loss(x):
+        return jnp.sum(lax.reduce_window(x, -np.inf, lax.max, (1, 2, 2, 1), (1, 2, 2, 1),
+                                         "VALID") * w)
+    _same(tjit.jit(tjit.grad(loss))(x), tjit.jit(tjit.grad(loss), backend="interpreter")(x))
+
+
+def test_untiled_windows_still_run():
+    x = _tricky((2, 7, 7, 3))   # 7 is not a multiple of 2: the library step
+
+    def f(x):
+        return lax.reduce_window(x, -np.inf, lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
+    _same(tjit.jit(f)(x), tjit.jit(f, backend="interpreter")(x))
