@@ -26,7 +26,22 @@ FORBIDDEN = {
     # JAX's example libraries: written on the public API only, as user code would be
     "example_libraries": ["tjit.tracing", "tjit.primitives", "tjit.transforms",
                           "tjit.xla_like", "tjit.lower", "tjit.devices"],
+    # scale-out, above the public surface: the MPI runtime and global arrays, meshes and
+    # shardings, pmap/compile_spmd, shard_map. They reach the compiled plan only through
+    # jit and the communicator seam of devices/collectives.py, never the compiler.
+    "distributed": ["tjit.transforms", "tjit.xla_like", "tjit.lower", "tjit.api",
+                    "tjit.parallel", "tjit.experimental"],
+    "sharding.py": ["tjit.transforms", "tjit.xla_like", "tjit.lower", "tjit.api",
+                    "tjit.parallel", "tjit.experimental"],
+    "parallel.py": ["tjit.xla_like", "tjit.lower", "tjit.experimental"],
+    "experimental": ["tjit.transforms", "tjit.xla_like", "tjit.lower"],
 }
+#: The scale-out modules: no layer below them imports them (devices/ learns about other
+#: processes through hooks that tjit.distributed sets, e.g. backend.set_process_layout).
+SCALE_OUT = ["tjit.distributed", "tjit.sharding", "tjit.parallel", "tjit.experimental"]
+for _lower in ("tracing", "primitives", "transforms", "xla_like", "lower", "devices",
+               "numpy", "lax", "nn", "random", "scipy", "example_libraries"):
+    FORBIDDEN[_lower] = FORBIDDEN[_lower] + SCALE_OUT
 
 
 def _imports(path):
@@ -49,7 +64,9 @@ def _imports(path):
 @pytest.mark.parametrize("folder", sorted(FORBIDDEN))
 def test_no_upward_imports(folder):
     bad = []
-    for path in sorted((ROOT / folder).rglob("*.py")):
+    paths = [ROOT / folder] if folder.endswith(".py") else sorted((ROOT / folder).rglob("*.py"))
+    assert paths and paths[0].exists(), f"tjit/{folder} is gone: update FORBIDDEN"
+    for path in paths:
         for line, mod in _imports(path):
             for prefix in FORBIDDEN[folder]:
                 if mod == prefix or mod.startswith(prefix + "."):
@@ -116,3 +133,20 @@ def test_registry_and_interpreter_import_no_backend():
         if path.name != "api.py":
             bad += [m for _, m in _imports(path) if m == "tjit.devices.cpu"]
         assert not bad, f"{path.name} imports backend code: {bad}"
+
+
+def test_scale_out_uses_only_the_public_seam_of_devices():
+    """tjit.distributed, sharding, parallel and experimental use devices/ through its
+    public names (the Communicator interface, bind_axes, run_on_devices, backend's
+    hooks), never its private helpers."""
+    paths = [ROOT / "sharding.py", ROOT / "parallel.py"] + sorted(
+        (ROOT / "distributed").rglob("*.py")) + sorted((ROOT / "experimental").rglob("*.py"))
+    bad = []
+    for path in paths:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
+                    "tjit.devices"):
+                bad += [f"{path.relative_to(ROOT.parent)}:{node.lineno} imports "
+                        f"{node.module}.{a.name}" for a in node.names
+                        if a.name.startswith("_")]
+    assert not bad, "private names across the scale-out seam:\n" + "\n".join(bad)

@@ -177,7 +177,7 @@ class ThreadCommunicator(Communicator):
 
         def reduce_share(vals):
             if hi > lo:
-                part = _reduce_in_order([v.reshape(-1)[lo:hi] for v, _ in vals], op)
+                part = reduce_in_order([v.reshape(-1)[lo:hi] for v, _ in vals], op)
                 for _, o in vals:
                     o.reshape(-1)[lo:hi] = part
         self._run("allreduce", (x, out), reduce_share, check=lambda v: v[0])
@@ -190,7 +190,7 @@ class ThreadCommunicator(Communicator):
         self._check_leading("reduce_scatter", x)
         r = self.rank
         return self._run("reduce_scatter", x,
-                         lambda vals: _reduce_in_order([v[r] for v in vals], op))
+                         lambda vals: reduce_in_order([v[r] for v in vals], op))
 
     def alltoall(self, x):
         self._check_leading("alltoall", x)
@@ -215,7 +215,7 @@ def _share(n, rank, size):
     return min(n, rank * step), min(n, (rank + 1) * step)
 
 
-def _reduce_in_order(vals, op):
+def reduce_in_order(vals, op):
     out = np.array(vals[0], copy=True)
     f = _REDUCE[op]
     for v in vals[1:]:

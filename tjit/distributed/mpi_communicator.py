@@ -26,7 +26,7 @@ import time
 import numpy as np
 
 from tjit.devices.collectives import Communicator
-from tjit.devices.collectives import _reduce_in_order as reduce_in_order
+from tjit.devices.collectives import reduce_in_order
 from tjit.distributed.runtime import DistributedError
 
 _SIGNATURE_BYTES = 256
