@@ -17,10 +17,12 @@ groups of I channels and O into G groups; ``batch_group_count = B`` splits N int
 The reference implementation is im2col: one copy out of a strided view of every window
 of the padded input (:func:`window_view`), handed to one batched ``xp.matmul`` (BLAS /
 cuBLAS), so no Python loop runs over output positions or kernel offsets. In a compiled
-program a float convolution lowers to that im2col copy as a library step, then a ``dot``
-(the target's gemm: tjit's own threaded one on the CPU, not OpenBLAS's thread pool, which
-stalls for milliseconds on a loaded machine) whose result's reshape and transposes fuse
-into the consumers; other dtypes run the impl as a library step.
+program a float convolution of concrete shapes lowers to HLO ops instead: the im2col as a
+fused gather kernel (``take`` of a constant window index, padding and dilation holes
+reading the gather's zero fill), then a ``dot`` (the target's gemm: tjit's own threaded
+one on the CPU, not OpenBLAS's thread pool, which stalls for milliseconds on a loaded
+machine) whose result's reshape and transposes fuse into the consumers; other dtypes and
+symbolic sizes run the impl as a library step.
 
 Rules: the jvp is bilinear; the transposes are JAX's (``_conv_general_dilated_transpose_lhs``
 / ``_rhs``): the lhs cotangent is a convolution of the cotangent with the spatially flipped
@@ -304,9 +306,28 @@ def _conv_impl(xp, lhs, rhs, **p):
 conv_general_dilated_p.def_impl(_quiet(_conv_impl))
 
 
+def _window_index(in_sp, g, p):
+    """(P, K) int32: for each output position and window offset the flat (row-major)
+    spatial index of the input element it reads, or ``prod(in_sp)`` (out of range: the
+    gather's zero fill) where it reads padding or a dilation hole."""
+    ndim = len(in_sp)
+    o = np.indices(g.out_sp).reshape(ndim, g.P, 1)
+    k = np.indices(g.k_sp).reshape(ndim, 1, g.K)
+    flat = np.zeros((g.P, g.K), np.int64)
+    valid = np.ones((g.P, g.K), bool)
+    for d in range(ndim):
+        c = (o[d] * p["window_strides"][d] + k[d] * p["rhs_dilation"][d]
+             - p["padding"][d][0])                       # in the dilated input
+        ld = p["lhs_dilation"][d]
+        valid &= (c >= 0) & (c < dilate_dim(in_sp[d], ld)) & (c % ld == 0)
+        flat = flat * in_sp[d] + np.clip(c // ld, 0, in_sp[d] - 1)
+    return np.where(valid, flat, int(np.prod(in_sp, dtype=np.int64))).astype(np.int32)
+
+
 def _conv_lowering(ctx, lhs, rhs, **p):
-    """A float convolution of concrete shapes in a compiled program: the im2col copy as a
-    library step, then a ``dot`` (the target's gemm: on the CPU tjit's own, threaded on
+    """A float convolution of concrete shapes in a compiled program: im2col as a fused
+    gather kernel (``take`` of a constant window index; padding and dilation holes read
+    its zero fill), then a ``dot`` (the target's gemm: on the CPU tjit's own, threaded on
     its pool) and its result's reshape/transposes, which fuse into the consumers. Other
     cases (integers, mixed or widened dtypes, symbolic sizes) run the impl as a library
     step."""
@@ -318,22 +339,37 @@ def _conv_lowering(ctx, lhs, rhs, **p):
     g = _geometry(lhs.shape, rhs.shape, p)
     if g.empty:
         return NotImplemented
-    split, perm, canon, to_out = _out_layout(g, p["dimension_numbers"][2])
-    cols_shape = (g.B, g.G, g.Nb * g.P, g.K * g.I)
-    w_shape = (g.B, g.G, g.K * g.I, g.Og)
+    lspec, rspec, ospec = p["dimension_numbers"]
+    nsp = len(g.k_sp)
 
-    def patches(xp, env, x, w):
-        return [_im2col(xp, x, g, p), _kernel_matrix(xp, w, g, p)]
-    cols, wm = ctx.library(f"{NAME}_im2col", patches, (lhs, rhs),
-                           [(cols_shape, dt), (w_shape, dt)])
+    def transpose(x, perm):
+        perm = tuple(perm)
+        if perm == tuple(range(len(perm))):
+            return x
+        return ctx.add("transpose", (x,), tuple(x.shape[i] for i in perm), dt, perm=perm)
+
+    def reshape(x, shape):
+        shape = tuple(shape)
+        return x if shape == tuple(x.shape) else ctx.add("reshape", (x,), shape, dt)
+
+    # lhs as (B * G * Nb, spatial, I): channels last, groups first
+    x = transpose(lhs, lspec)                             # (N, C, *spatial)
+    in_sp = tuple(x.shape[2:])
+    x = reshape(x, (g.B, g.Nb, g.G, g.I) + in_sp)
+    x = transpose(x, (0, 2, 1) + tuple(range(4, 4 + nsp)) + (3,))
+    S = int(np.prod(in_sp, dtype=np.int64))
+    x = reshape(x, (g.B * g.G * g.Nb, S, g.I))
+    idx = ctx.constant(_window_index(in_sp, g, p))
+    cols = ctx.add("take", (x, idx), (g.B * g.G * g.Nb, g.P, g.K, g.I), dt, axis=1,
+                   out_dims=(("o", 0), ("b", 0), ("b", 1), ("o", 2)), fill=0.0)
+    cols = reshape(cols, (g.B, g.G, g.Nb * g.P, g.K * g.I))
+    w = reshape(transpose(rhs, rspec), (g.B, g.G, g.Og, g.I, g.K))
+    wm = reshape(transpose(w, (0, 1, 4, 3, 2)), (g.B, g.G, g.K * g.I, g.Og))
+    split, perm, canon, to_out = _out_layout(g, ospec)
     y = ctx.add("dot", (cols, wm), (g.B, g.G, g.Nb * g.P, g.Og), dt,
                 dimension_numbers=(((3,), (2,)), ((0, 1), (0, 1))))
-    y = ctx.add("reshape", (y,), split, dt)
-    y = ctx.add("transpose", (y,), tuple(split[i] for i in perm), dt, perm=perm)
-    y = ctx.add("reshape", (y,), canon, dt)
-    if to_out != tuple(range(len(canon))):
-        y = ctx.add("transpose", (y,), tuple(canon[i] for i in to_out), dt, perm=to_out)
-    return y
+    y = reshape(transpose(reshape(y, split), perm), canon)
+    return transpose(y, to_out)
 
 
 conv_general_dilated_p.lowering = _conv_lowering
