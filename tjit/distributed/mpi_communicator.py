@@ -60,8 +60,10 @@ class _OutputPool:
         self.bufs = {}
 
     def empty(self, shape, dtype):
-        key = (tuple(shape), np.dtype(dtype))
-        bufs = self.bufs.setdefault(key, [])
+        key = (shape, dtype)   # (callers pass a shape tuple and a NumPy dtype)
+        bufs = self.bufs.get(key)
+        if bufs is None:
+            bufs = self.bufs[key] = []
         for buf in bufs:
             if sys.getrefcount(buf) == 3:   # (the list, ``buf``, getrefcount's argument)
                 return buf
