@@ -7,6 +7,12 @@ no fast math) against tjit's simulation headers in ``tjit/fpga/include`` (bounde
 ``tjit_sim_api.h`` (the region's error for the host). Libraries are cached on disk
 (``disk_cache``) by the source, the simulation headers, the options, the compiler's
 version and tjit's version, and in memory per process; an entry that does not load is rebuilt.
+
+``TJIT_HLS_SANITIZE`` (e.g. ``address,undefined`` or ``thread``) builds every design at
+-O0 with those g++ sanitizers, to find undefined behaviour in a design or in the
+simulation headers (an abort that depends on the optimization level is one). The
+sanitizer's runtime must be loaded first: run Python with
+``LD_PRELOAD=$(g++ -print-file-name=libasan.so)`` (or ``libtsan.so``).
 """
 
 import ctypes
@@ -23,7 +29,7 @@ import warnings
 from tjit.devices import disk_cache
 from tjit.lower.c.hls_dialect import CSIM_OPTIONS
 
-__all__ = ["INCLUDE", "HlsCompileError", "compiler", "load", "unavailable_reason"]
+__all__ = ["INCLUDE", "HlsCompileError", "compiler", "load", "options", "unavailable_reason"]
 
 #: tjit's C-simulation headers (hls_stream.h, hls_math.h, tjit_dataflow.h, ...).
 INCLUDE = str(pathlib.Path(__file__).resolve().parents[1] / "fpga" / "include")
@@ -49,6 +55,16 @@ def unavailable_reason():
     return None
 
 
+def options():
+    """g++'s options for a design: ``CSIM_OPTIONS``, plus -O0 and the sanitizers that
+    ``TJIT_HLS_SANITIZE`` names (the last -O wins)."""
+    sanitize = os.environ.get("TJIT_HLS_SANITIZE", "").strip()
+    if not sanitize:
+        return CSIM_OPTIONS
+    return (*CSIM_OPTIONS, "-O0", "-g", "-fno-omit-frame-pointer", f"-fsanitize={sanitize}",
+            "-fno-sanitize-recover=all")
+
+
 @functools.cache
 def _version():
     r = subprocess.run([compiler(), "--version"], capture_output=True, text=True,
@@ -68,7 +84,7 @@ def _headers_digest():
 def _key(text):
     digest = hashlib.sha256(text.encode()).hexdigest()
     return disk_cache.cache_key(f"hls-csim:{digest}:{_headers_digest()}:{_version()}:"
-                                f"{' '.join(CSIM_OPTIONS)}")
+                                f"{' '.join(options())}")
 
 
 #: The headers every design includes, precompiled once (``_pch``): they are most of
@@ -83,13 +99,17 @@ _PCH_TEXT = """#include <stdint.h>
 """
 
 
-@functools.cache
 def _pch():
+    return _pch_for(options())
+
+
+@functools.cache
+def _pch_for(opts):
     """A folder holding ``tjit_sim_pch.h`` and its precompiled ``.gch`` (per headers,
     compiler and options), or None when it cannot be built (then every build parses
     the headers itself: slower, same result)."""
     d = os.path.join(tempfile.gettempdir(), "tjit-hls-pch-" + hashlib.sha256(
-        f"{_headers_digest()}:{_version()}:{CSIM_OPTIONS}".encode()).hexdigest()[:16])
+        f"{_headers_digest()}:{_version()}:{opts}".encode()).hexdigest()[:16])
     gch = os.path.join(d, "tjit_sim_pch.h.gch")
     if os.path.exists(gch):
         return d
@@ -98,8 +118,8 @@ def _pch():
         with open(os.path.join(d, "tjit_sim_pch.h"), "w") as f:
             f.write(_PCH_TEXT)
         tmp = f"{gch}.{os.getpid()}"
-        opts = [o for o in CSIM_OPTIONS if o != "-shared"]
-        r = subprocess.run([compiler(), *opts, f"-I{INCLUDE}", "-x", "c++-header",
+        header_opts = [o for o in opts if o != "-shared"]
+        r = subprocess.run([compiler(), *header_opts, f"-I{INCLUDE}", "-x", "c++-header",
                             os.path.join(d, "tjit_sim_pch.h"), "-o", tmp],
                            capture_output=True, text=True, check=False)
         if r.returncode:
@@ -118,7 +138,7 @@ def build(text):
         with open(src, "w") as f:
             f.write(('#include "tjit_sim_pch.h"\n' if pch else "") + text + _API)
         inc = ([f"-I{pch}"] if pch else []) + [f"-I{INCLUDE}"]
-        r = subprocess.run([compiler(), *CSIM_OPTIONS, *inc, src, "-o", lib],
+        r = subprocess.run([compiler(), *options(), *inc, src, "-o", lib],
                            capture_output=True, text=True, check=False)
         if r.returncode:
             fd, kept = tempfile.mkstemp(suffix=".cpp", prefix="tjit-hls-failed-")

@@ -2,6 +2,7 @@
 // detection (see hls_stream.h and tjit_dataflow.h). Not used in synthesis.
 #ifndef TJIT_SIM_REGION_H
 #define TJIT_SIM_REGION_H
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -58,8 +59,12 @@ class Region {
 
   // Wait for every stage; true when the region ran to the end without an error. Until
   // join, stages may still be spawned: no deadlock is declared before (a stage that
-  // started first may wait for one not spawned yet).
+  // started first may wait for one not spawned yet). Only the first join checks the
+  // streams: the destructor's join runs after the top function's streams, declared
+  // after the region, are gone (they detach themselves, see ~StreamBase).
   bool join() {
+    if (joined_) return error_.empty();
+    joined_ = true;
     {
       std::lock_guard<std::mutex> lk(m_);
       sealed_ = true;
@@ -76,6 +81,10 @@ class Region {
   void attach(StreamBase *s) {
     std::lock_guard<std::mutex> lk(m_);
     streams_.push_back(s);
+  }
+  void detach(StreamBase *s) {
+    std::lock_guard<std::mutex> lk(m_);
+    streams_.erase(std::remove(streams_.begin(), streams_.end(), s), streams_.end());
   }
   void moved() {   // (lock held; waiters register under it: no wakeup is lost)
     progress_++;
@@ -112,6 +121,7 @@ class Region {
   unsigned long progress_ = 0;
   bool stop_ = false;
   bool sealed_ = false;
+  bool joined_ = false;
   std::string error_;
 };
 
@@ -121,7 +131,11 @@ class StreamBase {
       : name_(name), depth_(depth), region_(current_region) {
     if (region_) region_->attach(this);
   }
-  virtual ~StreamBase() = default;
+  // A stream leaves its region's list when it dies: a region never looks at a dead
+  // stream (a virtual call on one is undefined behaviour: "pure virtual method called").
+  virtual ~StreamBase() {
+    if (region_) region_->detach(this);
+  }
   virtual size_t size() const = 0;
   const char *name() const { return name_; }
   int depth() const { return depth_; }
