@@ -32,6 +32,7 @@ from tjit.api import ShapeDtypeStruct, jit
 from tjit.devices import backend as _backends
 from tjit.devices.pmap_runtime import run_on_devices
 from tjit.devices.sharded import stacked_result
+from tjit.distributed import runtime as _distributed_runtime
 from tjit.distributed.process_axis import process_axis
 from tjit.tracing.traceback_util import api_boundary
 from tjit.tracing.axis_env import extend_axis_env
@@ -198,6 +199,7 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
                 for x, ax in zip(leaves, axes)]
         devs = _devices_for(n, devices, backend, where)
         if any(isinstance(x, Tracer) for x in leaves):
+            _refuse_across_processes(where)
             return vmap(with_statics, in_axes=dyn_in_axes, out_axes=out_axes,
                         axis_name=name, axis_size=axis_size)(*dyn, **kwargs)
         # several processes (after tjit.distributed.initialize()): the axis spans every
@@ -230,6 +232,18 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
 
     pmapped._cache_size = lambda: len(cache)
     return pmapped
+
+
+def _refuse_across_processes(where):
+    """Traced as vmap, pmap would map this process's slice only and its collectives would
+    reduce over it alone: a silently local result in a multi-process run."""
+    st = _distributed_runtime.state()
+    if st is not None and st.size > 1:
+        raise NotImplementedError(
+            f"{where}: pmap inside jit, grad, vmap or another transformation runs as one "
+            f"program in this process, but this run has {st.size} processes whose devices "
+            f"the axis spans. Call pmap at the top level (its per-device programs run the "
+            f"collectives across processes: pmap(grad(f)) works) or use shard_map.")
 
 
 def _static_key(static_vals, where):
