@@ -237,6 +237,7 @@ select_and_scatter_add_p.def_impl(_quiet(_scatter_impl))
 from tjit.primitives import rules as _r
 from tjit.primitives.conv import _vjp_lhs_padding
 from tjit.primitives.slicing import pad_p
+from tjit.primitives.structural import broadcast_in_dim_p, reshape_p
 from tjit.tracing.core import Array as _Array
 from tjit.tracing.core import get_aval as _aval
 
@@ -246,6 +247,15 @@ def _sum_transpose(ct, x, *, window_dimensions, window_strides, padding, base_di
     shape = x.aval.shape
     if type(ct) is _r.Zero:
         return [_r.Zero(x.aval)]
+    split = _tiled_split(shape, dict(window_dimensions=window_dimensions,
+                                     window_strides=window_strides, padding=padding,
+                                     base_dilation=base_dilation,
+                                     window_dilation=window_dilation))
+    if split is not None:
+        # tiled windows: every element of a window gets its window's cotangent
+        spread = broadcast_in_dim_p.bind(ct, shape=split,
+                                         broadcast_dimensions=tuple(range(0, len(split), 2)))
+        return [reshape_p.bind(spread, new_sizes=tuple(shape), dimensions=None)]
     pads = _vjp_lhs_padding(shape, window_dimensions, window_strides, _aval(ct).shape,
                             padding, base_dilation, window_dilation)
     cfg = tuple((lo, hi, s - 1) for (lo, hi), s in zip(pads, window_strides))
