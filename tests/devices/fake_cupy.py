@@ -68,8 +68,11 @@ class FakeCupy(types.ModuleType):
 
     ndarray = FakeDeviceArray
 
-    def __init__(self):
+    def __init__(self, compute=True):
         super().__init__("fake_cupy")
+        self.compute = compute
+        self.gemms = 0      # cublas.gemm calls
+        self.cublas = types.SimpleNamespace(gemm=self._gemm)
         runtime = types.SimpleNamespace(getDeviceCount=lambda: 1,
                                         driverGetVersion=lambda: 12090)
         self.cuda = types.SimpleNamespace(
@@ -97,6 +100,31 @@ class FakeCupy(types.ModuleType):
         if type(a) is FakeDeviceArray and (dtype is None or a.dtype == dtype):
             return a
         return _new(np.asarray(a), dtype)
+
+    def _gemm(self, transa, transb, a, b, out=None, alpha=1.0, beta=0.0):
+        """``cupy.cublas.gemm``: out = alpha * op(a) @ op(b) + beta * out, 2-D, one
+        dtype (CuPy asserts both)."""
+        assert a.ndim == b.ndim == 2 and a.dtype == b.dtype, (a.shape, b.shape)
+        assert transa in "NT" and transb in "NT"
+        self.gemms += 1
+        op_a = a.T if transa == "T" else a
+        op_b = b.T if transb == "T" else b
+        if out is None:
+            out, beta = self.empty((op_a.shape[0], op_b.shape[1]), a.dtype), 0.0
+        assert out.shape == (op_a.shape[0], op_b.shape[1]) and out.dtype == a.dtype
+        if self.compute:
+            acc = np.matmul(op_a, op_b) * a.dtype.type(alpha)
+            if beta:
+                acc += np.asarray(out) * a.dtype.type(beta)
+            out[...] = acc
+        return out
+
+    def matmul(self, a, b, out=None):
+        if self.compute:
+            r = np.matmul(a, b, out=out)
+            return r if type(r) is FakeDeviceArray else _new(r)
+        shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (a.shape[-2], b.shape[-1])
+        return out if out is not None else self.empty(shape, np.result_type(a, b))
 
     def __getattr__(self, name):     # everything else: NumPy's, results on the "device"
         fn = getattr(np, name)
@@ -135,12 +163,29 @@ class EvaluateModule:
         return launch
 
 
+class NoopModule(EvaluateModule):
+    """A module whose launchers check their arguments and compute nothing: with
+    ``FakeCupy(compute=False)`` a call costs only tjit's host-side dispatch work
+    (``benchmarks/bench_cuda_dispatch.py``)."""
+
+    def get_function(self, entry):
+        _, src = self.kernels[entry]
+        n_buf = sum(p.kind == "buffer" for p in src.params)
+
+        def launch(grid, block, args):
+            assert len(args) == len(src.params) and \
+                all(type(a) is FakeDeviceArray for a in args[:n_buf])
+            self.launches += 1
+        return launch
+
+
 @contextlib.contextmanager
-def simulated_gpu(monkeypatch):
-    """Within: the CUDA backend usable, on FakeCupy, kernels by ``kernel_ir.evaluate``."""
+def simulated_gpu(monkeypatch, compute=True):
+    """Within: the CUDA backend usable, on FakeCupy, kernels by ``kernel_ir.evaluate``
+    (``compute=False``: kernels and gemms are launched but compute nothing)."""
     from tjit.devices import cuda
     from tjit.tracing import core
-    fake = FakeCupy()
+    fake = FakeCupy(compute)
     monkeypatch.setattr(cuda, "unavailable_reason", lambda: None)
     monkeypatch.setattr(cuda, "_cupy", lambda: fake)
     monkeypatch.setitem(core._DEVICE_ARRAYS, FakeDeviceArray, cuda._Eager(fake))
@@ -148,6 +193,6 @@ def simulated_gpu(monkeypatch):
 
     def load(program):
         sources, _ = cuda.render_program(program)
-        return sources, EvaluateModule(sources, program)
+        return sources, (EvaluateModule if compute else NoopModule)(sources, program)
     monkeypatch.setattr(cuda, "load_program", load)
     yield fake
