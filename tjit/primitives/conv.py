@@ -352,22 +352,31 @@ def _conv_lowering(ctx, lhs, rhs, **p):
         shape = tuple(shape)
         return x if shape == tuple(x.shape) else ctx.add("reshape", (x,), shape, dt)
 
-    # lhs as (B * G * Nb, spatial, I): channels last, groups first
-    x = transpose(lhs, lspec)                             # (N, C, *spatial)
-    in_sp = tuple(x.shape[2:])
-    x = reshape(x, (g.B, g.Nb, g.G, g.I) + in_sp)
-    x = transpose(x, (0, 2, 1) + tuple(range(4, 4 + nsp)) + (3,))
+    # lhs as (B, G, Nb, flat spatial, I): channels last, groups first; one transpose
+    # where there are no groups to split out
+    in_sp = tuple(lhs.shape[d] for d in lspec[2:])
     S = int(np.prod(in_sp, dtype=np.int64))
-    x = reshape(x, (g.B * g.G * g.Nb, S, g.I))
+    if g.B == g.G == 1:
+        x = transpose(lhs, (lspec[0],) + tuple(lspec[2:]) + (lspec[1],))
+    else:
+        x = reshape(transpose(lhs, lspec), (g.B, g.Nb, g.G, g.I) + in_sp)
+        x = transpose(x, (0, 2, 1) + tuple(range(4, 4 + nsp)) + (3,))
+    x = reshape(x, (g.B, g.G, g.Nb, S, g.I))
+    # im2col (B, G, Nb, P, K, I), contracted over (K, I) by the dot as it is
     idx = ctx.constant(_window_index(in_sp, g, p))
-    cols = ctx.add("take", (x, idx), (g.B * g.G * g.Nb, g.P, g.K, g.I), dt, axis=1,
-                   out_dims=(("o", 0), ("b", 0), ("b", 1), ("o", 2)), fill=0.0)
-    cols = reshape(cols, (g.B, g.G, g.Nb * g.P, g.K * g.I))
-    w = reshape(transpose(rhs, rspec), (g.B, g.G, g.Og, g.I, g.K))
-    wm = reshape(transpose(w, (0, 1, 4, 3, 2)), (g.B, g.G, g.K * g.I, g.Og))
+    cols = ctx.add("take", (x, idx), (g.B, g.G, g.Nb, g.P, g.K, g.I), dt, axis=3,
+                   out_dims=(("o", 0), ("o", 1), ("o", 2), ("b", 0), ("b", 1), ("o", 4)),
+                   fill=0.0)
+    # kernel (B, G, K, I, Og)
+    if g.B == g.G == 1:
+        wm = transpose(rhs, tuple(rspec[2:]) + (rspec[1], rspec[0]))
+    else:
+        w = reshape(transpose(rhs, rspec), (g.B, g.G, g.Og, g.I, g.K))
+        wm = transpose(w, (0, 1, 4, 3, 2))
+    wm = reshape(wm, (g.B, g.G, g.K, g.I, g.Og))
     split, perm, canon, to_out = _out_layout(g, ospec)
-    y = ctx.add("dot", (cols, wm), (g.B, g.G, g.Nb * g.P, g.Og), dt,
-                dimension_numbers=(((3,), (2,)), ((0, 1), (0, 1))))
+    y = ctx.add("dot", (cols, wm), (g.B, g.G, g.Nb, g.P, g.Og), dt,
+                dimension_numbers=(((4, 5), (2, 3)), ((0, 1), (0, 1))))
     y = reshape(transpose(reshape(y, split), perm), canon)
     return transpose(y, to_out)
 
