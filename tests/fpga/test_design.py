@@ -11,7 +11,7 @@ import tjit
 import tjit.numpy as jnp
 from tjit import nn
 from tjit.devices import hls, hls_compile
-from tjit.fpga import op_costs
+from tjit.fpga import estimate, op_costs
 
 pytestmark = pytest.mark.skipif(hls_compile.unavailable_reason() is not None,
                                 reason=str(hls_compile.unavailable_reason()))
@@ -195,3 +195,26 @@ def test_intermediates_beyond_the_onchip_budget_go_to_dram():
     assert [r for _, r, *_ in d.ports].count("scratch") == len(d.buffers)
     np.testing.assert_allclose(exe.call([x])[0], tjit.jit(_layernorm, backend="interpreter")(x),
                                rtol=2e-5, atol=2e-5)
+
+
+def test_estimate_bounds_each_port_by_a_beat_a_cycle():
+    # Mish fwd+bwd at 256 x 1024 float32: ports x (in), y and dy (out), 1 MiB each
+    x = _x((256, 1024))
+    c = _compiled(_mish_fwd_bwd, x)
+    r = c.hls_report(clock_mhz=300)
+    (de,) = r.designs
+    assert de.port_bytes == x.nbytes and de.port in _design(c).port_names
+    # one 512-bit beat a cycle at 300 MHz: 19.2 GB/s, far below the U280's 460 GB/s
+    assert de.port_s == pytest.approx(x.nbytes / 19.2e9)
+    assert de.memory_s == pytest.approx(3 * x.nbytes / 460e9) and de.port_s > de.memory_s
+    assert de.time_s == max(de.compute_s, de.port_s, de.memory_s)
+    assert "busiest port" in str(r) and "19.2 GB/s" in str(r)
+
+
+@pytest.mark.parametrize("compute_s, port_s, memory_s, binds", [
+    (3.0, 2.0, 1.0, "pipeline latency"), (1.0, 3.0, 2.0, "m_axi port p7"),
+    (1.0, 2.0, 3.0, "memory bandwidth")])
+def test_estimate_names_the_bound_that_binds(compute_s, port_s, memory_s, binds):
+    de = estimate.DesignEstimate("top", [], 0, 0, 0, 0, 0, 0, 0, compute_s, memory_s,
+                                 port_s=port_s, port="p7")
+    assert de.binds == binds and de.time_s == 3.0

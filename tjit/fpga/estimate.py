@@ -10,12 +10,18 @@ plus a cycle to read and one to write), cycles, and DSP/BRAM/LUT/FF; and per des
   first elements: a stream after its producer's start + the data it holds back (a row
   for a row-style stage) + its pipeline depth; a buffer after its producer has
   finished. The design's latency is the latest start + cycles;
-* **memory bound**: the bytes the design moves through DRAM (each port read once per
+* **card bound**: the bytes the design moves through DRAM (each port read once per
   stage that reads it, outputs and DRAM intermediates written once) over the card's
-  bandwidth
-  (``op_costs.PARTS``: U280 HBM2 460 GB/s, U250 DDR4 77 GB/s);
-* which of the two **binds** (the larger time) at ``clock_mhz``, and a warning
-  (``ResourceWarning`` and in the text) when the designs exceed the part's resources.
+  total bandwidth (``op_costs.PARTS``: U280 HBM2 460 GB/s, U250 DDR4 77 GB/s);
+* **port bound**: one m_axi port moves at most one 512-bit beat (``PORT_BYTES`` = 64
+  B) a kernel clock: 19.2 GB/s at 300 MHz, far below the card's total (a U280 needs
+  24 ports busy at once to reach its 460 GB/s; each of its 32 HBM pseudo-channels
+  gives ~14.4 GB/s). Every stage that touches a value's memory has a port of its own
+  (``design.py``), so each port moves that value's bytes once; the ports run at
+  once, and the busiest port's bytes / (64 B x clock) bound the design;
+* which of the three **binds** (the largest time: pipeline latency, the busiest
+  port, or the card's bandwidth) at ``clock_mhz``, and a warning (``ResourceWarning``
+  and in the text) when the designs exceed the part's resources.
 
 Cycle counts of one stage: pointwise ``trip + depth``, where a W-lane stage
 (``lower/c/lanes.py``: 16 float32 or 8 float64 points a step) has trip = points / W and
@@ -56,6 +62,7 @@ URAM_BYTES = 36864          # one URAM288 (UltraRAM)
 URAM_MIN = 1 << 16          # on-chip buffers of at least this many bytes go to URAM
 AXI_PORT = (2, 1200, 1800)  # BRAM18K, LUT, FF of one m_axi adapter with burst buffers
 SRL_FIFO_MAX = 32           # FIFOs up to this depth are shift registers (LUTs)
+PORT_BYTES = 64             # one 512-bit m_axi beat a kernel clock: a port's peak
 
 
 @dataclasses.dataclass
@@ -87,14 +94,22 @@ class DesignEstimate:
     compute_s: float
     memory_s: float
     uram: int = 0
+    port_s: float = 0.0     # the busiest m_axi port's bytes / (PORT_BYTES x clock)
+    port_bytes: int = 0     # the bytes through that port
+    port: str = ""          # its C name
 
     @property
     def binds(self):
-        return "memory bandwidth" if self.memory_s > self.compute_s else "pipeline latency"
+        """Which bound is the largest: "pipeline latency", "m_axi port <name>" or
+        "memory bandwidth" (the card's total)."""
+        bounds = [(self.compute_s, "pipeline latency"),
+                  (self.port_s, f"m_axi port {self.port}"),
+                  (self.memory_s, "memory bandwidth")]
+        return max(bounds, key=lambda b: b[0])[1]
 
     @property
     def time_s(self):
-        return max(self.compute_s, self.memory_s)
+        return max(self.compute_s, self.port_s, self.memory_s)
 
 
 @dataclasses.dataclass
@@ -129,7 +144,10 @@ class Report:
                              f"{s.cycles:10d} {s.dsp:5d} {s.bram:5d} {s.lut:7d} {s.ff:7d}")
             lines.append(f"  latency {d.latency_cycles} cycles = {d.compute_s * 1e6:.2f} us; "
                          f"DRAM {d.dram_bytes} bytes = {d.memory_s * 1e6:.2f} us at "
-                         f"{p.mem_gbs:g} GB/s; binds: {d.binds}; DSP {d.dsp}, BRAM18K "
+                         f"{p.mem_gbs:g} GB/s; busiest port {d.port or '-'} "
+                         f"{d.port_bytes} bytes = {d.port_s * 1e6:.2f} us at "
+                         f"{PORT_BYTES * self.clock_mhz / 1e3:g} GB/s; "
+                         f"binds: {d.binds}; DSP {d.dsp}, BRAM18K "
                          f"{d.bram}, URAM {d.uram}, LUT {d.lut}, FF {d.ff}")
         t = self.totals
         lines.append(f"total: {self.time_s * 1e3:.4f} ms; DSP {t['dsp']}/{p.dsp}, BRAM18K "
@@ -291,6 +309,11 @@ def design_estimate(d, part, clock_mhz, env):
         readers = sum(v in st.reads for st in d.stages) + \
             sum(st.kind == "read" and st.value == v for st in d.stages)
         dram += nbytes * ((role != "in") + readers)
+    # each port (aliases included) belongs to one stage, which moves the value once
+    port_bytes = [(_n(length, env) * np.dtype(dt).itemsize, name)
+                  for (v, role, dt, length), name in zip(
+                      d.ports, d.port_names or [f"port{i}" for i in range(len(d.ports))])]
+    busiest, port = max(port_bytes, default=(0, ""))
     bram = sum(e.bram for e in ests) + AXI_PORT[0] * len(d.ports)
     for s in d.streams:
         if s.depth > SRL_FIFO_MAX:
@@ -307,7 +330,8 @@ def design_estimate(d, part, clock_mhz, env):
     ff = sum(e.ff for e in ests) + AXI_PORT[2] * len(d.ports)
     return DesignEstimate(d.top, ests, len(d.streams), latency, dram,
                           sum(e.dsp for e in ests), bram, lut, ff,
-                          latency / (clock_mhz * 1e6), dram / (part.mem_gbs * 1e9), uram)
+                          latency / (clock_mhz * 1e6), dram / (part.mem_gbs * 1e9), uram,
+                          busiest / (PORT_BYTES * clock_mhz * 1e6), busiest, port)
 
 
 def report(designs, part="u280", clock_mhz=300, sizes=None, cpu_ms=None, gpu_ms=None,
