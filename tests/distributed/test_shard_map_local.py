@@ -68,9 +68,6 @@ def test_shard_map_errors(four_devices):
         tjit.shard_map(lambda b: b, mesh, in_specs=P("data"), out_specs=P("data"))(x)
     with pytest.raises(ValueError, match="not an axis of Mesh"):
         tjit.shard_map(lambda b: b, mesh, in_specs=P("batch"), out_specs=P())(x)
-    with pytest.raises(TypeError, match="at the top level"):
-        tjit.jit(tjit.shard_map(lambda b: b, mesh, in_specs=P("data"),
-                                out_specs=P("data")))(np.ones((4, 2)))
     with pytest.raises(ValueError, match="in_specs must be a tree prefix of the arguments"):
         tjit.shard_map(lambda a, b: a, mesh, in_specs=(P("data"),),
                        out_specs=P("data"))(np.ones((4, 2)), np.ones((4, 2)))

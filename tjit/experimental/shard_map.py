@@ -22,8 +22,10 @@ How a call runs (SPMD: every process runs the same program on its own blocks):
 
 Outputs that one process holds whole (replicated, or a one-process mesh) come back as
 tjit Arrays; outputs split across processes as :class:`GlobalArray` (gather them with
-``process_allgather``). shard_map runs at the top level (it compiles its body itself, like
-``jit(shard_map(...))`` in JAX); transformations go inside the function it maps.
+``process_allgather``). Called at the top level, shard_map compiles its body itself (like
+``jit(shard_map(...))`` in JAX). Under jit, grad or vmap in a one-process run it is traced
+as nested ``vmap(axis_name=...)`` into the enclosing program (``shard_map_traced.py``); a
+mesh over several processes is refused there (call it at the top level).
 """
 
 import functools
@@ -44,6 +46,7 @@ from tjit.tracing.core import Array, Tracer
 from tjit.tracing.jaxpr import ClosedJaxpr, Jaxpr, subjaxprs
 from tjit.tracing.tree_util import tree_flatten, tree_unflatten
 from tjit.parallel import compile_spmd
+from tjit.experimental.shard_map_traced import traced_call
 
 #: Collectives after which a value is the same on every member of their axes.
 _MAKES_INVARIANT = {"psum", "pmax", "pmin", "all_gather"}
@@ -133,19 +136,16 @@ class _ShardMapped:
     # -- a call ---------------------------------------------------------------------------
     def __call__(self, *args):
         leaves, treedef = tree_flatten(args, is_leaf=lambda x: isinstance(x, GlobalArray))
-        if any(isinstance(x, Tracer) for x in leaves):
-            raise TypeError(
-                f"{self.where}: called under a transformation (jit, grad or vmap traced "
-                f"it); shard_map compiles its function itself, so call it at the top level "
-                f"and put jit/grad/vmap inside the function it maps")
-        rt = runtime.require("shard_map")
-        devices = self._local_devices(rt)
         specs = self._in_specs_cache.get(treedef)
         if specs is None:
             in_specs = (tuple(self.in_specs) if isinstance(self.in_specs, list)
                         else self.in_specs)
             specs = self._in_specs_cache[treedef] = self._leaf_specs(in_specs, args,
                                                                       "in_specs")
+        if any(isinstance(x, Tracer) for x in leaves):
+            return traced_call(self, leaves, treedef, specs, infer_varying)
+        rt = runtime.require("shard_map")
+        devices = self._local_devices(rt)
         blocks = [self._blocks(x, spec, devices, i)
                   for i, (x, spec) in enumerate(zip(leaves, specs))]
         program = self._program(treedef, [b[0] for b in blocks], specs)

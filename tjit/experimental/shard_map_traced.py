@@ -1,0 +1,146 @@
+"""``shard_map`` under an enclosing transformation (``jit``, ``grad``, ``vmap``) in a
+one-process run: traced as nested ``vmap(axis_name=...)``, one level per mesh axis.
+
+That is the definition of the collectives (``vmap(axis_name)`` is their semantics
+oracle), so ``jit(shard_map(f, ...))`` gives the values of the top-level call and
+``grad`` differentiates the whole global computation exactly: a replicated input
+(``P()``) is broadcast to every block, so its cotangent is the sum over the blocks; a
+replicated output is block 0's copy, which check_rep proved equal to every other copy.
+
+How a traced call is built:
+
+1. each argument leaf of global shape G is reshaped so that every dim split over mesh
+   axes (a1, .., ar) becomes (n_a1, .., n_ar, G_d / prod n) and those mesh-axis dims are
+   moved to the front in mesh order (row-major block order, as ``NamedSharding``);
+2. the function runs under one ``vmap`` per mesh axis (outermost = first mesh axis),
+   mapping the leaves whose spec names that axis and broadcasting the others;
+3. each output (leading dims: every mesh axis) keeps block 0 along the axes its out_spec
+   leaves out and merges the named ones back into the dims they split.
+
+The enclosing program runs as one program on its own device (not one thread per mesh
+device). A mesh over several processes is refused here: traced in one process, the
+collectives would reduce over this process's blocks only.
+"""
+
+import numpy as np
+
+from tjit import lax
+from tjit import vmap   # (the public vmap: experimental/ sits above transforms/)
+from tjit.api import ShapeDtypeStruct, make_jaxpr
+from tjit.distributed.arrays import GlobalArray
+from tjit.parallel import _bound
+from tjit.sharding import check_spec
+from tjit.tracing.core import get_aval
+from tjit.tracing.tree_util import tree_flatten, tree_unflatten
+
+
+def traced_call(sm, leaves, treedef, specs, infer_varying):
+    """The global outputs of ``sm`` (a ``_ShardMapped``) at argument ``leaves`` (some of
+    them tracers), traced into the enclosing transformation."""
+    mesh = sm.mesh
+    if mesh.is_multi_process:
+        raise NotImplementedError(
+            f"{sm.where}: inside jit, grad or vmap over {mesh!r}, which spans processes "
+            f"{sorted(mesh._processes)}; traced in one process its collectives would reduce "
+            f"over this process's blocks only. Call shard_map at the top level (put jit and "
+            f"grad inside the function it maps: shard_map(grad(f), ...) works across "
+            f"processes)")
+    names = mesh.axis_names
+    leaves = [np.asarray(x) if isinstance(x, GlobalArray) else x for x in leaves]
+    stacked, block_avals = [], []
+    for i, (x, spec) in enumerate(zip(leaves, specs)):
+        blocks, block_shape = _to_blocks(x, spec, mesh, sm.where, i)
+        stacked.append(blocks)
+        aval = get_aval(x)
+        block_avals.append(ShapeDtypeStruct(block_shape, aval.dtype, aval.weak_type))
+    out_store = {}
+
+    def per_block(*flat):
+        out = sm.f(*tree_unflatten(treedef, list(flat)))
+        flat_out, out_store["tree"] = tree_flatten(out)
+        return flat_out
+
+    out_specs = _checked_out_specs(sm, treedef, block_avals, specs, per_block, out_store,
+                                   infer_varying)
+    fn = per_block
+    for name in reversed(names):
+        in_axes = tuple(0 if name in spec.mesh_axes() else None for spec in specs)
+        fn = vmap(fn, in_axes=in_axes, out_axes=0, axis_name=name)
+    outs = fn(*stacked)
+    return tree_unflatten(out_store["tree"], [
+        _from_blocks(y, spec, mesh) for y, spec in zip(outs, out_specs)])
+
+
+def _to_blocks(x, spec, mesh, where, i):
+    """``x`` with the blocks of ``spec`` stacked in front (one dim per mesh axis the spec
+    names, in mesh order), and the shape of one block."""
+    shape = tuple(get_aval(x).shape)
+    check_spec(spec, mesh, f"{where}: in_specs for argument {i}", len(shape))
+    split = [[(a, mesh.shape[a]) for a in spec.axes_of(d)] for d in range(len(shape))]
+    block = []
+    for d, (n, parts) in enumerate(zip(shape, split)):
+        k = int(np.prod([s for _, s in parts]))
+        if n % k:
+            raise ValueError(
+                f"{where}: argument {i} of shape {shape} cannot be split by {spec}: dim {d} "
+                f"of size {n} does not divide into {k} equal blocks over mesh axes "
+                f"{spec.axes_of(d)}; pad it to a multiple of {k}")
+        block.append(n // k)
+    if not spec.mesh_axes():
+        return x, tuple(block)
+    wide, where_axis, pos = [], {}, 0
+    for parts, b in zip(split, block):
+        for a, s in parts:
+            where_axis[a] = pos
+            wide.append(s)
+            pos += 1
+        wide.append(b)
+        pos += 1
+    lead = [where_axis[a] for a in mesh.axis_names if a in where_axis]
+    rest = [p for p in range(len(wide)) if p not in lead]
+    return lax.transpose(lax.reshape(x, tuple(wide)), tuple(lead + rest)), tuple(block)
+
+
+def _from_blocks(y, spec, mesh):
+    """The global value of output ``y`` (leading dims: every mesh axis in mesh order,
+    then one block) laid out by ``spec``."""
+    names = mesh.axis_names
+    mentioned = spec.mesh_axes()
+    for k in reversed(range(len(names))):       # the copy on block 0 of unnamed axes
+        if names[k] not in mentioned:
+            y = lax.index_in_dim(y, 0, axis=k, keepdims=False)
+    lead = [n for n in names if n in mentioned]
+    block = tuple(get_aval(y).shape)[len(lead):]
+    if not lead:
+        return y
+    perm = []
+    for d in range(len(block)):
+        perm += [lead.index(a) for a in spec.axes_of(d)] + [len(lead) + d]
+    glob = tuple(b * int(np.prod([mesh.shape[a] for a in spec.axes_of(d)]))
+                 for d, b in enumerate(block))
+    return lax.reshape(lax.transpose(y, tuple(perm)), glob)
+
+
+def _checked_out_specs(sm, treedef, block_avals, specs, per_block, out_store, infer_varying):
+    """One out_spec per output leaf, checked against the outputs' ranks and (check_rep)
+    against the axes each output may vary along; cached per argument signature."""
+    key = ("traced", treedef, tuple((a.shape, a.dtype) for a in block_avals), tuple(specs))
+    got = sm._programs.get(key)
+    if got is not None:
+        return got
+    with _bound(list(mesh_items(sm.mesh))):
+        closed, out_shapes = make_jaxpr(per_block, return_shape=True)(*block_avals)
+    varying = infer_varying(closed.jaxpr, [frozenset(s.mesh_axes()) for s in specs])
+    out_tree = out_store["tree"]
+    example = tree_unflatten(out_tree, [np.zeros((), np.float32)] * out_tree.num_leaves)
+    leaf_specs = sm._leaf_specs(sm.out_specs, example, "out_specs")
+    for i, (shape, spec) in enumerate(zip(out_shapes, leaf_specs)):
+        check_spec(spec, sm.mesh, f"{sm.where}: out_specs for output {i}", len(shape.shape))
+        if sm.check_rep:
+            sm._check_replication(i, spec, varying[i])
+    sm._programs[key] = leaf_specs
+    return leaf_specs
+
+
+def mesh_items(mesh):
+    return [(n, mesh.shape[n]) for n in mesh.axis_names]
