@@ -30,6 +30,17 @@ def dim_as_array(d):
                                     weak_type=True)
 
 
+# How to get numbers out of what NumPy keeps as strings, objects or records
+_NON_NUMERIC_FIX = {
+    "U": "keep the text in NumPy or pandas and pass integer codes, e.g. "
+         "codes, labels = pandas.factorize(values) or numpy.unique(values, return_inverse=True)",
+    "O": "convert it to a numeric dtype first (values.astype(float)); strings become integer "
+         "codes with pandas.factorize(values), and ragged lists need equal lengths",
+    "V": "pass each field of a structured array as its own array (values['field'])",
+}
+_NON_NUMERIC_FIX["S"] = _NON_NUMERIC_FIX["U"]
+
+
 def check_arraylike(fname, *args):
     for i, a in enumerate(args):
         if not (isinstance(a, (Array, Tracer, np.ndarray, np.generic)) or type(a) in _SCALARS
@@ -102,7 +113,8 @@ def _asarray(a, dtype, copy):
         raise TypeError(f"asarray: cannot convert {type(a).__name__} to an array: {e}") from None
     if v.dtype == object or v.dtype.kind in "USV":
         raise TypeError(f"asarray: unsupported input of type {type(a).__name__} "
-                        f"(NumPy dtype {v.dtype}); tjit arrays hold numbers and bools")
+                        f"(NumPy dtype {v.dtype}); tjit arrays hold numbers and bools, "
+                        f"as JAX's do: {_NON_NUMERIC_FIX[v.dtype.kind]}")
     if dtype is None:
         if v.dtype == np.float64 and not isinstance(a, np.ndarray) and not \
                 isinstance(a, np.generic):
