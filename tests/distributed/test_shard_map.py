@@ -53,6 +53,12 @@ try:
     shard_map(lambda b: lax.psum(b, "j"), mesh, in_specs=P("i"), out_specs=P())(x)
 except NameError as e:
     out["unbound"] = str(e)
+# traced under jit, the collectives would reduce over this process's blocks only: refused
+try:
+    tjit.jit(shard_map(lambda b: lax.psum(b, "i"), mesh, in_specs=P("i"), out_specs=P()))(x)
+    out["jit_refused"] = ""
+except NotImplementedError as e:
+    out["jit_refused"] = str(e)
 # a pmap-style axis over every process: one communicator per local device
 from tjit.devices.collectives import bind_axis
 from tjit.distributed.process_axis import process_axis
@@ -98,6 +104,8 @@ def _check_collectives(res, n):
         assert r["replicated_type"] == "Array"
         assert "leaves out mesh axis 'i'" in r["check_rep_error"]
         assert "unbound axis name: j" in r["unbound"]
+        assert "spans processes" in r["jit_refused"] and "top level" in r["jit_refused"], \
+            r["jit_refused"]
         assert r["process_axis"] == [n, n * n * (n + 1) / 2]
         assert f"mpiexec -n {2 * n}" in r["process_axis_error"]
 
