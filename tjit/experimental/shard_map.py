@@ -40,13 +40,13 @@ from tjit.devices.collectives import ThreadGroup, bind_axes
 from tjit.distributed import runtime
 from tjit.distributed.arrays import GlobalArray
 from tjit.distributed.mpi_communicator import MPICommunicator
+from tjit.experimental.shard_map_traced import traced_call
 from tjit.sharding import (
     Mesh, NamedSharding, PartitionSpec, check_spec, current_mesh, device_process_index)
 from tjit.tracing.core import Array, Tracer
 from tjit.tracing.jaxpr import ClosedJaxpr, Jaxpr, subjaxprs
 from tjit.tracing.tree_util import tree_flatten, tree_unflatten
 from tjit.parallel import compile_spmd
-from tjit.experimental.shard_map_traced import traced_call
 
 #: Collectives after which a value is the same on every member of their axes.
 _MAKES_INVARIANT = {"psum", "pmax", "pmin", "all_gather"}

@@ -24,8 +24,8 @@ collectives would reduce over this process's blocks only.
 
 import numpy as np
 
-from tjit import lax
-from tjit import vmap   # (the public vmap: experimental/ sits above transforms/)
+# (the public vmap: experimental/ sits above transforms/)
+from tjit import lax, vmap
 from tjit.api import ShapeDtypeStruct, make_jaxpr
 from tjit.distributed.arrays import GlobalArray
 from tjit.parallel import _bound
