@@ -50,12 +50,14 @@ def options(arch):
     return (f"--gpu-architecture={arch}",) + tuple(dialects.CUDA.compile_options)
 
 
-def compile_source(text, arch):
+def compile_source(text, arch, extra_options=()):
     """Compile CUDA C ``text`` with NVRTC for ``arch``.
 
     Args:
       text: the translation unit (rendered kernels).
       arch: ``"sm_XX"`` for a cubin, ``"compute_XX"`` for PTX.
+      extra_options: added to the dialect's (the tests' front-end-only check passes
+        ``("-fdevice-syntax-only",)``; the image is then empty of code).
     Returns:
       the image as bytes.
     Raises:
@@ -63,7 +65,7 @@ def compile_source(text, arch):
         the source.
     """
     from cupy_backends.cuda.libs import nvrtc
-    opts = options(arch)
+    opts = options(arch) + tuple(extra_options)
     prog = nvrtc.createProgram(text, "tjit_kernels.cu", (), ())
     try:
         try:
