@@ -54,3 +54,30 @@ def test_train_mlp_digits(tmp_path):
     (picture,) = outputs(nb, "text/html")           # the training step's plan
     assert picture.count('<g class="tjit-node tjit-dot"') >= 3
     assert picture.count('<g class="tjit-node tjit-kernel"') >= 2
+
+
+def code_text(nb):
+    return "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code"
+                   for o in c.outputs)
+
+
+def test_data_wrangling(tmp_path):
+    pytest.importorskip("pandas", reason="the test extra brings pandas")
+    nb = execute(nbformat.read(NOTEBOOKS / "data_wrangling.ipynb", as_version=4), tmp_path)
+    assert (tmp_path / "wrangling.png").stat().st_size > 0
+    assert (tmp_path / "scatter.png").stat().st_size > 0
+    text = code_text(nb)
+    # what JAX refuses too is shown with an error that names the fix
+    assert "use x = x.at[idx].set(value) instead of x[idx] = value" in text
+    assert "pandas.factorize" in text
+    assert "wrap it with jnp.asarray(...) first" in text
+    assert "all agree with NumPy" in text
+
+
+def test_numerical_methods(tmp_path):
+    nb = execute(nbformat.read(NOTEBOOKS / "numerical_methods.ipynb", as_version=4),
+                 tmp_path)
+    text = code_text(nb)
+    assert "two strongest frequencies: [10. 40.]" in text
+    assert "use x = x.at[idx].set(value)" in text
+    assert "all agree with NumPy" in text
