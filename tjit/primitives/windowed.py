@@ -382,15 +382,18 @@ def _scatter_lowering(ctx, src, x, *, select_prim, **params):
     hit = ctx.elementwise("eq", [xs, ctx.broadcast(best, split, outer)])
     if x.dtype.kind == "f":
         hit = ctx.elementwise("or", [hit, ctx.elementwise("ne", [xs, xs])])
-    # each element's row-major offset inside its window
+    # each element's row-major offset inside its window (computed at the window's
+    # shape, a few elements, and broadcast)
     i32 = np.dtype(np.int32)
+    wshape = tuple(split[a] for a in win)
     pos, step = None, 1
-    for axis in reversed(win):
-        term = ctx.add("iota", (), split, i32, dimension=axis)
+    for axis in reversed(range(len(wshape))):
+        term = ctx.add("iota", (), wshape, i32, dimension=axis)
         if step != 1:
             term = ctx.elementwise("mul", [term, ctx.constant(step, i32)])
         pos = term if pos is None else ctx.elementwise("add", [pos, term])
-        step *= split[axis]
+        step *= wshape[axis]
+    pos = ctx.broadcast(pos, split, win)
     none = ctx.constant(step, i32)   # past every offset
     first = ctx.add("reduce", (ctx.elementwise("select", [hit, pos, none]),), src.shape,
                     i32, axes=win, monoid="min")
