@@ -1,6 +1,6 @@
-"""A pytest plugin: every kernel the test session makes is rendered as CUDA and compiled
-by NVRTC to PTX for ``compute_90``, so a CUDA syntax or type error fails the run even
-on a machine without a GPU (NVRTC needs none).
+"""A pytest plugin: every kernel the test session makes is rendered as CUDA and checked
+by NVRTC for ``compute_90``, so a CUDA syntax or type error fails the run even on a
+machine without a GPU (NVRTC needs none).
 
 ``tests/conftest.py`` registers it for every run. Kernels come from
 ``collect_kernels`` (the CPU backend's compiled kernels and those the OpenCL, CUDA and
@@ -14,13 +14,21 @@ resident-memory bound of tests/devices/test_kernel_cache_memory.py fail, and on 
 busy cores compiling in the background saved little (measured: 27.6 s of NVRTC, 18.8 s
 still waited at the end, against 15.5 s all at the end, for 240 kernels).
 
+Two depths, chosen by ``TJIT_NVRTC_CHECK``:
+
+* default (``syntax``): NVRTC's front end only (``-fdevice-syntax-only``: parsing,
+  name lookup, types: syntax and type errors), ~30x cheaper than code generation;
+* ``ptx``: the whole compile to PTX. The whole suite (8331 distinct kernels) took 328 s
+  of NVRTC (187 s wall on two busy cores, +37 % on the suite), hence not the default;
+  ``tests/lower/c/test_cuda.py`` compiles every conformance kernel to PTX anyway;
+* ``0``: skipped. It is also skipped, with the reason printed, when NVRTC is not
+  importable (``pip install cupy-cuda12x nvidia-cuda-nvrtc-cu12``: in the test extra).
+
 Options are the CUDA runtime's (``cuda_compile.compile_source``: no flush-to-zero, no
 FMA contraction, IEEE division and square root). Kernels that passed are remembered in
 the tjit disk cache, keyed by their kernel hash under a digest of the renderer's
-sources (``tjit/lower``, ``tjit/xla_like``), the NVRTC version and the options, so a
-repeated run compiles only new kernels. Skipped, with the reason printed, when NVRTC is
-not importable (``pip install cupy-cuda12x nvidia-cuda-nvrtc-cu12``: in the test
-extra) or when ``TJIT_NVRTC_CHECK=0``.
+sources (``tjit/lower``, ``tjit/xla_like``), the NVRTC version, the options and the
+depth, so a repeated run compiles only new kernels.
 """
 
 import hashlib
@@ -40,11 +48,14 @@ from tjit.devices.cuda_compile import CudaCompileError, compile_source, options
 from tjit.lower.c import render
 
 ARCH = "compute_90"
+#: ``TJIT_NVRTC_CHECK`` -> the options added to the runtime's (None: skipped).
+DEPTHS = {"syntax": ("-fdevice-syntax-only",), "1": ("-fdevice-syntax-only",),
+          "ptx": (), "0": None}
 #: Threads compiling batches side by side at the end (NVRTC releases the GIL).
 WORKERS = max(1, min(8, os.cpu_count() or 1))
 
 
-def _digest():
+def _digest(extra):
     """Names the renderer's sources, NVRTC's version and the options: a change to any
     of them forgets which kernels passed."""
     from cupy_backends.cuda.libs import nvrtc
@@ -53,7 +64,7 @@ def _digest():
     for sub in ("lower", "xla_like"):
         for p in sorted((root / sub).rglob("*.py")):
             h.update(p.relative_to(root).as_posix().encode() + b"\0" + p.read_bytes())
-    h.update(repr((tuple(nvrtc.getVersion()), options(ARCH))).encode())
+    h.update(repr((tuple(nvrtc.getVersion()), options(ARCH), extra)).encode())
     return disk_cache.cache_key("nvrtc-check:" + h.hexdigest())
 
 
@@ -66,8 +77,9 @@ class Failure:
 class Checker:
     """Collects the recorded kernels; :meth:`finish` renders and compiles them."""
 
-    def __init__(self):
-        self.key = _digest()
+    def __init__(self, extra):
+        self.extra = extra
+        self.key = _digest(extra)
         cached = disk_cache.get(self.key)
         self.known_ok = set(cached.decode().split()) if cached else set()
         self.passed = set()
@@ -139,7 +151,7 @@ class Checker:
     def _compile(self, srcs):
         t = time.perf_counter()
         try:
-            compile_source(runners.unit(srcs), ARCH)
+            compile_source(runners.unit(srcs), ARCH, self.extra)
         finally:
             with self._lock:
                 self.seconds["nvrtc"] += time.perf_counter() - t
@@ -151,12 +163,14 @@ _skipped = None
 
 def pytest_configure(config):
     global _checker, _skipped
-    if os.environ.get("TJIT_NVRTC_CHECK", "1") == "0":
-        _skipped = "TJIT_NVRTC_CHECK=0"
-    else:
-        _skipped = runners.nvrtc_unavailable()
+    depth = os.environ.get("TJIT_NVRTC_CHECK", "syntax")
+    if depth not in DEPTHS:
+        raise pytest.UsageError(f"TJIT_NVRTC_CHECK={depth!r}: expected one of "
+                                f"{', '.join(DEPTHS)} (syntax: NVRTC's front end, "
+                                f"ptx: the whole compile, 0: no check)")
+    _skipped = "TJIT_NVRTC_CHECK=0" if DEPTHS[depth] is None else runners.nvrtc_unavailable()
     if _skipped is None and _checker is None:
-        _checker = Checker()
+        _checker = Checker(DEPTHS[depth])
         collect_kernels.listen(_checker.add)
 
 
@@ -195,7 +209,8 @@ def pytest_terminal_summary(terminalreporter):
     s = c.seconds
     tr.write_line(
         f"nvrtc check: {c.kernels} distinct kernels, {c.cached} known to compile, "
-        f"{len(c.passed)} compiled for {ARCH} in {c.batches} batches: render "
+        f"{len(c.passed)} checked for {ARCH} ({'front end' if c.extra else 'PTX'}) in "
+        f"{c.batches} batches: render "
         f"{s['render']:.1f} s, NVRTC {s['nvrtc']:.1f} s, {s['wall']:.1f} s wall with "
         f"{WORKERS} threads; {len(c.failures)} failed")
     if c.failures:

@@ -45,7 +45,7 @@ TINY = textwrap.dedent('''
 
 def _run(tmp_path, **env):
     (tmp_path / "tiny_test.py").write_text(TINY)
-    base = {k: v for k, v in os.environ.items() if k != "TJIT_NVRTC_CHECK"}
+    base = {k: v for k, v in os.environ.items() if k != "TJIT_NVRTC_CHECK"}   # (default)
     env = dict(base, PYTHONPATH=ROOT, TJIT_CACHE_DIR=str(tmp_path / "cache"), **env)
     r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                         "-p", "tests.lower.c.nvrtc_check", str(tmp_path / "tiny_test.py")],
@@ -56,8 +56,9 @@ def _run(tmp_path, **env):
 
 @pytest.mark.skipif(runners.nvrtc_unavailable() is not None,
                     reason=str(runners.nvrtc_unavailable()))
-def test_broken_render_fails_the_run(tmp_path):
-    rc, out = _run(tmp_path, BREAK_RENDER="1")
+@pytest.mark.parametrize("depth", ["syntax", "ptx"])
+def test_broken_render_fails_the_run(tmp_path, depth):
+    rc, out = _run(tmp_path, BREAK_RENDER="1", TJIT_NVRTC_CHECK=depth)
     assert "1 passed" in out, out          # the test itself passes ...
     assert rc == 1, out                    # ... the run fails
     assert "kernels failed to compile as CUDA" in out, out
@@ -76,7 +77,7 @@ def test_good_kernels_pass_and_are_remembered(tmp_path):
     assert int(first) >= 1, out
     rc, out = _run(tmp_path)                 # same renderer, same NVRTC: nothing to do
     assert rc == 0, out
-    assert f"{first} distinct kernels, {first} known to compile, 0 compiled" in out, out
+    assert f"{first} distinct kernels, {first} known to compile, 0 checked" in out, out
 
 
 def test_skips_with_a_reason(tmp_path):
