@@ -722,6 +722,14 @@ def union1d(ar1, ar2, *, size=None, fill_value=None):
     return _sized(r, size, fill_value, r.min() if r.size else 0, dt)
 
 
+def setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
+    """Sorted unique values in exactly one of the arrays (eager; ``size`` pads with
+    ``fill_value``, default the smallest value, or truncates)."""
+    a, b, dt = _set_inputs("setxor1d", ar1, ar2, size)
+    r = np.setxor1d(a, b, assume_unique)
+    return _sized(r, size, fill_value, r.min() if r.size else 0, dt)
+
+
 def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=None,
                 fill_value=None):
     """Sorted unique values in both arrays, and with ``return_indices`` their first
@@ -740,4 +748,5 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=Non
 __all__ = ["where", "select", "clip", "isclose", "allclose", "array_equal", "array_equiv",
            "iscomplexobj", "isrealobj", "nan_to_num", "convolve", "correlate", "interp",
            "cross", "polyval", "trapezoid", "trapz", "vander", "gradient", "unwrap",
-           "piecewise", "isin", "in1d", "setdiff1d", "union1d", "intersect1d"]
+           "piecewise", "isin", "in1d", "setdiff1d", "union1d", "intersect1d",
+           "setxor1d"]
