@@ -86,3 +86,15 @@ def test_compiled_conv_runs_a_gemm_step():
     steps = tjit.jit(_conv(case)).lower(x, w).compile().fusion_summary()
     kinds = [k for k, _ in steps]
     assert "dot" in kinds and "library" not in kinds, steps   # im2col: a fused gather
+
+
+def test_huge_window_index_falls_back_to_the_impl(monkeypatch):
+    from tjit.primitives import conv
+    monkeypatch.setattr(conv, "MAX_WINDOW_INDEX", 10)
+    case = CASES[0]
+    x, w = _operands(case)
+    f = _conv(case)
+    assert "library" in [k for k, _ in tjit.jit(f).lower(x, w).compile().fusion_summary()]
+    np.testing.assert_allclose(np.asarray(tjit.jit(f)(x, w)),
+                               np.asarray(tjit.jit(f, backend="interpreter")(x, w)),
+                               rtol=1e-5, atol=1e-5)

@@ -306,6 +306,11 @@ def _conv_impl(xp, lhs, rhs, **p):
 conv_general_dilated_p.def_impl(_quiet(_conv_impl))
 
 
+#: the compiled im2col's window index is a (P, K) constant of the program; beyond this
+#: many entries (64 MiB: long 1-d signals with long kernels) the impl runs instead
+MAX_WINDOW_INDEX = 1 << 24
+
+
 def _window_index(in_sp, g, p):
     """(P, K) int32: for each output position and window offset the flat (row-major)
     spatial index of the input element it reads, or ``prod(in_sp)`` (out of range: the
@@ -337,7 +342,7 @@ def _conv_lowering(ctx, lhs, rhs, **p):
             any(is_symbolic(d) for d in tuple(lhs.shape) + tuple(rhs.shape))):
         return NotImplemented
     g = _geometry(lhs.shape, rhs.shape, p)
-    if g.empty:
+    if g.empty or g.P * g.K > MAX_WINDOW_INDEX:
         return NotImplemented
     lspec, rspec, ospec = p["dimension_numbers"]
     nsp = len(g.k_sp)
