@@ -723,8 +723,16 @@ def union1d(ar1, ar2, *, size=None, fill_value=None):
 
 
 def setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
-    """Sorted unique values in exactly one of the arrays (eager; ``size`` pads with
-    ``fill_value``, default the smallest value, or truncates)."""
+    """Sorted unique values in exactly one of the arrays, as ``numpy.setxor1d``.
+
+    ``jnp.setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None)``.
+    tjit (as JAX): eager only, since the result's length depends on the values; with
+    ``size`` the result is padded with ``fill_value`` (default: its smallest value) or
+    truncated.
+
+    >>> jnp.setxor1d(jnp.asarray([1, 2, 6]), jnp.asarray([2, 3]))
+    Array([1, 3, 6], dtype=int32)
+    """
     a, b, dt = _set_inputs("setxor1d", ar1, ar2, size)
     r = np.setxor1d(a, b, assume_unique)
     return _sized(r, size, fill_value, r.min() if r.size else 0, dt)
