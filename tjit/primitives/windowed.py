@@ -18,10 +18,12 @@ Reference implementations fold one strided slice of the framed operand per windo
 windows, reduce a strided view with the offsets as extra dims (``conv.window_view``).
 Windows that tile the operand (pooling) lower to fused kernels: a reshape that gives
 each window its own dims, a reduce, and for the max-pool gradient's scatter compares and
-selects; other windows compile as library steps. Rules: sum is linear, its transpose a sum window over the cotangent padded with
-stride holes (JAX's ``_reduce_window_sum_transpose_rule``); max/min's jvp gathers the
-tangents with ``select_and_gather_add``; gather and scatter transpose into each other.
-Every primitive batches with a window of 1 over the mapped axis.
+selects; other windows compile as library steps. Rules: sum is linear, its transpose a
+sum window over the cotangent padded with stride holes (JAX's
+``_reduce_window_sum_transpose_rule``; for tiled windows a broadcast of the cotangent over
+each window); max/min's jvp gathers the tangents with ``select_and_gather_add``; gather
+and scatter transpose into each other. Every primitive batches with a window of 1 over
+the mapped axis.
 """
 
 import numpy as np
@@ -208,7 +210,7 @@ def _gather_impl(xp, t, x, *, select_prim, **params):
 
 def _scatter_impl(xp, src, x, *, select_prim, **params):
     src, x = xp.asarray(src), xp.asarray(x)
-    out_sp, idx, slices = _selected_offsets(xp, x, select_prim, params)
+    _, idx, slices = _selected_offsets(xp, x, select_prim, params)
     if idx is None:
         return xp.zeros(x.shape, src.dtype)
     # accumulate in the framed (dilated, padded) coordinates, then read the operand's
@@ -247,10 +249,10 @@ def _sum_transpose(ct, x, *, window_dimensions, window_strides, padding, base_di
     shape = x.aval.shape
     if type(ct) is _r.Zero:
         return [_r.Zero(x.aval)]
-    split = _tiled_split(shape, dict(window_dimensions=window_dimensions,
-                                     window_strides=window_strides, padding=padding,
-                                     base_dilation=base_dilation,
-                                     window_dilation=window_dilation))
+    split = _tiled_split(shape, {"window_dimensions": window_dimensions,
+                                 "window_strides": window_strides, "padding": padding,
+                                 "base_dilation": base_dilation,
+                                 "window_dilation": window_dilation})
     if split is not None:
         # tiled windows: every element of a window gets its window's cotangent
         spread = broadcast_in_dim_p.bind(ct, shape=split,
