@@ -78,3 +78,36 @@ def test_untiled_windows_still_run():
     def f(x):
         return lax.reduce_window(x, -np.inf, lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
     _same(tjit.jit(f)(x), tjit.jit(f, backend="interpreter")(x))
+
+
+def _np_window_reduce(x, window, kind):
+    """NumPy float64 reference, stride 1, VALID; a zero max is +0 when any +0 is in the
+    window (a zero min -0 when any -0 is)."""
+    v = np.lib.stride_tricks.sliding_window_view(x.astype(np.float64), window)
+    axes = tuple(range(x.ndim, 2 * x.ndim))
+    if kind == "sum":
+        return v.sum(axis=axes)
+    r = (v.max if kind == "max" else v.min)(axis=axes)
+    pos_zero = ((v == 0) & ~np.signbit(v)).any(axis=axes)
+    neg_zero = ((v == 0) & np.signbit(v)).any(axis=axes)
+    neg = ~pos_zero if kind == "max" else neg_zero
+    return np.where(r == 0, np.where(neg, -0.0, 0.0), r)
+
+
+@pytest.mark.parametrize("kind", ["max", "min", "sum"])
+def test_large_overlapping_windows_against_numpy(kind):
+    """More than ``FOLD_MAX_OFFSETS`` offsets: one reduction over the window view."""
+    comp, init = {"max": (lax.max, -np.inf), "min": (lax.min, np.inf),
+                  "sum": (lax.add, 0.0)}[kind]
+    x = _tricky((3, 9, 8), 5)
+    x[0, 0, 0] = np.nan
+    window = (1, 5, 4)   # 20 offsets
+
+    def f(x):
+        return lax.reduce_window(x, init, comp, window, (1, 1, 1), "VALID")
+    want = _np_window_reduce(x, window, kind)
+    for got in (f(x), tjit.jit(f)(x)):
+        got = np.asarray(got)
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+        if kind != "sum":
+            np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
