@@ -351,7 +351,7 @@ class Jitted:
     @staticmethod
     def _run(entry, raw, leaves):
         if _DEVICE_ARRAYS and not getattr(entry.executable, "device_arrays", False):
-            raw = _on_host(raw)     # GPU Arrays given to a host program are copied over
+            _on_host(raw)     # GPU Arrays given to a host program are copied over
         if entry.donation is None:
             outs = entry.executable.call(raw)
         else:
@@ -812,7 +812,7 @@ class Compiled:
             raise TypeError(f"compiled {self.lowered.name}: expected {len(expected)} array "
                             f"arguments, got {len(raw)}")
         if _DEVICE_ARRAYS and not getattr(self.executable, "device_arrays", False):
-            raw = _on_host(raw)
+            _on_host(raw)
         if self._donation is None:
             outs = self.executable.call(raw)
         else:
@@ -879,9 +879,13 @@ def _kernel_note(before):
 
 
 def _on_host(raw):
-    """``raw`` with device values (CuPy arrays) copied to the host, for an executable
-    that runs on host memory (as JAX copies arrays to the device a jit runs on)."""
-    return [to_host(v) if is_device_value(v) else v for v in raw]
+    """Replace the device values (CuPy arrays) of the list ``raw`` by host copies, for
+    an executable that runs on host memory (as JAX copies arrays to the device a jit
+    runs on). In place: a copied list would leave the caller's list holding a second
+    reference to every host buffer, which donation reads as "not the sole owner"."""
+    for i, v in enumerate(raw):
+        if is_device_value(v):
+            raw[i] = to_host(v)
 
 
 def _as_output(o, dtype):

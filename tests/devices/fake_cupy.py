@@ -8,6 +8,7 @@ rendered CUDA C and cuBLAS are checked on a GPU (``test_cuda.py``).
 """
 
 import contextlib
+import math
 import types
 
 import numpy as np
@@ -83,7 +84,7 @@ class FakeCupy(types.ModuleType):
     memory_limit = 1 << 30
 
     def empty(self, shape, dtype=np.float64):
-        n = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+        n = math.prod(shape if type(shape) is tuple else (shape,)) * np.dtype(dtype).itemsize
         if n > self.memory_limit:
             raise OutOfMemoryError(f"Out of memory allocating {n:,} bytes (allocated so "
                                    f"far: 0 bytes).")

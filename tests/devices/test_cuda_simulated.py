@@ -131,3 +131,20 @@ def test_gpu_arrays_given_to_a_host_program_are_copied_over(gpu, monkeypatch):
         assert type(out._value) is np.ndarray and out.device.platform == "cpu"
         np.testing.assert_array_equal(np.asarray(out), np.arange(4) * 2)
     assert seen == [np.ndarray]     # (CuPy arrays would fail in NumPy code)
+
+
+@pytest.mark.parametrize("how", ["jit", "compiled"])
+def test_host_donation_works_with_device_arrays_registered(gpu, rng, how):
+    # (host programs copy GPU arguments over; a copied argument list used to hold a
+    # second reference to every host buffer, so donation silently never happened)
+    x0 = rng.standard_normal((16, 16)).astype(F32)
+    x = tjit.Array(x0.copy())
+    ptr = x._value.ctypes.data
+    f = tjit.jit(lambda x: x * 2 + 1, donate_argnums=0, backend="cpu")
+    if how == "compiled":
+        f = f.lower(x).compile()
+    out = f(x)
+    assert x.is_deleted() and out._value.ctypes.data == ptr
+    np.testing.assert_allclose(np.asarray(out), x0 * 2 + 1, rtol=1e-6)
+    a = tjit.device_put(x0)        # a GPU argument of a host program is still copied over
+    np.testing.assert_allclose(np.asarray(f(a)), x0 * 2 + 1, rtol=1e-6)

@@ -272,6 +272,8 @@ class CudaExecutable(PlanInspection, Executable):
         self.sources, self.module = load_program(program)
         self._functions = {}
         self._runners = collections.OrderedDict()   # size binding -> runner
+        self._fixed_runner = None                   # (the runner of a program without symbols)
+        self._oom = _cupy().cuda.memory.OutOfMemoryError
         self._lock = threading.Lock()
 
     def function(self, kernel):
@@ -283,12 +285,16 @@ class CudaExecutable(PlanInspection, Executable):
         return fn
 
     def _runner(self, flat_args):
+        if not self.symbols:    # one size binding: its runner, without solving sizes
+            r = self._fixed_runner
+            if r is None:
+                r = self._fixed_runner = _CudaRunner(self.program, self, {})
+            return r
+        from tjit.tracing.shapes import solve_dims
         env = {}
-        if self.symbols:
-            from tjit.tracing.shapes import solve_dims
-            for i, (spec, a) in enumerate(zip(self.in_specs, flat_args)):
-                if spec is not None:
-                    solve_dims(spec, np.shape(a), env, f"argument {i}")
+        for i, (spec, a) in enumerate(zip(self.in_specs, flat_args)):
+            if spec is not None:
+                solve_dims(spec, np.shape(a), env, f"argument {i}")
         key = tuple(sorted((s.name, v) for s, v in env.items()))
         r = self._runners.get(key)
         if r is None:
@@ -301,14 +307,14 @@ class CudaExecutable(PlanInspection, Executable):
         with self._lock:
             try:
                 return self._runner(flat_args).run(flat_args, donated)
-            except _cupy().cuda.memory.OutOfMemoryError as e:
+            except self._oom as e:
                 raise _oom_error(e, "jit call on the GPU") from None
 
     def prepare(self, flat_args):
         with self._lock:
             try:
                 runner = self._runner(flat_args)
-            except _cupy().cuda.memory.OutOfMemoryError as e:
+            except self._oom as e:
                 raise _oom_error(e, "preparing a jit call on the GPU") from None
 
         def run(flat_args, donated=()):
@@ -352,12 +358,12 @@ class _CudaRunner(ProgramRunner):
         return self.cp.asarray(np.array(value, order="C"))
 
     def run(self, flat_args, donated=()):
-        cp = self.cp
+        ndarray = self.cp.ndarray
         self.given = donated
-        vals = list(self.fixed)
+        vals = self.fixed.copy()
         for k, a in zip(self.param_slots, flat_args):
-            if type(a) is not cp.ndarray or not a.flags.c_contiguous:
-                a = cp.array(a, order="C")  # (a host argument is copied to the device)
+            if type(a) is not ndarray or not a.flags.c_contiguous:
+                a = self.cp.array(a, order="C")  # (a host argument is copied to the device)
             vals[k] = a
         for k_out, pos, k_arg, inplace, shape, dtype in self.aliases:
             a = vals[k_arg]
@@ -379,27 +385,37 @@ class _CudaRunner(ProgramRunner):
         grid, block = (grid,), (block,)
         aliased = {a[0] for a in self.aliases}
         n_in = len(s.ins)
-        # per buffer argument: (fixed array or None, value index, shape, dtype, kind)
-        # kind 0: read from vals; 1: a fresh output; 2: a donated output (may be None)
-        spec = []
+        # The launch's argument tuple is a template (temporaries, constants and the size
+        # scalars placed once per size binding); a call fills in the rest:
+        template = []
+        reads = []      # (argument position, value index): an input computed in this call
+        fresh = []      # (position, value index, shape, dtype): an output allocated per call
+        donated = []    # (position, value index, shape, dtype): output maybe in a donated buffer
         for pos, v in enumerate(list(s.ins) + list(s.outs)):
             k = self.index[v]
-            kind = 0 if pos < n_in else (2 if k in aliased else 1)
-            spec.append((self.fixed[k], k, self.shape[v], self.dtype[v], kind))
+            template.append(self.fixed[k])
+            if self.fixed[k] is not None:
+                continue
+            if pos < n_in:
+                reads.append((pos, k))
+            else:
+                (donated if k in aliased else fresh).append((pos, k, self.shape[v],
+                                                               self.dtype[v]))
+        template = template + list(scalars)
+        empty = cp.empty
 
         def run(vals):
-            args = []
-            for fixed, k, shape, dtype, kind in spec:
-                if fixed is not None:
-                    a = fixed
-                elif kind == 0:
-                    a = vals[k]
-                elif kind == 1 or vals[k] is None:
-                    a = vals[k] = cp.empty(shape, dtype)
-                else:
-                    a = vals[k]
-                args.append(a)
-            fn(grid, block, (*args, *scalars))
+            args = template.copy()
+            for pos, k in reads:
+                args[pos] = vals[k]
+            for pos, k, shape, dtype in fresh:
+                args[pos] = vals[k] = empty(shape, dtype)
+            for pos, k, shape, dtype in donated:
+                a = vals[k]
+                if a is None:
+                    a = vals[k] = empty(shape, dtype)
+                args[pos] = a
+            fn(grid, block, tuple(args))
         return run
 
     def control_step(self, s):
