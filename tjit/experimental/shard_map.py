@@ -24,8 +24,9 @@ Outputs that one process holds whole (replicated, or a one-process mesh) come ba
 tjit Arrays; outputs split across processes as :class:`GlobalArray` (gather them with
 ``process_allgather``). Called at the top level, shard_map compiles its body itself (like
 ``jit(shard_map(...))`` in JAX). Under jit, grad or vmap in a one-process run it is traced
-as nested ``vmap(axis_name=...)`` into the enclosing program (``shard_map_traced.py``); a
-mesh over several processes is refused there (call it at the top level).
+as nested ``vmap(axis_name=...)`` into the enclosing program (``shard_map_traced.py``); over
+a mesh of processes, each process traces its blocks with global (replicated) arguments and
+outputs (``shard_map_processes.py``).
 """
 
 import functools
@@ -40,6 +41,7 @@ from tjit.devices.collectives import ThreadGroup, bind_axes
 from tjit.distributed import runtime
 from tjit.distributed.arrays import GlobalArray
 from tjit.distributed.mpi_communicator import MPICommunicator
+from tjit.experimental.shard_map_processes import across_processes
 from tjit.experimental.shard_map_traced import traced_call
 from tjit.sharding import (
     Mesh, NamedSharding, PartitionSpec, check_spec, current_mesh, device_process_index)
@@ -143,7 +145,8 @@ class _ShardMapped:
             specs = self._in_specs_cache[treedef] = self._leaf_specs(in_specs, args,
                                                                       "in_specs")
         if any(isinstance(x, Tracer) for x in leaves):
-            return traced_call(self, leaves, treedef, specs, infer_varying)
+            traced = across_processes if self.mesh.is_multi_process else traced_call
+            return traced(self, leaves, treedef, specs, infer_varying)
         rt = runtime.require("shard_map")
         devices = self._local_devices(rt)
         blocks = [self._blocks(x, spec, devices, i)

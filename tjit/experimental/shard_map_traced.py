@@ -18,8 +18,7 @@ How a traced call is built:
    leaves out and merges the named ones back into the dims they split.
 
 The enclosing program runs as one program on its own device (not one thread per mesh
-device). A mesh over several processes is refused here: traced in one process, the
-collectives would reduce over this process's blocks only.
+device). A mesh over several processes is traced by ``shard_map_processes.py``.
 """
 
 import numpy as np
@@ -38,21 +37,14 @@ def traced_call(sm, leaves, treedef, specs, infer_varying):
     """The global outputs of ``sm`` (a ``_ShardMapped``) at argument ``leaves`` (some of
     them tracers), traced into the enclosing transformation."""
     mesh = sm.mesh
-    if mesh.is_multi_process:
-        raise NotImplementedError(
-            f"{sm.where}: inside jit, grad or vmap over {mesh!r}, which spans processes "
-            f"{sorted(mesh._processes)}; traced in one process its collectives would reduce "
-            f"over this process's blocks only. Call shard_map at the top level (put jit and "
-            f"grad inside the function it maps: shard_map(grad(f), ...) works across "
-            f"processes)")
     names = mesh.axis_names
     leaves = [np.asarray(x) if isinstance(x, GlobalArray) else x for x in leaves]
     stacked, block_avals = [], []
     for i, (x, spec) in enumerate(zip(leaves, specs)):
-        blocks, block_shape = _to_blocks(x, spec, mesh, sm.where, i)
+        blocks, bshape = _to_blocks(x, spec, mesh, sm.where, i)
         stacked.append(blocks)
         aval = get_aval(x)
-        block_avals.append(ShapeDtypeStruct(block_shape, aval.dtype, aval.weak_type))
+        block_avals.append(ShapeDtypeStruct(bshape, aval.dtype, aval.weak_type))
     out_store = {}
 
     def per_block(*flat):
@@ -60,7 +52,7 @@ def traced_call(sm, leaves, treedef, specs, infer_varying):
         flat_out, out_store["tree"] = tree_flatten(out)
         return flat_out
 
-    out_specs = _checked_out_specs(sm, treedef, block_avals, specs, per_block, out_store,
+    out_specs = checked_out_specs(sm, treedef, block_avals, specs, per_block, out_store,
                                    infer_varying)
     fn = per_block
     for name in reversed(names):
@@ -77,15 +69,7 @@ def _to_blocks(x, spec, mesh, where, i):
     shape = tuple(get_aval(x).shape)
     check_spec(spec, mesh, f"{where}: in_specs for argument {i}", len(shape))
     split = [[(a, mesh.shape[a]) for a in spec.axes_of(d)] for d in range(len(shape))]
-    block = []
-    for d, (n, parts) in enumerate(zip(shape, split)):
-        k = int(np.prod([s for _, s in parts]))
-        if n % k:
-            raise ValueError(
-                f"{where}: argument {i} of shape {shape} cannot be split by {spec}: dim {d} "
-                f"of size {n} does not divide into {k} equal blocks over mesh axes "
-                f"{spec.axes_of(d)}; pad it to a multiple of {k}")
-        block.append(n // k)
+    block = block_shape(shape, spec, mesh, where, i)
     if not spec.mesh_axes():
         return x, tuple(block)
     wide, where_axis, pos = [], {}, 0
@@ -99,6 +83,19 @@ def _to_blocks(x, spec, mesh, where, i):
     lead = [where_axis[a] for a in mesh.axis_names if a in where_axis]
     rest = [p for p in range(len(wide)) if p not in lead]
     return lax.transpose(lax.reshape(x, tuple(wide)), tuple(lead + rest)), tuple(block)
+
+
+def block_shape(shape, spec, mesh, where, i):
+    block = []
+    for d, n in enumerate(shape):
+        k = int(np.prod([mesh.shape[a] for a in spec.axes_of(d)]))
+        if n % k:
+            raise ValueError(
+                f"{where}: argument {i} of shape {shape} cannot be split by {spec}: dim {d} "
+                f"of size {n} does not divide into {k} equal blocks over mesh axes "
+                f"{spec.axes_of(d)}; pad it to a multiple of {k}")
+        block.append(n // k)
+    return tuple(block)
 
 
 def _from_blocks(y, spec, mesh):
@@ -121,7 +118,7 @@ def _from_blocks(y, spec, mesh):
     return lax.reshape(lax.transpose(y, tuple(perm)), glob)
 
 
-def _checked_out_specs(sm, treedef, block_avals, specs, per_block, out_store, infer_varying):
+def checked_out_specs(sm, treedef, block_avals, specs, per_block, out_store, infer_varying):
     """One out_spec per output leaf, checked against the outputs' ranks and (check_rep)
     against the axes each output may vary along; cached per argument signature."""
     key = ("traced", treedef, tuple((a.shape, a.dtype) for a in block_avals), tuple(specs))

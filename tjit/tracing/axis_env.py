@@ -90,11 +90,34 @@ def bind_communicators(mapping):
         _scopes.comms.pop()
 
 
+# Process-wide communicators, for programs that no thread binds when they run: shard_map
+# over a mesh of processes traced into jit registers its mesh axes here. A thread's own
+# bindings come first; a name may serve one group of processes only (no silent rebinding).
+_process_comms = {}          # name or tuple of names -> (owner, communicator)
+_process_lock = threading.Lock()
+
+
+def bind_process_communicators(mapping, owner):
+    """Bind names (or tuples of names) to communicators for every thread of this process,
+    for ``owner`` (e.g. a mesh). ValueError if a name already serves another owner."""
+    with _process_lock:
+        for key in mapping:
+            got = _process_comms.get(key)
+            if got is not None and got[0] != owner:
+                raise ValueError(
+                    f"axis name {key!r} already names the processes of {got[0]!r} in this "
+                    f"process; across processes under jit a mesh axis name must mean one "
+                    f"group of processes: give the axes of {owner!r} other names")
+        for key, comm in mapping.items():
+            _process_comms.setdefault(key, (owner, comm))
+
+
 def _find_comm(key):
     for frame in reversed(_scopes.comms):
         if key in frame:
             return frame[key]
-    return None
+    got = _process_comms.get(key)
+    return None if got is None else got[1]
 
 
 def communicators_for(names, where, allow_split=False):

@@ -1,0 +1,126 @@
+"""``shard_map`` over a mesh of MPI processes (one device each) traced into ``jit``/``grad``.
+
+What a traced argument means there: the global value, the same in every process (a
+replicated host value, as tjit's top-level shard_map takes it). What comes back: the
+global output, the same in every process. So ``jit(shard_map(step, mesh, (P(), P('data')),
+P()))(params, batch)`` is one data-parallel training step inside one jit.
+
+How it is built (every process traces the same program, SPMD):
+
+1. each argument's block at this process's mesh coordinates is a static slice; its
+   cotangent is the sum over the processes of their blocks' cotangents padded to the
+   global shape (``psum`` over every mesh axis), so each process gets the whole gradient
+   of a replicated argument;
+2. the function runs on the blocks with the mesh axes bound to their sizes; its
+   collectives are steps of the enclosing compiled plan, served at run time by
+   communicators of the mesh's process groups (MPI ``Comm.Split``), bound process-wide
+   (``axis_env.bind_process_communicators``) since no thread binds them when the jitted
+   function runs;
+3. each output is ``all_gather``'d (tiled) over the mesh axes that split its dims; its
+   cotangent, the same in every process, is cut to this process's block and divided by
+   the number of copies along the axes out_specs leaves out (JAX's shard_map transpose).
+
+Reverse mode only (the wrappers are custom_vjp functions): ``jvp``/``jacfwd`` of it raise.
+"""
+
+import math
+
+import numpy as np
+
+from tjit import custom_vjp, lax
+from tjit.api import ShapeDtypeStruct
+from tjit.distributed import runtime
+from tjit.experimental.shard_map_traced import block_shape, checked_out_specs
+from tjit.parallel import _bound
+from tjit.sharding import check_spec
+from tjit.tracing.axis_env import bind_process_communicators
+from tjit.tracing.core import get_aval
+from tjit.tracing.tree_util import tree_flatten, tree_unflatten
+
+
+def across_processes(sm, leaves, treedef, specs, infer_varying):
+    """The global outputs of ``sm`` at argument ``leaves`` (tracers among them), traced in
+    this process of a multi-process mesh."""
+    mesh = sm.mesh
+    rt = runtime.require(sm.where)
+    mine = sm._local_devices(rt)
+    coords = mesh.coords(mine[0])
+    bind_process_communicators(sm._communicators(rt, mine)[0], owner=mesh)
+    blocks, avals = [], []
+    for i, (x, spec) in enumerate(zip(leaves, specs)):
+        shape = tuple(get_aval(x).shape)
+        check_spec(spec, mesh, f"{sm.where}: in_specs for argument {i}", len(shape))
+        block = block_shape(shape, spec, mesh, sm.where, i)
+        blocks.append(_my_block(x, spec, mesh, coords, shape, block))
+        aval = get_aval(x)
+        avals.append(ShapeDtypeStruct(block, aval.dtype, aval.weak_type))
+    out_store = {}
+
+    def per_block(*flat):
+        out = sm.f(*tree_unflatten(treedef, list(flat)))
+        flat_out, out_store["tree"] = tree_flatten(out)
+        return flat_out
+
+    out_specs = checked_out_specs(sm, treedef, avals, specs, per_block, out_store,
+                                  infer_varying)
+    with _bound([(n, mesh.shape[n]) for n in mesh.axis_names]):
+        outs = per_block(*blocks)
+        glob = [_global_value(y, spec, mesh, coords) for y, spec in zip(outs, out_specs)]
+    return tree_unflatten(out_store["tree"], glob)
+
+
+def _starts(spec, mesh, coords, block):
+    """Where this process's block starts in each dim (row-major over the dim's axes)."""
+    out = []
+    for d, b in enumerate(block):
+        idx = 0
+        for a in spec.axes_of(d):
+            idx = idx * mesh.shape[a] + coords[a]
+        out.append(idx * b)
+    return out
+
+
+def _my_block(x, spec, mesh, coords, shape, block):
+    starts = _starts(spec, mesh, coords, block)
+    limits = [s + b for s, b in zip(starts, block)]
+    every_axis = tuple(mesh.axis_names)
+
+    @custom_vjp
+    def take(x):
+        return lax.slice(x, starts, limits)
+
+    def fwd(x):
+        return take(x), None
+
+    def bwd(_, ct):
+        padded = lax.pad(ct, np.zeros((), ct.dtype),
+                         [(s, n - l, 0) for s, l, n in zip(starts, limits, shape)])
+        return (lax.psum(padded, every_axis),)
+
+    take.defvjp(fwd, bwd)
+    return take(x)
+
+
+def _global_value(y, spec, mesh, coords):
+    block = tuple(get_aval(y).shape)
+    check_spec(spec, mesh, "shard_map: out_specs", len(block))
+    starts = _starts(spec, mesh, coords, block)
+    limits = [s + b for s, b in zip(starts, block)]
+    copies = math.prod(mesh.shape[n] for n in mesh.axis_names if n not in spec.mesh_axes())
+
+    @custom_vjp
+    def assemble(y):
+        for d in range(len(block)):
+            if spec.axes_of(d):
+                y = lax.all_gather(y, spec.axes_of(d), axis=d, tiled=True)
+        return y
+
+    def fwd(y):
+        return assemble(y), None
+
+    def bwd(_, ct):
+        mine = lax.slice(ct, starts, limits)
+        return (mine / copies if copies > 1 else mine,)
+
+    assemble.defvjp(fwd, bwd)
+    return assemble(y)
