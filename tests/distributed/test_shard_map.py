@@ -208,6 +208,14 @@ gathered = shard_map(lambda b: lax.all_gather(b, ("data", "model"), tiled=True),
 total = shard_map(lambda b: lax.psum(jnp.sum(b, keepdims=True), ("model", "data")), mesh,
                   in_specs=P("data", "model"), out_specs=P())(w1[:4])
 report(rank=rank, gathered=gathered, total=total)
+# inside jit and grad: global (replicated) arguments and outputs in every process
+hidden_jit = tjit.jit(shard_map(lambda x, w1, b1: nn.relu(x @ w1 + b1), mesh,
+                                in_specs=(P("data", None), P(None, "model"), P("model")),
+                                out_specs=P("data", "model")))(x, w1, b1)
+g_w1, g_b1 = tjit.jit(tjit.grad(lambda w1, b1: jnp.sum(f(x, w1, b1, w2) ** 2),
+                                argnums=(0, 1)))(w1, b1)
+report(rank=rank, y_jit=tjit.jit(f)(x, w1, b1, w2), hidden_jit=hidden_jit, g_w1=g_w1,
+       g_b1=g_b1)
 report(rank=rank, y=process_allgather(y), hidden=process_allgather(hidden),
        y2=process_allgather(y2), hidden_block_shape=hidden.addressable_data(0).shape)
 '''
@@ -231,3 +239,12 @@ def test_2d_data_model_mlp_layer_against_the_unsharded_layer(tmp_path):
             [blocks[i, j] for i in range(2) for j in range(2)]))
         np.testing.assert_allclose(r["total"], [[w1[:4].astype(np.float64).sum()]],
                                    rtol=1e-5)
+        np.testing.assert_allclose(r["y_jit"], h @ w2, rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(r["hidden_jit"], h, rtol=1e-5, atol=1e-5)
+    # the gradient of sum(layer ** 2) in float64 (relu's kinks are not near these points)
+    mask = (x.astype(np.float64) @ w1 + b1) > 0
+    dh = 2 * (h @ w2) @ w2.T * mask
+    for r in res.values():
+        np.testing.assert_allclose(r["g_w1"], x.T.astype(np.float64) @ dh, rtol=1e-4,
+                                   atol=1e-4)
+        np.testing.assert_allclose(r["g_b1"], dh.sum(0), rtol=1e-4, atol=1e-4)
