@@ -76,6 +76,15 @@ outer = shard_map(lambda w, x, t: lax.pmean(local_loss(w, x, t), "i"), mesh,
 out["outer_grad"] = np.asarray(tjit.jit(tjit.grad(lambda w: outer(w, X, T)))(W))
 split = shard_map(lambda b: lax.psum(b, "i") * b, mesh, in_specs=P("i"), out_specs=P("i"))
 out["split_grad"] = np.asarray(tjit.jit(tjit.grad(lambda v: jnp.sum(split(v) ** 2)))(x))
+xs3 = np.stack([x, 2 * x, x - 1])
+out["vmap"] = np.asarray(tjit.vmap(split)(xs3))
+out["vmap_loop"] = np.stack([process_allgather(split(v)) for v in xs3])
+try:   # the axis name "i" already names the processes of `mesh` under jit
+    other = tjit.make_mesh((1, n), ("k", "i"))
+    tjit.jit(shard_map(lambda b: lax.psum(b, "i"), other, in_specs=P("i"), out_specs=P()))(x)
+    out["rebound"] = ""
+except ValueError as e:
+    out["rebound"] = str(e)
 # a pmap-style axis over every process: one communicator per local device
 from tjit.devices.collectives import bind_axis
 from tjit.distributed.process_axis import process_axis
@@ -127,6 +136,8 @@ def _check_collectives(res, n):
             np.testing.assert_allclose(r[name + "_jit"], np.asarray(r[name]), rtol=1e-6,
                                        atol=1e-6, err_msg=name)
         _check_grads_in_jit(r, n, x)
+        np.testing.assert_allclose(r["vmap"], r["vmap_loop"], rtol=1e-6, atol=1e-6)
+        assert "axis name 'i' already names the processes" in r["rebound"], r["rebound"]
         assert r["process_axis"] == [n, n * n * (n + 1) / 2]
         assert f"mpiexec -n {2 * n}" in r["process_axis_error"]
 
