@@ -13,15 +13,35 @@ import numpy as np
 from tjit.tracing.core import Array, Tracer
 from tjit import numpy as jnp
 from tjit.numpy._dtypes import view as _dtype_view
+from tjit.numpy._core import is_arraylike
+
+
+def _defers(other):
+    """True when ``other`` is no array-like and no list/tuple: the operator returns
+    NotImplemented so that ``other``'s reflected operator runs, as JAX's operators
+    defer (``Array + pandas.Series`` is a Series). Lists and tuples keep jnp's error,
+    which says to wrap them in jnp.asarray."""
+    return not is_arraylike(other) and not isinstance(other, (list, tuple))
 
 
 def _binop(fn, reflected=False):
+    # try/except: no cost on the common path, where fn does not raise
     if reflected:
         def op(self, other):
-            return fn(other, self)
+            try:
+                return fn(other, self)
+            except TypeError:
+                if _defers(other):
+                    return NotImplemented
+                raise
     else:
         def op(self, other):
-            return fn(self, other)
+            try:
+                return fn(self, other)
+            except TypeError:
+                if _defers(other):
+                    return NotImplemented
+                raise
     return op
 
 
@@ -165,8 +185,9 @@ _PROPERTIES = {
 }
 
 
-#: operators that are their jnp function as is (``x + y`` is ``jnp.add(x, y)``): bound
-#: directly at install, one Python call less on every eager operation
+#: operators that are their jnp function as is (``x + y`` is ``jnp.add(x, y)``): the
+#: unary ones are bound directly at install, one Python call less on every eager
+#: operation; the binary ones go through ``_binop`` to defer to unknown operand types
 _DIRECT = {"__add__": "add", "__sub__": "subtract", "__mul__": "multiply",
            "__truediv__": "true_divide", "__floordiv__": "floor_divide", "__mod__": "remainder",
            "__pow__": "power", "__matmul__": "matmul", "__and__": "bitwise_and",
@@ -180,9 +201,15 @@ _REFLECTED = {"__radd__": "add", "__rsub__": "subtract", "__rmul__": "multiply",
               "__rmod__": "remainder", "__rpow__": "power", "__rmatmul__": "matmul"}
 
 
+#: unary operators and indexing: nothing to defer to, so bound as is
+_UNARY = {"__neg__", "__pos__", "__abs__", "__invert__", "__getitem__"}
+
+
 def _install_op(cls, name, fn):
-    if name in _DIRECT:
+    if name in _DIRECT and name in _UNARY:
         fn = getattr(jnp, _DIRECT[name])
+    elif name in _DIRECT:
+        fn = _binop(getattr(jnp, _DIRECT[name]))
     elif name in _REFLECTED:
         fn = _binop(getattr(jnp, _REFLECTED[name]), reflected=True)
     setattr(cls, name, fn)

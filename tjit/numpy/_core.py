@@ -41,10 +41,16 @@ _NON_NUMERIC_FIX = {
 _NON_NUMERIC_FIX["S"] = _NON_NUMERIC_FIX["U"]
 
 
+def is_arraylike(a):
+    """True for what jnp functions take as an array: arrays, NumPy values, Python numbers
+    and symbolic dims (not lists, as in JAX)."""
+    return (isinstance(a, (Array, Tracer, np.ndarray, np.generic)) or type(a) in _SCALARS
+            or isinstance(a, (*_SCALARS, sympy.Expr)))
+
+
 def check_arraylike(fname, *args):
     for i, a in enumerate(args):
-        if not (isinstance(a, (Array, Tracer, np.ndarray, np.generic)) or type(a) in _SCALARS
-                or isinstance(a, (*_SCALARS, sympy.Expr))):
+        if not is_arraylike(a):
             if isinstance(a, (list, tuple)):
                 raise TypeError(f"{fname} requires ndarray or scalar arguments, got "
                                 f"{type(a).__name__} at position {i}; wrap it with "
