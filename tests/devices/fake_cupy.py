@@ -120,6 +120,10 @@ class FakeCupy(types.ModuleType):
             out[...] = acc
         return out
 
+    def copyto(self, dst, src):
+        if self.compute:
+            np.copyto(dst, src)
+
     def matmul(self, a, b, out=None):
         if self.compute:
             r = np.matmul(a, b, out=out)

@@ -148,3 +148,35 @@ def test_host_donation_works_with_device_arrays_registered(gpu, rng, how):
     np.testing.assert_allclose(np.asarray(out), x0 * 2 + 1, rtol=1e-6)
     a = tjit.device_put(x0)        # a GPU argument of a host program is still copied over
     np.testing.assert_allclose(np.asarray(f(a)), x0 * 2 + 1, rtol=1e-6)
+
+
+def test_dots_run_as_cublas_gemm_with_folded_epilogues(gpu, rng, x64):
+    x = rng.standard_normal((8, 32)).astype(F32)
+    w = rng.standard_normal((32, 5)).astype(F32)
+    b = rng.standard_normal((8, 5)).astype(F32)
+    cases = [(lambda x, w, b: 2.0 * (x @ w) + b, (x, w, b)),          # alpha and beta
+             (lambda x, w, b: x.T @ (x @ w) - 0.5 * w, (x, w, b)),    # transposed operand
+             (lambda x, w, b: (x @ w).astype(jnp.float64) @ b.T.astype(jnp.float64),
+              (x, w, b))]   # (float64, a transposed right operand)
+    for (f, args), gemms in zip(cases, [1, 2, 2]):
+        before = gpu.gemms
+        got = tjit.jit(f)(*args)
+        check(got, ref(f, *args))
+        assert gpu.gemms - before == gemms
+    # batched dots (and mixed dtypes) keep xp.matmul
+    xb = rng.standard_normal((3, 4, 6)).astype(F32)
+    before = gpu.gemms
+    f = lambda a: jnp.einsum("bij,bkj->bik", a, a)     # noqa: E731
+    check(tjit.jit(f)(xb), ref(f, xb))
+    assert gpu.gemms == before
+
+
+def test_sgd_update_gemm_writes_into_the_donated_weights(gpu, rng):
+    x = tjit.device_put(rng.standard_normal((16, 32)).astype(F32))
+    g = tjit.device_put(rng.standard_normal((16, 8)).astype(F32))
+    w = tjit.device_put(rng.standard_normal((32, 8)).astype(F32))
+    want = np.asarray(w) - 0.1 * (np.asarray(x).T.astype(np.float64) @ np.asarray(g))
+    ptr, before = w._value.ctypes.data, gpu.gemms
+    out = tjit.jit(lambda w, x, g: w - 0.1 * (x.T @ g), donate_argnums=0)(w, x, g)
+    assert gpu.gemms == before + 1 and w.is_deleted() and out._value.ctypes.data == ptr
+    np.testing.assert_allclose(np.asarray(out), want, rtol=1e-5, atol=1e-5)

@@ -342,6 +342,20 @@ class CudaExecutable(PlanInspection, Executable):
 
 
 
+def _cublas_gemm(cp):
+    """``cupy.cublas.gemm`` (out = alpha * op(a) @ op(b) + beta * out), or None where
+    CuPy's cuBLAS bindings do not load."""
+    try:
+        return cp.cublas.gemm
+    except AttributeError:      # (a submodule CuPy does not import by itself)
+        pass
+    try:
+        import importlib
+        return importlib.import_module(cp.__name__ + ".cublas").gemm
+    except ImportError:
+        return None
+
+
 class _CudaRunner(ProgramRunner):
     """The CUDA launchers on ``runner.ProgramRunner``: buffers are CuPy arrays."""
 
@@ -416,6 +430,47 @@ class _CudaRunner(ProgramRunner):
                     a = vals[k] = empty(shape, dtype)
                 args[pos] = a
             fn(grid, block, tuple(args))
+        return run
+
+    def dot_step(self, s):
+        """A 2-D dot (no batch axes) of float32/float64 operands of the output's dtype as
+        one ``cublas.gemm`` with the folded epilogue as its alpha/beta (the ``x`` term
+        copied into the output first unless it is the output's own buffer), transposed
+        operands passed as views (cuBLAS transposes them); anything else through
+        ``xp.matmul`` (``ProgramRunner.dot_step``)."""
+        lhs_v, rhs_v = s.ins[:2]
+        (out_v,) = s.outs
+        out_dtype, out_shape = self.dtype[out_v], self.shape[out_v]
+        spec = s.gemm_spec(self.shape[lhs_v], self.shape[rhs_v])
+        B, M, Kc, N = (int(d) for d in spec.bmkn)
+        x_v = s.ins[2] if len(s.ins) > 2 else None
+        gemm = _cublas_gemm(self.cp)
+        if gemm is None or B != 1 or 0 in (M, Kc, N) or out_dtype.char not in "fd" or \
+                self.dtype[lhs_v] != out_dtype or self.dtype[rhs_v] != out_dtype or \
+                (x_v is not None and (self.shape[x_v] != out_shape or
+                                      self.dtype[x_v] != out_dtype)):
+            return super().dot_step(s)
+        li, ri, k_out = self.index[lhs_v], self.index[rhs_v], self.index[out_v]
+        xi = None if x_v is None else self.index[x_v]
+        lperm, rperm = tuple(spec.lperm), tuple(spec.rperm)
+        l_id, r_id = lperm == tuple(range(len(lperm))), rperm == tuple(range(len(rperm)))
+        alpha, beta = float(s.alpha), float(s.beta) if xi is not None else 0.0
+        fixed_out, cp = self.fixed[k_out], self.cp
+        empty, transpose, copyto = cp.empty, cp.transpose, cp.copyto
+
+        def run(vals):
+            a, b = vals[li], vals[ri]
+            a = (a if l_id else transpose(a, lperm)).reshape(M, Kc)
+            b = (b if r_id else transpose(b, rperm)).reshape(Kc, N)
+            out = fixed_out if fixed_out is not None else vals[k_out]  # (donated buffer)
+            if out is None:
+                out = empty(out_shape, out_dtype)
+            if xi is not None:
+                x = vals[xi]
+                if x is not out:        # (beta * out reads x from the output)
+                    copyto(out, x)
+            gemm("N", "N", a, b, out=out.reshape(M, N), alpha=alpha, beta=beta)
+            vals[k_out] = out
         return run
 
     def control_step(self, s):
