@@ -18,8 +18,9 @@ copied) and return GPU Arrays.
 **Compiled programs.** ``compile_program`` with the :data:`~tjit.xla_like.target.CUDA`
 target; every kernel of the program (and of its loop bodies) rendered by ``lower/c``
 with the cuda dialect into one translation unit, compiled by NVRTC for the device's
-``sm_XX`` and cached on disk (``cuda_compile``); dots on cuBLAS through ``cupy.matmul``
-(folded alpha/beta epilogues applied with CuPy); library steps on CuPy; ``cond``,
+``sm_XX`` and cached on disk (``cuda_compile``); 2-D float dots as one
+``cupy.cublas.gemm`` each with the folded epilogue as its alpha/beta (batched and
+mixed-dtype dots through ``cupy.matmul``); library steps on CuPy; ``cond``,
 ``while`` and ``scan`` driven from the host (``control_flow``: a while predicate costs
 one device->host sync per trip). Temporaries are slots allocated once per size
 binding; outputs come from CuPy's memory pool; donated arguments' buffers hold
@@ -347,7 +348,7 @@ def _cublas_gemm(cp):
     CuPy's cuBLAS bindings do not load."""
     try:
         return cp.cublas.gemm
-    except AttributeError:      # (a submodule CuPy does not import by itself)
+    except (AttributeError, ImportError):   # (a submodule CuPy does not import itself)
         pass
     try:
         import importlib
