@@ -68,7 +68,10 @@ def test_designs_run_clean_under_sanitizers(sanitize, runtime, which, tmp_path):
     lib = _runtime(runtime)
     if lib is None:
         pytest.skip(f"{hls_compile.compiler()} has no {runtime}")
-    env = dict(os.environ, TJIT_HLS_SANITIZE=sanitize, LD_PRELOAD=lib,
+    # libstdc++ preloaded too: ASan intercepts __cxa_throw only when libstdc++ is
+    # loaded at its start (a region stops its stages by throwing)
+    preload = " ".join(p for p in (lib, _runtime("libstdc++.so")) if p)
+    env = dict(os.environ, TJIT_HLS_SANITIZE=sanitize, LD_PRELOAD=preload,
                TJIT_CACHE_DIR=str(tmp_path),   # a fresh build, not a cached one
                ASAN_OPTIONS="detect_leaks=0",  # Python's own allocations are not ours
                UBSAN_OPTIONS="print_stacktrace=1", TSAN_OPTIONS="halt_on_error=1")
