@@ -32,3 +32,16 @@ def test_pandas_object_column_points_to_factorize():
         jnp.asarray(names)
     codes, _ = pd.factorize(names)
     onp.testing.assert_array_equal(onp.asarray(jnp.bincount(jnp.asarray(codes))), [2, 1])
+
+
+@pytest.mark.parametrize("call", [
+    lambda: jnp.percentile(jnp.ones(3), [5, 95]),
+    lambda: jnp.isin(jnp.ones(3), [1.0]),
+    lambda: jnp.searchsorted(jnp.arange(3.0), [1.0]),
+], ids=["percentile-q", "isin-test_elements", "searchsorted-v"])
+def test_list_argument_error_names_the_fix_without_a_wrong_position(call):
+    # as JAX, array arguments must be arrays; the error must not point at position 0
+    # when the list is the second argument
+    with pytest.raises(TypeError, match=r"got list; wrap it with jnp.asarray") as info:
+        call()
+    assert "position 0" not in str(info.value)

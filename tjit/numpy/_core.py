@@ -48,15 +48,16 @@ def is_arraylike(a):
             or isinstance(a, (*_SCALARS, sympy.Expr)))
 
 
+def _refuse(fname, a, where):
+    fix = "; wrap it with jnp.asarray(...) first" if isinstance(a, (list, tuple)) else ""
+    raise TypeError(f"{fname} requires ndarray or scalar arguments, got "
+                    f"{type(a).__name__}{where}{fix}")
+
+
 def check_arraylike(fname, *args):
     for i, a in enumerate(args):
         if not is_arraylike(a):
-            if isinstance(a, (list, tuple)):
-                raise TypeError(f"{fname} requires ndarray or scalar arguments, got "
-                                f"{type(a).__name__} at position {i}; wrap it with "
-                                f"jnp.asarray(...) first")
-            raise TypeError(f"{fname} requires ndarray or scalar arguments, got "
-                            f"{type(a).__name__} at position {i}")
+            _refuse(fname, a, f" at position {i}")
 
 
 def dtype_and_weak(x):
@@ -285,7 +286,8 @@ def promote_args_inexact(fname, *args):
 
 
 def ensure_array(fname, x):
-    check_arraylike(fname, x)
+    if not is_arraylike(x):  # one argument of several: its position here is not the user's
+        _refuse(fname, x, "")
     if isinstance(x, (Array, Tracer)):
         return x
     return promote_dtypes(x)[0]
