@@ -17,8 +17,9 @@ an H200) and are taken without waiting for the device (throughput of dispatch).
 Cases: a cached one-kernel program (``x * 2 + 1`` on 100 float32, a device Array
 argument) and the MLP 784-1024-1024-10 training step at batch 256 (``bench_cpu``'s
 step; params, x and y device Arrays). Each: median of 15 rounds of the mean per call
-over 200 calls (50 for the MLP), the launches per call, and with ``--profile`` the top
-of cProfile's table for 2000 calls. Not a test: nothing asserts a time.
+over 200 calls (50 for the MLP); the same for the executable alone on the argument list
+jit hands it ("runner": the launches and their argument packing, without jit's pytree
+and cache work); the launches per call; with ``--profile`` the top of cProfile's table. Not a test: nothing asserts a time.
 """
 
 import argparse
@@ -35,10 +36,10 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [ROOT, os.path.join(ROOT, "benchmarks")]
 
-import bench_cpu as C  # noqa: E402
+import bench_cpu as C
 
-import tjit  # noqa: E402
-import tjit.numpy as jnp  # noqa: E402
+import tjit
+import tjit.numpy as jnp
 
 
 def per_call_us(fn, calls, rounds=15):
@@ -83,16 +84,36 @@ def _executables(cuda):
     return [o for o in gc.get_objects() if type(o) is cuda.CudaExecutable]
 
 
+def executable_call(fn):
+    """A zero-argument call of the CUDA executable ``fn`` reaches, on the raw argument
+    list ``fn`` gives it: the runner's share of the time, without jit's own dispatch
+    (pytree flattening, the cache lookup, wrapping outputs)."""
+    from tjit.devices import cuda
+    seen = []
+    call = cuda.CudaExecutable.call
+
+    def spy(self, flat_args, donated=()):
+        seen.append((self, list(flat_args)))
+        return call(self, flat_args, donated)
+    cuda.CudaExecutable.call = spy
+    try:
+        fn()
+    finally:
+        cuda.CudaExecutable.call = call
+    (exe, raw), = seen
+    return lambda: exe.call(raw)
+
+
 def run(profile, fake):
-    print(f"{'case':44s} {'host us/call':>13s}  launches")
+    print(f"{'case':44s} {'host us/call':>13s}  {'runner':>7s}  launches")
     for name, fn, calls in cases():
         us = per_call_us(fn, calls)
+        runner_us = per_call_us(executable_call(fn), calls)
         extra = ""
         if fake is not None:
-            (launches, gemms), dots = launches_per_call(fake, fn), ""
-            fn()
+            launches, gemms = launches_per_call(fake, fn)
             extra = f"{launches} kernels + {gemms} cublas.gemm"
-        print(f"{name:44s} {us:13.1f}  {extra}")
+        print(f"{name:44s} {us:13.1f}  {runner_us:7.1f}  {extra}")
         if profile:
             prof = cProfile.Profile()
             prof.enable()
@@ -116,6 +137,7 @@ def main():
         run(args.profile, None)
         return
     import pytest
+
     from tests.devices.fake_cupy import simulated_gpu
     os.environ.pop("TJIT_PLATFORMS", None)
     with pytest.MonkeyPatch.context() as mp, simulated_gpu(mp, compute=False) as fake:

@@ -166,7 +166,7 @@ def test_dots_run_as_cublas_gemm_with_folded_epilogues(gpu, rng, x64):
     # batched dots (and mixed dtypes) keep xp.matmul
     xb = rng.standard_normal((3, 4, 6)).astype(F32)
     before = gpu.gemms
-    f = lambda a: jnp.einsum("bij,bkj->bik", a, a)     # noqa: E731
+    f = lambda a: jnp.einsum("bij,bkj->bik", a, a)
     check(tjit.jit(f)(xb), ref(f, xb))
     assert gpu.gemms == before
 
