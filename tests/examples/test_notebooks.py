@@ -71,6 +71,7 @@ def test_data_wrangling(tmp_path):
     assert "use x = x.at[idx].set(value) instead of x[idx] = value" in text
     assert "pandas.factorize" in text
     assert "wrap it with jnp.asarray(...) first" in text
+    assert "rows with qty > 5" in text              # masks handed to pandas as NumPy
     assert "all agree with NumPy" in text
 
 
