@@ -19,16 +19,14 @@ NumPy arrays. ``compiled.hls_report()`` gives the designs' resource and latency
 estimate (``tjit/fpga/estimate.py``).
 """
 
-import collections
 import ctypes
-import threading
 import types
 
 import numpy as np
 
 from tjit.devices import backend, control_flow, hls_compile
 from tjit.devices.executable import Executable
-from tjit.devices.runner import PlanInspection, ProgramRunner
+from tjit.devices.runner import PlanInspection, ProgramRunner, RunnerPools, solve_sizes
 from tjit.fpga.design import ONCHIP_BUDGET, build_design
 from tjit.xla_like.compile import compile_program, size_symbols
 from tjit.xla_like.plan import KernelStep, concrete
@@ -97,41 +95,15 @@ class HlsExecutable(PlanInspection, Executable):
             self._fns[d.top] = fn
         if self.lib is not None:
             self.lib.tj_sim_last_error.restype = ctypes.c_char_p
-        self._pools = collections.OrderedDict()
-        self._lock = threading.Lock()
+        self._runners = RunnerPools(lambda env: _Runner(self.program, self, env), MAX_SIZE_BINDINGS)
 
     # -- calling --------------------------------------------------------------------------
     def call(self, flat_args, donated=()):
         return self.prepare(flat_args)(flat_args, donated)
 
     def prepare(self, flat_args):
-        env = self._solve(flat_args) if self.symbols else {}
-        key = tuple(sorted((s.name, v) for s, v in env.items()))
-        with self._lock:
-            pool = self._pools.get(key)
-            if pool is None:
-                pool = self._pools[key] = []
-                while len(self._pools) > MAX_SIZE_BINDINGS:
-                    self._pools.popitem(last=False)
-
-        def run(flat_args, donated=()):
-            try:
-                runner = pool.pop()
-            except IndexError:
-                runner = _Runner(self.program, self, env)
-            try:
-                return runner.run(flat_args, donated)
-            finally:
-                pool.append(runner)
-        return run
-
-    def _solve(self, flat_args):
-        from tjit.tracing.shapes import solve_dims
-        env = {}
-        for i, (spec, a) in enumerate(zip(self.in_specs, flat_args)):
-            if spec is not None:
-                solve_dims(spec, np.shape(a), env, f"argument {i}")
-        return env
+        env = solve_sizes(self.in_specs, flat_args) if self.symbols else {}
+        return self._runners.prepare(env)
 
     def run_design(self, design, pointers, sizes):
         """Run one design's C simulation; raises RuntimeError with its deadlock or

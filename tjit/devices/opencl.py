@@ -35,14 +35,13 @@ saying which and how to install (``pip install "tjit[opencl]"`` plus a driver, e
 """
 
 import collections
-import threading
 
 import numpy as np
 
 from tjit.devices import backend, opencl_context, opencl_control
 from tjit.devices.executable import Executable
 from tjit.devices.opencl_context import DevArray, Unavailable
-from tjit.devices.runner import PlanInspection, ProgramRunner
+from tjit.devices.runner import PlanInspection, ProgramRunner, RunnerPools, solve_sizes
 from tjit.lower.c import OPENCL, render
 from tjit.lower.c.dialects import OPENCL_SWI
 from tjit.xla_like import kernel_ir as K
@@ -82,43 +81,15 @@ class OpenCLExecutable(PlanInspection, Executable):
         self.cl_program = dev.program(self.text) if self.sources else None
         self.counts = collections.Counter()   # this executable's transfers and launches
         opencl_context.STATS["executables"] += 1
-        self._pools = collections.OrderedDict()
-        self._lock = threading.Lock()
+        self._runners = RunnerPools(lambda env: _Runner(self.program, self, env), MAX_SIZE_BINDINGS)
 
     # -- calling --------------------------------------------------------------------------
     def call(self, flat_args, donated=()):
         return self.prepare(flat_args)(flat_args, donated)
 
     def prepare(self, flat_args):
-        env = self._solve(flat_args) if self.symbols else {}
-        key = tuple(sorted((s.name, v) for s, v in env.items()))
-        with self._lock:
-            pool = self._pools.get(key)
-            if pool is None:
-                pool = self._pools[key] = []
-                while len(self._pools) > MAX_SIZE_BINDINGS:
-                    self._pools.popitem(last=False)
-            else:
-                self._pools.move_to_end(key)
-
-        def run(flat_args, donated=()):
-            try:
-                runner = pool.pop()
-            except IndexError:
-                runner = _Runner(self.program, self, env)
-            try:
-                return runner.run(flat_args, donated)
-            finally:
-                pool.append(runner)
-        return run
-
-    def _solve(self, flat_args):
-        from tjit.tracing.shapes import solve_dims
-        env = {}
-        for i, (spec, a) in enumerate(zip(self.in_specs, flat_args)):
-            if spec is not None:
-                solve_dims(spec, np.shape(a), env, f"argument {i}")
-        return env
+        env = solve_sizes(self.in_specs, flat_args) if self.symbols else {}
+        return self._runners.prepare(env)
 
     # -- inspection -----------------------------------------------------------------------
     def as_text(self, source=False, llvm=False):

@@ -17,12 +17,69 @@ the launchers: ``kernel_step`` (a compiled kernel), ``dot_step`` (a gemm),
 arrays (the OpenCL runner: ``devices/opencl.py``).
 """
 
+import collections
 import math
+import threading
 
 import numpy as np
 
 from tjit.xla_like.plan import (ControlStep, DotStep, KernelStep, LibraryStep, concrete,
                                 memory_stats)
+
+
+def solve_sizes(in_specs, flat_args):
+    """The size symbols' values that the arguments' shapes bind (``{}`` without specs);
+    a shape that contradicts its spec raises, naming the argument."""
+    from tjit.tracing.shapes import solve_dims
+    env = {}
+    for i, (spec, a) in enumerate(zip(in_specs or (), flat_args)):
+        if spec is not None:
+            solve_dims(spec, np.shape(a), env, f"argument {i}")
+    return env
+
+
+def binding_key(env):
+    """A hashable key of a size binding."""
+    return tuple(sorted((s.name, v) for s, v in env.items()))
+
+
+class RunnerPools:
+    """Idle runners per size binding, the most recent ``limit`` bindings kept.
+
+    A runner holds one call's state (argument tables, temporaries), so it runs one call
+    at a time: a call takes an idle runner of its binding (list.pop/append are atomic
+    under the GIL) or makes one, and puts it back; concurrent calls from other threads
+    make runners of their own, which join the pool.
+    """
+
+    def __init__(self, make_runner, limit):
+        self._make_runner = make_runner        # env -> a new runner
+        self._limit = limit
+        self._pools = collections.OrderedDict()
+        self._lock = threading.Lock()
+
+    def prepare(self, env):
+        """A function running one call with a runner of binding ``env``."""
+        key = binding_key(env)
+        with self._lock:
+            pool = self._pools.get(key)
+            if pool is None:
+                pool = self._pools[key] = []
+                while len(self._pools) > self._limit:
+                    self._pools.popitem(last=False)
+            else:
+                self._pools.move_to_end(key)
+
+        def run(flat_args, donated=()):
+            try:
+                runner = pool.pop()
+            except IndexError:
+                runner = self._make_runner(env)
+            try:
+                return runner.run(flat_args, donated)
+            finally:
+                pool.append(runner)
+        return run
 
 
 class PlanInspection:
