@@ -431,6 +431,13 @@ def triu_indices(n, k=0, m=None):
     return _tri_indices(np.triu_indices, "triu_indices", n, k, m)
 
 
+def mask_indices(n, mask_func, k=0, *, size=None):
+    """Indices of the n x n array where ``mask_func(ones((n, n)), k)`` is nonzero, as
+    ``numpy.mask_indices`` (``mask_func`` is e.g. ``jnp.triu``); ``size`` as in
+    ``jnp.nonzero`` (JAX)."""
+    return nonzero(mask_func(asarray(np.ones((n, n), dtypes.default_int())), k), size=size)
+
+
 def _from_2d(arr, fname):
     arr = ensure_array(fname, arr)
     if arr.ndim != 2:
@@ -550,4 +557,4 @@ __all__ = ["take", "take_along_axis", "put", "put_along_axis", "fill_diagonal", 
            "flatnonzero", "argwhere", "compress", "extract", "place", "choose", "diag_indices",
            "diag_indices_from", "tril_indices", "triu_indices", "tril_indices_from",
            "triu_indices_from", "ix_", "index_exp", "s_", "ravel_multi_index",
-           "unravel_index"]
+           "unravel_index", "mask_indices"]

@@ -2,14 +2,16 @@
 ``save``/``savez``/``savez_compressed`` write an array's values through NumPy and
 ``load`` returns tjit arrays (NumPy arrays inside an ``.npz`` archive stay NumPy's, as
 in JAX). bfloat16 data, which NumPy stores as the raw 2-byte type ``V2``, is read back
-as bfloat16."""
+as bfloat16. ``frombuffer``/``fromstring`` read through NumPy too; ``fromfile`` and
+``fromiter`` are refused as in JAX (they consume their source, so they are not pure)."""
 
 import numpy as np
 
 from tjit.numpy._core import asarray
 from tjit.numpy._dtypes import bfloat16
 
-__all__ = ["save", "savez", "savez_compressed", "load"]
+__all__ = ["save", "savez", "savez_compressed", "load", "frombuffer", "fromstring",
+           "fromfile", "fromiter"]
 
 
 def _to_host(x):
@@ -50,3 +52,31 @@ def load(file, *args, **kwargs):
         except TypeError:  # a dtype tjit has no arrays of (strings, objects)
             pass
     return out
+
+
+def frombuffer(buffer, dtype=float, count=-1, offset=0):
+    """A 1-D array of the bytes of ``buffer`` read as ``dtype``, as ``numpy.frombuffer``
+    (tjit copies them into its own array; ``float`` means the default float)."""
+    return asarray(np.frombuffer(buffer, dtype=dtype, count=count, offset=offset))
+
+
+def fromstring(string, dtype=float, count=-1, *, sep):
+    """A 1-D array of the numbers in the text ``string`` separated by ``sep``, as
+    ``numpy.fromstring`` (``sep`` is required: NumPy's binary mode is deprecated)."""
+    return asarray(np.fromstring(string, dtype=dtype, count=count, sep=sep))
+
+
+def _impure(name):
+    def refuse(*args, **kwargs):
+        raise NotImplementedError(
+            f"jnp.{name}() is not implemented, as in JAX: it consumes its source, so it is "
+            f"not pure and unsafe under jit and the other transformations. Use "
+            f"jnp.asarray(numpy.{name}(...)) outside jit instead.")
+    refuse.__name__ = name
+    refuse.__doc__ = (f"Not implemented, as in JAX: use ``jnp.asarray(numpy.{name}(...))`` "
+                      f"outside jit (``{name}`` consumes its source, so it is not pure).")
+    return refuse
+
+
+fromfile = _impure("fromfile")
+fromiter = _impure("fromiter")

@@ -722,6 +722,19 @@ def union1d(ar1, ar2, *, size=None, fill_value=None):
     return _sized(r, size, fill_value, r.min() if r.size else 0, dt)
 
 
+def iterable(y):
+    """True when ``iter(y)`` works, as ``numpy.iterable`` (a 0-d array is not iterable).
+
+    >>> jnp.iterable(jnp.ones(2)), jnp.iterable(jnp.float32(1))
+    (True, False)
+    """
+    try:
+        iter(y)
+    except TypeError:
+        return False
+    return True
+
+
 def setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
     """Sorted unique values in exactly one of the arrays, as ``numpy.setxor1d``.
 
@@ -757,4 +770,4 @@ __all__ = ["where", "select", "clip", "isclose", "allclose", "array_equal", "arr
            "iscomplexobj", "isrealobj", "nan_to_num", "convolve", "correlate", "interp",
            "cross", "polyval", "trapezoid", "trapz", "vander", "gradient", "unwrap",
            "piecewise", "isin", "in1d", "setdiff1d", "union1d", "intersect1d",
-           "setxor1d"]
+           "setxor1d", "iterable"]
