@@ -29,7 +29,7 @@ import numpy as np
 from tjit.devices import array_args, backend, blas, control_flow, kernel_cache
 from tjit.devices.slot_arena import SharedSlots
 from tjit.devices.executable import Executable
-from tjit.devices.runner import PlanInspection, ProgramRunner
+from tjit.devices.runner import PlanInspection, ProgramRunner, solve_sizes
 from tjit.devices.threads import default_num_threads, parallel_for
 from tjit.lower.llvm.split import split_axis, work_per_point
 from tjit.devices.array_args import data_pointer as _ptr
@@ -125,12 +125,7 @@ class CpuExecutable(PlanInspection, Executable):
         return pool
 
     def _solve(self, flat_args):
-        from tjit.tracing.shapes import solve_dims
-        env = {}
-        for i, (spec, a) in enumerate(zip(self.in_specs, flat_args)):
-            if spec is not None:
-                solve_dims(spec, np.shape(a), env, f"argument {i}")
-        return env
+        return solve_sizes(self.in_specs, flat_args)
 
     def _make_runner(self, env, shared=True):
         return _Runner(self.program, self.fns, env,

@@ -42,7 +42,7 @@ import numpy as np
 
 from tjit.devices import backend, control_flow, cuda_compile
 from tjit.devices.executable import Executable
-from tjit.devices.runner import PlanInspection, ProgramRunner
+from tjit.devices.runner import PlanInspection, ProgramRunner, binding_key, solve_sizes
 from tjit.lower.c import render
 from tjit.tracing import core
 from tjit.xla_like.compile import compile_program, size_symbols
@@ -291,12 +291,8 @@ class CudaExecutable(PlanInspection, Executable):
             if r is None:
                 r = self._fixed_runner = _CudaRunner(self.program, self, {})
             return r
-        from tjit.tracing.shapes import solve_dims
-        env = {}
-        for i, (spec, a) in enumerate(zip(self.in_specs, flat_args)):
-            if spec is not None:
-                solve_dims(spec, np.shape(a), env, f"argument {i}")
-        key = tuple(sorted((s.name, v) for s, v in env.items()))
+        env = solve_sizes(self.in_specs, flat_args)
+        key = binding_key(env)
         r = self._runners.get(key)
         if r is None:
             r = self._runners[key] = _CudaRunner(self.program, self, env)
