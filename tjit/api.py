@@ -59,7 +59,7 @@ from tjit.tracing.errors import InconclusiveDimensionError
 from tjit.tracing.jaxpr import eqn_texts
 from tjit.tracing.jaxpr_trace import trace_to_jaxpr
 from tjit.tracing.shapes import check_spec, parse_spec, shape_str, symbol
-from tjit.tracing.tree_util import tree_flatten, tree_unflatten
+from tjit.tracing.tree_util import flatten_as, tree_flatten, tree_unflatten, unflattener
 from tjit.transforms import passes
 from tjit.xla_like import remat as _remat
 from tjit.xla_like.compile import gc_paused
@@ -118,6 +118,20 @@ def _leaf_aval_and_value(x, fname):
         f"{fname}: argument of type {t.__name__} is not a valid array "
         f"({x!r:.60}); pass arrays, scalars or pytrees of them, or mark the argument "
         f"static with static_argnums/static_argnames")
+
+
+def _same_avals(leaves, avals):
+    """The raw values of ``leaves`` when each is a tjit Array of exactly the
+    ``(shape, dtype, weak)`` in ``avals``, else None."""
+    raw = []
+    for x, (shape, dtype, weak) in zip(leaves, avals):
+        if type(x) is not Array:
+            return None
+        v = x._value
+        if v.shape != shape or v.dtype != dtype or x._weak != weak:
+            return None
+        raw.append(v)
+    return raw
 
 
 def _fun_name(fun):
@@ -195,7 +209,7 @@ def clear_caches():
 
 class _CacheEntry:
     __slots__ = ("executable", "out_tree", "out_avals", "closed_jaxpr", "donation",
-                 "in_specs")
+                 "in_specs", "unflatten", "out_kinds")
 
     def __init__(self, executable, out_tree, out_avals, closed_jaxpr, donation=None,
                  in_specs=None):
@@ -205,6 +219,8 @@ class _CacheEntry:
         self.closed_jaxpr = closed_jaxpr
         self.donation = donation  # a _Donation, or None when nothing is donated
         self.in_specs = in_specs  # per flat input, its symbolic dims (or None)
+        self.unflatten = unflattener(out_tree)  # flat outputs -> the output pytree
+        self.out_kinds = [(a.dtype, a.weak_type) for a in out_avals]
 
 
 class Jitted:
@@ -239,6 +255,10 @@ class Jitted:
         self.polymorphic_shapes = polymorphic_shapes
         self._cache = {}
         self._fast_cache = {}  # positional-Arrays-only signatures -> same entries
+        # (args treedef, per-leaf (shape, dtype, weak), config.version, entry) of the
+        # last pytree call of tjit Arrays: the next call with that structure and those
+        # avals is checked leaf by leaf, with no treedef built and no key hashed
+        self._last = None
         self._pending = {}     # signature key -> _Pending, while one thread compiles it
         self._lock = threading.Lock()
         with _ALL_LOCK:
@@ -312,6 +332,13 @@ class Jitted:
                 if entry is not None:
                     v = None  # (drop the reference: donation checks who holds a buffer)
                     return self._run(entry, [x._value for x in args], args)
+            last = self._last
+            if last is not None and last[2] == config.version:
+                leaves = flatten_as(last[0], args)
+                if leaves is not None:
+                    raw = _same_avals(leaves, last[1])
+                    if raw is not None:
+                        return self._run(last[3], raw, leaves)
         if self._call_argnums and self._call_argnums[-1] >= len(args):
             self._check_call_arity(args)
         dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
@@ -346,6 +373,9 @@ class Jitted:
                 and len(leaves) == len(dyn_args) and key in self._cache:
             # (not every size a dynamic program serves is kept: MAX_CACHED_SIZES)
             self._fast_cache[(tuple(sig), config.version)] = entry
+        elif self._simple and not dyn_kwargs and key in self._cache and \
+                all(type(x) is Array for x in leaves):
+            self._last = (treedef, tuple(sig), config.version, entry)
         return self._run(entry, raw, leaves)
 
     @staticmethod
@@ -357,13 +387,11 @@ class Jitted:
         else:
             outs = entry.donation.call(entry.executable, raw, leaves)
         wrapped = []
-        for o, aval in zip(outs, entry.out_avals):
-            if type(o) is not np.ndarray or o.dtype != aval.dtype:
-                o = _as_output(o, aval.dtype)
-            wrapped.append(Array(o, aval.weak_type))
-        if entry.out_tree.node_type is None:
-            return wrapped[0]
-        return tree_unflatten(entry.out_tree, wrapped)
+        for o, (dtype, weak) in zip(outs, entry.out_kinds):
+            if type(o) is not np.ndarray or o.dtype != dtype:
+                o = _as_output(o, dtype)
+            wrapped.append(Array(o, weak))
+        return entry.unflatten(wrapped)
 
     def _specs_for_leaves(self, treedef):
         """Per-leaf polymorphic spec strings (None where not polymorphic)."""
@@ -682,6 +710,7 @@ class Jitted:
         with self._lock:
             self._cache.clear()
             self._fast_cache.clear()
+            self._last = None
             self._families.clear()
 
     def __repr__(self):

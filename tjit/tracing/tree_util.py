@@ -67,6 +67,7 @@ def _dict_flatten(d):
 register_pytree_node(tuple, lambda t: (t, None), lambda _, ch: tuple(ch))
 register_pytree_node(list, lambda t: (t, None), lambda _, ch: list(ch))
 register_pytree_node(dict, _dict_flatten, lambda keys, ch: dict(zip(keys, ch)))
+_DICT_NODE = _registry[dict]
 register_pytree_node(type(None), lambda _: ((), None), lambda _, ch: None)
 register_pytree_node(collections.OrderedDict,
                      lambda d: (list(d.values()), tuple(d.keys())),
@@ -162,6 +163,10 @@ def _flatten(x, leaves, is_leaf):
     if is_leaf is not None and is_leaf(x):
         leaves.append(x)
         return _LEAF
+    if t is dict and _registry[dict] is _DICT_NODE:   # (the common case, inline)
+        keys = sorted(x)
+        return _node(dict, tuple(keys), tuple([_flatten(x[k], leaves, is_leaf)
+                                               for k in keys]))
     node = _registry.get(t)
     if node is None:
         if _is_namedtuple(x):
@@ -197,6 +202,84 @@ def tree_flatten(tree, is_leaf=None):
     leaves = []
     treedef = _flatten(tree, leaves, is_leaf)
     return leaves, treedef
+
+
+def flatten_as(treedef, tree):
+    """The leaves of ``tree`` when ``tree_flatten(tree)`` would give a treedef equal to
+    ``treedef``, else None. Checks the structure node by node without building a
+    treedef: the cheap test of a jitted call's arguments against its last structure."""
+    leaves = []
+    return leaves if _match(treedef, tree, leaves) else None
+
+
+def _match(d, x, leaves):
+    t = d.node_type
+    if t is None:   # a leaf there: x must not be a container itself
+        tx = type(x)
+        if tx in _LEAF_TYPES or (tx not in _registry and not _is_namedtuple(x)):
+            leaves.append(x)
+            return True
+        return False
+    if type(x) is not t:
+        return False
+    kids = d.children
+    if t is tuple or t is list:
+        children = x
+    elif t is dict and _registry[dict] is _DICT_NODE:
+        if len(x) != len(kids):
+            return False
+        try:   # (same length and every key of aux present: the same key set)
+            children = [x[k] for k in d.aux]
+        except (KeyError, TypeError):
+            return False
+    else:
+        node = _registry.get(t)
+        if node is None:   # namedtuple
+            children = x
+        else:
+            children, aux = node.to_iter(x)
+            if not _aux_equal(aux, d.aux):
+                return False
+    if len(children) != len(kids):
+        return False
+    for c, k in zip(children, kids):
+        if not _match(k, c, leaves):
+            return False
+    return True
+
+
+def unflattener(treedef):
+    """A function ``leaves -> tree`` equal to ``tree_unflatten(treedef, leaves)`` for a
+    list of exactly ``treedef.num_leaves`` leaves, generated once as one expression
+    (no recursion or registry lookups per call): for outputs rebuilt on every call."""
+    consts = {}
+    counter = [0]
+
+    def const(value):
+        name = f"_c{len(consts)}"
+        consts[name] = value
+        return name
+
+    def expr(d):
+        t = d.node_type
+        if t is None:
+            i = counter[0]
+            counter[0] += 1
+            return f"xs[{i}]"
+        kids = [expr(c) for c in d.children]
+        if t is tuple:
+            return f"({', '.join(kids)}{',' if len(kids) == 1 else ''})"
+        if t is list:
+            return f"[{', '.join(kids)}]"
+        if t is dict and _registry[dict] is _DICT_NODE:
+            return "{" + ", ".join(f"{const(k)}: {e}" for k, e in zip(d.aux, kids)) + "}"
+        node = _registry.get(t)
+        if node is None:   # namedtuple
+            return f"{const(t)}({', '.join(kids)})"
+        return f"{const(node.from_iter)}({const(d.aux)}, [{', '.join(kids)}])"
+
+    body = expr(treedef)
+    return eval(f"lambda xs: {body}", consts)  # (names only constants)
 
 
 def _build(treedef, it):
