@@ -128,7 +128,9 @@ def _same_avals(leaves, avals):
         if type(x) is not Array:
             return None
         v = x._value
-        if v.shape != shape or v.dtype != dtype or x._weak != weak:
+        dt = v.dtype
+        # (dtypes of one kind are one object: ``is`` first, as == on dtypes is slow)
+        if v.shape != shape or (dt is not dtype and dt != dtype) or x._weak != weak:
             return None
         raw.append(v)
     return raw

@@ -243,6 +243,12 @@ def _match(d, x, leaves):
     if len(children) != len(kids):
         return False
     for c, k in zip(children, kids):
+        if k is _LEAF:   # (inline: most children are leaves)
+            tc = type(c)
+            if tc in _LEAF_TYPES or (tc not in _registry and not _is_namedtuple(c)):
+                leaves.append(c)
+                continue
+            return False
         if not _match(k, c, leaves):
             return False
     return True
