@@ -15,6 +15,7 @@ import tjit
 import tjit.numpy as jnp
 from tjit.tracing.tree_util import (
     flatten_as,
+    flattener,
     register_pytree_node,
     tree_flatten,
     tree_unflatten,
@@ -43,12 +44,14 @@ TREES = [
 @pytest.mark.parametrize("tree", TREES, ids=range(len(TREES)))
 def test_flatten_as_agrees_with_tree_flatten(tree):
     leaves, treedef = tree_flatten(tree)
-    assert flatten_as(treedef, tree) == leaves
-    # a structure that differs anywhere is refused
-    for other in TREES:
-        other_leaves, other_def = tree_flatten(other)
-        got = flatten_as(treedef, other)
-        assert (got == other_leaves) if other_def == treedef else got is None
+    generated = flattener(treedef)
+    for flat in (lambda t: flatten_as(treedef, t), generated):
+        assert flat(tree) == leaves
+        # a structure that differs anywhere is refused
+        for other in TREES:
+            other_leaves, other_def = tree_flatten(other)
+            got = flat(other)
+            assert (got == other_leaves) if other_def == treedef else got is None
 
 
 @pytest.mark.parametrize("changed", [
@@ -62,6 +65,7 @@ def test_flatten_as_agrees_with_tree_flatten(tree):
 def test_flatten_as_refuses_changed_structure(changed):
     _, treedef = tree_flatten(TREES[3])
     assert flatten_as(treedef, changed) is None
+    assert flattener(treedef)(changed) is None
 
 
 def test_flatten_as_checks_registered_aux():

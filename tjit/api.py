@@ -59,7 +59,7 @@ from tjit.tracing.errors import InconclusiveDimensionError
 from tjit.tracing.jaxpr import eqn_texts
 from tjit.tracing.jaxpr_trace import trace_to_jaxpr
 from tjit.tracing.shapes import check_spec, parse_spec, shape_str, symbol
-from tjit.tracing.tree_util import flatten_as, tree_flatten, tree_unflatten, unflattener
+from tjit.tracing.tree_util import flattener, tree_flatten, tree_unflatten, unflattener
 from tjit.transforms import passes
 from tjit.xla_like import remat as _remat
 from tjit.xla_like.compile import gc_paused
@@ -257,9 +257,10 @@ class Jitted:
         self.polymorphic_shapes = polymorphic_shapes
         self._cache = {}
         self._fast_cache = {}  # positional-Arrays-only signatures -> same entries
-        # (args treedef, per-leaf (shape, dtype, weak), config.version, entry) of the
-        # last pytree call of tjit Arrays: the next call with that structure and those
-        # avals is checked leaf by leaf, with no treedef built and no key hashed
+        # (flattener of the args treedef, per-leaf (shape, dtype, weak), config.version,
+        # entry) of the last pytree call of tjit Arrays: the next call with that
+        # structure and those avals is checked leaf by leaf, with no treedef built and
+        # no key hashed
         self._last = None
         self._pending = {}     # signature key -> _Pending, while one thread compiles it
         self._lock = threading.Lock()
@@ -336,7 +337,7 @@ class Jitted:
                     return self._run(entry, [x._value for x in args], args)
             last = self._last
             if last is not None and last[2] == config.version:
-                leaves = flatten_as(last[0], args)
+                leaves = last[0](args)
                 if leaves is not None:
                     raw = _same_avals(leaves, last[1])
                     if raw is not None:
@@ -377,7 +378,10 @@ class Jitted:
             self._fast_cache[(tuple(sig), config.version)] = entry
         elif self._simple and not dyn_kwargs and key in self._cache and \
                 all(type(x) is Array for x in leaves):
-            self._last = (treedef, tuple(sig), config.version, entry)
+            last = self._last
+            flat = last[0] if last is not None and last[4] is treedef else \
+                flattener(treedef)
+            self._last = (flat, tuple(sig), config.version, entry, treedef)
         return self._run(entry, raw, leaves)
 
     @staticmethod

@@ -254,6 +254,53 @@ def _match(d, x, leaves):
     return True
 
 
+def flattener(treedef):
+    """A function ``tree -> leaves or None`` equal to ``flatten_as(treedef, tree)``,
+    generated once as straight-line code when ``treedef`` holds only tuples, lists,
+    dicts, None and namedtuples (else ``flatten_as`` itself): for the arguments of
+    every call of a jitted function."""
+    consts = {"_LT": _LEAF_TYPES, "_R": _registry, "_NT": _is_namedtuple}
+    lines, leaves, count = [], [], [0]
+
+    def const(value):
+        name = f"_c{len(consts)}"
+        consts[name] = value
+        return name
+
+    def emit(d, var):
+        t = d.node_type
+        if t is None:
+            lines.append(f"if not (type({var}) in _LT or (type({var}) not in _R and "
+                         f"not _NT({var}))): return None")
+            leaves.append(var)
+            return True
+        if t is type(None):
+            lines.append(f"if {var} is not None: return None")
+            return True
+        builtin_dict = t is dict and _registry[dict] is _DICT_NODE
+        if not (t is tuple or t is list or builtin_dict or
+                (t not in _registry and issubclass(t, tuple) and hasattr(t, "_fields"))):
+            return False
+        lines.append(f"if type({var}) is not {const(t)} or len({var}) != "
+                     f"{len(d.children)}: return None")
+        for i, c in enumerate(d.children):
+            count[0] += 1
+            kid = f"x{count[0]}"
+            index = const(d.aux[i]) if builtin_dict else str(i)
+            lines.append(f"{kid} = {var}[{index}]")
+            if not emit(c, kid):
+                return False
+        return True
+
+    if not emit(treedef, "x0"):
+        return functools.partial(flatten_as, treedef)
+    body = "\n        ".join(lines)
+    src = (f"def flat(x0):\n    try:\n        {body}\n    except KeyError:\n"
+           f"        return None\n    return [{', '.join(leaves)}]\n")
+    exec(src, consts)  # noqa: S102 (generated from the treedef; names only constants)
+    return consts["flat"]
+
+
 def unflattener(treedef):
     """A function ``leaves -> tree`` equal to ``tree_unflatten(treedef, leaves)`` for a
     list of exactly ``treedef.num_leaves`` leaves, generated once as one expression
