@@ -60,28 +60,39 @@ def _kernel_shape(lhs_spec, rhs_spec, out_chan, filter_shape, input_shape):
             else next(it) for c in rhs_spec]
 
 
-def GeneralConv(dimension_numbers, out_chan, filter_shape, strides=None, padding="VALID",
-                W_init=None, b_init=normal(1e-6)):  # noqa: B008
-    """A convolution layer with layouts given as strings, e.g. ``('NCHW', 'OIHW',
-    'NCHW')``; the bias has one value per output channel."""
+def _conv_layer(dimension_numbers, out_chan, filter_shape, strides, W_init, b_init,
+                output_shape_of, convolve):
+    """init/apply of a convolution-like layer: kernel and per-output-channel bias shapes
+    from the string layouts; ``output_shape_of(input_shape, kernel_shape, strides)`` and
+    ``convolve(inputs, W, strides)`` say which convolution."""
     lhs_spec, rhs_spec, out_spec = dimension_numbers
-    one = (1,) * len(filter_shape)
-    strides = strides or one
+    strides = strides or (1,) * len(filter_shape)
     W_init = W_init or glorot_normal(rhs_spec.index("I"), rhs_spec.index("O"))
 
     def init_fun(rng, input_shape):
         kernel_shape = _kernel_shape(lhs_spec, rhs_spec, out_chan, filter_shape, input_shape)
-        output_shape = lax.conv_general_shape_tuple(input_shape, kernel_shape, strides,
-                                                    padding, dimension_numbers)
+        output_shape = output_shape_of(input_shape, kernel_shape, strides)
         bias_shape = [out_chan if c == "C" else 1 for c in out_spec]
         k1, k2 = random.split(rng)
         return output_shape, (W_init(k1, kernel_shape), b_init(k2, bias_shape))
 
     def apply_fun(params, inputs, **kwargs):
         W, b = params
-        return lax.conv_general_dilated(inputs, W, strides, padding, one, one,
-                                        dimension_numbers=dimension_numbers) + b
+        return convolve(inputs, W, strides) + b
     return init_fun, apply_fun
+
+
+def GeneralConv(dimension_numbers, out_chan, filter_shape, strides=None, padding="VALID",
+                W_init=None, b_init=normal(1e-6)):  # noqa: B008
+    """A convolution layer with layouts given as strings, e.g. ``('NCHW', 'OIHW',
+    'NCHW')``; the bias has one value per output channel."""
+    one = (1,) * len(filter_shape)
+    return _conv_layer(
+        dimension_numbers, out_chan, filter_shape, strides, W_init, b_init,
+        lambda shape, kshape, st: lax.conv_general_shape_tuple(
+            shape, kshape, st, padding, dimension_numbers),
+        lambda x, W, st: lax.conv_general_dilated(
+            x, W, st, padding, one, one, dimension_numbers=dimension_numbers))
 
 
 Conv = functools.partial(GeneralConv, ("NHWC", "HWIO", "NHWC"))
@@ -90,24 +101,12 @@ Conv = functools.partial(GeneralConv, ("NHWC", "HWIO", "NHWC"))
 def GeneralConvTranspose(dimension_numbers, out_chan, filter_shape, strides=None,
                          padding="VALID", W_init=None, b_init=normal(1e-6)):  # noqa: B008
     """A transposed-convolution layer (``lax.conv_transpose``) with string layouts."""
-    lhs_spec, rhs_spec, out_spec = dimension_numbers
-    one = (1,) * len(filter_shape)
-    strides = strides or one
-    W_init = W_init or glorot_normal(rhs_spec.index("I"), rhs_spec.index("O"))
-
-    def init_fun(rng, input_shape):
-        kernel_shape = _kernel_shape(lhs_spec, rhs_spec, out_chan, filter_shape, input_shape)
-        output_shape = lax.conv_transpose_shape_tuple(input_shape, kernel_shape, strides,
-                                                      padding, dimension_numbers)
-        bias_shape = [out_chan if c == "C" else 1 for c in out_spec]
-        k1, k2 = random.split(rng)
-        return output_shape, (W_init(k1, kernel_shape), b_init(k2, bias_shape))
-
-    def apply_fun(params, inputs, **kwargs):
-        W, b = params
-        return lax.conv_transpose(inputs, W, strides, padding,
-                                  dimension_numbers=dimension_numbers) + b
-    return init_fun, apply_fun
+    return _conv_layer(
+        dimension_numbers, out_chan, filter_shape, strides, W_init, b_init,
+        lambda shape, kshape, st: lax.conv_transpose_shape_tuple(
+            shape, kshape, st, padding, dimension_numbers),
+        lambda x, W, st: lax.conv_transpose(
+            x, W, st, padding, dimension_numbers=dimension_numbers))
 
 
 Conv1DTranspose = functools.partial(GeneralConvTranspose, ("NHC", "HIO", "NHC"))
