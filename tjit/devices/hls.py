@@ -26,7 +26,7 @@ import numpy as np
 
 from tjit.devices import backend, control_flow, hls_compile
 from tjit.devices.executable import Executable
-from tjit.devices.runner import PlanInspection, ProgramRunner, RunnerPools, solve_sizes
+from tjit.devices.runner import PlanInspection, PooledCalls, ProgramRunner, RunnerPools
 from tjit.fpga.design import ONCHIP_BUDGET, build_design
 from tjit.xla_like.compile import compile_program, size_symbols
 from tjit.xla_like.plan import KernelStep, concrete
@@ -75,7 +75,7 @@ def designs_of(prog, prefix="tjit", onchip_budget=ONCHIP_BUDGET, depths=None):
     return out
 
 
-class HlsExecutable(PlanInspection, Executable):
+class HlsExecutable(PooledCalls, PlanInspection, Executable):
     """One program's designs, built for C simulation, and their runners."""
 
     backend = "hls"
@@ -97,14 +97,7 @@ class HlsExecutable(PlanInspection, Executable):
             self.lib.tj_sim_last_error.restype = ctypes.c_char_p
         self._runners = RunnerPools(lambda env: _Runner(self.program, self, env), MAX_SIZE_BINDINGS)
 
-    # -- calling --------------------------------------------------------------------------
-    def call(self, flat_args, donated=()):
-        return self.prepare(flat_args)(flat_args, donated)
-
-    def prepare(self, flat_args):
-        env = solve_sizes(self.in_specs, flat_args) if self.symbols else {}
-        return self._runners.prepare(env)
-
+    # -- calling (call/prepare: PooledCalls) -----------------------------------------------
     def run_design(self, design, pointers, sizes):
         """Run one design's C simulation; raises RuntimeError with its deadlock or
         stream error."""

@@ -41,7 +41,7 @@ import numpy as np
 from tjit.devices import backend, opencl_context, opencl_control
 from tjit.devices.executable import Executable
 from tjit.devices.opencl_context import DevArray, Unavailable
-from tjit.devices.runner import PlanInspection, ProgramRunner, RunnerPools, solve_sizes
+from tjit.devices.runner import PlanInspection, PooledCalls, ProgramRunner, RunnerPools
 from tjit.lower.c import OPENCL, render
 from tjit.lower.c.dialects import OPENCL_SWI
 from tjit.xla_like import kernel_ir as K
@@ -59,7 +59,7 @@ def kernel_entry(k):
     return "k_" + K.kernel_hash(k)[:20]
 
 
-class OpenCLExecutable(PlanInspection, Executable):
+class OpenCLExecutable(PooledCalls, PlanInspection, Executable):
     """One traced program's kernels built for the OpenCL device, and its runners."""
 
     backend = "opencl"
@@ -82,14 +82,6 @@ class OpenCLExecutable(PlanInspection, Executable):
         self.counts = collections.Counter()   # this executable's transfers and launches
         opencl_context.STATS["executables"] += 1
         self._runners = RunnerPools(lambda env: _Runner(self.program, self, env), MAX_SIZE_BINDINGS)
-
-    # -- calling --------------------------------------------------------------------------
-    def call(self, flat_args, donated=()):
-        return self.prepare(flat_args)(flat_args, donated)
-
-    def prepare(self, flat_args):
-        env = solve_sizes(self.in_specs, flat_args) if self.symbols else {}
-        return self._runners.prepare(env)
 
     # -- inspection -----------------------------------------------------------------------
     def as_text(self, source=False, llvm=False):

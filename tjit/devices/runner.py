@@ -23,8 +23,7 @@ import threading
 
 import numpy as np
 
-from tjit.xla_like.plan import (ControlStep, DotStep, KernelStep, LibraryStep, concrete,
-                                memory_stats)
+from tjit.xla_like.plan import ControlStep, DotStep, KernelStep, LibraryStep, concrete, memory_stats
 
 
 def solve_sizes(in_specs, flat_args):
@@ -80,6 +79,19 @@ class RunnerPools:
             finally:
                 pool.append(runner)
         return run
+
+
+class PooledCalls:
+    """``call``/``prepare`` of an executable that keeps its runners in ``self._runners``
+    (a :class:`RunnerPools`) and has ``in_specs``/``symbols``: sizes are solved (and
+    checked) before a runner is taken."""
+
+    def call(self, flat_args, donated=()):
+        return self.prepare(flat_args)(flat_args, donated)
+
+    def prepare(self, flat_args):
+        env = solve_sizes(self.in_specs, flat_args) if self.symbols else {}
+        return self._runners.prepare(env)
 
 
 class PlanInspection:
