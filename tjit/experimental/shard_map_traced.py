@@ -28,7 +28,7 @@ from tjit import lax, vmap
 from tjit.api import ShapeDtypeStruct, make_jaxpr
 from tjit.distributed.arrays import GlobalArray
 from tjit.parallel import _bound
-from tjit.sharding import check_spec
+from tjit.sharding import NamedSharding, check_spec
 from tjit.tracing.core import get_aval
 from tjit.tracing.tree_util import tree_flatten, tree_unflatten
 
@@ -86,16 +86,13 @@ def _to_blocks(x, spec, mesh, where, i):
 
 
 def block_shape(shape, spec, mesh, where, i):
-    block = []
-    for d, n in enumerate(shape):
-        k = int(np.prod([mesh.shape[a] for a in spec.axes_of(d)]))
-        if n % k:
-            raise ValueError(
-                f"{where}: argument {i} of shape {shape} cannot be split by {spec}: dim {d} "
-                f"of size {n} does not divide into {k} equal blocks over mesh axes "
-                f"{spec.axes_of(d)}; pad it to a multiple of {k}")
-        block.append(n // k)
-    return tuple(block)
+    """The shape of one block of argument ``i`` split by ``spec`` (NamedSharding's rule),
+    the error naming the call and the argument."""
+    try:
+        return NamedSharding(mesh, spec).shard_shape(shape)
+    except ValueError as e:
+        raise ValueError(f"{where}: argument {i} of shape {tuple(shape)} cannot be split by "
+                         f"{spec}: {e}") from None
 
 
 def _from_blocks(y, spec, mesh):
