@@ -30,12 +30,12 @@ import numpy as np
 from tjit import custom_vjp, lax
 from tjit.api import ShapeDtypeStruct
 from tjit.distributed import runtime
-from tjit.experimental.shard_map_traced import block_shape, checked_out_specs
+from tjit.experimental.shard_map_traced import block_function, block_shape, checked_out_specs
 from tjit.parallel import _bound
 from tjit.sharding import check_spec
 from tjit.tracing.axis_env import bind_process_communicators
 from tjit.tracing.core import get_aval
-from tjit.tracing.tree_util import tree_flatten, tree_unflatten
+from tjit.tracing.tree_util import tree_unflatten
 
 
 def across_processes(sm, leaves, treedef, specs, infer_varying):
@@ -54,13 +54,7 @@ def across_processes(sm, leaves, treedef, specs, infer_varying):
         blocks.append(_my_block(x, spec, mesh, coords, shape, block))
         aval = get_aval(x)
         avals.append(ShapeDtypeStruct(block, aval.dtype, aval.weak_type))
-    out_store = {}
-
-    def per_block(*flat):
-        out = sm.f(*tree_unflatten(treedef, list(flat)))
-        flat_out, out_store["tree"] = tree_flatten(out)
-        return flat_out
-
+    per_block, out_store = block_function(sm, treedef)
     out_specs = checked_out_specs(sm, treedef, avals, specs, per_block, out_store,
                                   infer_varying)
     with _bound([(n, mesh.shape[n]) for n in mesh.axis_names]):

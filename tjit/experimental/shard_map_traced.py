@@ -45,13 +45,7 @@ def traced_call(sm, leaves, treedef, specs, infer_varying):
         stacked.append(blocks)
         aval = get_aval(x)
         block_avals.append(ShapeDtypeStruct(bshape, aval.dtype, aval.weak_type))
-    out_store = {}
-
-    def per_block(*flat):
-        out = sm.f(*tree_unflatten(treedef, list(flat)))
-        flat_out, out_store["tree"] = tree_flatten(out)
-        return flat_out
-
+    per_block, out_store = block_function(sm, treedef)
     out_specs = checked_out_specs(sm, treedef, block_avals, specs, per_block, out_store,
                                    infer_varying)
     fn = per_block
@@ -61,6 +55,18 @@ def traced_call(sm, leaves, treedef, specs, infer_varying):
     outs = fn(*stacked)
     return tree_unflatten(out_store["tree"], [
         _from_blocks(y, spec, mesh) for y, spec in zip(outs, out_specs)])
+
+
+def block_function(sm, treedef):
+    """``sm``'s function on one block's flat leaves, returning flat outputs, and the
+    store where a call leaves the outputs' tree (``out_store["tree"]``)."""
+    out_store = {}
+
+    def per_block(*flat):
+        out = sm.f(*tree_unflatten(treedef, list(flat)))
+        flat_out, out_store["tree"] = tree_flatten(out)
+        return flat_out
+    return per_block, out_store
 
 
 def _to_blocks(x, spec, mesh, where, i):
