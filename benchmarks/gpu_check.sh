@@ -1,11 +1,19 @@
 #!/usr/bin/env bash
-# The GPU run: the cuda-marked tests, then bench_gpu.py --quick; outputs under $OUT.
+# The GPU run: the cuda-marked tests, bench_gpu.py, the host dispatch cost, and where
+# the GPU time goes (gpu_profile.py); outputs under $OUT. ``quick`` as $1 shrinks it.
 # (--noconftest: the GPU image may lack hypothesis, which tests/conftest.py imports.)
 cd "$(dirname "$0")/.." || exit 1
 export PYTHONPATH=. TJIT_CACHE_DIR="${TMPDIR:-/tmp}/tjit-gpu-check-cache"
 OUT="${OUT:-/tmp}"
+Q=""; [ "$1" = quick ] && Q=--quick
 nvidia-smi -L 2>&1 | tee "$OUT/gpu.txt"
-timeout 100 python3 -m pytest -q --noconftest -p no:cacheprovider -m cuda --tb=short \
-    -o addopts="" tests/devices/test_cuda.py 2>&1 | tail -120 | tee "$OUT/tests.txt"
-timeout 120 python3 benchmarks/bench_gpu.py --quick --json "$OUT/bench.json" 2>&1 \
-    | tail -60 | tee "$OUT/bench.txt"
+python3 -c "import cupy, jax; print('cupy', cupy.__version__, 'jax', jax.__version__)" \
+    2>&1 | tee -a "$OUT/gpu.txt"
+timeout 150 python3 -m pytest -q --noconftest -p no:cacheprovider -m cuda --tb=short \
+    -o addopts="" tests/devices/test_cuda.py tests/lower/c 2>&1 | tail -80 \
+    | tee "$OUT/tests.txt"
+timeout 170 python3 benchmarks/bench_gpu.py $Q --json "$OUT/bench.json" 2>&1 \
+    | tail -40 | tee "$OUT/bench.txt"
+timeout 60 python3 benchmarks/bench_cuda_dispatch.py --real --profile 2>&1 \
+    | head -70 | tee "$OUT/dispatch.txt"
+timeout 100 python3 benchmarks/gpu_profile.py $Q 2>&1 | tee "$OUT/profile.txt" | tail -5
