@@ -71,8 +71,9 @@ def profile_steps(label, fn, args, rounds=20):
     whole = []
     for r in range(rounds + 2):
         vals = runner.fixed.copy()
-        for k, a in zip(runner.param_slots, raw):
-            vals[k] = a
+        for k, a in zip(runner.param_slots, raw):   # (as the runner's run converts them)
+            vals[k] = a if type(a) is cp.ndarray and a.flags.c_contiguous else \
+                cp.array(a, order="C")
         for k_out, pos, k_arg, inplace, shape, dtype in runner.aliases:
             if inplace:
                 vals[k_out] = vals[k_arg].copy()
