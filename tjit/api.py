@@ -526,7 +526,6 @@ class Jitted:
             if fam is None:
                 others = list(self._families)
                 fam = self._families[fkey] = _dyn.Family(shapes)
-                _dyn.warm_up_symbolic_support()
             else:
                 others = None
                 entry = fam.lookup(shapes)

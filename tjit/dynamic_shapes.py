@@ -37,7 +37,6 @@ new size.
 import contextlib
 import os
 import sys
-import threading
 import traceback
 
 import sympy
@@ -60,32 +59,12 @@ MAX_PROGRAMS = 4
 
 
 # sympy imports some modules the first time it meets a kind of expression (Add.flatten:
-# sympy.tensor.tensor, with sympy.combinatorics; lambdify: sympy.codegen): ~85 ms quiet,
-# 0.1-0.17 s loaded, paid once per process inside the first symbolic trace and fuse (the
-# "fuse is 10x slower symbolic" measurement; after it, the MLP's symbolic fuse takes
-# 1.0 ms against 0.5-0.9 ms concrete). A jit's first call imports them on a background
-# thread instead, beside its own compile (LLVM releases the GIL).
-_LAZY_SYMPY = ("sympy.tensor.tensor", "sympy.matrices.expressions",
-               "sympy.calculus.accumulationbounds", "sympy.codegen.ast")
-_warming = []
-
-
-def warm_up_symbolic_support():
-    """Start importing what the first symbolic trace needs (once per process)."""
-    if _warming:
-        return
-    _warming.append(threading.Thread(target=_import_lazy_sympy, daemon=True,
-                                     name="tjit-sympy-imports"))
-    _warming[0].start()
-
-
-def _import_lazy_sympy():
-    import importlib
-    for name in _LAZY_SYMPY:
-        try:
-            importlib.import_module(name)
-        except Exception:  # noqa: BLE001, S110  (a head start only: the trace imports it)
-            pass
+# sympy.tensor.tensor with sympy.combinatorics; lambdify: sympy.codegen): ~85 ms on an
+# idle machine, 0.24 s on the H100 image (no .pyc there), paid once per process by the
+# first symbolic trace. They are not imported ahead on a background thread: a concrete
+# trace never needs them, and the importing thread holds the GIL (bytecode compiles)
+# and module locks, so it stalled every process's *first* jit call (CuPy's first
+# transfer imports modules too): 294 ms on the H100 instead of ~60.
 
 
 def enabled_by_default():
