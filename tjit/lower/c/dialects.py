@@ -113,6 +113,10 @@ class Dialect:
     local_size: int = 1            # work-group size of row-style kernels (power of two)
     warp_size: int = 0             # lanes that shuffle_down reaches (0: no shuffles)
     shuffle_down: str = ""         # format(value=, offset=): a lane's value from lane + offset
+    #: format(value=, offset=, width=): ``shuffle_down`` within segments of ``width`` lanes
+    shuffle_down_width: str = ""
+    shuffle_first: str = ""        # format(value=, width=): the value of its segment's lane 0
+    unroll: str = ""               # the line before a loop of constant trip to unroll
     compile_options: tuple = ()
     #: (innermost, trip) -> lines opening a loop body (HLS: PIPELINE, LOOP_TRIPCOUNT)
     loop_pragmas: object = no_pragmas
@@ -166,7 +170,7 @@ OPENCL = Dialect(
     global_id="(long)get_global_id(0)", global_size="(long)get_global_size(0)",
     local_id="(long)get_local_id(0)", group_id="(long)get_group_id(0)",
     num_groups="(long)get_num_groups(0)", barrier="barrier(CLK_LOCAL_MEM_FENCE);",
-    shared_qual="__local", local_size=64, vectors=_VEC_CL,
+    shared_qual="__local", local_size=64, vectors=_VEC_CL, unroll="#pragma unroll",
     vload="vload{n}(0, {ptr})", vstore="vstore{n}({value}, 0, {ptr});",
     vmake="({vt})({args})",
     # never -cl-fast-relaxed-math / -cl-mad-enable; division and sqrt correctly rounded
@@ -177,7 +181,8 @@ OPENCL = Dialect(
 #: FPGA compiler pipelines the loops. Runs on any OpenCL device (PoCL in CI).
 OPENCL_SWI = dataclasses.replace(
     OPENCL, name="opencl_swi", global_id=None, global_size=None, local_id=None,
-    group_id=None, num_groups=None, barrier="", shared_qual="", local_size=1, vectors={})
+    group_id=None, num_groups=None, barrier="", shared_qual="", local_size=1, vectors={},
+    unroll="")
 
 CUDA = Dialect(
     name="cuda", prelude=_CUDA_PRELUDE, f64_prelude="", kernel_prefix='extern "C" __global__',
@@ -189,6 +194,8 @@ CUDA = Dialect(
     num_groups="((long long)gridDim.x)", barrier="__syncthreads();",
     shared_qual="__shared__", local_size=256, warp_size=32,
     shuffle_down="__shfl_down_sync(0xffffffffu, {value}, {offset})", vectors=_VEC_CUDA,
+    shuffle_down_width="__shfl_down_sync(0xffffffffu, {value}, {offset}, {width})",
+    shuffle_first="__shfl_sync(0xffffffffu, {value}, 0, {width})", unroll="#pragma unroll",
     vload="*(const {vt} *)({ptr})", vstore="*({vt} *)({ptr}) = {value};",
     vmake="make_{vt}({args})",
     # NVRTC: no --use_fast_math / -ftz; --fmad=false (fmad=true changed 948 of 4096

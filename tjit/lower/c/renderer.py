@@ -76,7 +76,7 @@ import functools
 import numpy as np
 import sympy
 
-from tjit.lower.c import dialects, streams, tiled_dot, vectors
+from tjit.lower.c import dialects, rows, streams, tiled_dot, vectors
 from tjit.lower.c import lanes as lanes_mod
 from tjit.lower.c.scalar import TRANSCENDENTAL, Scalar, check_dtype
 from tjit.lower.c.sizes import Sizes, param_name
@@ -115,6 +115,7 @@ class LaunchSpec:
     tile: int = 1           # "column": kept points per group
     slices: int = 1         # "column": threads folding one kept point
     vector: int = 1         # "pointwise": points per work item (vector lanes)
+    rows: int = 1           # "row": rows per group (row segments, ``rows.py``)
 
     def items(self, sizes=None):
         """The work count for ``sizes`` (symbol name -> int)."""
@@ -126,7 +127,8 @@ class LaunchSpec:
     def grid(self, sizes=None, max_groups=65535):
         """``(groups, local_size)``: groups of ``local_size`` threads to launch."""
         n = self.items(sizes)
-        groups = -(-n // self.local_size) if self.kind == "pointwise" else n
+        per = self.local_size if self.kind == "pointwise" else self.rows
+        groups = -(-n // per)
         return max(1, min(groups, max_groups)), self.local_size
 
 
@@ -508,6 +510,9 @@ class _Renderer:
         if dot is not None:     # (HLS: the tiled matrix-multiply template)
             tiled_dot.render(self, dot)
             return LaunchSpec("row", prod(self.plan.extents[g] for g in outer), d.local_size)
+        rp = rows.row_plan(k, self.plan, d) if not self.io else None
+        if rp is not None:      # (threads: row segments, the row in registers)
+            return LaunchSpec("row", rows.render(self, rp), d.local_size, rows=rp.rows)
         outer_st = [s for s in k.stores if s.level == "outer"]
         inner_st = [s for s in k.stores if s.level != "outer"]
         threads = d.threaded
@@ -676,19 +681,21 @@ class _Renderer:
                 for j in js:
                     dt = np.dtype(ks[j].dtype)
                     other = self.var("q")
-                    self.emit(f"const {d.type(dt)} {other} = {self._shuffle(vals[j], off, dt)};")
+                    self.emit(f"const {d.type(dt)} {other} = "
+                              f"{self._shuffle(d.shuffle_down, vals[j], dt, offset=off)};")
                     self.emit(f"{vals[j]} = {self.s.combine(ks[j].monoid, vals[j], other, dt)};")
             with self.block(f"if ({lid} < {stride})"):
                 for j in js:
                     self.emit(f"{sh[j]}[{lid}] = {self._to_mem(vals[j], ks[j].dtype)};")
         self.emit(d.barrier)
 
-    def _shuffle(self, v, off, dt):
-        """``v`` of the lane ``off`` above (narrow types travel as int)."""
+    def _shuffle(self, spelling, v, dt, **where):
+        """The dialect's shuffle ``spelling`` of ``v`` (``where``: its offset, width;
+        narrow types travel as int)."""
         dt = np.dtype(dt)
         if dt.itemsize >= 4:
-            return self.d.shuffle_down.format(value=v, offset=off)
-        moved = self.d.shuffle_down.format(value=f"(int){v}", offset=off)
+            return spelling.format(value=v, **where)
+        moved = spelling.format(value=f"(int){v}", **where)
         return f"({moved} != 0)" if dt.kind == "b" else f"({self.d.type(dt)}){moved}"
 
     def _to_mem(self, v, dt):
