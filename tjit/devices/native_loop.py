@@ -14,8 +14,11 @@ Buffers. Each loop carry has two buffers, A and B, and the argument arrays come 
 parities: even iterations read A and write B, odd ones read B and write A, so no pointer
 is rewritten per iteration. A carry the body updates in place (its parameter is donated
 to the same carry's output, see ``plan``) or passes through unchanged has one buffer;
-outputs that repeat, swap or pass values through are copied into place after the
-body's kernels (``tjit_copy``, same ABI). A scanned-over input slice and
+outputs that repeat, swap or pass values through are copied into place (``tjit_copy``,
+same ABI): a parameter before the body's kernels, a computed value after them. Carries
+that swap or rotate places (``h, h_old = f(h), h``) thus run natively too: the plan's
+aliases between different carries, which hand buffers around in the Python loop, are
+dropped here (``_carry_aliases``). A scanned-over input slice and
 a stacked output row are pointers into the whole array, set per iteration from a table
 of (argument slot, base, stride). The driver stops every ``BURST`` iterations so that
 Ctrl-C (``KeyboardInterrupt``) is seen between bursts of a loop that never ends.
@@ -25,9 +28,8 @@ that branch's own table, whose parameters point at the cond's operands and whose
 are written where the cond's results are read (a carry's next buffer, a stacked row, or
 a scratch array of this loop).
 
-Anything else (big bodies, library calls, nested loops, carries that change places
-through donation) keeps the Python loop of ``control_flow``, which handles every
-program.
+Anything else (big bodies, library calls, nested loops) keeps the Python loop of
+``control_flow``, which handles every program.
 """
 
 import ctypes
@@ -253,39 +255,65 @@ def _supported(runner):
     return True
 
 
-def _in_place_carries(prog, first_carry, n_carry):
-    """{carry k} whose parameter (first_carry + k) is donated to output k (updated in one
-    buffer), or None when a parameter is donated to another output (the buffers would
-    rotate)."""
-    inplace = set()
+def _carry_aliases(prog, first_carry, n_carry):
+    """``(inplace, prefills)`` from the plan's aliases of a loop body: ``{carry k: output
+    value}`` for a carry parameter donated to its own output (one buffer, updated in
+    place), and ``[(parameter, output value)]`` for an output whose (rewritten) kernel
+    reads another parameter's data through its buffer (``inplace_outputs``).
+
+    Any other alias (carries that swap or rotate places, an output written over a
+    constant's or another carry's buffer) is the plan's buffer reuse for the Python
+    loop, where buffers change hands each trip; the driver keeps fixed pointers and two
+    buffers per carry instead, so it drops the alias, and a prefill gives an in-place
+    kernel the parameter's data it expects."""
+    inplace, prefills = {}, []
     for pos, out in prog.aliases.items():
         k = pos - first_carry
-        if not 0 <= k < n_carry or prog.outputs.index(out) != k:
-            return None
-        inplace.add(k)
-    return inplace
+        if 0 <= k < n_carry and prog.outputs[k] == out:
+            inplace[k] = out
+        elif out in prog.inplace_outputs:
+            prefills.append((prog.params[pos], out))
+    return inplace, prefills
 
 
 class _Placement:
     """Where the driver wants each output of a program (``locations``: per output, a
     carry's next buffer ``("next", k)``, a stacked row ``("y", j)`` or a fixed array),
     which output position each kernel-written value is written to, and the copies that
-    put every other output in place after the program's kernels."""
+    put every other output in place around the program's kernels.
 
-    def __init__(self, prog, locations, single):
+    ``single``: {carry k: its parameter} for carries passed through unchanged in one
+    buffer; ``inplace``: {carry k: output value} for carries updated in one buffer (that
+    value is written there, wherever else it is returned); ``prefills``: (parameter,
+    output value) whose location must hold the parameter's data before the kernels.
+    Copies of a parameter (a carry returned in another carry's place, a scanned slice
+    stacked as a row) run before the kernels, from the values the iteration starts with,
+    so a kernel that updates a carry in place never changes what they read; their
+    destinations (next buffers, rows) are read by nothing in the iteration. Copies of
+    computed values and constants run after the kernels."""
+
+    def __init__(self, prog, locations, single, inplace=None, prefills=()):
         written = {v for s in prog.steps for v in s.outs}
-        self.target = {}            # kernel-written value -> its output location
-        self.copies = []            # (value, destination location)
         params = set(prog.params)
+        self.target = {v: ("next", k) for k, v in (inplace or {}).items()}
+        self.before = []            # (value, destination location): parameters' copies
+        self.after = []             # (value, destination location)
         for v, loc in zip(prog.outputs, locations):
+            if self.target.get(v) == loc:
+                continue
             if v in written and v not in self.target:
                 self.target[v] = loc
             elif loc[0] == "next" and loc[1] in single and v == single[loc[1]]:
                 continue            # a carry passed through unchanged in its own buffer
-            elif v in written or v in params or prog.values[v].kind == "const":
-                self.copies.append((v, loc))
+            elif v in params:
+                self.before.append((v, loc))
+            elif v in written or prog.values[v].kind == "const":
+                self.after.append((v, loc))
             else:
                 raise _Unsupported(f"output %{v} is computed outside kernels")
+        for p, out in prefills:
+            if out in self.target:
+                self.before.append((p, self.target[out]))
 
 
 class _Unsupported(Exception):
@@ -320,12 +348,10 @@ class NativeLoop:
             self.n_carry = a["num_carry"]
             self.length, self.reverse = concrete(a["length"], env), bool(a["reverse"])
         n_body, n_carry = self.n_body, self.n_carry
-        inplace = _in_place_carries(body, n_body, n_carry)
-        if inplace is None:
-            raise _Unsupported("carries change places")
+        inplace, prefills = _carry_aliases(body, n_body, n_carry)
         passed = {k: body.params[n_body + k] for k in range(n_carry)
                   if body.outputs[k] == body.params[n_body + k]}
-        self.single = inplace | set(passed)      # carries kept in one buffer
+        self.single = set(inplace) | set(passed)      # carries kept in one buffer
         self.carry_specs = [(body_runner.shape[v], body_runner.dtype[v])
                             for v in body.outputs[:n_carry]]
         self.ys_specs = [((self.length,) + body_runner.shape[v], body_runner.dtype[v])
@@ -344,10 +370,7 @@ class NativeLoop:
                           for p in (0, 1)]
         locations = [("next", k) for k in range(n_carry)] + \
             [("y", j) for j in range(len(body.outputs) - n_carry)]
-        place = _Placement(body, locations, passed)
-        carry_params = {body.params[n_body + k] for k in inplace}
-        if any(v in carry_params for v, _ in place.copies):
-            raise _Unsupported("a copy would read a carry already updated in place")
+        place = _Placement(body, locations, passed, inplace, prefills)
         self.calls += [self._calls(body_runner, place, self.n_cond, n_body, p, copy_fn)
                        for p in (0, 1)]
         self._build_ctx()
@@ -381,6 +404,7 @@ class NativeLoop:
         tables, whose parameters read the cond's operands where they are and whose
         results are written where the cond's results are read."""
         specs, nested = [], []
+        self._copy_specs(runner, place.before, source, location, copy_fn, specs)
         for s in runner.prog.steps:
             if isinstance(s, ControlStep):      # a cond (see _supported)
                 branches = []
@@ -404,11 +428,15 @@ class NativeLoop:
             sizes, end, _ = runner.launch(s.kernel)
             fn = ctypes.cast(runner.fns[s.kernel.name], ctypes.c_void_p).value
             specs.append((fn, args, sizes, end))
-        for v, loc in place.copies:
+        self._copy_specs(runner, place.after, source, location, copy_fn, specs)
+        return _Calls(specs, nested)
+
+    @staticmethod
+    def _copy_specs(runner, copies, source, location, copy_fn, specs):
+        for v, loc in copies:
             nbytes = int(np.prod(runner.shape[v], dtype=np.int64)) * runner.dtype[v].itemsize
             specs.append((copy_fn, [source(v), location(loc)],
                           (ctypes.c_int64 * 1)(nbytes), 1))
-        return _Calls(specs, nested)
 
     def _branch_calls(self, runner, ins, outs, copy_fn):
         """A cond branch's calls: parameters at ``ins``, results to ``outs`` (sources)."""
