@@ -10,6 +10,10 @@ settings.register_profile(
 settings.register_profile("dev", max_examples=200, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
+# The persistent program cache is off in the suite (tests/xla_like/test_program_cache.py
+# turns it on): tests monkeypatch compiler constants, which its key cannot see.
+os.environ.setdefault("TJIT_PROGRAM_CACHE", "0")
+
 
 @pytest.fixture
 def rng():

@@ -16,13 +16,18 @@ and recompiled, never loaded. This module imports no CuPy at import time; NVRTC 
 no GPU, so compiling (and these checks) work on any machine with NVRTC.
 """
 
+import functools
 import hashlib
 import os
+import pickle
 import tempfile
 import warnings
 
+from tjit import __version__
 from tjit.devices import disk_cache
 from tjit.lower.c import dialects
+from tjit.lower.c.renderer import CSource
+from tjit.xla_like import program_cache
 
 #: Every cubin is an ELF image.
 _ELF_MAGIC = b"\x7fELF"
@@ -39,8 +44,9 @@ class CudaCompileError(RuntimeError):
         self.options = options
 
 
+@functools.cache
 def nvrtc_version():
-    """NVRTC's ``(major, minor)``."""
+    """NVRTC's ``(major, minor)`` (loading NVRTC costs ~15 ms: asked once a process)."""
     from cupy_backends.cuda.libs import nvrtc
     return tuple(nvrtc.getVersion())
 
@@ -83,11 +89,18 @@ def compile_source(text, arch, extra_options=()):
         nvrtc.destroyProgram(prog)
 
 
+def _key(kind, what, arch):
+    """A disk-cache key for CUDA ``what`` compiled for ``arch`` with this NVRTC and tjit
+    (not ``disk_cache.cache_key``: the host CPU's LLVM key does not matter to a cubin,
+    and asking LLVM for it cost the first GPU call ~50 ms)."""
+    ver = ".".join(map(str, nvrtc_version()))
+    text = f"{kind}:{what}:{arch}:nvrtc{ver}:{' '.join(options(arch))}\0{__version__}"
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
 def cache_key(text, arch):
     """The disk-cache key of ``text`` compiled for ``arch`` with this NVRTC and tjit."""
-    digest = hashlib.sha256(text.encode()).hexdigest()
-    ver = ".".join(map(str, nvrtc_version()))
-    return disk_cache.cache_key(f"cuda:{digest}:{arch}:nvrtc{ver}:{' '.join(options(arch))}")
+    return _key("cuda", hashlib.sha256(text.encode()).hexdigest(), arch)
 
 
 def cubin_for(text, arch):
@@ -119,3 +132,78 @@ def load_module(image):
         return mod
     finally:
         os.unlink(path)
+
+
+# ----------------------------------------------------------------------------------------
+# Whole programs: every kernel's rendered source and the unit's cubin, keyed by the
+# program's cache key (``xla_like/program_cache``), so a process that finds its program
+# on disk skips rendering and NVRTC too.
+
+#: Bumped when a unit entry's layout changes.
+UNIT_FORMAT = 1
+_RENDERER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
+    dialects.__file__))))      # tjit/lower: the renderer and the loop planning it uses
+
+
+def program_kernels(program):
+    """The kernels of ``program`` and of its loop bodies, each once, in render order."""
+    seen, out = set(), []
+    for p in [program] + list(program.sub_programs()):
+        for k in p.kernels:
+            if id(k) not in seen:
+                seen.add(id(k))
+                out.append(k)
+    return out
+
+
+def unit_key(program, arch):
+    """The disk-cache key of ``program``'s rendered unit for ``arch``, or None when the
+    program has no cache key (not cached)."""
+    pkey = getattr(program, "cache_key", None)
+    if pkey is None:
+        return None
+    return _key(f"cuda-unit{UNIT_FORMAT}", f"{pkey}:{program_cache.files_digest(_RENDERER)}",
+                arch)
+
+
+def program_unit(program, arch, render_program):
+    """``({id(kernel): CSource}, module key, image)`` for every kernel of ``program``:
+    from the program's unit entry when there is a valid one, else rendered by
+    ``render_program(program) -> (sources, text)``, compiled (``cubin_for``) and stored.
+    ``image`` is None for a program without kernels; the module key names the unit's
+    source text (equal keys: one loaded module)."""
+    kernels = program_kernels(program)
+    key = unit_key(program, arch)
+    unit = _read_unit(key, len(kernels)) if key is not None else None
+    if unit is not None:
+        sources, module_key, image = unit
+        return {id(k): s for k, s in zip(kernels, sources)}, module_key, image
+    sources, text = render_program(program)
+    if not sources:
+        return sources, None, None
+    image = cubin_for(text, arch)
+    module_key = cache_key(text, arch)
+    if key is not None:
+        disk_cache.put(key, pickle.dumps(
+            (UNIT_FORMAT, [sources[id(k)] for k in kernels], module_key, image),
+            protocol=pickle.HIGHEST_PROTOCOL))
+    return sources, module_key, image
+
+
+def _read_unit(key, n_kernels):
+    payload = disk_cache.get(key)
+    if payload is None:
+        return None
+    try:
+        fmt, sources, module_key, image = pickle.loads(payload)
+        if fmt != UNIT_FORMAT or len(sources) != n_kernels or \
+                not all(type(s) is CSource for s in sources) or \
+                not isinstance(image, bytes) or image[:4] != _ELF_MAGIC:
+            raise ValueError("not a unit of this program")
+    except Exception as e:  # noqa: BLE001 (anything a damaged entry raises)
+        disk_cache.STATS["bad_entries"] += 1
+        warnings.warn(f"tjit disk cache: CUDA program entry {disk_cache.default_cache().path(key)} "
+                      f"is unusable ({type(e).__name__}: {e}); rendering and compiling the "
+                      f"program again", RuntimeWarning, stacklevel=3)
+        return None
+    return sources, module_key, image

@@ -43,6 +43,7 @@ import warnings
 
 from tjit import __version__
 from tjit.lower.llvm import target
+from tjit.xla_like import program_cache
 
 __all__ = ["DiskCache", "MAX_ENTRY_BYTES", "STATS", "cache_key", "default_cache",
            "default_cache_dir", "get", "put"]
@@ -374,3 +375,8 @@ def load_or_compile(ir_text, names, tag):
     addrs, obj = target.compile_object(ir_text, names)
     put(key, obj)
     return addrs
+
+
+# Whole compiled programs (``xla_like/program_cache``) are stored here too; that layer
+# cannot import devices, so the cache registers itself with it.
+program_cache.set_store(get, put)

@@ -42,7 +42,7 @@ import gc
 import threading
 
 from tjit import compile_log
-from tjit.xla_like import remat
+from tjit.xla_like import program_cache, remat
 from tjit.xla_like.lowering import lower_jaxpr
 from tjit.xla_like.plan import build_program
 from tjit.xla_like.simplify import simplify
@@ -59,19 +59,31 @@ def compile_program(closed_jaxpr, target=None, donated=()):
       donated: flat input positions whose buffers outputs may reuse.
 
     Returns:
-      The :class:`~tjit.xla_like.plan.Program` (steps, values, buffer slots, donation).
+      The :class:`~tjit.xla_like.plan.Program` (steps, values, buffer slots, donation),
+      from the persistent program cache when an entry for the same program, target and
+      compiler exists (``program_cache``); its ``cache_key`` is that key, or None.
     """
     target = CPU if target is None else target
-    with gc_paused():
-        return _fused_program(closed_jaxpr, target, donated)
+    budget = remat.current_budget()     # (jit(..., memory_budget=...), see remat.py)
+    with compile_log.stage("program_cache"):
+        key = program_cache.program_key(closed_jaxpr, target, donated, budget)
+        program = program_cache.load(key)
+    if program is None:
+        with gc_paused():
+            program = _fused_program(closed_jaxpr, target, donated, budget)
+        with compile_log.stage("program_cache"):
+            program_cache.store(key, program)
+    elif compile_log.current() is not None:
+        compile_log.current().notes.append("program from the disk cache")
+    program.cache_key = key     # (backends key what they derive from the program on it)
+    return program
 
 
-def _fused_program(closed_jaxpr, target, donated):
+def _fused_program(closed_jaxpr, target, donated, budget):
     with compile_log.stage("lower"):
         module = lower_jaxpr(closed_jaxpr, target=target)
     with compile_log.stage("hlo_simplify"):
         module = simplify(module, target)
-    budget = remat.current_budget()     # (jit(..., memory_budget=...), see remat.py)
     with compile_log.stage("fuse"):     # fusion, kernel IR, step order, buffers
         if budget is not None:
             return remat.plan_within_budget(module, budget, donated, target)

@@ -1,0 +1,219 @@
+"""The persistent program cache (``xla_like/program_cache``): a program read back from
+disk computes what the reference interpreter computes; its key changes with the
+program, the target, the options, the versions and the compiler's sources; bad
+entries are recompiled with a warning; processes writing one entry at once are safe.
+"""
+
+import os
+import pickle
+import subprocess
+import sys
+import textwrap
+import warnings
+
+import numpy as np
+import pytest
+
+import tjit
+import tjit.numpy as jnp
+from tjit import lax
+from tjit.devices import disk_cache
+from tjit.tracing.core import Primitive
+from tjit.xla_like import program_cache as pc
+from tjit.xla_like.compile import compile_program
+from tjit.xla_like.target import CPU, CUDA
+
+F32 = np.float32
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+@pytest.fixture
+def cache(monkeypatch, tmp_path):
+    """The program cache on, in a folder of its own."""
+    monkeypatch.setenv("TJIT_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv(pc.ENV_VAR, "1")
+    return tmp_path
+
+
+def _stats(fn):
+    before = dict(pc.STATS)
+    out = fn()
+    return out, {k: pc.STATS[k] - before[k] for k in pc.STATS}
+
+
+def _mlp_loss(params, x):
+    for w, b in params:
+        x = jnp.tanh(x @ w + b)
+    return jnp.sum(x * x)
+
+
+def _cases(rng):
+    x = rng.standard_normal(300).astype(F32)
+    m = rng.standard_normal((12, 40)).astype(F32)
+    params = [(rng.standard_normal((8, 8)).astype(F32) * 0.3, rng.standard_normal(8).astype(F32))
+              for _ in range(3)]
+    return [
+        ("elementwise", lambda x: jnp.tanh(jnp.exp(-x * x) + jnp.sin(x) * 2 - jnp.log1p(x * x)),
+         (x,)),
+        ("softmax", lambda m: tjit.nn.softmax(m, axis=-1), (m,)),
+        ("mlp grad", tjit.grad(_mlp_loss), (params, rng.standard_normal((5, 8)).astype(F32))),
+        ("fori_loop", lambda x: lax.fori_loop(0, 7, lambda i, v: v * 0.9 + i, x), (x,)),
+        ("constant", lambda m: m @ np.arange(40 * 3, dtype=F32).reshape(40, 3) + 1.5, (m,)),
+    ]
+
+
+def _check(got, want):
+    for g, w in zip(tjit.tree_leaves(got), tjit.tree_leaves(want)):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=2e-5, atol=2e-5)
+
+
+def test_programs_from_the_cache_compute_as_the_interpreter(cache, rng):
+    for name, f, args in _cases(rng):
+        want = tjit.jit(f, backend="interpreter")(*args)
+        fresh, d1 = _stats(lambda: tjit.jit(f)(*args))
+        assert d1["stored"] == 1 and d1["hits"] == 0, (name, d1)
+        again, d2 = _stats(lambda: tjit.jit(f)(*args))    # a new jit: traced, read back
+        assert d2["hits"] == 1 and d2["stored"] == 0, (name, d2)
+        _check(fresh, want)
+        _check(again, want)
+
+
+def test_a_hit_returns_the_same_plan(cache, rng):
+    name, f, args = _cases(rng)[2]
+    closed = tjit.make_jaxpr(f)(*args)
+    first = compile_program(closed, CPU)
+    second, d = _stats(lambda: compile_program(tjit.make_jaxpr(f)(*args), CPU))
+    assert d["hits"] == 1
+    assert second.cache_key == first.cache_key is not None
+    assert second.text() == first.text()
+
+
+def test_dynamic_shapes_and_donation_from_the_cache(cache, rng):
+    f = lambda x, y: (jnp.sin(x) * y).sum(0)        # noqa: E731
+    for n in (5, 9, 13):      # a symbolic program from the second size on
+        x, y = (rng.standard_normal((n, 4)).astype(F32) for _ in range(2))
+        _check(tjit.jit(f)(x, y), f(x, y))
+    g = lambda x: x * 2 + 1                          # noqa: E731
+    x = rng.standard_normal(64).astype(F32)
+    _, d = _stats(lambda: tjit.jit(g, donate_argnums=0)(tjit.device_put(x)))
+    _, d2 = _stats(lambda: tjit.jit(g)(x))           # other donation: another key
+    assert d["stored"] == 1 and d2["stored"] == 1 and d2["hits"] == 0
+    out, d3 = _stats(lambda: tjit.jit(g, donate_argnums=0)(tjit.device_put(x)))
+    assert d3["hits"] == 1
+    _check(out, x * 2 + 1)
+
+
+def test_the_key_follows_program_target_options_and_versions(cache, monkeypatch):
+    x = np.ones(16, F32)
+    key = lambda f, target=CPU, donated=(), budget=None: pc.program_key(  # noqa: E731
+        tjit.make_jaxpr(f)(x), target, donated, budget)
+    base = key(lambda x: x * 1.5)
+    assert base is not None and base == key(lambda x: x * 1.5)
+    assert key(lambda x: x * 1.5000001) != base                 # a literal's value
+    assert key(lambda x: x * 1.5 + np.ones(16, F32)) != key(
+        lambda x: x * 1.5 + np.full(16, 2, F32))                # a constant's bytes
+    assert key(lambda x: x + 1.5) != base                       # the primitive
+    assert key(lambda x: x * 1.5, target=CUDA) != base
+    assert key(lambda x: x * 1.5, donated=(0,)) != base
+    assert key(lambda x: x * 1.5, budget=1 << 20) != base
+    monkeypatch.setattr(tjit, "__version__", "0.0.0-other")
+    assert key(lambda x: x * 1.5) != base
+    monkeypatch.undo()
+    monkeypatch.setenv(pc.ENV_VAR, "0")
+    assert key(lambda x: x * 1.5) is None
+
+
+def test_the_source_digest_follows_edits(tmp_path):
+    src = tmp_path / "mod.py"
+    src.write_text("A = 1\n")
+    before = pc.files_digest(str(tmp_path))
+    pc._DIGESTS.pop(str(tmp_path))
+    src.write_text("A = 22\n")
+    assert pc.files_digest(str(tmp_path)) != before
+
+
+def test_what_the_key_cannot_name_is_not_cached(cache):
+    triple_p = Primitive("test_triple")     # rules outside tjit: edits would go unseen
+    triple_p.def_impl(lambda xp, x: x * 3)
+    triple_p.def_abstract_eval(lambda a: a)
+    x = np.linspace(-1, 1, 10).astype(F32)
+    f = lambda x: triple_p.bind(x) + 1               # noqa: E731
+    assert _entry_key(f, x) is None
+    out, d = _stats(lambda: tjit.jit(f)(x))
+    assert d["not_keyed"] == 1 and d["stored"] == 0
+    np.testing.assert_allclose(np.asarray(out), x * 3 + 1, rtol=1e-6)
+    enc = pc._Encoder()
+    for param in (lambda v: v, object(), np.array([object()])):   # closures, user objects
+        with pytest.raises(pc._NotKeyable):
+            enc.value(param)
+
+
+def test_library_steps_are_not_stored_and_still_run(cache, rng):
+    x = rng.standard_normal(50).astype(F32)
+    out, d = _stats(lambda: tjit.jit(lambda x: jnp.sort(x) * 2)(x))
+    assert d["stored"] == 0 and d["not_stored"] == 1
+    np.testing.assert_allclose(np.asarray(out), np.sort(x) * 2)
+
+
+def _entry_key(f, *args, target=CPU):
+    return pc.program_key(tjit.make_jaxpr(f)(*args), target)
+
+
+def test_a_corrupt_entry_is_reported_and_recompiled(cache, rng):
+    f = lambda x: jnp.cos(x) * 3                     # noqa: E731
+    x = rng.standard_normal(40).astype(F32)
+    tjit.jit(f)(x)
+    key = _entry_key(f, x)
+    for bad in (b"not a pickle", pickle.dumps({"a": 1}), pickle.dumps(1)[:-1]):
+        disk_cache.put(key, bad)      # framing intact, payload bad
+        with pytest.warns(RuntimeWarning, match="unusable"):
+            out, d = _stats(lambda: tjit.jit(f)(x))
+        assert d["bad_entries"] == 1 and d["stored"] == 1
+        np.testing.assert_allclose(np.asarray(out), np.cos(x) * 3, rtol=1e-5, atol=1e-6)
+    path = disk_cache.default_cache().path(key)      # a truncated file: disk_cache's check
+    data = open(path, "rb").read()
+    with open(path, "wb") as fh:
+        fh.write(data[: len(data) // 2])
+    with pytest.warns(RuntimeWarning, match="invalid"):
+        out, d = _stats(lambda: tjit.jit(f)(x))
+    assert d["stored"] == 1
+    np.testing.assert_allclose(np.asarray(out), np.cos(x) * 3, rtol=1e-5, atol=1e-6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _, d = _stats(lambda: tjit.jit(f)(x))         # the replaced entry is good
+    assert d["hits"] == 1
+
+
+_WORKER = textwrap.dedent("""
+    import numpy as np
+    import tjit, tjit.numpy as jnp
+    from tjit.xla_like import program_cache as pc
+
+    def run():
+        before = dict(pc.STATS)
+        x = np.linspace(-3, 3, 257).astype(np.float32)
+        f = lambda x: jnp.tanh(x) * jnp.exp(-x * x) + x / 7
+        out = np.asarray(tjit.jit(f)(x))
+        x = x.astype(np.float64)
+        np.testing.assert_allclose(out, np.tanh(x) * np.exp(-x * x) + x / 7, rtol=1e-5,
+                                   atol=1e-6)
+        return pc.STATS["hits"] - before["hits"], pc.STATS["stored"] - before["stored"]
+
+    if __name__ == "__main__":
+        print(*run())
+""")
+
+
+def test_processes_writing_one_entry_at_once(cache):
+    env = dict(os.environ, TJIT_CACHE_DIR=str(cache), TJIT_PROGRAM_CACHE="1",
+               PYTHONPATH=ROOT)
+    procs = [subprocess.Popen([sys.executable, "-c", _WORKER], env=env, cwd=ROOT,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for _ in range(2)]
+    for p in procs:
+        out, err = p.communicate(timeout=120)
+        assert p.returncode == 0, err[-2000:]
+        assert out.split()[1] in ("0", "1")
+    scope = {"__name__": "worker"}
+    exec(_WORKER, scope)       # (the same function traced here reads their entry)
+    assert scope["run"]() == (1, 0)

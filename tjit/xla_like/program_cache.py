@@ -1,0 +1,360 @@
+"""A persistent cache of whole compiled programs: a new process that jits a function it
+(or another process) compiled before skips lowering, simplification, fusion and buffer
+planning (``compile_program``), and its backend skips what it keys on the program
+(the CUDA backend: rendering and NVRTC, ``devices/cuda_compile.unit_for``).
+
+**Key** (:func:`program_key`): sha256 of
+
+* the traced program, structurally: every equation's primitive and parameters (of a
+  call the compiler inlines, ``custom_jvp_call`` say, only its body), every variable's
+  shape (size symbols with their class and assumptions), dtype and weak type, literal
+  and constant values (their bytes), nested jaxprs likewise;
+* the target (every field of its ``TargetInfo``), the donated positions, the memory
+  budget (``remat``);
+* tjit's version, Python's, NumPy's and sympy's, and a digest of the compiler's source
+  files (size and modification time of every file under ``tjit/xla_like``,
+  ``tjit/primitives``, ``tjit/tracing`` and of each module defining a primitive's rules),
+  so an edited or upgraded compiler never reads an old program.
+
+A program the key cannot describe faithfully is not cached: a parameter that is a
+closure, lambda or user object (a callback, say), a primitive whose rules live outside
+tjit, constants over ``MAX_CONST_BYTES``. A program that does not pickle (library
+steps hold closures) is not stored. Either costs only the attempt.
+
+**Storage** is the backends' disk cache (``devices/disk_cache`` registers itself with
+:func:`set_store`: this layer may not import devices): checksummed entries written
+atomically, so concurrent processes writing one entry are safe (last one wins). An
+entry that does not unpickle to a Program is reported with a warning and compiled
+afresh (and replaced).
+
+``TJIT_PROGRAM_CACHE=0`` turns it off (read at each compile). The test suite turns it
+off by default (``tests/conftest.py``): tests monkeypatch compiler constants, which no
+key can see.
+"""
+
+import dataclasses
+import enum
+import hashlib
+import os
+import pickle
+import sys
+import types
+import warnings
+
+import numpy as np
+import sympy
+
+from tjit.primitives.ad_prims import CALL_JAXPR_PARAM
+from tjit.tracing.core import Primitive
+from tjit.tracing.jaxpr import ClosedJaxpr, DropVar, Jaxpr, Literal, Var
+
+ENV_VAR = "TJIT_PROGRAM_CACHE"
+#: Programs whose constants hold more bytes than this are not cached (hashing and
+#: storing them would cost more than compiling; entries stay small).
+MAX_CONST_BYTES = 4 << 20
+#: Pickled programs larger than this are not stored.
+MAX_ENTRY_BYTES = 32 << 20
+#: Counters for tests and benchmarks.
+STATS = {"hits": 0, "misses": 0, "stored": 0, "not_keyed": 0, "not_stored": 0,
+         "bad_entries": 0}
+#: Bumped when the entry's layout changes.
+FORMAT = 1
+
+_STORE = []     # [(get, put)]: set by devices/disk_cache
+_PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))     # .../tjit
+_COMPILER_DIRS = ("xla_like", "primitives", "tracing")
+_DIGESTS = {}
+
+
+def set_store(get, put):
+    """Where entries live: ``get(key) -> bytes | None`` and ``put(key, bytes)``, keys
+    of 64 hex digits."""
+    _STORE[:] = [(get, put)]
+
+
+def enabled():
+    return bool(_STORE) and os.environ.get(ENV_VAR, "1").strip().lower() not in (
+        "0", "false", "no", "off")
+
+
+class _NotKeyable(Exception):
+    """Something in the program the key cannot describe faithfully."""
+
+
+def program_key(closed_jaxpr, target, donated=(), budget=None):
+    """The cache key of compiling ``closed_jaxpr`` for ``target`` (64 hex digits), or
+    None when the program cannot be keyed faithfully or the cache is off."""
+    if not enabled():
+        return None
+    enc = _Encoder()
+    try:
+        enc.closed(closed_jaxpr)
+        enc.value(target)
+    except Exception:  # noqa: BLE001 (_NotKeyable; anything unforeseen: no cache, never
+        STATS["not_keyed"] += 1     # a failed compile)
+        return None
+    head = (f"tjit-program:{FORMAT}:{_versions()}:{_source_digest(enc.modules)}:"
+            f"{tuple(sorted(donated))}:{budget!r}:")
+    h = hashlib.sha256(head.encode())
+    h.update(enc.digest())
+    return h.hexdigest()
+
+
+def load(key):
+    """The Program stored under ``key``, or None (a miss, a bad entry: reported)."""
+    if key is None:
+        return None
+    payload = _STORE[0][0](key)
+    if payload is None:
+        STATS["misses"] += 1
+        return None
+    from tjit.xla_like.plan import Program
+    try:
+        program = pickle.loads(payload)
+        if not isinstance(program, Program):
+            raise TypeError(f"it holds a {type(program).__name__}, not a Program")
+    except Exception as e:  # noqa: BLE001 (anything a damaged pickle raises)
+        STATS["bad_entries"] += 1
+        warnings.warn(f"tjit: compiled-program cache entry {key[:16]}... is unusable "
+                      f"({type(e).__name__}: {e}); compiling the program again",
+                      RuntimeWarning, stacklevel=3)
+        return None
+    STATS["hits"] += 1
+    return program
+
+
+def store(key, program):
+    """Store ``program`` under ``key`` when it pickles and is not too big."""
+    if key is None:
+        return False
+    try:
+        payload = pickle.dumps(program, protocol=pickle.HIGHEST_PROTOCOL)
+    except (pickle.PicklingError, AttributeError, TypeError, RecursionError):
+        STATS["not_stored"] += 1    # (library steps hold closures)
+        return False
+    if len(payload) > MAX_ENTRY_BYTES:
+        STATS["not_stored"] += 1
+        return False
+    stored = _STORE[0][1](key, payload)
+    STATS["stored"] += bool(stored)
+    return stored
+
+
+# ----------------------------------------------------------------------------------------
+# What the key is made of.
+
+def _versions():
+    v = sys.version_info
+    from tjit import __version__
+    return f"tjit{__version__}:py{v.major}.{v.minor}:np{np.__version__}:sympy{sympy.__version__}"
+
+
+def _source_digest(modules):
+    """Digest of the compiler's sources and of ``modules``' files (see the docstring)."""
+    key = frozenset(modules)
+    d = _DIGESTS.get(key)
+    if d is None:
+        files = sorted({sys.modules[m].__file__ for m in modules
+                        if getattr(sys.modules.get(m), "__file__", None)})
+        base = "".join(files_digest(os.path.join(_PKG, sub)) for sub in _COMPILER_DIRS)
+        d = _DIGESTS[key] = hashlib.sha256((base + _stat_lines(files)).encode()).hexdigest()
+    return d[:32]
+
+
+def files_digest(folder):
+    """sha256 over the relative path, size and modification time of every ``.py`` file
+    under ``folder`` (computed once a process: ~5 us a file): an edited or reinstalled
+    source changes it."""
+    d = _DIGESTS.get(folder)
+    if d is None:
+        paths = []
+        for root, dirs, files in os.walk(folder):
+            dirs[:] = sorted(x for x in dirs if x != "__pycache__")
+            paths += [os.path.join(root, f) for f in sorted(files) if f.endswith(".py")]
+        d = _DIGESTS[folder] = hashlib.sha256(_stat_lines(paths).encode()).hexdigest()
+    return d
+
+
+def _stat_lines(paths):
+    lines = []
+    for p in paths:
+        try:
+            st = os.stat(p)
+            lines.append(f"{os.path.relpath(p, _PKG)}:{st.st_size}:{st.st_mtime_ns}\n")
+        except OSError:
+            lines.append(f"{p}:missing\n")
+    return "".join(lines)
+
+
+def _tjit_module(name):
+    return name == "tjit" or name.startswith("tjit.")
+
+
+class _Encoder:
+    """Writes a program as a sequence of tokens: equal tokens, equal programs."""
+
+    def __init__(self):
+        self.h = hashlib.sha256()
+        self.parts = []
+        self.vars = {}
+        self.modules = set()      # modules defining the program's primitives' rules
+        self.const_bytes = 0
+
+    def digest(self):
+        self.h.update("\x1f".join(self.parts).encode())
+        return self.h.digest()
+
+    def put(self, s):
+        self.parts.append(s)
+
+    # -- jaxprs -----------------------------------------------------------------------
+    def closed(self, c):
+        self.put("closed")
+        for x in c.consts:
+            self.array(np.asarray(getattr(x, "_value", x)))
+        self.jaxpr(c.jaxpr)
+
+    def jaxpr(self, j):
+        self.put(f"jaxpr:{len(j.constvars)}:{len(j.invars)}:{len(j.eqns)}")
+        for v in list(j.constvars) + list(j.invars):
+            self.var(v)
+        for e in j.eqns:
+            self.primitive(e.primitive)
+            self.put(f"in{len(e.invars)}")
+            for v in e.invars:
+                self.atom(v)
+            self.put(f"out{len(e.outvars)}")
+            for v in e.outvars:
+                self.var(v)
+            body = CALL_JAXPR_PARAM.get(e.primitive)
+            # (a call the compiler inlines: only its body matters, not its jvp/bwd rules)
+            self.params(e.params if body is None else {body: e.params[body]})
+        self.put(f"outs{len(j.outvars)}")
+        for v in j.outvars:
+            self.atom(v)
+
+    def var(self, v):
+        if isinstance(v, DropVar):
+            self.put("_")
+            self.aval(v.aval)
+            return
+        n = self.vars.get(v)
+        if n is None:
+            n = self.vars[v] = len(self.vars)
+            self.put(f"v{n}")
+            self.aval(v.aval)
+        else:
+            self.put(f"v{n}")
+
+    def atom(self, v):
+        if isinstance(v, Literal):
+            self.put("lit")
+            self.value(v.val)
+            self.aval(v.aval)
+        elif isinstance(v, Var):
+            self.var(v)
+        else:
+            raise _NotKeyable(type(v).__name__)
+
+    def aval(self, a):
+        self.put(f"{a.dtype.str}:{int(a.weak_type)}")
+        self.put(",".join(str(d) if type(d) is int else self.dim(d) for d in a.shape))
+
+    def dim(self, d):
+        if isinstance(d, (int, np.integer)):
+            return str(int(d))
+        if not isinstance(d, sympy.Basic):
+            raise _NotKeyable(f"dim {d!r}")
+        syms = sorted(d.free_symbols, key=lambda s: s.name)
+        return f"{d}|" + ";".join(f"{type(s).__module__}.{type(s).__qualname__}:{s.name}:"
+                                  f"{sorted(s.assumptions0.items())}" for s in syms)
+
+    def primitive(self, p):
+        for rule in (p.lowering, p.impl):
+            mod = getattr(rule, "__module__", None)
+            if rule is not None and (mod is None or not _tjit_module(mod)):
+                raise _NotKeyable(f"primitive {p.name} has rules outside tjit")
+            if mod is not None:
+                self.modules.add(mod)
+        self.put(f"p:{p.name}")
+
+    def params(self, params):
+        self.put(f"params{len(params)}")
+        for k in sorted(params):
+            self.put(str(k))
+            self.value(params[k])
+
+    # -- parameter values ---------------------------------------------------------------
+    def array(self, a):
+        if a.dtype.hasobject:
+            raise _NotKeyable("object array")
+        self.const_bytes += a.nbytes
+        if self.const_bytes > MAX_CONST_BYTES:
+            raise _NotKeyable("constants too big")
+        a = np.ascontiguousarray(a)
+        self.put(f"arr:{a.dtype.str}:{a.shape}:" +
+                 hashlib.sha256(a.view(np.uint8).reshape(-1) if a.size else b"").hexdigest())
+
+    def value(self, v):
+        t = type(v)
+        if v is None or t in (bool, int, float, complex, str, bytes):
+            self.put(f"{t.__name__}:{v!r}")
+        elif isinstance(v, (np.ndarray, np.generic)):
+            self.array(np.asarray(v))
+        elif isinstance(v, np.dtype):
+            self.put(f"dtype:{v.str}")
+        elif isinstance(v, type) and issubclass(v, np.generic):
+            self.put(f"dtype:{np.dtype(v).str}")
+        elif isinstance(v, (Jaxpr, ClosedJaxpr)):
+            self.closed(v) if isinstance(v, ClosedJaxpr) else self.jaxpr(v)
+        elif isinstance(v, sympy.Basic):
+            self.put("sym:" + self.dim(v))
+        elif isinstance(v, Primitive):
+            self.primitive(v)
+        elif isinstance(v, enum.Enum):
+            self.put(f"enum:{self.type_name(t)}.{v.name}")
+        elif isinstance(v, slice):
+            self.put("slice")
+            for x in (v.start, v.stop, v.step):
+                self.value(x)
+        elif isinstance(v, (tuple, list, frozenset, set)):
+            items = sorted(v, key=repr) if isinstance(v, (set, frozenset)) else v
+            self.put(f"{self.type_name(t)}:{len(items)}")
+            if hasattr(v, "_fields"):           # a namedtuple: its field names too
+                self.put(",".join(v._fields))
+            for x in items:
+                self.value(x)
+        elif isinstance(v, (dict, types.MappingProxyType)):
+            self.put(f"{self.type_name(t)}:{len(v)}")
+            for k in sorted(v, key=repr):
+                self.value(k)
+                self.value(v[k])
+        elif dataclasses.is_dataclass(v) and not isinstance(v, type):
+            self.put(f"dc:{self.type_name(t)}")
+            for f in dataclasses.fields(v):
+                self.put(f.name)
+                self.value(getattr(v, f.name))
+        elif isinstance(v, (types.FunctionType, types.BuiltinFunctionType, type)):
+            self.put(f"fn:{self.function_name(v)}")
+        elif hasattr(v, "_value") and hasattr(v, "aval"):     # a tjit Array
+            self.array(np.asarray(v._value))
+        else:
+            raise _NotKeyable(f"parameter of type {t.__qualname__}")
+
+    def type_name(self, t):
+        mod = t.__module__
+        if mod != "builtins" and not _tjit_module(mod):
+            raise _NotKeyable(f"parameter of type {mod}.{t.__qualname__}")
+        return f"{mod}.{t.__qualname__}"
+
+    @staticmethod
+    def function_name(f):
+        """A module-level function of tjit, NumPy or the builtins, by name; anything
+        else (closures, lambdas, user code) cannot be named across processes."""
+        mod = getattr(f, "__module__", None) or ""
+        qual = getattr(f, "__qualname__", "")
+        if "<" in qual or not qual or not (
+                _tjit_module(mod) or mod in ("builtins", "math", "operator") or
+                mod == "numpy" or mod.startswith("numpy.")):
+            raise _NotKeyable(f"function {mod}.{qual}")
+        return f"{mod}.{qual}"
