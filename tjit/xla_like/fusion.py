@@ -231,6 +231,10 @@ class FusionDecision:
     def _edge_evals(self, u, i, ev_u):
         if u.opcode == "broadcast":
             return ev_u * lead_amplification(u, self.target)
+        if u.opcode == "reduce":
+            # an inlined reduce is a stage: folded once per row of its kernel, however
+            # often the kernel then reads its value
+            return 1.0
         return ev_u
 
     def _inline_ok(self, i, ks, ev):
