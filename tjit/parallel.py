@@ -123,10 +123,11 @@ class _FastCall:
 
 
 class _bound:
-    """Bind several axis names to sizes while tracing."""
+    """Bind several axis names to sizes while tracing (``comms``: the
+    ``CommunicatorTable`` serving them, for a mesh of processes traced into jit)."""
 
-    def __init__(self, pairs):
-        self.ctxs = [extend_axis_env(n, s) for n, s in pairs]
+    def __init__(self, pairs, comms=None):
+        self.ctxs = [extend_axis_env(n, s, comms) for n, s in pairs]
 
     def __enter__(self):
         for c in self.ctxs:

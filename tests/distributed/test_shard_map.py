@@ -14,6 +14,7 @@ from tjit import lax
 from tjit.distributed import process_allgather
 from tjit.experimental.shard_map import shard_map
 from tjit.sharding import P
+from tests.parallel.unbound import unbound_outcomes, wrong_outcomes
 tjit.distributed.initialize()
 n, rank = tjit.process_count(), tjit.process_index()
 mesh = tjit.make_mesh((n,), ("i",))
@@ -42,6 +43,7 @@ for name, body in bodies.items():
     # the oracle: vmap over the processes' blocks in one process
     oracle = tjit.vmap(body, axis_name="i")(x.reshape(n, 2, 3))
     out[name + "_oracle"] = np.asarray(oracle).reshape((-1,) + np.asarray(oracle).shape[2:])
+out["unbound_after_top_level"] = wrong_outcomes(unbound_outcomes("i"))
 rep = shard_map(lambda b: lax.psum(b, "i"), mesh, in_specs=P("i"), out_specs=P())(x)
 out["replicated_type"] = type(rep).__name__
 out["replicated"] = np.asarray(rep)
@@ -79,12 +81,26 @@ out["split_grad"] = np.asarray(tjit.jit(tjit.grad(lambda v: jnp.sum(split(v) ** 
 xs3 = np.stack([x, 2 * x, x - 1])
 out["vmap"] = np.asarray(tjit.vmap(split)(xs3))
 out["vmap_loop"] = np.stack([process_allgather(split(v)) for v in xs3])
-try:   # the axis name "i" already names the processes of `mesh` under jit
-    other = tjit.make_mesh((1, n), ("k", "i"))
-    tjit.jit(shard_map(lambda b: lax.psum(b, "i"), other, in_specs=P("i"), out_specs=P()))(x)
-    out["rebound"] = ""
+# after shard_map in jit and jit(grad) across processes, nothing stays bound: every
+# collective used outside a mapping raises (it used to reduce over the mesh's processes)
+out["unbound_after_jit"] = wrong_outcomes(unbound_outcomes("i"))
+def failing(b):
+    lax.psum(b, "i")
+    raise ValueError("the body failed")
+try:
+    tjit.jit(shard_map(failing, mesh, in_specs=P("i"), out_specs=P("i")))(x)
 except ValueError as e:
-    out["rebound"] = str(e)
+    out["failed"] = str(e)
+out["unbound_after_failed"] = wrong_outcomes(unbound_outcomes("i"))
+# "i" naming the processes of another mesh under jit: its own communicators
+other = tjit.make_mesh((1, n), ("k", "i"))
+out["other_mesh"] = np.asarray(tjit.jit(shard_map(
+    lambda b: lax.psum(b, ("k", "i")) + lax.psum(b, "i"), other, in_specs=P("i"),
+    out_specs=P()))(x))
+# vmap(axis_name="i") around it: the collective is the mesh's (the innermost binding)
+psum_i = tjit.jit(shard_map(lambda b: lax.psum(b, "i"), mesh, in_specs=P("i"), out_specs=P()))
+out["vmap_named"] = np.asarray(tjit.vmap(psum_i, axis_name="i")(xs3))
+out["vmap_named_loop"] = np.stack([np.asarray(psum_i(v)) for v in xs3])
 # a pmap-style axis over every process: one communicator per local device
 from tjit.devices.collectives import bind_axis
 from tjit.distributed.process_axis import process_axis
@@ -137,7 +153,14 @@ def _check_collectives(res, n):
                                        atol=1e-6, err_msg=name)
         _check_grads_in_jit(r, n, x)
         np.testing.assert_allclose(r["vmap"], r["vmap_loop"], rtol=1e-6, atol=1e-6)
-        assert "axis name 'i' already names the processes" in r["rebound"], r["rebound"]
+        for when in ["top_level", "jit", "failed"]:
+            assert r["unbound_after_" + when] == {}, (when, r["unbound_after_" + when])
+        assert "the body failed" in r["failed"]
+        np.testing.assert_allclose(r["other_mesh"], 2 * blocks.astype(np.float64).sum(0),
+                                   rtol=1e-5, atol=1e-6)
+        xs3 = np.stack([x, 2 * x, x - 1]).astype(np.float64).reshape(3, n, 2, 3)
+        np.testing.assert_allclose(r["vmap_named"], xs3.sum(1), rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(r["vmap_named_loop"], xs3.sum(1), rtol=1e-5, atol=1e-5)
         assert r["process_axis"] == [n, n * n * (n + 1) / 2]
         assert f"mpiexec -n {2 * n}" in r["process_axis_error"]
 

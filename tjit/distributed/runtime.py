@@ -44,6 +44,7 @@ class _Runtime:
         self.size = comm.Get_size()
         self.sub_comms = {}                  # colour key -> split communicator
         self.pmap_comms = {}                 # pmap axis name -> its MPICommunicator
+        self.mesh_tables = {}                # Mesh -> its axes' CommunicatorTable (shard_map)
 
 
 def _import_mpi():

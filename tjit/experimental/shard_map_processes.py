@@ -11,11 +11,13 @@ How it is built (every process traces the same program, SPMD):
    cotangent is the sum over the processes of their blocks' cotangents padded to the
    global shape (``psum`` over every mesh axis), so each process gets the whole gradient
    of a replicated argument;
-2. the function runs on the blocks with the mesh axes bound to their sizes; its
-   collectives are steps of the enclosing compiled plan, served at run time by
-   communicators of the mesh's process groups (MPI ``Comm.Split``), bound process-wide
-   (``axis_env.bind_process_communicators``) since no thread binds them when the jitted
-   function runs;
+2. the function runs on the blocks with the mesh axes bound to their sizes and to the
+   mesh's :class:`~tjit.tracing.axis_env.CommunicatorTable` (the communicators of its
+   process groups, MPI ``Comm.Split``, one table per mesh); each collective traced there
+   carries the table in its params and is a step of the enclosing compiled plan that
+   runs on those communicators. Nothing is bound process-wide, so after the call the
+   names are unbound again (a stray ``lax.psum(x, 'i')`` raises as in JAX), and the
+   transposes ``grad`` traces later find their communicators in their params;
 3. each output is ``all_gather``'d (tiled) over the mesh axes that split its dims; its
    cotangent, the same in every process, is cut to this process's block and divided by
    the number of copies along the axes out_specs leaves out (JAX's shard_map transpose).
@@ -33,7 +35,7 @@ from tjit.distributed import runtime
 from tjit.experimental.shard_map_traced import block_function, block_shape, checked_out_specs
 from tjit.parallel import _bound
 from tjit.sharding import check_spec
-from tjit.tracing.axis_env import bind_process_communicators
+from tjit.tracing.axis_env import CommunicatorTable
 from tjit.tracing.core import get_aval
 from tjit.tracing.tree_util import tree_unflatten
 
@@ -45,22 +47,38 @@ def across_processes(sm, leaves, treedef, specs, infer_varying):
     rt = runtime.require(sm.where)
     mine = sm._local_devices(rt)
     coords = mesh.coords(mine[0])
-    bind_process_communicators(sm._communicators(rt, mine)[0], owner=mesh)
+    table = _communicator_table(sm, rt, mine)
     blocks, avals = [], []
     for i, (x, spec) in enumerate(zip(leaves, specs)):
         shape = tuple(get_aval(x).shape)
         check_spec(spec, mesh, f"{sm.where}: in_specs for argument {i}", len(shape))
         block = block_shape(shape, spec, mesh, sm.where, i)
-        blocks.append(_my_block(x, spec, mesh, coords, shape, block))
+        blocks.append(_my_block(x, spec, mesh, coords, shape, block, table))
         aval = get_aval(x)
         avals.append(ShapeDtypeStruct(block, aval.dtype, aval.weak_type))
     per_block, out_store = block_function(sm, treedef)
     out_specs = checked_out_specs(sm, treedef, avals, specs, per_block, out_store,
                                   infer_varying)
-    with _bound([(n, mesh.shape[n]) for n in mesh.axis_names]):
+    with _mesh_scope(mesh, table):
         outs = per_block(*blocks)
         glob = [_global_value(y, spec, mesh, coords) for y, spec in zip(outs, out_specs)]
     return tree_unflatten(out_store["tree"], glob)
+
+
+def _communicator_table(sm, rt, mine):
+    """The mesh's table in this runtime, made once per mesh (its communicators are MPI
+    splits, themselves made once per mesh and axes)."""
+    table = rt.mesh_tables.get(sm.mesh)
+    if table is None:
+        mesh = sm.mesh
+        table = rt.mesh_tables[mesh] = CommunicatorTable(
+            mesh, mesh.shape, sm._communicators(rt, mine)[0])
+    return table
+
+
+def _mesh_scope(mesh, table):
+    """The mesh's axis names bound to their sizes and communicators while tracing."""
+    return _bound([(n, mesh.shape[n]) for n in mesh.axis_names], comms=table)
 
 
 def _starts(spec, mesh, coords, block):
@@ -74,7 +92,7 @@ def _starts(spec, mesh, coords, block):
     return out
 
 
-def _my_block(x, spec, mesh, coords, shape, block):
+def _my_block(x, spec, mesh, coords, shape, block, table):
     starts = _starts(spec, mesh, coords, block)
     limits = [s + b for s, b in zip(starts, block)]
     every_axis = tuple(mesh.axis_names)
@@ -89,7 +107,8 @@ def _my_block(x, spec, mesh, coords, shape, block):
     def bwd(_, ct):
         padded = lax.pad(ct, np.zeros((), ct.dtype),
                          [(s, n - l, 0) for s, l, n in zip(starts, limits, shape)])
-        return (lax.psum(padded, every_axis),)
+        with _mesh_scope(mesh, table):   # (traced after the call's scope closed)
+            return (lax.psum(padded, every_axis),)
 
     take.defvjp(fwd, bwd)
     return take(x)

@@ -15,11 +15,19 @@ from tjit.primitives import collectives as C
 from tjit.primitives.elementwise import convert_element_type_p
 from tjit.primitives.structural import expand_dims_p, reshape_p, squeeze_p
 from tjit.tracing import dtypes
-from tjit.tracing.axis_env import axes_size, canonical_axes
+from tjit.tracing.axis_env import axes_size, canonical_axes, table_of
 from tjit.tracing.core import Tracer
 from tjit.tracing.errors import ShapeError
 from tjit.tracing.shapes import shape_str
 from tjit.tracing.tree_util import tree_flatten, tree_unflatten
+
+
+def _over(axes, where):
+    """The params naming the axes of a collective: ``axes``, and ``comms`` when the
+    innermost binding is a shard_map over a mesh of processes traced into jit (the
+    collective keeps its communicators by (mesh, name); nothing is bound process-wide)."""
+    comms = table_of(axes, where)
+    return {"axes": axes} if comms is None else {"axes": axes, "comms": comms}
 
 
 def _no_groups(where, axis_index_groups):
@@ -38,25 +46,25 @@ def _reduction(prim, where, x, axis_name, axis_index_groups):
     if prim is C.psum_p and not any(isinstance(v, Tracer) for v in leaves):
         n = axes_size(axes)   # values that vary along no axis: n copies summed (as JAX)
         return tree_unflatten(tree, [v * n for v in leaves])
-    return tree_unflatten(tree, _bucketed(prim, leaves, axes))
+    return tree_unflatten(tree, _bucketed(prim, leaves, _over(axes, where)))
 
 
-def _bucketed(prim, leaves, axes):
-    """``prim`` over each leaf, with the leaves of one dtype flattened into one operand
-    (one collective per dtype, as XLA's all-reduce combiner does: across processes each
-    collective is a message, and its latency dominates for the small leaves of a
-    gradient pytree)."""
+def _bucketed(prim, leaves, over):
+    """``prim`` over each leaf (``over``: the params naming the axes), with the leaves of
+    one dtype flattened into one operand (one collective per dtype, as XLA's all-reduce
+    combiner does: across processes each collective is a message, and its latency
+    dominates for the small leaves of a gradient pytree)."""
     groups = {}
     for i, v in enumerate(leaves):
         groups.setdefault((np.dtype(v.dtype), bool(v.weak_type)), []).append(i)
     out = [None] * len(leaves)
     for idx in groups.values():
         if len(idx) == 1:
-            out[idx[0]] = prim.bind(leaves[idx[0]], axes=axes)
+            out[idx[0]] = prim.bind(leaves[idx[0]], **over)
             continue
         sizes = [int(np.prod(leaves[i].shape, dtype=np.int64)) for i in idx]
         joined = concatenate([_reshape(leaves[i], (n,)) for i, n in zip(idx, sizes)], 0)
-        total = prim.bind(joined, axes=axes)
+        total = prim.bind(joined, **over)
         start = 0
         for i, n in zip(idx, sizes):
             out[i] = _reshape(slice_op(total, (start,), (start + n,)), leaves[i].shape)
@@ -106,7 +114,7 @@ def axis_index(axis_name):
     axes = canonical_axes(axis_name, "axis_index")
     out = None
     for k, name in enumerate(axes):
-        i = C.axis_index_p.bind(axes=(name,))
+        i = C.axis_index_p.bind(**_over((name,), "axis_index"))
         stride = axes_size(axes[k + 1:]) if k + 1 < len(axes) else 1
         i = i * np.int32(stride) if stride != 1 else i
         out = i if out is None else out + i
@@ -140,8 +148,8 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
         # several names: gather over each, the last (minor) one first, so the first name
         # ends up major (one name per primitive, so every runtime serves it)
         for name in reversed(axes):
-            v = C.all_gather_p.bind(v, axes=(name,), all_gather_dimension=a,
-                                    axis_size=axes_size((name,)), tiled=bool(tiled))
+            v = C.all_gather_p.bind(v, all_gather_dimension=a, axis_size=axes_size((name,)),
+                                    tiled=bool(tiled), **_over((name,), "all_gather"))
         if not tiled and len(axes) > 1:
             s = tuple(v.shape)
             v = _reshape(v, s[:a] + (n,) + s[a + len(axes):])
@@ -162,8 +170,8 @@ def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, t
         v = asarray_for_lax(v)
         d = _axis("psum_scatter", "scatter_dimension", scatter_dimension, v.ndim)
         if len(axes) == 1:
-            outs.append(C.psum_scatter_p.bind(v, axes=axes, scatter_dimension=d, axis_size=n,
-                                              tiled=bool(tiled)))
+            outs.append(C.psum_scatter_p.bind(v, scatter_dimension=d, axis_size=n,
+                                              tiled=bool(tiled), **_over(axes, "psum_scatter")))
             continue
         if not tiled and v.shape[d] != n:
             raise ShapeError(f"psum_scatter: dim {d} of the operand (shape "
@@ -171,8 +179,8 @@ def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, t
                              f"use tiled=True to scatter blocks of a larger dim")
         # several names: scatter blocks over each, the first (major) one first
         for name in axes:
-            v = C.psum_scatter_p.bind(v, axes=(name,), scatter_dimension=d,
-                                      axis_size=axes_size((name,)), tiled=True)
+            v = C.psum_scatter_p.bind(v, scatter_dimension=d, axis_size=axes_size((name,)),
+                                      tiled=True, **_over((name,), "psum_scatter"))
         outs.append(v if tiled else squeeze_p.bind(v, dimensions=(d,)))
     return tree_unflatten(tree, outs)
 
@@ -187,12 +195,13 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
     _no_groups("all_to_all", axis_index_groups)
     axes = canonical_axes(axis_name, "all_to_all")
     n = axes_size(axes)
+    over = _over(axes, "all_to_all")
     x = asarray_for_lax(x)
     nd = x.ndim
     sa = _axis("all_to_all", "split_axis", split_axis, nd)
     if tiled:
         ca = _axis("all_to_all", "concat_axis", concat_axis, nd)
-        return C.all_to_all_p.bind(x, axes=axes, split_axis=sa, concat_axis=ca, axis_size=n)
+        return C.all_to_all_p.bind(x, split_axis=sa, concat_axis=ca, axis_size=n, **over)
     if x.shape[sa] != n:
         raise ShapeError(f"all_to_all: dim split_axis={sa} of the operand (shape "
                          f"{shape_str(x.shape)}) must equal the size {n} of axes {axes}; "
@@ -200,13 +209,13 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
     # concat_axis is a position in the result, which has lost split_axis (as JAX)
     ca = _axis("all_to_all", "concat_axis", concat_axis, nd)
     if ca == sa:
-        return C.all_to_all_p.bind(x, axes=axes, split_axis=sa, concat_axis=ca, axis_size=n)
+        return C.all_to_all_p.bind(x, split_axis=sa, concat_axis=ca, axis_size=n, **over)
     if sa < ca:
         ca += 1
     x = expand_dims_p.bind(x, dimensions=(ca,))
     if ca < sa:
         sa += 1
-    out = C.all_to_all_p.bind(x, axes=axes, split_axis=sa, concat_axis=ca, axis_size=n)
+    out = C.all_to_all_p.bind(x, split_axis=sa, concat_axis=ca, axis_size=n, **over)
     return squeeze_p.bind(out, dimensions=(sa,))
 
 
@@ -220,7 +229,8 @@ def ppermute(x, axis_name, perm):
         raise TypeError(f"ppermute: perm must be a sequence of (source, destination) index "
                         f"pairs, got {perm!r:.80}") from None
     leaves, tree = tree_flatten(x)
-    return tree_unflatten(tree, [C.ppermute_p.bind(asarray_for_lax(v), axes=axes, perm=perm)
+    over = _over(axes, "ppermute")
+    return tree_unflatten(tree, [C.ppermute_p.bind(asarray_for_lax(v), perm=perm, **over)
                                  for v in leaves])
 
 

@@ -3,7 +3,11 @@ ppermute and axis_index (JAX's ``jax.lax`` parallel operators).
 
 Every primitive carries ``axes``, a tuple of axis names bound by an enclosing ``vmap``
 or ``pmap`` (``tracing/axis_env.py``); its shape rule reads the sizes from there and
-fails with JAX's ``NameError: unbound axis name: i`` when a name is bound nowhere.
+fails with JAX's ``NameError: unbound axis name: i`` when a name is bound nowhere. Traced
+inside a ``shard_map`` over a mesh of processes, it also carries ``comms``, the mesh's
+``CommunicatorTable``: its sizes and communicators then come from there, so the rules
+(the transposes ``grad`` traces later included) need no binding still in force. Rules
+that bind another collective pass ``comms`` on (``_mesh``).
 
 Each primitive has two batching rules:
 
@@ -16,7 +20,8 @@ Each primitive has two batching rules:
   collective runs on the batched value with its axes renumbered.
 
 The reference implementation runs a collective at run time: it looks the names up in
-the communicators bound to this thread (``axis_env.communicators_for``) and calls
+its ``comms`` table or the communicators bound to this thread
+(``axis_env.communicators_for``) and calls
 ``allreduce``/``allgather``/``reduce_scatter``/``alltoall``/``permute`` (the interface
 in ``devices/collectives.py``) on arrays whose communicated axis is first. The lowering
 is a ``collective_<name>`` library step of the plan, never fused.
@@ -64,6 +69,12 @@ def _c_order(x):
 
 def _reshape(x, shape):
     return reshape_p.bind(x, new_sizes=tuple(shape), dimensions=None)
+
+
+def _mesh(comms):
+    """The ``comms`` param of a collective bound by a rule: present only when set (so the
+    jaxprs of vmap and pmap programs do not change)."""
+    return {} if comms is None else {"comms": comms}
 
 
 def _scalar_like(x, value):
@@ -122,13 +133,13 @@ def _lower_as_step(prim, fast=None):
     checks, a few of the µs a small collective across processes costs."""
     def lowering(ctx, *ins, **params):
         impl = prim.impl
-        axes = params.get("axes")
+        axes, table = params.get("axes"), params.get("comms")
 
         def fn(xp, env, *arrays):
             if fast is not None and xp is np and len(arrays) == 1:
                 x = arrays[0]
                 if type(x) is np.ndarray and x.flags.c_contiguous:
-                    out = fast(x, communicators_for(axes, prim.name, allow_split=True))
+                    out = fast(x, communicators_for(axes, prim.name, True, table))
                     if out is not None:
                         return [out]
             return [impl(xp, *arrays, **params)]
@@ -143,29 +154,29 @@ def _reduction_collective(name, op, local_reduce_p):
     p = _collective(name)
 
     @p.def_abstract_eval
-    def abstract(x, *, axes):
-        axes_size(axes)  # (raises for an unbound name)
+    def abstract(x, *, axes, comms=None):
+        axes_size(axes, comms)  # (raises for an unbound name)
         if dtypes.is_bool(x.dtype):
             raise TypeError(f"{name}: operand must be numeric, got bool; convert it first "
                             f"(lax.{name} of bools works on int32)")
         return ShapedArray(x.shape, x.dtype)
 
     @p.def_impl
-    def impl(xp, x, *, axes):
+    def impl(xp, x, *, axes, comms=None):
         if xp is not np or type(x) is not np.ndarray or not x.flags.c_contiguous:
             x = _host(xp, x, name)   # (a plan's buffer needs neither check nor copy)
-        for comm in communicators_for(axes, name, allow_split=True):
+        for comm in communicators_for(axes, name, True, comms):
             x = np.asarray(comm.allreduce(x, op))
         return x
 
-    def axis_batch(size, axis, args, dims, *, axes):
+    def axis_batch(size, axis, args, dims, *, axes, comms=None):
         (x,), (d,) = args, dims
         if d is None:
             y = mul_p.bind(x, _scalar_like(x, size)) if op == "sum" else x
         else:
             y = local_reduce_p.bind(x, axes=(d,))
         rest = tuple(a for a in axes if a != axis)
-        return (p.bind(y, axes=rest) if rest else y), None
+        return (p.bind(y, axes=rest, **_mesh(comms)) if rest else y), None
 
     _def_axis_batch(p, axis_batch)
     p.batch = lambda args, dims, **params: (p.bind(args[0], **params), dims[0])
@@ -178,22 +189,23 @@ psum_p = _reduction_collective("psum", "sum", reduce_sum_p)
 pmax_p = _reduction_collective("pmax", "max", reduce_max_p)
 pmin_p = _reduction_collective("pmin", "min", reduce_min_p)
 
-deflinear(psum_p, lambda ct, x, *, axes: [
-    Zero(x.aval) if type(ct) is Zero else psum_p.bind(ct, axes=axes)])
+deflinear(psum_p, lambda ct, x, *, axes, comms=None: [
+    Zero(x.aval) if type(ct) is Zero else psum_p.bind(ct, axes=axes, **_mesh(comms))])
 
 
 def _extreme_jvp(prim):
     """The tangent of the members holding the extreme value (ties share it equally, as
     the reduce_max/min gradient does)."""
-    def rule(primals, tangents, *, axes):
+    def rule(primals, tangents, *, axes, comms=None):
         (x,), (t,) = primals, tangents
-        out = prim.bind(x, axes=axes)
+        where = {"axes": axes, **_mesh(comms)}
+        out = prim.bind(x, **where)
         if type(t) is Zero:
             return out, Zero.from_value(out)
         dt = _aval(x).dtype
         hit = convert_element_type_p.bind(eq_p.bind(x, out), new_dtype=dt, weak_type=False)
-        count = psum_p.bind(hit, axes=axes)
-        return out, div_p.bind(psum_p.bind(mul_p.bind(instantiate(t), hit), axes=axes), count)
+        count = psum_p.bind(hit, **where)
+        return out, div_p.bind(psum_p.bind(mul_p.bind(instantiate(t), hit), **where), count)
     prim.jvp = rule
 
 
@@ -206,8 +218,8 @@ all_gather_p = _collective("all_gather")
 
 
 @all_gather_p.def_abstract_eval
-def _all_gather_abstract(x, *, axes, all_gather_dimension, axis_size, tiled):
-    n = axes_size(axes)
+def _all_gather_abstract(x, *, axes, all_gather_dimension, axis_size, tiled, comms=None):
+    n = axes_size(axes, comms)
     if n != axis_size:
         raise ShapeError(f"all_gather: axis_size={axis_size} but the axes {axes} have size {n}")
     s, a = tuple(x.shape), all_gather_dimension
@@ -221,8 +233,8 @@ def _all_gather_abstract(x, *, axes, all_gather_dimension, axis_size, tiled):
 
 
 @all_gather_p.def_impl
-def _all_gather_impl(xp, x, *, axes, all_gather_dimension, axis_size, tiled):
-    (comm,) = communicators_for(axes, "all_gather")
+def _all_gather_impl(xp, x, *, axes, all_gather_dimension, axis_size, tiled, comms=None):
+    (comm,) = communicators_for(axes, "all_gather", table=comms)
     g = np.moveaxis(np.asarray(comm.allgather(_host(xp, x, "all_gather"))), 0,
                     all_gather_dimension)
     if tiled:
@@ -232,7 +244,7 @@ def _all_gather_impl(xp, x, *, axes, all_gather_dimension, axis_size, tiled):
 
 
 def _all_gather_axis_batch(size, axis, args, dims, *, axes, all_gather_dimension,
-                           axis_size, tiled):
+                           axis_size, tiled, comms=None):
     _single_name("all_gather", axes)
     g = moveaxis(bdim_at_front(args[0], dims[0], size), 0, all_gather_dimension)
     return (_merge(g, all_gather_dimension) if tiled else g), None
@@ -252,8 +264,8 @@ psum_scatter_p = _collective("psum_scatter")
 
 
 @psum_scatter_p.def_abstract_eval
-def _psum_scatter_abstract(x, *, axes, scatter_dimension, axis_size, tiled):
-    n = axes_size(axes)
+def _psum_scatter_abstract(x, *, axes, scatter_dimension, axis_size, tiled, comms=None):
+    n = axes_size(axes, comms)
     s, d = tuple(x.shape), scatter_dimension
     _check_axis("psum_scatter", "scatter_dimension", d, len(s), s)
     if tiled:
@@ -270,8 +282,8 @@ def _psum_scatter_abstract(x, *, axes, scatter_dimension, axis_size, tiled):
 
 
 @psum_scatter_p.def_impl
-def _psum_scatter_impl(xp, x, *, axes, scatter_dimension, axis_size, tiled):
-    (comm,) = communicators_for(axes, "psum_scatter")
+def _psum_scatter_impl(xp, x, *, axes, scatter_dimension, axis_size, tiled, comms=None):
+    (comm,) = communicators_for(axes, "psum_scatter", table=comms)
     x = _host(xp, x, "psum_scatter")
     if tiled:
         x = x.reshape(x.shape[:scatter_dimension] + (axis_size, -1)
@@ -282,7 +294,7 @@ def _psum_scatter_impl(xp, x, *, axes, scatter_dimension, axis_size, tiled):
 
 
 def _psum_scatter_axis_batch(size, axis, args, dims, *, axes, scatter_dimension, axis_size,
-                             tiled):
+                             tiled, comms=None):
     _single_name("psum_scatter", axes)
     (x,), (d,) = args, dims
     y = mul_p.bind(x, _scalar_like(x, size)) if d is None else reduce_sum_p.bind(x, axes=(d,))
@@ -301,18 +313,18 @@ psum_scatter_p.batch = _psum_scatter_batch
 _lower_as_step(psum_scatter_p)
 
 
-def _all_gather_transpose(ct, x, *, axes, all_gather_dimension, axis_size, tiled):
+def _all_gather_transpose(ct, x, *, axes, all_gather_dimension, axis_size, tiled, comms=None):
     if type(ct) is Zero:
         return [Zero(x.aval)]
     return [psum_scatter_p.bind(ct, axes=axes, scatter_dimension=all_gather_dimension,
-                                axis_size=axis_size, tiled=tiled)]
+                                axis_size=axis_size, tiled=tiled, **_mesh(comms))]
 
 
-def _psum_scatter_transpose(ct, x, *, axes, scatter_dimension, axis_size, tiled):
+def _psum_scatter_transpose(ct, x, *, axes, scatter_dimension, axis_size, tiled, comms=None):
     if type(ct) is Zero:
         return [Zero(x.aval)]
     return [all_gather_p.bind(ct, axes=axes, all_gather_dimension=scatter_dimension,
-                              axis_size=axis_size, tiled=tiled)]
+                              axis_size=axis_size, tiled=tiled, **_mesh(comms))]
 
 
 deflinear(all_gather_p, _all_gather_transpose)
@@ -323,8 +335,8 @@ all_to_all_p = _collective("all_to_all")
 
 
 @all_to_all_p.def_abstract_eval
-def _all_to_all_abstract(x, *, axes, split_axis, concat_axis, axis_size):
-    n = axes_size(axes)
+def _all_to_all_abstract(x, *, axes, split_axis, concat_axis, axis_size, comms=None):
+    n = axes_size(axes, comms)
     s = tuple(x.shape)
     _check_axis("all_to_all", "split_axis", split_axis, len(s), s)
     _check_axis("all_to_all", "concat_axis", concat_axis, len(s), s)
@@ -338,8 +350,8 @@ def _all_to_all_abstract(x, *, axes, split_axis, concat_axis, axis_size):
 
 
 @all_to_all_p.def_impl
-def _all_to_all_impl(xp, x, *, axes, split_axis, concat_axis, axis_size):
-    (comm,) = communicators_for(axes, "all_to_all")
+def _all_to_all_impl(xp, x, *, axes, split_axis, concat_axis, axis_size, comms=None):
+    (comm,) = communicators_for(axes, "all_to_all", table=comms)
     x = _host(xp, x, "all_to_all")
     x = x.reshape(x.shape[:split_axis] + (axis_size, -1) + x.shape[split_axis + 1:])
     y = np.asarray(comm.alltoall(_c_order(np.moveaxis(x, split_axis, 0))))
@@ -349,7 +361,7 @@ def _all_to_all_impl(xp, x, *, axes, split_axis, concat_axis, axis_size):
 
 
 def _all_to_all_axis_batch(size, axis, args, dims, *, axes, split_axis, concat_axis,
-                           axis_size):
+                           axis_size, comms=None):
     _single_name("all_to_all", axes)
     x = bdim_at_front(args[0], dims[0], size)          # (member m,) + shape
     x = moveaxis(_split(x, 1 + split_axis, size), 1 + split_axis, 0)  # (r, m) + chunk
@@ -366,17 +378,18 @@ def _all_to_all_batch(args, dims, *, split_axis, concat_axis, **params):
 _def_axis_batch(all_to_all_p, _all_to_all_axis_batch)
 all_to_all_p.batch = _all_to_all_batch
 _lower_as_step(all_to_all_p)
-deflinear(all_to_all_p, lambda ct, x, *, axes, split_axis, concat_axis, axis_size: [
+deflinear(all_to_all_p, lambda ct, x, *, axes, split_axis, concat_axis, axis_size, comms=None: [
     Zero(x.aval) if type(ct) is Zero else all_to_all_p.bind(
-        ct, axes=axes, split_axis=concat_axis, concat_axis=split_axis, axis_size=axis_size)])
+        ct, axes=axes, split_axis=concat_axis, concat_axis=split_axis, axis_size=axis_size,
+        **_mesh(comms))])
 
 # -- ppermute ------------------------------------------------------------------------------------
 ppermute_p = _collective("ppermute")
 
 
 @ppermute_p.def_abstract_eval
-def _ppermute_abstract(x, *, axes, perm):
-    n = axes_size(axes)
+def _ppermute_abstract(x, *, axes, perm, comms=None):
+    n = axes_size(axes, comms)
     srcs, dsts = [s for s, _ in perm], [d for _, d in perm]
     if len(set(srcs)) != len(srcs) or len(set(dsts)) != len(dsts):
         raise ValueError(f"ppermute: perm {perm} sends from or to a member twice; each "
@@ -389,12 +402,12 @@ def _ppermute_abstract(x, *, axes, perm):
 
 
 @ppermute_p.def_impl
-def _ppermute_impl(xp, x, *, axes, perm):
-    (comm,) = communicators_for(axes, "ppermute")
+def _ppermute_impl(xp, x, *, axes, perm, comms=None):
+    (comm,) = communicators_for(axes, "ppermute", table=comms)
     return np.asarray(comm.permute(_host(xp, x, "ppermute"), perm))
 
 
-def _ppermute_axis_batch(size, axis, args, dims, *, axes, perm):
+def _ppermute_axis_batch(size, axis, args, dims, *, axes, perm, comms=None):
     _single_name("ppermute", axes)
     x = bdim_at_front(args[0], dims[0], size)
     shape = tuple(_aval(x).shape)
@@ -414,27 +427,27 @@ def _ppermute_axis_batch(size, axis, args, dims, *, axes, perm):
 _def_axis_batch(ppermute_p, _ppermute_axis_batch)
 ppermute_p.batch = lambda args, dims, **params: (ppermute_p.bind(args[0], **params), dims[0])
 _lower_as_step(ppermute_p)
-deflinear(ppermute_p, lambda ct, x, *, axes, perm: [
+deflinear(ppermute_p, lambda ct, x, *, axes, perm, comms=None: [
     Zero(x.aval) if type(ct) is Zero else ppermute_p.bind(
-        ct, axes=axes, perm=tuple((d, s) for s, d in perm))])
+        ct, axes=axes, perm=tuple((d, s) for s, d in perm), **_mesh(comms))])
 
 # -- axis_index ----------------------------------------------------------------------------------
 axis_index_p = _collective("axis_index")
 
 
 @axis_index_p.def_abstract_eval
-def _axis_index_abstract(*, axes):
-    axes_size(axes)
+def _axis_index_abstract(*, axes, comms=None):
+    axes_size(axes, comms)
     return ShapedArray((), np.dtype(np.int32))
 
 
 @axis_index_p.def_impl
-def _axis_index_impl(xp, *, axes):
-    (comm,) = communicators_for(axes, "axis_index")
+def _axis_index_impl(xp, *, axes, comms=None):
+    (comm,) = communicators_for(axes, "axis_index", table=comms)
     return np.asarray(comm.rank, np.int32)
 
 
-def _axis_index_axis_batch(size, axis, args, dims, *, axes):
+def _axis_index_axis_batch(size, axis, args, dims, *, axes, comms=None):
     _single_name("axis_index", axes)
     return iota_p.bind(dtype=np.dtype(np.int32), shape=(size,), dimension=0), 0
 

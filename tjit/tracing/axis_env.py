@@ -11,6 +11,13 @@ Two thread-local scopes, both pushed by the code that binds a name:
   runs: the collective steps of the plan look their names up here when they run, so one
   compiled program serves every device thread or process (``devices/collectives.py``
   defines the communicators; tracing only stores them).
+
+A mesh of processes traced into an enclosing ``jit`` (``shard_map`` across processes)
+binds its names together with a :class:`CommunicatorTable`; every collective traced
+while that binding is innermost carries the table in its ``comms`` param, so it (and
+the transposes ``grad`` traces after the shard_map returned) finds its sizes and
+communicators by (mesh, name) without any binding left in force. Nothing is bound
+process-wide: outside every scope a name is unbound.
 """
 
 import contextlib
@@ -19,47 +26,85 @@ import threading
 
 class _Scopes(threading.local):
     def __init__(self):
-        self.sizes = []          # [(name, size)], innermost last
+        self.sizes = []          # [(name, size, CommunicatorTable or None)], innermost last
         self.comms = []          # [{name or tuple of names: communicator}], innermost last
 
 
 _scopes = _Scopes()
 
 
+class CommunicatorTable:
+    """The communicators of the named axes of one group of processes (a mesh), for the
+    collectives traced inside it: ``sizes`` {name: size} and ``communicators`` {name or
+    tuple of names: communicator}. Compared by identity (a jaxpr param; one per mesh)."""
+
+    def __init__(self, owner, sizes, communicators):
+        self.owner = owner
+        self.sizes = dict(sizes)
+        self.communicators = dict(communicators)
+
+    def __repr__(self):
+        return f"<communicators of {self.owner!r}>"
+
+
 def unbound_axis_error(name):
     return NameError(f"unbound axis name: {name}. The axis name must be bound by an "
-                     f"enclosing vmap(..., axis_name={name!r}) or pmap(..., "
-                     f"axis_name={name!r}) (or a communicator bound with "
-                     f"tjit.devices.collectives.bind_axis at run time)")
+                     f"enclosing vmap(..., axis_name={name!r}), pmap(..., "
+                     f"axis_name={name!r}) or shard_map over a mesh with that axis (or a "
+                     f"communicator bound with tjit.devices.collectives.bind_axis at run "
+                     f"time)")
 
 
 @contextlib.contextmanager
-def extend_axis_env(name, size):
-    """Bind ``name`` to ``size`` while tracing (vmap, pmap)."""
-    _scopes.sizes.append((name, size))
+def extend_axis_env(name, size, comms=None):
+    """Bind ``name`` to ``size`` while tracing (vmap, pmap); ``comms``: the
+    :class:`CommunicatorTable` that serves it (a mesh of processes traced into jit)."""
+    _scopes.sizes.append((name, size, comms))
     try:
         yield
     finally:
         _scopes.sizes.pop()
 
 
-def axis_size(name):
-    """The size bound to ``name`` (innermost binding); NameError when unbound."""
-    for n, size in reversed(_scopes.sizes):
+def axis_size(name, comms=None):
+    """The size of ``name``: from ``comms`` (a collective's table) when it names it, else
+    the innermost binding, else a communicator bound to this thread; NameError when
+    unbound."""
+    if comms is not None and name in comms.sizes:
+        return comms.sizes[name]
+    for n, size, _ in reversed(_scopes.sizes):
         if n == name:
             return size
-    comm = _find_comm(name)
+    comm = _thread_comm(name)
     if comm is not None:
         return comm.size
     raise unbound_axis_error(name)
 
 
-def axes_size(names):
+def axes_size(names, comms=None):
     """The product of the sizes of ``names`` (a tuple)."""
     out = 1
     for n in names:
-        out *= axis_size(n)
+        out *= axis_size(n, comms)
     return out
+
+
+def table_of(names, where):
+    """The :class:`CommunicatorTable` of the innermost bindings of ``names`` (None when a
+    vmap or pmap binds them): what a collective over ``names`` traced here carries."""
+    tables = []
+    for name in names:
+        for n, _, comms in reversed(_scopes.sizes):
+            if n == name:
+                if comms is not None and all(t is not comms for t in tables):
+                    tables.append(comms)
+                break
+    if len(tables) > 1:
+        raise NotImplementedError(
+            f"{where} over the axes {names}: they name the processes of different meshes "
+            f"({', '.join(repr(t.owner) for t in tables)}); a collective runs over the "
+            f"axes of one mesh")
+    return tables[0] if tables else None
 
 
 def canonical_axes(axis_name, where):
@@ -90,46 +135,32 @@ def bind_communicators(mapping):
         _scopes.comms.pop()
 
 
-# Process-wide communicators, for programs that no thread binds when they run: shard_map
-# over a mesh of processes traced into jit registers its mesh axes here. A thread's own
-# bindings come first; a name may serve one group of processes only (no silent rebinding).
-_process_comms = {}          # name or tuple of names -> (owner, communicator)
-_process_lock = threading.Lock()
-
-
-def bind_process_communicators(mapping, owner):
-    """Bind names (or tuples of names) to communicators for every thread of this process,
-    for ``owner`` (e.g. a mesh). ValueError if a name already serves another owner."""
-    with _process_lock:
-        for key in mapping:
-            got = _process_comms.get(key)
-            if got is not None and got[0] != owner:
-                raise ValueError(
-                    f"axis name {key!r} already names the processes of {got[0]!r} in this "
-                    f"process; across processes under jit a mesh axis name must mean one "
-                    f"group of processes: give the axes of {owner!r} other names")
-        for key, comm in mapping.items():
-            _process_comms.setdefault(key, (owner, comm))
-
-
-def _find_comm(key):
+def _thread_comm(key):
     for frame in reversed(_scopes.comms):
         if key in frame:
             return frame[key]
-    got = _process_comms.get(key)
-    return None if got is None else got[1]
+    return None
 
 
-def communicators_for(names, where, allow_split=False):
-    """The communicator(s) serving collective ``where`` over ``names`` in this thread:
-    ``[comm]`` bound to the whole tuple (or the single name), else, when ``allow_split``
-    (reductions, which compose), one per name. NameError names an unbound axis."""
+def _find_comm(key, table):
+    if table is not None:
+        comm = table.communicators.get(key)
+        if comm is not None:
+            return comm
+    return _thread_comm(key)
+
+
+def communicators_for(names, where, allow_split=False, table=None):
+    """The communicator(s) serving collective ``where`` over ``names``: from ``table``
+    (the collective's ``comms`` param), else those bound to this thread. ``[comm]`` bound
+    to the whole tuple (or the single name), else, when ``allow_split`` (reductions,
+    which compose), one per name. NameError names an unbound axis."""
     key = names[0] if len(names) == 1 else names
-    comm = _find_comm(key)
+    comm = _find_comm(key, table)
     if comm is not None:
         return [comm]
     if len(names) > 1:
-        comms = [_find_comm(n) for n in names]
+        comms = [_find_comm(n, table) for n in names]
         missing = [n for n, c in zip(names, comms) if c is None]
         if missing:
             raise unbound_axis_error(missing[0])

@@ -71,7 +71,9 @@ class BatchTrace(Trace):
         vals, dims = zip(*[self.to_batched(a) for a in args]) if args else ((), ())
         axis_batch = getattr(prim, "axis_batch", None)
         if axis_batch is not None and self.axis_name is not None and \
-                self.axis_name in params["axes"]:
+                self.axis_name in params["axes"] and \
+                self.axis_name not in getattr(params.get("comms"), "sizes", ()):
+            # (a name a shard_map over processes bound inside this vmap is the mesh's)
             # a collective over this vmap's axis: its members are the batch's slices, so it
             # becomes array ops (even when nothing is batched: psum(x) is size * x)
             with set_current_trace(self.parent):
