@@ -131,3 +131,20 @@ def test_a_vmap_outside_a_mesh_scope_leaves_the_mesh_axis_alone():
                       axis_name="i")(xs)   # (plain nested vmaps: the innermost "i")
     np.testing.assert_allclose(np.asarray(inner), np.broadcast_to(xs.sum(1, keepdims=True),
                                                                   xs.shape), rtol=1e-5)
+
+
+def test_a_custom_vjp_bwd_runs_its_collectives_on_the_mesh_of_its_call():
+    # Megatron's "f" operator: identity forward, psum backward. grad transposes it after
+    # the mesh scope closed; its bwd still reaches the mesh's communicators
+    table = CommunicatorTable("stand-in mesh", {"i": 3}, {"i": _Replicated()})
+
+    @tjit.custom_vjp
+    def identity_psum_bwd(x):
+        return x
+
+    identity_psum_bwd.defvjp(lambda x: (x, None), lambda _, g: (lax.psum(g, "i"),))
+    x = _x()[0]
+    loss = _in_table_scope(lambda v: jnp.sum(identity_psum_bwd(v) ** 2), table)
+    for g in (tjit.grad(loss), tjit.jit(tjit.grad(loss))):
+        np.testing.assert_allclose(np.asarray(g(x)), 3 * 2 * x.astype(np.float64), rtol=1e-6)
+    assert wrong_outcomes(unbound_outcomes("i")) == {}

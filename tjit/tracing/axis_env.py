@@ -89,6 +89,30 @@ def axes_size(names, comms=None):
     return out
 
 
+def mesh_bindings():
+    """The names whose innermost binding here is served by a :class:`CommunicatorTable`,
+    as bindings to re-enter with :func:`rebind` where a rule runs later, outside this
+    scope (a custom_vjp's bwd: Megatron's identity-forward, psum-backward operator)."""
+    seen, out = set(), []
+    for binding in reversed(_scopes.sizes):
+        if binding[0] not in seen:
+            seen.add(binding[0])
+            if binding[2] is not None:
+                out.append(binding)
+    return tuple(reversed(out))
+
+
+@contextlib.contextmanager
+def rebind(bindings):
+    """Re-enter ``bindings`` (from :func:`mesh_bindings`) as the innermost ones."""
+    depth = len(_scopes.sizes)
+    _scopes.sizes.extend(bindings)
+    try:
+        yield
+    finally:
+        del _scopes.sizes[depth:]
+
+
 def table_of(names, where):
     """The :class:`CommunicatorTable` of the innermost bindings of ``names`` (None when a
     vmap or pmap binds them): what a collective over ``names`` traced here carries."""

@@ -32,6 +32,7 @@ import numpy as np
 from tjit.tracing import argnums as _argnums
 from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray
+from tjit.tracing.axis_env import mesh_bindings, rebind
 from tjit.tracing.core import (
     Array, EvalTrace, Tracer, current_trace, get_aval, set_current_trace)
 from tjit.tracing.jaxpr import ClosedJaxpr, eval_jaxpr
@@ -454,7 +455,8 @@ class custom_vjp:
             return self.fun(*args)
         split = _ArgSplit(args, nondiff, "custom_vjp", fname)
         store = {}
-        fwd, bwd = self._flat_fwd(split, store, fname), self._flat_bwd(split, store, fname)
+        fwd = self._flat_fwd(split, store, fname)
+        bwd = self._flat_bwd(split, store, fname, mesh_bindings())
         leaves = split.diff_leaves
         nd = split.nd_dyn
         if isinstance(trace, JVPTrace) and _has_tangent(trace, leaves):
@@ -506,14 +508,17 @@ class custom_vjp:
             return p_leaves, res_leaves
         return flat_fwd
 
-    def _flat_bwd(self, split, store, fname):
+    def _flat_bwd(self, split, store, fname, axes_in_scope):
         rule = _name(self.bwd)
 
         def flat_bwd(res_leaves, cts):
             res = tree_unflatten(store["res_tree"], list(res_leaves))
             cts = [_zero_for_rule(c, self.symbolic_zeros) for c in cts]
             ct = tree_unflatten(store["tree"], cts)
-            out = self.bwd(*split.nondiff_values(split.nd_dyn), res, ct)
+            # (transposed after the call's scope closed: its mesh axes, bound again, keep
+            # serving the collectives bwd runs)
+            with rebind(axes_in_scope):
+                out = self.bwd(*split.nondiff_values(split.nd_dyn), res, ct)
             return _bwd_cotangents(out, split, rule, fname)
         return flat_bwd
 
