@@ -71,12 +71,13 @@ def cases():
 
 
 def launches_per_call(fake, fn):
-    """Kernel launches and gemms of one call on the simulated device."""
+    """Kernel launches, gemms and graph launches of one call on the simulated device."""
     from tjit.devices import cuda
     mods = [e.module for e in _executables(cuda)]
-    before = sum(m.launches for m in mods), fake.gemms
+    before = sum(m.launches for m in mods), fake.gemms, fake.graph_launches
     fn()
-    return sum(m.launches for m in mods) - before[0], fake.gemms - before[1]
+    return (sum(m.launches for m in mods) - before[0], fake.gemms - before[1],
+            fake.graph_launches - before[2])
 
 
 def _executables(cuda):
@@ -111,8 +112,8 @@ def run(profile, fake):
         runner_us = per_call_us(executable_call(fn), calls)
         extra = ""
         if fake is not None:
-            launches, gemms = launches_per_call(fake, fn)
-            extra = f"{launches} kernels + {gemms} cublas.gemm"
+            launches, gemms, graphs = launches_per_call(fake, fn)
+            extra = f"{launches} kernels + {gemms} cuBLAS gemms + {graphs} graphs"
         print(f"{name:44s} {us:13.1f}  {runner_us:7.1f}  {extra}")
         if profile:
             prof = cProfile.Profile()
@@ -140,7 +141,10 @@ def main():
 
     from tests.devices.fake_cupy import simulated_gpu
     os.environ.pop("TJIT_PLATFORMS", None)
+    from tjit.devices import cuda_graphs
     with pytest.MonkeyPatch.context() as mp, simulated_gpu(mp, compute=False) as fake:
+        # (nothing is computed: a first replay cannot be checked against a plain run)
+        mp.setattr(cuda_graphs, "VERIFY_FIRST_REPLAY", False)
         print("device: simulated (tests/devices/fake_cupy.py, compute=False: launches "
               "check their arguments and compute nothing)")
         run(args.profile, fake)

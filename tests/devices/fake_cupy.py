@@ -5,9 +5,21 @@ backend uses, over NumPy, and a module whose kernels run through ``kernel_ir.eva
 ones by type as it does with CuPy. It checks the CUDA runtime's plumbing (value
 tables, launch arguments, dots, library steps, loops, donation, eager dispatch); the
 rendered CUDA C and cuBLAS are checked on a GPU (``test_cuda.py``).
+
+Device memory is host memory, so raw device pointers (``a.data.ptr``) are host
+addresses: the low-level cuBLAS calls (:class:`FakeCublas`, column-major, op flags,
+leading dimensions and strides as cuBLAS reads them) and ``runtime.memcpyAsync`` work
+on them. Streams are ordered work queues: a stream in capture (``begin_capture``)
+records the kernel launches, gemms and copies enqueued on it instead of running them,
+and ``end_capture`` returns a graph whose ``launch`` replays them (reading the buffers
+as they are then, as a CUDA graph does). Allocating during a capture raises, and so
+does CuPy's own cuBLAS wrapper (as CuPy 14 does); :class:`RawCublas` (the ctypes
+cuBLAS stand-in) runs on the stream set on its handle.
 """
 
 import contextlib
+import ctypes
+import itertools
 import math
 import types
 
@@ -20,17 +32,55 @@ class FakeDeviceArray(np.ndarray):
     """A "device" array: NumPy memory that the backend must treat as a GPU buffer."""
 
     device_id = 0     # (set on an instance: an array on another GPU)
+    allocator = None  # the FakeCupy in use: checks and counts allocations
 
     @property
     def device(self):
         return _DEVICE if self.device_id == 0 else types.SimpleNamespace(
             id=self.device_id, synchronize=lambda: None)
 
+    def __new__(cls, shape, dtype=float, memptr=None, strides=None, order="C"):
+        """``cupy.ndarray(shape, dtype, memptr=)``: with ``memptr`` (a :class:`Pointer`),
+        a view of that memory."""
+        if memptr is None:
+            if cls.allocator is not None:
+                n = math.prod(shape) if type(shape) is tuple else int(shape)
+                cls.allocator.allocating(n * np.dtype(dtype).itemsize)
+            return np.ndarray.__new__(cls, shape, dtype, strides=strides, order=order)
+        return np.ndarray.__new__(cls, shape, dtype, buffer=memptr.owner,
+                                  offset=memptr.ptr - memptr.base, strides=strides)
+
     def get(self):
         return np.array(self)
 
+    @property
+    def data(self):         # (cupy.ndarray.data: a MemoryPointer; made once per array)
+        p = self.__dict__.get("_memptr")
+        if p is None:
+            p = self._memptr = Pointer(None, self.__array_interface__["data"][0])
+        return p
+
+    @property
+    def _c_contiguous(self):
+        c = self.__dict__.get("_c")
+        if c is None:
+            c = self._c = self.flags.c_contiguous
+        return c
+
     def __array_finalize__(self, obj):
         pass
+
+
+class Pointer:
+    """``cupy.cuda.MemoryPointer``: ``ptr`` into the memory of ``owner`` (an allocation of
+    ``cuda.alloc``; None for an array's own ``data``, which is never made into a view)."""
+
+    def __init__(self, owner, ptr, base=None):
+        self.owner, self.ptr = owner, ptr
+        self.base = ptr if base is None else base   # (the owner's first byte)
+
+    def __add__(self, offset):
+        return Pointer(self.owner, self.ptr + offset, self.base)
 
 
 class _Device:
@@ -72,23 +122,69 @@ class FakeCupy(types.ModuleType):
     def __init__(self, compute=True):
         super().__init__("fake_cupy")
         self.compute = compute
-        self.gemms = 0      # cublas.gemm calls
+        self.gemms = 0      # cuBLAS gemm calls (cupy.cublas.gemm and the low-level ones)
+        self.allocations = 0
+        self.copies = 0             # runtime.memcpyAsync calls
+        self.graph_launches = 0
+        self.fail_capture = None    # an exception end_capture raises (a failed capture)
+        self._streams = {}
+        self.null_stream = Stream(self)
+        self._current = [self.null_stream]
         self.cublas = types.SimpleNamespace(gemm=self._gemm)
-        runtime = types.SimpleNamespace(getDeviceCount=lambda: 1,
-                                        driverGetVersion=lambda: 12090)
+        self.cublas_lib = FakeCublas(self)
+        self.raw_cublas = RawCublas(self)
+        runtime = types.SimpleNamespace(
+            getDeviceCount=lambda: 1, driverGetVersion=lambda: 12090,
+            memcpyAsync=self._memcpy_async, memcpyDeviceToDevice=3)
         self.cuda = types.SimpleNamespace(
-            Device=_Device, runtime=runtime,
+            Device=_Device, runtime=runtime, alloc=self._alloc,
+            Stream=lambda non_blocking=False: Stream(self),
+            get_current_stream=lambda: self._current[-1],
+            device=types.SimpleNamespace(get_cublas_handle=lambda: 1),
             memory=types.SimpleNamespace(OutOfMemoryError=OutOfMemoryError))
+        FakeDeviceArray.allocator = self
 
     #: Allocations larger than this raise OutOfMemoryError (as CuPy's pool does).
     memory_limit = 1 << 30
 
+    def allocating(self, nbytes):
+        """Called for each new device allocation."""
+        if self._current[-1].recording is not None:
+            raise RuntimeError("device allocation during a stream capture (the graph "
+                               "would keep memory the pool hands out again)")
+        if nbytes > self.memory_limit:
+            raise OutOfMemoryError(f"Out of memory allocating {nbytes:,} bytes (allocated "
+                                   f"so far: 0 bytes).")
+        self.allocations += 1
+
     def empty(self, shape, dtype=np.float64):
-        n = math.prod(shape if type(shape) is tuple else (shape,)) * np.dtype(dtype).itemsize
-        if n > self.memory_limit:
-            raise OutOfMemoryError(f"Out of memory allocating {n:,} bytes (allocated so "
-                                   f"far: 0 bytes).")
         return FakeDeviceArray(shape, dtype)
+
+    def _alloc(self, nbytes):
+        """``cupy.cuda.alloc``: a MemoryPointer to ``nbytes`` new bytes."""
+        owner = FakeDeviceArray(max(int(nbytes), 1), np.uint8)
+        return Pointer(owner, owner.__array_interface__["data"][0])
+
+    # -- streams: work runs at once, or is recorded on a stream in capture --------------
+    def capturing(self):
+        """The stream in capture that is current, or None."""
+        s = self._current[-1]
+        return s if s.recording is not None else None
+
+    def enqueue(self, work, stream=None):
+        """Run ``work()`` on ``stream`` (default: the current one): recorded during a
+        capture, else now."""
+        s = self._current[-1] if stream is None else stream
+        if s.recording is not None:
+            s.recording.append(work)
+        else:
+            work()
+
+    def _memcpy_async(self, dst, src, nbytes, kind, stream_ptr):
+        assert kind == 3, "only device-to-device copies are simulated"
+        self.copies += 1
+        if self.compute:
+            self.enqueue(lambda: ctypes.memmove(dst, src, nbytes), self._streams[stream_ptr])
 
     @staticmethod
     def get_default_memory_pool():
@@ -146,14 +242,181 @@ class FakeCupy(types.ModuleType):
         return on_device
 
 
-class EvaluateModule:
-    """A loaded "module": entry name -> a launcher running the kernel's IR."""
+_stream_ptrs = itertools.count(0x1000)
 
-    def __init__(self, sources, program):
+
+class Stream:
+    """``cupy.cuda.Stream``: current inside ``with``; can capture its work as a graph."""
+
+    def __init__(self, fake):
+        self.fake, self.ptr = fake, next(_stream_ptrs)
+        self.recording = None
+        fake._streams[self.ptr] = self
+
+    def __enter__(self):
+        self.fake._current.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        assert self.fake._current.pop() is self
+        return False
+
+    def synchronize(self):
+        pass
+
+    def begin_capture(self, mode=None):
+        assert self.fake._current[-1] is self and self.recording is None
+        self.recording = []
+
+    def is_capturing(self):
+        return self.recording is not None
+
+    def end_capture(self):
+        work, self.recording = self.recording, None
+        if self.fake.fail_capture is not None:
+            raise self.fake.fail_capture
+        return Graph(self.fake, work)
+
+
+class Graph:
+    """``cupy.cuda.graph.Graph``: ``launch`` replays the captured work."""
+
+    def __init__(self, fake, work):
+        self.fake, self.work = fake, work
+
+    def launch(self, stream=None):
+        self.fake.graph_launches += 1
+        for w in self.work:
+            self.fake.enqueue(w, stream)
+
+
+def _matrix(ptr, dtype, op, rows, cols, ld, n_ld=None):
+    """The ``rows x cols`` matrix op(X) where X is column-major at ``ptr`` with leading
+    dimension ``ld`` (as cuBLAS reads it): X is rows x cols for op N, cols x rows for T."""
+    xr, xc = (rows, cols) if op == 0 else (cols, rows)
+    assert ld >= max(1, xr), ("leading dimension too small", ld, xr)
+    n = (xc - 1) * ld + xr if xr and xc else 0
+    item = np.dtype(dtype).itemsize
+    flat = np.frombuffer((ctypes.c_char * (n * item)).from_address(ptr), dtype) if n else \
+        np.zeros(0, dtype)
+    x = np.lib.stride_tricks.as_strided(flat, (xr, xc), (item, ld * item)) if n else \
+        np.zeros((xr, xc), dtype)
+    return x if op == 0 else x.T
+
+
+def _scalar(ptr, dtype):
+    return np.frombuffer((ctypes.c_char * np.dtype(dtype).itemsize).from_address(ptr),
+                         dtype)[0]
+
+
+class FakeCublas:
+    """``cupy_backends.cuda.libs.cublas``: the low-level calls, column-major over raw
+    pointers, host pointer mode. As in CuPy 14, a call while the current stream is
+    capturing raises NotImplementedError."""
+
+    CUBLAS_OP_N, CUBLAS_OP_T = 0, 1
+    CUBLAS_POINTER_MODE_HOST, CUBLAS_POINTER_MODE_DEVICE = 0, 1
+
+    def __init__(self, fake):
+        self.fake = fake
+        self.mode = 0
+        self.calls = []     # (name, op_a, op_b, m, n, k, lda, ldb, ldc, batch) per call
+
+    def setPointerMode(self, handle, mode):
+        self.mode = mode
+
+    def getPointerMode(self, handle):
+        return self.mode
+
+    def _run(self, name, dtype, ta, tb, m, n, k, alpha, A, lda, sa, B, ldb, sb, beta, C,
+             ldc, sc, batch, stream=None):
+        fake = self.fake
+        if stream is None and fake.capturing() is not None:
+            raise NotImplementedError("calling cuBLAS API during stream capture is "
+                                      "currently unsupported")
+        assert self.mode == 0, "alpha/beta are host pointers: host pointer mode"
+        assert ta in (0, 1) and tb in (0, 1) and min(m, n, k) >= 1 and ldc >= m
+        fake.gemms += 1
+        self.calls.append((name, ta, tb, m, n, k, lda, ldb, ldc, batch))
+        if not fake.compute:
+            return
+        item = np.dtype(dtype).itemsize
+        a_, b_ = _scalar(alpha, dtype), _scalar(beta, dtype)
+
+        def work():
+            for i in range(batch):
+                a = _matrix(A + i * sa * item, dtype, ta, m, k, lda)
+                b = _matrix(B + i * sb * item, dtype, tb, k, n, ldb)
+                c = _matrix(C + i * sc * item, dtype, 0, m, n, ldc)
+                acc = np.matmul(a, b) * a_
+                if b_:
+                    acc += c * b_
+                c[...] = acc
+        fake.enqueue(work, stream)
+
+    def sgemm(self, handle, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc):
+        self._run("sgemm", np.float32, ta, tb, m, n, k, alpha, A, lda, 0, B, ldb, 0, beta,
+                  C, ldc, 0, 1)
+
+    def dgemm(self, handle, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc):
+        self._run("dgemm", np.float64, ta, tb, m, n, k, alpha, A, lda, 0, B, ldb, 0, beta,
+                  C, ldc, 0, 1)
+
+    def sgemmStridedBatched(self, handle, ta, tb, m, n, k, alpha, A, lda, sa, B, ldb, sb,
+                            beta, C, ldc, sc, batch):
+        self._run("sgemmStridedBatched", np.float32, ta, tb, m, n, k, alpha, A, lda, sa, B,
+                  ldb, sb, beta, C, ldc, sc, batch)
+
+    def dgemmStridedBatched(self, handle, ta, tb, m, n, k, alpha, A, lda, sa, B, ldb, sb,
+                            beta, C, ldc, sc, batch):
+        self._run("dgemmStridedBatched", np.float64, ta, tb, m, n, k, alpha, A, lda, sa, B,
+                  ldb, sb, beta, C, ldc, sc, batch)
+
+
+class RawCublas:
+    """The ctypes cuBLAS of ``cuda_blas.RawCublas`` (what a capture calls): the same
+    calls as :class:`FakeCublas` on the stream set on the handle, returning a status."""
+
+    def __init__(self, fake):
+        self.fake, self.stream_ptr = fake, fake.null_stream.ptr
+
+    def set_stream(self, handle, stream_ptr):
+        self.stream_ptr = stream_ptr
+
+    def set_pointer_mode_host(self, handle):
+        self.fake.cublas_lib.mode = 0
+
+    def gemm(self, char, batched):
+        lib = self.fake.cublas_lib
+        name = {"f": "sgemm", "d": "dgemm"}[char] + ("StridedBatched" if batched else "")
+        dtype = np.float32 if char == "f" else np.float64
+
+        def call(*args):
+            lib._run(name, dtype, *_unpack(args, batched),
+                     stream=self.fake._streams[self.stream_ptr])
+            return 0
+        return call
+
+
+def _unpack(args, batched):
+    """(ta, tb, m, n, k, alpha, A, lda, sa, B, ldb, sb, beta, C, ldc, sc, batch) of a
+    gemm's arguments after the handle."""
+    if batched:
+        return args[1:]
+    h, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc = args
+    return (ta, tb, m, n, k, alpha, A, lda, 0, B, ldb, 0, beta, C, ldc, 0, 1)
+
+
+class EvaluateModule:
+    """A loaded "module": entry name -> a launcher running the kernel's IR (on the
+    current stream of ``fake``: recorded during a capture)."""
+
+    def __init__(self, sources, program, fake):
         kernels = {id(k): k for p in [program] + list(program.sub_programs())
                    for k in p.kernels}
         self.kernels = {src.entry: (kernels[kid], src) for kid, src in sources.items()}
         self.launches = 0
+        self.fake = fake
 
     def get_function(self, entry):
         kernel, src = self.kernels[entry]
@@ -164,7 +427,8 @@ class EvaluateModule:
                 [type(a) for a in args[:n_buf]]
             sizes = {p.symbol: int(v) for p, v in zip(src.params[n_buf:], args[n_buf:])}
             self.launches += 1
-            K.evaluate(kernel, [a.reshape(-1) for a in args[:n_buf]], sizes)
+            bufs = [a.reshape(-1) for a in args[:n_buf]]
+            self.fake.enqueue(lambda: K.evaluate(kernel, bufs, sizes))
         return launch
 
 
@@ -188,7 +452,7 @@ class NoopModule(EvaluateModule):
 def simulated_gpu(monkeypatch, compute=True):
     """Within: the CUDA backend usable, on FakeCupy, kernels by ``kernel_ir.evaluate``
     (``compute=False``: kernels and gemms are launched but compute nothing)."""
-    from tjit.devices import cuda
+    from tjit.devices import cuda, cuda_blas
     from tjit.tracing import core
     fake = FakeCupy(compute)
     monkeypatch.setattr(cuda, "unavailable_reason", lambda: None)
@@ -198,6 +462,11 @@ def simulated_gpu(monkeypatch, compute=True):
 
     def load(program):
         sources, _ = cuda.render_program(program)
-        return sources, (EvaluateModule if compute else NoopModule)(sources, program)
+        return sources, (EvaluateModule if compute else NoopModule)(sources, program, fake)
     monkeypatch.setattr(cuda, "load_program", load)
-    yield fake
+    monkeypatch.setattr(cuda, "_cublas", lambda: fake.cublas_lib)
+    monkeypatch.setattr(cuda_blas, "raw_cublas", lambda: fake.raw_cublas)
+    try:
+        yield fake
+    finally:
+        FakeDeviceArray.allocator = None

@@ -163,12 +163,12 @@ def test_dots_run_as_cublas_gemm_with_folded_epilogues(gpu, rng, x64):
         got = tjit.jit(f)(*args)
         check(got, ref(f, *args))
         assert gpu.gemms - before == gemms
-    # batched dots (and mixed dtypes) keep xp.matmul
+    # batched dots: one strided-batched gemm
     xb = rng.standard_normal((3, 4, 6)).astype(F32)
     before = gpu.gemms
     f = lambda a: jnp.einsum("bij,bkj->bik", a, a)
     check(tjit.jit(f)(xb), ref(f, xb))
-    assert gpu.gemms == before
+    assert gpu.gemms == before + 1 and gpu.cublas_lib.calls[-1][0] == "sgemmStridedBatched"
 
 
 def test_sgd_update_gemm_writes_into_the_donated_weights(gpu, rng):

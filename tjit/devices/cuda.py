@@ -35,12 +35,13 @@ Not done: placing a program on a GPU other than the current CuPy device
 
 import collections
 import functools
+import math
 import re
 import threading
 
 import numpy as np
 
-from tjit.devices import backend, control_flow, cuda_compile
+from tjit.devices import backend, control_flow, cuda_blas, cuda_compile, cuda_graphs
 from tjit.devices.executable import Executable
 from tjit.devices.runner import PlanInspection, ProgramRunner, binding_key, solve_sizes
 from tjit.lower.c import render
@@ -289,13 +290,13 @@ class CudaExecutable(PlanInspection, Executable):
         if not self.symbols:    # one size binding: its runner, without solving sizes
             r = self._fixed_runner
             if r is None:
-                r = self._fixed_runner = _CudaRunner(self.program, self, {})
+                r = self._fixed_runner = _runner_for(self.program, self, {})
             return r
         env = solve_sizes(self.in_specs, flat_args)
         key = binding_key(env)
         r = self._runners.get(key)
         if r is None:
-            r = self._runners[key] = _CudaRunner(self.program, self, env)
+            r = self._runners[key] = _runner_for(self.program, self, env)
             while len(self._runners) > MAX_SIZE_BINDINGS:
                 self._runners.popitem(last=False)
         return r
@@ -339,27 +340,34 @@ class CudaExecutable(PlanInspection, Executable):
 
 
 
-def _cublas_gemm(cp):
-    """``cupy.cublas.gemm`` (out = alpha * op(a) @ op(b) + beta * out), or None where
-    CuPy's cuBLAS bindings do not load."""
+def _cublas():
+    """CuPy's low-level cuBLAS bindings (``cupy_backends.cuda.libs.cublas``), or None
+    where they do not load (dots then run through ``cupy.matmul``)."""
     try:
-        return cp.cublas.gemm
-    except (AttributeError, ImportError):   # (a submodule CuPy does not import itself)
-        pass
-    try:
-        import importlib
-        return importlib.import_module(cp.__name__ + ".cublas").gemm
+        from cupy_backends.cuda.libs import cublas
     except ImportError:
         return None
+    return cublas
 
 
 class _CudaRunner(ProgramRunner):
-    """The CUDA launchers on ``runner.ProgramRunner``: buffers are CuPy arrays."""
+    """The CUDA launchers on ``runner.ProgramRunner``: buffers are CuPy arrays.
 
-    def __init__(self, prog, exe, env):
+    With ``capture=True`` the runner is built for a CUDA graph (``cuda_graphs``): every
+    value its steps read or write gets a fixed buffer (``cuda_graphs.place_buffers``,
+    the layout a replay uses in ``self.layout``), nothing is allocated per call, and
+    its gemms go through the ctypes cuBLAS binding (CuPy's refuses under capture);
+    a step that cannot be recorded raises ``cuda_graphs.NotCapturable``."""
+
+    def __init__(self, prog, exe, env, capture=False):
         self.cp = self.xp = _cupy()
         self.exe = exe
+        self.capture = capture
+        self.cublas_handle = None       # (set by the first gemm step)
+        self.raw_cublas = None          # (capture mode: the ctypes binding the gemms use)
         super().__init__(prog, env)
+        if capture:
+            self.layout = cuda_graphs.place_buffers(self)
         self.prepare_steps()
 
     def alloc(self, nbytes):
@@ -369,12 +377,13 @@ class _CudaRunner(ProgramRunner):
         return self.cp.asarray(np.array(value, order="C"))
 
     def run(self, flat_args, donated=()):
-        ndarray = self.cp.ndarray
+        cp = self.cp
+        ndarray = cp.ndarray
         self.given = donated
         vals = self.fixed.copy()
         for k, a in zip(self.param_slots, flat_args):
-            if type(a) is not ndarray or not a.flags.c_contiguous:
-                a = self.cp.array(a, order="C")  # (a host argument is copied to the device)
+            if type(a) is not ndarray or not a._c_contiguous:
+                a = cp.array(a, order="C")  # (a host argument is copied to the device)
             vals[k] = a
         for k_out, pos, k_arg, inplace, shape, dtype in self.aliases:
             a = vals[k_arg]
@@ -388,8 +397,9 @@ class _CudaRunner(ProgramRunner):
         return [vals[k] for k in self.out_slots]
 
     def kernel_step(self, s):
-        cp, src = self.cp, self.exe.sources[id(s.kernel)]
+        src = self.exe.sources[id(s.kernel)]
         fn = self.exe.function(s.kernel)
+        fn = getattr(fn, "kernel", fn)  # (RawKernel's Function: one Python layer less)
         sizes = {str(sym): int(v) for sym, v in self.env.items()}
         scalars = tuple(np.int64(sizes[p.symbol]) for p in src.params if p.kind == "size")
         grid, block = src.launch.grid(sizes, max_groups=MAX_GROUPS)
@@ -412,70 +422,88 @@ class _CudaRunner(ProgramRunner):
             else:
                 (donated if k in aliased else fresh).append((pos, k, self.shape[v],
                                                                self.dtype[v]))
-        template = template + list(scalars)
-        empty = cp.empty
+        template = tuple(template) + scalars
+        new = self.cp.ndarray   # (cupy.empty is a Python wrapper around it)
+        if not (reads or fresh or donated):     # (every buffer fixed: a graph's kernel)
+            def run(vals):
+                fn(grid, block, template)
+            return run
 
         def run(vals):
-            args = template.copy()
+            args = list(template)
             for pos, k in reads:
                 args[pos] = vals[k]
             for pos, k, shape, dtype in fresh:
-                args[pos] = vals[k] = empty(shape, dtype)
+                args[pos] = vals[k] = new(shape, dtype)
             for pos, k, shape, dtype in donated:
                 a = vals[k]
                 if a is None:
-                    a = vals[k] = empty(shape, dtype)
+                    a = vals[k] = new(shape, dtype)
                 args[pos] = a
             fn(grid, block, tuple(args))
         return run
 
     def dot_step(self, s):
-        """A 2-D dot (no batch axes) of float32/float64 operands of the output's dtype as
-        one ``cublas.gemm`` with the folded epilogue as its alpha/beta (the ``x`` term
-        copied into the output first unless it is the output's own buffer), transposed
-        operands passed as views (cuBLAS transposes them); anything else through
-        ``xp.matmul`` (``ProgramRunner.dot_step``)."""
+        """A dot whose operands cuBLAS reads in place (float32/float64, operands of the
+        output's dtype, 2-D or strided-batched; transposed operands by op flag) as one
+        direct cuBLAS call (``cuda_blas.Gemm``) with the folded epilogue as its
+        alpha/beta (the ``x`` term copied into the output first unless it is the
+        output's own buffer); anything else through ``xp.matmul``
+        (``ProgramRunner.dot_step``)."""
         lhs_v, rhs_v = s.ins[:2]
         (out_v,) = s.outs
         out_dtype, out_shape = self.dtype[out_v], self.shape[out_v]
         spec = s.gemm_spec(self.shape[lhs_v], self.shape[rhs_v])
-        B, M, Kc, N = (int(d) for d in spec.bmkn)
         x_v = s.ins[2] if len(s.ins) > 2 else None
-        gemm = _cublas_gemm(self.cp)
-        if gemm is None or B != 1 or 0 in (M, Kc, N) or out_dtype.char not in "fd" or \
-                self.dtype[lhs_v] != out_dtype or self.dtype[rhs_v] != out_dtype or \
-                (x_v is not None and (self.shape[x_v] != out_shape or
-                                      self.dtype[x_v] != out_dtype)):
+        lib = _cublas()
+        gemm = None
+        if lib is not None and self.dtype[lhs_v] == out_dtype == self.dtype[rhs_v] and \
+                (x_v is None or (self.shape[x_v] == out_shape and self.dtype[x_v] == out_dtype)):
+            gemm = cuda_blas.Gemm.build(self.shape[lhs_v], self.shape[rhs_v], out_dtype,
+                                        spec.lperm, spec.rperm, spec.bmkn, s.alpha,
+                                        s.beta if x_v is not None else 0.0)
+        if gemm is None:
+            if self.capture:
+                raise cuda_graphs.NotCapturable(f"a dot through matmul ({s.name})")
             return super().dot_step(s)
+        cp = self.cp
+        if self.cublas_handle is None:
+            self.cublas_handle = cp.cuda.device.get_cublas_handle()
+            lib.setPointerMode(self.cublas_handle, lib.CUBLAS_POINTER_MODE_HOST)
+        if self.capture:
+            self.raw_cublas = cuda_blas.raw_cublas()
+            if self.raw_cublas is None:
+                raise cuda_graphs.NotCapturable("no ctypes binding of CuPy's cuBLAS")
+            fn = self.raw_cublas.gemm(gemm.char, gemm.batched)
+        else:
+            fn = getattr(lib, gemm.name)
+        call = gemm.caller(fn, self.cublas_handle)
         li, ri, k_out = self.index[lhs_v], self.index[rhs_v], self.index[out_v]
         xi = None if x_v is None else self.index[x_v]
-        lperm, rperm = tuple(spec.lperm), tuple(spec.rperm)
-        l_id, r_id = lperm == tuple(range(len(lperm))), rperm == tuple(range(len(rperm)))
-        alpha, beta = float(s.alpha), float(s.beta) if xi is not None else 0.0
-        fixed_out, cp = self.fixed[k_out], self.cp
-        empty, transpose, copyto = cp.empty, cp.transpose, cp.copyto
+        fixed_out, new = self.fixed[k_out], cp.ndarray
+        nbytes = math.prod(out_shape) * out_dtype.itemsize
+        memcpy, current_stream = cp.cuda.runtime.memcpyAsync, cp.cuda.get_current_stream
 
         def run(vals):
-            a, b = vals[li], vals[ri]
-            a = (a if l_id else transpose(a, lperm)).reshape(M, Kc)
-            b = (b if r_id else transpose(b, rperm)).reshape(Kc, N)
             out = fixed_out if fixed_out is not None else vals[k_out]  # (donated buffer)
             if out is None:
-                out = empty(out_shape, out_dtype)
+                out = new(out_shape, out_dtype)
             if xi is not None:
                 x = vals[xi]
                 if x is not out:        # (beta * out reads x from the output)
-                    copyto(out, x)
-            gemm("N", "N", a, b, out=out.reshape(M, N), alpha=alpha, beta=beta)
+                    memcpy(out.data.ptr, x.data.ptr, nbytes, 3, current_stream().ptr)
+            call(vals[li], vals[ri], out)
             vals[k_out] = out
         return run
 
     def control_step(self, s):
         from tjit.xla_like.plan import carry_inputs
+        if self.capture:
+            raise cuda_graphs.NotCapturable(f"host control flow ({s.name})")
         ins = [self.index[v] for v in s.ins]
         outs = [(n, self.index[v]) for n, v in enumerate(s.outs) if v is not None]
-        loop = control_flow.build(s, lambda prog: _CudaRunner(prog, self.exe, self.env),
-                                  self.env, self.cp)
+        exe, env = self.exe, self.env
+        loop = control_flow.build(s, lambda prog: _runner_for(prog, exe, env), env, self.cp)
         first = carry_inputs(s).start
         donated = [(j - first, pos) for j, pos in self.prog.loop_donations.get(id(s), {}).items()]
 
@@ -486,3 +514,15 @@ class _CudaRunner(ProgramRunner):
             for n, k in outs:
                 vals[k] = res[n]
         return run
+
+    def library_step(self, s):
+        if self.capture:
+            raise cuda_graphs.NotCapturable(f"a library call ({s.name})")
+        return super().library_step(s)
+
+
+def _runner_for(prog, exe, env):
+    """The runner of ``prog`` at the size binding ``env``: graph-replaying where
+    ``cuda_graphs`` finds it pays, else plain."""
+    return cuda_graphs.runner_for(
+        prog, lambda capture: _CudaRunner(prog, exe, env, capture=capture))

@@ -1,0 +1,339 @@
+"""CUDA graphs for the CUDA runner: a program (or a loop body) whose steps are all
+kernels and cuBLAS gemms is recorded once and replayed as one graph launch per call.
+
+Why: a call of a program with many small steps is bound by the host (the MLP training
+step at batch 256 on an H100: 16 kernels + 8 gemms, ~500 us of Python and CuPy per call
+for ~100 us of GPU work). A graph launch costs a few microseconds for the whole
+sequence.
+
+How. A :class:`GraphedRunner` runs its first call plainly (lazy initializations:
+the cuBLAS handle, the module's functions, CuPy's kernels), then builds a second runner
+of the same program in *capture mode*: every value a step reads or writes lives in a
+fixed device buffer (temporaries as usual; the arguments the steps read in input
+buffers; the outputs in one contiguous output block, 256-byte aligned; outputs that
+may go into a donated argument in buffers of their own). Its steps are recorded by
+stream capture on a private non-blocking stream (gemms through ``cuda_blas``' ctypes
+binding: CuPy's refuses to run during a capture). Each later call:
+
+1. copies each argument the steps read into its input buffer (a device-to-device
+   async copy on the current stream; none when the argument is that buffer), and the
+   arguments of in-place outputs into those outputs' buffers;
+2. launches the graph on the current stream;
+3. returns FRESH outputs: one pool allocation and one device copy of the output block,
+   the outputs as views of it (a kept output is never overwritten by a later call);
+   an output aliased to a donated argument is copied into that argument's buffer, as
+   the plain path writes it there.
+
+Nothing waits for the device. Calls are serialized by the executable's lock; when the
+current stream changes between calls, the previous stream is waited for first (its
+graph may still read the input buffers).
+
+The first replay is checked against a plain run of the same call (one device->host
+copy of the outputs, once per graph): a graph that disagrees is dropped. A capture
+that fails for any reason (an operation that cannot be captured, no ctypes cuBLAS, out
+of memory for the second set of buffers) is remembered and the runner stays plain;
+so does a replay that raises. ``TJIT_CUDA_GRAPHS=0`` turns graphs off.
+
+Where graphs pay: a replay costs about a graph launch plus one copy per argument and
+one for the outputs, so programs with one kernel (the tiny dispatch case) stay plain;
+see :func:`worth_capturing`.
+"""
+
+import math
+import os
+
+import numpy as np
+
+from tjit.devices import cuda_blas
+from tjit.xla_like.plan import DotStep, KernelStep
+
+#: Capture on this call of a runner (the first ones run the lazy initializations).
+CAPTURE_ON_CALL = 2
+#: Check the first replay of each graph against a plain run (one host sync, once).
+VERIFY_FIRST_REPLAY = True
+#: Alignment of the buffers in the output block (vectorized kernels load 16 bytes).
+ALIGN = 256
+
+# Host cost estimates (us, H100 + CuPy 14, gpu_run1 profile): a RawKernel launch with its
+# output allocation, a cuBLAS gemm through CuPy, a device copy, a graph launch, an
+# output array made over the block.
+_KERNEL_US, _GEMM_US, _COPY_US, _GRAPH_US, _VIEW_US = 8.0, 20.0, 1.5, 4.0, 1.0
+
+_D2D = 3        # cudaMemcpyDeviceToDevice
+
+
+def enabled():
+    """Graphs are on unless ``TJIT_CUDA_GRAPHS=0``."""
+    return os.environ.get("TJIT_CUDA_GRAPHS", "1") != "0"
+
+
+def worth_capturing(prog):
+    """True when ``prog``'s steps can all be captured (kernels and dots) and a replay
+    is estimated to cost less host time than running the steps."""
+    kernels = dots = 0
+    for s in prog.steps:
+        if isinstance(s, KernelStep):
+            kernels += 1
+        elif isinstance(s, DotStep):
+            dots += 1
+        else:
+            return False    # library calls and host control flow are not captured
+    plain = _KERNEL_US * kernels + _GEMM_US * dots
+    replay = _GRAPH_US + _COPY_US * (len(prog.params) + 1) + _VIEW_US * len(prog.outputs)
+    return replay < 0.8 * plain
+
+
+def runner_for(prog, make_runner):
+    """The runner of ``prog``: a :class:`GraphedRunner` where graphs are on and worth it,
+    else ``make_runner(capture=False)``."""
+    if enabled() and worth_capturing(prog):
+        return GraphedRunner(prog, make_runner)
+    return make_runner(capture=False)
+
+
+class NotCapturable(Exception):
+    """A step of a capture-mode runner cannot be recorded."""
+
+
+class GraphedRunner:
+    """``run(flat_args, donated)`` of one program at one size binding: plain calls,
+    then graph replays from call :data:`CAPTURE_ON_CALL` on (see the module doc).
+    ``failure`` says why it stays plain, when it does."""
+
+    def __init__(self, prog, make_runner):
+        self.prog = prog
+        self._make_runner = make_runner     # capture: bool -> a _CudaRunner
+        self.plain = make_runner(capture=False)
+        self.replay = None
+        self.failure = None
+        self.calls = 0
+
+    def run(self, flat_args, donated=()):
+        if self.replay is not None:
+            try:
+                return self.replay.run(flat_args, donated)
+            except Exception as e:      # noqa: BLE001 (then the plain path, as if never captured)
+                if _is_oom(e):
+                    raise
+                self._give_up(f"replay failed: {type(e).__name__}: {e}")
+        self.calls += 1
+        if self.calls == CAPTURE_ON_CALL and self.failure is None:
+            self._capture()
+            if self.replay is not None:
+                return self._first_replay(flat_args, donated)
+        return self.plain.run(flat_args, donated)
+
+    def _capture(self):
+        try:
+            runner = self._make_runner(capture=True)
+            self.replay = Replay(runner, capture(runner))
+        except Exception as e:          # noqa: BLE001 (anything: stay plain, remember why)
+            self.failure = f"capture failed: {type(e).__name__}: {e}"
+
+    def _first_replay(self, flat_args, donated):
+        """The first replay, checked against a plain run of the same arguments (run
+        after it: the plain run may write into donated arguments)."""
+        if not VERIFY_FIRST_REPLAY:
+            self.plain = None
+            return self.replay.run(flat_args, donated)
+        try:
+            got = self.replay.run(flat_args, ())
+        except Exception as e:          # noqa: BLE001
+            if _is_oom(e):
+                raise
+            self._give_up(f"replay failed: {type(e).__name__}: {e}")
+            return self.plain.run(flat_args, donated)
+        want = self.plain.run(flat_args, donated)
+        bad = _first_difference(got, want)
+        if bad is not None:
+            self._give_up(f"replay disagreed with the plain run at output {bad}")
+        else:
+            self.plain = None       # (its temporaries: the graph has its own)
+        return want
+
+    def _give_up(self, why):
+        self.failure, self.replay = why, None
+        if self.plain is None:
+            self.plain = self._make_runner(capture=False)
+
+
+def _is_oom(e):
+    return isinstance(e, MemoryError) or type(e).__name__ == "OutOfMemoryError"
+
+
+def _first_difference(got, want):
+    """The index of the first output where ``got`` and ``want`` differ beyond float
+    rounding (exact for integers and bools), or None."""
+    for n, (g, w) in enumerate(zip(got, want)):
+        g, w = _host(g), _host(w)
+        if g.shape != w.shape or g.dtype != w.dtype:
+            return n
+        if w.dtype.kind in "fc" and w.size:
+            scale = float(np.nanmax(np.abs(w))) if not np.all(np.isnan(w)) else 0.0
+            if not np.allclose(g, w, rtol=1e-3, atol=1e-3 * scale, equal_nan=True):
+                return n
+        elif not np.array_equal(g, w):
+            return n
+    return None
+
+
+def _host(a):
+    return np.asarray(a.get() if hasattr(a, "get") else a)
+
+
+def _aligned(n):
+    return -(-n // ALIGN) * ALIGN
+
+
+def place_buffers(runner):
+    """Give a capture-mode runner fixed buffers for everything a call would allocate or
+    take from its caller (before its steps are prepared): sets ``runner.fixed`` and
+    returns the :class:`Layout` a replay uses."""
+    prog, cp = runner.prog, runner.cp
+    if any(0 in shape for shape in runner.shape.values()):
+        raise NotCapturable("a zero-size value")
+    fixed, index, shape, dtype = runner.fixed, runner.index, runner.shape, runner.dtype
+    read = {v for s in prog.steps for v in s.ins}
+    written = [v for s in prog.steps for v in s.outs if v is not None]
+    outputs = set(prog.outputs)
+    aliased = {a[0] for a in runner.aliases}
+
+    def nbytes(v):
+        return math.prod(shape[v]) * dtype[v].itemsize
+
+    layout = Layout()
+    for pos, v in enumerate(prog.params):
+        k = index[v]
+        if v in read and fixed[k] is None:
+            fixed[k] = cp.ndarray(shape[v], dtype[v])
+            layout.inputs.append((pos, fixed[k].data.ptr, nbytes(v)))
+    for k_out, pos, _, inplace, a_shape, a_dtype in runner.aliases:
+        if fixed[k_out] is not None:
+            raise NotCapturable("an aliased output in a fixed buffer")
+        fixed[k_out] = cp.ndarray(a_shape, a_dtype)
+        layout.aliases[k_out] = (pos, fixed[k_out].data.ptr, fixed[k_out].nbytes, inplace,
+                                 a_shape, a_dtype)
+    block, offsets, total = [], {}, 0
+    for v in dict.fromkeys(written):
+        k = index[v]
+        if fixed[k] is not None or k in aliased:
+            continue
+        if v in outputs:            # (returned: copied out of the block per call)
+            block.append(v)
+            offsets[v], total = total, total + _aligned(nbytes(v))
+        else:                       # (written, never returned: a buffer of its own)
+            fixed[k] = cp.ndarray(shape[v], dtype[v])
+    if block:
+        layout.block = cp.ndarray((total,), np.uint8)
+        layout.block_ptr, layout.block_bytes = layout.block.data.ptr, total
+        for v in block:
+            fixed[index[v]] = layout.block[offsets[v]:offsets[v] + nbytes(v)].view(
+                dtype[v]).reshape(shape[v])
+    for n, k in enumerate(runner.out_slots):
+        v = prog.outputs[n]
+        if v in offsets:
+            layout.outputs.append(("block", offsets[v], shape[v], dtype[v]))
+        elif k in layout.aliases:
+            layout.outputs.append(("alias", k))
+        elif v in prog.params:
+            layout.outputs.append(("arg", list(prog.params).index(v)))
+        else:
+            layout.outputs.append(("fixed", fixed[k]))   # (a constant, as the plain path)
+    return layout
+
+
+class Layout:
+    """Where a captured runner's arguments go and its outputs come from."""
+
+    def __init__(self):
+        self.inputs = []        # (argument position, input buffer pointer, bytes)
+        self.aliases = {}       # output slot -> (argument position, buffer ptr, bytes,
+        #                         in place, shape, dtype)
+        self.outputs = []       # per output: ("block", offset, shape, dtype) |
+        #                         ("alias", slot) | ("arg", position) | ("fixed", array)
+        self.block = None
+        self.block_ptr = self.block_bytes = 0
+
+
+def capture(runner):
+    """Record ``runner``'s steps (capture mode: every value fixed) as a CUDA graph on a
+    private stream."""
+    cp = runner.cp
+    stream = cp.cuda.Stream(non_blocking=True)
+    vals = list(runner.fixed)
+    raw, handle = runner.raw_cublas, runner.cublas_handle
+    previous = cp.cuda.get_current_stream().ptr
+    if raw is not None:     # (host-side settings: made before the capture)
+        raw.set_pointer_mode_host(handle)
+        raw.set_stream(handle, stream.ptr)
+    try:
+        with stream:
+            stream.begin_capture()
+            try:
+                for step in runner.steps:
+                    step(vals)
+            except BaseException:
+                try:
+                    stream.end_capture()
+                except Exception:   # noqa: BLE001, S110 (the step's error is the one to report)
+                    pass
+                raise
+            return stream.end_capture()
+    finally:
+        if raw is not None:     # (CuPy's own calls set their stream each time anyway)
+            raw.set_stream(handle, previous)
+
+
+class Replay:
+    """A captured graph with its fixed buffers: ``run(flat_args, donated)``."""
+
+    def __init__(self, runner, graph):
+        self.runner, self.graph, self.layout = runner, graph, runner.layout
+        self.cp = runner.cp
+        self._last_stream = None
+
+    def run(self, flat_args, donated=()):
+        cp, lay = self.cp, self.layout
+        ndarray, memcpy = cp.ndarray, cp.cuda.runtime.memcpyAsync
+        stream = cp.cuda.get_current_stream()
+        sp = stream.ptr
+        last = self._last_stream
+        if last is not None and last.ptr != sp:
+            last.synchronize()      # (its graph may still read the input buffers)
+        self._last_stream = stream
+
+        def arg(pos):
+            a = flat_args[pos]
+            if type(a) is not ndarray or not a._c_contiguous:
+                a = cp.array(a, order="C")      # (a host argument goes to the device)
+            return a
+        for pos, dst, n in lay.inputs:
+            a = arg(pos)
+            if a.data.ptr != dst:
+                memcpy(dst, a.data.ptr, n, _D2D, sp)
+        for pos, dst, n, inplace, _, _ in lay.aliases.values():
+            if inplace:
+                memcpy(dst, arg(pos).data.ptr, n, _D2D, sp)
+        self.graph.launch(stream)
+        outs = []
+        mem = None
+        for o in lay.outputs:
+            kind = o[0]
+            if kind == "block":
+                if mem is None:
+                    mem = cp.cuda.alloc(lay.block_bytes)
+                    memcpy(mem.ptr, lay.block_ptr, lay.block_bytes, _D2D, sp)
+                outs.append(ndarray(o[2], o[3], memptr=mem + o[1] if o[1] else mem))
+            elif kind == "alias":
+                pos, src, n, _, shape, dtype = lay.aliases[o[1]]
+                a = flat_args[pos]
+                if not (pos in donated and type(a) is ndarray and a._c_contiguous and
+                        a.shape == shape and a.dtype == dtype):
+                    a = ndarray(shape, dtype)   # (not donated: a fresh output)
+                memcpy(a.data.ptr, src, n, _D2D, sp)
+                outs.append(a)
+            elif kind == "arg":
+                outs.append(arg(o[1]))
+            else:
+                outs.append(o[1])
+        return outs
