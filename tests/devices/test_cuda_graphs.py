@@ -1,0 +1,259 @@
+"""Direct cuBLAS calls and CUDA graph replay of the CUDA runner, on the simulated device
+(``fake_cupy``: cuBLAS's column-major calls over raw pointers, streams whose capture
+records launches, gemms and copies, graphs that replay them against the buffers as
+they are then), checked against the reference interpreter.
+"""
+
+import numpy as np
+import pytest
+
+import tjit
+import tjit.numpy as jnp
+from tests.devices.fake_cupy import FakeDeviceArray, simulated_gpu
+from tjit import lax
+from tjit.devices import cuda_graphs
+
+F32 = np.float32
+
+
+@pytest.fixture
+def gpu(monkeypatch):
+    monkeypatch.delenv("TJIT_PLATFORMS", raising=False)
+    monkeypatch.delenv("TJIT_CUDA_GRAPHS", raising=False)
+    with simulated_gpu(monkeypatch) as fake:
+        yield fake
+
+
+@pytest.fixture
+def runners(monkeypatch):
+    """The GraphedRunners made during the test."""
+    made = []
+
+    class Recorded(cuda_graphs.GraphedRunner):
+        def __init__(self, *a, **k):
+            super().__init__(*a, **k)
+            made.append(self)
+    monkeypatch.setattr(cuda_graphs, "GraphedRunner", Recorded)
+    return made
+
+
+@pytest.fixture
+def capture_all(monkeypatch):
+    """Capture every capturable program, however small (kernels made to look costly)."""
+    monkeypatch.setattr(cuda_graphs, "_KERNEL_US", 1e3)
+
+
+def ref(f, *args, **kw):
+    return tjit.jit(f, backend="interpreter", **kw)(*tjit.tree_map(np.asarray, args))
+
+
+def check(got, want, tol=1e-5):
+    for g, w in zip(tjit.tree_leaves(got), tjit.tree_leaves(want)):
+        assert type(g._value) is FakeDeviceArray
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=tol, atol=tol)
+
+
+def mlp_params(rng, sizes=(12, 16, 16, 3)):
+    return [((rng.standard_normal((m, n)) / np.sqrt(m)).astype(F32),
+             (0.1 * rng.standard_normal(n)).astype(F32)) for m, n in zip(sizes, sizes[1:])]
+
+
+def loss(params, x, y):
+    h = x
+    for w, b in params[:-1]:
+        h = jnp.tanh(h @ w + b)
+    w, b = params[-1]
+    return jnp.mean((h @ w + b - y) ** 2)
+
+
+def sgd_step(params, x, y):
+    value, grads = tjit.value_and_grad(loss)(params, x, y)
+    return value, tjit.tree_map(lambda p, g: p - 0.1 * g, params, grads)
+
+
+# -- direct cuBLAS calls -----------------------------------------------------------------
+
+DOTS = {   # name: (function, operand shapes, expected (op_a, op_b) of the cuBLAS call)
+    "a@b": (lambda a, b: a @ b, [(5, 7), (7, 3)], (0, 0)),
+    "a.T@b": (lambda a, b: a.T @ b, [(7, 5), (7, 3)], (1, 0)),
+    "a@b.T": (lambda a, b: a @ b.T, [(5, 7), (3, 7)], (0, 1)),
+    "a.T@b.T": (lambda a, b: a.T @ b.T, [(7, 5), (3, 7)], (1, 1)),
+    "row@b": (lambda a, b: a @ b, [(1, 7), (7, 3)], (0, 0)),
+    "a@col": (lambda a, b: a @ b, [(5, 7), (7, 1)], (0, 0)),
+    "matvec": (lambda a, b: a @ b, [(5, 7), (7,)], None),
+    "batched": (lambda a, b: jnp.einsum("bij,bjk->bik", a, b), [(4, 5, 7), (4, 7, 3)], (0, 0)),
+    "batched.T": (lambda a, b: jnp.einsum("bji,bkj->bik", a, b), [(4, 7, 5), (4, 3, 7)],
+                  (1, 1)),
+    "folded": (lambda a, b: 3.0 * (a @ b) - a[:, :3], [(5, 7), (7, 3)], (0, 0)),
+}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", sorted(DOTS))
+def test_dots_are_single_cublas_calls_without_copies(gpu, name, dtype, rng, x64):
+    f, shapes, ops = DOTS[name]
+    args = [rng.standard_normal(s).astype(dtype) for s in shapes]
+    before = len(gpu.cublas_lib.calls)
+    got = tjit.jit(f)(*args)
+    check(got, ref(f, *args), tol=1e-5 if dtype == np.float32 else 1e-12)
+    calls = gpu.cublas_lib.calls[before:]
+    assert len(calls) == 1 and calls[0][0].startswith("s" if dtype == np.float32 else "d")
+    if ops is not None:     # (cuBLAS's first operand is the product's right one)
+        assert calls[0][1:3] == ops[::-1], calls
+    exe_kernels = tjit.jit(f).lower(*args).compile().kernels()
+    if name != "folded":    # no transpose copies: the dot is the whole program
+        assert exe_kernels == []
+
+
+# -- graphs ------------------------------------------------------------------------------
+
+def test_mlp_step_replays_a_graph_with_fresh_outputs(gpu, runners, rng):
+    params = mlp_params(rng)
+    step = tjit.jit(sgd_step)
+    kept, graphs = [], []
+    for i in range(4):
+        x = rng.standard_normal((8, 12)).astype(F32)
+        y = rng.standard_normal((8, 3)).astype(F32)
+        before = gpu.graph_launches
+        got = step(params, x, y)
+        check(got, ref(sgd_step, params, x, y))
+        graphs.append(gpu.graph_launches - before)
+        kept.append((got, tjit.tree_map(lambda a: np.array(a), got)))
+        params = got[1]
+    # the first call runs plainly, the second captures and checks a replay, then replays
+    assert graphs == [0, 1, 1, 1]
+    (r,) = runners
+    assert r.failure is None and r.replay is not None and r.plain is None
+    for got, copy in kept:       # outputs a caller kept are never overwritten
+        for g, c in zip(tjit.tree_leaves(got), tjit.tree_leaves(copy)):
+            np.testing.assert_array_equal(np.asarray(g), c)
+
+
+def test_graph_outputs_donated_into_the_argument_buffers(gpu, runners, rng):
+    params = tjit.tree_map(tjit.device_put, mlp_params(rng))
+    step = tjit.jit(sgd_step, donate_argnums=0)
+    x = rng.standard_normal((8, 12)).astype(F32)
+    y = rng.standard_normal((8, 3)).astype(F32)
+    for i in range(4):
+        want = ref(sgd_step, params, x, y)
+        ptrs = [p._value.__array_interface__["data"][0] for p in tjit.tree_leaves(params)]
+        before = gpu.graph_launches
+        value, new = step(params, x, y)
+        assert all(p.is_deleted() for p in tjit.tree_leaves(params))
+        check((value, new), want)
+        out_ptrs = [p._value.__array_interface__["data"][0] for p in tjit.tree_leaves(new)]
+        assert out_ptrs == ptrs      # (each parameter updated in its own buffer)
+        assert gpu.graph_launches - before == (i >= 1)
+        params = new
+    assert runners[0].failure is None
+
+
+def test_inplace_update_and_pass_through_under_a_graph(gpu, runners, capture_all, rng):
+    # the update kernel reads p through its output buffer (donated or not); x is returned
+    f = tjit.jit(lambda p, g, x: (p - 0.1 * g, jnp.sum(g * g), x), donate_argnums=0)
+    g = rng.standard_normal(64).astype(F32)
+    x = tjit.device_put(np.arange(3, dtype=F32))
+    for i in range(3):
+        p = tjit.device_put(rng.standard_normal(64).astype(F32))
+        want = ref(lambda p, g, x: (p - 0.1 * g, jnp.sum(g * g), x), p, g, x)
+        got = f(p, g, x)
+        check(got, want)
+        assert got[2]._value is x._value
+    undonated = tjit.jit(lambda p, g: p - 0.1 * g)
+    for i in range(3):
+        p = tjit.device_put(rng.standard_normal(64).astype(F32))
+        keep = np.asarray(p)
+        check(undonated(p, g), ref(lambda p, g: p - 0.1 * g, p, g))
+        np.testing.assert_array_equal(np.asarray(p), keep)     # (the argument is intact)
+    assert [r.failure for r in runners] == [None, None] and gpu.graph_launches >= 4
+
+
+def test_loop_bodies_replay_graphs(gpu, runners, rng):
+    w = (rng.standard_normal((16, 16)) / 4).astype(F32)
+
+    def f(w, x):
+        def body(c):
+            i, h = c
+            return i + 1, jnp.tanh(h @ w) * 1.5 + 0.1
+        _, h = lax.while_loop(lambda c: c[0] < 6, body, (0, x))
+        s, ys = lax.scan(lambda c, r: (c + jnp.tanh(r @ w).sum(), jnp.sin(r) * c), 0.0, h)
+        return h, s, ys
+    x = rng.standard_normal((4, 16)).astype(F32)
+    before = gpu.graph_launches
+    check(tjit.jit(f)(w, x), ref(f, w, x), tol=1e-4)
+    assert gpu.graph_launches - before >= 4 + 2     # (trips after the capturing one)
+    assert runners and all(r.failure is None for r in runners)
+
+
+def test_a_failed_capture_falls_back_to_plain_calls(gpu, runners, rng):
+    gpu.fail_capture = RuntimeError("cudaErrorStreamCaptureUnsupported")
+    params = mlp_params(rng)
+    x = rng.standard_normal((8, 12)).astype(F32)
+    y = rng.standard_normal((8, 3)).astype(F32)
+    step = tjit.jit(sgd_step)
+    for _ in range(3):
+        check(step(params, x, y), ref(sgd_step, params, x, y))
+    assert gpu.graph_launches == 0
+    assert "cudaErrorStreamCaptureUnsupported" in runners[0].failure
+
+
+def test_a_graph_disagreeing_with_the_plain_run_is_dropped(gpu, runners, rng, monkeypatch):
+    from tests.devices import fake_cupy
+    # a broken replay (the graph's last recorded launch lost) must never be returned
+    monkeypatch.setattr(fake_cupy.Graph, "__init__",
+                        lambda self, fake, work: setattr(self, "fake", fake) or
+                        setattr(self, "work", work[:-1]))
+    params = mlp_params(rng)
+    x = rng.standard_normal((8, 12)).astype(F32)
+    y = rng.standard_normal((8, 3)).astype(F32)
+    step = tjit.jit(sgd_step)
+    for _ in range(3):
+        check(step(params, x, y), ref(sgd_step, params, x, y))
+    assert "disagreed" in runners[0].failure and runners[0].replay is None
+
+
+def test_graphs_off_by_environment(gpu, runners, rng, monkeypatch):
+    monkeypatch.setenv("TJIT_CUDA_GRAPHS", "0")
+    params = mlp_params(rng)
+    x = rng.standard_normal((8, 12)).astype(F32)
+    y = rng.standard_normal((8, 3)).astype(F32)
+    step = tjit.jit(sgd_step)
+    for _ in range(3):
+        check(step(params, x, y), ref(sgd_step, params, x, y))
+    assert gpu.graph_launches == 0 and runners == []
+
+
+def test_one_kernel_programs_and_library_calls_stay_plain(gpu, runners, rng):
+    x = rng.standard_normal((5, 6)).astype(F32)
+    for f in (lambda x: x * 2 + 1, lambda x: jnp.sort(jnp.tanh(x) @ x.T, axis=-1) * 2):
+        jf = tjit.jit(f)
+        for _ in range(3):
+            check(jf(x), ref(f, x))
+    assert runners == [] and gpu.graph_launches == 0
+
+
+def test_polymorphic_sizes_get_a_graph_each(gpu, runners, rng):
+    params = mlp_params(rng)
+    step = tjit.jit(sgd_step, polymorphic_shapes=[None, "(b, 12)", "(b, 3)"])
+    for n in (3, 8, 3, 8, 3):
+        x = rng.standard_normal((n, 12)).astype(F32)
+        y = rng.standard_normal((n, 3)).astype(F32)
+        check(step(params, x, y), ref(sgd_step, params, x, y))
+    assert len(runners) == 2 and all(r.replay is not None for r in runners)
+
+
+def test_changing_the_current_stream_waits_for_the_previous_one(gpu, runners, rng,
+                                                                monkeypatch):
+    from tests.devices import fake_cupy
+    waits = []
+    monkeypatch.setattr(fake_cupy.Stream, "synchronize", lambda self: waits.append(self))
+    params = mlp_params(rng)
+    x = rng.standard_normal((8, 12)).astype(F32)
+    y = rng.standard_normal((8, 3)).astype(F32)
+    step = tjit.jit(sgd_step)
+    for _ in range(3):
+        step(params, x, y)
+    assert waits == []
+    with gpu.cuda.Stream():
+        check(step(params, x, y), ref(sgd_step, params, x, y))
+    assert waits == [gpu.null_stream]
