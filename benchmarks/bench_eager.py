@@ -46,11 +46,18 @@ def _cases(xp, lib):
     m = xp.asarray(np.arange(12, dtype=np.float32).reshape(3, 4))
     s = a[3]
     i = xp.asarray(np.int32(7))
+    k = xp.asarray(np.arange(16, dtype=np.int32))
     x = xp.asarray(np.zeros(10, np.float32))
     cases = {
         "a + b": lambda: a + b,
         "a * b": lambda: a * b,
         "a * 2.0": lambda: a * 2.0,
+        "a / 2.0": lambda: a / 2.0,
+        "1 - a": lambda: 1 - a,
+        "2.0 ** a": lambda: 2.0 ** a,
+        "a > 0.5": lambda: a > 0.5,
+        "k * 2 (int32)": lambda: k * 2,
+        "k * 2.0 (int32)": lambda: k * 2.0,
         "a > b": lambda: a > b,
         "-a": lambda: -a,
         "exp(a)": lambda: xp.exp(a),

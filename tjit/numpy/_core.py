@@ -110,9 +110,7 @@ def _asarray(a, dtype, copy):
         weak = not isinstance(a, bool)
         dt = dtypes.dtype_of_python_scalar(a)
         if isinstance(a, int) and not isinstance(a, bool):
-            info = np.iinfo(dt)
-            if not info.min <= a <= info.max:
-                raise OverflowError(f"Python int {a} too large to convert to {dt}")
+            check_int_fits(a, dt)
         return Array(np.asarray(a, dt), weak)
     try:
         v = np.asarray(a)
@@ -137,6 +135,14 @@ def _asarray(a, dtype, copy):
     elif copy or (isinstance(a, np.ndarray) and v is a):
         v = v.copy()  # an Array never aliases a mutable user buffer
     return Array(v, weak)
+
+
+def check_int_fits(v, dt):
+    """Python int ``v`` must fit the integer dtype ``dt`` it becomes: OverflowError
+    otherwise (as NumPy 2; JAX wraps it today, with a TODO to raise)."""
+    info = np.iinfo(dt)
+    if not info.min <= v <= info.max:
+        raise OverflowError(f"Python int {v} too large to convert to {dt}")
 
 
 def _check_int_range(v, dtype):
@@ -193,9 +199,7 @@ def _convert(x, dt, weak):
         return lax.convert_element_type(x, dt, weak_type=weak)
     if type(x) in _SCALARS or isinstance(x, _SCALARS):
         if isinstance(x, int) and not isinstance(x, bool) and dtypes.is_int(dt):
-            info = np.iinfo(dt)
-            if not info.min <= x <= info.max:
-                raise OverflowError(f"Python int {x} too large to convert to {dt}")
+            check_int_fits(x, dt)
         if isinstance(x, complex) and not dtypes.is_complex(dt):
             raise TypeError(f"cannot convert complex scalar {x} to {dt}")
         return Array(scalar_as(x, dt), weak)

@@ -16,7 +16,7 @@ from tjit.transforms.custom_derivatives import custom_jvp
 from tjit.numpy._core import (
     broadcast_arrays_, broadcast_to_shape, ensure_array, promote_args, promote_args_inexact,
     promote_dtypes_inexact)
-from tjit.numpy._core import scalar_as as _scalar_as
+from tjit.numpy import _scalar_lane
 
 
 _ndarray = np.ndarray
@@ -81,16 +81,25 @@ def _one_in(name, lax_fn, inexact=False, doc=None):
 
 def _two_in(name, lax_fn, inexact=False, doc=None):
     prim_for = _eager_prim(lax_fn)
+    promote = promote_args_inexact if inexact else promote_args
 
     runs = {}  # (shape, dtype, weak) of NumPy-backed operands -> their fast-lane call
-    # (shape, dtype of a strong float/complex Array, the Python scalar's type, the
-    # scalar's side) -> the fast-lane call on the Array and the scalar as a 0-d array of
-    # its dtype (promote_args' conversion, which depends only on these)
-    scalar_runs = {}
+    # (shape, dtype, weak of the Array, the Python number's type) -> the replay of what
+    # the signature's first call did (_scalar_lane.plan); one table per side of the number
+    number_right, number_left = {}, {}
+
+    def with_number(x, y, arr, number_type, side):
+        """The general path of an Array and a Python number; keeps its plan."""
+        x, y = promote(name, x, y)
+        out = lax_fn(x, y)
+        if prim_for is not None and type(_trace_ctx.trace) is _EvalTrace:
+            _scalar_lane.remember(number_right if side else number_left,
+                                  (arr._value.shape, arr._value.dtype, arr._weak, number_type),
+                                  prim_for(x.dtype), (x, y), arr, number_type, side)
+        return out
 
     def f(x, y, /):
         tx, ty = type(x), type(y)
-        scalar_key = None
         if tx is _Array:
             vx = x._value
             if ty is _Array:
@@ -112,29 +121,28 @@ def _two_in(name, lax_fn, inexact=False, doc=None):
                                              vy.dtype, y._weak), run)
                             return run(vx, vy)
                     return lax_fn(x, y)
-            elif (ty is float or ty is int) and not inexact and not x._weak:
-                scalar_key = (vx.shape, vx.dtype, ty, 1)
-                run = scalar_runs.get(scalar_key)
-                if run is not None and type(vx) is _ndarray and \
-                        type(_trace_ctx.trace) is _EvalTrace:
-                    return run(vx, _scalar_as(y, vx.dtype))
-        elif ty is _Array and (tx is float or tx is int) and not inexact and not y._weak:
+            elif ty is float or ty is int or ty is complex:
+                if type(vx) is _ndarray and type(_trace_ctx.trace) is _EvalTrace:
+                    replay = number_right.get((vx.shape, vx.dtype, x._weak, ty))
+                    if replay is not None:
+                        out = replay(vx, y)
+                        if out is not None:
+                            return out
+                return with_number(x, y, x, ty, 1)
+        elif ty is _Array and (tx is float or tx is int or tx is complex):
             vy = y._value
-            scalar_key = (vy.shape, vy.dtype, tx, 0)
-            run = scalar_runs.get(scalar_key)
-            if run is not None and type(vy) is _ndarray and \
-                    type(_trace_ctx.trace) is _EvalTrace:
-                return run(_scalar_as(x, vy.dtype), vy)
-        if inexact:
-            x, y = promote_args_inexact(name, x, y)
-        else:
-            x, y = promote_args(name, x, y)
+            if type(vy) is _ndarray and type(_trace_ctx.trace) is _EvalTrace:
+                replay = number_left.get((vy.shape, vy.dtype, y._weak, tx))
+                if replay is not None:
+                    out = replay(vy, x)
+                    if out is not None:
+                        return out
+            return with_number(x, y, y, tx, 0)
+        x, y = promote(name, x, y)
         if prim_for is not None and type(x) is _Array and \
                 type(_trace_ctx.trace) is _EvalTrace:
             run = _fast_runner2(prim_for(x._value.dtype), x, y)
             if run is not None:
-                if scalar_key is not None and scalar_key[1].kind in "fc":
-                    _keep(scalar_runs, scalar_key, run)
                 return run(x._value, y._value)
         return lax_fn(x, y)
     f.__name__ = name
@@ -183,6 +191,7 @@ def _integer_op(name, lax_fn):
     def fn(x, y):
         _check_integer(name, x)
         return lax_fn(x, y)
+    fn.prim = lax_fn.prim  # what the fast lane runs once a signature passed the check
     return fn
 
 
@@ -348,6 +357,12 @@ def divmod(x, y, /):  # noqa: A001
     return _float_divmod(x, y)
 
 
+#: (shape, dtype, weak of the Array, the Python number's type) -> the replay of ``x ** y``
+#: with the number on the right / left (lax.pow on an inexact dtype; _scalar_lane.plan)
+_POW_NUMBER_RIGHT, _POW_NUMBER_LEFT = {}, {}
+_POW_P = lax.pow.prim
+
+
 def power(x, y, /):
     """``x ** y`` with broadcasting and JAX's promotion.
 
@@ -356,11 +371,33 @@ def power(x, y, /):
     arrays stay integral and wrap on overflow; a negative exponent gives the truncated
     value of ``1 / x**-y`` (0 unless ``x`` is 1 or -1), where NumPy raises.
     """
+    tx, ty = type(x), type(y)
+    if type(_trace_ctx.trace) is _EvalTrace:  # a Python number's plan (_scalar_lane)
+        if tx is _Array and (ty is float or ty is complex) and type(x._value) is _ndarray:
+            replay = _POW_NUMBER_RIGHT.get((x._value.shape, x._value.dtype, x._weak, ty))
+            out = None if replay is None else replay(x._value, y)
+            if out is not None:
+                return out
+        elif ty is _Array and _scalar_lane.is_number_type(tx) and \
+                type(y._value) is _ndarray:
+            replay = _POW_NUMBER_LEFT.get((y._value.shape, y._value.dtype, y._weak, tx))
+            out = None if replay is None else replay(y._value, x)
+            if out is not None:
+                return out
     if isinstance(y, int) and not isinstance(y, bool):
         x = ensure_array("power", x)
         if not dtypes.is_bool(x.dtype):
             return lax.integer_pow(x, y)
+    arr, number_type, side = (x, ty, 1) if tx is _Array else (y, tx, 0)
     x, y = promote_args("power", x, y)
+    if dtypes.is_inexact(x.dtype) and type(arr) is _Array and \
+            _scalar_lane.is_number_type(number_type):
+        out = lax.pow(x, y)
+        if type(_trace_ctx.trace) is _EvalTrace:
+            table = _POW_NUMBER_RIGHT if side else _POW_NUMBER_LEFT
+            _scalar_lane.remember(table, (arr._value.shape, arr._value.dtype, arr._weak,
+                                          number_type), _POW_P, (x, y), arr, number_type, side)
+        return out
     if dtypes.is_int(x.dtype):
         return _int_power(x, y)
     if dtypes.is_bool(x.dtype):

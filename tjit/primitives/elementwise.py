@@ -937,6 +937,7 @@ for _p, _name in [
         (asinh_p, "arcsinh"), (acosh_p, "arccosh"), (atanh_p, "arctanh"),
         (floor_p, "floor"), (ceil_p, "ceil"), (is_finite_p, "isfinite"), (conj_p, "conj"),
         (add_p, "add"), (sub_p, "subtract"), (mul_p, "multiply"), (eq_p, "equal"),
+        (div_p, "true_divide"), (pow_p, "power"),  # their impls on inexact dtypes
         (ne_p, "not_equal"), (lt_p, "less"), (le_p, "less_equal"), (gt_p, "greater"),
         (ge_p, "greater_equal"), (and_p, "bitwise_and"), (or_p, "bitwise_or"),
         (xor_p, "bitwise_xor"), (not_p, "invert")]:

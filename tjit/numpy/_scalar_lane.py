@@ -1,0 +1,102 @@
+"""The eager fast lane of a binary ``tjit.numpy`` function with one Python-number operand
+(``a * 2.0``, ``1 - a``, ``a / 2``, ``a > 0.5``, ``i & 3``, ``2.0 ** a``).
+
+The first call of a signature (the array's shape, dtype and weak flag, the number's
+Python type and its side) takes the general path: JAX's weak-type promotion
+(``promote_args``), the primitive's shape/dtype rule and its weak-type rule. Promotion
+depends on that signature only, never on the number's value, so the outcome is kept as
+a :func:`plan`: the dtype the array is cast to (``int32 * 2.0`` computes in float32), the
+dtype the number becomes, and the primitive's fast-lane call. Later calls replay it. What
+depends on the value is redone each call, as the general path does it: a Python int
+must fit the integer dtype it becomes (OverflowError), and a float that overflows its
+dtype becomes inf silently (``scalar_as``).
+"""
+
+import numpy as np
+
+from tjit.config import config
+from tjit.tracing.core import Array, fast_runner2
+from tjit.numpy._core import check_int_fits, scalar_as
+
+def is_number_type(t):
+    """Whether ``t`` is a Python number type the scalar lane serves (bool is not: it is
+    a strong bool in JAX's promotion, like a NumPy bool)."""
+    return t is float or t is int or t is complex
+
+
+def plan(prim, promoted, array_dtype, number_type, side):
+    """``replay(array_value, number) -> Array`` (or None: take the general path) for
+    later calls of the signature whose first call promoted its operands to ``promoted``
+    (two Arrays; the number is at ``side``, 0 or 1) and bound ``prim`` on them; None
+    when there is no fast lane for it (the primitive's call is unknown, or the cast is
+    not a plain widening)."""
+    run = fast_runner2(prim, *promoted)
+    if run is None:
+        return None
+    dt = promoted[1 - side]._value.dtype     # the array's dtype after promotion
+    sdt = promoted[side]._value.dtype        # the number's
+    if array_dtype == dt:
+        cast = None
+    elif _is_widening(array_dtype, dt):
+        cast = dt
+    else:
+        return None
+    check = number_type is int and sdt.kind in "iu"
+    consts = {}  # number -> its 0-d array of sdt (converting costs as much as the op)
+
+    def as_array(v):
+        s = consts.get(v)
+        if s is None:
+            if check:
+                check_int_fits(v, sdt)
+            s = scalar_as(v, sdt)
+            if v and number_type is not complex:  # 0.0 == -0.0 (and 1-0j == 1+0j)
+                if len(consts) > 64:
+                    consts.clear()
+                consts[v] = s
+        return s
+
+    if side == 1 and cast is None:
+        def replay(vx, v):
+            return run(vx, as_array(v))
+    elif side == 1:
+        def replay(vx, v):
+            return run(vx.astype(cast), as_array(v))
+    elif cast is None:
+        def replay(vx, v):
+            return run(as_array(v), vx)
+    else:
+        def replay(vx, v):
+            return run(as_array(v), vx.astype(cast))
+    if cast is None and not promoted[1 - side]._weak:
+        return replay  # the array's dtype absorbs the number's, with or without x64
+    # the result's dtype came from a default one (int32 * 2.0 -> float32, bool + 1 ->
+    # int32): the plan holds while the x64 switch is as it was (else None: general path)
+    x64, exact = config.enable_x64, replay
+
+    def replay(vx, v):
+        return exact(vx, v) if config.enable_x64 is x64 else None
+    return replay
+
+
+def _is_widening(src, dst):
+    """Whether converting ``src`` to ``dst`` is ``astype`` exactly (promotion only widens:
+    bool/int to int/float/complex, float to float/complex; convert_element_type's impl is
+    astype there)."""
+    if src.kind == "b":
+        return dst.kind in "iufc"
+    if src.kind in "iu":
+        return dst.kind in "iufc"
+    return src.kind == "f" and dst.kind in "fc"
+
+
+def remember(table, key, prim, promoted, array, number_type, side):
+    """Keep the plan of a call that just ran the general path in ``table`` (a function's
+    own, bounded) under ``key``."""
+    if type(array._value) is not np.ndarray or not all(type(p) is Array for p in promoted):
+        return
+    replay = plan(prim, promoted, array._value.dtype, number_type, side)
+    if replay is not None:
+        if len(table) > 512:
+            table.clear()
+        table[key] = replay
