@@ -10,10 +10,13 @@ nvidia-smi -L 2>&1 | tee "$OUT/gpu.txt"
 python3 -c "import cupy, jax; print('cupy', cupy.__version__, 'jax', jax.__version__)" \
     2>&1 | tee -a "$OUT/gpu.txt"
 timeout 150 python3 -m pytest -q --noconftest -p no:cacheprovider -m cuda --tb=short \
-    -o addopts="" tests/devices/test_cuda.py tests/lower/c 2>&1 | tail -80 \
-    | tee "$OUT/tests.txt"
+    -o addopts="" tests/devices/test_cuda.py tests/devices/test_cuda_graphs_gpu.py \
+    tests/lower/c 2>&1 | tail -80 | tee "$OUT/tests.txt"
 timeout 170 python3 benchmarks/bench_gpu.py $Q --json "$OUT/bench.json" 2>&1 \
     | tail -40 | tee "$OUT/bench.txt"
 timeout 60 python3 benchmarks/bench_cuda_dispatch.py --real --profile 2>&1 \
     | head -70 | tee "$OUT/dispatch.txt"
+# (the same without CUDA graphs: the plain runner's host cost, for comparison)
+TJIT_CUDA_GRAPHS=0 timeout 40 python3 benchmarks/bench_cuda_dispatch.py --real 2>&1 \
+    | tail -4 | tee -a "$OUT/dispatch.txt"
 timeout 100 python3 benchmarks/gpu_profile.py $Q 2>&1 | tee "$OUT/profile.txt" | tail -5
