@@ -406,7 +406,14 @@ def test_cumulative_dtypes():
     got = _check(lambda a: jnp.cumsum(a), np.cumsum, b)
     assert got.dtype == np.int32
     i8 = np.array([100, 100, 100], np.int8)
-    _close(jnp.cumsum(i8), np.cumsum(i8.astype(np.int32)))
+    # JAX's cumsum/cumprod keep a narrow int's dtype (wrapping); cumulative_sum widens
+    got = jnp.cumsum(i8)
+    assert got.dtype == np.int8
+    _close(got, np.cumsum(i8, dtype=np.int8))
+    assert jnp.cumprod(i8).dtype == np.int8
+    _close(jnp.cumulative_sum(i8), np.cumsum(i8.astype(np.int32)))
+    assert jnp.cumulative_sum(i8).dtype == np.int32
+    assert jnp.cumulative_prod(i8).dtype == np.int8
     got = jnp.cumsum(i8, dtype=jnp.float32)
     assert got.dtype == np.float32
 

@@ -284,8 +284,14 @@ def test_integer_division_by_zero_is_defined_and_silent():
         warnings.simplefilter("error")
         for f in (lambda a, b: a // b, jnp.floor_divide, tjit.jit(jnp.floor_divide)):
             np.testing.assert_array_equal(np.asarray(f(jnp.asarray(x), zero)), [-1, -1, -1])
-        np.testing.assert_array_equal(np.asarray(jnp.remainder(x, zero)), x)
-        np.testing.assert_array_equal(np.asarray(jnp.fmod(x, zero)), x)
+        # x % 0 is 0 for integers, as in NumPy and JAX (lax.rem alone gives x)
+        for f in (jnp.remainder, jnp.fmod, jnp.mod, lambda a, b: a % b,
+                  tjit.jit(jnp.remainder), tjit.jit(jnp.fmod), lambda a, b: jnp.divmod(a, b)[1]):
+            np.testing.assert_array_equal(np.asarray(f(jnp.asarray(x), zero)), [0, 0, 0])
+        for dt in (np.int8, np.uint8, np.int64, np.uint32):
+            v = np.array([7, 0, 3], dt)
+            d = np.array([0, 0, 2], dt)
+            np.testing.assert_array_equal(np.asarray(jnp.remainder(v, d)), [0, 0, 1])
         np.testing.assert_array_equal(np.asarray(jnp.floor_divide(np.uint8([9]), np.uint8(0))),
                                       [255])
 
@@ -367,7 +373,11 @@ def test_bool_inputs():
 
 def test_reciprocal():
     check("reciprocal", POS)
-    check("reciprocal", np.int32([1, -1, 2, -3]))  # integer 1 / x truncates
+    # integer and bool inputs become the default float first, as in JAX
+    got = jnp.reciprocal(np.int32([1, -1, 2, -3, 0]))
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(np.asarray(got), np.float32([1, -1, 0.5, -1 / 3, np.inf]))
+    assert jnp.reciprocal(np.array([True, False])).dtype == np.float32
     check("reciprocal", C64, rtol=1e-5)
 
 
@@ -376,7 +386,12 @@ def test_rounding(name):
     halves = np.float32([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, -0.2, 3.7])
     check(name, halves)
     check(name, SPECIAL)
-    check(name, I32, ref=lambda v: v)    # integers are returned unchanged (JAX)
+    if name == "rint":   # JAX: integer inputs become the default float dtype
+        got = jnp.rint(I32)
+        assert got.dtype == np.float32
+        np.testing.assert_array_equal(np.asarray(got), I32.astype(np.float32))
+    else:
+        check(name, I32, ref=lambda v: v)    # integers are returned unchanged (JAX)
     check(name, EMPTY)
 
 

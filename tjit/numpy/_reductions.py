@@ -642,7 +642,9 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
 
 
 # -- cumulative -----------------------------------------------------------------------------
-def _cumulative(name, lax_fn, a, axis, dtype, nan_fill=None):
+def _cumulative(name, lax_fn, a, axis, dtype, nan_fill=None, promote_integers=False):
+    """As JAX's: cumsum/cumprod keep an integer input's dtype (int8 stays int8; only
+    bool widens to the default int), ``cumulative_sum`` widens narrow ints as ``sum``."""
     a = ensure_array(name, a)
     if axis is None or a.ndim == 0:
         if axis is not None:
@@ -651,7 +653,8 @@ def _cumulative(name, lax_fn, a, axis, dtype, nan_fill=None):
     else:
         ax = _axes(a, axis, name)[0] if isinstance(axis, (int, np.integer)) else \
             _bad_axis(name, axis)
-    dt = canonical_dtype(dtype, name) or _promote_int(a.dtype)
+    dt = canonical_dtype(dtype, name) or (
+        _promote_int(a.dtype) if promote_integers or dtypes.is_bool(a.dtype) else a.dtype)
     if nan_fill is not None:
         a = _replace_nan(a, nan_fill)
     return lax_fn(lax.convert_element_type(a, dt), ax)
@@ -694,7 +697,8 @@ def _array_api_cumulative(name, lax_fn, init, x, axis, dtype, include_initial):
             raise ValueError(f"jnp.{name}: the input has rank {x.ndim}, so axis must be "
                              f"given (it is optional only for 1-D arrays)")
         axis = 0
-    out = _cumulative(name, lax_fn, x, axis, dtype)
+    out = _cumulative(name, lax_fn, x, axis, dtype,
+                      promote_integers=lax_fn is lax.cumsum)
     if include_initial:
         ax = _axes(x, axis, name)[0]
         shape = tuple(1 if i == ax else d for i, d in enumerate(out.shape))

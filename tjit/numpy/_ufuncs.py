@@ -11,6 +11,7 @@ from tjit.tracing.core import Array as _Array
 from tjit.tracing.core import EvalTrace as _EvalTrace
 from tjit.tracing.core import fast_runner1 as _fast_runner1, fast_runner2 as _fast_runner2
 from tjit.tracing.core import trace_ctx as _trace_ctx
+from tjit.tracing.traceback_util import filter_at_entry as _filter_at_entry
 from tjit import lax
 from tjit.transforms.custom_derivatives import custom_jvp
 from tjit.numpy._core import (
@@ -53,27 +54,31 @@ def _one_in(name, lax_fn, inexact=False, doc=None):
     runs = {}  # (shape, dtype, weak) of a NumPy-backed operand -> its fast-lane call
 
     def f(x, /):
-        if type(x) is _Array:
-            vx = x._value
-            if type(_trace_ctx.trace) is _EvalTrace and type(vx) is _ndarray:
-                run = runs.get((vx.shape, vx.dtype, x._weak))
-                if run is not None:
-                    return run(vx)
-            if not inexact or _kept(vx.dtype):
-                # nothing to convert (the common eager call): run the primitive directly
-                # when its signature is known (fast_runner1), else bind it as usual
-                if prim_for is not None and type(_trace_ctx.trace) is _EvalTrace:
-                    run = _fast_runner1(prim_for(vx.dtype), x)
+        try:
+            if type(x) is _Array:
+                vx = x._value
+                if type(_trace_ctx.trace) is _EvalTrace and type(vx) is _ndarray:
+                    run = runs.get((vx.shape, vx.dtype, x._weak))
                     if run is not None:
-                        if not inexact or vx.dtype in _NARROW_INEXACT:  # x64 aside
-                            _keep(runs, (vx.shape, vx.dtype, x._weak), run)
                         return run(vx)
-                return lax_fn(x)
-        if inexact:
-            x = promote_dtypes_inexact(ensure_array(name, x))[0]
-        else:
-            x = ensure_array(name, x)
-        return lax_fn(x)
+                if not inexact or _kept(vx.dtype):
+                    # nothing to convert (the common eager call): run the primitive directly
+                    # when its signature is known (fast_runner1), else bind it as usual
+                    if prim_for is not None and type(_trace_ctx.trace) is _EvalTrace:
+                        run = _fast_runner1(prim_for(vx.dtype), x)
+                        if run is not None:
+                            if not inexact or vx.dtype in _NARROW_INEXACT:  # x64 aside
+                                _keep(runs, (vx.shape, vx.dtype, x._weak), run)
+                            return run(vx)
+                    return lax_fn(x)
+            if inexact:
+                x = promote_dtypes_inexact(ensure_array(name, x))[0]
+            else:
+                x = ensure_array(name, x)
+            return lax_fn(x)
+        except Exception as e:
+            _filter_at_entry(e)  # tracebacks end in user code (free until a raise)
+            raise
     f.__name__ = name
     f.__doc__ = doc or f"Elementwise ``numpy.{name}``."
     return f
@@ -99,52 +104,56 @@ def _two_in(name, lax_fn, inexact=False, doc=None):
         return out
 
     def f(x, y, /):
-        tx, ty = type(x), type(y)
-        if tx is _Array:
-            vx = x._value
-            if ty is _Array:
-                vy = y._value
-                if type(_trace_ctx.trace) is _EvalTrace:
-                    run = runs.get((vx.shape, vx.dtype, x._weak, vy.shape, vy.dtype,
-                                    y._weak))
-                    if run is not None and type(vx) is _ndarray and type(vy) is _ndarray:
-                        return run(vx, vy)
-                if (vx.dtype == vy.dtype and vx.shape == vy.shape and x._weak is y._weak
-                        and (not inexact or _kept(vx.dtype))):
-                    # nothing to promote or broadcast (the common eager call): the
-                    # primitive's fast lane when its signature is known, else bind it
-                    if prim_for is not None and type(_trace_ctx.trace) is _EvalTrace:
-                        run = _fast_runner2(prim_for(vx.dtype), x, y)
-                        if run is not None:
-                            if not inexact or vx.dtype in _NARROW_INEXACT:  # x64 aside
-                                _keep(runs, (vx.shape, vx.dtype, x._weak, vy.shape,
-                                             vy.dtype, y._weak), run)
+        try:
+            tx, ty = type(x), type(y)
+            if tx is _Array:
+                vx = x._value
+                if ty is _Array:
+                    vy = y._value
+                    if type(_trace_ctx.trace) is _EvalTrace:
+                        run = runs.get((vx.shape, vx.dtype, x._weak, vy.shape, vy.dtype,
+                                        y._weak))
+                        if run is not None and type(vx) is _ndarray and type(vy) is _ndarray:
                             return run(vx, vy)
-                    return lax_fn(x, y)
-            elif ty is float or ty is int or ty is complex:
-                if type(vx) is _ndarray and type(_trace_ctx.trace) is _EvalTrace:
-                    replay = number_right.get((vx.shape, vx.dtype, x._weak, ty))
+                    if (vx.dtype == vy.dtype and vx.shape == vy.shape and x._weak is y._weak
+                            and (not inexact or _kept(vx.dtype))):
+                        # nothing to promote or broadcast (the common eager call): the
+                        # primitive's fast lane when its signature is known, else bind it
+                        if prim_for is not None and type(_trace_ctx.trace) is _EvalTrace:
+                            run = _fast_runner2(prim_for(vx.dtype), x, y)
+                            if run is not None:
+                                if not inexact or vx.dtype in _NARROW_INEXACT:  # x64 aside
+                                    _keep(runs, (vx.shape, vx.dtype, x._weak, vy.shape,
+                                                 vy.dtype, y._weak), run)
+                                return run(vx, vy)
+                        return lax_fn(x, y)
+                elif ty is float or ty is int or ty is complex:
+                    if type(vx) is _ndarray and type(_trace_ctx.trace) is _EvalTrace:
+                        replay = number_right.get((vx.shape, vx.dtype, x._weak, ty))
+                        if replay is not None:
+                            out = replay(vx, y)
+                            if out is not None:
+                                return out
+                    return with_number(x, y, x, ty, 1)
+            elif ty is _Array and (tx is float or tx is int or tx is complex):
+                vy = y._value
+                if type(vy) is _ndarray and type(_trace_ctx.trace) is _EvalTrace:
+                    replay = number_left.get((vy.shape, vy.dtype, y._weak, tx))
                     if replay is not None:
-                        out = replay(vx, y)
+                        out = replay(vy, x)
                         if out is not None:
                             return out
-                return with_number(x, y, x, ty, 1)
-        elif ty is _Array and (tx is float or tx is int or tx is complex):
-            vy = y._value
-            if type(vy) is _ndarray and type(_trace_ctx.trace) is _EvalTrace:
-                replay = number_left.get((vy.shape, vy.dtype, y._weak, tx))
-                if replay is not None:
-                    out = replay(vy, x)
-                    if out is not None:
-                        return out
-            return with_number(x, y, y, tx, 0)
-        x, y = promote(name, x, y)
-        if prim_for is not None and type(x) is _Array and \
-                type(_trace_ctx.trace) is _EvalTrace:
-            run = _fast_runner2(prim_for(x._value.dtype), x, y)
-            if run is not None:
-                return run(x._value, y._value)
-        return lax_fn(x, y)
+                return with_number(x, y, y, tx, 0)
+            x, y = promote(name, x, y)
+            if prim_for is not None and type(x) is _Array and \
+                    type(_trace_ctx.trace) is _EvalTrace:
+                run = _fast_runner2(prim_for(x._value.dtype), x, y)
+                if run is not None:
+                    return run(x._value, y._value)
+            return lax_fn(x, y)
+        except Exception as e:
+            _filter_at_entry(e)  # tracebacks end in user code (free until a raise)
+            raise
     f.__name__ = name
     f.__doc__ = doc or f"Elementwise ``numpy.{name}`` with broadcasting."
     return f
@@ -325,13 +334,14 @@ def _zero_with_sign_of_jvp(primals, tangents):
 
 
 def remainder(x, y, /):
-    """Remainder with the sign of the divisor (NumPy's ``%``); ``x % 0`` is ``x`` for
-    integers (as ``lax.rem``) and NaN for floats. Float results are NumPy's bit for bit
-    (``npy_divmod``): a zero remainder has the divisor's sign, ``4.0 % -2.0`` is -0.0."""
+    """Remainder with the sign of the divisor (NumPy's ``%``); ``x % 0`` is 0 for
+    integers (as in NumPy and JAX) and NaN for floats. Float results are NumPy's bit for
+    bit (``npy_divmod``): a zero remainder has the divisor's sign, ``4.0 % -2.0`` is -0.0."""
     x, y = promote_args("remainder", x, y)
     _check_real("remainder", x)
     if dtypes.is_inexact(x.dtype):
         return _float_divmod(x, y)[1]
+    y = _nonzero_divisor(y)
     r = lax.rem(x, y)
     zero = lax.convert_element_type(0, x.dtype)
     fix = lax.bitwise_and(lax.ne(r, zero), lax.ne(lax.lt(r, zero), lax.lt(y, zero)))
@@ -342,10 +352,18 @@ mod = remainder
 
 
 def fmod(x, y, /):
-    """Remainder with the sign of the dividend (C ``fmod``)."""
+    """Remainder with the sign of the dividend (C ``fmod``); an integer ``fmod(x, 0)``
+    is 0, as in NumPy and JAX (``lax.rem`` alone gives x)."""
     x, y = promote_args("fmod", x, y)
     _check_real("fmod", x)
-    return lax.rem(x, y)
+    return lax.rem(x, y if dtypes.is_inexact(x.dtype) else _nonzero_divisor(y))
+
+
+def _nonzero_divisor(y):
+    """An integer divisor with zeros replaced by ones (JAX's remainder/fmod: x % 0 is 0)."""
+    one = lax.convert_element_type(1, y.dtype)
+    return lax.select(lax.eq(y, lax.convert_element_type(0, y.dtype)),
+                      lax.broadcast_in_dim(one, y.shape, ()), y)
 
 
 def divmod(x, y, /):  # noqa: A001
@@ -371,39 +389,43 @@ def power(x, y, /):
     arrays stay integral and wrap on overflow; a negative exponent gives the truncated
     value of ``1 / x**-y`` (0 unless ``x`` is 1 or -1), where NumPy raises.
     """
-    tx, ty = type(x), type(y)
-    if type(_trace_ctx.trace) is _EvalTrace:  # a Python number's plan (_scalar_lane)
-        if tx is _Array and (ty is float or ty is complex) and type(x._value) is _ndarray:
-            replay = _POW_NUMBER_RIGHT.get((x._value.shape, x._value.dtype, x._weak, ty))
-            out = None if replay is None else replay(x._value, y)
-            if out is not None:
-                return out
-        elif ty is _Array and _scalar_lane.is_number_type(tx) and \
-                type(y._value) is _ndarray:
-            replay = _POW_NUMBER_LEFT.get((y._value.shape, y._value.dtype, y._weak, tx))
-            out = None if replay is None else replay(y._value, x)
-            if out is not None:
-                return out
-    if isinstance(y, int) and not isinstance(y, bool):
-        x = ensure_array("power", x)
-        if not dtypes.is_bool(x.dtype):
-            return lax.integer_pow(x, y)
-    arr, number_type, side = (x, ty, 1) if tx is _Array else (y, tx, 0)
-    x, y = promote_args("power", x, y)
-    if dtypes.is_inexact(x.dtype) and type(arr) is _Array and \
-            _scalar_lane.is_number_type(number_type):
-        out = lax.pow(x, y)
-        if type(_trace_ctx.trace) is _EvalTrace:
-            table = _POW_NUMBER_RIGHT if side else _POW_NUMBER_LEFT
-            _scalar_lane.remember(table, (arr._value.shape, arr._value.dtype, arr._weak,
-                                          number_type), _POW_P, (x, y), arr, number_type, side)
-        return out
-    if dtypes.is_int(x.dtype):
-        return _int_power(x, y)
-    if dtypes.is_bool(x.dtype):
-        raise TypeError("power: not supported for bool arrays; convert with "
-                        "x.astype(jnp.int32) first")
-    return lax.pow(x, y)
+    try:
+        tx, ty = type(x), type(y)
+        if type(_trace_ctx.trace) is _EvalTrace:  # a Python number's plan (_scalar_lane)
+            if tx is _Array and (ty is float or ty is complex) and type(x._value) is _ndarray:
+                replay = _POW_NUMBER_RIGHT.get((x._value.shape, x._value.dtype, x._weak, ty))
+                out = None if replay is None else replay(x._value, y)
+                if out is not None:
+                    return out
+            elif ty is _Array and _scalar_lane.is_number_type(tx) and \
+                    type(y._value) is _ndarray:
+                replay = _POW_NUMBER_LEFT.get((y._value.shape, y._value.dtype, y._weak, tx))
+                out = None if replay is None else replay(y._value, x)
+                if out is not None:
+                    return out
+        if isinstance(y, int) and not isinstance(y, bool):
+            x = ensure_array("power", x)
+            if not dtypes.is_bool(x.dtype):
+                return lax.integer_pow(x, y)
+        arr, number_type, side = (x, ty, 1) if tx is _Array else (y, tx, 0)
+        x, y = promote_args("power", x, y)
+        if dtypes.is_inexact(x.dtype) and type(arr) is _Array and \
+                _scalar_lane.is_number_type(number_type):
+            out = lax.pow(x, y)
+            if type(_trace_ctx.trace) is _EvalTrace:
+                table = _POW_NUMBER_RIGHT if side else _POW_NUMBER_LEFT
+                _scalar_lane.remember(table, (arr._value.shape, arr._value.dtype, arr._weak,
+                                              number_type), _POW_P, (x, y), arr, number_type, side)
+            return out
+        if dtypes.is_int(x.dtype):
+            return _int_power(x, y)
+        if dtypes.is_bool(x.dtype):
+            raise TypeError("power: not supported for bool arrays; convert with "
+                            "x.astype(jnp.int32) first")
+        return lax.pow(x, y)
+    except Exception as e:
+        _filter_at_entry(e)  # tracebacks end in user code (free until a raise)
+        raise
 
 
 def _int_power(x, y):
@@ -437,25 +459,29 @@ pow = power  # noqa: A001
 
 
 def float_power(x, y, /):
-    x, y = promote_args("float_power", x, y)
-    dt = dtypes.canonicalize(dtypes.complex128 if dtypes.is_complex(x.dtype)
-                             else dtypes.float64)
-    return lax.pow(lax.convert_element_type(x, dt), lax.convert_element_type(y, dt))
+    """``x ** y`` in an inexact dtype: JAX's promotion (float16 stays float16, integers
+    become the default float), not NumPy's float64."""
+    x, y = promote_args_inexact("float_power", x, y)
+    return lax.pow(x, y)
 
 
 _NEG_P = lax.neg.prim
 
 
 def negative(x, /):
-    if type(x) is _Array and type(_trace_ctx.trace) is _EvalTrace:
-        # the fast lane's call for a known signature (bool never gets one: neg rejects it)
-        run = _fast_runner1(_NEG_P, x)
-        if run is not None:
-            return run(x._value)
-    x = ensure_array("negative", x)
-    if dtypes.is_bool(x.dtype):
-        raise TypeError("negative: not supported for bool arrays; use logical_not")
-    return lax.neg(x)
+    try:
+        if type(x) is _Array and type(_trace_ctx.trace) is _EvalTrace:
+            # the fast lane's call for a known signature (bool never gets one: neg rejects it)
+            run = _fast_runner1(_NEG_P, x)
+            if run is not None:
+                return run(x._value)
+        x = ensure_array("negative", x)
+        if dtypes.is_bool(x.dtype):
+            raise TypeError("negative: not supported for bool arrays; use logical_not")
+        return lax.neg(x)
+    except Exception as e:
+        _filter_at_entry(e)  # tracebacks end in user code (free until a raise)
+        raise
 
 
 def positive(x, /):
@@ -575,9 +601,11 @@ def square(x, /):
 
 
 def reciprocal(x, /):
+    """``1 / x``; integer and bool inputs become the default float first, as in JAX."""
     x = ensure_array("reciprocal", x)
-    return lax.integer_pow(x, -1) if dtypes.is_inexact(x.dtype) else \
-        lax.div(lax.full_like(x, 1), x)
+    if not dtypes.is_inexact(x.dtype):
+        x = lax.convert_element_type(x, dtypes.default_float())
+    return lax.integer_pow(x, -1)
 
 
 def floor(x, /):
@@ -601,9 +629,11 @@ fix = trunc
 
 
 def rint(x, /):
+    """Round to the nearest integer, halves to even; integer and bool inputs become the
+    default float dtype, as in JAX (NumPy: float64)."""
     x = ensure_array("rint", x)
     if not dtypes.is_inexact(x.dtype):
-        return x
+        return lax.convert_element_type(x, dtypes.default_float())
     return lax.round(x, lax.ROUND_TO_NEAREST_EVEN)
 
 
@@ -904,10 +934,11 @@ def gcd(x1, x2, /):
 def lcm(x1, x2, /):
     """Least common multiple of ``|x1|`` and ``|x2|`` (0 if either is 0)."""
     x1, x2 = promote_args("lcm", x1, x2)
-    g = gcd(x1, x2)
+    x1, x2 = lax.abs(x1), lax.abs(x2)   # (before the product: one that overflows wraps,
+    g = gcd(x1, x2)                      # as in NumPy and JAX, sign included)
     zero = lax.full_like(g, 0)
     safe = lax.select(lax.eq(g, zero), lax.full_like(g, 1), g)
-    return lax.select(lax.eq(g, zero), zero, lax.abs(lax.mul(lax.div(x1, safe), x2)))
+    return lax.select(lax.eq(g, zero), zero, lax.mul(x1, lax.div(x2, safe)))
 
 
 def frexp(x, /):
@@ -956,6 +987,8 @@ def ldexp(x1, x2, /):
     if not dtypes.is_int(x2.dtype):
         raise TypeError(f"ldexp: the exponent must have an integer dtype, got {x2.dtype}")
     x1, x2 = broadcast_arrays_("ldexp", x1, x2)
+    if x2.dtype.itemsize < 4:       # (the clamp bound below does not fit in 8/16 bits)
+        x2 = lax.convert_element_type(x2, np.int32)
     info = np.finfo(x1.dtype)
     lim = 4 * (info.maxexp + info.nmant)  # beyond this every result is 0 or inf
     x2 = lax.min(x2, lax.full_like(x2, lim)) if dtypes.is_unsigned(x2.dtype) else \
