@@ -127,7 +127,7 @@ class Dialect:
     reuse_stores: bool = True      # row style may round-trip a value through an output
     stream_type: str = ""          # format(t=): a stream argument's type (HLS)
     static_prefix: str = "static"  # before ``void`` of a function that is not a top
-    tiled_dots: bool = False       # dots as the tiled template (``tiled_dot.py``)
+    tiled_dots: bool = False       # dots as the tiled template / tiling (``tiled_dot.py``)
     #: dtype name -> (vector type, lanes): 16-byte vectors ({}: scalar accesses only)
     vectors: dict = dataclasses.field(default_factory=dict)
     vload: str = ""                # format(vt=, n=, ptr=): a vector from aligned ptr
@@ -171,6 +171,7 @@ OPENCL = Dialect(
     local_id="(long)get_local_id(0)", group_id="(long)get_group_id(0)",
     num_groups="(long)get_num_groups(0)", barrier="barrier(CLK_LOCAL_MEM_FENCE);",
     shared_qual="__local", local_size=64, vectors=_VEC_CL, unroll="#pragma unroll",
+    tiled_dots=True,
     vload="vload{n}(0, {ptr})", vstore="vstore{n}({value}, 0, {ptr});",
     vmake="({vt})({args})",
     # never -cl-fast-relaxed-math / -cl-mad-enable; division and sqrt correctly rounded
@@ -182,7 +183,7 @@ OPENCL = Dialect(
 OPENCL_SWI = dataclasses.replace(
     OPENCL, name="opencl_swi", global_id=None, global_size=None, local_id=None,
     group_id=None, num_groups=None, barrier="", shared_qual="", local_size=1, vectors={},
-    unroll="")
+    unroll="", tiled_dots=False)
 
 CUDA = Dialect(
     name="cuda", prelude=_CUDA_PRELUDE, f64_prelude="", kernel_prefix='extern "C" __global__',

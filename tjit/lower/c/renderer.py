@@ -506,10 +506,9 @@ class _Renderer:
         inner = [g for g, r in enumerate(self.plan.reduce) if r]
         if self.lanes > 1:
             return LaunchSpec("row", lanes_mod.render_rows(self), d.local_size)
-        dot = tiled_dot.match(k, self.plan) if d.tiled_dots and not d.threaded else None
-        if dot is not None:     # (HLS: the tiled matrix-multiply template)
-            tiled_dot.render(self, dot)
-            return LaunchSpec("row", prod(self.plan.extents[g] for g in outer), d.local_size)
+        dot = tiled_dot.match(k, self.plan, d.threaded) if d.tiled_dots else None
+        if dot is not None:     # (HLS: the matrix-multiply template; OpenCL: tiles)
+            return LaunchSpec("row", tiled_dot.render(self, dot), d.local_size)
         rp = rows.row_plan(k, self.plan, d) if not self.io else None
         if rp is not None:      # (threads: row segments, the row in registers)
             return LaunchSpec("row", rows.render(self, rp), d.local_size, rows=rp.rows)
