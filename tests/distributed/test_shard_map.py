@@ -21,6 +21,8 @@ mesh = tjit.make_mesh((n,), ("i",))
 rng = np.random.default_rng(0)                  # the same global data in every process
 x = rng.standard_normal((n * 2, 3)).astype(np.float32)
 perm = [(j, (j + 1) % n) for j in range(n)]
+crossed = [[j for j in reversed(range(n)) if j % 2 == p] for p in (0, 1)]  # (order matters)
+uneven = [[0], list(range(1, n))]
 bodies = {
     "psum": lambda b: lax.psum(b, "i"),
     "pmean": lambda b: lax.pmean(b, "i"),
@@ -34,6 +36,16 @@ bodies = {
     "axis_index": lambda b: b * lax.axis_index("i").astype(jnp.float32),
     "scalar_psum": lambda b: lax.psum(jnp.sum(b, axis=0), "i"),
     "grad_of_psum": lambda b: tjit.grad(lambda v: jnp.sum(lax.psum(v * v, "i") ** 2))(b),
+    # axis_index_groups: MPI sub-communicators (Comm.Split) of the axis
+    "psum_groups": lambda b: lax.psum(b, "i", axis_index_groups=crossed),
+    "pmean_uneven": lambda b: lax.pmean(b, "i", axis_index_groups=uneven),
+    "pmax_groups": lambda b: lax.pmax(b, "i", axis_index_groups=crossed),
+    "pmin_uneven": lambda b: lax.pmin(b, "i", axis_index_groups=uneven),
+    "all_gather_groups": lambda b: lax.all_gather(b, "i", axis_index_groups=crossed),
+    "psum_scatter_groups": lambda b: lax.psum_scatter(
+        jnp.tile(b, (n // 2, 1)), "i", axis_index_groups=crossed, tiled=True),
+    "grad_all_gather_groups": lambda b: tjit.grad(lambda v: jnp.sum(jnp.sin(
+        lax.all_gather(v, "i", axis_index_groups=crossed))))(b),
 }
 out = {}
 for name, body in bodies.items():
@@ -118,6 +130,12 @@ report(rank=rank, **out)
 '''
 
 
+_BODIES = ["psum", "pmean", "pmax", "pmin", "all_gather", "all_gather_tiled_1", "psum_scatter",
+           "all_to_all", "ppermute", "axis_index", "scalar_psum", "grad_of_psum",
+           "psum_groups", "pmean_uneven", "pmax_groups", "pmin_uneven", "all_gather_groups",
+           "psum_scatter_groups", "grad_all_gather_groups"]
+
+
 def _check_collectives(res, n):
     rng = np.random.default_rng(0)
     x = rng.standard_normal((n * 2, 3)).astype(np.float32)
@@ -130,10 +148,16 @@ def _check_collectives(res, n):
         "axis_index": (blocks * np.arange(n)[:, None, None]).reshape(-1, 3),
     }
     numpy_ref["pmean"] = numpy_ref["psum"] / n
+    crossed = [[j for j in reversed(range(n)) if j % 2 == p] for p in (0, 1)]
+    group_of = {m: g for g in crossed for m in g}
+    numpy_ref["psum_groups"] = np.concatenate(   # each block: the sum over its group
+        [blocks[group_of[m]].astype(np.float64).sum(0) for m in range(n)])
+    numpy_ref["all_gather_groups"] = np.concatenate(
+        [blocks[group_of[m]] for m in range(n)])
+    rest = blocks[1:].astype(np.float64)
+    numpy_ref["pmean_uneven"] = np.concatenate([blocks[0]] + [rest.mean(0)] * (n - 1))
     for rank, r in res.items():
-        for name in ["psum", "pmean", "pmax", "pmin", "all_gather", "all_gather_tiled_1",
-                     "psum_scatter", "all_to_all", "ppermute", "axis_index", "scalar_psum",
-                     "grad_of_psum"]:
+        for name in _BODIES:
             got, want = np.asarray(r[name]), np.asarray(r[name + "_oracle"])
             assert got.shape == want.shape, (name, got.shape, want.shape)
             # float32 sums in another order than the oracle's: a few ulps
@@ -146,9 +170,7 @@ def _check_collectives(res, n):
         assert r["replicated_type"] == "Array"
         assert "leaves out mesh axis 'i'" in r["check_rep_error"]
         assert "unbound axis name: j" in r["unbound"]
-        for name in ["psum", "pmean", "pmax", "pmin", "all_gather", "all_gather_tiled_1",
-                     "psum_scatter", "all_to_all", "ppermute", "axis_index", "scalar_psum",
-                     "grad_of_psum"]:   # under jit: the global value, in every process
+        for name in _BODIES:   # under jit: the global value, in every process
             np.testing.assert_allclose(r[name + "_jit"], np.asarray(r[name]), rtol=1e-6,
                                        atol=1e-6, err_msg=name)
         _check_grads_in_jit(r, n, x)

@@ -9,6 +9,9 @@ the communicators bound to the running thread (:func:`bind_axis`) and call
     reduce_scatter(x, op) -> x.shape[1:]           x.shape[0] == size: op over members of x[rank]
     alltoall(x) -> x.shape                         x.shape[0] == size: y[j] = member j's x[rank]
     permute(x, pairs) -> x.shape                   x of the src whose dst is rank; else zeros
+    subgroup(groups) -> Communicator               this member's group of a partition of
+                                                   the ranks (axis_index_groups): its
+                                                   position in the group is its rank
 
 always on C-contiguous NumPy arrays whose communicated axis is first. :class:`Communicator`
 states this interface; :class:`ThreadCommunicator` implements it for threads of one
@@ -45,6 +48,19 @@ class Communicator:
 
     def permute(self, x, pairs):
         raise NotImplementedError
+
+    def subgroup(self, groups):
+        raise NotImplementedError(
+            f"{type(self).__name__} does not split into axis_index_groups")
+
+
+def group_position(groups, rank):
+    """``(group index, rank within the group)`` of ``rank`` in ``groups`` (a partition
+    of the ranks, as tuples)."""
+    for g, group in enumerate(groups):
+        if rank in group:
+            return g, group.index(rank)
+    raise ValueError(f"rank {rank} is in none of the axis_index_groups {groups}")
 
 
 def bind_axis(name, communicator):
@@ -83,21 +99,45 @@ class ThreadGroup:
         self._generation = 0
         self._aborted = False
         self._done = []
+        self._subgroups = {}     # axis_index_groups -> a ThreadGroup per group
 
     def members(self):
         return [ThreadCommunicator(self, r) for r in range(self.size)]
 
     def abort(self):
-        """Release the members waiting in a collective (one member failed)."""
+        """Release the members waiting in a collective (one member failed), in its
+        subgroups too."""
         with self._cond:
             self._aborted = True
             self._cond.notify_all()
+            subs = [t for parts in self._subgroups.values() for t in parts]
+        for t in subs:
+            t.abort()
 
     def member_done(self, rank):
         """Member ``rank`` finished its program: no collective will see it again."""
         with self._cond:
             self._done.append(rank)
             self._cond.notify_all()
+            subs = list(self._subgroups.items())
+        for groups, parts in subs:
+            g, k = group_position(groups, rank)
+            parts[g].member_done(k)
+
+    def subgroups(self, groups):
+        """One ThreadGroup per group of ``groups`` (made once, shared by the members),
+        told of the members already failed or done."""
+        with self._cond:
+            parts = self._subgroups.get(groups)
+            if parts is None:
+                parts = [ThreadGroup(len(g), f"{self.name}{list(g)}") for g in groups]
+                for t in parts:
+                    t._aborted = self._aborted
+                for r in self._done:
+                    g, k = group_position(groups, r)
+                    parts[g]._done.append(k)
+                self._subgroups[groups] = parts
+            return parts
 
     def _wait(self):
         with self._cond:
@@ -137,6 +177,10 @@ class ThreadCommunicator(Communicator):
 
     def __repr__(self):
         return f"ThreadCommunicator(rank={self.rank}, size={self.size})"
+
+    def subgroup(self, groups):
+        g, k = group_position(groups, self.rank)
+        return ThreadCommunicator(self.group.subgroups(groups)[g], k)
 
     def _run(self, what, x, compute, check=lambda v: v):
         """``compute(operands)`` over every member's operand (in rank order), between

@@ -25,8 +25,7 @@ import time
 
 import numpy as np
 
-from tjit.devices.collectives import Communicator
-from tjit.devices.collectives import reduce_in_order
+from tjit.devices.collectives import Communicator, group_position, reduce_in_order
 from tjit.distributed.runtime import DistributedError
 
 _SIGNATURE_BYTES = 256
@@ -99,6 +98,7 @@ class MPICommunicator(Communicator):
         self.timeout = float(os.environ.get("TJIT_DISTRIBUTED_TIMEOUT", "") or 300)
         self._ops = {"sum": MPI.SUM, "max": MPI.MAX, "min": MPI.MIN}
         self._pool = _OutputPool()
+        self._subgroups = {}     # axis_index_groups -> this process's group's communicator
 
     def __repr__(self):
         return f"MPICommunicator(axis={self.name!r}, rank={self.rank}, size={self.size})"
@@ -160,6 +160,18 @@ class MPICommunicator(Communicator):
 
     def barrier(self):
         self.comm.Barrier()
+
+    def subgroup(self, groups):
+        """The communicator of this process's group of ``groups`` (axis_index_groups): an
+        MPI ``Comm.Split`` made the first time (a collective over the axis, which every
+        member reaches at the same step of the plan) and kept."""
+        sub = self._subgroups.get(groups)
+        if sub is None:
+            g, k = group_position(groups, self.rank)
+            sub = self._subgroups[groups] = MPICommunicator(
+                self.comm.Split(g, k), name=f"{self.name}{[list(x) for x in groups]}",
+                checks=self.checks)
+        return sub
 
     # -- helpers -----------------------------------------------------------------------
     def _operand(self, x, what, extra=None):

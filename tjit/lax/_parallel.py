@@ -4,7 +4,9 @@
 
 An axis name is bound by ``vmap(f, axis_name=...)`` or ``pmap(f, axis_name=...)``;
 ``axis_name`` may be a tuple of names (the axes together, the first one major). The
-reductions take pytrees, as in JAX. The primitives are in ``primitives/collectives.py``.
+reductions take pytrees, as in JAX. ``axis_index_groups`` (psum, pmean, pmax, pmin,
+all_gather, psum_scatter; over one axis name) runs the collective within each group of
+members. The primitives are in ``primitives/collectives.py``.
 """
 
 import numpy as np
@@ -12,6 +14,7 @@ import numpy as np
 from tjit.lax._elementwise import asarray_for_lax
 from tjit.lax._slicing import concatenate, slice as slice_op
 from tjit.primitives import collectives as C
+from tjit.primitives.collective_groups import canonical_groups, check_groups
 from tjit.primitives.elementwise import convert_element_type_p
 from tjit.primitives.structural import expand_dims_p, reshape_p, squeeze_p
 from tjit.tracing import dtypes
@@ -22,12 +25,28 @@ from tjit.tracing.shapes import shape_str
 from tjit.tracing.tree_util import tree_flatten, tree_unflatten
 
 
-def _over(axes, where):
-    """The params naming the axes of a collective: ``axes``, and ``comms`` when the
+def _over(axes, where, groups=None):
+    """The params naming the members of a collective: ``axes``; ``comms`` when the
     innermost binding is a shard_map over a mesh of processes traced into jit (the
-    collective keeps its communicators by (mesh, name); nothing is bound process-wide)."""
+    collective keeps its communicators by (mesh, name); nothing is bound process-wide);
+    ``axis_index_groups`` when given."""
     comms = table_of(axes, where)
-    return {"axes": axes} if comms is None else {"axes": axes, "comms": comms}
+    out = {"axes": axes} if comms is None else {"axes": axes, "comms": comms}
+    if groups is not None:
+        out["axis_index_groups"] = groups
+    return out
+
+
+def _groups(where, axes, axis_index_groups, equal_sizes=False):
+    """``axis_index_groups`` as tuples, checked against the size of ``axes`` (one name)."""
+    if axis_index_groups is None:
+        return None
+    if len(axes) != 1:
+        raise NotImplementedError(f"{where}: axis_index_groups over several axis names "
+                                  f"{axes}; give one name (index the groups along it)")
+    groups = canonical_groups(where, axis_index_groups)
+    check_groups(where, groups, axes_size(axes), equal_sizes)
+    return groups
 
 
 def _no_groups(where, axis_index_groups):
@@ -37,16 +56,19 @@ def _no_groups(where, axis_index_groups):
 
 
 def _reduction(prim, where, x, axis_name, axis_index_groups):
-    _no_groups(where, axis_index_groups)
     axes = canonical_axes(axis_name, where)
+    groups = _groups(where, axes, axis_index_groups)
     leaves, tree = tree_flatten(x)
     leaves = [asarray_for_lax(v) for v in leaves]
     leaves = [convert_element_type_p.bind(v, new_dtype=np.dtype(np.int32), weak_type=False)
               if dtypes.is_bool(v.dtype) else v for v in leaves]
-    if prim is C.psum_p and not any(isinstance(v, Tracer) for v in leaves):
-        n = axes_size(axes)   # values that vary along no axis: n copies summed (as JAX)
+    if prim is C.psum_p and not any(isinstance(v, Tracer) for v in leaves) and (
+            groups is None or len({len(g) for g in groups}) == 1):
+        # values that vary along no axis: n copies summed (as JAX); with groups of
+        # unequal sizes the count differs by member, so the collective computes it
+        n = axes_size(axes) if groups is None else len(groups[0])
         return tree_unflatten(tree, [v * n for v in leaves])
-    return tree_unflatten(tree, _bucketed(prim, leaves, _over(axes, where)))
+    return tree_unflatten(tree, _bucketed(prim, leaves, _over(axes, where, groups)))
 
 
 def _bucketed(prim, leaves, over):
@@ -96,9 +118,17 @@ def pmin(x, axis_name, *, axis_index_groups=None):
 
 
 def pmean(x, axis_name, *, axis_index_groups=None):
-    """Mean of ``x`` (a pytree) over the named axis (axes): ``psum(x) / axis_size``."""
+    """Mean of ``x`` (a pytree) over the named axis (axes): ``psum(x) / axis_size``
+    (with ``axis_index_groups``: over each member's group, divided by its size)."""
     x = psum(x, axis_name, axis_index_groups=axis_index_groups)
-    n = axes_size(canonical_axes(axis_name, "pmean"))   # static: no collective
+    axes = canonical_axes(axis_name, "pmean")
+    groups = _groups("pmean", axes, axis_index_groups)
+    if groups is None:
+        n = axes_size(axes)       # static: no collective
+    elif len({len(g) for g in groups}) == 1:
+        n = len(groups[0])
+    else:   # groups of unequal sizes: each member's count, by a collective
+        n = psum(1, axis_name, axis_index_groups=groups)
     leaves, tree = tree_flatten(x)
     return tree_unflatten(tree, [v / n for v in leaves])
 
@@ -136,10 +166,12 @@ def _axis(where, what, axis, ndim):
 
 def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
     """Every member's ``x`` stacked along a new axis ``axis`` (``tiled=True``:
-    concatenated along the existing ``axis``), the same on every member."""
-    _no_groups("all_gather", axis_index_groups)
+    concatenated along the existing ``axis``), the same on every member (with
+    ``axis_index_groups``, of equal sizes: the members of each member's group, in the
+    group's order)."""
     axes = canonical_axes(axis_name, "all_gather")
-    n = axes_size(axes)
+    groups = _groups("all_gather", axes, axis_index_groups, equal_sizes=True)
+    n = axes_size(axes) if groups is None else len(groups[0])
     leaves, tree = tree_flatten(x)
     outs = []
     for v in leaves:
@@ -148,8 +180,9 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
         # several names: gather over each, the last (minor) one first, so the first name
         # ends up major (one name per primitive, so every runtime serves it)
         for name in reversed(axes):
-            v = C.all_gather_p.bind(v, all_gather_dimension=a, axis_size=axes_size((name,)),
-                                    tiled=bool(tiled), **_over((name,), "all_gather"))
+            v = C.all_gather_p.bind(v, all_gather_dimension=a, tiled=bool(tiled),
+                                    axis_size=n if groups else axes_size((name,)),
+                                    **_over((name,), "all_gather", groups))
         if not tiled and len(axes) > 1:
             s = tuple(v.shape)
             v = _reshape(v, s[:a] + (n,) + s[a + len(axes):])
@@ -160,10 +193,12 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
 def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, tiled=False):
     """The sum over the named axis, scattered: member ``r`` gets block ``r`` of dim
     ``scatter_dimension`` of the sum (that dim must equal the axis size, which it loses;
-    ``tiled=True``: a multiple of it, divided by it)."""
-    _no_groups("psum_scatter", axis_index_groups)
+    ``tiled=True``: a multiple of it, divided by it). With ``axis_index_groups`` (of
+    equal sizes): the sum over each member's group, scattered over the group by the
+    members' positions in it."""
     axes = canonical_axes(axis_name, "psum_scatter")
-    n = axes_size(axes)
+    groups = _groups("psum_scatter", axes, axis_index_groups, equal_sizes=True)
+    n = axes_size(axes) if groups is None else len(groups[0])
     leaves, tree = tree_flatten(x)
     outs = []
     for v in leaves:
@@ -171,7 +206,8 @@ def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, t
         d = _axis("psum_scatter", "scatter_dimension", scatter_dimension, v.ndim)
         if len(axes) == 1:
             outs.append(C.psum_scatter_p.bind(v, scatter_dimension=d, axis_size=n,
-                                              tiled=bool(tiled), **_over(axes, "psum_scatter")))
+                                              tiled=bool(tiled),
+                                              **_over(axes, "psum_scatter", groups)))
             continue
         if not tiled and v.shape[d] != n:
             raise ShapeError(f"psum_scatter: dim {d} of the operand (shape "

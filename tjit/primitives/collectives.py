@@ -6,8 +6,10 @@ or ``pmap`` (``tracing/axis_env.py``); its shape rule reads the sizes from there
 fails with JAX's ``NameError: unbound axis name: i`` when a name is bound nowhere. Traced
 inside a ``shard_map`` over a mesh of processes, it also carries ``comms``, the mesh's
 ``CommunicatorTable``: its sizes and communicators then come from there, so the rules
-(the transposes ``grad`` traces later included) need no binding still in force. Rules
-that bind another collective pass ``comms`` on (``_mesh``).
+(the transposes ``grad`` traces later included) need no binding still in force.
+psum, pmax, pmin, all_gather and psum_scatter may carry ``axis_index_groups`` (JAX's:
+the collective runs within each group of members; ``collective_groups.py``). Rules that
+bind another collective pass both on (``_optional``).
 
 Each primitive has two batching rules:
 
@@ -30,6 +32,12 @@ is a ``collective_<name>`` library step of the plan, never fused.
 import numpy as np
 
 from tjit.primitives.base import new_primitive
+from tjit.primitives.collective_groups import (
+    check_groups,
+    grouped_gather,
+    grouped_reduce,
+    grouped_sum_scatter,
+)
 from tjit.primitives.elementwise import convert_element_type_p, div_p, eq_p, mul_p
 from tjit.primitives.reductions import reduce_max_p, reduce_min_p, reduce_sum_p
 from tjit.primitives.rules import Zero, bdim_at_front, defjvp_zero, deflinear, instantiate, moveaxis
@@ -71,10 +79,32 @@ def _reshape(x, shape):
     return reshape_p.bind(x, new_sizes=tuple(shape), dimensions=None)
 
 
-def _mesh(comms):
-    """The ``comms`` param of a collective bound by a rule: present only when set (so the
-    jaxprs of vmap and pmap programs do not change)."""
-    return {} if comms is None else {"comms": comms}
+def _optional(comms=None, axis_index_groups=None):
+    """The ``comms`` and ``axis_index_groups`` params of a collective bound by a rule:
+    present only when set (so the jaxprs of plain vmap and pmap programs do not change)."""
+    out = {} if comms is None else {"comms": comms}
+    if axis_index_groups is not None:
+        out["axis_index_groups"] = axis_index_groups
+    return out
+
+
+def _communicators(axes, where, comms, groups, allow_split=False):
+    """This member's communicator(s) for a collective over ``axes``; with
+    ``axis_index_groups``, the one of its group (a sub-communicator)."""
+    got = communicators_for(axes, where, allow_split, comms)
+    return got if groups is None else [got[0].subgroup(groups)]
+
+
+def _group_size(where, axes, n, groups, equal_sizes=False):
+    """The number of members a collective combines: the axes' size ``n``, or with
+    ``axis_index_groups`` (over one name) the size of the groups, checked."""
+    if groups is None:
+        return n
+    if len(axes) != 1:
+        raise NotImplementedError(f"{where}: axis_index_groups over several axis names "
+                                  f"{axes}; give one name")
+    check_groups(where, groups, n, equal_sizes)
+    return len(groups[0])
 
 
 def _scalar_like(x, value):
@@ -136,7 +166,8 @@ def _lower_as_step(prim, fast=None):
         axes, table = params.get("axes"), params.get("comms")
 
         def fn(xp, env, *arrays):
-            if fast is not None and xp is np and len(arrays) == 1:
+            if fast is not None and xp is np and len(arrays) == 1 and \
+                    "axis_index_groups" not in params:
                 x = arrays[0]
                 if type(x) is np.ndarray and x.flags.c_contiguous:
                     out = fast(x, communicators_for(axes, prim.name, True, table))
@@ -154,29 +185,32 @@ def _reduction_collective(name, op, local_reduce_p):
     p = _collective(name)
 
     @p.def_abstract_eval
-    def abstract(x, *, axes, comms=None):
-        axes_size(axes, comms)  # (raises for an unbound name)
+    def abstract(x, *, axes, comms=None, axis_index_groups=None):
+        _group_size(name, axes, axes_size(axes, comms), axis_index_groups)  # (or raises)
         if dtypes.is_bool(x.dtype):
             raise TypeError(f"{name}: operand must be numeric, got bool; convert it first "
                             f"(lax.{name} of bools works on int32)")
         return ShapedArray(x.shape, x.dtype)
 
     @p.def_impl
-    def impl(xp, x, *, axes, comms=None):
+    def impl(xp, x, *, axes, comms=None, axis_index_groups=None):
         if xp is not np or type(x) is not np.ndarray or not x.flags.c_contiguous:
             x = _host(xp, x, name)   # (a plan's buffer needs neither check nor copy)
-        for comm in communicators_for(axes, name, True, comms):
+        for comm in _communicators(axes, name, comms, axis_index_groups, True):
             x = np.asarray(comm.allreduce(x, op))
         return x
 
-    def axis_batch(size, axis, args, dims, *, axes, comms=None):
+    def axis_batch(size, axis, args, dims, *, axes, comms=None, axis_index_groups=None):
         (x,), (d,) = args, dims
+        if axis_index_groups is not None:   # (over this one axis)
+            return grouped_reduce(bdim_at_front(x, d, size), axis_index_groups,
+                                  local_reduce_p), 0
         if d is None:
             y = mul_p.bind(x, _scalar_like(x, size)) if op == "sum" else x
         else:
             y = local_reduce_p.bind(x, axes=(d,))
         rest = tuple(a for a in axes if a != axis)
-        return (p.bind(y, axes=rest, **_mesh(comms)) if rest else y), None
+        return (p.bind(y, axes=rest, **_optional(comms)) if rest else y), None
 
     _def_axis_batch(p, axis_batch)
     p.batch = lambda args, dims, **params: (p.bind(args[0], **params), dims[0])
@@ -189,16 +223,16 @@ psum_p = _reduction_collective("psum", "sum", reduce_sum_p)
 pmax_p = _reduction_collective("pmax", "max", reduce_max_p)
 pmin_p = _reduction_collective("pmin", "min", reduce_min_p)
 
-deflinear(psum_p, lambda ct, x, *, axes, comms=None: [
-    Zero(x.aval) if type(ct) is Zero else psum_p.bind(ct, axes=axes, **_mesh(comms))])
+deflinear(psum_p, lambda ct, x, *, axes, **opt: [
+    Zero(x.aval) if type(ct) is Zero else psum_p.bind(ct, axes=axes, **_optional(**opt))])
 
 
 def _extreme_jvp(prim):
     """The tangent of the members holding the extreme value (ties share it equally, as
     the reduce_max/min gradient does)."""
-    def rule(primals, tangents, *, axes, comms=None):
+    def rule(primals, tangents, *, axes, **opt):
         (x,), (t,) = primals, tangents
-        where = {"axes": axes, **_mesh(comms)}
+        where = {"axes": axes, **_optional(**opt)}
         out = prim.bind(x, **where)
         if type(t) is Zero:
             return out, Zero.from_value(out)
@@ -218,8 +252,9 @@ all_gather_p = _collective("all_gather")
 
 
 @all_gather_p.def_abstract_eval
-def _all_gather_abstract(x, *, axes, all_gather_dimension, axis_size, tiled, comms=None):
-    n = axes_size(axes, comms)
+def _all_gather_abstract(x, *, axes, all_gather_dimension, axis_size, tiled, comms=None,
+                         axis_index_groups=None):
+    n = _group_size("all_gather", axes, axes_size(axes, comms), axis_index_groups, True)
     if n != axis_size:
         raise ShapeError(f"all_gather: axis_size={axis_size} but the axes {axes} have size {n}")
     s, a = tuple(x.shape), all_gather_dimension
@@ -233,8 +268,9 @@ def _all_gather_abstract(x, *, axes, all_gather_dimension, axis_size, tiled, com
 
 
 @all_gather_p.def_impl
-def _all_gather_impl(xp, x, *, axes, all_gather_dimension, axis_size, tiled, comms=None):
-    (comm,) = communicators_for(axes, "all_gather", table=comms)
+def _all_gather_impl(xp, x, *, axes, all_gather_dimension, axis_size, tiled, comms=None,
+                     axis_index_groups=None):
+    (comm,) = _communicators(axes, "all_gather", comms, axis_index_groups)
     g = np.moveaxis(np.asarray(comm.allgather(_host(xp, x, "all_gather"))), 0,
                     all_gather_dimension)
     if tiled:
@@ -244,9 +280,13 @@ def _all_gather_impl(xp, x, *, axes, all_gather_dimension, axis_size, tiled, com
 
 
 def _all_gather_axis_batch(size, axis, args, dims, *, axes, all_gather_dimension,
-                           axis_size, tiled, comms=None):
+                           axis_size, tiled, comms=None, axis_index_groups=None):
     _single_name("all_gather", axes)
-    g = moveaxis(bdim_at_front(args[0], dims[0], size), 0, all_gather_dimension)
+    x = bdim_at_front(args[0], dims[0], size)
+    if axis_index_groups is not None:   # (each member: its group's rows)
+        g = moveaxis(grouped_gather(x, axis_index_groups), 1, 1 + all_gather_dimension)
+        return (_merge(g, 1 + all_gather_dimension) if tiled else g), 0
+    g = moveaxis(x, 0, all_gather_dimension)
     return (_merge(g, all_gather_dimension) if tiled else g), None
 
 
@@ -264,8 +304,9 @@ psum_scatter_p = _collective("psum_scatter")
 
 
 @psum_scatter_p.def_abstract_eval
-def _psum_scatter_abstract(x, *, axes, scatter_dimension, axis_size, tiled, comms=None):
-    n = axes_size(axes, comms)
+def _psum_scatter_abstract(x, *, axes, scatter_dimension, axis_size, tiled, comms=None,
+                           axis_index_groups=None):
+    n = _group_size("psum_scatter", axes, axes_size(axes, comms), axis_index_groups, True)
     s, d = tuple(x.shape), scatter_dimension
     _check_axis("psum_scatter", "scatter_dimension", d, len(s), s)
     if tiled:
@@ -282,8 +323,9 @@ def _psum_scatter_abstract(x, *, axes, scatter_dimension, axis_size, tiled, comm
 
 
 @psum_scatter_p.def_impl
-def _psum_scatter_impl(xp, x, *, axes, scatter_dimension, axis_size, tiled, comms=None):
-    (comm,) = communicators_for(axes, "psum_scatter", table=comms)
+def _psum_scatter_impl(xp, x, *, axes, scatter_dimension, axis_size, tiled, comms=None,
+                       axis_index_groups=None):
+    (comm,) = _communicators(axes, "psum_scatter", comms, axis_index_groups)
     x = _host(xp, x, "psum_scatter")
     if tiled:
         x = x.reshape(x.shape[:scatter_dimension] + (axis_size, -1)
@@ -294,9 +336,12 @@ def _psum_scatter_impl(xp, x, *, axes, scatter_dimension, axis_size, tiled, comm
 
 
 def _psum_scatter_axis_batch(size, axis, args, dims, *, axes, scatter_dimension, axis_size,
-                             tiled, comms=None):
+                             tiled, comms=None, axis_index_groups=None):
     _single_name("psum_scatter", axes)
     (x,), (d,) = args, dims
+    if axis_index_groups is not None:
+        return grouped_sum_scatter(bdim_at_front(x, d, size), axis_index_groups,
+                                   reduce_sum_p, scatter_dimension, tiled), 0
     y = mul_p.bind(x, _scalar_like(x, size)) if d is None else reduce_sum_p.bind(x, axes=(d,))
     if tiled:
         y = _split(y, scatter_dimension, size)
@@ -313,18 +358,18 @@ psum_scatter_p.batch = _psum_scatter_batch
 _lower_as_step(psum_scatter_p)
 
 
-def _all_gather_transpose(ct, x, *, axes, all_gather_dimension, axis_size, tiled, comms=None):
+def _all_gather_transpose(ct, x, *, axes, all_gather_dimension, axis_size, tiled, **opt):
     if type(ct) is Zero:
         return [Zero(x.aval)]
     return [psum_scatter_p.bind(ct, axes=axes, scatter_dimension=all_gather_dimension,
-                                axis_size=axis_size, tiled=tiled, **_mesh(comms))]
+                                axis_size=axis_size, tiled=tiled, **_optional(**opt))]
 
 
-def _psum_scatter_transpose(ct, x, *, axes, scatter_dimension, axis_size, tiled, comms=None):
+def _psum_scatter_transpose(ct, x, *, axes, scatter_dimension, axis_size, tiled, **opt):
     if type(ct) is Zero:
         return [Zero(x.aval)]
     return [all_gather_p.bind(ct, axes=axes, all_gather_dimension=scatter_dimension,
-                              axis_size=axis_size, tiled=tiled, **_mesh(comms))]
+                              axis_size=axis_size, tiled=tiled, **_optional(**opt))]
 
 
 deflinear(all_gather_p, _all_gather_transpose)
@@ -381,7 +426,7 @@ _lower_as_step(all_to_all_p)
 deflinear(all_to_all_p, lambda ct, x, *, axes, split_axis, concat_axis, axis_size, comms=None: [
     Zero(x.aval) if type(ct) is Zero else all_to_all_p.bind(
         ct, axes=axes, split_axis=concat_axis, concat_axis=split_axis, axis_size=axis_size,
-        **_mesh(comms))])
+        **_optional(comms))])
 
 # -- ppermute ------------------------------------------------------------------------------------
 ppermute_p = _collective("ppermute")
@@ -429,7 +474,7 @@ ppermute_p.batch = lambda args, dims, **params: (ppermute_p.bind(args[0], **para
 _lower_as_step(ppermute_p)
 deflinear(ppermute_p, lambda ct, x, *, axes, perm, comms=None: [
     Zero(x.aval) if type(ct) is Zero else ppermute_p.bind(
-        ct, axes=axes, perm=tuple((d, s) for s, d in perm), **_mesh(comms))])
+        ct, axes=axes, perm=tuple((d, s) for s, d in perm), **_optional(comms))])
 
 # -- axis_index ----------------------------------------------------------------------------------
 axis_index_p = _collective("axis_index")
