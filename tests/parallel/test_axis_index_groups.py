@@ -169,3 +169,26 @@ def test_groups_over_several_names_raise():
     with pytest.raises(NotImplementedError, match="several axis names"):
         tjit.vmap(tjit.vmap(lambda v: lax.psum(v, ("i", "j"), axis_index_groups=PAIRS),
                             axis_name="j"), axis_name="i")(_x()[:, :2])
+
+
+def test_shard_map_check_rep_knows_a_grouped_psum_varies():
+    # a psum within several groups differs between groups: out_specs=P() must be refused
+    # (it would return one group's sum as the whole axis's)
+    from tjit.sharding import P
+    with cpu_device_count(N):
+        mesh = tjit.make_mesh((N,), ("i",))
+        x = _x().reshape(N * 4, 2)
+        grouped = tjit.shard_map(lambda b: lax.psum(b, "i", axis_index_groups=PAIRS), mesh,
+                                 in_specs=P("i"), out_specs=P())
+        for call in (grouped, tjit.jit(grouped)):
+            with pytest.raises(ValueError, match="leaves out mesh axis 'i'"):
+                call(x)
+        whole = tjit.shard_map(lambda b: lax.psum(b, "i", axis_index_groups=[range(N)]), mesh,
+                               in_specs=P("i"), out_specs=P())
+        np.testing.assert_allclose(np.asarray(whole(x)), x.reshape(N, 4, 2).sum(0), rtol=1e-5)
+        split = tjit.shard_map(lambda b: lax.psum(b, "i", axis_index_groups=PAIRS), mesh,
+                               in_specs=P("i"), out_specs=P("i"))
+        want = tjit.vmap(lambda b: lax.psum(b, "i", axis_index_groups=PAIRS),
+                         axis_name="i")(x.reshape(N, 4, 2)).reshape(N * 4, 2)
+        for call in (split, tjit.jit(split)):
+            np.testing.assert_allclose(np.asarray(call(x)), np.asarray(want), rtol=1e-6)

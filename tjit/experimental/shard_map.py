@@ -320,8 +320,8 @@ class _ShardMapped:
 def infer_varying(jaxpr, in_varying):
     """For each output of ``jaxpr``, the mesh axes along which it may differ between
     devices, given that of each input (sets of names). psum/pmax/pmin/all_gather make a
-    value the same along their axes; axis_index, ppermute, psum_scatter and all_to_all
-    make it vary; other operations vary where their operands do (an equation with a
+    value the same along their axes (not within several axis_index_groups); axis_index,
+    ppermute, psum_scatter and all_to_all make it vary; other operations vary where their operands do (an equation with a
     sub-program also where any collective inside it makes values vary)."""
     env = {}
     for v, vary in zip(jaxpr.invars, in_varying):
@@ -336,15 +336,23 @@ def infer_varying(jaxpr, in_varying):
         vary = frozenset().union(*[read(v) for v in eqn.invars])
         name = eqn.primitive.name
         axes = frozenset(eqn.params.get("axes", ()))
-        if name in _MAKES_INVARIANT:
-            vary = vary - axes
-        elif name in _MAKES_VARYING:
+        if _makes_varying(eqn):
             vary = vary | axes
+        elif name in _MAKES_INVARIANT:
+            vary = vary - axes
         else:
             vary = vary | _varying_inside(eqn)
         for o in eqn.outvars:
             env[o] = vary
     return [read(v) for v in jaxpr.outvars]
+
+
+def _makes_varying(eqn):
+    """Whether ``eqn``'s collective makes values differ along its axes: those of
+    _MAKES_VARYING, and any run within several axis_index_groups (one value per group)."""
+    groups = eqn.params.get("axis_index_groups")
+    return eqn.primitive.name in _MAKES_VARYING or (
+        eqn.primitive.name in _MAKES_INVARIANT and groups is not None and len(groups) > 1)
 
 
 def _varying_inside(eqn):
@@ -358,7 +366,7 @@ def _varying_inside(eqn):
         while stack:
             j = stack.pop()
             for e in j.eqns:
-                if e.primitive.name in _MAKES_VARYING:
+                if _makes_varying(e):
                     out |= frozenset(e.params.get("axes", ()))
             stack.extend(subjaxprs(j))
     return out
