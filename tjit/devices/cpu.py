@@ -39,6 +39,7 @@ from tjit.xla_like.plan import (
     KernelStep,
     carry_inputs,
     concrete,
+    memory_of,
 )
 
 #: Kernels run single-threaded below this much work (iteration points times
@@ -260,9 +261,9 @@ class _Runner(ProgramRunner):
             else:
                 dynamic_out.append((pos, k, self.shape[v], self.dtype[v]))
         sizes, n, parallel = self.launch(kernel)
-        aliased = {a[0] for a in self.aliases}
-        given = [(pos, k, shape, dtype) for pos, k, shape, dtype in dynamic_out if k in aliased]
-        dynamic_out = [d for d in dynamic_out if d[1] not in aliased]
+        preset = self.preset   # (donated buffers, outputs hosting temporaries, those)
+        given = [(pos, k, shape, dtype) for pos, k, shape, dtype in dynamic_out if k in preset]
+        dynamic_out = [d for d in dynamic_out if d[1] not in preset]
         if array_args.available():
             return self._kernel_step_native(fn, argv, sizes, n, parallel, dynamic_in,
                                             dynamic_out, given)
@@ -311,14 +312,17 @@ class _Runner(ProgramRunner):
         return run
 
     def finish_steps(self, steps, runs):
-        return self._group_dots(steps, runs, set(self.prog.aliases.values()), self.nthreads)
+        return self._group_dots(steps, runs, self.prog, self.nthreads)
 
     @staticmethod
-    def _group_dots(steps, runs, aliased, nthreads):
+    def _group_dots(steps, runs, prog, nthreads):
         """Runs of consecutive independent BLAS dots, one per thread, become one
         ``blas.GemmGroup`` step (e.g. a layer's weight and input gradients). A dot that
         writes into a donated argument's buffer stays alone: a member running beside it
-        may still read that argument."""
+        may still read that argument; nor does a dot join a group whose members use
+        memory it writes (a slot, or an output's buffer, that a value read before it
+        last used)."""
+        aliased = set(prog.aliases.values())
 
         def groupable(k):
             return getattr(runs[k], "gemm", None) is not None and \
@@ -329,7 +333,9 @@ class _Runner(ProgramRunner):
             while groupable(i) and len(group) < nthreads:
                 j = group[-1] + 1
                 written = {v for k in group for v in steps[k].outs}
-                if j >= len(runs) or not groupable(j) or written & set(steps[j].ins):
+                if j >= len(runs) or not groupable(j) or written & set(steps[j].ins) or \
+                        _overlaps(prog, steps[j].outs,
+                                  [v for k in group for v in steps[k].ins + steps[k].outs]):
                     break
                 group.append(j)
             members = [runs[k] for k in group]
@@ -455,6 +461,18 @@ def _gemm_group_step(runs):
             vals[k_out] = out
         group(operands)
     return run
+
+
+def _overlaps(prog, written, used):
+    """Whether a value of ``written`` shares bytes of memory with one of ``used``."""
+    spans = [memory_of(prog, v) for v in used]
+    for v in written:
+        mine = memory_of(prog, v)
+        if mine is not None and any(
+                s is not None and s[0] == mine[0] and s[1] < mine[2] and mine[1] < s[2]
+                for s in spans):
+            return True
+    return False
 
 
 def _kernel_facts(kernel):

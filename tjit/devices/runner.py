@@ -23,7 +23,8 @@ import threading
 
 import numpy as np
 
-from tjit.xla_like.plan import ControlStep, DotStep, KernelStep, LibraryStep, concrete, memory_stats
+from tjit.devices.runner_layout import RunnerLayout
+from tjit.xla_like.plan import ControlStep, DotStep, KernelStep, LibraryStep, memory_stats
 
 
 def solve_sizes(in_specs, flat_args):
@@ -126,28 +127,43 @@ class ProgramRunner:
     xp = np
 
     def __init__(self, prog, env):
-        self.env = env
         self.prog = prog
         self.given = ()       # the donated argument positions of the current call
-        ids = list(prog.values)
-        self.index = {v: n for n, v in enumerate(ids)}
-        self.shape = {v: tuple(concrete(d, env) for d in prog.values[v].shape) for v in ids}
-        self.dtype = {v: prog.values[v].dtype for v in ids}
-        self.slots = self.alloc_slots([concrete(s, env) for s in prog.slot_sizes])
-        self.fixed = [None] * len(ids)     # temporaries and constants: arrays reused per call
+        layout = self.runner_layout = RunnerLayout.of(prog)   # (alike at every binding)
+        self.index, self.dtype = layout.index, layout.dtype
+        self.param_slots, self.out_slots = layout.param_slots, layout.out_slots
+        self.consts = [(k, self.constant(c)) for k, c in layout.consts]
+        self.bind_sizes(env)
+
+    def bind_sizes(self, env):
+        """What depends on the sizes: shapes, the temporaries' views, the aliases' shapes.
+        A backend whose runner can be re-bound to new sizes calls it again (the CPU's
+        ``rebind``); the rest of the runner stays."""
+        prog = self.prog
+        self.env = env
+        self.shape, slot_bytes = self.runner_layout.at(env)
+        self.slots = self.alloc_slots(slot_bytes)
+        self.fixed = [None] * len(self.index)  # temporaries and constants: reused per call
         for v, slot in prog.slot_of.items():
             self.fixed[self.index[v]] = self.slot_view(self.slots[slot], self.shape[v],
                                                        self.dtype[v])
-        for v, val in prog.values.items():
-            if val.kind == "const":
-                self.fixed[self.index[v]] = self.constant(val.const)
-        self.param_slots = [self.index[v] for v in prog.params]
-        self.out_slots = [self.index[v] for v in prog.outputs]
+        for k, c in self.consts:
+            self.fixed[k] = c
         # (output slot, argument position, its slot, kernel reads it through the output,
         # output shape, dtype)
         self.aliases = [(self.index[o], pos, self.index[prog.params[pos]],
                          o in prog.inplace_outputs, self.shape[o], self.dtype[o])
                         for pos, o in prog.aliases.items()]
+        # outputs whose buffers host temporaries until written (plan.host_temporaries):
+        # made at the start of a call, with the hosted temporaries viewed inside them
+        hosts = {}
+        for t, (o, at) in prog.hosted.items():
+            hosts.setdefault(o, []).append((self.index[t], self.shape[t], self.dtype[t], at))
+        self.hosts = [(self.index[o], self.shape[o], self.dtype[o], temps)
+                      for o, temps in hosts.items()]
+        #: values whose arrays are in place before the steps run (a step writes into them)
+        self.preset = {a[0] for a in self.aliases} | {k for k, *_ in self.hosts} | \
+            {k for *_, temps in self.hosts for k, *_ in temps}
 
     def prepare_steps(self):
         """Build the per-step closures (call once the subclass is set up)."""
@@ -235,6 +251,10 @@ class ProgramRunner:
                 vals[k_out] = a         # the output is written into the donated buffer
             elif inplace:               # the kernel reads the argument through the output
                 vals[k_out] = np.array(a, order="C")
+        for k_out, shape, dtype, temps in self.hosts:
+            buf = vals[k_out] = np.empty(shape, dtype)
+            for k, t_shape, t_dtype, at in temps:
+                vals[k] = np.ndarray(t_shape, t_dtype, buf, at)
         for step in self.steps:
             step(vals)
         return [vals[k] for k in self.out_slots]

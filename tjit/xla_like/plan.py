@@ -37,6 +37,7 @@ into it the same way. A donated parameter that only a while/scan step reads, as 
 carry's initial value, is handed to that loop, which updates it in place.
 """
 
+import bisect
 import dataclasses
 import functools
 
@@ -161,7 +162,8 @@ def _carry_donation(kind, attrs, n_params):
 
 
 class Program:
-    def __init__(self, name, values, params, outputs, steps, donated=()):
+    def __init__(self, name, values, params, outputs, steps, donated=(),
+                 temps_in_outputs=False):
         self.name = name
         self.values = values          # id -> Value
         self.params = params          # value ids, in argument order
@@ -172,7 +174,11 @@ class Program:
         # inplace_outputs: outputs whose kernel reads the argument through the output
         (self.aliases, self.donation_usable, self.inplace_outputs,
          self.loop_donations) = plan_donation(self)
-        self.slot_of, self.slot_sizes = assign_buffers(self)
+        # hosted: temporary id -> (output id, byte offset) of those living in an
+        # output's buffer before the output is written (host_temporaries)
+        self.hosted = host_temporaries(self) if temps_in_outputs else {}
+        self.host_outputs = {o for o, _ in self.hosted.values()}
+        self.slot_of, self.slot_sizes = assign_buffers(self, skip=self.hosted)
 
     @property
     def kernels(self):
@@ -195,6 +201,7 @@ class Program:
             ins = ", ".join(f"%{v}" for v in s.ins)
             outs = ", ".join("_" if v is None else f"%{v}" + (
                 f"@slot{self.slot_of[v]}" if v in self.slot_of else "") + (
+                "@%{}+{}".format(*self.hosted[v]) if v in self.hosted else "") + (
                 f"@arg{arg_of[v]}" if v in arg_of else "") for v in s.outs)
             what = (f"kernel {s.kernel.name}" if isinstance(s, KernelStep) else
                     _dot_text(s) if isinstance(s, DotStep) else
@@ -219,12 +226,14 @@ def _dot_text(s):
     return f"dot (BLAS, {s.alpha:g}*dot{acc})"
 
 
-def build_program(module, donated=(), target=CPU, fusion=FusionDecision):
+def build_program(module, donated=(), target=CPU, fusion=FusionDecision, top_level=True):
     """Fuse ``module`` and order its steps; retries with more values materialized when
     a kernel cannot inline one (rare index patterns). ``donated``: positions of the
     parameters whose buffers the program may reuse for outputs; ``target``: the
     ``TargetInfo`` whose costs and gemm decide fusion and epilogue folding; ``fusion``:
-    the FusionDecision class (``remat.py`` passes one that keeps its phases apart)."""
+    the FusionDecision class (``remat.py`` passes one that keeps its phases apart);
+    ``top_level``: False for control-flow bodies, whose outputs host no temporaries
+    (loops hand their output buffers from one trip to the next)."""
     forced, merge = set(), True
     for _ in range(len(module.instrs) + 2):
         d = fusion(module, forced, merge=merge, target=target)
@@ -237,11 +246,12 @@ def build_program(module, donated=(), target=CPU, fusion=FusionDecision):
         except CannotFuse:
             merge = False
             continue
-        return _order_steps(module, d, built, donated)
+        return _order_steps(module, d, built, donated,
+                            top_level and target.temps_in_outputs)
     raise RuntimeError("fusion did not converge")  # pragma: no cover
 
 
-def _order_steps(module, d, built, donated):
+def _order_steps(module, d, built, donated, temps_in_outputs):
     values = {}
     for i in module.instrs:
         if i.opcode in ("library", "control"):
@@ -277,7 +287,7 @@ def _order_steps(module, d, built, donated):
     if d.target.gemm_alpha_beta:
         steps = fold_gemm_epilogues(steps, values, out_ids, {params[pos] for pos in donated},
                                     DotStep, KernelStep, d.target.gemm_dtypes)
-    return Program(module.name, values, params, out_ids, steps, donated)
+    return Program(module.name, values, params, out_ids, steps, donated, temps_in_outputs)
 
 
 def _origin(instrs):
@@ -308,7 +318,7 @@ def _control_step(i, d):
     kind, bodies = i.attrs["kind"], i.attrs["bodies"]
     attrs = {k: v for k, v in i.attrs.items() if k not in ("kind", "bodies", "out_avals")}
     loop, carry = _carry_donation(kind, attrs, len(bodies[-1].params))
-    programs = [build_program(b, carry if n == loop else (), d.target)
+    programs = [build_program(b, carry if n == loop else (), d.target, top_level=False)
                 for n, b in enumerate(bodies)]
     return ControlStep(kind, None, [o.id for o in i.operands], outs, bodies=programs,
                        attrs=attrs, out_avals=i.attrs["out_avals"], origin=_origin([i]))
@@ -612,8 +622,97 @@ def _reload(expr, remap, memo):
     return memo[id(expr)]
 
 
-def assign_buffers(prog):
-    """Liveness-based slots for temporaries: {value id: slot}, [slot nbytes]."""
+#: Temporaries smaller than this keep slots rather than living in an output's buffer:
+#: a hosted temporary's array is a view made on every call (about 0.3 us), which a small
+#: program's dispatch would feel, for bytes that do not matter.
+HOST_MIN_BYTES = 1 << 16
+#: Offsets inside an output's buffer are multiples of this (as slots in the arena are).
+HOST_ALIGN = 64
+#: Outputs tried per temporary, the soonest written first (planning stays linear).
+HOST_TRIES = 16
+
+
+def host_temporaries(prog):
+    """Temporaries that live in output buffers before the outputs are written, as in
+    XLA's buffer assignment: {temporary id: (output id, byte offset)}.
+
+    An output that a kernel or a BLAS call writes (not into a donated argument) has a
+    buffer the runtime makes at the start of the call; until the step that writes it,
+    the buffer is free. A temporary whose last reader runs before that step may live
+    there, at an offset where it overlaps no other temporary hosted there whose live
+    range meets its own (a step that reads one and writes another counts as both
+    alive). Temporaries are placed in the order they are made (a linear scan: hosted
+    ones that died leave each output's list), each in the output written soonest after
+    its last reader that has room, so the outputs written last stay free for the values
+    that live longest (a forward pass's activations, until the backward pass).
+    """
+    written, made, last_use = {}, {}, {}
+    for n, s in enumerate(prog.steps):
+        for v in s.ins:
+            last_use[v] = n
+        if isinstance(s, LibraryStep):      # (library and control results: fresh arrays)
+            continue
+        for v in s.outs:
+            kind = prog.values[v].kind
+            if kind == "output":
+                written.setdefault(v, n)
+            elif kind == "temp":
+                made.setdefault(v, n)
+    excluded = set(prog.aliases.values()) | set(prog.inplace_outputs)
+    hosts = sorted((n, o) for o, n in written.items()
+                   if o not in excluded and isinstance(prog.values[o].nbytes, int))
+    writers = [n for n, _ in hosts]
+    live = {o: [] for _, o in hosts}       # output -> [(last use, start, end)] hosted
+    hosted = {}
+    for v, n in sorted(made.items(), key=lambda t: t[1]):
+        size = prog.values[v].nbytes
+        if not hosts or not isinstance(size, int) or size < HOST_MIN_BYTES:
+            continue
+        end = last_use.get(v, n)
+        first = bisect.bisect_right(writers, end)
+        for _, o in hosts[first:first + HOST_TRIES]:
+            capacity = prog.values[o].nbytes
+            if capacity < size:
+                continue
+            ranges = live[o] = [r for r in live[o] if r[0] >= n]
+            at = _first_gap(sorted(r[1:] for r in ranges), size, capacity)
+            if at is not None:
+                ranges.append((end, at, at + size))
+                hosted[v] = (o, at)
+                break
+    return hosted
+
+
+def _first_gap(taken, size, capacity):
+    """The first aligned offset where ``size`` bytes fit between the sorted ``taken``
+    ranges within ``capacity`` bytes, or None."""
+    at = 0
+    for lo, hi in taken:
+        if lo - at >= size:
+            return at
+        at = max(at, -(-hi // HOST_ALIGN) * HOST_ALIGN)
+    return at if capacity - at >= size else None
+
+
+def memory_of(prog, v):
+    """(buffer, first byte, end byte) of value ``v`` in the plan's shared memory (a
+    temporary slot, or an output's buffer with the temporaries it hosts), or None for
+    a buffer of its own (arguments, fresh outputs, library results). Two values whose
+    ranges in one buffer overlap must not be written while the other is used."""
+    val = prog.values[v]
+    if v in prog.hosted:
+        o, at = prog.hosted[v]
+        return ("output", o), at, at + val.nbytes
+    if v in prog.slot_of:
+        return ("slot", prog.slot_of[v]), 0, val.nbytes
+    if v in prog.host_outputs:
+        return ("output", v), 0, val.nbytes
+    return None
+
+
+def assign_buffers(prog, skip=()):
+    """Liveness-based slots for temporaries: {value id: slot}, [slot nbytes]; ``skip``:
+    temporaries that have memory elsewhere (hosted in outputs)."""
     last_use = {}
     for n, s in enumerate(prog.steps):
         for v in s.ins:
@@ -623,7 +722,7 @@ def assign_buffers(prog):
         if not isinstance(s, LibraryStep):  # library calls return fresh arrays
             for v in s.outs:
                 val = prog.values[v]
-                if val.kind != "temp":
+                if val.kind != "temp" or v in skip:
                     continue
                 slot_of[v] = _take_slot(val.nbytes, sizes, free)
         for v in set(s.ins) | set(s.outs):

@@ -41,6 +41,17 @@ class TargetInfo:
       dot_kernels: dots of a kernel dtype missing from ``gemm_dtypes`` become fused
         reduce kernels (``reduce(mul(...))``, the contraction as the reduce axes) instead
         of the runtime's matmul: targets with no gemm library (OpenCL on PoCL, HLS).
+      split_columns: ``(rows, kept) -> parts`` for a reduction over the leading axis of a
+        ``rows`` x ``kept`` array that should run in two passes (``parts`` partials per
+        kept element, ``parts`` dividing ``rows``), or None (one pass); the field None:
+        never split (CPU: a thread per block of columns already has the bandwidth).
+      inline_split_reshapes: whether kernels address an inlined value through a reshape
+        that only splits dims (``fusion.split_only_reshape``; its operand's indices are
+        affine in the result's) instead of materializing the reshape's operand: on for
+        CUDA, whose column splits reshape a fused expression; the CPU keeps its plans.
+      temps_in_outputs: whether the plan may place temporaries in an output's buffer
+        before that output is written (``plan.host_temporaries``); the runtime must
+        then make output buffers at the start of a call (the CPU runner does).
     """
     name: str
     kernel_dtypes: frozenset
@@ -53,6 +64,9 @@ class TargetInfo:
     split_reduce_min: int | None
     split_reduce: Callable
     dot_kernels: bool = False
+    split_columns: Callable | None = None
+    inline_split_reshapes: bool = False
+    temps_in_outputs: bool = False
 
     def cost(self, opcode, dtype):
         """Remat cost per element of one ``opcode`` op of ``dtype`` (0: not computed)."""
@@ -94,6 +108,7 @@ CPU = TargetInfo(
     hoists_trailing_broadcasts=True,
     split_reduce_min=1 << 15,
     split_reduce=cpu_row_split,
+    temps_in_outputs=True,
 )
 
 
@@ -150,6 +165,25 @@ def cuda_row_split(n):
     return None
 
 
+def cuda_column_split(rows, kept, threads=1 << 18, min_fold=16):
+    """Partials per column for a column reduction on a GPU: the first pass runs a thread
+    per (partial, column), about ``threads`` of them (an H100 holds 270k resident), each
+    folding at least ``min_fold`` rows; ``parts`` divides ``rows``. None when the kept
+    points alone fill the GPU (``kept >= threads / 2``: one pass, a thread per column)
+    or the array is small (< 2^20 elements: one launch beats two)."""
+    if kept * 2 >= threads or rows * kept < 1 << 20:
+        return None
+    want = max(2, threads // kept)
+    best = None
+    for parts in range(2, rows // min_fold + 1):
+        if rows % parts == 0 and (best is None or abs(parts - want) < abs(best - want)):
+            best = parts
+        if parts > 2 * want:
+            break
+    # (rows with no divisor near the aim, a prime count say: one pass)
+    return None if best is None or best * 4 < min(want, rows // min_fold) else best
+
+
 #: A split full reduction on CUDA aims at this many row partials (an H100/H200 has 132
 #: SMs: ~8 blocks of 256 threads each) ...
 CUDA_SPLIT_ROWS = 1024
@@ -179,6 +213,8 @@ CUDA = TargetInfo(
     hoists_trailing_broadcasts=True,
     split_reduce_min=1 << 16,
     split_reduce=cuda_row_split,
+    split_columns=cuda_column_split,
+    inline_split_reshapes=True,
 )
 
 
