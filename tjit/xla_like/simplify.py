@@ -196,13 +196,17 @@ def rewrite(module, target=CPU):
     for i in module.instrs:
         for o in i.operands:
             b.uses[o.id] = b.uses.get(o.id, 0) + 1
+            b.users.setdefault(o.id, []).append(i)
     for o in module.outputs:
         b.uses[o.id] = b.uses.get(o.id, 0) + 1
+        b.users.setdefault(o.id, []).append(None)
     vmap = {}
     changed = False
     for i in module.instrs:
         cur = _with_operands(i, tuple(vmap.get(o.id, o) for o in i.operands))
         first, before = len(b.instrs), cur
+        if cur is not i and i.id in b.users:
+            b.users[cur.id] = b.users[i.id]     # (the same value, new operands)
         # dtypes kernels cannot compute (float16, complex) stay in library calls untouched
         if i.opcode != "parameter" and cur.dtype in target.kernel_dtypes:
             for fn in RULES.get(cur.opcode, ()):
@@ -285,6 +289,7 @@ class Rewriter(hlo.Builder):
         self.target = target    # (rules read what the target can do)
         self.ids = set()
         self.uses = {}   # instr id -> number of uses in the module being rewritten
+        self.users = {}  # instr id -> the instructions using it (None: a module output)
 
     def only_use(self, i):
         """True if ``i`` (an instruction of the module being rewritten) has one use."""
@@ -652,13 +657,19 @@ def transpose_of_dot(i, b):
         return None
     lhs, rhs = d.operands
     (lc, rc), (lb, rb) = d.attrs["dimension_numbers"]
-    nb = len(lb)
-    nl, nr = lhs.ndim - nb - len(lc), rhs.ndim - nb - len(rc)
-    swap = (*range(nb), *range(nb + nl, nb + nl + nr), *range(nb, nb + nl))
-    if tuple(i.attrs["perm"]) != swap:
+    if tuple(i.attrs["perm"]) != _free_swap(d):
         return None
     return b.add("dot", (rhs, lhs), i.shape, i.dtype,
                  dimension_numbers=((tuple(rc), tuple(lc)), (tuple(rb), tuple(lb))))
+
+
+def _free_swap(d):
+    """The permutation of dot ``d``'s output that swaps its two free-dim groups."""
+    lhs, rhs = d.operands
+    (lc, rc), (lb, rb) = d.attrs["dimension_numbers"]
+    nb = len(lb)
+    nl, nr = lhs.ndim - nb - len(lc), rhs.ndim - nb - len(rc)
+    return (*range(nb), *range(nb + nl, nb + nl + nr), *range(nb, nb + nl))
 
 
 @rule("dot")
@@ -692,10 +703,17 @@ def dot_as_reduce(i, b):
     kernel with the contraction as its reduce axes and batch/free dims kept. Products
     in the dtype the reference impl multiplies in (the preferred type when wider, or
     for integer operands), converted to the result's. Rounding: a reassociated float
-    sum, like any gemm's. Bool dots stay dots (the runtime's matmul)."""
+    sum, like any gemm's. Bool dots stay dots (the runtime's matmul). A dot read only
+    through a transpose that ``transpose_of_dot`` folds waits for that rule (the weight
+    gradient then comes out in its parameter's layout, and an SGD update of it fuses
+    into the dot's kernel instead of reading the product transposed)."""
     t = b.target
     if not t.dot_kernels or i.dtype in t.gemm_dtypes:
         return None
+    users = b.users.get(i.id, ())
+    if len(users) == 1 and users[0] is not None and users[0].opcode == "transpose" and \
+            tuple(users[0].attrs["perm"]) == _free_swap(i):
+        return None     # transpose_of_dot first: the kernel then writes what is read
     lhs, rhs = i.operands
     (lc, rc), (lb, rb) = i.attrs["dimension_numbers"]
     dt = lhs.dtype
