@@ -4,7 +4,8 @@ Every value of the group is expressed at an index map: one :class:`kernel_ir.Aff
 per dim of the value, as a function of the kernel's iteration indices. Walking from the
 roots towards the buffers, structural ops only rewrite the map (broadcast drops or
 zeroes dims, transpose permutes, slice scales and offsets, a reshape of a buffer
-addresses its row-major linear index, a take loads its buffer at an index computed
+addresses its row-major linear index, a reshape that only splits dims addresses an
+inlined operand at the row-major index of each split run, a take loads its buffer at an index computed
 in the kernel), elementwise ops keep it, and an inlined row
 reduction becomes a stage read back where the map is the identity on the outer axes.
 """
@@ -17,6 +18,8 @@ from tjit.xla_like.fusion import (
     is_buffer,
     is_inlined_constant,
     space_of_root,
+    split_only_reshape,
+    split_runs,
     squeezed,
     unit_only_reshape,
 )
@@ -236,6 +239,12 @@ class KernelBuilder:
         if is_buffer(x) or x.id in self.d.materialized:
             # a reshape keeps row-major order: x's linear index is the result's
             return self._load_linear(x, _linear(maps, i.shape, self.n))
+        if split_only_reshape(i):
+            # each of x's dims is a run of result dims: its index is their row-major one
+            sub = []
+            for run in split_runs(x.shape, i.shape):
+                sub.append(_linear([maps[j] for j in run], [i.shape[j] for j in run], self.n))
+            return (yield (x, tuple(sub)))
         raise NeedMaterialize(x)
 
 

@@ -93,6 +93,33 @@ def unit_only_reshape(i):
     return len(a) == len(b) and all(x == y for x, y in zip(a, b))
 
 
+def split_only_reshape(i):
+    """True when a reshape of concrete dims only splits dims (each operand dim is the
+    product of a run of result dims): the operand's indices are affine in the result's,
+    so kernels address an inlined operand through it."""
+    src, dst = i.operands[0].shape, i.shape
+    if not all(isinstance(d, int) for d in tuple(src) + tuple(dst)):
+        return False
+    runs = split_runs(src, dst)
+    return runs is not None
+
+
+def split_runs(src, dst):
+    """For a split-only reshape ``src -> dst``: per operand dim, the result dims whose
+    product it is (size-1 result dims join the run before them); else None."""
+    runs, j = [], 0
+    for d in src:
+        run, n = [], 1
+        while j < len(dst) and (n < d or (n == d and dst[j] == 1 and run)):
+            run.append(j)
+            n *= dst[j]
+            j += 1
+        if n != d or (d != 1 and not run):
+            return None
+        runs.append(run)
+    return runs if j == len(dst) else None
+
+
 def row_reduce(i):
     """A reduce over a suffix of its operand's axes (a candidate kernel stage)."""
     n = i.operands[0].ndim
@@ -177,7 +204,8 @@ class FusionDecision:
                 else:
                     for k, e in evals.get(u.id, {}).items():
                         ev[k] = max(ev.get(k, 0.0), self._edge_evals(u, i, e))
-                if (u.opcode == "reshape" and not unit_only_reshape(u)) or (
+                if (u.opcode == "reshape" and not unit_only_reshape(u) and not (
+                        self.target.inline_split_reshapes and split_only_reshape(u))) or (
                         u.opcode == "take" and u.operands[0] is i):
                     # a kernel addresses a reshape's operand by linear index, and a
                     # take's operand at indices it computes: both read memory

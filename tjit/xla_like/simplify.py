@@ -106,6 +106,12 @@ full reduction of a large array       ``reduce(x, all axes)`` -> ``reduce(reduce
                                       partials, more accurate than one running sum); exact
                                       for max/min/integers/bool. The split depends only on
                                       the shape, never on the thread count
+column reduction of a tall array      ``reduce(x, 0)`` -> ``reduce(reduce(reshape(x, (P, R/P,
+                                      ...)), 1), 0)`` where the target asks for it
+                                      (``TargetInfo.split_columns``: GPUs, whose column
+                                      kernels would otherwise run one block per few columns);
+                                      P partials per column, folded in order. Float sums:
+                                      another association; exact for max/min/integers/bool
 ====================================  ========================================================
 
 Not rewritten: ``x * 0`` and ``x - x`` for floats (NaN, inf, -0.0), ``x + 0.0`` for
@@ -761,6 +767,29 @@ def split_full_reduce(i, b):
     partial = b.add("reduce", (x,), (x.shape[0],), i.dtype, axes=tuple(range(1, x.ndim)),
                     monoid=monoid)
     return b.add("reduce", (partial,), (), i.dtype, axes=(0,), monoid=monoid)
+
+
+@rule("reduce")
+def split_column_reduce(i, b):
+    """reduce(x, axes=(0,)) of a tall array -> reduce(reduce(reshape(x, (P, R/P, ...)), 1),
+    0) where ``target.split_columns(R, kept)`` gives P: the big pass runs over P times
+    more independent columns (GPU blocks), the second folds P partials per column."""
+    x, = i.operands
+    split = b.target.split_columns
+    if split is None or tuple(i.attrs["axes"]) != (0,) or x.ndim < 2:
+        return None
+    kept = _concrete_size(x.shape[1:])
+    if kept is None or not isinstance(x.shape[0], int):
+        return None
+    rows = x.shape[0]
+    parts = split(rows, kept)
+    if parts is None:
+        return None
+    xs = b.add("reshape", (x,), (parts, rows // parts) + tuple(x.shape[1:]), x.dtype)
+    monoid = i.attrs["monoid"]
+    partial = b.add("reduce", (xs,), (parts,) + tuple(x.shape[1:]), i.dtype, axes=(1,),
+                    monoid=monoid)
+    return b.add("reduce", (partial,), i.shape, i.dtype, axes=(0,), monoid=monoid)
 
 
 def _concrete_size(shape):
