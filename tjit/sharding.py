@@ -6,6 +6,8 @@
   (a name, a tuple of names, or None for not split).
 * :class:`NamedSharding` — a mesh and a spec: which block of a global array each device
   holds (``devices_indices_map``), the block's shape (``shard_shape``).
+* :class:`SingleDeviceSharding` and :class:`PmapSharding` — ``x.sharding`` of an Array on
+  one device and of a ``pmap`` result.
 
 The devices may belong to several processes (after ``tjit.distributed.initialize()``,
 ``tjit.devices()`` lists every process's devices); a device's ``process_index`` says
@@ -18,8 +20,10 @@ import threading
 import numpy as np
 
 from tjit.devices.backend import Device
+from tjit.devices.sharded import StackedValue
 from tjit.distributed.devices import global_devices
 from tjit.distributed.runtime import process_index
+from tjit.tracing.core import register_value_sharding, set_single_device_sharding
 
 _MESH_CTX = threading.local()
 
@@ -317,3 +321,126 @@ class NamedSharding:
 
     def __repr__(self):
         return f"NamedSharding(mesh={self.mesh!r}, spec={self.spec!r})"
+
+
+class SingleDeviceSharding:
+    """The layout of an array held whole by one device, as
+    ``jax.sharding.SingleDeviceSharding`` (``x.sharding`` of an ordinary Array)."""
+
+    def __init__(self, device):
+        self._device = device
+
+    def __repr__(self):
+        return f"SingleDeviceSharding(device={self._device!r})"
+
+    def __eq__(self, other):
+        return isinstance(other, SingleDeviceSharding) and other._device == self._device
+
+    def __hash__(self):
+        return hash(("SingleDeviceSharding", self._device))
+
+    def shard_shape(self, global_shape):
+        return tuple(global_shape)
+
+    def devices_indices_map(self, global_shape):
+        return {self._device: (slice(None),) * len(tuple(global_shape))}
+
+    addressable_devices_indices_map = devices_indices_map
+
+    @property
+    def device_set(self):
+        return {self._device}
+
+    addressable_devices = device_set
+
+    @property
+    def num_devices(self):
+        return 1
+
+    @property
+    def is_fully_replicated(self):
+        return True
+
+    @property
+    def is_fully_addressable(self):
+        return device_process_index(self._device) == process_index()
+
+    @property
+    def memory_kind(self):
+        return None
+
+
+class PmapSharding:
+    """The layout of a ``pmap`` result, as ``jax.sharding.PmapSharding``: device ``r`` holds
+    slice ``r`` of dimension ``sharded_dim`` (that dimension's size is the number of
+    devices, and a device's shard does not have it); ``sharded_dim`` None: every device
+    holds the whole value (``out_axes=None``)."""
+
+    def __init__(self, devices, sharded_dim):
+        self.devices = np.empty(len(devices), dtype=object)
+        self.devices[:] = list(devices)
+        self.sharded_dim = sharded_dim
+
+    def __repr__(self):
+        return (f"PmapSharding(sharded_dim={self.sharded_dim}, devices="
+                f"{list(self.devices)})")
+
+    def __eq__(self, other):
+        return (isinstance(other, PmapSharding) and other.sharded_dim == self.sharded_dim
+                and list(other.devices) == list(self.devices))
+
+    def __hash__(self):
+        return hash(("PmapSharding", self.sharded_dim, tuple(self.devices)))
+
+    def _dim(self, global_shape):
+        shape = tuple(global_shape)
+        if self.sharded_dim is None:
+            return shape, None
+        d = self.sharded_dim % len(shape) if shape else 0
+        if not shape or shape[d] != len(self.devices):
+            raise ValueError(f"PmapSharding: global shape {shape} has no dimension "
+                             f"{self.sharded_dim} of size {len(self.devices)} (one slice "
+                             f"per device) to shard")
+        return shape, d
+
+    def shard_shape(self, global_shape):
+        """A device's shard: the global shape without the sharded dimension."""
+        shape, d = self._dim(global_shape)
+        return shape if d is None else shape[:d] + shape[d + 1:]
+
+    def devices_indices_map(self, global_shape):
+        """{device: index}: an int at the sharded dimension (its slice), else slices."""
+        shape, d = self._dim(global_shape)
+        whole = (slice(None),) * len(shape)
+        if d is None:
+            return {dev: whole for dev in self.devices}
+        return {dev: whole[:d] + (r,) + whole[d + 1:] for r, dev in enumerate(self.devices)}
+
+    addressable_devices_indices_map = devices_indices_map
+
+    @property
+    def device_set(self):
+        return set(self.devices)
+
+    addressable_devices = device_set
+
+    @property
+    def num_devices(self):
+        return len(self.devices)
+
+    @property
+    def is_fully_replicated(self):
+        return self.sharded_dim is None or len(self.devices) == 1
+
+    @property
+    def is_fully_addressable(self):
+        return True   # (a pmap result holds this process's devices' slices only)
+
+    @property
+    def memory_kind(self):
+        return None
+
+
+# ``x.sharding`` of Arrays: a pmap result's layout, else the one device holding it
+register_value_sharding(StackedValue, lambda v: PmapSharding(v.device_list, v.mapped_axis))
+set_single_device_sharding(SingleDeviceSharding)

@@ -194,11 +194,23 @@ def to_host(v):
 #: a pmap result on N CPU devices -> ``devices(value)``: what ``Array.devices()`` returns.
 #: They are host arrays to every other path (not device arrays: nothing is copied).
 _MULTI_DEVICE_VALUES = {}
+_VALUE_SHARDINGS = {}     # value type -> its sharding (a multi-device value's own layout)
+_SINGLE_DEVICE_SHARDING = [None]   # device -> its sharding (set by the devices layer)
 
 
 def register_multi_device_values(value_type, devices):
     """``Array.devices()`` of an Array holding a ``value_type`` is ``devices(value)``."""
     _MULTI_DEVICE_VALUES[value_type] = devices
+
+
+def register_value_sharding(value_type, sharding):
+    """``Array.sharding`` of an Array holding a ``value_type`` is ``sharding(value)``."""
+    _VALUE_SHARDINGS[value_type] = sharding
+
+
+def set_single_device_sharding(make):
+    """Install ``make(device)``: the ``.sharding`` of an Array on one device."""
+    _SINGLE_DEVICE_SHARDING[0] = make
 
 
 #: The host device object (set by ``tjit.devices.backend``: tracing knows no devices).
@@ -598,6 +610,18 @@ class Array:
         if several is not None:     # a host buffer computed on several devices (pmap)
             return several(self._value)
         return {self.device}
+
+    @property
+    def sharding(self):
+        """How this array is laid out on devices, as ``jax.Array.sharding``: a pmap
+        result's ``PmapSharding``, else the ``SingleDeviceSharding`` of its device."""
+        of = _VALUE_SHARDINGS.get(type(self._value))
+        if of is not None:
+            return of(self._value)
+        make = _SINGLE_DEVICE_SHARDING[0]
+        if make is None:
+            raise AttributeError("Array.sharding: no device layer is loaded (import tjit)")
+        return make(self.device)
 
 
 class _DeletedBuffer:
