@@ -27,9 +27,15 @@ How each plan step runs (``_Runner``, a ``runner.ProgramRunner``):
 (the ``opencl_swi`` dialect: each kernel one work-item running its loop nest, Intel's
 recommended style for FPGA OpenCL compilers), launched 1 x 1.
 
-Donation is accepted and not used for device buffers (the caller's arrays are on the
-host): an output that a kernel updates in place starts as a device copy of the donated
-argument. Without pyopencl or an OpenCL device, asking for this backend raises an error
+Donation (``donate_argnums``): a donated argument that the plan pairs with an output
+(``Program.aliases``) and that the caller gives up (a tjit Array owning its buffer)
+lends both its buffers to that output: the device buffer it is uploaded into *is* the
+output's (a kernel that updates it in place reads and writes it there: no second
+buffer, no device copy; an SGD step's weights stay in one buffer), and the output is
+downloaded into the argument's host array, which becomes the result's; the donated
+Array is deleted, as in JAX. An argument that is not given up (a NumPy array, an Array
+with other references) is left intact: an output updated in place then starts as a
+device copy of it. Without pyopencl or an OpenCL device, asking for this backend raises an error
 saying which and how to install (``pip install "tjit[opencl]"`` plus a driver, e.g.
 ``pocl-binary-distribution``); the CPU default is unaffected.
 """
@@ -115,7 +121,11 @@ class OpenCLExecutable(PooledCalls, PlanInspection, Executable):
         return dict(self.counts)
 
     def donation(self):
-        return {}, set()
+        """``({argument position: output value}, usable positions)``: the plan's
+        pairs (loop carries are not handed over: their bodies copy)."""
+        return dict(self.program.aliases), set(self.program.aliases) | {
+            pos for pos in self.program.donation_usable
+            if self.program.params[pos] in self.program.outputs}
 
 
 
@@ -135,6 +145,11 @@ class _Runner(ProgramRunner):
     def __init__(self, prog, exe, env):
         self.exe, self.dev = exe, exe.dev
         super().__init__(prog, env)
+        # parameters a device step reads: a donated one is uploaded into the buffer
+        # its output then reuses (one only host steps read is not uploaded for it)
+        on_dev = {v for st in prog.steps if not isinstance(st, (DotStep, LibraryStep)) or
+                  isinstance(st, ControlStep) for v in st.ins}
+        self.read_on_device = {self.index[v] for v in prog.params if v in on_dev}
         self.prepare_steps()
 
     # -- buffers --------------------------------------------------------------------------
@@ -167,11 +182,23 @@ class _Runner(ProgramRunner):
 
     # -- calling --------------------------------------------------------------------------
     def run(self, flat_args, donated=()):
-        return [self.on_host(o) for o in self.execute(flat_args)]
+        """Outputs as host arrays; an output in a donated argument's buffers is
+        downloaded into that argument's host array (see the module docstring)."""
+        into = {}
+        outs = self.execute(flat_args, donated, into)
+        return [self._download(o, into.get(k)) for k, o in zip(self.out_slots, outs)]
 
-    def execute(self, flat_args):
+    def _download(self, o, host):
+        if host is None or not isinstance(o, DevArray) or o.host is not None:
+            return self.on_host(o)
+        self._count("to_host", o.nbytes)
+        return self.dev.fetch(o, into=host)
+
+    def execute(self, flat_args, donated=(), into=None):
         """Run the plan on ``flat_args`` (host arrays or DevArrays); outputs as they are
-        (device outputs stay on the device: loop bodies pass them on)."""
+        (device outputs stay on the device: loop bodies pass them on). ``donated``:
+        argument positions the caller gives up; ``into`` receives {output slot: the
+        donated host array to download it into}."""
         vals = list(self.fixed)
         for k, a in zip(self.param_slots, flat_args):
             if not isinstance(a, DevArray) and (type(a) is not np.ndarray or
@@ -179,6 +206,9 @@ class _Runner(ProgramRunner):
                 a = np.array(a, order="C")
             vals[k] = a
         for k_out, pos, k_arg, inplace, shape, dtype in self.aliases:
+            if pos in donated and self._lend(vals, (k_out, pos, k_arg, shape, dtype),
+                                             flat_args, into):
+                continue
             if inplace:     # the kernel reads the argument through the output
                 src = vals[k_arg]
                 out = self.dev.empty(shape, dtype)
@@ -191,6 +221,23 @@ class _Runner(ProgramRunner):
         for step in self.steps:
             step(vals)
         return [vals[k] for k in self.out_slots]
+
+    def _lend(self, vals, alias, flat_args, into):
+        """Output ``k_out`` in the buffers of donated argument ``pos`` (its device copy
+        and, for the result, its host array) when the caller's array can be given up
+        and has the output's type; False otherwise (the argument is left as it is)."""
+        k_out, pos, k_arg, shape, dtype = alias
+        a = vals[k_arg]
+        host = a.host if isinstance(a, DevArray) else a
+        if a is not flat_args[pos] or type(host) is not np.ndarray or \
+                not host.flags.writeable or host.shape != shape or host.dtype != dtype:
+            return False
+        if k_arg in self.read_on_device:
+            dev = vals[k_arg] = self.on_device(a)      # (uploaded once, read by steps)
+            vals[k_out] = DevArray(dev.buf, shape, dtype)   # its buffer, the output's
+        if into is not None:
+            into[k_out] = host
+        return True
 
     # -- steps ----------------------------------------------------------------------------
     def kernel_step(self, s):
@@ -221,7 +268,8 @@ class _Runner(ProgramRunner):
                     o = fixed
                     o.host = None           # (a slot's earlier host copy is stale)
                 elif k in aliased and vals[k] is not None:
-                    o = vals[k]             # an in-place output, prefilled by execute
+                    o = vals[k]             # in a donated buffer, or prefilled by execute
+                    o.host = None
                 else:
                     o = vals[k] = dev.empty(shape, dtype)
                 knl.set_arg(j, dev.arg(o))

@@ -150,10 +150,12 @@ class ClDevice:
         a.host = host
         return a
 
-    def fetch(self, a):
-        """``a``'s data as a host array (its cached host copy when it has one)."""
+    def fetch(self, a, into=None):
+        """``a``'s data as a host array (its cached host copy when it has one); a copy
+        is made into ``into`` (a C-contiguous array of ``a``'s shape and dtype) when
+        given, else into a new array."""
         if a.host is None:
-            h = np.empty(a.shape, a.dtype)
+            h = np.empty(a.shape, a.dtype) if into is None else into
             if a.nbytes:
                 self.cl.enqueue_copy(self.queue, h, a.buf)   # (blocking; queue in order)
                 STATS["to_host"] += 1
