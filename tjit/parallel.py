@@ -25,6 +25,7 @@ the enclosing program, which runs as one program.
 
 import functools
 import threading
+import warnings
 
 import numpy as np
 
@@ -49,7 +50,7 @@ class _Unnamed:
         return "<unnamed pmap axis>"
 
 
-def compile_spmd(fun, axis_sizes, example_args, backend="cpu"):
+def compile_spmd(fun, axis_sizes, example_args, backend="cpu", donate=()):
     """Trace and compile ``fun`` as the program of one member of the named axes.
 
     Args:
@@ -57,6 +58,8 @@ def compile_spmd(fun, axis_sizes, example_args, backend="cpu"):
       axis_sizes: ``{axis name: size}`` of the axes its collectives name.
       example_args: arguments (arrays or ``ShapeDtypeStruct``s) of one member.
       backend: the backend that compiles it (collectives run on "cpu" and "interpreter").
+      donate: flat positions of argument leaves donated to the program (jit's
+        ``donate_argnums`` over the flattened arguments).
     Returns:
       A callable taking one member's arguments; it runs the compiled program with the
       communicators bound in the calling thread (``devices.collectives.bind_axis``).
@@ -74,7 +77,8 @@ def compile_spmd(fun, axis_sizes, example_args, backend="cpu"):
 
     flat_fun.__name__ = getattr(fun, "__name__", "spmd_fun")
     with _bound(list(axis_sizes.items())):
-        compiled = jit(flat_fun, backend=backend).lower(*specs).compile()
+        compiled = jit(flat_fun, backend=backend,
+                       donate_argnums=tuple(donate)).lower(*specs).compile()
     out_tree = out_store["tree"]
     fast = _FastCall(compiled, tree)
 
@@ -155,8 +159,11 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
       devices: the devices to run on (default: the first n of ``tjit.local_devices()``).
       backend: the backend that compiles (default: the CPU).
       axis_size: the mapped size when no argument is mapped.
-      donate_argnums: accepted for JAX compatibility; the per-device slices are copies,
-        so nothing is donated (as JAX on the CPU).
+      donate_argnums: positional arguments donated, as in JAX: each device's slice of
+        them is handed to its program, which may write an output of the same shape and
+        dtype into it instead of a new buffer, and the donated tjit Arrays are deleted
+        after the call (using them raises). NumPy arrays are never written (a warning
+        says so). Not with static_broadcasted_argnums.
     """
     if not callable(fun):
         raise TypeError(f"pmap: expected a callable, got {type(fun).__name__} {fun!r:.60}")
@@ -165,6 +172,7 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
     name = _Unnamed() if axis_name is None else axis_name
     fname = getattr(fun, "__name__", type(fun).__name__)
     where = f"pmap({fname})"
+    donated_args = _donated_argnums(donate_argnums, statics, where)
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
     out_spec = _AxesSpec(out_axes)
@@ -196,6 +204,7 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
         axes = _flatten_axes(_AxesSpec(dyn_in_axes), tuple(dyn), len(leaves) - n_kw,
                              "in_axes", where, labels, "the positional arguments") + [0] * n_kw
         n = _mapped_size(leaves, axes, axis_size, where)
+        donated = _donated_leaves(donated_args, args, statics)
         axes = [None if ax is None else ax % len(get_aval(x).shape)
                 for x, ax in zip(leaves, axes)]
         devs = _devices_for(n, devices, backend, where)
@@ -219,11 +228,14 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
                 a, kw = tree_unflatten(tree, flat)
                 return with_statics(*a, **kw)
             per_device_fun.__name__ = fname
-            entry = compile_spmd(per_device_fun, {name: size}, slices, backend or "cpu")
+            entry = compile_spmd(per_device_fun, {name: size}, slices, backend or "cpu",
+                                 donate=donated)
             with lock:
                 cache[key] = entry
-        per_device = [[_slice(x, ax, r) for x, ax in zip(leaves, axes)] for r in range(n)]
+        per_device = [[_slice(x, ax, r, i in donated) for i, (x, ax) in
+                       enumerate(zip(leaves, axes))] for r in range(n)]
         outs = run_on_devices(entry, per_device, name, comms)
+        _delete_donated(leaves, donated, where)
         out_leaves, out_tree = tree_flatten(outs[0])
         per_leaf = [[tree_flatten(o)[0][k] for o in outs] for k in range(len(out_leaves))]
         oaxes = _flatten_axes(out_spec, outs[0], len(out_leaves), "out_axes", where,
@@ -256,14 +268,60 @@ def _static_key(static_vals, where):
     return static_vals
 
 
+def _donated_argnums(donate_argnums, statics, where):
+    nums = ((donate_argnums,) if isinstance(donate_argnums, int)
+            else tuple(donate_argnums))
+    both = sorted(set(nums) & set(statics))
+    if both:
+        raise ValueError(f"{where}: argument(s) {both} are both static_broadcasted_argnums "
+                         f"and donate_argnums; a static argument is a Python value with no "
+                         f"buffer to donate: remove it from donate_argnums")
+    return frozenset(nums)
+
+
+def _donated_leaves(donated_args, args, statics):
+    """Flat positions (among the leaves of the non-static positional arguments, which
+    come first) of the leaves of donated arguments."""
+    if not donated_args:
+        return frozenset()
+    out, pos = set(), 0
+    for i, a in enumerate(args):
+        if i in statics:
+            continue
+        k = len(tree_flatten(a)[0])
+        if i in donated_args:
+            out.update(range(pos, pos + k))
+        pos += k
+    return frozenset(out)
+
+
+def _delete_donated(leaves, donated, where):
+    """After the call, as jit: donated Arrays are deleted; NumPy arrays were copied."""
+    for i in sorted(donated):
+        x = leaves[i]
+        if type(x) is Array:
+            x.delete()
+        elif isinstance(x, (np.ndarray, np.generic)):
+            warnings.warn(f"{where}: Some donated buffers were not usable: argument leaf {i} "
+                          f"is a NumPy array, which tjit never writes into; donate a tjit "
+                          f"Array (jnp.asarray(x)) to hand its buffer over.", UserWarning,
+                          stacklevel=3)
+
+
 def _drop(shape, ax):
     return tuple(shape) if ax is None else tuple(shape[:ax]) + tuple(shape[ax + 1:])
 
 
-def _slice(x, ax, r):
-    if ax is None:
-        return x
-    return np.asarray(np.take(np.asarray(x), r, axis=ax), order="C")
+def _slice(x, ax, r, donated=False):
+    """Device ``r``'s argument: its slice along ``ax`` (None: all of ``x``). Donated: a
+    buffer of its own in an Array that nothing else holds, which its program may
+    write into."""
+    if not donated:
+        if ax is None:
+            return x
+        return np.asarray(np.take(np.asarray(x), r, axis=ax), order="C")
+    host = np.asarray(x) if ax is None else np.take(np.asarray(x), r, axis=ax)
+    return Array(np.array(host, order="C"), bool(get_aval(x).weak_type))
 
 
 def _mapped_size(leaves, axes, axis_size, where):
