@@ -59,7 +59,8 @@ def test_number_operands_match_jax_table_interpreter_and_numpy(op, kind):
     for a, value in _ARRAYS.items():
         arr = jnp.asarray(value)
         for side in (1, 0):
-            call = (lambda: fn(arr, number)) if side else (lambda: fn(number, arr))
+            call = ((lambda arr=arr: fn(arr, number)) if side else
+                    (lambda arr=arr: fn(number, arr)))
             try:
                 want = _interp(fn, arr, number, side)
             except (TypeError, OverflowError) as e:  # refused: the same error every call

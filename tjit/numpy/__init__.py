@@ -61,3 +61,9 @@ from tjit._docs import add_stored_examples as _add_examples
 for _ns, _prefix in ((globals(), "jnp"), (vars(linalg), "jnp.linalg"), (vars(fft), "jnp.fft")):
     _add_examples(_ns, _ns["__all__"], _prefix, _EXAMPLES)  # made by `python -m tjit._docs`
 del _ns, _prefix
+
+from tjit.tracing.traceback_util import wrap_entry_points as _wrap_entry_points
+for _ns, _prefix in ((globals(), "jnp."), (vars(linalg), "jnp.linalg."),
+                    (vars(fft), "jnp.fft.")):  # eager errors end in user code
+    _wrap_entry_points(_ns, _ns["__all__"], _prefix)
+del _ns, _prefix

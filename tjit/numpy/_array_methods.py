@@ -11,6 +11,8 @@ descending=True)``); the few whose NumPy method signature differs from the funct
 import numpy as np
 
 from tjit.tracing.core import Array, Tracer
+from tjit.tracing.traceback_util import eager_boundary
+from tjit.tracing.traceback_util import filter_at_entry as _filter_at_entry
 from tjit import numpy as jnp
 from tjit.numpy._dtypes import view as _dtype_view
 from tjit.numpy._core import is_arraylike
@@ -25,22 +27,25 @@ def _defers(other):
 
 
 def _binop(fn, reflected=False):
-    # try/except: no cost on the common path, where fn does not raise
+    # try/except: no cost on the common path, where fn does not raise; an error that is
+    # the user's leaves with tjit's frames filtered (the operator is the entry point)
     if reflected:
         def op(self, other):
             try:
                 return fn(other, self)
-            except TypeError:
-                if _defers(other):
+            except Exception as e:
+                if isinstance(e, TypeError) and _defers(other):
                     return NotImplemented
+                _filter_at_entry(e)
                 raise
     else:
         def op(self, other):
             try:
                 return fn(self, other)
-            except TypeError:
-                if _defers(other):
+            except Exception as e:
+                if isinstance(e, TypeError) and _defers(other):
                     return NotImplemented
+                _filter_at_entry(e)
                 raise
     return op
 
@@ -51,6 +56,9 @@ def _cmp(fn):
             return fn(self, other)
         except TypeError:
             return NotImplemented
+        except Exception as e:
+            _filter_at_entry(e)
+            raise
     return op
 
 
@@ -207,7 +215,7 @@ _UNARY = {"__neg__", "__pos__", "__abs__", "__invert__", "__getitem__"}
 
 def _install_op(cls, name, fn):
     if name in _DIRECT and name in _UNARY:
-        fn = getattr(jnp, _DIRECT[name])
+        fn = eager_boundary(getattr(jnp, _DIRECT[name]))  # as is if it filters itself
     elif name in _DIRECT:
         fn = _binop(getattr(jnp, _DIRECT[name]))
     elif name in _REFLECTED:
@@ -220,6 +228,6 @@ def install():
         for name, fn in _OPS.items():
             _install_op(cls, name, fn)
         for name, fn in _METHODS.items():
-            setattr(cls, name, fn)
+            setattr(cls, name, eager_boundary(fn, f"x.{name}"))
         for name, fn in _PROPERTIES.items():
-            setattr(cls, name, property(fn))
+            setattr(cls, name, property(eager_boundary(fn, f"x.{name}")))

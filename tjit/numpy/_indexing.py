@@ -33,6 +33,8 @@ from tjit.tracing import dtypes
 from tjit.tracing.core import Array, Tracer, is_eager
 from tjit.tracing.errors import (
     InconclusiveDimensionError, NonConcreteBooleanIndexError, ShapeError)
+from tjit.tracing.traceback_util import eager_boundary
+from tjit.tracing.traceback_util import filter_at_entry as _filter_at_entry
 from tjit.tracing.shapes import (
     broadcast_shapes, dim_str, dims_equal, exact_div, greater_equal, shape_str)
 from tjit.primitives.elementwise import _quiet
@@ -539,27 +541,32 @@ _apply_update_quietly = _quiet(lambda xp, out, idx, y, ufunc: _apply_update(out,
 def _rewriting_take(arr, idx, *, indices_are_sorted=False, unique_indices=False, mode=None,
                     fill_value=None):
     """``arr[idx]`` with NumPy semantics (see the module docstring)."""
-    if mode is None:
-        out = _eager_take(arr, idx)
-        if out is not None:
-            return out
-    arr = ensure_array("indexing", arr)
-    parsed = _expand(arr.shape, idx)
-    if mode is None and not parsed[1] and all(e is None or isinstance(e, (int, slice))
-                                              for e in parsed[0]):
-        return _static_take(arr, parsed[0])
-    x, ixr = _prepare(arr, parsed, strict=mode is None)
-    if _is_empty(ixr.out_shape):
-        return lax.full_like(x, 0, shape=ixr.out_shape)
-    for ax, s in enumerate(x.shape):
-        if type(s) is int and s == 0 and ax in ixr.dnums.collapsed_slice_dims:
-            raise IndexError(f"index is out of bounds for axis {ax} with size 0")
-    y = x
-    if ixr.indices.shape[-1]:
-        y = lax.gather(x, ixr.indices, ixr.dnums, ixr.slice_sizes, mode=mode,
-                       fill_value=fill_value, unique_indices=unique_indices or not ixr.advanced,
-                       indices_are_sorted=indices_are_sorted or not ixr.advanced)
-    return lax.expand_dims(y, ixr.newaxis_dims) if ixr.newaxis_dims else y
+    try:
+        if mode is None:
+            out = _eager_take(arr, idx)
+            if out is not None:
+                return out
+        arr = ensure_array("indexing", arr)
+        parsed = _expand(arr.shape, idx)
+        if mode is None and not parsed[1] and all(e is None or isinstance(e, (int, slice))
+                                                  for e in parsed[0]):
+            return _static_take(arr, parsed[0])
+        x, ixr = _prepare(arr, parsed, strict=mode is None)
+        if _is_empty(ixr.out_shape):
+            return lax.full_like(x, 0, shape=ixr.out_shape)
+        for ax, s in enumerate(x.shape):
+            if type(s) is int and s == 0 and ax in ixr.dnums.collapsed_slice_dims:
+                raise IndexError(f"index is out of bounds for axis {ax} with size 0")
+        y = x
+        if ixr.indices.shape[-1]:
+            y = lax.gather(x, ixr.indices, ixr.dnums, ixr.slice_sizes, mode=mode,
+                           fill_value=fill_value,
+                           unique_indices=unique_indices or not ixr.advanced,
+                           indices_are_sorted=indices_are_sorted or not ixr.advanced)
+        return lax.expand_dims(y, ixr.newaxis_dims) if ixr.newaxis_dims else y
+    except Exception as e:
+        _filter_at_entry(e)  # tracebacks end in user code (free until a raise)
+        raise
 
 
 # -- x.at[idx] -----------------------------------------------------------------------------------
@@ -687,5 +694,13 @@ class _IndexUpdateRef:
         vals = self.get(mode="clip" if mode in (None, "drop", "fill") else mode)
         return self.set(func(vals), **kw)
 
+
+# x.at[idx].set(...) and the others are entry points (their errors end in user code)
+for _name in ("get", "set", "add", "subtract", "multiply", "divide", "power", "min", "max",
+              "apply"):
+    setattr(_IndexUpdateRef, _name, eager_boundary(getattr(_IndexUpdateRef, _name),
+                                                   f"x.at[idx].{_name}"))
+_IndexUpdateRef.mul = _IndexUpdateRef.multiply
+del _name
 
 __all__ = []  # private helpers only; the public routines are in _index_routines.py

@@ -18,6 +18,7 @@ from tjit.config import config
 from tjit.tracing.core import Array, fast_runner2
 from tjit.numpy._core import check_int_fits, scalar_as
 
+
 def is_number_type(t):
     """Whether ``t`` is a Python number type the scalar lane serves (bool is not: it is
     a strong bool in JAX's promotion, like a NumPy bool)."""

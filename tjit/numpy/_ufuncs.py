@@ -211,8 +211,12 @@ bitwise_xor = _two_in("bitwise_xor", _integer_op("bitwise_xor", lax.bitwise_xor)
 
 def _logical(name, fn):
     def f(x, y, /):
-        x, y = promote_args(name, x, y)
-        return fn(_to_bool(x), _to_bool(y))
+        try:
+            x, y = promote_args(name, x, y)
+            return fn(_to_bool(x), _to_bool(y))
+        except Exception as e:
+            _filter_at_entry(e)  # tracebacks end in user code (free until a raise)
+            raise
     f.__name__ = name
     return f
 
@@ -584,16 +588,24 @@ _logaddexp2.defjvp(functools.partial(_logaddexp_jvp, _logaddexp2, np.log(2.0)))
 def logaddexp(x, y, /):
     """``log(exp(x) + exp(y))`` without overflow; its derivative is ``sigmoid(x - y)``
     (1/2 at ``x == y``, as JAX)."""
-    x, y = promote_args_inexact("logaddexp", x, y)
-    _check_real("logaddexp", x)
-    return _logaddexp(x, y)
+    try:
+        x, y = promote_args_inexact("logaddexp", x, y)
+        _check_real("logaddexp", x)
+        return _logaddexp(x, y)
+    except Exception as e:
+        _filter_at_entry(e)  # tracebacks end in user code (free until a raise)
+        raise
 
 
 def logaddexp2(x, y, /):
     """``log2(2**x + 2**y)`` without overflow; its derivative is 1/2 at ``x == y``."""
-    x, y = promote_args_inexact("logaddexp2", x, y)
-    _check_real("logaddexp2", x)
-    return _logaddexp2(x, y)
+    try:
+        x, y = promote_args_inexact("logaddexp2", x, y)
+        _check_real("logaddexp2", x)
+        return _logaddexp2(x, y)
+    except Exception as e:
+        _filter_at_entry(e)  # tracebacks end in user code (free until a raise)
+        raise
 
 
 def square(x, /):
