@@ -36,12 +36,14 @@ Not done: placing a program on a GPU other than the current CuPy device
 import collections
 import functools
 import math
+import os
 import re
 import threading
 
 import numpy as np
 
-from tjit.devices import backend, control_flow, cuda_blas, cuda_compile, cuda_graphs
+from tjit.devices import (backend, control_flow, cuda_blas, cuda_compile, cuda_graphs,
+                          cuda_launch)
 from tjit.devices.executable import Executable
 from tjit.devices.runner import PlanInspection, ProgramRunner, binding_key, solve_sizes
 from tjit.lower.c import render
@@ -340,6 +342,21 @@ class CudaExecutable(PlanInspection, Executable):
 
 
 
+#: Kernels launched through the driver with prebuilt argument blocks
+#: (``cuda_launch``); ``TJIT_CUDA_DRIVER_LAUNCH=0``: through CuPy's Function calls.
+_DRIVER_LAUNCHES = os.environ.get("TJIT_CUDA_DRIVER_LAUNCH", "1") != "0"
+
+
+def _driver():
+    """CuPy's CUDA driver bindings (``cupy_backends.cuda.api.driver``: kernels launched
+    through ``cuLaunchKernel``), or None (launches then go through CuPy's Function)."""
+    try:
+        from cupy_backends.cuda.api import driver
+    except ImportError:
+        return None
+    return driver
+
+
 def _cublas():
     """CuPy's low-level cuBLAS bindings (``cupy_backends.cuda.libs.cublas``), or None
     where they do not load (dots then run through ``cupy.matmul``)."""
@@ -365,6 +382,7 @@ class _CudaRunner(ProgramRunner):
         self.capture = capture
         self.cublas_handle = None       # (set by the first gemm step)
         self.raw_cublas = None          # (capture mode: the ctypes binding the gemms use)
+        self.stream_ptr = 0             # (the current stream of the call being run)
         super().__init__(prog, env)
         if capture:
             self.layout = cuda_graphs.place_buffers(self)
@@ -380,6 +398,7 @@ class _CudaRunner(ProgramRunner):
         cp = self.cp
         ndarray = cp.ndarray
         self.given = donated
+        self.stream_ptr = cp.cuda.get_current_stream().ptr    # (the steps launch on it)
         vals = self.fixed.copy()
         for k, a in zip(self.param_slots, flat_args):
             if type(a) is not ndarray or not a._c_contiguous:
@@ -424,12 +443,14 @@ class _CudaRunner(ProgramRunner):
                                                                self.dtype[v]))
         template = tuple(template) + scalars
         new = self.cp.ndarray   # (cupy.empty is a Python wrapper around it)
-        if not (reads or fresh or donated):     # (every buffer fixed: a graph's kernel)
-            def run(vals):
-                fn(grid, block, template)
-            return run
+        kinds = [p.kind for p in src.params]
+        assert len(kinds) == len(template), (src.entry, len(kinds), len(template))
+        direct = cuda_launch.driver_launcher(
+            _driver(), fn, grid[0], block[0],
+            [a.data.ptr if a is not None and kind == "buffer" else a
+             for a, kind in zip(template, kinds)], kinds)
 
-        def run(vals):
+        def launch_function(vals):  # (a CuPy Function call: converts its arguments)
             args = list(template)
             for pos, k in reads:
                 args[pos] = vals[k]
@@ -441,6 +462,26 @@ class _CudaRunner(ProgramRunner):
                     a = vals[k] = new(shape, dtype)
                 args[pos] = a
             fn(grid, block, tuple(args))
+        if direct is None or not _DRIVER_LAUNCHES:
+            return launch_function
+        slots, launch = direct      # (cuLaunchKernel with the argument block built once)
+        runner = self
+
+        def run(vals):
+            for pos, k in reads:
+                slots[pos].value = vals[k].data.ptr
+            for pos, k, shape, dtype in fresh:
+                a = vals[k] = new(shape, dtype)
+                slots[pos].value = a.data.ptr
+            for pos, k, shape, dtype in donated:
+                a = vals[k]
+                if a is None:
+                    a = vals[k] = new(shape, dtype)
+                slots[pos].value = a.data.ptr
+            try:
+                launch(runner.stream_ptr)
+            except Exception:   # noqa: BLE001 (e.g. no context on a new host thread yet:
+                launch_function(vals)   # CuPy's launch makes one; its error if it fails too)
         return run
 
     def dot_step(self, s):
@@ -482,7 +523,7 @@ class _CudaRunner(ProgramRunner):
         xi = None if x_v is None else self.index[x_v]
         fixed_out, new = self.fixed[k_out], cp.ndarray
         nbytes = math.prod(out_shape) * out_dtype.itemsize
-        memcpy, current_stream = cp.cuda.runtime.memcpyAsync, cp.cuda.get_current_stream
+        memcpy, runner = cp.cuda.runtime.memcpyAsync, self
 
         def run(vals):
             out = fixed_out if fixed_out is not None else vals[k_out]  # (donated buffer)
@@ -491,7 +532,7 @@ class _CudaRunner(ProgramRunner):
             if xi is not None:
                 x = vals[xi]
                 if x is not out:        # (beta * out reads x from the output)
-                    memcpy(out.data.ptr, x.data.ptr, nbytes, 3, current_stream().ptr)
+                    memcpy(out.data.ptr, x.data.ptr, nbytes, 3, runner.stream_ptr)
             call(vals[li], vals[ri], out)
             vals[k_out] = out
         return run

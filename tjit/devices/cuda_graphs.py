@@ -263,6 +263,7 @@ def capture(runner):
     vals = list(runner.fixed)
     raw, handle = runner.raw_cublas, runner.cublas_handle
     previous = cp.cuda.get_current_stream().ptr
+    runner.stream_ptr = stream.ptr      # (what its steps launch on)
     if raw is not None:     # (host-side settings: made before the capture)
         raw.set_pointer_mode_host(handle)
         raw.set_stream(handle, stream.ptr)
