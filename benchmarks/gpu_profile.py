@@ -66,6 +66,9 @@ def profile_steps(label, fn, args, rounds=20):
     cp = G.cp
     exe, raw = capture(fn, args)
     runner = exe._runner(raw)
+    if hasattr(runner, "plain_runner"):     # (a graph-replaying runner: its steps one by one)
+        runner = runner.plain_runner()
+    runner.stream_ptr = cp.cuda.get_current_stream().ptr
     n = len(runner.steps)
     times = [[] for _ in range(n)]
     whole = []

@@ -123,6 +123,11 @@ class GraphedRunner:
                 return self._first_replay(flat_args, donated)
         return self.plain.run(flat_args, donated)
 
+    def plain_runner(self):
+        """A plain runner of the program (this one's, or a new one once the graph
+        replaced it): what step-by-step tools (``benchmarks/gpu_profile.py``) drive."""
+        return self.plain if self.plain is not None else self._make_runner(capture=False)
+
     def _capture(self):
         try:
             runner = self._make_runner(capture=True)
