@@ -508,7 +508,14 @@ class Array:
 
     def __buffer__(self, flags):
         """The buffer protocol (PEP 688, Python 3.12+: ``memoryview(x)``), read-only
-        because an Array is immutable."""
+        because an Array is immutable.
+
+        Before Python 3.12 a class written in Python cannot export a buffer: CPython
+        reads only the C slot ``tp_as_buffer``, which ``__buffer__`` fills from 3.12 on.
+        Filling it earlier would take a C extension type or an Array that subclasses
+        ``numpy.ndarray`` (which would change what ``isinstance`` and NumPy's functions
+        do with it, unlike ``jax.Array``), so there ``memoryview(np.asarray(x))`` is the
+        way; ``np.asarray`` shares the buffer without a copy."""
         a = to_host(self._value)
         try:
             return memoryview(a if a.flags.c_contiguous else a.copy()).toreadonly()
