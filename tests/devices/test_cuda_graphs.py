@@ -282,3 +282,44 @@ def test_changing_the_current_stream_waits_for_the_previous_one(gpu, runners, rn
     with gpu.cuda.Stream():
         check(step(params, x, y), ref(sgd_step, params, x, y))
     assert waits == [gpu.null_stream]
+
+
+# -- the ctypes cuBLAS binding a capture uses -------------------------------------------
+
+def test_raw_cublas_calls_the_cublas_v2_symbols_and_checks_status():
+    from tjit.devices import cuda_blas
+    called = []
+
+    class Symbol:
+        def __init__(self, name):
+            self.name, self.status = name, 0
+
+        def __call__(self, *args):
+            assert len(args) == len(self.argtypes), (self.name, len(args))
+            called.append(self.name)
+            return self.status
+
+    class Lib:
+        def __getattr__(self, name):
+            s = Symbol(name)
+            setattr(self, name, s)
+            return s
+    lib = Lib()
+    raw = cuda_blas.RawCublas(lib)
+    raw.set_stream(7, 8)
+    raw.set_pointer_mode_host(7)
+    raw.gemm("f", False)(*range(14))
+    raw.gemm("d", True)(*range(18))
+    assert called == ["cublasSetStream_v2", "cublasSetPointerMode_v2", "cublasSgemm_v2",
+                      "cublasDgemmStridedBatched"]
+    lib.cublasDgemm_v2 = Symbol("cublasDgemm_v2")
+    lib.cublasDgemm_v2.status = 13
+    with pytest.raises(RuntimeError, match="cublasDgemm_v2 failed: cuBLAS status 13"):
+        raw.gemm("d", False)(*range(14))
+
+
+def test_loaded_library_is_found_by_file_name():
+    from tjit.devices import cuda_blas
+    path = cuda_blas._loaded_library("libc")      # (this process has libc loaded)
+    assert path is not None and path.rsplit("/", 1)[-1].startswith("libc.so")
+    assert cuda_blas._loaded_library("libno_such_library_here") is None
