@@ -243,9 +243,12 @@ def _render_threaded(r, dp):
                     r.emit(f"{bv}[{j}] = {b_s}[{kk} * {tn} + {wx} * {rn} + {j}];")
                 x, y = (f"{av}[{i}]", f"{bv}[{j}]") if dp.a is st.expr.args[0] else \
                     (f"{bv}[{j}]", f"{av}[{i}]")
-                term = r.s.op("mul", [x, y], [dt, dt], dt)
                 with r.block(f"for (int {i} = 0; {i} < {rm}; {i}++)"), \
                         r.block(f"for (int {j} = 0; {j} < {rn}; {j}++)"):
+                    # (the product is its own statement: OpenCL's default FP_CONTRACT
+                    # may fuse ``acc + a * b`` in one expression into an FMA)
+                    term = r.var("p")
+                    r.emit(f"const {t} {term} = {r.s.op('mul', [x, y], [dt, dt], dt)};")
                     r.emit(f"{acc}[{i}][{j}] = "
                            f"{r.s.combine('sum', f'{acc}[{i}][{j}]', term, dt)};")
             r.emit(d.barrier)
