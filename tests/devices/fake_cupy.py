@@ -448,7 +448,7 @@ def _unpack(args, batched):
     gemm's arguments after the handle."""
     if batched:
         return args[1:]
-    h, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc = args
+    _, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc = args
     return (ta, tb, m, n, k, alpha, A, lda, 0, B, ldb, 0, beta, C, ldc, 0, 1)
 
 

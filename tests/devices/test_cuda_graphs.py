@@ -4,6 +4,8 @@ records launches, gemms and copies, graphs that replay them against the buffers 
 they are then), checked against the reference interpreter.
 """
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -55,7 +57,7 @@ def check(got, want, tol=1e-5):
 
 def mlp_params(rng, sizes=(12, 16, 16, 3)):
     return [((rng.standard_normal((m, n)) / np.sqrt(m)).astype(F32),
-             (0.1 * rng.standard_normal(n)).astype(F32)) for m, n in zip(sizes, sizes[1:])]
+             (0.1 * rng.standard_normal(n)).astype(F32)) for m, n in itertools.pairwise(sizes)]
 
 
 def loss(params, x, y):

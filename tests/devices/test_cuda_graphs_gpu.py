@@ -4,6 +4,8 @@ the graphs are really used (a capture that fails on the GPU falls back silently,
 the test names the reason). The simulated-device tests are ``test_cuda_graphs.py``.
 """
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -68,7 +70,7 @@ def sgd_step(params, x, y):
 
 def mlp(rng, sizes=(64, 96, 96, 10), batch=32):
     params = [((rng.standard_normal((m, n)) / np.sqrt(m)).astype(F32),
-               (0.1 * rng.standard_normal(n)).astype(F32)) for m, n in zip(sizes, sizes[1:])]
+               (0.1 * rng.standard_normal(n)).astype(F32)) for m, n in itertools.pairwise(sizes)]
     x = rng.standard_normal((batch, sizes[0])).astype(F32)
     y = rng.standard_normal((batch, sizes[-1])).astype(F32)
     return params, x, y

@@ -94,16 +94,20 @@ class Gemm:
         return call
 
 
+# ctypes argument types of cublas?gemm_v2 and cublas?gemmStridedBatched (after the handle:
+# ops, m, n, k, alpha, A, lda, [strideA], B, ldb, [strideB], beta, C, ldc, [strideC, batch])
+_GEMM_ARGTYPES = (
+    (ctypes.c_void_p,) + (ctypes.c_int,) * 5 +
+    (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p, ctypes.c_int,
+     ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int),
+    (ctypes.c_void_p,) + (ctypes.c_int,) * 5 +
+    (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_longlong, ctypes.c_void_p,
+     ctypes.c_int, ctypes.c_longlong, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int,
+     ctypes.c_longlong, ctypes.c_int))
+
+
 class RawCublas:
     """cuBLAS through ctypes, on the library CuPy loaded: the calls a capture needs."""
-
-    _SIG = {False: [ctypes.c_void_p] + [ctypes.c_int] * 5 +
-            [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p, ctypes.c_int,
-             ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int],
-            True: [ctypes.c_void_p] + [ctypes.c_int] * 5 +
-            [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_longlong,
-             ctypes.c_void_p, ctypes.c_int, ctypes.c_longlong, ctypes.c_void_p,
-             ctypes.c_void_p, ctypes.c_int, ctypes.c_longlong, ctypes.c_int]}
 
     def __init__(self, lib):
         self.lib = lib
@@ -126,7 +130,7 @@ class RawCublas:
         name = "cublas" + char.upper().replace("F", "S") + "gemm" + \
             ("StridedBatched" if batched else "_v2")
         fn = getattr(self.lib, name)
-        fn.argtypes, fn.restype = self._SIG[batched], ctypes.c_int
+        fn.argtypes, fn.restype = list(_GEMM_ARGTYPES[batched]), ctypes.c_int
 
         def call(*args):
             self._check(fn(*args), name)

@@ -44,7 +44,6 @@ import os
 
 import numpy as np
 
-from tjit.devices import cuda_blas
 from tjit.xla_like.plan import DotStep, KernelStep
 
 #: Capture on this call of a runner (the first ones run the lazy initializations).
@@ -112,7 +111,7 @@ class GraphedRunner:
         if self.replay is not None:
             try:
                 return self.replay.run(flat_args, donated)
-            except Exception as e:      # noqa: BLE001 (then the plain path, as if never captured)
+            except Exception as e:      # (then the plain path, as if never captured)
                 if _is_oom(e):
                     raise
                 self._give_up(f"replay failed: {type(e).__name__}: {e}")
@@ -143,7 +142,7 @@ class GraphedRunner:
             return self.replay.run(flat_args, donated)
         try:
             got = self.replay.run(flat_args, ())
-        except Exception as e:          # noqa: BLE001
+        except Exception as e:
             if _is_oom(e):
                 raise
             self._give_up(f"replay failed: {type(e).__name__}: {e}")
