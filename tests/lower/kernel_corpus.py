@@ -412,6 +412,80 @@ def _columns():
     return out
 
 
+def row_kernel(R, n, dt):
+    """Row-style kernel over (R, n): stages max(x), a float sum of exp((x - max) * s_r)
+    (integers: sum(x * w)) and sum(x * w); per-row stores of the stages, a per-point
+    store using a per-row scalar s_r, a per-column w_c and the column's iota."""
+    x = K.Load(0, K.Affine(0, (n, 1)), dt)
+    w = K.Load(1, K.Affine(0, (0, 1)), dt)
+    sr = K.Load(2, K.Affine(0, (1, 0)), dt)
+    iota = K.IndexValue(K.Affine(0, (0, 1)), dt)
+    op = lambda name, *a: K.Op(name, a, dt)
+    m = K.Stage(0, dt)
+    if dt.kind == "f":
+        e = op("exp", op("mul", op("sub", x, m), sr))
+        stages = (K.Reduction(x, "max", dt), K.Reduction(e, "sum", dt),
+                  K.Reduction(op("mul", x, w), "sum", dt))
+        point = op("add", op("div", e, K.Stage(1, dt)), op("mul", w, iota))
+    else:
+        stages = (K.Reduction(x, "max", dt), K.Reduction(op("mul", x, w), "sum", dt),
+                  K.Reduction(op("sub", x, sr), "min", dt))
+        point = op("add", op("sub", x, m), op("mul", K.Stage(1, dt), iota))
+    outs = (K.Arg(dt, "out"),) * 3
+    return K.Kernel(f"rows_{R}x{n}_{dt.name}", (R, n), (K.Arg(dt, "in"),) * 3 + outs,
+                    stages=stages,
+                    stores=(K.Store(3, K.Affine(0, (1, 0)), op("add", m, K.Stage(2, dt)),
+                                    "outer"),
+                            K.Store(4, K.Affine(0, (1, 0)), K.Stage(1, dt), "outer"),
+                            K.Store(5, K.Affine(0, (n, 1)), point)),
+                    reduce_axes=(1,))
+
+
+def _rows():
+    """Row-style kernels the threaded dialects render as row segments (``lower/c/
+    rows.py``): rows shorter than a warp (1, 7, 31), around it (32, 33), one warp with
+    the row in registers (100 ... 1024 float32, 512 float64), a group per row (2048,
+    3001), the group-per-row loops beyond (9000); row counts that leave the last group
+    part empty; empty rows; NaN/inf rows; float64, int32/int64, bool any/all."""
+    rng = np.random.default_rng(13)
+    out = []
+    shapes = {F32: [(5, 1), (70, 7), (9, 31), (33, 32), (3, 33), (13, 100), (4, 257),
+                    (6, 512), (3, 1000), (5, 1024), (3, 2048), (2, 3001), (2, 9000)],
+              F64: [(11, 9), (4, 300), (3, 512), (2, 600)],
+              I32: [(37, 5), (4, 777)], I64: [(9, 64)]}
+    for dt, sh in shapes.items():
+        for R, n in sh:
+            k = row_kernel(R, n, dt)
+            if dt.kind == "f":
+                x = (rng.standard_normal((R, n)) * 3).astype(dt)
+                w, sr = rng.standard_normal(n).astype(dt), rng.random(R).astype(dt) + 0.5
+                if R > 2 and n > 2:
+                    x[1, n // 2] = np.nan
+                    x[2, :] = -np.inf
+                    x[2, n - 1] = 2.0
+            else:
+                x = rng.integers(-50, 50, (R, n)).astype(dt)
+                w, sr = rng.integers(-3, 4, n).astype(dt), rng.integers(-5, 5, R).astype(dt)
+            out.append(Case(k.name, k, [x.ravel(), w, sr],
+                            mode="close" if dt.kind == "f" else "exact"))
+    k = row_kernel(4, 0, F32)        # empty rows: the stages' identities
+    out.append(Case("rows_empty", k, [np.zeros(0, F32), np.zeros(0, F32),
+                                      np.ones(4, F32)], mode="close"))
+    for n in (5, 40, 3000):           # bool rows: any / all, and a count
+        x = K.Load(0, K.Affine(0, (n, 1)), BOOL)
+        k = K.Kernel(f"rows_bool_{n}", (6, n), (K.Arg(BOOL, "in"), K.Arg(BOOL, "out"),
+                                                K.Arg(BOOL, "out"), K.Arg(I32, "out")),
+                     stages=(K.Reduction(x, "or", BOOL), K.Reduction(x, "and", BOOL),
+                             K.Reduction(x, "sum", I32)),
+                     stores=tuple(K.Store(1 + j, K.Affine(0, (1, 0)), K.Stage(j, dt), "outer")
+                                  for j, dt in enumerate((BOOL, BOOL, I32))),
+                     reduce_axes=(1,))
+        xs = rng.random((6, n)) < 0.5
+        xs[0], xs[1] = False, True
+        out.append(Case(k.name, k, [xs.ravel()]))
+    return out
+
+
 # ----------------------------------------------------------------------------------------
 # Kernels of jitted programs.
 
@@ -518,7 +592,7 @@ for _dt in T.FLOATS:
     _BUILDERS[f"math_{_dt.name}"] = functools.partial(_math, _dt)
 _BUILDERS.update(maps=_maps, symbolic=_symbolic, stages=_stages, gathers=_gathers,
                  hyperplanes=_hyperplanes, logical_monoids=_logical_monoids,
-                 vectors=_vectors, columns=_columns)
+                 vectors=_vectors, columns=_columns, rows=_rows)
 PROGRAMS = ("prog_softmax", "prog_layernorm", "prog_layernorm_grad", "prog_mish_grad",
             "prog_mlp_step", "prog_poly_batch", "prog_gather")
 for _p in PROGRAMS:

@@ -25,7 +25,7 @@ def run_group(name, runner, srcs):
 #: groups whose kernels loop more than once per thread when the grid is tiny
 STRIDE_GROUPS = ("pairs_int8", "red_row_float32", "red_acc_uint16", "stages", "gathers",
                  "hyperplanes", "prog_layernorm_grad", "prog_poly_batch", "vectors",
-                 "columns")
+                 "columns", "rows")
 
 
 def run_stride_groups(runner, srcs, groups):

@@ -119,6 +119,26 @@ def test_column_tiles_split_many_reduced_points():
     assert render(col, "c").launch.slices == 1
 
 
+def test_row_segments_by_row_length():
+    """Warp rows (fewer lanes below 32, several rows a block), a block per long row,
+    the group-per-row loops beyond; shuffles on CUDA, local memory on OpenCL."""
+    def launch(n, dt=corpus.F32, d="cuda"):
+        return render(corpus.row_kernel(3, n, dt), d)
+    assert [launch(n).launch.rows for n in (1, 7, 32, 33, 1024, 2048, 8192)] == \
+        [256, 32, 8, 8, 8, 1, 1]
+    assert launch(512, corpus.F64).launch.rows == 8
+    assert launch(600, corpus.F64).launch.rows == 1
+    assert launch(9000).launch.rows == 1 and "lane" not in launch(9000).body
+    warp, block = launch(100).body, launch(2048).body
+    assert "__shfl_down_sync(0xffffffffu" in warp and "__syncthreads" not in warp
+    assert "__shared__" in block and "__shfl_sync" not in block.split("__syncthreads")[-1]
+    cl = launch(100, d="opencl").body
+    assert "barrier(" in cl and "#pragma unroll" in cl
+    assert launch(100).launch.grid() == (1, 256) and launch(7).launch.grid() == (1, 256)
+    assert render(corpus.row_kernel(1000, 7, corpus.F32), "cuda").launch.grid() \
+        == (-(-1000 // 32), 256)
+
+
 def test_softmax_computes_exp_once_per_point():
     from tests.lower import test_codegen as T
     k = T.softmax_kernel(3, 4, 257)
