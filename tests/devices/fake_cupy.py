@@ -58,9 +58,12 @@ class FakeDeviceArray(np.ndarray):
     def data(self):         # (cupy.ndarray.data: a MemoryPointer; made once per array)
         p = self.__dict__.get("_memptr")
         if p is None:
-            p = self._memptr = Pointer(None, self.__array_interface__["data"][0])
             fake = self.allocator
-            if fake is not None and fake.compute:   # (only a computing launch looks it up)
+            if fake is not None and not fake.compute:   # (nothing is dereferenced: a
+                p = self._memptr = Pointer(None, id(self))  # cheap stand-in, as CuPy's)
+                return p
+            p = self._memptr = Pointer(None, self.__array_interface__["data"][0])
+            if fake is not None:    # (a computing launch through the driver looks it up)
                 fake.pointed_to(p.ptr, self)
         return p
 

@@ -239,6 +239,24 @@ def test_a_graph_disagreeing_with_the_plain_run_is_dropped(gpu, runners, rng, mo
     assert "disagreed" in runners[0].failure and runners[0].replay is None
 
 
+def test_out_of_memory_in_a_replay_keeps_the_arguments_and_the_graph(gpu, runners, rng):
+    params = tjit.tree_map(tjit.device_put, mlp_params(rng))
+    x = rng.standard_normal((8, 12)).astype(F32)
+    y = rng.standard_normal((8, 3)).astype(F32)
+    step = tjit.jit(sgd_step)
+    for _ in range(2):
+        step(params, x, y)
+    before = [np.asarray(p) for p in tjit.tree_leaves(params)]
+    gpu.memory_limit = 64       # (the output block no longer fits)
+    with pytest.raises(MemoryError, match="bytes"):
+        step(params, x, y)
+    for p, b in zip(tjit.tree_leaves(params), before):
+        np.testing.assert_array_equal(np.asarray(p), b)
+    gpu.memory_limit = 1 << 30
+    check(step(params, x, y), ref(sgd_step, params, x, y))
+    assert runners[0].replay is not None and runners[0].failure is None
+
+
 def test_graphs_off_by_environment(gpu, runners, rng, monkeypatch):
     monkeypatch.setenv("TJIT_CUDA_GRAPHS", "0")
     params = mlp_params(rng)

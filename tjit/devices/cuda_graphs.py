@@ -312,6 +312,16 @@ class Replay:
             if type(a) is not ndarray or not a._c_contiguous:
                 a = cp.array(a, order="C")      # (a host argument goes to the device)
             return a
+        # Everything allocated first: a failure (out of memory) leaves every argument as
+        # it was, the donated ones included (they are written last).
+        mem = cp.cuda.alloc(lay.block_bytes) if lay.block_bytes else None
+        targets = {}    # aliased output slot -> the array it is returned in
+        for k, (pos, _, _, _, shape, dtype) in lay.aliases.items():
+            a = flat_args[pos]
+            if not (pos in donated and type(a) is ndarray and a._c_contiguous and
+                    a.shape == shape and a.dtype == dtype):
+                a = ndarray(shape, dtype)   # (not donated: a fresh output)
+            targets[k] = a
         for pos, dst, n in lay.inputs:
             a = arg(pos)
             if a.data.ptr != dst:
@@ -320,23 +330,17 @@ class Replay:
             if inplace:
                 memcpy(dst, arg(pos).data.ptr, n, _D2D, sp)
         self.graph.launch(stream)
+        if mem is not None:
+            memcpy(mem.ptr, lay.block_ptr, lay.block_bytes, _D2D, sp)
+        for k, a in targets.items():
+            memcpy(a.data.ptr, lay.aliases[k][1], lay.aliases[k][2], _D2D, sp)
         outs = []
-        mem = None
         for o in lay.outputs:
             kind = o[0]
             if kind == "block":
-                if mem is None:
-                    mem = cp.cuda.alloc(lay.block_bytes)
-                    memcpy(mem.ptr, lay.block_ptr, lay.block_bytes, _D2D, sp)
                 outs.append(ndarray(o[2], o[3], memptr=mem + o[1] if o[1] else mem))
             elif kind == "alias":
-                pos, src, n, _, shape, dtype = lay.aliases[o[1]]
-                a = flat_args[pos]
-                if not (pos in donated and type(a) is ndarray and a._c_contiguous and
-                        a.shape == shape and a.dtype == dtype):
-                    a = ndarray(shape, dtype)   # (not donated: a fresh output)
-                memcpy(a.data.ptr, src, n, _D2D, sp)
-                outs.append(a)
+                outs.append(targets[o[1]])
             elif kind == "arg":
                 outs.append(arg(o[1]))
             else:
