@@ -16,7 +16,11 @@ timeout 170 python3 benchmarks/bench_gpu.py $Q --json "$OUT/bench.json" 2>&1 \
     | tail -40 | tee "$OUT/bench.txt"
 timeout 60 python3 benchmarks/bench_cuda_dispatch.py --real --profile 2>&1 \
     | head -70 | tee "$OUT/dispatch.txt"
-# (the same without CUDA graphs: the plain runner's host cost, for comparison)
-TJIT_CUDA_GRAPHS=0 timeout 40 python3 benchmarks/bench_cuda_dispatch.py --real 2>&1 \
-    | tail -4 | tee -a "$OUT/dispatch.txt"
+# (the same without CUDA graphs, and with kernels launched through CuPy's Function
+# instead of cuLaunchKernel: the host cost each saves)
+for off in TJIT_CUDA_GRAPHS TJIT_CUDA_DRIVER_LAUNCH; do
+    echo "== $off=0" | tee -a "$OUT/dispatch.txt"
+    env "$off=0" timeout 40 python3 benchmarks/bench_cuda_dispatch.py --real 2>&1 \
+        | tail -3 | tee -a "$OUT/dispatch.txt"
+done
 timeout 100 python3 benchmarks/gpu_profile.py $Q 2>&1 | tee "$OUT/profile.txt" | tail -5

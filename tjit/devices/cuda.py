@@ -18,16 +18,21 @@ copied) and return GPU Arrays.
 **Compiled programs.** ``compile_program`` with the :data:`~tjit.xla_like.target.CUDA`
 target; every kernel of the program (and of its loop bodies) rendered by ``lower/c``
 with the cuda dialect into one translation unit, compiled by NVRTC for the device's
-``sm_XX`` and cached on disk (``cuda_compile``); 2-D float dots as one
-``cupy.cublas.gemm`` each with the folded epilogue as its alpha/beta (batched and
-mixed-dtype dots through ``cupy.matmul``); library steps on CuPy; ``cond``,
-``while`` and ``scan`` driven from the host (``control_flow``: a while predicate costs
-one device->host sync per trip). Temporaries are slots allocated once per size
-binding; outputs come from CuPy's memory pool; donated arguments' buffers hold
-outputs. Dispatch is asynchronous: a call enqueues its launches on the current stream
-and returns; an executable's launches are serialized by a lock (its temporaries are
-shared). Running out of GPU memory raises :class:`CudaOutOfMemoryError` (a
-``MemoryError``) naming the bytes; the arguments are left intact.
+``sm_XX`` and cached on disk (``cuda_compile``); kernels launched through
+``cuLaunchKernel`` with argument blocks built once per size binding (``cuda_launch``;
+``TJIT_CUDA_DRIVER_LAUNCH=0``: CuPy's Function calls); float dots as one direct cuBLAS
+call each (``cuda_blas``: sgemm/dgemm or their strided-batched forms, transposed
+operands by op flag, the folded epilogue as alpha/beta; other dots through
+``cupy.matmul``); library steps on CuPy; ``cond``, ``while`` and ``scan`` driven from
+the host (``control_flow``: a while predicate costs one device->host sync per trip).
+Programs and loop bodies made only of kernels and gemms are replayed as CUDA graphs
+from their second call (``cuda_graphs``; ``TJIT_CUDA_GRAPHS=0`` turns them off).
+Temporaries are slots allocated once per size binding; outputs come from CuPy's memory
+pool; donated arguments' buffers hold outputs. Dispatch is asynchronous: a call
+enqueues its launches on the current stream and returns; an executable's launches are
+serialized by a lock (its temporaries are shared). Running out of GPU memory raises
+:class:`CudaOutOfMemoryError` (a ``MemoryError``) naming the bytes; the arguments are
+left intact.
 
 Not done: placing a program on a GPU other than the current CuPy device
 (``jit(device=)`` with several GPUs), NCCL collectives, float16 kernels.
