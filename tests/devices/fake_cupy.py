@@ -54,6 +54,15 @@ class FakeDeviceArray(np.ndarray):
     def get(self):
         return np.array(self)
 
+    def set(self, arr):
+        """``cupy.ndarray.set``: copy host array ``arr`` of this shape and dtype in."""
+        if not isinstance(arr, np.ndarray) or isinstance(arr, FakeDeviceArray):
+            raise TypeError("set takes a host numpy.ndarray")
+        if arr.shape != self.shape or arr.dtype != self.dtype:
+            raise ValueError(f"set: shape/dtype mismatch {arr.shape}/{arr.dtype} into "
+                             f"{self.shape}/{self.dtype}")
+        np.copyto(self, arr)
+
     @property
     def data(self):         # (cupy.ndarray.data: a MemoryPointer; made once per array)
         p = self.__dict__.get("_memptr")

@@ -254,12 +254,12 @@ def render_program(program):
 
 
 def load_program(program):
-    """({id(kernel): CSource}, module): rendered, compiled (disk-cached) and loaded."""
-    sources, text = render_program(program)
-    if not sources:
+    """({id(kernel): CSource}, module): rendered, compiled and loaded; a program from the
+    program cache finds its sources and cubin on disk (``cuda_compile.program_unit``)."""
+    sources, text_key, image = cuda_compile.program_unit(program, arch(), render_program)
+    if image is None:
         return sources, None
-    image = cuda_compile.cubin_for(text, arch())
-    key = (cuda_compile.cache_key(text, arch()), _cupy().cuda.Device().id)
+    key = (text_key, _cupy().cuda.Device().id)
     with _MODULES_LOCK:
         mod = _MODULES.get(key)
         if mod is None:
@@ -396,7 +396,13 @@ class _CudaRunner(ProgramRunner):
         return self.cp.empty(nbytes, self.cp.uint8)
 
     def constant(self, value):
-        return self.cp.asarray(np.array(value, order="C"))
+        # (one host-to-device copy: cupy.asarray of a host array may launch a CuPy kernel,
+        # compiled on a process's first call: ~0.1-0.3 s of a first jit call)
+        host = np.array(value, order="C")
+        out = self.cp.empty(host.shape, host.dtype)
+        if host.size:
+            out.set(host)
+        return out
 
     def run(self, flat_args, donated=()):
         cp = self.cp
@@ -570,4 +576,4 @@ def _runner_for(prog, exe, env):
     """The runner of ``prog`` at the size binding ``env``: graph-replaying where
     ``cuda_graphs`` finds it pays, else plain."""
     return cuda_graphs.runner_for(
-        prog, lambda capture: _CudaRunner(prog, exe, env, capture=capture))
+        prog, env, lambda capture: _CudaRunner(prog, exe, env, capture=capture))

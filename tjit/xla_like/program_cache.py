@@ -180,7 +180,7 @@ def _stat_lines(paths):
     for p in paths:
         try:
             st = os.stat(p)
-            lines.append(f"{os.path.relpath(p, _PKG)}:{st.st_size}:{st.st_mtime_ns}\n")
+            lines.append(f"{p[len(_PKG):]}:{st.st_size}:{st.st_mtime_ns}\n")
         except OSError:
             lines.append(f"{p}:missing\n")
     return "".join(lines)
