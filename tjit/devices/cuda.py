@@ -401,7 +401,10 @@ class _CudaRunner(ProgramRunner):
         host = np.array(value, order="C")
         out = self.cp.empty(host.shape, host.dtype)
         if host.size:
-            out.set(host)
+            try:
+                out.set(host)
+            except (TypeError, ValueError, AttributeError):    # (a CuPy without set)
+                return self.cp.asarray(host)
         return out
 
     def run(self, flat_args, donated=()):
