@@ -343,3 +343,26 @@ def test_loaded_library_is_found_by_file_name():
     path = cuda_blas._loaded_library("libc")      # (this process has libc loaded)
     assert path is not None and path.rsplit("/", 1)[-1].startswith("libc.so")
     assert cuda_blas._loaded_library("libno_such_library_here") is None
+
+
+def test_graphs_where_launches_cost_more_than_the_copies(gpu):
+    # the MLP step of bench_gpu (batch 256, 784-1024-1024-10): a host-bound call, worth a
+    # graph; layernorm forward+backward of (8192, 1024): 64 MiB copied in and out per
+    # call for 11 launches saved, a GPU-bound call: plain
+    S = tjit.ShapeDtypeStruct
+    sizes = (784, 1024, 1024, 10)
+    params = [(S((m, n), F32), S((n,), F32)) for m, n in itertools.pairwise(sizes)]
+    mlp = tjit.jit(sgd_step).lower(params, S((256, 784), F32), S((256, 10), F32)).compile()
+
+    def layernorm(x, w, b, g):
+        def loss(x, w, b):
+            mu = x.mean(-1, keepdims=True)
+            xc = x - mu
+            return jnp.sum(xc / jnp.sqrt((xc * xc).mean(-1, keepdims=True) + 1e-5) * w + b)
+        return tjit.grad(loss, (0, 1, 2))(x, w, b)
+    ln = tjit.jit(layernorm).lower(S((8192, 1024), F32), S((1024,), F32), S((1024,), F32),
+                                   S((8192, 1024), F32)).compile()
+    progs = {"mlp": mlp.executable.program, "layernorm": ln.executable.program}
+    assert cuda_graphs.worth_capturing(progs["mlp"], {})
+    assert len(progs["layernorm"].steps) > 3
+    assert not cuda_graphs.worth_capturing(progs["layernorm"], {})

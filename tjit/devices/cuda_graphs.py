@@ -35,8 +35,10 @@ of memory for the second set of buffers) is remembered and the runner stays plai
 so does a replay that raises. ``TJIT_CUDA_GRAPHS=0`` turns graphs off.
 
 Where graphs pay: a replay costs about a graph launch plus one copy per argument and
-one for the outputs, so programs with one kernel (the tiny dispatch case) stay plain;
-see :func:`worth_capturing`.
+one for the outputs, in host time and in device time; programs with one kernel (the
+tiny dispatch case), and programs whose arguments and outputs take longer to copy than
+the launches they save (large activations: a GPU-bound layernorm), stay plain; see
+:func:`worth_capturing`.
 """
 
 import math
@@ -44,7 +46,7 @@ import os
 
 import numpy as np
 
-from tjit.xla_like.plan import DotStep, KernelStep
+from tjit.xla_like.plan import DotStep, KernelStep, concrete
 
 #: Capture on this call of a runner (the first ones run the lazy initializations).
 CAPTURE_ON_CALL = 2
@@ -55,8 +57,10 @@ ALIGN = 256
 
 # Host cost estimates (us, H100 + CuPy 14, gpu_run1 profile): a RawKernel launch with its
 # output allocation, a cuBLAS gemm through CuPy, a device copy, a graph launch, an
-# output array made over the block.
+# output array made over the block. And the device's copy rate (bytes read + written
+# per us: a device-to-device copy on an H100/H200 moves ~4.1 TB/s).
 _KERNEL_US, _GEMM_US, _COPY_US, _GRAPH_US, _VIEW_US = 8.0, 20.0, 1.5, 4.0, 1.0
+_COPY_BYTES_PER_US = 4.1e6
 
 _D2D = 3        # cudaMemcpyDeviceToDevice
 
@@ -66,9 +70,11 @@ def enabled():
     return os.environ.get("TJIT_CUDA_GRAPHS", "1") != "0"
 
 
-def worth_capturing(prog):
-    """True when ``prog``'s steps can all be captured (kernels and dots) and a replay
-    is estimated to cost less host time than running the steps."""
+def worth_capturing(prog, env):
+    """True when ``prog``'s steps can all be captured (kernels and dots) and a replay at
+    the sizes ``env`` is estimated to cost less than running the steps: its host work
+    plus the device time of copying the arguments in and the outputs out (counted in
+    full: where the GPU is the bottleneck, the copies lengthen every call)."""
     kernels = dots = 0
     for s in prog.steps:
         if isinstance(s, KernelStep):
@@ -78,14 +84,17 @@ def worth_capturing(prog):
         else:
             return False    # library calls and host control flow are not captured
     plain = _KERNEL_US * kernels + _GEMM_US * dots
-    replay = _GRAPH_US + _COPY_US * (len(prog.params) + 1) + _VIEW_US * len(prog.outputs)
+    copied = sum(math.prod(concrete(d, env) for d in prog.values[v].shape) *
+                 prog.values[v].dtype.itemsize for v in list(prog.params) + list(prog.outputs))
+    replay = _GRAPH_US + _COPY_US * (len(prog.params) + 1) + _VIEW_US * len(prog.outputs) + \
+        2 * copied / _COPY_BYTES_PER_US
     return replay < 0.8 * plain
 
 
-def runner_for(prog, make_runner):
-    """The runner of ``prog``: a :class:`GraphedRunner` where graphs are on and worth it,
-    else ``make_runner(capture=False)``."""
-    if enabled() and worth_capturing(prog):
+def runner_for(prog, env, make_runner):
+    """The runner of ``prog`` at the sizes ``env``: a :class:`GraphedRunner` where graphs
+    are on and worth it, else ``make_runner(capture=False)``."""
+    if enabled() and worth_capturing(prog, env):
         return GraphedRunner(prog, make_runner)
     return make_runner(capture=False)
 
