@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The GPU run: the cuda-marked tests, bench_gpu.py, the host dispatch cost, and where
 # the GPU time goes (gpu_profile.py); outputs under $OUT. ``quick`` as $1 shrinks it.
-# (--noconftest: the GPU image may lack hypothesis, which tests/conftest.py imports.)
+# (--noconftest: the GPU image may lack hypothesis, which tests/conftest.py imports;
+# so the program cache is turned off here as conftest.py does.)
 cd "$(dirname "$0")/.." || exit 1
 export PYTHONPATH=. TJIT_CACHE_DIR="${TMPDIR:-/tmp}/tjit-gpu-check-cache"
 OUT="${OUT:-/tmp}"
@@ -9,7 +10,7 @@ Q=""; [ "$1" = quick ] && Q=--quick
 nvidia-smi -L 2>&1 | tee "$OUT/gpu.txt"
 python3 -c "import cupy, jax; print('cupy', cupy.__version__, 'jax', jax.__version__)" \
     2>&1 | tee -a "$OUT/gpu.txt"
-timeout 150 python3 -m pytest -q --noconftest -p no:cacheprovider -m cuda --tb=short \
+TJIT_PROGRAM_CACHE=0 timeout 150 python3 -m pytest -q --noconftest -p no:cacheprovider -m cuda --tb=short \
     -o addopts="" tests/devices/test_cuda.py tests/devices/test_cuda_graphs_gpu.py \
     tests/lower/c 2>&1 | tail -80 | tee "$OUT/tests.txt"
 timeout 170 python3 benchmarks/bench_gpu.py $Q --json "$OUT/bench.json" 2>&1 \
