@@ -119,11 +119,13 @@ class _FastCall:
         raw = []
         for x, (shape, dtype) in zip(args, self.expected):
             v = x._value if type(x) is Array else x
-            if type(v) is not np.ndarray or v.dtype != dtype or v.shape != shape:
+            if type(v) is not np.ndarray or v.shape != shape or (
+                    v.dtype is not dtype and v.dtype != dtype):   # (identity: the usual)
                 return None
             raw.append(v)
-        return [Array(o if type(o) is np.ndarray and o.dtype == dt else np.asarray(o, dt),
-                      weak) for o, (dt, weak) in zip(self.call(raw), self.outs)]
+        return [Array(o if type(o) is np.ndarray and (o.dtype is dt or o.dtype == dt)
+                      else np.asarray(o, dt), weak)
+                for o, (dt, weak) in zip(self.call(raw), self.outs)]
 
 
 class _bound:

@@ -45,7 +45,7 @@ from tjit.primitives.slicing import concatenate_p, slice_p
 from tjit.primitives.structural import broadcast_in_dim_p, iota_p, reshape_p
 from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray
-from tjit.tracing.axis_env import axes_size, communicators_for
+from tjit.tracing.axis_env import axes_size, communicators_for, thread_communicator
 from tjit.tracing.core import Array, get_aval, never_weak
 from tjit.tracing.errors import ShapeError
 from tjit.tracing.shapes import shape_str
@@ -158,21 +158,25 @@ def _def_axis_batch(prim, rule):
 
 def _lower_as_step(prim, fast=None):
     """A ``collective_<name>`` library step that runs the reference implementation with
-    the communicators bound when the plan runs. ``fast(x, comms)``: the call for one
-    contiguous host buffer (None: not served), which skips the implementation's
-    checks, a few of the µs a small collective across processes costs."""
+    the communicators bound when the plan runs. ``fast(x, comm)``: the call for one
+    contiguous host buffer and one communicator serving the whole of ``axes``, which
+    skips the implementation's checks and lookups, a few of the µs a small collective
+    across processes costs (the mesh's communicator, when the step carries its table,
+    is found once here)."""
     def lowering(ctx, *ins, **params):
         impl = prim.impl
         axes, table = params.get("axes"), params.get("comms")
+        key = axes[0] if len(axes) == 1 else axes
+        use_fast = fast is not None and "axis_index_groups" not in params
+        fixed = None if table is None else table.communicators.get(key)
 
         def fn(xp, env, *arrays):
-            if fast is not None and xp is np and len(arrays) == 1 and \
-                    "axis_index_groups" not in params:
+            if use_fast and xp is np and len(arrays) == 1:
                 x = arrays[0]
                 if type(x) is np.ndarray and x.flags.c_contiguous:
-                    out = fast(x, communicators_for(axes, prim.name, True, table))
-                    if out is not None:
-                        return [out]
+                    comm = fixed or thread_communicator(key)
+                    if comm is not None:
+                        return [fast(x, comm)]
             return [impl(xp, *arrays, **params)]
         return ctx.library(f"collective_{prim.name}", fn, list(ins),
                            [(a.shape, a.dtype) for a in ctx.avals_out],
@@ -214,8 +218,7 @@ def _reduction_collective(name, op, local_reduce_p):
 
     _def_axis_batch(p, axis_batch)
     p.batch = lambda args, dims, **params: (p.bind(args[0], **params), dims[0])
-    _lower_as_step(p, fast=lambda x, comms: comms[0].allreduce(x, op)
-                   if len(comms) == 1 else None)
+    _lower_as_step(p, fast=lambda x, comm: comm.allreduce(x, op))
     return p
 
 

@@ -75,7 +75,7 @@ def axis_size(name, comms=None):
     for n, size, _ in reversed(_scopes.sizes):
         if n == name:
             return size
-    comm = _thread_comm(name)
+    comm = thread_communicator(name)
     if comm is not None:
         return comm.size
     raise unbound_axis_error(name)
@@ -159,10 +159,13 @@ def bind_communicators(mapping):
         _scopes.comms.pop()
 
 
-def _thread_comm(key):
+def thread_communicator(key):
+    """The communicator bound to ``key`` (a name or tuple of names) in this thread, or
+    None."""
     for frame in reversed(_scopes.comms):
-        if key in frame:
-            return frame[key]
+        comm = frame.get(key)
+        if comm is not None:
+            return comm
     return None
 
 
@@ -171,7 +174,7 @@ def _find_comm(key, table):
         comm = table.communicators.get(key)
         if comm is not None:
             return comm
-    return _thread_comm(key)
+    return thread_communicator(key)
 
 
 def communicators_for(names, where, allow_split=False, table=None):
