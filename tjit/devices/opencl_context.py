@@ -20,6 +20,7 @@ the C renderer's source digest, tjit's version and the source's hash; a binary t
 driver rejects is rebuilt from source.
 """
 
+import contextlib
 import hashlib
 import os
 import pathlib
@@ -207,18 +208,15 @@ class ClDevice:
         binary = disk_cache.get(key)
         if binary is not None:
             try:
-                prog = cl.Program(self.ctx, [self.device], [binary]).build(
-                    options=list(self.options))
+                with _quiet_builds(cl):
+                    prog = cl.Program(self.ctx, [self.device], [binary]).build(
+                        options=list(self.options))
                 STATS["disk_hits"] += 1
                 return prog
             except cl.Error:
                 pass    # the driver rejects it: built again from source below
         try:
-            with warnings.catch_warnings():
-                if not os.environ.get("PYOPENCL_COMPILER_OUTPUT"):
-                    # a successful build's log (e.g. clang's style notes on generated
-                    # code) is not the user's concern; PYOPENCL_COMPILER_OUTPUT=1 shows it
-                    warnings.simplefilter("ignore", cl.CompilerWarning)
+            with _quiet_builds(cl):
                 prog = cl.Program(self.ctx, text).build(options=list(self.options))
         except cl.RuntimeError as e:
             raise RuntimeError(f"opencl backend: the OpenCL compiler of {self.name!r} "
@@ -229,6 +227,17 @@ class ClDevice:
         except cl.Error:
             pass        # (a driver that cannot return binaries: memory cache only)
         return prog
+
+
+@contextlib.contextmanager
+def _quiet_builds(cl):
+    """A successful build's log (e.g. clang's notes on generated code, also replayed by
+    builds from a cached binary) is not the user's concern; PYOPENCL_COMPILER_OUTPUT=1
+    shows it."""
+    with warnings.catch_warnings():
+        if not os.environ.get("PYOPENCL_COMPILER_OUTPUT"):
+            warnings.simplefilter("ignore", cl.CompilerWarning)
+        yield
 
 
 def _contiguous(a):

@@ -198,8 +198,9 @@ def _render_threaded(r, dp):
     tm, tn, tk = ty * rm, tx * rn, TILE_K
     M, N, Kc = (r.sizes(e) for e in (dp.m, dp.n, dp.k))
     nbm, nbn = ceil_div(dp.m, tm), ceil_div(dp.n, tn)
-    nbatch = prod(r.plan.extents[g] for g in dp.batch)
-    blocks = nbatch * nbm * nbn
+    blocks = prod(r.plan.extents[g] for g in dp.batch) * nbm * nbn
+    # (an empty axis leaves no blocks: keep C from dividing by 0 in the unrun loop)
+    nbm, nbn = (max(1, e) if isinstance(e, int) else e for e in (nbm, nbn))
     lid = d.local_id
     a_s, b_s = r.var("As"), r.var("Bs")
     r.shared.append(f"{d.shared_qual} {d.mem_type(dt)} {a_s}[{tk * tm}];")
