@@ -147,3 +147,32 @@ def test_tracing_is_untouched_by_eager_plans():
     jaxpr = tjit.make_jaxpr(lambda x: x * 2.0)(a)
     assert "mul" in str(jaxpr)
     np.testing.assert_array_equal(tjit.jit(lambda x: x * 2.0)(a), np.full(3, 2.0))
+
+
+_EDGES = np.array([0.0, -0.0, 1.0, -1.0, 0.1, -7.5, 1e-30, 3e4, np.inf, -np.inf, np.nan,
+                   1.0, -131569.83, 5.0, 2.0 ** 24 + 2])
+
+
+@pytest.mark.parametrize("op", ["//", "%"])
+@pytest.mark.parametrize("dtype", [np.float16, np.float32])
+def test_floor_divide_and_remainder_lane_gives_the_composites_bits(op, dtype):
+    """On floats, // and % call NumPy's ufunc after a signature's first call; every
+    pair of edge values (signed zeros, inf, NaN, huge quotients) gives the composite's
+    bits, as the interpreter runs it, on arrays and with Python numbers."""
+    fn = _OPS[op]
+    with np.errstate(all="ignore"):
+        x = jnp.asarray(np.repeat(_EDGES, len(_EDGES)).astype(dtype))
+        y = jnp.asarray(np.tile(_EDGES, len(_EDGES)).astype(dtype))
+    want = tjit.jit(fn, backend="interpreter")(x, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for _ in range(3):
+            got = fn(x, y)
+            assert (got.dtype, got.weak_type) == (want.dtype, want.weak_type)
+            assert np.asarray(got).tobytes() == np.asarray(want).tobytes()
+        for number in (2.0, -0.0, 0.3, 7, float("inf")):
+            for side in (1, 0):
+                want = _interp(fn, x, number, side)
+                for _ in range(2):
+                    got = fn(x, number) if side else fn(number, x)
+                    assert np.asarray(got).tobytes() == np.asarray(want).tobytes(), number

@@ -16,6 +16,7 @@ import numpy as np
 
 from tjit.config import config
 from tjit.tracing.core import Array, fast_runner2
+from tjit.tracing.fp_quiet import quiet_off, quiet_on
 from tjit.numpy._core import check_int_fits, scalar_as
 
 
@@ -25,13 +26,13 @@ def is_number_type(t):
     return t is float or t is int or t is complex
 
 
-def plan(prim, promoted, array_dtype, number_type, side):
+def plan(run, promoted, array_dtype, number_type, side):
     """``replay(array_value, number) -> Array`` (or None: take the general path) for
     later calls of the signature whose first call promoted its operands to ``promoted``
-    (two Arrays; the number is at ``side``, 0 or 1) and bound ``prim`` on them; None
-    when there is no fast lane for it (the primitive's call is unknown, or the cast is
-    not a plain widening)."""
-    run = fast_runner2(prim, *promoted)
+    (two Arrays; the number is at ``side``, 0 or 1) and computed ``run(x, y)`` on their
+    values (a primitive's fast-lane call, :func:`prim_run`, or :func:`ufunc_run`); None
+    when there is no fast lane for it (no ``run``, or the cast is not a plain
+    widening)."""
     if run is None:
         return None
     dt = promoted[1 - side]._value.dtype     # the array's dtype after promotion
@@ -91,12 +92,34 @@ def _is_widening(src, dst):
     return src.kind == "f" and dst.kind in "fc"
 
 
-def remember(table, key, prim, promoted, array, number_type, side):
+def prim_run(prim, promoted):
+    """The fast-lane call of ``prim`` on the ``promoted`` Arrays' signature (known once
+    the general path bound it), or None."""
+    if not all(type(p) is Array for p in promoted):
+        return None
+    return fast_runner2(prim, *promoted)
+
+
+def ufunc_run(ufunc, weak):
+    """``run(x, y) -> Array``: NumPy's ``ufunc`` with its floating-point warnings off,
+    for a jnp function whose result it gives bit for bit (``floor_divide`` of floats:
+    ``npy_divmod``); ``weak``: the result's weak flag on the general path."""
+    def run(vx, vy):
+        token = quiet_on()
+        try:
+            out = ufunc(vx, vy)
+        finally:
+            quiet_off(token)
+        return Array(out if type(out) is np.ndarray else np.asarray(out), weak)
+    return run
+
+
+def remember(table, key, run, promoted, array, number_type, side):
     """Keep the plan of a call that just ran the general path in ``table`` (a function's
     own, bounded) under ``key``."""
     if type(array._value) is not np.ndarray or not all(type(p) is Array for p in promoted):
         return
-    replay = plan(prim, promoted, array._value.dtype, number_type, side)
+    replay = plan(run, promoted, array._value.dtype, number_type, side)
     if replay is not None:
         if len(table) > 512:
             table.clear()

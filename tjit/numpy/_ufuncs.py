@@ -100,7 +100,8 @@ def _two_in(name, lax_fn, inexact=False, doc=None):
         if prim_for is not None and type(_trace_ctx.trace) is _EvalTrace:
             _scalar_lane.remember(number_right if side else number_left,
                                   (arr._value.shape, arr._value.dtype, arr._weak, number_type),
-                                  prim_for(x.dtype), (x, y), arr, number_type, side)
+                                  _scalar_lane.prim_run(prim_for(x.dtype), (x, y)), (x, y),
+                                  arr, number_type, side)
         return out
 
     def f(x, y, /):
@@ -280,6 +281,76 @@ def floor_divide(x, y, /):
     return _float_divmod(x, y)[0]
 
 
+def _numpy_lane(name, ufunc, exact, general):
+    """``general(x, y)``, a jnp function composed of lax ops, with an eager fast lane
+    that calls NumPy's ``ufunc`` on result dtypes where ``exact(dtype)``: there the
+    composite is that ufunc bit for bit (floats' ``npy_divmod``). A signature's first
+    call runs the composite; later ones the ufunc (a Python number operand through
+    _scalar_lane's plans). Traced calls (jit, grad, vmap) see the composite only."""
+    runs = {}  # (shape, dtype, weak) of two NumPy-backed Arrays of one dtype -> run
+    number_right, number_left = {}, {}  # as in _two_in
+
+    def remember(x, y, out):
+        run = _scalar_lane.ufunc_run(ufunc, out._weak)
+        if type(x) is _Array and type(y) is _Array:
+            vx, vy = x._value, y._value
+            if (type(vx) is _ndarray and type(vy) is _ndarray and vx.dtype == vy.dtype
+                    == out.dtype and x._weak is y._weak):
+                _keep(runs, (vx.shape, vx.dtype, x._weak, vy.shape, vy.dtype, y._weak), run)
+            return
+        side = 1 if type(x) is _Array else 0
+        arr, number_type = (x, type(y)) if side else (y, type(x))
+        if type(arr) is not _Array or not _scalar_lane.is_number_type(number_type):
+            return
+        promoted = promote_args(name, x, y)
+        if promoted[0].dtype == out.dtype:
+            _scalar_lane.remember(number_right if side else number_left,
+                                  (arr._value.shape, arr._value.dtype, arr._weak, number_type),
+                                  run, promoted, arr, number_type, side)
+
+    @functools.wraps(general)
+    def f(x, y, /):
+        try:
+            if type(_trace_ctx.trace) is _EvalTrace:
+                tx, ty = type(x), type(y)
+                if tx is _Array and type(x._value) is _ndarray:
+                    vx = x._value
+                    if ty is _Array:
+                        vy = y._value
+                        run = runs.get((vx.shape, vx.dtype, x._weak, vy.shape, vy.dtype,
+                                        y._weak))
+                        if run is not None and type(vy) is _ndarray:
+                            return run(vx, vy)
+                    elif ty is float or ty is int or ty is complex:
+                        replay = number_right.get((vx.shape, vx.dtype, x._weak, ty))
+                        out = None if replay is None else replay(vx, y)
+                        if out is not None:
+                            return out
+                elif ty is _Array and _scalar_lane.is_number_type(tx) and \
+                        type(y._value) is _ndarray:
+                    vy = y._value
+                    replay = number_left.get((vy.shape, vy.dtype, y._weak, tx))
+                    out = None if replay is None else replay(vy, x)
+                    if out is not None:
+                        return out
+            out = general(x, y)
+            if type(out) is _Array and type(_trace_ctx.trace) is _EvalTrace and \
+                    exact(out.dtype):
+                remember(x, y, out)
+            return out
+        except Exception as e:
+            _filter_at_entry(e)  # tracebacks end in user code (free until a raise)
+            raise
+    return f
+
+
+def _is_float(dt):
+    return dt.kind == "f"  # float16/32/64 (bfloat16 is kind "V": the composite only)
+
+
+floor_divide = _numpy_lane("floor_divide", np.floor_divide, _is_float, floor_divide)
+
+
 def _check_real(name, x):
     if dtypes.is_complex(x.dtype):
         raise TypeError(f"{name}: not supported for complex arrays (got {x.dtype})")
@@ -352,6 +423,7 @@ def remainder(x, y, /):
     return lax.select(fix, lax.add(r, y), r)
 
 
+remainder = _numpy_lane("remainder", np.remainder, _is_float, remainder)
 mod = remainder
 
 
@@ -419,7 +491,8 @@ def power(x, y, /):
             if type(_trace_ctx.trace) is _EvalTrace:
                 table = _POW_NUMBER_RIGHT if side else _POW_NUMBER_LEFT
                 _scalar_lane.remember(table, (arr._value.shape, arr._value.dtype, arr._weak,
-                                              number_type), _POW_P, (x, y), arr, number_type, side)
+                                              number_type), _scalar_lane.prim_run(_POW_P, (x, y)),
+                                      (x, y), arr, number_type, side)
             return out
         if dtypes.is_int(x.dtype):
             return _int_power(x, y)
