@@ -141,7 +141,7 @@ class ProgramRunner:
         ``rebind``); the rest of the runner stays."""
         prog = self.prog
         self.env = env
-        self.shape, slot_bytes = self.runner_layout.at(env)
+        self.shape, slot_bytes, self.size_values = self.runner_layout.at(env)
         self.slots = self.alloc_slots(slot_bytes)
         self.fixed = [None] * len(self.index)  # temporaries and constants: reused per call
         for v, slot in prog.slot_of.items():
