@@ -31,7 +31,7 @@ _OPS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.t
         "**": operator.pow, "//": operator.floordiv, "%": operator.mod,
         "==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
         ">": operator.gt, ">=": operator.ge, "&": operator.and_, "|": operator.or_,
-        "^": operator.xor}
+        "^": operator.xor, "<<": operator.lshift, ">>": operator.rshift}
 _ARITH = {"+", "-", "*"}  # the table's join is the result dtype
 _COMPARE = {"==", "!=", "<", "<=", ">", ">="}
 _DTYPE = {"b1": np.bool_, "u1": np.uint8, "i1": np.int8, "i2": np.int16, "u4": np.uint32,
@@ -176,3 +176,25 @@ def test_floor_divide_and_remainder_lane_gives_the_composites_bits(op, dtype):
                 for _ in range(2):
                     got = fn(x, number) if side else fn(number, x)
                     assert np.asarray(got).tobytes() == np.asarray(want).tobytes(), number
+
+
+@pytest.mark.parametrize("a", ["f2", "f4", "c8", "i1", "u1", "i4"])
+def test_integer_exponents_replay_the_interpreters_bits(a):
+    """x ** n for a Python int n keeps its signature's call (n == 2: NumPy's multiply,
+    the impl's chain x * x); every call gives the interpreter's bits and errors."""
+    x = jnp.asarray(_ARRAYS[a])
+    for n in (2, 3, -1, 0, 1, 5, -2, 2):
+        try:
+            want = _interp(operator.pow, x, n, 1)
+        except TypeError as e:  # integers to negative powers: refused on every call
+            for _ in range(2):
+                with pytest.raises(TypeError, match="negative powers") as info:
+                    x ** n
+                assert str(info.value) == str(e)
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            for _ in range(3):
+                got = x ** n
+                assert (got.dtype, got.weak_type) == (want.dtype, want.weak_type), (a, n)
+                assert np.asarray(got).tobytes() == np.asarray(want).tobytes(), (a, n)

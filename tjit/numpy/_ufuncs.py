@@ -9,6 +9,8 @@ from tjit.config import config as _config
 from tjit.tracing import dtypes
 from tjit.tracing.core import Array as _Array
 from tjit.tracing.core import EvalTrace as _EvalTrace
+from tjit.primitives.elementwise import integer_pow_p as _integer_pow_p
+from tjit.tracing.core import fast_runner as _fast_runner
 from tjit.tracing.core import fast_runner1 as _fast_runner1, fast_runner2 as _fast_runner2
 from tjit.tracing.core import trace_ctx as _trace_ctx
 from tjit.tracing.traceback_util import filter_at_entry as _filter_at_entry
@@ -245,18 +247,19 @@ def invert(x, /):
 bitwise_not = bitwise_invert = invert
 
 
-def left_shift(x, y, /):
-    x, y = promote_args("left_shift", x, y)
-    _check_integer("left_shift", x)
-    return lax.shift_left(x, y)
-
-
-def right_shift(x, y, /):
-    x, y = promote_args("right_shift", x, y)
+def _shift_right(x, y):
     _check_integer("right_shift", x)
     if dtypes.is_unsigned(x.dtype):
         return lax.shift_right_logical(x, y)
     return lax.shift_right_arithmetic(x, y)
+
+
+_shift_right.prim_for = lambda dt: (lax.shift_right_logical.prim if dt.kind == "u" else
+                                    lax.shift_right_arithmetic.prim)
+left_shift = _two_in("left_shift", _integer_op("left_shift", lax.shift_left),
+                     doc="Elementwise ``x << y`` for integers (and bools).")
+right_shift = _two_in("right_shift", _shift_right, doc="Elementwise ``x >> y`` for "
+                      "integers: arithmetic for signed, logical for unsigned dtypes.")
 
 
 bitwise_left_shift, bitwise_right_shift = left_shift, right_shift
@@ -423,7 +426,8 @@ def remainder(x, y, /):
     return lax.select(fix, lax.add(r, y), r)
 
 
-remainder = _numpy_lane("remainder", np.remainder, _is_float, remainder)
+remainder = _numpy_lane("remainder", np.remainder,  # ints too: x % 0 is 0 in both
+                       lambda dt: dt.kind in "fiu", remainder)
 mod = remainder
 
 
@@ -455,6 +459,14 @@ def divmod(x, y, /):  # noqa: A001
 #: with the number on the right / left (lax.pow on an inexact dtype; _scalar_lane.plan)
 _POW_NUMBER_RIGHT, _POW_NUMBER_LEFT = {}, {}
 _POW_P = lax.pow.prim
+#: (shape, dtype, weak, n) -> the fast-lane call of ``x ** n`` for a Python int ``n``
+_INT_POW_RUNS = {}
+_INTEGER_POW_P = _integer_pow_p
+
+
+def _square_run(weak):
+    multiply = _scalar_lane.ufunc_run(np.multiply, weak)
+    return lambda vx: multiply(vx, vx)
 
 
 def power(x, y, /):
@@ -468,7 +480,12 @@ def power(x, y, /):
     try:
         tx, ty = type(x), type(y)
         if type(_trace_ctx.trace) is _EvalTrace:  # a Python number's plan (_scalar_lane)
-            if tx is _Array and (ty is float or ty is complex) and type(x._value) is _ndarray:
+            if tx is _Array and ty is int and type(x._value) is _ndarray:
+                run = _INT_POW_RUNS.get((x._value.shape, x._value.dtype, x._weak, y))
+                if run is not None:
+                    return run(x._value)
+            elif tx is _Array and (ty is float or ty is complex) and \
+                    type(x._value) is _ndarray:
                 replay = _POW_NUMBER_RIGHT.get((x._value.shape, x._value.dtype, x._weak, ty))
                 out = None if replay is None else replay(x._value, y)
                 if out is not None:
@@ -482,7 +499,17 @@ def power(x, y, /):
         if isinstance(y, int) and not isinstance(y, bool):
             x = ensure_array("power", x)
             if not dtypes.is_bool(x.dtype):
-                return lax.integer_pow(x, y)
+                out = lax.integer_pow(x, y)
+                if ty is int and type(x) is _Array and type(_trace_ctx.trace) is _EvalTrace:
+                    run = _fast_runner(_INTEGER_POW_P, (x,), {"y": y})
+                    if y == 2:  # the impl's chain is x * x: NumPy's multiply, bit for bit
+                        run = _square_run(out._weak)
+                    elif run is not None:
+                        run = functools.partial(run, y=y)
+                    if run is not None:
+                        _keep(_INT_POW_RUNS, (x._value.shape, x._value.dtype, x._weak, y),
+                              run)
+                return out
         arr, number_type, side = (x, ty, 1) if tx is _Array else (y, tx, 0)
         x, y = promote_args("power", x, y)
         if dtypes.is_inexact(x.dtype) and type(arr) is _Array and \

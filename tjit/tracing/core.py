@@ -289,6 +289,20 @@ def eager_fast(prim, args, params):
     return None if run is None else run(*kv[1], **params)
 
 
+def fast_runner(prim, args, params):
+    """The fast lane's ``run(*values, **params) -> Array`` for ``prim`` on the Arrays
+    ``args`` with ``params`` (e.g. ``integer_pow``'s ``y``), or None (not NumPy-backed,
+    a signature not seen yet, unhashable params). For callers that keep it per
+    signature themselves, as :func:`fast_runner2`."""
+    kv = _fast_key(prim, args, params)
+    if kv is None:
+        return None
+    try:
+        return _fast_runs.get(kv[0])
+    except TypeError:  # unhashable params
+        return None
+
+
 def eager_fast2(prim, x, y):
     """:func:`eager_fast` of a primitive with two operands and no params."""
     run = fast_runner2(prim, x, y)
