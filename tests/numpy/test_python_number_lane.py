@@ -198,3 +198,21 @@ def test_integer_exponents_replay_the_interpreters_bits(a):
                 got = x ** n
                 assert (got.dtype, got.weak_type) == (want.dtype, want.weak_type), (a, n)
                 assert np.asarray(got).tobytes() == np.asarray(want).tobytes(), (a, n)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.int32, np.uint32])
+def test_integer_remainder_lane_gives_the_composites_values(dtype):
+    """Integer % calls NumPy's remainder after the first call: every pair of edge values
+    (zero divisors, the minimum by -1, the extremes) as the interpreter computes it."""
+    info = np.iinfo(dtype)
+    edges = {0, 1, 2, 3, 7, info.max, info.max - 1, info.min, info.min + 1}
+    edges |= {-1, -2, -7} if info.min < 0 else set()
+    e = np.array(sorted(edges), dtype)
+    x, y = jnp.asarray(np.repeat(e, len(e))), jnp.asarray(np.tile(e, len(e)))
+    want = tjit.jit(operator.mod, backend="interpreter")(x, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for _ in range(3):
+            got = x % y
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
