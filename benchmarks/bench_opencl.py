@@ -11,8 +11,10 @@ driver, the device. The NumPy column times the reference itself (float64 for the
 and the MLP step), not a tuned NumPy program. Not a test: nothing here asserts a time.
 
 Cases: Mish forward on 2^20 floats; row softmax (1024, 512); a dot (256, 256) @ (256,
-256) as a reduce kernel (no BLAS on OpenCL); a 64-128-10 MLP SGD step (batch 128,
-jit(grad)); the first call of a polymorphic jit at a new batch size (nothing is built).
+256) and a (512, 512) @ (512, 512) one (also with --quick) as tiled kernels (no BLAS on
+OpenCL: ``lower/c/tiled_dot.py``); a 64-128-10 MLP SGD step (batch 128, jit(grad)), the
+weight updates folded into the gradients' dot kernels; the first call of a polymorphic
+jit at a new batch size (nothing is built).
 """
 
 import argparse
@@ -84,6 +86,7 @@ def main():
     r = rng.standard_normal((1024 // s, 512)).astype(np.float32)
     a = rng.standard_normal((256 // s, 256)).astype(np.float32)
     b = rng.standard_normal((256, 256 // s)).astype(np.float32)
+    a2, b2 = (rng.standard_normal((512, 512)).astype(np.float32) for _ in range(2))
     p = [rng.standard_normal((64, 128)).astype(np.float32) * 0.1,
          np.zeros(128, np.float32), rng.standard_normal((128, 10)).astype(np.float32) * 0.1]
     xb = rng.standard_normal((128, 64)).astype(np.float32)
@@ -92,6 +95,8 @@ def main():
         ("mish 2^20", _mish, _mish_np, (x,), 1e-5),
         ("row softmax", lambda v: nn.softmax(v, axis=-1), _softmax_np, (r,), 1e-5),
         ("dot 256^3", lambda u, v: u @ v, lambda u, v: u.astype(np.float64) @ v, (a, b),
+         1e-4),
+        ("dot 512^2", lambda u, v: u @ v, lambda u, v: u.astype(np.float64) @ v, (a2, b2),
          1e-4),
         ("mlp sgd step", _step, _step_np, (p, xb, yb), 1e-4),
     ]
