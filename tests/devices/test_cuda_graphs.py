@@ -338,11 +338,11 @@ def test_raw_cublas_calls_the_cublas_v2_symbols_and_checks_status():
         raw.gemm("d", False)(*range(14))
 
 
-def test_loaded_library_is_found_by_file_name():
+def test_loaded_libraries_are_found_by_file_name():
     from tjit.devices import cuda_blas
-    path = cuda_blas._loaded_library("libc")      # (this process has libc loaded)
-    assert path is not None and path.rsplit("/", 1)[-1].startswith("libc.so")
-    assert cuda_blas._loaded_library("libno_such_library_here") is None
+    paths = cuda_blas._loaded_libraries("libc")     # (this process has libc loaded)
+    assert len(paths) == 1 and paths[0].rsplit("/", 1)[-1].startswith("libc.so")
+    assert cuda_blas._loaded_libraries("libno_such_library_here") == []
 
 
 def test_graphs_where_launches_cost_more_than_the_copies(gpu):
@@ -366,3 +366,26 @@ def test_graphs_where_launches_cost_more_than_the_copies(gpu):
     assert cuda_graphs.worth_capturing(progs["mlp"], {})
     assert len(progs["layernorm"].steps) > 3
     assert not cuda_graphs.worth_capturing(progs["layernorm"], {})
+
+
+def test_cupy_cublas_is_the_library_pathfinder_loaded_for_cupy(monkeypatch):
+    import ctypes
+    import types
+
+    from tjit.devices import cuda_blas
+    cuda_pkg = pytest.importorskip("cuda")     # (cuda-pathfinder: installed with CuPy 14)
+    libc = ctypes.CDLL(cuda_blas._loaded_libraries("libc")[0])
+    asked = []
+
+    def load(name):
+        asked.append(name)
+        return types.SimpleNamespace(abs_path=None, _handle_uint=libc._handle)
+    monkeypatch.setattr(cuda_pkg, "pathfinder",
+                        types.SimpleNamespace(load_nvidia_dynamic_lib=load), raising=False)
+    lib = cuda_blas._cupy_cublas()
+    assert asked == ["cublas"] and lib._handle == libc._handle
+    # no pathfinder answer: only an unambiguous libcublas among the loaded libraries
+    monkeypatch.setattr(cuda_pkg, "pathfinder", None, raising=False)
+    monkeypatch.setattr(cuda_blas, "_loaded_libraries", lambda stem: ["/a/libcublas.so.12",
+                                                                      "/b/libcublas.so.13"])
+    assert cuda_blas._cupy_cublas() is None

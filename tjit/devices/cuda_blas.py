@@ -19,9 +19,9 @@ batch entries sit at a constant stride become one strided-batched call.
 Captures: CuPy 14's cuBLAS bindings refuse to run while a stream is being captured
 (they raise NotImplementedError: CuPy has not vetted cuBLAS under capture). cuBLAS
 itself supports capture (its gemms record as graph kernels; alpha/beta are captured by
-value in host pointer mode), so :func:`raw_cublas` calls the same library, found among
-the process's loaded libraries (the one CuPy loaded, so CuPy's handle is valid for it),
-through ctypes. Only captures use it: it runs once per graph.
+value in host pointer mode), so :func:`raw_cublas` calls the same library through
+ctypes: the one CuPy loaded (by the dlopen handle ``cuda.pathfinder`` kept for CuPy), so
+that CuPy's cuBLAS handle is valid for it. Only captures use it: it runs once per graph.
 """
 
 import ctypes
@@ -137,19 +137,38 @@ class RawCublas:
         return call
 
 
-def _loaded_library(stem):
-    """The path of a loaded shared library whose file name starts with ``stem`` and
-    ``.so`` follows (``libcublas``, not ``libcublasLt``), or None."""
+def _loaded_libraries(stem):
+    """The distinct paths of the loaded shared libraries whose file names start with
+    ``stem`` and ``.so`` follows (``libcublas``, not ``libcublasLt``)."""
+    paths = []
     try:
         with open("/proc/self/maps") as f:
             for line in f:
                 path = line.rsplit(" ", 1)[-1].strip()
-                name = path.rsplit("/", 1)[-1]
-                if name.startswith(stem + ".so"):
-                    return path
+                if path.rsplit("/", 1)[-1].startswith(stem + ".so") and path not in paths:
+                    paths.append(path)
     except OSError:
         pass
-    return None
+    return paths
+
+
+def _cupy_cublas():
+    """A ctypes library on the very cuBLAS CuPy's bindings use (CuPy's handle is only
+    valid there): the one CuPy 14 loaded through ``cuda.pathfinder`` (its cached answer,
+    by dlopen handle), else the only libcublas in the process; None when unsure (two
+    different ones loaded, e.g. by PyTorch or JAX next to CuPy)."""
+    try:
+        from cuda import pathfinder
+        dl = pathfinder.load_nvidia_dynamic_lib("cublas")   # (cached: CuPy's load)
+        handle = getattr(dl, "_handle_uint", None)
+        if handle:
+            return ctypes.CDLL(dl.abs_path or "libcublas", handle=handle)
+        if dl.abs_path:
+            return ctypes.CDLL(dl.abs_path)
+    except Exception:       # noqa: BLE001, S110 (an older CuPy, no pathfinder: the maps)
+        pass
+    paths = _loaded_libraries("libcublas")
+    return ctypes.CDLL(paths[0]) if len(paths) == 1 else None
 
 
 _RAW = []      # the RawCublas, once found
@@ -157,13 +176,13 @@ _RAW = []      # the RawCublas, once found
 
 def raw_cublas():
     """:class:`RawCublas` on the cuBLAS CuPy has loaded, or None (not loaded yet, not
-    found, or its symbols missing): then programs with gemms are not captured."""
+    found for sure, or its symbols missing): then programs with gemms are not captured."""
     if not _RAW:
-        path = _loaded_library("libcublas")
-        if path is None:
-            return None
         try:
-            _RAW.append(RawCublas(ctypes.CDLL(path)))
+            lib = _cupy_cublas()
+            if lib is None:
+                return None
+            _RAW.append(RawCublas(lib))
         except (OSError, AttributeError):
             return None
     return _RAW[0]
