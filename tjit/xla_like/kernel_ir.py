@@ -329,6 +329,7 @@ def kernel_text(k):
     """Readable listing of one kernel (used by ``Compiled.as_text``)."""
     names = {}
     lines = []
+    seen = set()    # (shared by the walks: the stores' DAGs are walked once, not each)
 
     def name(node):
         if isinstance(node, Const):
@@ -338,7 +339,7 @@ def kernel_text(k):
         return names[id(node)]
 
     def emit(root):
-        for node in walk(root):
+        for node in walk(root, seen):
             if id(node) in names or isinstance(node, (Const, Stage)):
                 continue
             nm = names[id(node)] = f"v{len(names)}"
@@ -375,10 +376,15 @@ def kernel_text(k):
 
 
 def kernel_hash(k):
-    """Stable content hash (names excluded): the key of the on-disk kernel cache."""
-    body = kernel_text(dataclasses.replace(k, name="k"))
-    body += f"\nsyms={k.size_symbols}"
-    return hashlib.sha256(body.encode()).hexdigest()
+    """Stable content hash (names excluded): the key of the on-disk kernel cache.
+    Kept on the (immutable) kernel: renderers and caches ask for it repeatedly."""
+    h = k.__dict__.get("_content_hash")
+    if h is None:
+        body = kernel_text(dataclasses.replace(k, name="k"))
+        body += f"\nsyms={k.size_symbols}"
+        h = hashlib.sha256(body.encode()).hexdigest()
+        object.__setattr__(k, "_content_hash", h)
+    return h
 
 
 # ----------------------------------------------------------------------------------------

@@ -160,6 +160,21 @@ def _zero(c):
     return c == 0
 
 
+class _Known(set):
+    """``K.walk``'s visited set, counting the nodes ``scope`` already names as visited:
+    a value request walks only what is new, not the whole DAG below it again (vectorized
+    chunks ask once per lane and per invariant node: quadratic in the kernel's size)."""
+
+    __slots__ = ("scope",)
+
+    def __init__(self, scope):
+        super().__init__()
+        self.scope = scope
+
+    def __contains__(self, i):
+        return i in self.scope or set.__contains__(self, i)
+
+
 class _Renderer:
     def __init__(self, kernel, dialect, name, io=None, top=True, lanes=1):
         self.k = kernel
@@ -359,9 +374,9 @@ class _Renderer:
     def value(self, root, scope):
         """The C name/literal of expression ``root`` at the current indices (memo:
         ``scope``, one per loop body)."""
-        for n in K.walk(root):
-            if id(n) in scope:
-                continue
+        if id(root) in scope:
+            return scope[id(root)]
+        for n in K.walk(root, _Known(scope)):
             if isinstance(n, K.Const):
                 scope[id(n)] = self.s.const(n.value, n.dtype)
                 continue
