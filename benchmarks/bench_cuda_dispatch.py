@@ -102,18 +102,31 @@ def executable_call(fn):
     finally:
         cuda.CudaExecutable.call = call
     (exe, raw), = seen
-    return lambda: exe.call(raw)
+    call_exe = lambda: exe.call(raw)
+    call_exe.executable = exe
+    return call_exe
+
+
+def graph_state(exe):
+    """Whether the executable's runner replays a CUDA graph (or why not)."""
+    runner = exe._fixed_runner or next(iter(exe._runners.values()), None)
+    if not hasattr(runner, "replay"):
+        return "plain (graph not worth it)"
+    if runner.replay is not None:
+        return "CUDA graph"
+    return f"plain ({runner.failure or 'not captured yet'})"
 
 
 def run(profile, fake):
-    print(f"{'case':44s} {'host us/call':>13s}  {'runner':>7s}  launches")
+    print(f"{'case':44s} {'host us/call':>13s}  {'runner':>7s}  launches / graph")
     for name, fn, calls in cases():
         us = per_call_us(fn, calls)
-        runner_us = per_call_us(executable_call(fn), calls)
-        extra = ""
+        exe_call = executable_call(fn)
+        runner_us = per_call_us(exe_call, calls)
+        extra = graph_state(exe_call.executable)
         if fake is not None:
             launches, gemms, graphs = launches_per_call(fake, fn)
-            extra = f"{launches} kernels + {gemms} cuBLAS gemms + {graphs} graphs"
+            extra = f"{launches} kernels + {gemms} cuBLAS gemms + {graphs} graphs; {extra}"
         print(f"{name:44s} {us:13.1f}  {runner_us:7.1f}  {extra}")
         if profile:
             prof = cProfile.Profile()
