@@ -109,9 +109,11 @@ def executable_call(fn):
 
 def graph_state(exe):
     """Whether the executable's runner replays a CUDA graph (or why not)."""
+    from tjit.devices import cuda_graphs
     runner = exe._fixed_runner or next(iter(exe._runners.values()), None)
     if not hasattr(runner, "replay"):
-        return "plain (graph not worth it)"
+        return "plain (" + ("graph not worth it" if cuda_graphs.enabled() else
+                            "TJIT_CUDA_GRAPHS=0") + ")"
     if runner.replay is not None:
         return "CUDA graph"
     return f"plain ({runner.failure or 'not captured yet'})"
