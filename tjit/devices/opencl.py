@@ -121,11 +121,12 @@ class OpenCLExecutable(PooledCalls, PlanInspection, Executable):
         return dict(self.counts)
 
     def donation(self):
-        """``({argument position: output value}, usable positions)``: the plan's
-        pairs (loop carries are not handed over: their bodies copy)."""
-        return dict(self.program.aliases), set(self.program.aliases) | {
-            pos for pos in self.program.donation_usable
-            if self.program.params[pos] in self.program.outputs}
+        """``({argument position: output value or None}, usable positions)``: the
+        plan's pairs, and the arguments handed to a loop as a carry's first buffer."""
+        writes = dict(self.program.aliases)
+        for given in self.program.loop_donations.values():
+            writes.update(dict.fromkeys(given.values()))
+        return writes, set(self.program.donation_usable)
 
 
 
@@ -199,6 +200,7 @@ class _Runner(ProgramRunner):
         (device outputs stay on the device: loop bodies pass them on). ``donated``:
         argument positions the caller gives up; ``into`` receives {output slot: the
         donated host array to download it into}."""
+        self.given = donated        # (read by loop steps during this call)
         vals = list(self.fixed)
         for k, a in zip(self.param_slots, flat_args):
             if not isinstance(a, DevArray) and (type(a) is not np.ndarray or
@@ -228,6 +230,11 @@ class _Runner(ProgramRunner):
         and has the output's type; False otherwise (the argument is left as it is)."""
         k_out, pos, k_arg, shape, dtype = alias
         a = vals[k_arg]
+        if isinstance(a, DevArray) and a.host is None:   # a device value a loop owns
+            if a is not flat_args[pos] or a.shape != shape or a.dtype != dtype:
+                return False
+            vals[k_out] = DevArray(a.buf, shape, dtype)
+            return True
         host = a.host if isinstance(a, DevArray) else a
         if a is not flat_args[pos] or type(host) is not np.ndarray or \
                 not host.flags.writeable or host.shape != shape or host.dtype != dtype:
