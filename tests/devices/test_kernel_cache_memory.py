@@ -140,19 +140,21 @@ def test_owned_code_is_shared_while_loaded_and_freed_after(monkeypatch):
 
 
 def test_polymorphic_program_keeps_runners_for_a_bounded_number_of_sizes():
-    """Each batch size of a polymorphic program gets runners with temporaries of its
-    size; only the most recent ``cpu.MAX_SIZE_BINDINGS`` are kept."""
+    """A polymorphic program keeps runners for the most recent ``cpu.KEPT_RUNNERS``
+    batch sizes; every other size re-binds one of them."""
     from tjit.devices import cpu
 
     w = np.full((16, 16), 1 / 16, np.float32)
     f = tjit.jit(lambda x: jnp.tanh(jnp.tanh(x @ w) @ w) @ w, polymorphic_shapes=["(b, 16)"])
-    sizes = list(range(1, 3 * cpu.MAX_SIZE_BINDINGS)) + [1]    # the first one again at the end
+    sizes = list(range(1, 3 * cpu.KEPT_RUNNERS)) + [1]    # the first one again at the end
     for b in sizes:
         x = np.linspace(-1, 1, b * 16, dtype=np.float32).reshape(b, 16)
         expect = np.tanh(np.tanh(x @ w) @ w) @ w
         np.testing.assert_allclose(np.asarray(f(x)), expect, rtol=1e-5, atol=1e-6)
     (entry,) = f._cache.values()
-    assert len(entry.executable._pools) == cpu.MAX_SIZE_BINDINGS
+    runners = entry.executable._idle
+    assert len(runners) == cpu.KEPT_RUNNERS
+    assert [r.binding for r in runners] == [(("b", b),) for b in sizes[-cpu.KEPT_RUNNERS:]]
     assert f.trace_count == 1
 
 

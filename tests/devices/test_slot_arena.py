@@ -35,13 +35,14 @@ def test_sizes_share_one_arena_grown_on_demand():
         x = RNG.standard_normal((b, 16)).astype(np.float32)
         np.testing.assert_allclose(f(x), _want(x), rtol=1e-4, atol=1e-5)
     exe = _executable(f)
-    arenas = {id(r.arena) for pool in exe._pools.values() for r in pool}
+    arenas = {id(r.arena) for r in exe._idle}
     assert len(arenas) == 1     # 64 came first: every smaller size fits in its arena
     for b in (200, 7):          # a larger size grows it; older sizes keep theirs
         x = RNG.standard_normal((b, 16)).astype(np.float32)
         np.testing.assert_allclose(f(x), _want(x), rtol=1e-4, atol=1e-5)
-    big = exe._pools[(("b", 200),)][0].arena
-    assert big.capacity >= 2 * exe._pools[(("b", 64),)][0].arena.capacity
+    runners = {r.binding: r for r in exe._idle}
+    big = runners[(("b", 200),)].arena
+    assert big.capacity >= 2 * runners[(("b", 64),)].arena.capacity
 
 
 def test_threads_calling_different_sizes_at_once():

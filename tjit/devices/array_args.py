@@ -146,6 +146,13 @@ class ArrayLauncher:
             0 if sizes is None else ctypes.addressof(sizes), start, end)
         self._fn = fn
 
+    def retarget(self, kernel_address, end):
+        """Launch the kernel at ``kernel_address`` (0: fill the pointers only) over
+        ``[start, end)`` from the next call on; the argument and sizes arrays stay (a
+        runner re-bound to new sizes rewrites those in place)."""
+        self.ctx[0] = kernel_address
+        self.ctx[8] = end
+
     def __call__(self, arrays):
         objs = self.objects
         for i, a in enumerate(arrays):

@@ -32,7 +32,9 @@ threads at work, and a thread runs its blocks as separate calls: one thread or s
 the result has the same bits.
 """
 
+import collections
 import ctypes
+import functools
 import math
 import os
 import struct
@@ -397,6 +399,7 @@ def _batched_view(shape, dtype, perm, new_shape):
     return tuple(s // item for s in v.strides)
 
 
+@functools.lru_cache(maxsize=64)
 def _double_bits(v):
     """The float64 bits of ``v`` as a signed int64 (how the shim's sizes carry scalars)."""
     return struct.unpack("<q", struct.pack("<d", float(v)))[0]
@@ -410,19 +413,38 @@ def _c_strides(shape, item):
     return tuple(reversed(strides))
 
 
+class GemmPlan(collections.namedtuple(
+        "GemmPlan", "shim sizes n_units parallel copies macs own")):
+    """How one ``dot_general`` at fixed shapes runs: the shim, its ``sizes`` fields (a
+    tuple in ``_FIELDS`` order), the blocks, and per operand None or the (perm, shape)
+    of a contiguous copy made per call. Plans are kept per process by their arguments
+    (``_plan``): a runner re-bound to sizes seen before plans nothing."""
+
+
 class GemmCall:
     """One ``dot_general`` at fixed shapes, as (batched) gemm calls into a preallocated
     output; ``GemmCall.build`` returns None when the shim cannot do it (dtypes, empty
-    dims, no BLAS found), and the caller uses ``np.matmul``."""
+    dims, no BLAS found), and the caller uses ``np.matmul``. A call is re-pointed at
+    other shapes of the same dot (a runner re-bound to new sizes) by ``replan``: its
+    argument and sizes arrays stay where they are."""
 
-    def __init__(self, shim, sizes, n_units, parallel, copies, prefill):
-        self.shim, self.sizes, self.n_units, self.parallel = shim, sizes, n_units, parallel
-        self.copies = copies        # per operand: None, or (perm, shape) to copy first
+    def __init__(self, plan, prefill, how=None):
         self.prefill = prefill      # arguments are (lhs, rhs, x, out): out starts as x
+        self.how = how              # plan's other arguments, for replan
         n_args = 4 if prefill else 3
         self.argv = (ctypes.c_void_p * n_args)()
+        self.sizes = (ctypes.c_int64 * len(_FIELDS))()
         self._fill = array_args.ArrayLauncher(self.argv, list(range(n_args))) \
             if array_args.available() else None
+        self.set_plan(plan)
+
+    def set_plan(self, plan):
+        """Run as ``plan`` says from the next call on (a :class:`GemmPlan` made with this
+        call's ``prefill``)."""
+        self.shim, self.n_units, self.parallel = plan.shim, plan.n_units, plan.parallel
+        self.copies = list(plan.copies)  # per operand: None, or (perm, shape) to copy first
+        self.macs, self.own = plan.macs, plan.own
+        self.sizes[:] = plan.sizes
 
     @classmethod
     def build(cls, lshape, rshape, dtype, lperm, rperm, bmkn, alpha=1.0, beta=0.0,
@@ -430,54 +452,19 @@ class GemmCall:
         """``out = alpha * dot + beta * x`` where ``x`` (with ``prefill``) is an array of
         the output's shape that the call copies into ``out`` block by block first;
         ``nthreads``: ``default_num_threads()`` when the caller has read it already."""
-        lib = _library()
-        dtype = np.dtype(dtype)
-        B, M, K, N = bmkn
-        if 0 in bmkn:
-            return None
-        entry = lib.get(dtype) if lib else None
-        if dtype == np.float32 and own_sgemm_used():
-            tile = _own_tile(M, N)
-            if tile is not None or entry is None:
-                entry = _own(tile or "wide")
-        if entry is None:
-            return None
-        shim, gemm, set_threads, pool = entry
-        own = pool != 0
-        f = dict.fromkeys(_FIELDS, 0)
-        f.update(gemm=gemm, set_threads=set_threads, m=M, n=N, k=K, ldc=N, batch=B,
-                 stride_c=M * N, alpha=_double_bits(alpha),
-                 beta=_double_bits(beta if prefill else 0.0), prefill=int(bool(prefill)),
-                 pool=pool)
-        copies = []
-        for side, shape, perm, mat in (("a", lshape, lperm, (B, M, K)),
-                                       ("b", rshape, rperm, (B, K, N))):
-            strides = _batched_view(shape, dtype, perm, mat)
-            layout = strides and _matrix_layout(mat[1], mat[2], strides[1], strides[2])
-            copies.append(None if layout else (perm, mat))
-            if not layout:               # a contiguous copy is made per call
-                strides, layout = (mat[1] * mat[2], mat[2], 1), (_NO_TRANS, mat[2])
-            f[f"trans_{side}"], f[f"ld{side}"] = layout
-            f[f"stride_{side}"] = strides[0] if B > 1 else 0
-        # The blocks depend on the shapes and the machine's CPU count only, never on the
-        # threads in use: every thread count gives the same bits.
-        units = UNITS_PER_CPU * cpu_count()
-        if B >= units:
-            split, extent, block = _SPLIT_BATCH, B, math.ceil(B / units)
-        else:
-            split, extent = (_SPLIT_ROWS, M) if M > N else (_SPLIT_COLS, N)
-            block = BLOCK_ALIGN * math.ceil(extent / (units * BLOCK_ALIGN))
-            block = max(block, MIN_BLOCK)
-        if B * M * N * K < PARALLEL_MIN_MACS:
-            block = extent               # one call: blocks would cost more than they give
-        n_units = math.ceil(extent / block)
-        parallel = n_units > 1 and (nthreads or default_num_threads()) > 1
-        f.update(split=split, extent=extent, block=block)
-        sizes = (ctypes.c_int64 * len(_FIELDS))(*[int(f[name]) for name in _FIELDS])
-        call = cls(shim, sizes, n_units, parallel, copies, prefill)
-        call.macs = B * M * N * K
-        call.own = own
-        return call
+        how = (np.dtype(dtype), tuple(lperm), tuple(rperm), alpha, beta, bool(prefill),
+               nthreads or default_num_threads(), own_sgemm_used())
+        plan = _plan(tuple(lshape), tuple(rshape), _ints(bmkn), *how)
+        return None if plan is None else cls(plan, prefill, how)
+
+    def replan(self, lshape, rshape, bmkn):
+        """Re-point a built call at other shapes of its dot (a runner re-bound to new
+        sizes); False (the call unchanged) where the shim cannot do those."""
+        plan = _plan(tuple(lshape), tuple(rshape), _ints(bmkn), *self.how)
+        if plan is None:
+            return False
+        self.set_plan(plan)
+        return True
 
     def bind(self, lhs, rhs, out, x=None):
         """Point the call at these arrays (C-contiguous, of the built shapes and dtype;
@@ -504,6 +491,58 @@ class GemmCall:
         else:
             self.shim(self.argv, self.sizes, 0, self.n_units)
         return out
+
+
+def _ints(bmkn):
+    B, M, K, N = bmkn
+    return int(B), int(M), int(K), int(N)
+
+
+@functools.lru_cache(maxsize=4096)
+def _plan(lshape, rshape, bmkn, dtype, lperm, rperm, alpha, beta, prefill, nthreads, own_used):
+    """The :class:`GemmPlan` of ``GemmCall.build``'s product (``own_used``:
+    ``own_sgemm_used()``), or None where the shim cannot do it."""
+    lib = _library()
+    B, M, K, N = bmkn
+    if 0 in bmkn:
+        return None
+    entry = lib.get(dtype) if lib else None
+    if dtype == np.float32 and own_used:
+        tile = _own_tile(M, N)
+        if tile is not None or entry is None:
+            entry = _own(tile or "wide")
+    if entry is None:
+        return None
+    shim, gemm, set_threads, pool = entry
+    f = {"gemm": gemm, "set_threads": set_threads, "m": M, "n": N, "k": K, "ldc": N,
+         "batch": B, "stride_c": M * N, "alpha": _double_bits(alpha),
+         "beta": _double_bits(beta if prefill else 0.0), "prefill": int(prefill),
+         "pool": pool}
+    copies = []
+    for side, shape, perm, mat in (("a", lshape, lperm, (B, M, K)),
+                                   ("b", rshape, rperm, (B, K, N))):
+        strides = _batched_view(shape, dtype, perm, mat)
+        layout = strides and _matrix_layout(mat[1], mat[2], strides[1], strides[2])
+        copies.append(None if layout else (perm, mat))
+        if not layout:               # a contiguous copy is made per call
+            strides, layout = (mat[1] * mat[2], mat[2], 1), (_NO_TRANS, mat[2])
+        f[f"trans_{side}"], f[f"ld{side}"] = layout
+        f[f"stride_{side}"] = strides[0] if B > 1 else 0
+    # The blocks depend on the shapes and the machine's CPU count only, never on the
+    # threads in use: every thread count gives the same bits.
+    units = UNITS_PER_CPU * cpu_count()
+    if B >= units:
+        split, extent, block = _SPLIT_BATCH, B, math.ceil(B / units)
+    else:
+        split, extent = (_SPLIT_ROWS, M) if M > N else (_SPLIT_COLS, N)
+        block = BLOCK_ALIGN * math.ceil(extent / (units * BLOCK_ALIGN))
+        block = max(block, MIN_BLOCK)
+    if B * M * N * K < PARALLEL_MIN_MACS:
+        block = extent               # one call: blocks would cost more than they give
+    n_units = math.ceil(extent / block)
+    f.update(split=split, extent=extent, block=block)
+    return GemmPlan(shim, tuple(map(f.__getitem__, _FIELDS)), n_units,
+                    n_units > 1 and nthreads > 1, tuple(copies), B * M * N * K, pool != 0)
 
 
 class GemmGroup:

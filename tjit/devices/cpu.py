@@ -1,12 +1,13 @@
 """The CPU executable: runs a fused :class:`~tjit.xla_like.plan.Program`.
 
-Per set of sizes (one for a concrete program, one per size binding for a polymorphic
-one) a :class:`_Runner` (the CPU's launchers on ``runner.ProgramRunner``) is prepared
-once: concrete shapes, the temporary slots, each
-kernel's ``void*`` argument array with the temporaries' pointers already in place, and
-its sizes array. A call then only fills in argument/output pointers and calls kernels:
-no compilation ever happens for a new size binding, because the kernels take sizes as
-run-time arguments.
+A :class:`_Runner` (the CPU's launchers on ``runner.ProgramRunner``) is prepared for a
+set of sizes (the one of a concrete program, a size binding of a polymorphic one):
+concrete shapes, the temporary slots, each kernel's ``void*`` argument array with the
+temporaries' pointers already in place, and its sizes array. A call then only fills in
+argument/output pointers and calls kernels: no compilation ever happens for a new size
+binding, because the kernels take sizes as run-time arguments. Nor is a new runner made
+for one: an idle runner is re-bound (``_Runner.rebind``, ``KEPT_RUNNERS``), its tables
+rewritten in place for the new sizes.
 
 Kernels whose iteration space is large run on all cores (``threads.parallel_for``
 splits the axis ``lower/llvm/split.py`` picks); small ones run on the calling thread, where a thread
@@ -19,7 +20,6 @@ argument's array, which is returned as the result; when the argument is not give
 data when its kernel was rewritten to update in place.
 """
 
-import collections
 import ctypes
 import math
 import threading
@@ -29,7 +29,7 @@ import numpy as np
 from tjit.devices import array_args, backend, blas, control_flow, kernel_cache
 from tjit.devices.slot_arena import SharedSlots
 from tjit.devices.executable import Executable
-from tjit.devices.runner import PlanInspection, ProgramRunner, solve_sizes
+from tjit.devices.runner import PlanInspection, ProgramRunner, binding_key, solve_sizes
 from tjit.devices.threads import default_num_threads, parallel_for
 from tjit.lower.llvm.split import split_axis, work_per_point
 from tjit.devices.array_args import data_pointer as _ptr
@@ -38,7 +38,6 @@ from tjit.xla_like.target import CPU
 from tjit.xla_like.plan import (
     KernelStep,
     carry_inputs,
-    concrete,
     memory_of,
 )
 
@@ -48,12 +47,15 @@ from tjit.xla_like.plan import (
 #: moving cache lines between cores cost more), one with a transcendental from ~2^16.
 PARALLEL_MIN_WORK = 1 << 19
 
-#: Size bindings of a polymorphic program whose prepared runners are kept; the least
-#: recently used beyond these are dropped and prepared again when called (a fraction of
-#: a millisecond; nothing is compiled). Their temporaries share one arena
-#: (``slot_arena``), so a kept binding costs launch tables, not memory (with memory of
-#: its own per binding, 300 batch sizes of a 3-layer MLP kept 760 MiB).
-MAX_SIZE_BINDINGS = 256
+#: Idle runners an executable keeps, each bound to one size binding. A call at a binding
+#: one of them has runs on it; a call at another binding re-binds the least recently
+#: used one once this many are kept (``_Runner.rebind``: new shapes, temporaries, kernel
+#: sizes and gemm plans written into the tables it has; no new launchers), else makes
+#: one. Their temporaries share one arena (``slot_arena``), so a kept runner costs launch
+#: tables, not memory. A few runners let a program alternate between a few sizes (a
+#: last partial batch, train and eval sizes) at no cost per call; re-binding makes a
+#: new size cost less than making a runner (measured: ``benchmarks/bench_dynamic_shapes.py``).
+KEPT_RUNNERS = 4
 
 
 class CpuExecutable(PlanInspection, Executable):
@@ -66,71 +68,68 @@ class CpuExecutable(PlanInspection, Executable):
         self.in_specs = in_specs
         self.symbols = tuple(symbols)       # sympy size symbols of the program
         self.fns = _compile(self.program)
-        self._pools = collections.OrderedDict()  # size binding -> idle runners, LRU order
-        self._pools_lock = threading.Lock()
+        self._idle = []                     # idle runners, the most recently used last
+        self._idle_lock = threading.Lock()
         self._shared_slots = SharedSlots() if self.symbols else None
-        self._pool = None if self.symbols else self._pool_for({})
 
     # -- calling --------------------------------------------------------------------------
     # A runner holds per-call state (kernel argument arrays, temporaries), so one runs
-    # one call at a time: a call takes an idle runner from the pool of its size binding
-    # (list.pop/append are atomic under the GIL) and puts it back; concurrent calls from
-    # other threads find the pool empty and prepare runners of their own, which join it.
+    # one call at a time: a call takes an idle runner (of its size binding if there is
+    # one) and puts it back; concurrent calls from other threads find none idle and make
+    # runners of their own, which join the idle ones.
     def call(self, flat_args, donated=()):
-        pool = self._pool
-        if pool is None:
-            pool = self._pool_for(self._solve(flat_args))
-        return self._run(pool, flat_args, donated)
+        env = self._solve(flat_args) if self.symbols else {}
+        return self._run(env, flat_args, donated)
 
     def prepare(self, flat_args):
         """Check the arguments' sizes now; the returned function runs the program
         (so a size error never comes after donated buffers were written)."""
-        pool = self._pool
-        if pool is None:
-            pool = self._pool_for(self._solve(flat_args))
-        return lambda flat_args, donated=(): self._run(pool, flat_args, donated)
+        env = self._solve(flat_args) if self.symbols else {}
+        return lambda flat_args, donated=(): self._run(env, flat_args, donated)
 
-    def _run(self, pool, flat_args, donated):
-        try:
-            runner = pool.pop()
-        except IndexError:
-            runner = self._make_runner(pool.env)
+    def _run(self, env, flat_args, donated):
+        runner = self._take(env)
         held = runner.arena.lock if runner.arena is not None else None
         if held is not None and not held.acquire(False):
             # another call runs on the shared temporaries: this one gets its own
-            pool.append(runner)
-            runner, held = self._make_runner(pool.env, shared=False), None
+            self._give_back(runner)
+            runner, held = self._make_runner(env, shared=False), None
         try:
             return runner.run(flat_args, donated)
         finally:
             if held is not None:
                 held.release()
-            pool.append(runner)
+            self._give_back(runner)
 
-    def _pool_for(self, env):
-        key = tuple(sorted((s.name, v) for s, v in env.items()))
-        pools = self._pools
-        pool = pools.get(key)
-        if pool is not None:
-            try:
-                pools.move_to_end(key)
-            except KeyError:
-                pass    # dropped meanwhile by another thread: still fine for this call
-            return pool
-        pool = _RunnerPool([self._make_runner(env)])
-        pool.env = env
-        with self._pools_lock:
-            pool = pools.setdefault(key, pool)
-            while len(pools) > MAX_SIZE_BINDINGS:
-                pools.popitem(last=False)   # (a call still using it keeps it until done)
-        return pool
+    def _take(self, env):
+        """An idle runner bound to ``env``: one already bound to it, else the least
+        recently used re-bound (once ``KEPT_RUNNERS`` are kept), else a new one."""
+        key = binding_key(env) if env else ()
+        with self._idle_lock:
+            idle = self._idle
+            for i in range(len(idle) - 1, -1, -1):
+                if idle[i].binding == key:
+                    return idle.pop(i)
+            runner = idle.pop(0) if len(idle) >= KEPT_RUNNERS else None
+        if runner is None:
+            return self._make_runner(env)
+        runner.rebind(env)
+        runner.binding = key
+        return runner
+
+    def _give_back(self, runner):
+        with self._idle_lock:
+            self._idle.append(runner)
+            if len(self._idle) > KEPT_RUNNERS:     # (after calls from several threads)
+                del self._idle[0]
 
     def _solve(self, flat_args):
         return solve_sizes(self.in_specs, flat_args)
 
     def _make_runner(self, env, shared=True):
-        return _Runner(self.program, self.fns, env,
-                       self._shared_slots if shared else None)
+        runner = _Runner(self.program, self.fns, env, self._shared_slots if shared else None)
+        runner.binding = binding_key(env) if env else ()
+        return runner
 
     # -- inspection -----------------------------------------------------------------------
     def as_text(self, source=False, llvm=False):
@@ -154,11 +153,6 @@ class CpuExecutable(PlanInspection, Executable):
 
 
 
-class _RunnerPool(list):
-    """Idle runners of one size binding (``env``)."""
-    env = None
-
-
 class _Runner(ProgramRunner):
     """The CPU's step launchers (``runner.ProgramRunner`` holds the rest): kernels
     called through ctypes, split across threads when large; dots through BLAS (runs of
@@ -170,15 +164,38 @@ class _Runner(ProgramRunner):
         self.shared_slots = shared_slots    # (slot_arena.SharedSlots, or None: own memory)
         self.arena = None
         self.nthreads = default_num_threads()   # (read once per runner, not per step)
+        self.binding = None   # (set by CpuExecutable: the key of the size binding)
+        # ctypes objects kept across size bindings (see rebind): per step its argument
+        # array and launcher or its GemmCall, per kernel its sizes array
+        self._kept = {}
+        self._kernel_sizes = {}
+        super().__init__(prog, env)
+        self._prepare_run()
+
+    def rebind(self, env):
+        """Re-point this runner at the size binding ``env`` instead of making a new one:
+        shapes, temporaries, the kernels' sizes, thread splits and gemm plans are redone
+        and written into the argument and sizes arrays the launchers already point at;
+        compiled kernels, launchers and the program's layout are kept. (Loop bodies'
+        runners are made again.)"""
+        self.bind_sizes(env)
+        self._prepare_run()
+
+    def _prepare_run(self):
+        """The steps' closures at the current binding, and the single-kernel fast path
+        where it applies."""
+        prog = self.prog
         self.control_runners = {}   # id(control step) -> its bodies' runners
         self._launches = {}   # id(kernel) -> launch()
         self.gemms = {}       # id(dot step) -> its GemmCall, or None (np.matmul)
-        super().__init__(prog, env)
+        self._sizes_by_name = {s.name: v for s, v in self.env.items()}
         self.prepare_steps()
+        self.__dict__.pop("run", None)      # (the general path: ProgramRunner.run)
         single = len(prog.steps) == 1 and isinstance(prog.steps[0], KernelStep) and \
             not self.aliases
         if single and not prog.slot_sizes and all(v in prog.params for v in prog.steps[0].ins):
-            self.run = self._single_kernel_runner(prog.steps[0], fns[prog.steps[0].kernel.name])
+            self.run = self._single_kernel_runner(prog.steps[0],
+                                                  self.fns[prog.steps[0].kernel.name])
 
     def alloc_slots(self, sizes):
         if self.shared_slots is None or not sizes:
@@ -190,7 +207,9 @@ class _Runner(ProgramRunner):
         """The common tiny-function case, one kernel reading arguments and writing
         outputs, without the general step machinery (dispatch cost matters here)."""
         n_in = len(s.ins)
-        argv = (ctypes.c_void_p * (n_in + len(s.outs)))()
+        argv = self._kept.get("single")
+        if argv is None:
+            argv = self._kept["single"] = (ctypes.c_void_p * (n_in + len(s.outs)))()
         params = list(self.prog.params)
         in_pos = [(pos, params.index(v)) for pos, v in enumerate(s.ins)]
         out_of = {v: (n_in + j, self.shape[v], self.dtype[v]) for j, v in enumerate(s.outs)}
@@ -200,7 +219,13 @@ class _Runner(ProgramRunner):
         outs = [out_of[v] for v in self.prog.outputs]
         sizes, n, parallel = self.launch(s.kernel)
         if array_args.available():
-            return self._single_kernel_native(fn, argv, sizes, n, parallel, in_pos, outs)
+            launch = self._kept.get("single launch")
+            if launch is None:
+                positions = [pos for pos, _ in in_pos] + [pos for pos, _, _ in outs]
+                launch = self._kept["single launch"] = array_args.ArrayLauncher(
+                    argv, positions, None, sizes)
+            launch.retarget(0 if parallel else _address(fn), n)
+            return self._single_kernel_native(fn, launch, sizes, n, parallel, in_pos, outs)
         empty, ptr = np.empty, _ptr
 
         def run(flat_args, donated=()):
@@ -222,12 +247,10 @@ class _Runner(ProgramRunner):
         return run
 
     @staticmethod
-    def _single_kernel_native(fn, argv, sizes, n, parallel, in_pos, outs):
+    def _single_kernel_native(fn, launch, sizes, n, parallel, in_pos, outs):
         """The single-kernel path with pointers read natively (array_args): one foreign
         call fills the argument array and, when not split across threads, runs it."""
-        positions = [pos for pos, _ in in_pos] + [pos for pos, _, _ in outs]
-        launch = array_args.ArrayLauncher(argv, positions, None if parallel else fn, sizes,
-                                          0, n)
+        argv = launch.argv
         params = [k for _, k in in_pos]
         out_specs = [(shape, dtype) for _, shape, dtype in outs]
         empty, ndarray = np.empty, np.ndarray
@@ -248,24 +271,20 @@ class _Runner(ProgramRunner):
 
     def kernel_step(self, s):
         fn = self.fns[s.kernel.name]
-        kernel = s.kernel
-        vids = list(s.ins) + list(s.outs)
-        argv = (ctypes.c_void_p * len(vids))()
-        dynamic_in, dynamic_out = [], []
-        for pos, v in enumerate(vids):
-            k = self.index[v]
-            if self.fixed[k] is not None:
-                argv[pos] = _ptr(self.fixed[k])
-            elif pos < len(s.ins):
-                dynamic_in.append((pos, k))
-            else:
-                dynamic_out.append((pos, k, self.shape[v], self.dtype[v]))
-        sizes, n, parallel = self.launch(kernel)
-        preset = self.preset   # (donated buffers, outputs hosting temporaries, those)
-        given = [(pos, k, shape, dtype) for pos, k, shape, dtype in dynamic_out if k in preset]
-        dynamic_out = [d for d in dynamic_out if d[1] not in preset]
-        if array_args.available():
-            return self._kernel_step_native(fn, argv, sizes, n, parallel, dynamic_in,
+        sizes, n, parallel = self.launch(s.kernel)
+        kept = self._kept.get(id(s))
+        if kept is None:
+            kept = self._kept[id(s)] = self._kernel_args(s, fn, sizes)
+        argv, fixed, dynamic_in, outs, launch = kept
+        for pos, k in fixed:    # temporaries and constants: where this binding has them
+            argv[pos] = _ptr(self.fixed[k])
+        shape, dtype, preset = self.shape, self.dtype, self.preset
+        # (preset: donated buffers, outputs hosting temporaries, those temporaries)
+        dynamic_out = [(pos, k, shape[v], dtype[v]) for pos, k, v in outs if k not in preset]
+        given = [(pos, k, shape[v], dtype[v]) for pos, k, v in outs if k in preset]
+        if launch is not None:
+            launch.retarget(0 if parallel else _address(fn), n)
+            return self._kernel_step_native(fn, launch, sizes, n, parallel, dynamic_in,
                                             dynamic_out, given)
 
         def run(vals):
@@ -285,13 +304,33 @@ class _Runner(ProgramRunner):
                 fn(argv, sizes, 0, n)
         return run
 
+    def _kernel_args(self, s, fn, sizes):
+        """What a kernel step keeps across size bindings: its argument array; which
+        positions hold a temporary or constant (set per binding), an input, an output
+        (set per call); and the native launcher over them (None without array_args)."""
+        vids = list(s.ins) + list(s.outs)
+        argv = (ctypes.c_void_p * len(vids))()
+        fixed, dynamic_in, outs = [], [], []
+        for pos, v in enumerate(vids):
+            k = self.index[v]
+            if self.fixed[k] is not None:
+                fixed.append((pos, k))
+            elif pos < len(s.ins):
+                dynamic_in.append((pos, k))
+            else:
+                outs.append((pos, k, v))
+        launch = None
+        if array_args.available():   # (inputs, fresh outputs, then preset outputs)
+            positions = [p for p, _ in dynamic_in] + \
+                [p for p, k, _ in outs if k not in self.preset] + \
+                [p for p, k, _ in outs if k in self.preset]
+            launch = array_args.ArrayLauncher(argv, positions, None, sizes)
+        return argv, fixed, dynamic_in, outs, launch
+
     @staticmethod
-    def _kernel_step_native(fn, argv, sizes, n, parallel, dynamic_in, dynamic_out, given):
+    def _kernel_step_native(fn, launch, sizes, n, parallel, dynamic_in, dynamic_out, given):
         """A kernel step whose argument pointers are read natively (array_args)."""
-        positions = [p for p, _ in dynamic_in] + [p for p, *_ in dynamic_out] + \
-            [p for p, *_ in given]
-        launch = array_args.ArrayLauncher(argv, positions, None if parallel else fn, sizes,
-                                          0, n)
+        argv = launch.argv
         ins = [k for _, k in dynamic_in]
         outs = [(k, shape, dtype) for _, k, shape, dtype in dynamic_out]
         donated_outs = [(k, shape, dtype) for _, k, shape, dtype in given]
@@ -356,12 +395,17 @@ class _Runner(ProgramRunner):
 
     def _launch(self, kernel):
         ax, work = _kernel_facts(kernel)
-        sizes = (ctypes.c_int64 * max(1, len(kernel.size_symbols)))(
-            *[self.env[_sym(self.env, n)] for n in kernel.size_symbols])
+        values = [_size(self._sizes_by_name, n) for n in kernel.size_symbols]
+        sizes = self._kernel_sizes.get(id(kernel))
+        if sizes is None:       # (kept across bindings: launchers point at it)
+            sizes = self._kernel_sizes[id(kernel)] = \
+                (ctypes.c_int64 * max(1, len(values)))(*values)
+        else:
+            sizes[:len(values)] = values
         if ax is None:
             return sizes, 1, False
-        n = concrete(kernel.shape[ax], self.env)
-        points = math.prod(concrete(d, self.env) for d in kernel.shape)
+        shape = self.runner_layout.kernel_shape(kernel, self.size_values)
+        n, points = shape[ax], math.prod(shape)
         parallel = n >= 2 and self.nthreads > 1 and \
             points * work >= PARALLEL_MIN_WORK
         return sizes, n, parallel
@@ -372,16 +416,19 @@ class _Runner(ProgramRunner):
         li, ri, k_out = self.index[lhs_v], self.index[rhs_v], self.index[out_v]
         xi = self.index[s.ins[2]] if len(s.ins) > 2 else None   # folded beta * x term
         lshape, rshape = self.shape[lhs_v], self.shape[rhs_v]
-        spec = s.gemm_spec(lshape, rshape)
-        lperm, rperm = list(spec.lperm), list(spec.rperm)
-        B, M, Kc, N = spec.bmkn
         out_shape, out_dtype = self.shape[out_v], self.dtype[out_v]
         fixed_out = self.fixed[k_out]
-        gemm = None
-        if self.dtype[lhs_v] == out_dtype and self.dtype[rhs_v] == out_dtype:
-            gemm = blas.GemmCall.build(lshape, rshape, out_dtype, lperm, rperm, (B, M, Kc, N),
-                                       s.alpha, s.beta, prefill=xi is not None,
+        gemm = self._kept.get(id(s))    # (kept across bindings, re-planned per binding)
+        if gemm is not None:
+            if not gemm.replan(lshape, rshape, s.gemm_spec(lshape, rshape).bmkn):
+                gemm = None
+        elif self.dtype[lhs_v] == out_dtype and self.dtype[rhs_v] == out_dtype:
+            spec = s.gemm_spec(lshape, rshape)
+            gemm = blas.GemmCall.build(lshape, rshape, out_dtype, spec.lperm, spec.rperm,
+                                       spec.bmkn, s.alpha, s.beta, prefill=xi is not None,
                                        nthreads=self.nthreads)
+            if gemm is not None:
+                self._kept[id(s)] = gemm
         self.gemms[id(s)] = gemm
         if gemm is not None:
             def run_gemm(vals):
@@ -392,7 +439,7 @@ class _Runner(ProgramRunner):
             run_gemm.gemm = gemm
             run_gemm.operands = (li, ri, k_out, fixed_out, out_shape, out_dtype, xi)
             return run_gemm
-        return super().dot_step(s)     # (mixed dtypes: xp.matmul)
+        return super().dot_step(s)     # (mixed dtypes, or no gemm at these sizes: matmul)
 
     def control_step(self, s):
         ins = [self.index[v] for v in s.ins]
@@ -485,8 +532,17 @@ def _kernel_facts(kernel):
     return facts
 
 
-def _sym(env, name):
-    for s in env:
-        if s.name == name:
-            return s
-    raise KeyError(f"cpu runtime: no value for size symbol {name!r}")
+def _address(fn):
+    """The address of a compiled kernel (a ctypes function), kept on it."""
+    try:
+        return fn.address
+    except AttributeError:
+        fn.address = ctypes.cast(fn, ctypes.c_void_p).value
+        return fn.address
+
+
+def _size(sizes_by_name, name):
+    try:
+        return sizes_by_name[name]
+    except KeyError:
+        raise KeyError(f"cpu runtime: no value for size symbol {name!r}") from None
