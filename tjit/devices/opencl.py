@@ -3,8 +3,8 @@
 ``jit(f, backend="opencl")`` (or ``TJIT_PLATFORMS=opencl``) compiles with
 :func:`~tjit.xla_like.compile.compile_program` for the device's
 :func:`~tjit.xla_like.target.opencl_target` (float64 kernels only with
-``cl_khr_fp64``; no gemm, so dots are reduce kernels), renders every fused kernel with
-the C renderer's ``opencl`` dialect and builds them as one program
+``cl_khr_fp64``; no gemm, so dots are kernels, their epilogues fused in), renders every
+fused kernel with the C renderer's ``opencl`` dialect and builds them as one program
 (``opencl_context``: memory and disk caches). Arrays stay host NumPy arrays (eager ops
 compute on the host); a call uploads the arguments its kernels read, runs the plan and
 downloads the outputs.
@@ -12,7 +12,9 @@ downloads the outputs.
 How each plan step runs (``_Runner``, a ``runner.ProgramRunner``):
 
 * kernel steps: launched on the device's in-order queue, one work-group per row of a
-  row-style kernel, grid-stride loops otherwise (``LaunchSpec.grid``);
+  row-style kernel, grid-stride loops otherwise (``LaunchSpec.grid``); a float dot's
+  kernel is tiled (``lower/c/tiled_dot.py``: work-group tiles in local memory, a
+  register block per work-item; PoCL: a 512^3 float32 dot 1.1 s -> 55 ms);
 * temporaries: one device buffer per slot of the plan's buffer assignment, allocated
   once per size binding and reused by every call; outputs come from a memory pool;
 * library steps (linalg, sort, scatter, ...) and dots the target leaves as dots (bool,
@@ -21,7 +23,8 @@ How each plan step runs (``_Runner``, a ``runner.ProgramRunner``):
   counted (``opencl_context.STATS``, ``OpenCLExecutable.transfers()``) and each host
   step is marked in ``as_text()``;
 * cond / while / scan: driven from the host (``opencl_control``), carries staying on
-  the device; a cond's index and a while's predicate are read back each time.
+  the device and updated in their own buffers; a cond's index and a while's predicate
+  are read back each time.
 
 ``backend="opencl_swi"`` is the same backend with the kernels in single-work-item form
 (the ``opencl_swi`` dialect: each kernel one work-item running its loop nest, Intel's
