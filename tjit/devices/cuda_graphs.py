@@ -343,11 +343,14 @@ class Replay:
             memcpy(mem.ptr, lay.block_ptr, lay.block_bytes, _D2D, sp)
         for k, a in targets.items():
             memcpy(a.data.ptr, lay.aliases[k][1], lay.aliases[k][2], _D2D, sp)
-        outs = []
+        outs, made = [], {}
         for o in lay.outputs:
             kind = o[0]
-            if kind == "block":
-                outs.append(ndarray(o[2], o[3], memptr=mem + o[1] if o[1] else mem))
+            if kind == "block":     # (a value returned twice is one array, as when plain)
+                a = made.get(o[1])
+                if a is None:
+                    a = made[o[1]] = ndarray(o[2], o[3], memptr=mem + o[1] if o[1] else mem)
+                outs.append(a)
             elif kind == "alias":
                 outs.append(targets[o[1]])
             elif kind == "arg":
