@@ -732,19 +732,33 @@ def assign_buffers(prog, skip=()):
 
 
 def _take_slot(nbytes, sizes, free):
-    best = None
+    """A free slot for a value of ``nbytes``: one of exactly that size; for concrete
+    sizes, else the smallest at most twice as big, else the biggest smaller one, grown
+    to fit (its earlier values used its start); else a new slot. (A small value that
+    took a much bigger slot would hold it for its whole life, and the next big value
+    would need a new slot: a training step's long-lived small values, kept in freed
+    activation slots, tripled its temporaries.)"""
+    exact = fit = grow = None
     for k in free:
-        if sizes[k] == nbytes:
-            best = k
+        size = sizes[k]
+        if size == nbytes:
+            exact = k
             break
-        if isinstance(nbytes, int) and isinstance(sizes[k], int) and sizes[k] >= nbytes and (
-                best is None or sizes[k] < sizes[best]):
-            best = k
-    if best is not None:
-        free.remove(best)
-        return best
-    sizes.append(nbytes)
-    return len(sizes) - 1
+        if not (isinstance(nbytes, int) and isinstance(size, int)):
+            continue
+        if nbytes < size <= 2 * nbytes:
+            if fit is None or size < sizes[fit]:
+                fit = k
+        elif size < nbytes and (grow is None or size > sizes[grow]):
+            grow = k
+    best = next((k for k in (exact, fit, grow) if k is not None), None)
+    if best is None:
+        sizes.append(nbytes)
+        return len(sizes) - 1
+    free.remove(best)
+    if best == grow:
+        sizes[best] = nbytes
+    return best
 
 
 def concrete(d, env):

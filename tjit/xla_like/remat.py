@@ -83,7 +83,7 @@ import re
 
 from tjit.xla_like import hlo
 from tjit.xla_like.fusion import FusionDecision
-from tjit.xla_like.plan import build_program, concrete, memory_stats
+from tjit.xla_like.plan import LibraryStep, build_program, concrete, memory_stats
 from tjit.xla_like.simplify import dce
 
 _BUDGET = contextvars.ContextVar("tjit_memory_budget", default=None)
@@ -91,6 +91,8 @@ _BUDGET = contextvars.ContextVar("tjit_memory_budget", default=None)
 INF = 1 << 200
 #: Instructions whose results cannot be recomputed (effects, sub-programs, host calls).
 _NOT_RECOMPUTABLE = frozenset({"parameter", "constant", "library", "control", "get"})
+#: Split points tried one after another, each at the peak the previous one left.
+MAX_SPLITS = 6
 _UNITS = {"": 1, "b": 1, "kb": 10 ** 3, "mb": 10 ** 6, "gb": 10 ** 9, "tb": 10 ** 12,
           "kib": 2 ** 10, "mib": 2 ** 20, "gib": 2 ** 30, "tib": 2 ** 40}
 
@@ -154,27 +156,76 @@ def plan_within_budget(module, budget, donated, target):
     if base_peak <= budget:
         return base
     _check_concrete(module)
-    joint = _JointGraph(module)
-    best, smallest = None, base_peak
+    smallest, current = base_peak, _Plan(module, base, {}, program_flops(module))
+    for _ in range(MAX_SPLITS):
+        tried = _split_once(current, donated, target)
+        fits = [t for t in tried if t.peak <= budget]
+        if fits:
+            return min(fits, key=lambda t: t.work).prog
+        if not tried:
+            break
+        # the next split starts from the plan of the lowest peak; among equals (the
+        # peak is elsewhere now), the one that lowered this phase's hill most, then
+        # the one of the fewest flops
+        after = min(tried, key=lambda t: (t.peak, t.hill, t.work))
+        if after.peak >= current.peak:
+            break
+        smallest, current = min(smallest, after.peak), after
+    raise MemoryBudgetError(
+        f"memory_budget={budget} bytes cannot be met: the smallest peak reachable by "
+        f"recomputation is {smallest} bytes ({smallest / 2 ** 20:.1f} MiB; without "
+        f"recomputation {base_peak}), of which arguments and outputs take "
+        f"{_fixed_bytes(base)}. Raise the budget to at least {smallest} bytes, or "
+        f"shrink the program (a smaller batch, fewer parameters).", smallest)
+
+
+class _Plan:
+    """A (rewritten) module, its plan, the phase of each instruction (for fusion: see
+    :func:`_phased_fusion`) and its flops."""
+
+    def __init__(self, module, prog, phases, work, hill=0):
+        self.module, self.prog, self.phases, self.work = module, prog, phases, work
+        self.peak = peak_bytes(prog)
+        self.hill = hill     # (the most bytes live at once in the phase just split)
+
+
+def _split_once(plan, donated, target):
+    """The plans of one more split, at the peak of ``plan``: every cut of the family,
+    each scheduled shared and per reader (steps 1-4)."""
+    joint = _JointGraph(plan.module, plan.prog)
+    before = {i.id for i in plan.module.instrs[:joint.start]}   # (kept as they are)
+    tried = []
     for recompute in joint.candidate_cuts():
         if not recompute:
             continue
         for shared in (True, False):
-            rewritten, late = joint.rewrite(recompute, shared)
-            prog = build_program(rewritten, donated, target, _phased_fusion(late))
-            peak = peak_bytes(prog)
-            smallest = min(smallest, peak)
-            work = program_flops(rewritten)
-            if peak <= budget and (best is None or work < best[0]):
-                best = (work, prog)
-    if best is None:
-        raise MemoryBudgetError(
-            f"memory_budget={budget} bytes cannot be met: the smallest peak reachable by "
-            f"recomputation is {smallest} bytes ({smallest / 2 ** 20:.1f} MiB; without "
-            f"recomputation {base_peak}), of which arguments and outputs take "
-            f"{_fixed_bytes(base)}. Raise the budget to at least {smallest} bytes, or "
-            f"shrink the program (a smaller batch, fewer parameters).", smallest)
-    return best[1]
+            rewritten, phases = joint.rewrite(recompute, shared, plan.phases)
+            prog = build_program(rewritten, donated, target, _phased_fusion(phases))
+            tried.append(_Plan(rewritten, prog, phases, program_flops(rewritten),
+                               _hill(prog, before)))
+    return tried
+
+
+def _hill(prog, before):
+    """The most bytes of temporaries with memory of their own live at once from the
+    first step that computes something not in ``before`` on."""
+    last, made = {}, []
+    for n, s in enumerate(prog.steps):
+        for v in s.ins:
+            last[v] = n
+        made.extend((v, n) for v in s.outs if v in prog.slot_of)
+    first = next((n for n, s in enumerate(prog.steps)
+                  if any(v is not None and v not in before for v in s.outs)), 0)
+    delta = [0] * (len(prog.steps) + 1)
+    for v, n in made:
+        if last.get(v, n) >= first:
+            delta[max(n, first)] += prog.values[v].nbytes
+            delta[last.get(v, n) + 1] -= prog.values[v].nbytes
+    live = top = 0
+    for d in delta:
+        live += d
+        top = max(top, live)
+    return top
 
 
 def _fixed_bytes(prog):
@@ -218,31 +269,53 @@ def flops(i):
     return n
 
 
-class _JointGraph:
-    """The program split at its peak of live bytes into early and late parts."""
+def _valley(profile, peak_at):
+    """Where the phase that peaks at ``peak_at`` starts: walking back from the peak, the
+    lowest point of live bytes once they fell below half the peak and before they climb
+    back by a quarter of the way from that low to the peak (an earlier phase, e.g. a
+    previous training step, has its own hill there); 0 when they never do."""
+    peak = profile[peak_at] if profile else 0
+    low, at = peak, 0
+    for n in range(peak_at, -1, -1):
+        if profile[n] <= low:
+            low, at = profile[n], n
+        elif low <= peak / 2 and profile[n] - low >= (peak - low) / 4:
+            break
+    return at
 
-    def __init__(self, module):
+
+class _JointGraph:
+    """The program split at its peak of live temporary bytes into early and late parts
+    (the temporaries that hold memory of their own in ``prog``, its plan: fused values
+    and those hosted in output buffers take none)."""
+
+    def __init__(self, module, prog):
         self.module = module
         instrs = module.instrs
         self.pos = {i.id: n for n, i in enumerate(instrs)}
         self.outputs = {o.id for o in module.outputs}
+        # kept for free: a value that lives in an output's buffer costs no memory
+        self.hosted = set(prog.hosted)
+        resident = set(prog.slot_of) | {
+            v for s in prog.steps if isinstance(s, LibraryStep) for v in s.outs
+            if v is not None and prog.values[v].kind == "temp"}
         last = {}
         for n, i in enumerate(instrs):
             for o in i.operands:
                 last[o.id] = n
         delta = [0] * (len(instrs) + 2)
         for n, i in enumerate(instrs):
-            # (outputs have buffers of their own for the whole call: not temporaries)
-            if i.opcode in _NOT_RECOMPUTABLE - {"get"} or i.id not in last or \
-                    i.id in self.outputs:
+            if i.id not in resident or i.id not in last:
                 continue
             delta[n + 1] += nbytes(i)           # live after it is made ...
             delta[last[i.id] + 1] -= nbytes(i)  # ... through its last reader
-        live, best, self.boundary = 0, -1, len(instrs)
+        live, profile, best, self.boundary = 0, [], -1, len(instrs)
         for n in range(len(instrs)):
             live += delta[n]
+            profile.append(live)
             if live > best:
                 best, self.boundary = live, n
+        self.start = _valley(profile, self.boundary)
         early = instrs[:self.boundary]
         late_reads = {o.id for i in instrs[self.boundary:] for o in i.operands}
         self.residuals = [i for i in early if i.id in late_reads]
@@ -257,13 +330,15 @@ class _JointGraph:
         self.nodes = sorted(need.values(), key=lambda i: self.pos[i.id])
 
     def _free(self, i):
-        return i.opcode in ("parameter", "constant") or i.id in self.outputs
+        return i.opcode in ("parameter", "constant") or i.id in self.outputs or \
+            i.id in self.hosted
 
     def candidate_cuts(self):
         """Recompute sets, from the least recomputation to the most (step 3)."""
-        cheap = [i for i in self.nodes if i.opcode != "dot"]
+        window = [i for i in self.nodes if self.pos[i.id] >= self.start]
+        cheap = [i for i in window if i.opcode != "dot"]
         yield self.min_cut(allowed=cheap, checkpoints=())
-        heavy = [i for i in self.nodes if not self._free(i) and
+        heavy = [i for i in window if not self._free(i) and
                  i.opcode not in _NOT_RECOMPUTABLE]
         total = sum(nbytes(i) for i in heavy)
         smallest = min((nbytes(i) for i in heavy), default=1) or 1
@@ -273,7 +348,7 @@ class _JointGraph:
             key = frozenset(i.id for i in checkpoints)
             if key not in seen:
                 seen.add(key)
-                yield self.min_cut(allowed=self.nodes, checkpoints=checkpoints)
+                yield self.min_cut(allowed=window, checkpoints=checkpoints)
             tau /= 2 ** 0.5
 
     @staticmethod
@@ -310,13 +385,16 @@ class _JointGraph:
         source_side = g.min_cut("s", "t")
         return {i.id for i in self.nodes if ("in", i.id) not in source_side}
 
-    def rewrite(self, recompute, shared=True):
-        """(module, {late instr id: phase}): late readers of recomputed values read a
-        copy made just before the first of them (step 4); ``shared=False``: each late
-        reader gets copies of its own, made just before it (more flops, and nothing
-        recomputed stays alive from one reader to the next)."""
+    def rewrite(self, recompute, shared=True, phases=None):
+        """(module, {instr id: phase}): late readers of recomputed values read a copy
+        made just before the first of them (step 4); ``shared=False``: each late reader
+        gets copies of its own, made just before it (more flops, and nothing recomputed
+        stays alive from one reader to the next). ``phases``: those of an earlier split
+        (absent: 0), which each instruction's phase of this split refines."""
+        phases = phases or {}
         by_id = {i.id: i for i in self.nodes}
         vmap, copies, instrs = {}, {}, []
+        self._original = {}     # copy's id -> the id of the instruction it recomputes
 
         def copy_of(root):
             stack = [root]
@@ -335,10 +413,12 @@ class _JointGraph:
                 c = hlo.Instr(i.opcode, ops, i.shape, i.dtype, **i.attrs)
                 instrs.append(c)
                 copies[i.id] = c
+                self._original[c.id] = i.id
             return copies[root.id]
 
-        late = {}    # id of a late instruction (copies included) -> its phase
+        late = {}    # id of an instruction -> its phase
         for n, i in enumerate(self.module.instrs):
+            before = phases.get(i.id, 0)
             mark = len(instrs)
             if not shared:
                 copies = {}
@@ -352,8 +432,11 @@ class _JointGraph:
             vmap[i.id] = cur
             instrs.append(cur)
             if n >= self.boundary:   # copies: a phase of their own (per reader if unshared)
-                late.update((c.id, 2 if shared else (2, n)) for c in instrs[mark:-1])
-                late[cur.id] = 1
+                late.update((c.id, (phases.get(self._original[c.id], 0),
+                                    2 if shared else (2, n))) for c in instrs[mark:-1])
+                late[cur.id] = (before, 1)
+            elif before:
+                late[cur.id] = before
         outs = [vmap.get(o.id, o) for o in self.module.outputs]
         module, _ = dce(hlo.HloModule(self.module.name, self.module.params, instrs, outs))
         return module, late
