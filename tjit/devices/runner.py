@@ -1,11 +1,14 @@
 """Running a planned :class:`~tjit.xla_like.plan.Program` at one set of sizes: the part
 every backend shares.
 
-A :class:`ProgramRunner` is prepared once per program and size binding: the concrete
+A :class:`ProgramRunner` is prepared for a program at a size binding: the concrete
 shape and dtype of every value, the temporary slots (``Program.slot_sizes``) and the
 views of them each temporary uses, the constants, the donation aliases, and one
 ``run(vals)`` closure per step. A call then fills in the arguments, runs the closures
-and returns the outputs: nothing is decided per call.
+and returns the outputs: nothing is decided per call. What is the same at every binding
+comes from the program's ``runner_layout.RunnerLayout``, made once; what depends on the
+sizes is set by :meth:`ProgramRunner.bind_sizes`, which a backend may call again to
+re-bind a runner to new sizes instead of making one (the CPU's ``_Runner.rebind``).
 
 What differs per backend is how a step runs, so a backend subclasses it and supplies
 the launchers: ``kernel_step`` (a compiled kernel), ``dot_step`` (a gemm),
