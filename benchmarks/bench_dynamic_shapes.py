@@ -5,9 +5,11 @@
 Prints tjit's traces and compiles over the sizes, the median time of the first call at
 each new size after the second against the median call at a size already seen (the
 issue's target: within 1.2x; paired per size, in wall-clock and in process CPU
-time, which a loaded machine disturbs less), the same with ``dynamic_shapes=False`` (a compile per
-size, as JAX), and, when JAX is installed (e.g. /work/jaxvenv), JAX's first call per
-new size and its recompile time (first call minus a seen-size call). Not a test.
+time, which a loaded machine disturbs less), the same with a new runner made for each
+size instead of an idle one re-bound (``cpu.KEPT_RUNNERS`` unbounded: the runtime
+before re-binding, in the same process), the same with ``dynamic_shapes=False`` (a
+compile per size, as JAX), and, when JAX is installed (e.g. /work/jaxvenv), JAX's first
+call per new size and its recompile time (first call minus a seen-size call). Not a test.
 """
 
 import argparse
@@ -20,6 +22,7 @@ import numpy as np
 
 import tjit
 import tjit.numpy as tnp
+from tjit.devices import cpu
 
 try:
     import jax
@@ -85,6 +88,20 @@ def bench_jax(params, xs):
     return first_and_seen(lambda x: f(p, x).block_until_ready(), jxs)
 
 
+def report_new_sizes(first, seen, n):
+    wall, cpu_ratio = ratios(first, seen)
+    new = statistics.median(w for w, _ in first[2:])
+    at_seen = statistics.median(w for w, _ in seen[2:])
+    print(f"  sizes 3..{n}: first call at a new size {ms(new)}, at a seen size "
+          f"{ms(at_seen)} (medians); per-size ratio new/seen: wall {wall:4.2f}x, "
+          f"CPU {cpu_ratio:4.2f}x (target <= 1.2x)")
+    extra = statistics.median(f[1] - s[1] for f, s in zip(first[2:], seen[2:]))
+    big = statistics.median(f[1] / s[1] for f, s in zip(first[-5:], seen[-5:]))
+    print(f"  a new size costs {ms(extra)} of CPU more than a seen one (binding its "
+          f"runner: buffers, launch tables and BLAS plans for the sizes); CPU ratio at "
+          f"the 5 largest batches {big:4.2f}x")
+
+
 def ms(s):
     return f"{s * 1e3:8.2f} ms"
 
@@ -114,19 +131,17 @@ def run(args):
           f"{batches[-1]} ({len(batches)} sizes)")
 
     f, first, seen = bench_tjit(params, xs, dynamic=True)
-    wall, cpu = ratios(first, seen)
-    new = statistics.median(w for w, _ in first[2:])
-    at_seen = statistics.median(w for w, _ in seen[2:])
     print(f"tjit (automatic dynamic shapes): {f.trace_count} traces, {f.compile_count} "
           f"compiles; first call {ms(first[0][0])}, second size {ms(first[1][0])}")
-    print(f"  sizes 3..{len(xs)}: first call at a new size {ms(new)}, at a seen size "
-          f"{ms(at_seen)} (medians); per-size ratio new/seen: wall {wall:4.2f}x, "
-          f"CPU {cpu:4.2f}x (target <= 1.2x)")
-    extra = statistics.median(f[1] - s[1] for f, s in zip(first[2:], seen[2:]))
-    big = statistics.median(f[1] / s[1] for f, s in zip(first[-5:], seen[-5:]))
-    print(f"  a new size costs {ms(extra)} of CPU more than a seen one (its runner: "
-          f"buffers, launch tables and BLAS plans for the sizes); CPU ratio at the 5 "
-          f"largest batches {big:4.2f}x")
+    report_new_sizes(first, seen, len(xs))
+    kept = cpu.KEPT_RUNNERS
+    cpu.KEPT_RUNNERS = 1 << 30      # a runner made for every size, none re-bound
+    try:
+        f, first, seen = bench_tjit(params, xs, dynamic=True)
+    finally:
+        cpu.KEPT_RUNNERS = kept
+    print("tjit, a new runner made per size (none re-bound, as before re-binding):")
+    report_new_sizes(first, seen, len(xs))
 
     f, first, seen = bench_tjit(params, xs, dynamic=False)
     new = statistics.median(w for w, _ in first[2:])
