@@ -146,6 +146,8 @@ def test_mlp_step_replays_a_graph_with_fresh_outputs(gpu, runners, rng):
         check(got, ref(sgd_step, params, x, y))
         graphs.append(gpu.graph_launches - before)
         kept.append((got, tjit.tree_map(lambda a: np.array(a), got)))
+        # each output its own allocation: a kept loss holds no parameter's memory
+        assert all(a._value.base is None for a in tjit.tree_leaves(got))
         params = got[1]
     # the first call runs plainly, the second captures and checks a replay, then replays
     assert graphs == [0, 1, 1, 1]

@@ -10,7 +10,7 @@ How. A :class:`GraphedRunner` runs its first call plainly (lazy initializations:
 the cuBLAS handle, the module's functions, CuPy's kernels), then builds a second runner
 of the same program in *capture mode*: every value a step reads or writes lives in a
 fixed device buffer (temporaries as usual; the arguments the steps read in input
-buffers; the outputs in one contiguous output block, 256-byte aligned; outputs that
+buffers; the outputs side by side in one output block, 256-byte aligned; outputs that
 may go into a donated argument in buffers of their own). Its steps are recorded by
 stream capture on a private non-blocking stream (gemms through ``cuda_blas``' ctypes
 binding: CuPy's refuses to run during a capture). Each later call:
@@ -19,8 +19,8 @@ binding: CuPy's refuses to run during a capture). Each later call:
    async copy on the current stream; none when the argument is that buffer), and the
    arguments of in-place outputs into those outputs' buffers;
 2. launches the graph on the current stream;
-3. returns FRESH outputs: one pool allocation and one device copy of the output block,
-   the outputs as views of it (a kept output is never overwritten by a later call);
+3. returns FRESH outputs: each copied from its buffer into a new pool allocation (a
+   kept output is never overwritten by a later call, and holds no memory but its own);
    an output aliased to a donated argument is copied into that argument's buffer, as
    the plain path writes it there.
 
@@ -57,9 +57,9 @@ ALIGN = 256
 
 # Host cost estimates (us, H100 + CuPy 14, gpu_run1 profile): a RawKernel launch with its
 # output allocation, a cuBLAS gemm through CuPy, a device copy, a graph launch, an
-# output array made over the block. And the device's copy rate (bytes read + written
-# per us: a device-to-device copy on an H100/H200 moves ~4.1 TB/s).
-_KERNEL_US, _GEMM_US, _COPY_US, _GRAPH_US, _VIEW_US = 8.0, 20.0, 1.5, 4.0, 1.0
+# output allocation. And the device's copy rate (bytes read + written per us: a
+# device-to-device copy on an H100/H200 moves ~4.1 TB/s).
+_KERNEL_US, _GEMM_US, _COPY_US, _GRAPH_US, _ALLOC_US = 8.0, 20.0, 1.5, 4.0, 2.5
 _COPY_BYTES_PER_US = 4.1e6
 
 _D2D = 3        # cudaMemcpyDeviceToDevice
@@ -86,8 +86,8 @@ def worth_capturing(prog, env):
     plain = _KERNEL_US * kernels + _GEMM_US * dots
     copied = sum(math.prod(concrete(d, env) for d in prog.values[v].shape) *
                  prog.values[v].dtype.itemsize for v in list(prog.params) + list(prog.outputs))
-    replay = _GRAPH_US + _COPY_US * (len(prog.params) + 1) + _VIEW_US * len(prog.outputs) + \
-        2 * copied / _COPY_BYTES_PER_US
+    replay = _GRAPH_US + _COPY_US * (len(prog.params) + len(prog.outputs)) + \
+        _ALLOC_US * len(prog.outputs) + 2 * copied / _COPY_BYTES_PER_US
     return replay < 0.8 * plain
 
 
@@ -238,14 +238,14 @@ def place_buffers(runner):
             fixed[k] = cp.ndarray(shape[v], dtype[v])
     if block:
         layout.block = cp.ndarray((total,), np.uint8)
-        layout.block_ptr, layout.block_bytes = layout.block.data.ptr, total
         for v in block:
             fixed[index[v]] = layout.block[offsets[v]:offsets[v] + nbytes(v)].view(
                 dtype[v]).reshape(shape[v])
     for n, k in enumerate(runner.out_slots):
         v = prog.outputs[n]
         if v in offsets:
-            layout.outputs.append(("block", offsets[v], shape[v], dtype[v]))
+            layout.outputs.append(("fresh", k, fixed[k].data.ptr, nbytes(v), shape[v],
+                                   dtype[v]))
         elif k in layout.aliases:
             layout.outputs.append(("alias", k))
         elif v in prog.params:
@@ -262,10 +262,9 @@ class Layout:
         self.inputs = []        # (argument position, input buffer pointer, bytes)
         self.aliases = {}       # output slot -> (argument position, buffer ptr, bytes,
         #                         in place, shape, dtype)
-        self.outputs = []       # per output: ("block", offset, shape, dtype) |
-        #                         ("alias", slot) | ("arg", position) | ("fixed", array)
-        self.block = None
-        self.block_ptr = self.block_bytes = 0
+        self.outputs = []       # per output: ("fresh", slot, buffer ptr, bytes, shape,
+        #                         dtype) | ("alias", slot) | ("arg", position) | ("fixed", array)
+        self.block = None       # (the buffers of the "fresh" outputs, side by side)
 
 
 def capture(runner):
@@ -322,8 +321,12 @@ class Replay:
                 a = cp.array(a, order="C")      # (a host argument goes to the device)
             return a
         # Everything allocated first: a failure (out of memory) leaves every argument as
-        # it was, the donated ones included (they are written last).
-        mem = cp.cuda.alloc(lay.block_bytes) if lay.block_bytes else None
+        # it was, the donated ones included (they are written last). One allocation per
+        # output, so that an output kept (a loss appended to a list) holds only itself.
+        fresh = {}      # output slot -> (its new array, buffer ptr, bytes)
+        for o in lay.outputs:
+            if o[0] == "fresh" and o[1] not in fresh:   # (returned twice: one array)
+                fresh[o[1]] = (ndarray(o[4], o[5]), o[2], o[3])
         targets = {}    # aliased output slot -> the array it is returned in
         for k, (pos, _, _, _, shape, dtype) in lay.aliases.items():
             a = flat_args[pos]
@@ -339,18 +342,15 @@ class Replay:
             if inplace:
                 memcpy(dst, arg(pos).data.ptr, n, _D2D, sp)
         self.graph.launch(stream)
-        if mem is not None:
-            memcpy(mem.ptr, lay.block_ptr, lay.block_bytes, _D2D, sp)
+        for a, src, n in fresh.values():
+            memcpy(a.data.ptr, src, n, _D2D, sp)
         for k, a in targets.items():
             memcpy(a.data.ptr, lay.aliases[k][1], lay.aliases[k][2], _D2D, sp)
-        outs, made = [], {}
+        outs = []
         for o in lay.outputs:
             kind = o[0]
-            if kind == "block":     # (a value returned twice is one array, as when plain)
-                a = made.get(o[1])
-                if a is None:
-                    a = made[o[1]] = ndarray(o[2], o[3], memptr=mem + o[1] if o[1] else mem)
-                outs.append(a)
+            if kind == "fresh":
+                outs.append(fresh[o[1]][0])
             elif kind == "alias":
                 outs.append(targets[o[1]])
             elif kind == "arg":
