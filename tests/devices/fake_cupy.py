@@ -40,16 +40,12 @@ class FakeDeviceArray(np.ndarray):
         return _DEVICE if self.device_id == 0 else types.SimpleNamespace(
             id=self.device_id, synchronize=lambda: None)
 
-    def __new__(cls, shape, dtype=float, memptr=None, strides=None, order="C"):
-        """``cupy.ndarray(shape, dtype, memptr=)``: with ``memptr`` (a :class:`Pointer`),
-        a view of that memory."""
-        if memptr is None:
-            if cls.allocator is not None:
-                n = math.prod(shape) if type(shape) is tuple else int(shape)
-                cls.allocator.allocating(n * np.dtype(dtype).itemsize)
-            return np.ndarray.__new__(cls, shape, dtype, strides=strides, order=order)
-        return np.ndarray.__new__(cls, shape, dtype, buffer=memptr.owner,
-                                  offset=memptr.ptr - memptr.base, strides=strides)
+    def __new__(cls, shape, dtype=float, strides=None, order="C"):
+        """``cupy.ndarray(shape, dtype)``: a new allocation (checked and counted)."""
+        if cls.allocator is not None:
+            n = math.prod(shape) if type(shape) is tuple else int(shape)
+            cls.allocator.allocating(n * np.dtype(dtype).itemsize)
+        return np.ndarray.__new__(cls, shape, dtype, strides=strides, order=order)
 
     def get(self):
         return np.array(self)
@@ -69,9 +65,9 @@ class FakeDeviceArray(np.ndarray):
         if p is None:
             fake = self.allocator
             if fake is not None and not fake.compute:   # (nothing is dereferenced: a
-                p = self._memptr = Pointer(None, id(self))  # cheap stand-in, as CuPy's)
+                p = self._memptr = Pointer(id(self))  # cheap stand-in, as CuPy's)
                 return p
-            p = self._memptr = Pointer(None, self.__array_interface__["data"][0])
+            p = self._memptr = Pointer(self.__array_interface__["data"][0])
             if fake is not None:    # (a computing launch through the driver looks it up)
                 fake.pointed_to(p.ptr, self)
         return p
@@ -88,15 +84,10 @@ class FakeDeviceArray(np.ndarray):
 
 
 class Pointer:
-    """``cupy.cuda.MemoryPointer``: ``ptr`` into the memory of ``owner`` (an allocation of
-    ``cuda.alloc``; None for an array's own ``data``, which is never made into a view)."""
+    """``cupy.cuda.MemoryPointer``: ``ptr``, a device address."""
 
-    def __init__(self, owner, ptr, base=None):
-        self.owner, self.ptr = owner, ptr
-        self.base = ptr if base is None else base   # (the owner's first byte)
-
-    def __add__(self, offset):
-        return Pointer(self.owner, self.ptr + offset, self.base)
+    def __init__(self, ptr):
+        self.ptr = ptr
 
 
 class _Device:
@@ -157,7 +148,7 @@ class FakeCupy(types.ModuleType):
             getDeviceCount=lambda: 1, driverGetVersion=lambda: 12090,
             memcpyAsync=self._memcpy_async, memcpyDeviceToDevice=3)
         self.cuda = types.SimpleNamespace(
-            Device=_Device, runtime=runtime, alloc=self._alloc,
+            Device=_Device, runtime=runtime,
             Stream=lambda non_blocking=False: Stream(self),
             get_current_stream=lambda: self._current[-1],
             device=types.SimpleNamespace(get_cublas_handle=lambda: 1),
@@ -216,11 +207,6 @@ class FakeCupy(types.ModuleType):
 
     def empty(self, shape, dtype=np.float64):
         return FakeDeviceArray(shape, dtype)
-
-    def _alloc(self, nbytes):
-        """``cupy.cuda.alloc``: a MemoryPointer to ``nbytes`` new bytes."""
-        owner = FakeDeviceArray(max(int(nbytes), 1), np.uint8)
-        return Pointer(owner, owner.__array_interface__["data"][0])
 
     # -- streams: work runs at once, or is recorded on a stream in capture --------------
     def capturing(self):
