@@ -58,26 +58,31 @@ def plan(run, promoted, array_dtype, number_type, side):
                 consts[v] = s
         return s
 
-    if side == 1 and cast is None:
-        def replay(vx, v):
-            return run(vx, as_array(v))
-    elif side == 1:
-        def replay(vx, v):
-            return run(vx.astype(cast), as_array(v))
-    elif cast is None:
-        def replay(vx, v):
-            return run(as_array(v), vx)
-    else:
-        def replay(vx, v):
-            return run(as_array(v), vx.astype(cast))
+    get = consts.get
     if cast is None and not promoted[1 - side]._weak:
-        return replay  # the array's dtype absorbs the number's, with or without x64
+        # the array's dtype absorbs the number's, with or without x64
+        if side == 1:
+            def replay(vx, v):
+                s = get(v)
+                return run(vx, as_array(v) if s is None else s)
+        else:
+            def replay(vx, v):
+                s = get(v)
+                return run(as_array(v) if s is None else s, vx)
+        return replay
     # the result's dtype came from a default one (int32 * 2.0 -> float32, bool + 1 ->
     # int32): the plan holds while the x64 switch is as it was (else None: general path)
-    x64, exact = config.enable_x64, replay
+    x64 = config.enable_x64
 
     def replay(vx, v):
-        return exact(vx, v) if config.enable_x64 is x64 else None
+        if config.enable_x64 is not x64:
+            return None
+        if cast is not None:
+            vx = vx.astype(cast)
+        s = get(v)
+        if s is None:
+            s = as_array(v)
+        return run(vx, s) if side else run(s, vx)
     return replay
 
 
