@@ -79,6 +79,9 @@ class AutoDim(sympy.Symbol):
     def __new__(cls, name):
         return super().__new__(cls, name, integer=True, positive=True)
 
+    def __getnewargs_ex__(self):    # (pickled programs: the assumptions are the class's)
+        return (self.name,), {}
+
 
 def questions_for(pattern, shapes):
     """The context that answers the user's questions about ``pattern``'s symbols during

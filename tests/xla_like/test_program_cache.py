@@ -90,9 +90,19 @@ def test_a_hit_returns_the_same_plan(cache, rng):
 
 def test_dynamic_shapes_and_donation_from_the_cache(cache, rng):
     f = lambda x, y: (jnp.sin(x) * y).sum(0)        # noqa: E731
-    for n in (5, 9, 13):      # a symbolic program from the second size on
-        x, y = (rng.standard_normal((n, 4)).astype(F32) for _ in range(2))
-        _check(tjit.jit(f)(x, y), f(x, y))
+    for rep in range(2):
+        g = tjit.jit(f)
+        for n in (5, 9, 13):      # a symbolic program from the second size on
+            x, y = (rng.standard_normal((n, 4)).astype(F32) for _ in range(2))
+            got, d = _stats(lambda: g(x, y))
+            _check(got, f(np.float64(x), y))
+            if n < 13:    # (13: the symbolic program serves it, nothing compiled)
+                assert d["hits"] == rep and d["stored"] == 1 - rep, (rep, n, d)
+    x = rng.standard_normal((7, 4)).astype(F32)
+    for rep in range(2):      # declared symbols: one program for every n, read back
+        got, d = _stats(lambda: tjit.jit(f, polymorphic_shapes=["(n, 4)", "(n, 4)"])(x, x))
+        assert d["hits"] == rep and d["stored"] == 1 - rep, (rep, d)
+        _check(got, f(np.float64(x), x))
     g = lambda x: x * 2 + 1                          # noqa: E731
     x = rng.standard_normal(64).astype(F32)
     _, d = _stats(lambda: tjit.jit(g, donate_argnums=0)(tjit.device_put(x)))

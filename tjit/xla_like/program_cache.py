@@ -199,13 +199,13 @@ class _Encoder:
         self.vars = {}
         self.modules = set()      # modules defining the program's primitives' rules
         self.const_bytes = 0
+        self.put = self.parts.append
+        self.avals = {}           # aval -> its tokens (a program repeats a few avals)
+        self.prims = {}           # primitive -> its token, once checked
 
     def digest(self):
         self.h.update("\x1f".join(self.parts).encode())
         return self.h.digest()
-
-    def put(self, s):
-        self.parts.append(s)
 
     # -- jaxprs -----------------------------------------------------------------------
     def closed(self, c):
@@ -257,8 +257,11 @@ class _Encoder:
             raise _NotKeyable(type(v).__name__)
 
     def aval(self, a):
-        self.put(f"{a.dtype.str}:{int(a.weak_type)}")
-        self.put(",".join(str(d) if type(d) is int else self.dim(d) for d in a.shape))
+        t = self.avals.get(a)
+        if t is None:
+            t = self.avals[a] = f"{a.dtype.str}:{int(a.weak_type)}:" + ",".join(
+                str(d) if type(d) is int else self.dim(d) for d in a.shape)
+        self.put(t)
 
     def dim(self, d):
         if isinstance(d, (int, np.integer)):
@@ -266,17 +269,23 @@ class _Encoder:
         if not isinstance(d, sympy.Basic):
             raise _NotKeyable(f"dim {d!r}")
         syms = sorted(d.free_symbols, key=lambda s: s.name)
-        return f"{d}|" + ";".join(f"{type(s).__module__}.{type(s).__qualname__}:{s.name}:"
-                                  f"{sorted(s.assumptions0.items())}" for s in syms)
+        return f"{sympy.srepr(d)}|" + ";".join(
+            f"{type(s).__module__}.{type(s).__qualname__}:{s.name}:"
+            f"{sorted(s.assumptions0.items())}" for s in syms)
 
     def primitive(self, p):
+        t = self.prims.get(p)
+        if t is not None:
+            self.put(t)
+            return
         for rule in (p.lowering, p.impl):
             mod = getattr(rule, "__module__", None)
             if rule is not None and (mod is None or not _tjit_module(mod)):
                 raise _NotKeyable(f"primitive {p.name} has rules outside tjit")
             if mod is not None:
                 self.modules.add(mod)
-        self.put(f"p:{p.name}")
+        t = self.prims[p] = f"p:{p.name}"
+        self.put(t)
 
     def params(self, params):
         self.put(f"params{len(params)}")
