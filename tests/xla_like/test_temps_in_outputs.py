@@ -147,7 +147,7 @@ def test_donated_outputs_host_nothing():
 
 def test_small_temporaries_keep_their_slots():
     params, x = make_mlp(3, 16, 32)        # every value far below HOST_MIN_BYTES
-    hosting, plain, flat = executables(jax.value_and_grad(tanh_mlp_loss), params, x)
+    hosting, plain, _ = executables(jax.value_and_grad(tanh_mlp_loss), params, x)
     assert hosting.program.hosted == {}
     assert hosting.memory_analysis() == plain.memory_analysis()
 

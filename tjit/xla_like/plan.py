@@ -12,9 +12,15 @@ A :class:`Program` is an ordered list of steps over numbered values (HLO instr i
   the previous iteration's buffer instead of a new one each time.
 
 Buffer assignment is liveness based: a temporary takes a slot that an earlier
-temporary no longer needs (same byte size, or for concrete sizes any slot at least as
-big), so a training step's intermediates share memory. Slots are allocated once per
-set of sizes and reused across calls; program outputs get fresh arrays every call;
+temporary no longer needs (same byte size, or for concrete sizes one at most twice as
+big, or a smaller one grown), so a training step's intermediates share memory. Slots
+are allocated once per set of sizes and reused across calls; program outputs get fresh
+arrays every call. On the CPU (``TargetInfo.temps_in_outputs``), as in XLA's buffer
+assignment, a temporary whose last reader runs before an output is written may live in
+that output's buffer (:func:`host_temporaries`): a training step's activations wait
+for the backward pass in the buffers of the gradients written last, so its
+temporaries shrink to what is live beside the gradients being written (16-layer tanh
+MLP ``value_and_grad``, width 2048, batch 512: 68 -> 4 MiB; JAX/XLA: 8 MiB);
 a donated argument may become the buffer of an output of its shape and dtype once
 nothing reads it any more (or when the kernel that writes the output reads it only at
 the same element: an in-place elementwise update).
