@@ -25,3 +25,5 @@ for off in TJIT_CUDA_GRAPHS TJIT_CUDA_DRIVER_LAUNCH; do
         | tail -3 | tee -a "$OUT/dispatch.txt"
 done
 timeout 100 python3 benchmarks/gpu_profile.py $Q 2>&1 | tee "$OUT/profile.txt" | tail -5
+# row kernels across row lengths, two-pass column sums (bit-identical repeats), layernorm
+timeout 90 python3 benchmarks/gpu_rows.py $Q 2>&1 | tee "$OUT/rows.txt" | tail -16
