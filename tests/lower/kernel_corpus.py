@@ -412,11 +412,12 @@ def _columns():
     return out
 
 
-def row_kernel(R, n, dt):
+def row_kernel(R, n, dt, x_at=0):
     """Row-style kernel over (R, n): stages max(x), a float sum of exp((x - max) * s_r)
     (integers: sum(x * w)) and sum(x * w); per-row stores of the stages, a per-point
-    store using a per-row scalar s_r, a per-column w_c and the column's iota."""
-    x = K.Load(0, K.Affine(0, (n, 1)), dt)
+    store using a per-row scalar s_r, a per-column w_c and the column's iota. ``x_at``:
+    x's offset (1: every row misaligned for 16-byte loads)."""
+    x = K.Load(0, K.Affine(x_at, (n, 1)), dt)
     w = K.Load(1, K.Affine(0, (0, 1)), dt)
     sr = K.Load(2, K.Affine(0, (1, 0)), dt)
     iota = K.IndexValue(K.Affine(0, (0, 1)), dt)
@@ -432,7 +433,8 @@ def row_kernel(R, n, dt):
                   K.Reduction(op("sub", x, sr), "min", dt))
         point = op("add", op("sub", x, m), op("mul", K.Stage(1, dt), iota))
     outs = (K.Arg(dt, "out"),) * 3
-    return K.Kernel(f"rows_{R}x{n}_{dt.name}", (R, n), (K.Arg(dt, "in"),) * 3 + outs,
+    return K.Kernel(f"rows_{R}x{n}_{dt.name}" + (f"_at{x_at}" if x_at else ""), (R, n),
+                    (K.Arg(dt, "in"),) * 3 + outs,
                     stages=stages,
                     stores=(K.Store(3, K.Affine(0, (1, 0)), op("add", m, K.Stage(2, dt)),
                                     "outer"),
@@ -468,6 +470,11 @@ def _rows():
                 w, sr = rng.integers(-3, 4, n).astype(dt), rng.integers(-5, 5, R).astype(dt)
             out.append(Case(k.name, k, [x.ravel(), w, sr],
                             mode="close" if dt.kind == "f" else "exact"))
+    for dt in (F32, F64):             # misaligned rows: vector loads fall back
+        k = row_kernel(5, 512, dt, x_at=1)
+        x = rng.standard_normal(5 * 512 + 1).astype(dt)
+        out.append(Case(k.name, k, [x, rng.standard_normal(512).astype(dt),
+                                    rng.random(5).astype(dt) + 0.5], mode="close"))
     k = row_kernel(4, 0, F32)        # empty rows: the stages' identities
     out.append(Case("rows_empty", k, [np.zeros(0, F32), np.zeros(0, F32),
                                       np.ones(4, F32)], mode="close"))

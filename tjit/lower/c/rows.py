@@ -18,6 +18,12 @@ holds ``G = local_size / L`` rows):
   more inputs are read again in each pass, from the cache), every stage level and the
   store pass then computes from the registers; values that do not vary along the row
   (per-row scalars, earlier stages) are computed once per row, before the passes;
+* **vector form**: where every cached input and every per-point store walks the row
+  contiguously in one dtype with 16-byte vectors (float4, double2, ...) and ``V * L``
+  divides ``n``, lane ``l`` owns chunks of ``V`` consecutive points instead
+  (``f = V*l + j, V*l + V*L + j, ...``), read and written as one vector each where the
+  row's addresses are 16-byte aligned (checked at run time, once per row) and point by
+  point otherwise;
 * **reduction order** (deterministic for a given dialect, kernel and launch): lane ``l``
   folds its points in increasing ``f``; then the lanes fold pairwise, lane ``i`` with
   lane ``i + w`` for ``w = L/2, L/4, ..., 1`` (as ``combine(x[i], x[i + w])``), so the
@@ -38,7 +44,7 @@ import dataclasses
 import numpy as np
 
 from tjit.lower.c.scalar import TRANSCENDENTAL
-from tjit.lower.loops import ceil_div, prod, reused_value, stage_levels
+from tjit.lower.loops import ceil_div, prod, reused_value, same, stage_levels
 from tjit.xla_like import kernel_ir as K
 
 __all__ = ["LANE_BYTES", "ROW_CACHE_BYTES", "RowPlan", "render", "row_plan"]
@@ -53,12 +59,14 @@ ROW_CACHE_BYTES = 256
 class RowPlan:
     """``lanes`` (L) threads per row, ``rows`` (G) rows per group, ``elems`` (E) points
     per lane, ``n`` the row length, ``cached``: ``(arg, index, dtype)`` of the inputs
-    read once into registers."""
+    read once into registers; ``vec``: ``(vector type, V)`` when lanes move V
+    consecutive points at a time (16-byte loads and stores), else ()."""
     lanes: int
     rows: int
     elems: int
     n: int
     cached: tuple
+    vec: tuple = ()
 
 
 def _pow2_at_least(n):
@@ -113,7 +121,32 @@ def row_plan(k, plan, d):
         if cost <= budget:
             cached.append(key)
             budget -= cost
-    return RowPlan(lanes, d.local_size // lanes, elems, n, tuple(cached))
+    rp = RowPlan(lanes, d.local_size // lanes, elems, n, tuple(cached))
+    return dataclasses.replace(rp, vec=_vector_form(k, plan, d, rp))
+
+
+def _vector_form(k, plan, d, rp):
+    """``(vector type, V)`` when every cached input and every per-point store walks one
+    contiguous inner loop axis in one dtype with 16-byte vectors, one store per output
+    and no axis ignored, and ``V * L`` divides the row; else ()."""
+    inner = [g for g, red in enumerate(plan.reduce) if red]
+    if not (d.vectors and rp.cached and len(inner) == 1 and rp.n):
+        return ()
+    a = plan.groups[inner[0]][-1]
+    dts = {np.dtype(key[2]).name for key in rp.cached}
+    inner_st = [st for st in k.stores if st.level != "outer"]
+    dts |= {np.dtype(k.args[st.arg].dtype).name for st in inner_st}
+    if len(dts) != 1 or next(iter(dts)) not in d.vectors:
+        return ()
+    vt, w = d.vectors[dts.pop()]
+    if rp.n % (w * rp.lanes) or any(not same(key[1].coefs[a], 1) for key in rp.cached):
+        return ()
+    if len({st.arg for st in inner_st}) != len(inner_st) or any(
+            not same(st.index.coefs[a], 1) or
+            any(same(st.index.coefs[axes[-1]], 0) for axes in plan.groups)
+            for st in inner_st):
+        return ()
+    return vt, w
 
 
 def render(r, rp):
@@ -146,7 +179,10 @@ def render(r, rp):
                 scope = {}
                 for st in outer_st:
                     r.store(st, scope, outer)
-        if inner_st:
+        if inner_st and rp.vec:
+            row_scope = _hoist(r, [st.expr for st in inner_st], inner_axes, rp)
+            _vector_chunks(r, rp, inner, lane, cache, valid, inner_st, row_scope, kept)
+        elif inner_st:
             row_scope = _hoist(r, [st.expr for st in inner_st], inner_axes, rp)
             with _points(r, rp, inner, lane, valid) as e:
                 scope = _point_scope(r, row_scope, cache, e)
@@ -171,7 +207,12 @@ class _points:
         if r.d.unroll:
             r.emit(r.d.unroll)
         self.blocks[0].__enter__()
-        r.emit(f"const {r.i64} {f} = {self.lane} + {rp.lanes} * ({r.i64}){e};")
+        if rp.vec:      # V consecutive points a lane, then the next chunk of V * L
+            w = rp.vec[1]
+            r.emit(f"const {r.i64} {f} = {w} * {self.lane} + {w * rp.lanes} * "
+                   f"({r.i64})({e} / {w}) + {e} % {w};")
+        else:
+            r.emit(f"const {r.i64} {f} = {self.lane} + {rp.lanes} * ({r.i64}){e};")
         cond = f"{f} < {rp.n}" + (f" && {self.cond}" if self.cond else "")
         self.blocks.append(r.block(f"if ({cond})"))
         self.blocks[1].__enter__()
@@ -193,10 +234,74 @@ def _fill_cache(r, rp, inner, lane):
         return cache
     for key, name in cache.items():
         r.emit(f"{r.d.type(key[2])} {name}[{max(rp.elems, 1)}];")
+    if rp.vec:
+        _vector_chunks(r, rp, inner, lane, cache)
+        return cache
     with _points(r, rp, inner, lane) as e:
         for (arg, index, dt), name in cache.items():
             r.emit(f"{name}[{e}] = {r._load(arg, r.affine(index), dt)};")
     return cache
+
+
+def _vector_chunks(r, rp, inner, lane, cache, valid=None, stores=(), row_scope=None,
+                   kept=None):
+    """Vector form (``rp.vec``): the lane's chunks of V consecutive points, read into the
+    cache (``stores`` empty) or computed and stored; 16-byte loads and stores where every
+    vector address of the row is aligned (**checked at run time**, once per row; V * L
+    divides the row, so a chunk's address is the row's plus a multiple of 16 bytes),
+    one point at a time otherwise: the same points, values and order either way."""
+    d, (vt, w) = r.d, rp.vec
+    (g,) = inner
+    u64 = d.type(np.uint64)
+    ptrs = [(f"a{st.arg}", st.index) for st in stores] if stores else \
+        [(f"a{arg}", index) for arg, index, _ in rp.cached]
+    aligned = r.var("aligned")
+    r.emit(f"const bool {aligned} = " + " && ".join(
+        f"(({u64})({a} + {r.affine(ix)}) & 15) == 0" for a, ix in ptrs) + ";")
+    c, f0 = r.var("ch"), r.var("f")
+    if d.unroll:
+        r.emit(d.unroll)
+    with r.block(f"for (int {c} = 0; {c} < {rp.elems // w}; {c}++)"):
+        r.emit(f"const {r.i64} {f0} = {w} * {lane} + {w * rp.lanes} * ({r.i64}){c};")
+        cond = f"{f0} < {rp.n}" + (f" && {valid}" if valid else "")
+        with r.block(f"if ({cond})"):
+            r.idx[g] = f0
+            if not stores:
+                with r.block(f"if ({aligned})"):
+                    for (arg, index, dt), name in cache.items():
+                        q = r.var("q")
+                        r.emit(f"const {vt} {q} = "
+                               f"{d.vload.format(vt=vt, n=w, ptr=f'a{arg} + {r.affine(index)}')};")
+                        for j in range(w):
+                            r.emit(f"{name}[{w} * {c} + {j}] = {q}.{d.lanes[j]};")
+                with r.block("else"):
+                    for j in range(w):
+                        r.idx[g] = f"({f0} + {j})"
+                        for (arg, index, dt), name in cache.items():
+                            r.emit(f"{name}[{w} * {c} + {j}] = "
+                                   f"{r._load(arg, r.affine(index), dt)};")
+            else:
+                vals = {id(st): [] for st in stores}
+                for j in range(w):
+                    r.idx[g] = f"({f0} + {j})"
+                    e = f"{w} * {c} + {j}"
+                    scope = _point_scope(r, row_scope, cache, e)
+                    if kept is not None:
+                        scope[id(kept[0])] = f"{kept[2]}[{e}]"
+                    for st in stores:
+                        vals[id(st)].append(r.value(st.expr, scope))
+                r.idx[g] = f0
+                with r.block(f"if ({aligned})"):
+                    for st in stores:
+                        v = d.vmake.format(vt=vt, args=", ".join(vals[id(st)]))
+                        r.emit(d.vstore.format(vt=vt, n=w, ptr=f"a{st.arg} + "
+                                               f"{r.affine(st.index)}", value=v))
+                with r.block("else"):
+                    for j in range(w):
+                        r.idx[g] = f"({f0} + {j})"
+                        for st in stores:
+                            r.emit(f"a{st.arg}[{r.affine(st.index)}] = {vals[id(st)][j]};")
+    r.idx[g] = "0"
 
 
 def _point_scope(r, row_scope, cache, e):
