@@ -22,7 +22,6 @@ import ctypes
 import itertools
 import math
 import types
-import weakref
 
 import numpy as np
 
@@ -68,8 +67,6 @@ class FakeDeviceArray(np.ndarray):
                 p = self._memptr = Pointer(id(self))  # cheap stand-in, as CuPy's)
                 return p
             p = self._memptr = Pointer(self.__array_interface__["data"][0])
-            if fake is not None:    # (a computing launch through the driver looks it up)
-                fake.pointed_to(p.ptr, self)
         return p
 
     @property
@@ -133,15 +130,11 @@ class FakeCupy(types.ModuleType):
         self.allocations = 0
         self.copies = 0             # runtime.memcpyAsync calls
         self.graph_launches = 0
-        self.driver_launches = 0    # kernels launched through driver.launchKernel
         self.fail_capture = None    # an exception end_capture raises (a failed capture)
         self._streams = {}
         self.null_stream = Stream(self)
         self._current = [self.null_stream]
         self.cublas = types.SimpleNamespace(gemm=self._gemm)
-        self._by_ptr = {}           # device address -> weakref of the array seen there
-        self.functions = {}         # function pointer -> (launcher, CSource)
-        self.driver = types.SimpleNamespace(launchKernel=self._launch_kernel)
         self.cublas_lib = FakeCublas(self)
         self.raw_cublas = RawCublas(self)
         runtime = types.SimpleNamespace(
@@ -157,43 +150,6 @@ class FakeCupy(types.ModuleType):
 
     #: Allocations larger than this raise OutOfMemoryError (as CuPy's pool does).
     memory_limit = 1 << 30
-
-    # -- raw pointers back to arrays (for launches through the driver) ---------------------
-    def pointed_to(self, ptr, array):
-        """Remember the array (of most bytes) seen at device address ``ptr``."""
-        ref = self._by_ptr.get(ptr)
-        old = ref() if ref is not None else None
-        if old is None or old.nbytes < array.nbytes:
-            self._by_ptr[ptr] = weakref.ref(array)
-
-    def array_at(self, ptr, dtype):
-        """The device memory at ``ptr`` as a flat array of ``dtype`` (as far as the
-        largest array seen there reaches)."""
-        ref = self._by_ptr.get(ptr)
-        a = ref() if ref is not None else None
-        assert a is not None and a.flags.c_contiguous, f"no live device array at {ptr:#x}"
-        raw = a.reshape(-1).view(np.uint8)
-        item = np.dtype(dtype).itemsize
-        return raw[:raw.size // item * item].view(dtype)
-
-    def _launch_kernel(self, fptr, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
-        """``driver.launchKernel``: the arguments read from ``kernelParams`` as the
-        kernel's parameters say (buffer pointers, int64 sizes)."""
-        launch, src, module = self.functions[fptr]
-        self.driver_launches += 1
-        if not self.compute:        # (the dispatch benchmark: as cheap as a driver call)
-            module.launches += 1
-            return
-        assert (gy, gz, by, bz, shared, extra) == (1, 1, 1, 1, 0, 0) and gx >= 1 and bx >= 1
-        addresses = (ctypes.c_void_p * len(src.params)).from_address(params)
-        args = []
-        for p, address in zip(src.params, addresses):
-            if p.kind == "buffer":
-                args.append(self.array_at(ctypes.c_void_p.from_address(address).value,
-                                          p.dtype))
-            else:
-                args.append(np.int64(ctypes.c_int64.from_address(address).value))
-        launch((gx,), (bx,), tuple(args), stream=self._streams[stream])
 
     def allocating(self, nbytes):
         """Called for each new device allocation."""
@@ -481,12 +437,6 @@ class EvaluateModule:
             self.launches += 1
             bufs = [_unowned(a) for a in args[:n_buf]]
             self.fake.enqueue(lambda: K.evaluate(kernel, bufs, sizes), stream)
-        return self._function(launch, src)
-
-    def _function(self, launch, src):
-        """``launch`` as a CuPy Function: ``ptr`` for launches through the driver."""
-        launch.ptr = id(launch)
-        self.fake.functions[launch.ptr] = (launch, src, self)
         return launch
 
 
@@ -503,7 +453,7 @@ class NoopModule(EvaluateModule):
             assert len(args) == len(src.params) and \
                 all(type(a) is FakeDeviceArray for a in args[:n_buf])
             self.launches += 1
-        return self._function(launch, src)
+        return launch
 
 
 @contextlib.contextmanager
@@ -523,7 +473,6 @@ def simulated_gpu(monkeypatch, compute=True):
         return sources, (EvaluateModule if compute else NoopModule)(sources, program, fake)
     monkeypatch.setattr(cuda, "load_program", load)
     monkeypatch.setattr(cuda, "_cublas", lambda: fake.cublas_lib)
-    monkeypatch.setattr(cuda, "_driver", lambda: fake.driver)
     monkeypatch.setattr(cuda_blas, "raw_cublas", lambda: fake.raw_cublas)
     try:
         yield fake

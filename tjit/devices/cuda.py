@@ -18,9 +18,11 @@ copied) and return GPU Arrays.
 **Compiled programs.** ``compile_program`` with the :data:`~tjit.xla_like.target.CUDA`
 target; every kernel of the program (and of its loop bodies) rendered by ``lower/c``
 with the cuda dialect into one translation unit, compiled by NVRTC for the device's
-``sm_XX`` and cached on disk (``cuda_compile``); kernels launched through
-``cuLaunchKernel`` with argument blocks built once per size binding (``cuda_launch``;
-``TJIT_CUDA_DRIVER_LAUNCH=0``: CuPy's Function calls); float dots as one direct cuBLAS
+``sm_XX`` and cached on disk (``cuda_compile``); kernels launched through CuPy's
+``Function`` with argument tuples templated once per size binding (a launch through
+``cuLaunchKernel`` with prebuilt argument blocks was slower on an H100: 14.7 against
+10.2 us per one-kernel call, the driver binding's call costing what it saved); float
+dots as one direct cuBLAS
 call each (``cuda_blas``: sgemm/dgemm or their strided-batched forms, transposed
 operands by op flag, the folded epilogue as alpha/beta; other dots through
 ``cupy.matmul``); library steps on CuPy; ``cond``, ``while`` and ``scan`` driven from
@@ -41,13 +43,12 @@ Not done: placing a program on a GPU other than the current CuPy device
 import collections
 import functools
 import math
-import os
 import re
 import threading
 
 import numpy as np
 
-from tjit.devices import backend, control_flow, cuda_blas, cuda_compile, cuda_graphs, cuda_launch
+from tjit.devices import backend, control_flow, cuda_blas, cuda_compile, cuda_graphs
 from tjit.devices.executable import Executable
 from tjit.devices.runner import PlanInspection, ProgramRunner, binding_key, solve_sizes
 from tjit.lower.c import render
@@ -346,21 +347,6 @@ class CudaExecutable(PlanInspection, Executable):
 
 
 
-#: Kernels launched through the driver with prebuilt argument blocks
-#: (``cuda_launch``); ``TJIT_CUDA_DRIVER_LAUNCH=0``: through CuPy's Function calls.
-_DRIVER_LAUNCHES = os.environ.get("TJIT_CUDA_DRIVER_LAUNCH", "1") != "0"
-
-
-def _driver():
-    """CuPy's CUDA driver bindings (``cupy_backends.cuda.api.driver``: kernels launched
-    through ``cuLaunchKernel``), or None (launches then go through CuPy's Function)."""
-    try:
-        from cupy_backends.cuda.api import driver
-    except ImportError:
-        return None
-    return driver
-
-
 def _cublas():
     """CuPy's low-level cuBLAS bindings (``cupy_backends.cuda.libs.cublas``), or None
     where they do not load (dots then run through ``cupy.matmul``)."""
@@ -456,14 +442,9 @@ class _CudaRunner(ProgramRunner):
                                                                self.dtype[v]))
         template = tuple(template) + scalars
         new = self.cp.ndarray   # (cupy.empty is a Python wrapper around it)
-        kinds = [p.kind for p in src.params]
-        assert len(kinds) == len(template), (src.entry, len(kinds), len(template))
-        direct = cuda_launch.driver_launcher(
-            _driver(), fn, grid[0], block[0],
-            [a.data.ptr if a is not None and kind == "buffer" else a
-             for a, kind in zip(template, kinds)], kinds)
+        assert len(src.params) == len(template), (src.entry, len(src.params), len(template))
 
-        def launch_function(vals):  # (a CuPy Function call: converts its arguments)
+        def run(vals):  # (a CuPy Function call: converts its arguments)
             args = list(template)
             for pos, k in reads:
                 args[pos] = vals[k]
@@ -475,26 +456,6 @@ class _CudaRunner(ProgramRunner):
                     a = vals[k] = new(shape, dtype)
                 args[pos] = a
             fn(grid, block, tuple(args))
-        if direct is None or not _DRIVER_LAUNCHES:
-            return launch_function
-        slots, launch = direct      # (cuLaunchKernel with the argument block built once)
-        runner = self
-
-        def run(vals):
-            for pos, k in reads:
-                slots[pos].value = vals[k].data.ptr
-            for pos, k, shape, dtype in fresh:
-                a = vals[k] = new(shape, dtype)
-                slots[pos].value = a.data.ptr
-            for pos, k, shape, dtype in donated:
-                a = vals[k]
-                if a is None:
-                    a = vals[k] = new(shape, dtype)
-                slots[pos].value = a.data.ptr
-            try:
-                launch(runner.stream_ptr)
-            except Exception:   # noqa: BLE001 (e.g. no context on a new host thread yet:
-                launch_function(vals)   # CuPy's launch makes one; its error if it fails too)
         return run
 
     def dot_step(self, s):
