@@ -15,12 +15,19 @@ elementwise value is a new instruction that fusion inlines into its consumer (no
 buffer at all), and a recomputed ``dot`` is a new BLAS call. Only the top-level
 program is rewritten; control-flow bodies keep their plans.
 
-The algorithm (cut -> schedule -> measure, over a family of cuts):
+The algorithm (cut -> schedule -> measure, over a family of cuts, split after split):
 
 1. *Boundary.* The program's instructions, in order, are split at the position where
-   the bytes of live temporaries peak (outputs, such as the gradients, have buffers of
-   their own; for ``jit(grad(f))`` this is the end of the forward pass).
-   The values made before it and read after it are the *residuals*.
+   the bytes of live temporaries peak: those that hold memory of their own in the
+   current plan (fused values take none, nor do values the plan keeps in an output's
+   buffer before the output is written, ``plan.host_temporaries``; outputs have
+   buffers of their own). For ``jit(grad(f))`` this is the end of the forward pass.
+   The values made before it and read after it are the *residuals*. The *window* of
+   the split runs from the last valley of live bytes before the peak (walking back,
+   the lowest point before they climb back a quarter of the way to the peak: the end
+   of an earlier phase, such as a previous training step) to the peak; values made
+   before the window are kept, never recomputed (recomputing a previous step's
+   weights update would keep that step's whole forward and backward pass alive).
 2. *Min-cut.* As in torch.compile's min-cut partitioner
    (``torch/_functorch/partitioners.py``, ``min_cut_rematerialization_partition``),
    each early instruction ``v`` that a residual depends on becomes two nodes
@@ -28,21 +35,21 @@ The algorithm (cut -> schedule -> measure, over a family of cuts):
    ``source -> v_in`` costs ``flops(v)`` in units far below a byte when ``v`` may be
    recomputed (a tie-break: among the cuts of fewest kept bytes, the one of fewest
    recomputed flops; integer capacities, so the max-flow is exact) and is
-   infinite when it may not (parameters, constants and outputs are kept at no cost;
-   library and control-flow results cannot be recomputed); ``u_out -> v_in`` is
-   infinite for each operand ``u`` (recomputing ``v`` needs its operands) and
-   ``residual_out -> sink`` is infinite. A minimum cut (max-flow, Edmonds-Karp, below)
-   keeps the values whose ``in -> out`` edge it cuts and recomputes those whose
-   ``v_in`` lies on the sink side.
+   infinite when it may not (parameters, constants, outputs and values kept in output
+   buffers are kept at no cost; library and control-flow results and values before
+   the window cannot be recomputed); ``u_out -> v_in`` is infinite for each operand
+   ``u`` (recomputing ``v`` needs its operands) and ``residual_out -> sink`` is
+   infinite. A minimum cut (max-flow, Edmonds-Karp, below) keeps the values whose
+   ``in -> out`` edge it cuts and recomputes those whose ``v_in`` lies on the sink side.
 3. *A family of cuts.* The min-cut counts kept bytes, not the values that recomputation
    itself holds alive in the late part (a chain recomputed at once is live at once),
    so one cut is not enough. The family: (a) ``dot`` may not be recomputed (torch's
    default: only cheap ops are recomputed, which fusion makes nearly free); (b) every
-   op may be, with checkpoints every ``tau`` bytes along the early part (the scheme of
-   Chen et al. 2016, "Training deep nets with sublinear memory cost"): a checkpoint is
-   kept at no cost, so the cut recomputes each segment from its checkpoint; ``tau``
-   runs over the halvings of the early part's bytes (about ``sqrt(n)`` segments of
-   ``n`` layers is the smallest peak).
+   op of the window may be, with checkpoints every ``tau`` bytes along it (the scheme
+   of Chen et al. 2016, "Training deep nets with sublinear memory cost"): a checkpoint
+   is kept at no cost, so the cut recomputes each segment from its checkpoint; ``tau``
+   runs over the halvings of the window's bytes (about ``sqrt(n)`` segments of ``n``
+   layers is the smallest peak).
 4. *Schedule and measure.* Each cut is applied in two ways. Shared: every recomputed
    value gets one copy, placed just before its first late reader (its operands first),
    and later readers read that copy too (a segment recomputed once, live until its
@@ -52,27 +59,51 @@ The algorithm (cut -> schedule -> measure, over a family of cuts):
    reader, so the peak falls to a few activations). Early copies nobody reads any more
    are dropped. The result is fused and planned like any program, with one rule
    added: kernels of different phases (early, late, the copies, or each reader's
-   copies) are never merged, since a sibling merge of a recomputed kernel with the
-   forward kernel that reads the same bias would move the recomputation back into the
-   forward pass (and one with a late kernel, ahead of where it is needed). The
-   peak is measured from the real buffer assignment. The plan chosen is the one within
-   the budget with the fewest recomputed flops; when none is,
-   :class:`MemoryBudgetError` says the smallest peak reached.
+   copies; and those of earlier splits) are never merged, since a sibling merge of a
+   recomputed kernel with the forward kernel that reads the same bias would move the
+   recomputation back into the forward pass (and one with a late kernel, ahead of
+   where it is needed). The peak is measured from the real buffer assignment.
+5. *Split after split* (greedy, up to ``MAX_SPLITS``). When no plan of the family is
+   within the budget, the next split starts from the plan that lowered the *hill* of
+   the phase just split most (the most bytes live at once from the window's start to
+   the last reader of a residual or a recomputed copy: the program's peak may be
+   another phase's), then the one of the lowest peak, then of the fewest flops, and
+   cuts again at its peak, wherever that is now: the other hill of a program with two
+   (two training steps in one jit), or what is left of the same one. It stops at a
+   plan within the budget (the one of the fewest flops of that round) or when a split
+   lowers neither the peak nor its hill; then :class:`MemoryBudgetError` says the
+   smallest peak reached.
+
+What is covered: the top-level program of a ``jit``, concrete shapes, any number of
+peaks (one split each, greedily ordered), forward values recomputed in the late part
+from kept checkpoints, with shared or per-reader copies. Not covered: the bodies of
+``while``/``scan``/``cond`` (they keep their plans, and a loop's carry buffers are not
+counted as recomputable: a scan over layers is not rematerialized here, see
+``checkpoint``/``while_loop_checkpoints`` for the AD-level choices); symbolic shapes (a
+polymorphic program's peak depends on its sizes); an optimal schedule (Revolve's
+binomial schedule or an ILP over all splits at once is not attempted: checkpoints are
+spaced by bytes and splits are chosen greedily, so a budget can be reported
+unreachable that a joint schedule would meet); recomputing library calls or values
+made before a split's window.
 
 Measured (``benchmarks/bench_remat.py``, 16-layer tanh MLP ``value_and_grad``, CPU,
-2 loaded cores, so step times are rough): width 2048, batch 512: peak 584.3 MiB of
-which 68.0 MiB temporaries; arguments and outputs (516 MiB) cannot shrink, so 50 % and
-25 % of the peak are unreachable (smallest 532.3 MiB); budgets of arguments + outputs
-+ 50 % / 25 % of the temporaries give 32.0 / 16.0 MiB of temporaries at 1.1x / 7.0x
-the step time (one recomputation of the forward pass, shared; then per-reader copies).
-Width 512, batch 128: 4.3 MiB -> 2.0 / 1.0 MiB at 1.1x / 7.1x.
+2 loaded cores, so step times are rough). 16-layer tanh MLP ``value_and_grad``,
+width 2048, batch 512: since temporaries live in output buffers (``plan``), the plain
+plan's peak is 520.3 MiB of which 4.0 MiB temporaries (was 584.3 / 68.0; JAX: 524.3 /
+8.0), step 8989 ms beside JAX's 7863 ms (median of 3); the activations wait in the
+buffers of the gradients written last, so recomputation has nothing left to save:
+every budget under 520.3 MiB is unreachable (arguments and outputs alone take 516.3;
+the 4 MiB left are the delta a gradient's gemm reads while writing it). (Before,
+recomputation took the temporaries to 32 / 16 MiB at 1.1x / 7.0x the step.) Two SGD
+steps in one jit (``--two-steps``; 8 layers, width 128, batch 1024; the outputs
+are too small to hold the activations): peak 7.0 MiB, 4.5 of it temporaries (JAX:
+the same); the smallest peak reachable is 7.0 MiB with one split, 6.5 MiB with the
+split sequence. Width 64, batch 512 (loss summed): temporaries 1.26 MiB; a budget of
+75 % of them is met with three splits, not with one (smallest 0.88 MiB).
 
 Costs: two extra plans (fusion + buffer assignment, no code generation) per cut, about
-10-15 cuts: about 2 s for the 16-layer MLP. Limits: one boundary (one forward/backward
-split; a program with several peaks is cut at the highest); checkpoints are spaced by
-bytes, not chosen by a search (Revolve's optimal schedule is not attempted); only the
-top-level program (loop bodies keep their plans); shapes must be concrete (a
-polymorphic program's peak depends on its sizes).
+10-20 cuts per split: about 2-4 s per split for the 16-layer MLP; an unreachable budget
+runs every split that still lowers the peak.
 """
 
 import collections
@@ -158,17 +189,17 @@ def plan_within_budget(module, budget, donated, target):
     _check_concrete(module)
     smallest, current = base_peak, _Plan(module, base, {}, program_flops(module))
     for _ in range(MAX_SPLITS):
-        tried = _split_once(current, donated, target)
+        tried, hill_before = _split_once(current, donated, target)
         fits = [t for t in tried if t.peak <= budget]
         if fits:
             return min(fits, key=lambda t: t.work).prog
         if not tried:
             break
-        # the next split starts from the plan of the lowest peak; among equals (the
-        # peak is elsewhere now), the one that lowered this phase's hill most, then
-        # the one of the fewest flops
-        after = min(tried, key=lambda t: (t.peak, t.hill, t.work))
-        if after.peak >= current.peak:
+        # the next split starts from the plan that lowered the hill of the phase just
+        # split most (the peak may be another phase's now), then the lowest peak, then
+        # the fewest flops; none lowered either: the splits went as far as they can
+        after = min(tried, key=lambda t: (t.hill, t.peak, t.work))
+        if after.peak >= current.peak and after.hill >= hill_before:
             break
         smallest, current = min(smallest, after.peak), after
     raise MemoryBudgetError(
@@ -191,7 +222,8 @@ class _Plan:
 
 def _split_once(plan, donated, target):
     """The plans of one more split, at the peak of ``plan``: every cut of the family,
-    each scheduled shared and per reader (steps 1-4)."""
+    each scheduled shared and per reader (steps 1-4); and the hill of the phase split
+    before the split."""
     joint = _JointGraph(plan.module, plan.prog)
     before = {i.id for i in plan.module.instrs[:joint.start]}   # (kept as they are)
     tried = []
@@ -201,14 +233,16 @@ def _split_once(plan, donated, target):
         for shared in (True, False):
             rewritten, phases = joint.rewrite(recompute, shared, plan.phases)
             prog = build_program(rewritten, donated, target, _phased_fusion(phases))
+            kept = set(joint.copied) | {r.id for r in joint.residuals}
             tried.append(_Plan(rewritten, prog, phases, program_flops(rewritten),
-                               _hill(prog, before)))
-    return tried
+                               _hill(prog, before, kept)))
+    return tried, _hill(plan.prog, before, {r.id for r in joint.residuals})
 
 
-def _hill(prog, before):
-    """The most bytes of temporaries with memory of their own live at once from the
-    first step that computes something not in ``before`` on."""
+def _hill(prog, before, kept):
+    """The most bytes of temporaries with memory of their own live at once in the phase
+    of a split: from the first step that computes something not in ``before`` to the
+    last that reads a value of ``kept`` (its residuals and recomputed copies)."""
     last, made = {}, []
     for n, s in enumerate(prog.steps):
         for v in s.ins:
@@ -216,11 +250,12 @@ def _hill(prog, before):
         made.extend((v, n) for v in s.outs if v in prog.slot_of)
     first = next((n for n, s in enumerate(prog.steps)
                   if any(v is not None and v not in before for v in s.outs)), 0)
+    end = max((last[v] for v in kept if v in last), default=len(prog.steps) - 1)
     delta = [0] * (len(prog.steps) + 1)
     for v, n in made:
-        if last.get(v, n) >= first:
+        if last.get(v, n) >= first and n <= end:
             delta[max(n, first)] += prog.values[v].nbytes
-            delta[last.get(v, n) + 1] -= prog.values[v].nbytes
+            delta[min(last.get(v, n), end) + 1] -= prog.values[v].nbytes
     live = top = 0
     for d in delta:
         live += d
@@ -395,6 +430,7 @@ class _JointGraph:
         by_id = {i.id: i for i in self.nodes}
         vmap, copies, instrs = {}, {}, []
         self._original = {}     # copy's id -> the id of the instruction it recomputes
+        self.copied = self._original
 
         def copy_of(root):
             stack = [root]
