@@ -174,3 +174,23 @@ def test_random_chains_with_many_outputs(seed):
     check_placements(hosting.program)
     for g, e in zip(hosting.call(flat), plain.call(flat)):
         assert np.array_equal(g, e)
+
+
+def test_gemms_sharing_memory_are_not_grouped():
+    """Side-by-side gemms (cpu._group_dots) must not write memory a partner uses: an
+    output hosting a temporary overlaps it, and so do two values of one slot."""
+    from tjit.devices.cpu import _overlaps
+
+    params, x = make_mlp(4, 256, 128, seed=4)
+    hosting, _, _ = executables(jax.value_and_grad(tanh_mlp_loss), params, x)
+    prog = hosting.program
+    t, (o, _) = next(iter(prog.hosted.items()))
+    assert _overlaps(prog, [o], [t]) and _overlaps(prog, [t], [o])
+    assert not _overlaps(prog, [o], [prog.params[0]])
+    others = [v for v, (o2, _) in prog.hosted.items() if o2 != o]
+    assert not any(_overlaps(prog, [o], [v]) for v in others)
+    by_slot = {}
+    for v, slot in prog.slot_of.items():
+        by_slot.setdefault(slot, []).append(v)
+    shared = next(vs for vs in by_slot.values() if len(vs) > 1)
+    assert _overlaps(prog, shared[:1], shared[1:])
