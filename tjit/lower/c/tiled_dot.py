@@ -228,36 +228,48 @@ def _render_threaded(r, dp):
         with r.block(f"for (int {i} = 0; {i} < {rm}; {i}++)"), \
                 r.block(f"for (int {j} = 0; {j} < {rn}; {j}++)"):
             r.emit(f"{acc}[{i}][{j}] = {ident};")
-        k0, kn = r.var("k0"), r.var("kn")
-        with r.block(f"for ({i64} {k0} = 0; {k0} < {Kc}; {k0} += {tk})"):
-            r.emit(f"const {i64} {kn} = {Kc} - {k0} < {tk} ? {Kc} - {k0} : {tk};")
-            _stage_tile(r, dp.a, a_s, dp.g_m, tm, m0, M, dp.g_k, k0, kn, ident, t)
-            _stage_tile(r, dp.b, b_s, dp.g_n, tn, n0, N, dp.g_k, k0, kn, ident, t)
-            r.emit(d.barrier)
-            kk = r.var("kk")
-            with r.block(f"for ({i64} {kk} = 0; {kk} < {kn}; {kk}++)"):
-                av, bv = r.var("av"), r.var("bv")
-                r.emit(f"{t} {av}[{rm}], {bv}[{rn}];")
-                with r.block(f"for (int {i} = 0; {i} < {rm}; {i}++)"):
-                    r.emit(f"{av}[{i}] = {a_s}[{kk} * {tm} + {wy} * {rm} + {i}];")
-                with r.block(f"for (int {j} = 0; {j} < {rn}; {j}++)"):
-                    r.emit(f"{bv}[{j}] = {b_s}[{kk} * {tn} + {wx} * {rn} + {j}];")
-                x, y = (f"{av}[{i}]", f"{bv}[{j}]") if dp.a is st.expr.args[0] else \
-                    (f"{bv}[{j}]", f"{av}[{i}]")
-                with r.block(f"for (int {i} = 0; {i} < {rm}; {i}++)"), \
-                        r.block(f"for (int {j} = 0; {j} < {rn}; {j}++)"):
-                    # (the product is its own statement: OpenCL's default FP_CONTRACT
-                    # may fuse ``acc + a * b`` in one expression into an FMA)
-                    term = r.var("p")
-                    r.emit(f"const {t} {term} = {r.s.op('mul', [x, y], [dt, dt], dt)};")
-                    r.emit(f"{acc}[{i}][{j}] = "
-                           f"{r.s.combine('sum', f'{acc}[{i}][{j}]', term, dt)};")
-            r.emit(d.barrier)
+        _fold_tiles(r, dp, acc, (a_s, b_s), (m0, n0), (wy, wx), (rm, rn), (M, N, Kc), t)
         _epilogue(r, dp, acc, (f"{m0} + {wy} * {rm}", f"{n0} + {wx} * {rn}"), (rm, rn),
                   (M, N))
     for g in (dp.g_m, dp.g_n, dp.g_k, *dp.batch):
         r.idx[g] = "0"
     return blocks
+
+
+def _fold_tiles(r, dp, acc, bufs, origin, w, block, extents, t):
+    """Over the contraction in slices of ``TILE_K``: stage A's and B's tiles in local
+    memory, then fold every product of the slice into the register block, ``k`` in
+    increasing order."""
+    d, st, i64 = r.d, r.k.stages[0], r.i64
+    dt = np.dtype(st.dtype)
+    ident = r.s.identity("sum", dt)
+    (a_s, b_s), (m0, n0), (wy, wx), (rm, rn), (M, N, Kc) = bufs, origin, w, block, extents
+    ty, tx = thread_tile(d.local_size)
+    tm, tn, tk = ty * rm, tx * rn, TILE_K
+    k0, kn, kk = r.var("k0"), r.var("kn"), r.var("kk")
+    i, j = r.var("i"), r.var("j")
+    with r.block(f"for ({i64} {k0} = 0; {k0} < {Kc}; {k0} += {tk})"):
+        r.emit(f"const {i64} {kn} = {Kc} - {k0} < {tk} ? {Kc} - {k0} : {tk};")
+        _stage_tile(r, dp.a, a_s, dp.g_m, tm, m0, M, dp.g_k, k0, kn, ident, t)
+        _stage_tile(r, dp.b, b_s, dp.g_n, tn, n0, N, dp.g_k, k0, kn, ident, t)
+        r.emit(d.barrier)
+        with r.block(f"for ({i64} {kk} = 0; {kk} < {kn}; {kk}++)"):
+            av, bv = r.var("av"), r.var("bv")
+            r.emit(f"{t} {av}[{rm}], {bv}[{rn}];")
+            with r.block(f"for (int {i} = 0; {i} < {rm}; {i}++)"):
+                r.emit(f"{av}[{i}] = {a_s}[{kk} * {tm} + {wy} * {rm} + {i}];")
+            with r.block(f"for (int {j} = 0; {j} < {rn}; {j}++)"):
+                r.emit(f"{bv}[{j}] = {b_s}[{kk} * {tn} + {wx} * {rn} + {j}];")
+            x, y = (f"{av}[{i}]", f"{bv}[{j}]") if dp.a is st.expr.args[0] else \
+                (f"{bv}[{j}]", f"{av}[{i}]")
+            with r.block(f"for (int {i} = 0; {i} < {rm}; {i}++)"), \
+                    r.block(f"for (int {j} = 0; {j} < {rn}; {j}++)"):
+                # (the product is its own statement: OpenCL's default FP_CONTRACT may
+                # fuse ``acc + a * b`` in one expression into an FMA)
+                term = r.var("p")
+                r.emit(f"const {t} {term} = {r.s.op('mul', [x, y], [dt, dt], dt)};")
+                r.emit(f"{acc}[{i}][{j}] = {r.s.combine('sum', f'{acc}[{i}][{j}]', term, dt)};")
+        r.emit(d.barrier)
 
 
 def _stage_tile(r, load, buf, g_free, width, base, extent, g_k, k0, kn, ident, t):
