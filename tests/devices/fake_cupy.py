@@ -9,7 +9,8 @@ rendered CUDA C and cuBLAS are checked on a GPU (``test_cuda.py``).
 Device memory is host memory, so raw device pointers (``a.data.ptr``) are host
 addresses: the low-level cuBLAS calls (:class:`FakeCublas`, column-major, op flags,
 leading dimensions and strides as cuBLAS reads them) and ``runtime.memcpyAsync`` work
-on them. Streams are ordered work queues: a stream in capture (``begin_capture``)
+on them, and so does :meth:`FakeCupy.copy_rows`, the copy kernel of ``cuda_copies``
+(its table read when the launch runs). Streams are ordered work queues: a stream in capture (``begin_capture``)
 records the kernel launches, gemms and copies enqueued on it instead of running them,
 and ``end_capture`` returns a graph whose ``launch`` replays them (reading the buffers
 as they are then, as a CUDA graph does). Allocating during a capture raises, and so
@@ -130,6 +131,7 @@ class FakeCupy(types.ModuleType):
         self.allocations = 0
         self.copies = 0             # runtime.memcpyAsync calls
         self.graph_launches = 0
+        self.copy_kernel_launches = 0   # launches of cuda_copies' kernel
         self.fail_capture = None    # an exception end_capture raises (a failed capture)
         self._streams = {}
         self.null_stream = Stream(self)
@@ -180,10 +182,43 @@ class FakeCupy(types.ModuleType):
             work()
 
     def _memcpy_async(self, dst, src, nbytes, kind, stream_ptr):
-        assert kind == 3, "only device-to-device copies are simulated"
+        # (device memory is host memory: a host-to-device copy is a memmove too; as
+        # CUDA does from pageable memory, it reads the source before returning)
+        assert kind in (1, 3), "only host/device-to-device copies are simulated"
         self.copies += 1
+        if kind == 1 and self.compute:
+            staged = ctypes.create_string_buffer(nbytes)
+            ctypes.memmove(staged, src, nbytes)
+            self.enqueue(lambda: ctypes.memmove(dst, staged, nbytes),
+                         self._streams[stream_ptr])
+            return
         if self.compute:
             self.enqueue(lambda: ctypes.memmove(dst, src, nbytes), self._streams[stream_ptr])
+
+    def copy_rows(self, grid, block, args, stream=None):
+        """``cuda_copies``' kernel as a loaded Function: copies table rows ``first ..
+        first + grid[1] - 1`` (source, destination, bytes), read when it runs; checks
+        that the ranges of one launch do not overlap."""
+        table, first = args
+        assert type(table) is FakeDeviceArray and table.dtype == np.int64
+        assert len(grid) == 2 and grid[0] >= 1 and block == (256,)
+        tab, first, rows = _unowned(table), int(first), int(grid[1])
+
+        def work():     # (counted when it runs: a graph launch runs it again)
+            self.copy_kernel_launches += 1
+            if not self.compute:
+                return
+            reads, writes = [], []
+            for r in range(first, first + rows):
+                src, dst, n = (int(x) for x in tab[3 * r:3 * r + 3])
+                if src != dst and n > 0:
+                    reads.append((src, n))
+                    writes.append((dst, n))
+                    ctypes.memmove(dst, src, n)
+            for i, (a, n) in enumerate(writes):     # (CUDA threads run in any order)
+                for b, m in writes[:i] + writes[i + 1:] + reads:
+                    assert a + n <= b or b + m <= a, "overlapping ranges in one copy launch"
+        self.enqueue(work, stream)
 
     @staticmethod
     def get_default_memory_pool():
@@ -460,7 +495,7 @@ class NoopModule(EvaluateModule):
 def simulated_gpu(monkeypatch, compute=True):
     """Within: the CUDA backend usable, on FakeCupy, kernels by ``kernel_ir.evaluate``
     (``compute=False``: kernels and gemms are launched but compute nothing)."""
-    from tjit.devices import cuda, cuda_blas
+    from tjit.devices import cuda, cuda_blas, cuda_copies
     from tjit.tracing import core
     fake = FakeCupy(compute)
     monkeypatch.setattr(cuda, "unavailable_reason", lambda: None)
@@ -474,6 +509,7 @@ def simulated_gpu(monkeypatch, compute=True):
     monkeypatch.setattr(cuda, "load_program", load)
     monkeypatch.setattr(cuda, "_cublas", lambda: fake.cublas_lib)
     monkeypatch.setattr(cuda_blas, "raw_cublas", lambda: fake.raw_cublas)
+    monkeypatch.setattr(cuda_copies, "load", lambda arch, device_id: fake.copy_rows)
     try:
         yield fake
     finally:

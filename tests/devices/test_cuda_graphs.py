@@ -5,6 +5,7 @@ they are then), checked against the reference interpreter.
 """
 
 import itertools
+import re
 
 import numpy as np
 import pytest
@@ -126,22 +127,26 @@ def test_kernel_launch_templates_at_several_sizes(gpu, rng):
 def test_mlp_step_replays_a_graph_with_fresh_outputs(gpu, runners, rng):
     params = mlp_params(rng)
     step = tjit.jit(sgd_step)
-    kept, graphs = [], []
+    kept, graphs, copies = [], [], []
     for i in range(4):
         x = rng.standard_normal((8, 12)).astype(F32)
         y = rng.standard_normal((8, 3)).astype(F32)
-        before = gpu.graph_launches
+        before = gpu.graph_launches, gpu.copies, gpu.copy_kernel_launches
         got = step(params, x, y)
         check(got, ref(sgd_step, params, x, y))
-        graphs.append(gpu.graph_launches - before)
+        graphs.append(gpu.graph_launches - before[0])
+        copies.append((gpu.copies - before[1], gpu.copy_kernel_launches - before[2]))
         kept.append((got, tjit.tree_map(lambda a: np.array(a), got)))
         # each output its own allocation: a kept loss holds no parameter's memory
         assert all(a._value.base is None for a in tjit.tree_leaves(got))
         params = got[1]
     # the first call runs plainly, the second captures and checks a replay, then replays
     assert graphs == [0, 1, 1, 1]
+    # a replay: one copy (the table of addresses), the gather and scatter kernels in it
+    assert copies[2:] == [(1, 2), (1, 2)], runners[0].copy_kernel_failure
     (r,) = runners
     assert r.failure is None and r.replay is not None and r.plain is None
+    assert r.copy_kernel and r.copy_kernel_failure is None
     for got, copy in kept:       # outputs a caller kept are never overwritten
         for g, c in zip(tjit.tree_leaves(got), tjit.tree_leaves(copy)):
             np.testing.assert_array_equal(np.asarray(g), c)
@@ -233,6 +238,64 @@ def test_a_graph_disagreeing_with_the_plain_run_is_dropped(gpu, runners, rng, mo
     for _ in range(3):
         check(step(params, x, y), ref(sgd_step, params, x, y))
     assert "disagreed" in runners[0].failure and runners[0].replay is None
+
+
+def _train(step, params, rng, calls=4, donated=False):
+    for _ in range(calls):
+        x = rng.standard_normal((8, 12)).astype(F32)
+        y = rng.standard_normal((8, 3)).astype(F32)
+        want = ref(sgd_step, params, x, y)
+        got = step(params, x, y)
+        check(got, want)
+        params = got[1]
+
+
+@pytest.mark.parametrize("donate", [False, True])
+def test_without_the_copy_kernel_a_graph_copies_with_memcpys(gpu, runners, rng,
+                                                              monkeypatch, donate):
+    from tjit.devices import cuda_copies
+
+    def unavailable(arch, device_id):
+        raise RuntimeError("NVRTC: no copy kernel here")
+    monkeypatch.setattr(cuda_copies, "load", unavailable)
+    params = tjit.tree_map(tjit.device_put, mlp_params(rng))
+    step = tjit.jit(sgd_step, donate_argnums=0 if donate else ())
+    _train(step, params, rng)
+    (r,) = runners
+    assert r.replay is not None and r.failure is None and not r.copy_kernel
+    assert "no copy kernel" in r.copy_kernel_failure and gpu.copy_kernel_launches == 0
+    before = gpu.copies
+    _train(step, tjit.tree_map(tjit.device_put, mlp_params(rng)), rng, calls=1)
+    assert gpu.copies - before > 2      # (one per argument and output)
+
+
+def test_a_wrong_copy_kernel_is_replaced_by_memcpys(gpu, runners, rng, monkeypatch):
+    from tjit.devices import cuda_copies
+
+    def skips_last_row(grid, block, args, stream=None):    # (a broken kernel)
+        gpu.copy_rows((grid[0], grid[1] - 1), block, args, stream)
+    monkeypatch.setattr(cuda_copies, "load", lambda arch, device_id: skips_last_row)
+    params = mlp_params(rng)
+    _train(tjit.jit(sgd_step), params, rng, calls=5)
+    (r,) = runners
+    assert r.replay is not None and r.failure is None and not r.copy_kernel
+    assert "disagreed" in r.copy_kernel_failure
+
+
+def test_copy_kernel_compiles_for_compute_90():
+    pytest.importorskip("cupy_backends.cuda.libs.nvrtc")
+    from tjit.devices import cuda_compile, cuda_copies
+    try:
+        ptx = cuda_compile.compile_source(cuda_copies.SOURCE, "compute_90")
+    except (ImportError, OSError) as e:     # (no NVRTC library)
+        pytest.skip(f"NVRTC unusable: {e}")
+    text = ptx.decode() if isinstance(ptx, bytes) else ptx
+    assert f".entry {cuda_copies.ENTRY}(" in text
+    assert re.search(r"ld(\.global)?(\.nc)?\.v4\.u32", text)     # (16-byte loads)
+    # blocks along x cover the widest row 16 bytes a thread, capped; one row per y
+    assert cuda_copies.grid([100, 16 * 256 * 3 + 1, 8]) == (4, 3)
+    assert cuda_copies.grid([1 << 40]) == (cuda_copies.MAX_BLOCKS_PER_ROW, 1)
+    assert cuda_copies.grid([0, 0]) == (1, 2)
 
 
 def test_out_of_memory_in_a_replay_keeps_the_arguments_and_the_graph(gpu, runners, rng):

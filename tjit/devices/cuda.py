@@ -48,7 +48,7 @@ import threading
 
 import numpy as np
 
-from tjit.devices import backend, control_flow, cuda_blas, cuda_compile, cuda_graphs
+from tjit.devices import backend, control_flow, cuda_blas, cuda_compile, cuda_copies, cuda_graphs
 from tjit.devices.executable import Executable
 from tjit.devices.runner import PlanInspection, ProgramRunner, binding_key, solve_sizes
 from tjit.lower.c import render
@@ -380,6 +380,10 @@ class _CudaRunner(ProgramRunner):
 
     def alloc(self, nbytes):
         return self.cp.empty(nbytes, self.cp.uint8)
+
+    def copy_rows(self):
+        """The loaded ``cuda_copies`` kernel (a graph's gather and scatter)."""
+        return cuda_copies.load(arch(), self.cp.cuda.Device().id)
 
     def constant(self, value):
         # (one host-to-device copy: cupy.asarray of a host array may launch a CuPy kernel,

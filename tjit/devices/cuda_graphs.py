@@ -15,14 +15,20 @@ may go into a donated argument in buffers of their own). Its steps are recorded 
 stream capture on a private non-blocking stream (gemms through ``cuda_blas``' ctypes
 binding: CuPy's refuses to run during a capture). Each later call:
 
-1. copies each argument the steps read into its input buffer (a device-to-device
-   async copy on the current stream; none when the argument is that buffer), and the
-   arguments of in-place outputs into those outputs' buffers;
-2. launches the graph on the current stream;
-3. returns FRESH outputs: each copied from its buffer into a new pool allocation (a
-   kept output is never overwritten by a later call, and holds no memory but its own);
-   an output aliased to a donated argument is copied into that argument's buffer, as
-   the plain path writes it there.
+1. allocates the outputs (one new pool allocation each: a kept output is never
+   overwritten by a later call, and holds no memory but its own) and writes the
+   addresses that change per call (the arguments', the new outputs') into a host
+   table (``cuda_copies``), sent to the device with one host-to-device copy;
+2. launches the graph on the current stream. Its first node (gather) copies each
+   argument the steps read into its input buffer (none when the argument is that
+   buffer) and the arguments of in-place outputs into those outputs' buffers; its
+   last node (scatter) copies each output from its buffer into its new allocation, and
+   an output aliased to a donated argument into that argument's buffer, as the plain
+   path writes it there.
+
+Why one kernel each and not a ``memcpyAsync`` per range: the MLP step made 15 copies
+per call, each a host call and a GPU copy node of 2-3 us with gaps between them, which
+made a replay's latency exceed JAX's (H100: 0.305 against 0.273 ms).
 
 Nothing waits for the device. Calls are serialized by the executable's lock; when the
 current stream changes between calls, the previous stream is waited for first (its
@@ -32,10 +38,14 @@ The first replay is checked against a plain run of the same call (one device->ho
 copy of the outputs, once per graph): a graph that disagrees is dropped. A capture
 that fails for any reason (an operation that cannot be captured, no ctypes cuBLAS, out
 of memory for the second set of buffers) is remembered and the runner stays plain;
-so does a replay that raises. ``TJIT_CUDA_GRAPHS=0`` turns graphs off.
+so does a replay that raises. A graph that used the copy kernel and failed in any of
+these ways (or whose kernel did not load) is captured once more with one
+``memcpyAsync`` per range instead (``GraphedRunner.copy_kernel_failure`` says why).
+``TJIT_CUDA_GRAPHS=0`` turns graphs off.
 
-Where graphs pay: a replay costs about a graph launch plus one copy per argument and
-one for the outputs, in host time and in device time; programs with one kernel (the
+Where graphs pay: a replay costs about a graph launch, three copies (the table, the
+gather, the scatter) and an allocation per output, in host time and in device time,
+plus the device time of the bytes copied; programs with one kernel (the
 tiny dispatch case), and programs whose arguments and outputs take longer to copy than
 the launches they save (large activations: a GPU-bound layernorm), stay plain; see
 :func:`worth_capturing`.
@@ -46,6 +56,7 @@ import os
 
 import numpy as np
 
+from tjit.devices import cuda_copies
 from tjit.xla_like.plan import DotStep, KernelStep, concrete
 
 #: Capture on this call of a runner (the first ones run the lazy initializations).
@@ -62,7 +73,7 @@ ALIGN = 256
 _KERNEL_US, _GEMM_US, _COPY_US, _GRAPH_US, _ALLOC_US = 8.0, 20.0, 1.5, 4.0, 2.5
 _COPY_BYTES_PER_US = 4.1e6
 
-_D2D = 3        # cudaMemcpyDeviceToDevice
+_H2D, _D2D = 1, 3   # cudaMemcpyHostToDevice, cudaMemcpyDeviceToDevice
 
 
 def enabled():
@@ -86,8 +97,10 @@ def worth_capturing(prog, env):
     plain = _KERNEL_US * kernels + _GEMM_US * dots
     copied = sum(math.prod(concrete(d, env) for d in prog.values[v].shape) *
                  prog.values[v].dtype.itemsize for v in list(prog.params) + list(prog.outputs))
-    replay = _GRAPH_US + _COPY_US * (len(prog.params) + len(prog.outputs)) + \
-        _ALLOC_US * len(prog.outputs) + 2 * copied / _COPY_BYTES_PER_US
+    # (the table of addresses, the gather and the scatter: three copies whatever the
+    # number of arguments and outputs)
+    replay = _GRAPH_US + 3 * _COPY_US + _ALLOC_US * len(prog.outputs) + \
+        2 * copied / _COPY_BYTES_PER_US
     return replay < 0.8 * plain
 
 
@@ -115,6 +128,10 @@ class GraphedRunner:
         self.replay = None
         self.failure = None
         self.calls = 0
+        #: copies by ``cuda_copies``' kernel (else one memcpyAsync per range); turned
+        #: off, with the reason in ``copy_kernel_failure``, when a graph using it fails
+        self.copy_kernel = True
+        self.copy_kernel_failure = None
 
     def run(self, flat_args, donated=()):
         if self.replay is not None:
@@ -139,9 +156,21 @@ class GraphedRunner:
     def _capture(self):
         try:
             runner = self._make_runner(capture=True)
-            self.replay = Replay(runner, capture(runner))
+            copier = None
+            if self.copy_kernel:
+                try:
+                    copier = runner.copy_rows()
+                except Exception as e:  # noqa: BLE001 (a graph with memcpys instead)
+                    self._no_copy_kernel(f"copy kernel: {type(e).__name__}: {e}")
+            transfers = Transfers(runner.layout, runner.cp, copier)
+            self.replay = Replay(runner, capture(runner, transfers), transfers)
         except Exception as e:          # noqa: BLE001 (anything: stay plain, remember why)
-            self.failure = f"capture failed: {type(e).__name__}: {e}"
+            why = f"capture failed: {type(e).__name__}: {e}"
+            if self.copy_kernel:        # (once more, copying with memcpys)
+                self._no_copy_kernel(why)
+                self._capture()
+            else:
+                self.failure = why
 
     def _first_replay(self, flat_args, donated):
         """The first replay, checked against a plain run of the same arguments (run
@@ -164,8 +193,19 @@ class GraphedRunner:
             self.plain = None       # (its temporaries: the graph has its own)
         return want
 
+    def _no_copy_kernel(self, why):
+        self.copy_kernel, self.copy_kernel_failure = False, why
+
     def _give_up(self, why):
-        self.failure, self.replay = why, None
+        """Drop the graph: a graph that copied with the copy kernel is captured again
+        with memcpys on the next call; any other stays plain."""
+        used_kernel = self.replay is not None and self.replay.transfers.device is not None
+        self.replay = None
+        if used_kernel:
+            self._no_copy_kernel(why)
+            self.calls = CAPTURE_ON_CALL - 1
+        else:
+            self.failure = why
         if self.plain is None:
             self.plain = self._make_runner(capture=False)
 
@@ -267,9 +307,60 @@ class Layout:
         self.block = None       # (the buffers of the "fresh" outputs, side by side)
 
 
-def capture(runner):
-    """Record ``runner``'s steps (capture mode: every value fixed) as a CUDA graph on a
-    private stream."""
+class Transfers:
+    """The byte ranges a replay copies per call, as rows of a ``cuda_copies`` table:
+    first the gather (each argument the steps read into its input buffer, each
+    argument of an in-place output into that output's buffer), then the scatter (each
+    fresh output's buffer into its new allocation, each aliased output's buffer into
+    the array it is returned in). A call fills in the addresses that change (the
+    gather's sources, the scatter's destinations); with ``copier`` (the loaded copy
+    kernel) the table goes to the device in one copy and the graph's first and last
+    nodes copy every row, else (``copier`` None) each row is one ``memcpyAsync``."""
+
+    def __init__(self, layout, cp, copier):
+        gather = list(layout.inputs) + [(pos, dst, n) for pos, dst, n, inplace, _, _ in
+                                        layout.aliases.values() if inplace]
+        self.gather_args = [pos for pos, _, _ in gather]
+        self.fresh = {}     # output slot -> (shape, dtype): one allocation per call each
+        scatter = []        # (source pointer, bytes) per fresh output, then per alias
+        for o in layout.outputs:
+            if o[0] == "fresh" and o[1] not in self.fresh:  # (returned twice: one array)
+                self.fresh[o[1]] = (o[4], o[5])
+                scatter.append((o[2], o[3]))
+        self.alias_slots = list(layout.aliases)
+        scatter += [(layout.aliases[k][1], layout.aliases[k][2]) for k in self.alias_slots]
+        rows = [(0, dst, n) for _, dst, n in gather] + [(src, 0, n) for src, n in scatter]
+        self.n_gather, self.n_scatter = len(gather), len(scatter)
+        self.host = np.array(rows, np.int64).reshape(-1)
+        self.copier = copier
+        self.device = None
+        if copier is not None and rows:
+            self.device = cp.ndarray(self.host.shape, np.int64)
+            self.grids = (cuda_copies.grid([n for _, _, n in gather]),
+                          cuda_copies.grid([n for _, n in scatter]))
+
+    def record(self, first):
+        """In a capture: the copy kernel over the gather rows (``first``) or the
+        scatter rows; nothing without rows or without the kernel."""
+        count = self.n_gather if first else self.n_scatter
+        if self.device is None or count == 0:
+            return
+        self.copier(self.grids[0 if first else 1], (cuda_copies.BLOCK,),
+                    (self.device, np.int32(0 if first else self.n_gather)))
+
+    def memcpy_rows(self, first, memcpy, stream_ptr):
+        """Without the kernel: the gather (``first``) or scatter rows, one copy each."""
+        t = self.host
+        start, count = (0, self.n_gather) if first else (self.n_gather, self.n_scatter)
+        for r in range(start, start + count):
+            src, dst, n = int(t[3 * r]), int(t[3 * r + 1]), int(t[3 * r + 2])
+            if src != dst and n:
+                memcpy(dst, src, n, _D2D, stream_ptr)
+
+
+def capture(runner, transfers):
+    """Record ``runner``'s steps (capture mode: every value fixed), between the gather
+    and the scatter of ``transfers``, as a CUDA graph on a private stream."""
     cp = runner.cp
     stream = cp.cuda.Stream(non_blocking=True)
     vals = list(runner.fixed)
@@ -283,8 +374,10 @@ def capture(runner):
         with stream:
             stream.begin_capture()
             try:
+                transfers.record(first=True)
                 for step in runner.steps:
                     step(vals)
+                transfers.record(first=False)
             except BaseException:
                 try:
                     stream.end_capture()
@@ -300,13 +393,14 @@ def capture(runner):
 class Replay:
     """A captured graph with its fixed buffers: ``run(flat_args, donated)``."""
 
-    def __init__(self, runner, graph):
+    def __init__(self, runner, graph, transfers):
         self.runner, self.graph, self.layout = runner, graph, runner.layout
+        self.transfers = transfers
         self.cp = runner.cp
         self._last_stream = None
 
     def run(self, flat_args, donated=()):
-        cp, lay = self.cp, self.layout
+        cp, lay, tr = self.cp, self.layout, self.transfers
         ndarray, memcpy = cp.ndarray, cp.cuda.runtime.memcpyAsync
         stream = cp.cuda.get_current_stream()
         sp = stream.ptr
@@ -314,43 +408,49 @@ class Replay:
         if last is not None and last.ptr != sp:
             last.synchronize()      # (its graph may still read the input buffers)
         self._last_stream = stream
+        moved = {}      # argument position -> its device copy (a host argument)
 
         def arg(pos):
             a = flat_args[pos]
             if type(a) is not ndarray or not a._c_contiguous:
-                a = cp.array(a, order="C")      # (a host argument goes to the device)
+                a = moved.get(pos)
+                if a is None:   # (a host argument goes to the device)
+                    a = moved[pos] = cp.array(flat_args[pos], order="C")
             return a
         # Everything allocated first: a failure (out of memory) leaves every argument as
         # it was, the donated ones included (they are written last). One allocation per
         # output, so that an output kept (a loss appended to a list) holds only itself.
-        fresh = {}      # output slot -> (its new array, buffer ptr, bytes)
-        for o in lay.outputs:
-            if o[0] == "fresh" and o[1] not in fresh:   # (returned twice: one array)
-                fresh[o[1]] = (ndarray(o[4], o[5]), o[2], o[3])
+        fresh = {k: ndarray(shape, dtype) for k, (shape, dtype) in tr.fresh.items()}
         targets = {}    # aliased output slot -> the array it is returned in
-        for k, (pos, _, _, _, shape, dtype) in lay.aliases.items():
+        for k in tr.alias_slots:
+            pos, _, _, _, shape, dtype = lay.aliases[k]
             a = flat_args[pos]
             if not (pos in donated and type(a) is ndarray and a._c_contiguous and
                     a.shape == shape and a.dtype == dtype):
                 a = ndarray(shape, dtype)   # (not donated: a fresh output)
             targets[k] = a
-        for pos, dst, n in lay.inputs:
-            a = arg(pos)
-            if a.data.ptr != dst:
-                memcpy(dst, a.data.ptr, n, _D2D, sp)
-        for pos, dst, n, inplace, _, _ in lay.aliases.values():
-            if inplace:
-                memcpy(dst, arg(pos).data.ptr, n, _D2D, sp)
-        self.graph.launch(stream)
-        for a, src, n in fresh.values():
-            memcpy(a.data.ptr, src, n, _D2D, sp)
-        for k, a in targets.items():
-            memcpy(a.data.ptr, lay.aliases[k][1], lay.aliases[k][2], _D2D, sp)
+        t = tr.host
+        for r, pos in enumerate(tr.gather_args):
+            t[3 * r] = arg(pos).data.ptr
+        r = 3 * tr.n_gather + 1
+        for a in fresh.values():
+            t[r] = a.data.ptr
+            r += 3
+        for a in targets.values():
+            t[r] = a.data.ptr
+            r += 3
+        if tr.device is not None:   # (one copy of the table; the graph copies the rest)
+            memcpy(tr.device.data.ptr, t.ctypes.data, t.nbytes, _H2D, sp)
+            self.graph.launch(stream)
+        else:
+            tr.memcpy_rows(True, memcpy, sp)
+            self.graph.launch(stream)
+            tr.memcpy_rows(False, memcpy, sp)
         outs = []
         for o in lay.outputs:
             kind = o[0]
             if kind == "fresh":
-                outs.append(fresh[o[1]][0])
+                outs.append(fresh[o[1]])
             elif kind == "alias":
                 outs.append(targets[o[1]])
             elif kind == "arg":
