@@ -173,7 +173,8 @@ def process_starts(reps):
                 try:
                     from tjit.devices import cuda_compile
                     cuda_compile.nvrtc_version()
-                except Exception:  # noqa: BLE001 (no CuPy/NVRTC: no CUDA row)
+                except Exception as e:  # noqa: BLE001 (no CuPy/NVRTC: no CUDA row)
+                    print(f"  {case:12s} cuda : skipped (NVRTC: {e})")
                     continue
             line = f"  {case:12s} {backend:5s}"
             for pc in ("0", "1"):

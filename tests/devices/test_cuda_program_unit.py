@@ -21,7 +21,7 @@ try:
 except Exception as e:  # noqa: BLE001
     pytest.skip(f"NVRTC is not usable here ({e})", allow_module_level=True)
 
-from tjit.devices import cuda  # noqa: E402  (after the skip)
+from tjit.devices import cuda  # (after the skip)
 
 ARCH = "sm_90"
 

@@ -5,6 +5,7 @@ entries are recompiled with a warning; processes writing one entry at once are s
 """
 
 import os
+import pathlib
 import pickle
 import subprocess
 import sys
@@ -35,9 +36,10 @@ def cache(monkeypatch, tmp_path):
     return tmp_path
 
 
-def _stats(fn):
+def _stats(fn, *args):
+    """``fn(*args)`` and what it did to the program cache's counters."""
     before = dict(pc.STATS)
-    out = fn()
+    out = fn(*args)
     return out, {k: pc.STATS[k] - before[k] for k in pc.STATS}
 
 
@@ -70,52 +72,52 @@ def _check(got, want):
 def test_programs_from_the_cache_compute_as_the_interpreter(cache, rng):
     for name, f, args in _cases(rng):
         want = tjit.jit(f, backend="interpreter")(*args)
-        fresh, d1 = _stats(lambda: tjit.jit(f)(*args))
+        fresh, d1 = _stats(tjit.jit(f), *args)
         assert d1["stored"] == 1 and d1["hits"] == 0, (name, d1)
-        again, d2 = _stats(lambda: tjit.jit(f)(*args))    # a new jit: traced, read back
+        again, d2 = _stats(tjit.jit(f), *args)    # a new jit: traced, read back
         assert d2["hits"] == 1 and d2["stored"] == 0, (name, d2)
         _check(fresh, want)
         _check(again, want)
 
 
 def test_a_hit_returns_the_same_plan(cache, rng):
-    name, f, args = _cases(rng)[2]
+    _, f, args = _cases(rng)[2]
     closed = tjit.make_jaxpr(f)(*args)
     first = compile_program(closed, CPU)
-    second, d = _stats(lambda: compile_program(tjit.make_jaxpr(f)(*args), CPU))
+    second, d = _stats(compile_program, tjit.make_jaxpr(f)(*args), CPU)
     assert d["hits"] == 1
     assert second.cache_key == first.cache_key is not None
     assert second.text() == first.text()
 
 
 def test_dynamic_shapes_and_donation_from_the_cache(cache, rng):
-    f = lambda x, y: (jnp.sin(x) * y).sum(0)        # noqa: E731
+    f = lambda x, y: (jnp.sin(x) * y).sum(0)
     for rep in range(2):
         g = tjit.jit(f)
         for n in (5, 9, 13):      # a symbolic program from the second size on
             x, y = (rng.standard_normal((n, 4)).astype(F32) for _ in range(2))
-            got, d = _stats(lambda: g(x, y))
+            got, d = _stats(g, x, y)
             _check(got, f(np.float64(x), y))
             if n < 13:    # (13: the symbolic program serves it, nothing compiled)
                 assert d["hits"] == rep and d["stored"] == 1 - rep, (rep, n, d)
     x = rng.standard_normal((7, 4)).astype(F32)
     for rep in range(2):      # declared symbols: one program for every n, read back
-        got, d = _stats(lambda: tjit.jit(f, polymorphic_shapes=["(n, 4)", "(n, 4)"])(x, x))
+        got, d = _stats(tjit.jit(f, polymorphic_shapes=["(n, 4)", "(n, 4)"]), x, x)
         assert d["hits"] == rep and d["stored"] == 1 - rep, (rep, d)
         _check(got, f(np.float64(x), x))
-    g = lambda x: x * 2 + 1                          # noqa: E731
+    g = lambda x: x * 2 + 1
     x = rng.standard_normal(64).astype(F32)
-    _, d = _stats(lambda: tjit.jit(g, donate_argnums=0)(tjit.device_put(x)))
-    _, d2 = _stats(lambda: tjit.jit(g)(x))           # other donation: another key
+    _, d = _stats(tjit.jit(g, donate_argnums=0), tjit.device_put(x))
+    _, d2 = _stats(tjit.jit(g), x)           # other donation: another key
     assert d["stored"] == 1 and d2["stored"] == 1 and d2["hits"] == 0
-    out, d3 = _stats(lambda: tjit.jit(g, donate_argnums=0)(tjit.device_put(x)))
+    out, d3 = _stats(tjit.jit(g, donate_argnums=0), tjit.device_put(x))
     assert d3["hits"] == 1
     _check(out, x * 2 + 1)
 
 
 def test_the_key_follows_program_target_options_and_versions(cache, monkeypatch):
     x = np.ones(16, F32)
-    key = lambda f, target=CPU, donated=(), budget=None: pc.program_key(  # noqa: E731
+    key = lambda f, target=CPU, donated=(), budget=None: pc.program_key(
         tjit.make_jaxpr(f)(x), target, donated, budget)
     base = key(lambda x: x * 1.5)
     assert base is not None and base == key(lambda x: x * 1.5)
@@ -147,9 +149,9 @@ def test_what_the_key_cannot_name_is_not_cached(cache):
     triple_p.def_impl(lambda xp, x: x * 3)
     triple_p.def_abstract_eval(lambda a: a)
     x = np.linspace(-1, 1, 10).astype(F32)
-    f = lambda x: triple_p.bind(x) + 1               # noqa: E731
+    f = lambda x: triple_p.bind(x) + 1
     assert _entry_key(f, x) is None
-    out, d = _stats(lambda: tjit.jit(f)(x))
+    out, d = _stats(tjit.jit(f), x)
     assert d["not_keyed"] == 1 and d["stored"] == 0
     np.testing.assert_allclose(np.asarray(out), x * 3 + 1, rtol=1e-6)
     enc = pc._Encoder()
@@ -160,7 +162,7 @@ def test_what_the_key_cannot_name_is_not_cached(cache):
 
 def test_library_steps_are_not_stored_and_still_run(cache, rng):
     x = rng.standard_normal(50).astype(F32)
-    out, d = _stats(lambda: tjit.jit(lambda x: jnp.sort(x) * 2)(x))
+    out, d = _stats(tjit.jit(lambda x: jnp.sort(x) * 2), x)
     assert d["stored"] == 0 and d["not_stored"] == 1
     np.testing.assert_allclose(np.asarray(out), np.sort(x) * 2)
 
@@ -170,27 +172,25 @@ def _entry_key(f, *args, target=CPU):
 
 
 def test_a_corrupt_entry_is_reported_and_recompiled(cache, rng):
-    f = lambda x: jnp.cos(x) * 3                     # noqa: E731
+    f = lambda x: jnp.cos(x) * 3
     x = rng.standard_normal(40).astype(F32)
     tjit.jit(f)(x)
     key = _entry_key(f, x)
     for bad in (b"not a pickle", pickle.dumps({"a": 1}), pickle.dumps(1)[:-1]):
         disk_cache.put(key, bad)      # framing intact, payload bad
         with pytest.warns(RuntimeWarning, match="unusable"):
-            out, d = _stats(lambda: tjit.jit(f)(x))
+            out, d = _stats(tjit.jit(f), x)
         assert d["bad_entries"] == 1 and d["stored"] == 1
         np.testing.assert_allclose(np.asarray(out), np.cos(x) * 3, rtol=1e-5, atol=1e-6)
-    path = disk_cache.default_cache().path(key)      # a truncated file: disk_cache's check
-    data = open(path, "rb").read()
-    with open(path, "wb") as fh:
-        fh.write(data[: len(data) // 2])
+    path = pathlib.Path(disk_cache.default_cache().path(key))   # truncated: disk_cache's check
+    path.write_bytes(path.read_bytes()[:100])
     with pytest.warns(RuntimeWarning, match="invalid"):
-        out, d = _stats(lambda: tjit.jit(f)(x))
+        out, d = _stats(tjit.jit(f), x)
     assert d["stored"] == 1
     np.testing.assert_allclose(np.asarray(out), np.cos(x) * 3, rtol=1e-5, atol=1e-6)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        _, d = _stats(lambda: tjit.jit(f)(x))         # the replaced entry is good
+        _, d = _stats(tjit.jit(f), x)         # the replaced entry is good
     assert d["hits"] == 1
 
 
@@ -224,6 +224,7 @@ def test_processes_writing_one_entry_at_once(cache):
         out, err = p.communicate(timeout=120)
         assert p.returncode == 0, err[-2000:]
         assert out.split()[1] in ("0", "1")
+    pc._DIGESTS.clear()        # (sources as the workers saw them, not at session start)
     scope = {"__name__": "worker"}
-    exec(_WORKER, scope)       # (the same function traced here reads their entry)
+    exec(_WORKER, scope)  # noqa: S102 (the same function traced here reads their entry)
     assert scope["run"]() == (1, 0)
