@@ -333,3 +333,17 @@ def test_fromfunction():
            np.fromfunction(lambda i, j: i * 10 + j, (3, 4)), dtype=np.float32)
     _close(jnp.fromfunction(lambda i: i * i, (5,), dtype=int),
            np.fromfunction(lambda i: i * i, (5,), dtype=int), dtype=np.int32)
+
+
+def test_linspace_integer_samples_floor_as_numpy():
+    # k * step + start, as NumPy computes it: a lerp between the ends is an ulp off in
+    # between, and flooring made ~5% of these integer ramps off by one
+    rng = np.random.default_rng(11)
+    for _ in range(300):
+        a, b = (int(v) for v in rng.integers(-50, 50, 2))
+        num, endpoint = int(rng.integers(0, 12)), bool(rng.random() < 0.5)
+        for dt in (np.int32, np.int16):
+            want = np.linspace(a, b, num, endpoint=endpoint, dtype=dt)
+            got = np.asarray(jnp.linspace(a, b, num, endpoint=endpoint, dtype=dt))
+            np.testing.assert_array_equal(got, want, err_msg=f"linspace({a}, {b}, {num}, "
+                                          f"endpoint={endpoint})")

@@ -233,6 +233,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     """
     num, dt, cdt, axis, out_shape, start_b, stop_b, start, stop = _linspace_parts(
         start, stop, num, endpoint, dtype, axis, "linspace")
+    bdims = tuple(i for i in range(len(out_shape)) if i != axis)
     div = (num - 1) if endpoint else num
     if isinstance(num, int) and num <= 1:
         out = start_b
@@ -245,9 +246,20 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
             divv = lax.convert_element_type(lax.max(dim_value(div), lax.full(
                 (), 1, dtypes.default_int())), cdt)
         step = lax.div(lax.sub(stop, start), divv)
-        t = lax.div(lax.broadcasted_iota(cdt, out_shape, axis), divv)
-        # start*(1-t) + stop*t: exact at both ends (t = 0 and t = 1).
-        out = lax.add(lax.mul(start_b, lax.sub(lax.full((), 1, cdt), t)), lax.mul(stop_b, t))
+        # NumPy's formula, k * step + start (stop pinned last), so that samples, and the
+        # floor of integer ones, agree with NumPy's: a lerp start*(1-t) + stop*t is off
+        # by an ulp in between, which flooring turns into an off-by-one integer.
+        k = lax.broadcasted_iota(cdt, out_shape, axis)
+        step_b = lax.broadcast_in_dim(step, out_shape, bdims)
+        delta_b = lax.sub(stop_b, start_b)
+        zero = lax.full((), 0, cdt)
+        # a step that underflows to 0: k / div * delta, as NumPy does
+        out = lax.add(lax.select(lax.eq(step_b, lax.broadcast(zero, out_shape)),
+                                 lax.mul(lax.div(k, divv), delta_b), lax.mul(k, step_b)),
+                      start_b)
+        if endpoint:
+            last = lax.eq(k, lax.broadcast(lax.convert_element_type(divv, cdt), out_shape))
+            out = lax.select(last, stop_b, out)
     if dtypes.is_int(dt):
         out = lax.floor(out)
     out = lax.convert_element_type(out, dt)

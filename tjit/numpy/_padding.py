@@ -23,28 +23,44 @@ from tjit.numpy._shape import (
 
 
 # -- padding ------------------------------------------------------------------------------------
-_PAD_MODES = ("constant", "edge", "reflect", "symmetric", "wrap", "empty")
-_PAD_UNSUPPORTED = ("linear_ramp", "maximum", "mean", "median", "minimum")
+# Statistic modes: the reduction each pads with (computed over the whole axis, or over
+# ``stat_length`` values at each end).
+_PAD_STATS = {"maximum": "max", "minimum": "min", "mean": "mean", "median": "median"}
+_PAD_MODES = ("constant", "edge", "reflect", "symmetric", "wrap", "empty", "linear_ramp",
+              *_PAD_STATS)
+_PAD_KWARGS = {"constant": {"constant_values"}, "reflect": {"reflect_type"},
+               "symmetric": {"reflect_type"}, "linear_ramp": {"end_values"},
+               **{m: {"stat_length"} for m in _PAD_STATS}}
+
+
+def _as_pairs(value, ndim, name, integral=True):
+    """``value`` (a scalar, a (before, after) pair or one pair per axis; concrete)
+    broadcast to ``ndim`` (before, after) pairs, as NumPy's ``pad`` reads its arguments."""
+    try:
+        pw = np.asarray(concrete_value(value, f"{name} of jnp.pad"))
+    except ValueError:  # ragged nesting
+        raise ValueError(f"pad: {name} must be a scalar, a (before, after) pair, or one "
+                         f"pair per axis, got {value!r:.60}") from None
+    if integral and pw.size and pw.dtype.kind not in "iu":
+        raise TypeError(f"pad: {name} must be of integral type, got {value!r:.60}")
+    if pw.dtype.kind in "iub" or pw.size == 0:
+        pw = pw.astype(np.int64)
+    try:
+        pw = np.broadcast_to(pw, (ndim, 2))
+    except ValueError:
+        raise ValueError(f"pad: {name} of shape {pw.shape} cannot be broadcast to "
+                         f"({ndim}, 2) for an array of rank {ndim}; give a scalar, a "
+                         f"(before, after) pair, or one pair per axis") from None
+    if integral:
+        if (pw < 0).any():
+            raise ValueError(f"pad: {name} can't contain negative values, got {pw.tolist()}")
+        return [(int(b), int(e)) for b, e in pw]
+    return [(b.item(), e.item()) for b, e in pw]
 
 
 def _pad_pairs(pad_width, ndim):
     """``pad_width`` broadcast to ``ndim`` (before, after) pairs of Python ints."""
-    try:
-        pw = np.asarray(concrete_value(pad_width, "pad_width of jnp.pad"))
-    except ValueError:  # ragged nesting
-        raise ValueError(f"pad: pad_width must be an int, a (before, after) pair, or one "
-                         f"pair per axis, got {pad_width!r:.60}") from None
-    if pw.size and pw.dtype.kind not in "iu":
-        raise TypeError(f"pad: pad_width must be of integral type, got {pad_width!r:.60}")
-    try:
-        pw = np.broadcast_to(pw.astype(np.int64), (ndim, 2))
-    except ValueError:
-        raise ValueError(f"pad: pad_width of shape {pw.shape} cannot be broadcast to "
-                         f"({ndim}, 2) for an array of rank {ndim}; give an int, a "
-                         f"(before, after) pair, or one pair per axis") from None
-    if (pw < 0).any():
-        raise ValueError(f"pad: pad_width can't contain negative values, got {pw.tolist()}")
-    return [(int(b), int(e)) for b, e in pw]
+    return _as_pairs(pad_width, ndim, "pad_width")
 
 
 def pad(array, pad_width, mode="constant", **kwargs):
@@ -55,21 +71,23 @@ def pad(array, pad_width, mode="constant", **kwargs):
       pad_width: an int, a (before, after) pair, or one pair per axis (concrete ints).
       mode: "constant" (``constant_values``: a scalar, a pair or pairs per axis, may be
         traced), "edge", "reflect" / "symmetric" (``reflect_type`` "even" or "odd"),
-        "wrap", or "empty" (zeros here).
+        "wrap", "linear_ramp" (to ``end_values``), "maximum" / "minimum" / "mean" /
+        "median" (of the whole axis, or of ``stat_length`` values at each end; rounded
+        for integer arrays), "empty" (zeros here), or a callable
+        ``f(row, pad_width, iaxis, kwargs)`` that returns the zero-padded 1-d ``row``
+        with its pads filled (JAX's form: it returns the row instead of editing it).
 
     Returns:
       The padded array.
     """
     a = ensure_array("pad", array)
     pairs = _pad_pairs(pad_width, a.ndim)
-    if callable(mode) or mode in _PAD_UNSUPPORTED:
-        raise NotImplementedError(f"pad: mode {mode!r} is not implemented in tjit; supported "
-                                  f"modes are {', '.join(_PAD_MODES)}")
+    if callable(mode):
+        return _pad_func(a, pairs, mode, kwargs)
     if mode not in _PAD_MODES:
         raise ValueError(f"pad: mode {mode!r} is not supported; use one of "
-                         f"{', '.join(_PAD_MODES)}")
-    allowed = {"constant": {"constant_values"}, "reflect": {"reflect_type"},
-               "symmetric": {"reflect_type"}}.get(mode, set())
+                         f"{', '.join(_PAD_MODES)} or a callable")
+    allowed = _PAD_KWARGS.get(mode, set())
     if set(kwargs) - allowed:
         raise ValueError(f"pad: unsupported keyword arguments for mode {mode!r}: "
                          f"{sorted(set(kwargs) - allowed)}")
@@ -83,6 +101,14 @@ def pad(array, pad_width, mode="constant", **kwargs):
         return _pad_edge(a, pairs)
     if mode == "wrap":
         return _pad_wrap(a, pairs)
+    if mode == "linear_ramp":
+        return _pad_linear_ramp(a, pairs, _as_pairs(kwargs.get("end_values", 0), a.ndim,
+                                                    "end_values", integral=False))
+    if mode in _PAD_STATS:
+        stat_length = kwargs.get("stat_length")
+        lengths = None if stat_length is None else _as_pairs(stat_length, a.ndim,
+                                                             "stat_length")
+        return _pad_stats(a, pairs, _PAD_STATS[mode], lengths)
     reflect_type = kwargs.get("reflect_type", "even")
     if reflect_type not in ("even", "odd"):
         raise ValueError(f"pad: reflect_type must be 'even' or 'odd', got {reflect_type!r}")
@@ -111,6 +137,75 @@ def _pad_constant(a, pairs, cv):
                 cfg = [(0, 0, 0)] * a.ndim
                 cfg[i] = (w, 0, 0) if j == 0 else (0, w, 0)
                 a = lax.pad(a, v, cfg)
+    return a
+
+
+def _pad_func(a, pairs, func, kwargs):
+    """Callable mode, as JAX defines it: zero-pad, then map ``func`` over the 1-d rows
+    of each axis in turn (so later axes see the earlier axes' pads)."""
+    padded = _pad_constant(a, pairs, 0)
+    for axis in range(a.ndim):
+        padded = jnp.apply_along_axis(func, axis, padded, pairs[axis], axis, kwargs)
+        padded = ensure_array("pad", padded)
+    return padded
+
+
+def _pad_linear_ramp(a, pairs, end_values):
+    """Ramps from each end value up to (not including) the edge value, as NumPy's
+    ``linspace(end, edge, width, endpoint=False)`` (floored for integer arrays)."""
+    cdt = a.dtype if dtypes.is_inexact(a.dtype) else dtypes.default_float()
+    for i, (b, e) in enumerate(pairs):
+        if not (b or e):
+            continue
+        n = a.shape[i]
+        parts = []
+        for is_before, width, end in ((True, b, end_values[i][0]),
+                                      (False, e, end_values[i][1])):
+            if not width:
+                continue
+            edge = _slice_axis(a, 0, 1, i) if is_before else _slice_axis(a, n - 1, n, i)
+            # Ramp in a float type, so end values outside an integer dtype's range
+            # (a negative end for uint8) ramp as NumPy's float linspace does.
+            edge = lax.convert_element_type(lax.reshape(edge, _remove(a.shape, i)), cdt)
+            ramp = jnp.linspace(asarray(end, dtype=cdt), edge, width, endpoint=False,
+                                dtype=a.dtype, axis=i)
+            parts.append((is_before, ramp if is_before else lax.rev(ramp, (i,))))
+        a = lax.concatenate([r for p, r in parts if p] + [a] + [r for p, r in parts if not p],
+                            i)
+    return a
+
+
+def _remove(shape, axis):
+    return tuple(shape[:axis]) + tuple(shape[axis + 1:])
+
+
+def _pad_stats(a, pairs, reduction, lengths):
+    """Pads of each axis filled with a statistic of its first / last values (whole axis
+    when ``lengths`` is None); axis by axis, so corners take the later axis's statistic
+    of the earlier pads, as NumPy does."""
+    func = getattr(jnp, reduction)
+    for i, (b, e) in enumerate(pairs):
+        if not (b or e):
+            continue
+        if lengths is None:
+            before = after = func(a, axis=i, keepdims=True)
+        else:
+            n = _concrete_int_dim(a.shape[i], f"pad(mode={reduction!r})", f"axis {i}")
+            lb, le = lengths[i]
+            if lb == 0 or le == 0:
+                raise ValueError(f"pad: stat_length of 0 yields no value for padding (axis "
+                                 f"{i}, stat_length {lengths[i]}); give lengths of at least 1")
+            before = func(_slice_axis(a, 0, min(lb, n), i), axis=i, keepdims=True)
+            after = func(_slice_axis(a, n - min(le, n), n, i), axis=i, keepdims=True)
+        parts = []
+        for stat, width in ((before, b), (after, e)):
+            if dtypes.is_int(a.dtype) and not dtypes.is_int(stat.dtype):
+                stat = jnp.round(stat)  # NumPy rounds a mean/median for integer arrays
+            stat = lax.convert_element_type(stat, a.dtype)
+            parts.append(lax.broadcast_in_dim(lax.reshape(stat, _remove(stat.shape, i)),
+                                              _replace(a.shape, i, width),
+                                              [k for k in range(a.ndim) if k != i]))
+        a = lax.concatenate([parts[0], a, parts[1]], i)
     return a
 
 
