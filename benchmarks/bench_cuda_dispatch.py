@@ -115,7 +115,9 @@ def graph_state(exe):
         return "plain (" + ("graph not worth it" if cuda_graphs.enabled() else
                             "TJIT_CUDA_GRAPHS=0") + ")"
     if runner.replay is not None:
-        return "CUDA graph"
+        if runner.copy_kernel:
+            return "CUDA graph, arguments/outputs copied by cuda_copies' kernel"
+        return f"CUDA graph, memcpys ({runner.copy_kernel_failure})"
     return f"plain ({runner.failure or 'not captured yet'})"
 
 

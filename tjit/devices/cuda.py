@@ -311,7 +311,10 @@ class CudaExecutable(PlanInspection, Executable):
     def call(self, flat_args, donated=()):
         with self._lock:
             try:
-                return self._runner(flat_args).run(flat_args, donated)
+                r = self._fixed_runner      # (inline: the one-kernel dispatch path)
+                if r is None:
+                    r = self._runner(flat_args)
+                return r.run(flat_args, donated)
             except self._oom as e:
                 raise _oom_error(e, "jit call on the GPU") from None
 
@@ -373,6 +376,7 @@ class _CudaRunner(ProgramRunner):
         self.cublas_handle = None       # (set by the first gemm step)
         self.raw_cublas = None          # (capture mode: the ctypes binding the gemms use)
         self.stream_ptr = 0             # (the current stream of the call being run)
+        self.uses_stream = False        # (a step reads stream_ptr: set by dot_step)
         super().__init__(prog, env)
         if capture:
             self.layout = cuda_graphs.place_buffers(self)
@@ -401,7 +405,8 @@ class _CudaRunner(ProgramRunner):
         cp = self.cp
         ndarray = cp.ndarray
         self.given = donated
-        self.stream_ptr = cp.cuda.get_current_stream().ptr    # (the steps launch on it)
+        if self.uses_stream:            # (the steps' copies go on it)
+            self.stream_ptr = cp.cuda.get_current_stream().ptr
         vals = self.fixed.copy()
         for k, a in zip(self.param_slots, flat_args):
             if type(a) is not ndarray or not a._c_contiguous:
@@ -502,6 +507,7 @@ class _CudaRunner(ProgramRunner):
         fixed_out, new = self.fixed[k_out], cp.ndarray
         nbytes = math.prod(out_shape) * out_dtype.itemsize
         memcpy, runner = cp.cuda.runtime.memcpyAsync, self
+        self.uses_stream = True
 
         def run(vals):
             out = fixed_out if fixed_out is not None else vals[k_out]  # (donated buffer)

@@ -332,10 +332,12 @@ class Transfers:
         rows = [(0, dst, n) for _, dst, n in gather] + [(src, 0, n) for src, n in scatter]
         self.n_gather, self.n_scatter = len(gather), len(scatter)
         self.host = np.array(rows, np.int64).reshape(-1)
+        self.host_ptr = self.host.ctypes.data   # (numpy's .ctypes costs ~1 us a call)
         self.copier = copier
         self.device = None
         if copier is not None and rows:
             self.device = cp.ndarray(self.host.shape, np.int64)
+            self.device_ptr = self.device.data.ptr
             self.grids = (cuda_copies.grid([n for _, _, n in gather]),
                           cuda_copies.grid([n for _, n in scatter]))
 
@@ -440,7 +442,7 @@ class Replay:
             t[r] = a.data.ptr
             r += 3
         if tr.device is not None:   # (one copy of the table; the graph copies the rest)
-            memcpy(tr.device.data.ptr, t.ctypes.data, t.nbytes, _H2D, sp)
+            memcpy(tr.device_ptr, tr.host_ptr, t.nbytes, _H2D, sp)
             self.graph.launch(stream)
         else:
             tr.memcpy_rows(True, memcpy, sp)
