@@ -4,7 +4,9 @@ path) and the replays after it, gives JAX's documented promotion (the table of
 tests/numpy/test_promotion.py), the reference interpreter's bits, dtype and weak flag,
 NumPy's values, and the general path's errors."""
 
+import json
 import operator
+import os
 import warnings
 
 import numpy as np
@@ -216,3 +218,17 @@ def test_integer_remainder_lane_gives_the_composites_values(dtype):
             got = x % y
             assert got.dtype == want.dtype
             np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+def test_every_operator_dtype_and_number_kind_as_jax():
+    """dtype, weak flag or error of ``array op number`` / ``number op array`` for 9
+    dtypes x 3 number kinds x 18 operators x 2 sides as JAX gives them (stored by
+    tests/numpy/data/make_jax_number_operands.py), on the general path and its replays."""
+    from tests.numpy.data.make_jax_number_operands import outcomes
+    path = os.path.join(os.path.dirname(__file__), "data", "jax_number_operands.json")
+    with open(path) as f:
+        want = json.load(f)["outcomes"]
+    for _ in range(2):
+        got = outcomes(jnp)
+        assert len(got) == len(want) == 972
+        assert {k: (got[k], v) for k, v in want.items() if got[k] != v} == {}

@@ -599,7 +599,8 @@ def test_weak_type_rules():
     strong = jnp.asarray(np.ones(3, np.float32))
     assert weak.weak_type
     assert not lax.add(strong, weak).weak_type
-    assert not lax.lt(weak, weak).weak_type            # dtype-changing: never weak
+    assert lax.lt(weak, weak).weak_type                # comparisons: weak iff both (JAX)
+    assert not lax.lt(weak, strong).weak_type
     zc = lax.complex(weak, weak)
     assert zc.weak_type and zc.dtype == np.complex64
     assert lax.abs(zc).weak_type and lax.abs(zc).dtype == np.float32

@@ -16,6 +16,7 @@ from tjit.tracing.core import trace_ctx as _trace_ctx
 from tjit.tracing.traceback_util import filter_at_entry as _filter_at_entry
 from tjit import lax
 from tjit.transforms.custom_derivatives import custom_jvp
+from tjit.numpy._core import dtype_and_weak as _dtype_and_weak
 from tjit.numpy._core import (
     broadcast_arrays_, broadcast_to_shape, ensure_array, promote_args, promote_args_inexact,
     promote_dtypes_inexact)
@@ -280,8 +281,17 @@ def floor_divide(x, y, /):
         zero = lax.convert_element_type(0, x.dtype)
         fix = lax.bitwise_and(lax.bitwise_and(lax.ne(r, zero), lax.ne(y, zero)),
                               lax.ne(lax.lt(r, zero), lax.lt(y, zero)))
-        return lax.select(fix, lax.sub(q, lax.convert_element_type(1, x.dtype)), q)
+        return _weak_if_both(lax.select(fix, lax.sub(q, lax.convert_element_type(1, x.dtype)),
+                                        q), x, y)
     return _float_divmod(x, y)[0]
+
+
+def _weak_if_both(out, x, y):
+    """``out`` weakly typed when ``x`` and ``y`` are (as JAX's result of bool // 2): the
+    strong constants of an integer composite would drop the flag."""
+    if x.weak_type and y.weak_type and not out.weak_type:
+        return lax.convert_element_type(out, out.dtype, weak_type=True)
+    return out
 
 
 def _numpy_lane(name, ufunc, exact, general):
@@ -419,11 +429,12 @@ def remainder(x, y, /):
     _check_real("remainder", x)
     if dtypes.is_inexact(x.dtype):
         return _float_divmod(x, y)[1]
+    operands = x, y
     y = _nonzero_divisor(y)
     r = lax.rem(x, y)
     zero = lax.convert_element_type(0, x.dtype)
     fix = lax.bitwise_and(lax.ne(r, zero), lax.ne(lax.lt(r, zero), lax.lt(y, zero)))
-    return lax.select(fix, lax.add(r, y), r)
+    return _weak_if_both(lax.select(fix, lax.add(r, y), r), *operands)
 
 
 remainder = _numpy_lane("remainder", np.remainder,  # ints too: x % 0 is 0 in both
@@ -464,6 +475,14 @@ _INT_POW_RUNS = {}
 _INTEGER_POW_P = _integer_pow_p
 
 
+def _strong_integer(v):
+    """Whether ``v`` is a strongly typed integer array (not a Python number, not bool)."""
+    if type(v) in (int, float, complex, bool):
+        return False
+    dt, weak = _dtype_and_weak(v)
+    return not weak and dtypes.is_int(dt)
+
+
 def _square_run(weak):
     multiply = _scalar_lane.ufunc_run(np.multiply, weak)
     return lambda vx: multiply(vx, vx)
@@ -498,20 +517,26 @@ def power(x, y, /):
                     return out
         if isinstance(y, int) and not isinstance(y, bool):
             x = ensure_array("power", x)
-            if not dtypes.is_bool(x.dtype):
-                out = lax.integer_pow(x, y)
-                if ty is int and type(x) is _Array and type(_trace_ctx.trace) is _EvalTrace:
-                    run = _fast_runner(_INTEGER_POW_P, (x,), {"y": y})
-                    if y == 2:  # the impl's chain is x * x: NumPy's multiply, bit for bit
-                        run = _square_run(out._weak)
-                    elif run is not None:
-                        run = functools.partial(run, y=y)
-                    if run is not None:
-                        _keep(_INT_POW_RUNS, (x._value.shape, x._value.dtype, x._weak, y),
-                              run)
-                return out
+            if dtypes.is_bool(x.dtype):  # JAX: bool bases become the default int first
+                x = lax.convert_element_type(x, dtypes.default_int())
+            out = lax.integer_pow(x, y)
+            if ty is int and type(x) is _Array and type(_trace_ctx.trace) is _EvalTrace:
+                run = _fast_runner(_INTEGER_POW_P, (x,), {"y": y})
+                if y == 2:  # the impl's chain is x * x: NumPy's multiply, bit for bit
+                    run = _square_run(out._weak)
+                elif run is not None:
+                    run = functools.partial(run, y=y)
+                if run is not None:
+                    _keep(_INT_POW_RUNS, (x._value.shape, x._value.dtype, x._weak, y),
+                          run)
+            return out
         arr, number_type, side = (x, ty, 1) if tx is _Array else (y, tx, 0)
+        exponent = y
         x, y = promote_args("power", x, y)
+        if dtypes.is_inexact(x.dtype) and x.weak_type and _strong_integer(exponent):
+            # JAX raises an inexact base to an integer exponent unpromoted: the result is
+            # weak only if both are (2.0 ** int32_array is a strong float32)
+            x = lax.convert_element_type(x, x.dtype, weak_type=False)
         if dtypes.is_inexact(x.dtype) and type(arr) is _Array and \
                 _scalar_lane.is_number_type(number_type):
             out = lax.pow(x, y)
@@ -521,8 +546,9 @@ def power(x, y, /):
                                               number_type), _scalar_lane.prim_run(_POW_P, (x, y)),
                                       (x, y), arr, number_type, side)
             return out
-        if dtypes.is_int(x.dtype):
-            return _int_power(x, y)
+        if dtypes.is_int(x.dtype):  # strong, as JAX's (its loop's constants are)
+            out = _int_power(x, y)
+            return lax.convert_element_type(out, out.dtype) if out.weak_type else out
         if dtypes.is_bool(x.dtype):
             raise TypeError("power: not supported for bool arrays; convert with "
                             "x.astype(jnp.int32) first")

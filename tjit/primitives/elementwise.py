@@ -351,6 +351,8 @@ lt_p = binop("lt", lambda xp, x, y: xp.less(x, y), kind=ANY, result_dtype=_to_bo
 le_p = binop("le", lambda xp, x, y: xp.less_equal(x, y), kind=ANY, result_dtype=_to_bool)
 gt_p = binop("gt", lambda xp, x, y: xp.greater(x, y), kind=ANY, result_dtype=_to_bool)
 ge_p = binop("ge", lambda xp, x, y: xp.greater_equal(x, y), kind=ANY, result_dtype=_to_bool)
+for _p in (eq_p, ne_p, lt_p, le_p, gt_p, ge_p):  # as JAX's: weak when both operands are
+    _p.def_weak_type(lambda wx, wy, **_: wx and wy)   # (i8 > 1.5 compares two weak f32)
 
 # -- bitwise and logical -------------------------------------------------------------------
 and_p = binop("and", lambda xp, x, y: _same(xp, xp.bitwise_and(x, y), x), kind=INT_OR_BOOL)
