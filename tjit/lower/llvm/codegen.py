@@ -470,7 +470,10 @@ class _Renderer:
                 raise ValueError(f"kernel {k.name}: accumulate-style store to argument "
                                  f"{st.arg} is indexed by a reduced axis")
             p = split_axis(k)
-            if p is not None and same(st.index.coefs[p], 0) and k.shape[p] != 1:
+            # a zero-size dim (later in row-major order) makes p's stride 0, and the
+            # kernel has no kept points to update: nothing can race
+            if p is not None and same(st.index.coefs[p], 0) and k.shape[p] != 1 \
+                    and not any(same(d, 0) for d in k.shape):
                 raise ValueError(f"kernel {k.name}: accumulate-style store to argument "
                                  f"{st.arg} does not depend on kept axis {p}: calls on "
                                  "disjoint ranges of it would update the same elements")
