@@ -92,15 +92,33 @@ def test_dims_equal_only_now_share_a_symbol_when_a_rule_needs_it():
     assert f.compile_count == 3 and f.trace_count == 4
 
 
-def test_python_branch_on_shape_falls_back_to_per_shape_programs():
+def test_python_branch_on_an_order_comparison_is_a_guard():
     def f(x):
         return x * 2.0 if x.shape[0] > 3 else x - 1.0
 
     jf = tjit.jit(f)
-    for n in (2, 5, 3, 6, 4, 2):
+    for n in (2, 5, 3, 6, 4, 2, 9, 3):
         x = _randn(n, 3)
         np.testing.assert_allclose(jf(x), _reference(f)(x), rtol=1e-6)
-    assert jf.compile_count == 5      # one per distinct shape, as without dynamic shapes
+    # 2 concrete; one dynamic program per answer to s0 > 3 (5: True, 3: False)
+    assert jf.compile_count == 3 and jf.trace_count == 3
+
+
+def test_int_of_a_size_falls_back(caplog):
+    # int() makes the size a constant that no guard can follow: one program per shape
+    def f(x):
+        return x * float(int(x.shape[0]))
+
+    jf = tjit.jit(f)
+    tjit.config.update("log_compiles", True)
+    try:
+        with caplog.at_level(logging.WARNING, logger="tjit.compiles"):
+            for n in (2, 4, 7, 4, 9):
+                x = _randn(n)
+                np.testing.assert_array_equal(jf(x), x * np.float32(n))
+    finally:
+        tjit.config.update("log_compiles", False)
+    assert jf.compile_count == 4 and "fell back" in caplog.text
 
 
 def test_range_over_a_size_falls_back():
@@ -265,6 +283,26 @@ SIZE_QUESTIONS = {
     "n + m == 12": lambda n, m: n + m == 12,
     "(n - m) % 3 != 0": lambda n, m: (n - m) % 3 != 0,
 }
+# order comparisons (and min/max, which compare): a guard each, answered per size
+ORDER_QUESTIONS = {
+    "n > 5": lambda n, m: n > 5,
+    "n >= 6": lambda n, m: n >= 6,
+    "n < 6": lambda n, m: n < 6,
+    "n <= 5": lambda n, m: n <= 5,
+    "5 < n": lambda n, m: 5 < n,
+    "6 <= n": lambda n, m: 6 <= n,
+    "np.int64(5) < n": lambda n, m: np.int64(5) < n,
+    "min(n, 8) == 8": lambda n, m: min(n, 8) == 8,
+    "max(n, 6) > 6": lambda n, m: max(n, 6) > 6,
+    "n > m": lambda n, m: n > m,
+    "n >= m": lambda n, m: n >= m,
+    "n // 2 >= 3": lambda n, m: n // 2 >= 3,
+    "n / 2 > 3": lambda n, m: n / 2 > 3,
+    "2 * n - m < 7": lambda n, m: 2 * n - m < 7,
+    "sorted((n, m))[0] == n": lambda n, m: sorted((n, m))[0] == n,  # noqa: FURB192
+    "5 < n < 9": lambda n, m: 5 < n < 9,
+}
+SIZE_QUESTIONS.update(ORDER_QUESTIONS)
 SIZES = [(3, 5), (4, 4), (5, 7), (6, 6), (7, 5), (8, 4), (9, 3), (10, 10), (11, 2),
          (64, 64), (65, 7), (4, 8), (3, 5)]
 
@@ -291,6 +329,22 @@ def test_questions_about_sizes_are_answered_per_size(form):
             np.testing.assert_allclose(g, p, rtol=1e-6, atol=1e-6)
             np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5)
     assert dyn.compile_count <= per_shape.compile_count
+    if form in ORDER_QUESTIONS and "m" not in form:     # one symbol: a program per answer
+        assert dyn.compile_count <= 4 < per_shape.compile_count
+
+
+def test_min_of_a_size_as_a_slice_bound():
+    def f(x):
+        return x[: min(x.shape[0], 6)] * 2.0, x[max(x.shape[0] - 4, 0):].sum(0)
+
+    jf = tjit.jit(f)
+    for n in (3, 4, 5, 6, 7, 9, 12, 2, 8, 5):
+        x = _randn(n, 3)
+        got = jf(x)
+        np.testing.assert_array_equal(got[0], x[:min(n, 6)] * 2.0)
+        np.testing.assert_allclose(got[1], x[max(n - 4, 0):].astype(np.float64).sum(0),
+                                   rtol=1e-5, atol=1e-6)
+    assert jf.compile_count <= 5       # per shape: 9
 
 
 def test_branch_on_parity_the_original_reproducer():
@@ -320,6 +374,75 @@ def test_size_arithmetic_without_questions_stays_dynamic():
     assert jf.trace_count == 2
 
 
+# -- size expressions in slices, reshapes and splits: symbolic where the kernels take the
+# size (floor(s0/2) is a run-time size), guarded where the shape rule needs an answer
+SYMBOLIC_SIZE_USES = {
+    "x[: n // 2]": (lambda x: x[: x.shape[0] // 2] * 2.0, lambda x: x[: len(x) // 2] * 2.0),
+    "x[n // 3 : n - 1]": (lambda x: x[x.shape[0] // 3: x.shape[0] - 1] + 1.0,
+                          lambda x: x[len(x) // 3: len(x) - 1] + 1.0),
+    "x[-(n // 2):]": (lambda x: x[-(x.shape[0] // 2):], lambda x: x[-(len(x) // 2):]),
+    "x[:5]": (lambda x: x[:5] - 1.0, lambda x: x[:5] - 1.0),
+    "x[2::3]": (lambda x: x[2::3], lambda x: x[2::3]),
+    "halves": (lambda x: x[: x.shape[0] // 2] - x[x.shape[0] - x.shape[0] // 2:],
+               lambda x: x[: len(x) // 2] - x[len(x) - len(x) // 2:]),
+}
+
+
+@pytest.mark.parametrize("form", sorted(SYMBOLIC_SIZE_USES))
+def test_slices_with_size_expressions_stay_dynamic(form):
+    f, numpy_f = SYMBOLIC_SIZE_USES[form]
+    jf = tjit.jit(f)
+    sizes = (4, 6, 7, 9, 12, 13, 2, 3, 5, 64, 4)
+    for n in sizes:
+        x = _randn(n, 3)
+        got = jf(x)
+        np.testing.assert_array_equal(got, numpy_f(x))
+        np.testing.assert_array_equal(got, _reference(f)(x))
+    assert jf.compile_count <= 4 < len(set(sizes))
+
+
+def test_reshape_and_split_by_a_size_expression():
+    def f(x):
+        n = x.shape[0]
+        a, b = jnp.split(x, 2)
+        return x.reshape(n // 2, 2, 3).sum(1), a * b
+
+    jf, per_shape = tjit.jit(f), tjit.jit(f, dynamic_shapes=False)
+    for n in (4, 6, 8, 10, 20, 2, 64):
+        x = _randn(n, 3)
+        got = jf(x)
+        np.testing.assert_allclose(got[0], x.astype(np.float64).reshape(n // 2, 2, 3).sum(1),
+                                   rtol=1e-6, atol=1e-6)
+        np.testing.assert_array_equal(got[1], x[: n // 2] * x[n // 2:])
+        for g, p in zip(got, per_shape(x)):
+            np.testing.assert_array_equal(g, p)
+    assert jf.trace_count == 2 and jf.compile_count == 2     # (guard: n % 2 == 0)
+    # an odd size is the user's error, as in NumPy, from a trace at that shape
+    with pytest.raises(ValueError, match="equal division"):
+        jf(_randn(7, 3))
+    np.testing.assert_array_equal(jf(_randn(12, 3))[1].shape, (6, 3))
+    assert jf.compile_count == 2
+
+
+def test_a_derived_dim_that_becomes_one_broadcasts_at_that_size():
+    # traced at n = 10: n // 2 == m, never 1 there; at n = 3 (or 2) n // 2 is 1 and must
+    # broadcast against y as NumPy does, not run the program that assumed it is m
+    def f(x, y):
+        return x[: x.shape[0] // 2] * y, x[1:] + y[:1]
+
+    jf = tjit.jit(f)
+    for n, m in ((8, 4), (10, 5), (12, 6), (3, 5), (2, 7), (14, 7), (16, 8), (3, 9)):
+        x, y = _randn(n, 3), _randn(m, 3)
+        got = jf(x, y)
+        np.testing.assert_array_equal(got[0], x[: n // 2] * y)
+        np.testing.assert_array_equal(got[1], x[1:] + y[:1])
+        for g, r in zip(got, _reference(f)(x, y)):
+            np.testing.assert_array_equal(g, r)
+    # 8 concrete; the dynamic program (guards: n // 2 != 1, n // 2 == m); 3 and 2 each on
+    # their own shapes; the family stays dynamic (14, 16, and 3 again: no new program)
+    assert jf.compile_count == 5
+
+
 def test_a_dict_lookup_by_size_falls_back_and_is_logged(caplog):
     def f(x):
         return x * {4: 2.0, 6: 3.0}.get(x.shape[0], 1.0)
@@ -347,6 +470,30 @@ def test_declared_polymorphic_dims_refuse_undecidable_questions(question):
     jf = tjit.jit(f, polymorphic_shapes=("b",))
     with pytest.raises(InconclusiveDimensionError, match="polymorphic dims b"):
         jf(_randn(4))
+
+
+@pytest.mark.parametrize("question", [lambda b: b > 3, lambda b: b <= 4, lambda b: 2 < b,
+                                      lambda b: min(b, 8) == 8, lambda b: b // 2 >= 2])
+def test_declared_polymorphic_dims_refuse_undecidable_order_questions(question):
+    def f(x):
+        return x * 2.0 if question(x.shape[0]) else x - 1.0
+
+    jf = tjit.jit(f, polymorphic_shapes=("b",))
+    with pytest.raises(InconclusiveDimensionError, match="polymorphic dims b"):
+        jf(_randn(4))
+
+
+def test_declared_polymorphic_dims_answer_order_questions_that_hold_for_every_size():
+    def f(x):
+        b = x.shape[0]
+        same = b >= 1 and b > 0 and b + 1 > b and 2 * b >= b + 1 and max(b, 0) == b
+        return x * 2.0 if same else x - 1.0
+
+    jf = tjit.jit(f, polymorphic_shapes=("b",))
+    for n in (3, 4, 7):
+        x = _randn(n)
+        np.testing.assert_array_equal(jf(x), x * 2.0)
+    assert jf.compile_count == 1
 
 
 def test_declared_polymorphic_dims_answer_what_holds_for_every_size():

@@ -59,6 +59,7 @@ from tjit.tracing.errors import InconclusiveDimensionError
 from tjit.tracing.jaxpr import eqn_texts
 from tjit.tracing.jaxpr_trace import trace_to_jaxpr
 from tjit.tracing.shapes import check_spec, parse_spec, shape_str, symbol
+from tjit.tracing.size_questions import SpecializeSizes
 from tjit.tracing.tree_util import flattener, tree_flatten, tree_unflatten, unflattener
 from tjit.transforms import passes
 from tjit.xla_like import remat as _remat
@@ -553,6 +554,8 @@ class Jitted:
             return self._compile_once(key, *how, cause)
         try:
             pattern, entry = self._compile_pattern(fam, fkey, pattern, how, cause, names)
+        except SpecializeSizes as e:   # (these sizes only: the family stays dynamic)
+            return self._compile_once(key, *how, f"{cause}; these sizes are specialized: {e}")
         except Exception as e:   # noqa: BLE001 (any failure of the symbolic trace)
             return self._fall_back(fam, key, how, e)
         with self._lock:
@@ -571,6 +574,8 @@ class Jitted:
         try:
             return pattern, self._compile_once((fkey, pattern.program_key()), *how, cause,
                                                pattern)
+        except SpecializeSizes:
+            raise
         except InconclusiveDimensionError:
             with self._lock:
                 merged, cause = fam.widen([s[0] for s in how[4]], names, by_value=True)

@@ -36,7 +36,7 @@ from tjit.tracing.errors import (
 from tjit.tracing.traceback_util import eager_boundary
 from tjit.tracing.traceback_util import filter_at_entry as _filter_at_entry
 from tjit.tracing.shapes import (
-    broadcast_shapes, dim_str, dims_equal, exact_div, greater_equal, shape_str)
+    broadcast_shapes, dim_str, dims_equal, greater_equal, shape_str)
 from tjit.primitives.elementwise import _quiet
 from tjit.primitives.indexing import GatherDimensionNumbers, ScatterDimensionNumbers
 from tjit.numpy._core import asarray, broadcast_to_shape, ensure_array
@@ -96,6 +96,8 @@ def _static_bound(b, pos):
             f"{pos}. To index a statically sized window at a dynamic position, use "
             f"lax.dynamic_slice / lax.dynamic_slice_in_dim (tjit arrays have static shapes "
             f"under jit).")
+    if isinstance(b, sympy.Expr) and b.free_symbols:
+        return b    # (a size expression: x[: x.shape[0] // 2]; see _sym_bound)
     try:
         return operator.index(b)
     except TypeError:
@@ -115,6 +117,9 @@ def _entry(e, pos):
         return e
     if isinstance(e, slice):
         s = slice(*(_static_bound(b, pos) for b in (e.start, e.stop, e.step)))
+        if isinstance(s.step, sympy.Expr):
+            raise TypeError(f"slice step must be an integer or None, got the size "
+                            f"expression {s.step} at position {pos}")
         if s.step == 0:
             raise ValueError("slice step cannot be zero")
         return s
@@ -196,36 +201,51 @@ def _expand(shape, idx):
 
 # -- slices -------------------------------------------------------------------------------------
 def _sym_bound(b, n, default, s):
+    """Slice bound ``b`` (an int or a size expression, ``x[: n // 2]``) as a position in
+    [0, n], as NumPy clamps it; a question sympy cannot decide (is ``n >= 5``?) is a
+    guard under automatic dynamic shapes (the program serves the sizes that answer the
+    same), and raises for declared polymorphic dims."""
     if b is None:
         return default
-    need = b if b >= 0 else -b
     try:
-        ok = greater_equal(n, need)
+        if b >= 0 if type(b) is int else greater_equal(b, 0):
+            return b if greater_equal(n, b) else n
+        b = _simplify(n + b)
+        return b if greater_equal(b, 0) else 0
     except InconclusiveDimensionError:
-        ok = None
-    if not ok:
+        need = dim_str(b if type(b) is not int or b >= 0 else -b)
         raise InconclusiveDimensionError(
             f"indexing: cannot slice {s} along the symbolic dim {dim_str(n)}: tjit cannot "
             f"tell whether {dim_str(n)} >= {need}. Use bounds that fit every size (e.g. "
-            f"x[1:] or x[:-1]), or concrete shapes.")
-    return b if b >= 0 else _simplify(n + b)
+            f"x[1:] or x[:-1]), or concrete shapes.") from None
+
+
+def _ceil_div(a, b):
+    return -(-a // b) if type(a) is int else _simplify(sympy.ceiling(a / b))
 
 
 def _slice_params(s, n):
-    """``(start, step, size)`` of slice ``s`` on a dim of size ``n`` (int or symbolic)."""
+    """``(start, step, size)`` of slice ``s`` on a dim of size ``n`` (int or symbolic;
+    bounds ints or size expressions)."""
     step = 1 if s.step is None else s.step
-    if type(n) is int:
+    if type(n) is int and not any(isinstance(b, sympy.Expr) for b in (s.start, s.stop)):
         start, stop, step = s.indices(n)
         return start, step, len(range(start, stop, step))
     if step > 0:
         start = _sym_bound(s.start, n, 0, s)
         length = _simplify(_sym_bound(s.stop, n, n, s) - start)
-        if type(length) is int and length < 0 or not greater_equal(length, 0):
-            raise InconclusiveDimensionError(f"indexing: slice {s} of the symbolic dim "
-                                             f"{dim_str(n)} may be empty; use concrete shapes")
-        return start, step, length if step == 1 else exact_div(length, step, "indexing")
+        try:
+            empty = length < 0 if type(length) is int else \
+                not greater_equal(length, 0)
+        except InconclusiveDimensionError:
+            raise InconclusiveDimensionError(
+                f"indexing: slice {s} of the symbolic dim {dim_str(n)} may be empty; use "
+                f"concrete shapes") from None
+        if empty:
+            return 0, step, 0
+        return start, step, length if step == 1 else _ceil_div(length, step)
     if s.start is None and s.stop is None:
-        return _simplify(n - 1), step, n if step == -1 else exact_div(n, -step, "indexing")
+        return _simplify(n - 1), step, n if step == -1 else _ceil_div(n, -step)
     raise InconclusiveDimensionError(f"indexing: a negative-step slice {s} with bounds is not "
                                      f"supported along the symbolic dim {dim_str(n)}")
 

@@ -3,14 +3,19 @@ named, positive integer size symbols (``b``, ``2*b``, ``b*784``).
 
 Every helper takes a fast path when all dims are ints, so concrete tracing never
 creates sympy objects. When a rule cannot be decided for symbolic dims (is ``b``
-equal to ``c``?), it raises :class:`InconclusiveDimensionError` naming the dims.
+equal to ``c``?), it raises :class:`InconclusiveDimensionError` naming the dims;
+under automatic dynamic shapes some of those questions are answered at the traced sizes
+and kept as guards instead (``definitely_equal``, ``greater_equal``, ``exact_div``,
+``is_one``; see ``size_questions.decide``).
 """
 
 import functools
+import operator
 import re
 
 import sympy
 
+from tjit.tracing import size_questions
 from tjit.tracing.errors import InconclusiveDimensionError, ShapeError
 
 
@@ -60,8 +65,17 @@ def shape_str(shape):
 
 
 # -- comparisons that may be undecidable -------------------------------------------------
+def _plain(d):
+    return type(d) is int or getattr(d, "is_Symbol", False)
+
+
 def definitely_equal(a, b):
-    """True/False when decidable; raises when symbolic dims leave it open."""
+    """True/False when decidable; raises when symbolic dims leave it open.
+
+    Under automatic dynamic shapes a question about a derived dim (``n // 2 == m``,
+    ``6*floor(n/2) == 3*n``) is answered at the traced sizes and kept as a guard
+    (``size_questions.decide``); two plain size symbols are left open, so that the caller
+    can retrace with one symbol for both (``dynamic_shapes.Family.widen``)."""
     if type(a) is int and type(b) is int:
         return a == b
     diff = sympy.simplify(sympy.sympify(a) - sympy.sympify(b))
@@ -71,8 +85,16 @@ def definitely_equal(a, b):
         return False
     if diff.is_positive or diff.is_negative:
         return False
+    if not (_plain(a) and _plain(b)):
+        answer = size_questions.decide(diff, operator.eq, f"{dim_str(a)} == {dim_str(b)}")
+        if answer is not None:
+            return answer
     raise InconclusiveDimensionError(
         f"cannot decide whether symbolic dims {dim_str(a)} and {dim_str(b)} are equal")
+
+
+def _plain(d):
+    return type(d) is int or d.is_Symbol
 
 
 def dims_equal(a, b):
@@ -84,7 +106,23 @@ def dims_equal(a, b):
 
 
 def is_one(d):
-    return d == 1 if type(d) is int else False  # symbols are >= 1 but not known to be 1
+    """Whether ``d`` is a broadcasting 1. A size symbol is not (automatic ones are >= 2;
+    declared ones, as JAX's, are never taken as 1). A dim derived from symbols
+    (``n // 2``, ``n - 1``) can be 1 at some sizes: under automatic dynamic shapes its
+    answer at the traced sizes is a guard, and a derived dim that is 1 there gets a
+    program for its exact shapes (``size_questions.SpecializeSizes``), since the compiled
+    kernels take a symbolic dim as a full-size one."""
+    if type(d) is int:
+        return d == 1
+    if not isinstance(d, sympy.Expr) or d.is_Symbol:
+        return False
+    decided = (d - 1).is_zero
+    if decided is not None:
+        return decided
+    if size_questions.decide(d - 1, operator.eq, f"{dim_str(d)} == 1"):
+        raise size_questions.SpecializeSizes(
+            f"the derived dim {dim_str(d)} is 1 at these sizes and broadcasts")
+    return False
 
 
 def size(shape):
@@ -108,6 +146,10 @@ def greater_equal(a, b):
         return True
     if diff.is_negative:
         return False
+    # (automatic dynamic shapes: the answer at the traced sizes, kept as a guard)
+    answer = size_questions.decide(diff, operator.ge, f"{dim_str(a)} >= {dim_str(b)}")
+    if answer is not None:
+        return answer
     raise InconclusiveDimensionError(
         f"cannot decide whether symbolic dim {dim_str(a)} >= {dim_str(b)}")
 
@@ -124,8 +166,16 @@ def exact_div(num, den, what="reshape"):
     num_q, den_q = sympy.fraction(q)
     if den_q != 1 or not q.is_polynomial() or not all(
             c.is_Integer for c in sympy.Poly(q, *q.free_symbols).coeffs()):
-        raise InconclusiveDimensionError(
-            f"{what}: cannot divide symbolic size {dim_str(num)} evenly by {dim_str(den)}")
+        # (automatic dynamic shapes: divisible at the traced sizes is a guard)
+        divides = size_questions.decide(sympy.Mod(num, den), operator.eq,
+                                        f"{dim_str(num)} % {dim_str(den)} == 0")
+        if divides is None:
+            raise InconclusiveDimensionError(
+                f"{what}: cannot divide symbolic size {dim_str(num)} evenly by "
+                f"{dim_str(den)}")
+        if not divides:
+            raise ShapeError(f"{what}: {dim_str(num)} is not divisible by {dim_str(den)}")
+        return sympy.floor(sympy.sympify(num) / sympy.sympify(den))
     return q
 
 

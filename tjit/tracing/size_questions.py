@@ -21,9 +21,23 @@ of those sizes (``==``, ``!=``, truthiness, hashing) are answered here:
   :class:`InconclusiveDimensionError` naming the comparison (JAX's
   InconclusiveDimensionOperation; JAX itself answers an undecidable ``==`` with False).
 
-Order comparisons (``<``, ``>=``, ``max``) need no help: sympy returns a relational that
-refuses ``bool()`` unless the symbols' assumptions decide it, and the caller then falls
-back (automatic) or reports it (declared). ``int()``/``range()`` raise likewise.
+Order comparisons (``<``, ``<=``, ``>``, ``>=``, and so ``min``/``max``/``sorted`` of sizes)
+are answered the same way: at the traced sizes with a guard under automatic dynamic
+shapes (``n > 3`` is a Python bool; the guard keeps ``n - 3 > 0`` and its answer), and,
+for declared dims, only when the symbols' assumptions decide them. ``int()``,
+``range()`` and ``operator.index`` of a size expression are NOT answered: they would
+turn the size into a constant that no guard can follow, so the trace raises and the
+family falls back to one program per shape.
+
+tjit's own shape rules ask too, where sympy cannot decide a question about derived dims
+(``reshape`` of ``(n, 3)`` to ``(n // 2, 2, 3)``: is ``6*floor(n/2) == 3*n``?; does
+``n // 2`` divide by 2?; is the derived dim ``n // 2`` a broadcasting 1?): they call
+:func:`decide`, which under automatic dynamic shapes answers at the traced sizes with a
+guard, and otherwise returns None (the rule then raises as for declared dims).
+
+Guards compare an integer-valued expression with 0: a question about a fraction of
+sizes (``n / 2 > 3``) is asked of its numerator times its denominator (same sign), so
+that the exact integer evaluation at call time gives the same answer.
 
 How: ``sympy.Basic.__eq__``, ``__ne__``, ``__hash__`` and ``sympy.Expr.__bool__`` are
 wrapped once at import. Outside a symbolic trace the wrapper costs one context-variable
@@ -50,17 +64,24 @@ def _is_library(frame):
     return name.split(".", 1)[0] in _LIBRARIES
 
 
+class SpecializeSizes(InconclusiveDimensionError):
+    """A symbolic trace met sizes that need a program of their own (a derived dim that is
+    a broadcasting 1 there): these shapes get one; the family stays dynamic."""
+
+
 class Guard:
-    """One answer a trace relied on: ``expr`` (of size symbols) was zero or not."""
+    """One answer a trace relied on: ``relation(expr, 0)`` (``expr``: an integer-valued
+    expression of size symbols; ``relation``: ``operator.eq``, ``lt``, ``le``, ``gt`` or
+    ``ge``) was ``answer``."""
 
-    __slots__ = ("expr", "is_zero", "text")
+    __slots__ = ("answer", "expr", "relation", "text")
 
-    def __init__(self, expr, is_zero, text):
-        self.expr, self.is_zero, self.text = expr, is_zero, text
+    def __init__(self, expr, relation, answer, text):
+        self.expr, self.relation, self.answer, self.text = expr, relation, answer, text
 
     def holds(self, env, evaluate):
         """Whether the sizes ``env`` give the same answer (``evaluate(expr, env)``: int)."""
-        return (evaluate(self.expr, env) == 0) == self.is_zero
+        return self.relation(evaluate(self.expr, env), 0) is self.answer
 
     def __repr__(self):
         return self.text
@@ -90,8 +111,7 @@ class _Questions:
             return None
         if not (a.free_symbols | b.free_symbols) & self.symbols:
             return None
-        diff = sympy.expand(a - b)
-        return None if diff.is_Number else diff
+        return _integer_valued(sympy.expand(a - b))
 
     def involves(self, expr):
         return isinstance(expr, sympy.Basic) and bool(expr.free_symbols & self.symbols)
@@ -105,15 +125,26 @@ class GuardingQuestions(_Questions):
         self.env, self.evaluate = env, evaluate
         self.symbols = frozenset(env)
         self.guards = []
+        self._asked = set()
 
     def equal(self, a, b, text):
+        return self.compare(a, b, operator.eq, text)
+
+    def compare(self, a, b, relation, text):
+        """``relation(a, b)`` at the traced sizes, kept as a guard; None when the
+        comparison is not about this trace's sizes (sympy answers it structurally)."""
         diff = self.difference(a, b)
         if diff is None:
             return None
         if diff.free_symbols - self.symbols:
             return None     # (symbols of another trace: not this program's question)
-        answer = self.evaluate(diff, self.env) == 0
-        self.guards.append(Guard(diff, answer, f"{text} is {answer}"))
+        return self.decide(diff, relation, text)
+
+    def decide(self, expr, relation, text):
+        answer = relation(self.evaluate(expr, self.env), 0)
+        if (expr, relation) not in self._asked:    # (each guard costs a call per new size)
+            self._asked.add((expr, relation))
+            self.guards.append(Guard(expr, relation, answer, f"{text} is {answer}"))
         return answer
 
     def hashed(self, expr):
@@ -142,12 +173,65 @@ class RefusingQuestions(_Questions):
             f"polymorphic_shapes out (automatic dynamic shapes then keep one program per "
             f"answer)")
 
+    def compare(self, a, b, relation, text):
+        diff = self.difference(a, b)
+        if diff is None:
+            return None
+        decided = _SIGN_RULES[relation](diff)
+        if decided is not None:           # decided by the symbols' assumptions
+            return decided
+        raise InconclusiveDimensionError(
+            f"{self.where}: the comparison {text} of symbolic dims has no single answer "
+            f"for every size of the polymorphic dims {_names(diff)}; compare outside the "
+            f"traced function, make the dim concrete in polymorphic_shapes, or leave "
+            f"polymorphic_shapes out (automatic dynamic shapes then keep one program per "
+            f"answer)")
+
+    def decide(self, expr, relation, text):
+        return None     # (one program for every size: the rule raises its own error)
+
     def hashed(self, expr):
         raise InconclusiveDimensionError(
             f"{self.where}: the symbolic dim {expr} was hashed (a dict or set lookup): its "
             f"key differs from every int, so the lookup cannot be answered for every size "
             f"of the polymorphic dims {_names(expr)}; look up outside the traced function "
             f"or make the dim concrete in polymorphic_shapes")
+
+
+def _integer_valued(diff):
+    """``diff`` as an integer-valued expression of the same sign (its numerator times its
+    denominator), or None when it is a number (sympy answers those itself)."""
+    if diff.is_Number:
+        return None
+    num, den = sympy.fraction(sympy.together(diff))
+    if den.is_Number:
+        return sympy.expand(num) if den.is_positive else sympy.expand(-num)
+    return sympy.expand(num * den)
+
+
+# relation -> what the symbols' assumptions say about ``relation(diff, 0)`` (None: open)
+_SIGN_RULES = {
+    operator.eq: lambda d: d.is_zero,
+    operator.lt: lambda d: d.is_negative,
+    operator.le: lambda d: d.is_nonpositive,
+    operator.gt: lambda d: d.is_positive,
+    operator.ge: lambda d: d.is_nonnegative,
+}
+
+
+def decide(expr, relation, text):
+    """For tjit's shape rules: ``relation(expr, 0)`` for a size expression ``expr`` that
+    sympy cannot decide, answered at the traced sizes and kept as a guard under automatic
+    dynamic shapes; None otherwise (no trace with sizes, or symbols that are not this
+    trace's, or declared dims: the caller raises its InconclusiveDimensionError)."""
+    q = _ACTIVE.get()
+    if q is None or not isinstance(expr, sympy.Expr) or not q.involves(expr) or \
+            expr.free_symbols - q.symbols:
+        return None
+    expr = _integer_valued(sympy.expand(expr))
+    if expr is None:
+        return relation(0, 0)   # (cannot happen for an undecided question; kept exact)
+    return q.decide(expr, relation, text)
 
 
 def _names(expr):
@@ -178,6 +262,18 @@ def _ne(self, other):
     return not self == other  # noqa: SIM201
 
 
+def _order(relation, symbol, original):
+    def compare(self, other):
+        q = _ACTIVE.get()
+        if q is not None and not _is_library(sys._getframe(1)):
+            answer = q.compare(self, other, relation, f"{self} {symbol} {other}")
+            if answer is not None:
+                return answer
+        return original(self, other)
+    compare.__name__ = original.__name__
+    return compare
+
+
 def _hash(self):
     q = _ACTIVE.get()
     if q is not None and not _is_library(sys._getframe(1)) and q.involves(self):
@@ -198,4 +294,12 @@ def _bool(self):
 if not getattr(sympy.Basic, "_tjit_size_questions", False):
     sympy.Basic.__eq__, sympy.Basic.__ne__, sympy.Basic.__hash__ = _eq, _ne, _hash
     sympy.Expr.__bool__ = _bool
+    # (floor and ceiling, which dims of ``n // 2`` are, define their own comparisons)
+    for _cls in (sympy.Expr, sympy.floor, sympy.ceiling):
+        for _name, _relation, _symbol in (("__lt__", operator.lt, "<"),
+                                          ("__le__", operator.le, "<="),
+                                          ("__gt__", operator.gt, ">"),
+                                          ("__ge__", operator.ge, ">=")):
+            if _name in _cls.__dict__:
+                setattr(_cls, _name, _order(_relation, _symbol, _cls.__dict__[_name]))
     sympy.Basic._tjit_size_questions = True
