@@ -122,6 +122,32 @@ def test_kernel_launch_templates_at_several_sizes(gpu, rng):
         check(f(x), ref(softmax_grad, x))
 
 
+ONE_KERNEL = {   # name: (function, whether the call skips the value table)
+    "x*2+1": (lambda x: x * 2 + 1, True),
+    "two outputs, swapped": (lambda x: (jnp.sin(x) * 2, jnp.cos(x) + x), True),
+    "with a pass-through": (lambda x: (jnp.tanh(x) * 2, x), False),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ONE_KERNEL))
+def test_one_kernel_programs_launch_straight_from_the_arguments(gpu, rng, name):
+    f, direct = ONE_KERNEL[name]
+    jf = tjit.jit(f)
+    x = rng.standard_normal((6, 8)).astype(F32)
+    dev = tjit.device_put(x)
+    strided = tjit.device_put(rng.standard_normal((6, 16)).astype(F32))._value[:, ::2]
+    for arg in (dev, x, strided, dev):     # (device, host, strided device)
+        got = jf(arg)
+        check(got, ref(f, np.asarray(arg)))
+        leaves = tjit.tree_leaves(got)
+        if direct:      # fresh outputs, none the argument's buffer
+            assert all(o._value is not dev._value for o in leaves)
+    (entry,) = jf._cache.values()
+    exe = entry.executable
+    assert len(exe.program.steps) == 1
+    assert (exe._fixed_runner.single is not None) == direct
+
+
 # -- graphs ------------------------------------------------------------------------------
 
 def test_mlp_step_replays_a_graph_with_fresh_outputs(gpu, runners, rng):

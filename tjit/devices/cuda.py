@@ -309,14 +309,16 @@ class CudaExecutable(PlanInspection, Executable):
         return r
 
     def call(self, flat_args, donated=()):
-        with self._lock:
-            try:
-                r = self._fixed_runner      # (inline: the one-kernel dispatch path)
+        try:
+            r = self._fixed_runner
+            if r is not None and r.single is not None:  # (one kernel: nothing shared)
+                return r.single(flat_args)
+            with self._lock:
                 if r is None:
                     r = self._runner(flat_args)
                 return r.run(flat_args, donated)
-            except self._oom as e:
-                raise _oom_error(e, "jit call on the GPU") from None
+        except self._oom as e:
+            raise _oom_error(e, "jit call on the GPU") from None
 
     def prepare(self, flat_args):
         with self._lock:
@@ -377,6 +379,7 @@ class _CudaRunner(ProgramRunner):
         self.raw_cublas = None          # (capture mode: the ctypes binding the gemms use)
         self.stream_ptr = 0             # (the current stream of the call being run)
         self.uses_stream = False        # (a step reads stream_ptr: set by dot_step)
+        self.single = None              # (run(flat_args) of a one-kernel program: kernel_step)
         super().__init__(prog, env)
         if capture:
             self.layout = cuda_graphs.place_buffers(self)
@@ -402,6 +405,8 @@ class _CudaRunner(ProgramRunner):
         return out
 
     def run(self, flat_args, donated=()):
+        if self.single is not None:
+            return self.single(flat_args)
         cp = self.cp
         ndarray = cp.ndarray
         self.given = donated
@@ -452,6 +457,9 @@ class _CudaRunner(ProgramRunner):
         template = tuple(template) + scalars
         new = self.cp.ndarray   # (cupy.empty is a Python wrapper around it)
         assert len(src.params) == len(template), (src.entry, len(src.params), len(template))
+        if len(self.prog.steps) == 1 and not self.capture and not self.aliases and \
+                not self.hosts and len(fresh) == len(s.outs):
+            self.single = self._single_launch(fn, grid, block, template, reads, fresh)
 
         def run(vals):  # (a CuPy Function call: converts its arguments)
             args = list(template)
@@ -465,6 +473,39 @@ class _CudaRunner(ProgramRunner):
                     a = vals[k] = new(shape, dtype)
                 args[pos] = a
             fn(grid, block, tuple(args))
+        return run
+
+    def _single_launch(self, fn, grid, block, template, reads, fresh):
+        """``run(flat_args)`` of a program that is this one kernel and writes only fresh
+        outputs: the arguments go straight into the launch's tuple and the outputs
+        straight out, without the value table (the cached one-kernel dispatch path;
+        nothing is shared between calls, so no lock either). None where an output is
+        not one of the kernel's (a pass-through argument, a constant)."""
+        cp = self.cp
+        ndarray = cp.ndarray
+        arg_of = {k: i for i, k in enumerate(self.param_slots)}
+        out_of = {k: j for j, (_, k, _, _) in enumerate(fresh)}
+        if any(k not in arg_of for _, k in reads) or any(k not in out_of
+                                                         for k in self.out_slots):
+            return None
+        reads = [(pos, arg_of[k]) for pos, k in reads]
+        allocs = [(pos, shape, dtype) for pos, _, shape, dtype in fresh]
+        order = [out_of[k] for k in self.out_slots]
+        as_made = order == list(range(len(allocs)))
+
+        def run(flat_args):
+            args = list(template)
+            for pos, i in reads:
+                a = flat_args[i]
+                if type(a) is not ndarray or not a._c_contiguous:
+                    a = cp.array(a, order="C")  # (a host argument is copied to the device)
+                args[pos] = a
+            outs = []
+            for pos, shape, dtype in allocs:
+                o = args[pos] = ndarray(shape, dtype)
+                outs.append(o)
+            fn(grid, block, tuple(args))
+            return outs if as_made else [outs[j] for j in order]
         return run
 
     def dot_step(self, s):

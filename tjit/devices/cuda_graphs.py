@@ -121,6 +121,8 @@ class GraphedRunner:
     then graph replays from call :data:`CAPTURE_ON_CALL` on (see the module doc).
     ``failure`` says why it stays plain, when it does."""
 
+    single = None   # (see _CudaRunner.single: a graphed program is never one kernel)
+
     def __init__(self, prog, make_runner):
         self.prog = prog
         self._make_runner = make_runner     # capture: bool -> a _CudaRunner
