@@ -49,6 +49,7 @@ def test_split_choice():
     p = split(16384, 96)
     assert p and 16384 % p == 0 and 16384 // p >= 16
     assert T.CPU.split_columns is None and not T.CPU.inline_split_reshapes
+    assert not T.CPU.merge_same_producer
 
 
 def test_layernorm_grad_plan_on_cuda_and_cpu():
@@ -57,8 +58,11 @@ def test_layernorm_grad_plan_on_cuda_and_cpu():
     f = tjit.value_and_grad(ln_loss, argnums=(0, 1, 2))
     cuda = kernels(f, args, T.CUDA)
     # one row kernel (every row stage and dx), the loss's sum, the column pass over
-    # 256 x 32 rows, and the partials' folds: no (8192, 1) kernels of per-row values
-    assert len(cuda) <= 5, [k.shape for k in cuda]
+    # 256 x 32 rows, and one kernel folding both partials (siblings of one producer):
+    # no (8192, 1) kernels of per-row values
+    assert len(cuda) == 4, [k.shape for k in cuda]
+    assert any(k.shape == (256, d) and k.reduce_axes == (0,) and
+               sum(a.role == "out" for a in k.args) == 2 for k in cuda)
     assert sum(k.shape == (n, d) and k.reduce_axes == (1,) for k in cuda) == 1
     assert any(k.shape == (256, 32, d) and k.reduce_axes == (1,) for k in cuda)
     assert not any(tuple(k.shape) in ((n,), (n, 1)) and not k.reduce_axes for k in cuda)

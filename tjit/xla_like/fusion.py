@@ -440,12 +440,18 @@ class FusionDecision:
                     break
 
     def _merge_siblings(self):
-        """Groups with one iteration space reading a common input become one kernel."""
+        """Groups with one iteration space reading a common input become one kernel (and,
+        where the target asks, groups reading outputs of one producer kernel: the folds
+        of a split column reduction's partials)."""
         changed = True
         while changed:
             changed = False
             gids = sorted(self.groups, key=lambda g: self.order[g])
             inputs = {g: {i.id for i in self.group_inputs(g)} for g in gids}
+            if self.target.merge_same_producer:
+                for g in gids:
+                    inputs[g] |= {("group", p) for p in self._producers(g)
+                                  if p in self.groups}
             nodes = {g: self.group_nodes(g) for g in gids}
             for x in range(len(gids)):
                 for y in range(x + 1, len(gids)):

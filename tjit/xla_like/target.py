@@ -49,6 +49,9 @@ class TargetInfo:
         that only splits dims (``fusion.split_only_reshape``; its operand's indices are
         affine in the result's) instead of materializing the reshape's operand: on for
         CUDA, whose column splits reshape a fused expression; the CPU keeps its plans.
+      merge_same_producer: whether sibling kernels of one iteration space that read
+        outputs of one producer kernel merge (as siblings reading a common input do):
+        one launch fewer where launches cost more than the pass (CUDA).
       temps_in_outputs: whether the plan may place temporaries in an output's buffer
         before that output is written (``plan.host_temporaries``); the runtime must
         then make output buffers at the start of a call (the CPU runner does).
@@ -66,6 +69,7 @@ class TargetInfo:
     dot_kernels: bool = False
     split_columns: Callable | None = None
     inline_split_reshapes: bool = False
+    merge_same_producer: bool = False
     temps_in_outputs: bool = False
 
     def cost(self, opcode, dtype):
@@ -215,6 +219,7 @@ CUDA = TargetInfo(
     split_reduce=cuda_row_split,
     split_columns=cuda_column_split,
     inline_split_reshapes=True,
+    merge_same_producer=True,
 )
 
 
