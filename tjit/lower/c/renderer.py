@@ -21,12 +21,16 @@ order as a sequential loop (bit for bit what the LLVM backend's in-order updates
   the iteration space, decomposed into axis indices; where every store walks the
   innermost loop axis contiguously, a thread takes a chunk of 16 bytes of points with
   vector loads/stores, the alignment checked at run time (``vectors.py``);
-* row-style kernels run one work-group per outer point (a group-stride loop over the
-  outer points): every stage level folds a strided share of the row per thread, then a
-  tree reduction in shared/local memory of ``dialect.local_size`` slots (its last
-  steps as warp shuffles on CUDA: the same pairs, so the same bits) gives every thread
-  the stage's value; outer stores run on thread 0, inner stores are strided over the
-  threads. The launch must use exactly ``local_size`` threads per group;
+* row-style kernels with a static row of up to ``rows.LANE_BYTES`` per lane run as
+  row segments with the row in registers (``rows.py``: a warp per short row, several
+  rows a group; a group per longer row; ``LaunchSpec.rows`` rows a group); others (a
+  symbolic or very long row) run one work-group per outer point (a group-stride loop
+  over the outer points): every stage level folds a strided share of the row per
+  thread, then a tree reduction in shared/local memory of ``dialect.local_size`` slots
+  (its last steps as warp shuffles on CUDA: the same pairs, so the same bits) gives
+  every thread the stage's value; outer stores run on thread 0, inner stores are
+  strided over the threads. The launch must use exactly ``local_size`` threads per
+  group;
 * accumulate-style kernels run one work-group per tile of ``tile`` consecutive kept
   points (flat index); the group's ``slices = local_size / tile`` thread slices split
   the reduced points: **summation order**: slice s folds the flat reduced indices
