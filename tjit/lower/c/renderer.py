@@ -818,7 +818,8 @@ def column_split(nkept, nred, local_size, min_groups=128):
     columns the grid is small (one group per tile): 100000 x 32 at 218 GB/s, 2^20 x 8
     at 170 GB/s (tiles of 8 there: 127 and 17 GB/s). Four accumulators per slice (more
     loads in flight) were slower (16384 x 1024: 0.58 TB/s). Splitting the reduced
-    points over groups needs a second pass and a workspace: not done."""
+    points over groups is done a level up, as two kernels with the partials in a
+    buffer between them (``xla_like/simplify.split_column_reduce``, on CUDA)."""
     few = isinstance(nred, (int, np.integer)) and nred < 64
     many = isinstance(nkept, (int, np.integer)) and nkept >= 1 << 16
     if few or many or local_size < 16:
