@@ -395,7 +395,8 @@ class Jitted:
             outs = entry.donation.call(entry.executable, raw, leaves)
         wrapped = []
         for o, (dtype, weak) in zip(outs, entry.out_kinds):
-            if type(o) is not np.ndarray or o.dtype != dtype:
+            t = type(o)     # (a NumPy or device array of the right dtype is taken as it is)
+            if (t is not np.ndarray and t not in _DEVICE_ARRAYS) or o.dtype != dtype:
                 o = _as_output(o, dtype)
             wrapped.append(Array(o, weak))
         return entry.unflatten(wrapped)
