@@ -13,6 +13,7 @@ import tjit
 import tjit.numpy as jnp
 from tjit import lax
 from tjit.devices import cuda, cuda_graphs
+from tjit.tracing import core
 
 REASON = cuda.unavailable_reason()
 pytestmark = [pytest.mark.cuda, pytest.mark.skipif(REASON is not None,
@@ -101,6 +102,8 @@ def test_mlp_step_is_replayed_as_a_graph(rng, runners):
         params = got[1]
     (r,) = runners
     assert r.failure is None and r.replay is not None, r.failure
+    # (arguments in and outputs out by cuda_copies' kernel, not the memcpy fallback)
+    assert r.copy_kernel, r.copy_kernel_failure
     for got, copy in kept:       # outputs kept across later calls are unchanged
         for g, c in zip(tjit.tree_leaves(got), copy):
             np.testing.assert_array_equal(np.asarray(g), c)
@@ -117,6 +120,34 @@ def test_donated_mlp_step_under_a_graph(rng, runners):
         close((value, params), want)
         assert [p._value.data.ptr for p in tjit.tree_leaves(params)] == ptrs
     assert runners[0].failure is None, runners[0].failure
+    assert runners[0].copy_kernel, runners[0].copy_kernel_failure
+
+
+def test_copy_kernel_moves_odd_sizes_and_offsets(rng, runners, monkeypatch):
+    # arguments at offsets of 4 and 1 bytes and sizes not a multiple of 16 (the kernel's
+    # 4-byte and byte loops), a graph forced for a small program
+    monkeypatch.setattr(cuda_graphs, "_KERNEL_US", 1e3)
+    f = tjit.jit(lambda a, b, c: (jnp.tanh(a) * 2, jnp.sum(b * b), a[:5] + 1,
+                                  c.astype(F32) * 3))
+    base = tjit.device_put(rng.standard_normal(1001).astype(F32))
+    raw = tjit.device_put(rng.integers(0, 100, 1003).astype(np.int8))
+    for _ in range(4):
+        a = tjit.device_put(rng.standard_normal(997).astype(F32))
+        b = core.Array(base._value[1:998], False)    # (4 bytes past an aligned block)
+        c = core.Array(raw._value[1:1002], False)    # (1 byte past it)
+        close(f(a, b, c), ref(lambda a, b, c: (jnp.tanh(a) * 2, jnp.sum(b * b), a[:5] + 1,
+                                               c.astype(F32) * 3), a, b, c))
+    assert runners and runners[0].replay is not None and runners[0].copy_kernel, \
+        (runners[0].failure, runners[0].copy_kernel_failure)
+
+
+def test_one_kernel_call_launches_straight_from_its_arguments(rng):
+    f = tjit.jit(lambda x: x * 2 + 1)
+    x = tjit.device_put(rng.standard_normal(100).astype(F32))
+    for _ in range(3):
+        close(f(x), np.asarray(x) * 2 + 1)
+    (entry,) = f._cache.values()
+    assert entry.executable._fixed_runner.single is not None
 
 
 def test_loop_bodies_under_graphs(rng, runners):
