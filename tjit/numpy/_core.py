@@ -284,6 +284,16 @@ def _scalar_keeps_dtype(v, t, dt):
     return False
 
 
+def promote_args_numeric(fname, *args):
+    """``promote_args``, with bool operands made the default int (JAX's
+    ``promote_args_numeric``: ``True % True``, ``True << True`` are integer arithmetic,
+    as in NumPy, which gives int8)."""
+    args = promote_args(fname, *args)
+    if dtypes.is_bool(args[0].dtype):
+        return [lax.convert_element_type(a, dtypes.default_int()) for a in args]
+    return args
+
+
 def promote_args_inexact(fname, *args):
     check_arraylike(fname, *args)
     return broadcast_arrays_(fname, *promote_dtypes_inexact(*args))

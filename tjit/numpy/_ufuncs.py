@@ -20,6 +20,7 @@ from tjit.numpy._core import dtype_and_weak as _dtype_and_weak
 from tjit.numpy._core import (
     broadcast_arrays_, broadcast_to_shape, ensure_array, promote_args, promote_args_inexact,
     promote_dtypes_inexact)
+from tjit.numpy._core import promote_args_numeric as _promote_args_numeric
 from tjit.numpy import _scalar_lane
 
 
@@ -257,10 +258,29 @@ def _shift_right(x, y):
 
 _shift_right.prim_for = lambda dt: (lax.shift_right_logical.prim if dt.kind == "u" else
                                     lax.shift_right_arithmetic.prim)
-left_shift = _two_in("left_shift", _integer_op("left_shift", lax.shift_left),
-                     doc="Elementwise ``x << y`` for integers (and bools).")
-right_shift = _two_in("right_shift", _shift_right, doc="Elementwise ``x >> y`` for "
-                      "integers: arithmetic for signed, logical for unsigned dtypes.")
+_left_shift = _two_in("left_shift", _integer_op("left_shift", lax.shift_left))
+_right_shift = _two_in("right_shift", _shift_right)
+
+
+def _both_bool(x, y):
+    """Both operands bool (Python or arrays): the only way a promoted dtype is bool."""
+    return (type(x) is bool or getattr(x, "dtype", None) == np.bool_) and \
+        (type(y) is bool or getattr(y, "dtype", None) == np.bool_)
+
+
+def left_shift(x, y, /):
+    """Elementwise ``x << y`` for integers; bools shift as the default int (as in JAX)."""
+    if _both_bool(x, y):
+        x, y = _promote_args_numeric("left_shift", x, y)
+    return _left_shift(x, y)
+
+
+def right_shift(x, y, /):
+    """Elementwise ``x >> y`` for integers: arithmetic for signed, logical for unsigned
+    dtypes; bools shift as the default int (as in JAX)."""
+    if _both_bool(x, y):
+        x, y = _promote_args_numeric("right_shift", x, y)
+    return _right_shift(x, y)
 
 
 bitwise_left_shift, bitwise_right_shift = left_shift, right_shift
@@ -273,7 +293,7 @@ def floor_divide(x, y, /):
     does; float division by zero gives +-inf or NaN. Float results are NumPy's bit for
     bit (``npy_divmod``, see ``_float_divmod``), signed zeros included.
     """
-    x, y = promote_args("floor_divide", x, y)
+    x, y = _promote_args_numeric("floor_divide", x, y)
     _check_real("floor_divide", x)
     if dtypes.is_int(x.dtype):
         q = lax.div(x, y)
@@ -425,7 +445,7 @@ def remainder(x, y, /):
     """Remainder with the sign of the divisor (NumPy's ``%``); ``x % 0`` is 0 for
     integers (as in NumPy and JAX) and NaN for floats. Float results are NumPy's bit for
     bit (``npy_divmod``): a zero remainder has the divisor's sign, ``4.0 % -2.0`` is -0.0."""
-    x, y = promote_args("remainder", x, y)
+    x, y = _promote_args_numeric("remainder", x, y)
     _check_real("remainder", x)
     if dtypes.is_inexact(x.dtype):
         return _float_divmod(x, y)[1]
@@ -445,7 +465,7 @@ mod = remainder
 def fmod(x, y, /):
     """Remainder with the sign of the dividend (C ``fmod``); an integer ``fmod(x, 0)``
     is 0, as in NumPy and JAX (``lax.rem`` alone gives x)."""
-    x, y = promote_args("fmod", x, y)
+    x, y = _promote_args_numeric("fmod", x, y)
     _check_real("fmod", x)
     return lax.rem(x, y if dtypes.is_inexact(x.dtype) else _nonzero_divisor(y))
 
@@ -459,7 +479,7 @@ def _nonzero_divisor(y):
 
 def divmod(x, y, /):  # noqa: A001
     """``(floor_divide(x, y), remainder(x, y))``."""
-    x, y = promote_args("divmod", x, y)
+    x, y = _promote_args_numeric("divmod", x, y)
     _check_real("divmod", x)
     if dtypes.is_int(x.dtype):
         return floor_divide(x, y), remainder(x, y)
@@ -549,9 +569,9 @@ def power(x, y, /):
         if dtypes.is_int(x.dtype):  # strong, as JAX's (its loop's constants are)
             out = _int_power(x, y)
             return lax.convert_element_type(out, out.dtype) if out.weak_type else out
-        if dtypes.is_bool(x.dtype):
-            raise TypeError("power: not supported for bool arrays; convert with "
-                            "x.astype(jnp.int32) first")
+        if dtypes.is_bool(x.dtype):  # JAX: bools are raised as the default int
+            return _int_power(*(lax.convert_element_type(v, dtypes.default_int())
+                                for v in (x, y)))
         return lax.pow(x, y)
     except Exception as e:
         _filter_at_entry(e)  # tracebacks end in user code (free until a raise)
@@ -735,7 +755,10 @@ def logaddexp2(x, y, /):
 
 
 def square(x, /):
-    return lax.integer_pow(ensure_array("square", x), 2)
+    x = ensure_array("square", x)
+    if dtypes.is_bool(x.dtype):  # JAX: the default int, as NumPy's (int8) arithmetic
+        x = lax.convert_element_type(x, dtypes.default_int())
+    return lax.integer_pow(x, 2)
 
 
 def reciprocal(x, /):
@@ -1122,6 +1145,8 @@ def ldexp(x1, x2, /):
     x1 = promote_dtypes_inexact(ensure_array("ldexp", x1))[0]
     x2 = ensure_array("ldexp", x2)
     _check_real("ldexp", x1)
+    if dtypes.is_bool(x2.dtype):  # NumPy and JAX: a bool exponent is 0 or 1
+        x2 = lax.convert_element_type(x2, np.int32)
     if not dtypes.is_int(x2.dtype):
         raise TypeError(f"ldexp: the exponent must have an integer dtype, got {x2.dtype}")
     x1, x2 = broadcast_arrays_("ldexp", x1, x2)
