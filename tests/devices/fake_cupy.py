@@ -354,10 +354,14 @@ class FakeCublas:
     def __init__(self, fake):
         self.fake = fake
         self.mode = 0
+        self.stream_ptr = None
         self.calls = []     # (name, op_a, op_b, m, n, k, lda, ldb, ldc, batch) per call
 
     def setPointerMode(self, handle, mode):
         self.mode = mode
+
+    def setStream(self, handle, stream_ptr):
+        self.stream_ptr = stream_ptr    # (the fake runs work at once off a capture)
 
     def getPointerMode(self, handle):
         return self.mode

@@ -103,6 +103,9 @@ def test_dots_are_single_cublas_calls_without_copies(gpu, name, dtype, rng, x64)
     assert len(calls) == 1 and calls[0][0].startswith("s" if dtype == np.float32 else "d")
     if ops is not None:     # (cuBLAS's first operand is the product's right one)
         assert calls[0][1:3] == ops[::-1], calls
+    with gpu.cuda.Stream() as stream:   # (the direct calls run on the current stream)
+        check(tjit.jit(f)(*args), ref(f, *args), tol=1e-5 if dtype == np.float32 else 1e-12)
+    assert gpu.cublas_lib.stream_ptr == stream.ptr
     exe_kernels = tjit.jit(f).lower(*args).compile().kernels()
     if name != "folded":    # no transpose copies: the dot is the whole program
         assert exe_kernels == []

@@ -379,6 +379,7 @@ class _CudaRunner(ProgramRunner):
         self.raw_cublas = None          # (capture mode: the ctypes binding the gemms use)
         self.stream_ptr = 0             # (the current stream of the call being run)
         self.uses_stream = False        # (a step reads stream_ptr: set by dot_step)
+        self.cublas_stream = None       # (cuBLAS's setStream: set by dot_step)
         self.single = None              # (run(flat_args) of a one-kernel program: kernel_step)
         super().__init__(prog, env)
         if capture:
@@ -410,8 +411,10 @@ class _CudaRunner(ProgramRunner):
         cp = self.cp
         ndarray = cp.ndarray
         self.given = donated
-        if self.uses_stream:            # (the steps' copies go on it)
+        if self.uses_stream:            # (the steps' gemms and copies go on it: CuPy's
+            # own cuBLAS calls leave the handle on the stream they last ran on)
             self.stream_ptr = cp.cuda.get_current_stream().ptr
+            self.cublas_stream(self.cublas_handle, self.stream_ptr)
         vals = self.fixed.copy()
         for k, a in zip(self.param_slots, flat_args):
             if type(a) is not ndarray or not a._c_contiguous:
@@ -542,6 +545,7 @@ class _CudaRunner(ProgramRunner):
             fn = self.raw_cublas.gemm(gemm.char, gemm.batched)
         else:
             fn = getattr(lib, gemm.name)
+            self.cublas_stream = lib.setStream
         call = gemm.caller(fn, self.cublas_handle)
         li, ri, k_out = self.index[lhs_v], self.index[rhs_v], self.index[out_v]
         xi = None if x_v is None else self.index[x_v]
