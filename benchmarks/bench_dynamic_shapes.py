@@ -9,7 +9,9 @@ time, which a loaded machine disturbs less), the same with a new runner made for
 size instead of an idle one re-bound (``cpu.KEPT_RUNNERS`` unbounded: the runtime
 before re-binding, in the same process), the same with ``dynamic_shapes=False`` (a
 compile per size, as JAX), and, when JAX is installed (e.g. /work/jaxvenv), JAX's first
-call per new size and its recompile time (first call minus a seen-size call). Not a test.
+call per new size and its recompile time (first call minus a seen-size call); then the
+cost of checking a dynamic program's guards for a new size (``Family.lookup``: its
+binding and every guard, per function whose code asks about its sizes). Not a test.
 """
 
 import argparse
@@ -102,6 +104,41 @@ def report_new_sizes(first, seen, n):
           f"the 5 largest batches {big:4.2f}x")
 
 
+# functions whose Python code asks about a size: (name, function, guards it records)
+def _guarded_functions():
+    return [
+        ("no question", lambda x: x * 2.0),
+        ("n % 2 == 0", lambda x: x * 2.0 if x.shape[0] % 2 == 0 else x),
+        ("n > 5", lambda x: x * 2.0 if x.shape[0] > 5 else x),
+        ("x[: n // 2] * y", lambda x: x[: x.shape[0] // 2] * x[x.shape[0] // 2:]),
+        ("min(n, 8), n >= 4, n // 2 != 3",
+         lambda x: x[: min(x.shape[0], 8)] if x.shape[0] >= 4 and x.shape[0] // 2 != 3
+         else x),
+    ]
+
+
+def bench_guard_check(repeat=20000):
+    """Median time of matching a new size against a family's dynamic programs (what a
+    call at a size missing from the exact-shape cache pays before running)."""
+    print("guard check for a new size (Family.lookup: binding + guards), per call:")
+    for name, fn in _guarded_functions():
+        f = tjit.jit(fn)
+        for n in (10, 12, 14):
+            f(np.ones((n, 3), np.float32))
+        (fam,) = f._families.values()
+        n_guards = sum(len(p.guards) for p, _ in fam.programs)
+        shapes = [(16, 3)]
+        assert fam.lookup(shapes) is not None
+        times = []
+        for _ in range(7):
+            t = time.perf_counter()
+            for _ in range(repeat):
+                fam.lookup(shapes)
+            times.append((time.perf_counter() - t) / repeat)
+        print(f"  {name:32s} {len(fam.programs)} program(s), {n_guards} guard(s): "
+              f"{statistics.median(times) * 1e6:6.2f} us")
+
+
 def ms(s):
     return f"{s * 1e3:8.2f} ms"
 
@@ -113,13 +150,20 @@ def main():
     ap.add_argument("--warm-disk-cache", action="store_true",
                     help="keep TJIT_CACHE_DIR (default: a fresh one, so that compiles are "
                          "real compiles, as JAX's without a persistent cache)")
+    ap.add_argument("--guards-only", action="store_true",
+                    help="only the guard check for a new size")
     args = ap.parse_args()
+    if args.guards_only:
+        bench_guard_check()
+        return
     if args.warm_disk_cache:
         run(args)
+        bench_guard_check()
         return
     with tempfile.TemporaryDirectory(prefix="tjit-bench-cache-") as cache:
         os.environ["TJIT_CACHE_DIR"] = cache
         run(args)
+        bench_guard_check()
 
 
 def run(args):

@@ -507,3 +507,30 @@ def test_declared_polymorphic_dims_answer_what_holds_for_every_size():
         x = _randn(n)
         np.testing.assert_array_equal(jf(x), x * 2.0)
     assert jf.compile_count == 1
+
+
+def test_compiled_guard_check_agrees_with_each_guard():
+    # Pattern.bind runs one generated function for all guards; each Guard evaluated on
+    # its own (plan.concrete) is the reference, over sizes on both sides of every answer
+    from tjit.xla_like.plan import concrete
+
+    def f(x, y):
+        n, m = x.shape[0], y.shape[0]
+        ok = n % 3 != 1 and n // 2 >= 4 and n / 2 < m and max(n, m) - min(n, m) != 2
+        return (x[: n // 2] * 2.0 if ok else x - 1.0), y + 1.0
+
+    jf = tjit.jit(f)
+    for n, m in ((9, 7), (11, 8), (12, 9)):
+        jf(_randn(n, 2), _randn(m))
+    (fam,) = jf._families.values()
+    pattern = fam.programs[-1][0]
+    assert len(pattern.guards) >= 4
+    seen = set()
+    for n in range(2, 40):
+        for m in range(2, 25):
+            shapes = [(n, 2), (m,)]
+            env = {s: v for s, v in zip(pattern.symbols(), (n, m))}
+            want = all(g.holds(env, concrete) for g in pattern.guards)
+            assert (pattern.bind(shapes) is not None) == want, (n, m)
+            seen.add(want)
+    assert seen == {True, False}

@@ -35,6 +35,7 @@ new size.
 """
 
 import contextlib
+import operator
 import os
 import sys
 import traceback
@@ -108,11 +109,12 @@ class Pattern:
     """Per leaf, its dims: ints, or AutoDims for the dynamic positions; ``guards``: the
     answers the traced code relied on (sizes that answer otherwise get other programs)."""
 
-    __slots__ = ("dims", "guards", "in_specs", "variant")
+    __slots__ = ("_check", "_check_symbols", "dims", "guards", "in_specs", "variant")
 
     def __init__(self, dims):
         self.dims = dims
         self.guards = ()
+        self._check, self._check_symbols = None, ()
         self.variant = 0    # (programs of the same dims for other answers: 1, 2, ...)
         # what the backend binds at run time (None for leaves with no symbol)
         self.in_specs = [d if any(type(x) is not int for x in d) else None for d in dims]
@@ -138,17 +140,39 @@ class Pattern:
                     old = env.setdefault(p, v)
                     if old != v:
                         return None
-        for g in self.guards:
-            if not g.holds(env, concrete):
-                return None
+        if self._check is not None and not self._check(*[env[s] for s in self._check_symbols]):
+            return None
         return env
 
     def add_guards(self, guards):
         """Keep the answers of this pattern's trace (before the program is published)."""
         self.guards = tuple(guards)
+        symbols, self._check = _compile_guards(self.guards)
+        # (the dims' own symbol objects: sympy's cache may have built the guards with an
+        # equal older one, and a dict lookup by a non-identical key compares with sympy)
+        own = {x.name: x for x in self.symbols()}
+        self._check_symbols = tuple(own.get(x.name, x) for x in symbols)
 
     def symbols(self):
         return [x for d in self.dims for x in d if type(x) is not int]
+
+
+# guard relation -> (its operator, the operator of its negation), in sympy's spelling
+_RELATIONS = {operator.eq: ("==", "!="), operator.lt: ("<", ">="), operator.le: ("<=", ">"),
+              operator.gt: (">", "<="), operator.ge: (">=", "<")}
+
+
+def _compile_guards(guards):
+    """(symbols, one Python function of their sizes that is True when every guard gets
+    its answer): one call per new size, ~0.6 us for a few guards, where evaluating each
+    guard's expression on its own (``plan.concrete``) costs ~4 us a guard."""
+    if not guards:
+        return (), None
+    symbols = sorted(set().union(*(g.expr.free_symbols for g in guards)), key=str)
+    rels = [sympy.Rel(g.expr, 0, _RELATIONS[g.relation][0 if g.answer else 1],
+                      evaluate=False) for g in guards]
+    return tuple(symbols), sympy.lambdify(symbols, sympy.And(*rels, evaluate=False),
+                                          modules="math")
 
 
 class Family:

@@ -141,6 +141,8 @@ class GuardingQuestions(_Questions):
         return self.decide(diff, relation, text)
 
     def decide(self, expr, relation, text):
+        if relation is operator.eq and expr.could_extract_minus_sign():
+            expr = -expr    # (a == b and b == a: one guard)
         answer = relation(self.evaluate(expr, self.env), 0)
         if (expr, relation) not in self._asked:    # (each guard costs a call per new size)
             self._asked.add((expr, relation))
