@@ -140,7 +140,9 @@ def test_sum_prod_promote_like_jax(dt, expected):
     x = jnp.asarray(_data((4,), dt, lo=-2, hi=3))
     assert jnp.sum(x).dtype == expected
     assert jnp.prod(x).dtype == expected
-    assert jnp.cumsum(x).dtype == expected
+    assert jnp.cumulative_sum(x).dtype == expected
+    # JAX's cumsum/cumprod keep an integer dtype (only bool widens)
+    assert jnp.cumsum(x).dtype == (expected if dt == np.bool_ else dt)
     assert not jnp.sum(x).weak_type
 
 
