@@ -534,3 +534,23 @@ def test_compiled_guard_check_agrees_with_each_guard():
             assert (pattern.bind(shapes) is not None) == want, (n, m)
             seen.add(want)
     assert seen == {True, False}
+
+
+def test_grad_and_vmap_through_size_expressions_and_order_guards():
+    def loss(w, x):
+        n = x.shape[0]
+        h = jnp.tanh(x[: n // 2] @ w) - jnp.tanh(x[n - n // 2:] @ w)
+        return jnp.sum(h ** 2) * (2.0 if n > 6 else 1.0)
+
+    g, ref = tjit.jit(tjit.grad(loss)), _reference(tjit.grad(loss))
+    w = _randn(3, 2)
+    for n in (4, 6, 8, 9, 12, 5, 20):
+        x = _randn(n, 3)
+        np.testing.assert_allclose(g(w, x), ref(w, x), rtol=1e-5, atol=1e-6)
+    assert g.compile_count == 3     # 4; dynamic for n > 6 False; for n > 6 True
+    vf = tjit.jit(tjit.vmap(lambda x: x[: x.shape[0] // 2].sum()))
+    for n in (4, 6, 8, 11):
+        x = _randn(3, n)
+        np.testing.assert_allclose(vf(x), x[:, : n // 2].astype(np.float64).sum(1),
+                                   rtol=1e-5, atol=1e-6)
+    assert vf.compile_count == 2
