@@ -76,5 +76,7 @@ def load(arch, device_id):
         if fn is None:
             from tjit.devices import cuda_compile
             module = cuda_compile.load_module(cuda_compile.cubin_for(SOURCE, arch))
-            fn = _FUNCTIONS[key] = module.get_function(ENTRY)
+            fn = module.get_function(ENTRY)
+            # (RawKernel's Function, loaded now: nothing is looked up during a capture)
+            fn = _FUNCTIONS[key] = getattr(fn, "kernel", fn)
         return fn
