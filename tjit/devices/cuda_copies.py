@@ -21,6 +21,8 @@ fixed buffers are its own).
 
 import threading
 
+from tjit.devices import cuda_compile
+
 ENTRY = "tjit_copy_rows"
 #: Threads per block; blocks per row at most :data:`MAX_BLOCKS_PER_ROW`.
 BLOCK = 256
@@ -74,7 +76,6 @@ def load(arch, device_id):
     with _LOCK:
         fn = _FUNCTIONS.get(key)
         if fn is None:
-            from tjit.devices import cuda_compile
             module = cuda_compile.load_module(cuda_compile.cubin_for(SOURCE, arch))
             fn = module.get_function(ENTRY)
             # (RawKernel's Function, loaded now: nothing is looked up during a capture)
