@@ -191,11 +191,14 @@ def _scan_step(num_consts, num_carry, reverse):
 
 class _NativeSweep:
     """A taped ``while_transpose`` on the CPU with both sweeps native (``native_loop``):
-    the forward sweep as scans in bursts of 4, 8, 16, ... trips whose rows are the
-    trips' records and predicates (the trips a burst runs past the loop's end are
-    computed and dropped: fewer than the loop ran, or 3), then the backward step as
-    one reversed scan over the records. Under Revolve (``checkpoints``) it counts the
-    trips and advances states natively. None when a program does not qualify."""
+    the forward sweep as a scan whose rows are the trips' records and the predicate at
+    each new state, stopped by the driver after the first false predicate (no trip runs
+    past the loop's end); its tape holds as many trips as the last call ran (a jit'd
+    gradient called again usually runs as many), so one native call serves the whole
+    sweep, and a loop that runs longer continues in scans of doubling length. The
+    backward step is one reversed scan over the records. Under Revolve
+    (``checkpoints``) it counts the trips and advances states natively. None when a
+    program does not qualify."""
 
     @classmethod
     def build(cls, step, runners, env):
@@ -208,52 +211,59 @@ class _NativeSweep:
 
     def __init__(self, cond, fwd, bwd, n_state):
         self.cond, self.fwd, self.bwd, self.ns = cond, fwd, bwd, n_state
+        fwd.stop_at_false(len(fwd.ys_specs) - 1)   # (the predicate: the last row)
+        self.capacity = 16    # trips of the first scan: the trip count of the last call
 
     #: most trips per native call when the records are dropped (Revolve): the rows a
     #: call writes stay O(1), not O(trips)
     DROP_BURST = 256
 
-    def _bursts(self, cc, bc, state, cap=None):
-        """Run the loop from ``state`` in bursts (doubling up to ``cap`` trips); yields
-        per burst (its records for the trips that count, trips that count, trips run)."""
-        ns, length = self.ns, 4
+    def _scans(self, cc, bc, state, length, cap=None):
+        """Run the loop from ``state`` in scans of ``length`` trips (doubling up to
+        ``cap``), each stopped at the loop's end; yields per scan (its records, trips
+        run, scan length)."""
+        ns = self.ns
         more = bool(self.cond.run(cc + state)[0])
         while more:
             self.fwd.set_length(length)
             outs = self.fwd(cc + bc + state)
-            state, records, preds = outs[:ns], outs[ns:-1], outs[-1]
-            stop = np.flatnonzero(~preds)
-            k = int(stop[0]) + 1 if stop.size else length
-            yield [r[:k] for r in records], k, length
-            more = not stop.size
+            k = self.fwd.trips
+            state, records = outs[:ns], outs[ns:-1]
+            yield records, k, length
+            more = k == length and bool(outs[-1][k - 1])
             length = 2 * length if cap is None else min(2 * length, cap)
 
     def count(self, cc, bc, state):
         """(trips of the loop from ``state``, forward steps run)."""
-        n = steps = 0
-        for _, k, ran in self._bursts(cc, bc, list(state), self.DROP_BURST):
-            n, steps = n + k, steps + ran
-        return n, steps
+        n = 0
+        for _, k, _ in self._scans(cc, bc, list(state), self.DROP_BURST, self.DROP_BURST):
+            n += k
+        return n, n
 
     def advance(self, cc, bc, state, m):
         """(the state after ``m`` trips from ``state``, forward steps run)."""
         state, left = list(state), m
-        while left:
-            self.fwd.set_length(min(left, self.DROP_BURST))
-            state = self.fwd(cc + bc + state)[:self.ns]
-            left -= min(left, self.DROP_BURST)
+        self.fwd.until = None     # (m trips, wherever the predicate turns false)
+        try:
+            while left:
+                self.fwd.set_length(min(left, self.DROP_BURST))
+                state = self.fwd(cc + bc + state)[:self.ns]
+                left -= min(left, self.DROP_BURST)
+        finally:
+            self.fwd.stop_at_false(len(self.fwd.ys_specs) - 1)
         return state, m
 
     def __call__(self, cc, bc, wc, init, acc):
-        chunks, n, steps = [], 0, 0
-        for records, k, ran in self._bursts(cc, bc, list(init)):
-            chunks.append(records)
-            n, steps = n + k, steps + ran
+        chunks, n, nbytes = [], 0, 0
+        for records, k, length in self._scans(cc, bc, list(init), self.capacity):
+            chunks.append([r[:k] for r in records])
+            n, nbytes = n + k, nbytes + sum(int(r.nbytes) for r in records)
         if n == 0:
-            note_sweep(None, trips=0, forward_steps=steps)
+            note_sweep(None, trips=0, forward_steps=0)
             return [np.array(x, copy=True) for x in acc]
+        self.capacity = n
         tape = [np.concatenate(parts) if len(parts) > 1 else parts[0] for parts in zip(*chunks)]
-        note_sweep(None, trips=n, forward_steps=steps, backward_steps=n, peak_saved=n,
-                   peak_bytes=sum(int(t.nbytes) for t in tape))
+        note_sweep(None, trips=n, forward_steps=n, backward_steps=n, peak_saved=n,
+                   peak_bytes=nbytes)
         self.bwd.set_length(n)
         return self.bwd(wc + acc + tape)

@@ -110,7 +110,9 @@ done:
 ; ctx (i64 words): 0 mode (0 while, 1 scan), 1 length, 2 reverse, 3 predicate (i8*),
 ; 4/5 cond calls for parity 0/1, 6 their count, 7/8 body calls for parity 0/1, 9 their
 ; count, 10 slot table, 11 its count, 12 iterations run so far (in and out),
-; 13 iterations allowed in this call, 14 (out) 1 when the loop has finished
+; 13 iterations allowed in this call, 14 (out) 1 when the loop has finished, 15/16
+; a scan's stop rows (bool, base address and stride in bytes; base 0: none): the scan
+; stops after the iteration whose row it has just written is false
 define void @tjit_loop(ptr noalias %ctx) {
 entry:
   %mode = load i64, ptr %ctx
@@ -141,13 +143,18 @@ entry:
   %f13 = getelementptr i64, ptr %ctx, i64 13
   %budget = load i64, ptr %f13
   %f14 = getelementptr i64, ptr %ctx, i64 14
+  %f15 = getelementptr i64, ptr %ctx, i64 15
+  %until = load i64, ptr %f15
+  %f16 = getelementptr i64, ptr %ctx, i64 16
+  %until_stride = load i64, ptr %f16
+  %has_until = icmp ne i64 %until, 0
   %stop = add i64 %t0, %budget
   %is_scan = icmp eq i64 %mode, 1
   %last = sub i64 %length, 1
   %rev = icmp ne i64 %reverse, 0
   br label %head
 head:
-  %t = phi i64 [ %t0, %entry ], [ %t1, %body ]
+  %t = phi i64 [ %t0, %entry ], [ %t1, %body ], [ %t1, %until_check ]
   %odd = trunc i64 %t to i1
   %in_burst = icmp slt i64 %t, %stop
   br i1 %in_burst, label %check, label %paused
@@ -169,7 +176,18 @@ body:
   %btab = select i1 %odd, ptr %body1, ptr %body0
   call void @run_calls(ptr %btab, i64 0, i64 %nbody)
   %t1 = add i64 %t, 1
-  br label %head
+  br i1 %has_until, label %until_check, label %head
+until_check:
+  %uoff = mul i64 %i, %until_stride
+  %uaddr = add i64 %until, %uoff
+  %urow = inttoptr i64 %uaddr to ptr
+  %uv = load i8, ptr %urow
+  %ugo = icmp ne i8 %uv, 0
+  br i1 %ugo, label %head, label %stopped
+stopped:
+  store i64 %t1, ptr %f12
+  store i64 1, ptr %f14
+  ret void
 finished:
   store i64 %t, ptr %f12
   store i64 1, ptr %f14
@@ -474,18 +492,27 @@ class NativeLoop:
     def _build_ctx(self):
         per_iter = [(slot, src) for c in self._tables() for slot, src in c.per_iter]
         self.slots = (ctypes.c_int64 * (3 * max(1, len(per_iter))))()
-        self.slot_sources = []
+        slot_sources = {}
         for n, (slot, src) in enumerate(per_iter):
             self.slots[3 * n] = slot
-            self.slot_sources.append((3 * n + 1, src))
+            slot_sources.setdefault(src, []).append(3 * n + 1)
+        # per distinct source, every place its pointer goes: a call reads each pointer
+        # once (an array's address costs ~0.5 us; a body repeats a few sources a lot)
+        self.slot_sources = list(slot_sources.items())
+        per_call = {}
+        for c in self._tables():
+            for argv, pos, src in c.per_call:
+                per_call.setdefault(src, []).append((argv, pos))
+        self.per_call = list(per_call.items())
+        self.until = None
         cond0, cond1, body0, body1 = self.calls
-        self.ctx = (ctypes.c_int64 * 15)(
+        self.ctx = (ctypes.c_int64 * 17)(
             1 if self.kind == "scan" else 0, self.length, int(self.reverse),
             _ptr(self.pred),
             ctypes.addressof(cond0.table) if cond0 else 0,
             ctypes.addressof(cond1.table) if cond1 else 0, cond0.count if cond0 else 0,
             ctypes.addressof(body0.table), ctypes.addressof(body1.table), body0.count,
-            ctypes.addressof(self.slots), len(per_iter), 0, BURST, 0)
+            ctypes.addressof(self.slots), len(per_iter), 0, BURST, 0, 0, 0)
 
     def set_length(self, length):
         """Run a scan of ``length`` iterations from the next call on (the driver reads
@@ -493,6 +520,15 @@ class NativeLoop:
         self.length = self.ctx[1] = int(length)
         self.ys_specs = [((self.length,) + tuple(shape[1:]), dtype)
                          for shape, dtype in self.ys_specs]
+
+    def stop_at_false(self, j):
+        """From the next call on, a (forward) scan stops after the iteration whose row of
+        stacked output ``j`` (bool) is false: the rows past it are left unwritten, and
+        ``trips`` says how many iterations ran (``while_transpose``'s forward sweep,
+        whose rows are the predicates at each trip's new state)."""
+        if self.kind != "scan" or self.reverse or self.ys_specs[j][1] != np.bool_:
+            raise ValueError("stop_at_false: a forward scan's bool output only")
+        self.until = j
 
     # -- running ----------------------------------------------------------------------
     def __call__(self, args, owned=()):
@@ -509,20 +545,27 @@ class NativeLoop:
         ys = [np.empty(shape, dtype) for shape, dtype in self.ys_specs]
         consts = [a if a.flags.c_contiguous else np.array(a, order="C")
                   for a in args[:first]]
-        for c in self._tables():
-            for argv, pos, src in c.per_call:
-                argv[pos] = _ptr(consts[src[1]]) if src[0] == "const" else \
-                    _ptr(buffers[src[1]][src[2]])
-        for at, src in self.slot_sources:
+        for src, places in self.per_call:
+            p = _ptr(consts[src[1]]) if src[0] == "const" else _ptr(buffers[src[1]][src[2]])
+            for argv, pos in places:
+                argv[pos] = p
+        slots = self.slots
+        for src, ats in self.slot_sources:
             arr = xs[src[1]] if src[0] == "x" else ys[src[1]]
-            self.slots[at] = _ptr(arr)
-            self.slots[at + 1] = arr.strides[0]
+            p, stride = _ptr(arr), arr.strides[0]
+            for at in ats:
+                slots[at], slots[at + 1] = p, stride
+        if self.until is not None:
+            rows = ys[self.until]
+            self.ctx[15], self.ctx[16] = (_ptr(rows), rows.strides[0]) if rows.size else (0, 0)
+        else:
+            self.ctx[15] = 0
         self.ctx[12] = 0
         run = _driver()[0]
         while True:          # bursts of BURST iterations: Ctrl-C is seen in between
             run(self.ctx)
             if self.ctx[14]:
                 break
-        t = self.ctx[12]
+        t = self.trips = self.ctx[12]
         carry = [bufs[t & 1] for bufs in buffers]  # after t iterations: read side of t
         return carry + ys
