@@ -36,15 +36,16 @@ __all__ = ["CUDA", "DIALECTS", "HLS", "OPENCL", "OPENCL_SWI", "C", "Dialect", "g
 _C_TYPES = {"bool": "bool", "int8": "int8_t", "int16": "int16_t", "int32": "int32_t",
             "int64": "int64_t", "uint8": "uint8_t", "uint16": "uint16_t",
             "uint32": "uint32_t", "uint64": "uint64_t", "float32": "float",
-            "float64": "double"}
+            "float64": "double", "float16": "float"}
 _CL_TYPES = {"bool": "bool", "int8": "char", "int16": "short", "int32": "int",
              "int64": "long", "uint8": "uchar", "uint16": "ushort", "uint32": "uint",
-             "uint64": "ulong", "float32": "float", "float64": "double"}
+             "uint64": "ulong", "float32": "float", "float64": "double",
+             "float16": "float"}
 # NVRTC has no <stdint.h>: the built-in spellings (LP64 is not assumed: long long)
 _CUDA_TYPES = {"bool": "bool", "int8": "signed char", "int16": "short", "int32": "int",
                "int64": "long long", "uint8": "unsigned char", "uint16": "unsigned short",
                "uint32": "unsigned int", "uint64": "unsigned long long",
-               "float32": "float", "float64": "double"}
+               "float32": "float", "float64": "double", "float16": "float"}
 
 #: kernel-IR op (or helper use) -> C math function base name (float64 spelling)
 MATH_NAMES = {"exp": "exp", "exp2": "exp2", "expm1": "expm1", "log": "log",
@@ -81,6 +82,42 @@ def no_interface(params):
     """The ``interface_pragmas`` of dialects without port pragmas."""
     return ()
 
+
+# float16: a register value is a float holding a half value (every op computes in float
+# and rounds once to half, as NumPy's float16 loops do: ``scalar.py``); memory holds
+# IEEE binary16. Each spelling is a format string; ``half_funcs`` are the helpers they
+# call (added to a translation unit on first use).
+_C_HALF = dict(
+    half_mem="_Float16", half_load="((float){ptr}[{at}])",
+    half_store="{ptr}[{at}] = (_Float16)({value});", half_round="((float)(_Float16)({x}))",
+    half_from_f64="((float)(_Float16)({x}))")
+# OpenCL C without cl_khr_fp16: ``half`` only as a pointer, read and written by the core
+# vload_half/vstore_half_rte; a private ushort is the round trip of a rounding
+_CL_HALF = dict(
+    half_mem="half", half_load="vload_half({at}, {ptr})",
+    half_store="vstore_half_rte({value}, {at}, {ptr});", half_round="tj_round_half({x})",
+    half_from_f64="tj_round_half_f64({x})",
+    half_funcs={
+        "tj_round_half": "float tj_round_half(float x) { ushort h; "
+                         "vstore_half_rte(x, 0, (__private half *)&h); "
+                         "return vload_half(0, (__private const half *)&h); }",
+        "tj_round_half_f64": "float tj_round_half_f64(double x) { ushort h; "
+                             "vstore_half_rte(x, 0, (__private half *)&h); "
+                             "return vload_half(0, (__private const half *)&h); }"})
+# CUDA: binary16 as unsigned short converted by PTX's cvt (what cuda_fp16.h's __half2float
+# / __float2half_rn / __double2half compile to; NVRTC ships no cuda_fp16.h without the
+# toolkit's headers on its include path); cvt without .ftz keeps subnormals
+_CUDA_HALF = dict(
+    half_mem="unsigned short", half_load="tj_h2f({ptr}[{at}])",
+    half_store="{ptr}[{at}] = tj_f2h({value});", half_round="tj_h2f(tj_f2h({x}))",
+    half_from_f64="tj_h2f(tj_d2h({x}))",
+    half_funcs={
+        "tj_h2f": 'float tj_h2f(unsigned short h) { float f; '
+                  'asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f; }',
+        "tj_f2h": 'unsigned short tj_f2h(float f) { unsigned short h; '
+                  'asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h; }',
+        "tj_d2h": 'unsigned short tj_d2h(double d) { unsigned short h; '
+                  'asm("cvt.rn.f16.f64 %0, %1;" : "=h"(h) : "d"(d)); return h; }'})
 
 _VEC_CL = {"float32": ("float4", 4), "int32": ("int4", 4), "uint32": ("uint4", 4),
            "float64": ("double2", 2), "int64": ("long2", 2), "uint64": ("ulong2", 2)}
@@ -146,6 +183,12 @@ class Dialect:
     vstore: str = ""               # format(vt=, n=, ptr=, value=): a statement
     vmake: str = ""                # format(vt=, args=): a vector from its lanes
     lanes: tuple = ("x", "y", "z", "w")
+    half_mem: str = ""             # a float16 element in memory ("": no float16 kernels)
+    half_load: str = ""            # format(ptr=, at=): the float value of ptr[at]
+    half_store: str = ""           # format(ptr=, at=, value=): a statement
+    half_round: str = ""           # format(x=): float x rounded to half (a float)
+    half_from_f64: str = ""        # format(x=): double x rounded once to half (a float)
+    half_funcs: dict = dataclasses.field(default_factory=dict)   # name -> definition
 
     @property
     def threaded(self):
@@ -158,12 +201,20 @@ class Dialect:
     def mem_type(self, dt):
         """The spelling of an element in memory (bool is one byte)."""
         name = dtype_name(dt)
+        if name == "float16":
+            return self.half_mem
         return self.types["uint8" if name == "bool" else name]
+
+    def shared_type(self, dt):
+        """The spelling of an element of shared/local memory: as in global memory, but
+        float16 partials stay floats (they are sums not yet rounded, and OpenCL has no
+        half arithmetic)."""
+        return self.type(dt) if dtype_name(dt) == "float16" else self.mem_type(dt)
 
     def math_name(self, op, dt):
         """The accurate math function for ``op`` on float dtype ``dt``."""
         base = self.math_prefix + MATH_NAMES[op]
-        return base + self.math_suffix_f32 if np.dtype(dt) == np.float32 else base
+        return base + self.math_suffix_f32 if np.dtype(dt).itemsize <= 4 else base
 
 
 C = Dialect(
@@ -172,7 +223,7 @@ C = Dialect(
     u64_suffix="ULL", math_suffix_f32="f",
     # no -ffast-math: IEEE specials, no FTZ; no contraction of a*b+c into an FMA
     compile_options=("-std=c99", "-O2", "-ffp-contract=off", "-fno-math-errno", "-fPIC",
-                     "-shared"))
+                     "-shared"), **_C_HALF)
 
 OPENCL = Dialect(
     name="opencl", prelude=_CL_PRELUDE,
@@ -187,7 +238,7 @@ OPENCL = Dialect(
     vload="vload{n}(0, {ptr})", vstore="vstore{n}({value}, 0, {ptr});",
     vmake="({vt})({args})",
     # never -cl-fast-relaxed-math / -cl-mad-enable; division and sqrt correctly rounded
-    compile_options=("-cl-fp32-correctly-rounded-divide-sqrt",))
+    compile_options=("-cl-fp32-correctly-rounded-divide-sqrt",), **_CL_HALF)
 
 #: Single-work-item OpenCL (Intel's recommended style for FPGA OpenCL compilers): each
 #: kernel is one work-item running the loop nest in order, like C (launch 1 x 1); the
@@ -214,7 +265,7 @@ CUDA = Dialect(
     # NVRTC: no --use_fast_math / -ftz; --fmad=false (fmad=true changed 948 of 4096
     # float32 a*b+c results on an H200); division and sqrt IEEE-rounded
     compile_options=("--fmad=false", "--ftz=false", "--prec-div=true", "--prec-sqrt=true",
-                     "--std=c++17"))
+                     "--std=c++17"), **_CUDA_HALF)
 
 #: Vitis HLS C++ (C simulation: g++ with tjit's headers, ``tjit/fpga/include``): C's
 #: scalar code with ``hls_math.h`` functions, AXI interface and pipeline pragmas.
@@ -223,7 +274,8 @@ HLS = dataclasses.replace(
     restrict="__restrict", math_prefix="hls::", math_suffix_f32="",
     loop_pragmas=hls_dialect.loop_pragmas, interface_pragmas=hls_dialect.interface_pragmas,
     partials=hls_dialect.PARTIALS, reuse_stores=False, stream_type="hls::stream<{t}> &",
-    tiled_dots=True,
+    tiled_dots=True, half_mem="", half_load="", half_store="", half_round="",
+    half_from_f64="",
     compile_options=hls_dialect.CSIM_OPTIONS)
 
 DIALECTS = {d.name: d for d in (C, OPENCL, OPENCL_SWI, CUDA, HLS)}

@@ -82,7 +82,7 @@ import sympy
 
 from tjit.lower.c import dialects, rows, streams, tiled_dot, vectors
 from tjit.lower.c import lanes as lanes_mod
-from tjit.lower.c.scalar import TRANSCENDENTAL, Scalar, check_dtype
+from tjit.lower.c.scalar import F16, TRANSCENDENTAL, Scalar, check_dtype
 from tjit.lower.c.sizes import Sizes, param_name
 from tjit.lower.loops import ceil_div, plan_axes, prod, reused_value, stage_levels
 from tjit.xla_like import kernel_ir as K
@@ -231,6 +231,9 @@ class _Renderer:
         params = []
         for i, a in enumerate(k.args):
             dt = check_dtype(a.dtype, f"argument {i}")
+            if dt == F16 and not d.half_mem:
+                raise NotImplementedError(f"C renderer: dialect {d.name!r} does not render "
+                                          "float16; route it to a library call")
             if self.io.get(i) == "discard":
                 continue
             if self.io.get(i) == "stream":
@@ -372,8 +375,19 @@ class _Renderer:
         return " + ".join(terms) or "0"
 
     def _load(self, arg, at, dt):
+        if np.dtype(dt) == F16:
+            return self.s.half("half_load", ptr=f"a{arg}", at=at)
         ref = f"a{arg}[{at}]"
         return f"({ref} != 0)" if np.dtype(dt).kind == "b" else ref
+
+    def store_line(self, arg, at, v, dt):
+        """The statement ``a<arg>[at] = v`` for the C value ``v`` of dtype ``dt``."""
+        dt = np.dtype(dt)
+        if dt == F16:
+            return self.s.half("half_store", ptr=f"a{arg}", at=at, value=v)
+        if dt.kind == "b":
+            v = f"({self.d.mem_type(dt)}){v}"
+        return f"a{arg}[{at}] = {v};"
 
     def value(self, root, scope):
         """The C name/literal of expression ``root`` at the current indices (memo:
@@ -384,8 +398,9 @@ class _Renderer:
             if isinstance(n, K.Const):
                 scope[id(n)] = self.s.const(n.value, n.dtype)
                 continue
-            if isinstance(n, K.Stage):
-                scope[id(n)] = self.stage_vals[n.k]
+            if isinstance(n, K.Stage):   # (a float16 sum is a float until used)
+                v = self.stage_vals[n.k]
+                scope[id(n)] = self.s.round_half(v) if np.dtype(n.dtype) == F16 else v
                 continue
             dt = check_dtype(n.dtype, "value")
             if isinstance(n, K.Load) and self.io.get(n.arg) == "stream":
@@ -472,7 +487,7 @@ class _Renderer:
         how = self.io.get(st.arg)
         if how == "discard":
             return
-        if dt.kind == "b":
+        if how == "stream" and dt.kind == "b":
             v = f"({self.d.mem_type(dt)}){v}"
         if how == "stream" and st.arg in self.lane:
             self.emit(f"{self.lane[st.arg]} = {v};")
@@ -480,7 +495,7 @@ class _Renderer:
         if how == "stream":
             self.emit(f"a{st.arg}.write({v});")
             return
-        line = f"a{st.arg}[{self.affine(st.index)}] = {v};"
+        line = self.store_line(st.arg, self.affine(st.index), v, dt)
         groups = self.plan.groups
         ignored = [g for g in guard if _zero(st.index.coefs[groups[g][-1]])]
         if ignored and self.d.threaded:
@@ -587,7 +602,8 @@ class _Renderer:
             self._advance(part)
             if self.reuse is not None and self.reuse[2] in js:
                 node, st, _ = self.reuse
-                self.emit(f"a{st.arg}[{self.affine(st.index)}] = {scope[id(node)]};")
+                self.emit(self.store_line(st.arg, self.affine(st.index), scope[id(node)],
+                                          node.dtype))
         if d.threaded:
             self._tree_reduce(js, accs)
         else:
@@ -661,7 +677,7 @@ class _Renderer:
         for j in js:
             dt = np.dtype(ks[j].dtype)
             sh[j] = f"sh{j}"
-            self.shared.append(f"{d.shared_qual} {d.mem_type(dt)} {sh[j]}[{n}];")
+            self.shared.append(f"{d.shared_qual} {d.shared_type(dt)} {sh[j]}[{n}];")
             self.emit(f"{sh[j]}[{lid}] = {self._to_mem(accs[j], dt)};")
         self.emit(d.barrier)
         step = self.var("w")
@@ -711,7 +727,7 @@ class _Renderer:
         """The dialect's shuffle ``spelling`` of ``v`` (``where``: its offset, width;
         narrow types travel as int)."""
         dt = np.dtype(dt)
-        if dt.itemsize >= 4:
+        if dt.itemsize >= 4 or dt == F16:    # (a float16 value is a float)
             return spelling.format(value=v, **where)
         moved = spelling.format(value=f"(int){v}", **where)
         return f"({moved} != 0)" if dt.kind == "b" else f"({self.d.type(dt)}){moved}"

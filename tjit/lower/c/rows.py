@@ -392,7 +392,7 @@ def _segment_fold(r, rp, j, acc, lane):
     r.emit(f"{d.type(dt)} {v} = {acc};")
     if L > warp:    # pairs at offsets >= warp (all of them without shuffles) in memory
         lid, sh = d.local_id, f"sh{j}"
-        r.shared.append(f"{d.shared_qual} {d.mem_type(dt)} {sh}[{d.local_size}];")
+        r.shared.append(f"{d.shared_qual} {d.shared_type(dt)} {sh}[{d.local_size}];")
         r.emit(f"{sh}[{lid}] = {r._to_mem(v, dt)};")
         r.emit(d.barrier)
         w = r.var("w")

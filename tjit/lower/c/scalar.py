@@ -18,7 +18,14 @@ reference implementations (the rules of ``lower/llvm/codegen_ops.py``):
 * ``sign`` keeps NaN and gives +0 for +-0; float comparisons are C's (ordered, ``!=``
   unordered) which is tjit's rule;
 * transcendentals call the dialect's accurate functions (``expf``, ``log1pf``...);
-  ``logistic`` uses a stable two-branch formula; ``rsqrt`` is ``1 / sqrt(x)``.
+  ``logistic`` uses a stable two-branch formula; ``rsqrt`` is ``1 / sqrt(x)``;
+* float16 values live in float registers: an op computes in float and rounds once to
+  half (NumPy's float16 loops do the same; for + - * / and sqrt float's 24 bits make
+  that the correctly rounded half result); where tjit's reference implementation is
+  several NumPy steps (``rsqrt``, ``logistic``) each step rounds, as there. float64 ->
+  float16 rounds once (no detour through float). Sum/product accumulators stay floats
+  and round when the reduction's value is used (NumPy's float16 sums accumulate in
+  float too; a half accumulator would stall at 2048 + 1).
 
 Every value is held in a named local, so macros-free inline ternaries never evaluate
 an operand twice. Helpers that need statements are ``static inline`` functions named
@@ -34,7 +41,12 @@ __all__ = ["SUPPORTED", "TRANSCENDENTAL", "Scalar"]
 
 SUPPORTED = frozenset(np.dtype(d) for d in (
     "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-    "float32", "float64"))
+    "float16", "float32", "float64"))
+F16 = np.dtype("float16")
+F32 = np.dtype("float32")
+# float16 ops whose float result is already a half value (no rounding needed)
+_HALF_EXACT = frozenset(("neg", "abs", "max", "min", "sign", "floor", "ceil", "round",
+                         "round_even", "is_finite"))
 TRANSCENDENTAL = K.TRANSCENDENTAL_OPS
 _ARITH = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
 _BITS = {"and": "&", "or": "|", "xor": "^"}
@@ -48,7 +60,7 @@ def check_dtype(dt, what):
     if dt not in SUPPORTED:
         raise NotImplementedError(
             f"C renderer: {what} on dtype {dt.name} is not supported (supported: bool, "
-            "int8-64, uint8-64, float32, float64); route it to a library call")
+            "int8-64, uint8-64, float16, float32, float64); route it to a library call")
     return dt
 
 
@@ -83,6 +95,23 @@ class Scalar:
                                  f"{self.d.func_prefix} {text}\n#endif"
         return name
 
+    def half(self, spelling, **fmt):
+        """The dialect's float16 ``spelling`` (a ``Dialect.half_*`` attribute's name)
+        formatted with ``fmt``; the helpers it calls join the prelude."""
+        text = getattr(self.d, spelling)
+        if not text:
+            raise NotImplementedError(f"C renderer: dialect {self.d.name!r} does not render "
+                                      "float16; route it to a library call")
+        text = text.format(**fmt)
+        for name, definition in self.d.half_funcs.items():
+            if name + "(" in text:
+                self.helper(name, definition)
+        return text
+
+    def round_half(self, x):
+        """The float ``x`` rounded to the nearest half value (still a float)."""
+        return self.half("half_round", x=x)
+
     def prelude(self):
         return "\n".join(self.helpers.values())
 
@@ -93,8 +122,8 @@ class Scalar:
         if dt.kind == "b":
             return "true" if bool(value) else "false"
         if dt.kind == "f":
-            v = float(dt.type(value))
-            tag = "F32" if dt.itemsize == 4 else "F64"
+            v = float(dt.type(value))       # (a float16 constant: its half value, as float)
+            tag = "F64" if dt.itemsize == 8 else "F32"
             if np.isnan(v):
                 return f"TJ_NAN_{tag}"
             if v in (float("inf"), float("-inf")):
@@ -102,7 +131,7 @@ class Scalar:
             text = repr(v)
             if "e" not in text and "." not in text:
                 text += ".0"
-            return f"({text}{'f' if dt.itemsize == 4 else ''})"
+            return f"({text}{'f' if dt.itemsize <= 4 else ''})"
         bits = 8 * dt.itemsize
         v = int(value) & ((1 << bits) - 1)
         if dt.kind == "i" and v >= 1 << (bits - 1):
@@ -119,8 +148,12 @@ class Scalar:
             return x
         if dst.kind == "b":
             return f"({x} != 0)"       # for floats NaN != 0 is true: tjit's rule
-        if src.kind == "f" and dst.kind in "iu":
-            return f"{self._f2i(src, dst)}({x})"
+        if src.kind == "f" and dst.kind in "iu":     # (a half value is a float)
+            return f"{self._f2i(F32 if src == F16 else src, dst)}({x})"
+        if dst == F16:
+            if src.itemsize == 8 and src.kind == "f":
+                return self.half("half_from_f64", x=x)
+            return self.round_half(f"((float){x})")  # ints: < 2^24 exact, else inf anyway
         return f"(({self.t(dst)}){x})"   # ints wrap (two's complement); floats round
 
     def _f2i(self, src, dst):
@@ -157,6 +190,8 @@ class Scalar:
         dt = dts[0]
         if op in _CMP:
             return f"({args[0]} {_CMP[op]} {args[1]})"
+        if dt == F16:
+            return self._half_op(op, args)
         r = {"f": self._float_op, "b": self._bool_op}.get(dt.kind, self._int_op)(op, args, dt)
         if r is None:
             raise TypeError(f"C renderer: op {op!r} is not defined for dtype {dt.name}")
@@ -192,6 +227,30 @@ class Scalar:
                 op in TRANSCENDENTAL:
             return f"{d.math_name(op, dt)}({', '.join(args)})"
         return None
+
+    def _half_op(self, op, args):
+        """A float16 op: the float op, rounded once to half (``rsqrt`` and ``logistic``
+        round after each of their reference implementation's NumPy steps)."""
+        rh = self.round_half
+        if op == "rsqrt":        # 1 / sqrt(x) in two float16 steps
+            root = rh(f"{self.d.math_name('sqrt', F32)}({args[0]})")
+            return rh(f"(1.0f / {root})")
+        if op == "logistic":
+            return f"{self._logistic_half()}({args[0]})"
+        r = self._float_op(op, args, F32)
+        if r is None:
+            raise TypeError(f"C renderer: op {op!r} is not defined for dtype float16")
+        return r if op in _HALF_EXACT else rh(r)
+
+    def _logistic_half(self):
+        # tjit's impl on float16: e = exp(-|x|), then 1 / (1 + e) or e / (1 + e), each
+        # NumPy step rounded to half
+        name, rh = "tj_logistic_float16", self.round_half
+        exp, fabs = self.d.math_name("exp", F32), self.d.math_name("abs", F32)
+        e, den = rh(f"{exp}(-{fabs}(x))"), rh("(1.0f + e)")
+        return self.helper(name, f"float {name}(float x) {{ const float e = {e}; "
+                                 f"const float d = {den}; "
+                                 f"return x >= 0 ? {rh('(1.0f / d)')} : {rh('(e / d)')}; }}")
 
     def _logistic(self, dt):
         # 1 / (1 + e^-x) for x >= 0, e^x / (1 + e^x) below: no overflow, no cancellation
@@ -275,6 +334,8 @@ class Scalar:
         max/min are the ops of the same names (bool: or/and/or/and); ``and``/``or`` are
         logical on bool and bitwise on integers."""
         dt = np.dtype(dt)
+        if dt == F16 and monoid in ("sum", "prod"):   # float accumulator, rounded on use
+            return f"({acc} {'+' if monoid == 'sum' else '*'} {x})"
         if monoid in _MONOID_OP:
             return self.op(_MONOID_OP[monoid], [acc, x], [dt, dt], dt)
         if monoid in ("and", "or"):

@@ -203,8 +203,8 @@ def _render_threaded(r, dp):
     nbm, nbn = (max(1, e) if isinstance(e, int) else e for e in (nbm, nbn))
     lid = d.local_id
     a_s, b_s = r.var("As"), r.var("Bs")
-    r.shared.append(f"{d.shared_qual} {d.mem_type(dt)} {a_s}[{tk * tm}];")
-    r.shared.append(f"{d.shared_qual} {d.mem_type(dt)} {b_s}[{tk * tn}];")
+    r.shared.append(f"{d.shared_qual} {d.shared_type(dt)} {a_s}[{tk * tm}];")
+    r.shared.append(f"{d.shared_qual} {d.shared_type(dt)} {b_s}[{tk * tn}];")
     wy, wx = r.var("ty"), r.var("tx")
     r.emit(f"const {i64} {wy} = {lid} / {tx};")
     r.emit(f"const {i64} {wx} = {lid} % {tx};")
