@@ -228,3 +228,20 @@ def test_processes_writing_one_entry_at_once(cache):
     scope = {"__name__": "worker"}
     exec(_WORKER, scope)  # noqa: S102 (the same function traced here reads their entry)
     assert scope["run"]() == (1, 0)
+
+
+def test_a_donated_loop_carry_from_the_cache_is_updated_in_place(cache, rng):
+    """Program tables keyed by step identity (loop donations) survive the round trip."""
+    def f(x):
+        return lax.fori_loop(0, 5, lambda i, v: v * 0.5 + 1.0, x)
+    for rep in range(2):
+        x0 = rng.standard_normal((16, 8)).astype(F32)
+        x = jnp.asarray(x0)
+        ptr = np.asarray(x).ctypes.data
+        out, d = _stats(tjit.jit(f, donate_argnums=0), x)
+        assert d["hits"] == rep and d["stored"] == 1 - rep, (rep, d)
+        want = x0.astype(np.float64)
+        for _ in range(5):
+            want = want * 0.5 + 1.0
+        np.testing.assert_allclose(np.asarray(out), want, rtol=1e-6)
+        assert x.is_deleted() and np.asarray(out).ctypes.data == ptr

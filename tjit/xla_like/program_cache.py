@@ -58,7 +58,7 @@ MAX_ENTRY_BYTES = 32 << 20
 STATS = {"hits": 0, "misses": 0, "stored": 0, "not_keyed": 0, "not_stored": 0,
          "bad_entries": 0}
 #: Bumped when the entry's layout changes.
-FORMAT = 1
+FORMAT = 2
 
 _STORE = []     # [(get, put)]: set by devices/disk_cache
 _PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))     # .../tjit
@@ -110,9 +110,10 @@ def load(key):
         return None
     from tjit.xla_like.plan import Program
     try:
-        program = pickle.loads(payload)
+        program, by_position = pickle.loads(payload)
         if not isinstance(program, Program):
             raise TypeError(f"it holds a {type(program).__name__}, not a Program")
+        _rekey(program, by_position)
     except Exception as e:  # noqa: BLE001 (anything a damaged pickle raises)
         STATS["bad_entries"] += 1
         warnings.warn(f"tjit: compiled-program cache entry {key[:16]}... is unusable "
@@ -128,7 +129,8 @@ def store(key, program):
     if key is None:
         return False
     try:
-        payload = pickle.dumps(program, protocol=pickle.HIGHEST_PROTOCOL)
+        payload = pickle.dumps((program, _by_position(program)),
+                               protocol=pickle.HIGHEST_PROTOCOL)
     except (pickle.PicklingError, AttributeError, TypeError, RecursionError):
         STATS["not_stored"] += 1    # (library steps hold closures)
         return False
@@ -138,6 +140,33 @@ def store(key, program):
     stored = _STORE[0][1](key, payload)
     STATS["stored"] += bool(stored)
     return stored
+
+
+#: Program attributes keyed by ``id(step)``: stored keyed by the step's position (the
+#: ids of unpickled steps differ) and keyed by the new steps' ids again on loading.
+_KEYED_BY_STEP = ("loop_donations",)
+
+
+def _programs(program):
+    return [program] + list(program.sub_programs())
+
+
+def _by_position(program):
+    out = []
+    for p in _programs(program):
+        at = {id(s): n for n, s in enumerate(p.steps)}
+        out.append({name: {at[k]: v for k, v in getattr(p, name).items()}
+                    for name in _KEYED_BY_STEP})
+    return out
+
+
+def _rekey(program, by_position):
+    programs = _programs(program)
+    if len(programs) != len(by_position):
+        raise ValueError("the entry's step tables do not match its programs")
+    for p, tables in zip(programs, by_position):
+        for name in _KEYED_BY_STEP:
+            setattr(p, name, {id(p.steps[n]): v for n, v in tables[name].items()})
 
 
 # ----------------------------------------------------------------------------------------
