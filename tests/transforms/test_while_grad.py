@@ -415,3 +415,23 @@ def test_changing_the_option_retraces_a_jitted_gradient(checkpoints):
     assert loop_tape.last_stats.peak_saved == loop_tape.last_stats.trips == 48
     checkpoints(3)
     assert float(g(np.float32(1.1))) == want and loop_tape.last_stats.peak_saved == 3
+
+
+def test_compiled_sweep_as_trip_counts_change_between_calls(x64):
+    # the native forward sweep stops at the loop's end (no trip past it) and sizes its
+    # tape from the previous call's trip count: counts that shrink, grow past it (the
+    # sweep continues in longer scans) and hit zero, through one compiled gradient
+    def f(x, m):
+        def body(c):
+            i, v, w = c
+            return i + 1, v * x, w + jnp.sin(v)
+        _, v, w = lax.while_loop(lambda c: c[0] < m, body, (0, x, x))
+        return v + w
+    x = np.float64(1.0 + 1e-3)
+    g = tjit.jit(tjit.grad(f))
+    ref = tjit.jit(tjit.grad(f), backend="interpreter")
+    for n in (5, 50, 3, 0, 50, 51, 1000, 7):
+        got = float(g(x, n))
+        st = loop_tape.last_stats
+        assert st.trips == n, (n, st)
+        np.testing.assert_allclose(got, float(ref(x, n)), rtol=1e-12, err_msg=str(n))
