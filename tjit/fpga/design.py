@@ -19,7 +19,10 @@ under ``#pragma HLS DATAFLOW`` (the stages run at once, each a pipelined loop ne
 * **lanes**: a stage takes W points a pipelined step where ``lower/c/lanes.py`` allows
   (16 float32 / 8 float64 lanes: a 512-bit beat), its streams carrying W-lane packets;
   readers and writers move a beat a step (contiguous, so Vitis bursts the port at 512
-  bits). Stream depths count packets;
+  bits). A length that is not a concrete multiple of W (ragged or symbolic) keeps the
+  wide lanes: ``ceil(n / W)`` steps, the last beat masked (its lanes past ``n`` are
+  zeros in the packet and never stored; the port is then a pointer to elements, read
+  and written lane by lane within the beat). Stream depths count packets;
 * **depths**: a consumer that first holds back data (a row-style kernel reads a row
   of ``N`` before it writes, a stage waiting for a buffer waits for its producer's
   whole run) makes the other streams into it wait; each stream is
@@ -314,8 +317,11 @@ class _Layout:
                 self.port_names.append(alias)
         # a port that only a wide reader/writer touches is a pointer to 512-bit beats
         kind = {st.name: (st.kind, st.lanes) for st in self.stages}
+        # (whole beats only: a ragged port is read and written a masked beat a step)
+        length = {name: n for name, (_, _, _, n) in zip(self.port_names, self.ports)}
         self.port_lanes = [kind[user[p]][1] if p in user and kind[user[p]][0] in (
-            "read", "write") else 1 for p in self.port_names]
+            "read", "write") and _whole_beats(length[p], kind[user[p]][1]) else 1
+            for p in self.port_names]
 
     def _assign_lanes(self):
         """Elements a step of each stage: a kernel stage takes ``lanes.kernel_lanes``, a
@@ -328,11 +334,8 @@ class _Layout:
             if st.kind == "kernel":
                 n = self.kname.index(st.name)
                 lanes[st.name] = L.kernel_lanes(st.kernel, self._io(n, self.steps[n]))
-            else:
-                w = L.beat_lanes(self.prog.values[st.value].dtype)
-                n_el = st.length
-                lanes[st.name] = w if isinstance(n_el, (int, np.integer)) and \
-                    n_el % w == 0 else 1
+            else:       # (any length: a ragged or symbolic one ends in a masked beat)
+                lanes[st.name] = L.beat_lanes(self.prog.values[st.value].dtype)
         by_name = {st.name: st for st in self.stages}
 
         def end(name, v, out):      # the lanes of v's packets at stage ``name``
@@ -447,29 +450,36 @@ class _Layout:
         n = sizes(st.length)
         outs = [s for s in self.streams if s.producer == st.name]
         ins = [s for s in self.streams if s.consumer == st.name]
-        args = ([f"const {pt} *__restrict src"] if st.kind == "read" else
+        whole = _whole_beats(st.length, w)     # else a pointer to T, the last beat masked
+        mt = pt if whole else t                 # the port's element
+        args = ([f"const {mt} *__restrict src"] if st.kind == "read" else
                 [f"hls::stream<{pt}> &{ins[0].name}"])
         args += [f"hls::stream<{pt}> &{s.name}" for s in outs]
         if st.kind == "write":
-            args.append(f"{pt} *__restrict dst")
+            args.append(f"{mt} *__restrict dst")
         args += [f"int64_t {param_name(x)}" for x in symbols]
+        masked = ("        for (int ln = 0; ln < %d; ln++) {\n#pragma HLS UNROLL\n"
+                  "            if (i + ln < %s) %%s;\n        }" % (w, n))
         if w == 1:
             get = "src[i]" if st.kind == "read" else f"{ins[0].name}.read()"
             body = [f"        const {t} v = {get};"]
-        elif st.kind == "read":     # one 512-bit beat: W contiguous elements
+        elif st.kind == "read" and whole:     # one 512-bit beat: W contiguous elements
             body = [f"        const {pt} v = src[i / {w}];"]
+        elif st.kind == "read":
+            body = [f"        {pt} v{{}};", masked % "v[ln] = src[i + ln]"]
         else:
             body = [f"        const {pt} v = {ins[0].name}.read();"]
         body += [f"        {s.name}.write(v);" for s in outs]
         if st.kind == "write":
-            body.append("        dst[i] = v;" if w == 1 else f"        dst[i / {w}] = v;")
+            body.append("        dst[i] = v;" if w == 1 else f"        dst[i / {w}] = v;"
+                        if whole else masked % "dst[i + ln] = v[ln]")
         lines = [f"static void {self.fn(st.name)}({', '.join(args)}) {{"]
         lines += ["    " + d for d in sizes.decls()]
         lines += [f"    for (int64_t i = 0; i < {n}; i += {w}) {{",
                   "#pragma HLS PIPELINE II=1"]
         if not isinstance(st.length, (int, np.integer)):
             from tjit.lower.c.hls_dialect import trip_hint
-            h = max(1, trip_hint(st.length))
+            h = max(1, -(-trip_hint(st.length) // w))
             lines.append(f"#pragma HLS LOOP_TRIPCOUNT min=1 max={h} avg={h}")
         lines += body + ["    }", "}"]
         text = "\n".join(lines)
@@ -559,6 +569,11 @@ class _Layout:
         lines += ["    " + d if not d.startswith("#") else d for d in decls]
         lines += ["    " + b for b in body] + ["    TJ_END();", "}"]
         return "\n".join(lines)
+
+
+def _whole_beats(length, w):
+    """Whether ``length`` elements are whole beats of ``w``: a concrete multiple."""
+    return isinstance(length, (int, np.integer)) and length % w == 0
 
 
 def _max(xs):

@@ -24,7 +24,8 @@ plus a cycle to read and one to write), cycles, and DSP/BRAM/LUT/FF; and per des
   and in the text) when the designs exceed the part's resources.
 
 Cycle counts of one stage: pointwise ``trip + depth``, where a W-lane stage
-(``lower/c/lanes.py``: 16 float32 or 8 float64 points a step) has trip = points / W and
+(``lower/c/lanes.py``: 16 float32 or 8 float64 points a step) has trip = ceil(points / W)
+(the masked last step of a ragged count included) and
 W copies of its operators, and a reader/writer/fork moving 512-bit beats likewise
 (W times its LUT/FF), and a W-lane row-style stage takes N / W steps a pass, with a
 pairwise tree of W - 1 combines (log2 W levels of latency) before its accumulator;
@@ -212,7 +213,7 @@ def stage_estimate(kernel, name, env=None, streamed_inputs=None, lanes=1):
     k = kernel
     io = 2                              # a cycle to read, one to write
     if not k.reduce_axes:
-        trip = _prod(k.shape, env) // lanes
+        trip = -(-_prod(k.shape, env) // lanes)     # (a masked last step counts)
         lat, dsp, lut, ff = _body([st.expr for st in k.stores] + [s.expr for s in k.stages])
         depth = lat + io
         return StageEstimate(name, "kernel", trip, 1, depth, trip + depth, dsp * lanes, 0,
@@ -278,7 +279,8 @@ def _tiled_dot(k, dp, name, outer, io):
 
 
 def _mover(st, env):
-    n = _n(st.length, env) // st.lanes      # a step moves a beat of ``lanes`` elements
+    n = -(-_n(st.length, env) // st.lanes)  # a beat of ``lanes`` elements a step, the last
+    #                                           (ragged) one masked
     return StageEstimate(st.name, st.kind, n, 1, 3, n + 3, 0, 0, 60 * st.lanes,
                          90 * st.lanes)
 

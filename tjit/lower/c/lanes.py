@@ -7,9 +7,13 @@ step and the loop body is unrolled over the lanes. W is 512 bits over the widest
 streamed element (16 float32 lanes, 8 float64: a 512-bit beat of the memory ports),
 so the reader and writer stages that feed the design move one beat a cycle.
 
-* **pointwise** (point count a concrete multiple of W): lane l of step f is point
-  ``W*f + l``, the scalar loop's points in its order; nothing is folded, so the
-  results are bit-identical to one point a step;
+* **pointwise**: lane l of step f is point ``W*f + l``, the scalar loop's points in
+  its order; nothing is folded, so the results are bit-identical to one point a step.
+  A point count that is not a concrete multiple of W (a ragged or symbolic size) takes
+  ``ceil(n / W)`` steps, the last one masked: its lanes past ``n`` compute nothing,
+  and the packets it writes hold zeros there (every stream of the design is cut into
+  packets the same way, so the lanes line up). A masked step needs every argument to
+  be a stream (or discarded): a memory access must be one aligned beat;
 * **row style** (row length a concrete multiple of W, at most ``streams.MAX_ROW``):
   each row is read into its row buffer a packet a step (the buffer partitioned
   cyclically by W) by the first stage level's pass; each stage level takes W points of the row a step, folds them
@@ -19,9 +23,10 @@ so the reader and writer stages that feed the design move one beat a cycle.
   writes W points a step; a value stored once per row (outer stores) is a stream of
   one element a step.
 
-Kernels that do not qualify (a memory read or write, a symbolic size, a count that is
-not a multiple of W: there is no remainder loop, a packet would straddle it, a dot
-in the tiled template) keep one point a step, and so do the streams into them.
+Kernels that do not qualify (a memory access that is not an aligned beat, a pointwise
+count that is not a multiple of W with a memory argument, a row-style row that is not
+a concrete multiple of W: a row's packets would straddle rows, a dot in the tiled
+template) keep one point a step, and so do the streams into them.
 """
 
 import contextlib
@@ -29,7 +34,7 @@ import contextlib
 import numpy as np
 
 from tjit.lower.c import streams, tiled_dot
-from tjit.lower.loops import plan_axes, prod, stage_levels
+from tjit.lower.loops import ceil_div, plan_axes, prod, stage_levels
 from tjit.xla_like import kernel_ir as K
 
 __all__ = ["BEAT_BITS", "arg_lanes", "beat_lanes", "kernel_lanes", "packet_type", "render",
@@ -57,8 +62,11 @@ def kernel_lanes(k, io):
         return 1
     w = min(beat_lanes(a.dtype) for i, a in enumerate(k.args) if io.get(i) != "discard")
     n = prod(k.shape) if not k.reduce_axes else streams.row_buffered_len(k)
-    if n is None or not isinstance(n, (int, np.integer)) or n % w:
+    if n is None:
         return 1
+    if not _multiple(n, w):     # a masked last step: pointwise stages on streams only
+        streamed = all(io.get(i) in ("stream", "discard") for i in range(len(k.args)))
+        return w if streamed and not k.reduce_axes else 1
     plan = plan_axes(k)
     if k.reduce_axes and tiled_dot.match(k, plan) is not None:
         return 1
@@ -104,13 +112,16 @@ def arg_lanes(k, arg, lanes):
 
 
 def render(r):
-    """The W-lane loop of renderer ``r`` (``renderer._Renderer`` with ``r.lanes`` > 1)."""
+    """The W-lane loop of renderer ``r`` (``renderer._Renderer`` with ``r.lanes`` > 1);
+    returns its point count. A count that is not a concrete multiple of W ends in a
+    masked step (the module docstring)."""
     k, w = r.k, r.lanes
     axes = list(range(len(r.plan.groups)))
     total = prod(r.plan.extents)
+    tail = not _multiple(total, w)
     f = r.var("f")
-    with r.block(f"for ({r.i64} {f} = 0; {f} < {total}; {f} += {w})"):
-        r.pragmas(True, total // w)
+    with r.block(f"for ({r.i64} {f} = 0; {f} < {r.sizes(total)}; {f} += {w})"):
+        r.pragmas(True, ceil_div(total, w))
         packets = {}
         for i, a in enumerate(k.args):
             if r.io.get(i) != "stream":
@@ -121,7 +132,7 @@ def render(r):
                 r.emit(f"const {t} {packets[i]} = a{i}.read();")
             else:
                 r.emit(f"{t} {packets[i]}{{}};")
-        with _lanes(r, w, axes):
+        with _lanes(r, w, axes), _masked(r, f"{f} + ln < {r.sizes(total)}" if tail else None):
             _indices(r, f"({f} + ln)", axes)
             r.lane = {i: f"{p}[ln]" for i, p in packets.items()}
             r.point_body(axes)
@@ -249,6 +260,16 @@ def _steps(r, n, w):
     """``for (j = 0; j < n; j += w)``, pipelined at II=1."""
     with r.block(f"for ({r.i64} j = 0; j < {n}; j += {w})"):
         r.pragmas(True, n // w)
+        yield
+
+
+@contextlib.contextmanager
+def _masked(r, cond):
+    """The lanes of a masked step: only those where ``cond`` holds (no mask: None)."""
+    if cond is None:
+        yield
+        return
+    with r.block(f"if ({cond})"):
         yield
 
 
