@@ -33,7 +33,6 @@ import hashlib
 from typing import Optional
 
 import numpy as np
-import sympy
 
 from tjit.xla_like import kernel_semantics
 
@@ -396,7 +395,7 @@ def evaluate(k, buffers, sizes=None, op_impls=None):
     names to ``f(*arrays, dtype=...)`` (default: ``kernel_semantics.op_impls()``)."""
     if op_impls is None:
         op_impls = kernel_semantics.op_impls()
-    env = {sympy.Symbol(s, integer=True, positive=True): v for s, v in (sizes or {}).items()}
+    env = dict(sizes or {})     # (by name: size symbols come in more than one class)
     shape = tuple(int(_sub(d, env)) for d in k.shape)
     red = tuple(k.reduce_axes)
     # An empty reduced axis leaves no inner points, yet each kept point still gets the
@@ -469,5 +468,9 @@ def evaluate(k, buffers, sizes=None, op_impls=None):
 
 
 def _sub(d, env):
-    return d if isinstance(d, int) else d.subs(env)
+    """``d`` (an int or a sympy expression of size symbols) at the sizes ``env`` maps
+    their names to."""
+    if isinstance(d, int):
+        return d
+    return d.subs({s: env[s.name] for s in d.free_symbols if s.name in env})
 
