@@ -131,8 +131,12 @@ def gpu_row_split(n, min_row=1024, max_rows=1024):
     return None
 
 
+#: Kernel dtypes of the C-family GPU targets: float16 too (stored as binary16, computed
+#: in float and rounded per op: ``lower/c/scalar.py``); the LLVM and HLS renderers have
+#: no float16, so there float16 ops stay library calls.
+GPU_KERNEL_DTYPES = hlo.KERNEL_DTYPES | {np.dtype(np.float16)}
 #: Kernel dtypes of an OpenCL device without ``cl_khr_fp64``.
-_NO_F64 = frozenset(d for d in hlo.KERNEL_DTYPES if d != np.dtype(np.float64))
+_NO_F64 = frozenset(d for d in GPU_KERNEL_DTYPES if d != np.dtype(np.float64))
 
 
 def opencl_target(fp64=True):
@@ -143,7 +147,7 @@ def opencl_target(fp64=True):
     the CPU's (not measured on a GPU yet); nothing is hoisted across work-items."""
     return TargetInfo(
         name="opencl",
-        kernel_dtypes=hlo.KERNEL_DTYPES if fp64 else _NO_F64,
+        kernel_dtypes=GPU_KERNEL_DTYPES if fp64 else _NO_F64,
         gemm_dtypes=frozenset(),
         gemm_alpha_beta=False,
         op_cost=types.MappingProxyType(_CPU_OP_COST),
@@ -208,7 +212,7 @@ _CUDA_OP_COST["take"] = 1.0    # an uncoalesced load
 #: materializing them needs (layernorm fwd+bwd: 3 kernels instead of 11).
 CUDA = TargetInfo(
     name="cuda",
-    kernel_dtypes=hlo.KERNEL_DTYPES,
+    kernel_dtypes=GPU_KERNEL_DTYPES,
     gemm_dtypes=frozenset((np.dtype(np.float32), np.dtype(np.float64))),   # cuBLAS
     gemm_alpha_beta=True,
     op_cost=types.MappingProxyType(_CUDA_OP_COST),

@@ -53,7 +53,10 @@ def test_nvrtc_compiles():
     for s in srcs.values():
         assert f".entry {s.entry}(".encode() in ptx, s.entry
     assert b"cvt.rn.f16.f32" in ptx and b"cvt.rn.f16.f64" in ptx
-    assert b".ftz" not in ptx
+    # (the only .ftz are libdevice's internal approximation steps (expf, tanhf), as in
+    # float32 kernels; arithmetic, sqrt and the conversions keep subnormals)
+    ftz = {ln.split()[0] for ln in ptx.decode().splitlines() if ".ftz" in ln}
+    assert all(".approx." in op for op in ftz), ftz
 
 
 @pytest.mark.cuda
