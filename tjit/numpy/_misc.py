@@ -25,6 +25,7 @@ from tjit.numpy._core import (
     asarray, broadcast_to_shape, ensure_array, promote_args, promote_args_inexact,
     promote_dtypes, promote_dtypes_inexact)
 from tjit.numpy import _reductions as red
+from tjit.numpy._setops_sized import is_traced, sized_setop
 from tjit.numpy._creation import dim_value
 
 
@@ -709,6 +710,9 @@ def _sized(values, size, fill_value, default_fill, dt):
 def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
     """Sorted unique values of ``ar1`` not in ``ar2`` (eager; ``size`` pads with
     ``fill_value`` (default 0) or truncates)."""
+    if size is not None and is_traced(ar1, ar2):
+        return sized_setop("setdiff1d", ar1, ar2, size, fill_value,
+                           ensure_array("setdiff1d", ar1).dtype, smallest_fill=False)
     a, b, _ = _set_inputs("setdiff1d", ar1, ar2, size)
     dt = ensure_array("setdiff1d", ar1).dtype
     return _sized(np.setdiff1d(a, b, assume_unique), size, fill_value, 0, dt)
@@ -717,6 +721,9 @@ def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
 def union1d(ar1, ar2, *, size=None, fill_value=None):
     """Sorted unique values in either array (eager; ``size`` pads with ``fill_value``,
     default the smallest value)."""
+    if size is not None and is_traced(ar1, ar2):
+        return sized_setop("union1d", ar1, ar2, size, fill_value,
+                           promote_dtypes(ar1, ar2)[0].dtype, smallest_fill=True)
     a, b, dt = _set_inputs("union1d", ar1, ar2, size)
     r = np.union1d(a, b)
     return _sized(r, size, fill_value, r.min() if r.size else 0, dt)
@@ -746,6 +753,9 @@ def setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
     >>> jnp.setxor1d(jnp.asarray([1, 2, 6]), jnp.asarray([2, 3]))
     Array([1, 3, 6], dtype=int32)
     """
+    if size is not None and is_traced(ar1, ar2):
+        return sized_setop("setxor1d", ar1, ar2, size, fill_value,
+                           promote_dtypes(ar1, ar2)[0].dtype, smallest_fill=True)
     a, b, dt = _set_inputs("setxor1d", ar1, ar2, size)
     r = np.setxor1d(a, b, assume_unique)
     return _sized(r, size, fill_value, r.min() if r.size else 0, dt)
@@ -756,6 +766,9 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=Non
     """Sorted unique values in both arrays, and with ``return_indices`` their first
     indices in each (eager; ``size`` pads values with ``fill_value`` (default the
     smallest value) and indices with the array sizes)."""
+    if size is not None and not return_indices and is_traced(ar1, ar2):
+        return sized_setop("intersect1d", ar1, ar2, size, fill_value,
+                           promote_dtypes(ar1, ar2)[0].dtype, smallest_fill=True)
     a, b, dt = _set_inputs("intersect1d", ar1, ar2, size)
     if not return_indices:
         r = np.intersect1d(a, b, assume_unique)
