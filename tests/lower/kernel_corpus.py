@@ -21,7 +21,7 @@ import numpy as np
 import sympy
 
 from tests.lower import test_codegen as T
-from tjit.lower.c.renderer import column_split
+from tjit.lower.c.columns import column_split
 from tjit.lower.loops import prod
 from tjit.xla_like import kernel_ir as K
 

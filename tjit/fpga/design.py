@@ -458,21 +458,22 @@ class _Layout:
         if st.kind == "write":
             args.append(f"{mt} *__restrict dst")
         args += [f"int64_t {param_name(x)}" for x in symbols]
-        masked = ("        for (int ln = 0; ln < %d; ln++) {\n#pragma HLS UNROLL\n"
-                  "            if (i + ln < %s) %%s;\n        }" % (w, n))
+        def masked(access):     # the lanes of a beat inside the length, one by one
+            return (f"        for (int ln = 0; ln < {w}; ln++) {{\n#pragma HLS UNROLL\n"
+                    f"            if (i + ln < {n}) {access};\n        }}")
         if w == 1:
             get = "src[i]" if st.kind == "read" else f"{ins[0].name}.read()"
             body = [f"        const {t} v = {get};"]
         elif st.kind == "read" and whole:     # one 512-bit beat: W contiguous elements
             body = [f"        const {pt} v = src[i / {w}];"]
         elif st.kind == "read":
-            body = [f"        {pt} v{{}};", masked % "v[ln] = src[i + ln]"]
+            body = [f"        {pt} v{{}};", masked("v[ln] = src[i + ln]")]
         else:
             body = [f"        const {pt} v = {ins[0].name}.read();"]
         body += [f"        {s.name}.write(v);" for s in outs]
         if st.kind == "write":
             body.append("        dst[i] = v;" if w == 1 else f"        dst[i / {w}] = v;"
-                        if whole else masked % "dst[i + ln] = v[ln]")
+                        if whole else masked("dst[i + ln] = v[ln]"))
         lines = [f"static void {self.fn(st.name)}({', '.join(args)}) {{"]
         lines += ["    " + d for d in sizes.decls()]
         lines += [f"    for (int64_t i = 0; i < {n}; i += {w}) {{",

@@ -36,9 +36,9 @@ order as a sequential loop (bit for bit what the LLVM backend's in-order updates
   the reduced points: **summation order**: slice s folds the flat reduced indices
   s, s + slices, s + 2 slices, ... in increasing order, then the slices fold pairwise
   in shared memory (slice s with s + w, w = slices/2, ..., 1; the last steps as warp
-  shuffles on CUDA) and slice 0 stores. ``column_split`` picks one slice (a thread
-  per kept point, folding in iteration order: bit-exact like the loops) when there
-  are few reduced points or many kept ones; otherwise tiles of 8 kept points (fewer
+  shuffles on CUDA) and slice 0 stores (``columns.py``). ``column_split`` picks one
+  slice (a thread per kept point, folding in iteration order: bit-exact like the
+  loops) when there are few reduced points or many kept ones; otherwise tiles of 8 kept points (fewer
   when the kept points are few) and as many slices as fill the group.
 
 Results are deterministic for a given dialect, kernel and launch (the tile and slice
@@ -80,11 +80,11 @@ import functools
 import numpy as np
 import sympy
 
-from tjit.lower.c import dialects, rows, streams, tiled_dot, vectors
+from tjit.lower.c import columns, dialects, rows, streams, tiled_dot, vectors
 from tjit.lower.c import lanes as lanes_mod
 from tjit.lower.c.scalar import F16, TRANSCENDENTAL, Scalar, check_dtype
 from tjit.lower.c.sizes import Sizes, param_name
-from tjit.lower.loops import ceil_div, plan_axes, prod, reused_value, stage_levels
+from tjit.lower.loops import plan_axes, prod, reused_value, stage_levels
 from tjit.xla_like import kernel_ir as K
 
 __all__ = ["CSource", "LaunchSpec", "Param", "render"]
@@ -250,7 +250,8 @@ class _Renderer:
         if k.hyperplane is not None:
             self._hyperplane()
         if not k.row_style:
-            launch = self._accumulate_style()
+            work, tile, slices = columns.render(self)
+            launch = LaunchSpec("column", work, d.local_size, tile=tile, slices=slices)
         elif k.reduce_axes:
             launch = self._row_style()
         else:
@@ -737,118 +738,6 @@ class _Renderer:
 
     def _from_mem(self, ref, dt):
         return f"({ref} != 0)" if np.dtype(dt).kind == "b" else ref
-
-    # -- accumulate style --------------------------------------------------------------
-    def _accumulate_style(self):
-        k, d = self.k, self.d
-        for j, s in enumerate(k.stages):
-            if any(isinstance(n, K.Stage) for n in K.walk(s.expr)):
-                raise ValueError(f"kernel {k.name}: accumulate-style stage {j} refers to "
-                                 "another stage (only row-style kernels may chain stages)")
-        for st in k.stores:
-            sdt = np.dtype(k.stages[st.expr.k].dtype)
-            if np.dtype(k.args[st.arg].dtype) != sdt:
-                raise ValueError(f"kernel {k.name}: Stage({st.expr.k}) of dtype {sdt} "
-                                 f"stored into argument {st.arg}")
-        red = [g for g, r in enumerate(self.plan.reduce) if r]
-        kept = [g for g, r in enumerate(self.plan.reduce) if not r]
-        nkept = prod(self.plan.extents[g] for g in kept)
-        if d.threaded:
-            return self._columns(red, kept, nkept)
-        with self.nest(kept, innermost=not red):
-            self._fold_stages(lambda: self.nest(red))
-            scope = {}
-            for st in k.stores:
-                self.store(st, scope, kept)
-        return LaunchSpec("column", nkept, d.local_size, tile=1, slices=1)
-
-    def _fold_stages(self, loop):
-        """Accumulators of every stage, folded over ``loop()``; they become the stage
-        values."""
-        k, d = self.k, self.d
-        accs = {}
-        for j, s in enumerate(k.stages):
-            accs[j] = self.var("acc")
-            self.emit(f"{d.type(s.dtype)} {accs[j]} = {self.s.identity(s.monoid, s.dtype)};")
-        part = self._partials(range(len(k.stages))) if not d.threaded else {}
-        with loop():
-            scope = {}
-            for j, s in enumerate(k.stages):
-                x = self.typed(s.expr, s.dtype, scope)
-                self._accumulate(j, accs[j], x, part)
-            self._advance(part)
-        self._fold_partials(accs, part)
-        for j in range(len(k.stages)):
-            self.stage_vals[j] = accs[j]
-        return accs
-
-    def _columns(self, red, kept, nkept):
-        """Threaded accumulate style: one work-group per tile of ``tile`` consecutive
-        kept points (flat index), its ``slices = local_size / tile`` thread slices
-        splitting the reduced points (slice s folds flat reduced indices s, s + slices,
-        ... in order), then a pairwise tree over the slices (``_tree_reduce`` with
-        stride ``tile``); slice 0 stores. One slice is the plain in-order loop."""
-        d, lid = self.d, self.d.local_id
-        nred = prod(self.plan.extents[g] for g in red)
-        tile, slices = column_split(nkept, nred, d.local_size)
-        ntiles = ceil_div(nkept, tile)
-        c, sl, t, kf = self.var("c"), self.var("sl"), self.var("t"), self.var("kf")
-        self.emit(f"const {self.i64} {c} = {lid} % {tile};")
-        self.emit(f"const {self.i64} {sl} = {lid} / {tile};")
-        with self.block(f"for ({self.i64} {t} = {d.group_id}; {t} < {self.sizes(ntiles)}; "
-                        f"{t} += {d.num_groups})"):
-            self.emit(f"const {self.i64} {kf} = {t} * {tile} + {c};")
-            self.decompose(kf, kept, {g: self.plan.extents[g] for g in kept})
-            inside = f"{kf} < {self.sizes(nkept)}"
-            if slices == 1:
-                loop = lambda: self._guarded(inside, self.nest(red))
-            else:
-                loop = lambda: self._guarded(inside, self.strided(red, sl, str(slices)))
-            accs = self._fold_stages(loop)
-            if slices > 1:
-                js = list(range(len(self.k.stages)))
-                self._tree_reduce(js, accs, stride=tile, lane=c)
-            with self.block(f"if ({sl} == 0 && {inside})"):
-                scope = {}
-                for st in self.k.stores:
-                    self.store(st, scope, kept)
-        return LaunchSpec("column", ntiles, d.local_size, tile=tile, slices=slices)
-
-    @contextlib.contextmanager
-    def _guarded(self, cond, loop):
-        with self.block(f"if ({cond})"), loop:
-            yield
-
-
-def column_split(nkept, nred, local_size, min_groups=128):
-    """``(tile, slices)`` of a threaded accumulate-style kernel, ``tile * slices ==
-    local_size``: a kernel with few reduced points (< 64) or many kept ones (>= 65536)
-    keeps one slice (a thread per kept point, folding in order). Otherwise tiles of 8
-    kept points (32-byte memory sectors of float32), narrower while that leaves fewer
-    than ``min_groups`` tiles (one group per tile is all the parallelism there is), and
-    as many slices as fill the group with at least 16 reduced points each (a symbolic
-    count: as many as fit).
-
-    Measured on an H200 (float32 column sums, CUDA, 256 threads): 16384 x 1024 at
-    1.2 TB/s (one thread per column: 93 GB/s); 8192 x 256 at 0.6 TB/s; with few
-    columns the grid is small (one group per tile): 100000 x 32 at 218 GB/s, 2^20 x 8
-    at 170 GB/s (tiles of 8 there: 127 and 17 GB/s). Four accumulators per slice (more
-    loads in flight) were slower (16384 x 1024: 0.58 TB/s). Splitting the reduced
-    points over groups is done a level up, as two kernels with the partials in a
-    buffer between them (``xla_like/simplify.split_column_reduce``, on CUDA)."""
-    few = isinstance(nred, (int, np.integer)) and nred < 64
-    many = isinstance(nkept, (int, np.integer)) and nkept >= 1 << 16
-    if few or many or local_size < 16:
-        return local_size, 1
-    tile = 8
-    if isinstance(nkept, (int, np.integer)):
-        while tile > 1 and nkept < tile * min_groups:
-            tile //= 2
-    slices = local_size // tile
-    if isinstance(nred, (int, np.integer)):
-        while slices > 1 and nred // slices < 16:
-            slices //= 2
-    return local_size // slices, slices
 
 
 def render(kernel, dialect="c", name=None, io=None, top=True, lanes=1):
