@@ -297,6 +297,8 @@ ORDER_QUESTIONS = {
     "n > m": lambda n, m: n > m,
     "n >= m": lambda n, m: n >= m,
     "n // 2 >= 3": lambda n, m: n // 2 >= 3,
+    "(n + 2) // 3 == 3": lambda n, m: (n + 2) // 3 == 3,
+    "-(-n // 4) < 3": lambda n, m: -(-n // 4) < 3,
     "n / 2 > 3": lambda n, m: n / 2 > 3,
     "2 * n - m < 7": lambda n, m: 2 * n - m < 7,
     "sorted((n, m))[0] == n": lambda n, m: sorted((n, m))[0] == n,  # noqa: FURB192
@@ -382,6 +384,9 @@ SYMBOLIC_SIZE_USES = {
                           lambda x: x[len(x) // 3: len(x) - 1] + 1.0),
     "x[-(n // 2):]": (lambda x: x[-(x.shape[0] // 2):], lambda x: x[-(len(x) // 2):]),
     "x[:5]": (lambda x: x[:5] - 1.0, lambda x: x[:5] - 1.0),
+    # (floor((n + 2)/3): sympy's float printing made it 2 at n = 7)
+    "x[: (n + 2) // 3]": (lambda x: x[: (x.shape[0] + 2) // 3] * 2.0,
+                          lambda x: x[: (len(x) + 2) // 3] * 2.0),
     "x[2::3]": (lambda x: x[2::3], lambda x: x[2::3]),
     "halves": (lambda x: x[: x.shape[0] // 2] - x[x.shape[0] - x.shape[0] // 2:],
                lambda x: x[: len(x) // 2] - x[len(x) - len(x) // 2:]),

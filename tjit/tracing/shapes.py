@@ -14,6 +14,7 @@ import operator
 import re
 
 import sympy
+from sympy.printing.pycode import PythonCodePrinter
 
 from tjit.tracing import size_questions
 from tjit.tracing.errors import InconclusiveDimensionError, ShapeError
@@ -177,6 +178,38 @@ def exact_div(num, den, what="reshape"):
             raise ShapeError(f"{what}: {dim_str(num)} is not divisible by {dim_str(den)}")
         return sympy.floor(sympy.sympify(num) / sympy.sympify(den))
     return q
+
+
+# -- evaluating size expressions at run time -------------------------------------------------
+# Programs evaluate their size expressions with ``sympy.lambdify(..., modules="math")``
+# (plan.concrete, the CPU runner's layout, the C renderer's work estimates, guards). Its
+# printer writes ``floor((n + 2)/3)`` as ``floor((1/3)*n + 2/3)``: floats, 2 at n = 7, so
+# a program would silently get a wrong size. floor and ceiling of an integer over a
+# positive integer are printed in integer arithmetic instead (``(n + 2) // 3``), for
+# every lambdify of the process (installed once, as size_questions' wrappers are).
+def _integer_fraction(x):
+    """(integer-valued numerator, positive int denominator) of ``x``, or (None, None)."""
+    num, den = sympy.fraction(sympy.together(x))
+    if den.is_Integer and den.is_positive and num.is_integer:
+        return num, int(den)
+    return None, None
+
+
+def _exact_rounding(original, template):
+    def print_rounding(self, e):
+        num, den = _integer_fraction(e.args[0])
+        if num is None:
+            return original(self, e)
+        return template.format(num=self._print(num), den=den)
+    return print_rounding
+
+
+if not getattr(PythonCodePrinter, "_tjit_exact_sizes", False):
+    PythonCodePrinter._print_floor = _exact_rounding(
+        PythonCodePrinter._print_floor, "(({num}) // {den})")
+    PythonCodePrinter._print_ceiling = _exact_rounding(
+        PythonCodePrinter._print_ceiling, "(-((-({num})) // {den}))")
+    PythonCodePrinter._tjit_exact_sizes = True
 
 
 # -- rules ---------------------------------------------------------------------------------
