@@ -325,8 +325,8 @@ class _Layout:
 
     def _assign_lanes(self):
         """Elements a step of each stage: a kernel stage takes ``lanes.kernel_lanes``, a
-        reader/writer/fork a 512-bit beat when its length is a multiple of one; a stream
-        carries packets of the lanes both its ends agree on (``lanes.arg_lanes``: one
+        reader/writer/fork a 512-bit beat (the last one masked where the length is
+        ragged); a stream carries packets of the lanes both its ends agree on (``lanes.arg_lanes``: one
         element for a value stored once per row), else the wider end (and, in turn,
         its other streams) goes back to one element a step."""
         lanes = {}
