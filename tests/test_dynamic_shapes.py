@@ -559,3 +559,24 @@ def test_grad_and_vmap_through_size_expressions_and_order_guards():
         np.testing.assert_allclose(vf(x), x[:, : n // 2].astype(np.float64).sum(1),
                                    rtol=1e-5, atol=1e-6)
     assert vf.compile_count == 2
+
+
+@pytest.mark.parametrize("how", ["array_split 3", "split at n // 3", "split at [2, n - 1]"])
+def test_array_split_and_split_at_size_expressions(how):
+    def parts(x, np_):
+        n = x.shape[0]
+        if how == "array_split 3":
+            return np_.array_split(x, 3)
+        return np_.split(x, [n // 3] if how == "split at n // 3" else [2, n - 1])
+
+    jf = tjit.jit(lambda x: [p * 2.0 for p in parts(x, jnp)])
+    sizes = (6, 7, 8, 9, 10, 11, 2, 3, 4, 5, 30)
+    for n in sizes:
+        x = _randn(n, 2)
+        got, want = jf(x), [p * 2.0 for p in parts(x, np)]
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g, w)
+    # (array_split: sizes with an empty section, or a section of 1 that could broadcast,
+    # get their own programs; the clamped split indices are guards)
+    assert jf.compile_count <= 6 < len(sizes)

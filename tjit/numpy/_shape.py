@@ -12,6 +12,7 @@ JAX. Padding, differences, diagonals, resize and insert/delete are in ``_padding
 import operator
 
 import numpy as np
+import sympy
 
 from tjit import lax
 from tjit import numpy as jnp  # sibling modules (sum, take, subtract) looked up at call time
@@ -19,6 +20,7 @@ from tjit.tracing import dtypes
 from tjit.tracing import shapes as sh
 from tjit.tracing.core import Array, Tracer, concrete_value
 from tjit.tracing.errors import ConcretizationTypeError, ShapeError
+from tjit.tracing.size_questions import SpecializeSizes
 from tjit.numpy._core import check_arraylike, ensure_array, promote_dtypes
 from tjit.numpy._creation import dim_value
 
@@ -478,8 +480,10 @@ def _split_bounds(fname, n, ios, axis, even):
         if k <= 0:
             raise ValueError(f"{fname}: number of sections must be larger than 0, got {k}")
         if type(n) is not int:
-            q = sh.exact_div(n, k, fname)
-            return [(i * q, (i + 1) * q) for i in range(k)]
+            if even:
+                q = sh.exact_div(n, k, fname)   # (a guard under automatic dynamic shapes)
+                return [(i * q, (i + 1) * q) for i in range(k)]
+            return _symbolic_sections(fname, n, k)
         q, r = divmod(n, k)
         if r and even:
             raise ValueError(f"{fname}: array split does not result in an equal division: "
@@ -505,11 +509,44 @@ def _split_bounds(fname, n, ios, axis, even):
     return out
 
 
+def _symbolic_sections(fname, n, k):
+    """array_split's ``k`` sections of a symbolic size ``n``, as NumPy makes them (the first
+    ``n % k`` one longer): size ``n // k + min(1, max(0, n % k - i))`` at start
+    ``i * (n // k) + min(i, n % k)``; the kernels take these as run-time sizes. Sizes
+    that leave a section empty get a program of their own (a guard decides)."""
+    q, r = sympy.floor(n / k), sympy.Mod(n, k)
+    out = []
+    for i in range(k):
+        size = q + sympy.Min(1, sympy.Max(0, r - i))
+        if not sh.greater_equal(size, 1):
+            raise SpecializeSizes(f"{fname}: section {i} of {k} is empty at these sizes")
+        start = i * q + sympy.Min(i, r)
+        out.append((start, start + size))
+    return out
+
+
+def _symbolic_points(ios):
+    """The split indices when some are size expressions (``[x.shape[0] // 3]``), else
+    None."""
+    if isinstance(ios, (list, tuple)) and any(
+            isinstance(i, sympy.Expr) and i.free_symbols for i in ios):
+        for i in ios:
+            if not (isinstance(i, sympy.Expr) and i.is_integer or _is_int_like(i)):
+                raise TypeError(f"split: indices must be ints or size expressions, got "
+                                f"{i!r:.60}")
+        return [i if isinstance(i, sympy.Expr) else operator.index(i) for i in ios]
+    return None
+
+
 def _split(fname, ary, ios, axis, even):
     ary = ensure_array(fname, ary)
     if ary.ndim == 0:
         raise ShapeError(f"{fname}: cannot split a 0-d array")
     axis = sh.normalize_axis(axis, ary.ndim, fname)
+    points = _symbolic_points(ios)
+    if points is not None:      # (NumPy's split at indices is slicing, clamps included)
+        lead = (slice(None),) * axis
+        return [ary[(*lead, slice(s, e))] for s, e in zip([None, *points], [*points, None])]
     bounds = _split_bounds(fname, ary.shape[axis], ios, axis, even)
     return [_slice_axis(ary, s, e, axis) for s, e in bounds]
 
