@@ -115,8 +115,8 @@ def is_one(d):
     kernels take a symbolic dim as a full-size one."""
     if type(d) is int:
         return d == 1
-    if not isinstance(d, sympy.Expr) or d.is_Symbol:
-        return False
+    if not isinstance(d, sympy.Expr) or d.is_Symbol or not size_questions.guarding():
+        return False    # (declared dims: never 1, as before; no sympy query per call)
     decided = (d - 1).is_zero
     if decided is not None:
         return decided

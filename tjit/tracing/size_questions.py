@@ -221,6 +221,11 @@ _SIGN_RULES = {
 }
 
 
+def guarding():
+    """Whether a trace with automatic dynamic shapes is asking (answers become guards)."""
+    return isinstance(_ACTIVE.get(), GuardingQuestions)
+
+
 def decide(expr, relation, text):
     """For tjit's shape rules: ``relation(expr, 0)`` for a size expression ``expr`` that
     sympy cannot decide, answered at the traced sizes and kept as a guard under automatic
