@@ -15,10 +15,10 @@ call; ``scan`` needs no synchronization (its trip count is static).
 over the recorded residuals through ``primitives/loop_tape.py``, the same tape
 (doubling buffers of ``xp``) or Revolve schedule as its reference implementation. On
 the CPU, when both programs qualify for ``native_loop``, both sweeps are native scans
-instead (:class:`_NativeSweep`): the forward one in bursts of doubling length whose
-rows are the records and predicates. A burst runs past the loop's last trip and drops
-those rows: harmless, since compiled kernels are total functions (integer division by
-zero, out-of-range indices are defined), and at most as many trips as the loop ran.
+instead (:class:`_NativeSweep`): the forward one writes each trip's record and the
+predicate at its new state as rows, and the driver stops it after the first false
+predicate, so no trip runs past the loop's end; its rows are allocated for as many
+trips as the previous call ran (more continue in a longer scan).
 
 Buffers. A loop body's carry parameters are donated to its outputs (see ``plan``): an
 iteration writes the new carry into the buffer of the previous one whenever this loop

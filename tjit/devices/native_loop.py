@@ -517,6 +517,8 @@ class NativeLoop:
     def set_length(self, length):
         """Run a scan of ``length`` iterations from the next call on (the driver reads
         the length at run time: no rebuild; ``while_transpose`` sweeps set it per call)."""
+        if length == self.length:
+            return
         self.length = self.ctx[1] = int(length)
         self.ys_specs = [((self.length,) + tuple(shape[1:]), dtype)
                          for shape, dtype in self.ys_specs]
