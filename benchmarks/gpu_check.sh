@@ -25,3 +25,6 @@ TJIT_CUDA_GRAPHS=0 timeout 40 python3 benchmarks/bench_cuda_dispatch.py --real 2
 timeout 100 python3 benchmarks/gpu_profile.py $Q 2>&1 | tee "$OUT/profile.txt" | tail -5
 # row kernels across row lengths, two-pass column sums (bit-identical repeats), layernorm
 timeout 90 python3 benchmarks/gpu_rows.py $Q 2>&1 | tee "$OUT/rows.txt" | tail -16
+# fresh processes: first compile with an empty cache, then starts from the disk cache
+timeout 60 python3 benchmarks/start_check.py --backend gpu --reps 1 2>&1 \
+    | tee "$OUT/start.txt" | tail -12
