@@ -1,7 +1,7 @@
 """float16 kernels of the C-family renderer: the float16 corpus (``half_corpus.py``:
 every op and conversion on edge values, ops that round per NumPy step, reductions and
-row kernels) on the C compiler (``_Float16``), on PoCL (core ``vload_half`` /
-``vstore_half_rte``, no cl_khr_fp16) and through NVRTC (PTX ``cvt``), against
+row kernels) on the C compiler (``_Float16``), on PoCL (binary16 bits converted in
+integer arithmetic, no cl_khr_fp16) and through NVRTC (PTX ``cvt``), against
 ``kernel_ir.evaluate`` bit for bit; marked ``cuda``, on a GPU too."""
 
 import numpy as np
@@ -38,7 +38,7 @@ def test_c_dialect():
 def test_opencl_dialect(groups):
     srcs = runners.sources(half_corpus.cases(), "opencl")
     text = runners.unit(srcs.values())
-    assert "cl_khr_fp16" not in text and "vload_half" in text
+    assert "cl_khr_fp16" not in text and "tj_h2f" in text
     runner = runners.OpenCLRunner(srcs.values())
     if groups:      # (grid- and group-stride loops run several times)
         runner.max_groups = groups

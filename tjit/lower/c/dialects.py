@@ -85,39 +85,87 @@ def no_interface(params):
 
 # float16: a register value is a float holding a half value (every op computes in float
 # and rounds once to half, as NumPy's float16 loops do: ``scalar.py``); memory holds
-# IEEE binary16. Each spelling is a format string; ``half_funcs`` are the helpers they
-# call (added to a translation unit on first use).
-_C_HALF = dict(
-    half_mem="_Float16", half_load="((float){ptr}[{at}])",
-    half_store="{ptr}[{at}] = (_Float16)({value});", half_round="((float)(_Float16)({x}))",
-    half_from_f64="((float)(_Float16)({x}))")
-# OpenCL C without cl_khr_fp16: ``half`` only as a pointer, read and written by the core
-# vload_half/vstore_half_rte; a private ushort is the round trip of a rounding
-_CL_HALF = dict(
-    half_mem="half", half_load="vload_half({at}, {ptr})",
-    half_store="vstore_half_rte({value}, {at}, {ptr});", half_round="tj_round_half({x})",
-    half_from_f64="tj_round_half_f64({x})",
-    half_funcs={
-        "tj_round_half": "float tj_round_half(float x) { ushort h; "
-                         "vstore_half_rte(x, 0, (__private half *)&h); "
-                         "return vload_half(0, (__private const half *)&h); }",
-        "tj_round_half_f64": "float tj_round_half_f64(double x) { ushort h; "
-                             "vstore_half_rte(x, 0, (__private half *)&h); "
-                             "return vload_half(0, (__private const half *)&h); }"})
-# CUDA: binary16 as unsigned short converted by PTX's cvt (what cuda_fp16.h's __half2float
-# / __float2half_rn / __double2half compile to; NVRTC ships no cuda_fp16.h without the
-# toolkit's headers on its include path); cvt without .ftz keeps subnormals
-_CUDA_HALF = dict(
-    half_mem="unsigned short", half_load="tj_h2f({ptr}[{at}])",
-    half_store="{ptr}[{at}] = tj_f2h({value});", half_round="tj_h2f(tj_f2h({x}))",
-    half_from_f64="tj_h2f(tj_d2h({x}))",
-    half_funcs={
-        "tj_h2f": 'float tj_h2f(unsigned short h) { float f; '
-                  'asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f; }',
-        "tj_f2h": 'unsigned short tj_f2h(float f) { unsigned short h; '
-                  'asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h; }',
-        "tj_d2h": 'unsigned short tj_d2h(double d) { unsigned short h; '
-                  'asm("cvt.rn.f16.f64 %0, %1;" : "=h"(h) : "d"(d)); return h; }'})
+# IEEE binary16 bits, read and written by three helpers: ``tj_h2f`` (bits -> float),
+# ``tj_f2h`` / ``tj_d2h`` (float / double -> bits, round to nearest even). A NaN keeps
+# the top bits of its payload both ways, as NumPy's conversions do (hardware gives a
+# canonical NaN); other values go through the target's own conversion.
+def _half_helpers(u16, u32, u64, f2u, u2f, d2u, h2f_fin, f2h_fin, d2h_fin):
+    """The three helpers' definitions; the spellings: ``u16/u32/u64`` unsigned types,
+    ``f2u``/``u2f``/``d2u`` bit casts (format(x=)), ``*_fin`` the finite conversions
+    (format(h=) / format(x=), statements ending in a return)."""
+    nan_bits = ("{u32} m = ({u32})((b & {mask}) >> {shift}); return ({u16})(((b >> {sgn}) "
+                "& 0x8000u) | 0x7c00u | (m ? m : 1u));")
+    return {
+        "tj_h2f": f"float tj_h2f({u16} h) {{ if ((h & 0x7c00u) == 0x7c00u && (h & 0x3ffu)) "
+                  f"return {u2f.format(x=f'(({u32})(h & 0x8000u) << 16) | 0x7f800000u | (({u32})(h & 0x3ffu) << 13)')}; "
+                  f"{h2f_fin} }}",
+        "tj_f2h": f"{u16} tj_f2h(float x) {{ if (x != x) {{ {u32} b = {f2u.format(x='x')}; "
+                  + nan_bits.format(u32=u32, u16=u16, mask="0x7fffffu", shift=13, sgn=16)
+                  + f" }} {f2h_fin} }}",
+        "tj_d2h": f"{u16} tj_d2h(double x) {{ if (x != x) {{ {u64} b = {d2u.format(x='x')}; "
+                  + nan_bits.format(u32=u32, u16=u16, mask=f"({u64})0xfffffffffffff", shift=42,
+                                    sgn=48)
+                  + f" }} {d2h_fin} }}"}
+
+
+def _half(u16, funcs, ptr_cast=""):
+    load = "tj_h2f(" + (f"(({ptr_cast}){{ptr}})" if ptr_cast else "{ptr}") + "[{at}])"
+    store = (f"(({ptr_cast.replace('const ', '')}){{ptr}})" if ptr_cast else "{ptr}") + \
+        "[{at}] = tj_f2h({value});"
+    return dict(half_load=load, half_store=store, half_round="tj_h2f(tj_f2h({x}))",
+                half_from_f64="tj_h2f(tj_d2h({x}))", half_funcs=funcs)
+
+
+_C_HALF = dict(half_mem="uint16_t", **_half("uint16_t", _half_helpers(
+    "uint16_t", "uint32_t", "uint64_t",
+    "tj_bits32({x})", "tj_float32({x})", "tj_bits64({x})",
+    "_Float16 v; __builtin_memcpy(&v, &h, 2); return (float)v;",
+    "_Float16 v = (_Float16)x; uint16_t h; __builtin_memcpy(&h, &v, 2); return h;",
+    "_Float16 v = (_Float16)x; uint16_t h; __builtin_memcpy(&h, &v, 2); return h;")))
+_C_HALF["half_funcs"] = {
+    "tj_bits32": "uint32_t tj_bits32(float x) { uint32_t b; __builtin_memcpy(&b, &x, 4); "
+                 "return b; }",
+    "tj_float32": "float tj_float32(uint32_t b) { float x; __builtin_memcpy(&x, &b, 4); "
+                  "return x; }",
+    "tj_bits64": "uint64_t tj_bits64(double x) { uint64_t b; __builtin_memcpy(&b, &x, 8); "
+                 "return b; }",
+    **_C_HALF["half_funcs"]}
+# OpenCL C without cl_khr_fp16: ``half`` only as a pointer, so buffers are read and
+# written as ushort bits converted in integer arithmetic (exact, round to nearest even
+# at bit 13 / 42; subnormals scaled by 2^24 and rounded by rint). (vload_half /
+# vstore_half_rte through a private ushort gave wrong sums in PoCL's row kernels with
+# barriers, and a canonical NaN.)
+_CL_HALF = dict(half_mem="half", **_half("ushort", {
+    "tj_h2f": "float tj_h2f(ushort h) { uint s = (uint)(h & 0x8000u) << 16; "
+              "uint e = (h >> 10) & 0x1fu; uint m = h & 0x3ffu; "
+              "if (e == 0x1fu) return as_float(s | 0x7f800000u | (m << 13)); "
+              "if (e == 0) return as_float(s | as_uint((float)m * 5.9604644775390625e-8f)); "
+              "return as_float(s | ((e + 112u) << 23) | (m << 13)); }",
+    "tj_f2h": "ushort tj_f2h(float x) { uint b = as_uint(x); ushort s = (b >> 16) & 0x8000u; "
+              "uint a = b & 0x7fffffffu; if (a > 0x7f800000u) { uint m = (a & 0x7fffffu) >> 13; "
+              "return s | 0x7c00u | (m ? m : 1u); } if (a >= 0x477ff000u) return s | 0x7c00u; "
+              "if (a < 0x38800000u) return s | (ushort)rint(as_float(a) * 16777216.0f); "
+              "uint r = a + 0xfffu + ((a >> 13) & 1u); "
+              "return s | (ushort)((r >> 13) - (112u << 10)); }",
+    "tj_d2h": "ushort tj_d2h(double x) { ulong b = as_ulong(x); ushort s = (b >> 48) & 0x8000u; "
+              "ulong a = b & 0x7fffffffffffffffUL; if (a > 0x7ff0000000000000UL) { "
+              "uint m = (uint)((a & 0xfffffffffffffUL) >> 42); "
+              "return s | 0x7c00u | (m ? m : 1u); } "
+              "if (a >= 0x40effe0000000000UL) return s | 0x7c00u; "
+              "if (a < 0x3f10000000000000UL) return s | (ushort)rint(as_double(a) * 16777216.0); "
+              "ulong r = a + 0x1ffffffffffUL + ((a >> 42) & 1UL); "
+              "return s | (ushort)((r >> 42) - (1008u << 10)); }"},
+    ptr_cast="__global const ushort *"))
+# CUDA: binary16 as unsigned short converted by PTX's cvt (what cuda_fp16.h's
+# __half2float / __float2half_rn / __double2half compile to; NVRTC ships no
+# cuda_fp16.h without the toolkit's headers on its include path); cvt without .ftz
+# keeps subnormals
+_CUDA_HALF = dict(half_mem="unsigned short", **_half("unsigned short", _half_helpers(
+    "unsigned short", "unsigned int", "unsigned long long", "__float_as_uint({x})",
+    "__uint_as_float({x})", "(unsigned long long)__double_as_longlong({x})",
+    'float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f;',
+    'unsigned short h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(x)); return h;',
+    'unsigned short h; asm("cvt.rn.f16.f64 %0, %1;" : "=h"(h) : "d"(x)); return h;')))
 
 _VEC_CL = {"float32": ("float4", 4), "int32": ("int4", 4), "uint32": ("uint4", 4),
            "float64": ("double2", 2), "int64": ("long2", 2), "uint64": ("ulong2", 2)}

@@ -103,9 +103,16 @@ class Scalar:
             raise NotImplementedError(f"C renderer: dialect {self.d.name!r} does not render "
                                       "float16; route it to a library call")
         text = text.format(**fmt)
-        for name, definition in self.d.half_funcs.items():
-            if name + "(" in text:
-                self.helper(name, definition)
+        funcs, used, seen = self.d.half_funcs, set(), text
+        while True:     # (the helpers the text calls, and those they call)
+            more = {n for n in funcs if n + "(" in seen} - used
+            if not more:
+                break
+            used |= more
+            seen = " ".join(funcs[n] for n in more)
+        for name in funcs:      # (in their table's order: callees first)
+            if name in used:
+                self.helper(name, funcs[name])
         return text
 
     def round_half(self, x):
