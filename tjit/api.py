@@ -500,7 +500,7 @@ class Jitted:
             donated = self._donated_leaves(treedef)
             with rec.stage("compile"):
                 exe = _compile_within(self.memory_budget, self.__name__, closed,
-                                      self.backend, in_specs, donated)
+                                      self.backend, in_specs, donated, self.device)
             self.compile_count += 1
             rec.notes.append(_kernel_note(stats))
         donation = _Donation.setup(exe, donated, closed, _leaf_names(treedef, self.sig),
@@ -697,14 +697,14 @@ class Jitted:
                                      self.backend, self.device))
         if entry is not None:   # the program calls of these sizes run: already traced
             return Lowered(entry.closed_jaxpr, entry.out_tree, self.backend, entry.in_specs,
-                           self.__name__, donated, names, self.memory_budget)
+                           self.__name__, donated, names, self.memory_budget, self.device)
         with compile_log.recording(self.__name__, "lower()") as rec:
             rec.what.append("trace")
             closed, out_tree = self._trace(dyn_args, dyn_kwargs, statics, treedef, sig)
         in_specs = [s[0] if s[3] is not None else None for s in sig] \
             if self.polymorphic_shapes is not None else None
         return Lowered(closed, out_tree, self.backend, in_specs, self.__name__, donated, names,
-                       self.memory_budget)
+                       self.memory_budget, self.device)
 
     def trace(self, *args, **kwargs):
         return self.lower(*args, **kwargs)
@@ -796,8 +796,9 @@ class Lowered:
     """A traced program: ``.as_text()`` prints it, ``.compile()`` builds it."""
 
     def __init__(self, closed_jaxpr, out_tree, backend, in_specs, name, donated=(),
-                 leaf_names=None, memory_budget=None):
+                 leaf_names=None, memory_budget=None, device=None):
         self.jaxpr = closed_jaxpr
+        self.device = device            # (jit(device=): where compile() places it)
         self.out_tree = out_tree
         self.backend = backend
         self.in_specs = in_specs
@@ -823,7 +824,8 @@ class Lowered:
             rec.what.append("compile")
             with rec.stage("compile"):
                 exe = _compile_within(self.memory_budget, self.name, self.jaxpr,
-                                      backend or self.backend, self.in_specs, self.donated)
+                                      backend or self.backend, self.in_specs, self.donated,
+                                      self.device if backend is None else None)
         return Compiled(exe, self)
 
     @property
@@ -956,13 +958,13 @@ def _memory_budget(value, polymorphic_shapes, backend, where):
     return _remat.parse_budget(value, f"{where}: memory_budget")
 
 
-def _compile_within(budget, name, closed, backend, in_specs, donated):
+def _compile_within(budget, name, closed, backend, in_specs, donated, device=None):
     """``compile_jaxpr`` with the program planned within ``budget`` bytes (None: none)."""
     if budget is None:
-        return compile_jaxpr(closed, backend, in_specs, donated)
+        return compile_jaxpr(closed, backend, in_specs, donated, device)
     try:
         with _remat.budget_scope(budget):
-            return compile_jaxpr(closed, backend, in_specs, donated)
+            return compile_jaxpr(closed, backend, in_specs, donated, device)
     except _remat.MemoryBudgetError as e:
         raise _remat.MemoryBudgetError(f"jit({name}): {e}", e.smallest_peak) from None
 

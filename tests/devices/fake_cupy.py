@@ -45,7 +45,10 @@ class FakeDeviceArray(np.ndarray):
         if cls.allocator is not None:
             n = math.prod(shape) if type(shape) is tuple else int(shape)
             cls.allocator.allocating(n * np.dtype(dtype).itemsize)
-        return np.ndarray.__new__(cls, shape, dtype, strides=strides, order=order)
+        out = np.ndarray.__new__(cls, shape, dtype, strides=strides, order=order)
+        if _CURRENT[-1]:        # (allocated on the current device)
+            out.device_id = _CURRENT[-1]
+        return out
 
     def get(self):
         return np.array(self)
@@ -78,7 +81,9 @@ class FakeDeviceArray(np.ndarray):
         return c
 
     def __array_finalize__(self, obj):
-        pass
+        dev = getattr(obj, "device_id", 0)
+        if dev:                 # (a view lives where its base does)
+            self.device_id = dev
 
 
 class Pointer:
@@ -88,20 +93,27 @@ class Pointer:
         self.ptr = ptr
 
 
+_CURRENT = [0]      # the current device's id (a stack: ``with cupy.cuda.Device(i)``)
+
+
 class _Device:
+    """``cupy.cuda.Device(i)`` (no argument: the current one); as a context it makes
+    ``i`` current, so new arrays are allocated there."""
     id = 0
     compute_capability = "90"
 
-    def __init__(self, *_):
-        pass
+    def __init__(self, device_id=None):
+        self.id = _CURRENT[-1] if device_id is None else int(device_id)
 
     def synchronize(self):
         pass
 
     def __enter__(self):
+        _CURRENT.append(self.id)
         return self
 
     def __exit__(self, *exc):
+        _CURRENT.pop()
         return False
 
 
@@ -124,9 +136,10 @@ class FakeCupy(types.ModuleType):
 
     ndarray = FakeDeviceArray
 
-    def __init__(self, compute=True):
+    def __init__(self, compute=True, devices=1):
         super().__init__("fake_cupy")
         self.compute = compute
+        self.launch_devices = []    # the current device of each kernel launch
         self.gemms = 0      # cuBLAS gemm calls (cupy.cublas.gemm and the low-level ones)
         self.allocations = 0
         self.copies = 0             # runtime.memcpyAsync calls
@@ -140,7 +153,7 @@ class FakeCupy(types.ModuleType):
         self.cublas_lib = FakeCublas(self)
         self.raw_cublas = RawCublas(self)
         runtime = types.SimpleNamespace(
-            getDeviceCount=lambda: 1, driverGetVersion=lambda: 12090,
+            getDeviceCount=lambda: devices, driverGetVersion=lambda: 12090,
             memcpyAsync=self._memcpy_async, memcpyDeviceToDevice=3)
         self.cuda = types.SimpleNamespace(
             Device=_Device, runtime=runtime,
@@ -472,6 +485,10 @@ class EvaluateModule:
         def launch(grid, block, args, stream=None):
             assert all(type(a) is FakeDeviceArray for a in args[:n_buf]), \
                 [type(a) for a in args[:n_buf]]
+            here = _CURRENT[-1]     # (a GPU faults on another device's buffer)
+            assert all(a.device_id == here for a in args[:n_buf]), \
+                ([a.device_id for a in args[:n_buf]], here)
+            self.fake.launch_devices.append(here)
             sizes = {p.symbol: int(v) for p, v in zip(src.params[n_buf:], args[n_buf:])}
             self.launches += 1
             bufs = [_unowned(a) for a in args[:n_buf]]
@@ -496,12 +513,13 @@ class NoopModule(EvaluateModule):
 
 
 @contextlib.contextmanager
-def simulated_gpu(monkeypatch, compute=True):
-    """Within: the CUDA backend usable, on FakeCupy, kernels by ``kernel_ir.evaluate``
-    (``compute=False``: kernels and gemms are launched but compute nothing)."""
+def simulated_gpu(monkeypatch, compute=True, devices=1):
+    """Within: the CUDA backend usable, on FakeCupy with ``devices`` GPUs, kernels by
+    ``kernel_ir.evaluate`` (``compute=False``: kernels and gemms are launched but
+    compute nothing)."""
     from tjit.devices import cuda, cuda_blas, cuda_copies
     from tjit.tracing import core
-    fake = FakeCupy(compute)
+    fake = FakeCupy(compute, devices)
     monkeypatch.setattr(cuda, "unavailable_reason", lambda: None)
     monkeypatch.setattr(cuda, "_cupy", lambda: fake)
     monkeypatch.setitem(core._DEVICE_ARRAYS, FakeDeviceArray, cuda._Eager(fake))

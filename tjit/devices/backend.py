@@ -287,6 +287,11 @@ def resolve(backend=None, device=None, where="jit"):
                      + install_hint(device.platform))
 
 
-def compile_jaxpr(closed_jaxpr, backend=None, in_specs=None, donated=()):
-    """The Executable of ``closed_jaxpr`` on ``backend`` (a name; None: the default)."""
-    return get_backend(backend).compile(closed_jaxpr, in_specs, donated)
+def compile_jaxpr(closed_jaxpr, backend=None, in_specs=None, donated=(), device=None):
+    """The Executable of ``closed_jaxpr`` on ``backend`` (a name; None: the default);
+    ``device`` (``jit(device=)``) goes to backends that place programs on one of
+    several devices (``places_programs``; the others have one device)."""
+    b = get_backend(backend)
+    if device is not None and getattr(b, "places_programs", False):
+        return b.compile(closed_jaxpr, in_specs, donated, device=device)
+    return b.compile(closed_jaxpr, in_specs, donated)

@@ -36,11 +36,19 @@ serialized by a lock (its temporaries are shared). Running out of GPU memory rai
 :class:`CudaOutOfMemoryError` (a ``MemoryError``) naming the bytes; the arguments are
 left intact.
 
-Not done: placing a program on a GPU other than the current CuPy device
-(``jit(device=)`` with several GPUs), NCCL collectives, float16 kernels.
+**Placement.** ``jit(f, device=tjit.devices("gpu")[i])`` places the program on GPU
+``i``: its module is compiled and loaded for that device, and each call allocates,
+copies host arguments and launches under ``cupy.cuda.Device(i)`` (on that device's
+current stream); an argument already on another GPU raises JAX's "incompatible
+devices" ``ValueError`` (move it with ``tjit.device_put``). Without ``device=`` a
+program runs on the current CuPy device, as before. float16 ops are kernels (stored as
+binary16, computed in float and rounded per op: ``lower/c/scalar.py``).
+
+Not done: NCCL collectives.
 """
 
 import collections
+import contextlib
 import functools
 import math
 import re
@@ -184,6 +192,7 @@ class CudaBackend:
     name = "cuda"
     platform = "gpu"
     target = CUDA
+    places_programs = True      # (compile takes jit's device=)
 
     def available(self):
         return unavailable_reason() is None
@@ -197,10 +206,15 @@ class CudaBackend:
         return [backend.Device("gpu", i)
                 for i in range(_cupy().cuda.runtime.getDeviceCount())]
 
-    def compile(self, closed_jaxpr, in_specs=None, donated=()):
+    def compile(self, closed_jaxpr, in_specs=None, donated=(), device=None):
         _install_array_hooks()
+        if device is not None and (device.platform != self.platform or
+                                   not 0 <= device.id < len(self.devices())):
+            raise ValueError(f"jit(device={device}): not one of the CUDA backend's devices "
+                             f"{self.devices()}")
         program = compile_program(closed_jaxpr, self.target, donated)
-        return CudaExecutable(program, in_specs, size_symbols(closed_jaxpr))
+        return CudaExecutable(program, in_specs, size_symbols(closed_jaxpr),
+                              None if device is None else device.id)
 
     def put(self, x, device):
         """``x`` (a tjit Array, NumPy array or scalar) as a tjit Array on ``device``."""
@@ -274,11 +288,13 @@ class CudaExecutable(PlanInspection, Executable):
     backend = "cuda"
     device_arrays = True    # (takes and returns CuPy arrays: api copies nothing)
 
-    def __init__(self, program, in_specs=None, symbols=()):
+    def __init__(self, program, in_specs=None, symbols=(), device_id=None):
         self.program = program
         self.in_specs = in_specs
         self.symbols = tuple(symbols)
-        self.sources, self.module = load_program(program)
+        self.device_id = device_id      # (None: the current CuPy device at each call)
+        with _on_device(device_id):     # (NVRTC for that GPU's arch, loaded there)
+            self.sources, self.module = load_program(program)
         self._functions = {}
         self._runners = collections.OrderedDict()   # size binding -> runner
         self._fixed_runner = None                   # (the runner of a program without symbols)
@@ -309,6 +325,26 @@ class CudaExecutable(PlanInspection, Executable):
         return r
 
     def call(self, flat_args, donated=()):
+        if self.device_id is not None:
+            return self._placed(self._call_here, flat_args, donated)
+        return self._call_here(flat_args, donated)
+
+    def _placed(self, run, flat_args, donated):
+        """``run`` on this program's GPU: arguments on another GPU are refused (JAX's
+        error), host ones are copied there by the runner (under the device context)."""
+        cp = _cupy()
+        ndarray, dev = cp.ndarray, self.device_id
+        for i, a in enumerate(flat_args):
+            if type(a) is ndarray and a.device.id != dev:
+                raise ValueError(
+                    f"Received incompatible devices for jitted computation. Got argument "
+                    f"{i} of shape {a.dtype.name}{list(a.shape)} on device "
+                    f"GpuDevice(id={a.device.id}) and jit's device GpuDevice(id={dev}): "
+                    f"move it with tjit.device_put(x, tjit.devices('gpu')[{dev}])")
+        with cp.cuda.Device(dev):
+            return run(flat_args, donated)
+
+    def _call_here(self, flat_args, donated=()):
         try:
             r = self._fixed_runner
             if r is not None and r.single is not None:  # (one kernel: nothing shared)
@@ -321,16 +357,18 @@ class CudaExecutable(PlanInspection, Executable):
             raise _oom_error(e, "jit call on the GPU") from None
 
     def prepare(self, flat_args):
-        with self._lock:
+        with self._lock, _on_device(self.device_id):
             try:
                 runner = self._runner(flat_args)
             except self._oom as e:
                 raise _oom_error(e, "preparing a jit call on the GPU") from None
 
-        def run(flat_args, donated=()):
+        def run_here(flat_args, donated=()):
             with self._lock:
                 return runner.run(flat_args, donated)
-        return run
+        if self.device_id is None:
+            return run_here
+        return lambda flat_args, donated=(): self._placed(run_here, flat_args, donated)
 
     def donation(self):
         writes = dict(self.program.aliases)
@@ -350,6 +388,11 @@ class CudaExecutable(PlanInspection, Executable):
                 text += f"\n\n// ---- CUDA C of {src.entry}\n{src.body}"
         return text
 
+
+
+def _on_device(device_id):
+    """``cupy.cuda.Device(device_id)`` as a context; nothing for None (the current one)."""
+    return contextlib.nullcontext() if device_id is None else _cupy().cuda.Device(device_id)
 
 
 def _cublas():
