@@ -435,3 +435,29 @@ def test_compiled_sweep_as_trip_counts_change_between_calls(x64):
         st = loop_tape.last_stats
         assert st.trips == n, (n, st)
         np.testing.assert_allclose(got, float(ref(x, n)), rtol=1e-12, err_msg=str(n))
+
+
+@pytest.mark.parametrize("native_fill", [True, False])
+def test_compiled_sweep_when_the_driver_pauses_and_without_the_pointer_filler(
+        native_fill, monkeypatch, x64):
+    # the driver pauses every 3 trips (the stop rows checked across pauses); the
+    # argument pointers filled natively (tjit_fill_at) or through ctypes per array
+    from tjit.devices import native_loop
+    monkeypatch.setattr(native_loop, "BURST", 3)
+    if not native_fill:
+        monkeypatch.setattr(native_loop, "data_offset", lambda: None)
+    scale = 0.5 if native_fill else 0.25     # (a program of its own per case)
+
+    def f(x, m):
+        def body(c):
+            i, v, w = c
+            return i + 1, v * x, w + scale * jnp.sin(v)
+        _, v, w = lax.while_loop(lambda c: c[0] < m, body, (0, x, x))
+        return v + w
+    x = np.float64(1.0 + 1e-3)
+    g = tjit.jit(tjit.grad(f))
+    ref = tjit.jit(tjit.grad(f), backend="interpreter")
+    for n in (0, 1, 2, 3, 4, 7, 40, 6):
+        got = float(g(x, n))
+        assert loop_tape.last_stats.trips == n
+        np.testing.assert_allclose(got, float(ref(x, n)), rtol=1e-12, err_msg=str(n))

@@ -115,6 +115,13 @@ def available():
     return _state() is not None
 
 
+def data_offset():
+    """Byte offset of the data pointer in a NumPy array object (confirmed at start-up),
+    or None where it could not be: for other native code that reads it."""
+    st = _state()
+    return None if st is None else st[1]
+
+
 def data_pointer(a):
     """The data address of NumPy array ``a`` (``ctypes.c_char.from_buffer``: cheaper than
     ``a.ctypes.data``, which serves read-only and empty arrays)."""

@@ -37,6 +37,7 @@ import ctypes
 import numpy as np
 
 from tjit.devices import disk_cache
+from tjit.devices.array_args import data_offset
 from tjit.devices.array_args import data_pointer as _ptr
 from tjit.devices.call_tables import WALKER_IR, table
 from tjit.devices.lazy import Lazy
@@ -56,6 +57,40 @@ entry:
   %dst = load ptr, ptr %p1
   %n = load i64, ptr %sizes
   call void @llvm.memcpy.p0.p0.i64(ptr %dst, ptr %src, i64 %n, i1 false)
+  ret void
+}
+
+; pointers into slots anywhere: ctx (i64 words) = 0 objects (NumPy array objects),
+; 1 destinations (addresses), 2 their sources (index into objects), 3 count, 4 the
+; byte offset of the data pointer in an array object (array_args.data_offset)
+define void @tjit_fill_at(ptr noalias %ctx) {
+entry:
+  %objs = load ptr, ptr %ctx
+  %p1 = getelementptr i64, ptr %ctx, i64 1
+  %dsts = load ptr, ptr %p1
+  %p2 = getelementptr i64, ptr %ctx, i64 2
+  %srcs = load ptr, ptr %p2
+  %p3 = getelementptr i64, ptr %ctx, i64 3
+  %count = load i64, ptr %p3
+  %p4 = getelementptr i64, ptr %ctx, i64 4
+  %off = load i64, ptr %p4
+  %any = icmp sgt i64 %count, 0
+  br i1 %any, label %fill, label %done
+fill:
+  %i = phi i64 [ 0, %entry ], [ %i1, %fill ]
+  %sp = getelementptr i64, ptr %srcs, i64 %i
+  %s = load i64, ptr %sp
+  %objp = getelementptr ptr, ptr %objs, i64 %s
+  %obj = load ptr, ptr %objp
+  %datap = getelementptr i8, ptr %obj, i64 %off
+  %data = load ptr, ptr %datap
+  %dp = getelementptr ptr, ptr %dsts, i64 %i
+  %dst = load ptr, ptr %dp
+  store ptr %data, ptr %dst
+  %i1 = add i64 %i, 1
+  %more = icmp slt i64 %i1, %count
+  br i1 %more, label %fill, label %done
+done:
   ret void
 }
 
@@ -200,19 +235,21 @@ paused:
 """
 
 def _driver():
-    """(loop function, copy address, switch address), or None where unavailable."""
+    """(loop function, copy address, switch address, pointer filler), or None where
+    unavailable."""
     return _DRIVER.get() or None
 
 
 def _load_driver():
     try:
-        addrs = disk_cache.load_or_compile(WALKER_IR + _IR,
-                                           ["tjit_loop", "tjit_copy", "tjit_switch"],
-                                           "loop-driver")
+        addrs = disk_cache.load_or_compile(
+            WALKER_IR + _IR, ["tjit_loop", "tjit_copy", "tjit_switch", "tjit_fill_at"],
+            "loop-driver")
     except (ValueError, RuntimeError, OSError):  # pragma: no cover
         return False
-    return (ctypes.CFUNCTYPE(None, ctypes.c_void_p)(addrs["tjit_loop"]), addrs["tjit_copy"],
-            addrs["tjit_switch"])
+    fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+    return fn(addrs["tjit_loop"]), addrs["tjit_copy"], addrs["tjit_switch"], \
+        fn(addrs["tjit_fill_at"])
 
 
 _DRIVER = Lazy(_load_driver)
@@ -504,6 +541,7 @@ class NativeLoop:
             for argv, pos, src in c.per_call:
                 per_call.setdefault(src, []).append((argv, pos))
         self.per_call = list(per_call.items())
+        self._build_fill()
         self.until = None
         cond0, cond1, body0, body1 = self.calls
         self.ctx = (ctypes.c_int64 * 17)(
@@ -513,6 +551,33 @@ class NativeLoop:
             ctypes.addressof(cond1.table) if cond1 else 0, cond0.count if cond0 else 0,
             ctypes.addressof(body0.table), ctypes.addressof(body1.table), body0.count,
             ctypes.addressof(self.slots), len(per_iter), 0, BURST, 0, 0, 0)
+
+    def _build_fill(self):
+        """The native filler's tables (``tjit_fill_at``): every per-call argument slot
+        and every per-iteration slot base, each from one distinct source array; None
+        where an array's data offset is unknown (``_ptr`` per source instead)."""
+        off = data_offset()
+        self.fill_ctx = None
+        if off is None:
+            return
+        sources = [src for src, _ in self.per_call] + [src for src, _ in self.slot_sources]
+        dsts, idx = [], []
+        for j, (_, places) in enumerate(self.per_call):
+            for argv, pos in places:
+                dsts.append(ctypes.addressof(argv) + 8 * pos)
+                idx.append(j)
+        base = ctypes.addressof(self.slots)
+        for j, (_, ats) in enumerate(self.slot_sources, start=len(self.per_call)):
+            for at in ats:
+                dsts.append(base + 8 * at)
+                idx.append(j)
+        self.fill_sources = sources
+        self.fill_objs = (ctypes.c_void_p * max(1, len(sources)))()
+        self.fill_dsts = (ctypes.c_void_p * max(1, len(dsts)))(*dsts)
+        self.fill_idx = (ctypes.c_int64 * max(1, len(idx)))(*idx)
+        self.fill_ctx = (ctypes.c_int64 * 5)(
+            ctypes.addressof(self.fill_objs), ctypes.addressof(self.fill_dsts),
+            ctypes.addressof(self.fill_idx), len(dsts), off)
 
     def set_length(self, length):
         """Run a scan of ``length`` iterations from the next call on (the driver reads
@@ -547,16 +612,30 @@ class NativeLoop:
         ys = [np.empty(shape, dtype) for shape, dtype in self.ys_specs]
         consts = [a if a.flags.c_contiguous else np.array(a, order="C")
                   for a in args[:first]]
-        for src, places in self.per_call:
-            p = _ptr(consts[src[1]]) if src[0] == "const" else _ptr(buffers[src[1]][src[2]])
-            for argv, pos in places:
-                argv[pos] = p
         slots = self.slots
-        for src, ats in self.slot_sources:
-            arr = xs[src[1]] if src[0] == "x" else ys[src[1]]
-            p, stride = _ptr(arr), arr.strides[0]
-            for at in ats:
-                slots[at], slots[at + 1] = p, stride
+        if self.fill_ctx is not None:     # every pointer in one native call
+            objs = self.fill_objs
+            for j, src in enumerate(self.fill_sources):
+                kind = src[0]
+                a = consts[src[1]] if kind == "const" else buffers[src[1]][src[2]] \
+                    if kind == "carry" else xs[src[1]] if kind == "x" else ys[src[1]]
+                objs[j] = id(a)
+            _driver()[3](self.fill_ctx)
+            for src, ats in self.slot_sources:
+                stride = (xs if src[0] == "x" else ys)[src[1]].strides[0]
+                for at in ats:
+                    slots[at + 1] = stride
+        else:
+            for src, places in self.per_call:
+                p = _ptr(consts[src[1]]) if src[0] == "const" else \
+                    _ptr(buffers[src[1]][src[2]])
+                for argv, pos in places:
+                    argv[pos] = p
+            for src, ats in self.slot_sources:
+                arr = xs[src[1]] if src[0] == "x" else ys[src[1]]
+                p, stride = _ptr(arr), arr.strides[0]
+                for at in ats:
+                    slots[at], slots[at + 1] = p, stride
         if self.until is not None:
             rows = ys[self.until]
             self.ctx[15], self.ctx[16] = (_ptr(rows), rows.strides[0]) if rows.size else (0, 0)
