@@ -183,10 +183,11 @@ def _while_transpose(step, bodies, env, xp):
 _NATIVE_ADVANCE_MIN = 8
 
 
-def _scan_step(num_consts, num_carry, reverse):
+def _scan_step(num_consts, num_carry, reverse, cond_nconsts=0):
     """A stand-in scan step for NativeLoop.build (its length is set per call)."""
     return types.SimpleNamespace(name="scan", attrs={
-        "num_consts": num_consts, "num_carry": num_carry, "length": 1, "reverse": reverse})
+        "num_consts": num_consts, "num_carry": num_carry, "length": 1, "reverse": reverse,
+        "cond_nconsts": cond_nconsts})
 
 
 class _NativeSweep:
@@ -205,7 +206,8 @@ class _NativeSweep:
         a = step.attrs
         n_acc = len(runners[2].prog.outputs)
         fwd = NativeLoop.build(_scan_step(a["cond_nconsts"] + a["body_nconsts"],
-                                          a["n_state"], False), runners[1:2], env)
+                                          a["n_state"], False, a["cond_nconsts"]),
+                               runners[:2], env)
         bwd = NativeLoop.build(_scan_step(a["bwd_nconsts"], n_acc, True), runners[2:], env)
         return None if fwd is None or bwd is None else cls(runners[0], fwd, bwd, a["n_state"])
 
@@ -222,9 +224,8 @@ class _NativeSweep:
         """Run the loop from ``state`` in scans of ``length`` trips (doubling up to
         ``cap``), each stopped at the loop's end; yields per scan (its records, trips
         run, scan length)."""
-        ns = self.ns
-        more = bool(self.cond.run(cc + state)[0])
-        while more:
+        ns, more = self.ns, True
+        while more:   # (each scan checks the predicate at its initial state first)
             self.fwd.set_length(length)
             outs = self.fwd(cc + bc + state)
             k = self.fwd.trips

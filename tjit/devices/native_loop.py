@@ -147,7 +147,8 @@ done:
 ; count, 10 slot table, 11 its count, 12 iterations run so far (in and out),
 ; 13 iterations allowed in this call, 14 (out) 1 when the loop has finished, 15/16
 ; a scan's stop rows (bool, base address and stride in bytes; base 0: none): the scan
-; stops after the iteration whose row it has just written is false
+; stops after the iteration whose row it has just written is false, and a scan with
+; stop rows and cond calls runs them before its first iteration and stops if false
 define void @tjit_loop(ptr noalias %ctx) {
 entry:
   %mode = load i64, ptr %ctx
@@ -197,7 +198,13 @@ check:
   br i1 %is_scan, label %scan_check, label %cond
 scan_check:
   %more = icmp slt i64 %t, %length
-  br i1 %more, label %body, label %finished
+  br i1 %more, label %scan_first, label %finished
+scan_first:
+  %first = icmp eq i64 %t, 0
+  %has_cond = icmp ne i64 %ncond, 0
+  %first_cond = and i1 %first, %has_cond
+  %check_first = and i1 %first_cond, %has_until
+  br i1 %check_first, label %cond, label %body
 cond:
   %ctab = select i1 %odd, ptr %cond1, ptr %cond0
   call void @run_calls(ptr %ctab, i64 0, i64 %ncond)
@@ -416,13 +423,13 @@ class NativeLoop:
         self.scratch = {}          # (id(runner), value) -> array, for conds' results
         copy_fn = _driver()[1]
         self.calls = [None, None]                # cond parity 0/1, body parity 0/1
-        if self.kind == "while":
-            cond = runners[0]
+        if len(runners) == 2:    # a while's cond, or the predicate a stopping scan
+            cond = runners[0]    # checks before its first iteration (stop_at_false)
             if len(cond.prog.outputs) != 1:
                 raise _Unsupported("cond has several outputs")
             place = _Placement(cond.prog, [("fixed", self.pred)], {})
-            self.calls = [self._calls(cond, place, 0, self.n_cond, p, copy_fn)
-                          for p in (0, 1)]
+            n_cc = self.n_cond if self.kind == "while" else a["cond_nconsts"]
+            self.calls = [self._calls(cond, place, 0, n_cc, p, copy_fn) for p in (0, 1)]
         locations = [("next", k) for k in range(n_carry)] + \
             [("y", j) for j in range(len(body.outputs) - n_carry)]
         place = _Placement(body, locations, passed, inplace, prefills)
@@ -592,7 +599,9 @@ class NativeLoop:
         """From the next call on, a (forward) scan stops after the iteration whose row of
         stacked output ``j`` (bool) is false: the rows past it are left unwritten, and
         ``trips`` says how many iterations ran (``while_transpose``'s forward sweep,
-        whose rows are the predicates at each trip's new state)."""
+        whose rows are the predicates at each trip's new state). A scan built with a
+        predicate program (two runners; ``cond_nconsts`` of its consts are the
+        predicate's) checks it at the initial state first: false runs no iteration."""
         if self.kind != "scan" or self.reverse or self.ys_specs[j][1] != np.bool_:
             raise ValueError("stop_at_false: a forward scan's bool output only")
         self.until = j
