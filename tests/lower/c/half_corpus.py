@@ -21,7 +21,7 @@ def edge_values():
     to even, inf, NaN, signed zeros, and random ones."""
     bits = [0x0000, 0x8000, 0x0001, 0x8001, 0x03FF, 0x0400, 0x0401, 0x83FF, 0x7BFF, 0xFBFF,
             0x7C00, 0xFC00, 0x7E00, 0x3C00, 0xBC00, 0x3C01, 0x3800, 0x4000, 0x4200, 0x4900,
-            0x0002, 0x1400, 0x5BFF, 0x7800]
+            0x0002, 0x1400, 0x5BFF, 0x7800, 0x7C01, 0xFD55]   # (NaN payloads last)
     rng = np.random.default_rng(16)
     v = np.concatenate([np.array(bits, np.uint16).view(F16),
                         (rng.standard_normal(8) * 30).astype(F16)])
@@ -44,6 +44,11 @@ def _into_half():
         if dt == np.float64:    # 1 + 2^-11 + 2^-40: float32 would round it to a tie
             vals = np.concatenate([vals, [1 + 2.0**-11 + 2.0**-40, 65519.99, 65520.0,
                                           2.0**-25, 2.0**-25 + 2.0**-50, 3 * 2.0**-26]])
+        if dt.kind == "f":      # NaNs with payloads (NumPy keeps the top bits)
+            bits = [0x7F800001, 0xFFA00000, 0x7FC02000] if dt.itemsize == 4 else \
+                [0x7FF0000000000001, 0xFFF4000000000000, 0x7FF8040000000000]
+            nans = np.array(bits, f"u{dt.itemsize}").view(dt)
+            vals = np.concatenate([vals, nans])
         x = K.Load(0, _ROW, dt)
         k = K.Kernel(f"to_half_{dt.name}", (len(vals),), (K.Arg(dt, "in"), K.Arg(F16, "out")),
                      stores=(K.Store(1, _ROW, K.Op("convert", (x,), F16)),))
