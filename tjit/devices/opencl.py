@@ -17,8 +17,8 @@ How each plan step runs (``_Runner``, a ``runner.ProgramRunner``):
   register block per work-item; PoCL: a 512^3 float32 dot 1.1 s -> 55 ms);
 * temporaries: one device buffer per slot of the plan's buffer assignment, allocated
   once per size binding and reused by every call; outputs come from a memory pool;
-* library steps (linalg, sort, scatter, ...) and dots the target leaves as dots (bool,
-  float16): the primitive's NumPy implementation on the host, their device inputs
+* library steps (linalg, sort, scatter, ...) and dots the target leaves as dots (bool):
+  the primitive's NumPy implementation on the host, their device inputs
   downloaded and their results uploaded when a kernel reads them; transfers are
   counted (``opencl_context.STATS``, ``OpenCLExecutable.transfers()``) and each host
   step is marked in ``as_text()``;

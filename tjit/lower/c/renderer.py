@@ -758,7 +758,8 @@ def render(kernel, dialect="c", name=None, io=None, top=True, lanes=1):
     Returns:
       a :class:`CSource`.
     Raises:
-      NotImplementedError: float16/complex dtypes (route those to library calls).
+      NotImplementedError: complex dtypes, float16 in a dialect without it (hls): route
+        those to library calls.
       ValueError/TypeError: a kernel that breaks the IR's rules.
     """
     d = dialects.get(dialect)
