@@ -614,7 +614,11 @@ class NativeLoop:
         buffers = []
         for k, (shape, dtype) in enumerate(self.carry_specs):
             a = args[first + k]
-            if k not in owned:
+            if k in owned:
+                pass
+            elif type(a) is np.ndarray and a.dtype == dtype and a.shape == shape:
+                a = a.copy()     # (C order; ~0.4 us cheaper than the general form)
+            else:
                 a = np.array(a, dtype=dtype, order="C", copy=True).reshape(shape)
             buffers.append((a, a if k in self.single else np.empty(shape, dtype)))
         xs = [np.ascontiguousarray(x) for x in args[first + self.n_carry:]]
