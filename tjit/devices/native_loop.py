@@ -21,7 +21,11 @@ aliases between different carries, which hand buffers around in the Python loop,
 dropped here (``_carry_aliases``). A scanned-over input slice and
 a stacked output row are pointers into the whole array, set per iteration from a table
 of (argument slot, base, stride). The driver stops every ``BURST`` iterations so that
-Ctrl-C (``KeyboardInterrupt``) is seen between bursts of a loop that never ends.
+Ctrl-C (``KeyboardInterrupt``) is seen between bursts of a loop that never ends. A call
+sets every pointer that depends on its arrays (carry buffers, constants, slot bases) with
+one native call (``tjit_fill_at``, reading each array's data pointer from the object as
+``array_args`` does). A forward scan may stop early at a false bool row
+(``stop_at_false``: ``while_transpose``'s forward sweep, whose trip count is unknown).
 
 A cond is one entry of the call table: ``tjit_switch`` reads the branch index and runs
 that branch's own table, whose parameters point at the cond's operands and whose results
