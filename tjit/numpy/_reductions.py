@@ -487,6 +487,7 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
 
 # -- quantiles ------------------------------------------------------------------------------
 _QUANTILE_METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
+_MEDIAN = "median"  # median/nanmedian's own rule (a mean, not a lerp); not a user method
 
 
 def _check_q_range(q, lo, hi, name, what):
@@ -534,7 +535,7 @@ def _sorted_rows(a, axes):
 
 
 def _quantile(name, a, q, axis, method, keepdims, squash_nans):
-    if method not in _QUANTILE_METHODS:
+    if method not in _QUANTILE_METHODS and method != _MEDIAN:
         raise ValueError(f"jnp.{name}: method must be one of {_QUANTILE_METHODS}, got "
                          f"{method!r}")
     a = ensure_array(name, a)
@@ -579,6 +580,15 @@ def _interpolate(x, pos, method):
     if method == "higher":
         return take(hi)
     t = lax.sub(pos, lo)
+    if method == _MEDIAN:  # NumPy's median: the mean of the two middle values, so
+        # (1, inf) gives inf where the lerp gives inf - inf = NaN; a sum that overflows
+        # (or is inf/NaN) halves each value first
+        a, b = take(lo), take(hi)
+        half = lax.full((), 0.5, a.dtype)
+        total = lax.add(a, b)
+        mean = lax.select(lax.is_finite(total), lax.mul(total, half),
+                          lax.add(lax.mul(a, half), lax.mul(b, half)))
+        return lax.select(lax.eq(t, lax.full((), 0, t.dtype)), a, mean)
     if method == "midpoint":
         t = lax.select(lax.eq(t, lax.full((), 0, t.dtype)), t, lax.full(t.shape, 0.5, t.dtype))
     return _lerp(take(lo), take(hi), t)
@@ -632,13 +642,13 @@ def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="line
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """Median over ``axis`` (mean of the two middle values for even counts)."""
     _check_out(out, "median")
-    return _quantile("median", a, 0.5, axis, "midpoint", keepdims, False)
+    return _quantile("median", a, 0.5, axis, _MEDIAN, keepdims, False)
 
 
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """:func:`median` ignoring NaNs."""
     _check_out(out, "nanmedian")
-    return _quantile("nanmedian", a, 0.5, axis, "midpoint", keepdims, True)
+    return _quantile("nanmedian", a, 0.5, axis, _MEDIAN, keepdims, True)
 
 
 # -- cumulative -----------------------------------------------------------------------------
