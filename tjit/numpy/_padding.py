@@ -39,7 +39,8 @@ def _as_pairs(value, ndim, name, integral=True):
     try:
         pw = np.asarray(concrete_value(value, f"{name} of jnp.pad"))
     except ValueError:  # ragged nesting
-        raise ValueError(f"pad: {name} must be a scalar, a (before, after) pair, or one "
+        kind = "an int" if integral else "a scalar"
+        raise ValueError(f"pad: {name} must be {kind}, a (before, after) pair, or one "
                          f"pair per axis, got {value!r:.60}") from None
     if integral and pw.size and pw.dtype.kind not in "iu":
         raise TypeError(f"pad: {name} must be of integral type, got {value!r:.60}")
@@ -49,8 +50,9 @@ def _as_pairs(value, ndim, name, integral=True):
         pw = np.broadcast_to(pw, (ndim, 2))
     except ValueError:
         raise ValueError(f"pad: {name} of shape {pw.shape} cannot be broadcast to "
-                         f"({ndim}, 2) for an array of rank {ndim}; give a scalar, a "
-                         f"(before, after) pair, or one pair per axis") from None
+                         f"({ndim}, 2) for an array of rank {ndim}; give "
+                         f"{'an int' if integral else 'a scalar'}, a (before, after) pair, "
+                         f"or one pair per axis") from None
     if integral:
         if (pw < 0).any():
             raise ValueError(f"pad: {name} can't contain negative values, got {pw.tolist()}")
