@@ -51,10 +51,21 @@ else:
         tjit.jit(fn, backend="interpreter")(params, xb, labels))]
     args = tjit.device_put((params, xb, labels), dev)
 tjit.block_until_ready(args)
+prof = None
+if int(sys.argv[3]):
+    import cProfile
+    prof = cProfile.Profile()
+    prof.enable()
 t = time.perf_counter()
 out = tjit.jit(fn)(*args)
 tjit.block_until_ready(out)
 dt = time.perf_counter() - t
+if prof is not None:
+    import io, pstats
+    prof.disable()
+    text = io.StringIO()
+    pstats.Stats(prof, stream=text).sort_stats("cumulative").print_stats(int(sys.argv[3]))
+    print(text.getvalue(), file=sys.stderr)
 got = [np.asarray(a) for a in tjit.tree_leaves(out)]
 for g, w in zip(got, want if isinstance(want, list) else [want]):
     np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5)
@@ -68,6 +79,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--backend", default="gpu", help="the platform: gpu or cpu")
     ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--profile", type=int, default=0,
+                    help="print cProfile's top N entries of each first call (stderr)")
     a = ap.parse_args()
     code = _CHILD.format(here=os.path.dirname(os.path.abspath(__file__)))
     failed = False
@@ -77,7 +90,8 @@ def main():
             with tempfile.TemporaryDirectory() as d:
                 env = dict(os.environ, TJIT_CACHE_DIR=d)
                 for k in range(2):
-                    out = subprocess.run([sys.executable, "-c", code, case, a.backend],
+                    out = subprocess.run([sys.executable, "-c", code, case, a.backend,
+                                          str(a.profile)],
                                          env=env, capture_output=True, text=True,
                                          check=False)
                     if out.returncode:
@@ -85,6 +99,9 @@ def main():
                         failed = True
                         break
                     last[k] = json.loads(out.stdout.splitlines()[-1])
+                    if a.profile:
+                        print(f"== {case}, {('empty cache', 'disk-cache start')[k]}\n"
+                              f"{out.stderr}", flush=True)
                     times[k].append(last[k]["seconds"])
         if times[1]:
             print(f"{case:12s} {a.backend}: first call {statistics.median(times[0]) * 1e3:7.1f} ms "
