@@ -15,8 +15,7 @@ dtype becomes inf silently (``scalar_as``).
 import numpy as np
 
 from tjit.config import config
-from tjit.tracing.core import Array, fast_runner2
-from tjit.tracing.fp_quiet import quiet_off, quiet_on
+from tjit.tracing.core import Array, fast_runner2, quiet_ufunc_runner
 from tjit.numpy._core import check_int_fits, scalar_as
 
 
@@ -109,14 +108,7 @@ def ufunc_run(ufunc, weak):
     """``run(x, y) -> Array``: NumPy's ``ufunc`` with its floating-point warnings off,
     for a jnp function whose result it gives bit for bit (``floor_divide`` of floats:
     ``npy_divmod``); ``weak``: the result's weak flag on the general path."""
-    def run(vx, vy):
-        token = quiet_on()
-        try:
-            out = ufunc(vx, vy)
-        finally:
-            quiet_off(token)
-        return Array(out if type(out) is np.ndarray else np.asarray(out), weak)
-    return run
+    return quiet_ufunc_runner(ufunc, weak)
 
 
 def remember(table, key, run, promoted, array, number_type, side):

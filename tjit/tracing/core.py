@@ -374,6 +374,12 @@ def _runner(prim, weak, ufunc, quiet, n):
     return run
 
 
+def quiet_ufunc_runner(ufunc, weak, n=2):
+    """``run(*values) -> Array`` of ``n`` operands: NumPy's ``ufunc`` called directly
+    with its floating-point warnings off (the fast lanes' form of a direct ufunc)."""
+    return _runner(None, weak, ufunc, True, n)
+
+
 def _direct_ufunc(prim, vals, params, out):
     """``(ufunc, quiet)`` when ``prim`` on ``vals`` is its plain NumPy ufunc giving the
     dtype the impl gave (``out``), so the fast lane may call the ufunc itself (``quiet``:

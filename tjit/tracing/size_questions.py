@@ -162,18 +162,21 @@ class RefusingQuestions(_Questions):
     def __init__(self, symbols, where):
         self.symbols, self.where = frozenset(symbols), where
 
+    def _inconclusive(self, text, diff):
+        return InconclusiveDimensionError(
+            f"{self.where}: the comparison {text} of symbolic dims has no single answer "
+            f"for every size of the polymorphic dims {_names(diff)}; compare outside the "
+            f"traced function, make the dim concrete in polymorphic_shapes, or leave "
+            f"polymorphic_shapes out (automatic dynamic shapes then keep one program per "
+            f"answer)")
+
     def equal(self, a, b, text):
         diff = self.difference(a, b)
         if diff is None:
             return None
         if diff.is_zero is not None:      # decided by the symbols' assumptions
             return bool(diff.is_zero)
-        raise InconclusiveDimensionError(
-            f"{self.where}: the comparison {text} of symbolic dims has no single answer "
-            f"for every size of the polymorphic dims {_names(diff)}; compare outside the "
-            f"traced function, make the dim concrete in polymorphic_shapes, or leave "
-            f"polymorphic_shapes out (automatic dynamic shapes then keep one program per "
-            f"answer)")
+        raise self._inconclusive(text, diff)
 
     def compare(self, a, b, relation, text):
         diff = self.difference(a, b)
@@ -182,12 +185,7 @@ class RefusingQuestions(_Questions):
         decided = _SIGN_RULES[relation](diff)
         if decided is not None:           # decided by the symbols' assumptions
             return decided
-        raise InconclusiveDimensionError(
-            f"{self.where}: the comparison {text} of symbolic dims has no single answer "
-            f"for every size of the polymorphic dims {_names(diff)}; compare outside the "
-            f"traced function, make the dim concrete in polymorphic_shapes, or leave "
-            f"polymorphic_shapes out (automatic dynamic shapes then keep one program per "
-            f"answer)")
+        raise self._inconclusive(text, diff)
 
     def decide(self, expr, relation, text):
         return None     # (one program for every size: the rule raises its own error)
