@@ -19,6 +19,8 @@ Semantics follow XLA/``jax.lax`` where they differ from NumPy:
   impls run with NumPy's floating-point warnings off, as JAX never warns.
 """
 
+import functools
+
 import numpy as np
 
 from tjit.tracing import dtypes
@@ -365,11 +367,33 @@ def _nbits(dt):
     return np.dtype(dt).itemsize * 8
 
 
+@functools.cache
 def _unsigned(dt):
     return np.dtype(f"u{np.dtype(dt).itemsize}")
 
 
+def _numpy_shift(xp, x, y, op, view, amount_view=None):
+    """``op`` on NumPy operands of one integer dtype, through same-width views: NumPy
+    defines shifts by amounts outside [0, bits) (viewed unsigned, a negative amount is
+    one) as 0, or the sign fill for a signed right shift, which are tjit's semantics; one
+    ufunc call instead of the masked form (C leaves those amounts undefined, so other
+    array namespaces take the masked form). None where this does not apply."""
+    if xp is not np or type(x) is not np.ndarray and not isinstance(x, np.integer) or \
+            type(y) is not np.ndarray and not isinstance(y, np.integer) or x.dtype != y.dtype:
+        return None
+    amounts = y.view((amount_view or _unsigned)(x.dtype))
+    return np.asarray(op(x.view(view(x.dtype)), amounts)).view(x.dtype)
+
+
+@functools.cache
+def _signed(dt):
+    return np.dtype(f"i{np.dtype(dt).itemsize}")
+
+
 def _shift_left(xp, x, y):
+    out = _numpy_shift(xp, x, y, np.left_shift, _unsigned)
+    if out is not None:
+        return out
     bits = _nbits(x.dtype)
     oob = (y < 0) | (y >= bits)
     ys = xp.where(oob, 0, y).astype(_unsigned(x.dtype))
@@ -378,6 +402,9 @@ def _shift_left(xp, x, y):
 
 
 def _shift_right_logical(xp, x, y):
+    out = _numpy_shift(xp, x, y, np.right_shift, _unsigned)
+    if out is not None:
+        return out
     bits = _nbits(x.dtype)
     oob = (y < 0) | (y >= bits)
     ys = xp.where(oob, 0, y).astype(_unsigned(x.dtype))
@@ -386,6 +413,10 @@ def _shift_right_logical(xp, x, y):
 
 
 def _shift_right_arithmetic(xp, x, y):
+    # (signed amounts: NumPy's signed >> by a negative or too large amount is the sign fill)
+    out = _numpy_shift(xp, x, y, np.right_shift, _signed, _signed)
+    if out is not None:
+        return out
     bits = _nbits(x.dtype)
     signed = np.dtype(f"i{x.dtype.itemsize}")
     # Out-of-range amounts (negative ones too) shift by bits-1: the sign fill.
