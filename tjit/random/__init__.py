@@ -29,13 +29,18 @@ from tjit.random._gamma import gamma, loggamma, beta, dirichlet  # noqa: F401
 from tjit.random._counts import poisson, binomial  # noqa: F401
 from tjit.random._discrete import (  # noqa: F401
     bernoulli, rademacher, randint, permutation, shuffle, choice, categorical)
+from tjit.random._transformed import (  # noqa: F401
+    pareto, t, chisquare, maxwell, double_sided_maxwell, weibull_min, generalized_normal,
+    ball, rayleigh, wald, geometric, triangular, lognormal)
 
 __all__ = ["PRNGKey", "key", "key_data", "wrap_key_data", "key_impl", "clone", "split",
            "fold_in", "bits", "threefry_2x32", "threefry2x32_p", "uniform", "normal",
            "truncated_normal", "exponential", "laplace", "logistic", "cauchy", "gumbel",
            "multivariate_normal", "orthogonal", "bernoulli", "rademacher", "randint", "permutation",
            "shuffle", "choice", "categorical", "gamma", "loggamma", "beta", "dirichlet",
-           "poisson", "binomial"]
+           "poisson", "binomial", "pareto", "t", "chisquare", "maxwell",
+           "double_sided_maxwell", "weibull_min", "generalized_normal", "ball", "rayleigh",
+           "wald", "geometric", "triangular", "lognormal"]
 
 from tjit._namespace import publish as _publish
 _publish(globals(), submodules=())  # tab completion lists the public API only
