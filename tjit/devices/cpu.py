@@ -161,8 +161,9 @@ class _Runner(ProgramRunner):
     independent ones side by side); loops over body runners; and the single-kernel fast
     path."""
 
-    def __init__(self, prog, fns, env, shared_slots=None):
+    def __init__(self, prog, fns, env, shared_slots=None, many_calls=False):
         self.fns = fns
+        self.many_calls = many_calls    # (a loop body's runner: see control_step)
         self.shared_slots = shared_slots    # (slot_arena.SharedSlots, or None: own memory)
         self.arena = None
         self.nthreads = default_num_threads()   # (read once per runner, not per step)
@@ -446,8 +447,11 @@ class _Runner(ProgramRunner):
     def control_step(self, s):
         ins = [self.index[v] for v in s.ins]
         outs = [(n, self.index[v]) for n, v in enumerate(s.outs) if v is not None]
+        # a loop's bodies run once per trip: their kernels are built for speed
+        many = self.many_calls or s.name != "cond"
         loop = control_flow.build(
-            s, lambda prog: _Runner(prog, _compile(prog), self.env), self.env)
+            s, lambda prog: _Runner(prog, _compile(prog, many), self.env, many_calls=many),
+            self.env)
         self.control_runners[id(s)] = loop.runners
         first = carry_inputs(s).start
         # carries whose initial value is a donated argument: the loop may update it
@@ -486,9 +490,10 @@ class CpuBackend:
 backend.register(CpuBackend())
 
 
-def _compile(prog):
-    """{kernel name: compiled function} for the kernels of ``prog`` (not its bodies')."""
-    return {k.name: kernel_cache.compile_kernel(k) for k in prog.kernels}
+def _compile(prog, many_calls=False):
+    """{kernel name: compiled function} for the kernels of ``prog`` (not its bodies');
+    ``many_calls``: ``prog`` is a loop body (``kernel_cache.compile_kernel``)."""
+    return {k.name: kernel_cache.compile_kernel(k, many_calls) for k in prog.kernels}
 
 
 def _writable_as(a, shape, dtype):

@@ -58,10 +58,15 @@ def symbol_name(h):
     return "tjit_kernel_" + h[:24]
 
 
-def compile_kernel(kernel):
+def compile_kernel(kernel, many_calls=False):
     """The ctypes function for ``kernel`` (ABI: ``void f(void**, int64*, int64, int64)``).
-    Hold it while it may be called: its machine code is freed once no one does."""
+    Hold it while it may be called: its machine code is freed once no one does.
+    ``many_calls``: the kernel belongs to a loop body, so it is built for speed
+    (``profile.compile_profile``)."""
+    profile = compile_profile(kernel, many_calls)
     h = kernel_hash(kernel)
+    if profile != compile_profile(kernel):   # (another build of the same kernel)
+        h = hashlib.sha256(f"{h}:{profile}".encode()).hexdigest()
     fn = _lookup(h)
     if fn is not None:
         STATS["memory_hits"] += 1
@@ -70,7 +75,7 @@ def compile_kernel(kernel):
         fn = _lookup(h)
         if fn is None:
             name = symbol_name(h)
-            code = _load(kernel, h, name)
+            code = _load(kernel, h, name, profile)
             fn = KERNEL_FUNCTYPE(code.addresses[name])
             fn.code = code      # (the code lives as long as the function)
             _LIVE[h] = fn
@@ -106,9 +111,9 @@ def cached_count():
     return len(_LIVE)
 
 
-def _load(kernel, h, name):
+def _load(kernel, h, name, profile):
     key = disk_cache.cache_key(h + codegen_digest())
-    symbols = linked_math(kernel)
+    symbols = linked_math(kernel, profile)
     if symbols:     # math functions the code calls: loaded before it links
         from tjit.lower.llvm import mathlink
         with compile_log.stage("mathlib"):    # (once per process and function)
@@ -124,9 +129,9 @@ def _load(kernel, h, name):
     from tjit.lower.llvm import codegen
     t0 = time.perf_counter()
     with compile_log.stage("codegen"):
-        ir_text = codegen.kernel_to_llvm_ir(kernel, name)
+        ir_text = codegen.kernel_to_llvm_ir(kernel, name, profile)
     with compile_log.stage("llvm"):
-        obj = target.emit_object(ir_text, compile_profile(kernel))
+        obj = target.emit_object(ir_text, profile)
     code = target.load_owned(obj, [name])
     STATS["compiled"] += 1
     STATS["compile_seconds"] += time.perf_counter() - t0

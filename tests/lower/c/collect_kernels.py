@@ -50,8 +50,8 @@ def listen(callback):
 
 
 def _recording_compile(compile_kernel):
-    def compile_and_record(kernel):
-        fn = compile_kernel(kernel)
+    def compile_and_record(kernel, *args, **kwargs):
+        fn = compile_kernel(kernel, *args, **kwargs)
         record(kernel)       # (after: a kernel LLVM rejects is that test's failure)
         return fn
     return compile_and_record

@@ -144,7 +144,7 @@ class _SizeEmitter(SizeEmitter):
 # The renderer.
 
 class _Renderer:
-    def __init__(self, kernel, fn_name):
+    def __init__(self, kernel, fn_name, profile):
         self.k = kernel
         self.name = fn_name
         self.plan = plan_axes(kernel)
@@ -152,7 +152,8 @@ class _Renderer:
         self.math_calls = 0
         self.n_loops = 0
         # small elementwise kernels call the process-wide math library (profile.py)
-        self.linked_math = compile_profile(kernel) == "scalar"
+        self.linked_math = profile == "scalar"
+        self.rolled_group = _rolled_group(kernel, self.plan) if profile == "vector" else None
 
     # -- functions and entry ---------------------------------------------------------------
     def render(self):
@@ -256,7 +257,7 @@ class _Renderer:
         b.position_at_end(body_bb)
         self.plane = (axis, v)
 
-    def _loop(self, lo, hi, body):
+    def _loop(self, lo, hi, body, rolled=False):
         b = self.b
         pre = b.block
         n = self.n_loops = self.n_loops + 1
@@ -272,15 +273,21 @@ class _Renderer:
         nxt = b.add(i, ir.Constant(I64, 1), flags=("nuw", "nsw"))
         i.add_incoming(nxt, b.block)
         br = b.cbranch(b.icmp_signed("<", nxt, hi), loop_bb, exit_bb)
+        hints = []
         if innermost and self.math_calls > calls:
-            self._interleave(br, n)
+            hints.append(("llvm.loop.interleave.count", 4))
+        if rolled:
+            hints.append(("llvm.loop.unroll.disable", None))
+        if hints:
+            self._loop_hints(br, n, hints)
         b.position_at_end(exit_bb)
 
-    def _interleave(self, br, n):
+    def _loop_hints(self, br, n, hints):
+        """Loop metadata ``hints`` ((name, i32 value or None), ...) on loop ``n``."""
         m = self.module
-        count = m.add_metadata([ir.MetaDataString(m, "llvm.loop.interleave.count"),
-                                ir.Constant(ir.IntType(32), 4)])
-        loop_id = m.add_metadata([ir.MetaDataString(m, f"tjit.loop.{n}"), count])
+        nodes = [m.add_metadata([ir.MetaDataString(m, name)] + (
+            [] if v is None else [ir.Constant(ir.IntType(32), v)])) for name, v in hints]
+        loop_id = m.add_metadata([ir.MetaDataString(m, f"tjit.loop.{n}")] + nodes)
         br.set_metadata("llvm.loop", loop_id)
 
     def _nest(self, groups, body):
@@ -295,7 +302,7 @@ class _Renderer:
             self._nest(groups[1:], body)
 
         lo, hi = self.bounds[g]
-        self._loop(lo, hi, inner)
+        self._loop(lo, hi, inner, rolled=g == self.rolled_group)
         self.idx[g] = None
 
     # -- values -----------------------------------------------------------------------------
@@ -502,13 +509,41 @@ class _Renderer:
         self._nest(list(range(len(plan.groups))), update)
 
 
-def kernel_to_llvm_ir(kernel, fn_name):
+#: Smallest constant extent of a kept-rolled innermost loop (``_rolled_group``).
+ROLLED_MIN_EXTENT = 8
+
+
+def _rolled_group(k, plan):
+    """The innermost loop group of elementwise kernel ``k`` to keep rolled, or None.
+
+    LLVM fully unrolls a short constant inner loop before the loop vectorizer runs and
+    then vectorizes the outer loop with gathers and scatters (a 16x16
+    ``out = a + g[:, None] * h[None, :]``: 16 gather/scatter pairs). Kept rolled, the
+    contiguous inner axis is what vectorizes (one load/fma/store row per vector, the
+    outer loop's values broadcast). Chosen for innermost groups of a constant extent
+    of at least ``ROLLED_MIN_EXTENT`` along which every store is contiguous; reductions
+    keep LLVM's choice (their accumulation order follows the vectorizer)."""
+    if k.reduce_axes or k.stages or len(plan.groups) < 2:
+        return None
+    g = len(plan.groups) - 1
+    axis = plan.groups[g][-1]
+    extent = _prod(k.shape[a] for a in plan.groups[g])
+    if not isinstance(extent, int) or extent < ROLLED_MIN_EXTENT:
+        return None
+    if not all(same(st.index.coefs[axis], 1) for st in k.stores):
+        return None
+    return g
+
+
+def kernel_to_llvm_ir(kernel, fn_name, profile=None):
     """Render one kernel as an LLVM module.
 
     Args:
       kernel: a ``kernel_ir.Kernel`` (checked with ``kernel_ir.check_kernel``).
       fn_name: the exported function's symbol name (callers derive it from
         ``kernel_ir.kernel_hash`` so equal names mean equal code).
+      profile: ``profile.py``'s compile profile it is built for (default
+        ``compile_profile(kernel)``).
     Returns:
       The module as LLVM IR text: ``void fn_name(i8** args, i64* sizes, i64 start,
       i64 end)`` plus an internal body function.
@@ -517,8 +552,9 @@ def kernel_to_llvm_ir(kernel, fn_name):
       ValueError/TypeError: a kernel that breaks the IR's rules.
     """
     K.check_kernel(kernel)
-    text = _Renderer(kernel, fn_name).render()
-    symbols = linked_math(kernel)
+    profile = profile or compile_profile(kernel)
+    text = _Renderer(kernel, fn_name, profile).render()
+    symbols = linked_math(kernel, profile)
     if symbols:     # the math functions it calls must be linkable wherever it is built
         from tjit.lower.llvm import mathlink
         mathlink.ensure_loaded(symbols)

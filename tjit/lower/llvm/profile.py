@@ -16,6 +16,11 @@ most of that is the loop vectorizer's work on the inlined polynomial math functi
   (``mathlink``: compiled once per process) instead of inlined and optimized again
   in every kernel.
 
+A kernel of a loop body (``while``/``scan``/``while_transpose``, asked for with
+``many_calls=True``) runs on every trip, so its compile cost is shared by many calls:
+it always takes the ``"vector"`` profile (the 16x16 ``dW += g h^T`` of an RNN's
+gradient loop: 0.28 us a trip scalar, PERF numbers in ``benchmarks/bench_while_grad.py``).
+
 Neither choice changes a result bit: elementwise code carries no fast-math flags, so
 vectorizing or not, inlining a math function or calling it, evaluates the same IEEE
 operations on each element. Reductions, whose ``reassoc`` accumulation order depends on
@@ -36,9 +41,10 @@ SCALAR_MAX_POINTS = 1024
 MATH_OPS = K.TRANSCENDENTAL_OPS
 
 
-def compile_profile(k):
-    """``"scalar"`` or ``"vector"`` for kernel ``k`` (see the module docs)."""
-    if k.reduce_axes or k.stages or not all(isinstance(d, int) for d in k.shape):
+def compile_profile(k, many_calls=False):
+    """``"scalar"`` or ``"vector"`` for kernel ``k`` (see the module docs);
+    ``many_calls``: the kernel belongs to a loop body (runs once per trip)."""
+    if many_calls or k.reduce_axes or k.stages or not all(isinstance(d, int) for d in k.shape):
         return "vector"
     n = 1
     for d in k.shape:
@@ -51,10 +57,11 @@ def math_symbol(name, dtype_name):
     return f"tjit_math_{name}_{'f64' if dtype_name == 'float64' else 'f32'}"
 
 
-def linked_math(k):
+def linked_math(k, profile=None):
     """The math-library symbols kernel ``k``'s code calls (none in the vector profile),
-    sorted: what must be loaded before its object code links."""
-    if compile_profile(k) != "scalar":
+    sorted: what must be loaded before its object code links. ``profile``: the one it is
+    built with (default ``compile_profile(k)``)."""
+    if (profile or compile_profile(k)) != "scalar":
         return ()
     out = set()
     for n in K.all_nodes(k):
