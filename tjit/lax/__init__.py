@@ -11,6 +11,7 @@ from tjit.lax._elementwise import (  # noqa: F401  (names that shadow builtins)
 from tjit.lax._structural import *  # noqa: F401,F403
 from tjit.lax._slicing import *  # noqa: F401,F403
 from tjit.lax._reductions import *  # noqa: F401,F403
+from tjit.lax._composed import *  # noqa: F401,F403
 from tjit.lax._indexing import *  # noqa: F401,F403
 from tjit.lax._dot import *  # noqa: F401,F403
 from tjit.lax._conv import *  # noqa: F401,F403

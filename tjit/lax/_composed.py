@@ -1,0 +1,87 @@
+"""``lax`` functions that JAX makes primitives and tjit composes from existing ones:
+``clz`` (bit smearing and a population count) and ``cumlogsumexp`` (a log-depth
+Hillis-Steele scan of a stable logaddexp). As compositions they need no backend code
+and take jvp, transpose and batching rules from their parts.
+"""
+
+import numpy as np
+
+from tjit.tracing import dtypes
+from tjit.tracing.errors import ShapeError
+from tjit.tracing.shapes import is_symbolic, normalize_axis
+from tjit.lax import _elementwise as ew
+from tjit.lax._elementwise import asarray_for_lax
+from tjit.lax._slicing import concatenate, rev, slice_in_dim
+from tjit.lax._structural import full_like
+
+
+def clz(x):
+    """Number of leading zero bits of each element of an integer array (the bit width
+    for 0), in ``x``'s dtype, as ``jax.lax.clz``."""
+    x = asarray_for_lax(x)
+    if not dtypes.is_int(x.dtype) or dtypes.is_bool(x.dtype):
+        raise TypeError(f"clz: takes integer arrays, got dtype {x.dtype}; convert with "
+                        f"lax.convert_element_type(x, jnp.int32) first")
+    nbits = np.dtype(x.dtype).itemsize * 8
+    u = ew.bitcast_convert_type(x, np.dtype(f"uint{nbits}"))
+    # Smear the highest set bit into every lower position; the set bits then number
+    # nbits - clz(x).
+    shift = 1
+    while shift < nbits:
+        u = ew.bitwise_or(u, ew.shift_right_logical(u, np.array(shift, u.dtype)))
+        shift *= 2
+    zeros = ew.sub(np.array(nbits, u.dtype), ew.population_count(u))
+    return ew.bitcast_convert_type(zeros, x.dtype)
+
+
+def _logaddexp(a, b):
+    """``log(exp(a) + exp(b))`` for floats: the larger plus ``log1p(exp(-|a - b|))``,
+    each side written as a smooth branch so the gradient is 1/2 each at ties; equal
+    infinities give themselves (not inf - inf = NaN); NaNs propagate."""
+    equal_infinities = ew.bitwise_and(ew.eq(a, b), ew.bitwise_not(ew.is_finite(a)))
+    zero = full_like(a, 0)
+    d_ab = ew.select(equal_infinities, zero, ew.sub(b, a))
+    d_ba = ew.select(equal_infinities, zero, ew.sub(a, b))
+    from_a = ew.add(a, ew.log1p(ew.exp(d_ab)))
+    from_b = ew.add(b, ew.log1p(ew.exp(d_ba)))
+    return ew.select(ew.ge(a, b), from_a, from_b)
+
+
+def cumlogsumexp(operand, axis=0, reverse=False):
+    """Cumulative ``log(sum(exp(x)))`` along ``axis`` (from the end if ``reverse``),
+    computed without overflow or early underflow, as ``jax.lax.cumlogsumexp``.
+
+    Args:
+      operand: a real floating array of rank >= 1.
+      axis: the axis to accumulate along.
+      reverse: accumulate from the last element towards the first.
+
+    Returns:
+      An array of ``operand``'s shape and dtype.
+    """
+    x = asarray_for_lax(operand)
+    if x.ndim == 0:
+        raise ShapeError("cumlogsumexp: needs an operand of rank >= 1, got shape ()")
+    if not dtypes.is_float(x.dtype):
+        raise TypeError(f"cumlogsumexp: takes real floating arrays, got dtype {x.dtype}; "
+                        f"convert integers with lax.convert_element_type(x, jnp.float32)")
+    axis = normalize_axis(axis, x.ndim, "cumlogsumexp")
+    n = x.shape[axis]
+    if is_symbolic(n):
+        raise NotImplementedError(
+            f"cumlogsumexp: the accumulated axis {axis} has symbolic size {n}; the scan's "
+            f"depth depends on it, so trace with a concrete size along that axis")
+    if reverse:
+        x = rev(x, (axis,))
+    # After the step with offset s, y[k] is the logsumexp of x[max(0, k-2s+1)..k].
+    shift = 1
+    while shift < n:
+        head = slice_in_dim(x, 0, shift, axis=axis)
+        combined = _logaddexp(slice_in_dim(x, shift, n, axis=axis),
+                              slice_in_dim(x, 0, n - shift, axis=axis))
+        x = concatenate([head, combined], axis)
+        shift *= 2
+    return rev(x, (axis,)) if reverse else x
+
+
+__all__ = ["clz", "cumlogsumexp"]
