@@ -30,6 +30,7 @@ from tjit.numpy._vectorize import *  # noqa: F401,F403
 from tjit.numpy._printing import *  # noqa: F401,F403
 from tjit.numpy._io import *  # noqa: F401,F403
 from tjit.numpy._packbits import *  # noqa: F401,F403
+from tjit.numpy._bit_ufuncs import *  # noqa: F401,F403
 from tjit.numpy import _array_methods
 from tjit.numpy import _array_api
 from tjit.numpy._array_api import (  # noqa: F401
