@@ -976,3 +976,31 @@ for _p, _name in [
         (xor_p, "bitwise_xor"), (not_p, "invert")]:
     _p.eager_ufunc = getattr(np, _name)
 del _p, _name
+
+
+# Shifts: NumPy's own loops where the impl's views are no-ops or change no bits. A signed
+# left shift is the unsigned one's bits (two's complement, as GCC/Clang/MSVC compile C's
+# ``<<``; tests/primitives check every edge amount against Python integers), and NumPy
+# reads the amount as unsigned in ``npy_lshift`` itself.
+shift_left_p.eager_numpy = lambda dx, dy: np.left_shift
+shift_right_arithmetic_p.eager_numpy = lambda dx, dy: np.right_shift if dx.kind == "i" else None
+shift_right_logical_p.eager_numpy = lambda dx, dy: np.right_shift if dx.kind == "u" else None
+
+#: float dtypes whose IEEE max/min runs without the impl's wrapper (bfloat16 aside)
+_IEEE_FLOATS = frozenset(map(np.dtype, (np.float16, np.float32, np.float64)))
+
+
+def _eager_minmax(ufunc, ieee):
+    """``eager_numpy`` of max/min: NumPy's ``ufunc`` for ints and bools (no NaN, no signed
+    zero), ``ieee`` for floats; complex keeps the impl."""
+    ieee_np = functools.partial(ieee, np)
+
+    def for_dtypes(dx, dy):
+        if dx.kind in "biu":
+            return ufunc
+        return ieee_np if dx in _IEEE_FLOATS else None
+    return for_dtypes
+
+
+max_p.eager_numpy = _eager_minmax(np.maximum, ieee_minmax.maximum)
+min_p.eager_numpy = _eager_minmax(np.minimum, ieee_minmax.minimum)

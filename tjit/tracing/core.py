@@ -55,6 +55,11 @@ class Primitive:
         # The NumPy ufunc the impl is, on NumPy operands (set for plain elementwise ops):
         # the eager fast lane calls it directly once a signature is known.
         self.eager_ufunc = None
+        # ``eager_numpy(*dtypes) -> fn or None``: a call ``fn(*values) -> ndarray`` on NumPy
+        # operands of these dtypes that gives the impl's values and never warns, where
+        # the impl is more than one ufunc on them (shifts through views, IEEE max/min):
+        # the fast lane calls it instead of the impl, without the warning switch-off.
+        self.eager_numpy = None
 
     def __repr__(self):
         return self.name
@@ -383,9 +388,16 @@ def quiet_ufunc_runner(ufunc, weak, n=2):
 def _direct_ufunc(prim, vals, params, out):
     """``(ufunc, quiet)`` when ``prim`` on ``vals`` is its plain NumPy ufunc giving the
     dtype the impl gave (``out``), so the fast lane may call the ufunc itself (``quiet``:
-    whether NumPy's warnings must be off around it); ``(None, False)`` otherwise."""
+    whether NumPy's warnings must be off around it), or its ``eager_numpy`` call for
+    these dtypes (never quiet); ``(None, False)`` otherwise."""
     ufunc = prim.eager_ufunc
-    if ufunc is None or params or not isinstance(out, Array):
+    if params or not isinstance(out, Array):
+        return None, False
+    if prim.eager_numpy is not None:
+        fn = prim.eager_numpy(*(v.dtype for v in vals))
+        if fn is not None:
+            return fn, False
+    if ufunc is None:
         return None, False
     try:
         got = ufunc.resolve_dtypes(tuple(v.dtype for v in vals) + (None,) * ufunc.nout)
