@@ -993,7 +993,13 @@ _IEEE_FLOATS = frozenset(map(np.dtype, (np.float16, np.float32, np.float64)))
 def _eager_minmax(ufunc, ieee):
     """``eager_numpy`` of max/min: NumPy's ``ufunc`` for ints and bools (no NaN, no signed
     zero), ``ieee`` for floats; complex keeps the impl."""
-    ieee_np = functools.partial(ieee, np)
+    count_nonzero = np.count_nonzero
+
+    def ieee_np(x, y):
+        r = ufunc(x, y)
+        if count_nonzero(r) == r.size:  # no zero: NumPy's answer is IEEE's (NaN passes)
+            return r
+        return ieee(np, x, y)
 
     def for_dtypes(dx, dy):
         if dx.kind in "biu":
