@@ -522,7 +522,9 @@ def _rolled_group(k, plan):
     contiguous inner axis is what vectorizes (one load/fma/store row per vector, the
     outer loop's values broadcast). Chosen for innermost groups of a constant extent
     of at least ``ROLLED_MIN_EXTENT`` along which every store is contiguous; reductions
-    keep LLVM's choice (their accumulation order follows the vectorizer)."""
+    keep LLVM's choice (their accumulation order follows the vectorizer). Measured
+    (float32 ``a + g h^T``, ns a call, unrolled -> rolled): 32x8 158 -> 19, 16x16
+    415 -> 10, 8x32 415 -> 16, 64x12 1285 -> 85, 64x4 70 -> 62, 4x64 59 -> 59."""
     if k.reduce_axes or k.stages or len(plan.groups) < 2:
         return None
     g = len(plan.groups) - 1
