@@ -262,10 +262,16 @@ _left_shift = _two_in("left_shift", _integer_op("left_shift", lax.shift_left))
 _right_shift = _two_in("right_shift", _shift_right)
 
 
+def _is_bool(x):
+    t = type(x)
+    if t is _Array:  # (its value's dtype: no property call, dtype == dtype is cheapest)
+        return x._value.dtype == _BOOL
+    return t is bool or getattr(x, "dtype", None) == _BOOL
+
+
 def _both_bool(x, y):
     """Both operands bool (Python or arrays): the only way a promoted dtype is bool."""
-    return (type(x) is bool or getattr(x, "dtype", None) == np.bool_) and \
-        (type(y) is bool or getattr(y, "dtype", None) == np.bool_)
+    return _is_bool(x) and _is_bool(y)
 
 
 def left_shift(x, y, /):
