@@ -58,3 +58,14 @@ def test_top_level_cond_branches_built_for_one_call(compiled):
     want = a + g[:, None] * h[None, :]
     np.testing.assert_array_equal(np.asarray(got).view(np.uint32), want.view(np.uint32))
     assert compiled and not any(many for _, many in compiled)
+
+
+def test_as_text_shows_the_loop_body_build():
+    a, g, h = _data()
+
+    def f(a, g, h):
+        body = lambda c: (c[0] + 1, c[1] + g[:, None] * h[None, :])
+        return lax.while_loop(lambda c: c[0] < 3, body, (0, a))[1]
+
+    text = tjit.jit(f).lower(a, g, h).compile().as_text(llvm=True)
+    assert "llvm.loop.unroll.disable" in text    # (the vector build, inner loop rolled)

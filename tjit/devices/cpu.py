@@ -36,6 +36,7 @@ from tjit.devices.array_args import data_pointer as _ptr
 from tjit.xla_like.compile import compile_program, size_symbols
 from tjit.xla_like.target import CPU
 from tjit.xla_like.plan import (
+    ControlStep,
     KernelStep,
     carry_inputs,
     memory_of,
@@ -137,9 +138,10 @@ class CpuExecutable(PlanInspection, Executable):
     def as_text(self, source=False, llvm=False):
         text = self.program.text()
         if source or llvm:     # the CPU backend's kernel source is LLVM IR
-            programs = [self.program] + self.program.sub_programs()
-            for k in [k for p in programs for k in p.kernels]:
-                text += "\n\n; ---- LLVM IR of " + k.name + "\n" + kernel_cache.llvm_ir(k)
+            for p, many in _programs(self.program):
+                for k in p.kernels:
+                    text += ("\n\n; ---- LLVM IR of " + k.name + "\n"
+                             + kernel_cache.llvm_ir(k, many))
         return text
 
     def kernel_source(self, kernel):
@@ -447,8 +449,7 @@ class _Runner(ProgramRunner):
     def control_step(self, s):
         ins = [self.index[v] for v in s.ins]
         outs = [(n, self.index[v]) for n, v in enumerate(s.outs) if v is not None]
-        # a loop's bodies run once per trip: their kernels are built for speed
-        many = self.many_calls or s.name != "cond"
+        many = _bodies_called_often(s, self.many_calls)
         loop = control_flow.build(
             s, lambda prog: _Runner(prog, _compile(prog, many), self.env, many_calls=many),
             self.env)
@@ -488,6 +489,22 @@ class CpuBackend:
 
 
 backend.register(CpuBackend())
+
+
+def _bodies_called_often(step, many_calls):
+    """Whether control step ``step``'s bodies run many times a call (a loop's run once
+    per trip: their kernels are built for speed); ``many_calls``: its program's."""
+    return many_calls or step.name != "cond"
+
+
+def _programs(prog, many_calls=False):
+    """``(program, many_calls)`` for ``prog`` and its bodies, nested ones included."""
+    out = [(prog, many_calls)]
+    for s in prog.steps:
+        if isinstance(s, ControlStep):
+            for b in s.bodies:
+                out += _programs(b, _bodies_called_often(s, many_calls))
+    return out
 
 
 def _compile(prog, many_calls=False):

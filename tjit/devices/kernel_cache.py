@@ -64,9 +64,7 @@ def compile_kernel(kernel, many_calls=False):
     ``many_calls``: the kernel belongs to a loop body, so it is built for speed
     (``profile.compile_profile``)."""
     profile = compile_profile(kernel, many_calls)
-    h = kernel_hash(kernel)
-    if profile != compile_profile(kernel):   # (another build of the same kernel)
-        h = hashlib.sha256(f"{h}:{profile}".encode()).hexdigest()
+    h = _build_hash(kernel, profile)
     fn = _lookup(h)
     if fn is not None:
         STATS["memory_hits"] += 1
@@ -81,6 +79,15 @@ def compile_kernel(kernel, many_calls=False):
             _LIVE[h] = fn
             _remember(h, fn)
     return fn
+
+
+def _build_hash(kernel, profile):
+    """The name of ``kernel``'s build for ``profile``: its IR hash, or for a build other
+    than its default one (a loop body's) a hash of both."""
+    h = kernel_hash(kernel)
+    if profile != compile_profile(kernel):
+        h = hashlib.sha256(f"{h}:{profile}".encode()).hexdigest()
+    return h
 
 
 def _lookup(h):
@@ -151,7 +158,10 @@ def _math_put(symbol, obj):
     disk_cache.put(_math_key(symbol), obj)
 
 
-def llvm_ir(kernel):
-    """The LLVM IR text of ``kernel`` (for ``Compiled.as_text(llvm=True)``)."""
+def llvm_ir(kernel, many_calls=False):
+    """The LLVM IR text of ``kernel`` (for ``Compiled.as_text(llvm=True)``), built as
+    :func:`compile_kernel` builds it."""
     from tjit.lower.llvm import codegen
-    return codegen.kernel_to_llvm_ir(kernel, symbol_name(kernel_hash(kernel)))
+    profile = compile_profile(kernel, many_calls)
+    return codegen.kernel_to_llvm_ir(kernel, symbol_name(_build_hash(kernel, profile)),
+                                     profile)
