@@ -151,3 +151,34 @@ def test_maximum_minimum_integers(dt):
             got = getattr(jnp, name)(jnp.asarray(a), jnp.asarray(b))
             assert got.dtype == dt
             np.testing.assert_array_equal(np.asarray(got), want, err_msg=f"{name} {call}")
+
+
+def _floor_div_reference(a, b, dt):
+    """Python's floor division; x // 0 is lax.div's all-ones value (JAX), wrapped."""
+    return _wrap(-1 if b == 0 else a // b, dt)
+
+
+@pytest.mark.parametrize("dt", INT_DTYPES, ids=lambda d: np.dtype(d).name)
+def test_integer_floor_divide_against_python_integers(dt):
+    """Including x // 0 and INT_MIN // -1, on the composite's first call and the NumPy
+    lane's later ones; a Python-int divisor on either side too."""
+    vals = _edges(dt)
+    a, b = (v.ravel() for v in np.meshgrid(vals, vals))
+    want = np.array([_floor_div_reference(p, q, dt)
+                     for p, q in zip(a.tolist(), b.tolist())], dt)
+    x, y = jnp.asarray(a), jnp.asarray(b)
+    for call in ("first", "fast lane"):
+        got = x // y
+        assert got.dtype == dt
+        np.testing.assert_array_equal(np.asarray(got), want, err_msg=call)
+    for number in (2, -3, 0):
+        if number < 0 and np.dtype(dt).kind == "u":
+            continue
+        right = np.array([_floor_div_reference(p, number, dt) for p in a.tolist()], dt)
+        left = np.array([_floor_div_reference(number, p, dt) for p in a.tolist()], dt)
+        for call in ("first", "fast lane"):
+            got = x // number
+            assert got.dtype == dt and not got.weak_type
+            np.testing.assert_array_equal(np.asarray(got), right, err_msg=f"// {number}")
+            np.testing.assert_array_equal(np.asarray(number // x), left,
+                                          err_msg=f"{number} //")

@@ -320,16 +320,18 @@ def _weak_if_both(out, x, y):
     return out
 
 
-def _numpy_lane(name, ufunc, exact, general):
+def _numpy_lane(name, numpy_form, general):
     """``general(x, y)``, a jnp function composed of lax ops, with an eager fast lane
-    that calls NumPy's ``ufunc`` on result dtypes where ``exact(dtype)``: there the
-    composite is that ufunc bit for bit (floats' ``npy_divmod``). A signature's first
-    call runs the composite; later ones the ufunc (a Python number operand through
-    _scalar_lane's plans). Traced calls (jit, grad, vmap) see the composite only."""
+    that calls ``numpy_form(dtype)`` (a NumPy ufunc, or a short function of NumPy calls;
+    None: no lane) on operands of the result's dtype: there it gives the composite's
+    values bit for bit (floats' ``npy_divmod``). A signature's first call runs the
+    composite; later ones that call with NumPy's warnings off (a Python number operand
+    through _scalar_lane's plans). Traced calls (jit, grad, vmap) see the composite
+    only."""
     runs = {}  # (shape, dtype, weak) of two NumPy-backed Arrays of one dtype -> run
     number_right, number_left = {}, {}  # as in _two_in
 
-    def remember(x, y, out):
+    def remember(x, y, out, ufunc):
         run = _scalar_lane.ufunc_run(ufunc, out._weak)
         if type(x) is _Array and type(y) is _Array:
             vx, vy = x._value, y._value
@@ -373,9 +375,10 @@ def _numpy_lane(name, ufunc, exact, general):
                     if out is not None:
                         return out
             out = general(x, y)
-            if type(out) is _Array and type(_trace_ctx.trace) is _EvalTrace and \
-                    exact(out.dtype):
-                remember(x, y, out)
+            if type(out) is _Array and type(_trace_ctx.trace) is _EvalTrace:
+                form = numpy_form(out.dtype)
+                if form is not None:
+                    remember(x, y, out, form)
             return out
         except Exception as e:
             _filter_at_entry(e)  # tracebacks end in user code (free until a raise)
@@ -383,11 +386,24 @@ def _numpy_lane(name, ufunc, exact, general):
     return f
 
 
-def _is_float(dt):
-    return dt.kind == "f"  # float16/32/64 (bfloat16 is kind "V": the composite only)
+def _integer_floor_divide(x, y):
+    """NumPy's integer ``x // y`` with lax.div's value at ``y == 0`` (all bits set: -1,
+    or the max unsigned), where NumPy gives 0; INT_MIN // -1 wraps in both."""
+    q = np.floor_divide(x, y)
+    if np.count_nonzero(y) == y.size:
+        return q
+    return np.where(y == 0, np.array(-1).astype(q.dtype), q)
 
 
-floor_divide = _numpy_lane("floor_divide", np.floor_divide, _is_float, floor_divide)
+def _floor_divide_form(dt):
+    """floor_divide's NumPy form for result dtype ``dt`` (bfloat16 is kind "V": the
+    composite only)."""
+    if dt.kind == "f":
+        return np.floor_divide
+    return _integer_floor_divide if dt.kind in "iu" else None
+
+
+floor_divide = _numpy_lane("floor_divide", _floor_divide_form, floor_divide)
 
 
 def _check_real(name, x):
@@ -463,8 +479,8 @@ def remainder(x, y, /):
     return _weak_if_both(lax.select(fix, lax.add(r, y), r), *operands)
 
 
-remainder = _numpy_lane("remainder", np.remainder,  # ints too: x % 0 is 0 in both
-                       lambda dt: dt.kind in "fiu", remainder)
+remainder = _numpy_lane("remainder",  # ints too: x % 0 is 0 in both
+                       lambda dt: np.remainder if dt.kind in "fiu" else None, remainder)
 mod = remainder
 
 
