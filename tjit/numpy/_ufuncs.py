@@ -390,7 +390,7 @@ def _integer_floor_divide(x, y):
     """NumPy's integer ``x // y`` with lax.div's value at ``y == 0`` (all bits set: -1,
     or the max unsigned), where NumPy gives 0; INT_MIN // -1 wraps in both."""
     q = np.floor_divide(x, y)
-    if np.count_nonzero(y) == y.size:
+    if (bool(y) if y.ndim == 0 else np.count_nonzero(y) == y.size):  # (a number: cheap)
         return q
     return np.where(y == 0, np.array(-1).astype(q.dtype), q)
 
