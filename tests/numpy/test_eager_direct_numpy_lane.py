@@ -182,3 +182,18 @@ def test_integer_floor_divide_against_python_integers(dt):
             np.testing.assert_array_equal(np.asarray(got), right, err_msg=f"// {number}")
             np.testing.assert_array_equal(np.asarray(number // x), left,
                                           err_msg=f"{number} //")
+
+
+@pytest.mark.parametrize("name", ["multiply", "maximum", "minimum", "add"])
+def test_signed_zero_numbers_alternating(name):
+    """A Python 0.0 and -0.0 keep their signs on the scalar lane's replays, called in
+    turns (the lane keeps one constant per sign of zero)."""
+    a = np.array([-2.0, -0.0, 0.0, 3.0], np.float32)
+    x = jnp.asarray(a)
+    fn = getattr(jnp, name)
+    for v in (0.0, -0.0, 0.0, -0.0, 0.0):
+        want = np.array([_ieee(name == "maximum", float(p), v) for p in a], np.float32) \
+            if name in ("maximum", "minimum") else getattr(np, name)(a, np.float32(v))
+        for got in (np.asarray(fn(x, v)), np.asarray(fn(v, x))):
+            np.testing.assert_array_equal(np.signbit(got), np.signbit(want), err_msg=str(v))
+            np.testing.assert_array_equal(got, want)

@@ -12,6 +12,8 @@ must fit the integer dtype it becomes (OverflowError), and a float that overflow
 dtype becomes inf silently (``scalar_as``).
 """
 
+import math
+
 import numpy as np
 
 from tjit.config import config
@@ -44,14 +46,21 @@ def plan(run, promoted, array_dtype, number_type, side):
         return None
     check = number_type is int and sdt.kind in "iu"
     consts = {}  # number -> its 0-d array of sdt (converting costs as much as the op)
+    zeros = {}   # a float zero's sign (+-1.0) -> its 0-d array: 0.0 == -0.0 as keys
 
     def as_array(v):
         s = consts.get(v)
         if s is None:
+            if number_type is float and not v:  # (maximum(x, 0.0): common)
+                sign = math.copysign(1.0, v)
+                s = zeros.get(sign)
+                if s is None:
+                    s = zeros[sign] = scalar_as(v, sdt)
+                return s
             if check:
                 check_int_fits(v, sdt)
             s = scalar_as(v, sdt)
-            if v and number_type is not complex:  # 0.0 == -0.0 (and 1-0j == 1+0j)
+            if v or number_type is int:  # 1-0j == 1+0j: complex numbers are made anew
                 if len(consts) > 64:
                     consts.clear()
                 consts[v] = s
