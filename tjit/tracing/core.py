@@ -372,7 +372,11 @@ def _runner(prim, weak, ufunc, quiet, n):
             finally:
                 quiet_off(token)
             return Array(out if type(out) is np.ndarray else np.asarray(out), weak)
-    else:  # integer/bool operands of a ufunc that cannot warn on them
+    elif n == 2:  # integer/bool operands of a ufunc that cannot warn on them, or a
+        def run(vx, vy):   # primitive's eager_numpy call (two operands: no *args)
+            out = ufunc(vx, vy)
+            return Array(out if type(out) is np.ndarray else np.asarray(out), weak)
+    else:
         def run(*vals):
             out = ufunc(*vals)
             return Array(out if type(out) is np.ndarray else np.asarray(out), weak)
