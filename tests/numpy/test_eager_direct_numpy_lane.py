@@ -16,6 +16,9 @@ import tjit
 import tjit.numpy as jnp
 from tjit import lax
 
+#: JAX never warns: a direct call that needed NumPy's warnings off would fail here
+pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")
+
 INT_DTYPES = [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64,
               np.uint64]
 
