@@ -8,7 +8,6 @@ import tjit
 import tjit.numpy as jnp
 from tjit import lax
 
-
 INT_DTYPES = [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64,
               np.uint64]
 
@@ -60,7 +59,7 @@ def _cls_ref(x, axis, reverse):
 def test_cumlogsumexp_values(shape, axis, reverse, rng):
     x = (rng.normal(size=shape) * 30).astype(np.float32)
     want = _cls_ref(x, axis, reverse)
-    f = lambda v: lax.cumlogsumexp(v, axis, reverse)  # noqa: E731
+    f = lambda v: lax.cumlogsumexp(v, axis, reverse)
     for g in (f, tjit.jit(f)):
         got = g(x)
         assert got.dtype == np.float32 and got.shape == shape
@@ -85,7 +84,7 @@ def test_cumlogsumexp_special_values():
 def test_cumlogsumexp_vmap_and_grad(x64, rng):
     x = rng.normal(size=(3, 6))
     w = rng.normal(size=(3, 6))
-    f = lambda v: lax.cumlogsumexp(v, 1, True)  # noqa: E731
+    f = lambda v: lax.cumlogsumexp(v, 1, True)
     np.testing.assert_allclose(tjit.vmap(f)(x[:, None, :])[:, 0, :], _cls_ref(x, 1, True),
                                rtol=1e-12)
     np.testing.assert_allclose(tjit.vmap(lambda v: lax.cumlogsumexp(v), 1, 1)(x),

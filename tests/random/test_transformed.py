@@ -14,7 +14,7 @@ from tjit import random
 K0 = random.PRNGKey(0)
 K42 = random.PRNGKey(42)
 N = 20000
-ULPS = dict(rtol=2e-6, atol=0)
+ULPS = {"rtol": 2e-6, "atol": 0}
 
 
 # values printed by jax 0.10.2 (jax.random.<name>(PRNGKey(0 or 42), ...)), float32
@@ -147,7 +147,7 @@ def test_jit_and_vmap(name):
     eager = f(keys[0])
     jitted = tjit.jit(f)(keys[0])
     assert jitted.shape == eager.shape and jitted.dtype == eager.dtype
-    tol = dict(rtol=2e-5, atol=1e-6)
+    tol = {"rtol": 2e-5, "atol": 1e-6}
     np.testing.assert_allclose(jitted, eager, **tol)
     batched = tjit.vmap(f)(keys)
     np.testing.assert_allclose(batched, np.stack([np.asarray(f(k)) for k in keys]), **tol)

@@ -6,13 +6,13 @@ and take jvp, transpose and batching rules from their parts.
 
 import numpy as np
 
-from tjit.tracing import dtypes
-from tjit.tracing.errors import ShapeError
-from tjit.tracing.shapes import is_symbolic, normalize_axis
 from tjit.lax import _elementwise as ew
 from tjit.lax._elementwise import asarray_for_lax
 from tjit.lax._slicing import concatenate, rev, slice_in_dim
 from tjit.lax._structural import full_like
+from tjit.tracing import dtypes
+from tjit.tracing.errors import ShapeError
+from tjit.tracing.shapes import is_symbolic, normalize_axis
 
 
 def clz(x):

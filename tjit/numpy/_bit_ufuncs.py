@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from tjit.tracing import dtypes
 from tjit import lax
 from tjit.numpy._core import ensure_array, promote_args_inexact
+from tjit.tracing import dtypes
 
 
 def bitwise_count(x, /):

@@ -12,15 +12,22 @@ import operator
 
 import numpy as np
 
-from tjit.tracing import dtypes
-from tjit.tracing.shapes import broadcast_shapes
 from tjit import lax
 from tjit import numpy as jnp
 from tjit.random._discrete import rademacher
 from tjit.random._gamma import gamma, loggamma
 from tjit.random._keys import check_key, check_shape
 from tjit.random._samplers import (
-    as_param, check_param_shapes, exponential, float_dtype, normal_, split2, uniform_)
+    as_param,
+    check_param_shapes,
+    exponential,
+    float_dtype,
+    normal_,
+    split2,
+    uniform_,
+)
+from tjit.tracing import dtypes
+from tjit.tracing.shapes import broadcast_shapes
 
 
 def _params(name, shape, dtype, *params):
@@ -288,7 +295,7 @@ def triangular(key, left, mode, right, shape=None, dtype=None):
     return jnp.where(u < fc, out1, out2)
 
 
-def lognormal(key, sigma=np.float32(1), shape=None, dtype=None):
+def lognormal(key, sigma=1.0, shape=None, dtype=None):
     """Log-normal random values ``exp(sigma * n)`` for ``n`` standard normal.
 
     Args:
@@ -302,6 +309,18 @@ def lognormal(key, sigma=np.float32(1), shape=None, dtype=None):
     return jnp.exp(jnp.multiply(normal_(key, shape, dtype), sigma))
 
 
-__all__ = ["pareto", "t", "chisquare", "maxwell", "double_sided_maxwell", "weibull_min",
-           "generalized_normal", "ball", "rayleigh", "wald", "geometric", "triangular",
-           "lognormal"]
+__all__ = [
+    "ball",
+    "chisquare",
+    "double_sided_maxwell",
+    "generalized_normal",
+    "geometric",
+    "lognormal",
+    "maxwell",
+    "pareto",
+    "rayleigh",
+    "t",
+    "triangular",
+    "wald",
+    "weibull_min",
+]
