@@ -43,8 +43,20 @@ def test_probe_without_cupy_names_the_extra(monkeypatch):
     assert "CuPy is not installed" in reason and 'pip install "tjit[cuda]"' in reason
 
 
+def test_probe_without_driver_library_does_not_import_cupy(monkeypatch):
+    """A machine with CuPy but no driver answers from a dlopen: the CPU user's first jit
+    probes CUDA first and must not pay CuPy's import (0.3-1 s)."""
+    pytest.importorskip("cupy")
+    monkeypatch.setattr(cuda, "_DRIVER_LIBRARY", "libtjit-no-such-driver.so.1")
+    monkeypatch.delitem(sys.modules, "cupy", raising=False)
+    reason = cuda._probe()
+    assert "no NVIDIA driver found" in reason and "libtjit-no-such-driver" in reason
+    assert "cupy" not in sys.modules
+
+
 def test_probe_without_driver_or_device(monkeypatch):
     cupy = pytest.importorskip("cupy")
+    monkeypatch.setattr(cuda, "_driver_missing", lambda: None)   # (as on a GPU machine)
     monkeypatch.setattr(cupy.cuda.runtime, "driverGetVersion", lambda: 0)
     assert "no NVIDIA driver" in cuda._probe()
     monkeypatch.setattr(cupy.cuda.runtime, "driverGetVersion", lambda: 12090)
