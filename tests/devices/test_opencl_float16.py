@@ -62,3 +62,28 @@ def test_softmax_and_sums_close_to_interpreter():
         np.testing.assert_allclose(g.astype(np.float64), w.astype(np.float64),
                                    rtol=4e-3, atol=4e-3, err_msg=f"output {n}")
     _bits_equal(got[2], want[2], "max")     # (max is exact in any order)
+
+
+@pytest.mark.parametrize("shapes", [((33, 70), (70, 17)), ((5, 300), (300, 9)),
+                                    ((3, 64, 40), (3, 40, 24))])
+def test_dot_is_its_exact_sum_rounded_once(shapes):
+    """A float16 dot's value is the exact sum of its (float-exact) products rounded once
+    to half, as NumPy's and the CPU's are: the kernel IR multiplies in float32. A product
+    rounded to half on its own (OpenCL dots once did) moved a third of the outputs by
+    an ulp. Outputs may differ
+    from the exact rounding only where float32 accumulation error could cross a half
+    rounding boundary."""
+    rng = np.random.default_rng(5)
+    a, b = (rng.standard_normal(s).astype(F16) for s in shapes)
+    f = tjit.jit(jnp.matmul, backend="opencl")
+    got = np.asarray(f(a, b)).astype(np.float64)
+    assert "__local float" in f.lower(a, b).compile().as_text(source=True)  # (tiled)
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    exact = a64 @ b64
+    near = exact.astype(F16).astype(np.float64)
+    k = a.shape[-1]
+    slack = k * 2.0 ** -24 * (np.abs(a64) @ np.abs(b64))   # float32 accumulation bound
+    boundary = np.abs(np.abs(exact - near) - np.spacing(np.abs(near).astype(F16))
+                      .astype(np.float64) / 2) <= slack
+    bad = (got != near) & ~boundary
+    assert not bad.any(), f"{bad.sum()} of {bad.size} outputs not the exact sum rounded once"

@@ -727,6 +727,8 @@ def dot_as_reduce(i, b):
         dt = i.dtype
     if not lc or dt == np.bool_ or i.dtype == np.bool_:
         return None
+    if dt == np.float16:
+        dt = np.dtype(np.float32)    # (NumPy's and cuBLAS's half matmuls compute in float)
     lf = [d for d in range(lhs.ndim) if d not in lc and d not in lb]
     rf = [d for d in range(rhs.ndim) if d not in rc and d not in rb]
     nb, nl, nr, nc = len(lb), len(lf), len(rf), len(lc)

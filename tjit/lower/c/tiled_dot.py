@@ -71,8 +71,21 @@ class DotPlan:
     tm: int
 
 
+def _load_of(x):
+    """The Load an operand of the product reads: the operand itself, or the Load under
+    a widening float convert (a float16 dot multiplies in float32: ``simplify``); else
+    None."""
+    if isinstance(x, K.Load):
+        return x
+    if isinstance(x, K.Op) and x.op == "convert" and isinstance(x.args[0], K.Load):
+        src, dst = np.dtype(x.args[0].dtype), np.dtype(x.dtype)
+        if src.kind == dst.kind == "f" and src.itemsize < dst.itemsize:
+            return x.args[0]
+    return None
+
+
 def _uses(load, axes):
-    return any(not same(load.index.coefs[a], 0) for a in axes)
+    return any(not same(_load_of(load).index.coefs[a], 0) for a in axes)
 
 
 def match(k, plan, threaded=False):
@@ -88,11 +101,11 @@ def match(k, plan, threaded=False):
     st = k.stages[0]
     dt = np.dtype(st.dtype)
     if st.monoid != "sum" or dt.kind != "f" or not isinstance(st.expr, K.Op) or \
-            st.expr.op != "mul" or any(not isinstance(x, K.Load) for x in st.expr.args):
+            st.expr.op != "mul" or any(_load_of(x) is None for x in st.expr.args):
         return None
     if any(np.dtype(x.dtype) != dt for x in st.expr.args):
         return None
-    if {x.arg for x in st.expr.args} & {o for _, o in k.inplace}:
+    if {_load_of(x).arg for x in st.expr.args} & {o for _, o in k.inplace}:
         return None     # (the product would read values the epilogue overwrites)
     red = [g for g, r in enumerate(plan.reduce) if r]
     outer = [g for g, r in enumerate(plan.reduce) if not r]
@@ -183,7 +196,7 @@ def thread_tile(local_size):
 
 def _contiguous_along(load, axes):
     """Whether ``load`` steps by one element along the last of loop axis ``axes``."""
-    c = load.index.coefs[axes[-1]]
+    c = _load_of(load).index.coefs[axes[-1]]
     return isinstance(c, (int, np.integer)) and c == 1
 
 
