@@ -122,9 +122,9 @@ prog = compile_spmd(lambda v: lax.psum(v, "p") * lax.axis_size("p"), {"p": size}
                     (np.float32(0),))
 with bind_axis("p", comms[0]):
     out["process_axis"] = [size, float(prog(np.float32(rank + 1)))]
-try:
+try:   # (each process maps all its devices: here one)
     process_axis("p", 2)
-except NotImplementedError as e:
+except ValueError as e:
     out["process_axis_error"] = str(e)
 report(rank=rank, **out)
 '''
@@ -184,7 +184,7 @@ def _check_collectives(res, n):
         np.testing.assert_allclose(r["vmap_named"], xs3.sum(1), rtol=1e-5, atol=1e-5)
         np.testing.assert_allclose(r["vmap_named_loop"], xs3.sum(1), rtol=1e-5, atol=1e-5)
         assert r["process_axis"] == [n, n * n * (n + 1) / 2]
-        assert f"mpiexec -n {2 * n}" in r["process_axis_error"]
+        assert "local device count 1" in r["process_axis_error"], r["process_axis_error"]
 
 
 def _fd_grad(f, x, eps=1e-5):

@@ -39,11 +39,13 @@ def _worker(r):
 
 def run_on_devices(run, per_device, axis_name, comms=None):
     """``run(*per_device[r])`` for every device ``r`` at once, each with ``axis_name``
-    bound to its member of one thread group (or to ``comms[r]``: the communicators of an
-    axis that spans processes); returns the results in device order."""
+    bound to its member of one thread group; or, for an axis that spans processes, to
+    ``comms[r]`` (a list), or to the r-th of ``comms(group)`` (a function of the call's
+    thread group: members of several devices per process, which meet on that group);
+    returns the results in device order."""
     n = len(per_device)
     group = ThreadGroup(n, axis_name)
-    comms = group.members() if comms is None else comms
+    comms = group.members() if comms is None else comms(group) if callable(comms) else comms
     outs, errors = [None] * n, [None] * n
     done = [threading.Event() for _ in range(n)]
 
