@@ -45,6 +45,8 @@ class _Runtime:
         self.sub_comms = {}                  # colour key -> split communicator
         self.pmap_comms = {}                 # pmap axis name -> its MPICommunicator
         self.mesh_tables = {}                # Mesh -> its axes' CommunicatorTable (shard_map)
+        self.mesh_groups = {}                # (Mesh, axis keys) -> this process's groups'
+        #                                      plans (several devices per process)
 
 
 def _import_mpi():

@@ -40,6 +40,7 @@ from tjit.api import ShapeDtypeStruct
 from tjit.devices.collectives import ThreadGroup, bind_axes
 from tjit.distributed import runtime
 from tjit.distributed.arrays import GlobalArray
+from tjit.distributed.mesh_groups import mesh_communicators
 from tjit.distributed.mpi_communicator import MPICommunicator
 from tjit.experimental.shard_map_processes import across_processes
 from tjit.experimental.shard_map_traced import traced_call
@@ -148,7 +149,7 @@ class _ShardMapped:
             traced = across_processes if self.mesh.is_multi_process else traced_call
             return traced(self, leaves, treedef, specs, infer_varying)
         rt = runtime.require("shard_map")
-        devices = self._local_devices(rt)
+        devices = self._local_devices(rt, threads=True)
         blocks = [self._blocks(x, spec, devices, i)
                   for i, (x, spec) in enumerate(zip(leaves, specs))]
         program = self._program(treedef, [b[0] for b in blocks], specs)
@@ -163,8 +164,10 @@ class _ShardMapped:
             got = self._shardings[spec] = NamedSharding(self.mesh, spec)
         return got
 
-    def _local_devices(self, rt):
-        if self._devices is not None and self._devices[0] is rt:
+    def _local_devices(self, rt, threads=False):
+        """This process's devices of the mesh; ``threads``: the caller runs them on
+        threads (top level), else it traces one program per process (under jit)."""
+        if threads and self._devices is not None and self._devices[0] is rt:
             return self._devices[1]
         mine = self.mesh.local_devices
         if not mine:
@@ -177,12 +180,14 @@ class _ShardMapped:
             raise runtime.DistributedError(
                 f"{self.where}: {self.mesh!r} spans processes {sorted(procs)}; call "
                 f"tjit.distributed.initialize() in every process first")
-        if len(mine) > 1 and len(procs) > 1:
+        if len(mine) > 1 and len(procs) > 1 and not threads:
             raise NotImplementedError(
-                f"{self.where}: {len(mine)} devices of this process in a mesh over "
-                f"{len(procs)} processes; across processes shard_map runs one device per "
-                f"process (launch one process per device with mpiexec)")
-        self._devices = (rt, mine)
+                f"{self.where}: traced into jit/grad/vmap over a mesh of {len(procs)} "
+                f"processes with {len(mine)} devices in this one, but each process traces "
+                f"one program for one device there; call the shard_map at the top level "
+                f"(its devices then run on threads) or launch one process per device")
+        if threads:
+            self._devices = (rt, mine)
         return mine
 
     def _blocks(self, x, spec, devices, i):
@@ -230,6 +235,8 @@ class _ShardMapped:
                 groups = {k: ThreadGroup(1, str(k)).members()[0] for k in keys}
                 return [groups]
             return self._thread_communicators(devices, keys)
+        if len(devices) > 1:   # (several devices of this process: threads and MPI)
+            return mesh_communicators(self.mesh, devices, keys, _axis_group)
         coords = self.mesh.coords(devices[0])
         out = {}
         for key in keys:
