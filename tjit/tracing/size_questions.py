@@ -24,10 +24,15 @@ of those sizes (``==``, ``!=``, truthiness, hashing) are answered here:
 Order comparisons (``<``, ``<=``, ``>``, ``>=``, and so ``min``/``max``/``sorted`` of sizes)
 are answered the same way: at the traced sizes with a guard under automatic dynamic
 shapes (``n > 3`` is a Python bool; the guard keeps ``n - 3 > 0`` and its answer), and,
-for declared dims, only when the symbols' assumptions decide them. ``int()``,
-``range()`` and ``operator.index`` of a size expression are NOT answered: they would
-turn the size into a constant that no guard can follow, so the trace raises and the
-family falls back to one program per shape.
+for declared dims, only when the symbols' assumptions decide them. Comparisons with a
+float, a NumPy number or a fraction of sizes (``n > 2.5``, ``n * 0.5 < 3``, ``n / 3 <=
+1.5``, ``n == 4.0``) are answered exactly (``size_rounding``: the guard is an integer
+condition, ``n > 2.5`` is ``2*n - 5 > 0``) where Python's float arithmetic provably gives
+the exact answer, with guards that keep it so; sizes where rounding could decide it get a
+program of their own. ``int()``, ``float()`` (``math.sqrt(n)``), ``range()`` and
+``operator.index`` of a size expression are NOT answered: they would turn the size into
+a constant that no guard can follow, so the trace raises and the family falls back to
+one program per shape.
 
 tjit's own shape rules ask too, where sympy cannot decide a question about derived dims
 (``reshape`` of ``(n, 3)`` to ``(n // 2, 2, 3)``: is ``6*floor(n/2) == 3*n``?; does
@@ -51,6 +56,7 @@ import sys
 
 import sympy
 
+from tjit.tracing import size_rounding
 from tjit.tracing.errors import ConcretizationTypeError, InconclusiveDimensionError
 
 _ACTIVE = contextvars.ContextVar("tjit_size_questions", default=None)
@@ -100,18 +106,19 @@ class _Questions:
         _ACTIVE.reset(self._token)
         return False
 
-    def difference(self, a, b):
-        """``a - b`` when the comparison involves this trace's size symbols, else None."""
-        if not isinstance(b, sympy.Basic):
-            try:
-                b = sympy.Integer(operator.index(b))
-            except TypeError:
-                return None     # (a comparison with a str, None, ...: structural)
-        if not (isinstance(a, sympy.Expr) and isinstance(b, sympy.Expr)):
-            return None
-        if not (a.free_symbols | b.free_symbols) & self.symbols:
-            return None
-        return _integer_valued(sympy.expand(a - b))
+    def difference(self, a, b, text):
+        """The :class:`size_rounding.Difference` of ``a`` and ``b`` when the comparison
+        involves this trace's size symbols (and only them), else None."""
+        try:
+            d = size_rounding.difference(a, b, self.symbols)
+        except size_rounding.NotExact as e:
+            raise self._not_exact(text, e) from None
+        if d is None or d.unordered or d.expr.is_Number:
+            return d
+        asked = d.expr.free_symbols | (d.error.free_symbols if d.error is not None else set())
+        if asked - self.symbols:
+            return None     # (symbols of another trace: not this program's question)
+        return d
 
     def involves(self, expr):
         return isinstance(expr, sympy.Basic) and bool(expr.free_symbols & self.symbols)
@@ -131,14 +138,39 @@ class GuardingQuestions(_Questions):
         return self.compare(a, b, operator.eq, text)
 
     def compare(self, a, b, relation, text):
-        """``relation(a, b)`` at the traced sizes, kept as a guard; None when the
-        comparison is not about this trace's sizes (sympy answers it structurally)."""
-        diff = self.difference(a, b)
-        if diff is None:
+        """``relation(a, b)`` at the traced sizes, kept as a guard (with the guards that
+        make the exact answer Python's, see size_rounding); None when the comparison is
+        not about this trace's sizes (sympy answers it structurally)."""
+        d = self.difference(a, b, text)
+        if d is None:
             return None
-        if diff.free_symbols - self.symbols:
-            return None     # (symbols of another trace: not this program's question)
-        return self.decide(diff, relation, text)
+        answer = d.answer(relation)
+        if answer is not None:
+            return answer
+        if d.error is not None:
+            self._check_rounding(d, text)
+        return self.decide(d.expr, relation, text)
+
+    def _check_rounding(self, d, text):
+        """Guard that Python's float arithmetic gives the exact answer (size_rounding):
+        sizes where it is exact, else sizes where the sides differ by more than the
+        rounding error; sizes with neither get a program of their own."""
+        if d.exact_below is not None and \
+                self.decide(d.exact_below, operator.lt, f"{text} is exact in floats"):
+            return
+        sign = self.evaluate(d.expr, self.env)
+        if sign == 0:
+            raise SpecializeSizes(f"{text}: its sides are equal at these sizes, where "
+                                  f"Python's float rounding decides it")
+        sign = 1 if sign > 0 else -1
+        if not self.decide(d.margin(sign), operator.lt, f"{text} is beyond float rounding"):
+            raise SpecializeSizes(f"{text}: at these sizes its sides are closer than "
+                                  f"Python's float rounding error")
+
+    def _not_exact(self, text, why):
+        return ConcretizationTypeError(
+            f"the comparison {text} of sizes has no exact integer answer that a guard can "
+            f"follow ({why}), so this function gets one program per shape")
 
     def decide(self, expr, relation, text):
         if relation is operator.eq and expr.could_extract_minus_sign():
@@ -171,21 +203,30 @@ class RefusingQuestions(_Questions):
             f"answer)")
 
     def equal(self, a, b, text):
-        diff = self.difference(a, b)
-        if diff is None:
-            return None
-        if diff.is_zero is not None:      # decided by the symbols' assumptions
-            return bool(diff.is_zero)
-        raise self._inconclusive(text, diff)
+        return self.compare(a, b, operator.eq, text)
 
     def compare(self, a, b, relation, text):
-        diff = self.difference(a, b)
-        if diff is None:
+        d = self.difference(a, b, text)
+        if d is None:
             return None
-        decided = _SIGN_RULES[relation](diff)
+        answer = d.answer(relation)
+        if answer is not None:
+            return answer
+        if d.error is not None:     # (Python's rounding decides it at large sizes)
+            raise InconclusiveDimensionError(
+                f"{self.where}: the comparison {text} of symbolic dims with a float or a "
+                f"fraction is rounded by Python's float arithmetic at large sizes of the "
+                f"polymorphic dims {_names(d.expr)}, so it has no single answer for every "
+                f"size; compare integers (n > 2.5: n >= 3; n / 2 > 3: n > 6), or leave "
+                f"polymorphic_shapes out (automatic dynamic shapes guard it)")
+        decided = _SIGN_RULES[relation](d.expr)
         if decided is not None:           # decided by the symbols' assumptions
-            return decided
-        raise self._inconclusive(text, diff)
+            return bool(decided)
+        raise self._inconclusive(text, d.expr)
+
+    def _not_exact(self, text, why):
+        return InconclusiveDimensionError(f"{self.where}: the comparison {text} of symbolic "
+                                          f"dims cannot be decided exactly ({why})")
 
     def decide(self, expr, relation, text):
         return None     # (one program for every size: the rule raises its own error)
@@ -196,17 +237,6 @@ class RefusingQuestions(_Questions):
             f"key differs from every int, so the lookup cannot be answered for every size "
             f"of the polymorphic dims {_names(expr)}; look up outside the traced function "
             f"or make the dim concrete in polymorphic_shapes")
-
-
-def _integer_valued(diff):
-    """``diff`` as an integer-valued expression of the same sign (its numerator times its
-    denominator), or None when it is a number (sympy answers those itself)."""
-    if diff.is_Number:
-        return None
-    num, den = sympy.fraction(sympy.together(diff))
-    if den.is_Number:
-        return sympy.expand(num) if den.is_positive else sympy.expand(-num)
-    return sympy.expand(num * den)
 
 
 # relation -> what the symbols' assumptions say about ``relation(diff, 0)`` (None: open)
@@ -233,10 +263,10 @@ def decide(expr, relation, text):
     if q is None or not isinstance(expr, sympy.Expr) or not q.involves(expr) or \
             expr.free_symbols - q.symbols:
         return None
-    expr = _integer_valued(sympy.expand(expr))
-    if expr is None:
-        return relation(0, 0)   # (cannot happen for an undecided question; kept exact)
-    return q.decide(expr, relation, text)
+    expr = sympy.expand(expr)
+    if expr.is_Number:
+        return relation(expr, 0)    # (cannot happen for an undecided question; kept exact)
+    return q.decide(size_rounding.integer_valued(expr), relation, text)
 
 
 def _names(expr):
@@ -279,6 +309,21 @@ def _order(relation, symbol, original):
     return compare
 
 
+_expr_float = sympy.Expr.__float__
+
+
+def _float(self):
+    q = _ACTIVE.get()
+    if isinstance(q, GuardingQuestions) and not _is_library(sys._getframe(1)) and \
+            q.involves(self):
+        raise ConcretizationTypeError(
+            f"float() of the size expression {self} (float(n), math.sqrt(n), math.log(n), "
+            f"...) makes it a constant of the program that no guard can follow, so this "
+            f"function gets one program per shape; compare the size itself with a float "
+            f"(n > 2.5, n * 0.5 < 3) where a float is only compared")
+    return _expr_float(self)
+
+
 def _hash(self):
     q = _ACTIVE.get()
     if q is not None and not _is_library(sys._getframe(1)) and q.involves(self):
@@ -298,7 +343,7 @@ def _bool(self):
 
 if not getattr(sympy.Basic, "_tjit_size_questions", False):
     sympy.Basic.__eq__, sympy.Basic.__ne__, sympy.Basic.__hash__ = _eq, _ne, _hash
-    sympy.Expr.__bool__ = _bool
+    sympy.Expr.__bool__, sympy.Expr.__float__ = _bool, _float
     # (floor and ceiling, which dims of ``n // 2`` are, define their own comparisons)
     for _cls in (sympy.Expr, sympy.floor, sympy.ceiling):
         for _name, _relation, _symbol in (("__lt__", operator.lt, "<"),
