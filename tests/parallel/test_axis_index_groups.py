@@ -1,7 +1,7 @@
 """``axis_index_groups`` (JAX's: the collective runs within each group of members) for
-psum, pmean, pmax, pmin, all_gather and psum_scatter: under vmap(axis_name) against
-NumPy per group (float64), pmap on 4 CPU devices (threads, sub-groups) against the vmap
-oracle, gradients against finite differences, and the errors for groups that do not
+psum, pmean, pmax, pmin, all_gather, psum_scatter and all_to_all: under vmap(axis_name)
+against NumPy per group (float64), pmap on 4 CPU devices (threads, sub-groups) against the
+vmap oracle, gradients against finite differences, and the errors for groups that do not
 partition the axis. Across MPI processes: tests/distributed/test_shard_map.py."""
 
 import threading
@@ -62,6 +62,16 @@ def _cases():
             ("psum_scatter_tiled", groups,
              lambda v, g=groups: lax.psum_scatter(v, "i", axis_index_groups=g, tiled=True),
              lambda X, g=groups: _by_member(g, lambda m, k: X[m].sum(0)[2 * k:2 * k + 2])),
+            # member at position k receives block k of each group member's operand
+            ("all_to_all", groups,
+             lambda v, g=groups: lax.all_to_all(v[:2], "i", 0, 1, axis_index_groups=g),
+             lambda X, g=groups: _by_member(g, lambda m, k: np.stack(
+                 [X[j][k] for j in m], axis=1))),
+            ("all_to_all_tiled", groups,
+             lambda v, g=groups: lax.all_to_all(v, "i", 0, 1, axis_index_groups=g,
+                                                tiled=True),
+             lambda X, g=groups: _by_member(g, lambda m, k: np.concatenate(
+                 [X[j][2 * k:2 * k + 2] for j in m], axis=1))),
         ]
     return out
 
@@ -100,7 +110,8 @@ def _fd_grad(f, x, eps=1e-3):
     return g
 
 
-@pytest.mark.parametrize("name", ["psum", "pmean", "all_gather", "psum_scatter_tiled"])
+@pytest.mark.parametrize("name", ["psum", "pmean", "all_gather", "psum_scatter_tiled",
+                                  "all_to_all_tiled"])
 def test_gradients_against_finite_differences(name):
     fn, ref = next((f, r) for n, g, f, r in CASES if n == name and g == CROSSED)
     X = _x(2)
@@ -157,8 +168,10 @@ def test_members_waiting_in_a_group_are_released(end):
     (lambda v: lax.psum(v, "i", axis_index_groups=[[0, 1], []]), "has an empty group"),
     (lambda v: lax.psum(v, "i", axis_index_groups=[0, 1, 2, 3]),
      "must be a list of lists of axis indices"),
+    (lambda v: lax.all_to_all(v, "i", 0, 0, axis_index_groups=UNEVEN, tiled=True),
+     "must all be the same size"),
     (lambda v: lax.all_to_all(v, "i", 0, 0, axis_index_groups=PAIRS),
-     "axis_index_groups is not supported"),
+     "must equal the group size 2"),
 ])
 def test_bad_groups_raise_naming_the_collective(fn, match):
     with pytest.raises((ValueError, TypeError, NotImplementedError), match=match):

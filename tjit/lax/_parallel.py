@@ -5,8 +5,8 @@
 An axis name is bound by ``vmap(f, axis_name=...)`` or ``pmap(f, axis_name=...)``;
 ``axis_name`` may be a tuple of names (the axes together, the first one major). The
 reductions take pytrees, as in JAX. ``axis_index_groups`` (psum, pmean, pmax, pmin,
-all_gather, psum_scatter; over one axis name) runs the collective within each group of
-members. The primitives are in ``primitives/collectives.py``.
+all_gather, psum_scatter, all_to_all; over one axis name) runs the collective within each
+group of members. The primitives are in ``primitives/collectives.py``.
 """
 
 import numpy as np
@@ -47,12 +47,6 @@ def _groups(where, axes, axis_index_groups, equal_sizes=False):
     groups = canonical_groups(where, axis_index_groups)
     check_groups(where, groups, axes_size(axes), equal_sizes)
     return groups
-
-
-def _no_groups(where, axis_index_groups):
-    if axis_index_groups is not None:
-        raise NotImplementedError(f"{where}: axis_index_groups is not supported; split the "
-                                  f"axis with a nested vmap/pmap and reduce over one name")
 
 
 def _reduction(prim, where, x, axis_name, axis_index_groups):
@@ -227,11 +221,13 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
     blocks it receives along ``concat_axis`` (``tiled=False``: ``x.shape[split_axis]``
     equals the axis size; that dim is removed and a new one of the axis size is
     inserted at ``concat_axis``. ``tiled=True``: split_axis is divided by the axis size
-    and concat_axis multiplied by it)."""
-    _no_groups("all_to_all", axis_index_groups)
+    and concat_axis multiplied by it). With ``axis_index_groups`` (of equal sizes): the
+    exchange runs within each group, a member's position in its group being its index
+    and the group's size the axis size."""
     axes = canonical_axes(axis_name, "all_to_all")
-    n = axes_size(axes)
-    over = _over(axes, "all_to_all")
+    groups = _groups("all_to_all", axes, axis_index_groups, equal_sizes=True)
+    n = axes_size(axes) if groups is None else len(groups[0])
+    over = _over(axes, "all_to_all", groups)
     x = asarray_for_lax(x)
     nd = x.ndim
     sa = _axis("all_to_all", "split_axis", split_axis, nd)
@@ -239,8 +235,9 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
         ca = _axis("all_to_all", "concat_axis", concat_axis, nd)
         return C.all_to_all_p.bind(x, split_axis=sa, concat_axis=ca, axis_size=n, **over)
     if x.shape[sa] != n:
+        size = "group size" if groups else "size"
         raise ShapeError(f"all_to_all: dim split_axis={sa} of the operand (shape "
-                         f"{shape_str(x.shape)}) must equal the size {n} of axes {axes}; "
+                         f"{shape_str(x.shape)}) must equal the {size} {n} of axes {axes}; "
                          f"use tiled=True to split a multiple of it into blocks")
     # concat_axis is a position in the result, which has lost split_axis (as JAX)
     ca = _axis("all_to_all", "concat_axis", concat_axis, nd)

@@ -81,6 +81,20 @@ def grouped_gather(x, groups):
     return _stack_members(groups, lambda g, k: per_group[g])
 
 
+def grouped_exchange(x, groups, exchange):
+    """Members first in ``x``: ``exchange(rows)`` maps a group's rows (in group order) to
+    its members' results (likewise); each member gets the row of its position."""
+    per_group = [exchange(_rows(x, g)) for g in groups]
+
+    def row(g, k):
+        y = per_group[g]
+        shape = tuple(get_aval(y).shape)
+        piece = slice_p.bind(y, start_indices=(k,) + (0,) * (len(shape) - 1),
+                             limit_indices=(k + 1,) + shape[1:], strides=None)
+        return reshape_p.bind(piece, new_sizes=shape[1:], dimensions=None)
+    return _stack_members(groups, row)
+
+
 def grouped_sum_scatter(x, groups, reduce_sum_p, dim, tiled):
     """Members first in ``x``: member ``k`` of a group gets block ``k`` along ``dim`` (of
     the member's operand) of its group's sum; untiled, that dim (the group size) goes."""

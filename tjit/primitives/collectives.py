@@ -7,7 +7,7 @@ fails with JAX's ``NameError: unbound axis name: i`` when a name is bound nowher
 inside a ``shard_map`` over a mesh of processes, it also carries ``comms``, the mesh's
 ``CommunicatorTable``: its sizes and communicators then come from there, so the rules
 (the transposes ``grad`` traces later included) need no binding still in force.
-psum, pmax, pmin, all_gather and psum_scatter may carry ``axis_index_groups`` (JAX's:
+psum, pmax, pmin, all_gather, psum_scatter and all_to_all may carry ``axis_index_groups`` (JAX's:
 the collective runs within each group of members; ``collective_groups.py``). Rules that
 bind another collective pass both on (``_optional``).
 
@@ -34,6 +34,7 @@ import numpy as np
 from tjit.primitives.base import new_primitive
 from tjit.primitives.collective_groups import (
     check_groups,
+    grouped_exchange,
     grouped_gather,
     grouped_reduce,
     grouped_sum_scatter,
@@ -383,14 +384,19 @@ all_to_all_p = _collective("all_to_all")
 
 
 @all_to_all_p.def_abstract_eval
-def _all_to_all_abstract(x, *, axes, split_axis, concat_axis, axis_size, comms=None):
-    n = axes_size(axes, comms)
+def _all_to_all_abstract(x, *, axes, split_axis, concat_axis, axis_size, comms=None,
+                         axis_index_groups=None):
+    n = _group_size("all_to_all", axes, axes_size(axes, comms), axis_index_groups, True)
+    if n != axis_size:
+        raise ShapeError(f"all_to_all: axis_size={axis_size} but the axes {axes} have "
+                         f"{'groups of ' if axis_index_groups else ''}size {n}")
     s = tuple(x.shape)
     _check_axis("all_to_all", "split_axis", split_axis, len(s), s)
     _check_axis("all_to_all", "concat_axis", concat_axis, len(s), s)
     if s[split_axis] % n:
+        what = "the size of its axis_index_groups" if axis_index_groups else "the size"
         raise ShapeError(f"all_to_all: dim split_axis={split_axis} of the operand (shape "
-                         f"{shape_str(s)}) must be a multiple of the size {n} of axes {axes}")
+                         f"{shape_str(s)}) must be a multiple of {what} {n} of axes {axes}")
     out = list(s)
     out[split_axis] //= n
     out[concat_axis] *= n
@@ -398,8 +404,9 @@ def _all_to_all_abstract(x, *, axes, split_axis, concat_axis, axis_size, comms=N
 
 
 @all_to_all_p.def_impl
-def _all_to_all_impl(xp, x, *, axes, split_axis, concat_axis, axis_size, comms=None):
-    (comm,) = communicators_for(axes, "all_to_all", table=comms)
+def _all_to_all_impl(xp, x, *, axes, split_axis, concat_axis, axis_size, comms=None,
+                     axis_index_groups=None):
+    (comm,) = _communicators(axes, "all_to_all", comms, axis_index_groups)
     x = _host(xp, x, "all_to_all")
     x = x.reshape(x.shape[:split_axis] + (axis_size, -1) + x.shape[split_axis + 1:])
     y = np.asarray(comm.alltoall(_c_order(np.moveaxis(x, split_axis, 0))))
@@ -408,13 +415,21 @@ def _all_to_all_impl(xp, x, *, axes, split_axis, concat_axis, axis_size, comms=N
     return _c_order(y.reshape(s[:concat_axis] + (-1,) + s[concat_axis + 2:]))
 
 
-def _all_to_all_axis_batch(size, axis, args, dims, *, axes, split_axis, concat_axis,
-                           axis_size, comms=None):
-    _single_name("all_to_all", axes)
-    x = bdim_at_front(args[0], dims[0], size)          # (member m,) + shape
+def _all_to_all_members(x, size, split_axis, concat_axis):
+    """``x``: the ``size`` members' operands, members first; their results, likewise."""
     x = moveaxis(_split(x, 1 + split_axis, size), 1 + split_axis, 0)  # (r, m) + chunk
     x = moveaxis(x, 1, 1 + concat_axis)                # (r,) + chunk with m before concat
-    return _merge(x, 1 + concat_axis), 0
+    return _merge(x, 1 + concat_axis)
+
+
+def _all_to_all_axis_batch(size, axis, args, dims, *, axes, split_axis, concat_axis,
+                           axis_size, comms=None, axis_index_groups=None):
+    _single_name("all_to_all", axes)
+    x = bdim_at_front(args[0], dims[0], size)          # (member m,) + shape
+    if axis_index_groups is not None:   # (an exchange within each group, in group order)
+        return grouped_exchange(x, axis_index_groups, lambda rows: _all_to_all_members(
+            rows, axis_size, split_axis, concat_axis)), 0
+    return _all_to_all_members(x, size, split_axis, concat_axis), 0
 
 
 def _all_to_all_batch(args, dims, *, split_axis, concat_axis, **params):
@@ -426,10 +441,10 @@ def _all_to_all_batch(args, dims, *, split_axis, concat_axis, **params):
 _def_axis_batch(all_to_all_p, _all_to_all_axis_batch)
 all_to_all_p.batch = _all_to_all_batch
 _lower_as_step(all_to_all_p)
-deflinear(all_to_all_p, lambda ct, x, *, axes, split_axis, concat_axis, axis_size, comms=None: [
+deflinear(all_to_all_p, lambda ct, x, *, axes, split_axis, concat_axis, axis_size, **opt: [
     Zero(x.aval) if type(ct) is Zero else all_to_all_p.bind(
         ct, axes=axes, split_axis=concat_axis, concat_axis=split_axis, axis_size=axis_size,
-        **_optional(comms))])
+        **_optional(**opt))])
 
 # -- ppermute ------------------------------------------------------------------------------------
 ppermute_p = _collective("ppermute")
