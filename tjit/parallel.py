@@ -20,7 +20,11 @@ How a ``pmap`` call runs (eager arguments):
 Under an enclosing transformation (``jit(grad(pmap(f)))``, ``vmap(pmap(f))``) the
 arguments are tracers, so no device can run yet: ``pmap`` is then traced as
 ``vmap(f, axis_name=...)`` — the same values by definition of the collectives — into
-the enclosing program, which runs as one program.
+the enclosing program, which runs as one program. In a multi-process run (one device per
+process) the axis spans the processes: the traced ``f`` maps this process's slice and its
+collectives carry the axis's MPI communicator (a ``CommunicatorTable``), so ``jit``,
+``jvp``, ``linearize``, ``jacfwd`` and ``grad`` of ``pmap`` communicate as the top-level
+call does.
 """
 
 import functools
@@ -33,10 +37,9 @@ from tjit.api import ShapeDtypeStruct, jit
 from tjit.devices import backend as _backends
 from tjit.devices.pmap_runtime import run_on_devices
 from tjit.devices.sharded import stacked_result
-from tjit.distributed import runtime as _distributed_runtime
 from tjit.distributed.process_axis import process_axis
 from tjit.tracing.traceback_util import api_boundary
-from tjit.tracing.axis_env import extend_axis_env
+from tjit.tracing.axis_env import CommunicatorTable, extend_axis_env
 from tjit.tracing.core import Array, Tracer, get_aval
 from tjit.tracing.errors import ShapeError
 from tjit.tracing.tree_util import tree_flatten, tree_unflatten
@@ -211,7 +214,11 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
                 for x, ax in zip(leaves, axes)]
         devs = _devices_for(n, devices, backend, where)
         if any(isinstance(x, Tracer) for x in leaves):
-            _refuse_across_processes(where)
+            spans = process_axis(name, n)
+            if spans is not None:   # the axis spans processes: this one maps its slice
+                with _bound([(name, spans[0])], comms=_process_table(name, *spans)):
+                    return vmap(with_statics, in_axes=dyn_in_axes, out_axes=out_axes,
+                                axis_size=axis_size)(*dyn, **kwargs)
             return vmap(with_statics, in_axes=dyn_in_axes, out_axes=out_axes,
                         axis_name=name, axis_size=axis_size)(*dyn, **kwargs)
         # several processes (after tjit.distributed.initialize()): the axis spans every
@@ -249,16 +256,25 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
     return pmapped
 
 
-def _refuse_across_processes(where):
-    """Traced as vmap, pmap would map this process's slice only and its collectives would
-    reduce over it alone: a silently local result in a multi-process run."""
-    st = _distributed_runtime.state()
-    if st is not None and st.size > 1:
+_process_tables = {}   # pmap axis communicator -> its CommunicatorTable (one per axis)
+
+
+def _process_table(name, size, comms):
+    """The table that collectives over pmap axis ``name`` traced into an enclosing
+    transformation carry in a multi-process run: they then run on the axis's MPI
+    communicator (this process's slice is its one device; the others' are elsewhere)."""
+    if not isinstance(comms, list) or len(comms) != 1:
         raise NotImplementedError(
-            f"{where}: pmap inside jit, grad, vmap or another transformation runs as one "
-            f"program in this process, but this run has {st.size} processes whose devices "
-            f"the axis spans. Call pmap at the top level (its per-device programs run the "
-            f"collectives across processes: pmap(grad(f)) works) or use shard_map.")
+            f"pmap over axis {name!r} inside jit, grad, jvp or vmap with several devices "
+            f"in each process: traced, pmap maps one device per process across processes; "
+            f"call pmap at the top level (pmap(jax.grad(f)) works), or launch one process "
+            f"per device")
+    (comm,) = comms
+    table = _process_tables.get(comm)
+    if table is None:
+        table = _process_tables[comm] = CommunicatorTable(("pmap", name), {name: size},
+                                                          {name: comm})
+    return table
 
 
 def _static_key(static_vals, where):

@@ -24,6 +24,7 @@ DEDICATED = {
     **dict.fromkeys(["stop_gradient", "custom_jvp_call", "custom_vjp_call", "custom_lin"],
                     "tests/transforms/test_custom_derivatives.py"),
     **dict.fromkeys(["checkpoint", "checkpoint_name"], "tests/transforms/test_checkpoint.py"),
+    "linear_call": "tests/transforms/test_linear_call.py",
     **dict.fromkeys(["igamma", "igammac", "igamma_grad_a", "betainc", "zeta", "polygamma",
                      "bessel_i0e", "bessel_i1e", "ndtri"],
                     "tests/scipy/test_special.py (values vs SciPy, grads, jit, vmap)"),

@@ -22,19 +22,23 @@ How it is built (every process traces the same program, SPMD):
    cotangent, the same in every process, is cut to this process's block and divided by
    the number of copies along the axes out_specs leaves out (JAX's shard_map transpose).
 
-Reverse mode only (the wrappers are custom_vjp functions): ``jvp``/``jacfwd`` of it raise.
+Both wrappers are linear maps with those transposes stated (``linear_call``), so forward
+mode (``jvp``, ``linearize``, ``jacfwd``: the tangents take the same slices and gathers,
+on the same communicators) and reverse mode both differentiate the whole program.
 """
 
 import math
 
 import numpy as np
 
-from tjit import custom_vjp, lax
+from tjit import lax
 from tjit.api import ShapeDtypeStruct
+from tjit.custom_derivatives import linear_call
 from tjit.distributed import runtime
 from tjit.experimental.shard_map_traced import block_function, block_shape, checked_out_specs
 from tjit.parallel import _bound
 from tjit.sharding import check_spec
+from tjit.tracing import dtypes
 from tjit.tracing.axis_env import CommunicatorTable
 from tjit.tracing.core import get_aval
 from tjit.tracing.tree_util import tree_unflatten
@@ -93,25 +97,25 @@ def _starts(spec, mesh, coords, block):
 
 
 def _my_block(x, spec, mesh, coords, shape, block, table):
+    """This process's block of the replicated argument ``x``: a slice, linear, whose
+    transpose sums the padded cotangents of every process's block (``linear_call``, so
+    forward and reverse mode both hold)."""
     starts = _starts(spec, mesh, coords, block)
     limits = [s + b for s, b in zip(starts, block)]
     every_axis = tuple(mesh.axis_names)
 
-    @custom_vjp
-    def take(x):
+    def take(_, x):
         return lax.slice(x, starts, limits)
 
-    def fwd(x):
-        return take(x), None
-
-    def bwd(_, ct):
+    def take_transpose(_, ct):
         padded = lax.pad(ct, np.zeros((), ct.dtype),
                          [(s, n - l, 0) for s, l, n in zip(starts, limits, shape)])
-        with _mesh_scope(mesh, table):   # (traced after the call's scope closed)
-            return (lax.psum(padded, every_axis),)
+        return lax.psum(padded, every_axis)
 
-    take.defvjp(fwd, bwd)
-    return take(x)
+    if not dtypes.is_inexact(get_aval(x).dtype):   # (not differentiable)
+        return take((), x)
+    with _mesh_scope(mesh, table):   # (the transpose's psum runs on the mesh's processes)
+        return linear_call(take, take_transpose, (), x)
 
 
 def _global_value(y, spec, mesh, coords):
@@ -121,19 +125,16 @@ def _global_value(y, spec, mesh, coords):
     limits = [s + b for s, b in zip(starts, block)]
     copies = math.prod(mesh.shape[n] for n in mesh.axis_names if n not in spec.mesh_axes())
 
-    @custom_vjp
-    def assemble(y):
+    def assemble(_, y):
         for d in range(len(block)):
             if spec.axes_of(d):
                 y = lax.all_gather(y, spec.axes_of(d), axis=d, tiled=True)
         return y
 
-    def fwd(y):
-        return assemble(y), None
-
-    def bwd(_, ct):
+    def assemble_transpose(_, ct):
         mine = lax.slice(ct, starts, limits)
-        return (mine / copies if copies > 1 else mine,)
+        return mine / np.asarray(copies, ct.dtype) if copies > 1 else mine
 
-    assemble.defvjp(fwd, bwd)
-    return assemble(y)
+    if not dtypes.is_inexact(get_aval(y).dtype):
+        return assemble((), y)
+    return linear_call(assemble, assemble_transpose, (), y)

@@ -12,6 +12,9 @@ call primitives behind ``custom_jvp``, ``custom_vjp`` and ``checkpoint`` (remat)
   ``custom_lin`` equation, which reverse mode transposes with the ``bwd`` param. Plain
   forward mode cannot evaluate ``custom_lin`` (JAX's "can't apply forward-mode autodiff
   (jvp) to a custom_vjp function").
+* ``linear_call_p``: operands ``*residuals, *linear``; runs ``callee``, which is linear in
+  the ``linear`` operands; its jvp is itself on the tangents, and reverse mode binds it
+  again with ``callee`` and ``transpose`` swapped (``transforms/linear_call.py``).
 * ``checkpoint_p``: operands are ``jaxpr``'s inputs; params ``prevent_cse``,
   ``differentiated``, ``policy``. Reverse mode saves only what ``policy`` allows and
   recomputes the rest in the backward pass.
@@ -191,16 +194,20 @@ custom_lin_p.jvp = _custom_lin_forward_mode    # forward mode over the linear pa
 custom_lin_p.batch = _custom_lin_forward_mode  # only reached from vmap of a jvp
 
 
+# -- linear_call (rules: transforms/linear_call.py) --------------------------------------------
+linear_call_p = _call_primitive("linear_call", "callee")
+
+
 # -- checkpoint (remat) ----------------------------------------------------------------------
 checkpoint_p = _call_primitive("checkpoint", "jaxpr")
 remat_p = checkpoint_p  # JAX's other name for it
 
 CALL_JAXPR_PARAM = {custom_jvp_call_p: "call_jaxpr", custom_vjp_call_p: "call_jaxpr",
-                    checkpoint_p: "jaxpr"}
+                    checkpoint_p: "jaxpr", linear_call_p: "callee"}
 
 AD_PRIMITIVES = (stop_gradient_p, checkpoint_name_p, custom_jvp_call_p, custom_vjp_call_p,
-                 custom_lin_p, checkpoint_p)
+                 custom_lin_p, checkpoint_p, linear_call_p)
 
 __all__ = ["stop_gradient_p", "checkpoint_name_p", "custom_jvp_call_p", "custom_vjp_call_p",
-           "custom_lin_p", "checkpoint_p", "remat_p", "CALL_JAXPR_PARAM", "AD_PRIMITIVES",
+           "custom_lin_p", "checkpoint_p", "remat_p", "linear_call_p", "CALL_JAXPR_PARAM", "AD_PRIMITIVES",
            "FORWARD_MODE_ERROR", "closure_tangent_error"]

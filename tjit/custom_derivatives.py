@@ -1,0 +1,15 @@
+"""``tjit.custom_derivatives`` (as ``jax.custom_derivatives``): user-defined derivative
+rules, ``custom_jvp`` and ``custom_vjp``, and ``linear_call``, a linear function with a
+stated transpose. Re-exports; the machinery is in ``tjit/transforms/``."""
+
+from tjit.transforms.custom_derivatives import (
+    CustomVJPPrimal,
+    SymbolicZero,
+    custom_jvp,
+    custom_vjp,
+    zero_from_primal,
+)
+from tjit.transforms.linear_call import linear_call
+
+__all__ = ["CustomVJPPrimal", "SymbolicZero", "custom_jvp", "custom_vjp", "linear_call",
+           "zero_from_primal"]
