@@ -4,7 +4,8 @@ Run:  mpiexec -n 4 python examples/train_mlp_data_parallel.py [--steps 300]
       python examples/train_mlp_data_parallel.py          (one process: the same curve)
 
 Every process builds the same parameters and data. Each step's batch of 128 rows is
-split over the processes (``P('data')``): each computes the loss and gradients of its
+split over the devices of every process (``P('data')``; one per process, or
+``TJIT_NUM_CPU_DEVICES=N`` each): each device computes the loss and gradients of its
 rows, ``lax.pmean`` averages them over the ``'data'`` axis (an MPI Allreduce inside the
 compiled step), and every process applies the same SGD update, so the parameters stay
 replicated (``P()``) and follow the one-process run up to float32 rounding of the sum's
@@ -42,10 +43,11 @@ def make_train_step(mesh):
 
 def train(steps=300, batch=128, lr=0.05, log_every=50, quiet=False):
     """Trains and returns (parameters as NumPy arrays, batch losses, seconds per step)."""
-    mesh = tjit.make_mesh((tjit.process_count(),), ("data",))
+    mesh = tjit.make_mesh((tjit.device_count(),), ("data",))
     if batch % mesh.size:
         raise SystemExit(f"the batch of {batch} rows does not split over {mesh.size} "
-                         f"processes; launch a number of processes that divides it")
+                         f"devices; launch a number of processes (and devices) that "
+                         f"divides it")
     train_step = make_train_step(mesh)
     kd, kp = tjit.random.split(tjit.random.PRNGKey(0))
     x_all, y_all = (np.asarray(a) for a in make_data(kd, 4096, 16, 4))
@@ -61,7 +63,8 @@ def train(steps=300, batch=128, lr=0.05, log_every=50, quiet=False):
         if step % log_every == 0 or step == steps - 1:
             say(f"step {step:4d}  batch loss {losses[-1]:.4f}")
     per_step = (time.perf_counter() - t0) / steps
-    say(f"{tjit.process_count()} process(es): {per_step * 1e3:.2f} ms/step")
+    say(f"{tjit.process_count()} process(es), {mesh.size} device(s): "
+        f"{per_step * 1e3:.2f} ms/step")
     return tjit.tree_util.tree_map(np.asarray, params), losses, per_step
 
 

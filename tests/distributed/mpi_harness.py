@@ -59,8 +59,9 @@ def launch(script, n, tmp_path, env=None, timeout=90):
     path = tmp_path / f"mpi_script_{n}.py"
     path.write_text(PREAMBLE + textwrap.dedent(script))
     full_env = dict(os.environ, PYTHONPATH=str(REPO), TJIT_PLATFORMS="cpu",
-                    OMP_NUM_THREADS="1", **(env or {}))
-    full_env.pop("TJIT_NUM_CPU_DEVICES", None)
+                    OMP_NUM_THREADS="1")
+    full_env.pop("TJIT_NUM_CPU_DEVICES", None)   # (one device per process unless ``env``
+    full_env.update(env or {})                    # asks for more)
     cmd = [mpiexec_path(), "-n", str(n), sys.executable, str(path)]  # (results() reads
     # the rank files beside the script, the last argument)
     try:

@@ -36,6 +36,10 @@ def _load_example(name):
 
 @pytest.fixture(scope="module")
 def one_process_reference():
+    return one_process_training()
+
+
+def one_process_training():
     """Parameters and batch losses of examples/train_mlp.py's own loop, 50 steps."""
     import tjit
     m = _load_example("train_mlp")

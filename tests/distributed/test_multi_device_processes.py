@@ -1,0 +1,201 @@
+"""Several devices per MPI process (JAX's multi-process model): ``mpiexec -n 2`` with
+``TJIT_NUM_CPU_DEVICES=2`` gives 4 devices, 2 in each process. One launch checks
+
+* ``tjit.devices()``/``local_devices()``/``device_count()``/``local_device_count()`` and
+  each device's ``process_index``;
+* pmap over the 4 devices (each process passes its 2 rows): every collective against the
+  one-process ``vmap(axis_name)`` oracle over the 4 shards and, for the reductions and
+  gathers, against NumPy in float64; pmap(grad) with pmean against NumPy's gradient;
+* shard_map over a (2, 2) mesh ('proc', 'local') and a (4,) mesh built from
+  ``tjit.devices()``: collectives over each axis and tuples of them against nested vmap;
+* data-parallel training of examples/train_mlp.py's MLP over the 4 devices, with pmap
+  and with shard_map: the same parameters as the one-process loop after 50 steps.
+  Tolerance as in test_data_parallel.py: |a - b| <= 2e-6 + 1e-5 |b| (the gradient mean
+  sums in another order; tens of float32 ulps), and every device's and process's
+  parameters bitwise equal to each other.
+"""
+
+import numpy as np
+
+from tests.distributed.mpi_harness import REPO, launch, requires_mpi, results
+from tests.distributed.test_data_parallel import STEPS, one_process_training
+
+_SCRIPT = f'''
+import sys
+sys.path.insert(0, {str(REPO / "examples")!r})
+import tjit
+import tjit.numpy as jnp
+from tjit import lax
+from tjit.sharding import Mesh, P
+from tjit.distributed import process_allgather
+tjit.distributed.initialize()
+rank, procs = tjit.process_index(), tjit.process_count()
+N, S = tjit.local_device_count(), tjit.device_count()
+out = {{"devices": [[d.id, d.process_index] for d in tjit.devices()],
+       "local": [[d.id, d.process_index] for d in tjit.local_devices()], "N": N, "S": S}}
+
+# -- pmap over every device: each collective against vmap over the 4 shards --------------
+ring = tuple((r, (r + 1) % S) for r in range(S))
+mixed = ((0, 1), (1, 3), (3, 0))                   # 0 -> 1 local, the others across; 2 gets 0
+groups = [[0, 2], [1, 3]]                          # every group spans both processes
+cases = {{
+    "psum": lambda x: lax.psum(x, "i"),
+    "pmean": lambda x: lax.pmean(x, "i"),
+    "pmax": lambda x: lax.pmax(x, "i"),
+    "pmin": lambda x: lax.pmin(x, "i"),
+    "psum_pytree": lambda x: lax.psum({{"a": x, "b": (2 * x, x[0])}}, "i")["b"][1],
+    "psum_int": lambda x: lax.psum((x * 100).astype(jnp.int32), "i"),
+    "all_gather": lambda x: lax.all_gather(x, "i"),
+    "all_gather_tiled": lambda x: lax.all_gather(x, "i", axis=1, tiled=True),
+    "all_gather_bool": lambda x: lax.all_gather(x > 0, "i"),
+    "psum_scatter": lambda x: lax.psum_scatter(x, "i"),
+    "psum_scatter_tiled": lambda x: lax.psum_scatter(x, "i", scatter_dimension=1, tiled=True),
+    "all_to_all": lambda x: lax.all_to_all(x, "i", 0, 1),
+    "ppermute_ring": lambda x: lax.ppermute(x, "i", ring),
+    "ppermute_mixed": lambda x: lax.ppermute(x, "i", mixed),
+    "axis_index": lambda x: x * lax.axis_index("i").astype(x.dtype) + lax.axis_size("i"),
+    "psum_groups": lambda x: lax.psum(x, "i", axis_index_groups=groups),
+    "pmax_groups": lambda x: lax.pmax(x, "i", axis_index_groups=[[0, 3], [1, 2]]),
+    "all_gather_groups": lambda x: lax.all_gather(x, "i", axis_index_groups=groups),
+    "psum_scatter_groups": lambda x: lax.psum_scatter(
+        x[:2], "i", axis_index_groups=[[3, 0], [2, 1]]),
+}}
+X = np.random.default_rng(0).standard_normal((S, S, 8)).astype(np.float32)
+mine = X[rank * N:(rank + 1) * N]                 # this process's rows: its devices' shards
+pm = {{}}
+for name, fn in cases.items():
+    got = tjit.pmap(fn, axis_name="i")(mine)
+    oracle = tjit.vmap(fn, axis_name="i")(X)[rank * N:(rank + 1) * N]
+    pm[name] = [np.asarray(got), np.asarray(oracle),
+                sorted([d.id, d.process_index] for d in got.devices())]
+out["pmap"] = pm
+W = np.random.default_rng(1).standard_normal((8, 3)).astype(np.float32)
+loss = lambda w, x: jnp.mean(jnp.tanh(x @ w) ** 2)
+g = tjit.pmap(lambda w, x: lax.pmean(tjit.grad(loss)(w, x), "i"), axis_name="i",
+              in_axes=(None, 0))(W, mine)
+out["grad"] = np.asarray(g)
+try:                                             # each process maps all its devices
+    tjit.pmap(lambda x: lax.psum(x, "i"), axis_name="i")(mine[:1])
+    out["short"] = ""
+except ValueError as e:
+    out["short"] = str(e)
+
+# -- shard_map over meshes of every process's devices -----------------------------------
+mesh2 = Mesh(np.array(tjit.devices(), dtype=object).reshape(procs, N), ("proc", "local"))
+A = np.random.default_rng(2).standard_normal((4, 6)).astype(np.float32)
+def body2(b):
+    return (lax.psum(b, "proc") + 10 * lax.pmax(b, "local") + 100 * lax.psum(b, ("proc", "local"))
+            + lax.axis_index(("local", "proc")).astype(jnp.float32) / 8
+            + lax.all_gather(b, ("local", "proc"), tiled=True).sum(0))
+sm2 = tjit.shard_map(body2, mesh2, in_specs=P(("proc", "local")),
+                     out_specs=P(("proc", "local")), check_rep=False)
+got2 = sm2(A)
+want2 = tjit.vmap(tjit.vmap(body2, axis_name="local"), axis_name="proc")(A.reshape(2, 2, 1, 6))
+out["sm2"] = [process_allgather(got2), np.asarray(want2).reshape(4, 6), type(got2).__name__]
+mesh1 = tjit.make_mesh((S,), ("i",))
+def body1(b):
+    return (lax.ppermute(b, "i", ring) + lax.psum_scatter(jnp.tile(b, (S, 1)), "i")
+            + lax.all_to_all(jnp.tile(b, (S, 1)), "i", 0, 0)[::S])
+got1 = tjit.shard_map(body1, mesh1, in_specs=P("i"), out_specs=P("i"), check_rep=False)(A)
+want1 = tjit.vmap(body1, axis_name="i")(A[:, None, :])
+out["sm1"] = [process_allgather(got1), np.asarray(want1).reshape(4, 6)]
+rep = tjit.shard_map(lambda b: lax.psum(b, "i"), mesh1, in_specs=P("i"), out_specs=P())(A)
+out["sm1_psum"] = np.asarray(rep)
+try:                                             # traced, one program per process: refused
+    tjit.jit(tjit.shard_map(lambda b: lax.psum(b, "i"), mesh1, in_specs=P("i"),
+                            out_specs=P()))(A)
+    out["traced"] = ""
+except NotImplementedError as e:
+    out["traced"] = str(e)
+
+# -- data-parallel training over the 4 devices -----------------------------------------
+from train_mlp_data_parallel import local_step, train
+params, losses, _ = train(steps={STEPS}, quiet=True)     # shard_map over the 4 devices
+out["sm_train"] = [params, losses]
+from train_mlp import init_params, make_data
+kd, kp = tjit.random.split(tjit.random.PRNGKey(0))
+x_all, y_all = (np.asarray(a) for a in make_data(kd, 4096, 16, 4))
+p = init_params(kp, [16, 64, 4])
+step = tjit.pmap(local_step, axis_name="data", in_axes=(None, 0, 0, None))
+same = True
+for s in range({STEPS}):
+    i = (s * 128) % (x_all.shape[0] - 128) + rank * 64   # this process's 64 of 128 rows
+    new, _ = step(p, x_all[i:i + 64].reshape(N, 32, 16), y_all[i:i + 64].reshape(N, 32, 4),
+                  np.float32(0.05))
+    stacked = tjit.tree_util.tree_map(np.asarray, new)
+    same &= all((l[k] == l[k][:1]).all() for l in stacked for k in l)
+    p = tjit.tree_util.tree_map(lambda a: a[0], stacked)
+out["pmap_train"] = [p, bool(same)]
+report(rank=rank, **out)
+'''
+
+
+def _check_collectives(rank, pm):
+    for name, (got, oracle, devs) in pm.items():
+        np.testing.assert_allclose(np.asarray(got, np.float64), np.asarray(oracle, np.float64),
+                                   rtol=1e-6, atol=1e-6, err_msg=f"{name} on process {rank}")
+        assert devs == [[2 * rank, rank], [2 * rank + 1, rank]], (name, devs)
+    # and NumPy in float64 (the oracle is vmap's; these do not depend on it)
+    X = np.random.default_rng(0).standard_normal((4, 4, 8)).astype(np.float32)
+    X64, mine = X.astype(np.float64), slice(2 * rank, 2 * rank + 2)
+    np.testing.assert_allclose(pm["psum"][0], np.broadcast_to(X64.sum(0), (2, 4, 8)),
+                               rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(pm["pmax"][0], np.broadcast_to(X.max(0), (2, 4, 8)))
+    np.testing.assert_array_equal(pm["all_gather"][0], np.broadcast_to(X, (2, 4, 4, 8)))
+    np.testing.assert_array_equal(pm["all_gather_bool"][0], np.broadcast_to(X > 0, (2, 4, 4, 8)))
+    np.testing.assert_allclose(pm["psum_scatter"][0], X64.sum(0)[mine], rtol=1e-5, atol=1e-5)
+    # all_to_all(x, split 0, concat 1): member m gets [k, j] = member j's x[m, k]
+    np.testing.assert_array_equal(pm["all_to_all"][0], X.transpose(1, 2, 0)[mine])
+    np.testing.assert_array_equal(pm["ppermute_ring"][0], X[[3, 0, 1, 2]][mine])
+    want_mixed = np.stack([X[3], X[0], np.zeros_like(X[0]), X[1]])   # nothing sent to 2
+    np.testing.assert_array_equal(pm["ppermute_mixed"][0], want_mixed[mine])
+    np.testing.assert_allclose(pm["axis_index"][0],
+                               X[mine] * np.arange(4)[mine, None, None] + 4, rtol=1e-6, atol=1e-6)
+    pair = np.stack([X64[0] + X64[2], X64[1] + X64[3]] * 2)
+    np.testing.assert_allclose(pm["psum_groups"][0], pair[mine], rtol=1e-5, atol=1e-5)
+
+
+def _check_params(got, ref, rank, what):
+    for layer, ref_layer in zip(got, ref):
+        for k in ("w", "b"):
+            np.testing.assert_allclose(np.asarray(layer[k], np.float32), ref_layer[k],
+                                       rtol=1e-5, atol=2e-6, err_msg=f"{what} rank {rank} {k}")
+
+
+@requires_mpi
+def test_two_devices_in_each_of_two_processes(tmp_path):
+    res = results(launch(_SCRIPT, 2, tmp_path, env={"TJIT_NUM_CPU_DEVICES": "2"},
+                         timeout=150), 2)
+    ref_params, ref_losses = one_process_training()
+    A = np.random.default_rng(2).standard_normal((4, 6)).astype(np.float32)
+    for rank, r in res.items():
+        assert r["devices"] == [[0, 0], [1, 0], [2, 1], [3, 1]]
+        assert r["local"] == [[2 * rank, rank], [2 * rank + 1, rank]]
+        assert (r["N"], r["S"]) == (2, 4)
+        _check_collectives(rank, r["pmap"])
+        W = np.random.default_rng(1).standard_normal((8, 3))
+        X = np.random.default_rng(0).standard_normal((4, 4, 8)).astype(np.float32)
+        from tests.distributed.test_pmap_processes import _numpy_grad
+        np.testing.assert_allclose(r["grad"], np.broadcast_to(_numpy_grad(W, X), (2, 8, 3)),
+                                   rtol=1e-4, atol=1e-6)
+        assert "local device count 2" in r["short"], r["short"]
+        # shard_map: against nested vmap, and the psum against NumPy
+        got2, want2, kind = r["sm2"]
+        np.testing.assert_allclose(got2, want2, rtol=1e-6, atol=1e-5)
+        assert kind == "GlobalArray"    # split over both processes' devices
+        np.testing.assert_allclose(*r["sm1"], rtol=1e-6, atol=1e-6)
+        np.testing.assert_allclose(r["sm1_psum"], A.astype(np.float64).sum(0, keepdims=True),
+                                   rtol=1e-5, atol=1e-6)
+        assert "top level" in r["traced"], r["traced"]
+        # training: shard_map and pmap over the 4 devices vs the one-process loop
+        params, losses = r["sm_train"]
+        np.testing.assert_allclose(losses, ref_losses, rtol=1e-5, atol=2e-6)
+        _check_params(params, ref_params, rank, "shard_map")
+        pm_params, same_on_devices = r["pmap_train"]
+        _check_params(pm_params, ref_params, rank, "pmap")
+        assert same_on_devices
+        for a, b in [(params, res[0]["sm_train"][0]), (pm_params, res[0]["pmap_train"][0])]:
+            for la, lb in zip(a, b):
+                for k in ("w", "b"):
+                    np.testing.assert_array_equal(la[k], lb[k])
+    assert ref_losses[-1] < 0.5 * ref_losses[0]
