@@ -46,6 +46,8 @@ bodies = {
         jnp.tile(b, (n // 2, 1)), "i", axis_index_groups=crossed, tiled=True),
     "grad_all_gather_groups": lambda b: tjit.grad(lambda v: jnp.sum(jnp.sin(
         lax.all_gather(v, "i", axis_index_groups=crossed))))(b),
+    "all_to_all_groups": lambda b: lax.all_to_all(b, "i", 0, 0, axis_index_groups=crossed,
+                                                  tiled=True),
 }
 out = {}
 for name, body in bodies.items():
@@ -133,7 +135,7 @@ report(rank=rank, **out)
 _BODIES = ["psum", "pmean", "pmax", "pmin", "all_gather", "all_gather_tiled_1", "psum_scatter",
            "all_to_all", "ppermute", "axis_index", "scalar_psum", "grad_of_psum",
            "psum_groups", "pmean_uneven", "pmax_groups", "pmin_uneven", "all_gather_groups",
-           "psum_scatter_groups", "grad_all_gather_groups"]
+           "psum_scatter_groups", "grad_all_gather_groups", "all_to_all_groups"]
 
 
 def _check_collectives(res, n):
