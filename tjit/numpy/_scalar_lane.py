@@ -1,8 +1,8 @@
 """The eager fast lane of a binary ``tjit.numpy`` function with one Python-number operand
 (``a * 2.0``, ``1 - a``, ``a / 2``, ``a > 0.5``, ``i & 3``, ``2.0 ** a``).
 
-The first call of a signature (the array's shape, dtype and weak flag, the number's
-Python type and its side) takes the general path: JAX's weak-type promotion
+The first call of a signature (the array's dtype and weak flag, the number's Python
+type and its side; any shape, which the number broadcasts to) takes the general path: JAX's weak-type promotion
 (``promote_args``), the primitive's shape/dtype rule and its weak-type rule. Promotion
 depends on that signature only, never on the number's value, so the outcome is kept as
 a :func:`plan`: the dtype the array is cast to (``int32 * 2.0`` computes in float32), the
@@ -13,12 +13,16 @@ dtype becomes inf silently (``scalar_as``).
 """
 
 import math
+from math import copysign
 
 import numpy as np
 
 from tjit.config import config
 from tjit.tracing.core import Array, fast_runner2, quiet_ufunc_runner
+from tjit.tracing.fp_quiet import quiet_off, quiet_on
 from tjit.numpy._core import check_int_fits, scalar_as
+
+_ndarray, _asarray = np.ndarray, np.asarray
 
 
 def is_number_type(t):
@@ -33,7 +37,9 @@ def plan(run, promoted, array_dtype, number_type, side):
     (two Arrays; the number is at ``side``, 0 or 1) and computed ``run(x, y)`` on their
     values (a primitive's fast-lane call, :func:`prim_run`, or :func:`ufunc_run`); None
     when there is no fast lane for it (no ``run``, or the cast is not a plain
-    widening)."""
+    widening). Where ``run`` is one NumPy call (its ``direct`` parts), the replay makes
+    that call itself: one Python call less, and per number whether NumPy's warnings
+    must be switched off around it (:func:`_cannot_warn`)."""
     if run is None:
         return None
     dt = promoted[1 - side]._value.dtype     # the array's dtype after promotion
@@ -44,54 +50,119 @@ def plan(run, promoted, array_dtype, number_type, side):
         cast = dt
     else:
         return None
-    check = number_type is int and sdt.kind in "iu"
-    consts = {}  # number -> its 0-d array of sdt (converting costs as much as the op)
-    zeros = {}   # a float zero's sign (+-1.0) -> its 0-d array: 0.0 == -0.0 as keys
-
-    def as_array(v):
-        s = consts.get(v)
-        if s is None:
-            if number_type is float and not v:  # (maximum(x, 0.0): common)
-                sign = math.copysign(1.0, v)
-                s = zeros.get(sign)
-                if s is None:
-                    s = zeros[sign] = scalar_as(v, sdt)
-                return s
-            if check:
-                check_int_fits(v, sdt)
-            s = scalar_as(v, sdt)
-            if v or number_type is int:  # 1-0j == 1+0j: complex numbers are made anew
-                if len(consts) > 64:
-                    consts.clear()
-                consts[v] = s
-        return s
-
+    # a result dtype that came from a default one (int32 * 2.0 -> float32, bool + 1 ->
+    # int32) holds while the x64 switch is as it was (else None: the general path); the
+    # array's own dtype absorbs the number's with or without x64
+    x64 = None if cast is None and not promoted[1 - side]._weak else config.enable_x64
+    direct = getattr(run, "direct", None)
+    entry = _entries(direct, array_dtype, dt, sdt, number_type, side)
+    consts = entry.consts
     get = consts.get
-    if cast is None and not promoted[1 - side]._weak:
-        # the array's dtype absorbs the number's, with or without x64
-        if side == 1:
-            def replay(vx, v):
-                s = get(v)
-                return run(vx, as_array(v) if s is None else s)
-        else:
-            def replay(vx, v):
-                s = get(v)
-                return run(as_array(v) if s is None else s, vx)
+    if direct is None:
+        def replay(vx, v):
+            if x64 is not None and config.enable_x64 is not x64:
+                return None
+            if cast is not None:
+                vx = vx.astype(cast)
+            e = get(v)
+            if e is None or (not v and copysign(1.0, v) < 0):  # (-0.0 == 0.0 as keys)
+                e = entry(v)
+            return run(vx, e[0]) if side else run(e[0], vx)
         return replay
-    # the result's dtype came from a default one (int32 * 2.0 -> float32, bool + 1 ->
-    # int32): the plan holds while the x64 switch is as it was (else None: general path)
-    x64 = config.enable_x64
+    weak = direct.weak
 
     def replay(vx, v):
-        if config.enable_x64 is not x64:
+        if x64 is not None and config.enable_x64 is not x64:
             return None
         if cast is not None:
             vx = vx.astype(cast)
-        s = get(v)
-        if s is None:
-            s = as_array(v)
-        return run(vx, s) if side else run(s, vx)
+        e = get(v)
+        if e is None or (not v and copysign(1.0, v) < 0):  # (-0.0 == 0.0 as keys)
+            e = entry(v)
+        s, fn, quiet = e
+        if quiet:
+            token = quiet_on()
+            try:
+                out = fn(vx, s) if side else fn(s, vx)
+            finally:
+                quiet_off(token)
+        else:
+            out = fn(vx, s) if side else fn(s, vx)
+        return Array(out if type(out) is _ndarray else _asarray(out), weak)
     return replay
+
+
+class _entries:
+    """``entry(number) -> (0-d array of sdt, fn, quiet)``: the number converted (as the
+    general path converts it: a Python int must fit an integer ``sdt``), with the call
+    and warning switch-off the replay makes for it; kept in ``consts`` (bounded) where
+    the number's value is its key's (not -0.0, whose key is 0.0's, nor a complex number
+    with a zero part, 1-0j == 1+0j). Converting costs as much as the op itself."""
+
+    def __init__(self, direct, array_dtype, dt, sdt, number_type, side):
+        self.direct, self.array_dtype, self.dt, self.sdt = direct, array_dtype, dt, sdt
+        self.side = side
+        self.check = number_type is int and sdt.kind in "iu"
+        self.consts, self.neg_zero = {}, None
+
+    def __call__(self, v):
+        neg_zero = type(v) is float and not v and copysign(1.0, v) < 0
+        if neg_zero and self.neg_zero is not None:
+            return self.neg_zero
+        if self.check:
+            check_int_fits(v, self.sdt)
+        s = scalar_as(v, self.sdt)
+        e = (s,) + self._call_for(v, s)
+        if neg_zero:
+            self.neg_zero = e
+        elif type(v) is not complex or (v.real and v.imag):
+            if len(self.consts) > 64:
+                self.consts.clear()
+            self.consts[v] = e
+        return e
+
+    def _call_for(self, v, s):
+        """``(fn, quiet)`` of the number ``v`` (as ``s``); (None, None) without parts."""
+        d = self.direct
+        if d is None:
+            return None, None
+        fn = d.fn
+        plain = getattr(fn, "without_zeros", None)  # IEEE max/min (primitives/elementwise)
+        if plain is not None and s.dtype.kind != "c" and s != 0:  # (1e-50 is 0 in float32)
+            fn = plain
+        quiet = d.quiet and not _cannot_warn(fn, self.array_dtype, self.dt, s, self.side)
+        return fn, quiet
+
+
+#: ufuncs that raise no floating-point flag on finite operands
+_FINITE_SILENT = frozenset([np.maximum, np.minimum, np.equal, np.not_equal, np.less,
+                            np.less_equal, np.greater, np.greater_equal])
+
+
+def _cannot_warn(fn, array_dtype, dt, s, side):
+    """Whether ``fn(x, s)`` (``side`` 1; 0: ``fn(s, x)``) cannot raise a floating-point
+    flag (so needs no warning switch-off) for every array ``x`` of integer or bool dtype
+    ``array_dtype`` cast to the float dtype ``dt``: finite values bounded by the integer
+    range, and a finite number ``s`` that can neither overflow nor underflow ``dt`` with
+    them."""
+    if array_dtype.kind not in "biu" or dt.kind != "f" or s.dtype != dt:
+        return False
+    a = abs(float(s))
+    if not math.isfinite(a):
+        return False
+    if fn in _FINITE_SILENT or getattr(fn, "without_zeros", None) is not None:
+        return True
+    info = np.finfo(dt)
+    big, tiny = float(info.max) / 4, float(info.smallest_normal) * 4
+    m = 1.0 if array_dtype.kind == "b" else float(max(-int(np.iinfo(array_dtype).min),
+                                                      int(np.iinfo(array_dtype).max)))
+    if fn is np.add or fn is np.subtract:
+        return a + m < big and (a == 0 or a >= tiny)
+    if fn is np.multiply:
+        return a * m < big and (a == 0 or a >= tiny)
+    if fn is np.true_divide and side:  # |x / s| between 1 / |s| and m / |s| (or 0)
+        return a >= tiny and m / a < big and 1 / a >= tiny
+    return False
 
 
 def _is_widening(src, dst):

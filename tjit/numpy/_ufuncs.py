@@ -93,8 +93,9 @@ def _two_in(name, lax_fn, inexact=False, doc=None):
     promote = promote_args_inexact if inexact else promote_args
 
     runs = {}  # (shape, dtype, weak) of NumPy-backed operands -> their fast-lane call
-    # (shape, dtype, weak of the Array, the Python number's type) -> the replay of what
-    # the signature's first call did (_scalar_lane.plan); one table per side of the number
+    # (dtype, weak of the Array, the Python number's type) -> the replay of what the
+    # signature's first call did (_scalar_lane.plan; any shape: the number broadcasts);
+    # one table per side of the number
     number_right, number_left = {}, {}
 
     def with_number(x, y, arr, number_type, side):
@@ -103,7 +104,7 @@ def _two_in(name, lax_fn, inexact=False, doc=None):
         out = lax_fn(x, y)
         if prim_for is not None and type(_trace_ctx.trace) is _EvalTrace:
             _scalar_lane.remember(number_right if side else number_left,
-                                  (arr._value.shape, arr._value.dtype, arr._weak, number_type),
+                                  (arr._value.dtype, arr._weak, number_type),
                                   _scalar_lane.prim_run(prim_for(x.dtype), (x, y)), (x, y),
                                   arr, number_type, side)
         return out
@@ -134,7 +135,7 @@ def _two_in(name, lax_fn, inexact=False, doc=None):
                         return lax_fn(x, y)
                 elif ty is float or ty is int or ty is complex:
                     if type(vx) is _ndarray and type(_trace_ctx.trace) is _EvalTrace:
-                        replay = number_right.get((vx.shape, vx.dtype, x._weak, ty))
+                        replay = number_right.get((vx.dtype, x._weak, ty))
                         if replay is not None:
                             out = replay(vx, y)
                             if out is not None:
@@ -143,7 +144,7 @@ def _two_in(name, lax_fn, inexact=False, doc=None):
             elif ty is _Array and (tx is float or tx is int or tx is complex):
                 vy = y._value
                 if type(vy) is _ndarray and type(_trace_ctx.trace) is _EvalTrace:
-                    replay = number_left.get((vy.shape, vy.dtype, y._weak, tx))
+                    replay = number_left.get((vy.dtype, y._weak, tx))
                     if replay is not None:
                         out = replay(vy, x)
                         if out is not None:
@@ -346,7 +347,7 @@ def _numpy_lane(name, numpy_form, general):
         promoted = promote_args(name, x, y)
         if promoted[0].dtype == out.dtype:
             _scalar_lane.remember(number_right if side else number_left,
-                                  (arr._value.shape, arr._value.dtype, arr._weak, number_type),
+                                  (arr._value.dtype, arr._weak, number_type),
                                   run, promoted, arr, number_type, side)
 
     @functools.wraps(general)
@@ -363,14 +364,14 @@ def _numpy_lane(name, numpy_form, general):
                         if run is not None and type(vy) is _ndarray:
                             return run(vx, vy)
                     elif ty is float or ty is int or ty is complex:
-                        replay = number_right.get((vx.shape, vx.dtype, x._weak, ty))
+                        replay = number_right.get((vx.dtype, x._weak, ty))
                         out = None if replay is None else replay(vx, y)
                         if out is not None:
                             return out
                 elif ty is _Array and _scalar_lane.is_number_type(tx) and \
                         type(y._value) is _ndarray:
                     vy = y._value
-                    replay = number_left.get((vy.shape, vy.dtype, y._weak, tx))
+                    replay = number_left.get((vy.dtype, y._weak, tx))
                     out = None if replay is None else replay(vy, x)
                     if out is not None:
                         return out
@@ -508,7 +509,7 @@ def divmod(x, y, /):  # noqa: A001
     return _float_divmod(x, y)
 
 
-#: (shape, dtype, weak of the Array, the Python number's type) -> the replay of ``x ** y``
+#: (dtype, weak of the Array, the Python number's type) -> the replay of ``x ** y``
 #: with the number on the right / left (lax.pow on an inexact dtype; _scalar_lane.plan)
 _POW_NUMBER_RIGHT, _POW_NUMBER_LEFT = {}, {}
 _POW_P = lax.pow.prim
@@ -547,13 +548,13 @@ def power(x, y, /):
                     return run(x._value)
             elif tx is _Array and (ty is float or ty is complex) and \
                     type(x._value) is _ndarray:
-                replay = _POW_NUMBER_RIGHT.get((x._value.shape, x._value.dtype, x._weak, ty))
+                replay = _POW_NUMBER_RIGHT.get((x._value.dtype, x._weak, ty))
                 out = None if replay is None else replay(x._value, y)
                 if out is not None:
                     return out
             elif ty is _Array and _scalar_lane.is_number_type(tx) and \
                     type(y._value) is _ndarray:
-                replay = _POW_NUMBER_LEFT.get((y._value.shape, y._value.dtype, y._weak, tx))
+                replay = _POW_NUMBER_LEFT.get((y._value.dtype, y._weak, tx))
                 out = None if replay is None else replay(y._value, x)
                 if out is not None:
                     return out
@@ -584,9 +585,9 @@ def power(x, y, /):
             out = lax.pow(x, y)
             if type(_trace_ctx.trace) is _EvalTrace:
                 table = _POW_NUMBER_RIGHT if side else _POW_NUMBER_LEFT
-                _scalar_lane.remember(table, (arr._value.shape, arr._value.dtype, arr._weak,
-                                              number_type), _scalar_lane.prim_run(_POW_P, (x, y)),
-                                      (x, y), arr, number_type, side)
+                _scalar_lane.remember(table, (arr._value.dtype, arr._weak, number_type),
+                                      _scalar_lane.prim_run(_POW_P, (x, y)), (x, y), arr,
+                                      number_type, side)
             return out
         if dtypes.is_int(x.dtype):  # strong, as JAX's (its loop's constants are)
             out = _int_power(x, y)

@@ -16,6 +16,7 @@ How a primitive runs (read this first):
 
 import contextlib
 import threading
+import typing
 
 import numpy as np
 
@@ -380,7 +381,19 @@ def _runner(prim, weak, ufunc, quiet, n):
         def run(*vals):
             out = ufunc(*vals)
             return Array(out if type(out) is np.ndarray else np.asarray(out), weak)
+    if ufunc is not None:  # what it calls, for callers that fuse it into their own call
+        run.direct = DirectCall(ufunc, quiet, weak)
     return run
+
+
+class DirectCall(typing.NamedTuple):
+    """What a fast-lane call made by :func:`_runner` does: ``fn(*values)`` (a NumPy ufunc
+    or a primitive's ``eager_numpy`` call), with NumPy's warnings off where ``quiet``,
+    wrapped as an Array of weak flag ``weak``. Read by lanes that fuse it into their
+    own call (tjit.numpy's Python-number lane)."""
+    fn: object
+    quiet: bool
+    weak: bool
 
 
 def quiet_ufunc_runner(ufunc, weak, n=2):
