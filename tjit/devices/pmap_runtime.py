@@ -10,12 +10,14 @@ under one lock, so every worker sees the calls in the same order and a call's me
 are never queued behind a later call's on some worker while waiting for it on another.
 A device that raises aborts its group, which releases the others from any collective
 they wait in; the lowest device's own error is raised (not the "aborted" of the others).
+``run_bound`` does the same for a shard_map over a mesh of this process's devices (a
+group per axis group, several names bound on each device).
 """
 
 import queue
 import threading
 
-from tjit.devices.collectives import CollectiveAborted, ThreadGroup, bind_axis
+from tjit.devices.collectives import CollectiveAborted, ThreadGroup, bind_axes, bind_axis
 
 _workers = []            # worker r - 1 serves device r
 _submit_lock = threading.Lock()
@@ -46,23 +48,53 @@ def run_on_devices(run, per_device, axis_name, comms=None):
     n = len(per_device)
     group = ThreadGroup(n, axis_name)
     comms = group.members() if comms is None else comms(group) if callable(comms) else comms
+
+    def finish(r, failed):
+        if failed:
+            group.abort()
+        else:
+            group.member_done(r)
+    return _run_all(run, per_device, lambda r: bind_axis(axis_name, comms[r]), finish)
+
+
+def run_bound(run, per_device, bindings):
+    """``run(*per_device[r])`` for every device ``r`` at once, each with the names of
+    ``bindings[r]`` ({name or tuple of names: its ThreadCommunicator}) bound: a shard_map
+    over a mesh of this process's devices, one thread group per group of an axis."""
+    def finish(r, failed):
+        for comm in bindings[r].values():
+            if failed:
+                comm.group.abort()
+            else:
+                comm.group.member_done(comm.rank)
+    return _run_all(run, per_device, lambda r: bind_axes(bindings[r]), finish)
+
+
+def _run_all(run, per_device, binding, finish):
+    """The devices' programs on their threads: ``binding(r)`` is the context that binds
+    device ``r``'s communicators, ``finish(r, failed)`` tells its groups it is done."""
+    n = len(per_device)
     outs, errors = [None] * n, [None] * n
     done = [threading.Event() for _ in range(n)]
 
     def work(r):
         try:
-            with bind_axis(axis_name, comms[r]):
+            with binding(r):
                 outs[r] = run(*per_device[r])
-            group.member_done(r)
+            finish(r, False)
         except BaseException as e:  # noqa: BLE001 (reported below, after every device)
             errors[r] = e
-            group.abort()
+            finish(r, True)
         finally:
             done[r].set()
 
+    nested = threading.current_thread().name.startswith("tjit-device-")
     with _submit_lock:
         for r in range(1, n):
-            _worker(r).put(lambda r=r: work(r))
+            if nested:   # (called from a device's program: its own worker may be busy)
+                threading.Thread(target=work, args=(r,), daemon=True).start()
+            else:
+                _worker(r).put(lambda r=r: work(r))
     work(0)
     for d in done:
         d.wait()
