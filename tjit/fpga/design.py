@@ -49,8 +49,9 @@ import sympy
 from tjit.lower.c import HLS, render
 from tjit.lower.c import lanes as L
 from tjit.lower.c import streams as S
+from tjit.lower.c.hls_dialect import trip_hint
 from tjit.lower.c.sizes import Sizes, param_name
-from tjit.lower.loops import prod
+from tjit.lower.loops import ceil_div, prod
 
 __all__ = [
     "MAX_STREAM_DEPTH",
@@ -60,6 +61,7 @@ __all__ = [
     "Stage",
     "Stream",
     "build_design",
+    "mover_steps",
 ]
 
 #: On-chip bytes a design may use for intermediate buffers (of an Alveo U280's ~41 MB
@@ -79,6 +81,7 @@ class Stream:
     consumer: str
     length: object          # elements (int or sympy)
     lanes: int = 1          # elements a packet (hls::vector<T, lanes> when > 1)
+    row: int = None         # packets cut per row of this many elements (lanes.packet_row)
 
 
 @dataclasses.dataclass
@@ -101,6 +104,7 @@ class Stage:
     length: object = 0      # elements it moves (read/write/fork)
     reads: tuple = ()       # values a kernel stage reads from memory (ports, buffers)
     lanes: int = 1          # elements a pipelined step (lower/c/lanes.py)
+    row: int = None         # its packets cut per row of this many elements (a ragged row)
 
 
 @dataclasses.dataclass
@@ -319,9 +323,10 @@ class _Layout:
         kind = {st.name: (st.kind, st.lanes) for st in self.stages}
         # (whole beats only: a ragged port is read and written a masked beat a step)
         length = {name: n for name, (_, _, _, n) in zip(self.port_names, self.ports)}
+        rows = {st.name: st.row for st in self.stages}
         self.port_lanes = [kind[user[p]][1] if p in user and kind[user[p]][0] in (
-            "read", "write") and _whole_beats(length[p], kind[user[p]][1]) else 1
-            for p in self.port_names]
+            "read", "write") and _whole_beats(length[p], kind[user[p]][1]) and
+            rows[user[p]] is None else 1 for p in self.port_names]
 
     def _assign_lanes(self):
         """Elements a step of each stage: a kernel stage takes ``lanes.kernel_lanes``, a
@@ -346,6 +351,10 @@ class _Layout:
             arg = len(s.ins) + s.outs.index(v) if out else s.ins.index(v)
             return L.arg_lanes(s.kernel, arg, lanes[name])
 
+        def cut(name):              # a kernel's packet rows (None: the flat run)
+            st = by_name[name]
+            return L.packet_row(st.kernel, lanes[name]) if st.kind == "kernel" else None
+
         changed = True
         while changed:
             changed = False
@@ -356,10 +365,55 @@ class _Layout:
                         if x > min(p, c):
                             lanes[name] = 1
                     changed = True
+            rows, bad = self._packet_rows(by_name, end, cut)
+            for name in bad:        # (ends that cut their packets differently)
+                lanes[name] = 1
+                changed = True
         for st in self.stages:
             st.lanes = lanes[st.name]
+            st.row = rows.get(st.name)
         for s in self.streams:
             s.lanes = end(s.producer, s.value, True)
+            s.row = rows.get(s.producer) if s.lanes > 1 else None
+
+    def _packet_rows(self, by_name, end, cut):
+        """``({stage: packet row}, {stages to narrow})``. A row-style stage's cut is
+        fixed (``lanes.packet_row``); movers and pointwise stages on streams only take
+        the cut of the fixed stages their wide streams join (a pointwise stage then
+        masks the last step of each row). Where the fixed stages of one joined group
+        cut differently, its ragged row stages go back to one lane."""
+        def flexible(name):
+            st = by_name[name]
+            if st.kind != "kernel":
+                return True
+            n = self.kname.index(name)
+            io = self._io(n, self.steps[n])
+            return not st.kernel.reduce_axes and all(
+                io.get(i) in ("stream", "discard") for i in range(len(st.kernel.args)))
+
+        group = {name: {name} for name in by_name}      # wide-stream-joined stages
+        for s in self.streams:
+            if min(end(s.producer, s.value, True), end(s.consumer, s.value, False)) == 1:
+                continue
+            a, b = group[s.producer], group[s.consumer]
+            if a is not b:
+                a |= b
+                for name in b:
+                    group[name] = a
+        rows, bad, seen = {}, set(), set()
+        for members in group.values():
+            if id(members) in seen:
+                continue
+            seen.add(id(members))
+            fixed = {n: cut(n) for n in members if not flexible(n)}
+            cuts = set(fixed.values())
+            if len(cuts) > 1:
+                bad |= {n for n, c in fixed.items() if c is not None}
+                continue
+            row = next(iter(cuts), None)
+            for n in members:
+                rows[n] = row
+        return rows, bad
 
     # -- depths ---------------------------------------------------------------------------
     def plan_depths(self):
@@ -396,7 +450,13 @@ class _Layout:
             if need.free_symbols:
                 bad.add(s.value)
                 continue
-            depth = self.override.get(s.name, max(2, -(-int(need) // s.lanes)))
+            if s.row is None:
+                packets = -(-int(need) // s.lanes)
+            elif isinstance(s.row, (int, np.integer)):      # (whole rows of packets)
+                packets = -(-int(need) // s.row) * -(-s.row // s.lanes)
+            else:               # (a symbolic row: a packet holds at least one element)
+                packets = int(need)
+            depth = self.override.get(s.name, max(2, packets))
             if depth > MAX_STREAM_DEPTH and s.name not in self.override:
                 bad.add(s.value)
             s.depth = depth
@@ -435,8 +495,9 @@ class _Layout:
     def _kernel_stage(self, n, s):
         self.srcs = getattr(self, "srcs", {})
         lanes = next(st.lanes for st in self.stages if st.name == self.kname[n])
+        row = next(st.row for st in self.stages if st.name == self.kname[n])
         src = render(s.kernel, HLS, self.fn(self.kname[n]), io=self._io(n, s), top=False,
-                     lanes=lanes)
+                     lanes=lanes, packet_row=row if not s.kernel.reduce_axes else None)
         self.srcs[n] = src
         return src.body
 
@@ -458,29 +519,36 @@ class _Layout:
         if st.kind == "write":
             args.append(f"{mt} *__restrict dst")
         args += [f"int64_t {param_name(x)}" for x in symbols]
-        def masked(access):     # the lanes of a beat inside the length, one by one
+        at, end = ("i", n) if st.row is None else ("b + j", f"b + {sizes(st.row)}")
+
+        def masked(access):     # the lanes of a beat inside the length (or the row)
             return (f"        for (int ln = 0; ln < {w}; ln++) {{\n#pragma HLS UNROLL\n"
-                    f"            if (i + ln < {n}) {access};\n        }}")
+                    f"            if ({at} + ln < {end}) {access};\n        }}")
         if w == 1:
             get = "src[i]" if st.kind == "read" else f"{ins[0].name}.read()"
             body = [f"        const {t} v = {get};"]
         elif st.kind == "read" and whole:     # one 512-bit beat: W contiguous elements
             body = [f"        const {pt} v = src[i / {w}];"]
         elif st.kind == "read":
-            body = [f"        {pt} v{{}};", masked("v[ln] = src[i + ln]")]
+            body = [f"        {pt} v{{}};", masked(f"v[ln] = src[{at} + ln]")]
         else:
             body = [f"        const {pt} v = {ins[0].name}.read();"]
         body += [f"        {s.name}.write(v);" for s in outs]
         if st.kind == "write":
             body.append("        dst[i] = v;" if w == 1 else f"        dst[i / {w}] = v;"
-                        if whole else masked("dst[i + ln] = v[ln]"))
+                        if whole else masked(f"dst[{at} + ln] = v[ln]"))
         lines = [f"static void {self.fn(st.name)}({', '.join(args)}) {{"]
         lines += ["    " + d for d in sizes.decls()]
-        lines += [f"    for (int64_t i = 0; i < {n}; i += {w}) {{",
-                  "#pragma HLS PIPELINE II=1"]
+        steps = mover_steps(st)
+        if st.row is None:
+            lines += [f"    for (int64_t i = 0; i < {n}; i += {w}) {{"]
+        else:   # one flat loop over the rows' packets: row b's element b + j
+            row = sizes(st.row)
+            lines += ["    int64_t j = 0;", f"    for (int64_t b = 0; b < {n}; ) {{"]
+            body += [f"        j += {w};", f"        if (j >= {row}) {{ j = 0; b += {row}; }}"]
+        lines.append("#pragma HLS PIPELINE II=1")
         if not isinstance(st.length, (int, np.integer)):
-            from tjit.lower.c.hls_dialect import trip_hint
-            h = max(1, -(-trip_hint(st.length) // w))
+            h = max(1, trip_hint(steps))
             lines.append(f"#pragma HLS LOOP_TRIPCOUNT min=1 max={h} avg={h}")
         lines += body + ["    }", "}"]
         text = "\n".join(lines)
@@ -550,6 +618,25 @@ class _Layout:
         post = "".join(f" {t}.write(true);" for t in posts)
         return f"{{ {pre}{call};{post} }}"
 
+    def _requires(self, symbols):
+        """``TJ_REQUIRE`` lines: a row-style stage that buffers a symbolic row needs
+        rows of at most ``streams.SYMBOLIC_ROW_CAP`` elements."""
+        sizes = Sizes(symbols, "int64_t", lambda: "tj_floordiv")
+        checks = []
+        for n, s in enumerate(self.steps):
+            row = S.row_buffered_len(s.kernel)
+            streamed = any(h == "stream" and s.kernel.args[a].role == "in"
+                           for a, h in self._io(n, s).items())
+            if row is None or _const(row) or not streamed:
+                continue
+            cap = S.SYMBOLIC_ROW_CAP
+            msg = (f"stage {self.kname[n]}: its rows of {row} elements must be at most "
+                   f"{cap} (the row buffer of a symbolic row, lower/c/streams.py "
+                   "SYMBOLIC_ROW_CAP): jit it without polymorphic_shapes for rows this long")
+            checks.append((sizes(row), msg))
+        return sizes.decls() + [f'TJ_REQUIRE({c} <= {S.SYMBOLIC_ROW_CAP}, "{m}");'
+                                for c, m in checks]
+
     def _out_stream(self, v, producer):
         return next(s.name for s in self.streams if s.value == v and s.producer == producer)
 
@@ -566,10 +653,22 @@ class _Layout:
             pragmas.append(f"#pragma HLS INTERFACE s_axilite port={param_name(x)}")
         pragmas.append("#pragma HLS INTERFACE s_axilite port=return")
         lines = [f'extern "C" void {top}({", ".join(params)}) {{'] + pragmas
+        lines += ["    " + r for r in self._requires(symbols)]
         lines += ["#pragma HLS DATAFLOW", f'    TJ_REGION("{top}");']
         lines += ["    " + d if not d.startswith("#") else d for d in decls]
         lines += ["    " + b for b in body] + ["    TJ_END();", "}"]
         return "\n".join(lines)
+
+
+def mover_steps(st):
+    """Pipelined steps of a read/write/fork stage: a beat of ``st.lanes`` elements a
+    step, ``ceil(length / lanes)``, or per row ``ceil(row / lanes)`` where its packets
+    cut rows (``Stage.row``)."""
+    if st.row is None:
+        return ceil_div(st.length, st.lanes)
+    rows = sympy.sympify(st.length) / st.row
+    rows = int(rows) if rows.is_Integer else rows
+    return rows * ceil_div(st.row, st.lanes)
 
 
 def _whole_beats(length, w):

@@ -49,6 +49,7 @@ import warnings
 import numpy as np
 import sympy
 
+from tjit.fpga.design import mover_steps
 from tjit.fpga.op_costs import PARTS, cost
 from tjit.lower.c import streams as S
 from tjit.lower.c import tiled_dot
@@ -205,15 +206,18 @@ def _combine(monoid, dt):
                 np.dtype(dt))
 
 
-def stage_estimate(kernel, name, env=None, streamed_inputs=None, lanes=1):
+def stage_estimate(kernel, name, env=None, streamed_inputs=None, lanes=1, row=None):
     """The :class:`StageEstimate` of one kernel stage (see the module docstring);
     ``streamed_inputs``: how many of its inputs are streams (row buffers; None: all);
-    ``lanes``: points a step (``lower/c/lanes.py``; its operators replicated per lane)."""
+    ``lanes``: points a step (``lower/c/lanes.py``; its operators replicated per lane);
+    ``row``: a pointwise stage's packets cut rows of this many points (``Stage.row``)."""
     env = env or {}
     k = kernel
     io = 2                              # a cycle to read, one to write
     if not k.reduce_axes:
-        trip = -(-_prod(k.shape, env) // lanes)     # (a masked last step counts)
+        points = _prod(k.shape, env)    # (a masked last step, of the run or a row, counts)
+        cut = None if row is None else _n(row, env)
+        trip = -(-points // lanes) if not cut else points // cut * -(-cut // lanes)
         lat, dsp, lut, ff = _body([st.expr for st in k.stores] + [s.expr for s in k.stages])
         depth = lat + io
         return StageEstimate(name, "kernel", trip, 1, depth, trip + depth, dsp * lanes, 0,
@@ -223,13 +227,13 @@ def stage_estimate(kernel, name, env=None, streamed_inputs=None, lanes=1):
     dot = tiled_dot.match(k, plan_axes(k))
     if dot is not None:
         return _tiled_dot(k, dot, name, outer, io)
-    w = lanes                           # a row's W points a step (lanes.render_rows)
-    steps = red // w
+    w = lanes                           # a row's W points a step (lanes.render_rows;
+    steps = -(-red // w)                # a ragged row's last step masked)
     tree = math.ceil(math.log2(w))      # the lanes' pairwise fold: levels of combines
     fold = math.ceil(math.log2(PARTIALS))
     per, depth_max, dsp, lut, ff, bram = 0, 0, 0, 0, 0, 0
     levels = stage_levels(k) if k.row_style else [list(range(len(k.stages)))]
-    row = S.row_buffered_len(k)
+    row = S.row_capacity(k)
     n_in = sum(1 for a in k.args if a.role == "in") if streamed_inputs is None \
         else streamed_inputs
     if row is not None and n_in:        # a row buffer per streamed input (W banks),
@@ -279,8 +283,8 @@ def _tiled_dot(k, dp, name, outer, io):
 
 
 def _mover(st, env):
-    n = -(-_n(st.length, env) // st.lanes)  # a beat of ``lanes`` elements a step, the last
-    #                                           (ragged) one masked
+    n = _n(mover_steps(st), env)    # a beat of ``lanes`` elements a step, the last (of
+    #                                 the run or of each row: ragged) one masked
     return StageEstimate(st.name, st.kind, n, 1, 3, n + 3, 0, 0, 60 * st.lanes,
                          90 * st.lanes)
 
@@ -290,7 +294,8 @@ def design_estimate(d, part, clock_mhz, env):
     ests = []
     for st in d.stages:
         n_in = sum(1 for s in d.streams if s.consumer == st.name)
-        e = stage_estimate(st.kernel, st.name, env, n_in, st.lanes) if st.kind == "kernel" \
+        e = stage_estimate(st.kernel, st.name, env, n_in, st.lanes, st.row) \
+            if st.kind == "kernel" \
             else \
             _mover(st, env)
         ests.append(e)

@@ -10,6 +10,10 @@
 #define TJ_REGION(name) tj_sim::Region tj_region_(name)
 #define TJ_STAGE(name, ...) tj_region_.spawn(name, [&]() { __VA_ARGS__; })
 #define TJ_END() tj_region_.join()
+// a condition the design needs of its sizes (a symbolic row that fits its row
+// buffer): unmet, the call does nothing and reports msg as the region's error
+#define TJ_REQUIRE(cond, msg) \
+  do { if (!(cond)) { tj_sim::last_error = msg; return; } } while (0)
 // an on-chip buffer on the heap (a thread's stack is small)
 #include <vector>
 #define TJ_BUFFER(T, name, n) \
@@ -20,5 +24,6 @@
 #define TJ_REGION(name)
 #define TJ_STAGE(name, ...) __VA_ARGS__
 #define TJ_END()
+#define TJ_REQUIRE(cond, msg) ((void)0)  /* (the host program checks it) */
 #endif
 #endif

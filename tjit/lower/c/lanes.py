@@ -32,13 +32,14 @@ template) keep one point a step, and so do the streams into them.
 import contextlib
 
 import numpy as np
+import sympy
 
 from tjit.lower.c import streams, tiled_dot
 from tjit.lower.loops import ceil_div, plan_axes, prod, stage_levels
 from tjit.xla_like import kernel_ir as K
 
-__all__ = ["BEAT_BITS", "arg_lanes", "beat_lanes", "kernel_lanes", "packet_type", "render",
-           "render_rows"]
+__all__ = ["BEAT_BITS", "arg_lanes", "beat_lanes", "kernel_lanes", "packet_row", "packet_type",
+           "render", "render_rows"]
 
 #: The width of a memory beat and of a wide stream's packet.
 BEAT_BITS = 512
@@ -64,9 +65,10 @@ def kernel_lanes(k, io):
     n = prod(k.shape) if not k.reduce_axes else streams.row_buffered_len(k)
     if n is None:
         return 1
-    if not _multiple(n, w):     # a masked last step: pointwise stages on streams only
+    if not _multiple(n, w):     # a masked last step (of the run, or of each row):
+        # stages on streams only (a memory access must be one aligned beat)
         streamed = all(io.get(i) in ("stream", "discard") for i in range(len(k.args)))
-        return w if streamed and not k.reduce_axes else 1
+        return w if streamed else 1
     plan = plan_axes(k)
     if k.reduce_axes and tiled_dot.match(k, plan) is not None:
         return 1
@@ -103,6 +105,16 @@ def _aligned(index, inner, w, inner_coefs):
     return all(_multiple(c, w) for c in others + [index.offset])
 
 
+def packet_row(k, lanes):
+    """The elements of a row whose packets a W-lane row-style kernel ``k`` cuts per
+    row (each row ``ceil(N / W)`` packets, the last one masked), or None where its
+    packets cut the flat run (a pointwise kernel, a row of whole beats, one lane)."""
+    n = streams.row_buffered_len(k)
+    if lanes == 1 or n is None or _multiple(n, lanes):
+        return None
+    return n
+
+
 def arg_lanes(k, arg, lanes):
     """The lanes of argument ``arg``'s packets in kernel ``k`` taking ``lanes`` a step:
     1 for a value stored once per row (a row-style kernel's outer stores)."""
@@ -115,32 +127,66 @@ def render(r):
     """The W-lane loop of renderer ``r`` (``renderer._Renderer`` with ``r.lanes`` > 1);
     returns its point count. A count that is not a concrete multiple of W ends in a
     masked step (the module docstring)."""
-    k, w = r.k, r.lanes
+    w = r.lanes
     axes = list(range(len(r.plan.groups)))
     total = prod(r.plan.extents)
+    if r.packet_row is not None:
+        return _render_row_cut(r, axes, total)
     tail = not _multiple(total, w)
     f = r.var("f")
     with r.block(f"for ({r.i64} {f} = 0; {f} < {r.sizes(total)}; {f} += {w})"):
         r.pragmas(True, ceil_div(total, w))
-        packets = {}
-        for i, a in enumerate(k.args):
-            if r.io.get(i) != "stream":
-                continue
-            packets[i] = r.var("pk")
-            t = packet_type(r.d, a.dtype, w)
-            if a.role == "in":
-                r.emit(f"const {t} {packets[i]} = a{i}.read();")
-            else:
-                r.emit(f"{t} {packets[i]}{{}};")
+        packets = _read_packets(r, w)
         with _lanes(r, w, axes), _masked(r, f"{f} + ln < {r.sizes(total)}" if tail else None):
             _indices(r, f"({f} + ln)", axes)
             r.lane = {i: f"{p}[ln]" for i, p in packets.items()}
             r.point_body(axes)
         r.lane = {}
-        for i, p in packets.items():
-            if k.args[i].role != "in":
-                r.emit(f"a{i}.write({p});")
+        _write_packets(r, packets)
     return total
+
+
+def _render_row_cut(r, axes, total):
+    """A W-lane pointwise loop whose packets cut rows of ``r.packet_row`` points (the
+    streams of a ragged row-style stage): one flat pipelined loop over the rows' steps,
+    the last step of each row masked; point ``b + j + ln`` of row ``b / N``."""
+    w, n = r.lanes, r.sizes(r.packet_row)
+    steps = sympy.sympify(total) / r.packet_row
+    steps = (int(steps) if steps.is_Integer else steps) * ceil_div(r.packet_row, w)
+    r.emit(f"{r.i64} j = 0;")
+    with r.block(f"for ({r.i64} b = 0; b < {r.sizes(total)}; )"):   # (rows * N points)
+        r.pragmas(True, steps)
+        packets = _read_packets(r, w)
+        with _lanes(r, w, axes), _masked(r, f"j + ln < {n}"):
+            _indices(r, "(b + j + ln)", axes)
+            r.lane = {i: f"{p}[ln]" for i, p in packets.items()}
+            r.point_body(axes)
+        r.lane = {}
+        _write_packets(r, packets)
+        r.emit(f"j += {w};")
+        r.emit(f"if (j >= {n}) {{ j = 0; b += {n}; }}")
+    return total
+
+
+def _read_packets(r, w):
+    """This step's packet of each streamed argument: read (inputs) or zeroed (outputs)."""
+    packets = {}
+    for i, a in enumerate(r.k.args):
+        if r.io.get(i) != "stream":
+            continue
+        packets[i] = r.var("pk")
+        t = packet_type(r.d, a.dtype, w)
+        if a.role == "in":
+            r.emit(f"const {t} {packets[i]} = a{i}.read();")
+        else:
+            r.emit(f"{t} {packets[i]}{{}};")
+    return packets
+
+
+def _write_packets(r, packets):
+    for i, p in packets.items():
+        if r.k.args[i].role != "in":
+            r.emit(f"a{i}.write({p});")
 
 
 def render_rows(r):
@@ -148,6 +194,7 @@ def render_rows(r):
     returns the number of rows."""
     k, w = r.k, r.lanes
     n = streams.row_buffered_len(k)
+    mask = None if _multiple(n, w) else f"j + ln < {r.sizes(n)}"   # a ragged row's last
     outer = [g for g, red in enumerate(r.plan.reduce) if not red]
     row_in = {a: f"{buf}[j + ln]" for a, buf in r.rowbuf.items()}
     for buf in r.rowbuf.values():
@@ -164,7 +211,7 @@ def render_rows(r):
             [st.expr for st in k.stores if st.level != "outer"]
         kept = {node.arg for e in later for node in K.walk(e) if isinstance(node, K.Load)}
         for lv, js in enumerate(levels):     # (the first level fills the row buffers)
-            _fold_level(r, js, n, w, row_in, fill=kept if lv == 0 else None)
+            _fold_level(r, js, n, w, row_in, fill=kept if lv == 0 else None, mask=mask)
         for a in r.rowbuf.keys() - kept if levels else ():
             r.emit(f"(void){r.rowbuf[a]};")      # (its row is used by the first level only)
         scope = {}
@@ -181,7 +228,7 @@ def render_rows(r):
                         t = packet_type(r.d, k.args[st.arg].dtype, w)
                         r.emit(f"{t} {packets[st.arg]}{{}};")
                 inner = [g for g, red in enumerate(r.plan.reduce) if red]
-                with _lanes(r, w, inner):
+                with _lanes(r, w, inner), _masked(r, mask):
                     _indices(r, "(j + ln)", inner)
                     r.lane = {**row_in, **{a: f"{p}[ln]" for a, p in packets.items()}}
                     scope = {}
@@ -204,11 +251,13 @@ def _indices(r, flat, gs):
             r.emit(f"(void)i{g};")
 
 
-def _fold_level(r, js, n, w, row_in, fill=None):
+def _fold_level(r, js, n, w, row_in, fill=None, mask=None):
     """Stages ``js`` over the row: per step, W lanes folded pairwise, then into the
     step's interleaved accumulator; ``fill`` (the first level): the step reads the
     streamed inputs' packets, takes its lanes from them and keeps those of the inputs
-    in ``fill`` (read again later) in their row buffers."""
+    in ``fill`` (read again later) in their row buffers (padded to whole steps).
+    ``mask``: the condition of the lanes inside a ragged row; the others hold the
+    monoid's identity, so the fold tree keeps its shape and order."""
     ks = r.k.stages
     inner = [g for g, red in enumerate(r.plan.reduce) if red]
     accs = {}
@@ -229,14 +278,19 @@ def _fold_level(r, js, n, w, row_in, fill=None):
             r.emit(f"{r.d.type(ks[j].dtype)} {lane_vals[j]}[{w}];")
             r.emit(f"#pragma HLS ARRAY_PARTITION variable={lane_vals[j]} complete")
         with _lanes(r, w, inner):
-            _indices(r, "(j + ln)", inner)
             for a, p in packets.items():
                 if a in fill:
                     r.emit(f"{r.rowbuf[a]}[j + ln] = {p}[ln];")
-            r.lane = {**row_in, **{a: f"{p}[ln]" for a, p in packets.items()}}
-            scope = {}
-            for j in js:
-                r.emit(f"{lane_vals[j]}[ln] = {r.typed(ks[j].expr, ks[j].dtype, scope)};")
+            if mask is not None:
+                for j in js:
+                    r.emit(f"{lane_vals[j]}[ln] = {r.s.identity(ks[j].monoid, ks[j].dtype)};")
+            with _masked(r, mask):
+                _indices(r, "(j + ln)", inner)
+                r.lane = {**row_in, **{a: f"{p}[ln]" for a, p in packets.items()}}
+                scope = {}
+                for j in js:
+                    r.emit(f"{lane_vals[j]}[ln] = "
+                           f"{r.typed(ks[j].expr, ks[j].dtype, scope)};")
         r.lane = {}
         for j in js:
             vals = [f"{lane_vals[j]}[{ln}]" for ln in range(w)]
@@ -258,8 +312,8 @@ def _fold_level(r, js, n, w, row_in, fill=None):
 @contextlib.contextmanager
 def _steps(r, n, w):
     """``for (j = 0; j < n; j += w)``, pipelined at II=1."""
-    with r.block(f"for ({r.i64} j = 0; j < {n}; j += {w})"):
-        r.pragmas(True, n // w)
+    with r.block(f"for ({r.i64} j = 0; j < {r.sizes(n)}; j += {w})"):
+        r.pragmas(True, ceil_div(n, w))
         yield
 
 

@@ -180,7 +180,7 @@ class _Known(set):
 
 
 class _Renderer:
-    def __init__(self, kernel, dialect, name, io=None, top=True, lanes=1):
+    def __init__(self, kernel, dialect, name, io=None, top=True, lanes=1, packet_row=None):
         self.k = kernel
         self.d = dialect
         self.name = name
@@ -189,6 +189,7 @@ class _Renderer:
         self.rowbuf = {}             # streamed input of a row-style kernel -> its buffer
         self.lanes = lanes           # points a step (lanes.py: W-lane pointwise stages)
         self.lane = {}               # streamed arg -> its packet's lane at this point
+        self.packet_row = packet_row  # W-lane pointwise: packets cut rows of this many
         self.s = Scalar(dialect)
         i64 = dialect.type(I64)
         self.i64 = i64
@@ -289,7 +290,9 @@ class _Renderer:
         for arg in self.io:
             if self.io[arg] == "stream" and self.k.args[arg].role == "in" and \
                     self.k.reduce_axes:
-                n = streams.row_buffered_len(self.k)
+                n = streams.row_capacity(self.k)
+                if self.lanes > 1:      # whole W-lane steps (a ragged row's last is masked)
+                    n = -(-n // self.lanes) * self.lanes
                 self.rowbuf[arg] = f"rb{arg}"
                 self.shared.append(f"{self.d.mem_type(self.k.args[arg].dtype)} rb{arg}[{n}];")
 
@@ -453,7 +456,7 @@ class _Renderer:
         n = streams.row_buffered_len(self.k)
         for arg, buf in self.rowbuf.items():
             j = self.var("j")
-            with self.block(f"for ({self.i64} {j} = 0; {j} < {n}; {j}++)"):
+            with self.block(f"for ({self.i64} {j} = 0; {j} < {self.sizes(n)}; {j}++)"):
                 self.pragmas(True, n)
                 self.emit(f"{buf}[{j}] = a{arg}.read();")
 
@@ -740,7 +743,7 @@ class _Renderer:
         return f"({ref} != 0)" if np.dtype(dt).kind == "b" else ref
 
 
-def render(kernel, dialect="c", name=None, io=None, top=True, lanes=1):
+def render(kernel, dialect="c", name=None, io=None, top=True, lanes=1, packet_row=None):
     """Render one kernel as C-family source.
 
     Args:
@@ -755,6 +758,9 @@ def render(kernel, dialect="c", name=None, io=None, top=True, lanes=1):
         False: a stage called by a generated top (``static_prefix``, no ports).
       lanes: points a pipelined step of a pointwise HLS stage handles, its streams
         carrying packets of that many lanes (``lanes.kernel_lanes`` says which can).
+      packet_row: a W-lane pointwise stage on streams only whose packets cut rows of
+        this many points (the last step of each row masked: the cut of a ragged
+        row-style stage it streams with; ``lanes.render``).
     Returns:
       a :class:`CSource`.
     Raises:
@@ -767,5 +773,9 @@ def render(kernel, dialect="c", name=None, io=None, top=True, lanes=1):
     if lanes != 1 and lanes != lanes_mod.kernel_lanes(kernel, io or {}):
         raise ValueError(f"C renderer: kernel {kernel.name} cannot take {lanes} lanes a "
                          f"step (io={io}; see lower/c/lanes.py)")
-    return _Renderer(kernel, d, name, io, top, lanes).render()
+    if packet_row is not None and (lanes == 1 or kernel.reduce_axes or any(
+            (io or {}).get(i) not in ("stream", "discard") for i in range(len(kernel.args)))):
+        raise ValueError(f"C renderer: kernel {kernel.name} cannot cut its packets per row "
+                         f"of {packet_row} (a W-lane pointwise stage on streams only can)")
+    return _Renderer(kernel, d, name, io, top, lanes, packet_row).render()
 

@@ -10,7 +10,8 @@ row-major order:
   row-major index of the whole iteration space (no broadcast, no transpose, no gather)
   and reachable from a store: one read per point;
 * an **input** of a row-style kernel with reduced axes, loaded the same way, whose row
-  (the inner points of one outer point) has a concrete length of at most ``MAX_ROW``:
+  (the inner points of one outer point) has a concrete length of at most ``MAX_ROW``
+  or a symbolic one (a buffer of ``SYMBOLIC_ROW_CAP``, checked when the design starts):
   each row is read once into an on-chip row buffer that the stage and store loops then
   index (``row_buffered_len``);
 * an **output** with one store whose index is row-major over the points where it is
@@ -25,10 +26,14 @@ import numpy as np
 from tjit.lower.loops import prod, same
 from tjit.xla_like import kernel_ir as K
 
-__all__ = ["MAX_ROW", "row_buffered_len", "stream_args", "stream_length"]
+__all__ = ["MAX_ROW", "SYMBOLIC_ROW_CAP", "row_buffered_len", "row_capacity", "stream_args",
+           "stream_length"]
 
 #: The longest row a row-style kernel buffers on chip for a streamed input (elements).
 MAX_ROW = 1 << 16
+#: The row buffer of a symbolic row length (elements): a design checks when it starts
+#: that its rows fit (``fpga/design.py``), else the row-style stage reads memory.
+SYMBOLIC_ROW_CAP = 8192
 
 
 def _row_major(shape, axes):
@@ -93,14 +98,24 @@ def stream_args(k):
 
 
 def row_buffered_len(k):
-    """The row length a row-style kernel with reduced axes buffers per streamed input
-    (an int <= MAX_ROW), or None when it cannot (symbolic or too long)."""
+    """The row length a row-style kernel with reduced axes buffers per streamed input:
+    an int <= MAX_ROW, a size expression (a symbolic row, buffered up to
+    ``SYMBOLIC_ROW_CAP``: ``row_capacity``), or None when it cannot (too long)."""
     if not (k.reduce_axes and k.row_style):
         return None
     n = prod(k.shape[a] for a in k.reduce_axes)
-    if not isinstance(n, (int, np.integer)) or n > MAX_ROW:
-        return None
-    return int(n)
+    if not isinstance(n, (int, np.integer)):
+        return n
+    return int(n) if n <= MAX_ROW else None
+
+
+def row_capacity(k):
+    """The elements of a row buffer of ``k`` (``row_buffered_len``; a symbolic row:
+    ``SYMBOLIC_ROW_CAP``), or None."""
+    n = row_buffered_len(k)
+    if n is None or isinstance(n, (int, np.integer)):
+        return n
+    return SYMBOLIC_ROW_CAP
 
 
 
