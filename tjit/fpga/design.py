@@ -22,7 +22,13 @@ under ``#pragma HLS DATAFLOW`` (the stages run at once, each a pipelined loop ne
   bits). A length that is not a concrete multiple of W (ragged or symbolic) keeps the
   wide lanes: ``ceil(n / W)`` steps, the last beat masked (its lanes past ``n`` are
   zeros in the packet and never stored; the port is then a pointer to elements, read
-  and written lane by lane within the beat). Stream depths count packets;
+  and written lane by lane within the beat). A ragged or symbolic row of a row-style
+  stage cuts the packets of its streams per row (``Stage.row``, ``lanes.packet_row``):
+  its readers, writers, forks and pointwise neighbours move ``ceil(N / W)`` beats a
+  row, the last masked; where two row stages joined by streams cut differently, the
+  ragged ones take one lane. A symbolic row is buffered up to
+  ``streams.SYMBOLIC_ROW_CAP`` elements: the top checks that the rows fit
+  (``TJ_REQUIRE``). Stream depths count packets;
 * **depths**: a consumer that first holds back data (a row-style kernel reads a row
   of ``N`` before it writes, a stage waiting for a buffer waits for its producer's
   whole run) makes the other streams into it wait; each stream is

@@ -14,19 +14,24 @@ so the reader and writer stages that feed the design move one beat a cycle.
   and the packets it writes hold zeros there (every stream of the design is cut into
   packets the same way, so the lanes line up). A masked step needs every argument to
   be a stream (or discarded): a memory access must be one aligned beat;
-* **row style** (row length a concrete multiple of W, at most ``streams.MAX_ROW``):
-  each row is read into its row buffer a packet a step (the buffer partitioned
+* **row style** (a row of at most ``streams.MAX_ROW``, or symbolic): each row is read
+  into its row buffer a packet a step (the buffer partitioned
   cyclically by W) by the first stage level's pass; each stage level takes W points of the row a step, folds them
   pairwise in a fixed tree (``(x0 + x1) + (x2 + x3)``, ... lane order) and adds that to
   the step's interleaved accumulator (``hls_dialect.PARTIALS``, folded as stated
   there), so a float sum is the same sum reassociated, reproducibly; the store pass
   writes W points a step; a value stored once per row (outer stores) is a stream of
-  one element a step.
+  one element a step. A row that is not a concrete multiple of W (ragged or symbolic)
+  takes ``ceil(N / W)`` steps a pass, the last one of each row masked: its lanes past
+  the row hold the monoid's identity in the fold tree (so the tree's shape and order
+  stay fixed) and store nothing; the packets of its streams are cut per row
+  (``packet_row``: every row starts a packet), and a W-lane pointwise stage on the same
+  streams cuts its packets the same way (``render`` with ``r.packet_row``: one flat
+  loop over the rows' steps). Such a stage needs every argument to be a stream.
 
-Kernels that do not qualify (a memory access that is not an aligned beat, a pointwise
-count that is not a multiple of W with a memory argument, a row-style row that is not
-a concrete multiple of W: a row's packets would straddle rows, a dot in the tiled
-template) keep one point a step, and so do the streams into them.
+Kernels that do not qualify (a memory access that is not an aligned beat, a count or
+row that is not a multiple of W with a memory argument, a dot in the tiled template)
+keep one point a step, and so do the streams into them.
 """
 
 import contextlib
