@@ -401,9 +401,14 @@ def lstsq(a, b, rcond=None, *, numpy_resid=False):
     m, n = a.shape
     if rcond is None:
         rcond = _concrete_max_dim("lstsq", m, n) * _eps(a.dtype)
+    else:  # a negative rcond means machine precision (NumPy, JAX)
+        rcond = jnp.where(jnp.less(rcond, 0), _eps(a.dtype), rcond)
     u, s, vh = lax_linalg.svd(a, full_matrices=False)
     smax = _reduce(reduce_max_p, s, (0,), keepdims=True) if s.shape[0] != 0 else s
-    keep = jnp.greater_equal(s, jnp.multiply(jnp.asarray(rcond, dtype=s.dtype), smax))
+    # Zero singular values never count (a zero matrix has smax == 0: 0 >= rcond * 0).
+    keep = jnp.logical_and(
+        jnp.greater(s, 0),
+        jnp.greater_equal(s, jnp.multiply(jnp.asarray(rcond, dtype=s.dtype), smax)))
     rank = _sum(lax.convert_element_type(keep, dtypes.default_int()), (0,))
     s_inv = lax.select(keep, lax.div(1, lax.select(keep, s, lax.full_like(s, 1))),
                        lax.full_like(s, 0))
@@ -431,7 +436,12 @@ def cond(x, p=None):
         lo = _reduce(reduce_min_p, s, (-1,))
         return lax.div(hi, lo) if p != -2 else lax.div(lo, hi)
     _check_matrix("cond", x)
-    return lax.mul(norm(x, p, axis=(-2, -1)), norm(inv(x), p, axis=(-2, -1)))
+    r = lax.mul(norm(x, p, axis=(-2, -1)), norm(inv(x), p, axis=(-2, -1)))
+    # A singular matrix's inverse holds infs and NaNs; its condition number is inf (as
+    # NumPy and JAX), a NaN stays only where x itself holds one.
+    x_nan = _reduce(reduce_or_p, lax.ne(x, x), (-2, -1))
+    return lax.select(lax.bitwise_and(lax.ne(r, r), lax.bitwise_not(x_nan)),
+                      lax.full_like(r, np.inf), r)
 
 
 # -- norms ---------------------------------------------------------------------------------

@@ -102,9 +102,10 @@ def _cholesky_impl(xp, x):
     try:
         out = xp.linalg.cholesky(x)
     except _linalg_error(xp):
-        # Factor one matrix at a time; the ones that are not positive definite get NaN.
+        # Factor one matrix at a time; the ones that are not positive definite get NaN
+        # on their lower triangle and zeros above it (JAX's result).
         flat = x.reshape((-1,) + x.shape[-2:])
-        out = xp.full(flat.shape, np.nan, dtype=x.dtype)
+        out = xp.tril(xp.full(flat.shape, np.nan, dtype=x.dtype))
         for i in range(flat.shape[0]):
             try:
                 out[i] = xp.linalg.cholesky(flat[i])
@@ -154,10 +155,32 @@ def _svd_abstract(x, *, full_matrices, compute_uv):
 def _svd_impl(xp, x, *, full_matrices, compute_uv):
     x = xp.asarray(x)
     rdt = real_dtype(x.dtype)
-    if not compute_uv:
-        return [_cast(xp, xp.linalg.svd(x, compute_uv=False), rdt)]
-    u, s, vt = xp.linalg.svd(x, full_matrices=full_matrices, compute_uv=True)
-    return [_cast(xp, s, rdt), _cast(xp, u, x.dtype), _cast(xp, vt, x.dtype)]
+
+    def factor(a):
+        if not compute_uv:
+            return [xp.linalg.svd(a, compute_uv=False)]
+        u, s, vt = xp.linalg.svd(a, full_matrices=full_matrices, compute_uv=True)
+        return [s, u, vt]
+
+    try:
+        outs = factor(x)
+    except _linalg_error(xp):  # NaNs in x: NaN factors for those matrices (as JAX)
+        outs = _per_matrix_or_nan(xp, factor, x)
+    dts = [rdt, x.dtype, x.dtype]
+    return [_cast(xp, o, dt) for o, dt in zip(outs, dts)]
+
+
+def _per_matrix_or_nan(xp, factor, x):
+    """``factor`` applied to each matrix of the batch ``x`` (..., m, n) alone; the
+    results of a matrix it fails on are NaN (LAPACK raises where JAX returns NaNs)."""
+    flat = x.reshape((-1,) + x.shape[-2:])
+    per = []
+    for a in flat:
+        try:
+            per.append(factor(a))
+        except _linalg_error(xp):
+            per.append([xp.full_like(r, np.nan) for r in factor(xp.zeros_like(a))])
+    return [xp.stack(rs).reshape(x.shape[:-2] + rs[0].shape) for rs in zip(*per)]
 
 
 # -- eigh --------------------------------------------------------------------------------------
@@ -291,11 +314,34 @@ def _tri_solve_left(xp, a, b, lower, trans, conj, unit):
     """Solve op(a) @ x = b, op(a) = a, a^T, conj(a) or a^H."""
     if conj and not trans:
         return xp.conj(_tri_solve_left(xp, a, xp.conj(b), lower, False, False, unit))
-    if xp is np:
-        kind = (2 if conj else 1) if trans else 0  # LAPACK's 'N', 'T', 'C'
-        return _scipy_linalg().solve_triangular(a, b, trans=kind, lower=lower,
-                                                unit_diagonal=unit, check_finite=False)
-    return tri_solve_generic(xp, a, b, lower, trans, conj, unit)
+    try:
+        if xp is np:
+            kind = (2 if conj else 1) if trans else 0  # LAPACK's 'N', 'T', 'C'
+            return _scipy_linalg().solve_triangular(a, b, trans=kind, lower=lower,
+                                                    unit_diagonal=unit, check_finite=False)
+        return tri_solve_generic(xp, a, b, lower, trans, conj, unit)
+    except _linalg_error(xp):
+        # A zero on the diagonal: BLAS trsm (JAX's kernel) divides by it anyway, giving
+        # infs and NaNs rather than an error; substitution row by row does the same.
+        return _tri_solve_substitution(xp, a, b, lower, trans, conj, unit)
+
+
+def _tri_solve_substitution(xp, a, b, lower, trans, conj, unit):
+    """op(a) @ x = b by forward/back substitution (IEEE division by zero pivots)."""
+    t = xp.tril(a) if lower else xp.triu(a)
+    if trans:
+        t = xp.swapaxes(t, -1, -2)
+    if conj:
+        t = xp.conj(t)
+    forward = lower != trans
+    n = t.shape[-1]
+    x = xp.zeros(b.shape, dtype=xp.result_type(t.dtype, b.dtype))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        for i in (range(n) if forward else range(n - 1, -1, -1)):
+            done = slice(0, i) if forward else slice(i + 1, n)
+            r = b[..., i, :] - xp.sum(t[..., i, done, None] * x[..., done, :], axis=-2)
+            x[..., i, :] = r if unit else r / t[..., i, i, None]
+    return x
 
 
 def tri_solve_generic(xp, a, b, lower, trans, conj, unit):
