@@ -8,6 +8,8 @@
   gathers, against NumPy in float64; pmap(grad) with pmean against NumPy's gradient;
 * shard_map over a (2, 2) mesh ('proc', 'local') and a (4,) mesh built from
   ``tjit.devices()``: collectives over each axis and tuples of them against nested vmap;
+* errors: a pmap that maps fewer devices than the process has, pmap traced under jit,
+  operands that differ across processes under TJIT_DISTRIBUTED_CHECKS=1;
 * data-parallel training of examples/train_mlp.py's MLP over the 4 devices, with pmap
   and with shard_map: the same parameters as the one-process loop after 50 steps.
   Tolerance as in test_data_parallel.py: |a - b| <= 2e-6 + 1e-5 |b| (the gradient mean
@@ -79,6 +81,20 @@ try:                                             # each process maps all its dev
     out["short"] = ""
 except ValueError as e:
     out["short"] = str(e)
+try:                                             # traced, one program per process: refused
+    tjit.jit(tjit.pmap(lambda x: lax.psum(x, "i"), axis_name="i"))(mine)
+    out["traced_pmap"] = ""
+except NotImplementedError as e:
+    out["traced_pmap"] = str(e)
+# processes disagreeing on the operand: TJIT_DISTRIBUTED_CHECKS=1 (read when the axis's
+# communicator is made: a new axis name) turns a hang or garbage into the same error
+os.environ["TJIT_DISTRIBUTED_CHECKS"] = "1"
+try:
+    tjit.pmap(lambda x: lax.psum(x, "c"), axis_name="c")(mine[:, :, :4 + rank])
+    out["mismatch"] = ""
+except tjit.distributed.DistributedError as e:
+    out["mismatch"] = str(e)
+del os.environ["TJIT_DISTRIBUTED_CHECKS"]
 
 # -- shard_map over meshes of every process's devices -----------------------------------
 mesh2 = Mesh(np.array(tjit.devices(), dtype=object).reshape(procs, N), ("proc", "local"))
@@ -179,6 +195,9 @@ def test_two_devices_in_each_of_two_processes(tmp_path):
         np.testing.assert_allclose(r["grad"], np.broadcast_to(_numpy_grad(W, X), (2, 8, 3)),
                                    rtol=1e-4, atol=1e-6)
         assert "local device count 2" in r["short"], r["short"]
+        assert "several devices" in r["traced_pmap"], r["traced_pmap"]
+        assert "float32[4, 4]" in r["mismatch"] and "float32[4, 5]" in r["mismatch"], \
+            r["mismatch"]
         # shard_map: against nested vmap, and the psum against NumPy
         got2, want2, kind = r["sm2"]
         np.testing.assert_allclose(got2, want2, rtol=1e-6, atol=1e-5)
