@@ -29,6 +29,7 @@ never written (warning). The interpreter backend ignores donation (warning), as 
 did on backends without donation support, and deletes nothing.
 """
 
+import collections
 import functools
 import os
 import sys
@@ -271,11 +272,11 @@ class Jitted:
         self._has_static = bool(self.sig.static_argnums or self.sig.static_argnames)
         if dynamic_shapes is None:
             dynamic_shapes = _dyn.enabled_by_default()
-        # bytes, or None (xla_like/remat.py); a budget is planned at concrete shapes
+        # bytes, or None (xla_like/remat.py); a budget is planned at concrete shapes: a
+        # dynamic program serves the sizes where its plain plan's peak fits (checked per
+        # new size), the others get programs planned within it (``_over_budget``)
         self.memory_budget = _memory_budget(memory_budget, polymorphic_shapes, self.backend,
                                             where) if op == "jit" else None
-        if self.memory_budget is not None:
-            dynamic_shapes = False
         # automatic dynamic shapes (dynamic_shapes.py); explicit polymorphic_shapes win
         self._dynamic = bool(dynamic_shapes) and polymorphic_shapes is None and op == "jit"
         self._families = {}    # family key (all but the sizes) -> _dyn.Family
@@ -499,8 +500,9 @@ class Jitted:
             rec.what.append("compile")
             donated = self._donated_leaves(treedef)
             with rec.stage("compile"):
-                exe = _compile_within(self.memory_budget, self.__name__, closed,
-                                      self.backend, in_specs, donated, self.device)
+                budget = self.memory_budget if pattern is None else None
+                exe = _compile_within(budget, self.__name__, closed, self.backend, in_specs,
+                                      donated, self.device)
             self.compile_count += 1
             rec.notes.append(_kernel_note(stats))
         donation = _Donation.setup(exe, donated, closed, _leaf_names(treedef, self.sig),
@@ -523,6 +525,7 @@ class Jitted:
         how = (dyn_args, dyn_kwargs, statics, treedef, sig)
         fkey = self._family_key(key)
         shapes = [s[0] for s in sig]
+        entry = None
         with self._lock:
             fam = self._families.get(fkey)
             if fam is None:
@@ -531,11 +534,14 @@ class Jitted:
             else:
                 others = None
                 entry = fam.lookup(shapes)
-                if entry is not None:
+                over = entry and _over_budget(self.memory_budget, entry, shapes)
+                if entry is not None and not over:
                     if fam.cached_sizes < _dyn.MAX_CACHED_SIZES:
                         fam.cached_sizes += 1
                         self._cache[key] = entry
                     return entry
+        if entry is not None:   # (its peak at these sizes is over the memory budget)
+            return self._compile_once(key, *how, over)
         names = self._leaf_paths(dyn_args, dyn_kwargs)
         if others is not None or shapes == fam.ref:   # the family's first shapes
             cause = _dyn.explain_new_family(fkey, others or [], names, self._static_name)
@@ -562,10 +568,13 @@ class Jitted:
         with self._lock:
             fam.publish(pattern, entry)
             served = fam.lookup(shapes) is entry
-            if served:
+            over = served and _over_budget(self.memory_budget, entry, shapes)
+            if served and not over:
                 self._cache[key] = entry
         if not served:  # (its guards hold at the traced sizes; a racing wider one may not)
             return self._compile_once(key, *how, cause)
+        if over:
+            return self._compile_once(key, *how, f"{cause}; {over}")
         return entry
 
     def _compile_pattern(self, fam, fkey, pattern, how, cause, names):
@@ -626,7 +635,10 @@ class Jitted:
         if not self._dynamic:
             return None
         fam = self._families.get(self._family_key(key))
-        return None if fam is None else fam.lookup([s[0] for s in key[1]])
+        entry = None if fam is None else fam.lookup([s[0] for s in key[1]])
+        if entry is not None and _over_budget(self.memory_budget, entry, [s[0] for s in key[1]]):
+            return None     # (calls of these sizes run a program planned within the budget)
+        return entry
 
     def _donated_leaves(self, treedef):
         """Flat positions of the leaves of donated arguments (``treedef``: the
@@ -695,9 +707,9 @@ class Jitted:
         key_def = treedef if dyn_kwargs else tree_flatten(dyn_args)[1]
         entry = self._dynamic_entry((key_def, tuple(sig), statics, config.version,
                                      self.backend, self.device))
-        if entry is not None:   # the program calls of these sizes run: already traced
+        if entry is not None:   # the program calls of these sizes run (within any budget)
             return Lowered(entry.closed_jaxpr, entry.out_tree, self.backend, entry.in_specs,
-                           self.__name__, donated, names, self.memory_budget, self.device)
+                           self.__name__, donated, names, None, self.device)
         with compile_log.recording(self.__name__, "lower()") as rec:
             rec.what.append("trace")
             closed, out_tree = self._trace(dyn_args, dyn_kwargs, statics, treedef, sig)
@@ -958,6 +970,21 @@ def _memory_budget(value, polymorphic_shapes, backend, where):
     return _remat.parse_budget(value, f"{where}: memory_budget")
 
 
+def _over_budget(budget, entry, shapes):
+    """Why the dynamic program ``entry`` may not serve ``shapes`` under the memory
+    ``budget`` (its plain plan's peak there exceeds it, or is unknown), else None."""
+    if budget is None:
+        return None
+    env = {p: v for spec, shp in zip(entry.in_specs, shapes) if spec is not None
+           for p, v in zip(spec, shp) if type(p) is not int}
+    stats = entry.executable.memory_analysis(env)
+    if stats is not None and stats.peak_memory_in_bytes <= budget:
+        return None
+    peak = "unknown" if stats is None else f"{stats.peak_memory_in_bytes} bytes"
+    return (f"the dynamic program's peak at these sizes ({peak}) is over memory_budget="
+            f"{budget}: a program for these shapes, planned within the budget")
+
+
 def _compile_within(budget, name, closed, backend, in_specs, donated, device=None):
     """``compile_jaxpr`` with the program planned within ``budget`` bytes (None: none)."""
     if budget is None:
@@ -966,7 +993,10 @@ def _compile_within(budget, name, closed, backend, in_specs, donated, device=Non
         with _remat.budget_scope(budget):
             return compile_jaxpr(closed, backend, in_specs, donated, device)
     except _remat.MemoryBudgetError as e:
-        raise _remat.MemoryBudgetError(f"jit({name}): {e}", e.smallest_peak) from None
+        counts = collections.Counter(shape_str(a.shape) for a in closed.in_avals)
+        shapes = ", ".join(s + (f" x{n}" if n > 1 else "") for s, n in counts.items())
+        raise _remat.MemoryBudgetError(f"jit({name}): {e} (input shapes {shapes})",
+                                       e.smallest_peak) from None
 
 
 class _Donation:
