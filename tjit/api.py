@@ -1130,8 +1130,10 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
         the fewest recomputed flops that fit (``tjit/xla_like/remat.py``); a budget
         that cannot be met raises ``MemoryBudgetError`` (a ValueError) with the
         smallest peak reachable. Default: ``TJIT_MEMORY_BUDGET`` when set (not for
-        polymorphic_shapes), else none (plans unchanged). A budget turns automatic
-        dynamic shapes off (peaks are planned at concrete shapes).
+        polymorphic_shapes), else none (plans unchanged). With automatic dynamic
+        shapes the budget holds at every size: the dynamic program serves the sizes
+        where its peak fits, and each other size gets a program planned within the
+        budget at its shapes.
     """
     if unsupported:
         bad = ", ".join(sorted(unsupported))

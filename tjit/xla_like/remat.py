@@ -80,7 +80,9 @@ from kept checkpoints, with shared or per-reader copies. Not covered: the bodies
 ``while``/``scan``/``cond`` (they keep their plans, and a loop's carry buffers are not
 counted as recomputable: a scan over layers is not rematerialized here, see
 ``checkpoint``/``while_loop_checkpoints`` for the AD-level choices); symbolic shapes (a
-polymorphic program's peak depends on its sizes); an optimal schedule (Revolve's
+polymorphic program's peak depends on its sizes: under automatic dynamic shapes the
+dynamic program is planned plain and serves the sizes where its peak fits the budget,
+and ``jit`` plans each other size here at its concrete shapes); an optimal schedule (Revolve's
 binomial schedule or an ILP over all splits at once is not attempted: checkpoints are
 spaced by bytes and splits are chosen greedily, so a budget can be reported
 unreachable that a joint schedule would meet); recomputing library calls or values
