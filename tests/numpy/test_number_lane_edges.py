@@ -77,3 +77,69 @@ def test_numpy_error_state_of_the_user_is_not_changed():
     assert np.geterr() == before
     with np.errstate(all="raise"), pytest.raises(FloatingPointError):
         np.float32(1e38) * np.float32(10)  # NumPy's own state still applies to NumPy
+
+
+_PAIR_DTYPES = [np.bool_, np.uint8, np.int8, np.int16, np.uint32, np.int32, np.float16,
+                np.float32, np.complex64]
+_PAIR_OPS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
+             "<": operator.lt, "!=": operator.ne, "max": jnp.maximum, "&": operator.and_,
+             "arctan2": jnp.arctan2}
+
+
+def _pair_operand(dtype, shape, seed):
+    rng = np.random.default_rng(seed)
+    v = rng.integers(-3, 4, shape) * 0.5
+    v.flat[0] = 0.0
+    if np.dtype(dtype).kind in "bu":
+        v = np.abs(v)
+    return np.asarray(v).astype(dtype)
+
+
+@pytest.mark.parametrize("op", sorted(_PAIR_OPS))
+def test_two_arrays_that_need_promotion_or_broadcasting_replay_the_interpreter(op):
+    """float32 * int32, m + row, int32 / int32, a weak 0-d array with a strong one: the
+    first call takes the general path, later ones its plan (tjit/numpy/_mixed_lane.py);
+    every call gives the interpreter's bits, dtype and weak flag, or its error."""
+    fn = _PAIR_OPS[op]
+    ref = tjit.jit(fn, backend="interpreter")
+    for i, dx in enumerate(_PAIR_DTYPES):
+        for j, dy in enumerate(_PAIR_DTYPES):
+            for sx, sy in [((4,), (4,)), ((2, 4), (4,)), ((3, 1), (1, 2))]:
+                x = jnp.asarray(_pair_operand(dx, sx, i))
+                y = jnp.asarray(_pair_operand(dy, sy, 10 + j))
+                try:
+                    want = ref(x, y)
+                except TypeError as e:
+                    for _ in range(2):
+                        with pytest.raises(TypeError) as info:
+                            fn(x, y)
+                        assert str(info.value) == str(e)
+                    continue
+                with warnings.catch_warnings():
+                    warnings.simplefilter("error")
+                    outs = [fn(x, y) for _ in range(3)]
+                for got in outs:
+                    where = (op, np.dtype(dx).name, np.dtype(dy).name, sx, sy)
+                    assert (got.shape, got.dtype, got.weak_type) == \
+                        (want.shape, want.dtype, want.weak_type), where
+                    assert np.asarray(got).tobytes() == np.asarray(want).tobytes(), where
+
+
+def test_weak_zero_d_arrays_and_the_x64_switch():
+    """A weak 0-d Array (jnp.asarray(2.0)) with a strong one keeps the strong dtype; plans
+    made under one x64 setting do not serve the other."""
+    w = jnp.asarray(2.0)
+    i = jnp.asarray(np.array([1, 2], np.int32))
+    u = jnp.asarray(np.array([1, 2], np.uint32))
+    for _ in range(2):
+        assert (i * w).dtype == np.float32 and (i * w).weak_type
+        assert (i + u).dtype == np.int32
+    tjit.config.update("enable_x64", True)
+    try:
+        for _ in range(2):
+            assert (i + u).dtype == np.int64
+            np.testing.assert_array_equal(np.asarray(i + u), [2, 4])
+    finally:
+        tjit.config.update("enable_x64", False)
+    for _ in range(2):
+        assert (i + u).dtype == np.int32

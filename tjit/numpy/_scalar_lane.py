@@ -46,7 +46,7 @@ def plan(run, promoted, array_dtype, number_type, side):
     sdt = promoted[side]._value.dtype        # the number's
     if array_dtype == dt:
         cast = None
-    elif _is_widening(array_dtype, dt):
+    elif is_widening(array_dtype, dt):
         cast = dt
     else:
         return None
@@ -165,7 +165,7 @@ def _cannot_warn(fn, array_dtype, dt, s, side):
     return False
 
 
-def _is_widening(src, dst):
+def is_widening(src, dst):
     """Whether converting ``src`` to ``dst`` is ``astype`` exactly (promotion only widens:
     bool/int to int/float/complex, float to float/complex; convert_element_type's impl is
     astype there)."""

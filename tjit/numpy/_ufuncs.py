@@ -21,7 +21,7 @@ from tjit.numpy._core import (
     broadcast_arrays_, broadcast_to_shape, ensure_array, promote_args, promote_args_inexact,
     promote_dtypes_inexact)
 from tjit.numpy._core import promote_args_numeric as _promote_args_numeric
-from tjit.numpy import _scalar_lane
+from tjit.numpy import _mixed_lane, _scalar_lane
 
 
 _ndarray = np.ndarray
@@ -92,7 +92,9 @@ def _two_in(name, lax_fn, inexact=False, doc=None):
     prim_for = _eager_prim(lax_fn)
     promote = promote_args_inexact if inexact else promote_args
 
-    runs = {}  # (shape, dtype, weak) of NumPy-backed operands -> their fast-lane call
+    # (shape, dtype, weak) of two NumPy-backed operands -> their fast-lane call, or
+    # the replay of a call that promoted or broadcast them (_mixed_lane.plan)
+    runs = {}
     # (dtype, weak of the Array, the Python number's type) -> the replay of what the
     # signature's first call did (_scalar_lane.plan; any shape: the number broadcasts);
     # one table per side of the number
@@ -107,6 +109,21 @@ def _two_in(name, lax_fn, inexact=False, doc=None):
                                   (arr._value.dtype, arr._weak, number_type),
                                   _scalar_lane.prim_run(prim_for(x.dtype), (x, y)), (x, y),
                                   arr, number_type, side)
+        return out
+
+    def with_arrays(x, y):
+        """The general path of two NumPy-backed Arrays that need promotion or
+        broadcasting; keeps its plan (_mixed_lane) in ``runs``."""
+        px, py = promote(name, x, y)
+        run = _fast_runner2(prim_for(px._value.dtype), px, py)
+        out = lax_fn(px, py) if run is None else run(px._value, py._value)
+        if type(_trace_ctx.trace) is _EvalTrace:
+            replay = _mixed_lane.plan(run or _fast_runner2(prim_for(px._value.dtype), px, py),
+                                      (px, py), x, y, with_arrays)
+            if replay is not None:
+                vx, vy = x._value, y._value
+                _keep(runs, (vx.shape, vx.dtype, x._weak, vy.shape, vy.dtype, y._weak),
+                      replay)
         return out
 
     def f(x, y, /):
@@ -133,6 +150,9 @@ def _two_in(name, lax_fn, inexact=False, doc=None):
                                                  vy.dtype, y._weak), run)
                                 return run(vx, vy)
                         return lax_fn(x, y)
+                    if prim_for is not None and type(_trace_ctx.trace) is _EvalTrace and \
+                            type(vx) is _ndarray and type(vy) is _ndarray:
+                        return with_arrays(x, y)
                 elif ty is float or ty is int or ty is complex:
                     if type(vx) is _ndarray and type(_trace_ctx.trace) is _EvalTrace:
                         replay = number_right.get((vx.dtype, x._weak, ty))
