@@ -109,10 +109,20 @@ def test_poly_from_roots_and_round_trip_with_polyval():
     coeffs = jnp.poly(roots.astype(np.float32))
     np.testing.assert_allclose(np.asarray(jnp.polyval(coeffs, roots.astype(np.float32))), 0,
                                atol=1e-5)
-    with pytest.raises(NotImplementedError, match="eigenvalues"):
-        jnp.poly(jnp.eye(2))
     with pytest.raises(ValueError, match="1-D array of roots or a square matrix"):
         jnp.poly(jnp.ones((2, 3)))
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 5])
+@pytest.mark.parametrize("kind", ["float", "int", "complex", "symmetric"])
+def test_poly_of_square_matrix_is_its_characteristic_polynomial(n, kind, x64):
+    a = RNG.normal(size=(n, n))
+    a = {"float": a, "int": np.round(3 * a).astype(np.int64), "complex": a + 1j * a.T,
+         "symmetric": a + a.T}[kind]
+    want = np.poly(a)
+    for got in (jnp.poly(a), tjit.jit(jnp.poly)(a)):
+        assert got.dtype == np.complex128  # from the eigenvalues, as JAX
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-9, atol=1e-9)
 
 
 @pytest.mark.parametrize("name", ["bartlett", "blackman", "hamming", "hanning"])

@@ -141,12 +141,12 @@ def polydiv(u, v, *, trim_leading_zeros=False):
 
 
 def poly(seq_of_zeros):
-    """Coefficients of the monic polynomial with the given roots (1-D input)."""
+    """Coefficients of the monic polynomial with the given roots (1-D input), or the
+    characteristic polynomial of a square matrix (from its eigenvalues: complex, as
+    JAX)."""
     z = ensure_array("poly", seq_of_zeros)
     if z.ndim == 2 and z.shape[0] == z.shape[1] and z.shape[0] > 0:
-        raise NotImplementedError("jnp.poly of a square matrix needs its eigenvalues "
-                                  "(jnp.linalg.eigvals), which tjit does not provide; pass "
-                                  "the roots as a 1-D array")
+        z = linalg.eigvals(z)
     if z.ndim > 1 or (z.ndim == 1 and type(z.shape[0]) is not int):
         raise ValueError(f"jnp.poly: input must be a 1-D array of roots or a square matrix, "
                          f"got shape {shape_str(z.shape)}")
