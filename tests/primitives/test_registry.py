@@ -25,6 +25,8 @@ DEDICATED = {
                     "tests/transforms/test_custom_derivatives.py"),
     **dict.fromkeys(["checkpoint", "checkpoint_name"], "tests/transforms/test_checkpoint.py"),
     "linear_call": "tests/transforms/test_linear_call.py",
+    "shard_map": "tests/parallel/test_shard_map_threads.py (threads vs the vmap definition, "
+                 "NumPy, the interpreter; grad/jvp/vmap)",
     **dict.fromkeys(["igamma", "igammac", "igamma_grad_a", "betainc", "zeta", "polygamma",
                      "bessel_i0e", "bessel_i1e", "ndtri"],
                     "tests/scipy/test_special.py (values vs SciPy, grads, jit, vmap)"),

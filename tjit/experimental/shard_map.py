@@ -23,33 +23,47 @@ How a call runs (SPMD: every process runs the same program on its own blocks):
 Outputs that one process holds whole (replicated, or a one-process mesh) come back as
 tjit Arrays; outputs split across processes as :class:`GlobalArray` (gather them with
 ``process_allgather``). Called at the top level, shard_map compiles its body itself (like
-``jit(shard_map(...))`` in JAX). Under jit, grad or vmap in a one-process run it is traced
-as nested ``vmap(axis_name=...)`` into the enclosing program (``shard_map_traced.py``); over
-a mesh of processes, each process traces its blocks with global (replicated) arguments and
-outputs (``shard_map_processes.py``).
+``jit(shard_map(...))`` in JAX). Under jit in a one-process run over several CPU devices it
+is one equation of the enclosing program that runs the blocks on the devices' threads
+(``shard_map_threads.py``); under grad or vmap it is traced as nested
+``vmap(axis_name=...)`` (``shard_map_traced.py``); over a mesh of processes, each process
+traces its blocks with global (replicated) arguments and outputs
+(``shard_map_processes.py``).
 """
 
 import functools
-import itertools
 import math
-import threading
 
 import numpy as np
 
 from tjit.api import ShapeDtypeStruct
 from tjit.devices.collectives import ThreadGroup, bind_axes
+from tjit.devices.pmap_runtime import run_bound
 from tjit.distributed import runtime
 from tjit.distributed.arrays import GlobalArray
 from tjit.distributed.mesh_groups import mesh_communicators
 from tjit.distributed.mpi_communicator import MPICommunicator
 from tjit.experimental.shard_map_processes import across_processes
+from tjit.experimental.shard_map_threads import (
+    axis_group,
+    axis_keys,
+    runs_on_threads,
+    thread_communicators,
+    threaded_call,
+)
 from tjit.experimental.shard_map_traced import traced_call
+from tjit.parallel import compile_spmd
 from tjit.sharding import (
-    Mesh, NamedSharding, PartitionSpec, check_spec, current_mesh, device_process_index)
+    Mesh,
+    NamedSharding,
+    PartitionSpec,
+    check_spec,
+    current_mesh,
+    device_process_index,
+)
 from tjit.tracing.core import Array, Tracer
 from tjit.tracing.jaxpr import ClosedJaxpr, Jaxpr, subjaxprs
 from tjit.tracing.tree_util import tree_flatten, tree_unflatten
-from tjit.parallel import compile_spmd
 
 #: Collectives after which a value is the same on every member of their axes.
 _MAKES_INVARIANT = {"psum", "pmax", "pmin", "all_gather"}
@@ -146,8 +160,10 @@ class _ShardMapped:
             specs = self._in_specs_cache[treedef] = self._leaf_specs(in_specs, args,
                                                                       "in_specs")
         if any(isinstance(x, Tracer) for x in leaves):
-            traced = across_processes if self.mesh.is_multi_process else traced_call
-            return traced(self, leaves, treedef, specs, infer_varying)
+            if self.mesh.is_multi_process:
+                return across_processes(self, leaves, treedef, specs, infer_varying)
+            threaded = threaded_call if runs_on_threads(self.mesh) else None
+            return traced_call(self, leaves, treedef, specs, infer_varying, threaded)
         rt = runtime.require("shard_map")
         devices = self._local_devices(rt, threads=True)
         blocks = [self._blocks(x, spec, devices, i)
@@ -227,40 +243,22 @@ class _ShardMapped:
 
     def _communicators(self, rt, devices):
         """Per local device, {axis name or tuple of names: communicator}."""
-        names = self.mesh.axis_names
-        keys = [n for n in names] + [t for r in range(2, len(names) + 1)
-                                     for t in itertools.permutations(names, r)]
+        keys = axis_keys(self.mesh)
         if rt is None or rt.size == 1 or not self.mesh.is_multi_process:
             if len(devices) == 1 and self.mesh.size == 1:
                 groups = {k: ThreadGroup(1, str(k)).members()[0] for k in keys}
                 return [groups]
-            return self._thread_communicators(devices, keys)
+            return thread_communicators(self.mesh, devices, keys)
         if len(devices) > 1:   # (several devices of this process: threads and MPI)
-            return mesh_communicators(self.mesh, devices, keys, _axis_group)
+            return mesh_communicators(self.mesh, devices, keys, axis_group)
         coords = self.mesh.coords(devices[0])
         out = {}
         for key in keys:
             axes = key if isinstance(key, tuple) else (key,)
-            colour, rank = _axis_group(self.mesh, coords, axes)
+            colour, rank = axis_group(self.mesh, coords, axes)
             comm = runtime.split((self.mesh, axes), colour, rank)
             out[key] = MPICommunicator(comm, name=key)
         return [out]
-
-    def _thread_communicators(self, devices, keys):
-        """One process, several devices: a ThreadGroup per axis group."""
-        coords = [self.mesh.coords(d) for d in devices]
-        per_device = [{} for _ in devices]
-        for key in keys:
-            axes = key if isinstance(key, tuple) else (key,)
-            groups = {}
-            for k, c in enumerate(coords):
-                colour, rank = _axis_group(self.mesh, c, axes)
-                groups.setdefault(colour, []).append((rank, k))
-            for members in groups.values():
-                comms = ThreadGroup(len(members), str(key)).members()
-                for rank, k in members:
-                    per_device[k][key] = comms[rank]
-        return per_device
 
     def _run(self, program, per_device, devices, rt):
         if len(devices) == 1:   # (MPI communicators are kept; thread groups are per call)
@@ -272,7 +270,7 @@ class _ShardMapped:
         if len(devices) == 1:
             with bind_axes(comms[0]):
                 return [program(*per_device[0])]
-        return _run_threads(program, per_device, comms)
+        return run_bound(program, per_device, comms)
 
     # -- outputs ---------------------------------------------------------------------------
     def _assemble(self, program, outs, devices):
@@ -377,40 +375,3 @@ def _varying_inside(eqn):
                     out |= frozenset(e.params.get("axes", ()))
             stack.extend(subjaxprs(j))
     return out
-
-
-def _axis_group(mesh, coords, axes):
-    """(group, rank) of the device at ``coords`` for a collective over ``axes``: a group
-    is the devices that share the coordinates along the other mesh axes, and ranks run
-    row-major over ``axes`` (the order JAX gives a tuple of axis names)."""
-    shape = mesh.shape
-    colour = rank = 0
-    for n in mesh.axis_names:
-        if n not in axes:
-            colour = colour * shape[n] + coords[n]
-    for n in axes:
-        rank = rank * shape[n] + coords[n]
-    return colour, rank
-
-
-def _run_threads(program, per_device, comms):
-    results = [None] * len(per_device)
-    errors = []
-
-    def work(k):
-        try:
-            with bind_axes(comms[k]):
-                results[k] = program(*per_device[k])
-        except BaseException as e:   # noqa: BLE001 (re-raised in the caller)
-            errors.append(e)
-            for c in comms[k].values():
-                c.group.abort()
-
-    threads = [threading.Thread(target=work, args=(k,)) for k in range(len(per_device))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    if errors:
-        raise errors[0]
-    return results

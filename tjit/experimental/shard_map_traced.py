@@ -17,8 +17,10 @@ How a traced call is built:
 3. each output (leading dims: every mesh axis) keeps block 0 along the axes its out_spec
    leaves out and merges the named ones back into the dims they split.
 
-The enclosing program runs as one program on its own device (not one thread per mesh
-device). A mesh over several processes is traced by ``shard_map_processes.py``.
+Under ``jit`` alone, a mesh of several CPU devices of this process is bound instead as one
+``shard_map`` equation that runs the blocks on the devices' threads
+(``shard_map_threads.py``), whose jvp and batching rules expand into this form. A mesh
+over several processes is traced by ``shard_map_processes.py``.
 """
 
 import numpy as np
@@ -33,28 +35,40 @@ from tjit.tracing.core import get_aval
 from tjit.tracing.tree_util import tree_flatten, tree_unflatten
 
 
-def traced_call(sm, leaves, treedef, specs, infer_varying):
+def traced_call(sm, leaves, treedef, specs, infer_varying, threaded=None):
     """The global outputs of ``sm`` (a ``_ShardMapped``) at argument ``leaves`` (some of
-    them tracers), traced into the enclosing transformation."""
+    them tracers), traced into the enclosing transformation. ``threaded``: how to bind it
+    as one equation run on the mesh devices' threads (``shard_map_threads.threaded_call``),
+    else the vmap form is traced in."""
     mesh = sm.mesh
-    names = mesh.axis_names
     leaves = [np.asarray(x) if isinstance(x, GlobalArray) else x for x in leaves]
-    stacked, block_avals = [], []
+    block_avals = []
     for i, (x, spec) in enumerate(zip(leaves, specs)):
-        blocks, bshape = _to_blocks(x, spec, mesh, sm.where, i)
-        stacked.append(blocks)
         aval = get_aval(x)
+        check_spec(spec, mesh, f"{sm.where}: in_specs for argument {i}", len(aval.shape))
+        bshape = block_shape(tuple(aval.shape), spec, mesh, sm.where, i)
         block_avals.append(ShapeDtypeStruct(bshape, aval.dtype, aval.weak_type))
     per_block, out_store = block_function(sm, treedef)
     out_specs = checked_out_specs(sm, treedef, block_avals, specs, per_block, out_store,
-                                   infer_varying)
+                                  infer_varying)
+    if threaded is not None:
+        outs = threaded(per_block, mesh, specs, out_specs, leaves, block_avals, sm.where)
+    else:
+        outs = vmap_form(per_block, mesh, specs, out_specs, leaves, sm.where)
+    return tree_unflatten(out_store["tree"], outs)
+
+
+def vmap_form(per_block, mesh, specs, out_specs, leaves, where):
+    """The flat global outputs of ``per_block`` (flat blocks -> flat outputs) mapped over
+    the blocks of ``leaves``: one ``vmap(axis_name=...)`` per mesh axis (the definition)."""
+    stacked = [_to_blocks(x, spec, mesh, where, i)[0]
+               for i, (x, spec) in enumerate(zip(leaves, specs))]
     fn = per_block
-    for name in reversed(names):
+    for name in reversed(mesh.axis_names):
         in_axes = tuple(0 if name in spec.mesh_axes() else None for spec in specs)
         fn = vmap(fn, in_axes=in_axes, out_axes=0, axis_name=name)
     outs = fn(*stacked)
-    return tree_unflatten(out_store["tree"], [
-        _from_blocks(y, spec, mesh) for y, spec in zip(outs, out_specs)])
+    return [_from_blocks(y, spec, mesh) for y, spec in zip(outs, out_specs)]
 
 
 def block_function(sm, treedef):

@@ -1,0 +1,190 @@
+"""``jit(shard_map(f, mesh, ...))`` over a mesh of this process's CPU devices
+(``TJIT_NUM_CPU_DEVICES=N``), run as pmap runs: one compiled program per device on the
+devices' worker threads, with the collectives between them.
+
+Traced into ``jit``, the shard_map becomes one ``shard_map`` equation (``shard_map_p``)
+whose ``body`` is the per-block jaxpr; the enclosing plan runs it as one library step:
+
+1. each operand (the global value) is cut into the devices' blocks (its in_spec's
+   ``NamedSharding``);
+2. ``body`` is compiled once as one member's program (``compile_spmd``, the mesh axes
+   bound to their sizes) and run on every device's thread (``pmap_runtime.run_bound``),
+   each device bound to the thread communicators of its groups along every axis and
+   tuple of axes;
+3. each output is assembled from the blocks by its out_spec (along an axis the spec
+   leaves out, the copy of the device at index 0: the vmap form's choice).
+
+The values are those of the definition, the nested ``vmap(axis_name=...)`` form of
+``shard_map_traced.py``. That form is also the rule for everything else: the jvp
+(``grad`` and ``jvp`` of the shard_map, hence ``jit(grad(...))``, run as one program) and
+batching (``vmap``) expand the equation into it.
+"""
+
+import itertools
+import weakref
+
+import numpy as np
+
+from tjit import jvp, vmap
+from tjit.api import ShapeDtypeStruct
+from tjit.devices.collectives import ThreadGroup
+from tjit.devices.pmap_runtime import run_bound
+from tjit.experimental.shard_map_traced import vmap_form
+from tjit.parallel import _bound, compile_spmd
+from tjit.primitives.base import new_primitive
+from tjit.primitives.rules import instantiate
+from tjit.sharding import NamedSharding
+from tjit.tracing.avals import ShapedArray
+from tjit.tracing.jaxpr import ClosedJaxpr, eval_jaxpr
+from tjit.tracing.jaxpr_trace import convert_constvars_jaxpr, trace_to_jaxpr
+
+shard_map_p = new_primitive("shard_map", multiple_results=True)
+_programs = weakref.WeakKeyDictionary()   # body -> its compiled per-device program
+
+
+def runs_on_threads(mesh):
+    """Whether a traced shard_map over ``mesh`` runs on the devices' threads: several CPU
+    devices, all of this process."""
+    devices = list(mesh.devices.flat)
+    return (len(devices) > 1 and not mesh.is_multi_process
+            and all(d.platform == "cpu" for d in devices))
+
+
+def threaded_call(per_block, mesh, specs, out_specs, leaves, block_avals, where):
+    """Bind ``shard_map_p`` for ``per_block`` (flat blocks -> flat outputs) at the global
+    argument ``leaves``; returns the flat global outputs (``out_specs``: one PartitionSpec
+    per output leaf)."""
+    with _bound([(n, mesh.shape[n]) for n in mesh.axis_names]):
+        closed = trace_to_jaxpr(per_block, [ShapedArray(a.shape, a.dtype, a.weak_type)
+                                            for a in block_avals], where)
+    jaxpr, consts = convert_constvars_jaxpr(closed)
+    replicated = type(specs[0])() if specs else None
+    in_specs = (replicated,) * len(consts) + tuple(specs)
+    return shard_map_p.bind(*consts, *leaves, body=ClosedJaxpr(jaxpr, []), mesh=mesh,
+                            in_specs=in_specs,
+                            out_specs=tuple(out_specs), where=where)
+
+
+# -- rules ------------------------------------------------------------------------------
+def _global_shape(mesh, spec, block):
+    return tuple(b * int(np.prod([mesh.shape[a] for a in spec.axes_of(d)], dtype=np.int64))
+                 for d, b in enumerate(block))
+
+
+@shard_map_p.def_abstract_eval
+def _abstract(*avals, body, mesh, in_specs, out_specs, where):
+    return [ShapedArray(_global_shape(mesh, spec, a.shape), a.dtype)
+            for a, spec in zip(body.out_avals, out_specs)]
+
+
+shard_map_p.def_weak_type(lambda *weak, body, **params: [a.weak_type
+                                                          for a in body.out_avals])
+
+
+@shard_map_p.def_impl
+def _impl(xp, *args, body, mesh, in_specs, out_specs, where):
+    if xp is not np:
+        raise NotImplementedError(f"{where}: a shard_map over CPU devices runs on the host; "
+                                  f"compile it for the cpu backend")
+    devices = list(mesh.devices.flat)
+    per_device = [[] for _ in devices]
+    for x, spec in zip(args, in_specs):
+        x = np.asarray(x)
+        index = NamedSharding(mesh, spec).devices_indices_map(x.shape)
+        for k, d in enumerate(devices):
+            per_device[k].append(np.ascontiguousarray(x[index[d]]))
+    outs = run_bound(_program(body, mesh), per_device,
+                     thread_communicators(mesh, devices, axis_keys(mesh)))
+    result = []
+    for i, (a, spec) in enumerate(zip(body.out_avals, out_specs)):
+        shape = _global_shape(mesh, spec, a.shape)
+        glob = np.empty(shape, a.dtype)
+        index = NamedSharding(mesh, spec).devices_indices_map(shape)
+        for k in reversed(range(len(devices))):   # (device 0's copy last: it stays)
+            glob[index[devices[k]]] = np.asarray(outs[k][i])
+        result.append(glob)
+    return result
+
+
+def _program(body, mesh):
+    prog = _programs.get(body)
+    if prog is None:
+        def run_body(*blocks):
+            return eval_jaxpr(body.jaxpr, body.consts, *blocks)
+        example = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in body.in_avals]
+        prog = _programs[body] = compile_spmd(run_body, mesh.shape, example, backend="cpu")
+    return prog
+
+
+def _lowering(ctx, *ins, **params):
+    def fn(xp, env, *arrays):
+        return _impl(xp, *arrays, **params)
+    return ctx.library("shard_map", fn, list(ins),
+                       [(a.shape, a.dtype) for a in ctx.avals_out],
+                       primitive=shard_map_p, params=params)
+
+
+def _expanded(body, mesh, in_specs, out_specs, where):
+    """The definition: the body under one vmap(axis_name) per mesh axis."""
+    def per_block(*blocks):
+        return eval_jaxpr(body.jaxpr, body.consts, *blocks)
+
+    def fn(*args):
+        return vmap_form(per_block, mesh, list(in_specs), list(out_specs), list(args), where)
+    return fn
+
+
+def _jvp(primals, tangents, **params):
+    outs, t_outs = jvp(_expanded(**params), tuple(primals),
+                       tuple(instantiate(t) for t in tangents))
+    return list(outs), list(t_outs)
+
+
+def _batch(args, dims, **params):
+    outs = vmap(_expanded(**params), in_axes=tuple(dims), out_axes=0)(*args)
+    return list(outs), [0] * len(outs)
+
+
+shard_map_p.lowering = _lowering
+shard_map_p.jvp = _jvp
+shard_map_p.batch = _batch
+
+
+# -- communicators of a mesh of this process's devices --------------------------------------
+def axis_keys(mesh):
+    """The names collectives may give: each axis, and each tuple of distinct axes."""
+    names = mesh.axis_names
+    return list(names) + [t for r in range(2, len(names) + 1)
+                          for t in itertools.permutations(names, r)]
+
+
+def axis_group(mesh, coords, axes):
+    """(group, rank) of the device at ``coords`` for a collective over ``axes``: a group
+    is the devices that share the coordinates along the other mesh axes, and ranks run
+    row-major over ``axes`` (the order JAX gives a tuple of axis names)."""
+    shape = mesh.shape
+    colour = rank = 0
+    for n in mesh.axis_names:
+        if n not in axes:
+            colour = colour * shape[n] + coords[n]
+    for n in axes:
+        rank = rank * shape[n] + coords[n]
+    return colour, rank
+
+
+def thread_communicators(mesh, devices, keys):
+    """Per device of ``devices`` (this process's), ``{key: ThreadCommunicator}``: a
+    ThreadGroup per group of each axis (or tuple of axes) ``key``."""
+    coords = [mesh.coords(d) for d in devices]
+    per_device = [{} for _ in devices]
+    for key in keys:
+        axes = key if isinstance(key, tuple) else (key,)
+        groups = {}
+        for k, c in enumerate(coords):
+            colour, rank = axis_group(mesh, c, axes)
+            groups.setdefault(colour, []).append((rank, k))
+        for members in groups.values():
+            comms = ThreadGroup(len(members), str(key)).members()
+            for rank, k in members:
+                per_device[k][key] = comms[rank]
+    return per_device
