@@ -201,6 +201,20 @@ def test_unique_equal_nan_false_and_signed_zero():
                                          return_inverse=True, return_counts=True))
 
 
+@pytest.mark.parametrize("name", ["unique_values", "unique_counts", "unique_inverse",
+                                  "unique_all"])
+@pytest.mark.parametrize("case", ["nans", "all_nan", "ints", "zeros_2d"])
+def test_array_api_unique_functions_keep_nans_apart(name, case):
+    """NumPy 2's unique_* (the Array API's) never merge NaNs: each is its own value."""
+    x = {"nans": np.array([2., np.nan, 1, 2, np.nan, -0.0, 0.0, 1], np.float32),
+         "all_nan": np.full(3, np.nan, np.float32),
+         "ints": np.array([3, 1, 3, 0], np.int32),
+         "zeros_2d": np.array([[0., np.nan], [-0.0, np.nan]], np.float32)}[case]
+    want = getattr(np, name)(x)
+    want = tuple(want) if isinstance(want, tuple) else (want,)
+    _assert_tuple_equal(getattr(jnp, name)(x), want)
+
+
 @pytest.mark.parametrize("axis", [0, 1, -1])
 def test_unique_axis(axis):
     rng = np.random.default_rng(7)

@@ -391,8 +391,9 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
 
 
 def unique_values(x, *, size=None, fill_value=None):
-    """The sorted unique values of ``x`` (NumPy 2's unique_values)."""
-    return unique(x, size=size, fill_value=fill_value)
+    """The sorted unique values of ``x`` (NumPy 2's unique_values); NaNs are kept
+    separately (equal_nan=False), as in the other unique_* functions."""
+    return unique(x, equal_nan=False, size=size, fill_value=fill_value)
 
 
 # The Array API's (and NumPy 2's, JAX's) named results of the unique_* functions.
