@@ -17,7 +17,13 @@ group per axis group, several names bound on each device).
 import queue
 import threading
 
-from tjit.devices.collectives import CollectiveAborted, ThreadGroup, bind_axes, bind_axis
+from tjit.devices.collectives import (
+    CollectiveAborted,
+    ThreadCommunicator,
+    ThreadGroup,
+    bind_axes,
+    bind_axis,
+)
 
 _workers = []            # worker r - 1 serves device r
 _submit_lock = threading.Lock()
@@ -59,13 +65,14 @@ def run_on_devices(run, per_device, axis_name, comms=None):
 
 def run_bound(run, per_device, bindings):
     """``run(*per_device[r])`` for every device ``r`` at once, each with the names of
-    ``bindings[r]`` ({name or tuple of names: its ThreadCommunicator}) bound: a shard_map
-    over a mesh of this process's devices, one thread group per group of an axis."""
+    ``bindings[r]`` ({name or tuple of names: its communicator, whose ``group`` is the
+    ThreadGroup of this process's devices it meets on}) bound: a shard_map over a mesh of
+    this process's devices, one thread group per group of an axis."""
     def finish(r, failed):
         for comm in bindings[r].values():
             if failed:
                 comm.group.abort()
-            else:
+            elif type(comm) is ThreadCommunicator:   # (its rank is its place in the group)
                 comm.group.member_done(comm.rank)
     return _run_all(run, per_device, lambda r: bind_axes(bindings[r]), finish)
 
