@@ -501,7 +501,9 @@ def _ints(bmkn):
 @functools.lru_cache(maxsize=4096)
 def _plan(lshape, rshape, bmkn, dtype, lperm, rperm, alpha, beta, prefill, nthreads, own_used):
     """The :class:`GemmPlan` of ``GemmCall.build``'s product (``own_used``:
-    ``own_sgemm_used()``), or None where the shim cannot do it."""
+    ``own_sgemm_used()``), or None where the shim cannot do it. (Every new size of a
+    dynamic program's dots plans here: its sizes tuple is built in ``_FIELDS`` order
+    directly, and operands in natural axis order take ``_operand``'s short path.)"""
     lib = _library()
     B, M, K, N = bmkn
     if 0 in bmkn:
@@ -514,20 +516,8 @@ def _plan(lshape, rshape, bmkn, dtype, lperm, rperm, alpha, beta, prefill, nthre
     if entry is None:
         return None
     shim, gemm, set_threads, pool = entry
-    f = {"gemm": gemm, "set_threads": set_threads, "m": M, "n": N, "k": K, "ldc": N,
-         "batch": B, "stride_c": M * N, "alpha": _double_bits(alpha),
-         "beta": _double_bits(beta if prefill else 0.0), "prefill": int(prefill),
-         "pool": pool}
-    copies = []
-    for side, shape, perm, mat in (("a", lshape, lperm, (B, M, K)),
-                                   ("b", rshape, rperm, (B, K, N))):
-        strides = _batched_view(shape, dtype, perm, mat)
-        layout = strides and _matrix_layout(mat[1], mat[2], strides[1], strides[2])
-        copies.append(None if layout else (perm, mat))
-        if not layout:               # a contiguous copy is made per call
-            strides, layout = (mat[1] * mat[2], mat[2], 1), (_NO_TRANS, mat[2])
-        f[f"trans_{side}"], f[f"ld{side}"] = layout
-        f[f"stride_{side}"] = strides[0] if B > 1 else 0
+    trans_a, lda, stride_a, copy_a = _operand(lshape, lperm, (B, M, K), dtype)
+    trans_b, ldb, stride_b, copy_b = _operand(rshape, rperm, (B, K, N), dtype)
     # The blocks depend on the shapes and the machine's CPU count only, never on the
     # threads in use: every thread count gives the same bits.
     units = UNITS_PER_CPU * cpu_count()
@@ -537,12 +527,34 @@ def _plan(lshape, rshape, bmkn, dtype, lperm, rperm, alpha, beta, prefill, nthre
         split, extent = (_SPLIT_ROWS, M) if M > N else (_SPLIT_COLS, N)
         block = BLOCK_ALIGN * math.ceil(extent / (units * BLOCK_ALIGN))
         block = max(block, MIN_BLOCK)
-    if B * M * N * K < PARALLEL_MIN_MACS:
+    macs = B * M * N * K
+    if macs < PARALLEL_MIN_MACS:
         block = extent               # one call: blocks would cost more than they give
     n_units = math.ceil(extent / block)
-    f.update(split=split, extent=extent, block=block)
-    return GemmPlan(shim, tuple(map(f.__getitem__, _FIELDS)), n_units,
-                    n_units > 1 and nthreads > 1, tuple(copies), B * M * N * K, pool != 0)
+    sizes = (gemm, set_threads, trans_a, trans_b, M, N, K, lda, ldb, N, B,
+             stride_a if B > 1 else 0, stride_b if B > 1 else 0, M * N, split, block, extent,
+             _double_bits(alpha), _double_bits(beta if prefill else 0.0), int(prefill), pool)
+    return GemmPlan(shim, sizes, n_units, n_units > 1 and nthreads > 1, (copy_a, copy_b),
+                    macs, pool != 0)
+
+
+def _operand(shape, perm, mat, dtype):
+    """``(transpose flag, leading dimension, batch stride, copy)`` of one operand read as
+    the batched matrix ``mat`` = (batch, rows, cols) through ``perm``; ``copy``: None, or
+    the (perm, shape) of a contiguous copy made per call where BLAS cannot read it."""
+    rows_cols = mat[1] * mat[2]
+    if perm == _natural(len(perm)):     # a contiguous reshape: row-major, no NumPy
+        return _NO_TRANS, mat[2], rows_cols, None
+    strides = _batched_view(shape, dtype, perm, mat)
+    layout = strides and _matrix_layout(mat[1], mat[2], strides[1], strides[2])
+    if not layout:                      # a contiguous copy is made per call
+        return _NO_TRANS, mat[2], rows_cols, (perm, mat)
+    return layout[0], layout[1], strides[0], None
+
+
+@functools.cache
+def _natural(rank):
+    return tuple(range(rank))
 
 
 class GemmGroup:

@@ -27,20 +27,20 @@ import threading
 import numpy as np
 
 from tjit.devices import array_args, backend, blas, control_flow, kernel_cache
-from tjit.devices.slot_arena import SharedSlots
+from tjit.devices.array_args import data_pointer as _ptr
 from tjit.devices.executable import Executable
 from tjit.devices.runner import PlanInspection, ProgramRunner, binding_key, solve_sizes
+from tjit.devices.slot_arena import SharedSlots
 from tjit.devices.threads import default_num_threads, parallel_for
 from tjit.lower.llvm.split import split_axis, work_per_point
-from tjit.devices.array_args import data_pointer as _ptr
 from tjit.xla_like.compile import compile_program, size_symbols
-from tjit.xla_like.target import CPU
 from tjit.xla_like.plan import (
     ControlStep,
     KernelStep,
     carry_inputs,
     memory_of,
 )
+from tjit.xla_like.target import CPU
 
 #: Kernels run single-threaded below this much work (iteration points times
 #: ``split.work_per_point``): measured here, splitting a cheap elementwise kernel
@@ -181,18 +181,21 @@ class _Runner(ProgramRunner):
         """Re-point this runner at the size binding ``env`` instead of making a new one:
         shapes, temporaries, the kernels' sizes, thread splits and gemm plans are redone
         and written into the argument and sizes arrays the launchers already point at;
-        compiled kernels, launchers and the program's layout are kept. (Loop bodies'
-        runners are made again.)"""
+        compiled kernels, launchers, the steps' closures and the program's layout are
+        kept. (Loop bodies' runners are made again.)"""
         self.bind_sizes(env)
-        self._prepare_run()
+        if self._binders is None or not self._rebind_steps():
+            self._prepare_run()
 
     def _prepare_run(self):
         """The steps' closures at the current binding, and the single-kernel fast path
-        where it applies."""
+        where it applies; and, where the closures can follow a new binding, the binders
+        that re-point them (``_rebind_steps``)."""
         prog = self.prog
         self.control_runners = {}   # id(control step) -> its bodies' runners
         self._launches = {}   # id(kernel) -> launch()
         self.gemms = {}       # id(dot step) -> its GemmCall, or None (np.matmul)
+        self._binder_of = {}  # id(step) -> bind(): its closure's state at a new binding
         self._sizes_by_name = {s.name: v for s, v in self.env.items()}
         self.prepare_steps()
         self.__dict__.pop("run", None)      # (the general path: ProgramRunner.run)
@@ -201,12 +204,47 @@ class _Runner(ProgramRunner):
         if single and not prog.slot_sizes and all(v in prog.params for v in prog.steps[0].ins):
             self.run = self._single_kernel_runner(prog.steps[0],
                                                   self.fns[prog.steps[0].kernel.name])
+            self._binders = None
+        elif len(self.steps) != len(prog.steps):    # (dots grouped: prepared per binding)
+            self._binders = None
+        else:   # a step without a binder (a library or control step) is prepared anew
+            self._binders = [self._binder_of.get(id(s)) or self._rebuilder(n, s)
+                             for n, s in enumerate(prog.steps)]
+
+    def _rebind_steps(self):
+        """Point the steps' closures at the current binding through their binders; False
+        where a binder cannot (a gemm the shim cannot do at these sizes) or where dots
+        would now run side by side (``blas.GemmGroup.worth``): the caller prepares the
+        steps again. Kept closures are what makes a new size cheap: its cost is that of
+        the sizes, not of building the steps (see ``bench_dynamic_shapes.py``)."""
+        self._launches = {}
+        self._sizes_by_name = {s.name: v for s, v in self.env.items()}
+        for bind in self._binders:
+            if not bind():
+                return False
+        steps, gemms = self.prog.steps, self.gemms
+        for group in self._dot_candidates:
+            if blas.GemmGroup.worth([gemms[id(steps[k])] for k in group], self.nthreads):
+                return False
+        return True
+
+    def _rebuilder(self, n, s):
+        """A binder that prepares step ``s`` (the ``n``-th) anew at each binding."""
+        def bind():
+            self.steps[n] = self._prepare(s)
+            return True
+        return bind
 
     def alloc_slots(self, sizes):
         if self.shared_slots is None or not sizes:
             return super().alloc_slots(sizes)
         self.arena = self.shared_slots.arena_for(sizes)
         return self.arena.carve(sizes)
+
+    @staticmethod
+    def slot_view(slot, shape, dtype):
+        # (a NumPy slot: one constructor call instead of a slice, a view and a reshape)
+        return np.ndarray(shape, dtype, slot)
 
     def _single_kernel_runner(self, s, fn):
         """The common tiny-function case, one kernel reading arguments and writing
@@ -281,16 +319,35 @@ class _Runner(ProgramRunner):
         if kept is None:
             kept = self._kept[id(s)] = self._kernel_args(s, fn, sizes)
         argv, fixed, dynamic_in, outs, launch = kept
+        shape, dtype, preset = self.shape, self.dtype, self.preset
+        if launch is not None:
+            # (preset: donated buffers, outputs hosting temporaries, those temporaries)
+            fresh = [(k, v) for _, k, v in outs if k not in preset]
+            given = [(k, v) for _, k, v in outs if k in preset]
+            state = [None, None, parallel, n]   # what a binding changes: see bind
+
+            for pos, k in fixed:    # temporaries and constants: where this binding has them
+                argv[pos] = _ptr(self.fixed[k])
+            temps = self.runner_layout.slot_indices
+            moving = [(pos, k) for pos, k in fixed if k in temps]   # (constants stay)
+
+            def bind():
+                _, n, parallel = self.launch(s.kernel)
+                values, shape, dtype = self.fixed, self.shape, self.dtype
+                for pos, k in moving:
+                    argv[pos] = _ptr(values[k])
+                state[0] = [(k, shape[v], dtype[v]) for k, v in fresh]
+                state[1] = [(k, shape[v], dtype[v]) for k, v in given]
+                state[2], state[3] = parallel, n
+                launch.retarget(0 if parallel else _address(fn), n)
+                return True
+            bind()
+            self._binder_of[id(s)] = bind
+            return self._kernel_step_native(fn, launch, sizes, state, dynamic_in)
         for pos, k in fixed:    # temporaries and constants: where this binding has them
             argv[pos] = _ptr(self.fixed[k])
-        shape, dtype, preset = self.shape, self.dtype, self.preset
-        # (preset: donated buffers, outputs hosting temporaries, those temporaries)
         dynamic_out = [(pos, k, shape[v], dtype[v]) for pos, k, v in outs if k not in preset]
         given = [(pos, k, shape[v], dtype[v]) for pos, k, v in outs if k in preset]
-        if launch is not None:
-            launch.retarget(0 if parallel else _address(fn), n)
-            return self._kernel_step_native(fn, launch, sizes, n, parallel, dynamic_in,
-                                            dynamic_out, given)
 
         def run(vals):
             for pos, k in dynamic_in:
@@ -333,15 +390,16 @@ class _Runner(ProgramRunner):
         return argv, fixed, dynamic_in, outs, launch
 
     @staticmethod
-    def _kernel_step_native(fn, launch, sizes, n, parallel, dynamic_in, dynamic_out, given):
-        """A kernel step whose argument pointers are read natively (array_args)."""
+    def _kernel_step_native(fn, launch, sizes, state, dynamic_in):
+        """A kernel step whose argument pointers are read natively (array_args);
+        ``state``: [fresh outputs, preset outputs (each (value index, shape, dtype)),
+        split across threads?, extent], rewritten by its binder at a new binding."""
         argv = launch.argv
         ins = [k for _, k in dynamic_in]
-        outs = [(k, shape, dtype) for _, k, shape, dtype in dynamic_out]
-        donated_outs = [(k, shape, dtype) for _, k, shape, dtype in given]
 
         def run(vals):
             arrays = [vals[k] for k in ins]
+            outs, donated_outs, parallel, n = state
             for k, shape, dtype in outs:
                 a = vals[k] = np.empty(shape, dtype)
                 arrays.append(a)
@@ -356,7 +414,8 @@ class _Runner(ProgramRunner):
         return run
 
     def finish_steps(self, steps, runs):
-        return self._group_dots(steps, runs, self.prog, self.nthreads)
+        out, self._dot_candidates = self._group_dots(steps, runs, self.prog, self.nthreads)
+        return out
 
     @staticmethod
     def _group_dots(steps, runs, prog, nthreads):
@@ -365,13 +424,14 @@ class _Runner(ProgramRunner):
         writes into a donated argument's buffer stays alone: a member running beside it
         may still read that argument; nor does a dot join a group whose members use
         memory it writes (a slot, or an output's buffer, that a value read before it
-        last used)."""
+        last used). Returns the steps and the candidate groups (step positions), worth
+        it at these sizes or not (a re-bound runner asks them again)."""
         aliased = set(prog.aliases.values())
 
         def groupable(k):
             return getattr(runs[k], "gemm", None) is not None and \
                 not aliased.intersection(steps[k].outs)
-        out, i = [], 0
+        out, candidates, i = [], [], 0
         while i < len(runs):
             group = [i]
             while groupable(i) and len(group) < nthreads:
@@ -383,13 +443,15 @@ class _Runner(ProgramRunner):
                     break
                 group.append(j)
             members = [runs[k] for k in group]
+            if len(members) > 1:
+                candidates.append(group)
             if len(members) > 1 and blas.GemmGroup.worth([r.gemm for r in members],
                                                          nthreads):
                 out.append(_gemm_group_step(members))
             else:
                 out.extend(members)
             i = group[-1] + 1
-        return out
+        return out, candidates
 
     def launch(self, kernel):
         """(sizes array, parallel-axis extent, split across threads?) for a kernel."""
@@ -420,31 +482,48 @@ class _Runner(ProgramRunner):
         (out_v,) = s.outs
         li, ri, k_out = self.index[lhs_v], self.index[rhs_v], self.index[out_v]
         xi = self.index[s.ins[2]] if len(s.ins) > 2 else None   # folded beta * x term
-        lshape, rshape = self.shape[lhs_v], self.shape[rhs_v]
-        out_shape, out_dtype = self.shape[out_v], self.dtype[out_v]
-        fixed_out = self.fixed[k_out]
+        out_dtype = self.dtype[out_v]
+        layout = self.runner_layout
         gemm = self._kept.get(id(s))    # (kept across bindings, re-planned per binding)
-        if gemm is not None:
-            if not gemm.replan(lshape, rshape, s.gemm_spec(lshape, rshape).bmkn):
-                gemm = None
-        elif self.dtype[lhs_v] == out_dtype and self.dtype[rhs_v] == out_dtype:
+        planned = gemm is None
+        if planned:
+            if self.dtype[lhs_v] != out_dtype or self.dtype[rhs_v] != out_dtype:
+                return self._matmul_step(s)     # (mixed dtypes)
+            lshape, rshape = self.shape[lhs_v], self.shape[rhs_v]
             spec = s.gemm_spec(lshape, rshape)
             gemm = blas.GemmCall.build(lshape, rshape, out_dtype, spec.lperm, spec.rperm,
-                                       spec.bmkn, s.alpha, s.beta, prefill=xi is not None,
+                                       layout.dot_bmkn(s, self.size_values), s.alpha,
+                                       s.beta, prefill=xi is not None,
                                        nthreads=self.nthreads)
-            if gemm is not None:
-                self._kept[id(s)] = gemm
-        self.gemms[id(s)] = gemm
-        if gemm is not None:
-            def run_gemm(vals):
-                out = fixed_out if fixed_out is not None else vals[k_out]  # (donated)
-                if out is None:
-                    out = np.empty(out_shape, out_dtype)
-                vals[k_out] = gemm(vals[li], vals[ri], out, None if xi is None else vals[xi])
-            run_gemm.gemm = gemm
-            run_gemm.operands = (li, ri, k_out, fixed_out, out_shape, out_dtype, xi)
-            return run_gemm
-        return super().dot_step(s)     # (mixed dtypes, or no gemm at these sizes: matmul)
+            if gemm is None:
+                return self._matmul_step(s)     # (no gemm at these sizes)
+            self._kept[id(s)] = gemm
+        state = [None, None]    # the output's temporary (or None) and shape, per binding
+
+        def bind(replan=True):
+            if replan and not gemm.replan(self.shape[lhs_v], self.shape[rhs_v],
+                                          layout.dot_bmkn(s, self.size_values)):
+                return False
+            state[0], state[1] = self.fixed[k_out], self.shape[out_v]
+            self.gemms[id(s)] = gemm
+            run_gemm.operands = (li, ri, k_out, state[0], state[1], out_dtype, xi)
+            return True
+
+        def run_gemm(vals):
+            fixed_out, out_shape = state
+            out = fixed_out if fixed_out is not None else vals[k_out]  # (donated)
+            if out is None:
+                out = np.empty(out_shape, out_dtype)
+            vals[k_out] = gemm(vals[li], vals[ri], out, None if xi is None else vals[xi])
+        run_gemm.gemm = gemm
+        if not bind(replan=not planned):
+            return self._matmul_step(s)         # (no gemm at these sizes)
+        self._binder_of[id(s)] = bind
+        return run_gemm
+
+    def _matmul_step(self, s):
+        self.gemms[id(s)] = None
+        return super().dot_step(s)
 
     def control_step(self, s):
         ins = [self.index[v] for v in s.ins]

@@ -145,11 +145,12 @@ class ProgramRunner:
         prog = self.prog
         self.env = env
         self.shape, slot_bytes, self.size_values = self.runner_layout.at(env)
-        self.slots = self.alloc_slots(slot_bytes)
-        self.fixed = [None] * len(self.index)  # temporaries and constants: reused per call
-        for v, slot in prog.slot_of.items():
-            self.fixed[self.index[v]] = self.slot_view(self.slots[slot], self.shape[v],
-                                                       self.dtype[v])
+        self.slots = slots = self.alloc_slots(slot_bytes)
+        # temporaries and constants: reused per call
+        self.fixed = fixed = [None] * len(self.index)
+        shape, dtype, view = self.shape, self.dtype, self.slot_view
+        for k, slot, v in self.runner_layout.slot_values:
+            fixed[k] = view(slots[slot], shape[v], dtype[v])
         for k, c in self.consts:
             self.fixed[k] = c
         # (output slot, argument position, its slot, kernel reads it through the output,

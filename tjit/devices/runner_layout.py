@@ -9,12 +9,16 @@ kernels' iteration spaces, is a handful of distinct size expressions (``b``, ``5
 function of the size symbols' values (``sympy.lambdify``), so :meth:`RunnerLayout.at`
 evaluates a new binding with one call and fills the shape templates in: no sympy
 expression is hashed or evaluated per dim (a sympy hash is slow here: sizes questions
-are tracked, ``tracing/size_questions.py``).
+are tracked, ``tracing/size_questions.py``). A second function, generated from the
+templates once per program (:meth:`RunnerLayout._compile_fill`), builds every shape, slot
+size, kernel iteration space and gemm extent tuple from those values in straight-line
+code: a new size binding pays two Python calls for all of its sizes instead of a loop per
+value and per step (on the MLP of ``benchmarks/bench_dynamic_shapes.py`` ~22 -> ~4 us).
 """
 
 import sympy
 
-from tjit.xla_like.plan import concrete
+from tjit.xla_like.plan import DotStep, concrete
 
 
 class RunnerLayout:
@@ -45,14 +49,26 @@ class RunnerLayout:
                 self.static_shapes[v] = dims
             else:
                 self.shape_templates.append((v, dims))
+        self.templated_values = [v for v, _ in self.shape_templates]
         self.slot_template = self._template(prog.slot_sizes)
         # id(kernel) -> its iteration space's template
         self.kernel_templates = {id(k): self._template(k.shape) for k in prog.kernels}
+        # id(dot step) -> the template of its gemm's (B, M, K, N) (plan.GemmSpec)
+        self.dot_templates = {}
+        for s in prog.steps:
+            if isinstance(s, DotStep):
+                lhs, rhs = (prog.values[v].shape for v in s.ins[:2])
+                self.dot_templates[id(s)] = self._template(s.gemm_spec(lhs, rhs).bmkn)
+        # (value index, slot, value) of each value that lives in a temporary slot
+        self.slot_values = [(self.index[v], slot, v) for v, slot in prog.slot_of.items()]
+        self.slot_indices = frozenset(k for k, _, _ in self.slot_values)
         self.symbolic = bool(self.exprs)
         exprs = list(self.exprs)
         syms = sorted({s for e in exprs for s in e.free_symbols}, key=lambda s: s.name)
         self._names = [s.name for s in syms]
         self._fn = sympy.lambdify(syms, exprs, modules="math") if exprs else None
+        self._fill = self._compile_fill()
+        self._static = None if self.symbolic else self._sized(())
 
     def _template(self, dims):
         out = []
@@ -63,20 +79,47 @@ class RunnerLayout:
                 out.append(~self.exprs.setdefault(d, len(self.exprs)))
         return tuple(out)
 
-    def at(self, env):
-        """``({value: shape}, [bytes of each temporary slot], values)`` at the binding
-        ``env``; ``values`` (the expressions' values) go to :meth:`kernel_shape`."""
-        if not self.symbolic:
-            return dict(self.static_shapes), list(self.slot_template), ()
-        vals = self._values(env)
-        shapes = dict(self.static_shapes)
-        for v, dims in self.shape_templates:
-            shapes[v] = tuple(d if d >= 0 else vals[~d] for d in dims)
-        return shapes, [d if d >= 0 else vals[~d] for d in self.slot_template], vals
+    def _compile_fill(self):
+        """``fill(v)``: from the expressions' values ``v``, the shapes of the values
+        with symbolic dims (in ``shape_templates`` order), the slots' bytes, the
+        kernels' iteration spaces and the dots' gemm extents (in ``kernel_templates``
+        and ``dot_templates`` order), as one generated function of tuple displays."""
+        def dims(template):
+            return "(" + "".join(f"{d}, " if d >= 0 else f"v[{~d}], " for d in template) + ")"
 
-    def kernel_shape(self, kernel, vals):
-        """The iteration space of one of the program's kernels, given ``at``'s values."""
-        return tuple(d if d >= 0 else vals[~d] for d in self.kernel_templates[id(kernel)])
+        def seq(templates):
+            return "(" + "".join(dims(t) + ", " for t in templates) + ")"
+        body = ", ".join([seq(t for _, t in self.shape_templates),
+                          "[" + dims(self.slot_template)[1:-1] + "]",
+                          seq(self.kernel_templates.values()),
+                          seq(self.dot_templates.values())])
+        scope = {}
+        exec(f"def fill(v):\n    return {body}\n", scope)  # noqa: S102 (ints and v[i] only)
+        return scope["fill"]
+
+    def at(self, env):
+        """``({value: shape}, [bytes of each temporary slot], sized)`` at the binding
+        ``env``; ``sized`` (the expressions' values, and the kernels' iteration spaces
+        and dots' gemm extents at them) goes to :meth:`kernel_shape`/:meth:`dot_bmkn`."""
+        if not self.symbolic:
+            return dict(self.static_shapes), list(self.slot_template), self._static
+        sized = self._sized(self._values(env))
+        shapes = dict(self.static_shapes)
+        shapes.update(zip(self.templated_values, sized.shapes))
+        return shapes, sized.slots, sized
+
+    def _sized(self, vals):
+        shapes, slots, kernels, dots = self._fill(vals)
+        return SizedValues(vals, shapes, slots, dict(zip(self.kernel_templates, kernels)),
+                           dict(zip(self.dot_templates, dots)))
+
+    def kernel_shape(self, kernel, sized):
+        """The iteration space of one of the program's kernels, given ``at``'s ``sized``."""
+        return sized.kernels[id(kernel)]
+
+    def dot_bmkn(self, step, sized):
+        """``(B, M, K, N)`` of one of the program's dot steps, given ``at``'s ``sized``."""
+        return sized.dots[id(step)]
 
     def _values(self, env):
         by_name = {s.name: v for s, v in env.items()}
@@ -93,3 +136,15 @@ class RunnerLayout:
                     v = concrete(e, env)
             out.append(v)
         return out
+
+
+class SizedValues:
+    """What :meth:`RunnerLayout.at` evaluated at one binding: the size expressions'
+    values (``vals``), the symbolic values' shapes, the slots' bytes, and per kernel
+    (by id) its iteration space and per dot step its gemm's ``(B, M, K, N)``."""
+
+    __slots__ = ("dots", "kernels", "shapes", "slots", "vals")
+
+    def __init__(self, vals, shapes, slots, kernels, dots):
+        self.vals, self.shapes, self.slots = vals, shapes, slots
+        self.kernels, self.dots = kernels, dots
