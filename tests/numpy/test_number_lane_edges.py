@@ -19,11 +19,15 @@ _ARRAYS = {
     "i1": np.array([-128, 0, 127], np.int8),
     "u1": np.array([0, 1, 255], np.uint8),
     "i4": np.array([-2**31, 0, 7, 2**31 - 1], np.int32),
-    "f4": np.array([-0.0, 0.0, -3.5, np.inf, -np.inf, np.nan, 2.0], np.float32),
+    "f4": np.array([-0.0, 0.0, -3.5, np.inf, -np.inf, np.nan, 2.0, 3.4028235e38,
+                    -3.4028235e38, 1e-45], np.float32),
+    "f2": np.array([-0.0, 0.0, 65504.0, -65504.0, np.inf, np.nan, 6e-8], np.float16),
 }
-# around float32's limits (max 3.4e38, smallest normal 1.2e-38), zeros of both signs
-_NUMBERS = [2.0, 0.0, -0.0, 1e38, -3e38, 1e30, 1e-30, 1e-38, 1e-40, 1e-50, -1e-50,
-            1e300, float("inf"), float("nan"), 0.5, -0.0, 0.0, 2.0, 3, 0, -7, 2**31 - 1]
+# around float32's limits (max 3.4e38, a quarter of its ulp 5.07e30, smallest normal
+# 1.2e-38) and float16's (max 65504, a quarter of its ulp 8), zeros of both signs
+_NUMBERS = [2.0, 0.0, -0.0, 1e38, -3e38, 1e30, 5e30, 6e30, 1e-30, 1e-38, 1e-40, 1e-50,
+            -1e-50, 1e300, float("inf"), float("nan"), 0.5, -0.0, 0.0, 2.0, 3, 0, -7,
+            2**31 - 1, 7.9, 8.0, 16.0, -17]
 _OPS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
         "<": operator.lt, "==": operator.eq, "max": jnp.maximum, "min": jnp.minimum}
 

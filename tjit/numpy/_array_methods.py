@@ -15,15 +15,7 @@ from tjit.tracing.traceback_util import eager_boundary
 from tjit.tracing.traceback_util import filter_at_entry as _filter_at_entry
 from tjit import numpy as jnp
 from tjit.numpy._dtypes import view as _dtype_view
-from tjit.numpy._core import is_arraylike
-
-
-def _defers(other):
-    """True when ``other`` is no array-like and no list/tuple: the operator returns
-    NotImplemented so that ``other``'s reflected operator runs, as JAX's operators
-    defer (``Array + pandas.Series`` is a Series). Lists and tuples keep jnp's error,
-    which says to wrap them in jnp.asarray."""
-    return not is_arraylike(other) and not isinstance(other, (list, tuple))
+from tjit.numpy._core import defers_to as _defers
 
 
 def _binop(fn, reflected=False):
@@ -213,13 +205,27 @@ _REFLECTED = {"__radd__": "add", "__rsub__": "subtract", "__rmul__": "multiply",
 _UNARY = {"__neg__", "__pos__", "__abs__", "__invert__", "__getitem__"}
 
 
+#: comparison operators: NotImplemented for every TypeError (``_cmp``)
+_COMPARE = {"__eq__": "equal", "__ne__": "not_equal", "__lt__": "less",
+            "__le__": "less_equal", "__gt__": "greater", "__ge__": "greater_equal"}
+
+
 def _install_op(cls, name, fn):
     if name in _DIRECT and name in _UNARY:
         fn = eager_boundary(getattr(jnp, _DIRECT[name]))  # as is if it filters itself
-    elif name in _DIRECT:
-        fn = _binop(getattr(jnp, _DIRECT[name]))
-    elif name in _REFLECTED:
-        fn = _binop(getattr(jnp, _REFLECTED[name]), reflected=True)
+    elif name in _DIRECT or name in _REFLECTED or name in _COMPARE:
+        reflected = name in _REFLECTED
+        fun = getattr(jnp, (_REFLECTED if reflected else _COMPARE if name in _COMPARE
+                            else _DIRECT)[name])
+        # a jnp function that makes its own operator form (tjit/numpy/_ufuncs.py's
+        # elementwise ones) is its operator without a wrapper's Python call
+        own = getattr(fun, "operator_form", None)
+        if name in _COMPARE:
+            fn = own("compare") if own is not None else fn
+        elif own is not None:
+            fn = own("defer", reflected)
+        else:
+            fn = _binop(fun, reflected)
     setattr(cls, name, fn)
 
 

@@ -48,6 +48,14 @@ def is_arraylike(a):
             or isinstance(a, (*_SCALARS, sympy.Expr)))
 
 
+def defers_to(other):
+    """Whether an Array operator returns NotImplemented for ``other`` when jnp refuses
+    it (a TypeError): neither array-like nor a list/tuple, so ``other``'s reflected
+    operator runs (``Array + pandas.Series`` is a Series, as with jax.Array); lists and
+    tuples keep jnp's error, which says to wrap them in jnp.asarray."""
+    return not is_arraylike(other) and not isinstance(other, (list, tuple))
+
+
 def _refuse(fname, a, where):
     fix = "; wrap it with jnp.asarray(...) first" if isinstance(a, (list, tuple)) else ""
     raise TypeError(f"{fname} requires ndarray or scalar arguments, got "

@@ -2,14 +2,15 @@
 (``a * 2.0``, ``1 - a``, ``a / 2``, ``a > 0.5``, ``i & 3``, ``2.0 ** a``).
 
 The first call of a signature (the array's dtype and weak flag, the number's Python
-type and its side; any shape, which the number broadcasts to) takes the general path: JAX's weak-type promotion
-(``promote_args``), the primitive's shape/dtype rule and its weak-type rule. Promotion
-depends on that signature only, never on the number's value, so the outcome is kept as
-a :func:`plan`: the dtype the array is cast to (``int32 * 2.0`` computes in float32), the
-dtype the number becomes, and the primitive's fast-lane call. Later calls replay it. What
-depends on the value is redone each call, as the general path does it: a Python int
-must fit the integer dtype it becomes (OverflowError), and a float that overflows its
-dtype becomes inf silently (``scalar_as``).
+type and its side; any shape, which the number broadcasts to) takes the general path:
+JAX's weak-type promotion (``promote_args``), the primitive's shape/dtype rule and its
+weak-type rule. Promotion depends on that signature only, never on the number's value,
+so the outcome is kept as a :func:`plan`: the dtype the array is cast to (``int32 *
+2.0`` computes in float32), the dtype the number becomes, and the primitive's fast-lane
+call. Later calls replay it. What depends on the value is redone for each new number,
+as the general path does it: a Python int must fit the integer dtype it becomes
+(OverflowError), and a float that overflows its dtype becomes inf silently
+(``scalar_as``); the number's 0-d array is then kept with its call.
 """
 
 import math
@@ -134,18 +135,17 @@ class _entries:
         return fn, quiet
 
 
-#: ufuncs that raise no floating-point flag on finite operands
+#: ufuncs that raise no floating-point flag for a finite number with any array values
+#: (NaN and inf compare quietly; NumPy's max/min clear the flags of NaN operands)
 _FINITE_SILENT = frozenset([np.maximum, np.minimum, np.equal, np.not_equal, np.less,
                             np.less_equal, np.greater, np.greater_equal])
 
 
 def _cannot_warn(fn, array_dtype, dt, s, side):
     """Whether ``fn(x, s)`` (``side`` 1; 0: ``fn(s, x)``) cannot raise a floating-point
-    flag (so needs no warning switch-off) for every array ``x`` of integer or bool dtype
-    ``array_dtype`` cast to the float dtype ``dt``: finite values bounded by the integer
-    range, and a finite number ``s`` that can neither overflow nor underflow ``dt`` with
-    them."""
-    if array_dtype.kind not in "biu" or dt.kind != "f" or s.dtype != dt:
+    flag (so needs no warning switch-off) for any array ``x`` of dtype ``array_dtype``
+    cast to the float dtype ``dt``, with ``s`` the number as a 0-d array of ``dt``."""
+    if dt.kind != "f" or s.dtype != dt or array_dtype.kind not in "biuf":
         return False
     a = abs(float(s))
     if not math.isfinite(a):
@@ -153,11 +153,16 @@ def _cannot_warn(fn, array_dtype, dt, s, side):
     if fn in _FINITE_SILENT or getattr(fn, "without_zeros", None) is not None:
         return True
     info = np.finfo(dt)
+    if fn is np.add or fn is np.subtract:
+        # under a quarter of max's ulp, x + s rounds back to at most max (no overflow);
+        # sums are exact near zero (no underflow); inf and NaN stay themselves silently
+        return a < 2.0 ** (info.maxexp - 3 - info.nmant)
+    if array_dtype.kind == "f":
+        return False
+    # integers and bools: finite values, at most m in magnitude and at least 1 unless 0
     big, tiny = float(info.max) / 4, float(info.smallest_normal) * 4
     m = 1.0 if array_dtype.kind == "b" else float(max(-int(np.iinfo(array_dtype).min),
                                                       int(np.iinfo(array_dtype).max)))
-    if fn is np.add or fn is np.subtract:
-        return a + m < big and (a == 0 or a >= tiny)
     if fn is np.multiply:
         return a * m < big and (a == 0 or a >= tiny)
     if fn is np.true_divide and side:  # |x / s| between 1 / |s| and m / |s| (or 0)

@@ -20,6 +20,7 @@ from tjit.numpy._core import dtype_and_weak as _dtype_and_weak
 from tjit.numpy._core import (
     broadcast_arrays_, broadcast_to_shape, ensure_array, promote_args, promote_args_inexact,
     promote_dtypes_inexact)
+from tjit.numpy._core import defers_to as _defers_to
 from tjit.numpy._core import promote_args_numeric as _promote_args_numeric
 from tjit.numpy import _mixed_lane, _scalar_lane
 
@@ -126,62 +127,80 @@ def _two_in(name, lax_fn, inexact=False, doc=None):
                       replay)
         return out
 
-    def f(x, y, /):
-        try:
-            tx, ty = type(x), type(y)
-            if tx is _Array:
-                vx = x._value
-                if ty is _Array:
-                    vy = y._value
-                    if type(_trace_ctx.trace) is _EvalTrace:
-                        run = runs.get((vx.shape, vx.dtype, x._weak, vy.shape, vy.dtype,
-                                        y._weak))
-                        if run is not None and type(vx) is _ndarray and type(vy) is _ndarray:
-                            return run(vx, vy)
-                    if (vx.dtype == vy.dtype and vx.shape == vy.shape and x._weak is y._weak
-                            and (not inexact or _kept(vx.dtype))):
-                        # nothing to promote or broadcast (the common eager call): the
-                        # primitive's fast lane when its signature is known, else bind it
-                        if prim_for is not None and type(_trace_ctx.trace) is _EvalTrace:
-                            run = _fast_runner2(prim_for(vx.dtype), x, y)
-                            if run is not None:
-                                if not inexact or vx.dtype in _NARROW_INEXACT:  # x64 aside
-                                    _keep(runs, (vx.shape, vx.dtype, x._weak, vy.shape,
-                                                 vy.dtype, y._weak), run)
+    def entry_point(operator=None, reflected=False):
+        """The function, or (``operator``) an Array operator: one body, so an operator
+        costs no Python call more than the function. ``"defer"``: a TypeError for an
+        operand type jnp does not know returns NotImplemented (``a + pandas.Series``);
+        ``"compare"``: every TypeError does (``a == "x"`` is False, as Python's ``==``
+        of unrelated types); ``reflected``: ``__radd__`` and the like (operands swapped)."""
+        def f(x, y, /):
+            if reflected:  # other.__rop__(self): x is the operator's self
+                x, y = y, x
+            try:
+                tx, ty = type(x), type(y)
+                if tx is _Array:
+                    vx = x._value
+                    if ty is _Array:
+                        vy = y._value
+                        if type(_trace_ctx.trace) is _EvalTrace:
+                            run = runs.get((vx.shape, vx.dtype, x._weak, vy.shape, vy.dtype,
+                                            y._weak))
+                            if run is not None and type(vx) is _ndarray and \
+                                    type(vy) is _ndarray:
                                 return run(vx, vy)
-                        return lax_fn(x, y)
-                    if prim_for is not None and type(_trace_ctx.trace) is _EvalTrace and \
-                            type(vx) is _ndarray and type(vy) is _ndarray:
-                        return with_arrays(x, y)
-                elif ty is float or ty is int or ty is complex:
-                    if type(vx) is _ndarray and type(_trace_ctx.trace) is _EvalTrace:
-                        replay = number_right.get((vx.dtype, x._weak, ty))
+                        if (vx.dtype == vy.dtype and vx.shape == vy.shape and
+                                x._weak is y._weak and (not inexact or _kept(vx.dtype))):
+                            # nothing to promote or broadcast (the common eager call): the
+                            # primitive's fast lane when its signature is known, else bind it
+                            if prim_for is not None and \
+                                    type(_trace_ctx.trace) is _EvalTrace:
+                                run = _fast_runner2(prim_for(vx.dtype), x, y)
+                                if run is not None:
+                                    # (x64 aside)
+                                    if not inexact or vx.dtype in _NARROW_INEXACT:
+                                        _keep(runs, (vx.shape, vx.dtype, x._weak, vy.shape,
+                                                     vy.dtype, y._weak), run)
+                                    return run(vx, vy)
+                            return lax_fn(x, y)
+                        if prim_for is not None and type(_trace_ctx.trace) is _EvalTrace and \
+                                type(vx) is _ndarray and type(vy) is _ndarray:
+                            return with_arrays(x, y)
+                    elif ty is float or ty is int or ty is complex:
+                        if type(vx) is _ndarray and type(_trace_ctx.trace) is _EvalTrace:
+                            replay = number_right.get((vx.dtype, x._weak, ty))
+                            if replay is not None:
+                                out = replay(vx, y)
+                                if out is not None:
+                                    return out
+                        return with_number(x, y, x, ty, 1)
+                elif ty is _Array and (tx is float or tx is int or tx is complex):
+                    vy = y._value
+                    if type(vy) is _ndarray and type(_trace_ctx.trace) is _EvalTrace:
+                        replay = number_left.get((vy.dtype, y._weak, tx))
                         if replay is not None:
-                            out = replay(vx, y)
+                            out = replay(vy, x)
                             if out is not None:
                                 return out
-                    return with_number(x, y, x, ty, 1)
-            elif ty is _Array and (tx is float or tx is int or tx is complex):
-                vy = y._value
-                if type(vy) is _ndarray and type(_trace_ctx.trace) is _EvalTrace:
-                    replay = number_left.get((vy.dtype, y._weak, tx))
-                    if replay is not None:
-                        out = replay(vy, x)
-                        if out is not None:
-                            return out
-                return with_number(x, y, y, tx, 0)
-            x, y = promote(name, x, y)
-            if prim_for is not None and type(x) is _Array and \
-                    type(_trace_ctx.trace) is _EvalTrace:
-                run = _fast_runner2(prim_for(x._value.dtype), x, y)
-                if run is not None:
-                    return run(x._value, y._value)
-            return lax_fn(x, y)
-        except Exception as e:
-            _filter_at_entry(e)  # tracebacks end in user code (free until a raise)
-            raise
-    f.__name__ = name
-    f.__doc__ = doc or f"Elementwise ``numpy.{name}`` with broadcasting."
+                    return with_number(x, y, y, tx, 0)
+                x, y = promote(name, x, y)
+                if prim_for is not None and type(x) is _Array and \
+                        type(_trace_ctx.trace) is _EvalTrace:
+                    run = _fast_runner2(prim_for(x._value.dtype), x, y)
+                    if run is not None:
+                        return run(x._value, y._value)
+                return lax_fn(x, y)
+            except Exception as e:
+                if operator is not None and isinstance(e, TypeError) and (
+                        operator == "compare" or _defers_to(x if reflected else y)):
+                    return NotImplemented  # the other operand's operator runs
+                _filter_at_entry(e)  # tracebacks end in user code (free until a raise)
+                raise
+        f.__name__ = name
+        f.__doc__ = doc or f"Elementwise ``numpy.{name}`` with broadcasting."
+        return f
+
+    f = entry_point()
+    f.operator_form = entry_point  # read by Array's operators (_array_methods)
     return f
 
 
