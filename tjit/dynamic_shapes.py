@@ -122,10 +122,15 @@ class Pattern:
     """Per leaf, its dims: ints, or AutoDims for the dynamic positions; ``guards``: the
     answers the traced code relied on (sizes that answer otherwise get other programs)."""
 
-    __slots__ = ("_check", "_check_symbols", "dims", "guards", "in_specs", "variant")
+    __slots__ = ("_check", "_check_symbols", "_fixed", "_symbolic", "dims", "guards",
+                 "in_specs", "variant")
 
     def __init__(self, dims):
         self.dims = dims
+        # leaves of concrete dims (compared as whole tuples), and the others
+        self._fixed = [(i, d) for i, d in enumerate(dims) if all(type(x) is int for x in d)]
+        self._symbolic = [(i, d) for i, d in enumerate(dims)
+                          if any(type(x) is not int for x in d)]
         self.guards = ()
         self._check, self._check_symbols = None, ()
         self.variant = 0    # (programs of the same dims for other answers: 1, 2, ...)
@@ -140,10 +145,13 @@ class Pattern:
         return self.key(), self.variant
 
     def bind(self, shapes):
-        """{symbol: size} when ``shapes`` fit this pattern, else None."""
+        """{symbol: size} when ``shapes`` (a tuple per leaf) fit this pattern, else None."""
+        for i, dims in self._fixed:     # (a model's parameters: one comparison each)
+            if shapes[i] != dims:
+                return None
         env = {}
-        for pat, shp in zip(self.dims, shapes):
-            for p, v in zip(pat, shp):
+        for i, pat in self._symbolic:
+            for p, v in zip(pat, shapes[i]):
                 if type(p) is int:
                     if p != v:
                         return None

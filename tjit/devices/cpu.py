@@ -236,10 +236,15 @@ class _Runner(ProgramRunner):
         return bind
 
     def alloc_slots(self, sizes):
+        """The temporary slots (in the shared arena, or memory of this runner's own), and
+        their addresses in ``slot_addresses`` (what kernels' argument arrays hold)."""
         if self.shared_slots is None or not sizes:
-            return super().alloc_slots(sizes)
+            slots = super().alloc_slots(sizes)
+            self.slot_addresses = [_ptr(s) for s in slots]
+            return slots
         self.arena = self.shared_slots.arena_for(sizes)
-        return self.arena.carve(sizes)
+        slots, self.slot_addresses = self.arena.carve_at(sizes)
+        return slots
 
     @staticmethod
     def slot_view(slot, shape, dtype):
@@ -321,29 +326,7 @@ class _Runner(ProgramRunner):
         argv, fixed, dynamic_in, outs, launch = kept
         shape, dtype, preset = self.shape, self.dtype, self.preset
         if launch is not None:
-            # (preset: donated buffers, outputs hosting temporaries, those temporaries)
-            fresh = [(k, v) for _, k, v in outs if k not in preset]
-            given = [(k, v) for _, k, v in outs if k in preset]
-            state = [None, None, parallel, n]   # what a binding changes: see bind
-
-            for pos, k in fixed:    # temporaries and constants: where this binding has them
-                argv[pos] = _ptr(self.fixed[k])
-            temps = self.runner_layout.slot_indices
-            moving = [(pos, k) for pos, k in fixed if k in temps]   # (constants stay)
-
-            def bind():
-                _, n, parallel = self.launch(s.kernel)
-                values, shape, dtype = self.fixed, self.shape, self.dtype
-                for pos, k in moving:
-                    argv[pos] = _ptr(values[k])
-                state[0] = [(k, shape[v], dtype[v]) for k, v in fresh]
-                state[1] = [(k, shape[v], dtype[v]) for k, v in given]
-                state[2], state[3] = parallel, n
-                launch.retarget(0 if parallel else _address(fn), n)
-                return True
-            bind()
-            self._binder_of[id(s)] = bind
-            return self._kernel_step_native(fn, launch, sizes, state, dynamic_in)
+            return self._bound_kernel_step(s, fn, kept)
         for pos, k in fixed:    # temporaries and constants: where this binding has them
             argv[pos] = _ptr(self.fixed[k])
         dynamic_out = [(pos, k, shape[v], dtype[v]) for pos, k, v in outs if k not in preset]
@@ -365,6 +348,49 @@ class _Runner(ProgramRunner):
             else:
                 fn(argv, sizes, 0, n)
         return run
+
+    def _bound_kernel_step(self, s, fn, kept):
+        """A kernel step with a native launcher (array_args), and its binder: what a new
+        binding changes (its kernel's sizes and thread split, the addresses of its
+        temporaries, its outputs' shapes) is rewritten in place, the closure stays."""
+        argv, fixed, dynamic_in, outs, launch = kept
+        kernel, kid, nthreads = s.kernel, id(s.kernel), self.nthreads
+        ax, work = _kernel_facts(kernel)
+        names = kernel.size_symbols
+        sizes = self.launch(kernel)[0]      # (the kernel's sizes array, kept per kernel)
+        for pos, k in fixed:                # temporaries and constants
+            argv[pos] = _ptr(self.fixed[k])
+        slot_of = {k: slot for k, slot, _ in self.runner_layout.slot_values}
+        moving = [(pos, slot_of[k]) for pos, k in fixed if k in slot_of]  # (constants stay)
+        # (preset: donated buffers, outputs hosting temporaries, those temporaries)
+        fresh = [(k, v, self.dtype[v]) for _, k, v in outs if k not in self.preset]
+        given = [(k, v, self.dtype[v]) for _, k, v in outs if k in self.preset]
+        address = _address(fn)
+        state = [None, None, False, 1]  # fresh and preset outputs, split?, extent
+
+        def bind():
+            by_name, shape = self._sizes_by_name, self.shape
+            for i, name in enumerate(names):
+                sizes[i] = by_name[name]
+            if ax is None:
+                n, parallel = 1, False
+            else:
+                space = self.size_values.kernels[kid]
+                n = space[ax]
+                parallel = n >= 2 and nthreads > 1 and \
+                    math.prod(space) * work >= PARALLEL_MIN_WORK
+            self._launches[kid] = (sizes, n, parallel)
+            addresses = self.slot_addresses
+            for pos, slot in moving:
+                argv[pos] = addresses[slot]
+            state[0] = [(k, shape[v], dtype) for k, v, dtype in fresh]
+            state[1] = [(k, shape[v], dtype) for k, v, dtype in given]
+            state[2], state[3] = parallel, n
+            launch.retarget(0 if parallel else address, n)
+            return True
+        bind()
+        self._binder_of[id(s)] = bind
+        return self._kernel_step_native(fn, launch, sizes, state, dynamic_in)
 
     def _kernel_args(self, s, fn, sizes):
         """What a kernel step keeps across size bindings: its argument array; which

@@ -152,7 +152,10 @@ class ProgramRunner:
         for k, slot, v in self.runner_layout.slot_values:
             fixed[k] = view(slots[slot], shape[v], dtype[v])
         for k, c in self.consts:
-            self.fixed[k] = c
+            fixed[k] = c
+        if not prog.aliases and not prog.hosted:    # (most programs: nothing preset)
+            self.aliases, self.hosts, self.preset = [], [], frozenset()
+            return
         # (output slot, argument position, its slot, kernel reads it through the output,
         # output shape, dtype)
         self.aliases = [(self.index[o], pos, self.index[prog.params[pos]],

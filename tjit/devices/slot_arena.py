@@ -30,22 +30,30 @@ def aligned(nbytes):
 class SlotArena:
     """``capacity`` bytes, 64-byte aligned, and the lock a call holds while using them."""
 
-    __slots__ = ("buffer", "capacity", "lock")
+    __slots__ = ("address", "buffer", "capacity", "lock")
 
     def __init__(self, capacity):
         raw = np.empty(capacity + ALIGN, np.uint8)
         start = -raw.ctypes.data % ALIGN
         self.buffer = raw[start:start + capacity]
+        self.address = raw.ctypes.data + start     # (of buffer[0])
         self.capacity = capacity
         self.lock = threading.Lock()
 
     def carve(self, sizes):
         """Views of the arena for slots of ``sizes`` bytes, laid out in order."""
-        out, at = [], 0
+        return self.carve_at(sizes)[0]
+
+    def carve_at(self, sizes):
+        """(views, their addresses) of the arena for slots of ``sizes`` bytes, laid out
+        in order (a re-bound runner writes the addresses into its kernels' argument
+        arrays without asking the views)."""
+        views, addresses, at, buf, base = [], [], 0, self.buffer, self.address
         for n in sizes:
-            out.append(self.buffer[at:at + n])
-            at += aligned(n)
-        return out
+            views.append(buf[at:at + n])
+            addresses.append(base + at)
+            at += -(-n // ALIGN) * ALIGN
+        return views, addresses
 
 
 class SharedSlots:
@@ -58,7 +66,7 @@ class SharedSlots:
 
     def arena_for(self, sizes):
         """The shared arena, large enough for slots of ``sizes`` bytes."""
-        need = sum(aligned(n) for n in sizes)
+        need = sum(-(-n // ALIGN) * ALIGN for n in sizes)   # (aligned(n) each, inline)
         with self._lock:
             arena = self._arena
             if arena is None or arena.capacity < need:
