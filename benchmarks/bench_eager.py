@@ -9,7 +9,8 @@ batches end with ``block_until_ready``.
     python benchmarks/bench_eager.py [--quick] [--cpu-time]
 
 ``--cpu-time`` times with the process's CPU clock (steadier on a shared machine).
-Targets (issue 14): elementwise <= 1.5 us, basic indexing <= 2 us, float()/int() of a 0-d
+Targets (issue 14): elementwise <= 1.5 us (Python-number operands, int arrays with floats
+and mixed dtypes included), basic indexing <= 2 us, float()/int() of a 0-d
 array <= 1 us, x.at[i].set/add <= 5 us, the 1,000-step RK4 loop <= 5x NumPy.
 """
 
@@ -48,6 +49,9 @@ def _cases(xp, lib):
     i = xp.asarray(np.int32(7))
     k = xp.asarray(np.arange(16, dtype=np.int32))
     x = xp.asarray(np.zeros(10, np.float32))
+    mask = xp.asarray(np.arange(16) % 3 == 0)
+    row = m[0]
+    kd = xp.asarray(np.arange(1, 17, dtype=np.int32))  # a divisor without zeros
     cases = {
         "a + b": lambda: a + b,
         "a * b": lambda: a * b,
@@ -61,6 +65,14 @@ def _cases(xp, lib):
         "a > 0.5": lambda: a > 0.5,
         "k * 2 (int32)": lambda: k * 2,
         "k * 2.0 (int32)": lambda: k * 2.0,
+        "k + 1.5 (int32)": lambda: k + 1.5,
+        "k / 2 (int32)": lambda: k / 2,
+        "mask + 1 (bool)": lambda: mask + 1,
+        "maximum(a, 0.0)": lambda: xp.maximum(a, 0.0),
+        "minimum(a, 1.0)": lambda: xp.minimum(a, 1.0),
+        "a * k (f32 * i32)": lambda: a * k,
+        "k / kd (int32)": lambda: k / kd,
+        "m + row (broadcast)": lambda: m + row,
         "a > b": lambda: a > b,
         "-a": lambda: -a,
         "exp(a)": lambda: xp.exp(a),
