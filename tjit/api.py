@@ -62,7 +62,7 @@ from tjit.tracing.jaxpr_trace import trace_to_jaxpr
 from tjit.tracing.shapes import check_spec, parse_spec, shape_str, symbol
 from tjit.tracing.size_questions import SpecializeSizes
 from tjit.tracing.tree_util import flattener, tree_flatten, tree_unflatten, unflattener
-from tjit.transforms import passes
+from tjit.transforms import loop_remat, passes
 from tjit.xla_like import remat as _remat
 from tjit.xla_like.compile import gc_paused
 
@@ -501,8 +501,9 @@ class Jitted:
             donated = self._donated_leaves(treedef)
             with rec.stage("compile"):
                 budget = self.memory_budget if pattern is None else None
-                exe = _compile_within(budget, self.__name__, closed, self.backend, in_specs,
-                                      donated, self.device)
+                exe, closed = _compile_within(
+                    budget, self.__name__, closed, self.backend, in_specs, donated,
+                    self.device, self._retracer(dyn_args, dyn_kwargs, statics, treedef, sig))
             self.compile_count += 1
             rec.notes.append(_kernel_note(stats))
         donation = _Donation.setup(exe, donated, closed, _leaf_names(treedef, self.sig),
@@ -510,6 +511,14 @@ class Jitted:
         entry = _CacheEntry(exe, out_tree, closed.out_avals, closed, donation, in_specs)
         self._cache[key] = entry
         return entry
+
+    def _retracer(self, dyn_args, dyn_kwargs, statics, treedef, sig):
+        """A function that traces the signature again with every scan body checkpointed
+        (a memory budget that the saved residuals of loops exceed, loop_remat.py)."""
+        def retrace():
+            with loop_remat.rematerialized_scan_bodies():
+                return self._trace(dyn_args, dyn_kwargs, statics, treedef, sig)[0]
+        return retrace
 
     # -- automatic dynamic shapes (dynamic_shapes.py) ----------------------------------
     def _family_key(self, key):
@@ -715,8 +724,10 @@ class Jitted:
             closed, out_tree = self._trace(dyn_args, dyn_kwargs, statics, treedef, sig)
         in_specs = [s[0] if s[3] is not None else None for s in sig] \
             if self.polymorphic_shapes is not None else None
-        return Lowered(closed, out_tree, self.backend, in_specs, self.__name__, donated, names,
-                       self.memory_budget, self.device)
+        lowered = Lowered(closed, out_tree, self.backend, in_specs, self.__name__, donated,
+                          names, self.memory_budget, self.device)
+        lowered.retrace = self._retracer(dyn_args, dyn_kwargs, statics, treedef, sig)
+        return lowered
 
     def trace(self, *args, **kwargs):
         return self.lower(*args, **kwargs)
@@ -818,6 +829,7 @@ class Lowered:
         self.donated = tuple(donated)   # flat positions of donated leaves
         self.leaf_names = leaf_names
         self.memory_budget = memory_budget
+        self.retrace = None     # (Jitted.lower's: the trace with scan bodies checkpointed)
 
     def as_text(self):
         return str(self.jaxpr)
@@ -835,9 +847,10 @@ class Lowered:
         with compile_log.recording(self.name, "Lowered.compile()") as rec:
             rec.what.append("compile")
             with rec.stage("compile"):
-                exe = _compile_within(self.memory_budget, self.name, self.jaxpr,
-                                      backend or self.backend, self.in_specs, self.donated,
-                                      self.device if backend is None else None)
+                exe, _ = _compile_within(self.memory_budget, self.name, self.jaxpr,
+                                         backend or self.backend, self.in_specs, self.donated,
+                                         self.device if backend is None else None,
+                                         self.retrace)
         return Compiled(exe, self)
 
     @property
@@ -985,18 +998,36 @@ def _over_budget(budget, entry, shapes):
             f"{budget}: a program for these shapes, planned within the budget")
 
 
-def _compile_within(budget, name, closed, backend, in_specs, donated, device=None):
-    """``compile_jaxpr`` with the program planned within ``budget`` bytes (None: none)."""
+def _compile_within(budget, name, closed, backend, in_specs, donated, device=None,
+                    retrace=None):
+    """(executable, its closed jaxpr): ``compile_jaxpr`` with the program planned within
+    ``budget`` bytes (None: none). When no plan of ``closed`` fits and it has a scan,
+    ``retrace()`` gives the program with its scan bodies checkpointed (each iteration's
+    residuals recomputed in the backward loop, loop_remat.py), planned within the budget
+    in turn."""
     if budget is None:
-        return compile_jaxpr(closed, backend, in_specs, donated, device)
+        return compile_jaxpr(closed, backend, in_specs, donated, device), closed
     try:
         with _remat.budget_scope(budget):
-            return compile_jaxpr(closed, backend, in_specs, donated, device)
+            return compile_jaxpr(closed, backend, in_specs, donated, device), closed
     except _remat.MemoryBudgetError as e:
-        counts = collections.Counter(shape_str(a.shape) for a in closed.in_avals)
-        shapes = ", ".join(s + (f" x{n}" if n > 1 else "") for s, n in counts.items())
-        raise _remat.MemoryBudgetError(f"jit({name}): {e} (input shapes {shapes})",
-                                       e.smallest_peak) from None
+        error = e
+    if retrace is not None and any(e.primitive.name == "scan" for e in closed.jaxpr.eqns):
+        remat_closed = retrace()
+        try:
+            with _remat.budget_scope(budget):
+                exe = compile_jaxpr(remat_closed, backend, in_specs, donated, device)
+        except _remat.MemoryBudgetError as e:
+            error = min(error, e, key=lambda x: x.smallest_peak)
+        else:
+            if compile_log.current() is not None:
+                compile_log.current().notes.append("scan bodies recomputed per iteration "
+                                                   "for the memory budget")
+            return exe, remat_closed
+    counts = collections.Counter(shape_str(a.shape) for a in closed.in_avals)
+    shapes = ", ".join(s + (f" x{n}" if n > 1 else "") for s, n in counts.items())
+    raise _remat.MemoryBudgetError(f"jit({name}): {error} (input shapes {shapes})",
+                                   error.smallest_peak) from None
 
 
 class _Donation:

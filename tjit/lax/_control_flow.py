@@ -27,6 +27,7 @@ from tjit.tracing.shapes import definitely_equal, dim_str
 from tjit.tracing.tree_util import tree_flatten, tree_unflatten
 from tjit.primitives.control_flow import (
     check_carry, cond_p, join_branch_consts, scan_p, while_p)
+from tjit.transforms import loop_remat
 from tjit.lax._elementwise import add, asarray_for_lax, clamp, convert_element_type, lt, ne
 
 _NO_OPERAND = object()
@@ -408,6 +409,7 @@ def _check_unroll(unroll):
 
 
 def _scan(op, fname, f, init, xs, length, reverse, unroll, paths=None):
+    f = loop_remat.scan_body(f)     # (checkpointed under a memory budget that needs it)
     xs_flat, xs_tree = tree_flatten(xs)
     xs_flat = [_as_operand(x, op) for x in xs_flat]
     length = _scan_length(xs_flat, length)
