@@ -38,9 +38,9 @@ def worker(max_bytes):
         a, b = x[0].copy(), np.empty_like(x[0])
         reps = max(3, min(200, (1 << 23) // nbytes))
         psum(x)   # (compile, warm up)
-        fns = {"pmap_psum": lambda: psum(x)}
+        fns = {"pmap_psum": lambda x=x: psum(x)}
         if comm.Get_size() > 1:
-            fns["raw_allreduce"] = lambda: comm.Allreduce(a, b)
+            fns["raw_allreduce"] = lambda a=a, b=b: comm.Allreduce(a, b)
         times = {k: [] for k in fns}
         for _ in range(7):
             for k, fn in fns.items():
