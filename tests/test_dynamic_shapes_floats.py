@@ -36,7 +36,11 @@ FLOAT_QUESTIONS = {
     "n < np.float64(6.5)": lambda n, m: n < np.float64(6.5),
     "n / 2 + m * 0.25 > 4": lambda n, m: n / 2 + m * 0.25 > 4,
     "n / m < 1.5": lambda n, m: n / m < 1.5,
+    "n ** 0.5 > 2": lambda n, m: n ** 0.5 > 2,
+    "np.sqrt(n) > 2": lambda n, m: np.sqrt(n) > 2,
 }
+# (a size in a denominator, a root of a size: no integer guard; the documented fallback)
+FALLBACKS = {"n / m < 1.5", "n ** 0.5 > 2", "np.sqrt(n) > 2"}
 SIZES = [(3, 5), (4, 4), (5, 7), (6, 6), (7, 5), (8, 4), (9, 3), (10, 10), (11, 2),
          (64, 64), (6, 7), (4, 8), (3, 5)]
 
@@ -61,7 +65,7 @@ def test_float_comparisons_of_sizes_are_answered_per_size(form):
         for g, r in zip(dyn(x, y), ref(x, y)):
             np.testing.assert_allclose(g, r, rtol=1e-6, atol=1e-6)
         np.testing.assert_array_equal(dyn(x, y)[0], x * 2.0 if test(n, m) else x - 1.0)
-    if form == "n / m < 1.5":   # (a size in a denominator: the documented fallback)
+    if form in FALLBACKS:
         assert dyn.compile_count == len(set(SIZES))
     elif "m" not in form:       # one size: at most one program per answer
         assert dyn.trace_count <= 4 and dyn.compile_count <= 4

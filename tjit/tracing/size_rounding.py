@@ -148,8 +148,9 @@ def _exact_floats(expr):
 def _rounded_difference(a, b, diff, digits):
     """The Difference of sides that Python rounds (see the module docstring)."""
     terms = [_term(t) for side in (a, b) for t in sympy.Add.make_args(sympy.expand(side))]
-    if any(not sympy.fraction(m)[1].is_Number for _, m in terms):
-        raise NotExact(f"the comparison of {a} with {b} divides by a size")
+    if not all(m.is_integer for _, m in terms):     # (a size in a denominator, sqrt(n))
+        raise NotExact(f"the comparison of {a} with {b} has a term that is not a rational "
+                       f"multiple of an integer expression of sizes")
     lcm = math.lcm(*(c.q for c, _ in terms))
     magnitude = sum((abs(c) * m for c, m in terms), sympy.Integer(0))
     # K roundings of a relative 2^-digits each (K: the sides' operations, conversions
