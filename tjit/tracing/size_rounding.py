@@ -25,7 +25,11 @@ rationals (:func:`difference`), together with what makes the exact answer Python
 
 The model is that Python computed a side as sympy keeps it (a sum of terms): code whose
 rounding sympy's exact arithmetic has already undone (``(n + 1e20) - 1e20``) is not
-seen. ``float(n)``, ``math.sqrt(n)``, ``int(n)`` and ``range(n)`` are not answered here:
+seen. A NumPy float on the *left* (``np.float32(x) < n``) reaches the size as a Python
+float (NumPy's object comparison converts it), so it is compared exactly, as Python
+would; NumPy itself rounds an int beyond 2^24 to float32 there. A side that is not a
+rational multiple of integer expressions of sizes (``sqrt(n)``, ``n ** 0.5``, a size in
+a denominator) is not answered (:class:`NotExact`). ``float(n)``, ``math.sqrt(n)``, ``int(n)`` and ``range(n)`` are not answered here:
 they make a size a constant of the program (see size_questions).
 """
 
