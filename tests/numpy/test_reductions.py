@@ -367,6 +367,24 @@ def test_quantile_ties_ints_and_percentile():
            lambda a: np.median(a, axis=1, keepdims=True), x)
 
 
+@pytest.mark.parametrize("name,q", [("quantile", 0.3), ("nanquantile", 0.3),
+                                    ("percentile", 30.0), ("nanpercentile", 30),
+                                    ("percentile", 30), ("median", None), ("nanmedian", None)])
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.int32, np.uint8])
+def test_quantile_dtype_with_python_number_q(name, q, dtype, x64):
+    """A Python-number q is weak: the result keeps a float input's dtype (NumPy 2, JAX),
+    eagerly and under jit."""
+    x = np.array([[4, 1, 3, 9], [2, 2, 7, 0]], dtype)
+    args = () if q is None else (q,)
+    want = getattr(np, name)(x, *args, axis=1)
+    def f(a):
+        return getattr(jnp, name)(a, *args, axis=1)
+    for got in (f(x), tjit.jit(f)(x)):
+        assert got.dtype == want.dtype, (name, q, dtype, got.dtype, want.dtype)
+        np.testing.assert_allclose(np.asarray(got, np.float64), want.astype(np.float64),
+                                   rtol=1e-3 if dtype == np.float16 else 1e-6)
+
+
 @pytest.mark.parametrize("jf,nf", [(jnp.nanquantile, np.nanquantile),
                                    (jnp.nanpercentile, np.nanpercentile)])
 @pytest.mark.parametrize("method", ["linear", "nearest", "midpoint"])

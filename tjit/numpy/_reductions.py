@@ -620,7 +620,8 @@ def _scaled(q, name):
     q = ensure_array(name, q)
     q = q if dtypes.is_inexact(q.dtype) else lax.convert_element_type(
         q, dtypes.default_float(), weak_type=q.weak_type)
-    return lax.div(q, lax.full((), 100, q.dtype))
+    # A Python-number q stays weak: percentile(float32, 30.0) is float32 (NumPy, JAX).
+    return lax.div(q, lax.convert_element_type(100, q.dtype, weak_type=q.weak_type))
 
 
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
