@@ -117,6 +117,12 @@ want1 = tjit.vmap(body1, axis_name="i")(A[:, None, :])
 out["sm1"] = [process_allgather(got1), np.asarray(want1).reshape(4, 6)]
 rep = tjit.shard_map(lambda b: lax.psum(b, "i"), mesh1, in_specs=P("i"), out_specs=P())(A)
 out["sm1_psum"] = np.asarray(rep)
+# a GlobalArray from each process's rows (its 2 devices' blocks) as the argument
+glob = tjit.make_array_from_process_local_data(tjit.sharding.NamedSharding(mesh1, P("i")),
+                                               A[rank * N:(rank + 1) * N])
+got_g = tjit.shard_map(lambda b: 2 * b + lax.axis_index("i").astype(jnp.float32), mesh1,
+                       in_specs=P("i"), out_specs=P("i"))(glob)
+out["global_in"] = [glob.shape, process_allgather(got_g)]
 try:                                             # traced, one program per process: refused
     tjit.jit(tjit.shard_map(lambda b: lax.psum(b, "i"), mesh1, in_specs=P("i"),
                             out_specs=P()))(A)
@@ -206,6 +212,9 @@ def test_two_devices_in_each_of_two_processes(tmp_path):
         np.testing.assert_allclose(r["sm1_psum"], A.astype(np.float64).sum(0, keepdims=True),
                                    rtol=1e-5, atol=1e-6)
         assert "top level" in r["traced"], r["traced"]
+        shape, doubled = r["global_in"]
+        assert shape == [4, 6]
+        np.testing.assert_allclose(doubled, 2 * A + np.arange(4)[:, None], rtol=1e-6)
         # training: shard_map and pmap over the 4 devices vs the one-process loop
         params, losses = r["sm_train"]
         np.testing.assert_allclose(losses, ref_losses, rtol=1e-5, atol=2e-6)
