@@ -213,7 +213,7 @@ def clear_caches():
 
 class _CacheEntry:
     __slots__ = ("executable", "out_tree", "out_avals", "closed_jaxpr", "donation",
-                 "in_specs", "unflatten", "out_kinds")
+                 "in_specs", "unflatten", "out_kinds", "peak")
 
     def __init__(self, executable, out_tree, out_avals, closed_jaxpr, donation=None,
                  in_specs=None):
@@ -225,6 +225,7 @@ class _CacheEntry:
         self.in_specs = in_specs  # per flat input, its symbolic dims (or None)
         self.unflatten = unflattener(out_tree)  # flat outputs -> the output pytree
         self.out_kinds = [(a.dtype, a.weak_type) for a in out_avals]
+        self.peak = None    # (a dynamic program's peak bytes per size, see _peak_at)
 
 
 class Jitted:
@@ -988,14 +989,30 @@ def _over_budget(budget, entry, shapes):
     ``budget`` (its plain plan's peak there exceeds it, or is unknown), else None."""
     if budget is None:
         return None
-    env = {p: v for spec, shp in zip(entry.in_specs, shapes) if spec is not None
+    env = {p: v for spec, shp in zip(entry.in_specs or (), shapes) if spec is not None
            for p, v in zip(spec, shp) if type(p) is not int}
-    stats = entry.executable.memory_analysis(env)
-    if stats is not None and stats.peak_memory_in_bytes <= budget:
+    peak = _peak_at(entry, env)
+    if peak is not None and peak <= budget:
         return None
-    peak = "unknown" if stats is None else f"{stats.peak_memory_in_bytes} bytes"
+    peak = "unknown" if peak is None else f"{peak} bytes"
     return (f"the dynamic program's peak at these sizes ({peak}) is over memory_budget="
             f"{budget}: a program for these shapes, planned within the budget")
+
+
+def _peak_at(entry, env):
+    """Peak bytes of ``entry``'s program at the sizes ``env`` (None: unknown), from its
+    peak compiled into one function of the sizes the first time it is asked."""
+    if entry.peak is None:
+        program = getattr(entry.executable, "program", None)
+        entry.peak = _remat.peak_function(program) if program is not None else False
+    if entry.peak is not False:
+        symbols, peak = entry.peak
+        try:
+            return int(peak(*[env[s] for s in symbols]))
+        except (KeyError, TypeError, ValueError):
+            pass    # (a size it cannot bind: memory_analysis says it, or not)
+    stats = entry.executable.memory_analysis(env)
+    return None if stats is None else stats.peak_memory_in_bytes
 
 
 def _compile_within(budget, name, closed, backend, in_specs, donated, device=None,

@@ -94,3 +94,23 @@ def test_a_size_no_plan_fits_names_its_shapes_and_smaller_sizes_still_run(setup)
     loss, _ = budgeted(params, _batch(30))      # the dynamic program still serves
     np.testing.assert_allclose(loss, jax.jit(f)(params, _batch(30))[0], rtol=2e-6)
     assert budgeted.compile_count == 2
+
+
+def test_compiled_peak_function_agrees_with_memory_analysis(setup):
+    # the per-size budget check evaluates one compiled expression of the sizes; each
+    # byte count evaluated on its own (memory_analysis) is the reference
+    from tjit.xla_like.remat import peak_function
+
+    f, params, _ = setup
+    programs = [(jax.jit(f), lambda b: (params, _batch(b))),
+                (jax.jit(lambda x: (x[: x.shape[0] // 3] * 2.0, jnp.cumsum(x[1:], 0))),
+                 lambda b: (_batch(b),))]
+    for jitted, args in programs:
+        jitted(*args(16))
+        jitted(*args(21))
+        c = jitted.lower(*args(21)).compile()
+        (sym,) = c.executable.symbols
+        symbols, peak = peak_function(c.executable.program)
+        assert [s.name for s in symbols] == [sym.name]
+        for b in range(2, 400, 7):
+            assert peak(b) == c.memory_analysis(**{sym.name: b}).peak_memory_in_bytes, b

@@ -813,21 +813,28 @@ class MemoryStats:
                 - self.alias_size_in_bytes + self.temp_size_in_bytes)
 
 
-def memory_stats(prog, env=None):
-    env = env or {}
-    arg = sum(concrete(prog.values[v].nbytes, env) for v in prog.params)
-    out = sum(concrete(prog.values[v].nbytes, env) for v in set(prog.outputs))
-    temp = sum(concrete(s, env) for s in prog.slot_sizes)
-    lib = sum(concrete(prog.values[v].nbytes, env) for s in prog.steps
+def memory_stats(prog, env=None, size=None):
+    """The program's byte counts at the sizes ``env`` ({symbol: int}); ``size``: how a
+    byte count (an int or a size expression) becomes a number instead (``sympy.sympify``
+    keeps the expressions: the counts of every size at once)."""
+    if size is None:
+        env = env or {}
+
+        def size(d):
+            return concrete(d, env)
+    arg = sum(size(prog.values[v].nbytes) for v in prog.params)
+    out = sum(size(prog.values[v].nbytes) for v in set(prog.outputs))
+    temp = sum(size(s) for s in prog.slot_sizes)
+    lib = sum(size(prog.values[v].nbytes) for s in prog.steps
               if isinstance(s, LibraryStep) for v in s.outs
               if v is not None and prog.values[v].kind == "temp")
     # control bodies keep their own temporaries for as long as the program lives
-    lib += sum(concrete(size, env) for b in prog.sub_programs() for size in b.slot_sizes)
+    lib += sum(size(n) for b in prog.sub_programs() for n in b.slot_sizes)
     # JAX's meaning: bytes of outputs that live in (donated) argument buffers; outputs
     # still count them, so arguments + outputs - aliases + temporaries is the total.
     alias_ids = set(prog.aliases.values()) | {prog.params[pos] for pos in prog.donation_usable
                                               if pos not in prog.aliases}
-    alias = sum(concrete(prog.values[v].nbytes, env) for v in alias_ids)
+    alias = sum(size(prog.values[v].nbytes) for v in alias_ids)
     return MemoryStats(arg, out, temp + lib, alias, temp_buffers=len(prog.slot_sizes))
 
 
