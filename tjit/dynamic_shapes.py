@@ -18,7 +18,9 @@ equality and truthiness (``x.shape[0] == 5``, ``x.shape == (5, 3)``, ``n in (4, 
 ``n % 2 == 0``, ``if n - 1:``, ``a.shape[0] == b.shape[0]``; sympy alone would answer
 them structurally, False for every size, and the program would be silently wrong at the
 sizes where the true answer differs) and order (``if x.shape[0] > 3``, ``n >= m``,
-``min(n, 8)``, ``max``, ``sorted``; sympy alone cannot answer them). So do tjit's shape
+``min(n, 8)``, ``max``, ``sorted``; sympy alone cannot answer them), with floats and
+fractions too (``n > 2.5``, ``n * 0.5 < 3``, ``n / 3 <= 1.5``: exact integer guards where
+Python's float rounding provably agrees, ``tracing/size_rounding.py``). So do tjit's shape
 rules where sympy cannot decide a question about a *derived* dim: a slice bound that is
 a size expression (``x[: n // 2]``, and NumPy's clamping of ``x[:5]``), ``reshape(n //
 2, 2, 3)`` (is ``6*floor(n/2) == 3*n``?), ``jnp.split(x, 2)`` (does 2 divide ``n``?),
@@ -34,8 +36,10 @@ their exact shapes (``size_questions.SpecializeSizes``), so they broadcast as Nu
 the family stays dynamic for the other sizes.
 
 What still falls back to one program per shape (logged, see ``compile_log``): code that
-turns a size into a Python int (``range(x.shape[0])``, ``int(n)``, ``operator.index``,
-NumPy on a shape: the constant it makes cannot be followed by a guard), a dict or set
+turns a size into a Python int or float (``range(x.shape[0])``, ``int(n)``,
+``float(n)``, ``math.sqrt(n)``, ``operator.index``, NumPy on a shape: the constant it
+makes cannot be followed by a guard), a comparison of a root of a size or of a fraction
+with a size in its denominator (``n ** 0.5 > 2``, ``n / m < 1.5``), a dict or set
 lookup keyed by a size (which key matched is not one expression), and any other error of
 the symbolic trace. A family that falls back stays per-shape.
 
