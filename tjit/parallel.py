@@ -152,9 +152,11 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
     """Map ``fun`` over devices (JAX's ``pmap``): the mapped axis of the inputs is split
     across devices, each runs ``fun`` compiled once, and collectives over ``axis_name``
     communicate between them. After ``tjit.distributed.initialize()`` with several
-    processes (one device each), the axis spans every process's devices: each process
-    passes its local slice (leading size ``tjit.local_device_count()``), collectives run
-    on MPI over the global axis, and each process gets its local slice of the result.
+    processes, the axis spans every process's devices (P * N with
+    ``TJIT_NUM_CPU_DEVICES=N``): each process passes its local slice (leading size
+    ``tjit.local_device_count()``), collectives run over the global axis (among a
+    process's devices on threads, then MPI between processes), and each process gets its
+    local slice of the result.
 
     Args:
       axis_name: the name collectives use for the mapped axis.

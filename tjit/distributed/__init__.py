@@ -16,7 +16,9 @@ compiled program's buffers (:class:`MPICommunicator`). MPI comes from PyPI:
 Modules: ``runtime`` (the process's communicator, initialize/shutdown, errors),
 ``faults`` (an uncaught exception aborts every process), ``mpi_communicator`` (the
 collectives on MPI), ``devices`` (every process's devices), ``arrays`` (GlobalArray,
-make_array_from_process_local_data, process_allgather).
+make_array_from_process_local_data, process_allgather), ``process_axis`` (pmap's axis
+over every process's devices), ``hierarchical`` (collectives over several devices per
+process: threads, then MPI), ``mesh_groups`` (shard_map's groups of such a mesh).
 """
 
 # (order: tjit.sharding uses runtime and devices, and arrays uses tjit.sharding)

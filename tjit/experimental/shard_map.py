@@ -13,7 +13,9 @@ How a call runs (SPMD: every process runs the same program on its own blocks):
    and compiled once per signature (``compile_spmd``); a collective over a mesh axis is a
    step of the compiled plan.
 3. It runs with each mesh axis bound to a communicator of the processes along that axis
-   (an MPI ``Comm.Split`` of the world: processes that share the other coordinates).
+   (an MPI ``Comm.Split`` of the world: processes that share the other coordinates); a
+   process with several devices of the mesh runs them on threads, whose collectives
+   compose hierarchically (``tjit/distributed/mesh_groups.py``).
 4. Each output block becomes a global value by out_specs: split dims are this device's
    block; a dim not split must be the same on every device along the axes out_specs does
    not name. ``check_rep=True`` proves that statically from the jaxpr (a ``psum`` makes its
