@@ -155,8 +155,9 @@ class GuardingQuestions(_Questions):
         """Guard that Python's float arithmetic gives the exact answer (size_rounding):
         sizes where it is exact, else sizes where the sides differ by more than the
         rounding error; sizes with neither get a program of their own."""
-        if d.exact_below is not None and \
-                self.decide(d.exact_below, operator.lt, f"{text} is exact in floats"):
+        # (a guard only where it holds: the answer does not rely on it being False)
+        if d.exact_below is not None and self.evaluate(d.exact_below, self.env) < 0:
+            self.decide(d.exact_below, operator.lt, f"{text} is exact in floats")
             return
         sign = self.evaluate(d.expr, self.env)
         if sign == 0:
