@@ -61,6 +61,13 @@ cases = {{
     "all_gather_groups": lambda x: lax.all_gather(x, "i", axis_index_groups=groups),
     "psum_scatter_groups": lambda x: lax.psum_scatter(
         x[:2], "i", axis_index_groups=[[3, 0], [2, 1]]),
+    # gradients: the transposes (psum_scatter, the inverse ppermute, ...) on the same axis
+    "grad_all_gather": lambda x: tjit.grad(
+        lambda v: jnp.sum(jnp.sin(lax.all_gather(v, "i")) * X[..., :1]))(x),
+    "grad_ppermute_psum": lambda x: tjit.grad(
+        lambda v: jnp.sum(lax.ppermute(v, "i", mixed) * lax.psum(v ** 2, "i")))(x),
+    "grad_all_to_all": lambda x: tjit.grad(
+        lambda v: jnp.sum(jnp.cos(lax.all_to_all(v, "i", 0, 1)) * X[0, 0, 0]))(x),
 }}
 X = np.random.default_rng(0).standard_normal((S, S, 8)).astype(np.float32)
 mine = X[rank * N:(rank + 1) * N]                 # this process's rows: its devices' shards
