@@ -51,4 +51,5 @@ class errors:  # namespace like jax.errors
 from tjit._namespace import publish as _publish
 _publish(globals(), submodules=(  # tab completion lists the public API only
     "numpy", "lax", "nn", "random", "tree_util", "tree", "ad_checkpoint", "distributed",
-    "sharding", "experimental", "devices", "scipy"))
+    "sharding", "experimental", "devices", "scipy"),
+    entry_points=False)  # jit, grad, ...: api_boundary (their own filtering)

@@ -14,6 +14,7 @@ import numpy as np
 
 from tjit.tracing import dtypes
 from tjit.tracing.shapes import normalize_axis, shape_str
+from tjit.tracing.traceback_util import eager_boundary
 from tjit import lax
 from tjit import numpy as jnp
 from tjit import random
@@ -39,7 +40,7 @@ def constant(value, dtype=None):
     """Builds an initializer returning arrays filled with ``value``."""
     def init(key, shape, dtype=dtype):
         return lax.full(check_shape("constant", shape), value, _dtype(dtype, "constant"))
-    return init
+    return eager_boundary(init, "")  # its errors end in user code too
 
 
 def uniform(scale=1e-2, dtype=None):
@@ -47,7 +48,7 @@ def uniform(scale=1e-2, dtype=None):
     def init(key, shape, dtype=dtype):
         dt = _dtype(dtype, "uniform")
         return jnp.multiply(random.uniform(key, shape, dt), np.array(scale, dt))
-    return init
+    return eager_boundary(init, "")  # its errors end in user code too
 
 
 def normal(stddev=1e-2, dtype=None):
@@ -55,7 +56,7 @@ def normal(stddev=1e-2, dtype=None):
     def init(key, shape, dtype=dtype):
         dt = _dtype(dtype, "normal")
         return jnp.multiply(random.normal(key, shape, dt), np.array(stddev, dt))
-    return init
+    return eager_boundary(init, "")  # its errors end in user code too
 
 
 def truncated_normal(stddev=1e-2, dtype=None, lower=-2.0, upper=2.0):
@@ -65,7 +66,7 @@ def truncated_normal(stddev=1e-2, dtype=None, lower=-2.0, upper=2.0):
         dt = _dtype(dtype, "truncated_normal")
         return jnp.multiply(random.truncated_normal(key, lower, upper, shape, dt),
                             np.array(stddev, dt))
-    return init
+    return eager_boundary(init, "")  # its errors end in user code too
 
 
 def _axes_size(shape, axes, name):
@@ -127,7 +128,7 @@ def variance_scaling(scale, mode, distribution, in_axis=-2, out_axis=-1, batch_a
             return jnp.multiply(random.normal(key, shape, dt), np.sqrt(variance))
         return jnp.multiply(random.uniform(key, shape, dt, -1),
                             np.sqrt(np.array(3, dt) * variance))
-    return init
+    return eager_boundary(init, "")  # its errors end in user code too
 
 
 def _preset(scale, mode, distribution, doc):
@@ -176,7 +177,7 @@ def orthogonal(scale=1.0, column_axis=-1, dtype=None):
         q = lax.reshape(q, tuple(d for i, d in enumerate(shape) if i != col) + (n_cols,))
         q = jnp.moveaxis(q, -1, col)
         return jnp.multiply(np.array(scale, dt), q)
-    return init
+    return eager_boundary(init, "")  # its errors end in user code too
 
 
 __all__ = ["zeros", "ones", "constant", "uniform", "normal", "truncated_normal",

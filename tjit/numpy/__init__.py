@@ -43,7 +43,9 @@ _array_methods.install()
 _array_api.install()
 
 from tjit._namespace import publish as _publish
-_publish(globals(), submodules=("linalg", "fft", "random"))  # tab completion: public API only
+# tab completion lists the public API only; jnp's functions become eager entry points
+# below, once their docstrings are final (jnp.linalg's and jnp.fft's at their publish)
+_publish(globals(), submodules=("linalg", "fft", "random"), entry_points=False)
 
 from tjit._docs import fill_missing_docstrings as _fill_docs
 _fill_docs(  # functions written without a docstring get one from NumPy's (JAX's `implements`)
@@ -64,7 +66,4 @@ for _ns, _prefix in ((globals(), "jnp"), (vars(linalg), "jnp.linalg"), (vars(fft
 del _ns, _prefix
 
 from tjit.tracing.traceback_util import wrap_entry_points as _wrap_entry_points
-for _ns, _prefix in ((globals(), "jnp."), (vars(linalg), "jnp.linalg."),
-                    (vars(fft), "jnp.fft.")):  # eager errors end in user code
-    _wrap_entry_points(_ns, _ns["__all__"], _prefix)
-del _ns, _prefix
+_wrap_entry_points(globals(), __all__, "jnp.")  # eager errors end in user code

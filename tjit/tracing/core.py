@@ -23,6 +23,7 @@ import numpy as np
 from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray, aval_of_value
 from tjit.tracing.fp_quiet import quiet_off, quiet_on
+from tjit.tracing.traceback_util import filter_at_entry
 from tjit.tracing.errors import (
     ConcretizationTypeError, TracerBoolConversionError, TracerIntegerConversionError,
     UnexpectedTracerError, user_location)
@@ -528,27 +529,42 @@ class Array:
     def weak_type(self):
         return self._weak
 
+    # The conversions and protocols below are entry points a user calls (float(x),
+    # len(x), np.asarray(x)): what they raise ends in the user's code (filter_at_entry;
+    # a try block costs nothing until something raises)
     def __array__(self, dtype=None, copy=None):
-        a = to_host(self._value)
-        if dtype is not None and a.dtype != dtype:
-            return a.astype(dtype)
-        if copy:
-            return a.copy()
-        if a.flags.writeable and a.ndim:  # views too: a slice shares its source
-            a = a.view()
-            a.flags.writeable = False  # an Array is immutable; so is the view handed out
-        return a
+        try:
+            a = to_host(self._value)
+            if dtype is not None and a.dtype != dtype:
+                return a.astype(dtype)
+            if copy:
+                return a.copy()
+            if a.flags.writeable and a.ndim:  # views too: a slice shares its source
+                a = a.view()
+                a.flags.writeable = False  # an Array is immutable; so is the view handed out
+            return a
+        except Exception as e:
+            filter_at_entry(e)
+            raise
 
     def __len__(self):
-        if self.ndim == 0:
-            raise TypeError("len() of unsized object (a 0-d tjit Array)")
-        return self._value.shape[0]
+        try:
+            if self.ndim == 0:
+                raise TypeError("len() of unsized object (a 0-d tjit Array)")
+            return self._value.shape[0]
+        except Exception as e:
+            filter_at_entry(e)
+            raise
 
     def __iter__(self):
-        if self.ndim == 0:
-            raise TypeError("iteration over a 0-d tjit Array")
-        w = self._weak
-        return (Array(v, w) for v in to_host(self._value))
+        try:
+            if self.ndim == 0:
+                raise TypeError("iteration over a 0-d tjit Array")
+            w = self._weak
+            return (Array(v, w) for v in to_host(self._value))
+        except Exception as e:
+            filter_at_entry(e)
+            raise
 
     def __contains__(self, value):
         if isinstance(value, (list, tuple)):  # array_like, as NumPy takes it (`row in x`)
@@ -574,22 +590,42 @@ class Array:
                             f"x.view(uint16) for its bits)") from None
 
     def __bool__(self):
-        return bool(self._value)
+        try:
+            return bool(self._value)
+        except Exception as e:
+            filter_at_entry(e)
+            raise
 
     def __int__(self):
-        return int(self._value)
+        try:
+            return int(self._value)
+        except Exception as e:
+            filter_at_entry(e)
+            raise
 
     def __float__(self):
-        return float(self._value)
+        try:
+            return float(self._value)
+        except Exception as e:
+            filter_at_entry(e)
+            raise
 
     def __complex__(self):
-        return complex(self._value)
+        try:
+            return complex(self._value)
+        except Exception as e:
+            filter_at_entry(e)
+            raise
 
     def __index__(self):
-        if not dtypes.is_int(self.dtype) and not dtypes.is_bool(self.dtype):
-            raise TypeError(f"only integer scalar arrays can be converted to an index, "
-                            f"got dtype {self.dtype}")
-        return int(self._value)
+        try:
+            if not dtypes.is_int(self.dtype) and not dtypes.is_bool(self.dtype):
+                raise TypeError(f"only integer scalar arrays can be converted to an index, "
+                                f"got dtype {self.dtype}")
+            return int(self._value)
+        except Exception as e:
+            filter_at_entry(e)
+            raise
 
     def __hash__(self):
         # Unhashable like NumPy's and JAX's arrays: == is elementwise, so an identity hash
@@ -621,7 +657,11 @@ class Array:
         return (Array, (to_host(self._value), self._weak))
 
     def item(self, *args):
-        return to_host(self._value).item(*args)
+        try:
+            return to_host(self._value).item(*args)
+        except Exception as e:
+            filter_at_entry(e)
+            raise
 
     def tolist(self):
         return to_host(self._value).tolist()

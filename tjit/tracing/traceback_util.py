@@ -145,10 +145,12 @@ def eager_boundary(fun, label=None):
     one: :func:`filter_at_entry` on what it raises. One call frame more (0.1-0.2 us):
     for functions whose eager path costs microseconds, not the fast lanes. A function
     that calls :func:`filter_at_entry` itself is returned as is. ``label``: how the
-    user calls it (``jnp.clip``; default its name)."""
+    user calls it (``jnp.clip``; default its name; ``""``: none)."""
     if not callable(fun) or has_own_filter(fun):
         return fun
-    label = label or getattr(fun, "__name__", None)
+    if label is None:
+        label = getattr(fun, "__name__", None)
+    label = label or None  # "": no note (a method whose name is no user's word)
 
     @functools.wraps(fun)
     def entry_point(*args, **kwargs):
@@ -173,10 +175,21 @@ def wrap_entry_points(namespace, names, prefix=""):
             namespace[name] = wrapped[id(fun)]
 
 
+def wrap_class_methods(cls, prefix=""):
+    """Make the public methods that class ``cls`` defines itself (``Generator.normal``)
+    eager entry points, labelled ``prefix + cls.__name__ + "." + name``."""
+    for name, fun in list(vars(cls).items()):
+        if not name.startswith("_") and isinstance(fun, types.FunctionType) and \
+                not has_own_filter(fun):
+            setattr(cls, name, eager_boundary(fun, f"{prefix}{cls.__name__}.{name}"))
+
+
 def has_own_filter(fun):
-    """Whether ``fun`` calls :func:`filter_at_entry` itself (or is an eager boundary)."""
+    """Whether ``fun`` filters what it raises itself: it calls :func:`filter_at_entry`
+    (or is an eager boundary), or it is an :func:`api_boundary` wrapper."""
     code = getattr(fun, "__code__", None)  # (modules import it as _filter_at_entry)
-    return code is not None and any(n.endswith("filter_at_entry") for n in code.co_names)
+    return code is not None and (code is _BOUNDARY_CODE or
+                                 any(n.endswith("filter_at_entry") for n in code.co_names))
 
 
 _BOUNDARY_CODE = api_boundary(lambda: None).__code__

@@ -37,6 +37,7 @@ from tjit.tracing.core import (
     Array, EvalTrace, Tracer, current_trace, get_aval, set_current_trace)
 from tjit.tracing.jaxpr import ClosedJaxpr, eval_jaxpr
 from tjit.tracing.jaxpr_trace import convert_constvars_jaxpr, trace_to_jaxpr
+from tjit.tracing.traceback_util import eager_boundary
 from tjit.tracing.tree_util import tree_flatten, tree_unflatten
 from tjit.primitives.ad_prims import custom_jvp_call_p, custom_vjp_call_p
 from tjit.primitives.elementwise import add_p, convert_element_type_p
@@ -723,6 +724,11 @@ def _custom_vjp_call_batch(args, dims, *, call_jaxpr, fwd, bwd, num_consts, symb
 
 custom_jvp_call_p.batch = _custom_jvp_call_batch
 custom_vjp_call_p.batch = _custom_vjp_call_batch
+
+# calling a custom_jvp/custom_vjp function is a public entry point (JAX: api_boundary on
+# __call__): what it raises ends in the user's code
+custom_jvp.__call__ = eager_boundary(custom_jvp.__call__, "")
+custom_vjp.__call__ = eager_boundary(custom_vjp.__call__, "")
 
 __all__ = ["custom_jvp", "custom_vjp", "SymbolicZero", "CustomVJPPrimal", "zero_from_primal",
            "vmap_flat", "batch_jaxpr", "trace_flat", "resolve_kwargs"]
