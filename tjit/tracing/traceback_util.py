@@ -14,10 +14,12 @@ picks the mode, with JAX's names:
 - ``auto`` (default): ``tracebackhide`` under IPython, ``quiet_remove_frames`` elsewhere.
 
 Nothing runs unless an exception escapes: the success path costs one try block.
-Eager ``tjit.numpy`` calls end in user code too (:func:`filter_at_entry`): the entry
-point a user called filters what it raises, so the errors of ``jnp.reshape(x, (7,))``
-or ``a + b`` show the user's line last; the fast lanes catch in their own body, at no
-cost until something raises.
+Eager calls end in user code too (:func:`filter_at_entry`): the entry point a user
+called filters what it raises, so the errors of ``jnp.reshape(x, (7,))``, ``a + b``,
+``lax.add(x, "s")`` or ``float(x)`` show the user's line last. The fast lanes and
+Array's conversions catch in their own body, at no cost until something raises; every
+other public function (those each namespace publishes: ``tjit._namespace.publish``) and
+its classes' methods get an :func:`eager_boundary`.
 """
 
 import functools
