@@ -13,18 +13,26 @@ adjoint is not the one its primitives would derive: a shard_map over processes w
 replicated arguments' cotangents are summed over the processes
 (``experimental/shard_map_processes.py``).
 
-Residuals are not differentiated (a tangent for one is an error, as in JAX). Both
-functions are traced once, at the call, into ``linear_call_p``'s ``callee`` and
+A tangent of a residual goes through ``fun``'s own derivative in it (ordinary traced
+ops), so ``fun`` must then be differentiable in its residuals. Both functions are traced
+once, at the call, into ``linear_call_p``'s ``callee`` and
 ``transpose`` jaxprs (over the same leading residual operands: the residuals and the
 constants either closes over); compilers inline ``callee``.
 """
 
 from tjit.primitives.ad_prims import linear_call_p
-from tjit.primitives.rules import Zero, bdim_at_front, instantiate, is_undefined_primal
+from tjit.primitives.rules import (
+    Zero,
+    add_tangents,
+    bdim_at_front,
+    instantiate,
+    is_undefined_primal,
+)
 from tjit.tracing.avals import ShapedArray
 from tjit.tracing.core import get_aval
 from tjit.tracing.jaxpr import eval_jaxpr
 from tjit.tracing.tree_util import tree_flatten, tree_unflatten
+from tjit.transforms.ad import jvp
 from tjit.transforms.custom_derivatives import (
     _leaf_array,
     batch_size_and_front,
@@ -113,20 +121,20 @@ def _pair(callee_fn, transpose_fn, res_avals, lin_avals, name):
 
 
 def _jvp(primals, tangents, *, callee, transpose, num_res):
-    for i, t in enumerate(tangents[:num_res]):
-        if type(t) is not Zero:
-            raise TypeError(f"linear_call: residual operand {i} "
-                            f"({get_aval(primals[i]).str_short()}) is being differentiated; "
-                            f"linear_call does not differentiate its residuals: pass the "
-                            f"value among linear_args, or stop_gradient it")
     params = {"callee": callee, "transpose": transpose, "num_res": num_res}
     outs = linear_call_p.bind(*primals, **params)
-    lin_t = tangents[num_res:]
-    if all(type(t) is Zero for t in lin_t):
-        return outs, [Zero.from_value(o) for o in outs]
-    t_outs = linear_call_p.bind(*primals[:num_res], *[instantiate(t) for t in lin_t],
-                                **params)
-    return outs, t_outs
+    res, res_t = primals[:num_res], tangents[:num_res]
+    lin, lin_t = primals[num_res:], tangents[num_res:]
+    t_outs = [Zero.from_value(o) for o in outs]
+    if any(type(t) is not Zero for t in lin_t):   # linear: the call on the tangents
+        t_outs = linear_call_p.bind(*res, *[instantiate(t) for t in lin_t], **params)
+    if any(type(t) is not Zero for t in res_t):
+        # through the residuals: the callee's own derivative in them, as ordinary ops
+        def in_residuals(*r):
+            return eval_jaxpr(callee.jaxpr, callee.consts, *r, *lin)
+        extra = jvp(in_residuals, tuple(res), tuple(instantiate(t) for t in res_t))[1]
+        t_outs = [add_tangents(t, e) for t, e in zip(t_outs, extra)]
+    return outs, list(t_outs)
 
 
 def _transpose(cts, *args, callee, transpose, num_res):
