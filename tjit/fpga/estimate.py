@@ -32,7 +32,10 @@ pairwise tree of W - 1 combines (log2 W levels of latency) before its accumulato
 a row-style stage, per outer
 point, a row read into its buffer (``N + 2``), then per stage level ``N + depth +
 fold`` (fold: the partials' pairwise tree, 3 levels of the combine's latency) and the
-store pass ``N + depth``; accumulate style per kept point ``R + depth + fold``.
+store pass ``N + depth``; accumulate style per kept point ``R + depth + fold``, or
+at W lanes (``lanes.render_columns``: the reduced axes lead, K kept points on chip)
+``K / W`` steps to reset, ``points / W`` steps at II ``ceil(latency / (K / W))`` (a
+kept point's accumulator comes back every ``K / W`` steps) and ``K / W`` to store.
 Resources: each pass instantiates the operators of its loop body (a pipelined loop
 does not share them), plus per m_axi port an AXI adapter (2 BRAM18K, 1200 LUT, 1800
 FF), FIFOs deeper than 32 in BRAM18K, row buffers in BRAM18K (2304 bytes each),
@@ -227,6 +230,8 @@ def stage_estimate(kernel, name, env=None, streamed_inputs=None, lanes=1, row=No
     dot = tiled_dot.match(k, plan_axes(k))
     if dot is not None:
         return _tiled_dot(k, dot, name, outer, io)
+    if not k.row_style and lanes > 1:
+        return _wide_columns(k, name, env, lanes, io)
     w = lanes                           # a row's W points a step (lanes.render_rows;
     steps = -(-red // w)                # a ragged row's last step masked)
     tree = math.ceil(math.log2(w))      # the lanes' pairwise fold: levels of combines
@@ -261,6 +266,28 @@ def stage_estimate(kernel, name, env=None, streamed_inputs=None, lanes=1, row=No
         dsp, lut, ff = dsp + d_ * w, lut + l_ * w, ff + f_ * w
     return StageEstimate(name, "kernel", outer * steps, 1, depth_max, outer * per, dsp,
                          bram, lut, ff, hold=steps)
+
+
+def _wide_columns(k, name, env, w, io):
+    """``lanes.render_columns``: the accumulators' reset (``K / W`` steps), one
+    pipelined pass of ``points / W`` steps whose II is 1 when a kept point's
+    accumulator comes back (every ``K / W`` steps) after the combine's latency, and the
+    store pass (``K / W``); accumulator arrays in W banks."""
+    nk = _prod([k.shape[a] for a in range(len(k.shape)) if a not in k.reduce_axes], env)
+    steps = -(-_prod(k.shape, env) // w)
+    lat, d_, l_, f_ = _body([s.expr for s in k.stages])
+    comb = [_combine(s.monoid, s.dtype) for s in k.stages]
+    clat = max((c.latency for c in comb), default=1)
+    ii = max(1, math.ceil(clat / max(1, nk // w)))
+    slat, sd, sl, sf = _body([st.expr for st in k.stores])
+    depth = lat + clat + io
+    cycles = (nk // w + io) + (steps * ii + depth) + (nk // w + slat + io)
+    bram = sum(max(w, math.ceil(nk * np.dtype(s.dtype).itemsize / BRAM_BYTES))
+               for s in k.stages)
+    return StageEstimate(name, "kernel", steps, ii, depth, cycles,
+                         (d_ + sum(c.dsp for c in comb) + sd) * w, bram,
+                         (l_ + sum(c.lut for c in comb) + sl) * w,
+                         (f_ + sum(c.ff for c in comb) + sf) * w, hold=steps + nk // w)
 
 
 def _tiled_dot(k, dp, name, outer, io):

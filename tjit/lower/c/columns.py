@@ -4,7 +4,8 @@ sums and the like) in the C-family renderer.
 Without threads (``c``, ``hls``) a loop nest over the kept points, and inside it over
 the reduced points in iteration order, every stage folded in that order (HLS: float
 sums and products into ``dialect.partials`` interleaved accumulators, as
-``hls_dialect.py`` states). With threads (``opencl``, ``cuda``) one work-group per tile
+``hls_dialect.py`` states; a W-lane HLS stage walks the points in row-major order
+instead, W kept points a step, ``lanes.render_columns``). With threads (``opencl``, ``cuda``) one work-group per tile
 of ``tile`` consecutive kept points, its thread slices splitting the reduced points
 (``column_split`` picks the split; the renderer's module docstring states the
 summation order).
@@ -14,6 +15,7 @@ import contextlib
 
 import numpy as np
 
+from tjit.lower.c import lanes
 from tjit.lower.loops import ceil_div, prod
 from tjit.xla_like import kernel_ir as K
 
@@ -38,6 +40,8 @@ def render(r):
     nkept = prod(r.plan.extents[g] for g in kept)
     if d.threaded:
         return _columns(r, red, kept, nkept)
+    if r.lanes > 1:         # (HLS: W kept points a step, lanes.py)
+        return lanes.render_columns(r), 1, 1
     with r.nest(kept, innermost=not red):
         _fold_stages(r, lambda: r.nest(red))
         scope = {}

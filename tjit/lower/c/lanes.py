@@ -29,6 +29,13 @@ so the reader and writer stages that feed the design move one beat a cycle.
   streams cuts its packets the same way (``render`` with ``r.packet_row``: one flat
   loop over the rows' steps). Such a stage needs every argument to be a stream.
 
+* **accumulate style** (column sums: the reduced loop axes lead, K kept points a
+  concrete multiple of W, at most ``streams.MAX_ROW``): ``render_columns``, W kept
+  points a step in row-major order into on-chip accumulators, each kept point folding
+  its terms in increasing reduced index (bit for bit the sequential loop);
+* a row-style kernel whose row is too long to buffer and that reads no stream takes
+  W points a step of the whole row straight from memory (``row_len``).
+
 Kernels that do not qualify (a memory access that is not an aligned beat, a count or
 row that is not a multiple of W with a memory argument, a dot in the tiled template)
 keep one point a step, and so do the streams into them.
@@ -44,7 +51,7 @@ from tjit.lower.loops import ceil_div, plan_axes, prod, stage_levels
 from tjit.xla_like import kernel_ir as K
 
 __all__ = ["BEAT_BITS", "arg_lanes", "beat_lanes", "kernel_lanes", "packet_row", "packet_type",
-           "render", "render_rows"]
+           "render", "render_columns", "render_rows", "row_len"]
 
 #: The width of a memory beat and of a wide stream's packet.
 BEAT_BITS = 512
@@ -64,10 +71,12 @@ def packet_type(dialect, dtype, lanes):
 def kernel_lanes(k, io):
     """The lanes kernel ``k`` with ``io`` (``{arg: "stream" | "discard"}``, others in
     memory) can handle a step: W (see the module docstring), else 1."""
-    if not k.row_style or k.hyperplane is not None or k.inplace:
+    if k.hyperplane is not None or k.inplace:
         return 1
     w = min(beat_lanes(a.dtype) for i, a in enumerate(k.args) if io.get(i) != "discard")
-    n = prod(k.shape) if not k.reduce_axes else streams.row_buffered_len(k)
+    if not k.row_style:
+        return w if _columns_fit(k, io, w) else 1
+    n = prod(k.shape) if not k.reduce_axes else row_len(k, io)
     if n is None:
         return 1
     if not _multiple(n, w):     # a masked last step (of the run, or of each row):
@@ -92,6 +101,40 @@ def kernel_lanes(k, io):
         if io.get(st.arg) is None and not _aligned(st.index, inner, w, (1,)):
             return 1
     return w
+
+
+def row_len(k, io):
+    """The row a W-lane row-style kernel steps through: its buffered row
+    (``streams.row_buffered_len``), or, where no input is streamed (nothing to buffer:
+    every access is a beat of memory), its reduced points when concrete; else None."""
+    n = streams.row_buffered_len(k)
+    if n is None and not any(io.get(i) == "stream" for i, a in enumerate(k.args)
+                             if a.role == "in"):
+        n = prod(k.shape[a] for a in k.reduce_axes)
+        return int(n) if isinstance(n, (int, np.integer)) else None
+    return n
+
+
+def _columns_fit(k, io, w):
+    """Whether accumulate-style kernel ``k`` can take W kept points a step
+    (``render_columns``): its reduced loop axes all before its kept ones, the kept
+    points a concrete multiple of W of at most ``streams.MAX_ROW`` (their accumulators
+    on chip), every memory access an aligned beat or a lane broadcast, no gather."""
+    plan = plan_axes(k)
+    red = list(plan.reduce)
+    if not red or not any(red) or all(red) or red != sorted(red, reverse=True):
+        return False
+    nkept = prod(e for e, x in zip(plan.extents, red) if not x)
+    if not _multiple(nkept, w) or nkept > streams.MAX_ROW or \
+            not _multiple(plan.extents[-1], w):
+        return False
+    inner = plan.groups[-1][-1]
+    for node in K.all_nodes(k):
+        if isinstance(node, K.IndexedLoad) or isinstance(node, K.Load) and \
+                io.get(node.arg) != "stream" and not _aligned(node.index, inner, w, (0, 1)):
+            return False
+    return all(io.get(st.arg) is not None or _aligned(st.index, inner, w, (1,))
+               for st in k.stores)
 
 
 def _multiple(x, w):
@@ -123,7 +166,8 @@ def packet_row(k, lanes):
 def arg_lanes(k, arg, lanes):
     """The lanes of argument ``arg``'s packets in kernel ``k`` taking ``lanes`` a step:
     1 for a value stored once per row (a row-style kernel's outer stores)."""
-    if k.reduce_axes and any(st.arg == arg and st.level == "outer" for st in k.stores):
+    if k.reduce_axes and k.row_style and \
+            any(st.arg == arg and st.level == "outer" for st in k.stores):
         return 1
     return lanes
 
@@ -198,7 +242,7 @@ def render_rows(r):
     """The row-style kernel of renderer ``r`` at ``r.lanes`` > 1 (module docstring);
     returns the number of rows."""
     k, w = r.k, r.lanes
-    n = streams.row_buffered_len(k)
+    n = row_len(k, r.io)
     mask = None if _multiple(n, w) else f"j + ln < {r.sizes(n)}"   # a ragged row's last
     outer = [g for g, red in enumerate(r.plan.reduce) if not red]
     row_in = {a: f"{buf}[j + ln]" for a, buf in r.rowbuf.items()}
@@ -243,6 +287,57 @@ def render_rows(r):
                 for a, p in packets.items():
                     r.emit(f"a{a}.write({p});")
     return prod(r.plan.extents[g] for g in outer)
+
+
+def render_columns(r):
+    """The accumulate-style kernel of renderer ``r`` at ``r.lanes`` > 1: W kept points
+    a step (``_columns_fit``). The kept points' accumulators are on-chip arrays
+    (partitioned cyclically by W); one flat pipelined loop walks the iteration space
+    in row-major order (the reduced axes lead), lane l of step f adding point f + l to
+    the accumulator of its kept point, so each kept point folds its terms in
+    increasing reduced index: bit for bit the sequential loop, with no partials (a
+    kept point comes back every ``nkept / W`` steps, its dependence distance); then a
+    pass stores W kept points a step. Returns the kept point count."""
+    k, w = r.k, r.lanes
+    groups = list(range(len(r.plan.groups)))
+    kept = [g for g, x in enumerate(r.plan.reduce) if not x]
+    nk = prod(r.plan.extents[g] for g in kept)
+    total = prod(r.plan.extents)
+    accs = {}
+    for j, st in enumerate(k.stages):
+        accs[j] = r.var("acc")
+        r.shared.append(f"{r.d.type(st.dtype)} {accs[j]}[{nk}];")
+        r.shared.append(f"#pragma HLS ARRAY_PARTITION variable={accs[j]} cyclic factor={w}")
+    c = r.var("c")
+    with _steps(r, nk, w, c), _lanes(r, w):
+        for j, st in enumerate(k.stages):
+            r.emit(f"{accs[j]}[{c} + ln] = {r.s.identity(st.monoid, st.dtype)};")
+    f = r.var("f")
+    with r.block(f"for ({r.i64} {f} = 0; {f} < {r.sizes(total)}; {f} += {w})"):
+        r.pragmas(True, ceil_div(total, w))
+        for a in accs.values():
+            r.emit(f"#pragma HLS DEPENDENCE variable={a} inter distance={nk // w} true")
+        r.emit(f"const {r.i64} {c} = {f} % {nk};")
+        with _lanes(r, w, groups):
+            _indices(r, f"({f} + ln)", groups)
+            scope = {}
+            for j, st in enumerate(k.stages):
+                x = r.typed(st.expr, st.dtype, scope)
+                ref = f"{accs[j]}[{c} + ln]"
+                r.emit(f"{ref} = {r.s.combine(st.monoid, ref, x, st.dtype)};")
+    with _steps(r, nk, w, c):
+        packets = _read_packets(r, w)
+        with _lanes(r, w, kept):
+            _indices(r, f"({c} + ln)", kept)
+            for j, st in enumerate(k.stages):
+                r.stage_vals[j] = r._bind(f"{accs[j]}[{c} + ln]", st.dtype)
+            r.lane = {i: f"{p}[ln]" for i, p in packets.items()}
+            scope = {}
+            for st in k.stores:
+                r.store(st, scope, kept)
+        r.lane = {}
+        _write_packets(r, packets)
+    return nk
 
 
 def _indices(r, flat, gs):
@@ -315,9 +410,9 @@ def _fold_level(r, js, n, w, row_in, fill=None, mask=None):
 
 
 @contextlib.contextmanager
-def _steps(r, n, w):
+def _steps(r, n, w, j="j"):
     """``for (j = 0; j < n; j += w)``, pipelined at II=1."""
-    with r.block(f"for ({r.i64} j = 0; j < {r.sizes(n)}; j += {w})"):
+    with r.block(f"for ({r.i64} {j} = 0; {j} < {r.sizes(n)}; {j} += {w})"):
         r.pragmas(True, ceil_div(n, w))
         yield
 
