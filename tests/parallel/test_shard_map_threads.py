@@ -143,3 +143,59 @@ def test_closure_over_a_traced_value_and_transformations():
     np.testing.assert_allclose(float(t), float(want_t), rtol=1e-4)
     np.testing.assert_allclose(np.asarray(vm), [global_fn(X, w), global_fn(2 * X, w)],
                                rtol=1e-5)
+
+
+def _two_d_layer(mesh, check_rep=True):
+    """A (data x model) layer: x split over data, w over model, b replicated; the output
+    replicated over model (psum) and, with check_rep=False, a second output that is not
+    (each model block's own value: the definition keeps the copy at model index 0)."""
+    def body(x, w, b):
+        h = jnp.tanh(x @ w + b)
+        y = lax.psum(h @ w.T, "model")
+        return (y, h.sum(1, keepdims=True)) if not check_rep else y
+    out_specs = (P("data"), P("data")) if not check_rep else P("data")
+    return shard_map(body, mesh, in_specs=(P("data"), P(None, "model"), P()),
+                     out_specs=out_specs, check_rep=check_rep)
+
+
+@pytest.mark.parametrize("check_rep", [True, False])
+def test_reverse_and_forward_mode_run_threaded_against_the_definition(check_rep,
+                                                                      monkeypatch):
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((8, 4)).astype(np.float32)
+    w = rng.standard_normal((4, 6)).astype(np.float32)
+    b = rng.standard_normal(()).astype(np.float32)
+    calls = []
+    real = shard_map_threads.run_bound
+    monkeypatch.setattr(shard_map_threads, "run_bound",
+                        lambda *a: calls.append(1) or real(*a))
+
+    def loss_of(f):
+        def loss(x, w, b):
+            out = f(x, w, b)
+            y, s = out if isinstance(out, tuple) else (out, 0.0)
+            return jnp.sum(jnp.sin(y)) + jnp.sum(s * s)
+        return loss
+
+    with cpu_device_count(4):
+        mesh = tjit.make_mesh((2, 2), ("data", "model"))
+        f = _two_d_layer(mesh, check_rep)
+        definition = lambda *a: vmap_form(
+            lambda *blk: list(f.__wrapped__(*blk)) if not check_rep
+            else [f.__wrapped__(*blk)], mesh, [P("data"), P(None, "model"), P()],
+            [P("data"), P("data")] if not check_rep else [P("data")], list(a), "def")
+        ref_loss = lambda x, w, b: loss_of(
+            lambda *a: tuple(definition(*a)) if not check_rep else definition(*a)[0])(x, w, b)
+        g = tjit.jit(tjit.grad(loss_of(f), argnums=(0, 1, 2)))(x, w, b)
+        assert calls, "the blocks did not run on the devices' threads"
+        want = tjit.jit(tjit.grad(ref_loss, argnums=(0, 1, 2)))(x, w, b)
+        for got, ref in zip(g, want):
+            np.testing.assert_allclose(np.asarray(got), np.asarray(ref), rtol=1e-4, atol=1e-5)
+        tx, tw = (rng.standard_normal(v.shape).astype(np.float32) for v in (x, w))
+        t = tjit.jvp(tjit.jit(loss_of(f)), (x, w, b), (tx, tw, np.float32(1)))[1]
+        t_ref = tjit.jvp(ref_loss, (x, w, b), (tx, tw, np.float32(1)))[1]
+        np.testing.assert_allclose(float(t), float(t_ref), rtol=1e-4)
+        if check_rep:   # second order: forward over reverse
+            h = tjit.jit(tjit.hessian(lambda b: loss_of(f)(x, w, b)))(b)
+            h_ref = tjit.hessian(lambda b: ref_loss(x, w, b))(b)
+            np.testing.assert_allclose(float(h), float(h_ref), rtol=1e-3)

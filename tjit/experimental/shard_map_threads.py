@@ -15,9 +15,11 @@ whose ``body`` is the per-block jaxpr; the enclosing plan runs it as one library
    leaves out, the copy of the device at index 0: the vmap form's choice).
 
 The values are those of the definition, the nested ``vmap(axis_name=...)`` form of
-``shard_map_traced.py``. That form is also the rule for everything else: the jvp
-(``grad`` and ``jvp`` of the shard_map, hence ``jit(grad(...))``, run as one program) and
-batching (``vmap``) expand the equation into it.
+``shard_map_traced.py``. Differentiation keeps the threads: the jvp is the threaded call
+of the body's jvp, a linear map whose stated transpose is the threaded call of the
+body's vjp (``linear_call``), so ``jit(grad(...))`` runs its forward and backward passes
+on the devices' threads (the backward call recomputes the forward per device). Batching
+(``vmap``) expands the equation into the definition.
 """
 
 import itertools
@@ -25,21 +27,24 @@ import weakref
 
 import numpy as np
 
-from tjit import jvp, vmap
+from tjit import jvp, lax, vjp, vmap
 from tjit.api import ShapeDtypeStruct
+from tjit.custom_derivatives import linear_call
 from tjit.devices.collectives import ThreadGroup
 from tjit.devices.pmap_runtime import run_bound
 from tjit.experimental.shard_map_traced import vmap_form
 from tjit.parallel import _bound, compile_spmd
 from tjit.primitives.base import new_primitive
-from tjit.primitives.rules import instantiate
+from tjit.primitives.rules import Zero, instantiate
 from tjit.sharding import NamedSharding
+from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray
 from tjit.tracing.jaxpr import ClosedJaxpr, eval_jaxpr
 from tjit.tracing.jaxpr_trace import convert_constvars_jaxpr, trace_to_jaxpr
 
 shard_map_p = new_primitive("shard_map", multiple_results=True)
 _programs = weakref.WeakKeyDictionary()   # body -> its compiled per-device program
+_derived = weakref.WeakKeyDictionary()    # body -> (its jvp body, its vjp body)
 
 
 def runs_on_threads(mesh):
@@ -135,9 +140,89 @@ def _expanded(body, mesh, in_specs, out_specs, where):
 
 
 def _jvp(primals, tangents, **params):
-    outs, t_outs = jvp(_expanded(**params), tuple(primals),
-                       tuple(instantiate(t) for t in tangents))
-    return list(outs), list(t_outs)
+    """Outputs by the threaded call; tangents by a threaded call of the body's jvp, a
+    linear map in them whose transpose is a threaded call of the body's vjp
+    (``linear_call``), so reverse mode runs on the devices' threads too (its backward
+    call recomputes the body's forward pass per device). Integer operands or outputs:
+    the definition's jvp."""
+    body = params["body"]
+    if not all(dtypes.is_inexact(a.dtype) for a in body.in_avals + body.out_avals):
+        outs, t_outs = jvp(_expanded(**params), tuple(primals),
+                           tuple(instantiate(t) for t in tangents))
+        return list(outs), list(t_outs)
+    outs = shard_map_p.bind(*primals, **params)
+    if all(type(t) is Zero for t in tangents):
+        return outs, [Zero.from_value(o) for o in outs]
+    tangent_map, cotangent_map = _derived_maps(**params)
+    t_outs = linear_call(tangent_map, cotangent_map, tuple(primals),
+                         tuple(instantiate(t) for t in tangents))
+    return outs, list(t_outs)
+
+
+def _derived_maps(body, mesh, in_specs, out_specs, where):
+    """(tangent map, cotangent map) of the shard_map: functions of (primals, tangents)
+    and (primals, output cotangents) that bind it with the body's jvp and vjp."""
+    bodies = _derived.get(body)
+    if bodies is None:
+        bodies = _derived[body] = _derived_bodies(body, mesh, in_specs, out_specs, where)
+    jvp_body, vjp_body = bodies
+    common = {"mesh": mesh, "where": where}
+
+    def tangent_map(primals, tangents):
+        return shard_map_p.bind(*primals, *tangents, body=jvp_body,
+                                in_specs=in_specs + in_specs, out_specs=out_specs, **common)
+
+    def cotangent_map(primals, cts):
+        return tuple(shard_map_p.bind(*primals, *cts, body=vjp_body,
+                                      in_specs=in_specs + out_specs, out_specs=in_specs,
+                                      **common))
+    return tangent_map, cotangent_map
+
+
+def _derived_bodies(body, mesh, in_specs, out_specs, where):
+    """The per-block jvp (primals, tangents -> output tangents) and vjp (primals, output
+    cotangents -> input cotangents) of ``body``. As the definition: an output the specs
+    leave unsplit along some axes is the copy at index 0 there, so only that device
+    gets its cotangent; an input they leave unsplit is broadcast, so its cotangent is
+    the sum over those axes."""
+    def run(*blocks):
+        return eval_jaxpr(body.jaxpr, body.consts, *blocks)
+
+    n = len(body.in_avals)
+
+    def jvp_block(*blocks):
+        return list(jvp(run, tuple(blocks[:n]), tuple(blocks[n:]))[1])
+
+    def vjp_block(*blocks):
+        cts = [_only_at_index_0(c, _unsplit(mesh, spec))
+               for c, spec in zip(blocks[n:], out_specs)]
+        cts_in = vjp(run, *blocks[:n])[1](cts)
+        return [_summed(c, _unsplit(mesh, spec)) for c, spec in zip(cts_in, in_specs)]
+
+    avals = list(body.in_avals)
+    return (_trace_body(jvp_block, avals + avals, mesh, where + " (jvp)"),
+            _trace_body(vjp_block, avals + list(body.out_avals), mesh, where + " (vjp)"))
+
+
+def _unsplit(mesh, spec):
+    return tuple(a for a in mesh.axis_names if a not in spec.mesh_axes())
+
+
+def _only_at_index_0(ct, axes):
+    if not axes:
+        return ct
+    return ct * (lax.axis_index(axes) == 0).astype(ct.dtype)
+
+
+def _summed(ct, axes):
+    return lax.psum(ct, axes) if axes else ct
+
+
+def _trace_body(fn, avals, mesh, where):
+    """``fn`` (flat blocks -> flat outputs) as a body jaxpr, the mesh axes bound."""
+    with _bound([(n, mesh.shape[n]) for n in mesh.axis_names]):
+        return trace_to_jaxpr(fn, [ShapedArray(a.shape, a.dtype, a.weak_type)
+                                   for a in avals], where)
 
 
 def _batch(args, dims, **params):
