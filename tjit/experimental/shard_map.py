@@ -25,11 +25,11 @@ How a call runs (SPMD: every process runs the same program on its own blocks):
 Outputs that one process holds whole (replicated, or a one-process mesh) come back as
 tjit Arrays; outputs split across processes as :class:`GlobalArray` (gather them with
 ``process_allgather``). Called at the top level, shard_map compiles its body itself (like
-``jit(shard_map(...))`` in JAX). Under jit in a one-process run over several CPU devices it
-is one equation of the enclosing program that runs the blocks on the devices' threads
-(``shard_map_threads.py``); under grad or vmap it is traced as nested
-``vmap(axis_name=...)`` (``shard_map_traced.py``); over a mesh of processes, each process
-traces its blocks with global (replicated) arguments and outputs
+``jit(shard_map(...))`` in JAX). Under jit, grad or jvp in a one-process run over several
+CPU devices it is one equation of the enclosing program that runs the blocks on the
+devices' threads (``shard_map_threads.py``); under vmap, or over one device, it is traced
+as its definition, nested ``vmap(axis_name=...)`` (``shard_map_traced.py``); over a mesh of
+processes, each process traces its blocks with global (replicated) arguments and outputs
 (``shard_map_processes.py``).
 """
 

@@ -17,9 +17,9 @@ How a traced call is built:
 3. each output (leading dims: every mesh axis) keeps block 0 along the axes its out_spec
    leaves out and merges the named ones back into the dims they split.
 
-Under ``jit`` alone, a mesh of several CPU devices of this process is bound instead as one
-``shard_map`` equation that runs the blocks on the devices' threads
-(``shard_map_threads.py``), whose jvp and batching rules expand into this form. A mesh
+A mesh of several CPU devices of this process is bound instead as one ``shard_map``
+equation that runs the blocks on the devices' threads (``shard_map_threads.py``); its
+batching rule (and its jvp for integer values) expands it into this form. A mesh
 over several processes is traced by ``shard_map_processes.py``.
 """
 
