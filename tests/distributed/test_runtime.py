@@ -250,7 +250,8 @@ print("rank 0 was not stopped", flush=True)
 
 @requires_mpi
 def test_one_rank_raising_ends_every_rank_with_its_message(tmp_path):
-    proc = launch(_RAISE_SCRIPT, 2, tmp_path, timeout=120)   # (the abort is immediate; the bound is for a loaded machine)
+    # (the abort is immediate; the time bound is for a loaded machine)
+    proc = launch(_RAISE_SCRIPT, 2, tmp_path, timeout=120)
     assert proc.returncode != 0
     assert "process 1 of 2 raised ValueError: bad batch on this rank" in proc.stderr
     assert "aborting all 2 processes" in proc.stderr
