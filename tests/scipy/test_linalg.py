@@ -169,6 +169,44 @@ def test_sqrtm():
     close(tjit.jit(L.sqrtm)(m), sl.sqrtm(m), 1e-9)
 
 
+def _sqrtm_cases():
+    rng = np.random.default_rng(11)
+    a = rng.standard_normal((3, 3))
+    spd = a @ a.T + np.eye(3)
+    rot = lambda t: np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])  # noqa: E731
+    return {"spd": spd, "square": a @ a, "complex": a @ a + 1j * spd,
+            "neg_definite": -spd, "neg_eigenvalue": np.diag([4.0, -1.0, 9.0]),
+            "rotation_1": rot(1.0), "rotation_3": rot(3.0), "rotation_pi": rot(np.pi),
+            "nilpotent": np.array([[0.0, 1.0], [0.0, 0.0]]), "zero": np.zeros((2, 2)),
+            "batch": np.stack([spd, -spd, a @ a])}
+
+
+@pytest.mark.parametrize("name", sorted(_sqrtm_cases()))
+def test_sqrtm_is_a_root_or_nan(name):
+    """Never a matrix that is not a square root: SciPy's principal root where that
+    root has the input's dtype kind, NaN where the iteration cannot reach it."""
+    m = _sqrtm_cases()[name]
+    with np.errstate(all="ignore"):
+        outs = [np.asarray(L.sqrtm(m))]
+        if name in ("neg_definite", "rotation_pi"):  # (jit compiles the loop: slow)
+            outs.append(np.asarray(tjit.jit(L.sqrtm)(m)))
+        for got in outs:
+            assert got.dtype == np.result_type(m.dtype, np.float32)
+            for g, mi in zip(got.reshape((-1,) + m.shape[-2:]), m.reshape((-1,) + m.shape[-2:])):
+                if np.isnan(g).any():
+                    assert np.isnan(g).all()
+                    ref = sl.sqrtm(mi)
+                    # only where the principal root is complex for real input, or the
+                    # matrix is singular (the iteration needs inverses)
+                    assert np.iscomplexobj(ref) and not np.iscomplexobj(mi) or \
+                        abs(np.linalg.det(mi)) < 1e-12 or (np.linalg.eigvals(mi).real < 0).any()
+                else:
+                    close(g @ g, mi, 1e-9)
+                    close(g, sl.sqrtm(mi), 1e-8)
+    if name in ("spd", "square", "rotation_1", "complex"):
+        assert not np.isnan(outs[0]).any()
+
+
 def test_errors():
     with pytest.raises(tjit.ShapeError, match=r"solve_triangular.*\(3, 4\)"):
         L.solve_triangular(np.ones((3, 4)), np.ones(3))

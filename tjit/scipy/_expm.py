@@ -224,7 +224,11 @@ def sqrtm(A, blocksize=1):
 
     Converges (quadratically) for matrices with no eigenvalues on the closed negative
     real axis; stops when the iterate changes by less than ``n * eps`` relative, or after
-    100 steps. Not differentiable (a while loop), as JAX's is not.
+    100 steps. Where it has not converged to a root (``Y @ Y`` off ``A`` by more than
+    ``sqrt(eps)`` relative: a real matrix whose principal root is complex, eigenvalues
+    on the negative real axis, a singular matrix) the result is NaN, never a matrix that
+    is not a root. Not
+    differentiable (a while loop), as JAX's is not.
 
     Args:
       A: (..., n, n).
@@ -250,5 +254,8 @@ def sqrtm(A, blocksize=1):
             return y1, z1, k + 1, delta.astype(prev.dtype), prev
         big = jnp.asarray(np.inf, jnp.abs(m).dtype)
         init = (m, eye, jnp.asarray(0, np.int32), big, big)
-        return lax.while_loop(cond, body, init)[0]
+        y = lax.while_loop(cond, body, init)[0]
+        resid = _norm1(y @ y - m) / jnp.maximum(_norm1(m), float(np.finfo(np.float32).tiny))
+        converged = resid <= float(np.sqrt(np.finfo(m.dtype).eps))
+        return jnp.where(converged, y, jnp.full_like(y, np.nan))
     return jnp.vectorize(one, signature="(n,n)->(n,n)")(a) if a.ndim > 2 else one(a)
