@@ -281,6 +281,8 @@ class Jitted:
         # automatic dynamic shapes (dynamic_shapes.py); explicit polymorphic_shapes win
         self._dynamic = bool(dynamic_shapes) and polymorphic_shapes is None and op == "jit"
         self._families = {}    # family key (all but the sizes) -> _dyn.Family
+        # id(dynamic entry) -> its programs planned within memory_budget at larger sizes
+        self._budgeted = {}
         self.trace_count = 0
         self.compile_count = 0
 
@@ -551,7 +553,7 @@ class Jitted:
                         self._cache[key] = entry
                     return entry
         if entry is not None:   # (its peak at these sizes is over the memory budget)
-            return self._compile_once(key, *how, over)
+            return self._within_budget(key, entry, shapes, how, over)
         names = self._leaf_paths(dyn_args, dyn_kwargs)
         if others is not None or shapes == fam.ref:   # the family's first shapes
             cause = _dyn.explain_new_family(fkey, others or [], names, self._static_name)
@@ -584,7 +586,53 @@ class Jitted:
         if not served:  # (its guards hold at the traced sizes; a racing wider one may not)
             return self._compile_once(key, *how, cause)
         if over:
-            return self._compile_once(key, *how, f"{cause}; {over}")
+            return self._within_budget(key, entry, shapes, how, f"{cause}; {over}")
+        return entry
+
+    def _within_budget(self, key, dynamic, shapes, how, cause):
+        """The entry for ``shapes``, over the memory budget in the ``dynamic`` program:
+        a program of the same dims planned within the budget (recomputation chosen at the
+        sizes that first needed it), which serves every size where its peak fits; else a
+        program for these exact shapes."""
+        with self._lock:
+            served = next((e for e in self._budgeted.get(id(dynamic), ())
+                           if not _over_budget(self.memory_budget, e, shapes)), None)
+        if served is None:
+            served = self._plan_within_budget(dynamic, shapes, how, cause)
+        if served is None:
+            return self._compile_once(key, *how, f"{cause}: a program for these shapes, "
+                                                 f"planned within the budget")
+        with self._lock:
+            self._cache[key] = served
+        return served
+
+    def _plan_within_budget(self, dynamic, shapes, how, cause):
+        """``dynamic``'s program planned within the budget at ``shapes`` (a new entry
+        kept for the sizes it fits), or None when no plan of it fits there."""
+        dyn_args, dyn_kwargs, _, treedef, _ = how
+        if not dyn_kwargs:
+            treedef = tree_flatten((dyn_args, {}))[1]
+        donated = self._donated_leaves(treedef)
+        closed, in_specs = dynamic.closed_jaxpr, dynamic.in_specs
+        try:
+            with compile_log.recording(self.__name__, f"{cause}: the dynamic program planned "
+                                                      f"within the budget at these sizes") as rec:
+                rec.what.append("compile")
+                with rec.stage("compile"):
+                    exe, _ = _compile_within(self.memory_budget, self.__name__, closed,
+                                             self.backend, in_specs, donated, self.device,
+                                             sizes=_size_env(in_specs, shapes))
+                self.compile_count += 1
+        except _remat.MemoryBudgetError:
+            return None     # (the per-shape program, retraced, says how far it gets)
+        donation = _Donation.setup(exe, donated, closed, _leaf_names(treedef, self.sig),
+                                   self.__name__) if donated else None
+        entry = _CacheEntry(exe, dynamic.out_tree, closed.out_avals, closed, donation,
+                            in_specs)
+        if _over_budget(self.memory_budget, entry, shapes):
+            return None
+        with self._lock:
+            self._budgeted.setdefault(id(dynamic), []).append(entry)
         return entry
 
     def _compile_pattern(self, fam, fkey, pattern, how, cause, names):
@@ -747,6 +795,7 @@ class Jitted:
             self._fast_cache.clear()
             self._last = None
             self._families.clear()
+            self._budgeted.clear()
 
     def __repr__(self):
         return f"<jitted function {self.__name__}>"
@@ -989,14 +1038,18 @@ def _over_budget(budget, entry, shapes):
     ``budget`` (its plain plan's peak there exceeds it, or is unknown), else None."""
     if budget is None:
         return None
-    env = {p: v for spec, shp in zip(entry.in_specs or (), shapes) if spec is not None
-           for p, v in zip(spec, shp) if type(p) is not int}
-    peak = _peak_at(entry, env)
+    peak = _peak_at(entry, _size_env(entry.in_specs, shapes))
     if peak is not None and peak <= budget:
         return None
     peak = "unknown" if peak is None else f"{peak} bytes"
     return (f"the dynamic program's peak at these sizes ({peak}) is over memory_budget="
-            f"{budget}: a program for these shapes, planned within the budget")
+            f"{budget}")
+
+
+def _size_env(in_specs, shapes):
+    """{size symbol: int} of the symbolic dims ``in_specs`` at ``shapes``."""
+    return {p: v for spec, shp in zip(in_specs or (), shapes) if spec is not None
+            for p, v in zip(spec, shp) if type(p) is not int}
 
 
 def _peak_at(entry, env):
@@ -1016,16 +1069,16 @@ def _peak_at(entry, env):
 
 
 def _compile_within(budget, name, closed, backend, in_specs, donated, device=None,
-                    retrace=None):
+                    retrace=None, sizes=None):
     """(executable, its closed jaxpr): ``compile_jaxpr`` with the program planned within
     ``budget`` bytes (None: none). When no plan of ``closed`` fits and it has a scan,
     ``retrace()`` gives the program with its scan bodies checkpointed (each iteration's
     residuals recomputed in the backward loop, loop_remat.py), planned within the budget
-    in turn."""
+    in turn. ``sizes``: where a program with size symbols is planned (remat.budget_scope)."""
     if budget is None:
         return compile_jaxpr(closed, backend, in_specs, donated, device), closed
     try:
-        with _remat.budget_scope(budget):
+        with _remat.budget_scope(budget, sizes):
             return compile_jaxpr(closed, backend, in_specs, donated, device), closed
     except _remat.MemoryBudgetError as e:
         error = e

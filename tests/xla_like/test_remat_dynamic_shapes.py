@@ -1,9 +1,10 @@
 """jit(memory_budget=...) with automatic dynamic shapes: the dynamic program serves the
-batch sizes where its plain plan's peak fits the budget, every other size gets a program
-planned within the budget at its shapes (xla_like/remat.py), and a size no plan can fit
-raises MemoryBudgetError naming the shapes. Peaks are read from memory_analysis() of the
-program a call of that size runs; gradients are checked against the unbudgeted program
-and the reference interpreter."""
+batch sizes where its plain plan's peak fits the budget; a larger size gets the dynamic
+program planned within the budget at its sizes (xla_like/remat.py), which serves every
+size where its own peak fits; a size no plan can fit raises MemoryBudgetError naming
+the shapes. Peaks are read from memory_analysis() of the program a call of that size
+ran; gradients are checked against the unbudgeted program and the reference
+interpreter."""
 
 import logging
 
@@ -34,11 +35,13 @@ def _batch(b, seed=1):
     return np.random.default_rng(seed + b).standard_normal((b, WIDTH)).astype(np.float32)
 
 
-def _peak_of_call(jitted, params, x):
-    """memory_analysis() peak of the program a call with these arguments runs."""
-    c = jitted.lower(params, x).compile()
-    sizes = {s.name: x.shape[0] for s in getattr(c.executable, "symbols", ())}
-    return c.memory_analysis(**sizes).peak_memory_in_bytes
+def _program_of_call(jitted, b):
+    """(the entry calls with batch ``b`` ran, from the jit's cache; its peak there)."""
+    (entry,) = {id(e): e for k, e in jitted._cache.items()
+                if len(k) == 6 and k[1][-1][0] == (b, WIDTH)}.values()
+    sizes = {p: b for spec in entry.in_specs or () if spec for p in spec
+             if type(p) is not int}
+    return entry, entry.executable.memory_analysis(sizes).peak_memory_in_bytes
 
 
 def _leaves(tree):
@@ -64,23 +67,29 @@ def test_budget_holds_at_every_batch_size_and_gradients_are_unchanged(setup, cap
     budgeted = jax.jit(f, memory_budget=budget)
     free = jax.jit(f)
     reference = jax.jit(f, backend="interpreter", dynamic_shapes=False)
-    sizes = (16, 20, 24, 64, 40, 64, 18)
+    sizes = (16, 20, 24, 64, 40, 64, 18, 60, 66)
     jax.config.update("log_compiles", True)
     try:
         with caplog.at_level(logging.WARNING, logger="tjit.compiles"):
             results = {b: budgeted(params, _batch(b)) for b in sizes}
     finally:
         jax.config.update("log_compiles", False)
-    # 16 concrete; 20 dynamic (serves 24, 40 and 18); 64 planned within the budget
-    assert budgeted.trace_count == 3 and budgeted.compile_count == 3
+    # 16 concrete; 20 dynamic (serves 24, 40, 18 and 60, whose plain peak fits); 64 over
+    # the budget: the dynamic program planned within it at 64 (no trace), serving 66 too
+    assert budgeted.trace_count == 2 and budgeted.compile_count == 3
     assert "over memory_budget" in caplog.text
+    assert "the dynamic program planned within the budget at these sizes" in caplog.text
+    programs = {}
     for b in sorted(set(sizes)):
         x = _batch(b)
-        assert _peak_of_call(budgeted, params, x) <= budget, b
+        entry, peak = _program_of_call(budgeted, b)
+        assert peak <= budget, b
+        programs.setdefault(id(entry), []).append(b)
         got, want = _leaves(results[b]), _leaves(free(params, x))
         for g, w, r in zip(got, want, _leaves(reference(params, x))):
             np.testing.assert_allclose(g, w, rtol=2e-6, atol=1e-6)
             np.testing.assert_allclose(g, r, rtol=1e-4, atol=1e-5 * np.max(np.abs(r)))
+    assert sorted(programs.values()) == [[16], [18, 20, 24, 40, 60], [64, 66]]
 
 
 def test_a_size_no_plan_fits_names_its_shapes_and_smaller_sizes_still_run(setup):

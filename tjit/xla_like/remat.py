@@ -124,6 +124,8 @@ from tjit.xla_like.plan import LibraryStep, build_program, concrete, memory_stat
 from tjit.xla_like.simplify import dce
 
 _BUDGET = contextvars.ContextVar("tjit_memory_budget", default=None)
+# the sizes a program with size symbols is planned at ({symbol: int}; None: no symbols)
+_SIZES = contextvars.ContextVar("tjit_memory_budget_sizes", default=None)
 #: An uncuttable edge (Python ints are exact; no cut of a finite edge set reaches it).
 INF = 1 << 200
 #: Instructions whose results cannot be recomputed (effects, sub-programs, host calls).
@@ -167,22 +169,36 @@ def parse_budget(value, where="memory_budget"):
 
 
 @contextlib.contextmanager
-def budget_scope(nbytes):
-    """Compiles inside this scope plan within ``nbytes`` (None: no budget)."""
-    token = _BUDGET.set(nbytes)
+def budget_scope(nbytes, sizes=None):
+    """Compiles inside this scope plan within ``nbytes`` (None: no budget); a program
+    with size symbols is planned at ``sizes`` ({symbol: int}): its recomputation is
+    chosen for them, and it serves the other sizes where its peak fits too."""
+    tokens = _BUDGET.set(nbytes), _SIZES.set(sizes)
     try:
         yield
     finally:
-        _BUDGET.reset(token)
+        _BUDGET.reset(tokens[0])
+        _SIZES.reset(tokens[1])
 
 
 def current_budget():
-    return _BUDGET.get()
+    """The budget of the compiles in progress: bytes, with the sizes a polymorphic
+    program is planned at (``(bytes, ((name, size), ...))``), or None."""
+    budget, sizes = _BUDGET.get(), _SIZES.get()
+    if budget is None or not sizes:
+        return budget
+    return budget, tuple(sorted((s.name, v) for s, v in sizes.items()))
+
+
+def _count(d):
+    """A byte or element count (an int, or an expression of the planned sizes) as an int."""
+    return d if type(d) is int else concrete(d, _SIZES.get() or {})
 
 
 def peak_bytes(prog):
-    """The peak memory of a planned program, as ``memory_analysis`` reports it."""
-    return memory_stats(prog).peak_memory_in_bytes
+    """The peak memory of a planned program, as ``memory_analysis`` reports it (at the
+    planned sizes)."""
+    return memory_stats(prog, _SIZES.get()).peak_memory_in_bytes
 
 
 def peak_function(prog):
@@ -197,12 +213,15 @@ def peak_function(prog):
 
 def plan_within_budget(module, budget, donated, target):
     """The plan of ``module`` whose peak is at most ``budget`` bytes with the fewest
-    recomputed flops (the plain plan when it fits). Raises MemoryBudgetError."""
+    recomputed flops (the plain plan when it fits), at the sizes of ``budget_scope``
+    when it has size symbols. Raises MemoryBudgetError."""
+    if isinstance(budget, tuple):   # (current_budget's form with sizes)
+        budget = budget[0]
+    _check_concrete(module)
     base = build_program(module, donated, target)
     base_peak = peak_bytes(base)
     if base_peak <= budget:
         return base
-    _check_concrete(module)
     smallest, current = base_peak, _Plan(module, base, {}, program_flops(module))
     for _ in range(MAX_SPLITS):
         tried, hill_before = _split_once(current, donated, target)
@@ -270,8 +289,8 @@ def _hill(prog, before, kept):
     delta = [0] * (len(prog.steps) + 1)
     for v, n in made:
         if last.get(v, n) >= first and n <= end:
-            delta[max(n, first)] += prog.values[v].nbytes
-            delta[min(last.get(v, n), end) + 1] -= prog.values[v].nbytes
+            delta[max(n, first)] += _count(prog.values[v].nbytes)
+            delta[min(last.get(v, n), end) + 1] -= _count(prog.values[v].nbytes)
     live = top = 0
     for d in delta:
         live += d
@@ -280,23 +299,26 @@ def _hill(prog, before, kept):
 
 
 def _fixed_bytes(prog):
-    s = memory_stats(prog)
+    s = memory_stats(prog, _SIZES.get())
     return s.argument_size_in_bytes + s.output_size_in_bytes - s.alias_size_in_bytes
 
 
 def _check_concrete(module):
+    bound = set(_SIZES.get() or ())
     for i in module.instrs:
-        if not all(isinstance(d, int) for d in i.shape):
-            raise ValueError(f"memory_budget: the program has symbolic shapes (e.g. "
-                             f"{i.shape}); a memory budget needs concrete shapes: drop "
-                             f"polymorphic_shapes or the budget")
+        for d in i.shape:
+            if not isinstance(d, int) and d.free_symbols - bound:
+                raise ValueError(f"memory_budget: the program has symbolic shapes (e.g. "
+                                 f"{i.shape}) and no sizes to plan them at; a memory "
+                                 f"budget needs concrete shapes: drop polymorphic_shapes "
+                                 f"or the budget")
 
 
 def nbytes(i):
     n = i.dtype.itemsize
     for d in i.shape:
         n *= d
-    return n
+    return _count(n)
 
 
 def program_flops(module):
@@ -311,11 +333,12 @@ def flops(i):
     n = 1
     for d in i.shape:
         n *= d
+    n = _count(n)
     if i.opcode == "dot":
         (lc, _), _ = i.attrs["dimension_numbers"]
         k = 1
         for d in lc:
-            k *= concrete(i.operands[0].shape[d], {})
+            k *= _count(i.operands[0].shape[d])
         return 2 * n * k
     return n
 
