@@ -273,9 +273,9 @@ class Jitted:
         self._has_static = bool(self.sig.static_argnums or self.sig.static_argnames)
         if dynamic_shapes is None:
             dynamic_shapes = _dyn.enabled_by_default()
-        # bytes, or None (xla_like/remat.py); a budget is planned at concrete shapes: a
-        # dynamic program serves the sizes where its plain plan's peak fits (checked per
-        # new size), the others get programs planned within it (``_over_budget``)
+        # bytes, or None (xla_like/remat.py): a dynamic program serves the sizes where its
+        # plain plan's peak fits (checked per new size), larger ones the same program
+        # planned within the budget at their sizes (``_within_budget``)
         self.memory_budget = _memory_budget(memory_budget, polymorphic_shapes, self.backend,
                                             where) if op == "jit" else None
         # automatic dynamic shapes (dynamic_shapes.py); explicit polymorphic_shapes win
@@ -1233,8 +1233,10 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
         smallest peak reachable. Default: ``TJIT_MEMORY_BUDGET`` when set (not for
         polymorphic_shapes), else none (plans unchanged). With automatic dynamic
         shapes the budget holds at every size: the dynamic program serves the sizes
-        where its peak fits, and each other size gets a program planned within the
-        budget at its shapes.
+        where its peak fits, the same program planned within the budget at a larger
+        size serves the sizes where its peak fits, and a size neither fits gets a
+        program of its own. When the saved residuals of ``lax.scan``/``fori_loop``
+        exceed the budget, their bodies are checkpointed (recomputed per iteration).
     """
     if unsupported:
         bad = ", ".join(sorted(unsupported))

@@ -81,10 +81,11 @@ from kept checkpoints, with shared or per-reader copies. Not covered: the bodies
 counted as recomputable: a scan over layers is not rematerialized here; when no plan
 fits, ``jit`` traces the function again with every scan body checkpointed,
 ``transforms/loop_remat.py``, and plans that program here; see also
-``checkpoint``/``while_loop_checkpoints`` for the AD-level choices); symbolic shapes (a
-polymorphic program's peak depends on its sizes: under automatic dynamic shapes the
-dynamic program is planned plain and serves the sizes where its peak fits the budget,
-and ``jit`` plans each other size here at its concrete shapes); an optimal schedule (Revolve's
+``checkpoint``/``while_loop_checkpoints`` for the AD-level choices); one plan for every size
+of a polymorphic program (its peak depends on its sizes: under automatic dynamic shapes
+the dynamic program is planned plain and serves the sizes where its peak fits; a larger
+size has it planned here at that size, ``budget_scope(bytes, sizes)``, and that plan
+serves every size where its own peak fits); an optimal schedule (Revolve's
 binomial schedule or an ILP over all splits at once is not attempted: checkpoints are
 spaced by bytes and splits are chosen greedily, so a budget can be reported
 unreachable that a joint schedule would meet); recomputing library calls or values
