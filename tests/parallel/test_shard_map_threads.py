@@ -199,3 +199,23 @@ def test_reverse_and_forward_mode_run_threaded_against_the_definition(check_rep,
             h = tjit.jit(tjit.hessian(lambda b: loss_of(f)(x, w, b)))(b)
             h_ref = tjit.hessian(lambda b: ref_loss(x, w, b))(b)
             np.testing.assert_allclose(float(h), float(h_ref), rtol=1e-3)
+
+
+def test_threaded_shard_map_inside_pmap_does_not_deadlock():
+    # device 0 of the pmap waits, in the shard_map step, for a worker that runs device 1,
+    # which waits for device 0 in the psum after it: the inner call must not queue there
+    x = np.arange(16, dtype=np.float32).reshape(2, 4, 2)
+    result = {}
+
+    def run():
+        with cpu_device_count(2):
+            mesh = tjit.make_mesh((2,), ("j",))
+            sm = shard_map(lambda b: lax.psum(b, "j"), mesh, in_specs=P("j"), out_specs=P())
+            result["got"] = np.asarray(tjit.pmap(lambda v: lax.psum(sm(v) * 2, "i"), "i")(x))
+
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    t.join(timeout=60)
+    assert not t.is_alive(), "pmap of a threaded shard_map hung"
+    blocks = x.astype(np.float64).reshape(2, 2, 2, 2).sum(1)   # per pmap member: sm(v)
+    np.testing.assert_allclose(result["got"], np.stack([2 * blocks.sum(0)] * 2))

@@ -26,6 +26,7 @@ from tjit.devices.collectives import (
 )
 
 _workers = []            # worker r - 1 serves device r
+_running = threading.local()   # .program: this thread runs a device's program now
 _submit_lock = threading.Lock()
 
 
@@ -85,6 +86,8 @@ def _run_all(run, per_device, binding, finish):
     done = [threading.Event() for _ in range(n)]
 
     def work(r):
+        outer = getattr(_running, "program", False)
+        _running.program = True
         try:
             with binding(r):
                 outs[r] = run(*per_device[r])
@@ -93,12 +96,15 @@ def _run_all(run, per_device, binding, finish):
             errors[r] = e
             finish(r, True)
         finally:
+            _running.program = outer
             done[r].set()
 
-    nested = threading.current_thread().name.startswith("tjit-device-")
+    # called from a device's program (a shard_map step inside pmap): the workers may be
+    # busy running the devices that this call's caller waits for, so threads of its own
+    nested = getattr(_running, "program", False)
     with _submit_lock:
         for r in range(1, n):
-            if nested:   # (called from a device's program: its own worker may be busy)
+            if nested:
                 threading.Thread(target=work, args=(r,), daemon=True).start()
             else:
                 _worker(r).put(lambda r=r: work(r))
