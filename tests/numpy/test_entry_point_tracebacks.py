@@ -148,14 +148,14 @@ DUNDERS = {
 @pytest.mark.parametrize("name", sorted(DUNDERS))
 def test_array_conversions_raise_into_the_callers_frame(mode, name):
     mode("remove_frames")
-    with pytest.raises(Exception) as info:  # noqa: B017 - each its own type
+    with pytest.raises(Exception) as info:  # each its own type
         DUNDERS[name]()
     frames = _frames(info.value)
     assert os.path.abspath(frames[-1].filename) == THIS_FILE and \
         frames[-1].name == "<lambda>", frames[-1]
     assert not any(f.filename.startswith(TJIT_DIR) for f in frames)
     mode("off")
-    with pytest.raises(Exception) as info:  # noqa: B017
+    with pytest.raises(Exception) as info:
         DUNDERS[name]()
     assert any(f.filename.startswith(TJIT_DIR) for f in _frames(info.value))
 
@@ -166,7 +166,7 @@ def test_conversions_still_work_and_internal_callers_are_not_filtered(mode):
     assert len(_x) == 3 and [float(v) for v in _x] == [1.0, 1.0, 1.0]
     np.testing.assert_array_equal(np.asarray(_x), np.ones(3))
     # an error raised inside jit leaves through jit's boundary only, filtered once
-    with pytest.raises(Exception) as info:  # noqa: B017
+    with pytest.raises(Exception) as info:
         tjit.jit(lambda v: tjit.lax.add(v, "x"))(_x)
     assert not isinstance(info.value.__cause__.__cause__,
                           tjit.tracing.traceback_util.UnfilteredStackTrace)

@@ -13,9 +13,9 @@ changed).
 import numpy as np
 
 from tjit.config import config
+from tjit.numpy._scalar_lane import is_widening
 from tjit.tracing.core import Array
 from tjit.tracing.fp_quiet import quiet_off, quiet_on
-from tjit.numpy._scalar_lane import is_widening
 
 _ndarray, _asarray = np.ndarray, np.asarray
 
