@@ -136,7 +136,8 @@ class _entries:
 
 
 #: ufuncs that raise no floating-point flag for a finite number with any array values
-#: (NaN and inf compare quietly; NumPy's max/min clear the flags of NaN operands)
+#: (NumPy's comparisons do not warn on NaN, by policy, and its max/min clear the flags
+#: of NaN operands)
 _FINITE_SILENT = frozenset([np.maximum, np.minimum, np.equal, np.not_equal, np.less,
                             np.less_equal, np.greater, np.greater_equal])
 
