@@ -1,6 +1,9 @@
 """Helpers shared by the distribution modules: argument promotion and the loc/scale
 standardization every continuous family uses."""
 
+import functools
+import inspect
+
 import numpy as np
 
 from tjit import numpy as jnp
@@ -34,3 +37,31 @@ def cast_inexact(name, *arrays):
     arrays = [jnp.asarray(a) for a in arrays]
     dt = promote(name, *[jnp.zeros((), a.dtype) for a in arrays])[0].dtype
     return [a.astype(dt) for a in arrays]
+
+
+_DISTRIBUTION_FUNCTIONS = ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf",
+                           "logpmf", "pmf")
+
+
+def nan_outside_parameter_domain(namespace, valid):
+    """Wrap a distribution module's functions (logpdf, cdf, ppf, ...) so that where the
+    distribution's parameters are outside their domain (``valid(**arguments)`` False,
+    e.g. ``scale <= 0``) the result is NaN, as SciPy's, instead of a number computed
+    from a formula that does not apply there. ``valid`` takes the bound arguments by
+    name (defaults applied) and ignores the ones it does not need (``**_``)."""
+    for name in _DISTRIBUTION_FUNCTIONS:
+        if name in namespace:
+            namespace[name] = _guarded(namespace[name], valid)
+
+
+def _guarded(fn, valid):
+    sig = inspect.signature(fn)
+
+    @functools.wraps(fn)
+    def guarded(*args, **kwargs):
+        out = fn(*args, **kwargs)
+        bound = sig.bind(*args, **kwargs)
+        bound.apply_defaults()
+        ok = valid(**{k: jnp.asarray(v) for k, v in bound.arguments.items()})
+        return jnp.where(ok, out, jnp.asarray(np.nan, out.dtype))
+    return guarded

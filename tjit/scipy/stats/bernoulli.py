@@ -4,7 +4,7 @@ import numpy as np
 
 from tjit import numpy as jnp
 from tjit.scipy import special
-from tjit.scipy.stats._util import promote
+from tjit.scipy.stats._util import nan_outside_parameter_domain, promote
 
 
 def logpmf(k, p, loc=0):
@@ -34,6 +34,9 @@ def ppf(q, p):
     q, p = promote("bernoulli.ppf", q, p)
     out = jnp.where(q == 0, -1.0, jnp.where(q <= 1 - p, 0.0, 1.0))
     return jnp.where((q < 0) | (q > 1) | (p < 0) | (p > 1) | jnp.isnan(q), np.nan, out)
+
+# SciPy's parameter domain; NaN outside it.
+nan_outside_parameter_domain(globals(), lambda p, **_: (p >= 0) & (p <= 1))
 
 from tjit._namespace import publish as _publish
 _publish(globals(), submodules=())  # tab completion lists the public API only

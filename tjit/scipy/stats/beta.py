@@ -4,7 +4,7 @@ import numpy as np
 
 from tjit import numpy as jnp
 from tjit.scipy import special
-from tjit.scipy.stats._util import promote
+from tjit.scipy.stats._util import nan_outside_parameter_domain, promote
 
 
 def logpdf(x, a, b, loc=0, scale=1):
@@ -44,6 +44,9 @@ def logsf(x, a, b, loc=0, scale=1):
     """``log(sf)``; ``log1p(-cdf)`` where the survival function is near 1."""
     s = sf(x, a, b, loc, scale)
     return jnp.where(s < 0.5, jnp.log(s), jnp.log1p(-cdf(x, a, b, loc, scale)))
+
+# SciPy's parameter domain; NaN outside it.
+nan_outside_parameter_domain(globals(), lambda a, b, scale, **_: (a > 0) & (b > 0) & (scale > 0))
 
 from tjit._namespace import publish as _publish
 _publish(globals(), submodules=())  # tab completion lists the public API only

@@ -4,7 +4,7 @@ import numpy as np
 
 from tjit import numpy as jnp
 from tjit.scipy import special
-from tjit.scipy.stats._util import promote
+from tjit.scipy.stats._util import nan_outside_parameter_domain, promote
 
 
 def logpmf(k, n, p, loc=0):
@@ -21,6 +21,9 @@ def logpmf(k, n, p, loc=0):
 def pmf(k, n, p, loc=0):
     """Probability mass function."""
     return jnp.exp(logpmf(k, n, p, loc))
+
+# SciPy's parameter domain; NaN outside it.
+nan_outside_parameter_domain(globals(), lambda n, p, **_: (n >= 0) & (n == jnp.floor(n)) & (p >= 0) & (p <= 1))
 
 from tjit._namespace import publish as _publish
 _publish(globals(), submodules=())  # tab completion lists the public API only

@@ -3,7 +3,7 @@
 import numpy as np
 
 from tjit import numpy as jnp
-from tjit.scipy.stats._util import promote
+from tjit.scipy.stats._util import nan_outside_parameter_domain, promote
 
 
 def logpdf(x, loc=0, scale=1):
@@ -63,6 +63,9 @@ def isf(q, loc=0, scale=1):
     """Inverse survival function ``ppf(1 - q)``, without rounding ``1 - q``."""
     q, loc, scale = promote("cauchy.isf", q, loc, scale)
     return loc - scale * _std_ppf(q)
+
+# SciPy's parameter domain; NaN outside it.
+nan_outside_parameter_domain(globals(), lambda scale, **_: scale > 0)
 
 from tjit._namespace import publish as _publish
 _publish(globals(), submodules=())  # tab completion lists the public API only

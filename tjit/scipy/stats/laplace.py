@@ -3,7 +3,7 @@
 import numpy as np
 
 from tjit import numpy as jnp
-from tjit.scipy.stats._util import promote
+from tjit.scipy.stats._util import nan_outside_parameter_domain, promote
 
 
 def logpdf(x, loc=0, scale=1):
@@ -23,6 +23,9 @@ def cdf(x, loc=0, scale=1):
     y = (x - loc) / scale
     half = 0.5 * jnp.exp(-jnp.abs(y))
     return jnp.where(y < 0, half, 1 - half)
+
+# SciPy's parameter domain; NaN outside it.
+nan_outside_parameter_domain(globals(), lambda scale, **_: scale > 0)
 
 from tjit._namespace import publish as _publish
 _publish(globals(), submodules=())  # tab completion lists the public API only

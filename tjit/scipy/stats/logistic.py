@@ -2,7 +2,7 @@
 
 from tjit import numpy as jnp
 from tjit.scipy import special
-from tjit.scipy.stats._util import promote
+from tjit.scipy.stats._util import nan_outside_parameter_domain, promote
 
 
 def logpdf(x, loc=0, scale=1):
@@ -39,6 +39,9 @@ def isf(q, loc=0, scale=1):
     """Inverse survival function ``loc - scale * logit(q)``."""
     q, loc, scale = promote("logistic.isf", q, loc, scale)
     return loc - scale * special.logit(q)
+
+# SciPy's parameter domain; NaN outside it.
+nan_outside_parameter_domain(globals(), lambda scale, **_: scale > 0)
 
 from tjit._namespace import publish as _publish
 _publish(globals(), submodules=())  # tab completion lists the public API only

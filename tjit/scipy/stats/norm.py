@@ -4,7 +4,7 @@ import numpy as np
 
 from tjit import numpy as jnp
 from tjit.scipy import special
-from tjit.scipy.stats._util import promote
+from tjit.scipy.stats._util import nan_outside_parameter_domain, promote
 
 _HALF_LOG_2PI = 0.5 * np.log(2 * np.pi)
 
@@ -55,6 +55,9 @@ def isf(q, loc=0, scale=1):
     """The inverse survival function, ``ppf(1 - q)`` without rounding ``1 - q``."""
     q, loc, scale = promote("norm.isf", q, loc, scale)
     return loc - scale * special.ndtri(q)
+
+# SciPy's parameter domain; NaN outside it.
+nan_outside_parameter_domain(globals(), lambda scale, **_: scale > 0)
 
 from tjit._namespace import publish as _publish
 _publish(globals(), submodules=())  # tab completion lists the public API only

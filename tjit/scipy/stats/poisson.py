@@ -4,7 +4,7 @@ import numpy as np
 
 from tjit import numpy as jnp
 from tjit.scipy import special
-from tjit.scipy.stats._util import promote
+from tjit.scipy.stats._util import nan_outside_parameter_domain, promote
 
 
 def logpmf(k, mu, loc=0):
@@ -26,6 +26,9 @@ def cdf(k, mu, loc=0):
     k, mu, loc = promote("poisson.cdf", k, mu, loc)
     y = jnp.floor(k - loc)
     return jnp.where(y < 0, 0.0, special.gammaincc(jnp.maximum(y, 0) + 1, mu))
+
+# SciPy's parameter domain; NaN outside it.
+nan_outside_parameter_domain(globals(), lambda mu, **_: mu >= 0)
 
 from tjit._namespace import publish as _publish
 _publish(globals(), submodules=())  # tab completion lists the public API only

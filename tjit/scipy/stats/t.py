@@ -4,7 +4,7 @@ import numpy as np
 
 from tjit import numpy as jnp
 from tjit.scipy import special
-from tjit.scipy.stats._util import promote
+from tjit.scipy.stats._util import nan_outside_parameter_domain, promote
 
 
 def logpdf(x, df, loc=0, scale=1):
@@ -19,6 +19,9 @@ def logpdf(x, df, loc=0, scale=1):
 def pdf(x, df, loc=0, scale=1):
     """Density of Student's t."""
     return jnp.exp(logpdf(x, df, loc, scale))
+
+# SciPy's parameter domain; NaN outside it.
+nan_outside_parameter_domain(globals(), lambda df, scale, **_: (df > 0) & (scale > 0))
 
 from tjit._namespace import publish as _publish
 _publish(globals(), submodules=())  # tab completion lists the public API only

@@ -7,7 +7,7 @@ import numpy as np
 from tjit import numpy as jnp
 from tjit.scipy import special
 from tjit.scipy.stats import norm
-from tjit.scipy.stats._util import log_diff_exp, promote
+from tjit.scipy.stats._util import log_diff_exp, nan_outside_parameter_domain, promote
 
 
 def _log_gauss_mass(a, b):
@@ -61,6 +61,9 @@ def logsf(x, a, b, loc=0, scale=1):
 def sf(x, a, b, loc=0, scale=1):
     """Survival function of the truncated normal."""
     return jnp.exp(logsf(x, a, b, loc, scale))
+
+# SciPy's parameter domain; NaN outside it.
+nan_outside_parameter_domain(globals(), lambda a, b, scale, **_: (a < b) & (scale > 0))
 
 from tjit._namespace import publish as _publish
 _publish(globals(), submodules=())  # tab completion lists the public API only

@@ -3,7 +3,7 @@
 import numpy as np
 
 from tjit import numpy as jnp
-from tjit.scipy.stats._util import promote
+from tjit.scipy.stats._util import nan_outside_parameter_domain, promote
 
 
 def logpdf(x, loc=0, scale=1):
@@ -28,6 +28,9 @@ def ppf(q, loc=0, scale=1):
     """Quantile function; NaN for q outside [0, 1]."""
     q, loc, scale = promote("uniform.ppf", q, loc, scale)
     return jnp.where((q >= 0) & (q <= 1), loc + q * scale, np.nan)
+
+# SciPy's parameter domain; NaN outside it.
+nan_outside_parameter_domain(globals(), lambda scale, **_: scale > 0)
 
 from tjit._namespace import publish as _publish
 _publish(globals(), submodules=())  # tab completion lists the public API only
