@@ -79,11 +79,11 @@ def issubdtype(arg1, arg2):
     """``numpy.issubdtype`` accepting tjit dtype objects; bfloat16 is a floating type
     (NumPy does not know it is, JAX does)."""
     a1, a2 = _np_dtype(arg1), _np_dtype(arg2)
-    if a2 in _BF16_PARENTS and not isinstance(a1, str):
-        try:
+    if a2 in _BF16_PARENTS:
+        try:  # strings too: 'bfloat16' names ml_dtypes' type (NumPy calls it not floating)
             if np.dtype(a1) == _dt.bfloat16:
                 return True
-        except TypeError:
+        except (TypeError, ValueError):
             pass
     return np.issubdtype(a1, a2)
 
@@ -193,9 +193,13 @@ def view(x, dtype):
 
 
 def isscalar(element):
-    if hasattr(element, "ndim"):
-        return element.ndim == 0 and not isinstance(element, np.ndarray)
-    return np.isscalar(element)
+    """Whether ``element`` is a scalar: a NumPy scalar, a Python number or string, or (as
+    in JAX, unlike NumPy) any 0-d array, NumPy's included."""
+    if np.isscalar(element):
+        return True
+    if isinstance(element, (np.ndarray, Array, Tracer)):
+        return element.ndim == 0
+    return False
 
 
 def ndim(a):
@@ -212,6 +216,11 @@ def size(a, axis=None):
         n = 1
         for d in s:
             n *= d
+        return n
+    if isinstance(axis, (tuple, list)):  # JAX: the product of the sizes along these axes
+        n = 1
+        for ax in axis:
+            n *= s[ax]
         return n
     return s[axis]
 
