@@ -517,9 +517,10 @@ class Jitted:
 
     def _retracer(self, dyn_args, dyn_kwargs, statics, treedef, sig):
         """A function that traces the signature again with every scan body checkpointed
-        (a memory budget that the saved residuals of loops exceed, loop_remat.py)."""
-        def retrace():
-            with loop_remat.rematerialized_scan_bodies():
+        (``chunks``: and split into checkpointed chunks), for a memory budget that the
+        saved residuals of loops exceed (loop_remat.py)."""
+        def retrace(chunks):
+            with loop_remat.rematerialized_scan_bodies(chunks):
                 return self._trace(dyn_args, dyn_kwargs, statics, treedef, sig)[0]
         return retrace
 
@@ -1072,9 +1073,9 @@ def _compile_within(budget, name, closed, backend, in_specs, donated, device=Non
                     retrace=None, sizes=None):
     """(executable, its closed jaxpr): ``compile_jaxpr`` with the program planned within
     ``budget`` bytes (None: none). When no plan of ``closed`` fits and it has a scan,
-    ``retrace()`` gives the program with its scan bodies checkpointed (each iteration's
-    residuals recomputed in the backward loop, loop_remat.py), planned within the budget
-    in turn. ``sizes``: where a program with size symbols is planned (remat.budget_scope)."""
+    ``retrace(chunks)`` gives the program with its scan bodies checkpointed (each
+    iteration's residuals recomputed in the backward loop, loop_remat.py), then also
+    split into checkpointed chunks, each planned within the budget in turn. ``sizes``: where a program with size symbols is planned (remat.budget_scope)."""
     if budget is None:
         return compile_jaxpr(closed, backend, in_specs, donated, device), closed
     try:
@@ -1082,18 +1083,20 @@ def _compile_within(budget, name, closed, backend, in_specs, donated, device=Non
             return compile_jaxpr(closed, backend, in_specs, donated, device), closed
     except _remat.MemoryBudgetError as e:
         error = e
-    if retrace is not None and any(e.primitive.name == "scan" for e in closed.jaxpr.eqns):
-        remat_closed = retrace()
+    has_scan = any(e.primitive.name == "scan" for e in closed.jaxpr.eqns)
+    for chunks in (False, True) if retrace is not None and has_scan else ():
+        remat_closed = retrace(chunks)
         try:
             with _remat.budget_scope(budget):
                 exe = compile_jaxpr(remat_closed, backend, in_specs, donated, device)
         except _remat.MemoryBudgetError as e:
             error = min(error, e, key=lambda x: x.smallest_peak)
-        else:
-            if compile_log.current() is not None:
-                compile_log.current().notes.append("scan bodies recomputed per iteration "
-                                                   "for the memory budget")
-            return exe, remat_closed
+            continue
+        if compile_log.current() is not None:
+            compile_log.current().notes.append(
+                f"scan bodies recomputed per iteration{' in chunks' if chunks else ''} "
+                f"for the memory budget")
+        return exe, remat_closed
     counts = collections.Counter(shape_str(a.shape) for a in closed.in_avals)
     shapes = ", ".join(s + (f" x{n}" if n > 1 else "") for s, n in counts.items())
     raise _remat.MemoryBudgetError(f"jit({name}): {error} (input shapes {shapes})",

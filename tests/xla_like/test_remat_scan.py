@@ -117,3 +117,57 @@ def test_an_unreachable_budget_names_the_smallest_peak_with_recomputed_bodies(pe
     with pytest.raises(MemoryBudgetError, match="jit\\(scan_loss\\).*cannot be met") as e:
         f(*_data())
     assert e.value.smallest_peak <= by_hand
+
+
+# -- scans split into checkpointed chunks (the budget's last resort for loops) -------------
+def _scans(reverse):
+    def with_ys(ws, bs, x):
+        def body(h, wb):
+            h2 = jnp.tanh(h @ wb[0] + wb[1])
+            return h2, jnp.sum(h2, 1)
+        h, ys = lax.scan(body, x, (ws, bs), reverse=reverse)
+        return jnp.sum(h ** 2) + jnp.sum(ys * jnp.arange(ys.shape[0])[:, None])
+
+    def no_xs(ws, bs, x):
+        h, _ = lax.scan(lambda h, _: (jnp.tanh(h @ ws[0] + bs[1]), None), x, None,
+                        length=LAYERS, reverse=reverse)
+        return jnp.sum(h ** 2)
+    return {"ys": with_ys, "no xs": no_xs, "fori_loop": fori_loss}
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_chunked_scans_compute_what_the_scan_computes(reverse):
+    from tjit.transforms.loop_remat import chunk_length, rematerialized_scan_bodies
+
+    args = _data(3)
+    for name, loss in _scans(reverse).items():
+        f = jax.value_and_grad(loss, argnums=(0, 1))
+        reference = jax.jit(f, backend="interpreter")(*args)
+        with rematerialized_scan_bodies(chunks=True):
+            assert chunk_length(LAYERS) == 3
+            jaxpr = str(jax.make_jaxpr(f)(*args))
+            got = jax.jit(f)(*args)
+        assert "checkpoint" in jaxpr and "length=3" in jaxpr and "length=4" in jaxpr, name
+        for g, r in zip(_leaves(got), _leaves(reference)):
+            np.testing.assert_allclose(g, r, rtol=1e-4, atol=1e-5 * np.max(np.abs(r)))
+
+
+def test_a_budget_only_chunks_meet_is_met():
+    from tjit.transforms.loop_remat import rematerialized_scan_bodies
+
+    rng = np.random.default_rng(4)
+    n = 36
+    ws = (rng.standard_normal((n, WIDTH, WIDTH)) / np.sqrt(WIDTH)).astype(np.float32)
+    bs = np.zeros((n, WIDTH), np.float32)
+    x = rng.standard_normal((BATCH, WIDTH)).astype(np.float32)
+    f = jax.value_and_grad(scan_loss, argnums=(0, 1))
+    bodies = _peak(jax.jit(jax.value_and_grad(checkpointed_loss, argnums=(0, 1))), ws, bs, x)
+    with rematerialized_scan_bodies(chunks=True):
+        chunked = _peak(jax.jit(f), ws, bs, x)
+    assert chunked < bodies
+    budget = (chunked + bodies) // 2
+    budgeted = jax.jit(f, memory_budget=budget)
+    got = budgeted(ws, bs, x)
+    assert _peak(budgeted, ws, bs, x) <= budget
+    for g, w in zip(_leaves(got), _leaves(jax.jit(f)(ws, bs, x))):
+        np.testing.assert_allclose(g, w, rtol=2e-6, atol=1e-6)

@@ -28,6 +28,7 @@ from tjit.tracing.tree_util import tree_flatten, tree_unflatten
 from tjit.primitives.control_flow import (
     check_carry, cond_p, join_branch_consts, scan_p, while_p)
 from tjit.transforms import loop_remat
+from tjit.lax._structural import reshape
 from tjit.lax._elementwise import add, asarray_for_lax, clamp, convert_element_type, lt, ne
 
 _NO_OPERAND = object()
@@ -408,11 +409,15 @@ def _check_unroll(unroll):
     return u
 
 
-def _scan(op, fname, f, init, xs, length, reverse, unroll, paths=None):
-    f = loop_remat.scan_body(f)     # (checkpointed under a memory budget that needs it)
+def _scan(op, fname, f, init, xs, length, reverse, unroll, paths=None, chunked=True):
     xs_flat, xs_tree = tree_flatten(xs)
     xs_flat = [_as_operand(x, op) for x in xs_flat]
     length = _scan_length(xs_flat, length)
+    m = loop_remat.chunk_length(length) if chunked else None
+    if m is not None:
+        return _chunked_scan(op, fname, f, init, xs_flat, xs_tree, length, m, reverse,
+                             unroll, paths)
+    f = loop_remat.scan_body(f)     # (checkpointed under a memory budget that needs it)
     init_flat, init_tree = tree_flatten(init)
     init_flat = [_as_operand(x, op) for x in init_flat]
     x_avals = [ShapedArray(x.shape[1:], x.dtype, x.weak_type) for x in xs_flat]
@@ -440,6 +445,24 @@ def _scan(op, fname, f, init, xs, length, reverse, unroll, paths=None):
                        reverse=bool(reverse), num_consts=len(consts), num_carry=n,
                        unroll=_check_unroll(unroll))
     return tree_unflatten(init_tree, outs[:n]), tree_unflatten(store["ys"], outs[n:])
+
+
+def _chunked_scan(op, fname, f, init, xs_flat, xs_tree, length, m, reverse, unroll, paths):
+    """The scan of ``length = k * m`` iterations as a checkpointed scan over ``k`` chunks
+    of an inner scan of ``m`` (a memory budget, loop_remat.py): the same carry and ys."""
+    k = length // m
+    chunks = [reshape(x, (k, m) + tuple(x.shape[1:])) for x in xs_flat]
+
+    def chunk(carry, xs_chunk):
+        return _scan(op, fname, f, carry, tree_unflatten(xs_tree, xs_chunk), m, reverse,
+                     unroll, paths, chunked=False)
+
+    # (both loops' bodies are checkpointed by loop_remat.scan_body)
+    carry, ys = _scan(op, fname, chunk, init, chunks, k, reverse, unroll, paths,
+                      chunked=False)
+    ys_flat, ys_tree = tree_flatten(ys)
+    ys_flat = [reshape(y, (length,) + tuple(y.shape[2:])) for y in ys_flat]
+    return carry, tree_unflatten(ys_tree, ys_flat)
 
 
 def map(f, xs, *, batch_size=None):  # noqa: A001  (jax.lax.map)
