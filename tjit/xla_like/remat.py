@@ -79,8 +79,8 @@ peaks (one split each, greedily ordered), forward values recomputed in the late 
 from kept checkpoints, with shared or per-reader copies. Not covered: the bodies of
 ``while``/``scan``/``cond`` (they keep their plans, and a loop's carry buffers are not
 counted as recomputable: a scan over layers is not rematerialized here; when no plan
-fits, ``jit`` traces the function again with every scan body checkpointed,
-``transforms/loop_remat.py``, and plans that program here; see also
+fits, ``jit`` traces the function again with every scan body checkpointed, then with
+scans split into checkpointed chunks, ``transforms/loop_remat.py``, and plans those here; see also
 ``checkpoint``/``while_loop_checkpoints`` for the AD-level choices); one plan for every size
 of a polymorphic program (its peak depends on its sizes: under automatic dynamic shapes
 the dynamic program is planned plain and serves the sizes where its peak fits; a larger
