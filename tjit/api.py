@@ -1239,7 +1239,8 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
         where its peak fits, the same program planned within the budget at a larger
         size serves the sizes where its peak fits, and a size neither fits gets a
         program of its own. When the saved residuals of ``lax.scan``/``fori_loop``
-        exceed the budget, their bodies are checkpointed (recomputed per iteration).
+        exceed the budget, their bodies are checkpointed (recomputed per iteration),
+        and if that is not enough they run in checkpointed chunks of ~sqrt(length).
     """
     if unsupported:
         bad = ", ".join(sorted(unsupported))
