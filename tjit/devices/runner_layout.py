@@ -103,10 +103,13 @@ class RunnerLayout:
         and dots' gemm extents at them) goes to :meth:`kernel_shape`/:meth:`dot_bmkn`."""
         if not self.symbolic:
             return dict(self.static_shapes), list(self.slot_template), self._static
-        sized = self._sized(self._values(env))
+        vals = self._values(env)
+        shapes, slots, kernels, dots = self._fill(vals)
+        sized = SizedValues(vals, shapes, slots, dict(zip(self.kernel_templates, kernels)),
+                            dict(zip(self.dot_templates, dots)))
         shapes = dict(self.static_shapes)
         shapes.update(zip(self.templated_values, sized.shapes))
-        return shapes, sized.slots, sized
+        return shapes, slots, sized
 
     def _sized(self, vals):
         shapes, slots, kernels, dots = self._fill(vals)
@@ -127,6 +130,11 @@ class RunnerLayout:
             raw = self._fn(*[by_name[n] for n in self._names])
         except (KeyError, TypeError, ValueError, ZeroDivisionError):
             raw = [None] * len(self.exprs)
+        for v in raw:
+            if type(v) is not int:
+                break
+        else:
+            return raw      # (the usual case: every value an int already)
         out = []
         for e, v in zip(self.exprs, raw):
             if type(v) is not int:

@@ -66,7 +66,9 @@ class SharedSlots:
 
     def arena_for(self, sizes):
         """The shared arena, large enough for slots of ``sizes`` bytes."""
-        need = sum(-(-n // ALIGN) * ALIGN for n in sizes)   # (aligned(n) each, inline)
+        need = 0
+        for n in sizes:
+            need += -(-n // ALIGN) * ALIGN      # (aligned(n), inline)
         with self._lock:
             arena = self._arena
             if arena is None or arena.capacity < need:
