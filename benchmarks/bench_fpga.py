@@ -3,7 +3,8 @@
     python benchmarks/bench_fpga.py [--part u280] [--clock 300] [--cases mish,mlp]
 
 For Mish fwd+bwd, row softmax, layernorm fwd+bwd and the MLP step (bench_cpu.py's
-functions and full sizes), compiles the program for the "hls" backend and prints each
+functions and full sizes), plus softmax at a ragged (1000, 1001) and layernorm's
+forward pass alone (one read of x), compiles the program for the "hls" backend and prints each
 design's stages, streams, DRAM intermediates, estimated resources, II, latency and
 memory-bound time on the card (``compiled.hls_report()``), beside tjit's measured CPU
 time (median of 5 calls, LLVM backend, this machine) and the H200 latencies in the
@@ -36,6 +37,12 @@ def _mish_fwd_bwd(x):
     return y, vjp(jnp.ones_like(y))[0]
 
 
+def _layernorm_fwd(x):
+    mu = jnp.mean(x, axis=-1, keepdims=True)
+    xc = x - mu
+    return xc / jnp.sqrt(jnp.mean(xc * xc, axis=-1, keepdims=True) + B.EPS)
+
+
 def _cases(small):
     """name -> (function, example args): bench_cpu's full sizes, or small ones for the
     C simulation (threads over FIFOs: ~10-40 us per element and stream here)."""
@@ -54,6 +61,8 @@ def _cases(small):
     return {
         "mish": (_mish_fwd_bwd, (f32(*mish),)),
         "softmax": (B._softmax(jnp), (f32(*soft),)),
+        "softmax_ragged": (B._softmax(jnp), (f32(*((4, 37) if small else (1000, 1001))),)),
+        "layernorm_fwd": (_layernorm_fwd, (f32(n, d),)),
         "layernorm": (tjit.value_and_grad(B._layernorm_loss(jnp), argnums=(0, 1, 2)),
                       (f32(n, d), f32(d), f32(d), f32(n, d))),
         "mlp": (B._mlp_step(jnp, tjit.value_and_grad), (params, f32(bsz, 784), y)),
@@ -81,7 +90,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--part", default="u280")
     ap.add_argument("--clock", type=float, default=300)
-    ap.add_argument("--cases", default="mish,softmax,layernorm,mlp")
+    ap.add_argument("--cases",
+                    default="mish,softmax,softmax_ragged,layernorm,layernorm_fwd,mlp")
     a = ap.parse_args(argv)
     cases, small = _cases(False), _cases(True)
     for name in a.cases.split(","):
@@ -90,12 +100,15 @@ def main(argv=None):
         cpu_ms = _median_ms(lambda cpu=cpu, args=args: cpu(*args), 5)
         c = tjit.jit(f).lower(*args).compile(backend="hls")
         r = c.hls_report(part=a.part, clock_mhz=a.clock, cpu_ms=cpu_ms,
-                         gpu_ms=GPU_MS[name], gpu_note="(H200, README)")
+                         gpu_ms=GPU_MS.get(name), gpu_note="(H200, README)")
         print(f"==== {name}: full size")
         for d in c.executable.designs.values():
             print(" ", d.summary(), "; streams:",
                   ", ".join(f"{s.producer}->{s.consumer}[{s.depth}]" for s in d.streams))
         print(r)
+        for d in r.designs:     # (the three bounds side by side)
+            print(f"  {d.name}: pipeline {d.compute_s * 1e6:.1f} us, busiest port "
+                  f"{d.port_s * 1e6:.1f} us, card memory {d.memory_s * 1e6:.1f} us")
         sf, sargs = small[name]
         sim = tjit.jit(sf, backend="hls")
         t0 = time.perf_counter()

@@ -104,14 +104,20 @@ def test_row_style_stage_folds_a_beat_a_step(dtype, lanes):
 
 
 def test_bypass_stream_is_as_deep_as_what_it_waits_for():
-    """Layernorm: x flows to its statistics stage (a whole run before the buffers of
-    mean and variance are ready) and, by a second stream, to the normalizing stage,
-    which must hold x until then: that stream is sized for the whole input."""
+    """Layernorm: x flows to its statistics stages and, by another stream, to the
+    normalizing stage, which must hold x until the mean and variance of a row reach it
+    (streams of one value a row: the two row stages before it, two rows): that stream
+    holds at least those two rows, and the design (no buffers) matches the
+    interpreter."""
     x = _x((8, 16))
-    d = _design(_compiled(_layernorm, x))
-    deep = [s for s in d.streams if s.depth > 2]
-    assert deep and max(s.depth * s.lanes for s in deep) >= x.size  # (depth: packets)
-    assert all(b.where == "onchip" for b in d.buffers)
+    c = _compiled(_layernorm, x)
+    d = _design(c)
+    assert not d.buffers
+    x_streams = [s for s in d.streams if s.value == d.ports[0][0]]
+    assert max(s.depth * s.lanes for s in x_streams) >= 2 * x.shape[1]  # (depth: packets)
+    np.testing.assert_allclose(np.asarray(c(x)),
+                               np.asarray(tjit.jit(_layernorm, backend="interpreter")(x)),
+                               rtol=2e-5, atol=2e-5)
 
 
 def _port_users(d):
@@ -152,12 +158,15 @@ def test_every_stage_has_its_own_port(budget):
 
 
 def test_undersized_stream_deadlocks_and_is_reported():
-    x = _x((8, 16))
+    """Layernorm's x stream into its normalizing stage must hold a row (4 packets here)
+    while that row's mean and variance are computed; 2 packets deadlock."""
+    x = _x((8, 64))
     c = _compiled(_layernorm, x)
     deep = max(_design(c).streams, key=lambda s: s.depth)
-    exe = hls.HlsExecutable(c.executable.program, depths={deep.name: 4})
+    assert deep.depth * deep.lanes >= x.shape[1]
+    exe = hls.HlsExecutable(c.executable.program, depths={deep.name: 2})
     with pytest.raises(RuntimeError, match=rf"deadlocked: .*stage {deep.producer} waits to "
-                                           rf"write to full stream {deep.name} \(depth 4\)"):
+                                           rf"write to full stream {deep.name} \(depth 2\)"):
         exe.call([x])
 
 
@@ -186,15 +195,22 @@ def test_estimate_warns_over_resources():
         c.hls_report(part="u9")
 
 
+def _transposed_sum(x):
+    """An intermediate read in another order than it is written: a buffer."""
+    e = _softmax(x)
+    return e + e.T
+
+
 def test_intermediates_beyond_the_onchip_budget_go_to_dram():
-    x = _x((8, 16))
-    c = _compiled(_layernorm, x)
-    assert all(b.where == "onchip" for b in _design(c).buffers)
+    x = _x((16, 16))
+    c = _compiled(_transposed_sum, x)
+    assert _design(c).buffers and all(b.where == "onchip" for b in _design(c).buffers)
     exe = hls.HlsExecutable(c.executable.program, onchip_budget=0)
     (d,) = exe.designs.values()
     assert d.buffers and all(b.where == "dram" for b in d.buffers)
     assert [r for _, r, *_ in d.ports].count("scratch") == len(d.buffers)
-    np.testing.assert_allclose(exe.call([x])[0], tjit.jit(_layernorm, backend="interpreter")(x),
+    np.testing.assert_allclose(exe.call([x])[0],
+                               tjit.jit(_transposed_sum, backend="interpreter")(x),
                                rtol=2e-5, atol=2e-5)
 
 

@@ -37,8 +37,9 @@ def _design(c):
     return d
 
 
-@pytest.mark.parametrize("f", [_softmax, _softmax_and_exp], ids=["softmax", "with_pointwise"])
-@pytest.mark.parametrize("rows,n", [(5, 21), (3, 7), (2, 47)])
+@pytest.mark.parametrize("f,rows,n", [(_softmax, 5, 21), (_softmax, 2, 47),
+                                      (_softmax_and_exp, 3, 7)],
+                         ids=["softmax-21", "softmax-47", "with_pointwise-7"])
 def test_ragged_rows_keep_16_lanes(f, rows, n):
     x = np.random.default_rng(n).standard_normal((rows, n)).astype(np.float32)
     c = tjit.jit(f).lower(x).compile(backend="hls")

@@ -29,6 +29,11 @@ under ``#pragma HLS DATAFLOW`` (the stages run at once, each a pipelined loop ne
   ragged ones take one lane. A symbolic row is buffered up to
   ``streams.SYMBOLIC_ROW_CAP`` elements: the top checks that the rows fit
   (``TJ_REQUIRE``). Stream depths count packets;
+* **row inputs**: a value a row (layernorm's mean; ``streams.row_inputs``) flows as
+  a stream of one element a row that its consumer reads at each row's start, so the
+  stages of a chain of row reductions overlap a row or two apart instead of waiting
+  for a buffer of the whole run; such a stream is as deep as the rows its consumer
+  lags behind (2 + that lag / the row), a stage reading it cuts its packets per row;
 * **depths**: a consumer that first holds back data (a row-style kernel reads a row
   of ``N`` before it writes, a stage waiting for a buffer waits for its producer's
   whole run) makes the other streams into it wait; each stream is
@@ -88,6 +93,7 @@ class Stream:
     length: object          # elements (int or sympy)
     lanes: int = 1          # elements a packet (hls::vector<T, lanes> when > 1)
     row: int = None         # packets cut per row of this many elements (lanes.packet_row)
+    per_row: int = None     # its consumer reads it once per row of this many points
 
 
 @dataclasses.dataclass
@@ -180,7 +186,8 @@ def build_design(prog, steps, live_out, top="tjit_design", onchip_budget=ONCHIP_
             return False
         for n, j in rs:
             k = steps[n].kernel
-            if ok[n].get(j) != "in" or not _same(S.stream_length(k, j), n_el):
+            if ok[n].get(j) not in ("in", "row") or \
+                    not _same(S.stream_length(k, j), n_el):
                 return False
         if v in produced:
             n = produced[v]
@@ -388,14 +395,16 @@ class _Layout:
         the cut of the fixed stages their wide streams join (a pointwise stage then
         masks the last step of each row). Where the fixed stages of one joined group
         cut differently, its ragged row stages go back to one lane."""
-        def flexible(name):
+        def flexible(name):     # (a stage that reads a value a row cuts at its rows)
             st = by_name[name]
             if st.kind != "kernel":
                 return True
             n = self.kname.index(name)
             io = self._io(n, self.steps[n])
+            rows = S.row_inputs(st.kernel)
             return not st.kernel.reduce_axes and all(
-                io.get(i) in ("stream", "discard") for i in range(len(st.kernel.args)))
+                io.get(i) in ("stream", "discard") for i in range(len(st.kernel.args))) \
+                and not any(io.get(a) == "stream" for a in rows)
 
         group = {name: {name} for name in by_name}      # wide-stream-joined stages
         for s in self.streams:
@@ -456,7 +465,10 @@ class _Layout:
             if need.free_symbols:
                 bad.add(s.value)
                 continue
-            if s.row is None:
+            per_row = s.per_row = self._row_input_len(s)
+            if per_row is not None:     # (a value a row: the rows the consumer lags)
+                packets = 2 + -(-int(need) // per_row) if per_row else 2
+            elif s.row is None:
                 packets = -(-int(need) // s.lanes)
             elif isinstance(s.row, (int, np.integer)):      # (whole rows of packets)
                 packets = -(-int(need) // s.row) * -(-s.row // s.lanes)
@@ -467,6 +479,17 @@ class _Layout:
                 bad.add(s.value)
             s.depth = depth
         return bad
+
+    def _row_input_len(self, s):
+        """Points a row of the consumer of stream ``s`` where it reads ``s`` once per
+        row (``streams.row_inputs``, a concrete row), else None."""
+        if s.consumer not in self.kname:
+            return None
+        n = self.kname.index(s.consumer)
+        k = self.steps[n].kernel
+        j = self.steps[n].ins.index(s.value)
+        row = S.row_inputs(k).get(j) if S.stream_args(k).get(j) == "row" else None
+        return int(row) if row is not None and _const(row) else None
 
     # -- source ---------------------------------------------------------------------------
     def design(self, top):

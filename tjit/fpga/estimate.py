@@ -320,7 +320,7 @@ def design_estimate(d, part, clock_mhz, env):
     by_name = {}
     ests = []
     for st in d.stages:
-        n_in = sum(1 for s in d.streams if s.consumer == st.name)
+        n_in = sum(1 for s in d.streams if s.consumer == st.name and s.per_row is None)
         e = stage_estimate(st.kernel, st.name, env, n_in, st.lanes, st.row) \
             if st.kind == "kernel" \
             else \

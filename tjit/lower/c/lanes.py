@@ -79,6 +79,10 @@ def kernel_lanes(k, io):
     n = prod(k.shape) if not k.reduce_axes else row_len(k, io)
     if n is None:
         return 1
+    rows = streams.row_inputs(k)
+    if not k.reduce_axes and any(io.get(a) == "stream" for a in rows) and \
+            all(io.get(i) in ("stream", "discard") for i in range(len(k.args))):
+        return w    # (a value a row: W lanes a step within a row, cut per row if ragged)
     if not _multiple(n, w):     # a masked last step (of the run, or of each row):
         # stages on streams only (a memory access must be one aligned beat)
         streamed = all(io.get(i) in ("stream", "discard") for i in range(len(k.args)))
@@ -157,7 +161,8 @@ def packet_row(k, lanes):
     """The elements of a row whose packets a W-lane row-style kernel ``k`` cuts per
     row (each row ``ceil(N / W)`` packets, the last one masked), or None where its
     packets cut the flat run (a pointwise kernel, a row of whole beats, one lane)."""
-    n = streams.row_buffered_len(k)
+    n = streams.row_buffered_len(k) if k.reduce_axes else \
+        next(iter(streams.row_inputs(k).values()), None)
     if lanes == 1 or n is None or _multiple(n, lanes):
         return None
     return n
@@ -168,6 +173,8 @@ def arg_lanes(k, arg, lanes):
     1 for a value stored once per row (a row-style kernel's outer stores)."""
     if k.reduce_axes and k.row_style and \
             any(st.arg == arg and st.level == "outer" for st in k.stores):
+        return 1
+    if k.args[arg].role == "in" and arg in streams.row_inputs(k):
         return 1
     return lanes
 
@@ -182,9 +189,13 @@ def render(r):
     if r.packet_row is not None:
         return _render_row_cut(r, axes, total)
     tail = not _multiple(total, w)
+    count = r.row_input_decls()     # (rows of whole steps here: packet_row)
     f = r.var("f")
     with r.block(f"for ({r.i64} {f} = 0; {f} < {r.sizes(total)}; {f} += {w})"):
         r.pragmas(True, ceil_div(total, w))
+        if count is not None:
+            r.row_input_reads(f"{count} == 0")
+            r.emit(f"{count} = {count} + {w} == {r._row_points()} ? 0 : {count} + {w};")
         packets = _read_packets(r, w)
         with _lanes(r, w, axes), _masked(r, f"{f} + ln < {r.sizes(total)}" if tail else None):
             _indices(r, f"({f} + ln)", axes)
@@ -202,9 +213,11 @@ def _render_row_cut(r, axes, total):
     w, n = r.lanes, r.sizes(r.packet_row)
     steps = sympy.sympify(total) / r.packet_row
     steps = (int(steps) if steps.is_Integer else steps) * ceil_div(r.packet_row, w)
+    r.row_input_decls(count=False)     # (j counts the row's points)
     r.emit(f"{r.i64} j = 0;")
     with r.block(f"for ({r.i64} b = 0; b < {r.sizes(total)}; )"):   # (rows * N points)
         r.pragmas(True, steps)
+        r.row_input_reads("j == 0")
         packets = _read_packets(r, w)
         with _lanes(r, w, axes), _masked(r, f"j + ln < {n}"):
             _indices(r, "(b + j + ln)", axes)
@@ -218,10 +231,11 @@ def _render_row_cut(r, axes, total):
 
 
 def _read_packets(r, w):
-    """This step's packet of each streamed argument: read (inputs) or zeroed (outputs)."""
+    """This step's packet of each streamed argument: read (inputs) or zeroed (outputs);
+    row inputs are read at the row's start (``row_input_reads``)."""
     packets = {}
     for i, a in enumerate(r.k.args):
-        if r.io.get(i) != "stream":
+        if r.io.get(i) != "stream" or i in r.row_in:
             continue
         packets[i] = r.var("pk")
         t = packet_type(r.d, a.dtype, w)
@@ -250,6 +264,7 @@ def render_rows(r):
         r.shared.append(f"#pragma HLS ARRAY_PARTITION variable={buf} cyclic factor={w}")
     levels = stage_levels(k)
     with r.nest(outer, innermost=False):
+        r.row_input_reads()
         for a, buf in r.rowbuf.items() if not levels else ():   # a row, a packet a step
             with _steps(r, n, w):
                 pk = r.var("pk")

@@ -187,6 +187,8 @@ class _Renderer:
         self.io = dict(io or {})     # arg -> "stream" | "discard" (others: memory)
         self.top = top
         self.rowbuf = {}             # streamed input of a row-style kernel -> its buffer
+        self.row_in = {}             # streamed row input -> points a row (streams.py)
+        self.row_vals = {}           # streamed row input -> its value for this row
         self.lanes = lanes           # points a step (lanes.py: W-lane pointwise stages)
         self.lane = {}               # streamed arg -> its packet's lane at this point
         self.packet_row = packet_row  # W-lane pointwise: packets cut rows of this many
@@ -287,9 +289,12 @@ class _Renderer:
                 raise ValueError(
                     f"kernel {self.k.name}: argument {arg} cannot be a {how!r} (streams: "
                     f"{sorted(ok)}; only outputs are discarded; see lower/c/streams.py)")
+        rows = streams.row_inputs(self.k)
+        self.row_in = {a: rows[a] for a, how in self.io.items() if how == "stream" and
+                       ok.get(a) == "row"}
         for arg in self.io:
             if self.io[arg] == "stream" and self.k.args[arg].role == "in" and \
-                    self.k.reduce_axes:
+                    self.k.reduce_axes and arg not in self.row_in:
                 n = streams.row_capacity(self.k)
                 if self.lanes > 1:      # whole W-lane steps (a ragged row's last is masked)
                     n = -(-n // self.lanes) * self.lanes
@@ -430,7 +435,9 @@ class _Renderer:
     def _stream_load(self, n):
         """A streamed input's value at this point: from its row buffer (row style) or
         the stream's next element."""
-        if n.arg in self.lane:
+        if n.arg in self.row_vals:
+            ref = self.row_vals[n.arg]
+        elif n.arg in self.lane:
             ref = self.lane[n.arg]
         elif n.arg in self.rowbuf:
             ref = f"{self.rowbuf[n.arg]}[{self._inner_affine(n.index)}]"
@@ -520,9 +527,42 @@ class _Renderer:
         axes = list(range(len(self.plan.groups)))
         loop = self.strided(axes, d.global_id, d.global_size) if d.threaded \
             else self.nest(axes)
+        count = self.row_input_decls()
         with loop:
+            if count is not None:
+                self.row_input_reads(f"{count} == 0")
+                self.emit(f"{count} = {count} + 1 == {self._row_points()} ? 0 : "
+                          f"{count} + 1;")
             self.point_body(axes)
         return LaunchSpec("pointwise", prod(self.plan.extents), d.local_size)
+
+    # -- row inputs (streams.row_inputs: a value a row, read at the row's start) ----------
+    def _row_points(self):
+        return self.sizes(next(iter(self.row_in.values())))
+
+    def row_input_decls(self, count=True):
+        """A pointwise kernel's row inputs: their values and (``count``) the point count
+        within the row, declared before the loop; returns the count's name."""
+        if not self.row_in:
+            return None
+        for a in self.row_in:
+            self.row_vals[a] = self.var("rv")
+            self.emit(f"{self.d.mem_type(self.k.args[a].dtype)} {self.row_vals[a]}{{}};")
+        if not count:
+            return None
+        count = self.var("rc")
+        self.emit(f"{self.i64} {count} = 0;")
+        return count
+
+    def row_input_reads(self, cond=None):
+        """Read each row input's value for the row that starts here (where ``cond``)."""
+        for a in self.row_in:
+            if cond is None:
+                self.row_vals[a] = self.var("rv")
+                self.emit(f"const {self.d.mem_type(self.k.args[a].dtype)} "
+                          f"{self.row_vals[a]} = a{a}.read();")
+            else:
+                self.emit(f"if ({cond}) {self.row_vals[a]} = a{a}.read();")
 
     def point_body(self, axes):
         """A pointwise kernel's stages and stores at the current point."""
@@ -562,6 +602,7 @@ class _Renderer:
         loop = self.strided(outer, d.group_id, d.num_groups, innermost=False) if threads \
             else self.nest(outer, innermost=False)
         with loop:
+            self.row_input_reads()
             self._fill_rows()
             for lv in stage_levels(k):
                 self._stage_level(lv, inner)

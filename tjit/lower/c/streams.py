@@ -14,6 +14,11 @@ row-major order:
   or a symbolic one (a buffer of ``SYMBOLIC_ROW_CAP``, checked when the design starts):
   each row is read once into an on-chip row buffer that the stage and store loops then
   index (``row_buffered_len``);
+* a **row input** (``"row"``, ``row_inputs``) of a row-style kernel (pointwise or
+  with reduced axes): every load's index row-major over the leading axes before some
+  axis ``p`` and constant over the rest (a value per row: layernorm's mean), read
+  once per row of ``prod(shape[p:])`` points (a reduced kernel: ``p`` is its first
+  reduced axis);
 * an **output** with one store whose index is row-major over the points where it is
   written: every point (pointwise; row style's inner stores), the outer points (row
   style's outer stores) or the kept points (accumulate style).
@@ -26,8 +31,8 @@ import numpy as np
 from tjit.lower.loops import prod, same
 from tjit.xla_like import kernel_ir as K
 
-__all__ = ["MAX_ROW", "SYMBOLIC_ROW_CAP", "row_buffered_len", "row_capacity", "stream_args",
-           "stream_length"]
+__all__ = ["MAX_ROW", "SYMBOLIC_ROW_CAP", "row_buffered_len", "row_capacity", "row_inputs",
+           "row_split", "stream_args", "stream_length"]
 
 #: The longest row a row-style kernel buffers on chip for a streamed input (elements).
 MAX_ROW = 1 << 16
@@ -46,8 +51,12 @@ def _row_major(shape, axes):
     return coefs
 
 
-def _is(index, coefs):
-    return same(index.offset, 0) and all(same(c, w) for c, w in zip(index.coefs, coefs))
+def _is(index, coefs, shape=None):
+    """Whether affine ``index`` has offset 0 and coefficients ``coefs`` (those of
+    extent-1 axes of ``shape`` ignored: their index is always 0)."""
+    return same(index.offset, 0) and all(
+        same(c, w) or (shape is not None and same(shape[a], 1))
+        for a, (c, w) in enumerate(zip(index.coefs, coefs)))
 
 
 def _reachable(k):
@@ -59,7 +68,8 @@ def _reachable(k):
 
 
 def stream_args(k):
-    """``{arg: "in" | "out"}``: the arguments of kernel ``k`` that may be streams."""
+    """``{arg: "in" | "row" | "out"}``: the arguments of kernel ``k`` that may be
+    streams (``"row"``: read once per row, ``row_inputs``)."""
     if k.hyperplane is not None or k.inplace:
         return {}
     n = len(k.shape)
@@ -75,10 +85,13 @@ def stream_args(k):
             elif isinstance(node, K.Load):
                 loaded.setdefault(node.arg, []).append(node.index)
         live = {node.arg for node in nodes if isinstance(node, K.Load)}
+        rows = row_inputs(k)
         for arg, idxs in loaded.items():
             if ok_in and arg in live and k.args[arg].role == "in" and \
-                    all(i is not None and _is(i, full) for i in idxs):
+                    all(i is not None and _is(i, full, k.shape) for i in idxs):
                 out[arg] = "in"
+            elif arg in rows and arg in live:
+                out[arg] = "row"
     if k.row_style:
         outer = list(range(n - len(k.reduce_axes)))
     else:
@@ -92,9 +105,42 @@ def stream_args(k):
             want = _row_major(k.shape, outer)
         else:
             want = full
-        if _is(st.index, want):
+        if _is(st.index, want, k.shape):
             out[arg] = "out"
     return out
+
+
+def row_split(k):
+    """The first axis of a row of row-style kernel ``k`` whose row inputs
+    (``row_inputs``) are read once per row: its first reduced axis, or for a pointwise
+    kernel the last axis of extent > 1 (a row is the innermost axis); None: none."""
+    if not k.row_style or k.hyperplane is not None or k.inplace or not k.shape:
+        return None
+    if k.reduce_axes:
+        return min(k.reduce_axes)
+    big = [a for a, e in enumerate(k.shape) if not same(e, 1)]
+    return big[-1] if big else None
+
+
+def row_inputs(k):
+    """``{arg: points a row}``: the inputs of row-style kernel ``k`` that every load
+    reads at the row-major index of the axes before ``row_split(k)`` (constant over
+    the row's axes): one element a row, a stream read at each row's start."""
+    p = row_split(k)
+    if p is None or p == 0:
+        return {}
+    want = _row_major(k.shape, list(range(p)))
+    loads = {}
+    for node in K.all_nodes(k):
+        if isinstance(node, K.IndexedLoad):
+            loads.setdefault(node.arg, []).append(None)
+        elif isinstance(node, K.Load):
+            loads.setdefault(node.arg, []).append(node.index)
+    n = prod(k.shape[a] for a in range(p, len(k.shape)))
+    full = _row_major(k.shape, list(range(len(k.shape))))
+    return {arg: n for arg, idxs in loads.items() if k.args[arg].role == "in" and
+            all(i is not None and _is(i, want, k.shape) for i in idxs) and
+            not all(_is(i, full, k.shape) for i in idxs)}   # (rows of one point: "in")
 
 
 def row_buffered_len(k):
@@ -122,7 +168,11 @@ def row_capacity(k):
 
 def stream_length(k, arg):
     """How many elements the kernel reads/writes on stream ``arg`` (int or sympy)."""
-    if k.args[arg].role == "in" or not k.reduce_axes:
+    if k.args[arg].role == "in":
+        rows = row_inputs(k)
+        return prod(k.shape) if arg not in rows else \
+            prod(k.shape[a] for a in range(row_split(k)))
+    if not k.reduce_axes:
         return prod(k.shape)
     st = next(st for st in k.stores if st.arg == arg)
     if k.row_style and st.level != "outer":
