@@ -335,6 +335,27 @@ def test_fromfunction():
            np.fromfunction(lambda i: i * i, (5,), dtype=int), dtype=np.int32)
 
 
+def test_fromfunction_calls_function_per_index_as_jax():
+    # JAX vmaps `function` over each axis: it sees scalar indices, so it may return an
+    # array (or a pytree) per index; the reference is a Python loop over the indices
+    seen = []
+
+    def f(i, j, scale):
+        seen.append((np.shape(i), np.shape(j)))
+        return (i * 10 + j) * scale * jnp.arange(3.0), i - j
+
+    got_a, got_b = jnp.fromfunction(f, (2, 4), scale=0.5)
+    want_a = np.array([[(i * 10 + j) * 0.5 * np.arange(3.0) for j in range(4)]
+                       for i in range(2)])
+    want_b = np.array([[i - j for j in range(4)] for i in range(2)])
+    assert seen == [((), ())]
+    _close(got_a, want_a, dtype=np.float32)
+    _close(got_b, want_b, dtype=np.float32)
+    _close(jnp.fromfunction(lambda i, j, k: i * 100 + j * 10 + k, (2, 3, 4), dtype=int),
+           np.fromfunction(lambda i, j, k: i * 100 + j * 10 + k, (2, 3, 4), dtype=int),
+           dtype=np.int32)
+
+
 def test_linspace_integer_samples_floor_as_numpy():
     # k * step + start, as NumPy computes it: a lerp between the ends is an ulp off in
     # between, and flooring made ~5% of these integer ramps off by one

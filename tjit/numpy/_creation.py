@@ -6,6 +6,7 @@ everything here is built from ``lax.full``/``broadcast``/``iota``, whose shape p
 accept sympy dims, so ``jnp.zeros(x.shape)`` traces once for every batch size.
 """
 
+import functools
 import operator
 
 import numpy as np
@@ -16,6 +17,7 @@ from tjit.lax._structural import dim_value
 from tjit.tracing import dtypes
 from tjit.tracing.core import Array, Tracer, concrete_value
 from tjit.tracing.errors import ConcretizationTypeError
+from tjit.transforms.batching import vmap
 from tjit.tracing.shapes import broadcast_shapes, canonical_shape, normalize_axis, shape_str
 from tjit.numpy._core import (
     asarray, broadcast_to_shape, ensure_array, promote_dtypes, result_type_of)
@@ -483,12 +485,26 @@ def indices(dimensions, dtype=None, sparse=False):
 
 
 def fromfunction(function, shape, *, dtype=float, **kwargs):
-    """``function(*index_grids, **kwargs)`` over the index grid of ``shape`` (the grids
-    have ``dtype``, default float)."""
+    """An array made by calling ``function`` at each index of ``shape``.
+
+    As in JAX (unlike NumPy, which passes whole index grids), ``function`` is vmapped over
+    each axis: it sees one scalar index per axis (of ``dtype``, default float), so it may
+    return arrays or pytrees of them, which gain ``shape`` as leading axes.
+
+    Args:
+      function: called as ``function(*indices, **kwargs)``.
+      shape: the index space.
+      dtype: the indices' dtype.
+    """
     dt = canonical_dtype(dtype, "fromfunction", dtypes.default_float())
     shape = check_shape(shape, "fromfunction")
-    grids = [lax.broadcasted_iota(dt, shape, i) for i in range(len(shape))]
-    return function(*grids, **kwargs)
+    n = len(shape)
+    if kwargs:  # passed whole to every call, not mapped
+        function = functools.partial(function, **kwargs)
+    for i in range(n):  # innermost vmap maps the last axis, so axis 0 ends up leading
+        in_axes = tuple(0 if j == n - 1 - i else None for j in range(n))
+        function = vmap(function, in_axes=in_axes)
+    return function(*(lax.iota(dt, d) for d in shape))
 
 
 __all__ = ["zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like",
