@@ -162,10 +162,12 @@ class _ShardMapped:
             specs = self._in_specs_cache[treedef] = self._leaf_specs(in_specs, args,
                                                                       "in_specs")
         if any(isinstance(x, Tracer) for x in leaves):
-            if self.mesh.is_multi_process:
+            if runs_on_threads(self.mesh):   # (several devices here: one threaded step)
+                return traced_call(self, leaves, treedef, specs, infer_varying,
+                                   threaded_call)
+            if self.mesh.is_multi_process:   # (one device per process)
                 return across_processes(self, leaves, treedef, specs, infer_varying)
-            threaded = threaded_call if runs_on_threads(self.mesh) else None
-            return traced_call(self, leaves, treedef, specs, infer_varying, threaded)
+            return traced_call(self, leaves, treedef, specs, infer_varying)
         rt = runtime.require("shard_map")
         devices = self._local_devices(rt, threads=True)
         blocks = [self._blocks(x, spec, devices, i)

@@ -32,11 +32,14 @@ from tjit.api import ShapeDtypeStruct
 from tjit.custom_derivatives import linear_call
 from tjit.devices.collectives import ThreadGroup
 from tjit.devices.pmap_runtime import run_bound
+from tjit.distributed import runtime
+from tjit.distributed.arrays import process_allgather
+from tjit.distributed.mesh_groups import mesh_communicators
 from tjit.experimental.shard_map_traced import vmap_form
 from tjit.parallel import _bound, compile_spmd
 from tjit.primitives.base import new_primitive
 from tjit.primitives.rules import Zero, instantiate
-from tjit.sharding import NamedSharding
+from tjit.sharding import NamedSharding, device_process_index
 from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray
 from tjit.tracing.jaxpr import ClosedJaxpr, eval_jaxpr
@@ -48,11 +51,11 @@ _derived = weakref.WeakKeyDictionary()    # body -> (its jvp body, its vjp body)
 
 
 def runs_on_threads(mesh):
-    """Whether a traced shard_map over ``mesh`` runs on the devices' threads: several CPU
-    devices, all of this process."""
-    devices = list(mesh.devices.flat)
-    return (len(devices) > 1 and not mesh.is_multi_process
-            and all(d.platform == "cpu" for d in devices))
+    """Whether a traced shard_map over ``mesh`` runs on the devices' threads: CPU
+    devices, several of them in this process (the others, if any, in other processes,
+    each running its own in the same way)."""
+    return (len(mesh.local_devices) > 1
+            and all(d.platform == "cpu" for d in mesh.devices.flat))
 
 
 def threaded_call(per_block, mesh, specs, out_specs, leaves, block_avals, where):
@@ -91,15 +94,19 @@ def _impl(xp, *args, body, mesh, in_specs, out_specs, where):
     if xp is not np:
         raise NotImplementedError(f"{where}: a shard_map over CPU devices runs on the host; "
                                   f"compile it for the cpu backend")
-    devices = list(mesh.devices.flat)
+    # every process runs this step (SPMD) with the global values; it cuts and runs the
+    # blocks of its own devices only
+    devices = local_mesh_devices(mesh, where)
     per_device = [[] for _ in devices]
     for x, spec in zip(args, in_specs):
         x = np.asarray(x)
         index = NamedSharding(mesh, spec).devices_indices_map(x.shape)
         for k, d in enumerate(devices):
             per_device[k].append(np.ascontiguousarray(x[index[d]]))
-    outs = run_bound(_program(body, mesh), per_device,
-                     thread_communicators(mesh, devices, axis_keys(mesh)))
+    outs = run_bound(_program(body, mesh), per_device, _communicators(mesh, devices))
+    if mesh.is_multi_process:   # (every device's blocks, so each process has the whole)
+        outs, devices = _from_every_process(mesh, outs, len(body.out_avals)), \
+            list(mesh.devices.flat)
     result = []
     for i, (a, spec) in enumerate(zip(body.out_avals, out_specs)):
         shape = _global_shape(mesh, spec, a.shape)
@@ -109,6 +116,47 @@ def _impl(xp, *args, body, mesh, in_specs, out_specs, where):
             glob[index[devices[k]]] = np.asarray(outs[k][i])
         result.append(glob)
     return result
+
+
+def local_mesh_devices(mesh, where):
+    """The devices of ``mesh`` that this process runs, in mesh order; a mesh over several
+    processes must span them all (its outputs are gathered from every process)."""
+    if not mesh.is_multi_process:
+        return list(mesh.devices.flat)
+    rt = runtime.require(where)
+    procs = {device_process_index(d) for d in mesh.devices.flat}
+    if rt is None or procs != set(range(rt.size)):
+        raise runtime.DistributedError(
+            f"{where}: traced into jit/grad/jvp, a shard_map over {mesh!r} (processes "
+            f"{sorted(procs)}) needs a mesh over the devices of every process of this run "
+            f"({0 if rt is None else rt.size} processes; tjit.make_mesh uses tjit.devices())")
+    return mesh.local_devices
+
+
+def _communicators(mesh, devices):
+    """Per device of ``devices``, its communicator for every axis and tuple of axes:
+    thread groups within this process; across processes hierarchical ones (threads,
+    then MPI), whose MPI splits are made once per mesh."""
+    keys = axis_keys(mesh)
+    if mesh.is_multi_process:
+        return mesh_communicators(mesh, devices, keys, axis_group)
+    return thread_communicators(mesh, devices, keys)
+
+
+def _from_every_process(mesh, outs, n_out):
+    """Per device of the whole mesh (mesh order), its output blocks, from ``outs`` (this
+    process's devices' blocks): each output's local blocks stacked and allgathered over
+    the processes (process p's are its devices' in mesh order)."""
+    every = [process_allgather(np.stack([np.asarray(o[i]) for o in outs]))
+             for i in range(n_out)]                       # each (P, local devices, ...)
+    mesh_devices = list(mesh.devices.flat)
+    place = {d: k for k, d in enumerate(mesh_devices)}
+    full = [None] * len(mesh_devices)
+    for p in range(every[0].shape[0] if n_out else 0):
+        mine = [d for d in mesh_devices if device_process_index(d) == p]
+        for j, d in enumerate(mine):
+            full[place[d]] = [e[p, j] for e in every]
+    return full if n_out else [[] for _ in mesh_devices]
 
 
 def _program(body, mesh):
