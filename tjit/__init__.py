@@ -28,6 +28,7 @@ from tjit.transforms.checkpoint import checkpoint, remat, checkpoint_policies  #
 from tjit import ad_checkpoint  # noqa: F401
 from tjit import nn, random  # noqa: F401
 from tjit import scipy  # noqa: F401  (jax.scipy is an attribute after `import jax`)
+from tjit import ops  # noqa: F401  (jax.ops.segment_sum and friends)
 from tjit.numpy import random as _numpy_random  # noqa: F401  (needs tjit.random first)
 from tjit.tracing.tree_util import tree_map, tree_leaves, tree_structure  # noqa: F401
 from tjit import tree  # noqa: F401  (jax.tree's short names)
@@ -51,5 +52,5 @@ class errors:  # namespace like jax.errors
 from tjit._namespace import publish as _publish
 _publish(globals(), submodules=(  # tab completion lists the public API only
     "numpy", "lax", "nn", "random", "tree_util", "tree", "ad_checkpoint", "distributed",
-    "sharding", "experimental", "devices", "scipy"),
+    "sharding", "experimental", "devices", "scipy", "ops"),
     entry_points=False)  # jit, grad, ...: api_boundary (their own filtering)
