@@ -8,10 +8,14 @@
   gathers, against NumPy in float64; pmap(grad) with pmean against NumPy's gradient;
 * shard_map over a (2, 2) mesh ('proc', 'local') and a (4,) mesh built from
   ``tjit.devices()``: collectives over each axis and tuples of them against nested vmap;
+* jit(shard_map) over both meshes (the blocks on each process's devices' threads, the
+  hierarchical communicators bound) against the top-level call, the unsharded function
+  and NumPy; jit(grad) and jvp of a (data x model) layer and a data-parallel loss
+  against float64 central differences (|a - b| <= 1e-5 + 1e-4 |b|);
 * errors: a pmap that maps fewer devices than the process has, pmap traced under jit,
   operands that differ across processes under TJIT_DISTRIBUTED_CHECKS=1;
-* data-parallel training of examples/train_mlp.py's MLP over the 4 devices, with pmap
-  and with shard_map: the same parameters as the one-process loop after 50 steps.
+* data-parallel training of examples/train_mlp.py's MLP over the 4 devices, with pmap,
+  shard_map and jit(shard_map): the same parameters as the one-process loop after 50 steps.
   Tolerance as in test_data_parallel.py: |a - b| <= 2e-6 + 1e-5 |b| (the gradient mean
   sums in another order; tens of float32 ulps), and every device's and process's
   parameters bitwise equal to each other.
@@ -130,15 +134,37 @@ glob = tjit.make_array_from_process_local_data(tjit.sharding.NamedSharding(mesh1
 got_g = tjit.shard_map(lambda b: 2 * b + lax.axis_index("i").astype(jnp.float32), mesh1,
                        in_specs=P("i"), out_specs=P("i"))(glob)
 out["global_in"] = [glob.shape, process_allgather(got_g)]
-try:                                             # traced, one program per process: refused
-    tjit.jit(tjit.shard_map(lambda b: lax.psum(b, "i"), mesh1, in_specs=P("i"),
-                            out_specs=P()))(A)
-    out["traced"] = ""
-except NotImplementedError as e:
-    out["traced"] = str(e)
+
+# -- jit, grad and jvp of shard_map over these meshes (global values in and out) ---------
+out["jit_sm2"] = np.asarray(tjit.jit(sm2)(A))
+out["jit_sm1"] = np.asarray(tjit.jit(tjit.shard_map(body1, mesh1, in_specs=P("i"),
+                                                    out_specs=P("i"), check_rep=False))(A))
+Wl = np.random.default_rng(3).standard_normal((6, 4)).astype(np.float32)
+bl = np.random.default_rng(4).standard_normal(4).astype(np.float32)
+C = np.random.default_rng(5).standard_normal((4, 4)).astype(np.float32)
+# a (data x model) layer: rows split over 'proc', columns over 'local'
+layer = tjit.shard_map(lambda w, b, x: jnp.tanh(x @ w + b), mesh2,
+                       in_specs=(P(None, "local"), P("local"), P("proc")),
+                       out_specs=P("proc", "local"))
+loss2 = lambda w, b, x: jnp.sum(jnp.sin(layer(w, b, x)) * C)
+# data parallel over the (4,) mesh: each device's rows, the sum over every device
+loss1 = tjit.shard_map(lambda w, x: lax.psum(jnp.sum(jnp.tanh(x @ w) ** 2), "i"), mesh1,
+                       in_specs=(P(), P("i")), out_specs=P())
+T = [np.random.default_rng(6 + k).standard_normal(a.shape).astype(np.float32)
+     for k, a in enumerate((Wl, bl, A))]
+out["traced"] = {{
+    "layer": np.asarray(tjit.jit(layer)(Wl, bl, A)),
+    "layer_unsharded": np.asarray(tjit.jit(lambda w, b, x: jnp.tanh(x @ w + b))(Wl, bl, A)),
+    "loss1": np.asarray(tjit.jit(loss1)(Wl, A)),
+    "loss1_unsharded": np.asarray(tjit.jit(lambda w, x: jnp.sum(jnp.tanh(x @ w) ** 2))(Wl, A)),
+    "grad2": [np.asarray(g) for g in tjit.jit(tjit.grad(loss2, argnums=(0, 1, 2)))(Wl, bl, A)],
+    "grad1": [np.asarray(g) for g in tjit.jit(tjit.grad(loss1, argnums=(0, 1)))(Wl, A)],
+    "jvp2": np.asarray(tjit.jit(lambda *a: tjit.jvp(loss2, a, tuple(T))[1])(Wl, bl, A)),
+    "jvp1": np.asarray(tjit.jvp(loss1, (Wl, A), (T[0], T[2]))[1]),
+}}
 
 # -- data-parallel training over the 4 devices -----------------------------------------
-from train_mlp_data_parallel import local_step, train
+from train_mlp_data_parallel import local_step, make_train_step, train
 params, losses, _ = train(steps={STEPS}, quiet=True)     # shard_map over the 4 devices
 out["sm_train"] = [params, losses]
 from train_mlp import init_params, make_data
@@ -155,6 +181,13 @@ for s in range({STEPS}):
     same &= all((l[k] == l[k][:1]).all() for l in stacked for k in l)
     p = tjit.tree_util.tree_map(lambda a: a[0], stacked)
 out["pmap_train"] = [p, bool(same)]
+jstep = tjit.jit(make_train_step(tjit.make_mesh((S,), ("data",))))   # the traced step
+p, jl = init_params(kp, [16, 64, 4]), []
+for s in range({STEPS}):
+    i = (s * 128) % (x_all.shape[0] - 128)
+    p, l = jstep(p, x_all[i:i + 128], y_all[i:i + 128], np.float32(0.05))
+    jl.append(float(l))
+out["jit_train"] = [tjit.tree_util.tree_map(np.asarray, p), jl]
 report(rank=rank, **out)
 '''
 
@@ -182,6 +215,57 @@ def _check_collectives(rank, pm):
                                X[mine] * np.arange(4)[mine, None, None] + 4, rtol=1e-6, atol=1e-6)
     pair = np.stack([X64[0] + X64[2], X64[1] + X64[3]] * 2)
     np.testing.assert_allclose(pm["psum_groups"][0], pair[mine], rtol=1e-5, atol=1e-5)
+
+
+def _fd_grad(f, args, eps=1e-6):
+    """Central differences of ``f`` (NumPy, float64) with respect to each argument."""
+    grads = []
+    for k, a in enumerate(args):
+        g = np.zeros_like(a)
+        for j in np.ndindex(a.shape):
+            hi = [x.copy() for x in args]
+            lo = [x.copy() for x in args]
+            hi[k][j] += eps
+            lo[k][j] -= eps
+            g[j] = (f(*hi) - f(*lo)) / (2 * eps)
+        grads.append(g)
+    return grads
+
+
+def _check_traced(r, A):
+    """jit/grad/jvp of shard_map over the (2, 2) and (4,) meshes: against the top-level
+    call and the vmap oracle, the unsharded function, NumPy in float64 and float64
+    central differences."""
+    got2, want2, _ = r["sm2"]
+    np.testing.assert_allclose(r["jit_sm2"], want2, rtol=1e-6, atol=1e-5)
+    np.testing.assert_allclose(r["jit_sm1"], r["sm1"][1], rtol=1e-6, atol=1e-6)
+    A64 = A.astype(np.float64)
+    W, b, C = (np.random.default_rng(k).standard_normal(s).astype(np.float32).astype(np.float64)
+               for k, s in ((3, (6, 4)), (4, 4), (5, (4, 4))))
+    T = [np.random.default_rng(6 + k).standard_normal(a.shape).astype(np.float32)
+         .astype(np.float64) for k, a in enumerate((W, b, A64))]
+    t = r["traced"]
+
+    def loss2(w, b_, x):
+        return np.sum(np.sin(np.tanh(x @ w + b_)) * C)
+
+    def loss1(w, x):
+        return np.sum(np.tanh(x @ w) ** 2)
+    np.testing.assert_allclose(t["layer"], np.tanh(A64 @ W + b), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(t["layer"], t["layer_unsharded"], rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(t["loss1"], loss1(W, A64), rtol=1e-5)
+    np.testing.assert_allclose(t["loss1"], t["loss1_unsharded"], rtol=1e-5)
+    for got, want in zip(t["grad2"], _fd_grad(loss2, [W, b, A64])):
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+    for got, want in zip(t["grad1"], _fd_grad(loss1, [W, A64])):
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+    eps = 1e-6
+    fd2 = (loss2(*[a + eps * d for a, d in zip((W, b, A64), T)])
+           - loss2(*[a - eps * d for a, d in zip((W, b, A64), T)])) / (2 * eps)
+    np.testing.assert_allclose(t["jvp2"], fd2, rtol=1e-4, atol=1e-5)
+    fd1 = (loss1(W + eps * T[0], A64 + eps * T[2])
+           - loss1(W - eps * T[0], A64 - eps * T[2])) / (2 * eps)
+    np.testing.assert_allclose(t["jvp1"], fd1, rtol=1e-4, atol=1e-5)
 
 
 def _check_params(got, ref, rank, what):
@@ -218,7 +302,7 @@ def test_two_devices_in_each_of_two_processes(tmp_path):
         np.testing.assert_allclose(*r["sm1"], rtol=1e-6, atol=1e-6)
         np.testing.assert_allclose(r["sm1_psum"], A.astype(np.float64).sum(0, keepdims=True),
                                    rtol=1e-5, atol=1e-6)
-        assert "top level" in r["traced"], r["traced"]
+        _check_traced(r, A)
         shape, doubled = r["global_in"]
         assert shape == [4, 6]
         np.testing.assert_allclose(doubled, 2 * A + np.arange(4)[:, None], rtol=1e-6)
@@ -229,7 +313,11 @@ def test_two_devices_in_each_of_two_processes(tmp_path):
         pm_params, same_on_devices = r["pmap_train"]
         _check_params(pm_params, ref_params, rank, "pmap")
         assert same_on_devices
-        for a, b in [(params, res[0]["sm_train"][0]), (pm_params, res[0]["pmap_train"][0])]:
+        jit_params, jit_losses = r["jit_train"]
+        np.testing.assert_allclose(jit_losses, ref_losses, rtol=1e-5, atol=2e-6)
+        _check_params(jit_params, ref_params, rank, "jit(shard_map)")
+        for a, b in [(params, res[0]["sm_train"][0]), (pm_params, res[0]["pmap_train"][0]),
+                     (jit_params, res[0]["jit_train"][0])]:
             for la, lb in zip(a, b):
                 for k in ("w", "b"):
                     np.testing.assert_array_equal(la[k], lb[k])
