@@ -97,10 +97,11 @@ def test_lstsq_rank_deficient_matches_numpy(a, rcond, x64):
     x_ref, _, rank_ref, s_ref = np.linalg.lstsq(a, b, rcond=rcond)
 
     def f(a, b):
-        return L.lstsq(a, b, rcond=rcond)[:3]
+        return L.lstsq(a, b, rcond=rcond)
     for mode in (f, tjit.jit(f)):
-        x, resid, rank = mode(a, b)
+        x, resid, rank, s = mode(a, b)
         np.testing.assert_allclose(x, x_ref, atol=1e-12)
+        np.testing.assert_allclose(s, s_ref, atol=1e-12)
         assert int(rank) == rank_ref
         np.testing.assert_allclose(resid, np.sum((b - a @ x_ref) ** 2, axis=0), atol=1e-12)
 

@@ -173,7 +173,7 @@ def _sqrtm_cases():
     rng = np.random.default_rng(11)
     a = rng.standard_normal((3, 3))
     spd = a @ a.T + np.eye(3)
-    rot = lambda t: np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])  # noqa: E731
+    rot = lambda t: np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
     return {"spd": spd, "square": a @ a, "complex": a @ a + 1j * spd,
             "neg_definite": -spd, "neg_eigenvalue": np.diag([4.0, -1.0, 9.0]),
             "rotation_1": rot(1.0), "rotation_3": rot(3.0), "rotation_pi": rot(np.pi),

@@ -1,7 +1,8 @@
 """``lax`` functions that JAX makes primitives and tjit composes from existing ones:
-``clz`` (bit smearing and a population count) and ``cumlogsumexp`` (a log-depth
-Hillis-Steele scan of a stable logaddexp). As compositions they need no backend code
-and take jvp, transpose and batching rules from their parts.
+``clz`` (bit smearing and a population count), ``cumlogsumexp`` (a log-depth
+Hillis-Steele scan of a stable logaddexp) and ``associative_scan`` (the same scan of a
+user's associative function). As compositions they need no backend code and take jvp,
+transpose and batching rules from their parts.
 """
 
 import numpy as np
@@ -13,6 +14,7 @@ from tjit.lax._structural import full_like
 from tjit.tracing import dtypes
 from tjit.tracing.errors import ShapeError
 from tjit.tracing.shapes import is_symbolic, normalize_axis
+from tjit.tracing.tree_util import tree_flatten, tree_unflatten
 
 
 def clz(x):
@@ -84,4 +86,65 @@ def cumlogsumexp(operand, axis=0, reverse=False):
     return rev(x, (axis,)) if reverse else x
 
 
-__all__ = ["clz", "cumlogsumexp"]
+def _scan_length(name, flat, axis):
+    lengths = {x.shape[axis] for x in flat}
+    if len(lengths) != 1:
+        raise ShapeError(f"{name}: every array of elems needs the same size along axis "
+                         f"{axis}, got shapes {[tuple(x.shape) for x in flat]}")
+    (n,) = lengths
+    if is_symbolic(n):
+        raise NotImplementedError(
+            f"{name}: the scanned axis {axis} has symbolic size {n}; the scan's depth "
+            f"depends on it, so trace with a concrete size along that axis")
+    return n
+
+
+def associative_scan(fn, elems, reverse=False, axis=0):
+    """Inclusive scan of an associative binary function, as ``jax.lax.associative_scan``:
+    ``out[k] = fn(... fn(fn(e[0], e[1]), e[2]) ..., e[k])`` along ``axis`` (from the end
+    if ``reverse``), in log depth (Hillis-Steele: ``ceil(log2 n)`` calls of ``fn``).
+
+    Args:
+      fn: ``fn(a, b)`` on two pytrees shaped as ``elems`` (slices along ``axis``, any
+        length), elementwise along ``axis``; ``a`` holds the earlier elements. It must be
+        associative; it need not be commutative.
+      elems: a pytree of arrays of one size along ``axis``.
+      reverse: scan from the last element towards the first.
+      axis: the scanned axis.
+
+    Returns:
+      A pytree shaped as ``elems``.
+    """
+    flat, tree = tree_flatten(elems)
+    if not flat:
+        raise ValueError("associative_scan: elems must hold at least one array")
+    flat = [asarray_for_lax(x) for x in flat]
+    if any(x.ndim == 0 for x in flat):
+        raise ShapeError(f"associative_scan: elems must be arrays of rank >= 1, got shapes "
+                         f"{[tuple(x.shape) for x in flat]}")
+    axis = normalize_axis(axis, flat[0].ndim, "associative_scan")
+    n = _scan_length("associative_scan", flat, axis)
+
+    def combine(a, b):
+        out, out_tree = tree_flatten(fn(tree_unflatten(tree, a), tree_unflatten(tree, b)))
+        if out_tree != tree:
+            raise TypeError(f"associative_scan: fn must return the structure of elems "
+                            f"({tree}), got {out_tree}")
+        return [asarray_for_lax(o) for o in out]
+
+    if reverse:
+        flat = [rev(x, (axis,)) for x in flat]
+    # After the step with offset s, x[k] combines elements max(0, k-2s+1)..k.
+    shift = 1
+    while shift < n:
+        done = combine([slice_in_dim(x, 0, n - shift, axis=axis) for x in flat],
+                       [slice_in_dim(x, shift, n, axis=axis) for x in flat])
+        flat = [concatenate([slice_in_dim(x, 0, shift, axis=axis), d.astype(x.dtype)], axis)
+                for x, d in zip(flat, done)]
+        shift *= 2
+    if reverse:
+        flat = [rev(x, (axis,)) for x in flat]
+    return tree_unflatten(tree, flat)
+
+
+__all__ = ["associative_scan", "clz", "cumlogsumexp"]
