@@ -181,7 +181,18 @@ def test_convolve_correlate(n, m, mode, x64):
 
 def test_convolve_dtypes_complex_and_errors():
     a, v = np.array([1, 2, 3], np.int32), np.array([0, 1, 2], np.int32)
-    _close(jnp.convolve(a, v), np.convolve(a, v), dtype=np.int32)
+    # JAX: integer and bool inputs convolve to the default float unless
+    # preferred_element_type says otherwise
+    for f in (jnp.convolve, jnp.correlate):
+        want = getattr(np, f.__name__)(a, v, "full")
+        _close(f(a, v, "full"), want, dtype=np.float32)
+        _close(f(a, v, "full", preferred_element_type=jnp.int32), want, dtype=np.int32)
+        _close(tjit.jit(lambda x, y: f(x, y, "same"))(a, v),
+               getattr(np, f.__name__)(a, v, "same"), dtype=np.float32)
+        b = np.array([True, False, True])
+        _close(f(b, b, "full"), getattr(np, f.__name__)(b.astype(int), b.astype(int), "full"),
+               dtype=np.float32)
+    _close(jnp.convolve(a, v.astype(np.float16)), np.convolve(a, v), dtype=np.float16)
     z = (_rand((5,), seed=1) + 1j * _rand((5,), seed=2)).astype(np.complex64)
     w = (_rand((3,), seed=3) - 1j * _rand((3,), seed=4)).astype(np.complex64)
     for mode in ("full", "same", "valid"):

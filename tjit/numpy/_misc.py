@@ -26,7 +26,7 @@ from tjit.numpy._core import (
     promote_dtypes, promote_dtypes_inexact)
 from tjit.numpy import _reductions as red
 from tjit.numpy._setops_sized import is_traced, sized_setop
-from tjit.numpy._creation import dim_value
+from tjit.numpy._creation import canonical_dtype, dim_value
 
 
 # -- small helpers --------------------------------------------------------------------------
@@ -295,7 +295,7 @@ def _conv_full(a, v):
     return lax.reduce_sum(lax.reshape(flat, (n, m + n - 1)), (0,))
 
 
-def _conv_args(fname, a, v, mode):
+def _conv_args(fname, a, v, mode, preferred_element_type):
     if mode not in ("full", "same", "valid"):
         raise ValueError(f"jnp.{fname}: mode must be 'full', 'same' or 'valid', got {mode!r}")
     a, v = ensure_array(fname, a), ensure_array(fname, v)
@@ -305,10 +305,11 @@ def _conv_args(fname, a, v, mode):
     if a.shape[0] == 0 or v.shape[0] == 0:
         raise ValueError(f"jnp.{fname}: inputs cannot be empty, got shapes "
                          f"{shape_str(a.shape)} and {shape_str(v.shape)}")
-    a, v = promote_dtypes(a, v)
-    if dtypes.is_bool(a.dtype):
-        a, v = (lax.convert_element_type(x, dtypes.default_int()) for x in (a, v))
-    return a, v
+    if preferred_element_type is None:  # JAX: integer/bool inputs give an inexact result
+        return promote_dtypes_inexact(a, v)
+    a, v = promote_dtypes(a, v)  # computed in (and returned as) the preferred type
+    dt = canonical_dtype(preferred_element_type, fname)
+    return lax.convert_element_type(a, dt), lax.convert_element_type(v, dt)
 
 
 def _lo_hi(n, m, fname, mode):
@@ -337,8 +338,9 @@ def _conv_mode(full, n, m, mode, same_start, fname):
 
 def convolve(a, v, mode="full", *, precision=None, preferred_element_type=None):
     """Discrete linear convolution of two 1-D arrays (``mode`` 'full', 'same' or
-    'valid', as NumPy)."""
-    a, v = _conv_args("convolve", a, v, mode)
+    'valid', as NumPy). As in JAX, integer and bool inputs give a float result unless
+    ``preferred_element_type`` names the result's dtype."""
+    a, v = _conv_args("convolve", a, v, mode, preferred_element_type)
     n, m = a.shape[0], v.shape[0]
     full = _conv_full(a, v)
     if mode == "full":
@@ -349,8 +351,8 @@ def convolve(a, v, mode="full", *, precision=None, preferred_element_type=None):
 
 def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None):
     """Cross-correlation ``c[k] = sum_n a[n + k] * conj(v[n])`` of two 1-D arrays
-    (``mode`` 'valid' (default), 'same' or 'full', as NumPy)."""
-    a, v = _conv_args("correlate", a, v, mode)
+    (``mode`` 'valid' (default), 'same' or 'full', as NumPy); dtypes as :func:`convolve`."""
+    a, v = _conv_args("correlate", a, v, mode, preferred_element_type)
     n, m = a.shape[0], v.shape[0]
     w = lax.rev(v, (0,))
     if dtypes.is_complex(w.dtype):

@@ -75,8 +75,9 @@ def polysub(a1, a2):
 
 
 def polymul(a1, a2, *, trim_leading_zeros=False):
-    """Product of two polynomials (the full convolution of their coefficients)."""
-    a1, a2 = promote_dtypes(_vector("polymul", a1), _vector("polymul", a2))
+    """Product of two polynomials (the full convolution of their coefficients); as in
+    JAX, the result is always inexact (float for integer coefficients)."""
+    a1, a2 = promote_dtypes_inexact(_vector("polymul", a1), _vector("polymul", a2))
     if trim_leading_zeros:
         a1, a2 = _trim_front(a1, "polymul"), _trim_front(a2, "polymul")
     if a1.shape[0] == 0 or a2.shape[0] == 0:
