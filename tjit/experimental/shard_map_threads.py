@@ -48,6 +48,7 @@ from tjit.tracing.jaxpr_trace import convert_constvars_jaxpr, trace_to_jaxpr
 shard_map_p = new_primitive("shard_map", multiple_results=True)
 _programs = weakref.WeakKeyDictionary()   # body -> its compiled per-device program
 _derived = weakref.WeakKeyDictionary()    # body -> (its jvp body, its vjp body)
+_coverage = {}   # (mesh, out_spec) -> whether each process holds a block at every place
 
 
 def runs_on_threads(mesh):
@@ -58,10 +59,12 @@ def runs_on_threads(mesh):
             and all(d.platform == "cpu" for d in mesh.devices.flat))
 
 
-def threaded_call(per_block, mesh, specs, out_specs, leaves, block_avals, where):
+def threaded_call(per_block, mesh, specs, out_specs, leaves, block_avals, where,
+                  check_rep=False):
     """Bind ``shard_map_p`` for ``per_block`` (flat blocks -> flat outputs) at the global
     argument ``leaves``; returns the flat global outputs (``out_specs``: one PartitionSpec
-    per output leaf)."""
+    per output leaf; ``check_rep``: each output is proven the same on every device along
+    the axes its out_spec leaves out)."""
     with _bound([(n, mesh.shape[n]) for n in mesh.axis_names]):
         closed = trace_to_jaxpr(per_block, [ShapedArray(a.shape, a.dtype, a.weak_type)
                                             for a in block_avals], where)
@@ -70,7 +73,8 @@ def threaded_call(per_block, mesh, specs, out_specs, leaves, block_avals, where)
     in_specs = (replicated,) * len(consts) + tuple(specs)
     return shard_map_p.bind(*consts, *leaves, body=ClosedJaxpr(jaxpr, []), mesh=mesh,
                             in_specs=in_specs,
-                            out_specs=tuple(out_specs), where=where)
+                            out_specs=tuple(out_specs), where=where,
+                            check_rep=bool(check_rep))
 
 
 # -- rules ------------------------------------------------------------------------------
@@ -80,7 +84,7 @@ def _global_shape(mesh, spec, block):
 
 
 @shard_map_p.def_abstract_eval
-def _abstract(*avals, body, mesh, in_specs, out_specs, where):
+def _abstract(*avals, body, mesh, in_specs, out_specs, where, check_rep):
     return [ShapedArray(_global_shape(mesh, spec, a.shape), a.dtype)
             for a, spec in zip(body.out_avals, out_specs)]
 
@@ -90,7 +94,7 @@ shard_map_p.def_weak_type(lambda *weak, body, **params: [a.weak_type
 
 
 @shard_map_p.def_impl
-def _impl(xp, *args, body, mesh, in_specs, out_specs, where):
+def _impl(xp, *args, body, mesh, in_specs, out_specs, where, check_rep):
     if xp is not np:
         raise NotImplementedError(f"{where}: a shard_map over CPU devices runs on the host; "
                                   f"compile it for the cpu backend")
@@ -104,16 +108,17 @@ def _impl(xp, *args, body, mesh, in_specs, out_specs, where):
         for k, d in enumerate(devices):
             per_device[k].append(np.ascontiguousarray(x[index[d]]))
     outs = run_bound(_program(body, mesh), per_device, _communicators(mesh, devices))
-    if mesh.is_multi_process:   # (every device's blocks, so each process has the whole)
-        outs, devices = _from_every_process(mesh, outs, len(body.out_avals)), \
-            list(mesh.devices.flat)
     result = []
     for i, (a, spec) in enumerate(zip(body.out_avals, out_specs)):
         shape = _global_shape(mesh, spec, a.shape)
+        blocks, devs = [o[i] for o in outs], devices
+        if mesh.is_multi_process and not (check_rep and _covered_by_each_process(mesh, spec)):
+            blocks = _from_every_process(mesh, blocks)   # (each process needs the whole)
+            devs = list(mesh.devices.flat)
         glob = np.empty(shape, a.dtype)
         index = NamedSharding(mesh, spec).devices_indices_map(shape)
-        for k in reversed(range(len(devices))):   # (device 0's copy last: it stays)
-            glob[index[devices[k]]] = np.asarray(outs[k][i])
+        for k in reversed(range(len(devs))):   # (device 0's copy last: it stays)
+            glob[index[devs[k]]] = np.asarray(blocks[k])
         result.append(glob)
     return result
 
@@ -143,20 +148,38 @@ def _communicators(mesh, devices):
     return thread_communicators(mesh, devices, keys)
 
 
-def _from_every_process(mesh, outs, n_out):
-    """Per device of the whole mesh (mesh order), its output blocks, from ``outs`` (this
-    process's devices' blocks): each output's local blocks stacked and allgathered over
-    the processes (process p's are its devices' in mesh order)."""
-    every = [process_allgather(np.stack([np.asarray(o[i]) for o in outs]))
-             for i in range(n_out)]                       # each (P, local devices, ...)
+def _from_every_process(mesh, blocks):
+    """Every mesh device's block of one output (mesh order), from ``blocks`` (this
+    process's devices'): stacked and allgathered over the processes (process p's are its
+    devices' in mesh order)."""
+    every = process_allgather(np.stack([np.asarray(b) for b in blocks]))  # (P, n, ...)
     mesh_devices = list(mesh.devices.flat)
     place = {d: k for k, d in enumerate(mesh_devices)}
     full = [None] * len(mesh_devices)
-    for p in range(every[0].shape[0] if n_out else 0):
+    for p in range(every.shape[0]):
         mine = [d for d in mesh_devices if device_process_index(d) == p]
         for j, d in enumerate(mine):
-            full[place[d]] = [e[p, j] for e in every]
-    return full if n_out else [[] for _ in mesh_devices]
+            full[place[d]] = every[p, j]
+    return full
+
+
+def _covered_by_each_process(mesh, spec):
+    """Whether every process's devices hold a block at each place of an output laid out
+    by ``spec``: then, its copies along the other axes being equal (check_rep), each
+    process assembles the global value alone (a replicated P() output, or one split only
+    over axes within processes). The same answer in every process, which all take the
+    same branch."""
+    key = (mesh, spec)
+    got = _coverage.get(key)
+    if got is None:
+        sharding = NamedSharding(mesh, spec)
+        places = {}
+        for d in mesh.devices.flat:
+            places.setdefault(device_process_index(d), set()).add(
+                tuple(sharding.shard_index(d, k) for k in range(len(spec))))
+        got = _coverage[key] = all(p == set.union(*places.values())
+                                   for p in places.values())
+    return got
 
 
 def _program(body, mesh):
@@ -177,7 +200,7 @@ def _lowering(ctx, *ins, **params):
                        primitive=shard_map_p, params=params)
 
 
-def _expanded(body, mesh, in_specs, out_specs, where):
+def _expanded(body, mesh, in_specs, out_specs, where, check_rep):
     """The definition: the body under one vmap(axis_name) per mesh axis."""
     def per_block(*blocks):
         return eval_jaxpr(body.jaxpr, body.consts, *blocks)
@@ -207,7 +230,7 @@ def _jvp(primals, tangents, **params):
     return outs, list(t_outs)
 
 
-def _derived_maps(body, mesh, in_specs, out_specs, where):
+def _derived_maps(body, mesh, in_specs, out_specs, where, check_rep):
     """(tangent map, cotangent map) of the shard_map: functions of (primals, tangents)
     and (primals, output cotangents) that bind it with the body's jvp and vjp."""
     bodies = _derived.get(body)
@@ -216,14 +239,17 @@ def _derived_maps(body, mesh, in_specs, out_specs, where):
     jvp_body, vjp_body = bodies
     common = {"mesh": mesh, "where": where}
 
+    # (tangents of outputs proven replicated are too; input cotangents are psum'd over
+    # the axes their specs leave out, so replicated there)
     def tangent_map(primals, tangents):
         return shard_map_p.bind(*primals, *tangents, body=jvp_body,
-                                in_specs=in_specs + in_specs, out_specs=out_specs, **common)
+                                in_specs=in_specs + in_specs, out_specs=out_specs,
+                                check_rep=check_rep, **common)
 
     def cotangent_map(primals, cts):
         return tuple(shard_map_p.bind(*primals, *cts, body=vjp_body,
                                       in_specs=in_specs + out_specs, out_specs=in_specs,
-                                      **common))
+                                      check_rep=True, **common))
     return tangent_map, cotangent_map
 
 

@@ -52,7 +52,8 @@ def traced_call(sm, leaves, treedef, specs, infer_varying, threaded=None):
     out_specs = checked_out_specs(sm, treedef, block_avals, specs, per_block, out_store,
                                   infer_varying)
     if threaded is not None:
-        outs = threaded(per_block, mesh, specs, out_specs, leaves, block_avals, sm.where)
+        outs = threaded(per_block, mesh, specs, out_specs, leaves, block_avals, sm.where,
+                        sm.check_rep)
     else:
         outs = vmap_form(per_block, mesh, specs, out_specs, leaves, sm.where)
     return tree_unflatten(out_store["tree"], outs)
