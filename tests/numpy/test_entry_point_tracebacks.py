@@ -121,6 +121,7 @@ def test_filtering_off_keeps_the_tjit_frames(mode):
     there, with no filtering note or unfiltered cause (a "(raised in lax.abs)" note,
     where the message names no operation, is kept)."""
     mode("off")
+    inside = 0
     for label, fn in _CALLABLES:
         e = _raised(fn)
         if e is None:
@@ -128,7 +129,11 @@ def test_filtering_off_keeps_the_tjit_frames(mode):
         assert not any("TJIT_TRACEBACK_FILTERING" in n for n in getattr(e, "__notes__", ())), \
             label
         assert not isinstance(e.__cause__, tjit.tracing.traceback_util.UnfilteredStackTrace)
-        assert any(f.filename.startswith(TJIT_DIR) for f in _frames(e)), label
+        if any(f.filename.startswith(TJIT_DIR) for f in _frames(e)):
+            inside += 1
+        else:  # only Python's own refusal of the call's arguments has no frame inside
+            assert isinstance(e, TypeError) and "argument" in str(e), (label, e)
+    assert inside > len(_CALLABLES) // 2
 
 
 _x, _s, _i = jnp.ones(3), jnp.asarray(1.5), jnp.asarray(np.int32(4))

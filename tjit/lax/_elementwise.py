@@ -11,6 +11,7 @@ import numpy as np
 
 from tjit.tracing import dtypes
 from tjit.tracing.core import Array, Tracer
+from tjit.tracing.traceback_util import filter_at_entry as _filter_at_entry
 from tjit.primitives import elementwise as ew
 
 
@@ -57,9 +58,17 @@ def _scalars_like_arrays(*args):
     return [asarray_for_lax(a, like) for a in args]
 
 
+# The functions below filter what they raise themselves (filter_at_entry: their errors
+# end in the user's code, at no cost until one raises) rather than get a wrapper from
+# the namespace: tables keyed by them (lax.reduce's and reduce_window's monoids) and
+# users' `fn is lax.add` keep working.
 def _unary(prim, doc):
     def f(x):
-        return prim.bind(asarray_for_lax(x))
+        try:
+            return prim.bind(asarray_for_lax(x))
+        except Exception as e:
+            _filter_at_entry(e)
+            raise
     f.__name__ = prim.name
     f.__doc__ = doc
     f.prim = prim  # what tjit.numpy's eager fast lane binds directly
@@ -71,9 +80,13 @@ _ARRAYS = (Array, Tracer)
 
 def _binary(prim, doc):
     def f(x, y):
-        if not (isinstance(x, _ARRAYS) and isinstance(y, _ARRAYS)):
-            x, y = _scalars_like_arrays(x, y)
-        return prim.bind(x, y)
+        try:
+            if not (isinstance(x, _ARRAYS) and isinstance(y, _ARRAYS)):
+                x, y = _scalars_like_arrays(x, y)
+            return prim.bind(x, y)
+        except Exception as e:
+            _filter_at_entry(e)
+            raise
     f.__name__ = prim.name
     f.__doc__ = doc
     f.prim = prim  # what tjit.numpy's eager fast lane binds directly
