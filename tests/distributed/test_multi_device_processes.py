@@ -238,6 +238,7 @@ def _check_traced(r, A):
     central differences."""
     got2, want2, _ = r["sm2"]
     np.testing.assert_allclose(r["jit_sm2"], want2, rtol=1e-6, atol=1e-5)
+    np.testing.assert_allclose(r["jit_sm2"], got2, rtol=1e-6, atol=1e-5)   # (top level)
     np.testing.assert_allclose(r["jit_sm1"], r["sm1"][1], rtol=1e-6, atol=1e-6)
     A64 = A.astype(np.float64)
     W, b, C = (np.random.default_rng(k).standard_normal(s).astype(np.float32).astype(np.float64)

@@ -25,12 +25,15 @@ How a call runs (SPMD: every process runs the same program on its own blocks):
 Outputs that one process holds whole (replicated, or a one-process mesh) come back as
 tjit Arrays; outputs split across processes as :class:`GlobalArray` (gather them with
 ``process_allgather``). Called at the top level, shard_map compiles its body itself (like
-``jit(shard_map(...))`` in JAX). Under jit, grad or jvp in a one-process run over several
-CPU devices it is one equation of the enclosing program that runs the blocks on the
-devices' threads (``shard_map_threads.py``); under vmap, or over one device, it is traced
-as its definition, nested ``vmap(axis_name=...)`` (``shard_map_traced.py``); over a mesh of
-processes, each process traces its blocks with global (replicated) arguments and outputs
-(``shard_map_processes.py``).
+``jit(shard_map(...))`` in JAX). Under jit, grad or jvp over a mesh of CPU devices of
+which this process runs several (in a one-process run, or with ``TJIT_NUM_CPU_DEVICES=N``
+in each of several processes) it is one equation of the enclosing program that runs the
+blocks on the devices' threads (``shard_map_threads.py``); under vmap, or over one
+device, it is traced as its definition, nested ``vmap(axis_name=...)``
+(``shard_map_traced.py``); over a mesh of processes with one device each, each process
+traces its blocks with global (replicated) arguments and outputs
+(``shard_map_processes.py``). Across processes, traced arguments and outputs are global
+values, the same in every process.
 """
 
 import functools
@@ -200,12 +203,12 @@ class _ShardMapped:
             raise runtime.DistributedError(
                 f"{self.where}: {self.mesh!r} spans processes {sorted(procs)}; call "
                 f"tjit.distributed.initialize() in every process first")
-        if len(mine) > 1 and len(procs) > 1 and not threads:
+        if len(mine) > 1 and len(procs) > 1 and not threads:   # (not CPU devices)
             raise NotImplementedError(
                 f"{self.where}: traced into jit/grad/vmap over a mesh of {len(procs)} "
-                f"processes with {len(mine)} devices in this one, but each process traces "
-                f"one program for one device there; call the shard_map at the top level "
-                f"(its devices then run on threads) or launch one process per device")
+                f"processes with {len(mine)} non-CPU devices in this one: traced, only CPU "
+                f"devices run on threads there; call the shard_map at the top level or "
+                f"launch one process per device")
         if threads:
             self._devices = (rt, mine)
         return mine

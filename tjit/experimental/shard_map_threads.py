@@ -1,6 +1,7 @@
-"""``jit(shard_map(f, mesh, ...))`` over a mesh of this process's CPU devices
-(``TJIT_NUM_CPU_DEVICES=N``), run as pmap runs: one compiled program per device on the
-devices' worker threads, with the collectives between them.
+"""``jit(shard_map(f, mesh, ...))`` over a mesh of CPU devices of which this process runs
+several (``TJIT_NUM_CPU_DEVICES=N``, alone or in each of ``mpiexec -n P`` processes), run
+as pmap runs: one compiled program per device on the devices' worker threads, with the
+collectives between them.
 
 Traced into ``jit``, the shard_map becomes one ``shard_map`` equation (``shard_map_p``)
 whose ``body`` is the per-block jaxpr; the enclosing plan runs it as one library step:
@@ -13,6 +14,12 @@ whose ``body`` is the per-block jaxpr; the enclosing plan runs it as one library
    tuple of axes;
 3. each output is assembled from the blocks by its out_spec (along an axis the spec
    leaves out, the copy of the device at index 0: the vmap form's choice).
+
+Over a mesh spanning processes every process runs the step (SPMD) on the same global
+values: it cuts and runs its own devices' blocks, bound to hierarchical communicators
+(threads, then MPI: ``distributed/mesh_groups.py``), and an output comes back whole in
+every process: allgathered over the processes, unless check_rep proved its copies equal
+and each process holds a block at every place of it (then assembled from its own).
 
 The values are those of the definition, the nested ``vmap(axis_name=...)`` form of
 ``shard_map_traced.py``. Differentiation keeps the threads: the jvp is the threaded call
