@@ -12,6 +12,10 @@ INF, NAN = np.inf, np.nan
 # (input, expected) for expm1; the imaginary part's zero sign is part of the answer
 EXPM1_CASES = [
     (complex(0.0, 0.0), complex(0.0, 0.0)),
+    # the Array API: expm1(+-0 + 0j) is +0 + 0j (e^z = 1 exactly; real expm1(-0) is -0)
+    (complex(-0.0, 0.0), complex(0.0, 0.0)),
+    (complex(-0.0, -0.0), complex(0.0, -0.0)),
+    (complex(0.0, -0.0), complex(0.0, -0.0)),
     (complex(INF, 0.0), complex(INF, 0.0)),
     (complex(NAN, 0.0), complex(NAN, 0.0)),
     (complex(NAN, -0.0), complex(NAN, -0.0)),

@@ -101,7 +101,9 @@ def _expm1_impl(xp, x):
     x = xp.asarray(x)
     a, b = x.real, x.imag
     out = xp.empty(x.shape, x.dtype)
-    near_zero = xp.expm1(a) * xp.cos(b) - 2 * xp.sin(b / 2) ** 2
+    # + 0: e^z is exactly 1 at z = -0 +- 0j, so the real part is +0 (the Array API's
+    # expm1(+-0 + 0j) = +0 + 0j), where real expm1(-0) * 1 - 0 would give -0
+    near_zero = xp.expm1(a) * xp.cos(b) - 2 * xp.sin(b / 2) ** 2 + 0
     out.real = xp.where(xp.abs(a) < 1, near_zero, xp.exp(a) * xp.cos(b) - 1)  # -inf: -1
     out.imag = xp.where(b == 0, b, xp.exp(a) * xp.sin(b))
     return out
