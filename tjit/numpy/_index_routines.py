@@ -242,7 +242,8 @@ def _fills(fill_value, ndim, fname):
     if len(fills) != ndim:
         raise ValueError(f"jnp.{fname}: fill_value must be a scalar or a tuple of length "
                          f"{ndim}, got {fill_value!r}")
-    return [0 if f is None else operator.index(concrete_value(f, "fill_value")) for f in fills]
+    return [0 if f is None else f if isinstance(f, Tracer) else
+            operator.index(concrete_value(f, "fill_value")) for f in fills]
 
 
 def nonzero(a, *, size=None, fill_value=None):
@@ -263,11 +264,12 @@ def nonzero(a, *, size=None, fill_value=None):
                          "jnp.atleast_1d(scalar).nonzero() instead.")
     size = _size_arg(size, "nonzero")
     idt = dtypes.default_int()
-    if isinstance(a, Array):  # concrete: NumPy does the work
+    fills = None if size is None else _fills(fill_value, a.ndim, "nonzero")
+    traced_fill = fills is not None and any(isinstance(f, Tracer) for f in fills)
+    if isinstance(a, Array) and not traced_fill:  # concrete: NumPy does the work
         found = np.nonzero(a._value)
         if size is None:
             return tuple(Array(f.astype(idt), False) for f in found)
-        fills = _fills(fill_value, a.ndim, "nonzero")
         return tuple(Array(np.concatenate([f[:size], np.full(max(size - f.size, 0), fv)])
                            .astype(idt), False) for f, fv in zip(found, fills))
     if size is None:
@@ -277,7 +279,7 @@ def nonzero(a, *, size=None, fill_value=None):
             f"transformations: the number of results depends on the values of "
             f"{a.aval.str_short()}. Fix: pass size=N (and fill_value=...), or use "
             f"jnp.where(mask, x, 0) to keep the shape.")
-    return _traced_nonzero(a, size, _fills(fill_value, a.ndim, "nonzero"), idt)
+    return _traced_nonzero(a, size, fills, idt)
 
 
 def _traced_nonzero(a, size, fills, idt):
@@ -286,9 +288,19 @@ def _traced_nonzero(a, size, fills, idt):
     target = lax.select(mask, pos, lax.full(mask.shape, size, idt))  # size: dropped
     target = lax.expand_dims(target, (1,))
     dn = ScatterDimensionNumbers((), (0,), (0,))
-    return tuple(lax.scatter(lax.full((size,), fv, idt), target,
+    return tuple(lax.scatter(_fill_vector(fv, size, idt), target,
                              _ravel(lax.broadcasted_iota(idt, a.shape, d)), dn)
                  for d, fv in enumerate(fills))
+
+
+def _fill_vector(fv, size, idt):
+    """``size`` copies of a fill value, a Python int or (as JAX allows) a traced scalar."""
+    if not isinstance(fv, Tracer):
+        return lax.full((size,), fv, idt)
+    if fv.ndim != 0 or not (dtypes.is_int(fv.dtype) or dtypes.is_bool(fv.dtype)):
+        raise TypeError(f"jnp.nonzero: a traced fill_value must be an integer scalar, got "
+                        f"{fv.aval.str_short()}")
+    return lax.broadcast_in_dim(lax.convert_element_type(fv, idt), (size,), ())
 
 
 def flatnonzero(a, *, size=None, fill_value=None):

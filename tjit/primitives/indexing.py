@@ -415,14 +415,15 @@ def _scatter_rows(xp, out, indices, updates, dn, mode, ufunc_name):
     starts, ok = _window_starts(xp, out.shape, indices, (0,), (1,) + out.shape[1:],
                                 clamp=clip, check=not clip)
     rows = xp.reshape(starts[0], (-1,))
-    vals = xp.reshape(updates, (rows.shape[0], -1))
+    window = int(np.prod(out.shape[1:], dtype=np.int64))  # not -1: ambiguous when empty
+    vals = xp.reshape(updates, (rows.shape[0], window))
     if ok is not None and not bool(ok.all()):
         keep = xp.reshape(ok, (-1,))
         rows, vals = rows[keep], vals[keep]
     counts = xp.bincount(rows) if rows.size else None
     if counts is not None and int(counts.max()) > ROW_SCATTER_MAX_ROUNDS:
         return False
-    table = xp.reshape(out, (out.shape[0], -1))
+    table = xp.reshape(out, (out.shape[0], window))
     combine = None if ufunc_name is None else ieee_minmax.combiner(xp, ufunc_name)
     pending = xp.arange(rows.shape[0])
     with np.errstate(all="ignore"):  # NaN/overflow stay silent, as in JAX
