@@ -94,3 +94,14 @@ def test_stored_example_matches_numpy_and_prints_as_shown(qualname):
         np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-5, atol=1e-6)
     fun = eval(qualname, {"jnp": jnp})
     assert call in fun.__doc__
+
+
+def test_every_listed_example_call_gives_numpys_result_and_is_stored():
+    """tjit/_docs.py's EXAMPLE_CALLS (calls for functions the sample inputs do not fit):
+    each was taken, i.e. ran on both libraries with equal results, and is in its docstring."""
+    from tjit._doc_examples import EXAMPLES
+    from tjit._docs import EXAMPLE_CALLS
+    for qualname, call in EXAMPLE_CALLS.items():
+        assert EXAMPLES.get(qualname, "").startswith(f">>> {call}\n"), (
+            f"{qualname}: not stored; run python -m tjit._docs and see why it was rejected")
+        assert f">>> {call}" in eval(qualname, {"jnp": jnp}).__doc__

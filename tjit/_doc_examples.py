@@ -15,6 +15,11 @@ EXAMPLES = {'jnp.acos': '>>> jnp.acos(jnp.asarray([0.25, 0.5, 0.75]))\n'
  'jnp.any': '>>> jnp.any(jnp.asarray([-1.5, 0.0, 2.5]))\nArray(True, dtype=bool)',
  'jnp.append': '>>> jnp.append(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, 2.5]))\n'
                'Array([-1.5,  0. ,  2.5, -1.5,  0. ,  2.5], dtype=float32)',
+ 'jnp.apply_along_axis': '>>> jnp.apply_along_axis(jnp.sum, 1, jnp.arange(6).reshape(2, 3))\n'
+                         'Array([ 3, 12], dtype=int32)',
+ 'jnp.apply_over_axes': '>>> jnp.apply_over_axes(jnp.sum, jnp.arange(6).reshape(2, 3), [0])\n'
+                        'Array([[3, 5, 7]], dtype=int32)',
+ 'jnp.arange': '>>> jnp.arange(1, 7, 2)\nArray([1, 3, 5], dtype=int32)',
  'jnp.arcsin': '>>> jnp.arcsin(jnp.asarray([0.25, 0.5, 0.75]))\n'
                'Array([0.25268024, 0.5235988 , 0.84806216], dtype=float32)',
  'jnp.arcsinh': '>>> jnp.arcsinh(jnp.asarray([-1.5, 0.0, 2.5]))\n'
@@ -27,6 +32,8 @@ EXAMPLES = {'jnp.acos': '>>> jnp.acos(jnp.asarray([0.25, 0.5, 0.75]))\n'
                 'Array([0.25541282, 0.54930615, 0.97295505], dtype=float32)',
  'jnp.argmax': '>>> jnp.argmax(jnp.asarray([-1.5, 0.0, 2.5]))\nArray(2, dtype=int32)',
  'jnp.argmin': '>>> jnp.argmin(jnp.asarray([-1.5, 0.0, 2.5]))\nArray(0, dtype=int32)',
+ 'jnp.argpartition': '>>> jnp.argpartition(jnp.asarray([3, 1, 2]), 1)\n'
+                     'Array([1, 2, 0], dtype=int32)',
  'jnp.argsort': '>>> jnp.argsort(jnp.asarray([-1.5, 0.0, 2.5]))\nArray([0, 1, 2], dtype=int32)',
  'jnp.argwhere': '>>> jnp.argwhere(jnp.asarray([-1.5, 0.0, 2.5]))\n'
                  'Array([[0],\n'
@@ -41,9 +48,19 @@ EXAMPLES = {'jnp.acos': '>>> jnp.acos(jnp.asarray([0.25, 0.5, 0.75]))\n'
  'jnp.array_equiv': '>>> jnp.array_equiv(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, '
                     '2.5]))\n'
                     'Array(True, dtype=bool)',
+ 'jnp.array_split': '>>> jnp.array_split(jnp.arange(6), 3)\n'
+                    '[Array([0, 1], dtype=int32), Array([2, 3], dtype=int32), Array([4, 5], '
+                    'dtype=int32)]',
  'jnp.asarray': '>>> jnp.asarray(jnp.asarray([-1.5, 0.0, 2.5]))\n'
                 'Array([-1.5,  0. ,  2.5], dtype=float32)',
+ 'jnp.astype': '>>> jnp.astype(jnp.asarray([1.7, -2.2]), jnp.int32)\nArray([ 1, -2], dtype=int32)',
+ 'jnp.atleast_1d': '>>> jnp.atleast_1d(3.0)\nArray([3.], dtype=float32, weak_type=True)',
+ 'jnp.atleast_2d': '>>> jnp.atleast_2d(jnp.asarray([1, 2]))\nArray([[1, 2]], dtype=int32)',
+ 'jnp.atleast_3d': '>>> jnp.atleast_3d(jnp.asarray([1, 2]))\n'
+                   'Array([[[1],\n'
+                   '        [2]]], dtype=int32)',
  'jnp.average': '>>> jnp.average(jnp.asarray([-1.5, 0.0, 2.5]))\nArray(0.33333334, dtype=float32)',
+ 'jnp.bartlett': '>>> jnp.bartlett(5)\nArray([0. , 0.5, 1. , 0.5, 0. ], dtype=float32)',
  'jnp.bincount': '>>> jnp.bincount(jnp.asarray([1, 2, 6]))\n'
                  'Array([0, 1, 1, 0, 0, 0, 1], dtype=int32)',
  'jnp.bitwise_and': '>>> jnp.bitwise_and(jnp.asarray([1, 2, 6]), jnp.asarray([1, 2, 6]))\n'
@@ -60,10 +77,25 @@ EXAMPLES = {'jnp.acos': '>>> jnp.acos(jnp.asarray([0.25, 0.5, 0.75]))\n'
                             'Array([0, 0, 0], dtype=int32)',
  'jnp.bitwise_xor': '>>> jnp.bitwise_xor(jnp.asarray([1, 2, 6]), jnp.asarray([1, 2, 6]))\n'
                     'Array([0, 0, 0], dtype=int32)',
+ 'jnp.blackman': '>>> jnp.blackman(5)\n'
+                 'Array([-1.4901161e-08,  3.3999997e-01,  9.9999994e-01,  3.3999997e-01,\n'
+                 '       -1.4901161e-08], dtype=float32)',
  'jnp.block': '>>> jnp.block(jnp.asarray([-1.5, 0.0, 2.5]))\n'
               'Array([-1.5,  0. ,  2.5], dtype=float32)',
+ 'jnp.broadcast_arrays': '>>> jnp.broadcast_arrays(jnp.asarray([1, 2]), jnp.asarray([[3], [4]]))\n'
+                         '[Array([[1, 2],\n'
+                         '       [1, 2]], dtype=int32), Array([[3, 3],\n'
+                         '       [4, 4]], dtype=int32)]',
+ 'jnp.broadcast_shapes': '>>> jnp.broadcast_shapes((2, 1), (3,))\n(2, 3)',
+ 'jnp.broadcast_to': '>>> jnp.broadcast_to(jnp.asarray([1, 2]), (2, 2))\n'
+                     'Array([[1, 2],\n'
+                     '       [1, 2]], dtype=int32)',
  'jnp.cbrt': '>>> jnp.cbrt(jnp.asarray([-1.5, 0.0, 2.5]))\n'
              'Array([-1.1447142,  0.       ,  1.3572087], dtype=float32)',
+ 'jnp.choose': '>>> jnp.choose(jnp.asarray([0, 1, 0]), [jnp.asarray([1, 2, 3]), jnp.asarray([4, 5, '
+               '6])])\n'
+               'Array([1, 5, 3], dtype=int32)',
+ 'jnp.clip': '>>> jnp.clip(jnp.asarray([-2, 0, 5]), 0, 3)\nArray([0, 0, 3], dtype=int32)',
  'jnp.column_stack': '>>> jnp.column_stack(jnp.asarray([-1.5, 0.0, 2.5]))\n'
                      'Array([[-1.5,  0. ,  2.5]], dtype=float32)',
  'jnp.compress': '>>> jnp.compress(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, 2.5]))\n'
@@ -96,10 +128,13 @@ EXAMPLES = {'jnp.acos': '>>> jnp.acos(jnp.asarray([0.25, 0.5, 0.75]))\n'
                         'Array([-1.5, -0. , -0. ], dtype=float32)',
  'jnp.cumulative_sum': '>>> jnp.cumulative_sum(jnp.asarray([-1.5, 0.0, 2.5]))\n'
                        'Array([-1.5, -1.5,  1. ], dtype=float32)',
+ 'jnp.delete': '>>> jnp.delete(jnp.arange(5), 1)\nArray([0, 2, 3, 4], dtype=int32)',
  'jnp.diag': '>>> jnp.diag(jnp.asarray([-1.5, 0.0, 2.5]))\n'
              'Array([[-1.5,  0. ,  0. ],\n'
              '       [ 0. ,  0. ,  0. ],\n'
              '       [ 0. ,  0. ,  2.5]], dtype=float32)',
+ 'jnp.diag_indices': '>>> jnp.diag_indices(2)\n'
+                     '(Array([0, 1], dtype=int32), Array([0, 1], dtype=int32))',
  'jnp.diag_indices_from': '>>> jnp.diag_indices_from(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
                           '(Array([0, 1], dtype=int32), Array([0, 1], dtype=int32))',
  'jnp.diagflat': '>>> jnp.diagflat(jnp.asarray([-1.5, 0.0, 2.5]))\n'
@@ -117,25 +152,36 @@ EXAMPLES = {'jnp.acos': '>>> jnp.acos(jnp.asarray([0.25, 0.5, 0.75]))\n'
                '(Array([1., 1., 1.], dtype=float32), Array([0., 0., 0.], dtype=float32))',
  'jnp.dot': '>>> jnp.dot(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, 2.5]))\n'
             'Array(8.5, dtype=float32)',
+ 'jnp.dsplit': '>>> jnp.dsplit(jnp.arange(8).reshape(1, 2, 4), 2)\n'
+               '[Array([[[0, 1],\n'
+               '        [4, 5]]], dtype=int32), Array([[[2, 3],\n'
+               '        [6, 7]]], dtype=int32)]',
  'jnp.dstack': '>>> jnp.dstack(jnp.asarray([-1.5, 0.0, 2.5]))\n'
                'Array([[[-1.5,  0. ,  2.5]]], dtype=float32)',
  'jnp.ediff1d': '>>> jnp.ediff1d(jnp.asarray([-1.5, 0.0, 2.5]))\nArray([1.5, 2.5], dtype=float32)',
+ 'jnp.einsum': ">>> jnp.einsum('ij,j->i', jnp.asarray([[1, 2], [3, 4]]), jnp.asarray([1, 1]))\n"
+               'Array([3, 7], dtype=int32)',
+ 'jnp.empty': '>>> jnp.empty((0, 2))\nArray([], shape=(0, 2), dtype=float32)',
+ 'jnp.empty_like': '>>> jnp.empty_like(jnp.ones((2, 0)))\nArray([], shape=(2, 0), dtype=float32)',
  'jnp.equal': '>>> jnp.equal(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, 2.5]))\n'
               'Array([ True,  True,  True], dtype=bool)',
  'jnp.exp': '>>> jnp.exp(jnp.asarray([-1.5, 0.0, 2.5]))\n'
             'Array([ 0.22313015,  1.        , 12.182493  ], dtype=float32)',
  'jnp.exp2': '>>> jnp.exp2(jnp.asarray([-1.5, 0.0, 2.5]))\n'
              'Array([0.35355338, 1.        , 5.656854  ], dtype=float32)',
+ 'jnp.expand_dims': '>>> jnp.expand_dims(jnp.asarray([1, 2]), 0)\nArray([[1, 2]], dtype=int32)',
  'jnp.expm1': '>>> jnp.expm1(jnp.asarray([-1.5, 0.0, 2.5]))\n'
               'Array([-0.77686983,  0.        , 11.182494  ], dtype=float32)',
  'jnp.extract': '>>> jnp.extract(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, 2.5]))\n'
                 'Array([-1.5,  2.5], dtype=float32)',
+ 'jnp.eye': '>>> jnp.eye(2, 3, k=1)\nArray([[0., 1., 0.],\n       [0., 0., 1.]], dtype=float32)',
  'jnp.fabs': '>>> jnp.fabs(jnp.asarray([-1.5, 0.0, 2.5]))\nArray([1.5, 0. , 2.5], dtype=float32)',
  'jnp.fft.fft': '>>> jnp.fft.fft(jnp.asarray([-1.5, 0.0, 2.5]))\n'
                 'Array([ 1.  +0.j       , -2.75+2.1650636j, -2.75-2.1650636j], dtype=complex64)',
  'jnp.fft.fft2': '>>> jnp.fft.fft2(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
                  'Array([[ 7.+0.j, -1.+0.j],\n'
                  '       [-1.+0.j,  3.+0.j]], dtype=complex64)',
+ 'jnp.fft.fftfreq': '>>> jnp.fft.fftfreq(4)\nArray([ 0.  ,  0.25, -0.5 , -0.25], dtype=float32)',
  'jnp.fft.fftn': '>>> jnp.fft.fftn(jnp.asarray([-1.5, 0.0, 2.5]))\n'
                  'Array([ 1.  +0.j       , -2.75+2.1650636j, -2.75-2.1650636j], dtype=complex64)',
  'jnp.fft.fftshift': '>>> jnp.fft.fftshift(jnp.asarray([-1.5, 0.0, 2.5]))\n'
@@ -167,6 +213,7 @@ EXAMPLES = {'jnp.acos': '>>> jnp.acos(jnp.asarray([0.25, 0.5, 0.75]))\n'
  'jnp.fft.rfft2': '>>> jnp.fft.rfft2(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
                   'Array([[ 7.+0.j, -1.+0.j],\n'
                   '       [-1.+0.j,  3.+0.j]], dtype=complex64)',
+ 'jnp.fft.rfftfreq': '>>> jnp.fft.rfftfreq(4)\nArray([0.  , 0.25, 0.5 ], dtype=float32)',
  'jnp.fft.rfftn': '>>> jnp.fft.rfftn(jnp.asarray([-1.5, 0.0, 2.5]))\n'
                   'Array([ 1.  +0.j       , -2.75+2.1650636j], dtype=complex64)',
  'jnp.flatnonzero': '>>> jnp.flatnonzero(jnp.asarray([-1.5, 0.0, 2.5]))\n'
@@ -194,6 +241,16 @@ EXAMPLES = {'jnp.acos': '>>> jnp.acos(jnp.asarray([0.25, 0.5, 0.75]))\n'
               '(Array([-0.75 ,  0.   ,  0.625], dtype=float32), Array([1, 0, 2], dtype=int32))',
  'jnp.from_dlpack': '>>> jnp.from_dlpack(jnp.asarray([-1.5, 0.0, 2.5]))\n'
                     'Array([-1.5,  0. ,  2.5], dtype=float32)',
+ 'jnp.frombuffer': ">>> jnp.frombuffer(b'\\x01\\x02\\x03', dtype=jnp.uint8)\n"
+                   'Array([1, 2, 3], dtype=uint8)',
+ 'jnp.fromfunction': '>>> jnp.fromfunction(lambda i, j: i + j, (2, 3))\n'
+                     'Array([[0., 1., 2.],\n'
+                     '       [1., 2., 3.]], dtype=float32)',
+ 'jnp.fromstring': ">>> jnp.fromstring('1 2 3', dtype=jnp.int32, sep=' ')\n"
+                   'Array([1, 2, 3], dtype=int32)',
+ 'jnp.full': '>>> jnp.full((2, 2), 7)\n'
+             'Array([[7, 7],\n'
+             '       [7, 7]], dtype=int32, weak_type=True)',
  'jnp.full_like': '>>> jnp.full_like(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, '
                   '2.5]))\n'
                   'Array([-1.5,  0. ,  2.5], dtype=float32)',
@@ -258,6 +315,12 @@ EXAMPLES = {'jnp.acos': '>>> jnp.acos(jnp.asarray([0.25, 0.5, 0.75]))\n'
  'jnp.greater_equal': '>>> jnp.greater_equal(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, '
                       '0.0, 2.5]))\n'
                       'Array([ True,  True,  True], dtype=bool)',
+ 'jnp.hamming': '>>> jnp.hamming(5)\n'
+                'Array([0.08000001, 0.54      , 1.        , 0.54      , 0.08000001], '
+                'dtype=float32)',
+ 'jnp.hanning': '>>> jnp.hanning(5)\n'
+                'Array([0.        , 0.49999997, 1.        , 0.49999997, 0.        ], '
+                'dtype=float32)',
  'jnp.heaviside': '>>> jnp.heaviside(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, '
                   '2.5]))\n'
                   'Array([0., 0., 1.], dtype=float32)',
@@ -307,12 +370,17 @@ EXAMPLES = {'jnp.acos': '>>> jnp.acos(jnp.asarray([0.25, 0.5, 0.75]))\n'
                     '2.       ,\n'
                     '       2.2      , 2.4      , 2.6      , 2.8000002, 3.       ], '
                     'dtype=float32)])',
+ 'jnp.hsplit': '>>> jnp.hsplit(jnp.arange(4).reshape(2, 2), 2)\n'
+               '[Array([[0],\n'
+               '       [2]], dtype=int32), Array([[1],\n'
+               '       [3]], dtype=int32)]',
  'jnp.hstack': '>>> jnp.hstack(jnp.asarray([-1.5, 0.0, 2.5]))\n'
                'Array([-1.5,  0. ,  2.5], dtype=float32)',
  'jnp.hypot': '>>> jnp.hypot(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, 2.5]))\n'
               'Array([2.1213202, 0.       , 3.535534 ], dtype=float32)',
  'jnp.i0': '>>> jnp.i0(jnp.asarray([-1.5, 0.0, 2.5]))\n'
            'Array([1.6467235 , 0.99999994, 3.2898393 ], dtype=float32)',
+ 'jnp.identity': '>>> jnp.identity(2)\nArray([[1., 0.],\n       [0., 1.]], dtype=float32)',
  'jnp.indices': '>>> jnp.indices(jnp.asarray([1, 2, 6]))\n'
                 'Array([[[[0, 0, 0, 0, 0, 0],\n'
                 '         [0, 0, 0, 0, 0, 0]]],\n'
@@ -326,6 +394,10 @@ EXAMPLES = {'jnp.acos': '>>> jnp.acos(jnp.asarray([0.25, 0.5, 0.75]))\n'
                 '         [0, 1, 2, 3, 4, 5]]]], dtype=int32)',
  'jnp.inner': '>>> jnp.inner(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, 2.5]))\n'
               'Array(8.5, dtype=float32)',
+ 'jnp.insert': '>>> jnp.insert(jnp.arange(4), 1, 9)\nArray([0, 9, 1, 2, 3], dtype=int32)',
+ 'jnp.interp': '>>> jnp.interp(jnp.asarray([0.5, 1.5]), jnp.asarray([0.0, 1.0, 2.0]), '
+               'jnp.asarray([0.0, 10.0, 20.0]))\n'
+               'Array([ 5., 15.], dtype=float32)',
  'jnp.intersect1d': '>>> jnp.intersect1d(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, '
                     '2.5]))\n'
                     'Array([-1.5,  0. ,  2.5], dtype=float32)',
@@ -334,11 +406,19 @@ EXAMPLES = {'jnp.acos': '>>> jnp.acos(jnp.asarray([0.25, 0.5, 0.75]))\n'
  'jnp.iscomplex': '>>> jnp.iscomplex(jnp.asarray([-1.5, 0.0, 2.5]))\n'
                   'Array([False, False, False], dtype=bool)',
  'jnp.iscomplexobj': '>>> jnp.iscomplexobj(jnp.asarray([-1.5, 0.0, 2.5]))\nFalse',
+ 'jnp.isdtype': ">>> jnp.isdtype(jnp.float32, 'real floating')\nTrue",
  'jnp.isin': '>>> jnp.isin(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, 2.5]))\n'
              'Array([ True,  True,  True], dtype=bool)',
  'jnp.isreal': '>>> jnp.isreal(jnp.asarray([-1.5, 0.0, 2.5]))\n'
                'Array([ True,  True,  True], dtype=bool)',
  'jnp.isrealobj': '>>> jnp.isrealobj(jnp.asarray([-1.5, 0.0, 2.5]))\nTrue',
+ 'jnp.isscalar': '>>> jnp.isscalar(3.0), jnp.isscalar(jnp.ones(2))\n(True, False)',
+ 'jnp.issubdtype': '>>> jnp.issubdtype(jnp.int32, jnp.integer)\nTrue',
+ 'jnp.ix_': '>>> jnp.ix_(jnp.asarray([0, 1]), jnp.asarray([2, 3]))\n'
+            '(Array([[0],\n'
+            '       [1]], dtype=int32), Array([[2, 3]], dtype=int32))',
+ 'jnp.kaiser': '>>> jnp.kaiser(4, 5.0)\n'
+               'Array([0.03671089, 0.77532196, 0.77532196, 0.03671089], dtype=float32)',
  'jnp.kron': '>>> jnp.kron(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, 2.5]))\n'
              'Array([ 2.25, -0.  , -3.75, -0.  ,  0.  ,  0.  , -3.75,  0.  ,  6.25], '
              'dtype=float32)',
@@ -380,11 +460,17 @@ EXAMPLES = {'jnp.acos': '>>> jnp.acos(jnp.asarray([0.25, 0.5, 0.75]))\n'
  'jnp.linalg.inv': '>>> jnp.linalg.inv(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
                    'Array([[ 0.6, -0.2],\n'
                    '       [-0.2,  0.4]], dtype=float32)',
+ 'jnp.linalg.lstsq': '>>> jnp.linalg.lstsq(jnp.asarray([[1.0, 0.0], [0.0, 2.0], [0.0, 0.0]]), '
+                     'jnp.asarray([1.0, 4.0, 0.0]))[0]\n'
+                     'Array([1., 2.], dtype=float32)',
  'jnp.linalg.matmul': '>>> jnp.linalg.matmul(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, '
                       '0.0, 2.5]))\n'
                       'Array(8.5, dtype=float32)',
  'jnp.linalg.matrix_norm': '>>> jnp.linalg.matrix_norm(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
                            'Array(3.8729835, dtype=float32)',
+ 'jnp.linalg.matrix_power': '>>> jnp.linalg.matrix_power(jnp.asarray([[1, 1], [0, 1]]), 3)\n'
+                            'Array([[1, 3],\n'
+                            '       [0, 1]], dtype=int32)',
  'jnp.linalg.matrix_rank': '>>> jnp.linalg.matrix_rank(jnp.asarray([-1.5, 0.0, 2.5]))\n'
                            'Array(1, dtype=int32)',
  'jnp.linalg.matrix_transpose': '>>> jnp.linalg.matrix_transpose(jnp.asarray([[2.0, 1.0], [1.0, '
@@ -425,6 +511,16 @@ EXAMPLES = {'jnp.acos': '>>> jnp.acos(jnp.asarray([0.25, 0.5, 0.75]))\n'
  'jnp.linalg.tensordot': '>>> jnp.linalg.tensordot(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]), '
                          'jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
                          'Array(15., dtype=float32)',
+ 'jnp.linalg.tensorinv': '>>> jnp.linalg.tensorinv(jnp.eye(4).reshape(4, 2, 2) * 2, ind=1)\n'
+                         'Array([[[0.5, 0. , 0. , 0. ],\n'
+                         '        [0. , 0.5, 0. , 0. ]],\n'
+                         '\n'
+                         '       [[0. , 0. , 0.5, 0. ],\n'
+                         '        [0. , 0. , 0. , 0.5]]], dtype=float32)',
+ 'jnp.linalg.tensorsolve': '>>> jnp.linalg.tensorsolve(jnp.eye(4).reshape(2, 2, 2, 2) * 2, '
+                           'jnp.ones((2, 2)))\n'
+                           'Array([[0.5, 0.5],\n'
+                           '       [0.5, 0.5]], dtype=float32)',
  'jnp.linalg.trace': '>>> jnp.linalg.trace(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
                      'Array(5., dtype=float32)',
  'jnp.linalg.vecdot': '>>> jnp.linalg.vecdot(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, '
@@ -544,6 +640,9 @@ EXAMPLES = {'jnp.acos': '>>> jnp.acos(jnp.asarray([0.25, 0.5, 0.75]))\n'
                  '       [3.1622775e-02, 1.0000000e+00, 3.1622775e+02],\n'
                  '       [3.1622775e-02, 1.0000000e+00, 3.1622775e+02],\n'
                  '       [3.1622775e-02, 1.0000000e+00, 3.1622775e+02]], dtype=float32)',
+ 'jnp.mask_indices': '>>> jnp.mask_indices(3, jnp.triu)\n'
+                     '(Array([0, 0, 0, 1, 1, 2], dtype=int32), Array([0, 1, 2, 1, 2, 2], '
+                     'dtype=int32))',
  'jnp.matmul': '>>> jnp.matmul(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, 2.5]))\n'
                'Array(8.5, dtype=float32)',
  'jnp.matrix_transpose': '>>> jnp.matrix_transpose(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
@@ -557,12 +656,22 @@ EXAMPLES = {'jnp.acos': '>>> jnp.acos(jnp.asarray([0.25, 0.5, 0.75]))\n'
                 'Array([-1.5,  0. ,  2.5], dtype=float32)',
  'jnp.mean': '>>> jnp.mean(jnp.asarray([-1.5, 0.0, 2.5]))\nArray(0.33333334, dtype=float32)',
  'jnp.median': '>>> jnp.median(jnp.asarray([-1.5, 0.0, 2.5]))\nArray(0., dtype=float32)',
+ 'jnp.meshgrid': '>>> jnp.meshgrid(jnp.asarray([1, 2]), jnp.asarray([3, 4, 5]))\n'
+                 '[Array([[1, 2],\n'
+                 '       [1, 2],\n'
+                 '       [1, 2]], dtype=int32), Array([[3, 3],\n'
+                 '       [4, 4],\n'
+                 '       [5, 5]], dtype=int32)]',
  'jnp.minimum': '>>> jnp.minimum(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, 2.5]))\n'
                 'Array([-1.5,  0. ,  2.5], dtype=float32)',
  'jnp.mod': '>>> jnp.mod(jnp.asarray([0.25, 0.5, 0.75]), jnp.asarray([0.25, 0.5, 0.75]))\n'
             'Array([0., 0., 0.], dtype=float32)',
  'jnp.modf': '>>> jnp.modf(jnp.asarray([-1.5, 0.0, 2.5]))\n'
              '(Array([-0.5,  0. ,  0.5], dtype=float32), Array([-1.,  0.,  2.], dtype=float32))',
+ 'jnp.moveaxis': '>>> jnp.moveaxis(jnp.arange(6).reshape(2, 3), 0, 1)\n'
+                 'Array([[0, 3],\n'
+                 '       [1, 4],\n'
+                 '       [2, 5]], dtype=int32)',
  'jnp.multiply': '>>> jnp.multiply(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, 2.5]))\n'
                  'Array([2.25, 0.  , 6.25], dtype=float32)',
  'jnp.nan_to_num': '>>> jnp.nan_to_num(jnp.asarray([-1.5, 0.0, 2.5]))\n'
@@ -603,14 +712,25 @@ EXAMPLES = {'jnp.acos': '>>> jnp.acos(jnp.asarray([0.25, 0.5, 0.75]))\n'
               'Array([[ 2.25, -0.  , -3.75],\n'
               '       [-0.  ,  0.  ,  0.  ],\n'
               '       [-3.75,  0.  ,  6.25]], dtype=float32)',
+ 'jnp.pad': '>>> jnp.pad(jnp.asarray([1, 2]), 1)\nArray([0, 1, 2, 0], dtype=int32)',
+ 'jnp.partition': '>>> jnp.partition(jnp.asarray([3, 1, 2]), 1)\nArray([1, 2, 3], dtype=int32)',
  'jnp.percentile': '>>> jnp.percentile(jnp.asarray([0.25, 0.5, 0.75]), jnp.asarray([0.25, 0.5, '
                    '0.75]))\n'
                    'Array([0.25125, 0.2525 , 0.25375], dtype=float32)',
+ 'jnp.permute_dims': '>>> jnp.permute_dims(jnp.arange(6).reshape(2, 3), (1, 0))\n'
+                     'Array([[0, 3],\n'
+                     '       [1, 4],\n'
+                     '       [2, 5]], dtype=int32)',
+ 'jnp.piecewise': '>>> jnp.piecewise(jnp.asarray([-1.0, 2.0]), [jnp.asarray([True, False]), '
+                  'jnp.asarray([False, True])], [-1.0, 1.0])\n'
+                  'Array([-1.,  1.], dtype=float32)',
  'jnp.poly': '>>> jnp.poly(jnp.asarray([-1.5, 0.0, 2.5]))\n'
              'Array([ 1.  , -1.  , -3.75,  0.  ], dtype=float32)',
  'jnp.polyadd': '>>> jnp.polyadd(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, 2.5]))\n'
                 'Array([-3.,  0.,  5.], dtype=float32)',
  'jnp.polyder': '>>> jnp.polyder(jnp.asarray([-1.5, 0.0, 2.5]))\nArray([-3.,  0.], dtype=float32)',
+ 'jnp.polyfit': '>>> jnp.polyfit(jnp.asarray([0.0, 1.0, 2.0]), jnp.asarray([1.0, 3.0, 5.0]), 1)\n'
+                'Array([1.9999998, 1.0000001], dtype=float32)',
  'jnp.polyint': '>>> jnp.polyint(jnp.asarray([-1.5, 0.0, 2.5]))\n'
                 'Array([-0.5,  0. ,  2.5,  0. ], dtype=float32)',
  'jnp.polymul': '>>> jnp.polymul(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, 2.5]))\n'
@@ -628,16 +748,28 @@ EXAMPLES = {'jnp.acos': '>>> jnp.acos(jnp.asarray([0.25, 0.5, 0.75]))\n'
                  'Array([0.375, 0.5  , 0.625], dtype=float32)',
  'jnp.ravel': '>>> jnp.ravel(jnp.asarray([-1.5, 0.0, 2.5]))\n'
               'Array([-1.5,  0. ,  2.5], dtype=float32)',
+ 'jnp.ravel_multi_index': '>>> jnp.ravel_multi_index((jnp.asarray([0, 1]), jnp.asarray([2, 0])), '
+                          '(2, 3))\n'
+                          'Array([2, 3], dtype=int32)',
  'jnp.reciprocal': '>>> jnp.reciprocal(jnp.asarray([-1.5, 0.0, 2.5]))\n'
                    'Array([-0.6666667,        inf,  0.4      ], dtype=float32)',
  'jnp.repeat': '>>> jnp.repeat(jnp.asarray([1, 2, 6]), jnp.asarray([1, 2, 6]))\n'
                'Array([1, 2, 2, 6, 6, 6, 6, 6, 6], dtype=int32)',
+ 'jnp.reshape': '>>> jnp.reshape(jnp.arange(6), (2, 3))\n'
+                'Array([[0, 1, 2],\n'
+                '       [3, 4, 5]], dtype=int32)',
  'jnp.resize': '>>> jnp.resize(jnp.asarray([1, 2, 6]), jnp.asarray([1, 2, 6]))\n'
                'Array([[[1, 2, 6, 1, 2, 6],\n'
                '        [1, 2, 6, 1, 2, 6]]], dtype=int32)',
  'jnp.rint': '>>> jnp.rint(jnp.asarray([-1.5, 0.0, 2.5]))\nArray([-2.,  0.,  2.], dtype=float32)',
  'jnp.roll': '>>> jnp.roll(jnp.asarray([1, 2, 6]), jnp.asarray([1, 2, 6]))\n'
              'Array([1, 2, 6], dtype=int32)',
+ 'jnp.rollaxis': '>>> jnp.rollaxis(jnp.arange(6).reshape(1, 2, 3), 2)\n'
+                 'Array([[[0, 3]],\n'
+                 '\n'
+                 '       [[1, 4]],\n'
+                 '\n'
+                 '       [[2, 5]]], dtype=int32)',
  'jnp.roots': '>>> jnp.roots(jnp.asarray([-1.5, 0.0, 2.5]))\n'
               'Array([ 1.2909944+0.j, -1.2909944+0.j], dtype=complex64)',
  'jnp.rot90': '>>> jnp.rot90(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
@@ -650,6 +782,9 @@ EXAMPLES = {'jnp.acos': '>>> jnp.acos(jnp.asarray([0.25, 0.5, 0.75]))\n'
  'jnp.searchsorted': '>>> jnp.searchsorted(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, '
                      '2.5]))\n'
                      'Array([0, 1, 2], dtype=int32)',
+ 'jnp.select': '>>> jnp.select([jnp.asarray([True, False]), jnp.asarray([False, True])], '
+               '[jnp.asarray([1, 2]), jnp.asarray([3, 4])])\n'
+               'Array([1, 4], dtype=int32)',
  'jnp.setdiff1d': '>>> jnp.setdiff1d(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, '
                   '2.5]))\n'
                   'Array([], dtype=float32)',
@@ -665,6 +800,9 @@ EXAMPLES = {'jnp.acos': '>>> jnp.acos(jnp.asarray([0.25, 0.5, 0.75]))\n'
                      'Array([-1.5+0.j,  0. +0.j,  2.5+0.j], dtype=complex64)',
  'jnp.spacing': '>>> jnp.spacing(jnp.asarray([-1.5, 0.0, 2.5]))\n'
                 'Array([-1.1920929e-07,  1.4012985e-45,  2.3841858e-07], dtype=float32)',
+ 'jnp.split': '>>> jnp.split(jnp.arange(6), 3)\n'
+              '[Array([0, 1], dtype=int32), Array([2, 3], dtype=int32), Array([4, 5], '
+              'dtype=int32)]',
  'jnp.sqrt': '>>> jnp.sqrt(jnp.asarray([0.25, 0.5, 0.75]))\n'
              'Array([0.5       , 0.70710677, 0.8660254 ], dtype=float32)',
  'jnp.squeeze': '>>> jnp.squeeze(jnp.asarray([-1.5, 0.0, 2.5]))\n'
@@ -675,6 +813,16 @@ EXAMPLES = {'jnp.acos': '>>> jnp.acos(jnp.asarray([0.25, 0.5, 0.75]))\n'
  'jnp.subtract': '>>> jnp.subtract(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, 2.5]))\n'
                  'Array([0., 0., 0.], dtype=float32)',
  'jnp.sum': '>>> jnp.sum(jnp.asarray([-1.5, 0.0, 2.5]))\nArray(1., dtype=float32)',
+ 'jnp.swapaxes': '>>> jnp.swapaxes(jnp.arange(6).reshape(2, 3), 0, 1)\n'
+                 'Array([[0, 3],\n'
+                 '       [1, 4],\n'
+                 '       [2, 5]], dtype=int32)',
+ 'jnp.take': '>>> jnp.take(jnp.asarray([4, 5, 6]), jnp.asarray([0, 2]))\n'
+             'Array([4, 6], dtype=int32)',
+ 'jnp.take_along_axis': '>>> jnp.take_along_axis(jnp.asarray([[3, 1], [2, 4]]), jnp.asarray([[1], '
+                        '[0]]), axis=1)\n'
+                        'Array([[1],\n'
+                        '       [2]], dtype=int32)',
  'jnp.tan': '>>> jnp.tan(jnp.asarray([-1.5, 0.0, 2.5]))\n'
             'Array([-14.10142  ,   0.       ,  -0.7470223], dtype=float32)',
  'jnp.tanh': '>>> jnp.tanh(jnp.asarray([-1.5, 0.0, 2.5]))\n'
@@ -689,9 +837,15 @@ EXAMPLES = {'jnp.acos': '>>> jnp.acos(jnp.asarray([0.25, 0.5, 0.75]))\n'
  'jnp.transpose': '>>> jnp.transpose(jnp.asarray([-1.5, 0.0, 2.5]))\n'
                   'Array([-1.5,  0. ,  2.5], dtype=float32)',
  'jnp.trapezoid': '>>> jnp.trapezoid(jnp.asarray([-1.5, 0.0, 2.5]))\nArray(0.5, dtype=float32)',
+ 'jnp.tri': '>>> jnp.tri(3, 2)\n'
+            'Array([[1., 0.],\n'
+            '       [1., 1.],\n'
+            '       [1., 1.]], dtype=float32)',
  'jnp.tril': '>>> jnp.tril(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
              'Array([[2., 0.],\n'
              '       [1., 3.]], dtype=float32)',
+ 'jnp.tril_indices': '>>> jnp.tril_indices(2)\n'
+                     '(Array([0, 1, 1], dtype=int32), Array([0, 0, 1], dtype=int32))',
  'jnp.tril_indices_from': '>>> jnp.tril_indices_from(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
                           '(Array([0, 1, 1], dtype=int32), Array([0, 0, 1], dtype=int32))',
  'jnp.trim_zeros': '>>> jnp.trim_zeros(jnp.asarray([-1.5, 0.0, 2.5]))\n'
@@ -699,6 +853,8 @@ EXAMPLES = {'jnp.acos': '>>> jnp.acos(jnp.asarray([0.25, 0.5, 0.75]))\n'
  'jnp.triu': '>>> jnp.triu(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
              'Array([[2., 1.],\n'
              '       [0., 3.]], dtype=float32)',
+ 'jnp.triu_indices': '>>> jnp.triu_indices(2)\n'
+                     '(Array([0, 0, 1], dtype=int32), Array([0, 1, 1], dtype=int32))',
  'jnp.triu_indices_from': '>>> jnp.triu_indices_from(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
                           '(Array([0, 0, 1], dtype=int32), Array([0, 1, 1], dtype=int32))',
  'jnp.union1d': '>>> jnp.union1d(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, 2.5]))\n'
@@ -737,6 +893,8 @@ EXAMPLES = {'jnp.acos': '>>> jnp.acos(jnp.asarray([0.25, 0.5, 0.75]))\n'
                '[1.0, 3.0]]))\n'
                'Array([[ 5.,  5.],\n'
                '       [ 5., 10.]], dtype=float32)',
+ 'jnp.vsplit': '>>> jnp.vsplit(jnp.arange(4).reshape(2, 2), 2)\n'
+               '[Array([[0, 1]], dtype=int32), Array([[2, 3]], dtype=int32)]',
  'jnp.where': '>>> jnp.where(jnp.asarray([-1.5, 0.0, 2.5]))\n(Array([0, 2], dtype=int32),)',
  'jnp.zeros': '>>> jnp.zeros(jnp.asarray([1, 2, 6]))\n'
               'Array([[[0., 0., 0., 0., 0., 0.],\n'
