@@ -428,9 +428,15 @@ def _cv(x):
 _cv.defvjp(lambda x: (_cv(x), None), lambda r, g: (g,))
 
 
+def _lc(x):
+    return tjit.custom_derivatives.linear_call(
+        lambda _, v: lax.max(v, v[::-1]), lambda _, ct: ct, (), x)
+
+
 def _custom(dt):
     return [Case("custom_jvp_call", "custom_jvp", _cj, (edge(dt),)),
-            Case("custom_vjp_call", "custom_vjp", _cv, (edge(dt),))]
+            Case("custom_vjp_call", "custom_vjp", _cv, (edge(dt),)),
+            Case("linear_call", "linear_call", _lc, (edge(dt),))]
 
 
 def _threefry(dt):
@@ -537,7 +543,7 @@ CASES = {
     **dict.fromkeys(["complex", "real", "imag", "conj"], _complex),
     **dict.fromkeys(["cond", "while", "scan", "stop_gradient", "checkpoint",
                      "checkpoint_name"], _control_flow),
-    **dict.fromkeys(["custom_jvp_call", "custom_vjp_call"], _custom),
+    **dict.fromkeys(["custom_jvp_call", "custom_vjp_call", "linear_call"], _custom),
     **dict.fromkeys(["scatter", "scatter-add", "scatter-mul", "scatter-min", "scatter-max",
                      "scatter-sub"], _scatters),
     **dict.fromkeys(["broadcast_in_dim", "reshape", "transpose", "rev", "slice", "pad",
@@ -558,6 +564,8 @@ EXEMPT = {
                      "ppermute", "axis_index"],
                     "collectives: data movement and exact reductions over a named axis "
                     "(tests/parallel/)"),
+    "shard_map": "runs its body's own primitives (edge cases there) on each device's "
+                 "thread; tests/parallel/test_shard_map_threads.py",
 }
 
 
@@ -570,7 +578,7 @@ FUSED = {n for n in CASES if n not in (
     "sort", "dot_general", "threefry2x32", "cond", "while", "scan", "stop_gradient",
     "reduce_window_sum", "reduce_window_max", "reduce_window_min", "select_and_gather_add",
     "select_and_scatter_add", "conv_general_dilated",
-    "checkpoint", "checkpoint_name", "custom_jvp_call", "custom_vjp_call",
+    "checkpoint", "checkpoint_name", "custom_jvp_call", "custom_vjp_call", "linear_call",
     "bitcast_convert_type", "cumsum", "cumprod", "complex", "real", "imag", "conj")}
 
 
