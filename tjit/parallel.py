@@ -24,7 +24,9 @@ the enclosing program, which runs as one program. In a multi-process run (one de
 process) the axis spans the processes: the traced ``f`` maps this process's slice and its
 collectives carry the axis's MPI communicator (a ``CommunicatorTable``), so ``jit``,
 ``jvp``, ``linearize``, ``jacfwd`` and ``grad`` of ``pmap`` communicate as the top-level
-call does.
+call does. With several devices in each process it is one threaded step of the enclosing
+program instead, the per-device program on each device's thread with the hierarchical
+communicators (``traced_across_processes``: ``tjit/experimental/pmap_threads.py``).
 """
 
 import functools
@@ -217,6 +219,17 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
         devs = _devices_for(n, devices, backend, where)
         if any(isinstance(x, Tracer) for x in leaves):
             spans = process_axis(name, n)
+            if spans is not None and callable(spans[1]):   # several devices here
+                def per_device(*flat):
+                    a, kw = tree_unflatten(tree, list(flat))
+                    return with_statics(*a, **kw)
+
+                def out_axes_of(out):
+                    return _flatten_axes(out_spec, out, len(tree_flatten(out)[0]),
+                                         "out_axes", where, _Labels(fun, out, output=True),
+                                         "the function's output")
+                return traced_across_processes(per_device, leaves, axes, name, out_axes_of,
+                                               where)
             if spans is not None:   # the axis spans processes: this one maps its slice
                 with _bound([(name, spans[0])], comms=_process_table(name, *spans)):
                     return vmap(with_statics, in_axes=dyn_in_axes, out_axes=out_axes,
@@ -259,6 +272,19 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
 
 
 _process_tables = {}   # pmap axis communicator -> its CommunicatorTable (one per axis)
+
+
+def _refuse_traced(per_device, leaves, axes, name, out_axes_of, where):
+    raise NotImplementedError(
+        f"{where}: traced into jit, grad or jvp over axis {name!r}, which spans several "
+        f"devices in each process; import tjit.experimental.shard_map (it runs such a "
+        f"pmap on the devices' threads)")
+
+
+#: How a pmap traced into jit/grad/jvp runs over several devices in each of several
+#: processes: tjit/experimental/pmap_threads.py (above this layer) sets it when
+#: imported (``import tjit`` does), binding one threaded shard_map equation.
+traced_across_processes = _refuse_traced
 
 
 def _process_table(name, size, comms):

@@ -12,8 +12,11 @@
   hierarchical communicators bound) against the top-level call, the unsharded function
   and NumPy; jit(grad) and jvp of a (data x model) layer and a data-parallel loss
   against float64 central differences (|a - b| <= 1e-5 + 1e-4 |b|);
-* errors: a pmap that maps fewer devices than the process has, pmap traced under jit,
-  operands that differ across processes under TJIT_DISTRIBUTED_CHECKS=1;
+* jit, grad and jvp of pmap over the 4 devices (threads and hierarchical communicators,
+  as the top level): values against the top-level pmap and NumPy, gradients and jvps of
+  the processes' summed losses against float64 central differences;
+* errors: a pmap that maps fewer devices than the process has, operands that differ
+  across processes under TJIT_DISTRIBUTED_CHECKS=1;
 * data-parallel training of examples/train_mlp.py's MLP over the 4 devices, with pmap,
   shard_map and jit(shard_map): the same parameters as the one-process loop after 50 steps.
   Tolerance as in test_data_parallel.py: |a - b| <= 2e-6 + 1e-5 |b| (the gradient mean
@@ -92,11 +95,22 @@ try:                                             # each process maps all its dev
     out["short"] = ""
 except ValueError as e:
     out["short"] = str(e)
-try:                                             # traced, one program per process: refused
-    tjit.jit(tjit.pmap(lambda x: lax.psum(x, "i"), axis_name="i"))(mine)
-    out["traced_pmap"] = ""
-except NotImplementedError as e:
-    out["traced_pmap"] = str(e)
+# traced pmap (the per-device program on each device's thread): jit, grad, jvp
+Wp = np.random.default_rng(7).standard_normal((8, 3)).astype(np.float32)
+pf = tjit.pmap(lambda w, x: lax.psum(jnp.tanh(x[0] @ w), "i")
+               * (lax.axis_index("i") + 1).astype(jnp.float32)
+               + lax.ppermute(x[1, :3], "i", mixed) * 0.5, axis_name="i", in_axes=(None, 0))
+ploss = lambda w, x: jnp.sum(jnp.sin(pf(w, x)))   # this process's loss (SPMD: each its own)
+Tx = np.random.default_rng(8).standard_normal(X.shape).astype(np.float32)
+out["traced_pmap"] = {{
+    "top": np.asarray(pf(Wp, mine)),
+    "jit": np.asarray(tjit.jit(pf)(Wp, mine)),
+    "grad": [np.asarray(g) for g in tjit.jit(tjit.grad(ploss, argnums=(0, 1)))(Wp, mine)],
+    "jvp": np.asarray(tjit.jvp(lambda x: ploss(Wp, x), (mine,),
+                               (Tx[rank * N:(rank + 1) * N],))[1]),
+    "out_axes": np.asarray(tjit.jit(tjit.pmap(lambda x: x * 2, axis_name="i",
+                                              out_axes=1))(mine)),
+}}
 # processes disagreeing on the operand: TJIT_DISTRIBUTED_CHECKS=1 (read when the axis's
 # communicator is made: a new axis name) turns a hang or garbage into the same error
 os.environ["TJIT_DISTRIBUTED_CHECKS"] = "1"
@@ -269,6 +283,41 @@ def _check_traced(r, A):
     np.testing.assert_allclose(t["jvp1"], fd1, rtol=1e-4, atol=1e-5)
 
 
+def _check_traced_pmap(res, rank):
+    """jit/grad/jvp of a pmap over 2 devices in each of 2 processes: the values against
+    the top-level pmap and NumPy; each process's loss is its own (SPMD), so the
+    gradients are those of the sum of both processes' losses (psum/ppermute transpose
+    across processes): this process's rows of dL/dX, and dL/dW summed over the
+    processes, against float64 central differences of L; the jvps summed likewise."""
+    X = np.random.default_rng(0).standard_normal((4, 4, 8)).astype(np.float32)
+    W = np.random.default_rng(7).standard_normal((8, 3)).astype(np.float32)
+    Tx = np.random.default_rng(8).standard_normal(X.shape).astype(np.float32)
+    X64, W64, T64 = (a.astype(np.float64) for a in (X, W, Tx))
+
+    def outputs(w, x):       # every device's output, NumPy (mixed: 0->1, 1->3, 3->0)
+        s = np.tanh(x[:, 0] @ w).sum(0)
+        sent = np.zeros((4, 3))
+        for src, dst in ((0, 1), (1, 3), (3, 0)):
+            sent[dst] = x[src, 1, :3]
+        return s[None] * np.arange(1, 5)[:, None] + 0.5 * sent
+
+    def total(w, x):
+        return np.sum(np.sin(outputs(w, x)))
+    t = res[rank]["traced_pmap"]
+    mine = slice(2 * rank, 2 * rank + 2)
+    np.testing.assert_allclose(t["jit"], t["top"], rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(t["jit"], outputs(W64, X64)[mine], rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(t["out_axes"], np.moveaxis(2 * X[mine], 0, 1))
+    gw, gx = _fd_grad(total, [W64, X64])
+    np.testing.assert_allclose(t["grad"][1], gx[mine], rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(sum(np.asarray(res[q]["traced_pmap"]["grad"][0]) for q in res),
+                               gw, rtol=1e-4, atol=1e-5)
+    eps = 1e-6
+    fd = (total(W64, X64 + eps * T64) - total(W64, X64 - eps * T64)) / (2 * eps)
+    np.testing.assert_allclose(sum(float(res[q]["traced_pmap"]["jvp"]) for q in res), fd,
+                               rtol=1e-4, atol=1e-5)
+
+
 def _check_params(got, ref, rank, what):
     for layer, ref_layer in zip(got, ref):
         for k in ("w", "b"):
@@ -293,7 +342,7 @@ def test_two_devices_in_each_of_two_processes(tmp_path):
         np.testing.assert_allclose(r["grad"], np.broadcast_to(_numpy_grad(W, X), (2, 8, 3)),
                                    rtol=1e-4, atol=1e-6)
         assert "local device count 2" in r["short"], r["short"]
-        assert "several devices" in r["traced_pmap"], r["traced_pmap"]
+        _check_traced_pmap(res, rank)
         assert "float32[4, 4]" in r["mismatch"] and "float32[4, 5]" in r["mismatch"], \
             r["mismatch"]
         # shard_map: against nested vmap, and the psum against NumPy

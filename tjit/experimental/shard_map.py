@@ -48,6 +48,7 @@ from tjit.distributed import runtime
 from tjit.distributed.arrays import GlobalArray
 from tjit.distributed.mesh_groups import mesh_communicators
 from tjit.distributed.mpi_communicator import MPICommunicator
+from tjit.experimental import pmap_threads  # noqa: F401  (sets pmap's traced form there)
 from tjit.experimental.shard_map_processes import across_processes
 from tjit.experimental.shard_map_threads import (
     axis_group,

@@ -67,11 +67,13 @@ def runs_on_threads(mesh):
 
 
 def threaded_call(per_block, mesh, specs, out_specs, leaves, block_avals, where,
-                  check_rep=False):
+                  check_rep=False, local=False):
     """Bind ``shard_map_p`` for ``per_block`` (flat blocks -> flat outputs) at the global
     argument ``leaves``; returns the flat global outputs (``out_specs``: one PartitionSpec
     per output leaf; ``check_rep``: each output is proven the same on every device along
-    the axes its out_spec leaves out)."""
+    the axes its out_spec leaves out; ``local``: arguments and outputs are this process's
+    devices' blocks put together, not global values: a traced pmap, see
+    ``local_shape``)."""
     with _bound([(n, mesh.shape[n]) for n in mesh.axis_names]):
         closed = trace_to_jaxpr(per_block, [ShapedArray(a.shape, a.dtype, a.weak_type)
                                             for a in block_avals], where)
@@ -81,7 +83,7 @@ def threaded_call(per_block, mesh, specs, out_specs, leaves, block_avals, where,
     return shard_map_p.bind(*consts, *leaves, body=ClosedJaxpr(jaxpr, []), mesh=mesh,
                             in_specs=in_specs,
                             out_specs=tuple(out_specs), where=where,
-                            check_rep=bool(check_rep))
+                            check_rep=bool(check_rep), local=bool(local))
 
 
 # -- rules ------------------------------------------------------------------------------
@@ -91,8 +93,9 @@ def _global_shape(mesh, spec, block):
 
 
 @shard_map_p.def_abstract_eval
-def _abstract(*avals, body, mesh, in_specs, out_specs, where, check_rep):
-    return [ShapedArray(_global_shape(mesh, spec, a.shape), a.dtype)
+def _abstract(*avals, body, mesh, in_specs, out_specs, where, check_rep, local):
+    shape_of = local_shape if local else _global_shape
+    return [ShapedArray(shape_of(mesh, spec, a.shape), a.dtype)
             for a, spec in zip(body.out_avals, out_specs)]
 
 
@@ -101,10 +104,12 @@ shard_map_p.def_weak_type(lambda *weak, body, **params: [a.weak_type
 
 
 @shard_map_p.def_impl
-def _impl(xp, *args, body, mesh, in_specs, out_specs, where, check_rep):
+def _impl(xp, *args, body, mesh, in_specs, out_specs, where, check_rep, local):
     if xp is not np:
         raise NotImplementedError(f"{where}: a shard_map over CPU devices runs on the host; "
                                   f"compile it for the cpu backend")
+    if local:
+        return _impl_local(args, body, mesh, in_specs, out_specs)
     # every process runs this step (SPMD) with the global values; it cuts and runs the
     # blocks of its own devices only
     devices = local_mesh_devices(mesh, where)
@@ -207,8 +212,40 @@ def _lowering(ctx, *ins, **params):
                        primitive=shard_map_p, params=params)
 
 
-def _expanded(body, mesh, in_specs, out_specs, where, check_rep):
+def _impl_local(args, body, mesh, in_specs, out_specs):
+    """The ``local`` form (a traced pmap): this process's devices take consecutive
+    blocks of the arguments split over the axis and the whole of the others; outputs
+    put their blocks together, or are device 0's."""
+    devices = mesh.local_devices
+    n = len(devices)
+
+    def block(x, spec, k):
+        if not spec.mesh_axes():
+            return x
+        b = x.shape[0] // n
+        return np.ascontiguousarray(x[k * b:(k + 1) * b])
+    per_device = [[block(np.asarray(x), spec, k) for x, spec in zip(args, in_specs)]
+                  for k in range(n)]
+    outs = run_bound(_program(body, mesh), per_device, _communicators(mesh, devices))
+    return [np.concatenate([np.asarray(o[i]) for o in outs]) if spec.mesh_axes()
+            else np.array(outs[0][i]) for i, spec in enumerate(out_specs)]
+
+
+def local_shape(mesh, spec, block):
+    """The shape of this process's part of a value split by ``spec`` into blocks of
+    ``block``, in the ``local`` form: a 1-D mesh, a spec splitting dim 0 or nothing, and
+    the process's devices consecutive on the axis (pmap's layout)."""
+    if not spec.mesh_axes():
+        return tuple(block)
+    return (block[0] * len(mesh.local_devices),) + tuple(block[1:])
+
+
+def _expanded(body, mesh, in_specs, out_specs, where, check_rep, local):
     """The definition: the body under one vmap(axis_name) per mesh axis."""
+    if local:
+        raise NotImplementedError(f"{where}: vmap of a traced pmap over several devices "
+                                  f"in each of several processes; vmap inside the pmap")
+
     def per_block(*blocks):
         return eval_jaxpr(body.jaxpr, body.consts, *blocks)
 
@@ -221,78 +258,122 @@ def _jvp(primals, tangents, **params):
     """Outputs by the threaded call; tangents by a threaded call of the body's jvp, a
     linear map in them whose transpose is a threaded call of the body's vjp
     (``linear_call``), so reverse mode runs on the devices' threads too (its backward
-    call recomputes the body's forward pass per device). Integer operands or outputs:
-    the definition's jvp."""
+    call recomputes the body's forward pass per device). Integer operands take no
+    tangent, integer outputs a zero one."""
     body = params["body"]
-    if not all(dtypes.is_inexact(a.dtype) for a in body.in_avals + body.out_avals):
-        outs, t_outs = jvp(_expanded(**params), tuple(primals),
-                           tuple(instantiate(t) for t in tangents))
-        return list(outs), list(t_outs)
     outs = shard_map_p.bind(*primals, **params)
-    if all(type(t) is Zero for t in tangents):
+    diff_in, diff_out = _differentiable(body)
+    if not diff_out or all(type(tangents[i]) is Zero for i in diff_in):
         return outs, [Zero.from_value(o) for o in outs]
     tangent_map, cotangent_map = _derived_maps(**params)
-    t_outs = linear_call(tangent_map, cotangent_map, tuple(primals),
-                         tuple(instantiate(t) for t in tangents))
-    return outs, list(t_outs)
+    t_diff = linear_call(tangent_map, cotangent_map, tuple(primals),
+                         tuple(instantiate(tangents[i]) for i in diff_in))
+    t_outs = [Zero.from_value(o) for o in outs]
+    for j, t in zip(diff_out, t_diff):
+        t_outs[j] = t
+    return outs, t_outs
 
 
-def _derived_maps(body, mesh, in_specs, out_specs, where, check_rep):
-    """(tangent map, cotangent map) of the shard_map: functions of (primals, tangents)
-    and (primals, output cotangents) that bind it with the body's jvp and vjp."""
+def _differentiable(body):
+    """The positions of the body's floating (or complex) inputs and outputs."""
+    return ([i for i, a in enumerate(body.in_avals) if dtypes.is_inexact(a.dtype)],
+            [j for j, a in enumerate(body.out_avals) if dtypes.is_inexact(a.dtype)])
+
+
+def _derived_maps(body, mesh, in_specs, out_specs, where, check_rep, local):
+    """(tangent map, cotangent map) of the shard_map: functions of (primals, tangents
+    of the floating inputs) and (primals, cotangents of the floating outputs) that bind
+    it with the body's jvp and vjp."""
     bodies = _derived.get(body)
     if bodies is None:
-        bodies = _derived[body] = _derived_bodies(body, mesh, in_specs, out_specs, where)
-    jvp_body, vjp_body = bodies
-    common = {"mesh": mesh, "where": where}
+        bodies = _derived[body] = _derived_bodies(body, mesh, in_specs, out_specs, where,
+                                                  local)
+    jvp_body, vjp_body, ct_specs = bodies
+    diff_in, diff_out = _differentiable(body)
+    t_specs = tuple(in_specs[i] for i in diff_in)
+    common = {"mesh": mesh, "where": where, "local": local}
 
     # (tangents of outputs proven replicated are too; input cotangents are psum'd over
     # the axes their specs leave out, so replicated there)
     def tangent_map(primals, tangents):
         return shard_map_p.bind(*primals, *tangents, body=jvp_body,
-                                in_specs=in_specs + in_specs, out_specs=out_specs,
+                                in_specs=in_specs + t_specs,
+                                out_specs=tuple(out_specs[j] for j in diff_out),
                                 check_rep=check_rep, **common)
 
     def cotangent_map(primals, cts):
-        return tuple(shard_map_p.bind(*primals, *cts, body=vjp_body,
-                                      in_specs=in_specs + out_specs, out_specs=in_specs,
-                                      check_rep=True, **common))
+        got = shard_map_p.bind(*primals, *cts, body=vjp_body,
+                               in_specs=in_specs + tuple(out_specs[j] for j in diff_out),
+                               out_specs=ct_specs, check_rep=True, **common)
+        # (local form: an input the axis does not split came back one row per device)
+        return tuple(lax.reduce_sum(c, (0,)) if s != spec else c
+                     for c, s, spec in zip(got, ct_specs, t_specs))
     return tangent_map, cotangent_map
 
 
-def _derived_bodies(body, mesh, in_specs, out_specs, where):
-    """The per-block jvp (primals, tangents -> output tangents) and vjp (primals, output
-    cotangents -> input cotangents) of ``body``. As the definition: an output the specs
-    leave unsplit along some axes is the copy at index 0 there, so only that device
-    gets its cotangent; an input they leave unsplit is broadcast, so its cotangent is
-    the sum over those axes."""
+def _derived_bodies(body, mesh, in_specs, out_specs, where, local):
+    """The per-block jvp (primals, floating inputs' tangents -> floating outputs'
+    tangents) and vjp (primals, their cotangents -> the floating inputs' cotangents) of
+    ``body``, and the vjp's out_specs. As the definition: an output the specs leave
+    unsplit along some axes is the copy at index 0 there, so only that device gets its
+    cotangent; an input they leave unsplit is broadcast, so its cotangent is the sum
+    over those axes. In the local form (a traced pmap) those are this process's
+    devices: its device 0, and a sum over its devices (each device's cotangent comes
+    back as a row, summed by the caller)."""
     def run(*blocks):
         return eval_jaxpr(body.jaxpr, body.consts, *blocks)
 
     n = len(body.in_avals)
+    diff_in, diff_out = _differentiable(body)
+    n_local = len(mesh.local_devices)
+
+    def on_diff(prim):
+        def fn(*d):
+            full = list(prim)
+            for i, v in zip(diff_in, d):
+                full[i] = v
+            outs = run(*full)
+            return [outs[j] for j in diff_out]
+        return fn
 
     def jvp_block(*blocks):
-        return list(jvp(run, tuple(blocks[:n]), tuple(blocks[n:]))[1])
+        prim = blocks[:n]
+        return list(jvp(on_diff(prim), tuple(prim[i] for i in diff_in),
+                        tuple(blocks[n:]))[1])
 
     def vjp_block(*blocks):
-        cts = [_only_at_index_0(c, _unsplit(mesh, spec))
-               for c, spec in zip(blocks[n:], out_specs)]
-        cts_in = vjp(run, *blocks[:n])[1](cts)
-        return [_summed(c, _unsplit(mesh, spec)) for c, spec in zip(cts_in, in_specs)]
+        prim = blocks[:n]
+        cts = [_only_at_index_0(c, _unsplit(mesh, out_specs[j]), n_local if local else 0)
+               for c, j in zip(blocks[n:], diff_out)]
+        cts_in = vjp(on_diff(prim), *[prim[i] for i in diff_in])[1](cts)
+        if local:
+            return [c if in_specs[i].mesh_axes() else c[None]
+                    for c, i in zip(cts_in, diff_in)]
+        return [_summed(c, _unsplit(mesh, in_specs[i])) for c, i in zip(cts_in, diff_in)]
 
     avals = list(body.in_avals)
-    return (_trace_body(jvp_block, avals + avals, mesh, where + " (jvp)"),
-            _trace_body(vjp_block, avals + list(body.out_avals), mesh, where + " (vjp)"))
+    ct_specs = tuple(in_specs[i] if not local or in_specs[i].mesh_axes()
+                     else type(in_specs[i])(mesh.axis_names[0]) for i in diff_in)
+    return (_trace_body(jvp_block, avals + [avals[i] for i in diff_in], mesh,
+                        where + " (jvp)"),
+            _trace_body(vjp_block, avals + [body.out_avals[j] for j in diff_out], mesh,
+                        where + " (vjp)"),
+            ct_specs)
 
 
 def _unsplit(mesh, spec):
     return tuple(a for a in mesh.axis_names if a not in spec.mesh_axes())
 
 
-def _only_at_index_0(ct, axes):
+def _only_at_index_0(ct, axes, per_process=0):
+    """``ct`` on the device at index 0 along ``axes`` (``per_process``: at index 0 of
+    each process's consecutive devices: the local form), zero elsewhere."""
     if not axes:
         return ct
-    return ct * (lax.axis_index(axes) == 0).astype(ct.dtype)
+    index = lax.axis_index(axes)
+    if per_process:
+        index = index % per_process
+    return ct * (index == 0).astype(ct.dtype)
 
 
 def _summed(ct, axes):
