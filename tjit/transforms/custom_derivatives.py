@@ -45,6 +45,7 @@ from tjit.primitives.reductions import reduce_sum_p
 from tjit.primitives.rules import Zero, bdim_at_front, instantiate, moveaxis, tangent_aval
 from tjit.transforms.ad import JVPTrace, _to_array
 from tjit.transforms.batching import BatchTrace, BatchTracer, batching_axis_name
+from tjit.transforms.partial_eval import LinearizeTrace
 
 
 # -- public helper types -------------------------------------------------------------------
@@ -321,6 +322,9 @@ class custom_jvp:
         trace = current_trace()
         if isinstance(trace, EvalTrace):
             return self.fun(*args)
+        if _all_known(trace, args):
+            with set_current_trace(trace.parent):
+                return self(*args)
         split = _ArgSplit(args, nondiff, "custom_jvp", fname)
         store = {}
         flat_jvp = self._flat_jvp(split, store, fname)
@@ -380,6 +384,15 @@ class custom_jvp:
                         for i, (t, p) in enumerate(zip(t_leaves, p_leaves))]
             return p_leaves, t_leaves
         return flat_jvp
+
+
+def _all_known(trace, args):
+    """Under linearization with every argument known (e.g. ``f(x)`` called inside a jvp rule
+    under ``grad``): the call belongs to the parent trace, as in JAX's partial evaluation
+    (JaxprTrace.process_custom_jvp_call), so at concrete points the function and its
+    rules may branch on values in Python."""
+    return isinstance(trace, LinearizeTrace) and \
+        not any(trace.is_unknown(x) for x in tree_flatten(args)[0])
 
 
 def _has_tangent(trace, leaves):
@@ -454,6 +467,9 @@ class custom_vjp:
         trace = current_trace()
         if isinstance(trace, EvalTrace):
             return self.fun(*args)
+        if _all_known(trace, args):
+            with set_current_trace(trace.parent):
+                return self(*args)
         split = _ArgSplit(args, nondiff, "custom_vjp", fname)
         store = {}
         fwd = self._flat_fwd(split, store, fname)
