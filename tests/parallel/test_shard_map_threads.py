@@ -219,3 +219,39 @@ def test_threaded_shard_map_inside_pmap_does_not_deadlock():
     assert not t.is_alive(), "pmap of a threaded shard_map hung"
     blocks = x.astype(np.float64).reshape(2, 2, 2, 2).sum(1)   # per pmap member: sm(v)
     np.testing.assert_allclose(result["got"], np.stack([2 * blocks.sum(0)] * 2))
+
+
+def test_integer_operands_and_outputs_keep_the_threads_under_grad(monkeypatch):
+    # integer operands take no tangent and integer outputs a zero one; the floating ones
+    # are differentiated on the devices' threads, as the definition does
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((8, 4)).astype(np.float32)
+    idx = rng.integers(0, 4, size=(8,)).astype(np.int32)
+    calls = []
+    real = shard_map_threads.run_bound
+    monkeypatch.setattr(shard_map_threads, "run_bound",
+                        lambda *a: calls.append(1) or real(*a))
+
+    def body(b, i):
+        picked = jnp.take_along_axis(b, i[:, None], axis=1)[:, 0]
+        return lax.psum(jnp.sum(jnp.tanh(picked)), "i"), jnp.argmax(b, axis=1) + i
+
+    def loss_of(f):
+        def loss(x):
+            s, k = f(x, idx)
+            return s + jnp.sum(k.astype(jnp.float32)) * 0.0 + jnp.sum(x[:, 0] ** 2)
+        return loss
+
+    with cpu_device_count(4):
+        mesh = tjit.make_mesh((4,), ("i",))
+        f = shard_map(body, mesh, in_specs=(P("i"), P("i")), out_specs=(P(), P("i")))
+        g = tjit.jit(tjit.grad(loss_of(f)))(x)
+        assert calls, "the blocks did not run on the devices' threads"
+        t = tjit.jvp(tjit.jit(loss_of(f)), (x,), (np.ones_like(x),))[1]
+    x64 = x.astype(np.float64)
+    picked = x64[np.arange(8), idx]
+    want = np.zeros_like(x64)
+    want[np.arange(8), idx] = 1 - np.tanh(picked) ** 2
+    want[:, 0] += 2 * x64[:, 0]
+    np.testing.assert_allclose(np.asarray(g), want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(float(t), want.sum(), rtol=1e-5)
