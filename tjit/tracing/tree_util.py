@@ -38,12 +38,24 @@ def register_pytree_node_class(cls):
     return cls
 
 
-def register_dataclass(cls, data_fields=None, meta_fields=None):
+def register_dataclass(cls, data_fields=None, meta_fields=None, drop_fields=()):
+    """Register ``cls`` as a pytree whose ``data_fields`` are children and ``meta_fields``
+    static aux data (JAX's signature). Left out, both come from the dataclass's ``init``
+    fields: those declared ``field(metadata=dict(static=True))`` are meta, the rest data;
+    ``drop_fields`` are in neither."""
     import dataclasses
+    if (data_fields is None) != (meta_fields is None):
+        raise TypeError(f"register_dataclass: data_fields and meta_fields must both be "
+                        f"specified when either is specified. Got data_fields={data_fields} "
+                        f"meta_fields={meta_fields}.")
     if data_fields is None:
-        data_fields = [f.name for f in dataclasses.fields(cls)]
-        meta_fields = []
-    meta_fields = list(meta_fields or [])
+        if not dataclasses.is_dataclass(cls):
+            raise TypeError(f"register_dataclass: data_fields and meta_fields are required "
+                            f"when nodetype is not a dataclass. Got nodetype={cls!r}")
+        fields = [f for f in dataclasses.fields(cls) if f.init and f.name not in drop_fields]
+        data_fields = [f.name for f in fields if not f.metadata.get("static", False)]
+        meta_fields = [f.name for f in fields if f.metadata.get("static", False)]
+    meta_fields = list(meta_fields)
     data_fields = list(data_fields)
 
     def flat(o):
