@@ -15,7 +15,7 @@ from tjit.tracing.errors import (  # noqa: F401
     UnexpectedTracerError, ShapeError, InconclusiveDimensionError, TjitError)
 from tjit import numpy, lax  # noqa: F401
 from tjit.api import (  # noqa: F401
-    jit, make_jaxpr, eval_shape, ShapeDtypeStruct, device_put, device_get,
+    jit, make_jaxpr, eval_shape, typeof, ShapeDtypeStruct, device_put, device_get,
     block_until_ready, clear_caches, show)
 from tjit.devices.backend import (  # noqa: F401
     default_backend, local_devices, device_count, local_device_count, Device)

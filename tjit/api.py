@@ -281,6 +281,7 @@ class Jitted:
         # automatic dynamic shapes (dynamic_shapes.py); explicit polymorphic_shapes win
         self._dynamic = bool(dynamic_shapes) and polymorphic_shapes is None and op == "jit"
         self._families = {}    # family key (all but the sizes) -> _dyn.Family
+        self._route = None     # _dyn.Route of the last dynamic family called, or None
         # id(dynamic entry) -> its programs planned within memory_budget at larger sizes
         self._budgeted = {}
         self.trace_count = 0
@@ -340,13 +341,20 @@ class Jitted:
                 if entry is not None:
                     v = None  # (drop the reference: donation checks who holds a buffer)
                     return self._run(entry, [x._value for x in args], args)
-            last = self._last
+            last, route, leaves = self._last, self._route, None
             if last is not None and last[2] == config.version:
                 leaves = last[0](args)
                 if leaves is not None:
                     raw = _same_avals(leaves, last[1])
                     if raw is not None:
                         return self._run(last[3], raw, leaves)
+            # a size not cached of a dynamic family: straight to its programs
+            if route is not None and route.version == config.version:
+                if leaves is None or last[0] is not route.flat:
+                    leaves = route.flat(args)
+                hit = route.match(leaves, Array) if leaves is not None else None
+                if hit is not None:
+                    return self._run_new_size(route, hit, args)
         if self._call_argnums and self._call_argnums[-1] >= len(args):
             self._check_call_arity(args)
         dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
@@ -384,9 +392,23 @@ class Jitted:
         elif self._simple and not dyn_kwargs and key in self._cache and \
                 all(type(x) is Array for x in leaves):
             last = self._last
-            flat = last[0] if last is not None and last[4] is treedef else \
+            # (one generated flattener per structure, not per size: compiling it is ~30 us)
+            flat = last[0] if last is not None and last[4] == treedef else \
                 flattener(treedef)
             self._last = (flat, tuple(sig), config.version, entry, treedef)
+        return self._run(entry, raw, leaves)
+
+    def _run_new_size(self, route, hit, args):
+        """Run the dynamic program ``route`` found, and keep these sizes where the next
+        call at them looks first (what the full path would have cached)."""
+        entry, leaves, raw, sig = hit
+        if len(leaves) == len(args) and all(type(x) is Array for x in args):
+            fam = route.family
+            if fam.cached_sizes < _dyn.MAX_CACHED_SIZES:
+                fam.cached_sizes += 1
+                self._fast_cache[(tuple(sig), route.version)] = entry
+        else:
+            self._last = (route.flat, tuple(sig), route.version, entry, route.treedef)
         return self._run(entry, raw, leaves)
 
     @staticmethod
@@ -552,6 +574,7 @@ class Jitted:
                     if fam.cached_sizes < _dyn.MAX_CACHED_SIZES:
                         fam.cached_sizes += 1
                         self._cache[key] = entry
+                    self._set_route(fam, fkey, dyn_kwargs)
                     return entry
         if entry is not None:   # (its peak at these sizes is over the memory budget)
             return self._within_budget(key, entry, shapes, how, over)
@@ -584,11 +607,25 @@ class Jitted:
             over = served and _over_budget(self.memory_budget, entry, shapes)
             if served and not over:
                 self._cache[key] = entry
+                self._set_route(fam, fkey, dyn_kwargs)
         if not served:  # (its guards hold at the traced sizes; a racing wider one may not)
             return self._compile_once(key, *how, cause)
         if over:
             return self._within_budget(key, entry, shapes, how, f"{cause}; {over}")
         return entry
+
+    def _set_route(self, fam, fkey, dyn_kwargs):
+        """Let later calls of ``fam``'s structure at sizes not cached go straight to its
+        dynamic programs (``_dyn.Route``), where calls are positional only and no memory
+        budget picks programs by size. Under ``self._lock``."""
+        route = self._route
+        if (route is not None and route.family is fam) or not self._simple or dyn_kwargs \
+                or self.memory_budget is not None:
+            return
+        treedef, kinds, _, version, _, _ = fkey
+        flat = route.flat if route is not None and route.treedef == treedef else \
+            flattener(treedef)
+        self._route = _dyn.Route(fam, flat, treedef, kinds, version)
 
     def _within_budget(self, key, dynamic, shapes, how, cause):
         """The entry for ``shapes``, over the memory budget in the ``dynamic`` program:
@@ -795,6 +832,7 @@ class Jitted:
             self._cache.clear()
             self._fast_cache.clear()
             self._last = None
+            self._route = None
             self._families.clear()
             self._budgeted.clear()
 
@@ -1300,6 +1338,19 @@ def eval_shape(fun, *args, **kwargs):
     """Output shapes/dtypes of ``fun`` as ShapeDtypeStructs, without computing."""
     _, shapes = make_jaxpr(lambda *a, **k: fun(*a, **k), return_shape=True)(*args, **kwargs)
     return shapes
+
+
+def typeof(x):
+    """The abstract value of ``x`` (shape, dtype, weak type) as a ShapedArray, as
+    ``jax.typeof``: for an array, a tracer inside a transformation, or a scalar (a Python
+    number gives a weakly typed one).
+
+    Args:
+      x: an array, tracer, or Python/NumPy scalar.
+    """
+    from tjit.lax._elementwise import asarray_for_lax
+    from tjit.tracing.core import get_aval
+    return get_aval(x if isinstance(x, (Array, Tracer)) else asarray_for_lax(x))
 
 
 def device_put(x, device=None):
