@@ -272,6 +272,85 @@ class Family:
         return pattern, _cause(changed, self.ref, shapes, names, pattern)
 
 
+class Route:
+    """The short way from a call's arguments to its family's dynamic programs, for a
+    jit whose calls are positional arguments only (no statics, no kwargs): the
+    generated flattener of the family's argument structure, then one generated
+    function (``_matcher``) that checks each leaf's type, dtype, weak type and shape
+    against the family's programs, binds the sizes and evaluates the guards. A call at
+    a size this jit has not cached takes it instead of building a treedef, a signature
+    and a cache key that it would only use to find the same family (jit's part of a new
+    size ~80 -> ~25 us in situ, bench_dynamic_shapes.py). None where anything differs:
+    the caller takes the full path, which retraces or explains as before."""
+
+    __slots__ = ("_match", "_programs", "family", "flat", "kinds", "treedef", "version")
+
+    def __init__(self, family, flat, treedef, kinds, version):
+        self.family = family
+        self.flat = flat            # args -> leaves, or None when the structure differs
+        self.treedef = treedef      # (the structure of the args: the caller's _last)
+        self.kinds = kinds          # per leaf (rank, dtype, weak), as the family key's
+        self.version = version      # config.version the family was keyed with
+        self._programs, self._match = None, None
+
+    def match(self, leaves, array_type):
+        """(entry, leaves, raw values, per-leaf (shape, dtype, weak)) of the dynamic
+        program that serves a call's ``leaves`` (``self.flat``'s), else None."""
+        if len(leaves) != len(self.kinds):
+            return None
+        programs = self.family.programs
+        if self._programs != (programs, len(programs)):   # (widened, or one more variant)
+            self._match = _matcher(self.kinds, list(programs), array_type)
+            self._programs = (programs, len(programs))
+        return self._match(leaves)
+
+
+def _matcher(kinds, programs, array_type):
+    """One generated function ``leaves -> (entry, leaves, raw, sig) or None`` for a
+    family of leaf ``kinds`` served by ``programs`` ((pattern, entry) pairs, tried in
+    order as ``Family.lookup`` does): straight-line code, as a new size's cost in situ is
+    mostly cold caches of the Python code and objects it touches."""
+    consts = {"_A": array_type}
+    n = len(kinds)
+    lines = ["def match(leaves):", f"    {', '.join(f'x{i}' for i in range(n))}, = leaves"
+             if n else "    pass"]
+    for i, (_, dtype, weak) in enumerate(kinds):
+        consts[f"_d{i}"] = dtype
+        lines += [f"    if type(x{i}) is not _A or x{i}._weak != {bool(weak)}: return None",
+                  f"    v{i} = x{i}._value",
+                  f"    d{i}, s{i} = v{i}.dtype, v{i}.shape",
+                  # (dtypes of one kind are one object: ``is`` first, as == is slow)
+                  f"    if d{i} is not _d{i} and d{i} != _d{i}: return None"]
+    found = (f"(_e{{k}}, leaves, [{', '.join(f'v{i}' for i in range(n))}], "
+             f"[{', '.join(f'(s{i}, _d{i}, {bool(w)})' for i, (_, _, w) in enumerate(kinds))}])")
+    for k, (pattern, entry) in enumerate(programs):
+        consts[f"_e{k}"] = entry
+        tests, where = [], {}
+        for i, dims in enumerate(pattern.dims):
+            if all(type(d) is int for d in dims):
+                consts[f"_f{k}_{i}"] = dims
+                tests.append(f"s{i} == _f{k}_{i}")
+                continue
+            tests.append(f"len(s{i}) == {len(dims)}")
+            for j, d in enumerate(dims):
+                at = f"s{i}[{j}]"
+                if type(d) is int:
+                    tests.append(f"{at} == {d}")
+                elif d.name in where:
+                    tests.append(f"{at} == {where[d.name]}")
+                else:
+                    where[d.name] = at
+                    tests.append(f"{at} >= 2")     # (sizes 0 and 1 are never symbolic)
+        if pattern._check is not None:
+            consts[f"_g{k}"] = pattern._check
+            tests.append(f"_g{k}({', '.join(where[x.name] for x in pattern._check_symbols)})")
+        lines += [f"    if {' and '.join(tests) or 'True'}:",
+                  f"        return {found.format(k=k)}"]
+    lines.append("    return None")
+    exec("\n".join(lines), consts)  # noqa: S102 (generated from the patterns; names only constants)
+    return consts["match"]
+
+
 def _first_leaf(shapes, ref, names):
     for n, s, r in zip(names, shapes, ref):
         if s != r:
