@@ -385,6 +385,28 @@ def test_quantile_dtype_with_python_number_q(name, q, dtype, x64):
                                    rtol=1e-3 if dtype == np.float16 else 1e-6)
 
 
+@pytest.mark.parametrize("name", ["nanmean", "nanvar", "nanstd", "nansum", "nanprod"])
+@pytest.mark.parametrize("a_dtype", [np.float16, np.float32, np.int32])
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.uint8, np.float32])
+def test_nan_statistics_dtype_rule(name, a_dtype, dtype):
+    """NumPy: nanmean/nanvar/nanstd of inexact data need an inexact dtype (TypeError,
+    never an all-NaN slice cast to an integer); nansum/nanprod take any dtype."""
+    a = np.array([[1.5, 2.0], [np.nan if np.dtype(a_dtype).kind != "i" else 3, 4.0]])
+    a = a.astype(a_dtype)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            want = getattr(np, name)(a, axis=0, dtype=dtype)
+    except TypeError:  # (NumPy's nanstd of ints into an int dtype fails in its sqrt)
+        rule = "sqrt" if np.dtype(a_dtype).kind == "i" else f"{name}.*dtype must be inexact"
+        with pytest.raises(TypeError, match=rule):
+            getattr(jnp, name)(a, axis=0, dtype=dtype)
+        return
+    got = getattr(jnp, name)(a, axis=0, dtype=dtype)
+    assert got.dtype == want.dtype
+    np.testing.assert_allclose(np.asarray(got, np.complex128), want, rtol=1e-3)
+
+
 @pytest.mark.parametrize("jf,nf", [(jnp.nanquantile, np.nanquantile),
                                    (jnp.nanpercentile, np.nanpercentile)])
 @pytest.mark.parametrize("method", ["linear", "nearest", "midpoint"])

@@ -445,10 +445,20 @@ def nanargmin(a, axis=None, out=None, keepdims=None):
     return _nan_arg("nanargmin", argmin, np.inf, a, axis, out, keepdims)
 
 
+def _check_nan_stat_dtype(a, dtype, name):
+    """NumPy's rule for nanmean/nanvar/nanstd: an inexact input needs an inexact dtype
+    (an all-NaN slice's NaN has no integer value)."""
+    dt = canonical_dtype(dtype, name)
+    if dt is not None and dtypes.is_inexact(a.dtype) and not dtypes.is_inexact(dt):
+        raise TypeError(f"jnp.{name}: a is {a.dtype} (inexact), so dtype must be inexact "
+                        f"too, got {dt}; pass a float dtype or cast the result")
+
+
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     """:func:`mean` of the non-NaN elements (NaN where there are none)."""
     _check_out(out, "nanmean")
     a = ensure_array("nanmean", a)
+    _check_nan_stat_dtype(a, dtype, "nanmean")
     if not dtypes.is_inexact(a.dtype):
         return mean(a, axis, dtype, None, keepdims, where=where)
     dt, comp = _inexact_result(a, dtype, "nanmean")
@@ -462,6 +472,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
     """:func:`var` of the non-NaN elements (NaN where fewer than ``ddof + 1``)."""
     _check_out(out, "nanvar")
     a = ensure_array("nanvar", a)
+    _check_nan_stat_dtype(a, dtype, "nanvar")
     ddof = _correction(ddof, correction, "nanvar")
     comp, dt = _var_types(a, dtype, "nanvar")
     x = lax.convert_element_type(a, comp)
@@ -481,6 +492,7 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
            correction=None):
     """:func:`std` of the non-NaN elements."""
     _check_out(out, "nanstd")
+    _check_nan_stat_dtype(ensure_array("nanstd", a), dtype, "nanstd")
     return lax.sqrt(nanvar(a, axis, dtype, None, ddof, keepdims, where=where,
                            correction=correction))
 
