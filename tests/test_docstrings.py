@@ -1,6 +1,7 @@
 """Every public callable has a docstring; the ones made from NumPy's (tjit/_docs.py) carry
 the signature, the differences and an example whose result matches NumPy's."""
 
+import doctest
 import importlib
 import inspect
 import re
@@ -105,3 +106,40 @@ def test_every_listed_example_call_gives_numpys_result_and_is_stored():
         assert EXAMPLES.get(qualname, "").startswith(f">>> {call}\n"), (
             f"{qualname}: not stored; run python -m tjit._docs and see why it was rejected")
         assert f">>> {call}" in eval(qualname, {"jnp": jnp}).__doc__
+
+
+def _hand_written_examples():
+    """(qualname, function) of tjit.numpy's namespaces whose own docstrings show examples
+    (generated and stored ones are checked against NumPy above; NumPy's own objects that
+    tjit re-exports, like set_printoptions, keep NumPy's docstrings)."""
+    from tjit._docs import _STORED_MARK
+    seen, found = set(), []
+    for modname in ("tjit.numpy", "tjit.numpy.linalg", "tjit.numpy.fft", "tjit.numpy.random"):
+        mod = importlib.import_module(modname)
+        for name in mod.__all__:
+            fun = getattr(mod, name)
+            doc = getattr(fun, "__doc__", None) or ""
+            if (isinstance(fun, type) or id(fun) in seen or ">>>" not in doc
+                    or _STORED_MARK in doc or "tjit implementation of" in doc
+                    or (getattr(fun, "__module__", None) or "").startswith("numpy")):
+                continue
+            seen.add(id(fun))
+            found.append((f"{modname}.{name}", fun))
+    return found
+
+
+def test_hand_written_docstring_examples_print_what_they_show():
+    """Every ``>>>`` example written into a docstring by hand runs and prints what it
+    shows (doctest), so the examples a notebook user copies stay true."""
+    finder = doctest.DocTestFinder(recurse=False)
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+    found = _hand_written_examples()
+    assert len(found) > 30
+    failed = []
+    for qualname, fun in found:
+        for test in finder.find(fun, qualname, globs={"jnp": jnp, "np": np, "tjit": tjit}):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                if runner.run(test, out=lambda _: None).failed:
+                    failed.append(qualname)
+    assert not failed, f"docstring examples that do not print what they show: {failed}"

@@ -221,7 +221,7 @@ EXAMPLE_CALLS = {
     "jnp.ravel_multi_index": "jnp.ravel_multi_index((jnp.asarray([0, 1]), "
                              "jnp.asarray([2, 0])), (2, 3))",
     "jnp.reshape": "jnp.reshape(jnp.arange(6), (2, 3))",
-    "jnp.rollaxis": "jnp.rollaxis(jnp.arange(6).reshape(1, 2, 3), 2)",
+    "jnp.rollaxis": "jnp.rollaxis(jnp.arange(6).reshape(2, 3), 1)",
     "jnp.select": "jnp.select([jnp.asarray([True, False]), jnp.asarray([False, True])], "
                   "[jnp.asarray([1, 2]), jnp.asarray([3, 4])])",
     "jnp.swapaxes": "jnp.swapaxes(jnp.arange(6).reshape(2, 3), 0, 1)",
@@ -232,7 +232,7 @@ EXAMPLE_CALLS = {
                         "jnp.asarray([1.0, 4.0, 0.0]))[0]",
     "jnp.linalg.tensorsolve": "jnp.linalg.tensorsolve(jnp.eye(4).reshape(2, 2, 2, 2) * 2, "
                               "jnp.ones((2, 2)))",
-    "jnp.linalg.tensorinv": "jnp.linalg.tensorinv(jnp.eye(4).reshape(4, 2, 2) * 2, ind=1)",
+    "jnp.linalg.tensorinv": "jnp.linalg.tensorinv(jnp.eye(2) * 2, ind=1)",
     "jnp.fft.fftfreq": "jnp.fft.fftfreq(4)", "jnp.fft.rfftfreq": "jnp.fft.rfftfreq(4)",
 }
 

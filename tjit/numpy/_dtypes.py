@@ -114,6 +114,13 @@ def result_type(*args):
     Args:
       *args: arrays, Python scalars, dtypes, or dtype-like objects (``jnp.float32``,
         ``"int8"``, ``int``).
+
+    Example::
+
+        >>> jnp.result_type(jnp.int8, 2.0)
+        dtype('float32')
+        >>> jnp.result_type(jnp.asarray([1], jnp.uint8), jnp.int8)
+        dtype('int16')
     """
     if not args:
         raise ValueError("at least one array or dtype is required")
@@ -137,6 +144,13 @@ def promote_types(a, b):
       a, b: dtypes or dtype-like objects.
     Returns:
       A ``numpy.dtype``.
+
+    Example::
+
+        >>> jnp.promote_types(jnp.int8, jnp.uint8)
+        dtype('int16')
+        >>> jnp.promote_types(jnp.int32, jnp.float16)
+        dtype('float16')
     """
     node = _dt._lub((_lattice_node(a), _lattice_node(b)))
     return np.dtype({"i*": int, "f*": float, "c*": complex}[node]) if isinstance(node, str) \
@@ -159,7 +173,15 @@ def astype(x, dtype, /, *, copy=False, device=None):
 
 def bitcast_view(x, dtype):
     """``lax.bitcast_convert_type``: a smaller item size adds a trailing dim, a larger
-    one consumes it (``x.view(dtype)`` keeps NumPy's shapes instead)."""
+    one consumes it (``x.view(dtype)`` keeps NumPy's shapes instead).
+
+    Example::
+
+        >>> jnp.bitcast_view(jnp.asarray([1.0], jnp.float32), jnp.int32)
+        Array([1065353216], dtype=int32)
+        >>> jnp.bitcast_view(jnp.asarray([1, 2], jnp.int32), jnp.int16).shape
+        (2, 2)
+    """
     return lax.bitcast_convert_type(ensure_array("view", x), _np_dtype(dtype))
 
 

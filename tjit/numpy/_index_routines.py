@@ -146,6 +146,11 @@ def put(a, ind, v, mode=None, *, inplace=True):
     Args:
       mode: ``'clip'`` (default: indices clamped to [0, size)) or ``'wrap'``.
       inplace: must be False (tjit arrays are immutable).
+
+    Example::
+
+        >>> jnp.put(jnp.zeros(4), jnp.asarray([0, 2]), 5.0, inplace=False)
+        Array([5., 0., 5., 0.], dtype=float32)
     """
     if inplace:
         raise _not_inplace("put")
@@ -176,7 +181,14 @@ def _sparse_iota(shape, d, idt):
 
 def put_along_axis(arr, indices, values, axis, inplace=True, *, mode=None):
     """A copy of ``arr`` with ``values`` written at ``indices`` along ``axis`` (the mirror
-    of :func:`take_along_axis`); ``inplace`` must be False."""
+    of :func:`take_along_axis`); ``inplace`` must be False.
+
+    Example::
+
+        >>> jnp.put_along_axis(jnp.zeros((2, 2)), jnp.asarray([[1], [0]]), 9.0, axis=1, inplace=False)
+        Array([[0., 9.],
+               [9., 0.]], dtype=float32)
+    """
     if inplace:
         raise _not_inplace("put_along_axis")
     a = ensure_array("put_along_axis", arr)
@@ -202,6 +214,12 @@ def fill_diagonal(a, val, wrap=False, *, inplace=True):
       a: an array of rank >= 2 (all dims equal when rank > 2; concrete shape).
       val: a scalar or an array of values written in order along the diagonal.
       wrap: for tall 2-D arrays, restart the diagonal below the first N columns.
+
+    Example::
+
+        >>> jnp.fill_diagonal(jnp.zeros((2, 2)), 5.0, inplace=False)
+        Array([[5., 0.],
+               [0., 5.]], dtype=float32)
     """
     if inplace:
         raise _not_inplace("fill_diagonal")
@@ -353,7 +371,13 @@ def extract(condition, arr, *, size=None, fill_value=0):
 
 def place(arr, mask, vals, *, inplace=True):
     """A copy of ``arr`` whose masked entries take the values ``vals`` in order (``vals``
-    repeats when too short); ``inplace`` must be False."""
+    repeats when too short); ``inplace`` must be False.
+
+    Example::
+
+        >>> jnp.place(jnp.arange(4), jnp.asarray([True, False, True, False]), jnp.asarray([9]), inplace=False)
+        Array([9, 1, 9, 3], dtype=int32)
+    """
     if inplace:
         raise _not_inplace("place")
     a = ensure_array("place", arr)

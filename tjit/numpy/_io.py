@@ -23,18 +23,48 @@ def _to_host(x):
 
 
 def save(file, arr, allow_pickle=True):
-    """Write ``arr`` to ``file`` in ``.npy`` format (``numpy.save``)."""
+    """Write ``arr`` to ``file`` in ``.npy`` format (``numpy.save``).
+
+    Example::
+
+        >>> import io
+        >>> buf = io.BytesIO()
+        >>> jnp.save(buf, jnp.arange(3))
+        >>> _ = buf.seek(0)
+        >>> jnp.load(buf)
+        Array([0, 1, 2], dtype=int32)
+    """
     np.save(file, _to_host(arr), allow_pickle=allow_pickle)
 
 
 def savez(file, *args, allow_pickle=True, **kwds):
-    """Write several arrays to an uncompressed ``.npz`` archive (``numpy.savez``)."""
+    """Write several arrays to an uncompressed ``.npz`` archive (``numpy.savez``).
+
+    Example::
+
+        >>> import io
+        >>> buf = io.BytesIO()
+        >>> jnp.savez(buf, x=jnp.arange(3), y=jnp.ones(2))
+        >>> _ = buf.seek(0)
+        >>> sorted(jnp.load(buf).files)
+        ['x', 'y']
+    """
     np.savez(file, *[_to_host(a) for a in args], allow_pickle=allow_pickle,
              **{k: _to_host(v) for k, v in kwds.items()})
 
 
 def savez_compressed(file, *args, allow_pickle=True, **kwds):
-    """Write several arrays to a compressed ``.npz`` archive."""
+    """Write several arrays to a compressed ``.npz`` archive.
+
+    Example::
+
+        >>> import io
+        >>> buf = io.BytesIO()
+        >>> jnp.savez_compressed(buf, x=jnp.zeros(1000))
+        >>> _ = buf.seek(0)
+        >>> jnp.load(buf)['x'].shape
+        (1000,)
+    """
     np.savez_compressed(file, *[_to_host(a) for a in args], allow_pickle=allow_pickle,
                         **{k: _to_host(v) for k, v in kwds.items()})
 
@@ -42,7 +72,17 @@ def savez_compressed(file, *args, allow_pickle=True, **kwds):
 def load(file, *args, **kwargs):
     """Read ``.npy`` / ``.npz`` data (``numpy.load``'s arguments). A single array comes
     back as a tjit array (with JAX's dtype rules: 64-bit data becomes 32-bit unless x64
-    is on); an ``.npz`` archive is NumPy's lazy ``NpzFile``."""
+    is on); an ``.npz`` archive is NumPy's lazy ``NpzFile``.
+
+    Example::
+
+        >>> import io
+        >>> buf = io.BytesIO()
+        >>> jnp.save(buf, jnp.asarray([1.5, 2.5]))
+        >>> _ = buf.seek(0)
+        >>> jnp.load(buf)
+        Array([1.5, 2.5], dtype=float32)
+    """
     out = np.load(file, *args, **kwargs)
     if isinstance(out, np.ndarray):
         if out.dtype == np.dtype("V2"):  # how NumPy stores bfloat16

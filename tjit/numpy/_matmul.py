@@ -508,7 +508,13 @@ def einsum(subscripts, *operands, out=None, optimize=_EINSUM_AUTO, precision=Non
 def einsum_path(subscripts, *operands, optimize=_EINSUM_AUTO):
     """The contraction order opt_einsum picks: ``(path, info)`` as
     ``opt_einsum.contract_path`` returns them (``path`` can be passed to ``einsum``'s
-    ``optimize``)."""
+    ``optimize``).
+
+    Example::
+
+        >>> jnp.einsum_path('ij,jk->ik', jnp.ones((2, 3)), jnp.ones((3, 4)))[0]
+        [(0, 1)]
+    """
     if not isinstance(subscripts, str):
         subscripts, operands = _interleaved_to_subscripts((subscripts,) + operands)
     shapes = [tuple(_planning_size(d) for d in getattr(x, "shape", ())) for x in operands]

@@ -679,7 +679,13 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, method="a
 
 
 def in1d(ar1, ar2, assume_unique=False, invert=False, *, method="auto"):
-    """``isin`` of the flattened ``ar1`` (NumPy's older name)."""
+    """``isin`` of the flattened ``ar1`` (NumPy's older name).
+
+    Example::
+
+        >>> jnp.in1d(jnp.asarray([1, 2, 5]), jnp.asarray([2, 5]))
+        Array([False,  True,  True], dtype=bool)
+    """
     return isin(_ravel(ensure_array("in1d", ar1)), ar2, assume_unique, invert)
 
 

@@ -121,6 +121,11 @@ def polydiv(u, v, *, trim_leading_zeros=False):
     Returns:
       ``(q, r)`` with ``u = q * v + r``; ``r`` keeps ``len(u)`` coefficients (leading
       zeros included) unless ``trim_leading_zeros=True`` (which needs concrete values).
+
+    Example::
+
+        >>> jnp.polydiv(jnp.asarray([1.0, 3.0, 2.0]), jnp.asarray([1.0, 1.0]))
+        (Array([1., 2.], dtype=float32), Array([0., 0., 0.], dtype=float32))
     """
     u, v = promote_dtypes_inexact(_vector("polydiv", u), _vector("polydiv", v))
     m, n = u.shape[0] - 1, v.shape[0] - 1

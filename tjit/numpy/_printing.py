@@ -27,7 +27,12 @@ def array2string(a, max_line_width=None, precision=None, suppress_small=None,
                  edgeitems=None, sign=None, floatmode=None, suffix="", legacy=None):
     """``numpy.array2string`` of a tjit array's values (same arguments and output).
 
-    Example: ``jnp.array2string(jnp.arange(3.), separator=", ")`` -> ``'[0., 1., 2.]'``.
+    Example::
+
+        >>> jnp.array2string(jnp.arange(3.), separator=", ")
+        '[0., 1., 2.]'
+        >>> jnp.array2string(jnp.asarray([1.5, 2.0, 3.25]), precision=1)
+        '[1.5 2.  3.2]'
     """
     return np.array2string(_host("array2string", a), max_line_width, precision,
                            suppress_small, separator, prefix, formatter=formatter,
@@ -36,13 +41,27 @@ def array2string(a, max_line_width=None, precision=None, suppress_small=None,
 
 
 def array_str(a, max_line_width=None, precision=None, suppress_small=None):
-    """``str`` of an array's values (``numpy.array_str``): ``'[0. 1. 2.]'``."""
+    """``str`` of an array's values (``numpy.array_str``): ``'[0. 1. 2.]'``.
+
+    Example::
+
+        >>> jnp.array_str(jnp.asarray([1.5, 2.0]))
+        '[1.5 2. ]'
+    """
     return np.array_str(_host("array_str", a), max_line_width, precision, suppress_small)
 
 
 def array_repr(arr, max_line_width=None, precision=None, suppress_small=None):
     """``repr`` of an array as tjit writes it (``Array([0., 1., 2.], dtype=float32)``;
-    NumPy's ``array_repr`` writes ``array(...)``), with NumPy's formatting options."""
+    NumPy's ``array_repr`` writes ``array(...)``), with NumPy's formatting options.
+
+    Example::
+
+        >>> jnp.array_repr(jnp.zeros((0, 3)))
+        'Array([], shape=(0, 3), dtype=float32)'
+        >>> jnp.array_repr(jnp.asarray([1, 2]))
+        'Array([1, 2], dtype=int32)'
+    """
     check_arraylike("jnp.array_repr", arr)
     arr = asarray(arr)
     _host("array_repr", arr)  # a clear error for traced values

@@ -277,7 +277,16 @@ def _result_dtype(u, a):
 
 def frompyfunc(func, /, nin, nout, *, identity=None):
     """A :class:`ufunc` from ``func`` (a function of arrays, applied with broadcasting;
-    unlike NumPy's it is not called per element, and results are tjit arrays)."""
+    unlike NumPy's it is not called per element, and results are tjit arrays).
+
+    Example::
+
+        >>> f = jnp.frompyfunc(lambda a, b: a * b + 1, 2, 1)
+        >>> f(jnp.arange(3), 2)
+        Array([1, 3, 5], dtype=int32)
+        >>> f.nin, f.nout
+        (2, 1)
+    """
     return ufunc(func, nin, nout, identity=identity)
 
 

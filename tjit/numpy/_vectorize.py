@@ -208,6 +208,15 @@ def vectorize(pyfunc, *, excluded=frozenset(), signature=None):
 
     Returns:
       The vectorized function. A signature with several outputs returns a tuple.
+
+    Example::
+
+        >>> f = jnp.vectorize(lambda a, b: a + 2 * b)
+        >>> f(jnp.arange(3), 1)
+        Array([2, 3, 4], dtype=int32)
+        >>> row_sums = jnp.vectorize(jnp.sum, signature='(n)->()')
+        >>> row_sums(jnp.ones((2, 3)))
+        Array([3., 3.], dtype=float32)
     """
     excluded = frozenset(excluded)
     _check_excluded(excluded)

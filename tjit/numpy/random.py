@@ -210,7 +210,19 @@ def _no_out(method, out):
 
 def default_rng(seed=None):
     """A :class:`Generator` seeded with ``seed`` (None: fresh OS entropy); a Generator
-    is returned as is, as NumPy does."""
+    is returned as is, as NumPy does.
+
+    Differences from NumPy: numbers from a tjit.random key (a seed repeats them, but
+    they are not PCG64's); tjit arrays (0-d for size=None); eager only (see the module).
+
+    Example::
+
+        >>> rng = jnp.random.default_rng(0)
+        >>> rng.normal(size=2).shape
+        (2,)
+        >>> rng.integers(0, 10, size=3).dtype
+        dtype('int32')
+    """
     if isinstance(seed, Generator):
         return seed
     _check_eager("default_rng", (seed,))
@@ -229,24 +241,67 @@ def _state():
 
 
 def seed(seed=None):
-    """Reseed the global generator used by the module-level functions."""
+    """Reseed the global generator used by the module-level functions.
+
+    Differences from NumPy: numbers from a tjit.random key (a seed repeats them, but
+    they are not PCG64's); tjit arrays (0-d for size=None); eager only (see the module).
+
+    Example::
+
+        >>> jnp.random.seed(0)
+        >>> a = jnp.random.rand(2)
+        >>> jnp.random.seed(0)
+        >>> bool((jnp.random.rand(2) == a).all())
+        True
+    """
     global _global
     _check_eager("seed", (seed,))
     _global = Generator(seed)
 
 
 def rand(*dims):
-    """Uniform floats in [0, 1) of shape ``dims``."""
+    """Uniform floats in [0, 1) of shape ``dims``.
+
+    Differences from NumPy: numbers from a tjit.random key (a seed repeats them, but
+    they are not PCG64's); tjit arrays (0-d for size=None); eager only (see the module).
+
+    Example::
+
+        >>> jnp.random.seed(0)
+        >>> x = jnp.random.rand(2, 3)
+        >>> x.shape, x.dtype, bool(((0 <= x) & (x < 1)).all())
+        ((2, 3), dtype('float32'), True)
+    """
     return _state().random(dims or None)
 
 
 def randn(*dims):
-    """Standard normal floats of shape ``dims``."""
+    """Standard normal floats of shape ``dims``.
+
+    Differences from NumPy: numbers from a tjit.random key (a seed repeats them, but
+    they are not PCG64's); tjit arrays (0-d for size=None); eager only (see the module).
+
+    Example::
+
+        >>> jnp.random.seed(0)
+        >>> jnp.random.randn(2, 3).shape
+        (2, 3)
+    """
     return _state().standard_normal(dims or None)
 
 
 def random(size=None):
-    """Uniform floats in [0, 1)."""
+    """Uniform floats in [0, 1).
+
+    Differences from NumPy: numbers from a tjit.random key (a seed repeats them, but
+    they are not PCG64's); tjit arrays (0-d for size=None); eager only (see the module).
+
+    Example::
+
+        >>> jnp.random.seed(0)
+        >>> jnp.random.random((2,)).shape
+        (2,)
+    """
     return _state().random(size)
 
 
@@ -254,62 +309,189 @@ random_sample = random
 
 
 def randint(low, high=None, size=None, dtype=None):
-    """Integers in [low, high) ([0, low) when ``high`` is None)."""
+    """Integers in [low, high) ([0, low) when ``high`` is None).
+
+    Differences from NumPy: numbers from a tjit.random key (a seed repeats them, but
+    they are not PCG64's); tjit arrays (0-d for size=None); eager only (see the module).
+
+    Example::
+
+        >>> jnp.random.seed(0)
+        >>> x = jnp.random.randint(5, size=4)
+        >>> x.dtype, bool(((0 <= x) & (x < 5)).all())
+        (dtype('int32'), True)
+    """
     return _state().integers(low, high, size, dtype)
 
 
 def standard_normal(size=None):
-    """Standard normal floats."""
+    """Standard normal floats.
+
+    Differences from NumPy: numbers from a tjit.random key (a seed repeats them, but
+    they are not PCG64's); tjit arrays (0-d for size=None); eager only (see the module).
+
+    Example::
+
+        >>> jnp.random.seed(0)
+        >>> jnp.random.standard_normal(3).shape
+        (3,)
+    """
     return _state().standard_normal(size)
 
 
 def normal(loc=0.0, scale=1.0, size=None):
-    """Normal floats with mean ``loc`` and standard deviation ``scale``."""
+    """Normal floats with mean ``loc`` and standard deviation ``scale``.
+
+    Differences from NumPy: numbers from a tjit.random key (a seed repeats them, but
+    they are not PCG64's); tjit arrays (0-d for size=None); eager only (see the module).
+
+    Example::
+
+        >>> jnp.random.seed(0)
+        >>> jnp.random.normal(10.0, 0.1, size=(2, 2)).shape
+        (2, 2)
+    """
     return _state().normal(loc, scale, size)
 
 
 def uniform(low=0.0, high=1.0, size=None):
-    """Floats uniform in [low, high)."""
+    """Floats uniform in [low, high).
+
+    Differences from NumPy: numbers from a tjit.random key (a seed repeats them, but
+    they are not PCG64's); tjit arrays (0-d for size=None); eager only (see the module).
+
+    Example::
+
+        >>> jnp.random.seed(0)
+        >>> x = jnp.random.uniform(-1.0, 1.0, size=3)
+        >>> bool(((-1 <= x) & (x < 1)).all())
+        True
+    """
     return _state().uniform(low, high, size)
 
 
 def choice(a, size=None, replace=True, p=None):
-    """Samples from ``a`` (or ``arange(a)``)."""
+    """Samples from ``a`` (or ``arange(a)``).
+
+    Differences from NumPy: numbers from a tjit.random key (a seed repeats them, but
+    they are not PCG64's); tjit arrays (0-d for size=None); eager only (see the module).
+
+    Example::
+
+        >>> jnp.random.seed(0)
+        >>> x = jnp.random.choice(5, size=3, replace=False)
+        >>> len(set(x.tolist())) == 3
+        True
+    """
     return _state().choice(a, size, replace, p)
 
 
 def permutation(x):
-    """A permuted copy of ``x`` (``arange(x)`` for an int)."""
+    """A permuted copy of ``x`` (``arange(x)`` for an int).
+
+    Differences from NumPy: numbers from a tjit.random key (a seed repeats them, but
+    they are not PCG64's); tjit arrays (0-d for size=None); eager only (see the module).
+
+    Example::
+
+        >>> jnp.random.seed(0)
+        >>> sorted(jnp.random.permutation(4).tolist())
+        [0, 1, 2, 3]
+    """
     return _state().permutation(x)
 
 
 def shuffle(x):
-    """``x`` shuffled along its first axis, as a new array (not in place)."""
+    """``x`` shuffled along its first axis, as a new array (not in place).
+
+    Differences from NumPy: NumPy shuffles in place and returns None; tjit returns the
+    shuffled copy (``x`` is unchanged). Numbers from a tjit.random key (not PCG64's);
+    eager only (see the module).
+
+    Example::
+
+        >>> jnp.random.seed(0)
+        >>> x = jnp.arange(4)
+        >>> sorted(jnp.random.shuffle(x).tolist()), x
+        ([0, 1, 2, 3], Array([0, 1, 2, 3], dtype=int32))
+    """
     return _state().shuffle(x)
 
 
 def exponential(scale=1.0, size=None):
-    """Exponential floats with mean ``scale``."""
+    """Exponential floats with mean ``scale``.
+
+    Differences from NumPy: numbers from a tjit.random key (a seed repeats them, but
+    they are not PCG64's); tjit arrays (0-d for size=None); eager only (see the module).
+
+    Example::
+
+        >>> jnp.random.seed(0)
+        >>> bool((jnp.random.exponential(2.0, size=5) >= 0).all())
+        True
+    """
     return _state().exponential(scale, size)
 
 
 def poisson(lam=1.0, size=None):
-    """Poisson counts."""
+    """Poisson counts.
+
+    Differences from NumPy: numbers from a tjit.random key (a seed repeats them, but
+    they are not PCG64's); tjit arrays (0-d for size=None); eager only (see the module).
+
+    Example::
+
+        >>> jnp.random.seed(0)
+        >>> jnp.random.poisson(3.0, size=4).dtype
+        dtype('int32')
+    """
     return _state().poisson(lam, size)
 
 
 def binomial(n, p, size=None):
-    """Binomial counts."""
+    """Binomial counts.
+
+    Differences from NumPy: numbers from a tjit.random key (a seed repeats them, but
+    they are not PCG64's); tjit arrays (0-d for size=None); eager only (see the module).
+
+    Example::
+
+        >>> jnp.random.seed(0)
+        >>> x = jnp.random.binomial(10, 0.5, size=4)
+        >>> bool(((0 <= x) & (x <= 10)).all())
+        True
+    """
     return _state().binomial(n, p, size)
 
 
 def beta(a, b, size=None):
-    """Beta floats."""
+    """Beta floats.
+
+    Differences from NumPy: numbers from a tjit.random key (a seed repeats them, but
+    they are not PCG64's); tjit arrays (0-d for size=None); eager only (see the module).
+
+    Example::
+
+        >>> jnp.random.seed(0)
+        >>> x = jnp.random.beta(2.0, 3.0, size=4)
+        >>> bool(((0 <= x) & (x <= 1)).all())
+        True
+    """
     return _state().beta(a, b, size)
 
 
 def gamma(shape, scale=1.0, size=None):
-    """Gamma floats."""
+    """Gamma floats.
+
+    Differences from NumPy: numbers from a tjit.random key (a seed repeats them, but
+    they are not PCG64's); tjit arrays (0-d for size=None); eager only (see the module).
+
+    Example::
+
+        >>> jnp.random.seed(0)
+        >>> jnp.random.gamma(2.0, size=3).shape
+        (3,)
+    """
     return _state().gamma(shape, scale, size)
 
 
