@@ -143,3 +143,24 @@ def test_hand_written_docstring_examples_print_what_they_show():
                 if runner.run(test, out=lambda _: None).failed:
                     failed.append(qualname)
     assert not failed, f"docstring examples that do not print what they show: {failed}"
+
+
+@pytest.mark.parametrize("name", ["tjit.numpy", "tjit.numpy.linalg", "tjit.numpy.fft"])
+def test_every_function_with_a_numpy_namesake_states_how_it_differs(name):
+    """A docstring of a function NumPy also has names NumPy or JAX (its own words, the
+    generated "tjit implementation of" line, or the parameter comparison appended at
+    import: tjit/_docs.py add_differences_notes)."""
+    mod = importlib.import_module(name)
+    reference = {"tjit.numpy": np, "tjit.numpy.linalg": np.linalg, "tjit.numpy.fft": np.fft}
+    silent = [n for n in mod.__all__ if inspect.isfunction(getattr(mod, n))
+              and hasattr(reference[name], n)
+              and not re.search(r"numpy|jax", _doc(getattr(mod, n)).split(
+                  "Example (its result checked")[0], re.IGNORECASE)]
+    assert not silent, f"{name}: docstrings that do not say how they differ from NumPy: {silent}"
+
+
+def test_the_differences_note_compares_parameters_with_numpys():
+    doc = jnp.reshape.__doc__
+    assert "NumPy: :func:`numpy.reshape`" in doc and "also takes newshape=" in doc
+    assert "numpy.linalg.det`; differences: returns tjit Arrays" in " ".join(
+        jnp.linalg.det.__doc__.split())

@@ -8,6 +8,7 @@ functions that have their own docstring are left alone.
 
 import inspect
 import re
+import textwrap
 import warnings
 
 import numpy as np
@@ -154,6 +155,43 @@ def fill_missing_docstrings(namespace, names, reference, ref_prefix, prefix, mod
         fun.__doc__ = numpy_style_docstring(
             fun, name, ref, f"{ref_prefix}.{name}", prefix, module,
             examples.get(name), notes.get(name, ""))
+
+
+def _differences(fun, reference):
+    """How ``fun``'s parameters differ from ``reference``'s, as phrases (leading
+    positional parameters are compared by position: NumPy's ``a`` may be tjit's ``x``)."""
+    ours = _params(fun)
+    names = {p.name for p in ours}
+    n_positional = sum(p.kind is not p.KEYWORD_ONLY and p.default is p.empty for p in ours)
+    theirs = _reference_params(reference)
+    dropped = [_IMMUTABLE_NOTE.get(p, f"{p}=") for p in theirs[n_positional:]
+               if p not in names and p not in ("args", "kwargs")]
+    added = [f"{p.name}=" for p in ours[n_positional:] if p.name not in theirs
+             and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    out = []
+    if dropped:
+        out.append("does not take " + ", ".join(dropped))
+    if added:
+        out.append("also takes " + ", ".join(added))
+    return out
+
+
+def add_differences_notes(namespace, names, reference, ref_prefix):
+    """Append a line naming the NumPy function and how the parameters differ to each
+    function ``namespace[name]`` whose own docstring does not mention NumPy or JAX."""
+    for name in names:
+        fun, ref = namespace.get(name), getattr(reference, name, None)
+        doc = getattr(fun, "__doc__", None) or ""
+        if (not inspect.isfunction(fun) or ref is None or not doc.strip()
+                or re.search(r"numpy|jax", doc.split(_STORED_MARK)[0], re.IGNORECASE)):
+            continue
+        diffs = ["returns tjit Arrays (immutable; traced under jit/grad/vmap)"]
+        diffs += _differences(fun, ref)
+        body, mark, example = inspect.cleandoc(doc).partition(_STORED_MARK.strip("\n"))
+        note = textwrap.fill(f"NumPy: :func:`{ref_prefix}.{name}`; differences: "
+                             f"{'; '.join(diffs)}.", 84)
+        fun.__doc__ = body.rstrip() + "\n\n" + note + (("\n\n" + mark + example)
+                                                       if mark else "")
 
 
 # (namespace, prefix) pairs whose documented functions get stored examples

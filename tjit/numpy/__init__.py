@@ -63,7 +63,11 @@ from tjit._doc_examples import EXAMPLES as _EXAMPLES
 from tjit._docs import add_stored_examples as _add_examples
 for _ns, _prefix in ((globals(), "jnp"), (vars(linalg), "jnp.linalg"), (vars(fft), "jnp.fft")):
     _add_examples(_ns, _ns["__all__"], _prefix, _EXAMPLES)  # made by `python -m tjit._docs`
-del _ns, _prefix
+from tjit._docs import add_differences_notes as _add_differences
+for _ns, _ref, _name in ((globals(), _np, "numpy"), (vars(linalg), _np.linalg, "numpy.linalg"),
+                         (vars(fft), _np.fft, "numpy.fft")):
+    _add_differences(_ns, _ns["__all__"], _ref, _name)  # own docstrings silent on NumPy
+del _ns, _prefix, _ref, _name
 
 from tjit.tracing.traceback_util import wrap_entry_points as _wrap_entry_points
 _wrap_entry_points(globals(), __all__, "jnp.")  # eager errors end in user code
