@@ -11,10 +11,11 @@ import numpy as np
 from tjit.tracing import dtypes
 from tjit.tracing.core import Array, Tracer
 from tjit.tracing.errors import ConcretizationTypeError, ShapeError
-from tjit.tracing.shapes import canonical_dim, canonical_shape, dim_str, normalize_axis
+from tjit.tracing.shapes import (
+    broadcast_shapes, canonical_dim, canonical_shape, dim_str, normalize_axis)
 from tjit.primitives import slicing as sl
 from tjit.lax._elementwise import add, asarray_for_lax, convert_element_type, lt, select
-from tjit.lax._structural import dim_value, expand_dims, squeeze
+from tjit.lax._structural import broadcast_in_dim, dim_value, expand_dims, reshape, squeeze
 
 _INT32 = np.iinfo(np.int32)
 
@@ -119,6 +120,70 @@ def index_in_dim(operand, index, axis=0, keepdims=True):
         index = sl.simplify_dim(index + n)
     out = slice_in_dim(operand, index, index + 1, 1, axis)
     return out if keepdims else squeeze(out, (axis,))
+
+
+def stack(operands, axis=0):
+    """Join arrays of one shape and dtype along a new ``axis``, as ``jax.lax.stack``.
+
+    Args:
+      operands: a non-empty sequence of arrays (or scalars) of the same shape and dtype.
+      axis: where the new axis goes in the result (negative counts from the end).
+    """
+    operands = [asarray_for_lax(o) for o in operands]
+    if not operands:
+        raise ValueError("lax.stack: requires a non-empty sequence of arrays")
+    first = operands[0]
+    for o in operands[1:]:
+        if o.dtype != first.dtype:
+            raise TypeError(f"lax.stack requires arguments to have the same dtypes, got "
+                            f"{first.dtype}, {o.dtype}; convert with "
+                            f"lax.convert_element_type first")
+        if tuple(o.shape) != tuple(first.shape):
+            raise ShapeError(f"lax.stack requires arguments of the same shape, got "
+                             f"{tuple(first.shape)} and {tuple(o.shape)}")
+    axis = normalize_axis(axis, first.ndim + 1, "lax.stack")
+    return concatenate([expand_dims(o, (axis,)) for o in operands], axis)
+
+
+def unstack(x, axis=0):
+    """The slices of ``x`` along ``axis``, as a tuple (``jax.lax.unstack``)."""
+    x = asarray_for_lax(x)
+    axis = normalize_axis(axis, x.ndim, "lax.unstack")
+    n = x.shape[axis]
+    if type(n) is not int:
+        raise ConcretizationTypeError(f"lax.unstack: axis {axis} has symbolic size "
+                                      f"{dim_str(n)}; the number of outputs must be static")
+    return tuple(index_in_dim(x, i, axis, keepdims=False) for i in range(n))
+
+
+def tile(operand, reps):
+    """``operand`` repeated ``reps[i]`` times along each dim ``i`` (``jax.lax.tile``;
+    ``len(reps)`` must equal the rank, unlike ``jnp.tile``)."""
+    operand = asarray_for_lax(operand)
+    reps = tuple(reps)
+    if len(reps) != operand.ndim:
+        raise TypeError(f"lax.tile: reps length must be equal to the ndim of x, got "
+                        f"len(reps)={len(reps)} and x.ndim={operand.ndim}; use jnp.tile to "
+                        f"tile with fewer or more reps")
+    reps = [canonical_dim(r) for r in reps]
+    # (r0, d0, r1, d1, ...) with each dim broadcast over its repeats, then merged
+    shape = [s for r, d in zip(reps, operand.shape) for s in (r, d)]
+    wide = broadcast_in_dim(operand, tuple(shape), tuple(range(1, 2 * operand.ndim, 2)))
+    return reshape(wide, tuple(r * d for r, d in zip(reps, operand.shape)))
+
+
+def broadcast_like(arr, like_arr):
+    """``arr`` broadcast (NumPy's rules) to the shape of ``like_arr``
+    (``jax.lax.broadcast_like``)."""
+    arr = asarray_for_lax(arr)
+    shape = tuple(like_arr.shape) if hasattr(like_arr, "shape") else ()
+    if broadcast_shapes(tuple(arr.shape), shape) != shape:
+        raise ShapeError(f"lax.broadcast_like: cannot broadcast shape {tuple(arr.shape)} "
+                         f"to {shape}")
+    lead = len(shape) - arr.ndim
+    keep = [i for i, d in enumerate(arr.shape) if d != 1 or shape[lead + i] == 1]
+    squeezed = squeeze(arr, tuple(i for i in range(arr.ndim) if i not in keep))
+    return broadcast_in_dim(squeezed, shape, tuple(lead + i for i in keep))
 
 
 # -- dynamic slices ------------------------------------------------------------------------
@@ -249,7 +314,8 @@ def dynamic_update_index_in_dim(operand, update, index, axis, *,
                                        allow_negative_indices=allow_negative_indices)
 
 
-__all__ = ["rev", "pad", "concatenate", "slice", "slice_in_dim", "index_in_dim",
+__all__ = ["rev", "pad", "concatenate", "slice", "slice_in_dim", "index_in_dim", "stack",
+           "unstack", "tile", "broadcast_like",
            "dynamic_slice", "dynamic_slice_in_dim", "dynamic_index_in_dim",
            "dynamic_update_slice", "dynamic_update_slice_in_dim",
            "dynamic_update_index_in_dim"]
