@@ -150,3 +150,25 @@ def test_inverse_of_singular_is_what_jax_returns(x64):
     ref = np.array([[math.nan] * 3, [-math.inf, math.inf, math.nan],
                     [math.inf, -math.inf, math.nan]])
     np.testing.assert_array_equal(got, ref)
+
+
+_VECTOR_ORDS = [None, 1, 2, np.inf, -np.inf, 0, -1, 3]
+_MATRIX_ORDS = [None, "fro", "nuc", 1, -1, 2, -2, np.inf, -np.inf]
+
+
+@pytest.mark.parametrize("shape", [(0,), (3,), (0, 3), (3, 0), (0, 0), (2, 0, 3)], ids=str)
+def test_norms_of_empty_arrays_match_numpy(shape, x64):
+    """Max-type norms of an empty axis are 0 (not -inf); min-type ones have no value
+    and raise, as in NumPy."""
+    x = np.ones(shape)
+    axis = None if x.ndim == 1 else (-2, -1)
+    for o in _VECTOR_ORDS if x.ndim == 1 else _MATRIX_ORDS:
+        try:
+            want = np.linalg.norm(x, o, axis=axis)
+        except ValueError:
+            with pytest.raises(ValueError, match="size 0"):
+                L.norm(x, o, axis=axis)
+            continue
+        for got in _eager_and_jit(lambda a, o=o: L.norm(a, o, axis=axis), x):
+            np.testing.assert_allclose(got, want, rtol=1e-15)
+    assert np.isnan(L.norm(np.array([[np.nan, 1.0]]), np.inf))

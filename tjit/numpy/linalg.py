@@ -445,6 +445,21 @@ def cond(x, p=None):
 
 
 # -- norms ---------------------------------------------------------------------------------
+def _largest(x, axes, keepdims=False):
+    """The max of non-negative values; 0 (not -inf) over an empty axis, as NumPy's norms;
+    NaNs propagate."""
+    out = _reduce(reduce_max_p, x, axes, keepdims)
+    return lax.max(out, lax.full_like(out, 0))
+
+
+def _smallest(x, axes, keepdims, ord):  # noqa: A002
+    """The min over ``axes``; an empty axis has none (NumPy and JAX raise)."""
+    if any(definitely_equal(x.shape[a], 0) for a in axes):
+        raise ValueError(f"norm: ord={ord!r} takes a minimum over an axis of size 0 (shape "
+                         f"{shape_str(x.shape)}), which has no value")
+    return _reduce(reduce_min_p, x, axes, keepdims)
+
+
 def _vector_norm(x, ord, axis, keepdims):  # noqa: A002
     ax = (axis,)
     if isinstance(ord, str):
@@ -453,9 +468,9 @@ def _vector_norm(x, ord, axis, keepdims):  # noqa: A002
         mag = lax.abs(x)
         return lax.sqrt(_sum(lax.mul(mag, mag), ax, keepdims))
     if ord == np.inf:
-        return _reduce(reduce_max_p, lax.abs(x), ax, keepdims)
+        return _largest(lax.abs(x), ax, keepdims)
     if ord == -np.inf:
-        return _reduce(reduce_min_p, lax.abs(x), ax, keepdims)
+        return _smallest(lax.abs(x), ax, keepdims, ord)
     if ord == 0:
         nz = lax.ne(x, lax.full_like(x, 0))
         return _sum(lax.convert_element_type(nz, real_dtype(x.dtype)), ax, keepdims)
@@ -472,17 +487,17 @@ def _matrix_norm(x, ord, axes, keepdims):  # noqa: A002
         mag = lax.abs(x)
         return lax.sqrt(_sum(lax.mul(mag, mag), axes, keepdims))
     if ord in (1, -1, np.inf, -np.inf):
-        red = reduce_max_p if ord > 0 else reduce_min_p
         inner, outer = (r, c) if ord in (1, -1) else (c, r)
         colsum = _sum(lax.abs(x), (inner,), keepdims=True)
-        out = _reduce(red, colsum, (outer,), keepdims=True)
+        out = _largest(colsum, (outer,), True) if ord > 0 else \
+            _smallest(colsum, (outer,), True, ord)
     elif ord in ("nuc", 2, -2):
         rest = [i for i in range(x.ndim) if i not in (r, c)]
         s = svd(lax.transpose(x, rest + [r, c]), compute_uv=False)
         if ord == "nuc":
             out = _sum(s, (-1,))
         else:
-            out = _reduce(reduce_max_p if ord == 2 else reduce_min_p, s, (-1,))
+            out = _largest(s, (-1,)) if ord == 2 else _smallest(s, (-1,), False, ord)
         return lax.expand_dims(out, tuple(sorted((r, c)))) if keepdims else out
     else:
         raise ValueError(f"norm: invalid norm order {ord!r} for matrices; use None, 'fro', "
