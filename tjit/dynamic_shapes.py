@@ -294,8 +294,8 @@ class Route:
         self._programs, self._match = None, None
 
     def match(self, leaves, array_type):
-        """(entry, leaves, raw values, per-leaf (shape, dtype, weak)) of the dynamic
-        program that serves a call's ``leaves`` (``self.flat``'s), else None."""
+        """(entry, leaves, raw values, a tuple of per-leaf (shape, dtype, weak)) of the
+        dynamic program that serves a call's ``leaves`` (``self.flat``'s), else None."""
         if len(leaves) != len(self.kinds):
             return None
         programs = self.family.programs
@@ -322,7 +322,7 @@ def _matcher(kinds, programs, array_type):
                   # (dtypes of one kind are one object: ``is`` first, as == is slow)
                   f"    if d{i} is not _d{i} and d{i} != _d{i}: return None"]
     found = (f"(_e{{k}}, leaves, [{', '.join(f'v{i}' for i in range(n))}], "
-             f"[{', '.join(f'(s{i}, _d{i}, {bool(w)})' for i, (_, _, w) in enumerate(kinds))}])")
+             f"({''.join(f'(s{i}, _d{i}, {bool(w)}), ' for i, (_, _, w) in enumerate(kinds))}))")
     for k, (pattern, entry) in enumerate(programs):
         consts[f"_e{k}"] = entry
         tests, where = [], {}
