@@ -147,3 +147,44 @@ def test_weak_zero_d_arrays_and_the_x64_switch():
         tjit.config.update("enable_x64", False)
     for _ in range(2):
         assert (i + u).dtype == np.int32
+
+
+def test_broadcast_of_one_dtype_across_the_x64_switch():
+    """m + row of one dtype keeps the same-shape call as its plan (no cast, no x64
+    check): plans made under one x64 setting give, under the other, the interpreter's
+    dtype, weak flag and bits there; both operands weak (a default dtype decides) and an
+    inexact function of a 64-bit dtype are not served by that plan."""
+    ops = {"+": operator.add, "/": operator.truediv, "max": jnp.maximum,
+           "<": operator.lt}
+
+    def operands():
+        f4 = np.arange(8, dtype=np.float32).reshape(2, 4) - 2.5
+        return [(jnp.asarray(f4), jnp.asarray(f4[1])),
+                (jnp.asarray(f4.astype(np.int32)), jnp.asarray(np.arange(1, 5, dtype=np.int32))),
+                (jnp.broadcast_to(jnp.asarray(3), (2, 4)), jnp.asarray(2)),
+                (jnp.broadcast_to(jnp.asarray(1.5), (2, 4)), jnp.asarray(0.5))]
+
+    def check(pairs):
+        for name, fn in ops.items():
+            ref = tjit.jit(fn, backend="interpreter")
+            for x, y in pairs:
+                want = ref(x, y)
+                for _ in range(2):
+                    got = fn(x, y)
+                    where = (name, x.dtype, x.weak_type, y.shape, tjit.config.enable_x64)
+                    assert (got.shape, got.dtype, got.weak_type) == \
+                        (want.shape, want.dtype, want.weak_type), where
+                    assert np.asarray(got).tobytes() == np.asarray(want).tobytes(), where
+
+    narrow = operands()
+    check(narrow)  # plans made under x32
+    tjit.config.update("enable_x64", True)
+    try:
+        wide = operands()
+        check(narrow)
+        wide.append((jnp.asarray(np.arange(8.0).reshape(2, 4)), jnp.asarray(np.arange(1.0, 5.0))))
+        check(wide)
+    finally:
+        tjit.config.update("enable_x64", False)
+    check(narrow)
+    check(wide)

@@ -20,13 +20,15 @@ from tjit.tracing.fp_quiet import quiet_off, quiet_on
 _ndarray, _asarray = np.ndarray, np.asarray
 
 
-def plan(run, promoted, x, y, general):
+def plan(run, promoted, x, y, general, narrow=True):
     """``replay(vx, vy) -> Array`` for later calls of the signature of Arrays ``x`` and
     ``y``, whose first call promoted them to ``promoted`` and ran ``run`` (the
     primitive's fast-lane call on those, :func:`tjit.tracing.core.fast_runner2`);
     ``general(x, y)`` is the general path, taken when the x64 switch changed. None when
     there is no such lane (no ``run``; a cast that is not a plain widening; operands of
-    other shapes for a call that is not one NumPy call, which may not broadcast)."""
+    other shapes for a call that is not one NumPy call, which may not broadcast).
+    ``narrow``: the general path gives the operands' dtype under either x64 setting
+    (False for 64-bit dtypes, which it narrows without x64)."""
     if run is None or not all(type(p) is Array and type(p._value) is _ndarray
                               for p in promoted):
         return None
@@ -42,6 +44,12 @@ def plan(run, promoted, x, y, general):
     cast_x, cast_y = casts
     x64, wx, wy = config.enable_x64, x._weak, y._weak
     direct = getattr(run, "direct", None)
+    if direct is not None and cast_x is None and cast_y is None and narrow and \
+            not (wx and wy):
+        # a broadcast of one dtype (m + row): the result's dtype is the operands' (no
+        # default dtype involved unless both are weak) under either x64 setting, and the
+        # one ufunc call broadcasts, so the same-shape call serves as it is
+        return run
     if direct is None:
         if x._value.shape != promoted[0]._value.shape or \
                 y._value.shape != promoted[1]._value.shape:

@@ -8,11 +8,13 @@ import numpy as np
 from tjit.config import config as _config
 from tjit.tracing import dtypes
 from tjit.tracing.core import Array as _Array
+from tjit.tracing.core import DirectCall as _DirectCall
 from tjit.tracing.core import EvalTrace as _EvalTrace
 from tjit.primitives.elementwise import integer_pow_p as _integer_pow_p
 from tjit.tracing.core import fast_runner as _fast_runner
 from tjit.tracing.core import fast_runner1 as _fast_runner1, fast_runner2 as _fast_runner2
 from tjit.tracing.core import trace_ctx as _trace_ctx
+from tjit.tracing.fp_quiet import quiet_off as _quiet_off, quiet_on as _quiet_on
 from tjit.tracing.traceback_util import filter_at_entry as _filter_at_entry
 from tjit import lax
 from tjit.transforms.custom_derivatives import custom_jvp
@@ -25,12 +27,18 @@ from tjit.numpy._core import promote_args_numeric as _promote_args_numeric
 from tjit.numpy import _mixed_lane, _scalar_lane
 
 
-_ndarray = np.ndarray
+_ndarray, _asarray = np.ndarray, np.asarray
+#: Array without its __init__'s Python call, for results the fast lane wraps (it sets
+#: both of Array's slots, as __init__ does)
+_new_array = _Array.__new__
 
 #: inexact dtypes that an inexact function takes as they are (64-bit ones are canonical
 #: only under x64, checked at the call)
 _NARROW_INEXACT = frozenset([dtypes.float16, dtypes.float32, dtypes.complex64])
 _WIDE_INEXACT = frozenset([dtypes.float64, dtypes.complex128])
+#: dtypes that the general path narrows without x64 (a plan made for them with x64 on
+#: must not serve calls with it off, nor the reverse)
+_SIXTY_FOUR_BIT = _WIDE_INEXACT | {dtypes.int64, dtypes.uint64}
 
 
 def _kept(dt):
@@ -52,6 +60,13 @@ def _keep(runs, key, run):
     if len(runs) > 512:
         runs.clear()
     runs[key] = run
+
+
+def _lane_entry(run):
+    """What a two-Array table keeps for ``run``: its one NumPy call (a DirectCall, made
+    inline by the function: one Python call less) where it is one, else ``run``."""
+    direct = getattr(run, "direct", None)
+    return run if direct is None else direct
 
 
 def _one_in(name, lax_fn, inexact=False, doc=None):
@@ -120,11 +135,12 @@ def _two_in(name, lax_fn, inexact=False, doc=None):
         out = lax_fn(px, py) if run is None else run(px._value, py._value)
         if type(_trace_ctx.trace) is _EvalTrace:
             replay = _mixed_lane.plan(run or _fast_runner2(prim_for(px._value.dtype), px, py),
-                                      (px, py), x, y, with_arrays)
+                                      (px, py), x, y, with_arrays,
+                                      px._value.dtype not in _SIXTY_FOUR_BIT)
             if replay is not None:
                 vx, vy = x._value, y._value
                 _keep(runs, (vx.shape, vx.dtype, x._weak, vy.shape, vy.dtype, y._weak),
-                      replay)
+                      _lane_entry(replay))
         return out
 
     def entry_point(operator=None, reflected=False):
@@ -147,7 +163,21 @@ def _two_in(name, lax_fn, inexact=False, doc=None):
                                             y._weak))
                             if run is not None and type(vx) is _ndarray and \
                                     type(vy) is _ndarray:
-                                return run(vx, vy)
+                                if type(run) is not _DirectCall:
+                                    return run(vx, vy)
+                                fn, quiet, weak = run  # one NumPy call (_lane_entry)
+                                if quiet:
+                                    token = _quiet_on()
+                                    try:
+                                        out = fn(vx, vy)
+                                    finally:
+                                        _quiet_off(token)
+                                else:
+                                    out = fn(vx, vy)
+                                o = _new_array(_Array)
+                                o._value = out if type(out) is _ndarray else _asarray(out)
+                                o._weak = weak
+                                return o
                         if (vx.dtype == vy.dtype and vx.shape == vy.shape and
                                 x._weak is y._weak and (not inexact or _kept(vx.dtype))):
                             # nothing to promote or broadcast (the common eager call): the
@@ -159,7 +189,7 @@ def _two_in(name, lax_fn, inexact=False, doc=None):
                                     # (x64 aside)
                                     if not inexact or vx.dtype in _NARROW_INEXACT:
                                         _keep(runs, (vx.shape, vx.dtype, x._weak, vy.shape,
-                                                     vy.dtype, y._weak), run)
+                                                     vy.dtype, y._weak), _lane_entry(run))
                                     return run(vx, vy)
                             return lax_fn(x, y)
                         if prim_for is not None and type(_trace_ctx.trace) is _EvalTrace and \
