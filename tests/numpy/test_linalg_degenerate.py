@@ -172,3 +172,18 @@ def test_norms_of_empty_arrays_match_numpy(shape, x64):
         for got in _eager_and_jit(lambda a, o=o: L.norm(a, o, axis=axis), x):
             np.testing.assert_allclose(got, want, rtol=1e-15)
     assert np.isnan(L.norm(np.array([[np.nan, 1.0]]), np.inf))
+
+
+@pytest.mark.parametrize("name", ["eigvalsh", "eigh_vectors", "scipy_eigh"])
+def test_eigh_with_nan_entries_is_nan_for_that_matrix(name, x64):
+    import tjit.scipy.linalg as sl
+    f = {"eigvalsh": L.eigvalsh, "eigh_vectors": lambda m: L.eigh(m)[1],
+         "scipy_eigh": lambda m: sl.eigh(m, eigvals_only=True)}[name]
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((2, 4, 4))
+    spd = a @ np.swapaxes(a, -1, -2) + 4 * np.eye(4)
+    spd[0, 2, 0] = spd[0, 0, 2] = spd[0, 3, 1] = spd[0, 1, 3] = np.nan  # LAPACK fails
+    want = np.asarray(f(spd[1]))
+    for got in _eager_and_jit(f, spd):
+        assert np.isnan(got[0]).all()
+        np.testing.assert_allclose(np.abs(got[1]), np.abs(want), rtol=1e-12)

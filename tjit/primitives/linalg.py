@@ -196,7 +196,14 @@ def _eigh_abstract(x, *, lower):
 @eigh_p.def_impl
 def _eigh_impl(xp, x, *, lower):
     x = xp.asarray(x)
-    w, v = xp.linalg.eigh(x, UPLO="L" if lower else "U")
+
+    def factor(a):
+        return list(xp.linalg.eigh(a, UPLO="L" if lower else "U"))
+
+    try:
+        w, v = factor(x)
+    except _linalg_error(xp):  # NaNs in x: NaN results for those matrices (as JAX)
+        w, v = _per_matrix_or_nan(xp, factor, x)
     return [_cast(xp, v, x.dtype), _cast(xp, w, real_dtype(x.dtype))]
 
 
