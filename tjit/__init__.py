@@ -24,6 +24,7 @@ from tjit.transforms.batching import vmap  # noqa: F401
 from tjit.parallel import pmap  # noqa: F401
 from tjit.transforms.jacobians import jacfwd, jacrev, jacobian, hessian  # noqa: F401
 from tjit.transforms.custom_derivatives import custom_jvp, custom_vjp  # noqa: F401
+from tjit.transforms.custom_gradient import custom_gradient  # noqa: F401
 from tjit.transforms.checkpoint import checkpoint, remat, checkpoint_policies  # noqa: F401
 from tjit import ad_checkpoint  # noqa: F401
 from tjit import nn, random  # noqa: F401
