@@ -13,7 +13,7 @@ changed).
 import numpy as np
 
 from tjit.config import config
-from tjit.numpy._scalar_lane import is_widening
+from tjit.numpy._scalar_lane import is_widening, new_array
 from tjit.tracing.core import Array
 from tjit.tracing.fp_quiet import quiet_off, quiet_on
 
@@ -78,5 +78,8 @@ def plan(run, promoted, x, y, general, narrow=True):
                 quiet_off(token)
         else:
             out = fn(vx, vy)
-        return Array(out if type(out) is _ndarray else _asarray(out), weak)
+        o = new_array(Array)
+        o._value = out if type(out) is _ndarray else _asarray(out)
+        o._weak = weak
+        return o
     return replay

@@ -24,6 +24,9 @@ from tjit.tracing.fp_quiet import quiet_off, quiet_on
 from tjit.numpy._core import check_int_fits, scalar_as
 
 _ndarray, _asarray = np.ndarray, np.asarray
+#: ``o = new_array(Array)``, then both slots set (``o._value``, ``o._weak``): an Array
+#: without its __init__'s Python call, for the results the fast lanes wrap
+new_array = Array.__new__
 
 
 def is_number_type(t):
@@ -89,7 +92,10 @@ def plan(run, promoted, array_dtype, number_type, side):
                 quiet_off(token)
         else:
             out = fn(vx, s) if side else fn(s, vx)
-        return Array(out if type(out) is _ndarray else _asarray(out), weak)
+        o = new_array(Array)
+        o._value = out if type(out) is _ndarray else _asarray(out)
+        o._weak = weak
+        return o
     return replay
 
 

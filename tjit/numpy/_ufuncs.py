@@ -28,9 +28,7 @@ from tjit.numpy import _mixed_lane, _scalar_lane
 
 
 _ndarray, _asarray = np.ndarray, np.asarray
-#: Array without its __init__'s Python call, for results the fast lane wraps (it sets
-#: both of Array's slots, as __init__ does)
-_new_array = _Array.__new__
+_new_array = _scalar_lane.new_array
 
 #: inexact dtypes that an inexact function takes as they are (64-bit ones are canonical
 #: only under x64, checked at the call)
