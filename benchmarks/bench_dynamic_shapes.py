@@ -21,8 +21,11 @@ re-bind of an idle runner ~300 -> ~180 us (building the steps' closures, gemm pl
 ~14 -> ~4 us each warm, shapes and slot views from per-dim templates, the dot-grouping
 pass: now binders that rewrite the closures' state, one generated size function,
 plans built directly); jit's own lookup of a signature it has not cached (pytree
-flattening, the family's pattern and guards, the cache insert) ~70 us; the first run
-at the size ~25 us (first touch of new pages and tables). With warm caches the same
+flattening, the family's pattern and guards, the cache insert) ~70 us, now a
+generated match of the leaves against the family's programs (``dynamic_shapes.Route``):
+jit's part of a call up to its program's run (``bench_jit_part``, load ~16) ~86 -> ~39
+us at a new size, ~27 us at a seen one; the first run at the size ~25 us (first touch
+of new pages and tables). With warm caches the same
 re-bind costs ~28 us: most of what remains in situ is the cache misses of Python code
 that runs once per size.
 """
@@ -37,6 +40,7 @@ import numpy as np
 
 import tjit
 import tjit.numpy as tnp
+from tjit import api
 from tjit.devices import cpu
 
 try:
@@ -155,6 +159,39 @@ def bench_guard_check(repeat=20000):
               f"{statistics.median(times) * 1e6:6.2f} us")
 
 
+def bench_jit_part(params, n_sizes=300, d_in=256):
+    """Median time of jit's own part of a call (from the call to the start of its
+    program's run: pytree, signature, family, guards) at a size it has not cached and
+    at a seen one, over ``n_sizes`` fresh sizes of the MLP, each new call followed by a
+    seen one, so that both run in situ (after a gemm has cooled the caches)."""
+    f = tjit.jit(make_mlp(tnp))
+    p = [(tnp.asarray(w), tnp.asarray(b)) for w, b in params]
+    rng = np.random.default_rng(2)
+    base = rng.standard_normal((n_sizes + 60, d_in)).astype(np.float32)
+    for b in (16, 40):
+        f(p, tnp.asarray(base[:b])).block_until_ready()
+    xs = [tnp.asarray(base[:b]) for b in range(41, 41 + n_sizes)]
+    starts = []
+    run = api.Jitted._run
+
+    def marking(entry, raw, leaves):
+        starts.append(time.perf_counter_ns())
+        return run(entry, raw, leaves)
+    api.Jitted._run = staticmethod(marking)     # (timing only: the run is the same)
+    new, seen = [], []
+    try:
+        for x in xs:
+            for out in (new, seen):
+                t = time.perf_counter_ns()
+                f(p, x).block_until_ready()
+                out.append(starts[-1] - t)
+    finally:
+        api.Jitted._run = staticmethod(run)
+    print(f"jit's part of a call (to its program's run), {n_sizes} fresh sizes in situ: "
+          f"new size {statistics.median(new) / 1e3:6.1f} us, seen size "
+          f"{statistics.median(seen) / 1e3:6.1f} us (medians; {f.trace_count} traces)")
+
+
 def ms(s):
     return f"{s * 1e3:8.2f} ms"
 
@@ -212,6 +249,7 @@ def run(args):
             got = sorted(r[k] for r in runs)
             print(f"  {len(runs)} runs, ratio new/seen ({what}): best {got[0]:4.2f}x, "
                   f"median {statistics.median(got):4.2f}x, worst {got[-1]:4.2f}x")
+    bench_jit_part(params)
     kept = cpu.KEPT_RUNNERS
     cpu.KEPT_RUNNERS = 1 << 30      # a runner made for every size, none re-bound
     try:
