@@ -39,8 +39,17 @@ def test_against_scipy(x64, sa, sb, mode, cplx):
 def test_methods_dtypes_and_jit(method):
     a, b = np.arange(6), np.array([1, -2, 3])
     got = S.convolve(a, b, method=method)
-    assert np.issubdtype(got.dtype, np.integer)  # integers stay integers, as SciPy
-    np.testing.assert_array_equal(np.asarray(got), ss.convolve(a, b, method="direct"))
+    assert got.dtype == np.float32  # JAX: integers convolve to the default float
+    np.testing.assert_allclose(np.asarray(got), ss.convolve(a, b, method="direct"),
+                               rtol=1e-5, atol=1e-5)
+    for name in ("convolve", "correlate"):  # bool inputs too
+        t = np.array([True, False, True])
+        got = getattr(S, name)(t, t[:2])
+        assert got.dtype == np.float32
+        np.testing.assert_array_equal(np.asarray(got),
+                                      getattr(ss, name)(t.astype(int), t[:2].astype(int)))
+    got2 = S.convolve2d(np.ones((2, 3), np.int32), np.ones((2, 2), np.int32))
+    assert got2.dtype == np.float32
     x, k = _pair((20, 9), (3, 4), False)
     f = tjit.jit(lambda x, k: S.correlate2d(x, k, mode="same"))
     np.testing.assert_allclose(np.asarray(f(x.astype(np.float32), k.astype(np.float32))),
@@ -89,7 +98,7 @@ def test_fftconvolve_axes_against_scipy(x64, sa, sb, axes, mode):
 
 def test_fftconvolve_is_fft_based_and_matches_direct():
     """The jaxpr holds fft equations; values equal the direct method up to rounding; int
-    inputs give floats (fftconvolve) or rounded ints (convolve(method='fft'))."""
+    inputs give floats (as JAX)."""
     a, b = _pair((40,), (9,), False, 4)
     jaxpr = str(tjit.make_jaxpr(lambda x, y: S.fftconvolve(x, y))(a, b))
     assert "fft[" in jaxpr or "fft " in jaxpr
@@ -98,5 +107,6 @@ def test_fftconvolve_is_fft_based_and_matches_direct():
                                rtol=1e-4, atol=1e-4)
     assert S.fftconvolve(np.arange(5), np.arange(3)).dtype == np.float32
     got = S.convolve(np.arange(5), np.arange(3), method="fft")
-    assert got.dtype == S.convolve(np.arange(5), np.arange(3)).dtype
-    np.testing.assert_array_equal(np.asarray(got), np.convolve(np.arange(5), np.arange(3)))
+    assert got.dtype == S.convolve(np.arange(5), np.arange(3)).dtype == np.float32
+    np.testing.assert_allclose(np.asarray(got), np.convolve(np.arange(5), np.arange(3)),
+                               rtol=1e-5, atol=1e-5)

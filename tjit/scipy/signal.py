@@ -17,7 +17,7 @@ from tjit.tracing import dtypes
 from tjit.tracing.shapes import shape_str
 from tjit import lax
 from tjit import numpy as jnp
-from tjit.numpy._core import check_arraylike, promote_dtypes, promote_dtypes_inexact
+from tjit.numpy._core import check_arraylike, promote_dtypes_inexact
 
 
 def _args(fname, in1, in2, mode, method="direct"):
@@ -28,9 +28,8 @@ def _args(fname, in1, in2, mode, method="direct"):
     if method not in ("auto", "direct", "fft"):
         raise ValueError(f"scipy.signal.{fname}: method must be 'auto', 'direct' or 'fft', "
                          f"got {method!r}")
-    in1, in2 = promote_dtypes(jnp.asarray(in1), jnp.asarray(in2))
-    if dtypes.is_bool(in1.dtype):
-        in1, in2 = in1.astype(dtypes.default_int()), in2.astype(dtypes.default_int())
+    # JAX promotes to inexact (integer and bool inputs convolve to the default float)
+    in1, in2 = promote_dtypes_inexact(jnp.asarray(in1), jnp.asarray(in2))
     if in1.ndim != in2.ndim:
         raise ValueError(f"scipy.signal.{fname}: in1 {shape_str(in1.shape)} and in2 "
                          f"{shape_str(in2.shape)} must have the same number of dims")
@@ -94,18 +93,15 @@ def convolve(in1, in2, mode="full", method="auto", precision=None):
     Args:
       mode: 'full' (shape in1 + in2 - 1), 'same' (in1's shape, centred) or 'valid'
         (the points that need no zero padding).
-      method: 'auto' or 'direct' (a direct convolution), or 'fft' (:func:`fftconvolve`;
-        integer inputs are rounded back to integers, as SciPy).
+      method: 'auto' or 'direct' (a direct convolution), or 'fft' (:func:`fftconvolve`).
 
     Returns:
-      The convolution, with the promoted dtype of the inputs.
+      The convolution, with the inputs' promoted inexact dtype (as JAX: integer and bool
+      inputs give the default float; SciPy keeps integers).
     """
     in1, in2 = _args("convolve", in1, in2, mode, method)
     if method == "fft" and in1.ndim:
-        out = fftconvolve(in1, in2, mode)
-        if dtypes.is_int(in1.dtype):  # SciPy rounds integer convolutions back to ints
-            out = jnp.round(out).astype(in1.dtype)
-        return out
+        return fftconvolve(in1, in2, mode)
     return _convolve_nd(in1, in2, mode)
 
 
