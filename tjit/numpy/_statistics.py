@@ -77,6 +77,11 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
     a = ensure_array("histogram_bin_edges", a)
     dt = a.dtype if dtypes.is_inexact(a.dtype) else dtypes.default_float()
     if np.ndim(bins) == 1:
+        # Edges out of order would put values in the wrong bins; NumPy raises. (Traced
+        # edges cannot be checked.)
+        if not isinstance(bins, Tracer) and np.any(np.diff(np.asarray(bins)) < 0):
+            raise ValueError(f"jnp.histogram: bin edges must increase monotonically, got "
+                             f"{np.asarray(bins)!r}")
         return asarray(bins, dtype=dt)
     nbins = _static(bins, "histogram", "bins")
     if nbins < 1:
@@ -221,6 +226,11 @@ def digitize(x, bins, right=False, *, method=None):
     n = bins.shape[0]
     if type(n) is int and n == 0:
         return lax.full(tuple(x.shape), 0, dtypes.default_int())
+    if not isinstance(bins, Tracer):  # unordered bins give no meaningful index (NumPy raises)
+        steps = np.diff(np.asarray(bins))
+        if np.any(steps < 0) and np.any(steps > 0):
+            raise ValueError(f"jnp.digitize: bins must be monotonically increasing or "
+                             f"decreasing, got {np.asarray(bins)!r}")
     inc = _count_le(bins, x, strict=right)
     dec = lax.sub(lax.full((), n, inc.dtype), inc)  # searchsorted on the reversed bins
     increasing = lax.ge(lax.index_in_dim(bins, n - 1, 0, False),
