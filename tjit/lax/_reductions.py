@@ -163,6 +163,40 @@ def top_k(operand, k, *, axis=-1):
     return slice_in_dim(vals, 0, k, 1, axis), slice_in_dim(idx, 0, k, 1, axis)
 
 
+def _check_recall(recall_target, op):
+    if not 0 < recall_target <= 1:
+        raise ValueError(f"{op}: recall_target must be in (0, 1], got {recall_target}")
+
+
+def approx_max_k(operand, k, reduction_dimension=-1, recall_target=0.95,
+                 reduction_input_size_override=-1, aggregate_to_topk=True):
+    """The ``k`` largest entries along ``reduction_dimension`` and their int32 indices,
+    as ``jax.lax.approx_max_k``: computed exactly here (as JAX does off TPU), so
+    ``recall_target`` and the size override only have to be valid."""
+    _check_recall(recall_target, "approx_max_k")
+    return top_k(operand, k, axis=reduction_dimension)
+
+
+def approx_min_k(operand, k, reduction_dimension=-1, recall_target=0.95,
+                 reduction_input_size_override=-1, aggregate_to_topk=True):
+    """The ``k`` smallest entries along ``reduction_dimension`` and their int32 indices,
+    smallest first (ties: lower index first), as ``jax.lax.approx_min_k``; exact, as
+    :func:`approx_max_k`."""
+    _check_recall(recall_target, "approx_min_k")
+    operand = asarray_for_lax(operand)
+    if operand.ndim == 0:
+        raise ShapeError("approx_min_k: needs an operand of rank >= 1, got shape ()")
+    axis = normalize_axis(reduction_dimension, operand.ndim, "approx_min_k")
+    k, n = int(k), operand.shape[axis]
+    if k < 0 or (type(n) is int and k > n):
+        raise ValueError(f"approx_min_k: k={k} must be between 0 and the size {n} of axis "
+                         f"{axis} of the operand of shape {shape_str(operand.shape)}")
+    iota = broadcasted_iota(dtypes.int32, operand.shape, axis)
+    vals, idx = sort([operand, iota], axis, True, 1)  # stable: ties keep index order
+    return slice_in_dim(vals, 0, k, 1, axis), slice_in_dim(idx, 0, k, 1, axis)
+
+
 __all__ = ["reduce_sum", "reduce_prod", "reduce_max", "reduce_min", "reduce_and",
            "reduce_or", "reduce_xor", "reduce", "argmax", "argmin", "cumsum", "cumprod",
-           "cummax", "cummin", "sort", "sort_key_val", "top_k"]
+           "cummax", "cummin", "sort", "sort_key_val", "top_k", "approx_max_k",
+           "approx_min_k"]

@@ -100,6 +100,18 @@ def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
     return (low if lower else _adjoint(low)), lower
 
 
+def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
+    """Cholesky factor of Hermitian positive-definite ``a``: the upper ``U`` with
+    ``a = U^H U`` (SciPy's default), or with ``lower`` the lower ``L`` with ``a = L L^H``;
+    the other triangle is zero, NaNs if ``a`` is not positive definite (as JAX).
+
+    Args:
+      a: (..., n, n).
+      lower: return the lower factor.
+    """
+    return cho_factor(a, lower=lower)[0]
+
+
 def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
     """Solve ``a @ x = b`` given ``(c, lower) = cho_factor(a)``; b (..., n) or (..., n, k)."""
     c, lower = c_and_lower
@@ -330,7 +342,7 @@ def toeplitz(c, r=None):
     return jnp.take(vals, jnp.asarray(idx.ravel()), axis=-1).reshape(batch + (nr, nc))
 
 
-__all__ = ["block_diag", "cho_factor", "cho_solve", "det", "eigh", "expm", "expm_frechet",
+__all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "det", "eigh", "expm", "expm_frechet",
            "inv", "lu", "lu_factor", "lu_solve", "qr", "solve", "solve_triangular",
            "sqrtm", "svd", "toeplitz"]
 
