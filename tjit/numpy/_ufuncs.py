@@ -885,6 +885,8 @@ def rint(x, /):
     x = ensure_array("rint", x)
     if not dtypes.is_inexact(x.dtype):
         return lax.convert_element_type(x, dtypes.default_float())
+    if dtypes.is_complex(x.dtype):  # each part rounded, as NumPy and JAX
+        return lax.complex(rint(lax.real(x)), rint(lax.imag(x)))
     return lax.round(x, lax.ROUND_TO_NEAREST_EVEN)
 
 
