@@ -45,8 +45,8 @@ def test_grids_against_numpy(key):
 def test_r_traced_and_errors():
     got = tjit.jit(lambda x: jnp.r_[x, 0, 1:3])(jnp.ones(2))
     np.testing.assert_array_equal(np.asarray(got), [1, 1, 0, 1, 2])
-    with pytest.raises(ValueError, match="matrix directives"):
-        jnp.r_["r", [1, 2]]
+    with pytest.raises(ValueError, match="mixes integers with a matrix directive"):
+        jnp.r_["0,2,r", [1, 2]]
     with pytest.raises(ValueError, match="must come first"):
         jnp.r_[[1], "0", [2]]
     with pytest.raises(TypeError, match="index with slices"):
@@ -131,3 +131,16 @@ def test_bfloat16_under_jit_grad_vmap():
 def test_version_names():
     assert isinstance(tjit.__version__, str)
     assert tjit.__version_info__ == tuple(int(p) for p in tjit.__version__.split(".")[:3])
+
+
+def test_r_c_matrix_directives_give_2d_rows_and_columns_as_numpy():
+    # NumPy returns np.matrix; JAX (and tjit) the same values as a 2-D array
+    a, b = [1, 2, 3], [4, 5, 6]
+    for grid in ("r_", "c_"):
+        for d in ("r", "c"):
+            want = np.asarray(getattr(np, grid)[d, a, b])
+            got = getattr(jnp, grid)[d, a, b]
+            np.testing.assert_array_equal(np.asarray(got), want)
+            assert got.shape == want.shape
+    m = np.arange(4).reshape(2, 2)  # 2-D inputs: the directive changes nothing
+    np.testing.assert_array_equal(np.asarray(jnp.r_["c", m, m]), np.asarray(np.r_["c", m, m]))

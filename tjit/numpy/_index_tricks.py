@@ -14,7 +14,7 @@ import numpy as np
 
 from tjit.numpy._core import array, asarray
 from tjit.numpy._creation import arange, linspace, meshgrid
-from tjit.numpy._shape import concatenate, stack, swapaxes, transpose
+from tjit.numpy._shape import concatenate, expand_dims, stack, swapaxes, transpose
 
 __all__ = ["r_", "c_", "mgrid", "ogrid"]
 
@@ -62,8 +62,9 @@ class _AxisConcat:
 
     def _directive(self, text):
         if text and text[-1] in "rc":
-            raise ValueError(f"jnp.{self.op_name}: matrix directives ('r', 'c') are not "
-                             f"supported; tjit has no matrix type")
+            raise ValueError(f"jnp.{self.op_name}: the directive {text!r} mixes integers "
+                             f"with a matrix directive; use 'r' or 'c' alone (a 2-D row or "
+                             f"column, as JAX: there is no matrix type)")
         parts = text.split(",")
         if len(parts) > 3:
             raise ValueError(f"jnp.{self.op_name}: the directive {text!r} has more than "
@@ -81,7 +82,10 @@ class _AxisConcat:
         if not isinstance(key, tuple):
             key = (key,)
         axis, ndmin, trans1d = self.axis, self.ndmin, self.trans1d
-        if key and isinstance(key[0], str):
+        matrix = None  # JAX's 'r' / 'c': a 1-D result becomes a row / column (2-D array)
+        if key and isinstance(key[0], str) and key[0] in ("r", "c"):
+            matrix, key = (0 if key[0] == "r" else 1), key[1:]
+        elif key and isinstance(key[0], str):
             axis, ndmin, trans1d = self._directive(key[0])
             key = key[1:]
         out = []
@@ -108,7 +112,8 @@ class _AxisConcat:
             out.append(obj)
         if not out:
             return arange(0)
-        return concatenate(out, axis=operator.index(axis))
+        res = concatenate(out, axis=operator.index(axis))
+        return expand_dims(res, matrix) if matrix is not None and res.ndim == 1 else res
 
     def __len__(self):
         return 0
