@@ -84,16 +84,21 @@ def test_stored_example_matches_numpy_and_prints_as_shown(qualname):
     """tjit/_doc_examples.py (``python -m tjit._docs``): each example's call gives NumPy's
     result, prints as its docstring shows, and is in the function's docstring."""
     from tjit._doc_examples import EXAMPLES
+    from tjit._docs import EXAMPLE_ROOTS, example_globals
     call, shown = _split(EXAMPLES[qualname])
+    root = qualname.split(".")[0]
+    ours, reference = (importlib.import_module(m) for m in EXAMPLE_ROOTS[root])
+    if root == "jsp":  # scipy's submodules load on import only
+        importlib.import_module("scipy." + qualname.split(".")[1])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        got = eval(call, {"jnp": jnp})
-        want = eval(call, {"jnp": np})  # the same call on NumPy
+        got = eval(call, example_globals(root, ours))
+        want = eval(call, example_globals(root, reference))  # the same call on NumPy/SciPy
     assert repr(got) == shown, "regenerate tjit/_doc_examples.py: python -m tjit._docs"
     got, want = (got, want) if isinstance(want, tuple) else ((got,), (want,))
     for g, w in zip(got, want, strict=True):
         np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-5, atol=1e-6)
-    fun = eval(qualname, {"jnp": jnp})
+    fun = eval(qualname, example_globals(root, ours))
     assert call in fun.__doc__
 
 

@@ -895,4 +895,207 @@ EXAMPLES = {'jnp.acos': '>>> jnp.acos(jnp.asarray([0.25, 0.5, 0.75]))\n'
               'Array([[[0., 0., 0., 0., 0., 0.],\n'
               '        [0., 0., 0., 0., 0., 0.]]], dtype=float32)',
  'jnp.zeros_like': '>>> jnp.zeros_like(jnp.asarray([-1.5, 0.0, 2.5]))\n'
-                   'Array([0., 0., 0.], dtype=float32)'}
+                   'Array([0., 0., 0.], dtype=float32)',
+ 'jsp.special.betaln': '>>> jsp.special.betaln(jnp.asarray([0.25, 0.5, 0.75]), jnp.asarray([0.25, '
+                       '0.5, 0.75]))\n'
+                       'Array([2.0036802 , 1.1447299 , 0.52734417], dtype=float32)',
+ 'jsp.special.digamma': '>>> jsp.special.digamma(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                        'Array([0.70315665,       -inf, 0.70315665], dtype=float32)',
+ 'jsp.special.entr': '>>> jsp.special.entr(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                     'Array([     -inf, -0.      , -2.290727], dtype=float32)',
+ 'jsp.special.erf': '>>> jsp.special.erf(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                    'Array([-0.96610516,  0.        ,  0.999593  ], dtype=float32)',
+ 'jsp.special.erfc': '>>> jsp.special.erfc(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                     'Array([1.9661051e+00, 1.0000000e+00, 4.0695202e-04], dtype=float32)',
+ 'jsp.special.erfinv': '>>> jsp.special.erfinv(jnp.asarray([0.25, 0.5, 0.75]))\n'
+                       'Array([0.22531205, 0.47693628, 0.8134199 ], dtype=float32)',
+ 'jsp.special.expit': '>>> jsp.special.expit(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                      'Array([0.18242553, 0.5       , 0.9241418 ], dtype=float32)',
+ 'jsp.special.factorial': '>>> jsp.special.factorial(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                          'Array([0.       , 1.       , 3.3233511], dtype=float32)',
+ 'jsp.special.gamma': '>>> jsp.special.gamma(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                      'Array([2.363272 ,       inf, 1.3293403], dtype=float32)',
+ 'jsp.special.gammainc': '>>> jsp.special.gammainc(jnp.asarray([0.25, 0.5, 0.75]), '
+                         'jnp.asarray([0.25, 0.5, 0.75]))\n'
+                         'Array([0.743678 , 0.6826895, 0.6515925], dtype=float32)',
+ 'jsp.special.gammaincc': '>>> jsp.special.gammaincc(jnp.asarray([0.25, 0.5, 0.75]), '
+                          'jnp.asarray([0.25, 0.5, 0.75]))\n'
+                          'Array([0.25632206, 0.3173105 , 0.34840748], dtype=float32)',
+ 'jsp.special.gammaln': '>>> jsp.special.gammaln(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                        'Array([0.86004704,        inf, 0.28468287], dtype=float32)',
+ 'jsp.special.gammasgn': '>>> jsp.special.gammasgn(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                         'Array([1., 1., 1.], dtype=float32)',
+ 'jsp.special.i0': '>>> jsp.special.i0(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                   'Array([1.6467232, 1.       , 3.289839 ], dtype=float32)',
+ 'jsp.special.i0e': '>>> jsp.special.i0e(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                    'Array([0.3674336 , 1.        , 0.27004644], dtype=float32)',
+ 'jsp.special.i1': '>>> jsp.special.i1(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                   'Array([-0.9816664,  0.       ,  2.516716 ], dtype=float32)',
+ 'jsp.special.i1e': '>>> jsp.special.i1e(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                    'Array([-0.21903938,  0.        ,  0.20658465], dtype=float32)',
+ 'jsp.special.kl_div': '>>> jsp.special.kl_div(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, '
+                       '0.0, 2.5]))\n'
+                       'Array([inf,  0.,  0.], dtype=float32)',
+ 'jsp.special.log_ndtr': '>>> jsp.special.log_ndtr(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                         'Array([-2.7059443 , -0.6931472 , -0.00622903], dtype=float32)',
+ 'jsp.special.log_softmax': '>>> jsp.special.log_softmax(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                            'Array([-4.0956745 , -2.5956743 , -0.09567438], dtype=float32)',
+ 'jsp.special.logit': '>>> jsp.special.logit(jnp.asarray([0.25, 0.5, 0.75]))\n'
+                      'Array([-1.0986123,  0.       ,  1.0986123], dtype=float32)',
+ 'jsp.special.logsumexp': '>>> jsp.special.logsumexp(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                          'Array(2.5956743, dtype=float32)',
+ 'jsp.special.ndtr': '>>> jsp.special.ndtr(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                     'Array([0.06680721, 0.5       , 0.9937903 ], dtype=float32)',
+ 'jsp.special.ndtri': '>>> jsp.special.ndtri(jnp.asarray([0.25, 0.5, 0.75]))\n'
+                      'Array([-0.67448974,  0.        ,  0.67448974], dtype=float32)',
+ 'jsp.special.polygamma': '>>> jsp.special.polygamma(jnp.asarray([1, 2, 6]), jnp.asarray([1, 2, '
+                          '6]))\n'
+                          'Array([ 1.644934 , -0.4041138, -0.0041003], dtype=float32)',
+ 'jsp.special.rel_entr': '>>> jsp.special.rel_entr(jnp.asarray([-1.5, 0.0, 2.5]), '
+                         'jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                         'Array([inf,  0.,  0.], dtype=float32)',
+ 'jsp.special.softmax': '>>> jsp.special.softmax(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                        'Array([0.01664452, 0.07459556, 0.9087599 ], dtype=float32)',
+ 'jsp.special.zeta': '>>> jsp.special.zeta(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                     'Array([-0.0254852, -0.5      ,  1.3414873], dtype=float32)',
+ 'jsp.stats.bernoulli.cdf': '>>> jsp.stats.bernoulli.cdf(jnp.asarray([0.25, 0.5, 0.75]), '
+                            'jnp.asarray([0.25, 0.5, 0.75]))\n'
+                            'Array([0.75, 0.5 , 0.25], dtype=float32)',
+ 'jsp.stats.bernoulli.logpmf': '>>> jsp.stats.bernoulli.logpmf(jnp.asarray([0.25, 0.5, 0.75]), '
+                               'jnp.asarray([0.25, 0.5, 0.75]))\n'
+                               'Array([-inf, -inf, -inf], dtype=float32)',
+ 'jsp.stats.bernoulli.pmf': '>>> jsp.stats.bernoulli.pmf(jnp.asarray([0.25, 0.5, 0.75]), '
+                            'jnp.asarray([0.25, 0.5, 0.75]))\n'
+                            'Array([0., 0., 0.], dtype=float32)',
+ 'jsp.stats.bernoulli.ppf': '>>> jsp.stats.bernoulli.ppf(jnp.asarray([0.25, 0.5, 0.75]), '
+                            'jnp.asarray([0.25, 0.5, 0.75]))\n'
+                            'Array([0., 0., 1.], dtype=float32)',
+ 'jsp.stats.cauchy.cdf': '>>> jsp.stats.cauchy.cdf(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                         'Array([0.18716702, 0.5       , 0.8788811 ], dtype=float32)',
+ 'jsp.stats.cauchy.isf': '>>> jsp.stats.cauchy.isf(jnp.asarray([0.25, 0.5, 0.75]))\n'
+                         'Array([ 1.,  0., -1.], dtype=float32)',
+ 'jsp.stats.cauchy.logcdf': '>>> jsp.stats.cauchy.logcdf(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                            'Array([-1.675754  , -0.6931472 , -0.12910572], dtype=float32)',
+ 'jsp.stats.cauchy.logpdf': '>>> jsp.stats.cauchy.logpdf(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                            'Array([-2.3233848, -1.1447299, -3.1257315], dtype=float32)',
+ 'jsp.stats.cauchy.logsf': '>>> jsp.stats.cauchy.logsf(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                           'Array([-0.20722963, -0.6931472 , -2.1109822 ], dtype=float32)',
+ 'jsp.stats.cauchy.pdf': '>>> jsp.stats.cauchy.pdf(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                         'Array([0.09794152, 0.31830993, 0.04390481], dtype=float32)',
+ 'jsp.stats.cauchy.ppf': '>>> jsp.stats.cauchy.ppf(jnp.asarray([0.25, 0.5, 0.75]))\n'
+                         'Array([-1.,  0.,  1.], dtype=float32)',
+ 'jsp.stats.cauchy.sf': '>>> jsp.stats.cauchy.sf(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                        'Array([0.812833  , 0.5       , 0.12111895], dtype=float32)',
+ 'jsp.stats.chi2.cdf': '>>> jsp.stats.chi2.cdf(jnp.asarray([0.25, 0.5, 0.75]), jnp.asarray([0.25, '
+                       '0.5, 0.75]))\n'
+                       'Array([0.8078005 , 0.743678  , 0.70704883], dtype=float32)',
+ 'jsp.stats.chi2.logcdf': '>>> jsp.stats.chi2.logcdf(jnp.asarray([0.25, 0.5, 0.75]), '
+                          'jnp.asarray([0.25, 0.5, 0.75]))\n'
+                          'Array([-0.21344022, -0.2961472 , -0.34665558], dtype=float32)',
+ 'jsp.stats.chi2.logpdf': '>>> jsp.stats.chi2.logpdf(jnp.asarray([0.25, 0.5, 0.75]), '
+                          'jnp.asarray([0.25, 0.5, 0.75]))\n'
+                          'Array([-1.018054 , -1.1914489, -1.318203 ], dtype=float32)',
+ 'jsp.stats.chi2.logsf': '>>> jsp.stats.chi2.logsf(jnp.asarray([0.25, 0.5, 0.75]), '
+                         'jnp.asarray([0.25, 0.5, 0.75]))\n'
+                         'Array([-1.6492212, -1.3613206, -1.2277492], dtype=float32)',
+ 'jsp.stats.chi2.pdf': '>>> jsp.stats.chi2.pdf(jnp.asarray([0.25, 0.5, 0.75]), jnp.asarray([0.25, '
+                       '0.5, 0.75]))\n'
+                       'Array([0.36129734, 0.3037808 , 0.26761577], dtype=float32)',
+ 'jsp.stats.chi2.sf': '>>> jsp.stats.chi2.sf(jnp.asarray([0.25, 0.5, 0.75]), jnp.asarray([0.25, '
+                      '0.5, 0.75]))\n'
+                      'Array([0.19219956, 0.25632206, 0.2929512 ], dtype=float32)',
+ 'jsp.stats.expon.cdf': '>>> jsp.stats.expon.cdf(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                        'Array([0.        , 0.        , 0.91791505], dtype=float32)',
+ 'jsp.stats.expon.logcdf': '>>> jsp.stats.expon.logcdf(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                           'Array([      -inf,       -inf, -0.0856505], dtype=float32)',
+ 'jsp.stats.expon.logpdf': '>>> jsp.stats.expon.logpdf(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                           'Array([-inf, -0. , -2.5], dtype=float32)',
+ 'jsp.stats.expon.logsf': '>>> jsp.stats.expon.logsf(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                          'Array([-0. , -0. , -2.5], dtype=float32)',
+ 'jsp.stats.expon.pdf': '>>> jsp.stats.expon.pdf(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                        'Array([0.        , 1.        , 0.08208501], dtype=float32)',
+ 'jsp.stats.expon.ppf': '>>> jsp.stats.expon.ppf(jnp.asarray([0.25, 0.5, 0.75]))\n'
+                        'Array([0.28768206, 0.6931472 , 1.3862944 ], dtype=float32)',
+ 'jsp.stats.expon.sf': '>>> jsp.stats.expon.sf(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                       'Array([1.        , 1.        , 0.08208501], dtype=float32)',
+ 'jsp.stats.gamma.cdf': '>>> jsp.stats.gamma.cdf(jnp.asarray([0.25, 0.5, 0.75]), '
+                        'jnp.asarray([0.25, 0.5, 0.75]))\n'
+                        'Array([0.743678 , 0.6826895, 0.6515925], dtype=float32)',
+ 'jsp.stats.gamma.logcdf': '>>> jsp.stats.gamma.logcdf(jnp.asarray([0.25, 0.5, 0.75]), '
+                           'jnp.asarray([0.25, 0.5, 0.75]))\n'
+                           'Array([-0.2961472 , -0.38171518, -0.42833588], dtype=float32)',
+ 'jsp.stats.gamma.logpdf': '>>> jsp.stats.gamma.logpdf(jnp.asarray([0.25, 0.5, 0.75]), '
+                           'jnp.asarray([0.25, 0.5, 0.75]))\n'
+                           'Array([-0.49830174, -0.72579134, -0.8813604 ], dtype=float32)',
+ 'jsp.stats.gamma.logsf': '>>> jsp.stats.gamma.logsf(jnp.asarray([0.25, 0.5, 0.75]), '
+                          'jnp.asarray([0.25, 0.5, 0.75]))\n'
+                          'Array([-1.3613206, -1.1478745, -1.0543826], dtype=float32)',
+ 'jsp.stats.gamma.pdf': '>>> jsp.stats.gamma.pdf(jnp.asarray([0.25, 0.5, 0.75]), '
+                        'jnp.asarray([0.25, 0.5, 0.75]))\n'
+                        'Array([0.6075616 , 0.48394144, 0.41421902], dtype=float32)',
+ 'jsp.stats.gamma.sf': '>>> jsp.stats.gamma.sf(jnp.asarray([0.25, 0.5, 0.75]), jnp.asarray([0.25, '
+                       '0.5, 0.75]))\n'
+                       'Array([0.25632206, 0.3173105 , 0.34840748], dtype=float32)',
+ 'jsp.stats.laplace.cdf': '>>> jsp.stats.laplace.cdf(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                          'Array([0.11156508, 0.5       , 0.9589575 ], dtype=float32)',
+ 'jsp.stats.laplace.logpdf': '>>> jsp.stats.laplace.logpdf(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                             'Array([-2.1931472, -0.6931472, -3.1931472], dtype=float32)',
+ 'jsp.stats.laplace.pdf': '>>> jsp.stats.laplace.pdf(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                          'Array([0.11156508, 0.5       , 0.0410425 ], dtype=float32)',
+ 'jsp.stats.logistic.cdf': '>>> jsp.stats.logistic.cdf(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                           'Array([0.18242553, 0.5       , 0.9241418 ], dtype=float32)',
+ 'jsp.stats.logistic.isf': '>>> jsp.stats.logistic.isf(jnp.asarray([0.25, 0.5, 0.75]))\n'
+                           'Array([ 1.0986123,  0.       , -1.0986123], dtype=float32)',
+ 'jsp.stats.logistic.logpdf': '>>> jsp.stats.logistic.logpdf(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                              'Array([-1.9028265, -1.3862944, -2.6577795], dtype=float32)',
+ 'jsp.stats.logistic.pdf': '>>> jsp.stats.logistic.pdf(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                           'Array([0.14914645, 0.25      , 0.07010372], dtype=float32)',
+ 'jsp.stats.logistic.ppf': '>>> jsp.stats.logistic.ppf(jnp.asarray([0.25, 0.5, 0.75]))\n'
+                           'Array([-1.0986123,  0.       ,  1.0986123], dtype=float32)',
+ 'jsp.stats.logistic.sf': '>>> jsp.stats.logistic.sf(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                          'Array([0.8175745 , 0.5       , 0.07585818], dtype=float32)',
+ 'jsp.stats.norm.cdf': '>>> jsp.stats.norm.cdf(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                       'Array([0.06680721, 0.5       , 0.9937903 ], dtype=float32)',
+ 'jsp.stats.norm.isf': '>>> jsp.stats.norm.isf(jnp.asarray([0.25, 0.5, 0.75]))\n'
+                       'Array([ 0.67448974,  0.        , -0.67448974], dtype=float32)',
+ 'jsp.stats.norm.logcdf': '>>> jsp.stats.norm.logcdf(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                          'Array([-2.7059443 , -0.6931472 , -0.00622903], dtype=float32)',
+ 'jsp.stats.norm.logpdf': '>>> jsp.stats.norm.logpdf(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                          'Array([-2.0439386, -0.9189385, -4.0439386], dtype=float32)',
+ 'jsp.stats.norm.logsf': '>>> jsp.stats.norm.logsf(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                         'Array([-0.06914347, -0.6931472 , -5.0816483 ], dtype=float32)',
+ 'jsp.stats.norm.pdf': '>>> jsp.stats.norm.pdf(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                       'Array([0.12951757, 0.3989423 , 0.0175283 ], dtype=float32)',
+ 'jsp.stats.norm.ppf': '>>> jsp.stats.norm.ppf(jnp.asarray([0.25, 0.5, 0.75]))\n'
+                       'Array([-0.67448974,  0.        ,  0.67448974], dtype=float32)',
+ 'jsp.stats.norm.sf': '>>> jsp.stats.norm.sf(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                      'Array([0.9331928 , 0.5       , 0.00620967], dtype=float32)',
+ 'jsp.stats.poisson.cdf': '>>> jsp.stats.poisson.cdf(jnp.asarray([0.25, 0.5, 0.75]), '
+                          'jnp.asarray([0.25, 0.5, 0.75]))\n'
+                          'Array([0.7788008 , 0.60653067, 0.47236654], dtype=float32)',
+ 'jsp.stats.poisson.logpmf': '>>> jsp.stats.poisson.logpmf(jnp.asarray([0.25, 0.5, 0.75]), '
+                             'jnp.asarray([0.25, 0.5, 0.75]))\n'
+                             'Array([-inf, -inf, -inf], dtype=float32)',
+ 'jsp.stats.poisson.pmf': '>>> jsp.stats.poisson.pmf(jnp.asarray([0.25, 0.5, 0.75]), '
+                          'jnp.asarray([0.25, 0.5, 0.75]))\n'
+                          'Array([0., 0., 0.], dtype=float32)',
+ 'jsp.stats.t.logpdf': '>>> jsp.stats.t.logpdf(jnp.asarray([0.25, 0.5, 0.75]), jnp.asarray([0.25, '
+                       '0.5, 0.75]))\n'
+                       'Array([-1.6772712, -1.6146318, -1.6954031], dtype=float32)',
+ 'jsp.stats.t.pdf': '>>> jsp.stats.t.pdf(jnp.asarray([0.25, 0.5, 0.75]), jnp.asarray([0.25, 0.5, '
+                    '0.75]))\n'
+                    'Array([0.18688323, 0.19896393, 0.18352523], dtype=float32)',
+ 'jsp.stats.uniform.cdf': '>>> jsp.stats.uniform.cdf(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                          'Array([0., 0., 1.], dtype=float32)',
+ 'jsp.stats.uniform.logpdf': '>>> jsp.stats.uniform.logpdf(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                             'Array([-inf,  -0., -inf], dtype=float32)',
+ 'jsp.stats.uniform.pdf': '>>> jsp.stats.uniform.pdf(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                          'Array([0., 1., 0.], dtype=float32)',
+ 'jsp.stats.uniform.ppf': '>>> jsp.stats.uniform.ppf(jnp.asarray([0.25, 0.5, 0.75]))\n'
+                          'Array([0.25, 0.5 , 0.75], dtype=float32)',
+ 'jsp.stats.vonmises.logpdf': '>>> jsp.stats.vonmises.logpdf(jnp.asarray([0.25, 0.5, 0.75]), '
+                              'jnp.asarray([0.25, 0.5, 0.75]))\n'
+                              'Array([-1.6112133, -1.4606354, -1.4250798], dtype=float32)',
+ 'jsp.stats.vonmises.pdf': '>>> jsp.stats.vonmises.pdf(jnp.asarray([0.25, 0.5, 0.75]), '
+                           'jnp.asarray([0.25, 0.5, 0.75]))\n'
+                           'Array([0.19964524, 0.23208874, 0.24048926], dtype=float32)'}

@@ -18,11 +18,13 @@ import numpy as np
 _IMMUTABLE_NOTE = {"out": "out= (arrays are immutable; use the return value)",
                    "where": "where=", "casting": "casting=", "order": "order=",
                    "subok": "subok=", "signature": "signature=", "extobj": "extobj="}
-_FLOAT_SAMPLE = "{p}.asarray([-1.5, 0.0, 2.5])"
-_INT_SAMPLE = "{p}.asarray([1, 2, 6])"
-_MATRIX_SAMPLE = "{p}.asarray([[2.0, 1.0], [1.0, 3.0]])"
+# samples are made with ``jnp`` (tjit.numpy beside tjit's functions, numpy beside the
+# reference's), so they read the same in every namespace's examples
+_FLOAT_SAMPLE = "jnp.asarray([-1.5, 0.0, 2.5])"
+_INT_SAMPLE = "jnp.asarray([1, 2, 6])"
+_MATRIX_SAMPLE = "jnp.asarray([[2.0, 1.0], [1.0, 3.0]])"
 # tried in order; a result without NaN is preferred (acos, log, ... outside their domain)
-_SAMPLES = (_FLOAT_SAMPLE, "{p}.asarray([0.25, 0.5, 0.75])", "{p}.asarray([1.5, 2.0, 3.0])",
+_SAMPLES = (_FLOAT_SAMPLE, "jnp.asarray([0.25, 0.5, 0.75])", "jnp.asarray([1.5, 2.0, 3.0])",
             _INT_SAMPLE, _MATRIX_SAMPLE)
 
 
@@ -51,13 +53,21 @@ def _params(fun):
         return []
 
 
+def example_globals(root, module):
+    """The names an example sees: ``root`` bound to ``module`` and ``jnp`` to tjit.numpy,
+    or to numpy when ``module`` is the reference (numpy, scipy)."""
+    import importlib
+    tjit_side = (getattr(module, "__name__", "") or "").startswith("tjit")
+    return {"jnp": importlib.import_module("tjit.numpy") if tjit_side else np, root: module}
+
+
 def _run(text, root, module):
     """``text`` evaluated with ``root`` bound to ``module``; (True, value) or (False, None)
     when it raises (this sample does not fit the function)."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return True, eval(text, {root: module})  # our own fixed text
+            return True, eval(text, example_globals(root, module))  # our own fixed text
     except Exception:  # noqa: BLE001
         return False, None
 
@@ -194,6 +204,20 @@ def add_differences_notes(namespace, names, reference, ref_prefix):
                                                        if mark else "")
 
 
+# example roots: the name examples call through -> (tjit's module, the reference's)
+EXAMPLE_ROOTS = {"jnp": ("tjit.numpy", "numpy"), "jsp": ("tjit.scipy", "scipy")}
+
+
+def scipy_example_namespaces():
+    """(namespace, prefix) of tjit.scipy.special and each tjit.scipy.stats distribution,
+    checked against SciPy's (``jsp`` is ``tjit.scipy`` here and ``scipy`` there)."""
+    import importlib
+    stats = importlib.import_module("tjit.scipy.stats")
+    dists = [n for n in stats.__all__ if inspect.ismodule(getattr(stats, n))]
+    return (("tjit.scipy.special", "jsp.special"),) + tuple(
+        (f"tjit.scipy.stats.{n}", f"jsp.stats.{n}") for n in dists)
+
+
 # (namespace, prefix) pairs whose documented functions get stored examples
 EXAMPLE_NAMESPACES = (("tjit.numpy", "jnp"), ("tjit.numpy.linalg", "jnp.linalg"),
                       ("tjit.numpy.fft", "jnp.fft"))
@@ -281,10 +305,13 @@ def find_examples():
     Slow (seconds: it runs every candidate), so ``python -m tjit._docs`` stores the
     result in ``tjit/_doc_examples.py`` and imports only read it."""
     import importlib
-    jnp = importlib.import_module("tjit.numpy")
     found, seen = {}, set()
-    for modname, prefix in EXAMPLE_NAMESPACES:
+    for modname, prefix in EXAMPLE_NAMESPACES + scipy_example_namespaces():
         mod = importlib.import_module(modname)
+        ours, reference = EXAMPLE_ROOTS[prefix.split(".")[0]]
+        ours, reference = importlib.import_module(ours), importlib.import_module(reference)
+        if prefix.startswith("jsp."):  # scipy's submodules load on import only
+            importlib.import_module("scipy." + prefix.split(".", 1)[1].split(".")[0])
         for name in mod.__all__:
             fun = getattr(mod, name)
             doc = (getattr(fun, "__doc__", None) or "").split(_STORED_MARK)[0]
@@ -292,7 +319,7 @@ def find_examples():
                     or id(fun) in seen):  # an alias (arccos of acos) shares one docstring
                 continue
             seen.add(id(fun))
-            example, _ = _example(fun, name, prefix, jnp, reference=np,
+            example, _ = _example(fun, name, prefix, ours, reference=reference,
                                   expression=EXAMPLE_CALLS.get(f"{prefix}.{name}"))
             if example:
                 found[f"{prefix}.{name}"] = example
