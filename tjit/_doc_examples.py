@@ -896,6 +896,60 @@ EXAMPLES = {'jnp.acos': '>>> jnp.acos(jnp.asarray([0.25, 0.5, 0.75]))\n'
               '        [0., 0., 0., 0., 0., 0.]]], dtype=float32)',
  'jnp.zeros_like': '>>> jnp.zeros_like(jnp.asarray([-1.5, 0.0, 2.5]))\n'
                    'Array([0., 0., 0.], dtype=float32)',
+ 'jsp.linalg.cholesky': '>>> jsp.linalg.cholesky(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
+                        'Array([[1.4142135 , 0.70710677],\n'
+                        '       [0.        , 1.5811388 ]], dtype=float32)',
+ 'jsp.linalg.det': '>>> jsp.linalg.det(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
+                   'Array(5., dtype=float32)',
+ 'jsp.linalg.eigh': '>>> jsp.linalg.eigh(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
+                    '(Array([1.381966, 3.618034], dtype=float32), Array([[-0.8506508,  '
+                    '0.5257311],\n'
+                    '       [ 0.5257311,  0.8506508]], dtype=float32))',
+ 'jsp.linalg.expm': '>>> jsp.linalg.expm(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
+                    'Array([[13.181509, 14.883947],\n'
+                    '       [14.883948, 28.065462]], dtype=float32)',
+ 'jsp.linalg.expm_frechet': '>>> jsp.linalg.expm_frechet(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]), '
+                            'jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
+                            '(Array([[13.181508, 14.883944],\n'
+                            '       [14.883939, 28.065437]], dtype=float32), Array([[41.246964, '
+                            '57.833344],\n'
+                            '       [57.833313, 99.08023 ]], dtype=float32))',
+ 'jsp.linalg.inv': '>>> jsp.linalg.inv(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
+                   'Array([[ 0.6, -0.2],\n'
+                   '       [-0.2,  0.4]], dtype=float32)',
+ 'jsp.linalg.lu': '>>> jsp.linalg.lu(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
+                  '(Array([[1., 0.],\n'
+                  '       [0., 1.]], dtype=float32), Array([[1. , 0. ],\n'
+                  '       [0.5, 1. ]], dtype=float32), Array([[2. , 1. ],\n'
+                  '       [0. , 2.5]], dtype=float32))',
+ 'jsp.linalg.lu_factor': '>>> jsp.linalg.lu_factor(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
+                         '(Array([[2. , 1. ],\n'
+                         '       [0.5, 2.5]], dtype=float32), Array([0, 1], dtype=int32))',
+ 'jsp.linalg.qr': '>>> jsp.linalg.qr(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
+                  '(Array([[-0.8944272, -0.4472136],\n'
+                  '       [-0.4472136,  0.8944272]], dtype=float32), Array([[-2.236068, '
+                  '-2.236068],\n'
+                  '       [ 0.      ,  2.236068]], dtype=float32))',
+ 'jsp.linalg.solve': '>>> jsp.linalg.solve(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]), '
+                     'jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
+                     'Array([[1., 0.],\n'
+                     '       [0., 1.]], dtype=float32)',
+ 'jsp.linalg.solve_triangular': '>>> jsp.linalg.solve_triangular(jnp.asarray([[2.0, 1.0], [1.0, '
+                                '3.0]]), jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
+                                'Array([[0.8333333 , 0.        ],\n'
+                                '       [0.33333334, 1.        ]], dtype=float32)',
+ 'jsp.linalg.sqrtm': '>>> jsp.linalg.sqrtm(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
+                     'Array([[1.3763819, 0.3249197],\n'
+                     '       [0.3249197, 1.7013017]], dtype=float32)',
+ 'jsp.linalg.svd': '>>> jsp.linalg.svd(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
+                   '(Array([[-0.5257311, -0.8506508],\n'
+                   '       [-0.8506508,  0.5257311]], dtype=float32), Array([3.618034, 1.381966], '
+                   'dtype=float32), Array([[-0.5257311, -0.8506508],\n'
+                   '       [-0.8506508,  0.5257311]], dtype=float32))',
+ 'jsp.linalg.toeplitz': '>>> jsp.linalg.toeplitz(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                        'Array([[-1.5,  0. ,  2.5],\n'
+                        '       [ 0. , -1.5,  0. ],\n'
+                        '       [ 2.5,  0. , -1.5]], dtype=float32)',
  'jsp.special.betaln': '>>> jsp.special.betaln(jnp.asarray([0.25, 0.5, 0.75]), jnp.asarray([0.25, '
                        '0.5, 0.75]))\n'
                        'Array([2.0036802 , 1.1447299 , 0.52734417], dtype=float32)',

@@ -209,12 +209,12 @@ EXAMPLE_ROOTS = {"jnp": ("tjit.numpy", "numpy"), "jsp": ("tjit.scipy", "scipy")}
 
 
 def scipy_example_namespaces():
-    """(namespace, prefix) of tjit.scipy.special and each tjit.scipy.stats distribution,
+    """(namespace, prefix) of tjit.scipy.special, .linalg and each .stats distribution,
     checked against SciPy's (``jsp`` is ``tjit.scipy`` here and ``scipy`` there)."""
     import importlib
     stats = importlib.import_module("tjit.scipy.stats")
     dists = [n for n in stats.__all__ if inspect.ismodule(getattr(stats, n))]
-    return (("tjit.scipy.special", "jsp.special"),) + tuple(
+    return (("tjit.scipy.special", "jsp.special"), ("tjit.scipy.linalg", "jsp.linalg")) + tuple(
         (f"tjit.scipy.stats.{n}", f"jsp.stats.{n}") for n in dists)
 
 
