@@ -330,19 +330,20 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
     return avg
 
 
-def _weights_like(a, w, axis):
+def _weights_like(a, w, axis, name="average"):
+    """``w`` broadcast to ``a``'s shape: the same shape, or 1-D along a single ``axis``."""
     if tuple(w.shape) == tuple(a.shape):
         return w
     if axis is None:
-        raise TypeError(f"jnp.average: axis must be specified when the shapes of a "
+        raise TypeError(f"jnp.{name}: axis must be specified when the shapes of a "
                         f"{shape_str(a.shape)} and weights {shape_str(w.shape)} differ")
     if not isinstance(axis, int) and len(axis) != 1 or w.ndim != 1:
-        raise TypeError(f"jnp.average: 1-D weights along a single axis expected when "
+        raise TypeError(f"jnp.{name}: 1-D weights along a single axis expected when "
                         f"shapes of a {shape_str(a.shape)} and weights "
                         f"{shape_str(w.shape)} differ")
-    ax = _axes(a, axis, "average")[0]
+    ax = _axes(a, axis, name)[0]
     if w.shape[0] != a.shape[ax]:
-        raise ValueError(f"jnp.average: length of weights {w.shape[0]} is not compatible "
+        raise ValueError(f"jnp.{name}: length of weights {w.shape[0]} is not compatible "
                          f"with axis {axis} of a of shape {shape_str(a.shape)}")
     return lax.broadcast_in_dim(w, tuple(a.shape), (ax,))
 
@@ -498,7 +499,7 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
 
 
 # -- quantiles ------------------------------------------------------------------------------
-_QUANTILE_METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
+_QUANTILE_METHODS = ("linear", "lower", "higher", "midpoint", "nearest", "inverted_cdf")
 _MEDIAN = "median"  # median/nanmedian's own rule (a mean, not a lerp); not a user method
 
 
@@ -535,15 +536,70 @@ def _lerp(a, b, t):
     return lax.select(lax.eq(t, lax.full((), 0, t.dtype)), a, r)
 
 
-def _sorted_rows(a, axes):
-    """``a`` with the reduced ``axes`` merged into one last dim, sorted (NaNs last)."""
+def _rows(a, axes):
+    """``a`` with the reduced ``axes`` merged into one last dim, and that dim's size."""
     keep = [i for i in range(a.ndim) if i not in axes]
     x = lax.transpose(a, tuple(keep) + tuple(axes))
     n = 1
     for d in axes:
         n = n * a.shape[d]
-    x = lax.reshape(x, tuple(a.shape[i] for i in keep) + (n,))
+    return lax.reshape(x, tuple(a.shape[i] for i in keep) + (n,)), n
+
+
+def _sorted_rows(a, axes):
+    """``a`` with the reduced ``axes`` merged into one last dim, sorted (NaNs last)."""
+    x, n = _rows(a, axes)
     return lax.sort(x, -1), n
+
+
+def _quantile_weights(name, a, weights, axis):
+    """``weights`` for a weighted quantile: ``a``'s dtype and shape (see _weights_like);
+    negative concrete weights raise, as NumPy."""
+    w = lax.convert_element_type(ensure_array(name, weights), a.dtype)
+    w = _weights_like(a, w, axis, name)
+    if not isinstance(w, Tracer) and bool(np.any(np.asarray(w._value) < 0)):
+        raise ValueError(f"jnp.{name}: weights must be non-negative")
+    return w
+
+
+def _inverted_cdf(name, a, q, axis, weights, keepdims, squash_nans):
+    """method='inverted_cdf' (the one NumPy and JAX take ``weights`` with): per slice,
+    the first sorted value whose cumulative weight share reaches ``q``."""
+    a = ensure_array(name, a)
+    if dtypes.is_complex(a.dtype):
+        raise TypeError(f"jnp.{name} does not support complex input ({a.dtype})")
+    a, q = promote_dtypes_inexact(a, q)
+    axes = _axes(a, axis, name)
+    w = lax.full(a.shape, 1, a.dtype) if weights is None else \
+        _quantile_weights(name, a, weights, axis)
+    x, n = _rows(a, axes)
+    wr, _ = _rows(w, axes)
+    dt = x.dtype
+    nan = _isnan(x)
+    if squash_nans:
+        wr = lax.select(nan, lax.full(wr.shape, 0, dt), wr)
+    x, wr = lax.sort([x, wr], -1, True, 1)  # NaNs last, weights follow their values
+    cw = lax.cumsum(wr, x.ndim - 1)
+    batch = tuple(x.shape[:-1])
+    total = lax.slice_in_dim(cw, n - 1, n, 1, x.ndim - 1) if n else lax.full(batch + (1,), 0, dt)
+    cdf = lax.div(cw, broadcast_to_shape(total, tuple(cw.shape)))
+    # leading zero weights: q = 0 picks the first value of positive weight (NumPy's rule)
+    cdf = lax.select(lax.eq(cdf, lax.full((), 0, dt)), lax.full(cdf.shape, -1, dt), cdf)
+    qf = lax.reshape(q, (q.size,))
+    full = (q.size,) + tuple(x.shape)
+    below = lax.lt(lax.broadcast_in_dim(cdf, full, tuple(range(1, len(full)))),
+                   lax.broadcast_in_dim(qf, full, (0,)))
+    idt = dtypes.default_int()
+    idx = lax.reduce_sum(lax.convert_element_type(below, idt), (len(full) - 1,))
+    idx = lax.min(idx, lax.full((), builtins.max(n - 1, 0), idt))  # q past the last share
+    r = _take_last(x, idx) if n else lax.full((q.size,) + batch, np.nan, dt)
+    empty = lax.le(lax.reshape(total, batch), lax.full((), 0, dt))
+    if not squash_nans and n:
+        empty = lax.bitwise_or(empty, any(nan, -1))
+    r = lax.select(broadcast_to_shape(empty, r.shape), lax.full(r.shape, np.nan, dt), r)
+    out_batch = tuple(1 if i in axes else a.shape[i] for i in range(a.ndim)) if keepdims \
+        else batch
+    return lax.reshape(r, tuple(q.shape) + out_batch)
 
 
 def _quantile(name, a, q, axis, method, keepdims, squash_nans):
@@ -606,25 +662,36 @@ def _interpolate(x, pos, method):
     return _lerp(take(lo), take(hi), t)
 
 
+def _dispatch(name, a, q, axis, method, keepdims, squash_nans, weights):
+    if method == "inverted_cdf":
+        return _inverted_cdf(name, a, q, axis, weights, keepdims, squash_nans)
+    if weights is not None:
+        raise NotImplementedError(f"jnp.{name}: {method} doesn't support weights. Only "
+                                  f"method 'inverted_cdf' supports weights.")
+    return _quantile(name, a, q, axis, method, keepdims, squash_nans)
+
+
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-             keepdims=False, *, interpolation=None):
+             keepdims=False, *, weights=None, interpolation=None):
     """The ``q``-th quantiles of ``a`` over ``axis`` (NumPy's methods 'linear', 'lower',
-    'higher', 'midpoint', 'nearest'); NaN if a slice holds a NaN.
+    'higher', 'midpoint', 'nearest' and 'inverted_cdf', the one that takes ``weights``, an
+    array of ``a``'s shape or 1-D along a single ``axis``); NaN if a slice holds a NaN.
 
     Returns:
       An array of shape ``q.shape + reduced shape``.
     """
     _check_out(out, "quantile")
     _check_q_range(q, 0, 1, "quantile", "Quantiles")
-    return _quantile("quantile", a, q, axis, interpolation or method, keepdims, False)
+    return _dispatch("quantile", a, q, axis, interpolation or method, keepdims, False, weights)
 
 
 def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-                keepdims=False, *, interpolation=None):
+                keepdims=False, *, weights=None, interpolation=None):
     """:func:`quantile` ignoring NaNs."""
     _check_out(out, "nanquantile")
     _check_q_range(q, 0, 1, "nanquantile", "Quantiles")
-    return _quantile("nanquantile", a, q, axis, interpolation or method, keepdims, True)
+    return _dispatch("nanquantile", a, q, axis, interpolation or method, keepdims, True,
+                     weights)
 
 
 def _scaled(q, name):
@@ -637,19 +704,19 @@ def _scaled(q, name):
 
 
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-               keepdims=False, *, interpolation=None):
+               keepdims=False, *, weights=None, interpolation=None):
     """The ``q``-th percentiles (``q`` in [0, 100]); see :func:`quantile`."""
     _check_out(out, "percentile")
-    return _quantile("percentile", a, _scaled(q, "percentile"), axis, interpolation or method,
-                     keepdims, False)
+    return _dispatch("percentile", a, _scaled(q, "percentile"), axis, interpolation or method,
+                     keepdims, False, weights)
 
 
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-                  keepdims=False, *, interpolation=None):
+                  keepdims=False, *, weights=None, interpolation=None):
     """:func:`percentile` ignoring NaNs."""
     _check_out(out, "nanpercentile")
-    return _quantile("nanpercentile", a, _scaled(q, "nanpercentile"), axis,
-                     interpolation or method, keepdims, True)
+    return _dispatch("nanpercentile", a, _scaled(q, "nanpercentile"), axis,
+                     interpolation or method, keepdims, True, weights)
 
 
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
