@@ -141,6 +141,21 @@ def _unit(designs):
     return "\n".join(out) + "\n"
 
 
+def _outputs_off_shared_slots(prog, d):
+    """Outputs of design ``d`` whose temporary slot also holds another value that the
+    design reads or writes. The program's slot plan reuses a slot once its value's last
+    reader has run, which holds for steps run one after another; a design's stages run
+    at once, so such an output gets an array of its own per call (written into the
+    slot, it would race the stage that still reads the slot's earlier value)."""
+    slot_of = prog.slot_of
+    users = {}
+    for v, *_ in d.ports:
+        if v in slot_of:
+            users.setdefault(slot_of[v], set()).add(v)
+    return {v for v, role, *_ in d.ports
+            if role == "out" and v in slot_of and len(users[slot_of[v]]) > 1}
+
+
 class _Runner(ProgramRunner):
     """A program at one size binding: designs through ctypes, the rest on the host."""
 
@@ -169,24 +184,28 @@ class _Runner(ProgramRunner):
     def _design_step(self, d):
         ports = []
         home = {}               # value -> its first port (an alias passes it again)
+        own = _outputs_off_shared_slots(self.prog, d)
         for n, (v, role, dt, length) in enumerate(d.ports):
             k = self.index[v]
             scratch = None
             if role == "scratch":    # (allocated once per runner: a DRAM intermediate)
                 scratch = np.empty(max(int(concrete(length, self.env)), 1), dt)
-            ports.append((role, k, scratch, self.shape[v], self.dtype[v], home.get(v)))
+            ports.append((role, k, scratch, self.shape[v], self.dtype[v], home.get(v),
+                          v in own))
             home.setdefault(v, n)
         sizes = [self.sizes[x] for x in d.symbols]
         fixed, exe = self.fixed, self.exe
 
         def run(vals):
             ptrs = []
-            for role, k, scratch, shape, dtype, first in ports:
+            for role, k, scratch, shape, dtype, first, fresh in ports:
                 if role == "alias":
                     ptrs.append(ptrs[first])
                     continue
                 a = scratch if role == "scratch" else vals[k]
-                if a is None:       # an output: its slot, or a fresh array
+                if fresh:           # (its slot holds a value the design reads)
+                    a = vals[k] = np.empty(shape, dtype)
+                elif a is None:     # an output: its slot, or a fresh array
                     a = vals[k] = fixed[k] if fixed[k] is not None else \
                         np.empty(shape, dtype)
                 ptrs.append(ctypes.c_void_p(a.ctypes.data))
