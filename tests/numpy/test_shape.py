@@ -460,8 +460,8 @@ ERRORS = [
     (lambda: jnp.fliplr(make((3,), np.float32)), ShapeError, r"fliplr: the input must be at "),
     (lambda: jnp.rot90(X, axes=(1, 1)), ValueError, r"rot90: axes must be different"),
     (lambda: jnp.rot90(X, axes=(0,)), ValueError, r"len\(axes\) must be 2"),
-    (lambda: jnp.vsplit(make((4,), np.float32), 2), ShapeError, r"vsplit only works on arrays "
-     r"of 2 or more dimensions"),
+    (lambda: jnp.vsplit(jnp.asarray(np.float32(1)), 1), ShapeError, r"vsplit only works on "
+     r"arrays of 1 or more dimensions"),
     (lambda: jnp.hsplit(jnp.asarray(np.float32(1)), 1), ShapeError, r"hsplit only works"),
     (lambda: jnp.dsplit(X, 1), ShapeError, r"dsplit only works on arrays of 3"),
     (lambda: jnp.pad(X, -1), ValueError, r"pad_width can't contain negative values"),
@@ -590,3 +590,14 @@ def test_x64_dtypes_survive(x64):
     check(lambda m, a: m.concatenate([a, a], axis=-1), i)
     check(lambda m, a: m.pad(m.diagonal(m.tile(a, 2)), 2, mode="wrap"), f)
     check(lambda m, a, c: m.vstack([a, m.transpose(c)]), i, f)
+
+
+def test_vsplit_of_a_1d_array_splits_axis_0_as_jax():
+    # JAX's vsplit docs split a 1-D array; NumPy refuses. The reference: np.split on axis 0
+    x = np.arange(6, dtype=np.float32)
+    for sections in (2, 3, [1, 4]):
+        got = jnp.vsplit(x, sections)
+        want = np.split(x, sections, axis=0)
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(np.asarray(g), w)

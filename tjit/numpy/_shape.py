@@ -572,10 +572,11 @@ def hsplit(ary, indices_or_sections):
 
 
 def vsplit(ary, indices_or_sections):
-    """Split along axis 0 (arrays of 2 or more dimensions)."""
+    """Split along axis 0. As JAX (and its docs' example), a 1-D array splits too (NumPy
+    asks for 2 or more dimensions)."""
     a = ensure_array("vsplit", ary)
-    if a.ndim < 2:
-        raise ShapeError(f"vsplit only works on arrays of 2 or more dimensions, got shape "
+    if a.ndim < 1:
+        raise ShapeError(f"vsplit only works on arrays of 1 or more dimensions, got shape "
                          f"{sh.shape_str(a.shape)}")
     return _split("vsplit", a, indices_or_sections, 0, True)
 
