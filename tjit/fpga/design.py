@@ -540,7 +540,9 @@ class _Layout:
         n = sizes(st.length)
         outs = [s for s in self.streams if s.producer == st.name]
         ins = [s for s in self.streams if s.consumer == st.name]
-        whole = _whole_beats(st.length, w)     # else a pointer to T, the last beat masked
+        # (as port_lanes: whole beats of an uncut run, else a pointer to T, the last
+        # beat of the run or of each cut row masked)
+        whole = _whole_beats(st.length, w) and st.row is None
         mt = pt if whole else t                 # the port's element
         args = ([f"const {mt} *__restrict src"] if st.kind == "read" else
                 [f"hls::stream<{pt}> &{ins[0].name}"])
