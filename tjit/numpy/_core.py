@@ -218,7 +218,15 @@ def _convert(x, dt, weak):
 
 
 def promote_dtypes(*args):
-    """Convert every argument to the promoted dtype (no broadcasting)."""
+    """Convert every argument to the promoted dtype (no broadcasting). Arrays of one
+    dtype keep it (JAX's trivial promotion), weak only if all are: a dtype the x64 switch
+    would not make now (weak int32 after x64 was turned on, float64 after it was turned
+    off) is not re-canonicalized, as the equal-shape path does not either."""
+    if len(args) > 1 and all(isinstance(a, (Array, Tracer)) for a in args):
+        dt = args[0].dtype
+        if all(a.dtype == dt for a in args[1:]):
+            weak = all(a.weak_type for a in args)
+            return [_convert(a, dt, weak) for a in args]
     dt, weak = result_type_of(*args)
     return [_convert(a, dt, weak) for a in args]
 
