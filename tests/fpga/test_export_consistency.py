@@ -5,7 +5,6 @@ to its buffer's bank; every ``m_axi`` port has a bundle of its own; the XRT host
 one buffer object per argument, in order; the Makefile builds the same kernel name."""
 
 import re
-import shutil
 
 import numpy as np
 import pytest
@@ -39,9 +38,9 @@ def test_exported_files_agree(tmp_path, part, memory):
     assert set(maxi) == set(args) and len(set(maxi.values())) == len(maxi)
     assert any(a.endswith("_a1") for a in args)      # (the case has an alias port)
     cfg = (out / "connectivity.cfg").read_text()
-    (nk,) = re.findall(r"^nk=(\w+):1:(\w+)$", cfg, re.M)
+    (nk,) = re.findall(r"^nk=(\w+):1:(\w+)$", cfg, re.MULTILINE)
     assert nk[0] == top
-    sp = re.findall(rf"^sp={nk[1]}\.(\w+):{memory}\[(\d+)\]$", cfg, re.M)
+    sp = re.findall(rf"^sp={nk[1]}\.(\w+):{memory}\[(\d+)\]$", cfg, re.MULTILINE)
     assert sorted(a for a, _ in sp) == sorted(args)
     bank = dict(sp)
     for a in args:
@@ -56,5 +55,5 @@ def test_exported_files_agree(tmp_path, part, memory):
         assert passed == f"bo_{base}", (a, passed)
         if a == base:
             assert f"krnl.group_id({n})" in host
-    assert re.search(rf"^NAME := {top}$", (out / "Makefile").read_text(), re.M)
+    assert re.search(rf"^NAME := {top}$", (out / "Makefile").read_text(), re.MULTILINE)
     assert f"`{top}`" in (out / "README.md").read_text()

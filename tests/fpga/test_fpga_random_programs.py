@@ -29,7 +29,7 @@ BACKENDS = [
 def _forward(backend, program, seed):
     shapes, steps, n_out = program
     args = R._inputs(shapes, seed)
-    f = lambda *a: R.run(jnp, a, steps, n_out)  # noqa: E731
+    f = lambda *a: R.run(jnp, a, steps, n_out)
     got = tjit.jit(f, backend=backend)(*args)
     want = tjit.jit(f, backend="interpreter")(*args)
     for g, w in zip(got, want):
