@@ -87,15 +87,15 @@ def asarray(a, dtype=None, order=None, *, copy=None, device=None):
 
     ``device``: where the result lives (None: the host, or where ``a`` already is), as
     in ``jax.numpy.asarray`` and the Array API."""
-    out = _asarray(a, dtype, copy)
+    out = _asarray(a, dtype, copy, "asarray")
     if device is not None and isinstance(out, Array):
         out = out.to_device(device)
     return out
 
 
-def _asarray(a, dtype, copy):
+def _asarray(a, dtype, copy, op):
     if dtype is not None:
-        dtype = dtypes.canonicalize_user_dtype(dtype, "asarray")
+        dtype = dtypes.canonicalize_user_dtype(dtype, op)
     if isinstance(a, (Array, Tracer)):
         if dtype is not None and a.dtype != dtype:
             return lax.convert_element_type(a, dtype)
@@ -165,7 +165,7 @@ def _check_int_range(v, dtype):
 
 def array(object, dtype=None, copy=True, order="K", ndmin=0):  # noqa: A002
     """Like ``numpy.array``; always copies host data."""
-    out = asarray(object, dtype=dtype)
+    out = _asarray(object, dtype, None, "array")
     if copy and out is object and isinstance(out, Array):  # a new array, as in JAX
         out = Array(out._value.copy(), out._weak)
     if ndmin > out.ndim:
