@@ -213,7 +213,7 @@ def clear_caches():
 
 class _CacheEntry:
     __slots__ = ("executable", "out_tree", "out_avals", "closed_jaxpr", "donation",
-                 "in_specs", "unflatten", "out_kinds", "peak")
+                 "in_specs", "unflatten", "out_kinds", "peak", "pattern")
 
     def __init__(self, executable, out_tree, out_avals, closed_jaxpr, donation=None,
                  in_specs=None):
@@ -226,6 +226,7 @@ class _CacheEntry:
         self.unflatten = unflattener(out_tree)  # flat outputs -> the output pytree
         self.out_kinds = [(a.dtype, a.weak_type) for a in out_avals]
         self.peak = None    # (a dynamic program's peak bytes per size, see _peak_at)
+        self.pattern = None  # (a dynamic program's dims and the guards its trace recorded)
 
 
 class Jitted:
@@ -534,6 +535,7 @@ class Jitted:
         donation = _Donation.setup(exe, donated, closed, _leaf_names(treedef, self.sig),
                                    self.__name__) if donated else None
         entry = _CacheEntry(exe, out_tree, closed.out_avals, closed, donation, in_specs)
+        entry.pattern = pattern
         self._cache[key] = entry
         return entry
 
@@ -677,9 +679,11 @@ class Jitted:
         """(pattern, entry) of the dynamic program for ``pattern``; when the symbolic
         trace cannot decide a shape rule, once more with dims of equal size sharing a
         symbol. Raises what the trace raised when neither works."""
+        # A program found in the cache (these dims were dynamic before) comes with the
+        # pattern its trace guarded: ``pattern``, derived anew, has no guards yet.
         try:
-            return pattern, self._compile_once((fkey, pattern.program_key()), *how, cause,
-                                               pattern)
+            entry = self._compile_once((fkey, pattern.program_key()), *how, cause, pattern)
+            return entry.pattern or pattern, entry
         except SpecializeSizes:
             raise
         except InconclusiveDimensionError:
@@ -687,7 +691,8 @@ class Jitted:
                 merged, cause = fam.widen([s[0] for s in how[4]], names, by_value=True)
             if merged is None or merged.key() == pattern.key():
                 raise
-        return merged, self._compile_once((fkey, merged.program_key()), *how, cause, merged)
+        entry = self._compile_once((fkey, merged.program_key()), *how, cause, merged)
+        return entry.pattern or merged, entry
 
     def _fall_back(self, fam, key, how, e):
         """Compile ``key`` for its exact shapes after the symbolic trace failed with
