@@ -169,3 +169,40 @@ def test_the_differences_note_compares_parameters_with_numpys():
     assert "NumPy: :func:`numpy.reshape`" in doc and "also takes newshape=" in doc
     assert "numpy.linalg.det`; differences: returns tjit Arrays" in " ".join(
         jnp.linalg.det.__doc__.split())
+
+
+def _jax_examples():
+    from tjit._doc_examples import JAX_EXAMPLES
+    return JAX_EXAMPLES
+
+
+@pytest.mark.parametrize("modname,prefix", __import__("tjit._docs_jax").
+                         _docs_jax.NAMESPACES)
+def test_every_public_function_of_the_jax_namespaces_shows_an_example(modname, prefix):
+    """tjit, lax, random, nn: a public function without an example fails here; add its
+    call to tjit/_docs_jax.py CALLS and run python -m tjit._docs."""
+    mod = importlib.import_module(modname)
+    missing = [n for n in mod.__all__ if callable(getattr(mod, n))
+               and not isinstance(getattr(mod, n), (type, types.ModuleType))
+               and ">>>" not in (getattr(mod, n).__doc__ or "")]
+    assert not missing, f"{modname}: no example in the docstring of {missing}"
+
+
+@pytest.mark.parametrize("qualname", sorted(_jax_examples()))
+def test_jax_namespace_example_matches_its_reference_and_prints_as_shown(qualname):
+    """Each stored example of tjit/_docs_jax.py prints what its docstring shows, and,
+    where CALLS names a NumPy/SciPy reference, equals it (computed in float64)."""
+    from tjit._docs_jax import CALLS, example_globals, run_reference
+    call, shown = _split(_jax_examples()[qualname])
+    assert call == CALLS[qualname][0], "regenerate: python -m tjit._docs"
+    got = eval(call, example_globals())
+    assert repr(got) == shown, "regenerate tjit/_doc_examples.py: python -m tjit._docs"
+    fun = eval(qualname, example_globals())
+    same = [q for q in CALLS if eval(q, example_globals()) is fun]  # aliases share one doc
+    assert any(f">>> {CALLS[q][0]}" in fun.__doc__ for q in same)
+    if CALLS[qualname][1] is not None:
+        want = run_reference(call)
+        got, want = (got, want) if isinstance(want, tuple) else ((got,), (want,))
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_allclose(np.asarray(g), np.asarray(w, np.float64),
+                                       rtol=1e-5, atol=1e-6)

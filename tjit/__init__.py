@@ -55,3 +55,7 @@ _publish(globals(), submodules=(  # tab completion lists the public API only
     "numpy", "lax", "nn", "random", "tree_util", "tree", "ad_checkpoint", "distributed",
     "sharding", "experimental", "devices", "scipy", "ops"),
     entry_points=False)  # jit, grad, ...: api_boundary (their own filtering)
+
+from tjit._doc_examples import JAX_EXAMPLES as _JAX_EXAMPLES
+from tjit._docs_jax import add_examples as _add_jax_examples
+_add_jax_examples(_JAX_EXAMPLES)  # made by `python -m tjit._docs` (tjit/_docs_jax.py)

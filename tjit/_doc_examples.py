@@ -1153,3 +1153,146 @@ EXAMPLES = {'jnp.acos': '>>> jnp.acos(jnp.asarray([0.25, 0.5, 0.75]))\n'
  'jsp.stats.vonmises.pdf': '>>> jsp.stats.vonmises.pdf(jnp.asarray([0.25, 0.5, 0.75]), '
                            'jnp.asarray([0.25, 0.5, 0.75]))\n'
                            'Array([0.19964524, 0.23208874, 0.24048926], dtype=float32)'}
+
+# tjit, lax, random, nn: written as JAX code (tjit/_docs_jax.py)
+JAX_EXAMPLES = {'jax.nn.celu': '>>> jax.nn.celu(jnp.asarray([-1.5, 0.0, 2.5]), alpha=2.0)\n'
+                'Array([-1.0552669,  0.       ,  2.5      ], dtype=float32)',
+ 'jax.nn.elu': '>>> jax.nn.elu(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+               'Array([-0.77686983,  0.        ,  2.5       ], dtype=float32)',
+ 'jax.nn.gelu': '>>> jax.nn.gelu(jnp.asarray([-1.5, 0.0, 2.5])), jax.nn.gelu(jnp.asarray([-1.5, '
+                '0.0, 2.5]), approximate=False)\n'
+                '(Array([-0.10042839,  0.        ,  2.4849157 ], dtype=float32), '
+                'Array([-0.10021082,  0.        ,  2.4844759 ], dtype=float32))',
+ 'jax.nn.glu': '>>> jax.nn.glu(jnp.asarray([1.0, -2.0, 0.5, 3.0]))\n'
+               'Array([ 0.62245935, -1.9051483 ], dtype=float32)',
+ 'jax.nn.hard_sigmoid': '>>> jax.nn.hard_sigmoid(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                        'Array([0.25     , 0.5      , 0.9166667], dtype=float32)',
+ 'jax.nn.hard_silu': '>>> jax.nn.hard_silu(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                     'Array([-0.375    ,  0.       ,  2.2916667], dtype=float32)',
+ 'jax.nn.hard_swish': '>>> jax.nn.hard_swish(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                      'Array([-0.375    ,  0.       ,  2.2916667], dtype=float32)',
+ 'jax.nn.hard_tanh': '>>> jax.nn.hard_tanh(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                     'Array([-1.,  0.,  1.], dtype=float32)',
+ 'jax.nn.identity': '>>> jax.nn.identity(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                    'Array([-1.5,  0. ,  2.5], dtype=float32)',
+ 'jax.nn.initializers.compute_fans': '>>> jax.nn.initializers.compute_fans((3, 3, 4, 8))\n'
+                                     '(36.0, 72.0)',
+ 'jax.nn.initializers.constant': '>>> jax.nn.initializers.constant(0.5)(jax.random.key(0), (2, '
+                                 '3))\n'
+                                 'Array([[0.5, 0.5, 0.5],\n'
+                                 '       [0.5, 0.5, 0.5]], dtype=float32)',
+ 'jax.nn.initializers.glorot_normal': '>>> jax.nn.initializers.glorot_normal()(jax.random.key(0), '
+                                      '(2, 2))\n'
+                                      'Array([[ 1.1704051 ,  1.3784391 ],\n'
+                                      '       [-0.33173823, -0.0603173 ]], dtype=float32)',
+ 'jax.nn.initializers.glorot_uniform': '>>> '
+                                       'jax.nn.initializers.glorot_uniform()(jax.random.key(0), '
+                                       '(2, 2))\n'
+                                       'Array([[ 1.0965558 ,  1.1722765 ],\n'
+                                       '       [-0.4108003 , -0.07674628]], dtype=float32)',
+ 'jax.nn.initializers.he_normal': '>>> jax.nn.initializers.he_normal()(jax.random.key(0), (2, 2))\n'
+                                  'Array([[ 1.655203  ,  1.9494075 ],\n'
+                                  '       [-0.46914873, -0.08530156]], dtype=float32)',
+ 'jax.nn.initializers.he_uniform': '>>> jax.nn.initializers.he_uniform()(jax.random.key(0), (2, '
+                                   '2))\n'
+                                   'Array([[ 1.550764  ,  1.6578493 ],\n'
+                                   '       [-0.5809593 , -0.10853563]], dtype=float32)',
+ 'jax.nn.initializers.kaiming_normal': '>>> '
+                                       'jax.nn.initializers.kaiming_normal()(jax.random.key(0), '
+                                       '(2, 2))\n'
+                                       'Array([[ 1.655203  ,  1.9494075 ],\n'
+                                       '       [-0.46914873, -0.08530156]], dtype=float32)',
+ 'jax.nn.initializers.kaiming_uniform': '>>> '
+                                        'jax.nn.initializers.kaiming_uniform()(jax.random.key(0), '
+                                        '(2, 2))\n'
+                                        'Array([[ 1.550764  ,  1.6578493 ],\n'
+                                        '       [-0.5809593 , -0.10853563]], dtype=float32)',
+ 'jax.nn.initializers.lecun_normal': '>>> jax.nn.initializers.lecun_normal()(jax.random.key(0), '
+                                     '(2, 2))\n'
+                                     'Array([[ 1.1704051 ,  1.3784391 ],\n'
+                                     '       [-0.33173823, -0.0603173 ]], dtype=float32)',
+ 'jax.nn.initializers.lecun_uniform': '>>> jax.nn.initializers.lecun_uniform()(jax.random.key(0), '
+                                      '(2, 2))\n'
+                                      'Array([[ 1.0965558 ,  1.1722765 ],\n'
+                                      '       [-0.4108003 , -0.07674628]], dtype=float32)',
+ 'jax.nn.initializers.normal': '>>> jax.nn.initializers.normal()(jax.random.key(0), (2, 2))\n'
+                               'Array([[ 0.01622642,  0.02025265],\n'
+                               '       [-0.00433594, -0.00078617]], dtype=float32)',
+ 'jax.nn.initializers.ones': '>>> jax.nn.initializers.ones(jax.random.key(0), (2, 3))\n'
+                             'Array([[1., 1., 1.],\n'
+                             '       [1., 1., 1.]], dtype=float32)',
+ 'jax.nn.initializers.orthogonal': '>>> jax.nn.initializers.orthogonal()(jax.random.key(0), (2, '
+                                   '2))\n'
+                                   'Array([[ 0.9661029 ,  0.25815725],\n'
+                                   '       [-0.25815725,  0.9661029 ]], dtype=float32)',
+ 'jax.nn.initializers.truncated_normal': '>>> '
+                                         'jax.nn.initializers.truncated_normal()(jax.random.key(0), '
+                                         '(2, 2))\n'
+                                         'Array([[ 0.01455959,  0.01714749],\n'
+                                         '       [-0.00412675, -0.00075033]], dtype=float32)',
+ 'jax.nn.initializers.uniform': '>>> jax.nn.initializers.uniform()(jax.random.key(0), (2, 2))\n'
+                                'Array([[0.00947667, 0.0097858 ],\n'
+                                '       [0.00332291, 0.00468668]], dtype=float32)',
+ 'jax.nn.initializers.variance_scaling': ">>> jax.nn.initializers.variance_scaling(2.0, 'fan_in', "
+                                         "'uniform')(jax.random.key(0), (2, 2))\n"
+                                         'Array([[ 1.550764  ,  1.6578493 ],\n'
+                                         '       [-0.5809593 , -0.10853563]], dtype=float32)',
+ 'jax.nn.initializers.xavier_normal': '>>> jax.nn.initializers.xavier_normal()(jax.random.key(0), '
+                                      '(2, 2))\n'
+                                      'Array([[ 1.1704051 ,  1.3784391 ],\n'
+                                      '       [-0.33173823, -0.0603173 ]], dtype=float32)',
+ 'jax.nn.initializers.xavier_uniform': '>>> '
+                                       'jax.nn.initializers.xavier_uniform()(jax.random.key(0), '
+                                       '(2, 2))\n'
+                                       'Array([[ 1.0965558 ,  1.1722765 ],\n'
+                                       '       [-0.4108003 , -0.07674628]], dtype=float32)',
+ 'jax.nn.initializers.zeros': '>>> jax.nn.initializers.zeros(jax.random.key(0), (2, 3))\n'
+                              'Array([[0., 0., 0.],\n'
+                              '       [0., 0., 0.]], dtype=float32)',
+ 'jax.nn.leaky_relu': '>>> jax.nn.leaky_relu(jnp.asarray([-1.5, 0.0, 2.5]), negative_slope=0.1)\n'
+                      'Array([-0.15,  0.  ,  2.5 ], dtype=float32)',
+ 'jax.nn.log1mexp': '>>> jax.nn.log1mexp(jnp.asarray([0.25, 0.5, 0.75]))\n'
+                    'Array([-1.5086915 , -0.93275213, -0.63935345], dtype=float32)',
+ 'jax.nn.log_sigmoid': '>>> jax.nn.log_sigmoid(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                       'Array([-1.7014133 , -0.6931472 , -0.07888974], dtype=float32)',
+ 'jax.nn.log_softmax': '>>> jax.nn.log_softmax(jnp.asarray([[1.0, 2.0], [3.0, 0.5]]))\n'
+                       'Array([[-1.3132616 , -0.31326166],\n'
+                       '       [-0.07888975, -2.5788898 ]], dtype=float32)',
+ 'jax.nn.logmeanexp': '>>> jax.nn.logmeanexp(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                      'Array(1.497062, dtype=float32)',
+ 'jax.nn.mish': '>>> jax.nn.mish(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                'Array([-0.29809973,  0.        ,  2.4713924 ], dtype=float32)',
+ 'jax.nn.normalize': '>>> jax.nn.normalize(jnp.asarray([[1.0, 2.0], [3.0, 0.5]]))\n'
+                     'Array([[-0.99998  ,  0.99998  ],\n'
+                     '       [ 0.9999967, -0.9999967]], dtype=float32)',
+ 'jax.nn.one_hot': '>>> jax.nn.one_hot(jnp.asarray([0, 2]), 3)\n'
+                   'Array([[1., 0., 0.],\n'
+                   '       [0., 0., 1.]], dtype=float32)',
+ 'jax.nn.relu': '>>> jax.nn.relu(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                'Array([0. , 0. , 2.5], dtype=float32)',
+ 'jax.nn.relu6': '>>> jax.nn.relu6(jnp.asarray([-1.5, 2.5, 7.0]))\n'
+                 'Array([0. , 2.5, 6. ], dtype=float32)',
+ 'jax.nn.selu': '>>> jax.nn.selu(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                'Array([-1.3658143,  0.       ,  2.6267526], dtype=float32)',
+ 'jax.nn.sigmoid': '>>> jax.nn.sigmoid(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                   'Array([0.18242553, 0.5       , 0.9241418 ], dtype=float32)',
+ 'jax.nn.silu': '>>> jax.nn.silu(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                'Array([-0.2736383,  0.       ,  2.3103545], dtype=float32)',
+ 'jax.nn.soft_sign': '>>> jax.nn.soft_sign(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                     'Array([-0.6       ,  0.        ,  0.71428573], dtype=float32)',
+ 'jax.nn.softmax': '>>> jax.nn.softmax(jnp.asarray([[1.0, 2.0], [3.0, 0.5]]))\n'
+                   'Array([[0.2689414 , 0.7310586 ],\n'
+                   '       [0.9241418 , 0.07585818]], dtype=float32)',
+ 'jax.nn.softplus': '>>> jax.nn.softplus(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                    'Array([0.20141327, 0.6931472 , 2.5788898 ], dtype=float32)',
+ 'jax.nn.sparse_plus': '>>> jax.nn.sparse_plus(jnp.asarray([-1.5, 0.5, 2.5]))\n'
+                       'Array([0.    , 0.5625, 2.5   ], dtype=float32)',
+ 'jax.nn.sparse_sigmoid': '>>> jax.nn.sparse_sigmoid(jnp.asarray([-1.5, 0.5, 2.5]))\n'
+                          'Array([0.  , 0.75, 1.  ], dtype=float32)',
+ 'jax.nn.squareplus': '>>> jax.nn.squareplus(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                      'Array([0.5     , 1.      , 2.850781], dtype=float32)',
+ 'jax.nn.standardize': '>>> jax.nn.standardize(jnp.asarray([[1.0, 2.0], [3.0, 0.5]]))\n'
+                       'Array([[-0.99998  ,  0.99998  ],\n'
+                       '       [ 0.9999967, -0.9999967]], dtype=float32)',
+ 'jax.nn.swish': '>>> jax.nn.swish(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                 'Array([-0.2736383,  0.       ,  2.3103545], dtype=float32)'}

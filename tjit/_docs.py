@@ -348,3 +348,6 @@ if __name__ == "__main__":  # python -m tjit._docs: regenerate tjit/_doc_example
                 '(each a call\non a small sample whose result equals NumPy\'s; '
                 'tests/test_docstrings.py re-checks them)."""\n\n')
         f.write("EXAMPLES = " + pprint.pformat(find_examples(), width=100) + "\n")
+        from tjit._docs_jax import find_examples as find_jax_examples
+        f.write("\n# tjit, lax, random, nn: written as JAX code (tjit/_docs_jax.py)\n")
+        f.write("JAX_EXAMPLES = " + pprint.pformat(find_jax_examples(), width=100) + "\n")

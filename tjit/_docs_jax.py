@@ -1,0 +1,167 @@
+"""Examples for the JAX-only namespaces (tjit, tjit.lax, tjit.random, tjit.nn,
+tjit.nn.initializers), written as JAX users write them: ``jax`` is tjit, ``jnp`` is
+tjit.numpy.
+
+Each example is a call whose printed result ``python -m tjit._docs`` generates into
+tjit/_doc_examples.py (JAX_EXAMPLES). Where a reference exists, ``REFERENCES`` gives it
+as a NumPy/SciPy callable in float64 taking the call's arguments (the call is evaluated a
+second time with ``jnp`` bound to numpy and ``jax.<path>`` to the reference), and the
+example is stored only when both agree; tests/test_docstrings.py re-checks both. Random
+examples have no reference: their output is fixed by the key, and the test checks that
+they print what the docstring shows.
+"""
+
+import inspect
+import types
+
+import numpy as np
+import scipy.special as _sp
+
+# namespaces whose public functions each need an example, and their name in examples
+NAMESPACES = (("tjit.nn", "jax.nn"), ("tjit.nn.initializers", "jax.nn.initializers"))
+
+_X = "jnp.asarray([-1.5, 0.0, 2.5])"
+_P = "jnp.asarray([0.25, 0.5, 0.75])"
+_M = "jnp.asarray([[1.0, 2.0], [3.0, 0.5]])"
+
+
+def _softmax(x, axis=-1):
+    e = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def _standardize(x, axis=-1, epsilon=1e-5):
+    x = np.asarray(x, np.float64)
+    return (x - x.mean(axis, keepdims=True)) / np.sqrt(x.var(axis, keepdims=True) + epsilon)
+
+
+def _gelu(x, approximate=True):
+    x = np.asarray(x, np.float64)
+    if approximate:
+        return 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x ** 3)))
+    return 0.5 * x * (1 + _sp.erf(x / np.sqrt(2)))
+
+
+_SELU_ALPHA, _SELU_SCALE = 1.6732632423543772, 1.0507009873554805
+_hs = lambda x: np.clip(np.asarray(x) + 3, 0, 6) / 6  # hard sigmoid
+
+# "jax.path.name": (call, reference callable or None)
+CALLS = {
+    "jax.nn.identity": (f"jax.nn.identity({_X})", lambda x: x),
+    "jax.nn.relu": (f"jax.nn.relu({_X})", lambda x: np.maximum(x, 0)),
+    "jax.nn.relu6": ("jax.nn.relu6(jnp.asarray([-1.5, 2.5, 7.0]))", lambda x: np.clip(x, 0, 6)),
+    "jax.nn.sigmoid": (f"jax.nn.sigmoid({_X})", _sp.expit),
+    "jax.nn.softplus": (f"jax.nn.softplus({_X})", lambda x: np.logaddexp(x, 0)),
+    "jax.nn.log_sigmoid": (f"jax.nn.log_sigmoid({_X})", lambda x: -np.logaddexp(-x, 0)),
+    "jax.nn.silu": (f"jax.nn.silu({_X})", lambda x: x * _sp.expit(x)),
+    "jax.nn.swish": (f"jax.nn.swish({_X})", lambda x: x * _sp.expit(x)),
+    "jax.nn.mish": (f"jax.nn.mish({_X})", lambda x: x * np.tanh(np.logaddexp(x, 0))),
+    "jax.nn.soft_sign": (f"jax.nn.soft_sign({_X})", lambda x: x / (1 + np.abs(x))),
+    "jax.nn.squareplus": (f"jax.nn.squareplus({_X})",
+                          lambda x, b=4: (x + np.sqrt(x * x + b)) / 2),
+    "jax.nn.elu": (f"jax.nn.elu({_X})", lambda x, alpha=1.0: np.where(x > 0, x, alpha * np.expm1(x))),
+    "jax.nn.selu": (f"jax.nn.selu({_X})", lambda x: _SELU_SCALE * np.where(
+        x > 0, x, _SELU_ALPHA * np.expm1(x))),
+    "jax.nn.celu": (f"jax.nn.celu({_X}, alpha=2.0)", lambda x, alpha=1.0: np.where(
+        x > 0, x, alpha * np.expm1(x / alpha))),
+    "jax.nn.leaky_relu": (f"jax.nn.leaky_relu({_X}, negative_slope=0.1)",
+                          lambda x, negative_slope=0.01: np.where(x >= 0, x, negative_slope * x)),
+    "jax.nn.hard_tanh": (f"jax.nn.hard_tanh({_X})", lambda x: np.clip(x, -1, 1)),
+    "jax.nn.hard_sigmoid": (f"jax.nn.hard_sigmoid({_X})", _hs),
+    "jax.nn.hard_silu": (f"jax.nn.hard_silu({_X})", lambda x: x * _hs(x)),
+    "jax.nn.hard_swish": (f"jax.nn.hard_swish({_X})", lambda x: x * _hs(x)),
+    "jax.nn.sparse_plus": ("jax.nn.sparse_plus(jnp.asarray([-1.5, 0.5, 2.5]))",
+                           lambda x: np.where(x <= -1, 0, np.where(x >= 1, x, (x + 1) ** 2 / 4))),
+    "jax.nn.sparse_sigmoid": ("jax.nn.sparse_sigmoid(jnp.asarray([-1.5, 0.5, 2.5]))",
+                              lambda x: np.clip((x + 1) / 2, 0, 1)),
+    "jax.nn.gelu": (f"jax.nn.gelu({_X}), jax.nn.gelu({_X}, approximate=False)",
+                    _gelu),
+    "jax.nn.glu": ("jax.nn.glu(jnp.asarray([1.0, -2.0, 0.5, 3.0]))",
+                   lambda x, axis=-1: x[:2] * _sp.expit(x[2:])),
+    "jax.nn.log1mexp": (f"jax.nn.log1mexp({_P})", lambda x: np.log(-np.expm1(-x))),
+    "jax.nn.softmax": (f"jax.nn.softmax({_M})", _softmax),
+    "jax.nn.log_softmax": (f"jax.nn.log_softmax({_M})", lambda x, axis=-1: np.log(
+        _softmax(x, axis))),
+    "jax.nn.logmeanexp": (f"jax.nn.logmeanexp({_X})", lambda x, axis=None: np.log(
+        np.mean(np.exp(x)))),
+    "jax.nn.standardize": (f"jax.nn.standardize({_M})", _standardize),
+    "jax.nn.normalize": (f"jax.nn.normalize({_M})", _standardize),
+    "jax.nn.one_hot": ("jax.nn.one_hot(jnp.asarray([0, 2]), 3)",
+                       lambda x, n: np.eye(n)[np.asarray(x)]),
+}
+
+_K = "jax.random.key(0)"
+for _name in ("uniform", "normal", "truncated_normal", "glorot_uniform", "glorot_normal",
+              "xavier_uniform", "xavier_normal", "lecun_uniform", "lecun_normal",
+              "he_uniform", "he_normal", "kaiming_uniform", "kaiming_normal", "orthogonal"):
+    CALLS[f"jax.nn.initializers.{_name}"] = (
+        f"jax.nn.initializers.{_name}()({_K}, (2, 2))", None)  # fixed by the key
+CALLS.update({
+    "jax.nn.initializers.zeros": (f"jax.nn.initializers.zeros({_K}, (2, 3))",
+                                  lambda key, shape: np.zeros(shape)),
+    "jax.nn.initializers.ones": (f"jax.nn.initializers.ones({_K}, (2, 3))",
+                                 lambda key, shape: np.ones(shape)),
+    "jax.nn.initializers.constant": (
+        f"jax.nn.initializers.constant(0.5)({_K}, (2, 3))",
+        lambda value: lambda key, shape: np.full(shape, value)),
+    "jax.nn.initializers.variance_scaling": (
+        f"jax.nn.initializers.variance_scaling(2.0, 'fan_in', 'uniform')({_K}, (2, 2))", None),
+    "jax.nn.initializers.compute_fans": (
+        "jax.nn.initializers.compute_fans((3, 3, 4, 8))",  # HWIO: receptive field 9
+        lambda shape, in_axis=-2, out_axis=-1: (9.0 * shape[in_axis], 9.0 * shape[out_axis])),
+})
+del _name
+
+
+def example_globals(reference=False):
+    """What an example sees: ``jax`` is tjit and ``jnp`` tjit.numpy, or (``reference``)
+    ``jnp`` is numpy and ``jax.<path>`` the reference callable of ``REFERENCES``."""
+    import importlib
+    if not reference:
+        return {"jax": importlib.import_module("tjit"),
+                "jnp": importlib.import_module("tjit.numpy")}
+    root = types.SimpleNamespace()
+    for qualname, (_, ref) in CALLS.items():
+        node = root
+        for part in qualname.split(".")[1:-1]:
+            node = node.__dict__.setdefault(part, types.SimpleNamespace())
+        setattr(node, qualname.rsplit(".", 1)[1], ref)
+    root.random = types.SimpleNamespace(key=lambda seed: seed)  # keys feed no reference
+    return {"jax": root, "jnp": np}
+
+
+def run_reference(call):
+    return eval(call, example_globals(reference=True))  # our own fixed text
+
+
+def find_examples():
+    """{"jax.path.name": ">>> call\\nprinted result"} for every entry of ``CALLS`` whose
+    result equals its reference's (or that has none). Raises on a call that fails or
+    disagrees, so a wrong example is never stored."""
+    from tjit._docs import _same
+    found = {}
+    for qualname, (call, ref) in CALLS.items():
+        value = eval(call, example_globals())
+        if ref is not None and not _same(value, run_reference(call)):
+            raise AssertionError(f"{qualname}: {call} gives {value!r}, "
+                                 f"the reference {run_reference(call)!r}")
+        found[qualname] = f">>> {call}\n{value!r}"
+    return found
+
+
+STORED_MARK = "\n\nExample (output generated by python -m tjit._docs)::\n\n"
+
+
+def add_examples(stored):
+    """Append each stored example to its function's docstring (at import)."""
+    import importlib
+    for modname, prefix in NAMESPACES:
+        mod = importlib.import_module(modname)
+        for name in mod.__all__:
+            fun = getattr(mod, name)
+            example = stored.get(f"{prefix}.{name}")
+            doc = getattr(fun, "__doc__", None) or ""
+            if example is None or not callable(fun) or isinstance(fun, type) or ">>>" in doc:
+                continue
+            fun.__doc__ = (inspect.cleandoc(doc) + STORED_MARK
+                           + "\n".join("    " + ln for ln in example.split("\n")))
