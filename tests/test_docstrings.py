@@ -206,3 +206,10 @@ def test_jax_namespace_example_matches_its_reference_and_prints_as_shown(qualnam
         for g, w in zip(got, want, strict=True):
             np.testing.assert_allclose(np.asarray(g), np.asarray(w, np.float64),
                                        rtol=1e-5, atol=1e-6)
+
+
+def test_jax_namespace_docstrings_state_the_documented_differences_from_jax():
+    from tjit._docs_jax import NOTES, example_globals
+    for qualname, note in NOTES.items():
+        doc = " ".join(eval(qualname, example_globals()).__doc__.split())
+        assert note in doc, f"{qualname}: the docstring does not say {note!r}"

@@ -1295,4 +1295,101 @@ JAX_EXAMPLES = {'jax.nn.celu': '>>> jax.nn.celu(jnp.asarray([-1.5, 0.0, 2.5]), a
                        'Array([[-0.99998  ,  0.99998  ],\n'
                        '       [ 0.9999967, -0.9999967]], dtype=float32)',
  'jax.nn.swish': '>>> jax.nn.swish(jnp.asarray([-1.5, 0.0, 2.5]))\n'
-                 'Array([-0.2736383,  0.       ,  2.3103545], dtype=float32)'}
+                 'Array([-0.2736383,  0.       ,  2.3103545], dtype=float32)',
+ 'jax.random.PRNGKey': '>>> jax.random.PRNGKey(42)\nArray([ 0, 42], dtype=uint32)',
+ 'jax.random.ball': '>>> jax.random.ball(jax.random.key(0), 2)\n'
+                    'Array([0.5145298 , 0.80864906], dtype=float32)',
+ 'jax.random.bernoulli': '>>> jax.random.bernoulli(jax.random.key(0), 0.5, (4,))\n'
+                         'Array([False, False,  True,  True], dtype=bool)',
+ 'jax.random.beta': '>>> jax.random.beta(jax.random.key(0), 2.0, 3.0, (3,))\n'
+                    'Array([0.10676385, 0.5097214 , 0.44823706], dtype=float32)',
+ 'jax.random.binomial': '>>> jax.random.binomial(jax.random.key(0), 10, 0.3, (4,))\n'
+                        'Array([1., 5., 4., 3.], dtype=float32)',
+ 'jax.random.bits': '>>> jax.random.bits(jax.random.key(0), (3,))\n'
+                    'Array([4070199207, 4202968722, 1427181096], dtype=uint32)',
+ 'jax.random.categorical': '>>> jax.random.categorical(jax.random.key(0), '
+                           'jnp.log(jnp.asarray([0.2, 0.3, 0.5])), shape=(4,))\n'
+                           'Array([1, 1, 2, 1], dtype=int32)',
+ 'jax.random.cauchy': '>>> jax.random.cauchy(jax.random.key(0), (3,))\n'
+                      'Array([ 6.0274944 , 14.837895  , -0.58172226], dtype=float32)',
+ 'jax.random.chisquare': '>>> jax.random.chisquare(jax.random.key(0), 2.0, (3,))\n'
+                         'Array([0.15365767, 0.7791638 , 0.21253636], dtype=float32)',
+ 'jax.random.choice': '>>> jax.random.choice(jax.random.key(0), 5, (3,), replace=False)\n'
+                      'Array([0, 1, 4], dtype=int32)',
+ 'jax.random.clone': '>>> jax.random.clone(jax.random.key(42))\nArray([ 0, 42], dtype=uint32)',
+ 'jax.random.dirichlet': '>>> jax.random.dirichlet(jax.random.key(0), jnp.asarray([1.0, 2.0, '
+                         '3.0]))\n'
+                         'Array([0.03073655, 0.48011884, 0.48914456], dtype=float32)',
+ 'jax.random.double_sided_maxwell': '>>> jax.random.double_sided_maxwell(jax.random.key(0), 0.0, '
+                                    '1.0, (3,))\n'
+                                    'Array([ 1.5457212,  1.5741276, -2.0825307], dtype=float32)',
+ 'jax.random.exponential': '>>> jax.random.exponential(jax.random.key(0), (3,))\n'
+                           'Array([2.950128  , 3.8434246 , 0.40390354], dtype=float32)',
+ 'jax.random.fold_in': '>>> jax.random.fold_in(jax.random.key(0), 7)\n'
+                       'Array([2716826189,  292468403], dtype=uint32)',
+ 'jax.random.gamma': '>>> jax.random.gamma(jax.random.key(0), 2.0, (3,))\n'
+                     'Array([0.5133092 , 1.2001015 , 0.59769374], dtype=float32)',
+ 'jax.random.generalized_normal': '>>> jax.random.generalized_normal(jax.random.key(0), 2.0, '
+                                  '(3,))\n'
+                                  'Array([ 0.41823652,  0.9773683 , -1.6820041 ], dtype=float32)',
+ 'jax.random.geometric': '>>> jax.random.geometric(jax.random.key(0), 0.5, (4,))\n'
+                         'Array([1, 1, 2, 2], dtype=int32)',
+ 'jax.random.gumbel': '>>> jax.random.gumbel(jax.random.key(0), (3,))\n'
+                      'Array([ 2.9233725 ,  3.8326178 , -0.09689324], dtype=float32)',
+ 'jax.random.key': '>>> jax.random.key(42)\nArray([ 0, 42], dtype=uint32)',
+ 'jax.random.key_data': '>>> jax.random.key_data(jax.random.key(42))\n'
+                        'Array([ 0, 42], dtype=uint32)',
+ 'jax.random.key_impl': ">>> jax.random.key_impl(jax.random.key(0))\n'threefry2x32'",
+ 'jax.random.laplace': '>>> jax.random.laplace(jax.random.key(0), (3,))\n'
+                       'Array([-2.2569816 , -3.1502788 ,  0.40859547], dtype=float32)',
+ 'jax.random.loggamma': '>>> jax.random.loggamma(jax.random.key(0), 2.0, (3,))\n'
+                        'Array([-0.6668769 ,  0.18240613, -0.5146768 ], dtype=float32)',
+ 'jax.random.logistic': '>>> jax.random.logistic(jax.random.key(0), (3,))\n'
+                        'Array([ 2.896376 ,  3.8217716, -0.6978392], dtype=float32)',
+ 'jax.random.lognormal': '>>> jax.random.lognormal(jax.random.key(0), 1.0, (3,))\n'
+                         'Array([5.066458 , 7.578117 , 0.6481751], dtype=float32)',
+ 'jax.random.maxwell': '>>> jax.random.maxwell(jax.random.key(0), (3,))\n'
+                       'Array([2.6310966 , 0.99103296, 0.9649305 ], dtype=float32)',
+ 'jax.random.multivariate_normal': '>>> jax.random.multivariate_normal(jax.random.key(0), '
+                                   'jnp.zeros(2), jnp.asarray([[1.0, 0.5], [0.5, 1.0]]))\n'
+                                   'Array([1.622642 , 2.5652518], dtype=float32)',
+ 'jax.random.normal': '>>> jax.random.normal(jax.random.key(0), (3,))\n'
+                      'Array([ 1.622642  ,  2.0252647 , -0.43359438], dtype=float32)',
+ 'jax.random.orthogonal': '>>> jax.random.orthogonal(jax.random.key(0), 2)\n'
+                          'Array([[ 0.9661029 ,  0.25815725],\n'
+                          '       [-0.25815725,  0.9661029 ]], dtype=float32)',
+ 'jax.random.pareto': '>>> jax.random.pareto(jax.random.key(0), 3.0, (3,))\n'
+                      'Array([2.673467 , 3.6007476, 1.1441184], dtype=float32)',
+ 'jax.random.permutation': '>>> jax.random.permutation(jax.random.key(0), 5)\n'
+                           'Array([0, 1, 4, 3, 2], dtype=int32)',
+ 'jax.random.poisson': '>>> jax.random.poisson(jax.random.key(0), 3.0, (4,))\n'
+                       'Array([1, 5, 4, 4], dtype=int32)',
+ 'jax.random.rademacher': '>>> jax.random.rademacher(jax.random.key(0), (3,))\n'
+                          'Array([-1, -1,  1], dtype=int32)',
+ 'jax.random.randint': '>>> jax.random.randint(jax.random.key(0), (4,), 0, 10)\n'
+                       'Array([9, 0, 2, 3], dtype=int32)',
+ 'jax.random.rayleigh': '>>> jax.random.rayleigh(jax.random.key(0), 1.0, (3,))\n'
+                        'Array([0.32787833, 0.20810027, 1.4844142 ], dtype=float32)',
+ 'jax.random.shuffle': '>>> jax.random.shuffle(jax.random.key(0), jnp.arange(5))\n'
+                       'Array([0, 1, 4, 3, 2], dtype=int32)',
+ 'jax.random.split': '>>> jax.random.split(jax.random.key(0))\n'
+                     'Array([[1797259609, 2579123966],\n'
+                     '       [ 928981903, 3453687069]], dtype=uint32)',
+ 'jax.random.t': '>>> jax.random.t(jax.random.key(0), 3.0, (3,))\n'
+                 'Array([ 0.89727443, -0.9985036 , -0.4989823 ], dtype=float32)',
+ 'jax.random.threefry_2x32': '>>> jax.random.threefry_2x32(jnp.asarray([0x13198a2e, 0x03707344], '
+                             'jnp.uint32), jnp.asarray([0x243f6a88, 0x85a308d3], jnp.uint32))\n'
+                             'Array([3297917596, 1212020640], dtype=uint32)',
+ 'jax.random.triangular': '>>> jax.random.triangular(jax.random.key(0), 0.0, 0.5, 1.0, (3,))\n'
+                          'Array([0.8382394, 0.8965106, 0.4076098], dtype=float32)',
+ 'jax.random.truncated_normal': '>>> jax.random.truncated_normal(jax.random.key(0), -1.0, 1.0, '
+                                '(3,))\n'
+                                'Array([ 0.8618594 ,  0.9412884 , -0.29104835], dtype=float32)',
+ 'jax.random.uniform': '>>> jax.random.uniform(jax.random.key(0), (3,))\n'
+                       'Array([0.947667  , 0.9785799 , 0.33229148], dtype=float32)',
+ 'jax.random.wald': '>>> jax.random.wald(jax.random.key(0), 1.0, (3,))\n'
+                    'Array([0.38059747, 0.41566533, 0.48107237], dtype=float32)',
+ 'jax.random.weibull_min': '>>> jax.random.weibull_min(jax.random.key(0), 1.0, 2.0, (3,))\n'
+                           'Array([1.7175937 , 1.9604654 , 0.63553405], dtype=float32)',
+ 'jax.random.wrap_key_data': '>>> jax.random.wrap_key_data(jnp.asarray([0, 42], jnp.uint32))\n'
+                             'Array([ 0, 42], dtype=uint32)'}

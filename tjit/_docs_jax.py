@@ -12,6 +12,7 @@ they print what the docstring shows.
 """
 
 import inspect
+import textwrap
 import types
 
 import numpy as np
@@ -126,7 +127,6 @@ def example_globals(reference=False):
         for part in qualname.split(".")[1:-1]:
             node = node.__dict__.setdefault(part, types.SimpleNamespace())
         setattr(node, qualname.rsplit(".", 1)[1], ref)
-    root.random = types.SimpleNamespace(key=lambda seed: seed)  # keys feed no reference
     return {"jax": root, "jnp": np}
 
 
@@ -163,5 +163,78 @@ def add_examples(stored):
             doc = getattr(fun, "__doc__", None) or ""
             if example is None or not callable(fun) or isinstance(fun, type) or ">>>" in doc:
                 continue
+            note = NOTES.get(f"{prefix}.{name}")
+            if note and note not in doc:
+                doc = inspect.cleandoc(doc) + "\n\n" + textwrap.fill(
+                    f"Differs from JAX: {note}.", 84)
             fun.__doc__ = (inspect.cleandoc(doc) + STORED_MARK
                            + "\n".join("    " + ln for ln in example.split("\n")))
+
+# tjit.random: outputs are fixed by the key; a reference only where the bits are known
+# independently (threefry's known-answer vector from Random123, key layouts)
+_KEY = "jax.random.key(0)"
+_RANDOM_CALLS = {
+    "PRNGKey": ("jax.random.PRNGKey(42)", lambda seed: np.array([0, seed], np.uint32)),
+    "key": ("jax.random.key(42)", lambda seed: np.array([0, seed], np.uint32)),
+    "key_data": ("jax.random.key_data(jax.random.key(42))", lambda k: np.array([0, 42])),
+    "wrap_key_data": ("jax.random.wrap_key_data(jnp.asarray([0, 42], jnp.uint32))",
+                      lambda bits: bits),
+    "key_impl": (f"jax.random.key_impl({_KEY})", None),
+    "clone": ("jax.random.clone(jax.random.key(42))", lambda k: np.array([0, 42])),
+    "split": (f"jax.random.split({_KEY})", None),
+    "fold_in": (f"jax.random.fold_in({_KEY}, 7)", None),
+    "bits": (f"jax.random.bits({_KEY}, (3,))", None),
+    "threefry_2x32": (
+        ("jax.random.threefry_2x32(jnp.asarray([0x13198a2e, 0x03707344], jnp.uint32), "
+        "jnp.asarray([0x243f6a88, 0x85a308d3], jnp.uint32))"),
+        lambda k, c: np.array([0xc4923a9c, 0x483df7a0])),
+    "uniform": (f"jax.random.uniform({_KEY}, (3,))", None),
+    "normal": (f"jax.random.normal({_KEY}, (3,))", None),
+    "truncated_normal": (f"jax.random.truncated_normal({_KEY}, -1.0, 1.0, (3,))", None),
+    "multivariate_normal": ((f"jax.random.multivariate_normal({_KEY}, jnp.zeros(2), "
+                            "jnp.asarray([[1.0, 0.5], [0.5, 1.0]]))"), None),
+    "orthogonal": (f"jax.random.orthogonal({_KEY}, 2)", None),
+    "bernoulli": (f"jax.random.bernoulli({_KEY}, 0.5, (4,))", None),
+    "randint": (f"jax.random.randint({_KEY}, (4,), 0, 10)", None),
+    "permutation": (f"jax.random.permutation({_KEY}, 5)", None),
+    "shuffle": (f"jax.random.shuffle({_KEY}, jnp.arange(5))", None),
+    "choice": (f"jax.random.choice({_KEY}, 5, (3,), replace=False)", None),
+    "categorical": ((f"jax.random.categorical({_KEY}, jnp.log(jnp.asarray([0.2, 0.3, 0.5])), "
+                    "shape=(4,))"), None),
+    "gamma": (f"jax.random.gamma({_KEY}, 2.0, (3,))", None),
+    "loggamma": (f"jax.random.loggamma({_KEY}, 2.0, (3,))", None),
+    "beta": (f"jax.random.beta({_KEY}, 2.0, 3.0, (3,))", None),
+    "dirichlet": (f"jax.random.dirichlet({_KEY}, jnp.asarray([1.0, 2.0, 3.0]))", None),
+    "poisson": (f"jax.random.poisson({_KEY}, 3.0, (4,))", None),
+    "binomial": (f"jax.random.binomial({_KEY}, 10, 0.3, (4,))", None),
+    "t": (f"jax.random.t({_KEY}, 3.0, (3,))", None),
+    "chisquare": (f"jax.random.chisquare({_KEY}, 2.0, (3,))", None),
+    "double_sided_maxwell": (f"jax.random.double_sided_maxwell({_KEY}, 0.0, 1.0, (3,))", None),
+    "weibull_min": (f"jax.random.weibull_min({_KEY}, 1.0, 2.0, (3,))", None),
+    "generalized_normal": (f"jax.random.generalized_normal({_KEY}, 2.0, (3,))", None),
+    "ball": (f"jax.random.ball({_KEY}, 2)", None),
+    "rayleigh": (f"jax.random.rayleigh({_KEY}, 1.0, (3,))", None),
+    "wald": (f"jax.random.wald({_KEY}, 1.0, (3,))", None),
+    "geometric": (f"jax.random.geometric({_KEY}, 0.5, (4,))", None),
+    "triangular": (f"jax.random.triangular({_KEY}, 0.0, 0.5, 1.0, (3,))", None),
+    "lognormal": (f"jax.random.lognormal({_KEY}, 1.0, (3,))", None),
+    "pareto": (f"jax.random.pareto({_KEY}, 3.0, (3,))", None),
+}
+for _name in ("exponential", "laplace", "logistic", "cauchy", "gumbel", "rademacher",
+              "maxwell"):
+    _RANDOM_CALLS[_name] = (f"jax.random.{_name}({_KEY}, (3,))", None)
+CALLS.update({f"jax.random.{n}": c for n, c in _RANDOM_CALLS.items()})
+NAMESPACES += (("tjit.random", "jax.random"),)
+del _name
+
+# how a function differs from JAX's (the module docs' documented deviations), added to
+# its docstring beside the example
+_RAW_KEY = ("keys are raw uint32[2] arrays (JAX's legacy PRNGKey form), never typed key "
+            "arrays, so they pass through jit like any array")
+_OWN_VALUES = ("a vectorized rejection sampler: JAX's distribution, but not JAX's values "
+               "for the same key")
+NOTES = {f"jax.random.{n}": _RAW_KEY for n in ("key", "PRNGKey", "key_data",
+                                               "wrap_key_data", "clone")}
+NOTES.update({f"jax.random.{n}": _OWN_VALUES for n in (
+    "gamma", "loggamma", "beta", "dirichlet", "poisson", "binomial", "t", "chisquare",
+    "generalized_normal", "ball")})
