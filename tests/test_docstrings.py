@@ -192,11 +192,11 @@ def test_every_public_function_of_the_jax_namespaces_shows_an_example(modname, p
 def test_jax_namespace_example_matches_its_reference_and_prints_as_shown(qualname):
     """Each stored example of tjit/_docs_jax.py prints what its docstring shows, and,
     where CALLS names a NumPy/SciPy reference, equals it (computed in float64)."""
-    from tjit._docs_jax import CALLS, example_globals, run_reference
+    from tjit._docs_jax import CALLS, example_globals, run_example, run_reference
     call, shown = _split(_jax_examples()[qualname])
     assert call == CALLS[qualname][0], "regenerate: python -m tjit._docs"
-    got = eval(call, example_globals())
-    assert repr(got) == shown, "regenerate tjit/_doc_examples.py: python -m tjit._docs"
+    got, printed = run_example(call)
+    assert printed == shown, "regenerate tjit/_doc_examples.py: python -m tjit._docs"
     fun = eval(qualname, example_globals())
     same = [q for q in CALLS if eval(q, example_globals()) is fun]  # aliases share one doc
     assert any(f">>> {CALLS[q][0]}" in fun.__doc__ for q in same)

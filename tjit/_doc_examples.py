@@ -1155,7 +1155,58 @@ EXAMPLES = {'jnp.acos': '>>> jnp.acos(jnp.asarray([0.25, 0.5, 0.75]))\n'
                            'Array([0.19964524, 0.23208874, 0.24048926], dtype=float32)'}
 
 # tjit, lax, random, nn: written as JAX code (tjit/_docs_jax.py)
-JAX_EXAMPLES = {'jax.nn.celu': '>>> jax.nn.celu(jnp.asarray([-1.5, 0.0, 2.5]), alpha=2.0)\n'
+JAX_EXAMPLES = {'jax.block_until_ready': '>>> jax.block_until_ready(jnp.asarray([-1.5, 0.0, 2.5]) * 2)\n'
+                          'Array([-3.,  0.,  5.], dtype=float32)',
+ 'jax.checkpoint': '>>> jax.grad(jax.checkpoint(lambda x: jnp.sin(jnp.sin(x))))(1.0)\n'
+                   'Array(0.36003944, dtype=float32)',
+ 'jax.clear_caches': '>>> jax.clear_caches()',
+ 'jax.custom_gradient': '>>> jax.grad(jax.custom_gradient(lambda x: (x ** 2, lambda g: (3.0 * '
+                        'g,))))(2.0)\n'
+                        'Array(3., dtype=float32)',
+ 'jax.default_backend': '>>> jax.default_backend() == jax.local_devices()[0].platform\nTrue',
+ 'jax.device_count': '>>> jax.device_count() >= jax.local_device_count() >= 1\nTrue',
+ 'jax.device_get': '>>> jax.device_get(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                   'array([-1.5,  0. ,  2.5], dtype=float32)',
+ 'jax.device_put': '>>> jax.device_put(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                   'Array([-1.5,  0. ,  2.5], dtype=float32)',
+ 'jax.eval_shape': '>>> jax.eval_shape(jnp.sin, jnp.ones((2, 3)))\n'
+                   'ShapeDtypeStruct(shape=(2, 3), dtype=float32)',
+ 'jax.grad': '>>> jax.grad(jnp.sin)(1.0)\nArray(0.5403023, dtype=float32)',
+ 'jax.hessian': '>>> jax.hessian(lambda x: jnp.sum(x ** 3))(jnp.asarray([1.0, 2.0]))\n'
+                'Array([[ 6.,  0.],\n'
+                '       [ 0., 12.]], dtype=float32)',
+ 'jax.jacfwd': '>>> jax.jacfwd(lambda x: x ** 2)(jnp.asarray([1.0, 2.0]))\n'
+               'Array([[2., 0.],\n'
+               '       [0., 4.]], dtype=float32)',
+ 'jax.jacobian': '>>> jax.jacobian(lambda x: x ** 2)(jnp.asarray([1.0, 2.0]))\n'
+                 'Array([[2., 0.],\n'
+                 '       [0., 4.]], dtype=float32)',
+ 'jax.jacrev': '>>> jax.jacrev(lambda x: x ** 2)(jnp.asarray([1.0, 2.0]))\n'
+               'Array([[2., 0.],\n'
+               '       [0., 4.]], dtype=float32)',
+ 'jax.jit': '>>> jax.jit(lambda x: jnp.sin(x) * 2)(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+            'Array([-1.99499  ,  0.       ,  1.1969444], dtype=float32)',
+ 'jax.jvp': '>>> jax.jvp(jnp.sin, (1.0,), (2.0,))\n'
+            '(Array(0.841471, dtype=float32, weak_type=True), Array(1.0806046, dtype=float32, '
+            'weak_type=True))',
+ 'jax.linear_transpose': '>>> jax.linear_transpose(lambda x: jnp.asarray([[1.0, 2.0], [3.0, 4.0]]) '
+                         '@ x, jnp.zeros(2))(jnp.asarray([1.0, 2.0]))\n'
+                         '(Array([ 7., 10.], dtype=float32),)',
+ 'jax.linearize': '>>> jax.linearize(jnp.sin, 1.0)[1](2.0)\nArray(1.0806046, dtype=float32)',
+ 'jax.local_device_count': '>>> jax.local_device_count() == len(jax.local_devices())\nTrue',
+ 'jax.local_devices': '>>> jax.local_devices()[0].id\n0',
+ 'jax.make_array_from_process_local_data': '>>> '
+                                           'jax.make_array_from_process_local_data(jax.sharding.NamedSharding(jax.make_mesh((1,), '
+                                           "('i',)), jax.sharding.P('i')), jnp.asarray([-1.5, 0.0, "
+                                           '2.5])).shape\n'
+                                           '(3,)',
+ 'jax.make_jaxpr': '>>> print(jax.make_jaxpr(lambda x: jnp.sin(x) * 2)(1.0))\n'
+                   '{ lambda ; a:f32[]. let\n'
+                   '    b:f32[] = sin a\n'
+                   '    c:f32[] = mul b 2.0:f32[]\n'
+                   '  in (c,) }',
+ 'jax.make_mesh': ">>> jax.make_mesh((1,), ('i',))\nMesh('i': 1)",
+ 'jax.nn.celu': '>>> jax.nn.celu(jnp.asarray([-1.5, 0.0, 2.5]), alpha=2.0)\n'
                 'Array([-1.0552669,  0.       ,  2.5      ], dtype=float32)',
  'jax.nn.elu': '>>> jax.nn.elu(jnp.asarray([-1.5, 0.0, 2.5]))\n'
                'Array([-0.77686983,  0.        ,  2.5       ], dtype=float32)',
@@ -1296,6 +1347,10 @@ JAX_EXAMPLES = {'jax.nn.celu': '>>> jax.nn.celu(jnp.asarray([-1.5, 0.0, 2.5]), a
                        '       [ 0.9999967, -0.9999967]], dtype=float32)',
  'jax.nn.swish': '>>> jax.nn.swish(jnp.asarray([-1.5, 0.0, 2.5]))\n'
                  'Array([-0.2736383,  0.       ,  2.3103545], dtype=float32)',
+ 'jax.pmap': '>>> jax.pmap(lambda x: x * 2)(jnp.asarray([[1.0, 2.0]]))\n'
+             'Array([[2., 4.]], dtype=float32)',
+ 'jax.process_count': '>>> jax.process_count()\n1',
+ 'jax.process_index': '>>> jax.process_index()\n0',
  'jax.random.PRNGKey': '>>> jax.random.PRNGKey(42)\nArray([ 0, 42], dtype=uint32)',
  'jax.random.ball': '>>> jax.random.ball(jax.random.key(0), 2)\n'
                     'Array([0.5145298 , 0.80864906], dtype=float32)',
@@ -1392,4 +1447,20 @@ JAX_EXAMPLES = {'jax.nn.celu': '>>> jax.nn.celu(jnp.asarray([-1.5, 0.0, 2.5]), a
  'jax.random.weibull_min': '>>> jax.random.weibull_min(jax.random.key(0), 1.0, 2.0, (3,))\n'
                            'Array([1.7175937 , 1.9604654 , 0.63553405], dtype=float32)',
  'jax.random.wrap_key_data': '>>> jax.random.wrap_key_data(jnp.asarray([0, 42], jnp.uint32))\n'
-                             'Array([ 0, 42], dtype=uint32)'}
+                             'Array([ 0, 42], dtype=uint32)',
+ 'jax.remat': '>>> jax.grad(jax.remat(lambda x: jnp.sin(jnp.sin(x))))(1.0)\n'
+              'Array(0.36003944, dtype=float32)',
+ 'jax.shard_map': ">>> jax.shard_map(lambda x: x * 2, mesh=jax.make_mesh((1,), ('i',)), "
+                  "in_specs=jax.sharding.P('i'), out_specs=jax.sharding.P('i'))(jnp.asarray([-1.5, "
+                  '0.0, 2.5]))\n'
+                  'Array([-3.,  0.,  5.], dtype=float32)',
+ 'jax.show': '>>> len(jax.show(jnp.sin, jnp.ones(3)).kernels())\n1',
+ 'jax.tree_map': ">>> jax.tree_map(lambda x: x * 2, {'a': 1, 'b': (2, 3)})\n{'a': 2, 'b': (4, 6)}",
+ 'jax.typeof': '>>> jax.typeof(jnp.ones((2, 3)))\nShapedArray(f32[2,3])',
+ 'jax.value_and_grad': '>>> jax.value_and_grad(jnp.sin)(1.0)\n'
+                       '(Array(0.841471, dtype=float32, weak_type=True), Array(0.5403023, '
+                       'dtype=float32))',
+ 'jax.vjp': '>>> jax.vjp(jnp.sin, 1.0)[1](2.0)\n(Array(1.0806046, dtype=float32),)',
+ 'jax.vmap': '>>> jax.vmap(jnp.dot)(jnp.asarray([[1.0, 2.0], [3.0, 0.5]]), jnp.asarray([[1.0, '
+             '2.0], [3.0, 0.5]]))\n'
+             'Array([5.  , 9.25], dtype=float32)'}

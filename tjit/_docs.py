@@ -342,12 +342,14 @@ def add_stored_examples(namespace, names, prefix, stored):
 if __name__ == "__main__":  # python -m tjit._docs: regenerate tjit/_doc_examples.py
     import os
     import pprint
+
+    from tjit._docs_jax import find_examples as find_jax_examples
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_doc_examples.py")
+    numpy_examples, jax_examples = find_examples(), find_jax_examples()  # before writing
     with open(path, "w") as f:
         f.write('"""Examples for docstrings that have none, made by ``python -m tjit._docs`` '
                 '(each a call\non a small sample whose result equals NumPy\'s; '
                 'tests/test_docstrings.py re-checks them)."""\n\n')
-        f.write("EXAMPLES = " + pprint.pformat(find_examples(), width=100) + "\n")
-        from tjit._docs_jax import find_examples as find_jax_examples
+        f.write("EXAMPLES = " + pprint.pformat(numpy_examples, width=100) + "\n")
         f.write("\n# tjit, lax, random, nn: written as JAX code (tjit/_docs_jax.py)\n")
-        f.write("JAX_EXAMPLES = " + pprint.pformat(find_jax_examples(), width=100) + "\n")
+        f.write("JAX_EXAMPLES = " + pprint.pformat(jax_examples, width=100) + "\n")

@@ -134,6 +134,18 @@ def run_reference(call):
     return eval(call, example_globals(reference=True))  # our own fixed text
 
 
+def run_example(call):
+    """(value, what a doctest session shows for ``call``): its printed output, then its
+    repr unless it is None."""
+    import contextlib
+    import io
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        value = eval(call, example_globals())  # our own fixed text
+    shown = out.getvalue() + ("" if value is None else repr(value))
+    return value, shown.rstrip("\n")
+
+
 def find_examples():
     """{"jax.path.name": ">>> call\\nprinted result"} for every entry of ``CALLS`` whose
     result equals its reference's (or that has none). Raises on a call that fails or
@@ -141,11 +153,11 @@ def find_examples():
     from tjit._docs import _same
     found = {}
     for qualname, (call, ref) in CALLS.items():
-        value = eval(call, example_globals())
+        value, shown = run_example(call)
         if ref is not None and not _same(value, run_reference(call)):
             raise AssertionError(f"{qualname}: {call} gives {value!r}, "
                                  f"the reference {run_reference(call)!r}")
-        found[qualname] = f">>> {call}\n{value!r}"
+        found[qualname] = f">>> {call}\n{shown}".rstrip("\n")
     return found
 
 
@@ -238,3 +250,78 @@ NOTES = {f"jax.random.{n}": _RAW_KEY for n in ("key", "PRNGKey", "key_data",
 NOTES.update({f"jax.random.{n}": _OWN_VALUES for n in (
     "gamma", "loggamma", "beta", "dirichlet", "poisson", "binomial", "t", "chisquare",
     "generalized_normal", "ball")})
+
+# tjit's transformations: references are float64 NumPy (jit/checkpoint: the function
+# itself; grad and friends: central differences; vmap/pmap: a Python loop)
+_H = 1e-6
+
+
+def _fd(f):
+    return lambda x: (f(x + _H) - f(x - _H)) / (2 * _H)
+
+
+def _fd_jacobian(f):
+    def jac(x):
+        x = np.asarray(x, np.float64)
+        cols = [(f(x + _H * e) - f(x - _H * e)) / (2 * _H) for e in np.eye(x.size)]
+        return np.stack(cols, axis=-1)
+    return jac
+
+
+def _loop(f, *_, **__):
+    return lambda *xs: np.stack([f(*a) for a in zip(*xs, strict=True)])
+
+
+_V = "jnp.asarray([1.0, 2.0])"
+_SQUARE = f"(lambda x: x ** 2)({_V})"
+CALLS.update({
+    "jax.jit": (f"jax.jit(lambda x: jnp.sin(x) * 2)({_X})", lambda f, **_: f),
+    "jax.grad": ("jax.grad(jnp.sin)(1.0)", lambda f, **_: _fd(f)),
+    "jax.value_and_grad": ("jax.value_and_grad(jnp.sin)(1.0)",
+                           lambda f, **_: lambda x: (f(x), _fd(f)(x))),
+    "jax.jvp": ("jax.jvp(jnp.sin, (1.0,), (2.0,))",
+                lambda f, p, t: (f(*p), _fd(f)(*p) * t[0])),
+    "jax.vjp": ("jax.vjp(jnp.sin, 1.0)[1](2.0)",
+                lambda f, x: (f(x), lambda ct: (_fd(f)(x) * ct,))),
+    "jax.linearize": ("jax.linearize(jnp.sin, 1.0)[1](2.0)",
+                      lambda f, x: (f(x), lambda t: _fd(f)(x) * t)),
+    "jax.linear_transpose": (
+        ("jax.linear_transpose(lambda x: jnp.asarray([[1.0, 2.0], [3.0, 4.0]]) @ x, "
+         f"jnp.zeros(2))({_V})"), lambda f, p: lambda ct: (_fd_jacobian(f)(p).T @ ct,)),
+    "jax.vmap": (f"jax.vmap(jnp.dot)({_M}, {_M})", _loop),
+    "jax.pmap": ("jax.pmap(lambda x: x * 2)(jnp.asarray([[1.0, 2.0]]))", _loop),
+    "jax.jacfwd": (f"jax.jacfwd(lambda x: x ** 2)({_V})", lambda f, **_: _fd_jacobian(f)),
+    "jax.jacrev": (f"jax.jacrev(lambda x: x ** 2)({_V})", lambda f, **_: _fd_jacobian(f)),
+    "jax.jacobian": (f"jax.jacobian(lambda x: x ** 2)({_V})", lambda f, **_: _fd_jacobian(f)),
+    "jax.hessian": (f"jax.hessian(lambda x: jnp.sum(x ** 3))({_V})",  # d2 = diag(6 x)
+                    lambda f, **_: lambda x: np.diag(6 * np.asarray(x))),
+    "jax.checkpoint": ("jax.grad(jax.checkpoint(lambda x: jnp.sin(jnp.sin(x))))(1.0)",
+                       lambda f, **_: f),
+    "jax.remat": ("jax.grad(jax.remat(lambda x: jnp.sin(jnp.sin(x))))(1.0)", lambda f, **_: f),
+    "jax.custom_gradient": (  # the rule's gradient (3 g), not the function's (2 x)
+        "jax.grad(jax.custom_gradient(lambda x: (x ** 2, lambda g: (3.0 * g,))))(2.0)",
+        None),
+    "jax.make_jaxpr": ("print(jax.make_jaxpr(lambda x: jnp.sin(x) * 2)(1.0))", None),
+    "jax.eval_shape": ("jax.eval_shape(jnp.sin, jnp.ones((2, 3)))", None),
+    "jax.typeof": ("jax.typeof(jnp.ones((2, 3)))", None),
+    "jax.show": ("len(jax.show(jnp.sin, jnp.ones(3)).kernels())", None),
+    "jax.block_until_ready": (f"jax.block_until_ready({_X} * 2)", lambda x: x),
+    "jax.device_put": (f"jax.device_put({_X})", lambda x, device=None: x),
+    "jax.device_get": (f"jax.device_get({_X})", lambda x: x),
+    "jax.clear_caches": ("jax.clear_caches()", None),
+    "jax.default_backend": ("jax.default_backend() == jax.local_devices()[0].platform", None),
+    "jax.device_count": ("jax.device_count() >= jax.local_device_count() >= 1", None),
+    "jax.local_device_count": ("jax.local_device_count() == len(jax.local_devices())", None),
+    "jax.local_devices": ("jax.local_devices()[0].id", None),
+    "jax.process_count": ("jax.process_count()", None),  # one process without MPI
+    "jax.process_index": ("jax.process_index()", None),
+    "jax.make_mesh": ("jax.make_mesh((1,), ('i',))", None),
+    "jax.shard_map": (("jax.shard_map(lambda x: x * 2, mesh=jax.make_mesh((1,), ('i',)), "
+                       f"in_specs=jax.sharding.P('i'), out_specs=jax.sharding.P('i'))({_X})"),
+                      None),
+    "jax.make_array_from_process_local_data": (
+        ("jax.make_array_from_process_local_data(jax.sharding.NamedSharding("
+         f"jax.make_mesh((1,), ('i',)), jax.sharding.P('i')), {_X}).shape"), None),
+    "jax.tree_map": ("jax.tree_map(lambda x: x * 2, {'a': 1, 'b': (2, 3)})", None),
+})
+NAMESPACES += (("tjit", "jax"),)
