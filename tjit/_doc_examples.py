@@ -1189,6 +1189,428 @@ JAX_EXAMPLES = {'jax.block_until_ready': '>>> jax.block_until_ready(jnp.asarray(
  'jax.jvp': '>>> jax.jvp(jnp.sin, (1.0,), (2.0,))\n'
             '(Array(0.841471, dtype=float32, weak_type=True), Array(1.0806046, dtype=float32, '
             'weak_type=True))',
+ 'jax.lax.abs': '>>> jax.lax.abs(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                'Array([1.5, 0. , 2.5], dtype=float32)',
+ 'jax.lax.acos': '>>> jax.lax.acos(jnp.asarray([0.25, 0.5, 0.75]))\n'
+                 'Array([1.3181162, 1.0471976, 0.7227342], dtype=float32)',
+ 'jax.lax.acosh': '>>> jax.lax.acosh(jnp.asarray([1.5, 2.0, 4.5]))\n'
+                  'Array([0.9624236, 1.316958 , 2.1846437], dtype=float32)',
+ 'jax.lax.add': '>>> jax.lax.add(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([2.0, 1.0, -0.5]))\n'
+                'Array([0.5, 1. , 2. ], dtype=float32)',
+ 'jax.lax.all_gather': ">>> jax.vmap(lambda x: jax.lax.all_gather(x, 'i'), "
+                       "axis_name='i')(jnp.asarray([1.0, 2.0, 4.0]))\n"
+                       'Array([[1., 2., 4.],\n'
+                       '       [1., 2., 4.],\n'
+                       '       [1., 2., 4.]], dtype=float32)',
+ 'jax.lax.all_to_all': ">>> jax.vmap(lambda x: jax.lax.all_to_all(x, 'i', 0, 0), "
+                       "axis_name='i')(jnp.arange(4.0).reshape(2, 2))\n"
+                       'Array([[0., 2.],\n'
+                       '       [1., 3.]], dtype=float32)',
+ 'jax.lax.approx_max_k': '>>> jax.lax.approx_max_k(jnp.asarray([2.0, 5.0, -1.0, 3.0]), 2)\n'
+                         '(Array([5., 3.], dtype=float32), Array([1, 3], dtype=int32))',
+ 'jax.lax.approx_min_k': '>>> jax.lax.approx_min_k(jnp.asarray([2.0, 5.0, -1.0, 3.0]), 2)\n'
+                         '(Array([-1.,  2.], dtype=float32), Array([2, 0], dtype=int32))',
+ 'jax.lax.argmax': '>>> jax.lax.argmax(jnp.asarray([[1.0, 2.0], [3.0, 0.5]]), 1, jnp.int32)\n'
+                   'Array([1, 0], dtype=int32)',
+ 'jax.lax.argmin': '>>> jax.lax.argmin(jnp.asarray([[1.0, 2.0], [3.0, 0.5]]), 1, jnp.int32)\n'
+                   'Array([0, 1], dtype=int32)',
+ 'jax.lax.asin': '>>> jax.lax.asin(jnp.asarray([0.25, 0.5, 0.75]))\n'
+                 'Array([0.25268024, 0.5235988 , 0.84806216], dtype=float32)',
+ 'jax.lax.asinh': '>>> jax.lax.asinh(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                  'Array([-1.1947632,  0.       ,  1.6472311], dtype=float32)',
+ 'jax.lax.associative_scan': '>>> jax.lax.associative_scan(jax.lax.mul, jnp.asarray([0.5, 2.0, '
+                             '4.5]))\n'
+                             'Array([0.5, 1. , 4.5], dtype=float32)',
+ 'jax.lax.atan': '>>> jax.lax.atan(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                 'Array([-0.98279375,  0.        ,  1.19029   ], dtype=float32)',
+ 'jax.lax.atan2': '>>> jax.lax.atan2(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([2.0, 1.0, '
+                  '-0.5]))\n'
+                  'Array([-0.64350116,  0.        ,  1.7681919 ], dtype=float32)',
+ 'jax.lax.atanh': '>>> jax.lax.atanh(jnp.asarray([0.25, 0.5, 0.75]))\n'
+                  'Array([0.25541282, 0.54930615, 0.97295505], dtype=float32)',
+ 'jax.lax.axis_index': ">>> jax.vmap(lambda x: jax.lax.axis_index('i'), "
+                       "axis_name='i')(jnp.asarray([1.0, 2.0, 4.0]))\n"
+                       'Array([0, 1, 2], dtype=int32)',
+ 'jax.lax.axis_size': ">>> jax.vmap(lambda x: x * jax.lax.axis_size('i'), "
+                      "axis_name='i')(jnp.asarray([1.0, 2.0, 4.0]))\n"
+                      'Array([ 3.,  6., 12.], dtype=float32)',
+ 'jax.lax.batch_matmul': '>>> jax.lax.batch_matmul(jnp.stack([jnp.asarray([[1.0, 2.0], [3.0, '
+                         '0.5]]), jnp.asarray([[1.0, 2.0], [3.0, 0.5]])]), jnp.ones((2, 2, 1)))\n'
+                         'Array([[[3. ],\n'
+                         '        [3.5]],\n'
+                         '\n'
+                         '       [[3. ],\n'
+                         '        [3.5]]], dtype=float32)',
+ 'jax.lax.bessel_i0e': '>>> jax.lax.bessel_i0e(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                       'Array([0.3674336 , 1.        , 0.27004644], dtype=float32)',
+ 'jax.lax.bessel_i1e': '>>> jax.lax.bessel_i1e(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                       'Array([-0.21903938,  0.        ,  0.20658465], dtype=float32)',
+ 'jax.lax.betainc': '>>> jax.lax.betainc(jnp.asarray([1.0, 2.0, 0.5]), jnp.asarray([2.0, 2.0, '
+                    '3.0]), jnp.asarray([0.25, 0.5, 0.75]))\n'
+                    'Array([0.4375    , 0.5       , 0.99457604], dtype=float32)',
+ 'jax.lax.bitcast_convert_type': '>>> jax.lax.bitcast_convert_type(jnp.asarray([1.0, -2.0]), '
+                                 'jnp.int32)\n'
+                                 'Array([ 1065353216, -1073741824], dtype=int32)',
+ 'jax.lax.bitwise_and': '>>> jax.lax.bitwise_and(jnp.asarray([6, -8, 5]), jnp.asarray([3, 7, 4]))\n'
+                        'Array([2, 0, 4], dtype=int32)',
+ 'jax.lax.bitwise_not': '>>> jax.lax.bitwise_not(jnp.asarray([6, -8, 5]))\n'
+                        'Array([-7,  7, -6], dtype=int32)',
+ 'jax.lax.bitwise_or': '>>> jax.lax.bitwise_or(jnp.asarray([6, -8, 5]), jnp.asarray([3, 7, 4]))\n'
+                       'Array([ 7, -1,  5], dtype=int32)',
+ 'jax.lax.bitwise_xor': '>>> jax.lax.bitwise_xor(jnp.asarray([6, -8, 5]), jnp.asarray([3, 7, 4]))\n'
+                        'Array([ 5, -1,  1], dtype=int32)',
+ 'jax.lax.broadcast': '>>> jax.lax.broadcast(jnp.asarray([1.0, 2.0]), (2,))\n'
+                      'Array([[1., 2.],\n'
+                      '       [1., 2.]], dtype=float32)',
+ 'jax.lax.broadcast_in_dim': '>>> jax.lax.broadcast_in_dim(jnp.asarray([1.0, 2.0]), (2, 3), (0,))\n'
+                             'Array([[1., 1., 1.],\n'
+                             '       [2., 2., 2.]], dtype=float32)',
+ 'jax.lax.broadcast_like': '>>> jax.lax.broadcast_like(jnp.asarray([1.0, 2.0]), jnp.zeros((3, '
+                           '2)))\n'
+                           'Array([[1., 2.],\n'
+                           '       [1., 2.],\n'
+                           '       [1., 2.]], dtype=float32)',
+ 'jax.lax.cbrt': '>>> jax.lax.cbrt(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                 'Array([-1.1447142,  0.       ,  1.3572087], dtype=float32)',
+ 'jax.lax.ceil': '>>> jax.lax.ceil(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                 'Array([-1.,  0.,  3.], dtype=float32)',
+ 'jax.lax.clamp': '>>> jax.lax.clamp(0.0, jnp.asarray([-1.5, 0.0, 2.5]), 1.0)\n'
+                  'Array([0., 0., 1.], dtype=float32)',
+ 'jax.lax.clz': '>>> jax.lax.clz(jnp.asarray([6, -8, 5]))\nArray([29,  0, 29], dtype=int32)',
+ 'jax.lax.complex': '>>> jax.lax.complex(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([2.0, 1.0, '
+                    '-0.5]))\n'
+                    'Array([-1.5+2.j ,  0. +1.j ,  2.5-0.5j], dtype=complex64)',
+ 'jax.lax.concatenate': '>>> jax.lax.concatenate([jnp.asarray([1.0, 2.0]), jnp.asarray([3.0])], '
+                        '0)\n'
+                        'Array([1., 2., 3.], dtype=float32)',
+ 'jax.lax.cond': '>>> jax.lax.cond(True, jnp.sin, jnp.cos, jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                 'Array([-0.997495 ,  0.       ,  0.5984722], dtype=float32)',
+ 'jax.lax.conj': '>>> jax.lax.conj(jnp.asarray([1 + 2j, 3 - 1j]))\n'
+                 'Array([1.-2.j, 3.+1.j], dtype=complex64)',
+ 'jax.lax.conv': '>>> jax.lax.conv(jnp.arange(5.0).reshape(1, 1, 5), jnp.asarray([1.0, '
+                 "2.0]).reshape(1, 1, 2), (1,), 'VALID')\n"
+                 'Array([[[ 2.,  5.,  8., 11.]]], dtype=float32)',
+ 'jax.lax.conv_dimension_numbers': '>>> jax.lax.conv_dimension_numbers((1, 5, 1), (2, 1, 1), '
+                                   "('NWC', 'WIO', 'NWC'))\n"
+                                   'ConvDimensionNumbers(lhs_spec=(0, 2, 1), rhs_spec=(2, 1, 0), '
+                                   'out_spec=(0, 2, 1))',
+ 'jax.lax.conv_general_dilated': '>>> jax.lax.conv_general_dilated(jnp.arange(5.0).reshape(1, 1, '
+                                 "5), jnp.asarray([1.0, 2.0]).reshape(1, 1, 2), (1,), 'SAME', "
+                                 'rhs_dilation=(2,))\n'
+                                 'Array([[[ 2.,  4.,  7., 10.,  3.]]], dtype=float32)',
+ 'jax.lax.conv_general_permutations': ">>> jax.lax.conv_general_permutations(('NWC', 'WIO', "
+                                      "'NWC'))\n"
+                                      '((0, 2, 1), (2, 1, 0), (0, 2, 1))',
+ 'jax.lax.conv_general_shape_tuple': '>>> jax.lax.conv_general_shape_tuple((1, 1, 5), (1, 1, 2), '
+                                     "(1,), 'VALID', None)\n"
+                                     '(1, 1, 4)',
+ 'jax.lax.conv_transpose': '>>> jax.lax.conv_transpose(jnp.asarray([1.0, 2.0, 3.0]).reshape(1, 3, '
+                           "1), jnp.asarray([1.0, 2.0]).reshape(2, 1, 1), (2,), 'VALID')\n"
+                           'Array([[[2.],\n'
+                           '        [1.],\n'
+                           '        [4.],\n'
+                           '        [2.],\n'
+                           '        [6.],\n'
+                           '        [3.]]], dtype=float32)',
+ 'jax.lax.conv_transpose_shape_tuple': '>>> jax.lax.conv_transpose_shape_tuple((1, 3, 1), (2, 1, '
+                                       "1), (2,), 'VALID', ('NWC', 'WIO', 'NWC'))\n"
+                                       '(1, 6, 1)',
+ 'jax.lax.conv_with_general_padding': '>>> '
+                                      'jax.lax.conv_with_general_padding(jnp.arange(5.0).reshape(1, '
+                                      '1, 5), jnp.asarray([1.0, 2.0]).reshape(1, 1, 2), (1,), [(1, '
+                                      '1)], None, None)\n'
+                                      'Array([[[ 0.,  2.,  5.,  8., 11.,  4.]]], dtype=float32)',
+ 'jax.lax.convert_element_type': '>>> jax.lax.convert_element_type(jnp.asarray([-1.5, 0.0, 2.5]), '
+                                 'jnp.int32)\n'
+                                 'Array([-1,  0,  2], dtype=int32)',
+ 'jax.lax.cos': '>>> jax.lax.cos(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                'Array([ 0.0707372,  1.       , -0.8011436], dtype=float32)',
+ 'jax.lax.cosh': '>>> jax.lax.cosh(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                 'Array([2.3524096, 1.       , 6.13229  ], dtype=float32)',
+ 'jax.lax.cumlogsumexp': '>>> jax.lax.cumlogsumexp(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                         'Array([-1.5       ,  0.20141327,  2.5956745 ], dtype=float32)',
+ 'jax.lax.cummax': '>>> jax.lax.cummax(jnp.asarray([2.0, 1.0, -0.5]), reverse=True)\n'
+                   'Array([ 2. ,  1. , -0.5], dtype=float32)',
+ 'jax.lax.cummin': '>>> jax.lax.cummin(jnp.asarray([2.0, 1.0, -0.5]))\n'
+                   'Array([ 2. ,  1. , -0.5], dtype=float32)',
+ 'jax.lax.cumprod': '>>> jax.lax.cumprod(jnp.asarray([0.5, 2.0, 4.5]))\n'
+                    'Array([0.5, 1. , 4.5], dtype=float32)',
+ 'jax.lax.cumsum': '>>> jax.lax.cumsum(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                   'Array([-1.5, -1.5,  1. ], dtype=float32)',
+ 'jax.lax.digamma': '>>> jax.lax.digamma(jnp.asarray([0.5, 2.0, 4.5]))\n'
+                    'Array([-1.96351   ,  0.42278433,  1.388871  ], dtype=float32)',
+ 'jax.lax.div': '>>> jax.lax.div(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([2.0, 1.0, -0.5]))\n'
+                'Array([-0.75,  0.  , -5.  ], dtype=float32)',
+ 'jax.lax.dot': '>>> jax.lax.dot(jnp.asarray([[1.0, 2.0], [3.0, 0.5]]), jnp.asarray([1.0, -1.0]))\n'
+                'Array([-1. ,  2.5], dtype=float32)',
+ 'jax.lax.dot_general': '>>> jax.lax.dot_general(jnp.asarray([[1.0, 2.0], [3.0, 0.5]]), '
+                        'jnp.asarray([[1.0, 2.0], [3.0, 0.5]]), (((1,), (1,)), ((), ())))\n'
+                        'Array([[5.  , 4.  ],\n'
+                        '       [4.  , 9.25]], dtype=float32)',
+ 'jax.lax.dynamic_index_in_dim': '>>> jax.lax.dynamic_index_in_dim(jnp.arange(6.0).reshape(2, 3), '
+                                 '1, axis=1, keepdims=False)\n'
+                                 'Array([1., 4.], dtype=float32)',
+ 'jax.lax.dynamic_slice': '>>> jax.lax.dynamic_slice(jnp.arange(6.0).reshape(2, 3), (0, 1), (2, '
+                          '2))\n'
+                          'Array([[1., 2.],\n'
+                          '       [4., 5.]], dtype=float32)',
+ 'jax.lax.dynamic_slice_in_dim': '>>> jax.lax.dynamic_slice_in_dim(jnp.arange(6.0), 2, 3)\n'
+                                 'Array([2., 3., 4.], dtype=float32)',
+ 'jax.lax.dynamic_update_index_in_dim': '>>> '
+                                        'jax.lax.dynamic_update_index_in_dim(jnp.arange(6.0).reshape(2, '
+                                        '3), jnp.zeros(3), 0, 0)\n'
+                                        'Array([[0., 0., 0.],\n'
+                                        '       [3., 4., 5.]], dtype=float32)',
+ 'jax.lax.dynamic_update_slice': '>>> jax.lax.dynamic_update_slice(jnp.arange(6.0), '
+                                 'jnp.asarray([9.0, 9.0]), (4,))\n'
+                                 'Array([0., 1., 2., 3., 9., 9.], dtype=float32)',
+ 'jax.lax.dynamic_update_slice_in_dim': '>>> '
+                                        'jax.lax.dynamic_update_slice_in_dim(jnp.arange(6.0).reshape(2, '
+                                        '3), jnp.zeros((2, 1)), 2, axis=1)\n'
+                                        'Array([[0., 1., 0.],\n'
+                                        '       [3., 4., 0.]], dtype=float32)',
+ 'jax.lax.eq': '>>> jax.lax.eq(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([2.0, 1.0, -0.5]))\n'
+               'Array([False, False, False], dtype=bool)',
+ 'jax.lax.erf': '>>> jax.lax.erf(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                'Array([-0.96610516,  0.        ,  0.999593  ], dtype=float32)',
+ 'jax.lax.erf_inv': '>>> jax.lax.erf_inv(jnp.asarray([-0.5, 0.0, 0.75]))\n'
+                    'Array([-0.47693628,  0.        ,  0.8134199 ], dtype=float32)',
+ 'jax.lax.erfc': '>>> jax.lax.erfc(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                 'Array([1.9661051e+00, 1.0000000e+00, 4.0695202e-04], dtype=float32)',
+ 'jax.lax.exp': '>>> jax.lax.exp(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                'Array([ 0.22313015,  1.        , 12.182493  ], dtype=float32)',
+ 'jax.lax.exp2': '>>> jax.lax.exp2(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                 'Array([0.35355338, 1.        , 5.656854  ], dtype=float32)',
+ 'jax.lax.expm1': '>>> jax.lax.expm1(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                  'Array([-0.77686983,  0.        , 11.182494  ], dtype=float32)',
+ 'jax.lax.fft': '>>> jax.lax.fft(jnp.asarray([1.0, 2.0, 0.0, -1.0]).astype(jnp.complex64), '
+                'jax.lax.FftType.FFT, (4,))\n'
+                'Array([2.+0.j, 1.-3.j, 0.+0.j, 1.+3.j], dtype=complex64)',
+ 'jax.lax.floor': '>>> jax.lax.floor(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                  'Array([-2.,  0.,  2.], dtype=float32)',
+ 'jax.lax.fori_loop': '>>> jax.lax.fori_loop(0, 5, lambda i, c: c * 2 + i, 1.0)\n'
+                      'Array(58., dtype=float32, weak_type=True)',
+ 'jax.lax.full': '>>> jax.lax.full((2, 2), 3.0)\n'
+                 'Array([[3., 3.],\n'
+                 '       [3., 3.]], dtype=float32, weak_type=True)',
+ 'jax.lax.full_like': '>>> jax.lax.full_like(jnp.arange(6.0).reshape(2, 3), 7.0)\n'
+                      'Array([[7., 7., 7.],\n'
+                      '       [7., 7., 7.]], dtype=float32)',
+ 'jax.lax.gather': '>>> jax.lax.gather(jnp.arange(6.0), jnp.asarray([[4], [1], [4]]), '
+                   'jax.lax.GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(0,), '
+                   'start_index_map=(0,)), (1,))\n'
+                   'Array([4., 1., 4.], dtype=float32)',
+ 'jax.lax.ge': '>>> jax.lax.ge(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([2.0, 1.0, -0.5]))\n'
+               'Array([False, False,  True], dtype=bool)',
+ 'jax.lax.gt': '>>> jax.lax.gt(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([2.0, 1.0, -0.5]))\n'
+               'Array([False, False,  True], dtype=bool)',
+ 'jax.lax.igamma': '>>> jax.lax.igamma(jnp.asarray([0.5, 2.0, 4.5]), jnp.asarray([1.0, 1.5, '
+                   '3.0]))\n'
+                   'Array([0.8427008, 0.4421746, 0.2600817], dtype=float32)',
+ 'jax.lax.igamma_grad_a': '>>> jax.lax.igamma_grad_a(jnp.asarray([0.5, 2.0, 4.5]), '
+                          'jnp.asarray([1.0, 1.5, 3.0]))\n'
+                          'Array([-0.38983727, -0.31348863, -0.16838655], dtype=float32)',
+ 'jax.lax.igammac': '>>> jax.lax.igammac(jnp.asarray([0.5, 2.0, 4.5]), jnp.asarray([1.0, 1.5, '
+                    '3.0]))\n'
+                    'Array([0.1572992, 0.5578254, 0.7399183], dtype=float32)',
+ 'jax.lax.imag': '>>> jax.lax.imag(jnp.asarray([1 + 2j, 3 - 1j]))\n'
+                 'Array([ 2., -1.], dtype=float32)',
+ 'jax.lax.index_in_dim': '>>> jax.lax.index_in_dim(jnp.arange(6.0).reshape(2, 3), 1, axis=0)\n'
+                         'Array([[3., 4., 5.]], dtype=float32)',
+ 'jax.lax.integer_pow': '>>> jax.lax.integer_pow(jnp.asarray([-1.5, 0.0, 2.5]), 3)\n'
+                        'Array([-3.375,  0.   , 15.625], dtype=float32)',
+ 'jax.lax.iota': '>>> jax.lax.iota(jnp.int32, 4)\nArray([0, 1, 2, 3], dtype=int32)',
+ 'jax.lax.is_finite': '>>> jax.lax.is_finite(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                      'Array([ True,  True,  True], dtype=bool)',
+ 'jax.lax.le': '>>> jax.lax.le(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([2.0, 1.0, -0.5]))\n'
+               'Array([ True,  True, False], dtype=bool)',
+ 'jax.lax.lgamma': '>>> jax.lax.lgamma(jnp.asarray([0.5, 2.0, 4.5]))\n'
+                   'Array([0.5723649, 0.       , 2.4537365], dtype=float32)',
+ 'jax.lax.log': '>>> jax.lax.log(jnp.asarray([0.5, 2.0, 4.5]))\n'
+                'Array([-0.6931472,  0.6931472,  1.5040774], dtype=float32)',
+ 'jax.lax.log1p': '>>> jax.lax.log1p(jnp.asarray([0.25, 0.5, 0.75]))\n'
+                  'Array([0.22314356, 0.40546513, 0.5596158 ], dtype=float32)',
+ 'jax.lax.logistic': '>>> jax.lax.logistic(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                     'Array([0.18242553, 0.5       , 0.9241418 ], dtype=float32)',
+ 'jax.lax.lt': '>>> jax.lax.lt(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([2.0, 1.0, -0.5]))\n'
+               'Array([ True,  True, False], dtype=bool)',
+ 'jax.lax.map': '>>> jax.lax.map(jnp.sum, jnp.arange(6.0).reshape(2, 3))\n'
+                'Array([ 3., 12.], dtype=float32)',
+ 'jax.lax.max': '>>> jax.lax.max(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([2.0, 1.0, -0.5]))\n'
+                'Array([2. , 1. , 2.5], dtype=float32)',
+ 'jax.lax.min': '>>> jax.lax.min(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([2.0, 1.0, -0.5]))\n'
+                'Array([-1.5,  0. , -0.5], dtype=float32)',
+ 'jax.lax.mul': '>>> jax.lax.mul(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([2.0, 1.0, -0.5]))\n'
+                'Array([-3.  ,  0.  , -1.25], dtype=float32)',
+ 'jax.lax.ne': '>>> jax.lax.ne(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([2.0, 1.0, -0.5]))\n'
+               'Array([ True,  True,  True], dtype=bool)',
+ 'jax.lax.neg': '>>> jax.lax.neg(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                'Array([ 1.5, -0. , -2.5], dtype=float32)',
+ 'jax.lax.nextafter': '>>> jax.lax.nextafter(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([2.0, 1.0, '
+                      '-0.5]))\n'
+                      'Array([-1.4999999e+00,  1.4012985e-45,  2.4999998e+00], dtype=float32)',
+ 'jax.lax.pad': '>>> jax.lax.pad(jnp.asarray([1.0, 2.0, 3.0]), 0.0, [(1, 2, 1)])\n'
+                'Array([0., 1., 0., 2., 0., 3., 0., 0.], dtype=float32)',
+ 'jax.lax.padtype_to_pads': ">>> jax.lax.padtype_to_pads((5,), (3,), (2,), 'SAME')\n[(1, 1)]",
+ 'jax.lax.pmax': ">>> jax.vmap(lambda x: jax.lax.pmax(x, 'i'), axis_name='i')(jnp.asarray([1.0, "
+                 '2.0, 4.0]))\n'
+                 'Array([4., 4., 4.], dtype=float32)',
+ 'jax.lax.pmean': ">>> jax.vmap(lambda x: jax.lax.pmean(x, 'i'), axis_name='i')(jnp.asarray([1.0, "
+                  '2.0, 4.0]))\n'
+                  'Array([2.3333333, 2.3333333, 2.3333333], dtype=float32)',
+ 'jax.lax.pmin': ">>> jax.vmap(lambda x: jax.lax.pmin(x, 'i'), axis_name='i')(jnp.asarray([1.0, "
+                 '2.0, 4.0]))\n'
+                 'Array([1., 1., 1.], dtype=float32)',
+ 'jax.lax.polygamma': '>>> jax.lax.polygamma(jnp.asarray([1.0, 1.0, 2.0]), jnp.asarray([0.5, 2.0, '
+                      '4.5]))\n'
+                      'Array([ 4.934802  ,  0.64493406, -0.06155682], dtype=float32)',
+ 'jax.lax.population_count': '>>> jax.lax.population_count(jnp.asarray([6, -8, 5]))\n'
+                             'Array([ 2, 29,  2], dtype=int32)',
+ 'jax.lax.pow': '>>> jax.lax.pow(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([2.0, 1.0, 0.5]))\n'
+                'Array([2.25     , 0.       , 1.5811388], dtype=float32)',
+ 'jax.lax.ppermute': ">>> jax.vmap(lambda x: jax.lax.ppermute(x, 'i', [(0, 1), (1, 2), (2, 0)]), "
+                     "axis_name='i')(jnp.asarray([1.0, 2.0, 4.0]))\n"
+                     'Array([4., 1., 2.], dtype=float32)',
+ 'jax.lax.psum': ">>> jax.vmap(lambda x: jax.lax.psum(x, 'i'), axis_name='i')(jnp.asarray([1.0, "
+                 '2.0, 4.0]))\n'
+                 'Array([7., 7., 7.], dtype=float32)',
+ 'jax.lax.psum_scatter': ">>> jax.vmap(lambda x: jax.lax.psum_scatter(x, 'i'), "
+                         "axis_name='i')(jnp.arange(4.0).reshape(2, 2))\n"
+                         'Array([2., 4.], dtype=float32)',
+ 'jax.lax.real': '>>> jax.lax.real(jnp.asarray([1 + 2j, 3 - 1j]))\nArray([1., 3.], dtype=float32)',
+ 'jax.lax.reduce': '>>> jax.lax.reduce(jnp.arange(6.0).reshape(2, 3), 0.0, jax.lax.add, (1,))\n'
+                   'Array([ 3., 12.], dtype=float32)',
+ 'jax.lax.reduce_and': '>>> jax.lax.reduce_and(jnp.asarray([[True, False], [True, True]]), (1,))\n'
+                       'Array([False,  True], dtype=bool)',
+ 'jax.lax.reduce_max': '>>> jax.lax.reduce_max(jnp.arange(6.0).reshape(2, 3), (1,))\n'
+                       'Array([2., 5.], dtype=float32)',
+ 'jax.lax.reduce_min': '>>> jax.lax.reduce_min(jnp.arange(6.0).reshape(2, 3), (0,))\n'
+                       'Array([0., 1., 2.], dtype=float32)',
+ 'jax.lax.reduce_or': '>>> jax.lax.reduce_or(jnp.asarray([[True, False], [False, False]]), (1,))\n'
+                      'Array([ True, False], dtype=bool)',
+ 'jax.lax.reduce_prod': '>>> jax.lax.reduce_prod(jnp.arange(6.0).reshape(2, 3), (1,))\n'
+                        'Array([ 0., 60.], dtype=float32)',
+ 'jax.lax.reduce_sum': '>>> jax.lax.reduce_sum(jnp.arange(6.0).reshape(2, 3), (0,))\n'
+                       'Array([3., 5., 7.], dtype=float32)',
+ 'jax.lax.reduce_window': '>>> jax.lax.reduce_window(jnp.arange(6.0), 0.0, jax.lax.add, (3,), '
+                          "(1,), 'VALID')\n"
+                          'Array([ 3.,  6.,  9., 12.], dtype=float32)',
+ 'jax.lax.reduce_window_shape_tuple': '>>> jax.lax.reduce_window_shape_tuple((6,), (3,), (2,), '
+                                      '[(0, 0)])\n'
+                                      '(2,)',
+ 'jax.lax.reduce_xor': '>>> jax.lax.reduce_xor(jnp.asarray([6, -8, 5]), (0,))\n'
+                       'Array(-5, dtype=int32)',
+ 'jax.lax.rem': '>>> jax.lax.rem(jnp.asarray([-5.5, 7.0, 2.5]), jnp.asarray([2.0, 3.0, -1.0]))\n'
+                'Array([-1.5,  1. ,  0.5], dtype=float32)',
+ 'jax.lax.reshape': '>>> jax.lax.reshape(jnp.arange(6.0), (2, 3))\n'
+                    'Array([[0., 1., 2.],\n'
+                    '       [3., 4., 5.]], dtype=float32)',
+ 'jax.lax.rev': '>>> jax.lax.rev(jnp.arange(6.0).reshape(2, 3), (1,))\n'
+                'Array([[2., 1., 0.],\n'
+                '       [5., 4., 3.]], dtype=float32)',
+ 'jax.lax.round': '>>> jax.lax.round(jnp.asarray([-1.5, 0.5, 2.5]))\n'
+                  'Array([-2.,  1.,  3.], dtype=float32)',
+ 'jax.lax.rsqrt': '>>> jax.lax.rsqrt(jnp.asarray([0.5, 2.0, 4.5]))\n'
+                  'Array([1.4142135 , 0.70710677, 0.47140455], dtype=float32)',
+ 'jax.lax.scan': '>>> jax.lax.scan(lambda c, x: (c + x, c * x), 0.0, jnp.asarray([0.5, 2.0, '
+                 '4.5]))\n'
+                 '(Array(7., dtype=float32, weak_type=True), Array([ 0.  ,  1.  , 11.25], '
+                 'dtype=float32))',
+ 'jax.lax.scatter': '>>> jax.lax.scatter(jnp.arange(6.0), jnp.asarray([[4], [1], [4]]), '
+                    'jnp.asarray([1.0, 2.0, 3.0]), '
+                    'jax.lax.ScatterDimensionNumbers(update_window_dims=(), '
+                    'inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,)))\n'
+                    'Array([0., 2., 2., 3., 3., 5.], dtype=float32)',
+ 'jax.lax.scatter_add': '>>> jax.lax.scatter_add(jnp.arange(6.0), jnp.asarray([[4], [1], [4]]), '
+                        'jnp.asarray([1.0, 2.0, 3.0]), '
+                        'jax.lax.ScatterDimensionNumbers(update_window_dims=(), '
+                        'inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,)))\n'
+                        'Array([0., 3., 2., 3., 8., 5.], dtype=float32)',
+ 'jax.lax.scatter_max': '>>> jax.lax.scatter_max(jnp.arange(6.0), jnp.asarray([[4], [1], [4]]), '
+                        'jnp.asarray([1.0, 2.0, 3.0]), '
+                        'jax.lax.ScatterDimensionNumbers(update_window_dims=(), '
+                        'inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,)))\n'
+                        'Array([0., 2., 2., 3., 4., 5.], dtype=float32)',
+ 'jax.lax.scatter_min': '>>> jax.lax.scatter_min(jnp.arange(6.0), jnp.asarray([[4], [1], [4]]), '
+                        'jnp.asarray([1.0, 2.0, 3.0]), '
+                        'jax.lax.ScatterDimensionNumbers(update_window_dims=(), '
+                        'inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,)))\n'
+                        'Array([0., 1., 2., 3., 1., 5.], dtype=float32)',
+ 'jax.lax.scatter_mul': '>>> jax.lax.scatter_mul(jnp.arange(6.0), jnp.asarray([[4], [1], [4]]), '
+                        'jnp.asarray([1.0, 2.0, 3.0]), '
+                        'jax.lax.ScatterDimensionNumbers(update_window_dims=(), '
+                        'inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,)))\n'
+                        'Array([ 0.,  2.,  2.,  3., 12.,  5.], dtype=float32)',
+ 'jax.lax.scatter_sub': '>>> jax.lax.scatter_sub(jnp.arange(6.0), jnp.asarray([[4], [1], [4]]), '
+                        'jnp.asarray([1.0, 2.0, 3.0]), '
+                        'jax.lax.ScatterDimensionNumbers(update_window_dims=(), '
+                        'inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,)))\n'
+                        'Array([ 0., -1.,  2.,  3.,  0.,  5.], dtype=float32)',
+ 'jax.lax.select': '>>> jax.lax.select(jnp.asarray([True, False, True]), jnp.asarray([-1.5, 0.0, '
+                   '2.5]), jnp.asarray([2.0, 1.0, -0.5]))\n'
+                   'Array([-1.5,  1. ,  2.5], dtype=float32)',
+ 'jax.lax.select_and_gather_add': '>>> jax.lax.select_and_gather_add(jnp.asarray([10.0, 20.0, '
+                                  '30.0, 40.0]), jnp.asarray([1.0, 3.0, 2.0, 5.0]), jax.lax.ge, '
+                                  "(2,), (2,), 'VALID')\n"
+                                  'Array([20., 40.], dtype=float32)',
+ 'jax.lax.select_and_scatter_add': '>>> jax.lax.select_and_scatter_add(jnp.asarray([10.0, 20.0]), '
+                                   'jnp.asarray([1.0, 3.0, 2.0, 5.0]), jax.lax.ge, (2,), (2,), '
+                                   "'VALID')\n"
+                                   'Array([ 0., 10.,  0., 20.], dtype=float32)',
+ 'jax.lax.select_n': '>>> jax.lax.select_n(jnp.asarray([0, 1, 2]), jnp.asarray([-1.5, 0.0, 2.5]), '
+                     'jnp.asarray([2.0, 1.0, -0.5]), jnp.asarray([0.5, 2.0, 4.5]))\n'
+                     'Array([-1.5,  1. ,  4.5], dtype=float32)',
+ 'jax.lax.shift_left': '>>> jax.lax.shift_left(jnp.asarray([6, -8, 5]), jnp.asarray([1, 2, 1]))\n'
+                       'Array([ 12, -32,  10], dtype=int32)',
+ 'jax.lax.shift_right_arithmetic': '>>> jax.lax.shift_right_arithmetic(jnp.asarray([6, -8, 5]), '
+                                   'jnp.asarray([1, 2, 1]))\n'
+                                   'Array([ 3, -2,  2], dtype=int32)',
+ 'jax.lax.shift_right_logical': '>>> jax.lax.shift_right_logical(jnp.asarray([6, -8, 5]), '
+                                'jnp.asarray([1, 2, 1]))\n'
+                                'Array([         3, 1073741822,          2], dtype=int32)',
+ 'jax.lax.sign': '>>> jax.lax.sign(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                 'Array([-1.,  0.,  1.], dtype=float32)',
+ 'jax.lax.sin': '>>> jax.lax.sin(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                'Array([-0.997495 ,  0.       ,  0.5984722], dtype=float32)',
+ 'jax.lax.sinh': '>>> jax.lax.sinh(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                 'Array([-2.1292794,  0.       ,  6.0502043], dtype=float32)',
+ 'jax.lax.slice': '>>> jax.lax.slice(jnp.arange(6.0), (1,), (5,), (2,))\n'
+                  'Array([1., 3.], dtype=float32)',
+ 'jax.lax.slice_in_dim': '>>> jax.lax.slice_in_dim(jnp.arange(6.0).reshape(2, 3), 1, 3, axis=1)\n'
+                         'Array([[1., 2.],\n'
+                         '       [4., 5.]], dtype=float32)',
+ 'jax.lax.sort': '>>> jax.lax.sort(jnp.asarray([2.0, 1.0, -0.5]))\n'
+                 'Array([-0.5,  1. ,  2. ], dtype=float32)',
+ 'jax.lax.sort_key_val': '>>> jax.lax.sort_key_val(jnp.asarray([2.0, 1.0, -0.5]), jnp.asarray([0, '
+                         '1, 2]))\n'
+                         '(Array([-0.5,  1. ,  2. ], dtype=float32), Array([2, 1, 0], '
+                         'dtype=int32))',
+ 'jax.lax.sqrt': '>>> jax.lax.sqrt(jnp.asarray([0.5, 2.0, 4.5]))\n'
+                 'Array([0.70710677, 1.4142135 , 2.1213202 ], dtype=float32)',
+ 'jax.lax.stack': '>>> jax.lax.stack([jnp.asarray([1.0, 2.0]), jnp.asarray([3.0, 4.0])])\n'
+                  'Array([[1., 2.],\n'
+                  '       [3., 4.]], dtype=float32)',
+ 'jax.lax.stop_gradient': '>>> jax.grad(lambda x: x * jax.lax.stop_gradient(x))(3.0)\n'
+                          'Array(3., dtype=float32)',
+ 'jax.lax.sub': '>>> jax.lax.sub(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([2.0, 1.0, -0.5]))\n'
+                'Array([-3.5, -1. ,  3. ], dtype=float32)',
+ 'jax.lax.switch': '>>> jax.lax.switch(2, [jnp.sin, jnp.cos, jnp.tanh], jnp.asarray([-1.5, 0.0, '
+                   '2.5]))\n'
+                   'Array([-0.9051482,  0.       ,  0.9866143], dtype=float32)',
+ 'jax.lax.tan': '>>> jax.lax.tan(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                'Array([-14.10142  ,   0.       ,  -0.7470223], dtype=float32)',
+ 'jax.lax.tanh': '>>> jax.lax.tanh(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                 'Array([-0.9051482,  0.       ,  0.9866143], dtype=float32)',
+ 'jax.lax.tile': '>>> jax.lax.tile(jnp.asarray([1.0, 2.0]), (2,))\n'
+                 'Array([1., 2., 1., 2.], dtype=float32)',
+ 'jax.lax.top_k': '>>> jax.lax.top_k(jnp.asarray([2.0, 5.0, -1.0, 3.0]), 2)\n'
+                  '(Array([5., 3.], dtype=float32), Array([1, 3], dtype=int32))',
+ 'jax.lax.unstack': '>>> jax.lax.unstack(jnp.asarray([[1.0, 2.0], [3.0, 0.5]]))\n'
+                    '(Array([1., 2.], dtype=float32), Array([3. , 0.5], dtype=float32))',
+ 'jax.lax.while_loop': '>>> jax.lax.while_loop(lambda c: c < 100, lambda c: c * 3, 1)\n'
+                       'Array(243, dtype=int32, weak_type=True)',
+ 'jax.lax.zeta': '>>> jax.lax.zeta(jnp.asarray([2.0, 3.0, 4.5]), jnp.asarray([0.5, 2.0, 4.5]))\n'
+                 'Array([4.9348021e+00, 2.0205690e-01, 2.1460121e-03], dtype=float32)',
  'jax.linear_transpose': '>>> jax.linear_transpose(lambda x: jnp.asarray([[1.0, 2.0], [3.0, 4.0]]) '
                          '@ x, jnp.zeros(2))(jnp.asarray([1.0, 2.0]))\n'
                          '(Array([ 7., 10.], dtype=float32),)',

@@ -123,6 +123,8 @@ def example_globals(reference=False):
                 "jnp": importlib.import_module("tjit.numpy")}
     root = types.SimpleNamespace()
     for qualname, (_, ref) in CALLS.items():
+        if isinstance(ref, str):
+            continue  # a whole expression, not a callable
         node = root
         for part in qualname.split(".")[1:-1]:
             node = node.__dict__.setdefault(part, types.SimpleNamespace())
@@ -130,8 +132,13 @@ def example_globals(reference=False):
     return {"jax": root, "jnp": np}
 
 
-def run_reference(call):
-    return eval(call, example_globals(reference=True))  # our own fixed text
+def reference_value(qualname):
+    """The reference's result for ``CALLS[qualname]``: a NumPy/SciPy expression (a str,
+    seeing ``np`` and ``sp`` = scipy.special) or the call run on the reference callables."""
+    call, ref = CALLS[qualname]
+    if isinstance(ref, str):
+        return eval(ref, {"np": np, "sp": _sp})  # our own fixed text
+    return eval(call, example_globals(reference=True))
 
 
 def run_example(call):
@@ -154,9 +161,9 @@ def find_examples():
     found = {}
     for qualname, (call, ref) in CALLS.items():
         value, shown = run_example(call)
-        if ref is not None and not _same(value, run_reference(call)):
+        if ref is not None and not _same(value, reference_value(qualname)):
             raise AssertionError(f"{qualname}: {call} gives {value!r}, "
-                                 f"the reference {run_reference(call)!r}")
+                                 f"the reference {reference_value(qualname)!r}")
         found[qualname] = f">>> {call}\n{shown}".rstrip("\n")
     return found
 
@@ -325,3 +332,8 @@ CALLS.update({
     "jax.tree_map": ("jax.tree_map(lambda x: x * 2, {'a': 1, 'b': (2, 3)})", None),
 })
 NAMESPACES += (("tjit", "jax"),)
+
+from tjit._docs_lax import CALLS as _LAX_CALLS
+
+CALLS.update({f"jax.lax.{name}": call for name, call in _LAX_CALLS.items()})
+NAMESPACES += (("tjit.lax", "jax.lax"),)
