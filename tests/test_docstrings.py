@@ -213,3 +213,11 @@ def test_jax_namespace_docstrings_state_the_documented_differences_from_jax():
     for qualname, note in NOTES.items():
         doc = " ".join(eval(qualname, example_globals()).__doc__.split())
         assert note in doc, f"{qualname}: the docstring does not say {note!r}"
+
+
+def test_the_generator_refuses_an_example_that_disagrees_with_its_reference(monkeypatch):
+    import tjit._docs_jax as docs_jax
+    monkeypatch.setattr(docs_jax, "CALLS", {"jax.nn.relu": (
+        "jax.nn.relu(jnp.asarray([-1.0, 2.0]))", lambda x: np.abs(x))})  # a wrong reference
+    with pytest.raises(AssertionError, match="jax.nn.relu"):
+        docs_jax.find_examples()

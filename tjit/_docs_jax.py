@@ -2,13 +2,15 @@
 tjit.nn.initializers), written as JAX users write them: ``jax`` is tjit, ``jnp`` is
 tjit.numpy.
 
-Each example is a call whose printed result ``python -m tjit._docs`` generates into
-tjit/_doc_examples.py (JAX_EXAMPLES). Where a reference exists, ``REFERENCES`` gives it
-as a NumPy/SciPy callable in float64 taking the call's arguments (the call is evaluated a
-second time with ``jnp`` bound to numpy and ``jax.<path>`` to the reference), and the
-example is stored only when both agree; tests/test_docstrings.py re-checks both. Random
-examples have no reference: their output is fixed by the key, and the test checks that
-they print what the docstring shows.
+Each entry of ``CALLS`` is a call whose printed result ``python -m tjit._docs`` generates
+into tjit/_doc_examples.py (JAX_EXAMPLES), and its reference: a NumPy/SciPy callable in
+float64 taking the call's arguments (the call is evaluated a second time with ``jnp``
+bound to numpy and ``jax.<path>`` to the reference callables), or a whole NumPy
+expression (tjit/_docs_lax.py's table), or None where there is no independent one. An
+example is stored only when it agrees with its reference; tests/test_docstrings.py
+re-checks both. Random examples mostly have no reference: their output is fixed by the
+key, and the test checks that they print what the docstring shows. ``NOTES`` adds the
+documented differences from JAX to the docstrings.
 """
 
 import inspect
@@ -257,6 +259,13 @@ NOTES = {f"jax.random.{n}": _RAW_KEY for n in ("key", "PRNGKey", "key_data",
 NOTES.update({f"jax.random.{n}": _OWN_VALUES for n in (
     "gamma", "loggamma", "beta", "dirichlet", "poisson", "binomial", "t", "chisquare",
     "generalized_normal", "ball")})
+NOTES.update({
+    "jax.lax.reduce": ("computation must be one of the monoids lax.add, mul, max, min, "
+                       "bitwise_and, bitwise_or, bitwise_xor (JAX takes any); use lax.scan "
+                       "for another reduction"),
+    "jax.lax.reduce_window": ("one operand and computation lax.add, lax.max or lax.min only "
+                              "(JAX also takes several operands and any computation)"),
+})
 
 # tjit's transformations: references are float64 NumPy (jit/checkpoint: the function
 # itself; grad and friends: central differences; vmap/pmap: a Python loop)
