@@ -221,3 +221,28 @@ def test_the_generator_refuses_an_example_that_disagrees_with_its_reference(monk
         "jax.nn.relu(jnp.asarray([-1.0, 2.0]))", lambda x: np.abs(x))})  # a wrong reference
     with pytest.raises(AssertionError, match="jax.nn.relu"):
         docs_jax.find_examples()
+
+
+def test_hand_written_examples_of_the_jax_namespaces_print_what_they_show():
+    """The ``>>>`` examples written by hand into tjit's, lax's, random's and nn's
+    docstrings (not the stored ones, checked above) run and print what they show."""
+    from tjit._docs_jax import NAMESPACES, STORED_MARK
+    finder = doctest.DocTestFinder(recurse=False)
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+    globs = {"jax": tjit, "tjit": tjit, "jnp": jnp, "np": np, "lax": tjit.lax,
+             "jsp": tjit.scipy, "tree_leaves": tjit.tree_leaves,
+             "tree_structure": tjit.tree_structure}
+    tried, failed = 0, []
+    for modname, _ in NAMESPACES:
+        mod = importlib.import_module(modname)
+        for name in mod.__all__:
+            fun = getattr(mod, name)
+            doc = getattr(fun, "__doc__", None) or ""
+            if isinstance(fun, type) or ">>>" not in doc or STORED_MARK in doc:
+                continue
+            for test in finder.find(fun, f"{modname}.{name}", globs=dict(globs)):
+                tried += 1
+                if runner.run(test, out=lambda _: None).failed:
+                    failed.append(f"{modname}.{name}")
+    assert tried >= 10
+    assert not failed, f"docstring examples that do not print what they show: {failed}"
