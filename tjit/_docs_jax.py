@@ -18,7 +18,6 @@ import textwrap
 import types
 
 import numpy as np
-import scipy.special as _sp
 
 # namespaces whose public functions each need an example, and their name in examples
 NAMESPACES = (("tjit.nn", "jax.nn"), ("tjit.nn.initializers", "jax.nn.initializers"))
@@ -42,7 +41,16 @@ def _gelu(x, approximate=True):
     x = np.asarray(x, np.float64)
     if approximate:
         return 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x ** 3)))
-    return 0.5 * x * (1 + _sp.erf(x / np.sqrt(2)))
+    return 0.5 * x * (1 + _special().erf(x / np.sqrt(2)))
+
+
+def _special():  # scipy.special loads only when a reference runs (not at tjit's import)
+    import scipy.special
+    return scipy.special
+
+
+def _expit(x):
+    return _special().expit(x)
 
 
 _SELU_ALPHA, _SELU_SCALE = 1.6732632423543772, 1.0507009873554805
@@ -53,11 +61,11 @@ CALLS = {
     "jax.nn.identity": (f"jax.nn.identity({_X})", lambda x: x),
     "jax.nn.relu": (f"jax.nn.relu({_X})", lambda x: np.maximum(x, 0)),
     "jax.nn.relu6": ("jax.nn.relu6(jnp.asarray([-1.5, 2.5, 7.0]))", lambda x: np.clip(x, 0, 6)),
-    "jax.nn.sigmoid": (f"jax.nn.sigmoid({_X})", _sp.expit),
+    "jax.nn.sigmoid": (f"jax.nn.sigmoid({_X})", _expit),
     "jax.nn.softplus": (f"jax.nn.softplus({_X})", lambda x: np.logaddexp(x, 0)),
     "jax.nn.log_sigmoid": (f"jax.nn.log_sigmoid({_X})", lambda x: -np.logaddexp(-x, 0)),
-    "jax.nn.silu": (f"jax.nn.silu({_X})", lambda x: x * _sp.expit(x)),
-    "jax.nn.swish": (f"jax.nn.swish({_X})", lambda x: x * _sp.expit(x)),
+    "jax.nn.silu": (f"jax.nn.silu({_X})", lambda x: x * _expit(x)),
+    "jax.nn.swish": (f"jax.nn.swish({_X})", lambda x: x * _expit(x)),
     "jax.nn.mish": (f"jax.nn.mish({_X})", lambda x: x * np.tanh(np.logaddexp(x, 0))),
     "jax.nn.soft_sign": (f"jax.nn.soft_sign({_X})", lambda x: x / (1 + np.abs(x))),
     "jax.nn.squareplus": (f"jax.nn.squareplus({_X})",
@@ -80,7 +88,7 @@ CALLS = {
     "jax.nn.gelu": (f"jax.nn.gelu({_X}), jax.nn.gelu({_X}, approximate=False)",
                     _gelu),
     "jax.nn.glu": ("jax.nn.glu(jnp.asarray([1.0, -2.0, 0.5, 3.0]))",
-                   lambda x, axis=-1: x[:2] * _sp.expit(x[2:])),
+                   lambda x, axis=-1: x[:2] * _expit(x[2:])),
     "jax.nn.log1mexp": (f"jax.nn.log1mexp({_P})", lambda x: np.log(-np.expm1(-x))),
     "jax.nn.softmax": (f"jax.nn.softmax({_M})", _softmax),
     "jax.nn.log_softmax": (f"jax.nn.log_softmax({_M})", lambda x, axis=-1: np.log(
@@ -139,7 +147,7 @@ def reference_value(qualname):
     seeing ``np`` and ``sp`` = scipy.special) or the call run on the reference callables."""
     call, ref = CALLS[qualname]
     if isinstance(ref, str):
-        return eval(ref, {"np": np, "sp": _sp})  # our own fixed text
+        return eval(ref, {"np": np, "sp": _special()})  # our own fixed text
     return eval(call, example_globals(reference=True))
 
 
