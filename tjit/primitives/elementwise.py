@@ -711,8 +711,11 @@ def _integer_pow_jvp(g, x, *, y):
 _r.defjvp(integer_pow_p, _integer_pow_jvp)
 
 # Piecewise-constant ops: derivative 0 (where it exists).
-for _p in (sign_p, floor_p, ceil_p, round_p, nextafter_p):
+for _p in (sign_p, floor_p, ceil_p, round_p):
     _r.defjvp_zero(_p)
+# nextafter(x, y) is x moved by one ulp: d/dx = 1 and d/dy = 0 wherever the derivative
+# exists (JAX defines no rule and refuses; a zero here once made grad silently 0).
+_r.defjvp(nextafter_p, lambda g, x, y: g, lambda g, x, y: Zero.from_value(y))
 # Integer- or bool-valued outputs: no tangent space (JAX's float0); the zero jvp lets
 # them sit in differentiated code.
 for _p in (is_finite_p, eq_p, ne_p, lt_p, le_p, gt_p, ge_p, and_p, or_p, xor_p, not_p,
