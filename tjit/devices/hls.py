@@ -156,6 +156,27 @@ def _outputs_off_shared_slots(prog, d):
             if role == "out" and v in slot_of and len(users[slot_of[v]]) > 1}
 
 
+def _outputs_off_donated_buffers(prog, d):
+    """``{output: the argument it is donated}`` for outputs of design ``d`` that the
+    plan writes into a donated argument's buffer (``Program.aliases``; a loop body's
+    carries) while a stage of the design may still read the argument. The plan pairs
+    them once the argument's last reader has run, steps one after another; a design's
+    stages run at once, so the writer would race a stage reading the argument. Such an
+    output gets an array of its own per call (a copy of the argument where its kernel
+    updates in place). Safe and kept: an in-place kernel that is the argument's only
+    reader in the design (one port: it reads each element before writing it)."""
+    ports = {}
+    for v, *_ in d.ports:
+        ports[v] = ports.get(v, 0) + 1
+    out = {}
+    for pos, o in prog.aliases.items():
+        p = prog.params[pos]
+        if o in ports and p in ports and \
+                (o not in prog.inplace_outputs or ports[p] > 1):
+            out[o] = p
+    return out
+
+
 class _Runner(ProgramRunner):
     """A program at one size binding: designs through ctypes, the rest on the host."""
 
@@ -184,27 +205,35 @@ class _Runner(ProgramRunner):
     def _design_step(self, d):
         ports = []
         home = {}               # value -> its first port (an alias passes it again)
-        own = _outputs_off_shared_slots(self.prog, d)
+        # output -> None (a slot the design reads) or (its donated argument's index,
+        # whether its kernel reads the argument's data through the output)
+        own = dict.fromkeys(_outputs_off_shared_slots(self.prog, d))
+        for o, p in _outputs_off_donated_buffers(self.prog, d).items():
+            own[o] = (self.index[p], o in self.prog.inplace_outputs)
         for n, (v, role, dt, length) in enumerate(d.ports):
             k = self.index[v]
             scratch = None
             if role == "scratch":    # (allocated once per runner: a DRAM intermediate)
                 scratch = np.empty(max(int(concrete(length, self.env)), 1), dt)
+            fresh = role == "out" and v in own
             ports.append((role, k, scratch, self.shape[v], self.dtype[v], home.get(v),
-                          v in own))
+                          fresh, own[v] if fresh else None))
             home.setdefault(v, n)
         sizes = [self.sizes[x] for x in d.symbols]
         fixed, exe = self.fixed, self.exe
 
         def run(vals):
             ptrs = []
-            for role, k, scratch, shape, dtype, first, fresh in ports:
+            for role, k, scratch, shape, dtype, first, fresh, source in ports:
                 if role == "alias":
                     ptrs.append(ptrs[first])
                     continue
                 a = scratch if role == "scratch" else vals[k]
-                if fresh:           # (its slot holds a value the design reads)
+                if fresh and source is None:    # (its slot holds a value the design reads)
                     a = vals[k] = np.empty(shape, dtype)
+                elif fresh and a is vals[source[0]]:  # (the donated buffer: one of its own)
+                    a = vals[k] = np.array(a, order="C") if source[1] else \
+                        np.empty(shape, dtype)
                 elif a is None:     # an output: its slot, or a fresh array
                     a = vals[k] = fixed[k] if fixed[k] is not None else \
                         np.empty(shape, dtype)
