@@ -104,3 +104,13 @@ def test_donated_output_beside_a_reader_does_not_race(backend):
         got = exe.call([W.copy()], (0,))
         for g, w in zip(got, want):
             np.testing.assert_allclose(np.asarray(g), w, rtol=1e-5, atol=1e-5)
+
+
+def test_lone_in_place_update_keeps_the_donated_buffer():
+    """An in-place kernel that is the argument's only reader in its design reads each
+    element before writing it: the output stays in the donated buffer."""
+    exe = _direct("hls", lambda w: w * 0.5 + 1.0, (W,), 0)
+    w = W.copy()
+    (got,) = exe.call([w], (0,))
+    assert np.shares_memory(np.asarray(got), w)
+    np.testing.assert_allclose(np.asarray(got), W * 0.5 + 1.0, rtol=1e-6)
