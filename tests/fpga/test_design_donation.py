@@ -66,7 +66,7 @@ def test_loop_carry_written_in_place_does_not_race(name, backend):
     f, args = CASES[name]
     want = tjit.tree_util.tree_leaves(tjit.jit(f, backend="interpreter")(*args))
     fn = tjit.jit(f, backend=backend)
-    for _ in range(5):                   # (a race shows on some calls only)
+    for _ in range(10):                   # (a race shows on some calls only)
         got = tjit.tree_util.tree_leaves(fn(*args))
         for g, w in zip(got, want):
             np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-4, atol=1e-4)
@@ -101,9 +101,13 @@ def test_donated_output_beside_a_reader_does_not_race(backend):
             tjit.jit(_update_and_reduce, backend="interpreter")(W)]
     exe = _direct(backend, _update_and_reduce, (W,), 0)
     for _ in range(5):
-        got = exe.call([W.copy()], (0,))
+        given = W.copy()
+        got = exe.call([given], (0,))
         for g, w in zip(got, want):
             np.testing.assert_allclose(np.asarray(g), w, rtol=1e-5, atol=1e-5)
+    if backend == "hls":    # (the race shows on some calls only: the design's choice)
+        assert not np.shares_memory(np.asarray(got[0]), given), \
+            "the update went into the buffer a concurrent stage still reads"
 
 
 def test_lone_in_place_update_keeps_the_donated_buffer():
