@@ -455,7 +455,9 @@ class _Layout:
                 k = st.kernel
                 red = prod(k.shape[a] for a in k.reduce_axes) if k.reduce_axes else 0
                 lag, run = red, prod(k.shape)
-            done[st.name] = begin + run
+            # (a stage cannot finish before the producers of its streams: a fork or
+            # a pointwise stage after a reduction runs as long as the reduction)
+            done[st.name] = _max([begin + run] + [done[s.producer] for s in ins])
             for s in self.streams:
                 if s.producer == st.name:
                     ready[s.name] = begin + lag
@@ -466,19 +468,52 @@ class _Layout:
                 bad.add(s.value)
                 continue
             per_row = s.per_row = self._row_input_len(s)
-            if per_row is not None:     # (a value a row: the rows the consumer lags)
-                packets = 2 + -(-int(need) // per_row) if per_row else 2
+            if per_row is not None:     # (a value a row: the rows the consumer lags,
+                # at the faster of its producer's pace and the consumer's rows)
+                step = min(per_row, self._points_per_element(s))
+                packets = 2 + -(-int(need) // step) if step else 2
             elif s.row is None:
                 packets = -(-int(need) // s.lanes)
             elif isinstance(s.row, (int, np.integer)):      # (whole rows of packets)
                 packets = -(-int(need) // s.row) * -(-s.row // s.lanes)
             else:               # (a symbolic row: a packet holds at least one element)
                 packets = int(need)
+            whole = self._stream_packets(s)     # (never blocks its producer)
+            if whole is not None:
+                packets = min(packets, whole)
             depth = self.override.get(s.name, max(2, packets))
             if depth > MAX_STREAM_DEPTH and s.name not in self.override:
                 bad.add(s.value)
             s.depth = depth
         return bad
+
+    def _stream_packets(self, s):
+        """Packets of stream ``s``'s whole run (a FIFO this deep never blocks its
+        producer), or None where the length or row is symbolic."""
+        if not _const(s.length):
+            return None
+        n = int(s.length)
+        if s.row is None:
+            return -(-n // s.lanes)
+        if not _const(s.row):
+            return None
+        return -(-n // int(s.row)) * -(-int(s.row) // s.lanes)
+
+    def _points_per_element(self, s):
+        """The fewest points stream ``s``'s producer takes in between two of its
+        elements (a row reduction of N: N; through a fork, its input's producer; a
+        reader or a symbolic ratio: 1)."""
+        st = next(t for t in self.stages if t.name == s.producer)
+        if st.kind == "fork":
+            (src,) = [t for t in self.streams if t.consumer == st.name]
+            return self._points_per_element(src)
+        if st.kind != "kernel":
+            return 1
+        n = self.kname.index(st.name)
+        k = self.steps[n].kernel
+        j = len(self.steps[n].ins) + self.steps[n].outs.index(s.value)
+        ratio = sympy.sympify(prod(k.shape)) / sympy.sympify(S.stream_length(k, j))
+        return max(1, int(ratio)) if not ratio.free_symbols else 1
 
     def _row_input_len(self, s):
         """Points a row of the consumer of stream ``s`` where it reads ``s`` once per
