@@ -28,6 +28,16 @@ us at a new size, ~27 us at a seen one; the first run at the size ~25 us (first 
 of new pages and tables). With warm caches the same
 re-bind costs ~28 us: most of what remains in situ is the cache misses of Python code
 that runs once per size.
+
+In situ spans (``--spans-only``; 90 fresh sizes, load ~1.2, seen call 1.2-2.4 ms on
+this noisy machine): a new size costs ~200-300 us more, ~120-150 us of it taking the
+runner (its re-bind: ~45 us of sizes/slots, ~75 us of binders, three gemm re-plans ~8 us
+each; cold, where the same re-bind warm takes ~28 us), ~12-25 us the first dot after
+it: the re-bind outlasts the
+pool workers' spin (``threads.WORKER_SPIN_S``, 50 us), so they are asleep and the first
+parallel step pays their futex wake (a blocking wake of them right after the re-bind
+moves ~25 us from that dot to itself: no gain), and ~10-15 us over the other steps.
+Garbage collection is not it (a gen-0 collection in 3 of 90 new calls, none in seen ones).
 """
 
 import argparse
@@ -42,6 +52,7 @@ import tjit
 import tjit.numpy as tnp
 from tjit import api
 from tjit.devices import cpu
+from tjit.devices import runner as program_runner
 
 try:
     import jax
@@ -168,6 +179,70 @@ def bench_guard_check(repeat=20000):
               f"leaves (Route, what a call runs) {statistics.median(times[1]) * 1e6:6.2f} us")
 
 
+def bench_new_size_spans(params, shifts=5, repeat=7, d_in=256):
+    """Where a new size's extra time goes, in situ: the bench's sizes (shifted by a row
+    per pass, none seen before), each called once new and ``repeat`` times seen, with
+    perf_counter_ns spans around taking the executable's runner (its re-bind to the new
+    size, ``cpu._Runner.rebind``, inside) and around each of the program's steps; the
+    medians of the new calls against the seen ones. (Timing wrappers only: the calls
+    run as they would.)"""
+    f = tjit.jit(make_mlp(tnp))
+    p = [(tnp.asarray(w), tnp.asarray(b)) for w, b in params]
+    rng = np.random.default_rng(3)
+    base = rng.standard_normal((_batches(20, shifts)[-1], d_in)).astype(np.float32)
+    for b in (16, 40):
+        f(p, tnp.asarray(base[:b])).block_until_ready()
+    spans, kind = {}, ["new"]
+
+    def note(name, ns):
+        spans.setdefault((kind[0], name), []).append(ns)
+
+    def timed(name, fn):
+        def call(*a):
+            t = time.perf_counter_ns()
+            out = fn(*a)
+            note(name, time.perf_counter_ns() - t)
+            return out
+        return call
+
+    take, rebind, run = cpu.CpuExecutable._take, cpu._Runner.rebind, \
+        program_runner.ProgramRunner.run
+
+    def run_timed(self, flat_args, donated=()):
+        steps = self.steps
+        self.steps = [timed(f"step {k} ({type(s).__name__})", r)
+                      for k, (s, r) in enumerate(zip(self.prog.steps, steps))] \
+            if len(steps) == len(self.prog.steps) else [timed(f"step {k}", r)
+                                                         for k, r in enumerate(steps)]
+        try:
+            return run(self, flat_args, donated)
+        finally:
+            self.steps = steps
+    cpu.CpuExecutable._take = timed("take a runner", take)
+    cpu._Runner.rebind = timed("  of which re-bind", rebind)
+    program_runner.ProgramRunner.run = run_timed
+    try:
+        for shift in range(1, shifts + 1):
+            for b in _batches(20, shift)[2:]:
+                x = tnp.asarray(base[:b])
+                for kind[0] in ("new",) + ("seen",) * repeat:
+                    t = time.perf_counter_ns()
+                    f(p, x).block_until_ready()
+                    note("whole call", time.perf_counter_ns() - t)
+    finally:
+        cpu.CpuExecutable._take, cpu._Runner.rebind = take, rebind
+        program_runner.ProgramRunner.run = run
+    n_new = len(spans[("new", "whole call")])
+    print(f"where a new size's time goes ({n_new} fresh sizes in situ, medians; "
+          f"new - seen):")
+    names = [name for k, name in spans if k == "new" and "re-bind" not in name]
+    names.insert(1, "  of which re-bind")
+    for name in names:
+        new = statistics.median(spans[("new", name)]) / 1e3
+        seen = statistics.median(spans.get(("seen", name), [0])) / 1e3
+        print(f"  {name:28s} new {new:8.1f} us, seen {seen:8.1f} us: {new - seen:+7.1f} us")
+
+
 def bench_jit_part(params, n_sizes=300, d_in=256):
     """Median time of jit's own part of a call (from the call to the start of its
     program's run: pytree, signature, family, guards) at a size it has not cached and
@@ -216,9 +291,14 @@ def main():
                          "real compiles, as JAX's without a persistent cache)")
     ap.add_argument("--guards-only", action="store_true",
                     help="only the guard check for a new size")
+    ap.add_argument("--spans-only", action="store_true",
+                    help="only where a new size's time goes (re-bind, each step)")
     args = ap.parse_args()
     if args.guards_only:
         bench_guard_check()
+        return
+    if args.spans_only:
+        bench_new_size_spans(make_params(args.width))
         return
     if args.warm_disk_cache:
         run(args)
@@ -259,6 +339,7 @@ def run(args):
             print(f"  {len(runs)} runs, ratio new/seen ({what}): best {got[0]:4.2f}x, "
                   f"median {statistics.median(got):4.2f}x, worst {got[-1]:4.2f}x")
     bench_jit_part(params)
+    bench_new_size_spans(params)
     kept = cpu.KEPT_RUNNERS
     cpu.KEPT_RUNNERS = 1 << 30      # a runner made for every size, none re-bound
     try:
