@@ -33,10 +33,10 @@ In situ spans (``--spans-only``; 90 fresh sizes, load ~1.2, seen call 1.2-2.4 ms
 this noisy machine): a new size costs ~200-300 us more, ~120-150 us of it taking the
 runner (its re-bind: ~45 us of sizes/slots, ~75 us of binders, three gemm re-plans ~8 us
 each; cold, where the same re-bind warm takes ~28 us), ~12-25 us the first dot after
-it: the re-bind outlasts the
-pool workers' spin (``threads.WORKER_SPIN_S``, 50 us), so they are asleep and the first
-parallel step pays their futex wake (a blocking wake of them right after the re-bind
-moves ~25 us from that dot to itself: no gain), and ~10-15 us over the other steps.
+it: the re-bind outlasts the pool workers' spin (``threads.WORKER_SPIN_S``, 50 us), so
+they are asleep and the first parallel step pays their futex wake (a blocking wake of
+them right after the re-bind moves ~25 us from that dot to itself: no gain), and ~10-15
+us over the other steps.
 Garbage collection is not it (a gen-0 collection in 3 of 90 new calls, none in seen ones).
 """
 
