@@ -33,15 +33,18 @@ under ``#pragma HLS DATAFLOW`` (the stages run at once, each a pipelined loop ne
   a stream of one element a row that its consumer reads at each row's start, so the
   stages of a chain of row reductions overlap a row or two apart instead of waiting
   for a buffer of the whole run; such a stream is as deep as the rows its consumer
-  lags behind (2 + that lag / the row), a stage reading it cuts its packets per row;
+  lags behind (2 + that lag in elements, at the faster of its producer's pace and
+  the consumer's rows), a stage reading it cuts its packets per row;
 * **depths**: a consumer that first holds back data (a row-style kernel reads a row
   of ``N`` before it writes, a stage waiting for a buffer waits for its producer's
   whole run) makes the other streams into it wait; each stream is
   ``2 + start(consumer) - ready(stream)`` deep, where ``ready`` is the element count
   its producer must take in before the stream's first element (the longest such
-  path from the ports, counting a row per row-style stage and a whole run per buffer).
-  A stream that would need a symbolic depth or more than ``MAX_STREAM_DEPTH`` becomes
-  a buffer instead;
+  path from the ports, counting a row per row-style stage and a whole run per buffer;
+  a stage finishes no earlier than the producers of its streams: a fork after a row
+  reduction runs as long as the reduction). No stream is deeper than its whole run
+  (then it never blocks its producer). A stream that would need a symbolic depth or
+  more than ``MAX_STREAM_DEPTH`` becomes a buffer instead;
 * **buffers**: other intermediates are on-chip arrays while their sizes fit
   ``onchip_budget`` bytes (BRAM/URAM; default ``ONCHIP_BUDGET``), else DRAM scratch
   ports the host allocates. A buffer's consumers start when its producer has finished
@@ -62,7 +65,7 @@ from tjit.lower.c import lanes as L
 from tjit.lower.c import streams as S
 from tjit.lower.c.hls_dialect import trip_hint
 from tjit.lower.c.sizes import Sizes, param_name
-from tjit.lower.loops import ceil_div, prod
+from tjit.lower.loops import ceil_div, prod, same
 
 __all__ = [
     "MAX_STREAM_DEPTH",
@@ -500,20 +503,30 @@ class _Layout:
         return -(-n // int(s.row)) * -(-int(s.row) // s.lanes)
 
     def _points_per_element(self, s):
-        """The fewest points stream ``s``'s producer takes in between two of its
-        elements (a row reduction of N: N; through a fork, its input's producer; a
-        reader or a symbolic ratio: 1)."""
+        """The fewest points of the design's clock between two elements of stream
+        ``s``: its producer's points per element written (a row reduction of N: N), or
+        more where the producer reads a slower stream (a pointwise stage after a row
+        reduction keeps the reduction's pace); through a fork, its input's pace; a
+        reader, a symbolic ratio, or a producer that may write a burst (an accumulate
+        style reduction's kept points at its end, a row style one's inner stores after
+        its row): 1. (Fewer points: more elements per lag, a deeper stream.)"""
         st = next(t for t in self.stages if t.name == s.producer)
+        ins = [t for t in self.streams if t.consumer == st.name]
         if st.kind == "fork":
-            (src,) = [t for t in self.streams if t.consumer == st.name]
-            return self._points_per_element(src)
+            return self._points_per_element(ins[0])
         if st.kind != "kernel":
             return 1
         n = self.kname.index(st.name)
         k = self.steps[n].kernel
         j = len(self.steps[n].ins) + self.steps[n].outs.index(s.value)
-        ratio = sympy.sympify(prod(k.shape)) / sympy.sympify(S.stream_length(k, j))
-        return max(1, int(ratio)) if not ratio.free_symbols else 1
+        out = sympy.sympify(S.stream_length(k, j))
+        if k.reduce_axes and (not k.row_style or same(out, prod(k.shape))):
+            return 1
+        paces = [sympy.sympify(prod(k.shape)) / out]
+        for t in ins:       # (t's elements read between two of s's, at t's pace)
+            paces.append(self._points_per_element(t) * sympy.sympify(t.length) / out)
+        paces = [int(p) for p in paces if not p.free_symbols]
+        return max([1] + paces)
 
     def _row_input_len(self, s):
         """Points a row of the consumer of stream ``s`` where it reads ``s`` once per
