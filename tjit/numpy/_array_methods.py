@@ -11,11 +11,19 @@ descending=True)``); the few whose NumPy method signature differs from the funct
 import numpy as np
 
 from tjit.tracing.core import Array, Tracer
+from tjit.tracing.errors import ShapeError
 from tjit.tracing.traceback_util import eager_boundary
 from tjit.tracing.traceback_util import filter_at_entry as _filter_at_entry
 from tjit import numpy as jnp
 from tjit.numpy._dtypes import view as _dtype_view
 from tjit.numpy._core import defers_to as _defers
+
+
+def _refused(e):
+    """Whether jnp's error means it refused the operand type (a TypeError), so the
+    operator may return NotImplemented; a ShapeError that is also a TypeError (JAX's
+    class for a contraction misfit) is the user's shapes, and must reach the user."""
+    return isinstance(e, TypeError) and not isinstance(e, ShapeError)
 
 
 def _binop(fn, reflected=False):
@@ -26,7 +34,7 @@ def _binop(fn, reflected=False):
             try:
                 return fn(other, self)
             except Exception as e:
-                if isinstance(e, TypeError) and _defers(other):
+                if _refused(e) and _defers(other):
                     return NotImplemented
                 _filter_at_entry(e)
                 raise
@@ -35,7 +43,7 @@ def _binop(fn, reflected=False):
             try:
                 return fn(self, other)
             except Exception as e:
-                if isinstance(e, TypeError) and _defers(other):
+                if _refused(e) and _defers(other):
                     return NotImplemented
                 _filter_at_entry(e)
                 raise
@@ -46,9 +54,9 @@ def _cmp(fn):
     def op(self, other):
         try:
             return fn(self, other)
-        except TypeError:
-            return NotImplemented
         except Exception as e:
+            if _refused(e):
+                return NotImplemented
             _filter_at_entry(e)
             raise
     return op

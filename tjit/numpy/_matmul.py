@@ -13,7 +13,7 @@ import opt_einsum
 import sympy
 
 from tjit.tracing import dtypes
-from tjit.tracing.errors import InconclusiveDimensionError, ShapeError
+from tjit.tracing.errors import ContractionShapeError, InconclusiveDimensionError, ShapeError
 from tjit.tracing.shapes import (
     broadcast_shapes, definitely_equal, is_one, normalize_axis, shape_str, size)
 from tjit.primitives.reductions import reduce_or_p, reduce_sum_p
@@ -26,7 +26,9 @@ _LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
 
 # -- helpers -------------------------------------------------------------------------------
-def _check_contracting(fname, a_shape, b_shape, da, db):
+def _check_contracting(fname, a_shape, b_shape, da, db, error=ContractionShapeError):
+    # ContractionShapeError is a TypeError as JAX's dot_general error (and a ShapeError);
+    # vecdot passes ShapeError, as JAX raises ValueError there
     try:
         same = definitely_equal(da, db)
     except InconclusiveDimensionError:
@@ -35,8 +37,8 @@ def _check_contracting(fname, a_shape, b_shape, da, db):
             f"shapes {shape_str(a_shape)} and {shape_str(b_shape)}; use the same size symbol "
             f"for both") from None
     if not same:
-        raise ShapeError(f"{fname}: contracting dims must match, got shapes "
-                         f"{shape_str(a_shape)} and {shape_str(b_shape)} ({da} vs {db})")
+        raise error(f"{fname}: contracting dims must match, got shapes "
+                    f"{shape_str(a_shape)} and {shape_str(b_shape)} ({da} vs {db})")
 
 
 def _promote(fname, *args):
@@ -175,7 +177,8 @@ def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
                          f"{shape_str(x1.shape)} and {shape_str(x2.shape)}")
     a1 = normalize_axis(axis, x1.ndim, "vecdot")
     a2 = normalize_axis(axis, x2.ndim, "vecdot")
-    _check_contracting("vecdot", x1.shape, x2.shape, x1.shape[a1], x2.shape[a2])
+    _check_contracting("vecdot", x1.shape, x2.shape, x1.shape[a1], x2.shape[a2],
+                       error=ShapeError)
     x1 = lax.transpose(x1, [i for i in range(x1.ndim) if i != a1] + [a1])
     x2 = lax.transpose(x2, [i for i in range(x2.ndim) if i != a2] + [a2])
     out = matmul(lax.expand_dims(_conj(x1), (x1.ndim - 1,)),

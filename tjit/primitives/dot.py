@@ -18,7 +18,7 @@ import numpy as np
 
 from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray
-from tjit.tracing.errors import InconclusiveDimensionError, ShapeError
+from tjit.tracing.errors import ContractionShapeError, InconclusiveDimensionError
 from tjit.tracing.shapes import definitely_equal, dim_str, shape_str
 from tjit.primitives.base import new_primitive, same_dtypes
 from tjit.primitives.elementwise import _quiet
@@ -42,14 +42,16 @@ class Precision(enum.Enum):
 dot_general_p = new_primitive("dot_general")
 
 
+# every dimension_numbers/shape misfit below is a ContractionShapeError: a TypeError as
+# in JAX (which raises TypeError for all of them) and a ShapeError (ValueError) as before
 def _check_dim_list(name, which, dims, ndim, shape):
     for d in dims:
         if type(d) is not int or not 0 <= d < ndim:
-            raise ShapeError(f"{name}: {which} dimension {d!r} is out of range for an operand "
-                             f"of shape {shape_str(shape)}")
+            raise ContractionShapeError(f"{name}: {which} dimension {d!r} is out of range "
+                                        f"for an operand of shape {shape_str(shape)}")
     if len(set(dims)) != len(dims):
-        raise ShapeError(f"{name}: repeated {which} dimensions {tuple(dims)} for an operand "
-                         f"of shape {shape_str(shape)}")
+        raise ContractionShapeError(f"{name}: repeated {which} dimensions {tuple(dims)} "
+                                    f"for an operand of shape {shape_str(shape)}")
 
 
 def _check_pairs(name, kind, lhs, rhs, ldims, rdims):
@@ -64,7 +66,7 @@ def _check_pairs(name, kind, lhs, rhs, ldims, rdims):
                 f"shapes {shape_str(lhs.shape)} and {shape_str(rhs.shape)}; use the same "
                 f"size symbol for both") from None
         if not same:
-            raise ShapeError(
+            raise ContractionShapeError(
                 f"{name}: {kind} dims must have equal sizes, got lhs shape "
                 f"{shape_str(lhs.shape)} {kind} dims {tuple(ldims)} and rhs shape "
                 f"{shape_str(rhs.shape)} {kind} dims {tuple(rdims)} (size "
@@ -84,13 +86,15 @@ def dot_general_shape(lhs, rhs, dimension_numbers, name="dot_general"):
                             ("lhs batch", lb, lhs), ("rhs batch", rb, rhs)):
         _check_dim_list(name, which, dims, op.ndim, op.shape)
     if len(lc) != len(rc) or len(lb) != len(rb):
-        raise ShapeError(f"{name}: lhs and rhs need as many contracting dims and as many "
-                         f"batch dims, got dimension_numbers {dimension_numbers} for shapes "
-                         f"{shape_str(lhs.shape)} and {shape_str(rhs.shape)}")
+        raise ContractionShapeError(
+            f"{name}: lhs and rhs need as many contracting dims and as many batch dims, got "
+            f"dimension_numbers {dimension_numbers} for shapes {shape_str(lhs.shape)} and "
+            f"{shape_str(rhs.shape)}")
     for side, c, b, op in (("lhs", lc, lb, lhs), ("rhs", rc, rb, rhs)):
         if set(c) & set(b):
-            raise ShapeError(f"{name}: {side} dims {sorted(set(c) & set(b))} are both batch "
-                             f"and contracting dims (shape {shape_str(op.shape)})")
+            raise ContractionShapeError(f"{name}: {side} dims {sorted(set(c) & set(b))} are "
+                                        f"both batch and contracting dims (shape "
+                                        f"{shape_str(op.shape)})")
     _check_pairs(name, "batch", lhs, rhs, lb, rb)
     _check_pairs(name, "contracting", lhs, rhs, lc, rc)
     lfree = [lhs.shape[i] for i in range(lhs.ndim) if i not in lc and i not in lb]

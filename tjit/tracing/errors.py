@@ -13,6 +13,13 @@ class ShapeError(TjitError, ValueError):
     """Shapes that do not fit an operation."""
 
 
+class ContractionShapeError(ShapeError, TypeError):
+    """Operands that a contraction (dot_general, dot, matmul, ``@``, vdot, inner,
+    tensordot) cannot pair. Also a TypeError because JAX raises TypeError for these
+    (``except TypeError`` in JAX code keeps working), and still a ShapeError/ValueError
+    for tjit code, as NumPy's AxisError is both a ValueError and an IndexError."""
+
+
 class InconclusiveDimensionError(ShapeError):
     """A shape rule that cannot be decided for symbolic dims."""
 
