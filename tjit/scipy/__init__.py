@@ -14,12 +14,13 @@ from tjit.scipy import optimize  # noqa: F401
 from tjit.scipy import signal  # noqa: F401
 from tjit.scipy import integrate  # noqa: F401
 from tjit.scipy import ndimage  # noqa: F401
+from tjit.scipy import fft  # noqa: F401
 from tjit._doc_examples import EXAMPLES as _EXAMPLES
 from tjit._docs import add_stored_examples as _add_examples
 from tjit._docs import scipy_example_namespaces as _example_namespaces
 
 from tjit._namespace import publish as _publish
-_publish(globals(), submodules=('special', 'stats', 'linalg', 'optimize', 'signal', 'integrate', 'ndimage'))  # tab completion lists the public API only
+_publish(globals(), submodules=('special', 'stats', 'linalg', 'optimize', 'signal', 'integrate', 'ndimage', 'fft'))  # tab completion lists the public API only
 for _modname, _prefix in _example_namespaces():  # examples checked against SciPy's
     _mod = __import__("sys").modules[_modname]
     _add_examples(vars(_mod), _mod.__all__, _prefix, _EXAMPLES)  # python -m tjit._docs

@@ -25,6 +25,7 @@ from tjit.scipy.stats import (  # noqa: F401
 )
 from tjit.scipy.stats._kde import gaussian_kde  # noqa: F401
 from tjit.scipy.stats._rank import ModeResult, mode, rankdata  # noqa: F401
+from tjit.scipy.stats._sem import sem  # noqa: F401
 
 from tjit._namespace import publish as _publish
 _publish(globals(), submodules=(  # tab completion lists the public API only
