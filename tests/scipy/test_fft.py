@@ -8,8 +8,8 @@ import pytest
 import scipy.fft as sf
 
 import tjit
-from tjit.scipy import fft as F
 from tests.transforms.check import check_grads, check_vmap
+from tjit.scipy import fft as F
 
 NORMS = [None, "backward", "ortho"]
 
@@ -80,7 +80,7 @@ def test_default_dtypes():
                                      ("dctn", {"s": (3, 5)}), ("idctn", {"axes": (0,)})])
 def test_jit_matches_the_interpreter(x64, name, kw):
     x = _x((6, 4), seed=4)
-    f = lambda v: getattr(F, name)(v, **kw)  # noqa: E731
+    f = lambda v: getattr(F, name)(v, **kw)
     want = tjit.jit(f, backend="interpreter")(x)
     np.testing.assert_allclose(np.asarray(tjit.jit(f)(x)), np.asarray(want),
                                rtol=1e-12, atol=1e-12)

@@ -6,8 +6,8 @@ import pytest
 import scipy.stats as ss
 
 import tjit
-from tjit.scipy import stats
 from tests.transforms.check import check_grads
+from tjit.scipy import stats
 
 
 def _data(seed=0, nans=False):

@@ -236,4 +236,5 @@ def idctn(x, type=2, s=None, axes=None, norm=None):
 
 
 from tjit._namespace import publish as _publish
+
 _publish(globals())  # tab completion lists the public API only
