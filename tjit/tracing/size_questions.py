@@ -123,6 +123,24 @@ class _Questions:
     def involves(self, expr):
         return isinstance(expr, sympy.Basic) and bool(expr.free_symbols & self.symbols)
 
+    def equal(self, a, b, text):
+        return self.compare(a, b, operator.eq, text)
+
+    def compare(self, a, b, relation, text):
+        """``relation(a, b)`` when it holds alike for every size (sympy or the sides'
+        difference settles it); else the subclass's answer (:meth:`_rounded` where
+        Python's float rounding could decide it, then :meth:`_unsettled`). None when the
+        comparison is not about this trace's sizes (sympy answers it structurally)."""
+        d = self.difference(a, b, text)
+        if d is None:
+            return None
+        answer = d.answer(relation)
+        if answer is not None:
+            return answer
+        if d.error is not None:
+            self._rounded(d, text)
+        return self._unsettled(d.expr, relation, text)
+
 
 class GuardingQuestions(_Questions):
     """Automatic dynamic shapes: answers at the trace's sizes ``env`` ({symbol: int}),
@@ -134,24 +152,11 @@ class GuardingQuestions(_Questions):
         self.guards = []
         self._asked = set()
 
-    def equal(self, a, b, text):
-        return self.compare(a, b, operator.eq, text)
+    def _unsettled(self, expr, relation, text):
+        """At the traced sizes, kept as a guard."""
+        return self.decide(expr, relation, text)
 
-    def compare(self, a, b, relation, text):
-        """``relation(a, b)`` at the traced sizes, kept as a guard (with the guards that
-        make the exact answer Python's, see size_rounding); None when the comparison is
-        not about this trace's sizes (sympy answers it structurally)."""
-        d = self.difference(a, b, text)
-        if d is None:
-            return None
-        answer = d.answer(relation)
-        if answer is not None:
-            return answer
-        if d.error is not None:
-            self._check_rounding(d, text)
-        return self.decide(d.expr, relation, text)
-
-    def _check_rounding(self, d, text):
+    def _rounded(self, d, text):
         """Guard that Python's float arithmetic gives the exact answer (size_rounding):
         sizes where it is exact, else sizes where the sides differ by more than the
         rounding error; sizes with neither get a program of their own."""
@@ -203,27 +208,20 @@ class RefusingQuestions(_Questions):
             f"polymorphic_shapes out (automatic dynamic shapes then keep one program per "
             f"answer)")
 
-    def equal(self, a, b, text):
-        return self.compare(a, b, operator.eq, text)
+    def _rounded(self, d, text):
+        """Python's rounding decides it at large sizes: no answer for every size."""
+        raise InconclusiveDimensionError(
+            f"{self.where}: the comparison {text} of symbolic dims with a float or a "
+            f"fraction is rounded by Python's float arithmetic at large sizes of the "
+            f"polymorphic dims {_names(d.expr)}, so it has no single answer for every "
+            f"size; compare integers (n > 2.5: n >= 3; n / 2 > 3: n > 6), or leave "
+            f"polymorphic_shapes out (automatic dynamic shapes guard it)")
 
-    def compare(self, a, b, relation, text):
-        d = self.difference(a, b, text)
-        if d is None:
-            return None
-        answer = d.answer(relation)
-        if answer is not None:
-            return answer
-        if d.error is not None:     # (Python's rounding decides it at large sizes)
-            raise InconclusiveDimensionError(
-                f"{self.where}: the comparison {text} of symbolic dims with a float or a "
-                f"fraction is rounded by Python's float arithmetic at large sizes of the "
-                f"polymorphic dims {_names(d.expr)}, so it has no single answer for every "
-                f"size; compare integers (n > 2.5: n >= 3; n / 2 > 3: n > 6), or leave "
-                f"polymorphic_shapes out (automatic dynamic shapes guard it)")
-        decided = _SIGN_RULES[relation](d.expr)
+    def _unsettled(self, expr, relation, text):
+        decided = _SIGN_RULES[relation](expr)
         if decided is not None:           # decided by the symbols' assumptions
             return bool(decided)
-        raise self._inconclusive(text, d.expr)
+        raise self._inconclusive(text, expr)
 
     def _not_exact(self, text, why):
         return InconclusiveDimensionError(f"{self.where}: the comparison {text} of symbolic "
