@@ -167,6 +167,18 @@ class ThreadGroup:
                 self._cond.wait()
 
 
+def check_operands_agree(what, axis, labelled):
+    """Raise ValueError naming the first member (``(label, array)`` pairs) whose
+    operand's shape or dtype differs from the first one's."""
+    first, ref = labelled[0]
+    for label, v in labelled:
+        if v.shape != ref.shape or v.dtype != ref.dtype:
+            raise ValueError(
+                f"{what} over axis {axis!r}: members disagree on the operand: {first} has "
+                f"{ref.dtype}{list(ref.shape)}, {label} has {v.dtype}{list(v.shape)}; "
+                f"every member must pass the same shape and dtype")
+
+
 class ThreadCommunicator(Communicator):
     """Member ``rank`` of a :class:`ThreadGroup` (threads of one process)."""
 
@@ -197,14 +209,8 @@ class ThreadCommunicator(Communicator):
                 + ", ".join(f"member {r} runs {w}" for r, w in enumerate(whats))
                 + "; every device must run the same collectives in the same order")
         if check is not None:
-            ref = check(vals[0])
-            for r, v in enumerate(map(check, vals)):
-                if v.shape != ref.shape or v.dtype != ref.dtype:
-                    raise ValueError(
-                        f"{what} over axis {g.name!r}: members disagree on the operand: "
-                        f"member 0 has {ref.dtype}{list(ref.shape)}, member {r} has "
-                        f"{v.dtype}{list(v.shape)}; every member must pass the same shape "
-                        f"and dtype")
+            check_operands_agree(what, g.name,
+                                 [(f"member {r}", check(v)) for r, v in enumerate(vals)])
         try:
             out = compute(vals)
         except BaseException:

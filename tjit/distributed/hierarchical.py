@@ -26,7 +26,12 @@ output), so n - 1 results are copies of the leader's.
 
 import numpy as np
 
-from tjit.devices.collectives import Communicator, group_position, reduce_in_order
+from tjit.devices.collectives import (
+    Communicator,
+    check_operands_agree,
+    group_position,
+    reduce_in_order,
+)
 from tjit.distributed.mpi_communicator import _bytes
 from tjit.distributed.runtime import DistributedError
 
@@ -151,14 +156,8 @@ class HierarchicalCommunicator(Communicator):
                                          zip(self.hg.layout.mine, slots))
                 + "; every device must run the same collectives in the same order")
         vals = [_contiguous(v) for _, _, v in slots]
-        ref = vals[0]
-        for r, v in zip(self.hg.layout.mine, vals):
-            if v.shape != ref.shape or v.dtype != ref.dtype:
-                raise ValueError(
-                    f"{what} over axis {self.hg.name!r}: members disagree on the operand: "
-                    f"rank {self.hg.layout.mine[0]} has {ref.dtype}{list(ref.shape)}, rank "
-                    f"{r} has {v.dtype}{list(v.shape)}; every member must pass the same "
-                    f"shape and dtype")
+        check_operands_agree(what, self.hg.name,
+                             [(f"rank {r}", v) for r, v in zip(self.hg.layout.mine, vals)])
         return vals
 
     def _leading(self, what, x):
