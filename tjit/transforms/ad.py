@@ -187,9 +187,10 @@ def jvp(fun, primals, tangents, has_aux=False):
     flat_t = [_to_array(t) for t in flat_t]
     for i, (p, t) in enumerate(zip(flat_p, flat_t)):
         _check_tangent(p, t, i)
+    flat_t = [_weak_like(t, get_aval(p)) for p, t in zip(flat_p, flat_t)]
     flat_fun, store = _flatten_fun(lambda *a: fun(*a), tree_p, has_aux, _name(fun))
     outs_p, outs_t = jvp_flat(flat_fun, flat_p, flat_t, _name(fun), store)
-    outs_t = [instantiate(t) for t in outs_t]
+    outs_t = [_weak_like(instantiate(t), get_aval(p)) for p, t in zip(outs_p, outs_t)]
     out_p = tree_unflatten(store["tree"], outs_p)
     out_t = tree_unflatten(store["tree"], outs_t)
     if has_aux:
@@ -217,6 +218,19 @@ def _to_array(x):
         return x
     from tjit.lax._elementwise import asarray_for_lax
     return asarray_for_lax(x)
+
+
+def _weak_like(x, aval):
+    """``x`` weakly typed where its primal ``aval`` is (same dtype): a derivative has
+    its primal's type, as in JAX (``grad(f)(3.0)`` is weak, so it does not promote a
+    bfloat16 array it meets later)."""
+    if not aval.weak_type or type(x) is Zero:
+        return x
+    a = get_aval(x)
+    if a.weak_type or a.dtype != aval.dtype:
+        return x
+    from tjit.lax._elementwise import convert_element_type
+    return convert_element_type(x, a.dtype, weak_type=True)
 
 
 # -- reverse mode ----------------------------------------------------------------------------
@@ -322,7 +336,8 @@ def vjp(fun, *primals, has_aux=False):
             _check_cotangent(c, a, i)
         live = [c for c, z in zip(cts, zero_mask) if not z]
         cts_in = backward_pass(linear.jaxpr, linear.consts, live)
-        cts_in = [_zeros(a) if type(c) is Zero else c for c, a in zip(cts_in, in_avals)]
+        cts_in = [_weak_like(_zeros(a) if type(c) is Zero else c, get_aval(p))
+                  for c, a, p in zip(cts_in, in_avals, flat_p)]
         return tree_unflatten(in_tree, cts_in)
 
     out = tree_unflatten(out_tree, out_primals)
@@ -351,7 +366,7 @@ def linearize(fun, *primals):
         if t_tree != in_tree:
             raise TypeError(f"linearize: tangents must have the primals' structure {in_tree}")
         outs = iter(eval_jaxpr(linear.jaxpr, linear.consts, *[_to_array(t) for t in flat_t]))
-        res = [_zeros(get_aval(p)) if z else next(outs)
+        res = [_weak_like(_zeros(get_aval(p)) if z else next(outs), get_aval(p))
                for p, z in zip(out_primals, zero_mask)]
         return tree_unflatten(out_tree, res)
     return tree_unflatten(out_tree, out_primals), f_jvp
@@ -515,8 +530,9 @@ def _value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, what):
 
 
 def _ones_like(x):
+    # the seed keeps the output's weak type, as JAX's: grad(f)(3.0) is weakly typed
     a = get_aval(_to_array(x))
-    return Array(np.ones(a.shape, a.dtype), False)
+    return Array(np.ones(a.shape, a.dtype), a.weak_type)
 
 
 def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, reduce_axes=()):
