@@ -124,7 +124,8 @@ def _asarray(a, dtype, copy, op):
         v = np.asarray(a)
     except Exception as e:
         raise TypeError(f"asarray: cannot convert {type(a).__name__} to an array: {e}") from None
-    if v.dtype == object or v.dtype.kind in "USV":
+    # (kind "V" is also that of ml_dtypes' bfloat16, a number: only true voids are refused)
+    if v.dtype == object or v.dtype.kind in "US" or issubclass(v.dtype.type, np.void):
         raise TypeError(f"asarray: unsupported input of type {type(a).__name__} "
                         f"(NumPy dtype {v.dtype}); tjit arrays hold numbers and bools, "
                         f"as JAX's do: {_NON_NUMERIC_FIX[v.dtype.kind]}")
