@@ -34,7 +34,9 @@ import types
 import numpy as np
 
 from tjit.devices.native_loop import NativeLoop
+from tjit.primitives import loop_tape
 from tjit.primitives.loop_tape import note_sweep, reverse_sweep
+from tjit.xla_like import sweep_memory
 from tjit.xla_like.plan import DotStep, KernelStep, concrete
 
 
@@ -145,12 +147,23 @@ def _while_transpose(step, bodies, env, xp):
     a = step.attrs
     nc, nb, nw, ns = a["cond_nconsts"], a["body_nconsts"], a["bwd_nconsts"], a["n_state"]
     native = _NativeSweep.build(step, [b.runner for b in bodies], env) if xp is np else None
+    # (a tape limit, Revolve's snapshots and its scans' rows within a memory budget's
+    # allowance)
+    tape_limit, checkpoints, burst_bytes = sweep_memory.schedule(
+        step, lambda d: concrete(d, env))
+    if native is not None and burst_bytes is not None:
+        native.burst = max(1, min(native.burst, 1 + burst_bytes // max(1, native.row_bytes)))
 
     def run(args, given=()):
         cc, bc, wc = list(args[:nc]), list(args[nc:nc + nb]), list(args[nc + nb:nc + nb + nw])
         init, acc = list(args[nc + nb + nw:nc + nb + nw + ns]), list(args[nc + nb + nw + ns:])
-        if native is not None and a["checkpoints"] is None:
-            return native(cc, bc, wc, init, acc)
+        taped = None
+        if native is not None and checkpoints is None:
+            return native(cc, bc, wc, init, acc)[1]
+        if native is not None and tape_limit is not None:
+            done, taped = native(cc, bc, wc, init, acc, tape_limit)
+            if done:
+                return taped
         last = [None, None]   # the latest state stepped to, and the predicate there
 
         def more(state):
@@ -172,10 +185,31 @@ def _while_transpose(step, bodies, env, xp):
 
         fast = {} if native is None else {
             "count": lambda s: native.count(cc, bc, s), "advance": advance}
+        if taped is not None:   # (the native tape outgrew its limit: Revolve, counting on)
+            fast["count"] = _counting_on(native, cc, bc, *taped)
         acc = reverse_sweep(more, step, lambda r, acc: bwd.run(wc + acc + list(r)),
-                            init, acc, xp, a["checkpoints"], **fast)
+                            init, acc, xp, checkpoints, **fast,
+                            tape_limit=None if taped is not None else tape_limit)
+        if taped is not None:
+            _note_overflow(native.last_tape_bytes)
         return [x.copy() for x in acc]   # (may be the caller's arrays: zero trips)
     return run
+
+
+def _counting_on(native, cc, bc, state, trips):
+    """Revolve's trip count after a native tape that outgrew its limit: the ``trips``
+    it ran to ``state`` plus the rest, counted natively from there (not from the
+    initial state Revolve asks about)."""
+    def count(_init):
+        rest, ran = native.count(cc, bc, state)
+        return trips + rest, trips + ran
+    return count
+
+
+def _note_overflow(tape_bytes):
+    stats = loop_tape.last_stats
+    stats.overflowed = True
+    stats.peak_bytes = max(stats.peak_bytes, tape_bytes)
 
 
 #: Revolve advances of fewer trips run as Python calls of the body (measured: a native
@@ -215,29 +249,31 @@ class _NativeSweep:
         self.cond, self.fwd, self.bwd, self.ns = cond, fwd, bwd, n_state
         fwd.stop_at_false(len(fwd.ys_specs) - 1)   # (the predicate: the last row)
         self.capacity = 16    # trips of the first scan: the trip count of the last call
+        # bytes of one trip's rows (its record and the predicate at its new state)
+        self.row_bytes = sum(int(np.prod(shape[1:], dtype=np.int64)) * np.dtype(dt).itemsize
+                             for shape, dt in fwd.ys_specs)
+        self.last_tape_bytes = 0
+        self.burst = self.DROP_BURST
 
     #: most trips per native call when the records are dropped (Revolve): the rows a
-    #: call writes stay O(1), not O(trips)
+    #: call writes stay O(1), not O(trips); fewer under a memory budget (``burst``)
     DROP_BURST = 256
 
-    def _scans(self, cc, bc, state, length, cap=None):
-        """Run the loop from ``state`` in scans of ``length`` trips (doubling up to
-        ``cap``), each stopped at the loop's end; yields per scan (its records, trips
-        run, scan length)."""
-        ns, more = self.ns, True
-        while more:   # (each scan checks the predicate at its initial state first)
-            self.fwd.set_length(length)
-            outs = self.fwd(cc + bc + state)
-            k = self.fwd.trips
-            state, records = outs[:ns], outs[ns:-1]
-            yield records, k, length
-            more = k == length and bool(outs[-1][k - 1])
-            length = 2 * length if cap is None else min(2 * length, cap)
+    def _scan(self, cc, bc, state, length):
+        """One forward scan of at most ``length`` trips from ``state``, stopped at the
+        loop's end (it checks the predicate at ``state`` first): (records, trips run,
+        the state reached, whether the loop goes on)."""
+        ns = self.ns
+        self.fwd.set_length(length)
+        outs = self.fwd(cc + bc + state)
+        k = self.fwd.trips
+        return outs[ns:-1], k, outs[:ns], k == length and bool(outs[-1][k - 1])
 
     def count(self, cc, bc, state):
         """(trips of the loop from ``state``, forward steps run)."""
-        n = 0
-        for _, k, _ in self._scans(cc, bc, list(state), self.DROP_BURST, self.DROP_BURST):
+        n, more, state = 0, True, list(state)
+        while more:
+            _, k, state, more = self._scan(cc, bc, state, self.burst)
             n += k
         return n, n
 
@@ -247,24 +283,37 @@ class _NativeSweep:
         self.fwd.until = None     # (m trips, wherever the predicate turns false)
         try:
             while left:
-                self.fwd.set_length(min(left, self.DROP_BURST))
+                self.fwd.set_length(min(left, self.burst))
                 state = self.fwd(cc + bc + state)[:self.ns]
-                left -= min(left, self.DROP_BURST)
+                left -= min(left, self.burst)
         finally:
             self.fwd.stop_at_false(len(self.fwd.ys_specs) - 1)
         return state, m
 
-    def __call__(self, cc, bc, wc, init, acc):
-        chunks, n, nbytes = [], 0, 0
-        for records, k, length in self._scans(cc, bc, list(init), self.capacity):
-            chunks.append([r[:k] for r in records])
-            n, nbytes = n + k, nbytes + sum(int(r.nbytes) for r in records)
+    def __call__(self, cc, bc, wc, init, acc, limit=None):
+        """``(True, final acc)``; with a byte ``limit`` on the tape (the rows the forward
+        scans write: records and predicates), ``(False, (state, trips run))`` when the
+        loop outruns it (its scans stop short of the limit, doubling as they can)."""
+        room = None if limit is None else limit // max(1, self.row_bytes)  # (in trips)
+        length = self.capacity if room is None else min(self.capacity, room)
+        chunks, n, rows, state, more = [], 0, 0, list(init), True
+        while more:
+            if length < 1:
+                self.last_tape_bytes = rows * self.row_bytes
+                return False, (state, n)
+            records, k, state, more = self._scan(cc, bc, state, length)
+            chunks.append((k, [r[:k] for r in records]))
+            n, rows = n + k, rows + length
+            length = 2 * length if room is None else min(2 * length, room - rows)
+        self.last_tape_bytes = rows * self.row_bytes
         if n == 0:
             note_sweep(None, trips=0, forward_steps=0)
-            return [np.array(x, copy=True) for x in acc]
+            return True, [np.array(x, copy=True) for x in acc]
         self.capacity = n
-        tape = [np.concatenate(parts) if len(parts) > 1 else parts[0] for parts in zip(*chunks)]
         note_sweep(None, trips=n, forward_steps=n, backward_steps=n, peak_saved=n,
-                   peak_bytes=nbytes)
-        self.bwd.set_length(n)
-        return self.bwd(wc + acc + tape)
+                   peak_bytes=self.last_tape_bytes)
+        for k, records in reversed(chunks):    # (each scan's rows, last trip first)
+            if k:
+                self.bwd.set_length(k)
+                acc = self.bwd(wc + acc + records)
+        return True, acc

@@ -13,6 +13,13 @@ backward pass needs of trip ``i`` (its residuals). The reverse sweep applies
   cost of recomputing forward steps (O(n log n) of them for fixed ``k``; O(n^2 / 2)
   when ``k == 1``); the record of a trip is recomputed from its state when needed.
 
+* or, under a memory budget (``jit(f, memory_budget=...)``, ``xla_like/sweep_memory.py``),
+  kept on a tape whose buffers may hold at most ``tape_limit`` bytes: a loop that
+  outruns it drops its tape, counts its remaining trips and is reversed by Revolve
+  from its initial state (the taped trips are run again: at most ``tape_limit`` bytes'
+  worth of them). :func:`fit_sweep` chooses the limit and ``k`` from a byte allowance,
+  so that the sweep's holdings stay within it whatever the trip count.
+
 The drivers take plain callables and an array namespace ``xp``, so the reference
 implementation (bodies interpreted on NumPy/CuPy arrays) and the compiled runtime
 (bodies run as compiled sub-programs) share them. :data:`last_stats` records what the
@@ -21,6 +28,41 @@ tests and ``benchmarks/bench_while_grad.py`` read.
 """
 
 from math import comb
+
+#: The most snapshots a memory budget gives a sweep (``fit_sweep``): Revolve recurses
+#: once per snapshot, and past a few dozen the recomputed steps hardly fall (64 reverse
+#: 2,000 trips running each step at most 3 times)
+MAX_FITTED_CHECKPOINTS = 64
+
+
+def sweep_floor(state, record, acc):
+    """Bytes a sweep holds besides its operands whatever it keeps (all byte counts): the
+    state stepped from and the one stepped to, one trip's record and the accumulators
+    being written. Works on ints and on size expressions."""
+    return 2 * state + record + acc
+
+
+def revolve_bytes(k, state, record, acc):
+    """The most bytes a Revolve sweep with ``k`` snapshots holds besides its operands:
+    ``k - 1`` snapshots (the initial state is an operand) and :func:`sweep_floor`."""
+    return (k - 1) * state + sweep_floor(state, record, acc)
+
+
+def fit_sweep(allowance, state, record, acc, checkpoints=None):
+    """How a sweep holds at most ``allowance`` bytes besides its operands, for any trip
+    count: ``(tape_limit, k)``. The tape keeps records while its buffers hold at most
+    ``tape_limit`` bytes (None: no tape, ``checkpoints`` was given: the caller asked for
+    Revolve), and a loop that outruns it is reversed by Revolve with ``k`` snapshots,
+    the most (at most ``checkpoints``, at most :data:`MAX_FITTED_CHECKPOINTS`) within
+    the allowance. None when even one snapshot does not fit (``revolve_bytes(1, ...)``
+    is the least any sweep holds)."""
+    spare = allowance - sweep_floor(state, record, acc)
+    if spare < 0:
+        return None
+    cap = MAX_FITTED_CHECKPOINTS if checkpoints is None else min(int(checkpoints),
+                                                                 MAX_FITTED_CHECKPOINTS)
+    k = cap if state <= 0 else min(cap, 1 + spare // state)
+    return (None if checkpoints is not None else spare), int(k)
 
 
 class LoopStats:
@@ -33,6 +75,7 @@ class LoopStats:
         self.checkpoints = checkpoints
         self.trips = self.forward_steps = self.backward_steps = 0
         self.saved = self.peak_saved = self.peak_bytes = 0
+        self.overflowed = False   # the tape outgrew its limit: reversed by Revolve
 
     def hold(self, k=1, nbytes=0):
         self.saved += k
@@ -42,7 +85,8 @@ class LoopStats:
     def __repr__(self):
         return (f"LoopStats(checkpoints={self.checkpoints}, trips={self.trips}, "
                 f"forward_steps={self.forward_steps}, backward_steps={self.backward_steps},"
-                f" peak_saved={self.peak_saved}, peak_bytes={self.peak_bytes})")
+                f" peak_saved={self.peak_saved}, peak_bytes={self.peak_bytes}"
+                f"{', overflowed=True' if self.overflowed else ''})")
 
 
 def _nbytes(arrays):
@@ -54,27 +98,46 @@ last_stats = None
 
 
 class Tape:
-    """Per-trip records stacked per leaf in buffers that double when full."""
+    """Per-trip records stacked per leaf in buffers that double when full; with a
+    ``limit``, the buffers (old and new together while they grow) never hold more than
+    ``limit`` bytes: :meth:`push` says False to a record they cannot take."""
 
-    def __init__(self, xp, capacity=16):
-        self.xp, self.capacity, self.size = xp, capacity, 0
+    def __init__(self, xp, capacity=16, limit=None):
+        self.xp, self.capacity, self.size, self.limit = xp, capacity, 0, limit
         self.buffers = None
+        self.peak_bytes = 0
+
+    def _rows(self, row_bytes, wanted, held=0):
+        """Rows of a new buffer set: ``wanted``, or as many as fit beside ``held``."""
+        if self.limit is None or row_bytes == 0:
+            return wanted
+        return min(wanted, (self.limit - held) // row_bytes)
 
     def push(self, record):
+        """Append a trip's record; False (and nothing kept) when the limit forbids it."""
+        row = sum(int(x.nbytes) for x in record)
         if self.buffers is None:
+            self.capacity = self._rows(row, self.capacity)
+            if self.capacity < 1:
+                return False
             self.buffers = [self.xp.empty((self.capacity,) + tuple(x.shape), x.dtype)
                             for x in record]
         elif self.size == self.capacity:
-            self.capacity *= 2
+            grown_to = self._rows(row, 2 * self.capacity, self.capacity * row)
+            if grown_to <= self.capacity:
+                return False
             grown = []
             for b in self.buffers:
-                g = self.xp.empty((self.capacity,) + tuple(b.shape[1:]), b.dtype)
+                g = self.xp.empty((grown_to,) + tuple(b.shape[1:]), b.dtype)
                 g[:self.size] = b
                 grown.append(g)
-            self.buffers = grown
+            self.peak_bytes = max(self.peak_bytes, (self.capacity + grown_to) * row)
+            self.buffers, self.capacity = grown, grown_to
         for b, x in zip(self.buffers, record):
             b[self.size] = x
         self.size += 1
+        self.peak_bytes = max(self.peak_bytes, self.nbytes)
+        return True
 
     @property
     def nbytes(self):
@@ -85,7 +148,7 @@ class Tape:
 
 
 def reverse_sweep(more, step, back, init, acc, xp, checkpoints=None, count=None,
-                  advance=None):
+                  advance=None, tape_limit=None):
     """Run the loop from ``init`` and its reverse sweep; returns the final ``acc``.
 
     Args:
@@ -94,6 +157,8 @@ def reverse_sweep(more, step, back, init, acc, xp, checkpoints=None, count=None,
       back: (record, acc) -> acc, applied from the last trip to the first.
       checkpoints: None keeps every record on a :class:`Tape`; an int ``k >= 1``
         holds at most ``k`` states (Revolve).
+      tape_limit: bytes: keep records on a tape of at most that many bytes, and if the
+        loop outruns it, reverse it by Revolve with ``checkpoints`` (an int) snapshots.
       count, advance: for Revolve, optional faster forms a runtime may give (a native
         loop): ``count(state) -> (trips, forward steps run)`` and ``advance(state, m)
         -> (state after m trips, forward steps run)``.
@@ -101,18 +166,26 @@ def reverse_sweep(more, step, back, init, acc, xp, checkpoints=None, count=None,
     global last_stats
     stats = last_stats = LoopStats(checkpoints)
     if checkpoints is None:
-        return _taped(more, step, back, list(init), list(acc), xp, stats)
+        return _taped(more, step, back, list(init), list(acc), xp, stats)[1]
     if int(checkpoints) < 1:
         raise ValueError(f"while_loop reverse mode: checkpoints must be None (a tape of "
                          f"every state) or an int >= 1, got {checkpoints!r}")
+    state, n = list(init), 0
+    if tape_limit is not None:
+        done, out = _taped(more, step, back, state, list(acc), xp, stats, Tape(xp,
+                           limit=tape_limit))
+        if done:
+            return out
+        state, n = out   # (the state after the taped trips: count on from there)
+        stats.overflowed, stats.saved = True, 0     # (the tape is dropped)
     if count is not None:  # count the trips: Revolve needs n before placing snapshots
-        n, stats.forward_steps = count(list(init))
+        more_trips, ran = count(state)
+        n, stats.forward_steps = n + more_trips, stats.forward_steps + ran
     else:
-        state, n = list(init), 0
         while more(state):
             state = step(state)[0]
             n += 1
-        stats.forward_steps = n
+            stats.forward_steps += 1
     stats.trips = n
     stats.hold(1, _nbytes(init))  # the initial state
     return _revolve(step, back, list(init), n, int(checkpoints) - 1, list(acc), stats,
@@ -127,19 +200,23 @@ def note_sweep(checkpoints, **counts):
         setattr(last_stats, k, v)
 
 
-def _taped(more, step, back, state, acc, xp, stats):
-    tape = Tape(xp)
+def _taped(more, step, back, state, acc, xp, stats, tape=None):
+    """``(True, acc)``: the loop run and reversed over a tape; ``(False, (state, trips
+    run))`` when ``tape`` (one with a limit) could not take a record."""
+    tape = Tape(xp) if tape is None else tape
     while more(state):
         state, record = step(state)
-        tape.push(record)
-        stats.hold()
-        stats.peak_bytes = max(stats.peak_bytes, tape.nbytes)
         stats.forward_steps += 1
+        if not tape.push(record):
+            stats.peak_bytes = max(stats.peak_bytes, tape.peak_bytes)
+            return False, (state, stats.forward_steps)
+        stats.hold()
+        stats.peak_bytes = max(stats.peak_bytes, tape.peak_bytes)
     stats.trips = tape.size
     for i in range(tape.size - 1, -1, -1):
         acc = back(tape[i], acc)
         stats.backward_steps += 1
-    return acc
+    return True, acc
 
 
 def _split_point(m, free):
@@ -186,4 +263,5 @@ def _revolve(step, back, start, n, free, acc, stats, fast_advance=None):
     return reverse(0, n, start, free, acc)
 
 
-__all__ = ["LoopStats", "Tape", "last_stats", "note_sweep", "reverse_sweep"]
+__all__ = ["MAX_FITTED_CHECKPOINTS", "LoopStats", "Tape", "fit_sweep", "last_stats",
+           "note_sweep", "reverse_sweep", "revolve_bytes", "sweep_floor"]

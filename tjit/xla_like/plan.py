@@ -51,6 +51,8 @@ import numpy as np
 import sympy
 
 from tjit.xla_like import kernel_ir as K
+from tjit.xla_like import sweep_memory
+from tjit.xla_like.hlo import has_effect
 from tjit.xla_like.emit import CannotFuse, KernelBuilder
 from tjit.xla_like.fusion import FusionDecision, NeedMaterialize
 from tjit.xla_like.gemm_epilogue import fold_gemm_epilogues
@@ -268,7 +270,8 @@ def _order_steps(module, d, built, donated, temps_in_outputs):
     for v in out_ids:
         if values[v].kind == "temp":
             values[v].kind = "output"
-    pending = []   # (order key, step, produced ids, needed ids)
+    pending = []   # (order key, step)
+    effects = set()   # id() of the steps that run host effects (callbacks): kept in order
     for gid, (kernel, ins, roots) in built.items():
         pending.append((d.order[gid], KernelStep(kernel, [i.id for i in ins],
                                                  [r.id for r in roots],
@@ -288,8 +291,10 @@ def _order_steps(module, d, built, donated, temps_in_outputs):
                 i.attrs.get("primitive"), i.attrs.get("params"), _origin([i]))))
         elif i.opcode == "control":
             pending.append((d.order[i.id], _control_step(i, d)))
+        if i.opcode in ("library", "control") and has_effect(i):
+            effects.add(id(pending[-1][1]))
     params = [p.id for p in module.params]
-    steps = _topo(pending, values)
+    steps = _topo(pending, values, effects)
     if d.target.gemm_alpha_beta:
         steps = fold_gemm_epilogues(steps, values, out_ids, {params[pos] for pos in donated},
                                     DotStep, KernelStep, d.target.gemm_dtypes)
@@ -330,12 +335,18 @@ def _control_step(i, d):
                        attrs=attrs, out_avals=i.attrs["out_avals"], origin=_origin([i]))
 
 
-def _topo(pending, values):
+def _topo(pending, values, effects=frozenset()):
+    """Steps in dependency order, each as early in program order as its inputs allow;
+    the steps in ``effects`` (ids) keep their program order among themselves (a
+    callback's prints and ordered calls happen as the program states them)."""
     ready = {v for v, val in values.items() if val.kind in ("param", "const")}
     pending = sorted(pending, key=lambda t: t[0])
     steps = []
     while pending:
+        first_effect = next((id(s) for _, s in pending if id(s) in effects), None)
         for n, (_, s) in enumerate(pending):
+            if id(s) in effects and id(s) != first_effect:
+                continue
             if all(v in ready for v in s.ins):
                 steps.append(s)
                 ready.update(v for v in s.outs if v is not None)
@@ -830,6 +841,8 @@ def memory_stats(prog, env=None, size=None):
               if v is not None and prog.values[v].kind == "temp")
     # control bodies keep their own temporaries for as long as the program lives
     lib += sum(size(n) for b in prog.sub_programs() for n in b.slot_sizes)
+    # the reverse sweeps of while loops hold loop states and records of their own
+    lib += sweep_memory.counted_bytes(prog, size)
     # JAX's meaning: bytes of outputs that live in (donated) argument buffers; outputs
     # still count them, so arguments + outputs - aliases + temporaries is the total.
     alias_ids = set(prog.aliases.values()) | {prog.params[pos] for pos in prog.donation_usable

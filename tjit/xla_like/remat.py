@@ -119,7 +119,7 @@ import re
 
 import sympy
 
-from tjit.xla_like import hlo
+from tjit.xla_like import hlo, sweep_memory
 from tjit.xla_like.fusion import FusionDecision
 from tjit.xla_like.plan import LibraryStep, build_program, concrete, memory_stats
 from tjit.xla_like.simplify import dce
@@ -198,15 +198,35 @@ def _count(d):
 
 def peak_bytes(prog):
     """The peak memory of a planned program, as ``memory_analysis`` reports it (at the
-    planned sizes)."""
-    return memory_stats(prog, _SIZES.get()).peak_memory_in_bytes
+    planned sizes), with the reverse sweeps of while loops at their least (their
+    allowances are given once a plan is chosen: :func:`_with_sweeps`)."""
+    size = _size_of()
+    return (memory_stats(prog, _SIZES.get()).peak_memory_in_bytes
+            - sweep_memory.counted_bytes(prog, size) + sweep_memory.least_bytes(prog, size))
+
+
+def _size_of():
+    sizes = _SIZES.get() or {}
+    return lambda d: concrete(d, sizes)
+
+
+def _with_sweeps(prog, budget):
+    """``prog`` (its peak within ``budget``) with the budget's remaining bytes given to
+    the reverse sweeps of its while loops (``sweep_memory``: their tapes, or Revolve's
+    snapshots, stay within them for any trip count)."""
+    return sweep_memory.fit_sweeps(prog, budget - peak_bytes(prog), _size_of())
 
 
 def peak_function(prog):
     """(symbols, fn): the peak bytes of the plan ``prog`` as one Python function of its
     size symbols' values (``memory_stats`` with the counts kept as expressions, compiled
     once): a dynamic program's peak at a new size in ~1 us, where ``memory_stats`` at
-    those sizes evaluates every count on its own (~200 us for an 8-layer MLP's step)."""
+    those sizes evaluates every count on its own (~200 us for an 8-layer MLP's step).
+    The peak is :data:`INF` at every size when a while loop's reverse sweep keeps a tape
+    without a byte limit (its size follows the trip count: ``sweep_memory``)."""
+    if any(s.attrs["checkpoints"] is None and s.attrs.get("sweep_bytes") is None
+           for s in sweep_memory.sweeps(prog)):
+        return [], lambda: INF    # (a tape that grows with the trip count: no bound)
     peak = sympy.sympify(memory_stats(prog, size=sympy.sympify).peak_memory_in_bytes)
     symbols = sorted(peak.free_symbols, key=str)
     return symbols, sympy.lambdify(symbols, peak, modules="math")
@@ -222,13 +242,13 @@ def plan_within_budget(module, budget, donated, target):
     base = build_program(module, donated, target)
     base_peak = peak_bytes(base)
     if base_peak <= budget:
-        return base
+        return _with_sweeps(base, budget)
     smallest, current = base_peak, _Plan(module, base, {}, program_flops(module))
     for _ in range(MAX_SPLITS):
         tried, hill_before = _split_once(current, donated, target)
         fits = [t for t in tried if t.peak <= budget]
         if fits:
-            return min(fits, key=lambda t: t.work).prog
+            return _with_sweeps(min(fits, key=lambda t: t.work).prog, budget)
         if not tried:
             break
         # the next split starts from the plan that lowered the hill of the phase just
@@ -242,8 +262,15 @@ def plan_within_budget(module, budget, donated, target):
         f"memory_budget={budget} bytes cannot be met: the smallest peak reachable by "
         f"recomputation is {smallest} bytes ({smallest / 2 ** 20:.1f} MiB; without "
         f"recomputation {base_peak}), of which arguments and outputs take "
-        f"{_fixed_bytes(base)}. Raise the budget to at least {smallest} bytes, or "
-        f"shrink the program (a smaller batch, fewer parameters).", smallest)
+        f"{_fixed_bytes(base)}{_sweeps_note(base)}. Raise the budget to at least "
+        f"{smallest} bytes, or shrink the program (a smaller batch, fewer parameters).",
+        smallest)
+
+
+def _sweeps_note(prog):
+    least = sweep_memory.least_bytes(prog, _size_of())
+    return (f" and the reverse sweeps of while loops at least {least} (each holding one "
+            f"loop state, two while stepping, and one trip's record)") if least else ""
 
 
 class _Plan:
