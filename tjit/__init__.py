@@ -38,6 +38,8 @@ from tjit.distributed import (  # noqa: F401
     process_index, process_count, make_array_from_process_local_data)
 from tjit.sharding import make_mesh  # noqa: F401
 from tjit.experimental.shard_map import shard_map  # noqa: F401  (also jax.shard_map's name)
+from tjit import debug  # noqa: F401  (jax.debug.print, jax.debug.callback)
+from tjit.host_callbacks import pure_callback  # noqa: F401
 __import__("sys").modules.setdefault("tjit.tree_util", tree_util)  # `from tjit.tree_util import`
 from tjit.tracing.shapes import symbol as _symbol  # noqa: F401
 # `tjit.devices()` (as jax.devices()) is the callable `tjit.devices` package: see its docstring
@@ -53,7 +55,7 @@ class errors:  # namespace like jax.errors
 from tjit._namespace import publish as _publish
 _publish(globals(), submodules=(  # tab completion lists the public API only
     "numpy", "lax", "nn", "random", "tree_util", "tree", "ad_checkpoint", "distributed",
-    "sharding", "experimental", "devices", "scipy", "ops"),
+    "sharding", "experimental", "devices", "scipy", "ops", "debug"),
     entry_points=False)  # jit, grad, ...: api_boundary (their own filtering)
 
 from tjit._doc_examples import JAX_EXAMPLES as _JAX_EXAMPLES

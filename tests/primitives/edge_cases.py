@@ -558,6 +558,9 @@ EXEMPT = {
     "eig": "LAPACK geev through SciPy on both paths; tests/numpy/test_eig_roots_histograms.py",
     "fft": "pocketfft through NumPy on both paths (a library step); tests/numpy/test_fft.py",
     "custom_lin": "exists only inside linearize; never evaluated forward",
+    **dict.fromkeys(["debug_callback", "pure_callback", "io_callback"],
+                    "host callbacks: the user's Python function computes the values; "
+                    "tests/test_callbacks.py"),
     "while_transpose": "while_loop's reverse sweep: it runs the loop body's own primitives "
                        "(edge cases there) over a tape; tests/transforms/test_while_grad.py",
     **dict.fromkeys(["psum", "pmax", "pmin", "all_gather", "psum_scatter", "all_to_all",

@@ -25,6 +25,9 @@ DEDICATED = {
                     "tests/transforms/test_custom_derivatives.py"),
     **dict.fromkeys(["checkpoint", "checkpoint_name"], "tests/transforms/test_checkpoint.py"),
     "linear_call": "tests/transforms/test_linear_call.py",
+    **dict.fromkeys(["debug_callback", "pure_callback", "io_callback"],
+                    "tests/test_callbacks.py (printed text vs str.format, call counts and "
+                    "order, results vs NumPy through jit/vmap/scan, errors)"),
     "shard_map": "tests/parallel/test_shard_map_threads.py (threads vs the vmap definition, "
                  "NumPy, the interpreter; grad/jvp/vmap)",
     **dict.fromkeys(["igamma", "igammac", "igamma_grad_a", "betainc", "zeta", "polygamma",

@@ -54,6 +54,9 @@ class Primitive:
         # Say explicitly when a rule is intentionally missing (e.g. not differentiable).
         self.not_differentiable = False
         self.effectful = False
+        # False: never evaluated at trace time by constant folding (host callbacks, whose
+        # calls the user sees and counts).
+        self.foldable = True
         # The NumPy ufunc the impl is, on NumPy operands (set for plain elementwise ops):
         # the eager fast lane calls it directly once a signature is known.
         self.eager_ufunc = None

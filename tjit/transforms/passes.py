@@ -299,7 +299,8 @@ class _Folder:
 
     def foldable(self, eqn, vals):
         prim = eqn.primitive
-        if prim.impl is None or has_effects(eqn) or any(True for _ in _subs_of(eqn)):
+        if prim.impl is None or not prim.foldable or has_effects(eqn) or \
+                any(True for _ in _subs_of(eqn)):
             return False
         if any(v.size > FOLD_MAX_INPUT_ELEMENTS for v in vals):
             return False

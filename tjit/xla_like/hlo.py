@@ -27,7 +27,9 @@ dot                ``dimension_numbers`` ((lhs_contract, rhs_contract), (lhs_bat
                    rhs_batch)); result dims: batch, lhs free, rhs free (lax.dot_general)
 library            ``fn(xp, env, *arrays) -> list of arrays`` run by the runtime on its
                    array namespace ``xp`` (``name``; ``out_avals``: list of (shape,
-                   dtype); ``primitive``/``params`` when it is one primitive's impl);
+                   dtype); ``primitive``/``params`` when it is one primitive's impl;
+                   ``effect`` when it must run even if its results are unused, in
+                   program order with the other effects: a host callback);
                    results read with ``get``
 get                result ``index`` of a library or control op
 control            structured control flow whose bodies are HloModules compiled as
@@ -134,6 +136,17 @@ def module_text(m):
     return "\n".join(lines)
 
 
+def has_effect(i):
+    """Whether instruction ``i`` matters beyond its results, so that it must run even when
+    nothing reads them, in program order with the others that do: a library call marked
+    ``effect`` or without results, or a control op whose bodies hold one."""
+    if i.opcode == "library":
+        return bool(i.attrs.get("effect")) or not i.attrs.get("out_avals")
+    if i.opcode == "control":
+        return any(has_effect(j) for b in i.attrs["bodies"] for j in b.instrs)
+    return False
+
+
 class Builder:
     """Creates instructions in order; lowering rules receive one as ``ctx``."""
 
@@ -177,11 +190,15 @@ class Builder:
         dtype = np.dtype(dtype)
         return x if x.dtype == dtype else self.add("convert", (x,), x.shape, dtype)
 
-    def library(self, name, fn, operands, out_avals, primitive=None, params=None):
+    def library(self, name, fn, operands, out_avals, primitive=None, params=None,
+                effect=False):
         """A library call ``fn(xp, env, *arrays)``; returns the list of its results
-        (``get`` ops). ``primitive``/``params``: the primitive it runs, if it is one."""
+        (``get`` ops). ``primitive``/``params``: the primitive it runs, if it is one;
+        ``effect``: the call matters beyond its results (a host callback)."""
+        attrs = {"effect": True} if effect else {}
         call = self.add("library", operands, (), np.dtype(np.uint8), name=name, fn=fn,
-                        out_avals=list(out_avals), primitive=primitive, params=params)
+                        out_avals=list(out_avals), primitive=primitive, params=params,
+                        **attrs)
         return self._gets(call, out_avals)
 
     def control(self, kind, bodies, operands, out_avals, **params):

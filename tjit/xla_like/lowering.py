@@ -163,7 +163,7 @@ def library_call(ctx, prim, ins, params, out_avals):
         return list(out) if multiple else [out]
 
     return ctx.library(prim.name, fn, ins, [(a.shape, a.dtype) for a in out_avals],
-                       primitive=prim, params=params)
+                       primitive=prim, params=params, effect=prim.effectful)
 
 
 def _is_jaxpr(p):

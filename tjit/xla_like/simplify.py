@@ -276,8 +276,7 @@ def dce(module):
     """Drop instructions no output depends on (parameters are always kept)."""
     live = {o.id for o in module.outputs}
     for i in reversed(module.instrs):
-        keep = i.id in live or i.opcode == "parameter" or (
-            i.opcode == "library" and not i.attrs.get("out_avals"))  # only an effect
+        keep = i.id in live or i.opcode == "parameter" or hlo.has_effect(i)
         if keep:
             live.add(i.id)
             live.update(o.id for o in i.operands)
