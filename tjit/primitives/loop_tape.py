@@ -4,9 +4,10 @@ A loop ``s_{i+1}, r_i = step(s_i)`` runs while ``more(s_i)``; ``r_i`` is what th
 backward pass needs of trip ``i`` (its residuals). The reverse sweep applies
 ``acc = back(r_i, acc)`` for ``i = n-1, ..., 0``. The records are either
 
-* kept on a :class:`Tape` as the loop runs: one buffer per record leaf, of capacity
-  doubled whenever it is full (the trip count is unknown until the loop stops, so no
-  size can be chosen up front; doubling keeps the copies O(n) in all), or
+* kept on a :class:`Tape` as the loop runs: buffers per record leaf in chunks, a new
+  one as large as all before it whenever they are full (the trip count is unknown
+  until the loop stops, so no size can be chosen up front; the capacity doubles and
+  nothing is copied), or
 * rebuilt from at most ``k`` saved *states* by binomial checkpointing (Griewank and
   Walther's Revolve schedule): a first sweep counts the trips without saving anything,
   then :func:`_revolve` reverses the loop holding at most ``k`` states at once, at the
@@ -27,6 +28,7 @@ last sweep did (trips, forward steps, peak number of saved states): the measure 
 tests and ``benchmarks/bench_while_grad.py`` read.
 """
 
+import bisect
 from math import comb
 
 #: The most snapshots a memory budget gives a sweep (``fit_sweep``): Revolve recurses
@@ -98,53 +100,39 @@ last_stats = None
 
 
 class Tape:
-    """Per-trip records stacked per leaf in buffers that double when full; with a
-    ``limit``, the buffers (old and new together while they grow) never hold more than
-    ``limit`` bytes: :meth:`push` says False to a record they cannot take."""
+    """Per-trip records stacked per leaf in chunks, each as large as all before it (the
+    capacity doubles, and nothing is copied when it does); with a ``limit``, the chunks
+    never hold more than ``limit`` bytes: :meth:`push` says False to a record they
+    cannot take."""
 
     def __init__(self, xp, capacity=16, limit=None):
-        self.xp, self.capacity, self.size, self.limit = xp, capacity, 0, limit
-        self.buffers = None
-        self.peak_bytes = 0
-
-    def _rows(self, row_bytes, wanted, held=0):
-        """Rows of a new buffer set: ``wanted``, or as many as fit beside ``held``."""
-        if self.limit is None or row_bytes == 0:
-            return wanted
-        return min(wanted, (self.limit - held) // row_bytes)
+        self.xp, self.limit, self.first_rows = xp, limit, capacity
+        self.starts, self.chunks = [], []   # per chunk: its first trip, its buffers
+        self.size = self.capacity = self.nbytes = 0
 
     def push(self, record):
         """Append a trip's record; False (and nothing kept) when the limit forbids it."""
-        row = sum(int(x.nbytes) for x in record)
-        if self.buffers is None:
-            self.capacity = self._rows(row, self.capacity)
-            if self.capacity < 1:
+        if self.size == self.capacity:
+            row = sum(int(x.nbytes) for x in record)
+            rows = max(self.capacity, self.first_rows)
+            if self.limit is not None and row:
+                rows = min(rows, (self.limit - self.nbytes) // row)
+            if rows < 1:
                 return False
-            self.buffers = [self.xp.empty((self.capacity,) + tuple(x.shape), x.dtype)
-                            for x in record]
-        elif self.size == self.capacity:
-            grown_to = self._rows(row, 2 * self.capacity, self.capacity * row)
-            if grown_to <= self.capacity:
-                return False
-            grown = []
-            for b in self.buffers:
-                g = self.xp.empty((grown_to,) + tuple(b.shape[1:]), b.dtype)
-                g[:self.size] = b
-                grown.append(g)
-            self.peak_bytes = max(self.peak_bytes, (self.capacity + grown_to) * row)
-            self.buffers, self.capacity = grown, grown_to
-        for b, x in zip(self.buffers, record):
-            b[self.size] = x
+            self.starts.append(self.size)
+            self.chunks.append([self.xp.empty((rows,) + tuple(x.shape), x.dtype)
+                                for x in record])
+            self.capacity += rows
+            self.nbytes += rows * row
+        for b, x in zip(self.chunks[-1], record):
+            b[self.size - self.starts[-1]] = x
         self.size += 1
-        self.peak_bytes = max(self.peak_bytes, self.nbytes)
         return True
 
-    @property
-    def nbytes(self):
-        return sum(int(b.nbytes) for b in self.buffers or ())
-
     def __getitem__(self, i):
-        return [b[i, ...] for b in self.buffers]   # (0-d arrays, never NumPy scalars)
+        c = bisect.bisect_right(self.starts, i) - 1
+        return [b[i - self.starts[c], ...] for b in self.chunks[c]]   # (0-d arrays, never
+        # NumPy scalars)
 
 
 def reverse_sweep(more, step, back, init, acc, xp, checkpoints=None, count=None,
@@ -208,10 +196,9 @@ def _taped(more, step, back, state, acc, xp, stats, tape=None):
         state, record = step(state)
         stats.forward_steps += 1
         if not tape.push(record):
-            stats.peak_bytes = max(stats.peak_bytes, tape.peak_bytes)
             return False, (state, stats.forward_steps)
         stats.hold()
-        stats.peak_bytes = max(stats.peak_bytes, tape.peak_bytes)
+        stats.peak_bytes = max(stats.peak_bytes, tape.nbytes)
     stats.trips = tape.size
     for i in range(tape.size - 1, -1, -1):
         acc = back(tape[i], acc)

@@ -16,7 +16,7 @@ accumulated cotangents:
 * with ``while_loop_checkpoints = k``: ``(k - 1) S`` more (the snapshots besides the
   initial state, an operand): a bound for any trip count;
 * taped (the default, no budget): nothing more. The tape's ``n R`` bytes (up to twice
-  that while its buffers double) are not in the reported peak: ``n`` is unknown when
+  that: its capacity doubles) are not in the reported peak: ``n`` is unknown when
   the program is planned.
 
 Under ``jit(f, memory_budget=bytes)`` (:func:`fit_sweeps`, called by
