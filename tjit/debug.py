@@ -10,6 +10,7 @@ import sys
 
 import numpy as np
 
+from tjit._namespace import publish
 from tjit.lax._elementwise import asarray_for_lax
 from tjit.primitives.callbacks import FlatCallback, debug_callback_p
 from tjit.tracing.core import Array, Tracer
@@ -169,3 +170,6 @@ def print(fmt=None, *args, ordered=False, partitioned=False, skip_format_check=F
         raise TypeError(f"debug_print received unexpected arguments in the two-call form: "
                         f"args={args} kwargs={kwargs}")
     return _print
+
+
+publish(globals())  # (print and callback: eager entry points, tab completion lists them)
