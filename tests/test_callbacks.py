@@ -34,7 +34,7 @@ def _show(x, y):
 
 def _expected(x, y):
     x, y = np.asarray(x, np.float32), np.asarray(y, np.float32)
-    return "x={x} y={} sum={s:.3f}".format(y, x=x, s=x.sum())
+    return f"x={x} y={y} sum={x.sum():.3f}"
 
 
 def test_print_eager_and_jit_format_the_runtime_values_each_call(capsys):
@@ -63,7 +63,7 @@ def test_print_uses_the_call_sites_numpy_print_options(capsys):
     with np.printoptions(precision=2):
         f = tjit.jit(lambda v: tjit.debug.print("{}", v) or v)
         with np.printoptions(precision=2):
-            want = "{}".format(x)
+            want = f"{x}"
         f(x)
     assert _lines(capsys) == [want]
 
@@ -78,7 +78,7 @@ def test_print_under_vmap_prints_each_element_as_a_python_loop(capsys):
 
     for fn in (tjit.vmap(f), tjit.jit(tjit.vmap(f))):
         np.testing.assert_array_equal(np.asarray(fn(xs)), xs * 2)
-        assert _lines(capsys) == ["row {} with {}".format(x, y) for x in xs]
+        assert _lines(capsys) == [f"row {x} with {y}" for x in xs]
 
 
 def test_print_under_grad_and_jvp_shows_the_primal(capsys):
@@ -89,10 +89,10 @@ def test_print_under_grad_and_jvp_shows_the_primal(capsys):
     x = np.float32([0.1, 0.7])
     for g in (tjit.grad(f), tjit.jit(tjit.grad(f))):
         np.testing.assert_allclose(np.asarray(g(x)), np.cos(x.astype(np.float64)), rtol=1e-6)
-        assert _lines(capsys) == ["x={}".format(x)]
-    out, t = tjit.jvp(f, (x,), (np.ones(2, np.float32),))
+        assert _lines(capsys) == [f"x={x}"]
+    _, t = tjit.jvp(f, (x,), (np.ones(2, np.float32),))
     np.testing.assert_allclose(float(t), np.cos(x.astype(np.float64)).sum(), rtol=1e-6)
-    assert _lines(capsys) == ["x={}".format(x)]
+    assert _lines(capsys) == [f"x={x}"]
 
 
 def test_print_checks_its_arguments_at_the_call():
@@ -142,7 +142,7 @@ def test_callbacks_in_scan_while_and_cond_bodies_under_jit(capsys):
     carry, ys = tjit.jit(lambda v: lax.scan(body, np.float32(0.0), v))(xs)
     c, want_lines, want_ys = np.float32(0.0), [], []
     for x in xs:  # the Python loop the scan stands for
-        want_lines.append("c={} x={}".format(c, x))
+        want_lines.append(f"c={c} x={x}")
         c = c + 2 * x
         want_ys.append(2 * x)
     assert _lines(capsys) == want_lines
@@ -250,13 +250,13 @@ def test_pure_callback_vmap_methods_vs_a_python_loop(method):
 
 
 def test_pure_callback_vmap_needs_a_method_and_in_axes_other_than_zero():
-    f = lambda x: tjit.pure_callback(np.sin, F32, x)  # noqa: E731
+    f = lambda x: tjit.pure_callback(np.sin, F32, x)
     with pytest.raises(NotImplementedError, match="vmap_method"):
         tjit.vmap(f)(np.ones(3, np.float32))
     with pytest.raises(ValueError, match="vmap_method must be one of"):
         tjit.pure_callback(np.sin, F32, 1.0, vmap_method="bad")
     xs = np.arange(6, dtype=np.float32).reshape(2, 3)
-    g = lambda x: tjit.pure_callback(lambda v: np.cumsum(v).astype(np.float32),  # noqa: E731
+    g = lambda x: tjit.pure_callback(lambda v: np.cumsum(v).astype(np.float32),
                                      tjit.ShapeDtypeStruct((2,), jnp.float32), x,
                                      vmap_method="sequential")
     got = tjit.vmap(g, in_axes=1)(xs)
@@ -274,7 +274,7 @@ def test_pure_callback_in_a_scan_vs_numpy():
 
 
 def test_pure_callback_has_no_derivative_but_custom_jvp_gives_one():
-    f = lambda x: tjit.pure_callback(np.sin, F32, x)  # noqa: E731
+    f = lambda x: tjit.pure_callback(np.sin, F32, x)
     with pytest.raises(ValueError, match="Pure callbacks do not support JVP"):
         tjit.grad(f)(np.float32(0.3))
     with pytest.raises(ValueError, match="IO callbacks do not support JVP"):
@@ -299,7 +299,7 @@ def test_pure_callback_has_no_derivative_but_custom_jvp_gives_one():
 # -- io_callback -----------------------------------------------------------------------------
 def test_io_callback_vmap_unordered_runs_per_element_ordered_refuses():
     seen = []
-    f = lambda x: io_callback(lambda v: seen.append(float(v)) or v * 2, F32, x)  # noqa: E731
+    f = lambda x: io_callback(lambda v: seen.append(float(v)) or v * 2, F32, x)
     xs = np.float32([1.0, 2.0, 3.0])
     np.testing.assert_array_equal(np.asarray(tjit.jit(tjit.vmap(f))(xs)), xs * 2)
     assert seen == [1.0, 2.0, 3.0]
@@ -372,3 +372,69 @@ def test_public_names_and_their_examples():
         assert tests and tests[0].examples
         for t in tests:
             assert not runner.run(t, out=lambda _: None).failed, fun.__name__
+
+
+# -- other backends: the same host step --------------------------------------------------------
+def _backend_program(log):
+    def f(xs):
+        def body(c, x):
+            tjit.debug.print("c={} x={}", c, x, ordered=True)
+            y = tjit.pure_callback(lambda a: (a * 2).astype(np.float32), F32, x)
+            return c + y, y
+        c, ys = lax.scan(body, np.float32(0.0), jnp.exp(xs))
+        io_callback(lambda v: log.append(v), None, ys * 3, ordered=True)
+        return c, ys
+    return f
+
+
+def _check_backend(run, capsys):
+    xs = np.float32([0.5, -1.0, 2.0])
+    log = []
+    c, ys = run(_backend_program(log), xs)
+    e = np.exp(xs.astype(np.float64))
+    np.testing.assert_allclose(np.asarray(ys), 2 * e, rtol=1e-5)
+    np.testing.assert_allclose(float(c), 2 * e.sum(), rtol=1e-5)
+    np.testing.assert_allclose(log[0], 6 * e, rtol=1e-5)
+    printed = _lines(capsys)
+    assert [line.split(" x=")[0] for line in printed] == [
+        "c=0.0", f"c={np.float32(2 * e[0])}", f"c={np.float32(2 * e[:2].sum())}"]
+
+
+def _backend_param(name):
+    from tjit.devices import hls_compile, opencl_context
+    reason = {"opencl": opencl_context.unavailable_reason,
+              "hls": hls_compile.unavailable_reason}[name]()
+    marks = [pytest.mark.skipif(reason is not None, reason=str(reason))]
+    return pytest.param(name, marks=marks + ([pytest.mark.opencl] if name == "opencl" else []))
+
+
+@pytest.mark.parametrize("backend", [_backend_param("opencl"), _backend_param("hls")])
+def test_callbacks_run_as_host_steps_on_the_opencl_and_hls_backends(backend, capsys):
+    _check_backend(lambda f, x: tjit.jit(f, backend=backend)(x), capsys)
+
+
+def test_callbacks_on_the_simulated_cuda_device(monkeypatch, capsys):
+    """Operands come from device arrays to NumPy; results go back as device arrays."""
+    from tests.devices.fake_cupy import FakeDeviceArray, simulated_gpu
+    monkeypatch.delenv("TJIT_PLATFORMS", raising=False)
+    with simulated_gpu(monkeypatch):
+        seen = []
+
+        def run(f, x):
+            def g(v):
+                io_callback(lambda a: seen.append(type(a)), None, v, ordered=True)
+                return f(v)
+            out = tjit.jit(g, backend="cuda")(x)
+            assert type(out[1]._value) is FakeDeviceArray
+            return out
+
+        _check_backend(run, capsys)
+        assert seen == [np.ndarray]
+
+
+@pytest.mark.cuda
+def test_callbacks_on_a_real_gpu(capsys):
+    from tjit.devices import cuda
+    if cuda.unavailable_reason() is not None:
+        pytest.skip(f"no usable GPU: {cuda.unavailable_reason()}")
+    _check_backend(lambda f, x: tjit.jit(f, backend="cuda")(x), capsys)

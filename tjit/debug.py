@@ -16,7 +16,7 @@ from tjit.primitives.callbacks import FlatCallback, debug_callback_p
 from tjit.tracing.core import Array, Tracer
 from tjit.tracing.tree_util import tree_flatten
 
-__all__ = ["print", "callback"]
+__all__ = ["callback", "print"]
 
 _DYNAMIC = (Array, Tracer, np.ndarray, np.generic, bool, int, float, complex)
 
@@ -124,7 +124,7 @@ class _Printer:
         return hash((self.fmt, self.printoptions))
 
 
-def print(fmt=None, *args, ordered=False, partitioned=False, skip_format_check=False,  # noqa: A001
+def print(fmt=None, *args, ordered=False, partitioned=False, skip_format_check=False,
           **kwargs):
     """Prints ``fmt.format(*args, **kwargs)`` with the run-time values (as
     ``jax.debug.print``): at once eagerly, and under ``jit`` each time the compiled

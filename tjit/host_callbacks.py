@@ -12,7 +12,7 @@ from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray
 from tjit.tracing.tree_util import tree_flatten, tree_unflatten
 
-__all__ = ["pure_callback", "io_callback"]
+__all__ = ["io_callback", "pure_callback"]
 
 
 def _result_avals(op, result_shape_dtypes):

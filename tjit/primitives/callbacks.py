@@ -24,17 +24,17 @@ import dataclasses
 
 import numpy as np
 
-from tjit.tracing import dtypes
-from tjit.tracing.avals import ShapedArray
-from tjit.tracing.core import get_aval, never_weak
-from tjit.tracing.errors import TjitError
-from tjit.tracing.jaxpr import ClosedJaxpr
-from tjit.tracing.jaxpr_trace import convert_constvars_jaxpr, trace_to_jaxpr
-from tjit.tracing.tree_util import tree_leaves, tree_unflatten
 from tjit.primitives import rules as _r
 from tjit.primitives.base import new_primitive
 from tjit.primitives.control_flow import scan_p
 from tjit.primitives.structural import broadcast_in_dim_p
+from tjit.tracing import dtypes
+from tjit.tracing.avals import ShapedArray
+from tjit.tracing.core import get_aval, is_device_value, never_weak, to_host
+from tjit.tracing.errors import TjitError
+from tjit.tracing.jaxpr import ClosedJaxpr
+from tjit.tracing.jaxpr_trace import convert_constvars_jaxpr, trace_to_jaxpr
+from tjit.tracing.tree_util import tree_leaves, tree_unflatten
 
 #: ``pure_callback``'s ``vmap_method`` values (JAX's list).
 VMAP_METHODS = ("sequential", "sequential_unrolled", "expand_dims", "broadcast_all",
@@ -77,11 +77,11 @@ class FlatCallback:
 
 
 # -- the host call shared by the three primitives --------------------------------------------
-def _to_host(xp, a):
+def _to_host(a):
     """A NumPy copy of an operand that the callback may keep (read-only, as JAX's
-    arrays): a compiled plan reuses the buffer it came from."""
-    host = getattr(xp, "asnumpy", None) if xp is not np else None
-    out = host(a) if host is not None else np.array(a, copy=True)
+    arrays): a compiled plan reuses the buffer it came from; a device array (CuPy)
+    comes to the host through its registered hooks."""
+    out = np.asarray(to_host(a)) if is_device_value(a) else np.array(a, copy=True)
     out.flags.writeable = False
     return out
 
@@ -113,7 +113,7 @@ def _check_results(op, callback, out, result_avals):
 
 
 def _call(op, xp, args, callback, result_avals):
-    out = callback(*[_to_host(xp, a) for a in args])
+    out = callback(*[_to_host(a) for a in args])
     out = _check_results(op, callback, out, result_avals)
     return out if xp is np else [xp.asarray(o) for o in out]
 
@@ -236,7 +236,7 @@ def _debug_callback_batch(args, dims, **params):
 
 
 def _pure_callback_batch(args, dims, *, callback, result_avals, vmap_method):
-    params = dict(callback=callback, result_avals=result_avals, vmap_method=vmap_method)
+    params = {"callback": callback, "result_avals": result_avals, "vmap_method": vmap_method}
     if vmap_method in ("sequential", "sequential_unrolled"):
         return _sequential(pure_callback_p, args, dims, params)
     size = _axis_size(args, dims)
@@ -267,7 +267,7 @@ def _io_callback_batch(args, dims, *, callback, result_avals, ordered):
         raise ValueError(f"Cannot `vmap` ordered IO callback (callback {callback.name}); "
                          f"use ordered=False, or call io_callback outside vmap")
     return _sequential(io_callback_p, args, dims,
-                       dict(callback=callback, result_avals=result_avals, ordered=False))
+                       {"callback": callback, "result_avals": result_avals, "ordered": False})
 
 
 debug_callback_p.batch = _debug_callback_batch
