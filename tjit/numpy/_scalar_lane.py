@@ -20,12 +20,12 @@ import numpy as np
 
 from tjit.config import config
 from tjit.tracing.core import Array, fast_runner2, quiet_ufunc_runner
-from tjit.tracing.fp_quiet import quiet_off, quiet_on
+from tjit.tracing.fp_quiet import quiet_call, quiet_run
 from tjit.numpy._core import check_int_fits, scalar_as
 
 _ndarray, _asarray = np.ndarray, np.asarray
-#: ``o = new_array(Array)``, then both slots set (``o._value``, ``o._weak``): an Array
-#: without its __init__'s Python call, for the results the fast lanes wrap
+#: ``o = new_array(Array)``, then all slots set (``o._value``, ``o._weak``, ``o._sig``):
+#: an Array without its __init__'s Python call, for the results the fast lanes wrap
 new_array = Array.__new__
 
 
@@ -84,17 +84,22 @@ def plan(run, promoted, array_dtype, number_type, side):
         if e is None or (not v and copysign(1.0, v) < 0):  # (-0.0 == 0.0 as keys)
             e = entry(v)
         s, fn, quiet = e
-        if quiet:
-            token = quiet_on()
-            try:
-                out = fn(vx, s) if side else fn(s, vx)
-            finally:
-                quiet_off(token)
-        else:
+        if not quiet:
             out = fn(vx, s) if side else fn(s, vx)
+        elif side:
+            try:
+                out = quiet_run(fn, vx, s)
+            except RuntimeError:  # its context in use (fp_quiet.quiet_run)
+                out = quiet_call(fn, vx, s)
+        else:
+            try:
+                out = quiet_run(fn, s, vx)
+            except RuntimeError:
+                out = quiet_call(fn, s, vx)
         o = new_array(Array)
         o._value = out if type(out) is _ndarray else _asarray(out)
         o._weak = weak
+        o._sig = None  # (any shape: its signature id is looked up if a lane needs it)
         return o
     return replay
 

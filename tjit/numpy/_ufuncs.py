@@ -8,13 +8,13 @@ import numpy as np
 from tjit.config import config as _config
 from tjit.tracing import dtypes
 from tjit.tracing.core import Array as _Array
-from tjit.tracing.core import DirectCall as _DirectCall
 from tjit.tracing.core import EvalTrace as _EvalTrace
 from tjit.primitives.elementwise import integer_pow_p as _integer_pow_p
 from tjit.tracing.core import fast_runner as _fast_runner
+from tjit.tracing.core import signature as _signature
 from tjit.tracing.core import fast_runner1 as _fast_runner1, fast_runner2 as _fast_runner2
 from tjit.tracing.core import trace_ctx as _trace_ctx
-from tjit.tracing.fp_quiet import quiet_off as _quiet_off, quiet_on as _quiet_on
+from tjit.tracing.fp_quiet import quiet_call as _quiet_call, quiet_run as _quiet_run
 from tjit.tracing.traceback_util import filter_at_entry as _filter_at_entry
 from tjit import lax
 from tjit.transforms.custom_derivatives import custom_jvp
@@ -25,6 +25,7 @@ from tjit.numpy._core import (
 from tjit.numpy._core import defers_to as _defers_to
 from tjit.numpy._core import promote_args_numeric as _promote_args_numeric
 from tjit.numpy import _mixed_lane, _scalar_lane
+from tjit.numpy._mixed_lane import CastLane as _CastLane, Lane as _Lane
 
 
 _ndarray, _asarray = np.ndarray, np.asarray
@@ -58,13 +59,6 @@ def _keep(runs, key, run):
     if len(runs) > 512:
         runs.clear()
     runs[key] = run
-
-
-def _lane_entry(run):
-    """What a two-Array table keeps for ``run``: its one NumPy call (a DirectCall, made
-    inline by the function: one Python call less) where it is one, else ``run``."""
-    direct = getattr(run, "direct", None)
-    return run if direct is None else direct
 
 
 def _one_in(name, lax_fn, inexact=False, doc=None):
@@ -106,8 +100,8 @@ def _two_in(name, lax_fn, inexact=False, doc=None):
     prim_for = _eager_prim(lax_fn)
     promote = promote_args_inexact if inexact else promote_args
 
-    # (shape, dtype, weak) of two NumPy-backed operands -> their fast-lane call, or
-    # the replay of a call that promoted or broadcast them (_mixed_lane.plan)
+    # the signature ids of two NumPy-backed operands -> the record of their fast-lane
+    # call, or the plan of a call that promoted or broadcast them (_mixed_lane)
     runs = {}
     # (dtype, weak of the Array, the Python number's type) -> the replay of what the
     # signature's first call did (_scalar_lane.plan; any shape: the number broadcasts);
@@ -132,13 +126,11 @@ def _two_in(name, lax_fn, inexact=False, doc=None):
         run = _fast_runner2(prim_for(px._value.dtype), px, py)
         out = lax_fn(px, py) if run is None else run(px._value, py._value)
         if type(_trace_ctx.trace) is _EvalTrace:
-            replay = _mixed_lane.plan(run or _fast_runner2(prim_for(px._value.dtype), px, py),
-                                      (px, py), x, y, with_arrays,
-                                      px._value.dtype not in _SIXTY_FOUR_BIT)
-            if replay is not None:
-                vx, vy = x._value, y._value
-                _keep(runs, (vx.shape, vx.dtype, x._weak, vy.shape, vy.dtype, y._weak),
-                      _lane_entry(replay))
+            record = _mixed_lane.plan(
+                run or _fast_runner2(prim_for(px._value.dtype), px, py), (px, py), x, y, out,
+                with_arrays, px._value.dtype not in _SIXTY_FOUR_BIT)
+            if record is not None:
+                _keep(runs, (_signature(x), _signature(y)), record)
         return out
 
     def entry_point(operator=None, reflected=False):
@@ -155,27 +147,42 @@ def _two_in(name, lax_fn, inexact=False, doc=None):
                 if tx is _Array:
                     vx = x._value
                     if ty is _Array:
-                        vy = y._value
                         if type(_trace_ctx.trace) is _EvalTrace:
-                            run = runs.get((vx.shape, vx.dtype, x._weak, vy.shape, vy.dtype,
-                                            y._weak))
-                            if run is not None and type(vx) is _ndarray and \
-                                    type(vy) is _ndarray:
-                                if type(run) is not _DirectCall:
-                                    return run(vx, vy)
-                                fn, quiet, weak = run  # one NumPy call (_lane_entry)
-                                if quiet:
-                                    token = _quiet_on()
-                                    try:
-                                        out = fn(vx, vy)
-                                    finally:
-                                        _quiet_off(token)
+                            # the plan of these two signatures (_mixed_lane), if seen
+                            sx, sy = x._sig, y._sig
+                            if sx is None:
+                                sx = _signature(x)
+                            if sy is None:
+                                sy = _signature(y)
+                            lane = runs.get((sx, sy))  # (None: not NumPy-backed, no plan)
+                            if lane is not None:
+                                vy = y._value
+                                tl = type(lane)
+                                if tl is _Lane:
+                                    fn, quiet, weak, sig = lane
+                                elif tl is _CastLane:
+                                    fn, quiet, weak, sig, cast_x, cast_y, x64 = lane
+                                    if x64 is not None and _config.enable_x64 is not x64:
+                                        return with_arrays(x, y)  # re-plans
+                                    if cast_x is not None:
+                                        vx = vx.astype(cast_x)
+                                    if cast_y is not None:
+                                        vy = vy.astype(cast_y)
                                 else:
+                                    return lane(vx, vy)
+                                if not quiet:
                                     out = fn(vx, vy)
+                                else:
+                                    try:
+                                        out = _quiet_run(fn, vx, vy)
+                                    except RuntimeError:  # (its context in use: fp_quiet)
+                                        out = _quiet_call(fn, vx, vy)
                                 o = _new_array(_Array)
                                 o._value = out if type(out) is _ndarray else _asarray(out)
                                 o._weak = weak
+                                o._sig = sig
                                 return o
+                        vy = y._value
                         if (vx.dtype == vy.dtype and vx.shape == vy.shape and
                                 x._weak is y._weak and (not inexact or _kept(vx.dtype))):
                             # nothing to promote or broadcast (the common eager call): the
@@ -184,11 +191,13 @@ def _two_in(name, lax_fn, inexact=False, doc=None):
                                     type(_trace_ctx.trace) is _EvalTrace:
                                 run = _fast_runner2(prim_for(vx.dtype), x, y)
                                 if run is not None:
+                                    out = run(vx, vy)
                                     # (x64 aside)
                                     if not inexact or vx.dtype in _NARROW_INEXACT:
-                                        _keep(runs, (vx.shape, vx.dtype, x._weak, vy.shape,
-                                                     vy.dtype, y._weak), _lane_entry(run))
-                                    return run(vx, vy)
+                                        record = _mixed_lane.lane(run, out)
+                                        if record is not None:
+                                            _keep(runs, (x._sig, y._sig), record)
+                                    return out
                             return lax_fn(x, y)
                         if prim_for is not None and type(_trace_ctx.trace) is _EvalTrace and \
                                 type(vx) is _ndarray and type(vy) is _ndarray:
@@ -396,7 +405,7 @@ def _numpy_lane(name, numpy_form, general):
     composite; later ones that call with NumPy's warnings off (a Python number operand
     through _scalar_lane's plans). Traced calls (jit, grad, vmap) see the composite
     only."""
-    runs = {}  # (shape, dtype, weak) of two NumPy-backed Arrays of one dtype -> run
+    runs = {}  # signature ids of two NumPy-backed Arrays of one dtype -> run
     number_right, number_left = {}, {}  # as in _two_in
 
     def remember(x, y, out, ufunc):
@@ -405,7 +414,7 @@ def _numpy_lane(name, numpy_form, general):
             vx, vy = x._value, y._value
             if (type(vx) is _ndarray and type(vy) is _ndarray and vx.dtype == vy.dtype
                     == out.dtype and x._weak is y._weak):
-                _keep(runs, (vx.shape, vx.dtype, x._weak, vy.shape, vy.dtype, y._weak), run)
+                _keep(runs, (_signature(x), _signature(y)), run)
             return
         side = 1 if type(x) is _Array else 0
         arr, number_type = (x, type(y)) if side else (y, type(x))
@@ -425,11 +434,11 @@ def _numpy_lane(name, numpy_form, general):
                 if tx is _Array and type(x._value) is _ndarray:
                     vx = x._value
                     if ty is _Array:
-                        vy = y._value
-                        run = runs.get((vx.shape, vx.dtype, x._weak, vy.shape, vy.dtype,
-                                        y._weak))
-                        if run is not None and type(vy) is _ndarray:
-                            return run(vx, vy)
+                        sx, sy = x._sig, y._sig
+                        run = runs.get((_signature(x) if sx is None else sx,
+                                        _signature(y) if sy is None else sy))
+                        if run is not None:  # (a signature id: NumPy-backed)
+                            return run(vx, y._value)
                     elif ty is float or ty is int or ty is complex:
                         replay = number_right.get((vx.dtype, x._weak, ty))
                         out = None if replay is None else replay(vx, y)

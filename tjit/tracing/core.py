@@ -15,6 +15,7 @@ How a primitive runs (read this first):
 """
 
 import contextlib
+import itertools
 import threading
 import typing
 
@@ -22,7 +23,7 @@ import numpy as np
 
 from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray, aval_of_value
-from tjit.tracing.fp_quiet import quiet_off, quiet_on
+from tjit.tracing.fp_quiet import quiet_call, quiet_run
 from tjit.tracing.traceback_util import filter_at_entry
 from tjit.tracing.errors import (
     ConcretizationTypeError, TracerBoolConversionError, TracerIntegerConversionError,
@@ -363,19 +364,17 @@ def _runner(prim, weak, ufunc, quiet, n):
             return Array(np.asarray(out), weak)
     elif quiet and n == 2:
         def run(vx, vy):
-            token = quiet_on()
             try:
-                out = ufunc(vx, vy)
-            finally:
-                quiet_off(token)
+                out = quiet_run(ufunc, vx, vy)
+            except RuntimeError:  # its context in use (fp_quiet.quiet_run)
+                out = quiet_call(ufunc, vx, vy)
             return Array(out if type(out) is np.ndarray else np.asarray(out), weak)
     elif quiet:
         def run(vx):
-            token = quiet_on()
             try:
-                out = ufunc(vx)
-            finally:
-                quiet_off(token)
+                out = quiet_run(ufunc, vx)
+            except RuntimeError:  # its context in use (fp_quiet.quiet_run)
+                out = quiet_call(ufunc, vx)
             return Array(out if type(out) is np.ndarray else np.asarray(out), weak)
     elif n == 2:  # integer/bool operands of a ufunc that cannot warn on them, or a
         def run(vx, vy):   # primitive's eager_numpy call (two operands: no *args)
@@ -388,6 +387,32 @@ def _runner(prim, weak, ufunc, quiet, n):
     if ufunc is not None:  # what it calls, for callers that fuse it into their own call
         run.direct = DirectCall(ufunc, quiet, weak)
     return run
+
+
+#: (shape, dtype, weak) of a NumPy-backed Array -> its signature id (:func:`signature`).
+#: Ids are never reused (a counter), so the table may be cleared when it grows: an Array
+#: that still holds an old id keeps a correct key, and a new id for the same signature
+#: only costs a plan more
+_signature_ids = {}
+_next_signature_id = itertools.count(1).__next__
+
+
+def signature(x):
+    """The signature id of the Array ``x``: a small int naming its (shape, dtype, weak)
+    when its value is a NumPy array, else None. Computed once per Array (kept in its
+    ``_sig`` slot): eager lanes key their per-signature plans with it, since hashing
+    one int is cheaper than hashing the shape, the dtype and the flag on every call."""
+    v = x._value
+    if type(v) is not np.ndarray:
+        return None
+    key = (v.shape, v.dtype, x._weak)
+    sig = _signature_ids.get(key)
+    if sig is None:
+        if len(_signature_ids) > 65536:
+            _signature_ids.clear()
+        sig = _signature_ids.setdefault(key, _next_signature_id())
+    x._sig = sig
+    return sig
 
 
 class DirectCall(typing.NamedTuple):
@@ -500,12 +525,15 @@ class Array:
     ``tjit.numpy`` so that Array and Tracer share one definition.
     """
 
-    __slots__ = ("_value", "_weak", "__weakref__")
+    # _sig: the signature id of a NumPy-backed Array (:func:`signature`), or None until
+    # an eager lane asks for it; whoever builds an Array without __init__ sets all three
+    __slots__ = ("_value", "_weak", "_sig", "__weakref__")
     __array_priority__ = 100
 
     def __init__(self, value, weak_type=False):
         self._value = value
         self._weak = weak_type
+        self._sig = None
 
     @property
     def aval(self):
@@ -682,6 +710,7 @@ class Array:
         v = self._value
         if type(v) is not _DeletedBuffer:
             self._value = _DeletedBuffer(v.shape, v.dtype)
+            self._sig = None  # no longer NumPy-backed: the eager lanes must not serve it
 
     def is_deleted(self):
         """True once :meth:`delete` ran (e.g. after the array was donated to a jit call)."""

@@ -3,10 +3,11 @@
 JAX returns inf/NaN silently for ``log(-1)``, ``1/0`` and overflow, so eager tjit must not
 warn either. ``np.errstate`` builds a context manager per call; on NumPy 2 the error state
 is a context variable, and setting it directly costs a third as much (this runs on every
-eager op). Used by the primitives' impls (:func:`quiet`) and by the eager fast lane in
-``tracing/core.py`` (:data:`quiet_on` / :data:`quiet_off`).
+eager op). Used by the primitives' impls (:func:`quiet`) and by the eager fast lanes
+(:data:`quiet_run`, :data:`quiet_on` / :data:`quiet_off`).
 """
 
+import contextvars
 import functools
 
 import numpy as np
@@ -29,6 +30,39 @@ else:  # pragma: no cover - NumPy without the context variable: an entered np.er
 
     def quiet_off(state):
         state.__exit__(None, None, None)
+
+
+def quiet_call(fn, *args):
+    """``fn(*args)`` with NumPy's floating-point warnings off (:data:`quiet_on` around it):
+    the fallback of :data:`quiet_run`."""
+    token = quiet_on()
+    try:
+        return fn(*args)
+    finally:
+        quiet_off(token)
+
+
+def _quiet_context():
+    """A context of its own in which NumPy's warnings are off (every other context
+    variable at its default: entered only around a NumPy ufunc call)."""
+    context = contextvars.Context()
+    context.run(_extobj_contextvar.set, _IGNORE_ALL)
+    return context
+
+
+#: ``quiet_run(ufunc, *args)``: the ufunc called with NumPy's warnings off, by entering a
+#: context made once where they are off: one C call, a third of what switching the
+#: variable on and off around the call costs (the eager lanes' form, on every operation).
+#: A context is entered by one thread at a time: where it is in use (another thread's
+#: call at the same moment, or a nested one) it raises RuntimeError, and the caller
+#: takes :func:`quiet_call` instead (NumPy's calls raise no RuntimeError of their own,
+#: and calling one again does the same). For NumPy calls only (a ufunc, or a short
+#: function of NumPy calls): code that reads other context variables would see their
+#: defaults.
+if _extobj_contextvar is not None:
+    quiet_run = _quiet_context().run
+else:  # pragma: no cover - NumPy without the context variable
+    quiet_run = quiet_call
 
 
 def quiet(impl):
