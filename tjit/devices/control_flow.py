@@ -272,8 +272,8 @@ class _NativeSweep:
     def count(self, cc, bc, state):
         """(trips of the loop from ``state``, forward steps run)."""
         n, more, state = 0, True, list(state)
-        while more:
-            _, k, state, more = self._scan(cc, bc, state, self.burst)
+        while more:   # (each scan's rows dropped before the next one runs)
+            k, state, more = self._scan(cc, bc, state, self.burst)[1:]
             n += k
         return n, n
 
