@@ -1284,6 +1284,11 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
         program of its own. When the saved residuals of ``lax.scan``/``fori_loop``
         exceed the budget, their bodies are checkpointed (recomputed per iteration),
         and if that is not enough they run in checkpointed chunks of ~sqrt(length).
+        Reverse mode through ``while_loop`` (and ``fori_loop`` with traced bounds)
+        stays within the budget for any trip count: each loop's reverse sweep tapes
+        records while they fit what the rest of the program leaves, and a longer loop
+        is reversed by Revolve from as many loop states as fit
+        (``tjit/xla_like/sweep_memory.py``); the peak counts that allowance.
     """
     if unsupported:
         bad = ", ".join(sorted(unsupported))
