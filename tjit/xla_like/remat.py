@@ -81,7 +81,10 @@ from kept checkpoints, with shared or per-reader copies. Not covered: the bodies
 counted as recomputable: a scan over layers is not rematerialized here; when no plan
 fits, ``jit`` traces the function again with every scan body checkpointed, then with
 scans split into checkpointed chunks, ``transforms/loop_remat.py``, and plans those here; see also
-``checkpoint``/``while_loop_checkpoints`` for the AD-level choices); one plan for every size
+``checkpoint``/``while_loop_checkpoints`` for the AD-level choices); the reverse sweeps of
+``while`` loops are planned at their least (a snapshot: the initial state) and, once a plan
+is chosen, get what the budget leaves as their allowance (``sweep_memory.py``: a tape
+while it fits, else Revolve: the peak holds for any trip count); one plan for every size
 of a polymorphic program (its peak depends on its sizes: under automatic dynamic shapes
 the dynamic program is planned plain and serves the sizes where its peak fits; a larger
 size has it planned here at that size, ``budget_scope(bytes, sizes)``, and that plan
@@ -269,8 +272,9 @@ def plan_within_budget(module, budget, donated, target):
 
 def _sweeps_note(prog):
     least = sweep_memory.least_bytes(prog, _size_of())
-    return (f" and the reverse sweeps of while loops at least {least} (each holding one "
-            f"loop state, two while stepping, and one trip's record)") if least else ""
+    return (f" and the reverse sweeps of while loops at least {least} (each: the loop "
+            f"states stepped from and to, one trip's record, the accumulated cotangents)"
+            ) if least else ""
 
 
 class _Plan:
