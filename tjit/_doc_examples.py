@@ -1158,11 +1158,11 @@ EXAMPLES = {'jnp.acos': '>>> jnp.acos(jnp.asarray([0.25, 0.5, 0.75]))\n'
 JAX_EXAMPLES = {'jax.block_until_ready': '>>> jax.block_until_ready(jnp.asarray([-1.5, 0.0, 2.5]) * 2)\n'
                           'Array([-3.,  0.,  5.], dtype=float32)',
  'jax.checkpoint': '>>> jax.grad(jax.checkpoint(lambda x: jnp.sin(jnp.sin(x))))(1.0)\n'
-                   'Array(0.36003944, dtype=float32)',
+                   'Array(0.36003944, dtype=float32, weak_type=True)',
  'jax.clear_caches': '>>> jax.clear_caches()',
  'jax.custom_gradient': '>>> jax.grad(jax.custom_gradient(lambda x: (x ** 2, lambda g: (3.0 * '
                         'g,))))(2.0)\n'
-                        'Array(3., dtype=float32)',
+                        'Array(3., dtype=float32, weak_type=True)',
  'jax.default_backend': '>>> jax.default_backend() == jax.local_devices()[0].platform\nTrue',
  'jax.device_count': '>>> jax.device_count() >= jax.local_device_count() >= 1\nTrue',
  'jax.device_get': '>>> jax.device_get(jnp.asarray([-1.5, 0.0, 2.5]))\n'
@@ -1171,7 +1171,7 @@ JAX_EXAMPLES = {'jax.block_until_ready': '>>> jax.block_until_ready(jnp.asarray(
                    'Array([-1.5,  0. ,  2.5], dtype=float32)',
  'jax.eval_shape': '>>> jax.eval_shape(jnp.sin, jnp.ones((2, 3)))\n'
                    'ShapeDtypeStruct(shape=(2, 3), dtype=float32)',
- 'jax.grad': '>>> jax.grad(jnp.sin)(1.0)\nArray(0.5403023, dtype=float32)',
+ 'jax.grad': '>>> jax.grad(jnp.sin)(1.0)\nArray(0.5403023, dtype=float32, weak_type=True)',
  'jax.hessian': '>>> jax.hessian(lambda x: jnp.sum(x ** 3))(jnp.asarray([1.0, 2.0]))\n'
                 'Array([[ 6.,  0.],\n'
                 '       [ 0., 12.]], dtype=float32)',
@@ -1591,7 +1591,7 @@ JAX_EXAMPLES = {'jax.block_until_ready': '>>> jax.block_until_ready(jnp.asarray(
                   'Array([[1., 2.],\n'
                   '       [3., 4.]], dtype=float32)',
  'jax.lax.stop_gradient': '>>> jax.grad(lambda x: x * jax.lax.stop_gradient(x))(3.0)\n'
-                          'Array(3., dtype=float32)',
+                          'Array(3., dtype=float32, weak_type=True)',
  'jax.lax.sub': '>>> jax.lax.sub(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([2.0, 1.0, -0.5]))\n'
                 'Array([-3.5, -1. ,  3. ], dtype=float32)',
  'jax.lax.switch': '>>> jax.lax.switch(2, [jnp.sin, jnp.cos, jnp.tanh], jnp.asarray([-1.5, 0.0, '
@@ -1614,7 +1614,8 @@ JAX_EXAMPLES = {'jax.block_until_ready': '>>> jax.block_until_ready(jnp.asarray(
  'jax.linear_transpose': '>>> jax.linear_transpose(lambda x: jnp.asarray([[1.0, 2.0], [3.0, 4.0]]) '
                          '@ x, jnp.zeros(2))(jnp.asarray([1.0, 2.0]))\n'
                          '(Array([ 7., 10.], dtype=float32),)',
- 'jax.linearize': '>>> jax.linearize(jnp.sin, 1.0)[1](2.0)\nArray(1.0806046, dtype=float32)',
+ 'jax.linearize': '>>> jax.linearize(jnp.sin, 1.0)[1](2.0)\n'
+                  'Array(1.0806046, dtype=float32, weak_type=True)',
  'jax.local_device_count': '>>> jax.local_device_count() == len(jax.local_devices())\nTrue',
  'jax.local_devices': '>>> jax.local_devices()[0].id\n0',
  'jax.make_array_from_process_local_data': '>>> '
@@ -1871,7 +1872,7 @@ JAX_EXAMPLES = {'jax.block_until_ready': '>>> jax.block_until_ready(jnp.asarray(
  'jax.random.wrap_key_data': '>>> jax.random.wrap_key_data(jnp.asarray([0, 42], jnp.uint32))\n'
                              'Array([ 0, 42], dtype=uint32)',
  'jax.remat': '>>> jax.grad(jax.remat(lambda x: jnp.sin(jnp.sin(x))))(1.0)\n'
-              'Array(0.36003944, dtype=float32)',
+              'Array(0.36003944, dtype=float32, weak_type=True)',
  'jax.shard_map': ">>> jax.shard_map(lambda x: x * 2, mesh=jax.make_mesh((1,), ('i',)), "
                   "in_specs=jax.sharding.P('i'), out_specs=jax.sharding.P('i'))(jnp.asarray([-1.5, "
                   '0.0, 2.5]))\n'
@@ -1881,8 +1882,8 @@ JAX_EXAMPLES = {'jax.block_until_ready': '>>> jax.block_until_ready(jnp.asarray(
  'jax.typeof': '>>> jax.typeof(jnp.ones((2, 3)))\nShapedArray(f32[2,3])',
  'jax.value_and_grad': '>>> jax.value_and_grad(jnp.sin)(1.0)\n'
                        '(Array(0.841471, dtype=float32, weak_type=True), Array(0.5403023, '
-                       'dtype=float32))',
- 'jax.vjp': '>>> jax.vjp(jnp.sin, 1.0)[1](2.0)\n(Array(1.0806046, dtype=float32),)',
+                       'dtype=float32, weak_type=True))',
+ 'jax.vjp': '>>> jax.vjp(jnp.sin, 1.0)[1](2.0)\n(Array(1.0806046, dtype=float32, weak_type=True),)',
  'jax.vmap': '>>> jax.vmap(jnp.dot)(jnp.asarray([[1.0, 2.0], [3.0, 0.5]]), jnp.asarray([[1.0, '
              '2.0], [3.0, 0.5]]))\n'
              'Array([5.  , 9.25], dtype=float32)'}

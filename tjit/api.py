@@ -42,6 +42,7 @@ import numpy as np
 from tjit import compile_log
 from tjit import dynamic_shapes as _dyn
 from tjit.config import config
+from tjit import jit_debug as _jit_debug
 # The default backend (and llvmlite) loads with tjit, as JAX loads XLA at import: a new
 # process's first jitted call then costs tracing plus a disk-cache lookup, not ~50 ms of
 # importing the compiler.
@@ -257,6 +258,10 @@ class Jitted:
         # (make_jaxpr compiles nothing: it needs no backend, and no usable one)
         self.backend = _backends.resolve(backend, device, where) if op == "jit" else None
         self.device = device
+        # with neither given, the default_device/platforms options choose, per call
+        self._placed_by_config = op == "jit" and backend is None and device is None
+        self._placement_version = -1   # (resolved again at the first call)
+        self._where = where
         _check_polymorphic_shapes(polymorphic_shapes, self.sig, where)
         self.polymorphic_shapes = polymorphic_shapes
         self._cache = {}
@@ -325,11 +330,22 @@ class Jitted:
                 kwargs[k] = v.value
         return tuple(args), kwargs
 
+    def _follow_config_placement(self):
+        """Re-resolve the backend after ``default_device``/``platforms`` changed (both
+        bump config.version, which every compiled program's key holds)."""
+        if self._placed_by_config and self._placement_version != config.version:
+            self._placement_version = config.version
+            device = _backends.configured_device()
+            self.backend = _backends.resolve(None, device, self._where)
+            self.device = device
+
     # -- calling ---------------------------------------------------------------------------
     @api_boundary
     def __call__(self, *args, **kwargs):
         if not is_eager():
             return self.fun(*args, **kwargs)  # nested under a transformation: inline
+        if config.jit_hooks:   # disable_jit, debug_nans, debug_infs
+            return _jit_debug.call(self, args, kwargs)
         if not kwargs and self._simple:  # fast path: positional tjit Arrays only
             sig = []
             for x in args:
@@ -356,6 +372,11 @@ class Jitted:
                 hit = route.match(leaves, Array) if leaves is not None else None
                 if hit is not None:
                     return self._run_new_size(route, hit, args)
+        return self._call_compiled(args, kwargs)
+
+    def _call_compiled(self, args, kwargs):
+        """The general call path: key the arguments, compile if new, run."""
+        self._follow_config_placement()
         if self._call_argnums and self._call_argnums[-1] >= len(args):
             self._check_call_arity(args)
         dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
@@ -800,6 +821,7 @@ class Jitted:
     @api_boundary
     def lower(self, *args, **kwargs):
         """Trace for these arguments (arrays or ShapeDtypeStructs) without running."""
+        self._follow_config_placement()
         dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
         treedef, sig = self._abstract_signature(dyn_args, dyn_kwargs,
                                                 f"jit({self.__name__}).lower")

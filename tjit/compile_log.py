@@ -72,8 +72,9 @@ _TOP_STAGES = ("trace", "simplify", "compile")
 
 
 def enabled():
-    """Whether trace/compile events are logged at WARNING (``log_compiles``)."""
-    return config.log_compiles
+    """Whether trace/compile events are logged at WARNING (``log_compiles``, or JAX's
+    ``explain_cache_misses``: tjit's records always say why they compiled)."""
+    return config.log_compiles or config.explain_cache_misses
 
 
 def current():
@@ -109,7 +110,7 @@ def recording(fun_name, cause):
 
 
 def log(rec):
-    level = logging.WARNING if config.log_compiles else logging.DEBUG
+    level = logging.WARNING if enabled() else logging.DEBUG
     if logger.isEnabledFor(level):
         logger.log(level, "%s", rec.message())
 
@@ -117,6 +118,6 @@ def log(rec):
 def note(fun_name, message):
     """Log a one-line fact about ``fun_name`` that is not a trace or compile (e.g. a
     fallback decision), at the same level as the records."""
-    level = logging.WARNING if config.log_compiles else logging.DEBUG
+    level = logging.WARNING if enabled() else logging.DEBUG
     if logger.isEnabledFor(level):
         logger.log(level, "%s: %s", fun_name, message)

@@ -1,14 +1,92 @@
-"""Global switches, set through ``tjit.config.update(name, value)`` as in JAX."""
+"""Global switches, set through ``tjit.config.update(name, value)`` as in JAX.
 
+Every option has JAX's name with or without its ``jax_`` prefix
+(``update("jax_enable_x64", True)`` is ``update("enable_x64", True)``), reads as an
+attribute under both names (``config.jax_enable_x64``), and most have a context manager
+in ``tjit`` (``with tjit.disable_jit(): ...``). An unknown name raises
+:class:`UnknownConfigOptionError` (an ``AttributeError``, as JAX's, and a
+``ValueError``).
+
+What each option does in tjit (``OPTIONS`` below is the table):
+
+- ``enable_x64``: 64-bit dtypes (``TJIT_ENABLE_X64`` or ``JAX_ENABLE_X64`` at start-up).
+- ``log_compiles``, ``explain_cache_misses``: log every trace and compile with its cause
+  (``compile_log.py``; ``TJIT_LOG=compiles``). tjit's log always says why it compiled,
+  so the two switches turn on the same log.
+- ``disable_jit``: ``jit`` calls the Python function instead of compiling it (and the
+  ``lax`` loops and conditionals run as Python when their operands are concrete).
+- ``debug_nans``, ``debug_infs``: an eager op whose float output has a NaN (an inf)
+  raises ``FloatingPointError`` naming the op; a jitted call whose output has one is run
+  again op by op, eagerly, to raise at the op that made it.
+- ``platforms`` (``JAX_PLATFORMS``/``TJIT_PLATFORMS``), ``platform_name``: the backends
+  ``jit`` chooses from, in order (``"cpu"``, ``"cuda"``/``"gpu"``, ``"opencl"``...).
+- ``default_device``: the device (or platform name) a ``jit`` without ``device=`` or
+  ``backend=`` runs on.
+- ``numpy_rank_promotion``: ``"allow"``, ``"warn"`` or ``"raise"`` when a jnp op
+  broadcasts arrays of different ranks.
+- ``numpy_dtype_promotion``: ``"standard"`` or ``"strict"`` (no implicit promotion
+  between different strongly typed dtypes).
+- ``compilation_cache_dir``, ``enable_compilation_cache``: where tjit's disk cache of
+  compiled code lives, and whether it is used (``TJIT_CACHE_DIR``).
+- ``while_loop_checkpoints``: tjit's own: reverse mode through ``while_loop`` keeps at
+  most k loop states (``transforms/while_grad.py``).
+- ``traceback_filtering``: how tracebacks leaving tjit's API look.
+
+Accepted because tjit already behaves as every value asks:
+``default_matmul_precision`` (tjit's dots always accumulate at float32 precision or
+better, which every level allows), ``enable_checks`` and ``check_tracer_leaks`` (tjit
+always checks leaked tracers when they are used), ``persistent_cache_min_compile_time_secs``
+and ``persistent_cache_min_entry_size_bytes`` (tjit stores every compiled kernel).
+Accepted only at the value tjit implements, else a clear error:
+``default_prng_impl`` (``"threefry2x32"``) and ``threefry_partitionable`` (True, JAX's
+default, whose random bits tjit reproduces).
+
+Context managers set the option for the process and restore it on exit (JAX's are
+per thread).
+"""
+
+import contextlib
 import os
 
 
-_BOOL_OPTIONS = ("enable_x64", "log_compiles")
-# options that leave compiled programs valid
-_NOT_COMPILED_IN = ("log_compiles", "traceback_filtering")
+class UnknownConfigOptionError(AttributeError, ValueError):
+    """``tjit.config.update``/``read`` of a name tjit has no option for."""
 
 
-def _loop_checkpoints(k):
+def _bool(name, v):
+    if isinstance(v, str):
+        low = v.strip().lower()
+        if low in ("1", "true", "yes", "on"):
+            return True
+        if low in ("0", "false", "no", "off", ""):
+            return False
+        raise ValueError(f"tjit.config: {name} takes a bool, got {v!r}")
+    return bool(v)
+
+
+def _choice(*values):
+    def parse(name, v):
+        if v not in values:
+            raise ValueError(f"tjit.config: {name} must be one of "
+                             f"{', '.join(repr(x) for x in values)}; got {v!r}")
+        return v
+    return parse
+
+
+def _optional_choice(*values):
+    inner = _choice(*values)
+    return lambda name, v: None if v is None else inner(name, v)
+
+
+def _only(value, why):
+    def parse(name, v):
+        if v != value:
+            raise ValueError(f"tjit.config: {name}={v!r} is not supported: {why}")
+        return v
+    return parse
+
+
+def _loop_checkpoints(name, k):
     if k is None:
         return None
     if isinstance(k, bool) or not hasattr(k, "__index__") or int(k) < 1:
@@ -17,49 +95,331 @@ def _loop_checkpoints(k):
     return int(k)
 
 
+def _optional_str(name, v):
+    if v is not None and not isinstance(v, str):
+        raise ValueError(f"tjit.config: {name} takes a string or None, got "
+                         f"{type(v).__name__} {v!r:.60}")
+    return v or None
+
+
+def _platforms(name, v):
+    v = _optional_str(name, v)
+    return None if v is None else ",".join(p.strip() for p in v.split(",") if p.strip())
+
+
+def _default_device(name, v):
+    if v is None or isinstance(v, str):
+        return v
+    if type(v).__name__ == "Device" or hasattr(v, "platform"):
+        return v
+    raise ValueError("tjit.default_device must be given a Device (e.g. "
+                     "`tjit.devices('cpu')[0]`) or a platform name like 'cpu', got "
+                     f"{v!r:.60}")
+
+
+def _number(name, v):
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise ValueError(f"tjit.config: {name} takes a number, got {v!r}")
+    return v
+
+
 _TRACEBACK_MODES = ("off", "tracebackhide", "remove_frames", "quiet_remove_frames", "auto")
+_MATMUL_PRECISIONS = (
+    "default", "high", "highest", "bfloat16", "tensorfloat32", "float32",
+    "ANY_F8_ANY_F8_F32", "ANY_F8_ANY_F8_F32_FAST_ACCUM", "ANY_F8_ANY_F8_ANY",
+    "ANY_F8_ANY_F8_ANY_FAST_ACCUM", "F16_F16_F16", "F16_F16_F32", "BF16_BF16_BF16",
+    "BF16_BF16_F32", "BF16_BF16_F32_X3", "BF16_BF16_F32_X6", "BF16_BF16_F32_X9",
+    "TF32_TF32_F32", "TF32_TF32_F32_X3", "F32_F32_F32", "F64_F64_F64")
 
 
-def _traceback_mode(mode):
-    if mode not in _TRACEBACK_MODES:
-        raise ValueError(f"tjit.config: traceback_filtering (TJIT_TRACEBACK_FILTERING) must be "
-                         f"one of {', '.join(_TRACEBACK_MODES)}; got {mode!r}")
-    return mode
+def _env(*names):
+    for n in names:
+        v = os.environ.get(n)
+        if v is not None:
+            return v
+    return None
+
+
+#: name -> (parse(name, value) -> value, default, changes compiled programs)
+OPTIONS = {
+    "enable_x64": (_bool, False, True),
+    "log_compiles": (_bool, False, False),
+    "explain_cache_misses": (_bool, False, False),
+    "traceback_filtering": (_choice(*_TRACEBACK_MODES), "auto", False),
+    "while_loop_checkpoints": (_loop_checkpoints, None, True),
+    "disable_jit": (_bool, False, False),
+    "debug_nans": (_bool, False, False),
+    "debug_infs": (_bool, False, False),
+    "platforms": (_platforms, None, True),
+    "default_device": (_default_device, None, True),
+    "numpy_rank_promotion": (_choice("allow", "warn", "raise"), "allow", True),
+    "numpy_dtype_promotion": (_choice("standard", "strict"), "standard", True),
+    "compilation_cache_dir": (_optional_str, None, False),
+    "enable_compilation_cache": (_bool, True, False),
+    "default_matmul_precision": (_optional_choice(*_MATMUL_PRECISIONS), None, False),
+    "enable_checks": (_bool, False, False),
+    "check_tracer_leaks": (_bool, False, False),
+    "persistent_cache_min_compile_time_secs": (_number, 1.0, False),
+    "persistent_cache_min_entry_size_bytes": (_number, 0, False),
+    "default_prng_impl": (_only("threefry2x32", "tjit's keys are threefry2x32 keys"),
+                          "threefry2x32", False),
+    "threefry_partitionable": (_only(True, "tjit draws JAX's default (partitionable) "
+                                     "random bits"), True, False),
+}
+_ALIASES = {"platform_name": "platforms"}   # JAX's older name
+
+
+def _from_environment():
+    """Start-up values from the environment (JAX's variables and tjit's own)."""
+    values = {name: default for name, (_, default, _) in OPTIONS.items()}
+    found = {
+        "enable_x64": _env("TJIT_ENABLE_X64", "JAX_ENABLE_X64"),
+        "traceback_filtering": _env("TJIT_TRACEBACK_FILTERING", "JAX_TRACEBACK_FILTERING"),
+        "platforms": _env("JAX_PLATFORMS"),
+        "disable_jit": _env("JAX_DISABLE_JIT"),
+        "debug_nans": _env("JAX_DEBUG_NANS"),
+        "debug_infs": _env("JAX_DEBUG_INFS"),
+        "numpy_rank_promotion": _env("JAX_NUMPY_RANK_PROMOTION"),
+        "numpy_dtype_promotion": _env("JAX_NUMPY_DTYPE_PROMOTION"),
+        "compilation_cache_dir": _env("JAX_COMPILATION_CACHE_DIR"),
+    }
+    for name, raw in found.items():
+        if raw is not None:
+            try:
+                values[name] = OPTIONS[name][0](name, raw)
+            except ValueError as e:
+                raise ValueError(f"{e} (from the environment)") from None
+    # TJIT_LOG=compiles: log every trace and compile with its cause (compile_log.py)
+    values["log_compiles"] = "compiles" in os.environ.get("TJIT_LOG", "").split(",")
+    return values
 
 
 class _Config:
     def __init__(self):
-        self.enable_x64 = os.environ.get("TJIT_ENABLE_X64", "0").lower() in ("1", "true")
-        # TJIT_LOG=compiles: log every trace and compile with its cause (compile_log.py)
-        self.log_compiles = "compiles" in os.environ.get("TJIT_LOG", "").split(",")
-        # reverse mode through while_loop: None records every loop state on a tape, an
-        # int k >= 1 keeps at most k states (Revolve checkpointing; transforms/while_grad.py)
-        self.while_loop_checkpoints = None
-        # how tracebacks leaving tjit's API look (tracing/traceback_util.py; JAX's modes)
-        self.traceback_filtering = _traceback_mode(
-            os.environ.get("TJIT_TRACEBACK_FILTERING", "auto"))
-        self.version = 0  # bumped on every change so caches keyed on config invalidate
+        for name, value in _from_environment().items():
+            object.__setattr__(self, name, value)
+        # bumped on every change that compiled programs depend on: caches keyed on it
+        # (jit's, the eager lanes') invalidate
+        self.version = 0
+        self._listeners = []
+        self._refresh_hooks()
+
+    def _canonical(self, name):
+        plain = name[4:] if name.startswith("jax_") else name
+        plain = _ALIASES.get(plain, plain)
+        if plain not in OPTIONS:
+            raise UnknownConfigOptionError(
+                f"Unrecognized config option: {name}; tjit knows: "
+                + ", ".join(OPTIONS) + " (each also with a jax_ prefix)")
+        return plain
 
     def update(self, name, value):
-        """Set a config option, e.g. ``update("enable_x64", True)``."""
-        name = name.replace("jax_", "", 1) if name.startswith("jax_") else name
-        if not hasattr(self, name) or name == "version":
-            known = ", ".join(k for k in vars(self) if k != "version")
-            raise ValueError(f"tjit.config.update: unknown option {name!r}; known: {known}")
-        if name == "while_loop_checkpoints":
-            value = _loop_checkpoints(value)
-        if name == "traceback_filtering":
-            value = _traceback_mode(value)
-        setattr(self, name, bool(value) if name in _BOOL_OPTIONS else value)
-        if name not in _NOT_COMPILED_IN:
+        """Set a config option, e.g. ``update("jax_enable_x64", True)``."""
+        name = self._canonical(name)
+        parse, _, compiled_in = OPTIONS[name]
+        object.__setattr__(self, name, parse(name, value))
+        if compiled_in:
             self.version += 1
+        self._refresh_hooks()
+        for listener in self._listeners:
+            listener()
+
+    def on_change(self, listener):
+        """Call ``listener()`` after every update (modules that keep state derived from
+        options register here; this module imports none of them)."""
+        self._listeners.append(listener)
 
     def read(self, name):
-        return getattr(self, name)
+        return getattr(self, self._canonical(name))
+
+    @property
+    def values(self):
+        """Every option's value, under its ``jax_`` name (as ``jax.config.values``)."""
+        return {f"jax_{n}": getattr(self, n) for n in OPTIONS}
 
     @property
     def x64_enabled(self):
         return self.enable_x64
 
+    def _refresh_hooks(self):
+        # one flag for the hot paths to read: does jit or an eager op have more to do?
+        object.__setattr__(self, "jit_hooks",
+                           self.disable_jit or self.debug_nans or self.debug_infs)
+        object.__setattr__(self, "checks_floats", self.debug_nans or self.debug_infs)
+        # eager ops take the checked general path (tracing/float_checks.py): float
+        # checks, and the promotion checks tjit.numpy's eager lanes would skip
+        object.__setattr__(self, "eager_checks", self.checks_floats or (
+            self.numpy_rank_promotion != "allow" or self.numpy_dtype_promotion == "strict"))
+
+    def __getattr__(self, name):  # only names not found normally: jax_enable_x64, ...
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self, self._canonical(name))
+
+    def __setattr__(self, name, value):
+        if name in OPTIONS or name.startswith("jax_"):
+            self.update(name, value)  # jax.config.jax_enable_x64 = True, parsed as update
+        else:
+            object.__setattr__(self, name, value)
+
+    @contextlib.contextmanager
+    def option(self, name, value):
+        """Set ``name`` to ``value`` inside a ``with`` block, then restore it."""
+        name = self._canonical(name)
+        old = getattr(self, name)
+        self.update(name, value)
+        try:
+            yield
+        finally:
+            self.update(name, old)
+
 
 config = _Config()
+
+
+class _OptionContext:
+    """``tjit.<option>(value)``: a context manager setting the option in a ``with``
+    block (as JAX's config states); ``.value`` reads the option."""
+
+    _REQUIRED = object()
+
+    def __init__(self, name, doc, default=_REQUIRED):
+        self.__name__ = self.__qualname__ = name
+        self.__doc__ = doc
+        self._default = default
+
+    def __call__(self, new_val=_REQUIRED):
+        if new_val is self._REQUIRED:
+            new_val = self._default
+            if new_val is self._REQUIRED:
+                raise TypeError(f"tjit.{self.__name__}() takes the option's new value")
+        return config.option(self.__name__, new_val)
+
+    @property
+    def value(self):
+        return config.read(self.__name__)
+
+    def __repr__(self):
+        return f"<tjit option {self.__name__}={self.value!r}>"
+
+
+def disable_jit(disable=True):
+    """Inside ``with tjit.disable_jit():``, ``jit`` runs the Python function op by op
+    (and the ``lax`` loops as Python loops) so that ``print`` and a debugger see values.
+
+    >>> import tjit, tjit.numpy as jnp
+    >>> with tjit.disable_jit():
+    ...     print(tjit.jit(lambda x: x + 1)(jnp.float32(1)))
+    2.0
+    """
+    return config.option("disable_jit", disable)
+
+
+debug_nans = _OptionContext("debug_nans", """``with tjit.debug_nans():`` an op making a
+    NaN raises ``FloatingPointError`` naming it; a jitted call whose output has one is
+    run again op by op to name the op (see ``tjit.config``).
+
+    >>> import tjit, tjit.numpy as jnp
+    >>> with tjit.debug_nans():
+    ...     try:
+    ...         jnp.log(jnp.float32(-1))
+    ...     except FloatingPointError as e:
+    ...         print(e)
+    invalid value (nan) encountered in log
+    """, default=True)
+debug_infs = _OptionContext("debug_infs", """``with tjit.debug_infs():`` an op making an
+    inf raises ``FloatingPointError`` naming it.
+
+    >>> import tjit, tjit.numpy as jnp
+    >>> with tjit.debug_infs():
+    ...     try:
+    ...         jnp.exp(jnp.float32(100))
+    ...     except FloatingPointError as e:
+    ...         print(e)
+    invalid value (inf) encountered in exp
+    """, default=True)
+log_compiles = _OptionContext("log_compiles", """``with tjit.log_compiles():`` log every
+    trace and compile with its cause (through Python's ``logging``, logger ``"tjit"``).
+
+    >>> import tjit
+    >>> with tjit.log_compiles():
+    ...     print(tjit.config.log_compiles)
+    True
+    """, default=True)
+explain_cache_misses = _OptionContext("explain_cache_misses", """``with
+    tjit.explain_cache_misses():`` log why each compile happened (tjit's compile log,
+    as ``log_compiles``).
+
+    >>> import tjit
+    >>> with tjit.explain_cache_misses():
+    ...     print(tjit.config.jax_explain_cache_misses)
+    True
+    """, default=True)
+enable_x64 = _OptionContext("enable_x64", """``with tjit.enable_x64(True):`` 64-bit
+    dtypes in the block.
+
+    >>> import tjit, tjit.numpy as jnp
+    >>> with tjit.enable_x64():
+    ...     print(jnp.arange(3).dtype, jnp.ones(2).dtype)
+    int64 float64
+    """, default=True)
+default_device = _OptionContext("default_device", """``with tjit.default_device(device):``
+    jitted calls without ``device=`` or ``backend=`` run on ``device`` (a Device or a
+    platform name such as ``"cpu"``).
+
+    >>> import tjit
+    >>> with tjit.default_device(tjit.devices("cpu")[0]):
+    ...     print(tjit.jit(lambda x: x * 2)(1.5))
+    3.0
+    """)
+default_matmul_precision = _OptionContext("default_matmul_precision", """Accepted for JAX
+    code: tjit's dots always accumulate at float32 precision or better, which every
+    level allows.
+
+    >>> import tjit, tjit.numpy as jnp
+    >>> with tjit.default_matmul_precision("float32"):
+    ...     print(jnp.ones((2, 3)) @ jnp.ones(3))
+    [3. 3.]
+    """)
+numpy_rank_promotion = _OptionContext("numpy_rank_promotion", """``with
+    tjit.numpy_rank_promotion("raise"):`` refuse (``"warn"``: warn about) broadcasting
+    arrays of different ranks; 0-d operands always broadcast.
+
+    >>> import tjit, tjit.numpy as jnp
+    >>> with tjit.numpy_rank_promotion("raise"):
+    ...     try:
+    ...         jnp.ones((2, 3)) + jnp.ones(3)
+    ...     except ValueError as e:
+    ...         print(str(e)[:50])
+    Operands could not be broadcast together for add o
+    """)
+numpy_dtype_promotion = _OptionContext("numpy_dtype_promotion", """``with
+    tjit.numpy_dtype_promotion("strict"):`` refuse implicit promotion between different
+    strongly typed dtypes (Python scalars still take the array's type).
+
+    >>> import tjit, tjit.numpy as jnp
+    >>> with tjit.numpy_dtype_promotion("strict"):
+    ...     print((jnp.ones(2, jnp.int32) + 1).dtype)
+    ...     try:
+    ...         jnp.ones(2, jnp.int32) + jnp.ones(2, jnp.float32)
+    ...     except ValueError as e:
+    ...         print(type(e).__name__)
+    int32
+    TypePromotionError
+    """)
+check_tracer_leaks = _OptionContext("check_tracer_leaks", """Accepted for JAX code: tjit
+    always reports a leaked tracer when it is used.
+
+    >>> import tjit
+    >>> with tjit.check_tracer_leaks():
+    ...     print(tjit.jit(lambda x: x + 1)(1))
+    2
+    """, default=True)
+enable_checks = _OptionContext("enable_checks", """Accepted for JAX code (tjit's own
+    checks always run).
+
+    >>> import tjit
+    >>> with tjit.enable_checks():
+    ...     print(tjit.config.enable_checks)
+    True
+    """, default=True)

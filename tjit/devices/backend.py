@@ -28,6 +28,7 @@ import os
 import threading
 from typing import Protocol
 
+from tjit.config import config
 from tjit.tracing import core
 
 #: Backends tjit ships, imported on first request: name -> module that registers it.
@@ -189,15 +190,30 @@ def _usable():
 
 def default_backend():
     """The name of the backend ``jit`` uses when given neither backend nor device: the
-    first registered and usable one named in ``TJIT_PLATFORMS`` (else ``"cpu"``)."""
-    env = os.environ.get("TJIT_PLATFORMS", "").strip()
+    first registered and usable one named in the ``platforms`` option (JAX's
+    ``jax_platforms``/``JAX_PLATFORMS``) or else ``TJIT_PLATFORMS`` (else ``"cpu"``)."""
+    source, env = "tjit.config platforms", config.platforms
+    if not env:
+        source, env = "TJIT_PLATFORMS", os.environ.get("TJIT_PLATFORMS", "").strip()
     order = [n.strip() for n in env.split(",") if n.strip()] if env else DEFAULT_ORDER
     for name in order:
         b = _lookup(name)
         if b is not None and b.available():
             return PUBLIC_NAMES.get(name, name)
-    raise RuntimeError(f"TJIT_PLATFORMS={env!r} names no usable backend; usable here: "
+    raise RuntimeError(f"{source}={env!r} names no usable backend; usable here: "
                        + ", ".join(repr(n) for n in _usable()) + "; " + install_hint(order[0]))
+
+
+def configured_device():
+    """The ``default_device`` option as a Device (a platform name gives that platform's
+    first device), or None when unset."""
+    dev = config.default_device
+    if dev is None or isinstance(dev, Device):
+        return dev
+    try:
+        return local_devices(dev)[0]
+    except (ValueError, RuntimeError) as e:
+        raise type(e)(f"tjit.config default_device={dev!r}: {e}") from None
 
 
 #: (this process's index, the number of processes) once ``tjit.distributed.initialize()``

@@ -42,6 +42,7 @@ import threading
 import warnings
 
 from tjit import __version__
+from tjit.config import config
 from tjit.lower.llvm import target
 from tjit.xla_like import program_cache
 
@@ -67,8 +68,10 @@ _RESOLVED = {}          # $TJIT_CACHE_DIR's value -> the absolute folder it name
 
 
 def default_cache_dir():
-    """The cache folder: ``$TJIT_CACHE_DIR`` or the platform's user cache folder/tjit."""
-    env = os.environ.get("TJIT_CACHE_DIR")
+    """The cache folder: the ``compilation_cache_dir`` option (JAX's name; also
+    ``$JAX_COMPILATION_CACHE_DIR``), else ``$TJIT_CACHE_DIR``, else the platform's user
+    cache folder/tjit."""
+    env = config.compilation_cache_dir or os.environ.get("TJIT_CACHE_DIR")
     if env:
         # resolved once, so that a chdir does not move the cache to another folder
         return _RESOLVED.setdefault(env, os.path.abspath(os.path.expanduser(env)))
@@ -347,13 +350,14 @@ def default_cache():
 
 
 def get(key):
-    """``default_cache().get(key)``: the stored bytes, or None."""
-    return default_cache().get(key)
+    """``default_cache().get(key)``: the stored bytes, or None (also while the
+    ``enable_compilation_cache`` option is off)."""
+    return default_cache().get(key) if config.enable_compilation_cache else None
 
 
 def put(key, payload):
     """``default_cache().put(key, payload)``: store bytes atomically; True if stored."""
-    return default_cache().put(key, payload)
+    return default_cache().put(key, payload) if config.enable_compilation_cache else False
 
 
 def load_or_compile(ir_text, names, tag):

@@ -29,6 +29,7 @@ from tjit.primitives.control_flow import (
     check_carry, cond_p, join_branch_consts, scan_p, while_p)
 from tjit.transforms import loop_remat
 from tjit.lax._structural import reshape
+from tjit.lax import _python_control_flow as _python
 from tjit.lax._elementwise import add, asarray_for_lax, clamp, convert_element_type, lt, ne
 
 _NO_OPERAND = object()
@@ -194,6 +195,8 @@ def cond(pred, true_fun, false_fun, *operands, operand=_NO_OPERAND):
     elif not dtypes.is_bool(p.dtype):
         raise TypeError(f"lax.cond: pred must be a boolean or integer scalar, got "
                         f"{p.aval.str_short()}; compare it first (e.g. x > 0)")
+    if _python.applies(p, operands):
+        return (true_fun if bool(p) else false_fun)(*operands)
     index = convert_element_type(p, np.int32)
     return _cond_or_switch("lax.cond", index, (false_fun, true_fun),
                            ("false_fun", "true_fun"), operands)
@@ -227,6 +230,8 @@ def switch(index, branches, *operands, operand=_NO_OPERAND):
     if len(branches) == 1:
         return branches[0](*operands)
     idx = clamp(0, convert_element_type(idx, np.int32), len(branches) - 1)
+    if _python.applies(idx, operands):
+        return branches[int(idx)](*operands)
     names = tuple(f"branch_{i}" for i in range(len(branches)))
     return _cond_or_switch("lax.switch", idx, branches, names, operands)
 
@@ -249,6 +254,9 @@ def while_loop(cond_fun, body_fun, init_val):
 def _while(op, cond_fun, body_fun, init_val, prefix, paths=None):
     if not (callable(cond_fun) and callable(body_fun)):
         raise TypeError(f"{op}: cond_fun and body_fun arguments should be callable.")
+    if _python.applies(init_val):
+        return _python.while_loop(cond_fun, body_fun, init_val,
+                                  lambda x: _as_operand(x, op))
     init, in_tree = tree_flatten(init_val)
     init = [_as_operand(x, op) for x in init]
     bname = _fun_name(body_fun, "body_fun")
@@ -413,6 +421,8 @@ def _scan(op, fname, f, init, xs, length, reverse, unroll, paths=None, chunked=T
     xs_flat, xs_tree = tree_flatten(xs)
     xs_flat = [_as_operand(x, op) for x in xs_flat]
     length = _scan_length(xs_flat, length)
+    if _python.applies(init, xs_flat):
+        return _python.scan(op, f, init, xs_flat, xs_tree, length, reverse)
     m = loop_remat.chunk_length(length) if chunked else None
     if m is not None:
         return _chunked_scan(op, fname, f, init, xs_flat, xs_tree, length, m, reverse,

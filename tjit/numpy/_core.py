@@ -5,9 +5,12 @@ Every ``tjit.numpy`` function funnels its array inputs through :func:`promote_ar
 primitives below see equal shapes and dtypes.
 """
 
+import warnings
+
 import numpy as np
 import sympy
 
+from tjit.config import config
 from tjit.tracing import dtypes
 from tjit.tracing.core import Array, Tracer
 from tjit.tracing.fp_quiet import quiet_off, quiet_on
@@ -244,8 +247,27 @@ def broadcast_arrays_(fname, *args):
     shapes = [tuple(a.shape) for a in args]
     if all(s == shapes[0] for s in shapes):
         return list(args)
+    if config.numpy_rank_promotion != "allow":
+        check_rank_promotion(fname, shapes)
     shape = broadcast_shapes(*shapes, op=fname)
     return [a if a.ndim == 0 else broadcast_to_shape(a, shape) for a in args]
+
+
+def check_rank_promotion(fname, shapes):
+    """The ``numpy_rank_promotion`` option ("warn", "raise") for operands of different
+    ranks, none 0-d (JAX's rule: scalars always broadcast)."""
+    if len({len(s) for s in shapes if s}) < 2:
+        return
+    listed = " ".join(str(s) for s in shapes)
+    if config.numpy_rank_promotion == "raise":
+        raise ValueError(f"Operands could not be broadcast together for {fname} on shapes "
+                         f"{listed} and with the config option "
+                         f"jax_numpy_rank_promotion='raise'. Add the missing axes "
+                         f"explicitly (e.g. x[None, :] or jnp.expand_dims), or set the "
+                         f"option to 'allow'.")
+    warnings.warn(f"Following NumPy automatic rank promotion for {fname} on shapes {listed}."
+                  f" Set the jax_numpy_rank_promotion config option to 'allow' to disable "
+                  f"this warning.", stacklevel=3)
 
 
 def broadcast_to_shape(a, shape):

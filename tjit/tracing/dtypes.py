@@ -142,20 +142,42 @@ _LATTICE = {
 }
 
 
+# numpy_dtype_promotion="strict" (JAX's strict lattice): a Python scalar's weak type
+# still becomes any type of its kind or above; strongly typed dtypes never promote.
+_INTS = [uint8, uint16, uint32, uint64, int8, int16, int32, int64]
+_FLOATS = [float16, bfloat16, float32, float64]
+_STRICT_LATTICE = {
+    "i*": ["f*", *_INTS], "f*": ["c*", *_FLOATS], "c*": [complex64, complex128],
+    **{t: [] for t in (bool_, *_INTS, *_FLOATS, complex64, complex128)},
+}
+
+
+class TypePromotionError(ValueError):
+    """No implicit promotion between these dtypes (``numpy_dtype_promotion="strict"``),
+    as JAX's ``TypePromotionError``."""
+
+
 @functools.lru_cache(maxsize=None)
-def _upper_set(node):
+def _upper_set(node, strict=False):
     out = {node}
-    for nxt in _LATTICE[node]:
-        out |= _upper_set(nxt)
+    for nxt in (_STRICT_LATTICE if strict else _LATTICE)[node]:
+        out |= _upper_set(nxt, strict)
     return frozenset(out)
 
 
 @functools.lru_cache(maxsize=4096)
-def _lub(nodes):
-    common = functools.reduce(frozenset.intersection, (_upper_set(n) for n in nodes))
+def _lub(nodes, strict=False):
+    common = functools.reduce(frozenset.intersection,
+                              (_upper_set(n, strict) for n in nodes))
     for cand in common:
-        if _upper_set(cand) == common:
+        if _upper_set(cand, strict) == common:
             return cand
+    if strict:
+        names = tuple(str(n) for n in nodes)
+        raise TypePromotionError(
+            f"Input dtypes {names} have no available implicit dtype promotion path when "
+            f"jax_numpy_dtype_promotion=strict. Try explicitly casting inputs to the "
+            f"desired output type, or set jax_numpy_dtype_promotion=standard.")
     raise TypeError(f"no common type for {nodes}")  # unreachable for this lattice
 
 
@@ -184,7 +206,8 @@ def result_type(*dtypes_and_weak):
     if len(dtypes_and_weak) == 1:
         dt, weak = dtypes_and_weak[0]
         return canonicalize(dt), weak
-    node = _lub(tuple(_node(d, w) for d, w in dtypes_and_weak))
+    node = _lub(tuple(_node(d, w) for d, w in dtypes_and_weak),
+                config.numpy_dtype_promotion == "strict")
     if isinstance(node, str):
         return _WEAK_DEFAULT[node](), True
     return canonicalize(node), False

@@ -1,0 +1,44 @@
+"""What a ``jit`` call does under the debugging options (``tjit.config``):
+
+- ``disable_jit``: call the Python function (its ops run eagerly, so ``print`` and a
+  debugger see values);
+- ``debug_nans`` / ``debug_infs``: run the compiled program, and when an output has a NaN
+  (an inf), run the function again op by op with the eager checks on
+  (``tracing/float_checks.py``), so the ``FloatingPointError`` names the op that made
+  it, as JAX's "de-optimized" re-run does.
+
+``Jitted.__call__`` comes here only while one of these options is on
+(``config.jit_hooks``); the normal call path pays one attribute read.
+"""
+
+import logging
+
+from tjit.config import config
+from tjit.tracing import float_checks
+from tjit.tracing.tree_util import tree_leaves
+
+_log = logging.getLogger("tjit")
+
+
+def call(jitted, args, kwargs):
+    if config.disable_jit:
+        return jitted.fun(*args, **kwargs)
+    out = jitted._call_compiled(args, kwargs)
+    for leaf in tree_leaves(out):
+        kind = float_checks.invalid_kind(getattr(leaf, "_value", leaf))
+        if kind is not None:
+            _raise_at_the_op(jitted, args, kwargs, kind)
+    return out
+
+
+def _raise_at_the_op(jitted, args, kwargs, kind):
+    name = jitted.__name__
+    _log.warning("Invalid %s value encountered in the output of tjit.jit(%s). Calling the "
+                 "de-optimized version.", kind, name)
+    with config.option("disable_jit", True):
+        jitted.fun(*args, **kwargs)   # raises FloatingPointError at the op
+    raise FloatingPointError(
+        f"invalid value ({kind}) encountered in the output of jit({name}), but the "
+        f"de-optimized function did not produce one op by op: a NaN or inf passed in as an "
+        f"argument and returned, or rounding that differs between the compiled and the "
+        f"eager evaluation, can do this")

@@ -1,0 +1,62 @@
+"""``debug_nans`` / ``debug_infs`` for eager ops: JAX's ``FloatingPointError``.
+
+While either option is on, the thread's eager trace is a :class:`CheckingEvalTrace`:
+every primitive's float output is checked and a NaN (an inf) raises
+``FloatingPointError("invalid value (nan) encountered in log")``. Being its own type
+keeps tjit.numpy's eager lanes off (they look for an ``EvalTrace`` exactly), so every
+op of the program passes here and through tjit.numpy's general promotion path, where
+the ``numpy_rank_promotion`` and strict ``numpy_dtype_promotion`` checks are made: this
+trace is in place while any of these options asks for checks. Nothing is paid while
+they are off.
+
+The switch takes effect in the thread that sets it and in threads whose eager trace
+is in place then (JAX's option is per thread too).
+"""
+
+import numpy as np
+
+from tjit.config import config
+from tjit.tracing import core
+
+
+class CheckingEvalTrace(core.EvalTrace):
+    """Eager evaluation that checks each primitive's float outputs."""
+
+    def process_primitive(self, prim, args, params):
+        out = self._process_general(prim, args, params)
+        if config.checks_floats:
+            check_outputs(prim.name, out if isinstance(out, (list, tuple)) else (out,))
+        return out
+
+
+def invalid_kind(value):
+    """'nan' or 'inf' when ``value`` (a NumPy-backed array) has one the options ask to
+    report, else None."""
+    v = np.asarray(value)
+    if v.dtype.kind not in "fc" and str(v.dtype) != "bfloat16":
+        return None
+    if config.debug_nans and np.isnan(v).any():
+        return "nan"
+    if config.debug_infs and np.isinf(v).any():
+        return "inf"
+    return None
+
+
+def check_outputs(name, outs):
+    for o in outs:
+        if isinstance(o, core.Array):
+            kind = invalid_kind(o._value)
+            if kind is not None:
+                raise FloatingPointError(f"invalid value ({kind}) encountered in {name}")
+
+
+def _sync_eager_trace():
+    """Install (or remove) the checking trace as this thread's eager trace."""
+    ctx = core.trace_ctx
+    want = CheckingEvalTrace if config.eager_checks else core.EvalTrace
+    if type(ctx.trace) in (core.EvalTrace, CheckingEvalTrace) and type(ctx.trace) is not want:
+        ctx.trace = want()
+
+
+config.on_change(_sync_eager_trace)
+_sync_eager_trace()  # JAX_DEBUG_NANS=1 at start-up
