@@ -438,3 +438,23 @@ def test_callbacks_on_a_real_gpu(capsys):
     if cuda.unavailable_reason() is not None:
         pytest.skip(f"no usable GPU: {cuda.unavailable_reason()}")
     _check_backend(lambda f, x: tjit.jit(f, backend="cuda")(x), capsys)
+
+
+def test_callbacks_under_dynamic_shapes_see_the_run_time_sizes(capsys):
+    """A jit called at new sizes runs one polymorphic program: the declared result shapes
+    and a printed size follow each call's size."""
+    def f(x):
+        tjit.debug.print("n={} rows={}", x.shape[0], x)
+        spec = tjit.ShapeDtypeStruct(x.shape, x.dtype)
+        return tjit.pure_callback(lambda a: np.cumsum(a).astype(a.dtype), spec, x) + 1
+
+    g = tjit.jit(f)
+    sizes = (3, 5, 7, 9)
+    for n in sizes:
+        x = np.arange(n, dtype=np.float32)
+        np.testing.assert_array_equal(np.asarray(g(x)), np.cumsum(x) + 1)
+    assert _lines(capsys) == _split([f"n={n} rows={np.arange(n, dtype=np.float32)}"
+                                     for n in sizes])
+    h = tjit.jit(f, polymorphic_shapes=["(n,)"])
+    np.testing.assert_array_equal(np.asarray(h(np.ones(4, np.float32))), np.arange(4) + 2)
+    assert _lines(capsys)[0] == "n=4 rows=[1. 1. 1. 1.]"

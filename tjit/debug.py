@@ -9,16 +9,18 @@ import string
 import sys
 
 import numpy as np
+import sympy
 
 from tjit._namespace import publish
-from tjit.lax._elementwise import asarray_for_lax
+from tjit.host_callbacks import as_operand
 from tjit.primitives.callbacks import FlatCallback, debug_callback_p
 from tjit.tracing.core import Array, Tracer
 from tjit.tracing.tree_util import tree_flatten
 
 __all__ = ["callback", "print"]
 
-_DYNAMIC = (Array, Tracer, np.ndarray, np.generic, bool, int, float, complex)
+#: leaves that become the callback's operands (a symbolic dim: its run-time value)
+_DYNAMIC = (Array, Tracer, np.ndarray, np.generic, bool, int, float, complex, sympy.Expr)
 
 
 def _split_args(args, kwargs):
@@ -29,7 +31,7 @@ def _split_args(args, kwargs):
     dyn, static = [], []
     for i, leaf in enumerate(flat):
         if isinstance(leaf, _DYNAMIC):
-            dyn.append(asarray_for_lax(leaf))
+            dyn.append(as_operand(leaf))
         else:
             static.append((i, leaf))
     return in_tree, dyn, tuple(static)

@@ -5,18 +5,20 @@ plan runs as host steps.
 """
 
 import numpy as np
+import sympy
 
+from tjit import numpy as jnp
 from tjit.lax._elementwise import asarray_for_lax
 from tjit.primitives.callbacks import VMAP_METHODS, FlatCallback, io_callback_p, pure_callback_p
 from tjit.tracing import dtypes
-from tjit.tracing.avals import ShapedArray
 from tjit.tracing.tree_util import tree_flatten, tree_unflatten
 
 __all__ = ["io_callback", "pure_callback"]
 
 
-def _result_avals(op, result_shape_dtypes):
-    """``(flat ShapedArrays, out_tree)`` of a pytree of ``shape``/``dtype`` leaves."""
+def _result_types(op, result_shape_dtypes):
+    """``(flat (shape, dtype) pairs, out_tree)`` of a pytree of ``shape``/``dtype`` leaves
+    (pairs, not avals: the compiler specializes symbolic dims inside tuples of params)."""
     leaves, out_tree = tree_flatten(result_shape_dtypes)
     avals = []
     for leaf in leaves:
@@ -29,13 +31,22 @@ def _result_avals(op, result_shape_dtypes):
                              f"`jax_enable_x64` is disabled (got {dt}; use "
                              f"{dtypes.canonicalize(dt)} or tjit.config.update('enable_x64', "
                              f"True))")
-        avals.append(ShapedArray(tuple(leaf.shape), dt))
+        avals.append((tuple(leaf.shape), dt))
     return tuple(avals), out_tree
+
+
+def as_operand(x):
+    """A callback's operand: a tracer or Array as it is, a NumPy value or Python number as
+    an Array, a symbolic dim (a size under dynamic shapes) as the array of its run-time
+    value (the callback sees the number, not the symbol)."""
+    if isinstance(x, sympy.Expr):
+        return jnp.asarray(x)
+    return asarray_for_lax(x)
 
 
 def _operands(callback, args, kwargs):
     flat, in_tree = tree_flatten((args, kwargs))
-    return FlatCallback(callback, in_tree), [asarray_for_lax(x) for x in flat]
+    return FlatCallback(callback, in_tree), [as_operand(x) for x in flat]
 
 
 def pure_callback(callback, result_shape_dtypes, *args, sharding=None, vmap_method=None,
@@ -79,8 +90,8 @@ def pure_callback(callback, result_shape_dtypes, *args, sharding=None, vmap_meth
         raise ValueError(f"pure_callback: vmap_method must be one of the allowed methods "
                          f"{list(VMAP_METHODS)}, but got: {vmap_method!r}")
     flat_callback, operands = _operands(callback, args, kwargs)
-    avals, out_tree = _result_avals("pure_callback", result_shape_dtypes)
-    outs = pure_callback_p.bind(*operands, callback=flat_callback, result_avals=avals,
+    avals, out_tree = _result_types("pure_callback", result_shape_dtypes)
+    outs = pure_callback_p.bind(*operands, callback=flat_callback, result_types=avals,
                                 vmap_method=vmap_method)
     return tree_unflatten(out_tree, list(outs))
 
@@ -114,7 +125,7 @@ def io_callback(callback, result_shape_dtypes, *args, sharding=None, ordered=Fal
     [array(1., dtype=float32), array(2., dtype=float32)]
     """
     flat_callback, operands = _operands(callback, args, kwargs)
-    avals, out_tree = _result_avals("io_callback", result_shape_dtypes)
-    outs = io_callback_p.bind(*operands, callback=flat_callback, result_avals=avals,
+    avals, out_tree = _result_types("io_callback", result_shape_dtypes)
+    outs = io_callback_p.bind(*operands, callback=flat_callback, result_types=avals,
                               ordered=bool(ordered))
     return tree_unflatten(out_tree, list(outs))

@@ -86,40 +86,40 @@ def _to_host(a):
     return out
 
 
-def _check_results(op, callback, out, result_avals):
-    """The callback's leaves as NumPy arrays of the declared types (JAX's checks; 64-bit
-    values narrow as JAX's canonicalization does without x64)."""
-    if len(out) != len(result_avals):
+def _check_results(op, callback, out, result_types):
+    """The callback's leaves as NumPy arrays of the declared ``(shape, dtype)`` types
+    (JAX's checks; 64-bit values narrow as JAX's canonicalization does without x64)."""
+    if len(out) != len(result_types):
         raise CallbackResultError(
             f"{op}: callback {callback.name} returned {len(out)} values, expected "
-            f"{len(result_avals)} (Mismatched number of outputs from callback); return a "
+            f"{len(result_types)} (Mismatched number of outputs from callback); return a "
             f"pytree that matches result_shape_dtypes")
     checked = []
-    for i, (o, aval) in enumerate(zip(out, result_avals)):
+    for i, (o, (shape, dtype)) in enumerate(zip(out, result_types)):
         a = np.asarray(o)
         a = a.astype(dtypes.canonicalize(a.dtype), copy=False)
-        if a.shape != tuple(aval.shape):
+        if a.shape != tuple(shape):
             raise CallbackResultError(
                 f"{op}: callback {callback.name}: Incorrect output shape for return value "
-                f"#{i}: Expected: {tuple(aval.shape)}, Actual: {a.shape}; return arrays of "
+                f"#{i}: Expected: {tuple(shape)}, Actual: {a.shape}; return arrays of "
                 f"the shapes result_shape_dtypes declares")
-        if a.dtype != aval.dtype:
+        if a.dtype != dtype:
             raise CallbackResultError(
                 f"{op}: callback {callback.name}: Incorrect output dtype for return value "
-                f"#{i}: Expected: {aval.dtype}, Actual: {a.dtype}; convert with "
-                f".astype({aval.dtype}) in the callback")
+                f"#{i}: Expected: {dtype}, Actual: {a.dtype}; convert with "
+                f".astype({dtype}) in the callback")
         checked.append(a)
     return checked
 
 
-def _call(op, xp, args, callback, result_avals):
+def _call(op, xp, args, callback, result_types):
     out = callback(*[_to_host(a) for a in args])
-    out = _check_results(op, callback, out, result_avals)
+    out = _check_results(op, callback, out, result_types)
     return out if xp is np else [xp.asarray(o) for o in out]
 
 
-def _results_abstract(*avals, result_avals, **_):
-    return list(result_avals)
+def _results_abstract(*avals, result_types, **_):
+    return [ShapedArray(shape, dtype) for shape, dtype in result_types]
 
 
 def _no_results_abstract(*avals, **_):
@@ -159,8 +159,8 @@ pure_callback_p.def_weak_type(never_weak)
 
 
 @pure_callback_p.def_impl
-def _pure_callback_impl(xp, *args, callback, result_avals, vmap_method):
-    return _call("pure_callback", xp, args, callback, result_avals)
+def _pure_callback_impl(xp, *args, callback, result_types, vmap_method):
+    return _call("pure_callback", xp, args, callback, result_types)
 
 
 def _pure_callback_jvp(primals, tangents, **params):
@@ -186,8 +186,8 @@ io_callback_p.def_weak_type(never_weak)
 
 
 @io_callback_p.def_impl
-def _io_callback_impl(xp, *args, callback, result_avals, ordered):
-    return _call("io_callback", xp, args, callback, result_avals)
+def _io_callback_impl(xp, *args, callback, result_types, ordered):
+    return _call("io_callback", xp, args, callback, result_types)
 
 
 def _io_callback_jvp(primals, tangents, **params):
@@ -227,16 +227,16 @@ def _sequential(prim, args, dims, params):
     return list(outs), [0] * len(outs)
 
 
-def _batched_avals(size, result_avals):
-    return tuple(ShapedArray((size,) + tuple(a.shape), a.dtype) for a in result_avals)
+def _batched_types(size, result_types):
+    return tuple(((size,) + tuple(shape), dtype) for shape, dtype in result_types)
 
 
 def _debug_callback_batch(args, dims, **params):
     return _sequential(debug_callback_p, args, dims, params)
 
 
-def _pure_callback_batch(args, dims, *, callback, result_avals, vmap_method):
-    params = {"callback": callback, "result_avals": result_avals, "vmap_method": vmap_method}
+def _pure_callback_batch(args, dims, *, callback, result_types, vmap_method):
+    params = {"callback": callback, "result_types": result_types, "vmap_method": vmap_method}
     if vmap_method in ("sequential", "sequential_unrolled"):
         return _sequential(pure_callback_p, args, dims, params)
     size = _axis_size(args, dims)
@@ -250,7 +250,7 @@ def _pure_callback_batch(args, dims, *, callback, result_avals, vmap_method):
             f"one of 'sequential', 'sequential_unrolled', 'expand_dims', 'broadcast_all', "
             f"or 'legacy_vectorized'. Got vmap_method={vmap_method!r} (callback "
             f"{callback.name}); pass vmap_method= to pure_callback")
-    params["result_avals"] = _batched_avals(size, result_avals)
+    params["result_types"] = _batched_types(size, result_types)
     outs = pure_callback_p.bind(*moved, **params)
     return list(outs), [0] * len(outs)
 
@@ -262,12 +262,12 @@ def _lead(x, n):
                                    broadcast_dimensions=tuple(range(1, len(shape) + 1)))
 
 
-def _io_callback_batch(args, dims, *, callback, result_avals, ordered):
+def _io_callback_batch(args, dims, *, callback, result_types, ordered):
     if ordered:
         raise ValueError(f"Cannot `vmap` ordered IO callback (callback {callback.name}); "
                          f"use ordered=False, or call io_callback outside vmap")
     return _sequential(io_callback_p, args, dims,
-                       {"callback": callback, "result_avals": result_avals, "ordered": False})
+                       {"callback": callback, "result_types": result_types, "ordered": False})
 
 
 debug_callback_p.batch = _debug_callback_batch
