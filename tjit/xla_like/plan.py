@@ -473,18 +473,26 @@ def _positions(steps):
 
 def _hoist_readers(steps, p, n, writer):
     """``steps`` with every reader of ``p`` after step ``n`` moved just before it, or
-    None if one of them needs a value computed at ``n`` or later."""
+    None if one of them needs a value computed at ``n`` or later or runs a host effect
+    (a callback keeps its place among the others)."""
     ready = {v for v, m in writer.items() if m < n}
     moved = []
     for m in range(n + 1, len(steps)):
         s = steps[m]
         if p in s.ins:
-            if any(v in writer and v not in ready for v in s.ins):
+            if any(v in writer and v not in ready for v in s.ins) or _runs_effect(s):
                 return None
             moved.append(s)
             ready.update(s.outs)
     ids = {id(s) for s in moved}
     return steps[:n] + moved + [s for s in steps[n:] if id(s) not in ids]
+
+
+def _runs_effect(s):
+    """Whether step ``s`` runs an effectful primitive (a callback), itself or in a body."""
+    if isinstance(s, ControlStep):
+        return any(_runs_effect(t) for b in s.bodies for t in b.steps)
+    return isinstance(s, LibraryStep) and getattr(s.primitive, "effectful", False)
 
 
 def _aliases_hold(steps, accepted, inplace):
