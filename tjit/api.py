@@ -372,6 +372,7 @@ class Jitted:
                 hit = route.match(leaves, Array) if leaves is not None else None
                 if hit is not None:
                     return self._run_new_size(route, hit, args)
+        v = None  # (drop the fast path's reference: donation checks who holds a buffer)
         return self._call_compiled(args, kwargs)
 
     def _call_compiled(self, args, kwargs):
