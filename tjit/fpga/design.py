@@ -45,6 +45,11 @@ under ``#pragma HLS DATAFLOW`` (the stages run at once, each a pipelined loop ne
   reduction runs as long as the reduction). No stream is deeper than its whole run
   (then it never blocks its producer). A stream that would need a symbolic depth or
   more than ``MAX_STREAM_DEPTH`` becomes a buffer instead;
+* **dots**: a dot stage in the matrix-multiply template (``lower/c/tiled_dot.py``) is
+  a grid of P x Q multiply-add PEs sized from ``part``'s DSPs (``dot_grid.py``: the
+  design's dots share ``DOT_DSP_SHARE`` of them), ``Stage.grid``; a dot's output that
+  no stage of the design reads is written to its port by the dot (Q outputs a step)
+  rather than streamed to a writer (one a step);
 * **buffers**: other intermediates are on-chip arrays while their sizes fit
   ``onchip_budget`` bytes (BRAM/URAM; default ``ONCHIP_BUDGET``), else DRAM scratch
   ports the host allocates. A buffer's consumers start when its producer has finished
@@ -60,6 +65,7 @@ import dataclasses
 import numpy as np
 import sympy
 
+from tjit.fpga.dot_grid import dot_grids
 from tjit.lower.c import HLS, render
 from tjit.lower.c import lanes as L
 from tjit.lower.c import streams as S
@@ -120,6 +126,8 @@ class Stage:
     reads: tuple = ()       # values a kernel stage reads from memory (ports, buffers)
     lanes: int = 1          # elements a pipelined step (lower/c/lanes.py)
     row: int = None         # its packets cut per row of this many elements (a ragged row)
+    grid: tuple = None      # a dot's (P, Q) multiply-add PEs (dot_grid.py, tiled_dot.py)
+    ins: tuple = ()         # a kernel stage's input values, in argument order
 
 
 @dataclasses.dataclass
@@ -160,7 +168,7 @@ def _const(x):
 
 
 def build_design(prog, steps, live_out, top="tjit_design", onchip_budget=ONCHIP_BUDGET,
-                 depths=None):
+                 depths=None, part="u280"):
     """The :class:`Design` of kernel steps ``steps`` (consecutive ``KernelStep`` of
     ``prog``).
 
@@ -172,6 +180,7 @@ def build_design(prog, steps, live_out, top="tjit_design", onchip_budget=ONCHIP_
       onchip_budget: bytes of on-chip buffers before intermediates go to DRAM.
       depths: ``{stream name: depth}`` overriding computed depths (tests: an
         under-sized stream).
+      part: the card whose DSPs size the dots' PE grids (``dot_grid.py``).
     """
     produced = {v: n for n, s in enumerate(steps) for v in s.outs if v is not None}
     readers = {}
@@ -202,11 +211,14 @@ def build_design(prog, steps, live_out, top="tjit_design", onchip_budget=ONCHIP_
 
     inputs = [v for v in dict.fromkeys(v for s in steps for v in s.ins) if v not in produced]
     outputs = [v for v in produced if v in live_out]
+    grids = dot_grids([s.kernel for s in steps], part)
+    # (a dot's output that no stage of the run reads goes straight to its port, Q
+    # outputs a step, not through a writer at one element a step)
     streamed = {v for v in set(inputs) | set(produced) if streams_ok(v) and (
-        readers.get(v) or (v in produced and v in live_out))}
+        readers.get(v) or (v in produced and v in live_out and produced[v] not in grids))}
     while True:
         d = _Layout(prog, steps, kname, produced, readers, inputs, outputs, streamed,
-                    onchip_budget, depths or {}, top)
+                    onchip_budget, depths or {}, top, grids)
         bad = d.plan_depths()
         if not bad:
             return d.design(top)
@@ -221,8 +233,9 @@ class _Layout:
     """Stages, streams and buffers for one choice of streamed values; renders them."""
 
     def __init__(self, prog, steps, kname, produced, readers, inputs, outputs, streamed,
-                 budget, depth_override, top):
+                 budget, depth_override, top, grids):
         self.prog, self.steps, self.kname = prog, steps, kname
+        self.grids = grids     # step -> a dot's PE grid
         self.top = top
         self.produced, self.readers = produced, readers
         self.inputs, self.outputs, self.streamed = inputs, outputs, streamed
@@ -285,7 +298,8 @@ class _Layout:
                     self.edges[(v, self.kname[n])] = self._stream(v, rd, self.kname[n])
         for n, s in enumerate(self.steps):
             self.stages.append(Stage(self.kname[n], "kernel", kernel=s.kernel, reads=tuple(
-                v for v in dict.fromkeys(s.ins) if v not in self.streamed)))
+                v for v in dict.fromkeys(s.ins) if v not in self.streamed),
+                grid=self.grids.get(n), ins=tuple(s.ins)))
             for v in s.outs:
                 if v is None or v not in self.streamed:
                     continue
@@ -574,7 +588,8 @@ class _Layout:
         lanes = next(st.lanes for st in self.stages if st.name == self.kname[n])
         row = next(st.row for st in self.stages if st.name == self.kname[n])
         src = render(s.kernel, HLS, self.fn(self.kname[n]), io=self._io(n, s), top=False,
-                     lanes=lanes, packet_row=row if not s.kernel.reduce_axes else None)
+                     lanes=lanes, packet_row=row if not s.kernel.reduce_axes else None,
+                     dot_grid=self.grids.get(n))
         self.srcs[n] = src
         return src.body
 

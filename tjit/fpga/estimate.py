@@ -40,9 +40,22 @@ Resources: each pass instantiates the operators of its loop body (a pipelined lo
 does not share them), plus per m_axi port an AXI adapter (2 BRAM18K, 1200 LUT, 1800
 FF), FIFOs deeper than 32 in BRAM18K, row buffers in BRAM18K (2304 bytes each),
 on-chip buffers (ping-pong: twice) in BRAM18K, or in URAM288 (36 KiB each) from 64
-KiB up. A dot in the tiled template (``lower/c/tiled_dot.py``)
-costs ``tm`` multiply-adds per cycle (see ``_tiled_dot``). Symbolic sizes take
-``sizes`` or ``TRIPCOUNT_HINT``.
+KiB up. Symbolic sizes take ``sizes`` or ``TRIPCOUNT_HINT``.
+
+**Dots** (the P x Q grid of ``lower/c/tiled_dot.py``), per batch point and tile of
+``TM = P RM`` rows (``tiles = ceil(M / TM)``):
+
+* cycles = tiles x (load + K NC RM x II + depth + epilogue): A's tile ``TM K / WA``
+  steps (+ 2), the grid's ``K NC RM`` steps (II = 1, or ``ceil(Q / (RM x b_lanes))``
+  when B's port cannot give Q values every RM steps: B not contiguous along n), depth
+  = mul + add latency + 2, the epilogue ``TM NC`` steps of Q outputs (II = Q when its
+  output is a one-element stream, else ``ceil(Q / W)``: a port's beat) + its stores'
+  latency + 2;
+* DSP = P Q x (mul + add DSPs of the dtype) + the stores' operators x Q (unrolled);
+  the A tile in ``max(P x WA banks, bytes / 2304)`` BRAM18K, or in URAM288 (36 KiB)
+  from 64 KiB up; each PE's ``RM NC`` accumulators in LUTRAM up to ``LUTRAM_MAX``
+  bytes (a LUT a 64 bits), else BRAM18K;
+* B is read once per tile: its port and the card move its bytes ``tiles`` times.
 """
 
 import dataclasses
@@ -67,6 +80,7 @@ URAM_BYTES = 36864          # one URAM288 (UltraRAM)
 URAM_MIN = 1 << 16          # on-chip buffers of at least this many bytes go to URAM
 AXI_PORT = (2, 1200, 1800)  # BRAM18K, LUT, FF of one m_axi adapter with burst buffers
 SRL_FIFO_MAX = 32           # FIFOs up to this depth are shift registers (LUTs)
+LUTRAM_MAX = 1024           # a dot PE's accumulators up to these bytes are LUTRAM
 PORT_BYTES = 64             # one 512-bit m_axi beat a kernel clock: a port's peak
 
 
@@ -83,6 +97,7 @@ class StageEstimate:
     lut: int = 0
     ff: int = 0
     hold: int = 0           # steps it takes in before its first output (a row)
+    uram: int = 0
 
 
 @dataclasses.dataclass
@@ -209,11 +224,13 @@ def _combine(monoid, dt):
                 np.dtype(dt))
 
 
-def stage_estimate(kernel, name, env=None, streamed_inputs=None, lanes=1, row=None):
+def stage_estimate(kernel, name, env=None, streamed_inputs=None, lanes=1, row=None,
+                   grid=None, streamed_out=False):
     """The :class:`StageEstimate` of one kernel stage (see the module docstring);
     ``streamed_inputs``: how many of its inputs are streams (row buffers; None: all);
     ``lanes``: points a step (``lower/c/lanes.py``; its operators replicated per lane);
-    ``row``: a pointwise stage's packets cut rows of this many points (``Stage.row``)."""
+    ``row``: a pointwise stage's packets cut rows of this many points (``Stage.row``);
+    ``grid``: a dot's PE grid (``Stage.grid``); ``streamed_out``: it writes a stream."""
     env = env or {}
     k = kernel
     io = 2                              # a cycle to read, one to write
@@ -227,9 +244,9 @@ def stage_estimate(kernel, name, env=None, streamed_inputs=None, lanes=1, row=No
                              lut * lanes, ff * lanes)
     red = _prod([k.shape[a] for a in k.reduce_axes], env)
     outer = _prod([k.shape[a] for a in range(len(k.shape)) if a not in k.reduce_axes], env)
-    dot = tiled_dot.match(k, plan_axes(k))
+    dot = tiled_dot.match(k, plan_axes(k), grid=grid)
     if dot is not None:
-        return _tiled_dot(k, dot, name, outer, io)
+        return _tiled_dot(k, dot, name, outer, io, streamed_out)
     if not k.row_style and lanes > 1:
         return _wide_columns(k, name, env, lanes, io)
     w = lanes                           # a row's W points a step (lanes.render_rows;
@@ -290,23 +307,48 @@ def _wide_columns(k, name, env, w, io):
                          (f_ + sum(c.ff for c in comb) + sf) * w, hold=steps + nk // w)
 
 
-def _tiled_dot(k, dp, name, outer, io):
-    """The template of ``lower/c/tiled_dot.py``: per tile of ``tm`` rows, A's tile
-    (``K * tm`` reads), the accumulators' reset (``N``), ``K * N`` pipelined steps of
-    ``tm`` multiply-adds (II = 1 when ``N`` covers the adder's latency) and the
-    epilogue (``tm * N``)."""
+def _tiled_dot(k, dp, name, outer, io, streamed_out=False):
+    """The PE grid of ``lower/c/tiled_dot.py`` (module docstring: "Dots"), per batch
+    point and tile of ``TM`` rows."""
     st = k.stages[0]
-    mul, add = cost("mul", np.dtype(st.dtype)), cost("add", np.dtype(st.dtype))
-    ii = max(1, math.ceil(add.latency / dp.n))
-    lat, d_, l_, f_ = _body([s.expr for s in k.stores])
-    tiles = math.ceil(dp.m / dp.tm) * (outer // (dp.m * dp.n))
-    per = dp.k * dp.tm + dp.n + dp.k * dp.n * ii + dp.tm * dp.n + 3 * io + lat
+    dt = np.dtype(st.dtype)
+    mul, add = cost("mul", dt), cost("add", dt)
+    w = max(1, tiled_dot.PORT_BYTES // dt.itemsize)
+    tiles = dp.tiles * (outer // (dp.m * dp.n))
+    load = (dp.tm * -(-dp.k // dp.wa) if dp.a_along == "k" else
+            dp.k * -(-dp.tm // dp.wa)) + io
+    steps = dp.k * dp.nc * dp.rm
+    ii = max(1, -(-dp.q // (dp.rm * dp.b_lanes)))    # (B's port: Q values every RM steps)
     depth = mul.latency + add.latency + io
-    bram = 2 * math.ceil(dp.tm * (dp.k + dp.n) * np.dtype(st.dtype).itemsize / BRAM_BYTES)
-    return StageEstimate(name, "kernel", outer * dp.k, ii, depth, tiles * per,
-                         dp.tm * (mul.dsp + add.dsp) + d_, bram,
-                         dp.tm * (mul.lut + add.lut) + l_, dp.tm * (mul.ff + add.ff) + f_,
-                         hold=dp.k * dp.tm)
+    lat, d_, l_, f_ = _body([s.expr for s in k.stores])
+    epi_ii = dp.q if streamed_out else -(-dp.q // w)  # (Q outputs a step: a port's beat)
+    epilogue = dp.tm * dp.nc * epi_ii + lat + io
+    pes = dp.p * dp.q
+    bank = dp.rm * dp.nc * dt.itemsize                # one PE's accumulators
+    acc_bram = pes * math.ceil(bank / BRAM_BYTES) if bank > LUTRAM_MAX else 0
+    acc_lut = pes * math.ceil(bank * 8 / 64) if bank <= LUTRAM_MAX else 0
+    banks = dp.p * (dp.wa if dp.a_along == "k" else 1)
+    at_bytes = dp.tm * dp.k * dt.itemsize
+    big = at_bytes >= URAM_MIN
+    at_mem = max(banks, math.ceil(at_bytes / (URAM_BYTES if big else BRAM_BYTES)))
+    return StageEstimate(name, "kernel", tiles * steps, ii, depth,
+                         tiles * (load + steps * ii + depth + epilogue),
+                         pes * (mul.dsp + add.dsp) + d_ * dp.q,
+                         acc_bram + (0 if big else at_mem),
+                         pes * (mul.lut + add.lut) + l_ * dp.q + acc_lut,
+                         pes * (mul.ff + add.ff) + f_ * dp.q, hold=load + steps * ii,
+                         uram=at_mem if big else 0)
+
+
+def dot_rereads(st):
+    """``{value: times}``: the input values a dot stage (``design.Stage``) reads more
+    than once (B, once per tile of ``TM`` rows)."""
+    if st.kind != "kernel" or not st.kernel.reduce_axes or not st.ins:
+        return {}
+    dp = tiled_dot.match(st.kernel, plan_axes(st.kernel), grid=st.grid)
+    if dp is None or dp.tiles < 2:
+        return {}
+    return {st.ins[dp.b_arg]: dp.tiles}
 
 
 def _mover(st, env):
@@ -321,7 +363,8 @@ def design_estimate(d, part, clock_mhz, env):
     ests = []
     for st in d.stages:
         n_in = sum(1 for s in d.streams if s.consumer == st.name and s.per_row is None)
-        e = stage_estimate(st.kernel, st.name, env, n_in, st.lanes, st.row) \
+        e = stage_estimate(st.kernel, st.name, env, n_in, st.lanes, st.row, st.grid,
+                           any(s.producer == st.name for s in d.streams)) \
             if st.kind == "kernel" \
             else \
             _mover(st, env)
@@ -347,12 +390,20 @@ def design_estimate(d, part, clock_mhz, env):
     port_bytes = [(_n(length, env) * np.dtype(dt).itemsize, name)
                   for (v, role, dt, length), name in zip(
                       d.ports, d.port_names or [f"port{i}" for i in range(len(d.ports))])]
+    names = dict(zip((p[0] for p in d.ports), d.port_names or []))
+    for st in d.stages:     # (a dot reads B once per tile: its port moves B that often)
+        for v, times in dot_rereads(st).items():
+            length, dt = next(((n, t) for u, _, t, n in d.ports if u == v), (None, None))
+            if length is not None:
+                nbytes = _n(length, env) * np.dtype(dt).itemsize
+                dram += nbytes * (times - 1)
+                port_bytes.append((nbytes * times, f"{names.get(v, v)} (in {st.name})"))
     busiest, port = max(port_bytes, default=(0, ""))
     bram = sum(e.bram for e in ests) + AXI_PORT[0] * len(d.ports)
     for s in d.streams:
         if s.depth > SRL_FIFO_MAX:
             bram += math.ceil(s.depth * s.lanes * np.dtype(s.dtype).itemsize / BRAM_BYTES)
-    uram = 0
+    uram = sum(e.uram for e in ests)
     for b in d.buffers:     # (ping-pong: twice the bytes)
         if b.where == "onchip":
             nbytes = _n(b.length, env) * np.dtype(b.dtype).itemsize

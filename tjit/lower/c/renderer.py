@@ -180,7 +180,8 @@ class _Known(set):
 
 
 class _Renderer:
-    def __init__(self, kernel, dialect, name, io=None, top=True, lanes=1, packet_row=None):
+    def __init__(self, kernel, dialect, name, io=None, top=True, lanes=1, packet_row=None,
+                 dot_grid=None):
         self.k = kernel
         self.d = dialect
         self.name = name
@@ -192,6 +193,7 @@ class _Renderer:
         self.lanes = lanes           # points a step (lanes.py: W-lane pointwise stages)
         self.lane = {}               # streamed arg -> its packet's lane at this point
         self.packet_row = packet_row  # W-lane pointwise: packets cut rows of this many
+        self.dot_grid = dot_grid     # HLS dots: the PE grid (P, Q) (tiled_dot.py)
         self.s = Scalar(dialect)
         i64 = dialect.type(I64)
         self.i64 = i64
@@ -584,7 +586,8 @@ class _Renderer:
         inner = [g for g, r in enumerate(self.plan.reduce) if r]
         if self.lanes > 1:
             return LaunchSpec("row", lanes_mod.render_rows(self), d.local_size)
-        dot = tiled_dot.match(k, self.plan, d.threaded) if d.tiled_dots else None
+        dot = tiled_dot.match(k, self.plan, d.threaded, self.dot_grid) if d.tiled_dots \
+            else None
         if dot is not None:     # (HLS: the matrix-multiply template; OpenCL: tiles)
             return LaunchSpec("row", tiled_dot.render(self, dot), d.local_size)
         rp = rows.row_plan(k, self.plan, d) if not self.io else None
@@ -784,7 +787,8 @@ class _Renderer:
         return f"({ref} != 0)" if np.dtype(dt).kind == "b" else ref
 
 
-def render(kernel, dialect="c", name=None, io=None, top=True, lanes=1, packet_row=None):
+def render(kernel, dialect="c", name=None, io=None, top=True, lanes=1, packet_row=None,
+           dot_grid=None):
     """Render one kernel as C-family source.
 
     Args:
@@ -802,6 +806,8 @@ def render(kernel, dialect="c", name=None, io=None, top=True, lanes=1, packet_ro
       packet_row: a W-lane pointwise stage on streams only whose packets cut rows of
         this many points (the last step of each row masked: the cut of a ragged
         row-style stage it streams with; ``lanes.render``).
+      dot_grid: HLS: the (P, Q) grid of multiply-add PEs of a dot in the matrix-multiply
+        template (``tiled_dot.py``; default ``tiled_dot.DEFAULT_GRID``).
     Returns:
       a :class:`CSource`.
     Raises:
@@ -818,5 +824,5 @@ def render(kernel, dialect="c", name=None, io=None, top=True, lanes=1, packet_ro
             (io or {}).get(i) not in ("stream", "discard") for i in range(len(kernel.args)))):
         raise ValueError(f"C renderer: kernel {kernel.name} cannot cut its packets per row "
                          f"of {packet_row} (a W-lane pointwise stage on streams only can)")
-    return _Renderer(kernel, d, name, io, top, lanes, packet_row).render()
+    return _Renderer(kernel, d, name, io, top, lanes, packet_row, dot_grid).render()
 

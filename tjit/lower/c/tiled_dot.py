@@ -1,21 +1,36 @@
-"""Dots as a tiled matrix-multiply template with partitioned buffers (HLS dialect).
+"""Dots as an output-stationary grid of multiply-adds (HLS) or a tiled kernel (OpenCL).
 
 An FPGA has no BLAS: a dot is the row-style reduce kernel ``out[.., m, n] =
 epilogue(sum_k A[.., m, k] * B[.., k, n])`` that ``xla_like`` makes of it. Rendered as
 a plain loop nest it does one multiply-add per cycle; a dialect with ``tiled_dots``
-renders a kernel of that form (:func:`match`) as the usual FPGA template instead, for
-each batch point and each tile of ``TM`` rows of ``m``::
+renders a kernel of that form (:func:`match`) as a **grid of P x Q multiply-add PEs**
+(the output-stationary systolic form of Vitis' and DaCe's GEMM examples), for each
+batch point and each tile of ``TM = P * RM`` rows of ``m`` (all ``N`` columns)::
 
-    at[TM][K]  <- the tile's rows of A          (partitioned by row: TM reads a cycle)
-    acc[TM][N] <- the sum's identity            (partitioned by row)
-    for k: for n (pipelined, II=1): b = B[k, n]; acc[i][n] += at[i][k] * b, i < TM
-    for i, n (pipelined): the epilogue of acc[i][n] (the kernel's outer stores)
+    at[TM][K]   <- the tile's rows of A   (ARRAY_PARTITION cyclic P on rows: a PE row
+                   each; cyclic WA on k when A is read along k: WA elements a cycle)
+    acc[TM][NP] (NP = NC * Q >= N; cyclic P on rows, cyclic Q on columns: a PE's RM * NC
+                 accumulators in its own bank)
+    for k: for c < NC: for rm < RM (one flattened pipeline, II=1):
+        rm == 0: bv[q] = B[k, c Q + q], q < Q      (Q values, reused for RM cycles)
+        acc[rm P + p][c Q + q] = (k == 0 ? 0 : acc[..]) + at[rm P + p][k] * bv[q]
+                                                     (p < P, q < Q unrolled: P Q PEs)
+    for i < TM: for c < NC (pipelined): the epilogue (the kernel's outer stores) of
+        acc[i][c Q + q], q < Q unrolled, n < N
 
-``TM`` multiply-adds per cycle; each accumulator is updated once every ``N``
-iterations, so the adder's latency does not limit the II when ``N`` >= the latency;
-every output sums its products in increasing ``k``, the order of a sequential loop
-(bit for bit the ``c`` dialect's result). The template needs concrete ``M``, ``N``,
-``K`` with buffers of at most ``MAX_BUFFER`` elements; other dots stay loop nests.
+``P * Q`` multiply-adds a cycle. The grid (``P``, ``Q``) comes from the caller
+(``fpga/dot_grid.py`` sizes it from the part's DSP budget; :data:`DEFAULT_GRID`
+otherwise); ``P`` is clamped to the rows the buffers hold and ``Q`` to ``N``. Each
+accumulator comes back every ``NC * RM`` cycles, at least :data:`ACC_DISTANCE` (the
+latency of a float add: ``hls_dialect.PARTIALS``), so the adder's latency never lowers
+the II and no partial sums are needed. **Summation order**: every output folds its
+products in increasing ``k`` from the sum's identity, one sequential sum: bit for bit
+the ``c`` dialect's loop (and the interpreter's float32 loop), for every grid and tile.
+Rows past ``M`` (a ragged last tile) hold the identity in ``at`` and columns past ``N``
+a zero ``bv``: their accumulators are never stored. The template needs concrete ``M``,
+``N``, ``K``, the A tile and the accumulators within :data:`MAX_TILE_BYTES` each (a
+tile of as many rows as fit, so B is read ``ceil(M / TM)`` times); other dots stay loop
+nests. The source's comment states the grid, tiles and order.
 
 **Threaded dialects** (OpenCL: there is no BLAS on PoCL or most OpenCL devices) render
 a dot kernel (:func:`match` with ``threaded=True``; symbolic sizes allowed) as the
@@ -40,16 +55,24 @@ import dataclasses
 
 import numpy as np
 
+from tjit.lower.c.hls_dialect import PARTIALS
 from tjit.lower.loops import ceil_div, prod, same
 from tjit.xla_like import kernel_ir as K
 
-__all__ = ["MAX_BUFFER", "REG_M", "REG_N", "TILE_K", "TILE_M", "DotPlan", "match",
-           "render", "thread_tile"]
+__all__ = ["ACC_DISTANCE", "DEFAULT_GRID", "MAX_TILE_BYTES", "PORT_BYTES", "REG_M", "REG_N",
+           "TILE_K", "DotPlan", "match", "render", "thread_tile"]
 
-#: Rows of A per tile: multiply-adds per cycle.
-TILE_M = 16
-#: The largest ``TM * K`` or ``TM * N`` buffer (elements) the template allocates.
-MAX_BUFFER = 1 << 16
+#: HLS: the PE grid (rows P of ``m``, columns Q of ``n``) when the caller gives none.
+DEFAULT_GRID = (16, 16)
+#: HLS: the most bytes the A tile or the accumulators may take (each; on a C-simulation
+#: stage thread's stack too); a dot whose one row of either needs more stays a loop nest.
+MAX_TILE_BYTES = 1 << 20
+#: HLS: the fewest cycles between two updates of one accumulator (>= a float add's
+#: latency at 300 MHz: the interleaved partials' count, ``hls_dialect.PARTIALS``).
+ACC_DISTANCE = PARTIALS
+#: HLS: bytes an m_axi port moves a cycle (a 512-bit beat): the A tile is read this
+#: many bytes a step along A's contiguous axis.
+PORT_BYTES = 64
 #: Threaded dialects: each work-item's register block (at most ``RM x RN`` outputs;
 #: less along a short axis of concrete size) ...
 REG_M, REG_N = 8, 8
@@ -68,7 +91,27 @@ class DotPlan:
     m: int
     n: int
     k: int
-    tm: int
+    p: int = 0        # HLS: PE rows, PE columns
+    q: int = 0
+    rm: int = 0       # HLS: rounds of P rows a tile (TM = P * RM)
+    nc: int = 0       # HLS: column groups of Q (NP = NC * Q >= N)
+    wa: int = 1       # HLS: A elements read a step into the tile
+    a_along: str = "k"  # HLS: the axis of A the tile is read along ("k" or "m")
+    b_lanes: int = 1  # HLS: B elements its port gives a cycle (contiguous along n: a beat)
+
+    @property
+    def tm(self):
+        return self.p * self.rm
+
+    @property
+    def b_arg(self):
+        """The kernel argument B is read from."""
+        return _load_of(self.b).arg
+
+    @property
+    def tiles(self):
+        """Tiles of ``TM`` rows a batch point."""
+        return ceil_div(self.m, self.tm)
 
 
 def _load_of(x):
@@ -88,19 +131,21 @@ def _uses(load, axes):
     return any(not same(_load_of(load).index.coefs[a], 0) for a in axes)
 
 
-def match(k, plan, threaded=False):
+def match(k, plan, threaded=False, grid=None):
     """A :class:`DotPlan` when kernel ``k`` (loop axes ``plan``) is a dot of the
     template's form, else None. ``threaded``: for a threaded dialect's tiling (symbolic
     sizes allowed; an output updated in place may be read by the epilogue, not by the
-    product); otherwise the HLS template's limits apply (concrete sizes, buffers of at
-    most ``MAX_BUFFER`` elements, no in-place outputs)."""
+    product); otherwise the HLS template's limits apply (concrete sizes, rows within
+    ``MAX_TILE_BYTES``, no in-place outputs) and ``grid`` (P, Q; default
+    ``DEFAULT_GRID``) sizes its PE grid, clamped to the dot (whether a kernel matches
+    does not depend on the grid)."""
     if not (k.row_style and k.reduce_axes and len(k.stages) == 1) or k.hyperplane:
         return None
     if k.inplace and not threaded:
         return None
     st = k.stages[0]
     dt = np.dtype(st.dtype)
-    if st.monoid != "sum" or dt.kind != "f" or not isinstance(st.expr, K.Op) or \
+    if st.monoid != "sum" or dt.kind not in "fiu" or not isinstance(st.expr, K.Op) or \
             st.expr.op != "mul" or any(_load_of(x) is None for x in st.expr.args):
         return None
     if any(np.dtype(x.dtype) != dt for x in st.expr.args):
@@ -121,14 +166,59 @@ def match(k, plan, threaded=False):
         return None
     ext = [plan.extents[g] for g in (g_m, g_n, g_k)]
     if threaded:
-        return DotPlan(g_m, g_n, g_k, outer[:-2], a, b, *ext, tm=0)
+        if dt.kind != "f":
+            return None
+        return DotPlan(g_m, g_n, g_k, outer[:-2], a, b, *ext)
     if not all(isinstance(e, (int, np.integer)) for e in ext):
         return None
     m, n, kk = (int(e) for e in ext)
-    tm = min(TILE_M, m)
-    if tm * kk > MAX_BUFFER or tm * n > MAX_BUFFER or n < 2:
+    most = MAX_TILE_BYTES // dt.itemsize
+    if min(m, n, kk) < 1 or kk > most or n > most // 2:
         return None
-    return DotPlan(g_m, g_n, g_k, outer[:-2], a, b, m, n, kk, tm)
+    dp = DotPlan(g_m, g_n, g_k, outer[:-2], a, b, m, n, kk)
+    return dp if _size_grid(dp, plan, dt, grid or DEFAULT_GRID) else None
+
+
+def _size_grid(dp, plan, dt, grid):
+    """Fill in the HLS grid and tiles of ``dp`` for the requested ``grid`` (P, Q).
+
+    * Q at most N; RM at least ``ACC_DISTANCE / NC`` rounds (an accumulator comes back
+      every ``ACC_DISTANCE`` cycles or more) and, where the buffers allow, at least
+      ``Q / b_lanes`` (B's port gives the next Q values in RM steps); P at most the rows that need PEs and
+      the rows the buffers hold (``MAX_TILE_BYTES``);
+    * tiles: as few as the buffers allow (B is read once a tile), but while B is
+      smaller than A (N < M) up to ``M / N`` of them (B's re-reads then move at most
+      A's bytes again) so a dot with few columns keeps a small A tile; the rows spread
+      evenly over the tiles (a ragged last tile wastes at most P rows);
+    * WA, A's elements read a step into the tile: the fewest (a power of two, at most a
+      512-bit beat) that read the tile in at most 1/8 of the grid's steps
+      (``P / (WA NC)``), each its own bank.
+
+    False: the buffers cannot hold ``ACC_DISTANCE`` rows (a very long row)."""
+    p, q = (max(1, int(x)) for x in grid)
+    q = min(q, dp.n)
+    dp.q, dp.nc = q, ceil_div(dp.n, q)
+    w = max(1, PORT_BYTES // dt.itemsize)
+    dp.b_lanes = min(w, q) if _contiguous_along(dp.b, plan.groups[dp.g_n]) else 1
+    rows = MAX_TILE_BYTES // dt.itemsize // max(dp.k, dp.nc * q)
+    rm_min = ceil_div(ACC_DISTANCE, dp.nc)
+    if rows < rm_min:
+        return False
+    if rows // ceil_div(q, dp.b_lanes) >= 1:    # (B's Q values every RM steps: II = 1)
+        rm_min = max(rm_min, ceil_div(q, dp.b_lanes))
+    p = max(1, min(p, ceil_div(dp.m, rm_min), rows // rm_min))
+    tiles = max(ceil_div(dp.m, rows // p * p),
+                min(ceil_div(dp.m, p * rm_min), max(1, dp.m // dp.n)))
+    dp.p = p
+    dp.rm = max(rm_min, ceil_div(ceil_div(dp.m, tiles), p))
+    need = 1 << max(0, ceil_div(8 * p, dp.nc) - 1).bit_length()
+    if _contiguous_along(dp.a, plan.groups[dp.g_k]):
+        dp.a_along, dp.wa = "k", min(w, dp.k, need)
+    elif _contiguous_along(dp.a, plan.groups[dp.g_m]):
+        dp.a_along, dp.wa = "m", min(w, p, need)
+    else:
+        dp.a_along, dp.wa = "k", 1
+    return True
 
 
 def render(r, dp):
@@ -139,52 +229,121 @@ def render(r, dp):
         return _render_threaded(r, dp)
     d, st = r.d, r.k.stages[0]
     t = d.type(st.dtype)
-    ident = r.s.identity(st.monoid, st.dtype)
+    r.emit(f"// dot {dp.m}x{dp.k} @ {dp.k}x{dp.n}: an output-stationary grid of {dp.p}x"
+           f"{dp.q} multiply-add PEs; tiles of TM={dp.tm} rows (RM={dp.rm} rounds of "
+           f"{dp.p}) x all N in NC={dp.nc} groups of {dp.q} columns; each output sums "
+           f"its products in increasing k (0..{dp.k - 1}) from 0: a sequential sum")
     with r.nest(dp.batch, innermost=False):
         m0 = r.var("m0")
         with r.block(f"for ({r.i64} {m0} = 0; {m0} < {dp.m}; {m0} += {dp.tm})"):
             at, acc = r.var("at"), r.var("acc")
+            np_ = dp.nc * dp.q
             r.emit(f"{t} {at}[{dp.tm}][{dp.k}];")
-            r.emit(f"#pragma HLS ARRAY_PARTITION variable={at} complete dim=1")
-            r.emit(f"{t} {acc}[{dp.tm}][{dp.n}];")
-            r.emit(f"#pragma HLS ARRAY_PARTITION variable={acc} complete dim=1")
-            i, kv, nv = r.var("ii"), r.var("k"), r.var("n")
-            # the tile of A (rows past M read as the identity: never stored)
-            with r.block(f"for ({r.i64} {kv} = 0; {kv} < {dp.k}; {kv}++)"), \
-                    r.block(f"for (int {i} = 0; {i} < {dp.tm}; {i}++)"):
-                r.pragmas(True, dp.k * dp.tm)
+            r.emit(f"#pragma HLS ARRAY_PARTITION variable={at} cyclic factor={dp.p} dim=1")
+            if dp.a_along == "k" and dp.wa > 1:
+                r.emit(f"#pragma HLS ARRAY_PARTITION variable={at} cyclic factor={dp.wa} "
+                       "dim=2")
+            r.emit(f"{t} {acc}[{dp.tm}][{np_}];")
+            r.emit(f"#pragma HLS ARRAY_PARTITION variable={acc} cyclic factor={dp.p} dim=1")
+            r.emit(f"#pragma HLS ARRAY_PARTITION variable={acc} cyclic factor={dp.q} dim=2")
+            _load_a_tile(r, dp, at, m0)
+            _multiply(r, dp, at, acc)
+            _hls_epilogue(r, dp, acc, m0)
+    for g in (dp.g_m, dp.g_n, dp.g_k):
+        r.idx[g] = "0"
+    return prod(r.plan.extents[g] for g, red in enumerate(r.plan.reduce) if not red)
+
+
+def _load_a_tile(r, dp, at, m0):
+    """``at[i][k] = A[m0 + i, k]`` (the identity on rows past M), ``wa`` elements a
+    pipelined step along A's contiguous axis."""
+    ident = r.s.identity("sum", r.k.stages[0].dtype)
+    i, kv, w, step = r.var("i"), r.var("k"), r.var("w"), r.var("s")
+    if dp.a_along == "k":     # (row by row, WA consecutive k a step)
+        outer = r.block(f"for (int {i} = 0; {i} < {dp.tm}; {i}++)")
+        inner = r.block(f"for ({r.i64} {step} = 0; {step} < {dp.k}; {step} += {dp.wa})")
+        at_lane, trip = f"const {r.i64} {kv} = {step} + {w};", ceil_div(dp.k, dp.wa)
+    else:                     # (k by k, WA consecutive rows a step)
+        outer = r.block(f"for ({r.i64} {kv} = 0; {kv} < {dp.k}; {kv}++)")
+        inner = r.block(f"for (int {step} = 0; {step} < {dp.tm}; {step} += {dp.wa})")
+        at_lane, trip = f"const int {i} = {step} + {w};", ceil_div(dp.tm, dp.wa)
+    with outer, inner:
+        r.pragmas(True, trip)
+        with r.block(f"for (int {w} = 0; {w} < {dp.wa}; {w}++)"):
+            r.emit("#pragma HLS UNROLL")
+            r.emit(at_lane)
+            with r.block(f"if ({i} < {dp.tm} && {kv} < {dp.k})"):
                 r.idx[dp.g_m], r.idx[dp.g_k] = f"({m0} + {i})", kv
                 with r.block(f"if ({m0} + {i} < {dp.m})"):
                     r.emit(f"{at}[{i}][{kv}] = {r.value(dp.a, {})};")
                 r.emit(f"else {at}[{i}][{kv}] = {ident};")
-            with r.block(f"for ({r.i64} {nv} = 0; {nv} < {dp.n}; {nv}++)"):
-                r.pragmas(True, dp.n)
-                with r.block(f"for (int {i} = 0; {i} < {dp.tm}; {i}++)"):
-                    r.emit("#pragma HLS UNROLL")
-                    r.emit(f"{acc}[{i}][{nv}] = {ident};")
-            with r.block(f"for ({r.i64} {kv} = 0; {kv} < {dp.k}; {kv}++)"), \
-                    r.block(f"for ({r.i64} {nv} = 0; {nv} < {dp.n}; {nv}++)"):
-                r.pragmas(True, dp.n)
-                r.emit(f"#pragma HLS DEPENDENCE variable={acc} inter distance={dp.n} true")
-                r.idx[dp.g_m], r.idx[dp.g_k], r.idx[dp.g_n] = "0", kv, nv
-                bv = r.value(dp.b, {})
-                with r.block(f"for (int {i} = 0; {i} < {dp.tm}; {i}++)"):
-                    r.emit("#pragma HLS UNROLL")
-                    term = f"{at}[{i}][{kv}] * {bv}" if dp.a is st.expr.args[0] \
-                        else f"{bv} * {at}[{i}][{kv}]"
-                    r.emit(f"{acc}[{i}][{nv}] = {acc}[{i}][{nv}] + {term};")
-            with r.block(f"for (int {i} = 0; {i} < {dp.tm}; {i}++)"), \
-                    r.block(f"for ({r.i64} {nv} = 0; {nv} < {dp.n}; {nv}++)"):
-                r.pragmas(True, dp.n)
-                r.idx[dp.g_m], r.idx[dp.g_n], r.idx[dp.g_k] = f"({m0} + {i})", nv, "0"
-                with r.block(f"if ({m0} + {i} < {dp.m})"):
-                    r.stage_vals[0] = r._bind(f"{acc}[{i}][{nv}]", st.dtype)
-                    scope = {}
-                    for s in r.k.stores:
-                        r.store(s, scope)
-    for g in (dp.g_m, dp.g_n, dp.g_k):
-        r.idx[g] = "0"
-    return prod(r.plan.extents[g] for g, red in enumerate(r.plan.reduce) if not red)
+
+
+def _multiply(r, dp, at, acc):
+    """The PE grid: per ``k`` and column group, Q values of B read once and used for
+    RM cycles; every cycle P x Q multiply-adds, each into its own accumulator."""
+    st = r.k.stages[0]
+    dt = np.dtype(st.dtype)
+    t = r.d.type(dt)
+    ident = r.s.identity("sum", dt)
+    bv = r.var("bv")
+    r.emit(f"{t} {bv}[{dp.q}] = {{}};")
+    r.emit(f"#pragma HLS ARRAY_PARTITION variable={bv} complete")
+    kv, c, rm, p, q = (r.var(x) for x in ("k", "c", "rm", "p", "q"))
+    with r.block(f"for ({r.i64} {kv} = 0; {kv} < {dp.k}; {kv}++)"), \
+            r.block(f"for (int {c} = 0; {c} < {dp.nc}; {c}++)"), \
+            r.block(f"for (int {rm} = 0; {rm} < {dp.rm}; {rm}++)"):
+        r.pragmas(True, dp.rm)
+        r.emit(f"#pragma HLS DEPENDENCE variable={acc} inter distance={dp.nc * dp.rm} true")
+        with r.block(f"if ({rm} == 0)"), r.block(f"for (int {q} = 0; {q} < {dp.q}; {q}++)"):
+            r.emit("#pragma HLS UNROLL")
+            n, v = r.var("n"), r.var("b")
+            r.emit(f"const {r.i64} {n} = {c} * {dp.q} + {q};")
+            r.emit(f"{t} {v} = {ident};")
+            r.idx[dp.g_m], r.idx[dp.g_k], r.idx[dp.g_n] = "0", kv, n
+            with r.block(f"if ({n} < {dp.n})"):
+                r.emit(f"{v} = {r.value(dp.b, {})};")
+            r.emit(f"{bv}[{q}] = {v};")
+        with r.block(f"for (int {p} = 0; {p} < {dp.p}; {p}++)"):
+            r.emit("#pragma HLS UNROLL")
+            with r.block(f"for (int {q} = 0; {q} < {dp.q}; {q}++)"):
+                r.emit("#pragma HLS UNROLL")
+                _pe(r, dp, at, acc, bv, (kv, c, rm, p, q))
+
+
+def _pe(r, dp, at, acc, bv, idx):
+    """One PE's multiply-add at (k, column group, round, PE row, PE column) ``idx``;
+    its accumulator starts from the sum's identity at k = 0."""
+    st = r.k.stages[0]
+    dt = np.dtype(st.dtype)
+    t, ident = r.d.type(dt), r.s.identity("sum", dt)
+    kv, c, rm, p, q = idx
+    row, col = f"{rm} * {dp.p} + {p}", f"{c} * {dp.q} + {q}"
+    x, y = f"{at}[{row}][{kv}]", f"{bv}[{q}]"
+    if dp.a is not st.expr.args[0]:
+        x, y = y, x
+    term, prev = r.var("pr"), r.var("s")
+    r.emit(f"const {t} {term} = {r.s.op('mul', [x, y], [dt, dt], dt)};")
+    r.emit(f"const {t} {prev} = {kv} == 0 ? {ident} : {acc}[{row}][{col}];")
+    r.emit(f"{acc}[{row}][{col}] = {r.s.combine('sum', prev, term, dt)};")
+
+
+def _hls_epilogue(r, dp, acc, m0):
+    """The kernel's outer stores at each output of the tile, row by row and Q columns
+    a pipelined step (in row-major order: a streamed output stays in order)."""
+    i, c, q, n = r.var("i"), r.var("c"), r.var("q"), r.var("n")
+    with r.block(f"for (int {i} = 0; {i} < {dp.tm}; {i}++)"), \
+            r.block(f"for (int {c} = 0; {c} < {dp.nc}; {c}++)"):
+        r.pragmas(True, dp.nc)
+        with r.block(f"for (int {q} = 0; {q} < {dp.q}; {q}++)"):
+            r.emit("#pragma HLS UNROLL")
+            r.emit(f"const {r.i64} {n} = {c} * {dp.q} + {q};")
+            r.idx[dp.g_m], r.idx[dp.g_n], r.idx[dp.g_k] = f"({m0} + {i})", n, "0"
+            with r.block(f"if ({m0} + {i} < {dp.m} && {n} < {dp.n})"):
+                r.stage_vals[0] = r._bind(f"{acc}[{i}][{n}]", r.k.stages[0].dtype)
+                scope = {}
+                for s in r.k.stores:
+                    r.store(s, scope)
 
 
 def thread_tile(local_size):
