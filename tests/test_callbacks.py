@@ -458,3 +458,24 @@ def test_callbacks_under_dynamic_shapes_see_the_run_time_sizes(capsys):
     h = tjit.jit(f, polymorphic_shapes=["(n,)"])
     np.testing.assert_array_equal(np.asarray(h(np.ones(4, np.float32))), np.arange(4) + 2)
     assert _lines(capsys)[0] == "n=4 rows=[1. 1. 1. 1.]"
+
+
+def test_donation_does_not_reorder_callbacks():
+    """Donation planning may hoist the readers of a donated argument above the writer of
+    its output; a callback reading it stays in place (hoisted, it ran before the callback
+    the program states first: "w" before "a"); the donation is declined instead."""
+    log = []
+
+    def f(w, a):
+        new = w * 2
+        tjit.debug.callback(lambda v: log.append(("a", v.copy())), a, ordered=True)
+        tjit.debug.callback(lambda v: log.append(("w", v.copy())), w, ordered=True)
+        return new
+
+    w, a = np.arange(4, dtype=np.float32), np.ones(3, np.float32)
+    with pytest.warns(UserWarning, match="donated buffers were not usable"):
+        out = tjit.jit(f, donate_argnums=0)(jnp.asarray(w), a)
+    np.testing.assert_array_equal(np.asarray(out), w * 2)
+    assert [k for k, _ in log] == ["a", "w"]
+    np.testing.assert_array_equal(log[0][1], a)
+    np.testing.assert_array_equal(log[1][1], w)
