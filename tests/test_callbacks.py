@@ -354,9 +354,12 @@ def test_exceptions_in_callbacks_reach_the_caller_unchanged(where):
         fns[where]()
 
 
-def test_debug_callback_refuses_a_non_callable():
+def test_debug_callback_refuses_a_non_callable_and_ignores_results():
     with pytest.raises(TypeError, match="must be callable"):
         tjit.debug.callback(3, 1.0)
+    got = []
+    f = tjit.jit(lambda x: tjit.debug.callback(lambda v: got.append(v) or v * 2, x) or x)
+    assert float(f(np.float32(2.0))) == 2.0 and [float(g) for g in got] == [2.0]
 
 
 # -- names and docstring examples ------------------------------------------------------------
