@@ -192,6 +192,21 @@ def test_callbacks_are_not_folded_or_merged():
     assert calls == [1, 2, 2] * 2
 
 
+def test_results_do_not_alias_what_the_callback_keeps():
+    buf = np.zeros(3, np.float32)
+
+    def fill(v):
+        buf[:] = v
+        return buf
+
+    spec = tjit.ShapeDtypeStruct((3,), jnp.float32)
+    for f in (lambda v: tjit.pure_callback(fill, spec, v), tjit.jit(
+            lambda v: tjit.pure_callback(fill, spec, v))):
+        a = f(np.full(3, 1.0, np.float32))
+        b = f(np.full(3, 2.0, np.float32))
+        assert np.asarray(a).tolist() == [1.0] * 3 and np.asarray(b).tolist() == [2.0] * 3
+
+
 def test_arguments_kept_by_a_callback_stay_intact():
     kept = []
     f = tjit.jit(lambda x: io_callback(kept.append, None, jnp.sin(x) * 2, ordered=True) or x * 3)

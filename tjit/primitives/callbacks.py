@@ -96,8 +96,8 @@ def _check_results(op, callback, out, result_types):
             f"pytree that matches result_shape_dtypes")
     checked = []
     for i, (o, (shape, dtype)) in enumerate(zip(out, result_types)):
-        a = np.asarray(o)
-        a = a.astype(dtypes.canonicalize(a.dtype), copy=False)
+        a = np.asarray(o)  # (copied: the callback may keep and change what it returns)
+        a = a.astype(dtypes.canonicalize(a.dtype), copy=True)
         if a.shape != tuple(shape):
             raise CallbackResultError(
                 f"{op}: callback {callback.name}: Incorrect output shape for return value "
