@@ -1,6 +1,6 @@
 """A CPU runner re-bound to a new size keeps its steps' closures and rewrites what the
-sizes change in place (``cpu._Runner._rebind_steps``; ``runner_layout``'s generated
-size function; ``blas._plan``). Each test checks the results against NumPy in float64
+sizes change in place (``cpu._Runner.rebind``: ``rebind_code``'s generated re-bind;
+``runner_layout``'s generated size function; ``blas._plan``). Each test checks the results against NumPy in float64
 or the reference interpreter, and what was rewritten against an independent
 evaluation (sympy per dim, NumPy's own strides, the arrays' own addresses)."""
 
@@ -39,7 +39,7 @@ def test_rebinding_keeps_closures_and_matches_numpy(monkeypatch):
     x = RNG.standard_normal((5, 24)).astype(np.float32)
     np.testing.assert_allclose(np.asarray(f(x)), _want(x), rtol=2e-5, atol=2e-5)
     (runner,) = _executable(f)._idle
-    assert runner._binders is not None
+    assert runner._rebind is not None
     steps = list(runner.steps)
     for b in [64, 3, 700, 9, 2, 64, 1500, 33]:
         x = RNG.standard_normal((b, 24)).astype(np.float32)

@@ -297,3 +297,72 @@ def test_dropped_pool_stops_its_workers(kernel, native):
     for t in workers:
         t.join(timeout=10)
     assert not any(t.is_alive() for t in workers)
+
+
+def test_prewake_then_call_and_back_to_sleep(kernel):
+    """A pre-wake (``ThreadPool.prewake``) asks the workers to spin for a call expected
+    soon: the call's results are unchanged and the workers take part in it; a pre-wake
+    with no call after it spins its while and then sleeps (no CPU when idle); a
+    pre-wake before any call (no workers) or while the pool is busy does nothing."""
+    if not threads.native_available():
+        pytest.skip("no native thread runtime on this platform")
+    pool = threads.ThreadPool(3, native=True)
+    pool.prewake()                              # no workers yet: nothing to wake
+    assert pool._workers is None
+    log = []
+    fn = recording_kernel(log)
+    pool.parallel_for(fn, None, None, 12)
+    for _ in range(3):
+        time.sleep(0.01)                        # the workers are asleep by now
+        pool.prewake(seconds=0.5)
+        log.clear()
+        pool.parallel_for(fn, None, None, 12)
+        assert sorted((s, e) for _, s, e in log) == threads._split(12, 12)
+    for n in [1, 7, 1000, 100_003]:              # results of a kernel after pre-wakes
+        x, y, argv = buffers(n, seed=n)
+        pool.prewake()
+        pool.parallel_for(kernel, argv, None, n)
+        np.testing.assert_array_equal(y, x * np.float32(3) - 1, err_msg=f"n={n}")
+    with pool._busy:                            # another call holds the pool: no-op
+        pool.prewake()
+    pool.prewake(seconds=0.02)
+    time.sleep(0.05)                            # past the pre-wake's spin
+    c0 = time.process_time()
+    time.sleep(0.3)
+    assert time.process_time() - c0 < 0.05      # spinning workers would burn ~0.6 s
+    pool.close()
+
+
+def test_prewake_generation_never_matches_a_call():
+    """Pre-wakes mark a worker's job word with bit 30, which the calls' counter (kept
+    below 2^30) never has: a call after many pre-wakes and calls, across the counter's
+    wrap, still reaches the workers."""
+    if not threads.native_available():
+        pytest.skip("no native thread runtime on this platform")
+    pool = threads.ThreadPool(2, native=True)
+    log = []
+    fn = recording_kernel(log)
+    pool.parallel_for(fn, None, None, 8)
+    gen = ctypes.c_int32.from_address(pool._header + 64)
+    gen.value = (1 << 30) - 3                   # the counter wraps within a few calls
+    for _ in range(6):
+        pool.prewake(seconds=0.05)
+        log.clear()
+        pool.parallel_for(fn, None, None, 8)
+        assert sorted((s, e) for _, s, e in log) == threads._split(8, 8)
+        assert 0 < gen.value < (1 << 30)        # (never 0, never bit 30 or 31)
+    assert gen.value < 8                        # (it wrapped)
+    pool.close()
+
+
+def test_num_threads_env_is_read_at_every_call(monkeypatch):
+    # parsed once per value, but a change of the variable counts at once
+    for value, want in [("3", 3), ("1", 1), (" 4 ", 4), ("3", 3)]:
+        monkeypatch.setenv("TJIT_NUM_THREADS", value)
+        assert threads.default_num_threads() == want
+        assert threads.default_num_threads() == want
+    monkeypatch.delenv("TJIT_NUM_THREADS")
+    assert threads.default_num_threads() == threads.cpu_count()
+    monkeypatch.setenv("TJIT_NUM_THREADS", "-2")
+    with pytest.raises(ValueError, match="TJIT_NUM_THREADS must be a positive integer"):
+        threads.default_num_threads()

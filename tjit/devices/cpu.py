@@ -7,10 +7,13 @@ temporaries' pointers already in place, and its sizes array. A call then only fi
 argument/output pointers and calls kernels: no compilation ever happens for a new size
 binding, because the kernels take sizes as run-time arguments. Nor is a new runner made
 for one: an idle runner is re-bound (``_Runner.rebind``, ``KEPT_RUNNERS``), its tables
-rewritten in place for the new sizes. Nor are its steps' closures made again: each
-kernel and dot step has a binder that rewrites, in place, what its closure reads of
-the sizes (the kernel's sizes array, thread split and temporaries' addresses, the
-outputs' shapes; the gemm's plan), so a new size costs its sizes, not a new runner.
+rewritten in place for the new sizes. Nor are its steps' closures made again: one
+function generated per program structure (``rebind_code``) rewrites, in place, what
+the closures read of the sizes (each kernel's sizes array, thread split and
+temporaries' addresses, its outputs' shapes; each gemm's plan) in straight-line code,
+so a new size costs its sizes, not a new runner. A runner whose last binding used the
+thread pool wakes its workers before re-binding (``ThreadPool.prewake``): their
+wake-up overlaps the re-bind instead of delaying the first parallel step.
 
 Kernels whose iteration space is large run on all cores (``threads.parallel_for``
 splits the axis ``lower/llvm/split.py`` picks); small ones run on the calling thread, where a thread
@@ -29,12 +32,12 @@ import threading
 
 import numpy as np
 
-from tjit.devices import array_args, backend, blas, control_flow, kernel_cache
+from tjit.devices import array_args, backend, blas, control_flow, kernel_cache, rebind_code
 from tjit.devices.array_args import data_pointer as _ptr
 from tjit.devices.executable import Executable
 from tjit.devices.runner import PlanInspection, ProgramRunner, binding_key, solve_sizes
 from tjit.devices.slot_arena import SharedSlots
-from tjit.devices.threads import default_num_threads, parallel_for
+from tjit.devices.threads import default_num_threads, get_pool, parallel_for
 from tjit.lower.llvm.split import split_axis, work_per_point
 from tjit.xla_like.compile import compile_program, size_symbols
 from tjit.xla_like.plan import (
@@ -122,6 +125,8 @@ class CpuExecutable(PlanInspection, Executable):
             runner = idle.pop(0) if len(idle) >= KEPT_RUNNERS else None
         if runner is None:
             return self._make_runner(env)
+        if runner.uses_threads:   # (likely at the new size too: wake the workers now)
+            get_pool(runner.nthreads).prewake()
         runner.rebind(env)
         runner.binding = key
         return runner
@@ -176,6 +181,8 @@ class _Runner(ProgramRunner):
         self.arena = None
         self.nthreads = default_num_threads()   # (read once per runner, not per step)
         self.binding = None   # (set by CpuExecutable: the key of the size binding)
+        self.uses_threads = False   # (its binding splits a step across threads)
+        self._rebind = None         # (rebind_code's function, where the steps follow)
         # ctypes objects kept across size bindings (see rebind): per step its argument
         # array and launcher or its GemmCall, per kernel its sizes array
         self._kept = {}
@@ -188,58 +195,49 @@ class _Runner(ProgramRunner):
         shapes, temporaries, the kernels' sizes, thread splits and gemm plans are redone
         and written into the argument and sizes arrays the launchers already point at;
         compiled kernels, launchers, the steps' closures and the program's layout are
-        kept. (Loop bodies' runners are made again.)"""
-        self.bind_sizes(env)
-        if self._binders is None or not self._rebind_steps():
+        kept (one generated function, ``rebind_code``: a new size costs its sizes, not
+        a new runner). Loop bodies' runners are made again; where the steps cannot
+        follow (a gemm the shim cannot do at these sizes, dots now worth grouping) they
+        are prepared again."""
+        if self._rebind is None:
+            self.bind_sizes(env)
+            self._prepare_run()
+        elif not self._rebind(self, env):
             self._prepare_run()
 
     def _prepare_run(self):
         """The steps' closures at the current binding, and the single-kernel fast path
-        where it applies; and, where the closures can follow a new binding, the binders
-        that re-point them (``_rebind_steps``)."""
+        where it applies; the generated binding of the kernel steps (run once now) and,
+        where the closures can follow a new binding, the generated re-bind."""
         prog = self.prog
         self.control_runners = {}   # id(control step) -> its bodies' runners
-        self._launches = {}   # id(kernel) -> launch()
+        self._launches = {}   # id(kernel) -> (sizes array, extent, split across threads?)
         self.gemms = {}       # id(dot step) -> its GemmCall, or None (np.matmul)
-        self._binder_of = {}  # id(step) -> bind(): its closure's state at a new binding
+        # id(step) -> what re-binds its closure: a rebind_code.KernelBinding, or a dot
+        # step's bind() (None: a step prepared anew per binding)
+        self._binder_of = {}
         self._sizes_by_name = {s.name: v for s, v in self.env.items()}
         self.prepare_steps()
         self.__dict__.pop("run", None)      # (the general path: ProgramRunner.run)
         single = len(prog.steps) == 1 and isinstance(prog.steps[0], KernelStep) and \
             not self.aliases
+        rebindable = self.runner_layout.symbolic
         if single and not prog.slot_sizes and all(v in prog.params for v in prog.steps[0].ins):
             self.run = self._single_kernel_runner(prog.steps[0],
                                                   self.fns[prog.steps[0].kernel.name])
-            self._binders = None
+            rebindable = False
         elif len(self.steps) != len(prog.steps):    # (dots grouped: prepared per binding)
-            self._binders = None
-        else:   # a step without a binder (a library or control step) is prepared anew
-            self._binders = [self._binder_of.get(id(s)) or self._rebuilder(n, s)
-                             for n, s in enumerate(prog.steps)]
+            rebindable = False
+        self._rebind, bind_kernels = rebind_code.compile_rebind(
+            self, [self._binder_of.get(id(s)) for s in prog.steps], _split_worth, rebindable)
+        bind_kernels(self)
 
-    def _rebind_steps(self):
-        """Point the steps' closures at the current binding through their binders; False
-        where a binder cannot (a gemm the shim cannot do at these sizes) or where dots
-        would now run side by side (``blas.GemmGroup.worth``): the caller prepares the
-        steps again. Kept closures are what makes a new size cheap: its cost is that of
-        the sizes, not of building the steps (see ``bench_dynamic_shapes.py``)."""
-        self._launches = {}
-        self._sizes_by_name = {s.name: v for s, v in self.env.items()}
-        for bind in self._binders:
-            if not bind():
-                return False
+    def _dot_groups_worth(self):
+        """Whether a run of independent dots is now worth running as a group
+        (``blas.GemmGroup.worth``): then the steps are prepared again, grouped."""
         steps, gemms = self.prog.steps, self.gemms
-        for group in self._dot_candidates:
-            if blas.GemmGroup.worth([gemms[id(steps[k])] for k in group], self.nthreads):
-                return False
-        return True
-
-    def _rebuilder(self, n, s):
-        """A binder that prepares step ``s`` (the ``n``-th) anew at each binding."""
-        def bind():
-            self.steps[n] = self._prepare(s)
-            return True
-        return bind
+        return any(blas.GemmGroup.worth([gemms[id(steps[k])] for k in group], self.nthreads)
+                   for group in self._dot_candidates)
 
     def alloc_slots(self, sizes):
         """The temporary slots (in the shared arena, or memory of this runner's own), and
@@ -356,14 +354,13 @@ class _Runner(ProgramRunner):
         return run
 
     def _bound_kernel_step(self, s, fn, kept):
-        """A kernel step with a native launcher (array_args), and its binder: what a new
-        binding changes (its kernel's sizes and thread split, the addresses of its
-        temporaries, its outputs' shapes) is rewritten in place, the closure stays."""
+        """A kernel step with a native launcher (array_args). What a binding changes (its
+        kernel's sizes and thread split, the addresses of its temporaries, its outputs'
+        shapes) its ``rebind_code.KernelBinding`` says, and the generated binding writes
+        in place (``_prepare_run``): the closure stays across bindings."""
         argv, fixed, dynamic_in, outs, launch = kept
-        kernel, kid, nthreads = s.kernel, id(s.kernel), self.nthreads
-        ax, work = _kernel_facts(kernel)
-        names = kernel.size_symbols
-        sizes = self.launch(kernel)[0]      # (the kernel's sizes array, kept per kernel)
+        ax, work = _kernel_facts(s.kernel)
+        sizes = self.launch(s.kernel)[0]    # (the kernel's sizes array, kept per kernel)
         for pos, k in fixed:                # temporaries and constants
             argv[pos] = _ptr(self.fixed[k])
         slot_of = {k: slot for k, slot, _ in self.runner_layout.slot_values}
@@ -371,31 +368,9 @@ class _Runner(ProgramRunner):
         # (preset: donated buffers, outputs hosting temporaries, those temporaries)
         fresh = [(k, v, self.dtype[v]) for _, k, v in outs if k not in self.preset]
         given = [(k, v, self.dtype[v]) for _, k, v in outs if k in self.preset]
-        address = _address(fn)
-        state = [None, None, False, 1]  # fresh and preset outputs, split?, extent
-
-        def bind():
-            by_name, shape = self._sizes_by_name, self.shape
-            for i, name in enumerate(names):
-                sizes[i] = by_name[name]
-            if ax is None:
-                n, parallel = 1, False
-            else:
-                space = self.size_values.kernels[kid]
-                n = space[ax]
-                parallel = n >= 2 and nthreads > 1 and \
-                    math.prod(space) * work >= PARALLEL_MIN_WORK
-            self._launches[kid] = (sizes, n, parallel)
-            addresses = self.slot_addresses
-            for pos, slot in moving:
-                argv[pos] = addresses[slot]
-            state[0] = [(k, shape[v], dtype) for k, v, dtype in fresh]
-            state[1] = [(k, shape[v], dtype) for k, v, dtype in given]
-            state[2], state[3] = parallel, n
-            launch.retarget(0 if parallel else address, n)
-            return True
-        bind()
-        self._binder_of[id(s)] = bind
+        state = [[], [], False, 1]  # fresh and preset outputs, split?, extent
+        self._binder_of[id(s)] = rebind_code.KernelBinding(
+            s.kernel, ax, work, sizes, argv, moving, fresh, given, state, launch, _address(fn))
         return self._kernel_step_native(fn, launch, sizes, state, dynamic_in)
 
     def _kernel_args(self, s, fn, sizes):
@@ -504,10 +479,8 @@ class _Runner(ProgramRunner):
         if ax is None:
             return sizes, 1, False
         shape = self.runner_layout.kernel_shape(kernel, self.size_values)
-        n, points = shape[ax], math.prod(shape)
-        parallel = n >= 2 and self.nthreads > 1 and \
-            points * work >= PARALLEL_MIN_WORK
-        return sizes, n, parallel
+        n = shape[ax]
+        return sizes, n, _split_worth(n, math.prod(shape), work, self.nthreads)
 
     def dot_step(self, s):
         lhs_v, rhs_v = s.ins[:2]
@@ -547,7 +520,7 @@ class _Runner(ProgramRunner):
             if out is None:
                 out = np.empty(out_shape, out_dtype)
             vals[k_out] = gemm(vals[li], vals[ri], out, None if xi is None else vals[xi])
-        run_gemm.gemm = gemm
+        run_gemm.gemm = bind.gemm = gemm
         if not bind(replan=not planned):
             return self._matmul_step(s)         # (no gemm at these sizes)
         self._binder_of[id(s)] = bind
@@ -655,6 +628,12 @@ def _overlaps(prog, written, used):
                 for s in spans):
             return True
     return False
+
+
+def _split_worth(n, points, work, nthreads):
+    """Whether a kernel of ``points`` iteration points, ``work`` each, with ``n`` along
+    its split axis runs across ``nthreads`` threads (``PARALLEL_MIN_WORK``)."""
+    return n >= 2 and nthreads > 1 and points * work >= PARALLEL_MIN_WORK
 
 
 def _kernel_facts(kernel):

@@ -142,7 +142,6 @@ class ProgramRunner:
         """What depends on the sizes: shapes, the temporaries' views, the aliases' shapes.
         A backend whose runner can be re-bound to new sizes calls it again (the CPU's
         ``rebind``); the rest of the runner stays."""
-        prog = self.prog
         self.env = env
         self.shape, slot_bytes, self.size_values = self.runner_layout.at(env)
         self.slots = slots = self.alloc_slots(slot_bytes)
@@ -153,6 +152,11 @@ class ProgramRunner:
             fixed[k] = view(slots[slot], shape[v], dtype[v])
         for k, c in self.consts:
             fixed[k] = c
+        self.bind_aliases()
+
+    def bind_aliases(self):
+        """The donation aliases' and hosted temporaries' tables at the current shapes."""
+        prog = self.prog
         if not prog.aliases and not prog.hosted:    # (most programs: nothing preset)
             self.aliases, self.hosts, self.preset = [], [], frozenset()
             return

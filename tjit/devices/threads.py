@@ -17,7 +17,10 @@ Two implementations, one interface:
   waited for. Waiting spins briefly (timed by the CPU's tick counter, with ``pause``,
   and a ``sched_yield`` every 64 rounds so a spinning worker never starves a caller
   that shares its CPU; see ``WORKER_SPIN_S``) and then sleeps on a futex: back-to-back
-  kernels are handed over in a few microseconds and idle workers cost no CPU.
+  kernels are handed over in a few microseconds and idle workers cost no CPU. A caller
+  about to do Python work longer than the spin before its next parallel call (a runner
+  re-bound to a new size) wakes the workers first without waiting (``prewake``), so
+  their futex wake-up (~25 us here) overlaps that work instead of delaying the call.
 * **python** (elsewhere, or ``ThreadPool(n, native=False)``): one contiguous chunk per
   thread; one ``threading.Lock`` per worker as a wake-up semaphore and one for "done".
   ctypes releases the GIL in the kernel call, so chunks still run in parallel, but every
@@ -68,6 +71,11 @@ _FN_CACHE = {}
 WORKER_SPIN_S = 50e-6
 CALLER_SPIN_S = 100e-6
 
+#: How long a worker woken ahead of a call (``ThreadPool.prewake``) spins for it before
+#: sleeping again: longer than the Python work a caller does between the pre-wake and
+#: its first parallel call (re-binding a runner to a new size: ~50-150 us in situ).
+PREWAKE_SPIN_S = 300e-6
+
 
 def as_kernel(fn):
     """A ctypes callable for a kernel given as an address (int) or a ctypes function."""
@@ -86,8 +94,32 @@ def as_kernel(fn):
 
 
 def default_num_threads():
-    """``$TJIT_NUM_THREADS`` if set, else ``os.cpu_count()``."""
-    env = os.environ.get("TJIT_NUM_THREADS", "").strip()
+    """``$TJIT_NUM_THREADS`` if set, else ``os.cpu_count()``. Read on every call (a
+    change of the variable takes effect at once), but parsed once per value: a parallel
+    call asks for it (``get_pool``), and ``os.environ.get`` alone costs ~0.8 us."""
+    global _parsed
+    raw = _ENV_DATA.get(_ENV_KEY) if _ENV_DATA is not None else \
+        os.environ.get("TJIT_NUM_THREADS")
+    parsed = _parsed
+    if raw == parsed[0]:
+        return parsed[1]
+    n = _num_threads(os.environ.get("TJIT_NUM_THREADS", ""))
+    _parsed = (raw, n)
+    return n
+
+
+# os.environ's own mapping of encoded names (CPython): a lookup there is ~20 ns where
+# os.environ.get encodes the name first; where it is missing, os.environ.get serves
+_ENV_DATA = getattr(os.environ, "_data", None)
+try:
+    _ENV_KEY = os.environ.encodekey("TJIT_NUM_THREADS")
+except AttributeError:
+    _ENV_DATA = None
+_parsed = (object(), None)  # (the variable's raw value, or None when unset; its count)
+
+
+def _num_threads(env):
+    env = env.strip()
     if env:
         try:
             n = int(env)
@@ -124,8 +156,10 @@ def _split(n, chunks):
 # (128-aligned, so no two threads write one cache line):
 #   header:  0 i64 next = gen << 32 | block    8 i32 done_blocks   12 i32 caller_sleeping
 #           16 i64 nblocks   24 i64 q   32 i64 r   40 ptr fn   48 ptr args   56 ptr sizes
-#           64 i32 gen (the caller's call counter)
-#   slot:    0 i32 job_seq (the gen it is invited to)   4 i32 worker_sleeping   8 i32 stop
+#           64 i32 gen (the caller's call counter, 1 .. 2^30 - 1)   68 i32 prewakes
+#           72 i64 prewake_spin (ticks)
+#   slot:    0 i32 job_seq (the gen it is invited to, or a pre-wake: bit 30 set)
+#            4 i32 worker_sleeping   8 i32 stop
 # A call (generation `gen`) cuts [0, n) into `nblocks` balanced contiguous blocks. Every
 # thread, the caller included, takes blocks by compare-and-swap on `next`, which names
 # the generation, so a worker that wakes up late (asleep, descheduled) finds nothing of
@@ -135,7 +169,9 @@ def _split(n, chunks):
 # writes them, then publishes (gen, 0); a worker reads them between loading `next` and
 # its compare-and-swap, which fails if they may have changed. Sleeping: a waiter sets
 # its flag before re-checking the word and calling FUTEX_WAIT; a poster changes the
-# word before reading the flag (both seq_cst), so no wake-up is lost.
+# word before reading the flag (both seq_cst), so no wake-up is lost. A pre-wake
+# (``ThreadPool.prewake``) writes a job_seq with bit 30 set, which no call's gen has:
+# the worker takes no blocks for it and spins ``prewake_spin`` ticks for the next call.
 
 _SLOT = 128
 #: Native runtime: blocks per participating thread (dynamic load balancing).
@@ -278,12 +314,22 @@ entry:
   %stopped0 = icmp ne i32 %stop0, 0
   br i1 %stopped0, label %exit, label %loop
 loop:
-  %last = phi i32 [ 0, %entry ], [ %gen, %run ]
-  call void @wait_while_eq(ptr %slot, i32 %last, ptr %wsleep_p, i64 %spin)
+  %last = phi i32 [ 0, %entry ], [ %gen, %run ], [ %gen, %prewoken ]
+  %spin_now = phi i64 [ %spin, %entry ], [ %spin, %run ], [ %prespin, %prewoken ]
+  call void @wait_while_eq(ptr %slot, i32 %last, ptr %wsleep_p, i64 %spin_now)
   %gen = load atomic i32, ptr %slot acquire, align 4
   %stop = load atomic i32, ptr %stop_p acquire, align 4
   %stopping = icmp ne i32 %stop, 0
-  br i1 %stopping, label %exit, label %run
+  br i1 %stopping, label %exit, label %which
+which:
+  %pw_bit = and i32 %gen, 1073741824
+  %is_pw = icmp ne i32 %pw_bit, 0
+  br i1 %is_pw, label %prewoken, label %run
+prewoken:
+  ; woken ahead of a call: no blocks to take; wait for it spinning a longer while
+  %prespin_p = getelementptr inbounds i8, ptr %hdr, i64 72
+  %prespin = load atomic i64, ptr %prespin_p monotonic, align 8
+  br label %loop
 run:
   call void @run_blocks(ptr %hdr, i32 %gen)
   br label %loop
@@ -304,6 +350,37 @@ entry:
   ret void
 }
 
+; Wake the `nworkers` workers ahead of a call (without waiting for them): each is
+; given a pre-wake job_seq and then spins `spin` ticks for the call (the caller holds
+; the pool, so no call runs meanwhile).
+define void @tjit_rt_prewake(ptr %hdr, i64 %nworkers, i64 %spin) {
+entry:
+  %prespin_p = getelementptr inbounds i8, ptr %hdr, i64 72
+  store atomic i64 %spin, ptr %prespin_p monotonic, align 8
+  %count_p = getelementptr inbounds i8, ptr %hdr, i64 68
+  %count = load i32, ptr %count_p, align 4
+  %count1 = add i32 %count, 1
+  store i32 %count1, ptr %count_p, align 4
+  %low = and i32 %count1, 1073741823
+  %mark = or i32 %low, 1073741824
+  %slots = getelementptr inbounds i8, ptr %hdr, i64 128
+  br label %next
+next:
+  %w = phi i64 [ 0, %entry ], [ %w1, %body ]
+  %more = icmp slt i64 %w, %nworkers
+  br i1 %more, label %body, label %done
+body:
+  %off = mul i64 %w, 128
+  %slot = getelementptr inbounds i8, ptr %slots, i64 %off
+  store atomic i32 %mark, ptr %slot seq_cst, align 4
+  %wsleep_p = getelementptr inbounds i8, ptr %slot, i64 4
+  call void @wake(ptr %slot, ptr %wsleep_p)
+  %w1 = add i64 %w, 1
+  br label %next
+done:
+  ret void
+}
+
 ; One parallel-for with `nthreads` threads (the caller and nthreads - 1 workers):
 ; nblocks = min(nthreads * per_thread, max_blocks) (1 when alone); publish the call,
 ; invite the workers, take blocks, wait until every block is done.
@@ -321,7 +398,10 @@ entry:
   %q = sdiv i64 %n, %nblocks
   %r = srem i64 %n, %nblocks
   %old_gen = load i32, ptr %gen_p, align 4
-  %gen = add i32 %old_gen, 1
+  %gen_next = add i32 %old_gen, 1
+  %gen_low = and i32 %gen_next, 1073741823      ; (bit 30 marks pre-wakes, bit 31 stops)
+  %gen_zero = icmp eq i32 %gen_low, 0
+  %gen = select i1 %gen_zero, i32 1, i32 %gen_low   ; (0: a worker's job word at start)
   store i32 %gen, ptr %gen_p, align 4
   %gen64 = zext i32 %gen to i64
   %gen_hi = shl i64 %gen64, 32
@@ -383,7 +463,8 @@ _PLATFORMS = {
                 98, "", 'asm sideeffect "mrs $0, cntvct_el0", "=r"()'),
 }
 _MACHINE_ALIASES = {"amd64": "x86_64", "arm64": "aarch64"}
-_RT_NAMES = ("tjit_rt_run", "tjit_rt_worker", "tjit_rt_stop", "tjit_rt_cycles")
+_RT_NAMES = ("tjit_rt_run", "tjit_rt_worker", "tjit_rt_stop", "tjit_rt_prewake",
+             "tjit_rt_cycles")
 
 
 def _native_ir():
@@ -408,6 +489,7 @@ class _Runtime:
             addrs["tjit_rt_run"])
         self.worker = ctypes.CFUNCTYPE(None, vp, vp, i64)(addrs["tjit_rt_worker"])
         self.stop = ctypes.CFUNCTYPE(None, vp)(addrs["tjit_rt_stop"])
+        self.prewake = ctypes.CFUNCTYPE(None, vp, i64, i64)(addrs["tjit_rt_prewake"])
         cycles = ctypes.CFUNCTYPE(ctypes.c_int64)(addrs["tjit_rt_cycles"])
         c0, t0 = cycles(), time.perf_counter()
         while time.perf_counter() - t0 < 2e-3:
@@ -418,6 +500,7 @@ class _Runtime:
         worker_s, caller_s = _spin_seconds()
         self.worker_spin = int(rate * worker_s)
         self.caller_spin = int(rate * caller_s)
+        self.rate = rate                 # (ticks per second: pre-wake spins)
 
 
 def _spin_seconds():
@@ -562,6 +645,23 @@ class ThreadPool:
             raise TypeError(f"parallel_for: bad kernel arguments ({e}); args and sizes must "
                             "be ctypes arrays or pointers, c_void_p, int addresses or "
                             "None.") from None
+
+    def prewake(self, seconds=None):
+        """Start waking the workers for a parallel call expected soon, without waiting
+        for them: each is asked to spin ``seconds`` (default ``PREWAKE_SPIN_S``) for
+        the next call instead of sleeping, so that Python work done meanwhile (a runner
+        re-bound to a new size) hides its wake-up. Native pools with started workers
+        only; a no-op while another thread runs a call on the pool, and where spinning
+        is off (``TJIT_SPIN_US=0``)."""
+        rt = _RUNTIME
+        if not self.native or self._workers is None or not rt or rt.worker_spin == 0 or \
+                self._pid != os.getpid() or not self._busy.acquire(blocking=False):
+            return
+        try:
+            spin = PREWAKE_SPIN_S if seconds is None else seconds
+            rt.prewake(self._header, len(self._workers), int(rt.rate * spin))
+        finally:
+            self._busy.release()
 
     def _start(self, launch=True):
         """Create the workers; ``launch=False`` leaves native threads unstarted (tests use
