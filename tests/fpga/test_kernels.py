@@ -70,11 +70,14 @@ def test_symbolic_sizes_are_axilite_with_tripcount():
     assert "LOOP_TRIPCOUNT" in src.text
 
 
-def test_dot_is_the_tiled_template_summing_in_k_order():
-    """``a @ b`` on the hls backend: the tiled, partitioned-buffer template (a partial
-    last tile: M = 40 rows in tiles of 16), each output summing its products in
-    increasing k: bit for bit a float32 loop over k."""
+def test_dot_is_the_pe_grid_summing_in_k_order():
+    """``a @ b`` on the hls backend: the grid of multiply-add PEs over partitioned
+    buffers (``tiled_dot.py``; M = 40 rows, N = 20 columns: ragged against its grid),
+    each output summing its products in increasing k: bit for bit a float32 loop over
+    k; the estimate counts P x Q float32 multiply-adds (fmul 3 + fadd 2 DSPs)."""
     import tjit
+    from tjit.lower.c import tiled_dot
+    from tjit.lower.loops import plan_axes
     rng = np.random.default_rng(7)
     a = rng.standard_normal((40, 24)).astype(np.float32)
     b = rng.standard_normal((24, 20)).astype(np.float32)
@@ -84,6 +87,9 @@ def test_dot_is_the_tiled_template_summing_in_k_order():
     for k in range(24):
         want = want + a[:, k:k + 1] * b[k:k + 1, :]
     np.testing.assert_array_equal(np.asarray(c(a, b)), want)
+    (stage,) = [s for d in c.executable.designs.values() for s in d.stages
+                if s.kind == "kernel"]
+    dp = tiled_dot.match(stage.kernel, plan_axes(stage.kernel), grid=stage.grid)
     r = c.hls_report()
     (st,) = [s for s in r.designs[0].stages if s.kind == "kernel"]
-    assert st.dsp >= 16 * 5          # 16 multiply-adds a cycle (fmul 3 + fadd 2 DSPs)
+    assert st.dsp == dp.p * dp.q * 5 and dp.p * dp.q > 16
