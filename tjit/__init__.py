@@ -8,6 +8,9 @@ __version__ = "0.1.0"
 __version_info__ = tuple(int(p) for p in __version__.split(".")[:3])  # as jax
 
 from tjit.config import config  # noqa: F401
+from tjit import dtypes  # noqa: F401  (jax.dtypes)
+from tjit.dtypes import float0  # noqa: F401
+from tjit.naming import named_call, named_scope  # noqa: F401
 from tjit.config import (  # noqa: F401  (JAX's option context managers)
     disable_jit, debug_nans, debug_infs, log_compiles, explain_cache_misses, enable_x64,
     default_device, default_matmul_precision, numpy_rank_promotion, numpy_dtype_promotion,
@@ -59,7 +62,8 @@ class errors:  # namespace like jax.errors
 from tjit._namespace import publish as _publish
 _publish(globals(), submodules=(  # tab completion lists the public API only
     "numpy", "lax", "nn", "random", "tree_util", "tree", "ad_checkpoint", "distributed",
-    "sharding", "experimental", "devices", "scipy", "ops", "debug"),
+    "sharding", "experimental", "devices", "scipy", "ops", "debug",
+    "dtypes"),
     entry_points=False)  # jit, grad, ...: api_boundary (their own filtering)
 
 from tjit._doc_examples import JAX_EXAMPLES as _JAX_EXAMPLES

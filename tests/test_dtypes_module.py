@@ -1,0 +1,66 @@
+"""tjit.dtypes (jax.dtypes), tjit.named_scope/named_call, and the examples in their
+docstrings and in the config options' context managers."""
+import doctest
+import sys
+
+import numpy as np
+import pytest
+
+import tjit
+import tjit.numpy as jnp
+
+
+@pytest.mark.parametrize("module", ["tjit.dtypes", "tjit.naming"])
+def test_module_examples_run(module):
+    result = doctest.testmod(sys.modules[module], optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 0 and result.failed == 0
+
+
+@pytest.mark.parametrize("name", ["disable_jit", "debug_nans", "debug_infs", "log_compiles",
+                                  "explain_cache_misses", "enable_x64", "default_device",
+                                  "default_matmul_precision", "numpy_rank_promotion",
+                                  "numpy_dtype_promotion", "check_tracer_leaks",
+                                  "enable_checks"])
+def test_option_context_examples_run(name):
+    test = doctest.DocTestParser().get_doctest(getattr(tjit, name).__doc__, {}, name, None, 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+    runner.run(test)
+    assert test.examples and runner.failures == 0
+
+
+@pytest.mark.parametrize("dtype, bits, scalar", [
+    ("bool", 8, bool), ("int8", 8, int), ("uint16", 16, int), ("int32", 32, int),
+    ("float16", 16, float), ("bfloat16", 16, float), ("float32", 32, float),
+    ("complex64", 64, complex)])
+def test_dtype_helpers_against_numpy(dtype, bits, scalar):
+    dt = jnp.dtype(dtype)
+    assert tjit.dtypes.itemsize_bits(dt) == bits == np.dtype(dt).itemsize * 8
+    assert tjit.dtypes.scalar_type_of(jnp.zeros(2, dt)) is scalar
+    assert tjit.dtypes.canonicalize_dtype(dt) == dt
+    assert tjit.dtypes.issubdtype(dt, np.number) == (dtype != "bool")
+
+
+def test_canonicalize_and_result_type_follow_the_x64_switch():
+    assert tjit.dtypes.canonicalize_dtype(np.float64) == np.float32
+    assert tjit.dtypes.result_type(2, return_weak_type_flag=True) == (np.int32, True)
+    assert tjit.dtypes.result_type(jnp.ones(2, jnp.int8), 2) == np.int8
+    with tjit.enable_x64():
+        assert tjit.dtypes.canonicalize_dtype(np.float64) == np.float64
+        assert tjit.dtypes.result_type(2.0, return_weak_type_flag=True) == (np.float64, True)
+    assert tjit.dtypes.float0.itemsize == 0 and tjit.dtypes.itemsize_bits(tjit.float0) == 0
+    with pytest.raises(TypeError, match="not a numeric dtype"):
+        tjit.dtypes.scalar_type_of(np.array(["a"]))
+
+
+def test_named_scope_and_named_call_leave_results_unchanged():
+    def f(x):
+        with tjit.named_scope("block"):
+            return tjit.named_call(jnp.sin, name="sine")(x) * 2
+    x = np.linspace(-1, 1, 5).astype(np.float32)
+    np.testing.assert_allclose(tjit.jit(f)(x), 2 * np.sin(x.astype(np.float64)), rtol=1e-6)
+    np.testing.assert_allclose(tjit.grad(lambda x: f(x).sum())(x), 2 * np.cos(x), rtol=1e-6)
+    with pytest.raises(TypeError, match="must be a string"):
+        with tjit.named_scope(3):
+            pass
+    with pytest.raises(TypeError, match="name must be a string"):
+        tjit.named_call(jnp.sin, name=3)
