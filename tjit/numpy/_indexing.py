@@ -39,7 +39,7 @@ from tjit.tracing.shapes import (
     broadcast_shapes, dim_str, dims_equal, greater_equal, shape_str)
 from tjit.primitives.elementwise import _quiet
 from tjit.primitives.indexing import GatherDimensionNumbers, ScatterDimensionNumbers
-from tjit.numpy._core import asarray, broadcast_to_shape, ensure_array
+from tjit.numpy._core import asarray, broadcast_to_shape, ensure_array, result_type_of
 from tjit.numpy._ufuncs import divide, power
 
 _I32 = np.iinfo(np.int32)
@@ -604,8 +604,16 @@ def _broadcast_values(y, shape, name):
 
 def _scatter_update(x, idx, y, scatter_fn, name, *, indices_are_sorted=False,
                     unique_indices=False, mode=None):
-    """``x`` with ``scatter_fn`` applied at ``x[idx]`` (values broadcast, cast to x.dtype)."""
+    """``x`` with ``scatter_fn`` applied at ``x[idx]`` (values broadcast). As in JAX, an
+    arithmetic update computes in the promoted dtype of ``x`` and the values and casts
+    back (int8 7 .add(-0.25) is int8(6.75) = 6, not 7 + int8(-0.25) = 7); ``set`` casts
+    the values to x.dtype, which gives the same."""
     x = ensure_array(name, x)
+    promoted = None if scatter_fn is lax.scatter else result_type_of(x, y)[0]
+    if promoted is not None and promoted != x.dtype:
+        return _promoted_scatter_update(x, idx, y, promoted, scatter_fn, name,
+                                        indices_are_sorted=indices_are_sorted,
+                                        unique_indices=unique_indices, mode=mode)
     y = asarray(y)
     if y.dtype != x.dtype:
         y = lax.convert_element_type(y, x.dtype)
@@ -623,6 +631,24 @@ def _scatter_update(x, idx, y, scatter_fn, name, *, indices_are_sorted=False,
                      indices_are_sorted=indices_are_sorted or not ixr.advanced,
                      unique_indices=unique_indices or not ixr.advanced)
     return lax.squeeze(out, inserted) if inserted else out
+
+
+def _promoted_scatter_update(x, idx, y, promoted, scatter_fn, name, **kw):
+    """The arithmetic update of ``x`` by values ``y`` of another dtype, computed in
+    ``promoted`` and cast back to x's dtype and weak type. Elements no index touches keep
+    x's values: where ``x -> promoted`` is inexact (int32 through float16 or float32,
+    weak float32 through float16), they are taken from ``x`` itself (JAX casts them
+    through ``promoted`` too, so int32 100001 next to an .add(float16(1)) came back
+    2147483647)."""
+    xp = lax.convert_element_type(x, promoted)
+    yp = lax.convert_element_type(asarray(y), promoted)
+    out = lax.convert_element_type(_scatter_update(xp, idx, yp, scatter_fn, name, **kw),
+                                   x.dtype, weak_type=x.weak_type)
+    if np.can_cast(x.dtype, promoted, "safe"):
+        return out
+    touched = _scatter_update(lax.full_like(x, False, dtype=np.bool_), idx, True,
+                              lax.scatter, name, **kw)
+    return lax.select(touched, out, x)
 
 
 class _IndexUpdateHelper:
