@@ -493,6 +493,9 @@ class GemmCall:
         return out
 
 
+_FLOAT32 = np.dtype(np.float32)    # (a dtype against a dtype: no conversion per plan)
+
+
 def _ints(bmkn):
     B, M, K, N = bmkn
     return int(B), int(M), int(K), int(N)
@@ -509,7 +512,7 @@ def _plan(lshape, rshape, bmkn, dtype, lperm, rperm, alpha, beta, prefill, nthre
     if 0 in bmkn:
         return None
     entry = lib.get(dtype) if lib else None
-    if dtype == np.float32 and own_used:
+    if dtype == _FLOAT32 and own_used:
         tile = _own_tile(M, N)
         if tile is not None or entry is None:
             entry = _own(tile or "wide")

@@ -505,11 +505,15 @@ class _Runner(ProgramRunner):
             self._kept[id(s)] = gemm
         state = [None, None]    # the output's temporary (or None) and shape, per binding
 
-        def bind(replan=True):
-            if replan and not gemm.replan(self.shape[lhs_v], self.shape[rhs_v],
-                                          layout.dot_bmkn(s, self.size_values)):
+        def bind(lshape=None, rshape=None, bmkn=None, out_shape=None, replan=True):
+            # (the shapes and gemm extents at the binding: given by the generated
+            # re-bind, else read from the runner's tables)
+            if lshape is None:
+                lshape, rshape = self.shape[lhs_v], self.shape[rhs_v]
+                bmkn, out_shape = layout.dot_bmkn(s, self.size_values), self.shape[out_v]
+            if replan and not gemm.replan(lshape, rshape, bmkn):
                 return False
-            state[0], state[1] = self.fixed[k_out], self.shape[out_v]
+            state[0], state[1] = self.fixed[k_out], out_shape
             self.gemms[id(s)] = gemm
             run_gemm.operands = (li, ri, k_out, state[0], state[1], out_dtype, xi)
             return True

@@ -11,10 +11,11 @@ ctypes arrays, launchers, state lists):
 
 ``rebind(r, env)``: the size expressions' values (``RunnerLayout._values``), then every
 templated shape as a tuple display, the slot bytes and their offsets in the shared arena
-(``slot_arena``'s layout), the temporaries' views, the runner's ``shape``,
-``size_values``, ``fixed``; then per step in order: a kernel's sizes, split
-(``split_worth``), the addresses of its temporaries, its outputs' shapes and launch
-extent; a dot's binder (``GemmCall.replan``); a library or control step prepared anew.
+(``slot_arena``'s layout), the temporaries' views, the runner's ``shape`` and
+``fixed`` (its ``size_values`` are made from ``env`` where asked for); then per step in
+order: a kernel's sizes, split (``split_worth``), the addresses of its temporaries, its
+outputs' shapes and launch extent; a dot's binder given its operands' shapes and gemm
+extents (``GemmCall.replan``); a library or control step prepared anew.
 Returns False where a gemm cannot run at the new sizes or dots become worth grouping
 (the caller prepares the steps again). ``bind_kernels(r)``: the kernel part alone at the
 runner's current binding (what a freshly prepared runner's kernel steps start from).
@@ -24,7 +25,6 @@ import collections
 
 import numpy as np
 
-from tjit.devices.runner_layout import SizedValues
 from tjit.devices.slot_arena import ALIGN
 
 #: What a kernel step's closure reads of the sizes (``cpu._Runner._bound_kernel_step``):
@@ -71,10 +71,8 @@ class _Writer:
         self.local_of = {v: self.shape_locals.setdefault(t, f"t{len(self.shape_locals)}")
                          for v, t in layout.shape_templates}
         self.scope = {"SPLIT": split_worth, "NT": runner.nthreads, "ND": np.ndarray,
-                      "SIZED": SizedValues, "VALUES": layout._values,
-                      "STATIC": layout.static_shapes, "TEMPLATED": layout.templated_values,
-                      "KIDS": list(layout.kernel_templates),
-                      "DIDS": list(layout.dot_templates)}
+                      "VALUES": layout._values, "STATIC": layout.static_shapes,
+                      "TEMPLATED": layout.templated_values}
         self.names = {}     # id(object) -> its global name
 
     # -- pieces of text --------------------------------------------------------------
@@ -153,12 +151,9 @@ class _Writer:
             "    r.env = env", "    r._sizes_by_name = e"]
         lines += self.slot_lines()
         shapes = "(" + "".join(self.local_of[v] + ", " for v in layout.templated_values) + ")"
-        kernels = "(" + "".join(self.dims(t) + ", " for t in layout.kernel_templates.values()) + ")"
-        dots = "(" + "".join(self.dims(t) + ", " for t in layout.dot_templates.values()) + ")"
         lines += ["    sh = STATIC.copy()", f"    sh.update(zip(TEMPLATED, {shapes}))",
                   "    r.shape = sh",
-                  (f"    r.size_values = SIZED(v, {shapes}, b, dict(zip(KIDS, {kernels})), "
-                   f"dict(zip(DIDS, {dots})))")]
+                  "    r.size_values = None    # (made from r.env where asked for)"]
         lines += self.fixed_lines()
         if r.prog.aliases or r.prog.hosted:
             lines.append("    r.bind_aliases()")
@@ -166,8 +161,12 @@ class _Writer:
         for n, s in enumerate(self.steps):
             if isinstance(s, KernelBinding):
                 lines += self.kernel_lines(n, s)
-            elif s is not None:
-                lines += [f"    if not {self.name(s, 'BIND')}():", "        return False"]
+            elif s is not None:     # (a dot's binder, given its shapes and gemm extents)
+                step = r.prog.steps[n]
+                args = ", ".join([self.shape(v) for v in step.ins[:2]] +
+                                 [self.dims(layout.dot_templates[id(step)]),
+                                  self.shape(step.outs[0])])
+                lines += [f"    if not {self.name(s, 'BIND')}({args}):", "        return False"]
             else:
                 lines.append(f"    r.steps[{n}] = r._prepare({self.name(r.prog.steps[n], 'STEP')})")
         if r._dot_candidates:

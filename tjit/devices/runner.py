@@ -138,6 +138,19 @@ class ProgramRunner:
         self.consts = [(k, self.constant(c)) for k, c in layout.consts]
         self.bind_sizes(env)
 
+    @property
+    def size_values(self):
+        """The layout's ``SizedValues`` at the current binding (made on first use after
+        a re-bind that left them out)."""
+        sized = self._size_values
+        if sized is None:
+            sized = self._size_values = self.runner_layout.at(self.env)[2]
+        return sized
+
+    @size_values.setter
+    def size_values(self, sized):
+        self._size_values = sized
+
     def bind_sizes(self, env):
         """What depends on the sizes: shapes, the temporaries' views, the aliases' shapes.
         A backend whose runner can be re-bound to new sizes calls it again (the CPU's
