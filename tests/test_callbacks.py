@@ -497,3 +497,34 @@ def test_donation_does_not_reorder_callbacks():
     assert [k for k, _ in log] == ["a", "w"]
     np.testing.assert_array_equal(log[0][1], a)
     np.testing.assert_array_equal(log[1][1], w)
+
+
+def test_pmap_calls_back_on_each_devices_thread_and_raises_there():
+    """Each device's thread runs the host step; an exception on a worker thread reaches
+    the caller with its type and message."""
+    from tjit.devices.backend import cpu_device_count
+    xs = np.arange(12, dtype=np.float32).reshape(4, 3)
+    spec = tjit.ShapeDtypeStruct((3,), jnp.float32)
+    seen = []
+
+    def cb(v):
+        seen.append(v.copy())
+        if v.sum() > 20:  # the last two rows
+            raise _HostError(f"host failure on row {v}")
+        return v * 2
+
+    with cpu_device_count(4):
+        out = tjit.pmap(lambda v: tjit.pure_callback(cb, spec, v))(xs[:2])
+        np.testing.assert_array_equal(np.asarray(out), xs[:2] * 2)
+        assert sorted(s.tolist() for s in seen) == xs[:2].tolist()
+        with pytest.raises(_HostError, match="host failure on row"):
+            tjit.pmap(lambda v: tjit.pure_callback(cb, spec, v))(xs)
+
+
+def test_print_inside_checkpoint_under_grad_shows_the_primal_once(capsys):
+    f = tjit.checkpoint(lambda x: tjit.debug.print("ck {}", x) or jnp.sin(x) * x)
+    for g in (tjit.grad(f), tjit.jit(tjit.grad(f))):
+        x = np.float32(0.7)
+        want = np.cos(np.float64(x)) * x + np.sin(np.float64(x))
+        np.testing.assert_allclose(float(g(x)), want, rtol=1e-6)
+        assert _lines(capsys) == [f"ck {x}"]
