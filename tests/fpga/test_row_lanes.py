@@ -109,5 +109,6 @@ def test_estimate_of_softmax_1000_by_1001_keeps_16_lanes():
     (de,) = c.hls_report().designs
     rd, row_stage, wr = de.stages
     assert rd.trip == wr.trip == row_stage.trip == 1000 * 63
-    # 3 passes a row (max, sum of exp, store) of 63 steps each, plus their fill/drain
-    assert 3 * 63 * 1000 < row_stage.cycles < 5 * 63 * 1000
+    # 3 passes a row (max, sum of exp, store) of 63 steps each, overlapping: one pass
+    # over the rows plus two rows and the passes' slack (fpga/row_passes.py)
+    assert 63 * 1000 < row_stage.cycles < 63 * 1000 + 3 * 63 + 200

@@ -61,11 +61,13 @@ runs them on the host between design invocations, as an FPGA host program does.
 """
 
 import dataclasses
+import math
 
 import numpy as np
 import sympy
 
 from tjit.fpga.dot_grid import dot_grids
+from tjit.fpga.row_passes import row_lag, row_slack
 from tjit.lower.c import HLS, render
 from tjit.lower.c import lanes as L
 from tjit.lower.c import streams as S
@@ -472,6 +474,8 @@ class _Layout:
                 k = st.kernel
                 red = prod(k.shape[a] for a in k.reduce_axes) if k.reduce_axes else 0
                 lag, run = red, prod(k.shape)
+                if _overlapped(st):     # (its passes overlap: several rows in flight)
+                    lag = row_lag(k, st.lanes, red)
             # (a stage cannot finish before the producers of its streams: a fork or
             # a pointwise stage after a reduction runs as long as the reduction)
             done[st.name] = _max([begin + run] + [done[s.producer] for s in ins])
@@ -479,42 +483,53 @@ class _Layout:
                 if s.producer == st.name:
                     ready[s.name] = begin + lag
         bad = set()
+        self.bounded = set()    # row symbols whose cap the depths assume (_requires)
         for s in self.streams:
             need = sympy.expand(sympy.sympify(2 + start[s.consumer] - ready[s.name]))
-            if need.free_symbols:
+            s.per_row = self._row_input_len(s)
+            packets = self._packets(s, need)
+            if packets is None:
                 bad.add(s.value)
                 continue
-            per_row = s.per_row = self._row_input_len(s)
-            if per_row is not None:     # (a value a row: the rows the consumer lags,
-                # at the faster of its producer's pace and the consumer's rows)
-                step = min(per_row, self._points_per_element(s))
-                packets = 2 + -(-int(need) // step) if step else 2
-            elif s.row is None:
-                packets = -(-int(need) // s.lanes)
-            elif isinstance(s.row, (int, np.integer)):      # (whole rows of packets)
-                packets = -(-int(need) // s.row) * -(-s.row // s.lanes)
-            else:               # (a symbolic row: a packet holds at least one element)
-                packets = int(need)
-            whole = self._stream_packets(s)     # (never blocks its producer)
-            if whole is not None:
-                packets = min(packets, whole)
             depth = self.override.get(s.name, max(2, packets))
             if depth > MAX_STREAM_DEPTH and s.name not in self.override:
                 bad.add(s.value)
             s.depth = depth
         return bad
 
-    def _stream_packets(self, s):
-        """Packets of stream ``s``'s whole run (a FIFO this deep never blocks its
-        producer), or None where the length or row is symbolic."""
-        if not _const(s.length):
+    def _packets(self, s, need):
+        """The packets stream ``s`` must hold for ``need`` elements of lag: a value a row
+        counts the rows the consumer lags (at the faster of its producer's pace and the
+        consumer's rows), a stream cut per row whole rows of packets; never more than
+        its whole run (then it never blocks its producer). Where these depend on one
+        symbolic row length n (a row-style stage's, whose rows the design requires to
+        be at most ``SYMBOLIC_ROW_CAP``: ``_requires``), the most over n = 1 .. cap;
+        None where they depend on another size (the stream becomes a buffer)."""
+        pace = self._points_per_element(s)
+        exprs = [sympy.sympify(e) for e in (need, s.per_row or 0, pace, s.row or 0)]
+        whole = sympy.sympify(s.length)
+        free = set().union(*(e.free_symbols for e in exprs))
+        if not free:
+            return _packets_of(s.lanes, *map(int, exprs), int(whole) if _const(whole)
+                               else None)
+        sym = next(iter(free))
+        if len(free) > 1 or sym not in self._row_symbols():
             return None
-        n = int(s.length)
-        if s.row is None:
-            return -(-n // s.lanes)
-        if not _const(s.row):
-            return None
-        return -(-n // int(s.row)) * -(-int(s.row) // s.lanes)
+        self.bounded.add(sym)
+        fn = sympy.lambdify([sym], exprs + [whole if whole.free_symbols <= free else -1],
+                            "math")
+        most = 0
+        for n in range(1, S.SYMBOLIC_ROW_CAP + 1):
+            vals = [math.ceil(v) for v in fn(n)]
+            most = max(most, _packets_of(s.lanes, *vals[:4], None if vals[4] < 0
+                                         else vals[4]))
+        return most
+
+    def _row_symbols(self):
+        """Size symbols that are a row-style stage's whole row (``streams.row_buffered_len``
+        a symbol): at most ``SYMBOLIC_ROW_CAP``, as the design checks."""
+        rows = (S.row_buffered_len(s.kernel) for s in self.steps)
+        return {r for r in rows if isinstance(r, sympy.Symbol)}
 
     def _points_per_element(self, s):
         """The fewest points of the design's clock between two elements of stream
@@ -539,8 +554,9 @@ class _Layout:
         paces = [sympy.sympify(prod(k.shape)) / out]
         for t in ins:       # (t's elements read between two of s's, at t's pace)
             paces.append(self._points_per_element(t) * sympy.sympify(t.length) / out)
-        paces = [int(p) for p in paces if not p.free_symbols]
-        return max([1] + paces)
+        if all(not p.free_symbols for p in paces):
+            return max([1] + [int(p) for p in paces])
+        return sympy.Max(1, *paces)
 
     def _row_input_len(self, s):
         """Points a row of the consumer of stream ``s`` where it reads ``s`` once per
@@ -551,7 +567,7 @@ class _Layout:
         k = self.steps[n].kernel
         j = self.steps[n].ins.index(s.value)
         row = S.row_inputs(k).get(j) if S.stream_args(k).get(j) == "row" else None
-        return int(row) if row is not None and _const(row) else None
+        return int(row) if row is not None and _const(row) else row
 
     # -- source ---------------------------------------------------------------------------
     def design(self, top):
@@ -587,8 +603,11 @@ class _Layout:
         self.srcs = getattr(self, "srcs", {})
         lanes = next(st.lanes for st in self.stages if st.name == self.kname[n])
         row = next(st.row for st in self.stages if st.name == self.kname[n])
+        st = next(st for st in self.stages if st.name == self.kname[n])
+        slack = row_slack(s.kernel, lanes) if _overlapped(st) else None
         src = render(s.kernel, HLS, self.fn(self.kname[n]), io=self._io(n, s), top=False,
                      lanes=lanes, packet_row=row if not s.kernel.reduce_axes else None,
+                     row_slack=slack,
                      dot_grid=self.grids.get(n))
         self.srcs[n] = src
         return src.body
@@ -728,6 +747,11 @@ class _Layout:
                    f"{cap} (the row buffer of a symbolic row, lower/c/streams.py "
                    "SYMBOLIC_ROW_CAP): jit it without polymorphic_shapes for rows this long")
             checks.append((sizes(row), msg))
+        for x in sorted(getattr(self, "bounded", ()), key=str):
+            msg = (f"rows of {x} elements must be at most {S.SYMBOLIC_ROW_CAP} (the "
+                   "design's stream depths hold rows up to lower/c/streams.py "
+                   "SYMBOLIC_ROW_CAP): jit it without polymorphic_shapes for rows this long")
+            checks.append((sizes(x), msg))
         return sizes.decls() + [f'TJ_REQUIRE({c} <= {S.SYMBOLIC_ROW_CAP}, "{m}");'
                                 for c, m in checks]
 
@@ -763,6 +787,29 @@ def mover_steps(st):
     rows = sympy.sympify(st.length) / st.row
     rows = int(rows) if rows.is_Integer else rows
     return rows * ceil_div(st.row, st.lanes)
+
+
+def _overlapped(st):
+    """Whether kernel stage ``st`` is a W-lane row-style stage whose passes overlap
+    (``lanes.render_rows``, scheduled by ``row_passes.py``)."""
+    k = st.kernel
+    return k.reduce_axes and k.row_style and st.lanes > 1
+
+
+def _packets_of(lanes, need, per_row, pace, row, whole):
+    """``_Layout._packets`` at concrete sizes (``per_row``/``row`` 0: none; ``whole``:
+    the run's elements, or None)."""
+    if per_row:
+        step = min(per_row, pace)
+        packets = 2 + -(-need // step) if step else 2
+    elif not row:
+        packets = -(-need // lanes)
+    else:               # (whole rows of packets)
+        packets = -(-need // row) * -(-row // lanes)
+    if whole is not None:
+        whole = -(-whole // lanes) if not row else -(-whole // row) * -(-row // lanes)
+        packets = min(packets, whole)
+    return packets
 
 
 def _whole_beats(length, w):

@@ -27,9 +27,11 @@ Cycle counts of one stage: pointwise ``trip + depth``, where a W-lane stage
 (``lower/c/lanes.py``: 16 float32 or 8 float64 points a step) has trip = ceil(points / W)
 (the masked last step of a ragged count included) and
 W copies of its operators, and a reader/writer/fork moving 512-bit beats likewise
-(W times its LUT/FF), and a W-lane row-style stage takes N / W steps a pass, with a
-pairwise tree of W - 1 combines (log2 W levels of latency) before its accumulator;
-a row-style stage, per outer
+(W times its LUT/FF); a W-lane row-style stage is one loop of ``ceil(N / W)`` steps a
+row whose passes (stage levels, store pass) overlap on different rows
+(``row_passes.py``): ``rows x S + delay_last + ready_last`` cycles, each level with a
+pairwise tree of W - 1 combines (log2 W levels of latency) before its accumulator; a
+one-lane row-style stage, per outer
 point, a row read into its buffer (``N + 2``), then per stage level ``N + depth +
 fold`` (fold: the partials' pairwise tree, 3 levels of the combine's latency) and the
 store pass ``N + depth``; accumulate style per kept point ``R + depth + fold``, or
@@ -67,11 +69,14 @@ import sympy
 
 from tjit.fpga.design import mover_steps
 from tjit.fpga.op_costs import PARTS, cost
+from tjit.fpga.op_costs import combine_cost as _combine
+from tjit.fpga.op_costs import path_cost as _body
+from tjit.fpga.row_passes import level_pass, row_passes
+from tjit.lower.c import lanes as L
 from tjit.lower.c import streams as S
 from tjit.lower.c import tiled_dot
-from tjit.lower.c.hls_dialect import PARTIALS, TRIPCOUNT_HINT
-from tjit.lower.loops import plan_axes, stage_levels
-from tjit.xla_like import kernel_ir as K
+from tjit.lower.c.hls_dialect import TRIPCOUNT_HINT
+from tjit.lower.loops import plan_axes
 
 __all__ = ["DesignEstimate", "Report", "StageEstimate", "report", "stage_estimate"]
 
@@ -195,35 +200,6 @@ def _prod(xs, env):
     return out
 
 
-def _body(roots):
-    """(latency of the longest path, dsp, lut, ff) of the op nodes under ``roots``."""
-    seen, nodes = set(), []
-    for r in roots:
-        nodes += K.walk(r, seen)
-    depth, res = {}, [0, 0, 0]
-    for n in nodes:
-        args = getattr(n, "args", ()) if isinstance(n, K.Op) else ()
-        if isinstance(n, K.IndexedLoad):
-            args = (n.offset,)
-        start = max((depth.get(id(a), 0) for a in args), default=0)
-        lat = 0
-        if isinstance(n, K.Op):
-            dt = np.dtype(n.args[0].dtype if n.op in K.COMPARE_OPS or n.op == "convert"
-                          else n.dtype)
-            c = cost(n.op, dt)
-            lat = c.latency
-            res[0] += c.dsp
-            res[1] += c.lut
-            res[2] += c.ff
-        depth[id(n)] = start + lat
-    return max(depth.values(), default=0), *res
-
-
-def _combine(monoid, dt):
-    return cost({"sum": "add", "prod": "mul", "max": "max", "min": "min"}.get(monoid, "and"),
-                np.dtype(dt))
-
-
 def stage_estimate(kernel, name, env=None, streamed_inputs=None, lanes=1, row=None,
                    grid=None, streamed_out=False):
     """The :class:`StageEstimate` of one kernel stage (see the module docstring);
@@ -249,40 +225,50 @@ def stage_estimate(kernel, name, env=None, streamed_inputs=None, lanes=1, row=No
         return _tiled_dot(k, dot, name, outer, io, streamed_out)
     if not k.row_style and lanes > 1:
         return _wide_columns(k, name, env, lanes, io)
-    w = lanes                           # a row's W points a step (lanes.render_rows;
-    steps = -(-red // w)                # a ragged row's last step masked)
-    tree = math.ceil(math.log2(w))      # the lanes' pairwise fold: levels of combines
-    fold = math.ceil(math.log2(PARTIALS))
-    per, depth_max, dsp, lut, ff, bram = 0, 0, 0, 0, 0, 0
-    levels = stage_levels(k) if k.row_style else [list(range(len(k.stages)))]
+    if lanes > 1:
+        return _overlapped_rows(k, name, red, outer, lanes, streamed_inputs != 0)
+    steps = red                         # (one lane: one point a step)
+    per, bram = 0, 0
     row = S.row_capacity(k)
     n_in = sum(1 for a in k.args if a.role == "in") if streamed_inputs is None \
         else streamed_inputs
-    if row is not None and n_in:        # a row buffer per streamed input (W banks),
-        if w == 1 or not levels:        # filled by its own pass or by the first level's
-            per += steps + io
-        bram += n_in * max(w if w > 1 else 0, math.ceil(row * 4 / BRAM_BYTES))
-    for js in levels:
-        lat, d_, l_, f_ = _body([k.stages[j].expr for j in js])
-        comb = [_combine(k.stages[j].monoid, k.stages[j].dtype) for j in js]
-        lat += max((c.latency for c in comb), default=0)
-        folded = max((c.latency * fold for c, j in zip(comb, js)
-                      if k.stages[j].monoid in ("sum", "prod")), default=0)
-        lat += max((c.latency for c in comb), default=0) * tree
-        per += steps + lat + io + folded
-        depth_max = max(depth_max, lat + io)
-        ncomb = 2 + (w - 1)     # the loop's combine, the partials' fold, the lanes' tree
-        dsp += d_ * w + sum(c.dsp for c in comb) * ncomb
-        lut += l_ * w + sum(c.lut for c in comb) * ncomb
-        ff += f_ * w + sum(c.ff for c in comb) * ncomb
-    inner_st = [st for st in k.stores if st.level != "outer" and k.row_style]
-    if inner_st:
-        lat, d_, l_, f_ = _body([st.expr for st in inner_st])
-        per += steps + lat + io
-        depth_max = max(depth_max, lat + io)
-        dsp, lut, ff = dsp + d_ * w, lut + l_ * w, ff + f_ * w
-    return StageEstimate(name, "kernel", outer * steps, 1, depth_max, outer * per, dsp,
-                         bram, lut, ff, hold=steps)
+    if row is not None and n_in:        # a row buffer per streamed input, filled by
+        per += steps + io               # a pass of its own
+        bram += n_in * math.ceil(row * 4 / BRAM_BYTES)
+    passes = row_passes(k, 1) if k.row_style else \
+        [level_pass(k, tuple(range(len(k.stages))), 1)]   # (accumulate: one level)
+    per += sum(steps + p.ready for p in passes)     # (the passes one after another)
+    return StageEstimate(name, "kernel", outer * steps, 1, max(p.depth for p in passes),
+                         outer * per, sum(p.dsp for p in passes), bram,
+                         sum(p.lut for p in passes), sum(p.ff for p in passes), hold=steps)
+
+
+def _overlapped_rows(k, name, red, outer, w, streamed):
+    """``lanes.render_rows``: one loop at II=1 of ``outer * S`` steps (S = ceil(N / W),
+    at least 1) whose passes overlap, pass p ``delay_p`` steps behind the first
+    (``row_passes.py``): ``outer * S + delay_last + ready_last`` cycles; each pass's
+    operators; a delay line (W banks of BRAM18K) into each later pass for each
+    streamed input a pass from there on reads, of ``S_max + slack + 1`` packets
+    (``S_max``: a symbolic row's ``SYMBOLIC_ROW_CAP``)."""
+    passes = row_passes(k, w)
+    steps = max(-(-red // w), 1)
+    slack = [p.ready for p in passes[:-1]]
+    delay = (len(passes) - 1) * steps + sum(slack)
+    bram = 0
+    if streamed:
+        longest = -(-S.row_capacity(k) // w)
+        ins = [a for a, how in S.stream_args(k).items() if how == "in"]
+        for a in ins:
+            last = max([p for p in range(len(passes)) if a in L.pass_loads(k, p)],
+                       default=0)
+            for p in range(1, last + 1):
+                nbytes = (longest + slack[p - 1] + 1) * w * np.dtype(k.args[a].dtype).itemsize
+                bram += max(w, math.ceil(nbytes / BRAM_BYTES))
+    last_level = passes[-1].stages is not None
+    return StageEstimate(name, "kernel", outer * steps, 1, max(p.depth for p in passes),
+                         outer * steps + delay + passes[-1].ready,
+                         sum(p.dsp for p in passes), bram, sum(p.lut for p in passes),
+                         sum(p.ff for p in passes), hold=delay + steps * last_level)
 
 
 def _wide_columns(k, name, env, w, io):

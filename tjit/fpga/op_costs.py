@@ -17,7 +17,11 @@ use. These are estimates for planning, not a synthesis result: a real run of
 
 import dataclasses
 
-__all__ = ["COSTS", "PARTS", "Cost", "Part", "cost"]
+import numpy as np
+
+from tjit.xla_like import kernel_ir as K
+
+__all__ = ["COSTS", "PARTS", "Cost", "Part", "combine_cost", "cost", "path_cost"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -81,6 +85,37 @@ def cost(op, dtype):
     op = _ALIASES.get(op, op)
     table = {"f32": _F32, "f64": _F64, "int": _INT}[kind]
     return table.get(op) or table.get("cheap")
+
+
+def path_cost(roots):
+    """``(latency of the longest path, dsp, lut, ff)`` of the op nodes under the kernel
+    IR expressions ``roots`` (each node once)."""
+    seen, nodes = set(), []
+    for r in roots:
+        nodes += K.walk(r, seen)
+    depth, res = {}, [0, 0, 0]
+    for n in nodes:
+        args = getattr(n, "args", ()) if isinstance(n, K.Op) else ()
+        if isinstance(n, K.IndexedLoad):
+            args = (n.offset,)
+        start = max((depth.get(id(a), 0) for a in args), default=0)
+        lat = 0
+        if isinstance(n, K.Op):
+            dt = np.dtype(n.args[0].dtype if n.op in K.COMPARE_OPS or n.op == "convert"
+                          else n.dtype)
+            c = cost(n.op, dt)
+            lat = c.latency
+            res[0] += c.dsp
+            res[1] += c.lut
+            res[2] += c.ff
+        depth[id(n)] = start + lat
+    return max(depth.values(), default=0), *res
+
+
+def combine_cost(monoid, dtype):
+    """The :class:`Cost` of one combine of reduction ``monoid`` on ``dtype``."""
+    return cost({"sum": "add", "prod": "mul", "max": "max", "min": "min"}.get(monoid, "and"),
+                np.dtype(dtype))
 
 
 @dataclasses.dataclass(frozen=True)

@@ -51,7 +51,7 @@ from tjit.lower.loops import ceil_div, plan_axes, prod, stage_levels
 from tjit.xla_like import kernel_ir as K
 
 __all__ = ["BEAT_BITS", "arg_lanes", "beat_lanes", "kernel_lanes", "packet_row", "packet_type",
-           "render", "render_columns", "render_rows", "row_len"]
+           "pass_loads", "render", "render_columns", "render_rows", "row_len", "row_passes"]
 
 #: The width of a memory beat and of a wide stream's packet.
 BEAT_BITS = 512
@@ -227,7 +227,23 @@ def _render_row_cut(r, axes, total):
         _write_packets(r, packets)
         r.emit(f"j += {w};")
         r.emit(f"if (j >= {n}) {{ j = 0; b += {n}; }}")
+    if r.row_in and not (_const_int(r.packet_row) and r.packet_row > 0):
+        with r.block(f"if ({n} == 0)"):     # (rows of no points: their values unread)
+            i = r.var("i")
+            with r.block(f"for ({r.i64} {i} = 0; {i} < {r.sizes(_rows_of(r))}; {i}++)"):
+                for a in r.row_in:
+                    r.emit(f"(void)a{a}.read();")
     return total
+
+
+def _rows_of(r):
+    """The rows of a pointwise kernel with row inputs: the points before its row split
+    (``streams.row_split``)."""
+    return prod(r.k.shape[a] for a in range(streams.row_split(r.k)))
+
+
+def _const_int(x):
+    return isinstance(x, (int, np.integer))
 
 
 def _read_packets(r, w):
@@ -252,56 +268,254 @@ def _write_packets(r, packets):
             r.emit(f"a{i}.write({p});")
 
 
+def row_passes(k):
+    """The passes of W-lane row-style kernel ``k`` over each row (``render_rows``):
+    its stage levels (``loops.stage_levels``), then a store pass where it has inner
+    stores (or no level at all): ``[(stage indices) or None, ...]``."""
+    passes = [tuple(js) for js in stage_levels(k)]
+    if any(st.level != "outer" for st in k.stores) or not passes:
+        passes.append(None)
+    return passes
+
+
 def render_rows(r):
-    """The row-style kernel of renderer ``r`` at ``r.lanes`` > 1 (module docstring);
-    returns the number of rows."""
+    """The row-style kernel of renderer ``r`` at ``r.lanes`` > 1 as one pipelined loop
+    whose passes overlap (module docstring, "row passes"); returns the number of rows."""
     k, w = r.k, r.lanes
     n = row_len(k, r.io)
-    mask = None if _multiple(n, w) else f"j + ln < {r.sizes(n)}"   # a ragged row's last
     outer = [g for g, red in enumerate(r.plan.reduce) if not red]
-    row_in = {a: f"{buf}[j + ln]" for a, buf in r.rowbuf.items()}
-    for buf in r.rowbuf.values():
-        r.shared.append(f"#pragma HLS ARRAY_PARTITION variable={buf} cyclic factor={w}")
-    levels = stage_levels(k)
-    with r.nest(outer, innermost=False):
-        r.row_input_reads()
-        for a, buf in r.rowbuf.items() if not levels else ():   # a row, a packet a step
-            with _steps(r, n, w):
-                pk = r.var("pk")
-                r.emit(f"const {packet_type(r.d, k.args[a].dtype, w)} {pk} = a{a}.read();")
-                with _lanes(r, w):
-                    r.emit(f"{buf}[j + ln] = {pk}[ln];")
-        later = [k.stages[j].expr for js in levels[1:] for j in js] + \
-            [st.expr for st in k.stores if st.level != "outer"]
-        kept = {node.arg for e in later for node in K.walk(e) if isinstance(node, K.Load)}
-        for lv, js in enumerate(levels):     # (the first level fills the row buffers)
-            _fold_level(r, js, n, w, row_in, fill=kept if lv == 0 else None, mask=mask)
-        for a in r.rowbuf.keys() - kept if levels else ():
-            r.emit(f"(void){r.rowbuf[a]};")      # (its row is used by the first level only)
-        scope = {}
-        for st in k.stores:
-            if st.level == "outer":
-                r.store(st, scope, outer)
-        inner_st = [st for st in k.stores if st.level != "outer"]
-        if inner_st:
-            with _steps(r, n, w):
-                packets = {}
-                for st in inner_st:
-                    if r.io.get(st.arg) == "stream":
-                        packets[st.arg] = r.var("pk")
-                        t = packet_type(r.d, k.args[st.arg].dtype, w)
-                        r.emit(f"{t} {packets[st.arg]}{{}};")
-                inner = [g for g, red in enumerate(r.plan.reduce) if red]
-                with _lanes(r, w, inner), _masked(r, mask):
-                    _indices(r, "(j + ln)", inner)
-                    r.lane = {**row_in, **{a: f"{p}[ln]" for a, p in packets.items()}}
-                    scope = {}
-                    for st in inner_st:
-                        r.store(st, scope, outer)
-                r.lane = {}
-                for a, p in packets.items():
-                    r.emit(f"a{a}.write({p});")
+    passes = row_passes(k)
+    npass = len(passes)
+    slack = tuple(r.row_slack) if r.row_slack is not None else (0,) * (npass - 1)
+    if len(slack) != npass - 1:
+        raise ValueError(f"kernel {k.name}: {npass} row passes need {npass - 1} slacks, "
+                         f"got {slack}")
+    streamed = list(r.rowbuf)           # (read a packet a step: no row buffers here)
+    r.shared = [s for s in r.shared if not any(f" {b}[" in s for b in r.rowbuf.values())]
+    last = {a: max([p for p in range(npass) if a in pass_loads(k, p)],
+                   default=0) for a in streamed}
+    nc, rows = r.sizes(n), r.sizes(prod(r.plan.extents[g] for g in outer))
+    i64 = r.i64
+    if isinstance(n, (int, np.integer)):
+        spr, spr_max = max(ceil_div(n, w), 1), max(ceil_div(n, w), 1)
+    else:               # (a row of 0 points still takes one step: its outer stores)
+        spr, spr_max = "spr", ceil_div(streams.row_capacity(k), w)
+        r.emit(f"const {i64} spr = {nc} > 0 ? ({nc} + {w - 1}) / {w} : 1;")
+    # rows in flight between the first pass and the last: a power of two above them
+    ahead = npass + (sum(slack) if not isinstance(spr, int) else ceil_div(sum(slack), spr))
+    depth = 1 << ahead.bit_length()
+    whole = _multiple(n, w) and n > 0       # (else a masked last step a row)
+    guard = None if isinstance(n, (int, np.integer)) and n > 0 else f"{nc} > 0"
+    dl = ["0"]
+    for p in range(1, npass):
+        dl.append(r.var("dl"))
+        r.emit(f"const {i64} {dl[p]} = {dl[p - 1]} + {spr} + {slack[p - 1]};")
+    vals = _row_values(r, passes, depth)
+    lines, ptr = {}, {}     # delay lines into pass p: (write, read pointer, packets)
+    for p in range(1, npass):
+        into = [a for a in streamed if last[a] >= p]
+        if not into:
+            continue
+        ptr[p] = (r.var("wp"), r.var("rp"), spr_max + slack[p - 1] + 1)
+        r.emit(f"{i64} {ptr[p][0]} = 0, {ptr[p][1]} = 0;")
+        for a in into:
+            lines[a, p] = r.var("dly")
+            r.emit(f"{packet_type(r.d, k.args[a].dtype, w)} {lines[a, p]}[{ptr[p][2]}];")
+    state = [(r.var("q"), r.var("j")) for _ in passes]
+    for q, j in state:
+        r.emit(f"{i64} {q} = 0, {j} = 0;")
+    accs = [_level_accumulators(r, js) if js is not None else None for js in passes]
+    t = r.var("t")
+    trip = prod(r.plan.extents[g] for g in outer) * ceil_div(n, w) + \
+        (npass - 1) * ceil_div(n, w) + sum(slack)
+    with r.block(f"for ({i64} {t} = 0; {t} < {rows} * {spr} + {dl[-1]}; {t}++)"):
+        r.pragmas(True, trip)
+        for name in [*lines.values()] + ([v for v in vals.values()]
+                                         if r.row_slack is not None else []):
+            r.emit(f"#pragma HLS DEPENDENCE variable={name} inter false")
+        for p, js in enumerate(passes):
+            q, j = state[p]
+            with r.block(f"if ({t} >= {dl[p]} && {q} < {rows})"):
+                mask = None if whole else f"{j} + ln < {nc}"
+                _row_pass(r, p, js, passes, state[p], vals, depth, accs[p], lines, ptr,
+                          streamed, last, nc, mask, guard)
     return prod(r.plan.extents[g] for g in outer)
+
+
+def pass_loads(k, p):
+    """The arguments pass ``p`` of ``row_passes(k)`` loads (the last pass: the outer
+    stores' too)."""
+    passes = row_passes(k)
+    js = passes[p]
+    roots = [k.stages[j].expr for j in js] if js is not None else \
+        [st.expr for st in k.stores if st.level != "outer"]
+    if p == len(passes) - 1:
+        roots += [st.expr for st in k.stores if st.level == "outer"]
+    seen, found = set(), set()
+    for e in roots:
+        found |= {n.arg for n in K.walk(e, seen) if isinstance(n, K.Load)}
+    return found
+
+
+def _row_values(r, passes, depth):
+    """``{("stage", j) | ("row", arg): array}``: each stage's and row input's value of
+    the last ``depth`` rows (indexed by row & (depth - 1)), registers."""
+    vals = {}
+    for js in passes:
+        for j in js or ():
+            vals["stage", j] = r.var("sv")
+            r.emit(f"{r.d.type(r.k.stages[j].dtype)} {vals['stage', j]}[{depth}];")
+    for a in r.row_in:
+        vals["row", a] = r.var("rv")
+        r.emit(f"{r.d.mem_type(r.k.args[a].dtype)} {vals['row', a]}[{depth}];")
+    for v in vals.values():
+        r.emit(f"#pragma HLS ARRAY_PARTITION variable={v} complete")
+    return vals
+
+
+def _level_accumulators(r, js):
+    """A level's accumulators (one a stage) and interleaved partials, declared before
+    the loop; reset at each row's first step."""
+    ks = r.k.stages
+    accs = {}
+    for j in js:
+        accs[j] = r.var("acc")
+        r.emit(f"{r.d.type(ks[j].dtype)} {accs[j]} = "
+               f"{r.s.identity(ks[j].monoid, ks[j].dtype)};")
+    return accs, r._partials(js)
+
+
+def _row_pass(r, p, js, passes, qj, vals, depth, accs, lines, ptr, streamed, last, nc,
+              mask, guard):
+    """One step of pass ``p`` (stage level ``js``, or the store pass: None) at its row
+    ``q`` and the row's point ``j``."""
+    k, w = r.k, r.lanes
+    q, j = qj
+    outer = [g for g, red in enumerate(r.plan.reduce) if not red]
+    inner = [g for g, red in enumerate(r.plan.reduce) if red]
+    at = f"({q} & {depth - 1})"
+    _indices(r, q, outer)
+    if p == 0:
+        for a in r.row_in:      # (a value a row, read at the row's first step)
+            r.emit(f"if ({j} == 0) {vals['row', a]}[{at}] = a{a}.read();")
+    r.row_vals = {a: f"{vals['row', a]}[{at}]" for a in r.row_in}
+    for (kind, s), v in vals.items():
+        if kind == "stage" and any(s in (passes[m] or ()) for m in range(p)):
+            r.stage_vals[s] = f"{v}[{at}]"
+    packets = {}
+    for a in streamed:
+        if p > last[a] or (p > 0 and (a, p) not in lines):
+            continue
+        packets[a] = r.var("pk")
+        pt = packet_type(r.d, k.args[a].dtype, w)
+        if p > 0:
+            r.emit(f"const {pt} {packets[a]} = {lines[a, p]}[{ptr[p][1]}];")
+        elif guard is None:
+            r.emit(f"const {pt} {packets[a]} = a{a}.read();")
+        else:           # (a symbolic row of 0 points has no packets)
+            r.emit(f"{pt} {packets[a]}{{}};")
+            r.emit(f"if ({guard}) {packets[a]} = a{a}.read();")
+        if (a, p + 1) in lines:
+            r.emit(f"{lines[a, p + 1]}[{ptr[p + 1][0]}] = {packets[a]};")
+        r.emit(f"(void){packets[a]};")
+    for m, end in ((p + 1, 0), (p, 1)):     # (this pass writes p + 1's lines, reads p's)
+        if m in ptr and m > 0:
+            v, size = ptr[m][end], ptr[m][2]
+            r.emit(f"{v} = {v} + 1 == {size} ? 0 : {v} + 1;")
+    end = r.var("end")
+    r.emit(f"const bool {end} = {j} + {w} >= {nc};")
+    if js is not None:
+        _level_step(r, js, accs, packets, mask, inner, j, end, vals, at)
+    else:
+        _store_step(r, packets, mask, inner, outer, j, guard)
+    if p == len(passes) - 1 and js is not None:
+        with r.block(f"if ({end})"):
+            scope = {}
+            for st in k.stores:
+                r.store(st, scope, outer)
+    r.emit(f"if ({end}) {{ {j} = 0; {q} = {q} + 1; }} else {{ {j} = {j} + {w}; }}")
+    r.lane, r.row_vals = {}, {}
+    for g in outer:
+        r.idx[g] = "0"
+
+
+def _level_step(r, js, accs, packets, mask, inner, j, end, vals, at):
+    """A level's step: its stages at the W lanes (masked lanes hold the identity), the
+    lanes folded pairwise in lane order, added to the step's partial accumulator; at
+    the row's end the partials are folded and the stages' values kept for the row."""
+    ks = r.k.stages
+    acc, part = accs
+    with r.block(f"if ({j} == 0)"):
+        for x in js:
+            r.emit(f"{acc[x]} = {r.s.identity(ks[x].monoid, ks[x].dtype)};")
+        for x, arr in part.items():
+            if x is not None:
+                ident = r.s.identity(ks[x].monoid, ks[x].dtype)
+                for i in range(r.d.partials):
+                    r.emit(f"{arr}[{i}] = {ident};")
+        if part:
+            r.emit(f"{part[None]} = 0;")
+    lane_vals = {}
+    for x in js:
+        lane_vals[x] = r.var("lx")
+        r.emit(f"{r.d.type(ks[x].dtype)} {lane_vals[x]}[{r.lanes}];")
+        r.emit(f"#pragma HLS ARRAY_PARTITION variable={lane_vals[x]} complete")
+    with _lanes(r, r.lanes, inner):
+        if mask is not None:
+            for x in js:
+                r.emit(f"{lane_vals[x]}[ln] = {r.s.identity(ks[x].monoid, ks[x].dtype)};")
+        with _masked(r, mask):
+            _indices(r, f"({j} + ln)", inner)
+            r.lane = {a: f"{pk}[ln]" for a, pk in packets.items()}
+            scope = {}
+            for x in js:
+                r.emit(f"{lane_vals[x]}[ln] = {r.typed(ks[x].expr, ks[x].dtype, scope)};")
+    r.lane = {}
+    for x in js:
+        folded = [f"{lane_vals[x]}[{ln}]" for ln in range(r.lanes)]
+        while len(folded) > 1:
+            nxt = []
+            for a, b in zip(folded[::2], folded[1::2]):
+                name = r.var("lf")
+                r.emit(f"const {r.d.type(ks[x].dtype)} {name} = "
+                       f"{r.s.combine(ks[x].monoid, a, b, ks[x].dtype)};")
+                nxt.append(name)
+            folded = nxt
+        r._accumulate(x, acc[x], folded[0], part)
+    r._advance(part)
+    with r.block(f"if ({end})"):
+        r._fold_partials(acc, part)
+        for x in js:
+            r.emit(f"{vals['stage', x]}[{at}] = {acc[x]};")
+            r.stage_vals[x] = f"{vals['stage', x]}[{at}]"
+
+
+def _store_step(r, packets, mask, inner, outer, j, guard):
+    """The store pass's step: outer stores at the row's first step, the inner stores
+    of the W lanes (masked lanes store nothing) into this step's output packets."""
+    k, w = r.k, r.lanes
+    outer_st = [st for st in k.stores if st.level == "outer"]
+    if outer_st:
+        with r.block(f"if ({j} == 0)"):
+            scope = {}
+            for st in outer_st:
+                r.store(st, scope, outer)
+    inner_st = [st for st in k.stores if st.level != "outer"]
+    out = {}
+    for st in inner_st:
+        if r.io.get(st.arg) == "stream":
+            out[st.arg] = r.var("pk")
+            r.emit(f"{packet_type(r.d, k.args[st.arg].dtype, w)} {out[st.arg]}{{}};")
+    with _lanes(r, w, inner), _masked(r, mask):
+        _indices(r, f"({j} + ln)", inner)
+        r.lane = {**{a: f"{pk}[ln]" for a, pk in packets.items()},
+                  **{a: f"{pk}[ln]" for a, pk in out.items()}}
+        scope = {}
+        for st in inner_st:
+            r.store(st, scope, outer)
+    r.lane = {}
+    for a, pk in out.items():
+        r.emit(f"a{a}.write({pk});" if guard is None else f"if ({guard}) a{a}.write({pk});")
 
 
 def render_columns(r):
@@ -364,64 +578,6 @@ def _indices(r, flat, gs):
         r.decompose(flat, gs, {g: r.plan.extents[g] for g in gs})
         for g in gs:
             r.emit(f"(void)i{g};")
-
-
-def _fold_level(r, js, n, w, row_in, fill=None, mask=None):
-    """Stages ``js`` over the row: per step, W lanes folded pairwise, then into the
-    step's interleaved accumulator; ``fill`` (the first level): the step reads the
-    streamed inputs' packets, takes its lanes from them and keeps those of the inputs
-    in ``fill`` (read again later) in their row buffers (padded to whole steps).
-    ``mask``: the condition of the lanes inside a ragged row; the others hold the
-    monoid's identity, so the fold tree keeps its shape and order."""
-    ks = r.k.stages
-    inner = [g for g, red in enumerate(r.plan.reduce) if red]
-    accs = {}
-    for j in js:
-        accs[j] = r.var("acc")
-        r.emit(f"{r.d.type(ks[j].dtype)} {accs[j]} = "
-               f"{r.s.identity(ks[j].monoid, ks[j].dtype)};")
-    part = r._partials(js)
-    with _steps(r, n, w):
-        packets = {}
-        for a in r.rowbuf if fill is not None else ():
-            packets[a] = r.var("pk")
-            r.emit(f"const {packet_type(r.d, r.k.args[a].dtype, w)} {packets[a]} = "
-                   f"a{a}.read();")
-        lane_vals = {}
-        for j in js:
-            lane_vals[j] = r.var("lx")
-            r.emit(f"{r.d.type(ks[j].dtype)} {lane_vals[j]}[{w}];")
-            r.emit(f"#pragma HLS ARRAY_PARTITION variable={lane_vals[j]} complete")
-        with _lanes(r, w, inner):
-            for a, p in packets.items():
-                if a in fill:
-                    r.emit(f"{r.rowbuf[a]}[j + ln] = {p}[ln];")
-            if mask is not None:
-                for j in js:
-                    r.emit(f"{lane_vals[j]}[ln] = {r.s.identity(ks[j].monoid, ks[j].dtype)};")
-            with _masked(r, mask):
-                _indices(r, "(j + ln)", inner)
-                r.lane = {**row_in, **{a: f"{p}[ln]" for a, p in packets.items()}}
-                scope = {}
-                for j in js:
-                    r.emit(f"{lane_vals[j]}[ln] = "
-                           f"{r.typed(ks[j].expr, ks[j].dtype, scope)};")
-        r.lane = {}
-        for j in js:
-            vals = [f"{lane_vals[j]}[{ln}]" for ln in range(w)]
-            while len(vals) > 1:
-                nxt = []
-                for a, b in zip(vals[::2], vals[1::2]):
-                    name = r.var("lf")
-                    r.emit(f"const {r.d.type(ks[j].dtype)} {name} = "
-                           f"{r.s.combine(ks[j].monoid, a, b, ks[j].dtype)};")
-                    nxt.append(name)
-                vals = nxt
-            r._accumulate(j, accs[j], vals[0], part)
-        r._advance(part)
-    r._fold_partials(accs, part)
-    for j in js:
-        r.stage_vals[j] = r._bind(accs[j], ks[j].dtype)
 
 
 @contextlib.contextmanager

@@ -181,7 +181,7 @@ class _Known(set):
 
 class _Renderer:
     def __init__(self, kernel, dialect, name, io=None, top=True, lanes=1, packet_row=None,
-                 dot_grid=None):
+                 dot_grid=None, row_slack=None):
         self.k = kernel
         self.d = dialect
         self.name = name
@@ -193,6 +193,7 @@ class _Renderer:
         self.lanes = lanes           # points a step (lanes.py: W-lane pointwise stages)
         self.lane = {}               # streamed arg -> its packet's lane at this point
         self.packet_row = packet_row  # W-lane pointwise: packets cut rows of this many
+        self.row_slack = row_slack   # W-lane row style: steps between passes (lanes.py)
         self.dot_grid = dot_grid     # HLS dots: the PE grid (P, Q) (tiled_dot.py)
         self.s = Scalar(dialect)
         i64 = dialect.type(I64)
@@ -788,7 +789,7 @@ class _Renderer:
 
 
 def render(kernel, dialect="c", name=None, io=None, top=True, lanes=1, packet_row=None,
-           dot_grid=None):
+           dot_grid=None, row_slack=None):
     """Render one kernel as C-family source.
 
     Args:
@@ -808,6 +809,10 @@ def render(kernel, dialect="c", name=None, io=None, top=True, lanes=1, packet_ro
         row-style stage it streams with; ``lanes.render``).
       dot_grid: HLS: the (P, Q) grid of multiply-add PEs of a dot in the matrix-multiply
         template (``tiled_dot.py``; default ``tiled_dot.DEFAULT_GRID``).
+      row_slack: a W-lane row-style HLS stage: the steps each of its passes but the
+        last needs after a row's last step before the row's values are ready (the
+        schedule of ``lanes.render_rows``: ``fpga/row_passes.py``); None: 0, and no
+        dependence pragmas (the tool finds the distances itself).
     Returns:
       a :class:`CSource`.
     Raises:
@@ -824,5 +829,6 @@ def render(kernel, dialect="c", name=None, io=None, top=True, lanes=1, packet_ro
             (io or {}).get(i) not in ("stream", "discard") for i in range(len(kernel.args)))):
         raise ValueError(f"C renderer: kernel {kernel.name} cannot cut its packets per row "
                          f"of {packet_row} (a W-lane pointwise stage on streams only can)")
-    return _Renderer(kernel, d, name, io, top, lanes, packet_row, dot_grid).render()
+    return _Renderer(kernel, d, name, io, top, lanes, packet_row, dot_grid,
+                     row_slack).render()
 
