@@ -43,8 +43,13 @@ under ``#pragma HLS DATAFLOW`` (the stages run at once, each a pipelined loop ne
   path from the ports, counting a row per row-style stage and a whole run per buffer;
   a stage finishes no earlier than the producers of its streams: a fork after a row
   reduction runs as long as the reduction). No stream is deeper than its whole run
-  (then it never blocks its producer). A stream that would need a symbolic depth or
-  more than ``MAX_STREAM_DEPTH`` becomes a buffer instead;
+  (then it never blocks its producer). A W-lane row-style stage runs its passes on
+  several rows at once (``row_passes.py``): it takes in ``row_lag`` elements before
+  its first output. A depth that depends on one symbolic row length (a row-style
+  stage's whole row) is the most it needs over rows of 1 .. ``SYMBOLIC_ROW_CAP``
+  elements, and the top requires rows that short (``TJ_REQUIRE``); a stream that would
+  need another symbolic depth or more than ``MAX_STREAM_DEPTH`` becomes a buffer
+  instead;
 * **dots**: a dot stage in the matrix-multiply template (``lower/c/tiled_dot.py``) is
   a grid of P x Q multiply-add PEs sized from ``part``'s DSPs (``dot_grid.py``: the
   design's dots share ``DOT_DSP_SHARE`` of them), ``Stage.grid``; a dot's output that

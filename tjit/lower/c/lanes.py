@@ -14,17 +14,26 @@ so the reader and writer stages that feed the design move one beat a cycle.
   and the packets it writes hold zeros there (every stream of the design is cut into
   packets the same way, so the lanes line up). A masked step needs every argument to
   be a stream (or discarded): a memory access must be one aligned beat;
-* **row style** (a row of at most ``streams.MAX_ROW``, or symbolic): each row is read
-  into its row buffer a packet a step (the buffer partitioned
-  cyclically by W) by the first stage level's pass; each stage level takes W points of the row a step, folds them
-  pairwise in a fixed tree (``(x0 + x1) + (x2 + x3)``, ... lane order) and adds that to
-  the step's interleaved accumulator (``hls_dialect.PARTIALS``, folded as stated
-  there), so a float sum is the same sum reassociated, reproducibly; the store pass
-  writes W points a step; a value stored once per row (outer stores) is a stream of
-  one element a step. A row that is not a concrete multiple of W (ragged or symbolic)
-  takes ``ceil(N / W)`` steps a pass, the last one of each row masked: its lanes past
-  the row hold the monoid's identity in the fold tree (so the tree's shape and order
-  stay fixed) and store nothing; the packets of its streams are cut per row
+* **row style** (a row of at most ``streams.MAX_ROW``, or symbolic): its passes over
+  a row (each stage level, then the store pass: ``row_passes``) are **one pipelined
+  loop** over all rows' steps, and they overlap: pass p works on a later row than pass
+  p + 1, ``delay_p`` steps ahead of it (``render_rows``; ``delay_p = delay_(p-1) + S +
+  slack_(p-1)``, S the steps of a row, the slacks the design's ``row_slack``:
+  ``fpga/row_passes.py``). Pass 0 reads each streamed input a packet a step and hands
+  it on through a **delay line** (a circular array of ``S_max + slack + 1`` packets)
+  to each later pass that reads it; the values a row (stage results, row inputs) are
+  kept for the rows in flight in small circular register arrays. Each stage level
+  takes W points of a row a step, folds them pairwise in a fixed tree (``(x0 + x1) +
+  (x2 + x3)``, ... lane order) and adds that to the step's interleaved accumulator
+  (``hls_dialect.PARTIALS``, folded pairwise at the row's last step as stated there),
+  so a float sum is the same sum reassociated, reproducibly, and in the same order as
+  when the passes ran one after another; the store pass writes W points a step; a
+  value stored once per row (outer stores) is a stream of one element a row, written
+  at the last pass's row end (a level) or row start (the store pass). A row that is not
+  a concrete multiple of W (ragged or symbolic) takes ``ceil(N / W)`` steps a pass
+  (a row of no points one step), the last one of each row masked: its lanes past the
+  row hold the monoid's identity in the fold tree (so the tree's shape and order stay
+  fixed) and store nothing; the packets of its streams are cut per row
   (``packet_row``: every row starts a packet), and a W-lane pointwise stage on the same
   streams cuts its packets the same way (``render`` with ``r.packet_row``: one flat
   loop over the rows' steps). Such a stage needs every argument to be a stream.

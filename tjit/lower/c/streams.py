@@ -12,8 +12,9 @@ row-major order:
 * an **input** of a row-style kernel with reduced axes, loaded the same way, whose row
   (the inner points of one outer point) has a concrete length of at most ``MAX_ROW``
   or a symbolic one (a buffer of ``SYMBOLIC_ROW_CAP``, checked when the design starts):
-  each row is read once into an on-chip row buffer that the stage and store loops then
-  index (``row_buffered_len``);
+  each row is read once, into an on-chip row buffer that the stage and store loops then
+  index (``row_buffered_len``), or at W lanes a packet a step that delay lines hand to
+  the later passes (``lanes.render_rows``);
 * a **row input** (``"row"``, ``row_inputs``) of a row-style kernel (pointwise or
   with reduced axes): every load's index row-major over the leading axes before some
   axis ``p`` and constant over the rest (a value per row: layernorm's mean), read
