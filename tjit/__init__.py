@@ -11,6 +11,7 @@ from tjit.config import config  # noqa: F401
 from tjit import dtypes  # noqa: F401  (jax.dtypes)
 from tjit.dtypes import float0  # noqa: F401
 from tjit.naming import named_call, named_scope  # noqa: F401
+from tjit.tracing.compile_time_eval import ensure_compile_time_eval  # noqa: F401
 from tjit.config import (  # noqa: F401  (JAX's option context managers)
     disable_jit, debug_nans, debug_infs, log_compiles, explain_cache_misses, enable_x64,
     default_device, default_matmul_precision, numpy_rank_promotion, numpy_dtype_promotion,
