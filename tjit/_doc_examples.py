@@ -1631,6 +1631,12 @@ JAX_EXAMPLES = {'jax.block_until_ready': '>>> jax.block_until_ready(jnp.asarray(
  'jax.make_mesh': ">>> jax.make_mesh((1,), ('i',))\nMesh('i': 1)",
  'jax.nn.celu': '>>> jax.nn.celu(jnp.asarray([-1.5, 0.0, 2.5]), alpha=2.0)\n'
                 'Array([-1.0552669,  0.       ,  2.5      ], dtype=float32)',
+ 'jax.nn.dot_product_attention': '>>> jax.nn.dot_product_attention(jnp.asarray([[[1.0, 0.0]], '
+                                 '[[0.0, 2.0]]]), jnp.asarray([[[1.0, 0.0]], [[0.0, 1.0]]]), '
+                                 'jnp.asarray([[[1.0, 2.0]], [[3.0, 4.0]]]), is_causal=True)\n'
+                                 'Array([[[1.       , 2.       ]],\n'
+                                 '\n'
+                                 '       [[2.6088595, 3.6088595]]], dtype=float32)',
  'jax.nn.elu': '>>> jax.nn.elu(jnp.asarray([-1.5, 0.0, 2.5]))\n'
                'Array([-0.77686983,  0.        ,  2.5       ], dtype=float32)',
  'jax.nn.gelu': '>>> jax.nn.gelu(jnp.asarray([-1.5, 0.0, 2.5])), jax.nn.gelu(jnp.asarray([-1.5, '

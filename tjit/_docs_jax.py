@@ -53,6 +53,14 @@ def _expit(x):
     return _special().expit(x)
 
 
+def _causal_attention(q, k, v, is_causal):
+    """One head of (T, 1, H) inputs: softmax(q k^T / sqrt(H)) v over keys s <= t."""
+    q, k, v = (np.asarray(a, np.float64)[:, 0] for a in (q, k, v))
+    logits = q @ k.T / np.sqrt(q.shape[-1])
+    logits = np.where(np.tril(np.ones(logits.shape, bool)), logits, -np.inf)
+    return (_softmax(logits) @ v)[:, None]
+
+
 _SELU_ALPHA, _SELU_SCALE = 1.6732632423543772, 1.0507009873554805
 _hs = lambda x: np.clip(np.asarray(x) + 3, 0, 6) / 6  # hard sigmoid
 
@@ -99,6 +107,10 @@ CALLS = {
     "jax.nn.normalize": (f"jax.nn.normalize({_M})", _standardize),
     "jax.nn.one_hot": ("jax.nn.one_hot(jnp.asarray([0, 2]), 3)",
                        lambda x, n: np.eye(n)[np.asarray(x)]),
+    "jax.nn.dot_product_attention": (
+        ("jax.nn.dot_product_attention(jnp.asarray([[[1.0, 0.0]], [[0.0, 2.0]]]), "
+         "jnp.asarray([[[1.0, 0.0]], [[0.0, 1.0]]]), jnp.asarray([[[1.0, 2.0]], [[3.0, 4.0]]]), "
+         "is_causal=True)"), _causal_attention),
 }
 
 _K = "jax.random.key(0)"
