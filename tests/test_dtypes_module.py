@@ -1,5 +1,6 @@
-"""tjit.dtypes (jax.dtypes), tjit.named_scope/named_call, and the examples in their
-docstrings and in the config options' context managers."""
+"""tjit.dtypes (jax.dtypes), tjit.typing, tjit.named_scope/named_call, the environment
+helpers, and the examples in their docstrings and in the config options' context
+managers."""
 import doctest
 import sys
 
@@ -10,7 +11,8 @@ import tjit
 import tjit.numpy as jnp
 
 
-@pytest.mark.parametrize("module", ["tjit.dtypes", "tjit.naming"])
+@pytest.mark.parametrize("module", ["tjit.dtypes", "tjit.naming", "tjit.environment",
+                                    "tjit.tracing.compile_time_eval"])
 def test_module_examples_run(module):
     result = doctest.testmod(sys.modules[module], optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
@@ -64,3 +66,15 @@ def test_named_scope_and_named_call_leave_results_unchanged():
             pass
     with pytest.raises(TypeError, match="name must be a string"):
         tjit.named_call(jnp.sin, name=3)
+
+
+def test_typing_and_environment_helpers():
+    import typing
+    from tjit.typing import ArrayLike, DTypeLike
+    assert tjit.Array in typing.get_args(ArrayLike) and float in typing.get_args(ArrayLike)
+    assert str in typing.get_args(DTypeLike)
+    info = tjit.print_environment_info(return_string=True)
+    assert f"tjit:     {tjit.__version__}" in info and f"numpy:    {np.__version__}" in info
+    assert tjit.process_indices() == list(range(tjit.process_count()))
+    assert tjit.effects_barrier() is None
+    assert tjit.P is tjit.sharding.PartitionSpec and tjit.NamedSharding is tjit.sharding.NamedSharding

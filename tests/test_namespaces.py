@@ -10,8 +10,8 @@ import tjit  # noqa: F401
 NAMESPACES = {  # namespace -> the submodules it may list
     "tjit": {"numpy", "lax", "nn", "random", "tree_util", "tree", "ad_checkpoint",
              "distributed", "sharding", "experimental", "devices", "scipy", "ops", "debug",
-             "dtypes"},
-    "tjit.ops": set(), "tjit.debug": set(), "tjit.dtypes": set(),
+             "dtypes", "typing"},
+    "tjit.ops": set(), "tjit.debug": set(), "tjit.dtypes": set(), "tjit.typing": set(),
     "tjit.numpy": {"linalg", "fft", "random"},
     "tjit.numpy.linalg": set(), "tjit.numpy.fft": set(), "tjit.numpy.random": set(),
     "tjit.lax": {"linalg"}, "tjit.lax.linalg": set(),

@@ -12,6 +12,9 @@ from tjit import dtypes  # noqa: F401  (jax.dtypes)
 from tjit.dtypes import float0  # noqa: F401
 from tjit.naming import named_call, named_scope  # noqa: F401
 from tjit.tracing.compile_time_eval import ensure_compile_time_eval  # noqa: F401
+from tjit import typing  # noqa: F401  (jax.typing)
+from tjit.environment import (  # noqa: F401
+    print_environment_info, effects_barrier, process_indices)
 from tjit.config import (  # noqa: F401  (JAX's option context managers)
     disable_jit, debug_nans, debug_infs, log_compiles, explain_cache_misses, enable_x64,
     default_device, default_matmul_precision, numpy_rank_promotion, numpy_dtype_promotion,
@@ -44,7 +47,7 @@ from tjit import tree  # noqa: F401  (jax.tree's short names)
 from tjit import distributed, sharding  # noqa: F401  (multi-process runs; mpi4py loads lazily)
 from tjit.distributed import (  # noqa: F401
     process_index, process_count, make_array_from_process_local_data)
-from tjit.sharding import make_mesh  # noqa: F401
+from tjit.sharding import make_mesh, NamedSharding, P  # noqa: F401
 from tjit.experimental.shard_map import shard_map  # noqa: F401  (also jax.shard_map's name)
 from tjit import debug  # noqa: F401  (jax.debug.print, jax.debug.callback)
 from tjit.host_callbacks import pure_callback  # noqa: F401
@@ -64,7 +67,7 @@ from tjit._namespace import publish as _publish
 _publish(globals(), submodules=(  # tab completion lists the public API only
     "numpy", "lax", "nn", "random", "tree_util", "tree", "ad_checkpoint", "distributed",
     "sharding", "experimental", "devices", "scipy", "ops", "debug",
-    "dtypes"),
+    "dtypes", "typing"),
     entry_points=False)  # jit, grad, ...: api_boundary (their own filtering)
 
 from tjit._doc_examples import JAX_EXAMPLES as _JAX_EXAMPLES
