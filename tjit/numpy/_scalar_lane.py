@@ -10,7 +10,8 @@ so the outcome is kept as a :func:`plan`: the dtype the array is cast to (``int3
 call. Later calls replay it. What depends on the value is redone for each new number,
 as the general path does it: a Python int must fit the integer dtype it becomes
 (OverflowError), and a float that overflows its dtype becomes inf silently
-(``scalar_as``); the number's 0-d array is then kept with its call.
+(``scalar_as``); the number's 0-d array is then kept with its call. Plans live in
+:mod:`tjit.numpy._lane_tables`'s tables, emptied when the x64 switch changes.
 """
 
 import math
@@ -18,7 +19,6 @@ from math import copysign
 
 import numpy as np
 
-from tjit.config import config
 from tjit.tracing.core import Array, fast_runner2, quiet_ufunc_runner
 from tjit.tracing.fp_quiet import quiet_call, quiet_run
 from tjit.numpy._core import check_int_fits, scalar_as
@@ -54,18 +54,14 @@ def plan(run, promoted, array_dtype, number_type, side):
         cast = dt
     else:
         return None
-    # a result dtype that came from a default one (int32 * 2.0 -> float32, bool + 1 ->
-    # int32) holds while the x64 switch is as it was (else None: the general path); the
-    # array's own dtype absorbs the number's with or without x64
-    x64 = None if cast is None and not promoted[1 - side]._weak else config.enable_x64
+    # (a result dtype that came from a default one, int32 * 2.0 -> float32, holds while
+    # the x64 switch is as it was: the tables are emptied when it changes, _lane_tables)
     direct = getattr(run, "direct", None)
     entry = _entries(direct, array_dtype, dt, sdt, number_type, side)
     consts = entry.consts
     get = consts.get
     if direct is None:
         def replay(vx, v):
-            if x64 is not None and config.enable_x64 is not x64:
-                return None
             if cast is not None:
                 vx = vx.astype(cast)
             e = get(v)
@@ -76,8 +72,6 @@ def plan(run, promoted, array_dtype, number_type, side):
     weak = direct.weak
 
     def replay(vx, v):
-        if x64 is not None and config.enable_x64 is not x64:
-            return None
         if cast is not None:
             vx = vx.astype(cast)
         e = get(v)

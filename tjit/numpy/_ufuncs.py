@@ -24,8 +24,7 @@ from tjit.numpy._core import (
     promote_dtypes_inexact)
 from tjit.numpy._core import defers_to as _defers_to
 from tjit.numpy._core import promote_args_numeric as _promote_args_numeric
-from tjit.numpy import _mixed_lane, _scalar_lane
-from tjit.numpy._mixed_lane import CastLane as _CastLane, Lane as _Lane
+from tjit.numpy import _lane_tables, _mixed_lane, _scalar_lane
 
 
 _ndarray, _asarray = np.ndarray, np.asarray
@@ -35,9 +34,6 @@ _new_array = _scalar_lane.new_array
 #: only under x64, checked at the call)
 _NARROW_INEXACT = frozenset([dtypes.float16, dtypes.float32, dtypes.complex64])
 _WIDE_INEXACT = frozenset([dtypes.float64, dtypes.complex128])
-#: dtypes that the general path narrows without x64 (a plan made for them with x64 on
-#: must not serve calls with it off, nor the reverse)
-_SIXTY_FOUR_BIT = _WIDE_INEXACT | {dtypes.int64, dtypes.uint64}
 
 
 def _kept(dt):
@@ -54,16 +50,10 @@ def _eager_prim(lax_fn):
     return None if prim is None else (lambda dt: prim)
 
 
-def _keep(runs, key, run):
-    """Remember a signature's fast-lane call in a function's own table (bounded)."""
-    if len(runs) > 512:
-        runs.clear()
-    runs[key] = run
-
-
 def _one_in(name, lax_fn, inexact=False, doc=None):
     prim_for = _eager_prim(lax_fn)
-    runs = {}  # (shape, dtype, weak) of a NumPy-backed operand -> its fast-lane call
+    # (shape, dtype, weak) of a NumPy-backed operand -> its fast-lane call
+    runs = _lane_tables.new_table()
 
     def f(x, /):
         try:
@@ -80,7 +70,7 @@ def _one_in(name, lax_fn, inexact=False, doc=None):
                         run = _fast_runner1(prim_for(vx.dtype), x)
                         if run is not None:
                             if not inexact or vx.dtype in _NARROW_INEXACT:  # x64 aside
-                                _keep(runs, (vx.shape, vx.dtype, x._weak), run)
+                                _lane_tables.keep(runs, (vx.shape, vx.dtype, x._weak), run)
                             return run(vx)
                     return lax_fn(x)
             if inexact:
@@ -102,11 +92,11 @@ def _two_in(name, lax_fn, inexact=False, doc=None):
 
     # the signature ids of two NumPy-backed operands -> the record of their fast-lane
     # call, or the plan of a call that promoted or broadcast them (_mixed_lane)
-    runs = {}
+    runs = _lane_tables.new_table()
     # (dtype, weak of the Array, the Python number's type) -> the replay of what the
     # signature's first call did (_scalar_lane.plan; any shape: the number broadcasts);
     # one table per side of the number
-    number_right, number_left = {}, {}
+    number_right, number_left = _lane_tables.new_table(), _lane_tables.new_table()
 
     def with_number(x, y, arr, number_type, side):
         """The general path of an Array and a Python number; keeps its plan."""
@@ -127,10 +117,9 @@ def _two_in(name, lax_fn, inexact=False, doc=None):
         out = lax_fn(px, py) if run is None else run(px._value, py._value)
         if type(_trace_ctx.trace) is _EvalTrace:
             record = _mixed_lane.plan(
-                run or _fast_runner2(prim_for(px._value.dtype), px, py), (px, py), x, y, out,
-                with_arrays, px._value.dtype not in _SIXTY_FOUR_BIT)
+                run or _fast_runner2(prim_for(px._value.dtype), px, py), (px, py), x, y, out)
             if record is not None:
-                _keep(runs, (_signature(x), _signature(y)), record)
+                _lane_tables.keep(runs, (_signature(x), _signature(y)), record)
         return out
 
     def entry_point(operator=None, reflected=False):
@@ -157,19 +146,15 @@ def _two_in(name, lax_fn, inexact=False, doc=None):
                             lane = runs.get((sx, sy))  # (None: not NumPy-backed, no plan)
                             if lane is not None:
                                 vy = y._value
-                                tl = type(lane)
-                                if tl is _Lane:
-                                    fn, quiet, weak, sig = lane
-                                elif tl is _CastLane:
-                                    fn, quiet, weak, sig, cast_x, cast_y, x64 = lane
-                                    if x64 is not None and _config.enable_x64 is not x64:
-                                        return with_arrays(x, y)  # re-plans
+                                if type(lane) is not tuple:  # a replay (_mixed_lane.plan)
+                                    return lane(vx, vy)
+                                fn, quiet, weak, sig, casts = lane  # (_mixed_lane's record)
+                                if casts is not None:
+                                    cast_x, cast_y = casts
                                     if cast_x is not None:
                                         vx = vx.astype(cast_x)
                                     if cast_y is not None:
                                         vy = vy.astype(cast_y)
-                                else:
-                                    return lane(vx, vy)
                                 if not quiet:
                                     out = fn(vx, vy)
                                 else:
@@ -196,7 +181,8 @@ def _two_in(name, lax_fn, inexact=False, doc=None):
                                     if not inexact or vx.dtype in _NARROW_INEXACT:
                                         record = _mixed_lane.lane(run, out)
                                         if record is not None:
-                                            _keep(runs, (x._sig, y._sig), record)
+                                            _lane_tables.keep(runs, (x._sig, y._sig),
+                                                              record)
                                     return out
                             return lax_fn(x, y)
                         if prim_for is not None and type(_trace_ctx.trace) is _EvalTrace and \
@@ -405,8 +391,8 @@ def _numpy_lane(name, numpy_form, general):
     composite; later ones that call with NumPy's warnings off (a Python number operand
     through _scalar_lane's plans). Traced calls (jit, grad, vmap) see the composite
     only."""
-    runs = {}  # signature ids of two NumPy-backed Arrays of one dtype -> run
-    number_right, number_left = {}, {}  # as in _two_in
+    runs = _lane_tables.new_table()  # signature ids of two NumPy-backed Arrays -> run
+    number_right, number_left = _lane_tables.new_table(), _lane_tables.new_table()
 
     def remember(x, y, out, ufunc):
         run = _scalar_lane.ufunc_run(ufunc, out._weak)
@@ -414,7 +400,7 @@ def _numpy_lane(name, numpy_form, general):
             vx, vy = x._value, y._value
             if (type(vx) is _ndarray and type(vy) is _ndarray and vx.dtype == vy.dtype
                     == out.dtype and x._weak is y._weak):
-                _keep(runs, (_signature(x), _signature(y)), run)
+                _lane_tables.keep(runs, (_signature(x), _signature(y)), run)
             return
         side = 1 if type(x) is _Array else 0
         arr, number_type = (x, type(y)) if side else (y, type(x))
@@ -587,10 +573,10 @@ def divmod(x, y, /):  # noqa: A001
 
 #: (dtype, weak of the Array, the Python number's type) -> the replay of ``x ** y``
 #: with the number on the right / left (lax.pow on an inexact dtype; _scalar_lane.plan)
-_POW_NUMBER_RIGHT, _POW_NUMBER_LEFT = {}, {}
+_POW_NUMBER_RIGHT, _POW_NUMBER_LEFT = _lane_tables.new_table(), _lane_tables.new_table()
 _POW_P = lax.pow.prim
 #: (shape, dtype, weak, n) -> the fast-lane call of ``x ** n`` for a Python int ``n``
-_INT_POW_RUNS = {}
+_INT_POW_RUNS = _lane_tables.new_table()
 _INTEGER_POW_P = _integer_pow_p
 
 
@@ -646,8 +632,8 @@ def power(x, y, /):
                 elif run is not None:
                     run = functools.partial(run, y=y)
                 if run is not None:
-                    _keep(_INT_POW_RUNS, (x._value.shape, x._value.dtype, x._weak, y),
-                          run)
+                    _lane_tables.keep(_INT_POW_RUNS,
+                                      (x._value.shape, x._value.dtype, x._weak, y), run)
             return out
         arr, number_type, side = (x, ty, 1) if tx is _Array else (y, tx, 0)
         exponent = y
