@@ -78,3 +78,26 @@ def test_typing_and_environment_helpers():
     assert tjit.process_indices() == list(range(tjit.process_count()))
     assert tjit.effects_barrier() is None
     assert tjit.P is tjit.sharding.PartitionSpec and tjit.NamedSharding is tjit.sharding.NamedSharding
+
+
+def test_array_shard_and_buffer_attributes_against_numpy():
+    x = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+    a = jnp.asarray(x)
+    (shard,) = a.addressable_shards
+    assert shard.device == a.device and shard.replica_id == 0
+    np.testing.assert_array_equal(shard.data, x[shard.index])
+    np.testing.assert_array_equal(a.addressable_data(0), x)
+    assert a.global_shards[0].index == shard.index
+    assert a.is_ready() and a.is_fully_addressable
+    assert a.on_device_size_in_bytes() == x.nbytes
+    assert a.unsafe_buffer_pointer() == np.asarray(a).ctypes.data
+
+
+def test_pmap_result_shards_are_its_rows():
+    n = tjit.local_device_count()
+    x = np.arange(3.0 * n, dtype=np.float32).reshape(n, 3)
+    out = tjit.pmap(lambda r: r * 2)(x)
+    shards = out.addressable_shards
+    assert [s.device for s in shards] == tjit.local_devices()[:n]
+    for i, s in enumerate(shards):
+        np.testing.assert_array_equal(s.data, 2 * x[i])

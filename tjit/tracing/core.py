@@ -719,9 +719,52 @@ class Array:
     def copy_to_host_async(self):
         pass
 
+    def is_ready(self):
+        """True once the array's value is computed (as ``jax.Array.is_ready``): at once
+        for host arrays; a device array is waited for first."""
+        self.block_until_ready()
+        return True
+
     @property
     def is_fully_replicated(self):
         return True
+
+    @property
+    def is_fully_addressable(self):
+        """True: every part of this array is held by this process (as JAX's)."""
+        return True
+
+    def on_device_size_in_bytes(self):
+        """Bytes this array's buffer holds on its device."""
+        return int(self._value.nbytes)
+
+    def unsafe_buffer_pointer(self):
+        """The address of this array's buffer (host arrays; CuPy arrays: the device
+        pointer). It is valid while the array is alive and not donated."""
+        v = self._value
+        if type(v) is np.ndarray:
+            return v.ctypes.data
+        data = getattr(v, "data", None)
+        if hasattr(data, "ptr"):
+            return int(data.ptr)
+        raise TypeError(f"unsafe_buffer_pointer: {type(v).__name__} buffers have no "
+                        f"address tjit can give")
+
+    @property
+    def addressable_shards(self):
+        """The parts of this array on this process's devices (``jax.Array``'s): one
+        :class:`Shard` per device, with its index into the array and its data."""
+        index_map = self.sharding.devices_indices_map(tuple(self.shape))
+        return [Shard(device, index, 0, self[index]) for device, index in index_map.items()]
+
+    @property
+    def global_shards(self):
+        """Every process's shards: this process's (a tjit Array lives in one)."""
+        return self.addressable_shards
+
+    def addressable_data(self, index):
+        """The data of ``addressable_shards[index]``."""
+        return self.addressable_shards[index].data
 
     @property
     def device(self):
@@ -750,6 +793,20 @@ class Array:
         if make is None:
             raise AttributeError("Array.sharding: no device layer is loaded (import tjit)")
         return make(self.device)
+
+
+class Shard:
+    """One device's part of an array (``jax.Shard``): its ``device``, its ``index``
+    (a tuple of slices/ints into the whole array), ``replica_id`` and ``data``."""
+
+    __slots__ = ("device", "index", "replica_id", "data")
+
+    def __init__(self, device, index, replica_id, data):
+        self.device, self.index, self.replica_id, self.data = device, index, replica_id, data
+
+    def __repr__(self):
+        return (f"Shard(device={self.device!r}, index={self.index}, "
+                f"replica_id={self.replica_id}, data={self.data!r})")
 
 
 class _DeletedBuffer:
