@@ -510,7 +510,7 @@ class _Layout:
         symbolic row length n (a row-style stage's, whose rows the design requires to
         be at most ``SYMBOLIC_ROW_CAP``: ``_requires``), the most over n = 1 .. cap;
         None where they depend on another size (the stream becomes a buffer)."""
-        pace = self._points_per_element(s)
+        pace = self._points_per_element(s) if s.per_row else 0
         exprs = [sympy.sympify(e) for e in (need, s.per_row or 0, pace, s.row or 0)]
         whole = sympy.sympify(s.length)
         free = set().union(*(e.free_symbols for e in exprs))
