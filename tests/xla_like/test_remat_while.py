@@ -253,3 +253,38 @@ def test_the_host_driven_sweep_keeps_the_budget_too(case, monkeypatch):
         for g, w in zip(got, want):
             np.testing.assert_allclose(np.asarray(g), w, rtol=1e-6,
                                        atol=1e-7 * np.abs(w).max())
+
+
+def _settle(h, w):
+    """``h <- tanh(h W + 0.1)`` until it settles: a while_loop per call."""
+    def cond(c):
+        return jnp.max(jnp.abs(c[0] - c[1])) > 1e-5
+
+    def body(c):
+        return jnp.tanh(c[0] @ w + 0.1), c[0]
+    return lax.while_loop(cond, body, (h, jnp.zeros_like(h)))[0]
+
+
+def scan_of_loops(ws, x):
+    h, _ = lax.scan(lambda h, w: (_settle(h, w), None), x, ws)
+    return jnp.sum(h ** 2)
+
+
+@pytest.mark.parametrize("kind", ["while in a scan body", "vmap (batched predicate)"])
+def test_sweeps_in_loop_bodies_and_under_vmap_keep_the_budget(kind):
+    rng = np.random.default_rng(5)
+    ws = (0.1 * rng.standard_normal((3, 16, 16))).astype(np.float32)
+    if kind.startswith("while"):
+        grad, args = jax.grad(scan_of_loops), (ws, rng.standard_normal((32, 16)))
+    else:
+        grad = jax.vmap(jax.grad(rnn_loss), in_axes=(None, 0))
+        args = (ws[0], rng.standard_normal((4, 16)))
+    args = tuple(np.asarray(a, np.float32) for a in args)
+    want = np.asarray(jax.jit(grad)(*args))
+    with pytest.raises(MemoryBudgetError) as e:
+        jax.jit(grad, memory_budget=1000)(*args)
+    f = jax.jit(grad, memory_budget=e.value.smallest_peak)
+    got = np.asarray(f(*args))
+    assert loop_tape.last_stats.overflowed and loop_tape.last_stats.peak_saved == 1
+    assert _analysis(f, *args).peak_memory_in_bytes <= e.value.smallest_peak
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7 * np.abs(want).max())
