@@ -54,7 +54,7 @@ def compile_rebind(runner, steps, split_worth, with_rebind):
         if len(_CODE) >= _CODE_LIMIT:
             _CODE.clear()
         code = _CODE[text] = compile(text, "<tjit runner binding>", "exec")
-    scope = dict(gen.scope)
+    scope = gen.scope
     exec(code, scope)  # noqa: S102  (text made here of ints, names and displays)
     return scope.get("rebind"), scope["bind_kernels"]
 
@@ -65,7 +65,6 @@ class _Writer:
     def __init__(self, runner, steps, split_worth):
         self.r, self.steps = runner, steps
         layout = self.layout = runner.runner_layout
-        self.templates = dict(layout.shape_templates)
         # value -> the local holding its shape (one per distinct template)
         self.shape_locals = {}
         self.local_of = {v: self.shape_locals.setdefault(t, f"t{len(self.shape_locals)}")
