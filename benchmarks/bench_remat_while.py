@@ -36,11 +36,11 @@ rough, the budgeted rows' peaks are exact; ``--repeat 9``):
       25% of the peak           2536      2536      2336    48.67  1.34x  Revolve k=60, 335
 
 The 100 % rows run the same taped sweep as the unbudgeted one (their ratios are the
-load's noise). Below it the tape outgrows its allowance part way: the taped trips are
-dropped and run again, the trips counted, and Revolve from k = 29-64 snapshots
-reverses the loop (each record recomputed from its state): 3.3-3.7 forward steps a
-trip, 1.2-1.4x the step. The least reachable peak (one snapshot; 5,000 forward steps for 99
-trips) is the error's number for a smaller budget.
+load's noise). Below it the tape outgrows its allowance part way and is dropped (its
+trips count as the start of Revolve's counting sweep), and Revolve from k = 29-64
+snapshots reverses the loop (each record recomputed from its state): 3.3-3.7 forward
+steps a trip, 1.2-1.4x the step. The least reachable peak (one snapshot; 5,000 forward
+steps for 99 trips) is the error's number for a smaller budget.
 """
 
 import argparse

@@ -285,6 +285,6 @@ def test_sweeps_in_loop_bodies_and_under_vmap_keep_the_budget(kind):
         jax.jit(grad, memory_budget=1000)(*args)
     f = jax.jit(grad, memory_budget=e.value.smallest_peak)
     got = np.asarray(f(*args))
-    assert loop_tape.last_stats.overflowed and loop_tape.last_stats.peak_saved == 1
+    assert loop_tape.last_stats.checkpoints == loop_tape.last_stats.peak_saved == 1
     assert _analysis(f, *args).peak_memory_in_bytes <= e.value.smallest_peak
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7 * np.abs(want).max())

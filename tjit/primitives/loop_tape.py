@@ -17,8 +17,8 @@ backward pass needs of trip ``i`` (its residuals). The reverse sweep applies
 * or, under a memory budget (``jit(f, memory_budget=...)``, ``xla_like/sweep_memory.py``),
   kept on a tape whose buffers may hold at most ``tape_limit`` bytes: a loop that
   outruns it drops its tape, counts its remaining trips and is reversed by Revolve
-  from its initial state (the taped trips are run again: at most ``tape_limit`` bytes'
-  worth of them). :func:`fit_sweep` chooses the limit and ``k`` from a byte allowance,
+  from its initial state (the taped trips served as the first part of Revolve's
+  counting sweep: the forward steps are those of Revolve from the start). :func:`fit_sweep` chooses the limit and ``k`` from a byte allowance,
   so that the sweep's holdings stay within it whatever the trip count.
 
 The drivers take plain callables and an array namespace ``xp``, so the reference

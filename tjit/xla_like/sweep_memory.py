@@ -30,7 +30,8 @@ snapshots the allowance holds (at most ``loop_tape.MAX_FITTED_CHECKPOINTS``; wit
 guarantee holds for every trip count: the sweep never holds more than its allowance,
 and ``memory_analysis()`` reports the allowance, which keeps the peak within the budget.
 Short loops keep their tape (no recomputation); long ones pay Revolve's recomputed
-steps (O(n log n) for fixed k) plus the taped trips run again. A budget below the rest
+steps (O(n log n) for fixed k; the trips taped before the tape gave way count as part
+of Revolve's counting sweep, so they cost no extra steps). A budget below the rest
 of the plan plus every sweep's floor (one snapshot: the initial state) cannot be met.
 
 Not covered: targets that run ``while_transpose`` as a library call (opencl, hls: the
