@@ -13,6 +13,7 @@ from tjit.dtypes import float0  # noqa: F401
 from tjit.naming import named_call, named_scope  # noqa: F401
 from tjit.tracing.compile_time_eval import ensure_compile_time_eval  # noqa: F401
 from tjit import typing  # noqa: F401  (jax.typing)
+from tjit import profiler  # noqa: F401  (jax.profiler)
 from tjit.environment import (  # noqa: F401
     print_environment_info, effects_barrier, process_indices)
 from tjit.config import (  # noqa: F401  (JAX's option context managers)
@@ -67,7 +68,7 @@ from tjit._namespace import publish as _publish
 _publish(globals(), submodules=(  # tab completion lists the public API only
     "numpy", "lax", "nn", "random", "tree_util", "tree", "ad_checkpoint", "distributed",
     "sharding", "experimental", "devices", "scipy", "ops", "debug",
-    "dtypes", "typing"),
+    "dtypes", "typing", "profiler"),
     entry_points=False)  # jit, grad, ...: api_boundary (their own filtering)
 
 from tjit._doc_examples import JAX_EXAMPLES as _JAX_EXAMPLES

@@ -43,6 +43,7 @@ class Record:
         self.what = []            # e.g. ["trace", "compile"]
         self.notes = []           # extra facts (kernels from disk, ...)
         self.stages = {}          # stage name -> seconds (in order of first use)
+        self.t0, self.t1 = time.perf_counter(), None   # (the profiler's timeline)
         self._lock = threading.Lock()
 
     def add(self, name, seconds):
@@ -106,7 +107,22 @@ def recording(fun_name, cause):
         raise
     finally:
         _CURRENT.reset(token)
+        rec.t1 = time.perf_counter()
         log(rec)
+        for sink in _SINKS:
+            sink(rec)
+
+
+_SINKS = []   # callables given each finished record (tjit.profiler while it records)
+
+
+def add_sink(sink):
+    _SINKS.append(sink)
+
+
+def remove_sink(sink):
+    if sink in _SINKS:
+        _SINKS.remove(sink)
 
 
 def log(rec):

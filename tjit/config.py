@@ -202,6 +202,7 @@ class _Config:
         # (jit's, the eager lanes') invalidate
         self.version = 0
         self._listeners = []
+        self.profiling = False   # tjit.profiler is recording (not an option)
         self._refresh_hooks()
 
     def _canonical(self, name):
@@ -224,6 +225,11 @@ class _Config:
         for listener in self._listeners:
             listener()
 
+    def set_profiling(self, on):
+        """(tjit.profiler) Jitted calls record spans while ``on``."""
+        object.__setattr__(self, "profiling", bool(on))
+        self._refresh_hooks()
+
     def on_change(self, listener):
         """Call ``listener()`` after every update (modules that keep state derived from
         options register here; this module imports none of them)."""
@@ -243,8 +249,8 @@ class _Config:
 
     def _refresh_hooks(self):
         # one flag for the hot paths to read: does jit or an eager op have more to do?
-        object.__setattr__(self, "jit_hooks",
-                           self.disable_jit or self.debug_nans or self.debug_infs)
+        object.__setattr__(self, "jit_hooks", self.disable_jit or self.debug_nans or
+                           self.debug_infs or getattr(self, "profiling", False))
         object.__setattr__(self, "checks_floats", self.debug_nans or self.debug_infs)
         # eager ops take the checked general path (tracing/float_checks.py): float
         # checks, and the promotion checks tjit.numpy's eager lanes would skip

@@ -5,7 +5,8 @@
 - ``debug_nans`` / ``debug_infs``: run the compiled program, and when an output has a NaN
   (an inf), run the function again op by op with the eager checks on
   (``tracing/float_checks.py``), so the ``FloatingPointError`` names the op that made
-  it, as JAX's "de-optimized" re-run does.
+  it, as JAX's "de-optimized" re-run does;
+- a running ``tjit.profiler`` trace: record the call as a span.
 
 ``Jitted.__call__`` comes here only while one of these options is on
 (``config.jit_hooks``); the normal call path pays one attribute read.
@@ -13,6 +14,7 @@
 
 import logging
 
+from tjit import profiler
 from tjit.config import config
 from tjit.tracing import float_checks
 from tjit.tracing.tree_util import tree_leaves
@@ -21,9 +23,17 @@ _log = logging.getLogger("tjit")
 
 
 def call(jitted, args, kwargs):
+    if config.profiling:
+        return profiler.record_call(f"jit({jitted.__name__})", _call, jitted, args, kwargs)
+    return _call(jitted, args, kwargs)
+
+
+def _call(jitted, args, kwargs):
     if config.disable_jit:
         return jitted.fun(*args, **kwargs)
     out = jitted._call_compiled(args, kwargs)
+    if not config.checks_floats:
+        return out
     for leaf in tree_leaves(out):
         kind = float_checks.invalid_kind(getattr(leaf, "_value", leaf))
         if kind is not None:
