@@ -652,3 +652,189 @@ def register_pytree_with_keys_class(cls):
     flat = (lambda o: o.tree_flatten()) if hasattr(cls, "tree_flatten") else None
     return register_pytree_with_keys(cls, lambda o: o.tree_flatten_with_keys(),
                                      cls.tree_unflatten, flat)
+
+
+# -- one-level views, structure building, broadcasting (jax.tree_util's smaller names) --------
+def register_static(cls):
+    """Register ``cls`` as a pytree with no leaves: its instances are part of the
+    structure, so ``jit`` treats them as static (hashable values), as
+    ``jax.tree_util.register_static``. Returns ``cls`` (usable as a decorator).
+
+    Example::
+
+        >>> @register_static
+        ... class Mode(str):
+        ...     pass
+        >>> tree_leaves([1.0, Mode("add")])
+        [1.0]
+    """
+    register_pytree_with_keys(cls, lambda obj: ((), obj), lambda obj, _children: obj)
+    return cls
+
+
+def is_tree_node(typ):
+    """Whether ``typ`` is a pytree node type (built in, registered or a namedtuple), as
+    ``jax.tree_util.is_tree_node``.
+
+    Example::
+
+        >>> is_tree_node(dict), is_tree_node(float)
+        (True, False)
+    """
+    return typ in _registry or (isinstance(typ, type) and issubclass(typ, tuple)
+                                and hasattr(typ, "_fields"))
+
+
+def _one_level(tree):
+    """(children, aux) of a pytree node; ValueError for a leaf."""
+    t = type(tree)
+    node = _registry.get(t)
+    if node is not None:
+        return node.to_iter(tree)
+    if _is_namedtuple(tree):
+        return list(tree), t
+    raise ValueError(f"can't tree-flatten type: {t}")
+
+
+def flatten_one_level(tree):
+    """Flatten one node of a pytree: ``(children, aux data)``, as
+    ``jax.tree_util.flatten_one_level``; raises ValueError for a leaf.
+
+    Example::
+
+        >>> flatten_one_level(((1, 2), {'c': 3}))
+        (((1, 2), {'c': 3}), None)
+    """
+    return _one_level(tree)
+
+
+def flatten_one_level_with_keys(tree):
+    """Flatten one node with its children's keys: ``([(key, child), ...], aux data)``,
+    as ``jax.tree_util.flatten_one_level_with_keys``.
+
+    Example::
+
+        >>> flatten_one_level_with_keys({'a': 1, 'b': 2})
+        ([(DictKey(key='a'), 1), (DictKey(key='b'), 2)], ('a', 'b'))
+    """
+    children, aux = _one_level(tree)
+    t = type(tree)
+    if t is tuple or t is list:
+        keyed = [(SequenceKey(i), c) for i, c in enumerate(tree)]
+    else:
+        keyed = _children_with_keys(tree, t)
+    return (tuple(keyed) if isinstance(children, tuple) else list(keyed)), aux
+
+
+def treedef_children(treedef):
+    """The structures of a node's children (``[]`` for a leaf), as
+    ``jax.tree_util.treedef_children``.
+
+    Example::
+
+        >>> treedef_children(tree_structure([(1, 2), 3]))
+        [PyTreeDef((*, *)), PyTreeDef(*)]
+    """
+    return list(treedef.children)
+
+
+def treedef_tuple(treedefs):
+    """The structure of a tuple whose children have ``treedefs``, as
+    ``jax.tree_util.treedef_tuple``.
+
+    Example::
+
+        >>> treedef_tuple([tree_structure([1, 2]), tree_structure(3)])
+        PyTreeDef(([*, *], *))
+    """
+    treedefs = tuple(treedefs)
+    if not all(isinstance(t, PyTreeDef) for t in treedefs):
+        raise TypeError(f"treedef_tuple: expected PyTreeDefs, got "
+                        f"{[type(t).__name__ for t in treedefs]}")
+    return _node(tuple, None, treedefs)
+
+
+def broadcast_prefix(prefix_tree, full_tree, is_leaf=None):
+    """The leaves of ``prefix_tree`` repeated over the leaves of the subtree of
+    ``full_tree`` each stands for (one per leaf of ``full_tree``)."""
+    out = []
+    try:
+        tree_map(lambda x, sub: out.extend([x] * tree_structure(sub).num_leaves),
+                 prefix_tree, full_tree, is_leaf=is_leaf)
+    except (ValueError, TypeError) as e:
+        raise ValueError(f"tree_broadcast: {tree_structure(prefix_tree, is_leaf)} is not a "
+                         f"prefix of {tree_structure(full_tree)}: {e}") from None
+    return out
+
+
+def tree_broadcast(prefix_tree, full_tree, is_leaf=None):
+    """``prefix_tree`` with each leaf repeated over its subtree of ``full_tree``, giving
+    ``full_tree``'s structure, as ``jax.tree_util.tree_broadcast``.
+
+    Example::
+
+        >>> tree_broadcast([1, 2], [(0, 0), {'a': 0}])
+        [(1, 1), {'a': 2}]
+    """
+    return tree_structure(full_tree).unflatten(broadcast_prefix(prefix_tree, full_tree,
+                                                                is_leaf))
+
+
+_NO_IDENTITY = object()
+
+
+def tree_reduce_associative(operation, tree, *, identity=_NO_IDENTITY, is_leaf=None):
+    """Reduce the leaves with an associative ``operation`` as a balanced binary tree
+    (halves first), as ``jax.tree_util.tree_reduce_associative``.
+
+    Example::
+
+        >>> tree_reduce_associative(lambda a, b: a + b, [1, (2, 3), {'x': 4}])
+        10
+    """
+    def reduce(seq):
+        if len(seq) == 1:
+            return seq[0]
+        half = len(seq) // 2
+        return operation(reduce(seq[:half]), reduce(seq[half:]))
+    leaves = tree_leaves(tree, is_leaf)
+    if not leaves:
+        if identity is _NO_IDENTITY:
+            raise TypeError("Must specify identity for parallel reduction of empty sequence.")
+        return identity
+    return reduce(leaves)
+
+
+class _Registry:
+    """The pytree registry as an object, as ``jax.tree_util.default_registry``: its
+    ``flatten``, ``flatten_one_level`` and ``flatten_one_level_with_keys`` methods and
+    ``register_node``."""
+
+    def flatten(self, tree, leaf_predicate=None):
+        return tree_flatten(tree, leaf_predicate)
+
+    def flatten_one_level(self, tree):
+        """``(children, aux)``, or None for a leaf (JAX's registry method)."""
+        try:
+            return _one_level(tree)
+        except ValueError:
+            return None
+
+    def flatten_one_level_with_keys(self, tree):
+        try:
+            return flatten_one_level_with_keys(tree)
+        except ValueError:
+            return None
+
+    def register_node(self, nodetype, flatten_func, unflatten_func,
+                      flatten_with_keys_func=None):
+        register_pytree_node(nodetype, flatten_func, unflatten_func, flatten_with_keys_func)
+
+    def is_node(self, typ):
+        return is_tree_node(typ)
+
+    def __repr__(self):
+        return "tjit.tree_util.default_registry"
+
+
+default_registry = _Registry()
