@@ -9,7 +9,8 @@ plus a cycle to read and one to write), cycles, and DSP/BRAM/LUT/FF; and per des
 * **latency**: stages overlap (DATAFLOW). A stage starts when its inputs have their
   first elements: a stream after its producer's start + the data it holds back (a row
   for a row-style stage) + its pipeline depth; a buffer after its producer has
-  finished. The design's latency is the latest start + cycles;
+  finished. A stage finishes at its start + cycles, and no earlier than the producers
+  of its streams. The design's latency is the latest finish;
 * **card bound**: the bytes the design moves through DRAM (each port read once per
   stage that reads it, outputs and DRAM intermediates written once) over the card's
   total bandwidth (``op_costs.PARTS``: U280 HBM2 460 GB/s, U250 DDR4 77 GB/s);
@@ -356,14 +357,19 @@ def design_estimate(d, part, clock_mhz, env):
             _mover(st, env)
         ests.append(e)
         by_name[st.name] = e
-    start = {}
+    start, finish = {}, {}
     for st, e in zip(d.stages, ests):
+        ins = [s for s in d.streams if s.consumer == st.name]
         t = [start[s.producer] + by_name[s.producer].hold + by_name[s.producer].depth
-             for s in d.streams if s.consumer == st.name]
-        t += [start[b.producer] + by_name[b.producer].cycles for b in d.buffers
-              if st.name in b.consumers]
+             for s in ins]
+        t += [finish[b.producer] for b in d.buffers if st.name in b.consumers]
         start[st.name] = max(t, default=0)
-    latency = max((start[e.name] + e.cycles for e in ests), default=0)
+        # (a stage finishes no earlier than the producers of its streams: a per-row
+        # stage after a row reduction runs as long as the reduction, and a buffer it
+        # fills is ready only then, as design.py's depth model counts)
+        finish[st.name] = max([start[st.name] + e.cycles] +
+                              [finish[s.producer] + 1 for s in ins])
+    latency = max(finish.values(), default=0)
     dram = 0
     for v, role, dt, length in d.ports:    # written once (outputs, scratch) and read
         if role == "alias":                 # (another stage's port onto the same bytes)
