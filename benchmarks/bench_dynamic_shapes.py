@@ -38,6 +38,24 @@ they are asleep and the first parallel step pays their futex wake (a blocking wa
 them right after the re-bind moves ~25 us from that dot to itself: no gain), and ~10-15
 us over the other steps.
 Garbage collection is not it (a gen-0 collection in 3 of 90 new calls, none in seen ones).
+
+Since then the re-bind is one generated function per program structure
+(``devices/rebind_code.py``: straight-line code writing every size, slot offset, view,
+kernel sizes array, split, address and launch extent, the dots' binders given their
+shapes), and the runner's ``size_values`` are made only where a fallback asks for them:
+re-bind warm ~17 -> ~12 us, in situ (calling thread's CPU, load 8-11, old and new code
+alternating in separate processes) ~134-139 -> ~108 us. Of what remains ~55 us are the
+three gemm re-plans, the first ~40 us of it running ``blas._plan`` and ``set_plan``
+cold; the rest (sizes, arena, views, kernels) ~50 us. The pool's workers are woken
+before the re-bind without waiting (``threads.ThreadPool.prewake``: they spin
+``PREWAKE_SPIN_S`` for the first parallel step instead of sleeping), where the runner's
+last binding used them: a parallel call after 120 us of caller work took ~45 us
+asleep, ~33 us pre-woken (load ~4); in the MLP at load 8-14 the difference is within
+the noise (``bench_prewake`` alternates it per size). The bench's ratios at load 8-10
+(12 runs each, old/new alternating): wall 1.20x / 1.21x, CPU 1.12x / 1.11x, calling
+thread 1.11x / 1.10x, a new size ~280 / ~270 us of calling-thread CPU more than a seen
+one: within the noise at that load. Part of a new size's extra is the benchmark's own:
+each size's input is first read cold from memory, where the seen calls' is in cache.
 """
 
 import argparse
@@ -243,6 +261,62 @@ def bench_new_size_spans(params, shifts=5, repeat=7, d_in=256):
         print(f"  {name:28s} new {new:8.1f} us, seen {seen:8.1f} us: {new - seen:+7.1f} us")
 
 
+def bench_prewake(params, shifts=10, d_in=256):
+    """The pre-wake of the pool's workers before a re-bind (``threads.ThreadPool.prewake``)
+    on and off, alternating per fresh size in one process: the median new-size call and
+    its first step (the first parallel gemm, which pays the workers' wake-up when they
+    fell asleep during the re-bind), in wall-clock and process CPU time."""
+    from tjit.devices import threads
+    f = tjit.jit(make_mlp(tnp))
+    p = [(tnp.asarray(w), tnp.asarray(b)) for w, b in params]
+    rng = np.random.default_rng(4)
+    base = rng.standard_normal((_batches(20, shifts)[-1], d_in)).astype(np.float32)
+    for b in (16, 40):
+        f(p, tnp.asarray(base[:b])).block_until_ready()
+    prewake, run = threads.ThreadPool.prewake, program_runner.ProgramRunner.run
+    on, first_step = [True], []
+
+    def maybe_prewake(self, *a, **k):
+        if on[0]:
+            prewake(self, *a, **k)
+
+    def run_timed(self, flat_args, donated=()):
+        steps = self.steps
+
+        def step0(vals, step=steps[0]):
+            t = time.perf_counter_ns()
+            step(vals)
+            first_step.append(time.perf_counter_ns() - t)
+        self.steps = [step0] + list(steps[1:])
+        try:
+            return run(self, flat_args, donated)
+        finally:
+            self.steps = steps
+    threads.ThreadPool.prewake = maybe_prewake
+    program_runner.ProgramRunner.run = run_timed
+    got = {True: [], False: []}
+    try:
+        for shift in range(1, shifts + 1):
+            for k, b in enumerate(_batches(20, shift)[2:]):
+                on[0] = (k + shift) % 2 == 0
+                x = tnp.asarray(base[:b])
+                w, c = time.perf_counter_ns(), time.process_time_ns()
+                f(p, x).block_until_ready()
+                got[on[0]].append((time.perf_counter_ns() - w, time.process_time_ns() - c,
+                                   first_step[-1]))
+                f(p, x).block_until_ready()     # (seen: the workers spin again after)
+    finally:
+        threads.ThreadPool.prewake = prewake
+        program_runner.ProgramRunner.run = run
+    print("pre-wake of the pool's workers before a re-bind, alternating per fresh size "
+          "(medians):")
+    for flag in (True, False):
+        wall, cpu_ns, step = (statistics.median(r[k] for r in got[flag]) / 1e3
+                              for k in range(3))
+        print(f"  pre-wake {'on ' if flag else 'off'}: new-size call {wall:8.1f} us wall, "
+              f"{cpu_ns:8.1f} us process CPU; its first step (a gemm) {step:7.1f} us")
+
+
 def bench_jit_part(params, n_sizes=300, d_in=256):
     """Median time of jit's own part of a call (from the call to the start of its
     program's run: pytree, signature, family, guards) at a size it has not cached and
@@ -292,13 +366,15 @@ def main():
     ap.add_argument("--guards-only", action="store_true",
                     help="only the guard check for a new size")
     ap.add_argument("--spans-only", action="store_true",
-                    help="only where a new size's time goes (re-bind, each step)")
+                    help="only where a new size's time goes (re-bind, each step) and the "
+                         "pre-wake on and off")
     args = ap.parse_args()
     if args.guards_only:
         bench_guard_check()
         return
     if args.spans_only:
         bench_new_size_spans(make_params(args.width))
+        bench_prewake(make_params(args.width))
         return
     if args.warm_disk_cache:
         run(args)
@@ -340,6 +416,7 @@ def run(args):
                   f"median {statistics.median(got):4.2f}x, worst {got[-1]:4.2f}x")
     bench_jit_part(params)
     bench_new_size_spans(params)
+    bench_prewake(params)
     kept = cpu.KEPT_RUNNERS
     cpu.KEPT_RUNNERS = 1 << 30      # a runner made for every size, none re-bound
     try:

@@ -62,9 +62,9 @@ PARALLEL_MIN_WORK = 1 << 19
 #: tables, not memory. A few runners let a program alternate between a few sizes (a
 #: last partial batch, train and eval sizes) at no cost per call. Measured on the MLP
 #: of ``benchmarks/bench_dynamic_shapes.py`` between calls (caches cold, on this
-#: 2-core machine under a load of ~7, the calling thread's CPU): re-binding a runner
-#: to a new batch size takes ~180 us (~28 us with warm caches), where re-building its
-#: steps took ~300 us and making a runner more. The memory they hold is bounded: this
+#: 2-core machine under a load of ~9, the calling thread's CPU): re-binding a runner
+#: to a new batch size takes ~110 us (~12 us with warm caches; its generated function,
+#: ``rebind_code``), where re-building its steps took ~300 us and making a runner more. The memory they hold is bounded: this
 #: many runners per executable, gemm plans per process (``blas._plan``, 4096), and
 #: one arena per executable at most twice the largest binding's temporaries.
 KEPT_RUNNERS = 4
