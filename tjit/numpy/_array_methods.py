@@ -11,19 +11,12 @@ descending=True)``); the few whose NumPy method signature differs from the funct
 import numpy as np
 
 from tjit.tracing.core import Array, Tracer
-from tjit.tracing.errors import ShapeError
 from tjit.tracing.traceback_util import eager_boundary
 from tjit.tracing.traceback_util import filter_at_entry as _filter_at_entry
 from tjit import numpy as jnp
 from tjit.numpy._dtypes import view as _dtype_view
 from tjit.numpy._core import defers_to as _defers
-
-
-def _refused(e):
-    """Whether jnp's error means it refused the operand type (a TypeError), so the
-    operator may return NotImplemented; a ShapeError that is also a TypeError (JAX's
-    class for a contraction misfit) is the user's shapes, and must reach the user."""
-    return isinstance(e, TypeError) and not isinstance(e, ShapeError)
+from tjit.numpy._core import refuses_operand as _refused
 
 
 def _binop(fn, reflected=False):

@@ -13,6 +13,7 @@ import sympy
 from tjit.config import config
 from tjit.tracing import dtypes
 from tjit.tracing.core import Array, Tracer
+from tjit.tracing.errors import BroadcastShapeError, ShapeError
 from tjit.tracing.fp_quiet import quiet_off, quiet_on
 from tjit.tracing.shapes import broadcast_shapes
 from tjit import lax
@@ -57,6 +58,15 @@ def defers_to(other):
     operator runs (``Array + pandas.Series`` is a Series, as with jax.Array); lists and
     tuples keep jnp's error, which says to wrap them in jnp.asarray."""
     return not is_arraylike(other) and not isinstance(other, (list, tuple))
+
+
+def refuses_operand(e):
+    """Whether jnp's error ``e`` means it refused an operand's type (a TypeError), so an
+    Array operator may return NotImplemented and let Python try the other operand's.
+    A ShapeError that is also a TypeError (JAX's class for shapes that do not broadcast
+    or contract) is about the user's shapes, and must reach the user: ``a == b`` with
+    such shapes raises, as in JAX, instead of becoming False."""
+    return isinstance(e, TypeError) and not isinstance(e, ShapeError)
 
 
 def _refuse(fname, a, where):
@@ -249,7 +259,8 @@ def broadcast_arrays_(fname, *args):
         return list(args)
     if config.numpy_rank_promotion != "allow":
         check_rank_promotion(fname, shapes)
-    shape = broadcast_shapes(*shapes, op=fname)
+    # elementwise operands: a misfit is a TypeError too, as JAX's (errors.py)
+    shape = broadcast_shapes(*shapes, op=fname, error=BroadcastShapeError)
     return [a if a.ndim == 0 else broadcast_to_shape(a, shape) for a in args]
 
 

@@ -23,6 +23,7 @@ from tjit.numpy._core import (
     broadcast_arrays_, broadcast_to_shape, ensure_array, promote_args, promote_args_inexact,
     promote_dtypes_inexact)
 from tjit.numpy._core import defers_to as _defers_to
+from tjit.numpy._core import refuses_operand as _refuses_operand
 from tjit.numpy._core import promote_args_numeric as _promote_args_numeric
 from tjit.numpy import _lane_tables, _mixed_lane, _scalar_lane
 
@@ -126,8 +127,9 @@ def _two_in(name, lax_fn, inexact=False, doc=None):
         """The function, or (``operator``) an Array operator: one body, so an operator
         costs no Python call more than the function. ``"defer"``: a TypeError for an
         operand type jnp does not know returns NotImplemented (``a + pandas.Series``);
-        ``"compare"``: every TypeError does (``a == "x"`` is False, as Python's ``==``
-        of unrelated types); ``reflected``: ``__radd__`` and the like (operands swapped)."""
+        ``"compare"``: every such TypeError does (``a == "x"`` is False, as Python's
+        ``==`` of unrelated types), not shapes that do not broadcast (``_core.
+        refuses_operand``); ``reflected``: ``__radd__`` and the like (operands swapped)."""
         def f(x, y, /):
             if reflected:  # other.__rop__(self): x is the operator's self
                 x, y = y, x
@@ -213,7 +215,7 @@ def _two_in(name, lax_fn, inexact=False, doc=None):
                         return run(x._value, y._value)
                 return lax_fn(x, y)
             except Exception as e:
-                if operator is not None and isinstance(e, TypeError) and (
+                if operator is not None and _refuses_operand(e) and (
                         operator == "compare" or _defers_to(x if reflected else y)):
                     return NotImplemented  # the other operand's operator runs
                 _filter_at_entry(e)  # tracebacks end in user code (free until a raise)

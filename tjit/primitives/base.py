@@ -10,7 +10,7 @@ each one has all of its rules or says explicitly why not.
 from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray
 from tjit.tracing.core import Primitive, never_weak
-from tjit.tracing.errors import ShapeError
+from tjit.tracing.errors import BroadcastShapeError, ShapeError
 from tjit.tracing.shapes import definitely_equal, shape_str
 
 REGISTRY = {}
@@ -82,10 +82,11 @@ def same_shapes(name, avals):
             raise type(e)(f"{name}: operand shapes "
                           f"{', '.join(shape_str(x.shape) for x in avals)} may differ ({e}); "
                           f"use the same size symbols for dims that must be equal") from None
-        if not ok:
-            raise ShapeError(f"{name}: operand shapes must be equal, got "
-                             f"{', '.join(shape_str(x.shape) for x in avals)}; use "
-                             f"tjit.numpy (which broadcasts) or lax.broadcast_in_dim")
+        if not ok:  # a TypeError too, as JAX's "add got incompatible shapes" (errors.py)
+            raise BroadcastShapeError(
+                f"{name}: operand shapes must be equal, got "
+                f"{', '.join(shape_str(x.shape) for x in avals)}; use tjit.numpy (which "
+                f"broadcasts) or lax.broadcast_in_dim")
     return s0
 
 

@@ -20,6 +20,15 @@ class ContractionShapeError(ShapeError, TypeError):
     for tjit code, as NumPy's AxisError is both a ValueError and an IndexError."""
 
 
+class BroadcastShapeError(ShapeError, TypeError):
+    """Operands of an elementwise operation (``+``, ``==``, ``jnp.maximum``, ``lax.add``,
+    ``jnp.clip``...) whose shapes do not broadcast together. Also a TypeError because
+    JAX raises TypeError for these ("add got incompatible shapes for broadcasting"), and
+    still a ShapeError/ValueError for tjit code. Functions that broadcast explicitly
+    (``jnp.broadcast_shapes``, ``broadcast_arrays``, ``broadcast_to``, ``where``,
+    ``select``, matmul's batch dims) raise ShapeError only, as JAX raises ValueError."""
+
+
 class InconclusiveDimensionError(ShapeError):
     """A shape rule that cannot be decided for symbolic dims."""
 

@@ -213,8 +213,10 @@ if not getattr(PythonCodePrinter, "_tjit_exact_sizes", False):
 
 
 # -- rules ---------------------------------------------------------------------------------
-def broadcast_shapes(*shapes, op="broadcast"):
-    """NumPy broadcasting over int or symbolic dims."""
+def broadcast_shapes(*shapes, op="broadcast", error=ShapeError):
+    """NumPy broadcasting over int or symbolic dims. Shapes that do not broadcast raise
+    ``error`` naming ``op`` (BroadcastShapeError for elementwise operations, which JAX
+    reports as a TypeError; plain ShapeError for explicit broadcasting)."""
     if len(shapes) == 1:
         return tuple(shapes[0])
     if all(is_concrete_shape(s) for s in shapes):
@@ -232,7 +234,7 @@ def broadcast_shapes(*shapes, op="broadcast"):
                 if d == 1:
                     d = e
                     continue
-                raise ShapeError(
+                raise error(
                     f"{op}: shapes {', '.join(shape_str(s) for s in shapes)} cannot be "
                     f"broadcast together (dim {e} vs {d}); reshape or expand_dims so "
                     f"sizes match or are 1")
@@ -260,9 +262,10 @@ def broadcast_shapes(*shapes, op="broadcast"):
                     f"(shapes {', '.join(shape_str(s) for s in shapes)}); tjit cannot tell "
                     f"whether they are equal or 1") from None
             if not same:
-                raise ShapeError(
+                raise error(
                     f"{op}: shapes {', '.join(shape_str(s) for s in shapes)} cannot be "
-                    f"broadcast together (dim {dim_str(e)} vs {dim_str(d)})")
+                    f"broadcast together (dim {dim_str(e)} vs {dim_str(d)}); reshape or "
+                    f"expand_dims so sizes match or are 1")
         out.append(d)
     return tuple(out)
 
