@@ -1270,6 +1270,7 @@ JAX_EXAMPLES = {'jax.block_until_ready': '>>> jax.block_until_ready(jnp.asarray(
                            'Array([[1., 2.],\n'
                            '       [1., 2.],\n'
                            '       [1., 2.]], dtype=float32)',
+ 'jax.lax.broadcast_shapes': '>>> jax.lax.broadcast_shapes((3, 1), (4,))\n(3, 4)',
  'jax.lax.cbrt': '>>> jax.lax.cbrt(jnp.asarray([-1.5, 0.0, 2.5]))\n'
                  'Array([-1.1447142,  0.       ,  1.3572087], dtype=float32)',
  'jax.lax.ceil': '>>> jax.lax.ceil(jnp.asarray([-1.5, 0.0, 2.5]))\n'
@@ -1277,6 +1278,7 @@ JAX_EXAMPLES = {'jax.block_until_ready': '>>> jax.block_until_ready(jnp.asarray(
  'jax.lax.clamp': '>>> jax.lax.clamp(0.0, jnp.asarray([-1.5, 0.0, 2.5]), 1.0)\n'
                   'Array([0., 0., 1.], dtype=float32)',
  'jax.lax.clz': '>>> jax.lax.clz(jnp.asarray([6, -8, 5]))\nArray([29,  0, 29], dtype=int32)',
+ 'jax.lax.collapse': '>>> jax.lax.collapse(jnp.ones((2, 3, 4)), 0, 2).shape\n(6, 4)',
  'jax.lax.complex': '>>> jax.lax.complex(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([2.0, 1.0, '
                     '-0.5]))\n'
                     'Array([-1.5+2.j ,  0. +1.j ,  2.5-0.5j], dtype=complex64)',
@@ -1337,6 +1339,15 @@ JAX_EXAMPLES = {'jax.block_until_ready': '>>> jax.block_until_ready(jnp.asarray(
                     'Array([0.5, 1. , 4.5], dtype=float32)',
  'jax.lax.cumsum': '>>> jax.lax.cumsum(jnp.asarray([-1.5, 0.0, 2.5]))\n'
                    'Array([-1.5, -1.5,  1. ], dtype=float32)',
+ 'jax.lax.custom_linear_solve': '>>> jax.lax.custom_linear_solve(lambda x: jnp.asarray([[2.0, '
+                                '1.0], [1.0, 3.0]]) @ x, jnp.asarray([1.0, 2.0]), lambda matvec, '
+                                'b: jnp.linalg.solve(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]), b), '
+                                'symmetric=True)\n'
+                                'Array([0.19999999, 0.6       ], dtype=float32)',
+ 'jax.lax.custom_root': '>>> jax.lax.custom_root(lambda x: x ** 2 - 2.0, 1.0, lambda f, x0: '
+                        'jax.lax.fori_loop(0, 20, lambda i, x: x - f(x) / (2 * x), x0), lambda g, '
+                        'y: y / g(1.0))\n'
+                        'Array(1.4142135, dtype=float32, weak_type=True)',
  'jax.lax.digamma': '>>> jax.lax.digamma(jnp.asarray([0.5, 2.0, 4.5]))\n'
                     'Array([-1.96351   ,  0.42278433,  1.388871  ], dtype=float32)',
  'jax.lax.div': '>>> jax.lax.div(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([2.0, 1.0, -0.5]))\n'
@@ -1369,6 +1380,7 @@ JAX_EXAMPLES = {'jax.block_until_ready': '>>> jax.block_until_ready(jnp.asarray(
                                         '3), jnp.zeros((2, 1)), 2, axis=1)\n'
                                         'Array([[0., 1., 0.],\n'
                                         '       [3., 4., 0.]], dtype=float32)',
+ 'jax.lax.empty': '>>> jax.lax.empty((2, 3), jnp.float32).shape\n(2, 3)',
  'jax.lax.eq': '>>> jax.lax.eq(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([2.0, 1.0, -0.5]))\n'
                'Array([False, False, False], dtype=bool)',
  'jax.lax.erf': '>>> jax.lax.erf(jnp.asarray([-1.5, 0.0, 2.5]))\n'
@@ -1417,6 +1429,9 @@ JAX_EXAMPLES = {'jax.block_until_ready': '>>> jax.block_until_ready(jnp.asarray(
                  'Array([ 2., -1.], dtype=float32)',
  'jax.lax.index_in_dim': '>>> jax.lax.index_in_dim(jnp.arange(6.0).reshape(2, 3), 1, axis=0)\n'
                          'Array([[3., 4., 5.]], dtype=float32)',
+ 'jax.lax.index_take': '>>> jax.lax.index_take(jnp.asarray([[1.0, 2.0], [3.0, 4.0]]), '
+                       '(jnp.asarray([0, 1]), jnp.asarray([1, -1])), (0, 1))\n'
+                       'Array([2., 4.], dtype=float32)',
  'jax.lax.integer_pow': '>>> jax.lax.integer_pow(jnp.asarray([-1.5, 0.0, 2.5]), 3)\n'
                         'Array([-3.375,  0.   , 15.625], dtype=float32)',
  'jax.lax.iota': '>>> jax.lax.iota(jnp.int32, 4)\nArray([0, 1, 2, 3], dtype=int32)',
@@ -1442,6 +1457,9 @@ JAX_EXAMPLES = {'jax.block_until_ready': '>>> jax.block_until_ready(jnp.asarray(
                 'Array([-1.5,  0. , -0.5], dtype=float32)',
  'jax.lax.mul': '>>> jax.lax.mul(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([2.0, 1.0, -0.5]))\n'
                 'Array([-3.  ,  0.  , -1.25], dtype=float32)',
+ 'jax.lax.mulhi': '>>> jax.lax.mulhi(jnp.asarray([2 ** 30, -7], jnp.int32), jnp.asarray([8, 2 ** '
+                  '31 - 1], jnp.int32))\n'
+                  'Array([ 2, -4], dtype=int32)',
  'jax.lax.ne': '>>> jax.lax.ne(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([2.0, 1.0, -0.5]))\n'
                'Array([ True,  True,  True], dtype=bool)',
  'jax.lax.neg': '>>> jax.lax.neg(jnp.asarray([-1.5, 0.0, 2.5]))\n'
@@ -1449,9 +1467,15 @@ JAX_EXAMPLES = {'jax.block_until_ready': '>>> jax.block_until_ready(jnp.asarray(
  'jax.lax.nextafter': '>>> jax.lax.nextafter(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([2.0, 1.0, '
                       '-0.5]))\n'
                       'Array([-1.4999999e+00,  1.4012985e-45,  2.4999998e+00], dtype=float32)',
+ 'jax.lax.optimization_barrier': '>>> jax.lax.optimization_barrier((jnp.asarray([1.0, 2.0]), 3))\n'
+                                 '(Array([1., 2.], dtype=float32), Array(3, dtype=int32, '
+                                 'weak_type=True))',
  'jax.lax.pad': '>>> jax.lax.pad(jnp.asarray([1.0, 2.0, 3.0]), 0.0, [(1, 2, 1)])\n'
                 'Array([0., 1., 0., 2., 0., 3., 0., 0.], dtype=float32)',
  'jax.lax.padtype_to_pads': ">>> jax.lax.padtype_to_pads((5,), (3,), (2,), 'SAME')\n[(1, 1)]",
+ 'jax.lax.platform_dependent': '>>> jax.lax.platform_dependent(4.0, tpu=jnp.negative, '
+                               'default=jnp.sqrt)\n'
+                               'Array(2., dtype=float32, weak_type=True)',
  'jax.lax.pmax': ">>> jax.vmap(lambda x: jax.lax.pmax(x, 'i'), axis_name='i')(jnp.asarray([1.0, "
                  '2.0, 4.0]))\n'
                  'Array([4., 4., 4.], dtype=float32)',
@@ -1488,6 +1512,9 @@ JAX_EXAMPLES = {'jax.block_until_ready': '>>> jax.block_until_ready(jnp.asarray(
                        'Array([0., 1., 2.], dtype=float32)',
  'jax.lax.reduce_or': '>>> jax.lax.reduce_or(jnp.asarray([[True, False], [False, False]]), (1,))\n'
                       'Array([ True, False], dtype=bool)',
+ 'jax.lax.reduce_precision': '>>> jax.lax.reduce_precision(jnp.asarray([1.0009765625, 3.14159, '
+                             '1e-9]), 5, 10)\n'
+                             'Array([1.0009766, 3.140625 , 0.       ], dtype=float32)',
  'jax.lax.reduce_prod': '>>> jax.lax.reduce_prod(jnp.arange(6.0).reshape(2, 3), (1,))\n'
                         'Array([ 0., 60.], dtype=float32)',
  'jax.lax.reduce_sum': '>>> jax.lax.reduce_sum(jnp.arange(6.0).reshape(2, 3), (0,))\n'
@@ -1585,6 +1612,8 @@ JAX_EXAMPLES = {'jax.block_until_ready': '>>> jax.block_until_ready(jnp.asarray(
                          '1, 2]))\n'
                          '(Array([-0.5,  1. ,  2. ], dtype=float32), Array([2, 1, 0], '
                          'dtype=int32))',
+ 'jax.lax.split': '>>> jax.lax.split(jnp.arange(5.0), [2, 3])\n'
+                  '[Array([0., 1.], dtype=float32), Array([2., 3., 4.], dtype=float32)]',
  'jax.lax.sqrt': '>>> jax.lax.sqrt(jnp.asarray([0.5, 2.0, 4.5]))\n'
                  'Array([0.70710677, 1.4142135 , 2.1213202 ], dtype=float32)',
  'jax.lax.stack': '>>> jax.lax.stack([jnp.asarray([1.0, 2.0]), jnp.asarray([3.0, 4.0])])\n'
@@ -1609,6 +1638,10 @@ JAX_EXAMPLES = {'jax.block_until_ready': '>>> jax.block_until_ready(jnp.asarray(
                     '(Array([1., 2.], dtype=float32), Array([3. , 0.5], dtype=float32))',
  'jax.lax.while_loop': '>>> jax.lax.while_loop(lambda c: c < 100, lambda c: c * 3, 1)\n'
                        'Array(243, dtype=int32, weak_type=True)',
+ 'jax.lax.with_sharding_constraint': '>>> jax.lax.with_sharding_constraint(jnp.asarray([1.0, '
+                                     "2.0]), jax.NamedSharding(jax.make_mesh((1,), ('i',)), "
+                                     "jax.P('i')))\n"
+                                     'Array([1., 2.], dtype=float32)',
  'jax.lax.zeta': '>>> jax.lax.zeta(jnp.asarray([2.0, 3.0, 4.5]), jnp.asarray([0.5, 2.0, 4.5]))\n'
                  'Array([4.9348021e+00, 2.0205690e-01, 2.1460121e-03], dtype=float32)',
  'jax.linear_transpose': '>>> jax.linear_transpose(lambda x: jnp.asarray([[1.0, 2.0], [3.0, 4.0]]) '

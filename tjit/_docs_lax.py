@@ -277,3 +277,36 @@ CALLS.update({
         "jnp.asarray([1.0, 3.0, 2.0, 5.0]), jax.lax.ge, (2,), (2,), 'VALID')"),
         "[20.0, 40.0]"),
 })
+
+_SPD = "jnp.asarray([[2.0, 1.0], [1.0, 3.0]])"
+_NEWTON = "lambda f, x0: jax.lax.fori_loop(0, 20, lambda i, x: x - f(x) / (2 * x), x0)"
+CALLS.update({
+    "split": ("jax.lax.split(jnp.arange(5.0), [2, 3])", "tuple(np.split(np.arange(5.0), [2]))"),
+    "collapse": ("jax.lax.collapse(jnp.ones((2, 3, 4)), 0, 2).shape", "(6, 4)"),
+    "broadcast_shapes": ("jax.lax.broadcast_shapes((3, 1), (4,))",
+                         "np.broadcast_shapes((3, 1), (4,))"),
+    "empty": ("jax.lax.empty((2, 3), jnp.float32).shape", "(2, 3)"),
+    "index_take": (  # the points (0, 1) and (1, -1) of a 2 x 2 array
+        ("jax.lax.index_take(jnp.asarray([[1.0, 2.0], [3.0, 4.0]]), "
+         "(jnp.asarray([0, 1]), jnp.asarray([1, -1])), (0, 1))"), "[2.0, 4.0]"),
+    "mulhi": (  # 2^30 * 8 = 2^33 -> 2; -7 * (2^31 - 1) = -3.5 * 2^32 -> floor -4
+        "jax.lax.mulhi(jnp.asarray([2 ** 30, -7], jnp.int32), jnp.asarray([8, 2 ** 31 - 1], "
+        "jnp.int32))", "[2, -4]"),
+    "reduce_precision": (  # float16's 5 exponent and 10 mantissa bits
+        "jax.lax.reduce_precision(jnp.asarray([1.0009765625, 3.14159, 1e-9]), 5, 10)",
+        "np.asarray([1.0009765625, 3.14159, 1e-9], np.float32).astype(np.float16)"),
+    "optimization_barrier": ("jax.lax.optimization_barrier((jnp.asarray([1.0, 2.0]), 3))",
+                             None),
+    "with_sharding_constraint": (
+        ("jax.lax.with_sharding_constraint(jnp.asarray([1.0, 2.0]), jax.NamedSharding("
+         "jax.make_mesh((1,), ('i',)), jax.P('i')))"), "[1.0, 2.0]"),
+    "platform_dependent": (  # tjit never runs on a TPU: the default branch
+        "jax.lax.platform_dependent(4.0, tpu=jnp.negative, default=jnp.sqrt)", "2.0"),
+    "custom_root": (  # Newton's iteration for sqrt(2), differentiated implicitly
+        f"jax.lax.custom_root(lambda x: x ** 2 - 2.0, 1.0, {_NEWTON}, lambda g, y: y / g(1.0))",
+        "np.sqrt(2.0)"),
+    "custom_linear_solve": (
+        (f"jax.lax.custom_linear_solve(lambda x: {_SPD} @ x, jnp.asarray([1.0, 2.0]), "
+         f"lambda matvec, b: jnp.linalg.solve({_SPD}, b), symmetric=True)"),
+        "np.linalg.solve([[2.0, 1.0], [1.0, 3.0]], [1.0, 2.0])"),
+})

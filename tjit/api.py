@@ -61,6 +61,7 @@ from tjit.tracing.errors import InconclusiveDimensionError
 from tjit.tracing.jaxpr import eqn_texts
 from tjit.tracing.jaxpr_trace import trace_to_jaxpr
 from tjit.tracing.shapes import check_spec, parse_spec, shape_str, symbol
+from tjit.tracing.target_platform import set_default_platform, tracing_for
 from tjit.tracing.size_questions import SpecializeSizes
 from tjit.tracing.tree_util import flattener, tree_flatten, tree_unflatten, unflattener
 from tjit.transforms import loop_remat, passes
@@ -68,6 +69,8 @@ from tjit.xla_like import remat as _remat
 from tjit.xla_like.compile import gc_paused
 
 _SCALAR_TYPES = (bool, int, float, complex)
+# a trace outside jit (eager, make_jaxpr) is for the default backend (lax.platform_dependent)
+set_default_platform(_backends.default_backend)
 
 
 #: The default ``memory_budget`` of every new ``jit`` (bytes, "2GB", "512MiB", ...).
@@ -810,7 +813,7 @@ class Jitted:
         # the collector would keep walking the trace's many live objects (gc_paused says
         # how much that costs); what becomes garbage is collected after the block
         with gc_paused():
-            with compile_log.stage("trace"), \
+            with compile_log.stage("trace"), tracing_for(self.backend), \
                     _dyn.questions_for_declared(in_avals, self.__name__):
                 closed = trace_to_jaxpr(flat_fun, in_avals, self.__name__, names)
             if simplify:

@@ -23,6 +23,7 @@ from tjit.devices.backend import Device
 from tjit.devices.sharded import StackedValue
 from tjit.distributed.devices import global_devices
 from tjit.distributed.runtime import process_index
+from tjit.lax._annotations import set_sharding_checker
 from tjit.tracing.core import register_value_sharding, set_single_device_sharding
 
 _MESH_CTX = threading.local()
@@ -444,3 +445,24 @@ class PmapSharding:
 # ``x.sharding`` of Arrays: a pmap result's layout, else the one device holding it
 register_value_sharding(StackedValue, lambda v: PmapSharding(v.device_list, v.mapped_axis))
 set_single_device_sharding(SingleDeviceSharding)
+
+
+def check_sharding_constraint(sharding, shape, where):
+    """What ``lax.with_sharding_constraint`` accepts for an array of ``shape``: a
+    PartitionSpec (inside ``with mesh:``) or a NamedSharding whose spec fits the rank and
+    the mesh, or a single-device / pmap sharding. Uneven splits are allowed, as in JAX."""
+    if isinstance(sharding, PartitionSpec):
+        mesh = current_mesh()
+        if mesh is None:
+            raise ValueError(f"{where}: the PartitionSpec {sharding} needs a mesh: call it "
+                             f"inside `with mesh:` or pass NamedSharding(mesh, spec)")
+        check_spec(sharding, mesh, where, len(shape))
+    elif isinstance(sharding, NamedSharding):
+        check_spec(sharding.spec, sharding.mesh, where, len(shape))
+    elif not isinstance(sharding, (SingleDeviceSharding, PmapSharding)):
+        raise TypeError(f"{where}: expected a sharding (NamedSharding, SingleDeviceSharding) "
+                        f"or a PartitionSpec, got {type(sharding).__name__} {sharding!r:.60}")
+
+
+set_sharding_checker(check_sharding_constraint, lambda s: isinstance(
+    s, (PartitionSpec, NamedSharding, SingleDeviceSharding, PmapSharding)))

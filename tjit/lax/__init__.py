@@ -20,6 +20,11 @@ from tjit.lax._fft import *  # noqa: F401,F403
 from tjit.lax._control_flow import *  # noqa: F401,F403
 from tjit.lax._ad import *  # noqa: F401,F403
 from tjit.lax._parallel import *  # noqa: F401,F403
+from tjit.lax._solves import *  # noqa: F401,F403
+from tjit.lax._reshaping import *  # noqa: F401,F403
+from tjit.lax._bits import *  # noqa: F401,F403
+from tjit.lax._annotations import *  # noqa: F401,F403
+from tjit.lax._platform import *  # noqa: F401,F403
 from tjit.lax import linalg  # noqa: F401
 from tjit.primitives.elementwise import ROUND_AWAY_FROM_ZERO, ROUND_TO_NEAREST_EVEN  # noqa
 

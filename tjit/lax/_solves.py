@@ -1,0 +1,240 @@
+"""``lax.custom_root`` and ``lax.custom_linear_solve``: solvers differentiated implicitly
+at their solution (JAX's jax/_src/lax/control_flow/solves.py), never through their
+iterations.
+
+Each callable is traced once into a jaxpr whose closed-over arrays become explicit
+operands, so a rule can tell the function's parameters from its input:
+
+* custom_root: ``x* = solve(f, guess)`` with ``f(x*) = 0``; its tangent is
+  ``-tangent_solve(df/dx at x*, df/dparams . dparams)`` (the implicit function theorem).
+* custom_linear_solve: ``x = solve(matvec, b)``; ``dx = solve(matvec, db - dmatvec(x))``.
+  The tangent solve is a ``linear_call`` (tjit/transforms/linear_call.py) whose stated
+  transpose is ``transpose_solve(vecmat, .)``, so reverse mode runs the transposed solve
+  rather than transposing the solver's loop (which a while_loop would not allow).
+
+Only ``f``'s / ``matvec``'s parameters are differentiated; the solvers' own closed-over
+arrays get no gradient, as in JAX.
+"""
+
+import functools
+
+from tjit.tracing.core import Array, Tracer, get_aval
+from tjit.tracing.jaxpr import eval_jaxpr
+from tjit.tracing.tree_util import tree_flatten, tree_unflatten
+from tjit.transforms.ad import jvp, linear_transpose, linearize
+from tjit.transforms.custom_derivatives import custom_jvp, trace_flat
+from tjit.transforms.linear_call import linear_call
+from tjit.lax._ad import stop_gradient
+from tjit.lax._elementwise import asarray_for_lax, neg, sub
+from tjit.lax._structural import zeros_like_array
+
+
+def _leaves(tree, what):
+    flat, treedef = tree_flatten(tree)
+    return [x if isinstance(x, (Array, Tracer)) else asarray_for_lax(x) for x in flat], treedef
+
+
+def _check_tree(op, fun_name, got, want, has_aux=False):
+    if got != want:
+        aux = " (with has_aux=True it returns (solution, aux))" if has_aux else ""
+        raise TypeError(f"{op}: {fun_name}() output pytree structure must match the input's, "
+                        f"got {got} and {want}{aux}")
+
+
+def _check_shapes(op, fun_name, got, want):
+    got_shapes = [tuple(get_aval(x).shape) for x in got]
+    want_shapes = [tuple(get_aval(x).shape) for x in want]
+    if got_shapes != want_shapes:
+        raise ValueError(f"{op}: {fun_name}() output shapes must match the input's, got "
+                         f"{got_shapes} and {want_shapes}")
+
+
+def _trace(op, fun_name, fun, in_tree, like, has_aux=False, n_in=1):
+    """``fun`` over ``n_in`` pytrees shaped like ``like`` (flat leaves), traced:
+    (jaxpr, consts, number of outputs before the aux ones, aux tree or None)."""
+    store = {}
+
+    def flat(*leaves):
+        k = len(like)
+        args = [tree_unflatten(in_tree, list(leaves[i * k:(i + 1) * k])) for i in range(n_in)]
+        out = fun(*args)
+        aux = None
+        if has_aux:
+            if not (isinstance(out, tuple) and len(out) == 2):
+                raise TypeError(f"{op}: with has_aux=True {fun_name}() must return "
+                                f"(solution, aux), got {type(out).__name__}")
+            out, aux = out
+        out_flat, out_tree = _leaves(out, fun_name)
+        _check_tree(op, fun_name, out_tree, in_tree, has_aux)
+        _check_shapes(op, fun_name, out_flat, like)
+        aux_flat, store["aux_tree"] = _leaves(aux, fun_name) if has_aux else ([], None)
+        store["n_out"] = len(out_flat)
+        return out_flat + aux_flat
+
+    closed, consts = trace_flat(flat, [get_aval(x) for x in like] * n_in, fun_name)
+    return closed.jaxpr, consts, store["n_out"], store["aux_tree"]
+
+
+def _run(jaxpr, consts, *args):
+    return eval_jaxpr(jaxpr, [], *consts, *args)
+
+
+def _split(seq, lengths):
+    out, i = [], 0
+    for n in lengths:
+        out.append(list(seq[i:i + n]))
+        i += n
+    out.append(list(seq[i:]))
+    return out
+
+
+# -- custom_root -----------------------------------------------------------------------------
+def custom_root(f, initial_guess, solve, tangent_solve, has_aux=False):
+    """Solve ``f(x) = 0`` with ``solve`` and differentiate the root implicitly, as
+    ``jax.lax.custom_root``.
+
+    Args:
+      f: function of one pytree returning a pytree of the same structure; gradients
+        are taken with respect to the arrays ``f`` closes over.
+      initial_guess: the starting point (a pytree of arrays).
+      solve: ``solve(f, initial_guess) -> x`` with ``f(x) == 0`` (not checked; it need
+        not be differentiable, e.g. a ``while_loop``); with ``has_aux`` it returns
+        ``(x, aux)``.
+      tangent_solve: ``tangent_solve(g, y) -> z`` with ``g(z) == y`` for the linear
+        function ``g`` (``f`` linearized at the root), e.g. ``lambda g, y: y / g(1.0)``
+        for scalars; must be linear in ``y`` for reverse mode.
+      has_aux: whether ``solve`` returns auxiliary data as a second output (it gets no
+        gradient).
+
+    Returns:
+      ``solve(f, initial_guess)``, whose derivative is
+      ``-tangent_solve(df/dx, df/dparams . dparams)`` at the root.
+    """
+    guess, tree = _leaves(initial_guess, "initial_guess")
+    f_jaxpr, f_consts, _, _ = _trace("custom_root", "f", f, tree, guess)
+    solve_jaxpr, solve_consts, n_sol, aux_tree = _trace(
+        "custom_root", "solve", functools.partial(solve, f), tree, guess, has_aux)
+
+    def linearize_and_solve(x, b):
+        return tangent_solve(linearize(f, x)[1], b)
+
+    ls_jaxpr, ls_consts, _, _ = _trace("custom_root", "tangent_solve", linearize_and_solve,
+                                       tree, guess, n_in=2)
+    lengths = (len(f_consts), len(solve_consts), len(ls_consts))
+    jaxprs = (f_jaxpr, solve_jaxpr, ls_jaxpr, n_sol)
+    out = _custom_root(lengths, jaxprs, *f_consts, *solve_consts, *ls_consts, *guess)
+    solution = tree_unflatten(tree, out[:n_sol])
+    return (solution, tree_unflatten(aux_tree, out[n_sol:])) if has_aux else solution
+
+
+@functools.partial(custom_jvp, nondiff_argnums=(0, 1))
+def _custom_root(lengths, jaxprs, *args):
+    _, solve_consts, _, guess = _split(args, lengths)
+    return _run(jaxprs[1], stop_gradient(solve_consts), *guess)
+
+
+@_custom_root.defjvp
+def _custom_root_jvp(lengths, jaxprs, primals, tangents):
+    f_consts, _, ls_consts, _ = _split(primals, lengths)
+    f_consts_dot = _split(tangents, lengths)[0]
+    f_jaxpr, _, ls_jaxpr, n_sol = jaxprs
+    out = _custom_root(lengths, jaxprs, *primals)
+    solution = out[:n_sol]
+    # f(params, x*(params)) = 0  =>  df/dx . dx = -df/dparams . dparams
+    if not f_consts:  # f has no parameters: the root does not move
+        return out, [zeros_like_array(o) for o in out]
+    rhs = jvp(lambda *c: _run(f_jaxpr, c, *solution), tuple(f_consts),
+              tuple(f_consts_dot))[1]
+    solution_dot = [neg(t) for t in _run(ls_jaxpr, ls_consts, *solution, *rhs)]
+    aux_dot = [zeros_like_array(a) for a in out[n_sol:]]
+    return out, solution_dot + aux_dot
+
+
+# -- custom_linear_solve ---------------------------------------------------------------------
+def custom_linear_solve(matvec, b, solve, transpose_solve=None, symmetric=False,
+                        has_aux=False):
+    """Solve ``matvec(x) = b`` with ``solve`` and differentiate implicitly, as
+    ``jax.lax.custom_linear_solve``.
+
+    Args:
+      matvec: the linear map (a differentiable function of one pytree shaped like
+        ``b``); gradients flow to the arrays it closes over.
+      b: the right-hand side, a pytree of arrays.
+      solve: ``solve(matvec, b) -> x`` with ``matvec(x) == b`` (not checked; need not be
+        differentiable).
+      transpose_solve: ``transpose_solve(vecmat, b)`` solving with the transposed map
+        ``vecmat`` (made by ``linear_transpose``); needed for reverse mode unless
+        ``symmetric``.
+      symmetric: ``matvec`` is its own transpose: ``solve`` serves as ``transpose_solve``.
+      has_aux: ``solve`` and ``transpose_solve`` return ``(x, aux)``.
+
+    Returns:
+      ``solve(matvec, b)``, whose derivative is ``solve(matvec, db - dmatvec(x))``.
+    """
+    if transpose_solve is None and symmetric:
+        transpose_solve = solve
+    b_flat, tree = _leaves(b, "b")
+    op = "custom_linear_solve"
+    mv_jaxpr, mv_consts, _, _ = _trace(op, "matvec", matvec, tree, b_flat)
+    solve_jaxpr, solve_consts, n_x, aux_tree = _trace(
+        op, "solve", functools.partial(solve, matvec), tree, b_flat, has_aux)
+    if transpose_solve is None:
+        tr_jaxpr, tr_consts = None, []
+    else:
+        if symmetric:
+            vecmat = matvec
+        else:
+            def vecmat(y):
+                return linear_transpose(matvec, b)(y)[0]
+        tr_jaxpr, tr_consts, _, _ = _trace(
+            op, "transpose_solve", functools.partial(transpose_solve, vecmat), tree, b_flat,
+            has_aux)
+    lengths = (len(mv_consts), len(solve_consts), len(tr_consts))
+    jaxprs = (mv_jaxpr, solve_jaxpr, tr_jaxpr, n_x)
+    out = _linear_solve(lengths, jaxprs, *mv_consts, *solve_consts, *tr_consts, *b_flat)
+    x = tree_unflatten(tree, out[:n_x])
+    return (x, tree_unflatten(aux_tree, out[n_x:])) if has_aux else x
+
+
+@functools.partial(custom_jvp, nondiff_argnums=(0, 1))
+def _linear_solve(lengths, jaxprs, *args):
+    _, solve_consts, _, b = _split(args, lengths)
+    return _run(jaxprs[1], stop_gradient(solve_consts), *b)
+
+
+def _tangent_solve(jaxprs, solve_consts, tr_consts, rhs):
+    """``solve(matvec, rhs)`` as a linear function of ``rhs`` whose transpose is
+    ``transpose_solve(vecmat, .)`` (aux outputs dropped)."""
+    _, solve_jaxpr, tr_jaxpr, n_x = jaxprs
+
+    def fun(res, r):
+        return _run(solve_jaxpr, res[0], *r)[:n_x]
+
+    def fun_transpose(res, ct):
+        if tr_jaxpr is None:
+            raise TypeError("custom_linear_solve: transpose_solve required for backwards "
+                            "mode automatic differentiation of custom_linear_solve; pass "
+                            "transpose_solve=, or symmetric=True when matvec is symmetric")
+        return _run(tr_jaxpr, res[1], *ct)[:n_x]
+
+    return linear_call(fun, fun_transpose,
+                       (stop_gradient(solve_consts), stop_gradient(tr_consts)), list(rhs))
+
+
+@_linear_solve.defjvp
+def _linear_solve_jvp(lengths, jaxprs, primals, tangents):
+    mv_consts, solve_consts, tr_consts, _ = _split(primals, lengths)
+    mv_dot, _, _, b_dot = _split(tangents, lengths)
+    out = _linear_solve(lengths, jaxprs, *primals)
+    x = out[:jaxprs[3]]
+    # matvec(params, x) = b  =>  matvec(dx) = db - dmatvec/dparams(x) . dparams
+    rhs = list(b_dot)
+    if mv_consts:
+        mv_params_dot = jvp(lambda *c: _run(jaxprs[0], c, *x), tuple(mv_consts),
+                            tuple(mv_dot))[1]
+        rhs = [sub(bd, md) for bd, md in zip(rhs, mv_params_dot)]
+    x_dot = _tangent_solve(jaxprs, solve_consts, tr_consts, rhs)
+    return out, list(x_dot) + [zeros_like_array(a) for a in out[jaxprs[3]:]]
+
+
+__all__ = ["custom_root", "custom_linear_solve"]
