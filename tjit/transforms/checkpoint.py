@@ -171,19 +171,21 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
         # as in JAX, negative indices count from the last positional argument passed
         static = set(_argnums.resolve_at_call(statics, len(args), "static_argnums", where,
                                               fname, params))
-        if is_eager():  # nothing is being differentiated: just run it
-            return fun(*args, **kwargs)
         n = len(args)
         dyn = [a for i, a in enumerate(args) if i not in static]
         leaves, tree = tree_flatten((dyn, kwargs))
         leaves = [_dyn_leaf(x, fname) for x in leaves]
         store = {}
 
-        def flat_fun(*ls):
+        def call(ls):
             d, kw = tree_unflatten(tree, ls)
             it = iter(d)
-            full = [args[i] if i in static else next(it) for i in range(n)]
-            outs, store["tree"] = tree_flatten(fun(*full, **kw))
+            return fun(*[args[i] if i in static else next(it) for i in range(n)], **kw)
+        if is_eager():  # nothing is being differentiated: run it on arrays, as under jit
+            return call(leaves)
+
+        def flat_fun(*ls):
+            outs, store["tree"] = tree_flatten(call(ls))
             return outs
         closed, consts = trace_flat(flat_fun, [get_aval(x) for x in leaves], fname)
         outs = checkpoint_p.bind(*consts, *leaves, jaxpr=closed, prevent_cse=prevent_cse,

@@ -320,12 +320,12 @@ class custom_jvp:
         args = resolve_kwargs(self.fun, args, kwargs, "custom_jvp")
         nondiff = _nondiff_at_call(self, args, "custom_jvp")
         trace = current_trace()
-        if isinstance(trace, EvalTrace):
-            return self.fun(*args)
         if _all_known(trace, args):
             with set_current_trace(trace.parent):
                 return self(*args)
         split = _ArgSplit(args, nondiff, "custom_jvp", fname)
+        if isinstance(trace, EvalTrace):  # the function runs on arrays, as under jit
+            return self.fun(*split.rebuild(split.nd_dyn, split.diff_leaves))
         store = {}
         flat_jvp = self._flat_jvp(split, store, fname)
         nd, leaves = split.nd_dyn, split.diff_leaves
@@ -465,12 +465,12 @@ class custom_vjp:
         nondiff = _nondiff_at_call(self, args, "custom_vjp")
         _check_nondiff_not_traced(args, nondiff, fname)
         trace = current_trace()
-        if isinstance(trace, EvalTrace):
-            return self.fun(*args)
         if _all_known(trace, args):
             with set_current_trace(trace.parent):
                 return self(*args)
         split = _ArgSplit(args, nondiff, "custom_vjp", fname)
+        if isinstance(trace, EvalTrace):  # the function runs on arrays, as under jit
+            return self.fun(*split.rebuild(split.nd_dyn, split.diff_leaves))
         store = {}
         fwd = self._flat_fwd(split, store, fname)
         bwd = self._flat_bwd(split, store, fname, mesh_bindings())
