@@ -29,7 +29,7 @@ from tjit.devices.executable import Executable
 from tjit.devices.runner import PlanInspection, PooledCalls, ProgramRunner, RunnerPools
 from tjit.fpga.design import ONCHIP_BUDGET, build_design
 from tjit.xla_like.compile import compile_program, size_symbols
-from tjit.xla_like.plan import KernelStep, concrete
+from tjit.xla_like.plan import concrete, kernel_runs
 from tjit.xla_like.target import HLS
 
 __all__ = ["HlsBackend", "HlsExecutable", "designs_of"]
@@ -39,20 +39,6 @@ MAX_SIZE_BINDINGS = 8
 #: that is not ``numpy`` itself so that ``control_flow`` does not take its native CPU
 #: loops (those call LLVM kernels; a design's body is a C-simulation call).
 _HOST = types.SimpleNamespace(empty=np.empty, asarray=np.asarray)
-
-
-def _segments(prog):
-    """Maximal runs of consecutive kernel steps: ``[(first index, [steps])]``."""
-    runs, cur = [], None
-    for i, s in enumerate(prog.steps):
-        if isinstance(s, KernelStep):
-            if cur is None:
-                cur = (i, [])
-                runs.append(cur)
-            cur[1].append(s)
-        else:
-            cur = None
-    return runs
 
 
 def _live_out(prog, first, steps):
@@ -68,7 +54,7 @@ def designs_of(prog, prefix="tjit", onchip_budget=ONCHIP_BUDGET, depths=None):
     out = {}
     progs = [prog] + prog.sub_programs()
     for p_n, p in enumerate(progs):
-        for first, steps in _segments(p):
+        for first, steps in kernel_runs(p.steps):
             top = f"{prefix}_p{p_n}_d{first}"
             out[(id(p), first)] = build_design(p, steps, _live_out(p, first, steps), top,
                                                onchip_budget, depths)
@@ -141,42 +127,6 @@ def _unit(designs):
     return "\n".join(out) + "\n"
 
 
-def _outputs_off_shared_slots(prog, d):
-    """Outputs of design ``d`` whose temporary slot also holds another value that the
-    design reads or writes. The program's slot plan reuses a slot once its value's last
-    reader has run, which holds for steps run one after another; a design's stages run
-    at once, so such an output gets an array of its own per call (written into the
-    slot, it would race the stage that still reads the slot's earlier value)."""
-    slot_of = prog.slot_of
-    users = {}
-    for v, *_ in d.ports:
-        if v in slot_of:
-            users.setdefault(slot_of[v], set()).add(v)
-    return {v for v, role, *_ in d.ports
-            if role == "out" and v in slot_of and len(users[slot_of[v]]) > 1}
-
-
-def _outputs_off_donated_buffers(prog, d):
-    """``{output: the argument it is donated}`` for outputs of design ``d`` that the
-    plan writes into a donated argument's buffer (``Program.aliases``; a loop body's
-    carries) while a stage of the design may still read the argument. The plan pairs
-    them once the argument's last reader has run, steps one after another; a design's
-    stages run at once, so the writer would race a stage reading the argument. Such an
-    output gets an array of its own per call (a copy of the argument where its kernel
-    updates in place). Safe and kept: an in-place kernel that is the argument's only
-    reader in the design (one port: it reads each element before writing it)."""
-    ports = {}
-    for v, *_ in d.ports:
-        ports[v] = ports.get(v, 0) + 1
-    out = {}
-    for pos, o in prog.aliases.items():
-        p = prog.params[pos]
-        if o in ports and p in ports and \
-                (o not in prog.inplace_outputs or ports[p] > 1):
-            out[o] = p
-    return out
-
-
 class _Runner(ProgramRunner):
     """A program at one size binding: designs through ctypes, the rest on the host."""
 
@@ -191,7 +141,7 @@ class _Runner(ProgramRunner):
 
     def finish_steps(self, steps, runs):
         out = []
-        segs = {first: seg for first, seg in _segments(self.prog)}
+        segs = {first: seg for first, seg in kernel_runs(self.prog.steps)}
         i = 0
         while i < len(steps):
             if i in segs:
@@ -205,36 +155,24 @@ class _Runner(ProgramRunner):
     def _design_step(self, d):
         ports = []
         home = {}               # value -> its first port (an alias passes it again)
-        # output -> None (a slot the design reads) or (its donated argument's index,
-        # whether its kernel reads the argument's data through the output)
-        own = dict.fromkeys(_outputs_off_shared_slots(self.prog, d))
-        for o, p in _outputs_off_donated_buffers(self.prog, d).items():
-            own[o] = (self.index[p], o in self.prog.inplace_outputs)
         for n, (v, role, dt, length) in enumerate(d.ports):
             k = self.index[v]
             scratch = None
             if role == "scratch":    # (allocated once per runner: a DRAM intermediate)
                 scratch = np.empty(max(int(concrete(length, self.env)), 1), dt)
-            fresh = role == "out" and v in own
-            ports.append((role, k, scratch, self.shape[v], self.dtype[v], home.get(v),
-                          fresh, own[v] if fresh else None))
+            ports.append((role, k, scratch, self.shape[v], self.dtype[v], home.get(v)))
             home.setdefault(v, n)
         sizes = [self.sizes[x] for x in d.symbols]
         fixed, exe = self.fixed, self.exe
 
         def run(vals):
             ptrs = []
-            for role, k, scratch, shape, dtype, first, fresh, source in ports:
+            for role, k, scratch, shape, dtype, first in ports:
                 if role == "alias":
                     ptrs.append(ptrs[first])
                     continue
                 a = scratch if role == "scratch" else vals[k]
-                if fresh and source is None:    # (its slot holds a value the design reads)
-                    a = vals[k] = np.empty(shape, dtype)
-                elif fresh and a is vals[source[0]]:  # (the donated buffer: one of its own)
-                    a = vals[k] = np.array(a, order="C") if source[1] else \
-                        np.empty(shape, dtype)
-                elif a is None:     # an output: its slot, or a fresh array
+                if a is None:       # an output: its slot, or a fresh array
                     a = vals[k] = fixed[k] if fixed[k] is not None else \
                         np.empty(shape, dtype)
                 ptrs.append(ctypes.c_void_p(a.ctypes.data))

@@ -15,7 +15,11 @@ Buffer assignment is liveness based: a temporary takes a slot that an earlier
 temporary no longer needs (same byte size, or for concrete sizes one at most twice as
 big, or a smaller one grown), so a training step's intermediates share memory. Slots
 are allocated once per set of sizes and reused across calls; program outputs get fresh
-arrays every call. On the CPU (``TargetInfo.temps_in_outputs``), as in XLA's buffer
+arrays every call. Liveness is on the clock of :func:`step_times`: a step's index, or,
+on a target whose runtime runs a run of consecutive kernels at once
+(``TargetInfo.concurrent_kernels``: an HLS dataflow design's stages), one time for the
+whole run, so neither slot reuse nor donation pairs a value written in the run with a
+buffer the run still reads. On the CPU (``TargetInfo.temps_in_outputs``), as in XLA's buffer
 assignment, a temporary whose last reader runs before an output is written may live in
 that output's buffer (:func:`host_temporaries`): a training step's activations wait
 for the backward pass in the buffers of the gradients written last, so its
@@ -171,13 +175,15 @@ def _carry_donation(kind, attrs, n_params):
 
 class Program:
     def __init__(self, name, values, params, outputs, steps, donated=(),
-                 temps_in_outputs=False):
+                 temps_in_outputs=False, concurrent_kernels=False):
         self.name = name
         self.values = values          # id -> Value
         self.params = params          # value ids, in argument order
         self.outputs = outputs        # value ids, in result order
         self.steps = steps
         self.donated = tuple(sorted(set(donated)))   # donated argument positions
+        # each run of consecutive kernel steps runs at once (TargetInfo.concurrent_kernels)
+        self.concurrent_kernels = concurrent_kernels
         # aliases: argument position -> output value id written into its buffer;
         # inplace_outputs: outputs whose kernel reads the argument through the output
         (self.aliases, self.donation_usable, self.inplace_outputs,
@@ -255,11 +261,11 @@ def build_program(module, donated=(), target=CPU, fusion=FusionDecision, top_lev
             merge = False
             continue
         return _order_steps(module, d, built, donated,
-                            top_level and target.temps_in_outputs)
+                            top_level and target.temps_in_outputs, target.concurrent_kernels)
     raise RuntimeError("fusion did not converge")  # pragma: no cover
 
 
-def _order_steps(module, d, built, donated, temps_in_outputs):
+def _order_steps(module, d, built, donated, temps_in_outputs, concurrent_kernels):
     values = {}
     for i in module.instrs:
         if i.opcode in ("library", "control"):
@@ -298,7 +304,8 @@ def _order_steps(module, d, built, donated, temps_in_outputs):
     if d.target.gemm_alpha_beta:
         steps = fold_gemm_epilogues(steps, values, out_ids, {params[pos] for pos in donated},
                                     DotStep, KernelStep, d.target.gemm_dtypes)
-    return Program(module.name, values, params, out_ids, steps, donated, temps_in_outputs)
+    return Program(module.name, values, params, out_ids, steps, donated, temps_in_outputs,
+                   concurrent_kernels)
 
 
 def _origin(instrs):
@@ -358,6 +365,38 @@ def _topo(pending, values, effects=frozenset()):
 
 
 # ----------------------------------------------------------------------------------------
+# The planner's clock: when steps run.
+
+def kernel_runs(steps):
+    """Maximal runs of consecutive kernel steps: ``[(first index, [steps])]`` (on a
+    target with ``concurrent_kernels``, each run is one step of the runtime: an HLS
+    dataflow design, ``devices/hls.py``)."""
+    runs, cur = [], None
+    for i, s in enumerate(steps):
+        if isinstance(s, KernelStep):
+            if cur is None:
+                cur = (i, [])
+                runs.append(cur)
+            cur[1].append(s)
+        else:
+            cur = None
+    return runs
+
+
+def step_times(steps, concurrent_kernels):
+    """The time at which each step runs, for liveness: its index, or, where runs of
+    kernel steps run at once (``concurrent_kernels``), one time for the whole run, so
+    every value a run's kernels read or write is live from the run's start to its end
+    (a slot one of them reads is not given to a value another writes; a donated
+    argument one of them reads does not hold a value another writes)."""
+    times = list(range(len(steps)))
+    if concurrent_kernels:
+        for first, run in kernel_runs(steps):
+            times[first:first + len(run)] = [first] * len(run)
+    return times
+
+
+# ----------------------------------------------------------------------------------------
 # Donation.
 
 def plan_donation(prog):
@@ -372,9 +411,10 @@ def plan_donation(prog):
     (the loop updates it in place). Replaces those kernels in ``prog.steps``, and may
     move steps that read a donated parameter before the writer of its output (when
     their inputs are ready there), so that ``(x * 2, sum(x))`` can still update ``x``
-    in place.
+    in place. On a target that runs a run of kernels at once (``step_times``), a writer
+    beside a reader of the parameter in one run is not paired with it.
     """
-    steps = prog.steps
+    steps, concurrent = prog.steps, prog.concurrent_kernels
     accepted, inplace = [], {}   # (param, output); id(step) -> [(param, output)]
     aliases, usable = {}, set()
     for pos in prog.donated:
@@ -397,17 +437,19 @@ def plan_donation(prog):
                 order = _hoist_readers(steps, p, n, writer)
                 if order is None:
                     continue
-            writer, last_read = _positions(order)
-            n = writer[o]
+            n = _positions(order)[0][o]
             s = order[n]
             pairs = inplace.get(id(s), [])
-            if last_read.get(p, -1) == n:  # the writer reads the parameter too
+            reads = _read_order(order, step_times(order, concurrent), p, n)
+            if reads in ("after", "beside"):   # (a reader runs at once with the writer)
+                continue
+            if reads == "inplace":  # the writer reads the parameter too
                 pairs = pairs + [(p, o)]
                 if not (_gemm_accumulates_into(s, p) if isinstance(s, DotStep) else
                         isinstance(s, KernelStep) and
                         _inplace_kernel(s, pairs, prog.values) is not None):
                     continue
-            if not _aliases_hold(order, accepted, inplace):
+            if not _aliases_hold(order, accepted, inplace, concurrent):
                 continue
             steps = order
             inplace[id(s)] = pairs
@@ -495,16 +537,35 @@ def _runs_effect(s):
     return isinstance(s, LibraryStep) and getattr(s.primitive, "effectful", False)
 
 
-def _aliases_hold(steps, accepted, inplace):
+def _aliases_hold(steps, accepted, inplace, concurrent):
     """Every accepted (param, output) pair is still sound in this step order: the
     parameter is last read before its output is written, or by that very kernel
-    when it was checked to update in place."""
-    writer, last_read = _positions(steps)
+    when it was checked to update in place (on the clock of ``step_times``)."""
+    writer = _positions(steps)[0]
+    times = step_times(steps, concurrent)
     for p, o in accepted:
-        last, w = last_read.get(p, -1), writer[o]
-        if last > w or (last == w and (p, o) not in inplace.get(id(steps[w]), ())):
+        w = writer[o]
+        reads = _read_order(steps, times, p, w)
+        if reads in ("after", "beside") or \
+                (reads == "inplace" and (p, o) not in inplace.get(id(steps[w]), ())):
             return False
     return True
+
+
+def _read_order(steps, times, p, w):
+    """How the readers of ``p`` stand to step ``w`` (the writer of the output paired
+    with it) on the clock ``times``: "after" (one runs later), "beside" (another one runs
+    at ``w``'s time: at once, in a concurrent run), "inplace" (``w`` is the last and
+    the only one at its time) or "before" (all run earlier, or none)."""
+    t, how = times[w], "before"
+    for m, s in enumerate(steps):
+        if p not in s.ins:
+            continue
+        if times[m] > t:
+            return "after"
+        if times[m] == t:
+            how = "beside" if m != w or how == "beside" else "inplace"
+    return how
 
 
 def _same_type(a, b):
@@ -672,7 +733,8 @@ def host_temporaries(prog):
     that live longest (a forward pass's activations, until the backward pass).
     """
     written, made, last_use = {}, {}, {}
-    for n, s in enumerate(prog.steps):
+    times = step_times(prog.steps, prog.concurrent_kernels)
+    for s, n in zip(prog.steps, times):
         for v in s.ins:
             last_use[v] = n
         if isinstance(s, LibraryStep):      # (library and control results: fresh arrays)
@@ -737,22 +799,34 @@ def memory_of(prog, v):
 
 def assign_buffers(prog, skip=()):
     """Liveness-based slots for temporaries: {value id: slot}, [slot nbytes]; ``skip``:
-    temporaries that have memory elsewhere (hosted in outputs)."""
+    temporaries that have memory elsewhere (hosted in outputs). Liveness is on the
+    clock of :func:`step_times`: the steps of one time (a concurrent run of kernels)
+    take their slots before any value they last use frees one."""
+    steps = prog.steps
+    times = step_times(steps, prog.concurrent_kernels)
     last_use = {}
-    for n, s in enumerate(prog.steps):
+    for s, n in zip(steps, times):
         for v in s.ins:
             last_use[v] = n
     slot_of, sizes, free = {}, [], []
-    for n, s in enumerate(prog.steps):
-        if not isinstance(s, LibraryStep):  # library calls return fresh arrays
-            for v in s.outs:
-                val = prog.values[v]
-                if val.kind != "temp" or v in skip:
-                    continue
-                slot_of[v] = _take_slot(val.nbytes, sizes, free)
-        for v in set(s.ins) | set(s.outs):
-            if v in slot_of and last_use.get(v, n) <= n and slot_of[v] not in free:
-                free.append(slot_of[v])
+    first = 0
+    while first < len(steps):
+        n = times[first]
+        end = first + 1
+        while end < len(steps) and times[end] == n:
+            end += 1
+        for s in steps[first:end]:
+            if not isinstance(s, LibraryStep):  # library calls return fresh arrays
+                for v in s.outs:
+                    val = prog.values[v]
+                    if val.kind != "temp" or v in skip:
+                        continue
+                    slot_of[v] = _take_slot(val.nbytes, sizes, free)
+        for s in steps[first:end]:
+            for v in set(s.ins) | set(s.outs):
+                if v in slot_of and last_use.get(v, n) <= n and slot_of[v] not in free:
+                    free.append(slot_of[v])
+        first = end
     return slot_of, sizes
 
 

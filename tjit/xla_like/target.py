@@ -55,6 +55,10 @@ class TargetInfo:
       temps_in_outputs: whether the plan may place temporaries in an output's buffer
         before that output is written (``plan.host_temporaries``); the runtime must
         then make output buffers at the start of a call (the CPU runner does).
+      concurrent_kernels: whether the runtime runs each maximal run of consecutive
+        kernel steps as one step whose kernels run at once (an HLS dataflow design's
+        stages): the plan's liveness then treats the run as one time (``plan.step_times``),
+        so no buffer a run's kernels read or write is reused or donated within the run.
     """
     name: str
     kernel_dtypes: frozenset
@@ -71,6 +75,7 @@ class TargetInfo:
     inline_split_reshapes: bool = False
     merge_same_producer: bool = False
     temps_in_outputs: bool = False
+    concurrent_kernels: bool = False
 
     def cost(self, opcode, dtype):
         """Remat cost per element of one ``opcode`` op of ``dtype`` (0: not computed)."""
@@ -248,4 +253,5 @@ HLS = TargetInfo(
     split_reduce_min=None,
     split_reduce=_no_split,
     dot_kernels=True,
+    concurrent_kernels=True,    # (a run of kernels is one dataflow design)
 )
