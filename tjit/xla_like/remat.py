@@ -243,6 +243,14 @@ def plan_within_budget(module, budget, donated, target):
         budget = budget[0]
     _check_concrete(module)
     base = build_program(module, donated, target)
+    if sweep_memory.unbounded_library_sweeps(base):
+        raise ValueError(
+            f"memory_budget: reverse mode through a while_loop keeps a tape of every trip, "
+            f"and on the {target.name} backend its sweep runs as a library call whose tape "
+            f"no budget can limit (its size follows the trip count). Use the cpu or cuda "
+            f"backend (their sweeps fit the budget), or bound the tape by hand with "
+            f"tjit.config.update('while_loop_checkpoints', k) (k loop states, counted in "
+            f"the peak).")
     base_peak = peak_bytes(base)
     if base_peak <= budget:
         return _with_sweeps(base, budget)

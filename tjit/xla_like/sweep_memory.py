@@ -34,8 +34,11 @@ steps (O(n log n) for fixed k; the trips taped before the tape gave way count as
 of Revolve's counting sweep, so they cost no extra steps). A budget below the rest
 of the plan plus every sweep's floor (one snapshot: the initial state) cannot be met.
 
-Not covered: targets that run ``while_transpose`` as a library call (opencl, hls: the
-reference implementation, with the jaxpr's checkpoints), whose tapes are not counted.
+Targets that run ``while_transpose`` as a library call (opencl, hls: the reference
+implementation, with the jaxpr's checkpoints) have no allowance to give: their sweeps
+are counted the same way (floor, or the Revolve bound of ``while_loop_checkpoints``),
+and a budget refuses a taped one (:func:`unbounded_library_sweeps`) rather than plan
+around a tape it cannot limit.
 """
 
 from tjit.primitives.loop_tape import fit_sweep, revolve_bytes, sweep_floor
@@ -51,9 +54,29 @@ def sweeps(prog):
             yield s
 
 
+def library_sweeps(prog):
+    """The ``while_transpose`` library steps of ``prog`` and of its bodies (targets
+    whose runtimes do not drive the sweep)."""
+    for s in prog.steps:
+        bodies = getattr(s, "bodies", None)
+        for b in bodies or ():
+            yield from library_sweeps(b)
+        if not bodies and getattr(s, "name", None) == "while_transpose" and \
+                getattr(s, "params", None):
+            yield s
+
+
+def unbounded_library_sweeps(prog):
+    """The library-call sweeps of ``prog`` that keep a tape (its size follows the trip
+    count and no allowance can limit it)."""
+    return [s for s in library_sweeps(prog) if s.params["checkpoints"] is None]
+
+
 def sizes(step, size):
     """``(S, R, A)`` of a sweep (see the module docstring); ``size`` turns a byte count
     (an int or a size expression) into a number."""
+    if not getattr(step, "bodies", None):
+        return _library_sizes(step.params, size)
     _, fused, bwd = step.bodies   # (fused: state -> state + record + next predicate)
     ns = step.attrs["n_state"]
     outs = [size(fused.values[v].nbytes) for v in fused.outputs]
@@ -61,24 +84,46 @@ def sizes(step, size):
             sum(size(bwd.values[v].nbytes) for v in bwd.outputs))
 
 
+def _library_sizes(params, size):
+    """``(S, R, A)`` from a library step's jaxprs (one more byte for the predicate, as
+    the driven sweep's record has)."""
+    body = params["body_jaxpr"]
+    ns = len(body.in_avals) - params["body_nconsts"]
+
+    def nbytes(aval):
+        n = aval.dtype.itemsize
+        for d in aval.shape:
+            n = n * d
+        return size(n)
+    outs = [nbytes(a) for a in body.out_avals]
+    return (sum(outs[:ns]), sum(outs[ns:]) + 1,
+            sum(nbytes(a) for a in params["bwd_jaxpr"].out_avals))
+
+
+def _checkpoints(step):
+    return (step.attrs if getattr(step, "bodies", None) else step.params)["checkpoints"]
+
+
 def held_bytes(step, size):
     """The bytes ``memory_stats`` counts for a sweep: its allowance under a budget, else
     the Revolve bound of its checkpoints, else its floor (a tape is not counted)."""
-    allowance = step.attrs.get("sweep_bytes")
+    allowance = step.attrs.get("sweep_bytes") if getattr(step, "bodies", None) else None
     if allowance is not None:
         return allowance
-    k = step.attrs["checkpoints"]
+    k = _checkpoints(step)
     return (sweep_floor if k is None else lambda *a: revolve_bytes(k, *a))(*sizes(step, size))
 
 
 def least_bytes(prog, size):
-    """What the sweeps of ``prog`` hold at the least: each one's floor."""
-    return sum(sweep_floor(*sizes(s, size)) for s in sweeps(prog))
+    """What the sweeps of ``prog`` hold at the least: each driven one's floor, and what
+    each library-call one holds (no allowance changes it)."""
+    return (sum(sweep_floor(*sizes(s, size)) for s in sweeps(prog))
+            + sum(held_bytes(s, size) for s in library_sweeps(prog)))
 
 
 def counted_bytes(prog, size):
     """What ``memory_stats`` counts for the sweeps of ``prog``."""
-    return sum(held_bytes(s, size) for s in sweeps(prog))
+    return sum(held_bytes(s, size) for s in (*sweeps(prog), *library_sweeps(prog)))
 
 
 def fit_sweeps(prog, spare, size):
@@ -107,5 +152,5 @@ def schedule(step, size):
     return tape_limit, k, max(0, allowance - revolve_bytes(k, state, record, acc))
 
 
-__all__ = ["counted_bytes", "fit_sweeps", "held_bytes", "least_bytes", "schedule", "sizes",
-           "sweeps"]
+__all__ = ["counted_bytes", "fit_sweeps", "held_bytes", "least_bytes", "library_sweeps",
+           "schedule", "sizes", "sweeps", "unbounded_library_sweeps"]
