@@ -1111,7 +1111,8 @@ def _over_budget(budget, entry, shapes):
     peak = _peak_at(entry, _size_env(entry.in_specs, shapes))
     if peak is not None and peak <= budget:
         return None
-    peak = "unknown" if peak is None else f"{peak} bytes"
+    peak = "unknown" if peak is None else "unbounded: a while loop's tape" \
+        if peak >= _remat.INF else f"{peak} bytes"
     return (f"the dynamic program's peak at these sizes ({peak}) is over memory_budget="
             f"{budget}")
 
