@@ -1867,6 +1867,9 @@ JAX_EXAMPLES = {'jax.block_until_ready': '>>> jax.block_until_ready(jnp.asarray(
                          'Array([5.066458 , 7.578117 , 0.6481751], dtype=float32)',
  'jax.random.maxwell': '>>> jax.random.maxwell(jax.random.key(0), (3,))\n'
                        'Array([2.6310966 , 0.99103296, 0.9649305 ], dtype=float32)',
+ 'jax.random.multinomial': '>>> jax.random.multinomial(jax.random.key(0), 10, jnp.asarray([0.2, '
+                           '0.3, 0.5]))\n'
+                           'Array([0., 3., 7.], dtype=float32)',
  'jax.random.multivariate_normal': '>>> jax.random.multivariate_normal(jax.random.key(0), '
                                    'jnp.zeros(2), jnp.asarray([[1.0, 0.5], [0.5, 1.0]]))\n'
                                    'Array([1.622642 , 2.5652518], dtype=float32)',

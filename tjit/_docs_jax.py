@@ -248,6 +248,7 @@ _RANDOM_CALLS = {
     "dirichlet": (f"jax.random.dirichlet({_KEY}, jnp.asarray([1.0, 2.0, 3.0]))", None),
     "poisson": (f"jax.random.poisson({_KEY}, 3.0, (4,))", None),
     "binomial": (f"jax.random.binomial({_KEY}, 10, 0.3, (4,))", None),
+    "multinomial": (f"jax.random.multinomial({_KEY}, 10, jnp.asarray([0.2, 0.3, 0.5]))", None),
     "t": (f"jax.random.t({_KEY}, 3.0, (3,))", None),
     "chisquare": (f"jax.random.chisquare({_KEY}, 2.0, (3,))", None),
     "double_sided_maxwell": (f"jax.random.double_sided_maxwell({_KEY}, 0.0, 1.0, (3,))", None),
@@ -277,7 +278,8 @@ _OWN_VALUES = ("a vectorized rejection sampler: JAX's distribution, but not JAX'
 NOTES = {f"jax.random.{n}": _RAW_KEY for n in ("key", "PRNGKey", "key_data",
                                                "wrap_key_data", "clone")}
 NOTES.update({f"jax.random.{n}": _OWN_VALUES for n in (
-    "gamma", "loggamma", "beta", "dirichlet", "poisson", "binomial", "t", "chisquare",
+    "gamma", "loggamma", "beta", "dirichlet", "poisson", "binomial", "multinomial", "t",
+    "chisquare",
     "generalized_normal", "ball")})
 NOTES.update({
     "jax.lax.reduce": ("computation must be one of the monoids lax.add, mul, max, min, "

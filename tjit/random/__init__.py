@@ -30,6 +30,7 @@ from tjit.random._samplers import (  # noqa: F401
     multivariate_normal, orthogonal)
 from tjit.random._gamma import gamma, loggamma, beta, dirichlet  # noqa: F401
 from tjit.random._counts import poisson, binomial  # noqa: F401
+from tjit.random._multinomial import multinomial  # noqa: F401
 from tjit.random._discrete import (  # noqa: F401
     bernoulli, rademacher, randint, permutation, shuffle, choice, categorical)
 from tjit.random._transformed import (  # noqa: F401
@@ -41,7 +42,7 @@ __all__ = ["PRNGKey", "key", "key_data", "wrap_key_data", "key_impl", "clone", "
            "truncated_normal", "exponential", "laplace", "logistic", "cauchy", "gumbel",
            "multivariate_normal", "orthogonal", "bernoulli", "rademacher", "randint", "permutation",
            "shuffle", "choice", "categorical", "gamma", "loggamma", "beta", "dirichlet",
-           "poisson", "binomial", "pareto", "t", "chisquare", "maxwell",
+           "poisson", "binomial", "multinomial", "pareto", "t", "chisquare", "maxwell",
            "double_sided_maxwell", "weibull_min", "generalized_normal", "ball", "rayleigh",
            "wald", "geometric", "triangular", "lognormal"]
 
