@@ -76,9 +76,8 @@ def test_with_sharding_constraint_returns_values_and_checks_shardings():
         lax.with_sharding_constraint(X, P("i"))
     with pytest.raises(ValueError, match="has 4 entries but the array has rank 3"):
         lax.with_sharding_constraint(X, NamedSharding(mesh, P("i", None, None, None)))
-    with pytest.raises(ValueError, match="names mesh axis 'j'"):
-        with mesh:
-            lax.with_sharding_constraint(X, P("j"))
+    with pytest.raises(ValueError, match="names mesh axis 'j'"), mesh:
+        lax.with_sharding_constraint(X, P("j"))
     with pytest.raises(ValueError, match="not allowed"):
         lax.with_sharding_constraint(X, None)
     with pytest.raises(ValueError, match="prefix"):

@@ -1,6 +1,7 @@
 """``lax.split``, ``collapse``, ``broadcast_shapes``, ``empty`` and ``index_take``: shape
 utilities of ``jax.lax`` written on existing primitives (slices, reshape, gather)."""
 
+import itertools
 import math
 import operator
 
@@ -54,7 +55,7 @@ def split(operand, sizes, axis=0):
                          f"{shape}")
     starts = np.cumsum([0] + sizes)
     return [slice_in_dim(operand, int(a), int(b), axis=axis)
-            for a, b in zip(starts[:-1], starts[1:])]
+            for a, b in itertools.pairwise(starts)]
 
 
 def collapse(operand, start_dimension, stop_dimension=None):

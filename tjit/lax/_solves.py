@@ -29,7 +29,7 @@ from tjit.lax._elementwise import asarray_for_lax, neg, sub
 from tjit.lax._structural import zeros_like_array
 
 
-def _leaves(tree, what):
+def _leaves(tree):
     flat, treedef = tree_flatten(tree)
     return [x if isinstance(x, (Array, Tracer)) else asarray_for_lax(x) for x in flat], treedef
 
@@ -64,10 +64,10 @@ def _trace(op, fun_name, fun, in_tree, like, has_aux=False, n_in=1):
                 raise TypeError(f"{op}: with has_aux=True {fun_name}() must return "
                                 f"(solution, aux), got {type(out).__name__}")
             out, aux = out
-        out_flat, out_tree = _leaves(out, fun_name)
+        out_flat, out_tree = _leaves(out)
         _check_tree(op, fun_name, out_tree, in_tree, has_aux)
         _check_shapes(op, fun_name, out_flat, like)
-        aux_flat, store["aux_tree"] = _leaves(aux, fun_name) if has_aux else ([], None)
+        aux_flat, store["aux_tree"] = _leaves(aux) if has_aux else ([], None)
         store["n_out"] = len(out_flat)
         return out_flat + aux_flat
 
@@ -110,7 +110,7 @@ def custom_root(f, initial_guess, solve, tangent_solve, has_aux=False):
       ``solve(f, initial_guess)``, whose derivative is
       ``-tangent_solve(df/dx, df/dparams . dparams)`` at the root.
     """
-    guess, tree = _leaves(initial_guess, "initial_guess")
+    guess, tree = _leaves(initial_guess)
     f_jaxpr, f_consts, _, _ = _trace("custom_root", "f", f, tree, guess)
     solve_jaxpr, solve_consts, n_sol, aux_tree = _trace(
         "custom_root", "solve", functools.partial(solve, f), tree, guess, has_aux)
@@ -173,7 +173,7 @@ def custom_linear_solve(matvec, b, solve, transpose_solve=None, symmetric=False,
     """
     if transpose_solve is None and symmetric:
         transpose_solve = solve
-    b_flat, tree = _leaves(b, "b")
+    b_flat, tree = _leaves(b)
     op = "custom_linear_solve"
     mv_jaxpr, mv_consts, _, _ = _trace(op, "matvec", matvec, tree, b_flat)
     solve_jaxpr, solve_consts, n_x, aux_tree = _trace(
