@@ -331,3 +331,21 @@ def test_a_library_call_sweep_is_refused_taped_and_counted_with_checkpoints():
     assert peak - taped == 2 * (2 * BATCH * WIDTH * 4)
     for g, w_ in zip(got, want):
         _close_in_float32(g, w_)
+
+
+def test_the_budget_holds_at_every_batch_size_of_a_dynamic_program():
+    """Automatic dynamic shapes: the dynamic program's taped sweep has no bounded peak,
+    so every size runs a program planned within the budget at its sizes."""
+    w, u = _data()
+    grad = jax.grad(rnn_loss, argnums=(0, 1))
+    with pytest.raises(MemoryBudgetError) as e:
+        jax.jit(grad, memory_budget=1000)(w, u)
+    budget = e.value.smallest_peak + 40000   # (met at batch 64, so at every smaller one)
+    f = jax.jit(grad, memory_budget=budget)
+    for batch in (64, 48, 40, 56):
+        got = f(w, u[:batch])
+        stats = loop_tape.last_stats
+        assert stats.trips > 10 and stats.peak_bytes <= _sweep_allowance(f, w, u[:batch])
+        assert _analysis(f, w, u[:batch]).peak_memory_in_bytes <= budget
+        for g, want in zip(got, jax.jit(grad)(w, u[:batch])):
+            _close_in_float32(g, np.asarray(want))
