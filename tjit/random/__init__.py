@@ -15,7 +15,7 @@ by JAX); the log/tan-based samplers (gumbel, exponential, laplace, logistic, cau
 ``truncated_normal``, ``orthogonal`` and ``multivariate_normal`` to a few ulps (their
 ``erf_inv`` comes from SciPy rather than XLA). ``gamma``/``loggamma``/``beta``/
 ``dirichlet``, ``poisson`` and ``binomial`` use vectorized rejection loops: JAX's
-distributions, different values. ``pareto``, ``maxwell``, ``double_sided_maxwell``,
+distributions, different values; so does ``multinomial`` (JAX's binomial per outcome). ``pareto``, ``maxwell``, ``double_sided_maxwell``,
 ``weibull_min``, ``lognormal``, ``triangular``, ``wald``, ``rayleigh`` and ``geometric``
 transform those samplers as JAX does (JAX's values to a few ulps); ``t``, ``chisquare``,
 ``generalized_normal`` and ``ball`` go through ``gamma`` (JAX's distributions).
