@@ -14,7 +14,10 @@ accumulated cotangents:
 * always the *floor* ``2 S + R + A`` (the state stepped from and the one stepped to, a
   trip's record, the accumulators being written): no sweep holds less;
 * with ``while_loop_checkpoints = k``: ``(k - 1) S`` more (the snapshots besides the
-  initial state, an operand): a bound for any trip count;
+  initial state, an operand): a bound for any trip count, except that without a budget
+  the CPU's native scans that count trips and advance states also write (and drop) the
+  records of up to ``_NativeSweep.DROP_BURST`` trips per call (``devices/control_flow``;
+  under a budget they write no more than the allowance leaves);
 * taped (the default, no budget): nothing more. The tape's ``n R`` bytes (up to twice
   that: its capacity doubles) are not in the reported peak: ``n`` is unknown when
   the program is planned.
