@@ -44,17 +44,19 @@ Since then the re-bind is one generated function per program structure
 kernel sizes array, split, address and launch extent, the dots' binders given their
 shapes), and the runner's ``size_values`` are made only where a fallback asks for them:
 re-bind warm ~17 -> ~12 us, in situ (calling thread's CPU, load 8-11, old and new code
-alternating in separate processes) ~134-139 -> ~108 us. Of what remains ~55 us are the
+alternating in separate processes) ~134-139 -> ~108 us (this bench's re-bind span, wall,
+load 10-11: ~121-125 -> ~85-91 us). Of what remains ~55 us are the
 three gemm re-plans, the first ~40 us of it running ``blas._plan`` and ``set_plan``
 cold; the rest (sizes, arena, views, kernels) ~50 us. The pool's workers are woken
 before the re-bind without waiting (``threads.ThreadPool.prewake``: they spin
 ``PREWAKE_SPIN_S`` for the first parallel step instead of sleeping), where the runner's
 last binding used them: a parallel call after 120 us of caller work took ~45 us
 asleep, ~33 us pre-woken (load ~4); in the MLP at load 8-14 the difference is within
-the noise (``bench_prewake`` alternates it per size). The bench's ratios at load 8-10
-(12 runs each, old/new alternating): wall 1.20x / 1.21x, CPU 1.12x / 1.11x, calling
-thread 1.11x / 1.10x, a new size ~280 / ~270 us of calling-thread CPU more than a seen
-one: within the noise at that load. Part of a new size's extra is the benchmark's own:
+the noise (``bench_prewake`` alternates it per size). The bench's ratios at load 8-11,
+old / new code alternating (medians of runs): wall 1.16-1.20x / 1.15-1.21x, CPU
+1.11-1.12x / 1.09-1.13x, calling thread 1.11-1.13x / 1.10-1.14x: within the noise at
+that load, each run's best 1.02-1.15x, its worst up to 1.57x (the machine's other
+jobs). Part of a new size's extra is the benchmark's own:
 each size's input is first read cold from memory, where the seen calls' is in cache.
 """
 
