@@ -132,7 +132,7 @@ def counted_bytes(prog, size):
 def fit_sweeps(prog, spare, size):
     """Give each sweep of ``prog`` its floor plus an equal share of ``spare`` bytes (what
     the budget leaves beyond the rest of the plan and every floor) as its allowance."""
-    found = [s for s in sweeps(prog)]
+    found = list(sweeps(prog))
     for s in found:
         s.attrs["sweep_bytes"] = int(sweep_floor(*sizes(s, size)) + spare // len(found))
     return prog
