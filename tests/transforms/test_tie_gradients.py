@@ -351,7 +351,7 @@ def test_every_ufunc_with_a_tie_has_a_row():
 # with a kink or a where-guard gets its tie checked); the rest are reductions/utilities.
 _NN_NOT_ELEMENTWISE = {"identity", "tanh", "glu", "softmax", "log_softmax", "logsumexp",
                        "logmeanexp", "standardize", "normalize", "one_hot", "swish",
-                       "hard_swish", "initializers"}
+                       "hard_swish", "initializers", "dot_product_attention"}
 
 
 def test_every_nn_activation_has_a_tie_row():
