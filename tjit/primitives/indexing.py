@@ -513,14 +513,18 @@ def _scatter_into_zeros(ctx, ufunc_name, operand, indices, updates, *, dimension
     dn = _as_type(ScatterDimensionNumbers, dimension_numbers)
     mode = GatherScatterMode.from_any(mode)
     shape, dtype = tuple(operand.shape), operand.dtype
+    fn = ctx.rebuildable(_scatter_into_zeros_fn, ufunc_name, shape, dtype, dn, mode)
+    name = "scatter" if ufunc_name is None else f"scatter-{ufunc_name}"
+    return ctx.library(f"{name} into zeros", fn, (indices, updates), [(shape, dtype)])[0]
 
+
+def _scatter_into_zeros_fn(ufunc_name, shape, dtype, dn, mode):
     def fn(xp, env, indices, updates):
         out = xp.zeros(tuple(int(substitute(d, env)) for d in shape), dtype)
         _scatter_apply(xp, out, xp.asarray(indices), xp.asarray(updates, dtype), dn, mode,
                        ufunc_name)
         return [out]
-    name = "scatter" if ufunc_name is None else f"scatter-{ufunc_name}"
-    return ctx.library(f"{name} into zeros", fn, (indices, updates), [(shape, dtype)])[0]
+    return fn
 
 
 def _single_index_scatter(ctx, combine, operand, indices, updates, *, dimension_numbers, mode,

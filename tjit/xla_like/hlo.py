@@ -147,8 +147,21 @@ def has_effect(i):
     return False
 
 
+def rebuildable(factory, *args):
+    """``factory(*args)``: a library call's function that remembers how it was made
+    (``fn.recipe``), so that a compiled program written to disk stores the factory (a
+    module-level function, by name) and its arguments (data), and loading it calls the
+    same factory again (``program_cache``). ``args`` must pickle: primitives, params,
+    shapes, dtypes; a function without a recipe keeps its program out of the cache."""
+    fn = factory(*args)
+    fn.recipe = (factory, args)
+    return fn
+
+
 class Builder:
     """Creates instructions in order; lowering rules receive one as ``ctx``."""
+
+    rebuildable = staticmethod(rebuildable)   # (for rules that do not import this module)
 
     def __init__(self):
         self.instrs = []
@@ -194,7 +207,9 @@ class Builder:
                 effect=False):
         """A library call ``fn(xp, env, *arrays)``; returns the list of its results
         (``get`` ops). ``primitive``/``params``: the primitive it runs, if it is one;
-        ``effect``: the call matters beyond its results (a host callback)."""
+        ``effect``: the call matters beyond its results (a host callback). Make ``fn``
+        with :func:`rebuildable` so that programs holding the call can be cached on
+        disk."""
         attrs = {"effect": True} if effect else {}
         call = self.add("library", operands, (), np.dtype(np.uint8), name=name, fn=fn,
                         out_avals=list(out_avals), primitive=primitive, params=params,

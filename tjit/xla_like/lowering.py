@@ -148,6 +148,14 @@ def _lower_control(ctx, prim, ins, params, out_avals):
 def library_call(ctx, prim, ins, params, out_avals):
     """Run ``prim``'s reference implementation at this point, on the array namespace
     the runtime binds (``xp``: NumPy on the CPU). The step records ``(prim, params)``."""
+    fn = hlo.rebuildable(primitive_call, prim, params)
+    return ctx.library(prim.name, fn, ins, [(a.shape, a.dtype) for a in out_avals],
+                       primitive=prim, params=params, effect=prim.effectful)
+
+
+def primitive_call(prim, params):
+    """The library function ``fn(xp, env, *arrays)`` that runs ``prim.impl`` with
+    ``params`` (symbolic ones specialized to the run's sizes ``env``, once per size)."""
     symbolic = any(_symbolic_param(p) for p in params.values())
     impl, multiple = prim.impl, prim.multiple_results
     per_env = {}
@@ -161,9 +169,7 @@ def library_call(ctx, prim, ins, params, out_avals):
                 p = per_env[key] = {k: _specialize_param(v, env) for k, v in params.items()}
         out = impl(xp, *arrays, **p)
         return list(out) if multiple else [out]
-
-    return ctx.library(prim.name, fn, ins, [(a.shape, a.dtype) for a in out_avals],
-                       primitive=prim, params=params, effect=prim.effectful)
+    return fn
 
 
 def _is_jaxpr(p):

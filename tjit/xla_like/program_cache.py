@@ -18,8 +18,18 @@ planning (``compile_program``), and its backend skips what it keys on the progra
 
 A program the key cannot describe faithfully is not cached: a parameter that is a
 closure, lambda or user object (a callback, say), a primitive whose rules live outside
-tjit, constants over ``MAX_CONST_BYTES``. A program that does not pickle (library
-steps hold closures) is not stored. Either costs only the attempt.
+tjit, constants over ``MAX_CONST_BYTES``. Either costs only the attempt.
+
+**Library steps** (sort, fft, linalg, gathers: ``LibraryStep.fn`` is a closure) are
+stored as data: a function made by ``hlo.rebuildable(factory, *args)`` is written as
+its factory (a module-level function, by name) and the factory's arguments (the
+primitive and its static parameters), and loading calls the same factory on them, so
+the loaded step runs the same code on the same parameters as a freshly compiled one
+(bit-identical results). Primitives are written by reference (the tjit module
+attribute that holds them), so a loaded step holds the process's own primitive object.
+A step whose function has no recipe (collectives, which hold a process's
+communicators; user callbacks) keeps its program out of the cache: ``NOT_STORED``
+counts why, per reason, as ``STATS["not_stored"]`` counts how often.
 
 **Storage** is the backends' disk cache (``devices/disk_cache`` registers itself with
 :func:`set_store`: this layer may not import devices): checksummed entries written
@@ -32,9 +42,12 @@ off by default (``tests/conftest.py``): tests monkeypatch compiler constants, wh
 key can see.
 """
 
+import collections
 import dataclasses
 import enum
 import hashlib
+import importlib
+import io
 import os
 import pickle
 import sys
@@ -47,6 +60,7 @@ import sympy
 from tjit.primitives.ad_prims import CALL_JAXPR_PARAM
 from tjit.tracing.core import Primitive
 from tjit.tracing.jaxpr import ClosedJaxpr, DropVar, Jaxpr, Literal, Var
+from tjit.xla_like.hlo import rebuildable
 
 ENV_VAR = "TJIT_PROGRAM_CACHE"
 #: Programs whose constants hold more bytes than this are not cached (hashing and
@@ -57,8 +71,10 @@ MAX_ENTRY_BYTES = 32 << 20
 #: Counters for tests and benchmarks.
 STATS = {"hits": 0, "misses": 0, "stored": 0, "not_keyed": 0, "not_stored": 0,
          "bad_entries": 0}
+#: Why programs were not stored: reason -> count (``STATS["not_stored"]`` in all).
+NOT_STORED = collections.Counter()
 #: Bumped when the entry's layout changes.
-FORMAT = 2
+FORMAT = 3
 
 _STORE = []     # [(get, put)]: set by devices/disk_cache
 _PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))     # .../tjit
@@ -125,21 +141,82 @@ def load(key):
 
 
 def store(key, program):
-    """Store ``program`` under ``key`` when it pickles and is not too big."""
+    """Store ``program`` under ``key`` when every step can be written as data and the
+    entry is not too big; otherwise count why in ``NOT_STORED``."""
     if key is None:
         return False
     try:
-        payload = pickle.dumps((program, _by_position(program)),
-                               protocol=pickle.HIGHEST_PROTOCOL)
-    except (pickle.PicklingError, AttributeError, TypeError, RecursionError):
-        STATS["not_stored"] += 1    # (library steps hold closures)
-        return False
+        payload = dumps((program, _by_position(program)))
+    except _NotStorable as e:
+        return _not_stored(str(e))
+    except (pickle.PicklingError, AttributeError, TypeError, RecursionError) as e:
+        return _not_stored(f"does not pickle ({type(e).__name__})")
     if len(payload) > MAX_ENTRY_BYTES:
-        STATS["not_stored"] += 1
-        return False
+        return _not_stored("entry too big")
     stored = _STORE[0][1](key, payload)
     STATS["stored"] += bool(stored)
     return stored
+
+
+def _not_stored(reason):
+    STATS["not_stored"] += 1
+    NOT_STORED[reason] += 1
+    return False
+
+
+class _NotStorable(Exception):
+    """Something in the compiled program that cannot be written as data."""
+
+
+def dumps(obj):
+    """``obj`` pickled with library-step functions written as their recipes and
+    primitives by reference (see the module docstring); raises ``_NotStorable``."""
+    buf = io.BytesIO()
+    _ProgramPickler(buf, protocol=pickle.HIGHEST_PROTOCOL).dump(obj)
+    return buf.getvalue()
+
+
+class _ProgramPickler(pickle.Pickler):
+    def reducer_override(self, obj):
+        if isinstance(obj, Primitive):
+            return _primitive_named, _primitive_ref(obj)
+        if isinstance(obj, types.FunctionType):
+            recipe = getattr(obj, "recipe", None)
+            if recipe is not None:
+                factory, args = recipe
+                if "<" in factory.__qualname__:
+                    raise _NotStorable(f"library function factory {factory.__qualname__} "
+                                       "is not a module-level function")
+                return rebuildable, (factory, *args)
+            if "<" in obj.__qualname__:       # a closure or lambda: pickle cannot name it
+                raise _NotStorable(f"closure {obj.__qualname__.split('.<locals>')[0]}")
+        return NotImplemented
+
+
+_PRIMITIVE_REFS = {}    # Primitive -> (module name, attribute) where tjit defines it
+
+
+def _primitive_ref(p):
+    ref = _PRIMITIVE_REFS.get(p)
+    if ref is None:
+        for name, mod in list(sys.modules.items()):     # (once a process, on a miss)
+            if mod is not None and _tjit_module(name):
+                for attr, v in list(vars(mod).items()):
+                    if isinstance(v, Primitive) and (    # (its own ``name_p`` first)
+                            v not in _PRIMITIVE_REFS or attr == f"{v.name}_p"):
+                        _PRIMITIVE_REFS[v] = (name, attr)
+        ref = _PRIMITIVE_REFS.get(p)
+        if ref is None:
+            raise _NotStorable(f"primitive {p.name} is not a module attribute of tjit")
+    return ref
+
+
+def _primitive_named(module, attr):
+    """The primitive ``module.attr`` (unpickling a reference written by ``_primitive_ref``)."""
+    p = getattr(importlib.import_module(module), attr)
+    if not isinstance(p, Primitive):
+        raise TypeError(f"{module}.{attr} is a {type(p).__name__}, not a primitive")
+    return p
 
 
 #: Program attributes keyed by ``id(step)``: stored keyed by the step's position (the
