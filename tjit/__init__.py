@@ -51,6 +51,7 @@ from tjit.distributed import (  # noqa: F401
 from tjit.sharding import make_mesh, NamedSharding, P  # noqa: F401
 from tjit.experimental.shard_map import shard_map  # noqa: F401  (also jax.shard_map's name)
 from tjit import debug  # noqa: F401  (jax.debug.print, jax.debug.callback)
+from tjit import image  # noqa: F401  (jax.image.resize, scale_and_translate)
 from tjit.host_callbacks import pure_callback  # noqa: F401
 __import__("sys").modules.setdefault("tjit.tree_util", tree_util)  # `from tjit.tree_util import`
 from tjit.tracing.shapes import symbol as _symbol  # noqa: F401
@@ -68,7 +69,7 @@ from tjit._namespace import publish as _publish
 _publish(globals(), submodules=(  # tab completion lists the public API only
     "numpy", "lax", "nn", "random", "tree_util", "tree", "ad_checkpoint", "distributed",
     "sharding", "experimental", "devices", "scipy", "ops", "debug",
-    "dtypes", "typing", "profiler"),
+    "dtypes", "typing", "profiler", "image"),
     entry_points=False)  # jit, grad, ...: api_boundary (their own filtering)
 
 from tjit._doc_examples import JAX_EXAMPLES as _JAX_EXAMPLES
