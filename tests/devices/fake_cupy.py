@@ -157,7 +157,7 @@ class FakeCupy(types.ModuleType):
             memcpyAsync=self._memcpy_async, memcpyDeviceToDevice=3)
         self.cuda = types.SimpleNamespace(
             Device=_Device, runtime=runtime,
-            Stream=lambda non_blocking=False: Stream(self),
+            Stream=lambda non_blocking=False: Stream(self), Event=Event,
             get_current_stream=lambda: self._current[-1],
             device=types.SimpleNamespace(get_cublas_handle=lambda: 1),
             memory=types.SimpleNamespace(OutOfMemoryError=OutOfMemoryError))
@@ -311,6 +311,9 @@ class Stream:
     def synchronize(self):
         pass
 
+    def wait_event(self, event):
+        pass        # (work runs at once: what the event marks has run)
+
     def begin_capture(self, mode=None):
         assert self.fake._current[-1] is self and self.recording is None
         self.recording = []
@@ -323,6 +326,16 @@ class Stream:
         if self.fake.fail_capture is not None:
             raise self.fake.fail_capture
         return Graph(self.fake, work)
+
+
+class Event:
+    """``cupy.cuda.Event``: ``record`` marks a stream's work so far (here: all done)."""
+
+    def __init__(self, block=False, disable_timing=False, interprocess=False):
+        self.stream = None
+
+    def record(self, stream=None):
+        self.stream = stream
 
 
 class Graph:

@@ -330,6 +330,7 @@ class CudaExecutable(PlanInspection, Executable):
         self._fixed_runner = None                   # (the runner of a program without symbols)
         self._oom = _cupy().cuda.memory.OutOfMemoryError
         self._lock = threading.Lock()
+        self._last_stream = None    # (the stream the previous call ran on)
 
     def function(self, kernel):
         """The loaded function of ``kernel`` (a RawKernel)."""
@@ -382,6 +383,7 @@ class CudaExecutable(PlanInspection, Executable):
             with self._lock:
                 if r is None:
                     r = self._runner(flat_args)
+                self._after_last_call()
                 return r.run(flat_args, donated)
         except self._oom as e:
             raise _oom_error(e, "jit call on the GPU") from None
@@ -395,10 +397,25 @@ class CudaExecutable(PlanInspection, Executable):
 
         def run_here(flat_args, donated=()):
             with self._lock:
+                self._after_last_call()
                 return runner.run(flat_args, donated)
         if self.device_id is None:
             return run_here
         return lambda flat_args, donated=(): self._placed(run_here, flat_args, donated)
+
+    def _after_last_call(self):
+        """Make the current stream wait for the previous call's work when that ran on
+        another stream: calls share the runners' temporaries (the plan's slots, laid out
+        for steps one after another), so a call's kernels must not overlap the last
+        call's, as two streams' kernels may (an event wait: the host does not block)."""
+        cp = _cupy()
+        stream = cp.cuda.get_current_stream()
+        last = self._last_stream
+        if last is not None and last.ptr != stream.ptr:
+            done = cp.cuda.Event(disable_timing=True)
+            done.record(last)
+            stream.wait_event(done)
+        self._last_stream = stream
 
     def donation(self):
         writes = dict(self.program.aliases)
