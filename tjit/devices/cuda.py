@@ -32,7 +32,8 @@ from their second call (``cuda_graphs``; ``TJIT_CUDA_GRAPHS=0`` turns them off).
 Temporaries are slots allocated once per size binding; outputs come from CuPy's memory
 pool; donated arguments' buffers hold outputs. Dispatch is asynchronous: a call
 enqueues its launches on the current stream and returns; an executable's launches are
-serialized by a lock (its temporaries are shared). Running out of GPU memory raises
+serialized by a lock (its temporaries are shared), and a call on another stream than the
+previous call's makes its stream wait for that one first (an event). Running out of GPU memory raises
 :class:`CudaOutOfMemoryError` (a ``MemoryError``) naming the bytes; the arguments are
 left intact.
 
