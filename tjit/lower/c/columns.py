@@ -40,8 +40,9 @@ def render(r):
     nkept = prod(r.plan.extents[g] for g in kept)
     if d.threaded:
         return _columns(r, red, kept, nkept)
-    if r.lanes > 1:         # (HLS: W kept points a step, lanes.py)
-        return lanes.render_columns(r), 1, 1
+    if r.lanes > 1 or any(r.io.get(i) == "stream" for i, a in enumerate(k.args)
+                          if a.role == "in"):   # (HLS: W kept points a step, lanes.py;
+        return lanes.render_columns(r), 1, 1    # streamed inputs need its order)
     with r.nest(kept, innermost=not red):
         _fold_stages(r, lambda: r.nest(red))
         scope = {}

@@ -40,14 +40,19 @@ so the reader and writer stages that feed the design move one beat a cycle.
 
 * **accumulate style** (column sums: the reduced loop axes lead, K kept points a
   concrete multiple of W, at most ``streams.MAX_ROW``): ``render_columns``, W kept
-  points a step in row-major order into on-chip accumulators, each kept point folding
+  points a step in row-major order (so its inputs may be streams, and a value a row
+  of the reduced axes is read at each run of K kept points: the layernorm backward's
+  weight gradient) into on-chip accumulators, each kept point folding
   its terms in increasing reduced index (bit for bit the sequential loop);
 * a row-style kernel whose row is too long to buffer and that reads no stream takes
   W points a step of the whole row straight from memory (``row_len``).
 
 Kernels that do not qualify (a memory access that is not an aligned beat, a count or
-row that is not a multiple of W with a memory argument, a dot in the tiled template)
-keep one point a step, and so do the streams into them.
+row that is not a multiple of W with a memory argument, a dot in the tiled template,
+a full reduction whose values a row change within a step) keep one point a step, and
+so do the streams into them; a one-point-a-step kernel that reads streams keeps the
+forms above where its streams need their order (``overlapped_rows``; accumulate style
+with streamed inputs: ``render_columns``), its packets one element each.
 """
 
 import contextlib
@@ -59,8 +64,22 @@ from tjit.lower.c import streams, tiled_dot
 from tjit.lower.loops import ceil_div, plan_axes, prod, stage_levels
 from tjit.xla_like import kernel_ir as K
 
-__all__ = ["BEAT_BITS", "arg_lanes", "beat_lanes", "kernel_lanes", "packet_row", "packet_type",
-           "pass_loads", "render", "render_columns", "render_rows", "row_len", "row_passes"]
+__all__ = [
+    "BEAT_BITS",
+    "arg_lanes",
+    "beat_lanes",
+    "kernel_lanes",
+    "overlapped_rows",
+    "packet_row",
+    "packet_type",
+    "pass_loads",
+    "render",
+    "render_columns",
+    "render_rows",
+    "row_len",
+    "row_passes",
+    "sub_rows",
+]
 
 #: The width of a memory beat and of a wide stream's packet.
 BEAT_BITS = 512
@@ -92,6 +111,9 @@ def kernel_lanes(k, io):
     if not k.reduce_axes and any(io.get(a) == "stream" for a in rows) and \
             all(io.get(i) in ("stream", "discard") for i in range(len(k.args))):
         return w    # (a value a row: W lanes a step within a row, cut per row if ragged)
+    if k.reduce_axes and any(io.get(a) == "stream" and not _same_size(m, n) and
+                             not _multiple(m, w) for a, m in rows.items()):
+        return 1    # (a value every m points of a full reduction: whole steps of them)
     if not _multiple(n, w):     # a masked last step (of the run, or of each row):
         # stages on streams only (a memory access must be one aligned beat)
         streamed = all(io.get(i) in ("stream", "discard") for i in range(len(k.args)))
@@ -121,11 +143,23 @@ def row_len(k, io):
     (``streams.row_buffered_len``), or, where no input is streamed (nothing to buffer:
     every access is a beat of memory), its reduced points when concrete; else None."""
     n = streams.row_buffered_len(k)
+    if n is None and streams.one_pass(k):   # (no row buffer: any length)
+        return prod(k.shape[a] for a in k.reduce_axes)
     if n is None and not any(io.get(i) == "stream" for i, a in enumerate(k.args)
                              if a.role == "in"):
         n = prod(k.shape[a] for a in k.reduce_axes)
         return int(n) if isinstance(n, (int, np.integer)) else None
     return n
+
+
+def overlapped_rows(k, io, lanes):
+    """Whether row-style kernel ``k`` (``io``, ``lanes`` points a step) is rendered as
+    one loop of overlapping passes (``render_rows``): it has reduced axes and takes W
+    lanes or reads a stream, and is no dot of the matrix-multiply template."""
+    if not (k.reduce_axes and k.row_style) or k.hyperplane is not None or k.inplace:
+        return False
+    streamed = any(io.get(i) == "stream" for i, a in enumerate(k.args) if a.role == "in")
+    return (lanes > 1 or streamed) and tiled_dot.match(k, plan_axes(k)) is None
 
 
 def _columns_fit(k, io, w):
@@ -255,12 +289,13 @@ def _const_int(x):
     return isinstance(x, (int, np.integer))
 
 
-def _read_packets(r, w):
+def _read_packets(r, w, inputs=True, outputs=True):
     """This step's packet of each streamed argument: read (inputs) or zeroed (outputs);
     row inputs are read at the row's start (``row_input_reads``)."""
     packets = {}
     for i, a in enumerate(r.k.args):
-        if r.io.get(i) != "stream" or i in r.row_in:
+        if r.io.get(i) != "stream" or i in r.row_in or \
+                not (inputs if a.role == "in" else outputs):
             continue
         packets[i] = r.var("pk")
         t = packet_type(r.d, a.dtype, w)
@@ -269,6 +304,23 @@ def _read_packets(r, w):
         else:
             r.emit(f"{t} {packets[i]}{{}};")
     return packets
+
+
+def _ln(packet, w):
+    """The current lane of a packet (a one-lane stream's element is the value)."""
+    return f"{packet}[ln]" if w > 1 else packet
+
+
+def sub_rows(r):
+    """Whether row-style kernel ``r.k`` streams row inputs that change within its row
+    (``streams.row_split`` of a full reduction: read every ``r.row_in[a]`` points)."""
+    n = streams.row_buffered_len(r.k)
+    return any(not _same_size(m, n) for m in r.row_in.values())
+
+
+def _same_size(a, b):
+    return a == b or (a is not None and b is not None and
+                      sympy.simplify(sympy.sympify(a) - sympy.sympify(b)) == 0)
 
 
 def _write_packets(r, packets):
@@ -288,8 +340,9 @@ def row_passes(k):
 
 
 def render_rows(r):
-    """The row-style kernel of renderer ``r`` at ``r.lanes`` > 1 as one pipelined loop
-    whose passes overlap (module docstring, "row passes"); returns the number of rows."""
+    """The row-style kernel of renderer ``r`` (``overlapped_rows``: W lanes, or one
+    lane reading streams) as one pipelined loop whose passes overlap (module
+    docstring, "row style"); returns the number of rows."""
     k, w = r.k, r.lanes
     n = row_len(k, r.io)
     outer = [g for g, red in enumerate(r.plan.reduce) if not red]
@@ -300,15 +353,15 @@ def render_rows(r):
         raise ValueError(f"kernel {k.name}: {npass} row passes need {npass - 1} slacks, "
                          f"got {slack}")
     streamed = list(r.rowbuf)           # (read a packet a step: no row buffers here)
-    r.shared = [s for s in r.shared if not any(f" {b}[" in s for b in r.rowbuf.values())]
     last = {a: max([p for p in range(npass) if a in pass_loads(k, p)],
                    default=0) for a in streamed}
     nc, rows = r.sizes(n), r.sizes(prod(r.plan.extents[g] for g in outer))
     i64 = r.i64
     if isinstance(n, (int, np.integer)):
-        spr, spr_max = max(ceil_div(n, w), 1), max(ceil_div(n, w), 1)
+        spr = spr_max = max(ceil_div(n, w), 1)
     else:               # (a row of 0 points still takes one step: its outer stores)
-        spr, spr_max = "spr", ceil_div(streams.row_capacity(k), w)
+        spr = "spr"     # (delay lines, npass > 1: a row buffered up to its capacity)
+        spr_max = ceil_div(streams.row_capacity(k), w) if npass > 1 else None
         r.emit(f"const {i64} spr = {nc} > 0 ? ({nc} + {w - 1}) / {w} : 1;")
     # rows in flight between the first pass and the last: a power of two above them
     ahead = npass + (sum(slack) if not isinstance(spr, int) else ceil_div(sum(slack), spr))
@@ -405,8 +458,10 @@ def _row_pass(r, p, js, passes, qj, vals, depth, accs, lines, ptr, streamed, las
     at = f"({q} & {depth - 1})"
     _indices(r, q, outer)
     if p == 0:
-        for a in r.row_in:      # (a value a row, read at the row's first step)
-            r.emit(f"if ({j} == 0) {vals['row', a]}[{at}] = a{a}.read();")
+        for a, m in r.row_in.items():   # (a value a row, read at the row's first step;
+            # a full reduction's value of each m points: every m / W steps)
+            cond = f"{j} == 0" if not sub_rows(r) else f"{j} % {r.sizes(m)} == 0"
+            r.emit(f"if ({cond}) {vals['row', a]}[{at}] = a{a}.read();")
     r.row_vals = {a: f"{vals['row', a]}[{at}]" for a in r.row_in}
     for (kind, s), v in vals.items():
         if kind == "stage" and any(s in (passes[m] or ()) for m in range(p)):
@@ -475,7 +530,7 @@ def _level_step(r, js, accs, packets, mask, inner, j, end, vals, at):
                 r.emit(f"{lane_vals[x]}[ln] = {r.s.identity(ks[x].monoid, ks[x].dtype)};")
         with _masked(r, mask):
             _indices(r, f"({j} + ln)", inner)
-            r.lane = {a: f"{pk}[ln]" for a, pk in packets.items()}
+            r.lane = {a: _ln(pk, r.lanes) for a, pk in packets.items()}
             scope = {}
             for x in js:
                 r.emit(f"{lane_vals[x]}[ln] = {r.typed(ks[x].expr, ks[x].dtype, scope)};")
@@ -517,8 +572,8 @@ def _store_step(r, packets, mask, inner, outer, j, guard):
             r.emit(f"{packet_type(r.d, k.args[st.arg].dtype, w)} {out[st.arg]}{{}};")
     with _lanes(r, w, inner), _masked(r, mask):
         _indices(r, f"({j} + ln)", inner)
-        r.lane = {**{a: f"{pk}[ln]" for a, pk in packets.items()},
-                  **{a: f"{pk}[ln]" for a, pk in out.items()}}
+        r.lane = {**{a: _ln(pk, w) for a, pk in packets.items()},
+                  **{a: _ln(pk, w) for a, pk in out.items()}}
         scope = {}
         for st in inner_st:
             r.store(st, scope, outer)
@@ -551,25 +606,31 @@ def render_columns(r):
         for j, st in enumerate(k.stages):
             r.emit(f"{accs[j]}[{c} + ln] = {r.s.identity(st.monoid, st.dtype)};")
     f = r.var("f")
+    r.row_input_decls(count=False)      # (a value a run of the kept points)
     with r.block(f"for ({r.i64} {f} = 0; {f} < {r.sizes(total)}; {f} += {w})"):
         r.pragmas(True, ceil_div(total, w))
         for a in accs.values():
             r.emit(f"#pragma HLS DEPENDENCE variable={a} inter distance={nk // w} true")
         r.emit(f"const {r.i64} {c} = {f} % {nk};")
+        r.row_input_reads(f"{c} == 0")
+        packets = _read_packets(r, w, outputs=False)
         with _lanes(r, w, groups):
             _indices(r, f"({f} + ln)", groups)
+            r.lane = {i: _ln(p, w) for i, p in packets.items()}
             scope = {}
             for j, st in enumerate(k.stages):
                 x = r.typed(st.expr, st.dtype, scope)
                 ref = f"{accs[j]}[{c} + ln]"
                 r.emit(f"{ref} = {r.s.combine(st.monoid, ref, x, st.dtype)};")
+        r.lane = {}
+    r.row_vals = {}
     with _steps(r, nk, w, c):
-        packets = _read_packets(r, w)
+        packets = _read_packets(r, w, inputs=False)
         with _lanes(r, w, kept):
             _indices(r, f"({c} + ln)", kept)
             for j, st in enumerate(k.stages):
                 r.stage_vals[j] = r._bind(f"{accs[j]}[{c} + ln]", st.dtype)
-            r.lane = {i: f"{p}[ln]" for i, p in packets.items()}
+            r.lane = {i: _ln(p, w) for i, p in packets.items()}
             scope = {}
             for st in k.stores:
                 r.store(st, scope, kept)

@@ -297,11 +297,11 @@ class _Renderer:
                        ok.get(a) == "row"}
         for arg in self.io:
             if self.io[arg] == "stream" and self.k.args[arg].role == "in" and \
-                    self.k.reduce_axes and arg not in self.row_in:
+                    self.k.reduce_axes and self.k.row_style and arg not in self.row_in:
                 n = streams.row_capacity(self.k)
-                if self.lanes > 1:      # whole W-lane steps (a ragged row's last is masked)
-                    n = -(-n // self.lanes) * self.lanes
                 self.rowbuf[arg] = f"rb{arg}"
+                if lanes_mod.overlapped_rows(self.k, self.io, self.lanes):
+                    continue        # (read a packet a step: delay lines, lanes.py)
                 self.shared.append(f"{self.d.mem_type(self.k.args[arg].dtype)} rb{arg}[{n}];")
 
     def _hyperplane(self):
@@ -585,7 +585,7 @@ class _Renderer:
         k, d = self.k, self.d
         outer = [g for g, r in enumerate(self.plan.reduce) if not r]
         inner = [g for g, r in enumerate(self.plan.reduce) if r]
-        if self.lanes > 1:
+        if not d.threaded and lanes_mod.overlapped_rows(k, self.io, self.lanes):
             return LaunchSpec("row", lanes_mod.render_rows(self), d.local_size)
         dot = tiled_dot.match(k, self.plan, d.threaded, self.dot_grid) if d.tiled_dots \
             else None

@@ -13,13 +13,18 @@ row-major order:
   (the inner points of one outer point) has a concrete length of at most ``MAX_ROW``
   or a symbolic one (a buffer of ``SYMBOLIC_ROW_CAP``, checked when the design starts):
   each row is read once, into an on-chip row buffer that the stage and store loops then
-  index (``row_buffered_len``), or at W lanes a packet a step that delay lines hand to
-  the later passes (``lanes.render_rows``);
+  index (``row_buffered_len``), or where its passes overlap (``lanes.render_rows``) a
+  packet a step that delay lines hand to the later passes; a kernel that folds its row
+  once (``one_pass``: a full reduction) needs no buffer, at any row length;
+* an **input** of an accumulate-style kernel walked in row-major order
+  (``walks_in_order``: reduced axes leading, the kept points' accumulators on chip,
+  ``lanes.render_columns``), loaded the same way: one read per point;
 * a **row input** (``"row"``, ``row_inputs``) of a row-style kernel (pointwise or
-  with reduced axes): every load's index row-major over the leading axes before some
-  axis ``p`` and constant over the rest (a value per row: layernorm's mean), read
-  once per row of ``prod(shape[p:])`` points (a reduced kernel: ``p`` is its first
-  reduced axis);
+  with reduced axes) or of an accumulate-style one walked in order: every load's
+  index row-major over the leading axes before some axis ``p`` and constant over the
+  rest (a value per row: layernorm's mean), read once per row of ``prod(shape[p:])``
+  points (``row_split``: a row-style reduction's first reduced axis, or within the
+  row of a one-pass full reduction; an accumulate-style kernel's first kept axis);
 * an **output** with one store whose index is row-major over the points where it is
   written: every point (pointwise; row style's inner stores), the outer points (row
   style's outer stores) or the kept points (accumulate style).
@@ -29,11 +34,21 @@ Kernels with a hyperplane or in-place pairs keep every argument in memory.
 
 import numpy as np
 
-from tjit.lower.loops import prod, same
+from tjit.lower.loops import prod, same, stage_levels
 from tjit.xla_like import kernel_ir as K
 
-__all__ = ["MAX_ROW", "SYMBOLIC_ROW_CAP", "row_buffered_len", "row_capacity", "row_inputs",
-           "row_split", "stream_args", "stream_length"]
+__all__ = [
+    "MAX_ROW",
+    "SYMBOLIC_ROW_CAP",
+    "one_pass",
+    "row_buffered_len",
+    "row_capacity",
+    "row_inputs",
+    "row_split",
+    "stream_args",
+    "stream_length",
+    "walks_in_order",
+]
 
 #: The longest row a row-style kernel buffers on chip for a streamed input (elements).
 MAX_ROW = 1 << 16
@@ -76,8 +91,9 @@ def stream_args(k):
     n = len(k.shape)
     full = _row_major(k.shape, list(range(n)))
     out = {}
-    if not k.reduce_axes or k.row_style:
-        ok_in = not k.reduce_axes or row_buffered_len(k) is not None
+    if not k.reduce_axes or k.row_style or walks_in_order(k):
+        ok_in = not k.reduce_axes or not k.row_style or row_buffered_len(k) is not None \
+            or one_pass(k)      # (a row read once, a packet a step: no row buffer)
         nodes = _reachable(k)
         loaded = {}
         for node in K.all_nodes(k):
@@ -111,16 +127,44 @@ def stream_args(k):
     return out
 
 
+def walks_in_order(k):
+    """Whether accumulate-style kernel ``k`` may be walked in row-major order, each
+    kept point's accumulator on chip (``lanes.render_columns``): its reduced axes all
+    before its kept ones, the kept points a concrete count of at most ``MAX_ROW``."""
+    if k.row_style or not k.reduce_axes or k.hyperplane is not None or k.inplace:
+        return False
+    kept = [a for a in range(len(k.shape)) if a not in k.reduce_axes]
+    nk = prod(k.shape[a] for a in kept)
+    return bool(kept) and max(k.reduce_axes) < min(kept) and \
+        isinstance(nk, (int, np.integer)) and nk <= MAX_ROW
+
+
 def row_split(k):
-    """The first axis of a row of row-style kernel ``k`` whose row inputs
-    (``row_inputs``) are read once per row: its first reduced axis, or for a pointwise
-    kernel the last axis of extent > 1 (a row is the innermost axis); None: none."""
-    if not k.row_style or k.hyperplane is not None or k.inplace or not k.shape:
+    """The first axis of a row of kernel ``k`` whose row inputs (``row_inputs``) are
+    read once per row: a row-style kernel's first reduced axis, or where that is its
+    first axis and it makes one pass over its row (one stage level, no inner stores:
+    a full reduction), the last axis of extent > 1 (its row inputs then change within
+    its row, every ``prod(shape[p:])`` points); a pointwise kernel's last axis of
+    extent > 1 (a row is the innermost axis); an accumulate-style kernel walked in
+    order (``walks_in_order``) its first kept axis; None: none."""
+    if k.hyperplane is not None or k.inplace or not k.shape:
         return None
-    if k.reduce_axes:
-        return min(k.reduce_axes)
+    if not k.row_style:
+        return min(a for a in range(len(k.shape)) if a not in k.reduce_axes) \
+            if walks_in_order(k) else None
     big = [a for a, e in enumerate(k.shape) if not same(e, 1)]
+    if k.reduce_axes and (min(k.reduce_axes) > 0 or not one_pass(k)):
+        return min(k.reduce_axes)
     return big[-1] if big else None
+
+
+def one_pass(k):
+    """A row-style kernel with reduced axes that folds its row once and stores values
+    a row only (``lanes.render_rows`` reads its streamed inputs a packet a step, with
+    no row buffer, at any row length)."""
+    if not (k.reduce_axes and k.row_style):
+        return False
+    return len(stage_levels(k)) == 1 and all(st.level == "outer" for st in k.stores)
 
 
 def row_inputs(k):
