@@ -15,9 +15,9 @@ import numpy as np
 
 from tjit import lax
 from tjit import numpy as jnp
+from tjit.image._kernels import AREA_KERNEL, KERNELS, ResizeMethod, as_method
 from tjit.numpy._core import check_arraylike, promote_dtypes_inexact
 from tjit.tracing.shapes import normalize_axis
-from tjit.image._kernels import AREA_KERNEL, KERNELS, ResizeMethod, as_method
 
 # weights summing to less than this are dropped rather than normalized (JAX's threshold)
 _MIN_WEIGHT_SUM = 1000. * float(np.finfo(np.float32).eps)
