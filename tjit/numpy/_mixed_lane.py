@@ -18,7 +18,8 @@ unpacks an exact tuple faster than a named one): ``fn(vx, vy)`` is the one NumPy
 made with NumPy's warnings off where ``quiet``, its result wrapped as an Array of weak
 flag ``weak`` and signature id ``sig`` (so the next operation on the result finds its
 plan without hashing a shape); ``casts`` is None, or ``(cast_x, cast_y)``: the dtypes
-the operands are first cast to with ``astype`` (None: as they are).
+the operands are first cast to with ``astype`` (None: as they are), or :data:`REPLAY`:
+``fn(vx, vy)`` makes the result Array itself (a call that is not one NumPy call).
 """
 
 import numpy as np
@@ -28,25 +29,26 @@ from tjit.tracing.core import Array, signature
 
 _ndarray = np.ndarray
 
+#: a record's ``casts`` when its ``fn`` returns the Array itself
+REPLAY = object()
+
 
 def lane(run, out):
     """The record of a fast-lane call ``run`` (:func:`tjit.tracing.core.fast_runner2`)
-    whose first result was the Array ``out``: a record where it is one NumPy call,
-    else ``run`` itself (called as ``run(vx, vy)``); None when ``out`` is not NumPy-backed."""
+    whose first result was the Array ``out``; None when ``out`` is not NumPy-backed."""
     sig = signature(out)
     if sig is None:
         return None
     direct = getattr(run, "direct", None)
     if direct is None:
-        return run
+        return (run, None, None, None, REPLAY)
     return (direct.fn, direct.quiet, direct.weak, sig, None)
 
 
 def plan(run, promoted, x, y, out):
     """The record for later calls of the signature of Arrays ``x`` and ``y``, whose first
     call promoted them to ``promoted`` and ran ``run`` (the primitive's fast-lane call on
-    those, :func:`tjit.tracing.core.fast_runner2`) with result ``out``: a record, or a
-    ``replay(vx, vy) -> Array`` where ``run`` is not one NumPy call. None when there is
+    those, :func:`tjit.tracing.core.fast_runner2`) with result ``out``. None when there is
     no such lane (no ``run``; a cast that is not a plain widening; operands of other
     shapes for a call that is not one NumPy call, which may not broadcast)."""
     if run is None or not all(type(p) is Array and type(p._value) is _ndarray
@@ -71,7 +73,7 @@ def plan(run, promoted, x, y, out):
         def replay(vx, vy):
             return run(vx if cast_x is None else vx.astype(cast_x),
                        vy if cast_y is None else vy.astype(cast_y))
-        return replay
+        return (replay, None, None, None, REPLAY)
     sig = signature(out)
     if sig is None:
         return None

@@ -26,6 +26,7 @@ from tjit.numpy._core import defers_to as _defers_to
 from tjit.numpy._core import refuses_operand as _refuses_operand
 from tjit.numpy._core import promote_args_numeric as _promote_args_numeric
 from tjit.numpy import _lane_tables, _mixed_lane, _scalar_lane
+from tjit.numpy._mixed_lane import REPLAY as _REPLAY
 
 
 _ndarray, _asarray = np.ndarray, np.asarray
@@ -139,19 +140,17 @@ def _two_in(name, lax_fn, inexact=False, doc=None):
                     vx = x._value
                     if ty is _Array:
                         if type(_trace_ctx.trace) is _EvalTrace:
-                            # the plan of these two signatures (_mixed_lane), if seen
-                            sx, sy = x._sig, y._sig
-                            if sx is None:
-                                sx = _signature(x)
-                            if sy is None:
-                                sy = _signature(y)
-                            lane = runs.get((sx, sy))  # (None: not NumPy-backed, no plan)
+                            # the plan of these two signatures (_mixed_lane), if seen; an
+                            # Array's id is None until its first use here
+                            lane = runs.get((x._sig, y._sig))
+                            if lane is None and (x._sig is None or y._sig is None):
+                                lane = runs.get((_signature(x), _signature(y)))
                             if lane is not None:
                                 vy = y._value
-                                if type(lane) is not tuple:  # a replay (_mixed_lane.plan)
-                                    return lane(vx, vy)
                                 fn, quiet, weak, sig, casts = lane  # (_mixed_lane's record)
                                 if casts is not None:
+                                    if casts is _REPLAY:
+                                        return fn(vx, vy)
                                     cast_x, cast_y = casts
                                     if cast_x is not None:
                                         vx = vx.astype(cast_x)
@@ -183,8 +182,8 @@ def _two_in(name, lax_fn, inexact=False, doc=None):
                                     if not inexact or vx.dtype in _NARROW_INEXACT:
                                         record = _mixed_lane.lane(run, out)
                                         if record is not None:
-                                            _lane_tables.keep(runs, (x._sig, y._sig),
-                                                              record)
+                                            _lane_tables.keep(
+                                                runs, (_signature(x), _signature(y)), record)
                                     return out
                             return lax_fn(x, y)
                         if prim_for is not None and type(_trace_ctx.trace) is _EvalTrace and \
