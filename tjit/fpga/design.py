@@ -71,7 +71,7 @@ import math
 import numpy as np
 import sympy
 
-from tjit.fpga.dot_grid import dot_grids
+from tjit.fpga.dot_engine import plan_dots
 from tjit.fpga.row_passes import row_lag, row_slack
 from tjit.lower.c import HLS, render
 from tjit.lower.c import lanes as L
@@ -135,7 +135,7 @@ class Stage:
     row: int = None         # its packets cut per row of this many elements (a ragged row)
     grid: tuple = None      # a dot's (P, Q) multiply-add PEs (dot_grid.py, tiled_dot.py)
     ins: tuple = ()         # a kernel stage's input values, in argument order
-    overlapped: bool = False  # a row stage whose passes overlap (lanes.overlapped_rows)
+    engine: str = None      # a dot run by the design's shared engine (dot_engine.py)
 
 
 @dataclasses.dataclass
@@ -219,14 +219,18 @@ def build_design(prog, steps, live_out, top="tjit_design", onchip_budget=ONCHIP_
 
     inputs = [v for v in dict.fromkeys(v for s in steps for v in s.ins) if v not in produced]
     outputs = [v for v in produced if v in live_out]
-    grids = dot_grids([s.kernel for s in steps], part)
+    dots = plan_dots(steps, part)
+    grids = dots.grids
     # (a dot's output that no stage of the run reads goes straight to its port, Q
-    # outputs a step, not through a writer at one element a step)
+    # outputs a step, not through a writer at one element a step; an engine dot's
+    # values are buffers: dot_engine.py)
+    on_engine = {v for n in dots.engine for v in (*steps[n].ins, *steps[n].outs)}
     streamed = {v for v in set(inputs) | set(produced) if streams_ok(v) and (
-        readers.get(v) or (v in produced and v in live_out and produced[v] not in grids))}
+        readers.get(v) or (v in produced and v in live_out and produced[v] not in grids))
+        and v not in on_engine}
     while True:
         d = _Layout(prog, steps, kname, produced, readers, inputs, outputs, streamed,
-                    onchip_budget, depths or {}, top, grids)
+                    onchip_budget, depths or {}, top, grids, dots.engine)
         bad = d.plan_depths()
         if not bad:
             return d.design(top)
@@ -241,9 +245,10 @@ class _Layout:
     """Stages, streams and buffers for one choice of streamed values; renders them."""
 
     def __init__(self, prog, steps, kname, produced, readers, inputs, outputs, streamed,
-                 budget, depth_override, top, grids):
+                 budget, depth_override, top, grids, engine=()):
         self.prog, self.steps, self.kname = prog, steps, kname
         self.grids = grids     # step -> a dot's PE grid
+        self.engine = list(engine)  # the steps the shared dot engine runs, in order
         self.top = top
         self.produced, self.readers = produced, readers
         self.inputs, self.outputs, self.streamed = inputs, outputs, streamed
@@ -307,7 +312,8 @@ class _Layout:
         for n, s in enumerate(self.steps):
             self.stages.append(Stage(self.kname[n], "kernel", kernel=s.kernel, reads=tuple(
                 v for v in dict.fromkeys(s.ins) if v not in self.streamed),
-                grid=self.grids.get(n), ins=tuple(s.ins)))
+                grid=self.grids.get(n), ins=tuple(s.ins),
+                engine=f"{self.top}_mm_engine" if n in self.engine else None))
             for v in s.outs:
                 if v is None or v not in self.streamed:
                     continue
@@ -410,10 +416,6 @@ class _Layout:
         for st in self.stages:
             st.lanes = lanes[st.name]
             st.row = rows.get(st.name)
-            if st.kind == "kernel":     # (its row passes overlap: row_passes.py)
-                n = self.kname.index(st.name)
-                st.overlapped = L.overlapped_rows(st.kernel, self._io(n, self.steps[n]),
-                                                  st.lanes)
         for s in self.streams:
             s.lanes = end(s.producer, s.value, True)
             s.row = rows.get(s.producer) if s.lanes > 1 else None
@@ -477,6 +479,8 @@ class _Layout:
                 for v in self.steps[n].ins:
                     if v in buf_of:
                         t.append(done[buf_of[v].producer])
+                if n in self.engine[1:]:    # (the engine's previous dot finished)
+                    t.append(done[self.kname[self.engine[self.engine.index(n) - 1]]])
             begin = _max(t)
             start[st.name] = begin
             lag, run = 0, st.length
@@ -484,10 +488,8 @@ class _Layout:
                 k = st.kernel
                 red = prod(k.shape[a] for a in k.reduce_axes) if k.reduce_axes else 0
                 lag, run = red, prod(k.shape)
-                if st.overlapped:       # (its passes overlap: several rows in flight)
+                if _overlapped(st):     # (its passes overlap: several rows in flight)
                     lag = row_lag(k, st.lanes, red)
-                elif not k.row_style and k.reduce_axes and self._in_order(st):
-                    lag = run           # (render_columns: its kept points at the end)
             # (a stage cannot finish before the producers of its streams: a fork or
             # a pointwise stage after a reduction runs as long as the reduction)
             done[st.name] = _max([begin + run] + [done[s.producer] for s in ins])
@@ -508,15 +510,6 @@ class _Layout:
                 bad.add(s.value)
             s.depth = depth
         return bad
-
-    def _in_order(self, st):
-        """Whether accumulate-style stage ``st`` walks its points in row-major order
-        (``lanes.render_columns``: W lanes, or streamed inputs), so that its kept
-        points come out after its whole run."""
-        n = self.kname.index(st.name)
-        io = self._io(n, self.steps[n])
-        return st.lanes > 1 or any(io.get(i) == "stream" for i, a in
-                                   enumerate(st.kernel.args) if a.role == "in")
 
     def _packets(self, s, need):
         """The packets stream ``s`` must hold for ``need`` elements of lag: a value a row
@@ -603,7 +596,7 @@ class _Layout:
                 parts.append(self._mover(st, symbols))
         decls, body = self._top_body(symbols)
         text = "\n".join([HLS.prelude, '#include "tjit_dataflow.h"'] + parts +
-                         [self._top(top, symbols, decls, body)]) + "\n"
+                         self.engine_fns + [self._top(top, symbols, decls, body)]) + "\n"
         return Design(top, text, list(self.ports), tuple(symbols), self.stages,
                       self.streams, self.buffers, list(self.port_names),
                       list(self.port_lanes))
@@ -625,12 +618,16 @@ class _Layout:
         lanes = next(st.lanes for st in self.stages if st.name == self.kname[n])
         row = next(st.row for st in self.stages if st.name == self.kname[n])
         st = next(st for st in self.stages if st.name == self.kname[n])
-        slack = row_slack(s.kernel, lanes) if st.overlapped else None
+        slack = row_slack(s.kernel, lanes) if _overlapped(st) else None
         src = render(s.kernel, HLS, self.fn(self.kname[n]), io=self._io(n, s), top=False,
                      lanes=lanes, packet_row=row if not s.kernel.reduce_axes else None,
                      row_slack=slack,
                      dot_grid=self.grids.get(n))
         self.srcs[n] = src
+        if n in self.engine:    # (its loops become the engine's: one set of PEs)
+            head = f"void {src.entry}("
+            at = src.body.index("{\n", src.body.index(head)) + 2
+            return src.body[:at] + "#pragma HLS INLINE\n" + src.body[at:]
         return src.body
 
     def _mover(self, st, symbols):
@@ -712,7 +709,15 @@ class _Layout:
                 decls.append(f"hls::stream<bool, 1> {name}(\"{name}\");")
         sizes = ", ".join(param_name(x) for x in symbols)
         body = []
+        self.engine_fns = []
         for st in self.stages:
+            if st.kind == "kernel" and st.engine is not None:
+                if self.kname.index(st.name) != self.engine[0]:
+                    continue        # (run by the engine's stage)
+                fn, call = self._engine(st.engine, tokens)
+                self.engine_fns.append(fn)
+                body.append(f'TJ_STAGE("{st.engine}", {call});')
+                continue
             if st.kind == "kernel":
                 n = self.kname.index(st.name)
                 call = self._kernel_call(n, tokens)
@@ -729,6 +734,18 @@ class _Layout:
         return decls, body
 
     def _kernel_call(self, n, tokens):
+        src, name = self.srcs[n], self.kname[n]
+        call = f"{src.entry}({', '.join(self._kernel_args(n))})"
+        waits = tokens.get(("wait", name), [])
+        posts = tokens.get(name, [])
+        if not waits and not posts:
+            return call
+        pre = "".join(f"{t}.read(); " for t in waits)
+        post = "".join(f" {t}.write(true);" for t in posts)
+        return f"{{ {pre}{call};{post} }}"
+
+    def _kernel_args(self, n):
+        """The C names step ``n``'s stage function is called with."""
         s, src = self.steps[n], self.srcs[n]
         name = self.kname[n]
         args = []
@@ -743,14 +760,44 @@ class _Layout:
                             self._out_stream(v, name))
             else:
                 args.append(self.port_of.get((v, name), self.mem[v]))
-        call = f"{src.entry}({', '.join(args)})"
-        waits = tokens.get(("wait", name), [])
-        posts = tokens.get(name, [])
-        if not waits and not posts:
-            return call
-        pre = "".join(f"{t}.read(); " for t in waits)
-        post = "".join(f" {t}.write(true);" for t in posts)
-        return f"{{ {pre}{call};{post} }}"
+        return args
+
+    def _engine(self, name, tokens):
+        """The shared dot engine's function (``dot_engine.py``): its dots in order,
+        each waiting for its input buffers' tokens and posting its outputs'; the
+        multipliers and adders limited to one grid's (and the largest epilogue's).
+        Returns (its text, the top's call)."""
+        params, written = {}, set()     # C name -> its declaration; memory written
+        for n in self.engine:
+            src = self.srcs[n]
+            waits, posts = tokens.get(("wait", self.kname[n]), []), tokens.get(self.kname[n], [])
+            for t in waits + posts:
+                params[t] = f"hls::stream<bool> &{t}"
+            for p, a in zip(src.params, self._kernel_args(n)):
+                if p.kind == "size":
+                    params[a] = f"int64_t {a}"
+                elif p.kind == "stream":    # (none: dot_engine.py)
+                    raise ValueError(f"dot engine {name}: stream {a} at an engine dot")
+                else:
+                    written |= {a} if p.role != "in" else set()
+                    params[a] = (p.dtype, a)
+        for a, decl in params.items():
+            if isinstance(decl, tuple):
+                const = "" if a in written else "const "
+                params[a] = f"{const}{HLS.mem_type(decl[0])} *{a}"
+        calls = [self._kernel_call(n, tokens) for n in self.engine]
+        p, q = self.grids[self.engine[0]]
+        dt = np.dtype(self.steps[self.engine[0]].kernel.stages[0].dtype)
+        epi = max(sum(1 for _ in self.steps[n].kernel.stores) for n in self.engine)
+        limit = p * q + epi * q     # (the grid's, and an epilogue's Q lanes)
+        ops = ("fmul", "fadd") if dt.kind == "f" else ("mul", "add")
+        lines = [f"static void {name}({', '.join(params.values())}) {{",
+                 f"    // one {p}x{q} grid of multiply-add PEs runs the design's "
+                 f"{len(self.engine)} dots in order (fpga/dot_engine.py)"]
+        lines += [f"#pragma HLS ALLOCATION operation instances={op} limit={limit}"
+                  for op in ops]
+        lines += [f"    {c};" for c in calls] + ["}"]
+        return "\n".join(lines), f"{name}({', '.join(params)})"
 
     def _requires(self, symbols):
         """``TJ_REQUIRE`` lines: a row-style stage that buffers a symbolic row needs
@@ -808,6 +855,13 @@ def mover_steps(st):
     rows = sympy.sympify(st.length) / st.row
     rows = int(rows) if rows.is_Integer else rows
     return rows * ceil_div(st.row, st.lanes)
+
+
+def _overlapped(st):
+    """Whether kernel stage ``st`` is a W-lane row-style stage whose passes overlap
+    (``lanes.render_rows``, scheduled by ``row_passes.py``)."""
+    k = st.kernel
+    return k.reduce_axes and k.row_style and st.lanes > 1
 
 
 def _packets_of(lanes, need, per_row, pace, row, whole):

@@ -58,7 +58,12 @@ KiB up. Symbolic sizes take ``sizes`` or ``TRIPCOUNT_HINT``.
   the A tile in ``max(P x WA banks, bytes / 2304)`` BRAM18K, or in URAM288 (36 KiB)
   from 64 KiB up; each PE's ``RM NC`` accumulators in LUTRAM up to ``LUTRAM_MAX``
   bytes (a LUT a 64 bits), else BRAM18K;
-* B is read once per tile: its port and the card move its bytes ``tiles`` times.
+* B is read once per tile: its port and the card move its bytes ``tiles`` times;
+* a **shared engine** (``dot_engine.py``: one grid runs the design's dots in order):
+  each of its dots takes the cycles above at the engine's grid, and starts no earlier
+  than the engine's previous dot finishes (the sequencing); the engine's DSP, LUT and
+  FF are its largest dot's (one grid of PEs and one epilogue's operators, shared),
+  its tile buffers each dot's own (BRAM/URAM summed).
 """
 
 import dataclasses
@@ -202,14 +207,12 @@ def _prod(xs, env):
 
 
 def stage_estimate(kernel, name, env=None, streamed_inputs=None, lanes=1, row=None,
-                   grid=None, streamed_out=False, overlapped=None):
+                   grid=None, streamed_out=False):
     """The :class:`StageEstimate` of one kernel stage (see the module docstring);
     ``streamed_inputs``: how many of its inputs are streams (row buffers; None: all);
     ``lanes``: points a step (``lower/c/lanes.py``; its operators replicated per lane);
     ``row``: a pointwise stage's packets cut rows of this many points (``Stage.row``);
-    ``grid``: a dot's PE grid (``Stage.grid``); ``streamed_out``: it writes a stream;
-    ``overlapped``: a row stage whose passes overlap (``Stage.overlapped``; None: one
-    of W lanes)."""
+    ``grid``: a dot's PE grid (``Stage.grid``); ``streamed_out``: it writes a stream."""
     env = env or {}
     k = kernel
     io = 2                              # a cycle to read, one to write
@@ -228,7 +231,7 @@ def stage_estimate(kernel, name, env=None, streamed_inputs=None, lanes=1, row=No
         return _tiled_dot(k, dot, name, outer, io, streamed_out)
     if not k.row_style and lanes > 1:
         return _wide_columns(k, name, env, lanes, io)
-    if overlapped or overlapped is None and lanes > 1 and k.row_style:
+    if lanes > 1:
         return _overlapped_rows(k, name, red, outer, lanes, streamed_inputs != 0)
     steps = red                         # (one lane: one point a step)
     per, bram = 0, 0
@@ -258,7 +261,7 @@ def _overlapped_rows(k, name, red, outer, w, streamed):
     slack = [p.ready for p in passes[:-1]]
     delay = (len(passes) - 1) * steps + sum(slack)
     bram = 0
-    if streamed and len(passes) > 1:
+    if streamed:
         longest = -(-S.row_capacity(k) // w)
         ins = [a for a, how in S.stream_args(k).items() if how == "in"]
         for a in ins:
@@ -347,24 +350,46 @@ def _mover(st, env):
                          90 * st.lanes)
 
 
+def _engine_shared(d, ests):
+    """``{"dsp", "lut", "ff": n}``: what the dots of a shared engine (``dot_engine.py``)
+    count twice when summed: one grid of PEs and one epilogue's operators serve them
+    all (``ALLOCATION``), so an engine counts its largest dot's, not their sum. (Their
+    tile buffers are each dot's own arrays: BRAM/URAM are summed.)"""
+    out = {"dsp": 0, "lut": 0, "ff": 0}
+    groups = {}
+    for st, e in zip(d.stages, ests):
+        if getattr(st, "engine", None) is not None:
+            groups.setdefault(st.engine, []).append(e)
+    for es in groups.values():
+        for r in out:
+            vals = [getattr(e, r) for e in es]
+            out[r] += sum(vals) - max(vals)
+    return out
+
+
 def design_estimate(d, part, clock_mhz, env):
     by_name = {}
     ests = []
     for st in d.stages:
         n_in = sum(1 for s in d.streams if s.consumer == st.name and s.per_row is None)
         e = stage_estimate(st.kernel, st.name, env, n_in, st.lanes, st.row, st.grid,
-                           any(s.producer == st.name for s in d.streams), st.overlapped) \
+                           any(s.producer == st.name for s in d.streams)) \
             if st.kind == "kernel" \
             else \
             _mover(st, env)
         ests.append(e)
         by_name[st.name] = e
     start, finish = {}, {}
+    engine_last = {}    # a shared dot engine -> its dot that ran last
     for st, e in zip(d.stages, ests):
         ins = [s for s in d.streams if s.consumer == st.name]
         t = [start[s.producer] + by_name[s.producer].hold + by_name[s.producer].depth
              for s in ins]
         t += [finish[b.producer] for b in d.buffers if st.name in b.consumers]
+        if getattr(st, "engine", None) is not None:   # (its engine runs one dot at a time)
+            if st.engine in engine_last:
+                t.append(finish[engine_last[st.engine]])
+            engine_last[st.engine] = st.name
         start[st.name] = max(t, default=0)
         # (a stage finishes no earlier than the producers of its streams: a per-row
         # stage after a row reduction runs as long as the reduction, and a buffer it
@@ -405,10 +430,11 @@ def design_estimate(d, part, clock_mhz, env):
                 uram += 2 * math.ceil(nbytes / URAM_BYTES)
             else:
                 bram += 2 * math.ceil(nbytes / BRAM_BYTES)
-    lut = sum(e.lut for e in ests) + AXI_PORT[1] * len(d.ports)
-    ff = sum(e.ff for e in ests) + AXI_PORT[2] * len(d.ports)
+    shared = _engine_shared(d, ests)
+    lut = sum(e.lut for e in ests) + AXI_PORT[1] * len(d.ports) - shared["lut"]
+    ff = sum(e.ff for e in ests) + AXI_PORT[2] * len(d.ports) - shared["ff"]
     return DesignEstimate(d.top, ests, len(d.streams), latency, dram,
-                          sum(e.dsp for e in ests), bram, lut, ff,
+                          sum(e.dsp for e in ests) - shared["dsp"], bram, lut, ff,
                           latency / (clock_mhz * 1e6), dram / (part.mem_gbs * 1e9), uram,
                           busiest / (PORT_BYTES * clock_mhz * 1e6), busiest, port)
 
