@@ -220,3 +220,24 @@ def test_explain_cache_misses_turns_on_the_compile_log(caplog):
     with tjit.explain_cache_misses(), caplog.at_level(logging.WARNING, logger="tjit"):
         tjit.jit(lambda x: x * 7.5)(jnp.ones(3))
     assert "first call" in caplog.text
+
+
+def test_debug_nans_reaches_threads_started_afterwards():
+    import threading
+    raised = []
+
+    def work():
+        try:
+            jnp.log(jnp.float32(-1))
+        except FloatingPointError as e:
+            raised.append(str(e))
+    tjit.config.update("jax_debug_nans", True)
+    t = threading.Thread(target=work)
+    t.start()
+    t.join()
+    tjit.config.update("jax_debug_nans", False)
+    assert raised == ["invalid value (nan) encountered in log"]
+    t = threading.Thread(target=work)       # off again for new threads
+    t.start()
+    t.join()
+    assert len(raised) == 1

@@ -490,9 +490,14 @@ def escaped_tracer_error(tracer, prim=None):
         f"Used at {user_location()}")
 
 
+#: The eager trace type of threads started from now on (tracing/float_checks.py sets
+#: its checking trace here while the debug options are on).
+root_trace_type = [EvalTrace]
+
+
 class _TraceContext(threading.local):
     def __init__(self):
-        self.trace = EvalTrace()
+        self.trace = root_trace_type[0]()
 
 
 trace_ctx = _TraceContext()

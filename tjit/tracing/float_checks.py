@@ -9,8 +9,8 @@ the ``numpy_rank_promotion`` and strict ``numpy_dtype_promotion`` checks are mad
 trace is in place while any of these options asks for checks. Nothing is paid while
 they are off.
 
-The switch takes effect in the thread that sets it and in threads whose eager trace
-is in place then (JAX's option is per thread too).
+The switch takes effect in the thread that sets it and in threads started after it;
+threads already running keep their eager trace.
 """
 
 import numpy as np
@@ -54,6 +54,7 @@ def _sync_eager_trace():
     """Install (or remove) the checking trace as this thread's eager trace."""
     ctx = core.trace_ctx
     want = CheckingEvalTrace if config.eager_checks else core.EvalTrace
+    core.root_trace_type[0] = want      # threads started later
     if type(ctx.trace) in (core.EvalTrace, CheckingEvalTrace) and type(ctx.trace) is not want:
         ctx.trace = want()
 
