@@ -792,8 +792,8 @@ class _Layout:
         limit = p * q + epi * q     # (the grid's, and an epilogue's Q lanes)
         ops = ("fmul", "fadd") if dt.kind == "f" else ("mul", "add")
         lines = [f"static void {name}({', '.join(params.values())}) {{",
-                 f"    // one {p}x{q} grid of multiply-add PEs runs the design's "
-                 f"{len(self.engine)} dots in order (fpga/dot_engine.py)"]
+                 (f"    // one {p}x{q} grid of multiply-add PEs runs the design's "
+                  f"{len(self.engine)} dots in order (fpga/dot_engine.py)")]
         lines += [f"#pragma HLS ALLOCATION operation instances={op} limit={limit}"
                   for op in ops]
         lines += [f"    {c};" for c in calls] + ["}"]
