@@ -136,6 +136,7 @@ class Stage:
     grid: tuple = None      # a dot's (P, Q) multiply-add PEs (dot_grid.py, tiled_dot.py)
     ins: tuple = ()         # a kernel stage's input values, in argument order
     engine: str = None      # a dot run by the design's shared engine (dot_engine.py)
+    overlapped: bool = False  # a row stage whose passes overlap (lanes.overlapped_rows)
 
 
 @dataclasses.dataclass
@@ -416,6 +417,10 @@ class _Layout:
         for st in self.stages:
             st.lanes = lanes[st.name]
             st.row = rows.get(st.name)
+            if st.kind == "kernel":     # (its row passes overlap: row_passes.py)
+                n = self.kname.index(st.name)
+                st.overlapped = L.overlapped_rows(st.kernel, self._io(n, self.steps[n]),
+                                                  st.lanes)
         for s in self.streams:
             s.lanes = end(s.producer, s.value, True)
             s.row = rows.get(s.producer) if s.lanes > 1 else None
@@ -488,8 +493,10 @@ class _Layout:
                 k = st.kernel
                 red = prod(k.shape[a] for a in k.reduce_axes) if k.reduce_axes else 0
                 lag, run = red, prod(k.shape)
-                if _overlapped(st):     # (its passes overlap: several rows in flight)
+                if st.overlapped:       # (its passes overlap: several rows in flight)
                     lag = row_lag(k, st.lanes, red)
+                elif not k.row_style and k.reduce_axes and self._in_order(st):
+                    lag = run           # (render_columns: its kept points at the end)
             # (a stage cannot finish before the producers of its streams: a fork or
             # a pointwise stage after a reduction runs as long as the reduction)
             done[st.name] = _max([begin + run] + [done[s.producer] for s in ins])
@@ -510,6 +517,15 @@ class _Layout:
                 bad.add(s.value)
             s.depth = depth
         return bad
+
+    def _in_order(self, st):
+        """Whether accumulate-style stage ``st`` walks its points in row-major order
+        (``lanes.render_columns``: W lanes, or streamed inputs), so that its kept
+        points come out after its whole run."""
+        n = self.kname.index(st.name)
+        io = self._io(n, self.steps[n])
+        return st.lanes > 1 or any(io.get(i) == "stream" for i, a in
+                                   enumerate(st.kernel.args) if a.role == "in")
 
     def _packets(self, s, need):
         """The packets stream ``s`` must hold for ``need`` elements of lag: a value a row
@@ -618,7 +634,7 @@ class _Layout:
         lanes = next(st.lanes for st in self.stages if st.name == self.kname[n])
         row = next(st.row for st in self.stages if st.name == self.kname[n])
         st = next(st for st in self.stages if st.name == self.kname[n])
-        slack = row_slack(s.kernel, lanes) if _overlapped(st) else None
+        slack = row_slack(s.kernel, lanes) if st.overlapped else None
         src = render(s.kernel, HLS, self.fn(self.kname[n]), io=self._io(n, s), top=False,
                      lanes=lanes, packet_row=row if not s.kernel.reduce_axes else None,
                      row_slack=slack,
@@ -855,13 +871,6 @@ def mover_steps(st):
     rows = sympy.sympify(st.length) / st.row
     rows = int(rows) if rows.is_Integer else rows
     return rows * ceil_div(st.row, st.lanes)
-
-
-def _overlapped(st):
-    """Whether kernel stage ``st`` is a W-lane row-style stage whose passes overlap
-    (``lanes.render_rows``, scheduled by ``row_passes.py``)."""
-    k = st.kernel
-    return k.reduce_axes and k.row_style and st.lanes > 1
 
 
 def _packets_of(lanes, need, per_row, pace, row, whole):

@@ -207,12 +207,14 @@ def _prod(xs, env):
 
 
 def stage_estimate(kernel, name, env=None, streamed_inputs=None, lanes=1, row=None,
-                   grid=None, streamed_out=False):
+                   grid=None, streamed_out=False, overlapped=None):
     """The :class:`StageEstimate` of one kernel stage (see the module docstring);
     ``streamed_inputs``: how many of its inputs are streams (row buffers; None: all);
     ``lanes``: points a step (``lower/c/lanes.py``; its operators replicated per lane);
     ``row``: a pointwise stage's packets cut rows of this many points (``Stage.row``);
-    ``grid``: a dot's PE grid (``Stage.grid``); ``streamed_out``: it writes a stream."""
+    ``grid``: a dot's PE grid (``Stage.grid``); ``streamed_out``: it writes a stream;
+    ``overlapped``: a row stage whose passes overlap (``Stage.overlapped``; None: one
+    of W lanes)."""
     env = env or {}
     k = kernel
     io = 2                              # a cycle to read, one to write
@@ -231,7 +233,7 @@ def stage_estimate(kernel, name, env=None, streamed_inputs=None, lanes=1, row=No
         return _tiled_dot(k, dot, name, outer, io, streamed_out)
     if not k.row_style and lanes > 1:
         return _wide_columns(k, name, env, lanes, io)
-    if lanes > 1:
+    if overlapped or overlapped is None and lanes > 1 and k.row_style:
         return _overlapped_rows(k, name, red, outer, lanes, streamed_inputs != 0)
     steps = red                         # (one lane: one point a step)
     per, bram = 0, 0
@@ -261,7 +263,7 @@ def _overlapped_rows(k, name, red, outer, w, streamed):
     slack = [p.ready for p in passes[:-1]]
     delay = (len(passes) - 1) * steps + sum(slack)
     bram = 0
-    if streamed:
+    if streamed and len(passes) > 1:
         longest = -(-S.row_capacity(k) // w)
         ins = [a for a, how in S.stream_args(k).items() if how == "in"]
         for a in ins:
@@ -373,7 +375,7 @@ def design_estimate(d, part, clock_mhz, env):
     for st in d.stages:
         n_in = sum(1 for s in d.streams if s.consumer == st.name and s.per_row is None)
         e = stage_estimate(st.kernel, st.name, env, n_in, st.lanes, st.row, st.grid,
-                           any(s.producer == st.name for s in d.streams)) \
+                           any(s.producer == st.name for s in d.streams), st.overlapped) \
             if st.kind == "kernel" \
             else \
             _mover(st, env)
