@@ -293,6 +293,19 @@ def test_jit_of_grad_in_scale_equals_eager_grad_and_finite_differences(x64):
     np.testing.assert_allclose(g, fd, rtol=1e-6)
 
 
+@pytest.mark.parametrize("method", ["nearest", "cubic"])
+def test_a_symbolic_batch_dim_is_kept(method):
+    f = tjit.jit(lambda im: image.resize(im, (im.shape[0], 7, im.shape[2]), method),
+                 polymorphic_shapes=["(b, 4, c)"])
+    for shape in [(3, 4, 2), (5, 4, 1)]:
+        x = _image(shape).astype(np.float32)
+        np.testing.assert_allclose(f(x), image.resize(x, (shape[0], 7, shape[2]), method),
+                                   atol=1e-6)
+    with pytest.raises(ValueError, match="resampling needs concrete sizes"):
+        tjit.jit(lambda im: image.resize(im, (4, 2 * im.shape[1]), "linear"),
+                 polymorphic_shapes=["(4, n)"])(np.ones((4, 3), np.float32))
+
+
 def test_jit_of_scale_and_translate_with_traced_scale():
     x = _image((6, 6)).astype(np.float32)
     f = lambda s, t: image.scale_and_translate(x, (4, 9), (0, 1), s, t, "cubic")

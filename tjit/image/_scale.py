@@ -9,15 +9,13 @@ centres sit at half-integers; samples outside the input get zero weight, except 
 'cubic-pytorch' without antialiasing, which repeats the edge pixels as PyTorch does.
 """
 
-import operator
-
 import numpy as np
 
 from tjit import lax
 from tjit import numpy as jnp
 from tjit.image._kernels import AREA_KERNEL, KERNELS, ResizeMethod, as_method
 from tjit.numpy._core import check_arraylike, promote_dtypes_inexact
-from tjit.tracing.shapes import normalize_axis
+from tjit.tracing.shapes import canonical_dim, definitely_equal, dim_str, normalize_axis
 
 # weights summing to less than this are dropped rather than normalized (JAX's threshold)
 _MIN_WEIGHT_SUM = 1000. * float(np.finfo(np.float32).eps)
@@ -95,29 +93,33 @@ def _scale_and_translate(x, output_shape, spatial_dims, scale, translation, meth
 
 
 def _check_shape(op, image, shape):
-    try:
-        shape = tuple(operator.index(d) for d in shape)
-    except TypeError:
-        raise TypeError(f"{op}: shape must be a sequence of integers, got {shape!r}") from None
+    shape = tuple(canonical_dim(d, op) for d in shape)  # ints, or symbolic dims
     if len(shape) != image.ndim:
         raise ValueError("shape must have length equal to the number of dimensions of x; "
                          f" {shape} vs {tuple(image.shape)}")
-    if any(d < 0 for d in shape):
+    if any(type(d) is int and d < 0 for d in shape):
         raise ValueError(f"{op}: output shape {shape} has a negative dimension")
     return shape
 
 
-def _check_not_from_empty(op, image, shape, dims):
+def _check_resampled(op, image, shape, dims):
+    """Resampled dims need concrete sizes (their weights are built from them) and an
+    input with pixels to sample."""
     for d in dims:
-        if image.shape[d] == 0 and shape[d] != 0:
+        m, n = image.shape[d], shape[d]
+        if type(m) is not int or type(n) is not int:
+            raise ValueError(f"{op}: dimension {d} is resampled from size {dim_str(m)} to "
+                             f"{dim_str(n)}; resampling needs concrete sizes (symbolic dims "
+                             "may only be kept unchanged, e.g. a batch dim)")
+        if m == 0 and n != 0:
             raise ValueError(f"{op}: cannot resample dimension {d} of size 0 (image shape "
-                             f"{tuple(image.shape)}) to size {shape[d]}; an empty image has "
+                             f"{tuple(image.shape)}) to size {n}; an empty image has "
                              "no pixels to sample")
 
 
 def _resize_nearest(x, output_shape):
     for d, (m, n) in enumerate(zip(x.shape, output_shape)):
-        if m == n:
+        if definitely_equal(m, n):
             continue
         # JAX's float32 arithmetic, so that ties land on the same pixel as in JAX
         centres = (np.arange(n, dtype=np.float32) + np.float32(0.5)) * np.float32(m)
@@ -162,8 +164,8 @@ def resize(image, shape, method, antialias=True, precision=lax.Precision.HIGHEST
     image = jnp.asarray(image)
     shape = _check_shape("resize", image, shape)
     method = as_method(method, "resize")
-    dims = tuple(d for d in range(image.ndim) if image.shape[d] != shape[d])
-    _check_not_from_empty("resize", image, shape, dims)
+    dims = tuple(d for d in range(image.ndim) if not definitely_equal(image.shape[d], shape[d]))
+    _check_resampled("resize", image, shape, dims)
     if method == ResizeMethod.NEAREST:
         return _resize_nearest(image, shape)
     image, = promote_dtypes_inexact(image)
@@ -223,9 +225,9 @@ def scale_and_translate(image, shape, spatial_dims, scale, translation, method,
     scale, translation = (jnp.asarray(v) for v in (scale, translation))
     _check_per_dim("scale_and_translate", "scale", scale, len(dims))
     _check_per_dim("scale_and_translate", "translation", translation, len(dims))
-    _check_not_from_empty("scale_and_translate", image, shape, dims)
+    _check_resampled("scale_and_translate", image, shape, dims)
     for d in range(image.ndim):
-        if d not in dims and image.shape[d] != shape[d]:
+        if d not in dims and not definitely_equal(image.shape[d], shape[d]):
             raise ValueError(f"scale_and_translate: dimension {d} is not in spatial_dims "
                              f"{tuple(spatial_dims)} but its size changes from "
                              f"{image.shape[d]} to {shape[d]}; list it in spatial_dims or "
