@@ -72,6 +72,9 @@ def test_a_chain_of_three_ragged_dots_runs_on_one_engine(dtype):
     assert text.count("TJ_STAGE(") == 1                 # (the dots are not stages)
     op = "fmul" if dtype == np.float32 else "mul"
     assert f"ALLOCATION operation instances={op} limit=" in text
+    # (one A tile and one set of accumulators for the three dots, at file scope)
+    assert text.count("static ") - text.count("static void") == 2
+    assert "tjit_p0_d0_at[" in text and "tjit_p0_d0_acc[" in text
     got = np.asarray(c(*args))
     x, w1, w2, w3 = args
     np.testing.assert_array_equal(got, _loop_dot(_loop_dot(_loop_dot(x, w1), w2), w3))

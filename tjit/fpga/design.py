@@ -71,14 +71,14 @@ import math
 import numpy as np
 import sympy
 
-from tjit.fpga.dot_engine import plan_dots
+from tjit.fpga.dot_engine import engine_tiles, plan_dots
 from tjit.fpga.row_passes import row_lag, row_slack
-from tjit.lower.c import HLS, render
+from tjit.lower.c import HLS, render, tiled_dot
 from tjit.lower.c import lanes as L
 from tjit.lower.c import streams as S
 from tjit.lower.c.hls_dialect import trip_hint
 from tjit.lower.c.sizes import Sizes, param_name
-from tjit.lower.loops import ceil_div, prod, same
+from tjit.lower.loops import ceil_div, plan_axes, prod, same
 
 __all__ = [
     "MAX_STREAM_DEPTH",
@@ -604,7 +604,7 @@ class _Layout:
         symbols = sorted({str(x) for s in self.steps for x in s.kernel.size_symbols} |
                          {str(x) for v, *_ in self.ports for x in
                           sympy.sympify(_elements(self.prog, v)).free_symbols})
-        parts = []
+        parts = self._engine_tiles()
         for n, s in enumerate(self.steps):
             parts.append(self._kernel_stage(n, s))
         for st in self.stages:
@@ -638,7 +638,8 @@ class _Layout:
         src = render(s.kernel, HLS, self.fn(self.kname[n]), io=self._io(n, s), top=False,
                      lanes=lanes, packet_row=row if not s.kernel.reduce_axes else None,
                      row_slack=slack,
-                     dot_grid=self.grids.get(n))
+                     dot_grid=self.grids.get(n) if n not in self.engine else
+                     tiled_dot.EngineGrid(self.grids[n], *self.engine_arrays))
         self.srcs[n] = src
         if n in self.engine:    # (its loops become the engine's: one set of PEs)
             head = f"void {src.entry}("
@@ -778,6 +779,26 @@ class _Layout:
                 args.append(self.port_of.get((v, name), self.mem[v]))
         return args
 
+    def _engine_tiles(self):
+        """The engine's A tile and accumulators (``tiled_dot.EngineGrid``): one pair of
+        arrays at file scope, as large as its largest dot needs along each axis (a
+        dot uses its corner), partitioned for its widest dot (``self.engine_pragmas``,
+        in the engine's function). Returns their declarations ([] without an engine)."""
+        self.engine_arrays, self.engine_pragmas = None, []
+        if not self.engine:
+            return []
+        plans = []
+        for n in self.engine:
+            k = self.steps[n].kernel
+            plans.append(tiled_dot.match(k, plan_axes(k), grid=self.grids[n]))
+        at, acc = f"{self.top}_at", f"{self.top}_acc"
+        self.engine_arrays = (at, acc)
+        t = HLS.type(np.dtype(self.steps[self.engine[0]].kernel.stages[0].dtype))
+        tm, kk, cols, widest = engine_tiles(plans)
+        self.engine_pragmas = tiled_dot.tile_pragmas(widest, at, acc)
+        return ["// the dot engine's A tile and accumulators (fpga/dot_engine.py)",
+                f"static {t} {at}[{tm}][{kk}];", f"static {t} {acc}[{tm}][{cols}];"]
+
     def _engine(self, name, tokens):
         """The shared dot engine's function (``dot_engine.py``): its dots in order,
         each waiting for its input buffers' tokens and posting its outputs'; the
@@ -812,6 +833,7 @@ class _Layout:
                   f"{len(self.engine)} dots in order (fpga/dot_engine.py)")]
         lines += [f"#pragma HLS ALLOCATION operation instances={op} limit={limit}"
                   for op in ops]
+        lines += self.engine_pragmas
         lines += [f"    {c};" for c in calls] + ["}"]
         return "\n".join(lines), f"{name}({', '.join(params)})"
 

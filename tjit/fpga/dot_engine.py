@@ -41,7 +41,7 @@ from tjit.fpga.op_costs import PARTS
 from tjit.lower.c import tiled_dot
 from tjit.lower.loops import plan_axes, prod
 
-__all__ = ["ENGINE_GAIN", "DotPlanChoice", "dot_steps", "plan_dots"]
+__all__ = ["ENGINE_GAIN", "DotPlanChoice", "dot_steps", "engine_tiles", "plan_dots"]
 
 #: The engine must take at most this fraction of the grids' time (10% faster).
 ENGINE_GAIN = 0.9
@@ -110,3 +110,16 @@ def plan_dots(steps, part="u280"):
     if shared > ENGINE_GAIN * separate:
         return DotPlanChoice(grids, [], shared, separate)
     return DotPlanChoice({i: grid for i in order}, order, shared, separate)
+
+
+def engine_tiles(plans):
+    """The engine's shared A tile and accumulators for its dots' ``tiled_dot.DotPlan``
+    at its grid: ``(TM, K, NP, widest)``: ``at[TM][K]`` and ``acc[TM][NP]`` as large
+    as the largest dot needs along each axis (a dot uses its corner), and a DotPlan
+    with the largest P, Q and WA (read along k) to partition them for every dot."""
+    along_k = [d.wa for d in plans if d.a_along == "k"]
+    widest = tiled_dot.DotPlan(0, 0, 0, [], None, None, 0, 0, 0,
+                               p=max(d.p for d in plans), q=max(d.q for d in plans),
+                               wa=max(along_k, default=1))
+    return (max(d.tm for d in plans), max(d.k for d in plans),
+            max(d.nc * d.q for d in plans), widest)

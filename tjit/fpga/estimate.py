@@ -55,15 +55,16 @@ KiB up. Symbolic sizes take ``sizes`` or ``TRIPCOUNT_HINT``.
   output is a one-element stream, else ``ceil(Q / W)``: a port's beat) + its stores'
   latency + 2;
 * DSP = P Q x (mul + add DSPs of the dtype) + the stores' operators x Q (unrolled);
-  the A tile in ``max(P x WA banks, bytes / 2304)`` BRAM18K, or in URAM288 (36 KiB)
-  from 64 KiB up; each PE's ``RM NC`` accumulators in LUTRAM up to ``LUTRAM_MAX``
-  bytes (a LUT a 64 bits), else BRAM18K;
+  the A tile in ``P x WA`` banks, each in URAM288 (36 KiB) where it fills at least
+  half of one, else in BRAM18K (2304 B); each PE's ``RM NC`` accumulators in LUTRAM
+  up to ``LUTRAM_MAX`` bytes (a LUT a 64 bits), else BRAM18K;
 * B is read once per tile: its port and the card move its bytes ``tiles`` times;
 * a **shared engine** (``dot_engine.py``: one grid runs the design's dots in order):
   each of its dots takes the cycles above at the engine's grid, and starts no earlier
   than the engine's previous dot finishes (the sequencing); the engine's DSP, LUT and
   FF are its largest dot's (one grid of PEs and one epilogue's operators, shared),
-  its tile buffers each dot's own (BRAM/URAM summed).
+  its A tile and accumulators one pair for all its dots, as large as its largest dot
+  needs along each axis (``dot_engine.engine_tiles``).
 """
 
 import dataclasses
@@ -74,6 +75,7 @@ import numpy as np
 import sympy
 
 from tjit.fpga.design import mover_steps
+from tjit.fpga.dot_engine import engine_tiles
 from tjit.fpga.op_costs import PARTS, cost
 from tjit.fpga.op_costs import combine_cost as _combine
 from tjit.fpga.op_costs import path_cost as _body
@@ -318,20 +320,30 @@ def _tiled_dot(k, dp, name, outer, io, streamed_out=False):
     epi_ii = dp.q if streamed_out else -(-dp.q // w)  # (Q outputs a step: a port's beat)
     epilogue = dp.tm * dp.nc * epi_ii + lat + io
     pes = dp.p * dp.q
-    bank = dp.rm * dp.nc * dt.itemsize                # one PE's accumulators
+    bram, uram, acc_lut = _tile_memory(dp, dt, dp.tm, dp.k, dp.nc * dp.q)
+    return StageEstimate(name, "kernel", tiles * steps, ii, depth,
+                         tiles * (load + steps * ii + depth + epilogue),
+                         pes * (mul.dsp + add.dsp) + d_ * dp.q, bram,
+                         pes * (mul.lut + add.lut) + l_ * dp.q + acc_lut,
+                         pes * (mul.ff + add.ff) + f_ * dp.q, hold=load + steps * ii,
+                         uram=uram)
+
+
+def _tile_memory(dp, dt, tm, k, cols):
+    """``(BRAM18K, URAM, LUT)`` of a grid's A tile ``[tm][k]`` and accumulators
+    ``[tm][cols]`` partitioned as ``dp`` says (``tiled_dot.tile_pragmas``): each PE's
+    accumulators in LUTRAM up to ``LUTRAM_MAX`` bytes, else BRAM18K; the A tile's
+    banks (P x WA) each in URAM288 where a bank fills at least half of one, else in
+    BRAM18K (a bank of a few KiB in a 36 KiB URAM wastes it)."""
+    pes = dp.p * dp.q
+    bank = -(-tm // dp.p) * -(-cols // dp.q) * dt.itemsize   # one PE's accumulators
     acc_bram = pes * math.ceil(bank / BRAM_BYTES) if bank > LUTRAM_MAX else 0
     acc_lut = pes * math.ceil(bank * 8 / 64) if bank <= LUTRAM_MAX else 0
     banks = dp.p * (dp.wa if dp.a_along == "k" else 1)
-    at_bytes = dp.tm * dp.k * dt.itemsize
-    big = at_bytes >= URAM_MIN
-    at_mem = max(banks, math.ceil(at_bytes / (URAM_BYTES if big else BRAM_BYTES)))
-    return StageEstimate(name, "kernel", tiles * steps, ii, depth,
-                         tiles * (load + steps * ii + depth + epilogue),
-                         pes * (mul.dsp + add.dsp) + d_ * dp.q,
-                         acc_bram + (0 if big else at_mem),
-                         pes * (mul.lut + add.lut) + l_ * dp.q + acc_lut,
-                         pes * (mul.ff + add.ff) + f_ * dp.q, hold=load + steps * ii,
-                         uram=at_mem if big else 0)
+    per_bank = -(-tm * k * dt.itemsize // banks)
+    if 2 * per_bank >= URAM_BYTES:
+        return acc_bram, banks * math.ceil(per_bank / URAM_BYTES), acc_lut
+    return acc_bram + banks * math.ceil(per_bank / BRAM_BYTES), 0, acc_lut
 
 
 def dot_rereads(st):
@@ -353,19 +365,30 @@ def _mover(st, env):
 
 
 def _engine_shared(d, ests):
-    """``{"dsp", "lut", "ff": n}``: what the dots of a shared engine (``dot_engine.py``)
-    count twice when summed: one grid of PEs and one epilogue's operators serve them
-    all (``ALLOCATION``), so an engine counts its largest dot's, not their sum. (Their
-    tile buffers are each dot's own arrays: BRAM/URAM are summed.)"""
-    out = {"dsp": 0, "lut": 0, "ff": 0}
+    """``{"dsp", "lut", "ff", "bram", "uram": n}``: what the dots of a shared engine
+    (``dot_engine.py``) count too often when summed: one grid of PEs and one
+    epilogue's operators serve them all (``ALLOCATION``), so an engine counts its
+    largest dot's DSP/LUT/FF, and one A tile and accumulators
+    (``dot_engine.engine_tiles``) instead of one per dot."""
+    out = {"dsp": 0, "lut": 0, "ff": 0, "bram": 0, "uram": 0}
     groups = {}
     for st, e in zip(d.stages, ests):
         if getattr(st, "engine", None) is not None:
-            groups.setdefault(st.engine, []).append(e)
-    for es in groups.values():
-        for r in out:
-            vals = [getattr(e, r) for e in es]
+            groups.setdefault(st.engine, []).append((st, e))
+    for pairs in groups.values():
+        plans = [tiled_dot.match(st.kernel, plan_axes(st.kernel), grid=st.grid)
+                 for st, _ in pairs]
+        dt = np.dtype(pairs[0][0].kernel.stages[0].dtype)
+        own = [_tile_memory(dp, dt, dp.tm, dp.k, dp.nc * dp.q) for dp in plans]
+        tm, k, cols, widest = engine_tiles(plans)
+        bram, uram, lut = _tile_memory(widest, dt, tm, k, cols)
+        for r in ("dsp", "ff"):
+            vals = [getattr(e, r) for _, e in pairs]
             out[r] += sum(vals) - max(vals)
+        logic = [e.lut - x for (_, e), (_, _, x) in zip(pairs, own)]   # (no tiles)
+        out["lut"] += sum(e.lut for _, e in pairs) - max(logic) - lut
+        out["bram"] += sum(b for b, _, _ in own) - bram
+        out["uram"] += sum(u for _, u, _ in own) - uram
     return out
 
 
@@ -420,11 +443,12 @@ def design_estimate(d, part, clock_mhz, env):
                 dram += nbytes * (times - 1)
                 port_bytes.append((nbytes * times, f"{names.get(v, v)} (in {st.name})"))
     busiest, port = max(port_bytes, default=(0, ""))
-    bram = sum(e.bram for e in ests) + AXI_PORT[0] * len(d.ports)
+    shared = _engine_shared(d, ests)
+    bram = sum(e.bram for e in ests) + AXI_PORT[0] * len(d.ports) - shared["bram"]
     for s in d.streams:
         if s.depth > SRL_FIFO_MAX:
             bram += math.ceil(s.depth * s.lanes * np.dtype(s.dtype).itemsize / BRAM_BYTES)
-    uram = sum(e.uram for e in ests)
+    uram = sum(e.uram for e in ests) - shared["uram"]
     for b in d.buffers:     # (ping-pong: twice the bytes)
         if b.where == "onchip":
             nbytes = _n(b.length, env) * np.dtype(b.dtype).itemsize
@@ -432,7 +456,6 @@ def design_estimate(d, part, clock_mhz, env):
                 uram += 2 * math.ceil(nbytes / URAM_BYTES)
             else:
                 bram += 2 * math.ceil(nbytes / BRAM_BYTES)
-    shared = _engine_shared(d, ests)
     lut = sum(e.lut for e in ests) + AXI_PORT[1] * len(d.ports) - shared["lut"]
     ff = sum(e.ff for e in ests) + AXI_PORT[2] * len(d.ports) - shared["ff"]
     return DesignEstimate(d.top, ests, len(d.streams), latency, dram,

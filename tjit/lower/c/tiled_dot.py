@@ -60,7 +60,7 @@ from tjit.lower.loops import ceil_div, prod, same
 from tjit.xla_like import kernel_ir as K
 
 __all__ = ["ACC_DISTANCE", "DEFAULT_GRID", "MAX_TILE_BYTES", "PORT_BYTES", "REG_M", "REG_N",
-           "TILE_K", "DotPlan", "match", "render", "thread_tile"]
+           "TILE_K", "DotPlan", "EngineGrid", "match", "render", "thread_tile"]
 
 #: HLS: the PE grid (rows P of ``m``, columns Q of ``n``) when the caller gives none.
 DEFAULT_GRID = (16, 16)
@@ -78,6 +78,18 @@ PORT_BYTES = 64
 REG_M, REG_N = 8, 8
 #: ... and the contraction indices staged in local memory per step.
 TILE_K = 16
+
+
+class EngineGrid(tuple):
+    """A grid (P, Q) whose dot runs on a shared engine (``fpga/dot_engine.py``): its A
+    tile and accumulators are the engine's arrays ``at`` (``[TM][K]`` at most) and
+    ``acc`` (``[TM][NP]``), named by the design and declared (and partitioned) once
+    for all the engine's dots, which use their own corner of them."""
+
+    def __new__(cls, grid, at, acc):
+        self = super().__new__(cls, tuple(grid))
+        self.at, self.acc = at, acc
+        return self
 
 
 @dataclasses.dataclass
@@ -236,22 +248,33 @@ def render(r, dp):
     with r.nest(dp.batch, innermost=False):
         m0 = r.var("m0")
         with r.block(f"for ({r.i64} {m0} = 0; {m0} < {dp.m}; {m0} += {dp.tm})"):
-            at, acc = r.var("at"), r.var("acc")
-            np_ = dp.nc * dp.q
-            r.emit(f"{t} {at}[{dp.tm}][{dp.k}];")
-            r.emit(f"#pragma HLS ARRAY_PARTITION variable={at} cyclic factor={dp.p} dim=1")
-            if dp.a_along == "k" and dp.wa > 1:
-                r.emit(f"#pragma HLS ARRAY_PARTITION variable={at} cyclic factor={dp.wa} "
-                       "dim=2")
-            r.emit(f"{t} {acc}[{dp.tm}][{np_}];")
-            r.emit(f"#pragma HLS ARRAY_PARTITION variable={acc} cyclic factor={dp.p} dim=1")
-            r.emit(f"#pragma HLS ARRAY_PARTITION variable={acc} cyclic factor={dp.q} dim=2")
+            if isinstance(r.dot_grid, EngineGrid):     # (the engine's arrays)
+                at, acc = r.dot_grid.at, r.dot_grid.acc
+            else:
+                at, acc = r.var("at"), r.var("acc")
+                r.emit(f"{t} {at}[{dp.tm}][{dp.k}];")
+                r.emit(f"{t} {acc}[{dp.tm}][{dp.nc * dp.q}];")
+                for line in tile_pragmas(dp, at, acc):
+                    r.emit(line)
             _load_a_tile(r, dp, at, m0)
             _multiply(r, dp, at, acc)
             _hls_epilogue(r, dp, acc, m0)
     for g in (dp.g_m, dp.g_n, dp.g_k):
         r.idx[g] = "0"
     return prod(r.plan.extents[g] for g, red in enumerate(r.plan.reduce) if not red)
+
+
+def tile_pragmas(dp, at, acc):
+    """The partitioning of A tile ``at`` (cyclic P on rows: a PE row each; cyclic WA
+    on k when read along k) and accumulators ``acc`` (cyclic P on rows, Q on columns:
+    a PE's own bank)."""
+    lines = [f"#pragma HLS ARRAY_PARTITION variable={at} cyclic factor={dp.p} dim=1"]
+    if dp.a_along == "k" and dp.wa > 1:
+        lines.append(f"#pragma HLS ARRAY_PARTITION variable={at} cyclic factor={dp.wa} "
+                     "dim=2")
+    lines.append(f"#pragma HLS ARRAY_PARTITION variable={acc} cyclic factor={dp.p} dim=1")
+    lines.append(f"#pragma HLS ARRAY_PARTITION variable={acc} cyclic factor={dp.q} dim=2")
+    return lines
 
 
 def _load_a_tile(r, dp, at, m0):
