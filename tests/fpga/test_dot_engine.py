@@ -15,7 +15,7 @@ import pytest
 
 import tjit
 from tjit.devices import hls_compile
-from tjit.fpga import dot_engine
+from tjit.fpga import dot_engine, estimate
 from tjit.fpga.op_costs import PARTS
 from tjit.lower.c import tiled_dot
 from tjit.lower.loops import plan_axes
@@ -145,3 +145,20 @@ def test_estimate_of_the_engine():
     assert e0.cycles == (42 * 2 + 2) + 1044 + 9 + (42 * 6 + 2)
     assert de.latency_cycles == sum(e.cycles for e in de.stages)
     assert de.dsp == max(e.dsp for e in de.stages) == 7 * 4 * 5
+
+
+def test_b_read_across_its_rows_is_staged_in_panels():
+    """``x @ y.T`` (B contiguous along k only, as the MLP's backward dots read it):
+    B is staged a column group at a time (``b_panel`` k a step), so the grid keeps
+    II = 1. (21, 30) @ (30, 17) at grid (4, 8): P = 3 (RM = 8 rounds cover the 21
+    rows), Q = 8, NC = 3, A read 8 a step; cycles = A's tile (24 x 4 + 2) + the panels
+    (3 x (8 x 2 + 2 + 9)) + K NC RM (30 x 3 x 8) + depth 9 + epilogue (24 x 3 + 2);
+    bit for bit the loop over k."""
+    x, y = _operands([(21, 30), (17, 30)], np.float32, seed=5)
+    c = tjit.jit(lambda p, q: p @ q.T).lower(x, y).compile(backend="hls")
+    (st,) = [s for s in _design(c).stages if s.grid is not None]
+    dp = tiled_dot.match(st.kernel, plan_axes(st.kernel), grid=(4, 8))
+    assert (dp.p, dp.q, dp.rm, dp.nc, dp.wa, dp.b_lanes, dp.b_panel) == (3, 8, 8, 3, 8, 1, 16)
+    e = estimate.stage_estimate(st.kernel, "dot", grid=(4, 8))
+    assert e.ii == 1 and e.cycles == (24 * 4 + 2) + 3 * (8 * 2 + 2 + 9) + 720 + 9 + 74
+    np.testing.assert_array_equal(np.asarray(c(x, y)), _loop_dot(x, y.T))

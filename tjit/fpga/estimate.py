@@ -50,7 +50,9 @@ KiB up. Symbolic sizes take ``sizes`` or ``TRIPCOUNT_HINT``.
 
 * cycles = tiles x (load + K NC RM x II + depth + epilogue): A's tile ``TM K / WA``
   steps (+ 2), the grid's ``K NC RM`` steps (II = 1, or ``ceil(Q / (RM x b_lanes))``
-  when B's port cannot give Q values every RM steps: B not contiguous along n), depth
+  when B's port cannot give Q values every RM steps: B not contiguous along n; where B
+  is contiguous along k its panels are staged instead: II = 1, and the load adds per
+  column group ``Q K / b_panel`` steps (+ 2) and a pipeline's depth), depth
   = mul + add latency + 2, the epilogue ``TM NC`` steps of Q outputs (II = Q when its
   output is a one-element stream, else ``ceil(Q / W)``: a port's beat) + its stores'
   latency + 2;
@@ -316,6 +318,9 @@ def _tiled_dot(k, dp, name, outer, io, streamed_out=False):
     steps = dp.k * dp.nc * dp.rm
     ii = max(1, -(-dp.q // (dp.rm * dp.b_lanes)))    # (B's port: Q values every RM steps)
     depth = mul.latency + add.latency + io
+    if dp.b_panel:      # (B staged per column group: its panels, then II = 1)
+        ii = 1
+        load += dp.nc * (dp.q * -(-dp.k // dp.b_panel) + io + depth)
     lat, d_, l_, f_ = _body([s.expr for s in k.stores])
     epi_ii = dp.q if streamed_out else -(-dp.q // w)  # (Q outputs a step: a port's beat)
     epilogue = dp.tm * dp.nc * epi_ii + lat + io

@@ -18,6 +18,14 @@ batch point and each tile of ``TM = P * RM`` rows of ``m`` (all ``N`` columns)::
     for i < TM: for c < NC (pipelined): the epilogue (the kernel's outer stores) of
         acc[i][c Q + q], q < Q unrolled, n < N
 
+Where B is contiguous along k but not along n (``x @ w.T``: its port cannot give the
+Q values of a row of B in a step), B is **staged in panels** instead: per column group
+``c``, ``bp[K][Q] = B[:, c Q : c Q + Q]`` read a 512-bit beat along k a step
+(``b_panel``), then ``for k: for rm`` (II=1) the P x Q PEs fold ``at[..][k] *
+bp[k][q]``; an accumulator comes back every RM >= ``ACC_DISTANCE`` cycles. A dot of a
+shared engine (``fpga/dot_engine.py``; an :class:`EngineGrid`) uses the engine's A tile
+and accumulators instead of its own.
+
 ``P * Q`` multiply-adds a cycle. The grid (``P``, ``Q``) comes from the caller
 (``fpga/dot_grid.py`` sizes it from the part's DSP budget; :data:`DEFAULT_GRID`
 otherwise); ``P`` is clamped to the rows the buffers hold and ``Q`` to ``N``. Each
@@ -25,7 +33,8 @@ accumulator comes back every ``NC * RM`` cycles, at least :data:`ACC_DISTANCE` (
 latency of a float add: ``hls_dialect.PARTIALS``), so the adder's latency never lowers
 the II and no partial sums are needed. **Summation order**: every output folds its
 products in increasing ``k`` from the sum's identity, one sequential sum: bit for bit
-the ``c`` dialect's loop (and the interpreter's float32 loop), for every grid and tile.
+the ``c`` dialect's loop (and the interpreter's float32 loop), for every grid, tile,
+panel and engine.
 Rows past ``M`` (a ragged last tile) hold the identity in ``at`` and columns past ``N``
 a zero ``bv``: their accumulators are never stored. The template needs concrete ``M``,
 ``N``, ``K``, the A tile and the accumulators within :data:`MAX_TILE_BYTES` each (a
@@ -110,6 +119,8 @@ class DotPlan:
     wa: int = 1       # HLS: A elements read a step into the tile
     a_along: str = "k"  # HLS: the axis of A the tile is read along ("k" or "m")
     b_lanes: int = 1  # HLS: B elements its port gives a cycle (contiguous along n: a beat)
+    b_panel: int = 0  # HLS: B staged a column group at a time, this many k a step (B
+    #                   contiguous along k only); 0: B read in the grid's loop
 
     @property
     def tm(self):
@@ -214,10 +225,14 @@ def _size_grid(dp, plan, dt, grid):
     dp.b_lanes = min(w, q) if _contiguous_along(dp.b, plan.groups[dp.g_n]) else 1
     rows = MAX_TILE_BYTES // dt.itemsize // max(dp.k, dp.nc * q)
     rm_min = ceil_div(ACC_DISTANCE, dp.nc)
+    if dp.b_lanes == 1 and q > 1 and _contiguous_along(dp.b, plan.groups[dp.g_k]) and \
+            dp.k * q * dt.itemsize <= MAX_TILE_BYTES:
+        dp.b_panel = min(w, dp.k)   # (a column group's panel, a beat along k a step)
+        rm_min = ACC_DISTANCE       # (an accumulator comes back every RM steps)
     if rows < rm_min:
         return False
-    if rows // ceil_div(q, dp.b_lanes) >= 1:    # (B's Q values every RM steps: II = 1)
-        rm_min = max(rm_min, ceil_div(q, dp.b_lanes))
+    if not dp.b_panel and rows // ceil_div(q, dp.b_lanes) >= 1:
+        rm_min = max(rm_min, ceil_div(q, dp.b_lanes))   # (B's Q values every RM steps)
     p = max(1, min(p, ceil_div(dp.m, rm_min), rows // rm_min))
     tiles = max(ceil_div(dp.m, rows // p * p),
                 min(ceil_div(dp.m, p * rm_min), max(1, dp.m // dp.n)))
@@ -257,7 +272,10 @@ def render(r, dp):
                 for line in tile_pragmas(dp, at, acc):
                     r.emit(line)
             _load_a_tile(r, dp, at, m0)
-            _multiply(r, dp, at, acc)
+            if dp.b_panel:
+                _multiply_panels(r, dp, at, acc)
+            else:
+                _multiply(r, dp, at, acc)
             _hls_epilogue(r, dp, acc, m0)
     for g in (dp.g_m, dp.g_n, dp.g_k):
         r.idx[g] = "0"
@@ -332,6 +350,49 @@ def _multiply(r, dp, at, acc):
             with r.block(f"for (int {q} = 0; {q} < {dp.q}; {q}++)"):
                 r.emit("#pragma HLS UNROLL")
                 _pe(r, dp, at, acc, bv, (kv, c, rm, p, q))
+
+
+def _multiply_panels(r, dp, at, acc):
+    """The PE grid with B staged a column group at a time (B contiguous along k only,
+    so its port cannot give Q values of a row of B in a step): per group ``c`` the
+    panel ``bp[k][q] = B[k, c Q + q]`` (zero past N) read ``b_panel`` k a step, then
+    per ``k`` and round every cycle P x Q multiply-adds, an accumulator coming back
+    every RM cycles. The same sums in the same order as ``_multiply``."""
+    st = r.k.stages[0]
+    dt = np.dtype(st.dtype)
+    t = r.d.type(dt)
+    ident = r.s.identity("sum", dt)
+    bp = r.var("bp")
+    r.emit(f"{t} {bp}[{dp.k}][{dp.q}];")
+    r.emit(f"#pragma HLS ARRAY_PARTITION variable={bp} complete dim=2")
+    if dp.b_panel > 1:
+        r.emit(f"#pragma HLS ARRAY_PARTITION variable={bp} cyclic factor={dp.b_panel} dim=1")
+    c, q, s_, w = r.var("c"), r.var("q"), r.var("s"), r.var("w")
+    with r.block(f"for (int {c} = 0; {c} < {dp.nc}; {c}++)"):
+        with r.block(f"for (int {q} = 0; {q} < {dp.q}; {q}++)"), \
+                r.block(f"for ({r.i64} {s_} = 0; {s_} < {dp.k}; {s_} += {dp.b_panel})"):
+            r.pragmas(True, ceil_div(dp.k, dp.b_panel))
+            with r.block(f"for (int {w} = 0; {w} < {dp.b_panel}; {w}++)"):
+                r.emit("#pragma HLS UNROLL")
+                kv, n, v = r.var("k"), r.var("n"), r.var("b")
+                r.emit(f"const {r.i64} {kv} = {s_} + {w};")
+                r.emit(f"const {r.i64} {n} = {c} * {dp.q} + {q};")
+                with r.block(f"if ({kv} < {dp.k})"):
+                    r.emit(f"{t} {v} = {ident};")
+                    r.idx[dp.g_m], r.idx[dp.g_k], r.idx[dp.g_n] = "0", kv, n
+                    with r.block(f"if ({n} < {dp.n})"):
+                        r.emit(f"{v} = {r.value(dp.b, {})};")
+                    r.emit(f"{bp}[{kv}][{q}] = {v};")
+        kv, rm, p = r.var("k"), r.var("rm"), r.var("p")
+        with r.block(f"for ({r.i64} {kv} = 0; {kv} < {dp.k}; {kv}++)"), \
+                r.block(f"for (int {rm} = 0; {rm} < {dp.rm}; {rm}++)"):
+            r.pragmas(True, dp.rm)
+            r.emit(f"#pragma HLS DEPENDENCE variable={acc} inter distance={dp.rm} true")
+            with r.block(f"for (int {p} = 0; {p} < {dp.p}; {p}++)"):
+                r.emit("#pragma HLS UNROLL")
+                with r.block(f"for (int {q} = 0; {q} < {dp.q}; {q}++)"):
+                    r.emit("#pragma HLS UNROLL")
+                    _pe(r, dp, at, acc, f"{bp}[{kv}]", (kv, c, rm, p, q))
 
 
 def _pe(r, dp, at, acc, bv, idx):
