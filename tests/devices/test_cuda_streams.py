@@ -12,6 +12,7 @@ import tjit
 import tjit.numpy as jnp
 from tests.devices import fake_cupy
 from tests.devices.fake_cupy import simulated_gpu
+from tjit.devices import cuda
 
 
 class _AsyncStreams:
@@ -96,3 +97,28 @@ def test_calls_on_two_streams_do_not_share_temporaries_at_once(monkeypatch):
         for n, (g, w) in enumerate(zip(outs, want)):
             np.testing.assert_allclose(np.asarray(g), w, rtol=1e-5, atol=1e-5,
                                        err_msg=f"call {n}")
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(cuda.unavailable_reason() is not None,
+                    reason=str(cuda.unavailable_reason()))
+def test_calls_alternating_two_gpu_streams_match_the_interpreter(monkeypatch):
+    """The same on a GPU: plain runs alternating two non-blocking streams, big enough
+    that one call's kernels would still run when the next call's start."""
+    import cupy as cp
+    monkeypatch.setenv("TJIT_CUDA_GRAPHS", "0")
+    rng = np.random.default_rng(1)
+    xs = [rng.standard_normal((2048, 1024)).astype(np.float32) for _ in range(8)]
+    want = [np.asarray(tjit.jit(_two_kernels, backend="interpreter")(x)) for x in xs]
+    exe = tjit.jit(_two_kernels).lower(xs[0]).compile(backend="cuda").executable
+    args = [cp.asarray(x) for x in xs]
+    cp.cuda.Device().synchronize()
+    streams = [cp.cuda.Stream(non_blocking=True) for _ in range(2)]
+    outs = []
+    for n, x in enumerate(args):
+        with streams[n % 2]:
+            outs.append(exe.call([x])[0])
+    cp.cuda.Device().synchronize()
+    for n, (g, w) in enumerate(zip(outs, want)):
+        np.testing.assert_allclose(cp.asnumpy(g), w, rtol=1e-4, atol=1e-4,
+                                   err_msg=f"call {n}")
