@@ -145,10 +145,20 @@ def test_steps_that_cannot_be_written_as_data_are_not_stored_and_counted(cache, 
     monkeypatch.setattr(step, "primitive", Primitive("sort"))      # not a tjit attribute
     monkeypatch.setattr(step, "fn", None)
     assert pc.store(key, program) is False
-    assert dict(pc.NOT_STORED) == {
-        "closure test_steps_that_cannot_be_written_as_data_are_not_stored_and_counted": 1,
-        "primitive sort is not a module attribute of tjit": 1}
+    assert dict(pc.NOT_STORED) == {"library step sort holds a closure": 1,
+                                   "primitive sort is not a module attribute of tjit": 1}
     assert disk_cache.get(key) is None
+
+
+def test_collective_steps_keep_their_program_out_and_say_why(cache, monkeypatch):
+    """A collective's step holds the process's communicators: not data."""
+    monkeypatch.setattr(pc, "NOT_STORED", pc.NOT_STORED.__class__())
+    x = np.arange(4, dtype=F32).reshape(1, 4)
+    before = dict(pc.STATS)
+    out = tjit.pmap(lambda v: lax.psum(v, "i") * 2, axis_name="i")(x)
+    np.testing.assert_array_equal(np.asarray(out), x * 2)
+    assert pc.STATS["stored"] == before["stored"]
+    assert pc.NOT_STORED["library step collective_psum holds a closure"] >= 1, pc.NOT_STORED
 
 
 def test_entries_naming_what_this_tjit_lacks_are_recompiled(cache, rng, monkeypatch):

@@ -145,6 +145,9 @@ def store(key, program):
     entry is not too big; otherwise count why in ``NOT_STORED``."""
     if key is None:
         return False
+    reason = _closure_step(program)
+    if reason is not None:
+        return _not_stored(reason)
     try:
         payload = dumps((program, _by_position(program)))
     except _NotStorable as e:
@@ -162,6 +165,18 @@ def _not_stored(reason):
     STATS["not_stored"] += 1
     NOT_STORED[reason] += 1
     return False
+
+
+def _closure_step(program):
+    """Why a library step of ``program`` cannot be written as data (its function is a
+    closure without a recipe), or None."""
+    for p in _programs(program):
+        for s in p.steps:
+            fn = getattr(s, "fn", None)
+            if (isinstance(fn, types.FunctionType) and getattr(fn, "recipe", None) is None
+                    and "<" in fn.__qualname__):
+                return f"library step {s.name} holds a closure"
+    return None
 
 
 class _NotStorable(Exception):
