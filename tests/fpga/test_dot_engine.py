@@ -162,3 +162,24 @@ def test_b_read_across_its_rows_is_staged_in_panels():
     e = estimate.stage_estimate(st.kernel, "dot", grid=(4, 8))
     assert e.ii == 1 and e.cycles == (24 * 4 + 2) + 3 * (8 * 2 + 2 + 9) + 720 + 9 + 74
     np.testing.assert_array_equal(np.asarray(c(x, y)), _loop_dot(x, y.T))
+
+
+@pytest.mark.usefixtures("small_card")
+def test_the_engine_takes_the_dot_that_is_ready_first():
+    """Dots A, B, C on the engine and a slow stage S between A and B (a transpose of one
+    point a step): in design order the engine would wait for S before B; the list
+    schedule runs C (ready when A is) first."""
+    args = _operands([(37, 29), (29, 23), (23, 31), (31, 19)], np.float32, seed=6)
+    c = tjit.jit(_chain).lower(*args).compile(backend="hls")
+    k = [st.kernel for st in _design(c).stages]
+
+    def step(kernel, ins, outs):
+        return type("Step", (), {"kernel": kernel, "ins": ins, "outs": outs})
+    slow = type("Slow", (), {"shape": (10**6,)})
+    steps = [step(k[0], (), (1,)), step(slow, (1,), (2,)), step(k[1], (2,), (3,)),
+             step(k[2], (1,), (4,))]
+    choice = dot_engine.DotPlanChoice({0: (7, 4), 2: (7, 4), 3: (7, 4)}, [0, 2, 3], 0, 0)
+    assert dot_engine.engine_order(steps, choice) == [0, 1, 3, 2]
+    # (a fast S: B's input is ready before C's, so B runs first, the design's order)
+    steps[1] = step(type("Fast", (), {"shape": (1,)}), (), (2,))
+    assert dot_engine.engine_order(steps, choice) == [0, 1, 2, 3]

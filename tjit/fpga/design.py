@@ -71,7 +71,7 @@ import math
 import numpy as np
 import sympy
 
-from tjit.fpga.dot_engine import engine_tiles, plan_dots
+from tjit.fpga.dot_engine import engine_order, engine_tiles, plan_dots
 from tjit.fpga.row_passes import row_lag, row_slack
 from tjit.lower.c import HLS, render, tiled_dot
 from tjit.lower.c import lanes as L
@@ -191,6 +191,12 @@ def build_design(prog, steps, live_out, top="tjit_design", onchip_budget=ONCHIP_
         under-sized stream).
       part: the card whose DSPs size the dots' PE grids (``dot_grid.py``).
     """
+    dots = plan_dots(steps, part)
+    if dots.engine:     # (the engine's dots in the order it takes them: dot_engine.py)
+        order = engine_order(steps, dots)
+        if order != sorted(order):
+            steps = [steps[i] for i in order]
+            dots = plan_dots(steps, part)
     produced = {v: n for n, s in enumerate(steps) for v in s.outs if v is not None}
     readers = {}
     for n, s in enumerate(steps):
@@ -220,7 +226,6 @@ def build_design(prog, steps, live_out, top="tjit_design", onchip_budget=ONCHIP_
 
     inputs = [v for v in dict.fromkeys(v for s in steps for v in s.ins) if v not in produced]
     outputs = [v for v in produced if v in live_out]
-    dots = plan_dots(steps, part)
     grids = dots.grids
     # (a dot's output that no stage of the run reads goes straight to its port, Q
     # outputs a step, not through a writer at one element a step; an engine dot's

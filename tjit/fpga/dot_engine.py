@@ -23,6 +23,12 @@ overlap (their grids already use every DSP at once). A dot's steps are the grid'
 pipelined steps of ``tiled_dot``'s plan at that grid: ``tiles x K x NC x RM`` a batch
 point (``estimate.py`` adds the tile loads and epilogues).
 
+**Order**: the engine runs its dots in the design's order, and the design puts them
+in the order of a list schedule (:func:`engine_order`): whenever the engine is free it
+takes, of the dots whose inputs are computed, the one whose inputs are ready first, so
+a dot that waits for a slow stage (a transpose of one element a step) does not hold
+back one that is ready (the MLP step's weight-gradient dots).
+
 How the engine is built (``design.py``): one dataflow stage runs its dots in order,
 each dot its template at the engine's grid with its own loads and fused epilogue
 (inlined into the engine), waiting for its input buffers' tokens and posting its
@@ -41,7 +47,8 @@ from tjit.fpga.op_costs import PARTS
 from tjit.lower.c import tiled_dot
 from tjit.lower.loops import plan_axes, prod
 
-__all__ = ["ENGINE_GAIN", "DotPlanChoice", "dot_steps", "engine_tiles", "plan_dots"]
+__all__ = ["ENGINE_GAIN", "DotPlanChoice", "dot_steps", "engine_order", "engine_tiles",
+           "plan_dots"]
 
 #: The engine must take at most this fraction of the grids' time (10% faster).
 ENGINE_GAIN = 0.9
@@ -123,3 +130,39 @@ def engine_tiles(plans):
                                wa=max(along_k, default=1))
     return (max(d.tm for d in plans), max(d.k for d in plans),
             max(d.nc * d.q for d in plans), widest)
+
+
+def engine_order(steps, choice):
+    """A topological order of ``steps`` (indices) in which the engine's dots
+    (``choice``, :func:`plan_dots`) come as a list schedule takes them: stages other
+    than the engine's run as soon as their inputs are computed (one point a step:
+    ``prod(kernel.shape)``), the engine one dot at a time (``dot_steps`` at its
+    grid), always taking the ready dot whose inputs were ready first (then the
+    earlier one). Other steps keep their relative order where times tie."""
+    after = _depends(steps)
+    direct = []
+    produced = {v: n for n, s in enumerate(steps) for v in s.outs if v is not None}
+    for s in steps:
+        direct.append({produced[v] for v in s.ins if v in produced})
+    engine = set(choice.engine)
+    start, finish = {}, {}
+    free = 0            # when the engine is next free
+    while len(finish) < len(steps):
+        progressed = False
+        for j, s in enumerate(steps):       # (stages off the engine: no waiting)
+            if j in finish or j in engine or not direct[j] <= finish.keys():
+                continue
+            start[j] = max((finish[i] for i in direct[j]), default=0)
+            finish[j] = start[j] + int(prod(s.kernel.shape))
+            progressed = True
+        ready = [(max((finish[i] for i in direct[j]), default=0), j) for j in engine
+                 if j not in finish and direct[j] <= finish.keys()]
+        if ready:
+            t, j = min(ready)
+            start[j] = max(t, free)
+            finish[j] = free = start[j] + dot_steps(steps[j].kernel, choice.grids[j])
+        elif not progressed:
+            raise ValueError("dot engine: the design's steps have a cycle")
+    order = sorted(range(len(steps)), key=lambda j: (start[j], j))
+    assert all(order.index(i) < order.index(j) for j in range(len(steps)) for i in after[j])
+    return order
