@@ -54,7 +54,10 @@ under ``#pragma HLS DATAFLOW`` (the stages run at once, each a pipelined loop ne
   a grid of P x Q multiply-add PEs sized from ``part``'s DSPs (``dot_grid.py``: the
   design's dots share ``DOT_DSP_SHARE`` of them), ``Stage.grid``; a dot's output that
   no stage of the design reads is written to its port by the dot (Q outputs a step)
-  rather than streamed to a writer (one a step);
+  rather than streamed to a writer (one a step). Dots that cannot overlap share ONE
+  engine instead (``dot_engine.py``: one grid from the whole share, one stage that
+  runs them in a list-scheduled order, the design's steps reordered to match; their
+  values are buffers);
 * **buffers**: other intermediates are on-chip arrays while their sizes fit
   ``onchip_budget`` bytes (BRAM/URAM; default ``ONCHIP_BUDGET``), else DRAM scratch
   ports the host allocates. A buffer's consumers start when its producer has finished
