@@ -23,6 +23,7 @@ from tjit.tracing.shapes import (
 from tjit.primitives.indexing import GatherDimensionNumbers, ScatterDimensionNumbers
 from tjit.numpy._core import (
     asarray, broadcast_to_shape, ensure_array, promote_args, promote_dtypes)
+from tjit.numpy._eager_gather import eager_take
 from tjit.numpy._indexing import (
     _IndexUpdateRef, _as_index_array, _bool_error, _index_dtype, _is_empty,
     _normalize)
@@ -79,6 +80,9 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
         raise NotImplementedError("jnp.take: the 'out' argument is not supported")
     a = ensure_array("take", a)
     indices = _int_indices("take", indices)
+    fast = eager_take(a, indices, axis, mode, fill_value)
+    if fast is not None:
+        return fast
     a, axis = (_ravel(a), 0) if axis is None else (a, normalize_axis(axis, a.ndim, "take"))
     n = a.shape[axis]
     out_shape = tuple(a.shape[:axis]) + tuple(indices.shape) + tuple(a.shape[axis + 1:])

@@ -40,6 +40,7 @@ from tjit.tracing.shapes import (
 from tjit.primitives.elementwise import _quiet
 from tjit.primitives.indexing import GatherDimensionNumbers, ScatterDimensionNumbers
 from tjit.numpy._core import asarray, broadcast_to_shape, ensure_array, result_type_of
+from tjit.numpy._eager_gather import eager_getitem
 from tjit.numpy._ufuncs import divide, power
 
 _I32 = np.iinfo(np.int32)
@@ -425,6 +426,8 @@ def _index_to_gather(shape, entries, contiguous, strict):
             ax, n = x_axes[pos], shape[x_axes[pos]]
             if strict and type(e) is int and type(n) is int:
                 _static_int(e, n, ax)
+            if type(n) is int and n == 0:  # no element to clamp to or update (NumPy, JAX)
+                raise IndexError(f"index is out of bounds for axis {ax} with size 0")
             parts.indexed(_normalize(e, n, parts.idt), (), ax)
             parts.sizes.append(1)
     dn = GatherDimensionNumbers(tuple(parts.offset), tuple(sorted(parts.collapsed)),
@@ -564,6 +567,8 @@ def _rewriting_take(arr, idx, *, indices_are_sorted=False, unique_indices=False,
     try:
         if mode is None:
             out = _eager_take(arr, idx)
+            if out is None:
+                out = eager_getitem(arr, idx)
             if out is not None:
                 return out
         arr = ensure_array("indexing", arr)

@@ -1,0 +1,197 @@
+"""The eager advanced-indexing lane (``x[i]``, ``x[:, i]``, ``x[i, 2]``, ``x[i, j]``,
+masks, ``jnp.take``) against two references: the general gather path (the lane
+disabled, and the reference interpreter under ``jit``) and a NumPy expression written
+from JAX's documented rules (negative indices wrap, out-of-bounds ones clamp for ``x[i]``
+and fill for ``take``). Values, dtype, shape and weak type must all match."""
+
+import numpy as np
+import pytest
+
+import tjit
+import tjit.numpy as jnp
+from tjit.numpy import _eager_gather, _index_routines, _indexing
+
+_RNG = np.random.default_rng(14)
+
+
+def _jc(i, n):
+    """JAX's ``x[i]`` index rule along a dim of size ``n``, in int64: wrap, then clamp."""
+    i = np.asarray(i)
+    if i.dtype == np.uint64:
+        i = np.minimum(i, np.uint64(2**62))
+    i = i.astype(np.int64)
+    return np.clip(np.where(i < 0, i + n, i), 0, n - 1)
+
+
+def _take_fill(xn, i, axis):
+    """JAX's ``take`` (mode 'fill'): wrap negatives; out of bounds gives the fill value
+    (NaN, the int min, the uint max, True)."""
+    n = xn.shape[axis]
+    i = np.asarray(i).astype(np.int64)
+    i = np.where(i < 0, i + n, i)
+    ok = (i >= 0) & (i < n)
+    out = np.take(xn, np.clip(i, 0, n - 1), axis)
+    ok = ok.reshape((1,) * axis + ok.shape + (1,) * (xn.ndim - axis - 1))
+    if xn.dtype.kind in "fc":
+        fill = np.nan
+    elif xn.dtype.kind == "i":
+        fill = np.iinfo(xn.dtype).min
+    elif xn.dtype.kind == "u":
+        fill = np.iinfo(xn.dtype).max
+    else:
+        fill = True
+    return np.where(ok, out, np.asarray(fill, xn.dtype))
+
+
+def _arr(shape, dtype):
+    v = _RNG.normal(size=shape) * 10
+    if np.dtype(dtype).kind == "c":
+        v = v + 1j * _RNG.normal(size=shape)
+    return np.asarray(v).astype(dtype)
+
+
+_F = np.float32
+_IDX = np.array([1, 5, -1, 30, -30, 0])           # in bounds, negative, both ways out
+_IDX2 = np.array([[0, -2], [7, 3]])
+
+
+def _cases():
+    """(name, x (NumPy), tjit index builder from x's NumPy value, NumPy reference)."""
+    c = []
+    for idt in (np.int8, np.uint8, np.int16, np.int32, np.int64, np.uint64):
+        i = _IDX.astype(idt) if np.dtype(idt).kind == "i" else np.abs(_IDX).astype(idt)
+        c.append((f"a[i] {np.dtype(idt).name} index", _arr((10, 3), _F),
+                  lambda x, i=i: jnp.asarray(i) if i.dtype.itemsize <= 4 else i,
+                  lambda xn, i=i: xn[_jc(i, 10)]))
+    c.append(("a[u64 huge]", _arr((10, 3), _F), lambda x: np.array([2**64 - 1], np.uint64),
+              lambda xn: xn[[9]]))
+    for dt in (np.float16, np.int8, np.bool_, np.complex64, np.uint16):
+        c.append((f"a[i] of {np.dtype(dt).name}", _arr((10, 3), dt),
+                  lambda x: jnp.asarray(_IDX), lambda xn: xn[_jc(_IDX, 10)]))
+        c.append((f"a[:, i] of {np.dtype(dt).name}", _arr((3, 10), dt),
+                  lambda x: (slice(None), jnp.asarray(_IDX)),
+                  lambda xn: xn[:, _jc(_IDX, 10)]))
+    c += [
+        ("a[..., i]", _arr((2, 3, 10), _F), lambda x: (Ellipsis, jnp.asarray(_IDX)),
+         lambda xn: xn[..., _jc(_IDX, 10)]),
+        ("a[i, 2]", _arr((10, 4), _F), lambda x: (jnp.asarray(_IDX), 2),
+         lambda xn: xn[_jc(_IDX, 10), 2]),
+        ("a[i, -1]", _arr((10, 4), _F), lambda x: (jnp.asarray(_IDX), -1),
+         lambda xn: xn[_jc(_IDX, 10), 3]),
+        ("a[i, 5] (a static int beside arrays clamps)", _arr((10, 4), _F),
+         lambda x: (jnp.asarray(_IDX), 5), lambda xn: xn[_jc(_IDX, 10), 3]),
+        ("a[i, -7]", _arr((10, 4), _F), lambda x: (jnp.asarray(_IDX), -7),
+         lambda xn: xn[_jc(_IDX, 10), 0]),
+        ("a[2d i]", _arr((10, 4), _F), lambda x: jnp.asarray(_IDX2),
+         lambda xn: xn[_jc(_IDX2, 10)]),
+        ("a[i, j]", _arr((10, 4), _F), lambda x: (jnp.asarray(_IDX), jnp.asarray(_IDX[::-1])),
+         lambda xn: xn[_jc(_IDX, 10), _jc(_IDX[::-1], 4)]),
+        ("a[i, :, j] (adv dims first)", _arr((10, 3, 4), _F),
+         lambda x: (jnp.asarray(_IDX2), slice(None), jnp.asarray([1, -1])),
+         lambda xn: xn[_jc(_IDX2, 10), :, _jc([1, -1], 4)]),
+        ("a[None, i, 1:3]", _arr((10, 4), _F),
+         lambda x: (None, jnp.asarray(_IDX), slice(1, 3)),
+         lambda xn: xn[None, _jc(_IDX, 10), 1:3]),
+        ("a[0-d i, j]", _arr((10, 4), _F), lambda x: (jnp.asarray(-3), jnp.asarray([0, 9])),
+         lambda xn: xn[7, _jc([0, 9], 4)]),
+        ("a[empty i]", _arr((10, 4), _F), lambda x: jnp.zeros((0,), jnp.int32),
+         lambda xn: xn[np.zeros((0,), np.int64)]),
+        ("a[i] of (5, 0)", _arr((5, 0), _F), lambda x: jnp.asarray([1, -1, 9]),
+         lambda xn: xn[[1, 4, 4]]),
+        ("non-contiguous a[::2][:, i]", _arr((20, 10), _F),
+         lambda x: (slice(None), jnp.asarray(_IDX)),
+         lambda xn: xn[:, _jc(_IDX, 10)]),
+        ("a[a > 0]", _arr((6, 5), _F), lambda x: jnp.asarray(x > 0), lambda xn: xn[xn > 0]),
+        ("a[:, m]", _arr((6, 5), _F), lambda x: (slice(None), np.array([1, 0, 1, 1, 0], bool)),
+         lambda xn: xn[:, [0, 2, 3]]),
+        ("a[m] all False", _arr((6, 5), np.int8), lambda x: jnp.zeros((6, 5), bool),
+         lambda xn: xn[np.zeros((6, 5), bool)]),
+    ]
+    return c
+
+
+_CASES = _cases()
+
+
+def _x(name, xn):
+    x = jnp.asarray(xn)
+    return x[::2] if name.startswith("non-contiguous") else x
+
+
+def _same(got, want):
+    assert got.dtype == want.dtype, (got.dtype, want.dtype)
+    assert got.shape == want.shape, (got.shape, want.shape)
+    assert got.weak_type == want.weak_type
+    assert np.asarray(got).tobytes() == np.asarray(want).tobytes()
+
+
+@pytest.fixture
+def no_lane(monkeypatch):
+    """Runs a thunk with the eager advanced-indexing lane switched off."""
+    def run(thunk):
+        with monkeypatch.context() as m:
+            m.setattr(_indexing, "eager_getitem", lambda *a: None)
+            m.setattr(_index_routines, "eager_take", lambda *a: None)
+            return thunk()
+    return run
+
+
+@pytest.mark.parametrize("name,xn,make,ref", _CASES, ids=[c[0] for c in _CASES])
+@pytest.mark.parametrize("weak", [False, True])
+def test_getitem_lane_matches_general_path_and_numpy(name, xn, make, ref, weak, no_lane):
+    x = _x(name, xn)
+    if weak:
+        x = tjit.Array(np.asarray(x), True) if x.dtype.kind in "fc" else x
+    idx = make(np.asarray(x))
+    got = x[idx]
+    assert _eager_gather.eager_getitem(x, idx) is not None  # the lane serves the case
+    _same(got, no_lane(lambda: x[idx]))
+    if not name.startswith(("a[a > 0]", "a[:, m]", "a[m]")):  # masks need concrete values
+        _same(got, tjit.jit(lambda y: y[idx], backend="interpreter")(x))
+    want = ref(np.asarray(x))
+    assert got.dtype == want.dtype and got.weak_type == x.weak_type
+    np.testing.assert_array_equal(np.asarray(got), want)
+
+
+_TAKE = [(dt, axis, mode) for dt in (np.float32, np.float16, np.int8, np.uint8, np.bool_,
+                                     np.complex64)
+         for axis in (0, 1, -1, None) for mode in (None, "fill", "clip")]
+
+
+@pytest.mark.parametrize("dt,axis,mode", _TAKE)
+@pytest.mark.parametrize("idt", [np.int32, np.int8, np.uint8])
+def test_take_lane_matches_general_path_and_numpy(dt, axis, mode, idt, no_lane):
+    x = jnp.asarray(_arr((4, 6), dt))
+    raw = np.array([[0, 3, -1], [-4, 9, 5]]) if idt != np.uint8 else np.array([0, 3, 200])
+    i = jnp.asarray(raw.astype(idt))
+    got = jnp.take(x, i, axis=axis, mode=mode)
+    assert _eager_gather.eager_take(x, i, axis, mode, None) is not None
+    _same(got, no_lane(lambda: jnp.take(x, i, axis=axis, mode=mode)))
+    _same(got, tjit.jit(lambda y, j: jnp.take(y, j, axis=axis, mode=mode),
+                        backend="interpreter")(x, i))
+    xn = np.asarray(x) if axis is not None else np.asarray(x).reshape(-1)
+    ax = 0 if axis is None else axis % 2
+    if mode == "clip":
+        want = np.take(xn, np.asarray(i).astype(np.int64), ax, mode="clip")
+    else:
+        want = _take_fill(xn, np.asarray(i), ax)
+    np.testing.assert_array_equal(np.asarray(got), want)
+
+
+def test_take_lane_0d_index_and_empty(no_lane):
+    x = jnp.arange(12.0).reshape(3, 4)
+    for i, axis in ((jnp.asarray(-1), 1), (jnp.asarray(7), 0), (jnp.zeros((0,), int), 1)):
+        got = jnp.take(x, i, axis=axis)
+        _same(got, no_lane(lambda: jnp.take(x, i, axis=axis)))
+
+
+def test_lane_leaves_errors_to_the_general_path():
+    x = jnp.ones((4, 3))
+    with pytest.raises(IndexError, match="boolean index did not match"):
+        x[jnp.asarray([True, False])]
+    with pytest.raises(IndexError):
+        x[jnp.asarray([0]), jnp.asarray([0]), jnp.asarray([0])]
+    with pytest.raises((IndexError, ValueError)):
+        x[jnp.asarray([0, 1]), jnp.asarray([0, 1, 2])]
+    with pytest.raises(IndexError, match="size 0"):
+        jnp.ones((0, 3))[jnp.asarray([0])]

@@ -1,0 +1,145 @@
+"""The eager lane of advanced indexing: ``x[i]``, ``x[:, i]``, ``x[i, 2]``, ``x[i, j]``,
+``x[mask]`` and ``jnp.take`` on NumPy-backed arrays outside any transformation.
+
+JAX's index rules are applied to the index arrays first (negative indices wrap by the
+dim, out-of-bounds ones are clamped, or filled for ``take``); NumPy's own fancy indexing
+then places the result dims exactly as tjit's general gather does (tjit follows NumPy's
+rules). Each function returns None where the general path must run (traced values,
+empty or symbolic dims, masks that do not match, index arrays that do not broadcast,
+keyword options): that path stays the definition and raises tjit's errors.
+"""
+
+import numpy as np
+
+from tjit.tracing.core import Array, is_eager
+from tjit.primitives.indexing import default_fill_value
+
+_I32 = np.iinfo(np.int32)
+
+
+def _numpy_value(x):
+    """``x``'s NumPy buffer when ``x`` is a concrete NumPy-backed Array, else None."""
+    if type(x) is not Array:
+        return None
+    v = x._value
+    return v if type(v) is np.ndarray else None
+
+
+def _index_value(e):
+    """An index array's NumPy value (a concrete Array or a NumPy array of integer or
+    bool dtype), else None."""
+    if type(e) is Array:
+        e = e._value
+    if type(e) is not np.ndarray or e.dtype.kind not in "iub":
+        return None
+    return e
+
+
+def _as_int32_range(k):
+    """Signed ``intp`` copy of index values ``k`` with values past int32 clipped into its
+    range, as the general path's int32 index arrays hold them (they stay out of bounds)."""
+    if k.dtype.itemsize > 4 or k.dtype == np.uint32:
+        k = np.minimum(k, _I32.max) if k.dtype.kind == "u" else np.clip(k, _I32.min, _I32.max)
+    return k.astype(np.intp)
+
+
+def _clamped(e, n):
+    """Index array ``e`` along a dim of size ``n > 0``: negatives wrap, then clamp into
+    ``[0, n)`` (JAX's gather on ``x[i]``)."""
+    k = _as_int32_range(e)
+    np.add(k, n, out=k, where=k < 0)
+    np.maximum(k, 0, out=k)
+    np.minimum(k, n - 1, out=k)
+    return k
+
+
+def eager_getitem(x, idx):
+    """``x[idx]`` for an advanced ``idx`` (integer/bool arrays with ints, plain slices,
+    None and one Ellipsis), or None when the general gather path must run."""
+    v = _numpy_value(x)
+    if v is None or not is_eager():
+        return None
+    entries = idx if type(idx) is tuple else (idx,)
+    kinds, used, arrays = [], 0, 0
+    for e in entries:
+        te = type(e)
+        if te is int or te is slice:
+            if te is slice and not all(b is None or type(b) is int
+                                       for b in (e.start, e.stop, e.step)):
+                return None
+            kinds.append(te)
+            used += 1
+        elif e is None or e is Ellipsis:
+            kinds.append(e)
+        else:
+            a = _index_value(e)
+            if a is None or a.ndim == 0 and a.dtype == np.bool_:
+                return None
+            kinds.append(a)
+            used += a.ndim if a.dtype == np.bool_ else 1
+            arrays += a.ndim > 0
+    if not arrays or used > v.ndim or sum(k is Ellipsis for k in kinds) > 1:
+        return None
+    out, ax = [], 0
+    for e, k in zip(entries, kinds):
+        if k is None:
+            out.append(None)
+        elif k is Ellipsis:
+            out.append(Ellipsis)
+            ax += v.ndim - used
+        elif k is slice:
+            out.append(e)
+            ax += 1
+        elif k is int:  # beside index arrays an int is clamped too (as in JAX)
+            n = v.shape[ax]
+            if n == 0:
+                return None
+            out.append(min(max(e + n if e < 0 else e, 0), n - 1))
+            ax += 1
+        elif k.dtype == np.bool_:
+            if k.shape != v.shape[ax:ax + k.ndim]:
+                return None
+            out.append(k)
+            ax += k.ndim
+        else:
+            n = v.shape[ax]
+            if n == 0:
+                return None
+            c = _clamped(k, n)
+            out.append(int(c) if c.ndim == 0 else c)  # a 0-d array index acts as an int
+            ax += 1
+    try:
+        res = v[tuple(out)]
+    except (IndexError, ValueError):  # e.g. index arrays that do not broadcast
+        return None
+    return Array(res if type(res) is np.ndarray else np.asarray(res), x._weak)
+
+
+def eager_take(a, indices, axis, mode, fill_value):
+    """``jnp.take(a, indices, axis, mode=mode)`` (``indices`` already an integer Array),
+    or None when the general gather path must run."""
+    v, k = _numpy_value(a), _index_value(indices)
+    if v is None or k is None or fill_value is not None or mode not in (None, "fill", "clip"):
+        return None
+    if not is_eager() or k.dtype.itemsize > 4 or k.dtype == np.uint32:
+        return None  # (wider indices convert as the general path's int32 arrays do)
+    if axis is None:
+        v, axis = v.reshape(-1), 0
+    elif type(axis) is not int or not -v.ndim <= axis < v.ndim:
+        return None
+    axis %= v.ndim
+    n = v.shape[axis]
+    if n == 0:
+        return None
+    k = k.astype(np.intp)
+    if mode == "clip":  # NumPy's take: negative indices clamp to 0
+        res = np.take(v, k, axis, mode="clip")
+    else:
+        np.add(k, n, out=k, where=k < 0)
+        res = np.take(v, k, axis, mode="clip")
+        ok = (k >= 0) & (k < n)
+        if not ok.all():
+            ok = ok.reshape((1,) * axis + ok.shape + (1,) * (v.ndim - axis - 1))
+            fv = np.asarray(default_fill_value(v.dtype), v.dtype)
+            res = np.where(ok, res, fv)
+    return Array(res if type(res) is np.ndarray else np.asarray(res), a._weak)
