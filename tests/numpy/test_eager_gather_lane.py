@@ -182,7 +182,7 @@ def test_take_lane_0d_index_and_empty(no_lane):
     x = jnp.arange(12.0).reshape(3, 4)
     for i, axis in ((jnp.asarray(-1), 1), (jnp.asarray(7), 0), (jnp.zeros((0,), int), 1)):
         got = jnp.take(x, i, axis=axis)
-        _same(got, no_lane(lambda: jnp.take(x, i, axis=axis)))
+        _same(got, no_lane(lambda i=i, axis=axis: jnp.take(x, i, axis=axis)))
 
 
 def test_lane_leaves_errors_to_the_general_path():
