@@ -73,7 +73,7 @@ def test_a_chain_of_three_ragged_dots_runs_on_one_engine(dtype):
     op = "fmul" if dtype == np.float32 else "mul"
     assert f"ALLOCATION operation instances={op} limit=" in text
     # (one A tile and one set of accumulators for the three dots, at file scope)
-    assert text.count("static ") - text.count("static void") == 2
+    assert text.count("TJ_ENGINE_TILE float") + text.count("TJ_ENGINE_TILE int") == 2
     assert "tjit_p0_d0_at[" in text and "tjit_p0_d0_acc[" in text
     got = np.asarray(c(*args))
     x, w1, w2, w3 = args
@@ -183,3 +183,19 @@ def test_the_engine_takes_the_dot_that_is_ready_first():
     # (a fast S: B's input is ready before C's, so B runs first, the design's order)
     steps[1] = step(type("Fast", (), {"shape": (1,)}), (), (2,))
     assert dot_engine.engine_order(steps, choice) == [0, 1, 2, 3]
+
+
+@pytest.mark.usefixtures("small_card")
+def test_calls_from_several_threads_keep_their_own_engine_tiles():
+    """The engine's A tile and accumulators are per call in C simulation (a stage
+    thread's own): four threads calling one compiled chain at once get their own
+    products."""
+    import concurrent.futures
+    shapes = [(97, 89), (89, 83), (83, 91), (91, 79)]
+    c = tjit.jit(_chain).lower(*_operands(shapes, np.float32, seed=0)).compile(backend="hls")
+    argsets = [_operands(shapes, np.float32, seed=10 + i) for i in range(4)]
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        outs = list(pool.map(lambda a: np.asarray(c(*a)), argsets * 4))
+    for a, got in zip(argsets * 4, outs):
+        x, w1, w2, w3 = a
+        np.testing.assert_array_equal(got, _loop_dot(_loop_dot(_loop_dot(x, w1), w2), w3))

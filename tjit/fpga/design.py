@@ -804,8 +804,14 @@ class _Layout:
         t = HLS.type(np.dtype(self.steps[self.engine[0]].kernel.stages[0].dtype))
         tm, kk, cols, widest = engine_tiles(plans)
         self.engine_pragmas = tiled_dot.tile_pragmas(widest, at, acc)
-        return ["// the dot engine's A tile and accumulators (fpga/dot_engine.py)",
-                f"static {t} {at}[{tm}][{kk}];", f"static {t} {acc}[{tm}][{cols}];"]
+        return ["// the dot engine's A tile and accumulators (fpga/dot_engine.py); in tjit's",
+                "// C simulation each call's engine thread has its own (calls may overlap)",
+                "#ifndef TJ_ENGINE_TILE",
+                "#if !defined(__SYNTHESIS__) && defined(TJIT_SIM_HLS_STREAM_H)",
+                "#define TJ_ENGINE_TILE static thread_local",
+                "#else", "#define TJ_ENGINE_TILE static", "#endif", "#endif",
+                f"TJ_ENGINE_TILE {t} {at}[{tm}][{kk}];",
+                f"TJ_ENGINE_TILE {t} {acc}[{tm}][{cols}];"]
 
     def _engine(self, name, tokens):
         """The shared dot engine's function (``dot_engine.py``): its dots in order,
