@@ -94,6 +94,8 @@ def _cases():
          lambda xn: xn[None, _jc(_IDX, 10), 1:3]),
         ("a[0-d i, j]", _arr((10, 4), _F), lambda x: (jnp.asarray(-3), jnp.asarray([0, 9])),
          lambda xn: xn[7, _jc([0, 9], 4)]),
+        ("a[0-d int64 i, j]", _arr((10, 4), _F),
+         lambda x: (np.array(-3), np.array([0, 9])), lambda xn: xn[7, _jc([0, 9], 4)]),
         ("a[empty i]", _arr((10, 4), _F), lambda x: jnp.zeros((0,), jnp.int32),
          lambda xn: xn[np.zeros((0,), np.int64)]),
         ("a[i] of (5, 0)", _arr((5, 0), _F), lambda x: jnp.asarray([1, -1, 9]),
@@ -195,3 +197,76 @@ def test_lane_leaves_errors_to_the_general_path():
         x[jnp.asarray([0, 1]), jnp.asarray([0, 1, 2])]
     with pytest.raises(IndexError, match="size 0"):
         jnp.ones((0, 3))[jnp.asarray([0])]
+
+
+# -- x.at[i].set/add/subtract/multiply with an index array ---------------------------------
+_OPS = {"set": lambda old, new: new, "add": np.add, "subtract": np.subtract,
+        "multiply": np.multiply}
+
+
+def _scatter_loop(xn, i, yn, op):
+    """JAX's scatter as a Python loop over the updates in order: negative indices wrap,
+    out-of-bounds updates are dropped, duplicates combine one after another."""
+    out = xn.copy()
+    n = xn.shape[0]
+    i = np.asarray(i).astype(np.int64)
+    yb = np.broadcast_to(yn, i.shape + xn.shape[1:])
+    with np.errstate(all="ignore"):
+        for p in np.ndindex(*i.shape):
+            k = i[p] + n if i[p] < 0 else i[p]
+            if 0 <= k < n:
+                out[k] = _OPS[op](out[k], yb[p]).astype(xn.dtype)
+    return out
+
+
+_UFUNCS = {"set": None, "add": np.add, "subtract": np.subtract, "multiply": np.multiply}
+_SCATTER = []
+for _dt in (np.float32, np.float16, np.int8, np.uint8, np.complex64, np.bool_):
+    for _op in (("set",) if _dt == np.bool_ else tuple(_OPS)):
+        for _vals in ("scalar int", "scalar float", "array", "row", "leading 1"):
+            if _vals == "scalar float" and np.dtype(_dt).kind not in "fc":
+                continue
+            _SCATTER.append((_dt, _op, _vals))
+
+
+def _scatter_values(dt, vals, ishape, rest):
+    if vals == "scalar int":
+        return True if dt == np.bool_ else 3
+    if vals == "scalar float":
+        return 0.1
+    shape = {"array": ishape + rest, "row": rest, "leading 1": (1,) + ishape + rest}[vals]
+    return jnp.asarray(_arr(shape, dt))
+
+
+@pytest.mark.parametrize("dt,op,vals", _SCATTER)
+@pytest.mark.parametrize("idt", [np.int32, np.int8, np.uint8, np.int64])
+def test_at_update_lane_matches_general_path_and_loop(dt, op, vals, idt, monkeypatch):
+    x = jnp.asarray(_arr((6, 3), dt))
+    raw = np.array([[1, -1, 7], [1, 0, -9]]) if idt != np.uint8 else np.array([[1, 5, 7]])
+    i = raw.astype(idt) if idt == np.int64 else jnp.asarray(raw.astype(idt))
+    y = _scatter_values(dt, vals, raw.shape, (3,))
+    got = getattr(x.at[i], op)(y)
+    lane = _eager_gather.eager_scatter(np.asarray(x), i, np.asarray(y) if
+                                       isinstance(y, tjit.Array) else y, _UFUNCS[op])
+    assert lane is not None or (dt in (np.float16, np.complex64) and
+                                (vals == "scalar float" or op == "multiply"))
+    _same(got, tjit.jit(lambda a, b: getattr(a.at[i], op)(b), backend="interpreter")(x, y)
+          if isinstance(y, tjit.Array) else
+          tjit.jit(lambda a: getattr(a.at[i], op)(y), backend="interpreter")(x))
+    with monkeypatch.context() as m:
+        m.setattr(_indexing, "eager_scatter", lambda *a: None)
+        _same(got, getattr(x.at[i], op)(y))
+    yn = np.asarray(y)
+    if yn.ndim > raw.ndim + 1:
+        yn = yn[0]
+    want = _scatter_loop(np.asarray(x), np.asarray(i), yn.astype(np.asarray(x).dtype), op)
+    np.testing.assert_array_equal(np.asarray(got), want)
+
+
+def test_at_update_lane_2d_rows_and_empty(monkeypatch):
+    x = jnp.asarray(_arr((5, 2, 3), np.float32))
+    for i in (jnp.asarray([4, -5, 4, 2]), jnp.zeros((0,), jnp.int32)):
+        got = x.at[i].add(1.5)
+        with monkeypatch.context() as m:
+            m.setattr(_indexing, "eager_scatter", lambda *a: None)
+            _same(got, x.at[i].add(1.5))

@@ -40,7 +40,7 @@ def _as_int32_range(k):
     range, as the general path's int32 index arrays hold them (they stay out of bounds)."""
     if k.dtype.itemsize > 4 or k.dtype == np.uint32:
         k = np.minimum(k, _I32.max) if k.dtype.kind == "u" else np.clip(k, _I32.min, _I32.max)
-    return k.astype(np.intp)
+    return np.array(k, np.intp)  # (a copy, and an array even where clip gave a scalar)
 
 
 def _clamped(e, n):
@@ -143,3 +143,43 @@ def eager_take(a, indices, axis, mode, fill_value):
             fv = np.asarray(default_fill_value(v.dtype), v.dtype)
             res = np.where(ok, res, fv)
     return Array(res if type(res) is np.ndarray else np.asarray(res), a._weak)
+
+
+def eager_scatter(v, idx, y, ufunc):
+    """A copy of NumPy array ``v`` updated as ``x.at[idx].set(y)`` (``ufunc`` None) or
+    ``.add/.subtract/.multiply(y)`` (``ufunc`` np.add, ...) for one integer index array
+    ``idx`` on axis 0, with JAX's scatter rules: negative indices wrap, out-of-bounds
+    updates are dropped, repeated indices accumulate (``ufunc.at``) or, for ``set``,
+    the last one wins (as the reference scatter). ``y`` is a NumPy array of ``v``'s dtype
+    or a Python scalar that converts exactly. None when the general path must run."""
+    k = _index_value(idx)
+    if k is None or k.ndim == 0 or k.dtype == np.bool_ or v.ndim == 0 or v.shape[0] == 0:
+        return None
+    if ufunc is np.multiply and v.dtype.kind == "c":
+        return None  # (the last bit of a complex product depends on NumPy's loop)
+    if type(y) is float and v.dtype.itemsize < 4:  # (float16: the general path rounds
+        return None                                 # through float32 first)
+    if type(y) is not np.ndarray:  # ufunc.at would compute a Python float in float64
+        y = np.asarray(y, v.dtype)
+    n = v.shape[0]
+    k = _as_int32_range(k)
+    np.add(k, n, out=k, where=k < 0)
+    target = k.shape + v.shape[1:]
+    if y.ndim:
+        while y.ndim > len(target) and y.shape[0] == 1:  # NumPy drops leading 1s
+            y = y[0]
+        try:
+            y = np.broadcast_to(y, target)
+        except ValueError:
+            return None
+    ok = (k >= 0) & (k < n)
+    if not ok.all():  # drop the out-of-bounds updates
+        k = k[ok]
+        y = y[ok] if y.ndim else y
+    out = v.copy()
+    if ufunc is None:
+        out[k] = y
+    else:
+        with np.errstate(all="ignore"):  # overflow and NaN stay silent, as in JAX
+            ufunc.at(out, k, y)
+    return out

@@ -40,7 +40,7 @@ from tjit.tracing.shapes import (
 from tjit.primitives.elementwise import _quiet
 from tjit.primitives.indexing import GatherDimensionNumbers, ScatterDimensionNumbers
 from tjit.numpy._core import asarray, broadcast_to_shape, ensure_array, result_type_of
-from tjit.numpy._eager_gather import eager_getitem
+from tjit.numpy._eager_gather import eager_getitem, eager_scatter
 from tjit.numpy._ufuncs import divide, power
 
 _I32 = np.iinfo(np.int32)
@@ -516,13 +516,15 @@ def _eager_scalar_fits(y, dt):
 
 def _eager_update(x, idx, values, name, kw):
     """``x.at[idx].<name>(values)`` on a copy of ``x``'s NumPy value, or None when the
-    general scatter path must run (a non-basic or out-of-bounds index, values that need
-    promotion or do not broadcast, bool arithmetic, keyword options)."""
+    general scatter path must run (an out-of-bounds basic index, an advanced one other
+    than one integer array, values that need promotion or do not broadcast, bool
+    arithmetic, keyword options)."""
     if kw or name not in _EAGER_UPDATES:
         return None
-    v = _eager_numpy(x, idx)
-    if v is None:
+    basic = _is_basic(idx)
+    if type(x) is not Array or type(x._value) is not np.ndarray or not is_eager():
         return None
+    v = x._value
     if type(values) is Array:
         y = values._value
         if type(y) is not np.ndarray or y.dtype != v.dtype:
@@ -534,6 +536,9 @@ def _eager_update(x, idx, values, name, kw):
     ufunc = _EAGER_UPDATES[name]
     if ufunc is not None and v.dtype == np.bool_:
         return None
+    if not basic:  # index arrays: NumPy's scatter with JAX's index rules
+        out = eager_scatter(v, idx, y, ufunc)
+        return None if out is None else Array(out, x._weak)
     out = v.copy()
     try:
         if v.dtype.kind in "fc":  # overflow gives inf silently, as in JAX
