@@ -11,7 +11,9 @@ batches end with ``block_until_ready``.
 ``--cpu-time`` times with the process's CPU clock (steadier on a shared machine).
 Targets (issue 14): elementwise <= 1.5 us (Python-number operands, int arrays with floats
 and mixed dtypes included), basic indexing <= 2 us, float()/int() of a 0-d
-array <= 1 us, x.at[i].set/add <= 5 us, the 1,000-step RK4 loop <= 5x NumPy.
+array <= 1 us, x.at[i].set/add <= 5 us, the 1,000-step RK4 loop <= 5x NumPy. The
+advanced-indexing rows (g[i], take, masks, x.at[index array]) have no stated target beyond
+"within a few times NumPy".
 """
 
 import argparse
@@ -52,6 +54,10 @@ def _cases(xp, lib):
     mask = xp.asarray(np.arange(16) % 3 == 0)
     row = m[0]
     kd = xp.asarray(np.arange(1, 17, dtype=np.int32))  # a divisor without zeros
+    g = xp.asarray(np.arange(1000, dtype=np.float32).reshape(100, 10))  # advanced indexing
+    gi = xp.asarray(np.array([1, 5, 7], np.int32))
+    gj = xp.asarray(np.array([0, 9, 3], np.int32))
+    ga = xp.asarray(np.argsort(np.arange(1000)[::-1].reshape(100, 10), axis=1).astype(np.int32))
     cases = {
         "a + b": lambda: a + b,
         "a * b": lambda: a * b,
@@ -85,6 +91,15 @@ def _cases(xp, lib):
         "float(s) (0-d)": lambda: float(s),
         "int(i) (0-d)": lambda: int(i),
         "float(a[1])": lambda: float(a[1]),
+        "g[i] (100x10, 3 idx)": lambda: g[gi],
+        "g[:, i]": lambda: g[:, gi],
+        "g[i, 2]": lambda: g[gi, 2],
+        "g[..., i]": lambda: g[..., gi],
+        "g[i, j]": lambda: g[gi, gj],
+        "g[g > 990.0] (mask)": lambda: g[g > 990.0],
+        "take(g, i, axis=0)": lambda: xp.take(g, gi, axis=0),
+        "take(g, i, axis=1)": lambda: xp.take(g, gi, axis=1),
+        "take_along_axis(g, a, 1)": lambda: xp.take_along_axis(g, ga, axis=1),
     }
     if lib == "numpy":  # NumPy updates in place (the issue's reference: x[i] += 1)
         def set_():
@@ -92,11 +107,18 @@ def _cases(xp, lib):
 
         def add_():
             x[2] += 1
+        def set_i():
+            x[gi] = 1.0
+
         cases["x.at[2].set(1.0)"] = set_
         cases["x.at[2].add(1)"] = add_
+        cases["x.at[i].set(1.0)"] = set_i
+        cases["x.at[i].add(1) (add.at)"] = lambda: np.add.at(x, gi, 1)
     else:
         cases["x.at[2].set(1.0)"] = lambda: x.at[2].set(1.0)
         cases["x.at[2].add(1)"] = lambda: x.at[2].add(1)
+        cases["x.at[i].set(1.0)"] = lambda: x.at[gi].set(1.0)
+        cases["x.at[i].add(1) (add.at)"] = lambda: x.at[gi].add(1)
     return cases
 
 
@@ -137,10 +159,10 @@ def main():
             fn()  # warm-up (first-call checks and caches)
             results.setdefault(name, {})[lib] = _median_us(fn, number, repeat, timer)
 
-    print(f"{'operation':22s} {'numpy us':>10s} {'tjit us':>10s} {'tjit/np':>8s}"
+    print(f"{'operation':26s} {'numpy us':>10s} {'tjit us':>10s} {'tjit/np':>8s}"
           + (f" {'jax us':>10s}" if jnp is not None else ""))
     for name, r in results.items():
-        line = f"{name:22s} {r['numpy']:10.3f} {r['tjit']:10.3f} {r['tjit'] / r['numpy']:8.1f}"
+        line = f"{name:26s} {r['numpy']:10.3f} {r['tjit']:10.3f} {r['tjit'] / r['numpy']:8.1f}"
         if "jax" in r:
             line += f" {r['jax']:10.3f}"
         print(line)

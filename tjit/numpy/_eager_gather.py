@@ -15,6 +15,9 @@ from tjit.tracing.core import Array, is_eager
 from tjit.primitives.indexing import default_fill_value
 
 _I32 = np.iinfo(np.int32)
+_MAX = np.maximum.reduce  # (the ufunc's reduce directly: a third of ndarray.max's cost)
+_UNSIGNED = {np.dtype(s): np.dtype(u) for s, u in (
+    (np.int8, np.uint8), (np.int16, np.uint16), (np.int32, np.uint32), (np.int64, np.uint64))}
 
 
 def _numpy_value(x):
@@ -43,9 +46,18 @@ def _as_int32_range(k):
     return np.array(k, np.intp)  # (a copy, and an array even where clip gave a scalar)
 
 
+def _in_bounds(k, n):
+    """Whether every value of integer array ``k`` is in ``[0, n)``: one comparison, as
+    negative values read as unsigned are past any ``n``."""
+    u = _UNSIGNED.get(k.dtype)
+    return k.size == 0 or _MAX(k if u is None else k.view(u), None) < n
+
+
 def _clamped(e, n):
     """Index array ``e`` along a dim of size ``n > 0``: negatives wrap, then clamp into
-    ``[0, n)`` (JAX's gather on ``x[i]``)."""
+    ``[0, n)`` (JAX's gather on ``x[i]``); ``e`` itself where it is in bounds."""
+    if _in_bounds(e, n):
+        return e
     k = _as_int32_range(e)
     np.add(k, n, out=k, where=k < 0)
     np.maximum(k, 0, out=k)
@@ -59,6 +71,11 @@ def eager_getitem(x, idx):
     v = _numpy_value(x)
     if v is None or not is_eager():
         return None
+    if type(idx) is Array:  # x[i], the commonest case, without the walk below
+        k = idx._value
+        if type(k) is np.ndarray and k.dtype.kind in "iu" and k.ndim and v.ndim and \
+                v.shape[0]:
+            return Array(v[_clamped(k, v.shape[0])], x._weak)
     entries = idx if type(idx) is tuple else (idx,)
     kinds, used, arrays = [], 0, 0
     for e in entries:
@@ -116,10 +133,11 @@ def eager_getitem(x, idx):
 
 
 def eager_take(a, indices, axis, mode, fill_value):
-    """``jnp.take(a, indices, axis, mode=mode)`` (``indices`` already an integer Array),
-    or None when the general gather path must run."""
-    v, k = _numpy_value(a), _index_value(indices)
-    if v is None or k is None or fill_value is not None or mode not in (None, "fill", "clip"):
+    """``jnp.take(a, indices, axis, mode=mode)`` for Arrays ``a`` and ``indices`` (an
+    integer one), or None when the general gather path must run."""
+    v, k = _numpy_value(a), _numpy_value(indices)
+    if v is None or k is None or k.dtype.kind not in "iu" or fill_value is not None or \
+            mode not in (None, "fill", "clip"):
         return None
     if not is_eager() or k.dtype.itemsize > 4 or k.dtype == np.uint32:
         return None  # (wider indices convert as the general path's int32 arrays do)
@@ -131,6 +149,9 @@ def eager_take(a, indices, axis, mode, fill_value):
     n = v.shape[axis]
     if n == 0:
         return None
+    if _in_bounds(k, n):
+        res = np.take(v, k, axis)
+        return Array(res if type(res) is np.ndarray else np.asarray(res), a._weak)
     k = k.astype(np.intp)
     if mode == "clip":  # NumPy's take: negative indices clamp to 0
         res = np.take(v, k, axis, mode="clip")
@@ -161,10 +182,7 @@ def eager_scatter(v, idx, y, ufunc):
         return None                                 # through float32 first)
     if type(y) is not np.ndarray:  # ufunc.at would compute a Python float in float64
         y = np.asarray(y, v.dtype)
-    n = v.shape[0]
-    k = _as_int32_range(k)
-    np.add(k, n, out=k, where=k < 0)
-    target = k.shape + v.shape[1:]
+    n, target = v.shape[0], k.shape + v.shape[1:]
     if y.ndim:
         while y.ndim > len(target) and y.shape[0] == 1:  # NumPy drops leading 1s
             y = y[0]
@@ -172,14 +190,18 @@ def eager_scatter(v, idx, y, ufunc):
             y = np.broadcast_to(y, target)
         except ValueError:
             return None
-    ok = (k >= 0) & (k < n)
-    if not ok.all():  # drop the out-of-bounds updates
-        k = k[ok]
+    if not _in_bounds(k, n):
+        k = _as_int32_range(k)
+        np.add(k, n, out=k, where=k < 0)
+        ok = (k >= 0) & (k < n)
+        k = k[ok]  # drop the out-of-bounds updates
         y = y[ok] if y.ndim else y
     out = v.copy()
     if ufunc is None:
         out[k] = y
-    else:
+    elif v.dtype.kind in "fc":
         with np.errstate(all="ignore"):  # overflow and NaN stay silent, as in JAX
             ufunc.at(out, k, y)
+    else:
+        ufunc.at(out, k, y)  # (integers wrap without warnings)
     return out

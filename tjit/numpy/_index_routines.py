@@ -78,11 +78,11 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
     """
     if out is not None:
         raise NotImplementedError("jnp.take: the 'out' argument is not supported")
-    a = ensure_array("take", a)
-    indices = _int_indices("take", indices)
     fast = eager_take(a, indices, axis, mode, fill_value)
     if fast is not None:
         return fast
+    a = ensure_array("take", a)
+    indices = _int_indices("take", indices)
     a, axis = (_ravel(a), 0) if axis is None else (a, normalize_axis(axis, a.ndim, "take"))
     n = a.shape[axis]
     out_shape = tuple(a.shape[:axis]) + tuple(indices.shape) + tuple(a.shape[axis + 1:])
