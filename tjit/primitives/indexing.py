@@ -234,6 +234,36 @@ def _window_starts(xp, operand_shape, indices, index_map, window, clamp, check):
     return starts, ok
 
 
+def _take_axis(dn, slice_sizes, operand_shape, indices_shape):
+    """The axis of a gather that is ``take(operand, indices[..., 0], axis)`` (whole slices
+    along one axis, batch dims where the axis was), else None."""
+    if len(dn.start_index_map) != 1 or dn.operand_batching_dims or \
+            tuple(dn.collapsed_slice_dims) != tuple(dn.start_index_map) or \
+            indices_shape[-1:] != (1,):
+        return None
+    (axis,) = dn.start_index_map
+    if slice_sizes[axis] != 1 or operand_shape[axis] == 0 or any(
+            s != n for d, (s, n) in enumerate(zip(slice_sizes, operand_shape)) if d != axis):
+        return None
+    nb, rank = len(indices_shape) - 1, len(operand_shape) + len(indices_shape) - 2
+    if tuple(dn.offset_dims) != tuple(range(axis)) + tuple(range(axis + nb, rank)):
+        return None
+    return axis
+
+
+def _take_gather(xp, operand, indices, axis, fill, fill_value):
+    """The single-axis gather of :func:`_take_axis` by ``xp.take`` on clamped indices
+    (the general impl's values, without its broadcast index arrays)."""
+    starts, ok = _window_starts(xp, operand.shape, indices, (axis,), (1,) * operand.ndim,
+                                clamp=True, check=fill)
+    out = xp.take(operand, starts[axis], axis)
+    if fill and ok is not None:
+        fv = default_fill_value(operand.dtype) if fill_value is None else fill_value
+        ok = xp.reshape(ok, (1,) * axis + ok.shape + (1,) * (operand.ndim - axis - 1))
+        out = xp.where(ok, out, xp.asarray(fv, operand.dtype))
+    return xp.asarray(out, operand.dtype)
+
+
 @gather_p.def_impl
 def _gather_impl(xp, operand, indices, *, dimension_numbers, slice_sizes, mode, fill_value,
                  indices_are_sorted=False, unique_indices=False):
@@ -241,6 +271,10 @@ def _gather_impl(xp, operand, indices, *, dimension_numbers, slice_sizes, mode, 
     dn = _as_type(GatherDimensionNumbers, dimension_numbers)
     operand, indices = xp.asarray(operand), xp.asarray(indices)
     mode = GatherScatterMode.from_any(mode)
+    axis = _take_axis(dn, slice_sizes, operand.shape, indices.shape)
+    if axis is not None:
+        return _take_gather(xp, operand, indices, axis, mode == GatherScatterMode.FILL_OR_DROP,
+                            fill_value)
     batch_shape = indices.shape[:-1]
     rank = len(batch_shape) + len(dn.offset_dims)
     batch_pos = [i for i in range(rank) if i not in dn.offset_dims]
