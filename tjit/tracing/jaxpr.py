@@ -18,6 +18,7 @@ import numpy as np
 
 from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray
+from tjit.tracing.core import new_array
 from tjit.tracing.shapes import contains_symbolic, substitute, substitute_params
 
 
@@ -36,11 +37,22 @@ class Var:
 class Literal:
     """A scalar constant written inline in an equation."""
 
-    __slots__ = ("val", "aval")
+    __slots__ = ("val", "aval", "_operand")
 
     def __init__(self, val, aval):
         self.val = val
         self.aval = aval
+        self._operand = None
+
+    def operand(self):
+        """The value to bind when the equation is interpreted again: ``val`` as an
+        Array of the literal's type, weak flag included (a bare NumPy scalar would bind
+        as strongly typed, so ``x * 2.0`` re-bound under a transformation would stop
+        being weak and promote a bfloat16 operand it meets later to float32)."""
+        if self._operand is None:
+            self._operand = new_array(np.asarray(self.val, self.aval.dtype),
+                                      self.aval.weak_type)
+        return self._operand
 
     def __repr__(self):
         return f"Literal({self.val})"
@@ -285,7 +297,7 @@ def eval_jaxpr(jaxpr, consts, *args):
     env = {}
 
     def read(v):
-        return v.val if type(v) is Literal else env[v]
+        return v.operand() if type(v) is Literal else env[v]
 
     for v, c in zip(jaxpr.constvars, consts):
         env[v] = c

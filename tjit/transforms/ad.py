@@ -266,7 +266,7 @@ def backward_pass(jaxpr, consts, cts_out):
     known = dict(zip(jaxpr.constvars, consts))
 
     def read(v):
-        return v.val if type(v) is Literal else known[v]
+        return v.operand() if type(v) is Literal else known[v]
 
     linear_eqns = []
     for eqn in jaxpr.eqns:
