@@ -32,15 +32,16 @@ def _take_fill(xn, i, axis):
     ok = (i >= 0) & (i < n)
     out = np.take(xn, np.clip(i, 0, n - 1), axis)
     ok = ok.reshape((1,) * axis + ok.shape + (1,) * (xn.ndim - axis - 1))
-    if xn.dtype.kind in "fc":
-        fill = np.nan
-    elif xn.dtype.kind == "i":
-        fill = np.iinfo(xn.dtype).min
-    elif xn.dtype.kind == "u":
-        fill = np.iinfo(xn.dtype).max
-    else:
-        fill = True
-    return np.where(ok, out, np.asarray(fill, xn.dtype))
+    return np.where(ok, out, _fill_of(xn.dtype))
+
+
+def _fill_of(dt):
+    """JAX's gather fill value: NaN, the int min, the uint max, True."""
+    if dt.kind in "fc":
+        return np.asarray(np.nan, dt)
+    if dt.kind in "iu":
+        return np.asarray(np.iinfo(dt).min if dt.kind == "i" else np.iinfo(dt).max, dt)
+    return np.asarray(True)
 
 
 def _arr(shape, dtype):
@@ -270,3 +271,55 @@ def test_at_update_lane_2d_rows_and_empty(monkeypatch):
         with monkeypatch.context() as m:
             m.setattr(_indexing, "eager_scatter", lambda *a: None)
             _same(got, x.at[i].add(1.5))
+
+
+# -- take_along_axis -------------------------------------------------------------------------
+def _along_ref(xn, k, axis, mode):
+    """JAX's take_along_axis: wrap negatives; out of bounds fills, or clamps for 'clip'."""
+    n = xn.shape[axis]
+    k = np.asarray(k).astype(np.int64)
+    k = np.where(k < 0, k + n, k)
+    out = np.take_along_axis(xn, np.clip(k, 0, n - 1), axis)
+    if mode == "clip":
+        return out
+    ok = (k >= 0) & (k < n)
+    return np.where(ok, out, _fill_of(xn.dtype))
+
+
+_ALONG = [("2-d axis 1", (4, 6), (4, 3), 1), ("2-d axis 0", (4, 6), (2, 6), 0),
+          ("broadcast a", (1, 6), (3, 2), 1), ("broadcast i", (4, 6), (1, 5), 1),
+          ("3-d axis -1", (2, 3, 5), (2, 3, 4), -1), ("axis None", (3, 4), (5,), None),
+          ("empty", (4, 6), (4, 0), 1)]
+
+
+@pytest.mark.parametrize("name,shape,ishape,axis", _ALONG, ids=[c[0] for c in _ALONG])
+@pytest.mark.parametrize("mode", [None, "clip"])
+@pytest.mark.parametrize("dt,idt", [(np.float32, np.int32), (np.int8, np.int8),
+                                    (np.bool_, np.uint8), (np.float16, np.int16)])
+def test_take_along_axis_lane(name, shape, ishape, axis, mode, dt, idt, no_lane,
+                              monkeypatch):
+    x = jnp.asarray(_arr(shape, dt))
+    n = int(np.prod(shape)) if axis is None else shape[axis]
+    raw = _RNG.integers(-2 * n, 2 * n, size=ishape)
+    i = jnp.asarray((np.abs(raw) if np.dtype(idt).kind == "u" else raw).astype(idt))
+    got = jnp.take_along_axis(x, i, axis=axis, mode=mode)
+    assert _eager_gather.eager_take_along_axis(x, i, axis, mode, None) is not None
+    with monkeypatch.context() as m:
+        m.setattr(_index_routines, "eager_take_along_axis", lambda *a: None)
+        _same(got, jnp.take_along_axis(x, i, axis=axis, mode=mode))
+    _same(got, tjit.jit(lambda y, j: jnp.take_along_axis(y, j, axis=axis, mode=mode),
+                        backend="interpreter")(x, i))
+    xn = np.asarray(x).reshape(-1) if axis is None else np.asarray(x)
+    want = _along_ref(xn, np.asarray(i), 0 if axis is None else axis, mode)
+    np.testing.assert_array_equal(np.asarray(got), want)
+
+
+def test_take_along_axis_lane_in_bounds_and_errors():
+    x = jnp.asarray(_arr((4, 6), np.float32))
+    i = jnp.asarray(np.argsort(np.asarray(x), axis=1).astype(np.int32))
+    np.testing.assert_array_equal(np.asarray(jnp.take_along_axis(x, i, axis=1)),
+                                  np.sort(np.asarray(x), axis=1))
+    with pytest.raises(ValueError):
+        jnp.take_along_axis(x, jnp.zeros((3, 2), jnp.int32), axis=1)  # 4 vs 3
+    with pytest.raises(ValueError, match="same number of dims"):
+        jnp.take_along_axis(x, jnp.zeros((2,), jnp.int32), axis=1)

@@ -205,3 +205,38 @@ def eager_scatter(v, idx, y, ufunc):
     else:
         ufunc.at(out, k, y)  # (integers wrap without warnings)
     return out
+
+
+def eager_take_along_axis(a, indices, axis, mode, fill_value):
+    """``jnp.take_along_axis(a, indices, axis, mode=mode)`` for Arrays ``a`` and
+    ``indices`` (an integer one; the dims other than ``axis`` broadcast), or None when the
+    general gather path must run. Negative indices wrap; out-of-bounds ones fill (the
+    default) or, with ``mode='clip'``, clamp after wrapping (as JAX)."""
+    v, k = _numpy_value(a), _numpy_value(indices)
+    if v is None or k is None or k.dtype.kind not in "iu" or fill_value is not None or \
+            mode not in (None, "fill", "clip") or not is_eager():
+        return None
+    if k.dtype.itemsize > 4 or k.dtype == np.uint32:
+        return None  # (wider indices convert as the general path's int32 arrays do)
+    if axis is None:
+        if k.ndim != 1:
+            return None
+        v, axis = v.reshape(-1), 0
+    if v.ndim != k.ndim or type(axis) is not int or not -v.ndim <= axis < v.ndim:
+        return None
+    axis %= v.ndim
+    n = v.shape[axis]
+    if n == 0:
+        return None
+    try:
+        if _in_bounds(k, n):
+            return Array(np.take_along_axis(v, k, axis), a._weak)
+        k = k.astype(np.intp)
+        np.add(k, n, out=k, where=k < 0)
+        ok = (k >= 0) & (k < n)
+        res = np.take_along_axis(v, np.clip(k, 0, n - 1), axis)
+    except (IndexError, ValueError):  # dims that do not broadcast: the general error
+        return None
+    if mode != "clip" and not ok.all():
+        res = np.where(ok, res, np.asarray(default_fill_value(v.dtype), v.dtype))
+    return Array(res, a._weak)

@@ -23,7 +23,7 @@ from tjit.tracing.shapes import (
 from tjit.primitives.indexing import GatherDimensionNumbers, ScatterDimensionNumbers
 from tjit.numpy._core import (
     asarray, broadcast_to_shape, ensure_array, promote_args, promote_dtypes)
-from tjit.numpy._eager_gather import eager_take
+from tjit.numpy._eager_gather import eager_take, eager_take_along_axis
 from tjit.numpy._indexing import (
     _IndexUpdateRef, _as_index_array, _bool_error, _index_dtype, _is_empty,
     _normalize)
@@ -111,6 +111,9 @@ def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None):
       axis: the axis to index; None flattens ``arr``.
       mode: ``'fill'`` (default), ``'clip'`` or ``'wrap'``; fill_value as for ``take``.
     """
+    fast = eager_take_along_axis(arr, indices, axis, mode, fill_value)
+    if fast is not None:
+        return fast
     a = ensure_array("take_along_axis", arr)
     indices = _int_indices("take_along_axis", indices)
     if axis is None:
