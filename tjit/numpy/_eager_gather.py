@@ -15,6 +15,7 @@ from tjit.tracing.core import Array, is_eager
 from tjit.primitives.indexing import default_fill_value
 
 _I32 = np.iinfo(np.int32)
+_ALL = slice(None)
 _MAX = np.maximum.reduce  # (the ufunc's reduce directly: a third of ndarray.max's cost)
 _UNSIGNED = {np.dtype(s): np.dtype(u) for s, u in (
     (np.int8, np.uint8), (np.int16, np.uint16), (np.int32, np.uint32), (np.int64, np.uint64))}
@@ -65,17 +66,32 @@ def _clamped(e, n):
     return k
 
 
+def _one_axis(idx, ndim):
+    """``(axis, index values)`` when ``idx`` is ``i``, ``(:, i)`` or ``(..., i)`` for an
+    integer Array ``i`` with dims, else ``(None, None)``."""
+    if type(idx) is tuple and len(idx) == 2 and type(idx[1]) is Array:
+        first, i = idx
+        axis = 1 if type(first) is slice and first == _ALL else \
+            ndim - 1 if first is Ellipsis else None
+    else:
+        axis, i = 0, idx
+    if axis is None or type(i) is not Array or not 0 <= axis < ndim:
+        return None, None
+    k = i._value
+    if type(k) is not np.ndarray or k.dtype.kind not in "iu" or not k.ndim:
+        return None, None
+    return axis, k
+
+
 def eager_getitem(x, idx):
     """``x[idx]`` for an advanced ``idx`` (integer/bool arrays with ints, plain slices,
     None and one Ellipsis), or None when the general gather path must run."""
     v = _numpy_value(x)
     if v is None or not is_eager():
         return None
-    if type(idx) is Array:  # x[i], the commonest case, without the walk below
-        k = idx._value
-        if type(k) is np.ndarray and k.dtype.kind in "iu" and k.ndim and v.ndim and \
-                v.shape[0]:
-            return Array(v[_clamped(k, v.shape[0])], x._weak)
+    axis, k = _one_axis(idx, v.ndim)
+    if k is not None and v.shape[axis]:  # x[i], x[:, i], x[..., i] without the walk below
+        return Array(np.take(v, _clamped(k, v.shape[axis]), axis), x._weak)
     entries = idx if type(idx) is tuple else (idx,)
     kinds, used, arrays = [], 0, 0
     for e in entries:
