@@ -97,6 +97,11 @@ def _cases():
          lambda xn: xn[7, _jc([0, 9], 4)]),
         ("a[0-d int64 i, j]", _arr((10, 4), _F),
          lambda x: (np.array(-3), np.array([0, 9])), lambda xn: xn[7, _jc([0, 9], 4)]),
+        ("a[list]", _arr((10, 4), _F), lambda x: [0, 2, -1, -10],
+         lambda xn: xn[[0, 2, 9, 0]]),
+        ("a[:, nested list]", _arr((3, 4), _F), lambda x: (slice(None), [[3], [-4]]),
+         lambda xn: xn[:, [[3], [0]]]),
+        ("a[[1, True]]", _arr((3, 4), _F), lambda x: [1, True], lambda xn: xn[[1, 1]]),
         ("a[empty i]", _arr((10, 4), _F), lambda x: jnp.zeros((0,), jnp.int32),
          lambda xn: xn[np.zeros((0,), np.int64)]),
         ("a[i] of (5, 0)", _arr((5, 0), _F), lambda x: jnp.asarray([1, -1, 9]),
@@ -148,6 +153,7 @@ def test_getitem_lane_matches_general_path_and_numpy(name, xn, make, ref, weak, 
     idx = make(np.asarray(x))
     got = x[idx]
     assert _eager_gather.eager_getitem(x, idx) is not None  # the lane serves the case
+    assert not isinstance(idx, list) or _eager_gather.eager_getitem(x, [99]) is None
     _same(got, no_lane(lambda: x[idx]))
     if not name.startswith(("a[a > 0]", "a[:, m]", "a[m]")):  # masks need concrete values
         _same(got, tjit.jit(lambda y: y[idx], backend="interpreter")(x))

@@ -47,11 +47,25 @@ def _as_int32_range(k):
     return np.array(k, np.intp)  # (a copy, and an array even where clip gave a scalar)
 
 
-def _in_bounds(k, n):
-    """Whether every value of integer array ``k`` is in ``[0, n)``: one comparison, as
-    negative values read as unsigned are past any ``n``."""
+def _in_bounds(k, n, wrap=False):
+    """Whether every value of integer array ``k`` is in ``[0, n)`` (``[-n, n)`` if
+    ``wrap``): one reduction, as negative values read as unsigned are past any ``n``."""
+    if wrap:
+        return k.size == 0 or (-n <= k.min() and k.max() < n)
     u = _UNSIGNED.get(k.dtype)
     return k.size == 0 or _MAX(k if u is None else k.view(u), None) < n
+
+
+def _list_index(e, lists):
+    """A (nested) list of ints as an index array (noted in ``lists``), else None."""
+    try:
+        a = np.asarray(e)
+    except (ValueError, OverflowError):  # ragged, or ints past int64
+        return None
+    if a.dtype.kind != "i":  # (bool masks and floats: the general path)
+        return None
+    lists.append(a)
+    return a
 
 
 def _clamped(e, n):
@@ -93,7 +107,7 @@ def eager_getitem(x, idx):
     if k is not None and v.shape[axis]:  # x[i], x[:, i], x[..., i] without the walk below
         return Array(np.take(v, _clamped(k, v.shape[axis]), axis), x._weak)
     entries = idx if type(idx) is tuple else (idx,)
-    kinds, used, arrays = [], 0, 0
+    kinds, used, arrays, lists = [], 0, 0, []
     for e in entries:
         te = type(e)
         if te is int or te is slice:
@@ -105,7 +119,7 @@ def eager_getitem(x, idx):
         elif e is None or e is Ellipsis:
             kinds.append(e)
         else:
-            a = _index_value(e)
+            a = _index_value(e) if te is not list else _list_index(e, lists)
             if a is None or a.ndim == 0 and a.dtype == np.bool_:
                 return None
             kinds.append(a)
@@ -136,8 +150,8 @@ def eager_getitem(x, idx):
             ax += k.ndim
         else:
             n = v.shape[ax]
-            if n == 0:
-                return None
+            if n == 0 or any(k is a for a in lists) and not _in_bounds(k, n, wrap=True):
+                return None  # (a list past [-n, n): the general path's asarray decides)
             c = _clamped(k, n)
             out.append(int(c) if c.ndim == 0 else c)  # a 0-d array index acts as an int
             ax += 1
