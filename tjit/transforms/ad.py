@@ -115,13 +115,13 @@ class JVPTrace(Trace):
         return self.wrap(out, t_out)
 
 
-def _check_tangent(p, t, i):
+def _check_tangent(p, t, i, what="jvp"):
     pa, ta = get_aval(p), get_aval(t)
     if tuple(pa.shape) != tuple(ta.shape):
-        raise ValueError(f"jvp: primal and tangent arguments must have equal shapes, got "
+        raise ValueError(f"{what}: primal and tangent arguments must have equal shapes, got "
                          f"{pa.str_short()} and {ta.str_short()} for argument {i}")
     if dtypes.is_inexact(pa.dtype) and pa.dtype != ta.dtype:
-        raise TypeError(f"jvp: primal and tangent arguments must have equal dtypes, got "
+        raise TypeError(f"{what}: primal and tangent arguments must have equal dtypes, got "
                         f"{pa.dtype} and {ta.dtype} for argument {i}; cast the tangent with "
                         f".astype({pa.dtype})")
 
@@ -365,7 +365,10 @@ def linearize(fun, *primals):
         flat_t, t_tree = tree_flatten(tangents)
         if t_tree != in_tree:
             raise TypeError(f"linearize: tangents must have the primals' structure {in_tree}")
-        outs = iter(eval_jaxpr(linear.jaxpr, linear.consts, *[_to_array(t) for t in flat_t]))
+        flat_t = [_to_array(t) for t in flat_t]
+        for i, (p, t) in enumerate(zip(flat_p, flat_t)):  # a scalar would broadcast silently
+            _check_tangent(p, t, i, "linearize (calling the linearized function)")
+        outs = iter(eval_jaxpr(linear.jaxpr, linear.consts, *flat_t))
         res = [_weak_like(_zeros(get_aval(p)) if z else next(outs), get_aval(p))
                for p, z in zip(out_primals, zero_mask)]
         return tree_unflatten(out_tree, res)
