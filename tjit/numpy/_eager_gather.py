@@ -1,10 +1,11 @@
 """The eager lane of advanced indexing: ``x[i]``, ``x[:, i]``, ``x[i, 2]``, ``x[i, j]``,
-``x[mask]`` and ``jnp.take`` on NumPy-backed arrays outside any transformation.
+``x[mask]``, ``jnp.take``, ``jnp.take_along_axis`` and ``x.at[i].set/add/...`` on
+NumPy-backed arrays outside any transformation.
 
 JAX's index rules are applied to the index arrays first (negative indices wrap by the
-dim, out-of-bounds ones are clamped, or filled for ``take``); NumPy's own fancy indexing
-then places the result dims exactly as tjit's general gather does (tjit follows NumPy's
-rules). Each function returns None where the general path must run (traced values,
+dim, out-of-bounds ones are clamped, or filled for the take functions, or dropped for
+updates); NumPy's own fancy indexing then places the result dims exactly as tjit's
+general gather does (tjit follows NumPy's rules). Each function returns None where the general path must run (traced values,
 empty or symbolic dims, masks that do not match, index arrays that do not broadcast,
 keyword options): that path stays the definition and raises tjit's errors.
 """
