@@ -187,3 +187,28 @@ def test_entries_naming_what_this_tjit_lacks_are_recompiled(cache, rng, monkeypa
     before = dict(pc.STATS)
     np.testing.assert_array_equal(np.asarray(tjit.jit(f)(x)), np.sort(x) * 2)
     assert pc.STATS["hits"] == before["hits"] and pc.STATS["misses"] - before["misses"] == 1
+
+
+@pytest.mark.opencl
+def test_a_library_step_with_jaxpr_parameters_on_opencl(cache):
+    """On OpenCL a while_loop's reverse sweep is a library step whose parameters hold
+    jaxprs: stored, read back, bit-identical, equal to the interpreter."""
+    from tjit.devices import opencl_context
+    reason = opencl_context.unavailable_reason()
+    if reason is not None:
+        pytest.skip(f"no usable OpenCL: {reason}")
+
+    def f(x):
+        def body(c):
+            return c[0] + 1, jnp.tanh(c[1]) * 1.1
+        out = lax.while_loop(lambda c: (c[1].sum() < 50) & (c[0] < 7), body, (0, x))[1]
+        return jnp.sum(out) + jnp.sort(x)[1]
+    x = np.linspace(0.1, 1, 8).astype(F32)
+    g = tjit.grad(f)
+    before = dict(pc.STATS)
+    fresh = np.asarray(tjit.jit(g, backend="opencl")(x))
+    loaded = np.asarray(tjit.jit(g, backend="opencl")(x))
+    assert (pc.STATS["stored"] - before["stored"], pc.STATS["hits"] - before["hits"]) == (1, 1)
+    assert loaded.tobytes() == fresh.tobytes()
+    np.testing.assert_allclose(fresh, np.asarray(tjit.jit(g, backend="interpreter")(x)),
+                               rtol=1e-5, atol=1e-6)
