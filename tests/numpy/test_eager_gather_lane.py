@@ -329,3 +329,14 @@ def test_take_along_axis_lane_in_bounds_and_errors():
         jnp.take_along_axis(x, jnp.zeros((3, 2), jnp.int32), axis=1)  # 4 vs 3
     with pytest.raises(ValueError, match="same number of dims"):
         jnp.take_along_axis(x, jnp.zeros((2,), jnp.int32), axis=1)
+
+
+@pytest.mark.parametrize("op", ["set", "add", "multiply"])
+def test_at_update_lane_keeps_weak_type(op, monkeypatch):
+    x = tjit.Array(np.arange(5, dtype=np.float32), True)
+    i = jnp.asarray([0, 3, 3, -1])
+    for y in (jnp.asarray(np.full(4, 1.5, np.float32)), 2.0):
+        got = getattr(x.at[i], op)(y)
+        with monkeypatch.context() as m:
+            m.setattr(_indexing, "eager_scatter", lambda *a: None)
+            _same(got, getattr(x.at[i], op)(y))
