@@ -323,9 +323,9 @@ class custom_jvp:
         if _all_known(trace, args):
             with set_current_trace(trace.parent):
                 return self(*args)
-        split = _ArgSplit(args, nondiff, "custom_jvp", fname)
         if isinstance(trace, EvalTrace):  # the function runs on arrays, as under jit
-            return self.fun(*split.rebuild(split.nd_dyn, split.diff_leaves))
+            return _eager_call(self.fun, args, nondiff, "custom_jvp", fname)
+        split = _ArgSplit(args, nondiff, "custom_jvp", fname)
         store = {}
         flat_jvp = self._flat_jvp(split, store, fname)
         nd, leaves = split.nd_dyn, split.diff_leaves
@@ -384,6 +384,15 @@ class custom_jvp:
                         for i, (t, p) in enumerate(zip(t_leaves, p_leaves))]
             return p_leaves, t_leaves
         return flat_jvp
+
+
+def _eager_call(fun, args, nondiff, what, fname):
+    """``fun`` on ``args`` outside any transformation, its array leaves made tjit Arrays
+    (NumPy arrays and Python scalars would otherwise compute with NumPy's types)."""
+    if all(type(x) is Array for x in tree_flatten(args)[0]):  # the usual case: as is
+        return fun(*args)
+    split = _ArgSplit(args, nondiff, what, fname)
+    return fun(*split.rebuild(split.nd_dyn, split.diff_leaves))
 
 
 def _all_known(trace, args):
@@ -468,9 +477,9 @@ class custom_vjp:
         if _all_known(trace, args):
             with set_current_trace(trace.parent):
                 return self(*args)
-        split = _ArgSplit(args, nondiff, "custom_vjp", fname)
         if isinstance(trace, EvalTrace):  # the function runs on arrays, as under jit
-            return self.fun(*split.rebuild(split.nd_dyn, split.diff_leaves))
+            return _eager_call(self.fun, args, nondiff, "custom_vjp", fname)
+        split = _ArgSplit(args, nondiff, "custom_vjp", fname)
         store = {}
         fwd = self._flat_fwd(split, store, fname)
         bwd = self._flat_bwd(split, store, fname, mesh_bindings())
