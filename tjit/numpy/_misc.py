@@ -207,7 +207,7 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """Elementwise ``|a - b| <= atol + rtol * |b|``; infinities are close only to the same
     infinity, NaNs to nothing (or to NaN with ``equal_nan``)."""
     a, b = promote_args_inexact("isclose", a, b)
-    rdt = np.finfo(a.dtype).dtype
+    rdt = dtypes.finfo(a.dtype).dtype
     rtol = lax.convert_element_type(rtol, rdt)
     atol = lax.convert_element_type(atol, rdt)
     out = lax.le(lax.abs(lax.sub(a, b)), lax.add(atol, lax.mul(rtol, lax.abs(b))))
@@ -272,7 +272,7 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
         re = nan_to_num(lax.real(x), nan=nan, posinf=posinf, neginf=neginf)
         im = nan_to_num(lax.imag(x), nan=nan, posinf=posinf, neginf=neginf)
         return lax.complex(re, im)
-    info = np.finfo(x.dtype)
+    info = dtypes.finfo(x.dtype)
     posinf = info.max if posinf is None else posinf
     neginf = info.min if neginf is None else neginf
     out = lax.select(uf.isnan(x), lax.full((), nan, x.dtype), x)
@@ -391,7 +391,7 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     xp_lo, xp_hi = _take1d(xp, im1), _take1d(xp, i)
     fp_lo, fp_hi = _take1d(fp, im1), _take1d(fp, i)
     dx = lax.sub(xp_hi, xp_lo)
-    dx0 = lax.le(lax.abs(dx), lax.full((), np.spacing(np.finfo(dx.dtype).eps), dx.dtype))
+    dx0 = lax.le(lax.abs(dx), lax.full((), np.spacing(dtypes.finfo(dx.dtype).eps), dx.dtype))
     slope = lax.div(lax.sub(x, xp_lo), lax.select(dx0, lax.full((), 1, dx.dtype), dx))
     f = lax.select(dx0, fp_lo, lax.add(fp_lo, lax.mul(lax.convert_element_type(
         slope, fp.dtype), lax.sub(fp_hi, fp_lo))))

@@ -189,7 +189,7 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
                          f"with the same M, got shapes {shape_str(x.shape)} and "
                          f"{shape_str(y.shape)}")
     if rcond is None:
-        rcond = x.shape[0] * float(np.finfo(x.dtype).eps)
+        rcond = x.shape[0] * float(dtypes.finfo(x.dtype).eps)
     lhs, rhs = vander(x, order), y
     if w is not None:
         (w,) = promote_dtypes_inexact(ensure_array("polyfit", w))

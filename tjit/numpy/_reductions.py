@@ -250,7 +250,7 @@ def _var_types(a, dtype, name):
         comp = dt if dtypes.is_inexact(dt) else dtypes.default_float()
     elif dtypes.is_inexact(a.dtype):
         comp = a.dtype
-        dt = np.finfo(a.dtype).dtype  # the real type of a complex input
+        dt = dtypes.finfo(a.dtype).dtype  # the real type of a complex input
     else:
         dt = comp = dtypes.default_float()
     return _upcast_f16(comp), dtypes.canonicalize(dt)

@@ -1015,10 +1015,11 @@ def _hypot_finite(ax, ay):
     sqrt(b^2 + s^2) corrected by one Newton step h - (h^2 - b^2 - s^2) / 2h, with the
     squares' rounding errors taken exactly from Dekker's products (plain multiplies and
     adds: eager and jit agree bit for bit). Borges, "An improved algorithm for
-    hypot(a, b)", 2019. float16 is computed in float32 (its squares overflow at 256)."""
-    if ax.dtype == np.float16:
+    hypot(a, b)", 2019. float16 and bfloat16 are computed in float32 (float16's squares
+    overflow at 256; bfloat16 has float32's range and no table of its own)."""
+    if ax.dtype == np.float16 or ax.dtype == dtypes.bfloat16:
         wide = [lax.convert_element_type(v, np.float32) for v in (ax, ay)]
-        return lax.convert_element_type(_hypot_finite(*wide), np.float16)
+        return lax.convert_element_type(_hypot_finite(*wide), ax.dtype)
 
     def c(v):
         return lax.full_like(ax, v)
@@ -1029,7 +1030,7 @@ def _hypot_finite(ax, ay):
         scale = lax.select(lax.ge(big, c(threshold)), c(k), scale)
     b, s = lax.mul(big, scale), lax.mul(small, scale)
     h = lax.sqrt(lax.add(lax.mul(b, b), lax.mul(s, s)))
-    split = float(2 ** ((np.finfo(ax.dtype).nmant + 2) // 2) + 1)
+    split = float(2 ** ((dtypes.finfo(ax.dtype).nmant + 2) // 2) + 1)
     sq_b, err_b = _two_square(b, split)
     sq_s, err_s = _two_square(s, split)
     sq_h, err_h = _two_square(h, split)
@@ -1195,7 +1196,7 @@ def frexp(x, /):
     exponent: ``x == m * 2**e``. Zeros, infinities and NaNs give ``(x, 0)``."""
     x = promote_dtypes_inexact(ensure_array("frexp", x))[0]
     _check_real("frexp", x)
-    info = np.finfo(x.dtype)
+    info = dtypes.finfo(x.dtype)
     itype = np.dtype(f"i{x.dtype.itemsize}")
     mask, bias = (1 << info.nexp) - 1, 1 - info.minexp
     # Subnormals: scale into the normal range first (exactly), then correct e.
@@ -1240,7 +1241,7 @@ def ldexp(x1, x2, /):
     x1, x2 = broadcast_arrays_("ldexp", x1, x2)
     if x2.dtype.itemsize < 4:       # (the clamp bound below does not fit in 8/16 bits)
         x2 = lax.convert_element_type(x2, np.int32)
-    info = np.finfo(x1.dtype)
+    info = dtypes.finfo(x1.dtype)
     lim = 4 * (info.maxexp + info.nmant)  # beyond this every result is 0 or inf
     x2 = lax.min(x2, lax.full_like(x2, lim)) if dtypes.is_unsigned(x2.dtype) else \
         lax.clamp(-lim, x2, lim)

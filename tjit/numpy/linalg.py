@@ -93,7 +93,7 @@ def _diag(a):
 
 
 def _eps(dtype):
-    return float(np.finfo(real_dtype(dtype)).eps)
+    return float(dtypes.finfo(real_dtype(dtype)).eps)
 
 
 def _concrete_max_dim(fname, m, n):

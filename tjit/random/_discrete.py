@@ -53,7 +53,7 @@ def bernoulli(key, p=0.5, shape=None, mode="low"):
         both = uniform_(key, (2,) + shape, dtype, name="bernoulli")
         u1, u2 = take0(both), take1(both)
         # the second uniform refines the first below its resolution, 2**-nmant
-        u2 = lax.mul(u2, float(2.0 ** -np.finfo(dtype).nmant))
+        u2 = lax.mul(u2, float(2.0 ** -dtypes.finfo(dtype).nmant))
         return lax.lt(u2, lax.sub(p, u1))
     return lax.lt(uniform_(key, shape, dtype, name="bernoulli"), p)
 

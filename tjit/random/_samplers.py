@@ -117,7 +117,7 @@ def uniform_(key, shape, dtype, minval=0., maxval=1., name="uniform"):
     """:func:`uniform` without argument checks (shape and dtype already canonical)."""
     minval, maxval = as_param(minval, dtype), as_param(maxval, dtype)
     check_param_shapes(name, shape, minval.shape, maxval.shape)
-    finfo = np.finfo(dtype)
+    finfo = dtypes.finfo(dtype)
     nbits, nmant = finfo.bits, finfo.nmant
     bits = random_bits(key, nbits, shape)
     one_bits = int(np.array(1.0, dtype).view(UINT_DTYPES[nbits]))
@@ -226,19 +226,19 @@ def exponential(key, shape, dtype):
 
 @_simple("laplace", "Laplace(0, 1) random values.")
 def laplace(key, shape, dtype):
-    u = uniform_(key, shape, dtype, -1.0 + np.finfo(dtype).epsneg, 1.0)
+    u = uniform_(key, shape, dtype, -1.0 + dtypes.finfo(dtype).epsneg, 1.0)
     return lax.mul(lax.sign(u), lax.log1p(lax.neg(lax.abs(u))))
 
 
 @_simple("logistic", "Logistic(0, 1) random values: ``log(u) - log1p(-u)``.")
 def logistic(key, shape, dtype):
-    u = uniform_(key, shape, dtype, np.finfo(dtype).tiny, 1.0)
+    u = uniform_(key, shape, dtype, dtypes.finfo(dtype).tiny, 1.0)
     return lax.sub(lax.log(u), lax.log1p(lax.neg(u)))
 
 
 @_simple("cauchy", "Standard Cauchy random values: ``tan(pi * (u - 1/2))``.")
 def cauchy(key, shape, dtype):
-    u = uniform_(key, shape, dtype, np.finfo(dtype).eps, 1.0)
+    u = uniform_(key, shape, dtype, dtypes.finfo(dtype).eps, 1.0)
     return lax.tan(lax.mul(lax.sub(u, 0.5), np.array(np.pi, dtype)))
 
 
@@ -264,7 +264,7 @@ def gumbel(key, shape=(), dtype=None, mode=None):
 
 
 def gumbel_(key, shape, dtype, mode="low"):
-    info = np.finfo(dtype)
+    info = dtypes.finfo(dtype)
     if mode == "high":
         both = uniform_(key, (2,) + tuple(shape), dtype)
         high, low = take0(both), take1(both)

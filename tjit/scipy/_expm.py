@@ -236,7 +236,7 @@ def sqrtm(A, blocksize=1):
     a = _square_arg("sqrtm", A)
     if dtypes.is_int(a.dtype):
         a = a.astype(dtypes.default_float())
-    tol = 10 * a.shape[-1] * float(np.finfo(a.dtype).eps)
+    tol = 10 * a.shape[-1] * float(dtypes.finfo(a.dtype).eps)
 
     def one(m):
         eye = jnp.eye(m.shape[-1], dtype=m.dtype)
@@ -256,6 +256,6 @@ def sqrtm(A, blocksize=1):
         init = (m, eye, jnp.asarray(0, np.int32), big, big)
         y = lax.while_loop(cond, body, init)[0]
         resid = _norm1(y @ y - m) / jnp.maximum(_norm1(m), float(np.finfo(np.float32).tiny))
-        converged = resid <= float(np.sqrt(np.finfo(m.dtype).eps))
+        converged = resid <= float(np.sqrt(dtypes.finfo(m.dtype).eps))
         return jnp.where(converged, y, jnp.full_like(y, np.nan))
     return jnp.vectorize(one, signature="(n,n)->(n,n)")(a) if a.ndim > 2 else one(a)
