@@ -553,7 +553,9 @@ def fmod(x, y, /):
     is 0, as in NumPy and JAX (``lax.rem`` alone gives x)."""
     x, y = _promote_args_numeric("fmod", x, y)
     _check_real("fmod", x)
-    return lax.rem(x, y if dtypes.is_inexact(x.dtype) else _nonzero_divisor(y))
+    if dtypes.is_inexact(x.dtype):
+        return lax.rem(x, y)
+    return _weak_if_both(lax.rem(x, _nonzero_divisor(y)), x, y)
 
 
 def _nonzero_divisor(y):
