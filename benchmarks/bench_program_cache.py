@@ -16,6 +16,21 @@
    starts, so that the libraries' own start-up, paid cold or warm, is not counted
    (SciPy's import at the first linalg step: ~0.8 s; LAPACK's first eigh: ~0.2 s).
 
+Measured (2 shared cores, load 6-8; "before" = the tree before library steps were
+stored, run with ``PYTHONPATH`` at its checkout):
+
+* stored fraction, 200 programs drawn: forward 93 of 177 compiles stored (53%) before,
+  164 of 164 (100%) after; grad 77 of 178 (43%) before, 163 of 163 (100%) after.
+  (Before, an unstored program drawn again compiled again, hence more compiles.)
+* process starts, medians of 5, ms (cold -> warm): MLP step 1100 -> 78 before,
+  726 -> 48 after (stored either way: the difference is load); fft/linalg/sort
+  791 -> 147 before (not stored), 763 -> 151 after (stored, read back, bits
+  identical). The warm start of that program gains nothing measurable: the kernel disk
+  cache already skips LLVM, and ``compile_program`` (lowering, fusion, planning) costs
+  it 5-10 ms against 1-4 ms to read the entry. Its warm first call is tracing (~35 ms),
+  loading the kernels (~40 ms, half of it recomputing each kernel's hash from its
+  text), preparing the runner (~35 ms) and running (~60 ms, SciPy's triangular solves).
+
 Not a test: nothing asserts a time.
 """
 
