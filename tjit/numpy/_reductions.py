@@ -58,7 +58,7 @@ def _promote_int(dt):
 
 
 def _upcast_f16(dt):
-    return dtypes.float32 if dt == dtypes.float16 else dt
+    return dtypes.float32 if dt == dtypes.float16 or dt == dtypes.bfloat16 else dt
 
 
 def _mask(where, a, name):

@@ -72,14 +72,19 @@ def _all_ones(dt):
 
 
 # -- reductions -----------------------------------------------------------------------------
+def _is_half(dt):
+    """float16 and bfloat16: summed in float32 (bfloat16 alone stalls: 32 + 0.1 is 32)."""
+    return dt == dtypes.float16 or dt == dtypes.bfloat16
+
+
 def _sum_impl(xp, x, axes):
-    if x.dtype == dtypes.float16:  # accumulate half precision in float32, as XLA on CPU
+    if _is_half(x.dtype):  # accumulate half precision in float32, as XLA on CPU
         return xp.sum(x, axis=axes, dtype=np.float32)
     return xp.sum(x, axis=axes, dtype=x.dtype)
 
 
 def _prod_impl(xp, x, axes):
-    if x.dtype == dtypes.float16:
+    if _is_half(x.dtype):
         return xp.prod(x, axis=axes, dtype=np.float32)
     return xp.prod(x, axis=axes, dtype=x.dtype)
 
@@ -193,7 +198,7 @@ def _cumulative(name, scan, kind):
 
 
 def _acc_dtype(x):
-    return np.float32 if x.dtype == dtypes.float16 else x.dtype
+    return np.float32 if _is_half(x.dtype) else x.dtype
 
 
 cumsum_p = _cumulative("cumsum", lambda xp, x, a: xp.cumsum(x, axis=a, dtype=_acc_dtype(x)),
