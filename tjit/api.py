@@ -126,6 +126,13 @@ def _leaf_aval_and_value(x, fname):
         f"static with static_argnums/static_argnames")
 
 
+def _leaf_value_and_weak(x, fname):
+    aval, value = _leaf_aval_and_value(x, fname)
+    if value is None:
+        raise TypeError(f"{fname}: argument {x!r:.60} has no value to compute with")
+    return value, aval.weak_type
+
+
 def _same_avals(leaves, avals):
     """The raw values of ``leaves`` when each is a tjit Array of exactly the
     ``(shape, dtype, weak)`` in ``avals``, else None."""
@@ -333,6 +340,20 @@ class Jitted:
                 kwargs[k] = v.value
         return tuple(args), kwargs
 
+    def _call_inline(self, args, kwargs):
+        """``fun`` on the arguments, their NumPy and Python leaves made Arrays of jit's
+        types (a float64 ndarray the transformation does not trace would otherwise be
+        computed on by NumPy, in float64, where the compiled call gives float32)."""
+        dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
+        leaves, tree = tree_flatten((dyn_args, dyn_kwargs))
+        if all(isinstance(x, (Tracer, Array)) for x in leaves):
+            return self.fun(*args, **kwargs)
+        leaves = [x if isinstance(x, (Tracer, Array)) else
+                  Array(*_leaf_value_and_weak(x, self.__name__)) for x in leaves]
+        dyn_args, dyn_kwargs = tree_unflatten(tree, leaves)
+        args, kwargs = self._rebuild(dyn_args, dyn_kwargs, statics)
+        return self.fun(*args, **kwargs)
+
     def _follow_config_placement(self):
         """Re-resolve the backend after ``default_device``/``platforms`` changed (both
         bump config.version, which every compiled program's key holds)."""
@@ -345,8 +366,8 @@ class Jitted:
     # -- calling ---------------------------------------------------------------------------
     @api_boundary
     def __call__(self, *args, **kwargs):
-        if not is_eager():
-            return self.fun(*args, **kwargs)  # nested under a transformation: inline
+        if not is_eager():  # nested under a transformation: inline, on arrays as compiled
+            return self._call_inline(args, kwargs)
         if config.jit_hooks:   # disable_jit, debug_nans, debug_infs
             return _jit_debug.call(self, args, kwargs)
         if not kwargs and self._simple:  # fast path: positional tjit Arrays only
