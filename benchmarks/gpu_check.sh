@@ -12,7 +12,8 @@ python3 -c "import cupy, jax; print('cupy', cupy.__version__, 'jax', jax.__versi
     2>&1 | tee -a "$OUT/gpu.txt"
 TJIT_PROGRAM_CACHE=0 timeout 150 python3 -m pytest -q --noconftest -p no:cacheprovider -m cuda --tb=short \
     -o addopts="" tests/devices/test_cuda.py tests/devices/test_cuda_graphs_gpu.py \
-    tests/devices/test_cuda_dynamic_shapes.py \
+    tests/devices/test_cuda_dynamic_shapes.py tests/devices/test_cuda_placement.py \
+    tests/devices/test_cuda_streams.py tests/test_callbacks.py \
     tests/lower/c 2>&1 | tail -80 | tee "$OUT/tests.txt"
 timeout 170 python3 benchmarks/bench_gpu.py $Q --json "$OUT/bench.json" 2>&1 \
     | tail -40 | tee "$OUT/bench.txt"
