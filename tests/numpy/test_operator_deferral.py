@@ -75,3 +75,30 @@ def test_traced_operands_still_compute():
     np.testing.assert_allclose(np.asarray(s), x + y)
     np.testing.assert_allclose(np.asarray(p), 2.0 ** x)
     assert float(d) == pytest.approx(11.0)
+
+
+COMPARISONS = [operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge]
+
+
+@pytest.mark.parametrize("op", COMPARISONS)
+@pytest.mark.parametrize("bad", [[1, 2, 3], (1, 2, 3), {1, 2, 3}, {1: 2}],
+                         ids=["list", "tuple", "set", "dict"])
+def test_comparing_with_jax_rejected_types_raises_instead_of_false(op, bad):
+    """NumPy compares ``a == [1, 2, 3]`` elementwise; JAX refuses the list. Answering
+    False (Python's fallback for unrelated types) would be a silent wrong answer."""
+    a = jnp.arange(1, 4)
+    with pytest.raises(TypeError):
+        op(a, bad)
+    with pytest.raises(TypeError):
+        op(bad, a)
+    with pytest.raises(TypeError):
+        tjit.jit(lambda x: op(x, bad))(a)
+
+
+@pytest.mark.parametrize("other", ["text", None, object()], ids=["str", "None", "object"])
+def test_equality_with_unrelated_types_is_python_s_answer(other):
+    a = jnp.arange(1, 4)
+    assert (a == other) is False and (a != other) is True
+    assert (other == a) is False and (other != a) is True
+    with pytest.raises(TypeError, match="not supported"):
+        a < other

@@ -48,7 +48,7 @@ def _cmp(fn):
         try:
             return fn(self, other)
         except Exception as e:
-            if _refused(e):
+            if _refused(e) and _defers(other):
                 return NotImplemented
             _filter_at_entry(e)
             raise

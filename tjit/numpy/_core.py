@@ -54,10 +54,12 @@ def is_arraylike(a):
 
 def defers_to(other):
     """Whether an Array operator returns NotImplemented for ``other`` when jnp refuses
-    it (a TypeError): neither array-like nor a list/tuple, so ``other``'s reflected
-    operator runs (``Array + pandas.Series`` is a Series, as with jax.Array); lists and
-    tuples keep jnp's error, which says to wrap them in jnp.asarray."""
-    return not is_arraylike(other) and not isinstance(other, (list, tuple))
+    it (a TypeError): neither array-like nor a list/tuple/set/dict, so ``other``'s
+    reflected operator runs (``Array + pandas.Series`` is a Series, as with jax.Array,
+    and ``a == "x"`` is False); JAX's rejected types keep jnp's error, which says to
+    wrap them in jnp.asarray (``a == [1, 2, 3]`` raises, as in JAX, rather than being
+    False where NumPy compares elementwise)."""
+    return not is_arraylike(other) and not isinstance(other, (list, tuple, set, dict))
 
 
 def refuses_operand(e):

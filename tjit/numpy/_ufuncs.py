@@ -126,10 +126,11 @@ def _two_in(name, lax_fn, inexact=False, doc=None):
 
     def entry_point(operator=None, reflected=False):
         """The function, or (``operator``) an Array operator: one body, so an operator
-        costs no Python call more than the function. ``"defer"``: a TypeError for an
-        operand type jnp does not know returns NotImplemented (``a + pandas.Series``);
-        ``"compare"``: every such TypeError does (``a == "x"`` is False, as Python's
-        ``==`` of unrelated types), not shapes that do not broadcast (``_core.
+        costs no Python call more than the function. ``"defer"`` and ``"compare"``: a
+        TypeError for an operand type jnp does not know returns NotImplemented
+        (``a + pandas.Series``; ``a == "x"`` is False, as Python's ``==`` of unrelated
+        types), but not for JAX's rejected types (``a == [1, 2]`` raises, as in JAX;
+        ``_core.defers_to``) nor for shapes that do not broadcast (``_core.
         refuses_operand``); ``reflected``: ``__radd__`` and the like (operands swapped)."""
         def f(x, y, /):
             if reflected:  # other.__rop__(self): x is the operator's self
@@ -214,8 +215,8 @@ def _two_in(name, lax_fn, inexact=False, doc=None):
                         return run(x._value, y._value)
                 return lax_fn(x, y)
             except Exception as e:
-                if operator is not None and _refuses_operand(e) and (
-                        operator == "compare" or _defers_to(x if reflected else y)):
+                if operator is not None and _refuses_operand(e) and \
+                        _defers_to(x if reflected else y):
                     return NotImplemented  # the other operand's operator runs
                 _filter_at_entry(e)  # tracebacks end in user code (free until a raise)
                 raise
