@@ -51,22 +51,27 @@ def test_edge_values_on_opencl_swi(dt, monkeypatch):
     _edge_values("opencl_swi", dt, monkeypatch)
 
 
+# both FPGA backends: hls (C simulation) and single-work-item OpenCL (PoCL)
+_HLS = hls_compile.unavailable_reason()
+FPGA_BACKENDS = [
+    pytest.param("hls", marks=pytest.mark.skipif(_HLS is not None, reason=str(_HLS))),
+    pytest.param("opencl_swi", marks=needs_ocl)]
+
+
+@pytest.mark.parametrize("backend", FPGA_BACKENDS)
 @pytest.mark.parametrize("n", [0, 2])
-@pytest.mark.opencl
-@pytest.mark.skipif(_OCL is not None, reason=str(_OCL))
-def test_opencl_swi_control_flow(n):
+def test_control_flow_runs_on_the_host_between_designs(n, backend):
     x = np.random.default_rng(1).standard_normal((4, 5)).astype(np.float32)
-    fn = tjit.jit(T._loops, backend="opencl_swi")
+    fn = tjit.jit(T._loops, backend=backend)
     T._close(fn(x, np.int32(n)), T._interp(T._loops, x, np.int32(n)))
 
 
-@pytest.mark.opencl
-@pytest.mark.skipif(_OCL is not None, reason=str(_OCL))
-def test_opencl_swi_polymorphic_sizes_compile_once():
+@pytest.mark.parametrize("backend", FPGA_BACKENDS)
+def test_polymorphic_sizes_compile_once(backend):
     def f(x, w):
         h = jnp.tanh(x @ w)
         return nn.softmax(h, axis=-1), jnp.sum(h, axis=0), x[:, ::2].sum(axis=1)
-    g = tjit.jit(f, backend="opencl_swi", polymorphic_shapes=["(b, 5)", None])
+    g = tjit.jit(f, backend=backend, polymorphic_shapes=["(b, 5)", None])
     rng = np.random.default_rng(2)
     w = rng.standard_normal((5, 3)).astype(np.float32)
     for b in (1, 7, 64):

@@ -12,7 +12,6 @@ import pytest
 import tjit
 import tjit.numpy as jnp
 from tests.devices import test_opencl_backend as T
-from tjit import nn
 from tjit.devices import hls_compile
 
 pytestmark = pytest.mark.skipif(hls_compile.unavailable_reason() is not None,
@@ -27,24 +26,8 @@ def test_program_table():
         T._close(got[name], want[name], rtol=1e-4 if name == "all_sum" else 2e-5)
 
 
-@pytest.mark.parametrize("n", [0, 2])
-def test_control_flow_runs_on_the_host_between_designs(n):
-    x = np.random.default_rng(1).standard_normal((4, 5)).astype(np.float32)
-    fn = tjit.jit(T._loops, backend="hls")
-    T._close(fn(x, np.int32(n)), T._interp(T._loops, x, np.int32(n)))
-
-
-def test_polymorphic_sizes_compile_once():
-    def f(x, w):
-        h = jnp.tanh(x @ w)
-        return nn.softmax(h, axis=-1), jnp.sum(h, axis=0), x[:, ::2].sum(axis=1)
-    g = tjit.jit(f, backend="hls", polymorphic_shapes=["(b, 5)", None])
-    rng = np.random.default_rng(2)
-    w = rng.standard_normal((5, 3)).astype(np.float32)
-    for b in (1, 7, 64):
-        x = rng.standard_normal((b, 5)).astype(np.float32)
-        T._close(g(x, w), T._interp(f, x, w))
-    assert g._cache_size() == 1
+# (control flow between designs and polymorphic sizes: test_fpga_differential.py, on
+# both FPGA backends)
 
 
 def test_mlp_step_jit_grad_matches_interpreter():
