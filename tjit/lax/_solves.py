@@ -23,6 +23,7 @@ from tjit.tracing.jaxpr import eval_jaxpr
 from tjit.tracing.tree_util import tree_flatten, tree_unflatten
 from tjit.transforms.ad import jvp, linear_transpose, linearize
 from tjit.transforms.custom_derivatives import custom_jvp, trace_flat
+from tjit.transforms.control_flow_rules import split_by_sizes
 from tjit.transforms.linear_call import linear_call
 from tjit.lax._ad import stop_gradient
 from tjit.lax._elementwise import asarray_for_lax, neg, sub
@@ -79,15 +80,6 @@ def _run(jaxpr, consts, *args):
     return eval_jaxpr(jaxpr, [], *consts, *args)
 
 
-def _split(seq, lengths):
-    out, i = [], 0
-    for n in lengths:
-        out.append(list(seq[i:i + n]))
-        i += n
-    out.append(list(seq[i:]))
-    return out
-
-
 # -- custom_root -----------------------------------------------------------------------------
 def custom_root(f, initial_guess, solve, tangent_solve, has_aux=False):
     """Solve ``f(x) = 0`` with ``solve`` and differentiate the root implicitly, as
@@ -129,14 +121,14 @@ def custom_root(f, initial_guess, solve, tangent_solve, has_aux=False):
 
 @functools.partial(custom_jvp, nondiff_argnums=(0, 1))
 def _custom_root(lengths, jaxprs, *args):
-    _, solve_consts, _, guess = _split(args, lengths)
+    _, solve_consts, _, guess = split_by_sizes(args, lengths)
     return _run(jaxprs[1], stop_gradient(solve_consts), *guess)
 
 
 @_custom_root.defjvp
 def _custom_root_jvp(lengths, jaxprs, primals, tangents):
-    f_consts, _, ls_consts, _ = _split(primals, lengths)
-    f_consts_dot = _split(tangents, lengths)[0]
+    f_consts, _, ls_consts, _ = split_by_sizes(primals, lengths)
+    f_consts_dot = split_by_sizes(tangents, lengths)[0]
     f_jaxpr, _, ls_jaxpr, n_sol = jaxprs
     out = _custom_root(lengths, jaxprs, *primals)
     solution = out[:n_sol]
@@ -198,7 +190,7 @@ def custom_linear_solve(matvec, b, solve, transpose_solve=None, symmetric=False,
 
 @functools.partial(custom_jvp, nondiff_argnums=(0, 1))
 def _linear_solve(lengths, jaxprs, *args):
-    _, solve_consts, _, b = _split(args, lengths)
+    _, solve_consts, _, b = split_by_sizes(args, lengths)
     return _run(jaxprs[1], stop_gradient(solve_consts), *b)
 
 
@@ -223,8 +215,8 @@ def _tangent_solve(jaxprs, solve_consts, tr_consts, rhs):
 
 @_linear_solve.defjvp
 def _linear_solve_jvp(lengths, jaxprs, primals, tangents):
-    mv_consts, solve_consts, tr_consts, _ = _split(primals, lengths)
-    mv_dot, _, _, b_dot = _split(tangents, lengths)
+    mv_consts, solve_consts, tr_consts, _ = split_by_sizes(primals, lengths)
+    mv_dot, _, _, b_dot = split_by_sizes(tangents, lengths)
     out = _linear_solve(lengths, jaxprs, *primals)
     x = out[:jaxprs[3]]
     # matvec(params, x) = b  =>  matvec(dx) = db - dmatvec/dparams(x) . dparams

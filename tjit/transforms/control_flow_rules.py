@@ -44,7 +44,7 @@ from tjit.transforms.passes import dce
 
 
 # -- small helpers --------------------------------------------------------------------------
-def _split(seq, sizes):
+def split_by_sizes(seq, sizes):
     """``seq`` cut into consecutive pieces of ``sizes``, plus the rest."""
     out, i = [], 0
     for n in sizes:
@@ -166,15 +166,15 @@ def _cond_jvp(primals, tangents, *, branches):
 def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
     """The carry becomes (primals, tangents of the carries that get one); the predicate
     reads the primals only."""
-    cc, bc, init = _split(primals, [cond_nconsts, body_nconsts])
-    _, bc_dot, init_dot = _split(tangents, [cond_nconsts, body_nconsts])
+    cc, bc, init = split_by_sizes(primals, [cond_nconsts, body_nconsts])
+    _, bc_dot, init_dot = split_by_sizes(tangents, [cond_nconsts, body_nconsts])
     bc_nz = _nonzero(bc_dot)
     carry_nz = _carry_fixed_point(
         lambda nz: _jvp_jaxpr(body_jaxpr, bc_nz + nz, False, "while_jvp")[2],
         _nonzero(init_dot))
     body, bh, _ = _jvp_jaxpr(body_jaxpr, bc_nz + carry_nz, carry_nz, "while_body_jvp")
     # body inputs (bh, bc, carry, bc_dot, carry_dot) -> while layout (consts; carry)
-    h, p_bc, p_car, t_bc, t_car = _split(body.jaxpr.invars,
+    h, p_bc, p_car, t_bc, t_car = split_by_sizes(body.jaxpr.invars,
                                          [len(bh), len(bc), len(init), sum(bc_nz)])
     body = _rewire(body, invars=h + p_bc + t_bc + p_car + t_car)
     cj = cond_jaxpr.jaxpr  # the predicate reads primals only: tangents are extra inputs
@@ -192,8 +192,8 @@ def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_
 def _scan_jvp(primals, tangents, *, jaxpr, length, reverse, num_consts, num_carry, unroll):
     """One scan over primals and non-zero tangents (consts, carry and xs alike)."""
     sizes = [num_consts, num_carry]
-    consts, init, xs = _split(primals, sizes)
-    c_dot, i_dot, x_dot = _split(tangents, sizes)
+    consts, init, xs = split_by_sizes(primals, sizes)
+    c_dot, i_dot, x_dot = split_by_sizes(tangents, sizes)
     c_nz, x_nz = _nonzero(c_dot), _nonzero(x_dot)
     ny = len(jaxpr.out_avals) - num_carry
     carry_nz = _carry_fixed_point(
@@ -203,9 +203,9 @@ def _scan_jvp(primals, tangents, *, jaxpr, length, reverse, num_consts, num_carr
                                  "scan_body_jvp")
     ys_nz = out_nz[num_carry:]
     n_cd, n_card = sum(c_nz), sum(carry_nz)
-    h, pc, pcar, px, tc, tcar, tx = _split(
+    h, pc, pcar, px, tc, tcar, tx = split_by_sizes(
         body.jaxpr.invars, [len(h), num_consts, num_carry, len(xs), n_cd, n_card])
-    pcar_o, py, tcar_o, ty = _split(body.jaxpr.outvars, [num_carry, ny, n_card])
+    pcar_o, py, tcar_o, ty = split_by_sizes(body.jaxpr.outvars, [num_carry, ny, n_card])
     body = _rewire(body, invars=h + pc + tc + pcar + tcar + px + tx,
                    outvars=pcar_o + tcar_o + py + ty)
     carry_dot = [instantiate(t) for t, nz in zip(i_dot, carry_nz) if nz]
@@ -213,7 +213,7 @@ def _scan_jvp(primals, tangents, *, jaxpr, length, reverse, num_consts, num_carr
                        *_pick(x_nz, x_dot), jaxpr=body, length=length, reverse=reverse,
                        num_consts=len(h) + num_consts + n_cd, num_carry=num_carry + n_card,
                        unroll=unroll)
-    carry, carry_t, ys, ys_t = _split(outs, [num_carry, n_card, ny])
+    carry, carry_t, ys, ys_t = split_by_sizes(outs, [num_carry, n_card, ny])
     out_avals = jaxpr.out_avals
     zero_c = _zero_tangents(_pick(carry_nz, out_avals[:num_carry], False))
     y_avals = [ShapedArray((length,) + tuple(a.shape), a.dtype) for a in out_avals[num_carry:]]
@@ -299,8 +299,8 @@ def _while_batch(args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncons
     """Batched body and cond; a batched predicate loops while any example's holds."""
     size = _axis_size(args, dims)
     args = [x if d is None else moveaxis(x, d, 0) for x, d in zip(args, dims)]
-    cc, bc, init = _split(args, [cond_nconsts, body_nconsts])
-    cc_bat, bc_bat, init_bat = _split([d is not None for d in dims],
+    cc, bc, init = split_by_sizes(args, [cond_nconsts, body_nconsts])
+    cc_bat, bc_bat, init_bat = split_by_sizes([d is not None for d in dims],
                                       [cond_nconsts, body_nconsts])
     carry_bat = _carry_fixed_point(
         lambda bat: _batch_jaxpr(body_jaxpr, size, bc_bat + bat, False, "while_body")[2],
@@ -332,7 +332,7 @@ def _while_batched_pred(cond, cconsts, body, bconsts, init):
         return [reduce_or_p.bind(pred, axes=(0,))]
 
     def new_body(*a):
-        c, b, carry = _split(a, [nc, nb])
+        c, b, carry = split_by_sizes(a, [nc, nb])
         (pred,) = _eval(cond, *c, *carry)
         new = _eval(body, *b, *carry)
         return [_batched_select(pred, [old, upd]) for old, upd in zip(carry, new)]
@@ -348,8 +348,8 @@ def _scan_batch(args, dims, *, jaxpr, length, reverse, num_consts, num_carry, un
     """A batched body: batch axis 0 for consts and carry, 1 for xs and ys (0 is time)."""
     size = _axis_size(args, dims)
     sizes = [num_consts, num_carry]
-    consts, init, xs = _split(args, sizes)
-    c_dims, i_dims, x_dims = _split(dims, sizes)
+    consts, init, xs = split_by_sizes(args, sizes)
+    c_dims, i_dims, x_dims = split_by_sizes(dims, sizes)
     consts = [x if d is None else moveaxis(x, d, 0) for x, d in zip(consts, c_dims)]
     xs = [x if d is None else moveaxis(x, d, 1) for x, d in zip(xs, x_dims)]  # 0: the scan
     c_bat = [d is not None for d in c_dims]
@@ -477,7 +477,7 @@ def _while_partial_eval(trace, args, params):
     cj, bj = params["cond_jaxpr"], params["body_jaxpr"]
     cn, bn = params["cond_nconsts"], params["body_nconsts"]
     uk = [trace.is_unknown(a) for a in args]
-    cc_uk, bc_uk, init_uk = _split(uk, [cn, bn])
+    cc_uk, bc_uk, init_uk = split_by_sizes(uk, [cn, bn])
     carry_uk = _carry_fixed_point(
         lambda c_uk: partial_eval_jaxpr(bj, bc_uk + c_uk, c_uk)[2], init_uk)
     pred_uk = partial_eval_jaxpr(cj, cc_uk + carry_uk)[2][0]
@@ -487,7 +487,7 @@ def _while_partial_eval(trace, args, params):
     n_k = len(carry_uk) - sum(carry_uk)
     body, bh = _known_part(partial_eval_jaxpr(bj, bc_uk + carry_uk, carry_uk)[0], n_k)
     cond, ch = _known_part(partial_eval_jaxpr(cj, cc_uk + carry_uk)[0], 1)
-    cc, bc, init = _split(args, [cn, bn])
+    cc, bc, init = split_by_sizes(args, [cn, bn])
     kcc, kbc = _pick(cc_uk, cc, False), _pick(bc_uk, bc, False)
     with set_current_trace(trace.parent):
         kouts = while_p.bind(*ch, *kcc, *bh, *kbc, *_pick(carry_uk, init, False),
@@ -558,9 +558,9 @@ def _scan_partial_eval(trace, args, params):
     ``_scan_partial_eval``)."""
     jaxpr, nc, ncar = params["jaxpr"], params["num_consts"], params["num_carry"]
     uk = [trace.is_unknown(a) for a in args]
-    c_uk, init_uk, x_uk = _split(uk, [nc, ncar])
+    c_uk, init_uk, x_uk = split_by_sizes(uk, [nc, ncar])
     carry_uk, (known, unknown, out_uk, nres) = _scan_fixed_point(jaxpr, c_uk, init_uk, x_uk)
-    consts, init, xs = _split(args, [nc, ncar])
+    consts, init, xs = split_by_sizes(args, [nc, ncar])
     kc, kinit, kx = (_pick(c_uk, consts, False), _pick(carry_uk, init, False),
                      _pick(x_uk, xs, False))
     pre, kh, body, n_pre, kinds = _split_known_body(known, nres, len(kc), len(kinit), len(kx))
@@ -578,7 +578,7 @@ def _scan_partial_eval(trace, args, params):
     source = {"const": pre_outs[:n_inv], "xs": kx, "ys": known_vals[len(kinit):],
               "stack": kouts[n_kout:]}
     res_in, rest = unknown.jaxpr.invars[:nres], unknown.jaxpr.invars[nres:]
-    u_c, u_car, u_x = _split(rest, [sum(c_uk), sum(carry_uk)])
+    u_c, u_car, u_x = split_by_sizes(rest, [sum(c_uk), sum(carry_uk)])
     inv = [(v, source[k][i]) for v, (k, i) in zip(res_in, kinds) if k == "const"]
     per_step = [(v, source[k][i]) for v, (k, i) in zip(res_in, kinds) if k != "const"]
     new = _rewire(unknown, invars=[v for v, _ in inv] + u_c + u_car
@@ -596,10 +596,10 @@ def _scan_partial_eval(trace, args, params):
 def _scan_transpose(cts, *args, jaxpr, length, reverse, num_consts, num_carry, unroll):
     """A scan in the opposite direction over the body's transpose: cotangents of the linear
     consts accumulate in the carry, ys' cotangents are its xs, the carry's flow back."""
-    consts, init, xs = _split(args, [num_consts, num_carry])
+    consts, init, xs = split_by_sizes(args, [num_consts, num_carry])
     c_lin = [is_undefined_primal(c) for c in consts]
     x_lin = [is_undefined_primal(x) for x in xs]
-    a_c, a_car, a_x = _split(jaxpr.in_avals, [num_consts, num_carry])
+    a_c, a_car, a_x = split_by_sizes(jaxpr.in_avals, [num_consts, num_carry])
     y_out = jaxpr.out_avals[num_carry:]
     ct_car = [instantiate(c) for c in cts[:num_carry]]
     ct_ys = cts[num_carry:]
@@ -611,9 +611,9 @@ def _scan_transpose(cts, *args, jaxpr, length, reverse, num_consts, num_carry, u
     sizes = [len(res_c), len(lin_c_avals), num_carry, len(y_avals)]
 
     def body(*a):
-        rc, acc, ctc, cty, rx = _split(a, sizes)
+        rc, acc, ctc, cty, rx = split_by_sizes(a, sizes)
         cts_out = list(ctc) + _merge(ys_nz, cty, _zero_tangents(_pick(ys_nz, y_out, False)))
-        d_c, d_car, d_x = _split(_backward(jaxpr, linear, rc + rx, cts_out),
+        d_c, d_car, d_x = split_by_sizes(_backward(jaxpr, linear, rc + rx, cts_out),
                                  [len(lin_c_avals), num_carry])
         return ([add_tangents(s, d) for s, d in zip(acc, d_c)]
                 + [instantiate(d) for d in d_car + d_x])
@@ -626,7 +626,7 @@ def _scan_transpose(cts, *args, jaxpr, length, reverse, num_consts, num_carry, u
                        jaxpr=tj, length=length, reverse=not reverse,
                        num_consts=len(th) + len(res_c), num_carry=len(zeros_c) + num_carry,
                        unroll=unroll)
-    ct_c, ct_init, ct_x = _split(outs, [len(zeros_c), num_carry])
+    ct_c, ct_init, ct_x = split_by_sizes(outs, [len(zeros_c), num_carry])
     ct_init = [c if is_undefined_primal(x) else None for c, x in zip(ct_init, init)]
     return (_merge(c_lin, ct_c, [None] * len(res_c)) + ct_init
             + _merge(x_lin, ct_x, [None] * len(res_x)))

@@ -78,10 +78,10 @@ from tjit.transforms.control_flow_rules import (
     _nonzero,
     _pick,
     _rewire,
-    _split,
     _split_known_body,
     _trace,
     _zero_tangents,
+    split_by_sizes,
 )
 from tjit.transforms.partial_eval import partial_eval_jaxpr
 
@@ -96,7 +96,7 @@ def _checkpoints():
 
 # -- the transpose of while ------------------------------------------------------------------
 def _while_transpose(cts, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
-    cc, bc, init = _split(args, [cond_nconsts, body_nconsts])
+    cc, bc, init = split_by_sizes(args, [cond_nconsts, body_nconsts])
     if any(is_undefined_primal(x) for x in cc):
         raise ValueError("lax.while_loop reverse mode: the predicate reads a value being "
                          "differentiated; a predicate must depend on primal values only")
@@ -131,7 +131,7 @@ def _while_transpose(cts, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncon
     n_rec = len(body.out_avals) - n_k
 
     def bwd(*a):
-        inv, rec, acc_bc, g = _split(a, [n_inv, n_rec, len(lbc_avals)])
+        inv, rec, acc_bc, g = split_by_sizes(a, [n_inv, n_rec, len(lbc_avals)])
         res = [inv[i] if kind == "const" else rec[i] for kind, i in kinds]
         d = _backward(linear, linear_mask, res, list(g))
         d_bc, d_car = d[:len(lbc_avals)], d[len(lbc_avals):]
@@ -177,12 +177,12 @@ def _wt_jvp(primals, tangents, **params):
     acc_nz = _carry_fixed_point(
         lambda nz: _jvp_jaxpr(bwd_j, wc_nz + rec_nz + nz, False, "while_transpose_jvp")[2],
         _nonzero(acc_d))
-    h, p_bc, p_car, t_bc, t_car = _split(body.jaxpr.invars,
+    h, p_bc, p_car, t_bc, t_car = split_by_sizes(body.jaxpr.invars,
                                          [len(bh), len(bc), ns, sum(bc_nz)])
-    p_s, p_r, t_s, t_r = _split(body.jaxpr.outvars, [ns, nr, sum(car_nz)])
+    p_s, p_r, t_s, t_r = split_by_sizes(body.jaxpr.outvars, [ns, nr, sum(car_nz)])
     body = _rewire(body, invars=h + p_bc + t_bc + p_car + t_car, outvars=p_s + t_s + p_r + t_r)
     bwd, wh, _ = _jvp_jaxpr(bwd_j, wc_nz + rec_nz + acc_nz, acc_nz, "while_transpose_jvp")
-    h, p_wc, p_rec, p_acc, t_wc, t_rec, t_acc = _split(
+    h, p_wc, p_rec, p_acc, t_wc, t_rec, t_acc = split_by_sizes(
         bwd.jaxpr.invars, [len(wh), len(wc), nr, len(acc), sum(wc_nz), sum(rec_nz)])
     bwd = _rewire(bwd, invars=h + p_wc + t_wc + p_rec + t_rec + p_acc + t_acc)
     cj = cond_j.jaxpr  # the predicate reads primal states only: tangents are extra inputs
@@ -251,14 +251,14 @@ def _masked(cond, body, bwd, cc, bc, wc, init, ns):
         return [reduce_or_p.bind(pred, axes=(0,))]
 
     def masked_body(*a):
-        c, b, s = _split(a, [nc, nb])
+        c, b, s = split_by_sizes(a, [nc, nb])
         (pred,) = _eval(cond, *c, *s)
         outs = _eval(body, *b, *s)
         return ([_batched_select(pred, [old, new]) for old, new in zip(s, outs[:ns])]
                 + list(outs[ns:]) + [pred])
 
     def masked_bwd(*a):
-        w, rec, pred, ac = _split(a, [nw, len(a_rec), 1])
+        w, rec, pred, ac = split_by_sizes(a, [nw, len(a_rec), 1])
         new = _eval(bwd, *w, *rec, *ac)
         return [_batched_select(pred[0], [old, upd]) for old, upd in zip(ac, new)]
 
