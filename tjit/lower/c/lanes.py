@@ -536,16 +536,9 @@ def _level_step(r, js, accs, packets, mask, inner, j, end, vals, at):
                 r.emit(f"{lane_vals[x]}[ln] = {r.typed(ks[x].expr, ks[x].dtype, scope)};")
     r.lane = {}
     for x in js:
-        folded = [f"{lane_vals[x]}[{ln}]" for ln in range(r.lanes)]
-        while len(folded) > 1:
-            nxt = []
-            for a, b in zip(folded[::2], folded[1::2]):
-                name = r.var("lf")
-                r.emit(f"const {r.d.type(ks[x].dtype)} {name} = "
-                       f"{r.s.combine(ks[x].monoid, a, b, ks[x].dtype)};")
-                nxt.append(name)
-            folded = nxt
-        r._accumulate(x, acc[x], folded[0], part)
+        folded = r.fold_pairwise([f"{lane_vals[x]}[{ln}]" for ln in range(r.lanes)],
+                                 ks[x].monoid, ks[x].dtype, "lf")
+        r._accumulate(x, acc[x], folded, part)
     r._advance(part)
     with r.block(f"if ({end})"):
         r._fold_partials(acc, part)

@@ -702,15 +702,23 @@ class _Renderer:
                 continue
             s = self.k.stages[j]
             vals = [f"{arr}[{i}]" for i in range(self.d.partials)]
-            while len(vals) > 1:
-                nxt = []
-                for a, b in zip(vals[::2], vals[1::2]):
-                    name = self.var("pf")
-                    self.emit(f"const {self.d.type(s.dtype)} {name} = "
-                              f"{self.s.combine(s.monoid, a, b, s.dtype)};")
-                    nxt.append(name)
-                vals = nxt
-            self.emit(f"{accs[j]} = {vals[0]};")
+            self.emit(f"{accs[j]} = {self.fold_pairwise(vals, s.monoid, s.dtype, 'pf')};")
+
+    def fold_pairwise(self, vals, monoid, dtype, prefix):
+        """``vals`` (C expressions) combined pairwise: v0 (+) v1, v2 (+) v3, ..., then the
+        pairs' results the same way (an odd one out goes up a level as it is); returns
+        the name holding the result. The reduction order the tolerance tables assume."""
+        while len(vals) > 1:
+            nxt = []
+            for a, b in zip(vals[::2], vals[1::2]):
+                name = self.var(prefix)
+                self.emit(f"const {self.d.type(dtype)} {name} = "
+                          f"{self.s.combine(monoid, a, b, dtype)};")
+                nxt.append(name)
+            if len(vals) % 2:
+                nxt.append(vals[-1])
+            vals = nxt
+        return vals[0]
 
     def _tree_reduce(self, js, accs, stride=1, lane="0"):
         """Every thread's partials folded pairwise (``x[i] (+) x[i + w]``, w halving
