@@ -60,7 +60,8 @@ import threading
 
 import numpy as np
 
-from tjit.devices import backend, control_flow, cuda_blas, cuda_compile, cuda_copies, cuda_graphs
+from tjit.devices import (backend, control_flow, cuda_blas, cuda_compile, cuda_copies,
+                          cuda_graphs, cuda_pointwise)
 from tjit.devices.executable import Executable
 from tjit.devices.runner import PlanInspection, ProgramRunner, binding_key, solve_sizes
 from tjit.lower.c import render
@@ -285,12 +286,14 @@ def arch():
 def render_program(program):
     """({id(kernel): CSource}, translation unit text) for every kernel of ``program``
     and of its loop bodies (one unit: one NVRTC call, one module). Kernel names repeat
-    across body programs; the entries are named by the kernels' hashes."""
+    across body programs; the entries are named by the kernels' hashes. Pointwise
+    kernels take the variant of ``TJIT_CUDA_POINTWISE`` (``cuda_pointwise``)."""
     sources, seen = {}, {}
+    dialect = cuda_pointwise.dialect()
     for p in [program] + list(program.sub_programs()):
         for k in p.kernels:
             if id(k) not in sources:
-                src = render(k, "cuda")     # (entry named by the kernel's hash)
+                src = render(k, dialect)    # (entry named by the kernel's hash)
                 sources[id(k)] = src
                 seen.setdefault(src.entry, src)
     lines = []

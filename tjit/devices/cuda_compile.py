@@ -24,7 +24,7 @@ import tempfile
 import warnings
 
 from tjit import __version__
-from tjit.devices import disk_cache
+from tjit.devices import cuda_pointwise, disk_cache
 from tjit.lower.c import dialects
 from tjit.lower.c.renderer import CSource
 from tjit.xla_like import program_cache
@@ -157,13 +157,16 @@ def program_kernels(program):
 
 
 def unit_key(program, arch):
-    """The disk-cache key of ``program``'s rendered unit for ``arch``, or None when the
-    program has no cache key (not cached)."""
+    """The disk-cache key of ``program``'s rendered unit for ``arch`` and the pointwise
+    variant in force (``cuda_pointwise``), or None when the program has no cache key
+    (not cached)."""
     pkey = getattr(program, "cache_key", None)
     if pkey is None:
         return None
-    return _key(f"cuda-unit{UNIT_FORMAT}", f"{pkey}:{program_cache.files_digest(_RENDERER)}",
-                arch)
+    pointwise = cuda_pointwise.variant()    # (a launch choice: another rendering)
+    tail = "" if pointwise == cuda_pointwise.DEFAULT else f":pointwise{pointwise}"
+    return _key(f"cuda-unit{UNIT_FORMAT}",
+                f"{pkey}:{program_cache.files_digest(_RENDERER)}{tail}", arch)
 
 
 def program_unit(program, arch, render_program):

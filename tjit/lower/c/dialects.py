@@ -10,6 +10,9 @@ no flush-to-zero, correctly rounded division and square root, no fast math).
 Vector types (``vectors``: dtype name -> (spelling, lanes), 16 bytes each) with their
 load/store/construct spellings let pointwise kernels move 16 bytes per access; the
 renderer checks each address's alignment at run time (see ``renderer.py``).
+``chunk_vectors`` and ``chunk_unroll`` give a thread more vectors per grid-stride step
+(adjacent ones, or chunks a grid apart); both 1 in every dialect here, a launch choice
+the CUDA runtime can make (``devices/cuda.py``, ``TJIT_CUDA_POINTWISE``).
 
 ``HLS`` (Vitis HLS C++, ``hls_dialect.py``) is a ``dataclasses.replace`` of ``C`` plus
 its hooks: ``loop_pragmas(innermost, trip)`` returns the lines that open each loop
@@ -227,6 +230,12 @@ class Dialect:
     tiled_dots: bool = False       # dots as the tiled template / tiling (``tiled_dot.py``)
     #: dtype name -> (vector type, lanes): 16-byte vectors ({}: scalar accesses only)
     vectors: dict = dataclasses.field(default_factory=dict)
+    #: vectorized pointwise kernels: adjacent 16-byte vectors per chunk (a chunk is
+    #: ``chunk_vectors * lanes`` consecutive points) ...
+    chunk_vectors: int = 1
+    #: ... and chunks a thread takes per grid-stride step, a grid apart (all their loads
+    #: issued before their stores): more loads in flight per thread (``vectors.py``)
+    chunk_unroll: int = 1
     vload: str = ""                # format(vt=, n=, ptr=): a vector from aligned ptr
     vstore: str = ""               # format(vt=, n=, ptr=, value=): a statement
     vmake: str = ""                # format(vt=, args=): a vector from its lanes

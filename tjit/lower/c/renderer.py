@@ -106,19 +106,21 @@ class Param:
 @dataclasses.dataclass(frozen=True)
 class LaunchSpec:
     """How to launch a threaded kernel: ``kind`` "pointwise" (work = chunks of
-    ``vector`` consecutive points, one per thread; any groups of ``local_size`` threads), "row" (work = outer points, one group each) or
+    ``vector`` consecutive points, ``unroll`` per thread and grid-stride step; any
+    groups of ``local_size`` threads), "row" (work = outer points, one group each) or
     "column" (work = tiles of ``tile`` kept points of an accumulate-style kernel, one
     group each; its ``slices = local_size / tile`` thread slices split the reduced
     points). Row and column groups must have exactly ``local_size`` threads. Any grid
     is correct (the kernels stride); ``grid`` picks one: a group per work item up to
-    ``max_groups`` (pointwise: ``ceil(work / local_size)`` groups). Column results
+    ``max_groups`` (pointwise: ``ceil(work / (local_size * unroll))``). Column results
     depend on ``tile``/``slices`` (fixed at render time), not on the grid."""
     kind: str
     work: object            # int or sympy expression over size symbols
     local_size: int
     tile: int = 1           # "column": kept points per group
     slices: int = 1         # "column": threads folding one kept point
-    vector: int = 1         # "pointwise": points per work item (vector lanes)
+    vector: int = 1         # "pointwise": points per work item (a chunk)
+    unroll: int = 1         # "pointwise": chunks per thread and grid-stride step
     rows: int = 1           # "row": rows per group (row segments, ``rows.py``)
 
     def items(self, sizes=None):
@@ -131,7 +133,7 @@ class LaunchSpec:
     def grid(self, sizes=None, max_groups=65535):
         """``(groups, local_size)``: groups of ``local_size`` threads to launch."""
         n = self.items(sizes)
-        per = self.local_size if self.kind == "pointwise" else self.rows
+        per = self.local_size * self.unroll if self.kind == "pointwise" else self.rows
         groups = -(-n // per)
         return max(1, min(groups, max_groups)), self.local_size
 
@@ -358,19 +360,21 @@ class _Renderer:
         for g in gs:
             self.idx[g] = "0"
 
-    def decompose(self, flat, gs, ext):
-        """``i<g>`` for loop axes ``gs`` from their flat index ``flat`` (extents ``ext``)."""
+    def decompose(self, flat, gs, ext, suffix=""):
+        """``i<g><suffix>`` for loop axes ``gs`` from their flat index ``flat`` (extents
+        ``ext``); ``suffix`` tells apart several points decomposed in one scope."""
         rest = flat
         for n, g in enumerate(reversed(gs)):
+            name = f"i{g}{suffix}"
             if n == len(gs) - 1:
-                self.emit(f"const {self.i64} i{g} = {rest};")
+                self.emit(f"const {self.i64} {name} = {rest};")
             else:   # (an extent 0 means no iterations: keep C from dividing by 0)
                 e = self.sizes(ext[g]) if ext[g] != 0 else "1"
-                self.emit(f"const {self.i64} i{g} = {rest} % {e};")
+                self.emit(f"const {self.i64} {name} = {rest} % {e};")
                 nxt = self.var("r")
                 self.emit(f"const {self.i64} {nxt} = {rest} / {e};")
                 rest = nxt
-            self.idx[g] = f"i{g}"
+            self.idx[g] = name
 
     # -- values ------------------------------------------------------------------------
     def affine(self, a):
@@ -524,7 +528,7 @@ class _Renderer:
         vp = vectors.vector_plan(k, self.plan, d)
         if vp is not None:
             return LaunchSpec("pointwise", vectors.render(self, vp), d.local_size,
-                              vector=vp.w)
+                              vector=vp.points, unroll=vp.u)
         if self.lanes > 1:
             return LaunchSpec("pointwise", lanes_mod.render(self), d.local_size)
         axes = list(range(len(self.plan.groups)))

@@ -12,7 +12,26 @@ expression lane by lane with the scalar helpers (the same ops, so the same bits 
 scalar kernel) and writes each store as one vector. Other chunks (a row's tail,
 misaligned addresses) run their points one by one. Values the innermost axis does not
 move (broadcast loads, per-row factors) are computed once per chunk.
+
+Two dialect choices give a thread more loads in flight (``Dialect.chunk_vectors``,
+``Dialect.chunk_unroll``; both 1 by default, which renders the kernel above):
+
+* ``chunk_vectors = V``: a chunk is ``V * W`` consecutive points, read and written as
+  ``V`` adjacent 16-byte vectors (one alignment check covers them all);
+* ``chunk_unroll = U``: a grid-stride step takes ``U`` chunks a grid apart (chunk ``f``,
+  ``f + G``, ... for ``G`` threads in the grid: each load instruction of a warp still
+  reads consecutive vectors). Where all ``U`` chunks are whole and aligned, every load
+  of every chunk is issued before the first store; otherwise each chunk runs alone
+  (vectors or points, as above). A chunk past the end of the iteration space takes
+  the step's first chunk's indices, so nothing out of range is ever addressed, and
+  stores nothing.
+
+The values are the same bits as the scalar kernel's in every case (each point's
+expression computed by the same helpers); only the order in which threads visit
+chunks changes, and pointwise stores never overlap.
 """
+
+import contextlib
 
 import numpy as np
 
@@ -24,10 +43,13 @@ __all__ = ["VectorPlan", "render", "vector_plan"]
 
 class VectorPlan:
     """Loop axis ``g`` (innermost), original axis ``a`` (its innermost), lanes ``w``,
-    vector type ``vt``, element dtype ``dt`` and the vectorized ``loads``."""
+    vector type ``vt``, element dtype ``dt``, the vectorized ``loads``, vectors per
+    chunk ``v`` (``points = v * w``) and chunks per grid-stride step ``u``."""
 
-    def __init__(self, g, a, w, vt, dt, loads):
+    def __init__(self, g, a, w, vt, dt, loads, v=1, u=1):
         self.g, self.a, self.w, self.vt, self.dt, self.loads = g, a, w, vt, dt, loads
+        self.v, self.u = v, u
+        self.points = v * w
 
 
 def vector_plan(k, plan, d):
@@ -53,7 +75,10 @@ def vector_plan(k, plan, d):
             return None
     loads = [n for n in K.all_nodes(k) if isinstance(n, K.Load)
              and np.dtype(n.dtype).name == dt and same(n.index.coefs[a], 1)]
-    return VectorPlan(g, a, w, vt, dt, loads)
+    v = d.chunk_vectors     # (rows shorter than two wide chunks: one vector a chunk)
+    if isinstance(n, (int, np.integer)) and n < 2 * w * v:
+        v = 1
+    return VectorPlan(g, a, w, vt, dt, loads, v, d.chunk_unroll)
 
 
 def _invariant(k, a):
@@ -75,58 +100,129 @@ def _invariant(k, a):
     return inv
 
 
+class _Chunk:
+    """One chunk of a grid-stride step: its loop indices ``idx``, first point ``base``,
+    invariant values ``shared``, vector addresses ``ptrs`` (node id -> C expression),
+    the conditions of its vector path ``conds`` and, for a step's later chunks, the
+    name of the flag ``live`` (the chunk lies inside the iteration space)."""
+
+    def __init__(self, idx, base, shared, ptrs, conds, live):
+        self.idx, self.base, self.shared, self.ptrs = idx, base, shared, ptrs
+        self.conds, self.live = conds, live
+
+
 def render(r, vp):
-    """Emit the pointwise kernel of renderer ``r`` by chunks of ``vp.w`` points; returns
-    the number of work items (chunks)."""
-    d, g, w = r.d, vp.g, vp.w
+    """Emit the pointwise kernel of renderer ``r`` by chunks of ``vp.points`` points;
+    returns the number of chunks (``LaunchSpec.work``)."""
+    d, g = r.d, vp.g
     axes = list(range(len(r.plan.groups)))
     ext = {x: r.plan.extents[x] for x in axes}
     n = ext[g]
-    ext[g] = ceil_div(n, w)
+    ext[g] = ceil_div(n, vp.points)
     inv = _invariant(r.k, vp.a)
-    with r.strided(axes, d.global_id, d.global_size, ext):
-        base = r.var("e")
-        r.emit(f"const {r.i64} {base} = i{g} * {w};")
-        r.idx[g] = base
-        shared = {}
-        for st in r.k.stores:
-            for node in K.walk(st.expr):
-                if id(node) in inv and not isinstance(node, K.Const):
-                    r.value(node, shared)
-        vstores = list(r.k.stores)
-        ptrs = {id(ld): f"a{ld.arg} + {r.affine(ld.index)}" for ld in vp.loads}
-        ptrs.update({id(st): f"a{st.arg} + {r.affine(st.index)}" for st in vstores})
-        u64 = d.type(np.uint64)
-        conds = [f"{base} + {w} <= {r.sizes(n)}"] + \
-            [f"(({u64})({p}) & 15) == 0" for p in dict.fromkeys(ptrs.values())]
-        with r.block(f"if ({' && '.join(conds)})"):
-            _vector_chunk(r, vp, base, shared, ptrs, vstores)
-        with r.block("else"):
-            lane = r.var("l")
-            with r.block(f"for (int {lane} = 0; {lane} < {w} && {base} + {lane} < "
-                         f"{r.sizes(n)}; {lane}++)"):
-                r.idx[g] = f"({base} + {lane})"
-                scope = dict(shared)
-                for st in r.k.stores:
-                    r.store(st, scope)
+    if vp.u == 1:
+        with r.strided(axes, d.global_id, d.global_size, ext):
+            ch = _chunk(r, vp, n, inv, None)
+            with r.block(f"if ({' && '.join(ch.conds)})"):
+                _vector_chunks(r, vp, [ch])
+            with r.block("else"):
+                _point_chunk(r, vp, ch, n)
+    else:
+        _unrolled(r, vp, axes, ext, n, inv)
     return prod(ext.values())
 
 
-def _vector_chunk(r, vp, base, shared, ptrs, vstores):
-    d = r.d
-    vecs = {}
-    for ld in vp.loads:
-        vecs[id(ld)] = r.var("q")
-        r.emit(f"const {vp.vt} {vecs[id(ld)]} = "
-               f"{d.vload.format(vt=vp.vt, n=vp.w, ptr=ptrs[id(ld)])};")
-    lanes = {id(st): [] for st in vstores}
-    for lane in range(vp.w):
-        r.idx[vp.g] = f"({base} + {lane})" if lane else base
-        scope = dict(shared)
+def _chunk(r, vp, n, inv, live):
+    """Declare the chunk at the current loop indices: its first point, its invariant
+    values and the conditions of its vector path."""
+    g, w = vp.g, vp.points
+    base = r.var("e")
+    r.emit(f"const {r.i64} {base} = {r.idx[g]} * {w};")
+    r.idx[g] = base
+    shared = {}
+    for st in r.k.stores:
+        for node in K.walk(st.expr):
+            if id(node) in inv and not isinstance(node, K.Const):
+                r.value(node, shared)
+    ptrs = {id(ld): f"a{ld.arg} + {r.affine(ld.index)}" for ld in vp.loads}
+    ptrs.update({id(st): f"a{st.arg} + {r.affine(st.index)}" for st in r.k.stores})
+    u64 = r.d.type(np.uint64)
+    conds = ([live] if live else []) + [f"{base} + {w} <= {r.sizes(n)}"] + \
+        [f"(({u64})({p}) & 15) == 0" for p in dict.fromkeys(ptrs.values())]
+    return _Chunk(dict(r.idx), base, shared, ptrs, conds, live)
+
+
+def _unrolled(r, vp, axes, ext, n, inv):
+    """The grid-stride loop taking ``vp.u`` chunks a step, a grid apart."""
+    d, i64, u = r.d, r.i64, vp.u
+    total = r.sizes(prod(ext[x] for x in axes))
+    f = r.var("f")
+    with r.block(f"for ({i64} {f} = {d.global_id}; {f} < {total}; "
+                 f"{f} += {u} * {d.global_size})"):
+        r.pragmas(True, prod(ext[x] for x in axes))
+        chunks = []
+        for c in range(u):
+            flat, live = f, None
+            if c:       # (past the end: chunk f's indices again, never stored to)
+                nxt = f"{f} + {c} * {d.global_size}"
+                live, flat = r.var("live"), r.var("f")
+                r.emit(f"const bool {live} = {nxt} < {total};")
+                r.emit(f"const {i64} {flat} = {live} ? {nxt} : {f};")
+            r.decompose(flat, axes, ext, suffix=f"_{c}")
+            chunks.append(_chunk(r, vp, n, inv, live))
+        with r.block(f"if ({' && '.join(c for ch in chunks for c in ch.conds)})"):
+            _vector_chunks(r, vp, chunks)
+        with r.block("else"):
+            for ch in chunks:
+                with r.block(f"if ({ch.live})") if ch.live else contextlib.nullcontext():
+                    r.idx.update(ch.idx)
+                    with r.block(f"if ({' && '.join(ch.conds)})"):
+                        _vector_chunks(r, vp, [ch])
+                    with r.block("else"):
+                        _point_chunk(r, vp, ch, n)
+    for x in axes:
+        r.idx[x] = "0"
+
+
+def _point_chunk(r, vp, ch, n):
+    """Chunk ``ch`` point by point (a row's tail, misaligned addresses)."""
+    lane = r.var("l")
+    with r.block(f"for (int {lane} = 0; {lane} < {vp.points} && {ch.base} + {lane} < "
+                 f"{r.sizes(n)}; {lane}++)"):
+        r.idx.update(ch.idx)
+        r.idx[vp.g] = f"({ch.base} + {lane})"
+        scope = dict(ch.shared)
+        for st in r.k.stores:
+            r.store(st, scope)
+
+
+def _vector_chunks(r, vp, chunks):
+    """Whole, aligned ``chunks``: every vector load of every chunk, then each chunk's
+    points lane by lane and its vector stores."""
+    d, w = r.d, vp.w
+    vecs = []
+    for ch in chunks:
+        mine = {}
         for ld in vp.loads:
-            scope[id(ld)] = f"{vecs[id(ld)]}.{d.lanes[lane]}"
-        for st in vstores:
-            lanes[id(st)].append(r.value(st.expr, scope))
-    for st in vstores:
-        v = d.vmake.format(vt=vp.vt, args=", ".join(lanes[id(st)]))
-        r.emit(d.vstore.format(vt=vp.vt, n=vp.w, ptr=ptrs[id(st)], value=v))
+            mine[id(ld)] = []
+            for j in range(vp.v):
+                q = r.var("q")
+                mine[id(ld)].append(q)
+                ptr = ch.ptrs[id(ld)] + (f" + {j * w}" if j else "")
+                r.emit(f"const {vp.vt} {q} = {d.vload.format(vt=vp.vt, n=w, ptr=ptr)};")
+        vecs.append(mine)
+    for ch, mine in zip(chunks, vecs):
+        r.idx.update(ch.idx)
+        lanes = {id(st): [] for st in r.k.stores}
+        for lane in range(vp.points):
+            r.idx[vp.g] = f"({ch.base} + {lane})" if lane else ch.base
+            scope = dict(ch.shared)
+            for ld in vp.loads:
+                scope[id(ld)] = f"{mine[id(ld)][lane // w]}.{d.lanes[lane % w]}"
+            for st in r.k.stores:
+                lanes[id(st)].append(r.value(st.expr, scope))
+        for st in r.k.stores:
+            for j in range(vp.v):
+                v = d.vmake.format(vt=vp.vt, args=", ".join(lanes[id(st)][j * w:(j + 1) * w]))
+                ptr = ch.ptrs[id(st)] + (f" + {j * w}" if j else "")
+                r.emit(d.vstore.format(vt=vp.vt, n=w, ptr=ptr, value=v))
