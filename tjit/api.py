@@ -55,7 +55,8 @@ from tjit.tracing.traceback_util import api_boundary
 from tjit.tracing import argnums as _argnums
 from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray
-from tjit.tracing.core import Array, Tracer, is_device_value, is_eager, to_host
+from tjit.tracing.core import (
+    Array, Tracer, current_trace, is_device_value, is_eager, to_host)
 from tjit.tracing.core import _DEVICE_ARRAYS   # (empty until a device backend is used)
 from tjit.tracing.errors import InconclusiveDimensionError
 from tjit.tracing.jaxpr import eqn_texts
@@ -65,6 +66,8 @@ from tjit.tracing.target_platform import set_default_platform, tracing_for
 from tjit.tracing.size_questions import SpecializeSizes
 from tjit.tracing.tree_util import flattener, tree_flatten, tree_unflatten, unflattener
 from tjit.transforms import loop_remat, passes
+from tjit.transforms import inline_call as _inline_call
+from tjit.transforms.float0 import hide_float0
 from tjit.xla_like import remat as _remat
 from tjit.xla_like.compile import gc_paused
 
@@ -346,13 +349,23 @@ class Jitted:
         computed on by NumPy, in float64, where the compiled call gives float32)."""
         dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
         leaves, tree = tree_flatten((dyn_args, dyn_kwargs))
-        if all(isinstance(x, (Tracer, Array)) for x in leaves):
+        # under differentiation the unused code is dropped first, as JAX's jit does
+        dce_first = _inline_call.differentiates(current_trace())
+        if not dce_first and all(isinstance(x, (Tracer, Array)) for x in leaves):
             return self.fun(*args, **kwargs)
         leaves = [x if isinstance(x, (Tracer, Array)) else
                   Array(*_leaf_value_and_weak(x, self.__name__)) for x in leaves]
-        dyn_args, dyn_kwargs = tree_unflatten(tree, leaves)
-        args, kwargs = self._rebuild(dyn_args, dyn_kwargs, statics)
-        return self.fun(*args, **kwargs)
+        if not dce_first:
+            args, kwargs = self._rebuild(*tree_unflatten(tree, leaves), statics)
+            return self.fun(*args, **kwargs)
+        store = {}
+
+        def flat_fun(*xs):
+            a, kw = self._rebuild(*tree_unflatten(tree, xs), statics)
+            outs, store["tree"] = tree_flatten(hide_float0(self.fun(*a, **kw)))
+            return outs
+        outs = _inline_call.call_without_dead_code(flat_fun, leaves, self.__name__)
+        return tree_unflatten(store["tree"], outs)
 
     def _follow_config_placement(self):
         """Re-resolve the backend after ``default_device``/``platforms`` changed (both
@@ -827,7 +840,7 @@ class Jitted:
             a, kw = tree_unflatten(treedef, tracers)
             a, kw = self._rebuild(a, kw, statics)
             out = self.fun(*a, **kw)
-            flat, out_store["tree"] = tree_flatten(out)
+            flat, out_store["tree"] = tree_flatten(hide_float0(out))  # (float0: no data)
             return flat
 
         self.trace_count += 1

@@ -14,7 +14,7 @@ from tjit.numpy._dtypes import finfo, iinfo, issubdtype, result_type as _result_
 from tjit.numpy._core import result_type_of as _result_type_of
 
 #: The dtype of the tangent of an integer or boolean value in JAX (a zero-width void).
-float0 = _np.dtype([("float0", _np.void, 0)])
+float0 = _dt.float0
 
 
 def canonicalize_dtype(dtype, allow_extended_dtype=False):

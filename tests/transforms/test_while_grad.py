@@ -243,8 +243,9 @@ def test_carry_pytree_with_int_parts(x64):
                                                  "k": c["k"] + 1}, c), carry, scale)
     out, vjp_fn = tjit.vjp(f, carry, scale)
     ct_carry, ct_scale = vjp_fn(jnp.ones_like(out))
-    for key in ("i", "k"):  # no derivative through integers: zero cotangents
-        np.testing.assert_array_equal(np.asarray(ct_carry[key]), 0)
+    for key in ("i", "k"):  # no derivative through integers: float0 cotangents, as JAX
+        assert ct_carry[key].dtype == tjit.dtypes.float0
+        assert ct_carry[key].shape == np.shape(carry[key])
     # the float part against the loop unrolled with the trip count fixed
     x, k = np.array([1.0, 2.0]), np.array([1.0, 2.0])
 

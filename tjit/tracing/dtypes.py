@@ -129,6 +129,21 @@ def is_bool(dt):
     return np.dtype(dt) == bool_
 
 
+#: JAX's dtype of the tangent of an integer or boolean value: a zero-width void, so a
+#: float0 array carries a shape and no data (NumPy holds it; no tjit Array does).
+float0 = np.dtype([("float0", np.void, 0)])
+
+
+def is_float0(x):
+    """True for a value (array) whose dtype is float0."""
+    return getattr(x, "dtype", None) == float0
+
+
+def has_tangent_space(dt):
+    """Whether values of dtype ``dt`` have non-trivial tangents (else theirs are float0)."""
+    return is_inexact(dt)
+
+
 # -- promotion lattice ------------------------------------------------------------------
 # Nodes are dtypes or the weak categories 'i*', 'f*', 'c*' (Python int, float, complex).
 _LATTICE = {

@@ -28,6 +28,7 @@ from tjit.tracing.jaxpr import Literal
 from tjit.tracing.tree_util import tree_flatten, tree_unflatten
 from tjit.primitives.rules import (
     UndefinedPrimal, Zero, add_tangents, instantiate, tangent_aval)
+from tjit.transforms.float0 import cotangent_in, tangent_in, tangent_out
 from tjit.transforms.partial_eval import LinearizeTrace
 
 
@@ -115,17 +116,6 @@ class JVPTrace(Trace):
         return self.wrap(out, t_out)
 
 
-def _check_tangent(p, t, i, what="jvp"):
-    pa, ta = get_aval(p), get_aval(t)
-    if tuple(pa.shape) != tuple(ta.shape):
-        raise ValueError(f"{what}: primal and tangent arguments must have equal shapes, got "
-                         f"{pa.str_short()} and {ta.str_short()} for argument {i}")
-    if dtypes.is_inexact(pa.dtype) and pa.dtype != ta.dtype:
-        raise TypeError(f"{what}: primal and tangent arguments must have equal dtypes, got "
-                        f"{pa.dtype} and {ta.dtype} for argument {i}; cast the tangent with "
-                        f".astype({pa.dtype})")
-
-
 def _strip_aux(trace, store):
     """Auxiliary outputs are returned as primal values, as in JAX."""
     if store is not None and "aux" in store:
@@ -184,13 +174,11 @@ def jvp(fun, primals, tangents, has_aux=False):
         raise TypeError(f"jvp: primal and tangent arguments must have the same tree "
                         f"structure; got {tree_p} and {tree_t}")
     flat_p = [_to_array(p) for p in flat_p]
-    flat_t = [_to_array(t) for t in flat_t]
-    for i, (p, t) in enumerate(zip(flat_p, flat_t)):
-        _check_tangent(p, t, i)
-    flat_t = [_weak_like(t, get_aval(p)) for p, t in zip(flat_p, flat_t)]
+    flat_t = [_weak_like(tangent_in(get_aval(p), t, i, "jvp", _to_array), get_aval(p))
+              for i, (p, t) in enumerate(zip(flat_p, flat_t))]
     flat_fun, store = _flatten_fun(lambda *a: fun(*a), tree_p, has_aux, _name(fun))
     outs_p, outs_t = jvp_flat(flat_fun, flat_p, flat_t, _name(fun), store)
-    outs_t = [_weak_like(instantiate(t), get_aval(p)) for p, t in zip(outs_p, outs_t)]
+    outs_t = [_api_tangent(get_aval(p), t) for p, t in zip(outs_p, outs_t)]
     out_p = tree_unflatten(store["tree"], outs_p)
     out_t = tree_unflatten(store["tree"], outs_t)
     if has_aux:
@@ -200,6 +188,12 @@ def jvp(fun, primals, tangents, has_aux=False):
 
 def _name(fun):
     return getattr(fun, "__name__", type(fun).__name__)
+
+
+def _api_tangent(aval, t):
+    """A tangent or cotangent (maybe a Zero) as jvp/vjp/linearize return it: float0 for
+    an integer or boolean primal, else an array of the primal's type (weak included)."""
+    return _weak_like(tangent_out(aval, t), aval)
 
 
 def _describe_value(x):
@@ -304,16 +298,6 @@ def backward_pass(jaxpr, consts, cts_out):
             for v in jaxpr.invars]
 
 
-def _check_cotangent(ct, aval, i):
-    ca = get_aval(ct)
-    if tuple(ca.shape) != tuple(aval.shape):
-        raise ValueError(f"vjp: cotangent {i} has shape {ca.str_short()} but the output "
-                         f"has shape {aval.str_short()}")
-    if ca.dtype != aval.dtype:
-        raise TypeError(f"vjp: cotangent {i} has dtype {ca.dtype} but the output has dtype "
-                        f"{aval.dtype}; cast the cotangent")
-
-
 @api_boundary
 def vjp(fun, *primals, has_aux=False):
     """Reverse mode: returns ``(fun(*primals), vjp_fn)`` (and aux) where
@@ -324,21 +308,20 @@ def vjp(fun, *primals, has_aux=False):
     out_primals, linear, zero_mask = linearize_flat(flat_fun, flat_p, _name(fun), store)
     out_tree = store["tree"]
     out_avals = [get_aval(p) for p in out_primals]
-    in_avals = [tangent_aval(get_aval(p)) for p in flat_p]
 
     def vjp_fn(ct):
         cts, ct_tree = tree_flatten(ct)
         if ct_tree != out_tree:
             raise TypeError(f"vjp: the cotangent must have the output's structure {out_tree},"
                             f" got {ct_tree}")
-        cts = [_to_array(c) for c in cts]
-        for i, (c, a) in enumerate(zip(cts, out_avals)):
-            _check_cotangent(c, a, i)
-        live = [c for c, z in zip(cts, zero_mask) if not z]
+        cts = [cotangent_in(a, c, i, "vjp", _to_array)
+               for i, (c, a) in enumerate(zip(cts, out_avals))]
+        # an integer output's cotangent is dropped (a Zero: it has no tangent space)
+        live = [Zero(tangent_aval(a)) if c is None else c
+                for c, a, z in zip(cts, out_avals, zero_mask) if not z]
         cts_in = backward_pass(linear.jaxpr, linear.consts, live)
-        cts_in = [_weak_like(_zeros(a) if type(c) is Zero else c, get_aval(p))
-                  for c, a, p in zip(cts_in, in_avals, flat_p)]
-        return tree_unflatten(in_tree, cts_in)
+        return tree_unflatten(in_tree, [_api_tangent(get_aval(p), c)
+                                        for c, p in zip(cts_in, flat_p)])
 
     out = tree_unflatten(out_tree, out_primals)
     if has_aux:
@@ -365,11 +348,12 @@ def linearize(fun, *primals):
         flat_t, t_tree = tree_flatten(tangents)
         if t_tree != in_tree:
             raise TypeError(f"linearize: tangents must have the primals' structure {in_tree}")
-        flat_t = [_to_array(t) for t in flat_t]
-        for i, (p, t) in enumerate(zip(flat_p, flat_t)):  # a scalar would broadcast silently
-            _check_tangent(p, t, i, "linearize (calling the linearized function)")
+        # checked as jvp does (a scalar would broadcast silently); float0 ones become zeros
+        flat_t = [instantiate(tangent_in(get_aval(p), t, i, "linearize (calling the "
+                                         "linearized function)", _to_array))
+                  for i, (p, t) in enumerate(zip(flat_p, flat_t))]
         outs = iter(eval_jaxpr(linear.jaxpr, linear.consts, *flat_t))
-        res = [_weak_like(_zeros(get_aval(p)) if z else next(outs), get_aval(p))
+        res = [_api_tangent(get_aval(p), Zero(tangent_aval(get_aval(p))) if z else next(outs))
                for p, z in zip(out_primals, zero_mask)]
         return tree_unflatten(out_tree, res)
     return tree_unflatten(out_tree, out_primals), f_jvp
@@ -409,9 +393,8 @@ def linear_transpose(fun, *primals, reduce_axes=()):
         if ct_tree != out_tree:
             raise TypeError(f"linear_transpose: the cotangent must have the output's "
                             f"structure {out_tree}, got {ct_tree}")
-        cts = [_to_array(c) for c in cts]
-        for i, (c, a) in enumerate(zip(cts, out_avals)):
-            _check_cotangent(c, a, i)
+        cts = [cotangent_in(a, c, i, "linear_transpose", _to_array)
+               for i, (c, a) in enumerate(zip(cts, out_avals))]
         try:
             cts_in = backward_pass(linear.jaxpr, linear.consts, cts)
         except NotImplementedError as e:

@@ -12,10 +12,12 @@ import functools
 import operator
 import threading
 
+import numpy as np
 import sympy
 
 from tjit.tracing.traceback_util import api_boundary
 from tjit.tracing import argnums as _argnums
+from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray
 from tjit.tracing.axis_env import extend_axis_env
 from tjit.tracing.core import (
@@ -406,6 +408,8 @@ def _shape(x):
 
 def _finish_output(trace, out, out_axis, size, where, labels, k):
     from tjit.transforms.ad import _to_array
+    if dtypes.is_float0(out):  # no data: the batched one is the float0 array of that shape
+        return _batched_float0(out, out_axis, size, where)
     val, dim = trace.to_batched(out)
     if out_axis is None:
         if dim is not None:
@@ -426,6 +430,18 @@ def _finish_output(trace, out, out_axis, size, where, labels, k):
     if dim is None:
         return moveaxis(bdim_at_front(val, None, size), 0, out_axis)
     return moveaxis(val, dim, out_axis)
+
+
+def _batched_float0(out, out_axis, size, where):
+    shape = list(np.shape(out))
+    if out_axis is None:
+        return out
+    if not -len(shape) - 1 <= out_axis <= len(shape):
+        raise ValueError(f"{where}: out_axes={out_axis} is out of bounds for a float0 output "
+                         f"of rank {len(shape) + 1} (shape {tuple(shape)} plus the mapped "
+                         f"axis)")
+    shape.insert(out_axis % (len(shape) + 1), size)
+    return np.zeros(tuple(shape), dtypes.float0)
 
 
 __all__ = ["BatchTrace", "BatchTracer", "batching_axis_name", "not_mapped", "vmap"]

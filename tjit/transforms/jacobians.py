@@ -13,6 +13,17 @@ from tjit.transforms.ad import (
     DiffArgnums, _check_inexact_args, _check_output_dtype, _to_array,
     check_real_or_holomorphic, jvp, vjp)
 from tjit.transforms.batching import vmap
+from tjit.primitives.rules import zeros_like_aval
+
+
+def _float0_as_zeros(tangents, primals):
+    """Jacobian blocks of integer or boolean values are zeros of the value's dtype, as in
+    JAX (the float0 tangents jvp/vjp give them have no elements to stack)."""
+    t_leaves, t_tree = tree_flatten(tangents)
+    p_leaves = tree_flatten(primals)[0]
+    return tree_unflatten(t_tree, [zeros_like_aval(get_aval(_to_array(p)))
+                                   if dtypes.is_float0(t) else t
+                                   for t, p in zip(t_leaves, p_leaves)])
 
 
 def _std_basis(flat):
@@ -71,7 +82,8 @@ def _jacfwd(fun, argnums, has_aux, holomorphic, what):
         def push(*tangent_leaves):
             tangents = tree_unflatten(in_tree, list(tangent_leaves))
             res = jvp(f_dyn, dyn, tangents, has_aux=has_aux)
-            return (res[1], res[2]) if has_aux else res[1]
+            t_out = _float0_as_zeros(res[1], res[0])
+            return (t_out, res[2]) if has_aux else t_out
         out = vmap(push, in_axes=0, out_axes=-1)(*basis)
         if has_aux:
             out, aux = out
@@ -109,7 +121,8 @@ def _jacrev(fun, argnums, has_aux, holomorphic, allow_int, what):
         for leaf in y_flat:
             _check_output_dtype("jacrev", get_aval(_to_array(leaf)).dtype, holomorphic)
         basis, total = _std_basis(y_flat)
-        cts = vmap(lambda *b: vjp_fn(tree_unflatten(y_tree, list(b))))(*basis)
+        cts = vmap(lambda *b: _float0_as_zeros(vjp_fn(tree_unflatten(y_tree, list(b))),
+                                               dyn))(*basis)
         jac = _reshape_rev(cts, y_flat, y_tree, spec.single)
         return (jac, res[2]) if has_aux else jac
     return jac_fn
