@@ -219,15 +219,39 @@ def _np_top_k(x, k):
     """Loop reference: NaNs first, then descending values; ties keep ascending index."""
     n = x.shape[-1]
     rows = x.reshape(-1, n)
-    idx = np.array([sorted(range(n), key=lambda i, r=r: (0, 0) if r[i] != r[i] else (1, -r[i]))
+    idx = np.array([sorted(range(n),
+                           key=lambda i, r=r: (0, 0) if r[i] != r[i] else (1, -float(r[i])))
                     for r in rows]).reshape(x.shape)[..., :k].astype(np.int32)
     return [np.take_along_axis(x, idx, -1), idx]
 
 
+def _np_top_k_axis(x, k, axis):
+    vals, idx = _np_top_k(np.moveaxis(x, axis, -1), k)
+    return [np.moveaxis(vals, -1, axis), np.moveaxis(idx, -1, axis)]
+
+
+def many_ties(rng, shape):
+    """Ties across the k-th largest value (the selection must take the lowest indices)."""
+    return rng.choice([-0.0, 0.0, 1.0, 2.0, np.inf, -np.inf], shape)
+
+
 rec("top_k", lambda x: lax.top_k(x, 3), lambda x: _np_top_k(x, 3),
-    [((4, 7), F32, with_nans)], ["sort", "rev", "slice"])
+    [((4, 7), F32, with_nans)], ["top_k"])
 rec("top_k_ties", lambda x: lax.top_k(x, 4), lambda x: _np_top_k(x, 4),
-    [((2, 6), I32, ties)], ["sort", "rev", "slice"])
+    [((2, 6), I32, ties)], ["top_k"])
+for _name, _k, _axis, _spec in [
+        ("f32_signed_zeros", 5, -1, ((3, 11), F32, signed_zeros)),
+        ("f32_many_ties", 4, -1, ((5, 9), F32, many_ties)),
+        ("f64_nans", 2, -1, ((3, 8), F64, with_nans)),
+        ("i8_ties_axis0", 3, 0, ((7, 4), I8, ties)),
+        ("u8", 2, 1, ((2, 5, 3), U8)),
+        ("bool", 3, -1, ((4, 6), BOOL)),
+        ("k0", 0, -1, ((3, 4), F32)),
+        ("k_all", 6, -1, ((2, 6), F32, with_nans)),
+        ("axis0_3d", 2, 0, ((5, 2, 3), F32, many_ties)),
+        ("empty_rows", 2, -1, ((0, 4), F32))]:
+    rec(f"top_k_{_name}", lambda x, k=_k, a=_axis: lax.top_k(x, k, axis=a),
+        lambda x, k=_k, a=_axis: _np_top_k_axis(x, k, a), [_spec], ["top_k"])
 
 
 @pytest.mark.parametrize("record", RECORDS, ids=str)

@@ -9,7 +9,7 @@ from tjit.tracing.shapes import normalize_axes, normalize_axis, shape_str
 from tjit.primitives import reductions as rd
 from tjit.lax import _elementwise as ew
 from tjit.lax._elementwise import asarray_for_lax
-from tjit.lax._slicing import rev, slice_in_dim
+from tjit.lax._slicing import slice_in_dim
 from tjit.lax._structural import broadcasted_iota
 
 
@@ -155,12 +155,7 @@ def top_k(operand, k, *, axis=-1):
     if k < 0 or (type(n) is int and k > n):
         raise ValueError(f"top_k: k={k} must be between 0 and the size {n} of axis {axis} "
                          f"of the operand of shape {shape_str(operand.shape)}")
-    iota = broadcasted_iota(dtypes.int32, operand.shape, axis)
-    # Ascending stable sort of the reversed data, reversed back: descending order in
-    # which equal values keep their original (ascending index) order.
-    vals, idx = sort([rev(operand, (axis,)), rev(iota, (axis,))], axis, True, 1)
-    vals, idx = rev(vals, (axis,)), rev(idx, (axis,))
-    return slice_in_dim(vals, 0, k, 1, axis), slice_in_dim(idx, 0, k, 1, axis)
+    return tuple(rd.top_k_p.bind(operand, k=k, dimension=axis))
 
 
 def _check_recall(recall_target, op):

@@ -248,9 +248,73 @@ def _sort_impl(xp, *operands, dimension, is_stable, num_keys):
 sort_p.def_weak_type(lambda *weak, **_: list(weak))  # each output keeps its operand's
 
 
+# -- top_k ----------------------------------------------------------------------------------
+# The k largest entries along ``dimension`` and their int32 indices, largest first; ties
+# (and -0.0 beside 0.0) keep the lower index first, NaNs count as largest. A selection, not
+# a sort: the k-th largest key per row comes from a partition (linear time), so a (1024,
+# 1024) top-8 costs a few passes over the data instead of a stable argsort of every row.
+top_k_p = new_primitive("top_k", multiple_results=True)
+
+
+@top_k_p.def_abstract_eval
+def _top_k_abstract(operand, *, k, dimension):
+    if not 0 <= dimension < operand.ndim:
+        raise ShapeError(f"top_k: dimension {dimension} is out of range for an operand of "
+                         f"shape {shape_str(operand.shape)} (top_k needs rank >= 1)")
+    n = operand.shape[dimension]
+    if type(k) is not int or k < 0 or (type(n) is int and k > n):
+        raise ValueError(f"top_k: k={k} must be an int between 0 and the size {n} of "
+                         f"dimension {dimension} of the operand of shape "
+                         f"{shape_str(operand.shape)}")
+    if dtypes.is_complex(operand.dtype):
+        raise TypeError(f"top_k: complex operands have no order ({operand.str_short()})")
+    shape = operand.shape[:dimension] + (k,) + operand.shape[dimension + 1:]
+    return [ShapedArray(shape, operand.dtype), ShapedArray(shape, np.dtype(np.int32))]
+
+
+def _descending_key(xp, x):
+    """Integers ordered as ``x`` in top_k's order (NaN above +inf, -0.0 equal to 0.0), so
+    that partition, comparisons and ``~`` (which reverses any integer order) apply."""
+    if x.dtype == np.bool_:
+        return x.astype(np.int8)
+    if dtypes.is_int(x.dtype):
+        return x
+    wide = x.dtype.itemsize > 4      # float16/bfloat16 widen to float32 exactly
+    f = x.astype(np.float64 if wide else np.float32) + 0.0   # -0.0 + 0.0 is +0.0
+    int_t = np.dtype(np.int64 if wide else np.int32).type
+    bits = f.view(int_t)
+    # IEEE bits of negative floats count down as the value does: flip the magnitude bits
+    bits = xp.where(bits < 0, bits ^ int_t(np.iinfo(int_t).max), bits)
+    return xp.where(xp.isnan(f), int_t(np.iinfo(int_t).max), bits)
+
+
+@top_k_p.def_impl
+def _top_k_impl(xp, operand, *, k, dimension):
+    x = xp.moveaxis(xp.asarray(operand), dimension, -1)
+    n, batch = x.shape[-1], x.shape[:-1]
+    key = _descending_key(xp, x)
+    if k == 0 or k == n:
+        idx = xp.broadcast_to(xp.arange(k), batch + (k,))
+    else:   # 0 < k < n: everything above the k-th largest key, then its ties by index
+        kth = xp.partition(key, n - k, axis=-1)[..., n - k:n - k + 1]
+        above, tied = key > kth, key == kth
+        room = k - above.sum(axis=-1, keepdims=True)
+        pick = above | (tied & (xp.cumsum(tied, axis=-1) <= room))
+        idx = xp.nonzero(pick.reshape(-1, n))[1].reshape(batch + (k,))  # ascending index
+    if k:   # largest first; the stable sort keeps ties in ascending index order
+        order = xp.argsort(~xp.take_along_axis(key, idx, axis=-1), axis=-1, kind="stable")
+        idx = xp.take_along_axis(idx, order, axis=-1)
+    vals = xp.take_along_axis(x, idx, axis=-1)
+    return [xp.moveaxis(vals, -1, dimension),
+            xp.moveaxis(idx.astype(np.int32), -1, dimension)]
+
+
+top_k_p.def_weak_type(lambda weak, **_: [weak, False])  # the indices are never weak
+
+
 __all__ = ["reduce_sum_p", "reduce_prod_p", "reduce_max_p", "reduce_min_p", "reduce_and_p",
            "reduce_or_p", "reduce_xor_p", "argmax_p", "argmin_p", "cumsum_p", "cumprod_p",
-           "cummax_p", "cummin_p", "sort_p"]
+           "cummax_p", "cummin_p", "sort_p", "top_k_p"]
 
 
 # -- transformation rules -------------------------------------------------------------------
@@ -439,10 +503,11 @@ cumprod_p.jvp = _cumprod_jvp
 
 
 def _take_along(g, idx, axis):
-    """``g`` indexed along ``axis`` by the same-shape integer array ``idx``
-    (``take_along_axis``), as a gather batched over every other dim."""
+    """``g`` indexed along ``axis`` by the integer array ``idx``, shaped as ``g`` but for
+    its length along ``axis`` (``take_along_axis``), as a gather batched over every other
+    dim."""
     from tjit.primitives.indexing import GatherDimensionNumbers, GatherScatterMode, gather_p
-    shape = _shape(g)
+    shape = _shape(idx)
     nd = len(shape)
     others = tuple(i for i in range(nd) if i != axis)
     starts = broadcast_in_dim_p.bind(idx, shape=shape + (1,),
@@ -533,6 +598,25 @@ def _sort_batch(args, dims, *, dimension, is_stable, num_keys):
 
 
 sort_p.batch = _sort_batch
+
+
+# top_k: the values' tangent is the tangent at the chosen indices (ties: the first
+# index's, as JAX's gather-based rule); the indices are integers.
+def _top_k_jvp(primals, tangents, *, k, dimension):
+    (x,), (g,) = primals, tangents
+    vals, idx = top_k_p.bind(x, k=k, dimension=dimension)
+    t = _r.Zero.from_value(vals) if type(g) is _r.Zero else _take_along(g, idx, dimension)
+    return [vals, idx], [t, _r.Zero.from_value(idx)]
+
+
+def _top_k_batch(args, dims, *, k, dimension):
+    (x,), (d,) = args, dims
+    out = top_k_p.bind(_r.bdim_at_front(x, d, None), k=k, dimension=dimension + 1)
+    return out, [0, 0]
+
+
+top_k_p.jvp = _top_k_jvp
+top_k_p.batch = _top_k_batch
 
 
 # -- lowerings to the HLO-like graph (ctx: xla_like.hlo.Builder) ----------------------------
