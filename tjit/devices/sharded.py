@@ -12,6 +12,7 @@ it needs copying.
 
 import numpy as np
 
+from tjit.tracing import dtypes
 from tjit.tracing.core import Array, register_multi_device_values
 
 
@@ -35,7 +36,7 @@ def stacked_result(values, axis, devices):
     weak = bool(getattr(values[0], "weak_type", False))
     if axis is None:
         for r, h in enumerate(host[1:], 1):
-            if not np.array_equal(h, host[0], equal_nan=h.dtype.kind in "fc"):
+            if not np.array_equal(h, host[0], equal_nan=dtypes.is_inexact(h.dtype)):
                 raise ValueError(f"pmap: out_axes=None for an output that differs across "
                                  f"devices (device 0 and device {r} disagree); return a "
                                  f"value reduced over the axis (psum/pmean) or use "

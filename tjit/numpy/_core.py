@@ -329,9 +329,9 @@ def scalar_as(v, dt):
 def _scalar_keeps_dtype(v, t, dt):
     """True when Python scalar ``v`` combined with a (non-weak) ``dt`` array gives ``dt``."""
     if t is float:
-        return dt.kind in "fc"
+        return dtypes.is_inexact(dt)
     if t is int:
-        return dt.kind in "fc" or (dt.kind == "i" and dt.itemsize >= 4 and
+        return dtypes.is_inexact(dt) or (dt.kind == "i" and dt.itemsize >= 4 and
                                     -2**31 <= v < 2**31)
     return False
 

@@ -12,6 +12,7 @@ keyword options): that path stays the definition and raises tjit's errors.
 
 import numpy as np
 
+from tjit.tracing import dtypes
 from tjit.tracing.core import Array, is_eager
 from tjit.primitives.indexing import default_fill_value
 
@@ -230,7 +231,7 @@ def eager_scatter(v, idx, y, ufunc):
     out = v.copy()
     if ufunc is None:
         out[k] = y
-    elif v.dtype.kind in "fc":
+    elif dtypes.is_inexact(v.dtype):
         with np.errstate(all="ignore"):  # overflow and NaN stay silent, as in JAX
             ufunc.at(out, k, y)
     else:

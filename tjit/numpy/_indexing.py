@@ -541,7 +541,7 @@ def _eager_update(x, idx, values, name, kw):
         return None if out is None else Array(out, x._weak)
     out = v.copy()
     try:
-        if v.dtype.kind in "fc":  # overflow gives inf silently, as in JAX
+        if dtypes.is_inexact(v.dtype):  # overflow gives inf silently, as in JAX
             _apply_update_quietly(np, out, idx, y, ufunc)
         else:  # integer updates of arrays wrap without warnings
             _apply_update(out, idx, y, ufunc)

@@ -248,7 +248,7 @@ def _integer_pow_expand(ops, x, dt, y):
     """
     dt = np.dtype(dt)
     n = abs(y)
-    if dt.kind != "f" or y in (1, 2, 3, -1):
+    if not dtypes.is_float(dt) or y in (1, 2, 3, -1):  # (bfloat16 is a float: kind "V")
         acc = _pow_chain(ops, x, n)
         return ops.div(ops.const(dt, 1), acc) if y < 0 else acc
     if dt.itemsize < 8:

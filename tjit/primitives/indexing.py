@@ -542,7 +542,7 @@ def _scatter_into_zeros(ctx, ufunc_name, operand, indices, updates, *, dimension
     if operand.opcode != "broadcast" or operand.operands[0].opcode != "constant":
         return NotImplemented
     zero = np.asarray(operand.operands[0].attrs["value"])
-    if zero.ndim or zero != 0 or (zero.dtype.kind == "f" and np.signbit(zero)):
+    if zero.ndim or zero != 0 or (dtypes.is_float(zero.dtype) and np.signbit(zero)):
         return NotImplemented
     dn = _as_type(ScatterDimensionNumbers, dimension_numbers)
     mode = GatherScatterMode.from_any(mode)

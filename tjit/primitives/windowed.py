@@ -192,7 +192,7 @@ def _selected_offsets(xp, x, select_prim, params):
     idx = xp.zeros(out_sp, np.int32)
     for k in range(len(parts) - 1, -1, -1):
         hit = parts[k] == best
-        if x.dtype.kind == "f":
+        if dtypes.is_float(x.dtype):   # (bfloat16 too, whose NumPy kind is "V")
             hit |= parts[k] != parts[k]   # a NaN: best is NaN there
         xp.copyto(idx, k, where=hit)
     return out_sp, idx, slices
