@@ -272,19 +272,22 @@ def _top_k_abstract(operand, *, k, dimension):
     return [ShapedArray(shape, operand.dtype), ShapedArray(shape, np.dtype(np.int32))]
 
 
-def _descending_key(xp, x):
-    """Integers ordered as ``x`` in top_k's order (NaN above +inf, -0.0 equal to 0.0), so
-    that partition, comparisons and ``~`` (which reverses any integer order) apply."""
+def _top_k_key(xp, x):
+    """Values ordered as ``x`` in top_k's order (NaN above +inf, -0.0 equal to 0.0) that
+    partition and compare directly: ``x`` itself unless it holds NaNs (then the IEEE bits
+    as integers, every NaN the largest) or is bool or a narrow float (widened)."""
     if x.dtype == np.bool_:
-        return x.astype(np.int8)
-    if dtypes.is_int(x.dtype):
-        return x
-    wide = x.dtype.itemsize > 4      # float16/bfloat16 widen to float32 exactly
-    f = x.astype(np.float64 if wide else np.float32) + 0.0   # -0.0 + 0.0 is +0.0
-    int_t = np.dtype(np.int64 if wide else np.int32).type
-    bits = f.view(int_t)
-    # IEEE bits of negative floats count down as the value does: flip the magnitude bits
-    bits = xp.where(bits < 0, bits ^ int_t(np.iinfo(int_t).max), bits)
+        return x.view(np.int8)
+    if dtypes.is_int(x.dtype) or x.dtype in (np.float32, np.float64):
+        f = x
+    else:
+        f = x.astype(np.float32)       # float16/bfloat16: exact in float32
+    if dtypes.is_int(f.dtype) or not bool(xp.isnan(f).any()):
+        return f
+    int_t = np.dtype(np.int64 if f.dtype == np.float64 else np.int32).type
+    bits = (f + 0.0).view(int_t)      # -0.0 + 0.0 is +0.0
+    # negative floats' bits count down as the value does: flip their magnitude bits
+    bits = bits ^ ((bits >> (8 * bits.itemsize - 1)) & int_t(np.iinfo(int_t).max))
     return xp.where(xp.isnan(f), int_t(np.iinfo(int_t).max), bits)
 
 
@@ -292,18 +295,20 @@ def _descending_key(xp, x):
 def _top_k_impl(xp, operand, *, k, dimension):
     x = xp.moveaxis(xp.asarray(operand), dimension, -1)
     n, batch = x.shape[-1], x.shape[:-1]
-    key = _descending_key(xp, x)
+    key = _top_k_key(xp, x)
     if k == 0 or k == n:
         idx = xp.broadcast_to(xp.arange(k), batch + (k,))
     else:   # 0 < k < n: everything above the k-th largest key, then its ties by index
         kth = xp.partition(key, n - k, axis=-1)[..., n - k:n - k + 1]
         above, tied = key > kth, key == kth
         room = k - above.sum(axis=-1, keepdims=True)
-        pick = above | (tied & (xp.cumsum(tied, axis=-1) <= room))
-        idx = xp.nonzero(pick.reshape(-1, n))[1].reshape(batch + (k,))  # ascending index
+        if not bool((tied.sum(axis=-1, keepdims=True) == room).all()):
+            tied &= xp.cumsum(tied, axis=-1) <= room    # too many ties: the first ones
+        idx = xp.nonzero((above | tied).reshape(-1, n))[1].reshape(batch + (k,))
     if k:   # largest first; the stable sort keeps ties in ascending index order
-        order = xp.argsort(~xp.take_along_axis(key, idx, axis=-1), axis=-1, kind="stable")
-        idx = xp.take_along_axis(idx, order, axis=-1)
+        picked = xp.take_along_axis(key, idx, axis=-1)
+        descending = ~picked if dtypes.is_int(picked.dtype) else -picked
+        idx = xp.take_along_axis(idx, xp.argsort(descending, axis=-1, kind="stable"), axis=-1)
     vals = xp.take_along_axis(x, idx, axis=-1)
     return [xp.moveaxis(vals, -1, dimension),
             xp.moveaxis(idx.astype(np.int32), -1, dimension)]
