@@ -25,7 +25,9 @@ Two depths, chosen by ``TJIT_NVRTC_CHECK``:
   importable (``pip install cupy-cuda12x nvidia-cuda-nvrtc-cu12``: in the test extra).
 
 Options are the CUDA runtime's (``cuda_compile.compile_source``: no flush-to-zero, no
-FMA contraction, IEEE division and square root). Kernels that passed are remembered in
+FMA contraction, IEEE division and square root). Vectorized pointwise kernels are also
+compiled in every other pointwise variant a user may pick (``TJIT_CUDA_POINTWISE``,
+``devices/cuda_pointwise.py``), in the same unit. Kernels that passed are remembered in
 the tjit disk cache, keyed by their kernel hash under a digest of the renderer's
 sources (``tjit/lower``, ``tjit/xla_like``), the NVRTC version, the options and the
 depth, so a repeated run compiles only new kernels.
@@ -43,7 +45,7 @@ import pytest
 
 import tjit
 from tests.lower.c import collect_kernels, runners
-from tjit.devices import disk_cache
+from tjit.devices import cuda_pointwise, disk_cache
 from tjit.devices.cuda_compile import CudaCompileError, compile_source, options
 from tjit.lower.c import render
 
@@ -64,8 +66,19 @@ def _digest(extra):
     for sub in ("lower", "xla_like"):
         for p in sorted((root / sub).rglob("*.py")):
             h.update(p.relative_to(root).as_posix().encode() + b"\0" + p.read_bytes())
-    h.update(repr((tuple(nvrtc.getVersion()), options(ARCH), extra)).encode())
+    h.update(repr((tuple(nvrtc.getVersion()), options(ARCH), extra,
+                   cuda_pointwise.VARIANTS)).encode())
     return disk_cache.cache_key("nvrtc-check:" + h.hexdigest())
+
+
+def _variants(kernel, src):
+    """``kernel`` rendered in the other pointwise variants a user may pick
+    (``TJIT_CUDA_POINTWISE``) where they differ: vectorized pointwise kernels. Entries
+    are suffixed, so all share a unit with the default rendering."""
+    if src.launch.kind != "pointwise" or src.launch.vector == 1:
+        return []
+    return [render(kernel, cuda_pointwise.dialect(v), f"{src.entry}_{v.replace('x', '_')}")
+            for v in cuda_pointwise.VARIANTS if v != cuda_pointwise.DEFAULT]
 
 
 class Failure:
@@ -126,7 +139,8 @@ class Checker:
         srcs = []
         for h, k, where in batch:
             try:
-                srcs.append((h, k, where, render(k, "cuda")))
+                src = render(k, "cuda")
+                srcs += [(h, k, where, s) for s in [src] + _variants(k, src)]
             except Exception:      # noqa: BLE001 (the renderer must render every kernel)
                 self.failures.append(Failure(h, k, where, None,
                                              "render(kernel, 'cuda') raised:\n"
