@@ -435,8 +435,9 @@ def _scatter_rows(xp, out, indices, updates, dn, mode, ufunc_name):
     applies the first remaining update of every row with one fancy-indexed
     read-modify-write of whole rows, so a row's updates still combine in order (the
     bits of a sequential loop), without the element-wise positions of the general path
-    (4M int64s for 8192 rows of 512). False (nothing written) when the scatter is not
-    of this form or repeats a row too often."""
+    (4M int64s for 8192 rows of 512); a row repeated more often is folded by
+    :func:`_fold_repeated_rows`. False (nothing written) when the scatter is not of this
+    form, or repeats a row too often for a combine that cannot be folded."""
     if tuple(dn.scatter_dims_to_operand_dims) != (0,) or \
             tuple(dn.inserted_window_dims) != (0,) or dn.operand_batching_dims or \
             indices.shape[-1:] != (1,) or out.ndim == 0:
@@ -455,12 +456,17 @@ def _scatter_rows(xp, out, indices, updates, dn, mode, ufunc_name):
         keep = xp.reshape(ok, (-1,))
         rows, vals = rows[keep], vals[keep]
     counts = xp.bincount(rows) if rows.size else None
-    if counts is not None and int(counts.max()) > ROW_SCATTER_MAX_ROUNDS:
-        return False
     table = xp.reshape(out, (out.shape[0], window))
     combine = None if ufunc_name is None else ieee_minmax.combiner(xp, ufunc_name)
-    pending = xp.arange(rows.shape[0])
     with np.errstate(all="ignore"):  # NaN/overflow stay silent, as in JAX
+        if counts is not None and int(counts.max()) > ROW_SCATTER_MAX_ROUNDS:
+            if ufunc_name not in _FOLDING_UFUNCS:
+                return False
+            many = counts[rows] > ROW_SCATTER_MAX_ROUNDS
+            _fold_repeated_rows(xp, table, rows[many], vals[many], getattr(xp, ufunc_name))
+            rows, vals = rows[~many], vals[~many]       # the rest: rounds, as below
+            counts[counts > ROW_SCATTER_MAX_ROUNDS] = 0
+        pending = xp.arange(rows.shape[0])
         while pending.size:
             if int(counts.max()) == 1:          # no row twice: all at once, in order
                 now = pending
@@ -474,6 +480,26 @@ def _scatter_rows(xp, out, indices, updates, dn, mode, ufunc_name):
             left[xp.searchsorted(pending, now)] = False
             pending = pending[left]
     return True
+
+
+#: Scatter combines whose NumPy ufunc folds a row's updates in order with ``accumulate``.
+_FOLDING_UFUNCS = ("add", "subtract", "multiply")
+
+
+def _fold_repeated_rows(xp, table, rows, vals, ufunc):
+    """Apply the updates of rows that repeat many times (k-means' segment sums, an
+    embedding gradient over text with a padding id): per row, its value and then its
+    updates in order, folded by ``ufunc.accumulate`` (sequential by definition, so the
+    bits of a loop; ``reduce``/``reduceat`` may sum pairwise). One step per such row."""
+    order = xp.argsort(rows, kind="stable")     # grouped by row, in update order
+    sorted_rows = rows[order]
+    starts = xp.nonzero(xp.concatenate([xp.ones(1, bool),
+                                        sorted_rows[1:] != sorted_rows[:-1]]))[0]
+    ends = xp.concatenate([starts[1:], xp.asarray([rows.shape[0]])])
+    for s, e in zip(starts.tolist(), ends.tolist()):
+        r = int(sorted_rows[s])
+        chain = xp.concatenate([table[r:r + 1], vals[order[s:e]]])
+        table[r] = ufunc.accumulate(chain, axis=0, dtype=table.dtype)[-1]
 
 
 def _scatter_apply(xp, out, indices, updates, dn, mode, ufunc_name):
