@@ -37,6 +37,8 @@ from tjit.parallel import pmap  # noqa: F401
 from tjit.transforms.jacobians import jacfwd, jacrev, jacobian, hessian  # noqa: F401
 from tjit.transforms.custom_derivatives import custom_jvp, custom_vjp  # noqa: F401
 from tjit.transforms.custom_gradient import custom_gradient  # noqa: F401
+from tjit.transforms.closure_convert import closure_convert  # noqa: F401
+from tjit import custom_batching  # noqa: F401  (jax.custom_batching.custom_vmap)
 from tjit.transforms.checkpoint import checkpoint, remat, checkpoint_policies  # noqa: F401
 from tjit import ad_checkpoint  # noqa: F401
 from tjit import nn, random  # noqa: F401
@@ -53,6 +55,7 @@ from tjit.experimental.shard_map import shard_map  # noqa: F401  (also jax.shard
 from tjit import debug  # noqa: F401  (jax.debug.print, jax.debug.callback)
 from tjit import image  # noqa: F401  (jax.image.resize, scale_and_translate)
 from tjit.host_callbacks import pure_callback  # noqa: F401
+from tjit.array_creation import make_array_from_callback, live_arrays  # noqa: F401
 __import__("sys").modules.setdefault("tjit.tree_util", tree_util)  # `from tjit.tree_util import`
 from tjit.tracing.shapes import symbol as _symbol  # noqa: F401
 # `tjit.devices()` (as jax.devices()) is the callable `tjit.devices` package: see its docstring
@@ -69,7 +72,7 @@ from tjit._namespace import publish as _publish
 _publish(globals(), submodules=(  # tab completion lists the public API only
     "numpy", "lax", "nn", "random", "tree_util", "tree", "ad_checkpoint", "distributed",
     "sharding", "experimental", "devices", "scipy", "ops", "debug",
-    "dtypes", "typing", "profiler", "image"),
+    "dtypes", "typing", "profiler", "image", "custom_batching"),
     entry_points=False)  # jit, grad, ...: api_boundary (their own filtering)
 
 from tjit._doc_examples import JAX_EXAMPLES as _JAX_EXAMPLES

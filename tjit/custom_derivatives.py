@@ -1,5 +1,6 @@
 """``tjit.custom_derivatives`` (as ``jax.custom_derivatives``): user-defined derivative
-rules, ``custom_jvp`` and ``custom_vjp``, and ``linear_call``, a linear function with a
+rules, ``custom_jvp`` and ``custom_vjp``, ``closure_convert`` (closed-over traced
+values made arguments) and ``linear_call``, a linear function with a
 stated transpose. Re-exports; the machinery is in ``tjit/transforms/``."""
 
 from tjit.transforms.custom_derivatives import (
@@ -10,6 +11,8 @@ from tjit.transforms.custom_derivatives import (
     zero_from_primal,
 )
 from tjit.transforms.linear_call import linear_call
+from tjit.transforms.closure_convert import closure_convert
 
-__all__ = ["CustomVJPPrimal", "SymbolicZero", "custom_jvp", "custom_vjp", "linear_call",
+__all__ = ["CustomVJPPrimal", "SymbolicZero", "closure_convert", "custom_jvp", "custom_vjp",
+           "linear_call",
            "zero_from_primal"]

@@ -15,6 +15,9 @@ call primitives behind ``custom_jvp``, ``custom_vjp`` and ``checkpoint`` (remat)
 * ``linear_call_p``: operands ``*residuals, *linear``; runs ``callee``, which is linear in
   the ``linear`` operands; its jvp is itself on the tangents, and reverse mode binds it
   again with ``callee`` and ``transpose`` swapped (``transforms/linear_call.py``).
+* ``custom_vmap_call_p``: runs ``call``; under vmap its ``rule`` param (a flat Python
+  function ``rule(axis_size, in_batched, args) -> (outs, out_batched)``) is used
+  instead of batching ``call`` (``jax.custom_batching.custom_vmap``).
 * ``checkpoint_p``: operands are ``jaxpr``'s inputs; params ``prevent_cse``,
   ``differentiated``, ``policy``. Reverse mode saves only what ``policy`` allows and
   recomputes the rest in the backward pass.
@@ -198,16 +201,21 @@ custom_lin_p.batch = _custom_lin_forward_mode  # only reached from vmap of a jvp
 linear_call_p = _call_primitive("linear_call", "callee")
 
 
+# -- custom_vmap_call (rules: transforms/custom_batching.py) ----------------------------------
+custom_vmap_call_p = _call_primitive("custom_vmap_call", "call")
+
+
 # -- checkpoint (remat) ----------------------------------------------------------------------
 checkpoint_p = _call_primitive("checkpoint", "jaxpr")
 remat_p = checkpoint_p  # JAX's other name for it
 
 CALL_JAXPR_PARAM = {custom_jvp_call_p: "call_jaxpr", custom_vjp_call_p: "call_jaxpr",
-                    checkpoint_p: "jaxpr", linear_call_p: "callee"}
+                    checkpoint_p: "jaxpr", linear_call_p: "callee", custom_vmap_call_p: "call"}
 
 AD_PRIMITIVES = (stop_gradient_p, checkpoint_name_p, custom_jvp_call_p, custom_vjp_call_p,
-                 custom_lin_p, checkpoint_p, linear_call_p)
+                 custom_lin_p, checkpoint_p, linear_call_p, custom_vmap_call_p)
 
 __all__ = ["stop_gradient_p", "checkpoint_name_p", "custom_jvp_call_p", "custom_vjp_call_p",
-           "custom_lin_p", "checkpoint_p", "remat_p", "linear_call_p", "CALL_JAXPR_PARAM", "AD_PRIMITIVES",
+           "custom_lin_p", "checkpoint_p", "remat_p", "linear_call_p",
+           "custom_vmap_call_p", "CALL_JAXPR_PARAM", "AD_PRIMITIVES",
            "FORWARD_MODE_ERROR", "closure_tangent_error"]

@@ -29,7 +29,7 @@ def register_pytree_node(nodetype, flatten_func, unflatten_func,
         _keys_registry.pop(nodetype, None)  # a re-registration drops stale keys
     else:
         _keys_registry[nodetype] = flatten_with_keys_func
-    return nodetype
+    # returns None, as JAX's does (a notebook cell ending in it shows nothing)
 
 
 def register_pytree_node_class(cls):
@@ -643,15 +643,16 @@ def register_pytree_with_keys(nodetype, flatten_with_keys, unflatten_func, flatt
         def flatten_func(x):
             kids, aux = flatten_with_keys(x)
             return [c for _, c in kids], aux
-    return register_pytree_node(nodetype, flatten_func, unflatten_func, flatten_with_keys)
+    register_pytree_node(nodetype, flatten_func, unflatten_func, flatten_with_keys)
 
 
 def register_pytree_with_keys_class(cls):
     """Class decorator: uses ``obj.tree_flatten_with_keys()``, ``cls.tree_unflatten(aux,
     children)`` and, when defined, ``obj.tree_flatten()``."""
     flat = (lambda o: o.tree_flatten()) if hasattr(cls, "tree_flatten") else None
-    return register_pytree_with_keys(cls, lambda o: o.tree_flatten_with_keys(),
-                                     cls.tree_unflatten, flat)
+    register_pytree_with_keys(cls, lambda o: o.tree_flatten_with_keys(),
+                              cls.tree_unflatten, flat)
+    return cls
 
 
 # -- one-level views, structure building, broadcasting (jax.tree_util's smaller names) --------

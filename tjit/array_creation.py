@@ -1,0 +1,93 @@
+"""Top-level array utilities of ``jax``'s namespace that are about arrays as a whole:
+
+* :func:`make_array_from_callback` — an array built from the block each device holds,
+  asked of a callback by the block's index (``jax.make_array_from_callback``);
+* :func:`live_arrays` — every tjit Array alive on a backend (``jax.live_arrays``).
+"""
+
+import gc
+
+import numpy as np
+
+from tjit.api import device_put
+from tjit.devices.backend import default_backend, get_backend
+from tjit.distributed.arrays import GlobalArray
+from tjit.sharding import NamedSharding, SingleDeviceSharding
+from tjit.tracing.core import Array
+
+
+def make_array_from_callback(shape, sharding, data_callback, dtype=None):
+    """An array of ``shape`` laid out as ``sharding``, each device's block given by
+    ``data_callback(index)`` (as ``jax.make_array_from_callback``).
+
+    Args:
+      shape: the global shape.
+      sharding: a ``SingleDeviceSharding`` or a ``NamedSharding``.
+      data_callback: ``index -> block``: ``index`` is a tuple of slices, one per dim
+        (``slice(None)`` for a dim that is not split); the block is array-like, of the
+        shape those slices select.
+      dtype: the dtype of the blocks (default: the callback's).
+    Returns:
+      A tjit Array where ``sharding`` has one device; else a GlobalArray holding this
+      process's blocks (as ``make_array_from_process_local_data`` gives).
+
+    >>> from tjit.sharding import SingleDeviceSharding
+    >>> data = np.arange(6.0).reshape(2, 3)
+    >>> jax.make_array_from_callback((2, 3), SingleDeviceSharding(jax.devices()[0]),
+    ...                              lambda index: data[index])
+    Array([[0., 1., 2.],
+           [3., 4., 5.]], dtype=float32)
+    """
+    shape = tuple(int(d) for d in shape)
+    if isinstance(sharding, SingleDeviceSharding):
+        index_map = sharding.devices_indices_map(shape)
+    elif isinstance(sharding, NamedSharding):
+        index_map = sharding.addressable_devices_indices_map(shape)
+    else:
+        raise TypeError(f"make_array_from_callback: sharding must be a SingleDeviceSharding "
+                        f"or a NamedSharding, got {type(sharding).__name__} {sharding!r:.60}")
+    blocks = []
+    for device, index in index_map.items():
+        block = np.asarray(data_callback(index), dtype=dtype)
+        want = tuple(len(range(*s.indices(n))) for s, n in zip(index, shape))
+        if block.shape != want:
+            raise ValueError(f"make_array_from_callback: data_callback({index}) returned "
+                             f"shape {block.shape}, but that index selects a block of shape "
+                             f"{want} of the global shape {shape}; return the data at the "
+                             f"index it is given")
+        blocks.append((device, block))
+    if sharding.num_devices == 1:
+        ((device, block),) = blocks
+        return device_put(block, device)
+    dtypes = {b.dtype for _, b in blocks}
+    if len(dtypes) > 1:
+        raise ValueError(f"make_array_from_callback: the callback's blocks have several "
+                         f"dtypes {sorted(d.name for d in dtypes)}; pass dtype=")
+    return GlobalArray(sharding, shape, blocks[0][1].dtype, blocks)
+
+
+def live_arrays(platform=None):
+    """Every tjit Array alive (not deleted) on the devices of ``platform``'s backend, as
+    ``jax.live_arrays``.
+
+    Args:
+      platform: a backend name ("cpu", "cuda", ...); None: the default backend.
+    Returns:
+      A list of tjit Arrays (in no particular order).
+
+    >>> x = jnp.ones(3)
+    >>> any(a is x for a in jax.live_arrays())
+    True
+    >>> x.delete()
+    >>> any(a is x for a in jax.live_arrays())
+    False
+    """
+    name = default_backend() if platform is None else platform
+    devices = set(get_backend(name).devices())
+    # Arrays are found by the garbage collector's list rather than registered on
+    # creation, so that building an Array (the eager hot path) costs nothing more
+    return [a for a in gc.get_objects() if isinstance(a, Array) and not a.is_deleted()
+            and a.device in devices]
+
+
+__all__ = ["make_array_from_callback", "live_arrays"]
