@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The GPU run: the cuda-marked tests, bench_gpu.py, the host dispatch cost, and where
-# the GPU time goes (gpu_profile.py); outputs under $OUT. ``quick`` as $1 shrinks it.
+# The GPU run: the cuda-marked tests, the pointwise variants (gpu_variants.py),
+# bench_gpu.py, the host dispatch cost, and where the GPU time goes (gpu_profile.py);
+# outputs under $OUT. ``quick`` as $1 shrinks it.
 # (--noconftest: the GPU image may lack hypothesis, which tests/conftest.py imports;
 # so the program cache is turned off here as conftest.py does.)
 cd "$(dirname "$0")/.." || exit 1
@@ -15,6 +16,9 @@ TJIT_PROGRAM_CACHE=0 timeout 150 python3 -m pytest -q --noconftest -p no:cachepr
     tests/devices/test_cuda_dynamic_shapes.py tests/devices/test_cuda_placement.py \
     tests/devices/test_cuda_streams.py tests/test_callbacks.py \
     tests/lower/c 2>&1 | tail -80 | tee "$OUT/tests.txt"
+# the pointwise variants of TJIT_CUDA_POINTWISE (GPU time beside the copy bound; ~30 s)
+timeout 90 python3 benchmarks/gpu_variants.py $Q --json "$OUT/variants.json" 2>&1 \
+    | tee "$OUT/variants.txt" | tail -48
 timeout 170 python3 benchmarks/bench_gpu.py $Q --json "$OUT/bench.json" 2>&1 \
     | tail -40 | tee "$OUT/bench.txt"
 timeout 60 python3 benchmarks/bench_cuda_dispatch.py --real --profile 2>&1 \
