@@ -449,7 +449,10 @@ def saved_residuals(f, *args, **kwargs):
 def _describe(jaxpr, names):
     producers = {v: e for e in jaxpr.eqns for v in e.outvars}
     arg_names = dict(zip(jaxpr.invars, names))
-    out, seen = [], set()
+    # JAX's order: the saved arguments first, in argument order, then the other values
+    saved = set(v for v in jaxpr.outvars if type(v) is not Literal)
+    out = [(v.aval, f"from the argument {arg_names[v]}") for v in jaxpr.invars if v in saved]
+    seen = set(arg_names)
     for v in jaxpr.outvars:
         if type(v) is Literal:
             out.append((v.aval, "from a constant"))
@@ -457,9 +460,7 @@ def _describe(jaxpr, names):
         if v in seen:
             continue
         seen.add(v)
-        if v in arg_names:
-            out.append((v.aval, f"from the argument {arg_names[v]}"))
-        elif v in producers:
+        if v in producers:
             e = producers[v]
             if e.primitive is checkpoint_name_p:
                 out.append((v.aval, f"named '{e.params['name']}'"))
@@ -498,8 +499,8 @@ def print_saved_residuals(f, *args, **kwargs):
     """Print each value reverse mode saves for ``f`` at ``args`` (type, bytes, where it
     comes from) and a total line.
 
-    Returns:
-      The total number of bytes saved (an int, or an expression for symbolic shapes).
+    Returns None, as JAX's does (a notebook cell ending in the call shows only the
+    printed lines).
     """
     res = saved_residuals(f, *args, **kwargs)
     total = 0
@@ -509,7 +510,6 @@ def print_saved_residuals(f, *args, **kwargs):
         print(f"{aval.str_short():<16} {dim_str(nbytes):>10} bytes  {src}")
     print(f"total: {len(res)} residual{'s' if len(res) != 1 else ''}, "
           f"{dim_str(total)} bytes")
-    return total
 
 
 __all__ = ["checkpoint", "remat", "checkpoint_name", "checkpoint_policies",
