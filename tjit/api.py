@@ -90,6 +90,13 @@ class ShapeDtypeStruct:
         self.dtype = dtypes.canonicalize(dtypes.check_dtype(dtype))
         self.weak_type = weak_type
 
+    @classmethod
+    def like(cls, x):
+        """The shape, dtype and weak type of ``x`` (an array, scalar, tracer or
+        ShapeDtypeStruct), as ``jax.ShapeDtypeStruct.like``."""
+        aval, _ = _leaf_aval_and_value(x, "ShapeDtypeStruct.like")
+        return cls(aval.shape, aval.dtype, aval.weak_type)
+
     @property
     def ndim(self):
         return len(self.shape)
