@@ -13,6 +13,7 @@ import operator
 import numpy as np
 
 from tjit.numpy._core import array, asarray
+from tjit.numpy._dtypes import result_type
 from tjit.numpy._creation import arange, linspace, meshgrid
 from tjit.numpy._shape import concatenate, expand_dims, stack, swapaxes, transpose
 
@@ -43,6 +44,10 @@ class _Grid:
             raise TypeError(f"jnp.{self.op_name}: index with slices (e.g. "
                             f"jnp.{self.op_name}[0:3, 0:1:5j]), got {key!r}")
         grids = [_grid_from_slice(k, self.op_name) for k in key]
+        # One dtype for every axis (NumPy, JAX): ogrid[0:3, 0:1:5j] is float throughout,
+        # as mgrid's stacked result is.
+        dtype = result_type(*grids) if grids else None
+        grids = [g.astype(dtype) for g in grids]
         out = meshgrid(*grids, indexing="ij", sparse=self.sparse)
         if self.sparse:
             return list(out)

@@ -177,6 +177,10 @@ def select(condlist, choicelist, default=0):
     return out
 
 
+def _is_python_int(v):
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
 def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):  # noqa: A002
     """``arr`` limited to ``[min, max]`` (either may be None). ``a``, ``a_min`` and
     ``a_max`` are NumPy's older names for the same arguments."""
@@ -195,6 +199,14 @@ def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):  #
     if arr is None:
         raise TypeError("jnp.clip: missing the array argument")
     out = ensure_array("clip", arr)
+    if dtypes.is_int(out.dtype):
+        # A Python int bound beyond the dtype's range on its own side clips nothing
+        # (NumPy: np.clip(uint8_array, -1, 300) is the array); converting it would overflow.
+        info = dtypes.iinfo(out.dtype)
+        if _is_python_int(min) and min < info.min:
+            min = None  # noqa: A001
+        if _is_python_int(max) and max > info.max:
+            max = None  # noqa: A001
     if min is not None:
         out = uf.maximum(min, out)
     if max is not None:

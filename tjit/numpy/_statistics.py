@@ -38,6 +38,8 @@ def bincount(x, weights=None, minlength=0, *, length=None):
     Under ``jit`` pass a static ``length``; values at or beyond it are dropped and
     negative values count as 0 (as JAX)."""
     x = ensure_array("bincount", x)
+    if dtypes.is_bool(x.dtype):  # NumPy and JAX count booleans as 0 and 1
+        x = lax.convert_element_type(x, dtypes.default_int())
     if not dtypes.is_int(x.dtype):
         raise TypeError(f"jnp.bincount: x must have an integer dtype, got {x.dtype}")
     if x.ndim != 1:

@@ -176,9 +176,10 @@ def eigh(a, UPLO=None, symmetrize_input=True):  # noqa: N803  (NumPy's name)
     return EighResult(w, v)
 
 
-def eigvalsh(a, UPLO="L"):  # noqa: N803
-    """Eigenvalues (ascending) of Hermitian matrices."""
-    return eigh(a, UPLO).eigenvalues
+def eigvalsh(a, UPLO="L", *, symmetrize_input=True):  # noqa: N803
+    """Eigenvalues (ascending) of Hermitian matrices (``symmetrize_input`` as
+    :func:`eigh`)."""
+    return eigh(a, UPLO, symmetrize_input=symmetrize_input).eigenvalues
 
 
 def eig(a):
@@ -355,15 +356,17 @@ def pinv(a, rtol=None, hermitian=False, *, rcond=None):
     return _matmul.matmul(scaled, _adjoint(u))
 
 
-def matrix_rank(M, rtol=None, *, tol=None):  # noqa: N803
+def matrix_rank(M, rtol=None, *, hermitian=False, tol=None):  # noqa: N803
     """Number of singular values above the tolerance: ``tol`` (absolute) if given,
-    else ``rtol * max(s)`` with default ``rtol = max(m, n) * eps``."""
+    else ``rtol * max(s)`` with default ``rtol = max(m, n) * eps``. With ``hermitian``
+    the singular values are the eigenvalues' magnitudes (NumPy's cheaper path)."""
     (M,) = _inexact("matrix_rank", M)
     if M.ndim < 2:
         nz = lax.ne(M, lax.full_like(M, 0))
         return lax.convert_element_type(_reduce(reduce_or_p, nz, tuple(range(M.ndim))),
                                         dtypes.default_int())
-    s = svd(M, compute_uv=False)
+    _check_matrix("matrix_rank", M, square=hermitian)
+    s = jnp.abs(eigvalsh(M)) if hermitian else svd(M, compute_uv=False)
     if tol is not None:
         thresh = jnp.expand_dims(jnp.asarray(tol, dtype=s.dtype), -1)
     else:

@@ -57,7 +57,7 @@ def _eig_impl(xp, x, *, compute_left_eigenvectors, compute_right_eigenvectors):
     x = np.asarray(x)
     cdt = _COMPLEX_OF[x.dtype]
     n = x.shape[-1]
-    flat = x.reshape((-1, n, n))
+    flat = x.reshape((int(np.prod(x.shape[:-2])), n, n))  # not -1: n may be 0
     w = np.empty(flat.shape[:-1], cdt)
     vl = np.empty(flat.shape, cdt)
     vr = np.empty(flat.shape, cdt)
