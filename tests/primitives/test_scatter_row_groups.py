@@ -75,3 +75,24 @@ def test_embedding_grad_with_a_padding_id_and_segment_sum():
     ref = tjit.jit(lambda c, i: ops.segment_sum(c, i, num_segments=100),
                    backend="interpreter")(g, ids)
     np.testing.assert_array_equal(np.asarray(ref), want)
+
+
+def test_rows_of_many_different_repeat_counts_and_bool_rows():
+    """Counts from 9 to 300 (several power-of-two classes, padded chains) and bool rows
+    (add is or, mul is and)."""
+    rng = np.random.default_rng(2)
+    rows = np.concatenate([np.full(c, r) for r, c in enumerate([9, 15, 16, 17, 40, 300, 1])])
+    rows = rng.permutation(rows)
+    x = _order_sensitive(rng, (8, 3), np.float32)
+    x[0] = -0.0                                     # -0.0 + -0.0 ... stays -0.0
+    vals = _order_sensitive(rng, (len(rows), 3), np.float32)
+    vals[rows == 0] = -0.0
+    got = lax.scatter_add(x, rows[:, None], vals, _ROW_DN)
+    want = _loop(x, rows, vals, np.add)
+    np.testing.assert_array_equal(np.asarray(got), want)
+    np.testing.assert_array_equal(np.signbit(np.asarray(got)), np.signbit(want))
+    xb = rng.random((8, 3)) < 0.5
+    vb = rng.random((len(rows), 3)) < 0.1
+    for name, combine in (("scatter_add", np.add), ("scatter_mul", np.multiply)):
+        got = getattr(lax, name)(xb, rows[:, None], vb, _ROW_DN)
+        np.testing.assert_array_equal(np.asarray(got), _loop(xb, rows, vb, combine))

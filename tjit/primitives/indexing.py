@@ -463,7 +463,7 @@ def _scatter_rows(xp, out, indices, updates, dn, mode, ufunc_name):
             if ufunc_name not in _FOLDING_UFUNCS:
                 return False
             many = counts[rows] > ROW_SCATTER_MAX_ROUNDS
-            _fold_repeated_rows(xp, table, rows[many], vals[many], getattr(xp, ufunc_name))
+            _fold_repeated_rows(xp, table, rows[many], vals[many], ufunc_name)
             rows, vals = rows[~many], vals[~many]       # the rest: rounds, as below
             counts[counts > ROW_SCATTER_MAX_ROUNDS] = 0
         pending = xp.arange(rows.shape[0])
@@ -482,24 +482,41 @@ def _scatter_rows(xp, out, indices, updates, dn, mode, ufunc_name):
     return True
 
 
-#: Scatter combines whose NumPy ufunc folds a row's updates in order with ``accumulate``.
-_FOLDING_UFUNCS = ("add", "subtract", "multiply")
+#: Scatter combines whose NumPy ufunc folds a row's updates in order with ``accumulate``,
+#: and the value that pads a chain without changing any result's bits (-0.0 + x is x).
+_FOLDING_UFUNCS = {"add": -0.0, "subtract": 0.0, "multiply": 1.0}
 
 
-def _fold_repeated_rows(xp, table, rows, vals, ufunc):
+def _fold_repeated_rows(xp, table, rows, vals, ufunc_name):
     """Apply the updates of rows that repeat many times (k-means' segment sums, an
-    embedding gradient over text with a padding id): per row, its value and then its
+    embedding gradient over text with a padding id): each row's value followed by its
     updates in order, folded by ``ufunc.accumulate`` (sequential by definition, so the
-    bits of a loop; ``reduce``/``reduceat`` may sum pairwise). One step per such row."""
+    bits of a loop; ``reduce``/``reduceat`` may sum pairwise). Rows whose counts share a
+    power of two are folded together, as one (rows, longest chain, window) array padded
+    with the ufunc's identity (under 2x padding)."""
+    ufunc = getattr(xp, ufunc_name)
+    pad = _FOLDING_UFUNCS[ufunc_name]
+    if table.dtype.kind in "iub":
+        pad = int(abs(pad))
     order = xp.argsort(rows, kind="stable")     # grouped by row, in update order
     sorted_rows = rows[order]
     starts = xp.nonzero(xp.concatenate([xp.ones(1, bool),
                                         sorted_rows[1:] != sorted_rows[:-1]]))[0]
-    ends = xp.concatenate([starts[1:], xp.asarray([rows.shape[0]])])
-    for s, e in zip(starts.tolist(), ends.tolist()):
-        r = int(sorted_rows[s])
-        chain = xp.concatenate([table[r:r + 1], vals[order[s:e]]])
-        table[r] = ufunc.accumulate(chain, axis=0, dtype=table.dtype)[-1]
+    counts = xp.diff(xp.concatenate([starts, xp.asarray([rows.shape[0]])]))
+    group = xp.repeat(xp.arange(starts.shape[0]), counts)   # of each sorted update
+    rank = xp.arange(rows.shape[0]) - starts[group]
+    size_class = xp.floor(xp.log2(counts)).astype(np.int64)
+    slot = xp.zeros(starts.shape[0], np.int64)              # a group's place in its class
+    for c in xp.unique(size_class).tolist():
+        members = xp.nonzero(size_class == c)[0]
+        slot[members] = xp.arange(members.shape[0])
+        chain = xp.full((members.shape[0], int(counts[members].max()) + 1, table.shape[1]),
+                        pad, table.dtype)
+        chain[:, 0] = table[sorted_rows[starts[members]]]
+        mine = xp.nonzero(size_class[group] == c)[0]        # sorted updates in the class
+        chain[slot[group[mine]], rank[mine] + 1] = vals[order[mine]]
+        table[sorted_rows[starts[members]]] = ufunc.accumulate(
+            chain, axis=1, dtype=table.dtype)[:, -1]
 
 
 def _scatter_apply(xp, out, indices, updates, dn, mode, ufunc_name):
