@@ -30,6 +30,15 @@ def _inexact(name, x):
     return promote_dtypes_inexact(x if isinstance(x, (Array, Tracer)) else jnp.asarray(x))[0]
 
 
+def _inexact_with(name, x, constant):
+    """``x`` made inexact together with the Python ``constant`` that JAX's formula for the
+    function combines it with (``jnp.where(x > 0, x, 0.0)``, ``logaddexp(x, 0)``): so
+    bool, and integer inputs with a float constant, give a weakly typed float, and the
+    result's dtype and weak type are JAX's."""
+    check_arraylike(name, x)
+    return promote_dtypes_inexact(x, constant)[0]
+
+
 def _array(name, x):
     check_arraylike(name, x)
     return x if isinstance(x, (Array, Tracer)) else jnp.asarray(x)
@@ -93,7 +102,7 @@ _softplus.defjvps(lambda g, ans, x: jnp.multiply(g, lax.logistic(x)))
 def softplus(x):
     """``log(1 + exp(x))`` computed as ``logaddexp(x, 0)`` (no overflow for large x);
     its derivative is ``sigmoid(x)``."""
-    return _softplus(_inexact("softplus", x))
+    return _softplus(_inexact_with("softplus", x, 0))
 
 
 def log_sigmoid(x):
@@ -112,25 +121,25 @@ swish = silu
 
 def mish(x):
     """Mish: ``x * tanh(softplus(x))``."""
-    x = _inexact("mish", x)
+    x = _inexact_with("mish", x, 0)
     return jnp.multiply(x, jnp.tanh(softplus(x)))
 
 
 def soft_sign(x):
     """``x / (|x| + 1)``."""
-    x = _inexact("soft_sign", x)
+    x = _inexact_with("soft_sign", x, 1)
     return jnp.divide(x, jnp.add(jnp.abs(x), 1))
 
 
 def squareplus(x, b=4):
     """``(x + sqrt(x**2 + b)) / 2``."""
-    x, b = promote_args_inexact("squareplus", x, b)
+    x, b = _array("squareplus", x), _array("squareplus", b)  # (bool: square gives int32)
     return jnp.divide(jnp.add(x, jnp.sqrt(jnp.add(jnp.square(x), b))), 2)
 
 
 def elu(x, alpha=1.0):
     """Exponential linear unit: ``x`` for x > 0, else ``alpha * (exp(x) - 1)``."""
-    x = _inexact("elu", x)
+    x = _inexact_with("elu", x, 0.0)
     pos = jnp.greater(x, 0)
     # expm1 of the clamped value: no overflow warning/inf for large positive x
     return jnp.where(pos, x, jnp.multiply(alpha, jnp.expm1(jnp.where(pos, 0.0, x))))
@@ -145,7 +154,7 @@ def selu(x):
 
 def celu(x, alpha=1.0):
     """Continuously differentiable ELU: ``max(x, 0) + alpha * expm1(min(x, 0) / alpha)``."""
-    x = _inexact("celu", x)
+    x = _inexact_with("celu", x, 0.0)
     return jnp.add(jnp.maximum(x, 0.0),
                    jnp.multiply(alpha, jnp.expm1(jnp.divide(jnp.minimum(x, 0.0), alpha))))
 
@@ -178,14 +187,14 @@ hard_swish = hard_silu
 
 def sparse_plus(x):
     """0 for x <= -1, ``(x + 1)**2 / 4`` for -1 < x < 1, x for x >= 1."""
-    x = _inexact("sparse_plus", x)
+    x = _inexact_with("sparse_plus", x, 1.0)
     mid = jnp.divide(jnp.square(jnp.add(x, 1.0)), 4)
     return jnp.where(jnp.less_equal(x, -1.0), 0.0, jnp.where(jnp.greater_equal(x, 1.0), x, mid))
 
 
 def sparse_sigmoid(x):
     """``0.5 * clip(x + 1, 0, 2)``: the derivative of :func:`sparse_plus`."""
-    x = _inexact("sparse_sigmoid", x)
+    x = _inexact_with("sparse_sigmoid", x, 1.0)
     return jnp.multiply(0.5, jnp.minimum(jnp.maximum(jnp.add(x, 1.0), 0.0), 2.0))
 
 
@@ -248,7 +257,11 @@ def _kept_shape(shape, axes):
 
 
 def _reduce(lax_fn, x, axes, keepdims):
+    """A reduction with jnp's result type: strong, as JAX's jnp.max/jnp.sum (which the
+    JAX versions of these functions call) drop the weak type that lax's keep."""
     out = lax_fn(x, axes)
+    if getattr(out, "weak_type", False):
+        out = lax.convert_element_type(out, out.dtype, weak_type=False)
     return lax.reshape(out, _kept_shape(x.shape, axes)) if keepdims else out
 
 
