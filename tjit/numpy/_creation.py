@@ -72,18 +72,24 @@ def _static_int(x, fname, what):
 # -- filled arrays --------------------------------------------------------------------------
 def zeros(shape, dtype=None, *, device=None):
     """An array of ``shape`` filled with zeros (default dtype: default float)."""
+    if _is_float0(dtype):
+        return dtypes.float0_zeros(check_shape(shape, "zeros"))
     dt = canonical_dtype(dtype, "zeros", dtypes.default_float())
     return lax.full(check_shape(shape, "zeros"), 0, dt)
 
 
 def ones(shape, dtype=None, *, device=None):
     """An array of ``shape`` filled with ones (default dtype: default float)."""
+    if _is_float0(dtype):
+        return dtypes.float0_zeros(check_shape(shape, "ones"))
     dt = canonical_dtype(dtype, "ones", dtypes.default_float())
     return lax.full(check_shape(shape, "ones"), 1, dt)
 
 
 def empty(shape, dtype=None, *, device=None):
     """Like ``zeros``: tjit arrays are immutable, so "uninitialized" means zeros."""
+    if _is_float0(dtype):
+        return dtypes.float0_zeros(check_shape(shape, "empty"))
     dt = canonical_dtype(dtype, "empty", dtypes.default_float())
     return lax.full(check_shape(shape, "empty"), 0, dt)
 
@@ -92,6 +98,8 @@ def full(shape, fill_value, dtype=None, *, device=None):
     """An array of ``shape`` filled with ``fill_value`` (a scalar, or an array that
     broadcasts to ``shape``); the dtype defaults to ``fill_value``'s."""
     shape = check_shape(shape, "full")
+    if _is_float0(dtype):
+        return dtypes.float0_zeros(shape)
     dt = canonical_dtype(dtype, "full")
     if np.ndim(fill_value) == 0:  # np.ndim reads .ndim, so tracers are fine here
         return lax.full(shape, fill_value, dt)
@@ -100,7 +108,15 @@ def full(shape, fill_value, dtype=None, *, device=None):
     return broadcast_to_shape(fill, shape)
 
 
+def _is_float0(dtype):
+    # float0 (JAX's tangent dtype of integers) holds no values: creation functions give
+    # the NumPy float0 array of the shape whatever the fill, as JAX's do
+    return isinstance(dtype, np.dtype) and dtype == dtypes.float0
+
+
 def _like(fname, a, fill_value, dtype, shape):
+    if _is_float0(dtype if dtype is not None else getattr(a, "dtype", None)):
+        return dtypes.float0_zeros(np.shape(a) if shape is None else check_shape(shape, fname))
     if not hasattr(a, "shape") or not hasattr(a, "dtype"):
         a = asarray(a)
     dt = canonical_dtype(dtype, fname)

@@ -139,6 +139,11 @@ def is_float0(x):
     return getattr(x, "dtype", None) == float0
 
 
+def float0_zeros(shape):
+    """The float0 array of ``shape`` (a float0 array has no values: all are "zero")."""
+    return np.zeros(tuple(int(d) for d in shape), float0)
+
+
 def has_tangent_space(dt):
     """Whether values of dtype ``dt`` have non-trivial tangents (else theirs are float0)."""
     return is_inexact(dt)

@@ -45,6 +45,7 @@ from tjit.primitives.reductions import reduce_sum_p
 from tjit.primitives.rules import Zero, bdim_at_front, instantiate, moveaxis, tangent_aval
 from tjit.transforms.ad import JVPTrace, _to_array
 from tjit.transforms.batching import BatchTrace, BatchTracer, batching_axis_name
+from tjit.transforms.float0 import rule_tangent_in, tangent_dtype
 from tjit.transforms.partial_eval import LinearizeTrace
 
 
@@ -60,11 +61,11 @@ class SymbolicZero:
         self.aval = tangent_aval(aval)
 
     shape = property(lambda self: self.aval.shape)
-    dtype = property(lambda self: self.aval.dtype)
+    dtype = property(lambda self: tangent_dtype(self.aval.dtype))  # float0 for ints
     ndim = property(lambda self: len(self.aval.shape))
 
     def instantiate(self):
-        return instantiate(Zero(self.aval))
+        return rule_tangent_in(self.aval, Zero(self.aval))
 
     def __repr__(self):
         return f"SymbolicZero({self.aval.str_short()})"
@@ -232,6 +233,20 @@ def _tangent_leaf(t, primal, what, fname, i):
     pa = tangent_aval(get_aval(primal))
     if isinstance(t, SymbolicZero) or t is None:
         return Zero(pa)
+    if not dtypes.has_tangent_space(pa.dtype):  # an integer output: a float0 tangent
+        if not dtypes.is_float0(t) or tuple(np.shape(t)) != tuple(pa.shape):
+            got = ("float0" + str(list(np.shape(t))).replace(" ", "")
+                   if dtypes.is_float0(t) else get_aval(_to_array(t)).str_short())
+            raise TypeError(f"Custom JVP rule for {what} function {fname} must produce primal "
+                            f"and tangent outputs with corresponding shapes and dtypes, but "
+                            f"output {i} is primal {pa.str_short()} with tangent {got}, "
+                            f"expecting tangent float0{list(pa.shape)}; return "
+                            f"np.zeros({tuple(pa.shape)}, tjit.dtypes.float0) (or None)")
+        return Zero(pa)
+    if dtypes.is_float0(t):
+        raise TypeError(f"Custom JVP rule for {what} function {fname}: output {i} is primal "
+                        f"{pa.str_short()} with a float0 tangent; float0 tangents are for "
+                        f"integer or boolean outputs only")
     t = _to_array(t)
     ta = get_aval(t)
     if tuple(ta.shape) != tuple(pa.shape):
@@ -239,8 +254,6 @@ def _tangent_leaf(t, primal, what, fname, i):
                         f"tangent outputs with corresponding shapes and dtypes, but output "
                         f"{i} has primal type {pa.str_short()} and tangent type "
                         f"{ta.str_short()}")
-    if not dtypes.is_inexact(pa.dtype):
-        return Zero(pa)  # integer outputs have no tangent
     if ta.dtype != pa.dtype:
         if not ta.weak_type:
             raise TypeError(f"Custom JVP rule for {what} function {fname} must produce "
@@ -252,9 +265,12 @@ def _tangent_leaf(t, primal, what, fname, i):
 
 
 def _zero_for_rule(t, symbolic_zeros):
-    if type(t) is not Zero:
+    """A tangent or cotangent as a rule sees it: zeros (float0 ones for an integer or
+    boolean value, whose tangents are always zero) or SymbolicZeros."""
+    if type(t) is not Zero and dtypes.has_tangent_space(get_aval(t).dtype):
         return t
-    return SymbolicZero(t.aval) if symbolic_zeros else instantiate(t)
+    z = Zero(tangent_aval(get_aval(t) if type(t) is not Zero else t.aval))
+    return SymbolicZero(z.aval) if symbolic_zeros else rule_tangent_in(z.aval, z)
 
 
 # -- custom_jvp ----------------------------------------------------------------------------
@@ -591,6 +607,21 @@ def _cotangent_leaf(c, a, rule, fname, k):
     ta = tangent_aval(a)
     if _is_symbolic(c):
         return Zero(ta)
+    if not dtypes.has_tangent_space(ta.dtype):
+        # an integer or boolean argument: any zero of its shape is taken, float0 included
+        # (JAX's rule); what bwd computed for it is dropped
+        shape = np.shape(c) if dtypes.is_float0(c) else tuple(get_aval(_to_array(c)).shape)
+        if tuple(shape) != tuple(ta.shape):
+            raise ValueError(f"Custom VJP bwd rule {rule} for function {fname} must produce "
+                             f"an output with the same shapes as the args tuple of the "
+                             f"primal function, but for argument {k} the bwd rule produced "
+                             f"an output of shape {tuple(shape)} corresponding to an input "
+                             f"of shape/dtype {ta.str_short()}")
+        return Zero(ta)
+    if dtypes.is_float0(c):
+        raise ValueError(f"Custom VJP bwd rule {rule} for function {fname}: for argument {k} "
+                         f"(shape/dtype {ta.str_short()}) the bwd rule produced a float0 "
+                         f"cotangent; float0 is for integer or boolean arguments only")
     c = _to_array(c)
     ca = get_aval(c)
     if tuple(ca.shape) != tuple(ta.shape) or (ca.dtype != ta.dtype and not ca.weak_type):
@@ -599,8 +630,6 @@ def _cotangent_leaf(c, a, rule, fname, k):
                          f"function, but for argument {k} the bwd rule produced an output "
                          f"of shape/dtype {ca.str_short()} corresponding to an input of "
                          f"shape/dtype {ta.str_short()}")
-    if not dtypes.is_inexact(ta.dtype):
-        return Zero(ta)
     if ca.dtype != ta.dtype:
         c = convert_element_type_p.bind(c, new_dtype=ta.dtype, weak_type=False)
     return c

@@ -12,13 +12,9 @@ import numpy as np
 
 from tjit.tracing import dtypes
 from tjit.tracing.core import get_aval
+from tjit.tracing.dtypes import float0_zeros
 from tjit.tracing.tree_util import register_pytree_node, tree_map
 from tjit.primitives.rules import Zero, instantiate, tangent_aval
-
-
-def float0_zeros(shape):
-    """The (only) float0 array of ``shape``."""
-    return np.zeros(tuple(int(d) for d in shape), dtypes.float0)
 
 
 def tangent_dtype(dt):
