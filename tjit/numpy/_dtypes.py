@@ -94,12 +94,22 @@ def isdtype(dtype, kind):
     return np.isdtype(np.dtype(_np_dtype(dtype)), kind)
 
 
+def named_dtype(x):
+    """What a dtype argument names, as NumPy reads it: a dtype, a scalar type (NumPy's,
+    tjit's, Python's), a dtype string, or an array or scalar value (its ``.dtype``).
+    Types are not asked for ``.dtype``: ``np.int8.dtype`` is a class attribute
+    descriptor, not a dtype."""
+    if isinstance(x, (type, str, np.dtype, _ScalarType)):
+        return _np_dtype(x)
+    return getattr(x, "dtype", x)
+
+
 def iinfo(int_type):
-    return np.iinfo(_np_dtype(getattr(int_type, "dtype", int_type)))
+    return np.iinfo(named_dtype(int_type))
 
 
 def finfo(dtype):
-    return _dt.finfo(_np_dtype(getattr(dtype, "dtype", dtype)))
+    return _dt.finfo(named_dtype(dtype))
 
 
 # Python scalar *types* promote like their (weak) values, as in JAX

@@ -21,6 +21,7 @@ from tjit.tracing import shapes as sh
 from tjit.tracing.core import Array, Tracer, concrete_value
 from tjit.tracing.errors import ConcretizationTypeError, ShapeError
 from tjit.tracing.size_questions import SpecializeSizes
+from tjit.numpy._dtypes import named_dtype
 from tjit.numpy._core import check_arraylike, ensure_array, promote_dtypes
 from tjit.numpy._creation import dim_value
 
@@ -29,7 +30,7 @@ _ARRAYS = (Array, Tracer, np.ndarray)
 
 # -- small helpers ------------------------------------------------------------------------
 def _dtype_arg(dtype, fname):
-    return dtypes.canonicalize_user_dtype(getattr(dtype, "dtype", dtype), fname)
+    return dtypes.canonicalize_user_dtype(named_dtype(dtype), fname)
 
 
 def _is_int_like(x):
