@@ -54,7 +54,7 @@ _MATRIX = np.array([[1.0, 0.2, 0.1], [0.2, 0.9, 0.3], [0.1, 0.3, 0.8]])
 _INTS = np.array([[3, 1, 0], [1, 2, 1], [0, 1, 2]])
 
 STRONG = ("bool", "int8", "uint8", "float16", "bfloat16", "float32")
-WEAK = ("pyfloat", "pyint", "weakf", "weaki")
+WEAK = ("pyfloat", "pyint", "weakf", "weaki", "weak0")  # weak0: a 0-d weak float32 array
 
 
 def make(lib, kind):
@@ -64,9 +64,9 @@ def make(lib, kind):
         return 0.5
     if kind == "pyint":
         return 2
-    if kind in ("weakf", "weaki"):
-        dt = np.dtype(np.float32 if kind == "weakf" else np.int32)
-        x = np_.asarray(_MATRIX if kind == "weakf" else _INTS, dtype=dt)
+    if kind in ("weakf", "weaki", "weak0"):
+        dt = np.dtype(np.int32 if kind == "weaki" else np.float32)
+        x = np_.asarray({"weakf": _MATRIX, "weaki": _INTS, "weak0": 0.5}[kind], dtype=dt)
         if lib == "jax":
             return jax_lax_internal._convert_element_type(x, dt, weak_type=True)
         return tjit.lax.convert_element_type(x, dt, weak_type=True)

@@ -1,7 +1,10 @@
 """``tjit.lax`` shape functions: iota, broadcast_in_dim, reshape, transpose, squeeze,
 expand_dims and their conveniences."""
 
+import numpy as np
+
 from tjit.tracing import dtypes
+from tjit.tracing.core import get_aval
 from tjit.tracing.shapes import canonical_shape, normalize_axis
 from tjit.primitives import reductions as rd
 from tjit.primitives import structural as st
@@ -138,6 +141,20 @@ def full(shape, fill_value, dtype=None):
     if weak != getattr(x, "weak_type", False):
         x = convert_element_type(x, x.dtype, weak_type=weak)
     return broadcast(x, shape)
+
+
+def constant_like(example, value):
+    """``value`` as a 0-d constant of ``example``'s dtype, typed as JAX's ``lax._const``:
+    weak where ``example`` is a weakly typed scalar (a Python number, a weak 0-d array),
+    strong otherwise, a weak array with dims included. JAX's library functions build
+    their constants so (logit's ``1 - x``, hypot's ``inf``), which makes their results
+    strong for weak arrays and weak for Python numbers; use it where theirs do."""
+    from tjit.lax._elementwise import convert_element_type
+    if type(example) in (bool, int, float, complex):
+        return type(example)(value)
+    aval = get_aval(example)
+    weak = bool(aval.weak_type) and not aval.shape
+    return convert_element_type(np.asarray(value, aval.dtype), aval.dtype, weak_type=weak)
 
 
 def dim_value(d, dtype=None):

@@ -17,6 +17,7 @@ from tjit.tracing.core import trace_ctx as _trace_ctx
 from tjit.tracing.fp_quiet import quiet_call as _quiet_call, quiet_run as _quiet_run
 from tjit.tracing.traceback_util import filter_at_entry as _filter_at_entry
 from tjit import lax
+from tjit.lax._structural import constant_like
 from tjit.transforms.custom_derivatives import custom_jvp
 from tjit.numpy._core import dtype_and_weak as _dtype_and_weak
 from tjit.numpy._core import (
@@ -996,7 +997,8 @@ def hypot(x, y, /):
 @custom_jvp
 def _hypot(x, y):
     ax, ay = lax.abs(x), lax.abs(y)
-    inf = lax.full_like(ax, np.inf)
+    # JAX's lax._const typing: strong unless the inputs are weak scalars, so is the result
+    inf = lax.broadcast(constant_like(ax, np.inf), ax.shape)
     any_inf = lax.bitwise_or(lax.eq(ax, inf), lax.eq(ay, inf))   # inf even with a NaN
     return lax.select(any_inf, inf, _hypot_finite(ax, ay))
 

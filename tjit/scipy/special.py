@@ -15,6 +15,7 @@ import numpy as np
 
 from tjit import lax, nn
 from tjit import numpy as jnp
+from tjit.lax._structural import constant_like
 from tjit.numpy._core import promote_args_inexact
 from tjit.primitives.special import ndtri_p
 from tjit.transforms.custom_derivatives import custom_jvp
@@ -131,7 +132,8 @@ def logit(x):
     result is near 0 and the log would cancel, ``2 atanh(2x - 1)`` (2x - 1 is exact)."""
     (x,) = _inexact("logit", x)
     mid = (x >= 0.25) & (x <= 0.75)
-    return jnp.where(mid, 2 * jnp.arctanh(2 * jnp.where(mid, x, 0.5) - 1), jnp.log(x / (1 - x)))
+    one = constant_like(x, 1)  # (JAX's lax._const: a weak array's result is strong)
+    return jnp.where(mid, 2 * jnp.arctanh(2 * jnp.where(mid, x, 0.5) - 1), jnp.log(x / (one - x)))
 
 
 def expit(x):
