@@ -37,16 +37,15 @@ def clz(x):
 
 
 def _logaddexp(a, b):
-    """``log(exp(a) + exp(b))`` for floats: the larger plus ``log1p(exp(-|a - b|))``,
-    each side written as a smooth branch so the gradient is 1/2 each at ties; equal
-    infinities give themselves (not inf - inf = NaN); NaNs propagate."""
+    """``log(exp(a) + exp(b))`` for floats: ``max(a, b) + log1p(exp(min(a, b) - max(a, b)))``,
+    which has finite derivatives everywhere: 1/2 each at ties (max and min split ties),
+    1 and 0 when one side is -inf. Equal infinities give themselves (not inf - inf = NaN);
+    NaNs propagate. (Selecting between the two one-sided forms ``a + log1p(exp(b - a))``
+    puts the unselected form's -inf + inf = NaN into the gradient through the select.)"""
     equal_infinities = ew.bitwise_and(ew.eq(a, b), ew.bitwise_not(ew.is_finite(a)))
-    zero = full_like(a, 0)
-    d_ab = ew.select(equal_infinities, zero, ew.sub(b, a))
-    d_ba = ew.select(equal_infinities, zero, ew.sub(a, b))
-    from_a = ew.add(a, ew.log1p(ew.exp(d_ab)))
-    from_b = ew.add(b, ew.log1p(ew.exp(d_ba)))
-    return ew.select(ew.ge(a, b), from_a, from_b)
+    hi = ew.max(a, b)
+    gap = ew.select(equal_infinities, full_like(a, 0), ew.sub(ew.min(a, b), hi))
+    return ew.add(hi, ew.log1p(ew.exp(gap)))
 
 
 def cumlogsumexp(operand, axis=0, reverse=False):
