@@ -32,7 +32,8 @@ from tjit.tracing.jaxpr_trace import JaxprTrace
 from tjit.tracing.traceback_util import eager_boundary
 from tjit.tracing.tree_util import tree_flatten, tree_unflatten
 from tjit.transforms.ad import _to_array, jvp_flat
-from tjit.transforms.custom_derivatives import _leaf_array, _name, resolve_kwargs, trace_flat
+from tjit.transforms.custom_derivatives import (
+    _leaf_array, _name, forward_attr, resolve_kwargs, trace_flat)
 
 REVERSE_MODE_ERROR = (
     "custom_vmap function {name}: reverse-mode differentiation (grad, vjp, linearize) of "
@@ -215,5 +216,6 @@ custom_vmap_call_p.partial_eval = _partial_eval
 
 # calling a custom_vmap function is a public entry point: errors end in the user's code
 custom_vmap.__call__ = eager_boundary(custom_vmap.__call__, "")
+custom_vmap.__getattr__ = forward_attr  # custom_vmap(custom_jvp(f)).defjvp, as in JAX
 
 __all__ = ["custom_vmap", "REVERSE_MODE_ERROR"]

@@ -784,5 +784,18 @@ custom_vjp_call_p.batch = _custom_vjp_call_batch
 custom_jvp.__call__ = eager_boundary(custom_jvp.__call__, "")
 custom_vjp.__call__ = eager_boundary(custom_vjp.__call__, "")
 
+
+def forward_attr(self, name):
+    """An attribute the wrapper lacks comes from the wrapped function (JAX's
+    ``forward_attr``), so stacked decorators compose: ``custom_vjp(custom_vmap(f))``
+    still has ``def_vmap``."""
+    fun = self.__dict__.get("fun")
+    if fun is None:  # not set up yet (e.g. while copying)
+        raise AttributeError(name)
+    return getattr(fun, name)
+
+
+custom_jvp.__getattr__ = custom_vjp.__getattr__ = forward_attr
+
 __all__ = ["custom_jvp", "custom_vjp", "SymbolicZero", "CustomVJPPrimal", "zero_from_primal",
-           "vmap_flat", "batch_jaxpr", "trace_flat", "resolve_kwargs"]
+           "vmap_flat", "batch_jaxpr", "trace_flat", "resolve_kwargs", "forward_attr"]
