@@ -356,6 +356,8 @@ class Jitted:
         computed on by NumPy, in float64, where the compiled call gives float32)."""
         dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
         leaves, tree = tree_flatten((dyn_args, dyn_kwargs))
+        if any(dtypes.is_float0(x) for x in leaves):  # no data: into the structure
+            return self._call_inline(*hide_float0((args, kwargs)))
         # under differentiation the unused code is dropped first, as JAX's jit does
         dce_first = _inline_call.differentiates(current_trace())
         if not dce_first and all(isinstance(x, (Tracer, Array)) for x in leaves):
@@ -436,6 +438,8 @@ class Jitted:
                 sig.append((v.shape, v.dtype, x._weak))
                 raw.append(v)
             else:
+                if dtypes.is_float0(x):  # it holds no data: its shape joins the structure
+                    return self._call_compiled(*hide_float0((args, kwargs)))
                 aval, v = _leaf_aval_and_value(x, f"jit({self.__name__})")
                 if v is None:
                     raise TypeError(f"jit({self.__name__}): cannot call with abstract value "

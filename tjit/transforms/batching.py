@@ -185,6 +185,8 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
         for x, ax in zip(leaves, axes):
             if ax is None:
                 ins.append(x)
+            elif dtypes.is_float0(x):  # every slice is the same (there is no data)
+                ins.append(np.zeros(np.delete(np.shape(x), ax), dtypes.float0))
             else:
                 nd = len(get_aval(x).shape)
                 ins.append(BatchTracer(trace, x, ax % nd if nd else ax))
@@ -333,6 +335,8 @@ def _mismatch(spec, value, path, labels, option):
 
 def _mapped_array(x, ax, where, labels, k):
     from tjit.transforms.ad import _to_array
+    if dtypes.is_float0(x):  # a NumPy array without data (JAX's float0 tangents)
+        return x
     try:
         return _to_array(x)
     except TypeError:
@@ -346,7 +350,7 @@ def _axis_size(leaves, axes, axis_size, where, labels):
     for k, (x, ax) in enumerate(zip(leaves, axes)):
         if ax is None:
             continue
-        shape = tuple(get_aval(x).shape)
+        shape = tuple(np.shape(x) if dtypes.is_float0(x) else get_aval(x).shape)
         if not -len(shape) <= ax < len(shape):
             if labels.is_keyword(k):
                 fix = ("keyword arguments are always mapped along axis 0, as in JAX; pass it "
