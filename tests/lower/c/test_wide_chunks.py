@@ -2,7 +2,7 @@
 adjacent 16-byte vectors a chunk; ``Dialect.chunk_unroll``: chunks a grid apart per
 grid-stride step), against ``kernel_ir.evaluate``: on the OpenCL device (PoCL in CI:
 the renderer is shared, so this checks the CUDA variants' logic), compiled by NVRTC
-for every CUDA variant, and, marked ``cuda``, run on a GPU.
+for every CUDA variant, and, marked ``cuda``, run on a GPU (``RUN_VARIANTS``).
 
 The cases sit around the chunk sizes (4 to 16 float32 points a chunk): lengths with
 tails of every size, loads and stores at offsets that misalign every chunk, some rows
@@ -97,9 +97,10 @@ CASES = _cases()
 #: the cases whose kernel is a vectorized pointwise one (the others render the same in
 #: every variant: ``test_other_kernels_render_unchanged``)
 VECTOR_CASES = [c for c in CASES if render(c.kernel, "cuda").launch.vector > 1]
-#: on PoCL (its kernel compiles dominate): 2x2 takes every path of the variants (V
-#: adjacent vectors inside U-chunk steps), 4x1 the widest chunks and short-row fallback
-OPENCL_VARIANTS = ("2x2", "4x1")
+#: run on PoCL and on a GPU (compiles dominate; NVRTC compiles every variant): 2x2 takes
+#: every path of the variants (V adjacent vectors inside U-chunk steps), 4x1 the widest
+#: chunks and the short-row fallback
+RUN_VARIANTS = ("2x2", "4x1")
 
 
 def _first(name_start):
@@ -146,7 +147,7 @@ _NO_CL = runners.opencl_unavailable()
 
 @pytest.mark.opencl
 @pytest.mark.skipif(_NO_CL is not None, reason=str(_NO_CL))
-@pytest.mark.parametrize("name", OPENCL_VARIANTS)
+@pytest.mark.parametrize("name", RUN_VARIANTS)
 def test_wide_chunks_match_evaluate_on_opencl(name):
     d = _variant(dialects.OPENCL, name)
     srcs = runners.sources(VECTOR_CASES, d)
@@ -212,7 +213,7 @@ _NO_GPU = runners.cuda_unavailable()
 
 @pytest.mark.cuda
 @pytest.mark.skipif(_NO_GPU is not None, reason=str(_NO_GPU))
-@pytest.mark.parametrize("name", WIDE)
+@pytest.mark.parametrize("name", RUN_VARIANTS)
 def test_wide_chunks_match_evaluate_on_the_gpu(name):
     d = cuda_pointwise.dialect(name)
     srcs = runners.sources(VECTOR_CASES, d)
