@@ -10,11 +10,11 @@ the user passes with JAX's rules and messages.
 
 import numpy as np
 
+from tjit.primitives.rules import Zero, instantiate, tangent_aval
 from tjit.tracing import dtypes
 from tjit.tracing.core import get_aval
 from tjit.tracing.dtypes import float0_zeros
 from tjit.tracing.tree_util import register_pytree_node, tree_map
-from tjit.primitives.rules import Zero, instantiate, tangent_aval
 
 
 def tangent_dtype(dt):
@@ -116,5 +116,12 @@ def hide_float0(tree):
     return tree_map(lambda x: _Float0Node(np.shape(x)) if dtypes.is_float0(x) else x, tree)
 
 
-__all__ = ["hide_float0", "float0_zeros", "tangent_dtype", "tangent_in", "tangent_out", "cotangent_in",
-           "rule_tangent_in"]
+__all__ = [
+    "cotangent_in",
+    "float0_zeros",
+    "hide_float0",
+    "rule_tangent_in",
+    "tangent_dtype",
+    "tangent_in",
+    "tangent_out",
+]
