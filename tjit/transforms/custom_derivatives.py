@@ -325,8 +325,7 @@ class custom_jvp:
                 part = fn(t, ans, *primals)
                 total = part if total is None else _tree_add(total, part)
             return ans, (zero_from_primal(ans, True) if total is None else total)
-        self.defjvp(jvp, symbolic_zeros=True)
-        return jvp
+        self.defjvp(jvp, symbolic_zeros=True)  # returns None, as JAX's defjvps
 
     def __call__(self, *args, **kwargs):
         fname = _name(self.fun)
