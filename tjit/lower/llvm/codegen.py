@@ -41,6 +41,13 @@ propagates as in JAX. Integer and bool reductions are exact.
 compiled once per process (``mathlink``) and are built without vectorization; the
 rest inline ``mathlib``'s polynomials for the vectorizer. Either gives the same bits.
 
+**Transposing kernels** (``_transpose_tile``): an elementwise kernel that reads an
+argument with a large constant stride along the innermost loop and contiguously along
+another loop walks those two loops in 8 x 8 blocks, inside the other loops. 8 rows: the
+rows of a power-of-two stride share cache sets, and more than 8 evict each other
+(measured on a (32,32,32,32) f32 transpose: plain 20 ms, 8x8 1.5 ms, 8x16 16.5 ms,
+16x8 5.9 ms, 32x32 17 ms; (2048, 2048) 36-52 -> 19-24 ms).
+
 Innermost loops whose body calls a mathlib transcendental get
 ``llvm.loop.interleave.count`` 4 (1.2-1.6x, PERF_NOTES). Functions are ``nounwind``
 and, on AVX-512 hosts, ``"prefer-vector-width"="512"``.
@@ -154,6 +161,7 @@ class _Renderer:
         # small elementwise kernels call the process-wide math library (profile.py)
         self.linked_math = profile == "scalar"
         self.rolled_group = _rolled_group(kernel, self.plan) if profile == "vector" else None
+        self.tile = _transpose_tile(kernel, self.plan)
 
     # -- functions and entry ---------------------------------------------------------------
     def render(self):
@@ -305,6 +313,45 @@ class _Renderer:
         self._loop(lo, hi, inner, rolled=g == self.rolled_group)
         self.idx[g] = None
 
+    def _tiled_nest(self, groups, body):
+        """``_nest`` with the two groups of ``self.tile`` walked in TILE blocks, inside
+        the other groups (an elementwise kernel: any order is correct)."""
+        gt, gl = self.tile
+        rest = [g for g in groups if g not in self.tile]
+        b = self.b
+        sizes = {gt: TILE[0], gl: TILE[1]}
+
+        def count(g):   # tiles over [lo, hi): ceil((hi - lo) / size)
+            lo, hi = self.bounds[g]
+            return b.sdiv(b.add(b.sub(hi, lo), ir.Constant(I64, sizes[g] - 1)),
+                          ir.Constant(I64, sizes[g]))
+
+        def block(g, t):    # tile t's range [lo + t*size, min(lo + (t+1)*size, hi))
+            lo, hi = self.bounds[g]
+            size = ir.Constant(I64, sizes[g])
+            start = b.add(lo, b.mul(t, size, flags=("nsw",)), flags=("nsw",))
+            stop = b.add(start, size, flags=("nsw",))
+            return start, b.select(b.icmp_signed("<", stop, hi), stop, hi)
+
+        def points(ranges):
+            def inner_loop(j):
+                self.idx[gl] = j
+                body()
+
+            def outer_loop(i):
+                self.idx[gt] = i
+                self._loop(*ranges[1], inner_loop, rolled=gl == self.rolled_group)
+            self._loop(*ranges[0], outer_loop)
+
+        def tiles():
+            zero = ir.Constant(I64, 0)
+            n_t, n_l = count(gt), count(gl)
+            self._loop(zero, n_t, lambda t: self._loop(
+                zero, n_l, lambda u: points([block(gt, t), block(gl, u)])))
+
+        self._nest(rest, tiles)
+        self.idx[gt] = self.idx[gl] = None
+
     # -- values -----------------------------------------------------------------------------
     def _affine(self, a, scope):
         key = ("affine", id(a))
@@ -431,7 +478,10 @@ class _Renderer:
             for st in inner_st:
                 self._store(st, scope)
 
-        self._nest(outer, outer_body)
+        if self.tile is not None:
+            self._tiled_nest(outer, outer_body)
+        else:
+            self._nest(outer, outer_body)
 
     def _stage_loop(self, stages, inner, accs, cache=None):
         ks = self.k.stages
@@ -535,6 +585,42 @@ def _rolled_group(k, plan):
     if not all(same(st.index.coefs[axis], 1) for st in k.stores):
         return None
     return g
+
+
+#: (rows, columns) of the blocks a transposing elementwise kernel is walked in
+#: (``_transpose_tile``; the module docstring has the measurements).
+TILE = (8, 8)
+
+
+def _transpose_tile(k, plan):
+    """(g, last): the loop groups of elementwise kernel ``k`` to walk in TILE blocks, or
+    None. A transposing kernel (an NCHW gradient's ``x.transpose(0, 2, 3, 1)`` fused
+    with its elementwise ops) reads some argument with a large stride along the
+    innermost loop ``last`` and contiguously along another loop ``g``: in the plain
+    nest every read of it touches a new cache line (a (32, 32, 32, 32) f32 one ran
+    14-20 ms, 4 MB at under 1 GB/s). In blocks, a block's lines are read once for all
+    its rows. Only constant strides of at least 2 x TILE and loops that long."""
+    if k.reduce_axes or not k.row_style or k.hyperplane is not None or len(plan.groups) < 2:
+        return None
+    last = len(plan.groups) - 1
+
+    def coef(m, g):
+        c = m.coefs[plan.groups[g][-1]]
+        return c if isinstance(c, (int, np.integer)) else None
+
+    def long(g):
+        return isinstance(plan.extents[g], (int, np.integer)) and plan.extents[g] >= 2 * max(TILE)
+
+    if not long(last):
+        return None
+    for m in loops.index_maps(k):
+        c = coef(m, last)
+        if c is None or abs(c) < 2 * max(TILE):
+            continue
+        for g in range(last):
+            if coef(m, g) == 1 and long(g):
+                return g, last
+    return None
 
 
 def kernel_to_llvm_ir(kernel, fn_name, profile=None):
