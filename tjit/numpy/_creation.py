@@ -14,6 +14,7 @@ import sympy
 
 from tjit import lax
 from tjit.lax._structural import dim_value
+from tjit.numpy._padding import strong_main_diagonal
 from tjit.tracing import dtypes
 from tjit.tracing.core import Array, Tracer, concrete_value
 from tjit.tracing.errors import ConcretizationTypeError
@@ -387,7 +388,7 @@ def _triangle(m, k, fname, cmp):
                          f"{shape_str(m.shape)}")
     mask = _diag_mask(m.shape[-2], m.shape[-1], k, fname, cmp)
     mask = broadcast_to_shape(mask, tuple(m.shape))
-    return lax.select(mask, m, lax.full((), 0, m.dtype))
+    return lax.select(mask, m, lax.full_like(m, 0, shape=()))  # (m's weak type, as JAX)
 
 
 def tril(m, k=0):
@@ -408,18 +409,19 @@ def diag(v, k=0):
     if v.ndim == 1:
         return _diag_from_vector(v, k)
     if v.ndim == 2:
-        return _diag_of_matrix(v, k)
+        return strong_main_diagonal(v, k, _diag_of_matrix(v, k))
     raise ValueError(f"jnp.diag: input must be 1-D or 2-D, got shape {shape_str(v.shape)}")
 
 
 def _diag_from_vector(v, k):
     n = v.shape[0]
     size = n + abs(k)
-    vpad = lax.pad(v, lax.full((), 0, v.dtype), ((0, abs(k), 0),)) if k else v
+    zero = lax.full_like(v, 0, shape=())  # (v's weak type, as JAX's zeros)
+    vpad = lax.pad(v, zero, ((0, abs(k), 0),)) if k else v
     # out[i, j] = v[min(i, j)] on the diagonal j - i == k
     vals = lax.broadcast_in_dim(vpad, (size, size), (0,) if k >= 0 else (1,))
     mask = _diag_mask(size, size, k, "diag", lax.eq)
-    return lax.select(mask, vals, lax.full((), 0, v.dtype))
+    return lax.select(mask, vals, zero)
 
 
 def _diag_length(n, m, k):

@@ -59,7 +59,7 @@ def _take1d(table, idx):
     pos = lax.broadcasted_iota(idx.dtype, full, last)
     hit = lax.eq(pos, lax.broadcast_in_dim(idx, full, tuple(range(last))))
     vals = lax.broadcast_in_dim(table, full, (last,))
-    return lax.reduce_sum(lax.select(hit, vals, lax.full((), 0, table.dtype)), (last,))
+    return lax.reduce_sum(lax.select(hit, vals, lax.full_like(table, 0, shape=())), (last,))
 
 
 def _count_le(sorted_1d, x, strict=False):
@@ -404,9 +404,10 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     fp_lo, fp_hi = _take1d(fp, im1), _take1d(fp, i)
     dx = lax.sub(xp_hi, xp_lo)
     dx0 = lax.le(lax.abs(dx), lax.full((), np.spacing(dtypes.finfo(dx.dtype).eps), dx.dtype))
-    slope = lax.div(lax.sub(x, xp_lo), lax.select(dx0, lax.full((), 1, dx.dtype), dx))
-    f = lax.select(dx0, fp_lo, lax.add(fp_lo, lax.mul(lax.convert_element_type(
-        slope, fp.dtype), lax.sub(fp_hi, fp_lo))))
+    # promoted as JAX's formula: the result has the type of x, xp and fp together (a
+    # weak one where all three are weak)
+    slope = lax.div(lax.sub(x, xp_lo), where(dx0, 1, dx))
+    f = where(dx0, fp_lo, uf.add(fp_lo, uf.multiply(slope, lax.sub(fp_hi, fp_lo))))
     if period is None:
         first, last = lax.index_in_dim(xp, 0, 0, False), lax.index_in_dim(xp, n - 1, 0, False)
         lv = lax.index_in_dim(fp, 0, 0, False) if left is None else left

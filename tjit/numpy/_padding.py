@@ -352,9 +352,20 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     # to the flattened block so it reshapes to (L, c + 1), and read column 0. Only
     # reshapes, slices and a concatenate, so symbolic sizes work.
     flat = lax.reshape(x, batch + (length * c,))
-    zeros = lax.broadcast_in_dim(_zero(x.dtype), batch + (length,), ())
+    zeros = lax.broadcast_in_dim(lax.full_like(x, 0, shape=()), batch + (length,), ())
     x = lax.reshape(lax.concatenate([flat, zeros], len(batch)), batch + (length, c + 1))
-    return lax.reshape(_slice_axis(x, 0, 1, x.ndim - 1), batch + (length,))
+    return strong_main_diagonal(a, offset,
+                                lax.reshape(_slice_axis(x, 0, 1, x.ndim - 1), batch + (length,)))
+
+
+def strong_main_diagonal(a, offset, diag):
+    """``diag`` (a diagonal of ``a``) with JAX's weak type: JAX computes the main diagonal
+    of a square 2-D non-bool matrix as ``sum(eye * a)`` with a strong ``eye`` (so it is
+    strong), and every other diagonal as a gather that keeps ``a``'s weak type."""
+    if (getattr(diag, "weak_type", False) and a.ndim == 2 and offset == 0 and
+            sh.dims_equal(a.shape[0], a.shape[1]) and not dtypes.is_bool(a.dtype)):
+        return lax.convert_element_type(diag, diag.dtype, weak_type=False)
+    return diag
 
 
 def _dim_min(p, q, fname):
