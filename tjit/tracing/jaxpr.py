@@ -132,6 +132,11 @@ class ClosedJaxpr:
     def eqns(self):
         return self.jaxpr.eqns
 
+    @property
+    def literals(self):
+        """The constvars' values (JAX's other name for ``consts``)."""
+        return self.consts
+
     def __str__(self):
         return pp_jaxpr(self.jaxpr)
 
