@@ -398,7 +398,7 @@ def check(case, lib, got):
         u = [rng.standard_normal(a.shape) for a in g_leaves]
         dot += sum(float(np.sum(np.asarray(a, np.float64) * b)) for a, b in zip(g_leaves, u))
         base = _leaves(args64[argnum])
-        eps = 1e-4 * max(1.0, max(float(np.max(np.abs(a))) for a in base))
+        eps = 1e-6 * max(1.0, max(float(np.max(np.abs(a))) for a in base))  # few kinks crossed
         plus[argnum] = _like(args64[argnum], iter([a + eps * b for a, b in zip(base, u)]))
         minus[argnum] = _like(args64[argnum], iter([a - eps * b for a, b in zip(base, u)]))
     fd = (case.loss_np(*plus) - case.loss_np(*minus)) / (2 * eps)
