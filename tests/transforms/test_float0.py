@@ -153,7 +153,7 @@ def test_linearize_integer_tangents_are_float0_both_ways():
 def test_creation_functions_make_float0_arrays():
     for z in (jnp.zeros((2, 3), F0), jnp.ones((2, 3), F0), jnp.empty((2, 3), F0),
               jnp.full((2, 3), 5, F0), jnp.zeros_like(jnp.ones((2, 3)), dtype=F0),
-              jnp.zeros_like(f0((2, 3)))):
+              jnp.zeros_like(f0((2, 3))), jnp.asarray(f0((2, 3))), jnp.array(f0((2, 3)))):
         assert_float0(z, (2, 3))
 
 

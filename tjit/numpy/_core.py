@@ -109,6 +109,8 @@ def asarray(a, dtype=None, order=None, *, copy=None, device=None):
 
 
 def _asarray(a, dtype, copy, op):
+    if dtypes.is_float0(a) and (dtype is None or np.dtype(dtype) == dtypes.float0):
+        return np.asarray(a)  # a float0 tangent holds no data: NumPy's, as JAX's is
     if dtype is not None:
         dtype = dtypes.canonicalize_user_dtype(dtype, op)
     if isinstance(a, (Array, Tracer)):
