@@ -77,7 +77,8 @@ def ndtri(p):
     """Inverse of :func:`ndtr`: the x with ``ndtr(x) = p``; -inf at 0, inf at 1, NaN
     outside [0, 1]."""
     (p,) = _inexact("ndtri", p)
-    return ndtri_p.bind(p)
+    # strong, as JAX's (whose formula's constants are strong for Python numbers too)
+    return lax.convert_element_type(ndtri_p.bind(p), p.dtype, weak_type=False)
 
 
 def log_ndtr(x, series_order=3):
@@ -197,7 +198,9 @@ def betaln(a, b):
     # both >= 10: Stirling for all three (lgamma(lo) would cancel against diff)
     both = lo >= 10
     lo_b = jnp.where(both, lo, 10.0)
-    stirling = 0.5 * np.log(2 * np.pi) - 0.5 * jnp.log(lo_b + hi_s) - \
+    # (a Python float: a NumPy float64 scalar is strongly typed and would promote
+    # float16/bfloat16 and weak inputs to float32)
+    stirling = float(0.5 * np.log(2 * np.pi)) - 0.5 * jnp.log(lo_b + hi_s) - \
         (lo_b - 0.5) * jnp.log1p(hi_s / lo_b) - (hi_s - 0.5) * jnp.log1p(lo_b / hi_s) + \
         _stirling_correction(lo_b) + _stirling_correction(hi_s) - \
         _stirling_correction(lo_b + hi_s)
@@ -257,7 +260,7 @@ def factorial(n, exact=False):
         raise NotImplementedError("factorial: exact=True is not supported (as in JAX); "
                                   "use math.factorial on Python ints")
     (n,) = _inexact("factorial", n)
-    return jnp.where(n < 0, 0.0, jnp.exp(lax.lgamma(n + 1))).astype(n.dtype)
+    return jnp.where(n < 0, 0, jnp.exp(lax.lgamma(n + 1)))  # (n's weak type, as JAX)
 
 
 def zeta(x, q=None):
@@ -386,8 +389,10 @@ def _p_log_p_over_q(name, p, q, p_zero_value):
     ratio = sp / sq
     ok = (ratio > 0) & jnp.isfinite(ratio)
     log_ratio = jnp.where(ok, jnp.log(jnp.where(ok, ratio, 1.0)), jnp.log(sp) - jnp.log(sq))
+    # JAX's lax._const typing: strong unless p is a weak scalar, and so is the result
+    inf = constant_like(p, np.inf)
     out = jnp.where(both_pos, sp * log_ratio,
-                    jnp.where((p == 0) & (q >= 0), p_zero_value(q), np.inf))
+                    jnp.where((p == 0) & (q >= 0), p_zero_value(q), inf))
     return p, q, both_pos, jnp.where(jnp.isnan(p) | jnp.isnan(q), np.nan, out)
 
 
