@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The GPU run: the cuda-marked tests, the pointwise variants (gpu_variants.py),
-# bench_gpu.py, the host dispatch cost, and where the GPU time goes (gpu_profile.py);
+# The GPU run: the cuda-marked tests, the pointwise variants (gpu_variants.py), what
+# graph parameter updates would save (gpu_graph_params.py), bench_gpu.py, the host dispatch cost, and where the GPU time goes (gpu_profile.py);
 # outputs under $OUT. ``quick`` as $1 shrinks it.
 # (--noconftest: the GPU image may lack hypothesis, which tests/conftest.py imports;
 # so the program cache is turned off here as conftest.py does.)
@@ -19,6 +19,9 @@ TJIT_PROGRAM_CACHE=0 timeout 150 python3 -m pytest -q --noconftest -p no:cachepr
 # the pointwise variants of TJIT_CUDA_POINTWISE (GPU time beside the copy bound; ~30 s)
 timeout 90 python3 benchmarks/gpu_variants.py $Q --json "$OUT/variants.json" 2>&1 \
     | tee "$OUT/variants.txt" | tail -48
+# graph replays: copy nodes' GPU time, Graph.launch's host time, kernel-node parameter
+# updates through libcuda (what they would patch and cost; ~10 s)
+timeout 40 python3 -u benchmarks/gpu_graph_params.py 2>&1 | tee "$OUT/graph_params.txt"
 timeout 170 python3 benchmarks/bench_gpu.py $Q --json "$OUT/bench.json" 2>&1 \
     | tail -40 | tee "$OUT/bench.txt"
 timeout 60 python3 benchmarks/bench_cuda_dispatch.py --real --profile 2>&1 \
