@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The GPU run: the cuda-marked tests, the pointwise variants (gpu_variants.py), what
-# graph parameter updates would save (gpu_graph_params.py), bench_gpu.py, the host dispatch cost, and where the GPU time goes (gpu_profile.py);
-# outputs under $OUT. ``quick`` as $1 shrinks it.
+# graph parameter updates would save (gpu_graph_params.py), bench_gpu.py, the host
+# dispatch cost, and where the GPU time goes (gpu_profile.py); outputs under $OUT.
+# ``quick`` as $1 shrinks it.
 # (--noconftest: the GPU image may lack hypothesis, which tests/conftest.py imports;
 # so the program cache is turned off here as conftest.py does.)
 cd "$(dirname "$0")/.." || exit 1
