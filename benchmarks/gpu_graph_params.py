@@ -25,6 +25,7 @@ nodes' device time (2 minus its plain counterpart) against the whole step. Not a
 """
 
 import ctypes
+import itertools
 import os
 import statistics
 import sys
@@ -53,7 +54,7 @@ def mlp_step():
     put = G.puts()["tjit"]
     sizes = [784, 1024, 1024, 10]
     params = [(put((rng.standard_normal((m, n)) / np.sqrt(m)).astype(np.float32)),
-               put(np.zeros(n, np.float32))) for m, n in zip(sizes, sizes[1:])]
+               put(np.zeros(n, np.float32))) for m, n in itertools.pairwise(sizes)]
     x = put(rng.standard_normal((256, 784)).astype(np.float32))
     y = put(np.eye(10, dtype=np.float32)[rng.integers(0, 10, 256)])
     return tjit.jit(C._mlp_step(jnp, tjit.value_and_grad)), [params, x, y]

@@ -60,8 +60,15 @@ import threading
 
 import numpy as np
 
-from tjit.devices import (backend, control_flow, cuda_blas, cuda_compile, cuda_copies,
-                          cuda_graphs, cuda_pointwise)
+from tjit.devices import (
+    backend,
+    control_flow,
+    cuda_blas,
+    cuda_compile,
+    cuda_copies,
+    cuda_graphs,
+    cuda_pointwise,
+)
 from tjit.devices.executable import Executable
 from tjit.devices.runner import PlanInspection, ProgramRunner, binding_key, solve_sizes
 from tjit.lower.c import render
