@@ -374,3 +374,24 @@ def test_jit_under_forward_mode_does_not_differentiate_unused_code():
     scaled = tjit.jit(lambda x, k, *, p: jnp.sum(x ** p) * k, static_argnames="p")
     g = tjit.grad(lambda x: scaled(x, 2.0, p=3) + tjit.jit(lambda: jnp.sum(x))())(x)
     np.testing.assert_allclose(np.asarray(g), 6 * x64 ** 2 + 1, rtol=1e-6)
+
+
+def cube_rows_beside_unused_custom_vjp(x):
+    _ = sin_vjp(x)  # unused
+    return jnp.sum(x ** 3, axis=-1)
+
+
+@pytest.mark.parametrize("wrap", [
+    lambda f: tjit.vmap(tjit.jit(f)),                                     # jit under vmap
+    lambda f: lambda x: lax.cond(jnp.sum(x) < 100, f, lambda x: jnp.zeros(x.shape[:-1]), x),
+    lambda f: lambda x: lax.scan(lambda c, _: (c + f(x), None), jnp.zeros(x.shape[:-1]),
+                                 None, length=2)[0] / 2,
+], ids=["vmap-jit", "cond", "scan"])
+def test_unused_custom_vjp_in_a_body_is_not_differentiated(wrap):
+    # as in JAX: cond and scan bodies, and jit under vmap, drop it before (or instead of)
+    # differentiating it
+    xs = jnp.asarray(np.stack([X, X[::-1]]))
+    t = np.float32([[1.0, 0.5, -2.0], [0.0, 1.0, 3.0]])
+    _, ty = tjit.jvp(wrap(cube_rows_beside_unused_custom_vjp), (xs,), (t,))
+    want = np.sum(3 * np.asarray(xs, np.float64) ** 2 * t, -1)
+    np.testing.assert_allclose(np.asarray(ty), want, rtol=1e-6)

@@ -108,6 +108,7 @@ def _jvp_jaxpr(closed, nonzeros, instantiate_out, name):
 
     Returns ``(jaxpr, consts, out_nonzeros)``; the jaxpr takes ``consts`` first.
     """
+    closed = dce(closed)  # code whose results are unused is not differentiated (as JAX)
     avals = closed.in_avals
     n = len(avals)
     inst = _bools(instantiate_out, len(closed.out_avals))

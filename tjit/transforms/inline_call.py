@@ -16,9 +16,14 @@ from tjit.transforms.passes import dce
 
 
 def differentiates(trace):
-    """Whether ``trace`` computes derivatives (forward mode, or linearization in reverse
-    mode), so that code it sees is differentiated."""
-    return isinstance(trace, (JVPTrace, LinearizeTrace))
+    """Whether ``trace`` or a trace it hands values to computes derivatives (forward
+    mode, or linearization in reverse mode), so that code it sees is differentiated
+    (``jvp(vmap(jit(f)))`` differentiates what the vmap trace passes on)."""
+    while trace is not None:
+        if isinstance(trace, (JVPTrace, LinearizeTrace)):
+            return True
+        trace = getattr(trace, "parent", None)
+    return False
 
 
 def call_without_dead_code(flat_fun, leaves, name):
