@@ -395,3 +395,19 @@ def test_unused_custom_vjp_in_a_body_is_not_differentiated(wrap):
     _, ty = tjit.jvp(wrap(cube_rows_beside_unused_custom_vjp), (xs,), (t,))
     want = np.sum(3 * np.asarray(xs, np.float64) ** 2 * t, -1)
     np.testing.assert_allclose(np.asarray(ty), want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("ct_n", [lambda n: None, lambda n: f0(np.shape(n))],
+                         ids=["None", "float0"])
+def test_custom_gradient_integer_argument_cotangent_none_or_float0(ct_n):
+    @tjit.custom_gradient
+    def scaled(x, n):
+        return jnp.sin(x) * n, lambda g: (g * jnp.cos(x) * n, ct_n(n))
+    x, n = jnp.asarray(X), jnp.arange(1, 4, dtype=jnp.int32)
+    want = np.cos(X.astype(np.float64)) * np.arange(1, 4)
+    for grad in (tjit.grad(lambda x, n: jnp.sum(scaled(x, n)), (0, 1), allow_int=True),
+                 tjit.jit(tjit.grad(lambda x, n: jnp.sum(scaled(x, n)), (0, 1),
+                                    allow_int=True))):
+        gx, gn = grad(x, n)
+        np.testing.assert_allclose(np.asarray(gx), want, rtol=1e-6)
+        assert_float0(gn, (3,))

@@ -14,6 +14,7 @@ from tjit.tracing.tree_util import register_pytree_node, tree_flatten, tree_unfl
 from tjit.primitives.rules import tangent_aval
 from tjit.transforms.ad import _to_array
 from tjit.transforms.custom_derivatives import custom_vjp
+from tjit.transforms.float0 import hide_float0
 
 
 class _VJPResiduals:
@@ -55,7 +56,8 @@ def custom_gradient(fun):
 
         def flat_rule(*cts):
             out = rule(tree_unflatten(out_tree, list(cts)))
-            flat, store["in_tree"] = tree_flatten(out)
+            # float0 cotangents (integer arguments) hold no data: kept in the structure
+            flat, store["in_tree"] = tree_flatten(hide_float0(out))
             return flat
         closed = trace_to_jaxpr(flat_rule, ct_avals, f"{name}'s vjp")
         return ans, _VJPResiduals(closed.jaxpr, store["in_tree"], out_tree, closed.consts)
