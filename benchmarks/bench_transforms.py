@@ -4,7 +4,9 @@
 
 Reports: time to trace jit(value_and_grad(loss)) of a 3-layer MLP; equation counts of
 the jaxprs of f, grad(f), grad(grad(f)) for elementwise chains of n ops (should grow
-linearly in n); a training step's steady-state time on the interpreter.
+linearly in n); a training step's steady-state time on the interpreter; the per-call cost of an eager
+grad(jit(f)), whose jit traces f and drops its dead code before differentiating it, against
+inlining f (what it did before; it differentiated unused code), interleaved in one process.
 """
 
 import statistics
@@ -118,7 +120,50 @@ def bench_train_step():
     print(line)
 
 
+def bench_eager_grad_of_jit(reps=7, calls=30):
+    from tjit.transforms import inline_call
+
+    def f(mod):
+        def loss(x, w):
+            h = mod.tanh(x @ w)
+            for _ in range(8):
+                h = mod.tanh(h * 1.01 + 0.1)
+            return mod.sum(h ** 2)
+        return loss
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((64, 32)).astype(np.float32)
+    w = rng.standard_normal((32, 32)).astype(np.float32)
+    g = tjit.grad(tjit.jit(f(jnp)), 1)
+    tx, tw = jnp.asarray(x), jnp.asarray(w)
+
+    def per_call(fn, *args):
+        fn(*args)
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            fn(*args)
+        return (time.perf_counter() - t0) / calls * 1e6
+    dce_first = inline_call.differentiates
+    times = {"inline": [], "dce": []}
+    try:
+        for _ in range(reps):
+            inline_call.differentiates = lambda trace: False
+            times["inline"].append(per_call(g, tx, tw))
+            inline_call.differentiates = dce_first
+            times["dce"].append(per_call(g, tx, tw))
+    finally:
+        inline_call.differentiates = dce_first
+    med = {k: statistics.median(v) for k, v in times.items()}
+    line = (f"eager grad(jit(f)) per call: trace + dead-code elimination {med['dce']:6.0f} us, "
+            f"inlined f {med['inline']:6.0f} us (ratio {med['dce'] / med['inline']:.2f})")
+    if jax:
+        jg = jax.grad(jax.jit(f(jjnp)), 1)
+        jx, jw = jjnp.asarray(x), jjnp.asarray(w)
+        line += f"   jax {statistics.median(per_call(jg, jx, jw) for _ in range(reps)):6.0f} us"
+    print(line)
+
+
 if __name__ == "__main__":
     bench_trace_mlp()
     bench_equation_counts()
     bench_train_step()
+    bench_eager_grad_of_jit()
