@@ -4,14 +4,16 @@
 
 Each variant (``devices/cuda_pointwise.py``: V adjacent 16-byte vectors a chunk, U
 chunks a grid-stride step per thread) compiles Mish forward and jit(grad(sum(mish)))
-on 8x32x224x224 float32 and a few elementwise programs (one and two inputs, a row
-broadcast over rows that misalign every other vector, float64, a small launch-bound
-array). Every result is checked against NumPy and compared bit for bit with the
-default variant's (the variants must give the same bits). Then, in interleaved rounds
-(so drift hits every variant alike), each call is timed on the GPU between CUDA
-events (its kernels' time) and on the host (latency, each call waited for); medians
-are printed in ms with the copy bound (bytes read + written at the measured
-device-copy bandwidth) and the fraction of copy bandwidth reached. Not a test.
+on 8x32x224x224 float32 and a few elementwise programs (x*2+1 on as many points as
+Mish: the same bytes with almost no math, so it tells a bandwidth-bound kernel from a
+math-bound one; two inputs; a row broadcast over rows that misalign every other vector;
+float64; a small launch-bound array). Every result is checked against NumPy and
+compared bit for bit with the default variant's (the variants must give the same
+bits). Then, in interleaved rounds (so drift hits every variant alike), each call is
+timed on the GPU between CUDA events (its kernels' time) and on the host (latency,
+each call waited for); medians are printed in ms with the copy bound (bytes read +
+written at the measured device-copy bandwidth) and the fraction of copy bandwidth
+reached. Not a test.
 """
 
 import argparse
@@ -42,7 +44,7 @@ def _cases(quick):
     rng = np.random.default_rng(0)
     s = 4 if quick else 1
     x = (rng.standard_normal((8, 32, 224 // s, 224 // s)) * 3).astype(np.float32)
-    flat = rng.standard_normal(1 << (22 if quick else 24)).astype(np.float32)
+    flat = rng.standard_normal(x.size).astype(np.float32)  # (Mish's bytes, almost no math)
     a, b = (rng.standard_normal((4096 // s, 4096)).astype(np.float32) for _ in range(2))
     rows = rng.standard_normal((8192 // s, 1001)).astype(np.float32)
     w = rng.standard_normal(1001).astype(np.float32)
@@ -72,9 +74,11 @@ def compile_variants(cases, variants):
         dev = [put(a) for a in args]
         first = None
         for v in variants:
+            def own(*a, _fn=fn):      # (jit(f) of one function shares its compiled
+                return _fn(*a)        # signatures, as JAX's: a new function per variant)
             os.environ[cuda_pointwise.ENV] = v
             try:
-                f = tjit.jit(fn)      # (a new jit: compiled now, under this variant)
+                f = tjit.jit(own)     # (compiled now, under this variant)
                 got = np.asarray(f(*dev))
             finally:
                 del os.environ[cuda_pointwise.ENV]
@@ -83,8 +87,11 @@ def compile_variants(cases, variants):
             err = float(np.max(np.abs(got - want)) / (np.max(np.abs(want)) + 1e-30))
             if err > 1e-4:
                 G.FAILED.append(f"{label} {v}: differs from NumPy (max err {err:.2e})")
+            shape = launches(f, dev)
             if first is None:
-                first = got
+                first, first_shape = got, shape
+            elif shape == first_shape:
+                G.FAILED.append(f"{label} {v}: launches as {variants[0]} does ({shape})")
             elif not np.array_equal(got.view(np.uint8), first.view(np.uint8)):
                 G.FAILED.append(f"{label} {v}: not the bits of {variants[0]}")
             out[i, v] = (f, dev)

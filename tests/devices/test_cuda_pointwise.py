@@ -48,16 +48,19 @@ def test_programs_match_the_interpreter_in_every_variant(gpu, monkeypatch, name,
     v, u = cuda_pointwise.parse(name)
     x = (rng.standard_normal((3, 5, 67)) * 3).astype(F32)      # (a tail in every variant)
     rows, row = rng.standard_normal((7, 37)).astype(F32), rng.standard_normal(37).astype(F32)
-    cases = [(mish, (x,)), (tjit.grad(lambda a: jnp.sum(mish(a))), (x,)),
+
+    def fwd(a):     # (a function of this test: jit(mish) would share earlier tests'
+        return mish(a)  # compiled signatures, as JAX's cache keyed by the function)
+    cases = [(fwd, (x,)), (tjit.grad(lambda a: jnp.sum(mish(a))), (x,)),
              (lambda a, b: jnp.sqrt(jnp.abs(a)) * b - a, (rows, row))]   # (rows of 37)
     for f, args in cases:
         got = tjit.jit(f)(*args)
         assert type(got._value) is FakeDeviceArray
         np.testing.assert_allclose(np.asarray(got), np.asarray(ref(f, *args)),
                                    rtol=2e-6, atol=1e-6)
-    wide = {(s.launch.vector, s.launch.unroll) for s in gpu.rendered
-            if s.launch.kind == "pointwise" and s.launch.vector > 1}
-    assert wide == {(4 * v, u)}
+    wide = [(s.launch.vector, s.launch.unroll) for s in gpu.rendered
+            if s.launch.kind == "pointwise" and s.launch.vector > 1]
+    assert len(wide) >= len(cases) and set(wide) == {(4 * v, u)}    # (each compiled here)
 
 
 def test_a_bad_variant_fails_the_compile_naming_the_choices(gpu, monkeypatch):
