@@ -163,7 +163,9 @@ def jvp(fun, primals, tangents, has_aux=False):
 
     Args:
       fun: function of arrays (pytrees allowed).
-      primals, tangents: tuples/lists of the same structure.
+      primals, tangents: tuples/lists of the same structure. An integer or boolean
+        primal takes a tangent of dtype ``tjit.dtypes.float0`` (``np.zeros(shape,
+        float0)``), as in JAX; an integer or boolean output's tangent is float0.
     """
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise TypeError("jvp: primal and tangent arguments must be tuples or lists; found "
@@ -301,7 +303,11 @@ def backward_pass(jaxpr, consts, cts_out):
 @api_boundary
 def vjp(fun, *primals, has_aux=False):
     """Reverse mode: returns ``(fun(*primals), vjp_fn)`` (and aux) where
-    ``vjp_fn(cotangent)`` returns a tuple with one cotangent per primal argument."""
+    ``vjp_fn(cotangent)`` returns a tuple with one cotangent per primal argument.
+
+    As in JAX, integer and boolean primals get float0 cotangents (NumPy arrays of dtype
+    ``tjit.dtypes.float0``), and an integer output's cotangent may be any value of its
+    shape (float0 included): it is dropped."""
     flat_p, in_tree = tree_flatten(primals)
     flat_p = [_to_array(p) for p in flat_p]
     flat_fun, store = _flatten_fun(lambda *a: fun(*a), in_tree, has_aux, _name(fun))
@@ -442,7 +448,9 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
 
     ``fun`` must return a real scalar (or ``(scalar, aux)`` with ``has_aux``).
     ``argnums`` (an int or a sequence of ints; negative ones count from the last
-    positional argument passed) picks the arguments to differentiate.
+    positional argument passed) picks the arguments to differentiate. Integer or boolean
+    ones are refused unless ``allow_int=True``; their gradient is then a float0 array
+    of their shape, as in JAX.
     """
     return _value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, "value_and_grad")
 
@@ -522,7 +530,9 @@ def _ones_like(x):
 
 
 def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, reduce_axes=()):
-    """Gradient of a scalar function with respect to ``args[argnums]``."""
+    """Gradient of a scalar function with respect to ``args[argnums]`` (see
+    :func:`value_and_grad`: ``allow_int=True`` gives float0 gradients for integer and
+    boolean arguments)."""
     vg = _value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, "grad")
 
     @api_boundary
