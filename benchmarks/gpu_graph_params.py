@@ -21,7 +21,26 @@ cuBLAS is called). On ``bench_gpu.py``'s MLP step (batch 256), replayed as a gra
    the replay's outputs after it, bit for bit against a plain run.
 
 Decide: patched nodes x the SetParams cost against the table copy, and the copy
-nodes' device time (2 minus its plain counterpart) against the whole step. Not a test.
+nodes' device time (the replay's GPU time minus the plain steps') against the whole
+step. Not a test.
+
+The design, if the numbers say build it (not built: the simulated device has no graph
+nodes to patch yet). After the capture, walk the graph once (cuGraphGetNodes,
+cuGraphKernelNodeGetParams) and match tjit's kernel nodes to steps by CUfunction and
+captured pointer arguments. An argument whose every reader is a tjit kernel node loses
+its gather row and input buffer; a fresh output whose writer and readers are all tjit
+kernel nodes is allocated per call and loses its scatter row; anything cuBLAS (or the
+copy kernel) touches keeps its row (cuBLAS's parameter blocks are not ours). Per call:
+write the new addresses into each patched node's argument block (ctypes values its
+``kernelParams`` point at, built once), cuGraphExecKernelNodeSetParams per patched node
+(an update applies to later launches, not to one in flight), then launch. Any missing
+entry point, error code or unmatched node, and a first patched replay that disagrees
+with a plain run (``VERIFY_FIRST_REPLAY``), falls back to today's gather/scatter path
+with the reason kept, as ``copy_kernel_failure`` is. Expected from the earlier H100
+profile (bench_cuda_dispatch --profile: Graph.launch is most of the replay's 31 us)
+and the MLP step's layout (its weights and x are read, and its new weights written, by
+cuBLAS): little to gain there; kernel-heavy programs whose arguments only tjit kernels
+read are where it could pay.
 """
 
 import ctypes
