@@ -29,6 +29,8 @@ operands by op flag, the folded epilogue as alpha/beta; other dots through
 the host (``control_flow``: a while predicate costs one device->host sync per trip).
 Programs and loop bodies made only of kernels and gemms are replayed as CUDA graphs
 from their second call (``cuda_graphs``; ``TJIT_CUDA_GRAPHS=0`` turns them off).
+Vectorized pointwise kernels move one 16-byte vector per operand a thread and step;
+``TJIT_CUDA_POINTWISE`` renders wider variants, for measuring (``cuda_pointwise``).
 Temporaries are slots allocated once per size binding; outputs come from CuPy's memory
 pool; donated arguments' buffers hold outputs. Dispatch is asynchronous: a call
 enqueues its launches on the current stream and returns; an executable's launches are
