@@ -5,6 +5,7 @@ Each keeps the tutorial's code and checks its values against NumPy in float64 or
 finite differences."""
 
 import numpy as np
+import pytest
 
 import tjit as jax
 import tjit.numpy as jnp
@@ -206,3 +207,31 @@ def test_writing_custom_interpreters_notebook():
     got = jax.jit(jax.vmap(jax.grad(inverse(f))))(jnp.asarray(y, jnp.float32))
     np.testing.assert_allclose(got, 1 / (y * (1 - np.log(y) ** 2)), rtol=1e-5)
     assert lax.scatter_add_p.name == "scatter-add" and lax.while_p.name == "while"
+
+
+def test_remat_offload_policy(capsys):
+    # docs/new_docs/301/remat.md: y saved, z offloaded (kept here: one memory space),
+    # w recomputed; the gradient is the function's
+    from functools import partial
+
+    from tjit.ad_checkpoint import checkpoint_name
+    policy = jax.checkpoint_policies.save_and_offload_only_these_names(
+        names_which_can_be_saved=['y'], names_which_can_be_offloaded=['z'],
+        offload_src='device', offload_dst='pinned_host')
+
+    @partial(jax.checkpoint, policy=policy)
+    def f_offload(x):
+        y = checkpoint_name(jnp.sin(x), 'y')
+        z = checkpoint_name(jnp.sin(y), 'z')
+        w = checkpoint_name(jnp.sin(z), 'w')
+        return jnp.sum(w)
+    x = np.arange(4.)
+    want = np.cos(np.sin(np.sin(x))) * np.cos(np.sin(x)) * np.cos(x)
+    np.testing.assert_allclose(jax.grad(f_offload)(jnp.arange(4.)), want, rtol=1e-6)
+    print_saved_residuals(f_offload, jnp.arange(4.))
+    out = capsys.readouterr().out
+    assert "named 'y'" in out and "named 'z'" in out and "named 'w'" not in out
+    with pytest.raises(ValueError, match="should not intersect"):
+        jax.checkpoint_policies.save_and_offload_only_these_names(
+            names_which_can_be_saved=['a'], names_which_can_be_offloaded=['a'],
+            offload_src='device', offload_dst='pinned_host')

@@ -110,6 +110,26 @@ def save_anything_except_these_names(*names):
     return policy
 
 
+def save_and_offload_only_these_names(*, names_which_can_be_saved,
+                                      names_which_can_be_offloaded, offload_src,
+                                      offload_dst):
+    """Save the values named in ``names_which_can_be_saved`` and offload those named in
+    ``names_which_can_be_offloaded`` (from memory ``offload_src`` to ``offload_dst``);
+    recompute the rest. tjit's devices have one memory space for residuals, so an
+    offloaded value is kept where it is, like a saved one: the gradients are JAX's,
+    the device memory is not relieved."""
+    saved, offloaded = set(names_which_can_be_saved), set(names_which_can_be_offloaded)
+    both = saved & offloaded
+    if both:
+        raise ValueError(f"The names should be exclusive and should not intersect in "
+                         f"`names_which_can_be_saved` and `names_which_can_be_offloaded`. "
+                         f"Got intersection={both}")
+    policy = save_only_these_names(*(saved | offloaded))
+    policy.__name__ = (f"save_and_offload_only_these_names(saved={tuple(sorted(saved))}, "
+                       f"offloaded={tuple(sorted(offloaded))}, {offload_src}->{offload_dst})")
+    return policy
+
+
 def save_from_both_policies(policy_1, policy_2):
     """Save what either policy saves."""
     def policy(prim, *args, **params):
@@ -131,6 +151,7 @@ checkpoint_policies = types.SimpleNamespace(
     save_only_these_names=save_only_these_names,
     save_any_names_but_these=save_any_names_but_these,
     save_anything_except_these_names=save_anything_except_these_names,
+    save_and_offload_only_these_names=save_and_offload_only_these_names,
     save_from_both_policies=save_from_both_policies)
 
 
@@ -517,4 +538,4 @@ __all__ = ["checkpoint", "remat", "checkpoint_name", "checkpoint_policies",
            "everything_saveable", "nothing_saveable", "dots_saveable", "checkpoint_dots",
            "dots_with_no_batch_dims_saveable", "save_only_these_names",
            "save_any_names_but_these", "save_anything_except_these_names",
-           "save_from_both_policies"]
+           "save_and_offload_only_these_names", "save_from_both_policies"]
