@@ -9,8 +9,10 @@ switch (``benchmarks/gpu_variants.py`` times each one beside the copy bound) unt
 run shows which default to keep: on an H100 Mish forward (8,32,224,224) float32 ran at
 ~65% of copy bandwidth with one vector per thread.
 
-The variant is read when a program is compiled; the program's rendered unit is cached
-on disk under a key that names the variant (``cuda_compile.unit_key``).
+The variant is read when a program is compiled (a function already compiled keeps its
+kernels: ``jit`` of one function shares its compiled signatures, as JAX's cache does);
+the program's rendered unit is cached on disk under a key that names the variant
+(``cuda_compile.unit_key``).
 """
 
 import dataclasses
