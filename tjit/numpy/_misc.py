@@ -464,7 +464,8 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     y_ = sub(mul(a2, b0), mul(a0, b2))
     parts, shape = _broadcast_all("cross", x_, y_, z)
     c = lax.concatenate([lax.expand_dims(p, (len(shape),)) for p in parts], len(shape))
-    return _moveaxis(c, -1, axisc)
+    # strong, as JAX's (which assembles the 3-vector with jnp.array, whose result is)
+    return _moveaxis(lax.convert_element_type(c, c.dtype, weak_type=False), -1, axisc)
 
 
 def polyval(p, x, *, unroll=16):

@@ -50,10 +50,14 @@ def _check_matrix(fname, a, square=True):
 
 
 def _reduce(prim, x, axes, keepdims=False):
+    """A reduction typed as jnp's (strong: JAX's linalg reduces with jnp.sum/amax, which
+    drop the weak type that lax's reductions keep)."""
     axes = tuple(sorted(a % x.ndim for a in axes))
     if not axes:
         return x
     out = prim.bind(x, axes=axes)
+    if getattr(out, "weak_type", False):
+        out = lax.convert_element_type(out, out.dtype, weak_type=False)
     return lax.expand_dims(out, axes) if keepdims else out
 
 
@@ -225,8 +229,10 @@ def det(a):
     (a,) = _inexact("det", a)
     _check_matrix("det", a)
     lu, pivots, _ = lax_linalg.lu(a)
-    d = _reduce(reduce_prod_p, _diag(lu), (-1,))
-    return lax.mul(d, _lu_parity_sign(pivots, a.dtype))
+    d = lax.mul(_reduce(reduce_prod_p, _diag(lu), (-1,)), _lu_parity_sign(pivots, a.dtype))
+    if a.weak_type and a.shape[-1] in (2, 3):  # JAX's closed forms for 2x2 and 3x3 keep
+        d = lax.convert_element_type(d, d.dtype, weak_type=True)  # the weak type
+    return d
 
 
 def slogdet(a, *, method=None):
@@ -435,8 +441,9 @@ def cond(x, p=None):
     _check_matrix("cond", x, square=False)
     if p in (None, 2, -2):
         s = svd(x, compute_uv=False)
-        hi = _reduce(reduce_max_p, s, (-1,))
-        lo = _reduce(reduce_min_p, s, (-1,))
+        # (JAX divides the first and last singular values: the weak type is kept)
+        hi = lax.index_in_dim(s, 0, s.ndim - 1, False)
+        lo = lax.index_in_dim(s, s.shape[-1] - 1, s.ndim - 1, False)
         return lax.div(hi, lo) if p != -2 else lax.div(lo, hi)
     _check_matrix("cond", x)
     r = lax.mul(norm(x, p, axis=(-2, -1)), norm(inv(x), p, axis=(-2, -1)))

@@ -45,7 +45,7 @@ def _eig_abstract(x, *, compute_left_eigenvectors, compute_right_eigenvectors):
     return out
 
 
-eig_p.def_weak_type(lambda *w, **_: False)
+# (eigenvalues and vectors keep the operand's weak type, as JAX's: the default rule)
 
 
 @eig_p.def_impl

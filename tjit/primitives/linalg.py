@@ -381,9 +381,9 @@ def _triangular_solve_impl(xp, a, b, *, left_side, lower, transpose_a, conjugate
     return _cast(xp, x, b.dtype)
 
 
-for _p in (cholesky_p, qr_p, svd_p, eigh_p, lu_p, triangular_solve_p):
-    _p.def_weak_type(lambda *w, **_: False)
-del _p
+# (cholesky, qr, svd, eigh, lu and triangular_solve keep their operands' weak type, weak
+# where all are, as JAX's linalg primitives do, whose avals are the operand's updated;
+# LU's int32 pivots and permutation too: the default rule)
 
 
 # -- transformation rules ----------------------------------------------------------------------
