@@ -15,6 +15,15 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 os.environ.setdefault("TJIT_PROGRAM_CACHE", "0")
 
 
+@pytest.fixture(autouse=True)
+def _fresh_jit_caches():
+    """Each test's jit wrappers start with caches of their own: jit(f) of a function
+    already jitted shares that wrapper's compiled signatures (as JAX's cache keyed by
+    the function does), which across tests would hide the traces a test counts."""
+    from tjit import api
+    api._SHARED.clear()
+
+
 @pytest.fixture
 def rng():
     return np.random.default_rng(0)

@@ -229,7 +229,40 @@ def clear_caches():
         jitted = list(_ALL_JITTED)
     for f in jitted:
         f.clear_cache()
+    with _SHARED_LOCK:   # (the caches of wrappers already collected, too)
+        _SHARED.clear()
     kernel_cache.clear()
+
+
+# jit(f) applied again to the same function with the same options shares the first
+# wrapper's compiled signatures, as JAX's cache keyed by the function does: `jit(f)(x)`
+# written inline traces once, not at every call. Keyed weakly by the function, and the
+# shared dicts never hold it, so a collected function takes its entries with it.
+_SHARED = weakref.WeakKeyDictionary()   # fun -> {options: the shared attributes' values}
+_SHARED_LOCK = threading.Lock()
+_SHARED_ATTRS = ("_cache", "_fast_cache", "_pending", "_lock", "_families", "_budgeted")
+
+
+def _share_caches(jitted, fun, options):
+    """Point ``jitted``'s caches at those of the first jit of ``fun`` with ``options``
+    (its own stay when ``fun`` or the options cannot be keyed)."""
+    mine = tuple(getattr(jitted, a) for a in _SHARED_ATTRS)
+    try:
+        with _SHARED_LOCK:
+            first = _SHARED.setdefault(fun, {}).setdefault(options, mine)
+    except (TypeError, ValueError):  # unhashable, no weak reference, or an odd __eq__
+        return
+    for name, value in zip(_SHARED_ATTRS, first):
+        setattr(jitted, name, value)
+
+
+def _frozen(x):
+    """``x`` with lists made tuples and dicts sorted item tuples (a hashable key)."""
+    if isinstance(x, (list, tuple)):
+        return tuple(_frozen(v) for v in x)
+    if isinstance(x, dict):
+        return tuple(sorted((k, _frozen(v)) for k, v in x.items()))
+    return x
 
 
 class _CacheEntry:
@@ -312,6 +345,12 @@ class Jitted:
         self._budgeted = {}
         self.trace_count = 0
         self.compile_count = 0
+        if op == "jit":
+            _share_caches(self, fun, (
+                frozenset(self.sig.static_argnums), frozenset(self.sig.static_argnames),
+                frozenset(self.donate_argnums), frozenset(self.donate_argnames),
+                _frozen(polymorphic_shapes), backend, device, self._dynamic,
+                self.memory_budget))
 
     def __get__(self, obj, objtype=None):  # jit on methods
         if obj is None:

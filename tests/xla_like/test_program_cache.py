@@ -33,6 +33,9 @@ def cache(monkeypatch, tmp_path):
     """The program cache on, in a folder of its own."""
     monkeypatch.setenv("TJIT_CACHE_DIR", str(tmp_path))
     monkeypatch.setenv(pc.ENV_VAR, "1")
+    # each tjit.jit(f) stands for a new process: it shares no compiled signatures with
+    # an earlier jit of f (tjit.api._share_caches, as JAX's cache keyed by the function)
+    monkeypatch.setattr(tjit.api, "_share_caches", lambda *args: None)
     return tmp_path
 
 

@@ -97,6 +97,9 @@ print(stats["hits"], stats["stored"], stats["misses"], stats["bad_entries"])
 def cache(monkeypatch, tmp_path):
     monkeypatch.setenv("TJIT_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv(pc.ENV_VAR, "1")
+    # each tjit.jit(f) stands for a new process: it shares no compiled signatures with
+    # an earlier jit of f (tjit.api._share_caches, as JAX's cache keyed by the function)
+    monkeypatch.setattr(tjit.api, "_share_caches", lambda *args: None)
     pc._DIGESTS.clear()      # (the sources as they are now, as the new process sees them)
     return tmp_path
 
