@@ -242,6 +242,33 @@ def _linspace_parts(start, stop, num, endpoint, dtype, axis, fname):
     return num, dt, cdt, axis, out_shape, start_b, stop_b, start, stop
 
 
+def _host_numpy_value(x):
+    """``x`` as a NumPy value when it is a Python number or a NumPy value of a dtype NumPy
+    computes on (not bfloat16), else None (tjit Arrays stay on their device)."""
+    if isinstance(x, (Tracer, Array)):
+        return None
+    v = np.asarray(x)
+    return v if v.dtype.kind in "biufc" else None
+
+
+def _host_linspace(given, num, endpoint, axis, dt, cdt):
+    """``(samples, step)`` of ``numpy.linspace`` on concrete endpoints, else None.
+
+    NumPy computes Python-number endpoints in float64 and rounds once at the end; the
+    traced formula in ``dt`` (float32 without x64) is an ulp off in between
+    (linspace(0, 1, 11)[9] was 0.90000004, not float32(0.9)), which moves histogram
+    values that sit on a bin edge into the neighbouring bin."""
+    values = [_host_numpy_value(v) for v in given]
+    if not isinstance(num, int) or any(v is None for v in values):
+        return None
+    with np.errstate(all="ignore"):
+        out, step = np.linspace(*values, num, endpoint=endpoint, retstep=True, axis=axis)
+        if dtypes.is_int(dt):
+            out = np.floor(out)
+    return (lax.convert_element_type(asarray(out.astype(dt)), dt),
+            lax.convert_element_type(asarray(np.asarray(step).astype(cdt)), cdt))
+
+
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
              device=None):
     """``num`` evenly spaced samples from ``start`` to ``stop`` (arrays broadcast; the
@@ -250,8 +277,12 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     Returns:
       The samples, and the step as well when ``retstep`` is true.
     """
+    given = (start, stop)
     num, dt, cdt, axis, out_shape, start_b, stop_b, start, stop = _linspace_parts(
         start, stop, num, endpoint, dtype, axis, "linspace")
+    host = _host_linspace(given, num, endpoint, axis, dt, cdt)
+    if host is not None:
+        return host if retstep else host[0]
     bdims = tuple(i for i in range(len(out_shape)) if i != axis)
     div = (num - 1) if endpoint else num
     if isinstance(num, int) and num <= 1:

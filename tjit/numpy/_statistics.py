@@ -71,6 +71,23 @@ def bincount(x, weights=None, minlength=0, *, length=None):
     return _scatter_add(length, lax.convert_element_type(idx, dtypes.default_int()), w)
 
 
+def _host_outer_edges(a, range):  # noqa: A002
+    """``(lo, hi)`` as NumPy's ``_get_outer_edges`` has them when they are concrete: the
+    given range as given (Python numbers: linspace computes in float64), or the data's
+    min and max as NumPy scalars of its dtype (computed in that dtype); else None."""
+    if range is not None:
+        if isinstance(range, (Array, Tracer)) or np.shape(range) != (2,):
+            return None
+        if any(isinstance(v, (Array, Tracer)) for v in range):
+            return None
+        return range[0], range[1]
+    if isinstance(a, Tracer) or not np.dtype(a.dtype).kind in "iuf":
+        return None
+    if type(a.size) is int and a.size == 0:
+        return 0, 1
+    return np.asarray(red.min(a))[()], np.asarray(red.max(a))[()]
+
+
 def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
     """Bin edges for :func:`histogram`: ``bins`` equal bins over ``range`` (default the
     data's min..max), or the given edges."""
@@ -88,6 +105,19 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
     nbins = _static(bins, "histogram", "bins")
     if nbins < 1:
         raise ValueError(f"jnp.histogram: bins must be a positive integer, got {nbins}")
+    host = _host_outer_edges(a, range)
+    if host is not None:
+        # NumPy's edges: linspace in float64 from Python floats, rounded once to dt
+        lo, hi = host
+        what = "supplied" if range is not None else "autodetected"
+        if not (np.isfinite(float(lo)) and np.isfinite(float(hi))):
+            raise ValueError(f"jnp.histogram: {what} range of [{lo}, {hi}] is not finite")
+        if lo > hi:
+            raise ValueError(f"jnp.histogram: range must be (min, max) with min <= max, "
+                             f"got {range!r}")
+        if lo == hi:
+            lo, hi = lo - 0.5, hi + 0.5
+        return linspace(lo, hi, nbins + 1, dtype=dt)
     if range is None:
         if type(a.size) is int and a.size == 0:
             lo = hi = lax.full((), 0, dt)
