@@ -460,7 +460,7 @@ def _scatter_rows(xp, out, indices, updates, dn, mode, ufunc_name):
     combine = None if ufunc_name is None else ieee_minmax.combiner(xp, ufunc_name)
     with np.errstate(all="ignore"):  # NaN/overflow stay silent, as in JAX
         if counts is not None and int(counts.max()) > ROW_SCATTER_MAX_ROUNDS:
-            if ufunc_name not in _FOLDING_UFUNCS:
+            if ufunc_name not in _FOLDING_UFUNCS or xp is not np:   # (NumPy's ufunc API)
                 return False
             many = counts[rows] > ROW_SCATTER_MAX_ROUNDS
             _fold_repeated_rows(xp, table, rows[many], vals[many], ufunc_name)
