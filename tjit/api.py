@@ -64,7 +64,8 @@ from tjit.tracing.jaxpr_trace import trace_to_jaxpr
 from tjit.tracing.shapes import check_spec, parse_spec, shape_str, symbol
 from tjit.tracing.target_platform import set_default_platform, tracing_for
 from tjit.tracing.size_questions import SpecializeSizes
-from tjit.tracing.tree_util import flattener, tree_flatten, tree_unflatten, unflattener
+from tjit.tracing.tree_util import (
+    flattener, tree_flatten, tree_map, tree_unflatten, unflattener)
 from tjit.transforms import loop_remat, passes
 from tjit.transforms import inline_call as _inline_call
 from tjit.transforms.float0 import hide_float0
@@ -80,6 +81,18 @@ set_default_platform(_backends.default_backend)
 MEMORY_BUDGET_ENV = "TJIT_MEMORY_BUDGET"
 
 
+def _is_float0_dtype(dtype):
+    return isinstance(dtype, np.dtype) and dtype == dtypes.float0
+
+
+def _shape_structs(out_tree, avals):
+    """ShapeDtypeStructs for a traced program's outputs (its float0 ones included, which
+    its out_tree holds, as JAX's eval_shape gives them)."""
+    out = tree_unflatten(out_tree, [ShapeDtypeStruct(a.shape, a.dtype) for a in avals])
+    return tree_map(lambda x: ShapeDtypeStruct(x.shape, x.dtype) if dtypes.is_float0(x)
+                    else x, out)
+
+
 class ShapeDtypeStruct:
     """A shape and dtype standing for an array (for make_jaxpr / eval_shape / lower)."""
 
@@ -87,7 +100,8 @@ class ShapeDtypeStruct:
 
     def __init__(self, shape, dtype, weak_type=False):
         self.shape = tuple(shape)
-        self.dtype = dtypes.canonicalize(dtypes.check_dtype(dtype))
+        self.dtype = dtypes.float0 if _is_float0_dtype(dtype) else \
+            dtypes.canonicalize(dtypes.check_dtype(dtype))
         self.weak_type = weak_type
 
     @classmethod
@@ -102,7 +116,8 @@ class ShapeDtypeStruct:
         return len(self.shape)
 
     def __repr__(self):
-        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name})"
+        name = "float0" if self.dtype == dtypes.float0 else self.dtype.name
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={name})"
 
     def __eq__(self, other):
         return isinstance(other, ShapeDtypeStruct) and (self.shape, self.dtype) == (
@@ -1059,8 +1074,7 @@ class Lowered:
 
     @property
     def out_info(self):
-        return tree_unflatten(self.out_tree, [ShapeDtypeStruct(a.shape, a.dtype)
-                                              for a in self.jaxpr.out_avals])
+        return _shape_structs(self.out_tree, self.jaxpr.out_avals)
 
 
 class Compiled:
@@ -1431,8 +1445,7 @@ def make_jaxpr(fun, static_argnums=(), return_shape=False, polymorphic_shapes=No
             closed, out_tree = jitted._trace(dyn_args, dyn_kwargs, statics, treedef, sig,
                                              simplify=False)
         if return_shape:
-            shapes = tree_unflatten(out_tree, [ShapeDtypeStruct(a.shape, a.dtype)
-                                                    for a in closed.out_avals])
+            shapes = _shape_structs(out_tree, closed.out_avals)
             return closed, shapes
         return closed
     return make

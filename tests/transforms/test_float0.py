@@ -411,3 +411,11 @@ def test_custom_gradient_integer_argument_cotangent_none_or_float0(ct_n):
         gx, gn = grad(x, n)
         np.testing.assert_allclose(np.asarray(gx), want, rtol=1e-6)
         assert_float0(gn, (3,))
+
+
+def test_eval_shape_and_lowered_out_info_describe_float0_outputs():
+    g = tjit.grad(lambda x, n: jnp.sum(x * n), (0, 1), allow_int=True)
+    want = (tjit.ShapeDtypeStruct((3,), np.float32), tjit.ShapeDtypeStruct((), F0))
+    assert tjit.eval_shape(g, jnp.asarray(X), 2) == want
+    assert tjit.jit(g).lower(jnp.asarray(X), 2).out_info == want
+    assert repr(want[1]) == "ShapeDtypeStruct(shape=(), dtype=float0)"
