@@ -10,11 +10,11 @@ the user passes with JAX's rules and messages.
 
 import numpy as np
 
-from tjit.primitives.rules import Zero, instantiate, tangent_aval
 from tjit.tracing import dtypes
 from tjit.tracing.core import get_aval
 from tjit.tracing.dtypes import float0_zeros
 from tjit.tracing.tree_util import register_pytree_node, tree_map
+from tjit.primitives.rules import Zero, instantiate, tangent_aval
 
 
 def tangent_dtype(dt):
@@ -62,9 +62,9 @@ def tangent_out(primal_aval, t):
 
 
 def cotangent_in(out_aval, ct, i, what, to_array):
-    """The user's cotangent ``ct`` for an output of ``out_aval``: for an integer or
-    boolean output any value of the output's shape is accepted (float0 included, as JAX
-    does) and dropped; None means no cotangent. Returns the cotangent or None."""
+    """The user's cotangent ``ct`` for an output of ``out_aval``, checked: for an integer
+    or boolean output any value of the output's shape is accepted (float0 included, as
+    JAX does) and dropped (None is returned); others must have the output's type."""
     if not dtypes.has_tangent_space(out_aval.dtype):
         shape = _shape_and_dtype(ct if dtypes.is_float0(ct) else to_array(ct))[0]
         if shape != tuple(out_aval.shape):
