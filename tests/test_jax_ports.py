@@ -235,3 +235,42 @@ def test_remat_offload_policy(capsys):
         jax.checkpoint_policies.save_and_offload_only_these_names(
             names_which_can_be_saved=['a'], names_which_can_be_offloaded=['a'],
             offload_src='device', offload_dst='pinned_host')
+
+
+def test_vjp_objects_split_forward_and_backward():
+    # docs/new_docs/301/vjp-objects.md: vjp's function is a pytree of its residuals, so
+    # jitted forward and backward passes can run on one's own schedule
+    def fwd_and_bwd(f):
+        def fwd(*args):
+            return jax.vjp(f, *args)
+
+        def bwd(f_vjp, y_bar):
+            return f_vjp(y_bar)
+        return jax.jit(fwd), jax.jit(bwd)
+
+    def layer(W, x):
+        return jnp.tanh(x @ W)
+
+    fwd, bwd = fwd_and_bwd(layer)
+    rng = np.random.default_rng(0)
+    W1, W2 = (rng.standard_normal((3, 3)).astype(np.float32) * 0.5 for _ in range(2))
+    x0 = rng.standard_normal((2, 3)).astype(np.float32)
+    x1, res1 = fwd(W1, x0)
+    x2, res2 = fwd(W2, x1)
+    dW2, dx1 = bwd(res2, jnp.ones_like(x2))
+    dW1, dx0 = bwd(res1, dx1)
+    assert jax.tree.leaves(res1) and all(isinstance(v, jax.Array)
+                                         for v in jax.tree.leaves(res1))
+
+    # NumPy float64: the same two layers' backward pass by hand
+    W1d, W2d, x0d = (a.astype(np.float64) for a in (W1, W2, x0))
+    h1 = np.tanh(x0d @ W1d)
+    h2 = np.tanh(h1 @ W2d)
+    g2 = 1 - h2 ** 2                       # d sum(h2) / d (h1 @ W2)
+    g1 = (g2 @ W2d.T) * (1 - h1 ** 2)      # d sum(h2) / d (x0 @ W1)
+    np.testing.assert_allclose(dW2, h1.T @ g2, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(dW1, x0d.T @ g1, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(dx0, g1 @ W1d.T, rtol=1e-5, atol=1e-6)
+    # the residuals map like any pytree's leaves
+    doubled = jax.tree.map(lambda r: r, res1)
+    np.testing.assert_allclose(doubled(dx1)[0], dW1, rtol=1e-6)

@@ -30,6 +30,7 @@ from tjit.primitives.rules import (
     UndefinedPrimal, Zero, add_tangents, instantiate, tangent_aval)
 from tjit.transforms.float0 import cotangent_in, tangent_in, tangent_out
 from tjit.transforms.partial_eval import LinearizeTrace
+from tjit.transforms.vjp_object import VJP
 
 
 # -- forward mode ---------------------------------------------------------------------------
@@ -314,8 +315,9 @@ def vjp(fun, *primals, has_aux=False):
     out_primals, linear, zero_mask = linearize_flat(flat_fun, flat_p, _name(fun), store)
     out_tree = store["tree"]
     out_avals = [get_aval(p) for p in out_primals]
+    in_avals = [get_aval(p) for p in flat_p]
 
-    def vjp_fn(ct):
+    def backward(residuals, ct):
         cts, ct_tree = tree_flatten(ct)
         if ct_tree != out_tree:
             raise TypeError(f"vjp: the cotangent must have the output's structure {out_tree},"
@@ -325,10 +327,11 @@ def vjp(fun, *primals, has_aux=False):
         # an integer output's cotangent is dropped (a Zero: it has no tangent space)
         live = [Zero(tangent_aval(a)) if c is None else c
                 for c, a, z in zip(cts, out_avals, zero_mask) if not z]
-        cts_in = backward_pass(linear.jaxpr, linear.consts, live)
-        return tree_unflatten(in_tree, [_api_tangent(get_aval(p), c)
-                                        for c, p in zip(cts_in, flat_p)])
+        cts_in = backward_pass(linear.jaxpr, residuals, live)
+        return tree_unflatten(in_tree, [_api_tangent(a, c) for c, a in zip(cts_in, in_avals)])
 
+    # a pytree of the residuals (JAX's VJP objects): it can leave and enter jitted code
+    vjp_fn = VJP(backward, linear.consts)
     out = tree_unflatten(out_tree, out_primals)
     if has_aux:
         return out, vjp_fn, store["aux"]
