@@ -89,3 +89,34 @@ def test_top_k_errors_name_the_operation():
         lax.top_k(jnp.zeros((2, 4)), 5)
     with pytest.raises(TypeError, match=r"top_k: complex operands have no order"):
         lax.top_k(jnp.zeros((2, 4), jnp.complex64), 1)
+
+
+def _wide_rows(seed):
+    """Rows of 512 normal values with NaNs, signed zeros and ties among the largest
+    (blocks of TOP_K_BLOCK strided elements then share maxima)."""
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((40, 512)).astype(np.float32)
+    x[rng.random(x.shape) < 0.004] = np.nan
+    x[:, [5, 37, 69, 300]] = 2.5                 # ties at the top, in several blocks
+    x[3, :] = -0.0
+    x[3, [7, 100]] = 0.0
+    x[4, :] = 7.0                                # a row of one value
+    return x
+
+
+@pytest.mark.parametrize("k", [1, 5, 8])
+@pytest.mark.parametrize("dtype", [np.float32, np.int32])
+def test_block_candidates_give_the_same_top_k(k, dtype):
+    """Long rows take the block-candidate path (checked), and give the loop's answer."""
+    from tjit.primitives import reductions as rd
+    x = _wide_rows(k)
+    if dtype == np.int32:
+        x = np.nan_to_num(x * 100, nan=-7).astype(np.int32)
+    key = rd._top_k_key(np, x)
+    rows_ok = [r for r in range(x.shape[0]) if r not in (3, 4)]   # (all-tied rows: every
+    # block holds a top value, and the whole batch takes the plain selection)
+    assert rd._top_k_candidates(np, key[rows_ok], k) is not None
+    f = tjit.jit(lambda v: lax.top_k(v, k))
+    for rows in (x[rows_ok], x):    # the candidate path, then the plain one
+        for g, w in zip(f(rows), _loop_top_k(rows, k)):
+            _same(g, w)

@@ -291,24 +291,67 @@ def _top_k_key(xp, x):
     return xp.where(xp.isnan(f), int_t(np.iinfo(int_t).max), bits)
 
 
-@top_k_p.def_impl
-def _top_k_impl(xp, operand, *, k, dimension):
-    x = xp.moveaxis(xp.asarray(operand), dimension, -1)
-    n, batch = x.shape[-1], x.shape[:-1]
-    key = _top_k_key(xp, x)
-    if k == 0 or k == n:
-        idx = xp.broadcast_to(xp.arange(k), batch + (k,))
-    else:   # 0 < k < n: everything above the k-th largest key, then its ties by index
+#: Rows at least this long, with k at most a quarter of their blocks, select among the
+#: blocks that can hold the top k first (``_top_k_candidates``); TOP_K_BLOCK elements a block.
+TOP_K_MIN_ROW = 256
+TOP_K_BLOCK = 16
+
+
+def _top_k_order(xp, key, k):
+    """Indices of the k largest of each row of ``key`` (0 < k), largest first, ties in
+    ascending index order."""
+    n, batch = key.shape[-1], key.shape[:-1]
+    if k == n:
+        idx = xp.broadcast_to(xp.arange(k), key.shape)
+    else:   # everything above the k-th largest key, then its ties by index
         kth = xp.partition(key, n - k, axis=-1)[..., n - k:n - k + 1]
         above, tied = key > kth, key == kth
         room = k - above.sum(axis=-1, keepdims=True)
         if not bool((tied.sum(axis=-1, keepdims=True) == room).all()):
             tied &= xp.cumsum(tied, axis=-1) <= room    # too many ties: the first ones
         idx = xp.nonzero((above | tied).reshape(-1, n))[1].reshape(batch + (k,))
-    if k:   # largest first; the stable sort keeps ties in ascending index order
-        picked = xp.take_along_axis(key, idx, axis=-1)
-        descending = ~picked if dtypes.is_int(picked.dtype) else -picked
-        idx = xp.take_along_axis(idx, xp.argsort(descending, axis=-1, kind="stable"), axis=-1)
+    picked = xp.take_along_axis(key, idx, axis=-1)
+    descending = ~picked if dtypes.is_int(picked.dtype) else -picked
+    return xp.take_along_axis(idx, xp.argsort(descending, axis=-1, kind="stable"), axis=-1)
+
+
+def _top_k_candidates(xp, key, k):
+    """Ascending indices, per row, of a few blocks that hold the row's k largest, or None.
+
+    Block b of a row is ``{b, b + nb, b + 2 nb, ...}`` (one strided max reduces them all).
+    At least k keys reach the k-th largest block maximum M (the maxima of the top k
+    blocks), so every top-k key is >= M and lies in a block whose maximum is >= M: those
+    blocks (and, to give every row as many, a few more) hold the answer. None when ties
+    make them more than half the row."""
+    n, batch = key.shape[-1], key.shape[:-1]
+    nb = n // TOP_K_BLOCK
+    block_max = key.reshape(batch + (TOP_K_BLOCK, nb)).max(axis=-2)
+    m = xp.partition(block_max, nb - k, axis=-1)[..., nb - k:nb - k + 1]
+    holds = block_max >= m
+    c = int(holds.sum(axis=-1).max())
+    if 2 * c > nb:
+        return None
+    blocks = xp.argsort(~holds, axis=-1, kind="stable")[..., :c]     # those first
+    pos = blocks[..., None] + nb * xp.arange(TOP_K_BLOCK)
+    return xp.sort(pos.reshape(batch + (c * TOP_K_BLOCK,)), axis=-1)
+
+
+@top_k_p.def_impl
+def _top_k_impl(xp, operand, *, k, dimension):
+    x = xp.moveaxis(xp.asarray(operand), dimension, -1)
+    n = x.shape[-1]
+    key = _top_k_key(xp, x)
+    pos = None
+    if 0 < k and 4 * k * TOP_K_BLOCK <= n and n >= TOP_K_MIN_ROW and \
+            n % TOP_K_BLOCK == 0 and x.size:
+        pos = _top_k_candidates(xp, key, k)
+    if k == 0:
+        idx = xp.zeros(x.shape[:-1] + (0,), np.int64)
+    elif pos is None:
+        idx = _top_k_order(xp, key, k)
+    else:
+        sub = _top_k_order(xp, xp.take_along_axis(key, pos, axis=-1), k)
+        idx = xp.take_along_axis(pos, sub, axis=-1)
     vals = xp.take_along_axis(x, idx, axis=-1)
     return [xp.moveaxis(vals, -1, dimension),
             xp.moveaxis(idx.astype(np.int32), -1, dimension)]
