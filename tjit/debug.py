@@ -12,6 +12,7 @@ import numpy as np
 import sympy
 
 from tjit._namespace import publish
+from tjit.debugger import Debugger, record_frames
 from tjit.host_callbacks import as_operand
 from tjit.primitives.callbacks import FlatCallback, debug_callback_p
 from tjit.tracing.core import Array, Tracer
@@ -173,5 +174,32 @@ def print(fmt=None, *args, ordered=False, partitioned=False, skip_format_check=F
                         f"args={args} kwargs={kwargs}")
     return _print
 
+
+def breakpoint(*, backend=None, filter_frames=True, num_frames=None, ordered=False,  # noqa: A001
+               token=None, **kwargs):
+    """Stop here when the program runs, in a debugger over the calling frames' values
+    (``jax.debug.breakpoint``; commands: ``p``/``pp`` EXPR, ``l``, ``w``, ``u``, ``d``,
+    ``c``, ``q``, see ``tjit/debugger.py``). Under ``jit`` the array-valued locals of
+    the frames are the values computed at run time; under ``vmap`` the debugger opens
+    once per batch element, as JAX's.
+
+    Args:
+      backend: accepted for JAX compatibility (it runs where the program runs).
+      filter_frames: leave tjit's own frames out of the stack (default).
+      num_frames: record at most this many frames (default: all).
+      ordered: keep the breakpoint in program order with other ordered effects.
+      token: accepted for JAX compatibility (ignored).
+    """
+    frames = record_frames(sys._getframe(1), filter_frames, num_frames)
+    slots = [(fr, name) for fr in frames for name in fr.array_names]
+
+    def enter(*values):
+        for (fr, name), v in zip(slots, values):
+            fr.locals[name] = Array(np.asarray(v))
+        Debugger(frames).run()
+    callback(enter, *[fr.locals[name] for fr, name in slots], ordered=ordered)
+
+
+__all__ = ["callback", "print", "breakpoint"]
 
 publish(globals())  # (print and callback: eager entry points, tab completion lists them)
