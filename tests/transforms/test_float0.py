@@ -386,10 +386,11 @@ def cube_rows_beside_unused_custom_vjp(x):
     lambda f: lambda x: lax.cond(jnp.sum(x) < 100, f, lambda x: jnp.zeros(x.shape[:-1]), x),
     lambda f: lambda x: lax.scan(lambda c, _: (c + f(x), None), jnp.zeros(x.shape[:-1]),
                                  None, length=2)[0] / 2,
-], ids=["vmap-jit", "cond", "scan"])
+    lambda f: tjit.checkpoint(tjit.jit(f)),                               # jit in a remat body
+], ids=["vmap-jit", "cond", "scan", "checkpoint-jit"])
 def test_unused_custom_vjp_in_a_body_is_not_differentiated(wrap):
-    # as in JAX: cond and scan bodies, and jit under vmap, drop it before (or instead of)
-    # differentiating it
+    # as in JAX: cond and scan bodies, and jit under vmap or checkpoint, drop it before
+    # (or instead of) differentiating it
     xs = jnp.asarray(np.stack([X, X[::-1]]))
     t = np.float32([[1.0, 0.5, -2.0], [0.0, 1.0, 3.0]])
     _, ty = tjit.jvp(wrap(cube_rows_beside_unused_custom_vjp), (xs,), (t,))

@@ -43,6 +43,7 @@ from tjit.primitives.rules import Zero, is_undefined_primal, tangent_aval
 from tjit.transforms.ad import _to_array, backward_pass, jvp_flat, linearize_flat
 from tjit.transforms.custom_derivatives import batch_jaxpr, batch_size_and_front, trace_flat
 from tjit.transforms.partial_eval import LinearizeTrace
+from tjit.transforms.passes import dce
 
 
 # -- policies --------------------------------------------------------------------------------
@@ -237,6 +238,7 @@ def checkpoint_name(x, name):
 
 # -- jvp and batching rules ------------------------------------------------------------------
 def _checkpoint_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, policy):
+    jaxpr = dce(jaxpr)  # unused code is not differentiated (a jit inside, as JAX's)
     nz = [type(t) is not Zero for t in tangents]
     t_nz = [t for t in tangents if type(t) is not Zero]
     n = len(primals)
