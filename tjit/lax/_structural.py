@@ -130,8 +130,9 @@ def full(shape, fill_value, dtype=None):
     """An array of ``shape`` filled with ``fill_value``."""
     from tjit.lax._elementwise import convert_element_type
     shape = canonical_shape(shape, "full")
-    weak = dtype is None and isinstance(fill_value, (int, float, complex)) and \
-        not isinstance(fill_value, bool)
+    # weak as the fill (JAX's dtypes.is_weakly_typed): a Python number or a weak array
+    weak = dtype is None and (getattr(fill_value, "weak_type", False) or (
+        isinstance(fill_value, (int, float, complex)) and not isinstance(fill_value, bool)))
     if dtype is None:
         x = asarray_for_lax(fill_value)
     else:

@@ -114,7 +114,8 @@ def _asarray(a, dtype, copy, op):
     if dtype is not None:
         dtype = dtypes.canonicalize_user_dtype(dtype, op)
     if isinstance(a, (Array, Tracer)):
-        if dtype is not None and a.dtype != dtype:
+        # an explicit dtype gives a strong array, a weak input's own dtype included (JAX)
+        if dtype is not None and (a.dtype != dtype or a.weak_type):
             return lax.convert_element_type(a, dtype)
         return a
     if isinstance(a, sympy.Expr):

@@ -485,7 +485,9 @@ def _diag_of_matrix(x, k):
 def diagflat(v, k=0):
     """A 2-D array with the flattened ``v`` on its ``k``-th diagonal."""
     v = ensure_array("diagflat", v)
-    return _diag_from_vector(lax.reshape(v, (v.size,)), _static_int(k, "diagflat", "k"))
+    out = _diag_from_vector(lax.reshape(v, (v.size,)), _static_int(k, "diagflat", "k"))
+    # strong, as JAX's (which scatters v into strong zeros)
+    return lax.convert_element_type(out, out.dtype, weak_type=False)
 
 
 # -- grids ----------------------------------------------------------------------------------

@@ -22,8 +22,8 @@ from tjit.tracing.errors import ConcretizationTypeError, InconclusiveDimensionEr
 from tjit.tracing.shapes import broadcast_shapes, dim_str, greater_equal, normalize_axis, shape_str
 from tjit.numpy import _ufuncs as uf
 from tjit.numpy._core import (
-    asarray, broadcast_to_shape, ensure_array, promote_args, promote_args_inexact,
-    promote_dtypes, promote_dtypes_inexact)
+    asarray, broadcast_to_shape, check_arraylike, ensure_array, promote_args,
+    promote_args_inexact, promote_dtypes, promote_dtypes_inexact, result_type_of)
 from tjit.numpy import _reductions as red
 from tjit.numpy._setops_sized import is_traced, sized_setop
 from tjit.numpy._creation import canonical_dtype, dim_value
@@ -575,9 +575,10 @@ def _gradient_along(f, h, ax, edge_order):
                                 last)
 
     h = ensure_array("gradient", h)
-    h = lax.convert_element_type(h, f.dtype)
+    # (a Python spacing stays weak: the weak type of f survives, as in JAX)
+    h = lax.convert_element_type(h, f.dtype, weak_type=h.weak_type)
     if h.ndim == 0:
-        two_h = lax.mul(h, lax.full((), 2, h.dtype))
+        two_h = lax.mul(h, lax.full_like(h, 2))
         inner = uf.divide(lax.sub(s(2, n), s(0, -2)), two_h)
         if edge_order == 1:
             first = uf.divide(lax.sub(s(1, 2), s(0, 1)), h)
@@ -682,7 +683,10 @@ def piecewise(x, condlist, funclist, *args, **kw):
 def isin(element, test_elements, assume_unique=False, invert=False, *, method="auto"):
     """Whether each element of ``element`` occurs in ``test_elements`` (an all-pairs
     comparison, so it traces under ``jit``)."""
-    e, t = promote_dtypes(ensure_array("isin", element), ensure_array("isin", test_elements))
+    # scalars unconverted, so one that does not fit the integer dtype raises OverflowError
+    # instead of wrapping (isin(uint8_array, -1) matched 255)
+    check_arraylike("isin", element, test_elements)
+    e, t = promote_dtypes(element, test_elements)
     t = _ravel(t)
     full = tuple(e.shape) + (t.shape[0],)
     last = len(full) - 1
@@ -792,13 +796,19 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=Non
         return sized_setop("intersect1d", ar1, ar2, size, fill_value,
                            promote_dtypes(ar1, ar2)[0].dtype, smallest_fill=True)
     a, b, dt = _set_inputs("intersect1d", ar1, ar2, size)
+    # JAX's values keep the inputs' joint weak type (its other set operations' do not)
+    weak = result_type_of(ar1, ar2)[1]
     if not return_indices:
         r = np.intersect1d(a, b, assume_unique)
-        return _sized(r, size, fill_value, r.min() if r.size else 0, dt)
+        return _weak_as(_sized(r, size, fill_value, r.min() if r.size else 0, dt), weak)
     r, i1, i2 = np.intersect1d(a, b, assume_unique, return_indices=True)
     idt = dtypes.default_int()
-    return (_sized(r, size, fill_value, r.min() if r.size else 0, dt),
+    return (_weak_as(_sized(r, size, fill_value, r.min() if r.size else 0, dt), weak),
             _sized(i1, size, a.size, a.size, idt), _sized(i2, size, b.size, b.size, idt))
+
+
+def _weak_as(x, weak):
+    return lax.convert_element_type(x, x.dtype, weak_type=weak) if x.weak_type != weak else x
 
 
 __all__ = ["where", "select", "clip", "isclose", "allclose", "array_equal", "array_equiv",

@@ -17,7 +17,7 @@ from tjit.tracing.core import trace_ctx as _trace_ctx
 from tjit.tracing.fp_quiet import quiet_call as _quiet_call, quiet_run as _quiet_run
 from tjit.tracing.traceback_util import filter_at_entry as _filter_at_entry
 from tjit import lax
-from tjit.lax._structural import constant_like
+from tjit.lax._structural import constant_like as _constant_like
 from tjit.transforms.custom_derivatives import custom_jvp
 from tjit.numpy._core import dtype_and_weak as _dtype_and_weak
 from tjit.numpy._core import (
@@ -813,7 +813,8 @@ def _logaddexp(x, y):
 
 @custom_jvp
 def _logaddexp2(x, y):
-    inv_ln2 = lax.convert_element_type(1 / np.log(2.0), x.dtype)
+    # typed as JAX's lax._const of the (broadcast) operands: weak for weak scalars only
+    inv_ln2 = _constant_like(x if x.ndim else y, 1 / np.log(2.0))
     return _logaddexp_value(x, y, lambda d: lax.mul(lax.log1p(lax.exp2(d)), inv_ln2))
 
 
@@ -979,9 +980,9 @@ def heaviside(x, h0, /):
     """0 where ``x < 0``, 1 where ``x > 0``, ``h0`` where ``x == 0`` (either zero) and
     NaN where ``x`` is NaN (as NumPy)."""
     x, h0 = promote_args_inexact("heaviside", x, h0)
-    zero = lax.full_like(x, 0)
-    step = lax.select(lax.lt(x, zero), zero,
-                      lax.select(lax.gt(x, zero), lax.full_like(x, 1), h0))
+    # 0 and 1 typed as JAX's lax._const: the result is strong unless x is a weak scalar
+    zero, one = (lax.broadcast(_constant_like(x, c), x.shape) for c in (0, 1))
+    step = lax.select(lax.lt(x, zero), zero, lax.select(lax.gt(x, zero), one, h0))
     return lax.select(lax.ne(x, x), x, step)
 
 
@@ -997,10 +998,11 @@ def hypot(x, y, /):
 @custom_jvp
 def _hypot(x, y):
     ax, ay = lax.abs(x), lax.abs(y)
+    finite = _hypot_finite(ax, ay)
     # JAX's lax._const typing: strong unless the inputs are weak scalars, so is the result
-    inf = lax.broadcast(constant_like(ax, np.inf), ax.shape)
+    inf = lax.broadcast(_constant_like(finite, np.inf), finite.shape)
     any_inf = lax.bitwise_or(lax.eq(ax, inf), lax.eq(ay, inf))   # inf even with a NaN
-    return lax.select(any_inf, inf, _hypot_finite(ax, ay))
+    return lax.select(any_inf, inf, finite)
 
 
 #: (threshold, scale) by dtype: the larger magnitude, when at least the threshold (the
@@ -1075,12 +1077,12 @@ def _hypot_jvp(primals, tangents):
 
 def deg2rad(x, /):
     x = promote_dtypes_inexact(ensure_array("deg2rad", x))[0]
-    return lax.mul(x, lax.convert_element_type(np.pi / 180, x.dtype))
+    return lax.mul(x, _constant_like(x, np.pi / 180))  # (weak for weak scalars, as JAX)
 
 
 def rad2deg(x, /):
     x = promote_dtypes_inexact(ensure_array("rad2deg", x))[0]
-    return lax.mul(x, lax.convert_element_type(180 / np.pi, x.dtype))
+    return lax.mul(x, _constant_like(x, 180 / np.pi))
 
 
 radians, degrees = deg2rad, rad2deg
@@ -1139,8 +1141,12 @@ conj = conjugate
 
 
 def angle(z, deg=False):
-    z = promote_dtypes_inexact(ensure_array("angle", z))[0]
+    z = ensure_array("angle", z)
     re, im = real(z), imag(z)
+    # as JAX's: integers and float scalars (a float16 one too) become the default float,
+    # strong; float arrays keep their dtype and weak type
+    if not dtypes.is_inexact(re.dtype) or (dtypes.is_float(z.dtype) and z.ndim == 0):
+        re, im = (lax.convert_element_type(v, dtypes.default_float()) for v in (re, im))
     out = lax.atan2(im, re)
     return rad2deg(out) if deg else out
 

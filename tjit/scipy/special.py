@@ -15,7 +15,7 @@ import numpy as np
 
 from tjit import lax, nn
 from tjit import numpy as jnp
-from tjit.lax._structural import constant_like
+from tjit.lax._structural import constant_like as _constant_like
 from tjit.numpy._core import promote_args_inexact
 from tjit.primitives.special import ndtri_p
 from tjit.transforms.custom_derivatives import custom_jvp
@@ -133,7 +133,7 @@ def logit(x):
     result is near 0 and the log would cancel, ``2 atanh(2x - 1)`` (2x - 1 is exact)."""
     (x,) = _inexact("logit", x)
     mid = (x >= 0.25) & (x <= 0.75)
-    one = constant_like(x, 1)  # (JAX's lax._const: a weak array's result is strong)
+    one = _constant_like(x, 1)  # (JAX's lax._const: a weak array's result is strong)
     return jnp.where(mid, 2 * jnp.arctanh(2 * jnp.where(mid, x, 0.5) - 1), jnp.log(x / (one - x)))
 
 
@@ -390,7 +390,7 @@ def _p_log_p_over_q(name, p, q, p_zero_value):
     ok = (ratio > 0) & jnp.isfinite(ratio)
     log_ratio = jnp.where(ok, jnp.log(jnp.where(ok, ratio, 1.0)), jnp.log(sp) - jnp.log(sq))
     # JAX's lax._const typing: strong unless p is a weak scalar, and so is the result
-    inf = constant_like(p, np.inf)
+    inf = _constant_like(p, np.inf)
     out = jnp.where(both_pos, sp * log_ratio,
                     jnp.where((p == 0) & (q >= 0), p_zero_value(q), inf))
     return p, q, both_pos, jnp.where(jnp.isnan(p) | jnp.isnan(q), np.nan, out)
