@@ -17,7 +17,7 @@ from tjit.tracing import dtypes
 from tjit.tracing.core import Array, Tracer
 from tjit.tracing.errors import ConcretizationTypeError, ShapeError
 from tjit.tracing.shapes import normalize_axis, shape_str, size as shape_size
-from tjit.numpy._core import ensure_array, promote_dtypes
+from tjit.numpy._core import check_arraylike, ensure_array, promote_dtypes
 
 
 def _ravel(a):
@@ -202,7 +202,11 @@ def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
     if method not in ("scan", "scan_unrolled", "sort", "compare_all"):
         raise ValueError(f"searchsorted: method must be one of 'scan', 'scan_unrolled', "
                          f"'sort', 'compare_all', got {method!r}")
-    a, v = promote_dtypes(ensure_array("searchsorted", a), ensure_array("searchsorted", v))
+    # Python scalars go to promote_dtypes as they are, so one that does not fit a's integer
+    # dtype raises OverflowError (as operators do) instead of wrapping: made an array
+    # first, searchsorted(uint8_array, -1) searched for 255.
+    check_arraylike("searchsorted", a, v)
+    a, v = promote_dtypes(a, v)
     if a.ndim != 1:
         raise ShapeError(f"searchsorted: a must be 1-D, got shape {shape_str(a.shape)}")
     if sorter is not None:

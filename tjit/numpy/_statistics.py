@@ -15,8 +15,8 @@ from tjit.tracing import dtypes
 from tjit.tracing.core import Array, Tracer
 from tjit.tracing.errors import ConcretizationTypeError
 from tjit.tracing.shapes import shape_str
-from tjit.numpy._core import asarray, broadcast_to_shape, ensure_array, promote_dtypes, \
-    promote_dtypes_inexact
+from tjit.numpy._core import asarray, broadcast_to_shape, check_arraylike, ensure_array, \
+    promote_dtypes, promote_dtypes_inexact
 from tjit.numpy._creation import diag, dim_value, linspace
 from tjit.numpy._misc import _count_le, _diff_last, _ravel, _static
 from tjit.numpy import _reductions as red
@@ -252,7 +252,8 @@ def histogram2d(x, y, bins=10, range=None, weights=None, density=None):  # noqa:
 def digitize(x, bins, right=False, *, method=None):
     """Index of the bin of each ``x`` (``bins`` 1-D, increasing or decreasing):
     ``bins[i-1] <= x < bins[i]`` (``right``: ``bins[i-1] < x <= bins[i]``)."""
-    x, bins = promote_dtypes(ensure_array("digitize", x), ensure_array("digitize", bins))
+    check_arraylike("digitize", x, bins)  # scalars unconverted: see searchsorted
+    x, bins = promote_dtypes(x, bins)
     if bins.ndim != 1:
         raise ValueError(f"jnp.digitize: bins must be 1-D, got shape {shape_str(bins.shape)}")
     n = bins.shape[0]
