@@ -11,7 +11,8 @@ import tjit
 import tjit.numpy as jnp
 from tjit.devices.backend import cpu_device_count
 from tjit.distributed.arrays import GlobalArray
-from tjit.sharding import NamedSharding, PartitionSpec as P, SingleDeviceSharding
+from tjit.sharding import NamedSharding, SingleDeviceSharding
+from tjit.sharding import PartitionSpec as P
 
 DATA = np.arange(24, dtype=np.float32).reshape(4, 6)
 

@@ -67,7 +67,7 @@ def test_gradient_checkpointing_print_saved_residuals(capsys):
     def ref(x0):
         return np.sum(np.sin(W3d @ np.sin(W2d @ np.sin(W1d @ x0))))
     grad = jax.grad(lambda x: jnp.sum(f2(W1, W2, W3, x)))(x)
-    fd = [_fd(lambda t: ref(xd + t * np.eye(4)[i]), 0.0) for i in range(4)]
+    fd = [_fd(lambda t, i=i: ref(xd + t * np.eye(4)[i]), 0.0) for i in range(4)]
     np.testing.assert_allclose(grad, fd, rtol=1e-3, atol=1e-4)
 
 

@@ -90,4 +90,4 @@ def live_arrays(platform=None):
             and a.device in devices]
 
 
-__all__ = ["make_array_from_callback", "live_arrays"]
+__all__ = ["live_arrays", "make_array_from_callback"]

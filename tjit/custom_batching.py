@@ -41,5 +41,6 @@ def sequential_vmap(f):
 
 __all__ = ["custom_vmap", "sequential_vmap"]
 
-from tjit._namespace import publish as _publish  # noqa: E402
+from tjit._namespace import publish as _publish
+
 _publish(globals())

@@ -16,7 +16,6 @@ debugger sees their computed values; the other locals are kept as they were. As 
 """
 
 import cmd
-import inspect
 import linecache
 import os
 import pprint
@@ -73,7 +72,7 @@ class Debugger(cmd.Cmd):
         self.stdout.write(f"{text}\n")
 
     def _eval(self, expr):
-        return eval(expr, dict(self.frame.globals), dict(self.frame.locals))  # noqa: S307
+        return eval(expr, dict(self.frame.globals), dict(self.frame.locals))
 
     def _show(self, expr, pretty):
         try:

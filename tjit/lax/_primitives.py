@@ -15,4 +15,4 @@ PRIMITIVES = {f"{name.replace('-', '_')}_p": p for name, p in base.REGISTRY.item
               if name not in _OWN_MODULES}
 globals().update(PRIMITIVES)
 
-__all__ = sorted(PRIMITIVES)
+__all__ = [*sorted(PRIMITIVES)]  # noqa: PLE0604  (names built from the registry)

@@ -33,7 +33,12 @@ from tjit.tracing.traceback_util import eager_boundary
 from tjit.tracing.tree_util import tree_flatten, tree_unflatten
 from tjit.transforms.ad import _to_array, jvp_flat
 from tjit.transforms.custom_derivatives import (
-    _leaf_array, _name, forward_attr, resolve_kwargs, trace_flat)
+    _leaf_array,
+    _name,
+    forward_attr,
+    resolve_kwargs,
+    trace_flat,
+)
 
 REVERSE_MODE_ERROR = (
     "custom_vmap function {name}: reverse-mode differentiation (grad, vjp, linearize) of "
@@ -218,4 +223,4 @@ custom_vmap_call_p.partial_eval = _partial_eval
 custom_vmap.__call__ = eager_boundary(custom_vmap.__call__, "")
 custom_vmap.__getattr__ = forward_attr  # custom_vmap(custom_jvp(f)).defjvp, as in JAX
 
-__all__ = ["custom_vmap", "REVERSE_MODE_ERROR"]
+__all__ = ["REVERSE_MODE_ERROR", "custom_vmap"]
