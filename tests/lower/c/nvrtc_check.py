@@ -4,11 +4,11 @@ machine without a GPU (NVRTC needs none).
 
 ``tests/conftest.py`` registers it for every run. Kernels come from
 ``collect_kernels`` (the CPU backend's compiled kernels and those the OpenCL, CUDA and
-FPGA builders render). At the end of the session they are rendered and compiled in
-batches of ``runners.BATCH`` kernels per translation unit, the batches side by side in
-threads (NVRTC releases the GIL); if any kernel failed, the run fails (exit status 1)
+FPGA builders render). At the end of the session they are rendered (in recording
+order) and compiled in batches of ``runners.BATCH`` sources per translation unit, the
+batches side by side in threads (NVRTC releases the GIL); if any kernel failed, the run fails (exit status 1)
 with a report naming each failing kernel, the test that first made it, its CUDA source
-and NVRTC's log. A failed batch is compiled again one kernel at a time to find the
+and NVRTC's log. A failed batch is compiled again one source at a time to find the
 culprits. Not while the tests run: NVRTC's tens of MB of working memory made the
 resident-memory bound of tests/devices/test_kernel_cache_memory.py fail, and on two
 busy cores compiling in the background saved little (measured: 27.6 s of NVRTC, 18.8 s
@@ -27,7 +27,14 @@ Two depths, chosen by ``TJIT_NVRTC_CHECK``:
 Options are the CUDA runtime's (``cuda_compile.compile_source``: no flush-to-zero, no
 FMA contraction, IEEE division and square root). Vectorized pointwise kernels are also
 compiled in every other pointwise variant a user may pick (``TJIT_CUDA_POINTWISE``,
-``devices/cuda_pointwise.py``), in the same unit. Kernels that passed are remembered in
+``devices/cuda_pointwise.py``). At the ``ptx`` depth every variant source goes through
+the front end, and one per :func:`variant_key` (the variant and its operands' types:
+what a variant adds to the default rendering, whose expression code is compiled to PTX
+for every kernel) goes through the whole compile: variants are 5x the sources and their
+unrolled chunks cost ~4x a default kernel's PTX (measured: 80 kernels of tests/nn, 176
+variant sources, PTX 1.3 s default + 7.0 s variants, front end 0.2 s variants), and
+``tests/lower/c/test_wide_chunks.py`` compiles its variant corpus to PTX anyway. Kernels
+that passed are remembered in
 the tjit disk cache, keyed by their kernel hash under a digest of the renderer's
 sources (``tjit/lower``, ``tjit/xla_like``), the NVRTC version, the options and the
 depth, so a repeated run compiles only new kernels.
@@ -53,6 +60,7 @@ ARCH = "compute_90"
 #: ``TJIT_NVRTC_CHECK`` -> the options added to the runtime's (None: skipped).
 DEPTHS = {"syntax": ("-fdevice-syntax-only",), "1": ("-fdevice-syntax-only",),
           "ptx": (), "0": None}
+FRONT_END = DEPTHS["syntax"]
 #: Threads compiling batches side by side at the end (NVRTC releases the GIL).
 WORKERS = max(1, min(8, os.cpu_count() or 1))
 
@@ -81,6 +89,19 @@ def _variants(kernel, src):
             for v in cuda_pointwise.VARIANTS if v != cuda_pointwise.DEFAULT]
 
 
+def variant_key(src):
+    """What decides a variant's code beyond its kernel's default rendering: the variant
+    (its entry's suffix) and its buffers' types and roles (the vector loads and stores it
+    unrolls) and whether sizes are runtime arguments."""
+    return (tuple(src.entry.rsplit("_", 2)[-2:]),
+            frozenset((p.dtype.str, p.role) for p in src.params if p.kind == "buffer"),
+            any(p.kind == "size" for p in src.params))
+
+
+def _batches(items):
+    return [items[b:b + runners.BATCH] for b in range(0, len(items), runners.BATCH)]
+
+
 class Failure:
     def __init__(self, h, kernel, where, source, log):
         self.hash, self.kernel, self.where = h, kernel, where
@@ -97,6 +118,9 @@ class Checker:
         self.known_ok = set(cached.decode().split()) if cached else set()
         self.passed = set()
         self.failures = []
+        #: variant sources compiled at the chosen depth / through the front end only
+        self.variants = {"deep": 0, "front": 0}
+        self.variant_keys = set()
         self.kernels = self.cached = self.batches = 0
         self.seconds = {"render": 0.0, "nvrtc": 0.0, "wall": 0.0}
         self._pending = []
@@ -116,56 +140,75 @@ class Checker:
         t = time.perf_counter()
         with self._lock:
             todo, self._pending = self._pending, []
-        batches = [todo[b:b + runners.BATCH] for b in range(0, len(todo), runners.BATCH)]
-        self.batches = len(batches)
-        if batches:
-            with ThreadPoolExecutor(min(WORKERS, len(batches)),
+        deep, front = self._render(todo)
+        jobs = [(self.extra, b) for b in _batches(deep)]
+        jobs += [(FRONT_END, b) for b in _batches(front)]
+        self.batches = len(jobs)
+        if jobs:
+            with ThreadPoolExecutor(min(WORKERS, len(jobs)),
                                     thread_name_prefix="tjit-nvrtc-check") as pool:
-                list(pool.map(self._check_or_report, batches))
+                list(pool.map(self._check_or_report, jobs))
+        failed = {f.hash for f in self.failures}
+        self.passed = {h for h, *_ in todo if h not in failed}
         self.seconds["wall"] = time.perf_counter() - t
         if self.passed:
             disk_cache.put(self.key, "\n".join(sorted(self.known_ok | self.passed)).encode())
 
-    def _check_or_report(self, batch):
-        try:
-            self._check(batch)
-        except Exception:      # noqa: BLE001 (a bug here must fail the run, not be lost)
-            with self._lock:
-                self.failures.extend(Failure(h, k, w, None, traceback.format_exc())
-                                     for h, k, w in batch)
-
-    def _check(self, batch):
+    def _render(self, todo):
+        """``(deep, front)``: the sources compiled at the chosen depth (every kernel's
+        default rendering; at ``ptx``, one variant per :func:`variant_key` not seen
+        before) and those through the front end only (the other variants), as
+        ``(hash, kernel, where, source)``. Serial and in recording order, so the same
+        variants go to PTX on every run (rendering holds the GIL: threads gain nothing)."""
         t = time.perf_counter()
-        srcs = []
-        for h, k, where in batch:
+        deep, front = [], []
+        for h, k, where in todo:
             try:
                 src = render(k, "cuda")
-                srcs += [(h, k, where, s) for s in [src] + _variants(k, src)]
+                variants = _variants(k, src)
             except Exception:      # noqa: BLE001 (the renderer must render every kernel)
                 self.failures.append(Failure(h, k, where, None,
                                              "render(kernel, 'cuda') raised:\n"
                                              + traceback.format_exc()))
-        with self._lock:
-            self.seconds["render"] += time.perf_counter() - t
-        if not srcs:
-            return
+                continue
+            deep.append((h, k, where, src))
+            for v in variants:
+                key = variant_key(v)
+                if self.extra or key not in self.variant_keys:
+                    self.variant_keys.add(key)
+                    deep.append((h, k, where, v))
+                    self.variants["deep"] += 1
+                else:
+                    front.append((h, k, where, v))
+                    self.variants["front"] += 1
+        self.seconds["render"] += time.perf_counter() - t
+        return deep, front
+
+    def _check_or_report(self, job):
         try:
-            self._compile([s for *_, s in srcs])
-            self.passed.update(h for h, *_ in srcs)
+            self._check(*job)
+        except Exception:      # noqa: BLE001 (a bug here must fail the run, not be lost)
+            with self._lock:
+                self.failures.extend(Failure(h, k, w, None, traceback.format_exc())
+                                     for h, k, w, _ in job[1])
+
+    def _check(self, extra, batch):
+        try:
+            self._compile([s for *_, s in batch], extra)
             return
         except CudaCompileError:
             pass
-        for h, k, where, s in srcs:          # find the culprits
+        for h, k, where, s in batch:          # find the culprits
             try:
-                self._compile([s])
-                self.passed.add(h)
+                self._compile([s], extra)
             except CudaCompileError as e:
-                self.failures.append(Failure(h, k, where, e.source, e.log))
+                with self._lock:
+                    self.failures.append(Failure(h, k, where, e.source, e.log))
 
-    def _compile(self, srcs):
+    def _compile(self, srcs, extra):
         t = time.perf_counter()
         try:
-            compile_source(runners.unit(srcs), ARCH, self.extra)
+            compile_source(runners.unit(srcs), ARCH, extra)
         finally:
             with self._lock:
                 self.seconds["nvrtc"] += time.perf_counter() - t
@@ -224,7 +267,8 @@ def pytest_terminal_summary(terminalreporter):
     tr.write_line(
         f"nvrtc check: {c.kernels} distinct kernels, {c.cached} known to compile, "
         f"{len(c.passed)} checked for {ARCH} ({'front end' if c.extra else 'PTX'}) in "
-        f"{c.batches} batches: render "
+        f"{c.batches} batches (variant sources: {c.variants['deep']} to the depth, "
+        f"{c.variants['front']} front end only): render "
         f"{s['render']:.1f} s, NVRTC {s['nvrtc']:.1f} s, {s['wall']:.1f} s wall with "
         f"{WORKERS} threads; {len(c.failures)} failed")
     if c.failures:

@@ -8,8 +8,11 @@ import subprocess
 import sys
 import textwrap
 
+import numpy as np
 import pytest
 
+import tjit
+import tjit.numpy as jnp
 from tests.lower.c import runners
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
@@ -84,3 +87,35 @@ def test_skips_with_a_reason(tmp_path):
     rc, out = _run(tmp_path, TJIT_NVRTC_CHECK="0")
     assert rc == 0, out
     assert "nvrtc check skipped: TJIT_NVRTC_CHECK=0" in out, out
+
+
+def _new_kernels(*calls):
+    """The kernels ``calls`` make that the session had not recorded before."""
+    from tests.lower.c import collect_kernels
+    before = set(collect_kernels.SEEN)
+    for f, x in calls:
+        np.asarray(tjit.jit(f)(x))
+    return [(h, k, "here") for h, k in collect_kernels.SEEN.items() if h not in before]
+
+
+def test_ptx_depth_compiles_one_variant_per_key_the_rest_through_the_front_end():
+    from tests.lower.c import nvrtc_check
+    x32 = np.linspace(-1, 1, 4099, dtype=np.float32)
+    todo = _new_kernels((lambda v: jnp.sin(v) * 3.5 + 1.25, x32),
+                        (lambda v: jnp.cos(v) * 3.5 - 1.25, x32),
+                        (lambda v: jnp.tanh(v) * 3.5 + 1.25, x32.astype(np.int32)))
+    assert len(todo) == 3
+    ptx = nvrtc_check.Checker(nvrtc_check.DEPTHS["ptx"])
+    deep, front = ptx._render(todo)
+    n = len(nvrtc_check.cuda_pointwise.VARIANTS) - 1       # the non-default variants
+    # every kernel's default rendering goes to PTX; the first float32 kernel's variants
+    # too, the second's (same variants, same operand types) through the front end only;
+    # the float32-from-int32 kernel's operand types are new: its variants go to PTX
+    assert [s.entry for _, _, _, s in front] == [
+        s.entry for _, k, _, s in front if k is todo[1][1]]
+    assert (len(deep), len(front)) == (3 + 2 * n, n), ([s.entry for *_, s in deep],
+                                                       [s.entry for *_, s in front])
+    assert {nvrtc_check.variant_key(s) for *_, s in front} <= ptx.variant_keys
+    syntax = nvrtc_check.Checker(nvrtc_check.DEPTHS["syntax"])   # one depth for all
+    deep, front = syntax._render(todo)
+    assert (len(deep), len(front)) == (3 + 3 * n, 0)
