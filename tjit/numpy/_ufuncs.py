@@ -891,13 +891,37 @@ def rint(x, /):
     return lax.round(x, lax.ROUND_TO_NEAREST_EVEN)
 
 
+def _round_int_to_multiple(a, f):
+    """Integers rounded to a multiple of ``f`` (10, 100, ...), halves to even: NumPy's
+    ``rint(a / f) * f`` in exact integer arithmetic; results beyond the dtype wrap, as
+    NumPy's do (round(int8(127), -1) is -126)."""
+    if dtypes.is_bool(a.dtype):
+        raise TypeError("round: boolean arrays cannot be rounded to tens (NumPy refuses "
+                        "too); convert them to an integer dtype first")
+    work = dtypes.int32 if np.dtype(a.dtype).itemsize < 4 else a.dtype
+    if f > dtypes.iinfo(work).max:  # beyond every value's reach: all round to 0
+        return lax.full_like(a, 0)
+    x = lax.convert_element_type(a, work)
+    fw = lax.full_like(x, f)
+    q = lax.div(x, fw)  # truncates; floor it so that the remainder is in [0, f)
+    r = lax.sub(x, lax.mul(q, fw))
+    neg = lax.lt(r, lax.full_like(r, 0))
+    q = lax.select(neg, lax.sub(q, lax.full_like(q, 1)), q)
+    r = lax.select(neg, lax.add(r, fw), r)
+    rest = lax.sub(fw, r)  # r > f / 2 without computing 2 r (which may overflow)
+    odd = lax.ne(lax.bitwise_and(q, lax.full_like(q, 1)), lax.full_like(q, 0))
+    up = lax.bitwise_or(lax.gt(r, rest), lax.bitwise_and(lax.eq(r, rest), odd))
+    q = lax.select(up, lax.add(q, lax.full_like(q, 1)), q)
+    return lax.convert_element_type(lax.mul(q, fw), a.dtype, weak_type=a.weak_type)
+
+
 def round(a, decimals=0, out=None):  # noqa: A001
     """Round to ``decimals`` decimal places, halves to even (as NumPy does).
 
     Args:
       a: input array (complex rounds both parts).
-      decimals: a static int; negative values round to tens, hundreds, ...
-        (integer arrays support only ``decimals >= 0``, where they are unchanged).
+      decimals: a static int; negative values round to tens, hundreds, ... (integer
+        arrays too, as NumPy; JAX refuses them), halves to even.
     """
     if out is not None:
         raise NotImplementedError("round: the 'out' argument is not supported (arrays are "
@@ -905,10 +929,7 @@ def round(a, decimals=0, out=None):  # noqa: A001
     decimals = operator.index(decimals)
     a = ensure_array("round", a)
     if not dtypes.is_inexact(a.dtype):
-        if decimals < 0:
-            raise NotImplementedError(f"round: integer arrays with decimals={decimals} < 0 "
-                                      f"are not supported; convert to float first")
-        return a
+        return a if decimals >= 0 else _round_int_to_multiple(a, 10 ** -decimals)
     if dtypes.is_complex(a.dtype):
         return lax.complex(round(lax.real(a), decimals), round(lax.imag(a), decimals))
     if decimals == 0:
