@@ -274,3 +274,27 @@ def test_vjp_objects_split_forward_and_backward():
     # the residuals map like any pytree's leaves
     doubled = jax.tree.map(lambda r: r, res1)
     np.testing.assert_allclose(doubled(dx1)[0], dW1, rtol=1e-6)
+
+
+def test_fwd_and_bwd():
+    # docs/new_docs/301/vjp-objects.md: jax.fwd_and_bwd, the backward pass compiled once
+    def layer(W, x):
+        return jnp.tanh(x @ W)
+
+    rng = np.random.default_rng(1)
+    W = rng.standard_normal((3, 3)).astype(np.float32) * 0.5
+    fwd, bwd = jax.fwd_and_bwd(layer, argnums=(0, 1))
+    for k in range(3):
+        x = rng.standard_normal((2, 3)).astype(np.float32)
+        y, residuals = fwd(W, x)
+        dW, dx = bwd(residuals, jnp.ones_like(y))
+        xd, Wd = x.astype(np.float64), W.astype(np.float64)
+        g = 1 - np.tanh(xd @ Wd) ** 2
+        np.testing.assert_allclose(dW, xd.T @ g, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(dx, g @ Wd.T, rtol=1e-5, atol=1e-6)
+    assert bwd.trace_count == 1 and fwd.trace_count == 1
+    fwd1, bwd1 = jax.fwd_and_bwd(layer, argnums=1, jitted=False)
+    y, res = fwd1(W, x)
+    np.testing.assert_allclose(bwd1(res, jnp.ones_like(y)), dx, rtol=1e-6)
+    with pytest.raises(ValueError, match=r"argnums \[2\] out of range for 2"):
+        jax.fwd_and_bwd(layer, argnums=2)[0](W, x)
