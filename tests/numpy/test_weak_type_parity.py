@@ -124,6 +124,14 @@ def cases(np_, nn_, special_):
         ("full_like(w,py)", lambda a: np_.full_like(a["w"], 2.0), [(F32, W)]),
         ("gradient(w1)", lambda a: np_.gradient(a["w1"]), [(F32, W)]),
         ("intersect1d(w1,w1)", lambda a: np_.intersect1d(a["w1"], a["w1"]), [(F32, W)]),
+        ("union1d(w1,py)", lambda a: np_.union1d(a["w1"], a["py"]), [(F32, W)]),
+        ("union1d(w1,v32)", lambda a: np_.union1d(a["w1"], a["v32"]), [(F32, S)]),
+        ("setdiff1d(w1,w1)", lambda a: np_.setdiff1d(a["w1"], a["w1"]), [(F32, W)]),
+        ("setxor1d(pyi,pyi)", lambda a: np_.setxor1d(a["pyi"], a["pyi"]), [(I32, W)]),
+        ("reciprocal(wi)", lambda a: np_.reciprocal(a["wi"]), [(F32, W)]),
+        ("sinc(py)", lambda a: np_.sinc(a["py"]), [(F32, W)]),
+        ("sinc(w)", lambda a: np_.sinc(a["w"]), [(F32, S)]),
+        ("spacing(w)", lambda a: np_.spacing(a["w"]), [(F32, S)]),
         ("sum(w)", lambda a: np_.sum(a["w"]), [(F32, S)]),
         ("exp(w)*f16", lambda a: np_.exp(a["w"]) * a["f16"], [(F16, S)]),
         # linalg: factorizations keep the weak type; norms and slogdet reduce (strong)
@@ -165,7 +173,9 @@ def test_result_dtype_and_weak_type(name, fn, want):
 
 # Under jit every input is an argument (Python numbers become weak 0-d tracers, as in
 # JAX); the records whose eager answers hold there too.
-_JIT = [c for c in CASES if c[0] != "intersect1d(w1,w1)"]  # (its size depends on values)
+# (set operations are eager only: their sizes depend on the values)
+_JIT = [c for c in CASES if not c[0].startswith(("intersect1d", "union1d", "setdiff1d",
+                                                 "setxor1d"))]
 
 
 @pytest.mark.parametrize("name,fn,want", _JIT, ids=[c[0] for c in _JIT])

@@ -50,7 +50,8 @@ def spacing(x, /):
         towards = lax.select(lax.lt(x, lax.full_like(x, 0)), lax.neg(inf), inf)
     step = lax.sub(lax.nextafter(x, towards), x)
     # infinities have no spacing (float16's -inf would otherwise give inf)
-    return lax.select(lax.is_finite(x), step, lax.full_like(x, np.nan))
+    out = lax.select(lax.is_finite(x), step, lax.full_like(x, np.nan))
+    return lax.convert_element_type(out, out.dtype, weak_type=False)  # (strong, as JAX's)
 
 
 __all__ = ["bitwise_count", "spacing"]

@@ -720,7 +720,9 @@ def _set_inputs(fname, ar1, ar2, size):
     return np.asarray(ar1._value).ravel(), np.asarray(ar2._value).ravel(), dt
 
 
-def _sized(values, size, fill_value, default_fill, dt):
+def _sized(values, size, fill_value, default_fill, dt, weak=False):
+    """``values`` as an Array of ``dt`` (weak or not: JAX's set operations keep their
+    inputs' weak type), padded or truncated to ``size``."""
     values = np.asarray(values)
     if size is not None:
         size = _static(size, "setops", "size")
@@ -730,7 +732,7 @@ def _sized(values, size, fill_value, default_fill, dt):
         k = min(size, values.size)
         out[:k] = values[:k]
         values = out
-    return Array(values.astype(dt))
+    return Array(values.astype(dt), weak)
 
 
 def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
@@ -740,8 +742,9 @@ def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
         return sized_setop("setdiff1d", ar1, ar2, size, fill_value,
                            ensure_array("setdiff1d", ar1).dtype, smallest_fill=False)
     a, b, _ = _set_inputs("setdiff1d", ar1, ar2, size)
-    dt = ensure_array("setdiff1d", ar1).dtype
-    return _sized(np.setdiff1d(a, b, assume_unique), size, fill_value, 0, dt)
+    ar1 = ensure_array("setdiff1d", ar1)
+    return _sized(np.setdiff1d(a, b, assume_unique), size, fill_value, 0, ar1.dtype,
+                  ar1.weak_type)
 
 
 def union1d(ar1, ar2, *, size=None, fill_value=None):
@@ -752,7 +755,8 @@ def union1d(ar1, ar2, *, size=None, fill_value=None):
                            promote_dtypes(ar1, ar2)[0].dtype, smallest_fill=True)
     a, b, dt = _set_inputs("union1d", ar1, ar2, size)
     r = np.union1d(a, b)
-    return _sized(r, size, fill_value, r.min() if r.size else 0, dt)
+    return _sized(r, size, fill_value, r.min() if r.size else 0, dt,
+                  result_type_of(ar1, ar2)[1])
 
 
 def iterable(y):
@@ -784,7 +788,8 @@ def setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
                            promote_dtypes(ar1, ar2)[0].dtype, smallest_fill=True)
     a, b, dt = _set_inputs("setxor1d", ar1, ar2, size)
     r = np.setxor1d(a, b, assume_unique)
-    return _sized(r, size, fill_value, r.min() if r.size else 0, dt)
+    return _sized(r, size, fill_value, r.min() if r.size else 0, dt,
+                  result_type_of(ar1, ar2)[1])
 
 
 def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=None,
@@ -796,19 +801,14 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=Non
         return sized_setop("intersect1d", ar1, ar2, size, fill_value,
                            promote_dtypes(ar1, ar2)[0].dtype, smallest_fill=True)
     a, b, dt = _set_inputs("intersect1d", ar1, ar2, size)
-    # JAX's values keep the inputs' joint weak type (its other set operations' do not)
     weak = result_type_of(ar1, ar2)[1]
     if not return_indices:
         r = np.intersect1d(a, b, assume_unique)
-        return _weak_as(_sized(r, size, fill_value, r.min() if r.size else 0, dt), weak)
+        return _sized(r, size, fill_value, r.min() if r.size else 0, dt, weak)
     r, i1, i2 = np.intersect1d(a, b, assume_unique, return_indices=True)
     idt = dtypes.default_int()
-    return (_weak_as(_sized(r, size, fill_value, r.min() if r.size else 0, dt), weak),
+    return (_sized(r, size, fill_value, r.min() if r.size else 0, dt, weak),
             _sized(i1, size, a.size, a.size, idt), _sized(i2, size, b.size, b.size, idt))
-
-
-def _weak_as(x, weak):
-    return lax.convert_element_type(x, x.dtype, weak_type=weak) if x.weak_type != weak else x
 
 
 __all__ = ["where", "select", "clip", "isclose", "allclose", "array_equal", "array_equiv",

@@ -854,9 +854,7 @@ def square(x, /):
 
 def reciprocal(x, /):
     """``1 / x``; integer and bool inputs become the default float first, as in JAX."""
-    x = ensure_array("reciprocal", x)
-    if not dtypes.is_inexact(x.dtype):
-        x = lax.convert_element_type(x, dtypes.default_float())
+    x = promote_dtypes_inexact(ensure_array("reciprocal", x))[0]  # (weak kept, as JAX)
     return lax.integer_pow(x, -1)
 
 
@@ -1125,7 +1123,7 @@ _sinc_maclaurin.defjvp(lambda k, primals, tangents: (
 def sinc(x, /):
     """``sin(pi x) / (pi x)``, 1 at 0; derivatives of every order are right at 0."""
     x = promote_dtypes_inexact(ensure_array("sinc", x))[0]
-    pix = lax.mul(x, lax.convert_element_type(np.pi, x.dtype))
+    pix = lax.mul(x, _constant_like(x, np.pi))  # (JAX's lax._const: weak for weak scalars)
     zero = lax.eq(x, lax.full_like(x, 0))
     safe = lax.select(zero, lax.full_like(x, 1), pix)
     return lax.select(zero, _sinc_maclaurin(0, pix), lax.div(lax.sin(safe), safe))
