@@ -326,6 +326,17 @@ def _sort(dt):
                                         long.shape).copy()))]
 
 
+def _top_k(dt):
+    if dt.kind == "c":
+        return []       # (complex operands have no order: top_k raises)
+    _, long = rows(dt)
+    short, _ = rows(dt)
+    wide = np.tile(long, (1, 8))    # 512 wide: the block-candidate selection
+    return [Case("top_k", "top_k rows", lambda x: lax.top_k(x, 5), (long,)),
+            Case("top_k", "top_k pairs", lambda x: lax.top_k(x, 1), (short,)),
+            Case("top_k", "top_k wide rows", lambda x: lax.top_k(x, 3), (wide,))]
+
+
 def _dot(dt):
     if dt == BOOL:
         return []
@@ -536,7 +547,8 @@ CASES = {
     "cummax": _reductions("cummax", _cum(lax.cummax), "number"),
     "cummin": _reductions("cummin", _cum(lax.cummin), "number"),
     "(simplifier rewrites)": _rewrites,
-    "gather": _gather, "sort": _sort, "dot_general": _dot, "threefry2x32": _threefry,
+    "gather": _gather, "sort": _sort, "top_k": _top_k, "dot_general": _dot,
+    "threefry2x32": _threefry,
     **dict.fromkeys(["reduce_window_sum", "reduce_window_max", "reduce_window_min",
                      "select_and_gather_add", "select_and_scatter_add",
                      "conv_general_dilated"], _windowed),
@@ -578,7 +590,7 @@ FUSED = {n for n in CASES if n not in (
     "broadcast_in_dim", "reshape", "transpose", "rev", "slice", "pad", "concatenate",
     "squeeze", "expand_dims", "iota", "dynamic_slice", "dynamic_update_slice", "gather",
     "scatter", "scatter-add", "scatter-mul", "scatter-min", "scatter-max", "scatter-sub",
-    "sort", "dot_general", "threefry2x32", "cond", "while", "scan", "stop_gradient",
+    "sort", "top_k", "dot_general", "threefry2x32", "cond", "while", "scan", "stop_gradient",
     "reduce_window_sum", "reduce_window_max", "reduce_window_min", "select_and_gather_add",
     "select_and_scatter_add", "conv_general_dilated",
     "checkpoint", "checkpoint_name", "custom_jvp_call", "custom_vjp_call", "linear_call",
