@@ -298,3 +298,56 @@ def test_fwd_and_bwd():
     np.testing.assert_allclose(bwd1(res, jnp.ones_like(y)), dx, rtol=1e-6)
     with pytest.raises(ValueError, match=r"argnums \[2\] out of range for 2"):
         jax.fwd_and_bwd(layer, argnums=2)[0](W, x)
+
+
+def test_vjp_objects_saved_state_and_saveable_args():
+    # docs/new_docs/301/vjp-objects.md: args_res, NotNeeded/NotSaveable, restoring
+    from tjit.transforms.vjp_object import NotNeeded, NotSaveable
+
+    def layer(W, x):
+        return jnp.tanh(x @ W)
+
+    rng = np.random.default_rng(2)
+    W = rng.standard_normal((3, 3)).astype(np.float32) * 0.5
+    x = rng.standard_normal((2, 3)).astype(np.float32)
+    xd, Wd = x.astype(np.float64), W.astype(np.float64)
+    g = 1 - np.tanh(xd @ Wd) ** 2
+    want_dW, want_dx = xd.T @ g, g @ Wd.T
+
+    y, f_vjp = jax.vjp(layer, W, x)
+    assert [type(a) for a in f_vjp.args_res] == [jax.Array, jax.Array]  # both verbatim
+    n_leaves = len(jax.tree.leaves(f_vjp))
+    y, f_vjp = jax.vjp(layer, W, x, saveable_args=(False, True))
+    assert f_vjp.args_res[0] == NotSaveable()
+    assert len(jax.tree.leaves(f_vjp)) == n_leaves - 1    # W is not part of the state
+    with pytest.raises(ValueError, match=r"argument\(s\) \[0\].*restore them first"):
+        f_vjp(jnp.ones_like(y))
+    f_vjp.args_res[0] = W
+    dW, dx = f_vjp(jnp.ones_like(y))
+    np.testing.assert_allclose(dW, want_dW, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(dx, want_dx, rtol=1e-5, atol=1e-6)
+
+    # the weights left out of the saved state, passed to the jitted backward pass
+    def fwd_light(W, x):
+        return jax.vjp(layer, W, x, saveable_args=(False, True))
+
+    def bwd_light(f_vjp, W, y_bar):
+        f_vjp.args_res[0] = W
+        return f_vjp(y_bar)
+    y, res = jax.jit(fwd_light)(W, x)
+    dW, dx = jax.jit(bwd_light)(res, W, jnp.ones_like(y))
+    np.testing.assert_allclose(dW, want_dW, rtol=1e-5, atol=1e-6)
+
+    # a dict argument: the tuple prefix matches its children (sorted keys), and it is
+    # restored with the original dict; an argument the backward pass does not read
+    def gfun(d):
+        return d['bye'] @ d['hi']
+    d = {'hi': jnp.ones((4, 5)), 'bye': jnp.full((3, 4), 2.0)}
+    _, g_vjp = jax.vjp(gfun, d, saveable_args=((True, False),))
+    assert g_vjp.args_res[0]['hi'] == NotSaveable()
+    g_vjp = g_vjp.replace(args_res=[d])
+    (d_grad,) = g_vjp(jnp.ones((3, 5)))
+    np.testing.assert_allclose(d_grad['bye'], np.full((3, 4), 5.0))
+    np.testing.assert_allclose(d_grad['hi'], np.full((4, 5), 6.0))
+    _, s_vjp = jax.vjp(lambda a, b: a * 3.0, jnp.ones(2), jnp.ones(2))
+    assert s_vjp.args_res[1] == NotNeeded()

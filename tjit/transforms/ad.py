@@ -30,7 +30,7 @@ from tjit.primitives.rules import (
     UndefinedPrimal, Zero, add_tangents, instantiate, tangent_aval)
 from tjit.transforms.float0 import cotangent_in, tangent_in, tangent_out
 from tjit.transforms.partial_eval import LinearizeTrace
-from tjit.transforms.vjp_object import VJP
+from tjit.transforms.vjp_object import VJP, saveable_flags
 
 
 # -- forward mode ---------------------------------------------------------------------------
@@ -302,9 +302,12 @@ def backward_pass(jaxpr, consts, cts_out):
 
 
 @api_boundary
-def vjp(fun, *primals, has_aux=False):
+def vjp(fun, *primals, has_aux=False, saveable_args=True):
     """Reverse mode: returns ``(fun(*primals), vjp_fn)`` (and aux) where
     ``vjp_fn(cotangent)`` returns a tuple with one cotangent per primal argument.
+    ``vjp_fn`` is a pytree of its residuals (JAX's VJP object, ``vjp_object.py``);
+    ``saveable_args`` (a tuple-tree of bools over the arguments) leaves argument values
+    out of its saved state, to be restored in ``vjp_fn.args_res`` before the call.
 
     As in JAX, integer and boolean primals get float0 cotangents (NumPy arrays of dtype
     ``tjit.dtypes.float0``), and an integer output's cotangent may be any value of its
@@ -331,7 +334,8 @@ def vjp(fun, *primals, has_aux=False):
         return tree_unflatten(in_tree, [_api_tangent(a, c) for c, a in zip(cts_in, in_avals)])
 
     # a pytree of the residuals (JAX's VJP objects): it can leave and enter jitted code
-    vjp_fn = VJP(backward, linear.consts)
+    vjp_fn = VJP.from_residuals(backward, linear.consts, flat_p, in_tree,
+                                saveable_flags(saveable_args, primals))
     out = tree_unflatten(out_tree, out_primals)
     if has_aux:
         return out, vjp_fn, store["aux"]
