@@ -316,9 +316,29 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     return (out, step) if retstep else out
 
 
+def _host_spaced(np_fn, given, num, dt, base=10.0, **kwargs):
+    """``np_fn`` (numpy.logspace or geomspace) on concrete arguments, cast as NumPy casts
+    to ``dt`` (integers truncate), else None: NumPy computes Python numbers in float64
+    and rounds once, where the traced formula is an ulp off and floors negative
+    integers."""
+    values = [_host_numpy_value(v) for v in given + (base,)]
+    if not isinstance(num, int) or num < 0 or any(v is None for v in values):
+        return None  # (the traced path reports a negative num)
+    if np_fn is np.logspace:
+        kwargs["base"] = values[-1]
+    with np.errstate(all="ignore"):
+        out = np_fn(*values[:-1], num, **kwargs)
+    out_dt = dt if dt is not None else dtypes.canonicalize(out.dtype)
+    return lax.convert_element_type(asarray(out.astype(out_dt)), out_dt)
+
+
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
     """``base ** linspace(start, stop, num)``."""
     dt = canonical_dtype(dtype, "logspace")
+    host = _host_spaced(np.logspace, (start, stop), _static_int(num, "logspace", "num"), dt,
+                        base, endpoint=endpoint, axis=axis)
+    if host is not None:
+        return host
     lin = linspace(start, stop, num, endpoint=endpoint, axis=axis)
     base = asarray(base, dtype=lin.dtype) if not isinstance(base, (Array, Tracer)) else base
     if getattr(base, "ndim", 0):
@@ -326,9 +346,7 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
             axis, lin.ndim, "logspace"),))
     from tjit.numpy._ufuncs import power
     out = power(base, lin)
-    if dt is not None:
-        if dtypes.is_int(dt):
-            out = lax.floor(out) if not dtypes.is_complex(out.dtype) else out
+    if dt is not None:  # integers truncate, as NumPy's astype
         out = lax.convert_element_type(out, dt)
     return out
 
@@ -338,12 +356,18 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     real values); the ends are exactly ``start`` and ``stop``."""
     from tjit.numpy._ufuncs import log10, multiply, power, sign
     dt = canonical_dtype(dtype, "geomspace")
+    given = (start, stop)
     start, stop = promote_dtypes(start, stop)
-    if dtypes.is_complex(start.dtype):
-        raise NotImplementedError("jnp.geomspace: complex endpoints are not supported")
     for v in (start, stop):
         if isinstance(v, Array) and np.any(v._value == 0):
             raise ValueError("jnp.geomspace: a geometric sequence cannot include zero")
+    host = _host_spaced(np.geomspace, given, _static_int(num, "geomspace", "num"), dt,
+                        endpoint=endpoint, axis=axis)
+    if host is not None:
+        return host
+    if dtypes.is_complex(start.dtype):
+        raise NotImplementedError("jnp.geomspace: complex endpoints are supported only as "
+                                  "concrete values (not traced)")
     s = sign(start)
     lin = linspace(log10(multiply(start, s)), log10(multiply(stop, s)), num,
                    endpoint=endpoint, axis=axis)
@@ -358,8 +382,8 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
             v = broadcast_to_shape(_expand_at(lax.convert_element_type(v, out.dtype), lin, ax),
                                    tuple(out.shape))
             out = lax.select(lax.eq(idx, lax.full((), i, idx.dtype)), v, out)
-    if dt is not None:
-        out = lax.convert_element_type(lax.floor(out) if dtypes.is_int(dt) else out, dt)
+    if dt is not None:  # integers truncate, as NumPy's astype
+        out = lax.convert_element_type(out, dt)
     return out
 
 
