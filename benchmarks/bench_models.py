@@ -26,6 +26,24 @@ Cases (full size; ``--quick`` shrinks batches):
   cumsum / sort / top_k  on (1024, 1024) f32 along the last axis (top_k k=8)
   embed_grad           grad of an embedding lookup: scatter-add into a 32000x128 table
   einsum_bmm / einsum_attn  'bij,bjk->bik' and 'bhqd,bhkd->bhqk'
+
+Measured on the 2-core development machine, heavily loaded (load average 9-22: single
+rows swing 2x between runs; JAX 0.10.2 CPU), full size, ``--rounds 3``, ms tjit / JAX:
+
+  case         first run (load 9)         after the fixes (load 11-12)
+  top_k        191 / 10.9   17.5x         9.5 / 6.9    1.36x   (rev+sort+rev -> selection)
+  embed_grad   8.9 / 1.2     7.3x         2.8 / 1.0    2.9x    (repeated-row scatter fold)
+  kmeans       12.8 / 2.8    4.5x         13.4 / 2.9   4.6x    (argmin + 2 scatters on NumPy)
+  cnn_nchw     179 / 109     1.63x        106 / 136    0.78x   (transposes in 8x8 blocks)
+  cnn_nhwc     79 / 68       1.16x        108 / 152    0.71x
+  transformer  150 / 181     0.83x        121 / 160    0.76x
+  gru_scan     121 / 119     1.02x        114 / 122    0.94x
+  others (adam, logreg_vmap, sort, einsums) 0.2-0.8x; cumsum (a NumPy library step)
+  0.7-2.2x as JAX's time swings. First calls: cnn_nhwc 1.2-2.8x JAX's, kmeans 1.4-3.9x,
+  the rest below JAX's.
+Interleaved runs of the code before and after (same load): top_k 186-227 -> 12-29 ms,
+embedding grad 12-16 -> 6-11 ms, segment_sum (8192x32 into 64) 6.5-10 -> 2.4-5 ms,
+cnn_nchw 146-149 -> 115-132 ms.
 """
 
 import argparse
