@@ -162,8 +162,8 @@ def np_sigmoid(x):
 
 def case_cnn(layout, batch):
     rng = np.random.default_rng(10)
-    chans = lambda n, c, h: (n, h, h, c) if layout == "NHWC" else (n, c, h, h)  # noqa: E731
-    hwio = lambda i, o: (3, 3, i, o) if layout == "NHWC" else (o, i, 3, 3)  # noqa: E731
+    chans = lambda n, c, h: (n, h, h, c) if layout == "NHWC" else (n, c, h, h)
+    hwio = lambda i, o: (3, 3, i, o) if layout == "NHWC" else (o, i, 3, 3)
     x = rng.standard_normal(chans(batch, 16, 32)).astype(np.float32)
     params = [(rng.standard_normal(hwio(16, 32)) * (2 / 144) ** .5).astype(np.float32),
               np.full(32, 0.1, np.float32),
@@ -189,7 +189,7 @@ def case_cnn(layout, batch):
 
     def loss_np(params, x):
         w1, b1, w2, b2 = params
-        bs = lambda b: b.reshape(bshape)  # noqa: E731
+        bs = lambda b: b.reshape(bshape)
         h = np_pool(np.maximum(np_conv_same(x, w1, layout) + bs(b1), 0), layout, np.max)
         h = np_pool(np.maximum(np_conv_same(h, w2, layout) + bs(b2), 0), layout, np.mean)
         return np.mean(h * h)
@@ -272,14 +272,14 @@ def case_gru(batch, steps=64, din=64, hid=256):
     return Case("gru_scan", program, (p, xs), loss_np=loss_np, grad_argnums=(0,))
 
 
-ADAM = dict(lr=1e-3, b1=0.9, b2=0.999, eps=1e-8)
+ADAM = {"lr": 1e-3, "b1": 0.9, "b2": 0.999, "eps": 1e-8}
 
 
 def case_adam():
     rng = np.random.default_rng(13)
     shapes = [(512, 512), (512,), (512, 1024), (1024,), (1024, 256), (256,),
               (3, 3, 64, 64), (64,), (256, 10), (10,)]
-    mk = lambda: [rng.standard_normal(s).astype(np.float32) for s in shapes]  # noqa: E731
+    mk = lambda: [rng.standard_normal(s).astype(np.float32) for s in shapes]
     params, grads, m = mk(), mk(), mk()
     v = [np.abs(a) for a in mk()]
     step = np.float32(7)
@@ -297,7 +297,7 @@ def case_adam():
         return lambda *a: update(L.tree_map, L.jnp.sqrt, *a)
 
     def reference(params, grads, m, v, step):
-        tm = lambda f, *trees: [f(*xs) for xs in zip(*trees)]  # noqa: E731
+        tm = lambda f, *trees: [f(*xs) for xs in zip(*trees)]
         return update(tm, np.sqrt, params, grads, m, v, step)
     return Case("adam", program, (params, grads, m, v, step), reference=reference)
 
@@ -457,7 +457,7 @@ def prepare(case, lib):
     """(call, first_ms, mismatches) for one library: jit, first call, check."""
     fn = lib.jit(case.program(lib))
     args = lib.put(case.args)
-    call = lambda: lib.block(fn(*args))  # noqa: E731
+    call = lambda: lib.block(fn(*args))
     t0 = time.perf_counter()
     got = call()
     first = (time.perf_counter() - t0) * 1e3
