@@ -809,10 +809,16 @@ _r.defjvp(rem_p, lambda g, x, y: g, _rem_jvp_y)
 
 
 def _pow_jvp_x(g, ans, x, y):
-    # y * x**(y-1), but 0 where y == 0 (x**-1 would make 0 * inf at x == 0)
-    jac = _sel(eq_p.bind(y, _const(y, 0)),
-               _mul(_replace_zero(y), pow_p.bind(x, _sub(y, _const(y, 1)))), _const(y, 0))
-    return _mul(g, jac)
+    # y * x**(y-1). Where y == 0 and x**-1 overflows (x zero or subnormal) the slope is 0,
+    # not 0 * inf, and x is replaced by 1 inside so no inf enters higher derivatives.
+    # Elsewhere the product stays whole: its y-derivative at y == 0 is x**-1 (d2/dxdy x**y),
+    # which a select on y == 0 alone would zero.
+    abs_x = abs_p.bind(x)
+    flat = and_p.bind(eq_p.bind(y, _const(y, 0)),
+                      lt_p.bind(abs_x, _const(abs_x, dtypes.finfo(_aval(abs_x).dtype).tiny)))
+    x_safe = _sel(flat, x, _const(x, 1))
+    jac = _mul(y, pow_p.bind(x_safe, _sub(y, _const(y, 1))))
+    return _mul(g, _sel(flat, jac, _const(jac, 0)))
 
 
 def _pow_jvp_y(g, ans, x, y):  # log(x) * x**y, with log taken as 0 where x == 0
