@@ -53,7 +53,7 @@ def inputs(np_, weak_array):
     }
 
 
-def cases(np_, nn_, special_):
+def cases(np_, nn_, special_, lax_):
     """(case name, function of the inputs dict, expected [(dtype, weak), ...])."""
     la = np_.linalg
     return [
@@ -150,6 +150,10 @@ def cases(np_, nn_, special_):
         ("slogdet(w)", lambda a: tuple(la.slogdet(a["w"])), [(F32, S), (F32, S)]),
         ("cond(w)", lambda a: la.cond(a["w"]), [(F32, W)]),
         ("inv(w)", lambda a: la.inv(a["w"]), [(F32, S)]),
+        # lax.conj is complex (jnp.conj of a real array stays real, as NumPy's)
+        ("lax.conj(py)", lambda a: lax_.conj(a["py"]), [("complex64", W)]),
+        ("lax.conj(f32)", lambda a: lax_.conj(a["f32"]), [("complex64", S)]),
+        ("conj(f32)", lambda a: np_.conj(a["f32"]), [(F32, S)]),
     ]
 
 
@@ -162,7 +166,7 @@ def _typed(out):
     return [(str(v.dtype), bool(v.weak_type)) for v in leaves]
 
 
-CASES = cases(jnp, nn, special)
+CASES = cases(jnp, nn, special, lax)
 INPUTS = inputs(jnp, _weak)
 
 

@@ -128,7 +128,17 @@ lgamma = _unary(ew.lgamma_p, "Elementwise log|Gamma(x)|.")
 digamma = _unary(ew.digamma_p, "Elementwise digamma.")
 real = _unary(ew.real_p, "Real part.")
 imag = _unary(ew.imag_p, "Imaginary part.")
-conj = _unary(ew.conj_p, "Complex conjugate.")
+_conj = _unary(ew.conj_p, "Complex conjugate.")
+
+
+def conj(x):
+    """Complex conjugate. As JAX's, the result is complex: a float32 (float64) input is
+    made complex64 (complex128) first, its weak type kept."""
+    x = asarray_for_lax(x)
+    if x.dtype in (dtypes.float32, dtypes.float64):
+        cdt = dtypes.complex128 if x.dtype == dtypes.float64 else dtypes.complex64
+        x = convert_element_type(x, cdt, weak_type=getattr(x, "weak_type", False))
+    return _conj(x)
 bitwise_not = _unary(ew.not_p, "Elementwise bitwise/logical not.")
 population_count = _unary(ew.population_count_p, "Number of set bits.")
 
