@@ -444,9 +444,18 @@ def _lc(x):
         lambda _, v: lax.max(v, v[::-1]), lambda _, ct: ct, (), x)
 
 
+@tjit.custom_batching.custom_vmap
+def _cvm(x):
+    return lax.max(x, x[::-1])
+
+
+_cvm.def_vmap(lambda n, b, xs: (lax.max(xs, xs[:, ::-1]), True))
+
+
 def _custom(dt):
     return [Case("custom_jvp_call", "custom_jvp", _cj, (edge(dt),)),
             Case("custom_vjp_call", "custom_vjp", _cv, (edge(dt),)),
+            Case("custom_vmap_call", "custom_vmap", _cvm, (edge(dt),)),
             Case("linear_call", "linear_call", _lc, (edge(dt),))]
 
 
@@ -555,7 +564,8 @@ CASES = {
     **dict.fromkeys(["complex", "real", "imag", "conj"], _complex),
     **dict.fromkeys(["cond", "while", "scan", "stop_gradient", "checkpoint",
                      "checkpoint_name"], _control_flow),
-    **dict.fromkeys(["custom_jvp_call", "custom_vjp_call", "linear_call"], _custom),
+    **dict.fromkeys(["custom_jvp_call", "custom_vjp_call", "custom_vmap_call", "linear_call"],
+                    _custom),
     **dict.fromkeys(["scatter", "scatter-add", "scatter-mul", "scatter-min", "scatter-max",
                      "scatter-sub"], _scatters),
     **dict.fromkeys(["broadcast_in_dim", "reshape", "transpose", "rev", "slice", "pad",
@@ -594,7 +604,7 @@ FUSED = {n for n in CASES if n not in (
     "reduce_window_sum", "reduce_window_max", "reduce_window_min", "select_and_gather_add",
     "select_and_scatter_add", "conv_general_dilated",
     "checkpoint", "checkpoint_name", "custom_jvp_call", "custom_vjp_call", "linear_call",
-    "bitcast_convert_type", "cumsum", "cumprod", "complex", "real", "imag", "conj")}
+    "custom_vmap_call", "bitcast_convert_type", "cumsum", "cumprod", "complex", "real", "imag", "conj")}
 
 
 def cases_for(dt):
