@@ -14,10 +14,10 @@
 Transformation rules (end of file): reduce_sum and cumsum are linear; reduce_max/min share
 the tangent equally among ties (JAX's rule); reduce_prod multiplies each tangent by the
 product of the other elements (exclusive cumulative products: exact with zeros); cumprod
-has a closed form exact to first order with zeros; cummax/cummin take the tangent of the
-element the running extreme came from; sort permutes the tangents with a second sort and
-transposes by sorting the cotangents back; integer-valued ops have zero derivatives. Every
-primitive batches by renumbering its axes around the batch dim.
+scans (product, tangent) pairs in log depth, exact to all orders with zeros; cummax/cummin
+take the tangent of the element the running extreme came from; sort permutes the tangents
+with a second sort and transposes by sorting the cotangents back; integer-valued ops have
+zero derivatives. Every primitive batches by renumbering its axes around the batch dim.
 """
 
 import numpy as np
@@ -451,8 +451,8 @@ _chooser_jvp(reduce_min_p)
 
 # reduce_prod: d prod / d x_i is the product of all the *other* reduced elements, which
 # we build from exclusive cumulative products (no division), so the rule is exact with
-# any number of zeros; so is the second derivative (it goes through cumprod's jvp, exact
-# to first order with zeros).
+# any number of zeros; so are its higher derivatives (they go through cumprod's jvp, exact
+# to all orders).
 def _shifted(x, axis, amount, dtype):
     """``x`` shifted by ``amount`` (+1: towards higher indices) along ``axis``, the
     vacated end filled with 1."""
@@ -518,21 +518,15 @@ def _cumsum_transpose(ct, x, *, axis, reverse):
 _r.deflinear(cumsum_p, _cumsum_transpose)
 
 
-def _cumprod_jvp(primals, tangents, *, axis, reverse):
-    """With z_k zeros among the elements scanned up to k and x' = x with zeros replaced
-    by 1, y'_k = cumprod(x')_k:
+def _cumprod_tangent_first_order(x, g, params):
+    """cumprod's tangent where the scanned axis has symbolic size (no log-depth scan): with
+    z_k zeros among the elements scanned up to k and x' = x with zeros replaced by 1,
+    y'_k = cumprod(x')_k:
       z_k = 0: dy_k = y_k * sum_{j<=k} g_j / x_j     (= y'_k * cumsum(g / x')_k)
       z_k = 1: dy_k = g_zero * y'_k                  (only the zero's own term survives)
       z_k >= 2: dy_k = 0.
-    Exact to first order with any number of zeros. Its own derivative (second order) is
-    exact where the prefix holds no zero: the zero-count masks are piecewise constant, so
-    at a zero the terms they switch off lose their derivative. Dividing by x can lose
-    accuracy only for subnormal x."""
-    (x,), (g,) = primals, tangents
-    params = dict(axis=axis, reverse=reverse)
-    y = cumprod_p.bind(x, **params)
-    if type(g) is _r.Zero:
-        return y, _r.Zero.from_value(y)
+    Exact to first order with any number of zeros; its own derivative is exact only where
+    the prefix holds no zero (the zero-count masks are piecewise constant)."""
     dt = _aval(x).dtype
     is_zero = eq_p.bind(x, np.zeros((), dt))
     ones = broadcast_in_dim_p.bind(np.ones((), dt), shape=_shape(x), broadcast_dimensions=())
@@ -544,7 +538,68 @@ def _cumprod_jvp(primals, tangents, *, axis, reverse):
     no_zero_part = mul_p.bind(cumsum_p.bind(div_p.bind(g, x1), **params), none_yet)
     one_zero_part = mul_p.bind(cumsum_p.bind(mul_p.bind(g, _convert(is_zero, dt)), **params),
                                one_so_far)
-    return y, mul_p.bind(y1, add_p.bind(no_zero_part, one_zero_part))
+    return mul_p.bind(y1, add_p.bind(no_zero_part, one_zero_part))
+
+
+def _cumprod_jvp(primals, tangents, *, axis, reverse):
+    """dy_k = sum_{j<=k} g_j prod_{i<=k, i!=j} x_i, as the inclusive scan of the pairs
+    (x_j, g_j) under (a, da) . (b, db) = (a b, da b + a db) (``_product_scan``: slices,
+    products, sums and pads, with no division and no zero masks), so the rule and all
+    of its own derivatives are exact with any number of zeros. Along an axis of symbolic
+    size the scan's depth is unknown, and the closed form of
+    ``_cumprod_tangent_first_order`` (exact to first order only) is used instead."""
+    (x,), (g,) = primals, tangents
+    params = dict(axis=axis, reverse=reverse)
+    y = cumprod_p.bind(x, **params)
+    if type(g) is _r.Zero:
+        return y, _r.Zero.from_value(y)
+    n, dt = _shape(x)[axis], _aval(x).dtype
+    if not isinstance(n, (int, np.integer)):  # the scan's depth would depend on n
+        return y, _cumprod_tangent_first_order(x, g, params)
+    from tjit.primitives.slicing import rev_p
+    if reverse:
+        x, g = rev_p.bind(x, dimensions=(axis,)), rev_p.bind(g, dimensions=(axis,))
+    tan = _product_scan(x, g, axis, n, dt)[1]
+    return y, rev_p.bind(tan, dimensions=(axis,)) if reverse else tan
+
+
+def _product_scan(prod, tan, axis, n, dt):
+    """Inclusive scan along ``axis`` (length ``n``) of (product, tangent) pairs under
+    (a, da) . (b, db) = (a b, da b + a db), by odd-even recursion (combine neighbours,
+    scan the half, fix up the rest): O(n) products and sums in 2 log2(n) levels."""
+    from tjit.primitives.slicing import concatenate_p, pad_p, slice_p
+    if n < 2:
+        return prod, tan
+    nd = len(_shape(prod))
+
+    def take(v, start, stop, stride=1):
+        lo, hi, st = [0] * nd, list(_shape(v)), [1] * nd
+        lo[axis], hi[axis], st[axis] = start, stop, stride
+        return slice_p.bind(v, start_indices=tuple(lo), limit_indices=tuple(hi),
+                            strides=tuple(st))
+
+    def combine(a, da, b, db):  # a before b
+        return mul_p.bind(a, b), add_p.bind(mul_p.bind(da, b), mul_p.bind(a, db))
+
+    half = n // 2
+    # pairs (0, 1), (2, 3), ...: their scan is the scan at the odd positions
+    odd = _product_scan(*combine(take(prod, 0, 2 * half, 2), take(tan, 0, 2 * half, 2),
+                                 take(prod, 1, 2 * half, 2), take(tan, 1, 2 * half, 2)),
+                        axis, half, dt)
+    # even positions 2i (i >= 1): the scan up to 2i - 1 combined with element 2i
+    n_even = (n - 1) // 2
+    even = combine(take(odd[0], 0, n_even), take(odd[1], 0, n_even),
+                   take(prod, 2, n, 2), take(tan, 2, n, 2))
+    even = [concatenate_p.bind(take(v, 0, 1), e, dimension=axis)
+            for v, e in zip((prod, tan), even)]
+
+    def interleave(ev, od):  # ev at 0, 2, 4, ...; od at 1, 3, ...; zeros elsewhere
+        zero = np.zeros((), dt)
+        cfg = lambda lo, count: tuple(
+            (lo, n - lo - (2 * count - 1), 1) if i == axis else (0, 0, 0) for i in range(nd))
+        return add_p.bind(pad_p.bind(ev, zero, padding_config=cfg(0, n - half)),
+                          pad_p.bind(od, zero, padding_config=cfg(1, half)))
+    return interleave(even[0], odd[0]), interleave(even[1], odd[1])
 
 
 cumprod_p.jvp = _cumprod_jvp
