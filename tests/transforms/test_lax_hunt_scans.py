@@ -92,3 +92,16 @@ def test_cumprod_hessian_along_a_batched_axis(x64):
     for r in range(2):
         np.testing.assert_allclose(np.asarray(hess)[:, r, :, r], want[r], rtol=1e-12,
                                    atol=1e-12)
+
+
+@pytest.mark.parametrize("x", [[1.0, 1.0, 0.0, 2.0], [1.0, 1.0, 1.0, 1.0], [0.5, -1.0, 2.0, 0.3]])
+def test_cumlogsumexp_hessian_at_ties(x, x64):
+    # logsumexp is analytic: its Hessian diag(p) - p p^T holds at ties too
+    x = np.asarray(x)
+    w = np.arange(1.0, len(x) + 1)
+    want = np.zeros((len(x), len(x)))
+    for k in range(len(x)):
+        p = np.exp(x[:k + 1] - np.logaddexp.reduce(x[:k + 1]))
+        want[:k + 1, :k + 1] += w[k] * (np.diag(p) - np.outer(p, p))
+    got = tjit.hessian(lambda a: jnp.sum(lax.cumlogsumexp(a) * w))(x)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12, atol=1e-12)

@@ -37,15 +37,20 @@ def clz(x):
 
 
 def _logaddexp(a, b):
-    """``log(exp(a) + exp(b))`` for floats: ``max(a, b) + log1p(exp(min(a, b) - max(a, b)))``,
-    which has finite derivatives everywhere: 1/2 each at ties (max and min split ties),
-    1 and 0 when one side is -inf. Equal infinities give themselves (not inf - inf = NaN);
-    NaNs propagate. (Selecting between the two one-sided forms ``a + log1p(exp(b - a))``
-    puts the unselected form's -inf + inf = NaN into the gradient through the select.)"""
+    """``log(exp(a) + exp(b))`` for floats: the larger plus ``log1p(exp(smaller - larger))``,
+    with the larger and smaller *selected* from ``a`` and ``b`` (at a tie, ``a`` is the
+    larger), so the expression is ``a + log1p(exp(b - a))`` or its mirror: analytic where
+    it is used (exact second derivatives at ties; first derivatives 1/2 each), and the
+    difference never meets -inf - (-inf) or inf - inf, so a -inf operand gives slopes 1
+    and 0, not NaN. Equal infinities give themselves, with slopes 1/2 each; NaNs
+    propagate."""
+    a_larger = ew.ge(a, b)
     equal_infinities = ew.bitwise_and(ew.eq(a, b), ew.bitwise_not(ew.is_finite(a)))
-    hi = ew.max(a, b)
-    gap = ew.select(equal_infinities, full_like(a, 0), ew.sub(ew.min(a, b), hi))
-    return ew.add(hi, ew.log1p(ew.exp(gap)))
+    larger = ew.select(a_larger, a, b)
+    smaller = ew.select(a_larger, b, a)
+    larger = ew.select(equal_infinities, ew.mul(ew.add(a, b), full_like(a, 0.5)), larger)
+    gap = ew.select(equal_infinities, full_like(a, 0), ew.sub(smaller, larger))
+    return ew.add(larger, ew.log1p(ew.exp(gap)))
 
 
 def cumlogsumexp(operand, axis=0, reverse=False):
