@@ -150,6 +150,13 @@ def cases(np_, nn_, special_, lax_):
         ("slogdet(w)", lambda a: tuple(la.slogdet(a["w"])), [(F32, S), (F32, S)]),
         ("cond(w)", lambda a: la.cond(a["w"]), [(F32, W)]),
         ("inv(w)", lambda a: la.inv(a["w"]), [(F32, S)]),
+        # bools: weak where JAX's are (no effect on promotion, but observable)
+        ("isfinite(w)", lambda a: np_.isfinite(a["w"]), [("bool", W)]),
+        ("isnan(wi)", lambda a: np_.isnan(a["wi"]), [("bool", W)]),
+        ("logical_not(py)", lambda a: np_.logical_not(a["py"]), [("bool", W)]),
+        ("logical_and(w,w)", lambda a: np_.logical_and(a["w"], a["w"]), [("bool", S)]),
+        ("isreal(w0)", lambda a: np_.isreal(a["w0"]), [("bool", W)]),
+        ("isin(w,w)", lambda a: np_.isin(a["w"], a["w"]), [("bool", S)]),
         # lax.conj is complex (jnp.conj of a real array stays real, as NumPy's)
         ("lax.conj(py)", lambda a: lax_.conj(a["py"]), [("complex64", W)]),
         ("lax.conj(f32)", lambda a: lax_.conj(a["f32"]), [("complex64", S)]),

@@ -35,8 +35,7 @@ def _broadcast_all(fname, *arrays):
     return [broadcast_to_shape(a, shape) for a in arrays], shape
 
 
-def _to_bool(x):
-    return x if dtypes.is_bool(x.dtype) else lax.ne(x, lax.full((), 0, x.dtype))
+_to_bool = uf._to_bool
 
 
 def _ravel(x):
@@ -693,7 +692,8 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, method="a
     eq = lax.eq(lax.broadcast_in_dim(e, full, tuple(range(last))),
                 lax.broadcast_in_dim(t, full, (last,)))
     out = lax.reduce_or(eq, (last,))
-    return lax.bitwise_not(out) if invert else out
+    out = lax.bitwise_not(out) if invert else out
+    return lax.convert_element_type(out, out.dtype, weak_type=False)  # (strong, as JAX's)
 
 
 def in1d(ar1, ar2, assume_unique=False, invert=False, *, method="auto"):

@@ -293,7 +293,8 @@ def _logical(name, fn):
 
 
 def _to_bool(x):
-    return x if x.dtype == np.bool_ else lax.ne(x, lax.convert_element_type(0, x.dtype))
+    """``x != 0`` (bool stays itself); weak for weak scalars, as JAX's (lax._const 0)."""
+    return x if x.dtype == np.bool_ else lax.ne(x, _constant_like(x, 0))
 
 
 logical_and = _logical("logical_and", lax.bitwise_and)
@@ -953,8 +954,8 @@ def isfinite(x, /):
 
 def isnan(x, /):
     x = ensure_array("isnan", x)
-    if not dtypes.is_inexact(x.dtype):
-        return lax.full_like(x, False, dtype=bool)
+    if not dtypes.is_inexact(x.dtype):  # (weak as x, as JAX's)
+        return lax.full_like(x, False, dtype=bool) if not x.weak_type else lax.ne(x, x)
     return lax.ne(x, x)
 
 
@@ -1142,13 +1143,13 @@ def imag(x, /):
 def iscomplex(x, /):
     """Elementwise: whether the imaginary part is non-zero (False for real dtypes)."""
     x = ensure_array("iscomplex", x)
-    return lax.ne(imag(x), lax.full((), 0, imag(x).dtype))
+    return lax.ne(imag(x), _constant_like(imag(x), 0))  # (weak for weak scalars, as JAX)
 
 
 def isreal(x, /):
     """Elementwise: whether the imaginary part is zero (True for real dtypes)."""
     x = ensure_array("isreal", x)
-    return lax.eq(imag(x), lax.full((), 0, imag(x).dtype))
+    return lax.eq(imag(x), _constant_like(imag(x), 0))
 
 
 def conjugate(x, /):

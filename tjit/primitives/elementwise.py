@@ -71,6 +71,7 @@ floor_p = unop("floor", lambda xp, x: xp.floor(x), kind=REAL_FLOAT)
 ceil_p = unop("ceil", lambda xp, x: xp.ceil(x), kind=REAL_FLOAT)
 is_finite_p = unop("is_finite", lambda xp, x: xp.isfinite(x), kind=REAL_FLOAT,
                    result_dtype=lambda dt: dtypes.bool_)
+is_finite_p.def_weak_type(lambda w, **_: w)  # (a weak bool for a weak input, as JAX's)
 
 ROUND_AWAY_FROM_ZERO, ROUND_TO_NEAREST_EVEN = 0, 1
 
