@@ -738,3 +738,31 @@ reduce_max_p.lowering = _reduce_lowering("max")
 reduce_min_p.lowering = _reduce_lowering("min")
 reduce_and_p.lowering = _reduce_lowering("and", bool_only=True)
 reduce_or_p.lowering = _reduce_lowering("or", bool_only=True)
+
+
+# argmax / argmin as two fusable reductions (no index-carrying monoid needed, so every
+# backend renders them): m = max/min(x) along the axis (NaN-propagating), then the least
+# index i where x[i] == m, or where x[i] is NaN (then m is NaN and no x[i] == m, so this
+# is the first NaN). -0.0 == +0.0, so signed zeros tie by first index, as NumPy and JAX.
+def _arg_lowering(monoid):
+    def rule(ctx, x, *, axes, index_dtype):
+        (axis,), idx_dt = axes, np.dtype(index_dtype)
+        n, top = x.shape[axis], np.iinfo(idx_dt).max
+        if isinstance(n, (int, np.integer)) and n > top:
+            return NotImplemented  # indices do not fit index_dtype: library call
+        out_shape = ctx.avals_out[0].shape
+        kept = _kept_dims(x.ndim, axes)
+        m = ctx.add("reduce", (x,), out_shape, x.dtype, axes=axes, monoid=monoid)
+        hit = ctx.elementwise("eq", [x, ctx.broadcast(m, x.shape, kept)])
+        if dtypes.is_float(x.dtype):
+            hit = ctx.elementwise("or", [hit, ctx.elementwise("ne", [x, x])])
+        pos = ctx.add("iota", (), x.shape, idx_dt, dimension=axis)
+        # ``top`` where x is not the extreme: never the least, as some index always hits
+        miss = ctx.broadcast(ctx.constant(top, idx_dt), x.shape, ())
+        cand = ctx.add("select", (hit, pos, miss), x.shape, idx_dt)
+        return ctx.add("reduce", (cand,), out_shape, idx_dt, axes=axes, monoid="min")
+    return rule
+
+
+argmax_p.lowering = _arg_lowering("max")
+argmin_p.lowering = _arg_lowering("min")
