@@ -205,3 +205,10 @@ def test_x64_weak_inputs_are_float64():
         assert _typed(special.logit(0.5)) == [("float64", W)]
         assert _typed(jnp.triu(w)) == [("float64", W)]
         assert _typed(nn.elu(jnp.asarray(np.eye(2, dtype=np.int8)))) == [("float64", W)]
+        # all operands weak: the bound of their own dtypes (JAX's lattice_result_type),
+        # so a weak float32 array stays float32 with a Python int, not the default float
+        w32 = _weak(jnp.asarray(_M, dtype=np.float32))
+        # (a Python float is float64 there, so w32 * 2.0 is float64)
+        for f, want in ((lambda x: x + 1, "float32"), (nn.hard_tanh, "float32"),
+                        (lambda x: x * 2.0, "float64")):
+            assert _typed(f(w32)) == _typed(tjit.jit(f)(w32)) == [(want, W)]
