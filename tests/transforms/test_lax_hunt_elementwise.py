@@ -1,6 +1,7 @@
 """Higher derivatives of elementwise ops at the points their rules special-case, against
 float64 closed forms (found comparing tjit with JAX: the Hessian of x**y lost its mixed
-term wherever y == 0, because pow's x-slope selected a constant 0 there)."""
+term wherever y == 0, because pow's x-slope selected a constant 0 there; digamma's slope
+was 1.6e32 instead of inf at its poles -1, -2, ...)."""
 
 import numpy as np
 import pytest
@@ -43,3 +44,15 @@ def test_pow_slope_stays_finite_where_zero_exponent_meets_tiny_base(x, x64):
     assert float(gy) == (np.log(x) if x > 0 else 0.0)  # log(x) * x**0; 0 at x == 0, as JAX
     hess = tjit.hessian(lambda a: lax.pow(a[0], a[1]))(np.array([x, 0.0]))
     assert not np.any(np.isnan(np.asarray(hess)))
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_digamma_slope_is_infinite_at_its_poles(jit, x64):
+    # trigamma's reflection pi**2 / sin(pi x)**2 met sin(-2 pi) ~ 2.4e-16: 1.6e32, not inf
+    import scipy.special
+    x = np.array([-3.0, -2.0, -1.0, 0.0, -2.5, -0.25, 0.3, 5.0])
+    slope = tjit.vmap(tjit.grad(lax.digamma))
+    slope = tjit.jit(slope) if jit else slope
+    np.testing.assert_allclose(np.asarray(slope(x)), scipy.special.polygamma(1, x), rtol=1e-10)
+    curvature = tjit.vmap(tjit.grad(tjit.grad(lax.lgamma)))(x)
+    np.testing.assert_allclose(np.asarray(curvature), scipy.special.polygamma(1, x), rtol=1e-10)

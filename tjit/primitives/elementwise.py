@@ -670,7 +670,7 @@ def trigamma(x):
     The recurrence psi1(y) = psi1(y + 1) + 1/y**2 moves y >= 0.5 up to z = y + 6, where
     the asymptotic series 1/z + 1/(2 z**2) + sum_k B_2k / z**(2k+1) (Bernoulli numbers
     through B_12) is accurate to ~1e-12; x < 0.5 uses the reflection
-    psi1(x) = pi**2 / sin(pi x)**2 - psi1(1 - x).
+    psi1(x) = pi**2 / sin(pi x)**2 - psi1(1 - x); the poles 0, -1, -2, ... give +inf.
     """
     def c(v):
         return _const(x, v)
@@ -687,7 +687,9 @@ def trigamma(x):
     pos = _add(acc, _mul(iz, _add(c(1), _mul(iz, _add(c(0.5), _mul(iz, poly))))))
     xs = _sel(reflect, c(0.25), x)  # keeps sin(pi x) away from 0 where unused
     refl = _sub(_div(c(np.pi ** 2), _sq(sin_p.bind(_mul(c(np.pi), xs)))), pos)
-    return _sel(reflect, pos, refl)
+    # at the poles 0, -1, -2, ... sin(pi x) rounds to ~1e-16, not 0 (only at x = 0)
+    pole = and_p.bind(reflect, eq_p.bind(x, floor_p.bind(x)))
+    return _sel(reflect, pos, _sel(pole, refl, c(np.inf)))
 
 
 _r.defjvp(digamma_p, lambda g, x: _mul(g, trigamma(x)))
