@@ -30,10 +30,12 @@ compiled in every other pointwise variant a user may pick (``TJIT_CUDA_POINTWISE
 ``devices/cuda_pointwise.py``). At the ``ptx`` depth every variant source goes through
 the front end, and one per :func:`variant_key` (the variant and its operands' types:
 what a variant adds to the default rendering, whose expression code is compiled to PTX
-for every kernel) goes through the whole compile: variants are 5x the sources and their
-unrolled chunks cost ~4x a default kernel's PTX (measured: 80 kernels of tests/nn, 176
-variant sources, PTX 1.3 s default + 7.0 s variants, front end 0.2 s variants), and
-``tests/lower/c/test_wide_chunks.py`` compiles its variant corpus to PTX anyway. Kernels
+for every kernel) goes through the whole compile. A vectorized kernel has four variant
+sources, each ~2.4x its default's PTX time (unrolled chunks): 80 kernels of tests/nn
+made 176 variant sources, PTX 1.3 s default + 7.0 s variants, front end 0.2 s; the 2857
+kernels of tests/primitives took 177 s of NVRTC CPU all to PTX, 45 s this way (176
+variants to PTX, 3388 front end). ``tests/lower/c/test_wide_chunks.py`` compiles its
+variant corpus to PTX anyway. Kernels
 that passed are remembered in
 the tjit disk cache, keyed by their kernel hash under a digest of the renderer's
 sources (``tjit/lower``, ``tjit/xla_like``), the NVRTC version, the options and the
