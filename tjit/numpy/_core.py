@@ -252,8 +252,7 @@ def promote_dtypes(*args):
 
 def promote_dtypes_inexact(*args):
     dt, weak = result_type_of(*args)
-    if not dtypes.is_inexact(dt):
-        dt = dtypes.default_float()
+    dt = dtypes.to_inexact(dt)
     return [_convert(a, dt, weak) for a in args]
 
 

@@ -229,8 +229,8 @@ def _linspace_parts(start, stop, num, endpoint, dtype, axis, fname):
     dt = canonical_dtype(dtype, fname)
     start, stop = promote_dtypes(start, stop)
     if dt is None:
-        dt = start.dtype if dtypes.is_inexact(start.dtype) else dtypes.default_float()
-    cdt = dt if dtypes.is_inexact(dt) else dtypes.default_float()
+        dt = dtypes.to_inexact(start.dtype)
+    cdt = dtypes.to_inexact(dt)
     start, stop = lax.convert_element_type(start, cdt), lax.convert_element_type(stop, cdt)
     bshape = broadcast_shapes(tuple(start.shape), tuple(stop.shape), op=f"jnp.{fname}")
     start, stop = broadcast_to_shape(start, bshape), broadcast_to_shape(stop, bshape)

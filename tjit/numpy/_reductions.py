@@ -21,7 +21,8 @@ from tjit.tracing import dtypes
 from tjit.tracing.core import Array, Tracer, concrete_value
 from tjit.tracing.errors import ShapeError
 from tjit.tracing.shapes import broadcast_shapes, normalize_axes, shape_str
-from tjit.numpy._core import broadcast_to_shape, ensure_array, promote_dtypes_inexact
+from tjit.numpy._core import (broadcast_to_shape, ensure_array, promote_dtypes_inexact,
+                              result_type_of)
 from tjit.numpy._creation import canonical_dtype, dim_value
 
 
@@ -219,8 +220,8 @@ def _count(a, axes, dt):
 def _inexact_result(a, dtype, name):
     dt = canonical_dtype(dtype, name)
     if dt is None:
-        dt = a.dtype if dtypes.is_inexact(a.dtype) else dtypes.default_float()
-    comp = _upcast_f16(dt if dtypes.is_inexact(dt) else dtypes.default_float())
+        dt = dtypes.to_inexact(a.dtype)
+    comp = _upcast_f16(dtypes.to_inexact(dt))
     return dt, comp
 
 
@@ -247,12 +248,12 @@ def _var_types(a, dtype, name):
         if dtypes.is_complex(a.dtype) and not dtypes.is_complex(dt):
             raise ValueError(f"jnp.{name}: a real dtype {dt} is not supported for the "
                              f"variance of complex values ({a.dtype})")
-        comp = dt if dtypes.is_inexact(dt) else dtypes.default_float()
+        comp = dtypes.to_inexact(dt)
     elif dtypes.is_inexact(a.dtype):
         comp = a.dtype
         dt = dtypes.finfo(a.dtype).dtype  # the real type of a complex input
     else:
-        dt = comp = dtypes.default_float()
+        dt = comp = dtypes.to_inexact(a.dtype)
     return _upcast_f16(comp), dtypes.canonicalize(dt)
 
 
@@ -562,12 +563,20 @@ def _quantile_weights(name, a, weights, axis):
     return w
 
 
+def _as_dtype(r, dt):
+    """``r`` in ``dt`` (its weak type kept when it is already ``dt``)."""
+    return r if r.dtype == dt else lax.convert_element_type(r, dt)
+
+
 def _inverted_cdf(name, a, q, axis, weights, keepdims, squash_nans):
     """method='inverted_cdf' (the one NumPy and JAX take ``weights`` with): per slice,
     the first sorted value whose cumulative weight share reaches ``q``."""
     a = ensure_array(name, a)
     if dtypes.is_complex(a.dtype):
         raise TypeError(f"jnp.{name} does not support complex input ({a.dtype})")
+    # the result's dtype: a's (with the weights' when given), whatever q's, as JAX
+    out_dt = dtypes.to_inexact(a.dtype if weights is None else
+                               result_type_of(a, weights)[0])
     a, q = promote_dtypes_inexact(a, q)
     axes = _axes(a, axis, name)
     w = lax.full(a.shape, 1, a.dtype) if weights is None else \
@@ -599,7 +608,7 @@ def _inverted_cdf(name, a, q, axis, weights, keepdims, squash_nans):
     r = lax.select(broadcast_to_shape(empty, r.shape), lax.full(r.shape, np.nan, dt), r)
     out_batch = tuple(1 if i in axes else a.shape[i] for i in range(a.ndim)) if keepdims \
         else batch
-    return lax.reshape(r, tuple(q.shape) + out_batch)
+    return _as_dtype(lax.reshape(r, tuple(q.shape) + out_batch), out_dt)
 
 
 def _quantile(name, a, q, axis, method, keepdims, squash_nans):
@@ -609,6 +618,7 @@ def _quantile(name, a, q, axis, method, keepdims, squash_nans):
     a = ensure_array(name, a)
     if dtypes.is_complex(a.dtype):
         raise TypeError(f"jnp.{name} does not support complex input ({a.dtype})")
+    out_dt = dtypes.to_inexact(a.dtype)  # the result's, whatever q's dtype (as JAX)
     a, q = promote_dtypes_inexact(a, q)
     axes = _axes(a, axis, name)
     x, n = _sorted_rows(a, axes)
@@ -631,7 +641,7 @@ def _quantile(name, a, q, axis, method, keepdims, squash_nans):
     r = lax.select(empty, lax.full((), np.nan, dt), r)
     out_batch = tuple(1 if i in axes else a.shape[i] for i in range(a.ndim)) if keepdims \
         else batch
-    return lax.reshape(r, tuple(q.shape) + out_batch)
+    return _as_dtype(lax.reshape(r, tuple(q.shape) + out_batch), out_dt)
 
 
 def _interpolate(x, pos, method):
@@ -697,8 +707,7 @@ def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear
 def _scaled(q, name):
     _check_q_range(q, 0, 100, name, "Percentiles")
     q = ensure_array(name, q)
-    q = q if dtypes.is_inexact(q.dtype) else lax.convert_element_type(
-        q, dtypes.default_float(), weak_type=q.weak_type)
+    q = lax.convert_element_type(q, dtypes.to_inexact(q.dtype), weak_type=q.weak_type)
     # A Python-number q stays weak: percentile(float32, 30.0) is float32 (NumPy, JAX).
     return lax.div(q, lax.convert_element_type(100, q.dtype, weak_type=q.weak_type))
 

@@ -94,7 +94,7 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
     if isinstance(bins, str):
         raise NotImplementedError("jnp.histogram: string values for bins are not supported")
     a = ensure_array("histogram_bin_edges", a)
-    dt = a.dtype if dtypes.is_inexact(a.dtype) else dtypes.default_float()
+    dt = dtypes.to_inexact(a.dtype)
     if np.ndim(bins) == 1:
         # Edges out of order would put values in the wrong bins; NumPy raises. (Traced
         # edges cannot be checked.)

@@ -188,13 +188,12 @@ fft_p.batch = _fft_batch
 
 def complex_dtype_for(dt):
     """The complex dtype an FFT of a ``dt`` operand computes in (float32 -> complex64,
-    float64 -> complex128; other real dtypes go through the default float)."""
-    dt = np.dtype(dt)
+    float64 -> complex128; integers by their width, as JAX's to_inexact_dtype; float16
+    and bfloat16 -> complex64, as JAX)."""
+    dt = dtypes.to_inexact(dt)
     if dtypes.is_complex(dt):
         return dt
-    if dt not in _COMPLEX_OF:
-        dt = dtypes.default_float()
-    return _COMPLEX_OF[dt]
+    return _COMPLEX_OF.get(dt, np.dtype(np.complex64))
 
 
 def real_dtype_for(dt):

@@ -235,7 +235,7 @@ def sqrtm(A, blocksize=1):
     """
     a = _square_arg("sqrtm", A)
     if dtypes.is_int(a.dtype):
-        a = a.astype(dtypes.default_float())
+        a = a.astype(dtypes.to_inexact(a.dtype))
     tol = 10 * a.shape[-1] * float(dtypes.finfo(a.dtype).eps)
 
     def one(m):

@@ -95,7 +95,7 @@ def map_coordinates(input, coordinates, order, mode="constant", cval=0.0):
     if order not in (0, 1):
         raise NotImplementedError(f"scipy.ndimage.map_coordinates: order={order!r}; only "
                                   f"order 0 (nearest) and 1 (linear) are supported, as JAX")
-    work = x.dtype if dtypes.is_inexact(x.dtype) else dtypes.default_float()
+    work = dtypes.to_inexact(x.dtype)
     coords = [c.astype(work) if not dtypes.is_inexact(c.dtype) else c for c in coords]
     fixer, interp = _INDEX_FIXERS[mode], (_nearest if order == 0 else _linear)
 

@@ -105,6 +105,17 @@ def default_complex():
     return complex128 if config.enable_x64 else complex64
 
 
+def to_inexact(dt):
+    """The dtype an integer or boolean ``dt`` computes in where an op needs an inexact one
+    (``sqrt``, ``/``, ``mean``, ...), as JAX's ``to_inexact_dtype``: 64-bit integers
+    become float64, narrower ones and bool float32, whatever the x64 switch (then
+    canonicalized, so float32 without x64). Inexact dtypes are returned as they are."""
+    dt = np.dtype(dt)
+    if is_inexact(dt):
+        return dt
+    return canonicalize(float64 if dt.itemsize == 8 else float32)
+
+
 def is_float(dt):
     return np.issubdtype(dt, np.floating) or dt == bfloat16
 
