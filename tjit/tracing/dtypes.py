@@ -240,7 +240,7 @@ def result_type(*dtypes_and_weak):
     strict = config.numpy_dtype_promotion == "strict"
     if not strict and all(w for _, w in dtypes_and_weak):
         # all weak: the bound of the dtypes themselves, weak (JAX's lattice_result_type),
-        # so a weak float32 array with a Python float stays float32 under x64
+        # so a weak float32 array with a Python int stays float32 under x64
         dt = canonicalize(_lub(tuple(np.dtype(d) for d, _ in dtypes_and_weak)))
         return dt, not is_bool(dt)
     node = _lub(tuple(_node(d, w) for d, w in dtypes_and_weak), strict)
