@@ -98,7 +98,7 @@ def _new_kernels(*calls):
     return [(h, k, "here") for h, k in collect_kernels.SEEN.items() if h not in before]
 
 
-def test_ptx_depth_compiles_one_variant_per_key_the_rest_through_the_front_end():
+def test_ptx_depth_compiles_one_variant_per_key_and_leaves_out_the_rest():
     from tests.lower.c import nvrtc_check
     x32 = np.linspace(-1, 1, 4099, dtype=np.float32)
     todo = _new_kernels((lambda v: jnp.sin(v) * 3.5 + 1.25, x32),
@@ -106,16 +106,16 @@ def test_ptx_depth_compiles_one_variant_per_key_the_rest_through_the_front_end()
                         (lambda v: jnp.tanh(v) * 3.5 + 1.25, x32.astype(np.int32)))
     assert len(todo) == 3
     ptx = nvrtc_check.Checker(nvrtc_check.DEPTHS["ptx"])
-    deep, front = ptx._render(todo)
+    deep = ptx._render(todo)
     n = len(nvrtc_check.cuda_pointwise.VARIANTS) - 1       # the non-default variants
     # every kernel's default rendering goes to PTX; the first float32 kernel's variants
-    # too, the second's (same variants, same operand types) through the front end only;
-    # the float32-from-int32 kernel's operand types are new: its variants go to PTX
-    assert [s.entry for _, _, _, s in front] == [
-        s.entry for _, k, _, s in front if k is todo[1][1]]
-    assert (len(deep), len(front)) == (3 + 2 * n, n), ([s.entry for *_, s in deep],
-                                                       [s.entry for *_, s in front])
-    assert {nvrtc_check.variant_key(s) for *_, s in front} <= ptx.variant_keys
-    syntax = nvrtc_check.Checker(nvrtc_check.DEPTHS["syntax"])   # one depth for all
-    deep, front = syntax._render(todo)
-    assert (len(deep), len(front)) == (3 + 3 * n, 0)
+    # too; the second's (same variants, same operand types) are left out; the
+    # float32-from-int32 kernel's operand types are new: its variants go to PTX
+    assert len(deep) == 3 + 2 * n, [s.entry for *_, s in deep]
+    second = nvrtc_check.render(todo[1][1], "cuda")
+    assert [s.entry for _, k, _, s in deep if k is todo[1][1]] == [second.entry]
+    assert ptx.variants == {"deep": 2 * n, "skipped": n}
+    assert {nvrtc_check.variant_key(v, second)
+            for v in nvrtc_check._variant_names(second)} <= ptx.variant_keys
+    syntax = nvrtc_check.Checker(nvrtc_check.DEPTHS["syntax"])   # every variant
+    assert len(syntax._render(todo)) == 3 + 3 * n and syntax.variants["skipped"] == 0
