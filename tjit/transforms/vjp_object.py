@@ -20,39 +20,36 @@ from tjit.tracing.tree_util import (
 )
 
 
-class NotNeeded:
-    """In ``args_res``: an argument value the backward pass does not read."""
+class _Marker:
+    """A stateless placeholder in ``args_res``: all instances of a class are equal."""
 
     __slots__ = ()
 
     def __repr__(self):
-        return "NotNeeded()"
+        return f"{type(self).__name__}()"
 
     def __eq__(self, other):
-        return type(other) is NotNeeded
+        return type(other) is type(self)
 
     def __hash__(self):
-        return hash(NotNeeded)
+        return hash(type(self))
 
 
-class NotSaveable:
+class NotNeeded(_Marker):
+    """In ``args_res``: an argument value the backward pass does not read."""
+
+    __slots__ = ()
+
+
+class NotSaveable(_Marker):
     """In ``args_res``: an argument value the backward pass reads but ``saveable_args``
     kept out of the saved state; restore it before calling the VJP function."""
 
     __slots__ = ()
 
-    def __repr__(self):
-        return "NotSaveable()"
-
-    def __eq__(self, other):
-        return type(other) is NotSaveable
-
-    def __hash__(self):
-        return hash(NotSaveable)
-
 
 def _is_sentinel(x):
-    return type(x) in (NotNeeded, NotSaveable)
+    return isinstance(x, _Marker)
 
 
 class VJP:
