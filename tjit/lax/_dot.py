@@ -1,6 +1,7 @@
 """``tjit.lax`` contractions: ``dot_general`` and its conveniences ``dot`` and
-``batch_matmul``. As in ``jax.lax`` there is no dtype promotion: both operands must
-have the same dtype (``tjit.numpy``'s matmul/dot/einsum promote first)."""
+``batch_matmul``. As in ``jax.lax`` there is no general dtype promotion: operands of
+different dtypes meet in the one of higher precision (XLA's HigherPrecisionType, which
+JAX's dot_general dtype rule follows); ``tjit.numpy``'s matmul/dot/einsum promote first."""
 
 import numpy as np
 
@@ -8,7 +9,7 @@ from tjit.tracing import dtypes
 from tjit.tracing.errors import ShapeError
 from tjit.tracing.shapes import normalize_axis, shape_str
 from tjit.primitives.linalg import Precision, dot_general_p
-from tjit.lax._elementwise import asarray_for_lax, is_arraylike
+from tjit.lax._elementwise import asarray_for_lax, convert_element_type, is_arraylike
 
 _PRECISION_NAMES = {
     "default": Precision.DEFAULT, "bfloat16": Precision.DEFAULT, "fastest": Precision.DEFAULT,
@@ -48,6 +49,26 @@ def _operands(lhs, rhs):
     return asarray_for_lax(lhs, like), asarray_for_lax(rhs, like)
 
 
+def _precision_rank(dt):
+    """XLA's order of precision (primitive_util.h HigherPrecisionType): complex first,
+    then exponent range, mantissa bits, bit width, and signed over unsigned."""
+    real = dtypes.finfo(dt).dtype if dtypes.is_complex(dt) else dt
+    floating = dtypes.is_float(real)
+    bits = 1 if dtypes.is_bool(real) else np.dtype(real).itemsize * 8
+    return (dtypes.is_complex(dt), dtypes.finfo(real).maxexp if floating else -1,
+            dtypes.finfo(real).nmant if floating else -1, bits, not dtypes.is_unsigned(real))
+
+
+def _common_operand_dtype(lhs, rhs):
+    """Mixed operand dtypes (int8 x float32, float16 x float32) meet in the one of higher
+    precision, as JAX's dot_general dtype rule (distinct dtypes never rank equal)."""
+    ld, rd = np.dtype(lhs.dtype), np.dtype(rhs.dtype)
+    if ld == rd:
+        return lhs, rhs
+    dt = ld if _precision_rank(ld) > _precision_rank(rd) else rd
+    return convert_element_type(lhs, dt), convert_element_type(rhs, dt)
+
+
 def _dims(dims, ndim, what):
     if isinstance(dims, (int, np.integer)):
         dims = (dims,)
@@ -58,7 +79,8 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
     """General tensor contraction (XLA's DotGeneral).
 
     Args:
-      lhs, rhs: arrays of the same dtype.
+      lhs, rhs: arrays; of different dtypes, both are computed in the one of higher
+        precision (int8 x float32 -> float32, float16 x float32 -> float32).
       dimension_numbers: ``((lhs_contracting_dims, rhs_contracting_dims),
         (lhs_batch_dims, rhs_batch_dims))``.
       precision: None, a ``lax.Precision`` or a pair of them.
@@ -76,6 +98,7 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
                         f"{dimension_numbers!r}") from None
     dn = ((_dims(lc, lhs.ndim, "lhs contracting"), _dims(rc, rhs.ndim, "rhs contracting")),
           (_dims(lb, lhs.ndim, "lhs batch"), _dims(rb, rhs.ndim, "rhs batch")))
+    lhs, rhs = _common_operand_dtype(lhs, rhs)
     return dot_general_p.bind(lhs, rhs, dimension_numbers=dn,
                               precision=canonicalize_precision(precision),
                               preferred_element_type=_canonical_pref(preferred_element_type))

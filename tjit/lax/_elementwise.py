@@ -149,7 +149,38 @@ div = _binary(ew.div_p, "Elementwise x / y (integer division rounds toward zero;
                        "all ones unsigned; INT_MIN / -1 is INT_MIN, as in XLA).")
 rem = _binary(ew.rem_p, "Elementwise remainder with the sign of x (C fmod; integer x rem 0 is "
                        "x, as in XLA).")
-pow = _binary(ew.pow_p, "Elementwise x ** y.")  # noqa: A001
+_pow_same = _binary(ew.pow_p, "Elementwise x ** y.")
+
+
+def pow(x, y):  # noqa: A001
+    """Elementwise ``x ** y``, as ``jax.lax.pow``.
+
+    Args:
+      x: the base, of a float or complex dtype.
+      y: the exponent: of ``x``'s dtype, or of an integer dtype (a float32 base with an
+        int32 exponent array gives float32).
+
+    Returns:
+      An array of ``x``'s dtype.
+    """
+    try:
+        if isinstance(y, (Array, Tracer, np.ndarray, np.generic)) and \
+                dtypes.is_int(np.dtype(y.dtype)):
+            x = asarray_for_lax(x)
+            if not dtypes.is_inexact(x.dtype):
+                raise TypeError(f"pow: the base must have a float or complex dtype, got "
+                                f"{np.dtype(x.dtype)}; convert it with x.astype(...) "
+                                f"or use lax.integer_pow for a static exponent")
+            # XLA's pow takes one dtype: the integer exponent is converted to the base's,
+            # as JAX's lowering does; its derivative is the base's alone.
+            y = convert_element_type(y, x.dtype)
+    except Exception as e:
+        _filter_at_entry(e)
+        raise
+    return _pow_same(x, y)
+
+
+pow.prim = ew.pow_p  # what tjit.numpy's eager fast lane binds directly (same dtypes)
 max = _binary(ew.max_p, "Elementwise maximum (NaN-propagating; -0.0 < +0.0, so "  # noqa: A001
               "max(+0.0, -0.0) is +0.0 in either order).")
 min = _binary(ew.min_p, "Elementwise minimum (NaN-propagating; -0.0 < +0.0, so "  # noqa: A001
