@@ -126,8 +126,7 @@ def test_basic_indexing_keeps_weak_type_and_errors():
     w = jnp.asarray(2.0) * jnp.ones(3)
     assert w[1].weak_type == w.weak_type
     for _ in range(2):
-        with pytest.raises(IndexError, match="index 5 is out of bounds for axis 1 with size 3"):
-            _M[0, 5]
+        np.testing.assert_array_equal(_M[0, 5], _M[0, 2])  # clamped, as JAX's gather
         with pytest.raises(IndexError, match="too many indices"):
             _M[0, 0, 0, 0]
         with pytest.raises(ValueError, match="slice step cannot be zero"):

@@ -8,10 +8,10 @@ step, ``None``, ``...``, integer arrays and lists (broadcast together; when they
 separated by a slice, ``None`` or ``...`` their dims go first), boolean masks and scalar
 bools. Out-of-bounds behaviour follows JAX:
 
-* ``x[i]`` with a static Python/NumPy int out of bounds raises IndexError (as NumPy
-  does); tjit arrays (traced or concrete, so eager and jit agree) and index arrays are
-  clamped into range (JAX's default gather). ``x.at[idx].get(mode='fill',
-  fill_value=v)`` gives ``v`` instead.
+* ``x[i]`` out of bounds is clamped into range (JAX's default gather, in JAX's "sharp
+  bits": ``jnp.arange(10)[11]`` is 9) whether ``i`` is a static int, a tjit array or an
+  index array, eager or under ``jit``; only a dim of size 0 raises IndexError (no element
+  to clamp to). ``x.at[idx].get(mode='fill', fill_value=v)`` gives ``v`` instead.
 * ``x.at[idx].set/add/...`` drop out-of-bounds updates (``mode='clip'`` clamps).
 * Boolean masks need concrete values (the count of True entries is the result's shape):
   under ``jit`` they raise :class:`NonConcreteBooleanIndexError`.
@@ -106,11 +106,6 @@ def _static_bound(b, pos):
                         f"{pos}") from None
 
 
-class _ClampedInt(int):
-    """A concrete 0-d tjit Array used as an index: like a traced index it is clamped into
-    bounds (instead of raising), so eager and jit results agree."""
-
-
 def _entry(e, pos):
     """One index entry as None, Ellipsis, slice, int, or an int/bool array (NumPy array
     for concrete values, tracer otherwise)."""
@@ -144,9 +139,7 @@ def _entry(e, pos):
     if isinstance(arr, Tracer):
         return arr
     if isinstance(arr, Array):
-        if arr.ndim == 0 and arr.dtype != np.bool_:
-            return _ClampedInt(arr._value)
-        return np.asarray(arr._value)
+        arr = arr._value
     arr = np.asarray(arr)
     return int(arr) if arr.ndim == 0 and arr.dtype != np.bool_ else arr
 
@@ -252,18 +245,20 @@ def _slice_params(s, n):
 
 
 def _static_int(i, n, axis):
-    """A static int index normalized to [0, n); IndexError when out of bounds (a
-    :class:`_ClampedInt` is clamped instead)."""
-    if isinstance(i, _ClampedInt) and type(n) is int and n > 0:
-        return min(max(i + n if i < 0 else i, 0), n - 1)
+    """A static int index normalized to [0, n): negative ones count from the end, and
+    out-of-bounds ones are clamped into range as JAX's gather clamps (``x[11]`` of 10
+    elements is ``x[9]``, ``x[-11]`` is ``x[0]``); IndexError on a dim of size 0."""
     try:
-        ok = -n <= i < n if type(n) is int else greater_equal(n, i + 1 if i >= 0 else -i)
+        if type(n) is int:
+            if n == 0:
+                raise IndexError(f"index {i} is out of bounds for axis {axis} with size 0")
+            return min(max(i + n if i < 0 else i, 0), n - 1)
+        if i >= 0:
+            return i if greater_equal(n, i + 1) else _simplify(n - 1)
+        return _simplify(n + i) if greater_equal(n, -i) else 0
     except InconclusiveDimensionError:
         raise InconclusiveDimensionError(f"indexing: cannot tell whether index {i} is in "
                                          f"bounds for the symbolic dim {dim_str(n)}") from None
-    if not ok:
-        raise IndexError(f"index {i} is out of bounds for axis {axis} with size {n}")
-    return i if i >= 0 else _simplify(n + i)
 
 
 def _static_take(x, entries):
@@ -404,7 +399,7 @@ class _Parts:
         self.gy += 1
 
 
-def _index_to_gather(shape, entries, contiguous, strict):
+def _index_to_gather(shape, entries, contiguous):
     """The gather that computes ``x[entries]`` for ``x`` of ``shape``."""
     advanced = any(not isinstance(e, (int, slice)) and e is not None and e.ndim > 0
                    for e in entries)
@@ -424,8 +419,6 @@ def _index_to_gather(shape, entries, contiguous, strict):
             parts.slice(e, shape[x_axes[pos]], x_axes[pos])
         else:  # an int (static or traced 0-d) index
             ax, n = x_axes[pos], shape[x_axes[pos]]
-            if strict and type(e) is int and type(n) is int:
-                _static_int(e, n, ax)
             if type(n) is int and n == 0:  # no element to clamp to or update (NumPy, JAX)
                 raise IndexError(f"index is out of bounds for axis {ax} with size 0")
             parts.indexed(_normalize(e, n, parts.idt), (), ax)
@@ -437,11 +430,11 @@ def _index_to_gather(shape, entries, contiguous, strict):
                     gather_shape, tuple(parts.out), tuple(parts.newaxis), advanced)
 
 
-def _prepare(x, parsed, strict):
+def _prepare(x, parsed):
     entries, inserted, contiguous = parsed
     if inserted:
         x = lax.expand_dims(x, inserted)
-    return x, _index_to_gather(x.shape, entries, contiguous, strict)
+    return x, _index_to_gather(x.shape, entries, contiguous)
 
 
 def _is_empty(shape):
@@ -581,7 +574,7 @@ def _rewriting_take(arr, idx, *, indices_are_sorted=False, unique_indices=False,
         if mode is None and not parsed[1] and all(e is None or isinstance(e, (int, slice))
                                                   for e in parsed[0]):
             return _static_take(arr, parsed[0])
-        x, ixr = _prepare(arr, parsed, strict=mode is None)
+        x, ixr = _prepare(arr, parsed)
         if _is_empty(ixr.out_shape):
             return lax.full_like(x, 0, shape=ixr.out_shape)
         for ax, s in enumerate(x.shape):
@@ -629,7 +622,7 @@ def _scatter_update(x, idx, y, scatter_fn, name, *, indices_are_sorted=False,
         y = lax.convert_element_type(y, x.dtype)
     parsed = _expand(x.shape, idx)
     inserted = parsed[1]
-    xx, ixr = _prepare(x, parsed, strict=False)
+    xx, ixr = _prepare(x, parsed)
     y = _broadcast_values(y, ixr.out_shape, name)
     if ixr.newaxis_dims:
         y = lax.squeeze(y, ixr.newaxis_dims)
