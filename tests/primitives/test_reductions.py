@@ -337,8 +337,8 @@ def test_reduce_errors():
         lax.reduce_and(x, (0,))
     with pytest.raises(TypeError, match=r"reduce_sum: operand must have a numeric \(non-bool\)"):
         lax.reduce_sum(A(np.zeros(3, bool)), (0,))
-    with pytest.raises(NotImplementedError, match=r"lax.reduce: only the computations"):
-        lax.reduce(x, 0.0, lambda a, b: a, (0,))
+    with pytest.raises(TypeError, match=r"lax.reduce: computation must return"):
+        lax.reduce(x, 0.0, lambda a, b: (a, b), (0,))
 
 
 def test_argmax_errors():

@@ -9,6 +9,7 @@ from tjit.tracing.shapes import normalize_axes, normalize_axis, shape_str
 from tjit.primitives import reductions as rd
 from tjit.lax import _elementwise as ew
 from tjit.lax._elementwise import asarray_for_lax
+from tjit.lax._general_reduce import general_reduce
 from tjit.lax._slicing import slice_in_dim
 from tjit.lax._structural import broadcasted_iota
 
@@ -44,23 +45,27 @@ _MONOIDS = {ew.add: (reduce_sum, ew.add), ew.mul: (reduce_prod, ew.mul),
 
 
 def reduce(operands, init_values, computation, dimensions):  # noqa: A001
-    """``jax.lax.reduce`` for the monoid computations (lax.add, mul, max, min,
-    bitwise_and/or/xor): the result is ``computation(init, reduction over dimensions)``.
+    """``jax.lax.reduce``: reduce ``operands`` over ``dimensions`` with ``computation``;
+    the result is ``computation(init, reduction over dimensions)``.
 
     Args:
-      operands: an array, or a sequence of arrays (one per init value).
-      init_values: scalar(s) combined into every result.
-      computation: one of the lax functions above.
+      operands: an array, or a pytree of same-shaped arrays (variadic reduce).
+      init_values: scalar(s) of the operands' dtypes, in the structure of ``operands``
+        (the identity of ``computation``).
+      computation: ``f(a, b) -> c`` on values in the structure of ``operands``,
+        associative; lax.add, mul, max, min and bitwise_and/or/xor on one operand use
+        the reduction primitives, any other function a log-depth tree of its calls
+        (it is applied elementwise to whole arrays).
       dimensions: the dims to reduce.
+
+    Returns:
+      The reduced value(s), in the structure of ``operands``.
     """
     single = not isinstance(operands, (list, tuple))
     ops = [operands] if single else list(operands)
     inits = [init_values] if single else list(init_values)
     if computation not in _MONOIDS:
-        raise NotImplementedError(
-            f"lax.reduce: only the computations lax.add, mul, max, min, bitwise_and, "
-            f"bitwise_or and bitwise_xor are supported, got {computation!r}; use "
-            f"lax.scan or lax.fori_loop for a custom reduction")
+        return general_reduce(operands, init_values, computation, dimensions)
     if len(ops) != len(inits):
         raise ValueError(f"lax.reduce: {len(ops)} operands but {len(inits)} init values")
     reducer, combine = _MONOIDS[computation]

@@ -1,5 +1,6 @@
-"""``tjit.lax.reduce_window`` (JAX's signature) for the add / max / min monoids, which is
-what stax's and flax's pooling layers use, and the windowed primitives' functions
+"""``tjit.lax.reduce_window`` (JAX's signature): the add / max / min monoids (what stax's
+and flax's pooling layers use) on windowed primitives, any other computation or several
+operands through ``_general_reduce``; and the windowed primitives' functions
 ``select_and_gather_add`` / ``select_and_scatter_add``."""
 
 import numpy as np
@@ -7,10 +8,12 @@ import numpy as np
 from tjit.lax import _elementwise as ew
 from tjit.lax._conv import padtype_to_pads
 from tjit.lax._elementwise import asarray_for_lax
+from tjit.lax._general_reduce import general_reduce_window
 from tjit.primitives import windowed as w
 from tjit.primitives.conv import conv_out_dim, dilate_dim
 from tjit.tracing import dtypes
 from tjit.tracing.core import Tracer
+from tjit.tracing.tree_util import tree_leaves
 
 # computation -> (primitive, the identity its init value must be, by dtype)
 _MONOIDS = {ew.add: (w.reduce_window_sum_p, "sum"), ew.max: (w.reduce_window_max_p, "max"),
@@ -54,36 +57,35 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
     """Reduce every window of ``operand`` (XLA's ReduceWindow).
 
     Args:
-      operand: an array.
-      init_value: the identity of ``computation`` (0 for ``lax.add``, -inf or the dtype's
-        minimum for ``lax.max``, +inf or its maximum for ``lax.min``).
-      computation: ``lax.add``, ``lax.max`` or ``lax.min``.
+      operand: an array, or a pytree of same-shaped arrays (variadic reduce_window, e.g.
+        values with their indices for an argmax pooling).
+      init_value: scalar(s) in the structure of ``operand``: the identity of
+        ``computation`` (0 for ``lax.add``, -inf or the dtype's minimum for ``lax.max``).
+        Padded positions and base-dilation holes hold it.
+      computation: ``f(a, b) -> c`` on values in the structure of ``operand``,
+        associative. ``lax.add``, ``lax.max`` and ``lax.min`` on one operand with their
+        identity use the windowed primitives; any other function (or init) is combined
+        in a tree of its calls, applied elementwise to whole arrays.
       window_dimensions, window_strides: one int per dim of ``operand``.
-      padding: 'SAME', 'SAME_LOWER', 'VALID' or one (low, high) pair per dim; padded
-        positions hold the identity.
+      padding: 'SAME', 'SAME_LOWER', 'VALID' or one (low, high) pair per dim.
       base_dilation, window_dilation: one int per dim (None: 1).
 
     Returns:
-      The array of window reductions.
+      The window reductions, in the structure of ``operand``.
     """
-    if isinstance(operand, (list, tuple)):
-        raise NotImplementedError("reduce_window: several operands (variadic reduce_window) "
-                                  "are not supported; reduce each operand on its own")
-    operand = asarray_for_lax(operand)
-    if computation not in _MONOIDS:
-        raise NotImplementedError(
-            f"reduce_window: computation {getattr(computation, '__name__', computation)!r} "
-            f"is not supported; use lax.add, lax.max or lax.min (the monoids with a "
-            f"windowed primitive)")
+    leaves = tree_leaves(operand)
+    if not leaves:
+        raise ValueError("reduce_window: needs at least one operand")
+    first = asarray_for_lax(leaves[0])
+    params = _window_params(first, window_dimensions, window_strides, padding,
+                            base_dilation, window_dilation, "reduce_window")
+    if isinstance(operand, (list, tuple, dict)) or computation not in _MONOIDS:
+        return general_reduce_window(operand, init_value, computation, params)
+    operand = first
     prim, kind = _MONOIDS[computation]
     dt = dtypes.canonicalize(operand.dtype)
-    if not _is_identity(init_value, kind, dt):
-        raise ValueError(f"reduce_window: init_value {init_value!r} is not the identity of "
-                         f"{computation.__name__} for {dt} (expected "
-                         f"{w._identity(kind, dt)!r}); add a non-identity init to the "
-                         f"result yourself")
-    params = _window_params(operand, window_dimensions, window_strides, padding,
-                            base_dilation, window_dilation, "reduce_window")
+    if not _is_identity(init_value, kind, dt):  # XLA's meaning: init in every window
+        return general_reduce_window(operand, init_value, computation, params)
     return prim.bind(operand, **params)
 
 
