@@ -282,11 +282,12 @@ NOTES.update({f"jax.random.{n}": _OWN_VALUES for n in (
     "chisquare",
     "generalized_normal", "ball")})
 NOTES.update({
-    "jax.lax.reduce": ("computation must be one of the monoids lax.add, mul, max, min, "
-                       "bitwise_and, bitwise_or, bitwise_xor (JAX takes any); use lax.scan "
-                       "for another reduction"),
-    "jax.lax.reduce_window": ("one operand and computation lax.add, lax.max or lax.min only "
-                              "(JAX also takes several operands and any computation)"),
+    "jax.lax.reduce": ("a computation other than the monoids lax.add, mul, max, min, "
+                       "bitwise_and/or/xor is called on whole arrays (it must act "
+                       "elementwise), in a log-depth tree of adjacent pairs"),
+    "jax.lax.reduce_window": ("a computation other than lax.add, max, min (or several "
+                              "operands) is called on whole arrays (it must act "
+                              "elementwise), one strided slice per window offset"),
 })
 
 # tjit's transformations: references are float64 NumPy (jit/checkpoint: the function
