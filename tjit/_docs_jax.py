@@ -284,7 +284,7 @@ NOTES.update({f"jax.random.{n}": _OWN_VALUES for n in (
 NOTES.update({
     "jax.lax.reduce": ("a computation other than the monoids lax.add, mul, max, min, "
                        "bitwise_and/or/xor is called on whole arrays (it must act "
-                       "elementwise), in a log-depth tree of adjacent pairs"),
+                       "elementwise), in a tree of adjacent pairs of depth log n"),
     "jax.lax.reduce_window": ("a computation other than lax.add, max, min (or several "
                               "operands) is called on whole arrays (it must act "
                               "elementwise), one strided slice per window offset"),
