@@ -61,6 +61,7 @@ from tjit.tracing.core import _DEVICE_ARRAYS   # (empty until a device backend i
 from tjit.tracing.errors import InconclusiveDimensionError
 from tjit.tracing.jaxpr import eqn_texts
 from tjit.tracing.jaxpr_trace import trace_to_jaxpr
+from tjit.tracing.refs import Ref, RefNotThreaded
 from tjit.tracing.shapes import check_spec, parse_spec, shape_str, symbol
 from tjit.tracing.target_platform import set_default_platform, tracing_for
 from tjit.tracing.size_questions import SpecializeSizes
@@ -69,6 +70,7 @@ from tjit.tracing.tree_util import (
 from tjit.transforms import loop_remat, passes
 from tjit.transforms import inline_call as _inline_call
 from tjit.transforms.float0 import hide_float0
+from tjit.state import jit_refs as _jit_refs
 from tjit.xla_like import remat as _remat
 from tjit.xla_like.compile import gc_paused
 
@@ -145,6 +147,8 @@ def _leaf_aval_and_value(x, fname):
         return x.aval, None
     if isinstance(x, Array):
         return x.aval, x._value
+    if isinstance(x, Ref):   # (a jit call threads it: state/jit_refs.py)
+        raise RefNotThreaded(x, None)
     raise TypeError(
         f"{fname}: argument of type {t.__name__} is not a valid array "
         f"({x!r:.60}); pass arrays, scalars or pytrees of them, or mark the argument "
@@ -443,7 +447,10 @@ class Jitted:
     @api_boundary
     def __call__(self, *args, **kwargs):
         if not is_eager():  # nested under a transformation: inline, on arrays as compiled
-            return self._call_inline(args, kwargs)
+            try:
+                return self._call_inline(args, kwargs)
+            except RefNotThreaded:  # takes or closes over refs: run as written (refs.py)
+                return self.fun(*args, **kwargs)
         if config.jit_hooks:   # disable_jit, debug_nans, debug_infs
             return _jit_debug.call(self, args, kwargs)
         if not kwargs and self._simple:  # fast path: positional tjit Arrays only
@@ -473,7 +480,12 @@ class Jitted:
                 if hit is not None:
                     return self._run_new_size(route, hit, args)
         v = None  # (drop the fast path's reference: donation checks who holds a buffer)
-        return self._call_compiled(args, kwargs)
+        if "_ref_jit" in self.__dict__:   # takes or closes over refs: state/jit_refs.py
+            return _jit_refs.call(self, args, kwargs)
+        try:
+            return self._call_compiled(args, kwargs)
+        except RefNotThreaded:
+            return _jit_refs.call(self, args, kwargs)
 
     def _call_compiled(self, args, kwargs):
         """The general call path: key the arguments, compile if new, run."""
@@ -1439,11 +1451,14 @@ def make_jaxpr(fun, static_argnums=(), return_shape=False, polymorphic_shapes=No
     @functools.wraps(fun)
     def make(*args, **kwargs):
         dyn_args, dyn_kwargs, statics = jitted._split(args, kwargs)
-        treedef, sig = jitted._abstract_signature(dyn_args, dyn_kwargs, "make_jaxpr")
         with compile_log.recording(jitted.__name__, "make_jaxpr") as rec:
             rec.what.append("trace")
-            closed, out_tree = jitted._trace(dyn_args, dyn_kwargs, statics, treedef, sig,
-                                             simplify=False)
+            try:
+                treedef, sig = jitted._abstract_signature(dyn_args, dyn_kwargs, "make_jaxpr")
+                closed, out_tree = jitted._trace(dyn_args, dyn_kwargs, statics, treedef,
+                                                 sig, simplify=False)
+            except RefNotThreaded:  # takes or closes over refs: their values are inputs
+                closed, out_tree = _jit_refs.trace(jitted, args, kwargs)
         if return_shape:
             shapes = _shape_structs(out_tree, closed.out_avals)
             return closed, shapes

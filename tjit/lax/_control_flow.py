@@ -23,6 +23,7 @@ from tjit.tracing.avals import ShapedArray
 from tjit.tracing.core import Array, Tracer, get_aval
 from tjit.tracing.jaxpr import ClosedJaxpr
 from tjit.tracing.jaxpr_trace import convert_constvars_jaxpr, trace_to_jaxpr
+from tjit.tracing.refs import thread_refs
 from tjit.tracing.shapes import definitely_equal, dim_str
 from tjit.tracing.tree_util import tree_flatten, tree_unflatten
 from tjit.primitives.control_flow import (
@@ -135,6 +136,19 @@ def _check_tree(op, what, in_tree, out_tree):
 
 # -- cond / switch -------------------------------------------------------------------------
 def _cond_or_switch(op, index, funs, names, operands):
+    """cond/switch, threading the refs the branches close over (tracing/refs.py) as an
+    extra operand and output of every branch."""
+    def go(t):
+        if not t.refs:
+            return _cond_pure(op, index, [t.watch(f) for f in funs], names, operands)
+        out, finals = _cond_pure(op, index, [t.body(f) for f in funs], names,
+                                 (t.values(),) + tuple(operands))
+        t.write_back(finals)
+        return out
+    return thread_refs(go)
+
+
+def _cond_pure(op, index, funs, names, operands):
     ops_flat, ops_tree = tree_flatten(tuple(operands))
     ops_flat = [_as_operand(x, op) for x in ops_flat]
     avals = [get_aval(x) for x in ops_flat]
@@ -252,6 +266,24 @@ def while_loop(cond_fun, body_fun, init_val):
 
 
 def _while(op, cond_fun, body_fun, init_val, prefix, paths=None):
+    """while_loop, threading the refs cond_fun and body_fun close over (tracing/refs.py)
+    as an extra part of the carry."""
+    def go(t):
+        if not t.refs:
+            return _while_pure(op, t.watch(cond_fun), t.watch(body_fun), init_val, prefix,
+                               paths)
+        cond_b, body_b = t.body(cond_fun), t.body(body_fun)
+        init = (init_val, t.values())
+        ref_paths = [f"a closed-over ref of type {r.type_str()}" for r in t.refs]
+        out, finals = _while_pure(
+            op, lambda c: cond_b(c[1], c[0])[0], lambda c: body_b(c[1], c[0]), init,
+            prefix, (paths or _leaf_paths(tree_flatten(init_val)[1], prefix)) + ref_paths)
+        t.write_back(finals)
+        return out
+    return thread_refs(go)
+
+
+def _while_pure(op, cond_fun, body_fun, init_val, prefix, paths=None):
     if not (callable(cond_fun) and callable(body_fun)):
         raise TypeError(f"{op}: cond_fun and body_fun arguments should be callable.")
     if _python.applies(init_val):
@@ -418,6 +450,27 @@ def _check_unroll(unroll):
 
 
 def _scan(op, fname, f, init, xs, length, reverse, unroll, paths=None, chunked=True):
+    """scan, threading the refs ``f`` closes over (tracing/refs.py) as an extra part of
+    the carry."""
+    def go(t):
+        if not t.refs:
+            return _scan_pure(op, fname, t.watch(f), init, xs, length, reverse, unroll,
+                              paths, chunked)
+        body = t.body(f)
+
+        def step(carry, x):
+            (c, y), finals = body(carry[1], carry[0], x)
+            return (c, finals), y
+        ref_paths = [f"a closed-over ref of type {r.type_str()}" for r in t.refs]
+        (c, finals), ys = _scan_pure(
+            op, fname, step, (init, t.values()), xs, length, reverse, unroll,
+            (paths or _leaf_paths(tree_flatten(init)[1], "init")) + ref_paths, chunked)
+        t.write_back(finals)
+        return c, ys
+    return thread_refs(go)
+
+
+def _scan_pure(op, fname, f, init, xs, length, reverse, unroll, paths=None, chunked=True):
     xs_flat, xs_tree = tree_flatten(xs)
     xs_flat = [_as_operand(x, op) for x in xs_flat]
     length = _scan_length(xs_flat, length)

@@ -13,6 +13,7 @@ from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray, aval_of_value
 from tjit.tracing.core import Array, Trace, Tracer, escaped_tracer_error, set_current_trace
 from tjit.tracing.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
+from tjit.tracing.refs import frame_of
 
 
 class JaxprTracer(Tracer):
@@ -151,7 +152,8 @@ def trace_to_jaxpr(flat_fun, in_avals, fun_name="<function>", arg_names=None):
     args = [trace.new_arg(a, f"the traced argument '{n}' of '{fun_name}'" if n else
                           f"a traced argument of '{fun_name}'") for a, n in zip(in_avals, names)]
     try:
-        with set_current_trace(trace):
+        # (a frame: refs created outside must be threaded in, not captured: refs.py)
+        with set_current_trace(trace), frame_of(trace, fun_name):
             outs = flat_fun(*args)
             out_tracers = [trace.to_tracer(o) for o in outs]
     finally:

@@ -28,6 +28,7 @@ from tjit.tracing.shapes import dim_str, dims_equal
 from tjit.tracing.tree_util import (
     DictKey, SequenceKey, keystr, tree_flatten, tree_flatten_with_path, tree_unflatten)
 from tjit.primitives.rules import bdim_at_front, moveaxis
+from tjit.tracing.refs import Ref
 
 not_mapped = None
 
@@ -177,6 +178,9 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
         n_kw = len(tree_flatten(kwargs)[0])
         axes = _flatten_axes(in_spec, args, len(leaves) - n_kw, "in_axes", where, labels,
                              "the positional arguments") + [0] * n_kw
+        if any(type(x) is Ref for x in leaves):   # refs as arguments: their values mapped
+            return _vmap_with_refs(fun, leaves, axes, in_tree, out_axes, axis_name,
+                                   axis_size)
         leaves = [_mapped_array(x, ax, where, labels, k) if ax is not None else x
                   for k, (x, ax) in enumerate(zip(leaves, axes))]
         size = _axis_size(leaves, axes, axis_size, where, labels)
@@ -204,6 +208,34 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
             trace.invalidate()
         return tree_unflatten(out_tree, res)
     return vmapped
+
+
+def _vmap_with_refs(fun, leaves, axes, in_tree, out_axes, axis_name, axis_size):
+    """vmap of ``fun`` on arguments holding refs (JAX's array_refs rules): a ref's value
+    is mapped along its in_axes entry; ``fun`` gets a fresh ref of the batched value
+    (an unmapped ref's belongs to the enclosing trace, so writing a mapped value into
+    it fails, as in JAX), and the final values go back into the refs along that axis."""
+    is_ref = [type(x) is Ref for x in leaves]
+
+    def pure(*vals):
+        outer = current_trace().parent
+        fresh = []
+        for v, r, ax in zip(vals, is_ref, axes):
+            if r:
+                v = Ref(v)
+                if ax is None:
+                    v._trace = outer
+            fresh.append(v)
+        a, kw = tree_unflatten(in_tree, fresh)
+        return fun(*a, **kw), [x._value for x in fresh if type(x) is Ref]
+
+    refs = [x for x in leaves if type(x) is Ref]
+    vals = [x._get() if r else x for x, r in zip(leaves, is_ref)]
+    ref_axes = [ax for ax, r in zip(axes, is_ref) if r]
+    out, finals = vmap(pure, tuple(axes), (out_axes, ref_axes), axis_name, axis_size)(*vals)
+    for r, v in zip(refs, finals):
+        r._set(v)
+    return out
 
 
 def _bind_axis_name(axis_name, size):
