@@ -57,6 +57,8 @@ from tjit import image  # noqa: F401  (jax.image.resize, scale_and_translate)
 from tjit.host_callbacks import pure_callback  # noqa: F401
 from tjit.array_creation import make_array_from_callback, live_arrays  # noqa: F401
 from tjit.fwd_bwd import fwd_and_bwd  # noqa: F401
+from tjit.state import Ref, new_ref, empty_ref, freeze, free_ref  # noqa: F401  (jax.Ref)
+from tjit import ad, ref  # noqa: F401  (jax.ad's with_refs entries, jax.ref)
 __import__("sys").modules.setdefault("tjit.tree_util", tree_util)  # `from tjit.tree_util import`
 from tjit.tracing.shapes import symbol as _symbol  # noqa: F401
 # `tjit.devices()` (as jax.devices()) is the callable `tjit.devices` package: see its docstring

@@ -254,11 +254,14 @@ def linearize_flat(flat_fun, primals, name="<function>", store=None):
     return out_primals, lin.to_jaxpr(out_tracers), zero_mask
 
 
-def backward_pass(jaxpr, consts, cts_out):
+def backward_pass(jaxpr, consts, cts_out, wanted=None):
     """Transpose a linear jaxpr: cotangents of its outputs -> cotangents of its inputs.
 
     Equations whose inputs are all known (constants, literals, or computed from them) are
     evaluated forward first; the rest are linear and transposed in reverse order.
+    ``wanted`` (one bool per input, or None: all): the inputs whose cotangents are
+    needed; equations no wanted input reaches are not transposed (JAX's ``DontWant``),
+    and the others' cotangents are zeros.
     """
     known = dict(zip(jaxpr.constvars, consts))
 
@@ -273,6 +276,8 @@ def backward_pass(jaxpr, consts, cts_out):
             known.update(zip(eqn.outvars, outs))
         else:
             linear_eqns.append(eqn)
+    if wanted is not None:
+        linear_eqns = _reached_from(jaxpr, wanted, linear_eqns)
     ct_env = {}
 
     def accumulate(v, ct):
@@ -297,8 +302,20 @@ def backward_pass(jaxpr, consts, cts_out):
         cts_in = prim.transpose(cts if prim.multiple_results else cts[0], *args, **eqn.params)
         for v, ct in zip(eqn.invars, cts_in):
             accumulate(v, ct)
-    return [ct_env.get(v, Zero(v.aval)) if type(v) is not Literal else Zero(v.aval)
-            for v in jaxpr.invars]
+    return [ct_env.get(v, Zero(v.aval)) if type(v) is not Literal and
+            (wanted is None or w) else Zero(v.aval)
+            for v, w in zip(jaxpr.invars, wanted or [True] * len(jaxpr.invars))]
+
+
+def _reached_from(jaxpr, wanted, eqns):
+    """The equations of ``eqns`` that depend on a wanted input of ``jaxpr``."""
+    reach = {v for v, w in zip(jaxpr.invars, wanted) if w}
+    kept = []
+    for eqn in eqns:
+        if any(type(v) is not Literal and v in reach for v in eqn.invars):
+            reach.update(eqn.outvars)
+            kept.append(eqn)
+    return kept
 
 
 @api_boundary
@@ -320,7 +337,7 @@ def vjp(fun, *primals, has_aux=False, saveable_args=True):
     out_avals = [get_aval(p) for p in out_primals]
     in_avals = [get_aval(p) for p in flat_p]
 
-    def backward(residuals, ct):
+    def backward(residuals, ct, wanted=None):
         cts, ct_tree = tree_flatten(ct)
         if ct_tree != out_tree:
             raise TypeError(f"vjp: the cotangent must have the output's structure {out_tree},"
@@ -330,7 +347,7 @@ def vjp(fun, *primals, has_aux=False, saveable_args=True):
         # an integer output's cotangent is dropped (a Zero: it has no tangent space)
         live = [Zero(tangent_aval(a)) if c is None else c
                 for c, a, z in zip(cts, out_avals, zero_mask) if not z]
-        cts_in = backward_pass(linear.jaxpr, residuals, live)
+        cts_in = backward_pass(linear.jaxpr, residuals, live, wanted)
         return tree_unflatten(in_tree, [_api_tangent(a, c) for c, a in zip(cts_in, in_avals)])
 
     # a pytree of the residuals (JAX's VJP objects): it can leave and enter jitted code

@@ -12,6 +12,7 @@ value must be put back, ``f_vjp.args_res[i] = value``, before the call);
 ``opaque_residuals`` holds the values computed by the forward pass.
 """
 
+from tjit.tracing.refs import Ref
 from tjit.tracing.tree_util import (
     flatten_one_level,
     register_pytree_node,
@@ -50,6 +51,63 @@ class NotSaveable(_Marker):
 
 def _is_sentinel(x):
     return isinstance(x, _Marker)
+
+
+# -- gradient refs (JAX's docs/array_refs.md, ``jax.ad``) ---------------------------------------
+class GradValue(_Marker):
+    """In ``f_vjp.with_refs(...)``: return this argument's gradient as a value (the
+    default)."""
+
+    __slots__ = ()
+
+
+class DontWant(_Marker):
+    """In ``f_vjp.with_refs(...)``: do not compute this argument's gradient at all (the
+    backward pass skips the work only it needs); the call returns ``DidntWant()``."""
+
+    __slots__ = ()
+
+
+class GradRef(_Marker):
+    """What ``f_vjp.with_refs(ref, ...)(ct)`` returns where the gradient was added into
+    a ref."""
+
+    __slots__ = ()
+
+
+class DidntWant(_Marker):
+    """What ``f_vjp.with_refs(DontWant(), ...)(ct)`` returns for an unwanted gradient."""
+
+    __slots__ = ()
+
+
+class _WithRefs:
+    """``f_vjp.with_refs(*entries)``: the VJP function with, per positional argument, a
+    Ref its gradient is added into (``ref[...] += grad``), GradValue or DontWant."""
+
+    __slots__ = ("_vjp", "_entries")
+
+    def __init__(self, vjp, entries):
+        self._vjp, self._entries = vjp, entries
+
+    def __call__(self, cotangent):
+        v = self._vjp
+        args = flatten_one_level(tuple(v.args_res))[0] if v.args_res else []
+        wanted = []
+        for arg, e in zip(args, self._entries):
+            n = len(tree_flatten(arg, is_leaf=_is_sentinel)[0])
+            wanted += [not isinstance(e, DontWant)] * n
+        grads = v._backward(v._residuals(), cotangent, wanted)
+        out = []
+        for g, e in zip(grads, self._entries):
+            if isinstance(e, Ref):
+                e.addupdate(Ellipsis, g)
+                out.append(GradRef())
+            elif isinstance(e, DontWant):
+                out.append(DidntWant())
+            else:
+                out.append(g)
+        return tuple(out)
 
 
 class VJP:
@@ -126,6 +184,23 @@ class VJP:
     def __call__(self, cotangent):
         return self._backward(self._residuals(), cotangent)
 
+    def with_refs(self, *entries):
+        """This VJP function with, for each positional argument of the differentiated
+        function, a Ref to add its gradient into (the call then returns ``GradRef()``
+        there), ``GradValue()`` (return it, the default) or ``DontWant()`` (skip it;
+        ``DidntWant()`` is returned), as JAX's."""
+        n = len(self.args_res)
+        if len(entries) != n:
+            raise TypeError(f"VJP function: with_refs takes one entry per argument of the "
+                            f"differentiated function ({n}), got {len(entries)}; pass "
+                            f"jax.ad.GradValue() for a gradient returned as a value")
+        for e in entries:
+            if not isinstance(e, (Ref, GradValue, DontWant)):
+                raise TypeError(f"VJP function: with_refs entries must be Refs, "
+                                f"jax.ad.GradValue() or jax.ad.DontWant(), got "
+                                f"{type(e).__name__} {e!r:.60}")
+        return _WithRefs(self, entries)
+
     def __repr__(self):
         return (f"<VJP function: args_res={self.args_res!r:.80}, "
                 f"{len(self.opaque_residuals)} opaque residual(s)>")
@@ -162,4 +237,8 @@ register_pytree_node(
                     (v._backward, v._layout, v._in_tree)),
     lambda aux, ch: VJP(*aux, list(ch[0]), list(ch[1])))
 
-__all__ = ["VJP", "NotNeeded", "NotSaveable", "saveable_flags"]
+for _m in (GradValue, DontWant, GradRef, DidntWant):
+    register_pytree_node(_m, lambda v: ((), None), lambda aux, ch, _m=_m: _m())
+
+__all__ = ["VJP", "NotNeeded", "NotSaveable", "saveable_flags", "GradValue", "DontWant",
+           "GradRef", "DidntWant"]
