@@ -13,6 +13,7 @@ from tjit.lax._slicing import *  # noqa: F401,F403
 from tjit.lax._reductions import *  # noqa: F401,F403
 from tjit.lax._composed import *  # noqa: F401,F403
 from tjit.lax._indexing import *  # noqa: F401,F403
+from tjit.lax._scatter_apply import *  # noqa: F401,F403
 from tjit.lax._dot import *  # noqa: F401,F403
 from tjit.lax._conv import *  # noqa: F401,F403
 from tjit.lax._windowed import *  # noqa: F401,F403
