@@ -32,7 +32,8 @@ import threading
 
 import numpy as np
 
-from tjit.devices import array_args, backend, blas, control_flow, kernel_cache, rebind_code
+from tjit.devices import (array_args, backend, blas, control_flow, cpu_scatter, kernel_cache,
+                          rebind_code)
 from tjit.devices.array_args import data_pointer as _ptr
 from tjit.devices.executable import Executable
 from tjit.devices.runner import PlanInspection, ProgramRunner, binding_key, solve_sizes
@@ -533,6 +534,10 @@ class _Runner(ProgramRunner):
     def _matmul_step(self, s):
         self.gemms[id(s)] = None
         return super().dot_step(s)
+
+    def library_step(self, s):
+        # a scatter of whole rows runs as a compiled loop over its ids (cpu_scatter)
+        return cpu_scatter.row_scatter_step(self, s) or super().library_step(s)
 
     def control_step(self, s):
         ins = [self.index[v] for v in s.ins]

@@ -430,6 +430,20 @@ def _scatter_targets(xp, operand, indices, updates, dn, mode):
 ROW_SCATTER_MAX_ROUNDS = 8
 
 
+def is_row_scatter(dn, operand_shape, indices_shape, updates_shape):
+    """Whether a scatter with dimension numbers ``dn`` writes whole rows of the operand's
+    leading axis, one row per index (``x.at[ids].add(v)``, ``segment_sum``, the gradient
+    of an embedding lookup): the form of :func:`_scatter_rows` and of the CPU's compiled
+    row scatter (``lower/llvm/scatter_rows.py``)."""
+    if tuple(dn.scatter_dims_to_operand_dims) != (0,) or \
+            tuple(dn.inserted_window_dims) != (0,) or dn.operand_batching_dims or \
+            tuple(indices_shape[-1:]) != (1,) or not operand_shape:
+        return False
+    n_window, rank = len(operand_shape) - 1, len(updates_shape)
+    return tuple(dn.update_window_dims) == tuple(range(rank - n_window, rank)) and \
+        tuple(updates_shape[rank - n_window:]) == tuple(operand_shape[1:])
+
+
 def _scatter_rows(xp, out, indices, updates, dn, mode, ufunc_name):
     """The scatter of whole leading-axis rows, one per index (``x.at[idx].add(v)``,
     the gradient of an embedding lookup), into ``out`` in place, in rounds: each round
@@ -439,13 +453,7 @@ def _scatter_rows(xp, out, indices, updates, dn, mode, ufunc_name):
     (4M int64s for 8192 rows of 512); a row repeated more often is folded by
     :func:`_fold_repeated_rows`. False (nothing written) when the scatter is not of this
     form, or repeats a row too often for a combine that cannot be folded."""
-    if tuple(dn.scatter_dims_to_operand_dims) != (0,) or \
-            tuple(dn.inserted_window_dims) != (0,) or dn.operand_batching_dims or \
-            indices.shape[-1:] != (1,) or out.ndim == 0:
-        return False
-    n_window = out.ndim - 1
-    if tuple(dn.update_window_dims) != tuple(range(updates.ndim - n_window, updates.ndim)) \
-            or tuple(updates.shape[updates.ndim - n_window:]) != tuple(out.shape[1:]):
+    if not is_row_scatter(dn, out.shape, indices.shape, updates.shape):
         return False
     clip = mode == GatherScatterMode.CLIP
     starts, ok = _window_starts(xp, out.shape, indices, (0,), (1,) + out.shape[1:],
@@ -577,18 +585,51 @@ scatter_min_p = _scatter_primitive("scatter-min", "minimum")
 scatter_max_p = _scatter_primitive("scatter-max", "maximum")
 
 
-def _scatter_lowering(combine, ufunc_name):
+def _scatter_lowering(prim, combine):
     """``x.at[i].set/add/...(v)`` with one index along one axis, ``v`` the whole slice:
     ``select(iota == i, combine(x, v), x)``, an elementwise kernel over ``x`` (fusible,
     and native inside loops; the library impl copies ``x`` too). Out-of-range indices
     match no row (dropped) or are clamped (clip mode). Other scatters stay library calls,
-    into a fresh zero array when ``x`` is zeros (the gradient of a gather)."""
+    into a fresh zero array when ``x`` is zeros (the gradient of a gather); a call that
+    scatters whole rows says so (``fn.row_scatter``, a :class:`RowScatter`), and the CPU
+    runs it as a compiled loop over the ids (``devices/cpu_scatter.py``)."""
     def lowering(ctx, operand, indices, updates, **params):
         out = _single_index_scatter(ctx, combine, operand, indices, updates, **params)
         if out is NotImplemented:
-            out = _scatter_into_zeros(ctx, ufunc_name, operand, indices, updates, **params)
+            out = _scatter_into_zeros(ctx, prim.ufunc_name, operand, indices, updates,
+                                      **params)
+        if out is NotImplemented and is_row_scatter(
+                _as_type(ScatterDimensionNumbers, params["dimension_numbers"]),
+                operand.shape, indices.shape, updates.shape):
+            fn = ctx.rebuildable(_row_scatter_fn, prim, params)
+            out = ctx.library(prim.name, fn, (operand, indices, updates),
+                              [(tuple(operand.shape), operand.dtype)], primitive=prim,
+                              params=params)[0]
         return out
     return lowering
+
+
+class RowScatter(NamedTuple):
+    """What a library call that scatters whole rows (:func:`is_row_scatter`) computes,
+    for a runtime that has a compiled form of it: ``combine`` (the NumPy ufunc name; None
+    sets), ``clip`` (clamp out-of-range ids; else they are dropped) and ``into_zeros``
+    (the call's operands are ``(indices, updates)`` and the operand is zeros; else
+    ``(operand, indices, updates)``)."""
+    combine: object
+    clip: bool
+    into_zeros: bool
+
+
+def _row_scatter_fn(prim, params):
+    """The library function of a row scatter into an operand: the primitive's impl,
+    marked with its :class:`RowScatter`."""
+    impl = prim.impl
+
+    def fn(xp, env, operand, indices, updates):
+        return [impl(xp, operand, indices, updates, **params)]
+    clip = GatherScatterMode.from_any(params["mode"]) == GatherScatterMode.CLIP
+    fn.row_scatter = RowScatter(prim.ufunc_name, clip, False)
+    return fn
 
 
 def _scatter_into_zeros(ctx, ufunc_name, operand, indices, updates, *, dimension_numbers,
@@ -604,17 +645,20 @@ def _scatter_into_zeros(ctx, ufunc_name, operand, indices, updates, *, dimension
     dn = _as_type(ScatterDimensionNumbers, dimension_numbers)
     mode = GatherScatterMode.from_any(mode)
     shape, dtype = tuple(operand.shape), operand.dtype
-    fn = ctx.rebuildable(_scatter_into_zeros_fn, ufunc_name, shape, dtype, dn, mode)
+    rows = is_row_scatter(dn, shape, indices.shape, updates.shape)
+    fn = ctx.rebuildable(_scatter_into_zeros_fn, ufunc_name, shape, dtype, dn, mode, rows)
     name = "scatter" if ufunc_name is None else f"scatter-{ufunc_name}"
     return ctx.library(f"{name} into zeros", fn, (indices, updates), [(shape, dtype)])[0]
 
 
-def _scatter_into_zeros_fn(ufunc_name, shape, dtype, dn, mode):
+def _scatter_into_zeros_fn(ufunc_name, shape, dtype, dn, mode, rows=False):
     def fn(xp, env, indices, updates):
         out = xp.zeros(tuple(int(substitute(d, env)) for d in shape), dtype)
         _scatter_apply(xp, out, xp.asarray(indices), xp.asarray(updates, dtype), dn, mode,
                        ufunc_name)
         return [out]
+    if rows:
+        fn.row_scatter = RowScatter(ufunc_name, mode == GatherScatterMode.CLIP, True)
     return fn
 
 
@@ -651,7 +695,7 @@ def _single_index_scatter(ctx, combine, operand, indices, updates, *, dimension_
 
 for _p, _c in ((scatter_p, None), (scatter_add_p, "add"), (scatter_sub_p, "sub"),
                (scatter_mul_p, "mul"), (scatter_min_p, "min"), (scatter_max_p, "max")):
-    _p.lowering = _scatter_lowering(_c, _p.ufunc_name)
+    _p.lowering = _scatter_lowering(_p, _c)
 
 
 # -- transformation rules ---------------------------------------------------------------------
