@@ -48,6 +48,14 @@ def scatter_apply(operand, scatter_indices, func, dimension_numbers, *, update_s
 
     Returns:
       A copy of ``operand`` with ``func`` applied at the given indices.
+
+    Example::
+
+        >>> dn = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+        ...                                  scatter_dims_to_operand_dims=(0,))
+        >>> lax.scatter_apply(jnp.arange(5.0), jnp.array([[1], [3], [3]]), lambda v: v * 2,
+        ...                   dn, update_shape=(3,))
+        Array([ 0.,  2.,  2., 12.,  4.], dtype=float32)
     """
     operand = asarray_for_lax(operand)
     counts = scatter_add(full(operand.shape, 0, dtypes.int32), scatter_indices,
