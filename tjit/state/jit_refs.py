@@ -39,7 +39,7 @@ class JitRefs:
             for r in closed:
                 if any(r is a for a in arg_refs):
                     raise RefError(
-                        f"when tracing {j.__name__} for jit, a mutable array reference of "
+                        f"when tracing {_where(j)} for jit, a mutable array reference of "
                         f"type {r.type_str()} was both closed over and passed as the "
                         f"argument {self._name_of(r, leaves, dyn_args, dyn_kwargs)}")
             key = (treedef, is_ref, statics, tuple(id(r) for r in closed))
@@ -103,7 +103,7 @@ class JitRefs:
 
     def _returned(self, ref, arg_refs, fresh, treedef):
         j = self.jitted
-        msg = (f"function {j.__name__} traced for jit returned a mutable array reference "
+        msg = (f"function {_where(j)} traced for jit returned a mutable array reference "
                f"of type {ref.type_str()}, but mutable array references cannot be "
                f"returned.")
         if any(ref is r for r in arg_refs):
@@ -121,7 +121,7 @@ class JitRefs:
                 names = [n for n in self._names(x, dyn_args, dyn_kwargs)]
                 raise RefError(
                     f"only one reference to a mutable array may be passed as an argument "
-                    f"to a function, but when tracing {self.jitted.__name__} for jit the "
+                    f"to a function, but when tracing {_where(self.jitted)} for jit the "
                     f"mutable array reference of type {x.type_str()} appeared at both "
                     f"{' and '.join(names[:2])}.")
             seen[id(x)] = True
@@ -140,6 +140,13 @@ class JitRefs:
     def _name_of(self, ref, leaves, dyn_args, dyn_kwargs):
         names = self._names(ref, dyn_args, dyn_kwargs)
         return names[0] if names else "?"
+
+
+def _where(jitted):
+    """``name at file:line`` of the jitted function, as JAX's messages name it."""
+    code = getattr(jitted.fun, "__code__", None)
+    where = f" at {code.co_filename}:{code.co_firstlineno}" if code is not None else ""
+    return f"{jitted.__name__}{where}"
 
 
 def _backend_name(jitted):
