@@ -105,7 +105,7 @@ def test_jit_errors_return_alias_closure():
         y_ref[...] = x_ref[...]
     with pytest.raises(RefError, match="both closed over and passed"):
         both(x_ref)
-    with pytest.raises(TypeError, match=r"read its value first.*x_ref\[\.\.\.\]"):
+    with pytest.raises(TypeError, match="sin requires ndarray or scalar arguments, got Ref"):
         jnp.sin(x_ref)
 
 
