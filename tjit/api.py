@@ -31,6 +31,7 @@ did on backends without donation support, and deletes nothing.
 
 import collections
 import functools
+import inspect
 import os
 import sys
 import threading
@@ -259,7 +260,8 @@ def clear_caches():
 # shared dicts never hold it, so a collected function takes its entries with it.
 _SHARED = weakref.WeakKeyDictionary()   # fun -> {options: the shared attributes' values}
 _SHARED_LOCK = threading.Lock()
-_SHARED_ATTRS = ("_cache", "_fast_cache", "_pending", "_lock", "_families", "_budgeted")
+_SHARED_ATTRS = ("_cache", "_fast_cache", "_pending", "_lock", "_families", "_budgeted",
+                 "_inline", "_transformed")
 
 
 def _share_caches(jitted, fun, options):
@@ -349,6 +351,8 @@ class Jitted:
             _ALL_JITTED.add(self)
         self._simple = not (static_argnums or static_argnames) and polymorphic_shapes is None
         self._has_static = bool(self.sig.static_argnums or self.sig.static_argnames)
+        self._routable = op == "jit" and self._simple and not self._has_static and not (
+            self.donate_argnums or self.donate_argnames)
         if dynamic_shapes is None:
             dynamic_shapes = _dyn.enabled_by_default()
         # bytes, or None (xla_like/remat.py): a dynamic program serves the sizes where its
@@ -362,6 +366,13 @@ class Jitted:
         self._route = None     # _dyn.Route of the last dynamic family called, or None
         # id(dynamic entry) -> its programs planned within memory_budget at larger sizes
         self._budgeted = {}
+        # signature and trace context -> the function's trace (inline_call.InlineEntry),
+        # for calls under a transformation or an enclosing trace
+        self._inline = {}
+        # (transformation, options) -> the jit of that transformation of ``fun``, which
+        # serves its eager calls (``_jit_of_transform``)
+        self._transformed = {}
+        self._placement_args = (backend, device)
         self.trace_count = 0
         self.compile_count = 0
         if op == "jit":
@@ -409,30 +420,63 @@ class Jitted:
         return tuple(args), kwargs
 
     def _call_inline(self, args, kwargs):
-        """``fun`` on the arguments, their NumPy and Python leaves made Arrays of jit's
-        types (a float64 ndarray the transformation does not trace would otherwise be
-        computed on by NumPy, in float64, where the compiled call gives float32)."""
+        """``fun`` on the arguments under the current trace, evaluated from its jaxpr
+        traced once per signature and trace context, dead code dropped (as JAX's jit,
+        which caches its trace and does not differentiate unused code). The arguments'
+        NumPy and Python leaves are made Arrays of jit's types (a float64 ndarray would
+        otherwise be computed on in float64, where the compiled call gives float32)."""
         dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
         leaves, tree = tree_flatten((dyn_args, dyn_kwargs))
         if any(dtypes.is_float0(x) for x in leaves):  # no data: into the structure
             return self._call_inline(*hide_float0((args, kwargs)))
-        # under differentiation the unused code is dropped first, as JAX's jit does
-        dce_first = _inline_call.differentiates(current_trace())
-        if not dce_first and all(isinstance(x, (Tracer, Array)) for x in leaves):
-            return self.fun(*args, **kwargs)
         leaves = [x if isinstance(x, (Tracer, Array)) else
                   Array(*_leaf_value_and_weak(x, self.__name__)) for x in leaves]
-        if not dce_first:
-            args, kwargs = self._rebuild(*tree_unflatten(tree, leaves), statics)
-            return self.fun(*args, **kwargs)
-        store = {}
+        sig = None if config.disable_jit else _inline_call.signature(leaves)
+        key = None if sig is None else (self._key(tree, sig, statics),
+                                        _inline_call.trace_context())
+        entry = None if key is None else self._inline.get(key)
+        if entry is None:
+            if key is None and not _inline_call.differentiates(current_trace()):
+                # (symbolic sizes or disable_jit: the function runs as written)
+                a, kw = self._rebuild(*tree_unflatten(tree, leaves), statics)
+                return self.fun(*a, **kw)
+            entry = self._trace_inline(tree, leaves, statics)
+            if key is not None and entry.reusable:
+                self._inline[key] = entry
+        return tree_unflatten(entry.out_tree, entry(leaves))
 
+    def _trace_inline(self, tree, leaves, statics):
         def flat_fun(*xs):
             a, kw = self._rebuild(*tree_unflatten(tree, xs), statics)
-            outs, store["tree"] = tree_flatten(hide_float0(self.fun(*a, **kw)))
+            outs, flat_fun.store["tree"] = tree_flatten(hide_float0(self.fun(*a, **kw)))
             return outs
-        outs = _inline_call.call_without_dead_code(flat_fun, leaves, self.__name__)
-        return tree_unflatten(store["tree"], outs)
+        flat_fun.store = {}
+        return _inline_call.trace_without_dead_code(flat_fun, leaves, self.__name__)
+
+    def _jit_of_transform(self, key, make):
+        """The jitted ``make(fun)`` (``key``: the transformation and its options), which
+        serves an eager call of that transformation of this jitted function: traced,
+        transformed and compiled once per signature (``transforms/jit_of_transform.py``).
+        None where the call should run the transformation itself: under a trace, with
+        disable_jit or the float checks on, or with options that pick arguments
+        (static, donated, polymorphic), which the transformation's own arguments do not
+        keep."""
+        if not self._routable or config.jit_hooks or not is_eager():
+            return None
+        try:
+            jitted = self._transformed.get(key)
+        except TypeError:   # (unhashable options: a dict in in_axes, ...)
+            return None
+        if jitted is None:
+            # the transformation calls jit(f) as a transformation under a trace does (the
+            # trace cached, dead code dropped), sharing this function's cached traces
+            inner = Jitted(_held_weakly(self.fun), op="inline")
+            inner._inline = self._inline
+            backend, device = self._placement_args
+            jitted = self._transformed.setdefault(key, Jitted(
+                make(inner), backend=backend, device=device,
+                dynamic_shapes=self._dynamic, memory_budget=self.memory_budget))
+        return jitted
 
     def _follow_config_placement(self):
         """Re-resolve the backend after ``default_device``/``platforms`` changed (both
@@ -516,7 +560,7 @@ class Jitted:
         if self.polymorphic_shapes is not None:
             full = treedef if dyn_kwargs else tree_flatten((dyn_args, {}))[1]
             sig = self._polymorphic_sig(full, sig)
-        key = (treedef, tuple(sig), statics, config.version, self.backend, self.device)
+        key = self._key(treedef, tuple(sig), statics)
         entry = self._cache.get(key)
         if entry is None:
             how = (dyn_args, dyn_kwargs, statics, treedef, sig)
@@ -534,6 +578,12 @@ class Jitted:
                 flattener(treedef)
             self._last = (flat, tuple(sig), config.version, entry, treedef)
         return self._run(entry, raw, leaves)
+
+    def _key(self, treedef, sig, statics):
+        """The cache key of a signature: the arguments' structure, per leaf ``(shape,
+        dtype, weak)`` (a tuple), the static arguments, the config options programs
+        depend on, and where it runs."""
+        return (treedef, sig, statics, config.version, self.backend, self.device)
 
     def _run_new_size(self, route, hit, args):
         """Run the dynamic program ``route`` found, and keep these sizes where the next
@@ -943,8 +993,7 @@ class Jitted:
         names, donated = _leaf_names(treedef, self.sig), self._donated_leaves(treedef)
         # a call signature's key uses the args-only structure when there are no kwargs
         key_def = treedef if dyn_kwargs else tree_flatten(dyn_args)[1]
-        entry = self._dynamic_entry((key_def, tuple(sig), statics, config.version,
-                                     self.backend, self.device))
+        entry = self._dynamic_entry(self._key(key_def, tuple(sig), statics))
         if entry is not None:   # the program calls of these sizes run (within any budget)
             return Lowered(entry.closed_jaxpr, entry.out_tree, self.backend, entry.in_specs,
                            self.__name__, donated, names, None, self.device)
@@ -977,9 +1026,36 @@ class Jitted:
             self._route = None
             self._families.clear()
             self._budgeted.clear()
+            self._inline.clear()
+            self._transformed.clear()
 
     def __repr__(self):
         return f"<jitted function {self.__name__}>"
+
+
+class _WeakFunction:
+    """Calls a function held by a weak reference: a transformation of ``jit(f)`` kept
+    beside jit's caches (which live as long as ``f``, ``_SHARED``) must not keep ``f``
+    alive."""
+
+    def __init__(self, fun):
+        self._ref = weakref.ref(fun)
+        self.__name__ = _fun_name(getattr(fun, "func", fun))
+        self.__qualname__ = getattr(fun, "__qualname__", self.__name__)
+        try:   # (argnums errors name the parameters)
+            self.__signature__ = inspect.signature(fun)
+        except (TypeError, ValueError):
+            pass
+
+    def __call__(self, *args, **kwargs):
+        return self._ref()(*args, **kwargs)
+
+
+def _held_weakly(fun):
+    try:
+        return _WeakFunction(fun)
+    except TypeError:   # (no weak reference: jit's caches are its own, not shared)
+        return fun
 
 
 class _Static:

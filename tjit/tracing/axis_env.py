@@ -89,6 +89,12 @@ def axes_size(names, comms=None):
     return out
 
 
+def bound_axes():
+    """Every binding in force here, outermost first, as ``(name, size, table)`` tuples (a
+    trace done here depends on them: what reuses one keys it by them)."""
+    return tuple(_scopes.sizes)
+
+
 def mesh_bindings():
     """The names whose innermost binding here is served by a :class:`CommunicatorTable`,
     as bindings to re-enter with :func:`rebind` where a rule runs later, outside this

@@ -29,6 +29,7 @@ from tjit.tracing.tree_util import tree_flatten, tree_unflatten
 from tjit.primitives.rules import (
     UndefinedPrimal, Zero, add_tangents, instantiate, tangent_aval)
 from tjit.transforms.float0 import cotangent_in, tangent_in, tangent_out
+from tjit.transforms.jit_of_transform import compiled, routed
 from tjit.transforms.partial_eval import LinearizeTrace
 from tjit.transforms.vjp_object import VJP, saveable_flags
 
@@ -176,6 +177,9 @@ def jvp(fun, primals, tangents, has_aux=False):
     if tree_p != tree_t:
         raise TypeError(f"jvp: primal and tangent arguments must have the same tree "
                         f"structure; got {tree_p} and {tree_t}")
+    jitted = compiled(fun, ("jvp", has_aux), functools.partial(_jvp_of, has_aux=has_aux))
+    if jitted is not None:  # jvp(jit(f)) called eagerly: jit(jvp of f), compiled once
+        return jitted(tuple(primals), tuple(tangents))
     flat_p = [_to_array(p) for p in flat_p]
     flat_t = [_weak_like(tangent_in(get_aval(p), t, i, "jvp", _to_array), get_aval(p))
               for i, (p, t) in enumerate(zip(flat_p, flat_t))]
@@ -187,6 +191,15 @@ def jvp(fun, primals, tangents, has_aux=False):
     if has_aux:
         return out_p, out_t, store["aux"]
     return out_p, out_t
+
+
+def _jvp_of(fun, has_aux):
+    """``(primals, tangents) -> jvp(fun, primals, tangents)``: what ``jvp(jit(fun))``
+    compiles."""
+    def jvp_of_fun(primals, tangents):
+        return jvp(fun, primals, tangents, has_aux=has_aux)
+    jvp_of_fun.__name__ = f"jvp({_name(fun)})"
+    return jvp_of_fun
 
 
 def _name(fun):
@@ -476,7 +489,9 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
     ones are refused unless ``allow_int=True``; their gradient is then a float0 array
     of their shape, as in JAX.
     """
-    return _value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, "value_and_grad")
+    return routed(fun, ("value_and_grad", argnums, has_aux, holomorphic, allow_int),
+                  lambda f: _value_and_grad(f, argnums, has_aux, holomorphic, allow_int,
+                                            "value_and_grad"))
 
 
 def check_callable(fun, what):
@@ -557,6 +572,11 @@ def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, redu
     """Gradient of a scalar function with respect to ``args[argnums]`` (see
     :func:`value_and_grad`: ``allow_int=True`` gives float0 gradients for integer and
     boolean arguments)."""
+    return routed(fun, ("grad", argnums, has_aux, holomorphic, allow_int),
+                  lambda f: _grad(f, argnums, has_aux, holomorphic, allow_int))
+
+
+def _grad(fun, argnums, has_aux, holomorphic, allow_int):
     vg = _value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, "grad")
 
     @api_boundary

@@ -29,6 +29,7 @@ from tjit.tracing.tree_util import (
     DictKey, SequenceKey, keystr, tree_flatten, tree_flatten_with_path, tree_unflatten)
 from tjit.primitives.rules import bdim_at_front, moveaxis
 from tjit.tracing.refs import Ref
+from tjit.transforms.jit_of_transform import routed
 
 not_mapped = None
 
@@ -156,6 +157,11 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
     if not callable(fun):
         raise TypeError(f"vmap: expected a callable as the function to vectorize, got "
                         f"{type(fun).__name__} {fun!r:.60}")
+    return routed(fun, ("vmap", in_axes, out_axes, axis_name, axis_size, spmd_axis_name),
+                  lambda f: _vmap(f, in_axes, out_axes, axis_name, axis_size))
+
+
+def _vmap(fun, in_axes, out_axes, axis_name, axis_size):
     fname = getattr(fun, "__name__", type(fun).__name__)
     where = f"vmap({fname})"
     if isinstance(in_axes, list):

@@ -1,15 +1,23 @@
-"""A ``jit`` call met by a differentiating trace: traced to a jaxpr, its dead code dropped,
-then evaluated under that trace.
+"""A ``jit`` call met by a transformation (grad, vmap, an enclosing jit's trace): traced
+to a jaxpr once per signature, its dead code dropped, then evaluated under that trace.
 
 Inlining the Python function would differentiate everything it computes, results used
 or not, so an unused ``custom_vjp`` call inside ``jvp(jit(f))`` (or ``hessian``'s forward
 pass) raised "can't apply forward-mode autodiff". JAX's jit traces the function first
 and runs dead-code elimination before differentiating the call; this does the same.
+
+The traced jaxpr is a function of the call's signature and of the context the trace ran
+in (:func:`trace_context`), as JAX's pjit caches it: the jitted function keeps it, so a
+loop of ``vmap(jit(f))`` or ``grad(jit(f))`` calls traces ``f`` once per signature.
 """
 
-from tjit.tracing.core import get_aval
+from tjit.config import config
+from tjit.tracing.axis_env import bound_axes
+from tjit.tracing.core import Tracer, get_aval
 from tjit.tracing.jaxpr import eval_jaxpr
 from tjit.tracing.jaxpr_trace import trace_to_jaxpr
+from tjit.tracing.target_platform import current_platform
+from tjit.transforms import loop_remat
 from tjit.transforms.ad import JVPTrace
 from tjit.transforms.partial_eval import LinearizeTrace
 from tjit.transforms.passes import dce
@@ -26,11 +34,52 @@ def differentiates(trace):
     return False
 
 
-def call_without_dead_code(flat_fun, leaves, name):
-    """``flat_fun(*leaves)`` (flat lists in and out), evaluated from its jaxpr after
-    dead-code elimination, under the current trace. ``leaves`` are arrays or tracers."""
+def trace_context():
+    """What a trace done here depends on besides its arguments: the target platform
+    (``lax.platform_dependent``), the named axes bound (collectives read their sizes),
+    whether scan bodies are rematerialized (``loop_remat``) and the config options that
+    compiled programs depend on (x64, ...)."""
+    return current_platform(), bound_axes(), loop_remat.level(), config.version
+
+
+def signature(leaves):
+    """Per leaf ``(shape, dtype, weak_type)``, or None when a dim is symbolic (a trace
+    at symbolic sizes records guards on the enclosing program: it is not reused)."""
+    sig = []
+    for x in leaves:
+        a = get_aval(x)
+        if any(type(d) is not int for d in a.shape):
+            return None
+        sig.append((a.shape, a.dtype, a.weak_type))
+    return tuple(sig)
+
+
+class InlineEntry:
+    """A jitted function's trace at one signature: the dead-code-free jaxpr and the
+    structure of its outputs."""
+
+    __slots__ = ("closed", "out_tree")
+
+    def __init__(self, closed, out_tree):
+        self.closed, self.out_tree = closed, out_tree
+
+    @property
+    def reusable(self):
+        """False when the jaxpr closes over a tracer of an enclosing transformation
+        (valid for this call only)."""
+        return not any(isinstance(c, Tracer) for c in self.closed.consts)
+
+    def __call__(self, leaves):
+        """The flat outputs for ``leaves`` (arrays or tracers), under the current trace."""
+        return eval_jaxpr(self.closed.jaxpr, self.closed.consts, *leaves)
+
+
+def trace_without_dead_code(flat_fun, leaves, name):
+    """An :class:`InlineEntry` of ``flat_fun`` (flat lists in and out; it stores its
+    output tree in ``flat_fun.store["tree"]``) traced at the avals of ``leaves``."""
     closed = dce(trace_to_jaxpr(flat_fun, [get_aval(x) for x in leaves], name))
-    return eval_jaxpr(closed.jaxpr, closed.consts, *leaves)
+    return InlineEntry(closed, flat_fun.store["tree"])
 
 
-__all__ = ["call_without_dead_code", "differentiates"]
+__all__ = ["InlineEntry", "differentiates", "signature", "trace_context",
+           "trace_without_dead_code"]

@@ -13,6 +13,7 @@ from tjit.transforms.ad import (
     DiffArgnums, _check_inexact_args, _check_output_dtype, _to_array,
     check_real_or_holomorphic, jvp, vjp)
 from tjit.transforms.batching import vmap
+from tjit.transforms.jit_of_transform import routed
 from tjit.primitives.rules import zeros_like_aval
 
 
@@ -56,7 +57,8 @@ def _check_jacfwd_inputs(dyn, holomorphic):
 def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
     """Jacobian by forward mode: one jvp per input element, vectorized with vmap.
     Output leaves have shape ``out.shape + in.shape``."""
-    return _jacfwd(fun, argnums, has_aux, holomorphic, "jacfwd")
+    return routed(fun, ("jacfwd", argnums, has_aux, holomorphic),
+                  lambda f: _jacfwd(f, argnums, has_aux, holomorphic, "jacfwd"))
 
 
 def _jacfwd(fun, argnums, has_aux, holomorphic, what):
@@ -96,7 +98,8 @@ def _jacfwd(fun, argnums, has_aux, holomorphic, what):
 def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
     """Jacobian by reverse mode: one vjp per output element, vectorized with vmap.
     Output leaves have shape ``out.shape + in.shape``."""
-    return _jacrev(fun, argnums, has_aux, holomorphic, allow_int, "jacrev")
+    return routed(fun, ("jacrev", argnums, has_aux, holomorphic, allow_int),
+                  lambda f: _jacrev(f, argnums, has_aux, holomorphic, allow_int, "jacrev"))
 
 
 def _jacrev(fun, argnums, has_aux, holomorphic, allow_int, what):
@@ -166,6 +169,11 @@ def _reshape_rev(cts, y_flat, y_tree, single):
 
 def hessian(fun, argnums=0, has_aux=False, holomorphic=False):
     """Hessian: ``jacfwd(jacrev(fun))``."""
+    return routed(fun, ("hessian", argnums, has_aux, holomorphic),
+                  lambda f: _hessian(f, argnums, has_aux, holomorphic))
+
+
+def _hessian(fun, argnums, has_aux, holomorphic):
     inner = _jacrev(fun, argnums, has_aux, holomorphic, False, "hessian")
     return _jacfwd(inner, argnums, has_aux, holomorphic, "hessian")
 

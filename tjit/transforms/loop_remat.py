@@ -38,6 +38,12 @@ def rematerialized_scan_bodies(chunks=False):
         _LEVEL.reset(token)
 
 
+def level():
+    """0: scans traced here are as written; 1: their bodies are checkpointed; 2: and split
+    into checkpointed chunks (a trace done here depends on it)."""
+    return _LEVEL.get()
+
+
 def scan_body(f):
     """The body a scan traces: ``checkpoint(f)`` inside :func:`rematerialized_scan_bodies`,
     else ``f``."""

@@ -1,0 +1,43 @@
+"""Eager transformations of a jitted function run as one compiled program.
+
+``grad(jit(f))(x)`` called outside any trace computes what ``jit(grad(f))(x)`` computes:
+jit fixes ``f``'s trace per signature (closed-over Python values baked in), and the
+transformation is a function of that trace. So such a call goes to a jit of the
+transformation, kept beside ``jit(f)``'s own caches, as JAX's pjit caches its jaxpr and
+the transformed jaxprs of its equation: a training loop's ``g = grad(jit(loss))`` then
+traces, transforms and compiles once per signature, and each step is one compiled call
+instead of a linearization evaluated equation by equation and an interpreted backward
+pass. Under a trace (``grad(grad(jit(f)))``'s inner grad, ``jit(lambda x: grad(g)(x))``)
+the transformation runs as usual on ``f``'s cached jaxpr (``inline_call.py``).
+
+The jitted function decides (``Jitted._jit_of_transform`` in ``tjit/api.py``, which this
+layer cannot import): any other callable has no such method and is transformed as it is.
+"""
+
+import functools
+
+
+def compiled(fun, key, make):
+    """The jitted ``make(f)`` to call instead of the transformation ``key`` (a hashable
+    tuple: its name and options) of ``fun``, when ``fun`` is ``jit(f)`` and the call is
+    eager; None otherwise."""
+    jit_of = getattr(fun, "_jit_of_transform", None)
+    return None if jit_of is None else jit_of(key, make)
+
+
+def routed(fun, key, make):
+    """``make(fun)``, whose eager calls run ``jit(make(f))`` when ``fun`` is ``jit(f)``."""
+    transformed = make(fun)
+    if getattr(fun, "_jit_of_transform", None) is None:
+        return transformed
+
+    @functools.wraps(transformed)
+    def call(*args, **kwargs):
+        jitted = fun._jit_of_transform(key, make)
+        if jitted is None:
+            return transformed(*args, **kwargs)
+        return jitted(*args, **kwargs)
+    return call
+
+
+__all__ = ["compiled", "routed"]
