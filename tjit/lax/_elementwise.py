@@ -247,9 +247,17 @@ def reciprocal(x):
 
 
 def select_n(which, *cases):
-    """cases[which] elementwise; ``which`` is bool (2 cases) or int32."""
+    """cases[which] elementwise; ``which`` is bool (2 cases) or of any integer dtype
+    (out-of-range values take the nearest case, as JAX's tests expect of XLA)."""
     cases = _scalars_like_arrays(*cases)
-    return ew.select_n_p.bind(asarray_for_lax(which), *cases)
+    which = asarray_for_lax(which)
+    wdt = np.dtype(which.dtype)
+    if dtypes.is_int(wdt) and wdt != np.int32:
+        # the primitive reads int32: clamp wide types first so that no value wraps
+        if wdt.itemsize >= 4:
+            which = clamp(0, which, builtins.max(len(cases) - 1, 0))
+        which = convert_element_type(which, np.int32)
+    return ew.select_n_p.bind(which, *cases)
 
 
 def select(pred, on_true, on_false):

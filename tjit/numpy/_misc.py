@@ -469,13 +469,16 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
 
 def polyval(p, x, *, unroll=16):
     """Evaluate the polynomial with coefficients ``p`` (highest power first) at ``x``
-    (Horner's rule)."""
+    (Horner's rule). As NumPy and JAX, an N-d ``p`` holds one polynomial per trailing
+    index: ``p[i]`` broadcasts against ``x``."""
     p, x = promote_dtypes(ensure_array("polyval", p), ensure_array("polyval", x))
-    if p.ndim != 1:
-        raise ValueError(f"jnp.polyval: p must be 1-D, got shape {shape_str(p.shape)}")
-    y = lax.full(tuple(x.shape), 0, x.dtype)
+    if p.ndim == 0:
+        raise ValueError("jnp.polyval: p must have at least 1 dimension (the coefficients, "
+                         "highest power first), got a scalar; wrap it as [p]")
+    shape = broadcast_shapes(tuple(p.shape[1:]), tuple(x.shape), op="jnp.polyval")
+    y = lax.full(shape, 0, x.dtype)
     for i in range(p.shape[0]):
-        y = lax.add(lax.mul(y, x), lax.index_in_dim(p, i, 0, False))
+        y = uf.add(uf.multiply(y, x), lax.index_in_dim(p, i, 0, False))
     return y
 
 
