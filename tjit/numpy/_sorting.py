@@ -383,7 +383,10 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
             raise ShapeError(f"unique: axis {axis} is out of bounds for a 0-d array")
         axis = normalize_axis(axis, arr.ndim, "unique")
     g = _Groups(arr, axis, size, equal_nan)
-    out = [g.values(arr, axis, fill_value)]
+    values = g.values(arr, axis, fill_value)
+    if getattr(arr, "weak_type", False):  # values are the input's, so is its weak type (JAX)
+        values = lax.convert_element_type(values, values.dtype, weak_type=True)
+    out = [values]
     if return_index:
         out.append(g.index())
     if return_inverse:
