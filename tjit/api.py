@@ -432,8 +432,8 @@ class Jitted:
         leaves = [x if isinstance(x, (Tracer, Array)) else
                   Array(*_leaf_value_and_weak(x, self.__name__)) for x in leaves]
         sig = None if config.disable_jit else _inline_call.signature(leaves)
-        key = None if sig is None else (self._key(tree, sig, statics),
-                                        _inline_call.trace_context())
+        # (as a compiled signature's key, with the trace's context for where it runs)
+        key = None if sig is None else (tree, sig, statics, _inline_call.trace_context())
         entry = None if key is None else self._inline.get(key)
         if entry is None:
             if key is None and not _inline_call.differentiates(current_trace()):
@@ -464,19 +464,22 @@ class Jitted:
         if not self._routable or config.jit_hooks or not is_eager():
             return None
         try:
-            jitted = self._transformed.get(key)
+            hit = self._transformed.get(key)
         except TypeError:   # (unhashable options: a dict in in_axes, ...)
             return None
-        if jitted is None:
+        if hit is None:
             # the transformation calls jit(f) as a transformation under a trace does (the
             # trace cached, dead code dropped), sharing this function's cached traces
-            inner = Jitted(_held_weakly(self.fun), op="inline")
+            fun = _held_weakly(self.fun)
+            inner = Jitted(fun, op="inline")
             inner._inline = self._inline
             backend, device = self._placement_args
-            jitted = self._transformed.setdefault(key, Jitted(
+            hit = self._transformed.setdefault(key, (Jitted(
                 make(inner), backend=backend, device=device,
-                dynamic_shapes=self._dynamic, memory_budget=self.memory_budget))
-        return jitted
+                dynamic_shapes=self._dynamic, memory_budget=self.memory_budget), fun))
+        if type(hit[1]) is _WeakFunction:
+            hit[1].hold(self.fun)
+        return hit[0]
 
     def _follow_config_placement(self):
         """Re-resolve the backend after ``default_device``/``platforms`` changed (both
@@ -1046,6 +1049,12 @@ class _WeakFunction:
             self.__signature__ = inspect.signature(fun)
         except (TypeError, ValueError):
             pass
+
+    def hold(self, fun):
+        """Call ``fun`` once the function held is gone (an equal one, whose jit found
+        these caches: bound methods of one object compare equal)."""
+        if self._ref() is None:
+            self._ref = weakref.ref(fun)
 
     def __call__(self, *args, **kwargs):
         return self._ref()(*args, **kwargs)
