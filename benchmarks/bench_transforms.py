@@ -5,8 +5,8 @@
 Reports: time to trace jit(value_and_grad(loss)) of a 3-layer MLP; equation counts of
 the jaxprs of f, grad(f), grad(grad(f)) for elementwise chains of n ops (should grow
 linearly in n); a training step's steady-state time on the interpreter; the per-call cost of an eager
-grad(jit(f)), whose jit traces f and drops its dead code before differentiating it, against
-inlining f (what it did before; it differentiated unused code), interleaved in one process.
+grad(jit(f)), which runs jit(grad(f)) compiled once per signature (bench_transform_overhead.py
+times the other transformations of a jitted function).
 """
 
 import statistics
@@ -121,8 +121,6 @@ def bench_train_step():
 
 
 def bench_eager_grad_of_jit(reps=7, calls=30):
-    from tjit.transforms import inline_call
-
     def f(mod):
         def loss(x, w):
             h = mod.tanh(x @ w)
@@ -142,19 +140,8 @@ def bench_eager_grad_of_jit(reps=7, calls=30):
         for _ in range(calls):
             fn(*args)
         return (time.perf_counter() - t0) / calls * 1e6
-    dce_first = inline_call.differentiates
-    times = {"inline": [], "dce": []}
-    try:
-        for _ in range(reps):
-            inline_call.differentiates = lambda trace: False
-            times["inline"].append(per_call(g, tx, tw))
-            inline_call.differentiates = dce_first
-            times["dce"].append(per_call(g, tx, tw))
-    finally:
-        inline_call.differentiates = dce_first
-    med = {k: statistics.median(v) for k, v in times.items()}
-    line = (f"eager grad(jit(f)) per call: trace + dead-code elimination {med['dce']:6.0f} us, "
-            f"inlined f {med['inline']:6.0f} us (ratio {med['dce'] / med['inline']:.2f})")
+    med = statistics.median(per_call(g, tx, tw) for _ in range(reps))
+    line = f"eager grad(jit(f)) per call: {med:6.0f} us"
     if jax:
         jg = jax.grad(jax.jit(f(jjnp)), 1)
         jx, jw = jjnp.asarray(x), jjnp.asarray(w)
