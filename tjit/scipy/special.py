@@ -18,10 +18,12 @@ from tjit import numpy as jnp
 from tjit.lax._structural import constant_like as _constant_like
 from tjit.numpy._core import promote_args_inexact
 from tjit.primitives.special import ndtri_p
+from tjit.tracing.core import Tracer
+from tjit.tracing.errors import ConcretizationTypeError
 from tjit.transforms.custom_derivatives import custom_jvp
 
 __all__ = [
-    "betainc", "betaln", "digamma", "entr", "erf", "erfc", "erfinv", "expit",
+    "bernoulli", "beta", "boxcox", "boxcox1p", "comb", "loggamma", "poch", "betainc", "betaln", "digamma", "entr", "erf", "erfc", "erfinv", "expit",
     "factorial", "gamma", "gammainc", "gammaincc", "gammaln", "gammasgn", "i0", "i0e", "i1",
     "i1e", "kl_div", "log_ndtr", "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr",
     "ndtri", "polygamma", "rel_entr", "softmax", "xlog1py", "xlogy", "zeta"]
@@ -408,3 +410,147 @@ def kl_div(p, q):
 
 from tjit._namespace import publish as _publish
 _publish(globals(), submodules=())  # tab completion lists the public API only
+
+
+# -- the gamma family's helpers (JAX's definitions) -------------------------------------
+def beta(a, b):
+    """The beta function ``B(a, b) = Gamma(a) Gamma(b) / Gamma(a + b)``, as
+    ``gammasgn(a) gammasgn(b) gammasgn(a + b) exp(betaln(a, b))`` (JAX's formula).
+
+    Args:
+      a, b: real arrays.
+
+    Returns:
+      ``B(a, b)`` in the promoted inexact dtype.
+    """
+    a, b = _inexact("beta", a, b)
+    return gammasgn(a) * gammasgn(b) * gammasgn(a + b) * jnp.exp(betaln(a, b))
+
+
+@custom_jvp
+def poch(z, m):
+    """The Pochhammer symbol ``(z)_m = Gamma(z + m) / Gamma(z)`` (1 where ``m == 0``).
+
+    Args:
+      z, m: real arrays.
+
+    Returns:
+      ``(z)_m`` in the promoted inexact dtype.
+    """
+    z, m = _inexact("poch", z, m)
+    return jnp.where(m == 0, jnp.ones_like(z), gamma(z + m) / gamma(z))
+
+
+@poch.defjvp
+def _poch_jvp(primals, tangents):
+    # JAX's rule: d/dz = (digamma(z + m) - digamma(z)) poch, d/dm = digamma(z + m) poch
+    z, m = _inexact("poch", *primals)
+    dz, dm = tangents
+    out = poch(z, m)
+    dz = jnp.asarray(dz, out.dtype)
+    dm = jnp.asarray(dm, out.dtype)
+    tz = (digamma(z + m) - digamma(z)) * out * dz
+    tm = digamma(z + m) * out * dm
+    return out, tz + tm
+
+
+def comb(N, k, *, repetition=False):
+    """The number of combinations of ``N`` things taken ``k`` at a time, through
+    gammaln (JAX: no ``exact``); 0 where ``N < 0``, ``k < 0`` or ``k > N``.
+
+    Args:
+      N, k: real arrays.
+      repetition: count combinations with repetition (``comb(N + k - 1, k)``; 1 where
+        ``k == 0`` and ``N >= 0``).
+
+    Returns:
+      ``N choose k`` in the promoted inexact dtype.
+    """
+    N, k = _inexact("comb", N, k)
+    if repetition:
+        ones = jnp.ones_like(comb(N + k - 1, k))
+        return jnp.where((k == 0) & (N >= 0), ones, comb(N + k - 1, k))
+    ok = (k <= N) & (N >= 0) & (k >= 0)
+    n_, k_ = jnp.where(ok, N, 0), jnp.where(ok, k, 0)
+    out = jnp.exp(lax.lgamma(n_ + 1) - lax.lgamma(k_ + 1) - lax.lgamma(n_ + 1 - k_))
+    return jnp.where(ok, out, jnp.zeros_like(out))
+
+
+def loggamma(x):
+    """The principal branch of ``log(Gamma(x))`` for real ``x``: ``gammaln(x)`` where
+    ``x > 0``, NaN elsewhere (JAX's definition for real inputs).
+
+    Args:
+      x: a real array (complex inputs are not supported in tjit).
+
+    Returns:
+      ``log(Gamma(x))`` in the promoted inexact dtype.
+    """
+    (x,) = promote_args_inexact("loggamma", x)
+    if jnp.iscomplexobj(x):
+        raise NotImplementedError("loggamma: complex inputs (the analytic continuation) "
+                                  "are not supported in tjit; pass a real array")
+    return jnp.where(x > 0, lax.lgamma(x), jnp.full_like(x, np.nan))
+
+
+def _boxcox_from_log(log_x, lmbda):
+    zero = lmbda == 0
+    safe = jnp.where(zero, jnp.ones_like(lmbda), lmbda)
+    return jnp.where(zero, log_x, jnp.expm1(safe * log_x) / safe)
+
+
+def boxcox(x, lmbda):
+    """The Box-Cox transform ``(x**lmbda - 1) / lmbda`` (``log(x)`` where ``lmbda == 0``),
+    as ``expm1(lmbda log x) / lmbda``; NaN for ``x < 0``.
+
+    Args:
+      x: a positive real array.
+      lmbda: a real array.
+
+    Returns:
+      The transform in the promoted inexact dtype.
+    """
+    x, lmbda = _inexact("boxcox", x, lmbda)
+    return _boxcox_from_log(jnp.log(x), lmbda)
+
+
+def boxcox1p(x, lmbda):
+    """The Box-Cox transform of ``1 + x``, accurate for small ``x`` (through log1p).
+
+    Args:
+      x: a real array greater than -1.
+      lmbda: a real array.
+
+    Returns:
+      The transform in the promoted inexact dtype.
+    """
+    x, lmbda = _inexact("boxcox1p", x, lmbda)
+    return _boxcox_from_log(jnp.log1p(x), lmbda)
+
+
+def bernoulli(n):
+    """The Bernoulli numbers ``B_0 .. B_n`` (``B_1 = -1/2``), by JAX's algorithm (Chowla
+    and Hartung: the even ones from a cumulative product and zeta), with zeta itself
+    where JAX truncates its series (JAX's B_4 is off by 2.5e-6 relative).
+
+    Args:
+      n: a static non-negative int.
+
+    Returns:
+      A float array of ``n + 1`` numbers.
+    """
+    if isinstance(n, Tracer):
+        raise ConcretizationTypeError("bernoulli: n must be a static Python int (the result "
+                                      "has n + 1 entries), got a traced value; mark it "
+                                      "static (static_argnums)")
+    n = operator.index(n)
+    if n < 0:
+        raise ValueError(f"bernoulli: n must be a non-negative integer, got {n}")
+    b3 = jnp.array([1, -1 / 2, 1 / 6])
+    if n < 3:
+        return b3[:n + 1]
+    bn = jnp.zeros(n + 1).at[:3].set(b3)
+    m = jnp.arange(4, n + 1, 2, dtype=bn.dtype)
+    q1 = (1. / np.pi ** 2) * jnp.cumprod(-(m - 1) * m / 4 / np.pi ** 2)
+    # B_m = q1 zeta(m): JAX sums k**-m for k < 50 instead, which leaves 2.5e-6 of B_4 out
+    return bn.at[4::2].set(q1 * zeta(m, jnp.ones_like(m)))
