@@ -7,7 +7,9 @@
 Inputs are tiny (8 floats), so what is timed is the work done per call around the
 arithmetic: tracing, transforming, dispatching. Each row is the median over rounds of
 the mean time of one call in a round (after warm-up calls, so caches are filled);
-``ratio`` is tjit / JAX. The last row times tracing only: a fresh outer
+``ratio`` is tjit / JAX. In the two rows where the jitted function is called inside another
+function being differentiated, its jaxpr is reused but evaluated under the
+transformation at each call. The last row times tracing only: a fresh outer
 ``jit(lambda x: g(x) + 1)`` lowered per round, where ``g`` is a jitted function
 (its trace is reusable).
 """
@@ -51,6 +53,7 @@ def cases(lib, np_mod):
     g, vg, vm = lib.grad(jl), lib.value_and_grad(jl), lib.vmap(jv)
     jr, hs, eager_g, jit_g = lib.jacrev(jv), lib.hessian(jl), lib.grad(loss), \
         lib.jit(lib.grad(loss))
+    g_inside, gg = lib.grad(lambda y: jl(y) * 2.0), lib.grad(lambda s: lib.grad(jl)(x * s).sum())
 
     def nested():
         return lib.jit(lambda y: jl(y) + 1.0).trace(x) if lib is jax else \
@@ -62,6 +65,8 @@ def cases(lib, np_mod):
         "jvp(jit(f))": lambda: lib.jvp(jl, (x,), (x,)),
         "jacrev(jit(f))": lambda: jr(x),
         "hessian(jit(f))": lambda: hs(x),
+        "grad(x: jit(f)(x) * 2)": lambda: g_inside(x),
+        "grad(s: sum(grad(jit(f))(x s)))": lambda: gg(1.5),
         "grad(f) eager, no jit": lambda: eager_g(x),
         "jit(grad(f)) (reference)": lambda: jit_g(x),
         "trace jit(x: g(x)+1), g jitted": nested,
