@@ -15,6 +15,7 @@ from tjit.lax._composed import *  # noqa: F401,F403
 from tjit.lax._indexing import *  # noqa: F401,F403
 from tjit.lax._scatter_apply import *  # noqa: F401,F403
 from tjit.lax._dot import *  # noqa: F401,F403
+from tjit.lax._ragged_dot import *  # noqa: F401,F403
 from tjit.lax._conv import *  # noqa: F401,F403
 from tjit.lax._windowed import *  # noqa: F401,F403
 from tjit.lax._fft import *  # noqa: F401,F403
