@@ -32,8 +32,8 @@ import threading
 
 import numpy as np
 
-from tjit.devices import (array_args, backend, blas, control_flow, cpu_scatter, kernel_cache,
-                          rebind_code)
+from tjit.devices import (array_args, backend, blas, control_flow, cpu_scatter, cpu_top_k,
+                          kernel_cache, rebind_code)
 from tjit.devices.array_args import data_pointer as _ptr
 from tjit.devices.executable import Executable
 from tjit.devices.runner import PlanInspection, ProgramRunner, binding_key, solve_sizes
@@ -536,8 +536,10 @@ class _Runner(ProgramRunner):
         return super().dot_step(s)
 
     def library_step(self, s):
-        # a scatter of whole rows runs as a compiled loop over its ids (cpu_scatter)
-        return cpu_scatter.row_scatter_step(self, s) or super().library_step(s)
+        # a scatter of whole rows runs as a compiled loop over its ids (cpu_scatter), a
+        # top_k along the last axis as a compiled selection per row (cpu_top_k)
+        return cpu_scatter.row_scatter_step(self, s) or cpu_top_k.top_k_step(self, s) or \
+            super().library_step(s)
 
     def control_step(self, s):
         ins = [self.index[v] for v in s.ins]

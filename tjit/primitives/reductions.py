@@ -766,3 +766,24 @@ def _arg_lowering(monoid):
 
 argmax_p.lowering = _arg_lowering("max")
 argmin_p.lowering = _arg_lowering("min")
+
+
+def _top_k_lowering(ctx, x, *, k, dimension):
+    """top_k along the last axis: a library call whose function says so
+    (``fn.top_k_rows`` = k), which the CPU runs as one compiled selection pass per row
+    (``devices/cpu_top_k.py``); other runtimes, and other axes, run the NumPy/CuPy impl."""
+    if dimension != x.ndim - 1:
+        return NotImplemented
+    fn = ctx.rebuildable(_top_k_rows_fn, k)
+    return ctx.library("top_k", fn, (x,), [(a.shape, a.dtype) for a in ctx.avals_out],
+                       primitive=top_k_p, params={"k": k, "dimension": dimension})
+
+
+def _top_k_rows_fn(k):
+    def fn(xp, env, x):
+        return _top_k_impl(xp, x, k=k, dimension=x.ndim - 1)
+    fn.top_k_rows = k
+    return fn
+
+
+top_k_p.lowering = _top_k_lowering

@@ -12,7 +12,8 @@ NumPy fold in ``primitives/indexing.py``); the inner loop over a row vectorizes 
 pointers are ``noalias``). Out-of-range ids are clamped into ``[0, n_rows)`` (``clip``)
 or skip their row (``drop``: JAX's fill/drop modes for scatters); a uint64 id beyond
 int64 stays out of range. One function per (combine, dtype, index dtype, mode),
-compiled once per process (``target.compile_ir``: ~10 ms) and shared by every program.
+compiled once per process (~20 ms of LLVM, or loaded from the runtime's disk cache)
+and shared by every program.
 """
 
 import ctypes
@@ -145,9 +146,11 @@ def _as_int64(b, v, dt):
     return ops.convert(b, v, dt, np.dtype(np.int64))
 
 
-def function(combine, dtype, index_dtype, mode):
+def function(combine, dtype, index_dtype, mode, load=target.compile_ir):
     """The compiled row scatter as a ctypes function ``(ids, upd, out, n_ids, n_rows,
-    width)`` taking addresses and counts (see the module docs)."""
+    width)`` taking addresses and counts (see the module docs), made once per process
+    by ``load(ir_text, names) -> {name: address}`` (the runtime passes its disk cache's
+    ``load_or_compile``)."""
     key = (combine, np.dtype(dtype), np.dtype(index_dtype), mode)
     f = _FUNCTIONS.get(key)
     if f is None:
@@ -155,6 +158,5 @@ def function(combine, dtype, index_dtype, mode):
             f = _FUNCTIONS.get(key)
             if f is None:
                 name = symbol(*key)
-                addr = target.compile_ir(function_ir(*key), [name])[name]
-                f = _FUNCTIONS[key] = _FUNCTYPE(addr)
+                f = _FUNCTIONS[key] = _FUNCTYPE(load(function_ir(*key), [name])[name])
     return f
