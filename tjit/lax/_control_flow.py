@@ -104,14 +104,16 @@ def _leaf_paths(treedef, prefix):
 
 
 def _promote_weak(carry, out_avals):
-    """Weakly typed carry inputs whose dtype differs from the body's output: convert to
-    the promoted dtype (strongly typed). Returns (new_carry, changed)."""
+    """Weakly typed carry inputs whose dtype differs from the body's output, or whose
+    output is strongly typed: convert to the promoted dtype, strongly typed (as JAX: the
+    final carry of ``scan(lambda c, x: (c + x, None), 0, int32_xs)`` is a strong int32).
+    Returns (new_carry, changed)."""
     new, changed = list(carry), False
     for i, (c, o) in enumerate(zip(carry, out_avals)):
         a = get_aval(c)
-        if a.weak_type and a.dtype != o.dtype:
+        if a.weak_type and (a.dtype != o.dtype or not o.weak_type):
             dt, _ = dtypes.result_type((a.dtype, True), (o.dtype, o.weak_type))
-            if dt != a.dtype:
+            if dt != a.dtype or not o.weak_type:
                 new[i] = convert_element_type(c, dt)
                 changed = True
     return new, changed
