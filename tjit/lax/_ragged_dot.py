@@ -72,6 +72,14 @@ def ragged_dot_general(lhs, rhs, group_sizes, ragged_dot_dimension_numbers, prec
     Returns:
       As ``dot_general``'s result; with a leading group dim of size ``g`` when the ragged
       dimension is a contracting one.
+
+    Example::
+
+        >>> dn = lax.RaggedDotDimensionNumbers((((1,), (0,)), ((), ())), [1], [])
+        >>> lax.ragged_dot_general(jnp.ones((1, 3)), jnp.ones((3, 2)), jnp.array([1, 2]), dn)
+        Array([[[1., 1.]],
+        <BLANKLINE>
+               [[2., 2.]]], dtype=float32)
     """
     if group_offset is not None:
         raise NotImplementedError("ragged_dot_general: group_offset is not supported (nor "
