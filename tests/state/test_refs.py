@@ -268,3 +268,26 @@ def test_checkpoint_of_impure_function_raises_clearly():
         return x
     with pytest.raises(RefError, match="cannot carry the state"):
         tjit.jit(tjit.checkpoint(f))(1.)
+
+
+def test_custom_vjp_stashes_gradients_into_a_plumbing_ref():
+    @tjit.custom_vjp
+    def stash(grads_ref, x):
+        return x
+
+    def fwd(grads_ref, x):
+        return x, grads_ref
+
+    def bwd(grads_ref, g):
+        grads_ref[...] = g
+        return None, g
+    stash.defvjp(fwd, bwd)
+
+    def f(x, grads_ref):
+        return jnp.sin(stash(grads_ref, x) * 2.)
+    gr = tjit.new_ref(0.)
+    for x, run in ((1., tjit.grad(f)), (2., tjit.jit(tjit.grad(f))), (3., tjit.grad(tjit.jit(f)))):
+        np.testing.assert_allclose(float(run(x, gr)), 2 * np.cos(2 * x), rtol=1e-6)
+        np.testing.assert_allclose(float(gr[...]), 2 * np.cos(2 * x), rtol=1e-6)
+    np.testing.assert_allclose(float(f(0.5, gr)), np.sin(1.), rtol=1e-6)   # no bwd: kept
+    np.testing.assert_allclose(float(gr[...]), 2 * np.cos(6.), rtol=1e-6)

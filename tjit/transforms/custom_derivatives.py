@@ -37,6 +37,7 @@ from tjit.tracing.core import (
     Array, EvalTrace, Tracer, current_trace, get_aval, set_current_trace)
 from tjit.tracing.jaxpr import ClosedJaxpr, eval_jaxpr
 from tjit.tracing.jaxpr_trace import convert_constvars_jaxpr, trace_to_jaxpr
+from tjit.tracing.refs import Ref
 from tjit.tracing.traceback_util import eager_boundary
 from tjit.tracing.tree_util import tree_flatten, tree_unflatten
 from tjit.primitives.ad_prims import custom_jvp_call_p, custom_vjp_call_p
@@ -47,6 +48,7 @@ from tjit.transforms.ad import JVPTrace, _to_array
 from tjit.transforms.batching import BatchTrace, BatchTracer, batching_axis_name
 from tjit.transforms.float0 import rule_tangent_in, tangent_dtype
 from tjit.transforms.partial_eval import LinearizeTrace
+from tjit.transforms import custom_vjp_refs as _vjp_refs
 
 
 # -- public helper types -------------------------------------------------------------------
@@ -486,6 +488,8 @@ class custom_vjp:
             raise AttributeError(f"No VJP defined for custom_vjp function {fname} using "
                                  f"defvjp.")
         args = resolve_kwargs(self.fun, args, kwargs, "custom_vjp")
+        if any(type(a) is Ref for a in args):   # plumbing refs: custom_vjp_refs.py
+            return _vjp_refs.call(self, args)
         nondiff = _nondiff_at_call(self, args, "custom_vjp")
         _check_nondiff_not_traced(args, nondiff, fname)
         trace = current_trace()
