@@ -63,6 +63,10 @@ half = float16
 generic, number, inexact, floating = np.generic, np.number, np.inexact, np.floating
 complexfloating, integer, signedinteger = np.complexfloating, np.integer, np.signedinteger
 unsignedinteger = np.unsignedinteger
+# NumPy's abstract/non-numeric scalar types and its warning class, as jax.numpy exports
+# them (for issubdtype checks and warning filters; tjit arrays never hold them)
+character, flexible, object_ = np.character, np.flexible, np.object_
+ComplexWarning = np.exceptions.ComplexWarning
 dtype = np.dtype
 
 
@@ -264,7 +268,7 @@ __all__ = ["bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint3
            "number", "inexact", "floating", "complexfloating", "integer", "signedinteger",
            "unsignedinteger", "dtype", "issubdtype", "isdtype", "iinfo", "finfo",
            "result_type", "promote_types", "can_cast", "astype", "bitcast_view", "isscalar",
-           "ndim", "shape", "size"]
+           "ndim", "shape", "size", "character", "flexible", "object_", "ComplexWarning"]
 
 bool = bool_  # noqa: A001  (jnp.bool, as NumPy 2 and JAX spell it; defined last)
 __all__.append("bool")
