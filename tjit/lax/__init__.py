@@ -17,6 +17,7 @@ from tjit.lax._scatter_apply import *  # noqa: F401,F403
 from tjit.lax._dot import *  # noqa: F401,F403
 from tjit.lax._ragged_dot import *  # noqa: F401,F403
 from tjit.lax._conv import *  # noqa: F401,F403
+from tjit.lax._conv_patches import *  # noqa: F401,F403
 from tjit.lax._windowed import *  # noqa: F401,F403
 from tjit.lax._fft import *  # noqa: F401,F403
 from tjit.lax._control_flow import *  # noqa: F401,F403
