@@ -291,3 +291,25 @@ def test_custom_vjp_stashes_gradients_into_a_plumbing_ref():
         np.testing.assert_allclose(float(gr[...]), 2 * np.cos(2 * x), rtol=1e-6)
     np.testing.assert_allclose(float(f(0.5, gr)), np.sin(1.), rtol=1e-6)   # no bwd: kept
     np.testing.assert_allclose(float(gr[...]), 2 * np.cos(6.), rtol=1e-6)
+
+
+def test_vjp_with_respect_to_ref_arguments():
+    def g(x_ref, w):
+        x_ref[...] = jnp.sin(x_ref[...]) * w
+        return x_ref[...] ** 2
+    x_ref = tjit.new_ref(2.)
+    y, g_vjp = tjit.vjp(g, x_ref, 3.)
+    np.testing.assert_allclose(float(x_ref[...]), np.sin(2.) * 3, rtol=1e-6)   # ran g
+    np.testing.assert_allclose(float(y), (np.sin(2.) * 3) ** 2, rtol=1e-5)
+    with pytest.raises(RefError, match="with_refs"):
+        g_vjp(1.0)
+    with pytest.raises(RefError, match="with_refs"):
+        g_vjp.with_refs(tjit.ad.GradValue(), tjit.ad.GradValue())(1.0)
+    grad_ref = tjit.new_ref(100.)
+    _, w_bar = g_vjp.with_refs(grad_ref, tjit.ad.GradValue())(1.0)
+    # d/dx (3 sin x)^2 = 18 sin x cos x; d/dw (w sin x)^2 = 2 w sin^2 x, at x=2, w=3
+    np.testing.assert_allclose(float(grad_ref[...]), 100. + 18 * np.sin(2.) * np.cos(2.),
+                               rtol=1e-5)
+    np.testing.assert_allclose(float(w_bar), 6 * np.sin(2.) ** 2, rtol=1e-5)
+    with pytest.raises(TypeError, match="gradient for a ref must itself live in a ref"):
+        tjit.grad(lambda r: r[...] ** 2)(tjit.new_ref(1.))

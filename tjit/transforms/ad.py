@@ -31,6 +31,7 @@ from tjit.primitives.rules import (
 from tjit.transforms.float0 import cotangent_in, tangent_in, tangent_out
 from tjit.transforms.jit_of_transform import compiled, routed
 from tjit.transforms.partial_eval import LinearizeTrace
+from tjit.transforms import ref_primals
 from tjit.transforms.vjp_object import VJP, saveable_flags
 
 
@@ -343,9 +344,14 @@ def vjp(fun, *primals, has_aux=False, saveable_args=True):
     ``tjit.dtypes.float0``), and an integer output's cotangent may be any value of its
     shape (float0 included): it is dropped."""
     flat_p, in_tree = tree_flatten(primals)
+    write_back = None
+    if ref_primals.has_refs(flat_p):   # with respect to refs: ref_primals.py
+        fun, flat_p, write_back = ref_primals.thread(fun, flat_p, in_tree)
     flat_p = [_to_array(p) for p in flat_p]
     flat_fun, store = _flatten_fun(lambda *a: fun(*a), in_tree, has_aux, _name(fun))
     out_primals, linear, zero_mask = linearize_flat(flat_fun, flat_p, _name(fun), store)
+    if write_back is not None:
+        write_back(lambda v: v.primal if isinstance(v, JVPTracer) else v)
     out_tree = store["tree"]
     out_avals = [get_aval(p) for p in out_primals]
     in_avals = [get_aval(p) for p in flat_p]
@@ -363,6 +369,8 @@ def vjp(fun, *primals, has_aux=False, saveable_args=True):
         cts_in = backward_pass(linear.jaxpr, residuals, live, wanted)
         return tree_unflatten(in_tree, [_api_tangent(a, c) for c, a in zip(cts_in, in_avals)])
 
+    if write_back is not None:   # (their gradients go into refs: VJP.with_refs)
+        backward.ref_args = ref_primals.ref_arguments(primals)
     # a pytree of the residuals (JAX's VJP objects): it can leave and enter jitted code
     vjp_fn = VJP.from_residuals(backward, linear.consts, flat_p, in_tree,
                                 saveable_flags(saveable_args, primals))
@@ -450,6 +458,8 @@ def linear_transpose(fun, *primals, reduce_axes=()):
 
 def _check_inexact_args(fname, args, allow_int, holomorphic):
     for a in tree_flatten(args)[0]:
+        if ref_primals.is_ref(a):
+            raise TypeError(ref_primals.grad_of_ref_message(fname, a))
         dt = get_aval(_to_array(a)).dtype
         if holomorphic and not dtypes.is_complex(dt):
             raise TypeError(f"{fname} with holomorphic=True requires inputs with complex "

@@ -13,6 +13,7 @@ value must be put back, ``f_vjp.args_res[i] = value``, before the call);
 """
 
 from tjit.tracing.refs import Ref
+from tjit.transforms.ref_primals import missing_grad_ref_error
 from tjit.tracing.tree_util import (
     flatten_one_level,
     register_pytree_node,
@@ -92,6 +93,9 @@ class _WithRefs:
 
     def __call__(self, cotangent):
         v = self._vjp
+        ref_args = getattr(v._backward, "ref_args", None) or ()
+        if any(not isinstance(self._entries[i], (Ref, DontWant)) for i in ref_args):
+            raise missing_grad_ref_error(ref_args)
         args = flatten_one_level(tuple(v.args_res))[0] if v.args_res else []
         wanted = []
         for arg, e in zip(args, self._entries):
@@ -182,6 +186,9 @@ class VJP:
                    self.opaque_residuals if opaque_residuals is None else opaque_residuals)
 
     def __call__(self, cotangent):
+        ref_args = getattr(self._backward, "ref_args", None)
+        if ref_args:
+            raise missing_grad_ref_error(ref_args)
         return self._backward(self._residuals(), cotangent)
 
     def with_refs(self, *entries):
