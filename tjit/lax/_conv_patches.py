@@ -71,6 +71,11 @@ def conv_shape_tuple(lhs_shape, rhs_shape, strides, pads, batch_group_count=1):
 
     Returns:
       The output shape tuple (N / batch_group_count, O, ...).
+
+    Example::
+
+        >>> lax.conv_shape_tuple((2, 3, 10, 11), (4, 3, 3, 2), (2, 1), "SAME")
+        (2, 4, 5, 11)
     """
     lhs_shape, rhs_shape = tuple(lhs_shape), tuple(rhs_shape)
     if isinstance(pads, str):
