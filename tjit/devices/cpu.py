@@ -32,8 +32,8 @@ import threading
 
 import numpy as np
 
-from tjit.devices import (array_args, backend, blas, control_flow, cpu_scatter, cpu_top_k,
-                          kernel_cache, rebind_code)
+from tjit.devices import (array_args, backend, blas, control_flow, cpu_cumulative,
+                          cpu_scatter, cpu_top_k, kernel_cache, rebind_code)
 from tjit.devices.array_args import data_pointer as _ptr
 from tjit.devices.executable import Executable
 from tjit.devices.runner import PlanInspection, ProgramRunner, binding_key, solve_sizes
@@ -537,9 +537,10 @@ class _Runner(ProgramRunner):
 
     def library_step(self, s):
         # a scatter of whole rows runs as a compiled loop over its ids (cpu_scatter), a
-        # top_k along the last axis as a compiled selection per row (cpu_top_k)
+        # top_k along the last axis as a compiled selection per row (cpu_top_k), a
+        # cumulative op as a compiled scan (cpu_cumulative)
         return cpu_scatter.row_scatter_step(self, s) or cpu_top_k.top_k_step(self, s) or \
-            super().library_step(s)
+            cpu_cumulative.cumulative_step(self, s) or super().library_step(s)
 
     def control_step(self, s):
         ins = [self.index[v] for v in s.ins]

@@ -15,10 +15,12 @@ Transformation rules (end of file): reduce_sum and cumsum are linear; reduce_max
 the tangent equally among ties (JAX's rule); reduce_prod multiplies each tangent by the
 product of the other elements (exclusive cumulative products: exact with zeros); cumprod
 scans (product, tangent) pairs in log depth, exact to all orders with zeros; cummax/cummin
-take the tangent of the element the running extreme came from; sort permutes the tangents
+differentiate the same scan of max/min pairs, splitting ties as JAX does; sort permutes the tangents
 with a second sort and transposes by sorting the cotangents back; integer-valued ops have
 zero derivatives. Every primitive batches by renumbering its axes around the batch dim.
 """
+
+from typing import NamedTuple
 
 import numpy as np
 
@@ -370,7 +372,7 @@ __all__ = ["reduce_sum_p", "reduce_prod_p", "reduce_max_p", "reduce_min_p", "red
 from tjit.tracing.core import get_aval as _aval  # noqa: E402
 from tjit.primitives import rules as _r  # noqa: E402
 from tjit.primitives.elementwise import (  # noqa: E402
-    add_p, convert_element_type_p, div_p, eq_p, mul_p, select_n_p)
+    _balanced_eq, add_p, convert_element_type_p, div_p, eq_p, max_p, min_p, mul_p, select_n_p)
 from tjit.primitives.structural import broadcast_in_dim_p, iota_p  # noqa: E402
 
 
@@ -563,10 +565,15 @@ def _cumprod_jvp(primals, tangents, *, axis, reverse):
     return y, rev_p.bind(tan, dimensions=(axis,)) if reverse else tan
 
 
-def _product_scan(prod, tan, axis, n, dt):
-    """Inclusive scan along ``axis`` (length ``n``) of (product, tangent) pairs under
-    (a, da) . (b, db) = (a b, da b + a db), by odd-even recursion (combine neighbours,
-    scan the half, fix up the rest): O(n) products and sums in 2 log2(n) levels."""
+def _product_pair(a, da, b, db):  # a before b
+    return mul_p.bind(a, b), add_p.bind(mul_p.bind(da, b), mul_p.bind(a, db))
+
+
+def _product_scan(prod, tan, axis, n, dt, combine=_product_pair):
+    """Inclusive scan along ``axis`` (length ``n``) of (value, tangent) pairs under
+    ``combine`` (default (a, da) . (b, db) = (a b, da b + a db)), by odd-even recursion
+    (combine neighbours, scan the half, fix up the rest; the tree of JAX's
+    associative_scan): O(n) combines in 2 log2(n) levels."""
     from tjit.primitives.slicing import concatenate_p, pad_p, slice_p
     if n < 2:
         return prod, tan
@@ -578,14 +585,11 @@ def _product_scan(prod, tan, axis, n, dt):
         return slice_p.bind(v, start_indices=tuple(lo), limit_indices=tuple(hi),
                             strides=tuple(st))
 
-    def combine(a, da, b, db):  # a before b
-        return mul_p.bind(a, b), add_p.bind(mul_p.bind(da, b), mul_p.bind(a, db))
-
     half = n // 2
     # pairs (0, 1), (2, 3), ...: their scan is the scan at the odd positions
     odd = _product_scan(*combine(take(prod, 0, 2 * half, 2), take(tan, 0, 2 * half, 2),
                                  take(prod, 1, 2 * half, 2), take(tan, 1, 2 * half, 2)),
-                        axis, half, dt)
+                        axis, half, dt, combine)
     # even positions 2i (i >= 1): the scan up to 2i - 1 combined with element 2i
     n_even = (n - 1) // 2
     even = combine(take(odd[0], 0, n_even), take(odd[1], 0, n_even),
@@ -645,8 +649,35 @@ def _cum_chooser_jvp(prim):
     return rule
 
 
-_cum_chooser_jvp(cummax_p)
-_cum_chooser_jvp(cummin_p)
+def _cum_extreme_jvp(prim, extreme_p):
+    """JAX's rule (loops.py ``_cumulative_jvp_rule``): the tangent of the associative
+    scan of ``lax.max``/``lax.min``, whose own jvp splits a tie's tangent equally, so tied
+    elements share it in the proportions of the scan's odd-even tree (the tree of JAX's
+    associative_scan, shared with cumprod's rule). Along an axis of symbolic size, whose
+    tree is unknown, the tangent of the latest tied element (``_cum_chooser_jvp``)."""
+    chooser = _cum_chooser_jvp(prim)
+
+    def pair(a, da, b, db):  # a before b
+        v = extreme_p.bind(a, b)
+        return v, add_p.bind(mul_p.bind(da, _balanced_eq(a, v, b)),
+                             mul_p.bind(db, _balanced_eq(b, v, a)))
+
+    def rule(primals, tangents, *, axis, reverse):
+        (x,), (g,) = primals, tangents
+        n = _shape(x)[axis]
+        if type(g) is _r.Zero or not isinstance(n, (int, np.integer)):
+            return chooser(primals, tangents, axis=axis, reverse=reverse)
+        from tjit.primitives.slicing import rev_p
+        y = prim.bind(x, axis=axis, reverse=reverse)
+        if reverse:
+            x, g = rev_p.bind(x, dimensions=(axis,)), rev_p.bind(g, dimensions=(axis,))
+        tan = _product_scan(x, g, axis, n, _aval(x).dtype, pair)[1]
+        return y, rev_p.bind(tan, dimensions=(axis,)) if reverse else tan
+    prim.jvp = rule
+
+
+_cum_extreme_jvp(cummax_p, max_p)
+_cum_extreme_jvp(cummin_p, min_p)
 
 
 # -- sort --------------------------------------------------------------------------------------
@@ -787,3 +818,36 @@ def _top_k_rows_fn(k):
 
 
 top_k_p.lowering = _top_k_lowering
+
+
+class Cumulative(NamedTuple):
+    """What a cumulative op's library call computes, for a runtime with a compiled form
+    of it: the primitive's ``name`` (cumsum, cumprod, cummax, cummin), ``axis`` and
+    ``reverse``."""
+    name: str
+    axis: int
+    reverse: bool
+
+
+def _cumulative_lowering(prim):
+    """A library call running ``prim``'s impl, marked with its :class:`Cumulative`
+    (``fn.cumulative``): the CPU runs it as a compiled scan (``devices/cpu_cumulative``),
+    the other runtimes run the impl."""
+    def rule(ctx, x, *, axis, reverse):
+        fn = ctx.rebuildable(_cumulative_fn, prim, axis, reverse)
+        return ctx.library(prim.name, fn, (x,), [(x.shape, x.dtype)], primitive=prim,
+                           params={"axis": axis, "reverse": reverse})[0]
+    return rule
+
+
+def _cumulative_fn(prim, axis, reverse):
+    impl = prim.impl
+
+    def fn(xp, env, x):
+        return [impl(xp, x, axis=axis, reverse=reverse)]
+    fn.cumulative = Cumulative(prim.name, axis, reverse)
+    return fn
+
+
+for _p in (cumsum_p, cumprod_p, cummax_p, cummin_p):
+    _p.lowering = _cumulative_lowering(_p)

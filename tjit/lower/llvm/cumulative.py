@@ -1,0 +1,175 @@
+"""Cumulative sums, products, maxima and minima along one axis as compiled code.
+
+The function has the kernel ABI of ``devices/threads.py``,
+
+    void NAME(void **args, int64 *sizes, int64 start, int64 end)
+
+with ``args = (x, out)``, both viewed as ``(outer, n, inner)`` (the scanned axis in the
+middle), and ``sizes = (n, inner, blocks, reverse)``. Unit ``u`` of ``[start, end)`` is
+outer index ``u // blocks`` and the ``u % blocks``-th run of ``COLUMNS`` inner columns,
+so the runtime splits rows (a scan along the last axis: ``inner`` = 1) or columns (a
+scan along a leading axis) across threads. Along the axis each element is combined
+with the result before it, ``out[i] = out[i - 1] (op) x[i]`` (from the end when
+``reverse``), one IEEE operation and no fast-math flags: the order and bits of NumPy's
+``ufunc.accumulate``, which the library impl uses; the loop over a run of columns
+vectorizes. Max/min are ``llvm.maximum``/``minimum`` (NaN propagates, -0.0 below +0.0:
+``ieee_minmax.accumulate``). One function per (op, dtype), compiled once per process.
+"""
+
+import os
+import threading
+
+import numpy as np
+from llvmlite import ir
+
+from tjit.lower.llvm import codegen_ops as ops
+from tjit.lower.llvm import target
+
+__all__ = ["COLUMNS", "OPS", "supported", "function", "function_ir"]
+
+I64 = ops.I64
+PTR = ir.PointerType()
+#: the kernel IR op of each cumulative primitive's combine
+OPS = {"cumsum": "add", "cumprod": "mul", "cummax": "max", "cummin": "min"}
+#: Inner columns one unit of work scans (a scan along a leading axis is split in these).
+COLUMNS = 512
+
+_LOCK = threading.Lock()
+_ADDRESSES = {}     # (op, dtype) -> address of the compiled function
+
+
+def _after_fork_in_child():
+    global _LOCK
+    _LOCK = threading.Lock()    # (a fork while another thread compiled would leave it held)
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def supported(op, dtype):
+    """Whether the cumulative ``op`` (a kernel IR op: add, mul, max, min) of ``dtype``
+    values has a compiled form (bools only for max/min)."""
+    dtype = np.dtype(dtype)
+    if op not in OPS.values() or dtype not in ops.SUPPORTED:
+        return False
+    return dtype.kind != "b" or op in ("max", "min")
+
+
+def symbol(op, dtype):
+    return f"tjit_cumulative_{op}_{np.dtype(dtype).name}"
+
+
+def function_ir(op, dtype):
+    """LLVM IR text of the cumulative ``op`` over ``dtype`` values (see the module docs)."""
+    dt = np.dtype(dtype)
+    if not supported(op, dt):
+        raise ValueError(f"cumulative: no compiled form for op {op!r} on dtype {dt.name}")
+    name = symbol(op, dt)
+    module = ir.Module(name=name)
+    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [PTR, PTR, I64, I64]), name=name)
+    args, sizes, start, end = fn.args
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    ety = ops.mem_type(dt)
+    one, zero = ir.Constant(I64, 1), ir.Constant(I64, 0)
+
+    def load_at(ptr, i, ty):
+        return b.load(b.gep(ptr, [ir.Constant(I64, i)], inbounds=True, source_etype=ty), typ=ty)
+    x, out = load_at(args, 0, PTR), load_at(args, 1, PTR)
+    n, inner, blocks, reverse = (load_at(sizes, i, I64) for i in range(4))
+    reverse = b.icmp_signed("!=", reverse, zero)
+
+    def loop(lo, hi, body, tag):
+        pre = b.block
+        head, done = fn.append_basic_block(f"{tag}.loop"), fn.append_basic_block(f"{tag}.end")
+        b.cbranch(b.icmp_signed("<", lo, hi), head, done)
+        b.position_at_end(head)
+        i = b.phi(I64, name=tag)
+        i.add_incoming(lo, pre)
+        body(i)
+        nxt = b.add(i, one, flags=("nuw", "nsw"))
+        i.add_incoming(nxt, b.block)
+        b.cbranch(b.icmp_signed("<", nxt, hi), head, done)
+        b.position_at_end(done)
+
+    def elem(ptr, at):
+        return b.gep(ptr, [at], inbounds=True, source_etype=ety)
+
+    def row_scan(r):
+        """A scan along the last axis (``inner`` = 1): the running value in a register."""
+        base = b.mul(r, n, flags=("nsw",))
+        last = b.sub(n, one)
+
+        def at(t):
+            return b.add(base, b.select(reverse, b.sub(last, t), t), flags=("nsw",))
+        pre = b.block
+        head, done = fn.append_basic_block("row.loop"), fn.append_basic_block("row.end")
+        b.cbranch(b.icmp_signed("<", zero, n), head, done)
+        b.position_at_end(head)
+        t = b.phi(I64, name="t")
+        acc = b.phi(ops.reg_type(dt), name="acc")
+        t.add_incoming(zero, pre)
+        v = ops.load(b, elem(x, at(t)), dt)
+        new = b.select(b.icmp_signed("==", t, zero), v,
+                       ops.emit_op(b, op, [acc, v], [dt, dt], dt))
+        acc.add_incoming(ops.const(dt, 0), pre)
+        ops.store(b, new, elem(out, at(t)), dt)
+        nxt = b.add(t, one, flags=("nuw", "nsw"))
+        t.add_incoming(nxt, b.block)
+        acc.add_incoming(new, b.block)
+        b.cbranch(b.icmp_signed("<", nxt, n), head, done)
+        b.position_at_end(done)
+
+    def unit(u):
+        o, cb = b.sdiv(u, blocks), b.srem(u, blocks)
+        c0 = b.mul(cb, ir.Constant(I64, COLUMNS), flags=("nsw",))
+        c_end = b.add(c0, ir.Constant(I64, COLUMNS), flags=("nsw",))
+        c1 = b.select(b.icmp_signed("<", c_end, inner), c_end, inner)
+        base = b.mul(b.mul(o, n, flags=("nsw",)), inner, flags=("nsw",))
+        last = b.sub(n, one)
+
+        def step(t):    # t-th element along the axis from the start (or the end)
+            i = b.select(reverse, b.sub(last, t), t)
+            row = b.add(base, b.mul(i, inner, flags=("nsw",)), flags=("nsw",))
+            prev = b.sub(row, b.select(reverse, b.sub(zero, inner), inner))
+            first = b.icmp_signed("==", t, zero)
+
+            def column(c):
+                v = ops.load(b, elem(x, b.add(row, c, flags=("nsw",))), dt)
+                # (t == 0 reads its own x: no element before it)
+                before = ops.load(b, elem(out, b.add(b.select(first, row, prev), c,
+                                                     flags=("nsw",))), dt)
+                acc = ops.emit_op(b, op, [before, v], [dt, dt], dt)
+                ops.store(b, b.select(first, v, acc), elem(out, b.add(row, c, flags=("nsw",))),
+                          dt)
+            loop(c0, c1, column, "c")
+        loop(zero, n, step, "t")
+
+    rows_bb, cols_bb = fn.append_basic_block("rows"), fn.append_basic_block("columns")
+    exit_bb = fn.append_basic_block("exit")
+    b.cbranch(b.icmp_signed("==", inner, one), rows_bb, cols_bb)
+    b.position_at_end(rows_bb)
+    loop(start, end, row_scan, "r")
+    b.branch(exit_bb)
+    b.position_at_end(cols_bb)
+    loop(start, end, unit, "u")
+    b.branch(exit_bb)
+    b.position_at_end(exit_bb)
+    b.ret_void()
+    fn.attributes.add("nounwind")
+    return str(module)
+
+
+def function(op, dtype, load=target.compile_ir):
+    """The address of the compiled cumulative ``op`` of ``dtype`` (kernel ABI: see the
+    module docs), made once per process by ``load(ir_text, names) -> {name: address}``
+    (the runtime passes its disk cache's ``load_or_compile``)."""
+    key = (op, np.dtype(dtype))
+    addr = _ADDRESSES.get(key)
+    if addr is None:
+        with _LOCK:
+            addr = _ADDRESSES.get(key)
+            if addr is None:
+                name = symbol(*key)
+                addr = _ADDRESSES[key] = load(function_ir(*key), [name])[name]
+    return addr
