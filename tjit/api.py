@@ -3,8 +3,11 @@
 ``jit(f)`` traces ``f`` once per input signature (pytree structure, abstract values,
 static arguments, x64 mode), simplifies the jaxpr, and hands it to a backend that
 returns an :class:`~tjit.devices.executable.Executable`; later calls with the same
-signature go straight to the executable. Under another transformation a jitted
-function is inlined (it is simply traced as part of the outer function).
+signature go straight to the executable. Under another transformation (or an enclosing
+trace) a jitted function's jaxpr, traced once per signature with its dead code dropped,
+is evaluated by that transformation (``transforms/inline_call.py``); an eager call of
+``grad``/``vmap``/``jvp``/... of ``jit(f)`` runs the jit of that transformation, compiled
+once per signature (``transforms/jit_of_transform.py``).
 
 Shapes: a call whose shapes differ from an earlier call's only in some dims is served
 by a program with those dims symbolic, traced and compiled once (automatic dynamic
@@ -461,7 +464,8 @@ class Jitted:
         disable_jit or the float checks on, or with options that pick arguments
         (static, donated, polymorphic), which the transformation's own arguments do not
         keep."""
-        if not self._routable or config.jit_hooks or not is_eager():
+        if not self._routable or config.disable_jit or config.checks_floats or \
+                not is_eager():
             return None
         try:
             hit = self._transformed.get(key)
