@@ -1169,8 +1169,12 @@ JAX_EXAMPLES = {'jax.block_until_ready': '>>> jax.block_until_ready(jnp.asarray(
                    'array([-1.5,  0. ,  2.5], dtype=float32)',
  'jax.device_put': '>>> jax.device_put(jnp.asarray([-1.5, 0.0, 2.5]))\n'
                    'Array([-1.5,  0. ,  2.5], dtype=float32)',
+ 'jax.empty_ref': '>>> jax.empty_ref(jax.ShapeDtypeStruct((2,), jnp.float32)).shape\n(2,)',
  'jax.eval_shape': '>>> jax.eval_shape(jnp.sin, jnp.ones((2, 3)))\n'
                    'ShapeDtypeStruct(shape=(2, 3), dtype=float32)',
+ 'jax.free_ref': '>>> jax.free_ref(jax.new_ref(1.0))',
+ 'jax.freeze': '>>> jax.freeze(jax.new_ref(jnp.asarray([1.0, 2.0])))\n'
+               'Array([1., 2.], dtype=float32)',
  'jax.grad': '>>> jax.grad(jnp.sin)(1.0)\nArray(0.5403023, dtype=float32, weak_type=True)',
  'jax.hessian': '>>> jax.hessian(lambda x: jnp.sum(x ** 3))(jnp.asarray([1.0, 2.0]))\n'
                 'Array([[ 6.,  0.],\n'
@@ -1541,8 +1545,7 @@ JAX_EXAMPLES = {'jax.block_until_ready': '>>> jax.block_until_ready(jnp.asarray(
                   'Array([1.4142135 , 0.70710677, 0.47140455], dtype=float32)',
  'jax.lax.scan': '>>> jax.lax.scan(lambda c, x: (c + x, c * x), 0.0, jnp.asarray([0.5, 2.0, '
                  '4.5]))\n'
-                 '(Array(7., dtype=float32, weak_type=True), Array([ 0.  ,  1.  , 11.25], '
-                 'dtype=float32))',
+                 '(Array(7., dtype=float32), Array([ 0.  ,  1.  , 11.25], dtype=float32))',
  'jax.lax.scatter': '>>> jax.lax.scatter(jnp.arange(6.0), jnp.asarray([[4], [1], [4]]), '
                     'jnp.asarray([1.0, 2.0, 3.0]), '
                     'jax.lax.ScatterDimensionNumbers(update_window_dims=(), '
@@ -1662,6 +1665,7 @@ JAX_EXAMPLES = {'jax.block_until_ready': '>>> jax.block_until_ready(jnp.asarray(
                    '    c:f32[] = mul b 2.0:f32[]\n'
                    '  in (c,) }',
  'jax.make_mesh': ">>> jax.make_mesh((1,), ('i',))\nMesh('i': 1)",
+ 'jax.new_ref': '>>> jax.new_ref(jnp.asarray([1.0, 2.0]))\nRef([1., 2.], dtype=float32)',
  'jax.nn.celu': '>>> jax.nn.celu(jnp.asarray([-1.5, 0.0, 2.5]), alpha=2.0)\n'
                 'Array([-1.0552669,  0.       ,  2.5      ], dtype=float32)',
  'jax.nn.dot_product_attention': '>>> jax.nn.dot_product_attention(jnp.asarray([[[1.0, 0.0]], '

@@ -362,6 +362,10 @@ CALLS.update({
         ("jax.make_array_from_process_local_data(jax.sharding.NamedSharding("
          f"jax.make_mesh((1,), ('i',)), jax.sharding.P('i')), {_X}).shape"), None),
     "jax.tree_map": ("jax.tree_map(lambda x: x * 2, {'a': 1, 'b': (2, 3)})", None),
+    "jax.new_ref": ("jax.new_ref(jnp.asarray([1.0, 2.0]))", None),
+    "jax.empty_ref": ("jax.empty_ref(jax.ShapeDtypeStruct((2,), jnp.float32)).shape", None),
+    "jax.freeze": ("jax.freeze(jax.new_ref(jnp.asarray([1.0, 2.0])))", None),
+    "jax.free_ref": ("jax.free_ref(jax.new_ref(1.0))", None),
 })
 NAMESPACES += (("tjit", "jax"),)
 
