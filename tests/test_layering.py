@@ -24,6 +24,8 @@ FORBIDDEN = {
     "random": ["tjit.xla_like", "tjit.lower", "tjit.devices"],
     "scipy": ["tjit.xla_like", "tjit.lower", "tjit.devices"],
     "image": ["tjit.xla_like", "tjit.lower", "tjit.devices"],
+    # mutable array refs: public surface over tracing/refs.py, transforms and jnp
+    "state": ["tjit.xla_like", "tjit.lower", "tjit.devices", "tjit.api"],
     # JAX's example libraries: written on the public API only, as user code would be
     "example_libraries": ["tjit.tracing", "tjit.primitives", "tjit.transforms",
                           "tjit.xla_like", "tjit.lower", "tjit.devices"],
@@ -41,7 +43,8 @@ FORBIDDEN = {
 #: processes through hooks that tjit.distributed sets, e.g. backend.set_process_layout).
 SCALE_OUT = ["tjit.distributed", "tjit.sharding", "tjit.parallel", "tjit.experimental"]
 for _lower in ("tracing", "primitives", "transforms", "xla_like", "lower", "devices",
-               "numpy", "lax", "nn", "random", "scipy", "image", "example_libraries"):
+               "numpy", "lax", "nn", "random", "scipy", "image", "example_libraries",
+               "state"):
     FORBIDDEN[_lower] = FORBIDDEN[_lower] + SCALE_OUT
 
 
