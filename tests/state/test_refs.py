@@ -313,3 +313,24 @@ def test_vjp_with_respect_to_ref_arguments():
     np.testing.assert_allclose(float(w_bar), 6 * np.sin(2.) ** 2, rtol=1e-5)
     with pytest.raises(TypeError, match="gradient for a ref must itself live in a ref"):
         tjit.grad(lambda r: r[...] ** 2)(tjit.new_ref(1.))
+
+
+def test_transformations_of_jitted_functions_with_ref_arguments():
+    @tjit.jit
+    def h(x, r):
+        r[...] += lax.stop_gradient(x)
+        return jnp.sin(x)
+    r = tjit.new_ref(0.)
+    np.testing.assert_allclose(float(tjit.grad(h)(1.0, r)), np.cos(1.), rtol=1e-6)
+    np.testing.assert_allclose(float(tjit.grad(h)(2.0, r)), np.cos(2.), rtol=1e-6)
+    assert float(r[...]) == 3.0
+
+    @tjit.jit
+    def outer(x):
+        q = tjit.new_ref(x)
+        h(x, q)          # a jitted function with a ref argument, inside jit
+        h(x, r)          # and with a ref the outer function closes over
+        return q[...]
+    np.testing.assert_allclose(float(outer(1.5)), 3.0)
+    np.testing.assert_allclose(float(tjit.grad(outer)(1.5)), 1.0)   # q = x + stop_grad(x)
+    assert float(r[...]) == 6.0
