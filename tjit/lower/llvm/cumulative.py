@@ -95,25 +95,28 @@ def function_ir(op, dtype):
     def elem(ptr, at):
         return b.gep(ptr, [at], inbounds=True, source_etype=ety)
 
-    def row_scan(r):
-        """A scan along the last axis (``inner`` = 1): the running value in a register."""
-        base = b.mul(r, n, flags=("nsw",))
-        last = b.sub(n, one)
+    step_dir = b.select(reverse, ir.Constant(I64, -1), one)     # along the axis
 
-        def at(t):
-            return b.add(base, b.select(reverse, b.sub(last, t), t), flags=("nsw",))
+    def combine(before, v):
+        return ops.emit_op(b, op, [before, v], [dt, dt], dt)
+
+    def row_scan(r):
+        """A scan along the last axis (``inner`` = 1): the running value in a register,
+        the first element peeled off (copied)."""
+        first = b.add(b.mul(r, n, flags=("nsw",)), b.select(reverse, b.sub(n, one), zero))
+        v0 = ops.load(b, elem(x, first), dt)
+        ops.store(b, v0, elem(out, first), dt)
         pre = b.block
         head, done = fn.append_basic_block("row.loop"), fn.append_basic_block("row.end")
-        b.cbranch(b.icmp_signed("<", zero, n), head, done)
+        b.cbranch(b.icmp_signed("<", one, n), head, done)
         b.position_at_end(head)
         t = b.phi(I64, name="t")
         acc = b.phi(ops.reg_type(dt), name="acc")
-        t.add_incoming(zero, pre)
-        v = ops.load(b, elem(x, at(t)), dt)
-        new = b.select(b.icmp_signed("==", t, zero), v,
-                       ops.emit_op(b, op, [acc, v], [dt, dt], dt))
-        acc.add_incoming(ops.const(dt, 0), pre)
-        ops.store(b, new, elem(out, at(t)), dt)
+        t.add_incoming(one, pre)
+        acc.add_incoming(v0, pre)
+        at = b.add(first, b.mul(t, step_dir, flags=("nsw",)), flags=("nsw",))
+        new = combine(acc, ops.load(b, elem(x, at), dt))
+        ops.store(b, new, elem(out, at), dt)
         nxt = b.add(t, one, flags=("nuw", "nsw"))
         t.add_incoming(nxt, b.block)
         acc.add_incoming(new, b.block)
@@ -121,32 +124,36 @@ def function_ir(op, dtype):
         b.position_at_end(done)
 
     def unit(u):
+        """One run of columns of one outer index: the first row copied, then each row
+        combined with the one before it (a vector loop over the columns)."""
         o, cb = b.sdiv(u, blocks), b.srem(u, blocks)
         c0 = b.mul(cb, ir.Constant(I64, COLUMNS), flags=("nsw",))
         c_end = b.add(c0, ir.Constant(I64, COLUMNS), flags=("nsw",))
         c1 = b.select(b.icmp_signed("<", c_end, inner), c_end, inner)
-        base = b.mul(b.mul(o, n, flags=("nsw",)), inner, flags=("nsw",))
-        last = b.sub(n, one)
+        first = b.mul(b.add(b.mul(o, n, flags=("nsw",)),
+                            b.select(reverse, b.sub(n, one), zero)), inner, flags=("nsw",))
+        stride = b.mul(step_dir, inner, flags=("nsw",))
 
-        def step(t):    # t-th element along the axis from the start (or the end)
-            i = b.select(reverse, b.sub(last, t), t)
-            row = b.add(base, b.mul(i, inner, flags=("nsw",)), flags=("nsw",))
-            prev = b.sub(row, b.select(reverse, b.sub(zero, inner), inner))
-            first = b.icmp_signed("==", t, zero)
+        def copy(c):
+            at = b.add(first, c, flags=("nsw",))
+            ops.store(b, ops.load(b, elem(x, at), dt), elem(out, at), dt)
+        loop(c0, c1, copy, "c0")
+
+        def step(t):    # the t-th row along the axis from the start (or the end)
+            row = b.add(first, b.mul(t, stride, flags=("nsw",)), flags=("nsw",))
+            prev = b.sub(row, stride, flags=("nsw",))
 
             def column(c):
-                v = ops.load(b, elem(x, b.add(row, c, flags=("nsw",))), dt)
-                # (t == 0 reads its own x: no element before it)
-                before = ops.load(b, elem(out, b.add(b.select(first, row, prev), c,
-                                                     flags=("nsw",))), dt)
-                acc = ops.emit_op(b, op, [before, v], [dt, dt], dt)
-                ops.store(b, b.select(first, v, acc), elem(out, b.add(row, c, flags=("nsw",))),
-                          dt)
+                at = b.add(row, c, flags=("nsw",))
+                before = ops.load(b, elem(out, b.add(prev, c, flags=("nsw",))), dt)
+                ops.store(b, combine(before, ops.load(b, elem(x, at), dt)), elem(out, at), dt)
             loop(c0, c1, column, "c")
-        loop(zero, n, step, "t")
+        loop(one, n, step, "t")
 
     rows_bb, cols_bb = fn.append_basic_block("rows"), fn.append_basic_block("columns")
-    exit_bb = fn.append_basic_block("exit")
+    exit_bb, some = fn.append_basic_block("exit"), fn.append_basic_block("some")
+    b.cbranch(b.icmp_signed("<", zero, n), some, exit_bb)   # (an empty axis: nothing)
+    b.position_at_end(some)
     b.cbranch(b.icmp_signed("==", inner, one), rows_bb, cols_bb)
     b.position_at_end(rows_bb)
     loop(start, end, row_scan, "r")
