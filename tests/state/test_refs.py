@@ -334,3 +334,23 @@ def test_transformations_of_jitted_functions_with_ref_arguments():
     np.testing.assert_allclose(float(outer(1.5)), 3.0)
     np.testing.assert_allclose(float(tjit.grad(outer)(1.5)), 1.0)   # q = x + stop_grad(x)
     assert float(r[...]) == 6.0
+
+
+def test_loop_rules_for_refs():
+    r = tjit.new_ref(0.)
+
+    def bad_cond(v):
+        r[...] = v
+        return v < 3.
+    with pytest.raises(RefError, match="cond_fun wrote"):
+        lax.while_loop(bad_cond, lambda v: v + 1., 0.)
+    with pytest.raises(TypeError, match="cannot be an operand or carry"):
+        lax.scan(lambda c, x: (c, x), r, jnp.arange(3.))
+    # cond_fun may read a ref the body writes
+    n = tjit.new_ref(0)
+
+    def body(v):
+        n[...] += 1
+        return v * 2.
+    out = lax.while_loop(lambda v: n[...] < 4, body, 1.)
+    assert float(out) == 16.0 and int(n[...]) == 4

@@ -23,7 +23,7 @@ from tjit.tracing.avals import ShapedArray
 from tjit.tracing.core import Array, Tracer, get_aval
 from tjit.tracing.jaxpr import ClosedJaxpr
 from tjit.tracing.jaxpr_trace import convert_constvars_jaxpr, trace_to_jaxpr
-from tjit.tracing.refs import thread_refs
+from tjit.tracing.refs import Ref, RefError, thread_refs
 from tjit.tracing.shapes import definitely_equal, dim_str
 from tjit.tracing.tree_util import tree_flatten, tree_unflatten
 from tjit.primitives.control_flow import (
@@ -41,6 +41,10 @@ def _as_operand(x, op):
     """A pytree leaf as something bindable: Array/Tracer kept, scalars/NumPy converted."""
     if isinstance(x, (Array, Tracer)):
         return x
+    if isinstance(x, Ref):
+        raise TypeError(f"{op}: a mutable array reference ({x.type_str()}) cannot be an "
+                        f"operand or carry; close over it instead (the functions may read "
+                        f"and write it), or pass its value, ref[...]")
     try:
         return asarray_for_lax(x)
     except TypeError:
@@ -275,10 +279,18 @@ def _while(op, cond_fun, body_fun, init_val, prefix, paths=None):
             return _while_pure(op, t.watch(cond_fun), t.watch(body_fun), init_val, prefix,
                                paths)
         cond_b, body_b = t.body(cond_fun), t.body(body_fun)
+
+        def cond(c):
+            pred, finals = cond_b(c[1], c[0])
+            if any(f is not v for f, v in zip(finals, c[1])):
+                raise RefError(f"{op}: cond_fun wrote into a mutable array reference it "
+                               f"closes over; cond_fun may read refs, and body_fun may "
+                               f"write them")
+            return pred
         init = (init_val, t.values())
         ref_paths = [f"a closed-over ref of type {r.type_str()}" for r in t.refs]
         out, finals = _while_pure(
-            op, lambda c: cond_b(c[1], c[0])[0], lambda c: body_b(c[1], c[0]), init,
+            op, cond, lambda c: body_b(c[1], c[0]), init,
             prefix, (paths or _leaf_paths(tree_flatten(init_val)[1], prefix)) + ref_paths)
         t.write_back(finals)
         return out
