@@ -1,0 +1,251 @@
+"""A new user's first call: cold compile in a fresh process, split into phases, beside JAX.
+
+    python benchmarks/bench_first_compile.py [--cases cnn_nhwc,gru_scan] [--repeat 3]
+        [--jax-python /path/to/python-with-jax] [--no-split]
+
+Each bench_models program (imported from ``bench_models.py``, not copied) runs in its
+own fresh subprocess per library and repeat: tjit with an empty ``TJIT_CACHE_DIR`` and
+``TJIT_PROGRAM_CACHE=0`` (nothing cached on disk from earlier processes), JAX in
+another subprocess (``--jax-python``: an interpreter that has JAX; default this one).
+A child times its imports (the library's public modules), then the first call of the
+jitted program (trace + compile + run, to the result being ready).
+
+tjit's first call is split with ``tjit.compile_log``'s stages (wall clock, no
+profiler): ``trace`` (tracing, with grad/jvp/transpose done while tracing),
+``simplify`` (jaxpr DCE/CSE/folding), ``lower`` + ``hlo_simplify`` (to the HLO-like
+graph), ``fuse`` (fusion, kernel IR, step order, buffers), ``codegen`` (kernel IR ->
+LLVM IR text), ``llvm`` (parse, optimize, machine code), ``mathlib`` and the rest of
+the compile (the executable: steps, threads); ``run`` is the first call's time minus
+trace and compile. With the split on (default), one more child per case runs the
+first call under cProfile and divides ``trace`` into tracing and transforms and
+``fuse`` into fusion and planning by the profile's self time per package (the
+profiler's overhead is not in the wall-clock numbers).
+
+JAX's first call is split with ``jax.monitoring``'s compile events: ``trace`` (jaxpr
+tracing, AD included), ``to_mlir`` (lowering), ``xla`` (XLA's backend compile);
+``run`` is the rest.
+
+Times are medians over ``--repeat`` processes (ms); the machine's load average is
+printed before and after. Not a test: nothing here asserts a time.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DEFAULT_CASES = "cnn_nhwc,cnn_nchw,transformer,gru_scan"
+TJIT_STAGES = ("trace", "simplify", "lower", "hlo_simplify", "fuse", "codegen", "llvm",
+               "mathlib")
+JAX_EVENTS = {"/jax/core/compile/jaxpr_trace_duration": "trace",
+              "/jax/core/compile/jaxpr_to_mlir_module_duration": "to_mlir",
+              "/jax/core/compile/backend_compile_duration": "xla"}
+# cProfile self time per package -> (stage it belongs to, finer phase)
+PROFILE_PHASES = (("tjit/transforms/", "transforms"), ("tjit/xla_like/fusion", "fusion"),
+                  ("tjit/xla_like/kernel_ir", "fusion"), ("tjit/xla_like/", "planning"))
+
+
+# ------------------------------------------------------------------------------ children
+
+def _case(name):
+    sys.path.insert(0, HERE)
+    import bench_models
+    cases = {c.name: c for c in bench_models.all_cases(False)}
+    if name not in cases:
+        sys.exit(f"unknown case {name!r}; known: {sorted(cases)}")
+    return bench_models, cases[name]
+
+
+def child_tjit(name, profile):
+    sys.modules["jax"] = None     # bench_models' optional JAX import: not in this process
+    t0 = time.perf_counter()
+    import tjit  # noqa: F401
+    import tjit.lax, tjit.nn, tjit.numpy, tjit.ops  # noqa: F401,E401
+    imported = time.perf_counter() - t0
+    from tjit import compile_log
+    bm, case = _case(name)
+    records = []
+    compile_log.add_sink(records.append)
+    lib = bm.TJIT
+    fn = lib.jit(case.program(lib))
+    args = lib.put(case.args)
+    prof = None
+    if profile:
+        import cProfile
+        prof = cProfile.Profile()
+        prof.enable()
+    t0 = time.perf_counter()
+    lib.block(fn(*args))
+    first = time.perf_counter() - t0
+    out = {"import": imported, "first": first, "stages": {}, "notes": []}
+    for rec in records:
+        for k, v in rec.stages.items():
+            out["stages"][k] = out["stages"].get(k, 0.0) + v
+        out["notes"] += rec.notes
+    if prof is not None:
+        prof.disable()
+        out["profile"] = _profile_split(prof)
+    return out
+
+
+def _profile_split(prof):
+    """Self seconds per finer phase (``PROFILE_PHASES``) and for tracing (the rest of
+    tjit/tracing and tjit/primitives), from a cProfile run."""
+    import pstats
+    split = {}
+    for (path, _, _), (_, _, tottime, _, _) in pstats.Stats(prof).stats.items():
+        path = path.replace(os.sep, "/")
+        phase = next((p for pre, p in PROFILE_PHASES if pre in path), None)
+        if phase is None and ("tjit/tracing/" in path or "tjit/primitives/" in path
+                              or "tjit/numpy/" in path or "tjit/lax/" in path):
+            phase = "tracing"
+        if phase is not None:
+            split[phase] = split.get(phase, 0.0) + tottime
+    return split
+
+
+def child_jax(name):
+    t0 = time.perf_counter()
+    import jax
+    import jax.numpy, jax.lax, jax.nn, jax.ops  # noqa: F401,E401
+    imported = time.perf_counter() - t0
+    jax.config.update("jax_platforms", "cpu")
+    events = {}
+
+    def listen(event, seconds, **_):
+        phase = JAX_EVENTS.get(event)
+        if phase:
+            events[phase] = events.get(phase, 0.0) + seconds
+    jax.monitoring.register_event_duration_secs_listener(listen)
+    bm, case = _case(name)
+    lib = bm.JAX
+    fn = lib.jit(case.program(lib))
+    args = lib.put(case.args)
+    lib.block(args)
+    t0 = time.perf_counter()
+    lib.block(fn(*args))
+    return {"import": imported, "first": time.perf_counter() - t0, "stages": events}
+
+
+# ------------------------------------------------------------------------------ parent
+
+def run_child(python, lib, name, profile=False):
+    env = dict(os.environ)
+    with tempfile.TemporaryDirectory(prefix="tjit_first_") as cache:
+        env.update(TJIT_CACHE_DIR=cache, TJIT_PROGRAM_CACHE="0")
+        env.pop("TJIT_LOG", None)
+        cmd = [python, os.path.abspath(__file__), "--child", lib, name]
+        if profile:
+            cmd.append("--profile")
+        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{lib} child for {name} failed:\n{proc.stderr[-2000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _median(rows, key):
+    vals = [key(r) for r in rows]
+    return statistics.median(vals) if vals else None
+
+
+def tjit_row(runs, split):
+    """Phase -> median ms of the tjit child runs (and the profile's finer split)."""
+    row = {"import": _median(runs, lambda r: r["import"]),
+           "first": _median(runs, lambda r: r["first"])}
+    for st in TJIT_STAGES:
+        row[st] = _median(runs, lambda r: r["stages"].get(st, 0.0))
+    compile_s = _median(runs, lambda r: r["stages"].get("compile", 0.0))
+    inner = sum(row[st] for st in ("lower", "hlo_simplify", "fuse", "codegen", "llvm",
+                                   "mathlib"))
+    row["executable"] = max(0.0, compile_s - inner)
+    row["run"] = max(0.0, row["first"] - row["trace"] - row["simplify"] - compile_s)
+    if split:   # divide trace and fuse by the profile's self-time shares
+        tr = split.get("tracing", 0.0) + split.get("transforms", 0.0)
+        fu = split.get("fusion", 0.0) + split.get("planning", 0.0)
+        if tr:
+            row["transforms"] = row["trace"] * split.get("transforms", 0.0) / tr
+            row["trace"] -= row["transforms"]
+        if fu:
+            row["planning"] = row["fuse"] * split.get("planning", 0.0) / fu
+            row["fuse"] -= row["planning"]
+    return row
+
+
+def jax_row(runs):
+    row = {"import": _median(runs, lambda r: r["import"]),
+           "first": _median(runs, lambda r: r["first"])}
+    for ph in JAX_EVENTS.values():
+        row[ph] = _median(runs, lambda r: r["stages"].get(ph, 0.0))
+    row["run"] = max(0.0, row["first"] - sum(row[ph] for ph in JAX_EVENTS.values()))
+    return row
+
+
+TJIT_COLUMNS = ("import", "trace", "transforms", "simplify", "lower", "hlo_simplify",
+                "fuse", "planning", "codegen", "llvm", "mathlib", "executable", "run",
+                "first")
+JAX_COLUMNS = ("import", "trace", "to_mlir", "xla", "run", "first")
+
+
+def _table(title, columns, rows):
+    print(f"\n{title} (ms, medians)")
+    print(f"{'case':12}" + "".join(f"{c[:11]:>12}" for c in columns))
+    for name, row in rows:
+        print(f"{name:12}" + "".join(
+            f"{row[c] * 1e3:12.1f}" if row.get(c) is not None else f"{'-':>12}"
+            for c in columns))
+
+
+def _has_jax(python):
+    return subprocess.run([python, "-c", "import jax"], capture_output=True).returncode == 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cases", default=DEFAULT_CASES, help="comma-separated case names")
+    ap.add_argument("--repeat", type=int, default=3, help="fresh processes per library")
+    ap.add_argument("--jax-python", default=sys.executable,
+                    help="an interpreter with JAX installed (default: this one)")
+    ap.add_argument("--no-split", action="store_true",
+                    help="skip the cProfile child (trace/transforms, fusion/planning)")
+    ap.add_argument("--child", nargs=2, metavar=("LIB", "CASE"), help=argparse.SUPPRESS)
+    ap.add_argument("--profile", action="store_true", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child:
+        lib, name = args.child
+        out = child_tjit(name, args.profile) if lib == "tjit" else child_jax(name)
+        print(json.dumps(out))
+        return
+    use_jax = _has_jax(args.jax_python)
+    print(f"load average {os.getloadavg()[0]:.2f}" + ("" if use_jax else
+          f"; no JAX at {args.jax_python}: tjit only (--jax-python)"))
+    t_rows, j_rows = [], []
+    for name in args.cases.split(","):
+        t_runs, j_runs = [], []
+        for _ in range(args.repeat):   # alternate: the machine's speed drifts
+            t_runs.append(run_child(sys.executable, "tjit", name))
+            if use_jax:
+                j_runs.append(run_child(args.jax_python, "jax", name))
+        split = None if args.no_split else run_child(sys.executable, "tjit", name,
+                                                     profile=True)["profile"]
+        t_rows.append((name, tjit_row(t_runs, split)))
+        if use_jax:
+            j_rows.append((name, jax_row(j_runs)))
+        notes = sorted({n for r in t_runs for n in r["notes"]})
+        print(f"  {name}: done" + (f" ({'; '.join(notes)})" if notes else ""), flush=True)
+    _table("tjit first call, fresh process, empty kernel cache", TJIT_COLUMNS, t_rows)
+    if use_jax:
+        _table("JAX first call, fresh process", JAX_COLUMNS, j_rows)
+        print(f"\n{'case':12}{'tjit 1st':>12}{'jax 1st':>12}{'ratio':>8}")
+        for (name, t), (_, j) in zip(t_rows, j_rows):
+            print(f"{name:12}{t['first'] * 1e3:12.1f}{j['first'] * 1e3:12.1f}"
+                  f"{t['first'] / j['first']:8.2f}")
+    print(f"load average {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
