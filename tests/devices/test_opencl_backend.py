@@ -227,6 +227,7 @@ def test_as_text_marks_host_steps_and_counts_transfers():
 def test_programs_come_back_from_the_disk_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("TJIT_CACHE_DIR", str(tmp_path))
     dev = opencl_context.get()
+    monkeypatch.setattr(dev, "store_binaries", True)   # (off on PoCL: the next test)
     text = "__kernel void tjit_cache_probe(__global float *a) { a[0] = 42.0f; }\n"
     s = dict(opencl_context.STATS)
     dev.program(text)
@@ -239,6 +240,31 @@ def test_programs_come_back_from_the_disk_cache(tmp_path, monkeypatch):
     knl(dev.queue, (1,), None, a.buf)
     assert dev.fetch(a)[0] == 42.0
     assert any(tmp_path.iterdir())
+
+
+@pytest.mark.opencl
+@needs_device
+def test_pocl_programs_stay_in_pocls_own_cache(tmp_path, monkeypatch):
+    """On PoCL a build stores no binary in tjit's disk cache (PoCL's kernel cache keeps
+    it; asking for the binary compiles every kernel again), unless PoCL's cache is off."""
+    dev = opencl_context.get()
+    pocl = "portable computing language" in dev.device.platform.name.lower()
+    assert dev.store_binaries is not pocl
+    monkeypatch.setenv("POCL_KERNEL_CACHE", "0")
+    assert opencl_context._keeps_own_cache(dev.device) is False
+    monkeypatch.setenv("POCL_KERNEL_CACHE", "1")
+    assert opencl_context._keeps_own_cache(dev.device) is pocl
+    if not pocl:
+        pytest.skip(f"not PoCL ({dev.device.platform.name}): binaries are stored")
+    monkeypatch.setenv("TJIT_CACHE_DIR", str(tmp_path))
+    text = "__kernel void tjit_pocl_cache_probe(__global float *a) { a[0] = 7.0f; }\n"
+    s = dict(opencl_context.STATS)
+    prog = dev.program(text)
+    assert opencl_context.STATS["builds"] == s["builds"] + 1
+    assert not any(tmp_path.iterdir())
+    a = dev.empty((1,), np.float32)
+    dev.cl.Kernel(prog, "tjit_pocl_cache_probe")(dev.queue, (1,), None, a.buf)
+    assert dev.fetch(a)[0] == 7.0
 
 
 def test_unavailable_opencl_says_how_to_install(monkeypatch):

@@ -17,7 +17,11 @@ rendered with the ``opencl`` dialect and built as one ``cl.Program`` (PoCL build
 by the source's hash, and on disk (``disk_cache``, the CPU's entry format) as the
 device binary, keyed by the device name, driver and platform versions, build options,
 the C renderer's source digest, tjit's version and the source's hash; a binary the
-driver rejects is rebuilt from source.
+driver rejects is rebuilt from source. Not on PoCL (``ClDevice.store_binaries``): PoCL
+keeps its builds in a disk cache of its own (``POCL_CACHE_DIR``, unless
+``POCL_KERNEL_CACHE=0``), and asking it for a binary compiles every kernel of the program
+once more in a generic form (measured: the edge-value program of int32, 6 s to build,
+400 s more for its binary on two busy cores; a 4.4x longer first call).
 """
 
 import contextlib
@@ -132,6 +136,9 @@ class ClDevice:
         self._dummy = cl.Buffer(self.ctx, cl.mem_flags.READ_WRITE, 1)
         self._programs = {}
         self._build_lock = threading.Lock()
+        #: whether built programs go to tjit's disk cache as device binaries (module
+        #: docstring: not on PoCL, whose own kernel cache keeps them)
+        self.store_binaries = not _keeps_own_cache(self.device)
 
     # -- memory ---------------------------------------------------------------------------
     def empty(self, shape, dtype):
@@ -222,11 +229,20 @@ class ClDevice:
             raise RuntimeError(f"opencl backend: the OpenCL compiler of {self.name!r} "
                                f"rejected tjit's kernels: {e}") from None
         STATS["builds"] += 1
+        if not self.store_binaries:
+            return prog
         try:
             disk_cache.put(key, bytes(prog.binaries[0]))
         except cl.Error:
             pass        # (a driver that cannot return binaries: memory cache only)
         return prog
+
+
+def _keeps_own_cache(device):
+    """Whether ``device``'s driver caches built programs on disk itself: PoCL, unless
+    its kernel cache is turned off."""
+    pocl = "portable computing language" in device.platform.name.lower()
+    return pocl and os.environ.get("POCL_KERNEL_CACHE", "1").strip() != "0"
 
 
 @contextlib.contextmanager
