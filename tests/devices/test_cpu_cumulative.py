@@ -89,3 +89,12 @@ def test_forms_without_a_compiled_scan():
     assert cumulative.supported("max", np.bool_)
     with pytest.raises(ValueError, match="float16"):
         cumulative.function_ir("add", np.float16)
+
+
+def test_symbolic_sizes(compiled_steps):
+    rng = np.random.default_rng(6)
+    f = tjit.jit(lambda x: lax.cumsum(x, axis=1) * 2, polymorphic_shapes=["(b, n)"])
+    for shape in ((3, 50), (5, 700), (2, 1)):
+        x = rng.standard_normal(shape).astype(np.float32)
+        np.testing.assert_array_equal(np.asarray(f(x)), np.cumsum(x, axis=1) * 2)
+    assert compiled_steps

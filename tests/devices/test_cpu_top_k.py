@@ -96,3 +96,15 @@ def test_k_zero_and_other_dtypes_keep_numpy(compiled_steps):
     assert not top_k.supported(np.float16)
     with pytest.raises(ValueError, match="float16"):
         top_k.function_ir(np.float16)
+
+
+def test_symbolic_sizes(compiled_steps):
+    rng = np.random.default_rng(8)
+    f = tjit.jit(lambda x: lax.top_k(x, 4), polymorphic_shapes=["(b, n)"])
+    for shape in ((3, 50), (5, 700), (2, 4)):
+        x = rng.standard_normal(shape).astype(np.float32)
+        vals, idx = (np.asarray(a) for a in f(x))
+        want_vals, want_idx = _reference(x, 4)
+        np.testing.assert_array_equal(idx, want_idx)
+        np.testing.assert_array_equal(vals, want_vals)
+    assert compiled_steps
