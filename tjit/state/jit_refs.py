@@ -14,6 +14,7 @@ JAX's rules are checked with JAX's messages: a jitted function may not return a 
 and the same ref may not be passed twice, nor passed and closed over.
 """
 
+from tjit.tracing.core import Array
 from tjit.tracing.refs import Ref, RefError, RefNotThreaded, current_frame
 from tjit.tracing.tree_util import tree_flatten, tree_unflatten
 
@@ -25,11 +26,17 @@ class JitRefs:
         self.jitted = jitted
         self.closed = []     # refs the function closes over, in the order found
         self.inner = {}      # (treedef, ref positions, statics, closed refs) -> inner jit
+        self.flat_trees = {}  # number of positional arguments -> their treedef
 
     def call(self, args, kwargs):
         j = self.jitted
         dyn_args, dyn_kwargs, statics = j._split(args, kwargs)
-        leaves, treedef = tree_flatten((dyn_args, dyn_kwargs))
+        if not dyn_kwargs and all(type(x) is Ref or type(x) is Array for x in dyn_args):
+            # (the common call, refs and arrays as positional arguments: one treedef per
+            # arity, as flattening the arguments on every call costs more than the call)
+            leaves, treedef = list(dyn_args), self._flat_tree(len(dyn_args))
+        else:
+            leaves, treedef = tree_flatten((dyn_args, dyn_kwargs))
         is_ref = tuple(isinstance(x, Ref) for x in leaves)
         arg_refs = [x for x in leaves if isinstance(x, Ref)]
         self._check_aliasing(leaves, is_ref, dyn_args, dyn_kwargs)
@@ -47,7 +54,7 @@ class JitRefs:
             if inner is None:
                 inner = self.inner[key] = self._make_inner(treedef, is_ref, statics, closed)
             try:
-                out, arg_finals, closed_finals = inner(values, [r._get() for r in closed])
+                out, arg_finals, closed_finals = inner(*values, *[r._get() for r in closed])
             except RefNotThreaded as e:
                 if not any(e.frame is f for f in inner.frames) or e.ref in closed:
                     raise
@@ -58,6 +65,12 @@ class JitRefs:
             for r, v in zip(closed, closed_finals):
                 r._set(v)
             return out
+
+    def _flat_tree(self, n):
+        tree = self.flat_trees.get(n)
+        if tree is None:
+            tree = self.flat_trees[n] = tree_flatten((tuple(range(n)), {}))[1]
+        return tree
 
     def trace(self, args, kwargs):
         """``(closed jaxpr, out tree)`` of the pure function a call would run (for
@@ -70,7 +83,7 @@ class JitRefs:
         closed = []
         while True:
             inner = self._make_inner(treedef, is_ref, statics, tuple(closed))
-            call_args = (values, [r._get() for r in closed])
+            call_args = (*values, *[r._get() for r in closed])
             try:
                 d_args, d_kwargs, d_statics = inner._split(call_args, {})
                 d_tree, sig = inner._abstract_signature(d_args, d_kwargs, "make_jaxpr")
@@ -84,7 +97,10 @@ class JitRefs:
         j = self.jitted
         frames = []
 
-        def pure(values, closed_values):
+        n = len(is_ref)
+
+        def pure(*flat):   # (flat positional arrays: jit's fastest call)
+            values, closed_values = flat[:n], flat[n:]
             frame = current_frame()
             frames.append(frame)
             fresh = [Ref(v) if r else v for v, r in zip(values, is_ref)]
