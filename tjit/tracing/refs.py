@@ -50,7 +50,14 @@ class RefNotThreaded(RefError):
 
     def __init__(self, ref, frame):
         self.ref, self.frame = ref, frame
-        where = frame.name if frame is not None else "a traced function"
+        if frame is None:   # (an argument where only arrays are taken)
+            super().__init__(
+                f"a mutable array reference of type {ref.type_str()} was passed where "
+                f"only arrays are taken (jit calls and make_jaxpr take refs; lower, "
+                f"eval_shape and the like do not). Fix: pass its value, ref[...]\n"
+                f"At {user_location()}")
+            return
+        where = frame.name
         super().__init__(
             f"a mutable array reference of type {ref.type_str()} created outside "
             f"'{where}' was used inside it, and '{where}' cannot carry the state of "
