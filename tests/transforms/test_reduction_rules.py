@@ -208,11 +208,12 @@ def test_cumprod_with_zeros(zeros, reverse):
 
 @pytest.mark.parametrize("reverse", [False, True])
 def test_cummax_tangent_comes_from_the_running_max(reverse):
-    x = np.array([1., 3., 2., 3., 5., 0., 5.], np.float32)
+    # no ties (JAX splits a tie's tangent: tests/transforms/test_cumulative_extreme_ties.py)
+    x = np.array([1., 3., 2., 4., 5., 0., 6.], np.float32)
     t = np.arange(1, 8, dtype=np.float32) * 10
     _, tan = tjit.jvp(lambda x: lax.cummax(x, 0, reverse), (jnp.asarray(x),),
                       (jnp.asarray(t),))
-    # source = latest position (in scan order) where x equals the running max
+    # source = the position (in scan order) where x equals the running max
     src = []
     order = range(6, -1, -1) if reverse else range(7)
     best, last = -np.inf, None
@@ -322,7 +323,7 @@ def test_jit_grad_is_one_jaxpr_and_symbolic():
     want = tjit.grad(f)(x)
     jaxpr = tjit.make_jaxpr(tjit.grad(f))(x)
     names = {e.primitive.name for e in jaxpr.jaxpr.eqns}
-    assert {"cumsum", "sort", "reduce_max", "scatter-add"} <= names
+    assert {"cumsum", "sort", "reduce_max", "max"} <= names  # max: cummax's tie split
     np.testing.assert_allclose(np.asarray(tjit.jit(tjit.grad(f))(x)), np.asarray(want),
                                rtol=1e-5)
     poly = tjit.jit(tjit.grad(f), polymorphic_shapes=["(b, 3)"])
