@@ -9,16 +9,24 @@ and runs dead-code elimination before differentiating the call; this does the sa
 The traced jaxpr is a function of the call's signature and of the context the trace ran
 in (:func:`trace_context`), as JAX's pjit caches it: the jitted function keeps it, so a
 loop of ``vmap(jit(f))`` or ``grad(jit(f))`` calls traces ``f`` once per signature.
+
+Under an eager ``grad``/``vjp`` (reverse mode's JVP trace over a linearize trace over the
+eager trace) the call's primal half need not run equation by equation:
+:func:`eager_reverse_mode` recognizes that stack and :func:`linearizer` gives the
+function, to compile once per signature and perturbed inputs, that computes the primal
+outputs and the residuals; the linear jaxpr it records is then evaluated on the
+tangents, recorded for the backward pass as the interpreted call would have been (JAX
+partially evaluates the jvp of its pjit equation and runs the known part compiled).
 """
 
 from tjit.config import config
 from tjit.tracing.axis_env import bound_axes
-from tjit.tracing.core import Tracer, get_aval
+from tjit.tracing.core import Array, EvalTrace, Tracer, get_aval, set_current_trace
 from tjit.tracing.jaxpr import eval_jaxpr
 from tjit.tracing.jaxpr_trace import trace_to_jaxpr
 from tjit.tracing.target_platform import current_platform
 from tjit.transforms import loop_remat
-from tjit.transforms.ad import JVPTrace
+from tjit.transforms.ad import JVPTrace, JVPTracer, linearize_flat
 from tjit.transforms.partial_eval import LinearizeTrace
 from tjit.transforms.passes import dce
 
@@ -81,5 +89,70 @@ def trace_without_dead_code(flat_fun, leaves, name):
     return InlineEntry(closed, flat_fun.store["tree"])
 
 
-__all__ = ["InlineEntry", "differentiates", "signature", "trace_context",
-           "trace_without_dead_code"]
+def eager_reverse_mode(trace, leaves):
+    """``(primals, mask)`` when ``trace`` is an eager grad's JVP trace over its linearize
+    trace over the eager trace and each leaf is concrete or a value it differentiates
+    (``mask``: which are) with a concrete primal; else None."""
+    lin = getattr(trace, "parent", None)
+    if type(trace) is not JVPTrace or type(lin) is not LinearizeTrace or \
+            not isinstance(lin.parent, EvalTrace) or config.checks_floats:
+        return None
+    primals, mask = [], []
+    for x in leaves:
+        if type(x) is JVPTracer and x._trace is trace and type(x.primal) is Array:
+            primals.append(x.primal)
+            mask.append(True)
+        elif type(x) is Array:
+            primals.append(x)
+            mask.append(False)
+        else:
+            return None
+    return (primals, tuple(mask)) if any(mask) else None
+
+
+class Linearized:
+    """What :func:`linearizer` recorded when its function was traced: the linear jaxpr
+    (residuals as constvars, the perturbed inputs' tangents in, the outputs' non-zero
+    tangents out) and which outputs have a zero tangent."""
+
+    __slots__ = ("jaxpr", "zero_mask")
+
+    def __init__(self):
+        self.jaxpr = self.zero_mask = None
+
+    def __call__(self, known, trace, leaves, primals, mask):
+        """The call's outputs under ``trace`` (:func:`eager_reverse_mode`'s): ``known``
+        (the compiled :func:`linearizer` function) run eagerly on ``primals``, its primal
+        outputs paired with the tangents of the linear jaxpr evaluated on those of the
+        perturbed ``leaves``."""
+        with set_current_trace(trace.parent.parent):
+            outs = known(*primals)
+        n = len(self.zero_mask)
+        out_primals, residuals = outs[:n], outs[n:]
+        tangents = [x.tangent for x, m in zip(leaves, mask) if m]
+        with set_current_trace(trace.parent):
+            out_tangents = iter(eval_jaxpr(self.jaxpr, residuals, *tangents))
+        return [p if z else JVPTracer(trace, p, next(out_tangents))
+                for p, z in zip(out_primals, self.zero_mask)]
+
+
+def linearizer(entry, mask, name):
+    """``(known, record)``: ``known(*primals)`` returns ``entry``'s outputs followed by
+    the residuals of its linearization in the inputs ``mask`` marks; tracing it fills
+    ``record`` (a :class:`Linearized`)."""
+    record = Linearized()
+
+    def known(*primals):
+        def perturbed_fun(*ps):
+            it = iter(ps)
+            return entry([next(it) if m else p for p, m in zip(primals, mask)])
+        outs, linear, record.zero_mask = linearize_flat(
+            perturbed_fun, [p for p, m in zip(primals, mask) if m], name)
+        record.jaxpr = linear.jaxpr
+        return list(outs) + list(linear.consts)
+    known.__name__ = name
+    return known, record
+
+
+__all__ = ["InlineEntry", "Linearized", "differentiates", "eager_reverse_mode",
+           "linearizer", "signature", "trace_context", "trace_without_dead_code"]
