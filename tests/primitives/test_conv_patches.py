@@ -64,3 +64,39 @@ def test_conv_shape_tuple_matches_the_convolution():
     assert lax.conv_shape_tuple(lhs, rhs, (1, 1), "VALID", batch_group_count=2) == (2, 5, 8, 10)
     with pytest.raises(TypeError, match="conv_shape_tuple: expected 2"):
         lax.conv_shape_tuple(lhs, rhs, (1, 1), [(0, 0)])
+
+
+def np_local_conv(x, w, k, strides, pads, rdil):
+    """NCHW / OIHW unshared conv: out[n, o, i, j] = sum over c, window s of
+    patch[n, c, s at (i, j)] * w[o, c * prod(k) + s, i, j]."""
+    p = np_patches(x, k, strides, pads, rdil)  # (N, C * prod(k), H', W')
+    return np.einsum("nkij,okij->noij", p, w)
+
+
+@pytest.mark.parametrize("case", range(len(CASES)))
+def test_local_conv_is_one_kernel_per_position(case):
+    k, strides, pads, rdil = CASES[case]
+    rng = np.random.default_rng(10 + case)
+    x = rng.standard_normal((2, 3, 6, 7)).astype(np.float32)
+    out_sp = np_patches(x, k, strides, pads, rdil).shape[2:]
+    w = rng.standard_normal((4, 3 * k[0] * k[1], *out_sp)).astype(np.float32)
+    want = np_local_conv(x.astype(np.float64), w.astype(np.float64), k, strides, pads, rdil)
+    f = lambda x, w: lax.conv_general_dilated_local(x, w, strides, pads, k, rhs_dilation=rdil)
+    for g in (f, tjit.jit(f)):
+        np.testing.assert_allclose(np.asarray(g(jnp.asarray(x), jnp.asarray(w))), want,
+                                   rtol=1e-5, atol=1e-5)
+    # NHWC / HWIO / NHWC: the same numbers in that layout
+    got = lax.conv_general_dilated_local(np.transpose(x, (0, 2, 3, 1)),
+                                         np.transpose(w, (2, 3, 1, 0)), strides, pads, k,
+                                         rhs_dilation=rdil,
+                                         dimension_numbers=("NHWC", "HWIO", "NHWC"))
+    np.testing.assert_allclose(np.asarray(got), np.transpose(want, (0, 2, 3, 1)),
+                               rtol=1e-5, atol=1e-5)
+
+
+def test_local_conv_grad():
+    rng = np.random.default_rng(20)
+    x = rng.standard_normal((1, 2, 4, 4)).astype(np.float32)
+    w = rng.standard_normal((3, 8, 3, 3)).astype(np.float32)
+    check_grads(lambda x, w: lax.conv_general_dilated_local(x, w, (1, 1), "VALID", (2, 2)),
+                (x, w))

@@ -1,11 +1,13 @@
 """``lax.conv_general_dilated_patches`` (image patches in the layout of a convolution's
 receptive field, as JAX: a grouped convolution with a one-hot filter that moves each
-window position into its own output channel) and ``lax.conv_shape_tuple`` (the output
+window position into its own output channel), ``lax.conv_general_dilated_local`` (the
+unshared convolution those patches give) and ``lax.conv_shape_tuple`` (the output
 shape of a convolution in canonical NC... order)."""
 
 import numpy as np
 
 from tjit.lax._conv import (conv_dimension_numbers, conv_general_dilated, padtype_to_pads)
+from tjit.lax._dot import dot_general
 from tjit.lax._elementwise import asarray_for_lax
 from tjit.lax._structural import transpose
 from tjit.tracing.errors import ShapeError
@@ -59,6 +61,54 @@ def conv_general_dilated_patches(lhs, filter_shape, window_strides, padding,
         preferred_element_type=preferred_element_type)
 
 
+def conv_general_dilated_local(lhs, rhs, window_strides, padding, filter_shape,
+                               lhs_dilation=None, rhs_dilation=None, dimension_numbers=None,
+                               precision=None):
+    """Unshared (locally connected) convolution: a separate kernel at every output
+    position, as ``jax.lax.conv_general_dilated_local`` (the patches of
+    :func:`conv_general_dilated_patches` contracted with ``rhs``, one product per output
+    position).
+
+    Args:
+      lhs: a rank n+2 array.
+      rhs: a rank n+2 array whose spatial dims are the output positions and whose I dim
+        holds the input channels times the receptive window (channel-major), in the
+        layout of the rhs spec.
+      window_strides, padding, lhs_dilation, rhs_dilation, dimension_numbers: as in
+        ``conv_general_dilated``.
+      filter_shape: n ints, the receptive window (in the rhs spec's order).
+      precision: None, a ``lax.Precision`` or a pair of them.
+
+    Returns:
+      The convolution, laid out as the output spec.
+
+    Example::
+
+        >>> lax.conv_general_dilated_local(jnp.arange(4.0).reshape(1, 1, 4),
+        ...                                jnp.ones((1, 2, 3)), (1,), "VALID", (2,))
+        Array([[[1., 3., 5.]]], dtype=float32)
+    """
+    lhs = asarray_for_lax(lhs)
+    lhs_precision = precision[0] if isinstance(precision, (tuple, list)) else precision
+    patches = conv_general_dilated_patches(lhs, filter_shape, window_strides, padding,
+                                           lhs_dilation, rhs_dilation, dimension_numbers,
+                                           lhs_precision)
+    dn = conv_dimension_numbers(lhs.shape, (1, 1) + tuple(filter_shape), dimension_numbers)
+    lhs_b, rhs_b = list(dn.out_spec[2:]), list(dn.rhs_spec[2:])
+    rhs_b = [rhs_b[i] for i in sorted(range(len(rhs_b)), key=lambda k: lhs_b[k])]
+    lhs_b = sorted(lhs_b)
+    out = dot_general(patches, rhs, (((dn.out_spec[1],), (dn.rhs_spec[1],)),
+                                     (tuple(lhs_b), tuple(rhs_b))), precision=precision)
+    # out: the spatial (batch) dims, then N, then O; N and O go to the output spec's places
+    nd = out.ndim
+    rest = list(range(nd - 2))
+    order = [None] * nd
+    order[dn.out_spec[0]], order[dn.out_spec[1]] = nd - 2, nd - 1
+    it = iter(rest)
+    order = [next(it) if o is None else o for o in order]
+    return transpose(out, tuple(order))
+
+
 def conv_shape_tuple(lhs_shape, rhs_shape, strides, pads, batch_group_count=1):
     """Output shape of a convolution of ``lhs_shape`` (N, C, ...) by ``rhs_shape``
     (O, I, ...) in canonical order, as JAX's helper.
@@ -95,4 +145,4 @@ def conv_shape_tuple(lhs_shape, rhs_shape, strides, pads, batch_group_count=1):
     return (lhs_shape[0] // batch_group_count, rhs_shape[0]) + space
 
 
-__all__ = ["conv_general_dilated_patches", "conv_shape_tuple"]
+__all__ = ["conv_general_dilated_patches", "conv_general_dilated_local", "conv_shape_tuple"]
