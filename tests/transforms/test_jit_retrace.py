@@ -277,3 +277,44 @@ def test_jit_of_a_bound_method_outlives_the_first_wrapper():
     gc.collect()
     np.testing.assert_allclose(np.asarray(tjit.grad(second)(jnp.asarray(X[:3]))),
                                6 * X[:3], rtol=1e-6)   # (a new shape: traced again)
+
+
+def test_a_jitted_function_inside_an_eager_grad_runs_its_primal_half_compiled():
+    # (grad of a function that calls jit(f): f's outputs and residuals come from one
+    # program per signature and perturbed inputs; its tangents from the recorded jaxpr)
+    f, count = counted(lambda w, x, n: (jnp.sum(jnp.tanh(x @ w) ** 2), n * 2,
+                                        jnp.tanh(x @ w)))
+    jf = tjit.jit(f)
+    rng = np.random.default_rng(1)
+    w = rng.standard_normal((3, 2)).astype(np.float32)
+    x = rng.standard_normal((4, 3)).astype(np.float32)
+    n = jnp.asarray(np.int32([1, 2]))
+
+    def loss(w, x):
+        s, m, h = jf(w, x, n)
+        return s * 3.0 + jnp.sum(h) + jnp.sum(m).astype(jnp.float32)
+
+    def loss64(w, x):
+        h = np.tanh(x.astype(np.float64) @ w.reshape(3, 2))
+        return 3 * np.sum(h ** 2) + np.sum(h) + 6
+    for argnums in (0, (0, 1)):
+        g = tjit.value_and_grad(loss, argnums=argnums)
+        for _ in range(3):
+            v, gs = g(jnp.asarray(w), jnp.asarray(x))
+        assert float(v) == pytest.approx(loss64(w, x), rel=1e-5)
+        gw = gs if argnums == 0 else gs[0]
+        np.testing.assert_allclose(np.asarray(gw).ravel(), fd_grad(
+            lambda v: loss64(v, x), w.ravel()), rtol=1e-3, atol=1e-4)
+        if argnums != 0:
+            np.testing.assert_allclose(np.asarray(gs[1]).ravel(), fd_grad(
+                lambda v: loss64(w, v.reshape(4, 3)), x.ravel()), rtol=1e-3, atol=1e-4)
+    assert count[0] == 1
+    assert len(jf._linearized) == 2   # (one program per perturbed inputs: w; w and x)
+    # a vjp function of it is called again, and batched by jacrev
+    out, pullback = tjit.vjp(lambda w: jf(w, jnp.asarray(x), n)[2], jnp.asarray(w))
+    (ct,) = pullback(jnp.ones((4, 2), jnp.float32))
+    (ct2,) = pullback(jnp.ones((4, 2), jnp.float32) * 2)
+    np.testing.assert_allclose(np.asarray(ct2), 2 * np.asarray(ct), rtol=1e-6)
+    jac = tjit.jacrev(lambda w: jf(w, jnp.asarray(x), n)[2])(jnp.asarray(w))
+    np.testing.assert_allclose(np.asarray(jac).sum(axis=(0, 1)), np.asarray(ct), rtol=1e-5)
+    assert count[0] == 1
