@@ -88,7 +88,7 @@ def test_forms_without_a_compiled_scan():
     assert not cumulative.supported("add", np.float16)
     assert cumulative.supported("max", np.bool_)
     with pytest.raises(ValueError, match="float16"):
-        cumulative.function_ir("add", np.float16)
+        cumulative.function_ir("add", np.float16, "rows")
 
 
 def test_symbolic_sizes(compiled_steps):

@@ -42,7 +42,7 @@ def cumulative_step(runner, s):
     n, inner = shape[form.axis], math.prod(shape[form.axis + 1:])
     blocks = -(-inner // cumulative.COLUMNS)
     units = math.prod(shape[:form.axis]) * blocks
-    addr = cumulative.function(op, dtype, _load)
+    addr = cumulative.function(op, dtype, "rows" if inner == 1 else "columns", _load)
     sizes = (ctypes.c_int64 * 4)(n, inner, blocks, int(form.reverse))
     argv = (ctypes.c_void_p * 2)()
     k_x, k_out = runner.index[x_v], runner.index[out_v]

@@ -360,7 +360,7 @@ def put(key, payload):
     return default_cache().put(key, payload) if config.enable_compilation_cache else False
 
 
-def load_or_compile(ir_text, names, tag):
+def load_or_compile(ir_text, names, tag, profile="vector"):
     """``{name: address}`` for LLVM IR that is not a kernel (runtime helpers): loaded from
     the disk cache when an entry for this exact text exists, else compiled and stored.
 
@@ -368,15 +368,18 @@ def load_or_compile(ir_text, names, tag):
       ir_text: LLVM IR as text.
       names: the function symbols to look up.
       tag: a short label that keeps different helpers' keys apart.
+      profile: the LLVM pipeline (``target.PROFILES``).
     """
-    key = cache_key(f"{tag}:" + hashlib.sha256(ir_text.encode()).hexdigest())
+    text_hash = hashlib.sha256(ir_text.encode()).hexdigest()
+    key = cache_key(f"{tag}:" + text_hash if profile == "vector" else
+                    f"{tag}:{profile}:" + text_hash)
     obj = get(key)
     if obj is not None:
         try:
             return target.load_object(obj, names)
         except (ValueError, RuntimeError):  # unusable entry: compile afresh below
             pass
-    addrs, obj = target.compile_object(ir_text, names)
+    addrs, obj = target.compile_object(ir_text, names, profile)
     put(key, obj)
     return addrs
 

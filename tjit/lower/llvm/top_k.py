@@ -18,7 +18,8 @@ order is top_k's
 and -0.0 equal to +0.0 (the IEEE bits of ``x + 0.0`` as a signed integer, negative
 magnitudes flipped), integers by value, bools as 0/1; ties go to the lower index. The
 values written are the row's own elements at the chosen indices (a -0.0 stays -0.0).
-One function per dtype, compiled once per process.
+One function per dtype, compiled once per process (~40 ms of LLVM) or loaded from
+the runtime's disk cache.
 """
 
 import os
@@ -236,8 +237,8 @@ def function_ir(dtype):
 
 def function(dtype, load=target.compile_ir):
     """The address of the compiled row-wise top_k of ``dtype`` (kernel ABI: see the
-    module docs), made once per process by ``load(ir_text, names) -> {name: address}``
-    (the runtime passes its disk cache's ``load_or_compile``)."""
+    module docs), made once per process by ``load(ir_text, names, profile=...) ->
+    {name: address}`` (the runtime passes its disk cache's ``load_or_compile``)."""
     dt = np.dtype(dtype)
     addr = _ADDRESSES.get(dt)
     if addr is None:
@@ -245,5 +246,7 @@ def function(dtype, load=target.compile_ir):
             addr = _ADDRESSES.get(dt)
             if addr is None:
                 name = symbol(dt)
-                addr = _ADDRESSES[dt] = load(function_ir(dt), [name])[name]
+                # (hand-vectorized: the loop vectorizer would only add LLVM time)
+                addr = _ADDRESSES[dt] = load(function_ir(dt), [name],
+                                             profile="explicit")[name]
     return addr
