@@ -92,3 +92,25 @@ def test_bernoulli(x64):
         js.bernoulli(-1)
     with pytest.raises(tjit.errors.ConcretizationTypeError, match="bernoulli: n must be a static Python int"):
         tjit.jit(js.bernoulli)(3)
+
+
+ERFCX_X = np.array([-3.0, -0.5, 0.0, 0.3, 2.0, 5.0, 9.0, 9.5, 20.0, 26.0, 27.0, 30.0, 1e5])
+
+
+def test_erfcx_against_scipy(x64):
+    for g in (js.erfcx, tjit.jit(js.erfcx)):
+        np.testing.assert_allclose(np.asarray(g(jnp.asarray(ERFCX_X))), ss.erfcx(ERFCX_X),
+                                   rtol=1e-12)
+
+
+def test_erfcx_float32_and_derivative():
+    x32 = ERFCX_X.astype(np.float32)
+    got = js.erfcx(jnp.asarray(x32))
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(np.asarray(got), ss.erfcx(x32.astype(np.float64)), rtol=1e-5)
+    d = tjit.vmap(tjit.grad(js.erfcx))(jnp.asarray(x32))
+    want = 2 * ERFCX_X * ss.erfcx(ERFCX_X) - 2 / np.sqrt(np.pi)
+    np.testing.assert_allclose(np.asarray(d), want, rtol=1e-4, atol=1e-6)
+    check_grads(js.erfcx, (np.array([-1.0, 0.4, 3.0, 12.0], np.float32),))
+    with pytest.raises(NotImplementedError, match="erfcx: complex inputs"):
+        js.erfcx(jnp.asarray([1j]))

@@ -23,7 +23,7 @@ from tjit.tracing.errors import ConcretizationTypeError
 from tjit.transforms.custom_derivatives import custom_jvp
 
 __all__ = [
-    "bernoulli", "beta", "boxcox", "boxcox1p", "comb", "loggamma", "poch", "betainc", "betaln", "digamma", "entr", "erf", "erfc", "erfinv", "expit",
+    "bernoulli", "beta", "boxcox", "boxcox1p", "comb", "erfcx", "loggamma", "poch", "betainc", "betaln", "digamma", "entr", "erf", "erfc", "erfinv", "expit",
     "factorial", "gamma", "gammainc", "gammaincc", "gammaln", "gammasgn", "i0", "i0e", "i1",
     "i1e", "kl_div", "log_ndtr", "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr",
     "ndtri", "polygamma", "rel_entr", "softmax", "xlog1py", "xlogy", "zeta"]
@@ -59,6 +59,47 @@ def erf(x):
 def erfc(x):
     """Complementary error function ``1 - erf(x)``, accurate for large x."""
     return lax.erfc(*_inexact("erfc", x))
+
+
+# erfcx(x) ~ P(1/x^2) / (sqrt(pi) x) for large x, P's coefficients (-1)^k (2k-1)!! / 2^k
+# highest degree first (JAX's table); float32 uses the last 5, float64 all 9
+_ERFCX_ASYMPTOTIC = [7918.06640625, -1055.7421875, 162.421875, -29.53125, 6.5625, -1.875,
+                     .75, -.5, 1.]
+
+
+@custom_jvp
+def erfcx(x):
+    """The scaled complementary error function ``exp(x**2) erfc(x)``, as JAX computes it:
+    directly below ``sqrt(log(float max))`` (where ``exp(x**2)`` would overflow), by the
+    asymptotic series above it (float16/bfloat16 in float32).
+
+    Args:
+      x: a real array (complex inputs, Faddeeva's function, are not supported in tjit).
+
+    Returns:
+      ``erfcx(x)`` in the promoted inexact dtype.
+    """
+    (x,) = promote_args_inexact("erfcx", x)
+    if jnp.iscomplexobj(x):
+        raise NotImplementedError("erfcx: complex inputs (Faddeeva's function) are not "
+                                  "supported in tjit; pass a real array")
+    dt = x.dtype
+    xc = x if dt in (np.float32, np.float64) else x.astype(np.float32)
+    nterms = 9 if xc.dtype == np.float64 else 5
+    large = xc > np.sqrt(np.log(np.finfo(xc.dtype).max))
+    safe = jnp.where(large, jnp.ones_like(xc), xc)
+    direct = jnp.exp(safe * safe) * lax.erfc(safe)
+    t = 1 / (xc * xc)
+    asymp = jnp.polyval(jnp.asarray(_ERFCX_ASYMPTOTIC[-nterms:], xc.dtype), t) / (
+        xc * np.sqrt(np.pi).astype(xc.dtype))
+    return jnp.where(large, asymp, direct).astype(dt)
+
+
+@erfcx.defjvp
+def _erfcx_jvp(primals, tangents):  # JAX's: d/dx erfcx = 2 x erfcx(x) - 2 / sqrt(pi)
+    (x,), (dx,) = primals, tangents
+    out = erfcx(x)
+    return out, (2 * x * out - 2 / np.sqrt(np.pi)) * dx
 
 
 def erfinv(x):
