@@ -354,3 +354,21 @@ def test_loop_rules_for_refs():
         return v * 2.
     out = lax.while_loop(lambda v: n[...] < 4, body, 1.)
     assert float(out) == 16.0 and int(n[...]) == 4
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_nested_constructs_thread_a_ref_found_deep_inside(backend):
+    hist = tjit.new_ref(jnp.zeros(2, jnp.int32))
+
+    def run(xs):
+        def body(c, x):
+            def inner(i, u):
+                lax.cond(x > 4, lambda: hist.addupdate(1, 1), lambda: hist.addupdate(0, 1))
+                return u
+            return lax.fori_loop(0, 2, inner, c), None
+        return lax.scan(body, 0, xs)[0]
+    xs = jnp.arange(10)
+    run(xs)
+    _jit(run, backend)(xs)
+    # per call: 5 elements <= 4 and 5 above, each counted twice by the inner loop
+    np.testing.assert_array_equal(np.asarray(hist[...]), [20, 20])
