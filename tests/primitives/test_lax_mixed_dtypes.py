@@ -110,3 +110,23 @@ def test_dot_general_mixed_dtypes_gradient_and_vmap():
     batch = np.random.default_rng(2).standard_normal((2, 4, 2)).astype(np.float32)
     check_vmap(lambda bb: lax.dot_general(jnp.asarray(a), bb, DN), (jnp.asarray(batch),),
                rtol=1e-5, atol=1e-5)
+
+
+def test_bfloat16_products_in_float32_compiled_equal_the_interpreter():
+    rng = np.random.default_rng(3)
+    a = jnp.asarray(rng.standard_normal((2, 3, 4)).astype(np.float32)).astype(jnp.bfloat16)
+    b = jnp.asarray(rng.standard_normal((2, 4, 5)).astype(np.float32)).astype(jnp.bfloat16)
+    want = np.einsum("bij,bjk->bik", np.asarray(a, np.float64), np.asarray(b, np.float64))
+    for f in (lambda a, b: jnp.einsum("bij,bjk->bik", a, b, preferred_element_type=jnp.float32),
+              lambda a, b: jnp.matmul(a, b, preferred_element_type=jnp.float32),
+              lambda a, b: lax.dot_general(a, b, (((2,), (1,)), ((0,), (0,))),
+                                           preferred_element_type=jnp.float32)):
+        compiled = tjit.jit(f)(a, b)
+        interp = tjit.jit(f, backend="interpreter")(a, b)
+        assert compiled.dtype == np.float32 and interp.dtype == np.float32
+        np.testing.assert_array_equal(np.asarray(compiled), np.asarray(interp))
+        np.testing.assert_allclose(np.asarray(compiled), want, rtol=1e-5, atol=1e-5)
+    # the cotangents come back in the operands' bfloat16
+    g = tjit.grad(lambda a, b: jnp.matmul(a, b, preferred_element_type=jnp.float32).sum(),
+                  argnums=(0, 1))(a, b)
+    assert [x.dtype for x in g] == [jnp.bfloat16, jnp.bfloat16]
