@@ -14,9 +14,10 @@ Under an eager ``grad``/``vjp`` (reverse mode's JVP trace over a linearize trace
 eager trace) the call's primal half need not run equation by equation:
 :func:`eager_reverse_mode` recognizes that stack and :func:`linearizer` gives the
 function, to compile once per signature and perturbed inputs, that computes the primal
-outputs and the residuals; the linear jaxpr it records is then evaluated on the
-tangents, recorded for the backward pass as the interpreted call would have been (JAX
-partially evaluates the jvp of its pjit equation and runs the known part compiled).
+outputs and the residuals. The linear jaxpr its trace records, paired with its transpose
+(traced once), is then applied to the tangents as one ``linear_call`` equation, which the
+backward pass transposes as one call (JAX partially evaluates the jvp of its pjit
+equation, runs the known part compiled and transposes the rest as one call).
 """
 
 from tjit.config import config
@@ -26,7 +27,11 @@ from tjit.tracing.jaxpr import eval_jaxpr
 from tjit.tracing.jaxpr_trace import trace_to_jaxpr
 from tjit.tracing.target_platform import current_platform
 from tjit.transforms import loop_remat
-from tjit.transforms.ad import JVPTrace, JVPTracer, linearize_flat
+from tjit.primitives.ad_prims import linear_call_p
+from tjit.primitives.rules import Zero, instantiate
+from tjit.transforms.ad import JVPTrace, JVPTracer, backward_pass, linearize_flat
+# (the pairing of a linear jaxpr with its transpose over shared leading operands)
+from tjit.transforms.linear_call import _pair as pair_with_transpose
 from tjit.transforms.partial_eval import LinearizeTrace
 from tjit.transforms.passes import dce
 
@@ -113,25 +118,49 @@ def eager_reverse_mode(trace, leaves):
 class Linearized:
     """What :func:`linearizer` recorded when its function was traced: the linear jaxpr
     (residuals as constvars, the perturbed inputs' tangents in, the outputs' non-zero
-    tangents out) and which outputs have a zero tangent."""
+    tangents out), which outputs have a zero tangent, and (built at the first call) that
+    jaxpr and its transpose as ``linear_call_p``'s callee and transpose."""
 
-    __slots__ = ("jaxpr", "zero_mask")
+    __slots__ = ("jaxpr", "zero_mask", "name", "params", "consts")
 
-    def __init__(self):
-        self.jaxpr = self.zero_mask = None
+    def __init__(self, name):
+        self.name = name
+        self.jaxpr = self.zero_mask = self.params = self.consts = None
+
+    def _pair(self):
+        j = self.jaxpr
+        n_res = len(j.constvars)
+
+        def callee(*vals):
+            return eval_jaxpr(j, vals[:n_res], *vals[n_res:])
+
+        def transpose(*vals):
+            cts = backward_pass(j, vals[:n_res], vals[n_res:])
+            return [instantiate(c) if type(c) is Zero else c for c in cts]
+        callee, transposed, consts = pair_with_transpose(
+            callee, transpose, [v.aval for v in j.constvars], [v.aval for v in j.invars],
+            self.name)
+        self.consts = consts
+        self.params = {"callee": callee, "transpose": transposed,
+                       "num_res": len(consts) + n_res}
 
     def __call__(self, known, trace, leaves, primals, mask):
         """The call's outputs under ``trace`` (:func:`eager_reverse_mode`'s): ``known``
         (the compiled :func:`linearizer` function) run eagerly on ``primals``, its primal
-        outputs paired with the tangents of the linear jaxpr evaluated on those of the
-        perturbed ``leaves``."""
+        outputs paired with the tangents of the linear call on those of the perturbed
+        ``leaves``."""
         with set_current_trace(trace.parent.parent):
             outs = known(*primals)
         n = len(self.zero_mask)
         out_primals, residuals = outs[:n], outs[n:]
-        tangents = [x.tangent for x, m in zip(leaves, mask) if m]
-        with set_current_trace(trace.parent):
-            out_tangents = iter(eval_jaxpr(self.jaxpr, residuals, *tangents))
+        out_tangents = iter(())
+        if not all(self.zero_mask):
+            if self.params is None:
+                self._pair()
+            tangents = [x.tangent for x, m in zip(leaves, mask) if m]
+            with set_current_trace(trace.parent):
+                out_tangents = iter(linear_call_p.bind(*self.consts, *residuals, *tangents,
+                                                       **self.params))
         return [p if z else JVPTracer(trace, p, next(out_tangents))
                 for p, z in zip(out_primals, self.zero_mask)]
 
@@ -140,7 +169,7 @@ def linearizer(entry, mask, name):
     """``(known, record)``: ``known(*primals)`` returns ``entry``'s outputs followed by
     the residuals of its linearization in the inputs ``mask`` marks; tracing it fills
     ``record`` (a :class:`Linearized`)."""
-    record = Linearized()
+    record = Linearized(name)
 
     def known(*primals):
         def perturbed_fun(*ps):
