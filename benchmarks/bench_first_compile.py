@@ -10,16 +10,19 @@ another subprocess (``--jax-python``: an interpreter that has JAX; default this 
 A child times its imports (the library's public modules), then the first call of the
 jitted program (trace + compile + run, to the result being ready).
 
-tjit's first call is split with ``tjit.compile_log``'s stages (wall clock, no
-profiler): ``trace`` (tracing, with grad/jvp/transpose done while tracing),
-``simplify`` (jaxpr DCE/CSE/folding), ``lower`` + ``hlo_simplify`` (to the HLO-like
-graph), ``fuse`` (fusion, kernel IR, step order, buffers), ``codegen`` (kernel IR ->
-LLVM IR text), ``llvm`` (parse, optimize, machine code), ``mathlib`` and the rest of
-the compile (the executable: steps, threads); ``run`` is the first call's time minus
-trace and compile. With the split on (default), one more child per case runs the
-first call under cProfile and divides ``trace`` into tracing and transforms and
-``fuse`` into fusion and planning by the profile's self time per package (the
-profiler's overhead is not in the wall-clock numbers).
+tjit's first call is split into wall-clock phases (no profiler): ``trace`` (tracing,
+with grad/jvp/transpose done while tracing), ``simplify`` (jaxpr DCE/CSE/folding),
+``lower`` (to the HLO-like graph and its clean-up), ``fuse`` (fusion, kernel IR, step
+order, buffers) from ``tjit.compile_log``'s stages; ``render`` (kernel IR -> LLVM IR
+text), ``llvm`` (parse, optimize, machine code of the program's kernels) and ``helpers``
+(the runtime's own code: sgemm, thread runtime, loop driver, BLAS shims; compiled once
+per process when the cache is empty) timed around those functions wherever they run
+(a loop body's kernels are built when the program is first run); ``rest`` is the
+first call's time minus all of these (running the program, building its executable,
+Python glue). With the split on (default), one more child per case runs the first
+call under cProfile and divides ``trace`` into tracing and transforms and ``fuse``
+into fusion and planning by the profile's self time per package (the profiler's
+overhead is not in the wall-clock numbers).
 
 JAX's first call is split with ``jax.monitoring``'s compile events: ``trace`` (jaxpr
 tracing, AD included), ``to_mlir`` (lowering), ``xla`` (XLA's backend compile);
@@ -40,8 +43,6 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_CASES = "cnn_nhwc,cnn_nchw,transformer,gru_scan"
-TJIT_STAGES = ("trace", "simplify", "lower", "hlo_simplify", "fuse", "codegen", "llvm",
-               "mathlib")
 JAX_EVENTS = {"/jax/core/compile/jaxpr_trace_duration": "trace",
               "/jax/core/compile/jaxpr_to_mlir_module_duration": "to_mlir",
               "/jax/core/compile/backend_compile_duration": "xla"}
@@ -61,6 +62,24 @@ def _case(name):
     return bench_models, cases[name]
 
 
+def _timed(module, attr, totals, key):
+    """Wrap ``module.attr`` so that its wall time adds to ``totals[key]`` (outermost
+    calls only: a nested call is inside the outer one's time)."""
+    inner = getattr(module, attr)
+    depth = [0]
+
+    def wrapper(*args, **kwargs):
+        depth[0] += 1
+        t0 = time.perf_counter()
+        try:
+            return inner(*args, **kwargs)
+        finally:
+            depth[0] -= 1
+            if depth[0] == 0:
+                totals[key] = totals.get(key, 0.0) + time.perf_counter() - t0
+    setattr(module, attr, wrapper)
+
+
 def child_tjit(name, profile):
     sys.modules["jax"] = None     # bench_models' optional JAX import: not in this process
     t0 = time.perf_counter()
@@ -68,12 +87,20 @@ def child_tjit(name, profile):
     import tjit.lax, tjit.nn, tjit.numpy, tjit.ops  # noqa: F401,E401
     imported = time.perf_counter() - t0
     from tjit import compile_log
+    from tjit.devices import disk_cache
+    from tjit.lower.llvm import codegen, target
+    timed = {}      # LLVM time inside helpers is counted as helpers, not llvm (below)
+    _timed(target, "emit_object", timed, "llvm_all")
+    _timed(disk_cache, "load_or_compile", timed, "helpers")
+    _timed(codegen, "kernel_to_llvm_ir", timed, "render")
     bm, case = _case(name)
     records = []
     compile_log.add_sink(records.append)
     lib = bm.TJIT
     fn = lib.jit(case.program(lib))
     args = lib.put(case.args)
+    helpers_llvm = _helpers_llvm_time(target, disk_cache)
+    before = dict(timed)
     prof = None
     if profile:
         import cProfile
@@ -82,15 +109,40 @@ def child_tjit(name, profile):
     t0 = time.perf_counter()
     lib.block(fn(*args))
     first = time.perf_counter() - t0
-    out = {"import": imported, "first": first, "stages": {}, "notes": []}
+    stages = {}
     for rec in records:
         for k, v in rec.stages.items():
-            out["stages"][k] = out["stages"].get(k, 0.0) + v
-        out["notes"] += rec.notes
+            stages[k] = stages.get(k, 0.0) + v
+    spent = {k: v - before.get(k, 0.0) for k, v in timed.items()}
+    out = {"import": imported, "first": first, "notes": [n for r in records for n in r.notes],
+           "phases": {"trace": stages.get("trace", 0.0), "simplify": stages.get("simplify", 0.0),
+                      "lower": stages.get("lower", 0.0) + stages.get("hlo_simplify", 0.0),
+                      "fuse": stages.get("fuse", 0.0), "render": spent.get("render", 0.0),
+                      "llvm": spent.get("llvm_all", 0.0) - helpers_llvm[0],
+                      "helpers": spent.get("helpers", 0.0)}}
     if prof is not None:
         prof.disable()
         out["profile"] = _profile_split(prof)
     return out
+
+
+def _helpers_llvm_time(target, disk_cache):
+    """A one-element list that collects the LLVM time spent inside runtime helpers'
+    compiles (``disk_cache.load_or_compile``), so it is not counted twice."""
+    acc = [0.0]
+    inner = disk_cache.load_or_compile
+
+    def wrapper(*args, **kwargs):
+        before = target.emit_object
+        t_llvm = {}
+        _timed(target, "emit_object", t_llvm, "x")
+        try:
+            return inner(*args, **kwargs)
+        finally:
+            target.emit_object = before
+            acc[0] += t_llvm.get("x", 0.0)
+    disk_cache.load_or_compile = wrapper
+    return acc
 
 
 def _profile_split(prof):
@@ -154,16 +206,12 @@ def _median(rows, key):
 
 
 def tjit_row(runs, split):
-    """Phase -> median ms of the tjit child runs (and the profile's finer split)."""
+    """Phase -> median seconds of the tjit child runs (and the profile's finer split)."""
     row = {"import": _median(runs, lambda r: r["import"]),
            "first": _median(runs, lambda r: r["first"])}
-    for st in TJIT_STAGES:
-        row[st] = _median(runs, lambda r: r["stages"].get(st, 0.0))
-    compile_s = _median(runs, lambda r: r["stages"].get("compile", 0.0))
-    inner = sum(row[st] for st in ("lower", "hlo_simplify", "fuse", "codegen", "llvm",
-                                   "mathlib"))
-    row["executable"] = max(0.0, compile_s - inner)
-    row["run"] = max(0.0, row["first"] - row["trace"] - row["simplify"] - compile_s)
+    for ph in ("trace", "simplify", "lower", "fuse", "render", "llvm", "helpers"):
+        row[ph] = _median(runs, lambda r: r["phases"][ph])
+    row["rest"] = _median(runs, lambda r: r["first"] - sum(r["phases"].values()))
     if split:   # divide trace and fuse by the profile's self-time shares
         tr = split.get("tracing", 0.0) + split.get("transforms", 0.0)
         fu = split.get("fusion", 0.0) + split.get("planning", 0.0)
@@ -185,9 +233,8 @@ def jax_row(runs):
     return row
 
 
-TJIT_COLUMNS = ("import", "trace", "transforms", "simplify", "lower", "hlo_simplify",
-                "fuse", "planning", "codegen", "llvm", "mathlib", "executable", "run",
-                "first")
+TJIT_COLUMNS = ("import", "trace", "transforms", "simplify", "lower", "fuse", "planning",
+                "render", "llvm", "helpers", "rest", "first")
 JAX_COLUMNS = ("import", "trace", "to_mlir", "xla", "run", "first")
 
 
