@@ -62,7 +62,8 @@ def _data(rng, shape, dtype):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.uint8, np.int64,
                                    np.bool_])
 @pytest.mark.parametrize("shape,k", [((6, 300), 5), ((2, 3, 40), 40), ((4, 7), 3),
-                                     ((3, 1024), 1), ((5, 33), 16)])
+                                     ((3, 1024), 1), ((5, 33), 16),
+                                     ((2, 20000), 5)])   # (past top_k.KEPT_BLOCKS blocks)
 def test_top_k_matches_a_stable_sort(compiled_steps, x64, dtype, shape, k):
     rng = np.random.default_rng(sum(shape) + k)
     x = _data(rng, shape, dtype)
@@ -86,12 +87,15 @@ def test_only_indices_used_and_many_rows(compiled_steps):
     assert compiled_steps == ["top_k"]
 
 
-def test_k_zero_and_other_dtypes_keep_numpy(compiled_steps):
+def test_k_zero_large_k_and_other_dtypes_keep_numpy(compiled_steps):
     x = np.arange(12, dtype=np.float32).reshape(3, 4)
     vals, idx = tjit.jit(lambda x: lax.top_k(x, 0))(x)
     assert np.asarray(vals).shape == (3, 0) and np.asarray(idx).shape == (3, 0)
     h = np.asarray(tjit.jit(lambda x: lax.top_k(x, 2)[1])(x.astype(np.float16)))
     np.testing.assert_array_equal(h, [[3, 2]] * 3)
+    big = np.random.default_rng(9).standard_normal((2, top_k.MAX_K + 10)).astype(np.float32)
+    idx = np.asarray(tjit.jit(lambda x: lax.top_k(x, top_k.MAX_K + 1)[1])(big))
+    np.testing.assert_array_equal(idx, _reference(big, top_k.MAX_K + 1)[1])
     assert compiled_steps == []
     assert not top_k.supported(np.float16)
     with pytest.raises(ValueError, match="float16"):

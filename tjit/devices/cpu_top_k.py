@@ -8,7 +8,8 @@ partition, compares, ``nonzero`` and argsort of the candidates ((1024, 1024) flo
 k = 8: ~4.2 -> ~1.1 ms of CPU on one thread; its first use in a process compiles it,
 ~40 ms of LLVM, unless the disk cache holds it). The results are the NumPy impl's, index
 for index (ties to the lower index, NaN above +inf, -0.0 equal to +0.0). Dtypes
-without a compiled form (float16) and k = 0 keep the NumPy function.
+without a compiled form (float16), k = 0 and k > ``top_k.MAX_K`` keep the NumPy
+function.
 """
 
 import ctypes
@@ -35,7 +36,7 @@ def top_k_step(runner, s):
     (a CPU ``ProgramRunner`` at a size binding), or None when ``s`` is not one or has no
     compiled form."""
     k = getattr(s.fn, "top_k_rows", None)
-    if k is None or k == 0:
+    if k is None or not 0 < k <= top_k.MAX_K:
         return None
     (x_v,) = s.ins
     shape, dtype = runner.shape[x_v], runner.dtype[x_v]

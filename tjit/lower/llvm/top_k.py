@@ -42,6 +42,12 @@ _DTYPES = frozenset(np.dtype(d) for d in (
 #: Elements a row is scanned in: one vector of keys, compared at once with the k-th kept.
 BLOCK = 16
 
+#: Blocks of a row whose maxima pass 1 keeps for pass 2 (on the stack: 8 KiB at most).
+KEPT_BLOCKS = 1024
+#: Largest k with a compiled form: its kept keys and positions live on the stack
+#: (16 bytes each: 64 KiB at most).
+MAX_K = 4096
+
 _LOCK = threading.Lock()
 _ADDRESSES = {}     # dtype -> address of the compiled function
 
@@ -110,9 +116,9 @@ def function_ir(dtype):
     signed = dt.kind != "u"
     keys = b.alloca(kty, size=k, name="keys")
     pos = b.alloca(I64, size=k, name="pos")
-    bmax = b.alloca(kty, size=b.add(b.sdiv(n, ir.Constant(I64, BLOCK)), ir.Constant(I64, 1)),
-                    name="bmax")
     lowest = ir.Constant(kty, -2 ** (kty.width - 1) if signed else 0)
+    bmax = b.alloca(kty, size=ir.Constant(I64, KEPT_BLOCKS), name="bmax")
+    row_x_now = [None]      # (the row being scanned, for kept_max)
     count = b.alloca(I64, name="count")
     at = b.alloca(I64, name="at")
     one, zero = ir.Constant(I64, 1), ir.Constant(I64, 0)
@@ -193,15 +199,37 @@ def function_ir(dtype):
                      typ=ir.VectorType(ety, BLOCK), align=dt.itemsize)
         if dt.kind == "b":
             vec = b.icmp_unsigned("!=", vec, ir.Constant(vec.type, [0] * BLOCK))
-        top = ops.intrinsic(b, f"llvm.vector.reduce.{'s' if signed else 'u'}max."
-                            f"v{BLOCK}i{kty.width}", kty, [_key(b, vec, dt)])
-        b.store(top, b.gep(bmax, [blk], inbounds=True, source_etype=kty))
-        insert(top, blk)
+        return ops.intrinsic(b, f"llvm.vector.reduce.{'s' if signed else 'u'}max."
+                             f"v{BLOCK}i{kty.width}", kty, [_key(b, vec, dt)])
+
+    def kept_max(blk, compute):
+        """Block ``blk``'s largest key: kept in ``bmax`` for the first ``KEPT_BLOCKS``
+        blocks of a row (written when ``compute``), computed again for the rest (no
+        scratch that grows with the row; the block is in cache)."""
+        kept = b.icmp_signed("<", blk, ir.Constant(I64, KEPT_BLOCKS))
+        slot = b.gep(bmax, [b.select(kept, blk, zero)], inbounds=True, source_etype=kty)
+        if compute:
+            top = block_max(row_x_now[0], blk)
+            with b.if_then(kept):
+                b.store(top, slot)
+            return top
+        pre = b.block
+        again, join = fn.append_basic_block("again"), fn.append_basic_block("join")
+        stored = b.load(slot, typ=kty)
+        b.cbranch(kept, join, again)
+        b.position_at_end(again)
+        computed = block_max(row_x_now[0], blk)
+        after = b.block
+        b.branch(join)
+        b.position_at_end(join)
+        top = b.phi(kty)
+        top.add_incoming(stored, pre)
+        top.add_incoming(computed, after)
+        return top
 
     def scan_block(row_x, blk, floor):
-        top = b.load(b.gep(bmax, [blk], inbounds=True, source_etype=kty), typ=kty)
         j0 = b.mul(blk, ir.Constant(I64, BLOCK), flags=("nsw", "nuw"))
-        when(b.not_(below(top, floor)), lambda: loop(
+        when(b.not_(below(kept_max(blk, False), floor)), lambda: loop(
             j0, b.add(j0, ir.Constant(I64, BLOCK)), lambda j: element(row_x, j, floor), "j"))
 
     def row(r):
@@ -210,7 +238,8 @@ def function_ir(dtype):
         # pass 1: the blocks' largest keys, and the k-th largest of those (the floor:
         # k keys reach it, so every top-k key does; lowest key when there are fewer)
         b.store(zero, count)
-        loop(zero, blocks, lambda blk: block_max(row_x, blk), "blk")
+        row_x_now[0] = row_x
+        loop(zero, blocks, lambda blk: insert(kept_max(blk, True), blk), "blk")
         full = b.icmp_signed("==", b.load(count, typ=I64), k)
         kth = b.load(b.gep(keys, [b.sub(k, one)], inbounds=True, source_etype=kty), typ=kty)
         floor = b.select(full, kth, lowest)
