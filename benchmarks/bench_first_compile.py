@@ -28,8 +28,9 @@ JAX's first call is split with ``jax.monitoring``'s compile events: ``trace`` (j
 tracing, AD included), ``to_mlir`` (lowering), ``xla`` (XLA's backend compile);
 ``run`` is the rest.
 
-Times are medians over ``--repeat`` processes (ms); the machine's load average is
-printed before and after. Not a test: nothing here asserts a time.
+Times are medians over ``--repeat`` processes (ms); ``cpu`` is the process CPU time of
+the first call (all threads: XLA compiles on several; less swayed by other load than
+wall time). The machine's load average is printed before and after. Not a test: nothing here asserts a time.
 """
 
 import argparse
@@ -83,8 +84,11 @@ def _timed(module, attr, totals, key):
 def child_tjit(name, profile):
     sys.modules["jax"] = None     # bench_models' optional JAX import: not in this process
     t0 = time.perf_counter()
-    import tjit  # noqa: F401
-    import tjit.lax, tjit.nn, tjit.numpy, tjit.ops  # noqa: F401,E401
+    import tjit
+    import tjit.lax
+    import tjit.nn
+    import tjit.numpy
+    import tjit.ops  # noqa: F401  (the public modules a program uses)
     imported = time.perf_counter() - t0
     from tjit import compile_log
     from tjit.devices import disk_cache
@@ -106,15 +110,16 @@ def child_tjit(name, profile):
         import cProfile
         prof = cProfile.Profile()
         prof.enable()
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     lib.block(fn(*args))
-    first = time.perf_counter() - t0
+    first, first_cpu = time.perf_counter() - t0, time.process_time() - c0
     stages = {}
     for rec in records:
         for k, v in rec.stages.items():
             stages[k] = stages.get(k, 0.0) + v
     spent = {k: v - before.get(k, 0.0) for k, v in timed.items()}
-    out = {"import": imported, "first": first, "notes": [n for r in records for n in r.notes],
+    out = {"import": imported, "first": first, "first_cpu": first_cpu,
+           "notes": [n for r in records for n in r.notes],
            "phases": {"trace": stages.get("trace", 0.0), "simplify": stages.get("simplify", 0.0),
                       "lower": stages.get("lower", 0.0) + stages.get("hlo_simplify", 0.0),
                       "fuse": stages.get("fuse", 0.0), "render": spent.get("render", 0.0),
@@ -164,7 +169,10 @@ def _profile_split(prof):
 def child_jax(name):
     t0 = time.perf_counter()
     import jax
-    import jax.numpy, jax.lax, jax.nn, jax.ops  # noqa: F401,E401
+    import jax.lax
+    import jax.nn
+    import jax.numpy
+    import jax.ops  # (the public modules a program uses)
     imported = time.perf_counter() - t0
     jax.config.update("jax_platforms", "cpu")
     events = {}
@@ -179,9 +187,10 @@ def child_jax(name):
     fn = lib.jit(case.program(lib))
     args = lib.put(case.args)
     lib.block(args)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     lib.block(fn(*args))
-    return {"import": imported, "first": time.perf_counter() - t0, "stages": events}
+    return {"import": imported, "first": time.perf_counter() - t0,
+            "first_cpu": time.process_time() - c0, "stages": events}
 
 
 # ------------------------------------------------------------------------------ parent
@@ -194,7 +203,8 @@ def run_child(python, lib, name, profile=False):
         cmd = [python, os.path.abspath(__file__), "--child", lib, name]
         if profile:
             cmd.append("--profile")
-        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600,
+                              check=False)
     if proc.returncode != 0:
         raise RuntimeError(f"{lib} child for {name} failed:\n{proc.stderr[-2000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -208,9 +218,10 @@ def _median(rows, key):
 def tjit_row(runs, split):
     """Phase -> median seconds of the tjit child runs (and the profile's finer split)."""
     row = {"import": _median(runs, lambda r: r["import"]),
-           "first": _median(runs, lambda r: r["first"])}
+           "first": _median(runs, lambda r: r["first"]),
+           "cpu": _median(runs, lambda r: r["first_cpu"])}
     for ph in ("trace", "simplify", "lower", "fuse", "render", "llvm", "helpers"):
-        row[ph] = _median(runs, lambda r: r["phases"][ph])
+        row[ph] = statistics.median(r["phases"][ph] for r in runs)
     row["rest"] = _median(runs, lambda r: r["first"] - sum(r["phases"].values()))
     if split:   # divide trace and fuse by the profile's self-time shares
         tr = split.get("tracing", 0.0) + split.get("transforms", 0.0)
@@ -226,16 +237,17 @@ def tjit_row(runs, split):
 
 def jax_row(runs):
     row = {"import": _median(runs, lambda r: r["import"]),
-           "first": _median(runs, lambda r: r["first"])}
+           "first": _median(runs, lambda r: r["first"]),
+           "cpu": _median(runs, lambda r: r["first_cpu"])}
     for ph in JAX_EVENTS.values():
-        row[ph] = _median(runs, lambda r: r["stages"].get(ph, 0.0))
+        row[ph] = statistics.median(r["stages"].get(ph, 0.0) for r in runs)
     row["run"] = max(0.0, row["first"] - sum(row[ph] for ph in JAX_EVENTS.values()))
     return row
 
 
 TJIT_COLUMNS = ("import", "trace", "transforms", "simplify", "lower", "fuse", "planning",
-                "render", "llvm", "helpers", "rest", "first")
-JAX_COLUMNS = ("import", "trace", "to_mlir", "xla", "run", "first")
+                "render", "llvm", "helpers", "rest", "first", "cpu")
+JAX_COLUMNS = ("import", "trace", "to_mlir", "xla", "run", "first", "cpu")
 
 
 def _table(title, columns, rows):
@@ -248,7 +260,8 @@ def _table(title, columns, rows):
 
 
 def _has_jax(python):
-    return subprocess.run([python, "-c", "import jax"], capture_output=True).returncode == 0
+    return subprocess.run([python, "-c", "import jax"], capture_output=True,
+                          check=False).returncode == 0
 
 
 def main():
@@ -287,10 +300,10 @@ def main():
     _table("tjit first call, fresh process, empty kernel cache", TJIT_COLUMNS, t_rows)
     if use_jax:
         _table("JAX first call, fresh process", JAX_COLUMNS, j_rows)
-        print(f"\n{'case':12}{'tjit 1st':>12}{'jax 1st':>12}{'ratio':>8}")
+        print(f"\n{'case':12}{'tjit 1st':>12}{'jax 1st':>12}{'ratio':>8}{'cpu ratio':>10}")
         for (name, t), (_, j) in zip(t_rows, j_rows):
             print(f"{name:12}{t['first'] * 1e3:12.1f}{j['first'] * 1e3:12.1f}"
-                  f"{t['first'] / j['first']:8.2f}")
+                  f"{t['first'] / j['first']:8.2f}{t['cpu'] / j['cpu']:10.2f}")
     print(f"load average {os.getloadavg()[0]:.2f}")
 
 
