@@ -7,9 +7,10 @@
 Inputs are tiny (8 floats), so what is timed is the work done per call around the
 arithmetic: tracing, transforming, dispatching. Each row is the median over rounds of
 the mean time of one call in a round (after warm-up calls, so caches are filled);
-``ratio`` is tjit / JAX. In the two rows where the jitted function is called inside another
-function being differentiated, its jaxpr is reused but evaluated under the
-transformation at each call. The last row times tracing only: a fresh outer
+``ratio`` is tjit / JAX. Where the jitted function is called inside another function
+being transformed eagerly, a grad or vmap runs a compiled program of it (its primal half,
+or its batched form); under a grad of a grad its jaxpr is reused but evaluated under the
+transformations at each call. The last row times tracing only: a fresh outer
 ``jit(lambda x: g(x) + 1)`` lowered per round, where ``g`` is a jitted function
 (its trace is reusable).
 """
@@ -54,6 +55,7 @@ def cases(lib, np_mod):
     jr, hs, eager_g, jit_g = lib.jacrev(jv), lib.hessian(jl), lib.grad(loss), \
         lib.jit(lib.grad(loss))
     g_inside, gg = lib.grad(lambda y: jl(y) * 2.0), lib.grad(lambda s: lib.grad(jl)(x * s).sum())
+    v_inside = lib.vmap(lambda y: jv(y) * 2.0)
 
     def nested():
         return lib.jit(lambda y: jl(y) + 1.0).trace(x) if lib is jax else \
@@ -66,6 +68,7 @@ def cases(lib, np_mod):
         "jacrev(jit(f))": lambda: jr(x),
         "hessian(jit(f))": lambda: hs(x),
         "grad(x: jit(f)(x) * 2)": lambda: g_inside(x),
+        "vmap(x: jit(f)(x) * 2)": lambda: v_inside(xs),
         "grad(s: sum(grad(jit(f))(x s)))": lambda: gg(1.5),
         "grad(f) eager, no jit": lambda: eager_g(x),
         "jit(grad(f)) (reference)": lambda: jit_g(x),

@@ -264,7 +264,7 @@ def clear_caches():
 _SHARED = weakref.WeakKeyDictionary()   # fun -> {options: the shared attributes' values}
 _SHARED_LOCK = threading.Lock()
 _SHARED_ATTRS = ("_cache", "_fast_cache", "_pending", "_lock", "_families", "_budgeted",
-                 "_inline", "_transformed", "_linearized")
+                 "_inline", "_transformed", "_eager_calls")
 
 
 def _share_caches(jitted, fun, options):
@@ -375,9 +375,9 @@ class Jitted:
         # (transformation, options) -> the jit of that transformation of ``fun``, which
         # serves its eager calls (``_jit_of_transform``)
         self._transformed = {}
-        # (inline key, perturbed inputs) -> (jit of the primal half of the function's
-        # linearization, the linear jaxpr it records) for calls under an eager grad
-        self._linearized = {}
+        # (inline key, plan key) -> (the jit of what serves calls under an eager grad or
+        # vmap, what the plan needs besides it): ``inline_call.eager_plan``
+        self._eager_calls = {}
         self._placement_args = (backend, device)
         self.trace_count = 0
         self.compile_count = 0
@@ -451,25 +451,21 @@ class Jitted:
                 return tree_unflatten(entry.out_tree, entry(leaves))
             self._inline[key] = entry
         trace = current_trace()
-        rev = _inline_call.eager_reverse_mode(trace, leaves)
-        if rev is not None:   # under an eager grad: the primal half runs compiled
-            outs = self._call_linearized(key, entry, trace, leaves, *rev)
-        else:
-            outs = entry(leaves)
+        plan = _inline_call.eager_plan(trace, leaves)
+        outs = entry(leaves) if plan is None else \
+            self._call_planned(key, entry, plan, trace, leaves)
         return tree_unflatten(entry.out_tree, outs)
 
-    def _call_linearized(self, key, entry, trace, leaves, primals, mask):
-        """``entry``'s outputs under an eager grad's trace (``inline_call.py``): the
-        primal outputs and residuals from one compiled program per signature and
-        perturbed inputs, the tangents from the linear jaxpr its trace recorded."""
-        hit = self._linearized.get((key, mask))
+    def _call_planned(self, key, entry, plan, trace, leaves):
+        """``entry``'s outputs under an eager grad or vmap (``inline_call.eager_plan``),
+        from a program compiled once per signature and plan."""
+        hit = self._eager_calls.get((key, plan.key))
         if hit is None:
-            known, record = _inline_call.linearizer(entry, mask, self.__name__)
+            fun, state = plan.build(entry, self.__name__)
             backend, device = self._placement_args
-            hit = self._linearized.setdefault((key, mask), (Jitted(
-                known, backend=backend, device=device, dynamic_shapes=False), record))
-        known, record = hit
-        return record(known, trace, leaves, primals, mask)
+            hit = self._eager_calls.setdefault((key, plan.key), (Jitted(
+                fun, backend=backend, device=device, dynamic_shapes=False), state))
+        return plan.run(*hit, trace, leaves)
 
     def _trace_inline(self, tree, leaves, statics):
         def flat_fun(*xs):
@@ -1058,7 +1054,7 @@ class Jitted:
             self._budgeted.clear()
             self._inline.clear()
             self._transformed.clear()
-            self._linearized.clear()
+            self._eager_calls.clear()
 
     def __repr__(self):
         return f"<jitted function {self.__name__}>"

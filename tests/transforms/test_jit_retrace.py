@@ -309,7 +309,7 @@ def test_a_jitted_function_inside_an_eager_grad_runs_its_primal_half_compiled():
             np.testing.assert_allclose(np.asarray(gs[1]).ravel(), fd_grad(
                 lambda v: loss64(w, v.reshape(4, 3)), x.ravel()), rtol=1e-3, atol=1e-4)
     assert count[0] == 1
-    assert len(jf._linearized) == 2   # (one program per perturbed inputs: w; w and x)
+    assert len(jf._eager_calls) == 2   # (one program per perturbed inputs: w; w and x)
     # a vjp function of it is called again, and batched by jacrev
     out, pullback = tjit.vjp(lambda w: jf(w, jnp.asarray(x), n)[2], jnp.asarray(w))
     (ct,) = pullback(jnp.ones((4, 2), jnp.float32))
@@ -318,3 +318,26 @@ def test_a_jitted_function_inside_an_eager_grad_runs_its_primal_half_compiled():
     jac = tjit.jacrev(lambda w: jf(w, jnp.asarray(x), n)[2])(jnp.asarray(w))
     np.testing.assert_allclose(np.asarray(jac).sum(axis=(0, 1)), np.asarray(ct), rtol=1e-5)
     assert count[0] == 1
+
+
+def test_a_jitted_function_inside_an_eager_vmap_runs_batched_and_compiled():
+    from tjit import lax
+    f, count = counted(lambda x, w, n: (jnp.tanh(x @ w) - lax.psum(x, "i")[0],
+                                        w.sum() * 2.0, n + 1))
+    jf = tjit.jit(f)
+    rng = np.random.default_rng(2)
+    xs = rng.standard_normal((3, 5)).astype(np.float32)   # mapped along axis 1
+    w = rng.standard_normal((3, 2)).astype(np.float32)
+    n = jnp.asarray(np.int32(4))
+    vf = tjit.vmap(lambda x: jf(x, jnp.asarray(w), n), in_axes=1, axis_name="i")
+    for _ in range(3):
+        y, c, m = vf(jnp.asarray(xs))
+    x64 = xs.astype(np.float64)
+    total = x64.sum(axis=1)
+    want = np.stack([np.tanh(x64[:, k] @ w) - total[0] for k in range(5)])
+    np.testing.assert_allclose(np.asarray(y), want, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(np.asarray(c), np.full(5, 2 * w.astype(np.float64).sum()),
+                               rtol=1e-6)
+    np.testing.assert_array_equal(np.asarray(m), np.full(5, 5))
+    assert count[0] == 1
+    assert len(jf._eager_calls) == 1

@@ -10,14 +10,18 @@ The traced jaxpr is a function of the call's signature and of the context the tr
 in (:func:`trace_context`), as JAX's pjit caches it: the jitted function keeps it, so a
 loop of ``vmap(jit(f))`` or ``grad(jit(f))`` calls traces ``f`` once per signature.
 
-Under an eager ``grad``/``vjp`` (reverse mode's JVP trace over a linearize trace over the
-eager trace) the call's primal half need not run equation by equation:
-:func:`eager_reverse_mode` recognizes that stack and :func:`linearizer` gives the
-function, to compile once per signature and perturbed inputs, that computes the primal
-outputs and the residuals. The linear jaxpr its trace records, paired with its transpose
-(traced once), is then applied to the tangents as one ``linear_call`` equation, which the
-backward pass transposes as one call (JAX partially evaluates the jvp of its pjit
-equation, runs the known part compiled and transposes the rest as one call).
+Under an eager transformation the call need not run equation by equation:
+:func:`eager_plan` recognizes two stacks and says which function to compile (once per
+signature and plan) and how to use it:
+
+* an eager ``grad``/``vjp`` (reverse mode's JVP trace over a linearize trace over the
+  eager trace): :func:`linearizer`'s function computes the primal outputs and the
+  residuals; the linear jaxpr its trace records, paired with its transpose (traced
+  once), is applied to the tangents as one ``linear_call`` equation, which the backward
+  pass transposes as one call (JAX partially evaluates the jvp of its pjit equation,
+  runs the known part compiled and transposes the rest as one call);
+* an eager ``vmap``: the batched function (JAX's batched pjit jaxpr), its outputs
+  batched along their first axis.
 """
 
 from tjit.config import config
@@ -30,6 +34,7 @@ from tjit.transforms import loop_remat
 from tjit.primitives.ad_prims import linear_call_p
 from tjit.primitives.rules import Zero, instantiate
 from tjit.transforms.ad import JVPTrace, JVPTracer, backward_pass, linearize_flat
+from tjit.transforms.batching import BatchTrace, BatchTracer, vmap
 # (the pairing of a linear jaxpr with its transpose over shared leading operands)
 from tjit.transforms.linear_call import _pair as pair_with_transpose
 from tjit.transforms.partial_eval import LinearizeTrace
@@ -94,25 +99,94 @@ def trace_without_dead_code(flat_fun, leaves, name):
     return InlineEntry(closed, flat_fun.store["tree"])
 
 
-def eager_reverse_mode(trace, leaves):
-    """``(primals, mask)`` when ``trace`` is an eager grad's JVP trace over its linearize
-    trace over the eager trace and each leaf is concrete or a value it differentiates
-    (``mask``: which are) with a concrete primal; else None."""
-    lin = getattr(trace, "parent", None)
-    if type(trace) is not JVPTrace or type(lin) is not LinearizeTrace or \
-            not isinstance(lin.parent, EvalTrace) or config.checks_floats:
+def eager_plan(trace, leaves):
+    """A :class:`ReversePlan` or :class:`BatchPlan` for a call on ``leaves`` under
+    ``trace``, or None: another stack, a leaf of another trace, nothing differentiated or
+    batched, or the float checks on (eager ops check each result)."""
+    if config.checks_floats:
         return None
-    primals, mask = [], []
-    for x in leaves:
-        if type(x) is JVPTracer and x._trace is trace and type(x.primal) is Array:
-            primals.append(x.primal)
-            mask.append(True)
-        elif type(x) is Array:
-            primals.append(x)
-            mask.append(False)
-        else:
+    if type(trace) is JVPTrace:
+        return ReversePlan.of(trace, leaves)
+    if type(trace) is BatchTrace and isinstance(trace.parent, EvalTrace):
+        return BatchPlan.of(trace, leaves)
+    return None
+
+
+class ReversePlan:
+    """A call under an eager grad: its primal half compiled (see the module's doc)."""
+
+    __slots__ = ("key", "primals", "mask")
+
+    def __init__(self, primals, mask):
+        self.primals, self.mask = primals, mask
+        self.key = ("linearize", mask)
+
+    @classmethod
+    def of(cls, trace, leaves):
+        """The plan when ``trace`` is a JVP trace over a linearize trace over the eager
+        trace and each leaf is concrete or a value it differentiates with a concrete
+        primal (at least one); else None."""
+        lin = trace.parent
+        if type(lin) is not LinearizeTrace or not isinstance(lin.parent, EvalTrace):
             return None
-    return (primals, tuple(mask)) if any(mask) else None
+        primals, mask = [], []
+        for x in leaves:
+            if type(x) is JVPTracer and x._trace is trace and type(x.primal) is Array:
+                primals.append(x.primal)
+                mask.append(True)
+            elif type(x) is Array:
+                primals.append(x)
+                mask.append(False)
+            else:
+                return None
+        return cls(primals, tuple(mask)) if any(mask) else None
+
+    def build(self, entry, name):
+        """(the function to compile, what :meth:`run` needs besides it)."""
+        return linearizer(entry, self.mask, name)
+
+    def run(self, known, record, trace, leaves):
+        return record(known, trace, leaves, self.primals, self.mask)
+
+
+class BatchPlan:
+    """A call under an eager vmap: the batched function compiled."""
+
+    __slots__ = ("key", "values", "dims")
+
+    def __init__(self, trace, values, dims):
+        self.values, self.dims = values, dims
+        self.key = ("vmap", dims, trace.axis_size, trace.axis_name)
+
+    @classmethod
+    def of(cls, trace, leaves):
+        values, dims = [], []
+        for x in leaves:
+            if type(x) is BatchTracer and x._trace is trace and type(x.val) is Array:
+                values.append(x.val)
+                dims.append(x.batch_dim)
+            elif type(x) is Array:
+                values.append(x)
+                dims.append(None)
+            else:
+                return None
+        if all(d is None for d in dims):
+            return None
+        return cls(trace, values, tuple(dims))
+
+    def build(self, entry, name):
+        _, dims, size, axis_name = self.key
+
+        def batched(*values):
+            return vmap(lambda *xs: entry(list(xs)), in_axes=dims, out_axes=0,
+                        axis_name=axis_name, axis_size=size)(*values)
+        batched.__name__ = f"vmap({name})"
+        return batched, None
+
+    def run(self, batched, _, trace, leaves):
+        with set_current_trace(trace.parent):
+            outs = batched(*self.values)
+        return [BatchTracer(trace, o, 0) for o in outs]
 
 
 class Linearized:
@@ -145,7 +219,7 @@ class Linearized:
                        "num_res": len(consts) + n_res}
 
     def __call__(self, known, trace, leaves, primals, mask):
-        """The call's outputs under ``trace`` (:func:`eager_reverse_mode`'s): ``known``
+        """The call's outputs under ``trace`` (a :class:`ReversePlan`'s): ``known``
         (the compiled :func:`linearizer` function) run eagerly on ``primals``, its primal
         outputs paired with the tangents of the linear call on those of the perturbed
         ``leaves``."""
@@ -183,5 +257,6 @@ def linearizer(entry, mask, name):
     return known, record
 
 
-__all__ = ["InlineEntry", "Linearized", "differentiates", "eager_reverse_mode",
-           "linearizer", "signature", "trace_context", "trace_without_dead_code"]
+__all__ = ["BatchPlan", "InlineEntry", "Linearized", "ReversePlan", "differentiates",
+           "eager_plan", "linearizer", "signature", "trace_context",
+           "trace_without_dead_code"]
