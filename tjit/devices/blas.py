@@ -306,21 +306,40 @@ def own_sgemm_used():
 
 
 def _library():
-    """{np.dtype: (shim ctypes function, gemm address, set-threads address, 0)} of the
-    BLAS shims, or None where NumPy's OpenBLAS was not found."""
-    return _LIBRARY.get() or None
+    """The BLAS shims (:class:`_Shims`: ``.get(np.dtype)`` -> (shim ctypes function, gemm
+    address, set-threads address, 0) or None), or None where NumPy's OpenBLAS was not
+    found."""
+    return _LIBRARY.get()
 
 
 def _load_library():
-    found = {}
     blas = _openblas()
-    if blas is not None:
-        set_threads, gemms = blas
-        for dt, llvm_type in ((np.dtype(np.float32), "float"), (np.dtype(np.float64), "double")):
-            name = f"tjit_gemm_{llvm_type}"
-            addr = disk_cache.load_or_compile(_shim_ir(llvm_type), [name], "gemm-shim")[name]
-            found[dt] = (as_kernel(addr), gemms[dt], set_threads, 0)
-    return found
+    return None if blas is None else _Shims(*blas)
+
+
+_SHIM_TYPES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double"}
+
+
+class _Shims:
+    """The BLAS shim of each dtype, compiled (or loaded from the disk cache) the first
+    time a product of that dtype asks for it: a float32 program does not build the
+    float64 one (~30 ms of LLVM in a process whose disk cache is empty)."""
+
+    def __init__(self, set_threads, gemms):
+        self._entries = {dt: Lazy(functools.partial(self._load, dt, gemm, set_threads))
+                         for dt, gemm in gemms.items()}
+
+    @staticmethod
+    def _load(dtype, gemm, set_threads):
+        name = f"tjit_gemm_{_SHIM_TYPES[dtype]}"
+        ir_text = _shim_ir(_SHIM_TYPES[dtype])
+        addr = disk_cache.load_or_compile(ir_text, [name], "gemm-shim")[name]
+        return as_kernel(addr), gemm, set_threads, 0
+
+    def get(self, dtype):
+        """The entry of ``dtype``, or None where BLAS has no gemm for it."""
+        lazy = self._entries.get(np.dtype(dtype))
+        return None if lazy is None else lazy.get()
 
 
 def _own(tile):
