@@ -48,6 +48,12 @@ rows of a power-of-two stride share cache sets, and more than 8 evict each other
 (measured on a (32,32,32,32) f32 transpose: plain 20 ms, 8x8 1.5 ms, 8x16 16.5 ms,
 16x8 5.9 ms, 32x32 17 ms; (2048, 2048) 36-52 -> 19-24 ms).
 
+**Short loops around loops** (``SHORT_LOOP_TRIPS``): a loop of at most 16 constant
+trips around a loop that stays a loop after vectorizing carries
+``llvm.loop.unroll.disable``, so LLVM does not copy the vector loop once per trip
+(compile time: a pooling gradient's kernels took 4x the LLVM time; run time the same
+or better).
+
 Innermost loops whose body calls a mathlib transcendental get
 ``llvm.loop.interleave.count`` 4 (1.2-1.6x, PERF_NOTES). Functions are ``nounwind``
 and, on AVX-512 hosts, ``"prefer-vector-width"="512"``.
