@@ -1626,6 +1626,8 @@ def device_put(x, device=None):
     """
     from tjit.tracing.tree_util import tree_map
     from tjit.numpy import asarray
+    from tjit.sharding import placement_device  # (scale-out layer, loaded after api)
+    device = placement_device(x, device, "device_put")
     name = _backends.resolve(None, device, "device_put")
     b = _backends.get_backend(name)
     put = getattr(b, "put", None)
