@@ -50,7 +50,7 @@ from tjit import tree  # noqa: F401  (jax.tree's short names)
 from tjit import distributed, sharding  # noqa: F401  (multi-process runs; mpi4py loads lazily)
 from tjit.distributed import (  # noqa: F401
     process_index, process_count, make_array_from_process_local_data)
-from tjit.sharding import make_mesh, NamedSharding, P  # noqa: F401
+from tjit.sharding import make_mesh, NamedSharding, P, set_mesh  # noqa: F401
 from tjit.experimental.shard_map import shard_map  # noqa: F401  (also jax.shard_map's name)
 from tjit import debug  # noqa: F401  (jax.debug.print, jax.debug.callback)
 from tjit import image  # noqa: F401  (jax.image.resize, scale_and_translate)

@@ -24,7 +24,13 @@ from tjit.devices.sharded import StackedValue
 from tjit.distributed.devices import global_devices
 from tjit.distributed.runtime import process_index
 from tjit.lax._annotations import set_sharding_checker
-from tjit.tracing.core import register_value_sharding, set_single_device_sharding
+from tjit.tracing.core import (
+    EvalTrace,
+    current_trace,
+    register_value_sharding,
+    set_single_device_sharding,
+)
+from tjit.tracing.tree_util import tree_leaves
 
 _MESH_CTX = threading.local()
 
@@ -146,6 +152,78 @@ def current_mesh():
     """The mesh of the innermost ``with mesh:`` block of this thread, or None."""
     stack = getattr(_MESH_CTX, "stack", None)
     return stack[-1] if stack else None
+
+
+class _MeshSetting:
+    """What :func:`set_mesh` returns: the mesh is set already; used as a context manager,
+    leaving the block restores the setting from before the call."""
+
+    def __init__(self, mesh, saved):
+        self.mesh, self._saved = mesh, saved
+
+    def __enter__(self):
+        return self.mesh
+
+    def __exit__(self, *exc):
+        _MESH_CTX.stack[:] = self._saved
+        return False
+
+
+def set_mesh(mesh):
+    """Make ``mesh`` this thread's current mesh, as ``jax.set_mesh``: a global setter,
+    or a context manager (``with jax.set_mesh(mesh): ...``) that restores the previous
+    mesh on exit. Inside it a bare PartitionSpec serves where a sharding is expected
+    (``device_put(x, P('i'))``, ``with_sharding_constraint``, ``shard_map``).
+
+    Raises:
+      TypeError: ``mesh`` is not a Mesh.
+      RuntimeError: called inside a traced function (jit, grad, vmap...).
+    """
+    if not isinstance(mesh, Mesh):
+        raise TypeError(f"set_mesh: expected a Mesh (from jax.make_mesh or "
+                        f"jax.sharding.Mesh), got {type(mesh).__name__} {mesh!r:.60}")
+    if not isinstance(current_trace(), EvalTrace):
+        raise RuntimeError("set_mesh can only be used outside of jit and other "  # noqa: TRY004
+                           "transformations; set the mesh before calling the function")
+    stack = getattr(_MESH_CTX, "stack", None)
+    if stack is None:
+        stack = _MESH_CTX.stack = []
+    saved = list(stack)
+    stack.append(mesh)
+    return _MeshSetting(mesh, saved)
+
+
+def placement_device(x, where_to, what):
+    """The one device ``device_put`` places ``x`` (a pytree) on for ``where_to``: a Device
+    or None pass through; a NamedSharding, a SingleDeviceSharding or a PartitionSpec (read
+    with the current mesh) give their device when they hold a single one, after checking
+    the spec fits every leaf's rank.
+
+    Raises:
+      ValueError: a PartitionSpec with no current mesh.
+      NotImplementedError: a sharding over several devices (one process puts an array
+        on one device; shard_map and pmap compute across devices).
+    """
+    if isinstance(where_to, PartitionSpec):
+        mesh = current_mesh()
+        if mesh is None:
+            raise ValueError(f"{what}: the PartitionSpec {where_to} needs a mesh: call it "
+                             f"inside `with jax.set_mesh(mesh):` or pass "
+                             f"NamedSharding(mesh, spec)")
+        where_to = NamedSharding(mesh, where_to)
+    if isinstance(where_to, SingleDeviceSharding):
+        return where_to._device
+    if not isinstance(where_to, NamedSharding):
+        return where_to
+    for leaf in tree_leaves(x):
+        check_spec(where_to.spec, where_to.mesh, what, len(np.shape(leaf)))
+    devices = list(where_to.mesh.devices.flat)
+    if len(devices) != 1:
+        raise NotImplementedError(
+            f"{what}: {where_to} spreads the array over {len(devices)} devices; tjit's "
+            f"device_put places an array on one device. Compute across devices with "
+            f"shard_map or pmap, or use a one-device mesh")
+    return devices[0]
 
 
 def make_mesh(axis_shapes, axis_names, devices=None):

@@ -1,0 +1,82 @@
+"""jax.set_mesh (global setter and context manager) and device_put with a sharding or a
+bare PartitionSpec: values against NumPy, the mesh restored after a block, errors."""
+
+import numpy as np
+import pytest
+
+import tjit as jax
+import tjit.numpy as jnp
+from tjit.sharding import Mesh, NamedSharding, SingleDeviceSharding, current_mesh
+
+
+@pytest.fixture
+def mesh():
+    return jax.make_mesh((1,), ("i",))
+
+
+def test_context_manager_sets_and_restores(mesh):
+    other = jax.make_mesh((1,), ("j",))
+    assert current_mesh() is None
+    with jax.set_mesh(mesh) as m:
+        assert m is mesh and current_mesh() is mesh
+        with jax.set_mesh(other):
+            assert current_mesh() is other
+        assert current_mesh() is mesh
+    assert current_mesh() is None
+
+
+def test_global_setter_stays_until_restored(mesh):
+    setting = jax.set_mesh(mesh)
+    try:
+        assert current_mesh() is mesh
+        assert jax.sharding.current_mesh() is mesh
+    finally:
+        setting.__exit__(None, None, None)
+    assert current_mesh() is None
+
+
+def test_device_put_with_a_spec_under_the_mesh_and_computation(mesh):
+    x_np = np.arange(8.0, dtype=np.float32)
+
+    def host_fn(x):
+        return np.asarray(x) * 2
+
+    def f(x):
+        return jax.pure_callback(host_fn, jax.ShapeDtypeStruct.like(x), x)
+
+    with jax.set_mesh(mesh):
+        x = jax.device_put(jnp.asarray(x_np), jax.P("i"))
+        assert x.sharding == SingleDeviceSharding(mesh.devices.flat[0])
+        np.testing.assert_array_equal(jax.jit(f)(x), 2 * x_np)
+        out = jax.shard_map(f, in_specs=jax.P("i"), out_specs=jax.P("i"))(x)
+        np.testing.assert_array_equal(out, 2 * x_np)
+    tree = jax.device_put({"a": x_np, "b": x_np[:2]}, NamedSharding(mesh, jax.P("i")))
+    np.testing.assert_array_equal(tree["a"], x_np)
+    np.testing.assert_array_equal(tree["b"], x_np[:2])
+    np.testing.assert_array_equal(
+        jax.device_put(x_np, SingleDeviceSharding(jax.devices()[0])), x_np)
+
+
+def test_errors(mesh):
+    with pytest.raises(TypeError, match="expected a Mesh"):
+        jax.set_mesh(("i",))
+    with pytest.raises(RuntimeError, match="outside of jit"):
+        jax.jit(lambda x: (jax.set_mesh(mesh), x)[1])(1.0)
+    assert current_mesh() is None
+    with pytest.raises(ValueError, match="set_mesh"):
+        jax.device_put(jnp.ones(4), jax.P("i"))
+    with jax.set_mesh(mesh), pytest.raises(ValueError, match="rank|dimension|axes"):
+        jax.device_put(jnp.ones(4), jax.P("i", None))
+
+
+def test_a_sharding_over_several_devices_is_refused():
+    try:
+        other = jax.devices("opencl")[0]
+    except Exception:  # noqa: BLE001  (no second backend here: build the mesh from what there is)
+        other = None
+    devices = [jax.devices()[0]] + ([other] if other is not None else [])
+    if len(devices) < 2:
+        pytest.skip("one device only: no multi-device mesh to refuse")
+    two = Mesh(np.array(devices, dtype=object), ("i",))
+    with pytest.raises(NotImplementedError, match="2 devices"):
+        jax.device_put(jnp.ones(4), NamedSharding(two, jax.P("i")))
