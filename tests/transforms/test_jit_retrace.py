@@ -116,8 +116,9 @@ def test_jvp_jacrev_hessian_of_jit_trace_once():
         y, ty = tjit.jvp(jf, (x,), (t,))
         h = tjit.hessian(jf)(x)
         jr = tjit.jacrev(tjit.jit(lambda v: jnp.tanh(v) * v))(x)
+    assert float(y) == pytest.approx(loss64(X.astype(np.float64)), rel=1e-6)
     assert float(ty) == pytest.approx(float(loss_grad64(X) @ t), rel=1e-5)
-    hess = np.array([fd_grad(lambda v: loss_grad64(v)[i], X) for i in range(X.size)])
+    hess = np.array([fd_grad(lambda v, i=i: loss_grad64(v)[i], X) for i in range(X.size)])
     np.testing.assert_allclose(np.asarray(h), hess, rtol=1e-4, atol=1e-4)
     x64 = X.astype(np.float64)
     np.testing.assert_allclose(np.asarray(jr), np.diag(np.tanh(x64) + x64 * (
@@ -141,7 +142,7 @@ def test_nested_jit_traced_by_an_enclosing_jit_once():
     g = tjit.jit(f)
     x = jnp.asarray(X)
     for k in range(3):   # a new enclosing function per round: traced each time
-        out = tjit.jit(lambda y: g(y) + float(k))(x)
+        out = tjit.jit(lambda y, k=k: g(y) + float(k))(x)
         np.testing.assert_allclose(np.asarray(out), np.exp(X.astype(np.float64)) * 2 + k,
                                    rtol=1e-6)
     assert count[0] == 1
@@ -219,6 +220,7 @@ def test_float0_tangents_through_jvp_of_jit():
     for _ in range(3):
         (y, m), (ty, tm) = tjit.jvp(jf, (x, n), (t, np.zeros(4, tjit.dtypes.float0)))
     np.testing.assert_allclose(np.asarray(ty), t * np.float32([1, 2, 3, 4]))
+    np.testing.assert_allclose(np.asarray(y), X * np.float32([1, 2, 3, 4]))
     assert tm.dtype == tjit.dtypes.float0 and tm.shape == (4,)
     np.testing.assert_array_equal(np.asarray(m), [2, 4, 6, 8])
     assert count[0] == 1
@@ -256,7 +258,7 @@ def test_the_kept_transformations_do_not_keep_the_function_alive():
     jl = tjit.jit(loss)
     tjit.grad(jl)(jnp.asarray(X))
     tjit.vmap(jl)(jnp.asarray(np.stack([X, X])))
-    tjit.grad(tjit.grad(lambda s: jl(s * jnp.ones(2, jnp.float32))))(1.0)
+    tjit.grad(tjit.grad(lambda s, f=jl: f(s * jnp.ones(2, jnp.float32))))(1.0)
     del loss, jl
     gc.collect()
     assert ref() is None
@@ -314,6 +316,7 @@ def test_a_jitted_function_inside_an_eager_grad_runs_its_primal_half_compiled():
     out, pullback = tjit.vjp(lambda w: jf(w, jnp.asarray(x), n)[2], jnp.asarray(w))
     (ct,) = pullback(jnp.ones((4, 2), jnp.float32))
     (ct2,) = pullback(jnp.ones((4, 2), jnp.float32) * 2)
+    np.testing.assert_allclose(np.asarray(out), np.tanh(x.astype(np.float64) @ w), rtol=1e-5)
     np.testing.assert_allclose(np.asarray(ct2), 2 * np.asarray(ct), rtol=1e-6)
     jac = tjit.jacrev(lambda w: jf(w, jnp.asarray(x), n)[2])(jnp.asarray(w))
     np.testing.assert_allclose(np.asarray(jac).sum(axis=(0, 1)), np.asarray(ct), rtol=1e-5)

@@ -25,16 +25,17 @@ signature and plan) and how to use it:
 """
 
 from tjit.config import config
+from tjit.primitives.ad_prims import linear_call_p
+from tjit.primitives.rules import Zero, instantiate
 from tjit.tracing.axis_env import bound_axes
 from tjit.tracing.core import Array, EvalTrace, Tracer, get_aval, set_current_trace
 from tjit.tracing.jaxpr import eval_jaxpr
 from tjit.tracing.jaxpr_trace import trace_to_jaxpr
 from tjit.tracing.target_platform import current_platform
 from tjit.transforms import loop_remat
-from tjit.primitives.ad_prims import linear_call_p
-from tjit.primitives.rules import Zero, instantiate
 from tjit.transforms.ad import JVPTrace, JVPTracer, backward_pass, linearize_flat
 from tjit.transforms.batching import BatchTrace, BatchTracer, vmap
+
 # (the pairing of a linear jaxpr with its transpose over shared leading operands)
 from tjit.transforms.linear_call import _pair as pair_with_transpose
 from tjit.transforms.partial_eval import LinearizeTrace
@@ -115,7 +116,7 @@ def eager_plan(trace, leaves):
 class ReversePlan:
     """A call under an eager grad: its primal half compiled (see the module's doc)."""
 
-    __slots__ = ("key", "primals", "mask")
+    __slots__ = ("key", "mask", "primals")
 
     def __init__(self, primals, mask):
         self.primals, self.mask = primals, mask
@@ -152,7 +153,7 @@ class ReversePlan:
 class BatchPlan:
     """A call under an eager vmap: the batched function compiled."""
 
-    __slots__ = ("key", "values", "dims")
+    __slots__ = ("dims", "key", "values")
 
     def __init__(self, trace, values, dims):
         self.values, self.dims = values, dims
@@ -195,7 +196,7 @@ class Linearized:
     tangents out), which outputs have a zero tangent, and (built at the first call) that
     jaxpr and its transpose as ``linear_call_p``'s callee and transpose."""
 
-    __slots__ = ("jaxpr", "zero_mask", "name", "params", "consts")
+    __slots__ = ("consts", "jaxpr", "name", "params", "zero_mask")
 
     def __init__(self, name):
         self.name = name
