@@ -55,7 +55,9 @@ of 3 runs, ms; JAX's median beside):
   cumsum       11.9      0.90     15.8    6.85 / 7.98
   top_k        13.2      1.15     11.6    3.52 / 2.82
   embed_grad   10.7      0.54      3.9    1.96 / 0.74
-The NumPy steps they replace suffered most from the load. First calls with an empty
+Again at load 13: kmeans 12.5 -> 0.94, cumsum 12.0 -> 0.96, top_k 16.1 -> 1.26,
+embed_grad 16.3 -> 0.60 (JAX 10.0, 20.0, 12.0, 3.7). The NumPy steps they replace
+suffered most from the load. First calls with an empty
 cache folder include each helper's one-time LLVM compile (top_k ~40 ms of CPU, a row
 scan ~11, a row scatter ~17; later processes load them from the disk cache).
 """
