@@ -80,3 +80,33 @@ def test_a_sharding_over_several_devices_is_refused():
     two = Mesh(np.array(devices, dtype=object), ("i",))
     with pytest.raises(NotImplementedError, match="2 devices"):
         jax.device_put(jnp.ones(4), NamedSharding(two, jax.P("i")))
+
+
+_NUM_CPU_DEVICES_SCRIPT = """
+import tjit as jax, numpy as np
+jax.config.update("jax_num_cpu_devices", 4)
+devs = jax.devices()
+mesh = jax.make_mesh((4,), ("i",))
+f = jax.shard_map(lambda x: x * 2, mesh=mesh, in_specs=jax.P("i"), out_specs=jax.P("i"))
+out = np.asarray(f(np.arange(8.0, dtype=np.float32)))
+try:
+    jax.config.update("jax_num_cpu_devices", 2)
+    late = "accepted"
+except RuntimeError as e:
+    late = "refused" if "before the devices are first used" in str(e) else str(e)
+print(len(devs), out.tolist(), late, jax.config.jax_num_cpu_devices)
+"""
+
+
+def test_num_cpu_devices_config_sets_the_host_device_count_before_first_use():
+    import os
+    import subprocess
+    import sys
+    env = {k: v for k, v in os.environ.items() if k != "TJIT_NUM_CPU_DEVICES"}
+    res = subprocess.run([sys.executable, "-c", _NUM_CPU_DEVICES_SCRIPT], env=env,
+                         capture_output=True, text=True, timeout=120, check=False)
+    assert res.returncode == 0, res.stderr[-2000:]
+    line = res.stdout.strip().splitlines()[-1]
+    assert line == (f"4 {[2.0 * i for i in range(8)]} refused 4"), line
+    with pytest.raises(ValueError, match="number of devices"):
+        jax.config.update("jax_num_cpu_devices", 0)

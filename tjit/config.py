@@ -31,6 +31,9 @@ What each option does in tjit (``OPTIONS`` below is the table):
 - ``while_loop_checkpoints``: tjit's own: reverse mode through ``while_loop`` keeps at
   most k loop states (``transforms/while_grad.py``).
 - ``traceback_filtering``: how tracebacks leaving tjit's API look.
+- ``num_cpu_devices``: how many CPU devices the host shows (as ``TJIT_NUM_CPU_DEVICES``;
+  -1: that variable, else 1); set it before the devices are first listed
+  (``devices/backend.py`` refuses a later change, as JAX does).
 
 Accepted because tjit already behaves as every value asks:
 ``default_matmul_precision`` (tjit's dots always accumulate at float32 precision or
@@ -117,6 +120,13 @@ def _default_device(name, v):
                      f"{v!r:.60}")
 
 
+def _device_count(name, v):
+    if isinstance(v, bool) or not hasattr(v, "__index__") or (int(v) < 1 and int(v) != -1):
+        raise ValueError(f"tjit.config: {name} takes a number of devices >= 1 (or -1: "
+                         f"TJIT_NUM_CPU_DEVICES or 1), got {v!r}")
+    return int(v)
+
+
 def _number(name, v):
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         raise ValueError(f"tjit.config: {name} takes a number, got {v!r}")
@@ -163,6 +173,7 @@ OPTIONS = {
     "persistent_cache_min_entry_size_bytes": (_number, 0, False),
     "default_prng_impl": (_only("threefry2x32", "tjit's keys are threefry2x32 keys"),
                           "threefry2x32", False),
+    "num_cpu_devices": (_device_count, -1, False),
     "threefry_partitionable": (_only(True, "tjit draws JAX's default (partitionable) "
                                      "random bits"), True, False),
 }

@@ -85,7 +85,8 @@ def cpu_devices():
     """The host's CPU devices: ``CPU_DEVICE`` and, with ``TJIT_NUM_CPU_DEVICES=N``,
     N - 1 more (all share host memory)."""
     if not _cpu_devices:
-        raw = os.environ.get(NUM_CPU_DEVICES_VAR, "").strip() or "1"
+        raw = os.environ.get(NUM_CPU_DEVICES_VAR, "").strip() or (
+            str(config.num_cpu_devices) if config.num_cpu_devices > 0 else "1")
         try:
             n = int(raw)
         except ValueError:
@@ -97,6 +98,21 @@ def cpu_devices():
             if not _cpu_devices:
                 _cpu_devices.extend([CPU_DEVICE] + [Device("cpu", i) for i in range(1, n)])
     return list(_cpu_devices)
+
+
+def _on_config_change():
+    """``config.update("jax_num_cpu_devices", n)`` after the CPU devices were listed: as
+    JAX, refused (arrays and meshes may already refer to the old list)."""
+    n = config.num_cpu_devices
+    if n > 0 and _cpu_devices and len(_cpu_devices) != n:
+        object.__setattr__(config, "num_cpu_devices", len(_cpu_devices))
+        raise RuntimeError(f"jax_num_cpu_devices config should be updated before the "
+                           f"devices are first used (the host already shows "
+                           f"{len(_cpu_devices)} CPU device(s)); set it right after "
+                           f"importing, or set {NUM_CPU_DEVICES_VAR}={n}")
+
+
+config.on_change(_on_config_change)
 
 
 @contextlib.contextmanager
