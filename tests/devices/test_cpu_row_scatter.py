@@ -158,8 +158,10 @@ def test_at_add_wraps_negative_ids_then_drops_or_clips(compiled_steps):
     x = rng.standard_normal((6, 4)).astype(np.float32)
     ids = np.array([0, -1, 5, 6, -7, 2, 2, -6, 100], np.int32)
     v = rng.standard_normal((9, 4)).astype(np.float32)
+    def at_add(mode):
+        return lambda x, i, v: x.at[i].add(v, mode=mode)
     for mode in ("drop", "clip"):
-        got = np.asarray(tjit.jit(lambda x, i, v: x.at[i].add(v, mode=mode))(x, ids, v))
+        got = np.asarray(tjit.jit(at_add(mode))(x, ids, v))
         wrapped = np.where(ids < 0, ids + 6, ids)        # NumPy's negative indices
         np.testing.assert_array_equal(got, _loop(x, wrapped, v, np.add, mode == "clip"))
     assert len(compiled_steps) == 2

@@ -21,7 +21,6 @@ from tjit.devices import disk_cache
 from tjit.devices.array_args import data_pointer
 from tjit.lower.llvm import scatter_rows
 
-
 #: compiles a row scatter's IR, or loads its object code from the kernel disk cache
 _load = functools.partial(disk_cache.load_or_compile, tag="scatter_rows")
 

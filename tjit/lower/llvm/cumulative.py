@@ -27,7 +27,7 @@ from llvmlite import ir
 from tjit.lower.llvm import codegen_ops as ops
 from tjit.lower.llvm import target
 
-__all__ = ["COLUMNS", "FORMS", "OPS", "supported", "function", "function_ir"]
+__all__ = ["COLUMNS", "FORMS", "OPS", "function", "function_ir", "supported"]
 
 I64 = ops.I64
 PTR = ir.PointerType()

@@ -26,7 +26,7 @@ from llvmlite import ir
 from tjit.lower.llvm import codegen_ops as ops
 from tjit.lower.llvm import target
 
-__all__ = ["COMBINES", "supported", "function", "function_ir"]
+__all__ = ["COMBINES", "function", "function_ir", "supported"]
 
 I64 = ops.I64
 PTR = ir.PointerType()

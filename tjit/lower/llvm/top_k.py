@@ -31,7 +31,7 @@ from llvmlite import ir
 from tjit.lower.llvm import codegen_ops as ops
 from tjit.lower.llvm import target
 
-__all__ = ["supported", "function", "function_ir"]
+__all__ = ["function", "function_ir", "supported"]
 
 I32, I64 = ops.I32, ops.I64
 PTR = ir.PointerType()
