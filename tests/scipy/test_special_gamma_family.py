@@ -114,3 +114,31 @@ def test_erfcx_float32_and_derivative():
     check_grads(js.erfcx, (np.array([-1.0, 0.4, 3.0, 12.0], np.float32),))
     with pytest.raises(NotImplementedError, match="erfcx: complex inputs"):
         js.erfcx(jnp.asarray([1j]))
+
+
+E1_X = np.concatenate([[-1.0, 0.0, 1e-10, 1.0, 1.0001, 1.5, 50.0, 700.0, 800.0, np.inf],
+                       np.geomspace(1e-8, 700, 60)])
+EI_X = np.concatenate([[-800.0, -1.0, 0.0, 1e-10, 39.9, 40.0, 40.1, 700.0, 720.0],
+                       np.geomspace(1e-8, 709, 60), -np.geomspace(1e-8, 700, 60)])
+
+
+@pytest.mark.parametrize("name,xs", [("exp1", E1_X), ("expi", EI_X)])
+def test_exponential_integrals_against_scipy(name, xs, x64):
+    f, ref = getattr(js, name), getattr(ss, name)
+    for g in (f, tjit.jit(f)):
+        got = np.asarray(g(jnp.asarray(xs)))
+        np.testing.assert_allclose(got, ref(xs), rtol=1e-12, atol=0)  # NaN, inf where SciPy
+
+
+@pytest.mark.parametrize("name", ["exp1", "expi"])
+def test_exponential_integrals_float32_and_derivative(name):
+    f, ref = getattr(js, name), getattr(ss, name)
+    x = np.array([0.01, 0.2, 0.9, 1.2, 3.0, 20.0, 60.0], np.float32)
+    xs = x if name == "exp1" else np.concatenate([x, -x])
+    np.testing.assert_allclose(np.asarray(f(jnp.asarray(xs))), ref(xs.astype(np.float64)),
+                               rtol=1e-5)
+    d = tjit.vmap(tjit.grad(f))(jnp.asarray(xs))
+    x64 = xs.astype(np.float64)
+    want = -np.exp(-x64) / x64 if name == "exp1" else np.exp(x64) / x64  # JAX's rules
+    np.testing.assert_allclose(np.asarray(d), want, rtol=1e-5)
+    check_grads(f, (np.array([0.3, 1.1, 2.5], np.float32),))
