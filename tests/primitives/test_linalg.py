@@ -419,8 +419,9 @@ def test_dot_general_errors():
         lax.dot_general(x, y, (((1,), (0,)), ((), ())))
     with pytest.raises(ShapeError, match=r"batch dims must have equal sizes.*\(2, 3\).*\(4, 3\)"):
         lax.dot_general(jnp.ones((2, 3)), jnp.ones((4, 3)), (((1,), (1,)), ((0,), (0,))))
-    with pytest.raises(TypeError, match="operand dtypes must be equal.*float32, int32"):
-        lax.dot_general(jnp.ones((2, 2)), jnp.ones((2, 2), jnp.int32), (((1,), (0,)), NOB))
+    # mixed dtypes meet in the one of higher precision, as JAX (not an error)
+    mixed = lax.dot_general(jnp.ones((2, 2)), jnp.ones((2, 2), jnp.int32), (((1,), (0,)), NOB))
+    assert mixed.dtype == jnp.float32 and np.asarray(mixed).tolist() == [[2, 2], [2, 2]]
     with pytest.raises(ShapeError, match="out of bounds"):
         lax.dot_general(x, y, (((2,), (0,)), ((), ())))
     with pytest.raises(ShapeError, match="as many contracting dims"):
