@@ -318,8 +318,10 @@ def test_a_jitted_function_inside_an_eager_grad_runs_its_primal_half_compiled():
     (ct2,) = pullback(jnp.ones((4, 2), jnp.float32) * 2)
     np.testing.assert_allclose(np.asarray(out), np.tanh(x.astype(np.float64) @ w), rtol=1e-5)
     np.testing.assert_allclose(np.asarray(ct2), 2 * np.asarray(ct), rtol=1e-6)
-    jac = tjit.jacrev(lambda w: jf(w, jnp.asarray(x), n)[2])(jnp.asarray(w))
-    np.testing.assert_allclose(np.asarray(jac).sum(axis=(0, 1)), np.asarray(ct), rtol=1e-5)
+    for _ in range(2):   # (the second batches the kept linear call's pair again)
+        jac = tjit.jacrev(lambda w: jf(w, jnp.asarray(x), n)[2])(jnp.asarray(w))
+        np.testing.assert_allclose(np.asarray(jac).sum(axis=(0, 1)), np.asarray(ct),
+                                   rtol=1e-5)
     assert count[0] == 1
 
 

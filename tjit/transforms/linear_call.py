@@ -20,6 +20,8 @@ once, at the call, into ``linear_call_p``'s ``callee`` and
 constants either closes over); compilers inline ``callee``.
 """
 
+import weakref
+
 from tjit.primitives.ad_prims import linear_call_p
 from tjit.primitives.rules import (
     Zero,
@@ -33,6 +35,7 @@ from tjit.tracing.core import get_aval
 from tjit.tracing.jaxpr import eval_jaxpr
 from tjit.tracing.tree_util import tree_flatten, tree_unflatten
 from tjit.transforms.ad import jvp
+from tjit.transforms.batching import batching_axis_name
 from tjit.transforms.custom_derivatives import (
     _leaf_array,
     batch_size_and_front,
@@ -150,6 +153,12 @@ def _transpose(cts, *args, callee, transpose, num_res):
     return [None] * num_res + list(cts_in)
 
 
+# callee -> {(transpose, residual dims, axis size and name, operand types): its batched
+# pair}: the same jaxprs batched again alike (a jitted function's linear call under
+# jacrev's vmapped pullback, at every call: inline_call.py) are traced once
+_BATCHED = weakref.WeakKeyDictionary()
+
+
 def _batch(args, dims, *, callee, transpose, num_res):
     """Both jaxprs batched alike: the linear operands and the outputs (hence the
     cotangents) with their batch axis first, residuals as they come."""
@@ -157,7 +166,24 @@ def _batch(args, dims, *, callee, transpose, num_res):
     res, res_dims = list(args[:num_res]), list(dims[:num_res])
     lin = [bdim_at_front(x, d, size) for x, d in zip(args[num_res:], dims[num_res:])]
     n_out = len(callee.out_avals)
+    types = tuple((a.shape, a.dtype, a.weak_type) for a in map(get_aval, res + lin))
+    key = (transpose, tuple(res_dims), size, batching_axis_name(), types)
+    try:
+        pair = _BATCHED.setdefault(callee, {}).get(key)
+    except TypeError:   # (an unhashable axis name or size)
+        key = pair = None
+    if pair is None:
+        pair = _batched_pair(callee, transpose, res, res_dims, lin, size, n_out)
+        if key is not None:
+            _BATCHED[callee][key] = pair
+    b_callee, b_transpose, consts = pair
+    outs = linear_call_p.bind(*consts, *res, *lin, callee=b_callee, transpose=b_transpose,
+                              num_res=len(consts) + num_res)
+    return list(outs), [0] * n_out
 
+
+def _batched_pair(callee, transpose, res, res_dims, lin, size, n_out):
+    """``(callee, transpose, consts)`` batched: see :func:`_batch`."""
     def batched(closed, k):
         def fn(*vals):
             return vmap_flat(lambda *a: eval_jaxpr(closed.jaxpr, closed.consts, *a),
@@ -165,12 +191,8 @@ def _batch(args, dims, *, callee, transpose, num_res):
                              name="linear_call")[0]
         return fn
 
-    b_callee, b_transpose, consts = _pair(
-        batched(callee, len(lin)), batched(transpose, n_out),
-        [get_aval(r) for r in res], [get_aval(x) for x in lin], "linear_call")
-    outs = linear_call_p.bind(*consts, *res, *lin, callee=b_callee, transpose=b_transpose,
-                              num_res=len(consts) + num_res)
-    return list(outs), [0] * n_out
+    return _pair(batched(callee, len(lin)), batched(transpose, n_out),
+                 [get_aval(r) for r in res], [get_aval(x) for x in lin], "linear_call")
 
 
 linear_call_p.jvp = _jvp
