@@ -285,6 +285,36 @@ class TakeElt(VJPHiPrimitive):
             x_acc.accum(jnp.zeros(x_acc.aval.shape, x_acc.aval.dtype).at[0].add(g))
 
 
+class MulAcc(VJPHiPrimitive):
+    kinds: ClassVar[list] = []
+
+    def __init__(self, x_aval, y_aval):
+        self.in_avals, self.out_aval, self.params = (x_aval, y_aval), x_aval, {}
+        super().__init__()
+
+    def expand(self, x, y):
+        return x * y
+
+    def vjp_fwd(self, nzs_in, x, y):
+        return self(x, y), (x, y)
+
+    def vjp_bwd(self, res, g, x_acc, y_acc):
+        MulAcc.kinds.append((type(x_acc).__name__, type(y_acc).__name__))
+        x, y = res
+        x_acc.accum(g * y)
+        y_acc.accum(g * x)
+
+
+def test_vjp_bwd_gets_null_accumulators_for_inputs_not_differentiated():
+    mul = lambda x, y: MulAcc(jax.typeof(x), jax.typeof(y))(x, y)
+    MulAcc.kinds.clear()
+    assert float(grad(mul, 0)(2., 3.)) == 3.0
+    assert float(grad(mul, 1)(2., 3.)) == 2.0
+    assert [float(v) for v in grad(mul, (0, 1))(2., 3.)] == [3.0, 2.0]
+    assert MulAcc.kinds == [("ValAccum", "NullAccum"), ("NullAccum", "ValAccum"),
+                            ("ValAccum", "ValAccum")]
+
+
 def test_vjp_bwd_accumulates_into_the_input_cotangent():
     x = jnp.arange(10.)
     want = np.zeros(10)

@@ -18,6 +18,8 @@ jaxpr as a ``custom_vjp_call`` / ``custom_jvp_call`` equation, not JAX's single
 
 Not provided (JAX features newer than its 0.10 releases): ``f_vjp.with_logs`` /
 ``with_refs``, structured residuals (a 4-tuple from ``vjp_fwd``), ``HiType``.
+``vjp_bwd`` gets a :class:`ValAccum` for each differentiated input and a
+:class:`NullAccum` for the others.
 """
 
 import numpy as np
@@ -310,14 +312,19 @@ def _fwd(prim, args):
                         f"or (primal_out, residuals, nzs_out); got {out!r:.80}"
                         + ("  (structured residuals, a 4-tuple, are not supported by tjit)"
                            if isinstance(out, (tuple, list)) and len(out) == 4 else ""))
-    return out[0], out[1]
+    # which inputs are differentiated, carried to _bwd in the residuals' structure
+    # (() or None: no array leaves), so that it hands NullAccum to the others
+    marker = tuple(() if nz else None for nz in tree_flatten(nzs)[0])
+    return out[0], (out[1], marker)
 
 
-def _bwd(prim, res, g):
-    accums = tree_unflatten(prim.in_tree, [ValAccum(a) for a in prim.in_avals_flat])
+def _bwd(prim, packed, g):
+    res, marker = packed
+    accums = tree_unflatten(prim.in_tree, [ValAccum(a) if m is not None else NullAccum()
+                                           for a, m in zip(prim.in_avals_flat, marker)])
     prim.vjp_bwd(res, g, *accums)
-    return tuple(tree_map(lambda acc: acc.val, list(accums),
-                          is_leaf=lambda a: isinstance(a, GradAccum)))
+    return tuple(tree_map(lambda acc: getattr(acc, "val", None), list(accums),
+                          is_leaf=lambda a: isinstance(a, (GradAccum, NullAccum))))
 
 
 def _jvp(prim, primals, tangents):
