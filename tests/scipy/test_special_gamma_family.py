@@ -142,3 +142,31 @@ def test_exponential_integrals_float32_and_derivative(name):
     want = -np.exp(-x64) / x64 if name == "exp1" else np.exp(x64) / x64  # JAX's rules
     np.testing.assert_allclose(np.asarray(d), want, rtol=1e-5)
     check_grads(f, (np.array([0.3, 1.1, 2.5], np.float32),))
+
+
+def test_expn_against_scipy_and_mpmath(x64):
+    ns = np.array([0, 1, 2, 3, 5, 10, 30])
+    xs = np.concatenate([[0.0, 1e-10, 0.5, 1.0, 1.0001, 2.0, 50.0, 700.0],
+                         np.geomspace(1e-6, 500, 25)])
+    N, X = (a.ravel() for a in np.meshgrid(ns, xs))
+    for f in (js.expn, tjit.jit(js.expn)):
+        got = np.asarray(f(jnp.asarray(N.astype(np.float64)), jnp.asarray(X)))
+        np.testing.assert_allclose(got, ss.expn(N, X), rtol=1e-12, atol=1e-300)
+    import mpmath  # SciPy's large-n expansion is off by 1e-7 at E_100(50)
+    for n, x in [(100, 50.0), (100, 1.5), (60, 20.0)]:
+        want = float(mpmath.expint(n, x))
+        np.testing.assert_allclose(float(js.expn(float(n), x)), want, rtol=1e-12)
+    # NaN for negative or non-integer n and negative x (JAX); 1/(n-1) or inf at 0
+    np.testing.assert_array_equal(
+        np.asarray(js.expn(jnp.asarray([1.5, -1.0, 2.0, 3.0, 1.0]),
+                           jnp.asarray([1.0, 1.0, -1.0, 0.0, 0.0]))),
+        [np.nan, np.nan, np.nan, 0.5, np.inf])
+
+
+def test_expn_derivative_is_minus_the_previous_order():
+    x = jnp.asarray(np.array([0.3, 0.9, 2.5, 7.0], np.float32))
+    for n in (1.0, 2.0, 5.0):
+        d = tjit.vmap(tjit.grad(lambda x: js.expn(n, x)))(x)
+        want = -ss.expn(int(n) - 1, np.asarray(x, np.float64))
+        np.testing.assert_allclose(np.asarray(d), want, rtol=1e-5)
+    check_grads(lambda x: js.expn(3.0, x), (np.array([0.4, 1.6], np.float32),))
