@@ -151,7 +151,9 @@ def put(a, ind, v, mode=None, *, inplace=True):
     """A copy of ``a`` with ``a.flat[ind] = v`` (``v`` repeated to ``len(ind)`` values).
 
     Args:
-      mode: ``'clip'`` (default: indices clamped to [0, size)) or ``'wrap'``.
+      mode: None (default: as JAX, which unravels the indices with ``unravel_index``:
+        negative ones in [-size, 0) count from the end, the rest clamp into [0, size)),
+        ``'clip'`` (indices clamped to [0, size), negative ones to 0) or ``'wrap'``.
       inplace: must be False (tjit arrays are immutable).
 
     Example::
@@ -173,7 +175,9 @@ def put(a, ind, v, mode=None, *, inplace=True):
     idt = _index_dtype(a.shape, [ind])
     if mode == "wrap":
         idx, smode = _mode_indices("put", ind, n, "wrap", idt)[0], "promise_in_bounds"
-    elif mode in (None, "clip"):
+    elif mode is None:
+        idx, smode = _normalize(ind, n, idt), "clip"
+    elif mode == "clip":
         idx, smode = _as_index_array(ind, idt), "clip"
     else:
         raise ValueError(f"jnp.put: invalid mode {mode!r}; use 'clip' or 'wrap'")
