@@ -110,3 +110,38 @@ def test_num_cpu_devices_config_sets_the_host_device_count_before_first_use():
     assert line == (f"4 {[2.0 * i for i in range(8)]} refused 4"), line
     with pytest.raises(ValueError, match="number of devices"):
         jax.config.update("jax_num_cpu_devices", 0)
+
+
+def test_make_mesh_takes_axis_types_third_as_jax():
+    from tjit.sharding import AxisType
+    m = jax.make_mesh((1,), ("i",), (AxisType.Explicit,))
+    assert m.axis_types == (AxisType.Explicit,)
+    assert jax.make_mesh((1,), ("i",)).axis_types == (AxisType.Auto,)
+    assert m != jax.make_mesh((1,), ("i",))
+    assert jax.make_mesh((1,), ("i",), devices=jax.devices()[:1]).shape == {"i": 1}
+    with pytest.raises(ValueError, match="axis_types"):
+        jax.make_mesh((1,), ("i",), (AxisType.Auto, AxisType.Auto))
+    with pytest.raises(ValueError, match="axis_types"):
+        jax.make_mesh((1,), ("i",), ("explicit",))
+
+
+@pytest.mark.parametrize("make", [
+    lambda: jax.nn.initializers.zeros, lambda: jax.nn.initializers.ones,
+    lambda: jax.nn.initializers.constant(1.5), lambda: jax.nn.initializers.normal(0.5),
+    lambda: jax.nn.initializers.he_normal(1, 1), lambda: jax.nn.initializers.orthogonal(),
+    lambda: jax.nn.initializers.truncated_normal(0.3), lambda: jax.nn.initializers.uniform(),
+])
+def test_initializers_take_out_sharding(mesh, make):
+    init, key = make(), jax.random.key(3)
+    want = np.asarray(init(key, (4, 2), jnp.float32))
+    with jax.set_mesh(mesh):
+        got = init(key, (4, 2), jnp.float32, jax.P("i", None))
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(
+            jax.jit(lambda k: init(k, (4, 2), jnp.float32, jax.P("i")))(key), want)
+        with pytest.raises(ValueError):
+            init(key, (4, 2), jnp.float32, jax.P("i", None, None))
+    np.testing.assert_array_equal(
+        init(key, (4, 2), jnp.float32, out_sharding=NamedSharding(mesh, jax.P())), want)
+    with pytest.raises(ValueError, match="mesh"):
+        init(key, (4, 2), jnp.float32, jax.P("i"))

@@ -14,6 +14,7 @@ The devices may belong to several processes (after ``tjit.distributed.initialize
 which process drives it, and the devices of this process are its addressable ones.
 """
 
+import enum
 import math
 import threading
 
@@ -40,18 +41,44 @@ def device_process_index(device):
     return getattr(device, "process_index", 0)
 
 
+class AxisType(enum.Enum):
+    """How a mesh axis is sharded, as ``jax.sharding.AxisType``. tjit computes every axis
+    as ``Auto`` does: an array's sharding is not part of its type (``Explicit`` axes are
+    accepted and recorded; ``Manual`` is what shard_map's body sees)."""
+    Auto = enum.auto()
+    Explicit = enum.auto()
+    Manual = enum.auto()
+
+    def __repr__(self):
+        return self.name
+
+
+def _axis_types(axis_types, n, where):
+    if axis_types is None:
+        return (AxisType.Auto,) * n
+    if isinstance(axis_types, AxisType):
+        axis_types = (axis_types,)
+    axis_types = tuple(axis_types)
+    if len(axis_types) != n or not all(isinstance(t, AxisType) for t in axis_types):
+        raise ValueError(f"{where}: axis_types must be one jax.sharding.AxisType per mesh "
+                         f"axis ({n}), got {axis_types}")
+    return axis_types
+
+
 class Mesh:
     """Devices arranged in an n-d array whose axes have names, as ``jax.sharding.Mesh``.
 
     Args:
       devices: an array-like of tjit Devices (from ``tjit.devices()``), of any shape.
       axis_names: one name (str) per axis of ``devices``.
+      axis_types: one :class:`AxisType` per axis (default: all ``Auto``).
     """
 
-    def __init__(self, devices, axis_names):
+    def __init__(self, devices, axis_names, axis_types=None):
         if isinstance(axis_names, str):
             axis_names = (axis_names,)
         axis_names = tuple(axis_names)
+        self.axis_types = _axis_types(axis_types, len(axis_names), "Mesh")
         arr = np.empty(np.shape(np.asarray(devices, dtype=object)), dtype=object)
         arr[...] = np.asarray(devices, dtype=object)
         if arr.ndim != len(axis_names):
@@ -135,7 +162,7 @@ class Mesh:
         return False
 
     def _key(self):
-        return (self.axis_names, self.devices.shape, tuple(self.devices.flat))
+        return (self.axis_names, self.devices.shape, tuple(self.devices.flat), self.axis_types)
 
     def __eq__(self, other):
         return isinstance(other, Mesh) and self._key() == other._key()
@@ -226,9 +253,10 @@ def placement_device(x, where_to, what):
     return devices[0]
 
 
-def make_mesh(axis_shapes, axis_names, devices=None):
+def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None):
     """A mesh of shape ``axis_shapes`` over ``devices`` (default: ``tjit.devices()``, every
-    process's devices after ``initialize()``), as ``jax.make_mesh``.
+    process's devices after ``initialize()``), as ``jax.make_mesh``; ``axis_types`` is
+    one :class:`AxisType` per axis (default: all ``Auto``).
 
     Raises ValueError unless the shape's size is the number of devices."""
     devices = global_devices() if devices is None else list(devices)
@@ -239,7 +267,7 @@ def make_mesh(axis_shapes, axis_names, devices=None):
                          f"({devices}); pick axis sizes whose product is {len(devices)}")
     arr = np.empty(len(devices), dtype=object)
     arr[:] = devices
-    return Mesh(arr.reshape(axis_shapes), axis_names)
+    return Mesh(arr.reshape(axis_shapes), axis_names, axis_types)
 
 
 class PartitionSpec(tuple):

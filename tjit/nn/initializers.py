@@ -1,6 +1,7 @@
 """Parameter initializers of ``tjit.nn.initializers`` (``jax.nn.initializers``).
 
-An initializer is a function ``init(key, shape, dtype=float32) -> array``. ``zeros``
+An initializer is a function ``init(key, shape, dtype=float32, out_sharding=None) ->
+array`` (``out_sharding`` constrains the result's layout as ``with_sharding_constraint``). ``zeros``
 and ``ones`` are initializers themselves; the others are builders that return one,
 e.g. ``glorot_uniform()(key, (784, 256))``. The variance-scaling family computes
 ``fan_in``/``fan_out`` from ``in_axis``/``out_axis`` (other non-batch axes count as the
@@ -26,21 +27,46 @@ def _dtype(dtype, name):
         dtypes.canonicalize_user_dtype(dtype, name)
 
 
-def zeros(key, shape, dtype=None):
+def _constrained(x, out_sharding):
+    """JAX's ``out_sharding`` argument: the result laid out by it (with_sharding_constraint:
+    the spec is checked against the rank and the mesh; the values are unchanged)."""
+    return x if out_sharding is None else lax.with_sharding_constraint(x, out_sharding)
+
+
+def _with_out_sharding(init):
+    """``init(key, shape, dtype)`` that also takes JAX's ``out_sharding=None``."""
+    def wrapped(key, shape, dtype=_DEFAULT, out_sharding=None):
+        x = init(key, shape) if dtype is _DEFAULT else init(key, shape, dtype)
+        return _constrained(x, out_sharding)
+    wrapped.__name__ = wrapped.__qualname__ = init.__name__
+    return wrapped
+
+
+class _Default:
+    def __repr__(self):
+        return "<the initializer's dtype>"
+
+
+_DEFAULT = _Default()
+
+
+def zeros(key, shape, dtype=None, out_sharding=None):
     """An array of zeros (``key`` is ignored)."""
-    return lax.full(check_shape("zeros", shape), 0, _dtype(dtype, "zeros"))
+    return _constrained(lax.full(check_shape("zeros", shape), 0, _dtype(dtype, "zeros")),
+                        out_sharding)
 
 
-def ones(key, shape, dtype=None):
+def ones(key, shape, dtype=None, out_sharding=None):
     """An array of ones (``key`` is ignored)."""
-    return lax.full(check_shape("ones", shape), 1, _dtype(dtype, "ones"))
+    return _constrained(lax.full(check_shape("ones", shape), 1, _dtype(dtype, "ones")),
+                        out_sharding)
 
 
 def constant(value, dtype=None):
     """Builds an initializer returning arrays filled with ``value``."""
     def init(key, shape, dtype=dtype):
         return lax.full(check_shape("constant", shape), value, _dtype(dtype, "constant"))
-    return eager_boundary(init, "")  # its errors end in user code too
+    return eager_boundary(_with_out_sharding(init), "")  # its errors end in user code too
 
 
 def uniform(scale=1e-2, dtype=None):
@@ -48,7 +74,7 @@ def uniform(scale=1e-2, dtype=None):
     def init(key, shape, dtype=dtype):
         dt = _dtype(dtype, "uniform")
         return jnp.multiply(random.uniform(key, shape, dt), np.array(scale, dt))
-    return eager_boundary(init, "")  # its errors end in user code too
+    return eager_boundary(_with_out_sharding(init), "")  # its errors end in user code too
 
 
 def normal(stddev=1e-2, dtype=None):
@@ -56,7 +82,7 @@ def normal(stddev=1e-2, dtype=None):
     def init(key, shape, dtype=dtype):
         dt = _dtype(dtype, "normal")
         return jnp.multiply(random.normal(key, shape, dt), np.array(stddev, dt))
-    return eager_boundary(init, "")  # its errors end in user code too
+    return eager_boundary(_with_out_sharding(init), "")  # its errors end in user code too
 
 
 def truncated_normal(stddev=1e-2, dtype=None, lower=-2.0, upper=2.0):
@@ -66,7 +92,7 @@ def truncated_normal(stddev=1e-2, dtype=None, lower=-2.0, upper=2.0):
         dt = _dtype(dtype, "truncated_normal")
         return jnp.multiply(random.truncated_normal(key, lower, upper, shape, dt),
                             np.array(stddev, dt))
-    return eager_boundary(init, "")  # its errors end in user code too
+    return eager_boundary(_with_out_sharding(init), "")  # its errors end in user code too
 
 
 def _axes_size(shape, axes, name):
@@ -128,7 +154,7 @@ def variance_scaling(scale, mode, distribution, in_axis=-2, out_axis=-1, batch_a
             return jnp.multiply(random.normal(key, shape, dt), np.sqrt(variance))
         return jnp.multiply(random.uniform(key, shape, dt, -1),
                             np.sqrt(np.array(3, dt) * variance))
-    return eager_boundary(init, "")  # its errors end in user code too
+    return eager_boundary(_with_out_sharding(init), "")  # its errors end in user code too
 
 
 def _preset(scale, mode, distribution, doc):
@@ -177,7 +203,7 @@ def orthogonal(scale=1.0, column_axis=-1, dtype=None):
         q = lax.reshape(q, tuple(d for i, d in enumerate(shape) if i != col) + (n_cols,))
         q = jnp.moveaxis(q, -1, col)
         return jnp.multiply(np.array(scale, dt), q)
-    return eager_boundary(init, "")  # its errors end in user code too
+    return eager_boundary(_with_out_sharding(init), "")  # its errors end in user code too
 
 
 __all__ = ["zeros", "ones", "constant", "uniform", "normal", "truncated_normal",
