@@ -43,7 +43,7 @@ Where the rest goes: LLVM on the program's kernels is ~70-80% of a CNN's first c
 (~25 ms of CPU a kernel, 33-38 kernels; 2.5 ms of it a fixed cost per module), and the
 runtime's own sgemm compiled once per process with an empty cache (~0.45 s of CPU) is
 most of the transformer's and the GRU's; tracing, transforms, lowering, fusion and
-planning are 20-100 ms together. Import (tjit ~2x JAX's, most of it sympy) is not in
+planning are 20-100 ms together. Import (tjit ~2x JAX's, a quarter of it sympy) is not in
 the first call.
 
 Times are medians over ``--repeat`` processes (ms); ``cpu`` is the process CPU time of
