@@ -145,3 +145,31 @@ def test_initializers_take_out_sharding(mesh, make):
         init(key, (4, 2), jnp.float32, out_sharding=NamedSharding(mesh, jax.P())), want)
     with pytest.raises(ValueError, match="mesh"):
         init(key, (4, 2), jnp.float32, jax.P("i"))
+
+
+def test_shard_map_as_jax_shard_map_decorator(mesh):
+    x = np.arange(6.0, dtype=np.float32)
+    with jax.set_mesh(mesh):
+        @jax.shard_map(in_specs=jax.P("i"), out_specs=jax.P("i"))
+        def double(block):
+            return block * 2
+        np.testing.assert_array_equal(double(x), 2 * x)
+    f = jax.shard_map(lambda b: b + 1, mesh=mesh, in_specs=jax.P("i"), out_specs=jax.P("i"),
+                      check_vma=False, axis_names={"i"})
+    np.testing.assert_array_equal(f(x), x + 1)
+    two = jax.make_mesh((1, 1), ("i", "j"))
+    with pytest.raises(NotImplementedError, match="auto"):
+        jax.shard_map(lambda b: b, mesh=two, in_specs=jax.P("i"), out_specs=jax.P("i"),
+                      axis_names={"i"})
+
+
+def test_xla_flags_device_count_is_read():
+    import os
+    import subprocess
+    import sys
+    env = {k: v for k, v in os.environ.items() if k != "TJIT_NUM_CPU_DEVICES"}
+    env["XLA_FLAGS"] = "--xla_force_host_platform_device_count=3"
+    res = subprocess.run([sys.executable, "-c", "import tjit; print(len(tjit.devices('cpu')))"],
+                         env=env, capture_output=True, text=True, timeout=120, check=False)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.strip().splitlines()[-1] == "3"

@@ -25,6 +25,7 @@ import contextlib
 import dataclasses
 import importlib
 import os
+import re
 import threading
 from typing import Protocol
 
@@ -75,10 +76,19 @@ class Device:
 CPU_DEVICE = Device("cpu", 0)
 core.set_host_device(CPU_DEVICE)   # (Array.device; tracing knows no devices itself)
 
-#: ``TJIT_NUM_CPU_DEVICES=N`` (as XLA's ``--xla_force_host_platform_device_count``): the
-#: host shows N CPU devices (``pmap`` runs one thread per device). Read at first use.
+#: ``TJIT_NUM_CPU_DEVICES=N`` (as XLA's ``--xla_force_host_platform_device_count``, which
+#: is read from ``XLA_FLAGS`` too, after ``config.num_cpu_devices``): the host shows N CPU
+#: devices (``pmap`` runs one thread per device). Read at first use.
 NUM_CPU_DEVICES_VAR = "TJIT_NUM_CPU_DEVICES"
 _cpu_devices = []     # the list, once read
+
+
+def _xla_flags_device_count():
+    """N from ``--xla_force_host_platform_device_count=N`` in ``XLA_FLAGS`` (JAX's way to
+    ask for N CPU devices), or None."""
+    m = re.search(r"--xla_force_host_platform_device_count=(\S+)",
+                  os.environ.get("XLA_FLAGS", ""))
+    return m.group(1) if m else None
 
 
 def cpu_devices():
@@ -86,7 +96,8 @@ def cpu_devices():
     N - 1 more (all share host memory)."""
     if not _cpu_devices:
         raw = os.environ.get(NUM_CPU_DEVICES_VAR, "").strip() or (
-            str(config.num_cpu_devices) if config.num_cpu_devices > 0 else "1")
+            str(config.num_cpu_devices) if config.num_cpu_devices > 0 else
+            _xla_flags_device_count() or "1")
         try:
             n = int(raw)
         except ValueError:

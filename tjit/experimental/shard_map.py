@@ -77,8 +77,11 @@ _MAKES_INVARIANT = {"psum", "pmax", "pmin", "all_gather"}
 _MAKES_VARYING = {"psum_scatter", "all_to_all", "ppermute", "axis_index"}
 
 
-def shard_map(f, mesh=None, in_specs=None, out_specs=None, check_rep=True, auto=frozenset()):
-    """Map ``f`` over the blocks of its arguments on the devices of ``mesh``.
+def shard_map(f=None, mesh=None, in_specs=None, out_specs=None, check_rep=True,
+              auto=frozenset(), *, axis_names=None, check_vma=None):
+    """Map ``f`` over the blocks of its arguments on the devices of ``mesh``
+    (``jax.shard_map``, and ``jax.experimental.shard_map.shard_map``'s positional form).
+    Without ``f`` it returns a decorator: ``@jax.shard_map(in_specs=..., out_specs=...)``.
 
     Args:
       f: the function each device runs on its blocks; collectives inside it name the
@@ -93,10 +96,19 @@ def shard_map(f, mesh=None, in_specs=None, out_specs=None, check_rep=True, auto=
         on every device along it.
       auto: mesh axes left to the compiler (JAX's partial auto mode); only the empty set
         is supported.
+      axis_names: (jax.shard_map) the mesh axes mapped manually; only all of them is
+        supported (the others would be auto).
+      check_vma: jax.shard_map's name for ``check_rep``.
 
     Returns:
-      The mapped function.
+      The mapped function (a decorator when ``f`` is None).
     """
+    if check_vma is not None:
+        check_rep = check_vma
+    if f is None:
+        return functools.partial(shard_map, mesh=mesh, in_specs=in_specs,
+                                 out_specs=out_specs, check_rep=check_rep, auto=auto,
+                                 axis_names=axis_names)
     if mesh is None:
         mesh = current_mesh()
         if mesh is None:
@@ -105,6 +117,8 @@ def shard_map(f, mesh=None, in_specs=None, out_specs=None, check_rep=True, auto=
     if not isinstance(mesh, Mesh):
         raise TypeError(f"shard_map: mesh must be a tjit.sharding.Mesh, got "
                         f"{type(mesh).__name__}")
+    if axis_names:
+        auto = frozenset(auto) | (frozenset(mesh.axis_names) - frozenset(axis_names))
     if auto:
         raise NotImplementedError(f"shard_map: auto={set(auto)} (axes left to the compiler) "
                                   f"is not supported; map every mesh axis manually")
