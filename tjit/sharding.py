@@ -258,13 +258,18 @@ def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None):
     process's devices after ``initialize()``), as ``jax.make_mesh``; ``axis_types`` is
     one :class:`AxisType` per axis (default: all ``Auto``).
 
-    Raises ValueError unless the shape's size is the number of devices."""
+    A mesh smaller than the device list takes its first devices, as JAX's.
+
+    Raises ValueError when the shape's size exceeds the number of devices."""
     devices = global_devices() if devices is None else list(devices)
     axis_shapes = tuple(int(s) for s in axis_shapes)
-    if math.prod(axis_shapes) != len(devices):
+    if math.prod(axis_shapes) > len(devices):
         raise ValueError(f"make_mesh: a mesh of shape {axis_shapes} needs "
                          f"{math.prod(axis_shapes)} devices, but {len(devices)} are given "
-                         f"({devices}); pick axis sizes whose product is {len(devices)}")
+                         f"({devices}); pick axis sizes whose product is at most "
+                         f"{len(devices)} (more CPU devices: jax.config.update("
+                         f"'jax_num_cpu_devices', n) before first use)")
+    devices = devices[:math.prod(axis_shapes)]
     arr = np.empty(len(devices), dtype=object)
     arr[:] = devices
     return Mesh(arr.reshape(axis_shapes), axis_names, axis_types)
