@@ -170,3 +170,21 @@ def test_expn_derivative_is_minus_the_previous_order():
         want = -ss.expn(int(n) - 1, np.asarray(x, np.float64))
         np.testing.assert_allclose(np.asarray(d), want, rtol=1e-5)
     check_grads(lambda x: js.expn(3.0, x), (np.array([0.4, 1.6], np.float32),))
+
+
+def test_spence_against_scipy(x64):
+    x = np.concatenate([[-1.0, 0.0, 1.0, 0.5, 1.5, 2.0, 1e-10, 1e10, np.nan],
+                        np.geomspace(1e-8, 1e8, 80)])
+    for f in (js.spence, tjit.jit(js.spence)):
+        np.testing.assert_allclose(np.asarray(f(jnp.asarray(x))), ss.spence(x), rtol=1e-13)
+
+
+def test_spence_float32_derivative_and_dtypes():
+    x = np.array([0.05, 0.3, 0.9, 1.7, 3.0, 40.0], np.float32)
+    np.testing.assert_allclose(np.asarray(js.spence(jnp.asarray(x))),
+                               ss.spence(x.astype(np.float64)), rtol=2e-6, atol=1e-7)
+    d = tjit.vmap(tjit.grad(js.spence))(jnp.asarray(x))  # d/dx = log(x) / (1 - x)
+    x64 = x.astype(np.float64)
+    np.testing.assert_allclose(np.asarray(d), np.log(x64) / (1 - x64), rtol=1e-4)
+    with pytest.raises(TypeError, match="spence: x.dtype=int32 is not supported"):
+        js.spence(jnp.asarray([1, 2]))

@@ -24,11 +24,11 @@ from tjit.transforms.custom_derivatives import custom_jvp
 
 __all__ = [
     "bernoulli", "beta", "boxcox", "boxcox1p", "comb", "erfcx", "exp1", "expi", "expn",
-    "loggamma",
-    "poch", "betainc", "betaln", "digamma", "entr", "erf", "erfc", "erfinv", "expit",
-    "factorial", "gamma", "gammainc", "gammaincc", "gammaln", "gammasgn", "i0", "i0e", "i1",
-    "i1e", "kl_div", "log_ndtr", "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr",
-    "ndtri", "polygamma", "rel_entr", "softmax", "xlog1py", "xlogy", "zeta"]
+    "loggamma", "poch", "spence", "betainc", "betaln", "digamma", "entr", "erf", "erfc",
+    "erfinv", "expit", "factorial", "gamma", "gammainc", "gammaincc", "gammaln", "gammasgn",
+    "i0", "i0e", "i1", "i1e", "kl_div", "log_ndtr", "log_softmax", "logit", "logsumexp",
+    "multigammaln", "ndtr", "ndtri", "polygamma", "rel_entr", "softmax", "xlog1py", "xlogy",
+    "zeta"]
 
 logsumexp = nn.logsumexp
 
@@ -781,3 +781,46 @@ def _expn_jvp(primals, tangents):  # JAX's: d/dx E_n(x) = -E_{n-1}(x); n has non
     n, x = _inexact("expn", *primals)
     out = _expn(n, x)
     return out, -_expn(n - 1, x) * jnp.asarray(tangents[1], out.dtype)
+
+
+# -- Spence's function (Cephes' rational approximation, as JAX) ------------------------------
+_SPENCE_A = [4.65128586073990045278E-5, 7.31589045238094711071E-3, 1.33847639578309018650E-1,
+             8.79691311754530315341E-1, 2.71149851196553469920E0, 4.25697156008121755724E0,
+             3.29771340985225106936E0, 1.00000000000000000126E0]
+_SPENCE_B = [6.90990488912553276999E-4, 2.54043763932544379113E-2, 2.82974860602568089943E-1,
+             1.41172597751831069617E0, 3.63800533345137075418E0, 5.03278880143316990390E0,
+             3.54771340985225096217E0, 9.99999999999999998740E-1]
+
+
+def spence(x):
+    """Spence's function ``int_1^x log(t) / (1 - t) dt`` for real ``x >= 0`` (SciPy's
+    convention; the dilogarithm ``Li2(1 - x)``), by Cephes' rational approximation on
+    ``[0.5, 1.5]`` and its reflection and inversion formulas; NaN below 0.
+
+    Args:
+      x: a float32 or float64 array (as JAX, other dtypes are refused).
+
+    Returns:
+      ``spence(x)`` of ``x``'s dtype.
+    """
+    x = jnp.asarray(x)
+    if x.dtype not in (np.float32, np.float64):
+        raise TypeError(f"spence: x.dtype={x.dtype} is not supported; pass float32 or "
+                        f"float64 (x.astype(jnp.float32))")
+    ok = x > 0
+    xs = jnp.where(ok, x, 1)
+    big = xs > 2
+    xs = jnp.where(big, 1 / xs, xs)
+    above = xs > 1.5
+    below = xs < 0.5
+    inverted = big | above
+    w = jnp.where(above, 1 / xs - 1, jnp.where(below, -xs, xs - 1))
+    a, b = (jnp.asarray(c, x.dtype) for c in (_SPENCE_A, _SPENCE_B))
+    y = -w * jnp.polyval(a, w) / jnp.polyval(b, w)
+    safe_1mx = jnp.where(below, 1 - xs, 0.5)
+    y = jnp.where(below, np.pi ** 2 / 6 - jnp.log(jnp.where(below, xs, 0.5)) *
+                  jnp.log(safe_1mx) - y, y)
+    y = jnp.where(inverted, -0.5 * jnp.log(xs) ** 2 - y, y)
+    y = jnp.where(x == 0, np.pi ** 2 / 6, y)
+    y = jnp.where(x == 1, 0, y)
+    return jnp.where((x < 0) | jnp.isnan(x), np.nan, y).astype(x.dtype)
