@@ -1,5 +1,7 @@
-"""jax.set_mesh (global setter and context manager) and device_put with a sharding or a
-bare PartitionSpec: values against NumPy, the mesh restored after a block, errors."""
+"""JAX's mesh API as ported doc pages use it: set_mesh, device_put with a sharding or a
+bare PartitionSpec, jax_num_cpu_devices / XLA_FLAGS, make_mesh's axis_types and smaller
+meshes, initializers' out_sharding, the jax.shard_map decorator form. Values against
+NumPy, the mesh restored after a block, errors."""
 
 import numpy as np
 import pytest
