@@ -188,3 +188,21 @@ def test_spence_float32_derivative_and_dtypes():
     np.testing.assert_allclose(np.asarray(d), np.log(x64) / (1 - x64), rtol=1e-4)
     with pytest.raises(TypeError, match="spence: x.dtype=int32 is not supported"):
         js.spence(jnp.asarray([1, 2]))
+
+
+def test_dawsn_against_scipy(x64):
+    x = np.concatenate([[0.0, 3.25, 6.25, -7.0, 1e-10, 1e10, np.inf, -np.inf, np.nan],
+                        np.geomspace(1e-8, 1e8, 80), -np.geomspace(1e-3, 50, 20)])
+    for f in (js.dawsn, tjit.jit(js.dawsn)):
+        np.testing.assert_allclose(np.asarray(f(jnp.asarray(x))), ss.dawsn(x), rtol=1e-13)
+
+
+def test_dawsn_float32_and_derivative():
+    x = np.array([-4.0, -0.7, 0.01, 0.5, 2.0, 5.0, 30.0], np.float32)
+    np.testing.assert_allclose(np.asarray(js.dawsn(jnp.asarray(x))),
+                               ss.dawsn(x.astype(np.float64)), rtol=2e-6)
+    d = tjit.vmap(tjit.grad(js.dawsn))(jnp.asarray(x))
+    x64 = x.astype(np.float64)
+    np.testing.assert_allclose(np.asarray(d), 1 - 2 * x64 * ss.dawsn(x64), rtol=1e-4,
+                               atol=1e-6)
+    check_grads(js.dawsn, (np.array([-1.2, 0.4, 4.0], np.float32),))
