@@ -90,7 +90,8 @@ def test_bernoulli(x64):
                                    rtol=1e-12, atol=1e-15)
     with pytest.raises(ValueError, match="bernoulli: n must be a non-negative integer"):
         js.bernoulli(-1)
-    with pytest.raises(tjit.errors.ConcretizationTypeError, match="bernoulli: n must be a static Python int"):
+    with pytest.raises(tjit.errors.ConcretizationTypeError,
+                       match="bernoulli: n must be a static Python int"):
         tjit.jit(js.bernoulli)(3)
 
 

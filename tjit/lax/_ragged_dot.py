@@ -16,7 +16,7 @@ from tjit.lax._dot import dot_general
 from tjit.lax._elementwise import asarray_for_lax, bitwise_and, ge, lt, select
 from tjit.lax._reductions import cumsum
 from tjit.lax._slicing import concatenate, slice_in_dim
-from tjit.lax._structural import broadcast_in_dim, broadcasted_iota, full, transpose
+from tjit.lax._structural import broadcast_in_dim, broadcasted_iota, full
 
 
 @dataclasses.dataclass(frozen=True)
