@@ -437,6 +437,10 @@ def test_errors_name_the_missing_rule_or_the_mismatch():
         grad(f)(1.0)
     with pytest.raises(NotImplementedError, match="batch_dim_rule"):
         vmap(f)(jnp.ones(3))
+    with pytest.raises(NotImplementedError, match="for jvp support"):
+        jvp(f, (1.0,), (1.0,))
+    with pytest.raises(NotImplementedError, match="for jvp support"):
+        jvp(log1pexp, (1.0,), (1.0,))    # a vjp rule only
     with pytest.raises(TypeError, match="declares f32\\[\\]"):
         Noisy(jax.typeof(1.0))(jnp.ones(3))
 

@@ -204,6 +204,8 @@ class VJPHiPrimitive:
         has_vjp, has_jvp = fns["vjp"] is not None, fns["jvp"] is not None
         if has_vjp and has_jvp:
             return fns["vjp"] if _linearizing() else fns["jvp"]
+        if not has_jvp and _forward_mode():
+            self.jvp((), ())  # raises JAX's "for jvp support ... must implement `jvp`"
         return fns["vjp"] or fns["jvp"] or fns["none"]
 
     def __repr__(self):
@@ -229,6 +231,12 @@ def _accumulate(accs, grad):
     for acc, v in zip(acc_leaves, grads):
         if isinstance(acc, GradAccum):
             acc.accum(v)
+
+
+def _forward_mode():
+    """Is the current call differentiated in forward mode (jvp, jacfwd), not linearized?"""
+    t = current_trace()
+    return isinstance(t, JVPTrace) and not isinstance(t.parent, LinearizeTrace)
 
 
 def _linearizing():
