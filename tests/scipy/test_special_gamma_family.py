@@ -207,3 +207,26 @@ def test_dawsn_float32_and_derivative():
     np.testing.assert_allclose(np.asarray(d), 1 - 2 * x64 * ss.dawsn(x64), rtol=1e-4,
                                atol=1e-6)
     check_grads(js.dawsn, (np.array([-1.2, 0.4, 4.0], np.float32),))
+
+
+def test_sici_against_scipy(x64):
+    x = np.concatenate([[0.0, -1.0, 4.0, -4.0, 8.0, 1e9, np.inf, -np.inf, np.nan, 1e-10],
+                        np.geomspace(1e-8, 1e9, 80), -np.geomspace(1e-3, 1e3, 20)])
+    for f in (js.sici, tjit.jit(js.sici)):
+        si, ci = f(jnp.asarray(x))
+        want_si, want_ci = ss.sici(x)
+        np.testing.assert_allclose(np.asarray(si), want_si, rtol=1e-13, atol=1e-300)
+        np.testing.assert_allclose(np.asarray(ci), want_ci, rtol=1e-11, atol=1e-300)
+
+
+def test_sici_float32_and_derivative():
+    x = np.array([-3.0, 0.2, 1.0, 5.0, 9.0, 100.0], np.float32)
+    si, ci = js.sici(jnp.asarray(x))
+    want_si, want_ci = ss.sici(x.astype(np.float64))
+    np.testing.assert_allclose(np.asarray(si), want_si, rtol=2e-6)
+    np.testing.assert_allclose(np.asarray(ci), want_ci, rtol=2e-5, atol=1e-6)
+    x64 = x.astype(np.float64)
+    dsi = tjit.vmap(tjit.grad(lambda x: js.sici(x)[0]))(jnp.asarray(x))
+    dci = tjit.vmap(tjit.grad(lambda x: js.sici(x)[1]))(jnp.asarray(x))
+    np.testing.assert_allclose(np.asarray(dsi), np.sin(x64) / x64, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(np.asarray(dci), np.cos(x64) / x64, rtol=1e-5, atol=1e-7)

@@ -24,7 +24,7 @@ from tjit.transforms.custom_derivatives import custom_jvp
 
 __all__ = [
     "bernoulli", "beta", "boxcox", "boxcox1p", "comb", "dawsn", "erfcx", "exp1", "expi", "expn",
-    "loggamma", "poch", "spence", "betainc", "betaln", "digamma", "entr", "erf", "erfc",
+    "loggamma", "poch", "sici", "spence", "betainc", "betaln", "digamma", "entr", "erf", "erfc",
     "erfinv", "expit", "factorial", "gamma", "gammainc", "gammaincc", "gammaln", "gammasgn",
     "i0", "i0e", "i1", "i1e", "kl_div", "log_ndtr", "log_softmax", "logit", "logsumexp",
     "multigammaln", "ndtr", "ndtri", "polygamma", "rel_entr", "softmax", "xlog1py", "xlogy",
@@ -889,3 +889,95 @@ def _dawsn_jvp(primals, tangents):  # d/dx dawsn = 1 - 2 x dawsn(x)
     (x,), (dx,) = primals, tangents
     out = dawsn(x)
     return out, (1 - 2 * x * out) * dx
+
+# -- sine and cosine integrals (Cephes' sici, as JAX) ----------------------------------------
+# |x| <= 4: rational series in x^2; 4 < |x| <= 1e9: auxiliary functions f, g from rational
+# approximations in 1/x^2 (one pair below 8, one above); beyond, their leading terms
+_SICI_SN = [-8.39167827910303881427E-11, 4.62591714427012837309E-8, -9.75759303843632795789E-6,
+            9.76945438170435310816E-4, -4.13470316229406538752E-2, 1.00000000000000000302E0]
+_SICI_SD = [2.03269266195951942049E-12, 1.27997891179943299903E-9, 4.41827842801218905784E-7,
+            9.96412122043875552487E-5, 1.42085239326149893930E-2, 9.99999999999999996984E-1]
+_SICI_CN = [2.02524002389102268789E-11, -1.35249504915790756375E-8, 3.59325051419993077021E-6,
+            -4.74007206873407909465E-4, 2.89159652607555242092E-2, -1.00000000000000000080E0]
+_SICI_CD = [4.07746040061880559506E-12, 3.06780997581887812692E-9, 1.23210355685883423679E-6,
+            3.17442024775032769882E-4, 5.10028056236446052392E-2, 4.00000000000000000080E0]
+_SICI_FN4 = [4.23612862892216586994E0, 5.45937717161812843388E0, 1.62083287701538329132E0,
+             1.67006611831323023771E-1, 6.81020132472518137426E-3, 1.08936580650328664411E-4,
+             5.48900223421373614008E-7]
+_SICI_FD4 = [1, 8.16496634205391016773E0, 7.30828822505564552187E0, 1.86792257950184183883E0,
+             1.78792052963149907262E-1, 7.01710668322789753610E-3, 1.10034357153915731354E-4,
+             5.48900252756255700982E-7]
+_SICI_GN4 = [8.71001698973114191777E-2, 6.11379109952219284151E-1, 3.97180296392337498885E-1,
+             7.48527737628469092119E-2, 5.38868681462177273157E-3, 1.61999794598934024525E-4,
+             1.97963874140963632189E-6, 7.82579040744090311069E-9]
+_SICI_GD4 = [1, 1.64402202413355338886E0, 6.66296701268987968381E-1, 9.88771761277688796203E-2,
+             6.22396345441768420760E-3, 1.73221081474177119497E-4, 2.02659182086343991969E-6,
+             7.82579218933534490868E-9]
+_SICI_FN8 = [4.55880873470465315206E-1, 7.13715274100146711374E-1, 1.60300158222319456320E-1,
+             1.16064229408124407915E-2, 3.49556442447859055605E-4, 4.86215430826454749482E-6,
+             3.20092790091004902806E-8, 9.41779576128512936592E-11, 9.70507110881952024631E-14]
+_SICI_FD8 = [1.0, 9.17463611873684053703E-1, 1.78685545332074536321E-1,
+             1.22253594771971293032E-2, 3.58696481881851580297E-4, 4.92435064317881464393E-6,
+             3.21956939101046018377E-8, 9.43720590350276732376E-11, 9.70507110881952025725E-14]
+_SICI_GN8 = [6.97359953443276214934E-1, 3.30410979305632063225E-1, 3.84878767649974295920E-2,
+             1.71718239052347903558E-3, 3.48941165502279436777E-5, 3.47131167084116673800E-7,
+             1.70404452782044526189E-9, 3.85945925430276600453E-12, 3.14040098946363334640E-15]
+_SICI_GD8 = [1.0, 1.68548898811011640017E0, 4.87852258695304967486E-1,
+             4.67913194259625806320E-2, 1.90284426674399523638E-3, 3.68475504442561108162E-5,
+             3.57043223443740838771E-7, 1.72693748966316146736E-9, 3.87830166023954706752E-12,
+             3.14040098946363335242E-15]
+
+
+def _sici_positive(x):
+    """(Si, Ci) for x > 0."""
+    poly = lambda c, v: jnp.polyval(jnp.asarray(c, x.dtype), v)
+    small = x <= 4
+    xs = jnp.where(small, x, 1)
+    t = xs * xs
+    si_s = xs * poly(_SICI_SN, t) / poly(_SICI_SD, t)
+    ci_s = _EULER_GAMMA + jnp.log(xs) + t * poly(_SICI_CN, t) / poly(_SICI_CD, t)
+    mid = (x > 4) & (x <= 1e9)
+    xm = jnp.where(mid, x, 5)
+    z = 1 / (xm * xm)
+    below8 = xm < 8
+    f = jnp.where(below8, poly(_SICI_FN4, z) / (xm * poly(_SICI_FD4, z)),
+                  poly(_SICI_FN8, z) / (xm * poly(_SICI_FD8, z)))
+    g = jnp.where(below8, z * poly(_SICI_GN4, z) / poly(_SICI_GD4, z),
+                  z * poly(_SICI_GN8, z) / poly(_SICI_GD8, z))
+    s, c = jnp.sin(xm), jnp.cos(xm)
+    si_m, ci_m = np.pi / 2 - f * c - g * s, f * s - g * c
+    xl = jnp.where(small | mid, 1e10, x)
+    finite = jnp.isfinite(xl)
+    si_l = jnp.where(finite, np.pi / 2 - jnp.cos(xl) / xl, np.pi / 2)
+    ci_l = jnp.where(finite, jnp.sin(xl) / xl, 0)
+    si = jnp.where(small, si_s, jnp.where(mid, si_m, si_l))
+    ci = jnp.where(small, ci_s, jnp.where(mid, ci_m, ci_l))
+    return si, ci
+
+
+@custom_jvp
+def sici(x):
+    """The sine and cosine integrals ``Si(x) = int_0^x sin(t)/t dt`` and
+    ``Ci(x) = gamma + log|x| + int_0^x (cos(t) - 1)/t dt`` for real ``x`` (Cephes' method,
+    as SciPy and JAX; Ci of a negative ``x`` is Ci(|x|), -inf at 0, NaN at -inf).
+
+    Args:
+      x: a real array.
+
+    Returns:
+      The pair ``(Si(x), Ci(x))``.
+    """
+    (x,) = _inexact("sici", x)
+    ax = jnp.abs(x)
+    si, ci = _sici_positive(jnp.where(ax > 0, ax, 1))
+    si = jnp.where(ax == 0, 0, jnp.sign(x) * si).astype(x.dtype)
+    ci = jnp.where(ax == 0, -np.inf, jnp.where(x == -np.inf, np.nan, ci)).astype(x.dtype)
+    nan = jnp.isnan(x)
+    return jnp.where(nan, np.nan, si), jnp.where(nan, np.nan, ci)
+
+
+@sici.defjvp
+def _sici_jvp(primals, tangents):  # JAX's: (sin(x)/x, cos(x)/x) times the tangent
+    (x,), (dx,) = primals, tangents
+    out = sici(x)
+    return out, (jnp.sinc(x / np.pi) * dx, jnp.cos(x) / x * dx)
