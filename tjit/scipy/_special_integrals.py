@@ -1,0 +1,437 @@
+"""``jax.scipy.special``'s error-function relatives and integrals for real inputs, as JAX
+computes them: ``erfcx``, the exponential integrals ``exp1``, ``expi``, ``expn``, Spence's
+function, Dawson's integral and the sine/cosine integrals. Series and continued fractions
+run as ``fori_loop``s (kernels stay small); derivatives are JAX's ``custom_jvp`` rules."""
+
+import numpy as np
+
+from tjit import lax
+from tjit import numpy as jnp
+from tjit.numpy._core import promote_args_inexact
+from tjit.scipy._special_common import EULER_GAMMA as _EULER_GAMMA, real_args as _inexact
+from tjit.transforms.custom_derivatives import custom_jvp
+
+
+# erfcx(x) ~ P(1/x^2) / (sqrt(pi) x) for large x, P's coefficients (-1)^k (2k-1)!! / 2^k
+# highest degree first (JAX's table); float32 uses the last 5, float64 all 9
+_ERFCX_ASYMPTOTIC = [7918.06640625, -1055.7421875, 162.421875, -29.53125, 6.5625, -1.875,
+                     .75, -.5, 1.]
+
+
+@custom_jvp
+def erfcx(x):
+    """The scaled complementary error function ``exp(x**2) erfc(x)``, as JAX computes it:
+    directly below ``sqrt(log(float max))`` (where ``exp(x**2)`` would overflow), by the
+    asymptotic series above it (float16/bfloat16 in float32).
+
+    Args:
+      x: a real array (complex inputs, Faddeeva's function, are not supported in tjit).
+
+    Returns:
+      ``erfcx(x)`` in the promoted inexact dtype.
+    """
+    (x,) = promote_args_inexact("erfcx", x)
+    if jnp.iscomplexobj(x):
+        raise NotImplementedError("erfcx: complex inputs (Faddeeva's function) are not "
+                                  "supported in tjit; pass a real array")
+    dt = x.dtype
+    xc = x if dt in (np.float32, np.float64) else x.astype(np.float32)
+    nterms = 9 if xc.dtype == np.float64 else 5
+    large = xc > np.sqrt(np.log(np.finfo(xc.dtype).max))
+    safe = jnp.where(large, jnp.ones_like(xc), xc)
+    direct = jnp.exp(safe * safe) * lax.erfc(safe)
+    t = 1 / (xc * xc)
+    asymp = jnp.polyval(jnp.asarray(_ERFCX_ASYMPTOTIC[-nterms:], xc.dtype), t) / (
+        xc * np.sqrt(np.pi).astype(xc.dtype))
+    return jnp.where(large, asymp, direct).astype(dt)
+
+
+@erfcx.defjvp
+def _erfcx_jvp(primals, tangents):  # JAX's: d/dx erfcx = 2 x erfcx(x) - 2 / sqrt(pi)
+    (x,), (dx,) = primals, tangents
+    out = erfcx(x)
+    return out, (2 * x * out - 2 / np.sqrt(np.pi)) * dx
+
+
+# -- exponential integrals --------------------------------------------------------------------
+def _exp1_small(x):
+    """E1 for 0 < x <= 1: -gamma - log x - sum_k (-x)^k / (k k!), 25 terms (< 1e-28)."""
+    def step(k, carry):  # term = (-x)^k / k!
+        term, total = carry
+        term = -term * x / k.astype(x.dtype)
+        return term, total + term / k.astype(x.dtype)
+    total = lax.fori_loop(1, 26, step, (jnp.ones_like(x), jnp.zeros_like(x)))[1]
+    return -_EULER_GAMMA - jnp.log(x) - total
+
+
+def _exp1_large(x):
+    """E1 for x > 1: exp(-x) times its continued fraction (modified Lentz, 120 steps:
+    slowest just above 1, where 60 leave 6e-13)."""
+    tiny = np.finfo(np.dtype(x.dtype)).tiny
+
+    def step(i, carry):
+        b, c, d, h = carry
+        an = -(i * i).astype(x.dtype)
+        b = b + 2
+        d = 1 / (an * d + b)
+        c = b + an / c
+        return b, c, d, h * c * d
+    b = x + 1
+    h = lax.fori_loop(1, 121, step, (b, jnp.full_like(x, 1 / tiny), 1 / b, 1 / b))[3]
+    return h * jnp.exp(-x)
+
+
+def _exp1_positive(x):
+    small = x <= 1
+    return jnp.where(small, _exp1_small(jnp.where(small, x, 1)),
+                     _exp1_large(jnp.where(small, 2, x)))
+
+
+@custom_jvp
+def exp1(x):
+    """The exponential integral ``E1(x) = int_1^inf exp(-x t) / t dt`` for real ``x``:
+    a power series up to 1, a continued fraction beyond; inf at 0, NaN below (SciPy).
+
+    Args:
+      x: a real array.
+
+    Returns:
+      ``E1(x)`` in the promoted inexact dtype.
+    """
+    (x,) = _inexact("exp1", x)
+    pos = x > 0
+    out = _exp1_positive(jnp.where(pos, x, 1))
+    out = jnp.where(pos, out, jnp.where(x == 0, np.inf, np.nan).astype(x.dtype))
+    return jnp.where(jnp.isinf(x) & pos, jnp.zeros_like(x), out)
+
+
+@exp1.defjvp
+def _exp1_jvp(primals, tangents):  # JAX's: d/dx E1(x) = -exp(-x) / x
+    (x,), (dx,) = primals, tangents
+    return exp1(x), -jnp.exp(-x) / x * dx
+
+
+def _expi_positive(x):
+    """Ei for x > 0: gamma + log x + sum_k x^k / (k k!) up to 40 (150 terms, all
+    positive), the asymptotic series exp(x)/x sum_k k!/x^k (40 terms) beyond."""
+    small = x <= 40
+    xs = jnp.where(small, x, 1)
+
+    def series_step(k, carry):  # term = x^k / k!
+        term, total = carry
+        term = term * xs / k.astype(xs.dtype)
+        return term, total + term / k.astype(xs.dtype)
+    total = lax.fori_loop(1, 151, series_step, (jnp.ones_like(xs), jnp.zeros_like(xs)))[1]
+    series = _EULER_GAMMA + jnp.log(xs) + total
+    xl = jnp.where(small, 41, x)
+
+    def asym_step(k, carry):  # term = k! / x^k
+        term, acc = carry
+        term = term * k.astype(xl.dtype) / xl
+        return term, acc + term
+    acc = lax.fori_loop(1, 41, asym_step, (jnp.ones_like(xl), jnp.ones_like(xl)))[1]
+    # exp(x)/x, split so that it stays finite up to the float range's end
+    half = jnp.exp(xl / 2)
+    asym = half * (half / xl) * acc
+    return jnp.where(small, series, asym)
+
+
+@custom_jvp
+def expi(x):
+    """The exponential integral ``Ei(x)`` (principal value of ``int_-inf^x e^t / t dt``)
+    for real ``x``: ``-E1(-x)`` below 0, ``-inf`` at 0, series and asymptotic expansion
+    above.
+
+    Args:
+      x: a real array.
+
+    Returns:
+      ``Ei(x)`` in the promoted inexact dtype.
+    """
+    (x,) = _inexact("expi", x)
+    pos = x > 0
+    out = jnp.where(pos, _expi_positive(jnp.where(pos, x, 1)), -exp1(jnp.where(pos, 1, -x)))
+    return jnp.where(x == 0, -np.inf, out).astype(x.dtype)
+
+
+@expi.defjvp
+def _expi_jvp(primals, tangents):  # JAX's: d/dx Ei(x) = exp(x) / x
+    (x,), (dx,) = primals, tangents
+    return expi(x), jnp.exp(x) / x * dx
+
+
+def _expn_series(n, x):
+    """E_n for 0 < x <= 1 and integer n >= 1 (Numerical Recipes' expint series, 40 terms):
+    the term i == n - 1 carries log(x) and digamma(n)."""
+    nm1 = n - 1
+    first = jnp.where(nm1 != 0, 1 / jnp.where(nm1 != 0, nm1, 1), -jnp.log(x) - _EULER_GAMMA)
+    psi = lax.digamma(jnp.maximum(n, 1))
+
+    def step(i, carry):
+        fact, total = carry
+        i = i.astype(x.dtype)
+        fact = fact * -x / i
+        at_n = i == nm1
+        term = jnp.where(at_n, fact * (-jnp.log(x) + psi), -fact / jnp.where(at_n, 1, i - nm1))
+        return fact, total + term
+    return lax.fori_loop(1, 41, step, (jnp.ones_like(x), first))[1]
+
+
+def _expn_fraction(n, x):
+    """E_n for x > 1: exp(-x) times its continued fraction (modified Lentz, 120 steps)."""
+    tiny = np.finfo(np.dtype(x.dtype)).tiny
+
+    def step(i, carry):
+        b, c, d, h = carry
+        i = i.astype(x.dtype)
+        an = -i * (n - 1 + i)
+        b = b + 2
+        d = 1 / (an * d + b)
+        c = b + an / c
+        return b, c, d, h * c * d
+    b = x + n
+    h = lax.fori_loop(1, 121, step, (b, jnp.full_like(x, 1 / tiny), 1 / b, 1 / b))[3]
+    return h * jnp.exp(-x)
+
+
+def _expn(n, x):
+    n, x = jnp.broadcast_arrays(n, x)
+    pos = x > 0
+    ok = (n >= 1) & pos
+    nn, xx = jnp.where(ok, n, 1), jnp.where(ok, x, 1)
+    small = xx <= 1
+    out = jnp.where(small, _expn_series(nn, jnp.where(small, xx, 1)),
+                    _expn_fraction(nn, jnp.where(small, 2, xx)))
+    out = jnp.where((n == 0) & pos, jnp.exp(-x) / jnp.where(pos, x, 1), out)
+    at_zero = jnp.where(n >= 2, 1 / jnp.where(n >= 2, n - 1, 1), np.inf)
+    out = jnp.where(x == 0, at_zero, out)
+    bad = (n < 0) | (x < 0) | (n != jnp.floor(n)) | jnp.isnan(x) | jnp.isnan(n)
+    return jnp.where(bad, np.nan, out).astype(x.dtype)
+
+
+@custom_jvp
+def expn(n, x):
+    """The generalized exponential integral ``E_n(x) = int_1^inf exp(-x t) / t^n dt``
+    for integer ``n >= 0`` and real ``x >= 0`` (a series up to 1, a continued fraction
+    beyond); ``1/(n-1)`` or inf at 0; NaN for negative or non-integer ``n`` and negative
+    ``x`` (JAX: non-integer ``n`` is NaN).
+
+    Args:
+      n: integer-valued array (not differentiated).
+      x: a real array.
+
+    Returns:
+      ``E_n(x)`` in the promoted inexact dtype.
+    """
+    n, x = _inexact("expn", n, x)
+    return _expn(n, x)
+
+
+@expn.defjvp
+def _expn_jvp(primals, tangents):  # JAX's: d/dx E_n(x) = -E_{n-1}(x); n has none
+    n, x = _inexact("expn", *primals)
+    out = _expn(n, x)
+    return out, -_expn(n - 1, x) * jnp.asarray(tangents[1], out.dtype)
+
+
+# -- Spence's function (Cephes' rational approximation, as JAX) ------------------------------
+_SPENCE_A = [4.65128586073990045278E-5, 7.31589045238094711071E-3, 1.33847639578309018650E-1,
+             8.79691311754530315341E-1, 2.71149851196553469920E0, 4.25697156008121755724E0,
+             3.29771340985225106936E0, 1.00000000000000000126E0]
+_SPENCE_B = [6.90990488912553276999E-4, 2.54043763932544379113E-2, 2.82974860602568089943E-1,
+             1.41172597751831069617E0, 3.63800533345137075418E0, 5.03278880143316990390E0,
+             3.54771340985225096217E0, 9.99999999999999998740E-1]
+
+
+def spence(x):
+    """Spence's function ``int_1^x log(t) / (1 - t) dt`` for real ``x >= 0`` (SciPy's
+    convention; the dilogarithm ``Li2(1 - x)``), by Cephes' rational approximation on
+    ``[0.5, 1.5]`` and its reflection and inversion formulas; NaN below 0.
+
+    Args:
+      x: a float32 or float64 array (as JAX, other dtypes are refused).
+
+    Returns:
+      ``spence(x)`` of ``x``'s dtype.
+    """
+    x = jnp.asarray(x)
+    if x.dtype not in (np.float32, np.float64):
+        raise TypeError(f"spence: x.dtype={x.dtype} is not supported; pass float32 or "
+                        f"float64 (x.astype(jnp.float32))")
+    ok = x > 0
+    xs = jnp.where(ok, x, 1)
+    big = xs > 2
+    xs = jnp.where(big, 1 / xs, xs)
+    above = xs > 1.5
+    below = xs < 0.5
+    inverted = big | above
+    w = jnp.where(above, 1 / xs - 1, jnp.where(below, -xs, xs - 1))
+    a, b = (jnp.asarray(c, x.dtype) for c in (_SPENCE_A, _SPENCE_B))
+    y = -w * jnp.polyval(a, w) / jnp.polyval(b, w)
+    safe_1mx = jnp.where(below, 1 - xs, 0.5)
+    y = jnp.where(below, np.pi ** 2 / 6 - jnp.log(jnp.where(below, xs, 0.5)) *
+                  jnp.log(safe_1mx) - y, y)
+    y = jnp.where(inverted, -0.5 * jnp.log(xs) ** 2 - y, y)
+    y = jnp.where(x == 0, np.pi ** 2 / 6, y)
+    y = jnp.where(x == 1, 0, y)
+    return jnp.where((x < 0) | jnp.isnan(x), np.nan, y).astype(x.dtype)
+
+# -- Dawson's integral (Cody, Paciorek and Thacher 1970, as JAX) -------------------------------
+# |x| < 3.25: |x| P(x^2) / Q(x^2); 3.25 <= |x| < 6.25 and beyond: (1 + t P(t) / Q(t)) / (2|x|)
+# with t = 1/x^2 (coefficients highest degree first)
+_DAWSN_AN = [1.13681498971755972054e-11, 8.49262267667473811108e-10, 1.94434204175553054283e-8,
+             9.53151741254484363489e-7, 3.07828309874913200438e-6, 3.52513368520288738649e-4,
+             -8.50149846724410912031e-4, 4.22618223005546594270e-2, -9.17480371773452345351e-2,
+             9.99999999999999994612e-1]
+_DAWSN_AD = [2.40372073066762605484e-11, 1.48864681368493396752e-9, 5.21265281010541664570e-8,
+             1.27258478273186970203e-6, 2.32490249820789513991e-5, 3.25524741826057911661e-4,
+             3.48805814657162590916e-3, 2.79448531198828973716e-2, 1.58874241960120565368e-1,
+             5.74918629489320327824e-1, 1.00000000000000000539e0]
+_DAWSN_BN = [5.08955156417900903354e-1, -2.44754418142697847934e-1, 9.41512335303534411857e-2,
+             -2.18711255142039025206e-2, 3.66207612329569181322e-3, -4.23209114460388756528e-4,
+             3.59641304793896631888e-5, -2.14640351719968974225e-6, 9.10010780076391431042e-8,
+             -2.40274520828250956942e-9, 3.59233385440928410398e-11]
+_DAWSN_BD = [1.00000000000000000000e0, -6.31839869873368190192e-1, 2.36706788228248691528e-1,
+             -5.31806367003223277662e-2, 8.48041718586295374409e-3, -9.47996768486665330168e-4,
+             7.81025592944552338085e-5, -4.55875153252442634831e-6, 1.89100358111421846170e-7,
+             -4.91324691331920606875e-9, 7.18466403235734541950e-11]
+_DAWSN_CN = [-5.90592860534773254987e-1, 6.29235242724368800674e-1, -1.72858975380388136411e-1,
+             1.64837047825189632310e-2, -4.86827613020462700845e-4]
+_DAWSN_CD = [1.00000000000000000000e0, -2.69820057197544900361e0, 1.73270799045947845857e0,
+             -3.93708582281939493482e-1, 3.44278924041233391079e-2, -9.73655226040941223894e-4]
+
+
+def _dawsn_impl(x):
+    ax = jnp.abs(x)
+    poly = lambda c, v: jnp.polyval(jnp.asarray(c, x.dtype), v)
+    r1 = ax < 3.25
+    r2 = (ax >= 3.25) & (ax < 6.25)
+    a1 = jnp.where(r1, ax, 1)  # each region sees only its own range (no inf / inf)
+    v1 = a1 * poly(_DAWSN_AN, a1 * a1) / poly(_DAWSN_AD, a1 * a1)
+
+    def tail(mask, num, den):
+        a = jnp.where(mask, ax, 1)
+        t = 1 / (a * a)
+        return 0.5 / a * (1 + t * poly(num, t) / poly(den, t))
+    v2 = tail(r2, _DAWSN_BN, _DAWSN_BD)
+    v3 = tail(ax >= 6.25, _DAWSN_CN, _DAWSN_CD)
+    return jnp.sign(x) * jnp.where(r1, v1, jnp.where(r2, v2, v3))
+
+
+@custom_jvp
+def dawsn(x):
+    """Dawson's integral ``exp(-x**2) int_0^x exp(t**2) dt`` for real ``x``, by Cody,
+    Paciorek and Thacher's rational approximations (JAX's; half precision in float32).
+
+    Args:
+      x: a real array.
+
+    Returns:
+      ``dawsn(x)`` in the promoted inexact dtype.
+    """
+    (x,) = _inexact("dawsn", x)
+    if x.dtype in (np.float32, np.float64):
+        return _dawsn_impl(x)
+    return _dawsn_impl(x.astype(np.float32)).astype(x.dtype)
+
+
+@dawsn.defjvp
+def _dawsn_jvp(primals, tangents):  # d/dx dawsn = 1 - 2 x dawsn(x)
+    (x,), (dx,) = primals, tangents
+    out = dawsn(x)
+    return out, (1 - 2 * x * out) * dx
+
+# -- sine and cosine integrals (Cephes' sici, as JAX) ----------------------------------------
+# |x| <= 4: rational series in x^2; 4 < |x| <= 1e9: auxiliary functions f, g from rational
+# approximations in 1/x^2 (one pair below 8, one above); beyond, their leading terms
+_SICI_SN = [-8.39167827910303881427E-11, 4.62591714427012837309E-8, -9.75759303843632795789E-6,
+            9.76945438170435310816E-4, -4.13470316229406538752E-2, 1.00000000000000000302E0]
+_SICI_SD = [2.03269266195951942049E-12, 1.27997891179943299903E-9, 4.41827842801218905784E-7,
+            9.96412122043875552487E-5, 1.42085239326149893930E-2, 9.99999999999999996984E-1]
+_SICI_CN = [2.02524002389102268789E-11, -1.35249504915790756375E-8, 3.59325051419993077021E-6,
+            -4.74007206873407909465E-4, 2.89159652607555242092E-2, -1.00000000000000000080E0]
+_SICI_CD = [4.07746040061880559506E-12, 3.06780997581887812692E-9, 1.23210355685883423679E-6,
+            3.17442024775032769882E-4, 5.10028056236446052392E-2, 4.00000000000000000080E0]
+_SICI_FN4 = [4.23612862892216586994E0, 5.45937717161812843388E0, 1.62083287701538329132E0,
+             1.67006611831323023771E-1, 6.81020132472518137426E-3, 1.08936580650328664411E-4,
+             5.48900223421373614008E-7]
+_SICI_FD4 = [1, 8.16496634205391016773E0, 7.30828822505564552187E0, 1.86792257950184183883E0,
+             1.78792052963149907262E-1, 7.01710668322789753610E-3, 1.10034357153915731354E-4,
+             5.48900252756255700982E-7]
+_SICI_GN4 = [8.71001698973114191777E-2, 6.11379109952219284151E-1, 3.97180296392337498885E-1,
+             7.48527737628469092119E-2, 5.38868681462177273157E-3, 1.61999794598934024525E-4,
+             1.97963874140963632189E-6, 7.82579040744090311069E-9]
+_SICI_GD4 = [1, 1.64402202413355338886E0, 6.66296701268987968381E-1, 9.88771761277688796203E-2,
+             6.22396345441768420760E-3, 1.73221081474177119497E-4, 2.02659182086343991969E-6,
+             7.82579218933534490868E-9]
+_SICI_FN8 = [4.55880873470465315206E-1, 7.13715274100146711374E-1, 1.60300158222319456320E-1,
+             1.16064229408124407915E-2, 3.49556442447859055605E-4, 4.86215430826454749482E-6,
+             3.20092790091004902806E-8, 9.41779576128512936592E-11, 9.70507110881952024631E-14]
+_SICI_FD8 = [1.0, 9.17463611873684053703E-1, 1.78685545332074536321E-1,
+             1.22253594771971293032E-2, 3.58696481881851580297E-4, 4.92435064317881464393E-6,
+             3.21956939101046018377E-8, 9.43720590350276732376E-11, 9.70507110881952025725E-14]
+_SICI_GN8 = [6.97359953443276214934E-1, 3.30410979305632063225E-1, 3.84878767649974295920E-2,
+             1.71718239052347903558E-3, 3.48941165502279436777E-5, 3.47131167084116673800E-7,
+             1.70404452782044526189E-9, 3.85945925430276600453E-12, 3.14040098946363334640E-15]
+_SICI_GD8 = [1.0, 1.68548898811011640017E0, 4.87852258695304967486E-1,
+             4.67913194259625806320E-2, 1.90284426674399523638E-3, 3.68475504442561108162E-5,
+             3.57043223443740838771E-7, 1.72693748966316146736E-9, 3.87830166023954706752E-12,
+             3.14040098946363335242E-15]
+
+
+def _sici_positive(x):
+    """(Si, Ci) for x > 0."""
+    poly = lambda c, v: jnp.polyval(jnp.asarray(c, x.dtype), v)
+    small = x <= 4
+    xs = jnp.where(small, x, 1)
+    t = xs * xs
+    si_s = xs * poly(_SICI_SN, t) / poly(_SICI_SD, t)
+    ci_s = _EULER_GAMMA + jnp.log(xs) + t * poly(_SICI_CN, t) / poly(_SICI_CD, t)
+    mid = (x > 4) & (x <= 1e9)
+    xm = jnp.where(mid, x, 5)
+    z = 1 / (xm * xm)
+    below8 = xm < 8
+    f = jnp.where(below8, poly(_SICI_FN4, z) / (xm * poly(_SICI_FD4, z)),
+                  poly(_SICI_FN8, z) / (xm * poly(_SICI_FD8, z)))
+    g = jnp.where(below8, z * poly(_SICI_GN4, z) / poly(_SICI_GD4, z),
+                  z * poly(_SICI_GN8, z) / poly(_SICI_GD8, z))
+    s, c = jnp.sin(xm), jnp.cos(xm)
+    si_m, ci_m = np.pi / 2 - f * c - g * s, f * s - g * c
+    xl = jnp.where(small | mid, 1e10, x)
+    finite = jnp.isfinite(xl)
+    si_l = jnp.where(finite, np.pi / 2 - jnp.cos(xl) / xl, np.pi / 2)
+    ci_l = jnp.where(finite, jnp.sin(xl) / xl, 0)
+    si = jnp.where(small, si_s, jnp.where(mid, si_m, si_l))
+    ci = jnp.where(small, ci_s, jnp.where(mid, ci_m, ci_l))
+    return si, ci
+
+
+@custom_jvp
+def sici(x):
+    """The sine and cosine integrals ``Si(x) = int_0^x sin(t)/t dt`` and
+    ``Ci(x) = gamma + log|x| + int_0^x (cos(t) - 1)/t dt`` for real ``x`` (Cephes' method,
+    as SciPy and JAX; Ci of a negative ``x`` is Ci(|x|), -inf at 0, NaN at -inf).
+
+    Args:
+      x: a real array.
+
+    Returns:
+      The pair ``(Si(x), Ci(x))``.
+    """
+    (x,) = _inexact("sici", x)
+    ax = jnp.abs(x)
+    si, ci = _sici_positive(jnp.where(ax > 0, ax, 1))
+    si = jnp.where(ax == 0, 0, jnp.sign(x) * si).astype(x.dtype)
+    ci = jnp.where(ax == 0, -np.inf, jnp.where(x == -np.inf, np.nan, ci)).astype(x.dtype)
+    nan = jnp.isnan(x)
+    return jnp.where(nan, np.nan, si), jnp.where(nan, np.nan, ci)
+
+
+@sici.defjvp
+def _sici_jvp(primals, tangents):  # JAX's: (sin(x)/x, cos(x)/x) times the tangent
+    (x,), (dx,) = primals, tangents
+    out = sici(x)
+    return out, (jnp.sinc(x / np.pi) * dx, jnp.cos(x) / x * dx)
+
+
+__all__ = ["dawsn", "erfcx", "exp1", "expi", "expn", "sici", "spence"]
