@@ -205,6 +205,11 @@ def set_mesh(mesh):
     Raises:
       TypeError: ``mesh`` is not a Mesh.
       RuntimeError: called inside a traced function (jit, grad, vmap...).
+
+    >>> with jax.set_mesh(jax.make_mesh((1,), ('i',))):
+    ...     x = jax.device_put(jnp.arange(2.0), jax.P('i'))
+    >>> x
+    Array([0., 1.], dtype=float32)
     """
     if not isinstance(mesh, Mesh):
         raise TypeError(f"set_mesh: expected a Mesh (from jax.make_mesh or "
