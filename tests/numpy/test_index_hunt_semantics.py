@@ -62,3 +62,37 @@ def test_put_modes(mode, ind):
     for f in _modes(lambda x, i, w: jnp.put(x, i, w, mode=mode, inplace=False)):
         got = f(jnp.asarray(a), jnp.asarray(np.array(ind, np.int32)), jnp.asarray(v))
         np.testing.assert_array_equal(np.asarray(got), want)
+
+
+# -- integer floor division by zero: JAX's values -----------------------------------------------
+def _jax_floor_divide(x, y, dt):
+    """JAX's integer ``x // y`` in Python ints: lax.div's all-ones at ``y == 0`` and, for
+    signed dtypes, the floor step where the signs differ and ``rem(x, y) != 0``."""
+    info = np.iinfo(dt)
+    if y == 0:
+        return info.max if info.min == 0 else (-1 if x == 0 else -2)
+    q = abs(x) // abs(y) * (1 if (x < 0) == (y < 0) else -1)  # truncating
+    if x - q * y != 0 and (x < 0) != (y < 0):
+        q -= 1
+    return (q - info.min) % (info.max - info.min + 1) + info.min  # (INT_MIN // -1 wraps)
+
+
+@pytest.mark.parametrize("dt", [np.int8, np.int32, np.uint8, np.uint32])
+def test_integer_floor_divide_by_zero_as_jax(dt):
+    info = np.iinfo(dt)
+    vals = sorted({info.min, info.min + 1, -7, -1, 0, 1, 7, info.max} & set(
+        range(info.min, info.max + 1)) if info.max < 2**16 else
+        {v for v in (info.min, -7, -1, 0, 1, 7, info.max) if info.min <= v <= info.max})
+    a = np.repeat(np.array(vals, dt), len(vals))
+    b = np.tile(np.array(vals, dt), len(vals))
+    want_q = np.array([_jax_floor_divide(int(x), int(y), dt) for x, y in zip(a, b)], dt)
+    for f in _modes(jnp.floor_divide):
+        np.testing.assert_array_equal(np.asarray(f(a, b)), want_q)
+    for f in _modes(jnp.divmod):
+        np.testing.assert_array_equal(np.asarray(f(a, b)[0]), want_q)
+    # later eager calls replay NumPy (the eager lane) with the same values
+    x, y = jnp.asarray(a), jnp.asarray(b)
+    by_zero = np.array([_jax_floor_divide(int(v), 0, dt) for v in a], dt)
+    for _ in range(3):
+        np.testing.assert_array_equal(np.asarray(jnp.floor_divide(x, y)), want_q)
+        np.testing.assert_array_equal(np.asarray(jnp.floor_divide(x, 0)), by_zero)

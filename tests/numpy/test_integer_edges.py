@@ -37,9 +37,9 @@ def _dtype_min(a, b):
 
 #: (op, where it may differ from NumPy, why): each follows JAX rather than NumPy.
 DEVIATIONS = {
-    # lax.div's value (-1, or the max for unsigned); NumPy gives 0. JAX's formula
-    # gives -2 or -1 there; neither library documents integer division by zero.
-    "floor_divide": (_zero_divisor, "integer x // 0 is lax.div's -1 (unsigned: max)"),
+    # JAX's values (its formula on lax.div's -1: -2 for nonzero x, -1 for 0; the max
+    # for unsigned); NumPy gives 0. tests/numpy/test_index_hunt_semantics.py checks them.
+    "floor_divide": (_zero_divisor, "integer x // 0 follows JAX (-2, -1 or max)"),
     "divmod": (_zero_divisor, "the quotient of divmod(x, 0) as floor_divide"),
     # |min| wraps to min in two's complement, as in JAX; NumPy works around it.
     "gcd": (_dtype_min, "gcd with the dtype's minimum: |min| wraps (as in JAX)"),

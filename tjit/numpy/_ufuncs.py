@@ -362,18 +362,23 @@ bitwise_left_shift, bitwise_right_shift = left_shift, right_shift
 def floor_divide(x, y, /):
     """Floor division ``x // y`` (rounds toward -inf, like NumPy and Python).
 
-    Integer division by zero gives -1 (the max for unsigned dtypes), as ``lax.div``
-    does; float division by zero gives +-inf or NaN. Float results are NumPy's bit for
+    Integer division by zero gives JAX's values: the max for unsigned dtypes
+    (``lax.div``'s all-ones), and for signed ones -1 when ``x == 0`` and -2 otherwise
+    (``lax.div``'s -1 with the floor step, as ``rem(x, 0) == x``); float division by zero
+    gives +-inf or NaN. Float results are NumPy's bit for
     bit (``npy_divmod``, see ``_float_divmod``), signed zeros included.
     """
     x, y = _promote_args_numeric("floor_divide", x, y)
     _check_real("floor_divide", x)
     if dtypes.is_int(x.dtype):
         q = lax.div(x, y)
-        r = lax.rem(x, y)  # r == x when y == 0, and then q is lax.div's value as is
+        if dtypes.is_unsigned(x.dtype):
+            return _weak_if_both(q, x, y)
+        # JAX's rule: step down where the signs differ and the division is inexact (at
+        # y == 0, r == x: nonzero x // 0 is lax.div's -1 stepped down to -2)
+        r = lax.rem(x, y)
         zero = lax.convert_element_type(0, x.dtype)
-        fix = lax.bitwise_and(lax.bitwise_and(lax.ne(r, zero), lax.ne(y, zero)),
-                              lax.ne(lax.lt(r, zero), lax.lt(y, zero)))
+        fix = lax.bitwise_and(lax.ne(r, zero), lax.ne(lax.sign(x), lax.sign(y)))
         return _weak_if_both(lax.select(fix, lax.sub(q, lax.convert_element_type(1, x.dtype)),
                                         q), x, y)
     return _float_divmod(x, y)[0]
@@ -454,12 +459,16 @@ def _numpy_lane(name, numpy_form, general):
 
 
 def _integer_floor_divide(x, y):
-    """NumPy's integer ``x // y`` with lax.div's value at ``y == 0`` (all bits set: -1,
-    or the max unsigned), where NumPy gives 0; INT_MIN // -1 wraps in both."""
+    """NumPy's integer ``x // y`` with the composite's values at ``y == 0`` (the max
+    unsigned; -1 for 0 // 0 and -2 for other signed x // 0), where NumPy gives 0;
+    INT_MIN // -1 wraps in both."""
     q = np.floor_divide(x, y)
     if (bool(y) if y.ndim == 0 else np.count_nonzero(y) == y.size):  # (a number: cheap)
         return q
-    return np.where(y == 0, np.array(-1).astype(q.dtype), q)
+    by_zero = np.array(-1).astype(q.dtype)
+    if q.dtype.kind == "i":
+        by_zero = np.where(x == 0, by_zero, np.array(-2, q.dtype))
+    return np.where(y == 0, by_zero, q)
 
 
 def _floor_divide_form(dt):
