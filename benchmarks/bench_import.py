@@ -1,0 +1,76 @@
+"""What ``import tjit`` costs a new user, beside ``import jax`` and ``import numpy``.
+
+    python benchmarks/bench_import.py [--repeat 7] [--jax-python /path/to/python-with-jax]
+
+Each import runs in a fresh interpreter; the figure is the process CPU time of the
+import statement (steadier than wall time on a loaded machine), median over
+``--repeat`` processes. Bytecode goes to a private ``PYTHONPYCACHEPREFIX`` per
+interpreter, written by one untimed warm-up import: with ``PYTHONDONTWRITEBYTECODE`` set
+and a working tree others edit, stale ``.pyc`` files made Python compile ~230 of tjit's
+modules from source on every import (~0.9 s of CPU), which an installed package never
+does. The rows after jax are the third-party packages that ``import tjit`` pulls in, each
+imported alone (NumPy's ~85 ms included in those that import NumPy).
+
+Measured on the shared 2-core machine (load average ~11), medians of 7, ms of CPU:
+
+  import tjit 534-584, import jax 445-449, import numpy 84; sympy alone 257-269 (half of
+  tjit's import: shape code imports it in ~30 modules), llvmlite.binding 38, opt_einsum
+  ~14 beyond NumPy, tjit's docstring tables (``_docs``: NumPy's docstrings for jnp
+  functions written without one, the differences notes) ~45. Without sympy tjit's import
+  would be about 300 ms, below JAX's.
+
+Not a test: nothing here asserts a time.
+"""
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+PROBE = ("import time; c = time.process_time(); import {mod}; "
+         "print(time.process_time() - c)")
+#: Heavy packages under ``import tjit``, timed alone for their share.
+PARTS = ("numpy", "sympy", "llvmlite.binding", "opt_einsum", "ml_dtypes")
+
+
+def import_cpu(python, mod, repeat, cache):
+    """Median process CPU seconds of ``import mod`` in fresh interpreters (warm bytecode)."""
+    env = dict(os.environ, PYTHONPYCACHEPREFIX=cache)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    code = PROBE.format(mod=mod)
+    runs = []
+    for i in range(repeat + 1):      # the first run writes the bytecode: not counted
+        out = subprocess.run([python, "-c", code], env=env, capture_output=True, text=True,
+                             check=False, timeout=300)
+        if out.returncode != 0:
+            return None
+        if i:
+            runs.append(float(out.stdout.strip().splitlines()[-1]))
+    return statistics.median(runs), min(runs), max(runs)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeat", type=int, default=7)
+    ap.add_argument("--jax-python", default=sys.executable)
+    args = ap.parse_args()
+    print(f"load average {os.getloadavg()[0]:.2f}; ms of process CPU, median (min-max) "
+          f"of {args.repeat} fresh processes")
+    rows = [(sys.executable, "tjit"), (args.jax_python, "jax")] + [
+        (sys.executable, m) for m in PARTS]
+    with tempfile.TemporaryDirectory(prefix="tjit_pyc_") as root:
+        for python, mod in rows:
+            cache = os.path.join(root, str(abs(hash(python))))
+            got = import_cpu(python, mod, args.repeat, cache)
+            if got is None:
+                print(f"  import {mod:18s} not importable with {python}")
+                continue
+            med, lo, hi = (round(x * 1e3) for x in got)
+            print(f"  import {mod:18s} {med:5d} ({lo}-{hi})", flush=True)
+    print(f"load average {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
