@@ -21,7 +21,7 @@ def _loaded_after(code):
         print(json.dumps([m for m in {LAZY!r} if m in sys.modules]))
     """)
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                         timeout=120)
+                         timeout=120, check=False)
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout.strip().splitlines()[-1])
 
