@@ -1837,7 +1837,9 @@ JAX_EXAMPLES = {'jax.block_until_ready': '>>> jax.block_until_ready(jnp.asarray(
                          'Array([0.15365767, 0.7791638 , 0.21253636], dtype=float32)',
  'jax.random.choice': '>>> jax.random.choice(jax.random.key(0), 5, (3,), replace=False)\n'
                       'Array([0, 1, 4], dtype=int32)',
- 'jax.random.clone': '>>> jax.random.clone(jax.random.key(42))\nArray([ 0, 42], dtype=uint32)',
+ 'jax.random.clone': '>>> jax.random.clone(jax.random.key(42))\n'
+                     'Array((), dtype=key<fry>) overlaying:\n'
+                     '[ 0 42]',
  'jax.random.dirichlet': '>>> jax.random.dirichlet(jax.random.key(0), jnp.asarray([1.0, 2.0, '
                          '3.0]))\n'
                          'Array([0.03073655, 0.48011884, 0.48914456], dtype=float32)',
@@ -1847,7 +1849,8 @@ JAX_EXAMPLES = {'jax.block_until_ready': '>>> jax.block_until_ready(jnp.asarray(
  'jax.random.exponential': '>>> jax.random.exponential(jax.random.key(0), (3,))\n'
                            'Array([2.950128  , 3.8434246 , 0.40390354], dtype=float32)',
  'jax.random.fold_in': '>>> jax.random.fold_in(jax.random.key(0), 7)\n'
-                       'Array([2716826189,  292468403], dtype=uint32)',
+                       'Array((), dtype=key<fry>) overlaying:\n'
+                       '[2716826189  292468403]',
  'jax.random.gamma': '>>> jax.random.gamma(jax.random.key(0), 2.0, (3,))\n'
                      'Array([0.5133092 , 1.2001015 , 0.59769374], dtype=float32)',
  'jax.random.generalized_normal': '>>> jax.random.generalized_normal(jax.random.key(0), 2.0, '
@@ -1857,7 +1860,7 @@ JAX_EXAMPLES = {'jax.block_until_ready': '>>> jax.block_until_ready(jnp.asarray(
                          'Array([1, 1, 2, 2], dtype=int32)',
  'jax.random.gumbel': '>>> jax.random.gumbel(jax.random.key(0), (3,))\n'
                       'Array([ 2.9233725 ,  3.8326178 , -0.09689324], dtype=float32)',
- 'jax.random.key': '>>> jax.random.key(42)\nArray([ 0, 42], dtype=uint32)',
+ 'jax.random.key': '>>> jax.random.key(42)\nArray((), dtype=key<fry>) overlaying:\n[ 0 42]',
  'jax.random.key_data': '>>> jax.random.key_data(jax.random.key(42))\n'
                         'Array([ 0, 42], dtype=uint32)',
  'jax.random.key_impl': ">>> jax.random.key_impl(jax.random.key(0))\n'threefry2x32'",
@@ -1897,8 +1900,9 @@ JAX_EXAMPLES = {'jax.block_until_ready': '>>> jax.block_until_ready(jnp.asarray(
  'jax.random.shuffle': '>>> jax.random.shuffle(jax.random.key(0), jnp.arange(5))\n'
                        'Array([0, 1, 4, 3, 2], dtype=int32)',
  'jax.random.split': '>>> jax.random.split(jax.random.key(0))\n'
-                     'Array([[1797259609, 2579123966],\n'
-                     '       [ 928981903, 3453687069]], dtype=uint32)',
+                     'Array((2,), dtype=key<fry>) overlaying:\n'
+                     '[[1797259609 2579123966]\n'
+                     ' [ 928981903 3453687069]]',
  'jax.random.t': '>>> jax.random.t(jax.random.key(0), 3.0, (3,))\n'
                  'Array([ 0.89727443, -0.9985036 , -0.4989823 ], dtype=float32)',
  'jax.random.threefry_2x32': '>>> jax.random.threefry_2x32(jnp.asarray([0x13198a2e, 0x03707344], '
@@ -1916,7 +1920,8 @@ JAX_EXAMPLES = {'jax.block_until_ready': '>>> jax.block_until_ready(jnp.asarray(
  'jax.random.weibull_min': '>>> jax.random.weibull_min(jax.random.key(0), 1.0, 2.0, (3,))\n'
                            'Array([1.7175937 , 1.9604654 , 0.63553405], dtype=float32)',
  'jax.random.wrap_key_data': '>>> jax.random.wrap_key_data(jnp.asarray([0, 42], jnp.uint32))\n'
-                             'Array([ 0, 42], dtype=uint32)',
+                             'Array((), dtype=key<fry>) overlaying:\n'
+                             '[ 0 42]',
  'jax.remat': '>>> jax.grad(jax.remat(lambda x: jnp.sin(jnp.sin(x))))(1.0)\n'
               'Array(0.36003944, dtype=float32, weak_type=True)',
  'jax.shard_map': ">>> jax.shard_map(lambda x: x * 2, mesh=jax.make_mesh((1,), ('i',)), "

@@ -151,6 +151,9 @@ def example_globals(reference=False):
         for part in qualname.split(".")[1:-1]:
             node = node.__dict__.setdefault(part, types.SimpleNamespace())
         setattr(node, qualname.rsplit(".", 1)[1], ref)
+    # a typed key has no NumPy counterpart: references see its data, as PRNGKey's
+    if hasattr(root, "random"):
+        root.random.key = root.random.PRNGKey
     return {"jax": root, "jnp": np}
 
 
@@ -216,12 +219,11 @@ def add_examples(stored):
 _KEY = "jax.random.key(0)"
 _RANDOM_CALLS = {
     "PRNGKey": ("jax.random.PRNGKey(42)", lambda seed: np.array([0, seed], np.uint32)),
-    "key": ("jax.random.key(42)", lambda seed: np.array([0, seed], np.uint32)),
-    "key_data": ("jax.random.key_data(jax.random.key(42))", lambda k: np.array([0, 42])),
-    "wrap_key_data": ("jax.random.wrap_key_data(jnp.asarray([0, 42], jnp.uint32))",
-                      lambda bits: bits),
+    "key": ("jax.random.key(42)", None),  # a typed key: its data is checked by key_data's
+    "key_data": ("jax.random.key_data(jax.random.key(42))", "np.array([0, 42])"),
+    "wrap_key_data": ("jax.random.wrap_key_data(jnp.asarray([0, 42], jnp.uint32))", None),
     "key_impl": (f"jax.random.key_impl({_KEY})", None),
-    "clone": ("jax.random.clone(jax.random.key(42))", lambda k: np.array([0, 42])),
+    "clone": ("jax.random.clone(jax.random.key(42))", None),
     "split": (f"jax.random.split({_KEY})", None),
     "fold_in": (f"jax.random.fold_in({_KEY}, 7)", None),
     "bits": (f"jax.random.bits({_KEY}, (3,))", None),
@@ -271,12 +273,11 @@ del _name
 
 # how a function differs from JAX's (the module docs' documented deviations), added to
 # its docstring beside the example
-_RAW_KEY = ("keys are raw uint32[2] arrays (JAX's legacy PRNGKey form), never typed key "
-            "arrays, so they pass through jit like any array")
+_KEY_LEAF = ("a typed key array is a pytree node whose leaf is its uint32 key data "
+             "(JAX's key array is itself a leaf), so tree_map sees that data")
 _OWN_VALUES = ("a vectorized rejection sampler: JAX's distribution, but not JAX's values "
                "for the same key")
-NOTES = {f"jax.random.{n}": _RAW_KEY for n in ("key", "PRNGKey", "key_data",
-                                               "wrap_key_data", "clone")}
+NOTES = {f"jax.random.{n}": _KEY_LEAF for n in ("key", "wrap_key_data")}
 NOTES.update({f"jax.random.{n}": _OWN_VALUES for n in (
     "gamma", "loggamma", "beta", "dirichlet", "poisson", "binomial", "multinomial", "t",
     "chisquare",

@@ -10,6 +10,7 @@ import numpy as _np
 from tjit._namespace import publish as _publish
 from tjit.tracing import dtypes as _dt
 from tjit.tracing.dtypes import TypePromotionError, bfloat16  # noqa: F401
+from tjit.tracing.extended_dtypes import extended, prng_key  # noqa: F401
 from tjit.numpy._dtypes import finfo, iinfo, issubdtype, result_type as _result_type
 from tjit.numpy._core import result_type_of as _result_type_of
 
@@ -71,7 +72,8 @@ def itemsize_bits(dtype):
     return _np.dtype(_dt.check_dtype(dtype, "itemsize_bits")).itemsize * 8
 
 
-__all__ = ["TypePromotionError", "bfloat16", "canonicalize_dtype", "finfo", "float0",
-           "iinfo", "issubdtype", "itemsize_bits", "result_type", "scalar_type_of"]
+__all__ = ["TypePromotionError", "bfloat16", "canonicalize_dtype", "extended", "finfo",
+           "float0", "iinfo", "issubdtype", "itemsize_bits", "prng_key", "result_type",
+           "scalar_type_of"]
 
 _publish(globals(), submodules=())  # errors raised here end in the user's line

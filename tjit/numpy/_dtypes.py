@@ -6,6 +6,7 @@ import builtins
 import numpy as np
 
 from tjit.tracing import dtypes as _dt
+from tjit.tracing.extended_dtypes import ExtendedDType, extended_issubdtype
 from tjit.tracing.core import Array, Tracer
 from tjit import lax
 from tjit.numpy._core import asarray, ensure_array, result_type_of
@@ -81,7 +82,11 @@ _BF16_PARENTS = (np.floating, np.inexact, np.number, np.generic)
 
 def issubdtype(arg1, arg2):
     """``numpy.issubdtype`` accepting tjit dtype objects; bfloat16 is a floating type
-    (NumPy does not know it is, JAX does)."""
+    (NumPy does not know it is, JAX does); a key dtype is a ``prng_key``, as in JAX."""
+    if isinstance(arg1, ExtendedDType):
+        return extended_issubdtype(arg1, arg2)
+    if isinstance(arg2, ExtendedDType):
+        return False
     a1, a2 = _np_dtype(arg1), _np_dtype(arg2)
     if a2 in _BF16_PARENTS:
         try:  # strings too: 'bfloat16' names ml_dtypes' type (NumPy calls it not floating)

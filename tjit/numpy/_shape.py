@@ -20,6 +20,7 @@ from tjit.tracing import dtypes
 from tjit.tracing import shapes as sh
 from tjit.tracing.core import Array, Tracer, concrete_value
 from tjit.tracing.errors import ConcretizationTypeError, ShapeError
+from tjit.tracing.extended_dtypes import ExtendedArray
 from tjit.tracing.size_questions import SpecializeSizes
 from tjit.numpy._dtypes import named_dtype
 from tjit.numpy._core import check_arraylike, ensure_array, promote_dtypes
@@ -340,6 +341,9 @@ def concatenate(arrays, axis=0, dtype=None):
     arrays = list(arrays)
     if not arrays:
         raise ValueError("concatenate: need at least one array to concatenate")
+    extended = next((a for a in arrays if isinstance(a, ExtendedArray)), None)
+    if extended is not None:  # key arrays join their own way (their data has more axes)
+        return type(extended)._join(arrays, axis, False, "concatenate")
     check_arraylike("concatenate", *arrays)
     arrs = promote_dtypes(*arrays)
     if dtype is not None:
@@ -377,6 +381,9 @@ def stack(arrays, axis=0, out=None, dtype=None):
     arrays = list(arrays)
     if not arrays:
         raise ValueError("stack: need at least one array to stack")
+    extended = next((a for a in arrays if isinstance(a, ExtendedArray)), None)
+    if extended is not None:
+        return type(extended)._join(arrays, axis, True, "stack")
     check_arraylike("stack", *arrays)
     arrs = promote_dtypes(*arrays)
     s0 = tuple(arrs[0].shape)

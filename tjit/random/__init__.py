@@ -1,9 +1,10 @@
 """``tjit.random``: JAX's functional PRNG API on the Threefry-2x32 counter hash.
 
 Keys are values, not state: ``key = random.key(0)``; ``k1, k2 = random.split(key)``;
-``x = random.normal(k1, (3,))``. A key is a raw ``uint32[2]`` array (JAX's legacy
-``PRNGKey`` form; ``key`` returns the same thing), so keys can be passed into and out
-of ``tjit.jit`` functions like any array, and every function here traces.
+``x = random.normal(k1, (3,))``. ``key`` gives a typed key array (dtype ``key<fry>``,
+a ``tjit.dtypes.prng_key``; ``key_data``/``wrap_key_data`` convert), ``PRNGKey`` JAX's
+legacy raw ``uint32[2]`` key; every function takes both, with the same values, keys go
+into and out of jit, vmap, scan and cond, and every function here traces.
 
 Matches JAX's default ``threefry2x32`` implementation (partitionable mode, JAX's default
 since 0.5): ``key``/``PRNGKey``, ``split``, ``fold_in``, ``bits``, ``uniform``,

@@ -1,7 +1,10 @@
 """PRNG keys for ``tjit.random``: creation, splitting, folding in data, raw bits.
 
-A key is a raw ``uint32[2]`` array, as JAX's legacy ``PRNGKey`` (``key`` returns the
-same array; ``key_data`` returns it unchanged). The algorithms are JAX's default
+Two forms of key are accepted everywhere, as in JAX: a typed key array from ``key``
+(dtype ``key<fry>``, see ``_key_array.py``) and a raw ``uint32[2]`` array from the
+legacy ``PRNGKey``. ``split``, ``fold_in`` and ``clone`` return the form they were given;
+the samplers work on the raw data (``check_key`` unwraps it), so both forms give the
+same values bit for bit. The algorithms are JAX's default
 ``threefry2x32`` implementation in its current *partitionable* mode
 (``jax_threefry_partitionable=True``, JAX's default since 0.5): for an output shape
 ``s``, counters are the 64-bit row-major iota over ``s`` split into (high, low) uint32
@@ -19,6 +22,7 @@ from tjit.tracing import dtypes
 from tjit.tracing.core import Array, Tracer
 from tjit.tracing.shapes import canonical_shape, is_symbolic, shape_str, size
 from tjit.primitives.random_bits import threefry2x32_p
+from tjit.random._key_array import PRNGKeyArray
 from tjit import lax
 from tjit import numpy as jnp
 
@@ -29,7 +33,14 @@ UINT_DTYPES = {8: dtypes.uint8, 16: dtypes.uint16, 32: dtypes.uint32, 64: dtypes
 # -- validation ------------------------------------------------------------------------
 def check_key(name, key, allow_batched=False):
     """Return ``key`` as a tjit array after checking it is a uint32 key of shape (2,)
-    (or (..., 2) when ``allow_batched``)."""
+    (or (..., 2) when ``allow_batched``); a typed key array gives its raw data."""
+    if isinstance(key, PRNGKeyArray):
+        if key.ndim != 0 and not allow_batched:
+            raise ValueError(
+                f"{name} accepts a single key, but was given a key array of shape "
+                f"{shape_str(key.shape)}. Index one key (keys[i]) or use tjit.vmap for "
+                f"batching.")
+        return key._data
     if isinstance(key, (np.ndarray, np.generic)):
         key = jnp.asarray(key)
     if not isinstance(key, (Array, Tracer)):
@@ -147,10 +158,18 @@ def PRNGKey(seed):  # noqa: N802 (JAX's name)
 
 
 def key(seed, *, impl=None):
-    """A PRNG key from an integer seed, as ``jax.random.key``. tjit has no typed key
-    arrays: this returns the same raw uint32[2] key as :func:`PRNGKey`."""
+    """A typed PRNG key from an integer seed, as ``jax.random.key``.
+
+    Args:
+      seed: a Python int or integer scalar array (traced values allowed).
+      impl: None or ``'threefry2x32'`` (the one implementation).
+
+    Returns:
+      A key array of shape () and dtype ``key<fry>`` over the same data as
+      ``PRNGKey(seed)``; ``key_data`` gives that data.
+    """
     _check_impl("key", impl)
-    return _seed_to_key("key", seed)
+    return PRNGKeyArray(_seed_to_key("key", seed))
 
 
 def _check_impl(name, impl):
@@ -182,14 +201,24 @@ def _seed_to_key(name, seed):
 
 
 def key_data(keys):
-    """The uint32 data of a key (array): the key itself, as tjit keys are raw arrays."""
+    """The uint32 data of a key array: shape ``(*keys.shape, 2)`` for typed keys; a raw
+    key array is returned as it is (checked)."""
     return check_key("key_data", keys, allow_batched=True)
 
 
 def wrap_key_data(key_bits_array, *, impl=None):
-    """A key (array) from uint32 key data of shape (..., 2); returns the data checked."""
+    """A typed key array from uint32 key data of shape ``(..., 2)`` (the inverse of
+    :func:`key_data`); the result has the data's shape without its last axis."""
     _check_impl("wrap_key_data", impl)
-    return check_key("wrap_key_data", key_bits_array, allow_batched=True)
+    if isinstance(key_bits_array, PRNGKeyArray):
+        raise TypeError("wrap_key_data: the argument is already a typed key array; pass "
+                        "uint32 key data (tjit.random.key_data(keys))")
+    return PRNGKeyArray(check_key("wrap_key_data", key_bits_array, allow_batched=True))
+
+
+def _like(template, data):
+    """``data`` in the form of ``template``: typed when the given key was typed."""
+    return PRNGKeyArray(data) if isinstance(template, PRNGKeyArray) else data
 
 
 def key_impl(keys):
@@ -200,20 +229,21 @@ def key_impl(keys):
 
 def clone(key):
     """Return ``key`` (keys are immutable values; provided for JAX compatibility)."""
-    return check_key("clone", key, allow_batched=True)
+    return _like(key, check_key("clone", key, allow_batched=True))
 
 
 def split(key, num=2):
     """Split a key into ``num`` new keys.
 
     Args:
-      key: a PRNG key (uint32[2]).
+      key: a PRNG key (typed, or raw uint32[2]).
       num: a non-negative int, or a tuple of ints giving the shape of the key array.
 
     Returns:
-      A uint32 array of shape ``(num, 2)`` (or ``(*num, 2)``).
+      Keys of shape ``(num,)`` (or ``num``) in the form of ``key``: a typed key array,
+      or for a raw key a uint32 array of shape ``(num, 2)`` (or ``(*num, 2)``).
     """
-    key = check_key("split", key)
+    given, key = key, check_key("split", key)
     if isinstance(num, (tuple, list)):
         shape = check_shape("split", tuple(num))
     else:
@@ -222,7 +252,7 @@ def split(key, num=2):
         except TypeError:
             raise TypeError(f"split: num must be an int or a tuple of ints, got "
                             f"{num!r:.60}") from None
-    return split_key(key, shape)
+    return _like(given, split_key(key, shape))
 
 
 def fold_in(key, data):
@@ -234,9 +264,9 @@ def fold_in(key, data):
         taken modulo 2**32.
 
     Returns:
-      A new key, a deterministic function of ``key`` and ``data``.
+      A new key (typed when ``key`` is), a deterministic function of ``key`` and ``data``.
     """
-    key = check_key("fold_in", key)
+    given, key = key, check_key("fold_in", key)
     if isinstance(data, bool):
         raise TypeError("fold_in: data must be an integer, got a bool")
     if isinstance(data, int):
@@ -251,7 +281,7 @@ def fold_in(key, data):
         d = lax.convert_element_type(d, dtypes.uint32)
     k1, k2 = key_words(key)
     o1, o2 = threefry2x32_p.bind(k1, k2, jnp.asarray(np.uint32(0)), d)
-    return stack_last(o1, o2)
+    return _like(given, stack_last(o1, o2))
 
 
 def bits(key, shape=(), dtype=None):

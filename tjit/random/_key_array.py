@@ -1,0 +1,186 @@
+"""Typed PRNG key arrays: what ``tjit.random.key`` returns, as JAX's typed keys (JEP 9263).
+
+A ``PRNGKeyArray`` of shape ``s`` has dtype ``key<fry>`` (``tjit.dtypes.prng_key``
+subdtype) and holds the raw ``uint32[*s, 2]`` key data of the threefry2x32 PRNG.
+
+Design: the key array is a registered pytree node whose single leaf is that raw data.
+jit, vmap, scan, cond, grad and every backend therefore see an ordinary uint32 array and
+need no change; the trailing dimension of 2 words is hidden from the key's ``shape``.
+vmap over a ``(n,)`` key array maps axis 0 of the ``(n, 2)`` data, so key axes and data
+axes coincide (non-negative axes; a negative axis would count the hidden dimension).
+One difference from JAX follows: ``tree_util`` sees the raw data as the leaf (JAX's key
+array is itself a leaf), so ``tree_map(f, keys)`` calls ``f`` on the uint32 data.
+Arithmetic, ordering and conversion to NumPy raise, as in JAX; ``key_data`` gives the
+data. Values are those of the raw-key path: the samplers unwrap the data.
+"""
+
+import numpy as np
+
+from tjit.tracing.core import Array, Tracer
+from tjit.tracing.extended_dtypes import THREEFRY_KEY_DTYPE, ExtendedArray
+from tjit.tracing.shapes import shape_str
+from tjit.tracing.tree_util import register_pytree_node
+from tjit import numpy as jnp
+
+
+class PRNGKeyArray(ExtendedArray):
+    """An array of PRNG keys (dtype ``key<fry>``) over raw uint32[..., 2] data."""
+    __slots__ = ("_data",)
+
+    def __init__(self, data):
+        self._data = data
+
+    # -- array attributes -------------------------------------------------------------
+    dtype = THREEFRY_KEY_DTYPE
+
+    @property
+    def shape(self):
+        return tuple(self._data.shape[:-1])
+
+    @property
+    def ndim(self):
+        return len(self._data.shape) - 1
+
+    @property
+    def size(self):
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of unsized object (a scalar key array)")
+        return self.shape[0]
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-d key array")
+        return (self[i] for i in range(self.shape[0]))
+
+    def __repr__(self):
+        data = self._data
+        body = np.array2string(np.asarray(data)) if isinstance(data, Array) else repr(data)
+        return f"Array({shape_str(self.shape)}, dtype={self.dtype}) overlaying:\n{body}"
+
+    __str__ = __repr__
+
+    # -- shape manipulation on the key axes -------------------------------------------
+    def __getitem__(self, idx):
+        idx = idx if isinstance(idx, tuple) else (idx,)
+        used = sum(getattr(i, "ndim", 1) if _is_bool_array(i) else 1 for i in idx
+                   if i is not None and i is not Ellipsis)
+        if used > self.ndim:
+            raise IndexError(f"too many indices for key array of shape "
+                             f"{shape_str(self.shape)}: {used} were indexed")
+        tail = (slice(None),) if any(i is Ellipsis for i in idx) else (Ellipsis,)
+        return PRNGKeyArray(self._data[idx + tail])
+
+    def reshape(self, *shape, order="C"):
+        if order != "C":
+            raise NotImplementedError("reshape of a key array: only order='C'")
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        return PRNGKeyArray(jnp.reshape(self._data, tuple(shape) + (2,)))
+
+    def ravel(self):
+        return self.reshape(-1)
+
+    flatten = ravel
+
+    def squeeze(self, axis=None):
+        if axis is None:
+            axis = tuple(i for i, d in enumerate(self.shape) if d == 1)
+        return PRNGKeyArray(jnp.squeeze(self._data, self._key_axes(axis, "squeeze")))
+
+    def transpose(self, *axes):
+        if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+            axes = tuple(axes[0])
+        axes = axes or tuple(reversed(range(self.ndim)))
+        perm = tuple(int(a) % self.ndim for a in axes) + (self.ndim,)
+        return PRNGKeyArray(jnp.transpose(self._data, perm))
+
+    @property
+    def T(self):  # noqa: N802 (NumPy's name)
+        return self.transpose()
+
+    def copy(self):
+        return PRNGKeyArray(self._data)
+
+    def block_until_ready(self):
+        if hasattr(self._data, "block_until_ready"):
+            self._data.block_until_ready()
+        return self
+
+    def _key_axes(self, axis, op):
+        """Axes counted on the key shape (negatives too) as axes of the data."""
+        axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+        out = []
+        for a in axes:
+            if not -self.ndim <= a < self.ndim:
+                raise ValueError(f"{op}: axis {a} is out of bounds for a key array of shape "
+                                 f"{shape_str(self.shape)}")
+            out.append(a % self.ndim)
+        return tuple(out)
+
+    @classmethod
+    def _join(cls, arrays, axis, new_axis, op):
+        """``jnp.concatenate`` / ``jnp.stack`` of key arrays."""
+        if not all(isinstance(a, PRNGKeyArray) for a in arrays):
+            kinds = ", ".join(str(getattr(a, "dtype", type(a).__name__)) for a in arrays)
+            raise TypeError(f"{op}: cannot mix key arrays with arrays of other dtypes "
+                            f"(got {kinds}); wrap raw key data with "
+                            f"tjit.random.wrap_key_data first")
+        ndim = arrays[0].ndim + (1 if new_axis else 0)
+        if axis is None or not -ndim <= axis < ndim:
+            raise ValueError(f"{op}: axis {axis} is out of bounds for key arrays of "
+                             f"{arrays[0].ndim} dimensions")
+        data = [a._data for a in arrays]
+        fn = jnp.stack if new_axis else jnp.concatenate
+        return PRNGKeyArray(fn(data, axis=axis % ndim))
+
+    # -- what keys do not support -----------------------------------------------------
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError("a PRNG key array (dtype key<fry>) cannot be converted to a NumPy "
+                        "array; use tjit.random.key_data(keys) for its uint32 data")
+
+    def __bool__(self):
+        raise TypeError("the truth value of a PRNG key array is not defined")
+
+    def __hash__(self):
+        raise TypeError("unhashable type: PRNG key array")
+
+    def __eq__(self, other):
+        """Element-wise key equality (both data words equal), as JAX."""
+        if not isinstance(other, PRNGKeyArray):
+            return NotImplemented
+        return jnp.all(self._data == other._data, axis=-1)
+
+    def __ne__(self, other):
+        if not isinstance(other, PRNGKeyArray):
+            return NotImplemented
+        return jnp.any(self._data != other._data, axis=-1)
+
+    def _no_arithmetic(self, *_args, **_kwargs):
+        raise TypeError(f"arithmetic and comparisons are not defined on PRNG key arrays "
+                        f"(dtype {self.dtype}, shape {shape_str(self.shape)}); derive new "
+                        f"keys with tjit.random.split / fold_in, or work on "
+                        f"tjit.random.key_data(keys)")
+
+
+def _is_bool_array(i):
+    return isinstance(i, (Array, Tracer, np.ndarray)) and np.dtype(i.dtype) == np.bool_
+
+
+for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and",
+              "or", "xor", "lshift", "rshift", "radd", "rsub", "rmul", "rtruediv",
+              "rfloordiv", "rmod", "rpow", "rmatmul", "rand", "ror", "rxor", "neg", "pos",
+              "abs", "invert", "lt", "le", "gt", "ge", "int", "float", "index"):
+    setattr(PRNGKeyArray, f"__{_name}__", PRNGKeyArray._no_arithmetic)
+
+
+def _unflatten(_aux, children):
+    # children may be placeholders (vmap's in_axes, tree_map results): never checked
+    obj = object.__new__(PRNGKeyArray)
+    obj._data = children[0]
+    return obj
+
+
+register_pytree_node(PRNGKeyArray, lambda k: ((k._data,), None), _unflatten)

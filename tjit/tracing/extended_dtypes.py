@@ -1,0 +1,74 @@
+"""Extended dtypes: dtypes that are not NumPy's, as JAX's ``jax.dtypes.extended``.
+
+The one extended dtype today is the PRNG key dtype ``key<fry>`` of typed key arrays
+(``tjit.random.key``). Its scalar type ``prng_key`` subclasses ``extended``, which
+subclasses ``np.generic`` as in JAX, so that ``issubdtype(k.dtype, prng_key)`` reads as
+it does there and NumPy's own ``issubdtype`` accepts the classes as its second argument.
+
+Arrays of an extended dtype are not tracer-level values: they are wrappers (see
+``tjit/random/_key_array.py``) whose pytree leaf is an ordinary array, so every
+transformation and backend sees only NumPy dtypes. ``ExtendedArray`` is their common
+base, so that ``jnp`` functions (concatenate, stack) can hand such arrays to their type.
+"""
+
+import numpy as np
+
+
+class extended(np.generic):  # noqa: N801 (JAX's name)
+    """Scalar class of all extended dtypes (``jax.dtypes.extended``)."""
+
+
+class prng_key(extended):  # noqa: N801 (JAX's name)
+    """Scalar class of PRNG key dtypes (``jax.dtypes.prng_key``)."""
+
+
+class ExtendedDType:
+    """Base of extended dtype objects: ``type`` is the scalar class, ``name`` its name."""
+    type = extended
+    name = "extended"
+
+    def __repr__(self):
+        return self.name
+
+    __str__ = __repr__
+
+    def __eq__(self, other):
+        return type(other) is type(self) and other.name == self.name
+
+    def __hash__(self):
+        return hash((type(self), self.name))
+
+
+class KeyDType(ExtendedDType):
+    """The dtype of typed PRNG key arrays: ``key<fry>`` for threefry2x32 keys."""
+    type = prng_key
+
+    def __init__(self, impl_name, short_name):
+        self.impl_name = impl_name
+        self.name = f"key<{short_name}>"
+
+
+THREEFRY_KEY_DTYPE = KeyDType("threefry2x32", "fry")
+
+
+def is_extended(dtype):
+    """Whether ``dtype`` is an extended dtype object."""
+    return isinstance(dtype, ExtendedDType)
+
+
+def extended_issubdtype(dtype, parent):
+    """``issubdtype`` when ``dtype`` is an extended dtype: true for itself and for the
+    scalar classes it descends from (``prng_key``, ``extended``, ``np.generic``)."""
+    if isinstance(parent, ExtendedDType):
+        return parent == dtype
+    return isinstance(parent, type) and issubclass(dtype.type, parent)
+
+
+class ExtendedArray:
+    """Base of arrays of an extended dtype. Subclasses define ``_join(arrays, axis,
+    new_axis, op)``: concatenate (``new_axis=False``) or stack such arrays."""
+    __slots__ = ()
+
+    @classmethod
+    def _join(cls, arrays, axis, new_axis, op):
+        raise NotImplementedError(f"{op} of {cls.__name__} arrays")
