@@ -182,3 +182,16 @@ def test_errors():
         jnp.concatenate([ks, random.key_data(ks)])
     with pytest.raises(TypeError, match="len"):
         len(k)
+
+
+def test_vmap_of_key_and_while_loop_carry():
+    ks = tjit.vmap(random.key)(jnp.arange(3))
+    assert ks.shape == (3,) and str(ks.dtype) == "key<fry>"
+    np.testing.assert_array_equal(data(ks), np.stack([np.asarray(random.PRNGKey(i))
+                                                      for i in range(3)]))
+    _, k = lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, random.split(c[1])[0]),
+                          (0, random.key(1)))
+    ref = random.key(1)
+    for _ in range(3):
+        ref = random.split(ref)[0]
+    np.testing.assert_array_equal(data(k), data(ref))
