@@ -96,3 +96,18 @@ def test_integer_floor_divide_by_zero_as_jax(dt):
     for _ in range(3):
         np.testing.assert_array_equal(np.asarray(jnp.floor_divide(x, y)), want_q)
         np.testing.assert_array_equal(np.asarray(jnp.floor_divide(x, 0)), by_zero)
+
+
+# -- x.at[idx].apply: a repeated index applies func again (JAX's documented rule) --------------
+@pytest.mark.parametrize("mode", [None, "clip", "drop"])
+def test_at_apply_repeats_per_occurrence(mode):
+    x = np.array([[7, 9], [-4, -6], [-5, 9]], np.int8)
+    rows = np.array([0, 0, 2, 5], np.int32)  # 0 twice; 5 out of bounds
+    want = x.copy()
+    for r in rows:  # ufunc.at's loop: func once per occurrence
+        r = min(r, 2) if mode == "clip" else r
+        if r < 3:
+            want[r, 1] = want[r, 1] * 2 + 1
+    for f in _modes(lambda a, i: a.at[i, 1].apply(lambda v: v * 2 + 1,
+                                                  **({} if mode is None else {"mode": mode}))):
+        np.testing.assert_array_equal(np.asarray(f(jnp.asarray(x), jnp.asarray(rows))), want)

@@ -736,12 +736,16 @@ class _IndexUpdateRef:
         return self._update(values, lax.scatter_max, "max", **kw)
 
     def apply(self, func, **kw):
-        """``x[idx] = func(x[idx])`` for a unary elementwise ``func``. With duplicate
-        indices ``func`` is applied once per position (``ufunc.at`` applies it per
-        occurrence)."""
-        mode = kw.get("mode")
-        vals = self.get(mode="clip" if mode in (None, "drop", "fill") else mode)
-        return self.set(func(vals), **kw)
+        """``x[idx] = func(x[idx])`` for a unary elementwise ``func``. As in JAX (and
+        ``ufunc.at``), a repeated index applies ``func`` again: once per occurrence
+        (``lax.scatter_apply``)."""
+        def scatter_fn(x, indices, shaped, dn, **skw):
+            return lax.scatter_apply(x, indices, func, dn, update_shape=tuple(shaped.shape),
+                                     **skw)
+        # (a zero of x's dtype stands for the updates: it gives the indexed shape)
+        zero = lax.full((), 0, self.array.dtype)
+        return _scatter_update(self.array, self.index, zero, scatter_fn, "x.at[idx].apply",
+                               **kw)
 
 
 # x.at[idx].set(...) and the others are entry points (their errors end in user code)
