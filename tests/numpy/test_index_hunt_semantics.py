@@ -111,3 +111,28 @@ def test_at_apply_repeats_per_occurrence(mode):
     for f in _modes(lambda a, i: a.at[i, 1].apply(lambda v: v * 2 + 1,
                                                   **({} if mode is None else {"mode": mode}))):
         np.testing.assert_array_equal(np.asarray(f(jnp.asarray(x), jnp.asarray(rows))), want)
+
+
+# -- gradients through clamped reads go to the element that was read --------------------------
+def test_grad_of_out_of_bounds_read_matches_finite_differences():
+    """x[i] past the end reads the clamped element, so that element gets the gradient
+    (JAX documents its own gradient there as incorrect: its transpose drops the update)."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((4, 3)).astype(np.float32)
+    k = np.array([5, -1, 1, 9], np.int32)
+
+    def loss(a, i):
+        return jnp.sum(jnp.sin(a[i, 1:]) * jnp.arange(1.0, 3.0))
+
+    def loss64(a):
+        rows = np.clip(np.where(k < 0, k + 4, k), 0, 3)
+        return np.sum(np.sin(a[rows, 1:]) * np.arange(1.0, 3.0))
+
+    eps, want = 1e-6, np.zeros(x.shape)
+    for p in np.ndindex(x.shape):
+        d = np.zeros(x.shape)
+        d[p] = eps
+        want[p] = (loss64(x + d) - loss64(x - d)) / (2 * eps)
+    for f in _modes(tjit.grad(loss)):
+        np.testing.assert_allclose(np.asarray(f(jnp.asarray(x), jnp.asarray(k))), want,
+                                   rtol=1e-4, atol=1e-5)
