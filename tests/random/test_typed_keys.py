@@ -195,3 +195,28 @@ def test_vmap_of_key_and_while_loop_carry():
     for _ in range(3):
         ref = random.split(ref)[0]
     np.testing.assert_array_equal(data(k), data(ref))
+
+
+@pytest.mark.parametrize("ax", [0, 1, -1, -2])
+def test_vmap_negative_axes_count_the_keys_own_dims(ax):
+    """A key array's data has a hidden trailing dim of 2 words: a negative in_axes or
+    out_axes counts from the end of the key's shape (as JAX), checked against a loop."""
+    keys = random.split(random.key(7), 6).reshape(2, 3)
+    data = np.asarray(random.key_data(keys))                    # (2, 3, 2)
+    got = np.asarray(tjit.vmap(random.key_data, in_axes=ax)(keys))
+    pos = ax % 2
+    want = np.stack([np.take(data, i, axis=pos) for i in range(keys.shape[pos])])
+    np.testing.assert_array_equal(got, want)
+    # a mapped (3,)-key output placed at out_axes=ax of a rank-2 key array
+    out = tjit.vmap(lambda k: random.split(k, 3), out_axes=ax)(keys[0])
+    per = [np.asarray(random.key_data(random.split(keys[0, i], 3))) for i in range(3)]
+    np.testing.assert_array_equal(np.asarray(random.key_data(out)),
+                                  np.stack(per, axis=ax % 2))
+
+
+def test_vmap_axis_out_of_bounds_for_a_key_array_raises():
+    keys = random.split(random.key(7), 6).reshape(2, 3)
+    with pytest.raises(ValueError, match=r"axis -3 in in_axes is out of bounds for a key"):
+        tjit.vmap(random.key_data, in_axes=-3)(keys)
+    with pytest.raises(ValueError, match=r"axis -3 in out_axes is out of bounds"):
+        tjit.vmap(lambda k: random.split(k, 3), out_axes=-3)(keys[0])

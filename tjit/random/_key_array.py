@@ -7,7 +7,7 @@ Design: the key array is a registered pytree node whose single leaf is that raw 
 jit, vmap, scan, cond, grad and every backend therefore see an ordinary uint32 array and
 need no change; the trailing dimension of 2 words is hidden from the key's ``shape``.
 vmap over a ``(n,)`` key array maps axis 0 of the ``(n, 2)`` data, so key axes and data
-axes coincide (non-negative axes; a negative axis would count the hidden dimension).
+axes coincide (vmap counts a negative axis from the end of the key's own shape).
 One difference from JAX follows: ``tree_util`` sees the raw data as the leaf (JAX's key
 array is itself a leaf), so ``tree_map(f, keys)`` calls ``f`` on the uint32 data.
 Arithmetic, ordering and conversion to NumPy raise, as in JAX; ``key_data`` gives the

@@ -23,6 +23,7 @@ from tjit.tracing.axis_env import extend_axis_env
 from tjit.tracing.core import (
     Trace, Tracer, current_trace, escaped_tracer_error, get_aval, set_current_trace)
 from tjit.tracing.errors import ShapeError
+from tjit.tracing.extended_dtypes import ExtendedArray
 from tjit.tracing.jaxpr import Jaxpr
 from tjit.tracing.shapes import dim_str, dims_equal
 from tjit.tracing.tree_util import (
@@ -322,7 +323,7 @@ def _flatten_axes(spec, value, n_leaves, option, where, labels, what):
     must agree as in JAX: only a top-level in_axes list is read as a tuple, a list further
     down matches list-valued arguments."""
     if spec.uniform:
-        return spec.leaves * n_leaves
+        return _leaf_axes(spec.leaves[0], value, option)
     spec_leaves, treedef, spec = spec.leaves, spec.treedef, spec.axes
     try:
         subtrees = treedef.flatten_up_to(value)
@@ -333,7 +334,30 @@ def _flatten_axes(spec, value, n_leaves, option, where, labels, what):
             f"{tree_flatten(value)[1]}{_mismatch(spec, value, (), labels, option)}") from None
     out = []
     for ax, sub in zip(spec_leaves, subtrees):
-        out.extend([ax] * len(tree_flatten(sub)[0]))
+        out.extend(_leaf_axes(ax, sub, option))
+    return out
+
+
+def _leaf_axes(ax, value, option):
+    """``ax`` for each leaf of ``value``. An array of an extended dtype (a typed key array)
+    is a node whose data leaf has trailing dims its shape hides, so a negative axis counts
+    from the end of the array's own shape (one more for out_axes: the mapped axis is
+    added), not of its data's."""
+    if ax is None or ax >= 0:
+        return [ax] * len(tree_flatten(value)[0])
+    out = []
+    for sub in tree_flatten(value, is_leaf=lambda x: isinstance(x, ExtendedArray))[0]:
+        n = len(tree_flatten(sub)[0])
+        if isinstance(sub, ExtendedArray):
+            rank = sub.ndim + (option == "out_axes")
+            if ax < -rank:
+                raise ValueError(
+                    f"vmap: axis {ax} in {option} is out of bounds for a key array of "
+                    f"{'per-example ' if option == 'out_axes' else ''}shape {sub.shape}; "
+                    f"use an axis in [{-rank}, {rank})")
+            out.extend([ax + rank] * n)
+        else:
+            out.extend([ax] * n)
     return out
 
 
