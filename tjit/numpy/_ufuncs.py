@@ -84,7 +84,9 @@ def _one_in(name, lax_fn, inexact=False, doc=None):
         except Exception as e:
             _filter_at_entry(e)  # tracebacks end in user code (free until a raise)
             raise
-    f.__name__ = name
+    # (the qualified name is what Python's own TypeErrors print: ``sin() got an
+    # unexpected keyword argument 'out'``)
+    f.__name__ = f.__qualname__ = name
     f.__doc__ = doc or f"Elementwise ``numpy.{name}``."
     return f
 
@@ -221,7 +223,7 @@ def _two_in(name, lax_fn, inexact=False, doc=None):
                     return NotImplemented  # the other operand's operator runs
                 _filter_at_entry(e)  # tracebacks end in user code (free until a raise)
                 raise
-        f.__name__ = name
+        f.__name__ = f.__qualname__ = name
         f.__doc__ = doc or f"Elementwise ``numpy.{name}`` with broadcasting."
         return f
 
@@ -288,7 +290,7 @@ def _logical(name, fn):
         except Exception as e:
             _filter_at_entry(e)  # tracebacks end in user code (free until a raise)
             raise
-    f.__name__ = name
+    f.__name__ = f.__qualname__ = name
     return f
 
 
