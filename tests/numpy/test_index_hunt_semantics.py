@@ -136,3 +136,18 @@ def test_grad_of_out_of_bounds_read_matches_finite_differences():
     for f in _modes(tjit.grad(loss)):
         np.testing.assert_allclose(np.asarray(f(jnp.asarray(x), jnp.asarray(k))), want,
                                    rtol=1e-4, atol=1e-5)
+
+
+# -- bool operands of integer arithmetic become int32, with or without x64 (JAX) ---------------
+@pytest.mark.parametrize("name", ["floor_divide", "remainder", "left_shift", "right_shift"])
+def test_bool_integer_arithmetic_is_int32_under_x64(name):
+    a = np.array([True, False, True, False])
+    b = np.array([True, True, False, False])
+    with tjit.enable_x64(True):
+        for f in _modes(getattr(jnp, name)):
+            got = f(a, b)
+            assert got.dtype == np.int32, (name, got.dtype)
+            ref = {"floor_divide": [1, 0, -2, -1],  # (x // 0 as JAX, above)
+                   "remainder": [0, 0, 0, 0],       # (x % 0 is 0, as NumPy and JAX)
+                   "left_shift": [2, 0, 1, 0], "right_shift": [0, 0, 1, 0]}[name]
+            np.testing.assert_array_equal(np.asarray(got), ref)

@@ -339,12 +339,12 @@ def _scalar_keeps_dtype(v, t, dt):
 
 
 def promote_args_numeric(fname, *args):
-    """``promote_args``, with bool operands made the default int (JAX's
-    ``promote_args_numeric``: ``True % True``, ``True << True`` are integer arithmetic,
-    as in NumPy, which gives int8)."""
+    """``promote_args``, with bool operands made int32 (JAX's ``promote_args_numeric``,
+    whose ``to_numeric_dtype`` gives int32 with or without x64: ``True % True`` and
+    ``True << True`` are integer arithmetic, as in NumPy, which gives int8)."""
     args = promote_args(fname, *args)
     if dtypes.is_bool(args[0].dtype):
-        return [lax.convert_element_type(a, dtypes.default_int()) for a in args]
+        return [lax.convert_element_type(a, dtypes.int32) for a in args]
     return args
 
 
