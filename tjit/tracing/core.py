@@ -687,7 +687,14 @@ class Array:
     def __format__(self, spec):
         if self.ndim == 0:
             return format(self._value.item(), spec)
-        return format(str(self), spec)
+        if not spec:
+            return str(self)
+        # as NumPy's ndarray.__format__ (and JAX's): a spec such as '.3f' is for scalars
+        raise TypeError(
+            f"unsupported format string {spec!r} passed to Array.__format__ for an array "
+            f"of shape {self.shape}: format specs apply to 0-d arrays; format the elements, "
+            f"e.g. [f'{{v:{spec}}}' for v in x.tolist()], or use "
+            f"numpy.array2string(numpy.asarray(x), precision=...)")
 
     def __reduce__(self):
         return (Array, (to_host(self._value), self._weak))
