@@ -209,3 +209,30 @@ def test_numpy_interop_and_python_scalars():
         bool(jnp.array([1, 2]))
     back = pickle.loads(pickle.dumps(x))
     numpy.testing.assert_array_equal(numpy.asarray(back), numpy.asarray(x))
+
+
+# -- NumPy names tjit.numpy does not have (as jax.numpy): say why and what instead ----------
+@pytest.mark.parametrize("name,fix", [
+    ("ubyte", r"jnp\.uint8"),                     # exercises 23 and 66
+    ("seterr", "debug_nans"),                     # exercise 31
+    ("emath", r"jnp\.sqrt"),                      # exercise 32
+    ("datetime64", "NumPy or pandas"),            # exercise 33
+    ("genfromtxt", r"jnp\.asarray"),              # exercise 54
+    ("ndenumerate", r"numpy\.ndenumerate"),       # exercise 55
+    ("nditer", r"at\[idx\]\.set"),                # exercise 62
+    ("lib", "sliding_window_view"),               # exercise 87
+    ("ascontiguousarray", r"jnp\.asarray"),       # exercise 96
+    ("show_config", r"numpy\.show_config"),       # exercise 2
+])
+def test_numpy_only_names_explain_the_fix(name, fix):
+    assert not hasattr(jnp, name)
+    with pytest.raises(AttributeError, match=rf"has no attribute '{name}': numpy\.{name} "
+                                             rf"is not part of tjit\.numpy.*{fix}"):
+        getattr(jnp, name)
+
+
+def test_unknown_names_keep_the_plain_error():
+    with pytest.raises(AttributeError, match=r"has no attribute 'no_such_name'$"):
+        jnp.no_such_name
+    with pytest.raises(ImportError):
+        from tjit.numpy import nditer  # noqa: F401

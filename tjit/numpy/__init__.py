@@ -33,11 +33,16 @@ from tjit.numpy._packbits import *  # noqa: F401,F403
 from tjit.numpy._bit_ufuncs import *  # noqa: F401,F403
 from tjit.numpy import _array_methods
 from tjit.numpy import _array_api
+from tjit.numpy._numpy_only_names import missing_name_error as _missing_name_error
 from tjit.numpy._array_api import (  # noqa: F401
     __array_api_version__, __array_namespace_info__, from_dlpack)
 
 pi, e, inf, nan, euler_gamma = _np.pi, _np.e, _np.inf, _np.nan, _np.euler_gamma
 newaxis = None
+
+
+def __getattr__(name):  # (called only for names this module lacks)
+    raise _missing_name_error(name)
 
 _array_methods.install()
 _array_api.install()
