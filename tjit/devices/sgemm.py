@@ -244,48 +244,55 @@ def _pack(name, width, t):
            f"  %kt = and i64 %kc, -{t}",
            "  %any_t = icmp sgt i64 %kt, 0",
            "  %do_tr = and i1 %tr, %any_t",
-           "  br i1 %do_tr, label %tr_loop0, label %scalar_entry",
+           "  br i1 %do_tr, label %tr_block, label %scalar_entry",
            # contiguous k: t x t register transposes, one block of t lanes at a time
            # (t sequential streams: prefetchers follow them)
            ]
-    for b in range(blocks):
-        prev = "%check_tr" if b == 0 else f"%tr_loop{b - 1}"
-        nxt = f"tr_loop{b + 1}" if b + 1 < blocks else "scalar_entry"
-        out += [f"tr_loop{b}:",
-                f"  %tk{b} = phi i64 [ 0, {prev} ], [ %tk{b}_1, %tr_loop{b} ]"]
-        rows = []
-        for j in range(t):
-            lane = b * t + j
-            out += [f"  %lo{b}_{j} = mul i64 {lane}, %ls",
-                    f"  %li{b}_{j} = add i64 %lo{b}_{j}, %tk{b}",
-                    f"  %lp{b}_{j} = getelementptr float, ptr %src, i64 %li{b}_{j}",
-                    f"  %r{b}_0_{j} = load {tvec}, ptr %lp{b}_{j}, align 4"]
-            rows.append(f"%r{b}_0_{j}")
-        for st, (d, lo, hi) in enumerate(_butterfly(t), start=1):
-            new = list(rows)
-            for i in range(t):
-                if i & d:
-                    continue
-                x, y = rows[i], rows[i + d]
-                out += [f"  %r{b}_{st}_{i} = shufflevector {tvec} {x}, {tvec} {y}, "
-                        f"<{t} x i32> {_mask(lo)}",
-                        f"  %r{b}_{st}_{i + d} = shufflevector {tvec} {x}, {tvec} {y}, "
-                        f"<{t} x i32> {_mask(hi)}"]
-                new[i], new[i + d] = f"%r{b}_{st}_{i}", f"%r{b}_{st}_{i + d}"
-            rows = new
-        for j in range(t):   # row j now holds k = tk + j of lanes b*t .. b*t + t
-            out += [f"  %sk{b}_{j} = add i64 %tk{b}, {j}",
-                    f"  %so{b}_{j} = mul i64 %sk{b}_{j}, {width}",
-                    f"  %sb{b}_{j} = add i64 %so{b}_{j}, {b * t}",
-                    f"  %sp{b}_{j} = getelementptr float, ptr %dst, i64 %sb{b}_{j}",
-                    f"  store {tvec} {rows[j]}, ptr %sp{b}_{j}, align 4"]
-        out += [f"  %tk{b}_1 = add i64 %tk{b}, {t}",
-                f"  %tmore{b} = icmp slt i64 %tk{b}_1, %kt",
-                f"  br i1 %tmore{b}, label %tr_loop{b}, label %{nxt}"]
+    # one loop over the blocks around one transpose (not a copy of it per block: the
+    # 64-lane B panel's four copies were half of the module's IR and LLVM time)
+    out += ["tr_block:",
+            "  %tb = phi i64 [ 0, %check_tr ], [ %tb1, %tr_next ]",
+            f"  %tbl = mul i64 %tb, {t}",
+            "  br label %tr_loop",
+            "tr_loop:",
+            "  %tk = phi i64 [ 0, %tr_block ], [ %tk1, %tr_loop ]"]
+    rows = []
+    for j in range(t):
+        out += [f"  %lane{j} = add i64 %tbl, {j}",
+                f"  %lo{j} = mul i64 %lane{j}, %ls",
+                f"  %li{j} = add i64 %lo{j}, %tk",
+                f"  %lp{j} = getelementptr float, ptr %src, i64 %li{j}",
+                f"  %r0_{j} = load {tvec}, ptr %lp{j}, align 4"]
+        rows.append(f"%r0_{j}")
+    for st, (d, lo, hi) in enumerate(_butterfly(t), start=1):
+        new = list(rows)
+        for i in range(t):
+            if i & d:
+                continue
+            x, y = rows[i], rows[i + d]
+            out += [f"  %r{st}_{i} = shufflevector {tvec} {x}, {tvec} {y}, "
+                    f"<{t} x i32> {_mask(lo)}",
+                    f"  %r{st}_{i + d} = shufflevector {tvec} {x}, {tvec} {y}, "
+                    f"<{t} x i32> {_mask(hi)}"]
+            new[i], new[i + d] = f"%r{st}_{i}", f"%r{st}_{i + d}"
+        rows = new
+    for j in range(t):   # row j now holds k = tk + j of lanes tbl .. tbl + t
+        out += [f"  %tsk{j} = add i64 %tk, {j}",
+                f"  %tso{j} = mul i64 %tsk{j}, {width}",
+                f"  %tsb{j} = add i64 %tso{j}, %tbl",
+                f"  %tsp{j} = getelementptr float, ptr %dst, i64 %tsb{j}",
+                f"  store {tvec} {rows[j]}, ptr %tsp{j}, align 4"]
+    out += [f"  %tk1 = add i64 %tk, {t}",
+            "  %tmore = icmp slt i64 %tk1, %kt",
+            "  br i1 %tmore, label %tr_loop, label %tr_next",
+            "tr_next:",
+            "  %tb1 = add i64 %tb, 1",
+            f"  %bmore = icmp slt i64 %tb1, {blocks}",
+            "  br i1 %bmore, label %tr_block, label %scalar_entry"]
     out += [
             # everything else, and the k left over by the transposes
             "scalar_entry:",
-            f"  %k0 = phi i64 [ 0, %check_tr ], [ %kt, %tr_loop{blocks - 1} ]",
+            "  %k0 = phi i64 [ 0, %check_tr ], [ %kt, %tr_next ]",
             "  %any = icmp slt i64 %k0, %kc",
             "  br i1 %any, label %sk_loop, label %done",
             "sk_loop:",
