@@ -1,6 +1,6 @@
 """A new user's first call: cold compile in a fresh process, split into phases, beside JAX.
 
-    python benchmarks/bench_first_compile.py [--cases cnn_nhwc,gru_scan] [--repeat 3]
+    python benchmarks/bench_first_compile.py [--cases cnn_nhwc,gru_scan|all] [--repeat 3]
         [--jax-python /path/to/python-with-jax] [--no-split]
 
 Each bench_models program (imported from ``bench_models.py``, not copied) runs in its
@@ -73,8 +73,11 @@ PROFILE_PHASES = (("tjit/transforms/", "transforms"), ("tjit/xla_like/fusion", "
 # ------------------------------------------------------------------------------ children
 
 def _case(name):
+    """(bench_models, its case ``name``), or every case where ``name`` is None."""
     sys.path.insert(0, HERE)
     import bench_models
+    if name is None:
+        return bench_models.all_cases(False)
     cases = {c.name: c for c in bench_models.all_cases(False)}
     if name not in cases:
         sys.exit(f"unknown case {name!r}; known: {sorted(cases)}")
@@ -112,6 +115,7 @@ def child_tjit(name, profile):
     from tjit.devices import disk_cache
     from tjit.lower.llvm import codegen, target
     timed = {}      # LLVM time inside helpers is counted as helpers, not llvm (below)
+    compiles = _record_compiles(target, disk_cache)
     _timed(target, "emit_object", timed, "llvm_all")
     _timed(disk_cache, "load_or_compile", timed, "helpers")
     _timed(codegen, "kernel_to_llvm_ir", timed, "render")
@@ -122,7 +126,7 @@ def child_tjit(name, profile):
     fn = lib.jit(case.program(lib))
     args = lib.put(case.args)
     helpers_llvm = _helpers_llvm_time(target, disk_cache)
-    before = dict(timed)
+    before, n_before = dict(timed), len(compiles)
     prof = None
     if profile:
         import cProfile
@@ -136,8 +140,9 @@ def child_tjit(name, profile):
         for k, v in rec.stages.items():
             stages[k] = stages.get(k, 0.0) + v
     spent = {k: v - before.get(k, 0.0) for k, v in timed.items()}
+    compiles = compiles[n_before:]
     out = {"import": imported, "first": first, "first_cpu": first_cpu,
-           "notes": [n for r in records for n in r.notes],
+           "notes": [n for r in records for n in r.notes], "compiles": compiles,
            "phases": {"trace": stages.get("trace", 0.0), "simplify": stages.get("simplify", 0.0),
                       "lower": stages.get("lower", 0.0) + stages.get("hlo_simplify", 0.0),
                       "fuse": stages.get("fuse", 0.0), "render": spent.get("render", 0.0),
@@ -147,6 +152,48 @@ def child_tjit(name, profile):
         prof.disable()
         out["profile"] = _profile_split(prof)
     return out
+
+
+def _record_compiles(target, disk_cache):
+    """A list that collects each LLVM compile as [process CPU s, IR chars, first symbol,
+    "helper" or profile]: which kernels (and runtime helpers) the first call's LLVM time
+    goes to. Installed first, so the other timers wrap it."""
+    out, in_helper = [], [0]
+    emit, helper = target.emit_object, disk_cache.load_or_compile
+
+    def emit_recorded(ir_text, *args, **kwargs):
+        c0 = time.process_time()
+        obj = emit(ir_text, *args, **kwargs)
+        name = ir_text.split("define ", 1)[-1].split("@", 1)[-1].split("(", 1)[0].strip('"')
+        kind = "helper" if in_helper[0] else (args[0] if args else kwargs.get("profile", "vector"))
+        out.append([time.process_time() - c0, len(ir_text), name, kind])
+        return obj
+
+    def helper_recorded(*args, **kwargs):
+        in_helper[0] += 1
+        try:
+            return helper(*args, **kwargs)
+        finally:
+            in_helper[0] -= 1
+    target.emit_object, disk_cache.load_or_compile = emit_recorded, helper_recorded
+    return out
+
+
+def _compile_summary(runs, top=4):
+    """One line per case: kernels compiled (distinct symbols), their LLVM CPU, and the
+    costliest kernels and helpers (median CPU ms over the runs, IR size)."""
+    by_name = {}
+    for r in runs:
+        for cpu, chars, name, kind in r["compiles"]:
+            by_name.setdefault((name, chars, kind), []).append(cpu)
+    rows = [(statistics.median(v), chars, name, kind) for (name, chars, kind), v in by_name.items()]
+    kernels = [x for x in rows if x[3] != "helper"]
+    n_per_run = statistics.median(sum(c[3] != "helper" for c in r["compiles"]) for r in runs)
+    line = (f"    {n_per_run:.0f} kernels compiled ({len(kernels)} distinct), LLVM CPU "
+            f"{sum(x[0] for x in kernels) * 1e3:.0f} ms; helpers "
+            f"{sum(x[0] for x in rows if x[3] == 'helper') * 1e3:.0f} ms; costliest: ")
+    return line + ", ".join(f"{name[:28]} {cpu * 1e3:.0f} ms ({kind}, {chars} chars)"
+                            for cpu, chars, name, kind in sorted(rows, reverse=True)[:top])
 
 
 def _helpers_llvm_time(target, disk_cache):
@@ -284,7 +331,8 @@ def _has_jax(python):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--cases", default=DEFAULT_CASES, help="comma-separated case names")
+    ap.add_argument("--cases", default=DEFAULT_CASES,
+                    help="comma-separated case names, or 'all' (every bench_models case)")
     ap.add_argument("--repeat", type=int, default=3, help="fresh processes per library")
     ap.add_argument("--jax-python", default=sys.executable,
                     help="an interpreter with JAX installed (default: this one)")
@@ -302,7 +350,9 @@ def main():
     print(f"load average {os.getloadavg()[0]:.2f}" + ("" if use_jax else
           f"; no JAX at {args.jax_python}: tjit only (--jax-python)"))
     t_rows, j_rows = [], []
-    for name in args.cases.split(","):
+    names = ([c.name for c in _case(None)] if args.cases == "all"
+             else args.cases.split(","))
+    for name in names:
         t_runs, j_runs = [], []
         for _ in range(args.repeat):   # alternate: the machine's speed drifts
             t_runs.append(run_child(sys.executable, "tjit", name))
@@ -315,6 +365,7 @@ def main():
             j_rows.append((name, jax_row(j_runs)))
         notes = sorted({n for r in t_runs for n in r["notes"]})
         print(f"  {name}: done" + (f" ({'; '.join(notes)})" if notes else ""), flush=True)
+        print(_compile_summary(t_runs), flush=True)
     _table("tjit first call, fresh process, empty kernel cache", TJIT_COLUMNS, t_rows)
     if use_jax:
         _table("JAX first call, fresh process", JAX_COLUMNS, j_rows)
