@@ -236,3 +236,13 @@ def test_unknown_names_keep_the_plain_error():
         jnp.no_such_name
     with pytest.raises(ImportError):
         from tjit.numpy import nditer  # noqa: F401
+
+
+def test_view_as_ndarray_subclass_says_to_use_numpy():  # exercises 63 and 85
+    class Named(numpy.ndarray):
+        pass
+
+    with pytest.raises(TypeError, match=r"view: .*subclass Named.*numpy\.asarray\(x\)"):
+        jnp.ones((2, 2)).view(Named)
+    bits = numpy.asarray(jnp.ones(2).view(jnp.int32))  # a dtype view still works
+    numpy.testing.assert_array_equal(bits, numpy.ones(2, numpy.float32).view(numpy.int32))
