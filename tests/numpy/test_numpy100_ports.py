@@ -9,6 +9,7 @@ import pickle
 import numpy
 import pytest
 
+import tjit
 import tjit.numpy as jnp
 
 
@@ -246,3 +247,14 @@ def test_view_as_ndarray_subclass_says_to_use_numpy():  # exercises 63 and 85
         jnp.ones((2, 2)).view(Named)
     bits = numpy.asarray(jnp.ones(2).view(jnp.int32))  # a dtype view still works
     numpy.testing.assert_array_equal(bits, numpy.ones(2, numpy.float32).view(numpy.int32))
+
+
+@pytest.mark.parametrize("name,fix", [("flags", r"at\[idx\]\.set"),  # exercise 43
+                                      ("strides", "stride_tricks")])  # exercise 76
+def test_ndarray_memory_attributes_explain_themselves(name, fix):
+    x = jnp.ones(3)
+    assert not hasattr(x, name)
+    with pytest.raises(AttributeError, match=rf"no attribute '{name}'.*{fix}"):
+        getattr(x, name)
+    with pytest.raises(AttributeError, match=rf"no attribute '{name}'"):
+        tjit.jit(lambda a: getattr(a, name))(x)

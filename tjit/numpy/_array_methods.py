@@ -185,6 +185,25 @@ _PROPERTIES = {
     "itemsize": lambda self: self.dtype.itemsize,
 }
 
+#: ndarray attributes about memory that tjit arrays lack (as JAX's): reading one raises an
+#: AttributeError that says why, so ``hasattr(x, "strides")`` stays False
+_NUMPY_MEMORY_ATTRIBUTES = {
+    "flags": "tjit arrays are always read-only (immutable, as JAX's) and own no memory "
+             "layout flags; to change elements use x = x.at[idx].set(value)",
+    "strides": "tjit arrays have no strides (the compiler chooses layouts); for sliding "
+               "windows use jnp slicing / jnp.stack, or numpy.lib.stride_tricks on "
+               "numpy.asarray(x) outside jit",
+    "base": "tjit arrays are never views of one another (immutable, as JAX's)",
+    "ctypes": "tjit arrays own no host pointer to share; use numpy.asarray(x).ctypes",
+}
+
+
+def _refusing_attribute(name, why):
+    def read(self):
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute {name!r} "
+                             f"(numpy.ndarray.{name}): {why}")
+    return property(read)
+
 
 #: operators that are their jnp function as is (``x + y`` is ``jnp.add(x, y)``): the
 #: unary ones are bound directly at install, one Python call less on every eager
@@ -238,3 +257,6 @@ def install():
             setattr(cls, name, eager_boundary(fn, f"x.{name}"))
         for name, fn in _PROPERTIES.items():
             setattr(cls, name, property(eager_boundary(fn, f"x.{name}")))
+        for name, why in _NUMPY_MEMORY_ATTRIBUTES.items():
+            if name not in vars(cls):  # (one the class defines itself stays)
+                setattr(cls, name, _refusing_attribute(name, why))
