@@ -209,13 +209,14 @@ def view(x, dtype):
     ``dtype``; when the item sizes differ the last axis grows or shrinks by their ratio
     (so it must be divisible, and ``x`` must be at least 1-d)."""
     x = ensure_array("view", x)
-    if isinstance(dtype, type) and issubclass(dtype, np.ndarray):
+    if isinstance(dtype, type) and issubclass(dtype, (np.ndarray, Array)):
         # NumPy's x.view(SubClass) (np.dtype would read the class as dtype object)
         raise TypeError(
-            f"view: cannot view a tjit Array as the NumPy ndarray subclass "
-            f"{dtype.__name__}: tjit arrays are not NumPy arrays (as JAX's); build it from "
-            f"a host copy outside jit, numpy.asarray(x).view({dtype.__name__}), or keep "
-            f"the array and write the extra behaviour as functions of it")
+            f"view: cannot view a tjit Array as the ndarray subclass {dtype.__name__}: "
+            f"tjit arrays are not subclassable NumPy arrays (as JAX's); subclass "
+            f"numpy.ndarray and view a host copy outside jit, "
+            f"numpy.asarray(x).view({dtype.__name__}), or keep the tjit array and write "
+            f"the extra behaviour as functions of it")
     dt = np.dtype(_np_dtype(dtype))
     if dt == x.dtype:
         return x
