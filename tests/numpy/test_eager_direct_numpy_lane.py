@@ -157,8 +157,11 @@ def test_maximum_minimum_integers(dt):
 
 
 def _floor_div_reference(a, b, dt):
-    """Python's floor division; x // 0 is lax.div's all-ones value (JAX), wrapped."""
-    return _wrap(-1 if b == 0 else a // b, dt)
+    """Python's floor division, wrapped; x // 0 is JAX's value: the max unsigned, or for
+    signed dtypes -1 for 0 // 0 and -2 otherwise (lax.div's -1 with the floor step)."""
+    if b == 0:
+        return _wrap(-1 if a == 0 or np.dtype(dt).kind == "u" else -2, dt)
+    return _wrap(a // b, dt)
 
 
 @pytest.mark.parametrize("dt", INT_DTYPES, ids=lambda d: np.dtype(d).name)
