@@ -371,8 +371,8 @@ class Case:
         self.jax, self.jnp, self.prog = jax, K.m, prog
         self.eps = eps
         n = prog["n"]
-        t = lambda x: run_program(K, prog, x)   # noqa: E731
-        r = lambda x: run_program(NK, prog, x)  # noqa: E731
+        t = lambda x: run_program(K, prog, x)
+        r = lambda x: run_program(NK, prog, x)
         m = int(np.asarray(run_program(NK, prog, np.zeros(n))).size)
         for name in reversed(names):
             t, r, n, m = self.wrap(name, t, r, n, m, rng)
@@ -383,7 +383,7 @@ class Case:
         W = rng.standard_normal(m)
         V = rng.standard_normal(n)
         S = rng.uniform(0.5, 1.5, size=int(rng.integers(2, 4)))
-        f32 = lambda a: jnp.asarray(np.asarray(a, np.float32))  # noqa: E731
+        f32 = lambda a: jnp.asarray(np.asarray(a, np.float32))
         if name == "jit":
             return jax.jit(t), r, n, m
         if name == "jit_interp":
@@ -438,7 +438,7 @@ class Case:
                     (lambda x: fd_jac(r, x, eps).reshape(-1)), n, m * n)
         if name == "hessian":
             g = jax.hessian(lambda x: jnp.sum(t(x) * f32(W)))
-            h = lambda x: np.sum(r(x) * W)  # noqa: E731
+            h = lambda x: np.sum(r(x) * W)
             return ((lambda x: jnp.reshape(g(x), (-1,))),
                     (lambda x: fd_jac(lambda y: fd_jac(h, y, eps * 3), x, eps).reshape(-1)),
                     n, n * n)
@@ -479,7 +479,6 @@ def run_case(jax, seed, stats, fails, verbose=False, big=False):
     if big and "hessian" in names or names.count("jacfwd") + names.count("jacrev") > 1:
         return "big"
     vmaps = [i for i, nm in enumerate(names) if nm.startswith("vmap")]
-    ads = [i for i, nm in enumerate(names) if nm in AD]
     sg = uses(prog, "sg")
     if sg and order and (order > 1 or vmaps):
         return "skip_sg"   # the replayed stop_gradient values hold for one base point
@@ -528,19 +527,24 @@ def run_case(jax, seed, stats, fails, verbose=False, big=False):
 
 
 # -- dtypes against JAX: functions of a Python scalar -----------------------------------------
+def _apply_second(pair, arg):
+    """(primal, fn) -> (primal, fn(arg)) for vjp and linearize results."""
+    return pair[0], pair[1](arg)
+
+
 def dtype_family(jax):
     jnp = jax.numpy
     x0 = jnp.asarray(np.linspace(-1, 1, 4).astype(np.float32))
-    h = lambda s: jnp.sum(jnp.tanh(x0 * s) * s)  # noqa: E731
-    hv = lambda s: jnp.tanh(x0 * s)  # noqa: E731
+    h = lambda s: jnp.sum(jnp.tanh(x0 * s) * s)
+    hv = lambda s: jnp.tanh(x0 * s)
     calls = {
         "grad_py": lambda: jax.grad(h)(2.0),
         "grad_f32": lambda: jax.grad(h)(np.float32(2.0)),
         "vag_py": lambda: jax.value_and_grad(h)(2.0),
         "jvp_py": lambda: jax.jvp(h, (2.0,), (1.0,)),
         "jvp_vec_py": lambda: jax.jvp(hv, (2.0,), (1.0,)),
-        "vjp_py": lambda: (lambda p, f: (p, f(jnp.ones(4))))(*jax.vjp(hv, 2.0)),
-        "linearize_py": lambda: (lambda p, f: (p, f(1.0)))(*jax.linearize(h, 2.0)),
+        "vjp_py": lambda: _apply_second(jax.vjp(hv, 2.0), jnp.ones(4)),
+        "linearize_py": lambda: _apply_second(jax.linearize(h, 2.0), 1.0),
         "jacfwd_py": lambda: jax.jacfwd(hv)(2.0),
         "jacrev_py": lambda: jax.jacrev(hv)(2.0),
         "hessian_py": lambda: jax.hessian(h)(2.0),
@@ -599,7 +603,8 @@ def main():
     import importlib
     jax.numpy = importlib.import_module(a.lib + ".numpy")
     if a.dtypes:
-        json.dump(dtype_family(jax), open(a.dtypes, "w"), indent=0)
+        with open(a.dtypes, "w") as fh:
+            json.dump(dtype_family(jax), fh, indent=0)
         return
     stats, fails, outcome = {}, [], {}
     seeds = [a.only] if a.only is not None else range(a.seed, a.seed + a.cases)
@@ -610,8 +615,9 @@ def main():
         outcome[o] = outcome.get(o, 0) + 1
         per_seed[s] = o
     if a.out:
-        json.dump({"outcomes": per_seed, "fails": [(f[0], f[1], f[3], str(f[4]))
-                                                    for f in fails]}, open(a.out, "w"))
+        with open(a.out, "w") as fh:
+            json.dump({"outcomes": per_seed,
+                       "fails": [(f[0], f[1], f[3], str(f[4])) for f in fails]}, fh)
     print(f"{len(seeds)} cases in {time.time() - t0:.0f}s: {outcome}")
     per = {}
     for k, (ok, bad, kink) in stats.items():
