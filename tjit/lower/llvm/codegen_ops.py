@@ -97,6 +97,24 @@ def store(b, value, ptr, dt):
     b.store(value, ptr, align=dt.itemsize)
 
 
+def counted_loop(b, lo, hi, body, tag):
+    """``for i in range(lo, hi): body(i)`` with i64 bounds, at ``b``'s position (no
+    iteration when ``lo >= hi``); ``b`` is left after the loop."""
+    one = ir.Constant(ir.IntType(64), 1)
+    pre = b.block
+    head = b.function.append_basic_block(f"{tag}.loop")
+    done = b.function.append_basic_block(f"{tag}.end")
+    b.cbranch(b.icmp_signed("<", lo, hi), head, done)
+    b.position_at_end(head)
+    i = b.phi(ir.IntType(64), name=tag)
+    i.add_incoming(lo, pre)
+    body(i)
+    nxt = b.add(i, one, flags=("nuw", "nsw"))
+    i.add_incoming(nxt, b.block)
+    b.cbranch(b.icmp_signed("<", nxt, hi), head, done)
+    b.position_at_end(done)
+
+
 def intrinsic(b, name, ret, args):
     """Declare (once per module) and call an intrinsic with the given types."""
     mod = b.module

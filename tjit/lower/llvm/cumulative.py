@@ -88,17 +88,7 @@ def function_ir(op, dtype, form):
     reverse = b.icmp_signed("!=", reverse, zero)
 
     def loop(lo, hi, body, tag):
-        pre = b.block
-        head, done = fn.append_basic_block(f"{tag}.loop"), fn.append_basic_block(f"{tag}.end")
-        b.cbranch(b.icmp_signed("<", lo, hi), head, done)
-        b.position_at_end(head)
-        i = b.phi(I64, name=tag)
-        i.add_incoming(lo, pre)
-        body(i)
-        nxt = b.add(i, one, flags=("nuw", "nsw"))
-        i.add_incoming(nxt, b.block)
-        b.cbranch(b.icmp_signed("<", nxt, hi), head, done)
-        b.position_at_end(done)
+        ops.counted_loop(b, lo, hi, body, tag)
 
     def elem(ptr, at):
         return b.gep(ptr, [at], inbounds=True, source_etype=ety)
