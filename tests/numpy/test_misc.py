@@ -495,3 +495,21 @@ def test_unravel_index_clips_like_jax():
     _close(got[1], np.array([3, 3, 3, 0]))
     scalar = jnp.unravel_index(5, (2, 3))
     assert [int(s) for s in scalar] == [1, 2]
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.uint8, np.int32])
+@pytest.mark.parametrize("compiled", [False, True])
+def test_unravel_index_keeps_the_indices_dtype_and_weak_type(dtype, compiled):
+    """As JAX: the coordinates have the indices' dtype (and a Python int's weak type);
+    the values are NumPy's for in-range indices, and clipped (JAX's rule) beyond."""
+    flat = np.array([0, 5, 11, 12, 100], dtype)
+    f = tjit.jit(lambda i: jnp.unravel_index(i, (3, 4))) if compiled else \
+        (lambda i: jnp.unravel_index(i, (3, 4)))
+    got = f(flat)
+    want = np.unravel_index(np.minimum(flat.astype(np.int64), 11), (3, 4))
+    for g, w in zip(got, want):
+        assert g.dtype == dtype and not g.weak_type
+        np.testing.assert_array_equal(np.asarray(g), w)
+    weak = jnp.unravel_index(7, (3, 4))
+    assert all(c.weak_type and c.dtype == np.int32 for c in weak)
+    assert [int(c) for c in weak] == [1, 3]

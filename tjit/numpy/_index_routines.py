@@ -587,6 +587,10 @@ def unravel_index(indices, shape):
         total *= d
     if total == 0 and i.size:
         raise ValueError(f"jnp.unravel_index: cannot unravel into the empty shape {shape}")
+    # computed in the default int (the clamp bounds may not fit a narrow dtype); the
+    # coordinates have the indices' dtype and weak type, as JAX's (they fit: each is at
+    # most the index itself or a clamped one below it)
+    in_dtype, weak = i.dtype, i.weak_type
     idt = dtypes.default_int()
     i = lax.clamp(-total, lax.convert_element_type(i, idt), total - 1 if total else 0)
     i = uf.remainder(i, total) if total else i
@@ -594,7 +598,7 @@ def unravel_index(indices, shape):
     for d in reversed(shape):
         out.append(uf.remainder(i, d) if d else i)
         i = uf.floor_divide(i, d) if d else i
-    return tuple(reversed(out))
+    return tuple(lax.convert_element_type(o, in_dtype, weak_type=weak) for o in reversed(out))
 
 
 index_exp = np.index_exp
