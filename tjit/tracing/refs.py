@@ -251,25 +251,9 @@ class Ref:
     def aval(self):
         return self._value.aval
 
-    @property
-    def shape(self):
-        return tuple(self._value.shape)
-
-    @property
-    def dtype(self):
-        return self._value.dtype
-
-    @property
-    def ndim(self):
-        return len(self._value.shape)
-
-    @property
-    def size(self):
-        return self.aval.size
-
-    @property
-    def weak_type(self):
-        return self.aval.weak_type
+    # the array-type properties, all derived from ``aval`` as a Tracer's are
+    shape, dtype, ndim, size, weak_type = (
+        Tracer.shape, Tracer.dtype, Tracer.ndim, Tracer.size, Tracer.weak_type)
 
     def type_str(self):
         a = self.aval
