@@ -460,8 +460,8 @@ def comb(N, k, *, repetition=False):
     """
     N, k = _inexact("comb", N, k)
     if repetition:
-        ones = jnp.ones_like(comb(N + k - 1, k))
-        return jnp.where((k == 0) & (N >= 0), ones, comb(N + k - 1, k))
+        out = comb(N + k - 1, k)
+        return jnp.where((k == 0) & (N >= 0), jnp.ones_like(out), out)
     ok = (k <= N) & (N >= 0) & (k >= 0)
     n_, k_ = jnp.where(ok, N, 0), jnp.where(ok, k, 0)
     out = jnp.exp(lax.lgamma(n_ + 1) - lax.lgamma(k_ + 1) - lax.lgamma(n_ + 1 - k_))
