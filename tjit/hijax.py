@@ -190,11 +190,8 @@ class VJPHiPrimitive:
         if tree != self.in_tree:
             raise TypeError(f"{type(self).__name__}: the arguments' structure {tree} does not "
                             f"match in_avals' {self.in_tree}")
-        for i, (x, a) in enumerate(zip(leaves, self.in_avals_flat)):
-            got = get_aval(jnp.asarray(x))
-            if tuple(got.shape) != tuple(a.shape) or got.dtype != a.dtype:
-                raise TypeError(f"{type(self).__name__}: argument leaf {i} has type "
-                                f"{got.str_short()} but in_avals declares {a.str_short()}")
+        _check_leaf_types(leaves, self.in_avals_flat,
+                          f"{type(self).__name__}: argument", "in_avals")
         return self._function()(*args)
 
     def _function(self):
@@ -286,11 +283,17 @@ def _check_out(prim, out, rule):
     if tree != prim.out_tree:
         raise TypeError(f"{type(prim).__name__}.{rule}: returned structure {tree}, but "
                         f"out_aval declares {prim.out_tree}")
-    for i, (x, a) in enumerate(zip(leaves, prim.out_avals_flat)):
+    _check_leaf_types(leaves, prim.out_avals_flat,
+                      f"{type(prim).__name__}.{rule}: output", "out_aval")
+
+
+def _check_leaf_types(leaves, avals, what, declared_by):
+    """Each leaf has its declared aval's shape and dtype (else TypeError naming it)."""
+    for i, (x, a) in enumerate(zip(leaves, avals)):
         got = get_aval(jnp.asarray(x))
         if tuple(got.shape) != tuple(a.shape) or got.dtype != a.dtype:
-            raise TypeError(f"{type(prim).__name__}.{rule}: output leaf {i} has type "
-                            f"{got.str_short()} but out_aval declares {a.str_short()}")
+            raise TypeError(f"{what} leaf {i} has type {got.str_short()} but "
+                            f"{declared_by} declares {a.str_short()}")
 
 
 def _all_true(prim):
