@@ -13,9 +13,8 @@ from tjit.tracing import dtypes
 from tjit.tracing.errors import ShapeError
 from tjit.tracing.shapes import shape_str
 from tjit.lax._dot import dot_general
-from tjit.lax._elementwise import asarray_for_lax, bitwise_and, ge, lt, select
+from tjit.lax._elementwise import asarray_for_lax, bitwise_and, ge, lt, select, sub
 from tjit.lax._reductions import cumsum
-from tjit.lax._slicing import concatenate, slice_in_dim
 from tjit.lax._structural import broadcast_in_dim, broadcasted_iota, full
 
 
@@ -50,7 +49,7 @@ def _expand(x, dim, group_sizes):
     g = group_sizes.shape[0]
     shape = (g,) + tuple(x.shape)
     ends = cumsum(group_sizes)
-    starts = concatenate([full((1,), 0, group_sizes.dtype), slice_in_dim(ends, 0, g - 1)], 0)
+    starts = sub(ends, group_sizes)  # (the exclusive cumulative sum)
     pos = broadcasted_iota(group_sizes.dtype, shape, dim + 1)
     inside = bitwise_and(ge(pos, broadcast_in_dim(starts, shape, (0,))),
                          lt(pos, broadcast_in_dim(ends, shape, (0,))))
