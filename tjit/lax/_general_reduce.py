@@ -18,6 +18,7 @@ from tjit.tracing import dtypes
 from tjit.tracing.errors import ShapeError
 from tjit.tracing.shapes import normalize_axes, shape_str
 from tjit.tracing.tree_util import tree_flatten, tree_unflatten
+from tjit.primitives.conv import conv_out_dim
 from tjit.lax._elementwise import asarray_for_lax
 from tjit.lax._slicing import pad, slice as lax_slice, slice_in_dim
 from tjit.lax._structural import broadcast_in_dim, reshape, transpose
@@ -112,12 +113,6 @@ def general_reduce(operands, init_values, computation, dimensions):
     return tree_unflatten(tree, out)
 
 
-def _window_out_dim(n, k, stride, lo, hi, base, wdil):
-    padded = (n - 1) * base + 1 + lo + hi if n else lo + hi
-    span = (k - 1) * wdil + 1
-    return 0 if padded < span else (padded - span) // stride + 1
-
-
 def general_reduce_window(operands, init_values, computation, params):
     """``lax.reduce_window`` for any computation; ``params`` as ``_window_params``."""
     ops, inits, tree = flatten_operands(operands, init_values, "lax.reduce_window")
@@ -132,8 +127,8 @@ def general_reduce_window(operands, init_values, computation, params):
     # Holes of the base dilation and the padding hold the init value, as in XLA.
     cfg = [(lo, hi, b - 1) for (lo, hi), b in zip(pads, base)]
     padded = [pad(x, i, cfg) for x, i in zip(ops, inits)]
-    out_shape = tuple(_window_out_dim(n, kd, s, lo, hi, b, wd) for n, kd, s, (lo, hi), b, wd
-                      in zip(ops[0].shape, k, strides, pads, base, wdil))
+    out_shape = tuple(conv_out_dim(*a) for a in zip(ops[0].shape, k, strides, pads, base,
+                                                   wdil))  # (the windowed primitives' rule)
     if any(d == 0 for d in out_shape) or any(kd == 0 for kd in k):
         return tree_unflatten(tree, [_filled(i, out_shape) for i in inits])
     groups = []
