@@ -290,7 +290,9 @@ def backward_pass(jaxpr, consts, cts_out, wanted=None):
             known.update(zip(eqn.outvars, outs))
         else:
             linear_eqns.append(eqn)
-    if wanted is not None:
+    if wanted is None:
+        wanted = [True] * len(jaxpr.invars)
+    else:
         linear_eqns = _reached_from(jaxpr, wanted, linear_eqns)
     ct_env = {}
 
@@ -316,9 +318,8 @@ def backward_pass(jaxpr, consts, cts_out, wanted=None):
         cts_in = prim.transpose(cts if prim.multiple_results else cts[0], *args, **eqn.params)
         for v, ct in zip(eqn.invars, cts_in):
             accumulate(v, ct)
-    return [ct_env.get(v, Zero(v.aval)) if type(v) is not Literal and
-            (wanted is None or w) else Zero(v.aval)
-            for v, w in zip(jaxpr.invars, wanted or [True] * len(jaxpr.invars))]
+    return [ct_env.get(v, Zero(v.aval)) if w and type(v) is not Literal else Zero(v.aval)
+            for v, w in zip(jaxpr.invars, wanted)]
 
 
 def _reached_from(jaxpr, wanted, eqns):
