@@ -36,6 +36,14 @@ from tjit.tracing.tree_util import tree_leaves
 _MESH_CTX = threading.local()
 
 
+def _mesh_stack():
+    """This thread's stack of current meshes (innermost last), made on first use."""
+    stack = getattr(_MESH_CTX, "stack", None)
+    if stack is None:
+        stack = _MESH_CTX.stack = []
+    return stack
+
+
 def device_process_index(device):
     """The index of the process that drives ``device`` (0 in a one-process run)."""
     return getattr(device, "process_index", 0)
@@ -151,10 +159,7 @@ class Mesh:
         return dict(c)
 
     def __enter__(self):
-        stack = getattr(_MESH_CTX, "stack", None)
-        if stack is None:
-            stack = _MESH_CTX.stack = []
-        stack.append(self)
+        _mesh_stack().append(self)
         return self
 
     def __exit__(self, *exc):
@@ -217,9 +222,7 @@ def set_mesh(mesh):
     if not isinstance(current_trace(), EvalTrace):
         raise RuntimeError("set_mesh can only be used outside of jit and other "  # noqa: TRY004
                            "transformations; set the mesh before calling the function")
-    stack = getattr(_MESH_CTX, "stack", None)
-    if stack is None:
-        stack = _MESH_CTX.stack = []
+    stack = _mesh_stack()
     saved = list(stack)
     stack.append(mesh)
     return _MeshSetting(mesh, saved)
