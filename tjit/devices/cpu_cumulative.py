@@ -17,6 +17,7 @@ import numpy as np
 
 from tjit.devices import disk_cache
 from tjit.devices.array_args import data_pointer
+from tjit.devices.lazy import LazyByKey
 from tjit.devices.threads import parallel_for
 from tjit.lower.llvm import cumulative
 
@@ -25,6 +26,9 @@ MIN_CHUNK_ELEMENTS = 32768
 
 #: compiles a scan's IR, or loads its object code from the kernel disk cache
 _load = functools.partial(disk_cache.load_or_compile, tag="cumulative")
+#: the compiled scan of each (op, dtype, form): compiled (or loaded from the kernel disk
+#: cache) once per process
+_FUNCTIONS = LazyByKey(lambda key: cumulative.function(*key, _load))
 
 
 def cumulative_step(runner, s):
@@ -42,7 +46,7 @@ def cumulative_step(runner, s):
     n, inner = shape[form.axis], math.prod(shape[form.axis + 1:])
     blocks = -(-inner // cumulative.COLUMNS)
     units = math.prod(shape[:form.axis]) * blocks
-    addr = cumulative.function(op, dtype, "rows" if inner == 1 else "columns", _load)
+    addr = _FUNCTIONS.get((op, np.dtype(dtype), "rows" if inner == 1 else "columns"))
     sizes = (ctypes.c_int64 * 4)(n, inner, blocks, int(form.reverse))
     argv = (ctypes.c_void_p * 2)()
     k_x, k_out = runner.index[x_v], runner.index[out_v]

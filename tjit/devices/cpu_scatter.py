@@ -19,10 +19,14 @@ import numpy as np
 
 from tjit.devices import disk_cache
 from tjit.devices.array_args import data_pointer
+from tjit.devices.lazy import LazyByKey
 from tjit.lower.llvm import scatter_rows
 
 #: compiles a row scatter's IR, or loads its object code from the kernel disk cache
 _load = functools.partial(disk_cache.load_or_compile, tag="scatter_rows")
+#: the compiled row scatter of each (combine, dtype, index dtype, mode): compiled (or
+#: loaded from the kernel disk cache) once per process
+_FUNCTIONS = LazyByKey(lambda key: scatter_rows.function(*key, _load))
 
 
 def row_scatter_step(runner, s):
@@ -39,8 +43,8 @@ def row_scatter_step(runner, s):
     if runner.dtype[upd_v] != dtype or not scatter_rows.supported(form.combine, dtype,
                                                                  ids_dtype):
         return None
-    fn = scatter_rows.function(form.combine, dtype, ids_dtype, "clip" if form.clip else "drop",
-                               _load)
+    fn = _FUNCTIONS.get((form.combine, np.dtype(dtype), np.dtype(ids_dtype),
+                         "clip" if form.clip else "drop"))
     index = runner.index
     k_out, k_ids, k_upd = index[out_v], index[ids_v], index[upd_v]
     k_operand = None if form.into_zeros else index[s.ins[0]]

@@ -20,6 +20,7 @@ import numpy as np
 
 from tjit.devices import disk_cache
 from tjit.devices.array_args import data_pointer
+from tjit.devices.lazy import LazyByKey
 from tjit.devices.threads import parallel_for
 from tjit.lower.llvm import top_k
 
@@ -29,6 +30,9 @@ MIN_CHUNK_ELEMENTS = 32768
 
 #: compiles top_k's IR, or loads its object code from the kernel disk cache
 _load = functools.partial(disk_cache.load_or_compile, tag="top_k")
+#: the compiled top_k of each dtype: compiled (or loaded from the kernel disk cache) once
+#: per process
+_FUNCTIONS = LazyByKey(lambda dtype: top_k.function(dtype, _load))
 
 
 def top_k_step(runner, s):
@@ -44,7 +48,7 @@ def top_k_step(runner, s):
         return None
     n, rows = shape[-1], math.prod(shape[:-1])
     out_shape = tuple(shape[:-1]) + (k,)
-    addr = top_k.function(dtype, _load)
+    addr = _FUNCTIONS.get(np.dtype(dtype))
     sizes = (ctypes.c_int64 * 2)(n, k)
     argv = (ctypes.c_void_p * 3)()
     k_x = runner.index[x_v]

@@ -1,7 +1,9 @@
 """Values made on first use, once: the runtime's native helpers (compiled or loaded from
 the disk cache when first needed).
 
-``Lazy(make).get()`` returns ``make()``'s value, computing it on the first call only.
+``Lazy(make).get()`` returns ``make()``'s value, computing it on the first call only;
+``LazyByKey(make).get(key)`` returns ``make(key)``'s, once per key (the compiled
+routines of ``lower/llvm`` that exist per dtype or op).
 Threads that call while another computes wait for its value instead of seeing a
 half-made state (or making a second one that replaces the first under the other's
 feet). In a forked child the locks start free again: a thread of the parent that held
@@ -32,6 +34,25 @@ class Lazy:
                 if self._value is _UNSET:
                     self._value = self._make()
                 value = self._value
+        return value
+
+
+class LazyByKey:
+    """Values made by ``make(key)`` on the first use of each key, by one thread."""
+
+    def __init__(self, make):
+        self._make = make
+        self._values = {}
+        self._lock = threading.Lock()
+        _ALL.add(self)
+
+    def get(self, key):
+        value = self._values.get(key, _UNSET)
+        if value is _UNSET:
+            with self._lock:
+                value = self._values.get(key, _UNSET)
+                if value is _UNSET:
+                    value = self._values[key] = self._make(key)
         return value
 
 

@@ -18,9 +18,6 @@ axis (``inner`` = 1: the running value stays in a register) and one for the othe
 (``FORMS``), each compiled once per process or loaded from the runtime's disk cache.
 """
 
-import os
-import threading
-
 import numpy as np
 from llvmlite import ir
 
@@ -39,19 +36,6 @@ COLUMNS = 512
 #: row scan is a register chain that the loop vectorizer cannot help (LLVM 90 -> 22 ms),
 #: a column scan is a vector loop over the columns (0.7 -> 0.26 ms on (1024, 1024)).
 FORMS = {"rows": "explicit", "columns": "vector"}
-
-_LOCK = threading.Lock()
-_ADDRESSES = {}     # (op, dtype) -> address of the compiled function
-
-
-def _after_fork_in_child():
-    global _LOCK
-    _LOCK = threading.Lock()    # (a fork while another thread compiled would leave it held)
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_after_fork_in_child)
-
 
 def supported(op, dtype):
     """Whether the cumulative ``op`` (a kernel IR op: add, mul, max, min) of ``dtype``
@@ -161,15 +145,8 @@ def function_ir(op, dtype, form):
 
 def function(op, dtype, form, load=target.compile_ir):
     """The address of the compiled cumulative ``op`` of ``dtype`` in ``form`` (kernel ABI:
-    see the module docs), made once per process by ``load(ir_text, names, profile=...)
-    -> {name: address}`` (the runtime passes its disk cache's ``load_or_compile``)."""
-    key = (op, np.dtype(dtype), form)
-    addr = _ADDRESSES.get(key)
-    if addr is None:
-        with _LOCK:
-            addr = _ADDRESSES.get(key)
-            if addr is None:
-                name = symbol(*key)
-                addr = _ADDRESSES[key] = load(function_ir(*key), [name],
-                                              profile=FORMS[form])[name]
-    return addr
+    see the module docs), compiled by ``load(ir_text, names, profile=...) -> {name:
+    address}`` (the runtime passes its disk cache's ``load_or_compile`` and keeps one per
+    process: ``devices/cpu_cumulative.py``)."""
+    name = symbol(op, dtype, form)
+    return load(function_ir(op, dtype, form), [name], profile=FORMS[form])[name]

@@ -17,8 +17,6 @@ and shared by every program.
 """
 
 import ctypes
-import os
-import threading
 
 import numpy as np
 from llvmlite import ir
@@ -38,18 +36,6 @@ _INDEX_DTYPES = frozenset(np.dtype(d) for d in (
     "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"))
 _FUNCTYPE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
                              ctypes.c_int64, ctypes.c_int64, ctypes.c_int64)
-
-_LOCK = threading.Lock()
-_FUNCTIONS = {}     # (combine, dtype, index dtype, mode) -> ctypes function
-
-
-def _after_fork_in_child():
-    global _LOCK
-    _LOCK = threading.Lock()    # (a fork while another thread compiled would leave it held)
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def supported(combine, dtype, index_dtype):
@@ -138,15 +124,8 @@ def _as_int64(b, v, dt):
 
 def function(combine, dtype, index_dtype, mode, load=target.compile_ir):
     """The compiled row scatter as a ctypes function ``(ids, upd, out, n_ids, n_rows,
-    width)`` taking addresses and counts (see the module docs), made once per process
-    by ``load(ir_text, names) -> {name: address}`` (the runtime passes its disk cache's
-    ``load_or_compile``)."""
-    key = (combine, np.dtype(dtype), np.dtype(index_dtype), mode)
-    f = _FUNCTIONS.get(key)
-    if f is None:
-        with _LOCK:
-            f = _FUNCTIONS.get(key)
-            if f is None:
-                name = symbol(*key)
-                f = _FUNCTIONS[key] = _FUNCTYPE(load(function_ir(*key), [name])[name])
-    return f
+    width)`` taking addresses and counts (see the module docs), compiled by
+    ``load(ir_text, names) -> {name: address}`` (the runtime passes its disk cache's
+    ``load_or_compile`` and keeps one per process: ``devices/cpu_scatter.py``)."""
+    name = symbol(combine, dtype, index_dtype, mode)
+    return _FUNCTYPE(load(function_ir(combine, dtype, index_dtype, mode), [name])[name])

@@ -22,9 +22,6 @@ One function per dtype, compiled once per process (~40 ms of LLVM) or loaded fro
 the runtime's disk cache.
 """
 
-import os
-import threading
-
 import numpy as np
 from llvmlite import ir
 
@@ -47,19 +44,6 @@ KEPT_BLOCKS = 1024
 #: Largest k with a compiled form: its kept keys and positions live on the stack
 #: (16 bytes each: 64 KiB at most).
 MAX_K = 4096
-
-_LOCK = threading.Lock()
-_ADDRESSES = {}     # dtype -> address of the compiled function
-
-
-def _after_fork_in_child():
-    global _LOCK
-    _LOCK = threading.Lock()    # (a fork while another thread compiled would leave it held)
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_after_fork_in_child)
-
 
 def supported(dtype):
     """Whether top_k of ``dtype`` values has a compiled form (not float16/complex)."""
@@ -256,16 +240,9 @@ def function_ir(dtype):
 
 def function(dtype, load=target.compile_ir):
     """The address of the compiled row-wise top_k of ``dtype`` (kernel ABI: see the
-    module docs), made once per process by ``load(ir_text, names, profile=...) ->
-    {name: address}`` (the runtime passes its disk cache's ``load_or_compile``)."""
-    dt = np.dtype(dtype)
-    addr = _ADDRESSES.get(dt)
-    if addr is None:
-        with _LOCK:
-            addr = _ADDRESSES.get(dt)
-            if addr is None:
-                name = symbol(dt)
-                # (hand-vectorized: the loop vectorizer would only add LLVM time)
-                addr = _ADDRESSES[dt] = load(function_ir(dt), [name],
-                                             profile="explicit")[name]
-    return addr
+    module docs), compiled by ``load(ir_text, names, profile=...) -> {name: address}``
+    (the runtime passes its disk cache's ``load_or_compile`` and keeps one per process:
+    ``devices/cpu_top_k.py``)."""
+    name = symbol(dtype)
+    # (hand-vectorized: the loop vectorizer would only add LLVM time)
+    return load(function_ir(dtype), [name], profile="explicit")[name]
