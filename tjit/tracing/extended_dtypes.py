@@ -51,11 +51,6 @@ class KeyDType(ExtendedDType):
 THREEFRY_KEY_DTYPE = KeyDType("threefry2x32", "fry")
 
 
-def is_extended(dtype):
-    """Whether ``dtype`` is an extended dtype object."""
-    return isinstance(dtype, ExtendedDType)
-
-
 def extended_issubdtype(dtype, parent):
     """``issubdtype`` when ``dtype`` is an extended dtype: true for itself and for the
     scalar classes it descends from (``prng_key``, ``extended``, ``np.generic``)."""
