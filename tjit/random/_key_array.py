@@ -18,7 +18,7 @@ import numpy as np
 
 from tjit.tracing.core import Array, Tracer
 from tjit.tracing.extended_dtypes import THREEFRY_KEY_DTYPE, ExtendedArray
-from tjit.tracing.shapes import shape_str
+from tjit.tracing.shapes import shape_str, size as shape_size
 from tjit.tracing.tree_util import register_pytree_node
 from tjit import numpy as jnp
 
@@ -43,7 +43,7 @@ class PRNGKeyArray(ExtendedArray):
 
     @property
     def size(self):
-        return int(np.prod(self.shape, dtype=np.int64))
+        return shape_size(self.shape)
 
     def __len__(self):
         if not self.shape:
@@ -176,11 +176,6 @@ for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul"
     setattr(PRNGKeyArray, f"__{_name}__", PRNGKeyArray._no_arithmetic)
 
 
-def _unflatten(_aux, children):
-    # children may be placeholders (vmap's in_axes, tree_map results): never checked
-    obj = object.__new__(PRNGKeyArray)
-    obj._data = children[0]
-    return obj
-
-
-register_pytree_node(PRNGKeyArray, lambda k: ((k._data,), None), _unflatten)
+# (the child may be a placeholder, vmap's in_axes or a tree_map result: never checked)
+register_pytree_node(PRNGKeyArray, lambda k: ((k._data,), None),
+                     lambda _aux, children: PRNGKeyArray(children[0]))
