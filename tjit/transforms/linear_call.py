@@ -168,14 +168,15 @@ def _batch(args, dims, *, callee, transpose, num_res):
     n_out = len(callee.out_avals)
     types = tuple((a.shape, a.dtype, a.weak_type) for a in map(get_aval, res + lin))
     key = (transpose, tuple(res_dims), size, batching_axis_name(), types)
+    cached = _BATCHED.setdefault(callee, {})
     try:
-        pair = _BATCHED.setdefault(callee, {}).get(key)
+        pair = cached.get(key)
     except TypeError:   # (an unhashable axis name or size)
-        key = pair = None
+        cached = pair = None
     if pair is None:
         pair = _batched_pair(callee, transpose, res, res_dims, lin, size, n_out)
-        if key is not None:
-            _BATCHED[callee][key] = pair
+        if cached is not None:
+            cached[key] = pair
     b_callee, b_transpose, consts = pair
     outs = linear_call_p.bind(*consts, *res, *lin, callee=b_callee, transpose=b_transpose,
                               num_res=len(consts) + num_res)
