@@ -129,18 +129,18 @@ class JitRefs:
         return msg
 
     def _check_aliasing(self, leaves, is_ref, dyn_args, dyn_kwargs):
-        seen = {}
+        seen = set()
         for x, r in zip(leaves, is_ref):
             if not r:
                 continue
             if id(x) in seen:
-                names = [n for n in self._names(x, dyn_args, dyn_kwargs)]
+                names = self._names(x, dyn_args, dyn_kwargs)
                 raise RefError(
                     f"only one reference to a mutable array may be passed as an argument "
                     f"to a function, but when tracing {_where(self.jitted)} for jit the "
                     f"mutable array reference of type {x.type_str()} appeared at both "
                     f"{' and '.join(names[:2])}.")
-            seen[id(x)] = True
+            seen.add(id(x))
 
     def _names(self, ref, dyn_args, dyn_kwargs):
         """The parameter names (or keyword names) under which ``ref`` was passed."""
