@@ -158,7 +158,9 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
     if not callable(fun):
         raise TypeError(f"vmap: expected a callable as the function to vectorize, got "
                         f"{type(fun).__name__} {fun!r:.60}")
-    return routed(fun, ("vmap", in_axes, out_axes, axis_name, axis_size, spmd_axis_name),
+    # (spmd_axis_name names a mesh axis for sharding, which tjit does not do: the
+    # program does not depend on it, so neither does its key)
+    return routed(fun, ("vmap", in_axes, out_axes, axis_name, axis_size),
                   lambda f: _vmap(f, in_axes, out_axes, axis_name, axis_size))
 
 
