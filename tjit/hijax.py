@@ -96,6 +96,10 @@ def _is_aval(x):
     return isinstance(x, ShapedArray)
 
 
+def _is_accum(x):
+    return isinstance(x, (GradAccum, NullAccum))
+
+
 def _overrides(obj, name):
     return getattr(type(obj), name) is not getattr(VJPHiPrimitive, name)
 
@@ -220,7 +224,7 @@ def _accumulate(accs, grad):
     accumulators."""
     if grad is None:
         return
-    acc_leaves = tree_flatten(accs, is_leaf=lambda a: isinstance(a, (GradAccum, NullAccum)))[0]
+    acc_leaves = tree_flatten(accs, is_leaf=_is_accum)[0]
     grads = tree_flatten(grad, is_leaf=lambda x: x is None or isinstance(x, SymbolicZero))[0]
     if len(grads) != len(acc_leaves):
         raise TypeError(f"vjp_bwd_retval: a cotangent has {len(grads)} leaves where its "
@@ -335,7 +339,7 @@ def _bwd(prim, packed, g):
                                            for a, m in zip(prim.in_avals_flat, marker)])
     prim.vjp_bwd(res, g, *accums)
     return tuple(tree_map(lambda acc: getattr(acc, "val", None), list(accums),
-                          is_leaf=lambda a: isinstance(a, (GradAccum, NullAccum))))
+                          is_leaf=_is_accum))
 
 
 def _jvp(prim, primals, tangents):
