@@ -18,6 +18,11 @@ _ERFCX_ASYMPTOTIC = [7918.06640625, -1055.7421875, 162.421875, -29.53125, 6.5625
                      .75, -.5, 1.]
 
 
+def _poly(coeffs, v):
+    """The polynomial with ``coeffs`` (highest power first) at ``v``, in ``v``'s dtype."""
+    return jnp.polyval(jnp.asarray(coeffs, v.dtype), v)
+
+
 @custom_jvp
 def erfcx(x):
     """The scaled complementary error function ``exp(x**2) erfc(x)``, as JAX computes it:
@@ -41,7 +46,7 @@ def erfcx(x):
     safe = jnp.where(large, jnp.ones_like(xc), xc)
     direct = jnp.exp(safe * safe) * lax.erfc(safe)
     t = 1 / (xc * xc)
-    asymp = jnp.polyval(jnp.asarray(_ERFCX_ASYMPTOTIC[-nterms:], xc.dtype), t) / (
+    asymp = _poly(_ERFCX_ASYMPTOTIC[-nterms:], t) / (
         xc * np.sqrt(np.pi).astype(xc.dtype))
     return jnp.where(large, asymp, direct).astype(dt)
 
@@ -266,8 +271,7 @@ def spence(x):
     below = xs < 0.5
     inverted = big | above
     w = jnp.where(above, 1 / xs - 1, jnp.where(below, -xs, xs - 1))
-    a, b = (jnp.asarray(c, x.dtype) for c in (_SPENCE_A, _SPENCE_B))
-    y = -w * jnp.polyval(a, w) / jnp.polyval(b, w)
+    y = -w * _poly(_SPENCE_A, w) / _poly(_SPENCE_B, w)
     safe_1mx = jnp.where(below, 1 - xs, 0.5)
     y = jnp.where(below, np.pi ** 2 / 6 - jnp.log(jnp.where(below, xs, 0.5)) *
                   jnp.log(safe_1mx) - y, y)
@@ -303,16 +307,15 @@ _DAWSN_CD = [1.00000000000000000000e0, -2.69820057197544900361e0, 1.732707990459
 
 def _dawsn_impl(x):
     ax = jnp.abs(x)
-    poly = lambda c, v: jnp.polyval(jnp.asarray(c, x.dtype), v)
     r1 = ax < 3.25
     r2 = (ax >= 3.25) & (ax < 6.25)
     a1 = jnp.where(r1, ax, 1)  # each region sees only its own range (no inf / inf)
-    v1 = a1 * poly(_DAWSN_AN, a1 * a1) / poly(_DAWSN_AD, a1 * a1)
+    v1 = a1 * _poly(_DAWSN_AN, a1 * a1) / _poly(_DAWSN_AD, a1 * a1)
 
     def tail(mask, num, den):
         a = jnp.where(mask, ax, 1)
         t = 1 / (a * a)
-        return 0.5 / a * (1 + t * poly(num, t) / poly(den, t))
+        return 0.5 / a * (1 + t * _poly(num, t) / _poly(den, t))
     v2 = tail(r2, _DAWSN_BN, _DAWSN_BD)
     v3 = tail(ax >= 6.25, _DAWSN_CN, _DAWSN_CD)
     return jnp.sign(x) * jnp.where(r1, v1, jnp.where(r2, v2, v3))
@@ -381,20 +384,19 @@ _SICI_GD8 = [1.0, 1.68548898811011640017E0, 4.87852258695304967486E-1,
 
 def _sici_positive(x):
     """(Si, Ci) for x > 0."""
-    poly = lambda c, v: jnp.polyval(jnp.asarray(c, x.dtype), v)
     small = x <= 4
     xs = jnp.where(small, x, 1)
     t = xs * xs
-    si_s = xs * poly(_SICI_SN, t) / poly(_SICI_SD, t)
-    ci_s = _EULER_GAMMA + jnp.log(xs) + t * poly(_SICI_CN, t) / poly(_SICI_CD, t)
+    si_s = xs * _poly(_SICI_SN, t) / _poly(_SICI_SD, t)
+    ci_s = _EULER_GAMMA + jnp.log(xs) + t * _poly(_SICI_CN, t) / _poly(_SICI_CD, t)
     mid = (x > 4) & (x <= 1e9)
     xm = jnp.where(mid, x, 5)
     z = 1 / (xm * xm)
     below8 = xm < 8
-    f = jnp.where(below8, poly(_SICI_FN4, z) / (xm * poly(_SICI_FD4, z)),
-                  poly(_SICI_FN8, z) / (xm * poly(_SICI_FD8, z)))
-    g = jnp.where(below8, z * poly(_SICI_GN4, z) / poly(_SICI_GD4, z),
-                  z * poly(_SICI_GN8, z) / poly(_SICI_GD8, z))
+    f = jnp.where(below8, _poly(_SICI_FN4, z) / (xm * _poly(_SICI_FD4, z)),
+                  _poly(_SICI_FN8, z) / (xm * _poly(_SICI_FD8, z)))
+    g = jnp.where(below8, z * _poly(_SICI_GN4, z) / _poly(_SICI_GD4, z),
+                  z * _poly(_SICI_GN8, z) / _poly(_SICI_GD8, z))
     s, c = jnp.sin(xm), jnp.cos(xm)
     si_m, ci_m = np.pi / 2 - f * c - g * s, f * s - g * c
     xl = jnp.where(small | mid, 1e10, x)
