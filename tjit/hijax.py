@@ -16,8 +16,8 @@ forward (it raises, as for ``custom_vjp``). Reverse mode derived from ``jvp``/``
 jaxpr as a ``custom_vjp_call`` / ``custom_jvp_call`` equation, not JAX's single
 ``call_hi_primitive`` equation.
 
-Not provided (JAX features newer than its 0.10 releases): ``f_vjp.with_logs`` /
-``with_refs``, structured residuals (a 4-tuple from ``vjp_fwd``), ``HiType``.
+Not provided (JAX features newer than its 0.10 releases): ``f_vjp.with_logs``
+(``f_vjp.with_refs`` is, in tjit/transforms/vjp_object.py), structured residuals (a 4-tuple from ``vjp_fwd``), ``HiType``.
 ``vjp_bwd`` gets a :class:`ValAccum` for each differentiated input and a
 :class:`NullAccum` for the others.
 """
