@@ -17,7 +17,8 @@ jaxpr as a ``custom_vjp_call`` / ``custom_jvp_call`` equation, not JAX's single
 ``call_hi_primitive`` equation.
 
 Not provided (JAX features newer than its 0.10 releases): ``f_vjp.with_logs``
-(``f_vjp.with_refs`` is, in tjit/transforms/vjp_object.py), structured residuals (a 4-tuple from ``vjp_fwd``), ``HiType``.
+(``f_vjp.with_refs`` is, in tjit/transforms/vjp_object.py), structured residuals (a
+4-tuple from ``vjp_fwd``), ``HiType``.
 ``vjp_bwd`` gets a :class:`ValAccum` for each differentiated input and a
 :class:`NullAccum` for the others.
 """
