@@ -555,18 +555,23 @@ def _cumprod_jvp(primals, tangents, *, axis, reverse):
     y = cumprod_p.bind(x, **params)
     if type(g) is _r.Zero:
         return y, _r.Zero.from_value(y)
-    n, dt = _shape(x)[axis], _aval(x).dtype
-    if not isinstance(n, (int, np.integer)):  # the scan's depth would depend on n
+    if not isinstance(_shape(x)[axis], (int, np.integer)):  # (the scan's depth: unknown)
         return y, _cumprod_tangent_first_order(x, g, params)
-    from tjit.primitives.slicing import rev_p
-    if reverse:
-        x, g = rev_p.bind(x, dimensions=(axis,)), rev_p.bind(g, dimensions=(axis,))
-    tan = _product_scan(x, g, axis, n, dt)[1]
-    return y, rev_p.bind(tan, dimensions=(axis,)) if reverse else tan
+    return y, _scanned_tangent(x, g, axis, reverse, _product_pair)
 
 
 def _product_pair(a, da, b, db):  # a before b
     return mul_p.bind(a, b), add_p.bind(mul_p.bind(da, b), mul_p.bind(a, db))
+
+
+def _scanned_tangent(x, g, axis, reverse, combine):
+    """The tangent of the inclusive scan of (x, g) pairs under ``combine`` along ``axis``
+    (of constant length), from the end when ``reverse``."""
+    from tjit.primitives.slicing import rev_p
+    if reverse:
+        x, g = rev_p.bind(x, dimensions=(axis,)), rev_p.bind(g, dimensions=(axis,))
+    tan = _product_scan(x, g, axis, _shape(x)[axis], _aval(x).dtype, combine)[1]
+    return rev_p.bind(tan, dimensions=(axis,)) if reverse else tan
 
 
 def _product_scan(prod, tan, axis, n, dt, combine=_product_pair):
@@ -645,7 +650,6 @@ def _cum_chooser_jvp(prim):
         marks = select_n_p.bind(hit, fill, pos)
         source = (cummin_p if reverse else cummax_p).bind(marks, axis=axis, reverse=reverse)
         return y, _take_along(g, source, axis)
-    prim.jvp = rule
     return rule
 
 
@@ -667,12 +671,8 @@ def _cum_extreme_jvp(prim, extreme_p):
         n = _shape(x)[axis]
         if type(g) is _r.Zero or not isinstance(n, (int, np.integer)):
             return chooser(primals, tangents, axis=axis, reverse=reverse)
-        from tjit.primitives.slicing import rev_p
-        y = prim.bind(x, axis=axis, reverse=reverse)
-        if reverse:
-            x, g = rev_p.bind(x, dimensions=(axis,)), rev_p.bind(g, dimensions=(axis,))
-        tan = _product_scan(x, g, axis, n, _aval(x).dtype, pair)[1]
-        return y, rev_p.bind(tan, dimensions=(axis,)) if reverse else tan
+        return (prim.bind(x, axis=axis, reverse=reverse),
+                _scanned_tangent(x, g, axis, reverse, pair))
     prim.jvp = rule
 
 
