@@ -468,12 +468,13 @@ class Jitted:
         return plan.run(*hit, trace, leaves)
 
     def _trace_inline(self, tree, leaves, statics):
+        store = {}
+
         def flat_fun(*xs):
             a, kw = self._rebuild(*tree_unflatten(tree, xs), statics)
-            outs, flat_fun.store["tree"] = tree_flatten(hide_float0(self.fun(*a, **kw)))
+            outs, store["tree"] = tree_flatten(hide_float0(self.fun(*a, **kw)))
             return outs
-        flat_fun.store = {}
-        return _inline_call.trace_without_dead_code(flat_fun, leaves, self.__name__)
+        return _inline_call.trace_without_dead_code(flat_fun, leaves, self.__name__, store)
 
     def _jit_of_transform(self, key, make):
         """The jitted ``make(fun)`` (``key``: the transformation and its options), which

@@ -93,11 +93,12 @@ class InlineEntry:
         return eval_jaxpr(self.closed.jaxpr, self.closed.consts, *leaves)
 
 
-def trace_without_dead_code(flat_fun, leaves, name):
+def trace_without_dead_code(flat_fun, leaves, name, store):
     """An :class:`InlineEntry` of ``flat_fun`` (flat lists in and out; it stores its
-    output tree in ``flat_fun.store["tree"]``) traced at the avals of ``leaves``."""
+    output tree in ``store["tree"]``, as ``ad.linearize_flat``'s) traced at the avals of
+    ``leaves``."""
     closed = dce(trace_to_jaxpr(flat_fun, [get_aval(x) for x in leaves], name))
-    return InlineEntry(closed, flat_fun.store["tree"])
+    return InlineEntry(closed, store["tree"])
 
 
 def eager_plan(trace, leaves):
