@@ -134,6 +134,12 @@ def data_pointer(a):
         return a.ctypes.data
 
 
+def c_contiguous(a):
+    """NumPy array ``a`` itself when it is C-contiguous, else a C-contiguous copy, for
+    native code that walks its data (np.ascontiguousarray makes 0-d arrays 1-d)."""
+    return a if a.flags.c_contiguous else np.array(a, order="C")
+
+
 class ArrayLauncher:
     """Launches one kernel with some argument slots taken from NumPy arrays per call.
 

@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from tjit.devices import disk_cache
-from tjit.devices.array_args import data_pointer
+from tjit.devices.array_args import c_contiguous, data_pointer
 from tjit.devices.lazy import LazyByKey
 from tjit.devices.threads import parallel_for
 from tjit.lower.llvm import cumulative
@@ -54,9 +54,7 @@ def cumulative_step(runner, s):
     nthreads, min_chunk = runner.nthreads, max(1, MIN_CHUNK_ELEMENTS // max(per_unit, 1))
 
     def run(vals):
-        x = vals[k_x]
-        if not x.flags.c_contiguous:
-            x = np.ascontiguousarray(x)
+        x = c_contiguous(vals[k_x])
         out = np.empty(shape, dtype)
         if units and n:
             argv[0], argv[1] = data_pointer(x), data_pointer(out)

@@ -18,7 +18,7 @@ import math
 import numpy as np
 
 from tjit.devices import disk_cache
-from tjit.devices.array_args import data_pointer
+from tjit.devices.array_args import c_contiguous, data_pointer
 from tjit.devices.lazy import LazyByKey
 from tjit.lower.llvm import scatter_rows
 
@@ -58,11 +58,7 @@ def row_scatter_step(runner, s):
         else:
             out = np.array(vals[k_operand], dtype, order="C")   # (a copy: ours to write)
         if work:
-            ids, upd = _contiguous(vals[k_ids]), _contiguous(vals[k_upd])
+            ids, upd = c_contiguous(vals[k_ids]), c_contiguous(vals[k_upd])
             fn(data_pointer(ids), data_pointer(upd), data_pointer(out), n_ids, n_rows, width)
         vals[k_out] = out
     return run
-
-
-def _contiguous(a):
-    return a if a.flags.c_contiguous else np.ascontiguousarray(a)

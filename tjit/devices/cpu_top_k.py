@@ -19,7 +19,7 @@ import math
 import numpy as np
 
 from tjit.devices import disk_cache
-from tjit.devices.array_args import data_pointer
+from tjit.devices.array_args import c_contiguous, data_pointer
 from tjit.devices.lazy import LazyByKey
 from tjit.devices.threads import parallel_for
 from tjit.lower.llvm import top_k
@@ -56,9 +56,7 @@ def top_k_step(runner, s):
     nthreads, min_chunk = runner.nthreads, max(1, MIN_CHUNK_ELEMENTS // max(n, 1))
 
     def run(vals):
-        x = vals[k_x]
-        if not x.flags.c_contiguous:
-            x = np.ascontiguousarray(x)
+        x = c_contiguous(vals[k_x])
         values, indices = np.empty(out_shape, dtype), np.empty(out_shape, np.int32)
         if rows:
             argv[0], argv[1], argv[2] = (data_pointer(x), data_pointer(values),

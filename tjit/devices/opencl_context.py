@@ -35,6 +35,7 @@ import numpy as np
 
 from tjit import __version__
 from tjit.devices import disk_cache
+from tjit.devices.array_args import c_contiguous
 from tjit.lower.c import OPENCL
 
 INSTALL = 'pip install "tjit[opencl]" plus an OpenCL driver (on a CPU: pip install ' \
@@ -149,7 +150,7 @@ class ClDevice:
 
     def put(self, host):
         """A device copy of host array ``host`` (which it keeps as ``.host``)."""
-        host = _contiguous(host)
+        host = c_contiguous(np.asarray(host))
         a = self.empty(host.shape, host.dtype)
         if a.nbytes:
             self.cl.enqueue_copy(self.queue, a.buf, host)   # (blocking)
@@ -179,7 +180,7 @@ class ClDevice:
 
     def write(self, dst, host, dst_offset=0):
         """Host array ``host`` into ``dst`` at byte ``dst_offset``."""
-        host = _contiguous(host)
+        host = c_contiguous(np.asarray(host))
         if host.nbytes:
             self.cl.enqueue_copy(self.queue, dst.buf, host, dst_offset=dst_offset)
             STATS["to_device"] += 1
@@ -254,12 +255,6 @@ def _quiet_builds(cl):
         if not os.environ.get("PYOPENCL_COMPILER_OUTPUT"):
             warnings.simplefilter("ignore", cl.CompilerWarning)
         yield
-
-
-def _contiguous(a):
-    """``a`` as a C-contiguous array (np.ascontiguousarray makes 0-d arrays 1-d)."""
-    a = np.asarray(a)
-    return a if a.flags.c_contiguous else np.array(a, order="C")
 
 
 _RENDERER_DIGEST = None
