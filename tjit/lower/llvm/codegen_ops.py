@@ -115,6 +115,18 @@ def counted_loop(b, lo, hi, body, tag):
     b.position_at_end(done)
 
 
+def abi_values(b, args, sizes, n_args, n_sizes):
+    """The first ``n_args`` pointers of ``args`` and ``n_sizes`` int64s of ``sizes``, the
+    parameters of a hand-written function of the kernel ABI (``devices/threads.py``)."""
+    i64, ptr = ir.IntType(64), ir.PointerType()
+
+    def at(base, i, ty):
+        return b.load(b.gep(base, [ir.Constant(i64, i)], inbounds=True, source_etype=ty),
+                      typ=ty)
+    return ([at(args, i, ptr) for i in range(n_args)],
+            [at(sizes, i, i64) for i in range(n_sizes)])
+
+
 def intrinsic(b, name, ret, args):
     """Declare (once per module) and call an intrinsic with the given types."""
     mod = b.module

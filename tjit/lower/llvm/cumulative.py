@@ -18,6 +18,8 @@ axis (``inner`` = 1: the running value stays in a register) and one for the othe
 (``FORMS``), each compiled once per process or loaded from the runtime's disk cache.
 """
 
+import functools
+
 import numpy as np
 from llvmlite import ir
 
@@ -64,15 +66,10 @@ def function_ir(op, dtype, form):
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     ety = ops.mem_type(dt)
     one, zero = ir.Constant(I64, 1), ir.Constant(I64, 0)
-
-    def load_at(ptr, i, ty):
-        return b.load(b.gep(ptr, [ir.Constant(I64, i)], inbounds=True, source_etype=ty), typ=ty)
-    x, out = load_at(args, 0, PTR), load_at(args, 1, PTR)
-    n, inner, blocks, reverse = (load_at(sizes, i, I64) for i in range(4))
+    (x, out), (n, inner, blocks, reverse) = ops.abi_values(b, args, sizes, 2, 4)
     reverse = b.icmp_signed("!=", reverse, zero)
 
-    def loop(lo, hi, body, tag):
-        ops.counted_loop(b, lo, hi, body, tag)
+    loop = functools.partial(ops.counted_loop, b)
 
     def elem(ptr, at):
         return b.gep(ptr, [at], inbounds=True, source_etype=ety)

@@ -17,6 +17,7 @@ and shared by every program.
 """
 
 import ctypes
+import functools
 
 import numpy as np
 from llvmlite import ir
@@ -73,8 +74,7 @@ def function_ir(combine, dtype, index_dtype, mode):
     zero = ir.Constant(I64, 0)
     ty = ops.mem_type(dtype)
 
-    def loop(lo, hi, body, tag):
-        ops.counted_loop(b, lo, hi, body, tag)
+    loop = functools.partial(ops.counted_loop, b)
 
     def row(u):
         raw = ops.load(b, b.gep(ids, [u], inbounds=True, source_etype=ops.mem_type(

@@ -22,6 +22,8 @@ One function per dtype, compiled once per process (~40 ms of LLVM) or loaded fro
 the runtime's disk cache.
 """
 
+import functools
+
 import numpy as np
 from llvmlite import ir
 
@@ -89,13 +91,7 @@ def function_ir(dtype):
     args, sizes, start, end = fn.args
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     ety = ops.mem_type(dt)
-
-    def arg(i):
-        return b.load(b.gep(args, [ir.Constant(I64, i)], inbounds=True, source_etype=PTR),
-                      typ=PTR)
-    x, vals, idxs = arg(0), arg(1), arg(2)
-    n = b.load(b.gep(sizes, [ir.Constant(I64, 0)], inbounds=True, source_etype=I64), typ=I64)
-    k = b.load(b.gep(sizes, [ir.Constant(I64, 1)], inbounds=True, source_etype=I64), typ=I64)
+    (x, vals, idxs), (n, k) = ops.abi_values(b, args, sizes, 3, 2)
     kty = ir.IntType(32 if dt.kind == "b" else 8 * dt.itemsize)
     signed = dt.kind != "u"
     keys = b.alloca(kty, size=k, name="keys")
@@ -110,8 +106,7 @@ def function_ir(dtype):
     def below(a, c):          # key a < key c
         return (b.icmp_signed if signed else b.icmp_unsigned)("<", a, c)
 
-    def loop(lo, hi, body, tag):
-        ops.counted_loop(b, lo, hi, body, tag)
+    loop = functools.partial(ops.counted_loop, b)
 
     def insert(key, j):
         """Keep (key, j) if it is among the k largest so far (j ascends, so a kept
