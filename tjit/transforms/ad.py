@@ -173,14 +173,14 @@ def jvp(fun, primals, tangents, has_aux=False):
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise TypeError("jvp: primal and tangent arguments must be tuples or lists; found "
                         f"{type(primals).__name__} and {type(tangents).__name__}")
+    jitted = compiled(fun, ("jvp", has_aux), functools.partial(_jvp_of, has_aux=has_aux))
+    if jitted is not None:  # jvp(jit(f)) called eagerly: jit(jvp of f), compiled once
+        return jitted(tuple(primals), tuple(tangents))   # (its trace checks the trees)
     flat_p, tree_p = tree_flatten(tuple(primals))
     flat_t, tree_t = tree_flatten(tuple(tangents))
     if tree_p != tree_t:
         raise TypeError(f"jvp: primal and tangent arguments must have the same tree "
                         f"structure; got {tree_p} and {tree_t}")
-    jitted = compiled(fun, ("jvp", has_aux), functools.partial(_jvp_of, has_aux=has_aux))
-    if jitted is not None:  # jvp(jit(f)) called eagerly: jit(jvp of f), compiled once
-        return jitted(tuple(primals), tuple(tangents))
     flat_p = [_to_array(p) for p in flat_p]
     flat_t = [_weak_like(tangent_in(get_aval(p), t, i, "jvp", _to_array), get_aval(p))
               for i, (p, t) in enumerate(zip(flat_p, flat_t))]
