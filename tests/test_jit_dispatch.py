@@ -189,3 +189,14 @@ def test_donated_pytree_leaves_deleted_on_fast_path():
         np.testing.assert_allclose(np.asarray(out[0][1]), np.full(4, 2.0))
         assert p[0][0].is_deleted() and p[0][1].is_deleted()
     assert g.trace_count == 1
+
+
+def test_bare_int_static_argnums_keeps_calls_off_the_fast_path():
+    # static_argnums=0 is falsy, yet argument 0 is static: a later call that leaves it
+    # out must not be served the program compiled with n=2 baked in
+    f = tjit.jit(lambda n, x: x * n, static_argnums=0)
+    x = jnp.ones(2)
+    np.testing.assert_array_equal(np.asarray(f(2, x)), np.full(2, 2.0, np.float32))
+    np.testing.assert_array_equal(np.asarray(f(3, x)), np.full(2, 3.0, np.float32))
+    with pytest.raises(ValueError, match="static argument 'n' must be hashable"):
+        f(x)

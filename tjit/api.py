@@ -352,9 +352,10 @@ class Jitted:
         self._lock = threading.Lock()
         with _ALL_LOCK:
             _ALL_JITTED.add(self)
-        self._simple = not (static_argnums or static_argnames) and polymorphic_shapes is None
         self._has_static = bool(self.sig.static_argnums or self.sig.static_argnames)
-        self._routable = op == "jit" and self._simple and not self._has_static and not (
+        # (from the parsed statics: a bare ``static_argnums=0`` is falsy, yet static)
+        self._simple = not self._has_static and polymorphic_shapes is None
+        self._routable = op == "jit" and self._simple and not (
             self.donate_argnums or self.donate_argnames)
         if dynamic_shapes is None:
             dynamic_shapes = _dyn.enabled_by_default()
