@@ -21,7 +21,7 @@ from tjit.config import (  # noqa: F401  (JAX's option context managers)
     default_device, default_matmul_precision, numpy_rank_promotion, numpy_dtype_promotion,
     check_tracer_leaks, enable_checks)
 from tjit.tracing.core import Array, Shard  # noqa: F401
-from tjit.tracing import tree_util  # noqa: F401
+from tjit import tree_util  # noqa: F401  (public view: key arrays are leaves)
 from tjit.tracing.errors import (  # noqa: F401
     ConcretizationTypeError, TracerBoolConversionError, TracerIntegerConversionError,
     UnexpectedTracerError, ShapeError, InconclusiveDimensionError, TjitError)
@@ -45,7 +45,7 @@ from tjit import nn, random  # noqa: F401
 from tjit import scipy  # noqa: F401  (jax.scipy is an attribute after `import jax`)
 from tjit import ops  # noqa: F401  (jax.ops.segment_sum and friends)
 from tjit.numpy import random as _numpy_random  # noqa: F401  (needs tjit.random first)
-from tjit.tracing.tree_util import tree_map, tree_leaves, tree_structure  # noqa: F401
+from tjit.tree_util import tree_map, tree_leaves, tree_structure  # noqa: F401
 from tjit import tree  # noqa: F401  (jax.tree's short names)
 from tjit import distributed, sharding  # noqa: F401  (multi-process runs; mpi4py loads lazily)
 from tjit.distributed import (  # noqa: F401
@@ -59,7 +59,6 @@ from tjit.array_creation import make_array_from_callback, live_arrays  # noqa: F
 from tjit.fwd_bwd import fwd_and_bwd  # noqa: F401
 from tjit.state import Ref, new_ref, empty_ref, freeze, free_ref  # noqa: F401  (jax.Ref)
 from tjit import ad, ref  # noqa: F401  (jax.ad's with_refs entries, jax.ref)
-__import__("sys").modules.setdefault("tjit.tree_util", tree_util)  # `from tjit.tree_util import`
 from tjit.tracing.shapes import symbol as _symbol  # noqa: F401
 # `tjit.devices()` (as jax.devices()) is the callable `tjit.devices` package: see its docstring
 

@@ -4,7 +4,7 @@
 import builtins as _builtins
 import functools as _functools
 
-from tjit.tracing import tree_util as _tu
+from tjit import tree_util as _tu
 
 _NO_INITIALIZER = object()
 

@@ -1,0 +1,114 @@
+"""``tjit.tree_util``: the public pytree API, as ``jax.tree_util``.
+
+Everything is ``tjit.tracing.tree_util`` except one thing a user sees: an array of an
+extended dtype (a typed PRNG key array, ``tjit.random.key``) is a leaf here, as JAX's
+key arrays are, so ``tree_map(f, {"k": keys})`` calls ``f`` on the key array and
+``tree_structure(key)`` is ``PyTreeDef(*)``.
+
+Inside tjit the key array stays a pytree node over its raw ``uint32`` data
+(``tjit/random/_key_array.py``): jit, vmap, grad and the loops flatten arguments with
+``tjit.tracing.tree_util`` and so see ordinary arrays. A treedef made here describes a
+key as one leaf; give it key arrays (not their data) to unflatten.
+"""
+
+from tjit.tracing import tree_util as _tu
+from tjit.tracing.extended_dtypes import ExtendedArray as _ExtendedArray
+from tjit.tracing.tree_util import (  # noqa: F401  (re-exported as they are)
+    PyTreeDef, Partial, register_pytree_node, register_pytree_node_class,
+    register_dataclass, register_pytree_with_keys, register_pytree_with_keys_class,
+    register_static, tree_unflatten, tree_transpose, treedef_is_leaf, treedef_children,
+    treedef_tuple, is_tree_node, keystr, KeyEntry, KeyPath, SequenceKey, DictKey,
+    GetAttrKey, FlattenedIndexKey, default_registry, flatten_one_level,
+    flatten_one_level_with_keys)
+
+
+def _leaf_pred(is_leaf):
+    """``is_leaf`` extended so that arrays of an extended dtype are leaves."""
+    if is_leaf is None:
+        return _is_extended
+    return lambda x: isinstance(x, _ExtendedArray) or is_leaf(x)
+
+
+def _is_extended(x):
+    return isinstance(x, _ExtendedArray)
+
+
+def tree_flatten(tree, is_leaf=None):
+    """Returns ``(leaves, treedef)``; key arrays are leaves."""
+    return _tu.tree_flatten(tree, _leaf_pred(is_leaf))
+
+
+def tree_leaves(tree, is_leaf=None):
+    """The leaves of ``tree`` in flattening order (``None`` is an empty subtree).
+
+    Example::
+
+        >>> tree_leaves({"b": [1, 2], "a": (3, None)})
+        [3, 1, 2]
+    """
+    return _tu.tree_leaves(tree, _leaf_pred(is_leaf))
+
+
+def tree_structure(tree, is_leaf=None):
+    """The ``PyTreeDef`` of ``tree`` (its shape without the leaves).
+
+    Example::
+
+        >>> tree_structure({"a": 1, "b": (2, 3)}).num_leaves
+        3
+    """
+    return _tu.tree_structure(tree, _leaf_pred(is_leaf))
+
+
+def tree_map(f, tree, *rest, is_leaf=None):
+    """Apply ``f`` leafwise; ``rest`` trees must share ``tree``'s structure."""
+    return _tu.tree_map(f, tree, *rest, is_leaf=_leaf_pred(is_leaf))
+
+
+def tree_reduce(f, tree, initializer=None, is_leaf=None):
+    """``functools.reduce(f, tree_leaves(tree)[, initializer])``."""
+    return _tu.tree_reduce(f, tree, initializer, _leaf_pred(is_leaf))
+
+
+def tree_all(tree, *, is_leaf=None):
+    """True when every leaf of ``tree`` is truthy."""
+    return all(tree_leaves(tree, is_leaf))
+
+
+def all_leaves(iterable, is_leaf=None):
+    """True when every element of ``iterable`` is a leaf."""
+    pred = _leaf_pred(is_leaf)
+    return all(_tu.treedef_is_leaf(_tu.tree_structure(x, pred)) for x in iterable)
+
+
+def tree_flatten_with_path(tree, is_leaf=None):
+    """Like :func:`tree_flatten`, but each leaf comes with its key path."""
+    return _tu.tree_flatten_with_path(tree, _leaf_pred(is_leaf))
+
+
+def tree_leaves_with_path(tree, is_leaf=None):
+    """``[(path, leaf), ...]`` of ``tree``."""
+    return _tu.tree_leaves_with_path(tree, _leaf_pred(is_leaf))
+
+
+def tree_map_with_path(f, tree, *rest, is_leaf=None):
+    """Like :func:`tree_map`, but calls ``f(path, leaf, *rest_leaves)``."""
+    return _tu.tree_map_with_path(f, tree, *rest, is_leaf=_leaf_pred(is_leaf))
+
+
+def broadcast_prefix(prefix_tree, full_tree, is_leaf=None):
+    """The leaves of ``prefix_tree`` repeated to the leaves of ``full_tree`` below them."""
+    return _tu.broadcast_prefix(prefix_tree, full_tree, _leaf_pred(is_leaf))
+
+
+def tree_broadcast(prefix_tree, full_tree, is_leaf=None):
+    """``prefix_tree`` broadcast to the structure of ``full_tree``."""
+    pred = _leaf_pred(is_leaf)
+    return _tu.tree_structure(full_tree, pred).unflatten(
+        _tu.broadcast_prefix(prefix_tree, full_tree, pred))
+
+
+def tree_reduce_associative(operation, tree, *, identity=_tu._NO_IDENTITY, is_leaf=None):
+    """Reduce the leaves of ``tree`` with the associative ``operation`` as a balanced tree."""
+    return _tu.tree_reduce_associative(operation, tree, identity=identity,
+                                       is_leaf=_leaf_pred(is_leaf))
