@@ -1,0 +1,60 @@
+"""Typed key arrays as JAX ports meet them: a key array is one pytree leaf of the public
+tree API (JAX's documented key-array behaviour, JEP 9263), while jit, vmap, scan and
+cond still carry keys. References: NumPy on the key data, Python loops."""
+
+import numpy as np
+
+import tjit
+import tjit.numpy as jnp
+from tjit import lax, random, tree_util
+
+
+def data(k):
+    return np.asarray(random.key_data(k))
+
+
+def test_key_array_is_one_leaf_of_the_public_tree_api():
+    k, ks = random.key(0), random.split(random.key(1), 3)
+    tree = {"k": k, "ks": ks, "x": 1.0}
+    leaves = tree_util.tree_leaves(tree)
+    assert len(leaves) == 3 and leaves[0] is k and leaves[1] is ks and leaves[2] == 1.0
+    assert str(tree_util.tree_structure(k)) == "PyTreeDef(*)"
+    assert tree_util.treedef_is_leaf(tree_util.tree_structure(ks))
+    assert tjit.tree.map(jnp.shape, tree) == {"k": (), "ks": (3,), "x": ()}
+    assert tjit.tree_map(lambda a: a, k) is k
+    assert tjit.tree.leaves([ks]) == [ks] and tree_util.all_leaves([k, ks])
+    flat, treedef = tree_util.tree_flatten(tree)
+    assert tree_util.tree_unflatten(treedef, flat)["ks"] is ks
+    (path, leaf), = tree_util.tree_leaves_with_path({"key": k})
+    assert tree_util.keystr(path) == "['key']" and leaf is k
+    # a user is_leaf is combined with, not replacing, the key rule
+    assert tree_util.tree_leaves([k, (1, 2)], is_leaf=lambda x: isinstance(x, tuple)) \
+        == [k, (1, 2)]
+    assert tree_util.tree_broadcast(0, {"a": k, "b": (1.0, 2.0)}) == \
+        {"a": 0, "b": (0, 0)}
+
+
+def test_tree_map_over_keys_inside_jit_and_a_train_state():
+    state = {"key": random.key(3), "w": jnp.ones(2)}
+
+    @tjit.jit
+    def step(state):
+        key, sub = random.split(state["key"])
+        new = tjit.tree.map(lambda a: a, state)       # keys pass through as leaves
+        new["key"] = key
+        new["w"] = state["w"] + random.normal(sub, (2,))
+        return new, len(tjit.tree.leaves(state))
+
+    out, n = step(state)
+    assert n == 2 and out["key"].dtype == state["key"].dtype
+    key, sub = random.split(random.key(3))
+    np.testing.assert_array_equal(data(out["key"]), data(key))
+    np.testing.assert_allclose(np.asarray(out["w"]),
+                               1 + np.asarray(random.normal(sub, (2,))), rtol=1e-6)
+    # vmap and lax.map over keys whose leaves the user's tree_map saw as keys
+    ks = random.split(random.key(4), 3)
+    got = tjit.vmap(lambda k: random.uniform(k))(ks)
+    want = [float(random.uniform(ks[i])) for i in range(3)]
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6)
+    got = lax.map(lambda k: random.uniform(k), ks)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6)
