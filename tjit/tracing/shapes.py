@@ -13,9 +13,7 @@ import functools
 import operator
 import re
 
-import sympy
-from sympy.printing.pycode import PythonCodePrinter
-
+from tjit._sympy import is_expr, sympy, when_loaded
 from tjit.tracing import size_questions
 from tjit.tracing.errors import InconclusiveDimensionError, ShapeError
 
@@ -38,7 +36,7 @@ def canonical_dim(d, op="tjit"):
     """Normalize a user-given dim: ints (incl. NumPy ints) to int, sympy kept."""
     if type(d) is int:
         return d
-    if isinstance(d, sympy.Expr):
+    if is_expr(d):
         if d.is_Integer:
             return int(d)
         return d
@@ -52,7 +50,7 @@ def canonical_dim(d, op="tjit"):
 
 
 def canonical_shape(shape, op="tjit"):
-    if isinstance(shape, (int, sympy.Expr)) or not hasattr(shape, "__iter__"):
+    if isinstance(shape, int) or not hasattr(shape, "__iter__") or is_expr(shape):
         shape = (shape,)
     return tuple(canonical_dim(d, op) for d in shape)
 
@@ -115,7 +113,7 @@ def is_one(d):
     kernels take a symbolic dim as a full-size one."""
     if type(d) is int:
         return d == 1
-    if not isinstance(d, sympy.Expr) or d.is_Symbol or not size_questions.guarding():
+    if not is_expr(d) or d.is_Symbol or not size_questions.guarding():
         return False    # (declared dims: never 1, as before; no sympy query per call)
     decided = (d - 1).is_zero
     if decided is not None:
@@ -186,7 +184,8 @@ def exact_div(num, den, what="reshape"):
 # printer writes ``floor((n + 2)/3)`` as ``floor((1/3)*n + 2/3)``: floats, 2 at n = 7, so
 # a program would silently get a wrong size. floor and ceiling of an integer over a
 # positive integer are printed in integer arithmetic instead (``(n + 2) // 3``), for
-# every lambdify of the process (installed once, as size_questions' wrappers are).
+# every lambdify of the process (installed when sympy is imported, as size_questions'
+# wrappers are).
 def _integer_fraction(x):
     """(integer-valued numerator, positive int denominator) of ``x``, or (None, None)."""
     num, den = sympy.fraction(sympy.together(x))
@@ -204,12 +203,14 @@ def _exact_rounding(original, template):
     return print_rounding
 
 
-if not getattr(PythonCodePrinter, "_tjit_exact_sizes", False):
-    PythonCodePrinter._print_floor = _exact_rounding(
-        PythonCodePrinter._print_floor, "(({num}) // {den})")
-    PythonCodePrinter._print_ceiling = _exact_rounding(
-        PythonCodePrinter._print_ceiling, "(-((-({num})) // {den}))")
-    PythonCodePrinter._tjit_exact_sizes = True
+@when_loaded
+def _install_exact_rounding():
+    from sympy.printing.pycode import PythonCodePrinter as printer
+    if not getattr(printer, "_tjit_exact_sizes", False):
+        printer._print_floor = _exact_rounding(printer._print_floor, "(({num}) // {den})")
+        printer._print_ceiling = _exact_rounding(
+            printer._print_ceiling, "(-((-({num})) // {den}))")
+        printer._tjit_exact_sizes = True
 
 
 # -- rules ---------------------------------------------------------------------------------
@@ -443,7 +444,7 @@ def substitute(d, env):
 
 def substitute_params(obj, env):
     """Replace symbolic dims anywhere inside tuples/lists of a params value."""
-    if isinstance(obj, sympy.Expr):
+    if is_expr(obj):
         return substitute(obj, env)
     if isinstance(obj, tuple):
         return tuple(substitute_params(o, env) for o in obj)
@@ -453,7 +454,7 @@ def substitute_params(obj, env):
 
 
 def contains_symbolic(obj):
-    if isinstance(obj, sympy.Expr):
+    if is_expr(obj):
         return not obj.is_Integer
     if isinstance(obj, (tuple, list)):
         return any(contains_symbolic(o) for o in obj)

@@ -45,17 +45,17 @@ sizes (``n / 2 > 3``) is asked of its numerator times its denominator (same sign
 that the exact integer evaluation at call time gives the same answer.
 
 How: ``sympy.Basic.__eq__``, ``__ne__``, ``__hash__`` and ``sympy.Expr.__bool__`` are
-wrapped once at import. Outside a symbolic trace the wrapper costs one context-variable
-read; inside one, only calls whose caller is not tjit's or a dependency's own code (those
-compare knowing that dims may be symbolic) are answered here.
+wrapped once, when sympy is imported (``tjit._sympy``). Outside a symbolic trace the
+wrapper costs one context-variable read; inside one, only calls whose caller is not
+tjit's or a dependency's own code (those compare knowing that dims may be symbolic) are
+answered here.
 """
 
 import contextvars
 import operator
 import sys
 
-import sympy
-
+from tjit._sympy import is_expr, sympy, when_loaded
 from tjit.tracing import size_rounding
 from tjit.tracing.errors import ConcretizationTypeError, InconclusiveDimensionError
 
@@ -259,7 +259,7 @@ def decide(expr, relation, text):
     dynamic shapes; None otherwise (no trace with sizes, or symbols that are not this
     trace's, or declared dims: the caller raises its InconclusiveDimensionError)."""
     q = _ACTIVE.get()
-    if q is None or not isinstance(expr, sympy.Expr) or not q.involves(expr) or \
+    if q is None or not is_expr(expr) or not q.involves(expr) or \
             expr.free_symbols - q.symbols:
         return None
     expr = sympy.expand(expr)
@@ -272,9 +272,8 @@ def _names(expr):
     return ", ".join(sorted(str(s) for s in expr.free_symbols))
 
 
-# -- the wrappers (installed once) ---------------------------------------------------------
-_basic_eq = sympy.Basic.__eq__
-_basic_hash = sympy.Basic.__hash__
+# -- the wrappers (installed once, when sympy is imported) --------------------------------
+_basic_eq = _basic_hash = _expr_float = None    # sympy's own, kept by _install
 
 
 def _eq(self, other):
@@ -308,9 +307,6 @@ def _order(relation, symbol, original):
     return compare
 
 
-_expr_float = sympy.Expr.__float__
-
-
 def _float(self):
     q = _ACTIVE.get()
     if isinstance(q, GuardingQuestions) and not _is_library(sys._getframe(1)) and \
@@ -340,15 +336,21 @@ def _bool(self):
     return True     # (Python's default for an object without __bool__ or __len__)
 
 
-if not getattr(sympy.Basic, "_tjit_size_questions", False):
+@when_loaded
+def _install():
+    global _basic_eq, _basic_hash, _expr_float
+    if getattr(sympy.Basic, "_tjit_size_questions", False):
+        return
+    _basic_eq, _basic_hash = sympy.Basic.__eq__, sympy.Basic.__hash__
+    _expr_float = sympy.Expr.__float__
     sympy.Basic.__eq__, sympy.Basic.__ne__, sympy.Basic.__hash__ = _eq, _ne, _hash
     sympy.Expr.__bool__, sympy.Expr.__float__ = _bool, _float
     # (floor and ceiling, which dims of ``n // 2`` are, define their own comparisons)
-    for _cls in (sympy.Expr, sympy.floor, sympy.ceiling):
-        for _name, _relation, _symbol in (("__lt__", operator.lt, "<"),
-                                          ("__le__", operator.le, "<="),
-                                          ("__gt__", operator.gt, ">"),
-                                          ("__ge__", operator.ge, ">=")):
-            if _name in _cls.__dict__:
-                setattr(_cls, _name, _order(_relation, _symbol, _cls.__dict__[_name]))
+    for cls in (sympy.Expr, sympy.floor, sympy.ceiling):
+        for name, relation, symbol in (("__lt__", operator.lt, "<"),
+                                       ("__le__", operator.le, "<="),
+                                       ("__gt__", operator.gt, ">"),
+                                       ("__ge__", operator.ge, ">=")):
+            if name in cls.__dict__:
+                setattr(cls, name, _order(relation, symbol, cls.__dict__[name]))
     sympy.Basic._tjit_size_questions = True

@@ -37,7 +37,8 @@ import math
 import operator
 
 import numpy as np
-import sympy
+
+from tjit._sympy import sympy
 
 # float64's significand: integers (and multiples of a binary 1/L) below this are exact
 _FLOAT64_DIGITS = 53
