@@ -57,8 +57,7 @@ import os
 import sys
 import traceback
 
-import sympy
-
+from tjit._sympy import sympy, when_loaded
 from tjit.tracing.shapes import shape_str
 from tjit.tracing.size_questions import GuardingQuestions, RefusingQuestions
 from tjit.tracing.tree_util import keystr, tree_flatten_with_path
@@ -89,16 +88,39 @@ def enabled_by_default():
     return os.environ.get(ENV_VAR, "1").strip().lower() not in ("0", "false", "no", "off")
 
 
-class AutoDim(sympy.Symbol):
-    """A size symbol made by automatic dynamic shapes (a positive integer, >= 2 in
-    every program that uses it). What the user's code asks about it while tracing is
-    answered by ``tracing.size_questions`` (see the module docstring)."""
+_AutoDim = None     # the class AutoDim, made when sympy is imported
 
-    def __new__(cls, name):
-        return super().__new__(cls, name, integer=True, positive=True)
 
-    def __getnewargs_ex__(self):    # (pickled programs: the assumptions are the class's)
-        return (self.name,), {}
+@when_loaded
+def _define_auto_dim():
+    global _AutoDim
+
+    class AutoDim(sympy.Symbol):
+        """A size symbol made by automatic dynamic shapes (a positive integer, >= 2 in
+        every program that uses it). What the user's code asks about it while tracing is
+        answered by ``tracing.size_questions`` (see the module docstring)."""
+
+        def __new__(cls, name):
+            return super().__new__(cls, name, integer=True, positive=True)
+
+        def __getnewargs_ex__(self):    # (pickled programs: the assumptions are the class's)
+            return (self.name,), {}
+
+    AutoDim.__qualname__ = "AutoDim"    # (pickles name it tjit.dynamic_shapes.AutoDim)
+    _AutoDim = AutoDim
+
+
+def auto_dim_class():
+    """The class of automatic dynamic shapes' size symbols (imports sympy)."""
+    if _AutoDim is None:
+        sympy.Symbol    # (importing sympy defines it)
+    return _AutoDim
+
+
+def __getattr__(name):  # (PEP 562: ``tjit.dynamic_shapes.AutoDim``, as pickles ask for it)
+    if name == "AutoDim":
+        return auto_dim_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def questions_for(pattern, shapes):
@@ -117,7 +139,7 @@ def questions_for_declared(in_avals, fname):
     size symbols (``polymorphic_shapes``, symbolic ShapeDtypeStructs) during a trace:
     one program serves every size, so no answer can be guarded."""
     declared = {s for a in in_avals for d in a.shape if type(d) is not int
-                for s in d.free_symbols if not isinstance(s, AutoDim)}
+                for s in d.free_symbols if not isinstance(s, auto_dim_class())}
     return RefusingQuestions(declared, f"jit({fname})") if declared else \
         contextlib.nullcontext()
 
@@ -253,7 +275,7 @@ class Family:
                 k = ("v", v) if by_value else ("c", p, v) if type(p) is int else \
                     ("s", p.name, v)
                 if k not in groups:
-                    groups[k] = AutoDim(f"s{len(groups)}")
+                    groups[k] = auto_dim_class()(f"s{len(groups)}")
                 leaf.append(groups[k])
                 if type(p) is int:
                     changed.append((li, j))
@@ -422,15 +444,13 @@ def _short(static):
     return "?" if static is None else f"{static.value!r:.40}"
 
 
-_LIBRARY_DIRS = tuple(os.path.dirname(os.path.abspath(m.__file__)) + os.sep
-                      for m in (sympy, sys.modules["tjit"]))
-
-
 def fallback_reason(error):
     """Why a symbolic trace failed, with the user's line that needed a concrete size."""
+    library_dirs = tuple(os.path.dirname(os.path.abspath(sys.modules[m].__file__)) + os.sep
+                         for m in ("sympy", "tjit"))
     frame = None
     for fr in traceback.extract_tb(error.__traceback__):
-        if not os.path.abspath(fr.filename).startswith(_LIBRARY_DIRS):
+        if not os.path.abspath(fr.filename).startswith(library_dirs):
             frame = fr
     at = f" at {os.path.basename(frame.filename)}:{frame.lineno} ({frame.line})" \
         if frame is not None and frame.line else ""
