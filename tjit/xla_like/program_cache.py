@@ -55,8 +55,9 @@ import types
 import warnings
 
 import numpy as np
-import sympy
 
+from tjit import _sympy
+from tjit._sympy import sympy
 from tjit.primitives.ad_prims import CALL_JAXPR_PARAM
 from tjit.tracing.core import Primitive
 from tjit.tracing.jaxpr import ClosedJaxpr, DropVar, Jaxpr, Literal, Var
@@ -267,7 +268,7 @@ def _rekey(program, by_position):
 def _versions():
     v = sys.version_info
     from tjit import __version__
-    return f"tjit{__version__}:py{v.major}.{v.minor}:np{np.__version__}:sympy{sympy.__version__}"
+    return f"tjit{__version__}:py{v.major}.{v.minor}:np{np.__version__}:sympy{_sympy.version()}"
 
 
 def _source_digest(modules):
@@ -437,7 +438,7 @@ class _Encoder:
             self.put(f"dtype:{np.dtype(v).str}")
         elif isinstance(v, (Jaxpr, ClosedJaxpr)):
             self.closed(v) if isinstance(v, ClosedJaxpr) else self.jaxpr(v)
-        elif isinstance(v, sympy.Basic):
+        elif _sympy.loaded() and isinstance(v, sympy.Basic):
             self.put("sym:" + self.dim(v))
         elif isinstance(v, Primitive):
             self.primitive(v)
