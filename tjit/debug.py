@@ -9,9 +9,9 @@ import string
 import sys
 
 import numpy as np
-import sympy
 
 from tjit._namespace import publish
+from tjit._sympy import is_expr
 from tjit.debugger import Debugger, record_frames
 from tjit.host_callbacks import as_operand
 from tjit.primitives.callbacks import FlatCallback, debug_callback_p
@@ -21,7 +21,7 @@ from tjit.tracing.tree_util import tree_flatten
 __all__ = ["callback", "print"]
 
 #: leaves that become the callback's operands (a symbolic dim: its run-time value)
-_DYNAMIC = (Array, Tracer, np.ndarray, np.generic, bool, int, float, complex, sympy.Expr)
+_DYNAMIC = (Array, Tracer, np.ndarray, np.generic, bool, int, float, complex)
 
 
 def _split_args(args, kwargs):
@@ -31,7 +31,7 @@ def _split_args(args, kwargs):
     flat, in_tree = tree_flatten((args, kwargs))
     dyn, static = [], []
     for i, leaf in enumerate(flat):
-        if isinstance(leaf, _DYNAMIC):
+        if isinstance(leaf, _DYNAMIC) or is_expr(leaf):
             dyn.append(as_operand(leaf))
         else:
             static.append((i, leaf))
