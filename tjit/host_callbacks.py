@@ -5,9 +5,9 @@ plan runs as host steps.
 """
 
 import numpy as np
-import sympy
 
 from tjit import numpy as jnp
+from tjit._sympy import is_expr
 from tjit.lax._elementwise import asarray_for_lax
 from tjit.primitives.callbacks import VMAP_METHODS, FlatCallback, io_callback_p, pure_callback_p
 from tjit.tracing import dtypes
@@ -39,7 +39,7 @@ def as_operand(x):
     """A callback's operand: a tracer or Array as it is, a NumPy value or Python number as
     an Array, a symbolic dim (a size under dynamic shapes) as the array of its run-time
     value (the callback sees the number, not the symbol)."""
-    if isinstance(x, sympy.Expr):
+    if is_expr(x):
         return jnp.asarray(x)
     return asarray_for_lax(x)
 
