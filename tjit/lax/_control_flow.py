@@ -16,8 +16,8 @@ import collections
 import operator
 
 import numpy as np
-import sympy
 
+from tjit._sympy import is_expr
 from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray
 from tjit.tracing.core import Array, Tracer, get_aval
@@ -356,7 +356,7 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     """
     if not callable(body_fun):
         raise TypeError("lax.fori_loop: body_fun argument should be callable.")
-    if isinstance(upper, sympy.Expr) and isinstance(lower, int):
+    if is_expr(upper) and isinstance(lower, int):
         # a symbolic size (e.g. x.shape[0] under polymorphic shapes): a scan whose
         # length is that size, so one trace serves every size
         def sym_step(carry, _):
@@ -395,7 +395,7 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
 
 # -- scan / map ----------------------------------------------------------------------------
 def _scan_length(xs_flat, length):
-    if length is not None and not isinstance(length, sympy.Expr):
+    if length is not None and not is_expr(length):
         try:
             length = operator.index(length)
         except TypeError:
