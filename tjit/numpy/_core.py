@@ -8,8 +8,8 @@ primitives below see equal shapes and dtypes.
 import warnings
 
 import numpy as np
-import sympy
 
+from tjit._sympy import is_expr
 from tjit.config import config
 from tjit.tracing import dtypes
 from tjit.tracing.core import Array, Tracer
@@ -49,7 +49,7 @@ def is_arraylike(a):
     """True for what jnp functions take as an array: arrays, NumPy values, Python numbers
     and symbolic dims (not lists, as in JAX)."""
     return (isinstance(a, (Array, Tracer, np.ndarray, np.generic)) or type(a) in _SCALARS
-            or isinstance(a, (*_SCALARS, sympy.Expr)))
+            or isinstance(a, _SCALARS) or is_expr(a))
 
 
 def defers_to(other):
@@ -92,7 +92,7 @@ def dtype_and_weak(x):
         return dtypes.canonicalize(x.dtype), False  # NumPy scalars are strong, as in JAX
     if isinstance(x, _SCALARS):
         return dtypes.dtype_of_python_scalar(x), True
-    if isinstance(x, sympy.Expr):  # a symbolic dim: a weak int, like a Python int
+    if is_expr(x):  # a symbolic dim: a weak int, like a Python int
         return dtypes.default_int(), True
     raise TypeError(f"expected an array or scalar, got {type(x).__name__}")
 
@@ -118,9 +118,9 @@ def _asarray(a, dtype, copy, op):
         if dtype is not None and (a.dtype != dtype or a.weak_type):
             return lax.convert_element_type(a, dtype)
         return a
-    if isinstance(a, sympy.Expr):
+    if is_expr(a):
         return asarray(dim_as_array(a), dtype)
-    if isinstance(a, (list, tuple)) and any(isinstance(x, (Tracer, sympy.Expr))
+    if isinstance(a, (list, tuple)) and any(isinstance(x, Tracer) or is_expr(x)
                                             for x in _flat_seq(a)):
         from tjit.numpy._shape import stack  # lists of traced values
         out = stack([asarray(x, dtype) for x in a])
@@ -230,7 +230,7 @@ def _convert(x, dt, weak):
         if isinstance(x, complex) and not dtypes.is_complex(dt):
             raise TypeError(f"cannot convert complex scalar {x} to {dt}")
         return Array(scalar_as(x, dt), weak)
-    if isinstance(x, sympy.Expr):
+    if is_expr(x):
         return lax.convert_element_type(dim_as_array(x), dt, weak_type=weak)
     v = np.asarray(x)
     return Array(v.astype(dt) if v.dtype != dt else v.copy(), weak)
