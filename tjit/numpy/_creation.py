@@ -10,8 +10,8 @@ import functools
 import operator
 
 import numpy as np
-import sympy
 
+from tjit._sympy import is_expr
 from tjit import lax
 from tjit.lax._structural import dim_value
 from tjit.numpy._padding import strong_main_diagonal
@@ -61,7 +61,7 @@ def check_shape(shape, fname):
 
 def _static_int(x, fname, what):
     """A concrete Python int from ``x`` (int, NumPy int, concrete 0-d integer Array)."""
-    if isinstance(x, sympy.Expr) and not x.is_Integer:
+    if is_expr(x) and not x.is_Integer:
         return x  # a symbolic dim: allowed where shapes may be symbolic
     x = concrete_value(x, f"the {what} argument of jnp.{fname}")
     try:
@@ -193,7 +193,7 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None):
     default float). ``start``/``stop``/``step`` must be concrete; ``arange(n)`` also
     accepts a symbolic dim ``n``."""
     dt = canonical_dtype(dtype, "arange")
-    if isinstance(start, sympy.Expr):
+    if is_expr(start):
         if stop is None and step is None and not start.is_Integer:
             return lax.iota(dt or dtypes.default_int(), start)  # symbolic length
         start = int(start) if start.is_Integer else start
