@@ -24,8 +24,8 @@ import operator
 from typing import NamedTuple
 
 import numpy as np
-import sympy
 
+from tjit._sympy import is_expr, sympy
 from tjit import lax
 from tjit.lax._structural import dim_value
 from tjit.config import config
@@ -48,7 +48,7 @@ _I32 = np.iinfo(np.int32)
 
 # -- small helpers -------------------------------------------------------------------------
 def _simplify(d):
-    if isinstance(d, sympy.Expr):
+    if is_expr(d):
         d = sympy.expand(d)
         return int(d) if d.is_Integer else d
     return d
@@ -97,7 +97,7 @@ def _static_bound(b, pos):
             f"{pos}. To index a statically sized window at a dynamic position, use "
             f"lax.dynamic_slice / lax.dynamic_slice_in_dim (tjit arrays have static shapes "
             f"under jit).")
-    if isinstance(b, sympy.Expr) and b.free_symbols:
+    if is_expr(b) and b.free_symbols:
         return b    # (a size expression: x[: x.shape[0] // 2]; see _sym_bound)
     try:
         return operator.index(b)
@@ -113,7 +113,7 @@ def _entry(e, pos):
         return e
     if isinstance(e, slice):
         s = slice(*(_static_bound(b, pos) for b in (e.start, e.stop, e.step)))
-        if isinstance(s.step, sympy.Expr):
+        if is_expr(s.step):
             raise TypeError(f"slice step must be an integer or None, got the size "
                             f"expression {s.step} at position {pos}")
         if s.step == 0:
@@ -222,7 +222,7 @@ def _slice_params(s, n):
     """``(start, step, size)`` of slice ``s`` on a dim of size ``n`` (int or symbolic;
     bounds ints or size expressions)."""
     step = 1 if s.step is None else s.step
-    if type(n) is int and not any(isinstance(b, sympy.Expr) for b in (s.start, s.stop)):
+    if type(n) is int and not any(is_expr(b) for b in (s.start, s.stop)):
         start, stop, step = s.indices(n)
         return start, step, len(range(start, stop, step))
     if step > 0:
