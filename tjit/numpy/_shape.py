@@ -12,8 +12,8 @@ JAX. Padding, differences, diagonals, resize and insert/delete are in ``_padding
 import operator
 
 import numpy as np
-import sympy
 
+from tjit._sympy import is_expr, sympy
 from tjit import lax
 from tjit import numpy as jnp  # sibling modules (sum, take, subtract) looked up at call time
 from tjit.tracing import dtypes
@@ -537,12 +537,12 @@ def _symbolic_points(ios):
     """The split indices when some are size expressions (``[x.shape[0] // 3]``), else
     None."""
     if isinstance(ios, (list, tuple)) and any(
-            isinstance(i, sympy.Expr) and i.free_symbols for i in ios):
+            is_expr(i) and i.free_symbols for i in ios):
         for i in ios:
-            if not (isinstance(i, sympy.Expr) and i.is_integer or _is_int_like(i)):
+            if not (is_expr(i) and i.is_integer or _is_int_like(i)):
                 raise TypeError(f"split: indices must be ints or size expressions, got "
                                 f"{i!r:.60}")
-        return [i if isinstance(i, sympy.Expr) else operator.index(i) for i in ios]
+        return [i if is_expr(i) else operator.index(i) for i in ios]
     return None
 
 
