@@ -18,8 +18,7 @@ dynamic_update_slice into a scatter.
 
 import operator
 
-import sympy
-
+from tjit._sympy import is_expr, sympy
 from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray
 from tjit.tracing.errors import InconclusiveDimensionError, ShapeError
@@ -290,7 +289,7 @@ dynamic_update_slice_p.def_weak_type(lambda w_operand, w_update, *w_idx, **_: w_
 
 def static_index(i, op="tjit"):
     """A Python int from an int-like (NumPy ints included); symbolic dims pass through."""
-    if is_symbolic(i) and isinstance(i, sympy.Expr):
+    if is_symbolic(i) and is_expr(i):
         return simplify_dim(i)
     try:
         return operator.index(i)
