@@ -13,8 +13,8 @@ import operator
 import threading
 
 import numpy as np
-import sympy
 
+from tjit._sympy import is_expr
 from tjit.tracing.traceback_util import api_boundary
 from tjit.tracing import argnums as _argnums
 from tjit.tracing import dtypes
@@ -278,7 +278,7 @@ def _check_axes_types(in_axes, out_axes, axis_size, where):
                             f"with those types as leaves, but got {bad[0]!r} in "
                             f"{axes!r:.80}; use an int axis, or None for not mapped")
     if axis_size is not None:
-        if not (_argnums.is_index(axis_size) or isinstance(axis_size, sympy.Expr)):
+        if not (_argnums.is_index(axis_size) or is_expr(axis_size)):
             raise TypeError(f"{where}: axis_size must be an int or None, got "
                             f"{type(axis_size).__name__} {axis_size!r:.60}")
         if _argnums.is_index(axis_size) and axis_size < 0:
