@@ -16,8 +16,7 @@ code: a new size binding pays two Python calls for all of its sizes instead of a
 value and per step (on the MLP of ``benchmarks/bench_dynamic_shapes.py`` ~22 -> ~4 us).
 """
 
-import sympy
-
+from tjit._sympy import sympy
 from tjit.xla_like.plan import DotStep, concrete
 
 
