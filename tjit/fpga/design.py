@@ -72,8 +72,8 @@ import dataclasses
 import math
 
 import numpy as np
-import sympy
 
+from tjit._sympy import sympy
 from tjit.fpga.dot_engine import engine_order, engine_tiles, plan_dots
 from tjit.fpga.row_passes import row_lag, row_slack
 from tjit.lower.c import HLS, render, tiled_dot
