@@ -74,8 +74,8 @@ import math
 import warnings
 
 import numpy as np
-import sympy
 
+from tjit._sympy import sympy
 from tjit.fpga.design import mover_steps
 from tjit.fpga.dot_engine import engine_tiles
 from tjit.fpga.op_costs import PARTS, cost
