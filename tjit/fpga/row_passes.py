@@ -22,8 +22,8 @@ import dataclasses
 import math
 
 import numpy as np
-import sympy
 
+from tjit._sympy import sympy
 from tjit.fpga.op_costs import combine_cost, path_cost
 from tjit.lower.c import lanes as L
 from tjit.lower.c.hls_dialect import PARTIALS
