@@ -41,7 +41,7 @@ bit-identical results across backends): kept hls_math, because
   the CPU backend; then render mathlib through that seam with ``math="tjit"``.
 """
 
-import sympy
+from tjit._sympy import sympy
 
 __all__ = ["CSIM_OPTIONS", "PARTIALS", "PRELUDE", "TRIPCOUNT_HINT", "interface_pragmas",
            "loop_pragmas", "trip_hint"]
