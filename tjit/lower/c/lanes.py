@@ -58,8 +58,8 @@ with streamed inputs: ``render_columns``), its packets one element each.
 import contextlib
 
 import numpy as np
-import sympy
 
+from tjit._sympy import sympy
 from tjit.lower.c import streams, tiled_dot
 from tjit.lower.loops import ceil_div, plan_axes, prod, stage_levels
 from tjit.xla_like import kernel_ir as K
