@@ -78,8 +78,8 @@ import dataclasses
 import functools
 
 import numpy as np
-import sympy
 
+from tjit._sympy import sympy
 from tjit.lower.c import columns, dialects, rows, streams, tiled_dot, vectors
 from tjit.lower.c import lanes as lanes_mod
 from tjit.lower.c.scalar import F16, TRANSCENDENTAL, Scalar, check_dtype
