@@ -19,8 +19,8 @@ needs again, kept in the output between the stage loop and the store loop.
 import dataclasses
 
 import numpy as np
-import sympy
 
+from tjit._sympy import sympy
 from tjit.xla_like import kernel_ir as K
 
 __all__ = ["AxisPlan", "ceil_div", "index_maps", "plan_axes", "prod", "reused_value", "same",
