@@ -9,7 +9,8 @@ Min. Each distinct expression is rendered once per kernel (a cache).
 """
 
 import numpy as np
-import sympy
+
+from tjit._sympy import sympy
 
 __all__ = ["SizeEmitter"]
 
