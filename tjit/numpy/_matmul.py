@@ -10,8 +10,8 @@ summed first with ``reduce_sum``).
 """
 
 import opt_einsum
-import sympy
 
+from tjit._sympy import sympy
 from tjit.tracing import dtypes
 from tjit.tracing.errors import ContractionShapeError, InconclusiveDimensionError, ShapeError
 from tjit.tracing.shapes import (
