@@ -36,8 +36,8 @@ import itertools
 from typing import NamedTuple
 
 import numpy as np
-import sympy
 
+from tjit._sympy import sympy
 from tjit.primitives.base import new_primitive
 from tjit.primitives.dot import dot_general_dtype
 from tjit.primitives.elementwise import _quiet
