@@ -27,8 +27,8 @@ singular values / eigenvalues (as in JAX). Batching moves the mapped axis to the
 import warnings
 
 import numpy as np
-import sympy
 
+from tjit._sympy import sympy
 from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray
 from tjit.tracing.errors import InconclusiveDimensionError, ShapeError
