@@ -10,8 +10,7 @@ in the kernel), elementwise ops keep it, and an inlined row
 reduction becomes a stage read back where the map is the identity on the outer axes.
 """
 
-import sympy
-
+from tjit._sympy import sympy
 from tjit.xla_like import kernel_ir as K
 from tjit.xla_like.fusion import (
     NeedMaterialize,
