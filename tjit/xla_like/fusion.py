@@ -45,8 +45,7 @@ registers (no fast-math flags on elementwise code), so splitting changes no resu
 The bound also bounds the depth of the per-kernel walks of ``emit.py``.
 """
 
-import sympy
-
+from tjit._sympy import sympy
 from tjit.xla_like import hlo
 from tjit.xla_like.target import CPU
 
