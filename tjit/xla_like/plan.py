@@ -52,8 +52,8 @@ import dataclasses
 import functools
 
 import numpy as np
-import sympy
 
+from tjit._sympy import sympy
 from tjit.xla_like import kernel_ir as K
 from tjit.xla_like import sweep_memory
 from tjit.xla_like.hlo import has_effect
