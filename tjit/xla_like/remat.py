@@ -120,8 +120,7 @@ import contextvars
 import math
 import re
 
-import sympy
-
+from tjit._sympy import sympy
 from tjit.xla_like import hlo, sweep_memory
 from tjit.xla_like.fusion import FusionDecision
 from tjit.xla_like.plan import LibraryStep, build_program, concrete, memory_stats
