@@ -26,6 +26,7 @@ of a float sum.
 
 import numpy as np
 
+from tjit._sympy import sympy
 from tjit.xla_like import kernel_ir as K
 
 #: dtypes BLAS (and so the fold) handles on the CPU (``TargetInfo.gemm_dtypes``).
@@ -174,5 +175,4 @@ def _dense_bijection(index, shape, out_shape):
 def _equal(a, b):
     if isinstance(a, int) and isinstance(b, int):
         return a == b
-    import sympy
     return sympy.expand(sympy.sympify(a) - sympy.sympify(b)) == 0
