@@ -108,18 +108,19 @@ def _leaf_paths(treedef, prefix):
 
 
 def _promote_weak(carry, out_avals):
-    """Weakly typed carry inputs whose dtype differs from the body's output, or whose
-    output is strongly typed: convert to the promoted dtype, strongly typed (as JAX: the
-    final carry of ``scan(lambda c, x: (c + x, None), 0, int32_xs)`` is a strong int32).
+    """Weakly typed carry inputs whose dtype differs from the body's output: convert to
+    the promoted dtype, strongly typed, to trace the body again. A difference in weak
+    type alone is kept, as JAX (its typematch ignores weak types): the body sees a weak
+    carry and the loop's final carry takes the body output's (strong) type, so
+    ``scan(lambda c, x: (c + x, c), 0.0, f32_xs)`` gives a strong final carry and weak ys.
     Returns (new_carry, changed)."""
     new, changed = list(carry), False
     for i, (c, o) in enumerate(zip(carry, out_avals)):
         a = get_aval(c)
-        if a.weak_type and (a.dtype != o.dtype or not o.weak_type):
+        if a.weak_type and a.dtype != o.dtype:
             dt, _ = dtypes.result_type((a.dtype, True), (o.dtype, o.weak_type))
-            if dt != a.dtype or not o.weak_type:
-                new[i] = convert_element_type(c, dt)
-                changed = True
+            new[i] = convert_element_type(c, dt)
+            changed = True
     return new, changed
 
 

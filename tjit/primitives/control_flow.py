@@ -12,9 +12,9 @@ wrappers (``tjit/lax/_control_flow.py``), so the primitives see everything they 
   ``reverse``, ``num_consts``, ``num_carry``, ``unroll``; results are the final carry
   followed by the per-iteration outputs stacked along a new leading axis.
 
-Types are compared by shape and dtype; weak types may differ (the output of a loop
-keeps the weak type the carry was traced with, a cond output is weak only when it is
-weak in every branch). Reference implementations interpret the bodies with
+Types are compared by shape and dtype; weak types may differ (as JAX: a loop's final
+carry has the weak type of the body's output, which may be strong for a weak carry
+input; a cond output is weak only when it is weak in every branch). Reference implementations interpret the bodies with
 :func:`eval_jaxpr_reference` on raw arrays of the namespace ``xp``.
 """
 
@@ -159,11 +159,11 @@ def _while_abstract(*avals, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
                         f"output type(s) {_types_str(out) if out else '()'}")
     body_in = body_jaxpr.in_avals[body_nconsts:]
     check_carry("lax.while_loop", "body_fun", body_in, body_jaxpr.out_avals)
-    return list(body_in)
+    return list(body_jaxpr.out_avals)
 
 
 def _while_weak(*in_weak, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
-    return [a.weak_type for a in body_jaxpr.in_avals[body_nconsts:]]
+    return [a.weak_type for a in body_jaxpr.out_avals]
 
 
 while_p.def_weak_type(_while_weak)
@@ -204,12 +204,11 @@ def _scan_abstract(*avals, jaxpr, length, reverse, num_consts, num_carry, unroll
     out = jaxpr.out_avals
     check_carry("lax.scan", "the body function", j_carry, out[:num_carry])
     ys = [ShapedArray((length,) + y.shape, y.dtype, y.weak_type) for y in out[num_carry:]]
-    return list(j_carry) + ys
+    return list(out[:num_carry]) + ys
 
 
 def _scan_weak(*in_weak, jaxpr, length, reverse, num_consts, num_carry, unroll):
-    carry = jaxpr.in_avals[num_consts:num_consts + num_carry]
-    return [a.weak_type for a in carry] + [a.weak_type for a in jaxpr.out_avals[num_carry:]]
+    return [a.weak_type for a in jaxpr.out_avals]
 
 
 scan_p.def_weak_type(_scan_weak)
