@@ -33,7 +33,7 @@ import threading
 import numpy as np
 
 from tjit.devices import (array_args, backend, blas, control_flow, cpu_cumulative,
-                          cpu_scatter, cpu_top_k, kernel_cache, rebind_code)
+                          cpu_fill_copy, cpu_scatter, cpu_top_k, kernel_cache, rebind_code)
 from tjit.devices.array_args import data_pointer as _ptr
 from tjit.devices.executable import Executable
 from tjit.devices.runner import PlanInspection, ProgramRunner, binding_key, solve_sizes
@@ -221,7 +221,7 @@ class _Runner(ProgramRunner):
         self.prepare_steps()
         self.__dict__.pop("run", None)      # (the general path: ProgramRunner.run)
         single = len(prog.steps) == 1 and isinstance(prog.steps[0], KernelStep) and \
-            not self.aliases
+            not self.aliases and prog.steps[0].kernel.name in self.fns
         rebindable = self.runner_layout.symbolic
         if single and not prog.slot_sizes and all(v in prog.params for v in prog.steps[0].ins):
             self.run = self._single_kernel_runner(prog.steps[0],
@@ -323,6 +323,8 @@ class _Runner(ProgramRunner):
         return run
 
     def kernel_step(self, s):
+        if s.kernel.name not in self.fns:   # (a fill or copy: cpu_fill_copy)
+            return self._numpy_kernel_step(s)
         fn = self.fns[s.kernel.name]
         sizes, n, parallel = self.launch(s.kernel)
         kept = self._kept.get(id(s))
@@ -352,6 +354,25 @@ class _Runner(ProgramRunner):
                 parallel_for(fn, argv, sizes, n)
             else:
                 fn(argv, sizes, 0, n)
+        return run
+
+    def _numpy_kernel_step(self, s):
+        """A kernel that only fills or copies memory, run by NumPy (``cpu_fill_copy``;
+        prepared anew per size binding: it reads where this binding's temporaries are)."""
+        run_kernel = cpu_fill_copy.step(s.kernel)
+        ins = [self.index[v] for v in s.ins]
+        out_v = (list(s.ins) + list(s.outs))[s.kernel.stores[0].arg]
+        k_out, shape, dtype = self.index[out_v], self.shape[out_v], self.dtype[out_v]
+        fixed_out, preset = self.fixed[k_out], k_out in self.preset
+
+        def run(vals):
+            out = fixed_out
+            if out is None:
+                out = vals[k_out] if preset else None   # (a donated buffer, if any)
+                if out is None:
+                    out = np.empty(shape, dtype)
+                vals[k_out] = out
+            run_kernel([vals[k] for k in ins], out)
         return run
 
     def _bound_kernel_step(self, s, fn, kept):
@@ -606,7 +627,8 @@ def _programs(prog, many_calls=False):
 def _compile(prog, many_calls=False):
     """{kernel name: compiled function} for the kernels of ``prog`` (not its bodies');
     ``many_calls``: ``prog`` is a loop body (``kernel_cache.compile_kernel``)."""
-    return {k.name: kernel_cache.compile_kernel(k, many_calls) for k in prog.kernels}
+    return {k.name: kernel_cache.compile_kernel(k, many_calls) for k in prog.kernels
+            if not cpu_fill_copy.runs_in_numpy(k, many_calls)}
 
 
 def _writable_as(a, shape, dtype):
