@@ -119,6 +119,12 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
     rhs_dilation = _tuple(rhs_dilation, nsp, "rhs_dilation")
     window_strides = _tuple(window_strides, nsp, "window_strides")
     if isinstance(padding, str):
+        if any(d != 1 for d in lhs_dilation):
+            # as JAX: 'SAME'/'VALID' have no agreed meaning once the input is dilated
+            raise ValueError(f"conv_general_dilated: string padding {padding!r} is not "
+                             f"implemented for a transposed convolution (lhs_dilation "
+                             f"{lhs_dilation}); pass explicit (low, high) padding pairs "
+                             f"or use lax.conv_transpose")
         k_sp = [dilate_dim(rhs.shape[d], r) for d, r in zip(dnums.rhs_spec[2:], rhs_dilation)]
         in_sp = [lhs.shape[d] for d in dnums.lhs_spec[2:]]
         padding = padtype_to_pads(in_sp, k_sp, window_strides, padding)

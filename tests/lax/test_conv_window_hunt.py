@@ -1,0 +1,35 @@
+"""Convolution and window-reduction semantics found by the differential hunt
+(benchmarks/diff_conv_window.py), each against an independent NumPy reference or the
+error JAX raises."""
+
+import numpy as np
+import pytest
+
+import tjit
+from tjit import lax
+
+
+@pytest.mark.parametrize("padding", ["SAME", "VALID", "SAME_LOWER"])
+@pytest.mark.parametrize("use_jit", [False, True])
+def test_string_padding_with_lhs_dilation_raises(padding, use_jit):
+    # JAX: string padding has no meaning for a transposed convolution; tjit used to
+    # silently pad the dilated input as if it were a plain one
+    x = np.ones((1, 1, 4), np.float32)
+    w = np.ones((1, 1, 2), np.float32)
+
+    def f(a, b):
+        return lax.conv_general_dilated(a, b, (1,), padding, lhs_dilation=(2,))
+
+    with pytest.raises(ValueError, match="conv_general_dilated.*lhs_dilation.*explicit"):
+        (tjit.jit(f) if use_jit else f)(x, w)
+
+
+def test_explicit_padding_with_lhs_dilation_still_works():
+    x = np.arange(1.0, 4.0, dtype=np.float32).reshape(1, 1, 3)
+    w = np.ones((1, 1, 2), np.float32)
+    out = lax.conv_general_dilated(x, w, (1,), [(1, 1)], lhs_dilation=(2,))
+    # dilated, padded input [0, 1, 0, 2, 0, 3, 0]: sums of neighbouring pairs
+    np.testing.assert_array_equal(np.asarray(out)[0, 0], [1, 1, 2, 2, 3, 3])
+    # conv_transpose's string padding is its own (explicit pads underneath)
+    assert lax.conv_transpose(np.ones((1, 4, 1), np.float32), np.ones((2, 1, 1), np.float32),
+                              (2,), "SAME").shape == (1, 8, 1)
