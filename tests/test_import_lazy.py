@@ -2,8 +2,11 @@
 
 SciPy, CuPy, PyOpenCL and mpi4py are imported by the features that need them (a
 scipy-backed routine, a CUDA or OpenCL device, an MPI run), never by importing tjit's
-public modules or by a first jitted CPU program. Each check runs in a fresh interpreter,
-so that modules other tests imported do not count.
+public modules or by a first jitted CPU program. sympy (about half of what ``import
+tjit`` cost) is imported by the first symbolic size (``tjit._sympy``): a program of
+concrete shapes (jit, grad, vmap, indexing, reshapes) never loads it, a polymorphic one
+does and still computes the right numbers. Each check runs in a fresh interpreter, so
+that modules other tests imported do not count.
 """
 
 import json
@@ -11,7 +14,7 @@ import subprocess
 import sys
 import textwrap
 
-LAZY = ("scipy", "cupy", "pyopencl", "mpi4py", "pkg_resources")
+LAZY = ("scipy", "cupy", "pyopencl", "mpi4py", "pkg_resources", "sympy")
 
 
 def _loaded_after(code):
@@ -43,5 +46,46 @@ def test_first_cpu_program_loads_no_optional_library():
         want = np.tanh(x.astype(np.float64) @ x.T.astype(np.float64)).sum()
         assert abs(float(out) - want) < 1e-4 * abs(want), (out, want)
         tjit.devices()
+
+        # grad of an MLP loss, jitted, with slicing, reshapes and a vmap
+        def loss(p, x):
+            h = jnp.tanh(x @ p["w1"] + p["b1"])
+            return jnp.mean((h @ p["w2"]).reshape(-1) - x[:, ::2].sum(axis=1)) ** 2
+        rng = np.random.default_rng(0)
+        p = {"w1": rng.standard_normal((4, 8)).astype(np.float32),
+             "b1": np.zeros(8, np.float32),
+             "w2": rng.standard_normal((8, 1)).astype(np.float32)}
+        g = tjit.jit(tjit.grad(loss))(p, x)
+        eps, i = 1e-3, (1, 2)
+        def np_loss(w1):
+            h = np.tanh(x.astype(np.float64) @ w1 + p["b1"])
+            return np.mean((h @ p["w2"]).reshape(-1) - x[:, ::2].sum(axis=1)) ** 2
+        w_hi, w_lo = p["w1"].astype(np.float64), p["w1"].astype(np.float64)
+        w_hi[i] += eps
+        w_lo[i] -= eps
+        fd = (np_loss(w_hi) - np_loss(w_lo)) / (2 * eps)
+        assert abs(float(g["w1"][i]) - fd) < 1e-2 * max(1.0, abs(fd)), (g["w1"][i], fd)
+        rows = tjit.vmap(lambda r: jnp.concatenate([r, r[:1]]))(x)
+        assert np.array_equal(np.asarray(rows), np.concatenate([x, x[:, :1]], axis=1))
     """)
     assert loaded == [], f"a first CPU program imported {loaded}"
+
+
+def test_polymorphic_program_imports_sympy_and_is_right():
+    loaded = _loaded_after("""
+        import numpy as np
+        import tjit
+        import tjit.numpy as jnp
+        f = tjit.jit(lambda x: jnp.tanh(x).sum(axis=0) * x.shape[0],
+                     polymorphic_shapes=("(b, 4)",))
+        for n in (3, 5):
+            x = np.arange(4.0 * n, dtype=np.float32).reshape(n, 4) / 10
+            want = np.tanh(x.astype(np.float64)).sum(axis=0) * n
+            assert np.allclose(np.asarray(f(x)), want, rtol=1e-5), n
+        # automatic dynamic shapes: the second size makes the first symbols of the process
+        g = tjit.jit(lambda x: x[: x.shape[0] // 2].sum() * 2)
+        for n in (6, 7, 9):
+            x = np.arange(n, dtype=np.float32)
+            assert float(g(x)) == 2 * x[: n // 2].sum(), n
+    """)
+    assert loaded == ["sympy"], f"a polymorphic program imported {loaded}"
