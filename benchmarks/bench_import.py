@@ -29,26 +29,29 @@ import subprocess
 import sys
 import tempfile
 
-PROBE = ("import time; c = time.process_time(); import {mod}; "
-         "print(time.process_time() - c)")
+PROBE = ("import time; c, w = time.process_time(), time.perf_counter(); import {mod}; "
+         "print(time.process_time() - c, time.perf_counter() - w)")
 #: Heavy packages under ``import tjit``, timed alone for their share.
 PARTS = ("numpy", "sympy", "llvmlite.binding", "opt_einsum", "ml_dtypes")
 
 
 def import_cpu(python, mod, repeat, cache):
-    """Median process CPU seconds of ``import mod`` in fresh interpreters (warm bytecode)."""
+    """(CPU, wall) seconds of ``import mod`` in fresh interpreters (warm bytecode): for
+    each, (median, min, max)."""
     env = dict(os.environ, PYTHONPYCACHEPREFIX=cache)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     code = PROBE.format(mod=mod)
-    runs = []
+    cpu, wall = [], []
     for i in range(repeat + 1):      # the first run writes the bytecode: not counted
         out = subprocess.run([python, "-c", code], env=env, capture_output=True, text=True,
                              check=False, timeout=300)
         if out.returncode != 0:
             return None
         if i:
-            runs.append(float(out.stdout.strip().splitlines()[-1]))
-    return statistics.median(runs), min(runs), max(runs)
+            c, w = out.stdout.strip().splitlines()[-1].split()
+            cpu.append(float(c))
+            wall.append(float(w))
+    return [(statistics.median(r), min(r), max(r)) for r in (cpu, wall)]
 
 
 def main():
@@ -56,8 +59,8 @@ def main():
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--jax-python", default=sys.executable)
     args = ap.parse_args()
-    print(f"load average {os.getloadavg()[0]:.2f}; ms of process CPU, median (min-max) "
-          f"of {args.repeat} fresh processes")
+    print(f"load average {os.getloadavg()[0]:.2f}; ms of process CPU and of wall time, "
+          f"median (min-max) of {args.repeat} fresh processes")
     rows = [(sys.executable, "tjit"), (args.jax_python, "jax")] + [
         (sys.executable, m) for m in PARTS]
     with tempfile.TemporaryDirectory(prefix="tjit_pyc_") as root:
@@ -67,8 +70,9 @@ def main():
             if got is None:
                 print(f"  import {mod:18s} not importable with {python}")
                 continue
-            med, lo, hi = (round(x * 1e3) for x in got)
-            print(f"  import {mod:18s} {med:5d} ({lo}-{hi})", flush=True)
+            (med, lo, hi), (wmed, wlo, whi) = ((round(x * 1e3) for x in r) for r in got)
+            print(f"  import {mod:18s} cpu {med:5d} ({lo}-{hi})  wall {wmed:5d} ({wlo}-{whi})",
+                  flush=True)
     print(f"load average {os.getloadavg()[0]:.2f}")
 
 
