@@ -25,6 +25,8 @@ DEDICATED = {
                     "tests/transforms/test_custom_derivatives.py"),
     **dict.fromkeys(["checkpoint", "checkpoint_name"], "tests/transforms/test_checkpoint.py"),
     "linear_call": "tests/transforms/test_linear_call.py",
+    "random_gamma_grad": "tests/random/test_gamma_grad.py (vs differences of SciPy's inverse "
+                         "CDF, jit, vmap, sample gradients)",
     "custom_vmap_call": "tests/transforms/test_custom_batching.py (the rule under vmap, "
                         "jit, jvp vs finite differences, a Python loop for sequential_vmap)",
     **dict.fromkeys(["debug_callback", "pure_callback", "io_callback"],

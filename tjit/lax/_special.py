@@ -13,6 +13,7 @@ __all__ = [
     "igamma_grad_a",
     "igammac",
     "polygamma",
+    "random_gamma_grad",
     "zeta",
 ]
 
@@ -34,6 +35,12 @@ def igammac(a, x):
 def igamma_grad_a(a, x):
     """d/da P(a, x)."""
     return _bind(sp.igamma_grad_a_p, a, x)
+
+
+def random_gamma_grad(a, x):
+    """d x / d a of samples ``x`` of Gamma(a, 1) (implicit reparameterization: the
+    derivative that keeps the sample's CDF value fixed)."""
+    return _bind(sp.random_gamma_grad_p, a, x)
 
 
 def betainc(a, b, x):

@@ -3,10 +3,10 @@ accurately: the regularized incomplete gamma and beta functions, Hurwitz zeta,
 polygamma, the exponentially scaled Bessel functions I0e/I1e and the inverse normal CDF.
 
 Names and derivative rules follow ``jax.lax`` (``igamma``, ``igammac``, ``igamma_grad_a``,
-``betainc``, ``zeta``, ``polygamma``, ``bessel_i0e``, ``bessel_i1e``); ``ndtri`` is
-tjit's own (JAX composes it from polynomials). Reference implementations call
-``scipy.special`` (``cupyx.scipy.special`` on CuPy), so under ``jit`` they run as library
-steps. Derivatives JAX does not define (betainc in ``a``/``b``, zeta in ``x``,
+``random_gamma_grad``, ``betainc``, ``zeta``, ``polygamma``, ``bessel_i0e``,
+``bessel_i1e``); ``ndtri`` is tjit's own (JAX composes it from polynomials). Reference
+implementations call ``scipy.special`` (``cupyx.scipy.special`` on CuPy), so under ``jit``
+they run as library steps. Derivatives JAX does not define (betainc in ``a``/``b``, zeta in ``x``,
 polygamma in ``n``) raise a ``ValueError``, as JAX's do.
 """
 
@@ -65,23 +65,47 @@ def _sp(name):
     return impl
 
 
-def _igamma_grad_a_impl(xp, a, x):
-    """d/da P(a, x) by a five-point stencil on ``log f`` where f is the smaller of
-    P = gammainc and Q = gammaincc (f' = f (log f)', and dP/da = -dQ/da). log f is
-    smooth in ``a`` and SciPy's P, Q are relatively accurate in their tails, so this keeps
-    ~1e-9 relative accuracy even where P underflows or rounds to 1 (differencing P
-    itself would not). Step: 2e-3 * min(a, 1), so a - 2h stays positive."""
+def _igamma_log_stencil(xp, a64, x64):
+    """``(log f, d log f / da, sign)`` with f the smaller of P = gammainc and
+    Q = gammaincc at (a, x) and ``sign`` = dP/df (+1 for P, -1 for Q), d/da by a five-point
+    stencil. log f is smooth in ``a`` and SciPy's P, Q are relatively accurate in their
+    tails, so this keeps ~1e-9 relative accuracy even where P underflows or rounds to 1
+    (differencing P itself would not). Step: 2e-3 * min(a, 1), so a - 2h stays positive."""
     sp = special(xp)
-    a64, x64 = (xp.asarray(v, np.float64) for v in (a, x))
-    a64, x64 = xp.broadcast_arrays(a64, x64)
     use_q = x64 > a64 + 1  # where Q is the smaller one
     f = lambda aa: xp.where(use_q, sp.gammaincc(aa, x64), sp.gammainc(aa, x64))
     h = 2e-3 * xp.minimum(a64, 1.0)
     lg = [xp.log(f(a64 + k * h)) for k in (-2, -1, 1, 2)]
     dlog = (lg[0] - 8 * lg[1] + 8 * lg[2] - lg[3]) / (12 * h)
-    out = f(a64) * dlog * xp.where(use_q, -1.0, 1.0)
+    return xp.log(f(a64)), dlog, xp.where(use_q, -1.0, 1.0)
+
+
+def _igamma_grad_a_impl(xp, a, x):
+    """d/da P(a, x) = sign * f * (log f)' (see :func:`_igamma_log_stencil`)."""
+    a64, x64 = (xp.asarray(v, np.float64) for v in (a, x))
+    a64, x64 = xp.broadcast_arrays(a64, x64)
+    log_f, dlog, sign = _igamma_log_stencil(xp, a64, x64)
+    out = xp.exp(log_f) * dlog * sign
     # x = 0 or inf, or f = 0: P is constant (0 or 1) in a; the stencil gives 0 * nan there
-    out = xp.where((x64 == 0) | xp.isinf(x64) | (f(a64) == 0), 0.0, out)
+    out = xp.where((x64 == 0) | xp.isinf(x64) | xp.isneginf(log_f), 0.0, out)
+    out = xp.where(xp.isnan(a64) | xp.isnan(x64) | (a64 <= 0) | (x64 < 0), np.nan, out)
+    return _same(xp, out, xp.asarray(a))
+
+
+def _random_gamma_grad_impl(xp, a, x):
+    """d x / d a of a Gamma(a, 1) sample ``x`` with its CDF value held fixed (implicit
+    reparameterization): ``-(dP/da)(a, x) / p(x; a)``. The ratio is taken in logs and in
+    float64, so ``(a - 1) log x - lgamma(a)`` does not cancel for large ``a`` (XLA's
+    float32 kernel, which JAX uses, loses all digits at a = 1e7). x = 0 gives 0, as in
+    JAX."""
+    sp = special(xp)
+    a64, x64 = (xp.asarray(v, np.float64) for v in (a, x))
+    a64, x64 = xp.broadcast_arrays(a64, x64)
+    safe_x = xp.where((x64 > 0) & xp.isfinite(x64), x64, 1.0)
+    log_density = (a64 - 1) * xp.log(safe_x) - safe_x - sp.gammaln(a64)
+    log_f, dlog, sign = _igamma_log_stencil(xp, a64, safe_x)
+    out = -sign * dlog * xp.exp(log_f - log_density)
+    out = xp.where(x64 == 0, 0.0, out)
     out = xp.where(xp.isnan(a64) | xp.isnan(x64) | (a64 <= 0) | (x64 < 0), np.nan, out)
     return _same(xp, out, xp.asarray(a))
 
@@ -89,6 +113,7 @@ def _igamma_grad_a_impl(xp, a, x):
 igamma_p = _nary("igamma", 2, _sp("gammainc"))
 igammac_p = _nary("igammac", 2, _sp("gammaincc"))
 igamma_grad_a_p = _nary("igamma_grad_a", 2, _igamma_grad_a_impl)
+random_gamma_grad_p = _nary("random_gamma_grad", 2, _random_gamma_grad_impl)
 betainc_p = _nary("betainc", 3, _sp("betainc"))
 zeta_p = _nary("zeta", 2, _sp("zeta"))
 polygamma_p = _nary("polygamma", 2, _sp("polygamma"))
@@ -124,6 +149,8 @@ def _not_differentiable_in(prim, arg):
 # The second derivative in a would need d2P/da2, which neither JAX nor SciPy provides.
 _r.defjvp(igamma_grad_a_p, _not_differentiable_in("igamma_grad_a", "a"),
           _not_differentiable_in("igamma_grad_a", "x"))
+_r.defjvp(random_gamma_grad_p, _not_differentiable_in("random_gamma_grad", "a"),
+          _not_differentiable_in("random_gamma_grad", "x"))
 
 
 def _betainc_jvp_x(g, a, b, x):  # x**(a-1) (1-x)**(b-1) / B(a, b)

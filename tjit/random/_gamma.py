@@ -7,20 +7,39 @@ for all elements and keeps the first accepted proposal of each, inside one
 so a few rounds suffice). JAX instead loops per element under vmap, so the values
 differ from JAX's for the same key; the distribution is the same. Shape parameters
 below 1 use the boost ``Gamma(a) = Gamma(a + 1) * U**(1/a)``, computed in log space.
+Gradients in the shape parameters are JAX's implicit reparameterization
+(``lax.random_gamma_grad``), which beta, dirichlet and the samplers built on gamma inherit.
 """
 
 import numpy as np
 
-from tjit.tracing.shapes import broadcast_shapes
 from tjit import lax
 from tjit import numpy as jnp
 from tjit.random._keys import check_key, check_shape, split_key
 from tjit.random._samplers import (
-    as_param, check_param_shapes, float_dtype, normal_, split2, take0, uniform_)
+    as_param,
+    check_param_shapes,
+    float_dtype,
+    normal_,
+    split2,
+    take0,
+    uniform_,
+)
+from tjit.tracing import dtypes
+from tjit.tracing.shapes import broadcast_shapes
+from tjit.transforms.custom_derivatives import custom_jvp
 
 
 def _log_gamma_sample(key, alpha, shape, dtype):
-    """log of Gamma(alpha, 1) samples; ``alpha`` already has the full ``shape``."""
+    """log of Gamma(alpha, 1) samples; ``alpha`` already has the full ``shape`` and
+    ``dtype``. Differentiable in ``alpha`` (see :func:`_log_gamma_jvp`)."""
+    del shape, dtype  # those of alpha
+    return _log_gamma(key, alpha)
+
+
+@custom_jvp
+def _log_gamma(key, alpha):
+    shape, dtype = tuple(alpha.shape), alpha.dtype
     key, boost_key = split2(key)
     boost_mask = lax.ge(alpha, 1.0)
     a = lax.select(boost_mask, alpha, lax.add(alpha, 1.0))
@@ -55,6 +74,29 @@ def _log_gamma_sample(key, alpha, shape, dtype):
     log_u = lax.log1p(lax.neg(uniform_(boost_key, shape, dtype)))
     boost = lax.select(boost_mask, lax.full_like(log_u, 0.0), lax.div(log_u, alpha))
     return lax.add(lax.add(lax.log(d), log_v), boost)
+
+
+@_log_gamma.defjvp
+def _log_gamma_jvp(primals, tangents):
+    """Implicit reparameterization (as JAX's gamma): the sample moves with ``alpha`` so
+    that its CDF value stays fixed, d x / d alpha = random_gamma_grad(alpha, x).
+    Differentiating the rejection sampler's accepted proposal instead gives a biased
+    gradient (its acceptance depends on alpha)."""
+    key, alpha = primals
+    log_x = _log_gamma(key, alpha)
+    return log_x, lax.mul(tangents[1], _dlog_sample_dalpha(alpha, log_x))
+
+
+def _dlog_sample_dalpha(alpha, log_x):
+    """d log(x) / d alpha for Gamma(alpha, 1) samples given in logs. Where x underflows
+    (tiny alpha), P(alpha, x) ~ x**alpha / Gamma(alpha + 1) gives
+    -(log x - digamma(alpha + 1)) / alpha."""
+    x = lax.exp(log_x)
+    normal = lax.ge(x, float(dtypes.finfo(x.dtype).tiny))
+    safe_x = lax.select(normal, x, lax.full_like(x, 1.0))
+    exact = lax.div(lax.random_gamma_grad(alpha, safe_x), safe_x)
+    small = lax.div(lax.sub(lax.digamma(lax.add(alpha, 1.0)), log_x), alpha)
+    return lax.select(normal, exact, small)
 
 
 def _row(x, i):
@@ -160,4 +202,4 @@ def dirichlet(key, alpha, shape=None, dtype=None):
     return jnp.divide(e, lax.expand_dims(total, (len(full) - 1,)))
 
 
-__all__ = ["gamma", "loggamma", "beta", "dirichlet"]
+__all__ = ["beta", "dirichlet", "gamma", "loggamma"]
