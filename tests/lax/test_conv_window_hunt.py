@@ -33,3 +33,26 @@ def test_explicit_padding_with_lhs_dilation_still_works():
     # conv_transpose's string padding is its own (explicit pads underneath)
     assert lax.conv_transpose(np.ones((1, 4, 1), np.float32), np.ones((2, 1, 1), np.float32),
                               (2,), "SAME").shape == (1, 8, 1)
+
+
+@pytest.mark.parametrize("src, pref", [("float32", "float16"), ("int32", "int16"),
+                                       ("int8", "uint32")])
+def test_conv_preferred_element_type_may_not_narrow(src, pref):
+    # JAX's conv rejects these (tjit returned a rounded float16 / wrapped result)
+    x = np.ones((1, 2, 5), src)
+    w = np.ones((3, 2, 2), src)
+    with pytest.raises(TypeError, match="conv_general_dilated: preferred_element_type"):
+        lax.conv_general_dilated(x, w, (1,), "VALID", preferred_element_type=pref)
+
+
+def test_conv_preferred_element_type_widens_exactly():
+    rng = np.random.default_rng(0)
+    x = rng.integers(-128, 128, (1, 3, 9)).astype(np.int8)
+    w = rng.integers(-128, 128, (2, 3, 3)).astype(np.int8)
+    want = np.stack([[sum(np.convolve(x[0, c].astype(np.int64), w[o, c, ::-1].astype(np.int64),
+                                      "valid") for c in range(3)) for o in range(2)]])
+    conv = lambda a, b: lax.conv(a, b, (1,), "VALID", preferred_element_type=np.int32)  # noqa: E731
+    for f in (conv, tjit.jit(conv)):
+        out = f(x, w)
+        assert out.dtype == np.int32
+        np.testing.assert_array_equal(np.asarray(out), want)

@@ -159,6 +159,13 @@ def _conv_abstract(lhs, rhs, *, precision=None, preferred_element_type=None, **p
         raise TypeError(f"{NAME}: bool operands are not supported (got {lhs.dtype} and "
                         f"{rhs.dtype}); convert them to a numeric dtype first")
     dt = dot_general_dtype(lhs, rhs, preferred_element_type, name=NAME)
+    src = np.dtype(lhs.dtype)
+    if dt.itemsize < src.itemsize or (dtypes.is_int(src) and not dtypes.is_unsigned(src)
+                                      and dtypes.is_unsigned(dt)):
+        # as JAX's conv (unlike its dot_general): no narrowing, no change of signedness
+        raise TypeError(f"{NAME}: preferred_element_type {dt} must be at least as wide as "
+                        f"the operands' dtype {src} and keep its signedness; pass None "
+                        f"or a wider type, and convert the result afterwards")
     return ShapedArray(conv_shape(lhs, rhs, **params), dt)
 
 
