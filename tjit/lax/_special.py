@@ -39,7 +39,13 @@ def igamma_grad_a(a, x):
 
 def random_gamma_grad(a, x):
     """d x / d a of samples ``x`` of Gamma(a, 1) (implicit reparameterization: the
-    derivative that keeps the sample's CDF value fixed)."""
+    derivative that keeps the sample's CDF value ``igamma(a, x)`` fixed).
+
+    Example::
+
+        >>> lax.random_gamma_grad(jnp.asarray([0.5, 2.0, 4.5]), jnp.asarray([1.0, 1.5, 3.0]))
+        Array([1.8782473, 0.9366391, 0.8412221], dtype=float32)
+    """
     return _bind(sp.random_gamma_grad_p, a, x)
 
 
