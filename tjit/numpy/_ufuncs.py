@@ -781,14 +781,24 @@ asin, acos, atan, asinh, acosh, atanh = arcsin, arccos, arctan, arcsinh, arccosh
 atan2 = arctan2
 
 
+def _log_base(name, x, base):
+    x = promote_dtypes_inexact(ensure_array(name, x))[0]
+    r = lax.log(x)
+    if dtypes.is_complex(x.dtype):
+        # each part divided by the real log(base): a complex division would turn an
+        # infinite real part into a nan imaginary one (log2(inf + 0j) is inf + 0j)
+        re, im = lax.real(r), lax.imag(r)
+        ln = lax.log(lax.convert_element_type(base, re.dtype))
+        return lax.complex(lax.div(re, ln), lax.div(im, ln))
+    return lax.div(r, lax.log(lax.convert_element_type(base, x.dtype)))
+
+
 def log2(x, /):
-    x = promote_dtypes_inexact(ensure_array("log2", x))[0]
-    return lax.div(lax.log(x), lax.log(lax.convert_element_type(2, x.dtype)))
+    return _log_base("log2", x, 2)
 
 
 def log10(x, /):
-    x = promote_dtypes_inexact(ensure_array("log10", x))[0]
-    return lax.div(lax.log(x), lax.log(lax.convert_element_type(10, x.dtype)))
+    return _log_base("log10", x, 10)
 
 
 def _logaddexp_value(x, y, soft):

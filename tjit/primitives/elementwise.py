@@ -31,6 +31,7 @@ from tjit.primitives.base import (
     ANY, FLOAT, INT, INT_OR_BOOL, NUMBER, REAL_FLOAT, check_dtype_kind, new_primitive,
     same_dtypes, same_shapes)
 from tjit.tracing.fp_quiet import quiet as _quiet
+from tjit.tracing.fp_quiet import quiet_call as _quiet_call
 
 
 def unop(name, impl, kind=NUMBER, result_dtype=None):
@@ -112,7 +113,24 @@ def _expm1_impl(xp, x):
 
 expm1_p = unop("expm1", _expm1_impl, kind=FLOAT)
 log_p = unop("log", lambda xp, x: xp.log(x), kind=FLOAT)
-log1p_p = unop("log1p", lambda xp, x: xp.log1p(x), kind=FLOAT)
+
+
+def _log1p_impl(xp, x):
+    if not dtypes.is_complex(x.dtype):
+        return xp.log1p(x)
+    # NumPy's complex log1p is log|1 + z| through hypot(1 + a, b), which loses a small z's
+    # real part (log1p(1e-10j) had real part 0, log1p(1e-4) in complex64 4 digits); near
+    # 0 log|1 + z| = log1p(a (2 + a) + b^2) / 2 keeps them (as JAX's log1p does)
+    x = xp.asarray(x)
+    a, b = x.real, x.imag
+    out = xp.empty(x.shape, x.dtype)
+    near = (abs(a) < 0.5) & (abs(b) < 0.5)  # no overflow of the squares, no big cancellation
+    out.real = xp.where(near, xp.log1p(a * (2 + a) + b * b) / 2, xp.log(xp.hypot(1 + a, b)))
+    out.imag = xp.arctan2(b, 1 + a)
+    return out
+
+
+log1p_p = unop("log1p", _log1p_impl, kind=FLOAT)
 sqrt_p = unop("sqrt", lambda xp, x: xp.sqrt(x), kind=FLOAT)
 rsqrt_p = unop("rsqrt", lambda xp, x: _same(xp, 1 / xp.sqrt(x), x), kind=FLOAT)
 cbrt_p = unop("cbrt", lambda xp, x: xp.cbrt(x), kind=REAL_FLOAT)
@@ -978,7 +996,7 @@ convert_element_type_p.lowering = lambda ctx, x, *, new_dtype, weak_type=False: 
 # the primitive's.
 for _p, _name in [
         (neg_p, "negative"), (abs_p, "abs"), (exp_p, "exp"), (exp2_p, "exp2"), (log_p, "log"),
-        (log1p_p, "log1p"), (sqrt_p, "sqrt"), (cbrt_p, "cbrt"), (tanh_p, "tanh"),
+        (sqrt_p, "sqrt"), (cbrt_p, "cbrt"), (tanh_p, "tanh"),
         (sin_p, "sin"), (cos_p, "cos"), (tan_p, "tan"), (asin_p, "arcsin"),
         (acos_p, "arccos"), (atan_p, "arctan"), (sinh_p, "sinh"), (cosh_p, "cosh"),
         (asinh_p, "arcsinh"), (acosh_p, "arccosh"), (atanh_p, "arctanh"),
@@ -990,6 +1008,11 @@ for _p, _name in [
         (xor_p, "bitwise_xor"), (not_p, "invert")]:
     _p.eager_ufunc = getattr(np, _name)
 del _p, _name
+
+# log1p: NumPy's ufunc for real operands only (its complex loop loses small arguments;
+# the impl's formula serves those)
+log1p_p.eager_numpy = lambda dx: (
+    None if dtypes.is_complex(dx) else functools.partial(_quiet_call, np.log1p))
 
 
 # Shifts: NumPy's own loops where the impl's views are no-ops or change no bits. A signed
