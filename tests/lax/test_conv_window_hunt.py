@@ -56,3 +56,14 @@ def test_conv_preferred_element_type_widens_exactly():
         out = f(x, w)
         assert out.dtype == np.int32
         np.testing.assert_array_equal(np.asarray(out), want)
+
+
+def test_conv_negative_padding_beyond_the_input_raises():
+    # JAX raises; tjit returned an empty output
+    x = np.ones((1, 1, 3), np.float32)
+    w = np.ones((1, 1, 1), np.float32)
+    with pytest.raises(tjit.ShapeError, match="negative padding"):
+        lax.conv_general_dilated(x, w, (1,), [(-2, -2)])
+    # with lhs dilation the dilated size (7) is what the padding crops
+    out = lax.conv_general_dilated(x, w, (1,), [(-2, -2)], lhs_dilation=(3,))
+    np.testing.assert_array_equal(np.asarray(out)[0, 0], [0, 1, 0])

@@ -144,6 +144,10 @@ def conv_shape(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
             raise _err(f"lhs batch dim ({N}) must be a multiple of batch_group_count ({B})",
                        lhs, rhs)
         N = N // B
+    for d, (lo, hi), ld in zip(in_sp, padding, lhs_dilation):
+        if type(d) is int and dilate_dim(d, ld) + lo + hi < 0:
+            raise _err(f"negative padding {tuple(padding)} crops more than the (dilated) "
+                       f"spatial size {dilate_dim(d, ld)} of the lhs; crop less", lhs, rhs)
     out_sp = [conv_out_dim(*a) for a in zip(in_sp, k_sp, window_strides, padding,
                                               lhs_dilation, rhs_dilation)]
     canon = [N, O] + out_sp
