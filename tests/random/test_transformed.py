@@ -1,4 +1,4 @@
-"""tjit.random's transformed distributions (pareto ... lognormal): values against
+"""tjit.random's transformed distributions (pareto ... lognormal, f): values against
 jax.random 0.10.2's for the same keys (those not built on gamma), distributions against
 scipy.stats (KS tests, fixed keys), shapes/dtypes, jit == eager, vmap == a loop, grads
 against finite differences, errors."""
@@ -84,6 +84,8 @@ def test_distributions_ks():
     assert _ks(random.triangular(k[9], -1.0, 0.5, 2.0, (N,)), "triang", 0.5, -1.0,
                3.0) > 1e-3
     assert _ks(random.lognormal(k[10], 0.5, (N,)), "lognorm", 0.5) > 1e-3
+    for dfnum, dfden in [(3.0, 7.0), (0.5, 0.8), (40.0, 2.5)]:
+        assert _ks(random.f(k[0], dfnum, dfden, (N,)), "f", dfnum, dfden) > 1e-3
     g = np.asarray(random.geometric(k[11], 0.3, (N,)))
     counts = np.bincount(g, minlength=40)[1:40]
     pmf = scipy.stats.geom.pmf(np.arange(1, 40), 0.3) * N
@@ -108,6 +110,8 @@ def test_shapes_dtypes_and_defaults():
     assert random.pareto(K0, jnp.ones((2, 3))).shape == (2, 3)
     assert random.t(K0, jnp.ones(4), dtype=jnp.float16).dtype == np.float16
     assert random.chisquare(K0, 2.0, (5, 1)).shape == (5, 1)
+    assert random.f(K0, jnp.ones((2, 1)), jnp.ones(3)).shape == (2, 3)
+    assert random.f(K0, 2.0, 3.0, dtype=jnp.float16).dtype == np.float16
     assert random.triangular(K0, 0.0, jnp.array([0.2, 0.5]), 1.0).shape == (2,)
     assert random.ball(K0, 4, shape=(2, 5)).shape == (2, 5, 4)
     assert random.ball(K0, 0, shape=(3,)).shape == (3, 0)
@@ -118,6 +122,7 @@ def test_shapes_dtypes_and_defaults():
 
 def test_x64_dtypes(x64):
     assert random.pareto(K0, 2.0, (3,)).dtype == np.float64
+    assert random.f(K0, 2.0, 3.0, (3,)).dtype == np.float64
     assert random.geometric(K0, 0.5, (3,)).dtype == np.int64
     w = random.wald(K0, 1.0, (3,))
     assert w.dtype == np.float64 and np.all(np.asarray(w) > 0)
@@ -127,6 +132,7 @@ TRACED = {
     "pareto": lambda k: random.pareto(k, 2.0, (5,)),
     "t": lambda k: random.t(k, 4.0, (5,)),
     "chisquare": lambda k: random.chisquare(k, 2.0, (5,)),
+    "f": lambda k: random.f(k, 2.0, 5.0, (5,)),
     "maxwell": lambda k: random.maxwell(k, (5,)),
     "double_sided_maxwell": lambda k: random.double_sided_maxwell(k, 0.5, 2.0, (5,)),
     "weibull_min": lambda k: random.weibull_min(k, 2.0, 0.7, (5,)),
@@ -172,6 +178,10 @@ def test_errors():
         random.pareto(K0, 1.0, (2,), jnp.int32)
     with pytest.raises(ValueError, match="geometric` must be an int"):
         random.geometric(K0, 0.5, (2,), jnp.float32)
+    with pytest.raises(ValueError, match="dtype argument to `f` must be a float"):
+        random.f(K0, 1.0, 2.0, (2,), jnp.int32)
+    with pytest.raises(ValueError, match="f: parameter shapes"):
+        random.f(K0, jnp.ones(3), 2.0, (2,))
     with pytest.raises(ValueError, match="wald"):
         random.wald(K0, jnp.ones(3), (2,))
     with pytest.raises(TypeError, match="ball: d must be a static Python int"):

@@ -18,7 +18,7 @@ by JAX); the log/tan-based samplers (gumbel, exponential, laplace, logistic, cau
 ``dirichlet``, ``poisson`` and ``binomial`` use vectorized rejection loops: JAX's
 distributions, different values; so does ``multinomial`` (JAX's binomial per outcome). ``pareto``, ``maxwell``, ``double_sided_maxwell``,
 ``weibull_min``, ``lognormal``, ``triangular``, ``wald``, ``rayleigh`` and ``geometric``
-transform those samplers as JAX does (JAX's values to a few ulps); ``t``, ``chisquare``,
+transform those samplers as JAX does (JAX's values to a few ulps); ``t``, ``chisquare``, ``f``,
 ``generalized_normal`` and ``ball`` go through ``gamma`` (JAX's distributions).
 """
 
@@ -35,7 +35,7 @@ from tjit.random._multinomial import multinomial  # noqa: F401
 from tjit.random._discrete import (  # noqa: F401
     bernoulli, rademacher, randint, permutation, shuffle, choice, categorical)
 from tjit.random._transformed import (  # noqa: F401
-    pareto, t, chisquare, maxwell, double_sided_maxwell, weibull_min, generalized_normal,
+    pareto, t, chisquare, f, maxwell, double_sided_maxwell, weibull_min, generalized_normal,
     ball, rayleigh, wald, geometric, triangular, lognormal)
 
 __all__ = ["PRNGKey", "key", "key_data", "wrap_key_data", "key_impl", "clone", "split",
@@ -43,7 +43,7 @@ __all__ = ["PRNGKey", "key", "key_data", "wrap_key_data", "key_impl", "clone", "
            "truncated_normal", "exponential", "laplace", "logistic", "cauchy", "gumbel",
            "multivariate_normal", "orthogonal", "bernoulli", "rademacher", "randint", "permutation",
            "shuffle", "choice", "categorical", "gamma", "loggamma", "beta", "dirichlet",
-           "poisson", "binomial", "multinomial", "pareto", "t", "chisquare", "maxwell",
+           "poisson", "binomial", "multinomial", "pareto", "t", "chisquare", "f", "maxwell",
            "double_sided_maxwell", "weibull_min", "generalized_normal", "ball", "rayleigh",
            "wald", "geometric", "triangular", "lognormal"]
 

@@ -4,7 +4,7 @@ Each follows JAX's algorithm and key use step for step, so those built only on
 ``uniform``, ``normal``, ``exponential`` and ``rademacher`` (pareto, maxwell,
 double_sided_maxwell, weibull_min, lognormal, triangular, wald, rayleigh, geometric)
 give JAX's values up to the ulps of those samplers and of log/exp/sqrt/pow; those built
-on ``gamma``/``loggamma`` (t, chisquare, generalized_normal, ball) have JAX's
+on ``gamma``/``loggamma`` (t, chisquare, f, generalized_normal, ball) have JAX's
 distribution but not its values (tjit's gamma sampler is vectorized, see ``_gamma``).
 """
 
@@ -90,9 +90,38 @@ def chisquare(key, df, shape=None, dtype=None):
     """
     key, dtype = _start("chisquare", key, dtype)
     (df,), shape = _params("chisquare", shape, dtype, df)
+    return _chisquare(key, df, shape, dtype)
+
+
+def _chisquare(key, df, shape, dtype):
     two = np.array(2, dtype)
     log_g = loggamma(key, jnp.divide(df, two), shape, dtype)
     return jnp.multiply(jnp.exp(log_g), two)
+
+
+def f(key, dfnum, dfden, shape=None, dtype=None):
+    """F-distribution random values: ``(X1 / dfnum) / (X2 / dfden)`` for independent
+    chi-square values ``X1``, ``X2`` with ``dfnum`` and ``dfden`` degrees of freedom
+    (JAX's key use: the first half of ``split(key)`` draws ``X2``).
+
+    Args:
+      key: a PRNG key.
+      dfnum, dfden: the numerator's and denominator's degrees of freedom (> 0),
+        broadcast-compatible with ``shape``.
+      shape: result shape (default: the broadcast shape of ``dfnum`` and ``dfden``).
+      dtype: a float dtype (default float32, float64 with x64).
+
+    Example::
+
+        >>> jax.random.f(jax.random.key(0), 2.0, 5.0, (3,))
+        Array([4.4124756, 0.5110049, 1.1935134], dtype=float32)
+    """
+    key, dtype = _start("f", key, dtype)
+    (dfnum, dfden), shape = _params("f", shape, dtype, dfnum, dfden)
+    key_den, key_num = split2(key)
+    num = jnp.divide(_chisquare(key_num, dfnum, shape, dtype), dfnum)
+    den = jnp.divide(_chisquare(key_den, dfden, shape, dtype), dfden)
+    return jnp.divide(num, den)
 
 
 def maxwell(key, shape=(), dtype=None):
@@ -313,6 +342,7 @@ __all__ = [
     "ball",
     "chisquare",
     "double_sided_maxwell",
+    "f",
     "generalized_normal",
     "geometric",
     "lognormal",
