@@ -100,11 +100,12 @@ def _case(name):
     return bench_models, cases[name]
 
 
-def _timed(module, attr, totals, key):
+def _timed(module, attr, totals, key, depth=None):
     """Wrap ``module.attr`` so that its wall time adds to ``totals[key]`` (outermost
-    calls only: a nested call is inside the outer one's time)."""
+    calls only: a nested call is inside the outer one's time; ``depth``: a counter shared
+    with other wrappers of the same key)."""
     inner = getattr(module, attr)
-    depth = [0]
+    depth = [0] if depth is None else depth
 
     def wrapper(*args, **kwargs):
         depth[0] += 1
@@ -129,10 +130,14 @@ def child_tjit(name, profile):
     imported = time.perf_counter() - t0
     from tjit import compile_log
     from tjit.devices import disk_cache
-    from tjit.lower.llvm import codegen, target
+    from tjit.lower.llvm import codegen, parallel, target
     timed = {}      # LLVM time inside helpers is counted as helpers, not llvm (below)
-    compiles = _record_compiles(target, disk_cache)
-    _timed(target, "emit_object", timed, "llvm_all")
+    compiles = _record_compiles(target, disk_cache, parallel)
+    if os.environ.get("BENCH_COMPILE_THREADS"):     # (--compile-threads)
+        parallel.MAX_THREADS = int(os.environ["BENCH_COMPILE_THREADS"])
+    llvm_depth = [0]    # (a batch of kernels compiled on threads, or one at a time)
+    _timed(target, "emit_object", timed, "llvm_all", llvm_depth)
+    _timed(parallel, "emit_objects", timed, "llvm_all", llvm_depth)
     _timed(disk_cache, "load_or_compile", timed, "helpers")
     _timed(codegen, "kernel_to_llvm_ir", timed, "render")
     bm, case = _case(name)
@@ -170,20 +175,26 @@ def child_tjit(name, profile):
     return out
 
 
-def _record_compiles(target, disk_cache):
-    """A list that collects each LLVM compile as [process CPU s, IR chars, first symbol,
-    "helper" or profile]: which kernels (and runtime helpers) the first call's LLVM time
-    goes to. Installed first, so the other timers wrap it."""
+def _record_compiles(target, disk_cache, parallel):
+    """A list that collects each LLVM compile as [CPU s of its thread, IR chars, first
+    symbol, "helper" or profile]: which kernels (and runtime helpers) the first call's
+    LLVM time goes to, whether compiled one at a time (``target.emit_object``) or on
+    threads (``parallel._emit``). Installed first, so the other timers wrap it."""
     out, in_helper = [], [0]
     emit, helper = target.emit_object, disk_cache.load_or_compile
 
-    def emit_recorded(ir_text, *args, **kwargs):
-        c0 = time.process_time()
-        obj = emit(ir_text, *args, **kwargs)
-        name = ir_text.split("define ", 1)[-1].split("@", 1)[-1].split("(", 1)[0].strip('"')
-        kind = "helper" if in_helper[0] else (args[0] if args else kwargs.get("profile", "vector"))
-        out.append([time.process_time() - c0, len(ir_text), name, kind])
-        return obj
+    def recorded(emit):
+        def emit_recorded(ir_text, *args, **kwargs):
+            c0 = time.thread_time()
+            obj = emit(ir_text, *args, **kwargs)
+            name = ir_text.split("define ", 1)[-1].split("@", 1)[-1].split("(", 1)[0]
+            kind = "helper" if in_helper[0] else (args[0] if args else
+                                                  kwargs.get("profile", "vector"))
+            out.append([time.thread_time() - c0, len(ir_text), name.strip('"'), kind])
+            return obj
+        return emit_recorded
+    parallel._emit = recorded(parallel._emit)
+    emit_recorded = recorded(emit)
 
     def helper_recorded(*args, **kwargs):
         in_helper[0] += 1
@@ -354,6 +365,9 @@ def main():
                     help="an interpreter with JAX installed (default: this one)")
     ap.add_argument("--no-split", action="store_true",
                     help="skip the cProfile child (trace/transforms, fusion/planning)")
+    ap.add_argument("--compile-threads", type=int, default=None,
+                    help="most threads compiling a program's kernels at once "
+                         "(lower/llvm/parallel.MAX_THREADS; 1: one at a time)")
     ap.add_argument("--child", nargs=2, metavar=("LIB", "CASE"), help=argparse.SUPPRESS)
     ap.add_argument("--profile", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -362,6 +376,8 @@ def main():
         out = child_tjit(name, args.profile) if lib == "tjit" else child_jax(name)
         print(json.dumps(out))
         return
+    if args.compile_threads is not None:
+        os.environ["BENCH_COMPILE_THREADS"] = str(args.compile_threads)
     use_jax = _has_jax(args.jax_python)
     print(f"load average {os.getloadavg()[0]:.2f}" + ("" if use_jax else
           f"; no JAX at {args.jax_python}: tjit only (--jax-python)"))

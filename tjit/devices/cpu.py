@@ -627,8 +627,9 @@ def _programs(prog, many_calls=False):
 def _compile(prog, many_calls=False):
     """{kernel name: compiled function} for the kernels of ``prog`` (not its bodies');
     ``many_calls``: ``prog`` is a loop body (``kernel_cache.compile_kernel``)."""
-    return {k.name: kernel_cache.compile_kernel(k, many_calls) for k in prog.kernels
-            if not cpu_fill_copy.runs_in_numpy(k, many_calls)}
+    return kernel_cache.compile_kernels(
+        [k for k in prog.kernels if not cpu_fill_copy.runs_in_numpy(k, many_calls)],
+        many_calls)
 
 
 def _writable_as(a, shape, dtype):

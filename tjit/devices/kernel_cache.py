@@ -81,6 +81,53 @@ def compile_kernel(kernel, many_calls=False):
     return fn
 
 
+def compile_kernels(kernels, many_calls=False):
+    """``{kernel name: ctypes function}`` for ``kernels`` (as :func:`compile_kernel` for
+    each), those in neither this process's table nor the disk cache compiled at once on
+    several threads (``lower/llvm/parallel.py``): a program's kernels are independent."""
+    builds = [(k, profile, _build_hash(k, profile))
+              for k in kernels for profile in (compile_profile(k, many_calls),)]
+    missing = {}
+    for k, profile, h in builds:
+        if h not in missing and _LIVE.get(h) is None:
+            missing[h] = (k, profile)
+    if len(missing) > 1:
+        _prebuild(missing)
+    try:
+        return {k.name: compile_kernel(k, many_calls) for k, _, _ in builds}
+    finally:
+        for h in missing:   # (one another thread loaded meanwhile is not needed)
+            _PREBUILT.pop(h, None)
+
+
+_PREBUILT = {}      # build hash -> object code made by _prebuild, taken by _load
+
+
+def _prebuild(missing):
+    """Object code for the builds of ``missing`` (build hash -> (kernel, profile)) that
+    the disk cache lacks, compiled at once and kept for :func:`_load` (and stored)."""
+    from tjit.lower.llvm import codegen, parallel
+    todo = []
+    for h, (k, profile) in missing.items():
+        key = disk_cache.cache_key(h + codegen_digest())
+        if disk_cache.get(key) is None:     # (read again by _load: entries are small)
+            _load_math(k, profile)
+            todo.append((h, key, k, profile))
+    if len(todo) < 2:
+        return
+    t0 = time.perf_counter()
+    with compile_log.stage("codegen"):
+        jobs = [(codegen.kernel_to_llvm_ir(k, symbol_name(h), profile), profile)
+                for h, _, k, profile in todo]
+    with compile_log.stage("llvm"):
+        objs = parallel.emit_objects(jobs)
+    STATS["compile_seconds"] += time.perf_counter() - t0
+    with _LOCK:
+        for (h, key, _, _), obj in zip(todo, objs):
+            _PREBUILT[h] = obj
+            disk_cache.put(key, obj)
+
+
 def _build_hash(kernel, profile):
     """The name of ``kernel``'s build for ``profile``: its IR hash, or for a build other
     than its default one (a loop body's) a hash of both."""
@@ -118,13 +165,22 @@ def cached_count():
     return len(_LIVE)
 
 
-def _load(kernel, h, name, profile):
-    key = disk_cache.cache_key(h + codegen_digest())
+def _load_math(kernel, profile):
     symbols = linked_math(kernel, profile)
     if symbols:     # math functions the code calls: loaded before it links
         from tjit.lower.llvm import mathlink
         with compile_log.stage("mathlib"):    # (once per process and function)
             mathlink.ensure_loaded(symbols, (_math_get, _math_put))
+
+
+def _load(kernel, h, name, profile):
+    key = disk_cache.cache_key(h + codegen_digest())
+    _load_math(kernel, profile)
+    obj = _PREBUILT.pop(h, None)
+    if obj is not None:     # (compiled by _prebuild just now)
+        code = target.load_owned(obj, [name])
+        STATS["compiled"] += 1
+        return code
     obj = disk_cache.get(key)
     if obj is not None:
         try:
