@@ -5,8 +5,9 @@ scipy-backed routine, a CUDA or OpenCL device, an MPI run), never by importing t
 public modules or by a first jitted CPU program. sympy (about half of what ``import
 tjit`` cost) is imported by the first symbolic size (``tjit._sympy``): a program of
 concrete shapes (jit, grad, vmap, indexing, reshapes) never loads it, a polymorphic one
-does and still computes the right numbers. Each check runs in a fresh interpreter, so
-that modules other tests imported do not count.
+does and still computes the right numbers. tjit.scipy's submodules load on first use,
+as jax.scipy's do. Each check runs in a fresh interpreter, so that modules other tests
+imported do not count.
 """
 
 import json
@@ -14,7 +15,8 @@ import subprocess
 import sys
 import textwrap
 
-LAZY = ("scipy", "cupy", "pyopencl", "mpi4py", "pkg_resources", "sympy")
+LAZY = ("scipy", "cupy", "pyopencl", "mpi4py", "pkg_resources", "sympy",
+        "tjit.scipy.special", "tjit.scipy.stats", "tjit.scipy.linalg")
 
 
 def _loaded_after(code):
@@ -89,3 +91,17 @@ def test_polymorphic_program_imports_sympy_and_is_right():
             assert float(g(x)) == 2 * x[: n // 2].sum(), n
     """)
     assert loaded == ["sympy"], f"a polymorphic program imported {loaded}"
+
+
+def test_scipy_submodules_load_on_first_use():
+    loaded = _loaded_after("""
+        import math
+        import tjit
+        assert abs(float(tjit.scipy.special.erf(0.5)) - math.erf(0.5)) < 1e-6
+        from tjit.scipy.stats import norm
+        assert abs(float(norm.pdf(0.0)) - 1 / math.sqrt(2 * math.pi)) < 1e-6
+        assert ">>> jsp.stats.norm.pdf(" in norm.pdf.__doc__   # stored examples attached
+        assert "special" in dir(tjit.scipy)
+    """)
+    # (SciPy itself: erf's eager reference implementation calls it)
+    assert [m for m in loaded if m != "scipy"] == ["tjit.scipy.special", "tjit.scipy.stats"]

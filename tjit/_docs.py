@@ -208,6 +208,16 @@ def add_differences_notes(namespace, names, reference, ref_prefix):
 EXAMPLE_ROOTS = {"jnp": ("tjit.numpy", "numpy"), "jsp": ("tjit.scipy", "scipy")}
 
 
+def add_module_examples(namespace):
+    """Append the stored examples (``_doc_examples.EXAMPLES``) to the functions of the
+    tjit.scipy module whose globals are ``namespace`` (``jsp.special.erf`` for
+    tjit.scipy.special's ``erf``). Each such module calls it last, so that its examples
+    are there however it was imported (tjit.scipy loads its submodules on first use)."""
+    from tjit._doc_examples import EXAMPLES
+    prefix = "jsp" + namespace["__name__"][len("tjit.scipy"):]   # tjit.scipy.x -> jsp.x
+    add_stored_examples(namespace, namespace["__all__"], prefix, EXAMPLES)
+
+
 def scipy_example_namespaces():
     """(namespace, prefix) of tjit.scipy.special, .linalg and each .stats distribution,
     checked against SciPy's (``jsp`` is ``tjit.scipy`` here and ``scipy`` there)."""

@@ -3,25 +3,23 @@
     from tjit.scipy import special, stats
     from tjit.scipy.stats import norm
 
-Each submodule is its own file (or package) and is imported here by one line; a
-submodule that fails to import leaves the others usable.
+Each submodule is its own file (or package), imported on first use as JAX's are
+(``tjit.scipy.special`` as an attribute, or an import statement): ``import tjit`` does
+not pay for them. Each adds its stored docstring examples itself (``_docs.add_module_examples``).
 """
 
-from tjit.scipy import special  # noqa: F401
-from tjit.scipy import stats  # noqa: F401
-from tjit.scipy import linalg  # noqa: F401
-from tjit.scipy import optimize  # noqa: F401
-from tjit.scipy import signal  # noqa: F401
-from tjit.scipy import integrate  # noqa: F401
-from tjit.scipy import ndimage  # noqa: F401
-from tjit.scipy import fft  # noqa: F401
-from tjit._doc_examples import EXAMPLES as _EXAMPLES
-from tjit._docs import add_stored_examples as _add_examples
-from tjit._docs import scipy_example_namespaces as _example_namespaces
+import importlib
 
 from tjit._namespace import publish as _publish
-_publish(globals(), submodules=('special', 'stats', 'linalg', 'optimize', 'signal', 'integrate', 'ndimage', 'fft'))  # tab completion lists the public API only
-for _modname, _prefix in _example_namespaces():  # examples checked against SciPy's
-    _mod = __import__("sys").modules[_modname]
-    _add_examples(vars(_mod), _mod.__all__, _prefix, _EXAMPLES)  # python -m tjit._docs
-del _modname, _prefix, _mod
+
+_SUBMODULES = ("special", "stats", "linalg", "optimize", "signal", "integrate", "ndimage",
+               "fft")
+
+
+def __getattr__(name):  # (PEP 562: a submodule not imported yet)
+    if name in _SUBMODULES:
+        return importlib.import_module(f"{__name__}.{name}")  # (sets the attribute)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+_publish(globals(), submodules=_SUBMODULES)  # tab completion lists the public API only

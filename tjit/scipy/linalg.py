@@ -348,3 +348,5 @@ __all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "det", "eigh", "
 
 from tjit._namespace import publish as _publish
 _publish(globals(), submodules=())  # tab completion lists the public API only
+from tjit._docs import add_module_examples as _add_examples
+_add_examples(globals())  # checked against SciPy's (python -m tjit._docs)

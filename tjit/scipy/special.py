@@ -553,3 +553,5 @@ from tjit.scipy._special_integrals import (  # noqa: E402,F401  (re-exported)
 
 from tjit._namespace import publish as _publish  # noqa: E402
 _publish(globals(), submodules=())  # tab completion lists the public API only
+from tjit._docs import add_module_examples as _add_examples  # noqa: E402
+_add_examples(globals())  # checked against SciPy's (python -m tjit._docs)

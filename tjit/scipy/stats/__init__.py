@@ -28,7 +28,12 @@ from tjit.scipy.stats._rank import ModeResult, mode, rankdata  # noqa: F401
 from tjit.scipy.stats._sem import sem  # noqa: F401
 
 from tjit._namespace import publish as _publish
-_publish(globals(), submodules=(  # tab completion lists the public API only
+_DISTRIBUTIONS = (
     "bernoulli", "beta", "binom", "cauchy", "chi2", "dirichlet", "expon", "gamma", "laplace",
     "logistic", "multivariate_normal", "norm", "poisson", "t", "truncnorm", "uniform",
-    "vonmises"))
+    "vonmises")
+_publish(globals(), submodules=_DISTRIBUTIONS)  # tab completion lists the public API only
+from tjit._docs import add_module_examples as _add_examples
+for _dist in _DISTRIBUTIONS:  # each one's examples, checked against SciPy's
+    _add_examples(vars(globals()[_dist]))
+del _dist
