@@ -157,8 +157,10 @@ def fill_missing_docstrings(namespace, names, reference, ref_prefix, prefix, mod
     examples, notes = examples or {}, notes or {}
     for name in names:
         fun = namespace.get(name)
+        if not inspect.isfunction(fun) or (fun.__doc__ or "").strip():
+            continue    # (before getattr: numpy.random would be imported for jnp.random)
         ref = getattr(reference, name, None)
-        if not inspect.isfunction(fun) or (fun.__doc__ or "").strip() or ref is None:
+        if ref is None:
             continue
         if namespace.get(fun.__name__) is fun and hasattr(reference, fun.__name__):
             name, ref = fun.__name__, getattr(reference, fun.__name__)  # aliases: its own
@@ -190,9 +192,11 @@ def add_differences_notes(namespace, names, reference, ref_prefix):
     """Append a line naming the NumPy function and how the parameters differ to each
     function ``namespace[name]`` whose own docstring does not mention NumPy or JAX."""
     for name in names:
-        fun, ref = namespace.get(name), getattr(reference, name, None)
-        doc = getattr(fun, "__doc__", None) or ""
-        if (not inspect.isfunction(fun) or ref is None or not doc.strip()
+        fun = namespace.get(name)
+        if not inspect.isfunction(fun):
+            continue    # (before getattr: no numpy submodule imported for a module of ours)
+        ref, doc = getattr(reference, name, None), fun.__doc__ or ""
+        if (ref is None or not doc.strip()
                 or re.search(r"numpy|jax", doc.split(_STORED_MARK)[0], re.IGNORECASE)):
             continue
         diffs = ["returns tjit Arrays (immutable; traced under jit/grad/vmap)"]
