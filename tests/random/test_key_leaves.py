@@ -3,6 +3,7 @@ tree API (JAX's documented key-array behaviour, JEP 9263), while jit, vmap, scan
 cond still carry keys. References: NumPy on the key data, Python loops."""
 
 import numpy as np
+import pytest
 
 import tjit
 import tjit.numpy as jnp
@@ -58,3 +59,41 @@ def test_tree_map_over_keys_inside_jit_and_a_train_state():
     np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6)
     got = lax.map(lambda k: random.uniform(k), ks)
     np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6)
+
+
+def test_where_select_at_broadcast_take_copy_on_keys_follow_the_data():
+    ks1, ks2 = random.split(random.key(5), 3), random.split(random.key(6), 3)
+    d1, d2 = data(ks1), data(ks2)
+    c = np.array([True, False, True])
+    for got in (jnp.where(jnp.asarray(c), ks1, ks2), lax.select(jnp.asarray(c), ks1, ks2),
+                tjit.jit(lambda c, a, b: jnp.where(c, a, b))(jnp.asarray(c), ks1, ks2)):
+        assert got.dtype == ks1.dtype and got.shape == (3,)
+        np.testing.assert_array_equal(data(got), np.where(c[:, None], d1, d2))
+    # a scalar condition and a broadcast key
+    np.testing.assert_array_equal(data(jnp.where(False, ks1[0], ks2)),
+                                  np.broadcast_to(d2, (3, 2)))
+    got = ks1.at[1].set(ks2[2])
+    want = d1.copy()
+    want[1] = d2[2]
+    np.testing.assert_array_equal(data(got), want)
+    np.testing.assert_array_equal(data(ks1.at[2].get()), d1[2])
+    np.testing.assert_array_equal(data(jnp.broadcast_to(ks1[0], (2, 2))),
+                                  np.broadcast_to(d1[0], (2, 2, 2)))
+    np.testing.assert_array_equal(data(jnp.take(ks1, jnp.array([2, 0]))), d1[[2, 0]])
+    grid = jnp.stack([ks1, ks2])
+    np.testing.assert_array_equal(data(jnp.take(grid, jnp.array([1]), axis=1)),
+                                  np.stack([d1, d2])[:, [1]])
+    assert jnp.asarray(ks1) is ks1 and jnp.copy(ks1).dtype == ks1.dtype
+    np.testing.assert_array_equal(data(jnp.array(ks1)), d1)
+
+
+def test_key_operations_that_jax_refuses_raise_naming_the_fix():
+    ks = random.split(random.key(0), 2)
+    with pytest.raises(TypeError, match="only .get"):
+        ks.at[0].add(ks[1])
+    with pytest.raises(TypeError, match="cannot mix key arrays"):
+        jnp.where(True, ks, jnp.zeros((2,), jnp.uint32))
+    with pytest.raises(TypeError, match="lax.select: pred must be"):
+        lax.select(jnp.array([True, False, True]), ks, ks)
+    with pytest.raises(TypeError, match="key_data"):
+        jnp.asarray(ks, dtype=jnp.uint32)

@@ -11,6 +11,7 @@ import numpy as np
 
 from tjit.tracing import dtypes
 from tjit.tracing.core import Array, Tracer
+from tjit.tracing.extended_dtypes import ExtendedArray
 from tjit.tracing.traceback_util import filter_at_entry as _filter_at_entry
 from tjit.primitives import elementwise as ew
 
@@ -262,6 +263,9 @@ def select_n(which, *cases):
 
 def select(pred, on_true, on_false):
     """on_true where pred else on_false (same shapes and dtypes)."""
+    if isinstance(on_true, ExtendedArray) or isinstance(on_false, ExtendedArray):  # keys
+        ext = on_true if isinstance(on_true, ExtendedArray) else on_false
+        return type(ext)._where(pred, on_true, on_false, "lax.select")
     return select_n(pred, on_false, on_true)
 
 

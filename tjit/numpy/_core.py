@@ -14,6 +14,7 @@ from tjit.config import config
 from tjit.tracing import dtypes
 from tjit.tracing.core import Array, Tracer
 from tjit.tracing.errors import BroadcastShapeError, ShapeError
+from tjit.tracing.extended_dtypes import ExtendedArray
 from tjit.tracing.fp_quiet import quiet_off, quiet_on
 from tjit.tracing.shapes import broadcast_shapes
 from tjit import lax
@@ -118,6 +119,8 @@ def _asarray(a, dtype, copy, op):
         if dtype is not None and (a.dtype != dtype or a.weak_type):
             return lax.convert_element_type(a, dtype)
         return a
+    if isinstance(a, ExtendedArray):  # a key array is its own array
+        return a._as_array(dtype, op)
     if is_expr(a):
         return asarray(dim_as_array(a), dtype)
     if isinstance(a, (list, tuple)) and any(isinstance(x, Tracer) or is_expr(x)

@@ -18,6 +18,7 @@ from tjit.lax._structural import dim_value
 from tjit.tracing import dtypes
 from tjit.tracing.core import Array, Tracer, concrete_value
 from tjit.tracing.errors import ConcretizationTypeError
+from tjit.tracing.extended_dtypes import ExtendedArray
 from tjit.tracing.shapes import (
     broadcast_shapes, definitely_equal, normalize_axis, shape_str, size as shape_size)
 from tjit.primitives.indexing import GatherDimensionNumbers, ScatterDimensionNumbers
@@ -78,6 +79,8 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
     """
     if out is not None:
         raise NotImplementedError("jnp.take: the 'out' argument is not supported")
+    if isinstance(a, ExtendedArray):  # key arrays take along their own axes
+        return a._take(indices, axis, mode)
     fast = eager_take(a, indices, axis, mode, fill_value)
     if fast is not None:
         return fast

@@ -19,6 +19,7 @@ from tjit import lax
 from tjit.tracing import dtypes
 from tjit.tracing.core import Array, Tracer, concrete_value
 from tjit.tracing.errors import ConcretizationTypeError, InconclusiveDimensionError
+from tjit.tracing.extended_dtypes import ExtendedArray
 from tjit.tracing.shapes import broadcast_shapes, dim_str, greater_equal, normalize_axis, shape_str
 from tjit.numpy import _ufuncs as uf
 from tjit.numpy._core import (
@@ -92,6 +93,8 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
     if x is None or y is None:
         raise ValueError("jnp.where: either both or neither of the x and y arguments "
                          "must be given")
+    if isinstance(x, ExtendedArray) or isinstance(y, ExtendedArray):  # key arrays
+        return type(x if isinstance(x, ExtendedArray) else y)._where(condition, x, y)
     cond = _to_bool(ensure_array("where", condition))
     x, y = promote_dtypes(x, y)
     (cond, x, y), _ = _broadcast_all("where", cond, x, y)

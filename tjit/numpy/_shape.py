@@ -223,6 +223,8 @@ def squeeze(a, axis=None):
 # -- broadcasting -----------------------------------------------------------------------------
 def broadcast_to(array, shape):
     """Broadcast ``array`` to ``shape`` (NumPy's rules; the result does not alias)."""
+    if isinstance(array, ExtendedArray):  # key arrays broadcast their data
+        return array._broadcast_to(shape)
     a = ensure_array("broadcast_to", array)
     shape = sh.canonical_shape(shape, "broadcast_to")
     nlead = len(shape) - a.ndim

@@ -64,6 +64,10 @@ class PRNGKeyArray(ExtendedArray):
 
     # -- shape manipulation on the key axes -------------------------------------------
     def __getitem__(self, idx):
+        return PRNGKeyArray(self._data[self._data_index(idx)])
+
+    def _data_index(self, idx):
+        """An index of the key axes as an index of the data (its word axis kept)."""
         idx = idx if isinstance(idx, tuple) else (idx,)
         used = sum(getattr(i, "ndim", 1) if _is_bool_array(i) else 1 for i in idx
                    if i is not None and i is not Ellipsis)
@@ -71,7 +75,12 @@ class PRNGKeyArray(ExtendedArray):
             raise IndexError(f"too many indices for key array of shape "
                              f"{shape_str(self.shape)}: {used} were indexed")
         tail = (slice(None),) if any(i is Ellipsis for i in idx) else (Ellipsis,)
-        return PRNGKeyArray(self._data[idx + tail])
+        return idx + tail
+
+    @property
+    def at(self):
+        """``keys.at[idx].get()`` / ``.set(new_keys)``, as JAX's key arrays."""
+        return _KeyIndexer(self)
 
     def reshape(self, *shape, order="C"):
         if order != "C":
@@ -123,11 +132,7 @@ class PRNGKeyArray(ExtendedArray):
     @classmethod
     def _join(cls, arrays, axis, new_axis, op):
         """``jnp.concatenate`` / ``jnp.stack`` of key arrays."""
-        if not all(isinstance(a, PRNGKeyArray) for a in arrays):
-            kinds = ", ".join(str(getattr(a, "dtype", type(a).__name__)) for a in arrays)
-            raise TypeError(f"{op}: cannot mix key arrays with arrays of other dtypes "
-                            f"(got {kinds}); wrap raw key data with "
-                            f"tjit.random.wrap_key_data first")
+        _require_keys(op, *arrays)
         ndim = arrays[0].ndim + (1 if new_axis else 0)
         if axis is None or not -ndim <= axis < ndim:
             raise ValueError(f"{op}: axis {axis} is out of bounds for key arrays of "
@@ -135,6 +140,38 @@ class PRNGKeyArray(ExtendedArray):
         data = [a._data for a in arrays]
         fn = jnp.stack if new_axis else jnp.concatenate
         return PRNGKeyArray(fn(data, axis=axis % ndim))
+
+    # -- jnp / lax functions on keys (dispatched here by their isinstance checks) -------
+    @classmethod
+    def _where(cls, condition, x, y, op="where"):
+        """``jnp.where(condition, x, y)`` / ``lax.select`` with key arrays ``x``, ``y``."""
+        _require_keys(op, x, y)
+        cond = jnp.asarray(condition)
+        if op == "lax.select" and (cond.shape not in ((), x.shape) or x.shape != y.shape):
+            raise TypeError(f"lax.select: pred must be a scalar or have the operands' shape, "
+                            f"and the operands must have one shape; got pred "
+                            f"{shape_str(cond.shape)}, on_true {shape_str(x.shape)}, "
+                            f"on_false {shape_str(y.shape)}")
+        return PRNGKeyArray(jnp.where(cond[..., None], x._data, y._data))
+
+    def _broadcast_to(self, shape):
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        return PRNGKeyArray(jnp.broadcast_to(self._data, shape + (2,)))
+
+    def _take(self, indices, axis, mode):
+        if axis is None:
+            return PRNGKeyArray(jnp.take(self._data.reshape(-1, 2), indices, axis=0,
+                                         mode=mode))
+        axis, = self._key_axes(axis, "take")
+        return PRNGKeyArray(jnp.take(self._data, indices, axis=axis, mode=mode))
+
+    def _as_array(self, dtype, op):
+        """``jnp.asarray`` / ``array`` / ``copy`` of a key array: the key array itself."""
+        if dtype is not None and dtype != self.dtype:
+            raise TypeError(f"jnp.{op}: a PRNG key array (dtype {self.dtype}) cannot be "
+                            f"converted to {dtype}; use tjit.random.key_data(keys) for its "
+                            f"uint32 data")
+        return self
 
     # -- what keys do not support -----------------------------------------------------
     def __array__(self, dtype=None, copy=None):
@@ -163,6 +200,44 @@ class PRNGKeyArray(ExtendedArray):
                         f"(dtype {self.dtype}, shape {shape_str(self.shape)}); derive new "
                         f"keys with tjit.random.split / fold_in, or work on "
                         f"tjit.random.key_data(keys)")
+
+
+def _require_keys(op, *arrays):
+    if not all(isinstance(a, PRNGKeyArray) for a in arrays):
+        kinds = ", ".join(str(getattr(a, "dtype", type(a).__name__)) for a in arrays)
+        raise TypeError(f"{op}: cannot mix key arrays with arrays of other dtypes (got "
+                        f"{kinds}); wrap raw key data with tjit.random.wrap_key_data first")
+
+
+class _KeyIndexer:
+    """``keys.at``: ``keys.at[idx]`` gives the index's get/set helper."""
+    __slots__ = ("_keys",)
+
+    def __init__(self, keys):
+        self._keys = keys
+
+    def __getitem__(self, idx):
+        return _KeyIndexUpdate(self._keys, idx)
+
+
+class _KeyIndexUpdate:
+    """``keys.at[idx]``: ``get`` and ``set`` only (keys have no arithmetic to add or
+    multiply), on the data with its word axis kept."""
+    __slots__ = ("_keys", "_idx")
+
+    def __init__(self, keys, idx):
+        self._keys, self._idx = keys, keys._data_index(idx)
+
+    def get(self, **kwargs):
+        return PRNGKeyArray(self._keys._data.at[self._idx].get(**kwargs))
+
+    def set(self, values, **kwargs):
+        _require_keys("key_array.at[...].set", self._keys, values)
+        return PRNGKeyArray(self._keys._data.at[self._idx].set(values._data, **kwargs))
+
+    def __getattr__(self, name):
+        raise TypeError(f"key_array.at[...].{name}: PRNG key arrays support only .get() and "
+                        f".set(); derive new keys with tjit.random.split / fold_in")
 
 
 def _is_bool_array(i):

@@ -60,10 +60,29 @@ def extended_issubdtype(dtype, parent):
 
 
 class ExtendedArray:
-    """Base of arrays of an extended dtype. Subclasses define ``_join(arrays, axis,
-    new_axis, op)``: concatenate (``new_axis=False``) or stack such arrays."""
+    """Base of arrays of an extended dtype. The ``jnp``/``lax`` functions that accept
+    them hand them to these methods, which subclasses define:
+
+    * ``_join(arrays, axis, new_axis, op)``: concatenate (``new_axis=False``) or stack;
+    * ``_where(condition, x, y, op)``: ``jnp.where`` / ``lax.select``;
+    * ``_broadcast_to(shape)``, ``_take(indices, axis, mode)``;
+    * ``_as_array(dtype, op)``: ``jnp.asarray`` / ``array`` / ``copy``.
+    """
     __slots__ = ()
 
     @classmethod
     def _join(cls, arrays, axis, new_axis, op):
         raise NotImplementedError(f"{op} of {cls.__name__} arrays")
+
+    @classmethod
+    def _where(cls, condition, x, y, op="where"):
+        raise NotImplementedError(f"{op} of {cls.__name__} arrays")
+
+    def _broadcast_to(self, shape):
+        raise NotImplementedError(f"broadcast_to of {type(self).__name__} arrays")
+
+    def _take(self, indices, axis, mode):
+        raise NotImplementedError(f"take of {type(self).__name__} arrays")
+
+    def _as_array(self, dtype, op):
+        raise NotImplementedError(f"{op} of {type(self).__name__} arrays")
