@@ -63,6 +63,7 @@ from tjit.tracing.core import (
     Array, Tracer, current_trace, is_device_value, is_eager, to_host)
 from tjit.tracing.core import _DEVICE_ARRAYS   # (empty until a device backend is used)
 from tjit.tracing.errors import InconclusiveDimensionError
+from tjit.tracing.extended_dtypes import ExtendedArray, ExtendedDType
 from tjit.tracing.jaxpr import eqn_texts
 from tjit.tracing.jaxpr_trace import trace_to_jaxpr
 from tjit.tracing.refs import Ref, RefNotThreaded
@@ -106,8 +107,11 @@ class ShapeDtypeStruct:
 
     def __init__(self, shape, dtype, weak_type=False):
         self.shape = tuple(shape)
-        self.dtype = dtypes.float0 if _is_float0_dtype(dtype) else \
-            dtypes.canonicalize(dtypes.check_dtype(dtype))
+        if isinstance(dtype, ExtendedDType):   # a key dtype (key<fry>), as JAX
+            self.dtype = dtype
+        else:
+            self.dtype = dtypes.float0 if _is_float0_dtype(dtype) else \
+                dtypes.canonicalize(dtypes.check_dtype(dtype))
         self.weak_type = weak_type
 
     @classmethod
@@ -1596,8 +1600,22 @@ def show(fun, *args, backend=None, **kwargs):
 @api_boundary
 def eval_shape(fun, *args, **kwargs):
     """Output shapes/dtypes of ``fun`` as ShapeDtypeStructs, without computing."""
+    args, kwargs = tree_map(_extended_struct_as_data, (args, kwargs),
+                            is_leaf=lambda x: isinstance(x, ShapeDtypeStruct))
     _, shapes = make_jaxpr(lambda *a, **k: fun(*a, **k), return_shape=True)(*args, **kwargs)
-    return shapes
+    # a key array of traced data shapes is a struct of the key dtype (JAX's leaf)
+    return tree_map(lambda x: ShapeDtypeStruct(x.shape, x.dtype)
+                    if isinstance(x, ExtendedArray) else x,
+                    shapes, is_leaf=lambda x: isinstance(x, ExtendedArray))
+
+
+def _extended_struct_as_data(x):
+    """A ShapeDtypeStruct of a key dtype as the key array of its data's struct, which
+    tracing sees (it traces the data of key arrays)."""
+    if isinstance(x, ShapeDtypeStruct) and isinstance(x.dtype, ExtendedDType):
+        dt = x.dtype
+        return dt.array_type(ShapeDtypeStruct(x.shape + dt.data_shape, dt.data_dtype))
+    return x
 
 
 def typeof(x):
@@ -1610,6 +1628,8 @@ def typeof(x):
     """
     from tjit.lax._elementwise import asarray_for_lax
     from tjit.tracing.core import get_aval
+    if isinstance(x, ExtendedArray):   # a key array: ShapedArray(key<fry>[...])
+        return x.aval
     return get_aval(x if isinstance(x, (Array, Tracer)) else asarray_for_lax(x))
 
 

@@ -97,3 +97,19 @@ def test_key_operations_that_jax_refuses_raise_naming_the_fix():
         lax.select(jnp.array([True, False, True]), ks, ks)
     with pytest.raises(TypeError, match="key_data"):
         jnp.asarray(ks, dtype=jnp.uint32)
+
+
+def test_typeof_shape_dtype_struct_and_eval_shape_of_keys():
+    ks = random.split(random.key(0), 2)
+    # JAX 0.10.2 documents these reprs: ShapedArray(key<fry>[2]), str key<fry>[2]
+    assert repr(tjit.typeof(ks)) == "ShapedArray(key<fry>[2])"
+    assert str(tjit.typeof(ks[0])) == "key<fry>[]" and tjit.typeof(ks).dtype == ks.dtype
+    sds = tjit.ShapeDtypeStruct((3,), ks.dtype)
+    assert repr(sds) == "ShapeDtypeStruct(shape=(3,), dtype=key<fry>)"
+    assert tjit.eval_shape(lambda k: random.split(k, 3), ks[0]) == sds
+    out = tjit.eval_shape(lambda k: (random.split(k, 3), random.normal(k, (2,))),
+                          tjit.ShapeDtypeStruct((), ks.dtype))
+    assert out == (sds, tjit.ShapeDtypeStruct((2,), jnp.float32))
+    seen = []
+    tjit.jit(lambda k: seen.append(repr(k)) or k)(ks[0])
+    assert "key<fry>[]" in seen[0] and "u32" not in seen[0]

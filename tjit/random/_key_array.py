@@ -17,7 +17,7 @@ data. Values are those of the raw-key path: the samplers unwrap the data.
 import numpy as np
 
 from tjit.tracing.core import Array, Tracer
-from tjit.tracing.extended_dtypes import THREEFRY_KEY_DTYPE, ExtendedArray
+from tjit.tracing.extended_dtypes import THREEFRY_KEY_DTYPE, ExtendedArray, ExtendedAval
 from tjit.tracing.shapes import shape_str, size as shape_size
 from tjit.tracing.tree_util import register_pytree_node
 from tjit import numpy as jnp
@@ -45,6 +45,11 @@ class PRNGKeyArray(ExtendedArray):
     def size(self):
         return shape_size(self.shape)
 
+    @property
+    def aval(self):
+        """``ShapedArray(key<fry>[...])``: what ``tjit.typeof`` gives."""
+        return ExtendedAval(self.shape, self.dtype)
+
     def __len__(self):
         if not self.shape:
             raise TypeError("len() of unsized object (a scalar key array)")
@@ -57,7 +62,12 @@ class PRNGKeyArray(ExtendedArray):
 
     def __repr__(self):
         data = self._data
-        body = np.array2string(np.asarray(data)) if isinstance(data, Array) else repr(data)
+        if isinstance(data, Tracer):  # the tracer's repr with the key's type (JAX's)
+            return repr(data).replace(data.aval.str_short(), self.aval.str_short(), 1)
+        if isinstance(data, (Array, np.ndarray)):
+            body = np.array2string(np.asarray(data))
+        else:
+            body = repr(data)
         return f"Array({shape_str(self.shape)}, dtype={self.dtype}) overlaying:\n{body}"
 
     __str__ = __repr__
@@ -254,3 +264,4 @@ for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul"
 # (the child may be a placeholder, vmap's in_axes or a tree_map result: never checked)
 register_pytree_node(PRNGKeyArray, lambda k: ((k._data,), None),
                      lambda _aux, children: PRNGKeyArray(children[0]))
+THREEFRY_KEY_DTYPE.array_type = PRNGKeyArray  # how eval_shape wraps key data it traced

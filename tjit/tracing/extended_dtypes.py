@@ -13,6 +13,8 @@ base, so that ``jnp`` functions (concatenate, stack) can hand such arrays to the
 
 import numpy as np
 
+from tjit.tracing.shapes import dim_str
+
 
 class extended(np.generic):  # noqa: N801 (JAX's name)
     """Scalar class of all extended dtypes (``jax.dtypes.extended``)."""
@@ -40,8 +42,14 @@ class ExtendedDType:
 
 
 class KeyDType(ExtendedDType):
-    """The dtype of typed PRNG key arrays: ``key<fry>`` for threefry2x32 keys."""
+    """The dtype of typed PRNG key arrays: ``key<fry>`` for threefry2x32 keys.
+
+    An array of shape ``s`` holds data of shape ``s + data_shape`` and dtype
+    ``data_dtype``; ``array_type`` (set where that class is defined) wraps such data."""
     type = prng_key
+    data_shape = (2,)
+    data_dtype = np.dtype(np.uint32)
+    array_type = None
 
     def __init__(self, impl_name, short_name):
         self.impl_name = impl_name
@@ -57,6 +65,36 @@ def extended_issubdtype(dtype, parent):
     if isinstance(parent, ExtendedDType):
         return parent == dtype
     return isinstance(parent, type) and issubclass(dtype.type, parent)
+
+
+class ExtendedAval:
+    """Shape and extended dtype of an array, as ``jax.typeof`` gives for a key array
+    (``ShapedArray(key<fry>[3])``). Tracing never sees it: transformations trace the
+    array's data."""
+    __slots__ = ("shape", "dtype")
+    weak_type = False
+
+    def __init__(self, shape, dtype):
+        self.shape, self.dtype = tuple(shape), dtype
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    def str_short(self):
+        return f"{self.dtype.name}[{','.join(dim_str(d) for d in self.shape)}]"
+
+    __str__ = str_short
+
+    def __repr__(self):
+        return f"ShapedArray({self.str_short()})"
+
+    def __eq__(self, other):
+        return type(other) is ExtendedAval and (other.shape, other.dtype) == (self.shape,
+                                                                               self.dtype)
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype))
 
 
 class ExtendedArray:
