@@ -67,3 +67,11 @@ def test_conv_negative_padding_beyond_the_input_raises():
     # with lhs dilation the dilated size (7) is what the padding crops
     out = lax.conv_general_dilated(x, w, (1,), [(-2, -2)], lhs_dilation=(3,))
     np.testing.assert_array_equal(np.asarray(out)[0, 0], [0, 1, 0])
+
+
+def test_unknown_padding_mode_names_the_operation():
+    x = np.ones((1, 1, 4), np.float32)
+    with pytest.raises(ValueError, match="conv_general_dilated: unknown padding 'FULL'"):
+        lax.conv_general_dilated(x, np.ones((1, 1, 2), np.float32), (1,), "FULL")
+    with pytest.raises(ValueError, match="reduce_window: unknown padding 'FULL'"):
+        lax.reduce_window(x, 0.0, lax.add, (1, 1, 2), (1, 1, 1), "FULL")

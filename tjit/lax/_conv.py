@@ -36,6 +36,14 @@ def padtype_to_pads(in_shape, window_shape, window_strides, padding):
     return pads
 
 
+def named_padtype_to_pads(name, in_shape, window_shape, window_strides, padding):
+    """:func:`padtype_to_pads` whose error for an unknown mode names the operation."""
+    try:
+        return padtype_to_pads(in_shape, window_shape, window_strides, padding)
+    except ValueError as e:
+        raise ValueError(f"{name}: {e}") from None
+
+
 def conv_general_permutations(dimension_numbers):
     """Strings such as ``('NHWC', 'HWIO', 'NHWC')`` -> the three dimension tuples of
     :class:`ConvDimensionNumbers` (spatial dims ordered as they appear in the kernel's)."""
@@ -127,7 +135,8 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
                              f"or use lax.conv_transpose")
         k_sp = [dilate_dim(rhs.shape[d], r) for d, r in zip(dnums.rhs_spec[2:], rhs_dilation)]
         in_sp = [lhs.shape[d] for d in dnums.lhs_spec[2:]]
-        padding = padtype_to_pads(in_sp, k_sp, window_strides, padding)
+        padding = named_padtype_to_pads("conv_general_dilated", in_sp, k_sp, window_strides,
+                                        padding)
     try:
         padding = tuple((int(lo), int(hi)) for lo, hi in padding)
     except (TypeError, ValueError):

@@ -6,7 +6,7 @@ operands through ``_general_reduce``; and the windowed primitives' functions
 import numpy as np
 
 from tjit.lax import _elementwise as ew
-from tjit.lax._conv import padtype_to_pads
+from tjit.lax._conv import named_padtype_to_pads
 from tjit.lax._elementwise import asarray_for_lax
 from tjit.lax._general_reduce import general_reduce_window
 from tjit.primitives import windowed as w
@@ -31,7 +31,7 @@ def _window_params(operand, window_dimensions, window_strides, padding, base_dil
     if isinstance(padding, str):
         k_dil = [dilate_dim(k, r) for k, r in zip(window_dimensions, window_dilation)]
         # as JAX: the operand's own (undilated) shape against the dilated window
-        padding = padtype_to_pads(operand.shape, k_dil, window_strides, padding)
+        padding = named_padtype_to_pads(name, operand.shape, k_dil, window_strides, padding)
     try:
         padding = tuple((int(lo), int(hi)) for lo, hi in padding)
     except (TypeError, ValueError):
