@@ -353,6 +353,16 @@ def _own(tile):
     return _OWN.get()[tile]
 
 
+def own_sgemm_ready():
+    """Whether tjit's own sgemm is built in this process."""
+    return _OWN.made()
+
+
+def prepare_own_sgemm():
+    """Build tjit's own sgemm now (``helpers_ahead``: beside a program's kernels)."""
+    _OWN.get()
+
+
 def _load_own():
     global _POOL
     names = [f"tjit_gemm_own_{t}" for t in sgemm.TILES]
@@ -380,6 +390,11 @@ def _after_fork_in_child():
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def own_tile_for(m, n):
+    """Whether an m x n float32 product runs on tjit's own sgemm (where it is used)."""
+    return _own_tile(m, n) is not None
 
 
 def _own_tile(m, n):

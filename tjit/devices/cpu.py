@@ -33,7 +33,8 @@ import threading
 import numpy as np
 
 from tjit.devices import (array_args, backend, blas, control_flow, cpu_cumulative,
-                          cpu_fill_copy, cpu_scatter, cpu_top_k, kernel_cache, rebind_code)
+                          cpu_fill_copy, cpu_scatter, cpu_top_k, helpers_ahead,
+                          kernel_cache, rebind_code)
 from tjit.devices.array_args import data_pointer as _ptr
 from tjit.devices.executable import Executable
 from tjit.devices.runner import PlanInspection, ProgramRunner, binding_key, solve_sizes
@@ -80,6 +81,8 @@ class CpuExecutable(PlanInspection, Executable):
         self.program = program
         self.in_specs = in_specs
         self.symbols = tuple(symbols)       # sympy size symbols of the program
+        # (the runtime helpers it will call, built beside its kernels' compile)
+        helpers_ahead.start(program, PARALLEL_MIN_WORK)
         self.fns = _compile(self.program)
         self._idle = []                     # idle runners, the most recently used last
         self._idle_lock = threading.Lock()

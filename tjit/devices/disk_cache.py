@@ -379,7 +379,11 @@ def load_or_compile(ir_text, names, tag, profile="vector"):
             return target.load_object(obj, names)
         except (ValueError, RuntimeError):  # unusable entry: compile afresh below
             pass
-    addrs, obj = target.compile_object(ir_text, names, profile)
+    from tjit.lower.llvm import parallel
+    # (outside the LLVM lock where it can: a helper built on a thread of its own
+    # overlaps the kernels' compile, see devices/helpers_ahead.py)
+    obj = parallel.emit_object(ir_text, profile)
+    addrs = target.load_object(obj, names)
     put(key, obj)
     return addrs
 

@@ -27,6 +27,10 @@ class Lazy:
         self._lock = threading.Lock()
         _ALL.add(self)
 
+    def made(self):
+        """Whether the value is made (``get`` would not make it)."""
+        return self._value is not _UNSET
+
     def get(self):
         value = self._value
         if value is _UNSET:

@@ -535,6 +535,11 @@ def _runtime():
     return _RUNTIME or None
 
 
+def runtime_ready():
+    """Whether the native runtime's build was tried in this process (made or not)."""
+    return _RUNTIME is not None
+
+
 def native_available():
     """True when the native parallel-for runtime works on this platform."""
     return _runtime() is not None

@@ -147,3 +147,12 @@ def emit_objects(jobs):
         return [target.emit_object(ir_text, profile) for ir_text, profile in jobs]
     with concurrent.futures.ThreadPoolExecutor(n, thread_name_prefix="tjit-llvm") as pool:
         return list(pool.map(lambda job: _emit(*job), jobs))
+
+
+def emit_object(ir_text, profile="vector"):
+    """``target.emit_object(ir_text, profile)``'s bytes, its long calls made outside
+    llvmlite's lock where threads can compile at once (a runtime helper built on one
+    thread then overlaps the kernels compiled on others)."""
+    if threads_for(2) < 2:
+        return target.emit_object(ir_text, profile)
+    return _emit(ir_text, profile)

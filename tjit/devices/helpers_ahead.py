@@ -1,0 +1,91 @@
+"""The runtime helpers a new CPU program will call, built on a thread of their own while
+its kernels compile.
+
+With an empty disk cache a program's first call builds, after its kernels, the native
+helpers it then calls: tjit's own sgemm (``blas``; ~200 ms of LLVM CPU) for its float32
+products, the thread runtime (``threads``; ~50 ms) once a step is split across threads.
+They do not depend on the kernels, and LLVM compiles modules on several threads at once
+(``lower/llvm/parallel.py``), so :func:`start` builds the ones the program will want on a
+thread beside the kernels' compile. Each is the process's one value of its ``Lazy``
+(or lock-guarded global): a later use waits for it or finds it made, never builds a
+second. A helper that fails here is left unbuilt; its first real use builds it again
+and reports the failure as before.
+
+Which helpers a program wants is foreseen from its plan (dot dtypes and extents, kernel
+sizes), as the runtime will decide; a helper foreseen but then not called costs CPU
+time once (it is kept in the disk cache), never a result.
+"""
+
+import math
+import threading
+
+import numpy as np
+
+from tjit.devices import blas, threads
+from tjit.lower.llvm import parallel
+from tjit.lower.llvm.split import split_axis, work_per_point
+from tjit.xla_like.plan import ControlStep, DotStep, KernelStep
+
+
+def start(program, parallel_min_work):
+    """Start building the helpers ``program`` will call on a new thread (returned), or
+    return None when it wants none not built yet or threads cannot compile at once.
+    ``parallel_min_work``: the work from which the runtime splits a kernel."""
+    wanted = _wanted(program, parallel_min_work)
+    if not wanted or parallel.threads_for(2) < 2:
+        return None
+    t = threading.Thread(target=_build, args=(wanted,), name="tjit-helpers")
+    t.start()
+    return t
+
+
+def _build(wanted):
+    for make in wanted:
+        try:
+            make()
+        except Exception:   # noqa: BLE001  (its first real use builds it and reports)
+            pass
+
+
+def _wanted(program, parallel_min_work):
+    own = blas.own_sgemm_used() and not blas.own_sgemm_ready()
+    split = threads.default_num_threads() > 1 and not threads.runtime_ready()
+    own_wanted = split_wanted = False
+    for prog, step in _steps(program):
+        if isinstance(step, DotStep) and (own or split):
+            bmkn = _dot_extents(prog, step)
+            if bmkn is not None:
+                b, m, k, n = bmkn
+                own_wanted |= own and _dtype(prog, step.outs[0]) == np.float32 and \
+                    blas.own_tile_for(m, n)
+                split_wanted |= split and b * m * k * n >= blas.PARALLEL_MIN_MACS
+        elif isinstance(step, KernelStep) and split and not split_wanted:
+            k = step.kernel
+            ax = split_axis(k)
+            if ax is not None and all(isinstance(d, int) for d in k.shape):
+                split_wanted = k.shape[ax] >= 2 and \
+                    math.prod(k.shape) * work_per_point(k) >= parallel_min_work
+    out = [blas.prepare_own_sgemm] if own_wanted else []
+    return out + ([threads.native_available] if split_wanted else [])
+
+
+def _steps(program):
+    """``(program, step)`` for every step of ``program`` and its bodies."""
+    for s in program.steps:
+        yield program, s
+        if isinstance(s, ControlStep):
+            for body in s.bodies:
+                yield from _steps(body)
+
+
+def _dtype(program, v):
+    return np.dtype(program.values[v].dtype)
+
+
+def _dot_extents(program, step):
+    """``(B, M, K, N)`` of a dot step as ints, or None (symbolic sizes)."""
+    lhs, rhs = (program.values[v] for v in step.ins[:2])
+    bmkn = step.gemm_spec(lhs.shape, rhs.shape).bmkn
+    if not all(isinstance(d, (int, np.integer)) for d in bmkn):
+        return None
+    return tuple(int(d) for d in bmkn)
