@@ -105,3 +105,49 @@ def test_scipy_submodules_load_on_first_use():
     """)
     # (SciPy itself: erf's eager reference implementation calls it)
     assert [m for m in loaded if m != "scipy"] == ["tjit.scipy.special", "tjit.scipy.stats"]
+
+
+def test_sympy_imported_by_the_user_before_or_after_tjit():
+    """Expressions of a sympy that the user imported (before tjit, or after it but before
+    tjit needed one) are dims all the same, with tjit's wrappers installed on sympy."""
+    for first, then in (("import sympy", "import tjit"), ("import tjit", "import sympy")):
+        _loaded_after(f"""
+            {first}
+            {then}
+            import numpy as np
+            import tjit.numpy as jnp
+            from tjit import _sympy
+            n = sympy.Symbol("n", integer=True, positive=True)
+            assert _sympy.is_expr(n) and not _sympy.is_expr(3)
+            assert getattr(sympy.Basic, "_tjit_size_questions", False)
+            assert tjit.eval_shape(lambda x: x.reshape(-1), tjit.ShapeDtypeStruct(
+                (n, 4), np.float32)).shape == (4 * n,)
+        """)
+
+
+def test_first_symbolic_use_from_several_threads():
+    """Threads that need sympy at once wait for one import and set-up (no half-made
+    state): each thread's polymorphic program gives NumPy's numbers."""
+    _loaded_after("""
+        import threading
+        import numpy as np
+        import tjit
+        import tjit.numpy as jnp
+        start, errors = threading.Barrier(4), []
+        def run(k):
+            try:
+                start.wait()
+                f = tjit.jit(lambda x: jnp.cumsum(x[1:]) * x.shape[0],
+                             polymorphic_shapes=("(b,)",))
+                for n in (4 + k, 9 + k):
+                    x = np.arange(n, dtype=np.float32)
+                    assert np.allclose(np.asarray(f(x)), np.cumsum(x[1:]) * n), (k, n)
+            except Exception as e:  # noqa: BLE001  (reported below)
+                errors.append(repr(e))
+        threads = [threading.Thread(target=run, args=(k,)) for k in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert not errors, errors
+    """)
