@@ -75,3 +75,23 @@ def test_unknown_padding_mode_names_the_operation():
         lax.conv_general_dilated(x, np.ones((1, 1, 2), np.float32), (1,), "FULL")
     with pytest.raises(ValueError, match="reduce_window: unknown padding 'FULL'"):
         lax.reduce_window(x, 0.0, lax.add, (1, 1, 2), (1, 1, 1), "FULL")
+
+
+def test_reduce_window_max_of_ints_with_plus_inf_init_is_not_max_pooling():
+    # +inf cast to int32 reads as the int minimum, so this was taken for max pooling's
+    # identity and the init silently dropped; as JAX, +inf is no int32 and raises
+    x = np.array([[1, 5, 2], [3, 0, 4]], np.int32)
+    with pytest.raises(TypeError, match="inf"):
+        lax.reduce_window(x, np.inf, lax.max, (1, 2), (1, 1), "VALID")
+    # -inf (max) and +inf (min) are the identities JAX accepts for ints
+    np.testing.assert_array_equal(
+        np.asarray(lax.reduce_window(x, -np.inf, lax.max, (1, 2), (1, 1), "VALID")),
+        [[5, 5], [3, 4]])
+    np.testing.assert_array_equal(
+        np.asarray(lax.reduce_window(x, np.inf, lax.min, (1, 2), (1, 1), "VALID")),
+        [[1, 2], [0, 0]])
+    # the int maximum is a real init of a max: every window is at least it
+    top = np.iinfo(np.int32).max
+    np.testing.assert_array_equal(
+        np.asarray(lax.reduce_window(x, top, lax.max, (1, 2), (1, 1), "VALID")),
+        np.full((2, 2), top))

@@ -48,8 +48,14 @@ def _is_identity(init, kind, dt):
     v = np.asarray(getattr(init, "_value", init))
     if v.shape != ():
         return False
+    ident = w._identity(kind, dt)
+    if v.dtype.kind == "f" and np.isinf(v) and dtypes.is_int(dt):
+        # -inf / +inf stand for an integer max / min's identity (as JAX takes them)
+        return (kind == "max") == bool(v < 0) and kind != "sum"
     with np.errstate(all="ignore"):
-        return bool(v.astype(dt) == w._identity(kind, dt))
+        cast = v.astype(dt)
+        # compared after a lossless cast only: +inf cast to int32 reads as its minimum
+        return bool(cast == ident) and bool(cast.astype(v.dtype) == v)
 
 
 def reduce_window(operand, init_value, computation, window_dimensions, window_strides,
