@@ -61,3 +61,71 @@ def test_complex_log2_log10_of_infinities(mode, name, base):
     np.testing.assert_allclose(got.real, want.real.astype(np.float32), rtol=1e-6)
     np.testing.assert_allclose(got.imag, want.imag.astype(np.float32), rtol=1e-6)
     assert np.array_equal(np.signbit(got.imag), np.signbit(want.imag))
+
+
+INF, NAN = np.inf, np.nan
+# (numerator, denominator, quotient) by C99 Annex G (G.5.1): an infinite numerator over a
+# finite denominator is infinite, a finite numerator over an infinite denominator zero;
+# NumPy's complex division gives nan + nan j for all of these
+DIV_CASES = [
+    (complex(INF, 1.0), complex(2.0, 1.0), complex(INF, -INF)),
+    (complex(INF, NAN), complex(1.0, 1.0), complex(INF, -INF)),
+    (complex(1.0, 1.0), complex(INF, INF), complex(0.0, 0.0)),
+    (complex(1.0, 1.0), complex(INF, 0.0), complex(0.0, 0.0)),
+    (complex(1.0, 2.0), complex(NAN, INF), complex(0.0, -0.0)),
+    (complex(-3.0, 2.0), complex(-INF, 5.0), complex(0.0, -0.0)),
+    # ordinary quotients and NumPy's own answers stay as they were
+    (complex(1.0, 2.0), complex(3.0, -4.0), complex(-0.2, 0.4)),
+    (complex(1.0, 0.0), complex(0.0, 0.0), complex(INF, NAN)),
+    (complex(0.0, 0.0), complex(0.0, 0.0), complex(NAN, NAN)),
+]
+
+
+def _check_parts(got, want, rtol):
+    for g, w in zip(np.asarray(got).ravel(), want):
+        for pg, pw in ((g.real, w.real), (g.imag, w.imag)):
+            if np.isnan(pw):
+                assert np.isnan(pg), (g, w)
+            else:
+                assert np.isclose(pg, pw, rtol=rtol, atol=0), (g, w)
+                assert np.signbit(pg) == np.signbit(pw), (g, w)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_division_recovers_infinities(mode, dtype, x64):
+    x = np.array([c[0] for c in DIV_CASES], dtype)
+    y = np.array([c[1] for c in DIV_CASES], dtype)
+    got = MODES[mode](lambda a, b: jnp.asarray(a) / b)(x, y)
+    assert got.dtype == dtype
+    _check_parts(got, [c[2] for c in DIV_CASES], rtol=1e-6)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_complex_reciprocal_of_infinities(mode):
+    z = np.array([complex(INF, INF), complex(INF, 0.0), complex(NAN, INF), complex(2.0, 1.0)],
+                 np.complex64)
+    got = MODES[mode](jnp.reciprocal)(z)
+    _check_parts(got, [complex(0.0, -0.0), complex(0.0, 0.0), complex(0.0, -0.0),
+                       complex(0.4, -0.2)], rtol=1e-6)
+
+
+def test_complex_division_vmap_matches_loop():
+    x = np.array([[c[0] for c in DIV_CASES]] * 2, np.complex64)
+    y = np.array([[c[1] for c in DIV_CASES]] * 2, np.complex64)
+    got = tjit.vmap(lambda a, b: a / b)(x, y)
+    for row in np.asarray(got):
+        _check_parts(row, [c[2] for c in DIV_CASES], rtol=1e-6)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32"])
+def test_gcd_lcm_with_the_most_negative_integer(mode, dtype):
+    # |MIN| wraps to MIN: the Euclid loop ended on a negative divisor (gcd(5, -128) was -1)
+    lo = np.iinfo(dtype).min
+    x = np.array([5, lo, lo, 0, 6, lo, 12, -7, 3], dtype)
+    y = np.array([lo, 5, lo, lo, lo, 0, -18, 21, -9], dtype)
+    want_gcd = np.array([np.gcd(int(a), int(b)) for a, b in zip(x, y)]).astype(dtype)
+    want_lcm = np.array([np.lcm(int(a), int(b)) for a, b in zip(x, y)]).astype(dtype)
+    np.testing.assert_array_equal(MODES[mode](jnp.gcd)(x, y), want_gcd)
+    np.testing.assert_array_equal(MODES[mode](jnp.lcm)(x, y), want_lcm)

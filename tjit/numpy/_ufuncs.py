@@ -1230,7 +1230,9 @@ def gcd(x1, x2, /):
         safe_b = lax.select(lax.eq(b, zero), lax.full_like(b, 1), b)
         return (lax.select(lax.eq(b, zero), a, b),
                 lax.select(lax.eq(b, zero), zero, lax.rem(a, safe_b)))
-    return lax.while_loop(cond, body, (a, b))[0]
+    # |INT_MIN| wraps to INT_MIN, so the loop may end on a negative divisor (gcd(5, int8
+    # -128) came out -1): its magnitude is the answer (NumPy's; gcd(MIN, MIN) stays MIN)
+    return lax.abs(lax.while_loop(cond, body, (a, b))[0])
 
 
 def lcm(x1, x2, /):

@@ -189,7 +189,7 @@ class _XpOps:
         return a * b
 
     def div(self, a, b):
-        return a / b
+        return _div_impl(self.xp, a, b)  # div_p's values (complex: 1 / (inf+inf j) = 0)
 
     def convert(self, a, dt):
         return self.xp.asarray(a).astype(dt)
@@ -329,7 +329,36 @@ def _div_impl(xp, x, y):
         by_zero = x.dtype.type(-1) if not dtypes.is_unsigned(x.dtype) else \
             x.dtype.type(np.iinfo(x.dtype).max)
         return _same(xp, xp.where(y == 0, by_zero, q), x)
-    return _same(xp, xp.true_divide(x, y), x)
+    q = _same(xp, xp.true_divide(x, y), x)
+    return _complex_div_recovery(xp, x, y, q) if dtypes.is_complex(x.dtype) else q
+
+
+def _complex_div_recovery(xp, x, y, q):
+    """C99 Annex G's recovery of infinite and zero quotients that NumPy's complex division
+    leaves nan + nan j (as XLA's): an infinite numerator over a finite denominator is
+    infinite ((inf+inf j)/(1e38+0j) = inf+inf j), a finite one over an infinite
+    denominator zero ((1+1j)/(inf+0j) = 0+0j)."""
+    lost = xp.isnan(q.real) & xp.isnan(q.imag)
+    if not lost.any():
+        return q
+    x, y, q = xp.broadcast_arrays(x, y, q)
+    a, b, c, d = x.real, x.imag, y.real, y.imag
+    fin = xp.isfinite
+    one = a.dtype.type(1)
+
+    def unit(v):  # an infinite part as +-1, a finite one as +-0 (C99's copysign(isinf ...))
+        return xp.copysign(xp.where(xp.isinf(v), one, 0 * one), v)
+
+    big = lost & (xp.isinf(a) | xp.isinf(b)) & fin(c) & fin(d)
+    small = lost & (xp.isinf(c) | xp.isinf(d)) & fin(a) & fin(b)
+    ua, ub, uc, ud = unit(a), unit(b), unit(c), unit(d)
+    inf = a.dtype.type(np.inf)
+    out = q.copy()
+    out.real = xp.where(big, inf * (ua * c + ub * d),
+                        xp.where(small, 0 * (a * uc + b * ud), q.real))
+    out.imag = xp.where(big, inf * (ub * c - ua * d),
+                        xp.where(small, 0 * (b * uc - a * ud), q.imag))
+    return out
 
 
 def _rem_impl(xp, x, y):
@@ -1008,6 +1037,11 @@ for _p, _name in [
         (xor_p, "bitwise_xor"), (not_p, "invert")]:
     _p.eager_ufunc = getattr(np, _name)
 del _p, _name
+
+# complex division: the impl, for its C99 recovery of infinite/zero quotients (NumPy's
+# ufunc serves the real dtypes)
+div_p.eager_numpy = lambda dx, dy: (
+    functools.partial(_quiet(_div_impl), np) if dtypes.is_complex(dx) else None)
 
 # log1p: NumPy's ufunc for real operands only (its complex loop loses small arguments;
 # the impl's formula serves those)
