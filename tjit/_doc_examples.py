@@ -1930,7 +1930,7 @@ JAX_EXAMPLES = {'jax.block_until_ready': '>>> jax.block_until_ready(jnp.asarray(
                   'Array([-3.,  0.,  5.], dtype=float32)',
  'jax.show': '>>> len(jax.show(jnp.sin, jnp.ones(3)).kernels())\n1',
  'jax.tree_map': ">>> jax.tree_map(lambda x: x * 2, {'a': 1, 'b': (2, 3)})\n{'a': 2, 'b': (4, 6)}",
- 'jax.typeof': '>>> jax.typeof(jnp.ones((2, 3)))\nShapedArray(f32[2,3])',
+ 'jax.typeof': '>>> jax.typeof(jnp.ones((2, 3)))\nShapedArray(float32[2,3])',
  'jax.value_and_grad': '>>> jax.value_and_grad(jnp.sin)(1.0)\n'
                        '(Array(0.841471, dtype=float32, weak_type=True), Array(0.5403023, '
                        'dtype=float32, weak_type=True))',

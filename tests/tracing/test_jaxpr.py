@@ -86,7 +86,7 @@ def test_eval_jaxpr_is_traceable():
 def test_specialize_substitutes_symbols():
     j = tjit.make_jaxpr(lambda x: lax.reshape(x, (-1,)),
                         polymorphic_shapes=["(b, 4)"])(jnp.asarray(np.ones((2, 4))))
-    assert str(j.out_avals[0]) == "f32[4*b]"
+    assert j.out_avals[0].str_short() == "f32[4*b]"
     s = specialize(j, {symbol("b"): 3})
     assert s.out_avals[0].shape == (12,)
     check_jaxpr(s)

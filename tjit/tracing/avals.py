@@ -44,14 +44,21 @@ class ShapedArray:
         return h
 
     def str_short(self):
+        """``f32[3,4]``: the jaxpr printer's short form."""
         dims = ",".join(dim_str(d) for d in self.shape)
         return f"{dtypes.short_name(self.dtype)}[{dims}]"
 
+    def _long(self):
+        """``float32[3,4]``: the dtype's full name, as JAX's ``str(jax.typeof(x))``."""
+        name = "float0" if self.dtype == dtypes.float0 else self.dtype.name
+        return f"{name}[{','.join(dim_str(d) for d in self.shape)}]"
+
     def __repr__(self):
         weak = ", weak_type=True" if self.weak_type else ""
-        return f"ShapedArray({self.str_short()}{weak})"
+        return f"ShapedArray({self._long()}{weak})"
 
-    __str__ = str_short
+    def __str__(self):  # as JAX 0.10.2: a weak type is marked ~ (~float32[])
+        return ("~" if self.weak_type else "") + self._long()
 
 
 def aval_of_value(x):

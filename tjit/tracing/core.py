@@ -980,6 +980,8 @@ class Tracer:
                         f"id(x), or pass hashable values as jit(..., static_argnums=...)")
 
     def __repr__(self):
+        if self._trace.name == "jit":  # JAX 0.10.2's form: JitTracer(~float32[3])
+            return f"JitTracer({self.aval})"
         return f"Traced<{self.aval.str_short()}>with<{self._trace.name}>"
 
 

@@ -52,6 +52,9 @@ class BatchTracer(Tracer):
     def _describe(self):
         return "a value batched by vmap"
 
+    def __repr__(self):  # JAX 0.10.2's form
+        return f"VmapTracer(aval={self.aval}, batched={get_aval(self.val)})"
+
 
 class BatchTrace(Trace):
     name = "vmap"
