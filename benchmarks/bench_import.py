@@ -2,8 +2,8 @@
 
     python benchmarks/bench_import.py [--repeat 7] [--jax-python /path/to/python-with-jax]
 
-Each import runs in a fresh interpreter; the figure is the process CPU time of the
-import statement (steadier than wall time on a loaded machine), median over
+Each import runs in a fresh interpreter; the figures are the process CPU time of the
+import statement (steadier on a loaded machine) and its wall time, medians over
 ``--repeat`` processes. Bytecode goes to a private ``PYTHONPYCACHEPREFIX`` per
 interpreter, written by one untimed warm-up import: with ``PYTHONDONTWRITEBYTECODE`` set
 and a working tree others edit, stale ``.pyc`` files made Python compile ~230 of tjit's
@@ -13,11 +13,12 @@ imported alone (NumPy's ~85 ms included in those that import NumPy).
 
 Measured on the shared 2-core machine (load average ~11), medians of 7, ms of CPU:
 
-  import tjit 534-584, import jax 445-449, import numpy 84; sympy alone 257-269 (half of
-  tjit's import: shape code imports it in ~30 modules), llvmlite.binding 38, opt_einsum
-  ~14 beyond NumPy, tjit's docstring tables (``_docs``: NumPy's docstrings for jnp
-  functions written without one, the differences notes) ~45. Without sympy tjit's import
-  would be about 300 ms, below JAX's.
+  import tjit 293 (was 534-584 before sympy, tjit.scipy's submodules and numpy.random
+  were deferred), import jax 470, import numpy 86; sympy alone 259 (now imported by the
+  first symbolic size only: tjit/_sympy.py), llvmlite.binding 37 (the first compile needs
+  it), opt_einsum ~7 beyond NumPy, tjit's docstring tables (``_docs``: NumPy's docstrings
+  for jnp functions written without one, the differences notes) ~30. Wall time on this
+  loaded machine is 2.5-3.5 times the CPU time for tjit and JAX alike.
 
 Not a test: nothing here asserts a time.
 """
