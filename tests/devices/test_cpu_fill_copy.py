@@ -59,12 +59,17 @@ def test_classification():
     assert cpu_fill_copy.plain_fill_or_copy(_kernel(shape, scalar)) == ("broadcast", 0, 3)
     fill = _kernel(shape, K.Const(1.5, F32), args=(K.Arg(F32, "out"),))
     assert cpu_fill_copy.plain_fill_or_copy(fill) == ("fill", 1.5)
-    # not plain: a transpose, a conversion, arithmetic, a strided store, a big copy
-    # that threads would split, a reduction, symbolic sizes
-    transposed = K.Load(0, K.Affine(0, (0, 1, 0, 4)), F32)
+    transposed = K.Load(0, K.Affine(2, (0, 1, 0, 4)), F32)
+    assert cpu_fill_copy.plain_fill_or_copy(_kernel(shape, transposed)) == \
+        ("strided", 0, 2, (0, 1, 0, 4))
+    # not plain: a big transpose, a flip, a conversion, arithmetic, a strided store, a
+    # big copy that threads would split, a reduction
+    big = (256, 128)
+    big_t = _kernel(big, K.Load(0, K.Affine(0, (1, 256)), F32))
+    flipped = K.Load(0, K.Affine(31, (0, 8, 0, -1)), F32)
     converted = K.Load(0, _row_major(shape), np.dtype(np.float64))
     doubled = K.Op("mul", (copy, K.Const(2.0, F32)), F32)
-    for k in (_kernel(shape, transposed), _kernel(shape, doubled),
+    for k in (big_t, _kernel(shape, flipped), _kernel(shape, doubled),
               _kernel(shape, converted, args=(K.Arg(np.dtype(np.float64), "in"),
                                               K.Arg(F32, "out"))),
               _kernel(shape, copy, store=K.Affine(0, (0, 16, 0, 1))),
@@ -125,6 +130,17 @@ def test_copies_in_a_convolution_gradient(compiled):
     np.testing.assert_allclose(got[1], ref[1], rtol=1e-4, atol=1e-6)
     assert not [k for k in compiled if cpu_fill_copy.plain_fill_or_copy(k) is not None]
     assert "copy" in compiled.by_numpy
+
+
+def test_small_transposes_and_strided_slices(compiled):
+    rng = np.random.default_rng(4)
+    w = rng.standard_normal((3, 3, 16, 8)).astype(np.float32)
+    x = rng.standard_normal((40, 30)).astype(np.float32)
+
+    def f(w, x):
+        return (jnp.transpose(w, (3, 2, 0, 1)), x[::3, 1::2].T, jnp.broadcast_to(x[2], (5, 30)))
+    got = _check(f, w, x, compiled=compiled, kept_compiled=0, by_numpy=["strided"] * 3)
+    np.testing.assert_array_equal(got[1], x[::3, 1::2].T)
 
 
 def test_fill_into_a_donated_buffer_and_in_a_loop(compiled):
