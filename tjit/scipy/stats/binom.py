@@ -15,7 +15,7 @@ def logpmf(k, n, p, loc=0):
     comb = special.gammaln(n + 1) - special.gammaln(y + 1) - special.gammaln(n - y + 1)
     log_probs = comb + special.xlogy(y, p) + special.xlog1py(n - y, -p)
     return jnp.where((y >= 0) & (y <= n) & (y == jnp.floor(y)), log_probs,
-                     jnp.where(jnp.isnan(k), np.nan, -np.inf))
+                     jnp.where(jnp.isnan(y), np.nan, -np.inf))  # (NaN k or loc)
 
 
 def pmf(k, n, p, loc=0):

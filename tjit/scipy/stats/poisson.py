@@ -13,7 +13,7 @@ def logpmf(k, mu, loc=0):
     y = k - loc
     log_probs = special.xlogy(y, mu) - special.gammaln(y + 1) - mu
     return jnp.where((y >= 0) & (y == jnp.floor(y)), log_probs,
-                     jnp.where(jnp.isnan(k), np.nan, -np.inf))
+                     jnp.where(jnp.isnan(y), np.nan, -np.inf))  # (NaN k or loc)
 
 
 def pmf(k, mu, loc=0):

@@ -24,6 +24,18 @@ def _log_gauss_mass(a, b):
     return jnp.where(right, on_right, jnp.where(left, on_left, mid))
 
 
+def _log_cdf_and_sf(y, a, b):
+    """``(log cdf, log sf)`` at standardized ``y`` in [a, b]. Each as a ratio of masses,
+    except near 0 (above -0.1), where the ratio's rounding (the mass of [a, y] is that
+    of [a, b] to the last bit when y is far in the upper tail) would leave 0 for a log
+    of -1e-29: there ``log1p(-exp(other))``, as SciPy and JAX do."""
+    log_ab = _log_gauss_mass(a, b)
+    log_cdf = _log_gauss_mass(a, y) - log_ab
+    log_sf = _log_gauss_mass(y, b) - log_ab
+    return (jnp.where(log_cdf > -0.1, jnp.log1p(-jnp.exp(log_sf)), log_cdf),
+            jnp.where(log_sf > -0.1, jnp.log1p(-jnp.exp(log_cdf)), log_sf))
+
+
 def logpdf(x, a, b, loc=0, scale=1):
     """Log density on ``[loc + a scale, loc + b scale]``, -inf outside."""
     x, a, b, loc, scale = promote("truncnorm.logpdf", x, a, b, loc, scale)
@@ -41,7 +53,7 @@ def logcdf(x, a, b, loc=0, scale=1):
     """``log(cdf)``: the log mass of [a, y] over that of [a, b]."""
     x, a, b, loc, scale = promote("truncnorm.logcdf", x, a, b, loc, scale)
     y = jnp.clip((x - loc) / scale, a, b)
-    out = _log_gauss_mass(a, y) - _log_gauss_mass(a, b)
+    out = _log_cdf_and_sf(y, a, b)[0]
     return jnp.where(y <= a, -np.inf, jnp.where(y >= b, 0.0, out))
 
 
@@ -54,7 +66,7 @@ def logsf(x, a, b, loc=0, scale=1):
     """``log(sf)``: the log mass of [y, b] over that of [a, b]."""
     x, a, b, loc, scale = promote("truncnorm.logsf", x, a, b, loc, scale)
     y = jnp.clip((x - loc) / scale, a, b)
-    out = _log_gauss_mass(y, b) - _log_gauss_mass(a, b)
+    out = _log_cdf_and_sf(y, a, b)[1]
     return jnp.where(y >= b, -np.inf, jnp.where(y <= a, 0.0, out))
 
 

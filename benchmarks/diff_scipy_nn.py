@@ -1,0 +1,581 @@
+"""Differential hunt: tjit.nn and tjit.scipy against SciPy/NumPy (float64) and JAX.
+
+Each case draws random arguments (plus edge values: 0, +-inf, NaN, tails, huge and tiny
+magnitudes, out-of-support points) for one public function, evaluates it with tjit eager
+and under ``jit``, with SciPy/NumPy in float64 (the reference) and with JAX, and flags
+
+- a NaN/inf pattern that differs from both the reference and JAX,
+- an error versus the reference that is both above a tolerance (a multiple of the dtype's
+  eps) and more than ``RATIO`` times JAX's error on the same inputs,
+- jit differing from eager beyond a few eps,
+- gradients (float64 only) differing from central differences and from ``jax.grad``.
+
+Run with the JAX virtualenv so that tjit, jax and scipy are importable in one process; the
+dtype is float32 unless ``--x64`` (which enables 64-bit types in both libraries):
+
+    /work/jaxvenv/bin/python benchmarks/diff_scipy_nn.py --seed 0 --reps 20
+    JAX_ENABLE_X64=1 /work/jaxvenv/bin/python benchmarks/diff_scipy_nn.py --x64
+"""
+
+import argparse
+import faulthandler
+import os
+import signal
+import sys
+import traceback
+
+import numpy as np
+
+X64 = "--x64" in sys.argv
+if X64:
+    os.environ["JAX_ENABLE_X64"] = "1"
+    os.environ["TJIT_ENABLE_X64"] = "1"
+
+import jax  # noqa: E402
+import jax.numpy as jjnp  # noqa: E402
+import scipy.special as ss  # noqa: E402
+import scipy.stats as sst  # noqa: E402
+import scipy.linalg as sla  # noqa: E402
+import scipy.signal as ssig  # noqa: E402
+import scipy.ndimage as snd  # noqa: E402
+
+import tjit  # noqa: E402
+import tjit.numpy as tjnp  # noqa: E402
+
+jax.config.update("jax_enable_x64", X64)
+tjit.config.update("jax_enable_x64", X64)
+
+DT = np.float64 if X64 else np.float32
+EPS = float(np.finfo(DT).eps)
+RATIO = 10.0
+FUNCS = set()
+# JAX 0.10.2's exp1/expi/expn loop forever on some inputs (its while_loop series): these are
+# compared with SciPy only
+NO_JAX = {"exp1", "expi", "expn"}
+
+
+def lib_get(lib, dotted):
+    obj = lib
+    for part in dotted.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+# -- argument generators -----------------------------------------------------------------------
+EDGE = np.array([0.0, -0.0, 1.0, -1.0, 0.5, 2.0, 1e-30, 1e-8, 1e-3, 10.0, 30.0, 100.0, 1e4,
+                 1e10, -1e-8, -0.5, -2.5, -10.0, -30.0, -100.0, np.inf, -np.inf, np.nan])
+
+
+def gen(rng, kind, n):
+    """n values of a family: 'real' (wide range, both signs), 'pos', 'unit' ((0, 1)),
+    'int' (small non-negative ints), 'sym1' ((-1, 1)), with a few edge values mixed in."""
+    if kind == "real":
+        v = rng.standard_normal(n) * 10.0 ** rng.uniform(-3, 2, n)
+    elif kind == "pos":
+        v = 10.0 ** rng.uniform(-4, 3, n)
+    elif kind == "pos_small":
+        v = 10.0 ** rng.uniform(-3, 1.5, n)
+    elif kind == "unit":
+        v = rng.uniform(0, 1, n)
+        v[: n // 4] = 10.0 ** rng.uniform(-20, -1, n // 4)
+        v[n // 4: n // 2] = 1 - 10.0 ** rng.uniform(-7, -1, n // 2 - n // 4)
+    elif kind == "sym1":
+        v = rng.uniform(-1, 1, n)
+        v[: n // 4] = np.sign(rng.standard_normal(n // 4)) * (1 - 10.0 ** rng.uniform(-7, -1, n // 4))
+    elif kind == "int":
+        v = rng.integers(0, 12, n).astype(float)
+    elif kind == "mod":
+        v = rng.uniform(-8, 8, n)
+    else:
+        raise ValueError(kind)
+    k = max(1, n // 6)
+    idx = rng.choice(n, k, replace=False)
+    v[idx] = rng.choice(EDGE, k)
+    return v
+
+
+# -- comparison ------------------------------------------------------------------------------
+def rel_err(y, ref):
+    y = np.asarray(y, np.float64)
+    ref = np.asarray(ref, np.float64)
+    with np.errstate(all="ignore"):
+        scale = np.maximum(np.abs(ref), 1e-300)
+        e = np.abs(y - ref) / scale
+        both_inf = np.isinf(y) & np.isinf(ref) & (np.sign(y) == np.sign(ref))
+        both_nan = np.isnan(y) & np.isnan(ref)
+        e = np.where(both_inf | both_nan, 0.0, e)
+        e = np.where(np.isnan(e), np.inf, e)
+    return e
+
+
+class Report:
+    def __init__(self):
+        self.cases = 0
+        self.bad = {}
+
+    def flag(self, name, msg):
+        self.bad.setdefault(name, []).append(msg)
+
+
+def _fmt(a):
+    return np.array2string(np.asarray(a), precision=8, threshold=6)
+
+
+def compare(rep, name, args, y, y_jit, ref, y_jax, tol_eps=64.0, abs_tol=None):
+    """Elementwise compare tjit (eager and jit) with the float64 reference and JAX."""
+    rep.cases += 1
+    y, ref, y_jax = (np.asarray(v, np.float64) for v in (y, ref, y_jax))
+    if y.shape != ref.shape:
+        rep.flag(name, f"shape {y.shape} vs reference {ref.shape}")
+        return
+    e_t = rel_err(y, ref)
+    e_j = rel_err(y_jax, ref) if y_jax.shape == ref.shape else np.full(ref.shape, np.inf)
+    tol = tol_eps * EPS
+    if abs_tol is not None:
+        with np.errstate(all="ignore"):
+            e_t = np.where(np.abs(y - ref) <= abs_tol, 0.0, e_t)
+            e_j = np.where(np.abs(y_jax - ref) <= abs_tol, 0.0, e_j)
+    # same value as JAX (within tol) counts as JAX's semantics
+    agree_jax = rel_err(y, y_jax) <= tol if y_jax.shape == ref.shape else np.zeros(ref.shape, bool)
+    bad = (e_t > tol) & (e_t > RATIO * e_j) & ~agree_jax
+    if bad.any():
+        i = np.flatnonzero(bad.ravel())[:4]
+        ins = [np.broadcast_to(np.asarray(a), ref.shape).ravel()[i] if np.ndim(a) <= ref.ndim
+               and np.broadcast_shapes(np.shape(a), ref.shape) == ref.shape else "..."
+               for a in args]
+        rep.flag(name, f"{bad.sum()}/{bad.size} bad; inputs {[_fmt(a) for a in ins]} "
+                       f"tjit {_fmt(y.ravel()[i])} ref {_fmt(ref.ravel()[i])} "
+                       f"jax {_fmt(y_jax.ravel()[i])}")
+    if y_jit is not None:
+        y_jit = np.asarray(y_jit, np.float64)
+        ej = rel_err(y_jit, y)
+        bad = ej > max(tol, 1e3 * EPS)
+        if abs_tol is not None:
+            bad &= np.abs(y_jit - y) > abs_tol
+        if bad.any():
+            i = np.flatnonzero(bad.ravel())[:4]
+            rep.flag(name + "[jit]", f"{bad.sum()} jit vs eager: jit {_fmt(y_jit.ravel()[i])} "
+                                     f"eager {_fmt(y.ravel()[i])} ref {_fmt(ref.ravel()[i])}")
+
+
+def run_elementwise(rep, rng, name, tj, jx, ref, kinds, n=64, tol_eps=64.0, abs_tol=None,
+                    do_jit=True):
+    args64 = [gen(rng, k, n) for k in kinds]
+    args = [a.astype(DT) for a in args64]
+    # the reference sees the inputs rounded to the tested dtype
+    with np.errstate(all="ignore"):
+        r = np.asarray(ref(*[a.astype(np.float64) for a in args]), np.float64)
+    try:
+        y = np.asarray(tj(*[tjnp.asarray(a) for a in args]))
+    except Exception as e:  # noqa: BLE001
+        rep.cases += 1
+        rep.flag(name, f"raised {type(e).__name__}: {str(e)[:200]}")
+        return
+    y_jit = np.asarray(tjit.jit(tj)(*[tjnp.asarray(a) for a in args])) if do_jit else None
+    try:
+        if jx is None:
+            raise ValueError("no JAX comparison")
+        yj = np.asarray(jx(*[jjnp.asarray(a) for a in args]))
+    except Exception:  # noqa: BLE001
+        yj = np.full(r.shape, np.nan)
+    compare(rep, name, args, y, y_jit, r, yj, tol_eps, abs_tol)
+
+
+# -- scipy.special -------------------------------------------------------------------------------
+def _sp(name):
+    return (lambda *a, _n=name: lib_get(tjit, "scipy.special." + _n)(*a),
+            lambda *a, _n=name: lib_get(jax, "scipy.special." + _n)(*a))
+
+
+SPECIAL = [  # name, scipy reference, argument kinds, tolerance in eps
+    ("gammaln", ss.gammaln, ["real"], 256),
+    ("digamma", ss.digamma, ["real"], 256),
+    ("gamma", ss.gamma, ["real"], 256),
+    ("gammasgn", ss.gammasgn, ["real"], 4),
+    ("erf", ss.erf, ["real"], 16),
+    ("erfc", ss.erfc, ["real"], 64),
+    ("erfinv", ss.erfinv, ["sym1"], 64),
+    ("ndtr", ss.ndtr, ["real"], 64),
+    ("ndtri", ss.ndtri, ["unit"], 64),
+    ("log_ndtr", ss.log_ndtr, ["real"], 64),
+    ("expit", ss.expit, ["real"], 16),
+    ("logit", ss.logit, ["unit"], 16),
+    ("i0", ss.i0, ["real"], 64),
+    ("i0e", ss.i0e, ["real"], 64),
+    ("i1", ss.i1, ["real"], 64),
+    ("i1e", ss.i1e, ["real"], 64),
+    ("entr", ss.entr, ["real"], 16),
+    ("exp1", ss.exp1, ["real"], 256),
+    ("expi", ss.expi, ["real"], 256),
+    ("spence", ss.spence, ["real"], 256),
+    ("dawsn", ss.dawsn, ["real"], 64),
+    ("erfcx", ss.erfcx, ["real"], 64),
+    ("factorial", ss.factorial, ["real"], 256),
+    ("loggamma", lambda x: np.where(x > 0, ss.gammaln(x), np.nan), ["real"], 256),
+    ("xlogy", ss.xlogy, ["real", "real"], 16),
+    ("xlog1py", ss.xlog1py, ["real", "real"], 16),
+    ("rel_entr", ss.rel_entr, ["real", "real"], 16),
+    ("kl_div", ss.kl_div, ["real", "real"], 64),
+    ("gammainc", ss.gammainc, ["pos", "pos"], 1024),
+    ("gammaincc", ss.gammaincc, ["pos", "pos"], 1024),
+    ("gammainc_small", ss.gammainc, ["pos_small", "pos_small"], 256),
+    ("gammaincc_small", ss.gammaincc, ["pos_small", "pos_small"], 256),
+    ("betainc", ss.betainc, ["pos_small", "pos_small", "unit"], 1024),
+    ("betaln", ss.betaln, ["pos", "pos"], 256),
+    ("beta", ss.beta, ["real", "real"], 256),
+    ("zeta", ss.zeta, ["pos_small", "pos_small"], 256),
+    ("zeta1", ss.zeta, ["real"], 256),
+    ("polygamma", ss.polygamma, ["int", "pos_small"], 1024),
+    ("poch", ss.poch, ["real", "int"], 1024),
+    ("comb", ss.comb, ["int", "int"], 1024),
+    ("expn", ss.expn, ["int", "pos_small"], 1024),
+    ("multigammaln2", lambda a: np.where(a > 0.5, ss.multigammaln(np.maximum(a, 0.6), 2) if np.ndim(a) else 0, np.nan),
+     ["pos_small"], 256),
+    ("boxcox", ss.boxcox, ["pos", "real"], 256),
+    ("boxcox1p", ss.boxcox1p, ["pos", "real"], 256),
+]
+
+
+def special_cases(rep, rng, reps):
+    for name, ref, kinds, tol in SPECIAL:
+        if FUNCS and name not in FUNCS:
+            continue
+        fn = {"gammainc_small": "gammainc", "gammaincc_small": "gammaincc", "zeta1": "zeta",
+              "multigammaln2": "multigammaln"}.get(name, name)
+        tj, jx = _sp(fn)
+        if name == "zeta1":
+            jx = lambda x: jax.scipy.special.zeta(x, jjnp.ones_like(x))  # noqa: E731
+            ref = lambda x: ss.zeta(x)  # noqa: E731
+            tj = lambda x: tjit.scipy.special.zeta(x)  # noqa: E731
+        if name == "multigammaln2":
+            tj = lambda a: tjit.scipy.special.multigammaln(a, 2)  # noqa: E731
+            jx = lambda a: jax.scipy.special.multigammaln(a, 2)  # noqa: E731
+            ref = np.vectorize(lambda a: ss.multigammaln(a, 2) if a > 0.5 else np.nan)
+        if name == "expn":
+            ref = lambda n, x: ss.expn(n.astype(int), x)  # noqa: E731
+        if name == "comb":
+            tj = lambda n, k: tjit.scipy.special.comb(n, k)  # noqa: E731
+            jx = lambda n, k: jax.scipy.special.comb(n, k)  # noqa: E731
+        if fn in NO_JAX:
+            jx = None
+        for i in range(reps):
+            # jit once per function: compiling per case costs more than the cases
+            run_elementwise(rep, rng, "special." + name, tj, jx, ref, kinds, tol_eps=tol,
+                            do_jit=i == 0)
+        print("  done", name, file=sys.stderr, flush=True)
+    # logsumexp with b / return_sign / where
+    for _ in range(reps):
+        shape = (int(rng.integers(1, 5)), int(rng.integers(1, 6)))
+        a = (rng.standard_normal(shape) * 30).astype(DT)
+        a[rng.random(shape) < 0.1] = -np.inf
+        b = rng.standard_normal(shape).astype(DT)
+        b[rng.random(shape) < 0.2] = 0
+        axis = [None, 0, 1, -1][rng.integers(4)]
+        for lib, name in ((tjit, "tjit"), (jax, "jax")):
+            pass
+        with np.errstate(all="ignore"):
+            s = np.sum(b.astype(float) * np.exp(a.astype(float)), axis=axis)
+            r_abs = np.log(np.abs(s))
+            r_sign = np.sign(s)
+        y, sg = tjit.nn.logsumexp(tjnp.asarray(a), axis=axis, b=tjnp.asarray(b), return_sign=True)
+        yj, sgj = jax.nn.logsumexp(jjnp.asarray(a), axis=axis, b=jjnp.asarray(b), return_sign=True)
+        compare(rep, "nn.logsumexp(b,return_sign)", [a, b], y, None, r_abs, yj, 64)
+        compare(rep, "nn.logsumexp.sign", [a, b], sg, None, r_sign, sgj, 1)
+        w = rng.random(shape) < 0.7
+        with np.errstate(all="ignore"):
+            r = np.log(np.sum(np.where(w, np.exp(a.astype(float)), 0), axis=axis))
+        y = tjit.nn.logsumexp(tjnp.asarray(a), axis=axis, where=tjnp.asarray(w))
+        yj = jax.nn.logsumexp(jjnp.asarray(a), axis=axis, where=jjnp.asarray(w))
+        compare(rep, "nn.logsumexp(where)", [a], y, None, r, yj, 64)
+
+
+# -- nn ----------------------------------------------------------------------------------------
+def _np_sigmoid(x):
+    return ss.expit(x)
+
+
+NN_ELEMENTWISE = [
+    ("relu", lambda x: np.maximum(x, 0)),
+    ("relu6", lambda x: np.minimum(np.maximum(x, 0), 6)),
+    ("sigmoid", ss.expit),
+    ("softplus", lambda x: np.logaddexp(x, 0)),
+    ("log_sigmoid", lambda x: -np.logaddexp(-x, 0)),
+    ("silu", lambda x: x * ss.expit(x)),
+    ("mish", lambda x: x * np.tanh(np.logaddexp(x, 0))),
+    ("soft_sign", lambda x: x / (np.abs(x) + 1)),
+    ("squareplus", lambda x: (x + np.sqrt(x * x + 4)) / 2),
+    ("elu", lambda x: np.where(x > 0, x, np.expm1(np.minimum(x, 0)))),
+    ("selu", lambda x: 1.0507009873554804934193349852946 * np.where(
+        x > 0, x, 1.6732632423543772848170429916717 * np.expm1(np.minimum(x, 0)))),
+    ("celu", lambda x: np.maximum(x, 0) + np.expm1(np.minimum(x, 0))),
+    ("leaky_relu", lambda x: np.where(x >= 0, x, 0.01 * x)),
+    ("hard_tanh", lambda x: np.clip(x, -1, 1)),
+    ("hard_sigmoid", lambda x: np.clip(x + 3, 0, 6) / 6),
+    ("hard_silu", lambda x: x * np.clip(x + 3, 0, 6) / 6),
+    ("sparse_plus", lambda x: np.where(x <= -1, 0, np.where(x >= 1, x, (x + 1) ** 2 / 4))),
+    ("sparse_sigmoid", lambda x: 0.5 * np.clip(x + 1, 0, 2)),
+    ("gelu", lambda x: x / 2 * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x ** 3)))),
+    ("gelu_exact", lambda x: x / 2 * ss.erfc(-x / np.sqrt(2))),
+    ("log1mexp", lambda x: np.log(-np.expm1(-x))),
+]
+
+
+def nn_cases(rep, rng, reps):
+    for name, ref in NN_ELEMENTWISE:
+        if name == "gelu_exact":
+            tj = lambda x: tjit.nn.gelu(x, approximate=False)  # noqa: E731
+            jx = lambda x: jax.nn.gelu(x, approximate=False)  # noqa: E731
+        else:
+            tj, jx = getattr(tjit.nn, name), getattr(jax.nn, name)
+        for i in range(reps):
+            run_elementwise(rep, rng, "nn." + name, tj, jx, ref,
+                            ["pos" if name == "log1mexp" else "real"], tol_eps=32,
+                            abs_tol=EPS * 4, do_jit=i == 0)
+    for _ in range(reps):
+        shape = tuple(int(s) for s in rng.integers(1, 5, rng.integers(1, 4)))
+        x = (rng.standard_normal(shape) * 10).astype(DT)
+        ax = int(rng.integers(-len(shape), len(shape)))
+        axis = [ax, None, tuple(range(len(shape)))][rng.integers(3)]
+        w = rng.random(shape) < 0.75
+        x64 = x.astype(float)
+        for masked in (False, True):
+            kw_t = dict(axis=axis, where=tjnp.asarray(w)) if masked else dict(axis=axis)
+            kw_j = dict(axis=axis, where=jjnp.asarray(w)) if masked else dict(axis=axis)
+            xm = np.where(w, x64, -np.inf) if masked else x64
+            with np.errstate(all="ignore"):
+                m = np.max(xm, axis=axis, keepdims=True)
+                m = np.where(np.isfinite(m), m, 0)
+                e = np.exp(xm - m)
+                sm = e / e.sum(axis=axis, keepdims=True)
+                lsm = xm - m - np.log(e.sum(axis=axis, keepdims=True))
+            if masked:
+                sm = np.where(w, sm, 0)
+                lsm = np.where(w, lsm, -np.inf)
+            tag = "(where)" if masked else ""
+            compare(rep, "nn.softmax" + tag, [x], tjit.nn.softmax(tjnp.asarray(x), **kw_t),
+                    None, sm, jax.nn.softmax(jjnp.asarray(x), **kw_j), 32, abs_tol=EPS)
+            compare(rep, "nn.log_softmax" + tag, [x], tjit.nn.log_softmax(tjnp.asarray(x), **kw_t),
+                    None, lsm, jax.nn.log_softmax(jjnp.asarray(x), **kw_j), 32, abs_tol=8 * EPS)
+        # standardize
+        eps_ = 1e-5
+        ax2 = axis if axis is not None else None
+        mean = x64.mean(axis=ax2, keepdims=True)
+        var = ((x64 - mean) ** 2).mean(axis=ax2, keepdims=True)
+        r = (x64 - mean) / np.sqrt(var + eps_)
+        compare(rep, "nn.standardize", [x], tjit.nn.standardize(tjnp.asarray(x), axis=axis),
+                None, r, jax.nn.standardize(jjnp.asarray(x), axis=axis), 256, abs_tol=1e3 * EPS)
+        wm = w.copy()
+        with np.errstate(all="ignore"):
+            cnt = wm.sum(axis=ax2, keepdims=True)
+            mean = np.where(wm, x64, 0).sum(axis=ax2, keepdims=True) / cnt
+            var = np.where(wm, (x64 - mean) ** 2, 0).sum(axis=ax2, keepdims=True) / cnt
+            r = (x64 - mean) / np.sqrt(var + eps_)
+        compare(rep, "nn.standardize(where)", [x],
+                tjit.nn.standardize(tjnp.asarray(x), axis=axis, where=tjnp.asarray(wm)), None, r,
+                jax.nn.standardize(jjnp.asarray(x), axis=axis, where=jjnp.asarray(wm)), 256,
+                abs_tol=1e3 * EPS)
+        # glu
+        if shape[-1] % 2 == 0:
+            h = shape[-1] // 2
+            r = x64[..., :h] * ss.expit(x64[..., h:])
+            compare(rep, "nn.glu", [x], tjit.nn.glu(tjnp.asarray(x)), None, r,
+                    jax.nn.glu(jjnp.asarray(x)), 32, abs_tol=EPS)
+        # one_hot
+        ids = rng.integers(-3, 8, shape)
+        nc = int(rng.integers(1, 7))
+        oa = int(rng.integers(-len(shape) - 1, len(shape) + 1))
+        for dt in (None, np.int32, np.bool_, np.float32):
+            y = tjit.nn.one_hot(tjnp.asarray(ids), nc, dtype=dt, axis=oa)
+            yj = jax.nn.one_hot(jjnp.asarray(ids), nc, dtype=dt, axis=oa)
+            rep.cases += 1
+            if np.asarray(y).dtype != np.asarray(yj).dtype or not np.array_equal(np.asarray(y), np.asarray(yj)):
+                rep.flag("nn.one_hot", f"ids {shape} nc {nc} axis {oa} dtype {dt}: "
+                         f"{np.asarray(y).dtype} vs {np.asarray(yj).dtype}")
+        # float ids
+        fids = rng.uniform(-2, 6, shape).astype(DT)
+        y, yj = tjit.nn.one_hot(tjnp.asarray(fids), nc), jax.nn.one_hot(jjnp.asarray(fids), nc)
+        rep.cases += 1
+        if not np.array_equal(np.asarray(y), np.asarray(yj)):
+            rep.flag("nn.one_hot(float ids)", f"{_fmt(fids)} nc {nc}")
+    attention_cases(rep, rng, reps)
+
+
+def _np_attention(q, k, v, bias, mask, causal, scale, window, qlen=None, kvlen=None):
+    B, T, N, H = q.shape
+    S, K = k.shape[1], k.shape[2]
+    g = N // K
+    k = np.repeat(k, g, axis=2)
+    v = np.repeat(v, g, axis=2)
+    logits = np.einsum("btnh,bsnh->bnts", q, k) * (scale if scale is not None else 1 / np.sqrt(H))
+    if bias is not None:
+        logits = logits + bias
+    ok = np.ones(logits.shape, bool)
+    if mask is not None:
+        ok &= mask
+    ti = np.arange(T)[:, None]
+    si = np.arange(S)[None, :]
+    if causal:
+        ok &= si <= ti
+    if window is not None:
+        lo, hi = window
+        ok &= (si >= ti - lo) & (si <= ti + hi)
+    if qlen is not None:
+        ok &= (np.arange(T)[None, None, :, None] < qlen[:, None, None, None])
+    if kvlen is not None:
+        ok &= (np.arange(S)[None, None, None, :] < kvlen[:, None, None, None])
+    logits = np.where(ok, logits, -np.inf)
+    with np.errstate(all="ignore"):
+        m = logits.max(-1, keepdims=True)
+        e = np.exp(logits - np.where(np.isfinite(m), m, 0))
+        p = e / e.sum(-1, keepdims=True)
+    return np.einsum("bnts,bsnh->btnh", p, v)
+
+
+def attention_cases(rep, rng, reps):
+    for _ in range(reps):
+        B, T, S, H = (int(s) for s in rng.integers(1, 5, 4))
+        K = int(rng.integers(1, 3))
+        N = K * int(rng.integers(1, 3))
+        q = rng.standard_normal((B, T, N, H)).astype(DT)
+        k = rng.standard_normal((B, S, K, H)).astype(DT)
+        v = rng.standard_normal((B, S, K, H)).astype(DT)
+        bias = rng.standard_normal((B, N, T, S)).astype(DT) if rng.random() < 0.5 else None
+        mask = rng.random((B, N, T, S)) < 0.8 if rng.random() < 0.4 else None
+        causal = bool(rng.random() < 0.4) and T == S
+        scale = float(rng.uniform(0.1, 2)) if rng.random() < 0.4 else None
+        window = (int(rng.integers(0, 3)), int(rng.integers(0, 3))) if rng.random() < 0.3 else None
+        if mask is not None:
+            mask[..., 0] = True  # keep every row with one live key
+            if causal or window is not None:
+                mask[...] = True
+        kw = dict(bias=bias, mask=mask, is_causal=causal, scale=scale, local_window_size=window)
+        r = _np_attention(q.astype(float), k.astype(float), v.astype(float),
+                          None if bias is None else bias.astype(float), mask, causal, scale,
+                          window)
+        try:
+            y = tjit.nn.dot_product_attention(q, k, v, **kw)
+        except Exception as e:  # noqa: BLE001
+            rep.cases += 1
+            rep.flag("nn.dot_product_attention", f"raised {type(e).__name__}: {str(e)[:200]}")
+            continue
+        yj = jax.nn.dot_product_attention(q, k, v, **kw)
+        compare(rep, "nn.dot_product_attention", [], y, None, r, yj, 256, abs_tol=64 * EPS)
+        # sequence lengths
+        if rng.random() < 0.5:
+            ql = rng.integers(1, T + 1, B).astype(np.int32)
+            kl = rng.integers(1, S + 1, B).astype(np.int32)
+            kw2 = dict(kw, query_seq_lengths=ql, key_value_seq_lengths=kl, is_causal=False,
+                       local_window_size=None, mask=None)
+            r = _np_attention(q.astype(float), k.astype(float), v.astype(float),
+                              None if bias is None else bias.astype(float), None, False, scale,
+                              None, ql, kl)
+            y = tjit.nn.dot_product_attention(q, k, v, **kw2)
+            yj = jax.nn.dot_product_attention(q, k, v, **kw2)
+            compare(rep, "nn.dot_product_attention(seq_lengths)", [], y, None, r, yj, 256,
+                    abs_tol=64 * EPS)
+
+
+# -- scipy.stats --------------------------------------------------------------------------------
+STATS = {  # distribution: (x kind, shape-parameter kinds, has loc, has scale)
+    "norm": ("real", [], True, True), "cauchy": ("real", [], True, True),
+    "logistic": ("real", [], True, True), "laplace": ("real", [], True, True),
+    "expon": ("real", [], True, True), "uniform": ("real", [], True, True),
+    "gamma": ("real", ["pos_small"], True, True), "chi2": ("real", ["pos_small"], True, True),
+    "beta": ("real", ["pos_small", "pos_small"], True, True),
+    "t": ("real", ["pos_small"], True, True), "vonmises": ("mod", ["pos_small"], False, False),
+    "truncnorm": ("real", ["real", "real"], True, True),
+    "poisson": ("int", ["pos_small"], True, False), "bernoulli": ("int", ["unit"], True, False),
+    "binom": ("int", ["int", "unit"], True, False),
+}
+STATS_FNS = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf", "logpmf", "pmf"]
+
+
+def stats_cases(rep, rng, reps):
+    for dist, (xk, pks, has_loc, has_scale) in STATS.items():
+        if FUNCS and dist not in FUNCS:
+            continue
+        tmod, jmod, smod = (getattr(tjit.scipy.stats, dist), getattr(jax.scipy.stats, dist),
+                            getattr(sst, dist))
+        for fn in STATS_FNS:
+            if not hasattr(tmod, fn):
+                continue
+            kinds = ["unit" if fn in ("ppf", "isf") else xk] + pks
+            nloc = int(has_loc) + int(has_scale)
+            kinds += ["real", "pos"][:nloc] if has_scale else ["real"][:nloc]
+
+            def ref(x, *ps, _fn=fn, _n=len(pks), _smod=smod):
+                kw = {}
+                rest = list(ps[_n:])
+                if has_loc:
+                    kw["loc"] = np.round(rest.pop(0)) if xk == "int" else rest.pop(0)
+                if has_scale:
+                    kw["scale"] = rest.pop(0)
+                shape = list(ps[:_n])
+                if dist == "binom":
+                    shape[0] = np.where(shape[0] == np.round(shape[0]), shape[0], np.nan)
+                if dist == "vonmises":  # JAX's vonmises: no loc/scale, kappa > 0
+                    pass
+                if dist == "truncnorm":
+                    lo = np.minimum(shape[0], shape[1])
+                    shape = [lo, np.maximum(shape[0], shape[1])]
+                return getattr(_smod, _fn)(x, *shape, **kw)
+
+            def call(mod, *a, _fn=fn, _n=len(pks)):
+                a = list(a)
+                if dist == "truncnorm":
+                    lo = mod_min(mod)(a[1], a[2])
+                    a[1], a[2] = lo, mod_max(mod)(a[1], a[2])
+                if has_loc and xk == "int":
+                    a[1 + _n] = mod_round(mod)(a[1 + _n])
+                return getattr(mod, _fn)(*a)
+
+            tj = lambda *a, _c=call: _c(tmod, *a)  # noqa: E731
+            jx = lambda *a, _c=call: _c(jmod, *a)  # noqa: E731
+            for i in range(reps):
+                run_elementwise(rep, rng, f"stats.{dist}.{fn}", tj, jx, ref, kinds, n=48,
+                                tol_eps=1024, abs_tol=1e-300 if X64 else 1e-37,
+                                do_jit=i == 0)
+        print("  done", dist, file=sys.stderr, flush=True)
+
+
+def mod_min(mod):
+    return tjnp.minimum if mod.__name__.startswith("tjit") else jjnp.minimum
+
+
+def mod_max(mod):
+    return tjnp.maximum if mod.__name__.startswith("tjit") else jjnp.maximum
+
+
+def mod_round(mod):
+    return tjnp.round if mod.__name__.startswith("tjit") else jjnp.round
+
+
+def main():
+    faulthandler.register(signal.SIGUSR1)  # kill -USR1 <pid> prints where a slow case is
+    p = argparse.ArgumentParser()
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--reps", type=int, default=10)
+    p.add_argument("--only", default="")
+    p.add_argument("--x64", action="store_true")
+    p.add_argument("--funcs", default="", help="comma-separated scipy.special names")
+    args = p.parse_args()
+    FUNCS.update(f for f in args.funcs.split(",") if f)
+    rng = np.random.default_rng(args.seed)
+    rep = Report()
+    groups = {"special": special_cases, "nn": nn_cases, "stats": stats_cases}
+    for gname, fn in groups.items():
+        if args.only and gname not in args.only.split(","):
+            continue
+        try:
+            fn(rep, rng, args.reps)
+        except Exception:  # noqa: BLE001
+            rep.flag(gname, "crashed: " + traceback.format_exc()[-1500:])
+    print(f"dtype {DT.__name__}: {rep.cases} cases, {len(rep.bad)} functions with disagreements")
+    for name, msgs in sorted(rep.bad.items()):
+        print(f"== {name}: {len(msgs)}")
+        for m in msgs[:3]:
+            print("   ", m)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,39 @@
+"""tjit.scipy.stats at edge values found by the differential hunt
+(benchmarks/diff_scipy_nn.py): log-probabilities next to 0, NaN in ``loc``."""
+
+import numpy as np
+import pytest
+import scipy.stats as sst
+
+from tjit.scipy import stats as ts
+
+
+def _check_truncnorm_log_cdf_sf(dtype, tol):
+    # y far in the upper tail of [a, b]: log cdf is -1e-29, which the ratio of masses
+    # rounds to 0; SciPy (and JAX) take log1p(-sf) there
+    a, b = dtype(-0.2567682), dtype(17.997)
+    y = np.array([11.3, 9.0, 6.0, 2.0], dtype)
+    ref_cdf = sst.truncnorm.logcdf(y.astype(np.float64), a, b)
+    ref_sf = sst.truncnorm.logsf(-y.astype(np.float64), -b, -a)
+    got_cdf = ts.truncnorm.logcdf(y, a, b)
+    got_sf = ts.truncnorm.logsf(-y, -b, -a)
+    assert got_cdf.dtype == dtype
+    np.testing.assert_allclose(np.asarray(got_cdf, np.float64), ref_cdf, rtol=tol)
+    np.testing.assert_allclose(np.asarray(got_sf, np.float64), ref_sf, rtol=tol)
+
+
+def test_truncnorm_log_cdf_sf_near_zero_float32():
+    _check_truncnorm_log_cdf_sf(np.float32, 1e-4)
+
+
+def test_truncnorm_log_cdf_sf_near_zero_float64(x64):
+    _check_truncnorm_log_cdf_sf(np.float64, 1e-10)
+
+
+@pytest.mark.parametrize("dist,args", [("poisson", (2.0, 0.7)), ("binom", (2.0, 5.0, 0.3))])
+def test_discrete_pmf_nan_loc_is_nan(dist, args):
+    # the support test saw k, not k - loc, so a NaN loc gave pmf 0 / logpmf -inf
+    for fn in ("pmf", "logpmf"):
+        ref = getattr(getattr(sst, dist), fn)(*args, np.nan)
+        got = getattr(getattr(ts, dist), fn)(*args, np.nan)
+        assert np.isnan(ref) and np.isnan(np.asarray(got)), (dist, fn, got)
