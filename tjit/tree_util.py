@@ -13,6 +13,7 @@ key as one leaf; give it key arrays (not their data) to unflatten.
 
 from tjit.tracing import tree_util as _tu
 from tjit.tracing.extended_dtypes import ExtendedArray as _ExtendedArray
+from tjit.tracing.tree_util import is_extended_array as _is_extended
 from tjit.tracing.tree_util import (  # noqa: F401  (re-exported as they are)
     PyTreeDef, Partial, register_pytree_node, register_pytree_node_class,
     register_dataclass, register_pytree_with_keys, register_pytree_with_keys_class,
@@ -27,10 +28,6 @@ def _leaf_pred(is_leaf):
     if is_leaf is None:
         return _is_extended
     return lambda x: isinstance(x, _ExtendedArray) or is_leaf(x)
-
-
-def _is_extended(x):
-    return isinstance(x, _ExtendedArray)
 
 
 def tree_flatten(tree, is_leaf=None):

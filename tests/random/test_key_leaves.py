@@ -112,4 +112,4 @@ def test_typeof_shape_dtype_struct_and_eval_shape_of_keys():
     assert out == (sds, tjit.ShapeDtypeStruct((2,), jnp.float32))
     seen = []
     tjit.jit(lambda k: seen.append(repr(k)) or k)(ks[0])
-    assert "key<fry>[]" in seen[0] and "u32" not in seen[0]
+    assert seen[0] == "JitTracer(key<fry>[])"  # JAX 0.10.2 prints this

@@ -63,7 +63,11 @@ class PRNGKeyArray(ExtendedArray):
     def __repr__(self):
         data = self._data
         if isinstance(data, Tracer):  # the tracer's repr with the key's type (JAX's)
-            return repr(data).replace(data.aval.str_short(), self.aval.str_short(), 1)
+            r, key_type = repr(data), self.aval.str_short()
+            for data_type in (str(data.aval), data.aval.str_short()):
+                if data_type in r:
+                    return r.replace(data_type, key_type, 1)
+            return r
         if isinstance(data, (Array, np.ndarray)):
             body = np.array2string(np.asarray(data))
         else:

@@ -6,6 +6,8 @@ classes) whose leaves are arrays. Mirrors ``jax.tree_util``, including key paths
 import collections
 import functools
 
+from tjit.tracing.extended_dtypes import ExtendedArray
+
 _registry = {}
 _keys_registry = {}  # nodetype -> flatten_with_keys(obj) -> ([(key, child)...], aux)
 
@@ -164,9 +166,15 @@ def register_leaf_type(t):
     _LEAF_TYPES.add(t)
 
 
+def is_extended_array(x):
+    """The public tree API's leaf rule (``tjit/tree_util.py``): an array of an extended
+    dtype (a typed key array) is a leaf there, a node over its data here."""
+    return isinstance(x, ExtendedArray)
+
+
 def _flatten(x, leaves, is_leaf):
     t = type(x)
-    if t in _LEAF_TYPES and is_leaf is None:
+    if t in _LEAF_TYPES and (is_leaf is None or is_leaf is is_extended_array):
         leaves.append(x)
         return _LEAF
     if t is tuple or t is list:
