@@ -113,3 +113,16 @@ def test_typeof_shape_dtype_struct_and_eval_shape_of_keys():
     seen = []
     tjit.jit(lambda k: seen.append(repr(k)) or k)(ks[0])
     assert seen[0] == "JitTracer(key<fry>[])"  # JAX 0.10.2 prints this
+
+
+def test_zeros_like_of_keys_and_a_tree_map_over_a_state_with_keys():
+    ks = random.split(random.key(3), 2)
+    # JAX 0.10.2: zeros_like/ones_like/full_like of keys are keys with constant data
+    for f, fill in [(jnp.zeros_like, 0), (jnp.ones_like, 1), (jnp.empty_like, 0),
+                    (lambda k: jnp.full_like(k, 7), 7)]:
+        got = f(ks)
+        assert got.dtype == ks.dtype and got.shape == (2,)
+        np.testing.assert_array_equal(data(got), np.full((2, 2), fill, np.uint32))
+    assert jnp.zeros_like(ks, shape=(3,)).shape == (3,)
+    zeros = tjit.tree.map(jnp.zeros_like, {"k": ks, "w": jnp.ones(2)})
+    assert zeros["k"].dtype == ks.dtype and not np.asarray(zeros["w"]).any()

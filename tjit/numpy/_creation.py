@@ -18,6 +18,7 @@ from tjit.numpy._padding import strong_main_diagonal
 from tjit.tracing import dtypes
 from tjit.tracing.core import Array, Tracer, concrete_value
 from tjit.tracing.errors import ConcretizationTypeError
+from tjit.tracing.extended_dtypes import ExtendedArray
 from tjit.transforms.batching import vmap
 from tjit.tracing.shapes import broadcast_shapes, canonical_shape, normalize_axis, shape_str
 from tjit.numpy._core import (
@@ -116,6 +117,8 @@ def _is_float0(dtype):
 
 
 def _like(fname, a, fill_value, dtype, shape):
+    if isinstance(a, ExtendedArray):  # key arrays: keys of constant data, as JAX
+        return a._full_like(fill_value, dtype, shape, fname)
     if _is_float0(dtype if dtype is not None else getattr(a, "dtype", None)):
         return dtypes.float0_zeros(np.shape(a) if shape is None else check_shape(shape, fname))
     if not hasattr(a, "shape") or not hasattr(a, "dtype"):

@@ -179,6 +179,14 @@ class PRNGKeyArray(ExtendedArray):
         axis, = self._key_axes(axis, "take")
         return PRNGKeyArray(jnp.take(self._data, indices, axis=axis, mode=mode))
 
+    def _full_like(self, fill_value, dtype, shape, op):
+        """``jnp.zeros_like`` / ``ones_like`` / ``empty_like`` / ``full_like`` of keys: key
+        data words all equal to ``fill_value``, as JAX."""
+        self._as_array(dtype, op)
+        shape = self.shape if shape is None else (
+            (shape,) if isinstance(shape, int) else tuple(shape))
+        return PRNGKeyArray(jnp.full(shape + (2,), fill_value, self._data.dtype))
+
     def _as_array(self, dtype, op):
         """``jnp.asarray`` / ``array`` / ``copy`` of a key array: the key array itself."""
         if dtype is not None and dtype != self.dtype:

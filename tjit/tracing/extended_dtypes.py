@@ -104,7 +104,8 @@ class ExtendedArray:
     * ``_join(arrays, axis, new_axis, op)``: concatenate (``new_axis=False``) or stack;
     * ``_where(condition, x, y, op)``: ``jnp.where`` / ``lax.select``;
     * ``_broadcast_to(shape)``, ``_take(indices, axis, mode)``;
-    * ``_as_array(dtype, op)``: ``jnp.asarray`` / ``array`` / ``copy``.
+    * ``_as_array(dtype, op)``: ``jnp.asarray`` / ``array`` / ``copy``;
+    * ``_full_like(fill_value, dtype, shape, op)``: ``jnp.zeros_like`` and its kin.
     """
     __slots__ = ()
 
@@ -123,4 +124,7 @@ class ExtendedArray:
         raise NotImplementedError(f"take of {type(self).__name__} arrays")
 
     def _as_array(self, dtype, op):
+        raise NotImplementedError(f"{op} of {type(self).__name__} arrays")
+
+    def _full_like(self, fill_value, dtype, shape, op):
         raise NotImplementedError(f"{op} of {type(self).__name__} arrays")
