@@ -129,3 +129,14 @@ def test_gcd_lcm_with_the_most_negative_integer(mode, dtype):
     want_lcm = np.array([np.lcm(int(a), int(b)) for a, b in zip(x, y)]).astype(dtype)
     np.testing.assert_array_equal(MODES[mode](jnp.gcd)(x, y), want_gcd)
     np.testing.assert_array_equal(MODES[mode](jnp.lcm)(x, y), want_lcm)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_complex_division_by_signed_zeros(mode):
+    # C99 G.5.1: copysign(inf, c) * a, copysign(inf, c) * b (NumPy used +inf whatever c)
+    x = np.array([1 + 0j, 1 + 1j, 1 + 0j, complex(-2.0, 3.0), 0j], np.complex64)
+    y = np.array([complex(-0.0, -0.0), complex(-0.0, 0.0), 0j, complex(-0.0, 0.0), 0j],
+                 np.complex64)
+    got = MODES[mode](lambda a, b: jnp.asarray(a) / b)(x, y)
+    _check_parts(got, [complex(-INF, NAN), complex(-INF, -INF), complex(INF, NAN),
+                       complex(INF, -INF), complex(NAN, NAN)], rtol=0)

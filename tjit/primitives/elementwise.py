@@ -336,15 +336,20 @@ def _div_impl(xp, x, y):
 def _complex_div_recovery(xp, x, y, q):
     """C99 Annex G's recovery of infinite and zero quotients that NumPy's complex division
     leaves nan + nan j (as XLA's): an infinite numerator over a finite denominator is
-    infinite ((inf+inf j)/(1e38+0j) = inf+inf j), a finite one over an infinite
-    denominator zero ((1+1j)/(inf+0j) = 0+0j)."""
+    infinite ((inf+1j)/(2+1j) = inf-inf j), a finite one over an infinite denominator
+    zero ((1+1j)/(inf+0j) = 0+0j), and one over a zero has the zero's sign
+    (1/(-0-0j) = -inf+nan j)."""
     lost = xp.isnan(q.real) & xp.isnan(q.imag)
-    if not lost.any():
+    by_zero = y == 0
+    if not (lost.any() or by_zero.any()):
         return q
-    x, y, q = xp.broadcast_arrays(x, y, q)
+    x, y, q, by_zero = xp.broadcast_arrays(x, y, q, by_zero)
     a, b, c, d = x.real, x.imag, y.real, y.imag
     fin = xp.isfinite
     one = a.dtype.type(1)
+    # over a zero: copysign(inf, c) times each part (NumPy divides by +0 whatever c's sign)
+    by_zero = by_zero & ~(xp.isnan(a) & xp.isnan(b))
+    pole = xp.copysign(a.dtype.type(np.inf), c)
 
     def unit(v):  # an infinite part as +-1, a finite one as +-0 (C99's copysign(isinf ...))
         return xp.copysign(xp.where(xp.isinf(v), one, 0 * one), v)
@@ -354,10 +359,10 @@ def _complex_div_recovery(xp, x, y, q):
     ua, ub, uc, ud = unit(a), unit(b), unit(c), unit(d)
     inf = a.dtype.type(np.inf)
     out = q.copy()
-    out.real = xp.where(big, inf * (ua * c + ub * d),
-                        xp.where(small, 0 * (a * uc + b * ud), q.real))
-    out.imag = xp.where(big, inf * (ub * c - ua * d),
-                        xp.where(small, 0 * (b * uc - a * ud), q.imag))
+    out.real = xp.where(by_zero, pole * a, xp.where(big, inf * (ua * c + ub * d),
+                        xp.where(small, 0 * (a * uc + b * ud), q.real)))
+    out.imag = xp.where(by_zero, pole * b, xp.where(big, inf * (ub * c - ua * d),
+                        xp.where(small, 0 * (b * uc - a * ud), q.imag)))
     return out
 
 
