@@ -3,15 +3,18 @@
 A ``PRNGKeyArray`` of shape ``s`` has dtype ``key<fry>`` (``tjit.dtypes.prng_key``
 subdtype) and holds the raw ``uint32[*s, 2]`` key data of the threefry2x32 PRNG.
 
-Design: the key array is a registered pytree node whose single leaf is that raw data.
-jit, vmap, scan, cond, grad and every backend therefore see an ordinary uint32 array and
-need no change; the trailing dimension of 2 words is hidden from the key's ``shape``.
-vmap over a ``(n,)`` key array maps axis 0 of the ``(n, 2)`` data, so key axes and data
-axes coincide (vmap counts a negative axis from the end of the key's own shape).
-One difference from JAX follows: ``tree_util`` sees the raw data as the leaf (JAX's key
-array is itself a leaf), so ``tree_map(f, keys)`` calls ``f`` on the uint32 data.
-Arithmetic, ordering and conversion to NumPy raise, as in JAX; ``key_data`` gives the
-data. Values are those of the raw-key path: the samplers unwrap the data.
+Design: inside tjit the key array is a registered pytree node whose single leaf is that
+raw data (``tjit.tracing.tree_util``). jit, vmap, scan, cond, grad and every backend
+therefore see an ordinary uint32 array and need no change; the trailing dimension of 2
+words is hidden from the key's ``shape``. vmap over a ``(n,)`` key array maps axis 0 of
+the ``(n, 2)`` data, so key axes and data axes coincide (vmap counts a negative axis from
+the end of the key's own shape). The public tree API (``tjit.tree_util``, ``tjit.tree``)
+treats the key array as one leaf, as JAX does.
+The jnp/lax functions JAX allows on keys (where, select, ``.at[].get/set``, take,
+broadcast_to, asarray, zeros_like, concatenate, stack) hand the key array to the methods
+below, which work on the data with its word axis kept. Arithmetic, ordering and
+conversion to NumPy raise, as in JAX; ``key_data`` gives the data. Values are those of
+the raw-key path: the samplers unwrap the data.
 """
 
 import numpy as np
