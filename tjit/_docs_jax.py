@@ -273,15 +273,12 @@ del _name
 
 # how a function differs from JAX's (the module docs' documented deviations), added to
 # its docstring beside the example
-_KEY_LEAF = ("a typed key array is a pytree node whose leaf is its uint32 key data "
-             "(JAX's key array is itself a leaf), so tree_map sees that data")
 _OWN_VALUES = ("a vectorized rejection sampler: JAX's distribution, but not JAX's values "
                "for the same key")
-NOTES = {f"jax.random.{n}": _KEY_LEAF for n in ("key", "wrap_key_data")}
-NOTES.update({f"jax.random.{n}": _OWN_VALUES for n in (
+NOTES = {f"jax.random.{n}": _OWN_VALUES for n in (
     "gamma", "loggamma", "beta", "dirichlet", "poisson", "binomial", "multinomial", "t",
     "chisquare",
-    "generalized_normal", "ball")})
+    "generalized_normal", "ball")}
 NOTES.update({
     "jax.lax.reduce": ("a computation other than the monoids lax.add, mul, max, min, "
                        "bitwise_and/or/xor is called on whole arrays (it must act "
