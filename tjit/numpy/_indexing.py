@@ -221,10 +221,18 @@ def _ceil_div(a, b):
 def _slice_params(s, n):
     """``(start, step, size)`` of slice ``s`` on a dim of size ``n`` (int or symbolic;
     bounds ints or size expressions)."""
+    return _slice_window(s, n)[:3]
+
+
+def _slice_window(s, n):
+    """``(start, step, size, end)`` of slice ``s`` on a dim of size ``n``: ``end`` is
+    where a stride-``|step|`` lax.slice of the (for a negative step, reversed) dim stops,
+    for symbolic sizes (``start + length``: at a size where the slice is empty, the last
+    taken index ``start + (size-1)*step`` is before ``start``); None for concrete ones."""
     step = 1 if s.step is None else s.step
     if type(n) is int and not any(is_expr(b) for b in (s.start, s.stop)):
         start, stop, step = s.indices(n)
-        return start, step, len(range(start, stop, step))
+        return start, step, len(range(start, stop, step)), None
     if step > 0:
         start = _sym_bound(s.start, n, 0, s)
         length = _simplify(_sym_bound(s.stop, n, n, s) - start)
@@ -236,10 +244,11 @@ def _slice_params(s, n):
                 f"indexing: slice {s} of the symbolic dim {dim_str(n)} may be empty; use "
                 f"concrete shapes") from None
         if empty:
-            return 0, step, 0
-        return start, step, length if step == 1 else _ceil_div(length, step)
-    if s.start is None and s.stop is None:
-        return _simplify(n - 1), step, n if step == -1 else _ceil_div(n, -step)
+            return 0, step, 0, None
+        size = length if step == 1 else _ceil_div(length, step)
+        return start, step, size, _simplify(start + length)
+    if s.start is None and s.stop is None:   # (reversed, it is [0, n) by -step)
+        return _simplify(n - 1), step, n if step == -1 else _ceil_div(n, -step), n
     raise InconclusiveDimensionError(f"indexing: a negative-step slice {s} with bounds is not "
                                      f"supported along the symbolic dim {dim_str(n)}")
 
@@ -272,13 +281,14 @@ def _static_take(x, entries):
             continue
         n = x.shape[axis]
         if isinstance(e, slice):
-            start, step, size = _slice_params(e, n)
+            start, step, size, end = _slice_window(e, n)
             if step < 0:  # slice the reversed dim instead
                 rev.append(axis)
                 start, step = _simplify(n - 1 - start), -step
             starts.append(start)
             strides.append(step)
-            limits.append(start if size == 0 else _simplify(start + (size - 1) * step + 1))
+            limits.append(end if end is not None else start if size == 0 else
+                          _simplify(start + (size - 1) * step + 1))
             out += 1
         else:
             i = _static_int(e, n, axis)

@@ -14,7 +14,7 @@ import operator
 import re
 
 from tjit._sympy import is_expr, sympy, when_loaded
-from tjit.tracing import size_questions
+from tjit.tracing import size_bounds, size_questions
 from tjit.tracing.errors import InconclusiveDimensionError, ShapeError
 
 
@@ -84,6 +84,9 @@ def definitely_equal(a, b):
         return False
     if diff.is_positive or diff.is_negative:
         return False
+    decided = size_bounds.decide(diff, operator.eq)   # (floor, ceiling, Mod: by bounds)
+    if decided is not None:
+        return decided
     if not (_plain(a) and _plain(b)):
         answer = size_questions.decide(diff, operator.eq, f"{dim_str(a)} == {dim_str(b)}")
         if answer is not None:
@@ -145,6 +148,9 @@ def greater_equal(a, b):
         return True
     if diff.is_negative:
         return False
+    decided = size_bounds.decide(diff, operator.ge)   # (floor, ceiling, Mod: by bounds)
+    if decided is not None:
+        return decided
     # (automatic dynamic shapes: the answer at the traced sizes, kept as a guard)
     answer = size_questions.decide(diff, operator.ge, f"{dim_str(a)} >= {dim_str(b)}")
     if answer is not None:

@@ -56,7 +56,7 @@ import operator
 import sys
 
 from tjit._sympy import is_expr, sympy, when_loaded
-from tjit.tracing import size_rounding
+from tjit.tracing import size_bounds, size_rounding
 from tjit.tracing.errors import ConcretizationTypeError, InconclusiveDimensionError
 
 _ACTIVE = contextvars.ContextVar("tjit_size_questions", default=None)
@@ -135,6 +135,8 @@ class _Questions:
         if d is None:
             return None
         answer = d.answer(relation)
+        if answer is None and d.error is None:  # (floor, ceiling, Mod: by their bounds)
+            answer = size_bounds.decide(d.expr, relation)
         if answer is not None:
             return answer
         if d.error is not None:
