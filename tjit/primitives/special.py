@@ -116,7 +116,14 @@ igamma_grad_a_p = _nary("igamma_grad_a", 2, _igamma_grad_a_impl)
 random_gamma_grad_p = _nary("random_gamma_grad", 2, _random_gamma_grad_impl)
 betainc_p = _nary("betainc", 3, _sp("betainc"))
 zeta_p = _nary("zeta", 2, _sp("zeta"))
-polygamma_p = _nary("polygamma", 2, _sp("polygamma"))
+def _polygamma_impl(xp, n, x):
+    """SciPy's polygamma in float64: in float32 ``n + 1`` rounds a non-integer order
+    such as 1e-8 to an integer (SciPy then returns -inf where float64 gives NaN)."""
+    n64, x64 = (xp.asarray(v, np.float64) for v in (n, x))
+    return _same(xp, special(xp).polygamma(n64, x64), xp.asarray(n))
+
+
+polygamma_p = _nary("polygamma", 2, _polygamma_impl)
 bessel_i0e_p = _nary("bessel_i0e", 1, _sp("i0e"))
 bessel_i1e_p = _nary("bessel_i1e", 1, _sp("i1e"))
 ndtri_p = _nary("ndtri", 1, _sp("ndtri"))

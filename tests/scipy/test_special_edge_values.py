@@ -1,0 +1,21 @@
+"""tjit.scipy.special at edge values found by the differential hunt
+(benchmarks/diff_scipy_nn.py), against SciPy in float64."""
+
+import warnings
+
+import numpy as np
+import scipy.special as ss
+
+from tjit.scipy import special as ts
+
+
+def test_polygamma_non_integer_order_is_nan_in_float32():
+    # in float32 n + 1 rounded 1e-8 to an integer order: -inf where SciPy gives NaN
+    n = np.array([1e-8, 0.5, 2.5, 1.0, 2.0, 3.0], np.float32)
+    x = np.array([-2.5, 1.0, 2.0, 2.0, 0.3, -1.5], np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        ref = ss.polygamma(n.astype(np.float64), x.astype(np.float64))
+    got = ts.polygamma(n, x)
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(np.asarray(got, np.float64), ref, rtol=1e-6)
