@@ -98,8 +98,9 @@ class ExtendedAval:
 
 
 class ExtendedArray:
-    """Base of arrays of an extended dtype. The ``jnp``/``lax`` functions that accept
-    them hand them to these methods, which subclasses define:
+    """Base of arrays of an extended dtype; a subclass keeps its raw data (an ordinary
+    array) in ``_data``. The ``jnp``/``lax`` functions that accept them hand them to
+    these methods, which subclasses define:
 
     * ``_join(arrays, axis, new_axis, op)``: concatenate (``new_axis=False``) or stack;
     * ``_where(condition, x, y, op)``: ``jnp.where`` / ``lax.select``;
