@@ -74,6 +74,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -180,7 +181,8 @@ def _record_compiles(target, disk_cache, parallel):
     symbol, "helper" or profile]: which kernels (and runtime helpers) the first call's
     LLVM time goes to, whether compiled one at a time (``target.emit_object``) or on
     threads (``parallel._emit``). Installed first, so the other timers wrap it."""
-    out, in_helper = [], [0]
+    out = []
+    in_helper = threading.local()   # (helpers may build on a thread beside the kernels)
     emit, helper = target.emit_object, disk_cache.load_or_compile
 
     def recorded(emit):
@@ -188,7 +190,7 @@ def _record_compiles(target, disk_cache, parallel):
             c0 = time.thread_time()
             obj = emit(ir_text, *args, **kwargs)
             name = ir_text.split("define ", 1)[-1].split("@", 1)[-1].split("(", 1)[0]
-            kind = "helper" if in_helper[0] else (args[0] if args else
+            kind = "helper" if getattr(in_helper, "n", 0) else (args[0] if args else
                                                   kwargs.get("profile", "vector"))
             out.append([time.thread_time() - c0, len(ir_text), name.strip('"'), kind])
             return obj
@@ -197,11 +199,11 @@ def _record_compiles(target, disk_cache, parallel):
     emit_recorded = recorded(emit)
 
     def helper_recorded(*args, **kwargs):
-        in_helper[0] += 1
+        in_helper.n = getattr(in_helper, "n", 0) + 1
         try:
             return helper(*args, **kwargs)
         finally:
-            in_helper[0] -= 1
+            in_helper.n -= 1
     target.emit_object, disk_cache.load_or_compile = emit_recorded, helper_recorded
     return out
 
