@@ -339,10 +339,10 @@ def _complex_div_recovery(xp, x, y, q):
     infinite ((inf+1j)/(2+1j) = inf-inf j), a finite one over an infinite denominator
     zero ((1+1j)/(inf+0j) = 0+0j), and one over a zero has the zero's sign
     (1/(-0-0j) = -inf+nan j)."""
+    if xp.isfinite(q).all():  # the common case: nothing to recover (one cheap pass)
+        return q
     lost = xp.isnan(q.real) & xp.isnan(q.imag)
     by_zero = y == 0
-    if not (lost.any() or by_zero.any()):
-        return q
     x, y, q, by_zero = xp.broadcast_arrays(x, y, q, by_zero)
     a, b, c, d = x.real, x.imag, y.real, y.imag
     fin = xp.isfinite
