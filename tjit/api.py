@@ -1180,6 +1180,11 @@ class Lowered:
     def as_text(self):
         return str(self.jaxpr)
 
+    def lower(self, *, lowering_platforms=None, _private_parameters=None):
+        """JAX's Traced -> Lowered stage (``jit(f).trace(x).lower()``): tjit's traced
+        program is already its lowered one, so this is ``self``."""
+        return self
+
     def _repr_html_(self):
         """Jupyter: the plan this program compiles to, as a picture (compiled once)."""
         if getattr(self, "_compiled", None) is None:
