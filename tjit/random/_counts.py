@@ -104,7 +104,8 @@ def poisson(key, lam, shape=None, dtype=None):
 
     Args:
       key: a PRNG key.
-      lam: rate(s), broadcast-compatible with ``shape``; negative or NaN rates give -1.
+      lam: rate(s), broadcast-compatible with ``shape``; negative or NaN rates give -1,
+        rates beyond the dtype's range (inf included) its largest value.
       shape: result shape (default ``lam.shape``).
       dtype: an integer dtype (default int32; int64 with x64).
 
@@ -115,13 +116,16 @@ def poisson(key, lam, shape=None, dtype=None):
     ft = dtypes.default_float()
     (lam,), shape = _params("poisson", shape, as_param(lam, ft))
     invalid = lax.bitwise_or(lax.lt(lam, 0.0), lax.ne(lam, lam))
-    lam = lax.select(invalid, lax.full_like(lam, 0.0), lam)  # so that every loop ends
+    infinite = lax.eq(lam, np.inf)  # gives the dtype's largest value, as rates above it do
+    # so that every loop ends
+    lam = lax.select(lax.bitwise_or(invalid, infinite), lax.full_like(lam, 0.0), lam)
     small = lax.lt(lam, 10.0)
     k1, k2 = _row(split_key(key, (2,)), 0), _row(split_key(key, (2,)), 1)
     knuth = _poisson_knuth(k1, lax.select(small, lam, lax.full_like(lam, 0.0)), shape, ft)
     ptrs = _poisson_ptrs(k2, lax.select(small, lax.full_like(lam, 1e5), lam), shape, ft)
     out = lax.select(small, knuth, ptrs)
     out = lax.select(invalid, lax.full_like(out, -1.0), out)
+    out = lax.select(infinite, lax.full_like(out, np.inf), out)
     return lax.convert_element_type(out, dt)
 
 
@@ -227,9 +231,11 @@ def binomial(key, n, p, shape=None, dtype=None):
     flip = lax.gt(p, 0.5)
     q = lax.select(flip, lax.sub(1.0, p), p)
     valid = lax.bitwise_and(lax.bitwise_and(lax.ge(n, 0.0), lax.ge(p, 0.0)), lax.le(p, 1.0))
+    infinite = lax.eq(n, np.inf)  # infinitely many trials: inf successes unless p = 0
     small = lax.lt(lax.mul(n, q), 10.0)
     safe_q = lax.select(lax.bitwise_and(valid, lax.gt(q, 0.0)), q, lax.full_like(q, 0.5))
-    safe_n = lax.select(valid, n, lax.full_like(n, 0.0))
+    safe_n = lax.select(lax.bitwise_and(valid, lax.bitwise_not(infinite)), n,
+                        lax.full_like(n, 0.0))
     k1, k2 = _row(split_key(key, (2,)), 0), _row(split_key(key, (2,)), 1)
     inv = _binomial_inversion(k1, lax.select(small, safe_n, lax.full_like(n, 0.0)), safe_q,
                               shape, ft)
@@ -239,4 +245,6 @@ def binomial(key, n, p, shape=None, dtype=None):
     k = lax.select(small, inv, btrs)
     k = lax.select(lax.eq(q, 0.0), lax.full_like(k, 0.0), k)
     k = lax.select(flip, lax.sub(safe_n, k), k)
+    k = lax.select(infinite, lax.select(lax.eq(p, 0.0), lax.full_like(k, 0.0),
+                                        lax.full_like(k, np.inf)), k)
     return lax.select(valid, k, lax.full_like(k, np.nan))

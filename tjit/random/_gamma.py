@@ -39,6 +39,17 @@ def _log_gamma_sample(key, alpha, shape, dtype):
 
 @custom_jvp
 def _log_gamma(key, alpha):
+    # alpha <= 0, inf or NaN never passes the rejection test: sample at alpha = 1 there
+    # (so the loop ends) and give the limits: log(0) at 0, inf at inf, NaN otherwise
+    valid = lax.bitwise_and(lax.gt(alpha, 0.0), lax.lt(alpha, np.inf))
+    log_x = _log_gamma_valid(key, lax.select(valid, alpha, lax.full_like(alpha, 1.0)))
+    limit = lax.select(lax.eq(alpha, 0.0), lax.full_like(alpha, -np.inf),
+                       lax.select(lax.eq(alpha, np.inf), alpha, lax.full_like(alpha, np.nan)))
+    return lax.select(valid, log_x, limit)
+
+
+def _log_gamma_valid(key, alpha):
+    """:func:`_log_gamma` for finite ``alpha > 0``."""
     shape, dtype = tuple(alpha.shape), alpha.dtype
     key, boost_key = split2(key)
     boost_mask = lax.ge(alpha, 1.0)

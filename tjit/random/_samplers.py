@@ -119,10 +119,14 @@ def uniform_(key, shape, dtype, minval=0., maxval=1., name="uniform"):
     check_param_shapes(name, shape, minval.shape, maxval.shape)
     finfo = dtypes.finfo(dtype)
     nbits, nmant = finfo.bits, finfo.nmant
-    bits = random_bits(key, nbits, shape)
+    # JAX draws 8 bits for mantissas shorter than 8 bits (bfloat16's 7)
+    rng_bits = 8 if nmant < 8 else nbits
+    bits = random_bits(key, rng_bits, shape)
+    if rng_bits != nbits:
+        bits = lax.convert_element_type(bits, UINT_DTYPES[nbits])
     one_bits = int(np.array(1.0, dtype).view(UINT_DTYPES[nbits]))
     # Random mantissa with the exponent of 1.0: a float uniform in [1, 2), minus 1.
-    float_bits = lax.bitwise_or(lax.shift_right_logical(bits, nbits - nmant), one_bits)
+    float_bits = lax.bitwise_or(lax.shift_right_logical(bits, rng_bits - nmant), one_bits)
     floats = lax.sub(lax.bitcast_convert_type(float_bits, dtype), 1.0)
     lo, hi = bcast(minval, shape), bcast(maxval, shape)
     # lo and hi are rank-0 or of the full shape, so lax's scalar broadcasting suffices.
