@@ -20,6 +20,10 @@ CASES = [   # (difference, relation, expected decision)
     (sympy.floor((b + 1) / 3) - b - 1, operator.ge, False),
     (sympy.Max(b - 2, 0), operator.ge, True),
     (sympy.Min(b, 5) - 6, operator.lt, True),
+    (sympy.Min(b, 5) - b, operator.le, True),                   # x[:5] fits b
+    (b - sympy.Min(b, 2), operator.ge, True),                   # x[2:] is not negative
+    (sympy.Max(1, b - 1) - 1 - sympy.Max(0, b - 2), operator.eq, True),
+    (sympy.Min(b, 5) - 3, operator.ge, None),
     (3 * sympy.ceiling((b - 1) / 3) - 2, operator.ge, None),   # -2 at b = 1, 1 at b = 2
     (sympy.floor(b / 2) - 1, operator.ge, None),                # 0 at b = 1
     (sympy.Mod(b, 2), operator.eq, None),

@@ -203,15 +203,25 @@ def _sym_bound(b, n, default, s):
         return default
     try:
         if b >= 0 if type(b) is int else greater_equal(b, 0):
-            return b if greater_equal(n, b) else n
-        b = _simplify(n + b)
-        return b if greater_equal(b, 0) else 0
+            return _clamp(n, b, min)
+        return _clamp(_simplify(n + b), 0, max)
     except InconclusiveDimensionError:
         need = dim_str(b if type(b) is not int or b >= 0 else -b)
         raise InconclusiveDimensionError(
             f"indexing: cannot slice {s} along the symbolic dim {dim_str(n)}: tjit cannot "
             f"tell whether {dim_str(n)} >= {need}. Use bounds that fit every size (e.g. "
             f"x[1:] or x[:-1]), or concrete shapes.") from None
+
+
+def _clamp(a, b, pick):
+    """``pick(a, b)`` (``min`` or ``max``) of a slice bound and a dim end. Where no answer
+    holds for every size of declared polymorphic dims it is the dim ``Min(a, b)`` /
+    ``Max(a, b)``, as JAX's dims of ``x[:5]`` (``min(b, 5)``) and ``x[-2:]``."""
+    try:
+        a_first = greater_equal(a, b) is (pick is max)
+    except InconclusiveDimensionError:
+        return (sympy.Min if pick is min else sympy.Max)(a, b)
+    return a if a_first else b
 
 
 def _ceil_div(a, b):
@@ -235,14 +245,13 @@ def _slice_window(s, n):
         return start, step, len(range(start, stop, step)), None
     if step > 0:
         start = _sym_bound(s.start, n, 0, s)
-        length = _simplify(_sym_bound(s.stop, n, n, s) - start)
+        stop = _sym_bound(s.stop, n, n, s)
+        length = _simplify(stop - start)
         try:
             empty = length < 0 if type(length) is int else \
                 not greater_equal(length, 0)
-        except InconclusiveDimensionError:
-            raise InconclusiveDimensionError(
-                f"indexing: slice {s} of the symbolic dim {dim_str(n)} may be empty; use "
-                f"concrete shapes") from None
+        except InconclusiveDimensionError:   # (empty at some sizes: JAX's max(0, ...))
+            length, empty = _simplify(_clamp(stop, start, max) - start), False
         if empty:
             return 0, step, 0, None
         size = length if step == 1 else _ceil_div(length, step)

@@ -28,8 +28,78 @@ from tjit._sympy import sympy
 
 def decide(diff, relation):
     """``relation(diff, 0)`` (``operator.eq``, ``lt``, ``le``, ``gt`` or ``ge``) when the
-    bounds of ``diff`` (a size expression) settle it for every size; else None."""
-    span = bounds(diff)
+    bounds of ``diff`` (a size expression) settle it for every size; else None.
+
+    ``Min``/``Max`` (the dims of a clamped slice, ``x[:5]`` is ``min(b, 5)`` long) are
+    split into cases: each takes one argument, which is then the least (greatest), and
+    a case's conditions that bound one size symbol (``b - 5 <= 0``) narrow its range.
+    The answer is the one every possible case gives."""
+    cases = _cases(diff)
+    if cases is None:
+        return _decide_case(diff, relation, {})
+    answers = set()
+    for expr, ranges in cases:
+        answers.add(_decide_case(expr, relation, ranges))
+        if None in answers or len(answers) > 1:
+            return None
+    return answers.pop() if answers else None
+
+
+_MAX_CASES = 16
+
+
+def _cases(diff):
+    """[(diff with each Min/Max replaced by one argument, {symbol: (lo, hi)})] over the
+    feasible choices, or None when ``diff`` has no Min/Max (or too many)."""
+    picks = [m for m in diff.atoms(sympy.Min, sympy.Max)]
+    if not picks:
+        return None
+    total = 1
+    for m in picks:
+        total *= len(m.args)
+    if total > _MAX_CASES or any(m.atoms(sympy.Min, sympy.Max) - {m} for m in picks):
+        return None     # (nested or many: bounds of the whole only)
+    cases = [({}, {})]
+    for m in picks:
+        better = operator.le if isinstance(m, sympy.Min) else operator.ge
+        grown = []
+        for choice, ranges in cases:
+            for a in m.args:
+                narrowed = dict(ranges)
+                if all(_narrow(narrowed, a - o if better is operator.le else o - a)
+                       for o in m.args if o is not a):
+                    grown.append(({**choice, m: a}, narrowed))
+        cases = grown
+    return [(diff.xreplace(choice), ranges) for choice, ranges in cases]
+
+
+def _narrow(ranges, d):
+    """Add the condition ``d <= 0`` to ``ranges`` where it bounds one size symbol
+    linearly (``k*s + m``); False when it leaves that symbol no value."""
+    d = sympy.expand(d)
+    syms = d.free_symbols
+    if len(syms) != 1:
+        return True     # (a condition that is not kept only widens the case)
+    s, = syms
+    poly = d.as_poly(s)
+    if poly is None or poly.degree() != 1:
+        return True
+    k, m = poly.all_coeffs()
+    if not (k.is_Rational and m.is_Rational):
+        return True
+    lo, hi = ranges.get(s) or _variable(s, {}) or (None, None)
+    if lo is None:
+        return True
+    if k > 0:
+        hi = min(hi, sympy.floor(-m / k))
+    else:
+        lo = max(lo, sympy.ceiling(-m / k))
+    ranges[s] = (lo, hi)
+    return lo <= hi
+
+
+def _decide_case(diff, relation, symbol_ranges):
+    span = bounds(diff, symbol_ranges)
     if span is None:
         return None
     lo, hi = span
@@ -53,12 +123,14 @@ def decide(diff, relation):
     return None
 
 
-def bounds(expr):
+def bounds(expr, symbol_ranges=None):
     """(lower, upper) bounds of a size expression over all sizes (sympy numbers, ±oo), or
-    None when it has a part that is not bounded here."""
+    None when it has a part that is not bounded here. ``symbol_ranges``: narrower
+    ranges of some size symbols."""
     relaxed, ranges = _Relaxation().run(expr)
     if relaxed is None:
         return None
+    ranges.update(symbol_ranges or {})
     lo = hi = sympy.Integer(0)
     for term in sympy.Add.make_args(sympy.expand(relaxed)):
         span = _term_bounds(term, ranges)
