@@ -140,3 +140,23 @@ def test_complex_division_by_signed_zeros(mode):
     got = MODES[mode](lambda a, b: jnp.asarray(a) / b)(x, y)
     _check_parts(got, [complex(-INF, NAN), complex(-INF, -INF), complex(INF, NAN),
                        complex(INF, -INF), complex(NAN, NAN)], rtol=0)
+
+
+def test_astype_complex_to_real_warns_as_jax():
+    # JAX (and NumPy) warn that the imaginary part is dropped; tjit was silent
+    z = jnp.asarray(np.array([1 + 2j, -3 - 1j], np.complex64))
+    for cast in (lambda: z.astype(jnp.float32), lambda: jnp.astype(z, jnp.int32),
+                 lambda: tjit.jit(lambda v: v.astype(jnp.float16))(z)):
+        with pytest.warns(DeprecationWarning, match="discard|real/imaginary"):
+            out = cast()
+        np.testing.assert_array_equal(np.asarray(out).astype(np.float64), [1.0, -3.0])
+
+
+def test_complex_to_real_inside_tjit_does_not_warn():
+    import warnings
+    z = jnp.asarray(np.array([1 + 2j, -3 - 1j, 0.5j], np.complex64))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        z.astype(bool), z.astype(jnp.complex64), jnp.abs(z), jnp.angle(z), jnp.var(z)
+        jnp.fft.irfft(z), jnp.fft.hfft(z), jnp.linalg.norm(z), jnp.sort(z)
+        jnp.linalg.eigh(jnp.eye(2, dtype=jnp.complex64)), jnp.linalg.svd(jnp.eye(2) * z[0])

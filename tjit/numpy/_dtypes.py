@@ -2,6 +2,9 @@
 array, ``np.dtype(jnp.float32)`` is float32, as in JAX)."""
 
 import builtins
+import os
+import sys
+import warnings
 
 import numpy as np
 
@@ -181,10 +184,30 @@ def can_cast(from_, to, casting="safe"):
     return np.can_cast(np.dtype(f), np.dtype(_np_dtype(to)), casting)
 
 
+_OWN_FILES = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+_PASS_THROUGH = ("_array_methods.py", "traceback_util.py")
+
+
+def _called_by_user():
+    """Whether astype's caller (past ``Array.astype`` and the entry-point wrappers) is
+    user code, not tjit's own (whose casts drop imaginary parts on purpose)."""
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_code.co_filename.endswith(_PASS_THROUGH):
+        frame = frame.f_back
+    return frame is None or not frame.f_code.co_filename.startswith(_OWN_FILES)
+
+
 def astype(x, dtype, /, *, copy=False, device=None):
     """Convert ``x`` to ``dtype`` (float->int saturates, NaN -> 0)."""
     x = ensure_array("astype", x)
     dt = _dt.canonicalize_user_dtype(_np_dtype(dtype), "astype")
+    if (_dt.is_complex(x.dtype) and not _dt.is_complex(dt) and dt != _dt.bool_
+            and _called_by_user()):
+        # JAX's deprecation warning: the imaginary part is dropped (NumPy warns as well)
+        warnings.warn("Casting from complex to real dtypes will soon raise a ValueError. "
+                      "Please first use jnp.real or jnp.imag to take the real/imaginary "
+                      "component of your input.", DeprecationWarning,
+                      stacklevel=_dt._user_stacklevel())
     if dt == _dt.bool_ and not _dt.is_bool(x.dtype):
         return lax.ne(x, lax.convert_element_type(0, x.dtype))
     return lax.convert_element_type(x, dt)
