@@ -422,7 +422,9 @@ def run_window_case(rng, i):
                 try:
                     gj = np.asarray(jax.grad(lambda a: jnp.sum(jlax.reduce_window(
                         a, init_arr, jtop, wd, ws, padding, bdil, wdil) * cot))(x))
-                except NotImplementedError:   # JAX: no max-pool vjp with window dilation
+                except (NotImplementedError, TypeError):
+                    # JAX has no max-pool vjp with window dilation, and its vjp fails on
+                    # some negative paddings (slices past the operand)
                     RESULTS["window grad (jax unsupported)", True] += 1
                     return
                 record("window grad jit vs jax", close(gt, gj, dtype, 8.0),
@@ -486,9 +488,15 @@ def run_transpose_case(rng, i):
         cot = rng.standard_normal(want.shape).astype(dt)
         try:
             gt = tjit.grad(lambda a, b: tnp.sum(f(lax)(a, b) * cot), argnums=(0, 1))(lhs, rhs)
-            gj = jax.grad(lambda a, b: jnp.sum(f(jlax)(a, b) * cot), argnums=(0, 1))(lhs, rhs)
-            record("conv_transpose grad", close(gt[0], gj[0], dt, 20.0) and
-                   close(gt[1], gj[1], dt, 20.0), (info, ""))
+            # bilinear: <grad_lhs, v> = sum(cot * f(v, rhs)), f by JAX (jax.grad of some
+            # of these aborts inside XLA's algebraic simplifier, so it is not called)
+            vl, vr = (rng.standard_normal(a.shape).astype(dt) for a in (lhs, rhs))
+            want_l = np.sum(cot * np.asarray(f(jlax)(vl, rhs)), dtype=np.float64)
+            want_r = np.sum(cot * np.asarray(f(jlax)(lhs, vr)), dtype=np.float64)
+            s = float(np.abs(cot).sum() * np.abs(lhs).max() * np.abs(rhs).sum()) * 4
+            record("conv_transpose grad", close(np.sum(np.asarray(gt[0], np.float64) * vl),
+                                                want_l, dt, s) and
+                   close(np.sum(np.asarray(gt[1], np.float64) * vr), want_r, dt, s), (info, ""))
         except Exception as e:  # noqa: BLE001
             record("conv_transpose grad", False, (info, f"raised {e}"))
 
@@ -611,6 +619,76 @@ def run_image_case(rng, i):
         record("scale_and_translate", False, (dict(info, dims=dims, m2=m2), f"raised {e}"))
 
 
+def run_bigconv_case(rng, i):
+    """Sizes where the compiled path's gemm tiles and threads matter (odd, not multiples
+    of any block), NHWC / HWIO as CNNs write them, float32 under jit only."""
+    N, C, O = int(rng.integers(1, 5)), int(rng.integers(1, 40)), int(rng.integers(1, 70))
+    G = int(rng.choice([1, 1, 1, C])) if rng.random() < 0.5 else 1   # depthwise sometimes
+    if G > 1:
+        O = C * int(rng.integers(1, 3))
+    H, W = int(rng.integers(3, 30)), int(rng.integers(3, 30))
+    kh, kw = int(rng.integers(1, 6)), int(rng.integers(1, 6))
+    strides = (int(rng.integers(1, 3)), int(rng.integers(1, 3)))
+    padding = rng.choice(["SAME", "VALID"])
+    rdil = (int(rng.choice([1, 1, 2])), int(rng.choice([1, 1, 2])))
+    x = rng.standard_normal((N, H, W, C)).astype(np.float32)
+    w = rng.standard_normal((kh, kw, C // G, O)).astype(np.float32)
+    dn = ("NHWC", "HWIO", "NHWC")
+    perms = tjit.lax.conv_general_permutations(dn)
+    info = dict(x=x.shape, w=w.shape, strides=strides, padding=padding, rdil=rdil, G=G, i=i)
+
+    def f(a, b):
+        return lax.conv_general_dilated(a, b, strides, padding, rhs_dilation=rdil,
+                                        dimension_numbers=dn, feature_group_count=G)
+    try:
+        case = dict(strides=strides, padding=str(padding), rdil=rdil)
+        pads = explicit_pads(case, (H, W), (kh, kw))
+        ref = conv_ref(x, w, strides, pads, (1, 1), rdil, perms, G, 1)
+        got = np.asarray(tjit.jit(f)(x, w))
+        scale = float(np.sqrt(kh * kw * C // G)) * 4
+        record("bigconv jit", close(got, ref.astype(np.float32), "float32", scale),
+               (info, f"maxerr {np.abs(got - ref).max(initial=0) if got.shape == ref.shape else got.shape}"))
+    except Exception as e:  # noqa: BLE001
+        record("bigconv jit", False, (info, f"raised {type(e).__name__}: {e}"))
+
+
+def run_cumulative_case(rng, i):
+    nd = int(rng.integers(1, 4))
+    shape = tuple(int(rng.integers(1, 6)) for _ in range(nd))
+    axis = int(rng.integers(0, nd))
+    reverse = bool(rng.random() < 0.5)
+    op = rng.choice(["cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp"])
+    dt = rng.choice(["float32", "float64", "int32"]) if op != "cumlogsumexp" else "float32"
+    x = rng.integers(-3, 4, shape).astype(dt)
+    if dt != "int32" and rng.random() < 0.5:
+        x = x + rng.standard_normal(shape).astype(dt) * 0.1
+    info = dict(shape=shape, axis=axis, reverse=reverse, op=op, dt=dt, i=i)
+    xw = np.flip(x, axis) if reverse else x
+    wide = xw.astype(np.float64 if dt != "int32" else np.int64)
+    want = {"cumsum": np.cumsum, "cumprod": np.cumprod,
+            "cummax": np.maximum.accumulate, "cummin": np.minimum.accumulate,
+            "cumlogsumexp": np.logaddexp.accumulate}[op](wide, axis=axis)
+    want = np.flip(want, axis) if reverse else want
+    f = lambda a: getattr(lax, op)(a, axis=axis, reverse=reverse)  # noqa: E731
+    for name, g in (("cumulative eager", f), ("cumulative jit", tjit.jit(f))):
+        try:
+            got = np.asarray(g(x))
+            record(name, close(got, want.astype(got.dtype), dt, float(np.abs(want).max(
+                initial=1))) and got.dtype == x.dtype, (info, f"got {got} want {want}"))
+        except Exception as e:  # noqa: BLE001
+            record(name, False, (info, f"raised {e}"))
+    if jax is not None and dt != "int32":
+        cot = rng.standard_normal(shape).astype(dt)
+        try:
+            gt = np.asarray(tjit.jit(tjit.grad(lambda a: tnp.sum(f(a) * cot)))(x))
+            gj = np.asarray(jax.grad(lambda a: jnp.sum(getattr(jlax, op)(
+                a, axis=axis, reverse=reverse) * cot))(x))
+            record("cumulative grad vs jax", close(gt, gj, dt, float(np.abs(gj).max(
+                initial=1))), (info, f"got {gt} want {gj}"))
+        except Exception as e:  # noqa: BLE001
+            record("cumulative grad vs jax", False, (info, f"raised {e}"))
+
+
 def main():
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 300
     seed = int(sys.argv[2]) if len(sys.argv) > 2 else 0
@@ -618,7 +696,8 @@ def main():
     rng = np.random.default_rng(seed)
     runners = {"conv": run_conv_case, "window": run_window_case,
                "transpose": run_transpose_case, "patches": run_patches_case,
-               "convolve": run_convolve_case, "image": run_image_case}
+               "convolve": run_convolve_case, "image": run_image_case,
+               "cumulative": run_cumulative_case, "bigconv": run_bigconv_case}
     for i in range(n):
         for name, run in runners.items():
             if only and name not in only:
