@@ -19,8 +19,7 @@ from tjit.tracing.tree_util import (  # noqa: F401  (re-exported as they are)
     register_dataclass, register_pytree_with_keys, register_pytree_with_keys_class,
     register_static, tree_unflatten, tree_transpose, treedef_is_leaf, treedef_children,
     treedef_tuple, is_tree_node, keystr, KeyEntry, KeyPath, SequenceKey, DictKey,
-    GetAttrKey, FlattenedIndexKey, default_registry, flatten_one_level,
-    flatten_one_level_with_keys)
+    GetAttrKey, FlattenedIndexKey, flatten_one_level, flatten_one_level_with_keys)
 
 
 def _leaf_pred(is_leaf):
@@ -109,3 +108,20 @@ def tree_reduce_associative(operation, tree, *, identity=_tu._NO_IDENTITY, is_le
     """Reduce the leaves of ``tree`` with the associative ``operation`` as a balanced tree."""
     return _tu.tree_reduce_associative(operation, tree, identity=identity,
                                        is_leaf=_leaf_pred(is_leaf))
+
+
+class _PublicRegistry(type(_tu.default_registry)):
+    """``jax.tree_util.default_registry`` with the public leaf rule: a key array is a leaf
+    (``flatten`` gives it whole, ``flatten_one_level`` gives None)."""
+
+    def flatten(self, tree, leaf_predicate=None):
+        return tree_flatten(tree, leaf_predicate)
+
+    def flatten_one_level(self, tree):
+        return None if _is_extended(tree) else super().flatten_one_level(tree)
+
+    def flatten_one_level_with_keys(self, tree):
+        return None if _is_extended(tree) else super().flatten_one_level_with_keys(tree)
+
+
+default_registry = _PublicRegistry()

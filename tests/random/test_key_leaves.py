@@ -126,3 +126,12 @@ def test_zeros_like_of_keys_and_a_tree_map_over_a_state_with_keys():
     assert jnp.zeros_like(ks, shape=(3,)).shape == (3,)
     zeros = tjit.tree.map(jnp.zeros_like, {"k": ks, "w": jnp.ones(2)})
     assert zeros["k"].dtype == ks.dtype and not np.asarray(zeros["w"]).any()
+
+
+def test_default_registry_sees_a_key_array_as_a_leaf():
+    ks = random.split(random.key(0), 2)
+    leaves, treedef = tree_util.default_registry.flatten({"k": ks})
+    assert len(leaves) == 1 and leaves[0] is ks and treedef.num_leaves == 1
+    assert tree_util.default_registry.flatten_one_level(ks) is None
+    children, _ = tree_util.default_registry.flatten_one_level((ks,))
+    assert list(children)[0] is ks
