@@ -48,6 +48,12 @@ def _np_conv1d(x, k, s):
     return out
 
 
+def _same_pad(n, k, s):
+    out = -(-n // s)
+    total = max((out - 1) * s + k - n, 0)
+    return total // 2, total - total // 2
+
+
 K3 = np.random.default_rng(1).standard_normal((3, 2, 4))
 W = np.random.default_rng(2).standard_normal((3, 5))
 
@@ -81,6 +87,15 @@ PROGRAMS = {
     "x[:b//2]": ("b, 3", lambda L, x: x[:x.shape[0] // 2], lambda x: x[:x.shape[0] // 2]),
     "x[b//2:]": ("b, 3", lambda L, x: x[x.shape[0] // 2:], lambda x: x[x.shape[0] // 2:]),
     "x[:, ::2] (c)": ("b, c", lambda L, x: x[:, ::2], lambda x: x[:, ::2]),
+    "x[5:2:-1]": ("b, 3", lambda L, x: x[5:2:-1], lambda x: x[5:2:-1]),
+    "x[:-3:-1]": ("b, 3", lambda L, x: x[:-3:-1], lambda x: x[:-3:-1]),
+    "x[-1::-2]": ("b, 3", lambda L, x: x[-1::-2], lambda x: x[-1::-2]),
+    "x[3::-1]": ("b, 3", lambda L, x: x[3::-1], lambda x: x[3::-1]),
+    "x[::2].mean()": ("b, 3", lambda L, x: x[::2].mean(0), lambda x: x[::2].mean(0)),
+    "x.at[::2].set(0)": ("b, 3", lambda L, x: x.at[::2].set(0.),
+                         lambda x: np.where((np.arange(len(x)) % 2 == 0)[:, None], 0., x)),
+    "x.at[1:].add(x[:-1])": ("b, 3", lambda L, x: x.at[1:].add(x[:-1]),
+                             lambda x: np.concatenate([x[:1], x[1:] + x[:-1]])),
     "x[0]": ("b, 3", lambda L, x: x[0], lambda x: x[0]),
     "x[-1]": ("b, 3", lambda L, x: x[-1], lambda x: x[-1]),
     "dynamic_slice(x, 1, 1)": ("b, 3", lambda L, x: L.lax.dynamic_slice_in_dim(x, 1, 1),
@@ -88,6 +103,25 @@ PROGRAMS = {
     "dynamic_slice(x, 0, b)": ("b, 3",
                                lambda L, x: L.lax.dynamic_slice_in_dim(x, 0, x.shape[0]),
                                lambda x: x),
+    "dynamic_slice size b//2": (
+        "b, 3", lambda L, x: L.lax.dynamic_slice_in_dim(x, 1, x.shape[0] // 2),
+        lambda x: x[min(1, x.shape[0] - x.shape[0] // 2):][:x.shape[0] // 2]),
+    "dynamic_update_slice": (
+        "b, 3", lambda L, x: L.lax.dynamic_update_slice_in_dim(x, x[:1] * 0, 1, 0),
+        lambda x: np.concatenate([x[:1], 0 * x[1:2], x[2:]]) if len(x) > 1 else 0 * x, 1),
+    "split into 2 of (2b, 3)": ("2*b, 3", lambda L, x: L.jnp.split(x, 2)[1] - L.jnp.split(x, 2)[0],
+                                lambda x: np.split(x, 2)[1] - np.split(x, 2)[0]),
+    "zeros(b // 2)": ("b, 3", lambda L, x: L.jnp.zeros((x.shape[0] // 2, 3)) + x[:x.shape[0] // 2],
+                      lambda x: x[:x.shape[0] // 2]),
+    "linspace(0, 1, b)": ("b, 3", lambda L, x: x * L.jnp.linspace(0., 1., x.shape[0])[:, None],
+                          lambda x: x * np.linspace(0., 1., x.shape[0])[:, None]),
+    "diff axis 0": ("b, 3", lambda L, x: L.jnp.diff(x, axis=0), lambda x: np.diff(x, axis=0)),
+    "triu of (b, b)": ("b, b", lambda L, x: L.jnp.triu(x), lambda x: np.triu(x)),
+    "outer": ("b, 3", lambda L, x: L.jnp.outer(x[:, 0], x[:, 1]),
+              lambda x: np.outer(x[:, 0], x[:, 1])),
+    "trace of (b, b)": ("b, b", lambda L, x: L.jnp.trace(x), lambda x: np.trace(x)),
+    "cumsum reverse": ("b, 3", lambda L, x: L.jnp.cumsum(x[::-1], 0)[::-1],
+                       lambda x: np.cumsum(x[::-1], 0)[::-1]),
     # reshapes
     "reshape(-1)": ("b, 3", lambda L, x: x.reshape(-1), lambda x: x.reshape(-1)),
     "reshape(b, 3, 1)": ("b, 3", lambda L, x: x.reshape(x.shape[0], 3, 1),
@@ -120,6 +154,14 @@ PROGRAMS = {
         "b, 3", lambda L, x: L.lax.reduce_window(x, -np.inf, L.lax.max, (2, 1), (2, 1),
                                                  "VALID"),
         lambda x: _np_window_max(x, 2, 2), 2),
+    "conv stride 2 SAME": (
+        "2, b, 2", lambda L, x: L.lax.conv_general_dilated(
+            x, L.jnp.asarray(K3, x.dtype), (2,), "SAME",
+            dimension_numbers=("NWC", "WIO", "NWC")),
+        lambda x: _np_conv1d(np.pad(x, ((0, 0), _same_pad(x.shape[1], 3, 2), (0, 0))), K3, 2)),
+    "avg window 3 stride 2 VALID": (
+        "b, 3", lambda L, x: L.lax.reduce_window(x, 0., L.lax.add, (3, 1), (2, 1), "VALID") / 3,
+        lambda x: np.stack([x[i:i + 3].mean(0) for i in range(0, len(x) - 2, 2)]), 3),
     # sizes as values
     "arange(b)": ("b, 3", lambda L, x: x + L.jnp.arange(x.shape[0])[:, None],
                   lambda x: x + np.arange(x.shape[0])[:, None]),

@@ -25,6 +25,13 @@ PROGRAMS = {
     "x[-2:]": lambda x: x[-2:],
     "x[3:5]": lambda x: x[3:5],
     "x[2::2]": lambda x: x[2::2],
+    # negative steps with bounds (JAX's min(b - 1, 5) - min(b - 1, 2), ...)
+    "x[5:2:-1]": lambda x: x[5:2:-1],
+    "x[:-3:-1]": lambda x: x[:-3:-1],
+    "x[-1::-2]": lambda x: x[-1::-2],
+    "x[3::-1]": lambda x: x[3::-1],
+    "x[-2:0:-2]": lambda x: x[-2:0:-2],
+    "x[3::-1, [0, 2]]": lambda x: x[3::-1, [0, 2]],
     "x[:5] @ x[:5].T": lambda x: x[:5] @ x[:5].T,
     "concatenate(x[2:], x[:2])": lambda x: np.concatenate([x[2:], x[:2]]) if isinstance(
         x, np.ndarray) else jax.numpy.concatenate([x[2:], x[:2]]),

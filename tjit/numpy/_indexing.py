@@ -258,8 +258,12 @@ def _slice_window(s, n):
         return start, step, size, _simplify(start + length)
     if s.start is None and s.stop is None:   # (reversed, it is [0, n) by -step)
         return _simplify(n - 1), step, n if step == -1 else _ceil_div(n, -step), n
-    raise InconclusiveDimensionError(f"indexing: a negative-step slice {s} with bounds is not "
-                                     f"supported along the symbolic dim {dim_str(n)}")
+    # the same elements, counted from the end: bound k (clamped to [-1, n-1]) is
+    # n-1-k of the reversed dim, which a positive slice writes -1-k (clamped to [0, n])
+    def flipped(k):
+        return None if k is None else _simplify(-1 - k)
+    start, _, size, end = _slice_window(slice(flipped(s.start), flipped(s.stop), -step), n)
+    return _simplify(n - 1 - start), step, size, end
 
 
 def _static_int(i, n, axis):
