@@ -81,8 +81,9 @@ def test_program_compiled_on_threads_matches_interpreter(monkeypatch, tmp_path):
     monkeypatch.setattr(parallel, "_usable_cores", lambda: 2)
     batches = []
     real = parallel.emit_objects
-    monkeypatch.setattr(parallel, "emit_objects",
-                        lambda jobs: batches.append(len(jobs)) or real(jobs))
+    monkeypatch.setattr(parallel, "emit_objects", lambda jobs, max_threads=None:
+                        batches.append(len(jobs)) or real(jobs, max_threads))
+    monkeypatch.setenv("TJIT_NUM_THREADS", "2")
     kernel_cache.clear()
     w, x = _args()
     got = tjit.jit(tjit.value_and_grad(lambda w, x: _program(w, x)[0]))(w, x)
@@ -95,6 +96,26 @@ def test_program_compiled_on_threads_matches_interpreter(monkeypatch, tmp_path):
     for g, r in zip(outs, refs):
         np.testing.assert_allclose(g, r, rtol=1e-5, atol=1e-6)
     assert batches and max(batches) >= 2     # (the kernels went through the threads)
+
+
+def test_one_runtime_thread_compiles_one_kernel_at_a_time(monkeypatch, tmp_path):
+    """``$TJIT_NUM_THREADS=1``: the user asked tjit for one core; kernels then compile
+    one after another on the calling thread."""
+    monkeypatch.setenv("TJIT_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("TJIT_NUM_THREADS", "1")
+    monkeypatch.setattr(parallel, "_usable_cores", lambda: 4)
+    on_threads = []
+    real = parallel._emit
+    monkeypatch.setattr(parallel, "_emit", lambda ir, *a: on_threads.append(
+        "tjit_kernel_" in ir) or real(ir, *a))   # (a runtime helper may build here)
+    kernel_cache.clear()
+    w, x = _args()
+    w = w * 1.5       # (kernels of their own: other constants than the tests above)
+    outs = tjit.jit(lambda w, x: _program(w * 0.5, x))(w, x)
+    refs = tjit.jit(lambda w, x: _program(w * 0.5, x), backend="interpreter")(w, x)
+    for g, r in zip(outs, refs):
+        np.testing.assert_allclose(g, r, rtol=1e-5, atol=1e-6)
+    assert kernel_cache.STATS["compiled"] and not any(on_threads)
 
 
 CHILD = r"""

@@ -31,8 +31,10 @@ def start(program, parallel_min_work):
     """Start building the helpers ``program`` will call on a new thread (returned), or
     return None when it wants none not built yet or threads cannot compile at once.
     ``parallel_min_work``: the work from which the runtime splits a kernel."""
+    if parallel.threads_for(2) < 2 or threads.default_num_threads() < 2:
+        return None     # (one core, or $TJIT_NUM_THREADS=1: no compile beside another)
     wanted = _wanted(program, parallel_min_work)
-    if not wanted or parallel.threads_for(2) < 2:
+    if not wanted:
         return None
     t = threading.Thread(target=_build, args=(wanted,), name="tjit-helpers")
     t.start()

@@ -24,7 +24,7 @@ import weakref
 
 from tjit import compile_log
 from tjit.devices import disk_cache
-from tjit.devices.threads import KERNEL_FUNCTYPE
+from tjit.devices.threads import KERNEL_FUNCTYPE, default_num_threads
 from tjit.lower.llvm import target
 from tjit.lower.llvm.profile import compile_profile, linked_math
 from tjit.xla_like.kernel_ir import kernel_hash
@@ -120,7 +120,7 @@ def _prebuild(missing):
         jobs = [(codegen.kernel_to_llvm_ir(k, symbol_name(h), profile), profile)
                 for h, _, k, profile in todo]
     with compile_log.stage("llvm"):
-        objs = parallel.emit_objects(jobs)
+        objs = parallel.emit_objects(jobs, default_num_threads())   # ($TJIT_NUM_THREADS)
     STATS["compile_seconds"] += time.perf_counter() - t0
     with _LOCK:
         for (h, key, _, _), obj in zip(todo, objs):

@@ -137,12 +137,14 @@ def _emit(ir_text, profile):
         _give_state(state)
 
 
-def emit_objects(jobs):
+def emit_objects(jobs, max_threads=None):
     """Object code for each ``(ir_text, profile)`` of ``jobs``, in order: what
     ``target.emit_object`` returns for each, compiled on up to ``threads_for(len(jobs))``
-    threads at once."""
+    threads at once (and at most ``max_threads``: the runtime's thread setting)."""
     jobs = list(jobs)
     n = threads_for(len(jobs))
+    if max_threads is not None:
+        n = min(n, max_threads)
     if n <= 1:
         return [target.emit_object(ir_text, profile) for ir_text, profile in jobs]
     with concurrent.futures.ThreadPoolExecutor(n, thread_name_prefix="tjit-llvm") as pool:
