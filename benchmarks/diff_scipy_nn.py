@@ -38,6 +38,7 @@ import scipy.stats as sst  # noqa: E402
 import scipy.linalg as sla  # noqa: E402
 import scipy.signal as ssig  # noqa: E402
 import scipy.ndimage as snd  # noqa: E402
+import jax.scipy.optimize  # noqa: E402,F401
 
 import tjit  # noqa: E402
 import tjit.numpy as tjnp  # noqa: E402
@@ -112,6 +113,7 @@ class Report:
     def __init__(self):
         self.cases = 0
         self.bad = {}
+        self.missing = set()
 
     def flag(self, name, msg):
         self.bad.setdefault(name, []).append(msg)
@@ -227,7 +229,8 @@ SPECIAL = [  # name, scipy reference, argument kinds, tolerance in eps
     ("zeta1", ss.zeta, ["real"], 256),
     ("polygamma", ss.polygamma, ["int", "pos_small"], 1024),
     ("poch", ss.poch, ["real", "int"], 1024),
-    ("comb", ss.comb, ["int", "int"], 1024),
+    # comb is exp of a difference of gammalns: |gammaln(N)| * eps of absolute error
+    ("comb", ss.comb, ["int", "int"], 1e5),
     ("expn", ss.expn, ["int", "pos_small"], 1024),
     ("multigammaln2", lambda a: np.where(a > 0.5, ss.multigammaln(np.maximum(a, 0.6), 2) if np.ndim(a) else 0, np.nan),
      ["pos_small"], 256),
@@ -500,13 +503,14 @@ def stats_cases(rep, rng, reps):
             if not hasattr(tmod, fn):
                 continue
             kinds = ["unit" if fn in ("ppf", "isf") else xk] + pks
-            nloc = int(has_loc) + int(has_scale)
+            loc_ok = has_loc and not (dist == "bernoulli" and fn in ("cdf", "ppf"))
+            nloc = int(loc_ok) + int(has_scale)
             kinds += ["real", "pos"][:nloc] if has_scale else ["real"][:nloc]
 
             def ref(x, *ps, _fn=fn, _n=len(pks), _smod=smod):
                 kw = {}
                 rest = list(ps[_n:])
-                if has_loc:
+                if has_loc and rest:
                     kw["loc"] = np.round(rest.pop(0)) if xk == "int" else rest.pop(0)
                 if has_scale:
                     kw["scale"] = rest.pop(0)
@@ -525,7 +529,7 @@ def stats_cases(rep, rng, reps):
                 if dist == "truncnorm":
                     lo = mod_min(mod)(a[1], a[2])
                     a[1], a[2] = lo, mod_max(mod)(a[1], a[2])
-                if has_loc and xk == "int":
+                if has_loc and xk == "int" and len(a) > 1 + _n:
                     a[1 + _n] = mod_round(mod)(a[1 + _n])
                 return getattr(mod, _fn)(*a)
 
@@ -550,6 +554,286 @@ def mod_round(mod):
     return tjnp.round if mod.__name__.startswith("tjit") else jjnp.round
 
 
+# -- linalg, signal, ndimage, integrate, optimize -------------------------------------------------
+def _rand_mat(rng, n, kind):
+    a = rng.standard_normal((n, n))
+    if kind == "spd":
+        return a @ a.T + n * np.eye(n)
+    if kind == "sym":
+        return (a + a.T) / 2
+    if kind == "tri":
+        return np.tril(a) + 3 * np.eye(n)
+    return a
+
+
+def _cmp(rep, name, y, ref, yj, tol_eps=1e4, abs_tol=None):
+    compare(rep, name, [], y, None, ref, yj, tol_eps,
+            abs_tol=abs_tol if abs_tol is not None else 1e3 * EPS * np.max(np.abs(ref), initial=1.0))
+
+
+def linalg_cases(rep, rng, reps):
+    tl, jl = tjit.scipy.linalg, jax.scipy.linalg
+    for _ in range(reps):
+        n = int(rng.integers(1, 6))
+        a = _rand_mat(rng, n, "gen").astype(DT)
+        a64 = a.astype(float)
+        spd = _rand_mat(rng, n, "spd").astype(DT)
+        tri = _rand_mat(rng, n, "tri").astype(DT)
+        b = rng.standard_normal((n, int(rng.integers(1, 3)))).astype(DT)
+        sc = (rng.standard_normal((n, n)) * 0.5).astype(DT)
+        _cmp(rep, "linalg.expm", tl.expm(sc), sla.expm(sc.astype(float)), jl.expm(sc))
+        for lower in (False, True):
+            for trans in (0, 1, 2, "T"):
+                for unit in (False, True):
+                    t = tri if lower else tri.T.copy()
+                    r = sla.solve_triangular(t.astype(float), b.astype(float), trans=trans,
+                                             lower=lower, unit_diagonal=unit)
+                    kw = dict(trans=trans, lower=lower, unit_diagonal=unit)
+                    _cmp(rep, "linalg.solve_triangular", tl.solve_triangular(t, b, **kw), r,
+                         jl.solve_triangular(t, b, **kw))
+        for lower in (False, True):
+            c = tl.cho_factor(spd, lower=lower)
+            r = sla.cho_solve(sla.cho_factor(spd.astype(float), lower=lower), b.astype(float))
+            _cmp(rep, "linalg.cho_solve", tl.cho_solve(c, b), r, jl.cho_solve(jl.cho_factor(spd, lower=lower), b))
+            _cmp(rep, "linalg.cholesky", tl.cholesky(spd, lower=lower),
+                 sla.cholesky(spd.astype(float), lower=lower), jl.cholesky(spd, lower=lower))
+        lu_piv = tl.lu_factor(a)
+        for trans in (0, 1, 2):
+            r = sla.lu_solve(sla.lu_factor(a64), b.astype(float), trans=trans)
+            _cmp(rep, "linalg.lu_solve", tl.lu_solve(lu_piv, b, trans=trans), r,
+                 jl.lu_solve(jl.lu_factor(a), b, trans=trans), tol_eps=1e5)
+        p_, l_, u_ = tl.lu(a)
+        rp, rl, ru = sla.lu(a64)
+        _cmp(rep, "linalg.lu(P)", p_, rp, jl.lu(a)[0])
+        _cmp(rep, "linalg.lu(reconstruct)", np.asarray(p_) @ np.asarray(l_) @ np.asarray(u_), a64, a)
+        pl, u2 = tl.lu(a, permute_l=True)
+        _cmp(rep, "linalg.lu(permute_l)", np.asarray(pl) @ np.asarray(u2), a64, a)
+        m = int(rng.integers(1, 6))
+        rect = rng.standard_normal((m, n)).astype(DT)
+        for mode in ("full", "r", "economic"):
+            out = tl.qr(rect, mode=mode)
+            ref = sla.qr(rect.astype(float), mode=mode)
+            q_r = out if mode != "r" else (out[0] if isinstance(out, tuple) else out)
+            rr = ref if mode != "r" else ref[0]
+            if mode == "r":
+                _cmp(rep, "linalg.qr(r)|R|", np.abs(q_r), np.abs(rr), np.abs(rr))
+            else:
+                _cmp(rep, f"linalg.qr({mode})", np.asarray(out[0]) @ np.asarray(out[1]),
+                     rect.astype(float), rect)
+                rep.cases += 1
+                if np.shape(out[0]) != np.shape(ref[0]) or np.shape(out[1]) != np.shape(ref[1]):
+                    rep.flag(f"linalg.qr({mode})", f"shapes {np.shape(out[0])} {np.shape(out[1])} vs "
+                             f"{np.shape(ref[0])} {np.shape(ref[1])}")
+        s_ = tl.svd(rect, compute_uv=False)
+        _cmp(rep, "linalg.svd(s)", s_, sla.svd(rect.astype(float), compute_uv=False), jl.svd(rect, compute_uv=False))
+        for fm in (True, False):
+            u, sv, vh = tl.svd(rect, full_matrices=fm)
+            k = min(m, n)
+            _cmp(rep, "linalg.svd(uv)", (np.asarray(u)[:, :k] * np.asarray(sv)) @ np.asarray(vh)[:k],
+                 rect.astype(float), rect)
+        sym = _rand_mat(rng, n, "sym").astype(DT)
+        for lower in (True, False):
+            w = tl.eigh(sym, lower=lower, eigvals_only=True)
+            _cmp(rep, "linalg.eigh(w)", w, sla.eigh(sym.astype(float), eigvals_only=True),
+                 jl.eigh(sym, lower=lower, eigvals_only=True))
+        w, v = tl.eigh(sym)
+        _cmp(rep, "linalg.eigh(v)", np.asarray(v) @ np.diag(np.asarray(w)) @ np.asarray(v).T,
+             sym.astype(float), sym)
+        _cmp(rep, "linalg.sqrtm", tl.sqrtm(spd), sla.sqrtm(spd.astype(float)).real, jl.sqrtm(spd).real if hasattr(jl, "sqrtm") else np.nan)
+        _cmp(rep, "linalg.inv", tl.inv(spd), sla.inv(spd.astype(float)), jl.inv(spd))
+        _cmp(rep, "linalg.det", tl.det(a), sla.det(a64), jl.det(a))
+        for assume_lower in (False, True):
+            _cmp(rep, "linalg.solve", tl.solve(spd, b, lower=assume_lower, assume_a="pos") if False else tl.solve(a, b),
+                 sla.solve(a64, b.astype(float)), jl.solve(a, b), tol_eps=1e5)
+        parts = [rng.standard_normal(tuple(int(d) for d in rng.integers(0, 3, 2))).astype(DT) for _ in range(3)]
+        _cmp(rep, "linalg.block_diag", tl.block_diag(*parts), sla.block_diag(*[p_.astype(float) for p_ in parts]),
+             jl.block_diag(*parts))
+        c = rng.standard_normal(n).astype(DT)
+        r_ = rng.standard_normal(int(rng.integers(1, 5))).astype(DT)
+        _cmp(rep, "linalg.toeplitz", tl.toeplitz(c, r_), sla.toeplitz(c, r_), jl.toeplitz(c, r_))
+        _cmp(rep, "linalg.toeplitz(c)", tl.toeplitz(c), sla.toeplitz(c), jl.toeplitz(c))
+    print("  done linalg", file=sys.stderr, flush=True)
+
+
+def signal_cases(rep, rng, reps):
+    ts_, js_ = tjit.scipy.signal, jax.scipy.signal
+    for _ in range(reps):
+        nd = int(rng.integers(1, 3))
+        x = rng.standard_normal(tuple(int(d) for d in rng.integers(1, 8, nd))).astype(DT)
+        k = rng.standard_normal(tuple(int(d) for d in rng.integers(1, 6, nd))).astype(DT)
+        for mode in ("full", "same", "valid"):
+            if mode == "valid" and not (all(a >= b for a, b in zip(x.shape, k.shape)) or
+                                        all(a <= b for a, b in zip(x.shape, k.shape))):
+                continue
+            for method in ("direct", "fft", "auto"):
+                r = ssig.convolve(x.astype(float), k.astype(float), mode=mode, method="direct")
+                _cmp(rep, f"signal.convolve({method})", ts_.convolve(x, k, mode=mode, method=method),
+                     r, js_.convolve(x, k, mode=mode, method=method))
+                r = ssig.correlate(x.astype(float), k.astype(float), mode=mode, method="direct")
+                _cmp(rep, f"signal.correlate({method})", ts_.correlate(x, k, mode=mode, method=method),
+                     r, js_.correlate(x, k, mode=mode, method=method))
+            r = ssig.fftconvolve(x.astype(float), k.astype(float), mode=mode)
+            _cmp(rep, "signal.fftconvolve", ts_.fftconvolve(x, k, mode=mode), r, js_.fftconvolve(x, k, mode=mode))
+            if nd == 2:
+                r = ssig.convolve2d(x.astype(float), k.astype(float), mode=mode)
+                _cmp(rep, "signal.convolve2d", ts_.convolve2d(x, k, mode=mode), r, js_.convolve2d(x, k, mode=mode))
+                r = ssig.correlate2d(x.astype(float), k.astype(float), mode=mode)
+                _cmp(rep, "signal.correlate2d", ts_.correlate2d(x, k, mode=mode), r, js_.correlate2d(x, k, mode=mode))
+        for name in ("detrend", "stft", "istft", "welch", "csd"):
+            if not hasattr(ts_, name) and hasattr(js_, name):
+                rep.missing.add("signal." + name)
+    print("  done signal", file=sys.stderr, flush=True)
+
+
+def misc_cases(rep, rng, reps):
+    tnd, jnd = tjit.scipy.ndimage, jax.scipy.ndimage
+    for _ in range(reps):
+        shape = tuple(int(d) for d in rng.integers(1, 6, rng.integers(1, 3)))
+        img = rng.standard_normal(shape).astype(DT)
+        coords = [rng.uniform(-3, d + 2, 7).astype(DT) for d in shape]
+        coords[0][:2] = [0.5, -0.5]  # halves: rounding conventions
+        for order in (0, 1):
+            for mode in ("constant", "nearest", "wrap", "mirror", "reflect"):
+                r = snd.map_coordinates(img.astype(float), np.stack(coords).astype(float), order=order,
+                                        mode=mode, cval=1.5)
+                if mode == "wrap" and order == 1:
+                    r = np.full(r.shape, np.nan)  # SciPy's wrap differs from JAX's grid-wrap
+                y = tnd.map_coordinates(img, coords, order=order, mode=mode, cval=1.5)
+                yj = jnd.map_coordinates(img, coords, order=order, mode=mode, cval=1.5)
+                compare(rep, f"ndimage.map_coordinates({order},{mode})", [], y, None,
+                        np.asarray(yj, float) if np.isnan(r).all() else r, yj, 1e3, abs_tol=1e3 * EPS)
+        # integrate.trapezoid
+        y = rng.standard_normal(shape).astype(DT)
+        xs = np.sort(rng.standard_normal(shape[-1])).astype(DT)
+        import scipy.integrate as sint
+        _cmp(rep, "integrate.trapezoid", tjit.scipy.integrate.trapezoid(y, xs),
+             sint.trapezoid(y.astype(float), xs.astype(float)), jax.scipy.integrate.trapezoid(y, xs))
+        _cmp(rep, "integrate.trapezoid(dx)", tjit.scipy.integrate.trapezoid(y, dx=0.3, axis=0),
+             sint.trapezoid(y.astype(float), dx=0.3, axis=0), jax.scipy.integrate.trapezoid(y, dx=0.3, axis=0))
+    # optimize.minimize BFGS on shifted quadratics and Rosenbrock
+    for _ in range(reps):
+        n = int(rng.integers(1, 5))
+        c = rng.standard_normal(n)
+        A = _rand_mat(rng, n, "spd")
+        x0 = rng.standard_normal(n).astype(DT)
+        xstar = np.linalg.solve(A, c)
+
+        def f_t(x, _np=tjnp):
+            return 0.5 * x @ (_np.asarray(A, DT) @ x) - _np.asarray(c, DT) @ x
+
+        def f_j(x, _np=jjnp):
+            return 0.5 * x @ (_np.asarray(A, DT) @ x) - _np.asarray(c, DT) @ x
+        res = tjit.scipy.optimize.minimize(f_t, tjnp.asarray(x0), method="BFGS")
+        resj = jax.scipy.optimize.minimize(f_j, jjnp.asarray(x0), method="BFGS")
+        compare(rep, "optimize.minimize(BFGS).x", [], res.x, None, xstar, resj.x, 1e4,
+                abs_tol=1e-3 if DT == np.float32 else 1e-6)
+        rep.cases += 1
+        if bool(res.success) != bool(resj.success) and not bool(res.success):
+            rep.flag("optimize.minimize(BFGS).success", f"tjit {res.success} status {res.status} jax {resj.success}")
+    print("  done misc", file=sys.stderr, flush=True)
+
+
+# -- gradients (float64) and vmap ----------------------------------------------------------------
+def _fd(f, x, h=1e-6):
+    g = np.zeros_like(x)
+    for i in range(x.size):
+        e = np.zeros_like(x)
+        e.flat[i] = h
+        g.flat[i] = (f(x + e) - f(x - e)) / (2 * h)
+    return g
+
+
+GRADS = [  # name, tjit f, jax f, x generator (float64 inputs; scalar-valued f)
+    ("gammaln", lambda m: lambda x: m.scipy.special.gammaln(x).sum(), lambda r: r.uniform(0.1, 20, 5)),
+    ("digamma", lambda m: lambda x: m.scipy.special.digamma(x).sum(), lambda r: r.uniform(0.1, 20, 5)),
+    ("betainc(x)", lambda m: lambda x: m.scipy.special.betainc(2.5, 0.7, x).sum(), lambda r: r.uniform(0.05, 0.95, 5)),
+    ("gammainc(a)", lambda m: lambda a: m.scipy.special.gammainc(a, 1.7).sum(), lambda r: r.uniform(0.3, 5, 5)),
+    ("gammaincc(x)", lambda m: lambda x: m.scipy.special.gammaincc(2.3, x).sum(), lambda r: r.uniform(0.1, 5, 5)),
+    ("log_ndtr", lambda m: lambda x: m.scipy.special.log_ndtr(x).sum(), lambda r: r.uniform(-30, 5, 5)),
+    ("ndtri", lambda m: lambda x: m.scipy.special.ndtri(x).sum(), lambda r: r.uniform(0.01, 0.99, 5)),
+    ("erfinv", lambda m: lambda x: m.scipy.special.erfinv(x).sum(), lambda r: r.uniform(-0.9, 0.9, 5)),
+    ("i0e", lambda m: lambda x: m.scipy.special.i0e(x).sum(), lambda r: r.uniform(-5, 5, 5)),
+    ("i1", lambda m: lambda x: m.scipy.special.i1(x).sum(), lambda r: r.uniform(-5, 5, 5)),
+    ("zeta(q)", lambda m: lambda q: m.scipy.special.zeta(3.0, q).sum(), lambda r: r.uniform(0.5, 5, 5)),
+    ("xlogy", lambda m: lambda x: m.scipy.special.xlogy(x, x + 2).sum(), lambda r: r.uniform(0.1, 3, 5)),
+    ("entr", lambda m: lambda x: m.scipy.special.entr(x).sum(), lambda r: r.uniform(0.1, 3, 5)),
+    ("kl_div", lambda m: lambda x: m.scipy.special.kl_div(x, x[::-1] + 0.5).sum(), lambda r: r.uniform(0.1, 3, 5)),
+    ("expi", lambda m: lambda x: m.scipy.special.expi(x).sum(), lambda r: r.uniform(0.1, 5, 5)),
+    ("exp1", lambda m: lambda x: m.scipy.special.exp1(x).sum(), lambda r: r.uniform(0.1, 5, 5)),
+    ("spence", lambda m: lambda x: m.scipy.special.spence(x).sum(), lambda r: r.uniform(0.1, 5, 5)),
+    ("logsumexp(b)", lambda m: lambda x: m.nn.logsumexp(x[:3], b=x[3:] ** 2 + 0.1), lambda r: r.standard_normal(6)),
+    ("logsumexp(b,sign)", lambda m: lambda x: m.nn.logsumexp(x[:3], b=x[3:], return_sign=True)[0], lambda r: r.standard_normal(6)),
+    ("softmax(where)", lambda m: lambda x: (m.nn.softmax(x, where=m.numpy.array([True, False, True, True, False])) * m.numpy.arange(5.0)).sum(), lambda r: r.standard_normal(5)),
+    ("log_softmax(where)", lambda m: lambda x: (m.nn.log_softmax(x, where=m.numpy.array([True, False, True, True, True]), ) * m.numpy.array([1., 0, 2, 3, 4])).sum(), lambda r: r.standard_normal(5)),
+    ("standardize", lambda m: lambda x: (m.nn.standardize(x) * m.numpy.arange(5.0)).sum(), lambda r: r.standard_normal(5)),
+    ("gelu(exact)", lambda m: lambda x: m.nn.gelu(x, approximate=False).sum(), lambda r: r.standard_normal(5)),
+    ("mish", lambda m: lambda x: m.nn.mish(x).sum(), lambda r: r.standard_normal(5) * 5),
+    ("glu", lambda m: lambda x: m.nn.glu(x).sum(), lambda r: r.standard_normal(6)),
+    ("celu", lambda m: lambda x: m.nn.celu(x, 0.7).sum(), lambda r: r.standard_normal(5)),
+    ("squareplus", lambda m: lambda x: m.nn.squareplus(x).sum(), lambda r: r.standard_normal(5)),
+    ("log1mexp", lambda m: lambda x: m.nn.log1mexp(x).sum(), lambda r: r.uniform(0.1, 3, 5)),
+    ("expm", lambda m: lambda x: (m.scipy.linalg.expm(x.reshape(3, 3)) * m.numpy.arange(9.).reshape(3, 3)).sum(), lambda r: r.standard_normal(9) * 0.7),
+    ("eigh", lambda m: lambda x: (m.scipy.linalg.eigh(x.reshape(3, 3) + x.reshape(3, 3).T, eigvals_only=True) * m.numpy.arange(1., 4.)).sum(), lambda r: r.standard_normal(9)),
+    ("svd", lambda m: lambda x: (m.scipy.linalg.svd(x.reshape(3, 2), compute_uv=False) * m.numpy.arange(1., 3.)).sum(), lambda r: r.standard_normal(6)),
+    ("solve_triangular", lambda m: lambda x: m.scipy.linalg.solve_triangular(x[:9].reshape(3, 3) + 4 * m.numpy.eye(3), x[9:], lower=True, trans=1).sum(), lambda r: r.standard_normal(12)),
+    ("cho_solve", lambda m: lambda x: m.scipy.linalg.cho_solve(m.scipy.linalg.cho_factor(x[:9].reshape(3, 3) @ x[:9].reshape(3, 3).T + 3 * m.numpy.eye(3)), x[9:]).sum(), lambda r: r.standard_normal(12)),
+    ("sqrtm", lambda m: lambda x: m.scipy.linalg.sqrtm(x.reshape(2, 2) @ x.reshape(2, 2).T + 2 * m.numpy.eye(2)).real.sum(), lambda r: r.standard_normal(4)),
+    ("norm.logcdf", lambda m: lambda x: m.scipy.stats.norm.logcdf(x, 0.3, 1.7).sum(), lambda r: r.standard_normal(5) * 10),
+    ("t.logpdf", lambda m: lambda x: m.scipy.stats.t.logpdf(x, 3.5, 0.1, 2.0).sum(), lambda r: r.standard_normal(5) * 3),
+    ("beta.cdf", lambda m: lambda x: m.scipy.stats.beta.cdf(x, 2.0, 3.0).sum(), lambda r: r.uniform(0.05, 0.95, 5)),
+    ("truncnorm.logpdf", lambda m: lambda x: m.scipy.stats.truncnorm.logpdf(x, -1.0, 2.0).sum(), lambda r: r.uniform(-0.9, 1.9, 5)),
+    ("gamma.logcdf", lambda m: lambda x: m.scipy.stats.gamma.logcdf(x, 2.5).sum(), lambda r: r.uniform(0.1, 8, 5)),
+    ("convolve", lambda m: lambda x: (m.scipy.signal.convolve(x[:5], x[5:], mode="same") ** 2).sum(), lambda r: r.standard_normal(8)),
+    ("fftconvolve", lambda m: lambda x: (m.scipy.signal.fftconvolve(x[:5], x[5:]) ** 2).sum(), lambda r: r.standard_normal(8)),
+    ("map_coordinates", lambda m: lambda x: m.scipy.ndimage.map_coordinates(m.numpy.arange(12.).reshape(3, 4) ** 2, [x[:3], x[3:]], order=1, mode="nearest").sum(), lambda r: r.uniform(0.1, 1.9, 6)),
+    ("trapezoid", lambda m: lambda x: m.scipy.integrate.trapezoid(x[:4] ** 2, x[4:]), lambda r: r.standard_normal(8)),
+]
+
+
+def grad_cases(rep, rng, reps):
+    if not X64:
+        return
+    for name, mk, gen_x in GRADS:
+        ft, fj = mk(tjit), mk(jax)
+        for i in range(reps):
+            x = gen_x(rng)
+            rep.cases += 1
+            try:
+                g = np.asarray(tjit.grad(ft)(tjnp.asarray(x)))
+                gjit = np.asarray(tjit.jit(tjit.grad(ft))(tjnp.asarray(x))) if i == 0 else g
+            except Exception as e:  # noqa: BLE001
+                rep.flag("grad." + name, f"raised {type(e).__name__}: {str(e)[:200]}")
+                break
+            try:
+                gj = np.asarray(jax.grad(fj)(jjnp.asarray(x)))
+            except Exception:  # noqa: BLE001
+                gj = np.full(x.shape, np.nan)
+            f64 = lambda v: float(np.asarray(ft(tjnp.asarray(v))))  # noqa: E731
+            fd = _fd(f64, x)
+            fd2 = _fd(f64, x, 1e-4)
+            scale = max(1.0, np.max(np.abs(fd)))
+            if np.max(np.abs(fd - fd2)) > 1e-4 * scale:
+                continue  # finite differences unreliable here (kink or stiff)
+            err = np.max(np.abs(g - fd)) / scale
+            errj = np.max(np.abs(gj - fd)) / scale if np.all(np.isfinite(gj)) else np.inf
+            if err > 1e-5 and err > RATIO * errj:
+                rep.flag("grad." + name, f"x {_fmt(x)} grad {_fmt(g)} fd {_fmt(fd)} jax {_fmt(gj)}")
+            if np.max(np.abs(gjit - g)) > 1e-9 * scale:
+                rep.flag("grad[jit]." + name, f"jit {_fmt(gjit)} eager {_fmt(g)}")
+            # vmap of the per-row function vs a Python loop
+            if i == 0:
+                xs = np.stack([gen_x(rng) for _ in range(3)])
+                try:
+                    vm = np.asarray(tjit.vmap(ft)(tjnp.asarray(xs)))
+                    loop = np.array([float(np.asarray(ft(tjnp.asarray(r_)))) for r_ in xs])
+                    rep.cases += 1
+                    if not np.allclose(vm, loop, rtol=1e-10, atol=1e-12, equal_nan=True):
+                        rep.flag("vmap." + name, f"vmap {_fmt(vm)} loop {_fmt(loop)}")
+                except Exception as e:  # noqa: BLE001
+                    rep.flag("vmap." + name, f"raised {type(e).__name__}: {str(e)[:200]}")
+    print("  done grads", file=sys.stderr, flush=True)
+
+
 def main():
     faulthandler.register(signal.SIGUSR1)  # kill -USR1 <pid> prints where a slow case is
     p = argparse.ArgumentParser()
@@ -562,7 +846,9 @@ def main():
     FUNCS.update(f for f in args.funcs.split(",") if f)
     rng = np.random.default_rng(args.seed)
     rep = Report()
-    groups = {"special": special_cases, "nn": nn_cases, "stats": stats_cases}
+    groups = {"special": special_cases, "nn": nn_cases, "stats": stats_cases,
+              "linalg": linalg_cases, "signal": signal_cases, "misc": misc_cases,
+              "grad": grad_cases}
     for gname, fn in groups.items():
         if args.only and gname not in args.only.split(","):
             continue
@@ -571,6 +857,8 @@ def main():
         except Exception:  # noqa: BLE001
             rep.flag(gname, "crashed: " + traceback.format_exc()[-1500:])
     print(f"dtype {DT.__name__}: {rep.cases} cases, {len(rep.bad)} functions with disagreements")
+    if rep.missing:
+        print("in jax.scipy but not in tjit.scipy:", sorted(rep.missing))
     for name, msgs in sorted(rep.bad.items()):
         print(f"== {name}: {len(msgs)}")
         for m in msgs[:3]:

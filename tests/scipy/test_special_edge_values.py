@@ -19,3 +19,13 @@ def test_polygamma_non_integer_order_is_nan_in_float32():
     got = ts.polygamma(n, x)
     assert got.dtype == np.float32
     np.testing.assert_allclose(np.asarray(got, np.float64), ref, rtol=1e-6)
+
+
+def test_betaln_negative_small_argument_large_other_float32():
+    # lo < 0 with hi >= 10 took the plain lgamma(a) + lgamma(b) - lgamma(a + b), which
+    # cancels |lgamma(966)| * eps = 3e-4 in float32; Stirling's difference keeps 1e-7
+    a = np.array([-0.5, -3.7, -9.5, -12.3, -0.99], np.float32)
+    b = np.array([966.22864, 50.0, 19.6, 30.1, 10.0], np.float32)
+    ref = ss.betaln(a.astype(np.float64), b.astype(np.float64))
+    np.testing.assert_allclose(np.asarray(ts.betaln(a, b), np.float64), ref, rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(ts.betaln(b, a), np.float64), ref, rtol=1e-6)
