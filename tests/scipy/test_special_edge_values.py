@@ -29,3 +29,11 @@ def test_betaln_negative_small_argument_large_other_float32():
     ref = ss.betaln(a.astype(np.float64), b.astype(np.float64))
     np.testing.assert_allclose(np.asarray(ts.betaln(a, b), np.float64), ref, rtol=1e-6)
     np.testing.assert_allclose(np.asarray(ts.betaln(b, a), np.float64), ref, rtol=1e-6)
+
+
+def test_beta_negative_small_argument_large_other_float32():
+    # beta is exp(betaln) with the signs: beta(1e10, -0.0116) came out -1 for -113.5
+    a = np.array([1e10, -0.00042111, -0.5], np.float32)
+    b = np.array([-0.01158287, 1e4, 966.2], np.float32)
+    ref = ss.beta(a.astype(np.float64), b.astype(np.float64))
+    np.testing.assert_allclose(np.asarray(ts.beta(a, b), np.float64), ref, rtol=1e-5)
