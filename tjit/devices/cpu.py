@@ -81,9 +81,14 @@ class CpuExecutable(PlanInspection, Executable):
         self.program = program
         self.in_specs = in_specs
         self.symbols = tuple(symbols)       # sympy size symbols of the program
-        # (the runtime helpers it will call, built beside its kernels' compile)
-        helpers_ahead.start(program, PARALLEL_MIN_WORK)
-        self.fns = _compile(self.program)
+        # (the runtime helpers it will call, built beside its kernels' compile; joined
+        # before returning, so no thread is left inside LLVM's lock at a later fork)
+        helpers = helpers_ahead.start(program, PARALLEL_MIN_WORK)
+        try:
+            self.fns = _compile(self.program)
+        finally:
+            if helpers is not None:
+                helpers.join()
         self._idle = []                     # idle runners, the most recently used last
         self._idle_lock = threading.Lock()
         self._shared_slots = SharedSlots() if self.symbols else None

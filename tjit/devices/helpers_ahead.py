@@ -29,7 +29,8 @@ from tjit.xla_like.plan import ControlStep, DotStep, KernelStep
 
 def start(program, parallel_min_work):
     """Start building the helpers ``program`` will call on a new thread (returned), or
-    return None when it wants none not built yet or threads cannot compile at once.
+    return None when it wants none not built yet or threads cannot compile at once. The
+    caller joins the thread once its kernels are compiled, so none outlives the compile.
     ``parallel_min_work``: the work from which the runtime splits a kernel."""
     if parallel.threads_for(2) < 2 or threads.default_num_threads() < 2:
         return None     # (one core, or $TJIT_NUM_THREADS=1: no compile beside another)
