@@ -83,7 +83,7 @@ def conv_ref(lhs, rhs, strides, pads, ldil, rdil, dn, G, B):
     wide = np.float64 if lhs.dtype.kind in "fc" else np.int64
     x = np.transpose(lhs, lspec).astype(wide)
     w = np.transpose(rhs, rspec).astype(wide)
-    N, C = x.shape[:2]
+    N, _C = x.shape[:2]
     O, I = w.shape[:2]
     ksp = w.shape[2:]
     x = frame_ref(x, 0, pads, ldil, 2)
@@ -183,8 +183,8 @@ def random_conv_case(rng):
     else:
         lhs = rng.standard_normal(lshape).astype(dtype)
         rhs = rng.standard_normal(rshape).astype(dtype)
-    return dict(lhs=lhs, rhs=rhs, strides=strides, padding=padding, ldil=ldil, rdil=rdil,
-                specs=specs, dn_kind=dn_kind, G=G, B=B, nsp=nsp)
+    return {"lhs": lhs, "rhs": rhs, "strides": strides, "padding": padding, "ldil": ldil,
+            "rdil": rdil, "specs": specs, "dn_kind": dn_kind, "G": G, "B": B, "nsp": nsp}
 
 
 def canonical_perms(specs, nsp):
@@ -236,12 +236,10 @@ def run_conv_case(rng, i):
     pads = explicit_pads(case, lcan, kcan)
     info = {k: v for k, v in case.items() if k not in ("lhs", "rhs")}
     info.update(lshape=lhs.shape, rshape=rhs.shape, dtype=str(lhs.dtype), i=i)
-    ref_err = None
     try:
         ref = conv_ref(lhs, rhs, case["strides"], pads, case["ldil"], case["rdil"], perms,
                        case["G"], case["B"])
-    except Exception as e:  # noqa: BLE001
-        ref_err = e
+    except Exception:  # noqa: BLE001
         ref = None
     scale = float(np.abs(lhs).max() * np.abs(rhs).max() * max(1, rhs.size))
     f = conv_fn(lax, case, dn_arg_for(lax, case, perms))
@@ -260,7 +258,10 @@ def run_conv_case(rng, i):
             got = np.asarray(g(lhs, rhs))
             ok = ref is not None and close(got, ref.astype(got.dtype), lhs.dtype, scale) and \
                 got.dtype == lhs.dtype
-            record(name, ok, (info, "" if ok else f"maxerr {np.abs(got - ref).max() if ref is not None and got.shape == ref.shape else (got.shape, None if ref is None else ref.shape)}"))
+            same = ref is not None and got.shape == ref.shape
+            err = np.abs(got - ref).max(initial=0) if same else (
+                got.shape, None if ref is None else ref.shape)
+            record(name, ok, (info, "" if ok else f"maxerr {err}"))
         except Exception as e:  # noqa: BLE001
             record(name, False, (info, f"raised {type(e).__name__}: {e}"))
     if jax is not None and ref is not None:
@@ -274,7 +275,7 @@ def run_conv_case(rng, i):
         return
     # gradients: bilinear, so <grad_lhs, v> = sum(cot * conv(v, rhs)) exactly
     cot = rng.standard_normal(ref.shape).astype(lhs.dtype)
-    loss = lambda a, b: tnp.sum(f(a, b) * cot)  # noqa: E731
+    loss = lambda a, b: tnp.sum(f(a, b) * cot)
     try:
         gl, gr = tjit.jit(tjit.grad(loss, argnums=(0, 1)))(lhs, rhs)
         vl = rng.standard_normal(lhs.shape)
@@ -366,8 +367,8 @@ def run_window_case(rng, i):
     top, init, nop, jname = ops[kind]
     if jname == "mul":
         x = np.clip(x, -2, 2)
-    info = dict(shape=shape, dtype=dtype, kind=kind, wd=wd, ws=ws, padding=padding,
-                bdil=bdil, wdil=wdil, i=i)
+    info = {"shape": shape, "dtype": dtype, "kind": kind, "wd": wd, "ws": ws,
+            "padding": padding, "bdil": bdil, "wdil": wdil, "i": i}
     # explicit padding of the reference: as JAX, the undilated shape vs dilated window
     if isinstance(padding, str):
         k_eff = [(k - 1) * r + 1 for k, r in zip(wd, wdil)]
@@ -446,7 +447,7 @@ def run_window_case(rng, i):
             record("window vmap", False, (dict(info, ax=ax), f"raised {type(e).__name__}: {e}"))
 
 
-# -- conv_transpose, patches, jnp.convolve/correlate (vs JAX) ----------------------------------------
+# -- conv_transpose, patches, jnp.convolve/correlate (vs JAX) ------------------------------
 def run_transpose_case(rng, i):
     if jax is None:
         return
@@ -467,8 +468,8 @@ def run_transpose_case(rng, i):
     rhs = rng.standard_normal((*ksp, O if tk else C, C if tk else O)).astype(dt)
     use_dn = rng.random() < 0.5
     dn = (lspec, rspec, lspec) if use_dn else None
-    info = dict(lshape=lhs.shape, rshape=rhs.shape, strides=strides, padding=padding,
-                rdil=rdil, tk=tk, dn=dn, i=i)
+    info = {"lshape": lhs.shape, "rshape": rhs.shape, "strides": strides,
+            "padding": padding, "rdil": rdil, "tk": tk, "dn": dn, "i": i}
 
     def f(m):
         return lambda a, b: m.conv_transpose(a, b, strides, padding, rhs_dilation=rdil,
@@ -520,8 +521,8 @@ def run_patches_case(rng, i):
     for pos, d in enumerate(perms[0]):
         shape[d] = canon_shape[pos]
     x = rng.standard_normal(shape).astype("float32")
-    info = dict(shape=shape, specs=specs, filt=filt, strides=strides, padding=padding,
-                ldil=ldil, rdil=rdil, i=i)
+    info = {"shape": shape, "specs": specs, "filt": filt, "strides": strides,
+            "padding": padding, "ldil": ldil, "rdil": rdil, "i": i}
 
     def f(m):
         return lambda a: m.conv_general_dilated_patches(a, filt, strides, padding, ldil, rdil,
@@ -542,13 +543,13 @@ def run_patches_case(rng, i):
 def run_convolve_case(rng, i):
     n, m = int(rng.integers(1, 9)), int(rng.integers(1, 9))
     dt = rng.choice(["float32", "float64", "int32", "complex64"])
-    mk = lambda k: (rng.integers(-5, 6, k).astype(dt) if dt == "int32" else (  # noqa: E731
+    mk = lambda k: (rng.integers(-5, 6, k).astype(dt) if dt == "int32" else (
         rng.standard_normal(k) + (1j * rng.standard_normal(k) if dt == "complex64" else 0)
     ).astype(dt))
     a, v = mk(n), mk(m)
     mode = rng.choice(["full", "same", "valid"])
     fn = rng.choice(["convolve", "correlate"])
-    info = dict(n=n, m=m, dt=dt, mode=mode, fn=fn, i=i)
+    info = {"n": n, "m": m, "dt": dt, "mode": mode, "fn": fn, "i": i}
     want = getattr(np, fn)(a.astype(np.complex128 if dt == "complex64" else np.float64
                                     if dt != "int32" else np.int64), v, mode)
     for name, g in ((f"{fn} eager", lambda a, v: getattr(tnp, fn)(a, v, mode)),
@@ -575,7 +576,7 @@ def run_image_case(rng, i):
     antialias = bool(rng.random() < 0.5)
     dt = rng.choice(["float32", "float64"])
     x = rng.standard_normal(shape).astype(dt)
-    info = dict(shape=shape, out=out, method=method, antialias=antialias, dt=dt, i=i)
+    info = {"shape": shape, "out": out, "method": method, "antialias": antialias, "dt": dt, "i": i}
     try:
         want = np.asarray(jax.image.resize(x, out, method, antialias=antialias))
     except Exception as e:  # noqa: BLE001
@@ -588,7 +589,8 @@ def run_image_case(rng, i):
             got = np.asarray(g(x))
             ok = not isinstance(want, Exception) and close(got, want, dt, 4.0) and \
                 got.dtype == want.dtype
-            record(name, ok, (info, f"got {got.ravel()[:6]} want {getattr(want, 'ravel', lambda: want)()}"))
+            shown = want.ravel()[:6] if hasattr(want, "ravel") else want
+            record(name, ok, (info, f"got {got.ravel()[:6]} want {shown}"))
         except Exception as e:  # noqa: BLE001
             record(name, isinstance(want, Exception), (info, f"raised {e}; jax {want}"))
     if not isinstance(want, Exception) and method != "nearest":
@@ -635,19 +637,21 @@ def run_bigconv_case(rng, i):
     w = rng.standard_normal((kh, kw, C // G, O)).astype(np.float32)
     dn = ("NHWC", "HWIO", "NHWC")
     perms = tjit.lax.conv_general_permutations(dn)
-    info = dict(x=x.shape, w=w.shape, strides=strides, padding=padding, rdil=rdil, G=G, i=i)
+    info = {"x": x.shape, "w": w.shape, "strides": strides, "padding": padding,
+            "rdil": rdil, "G": G, "i": i}
 
     def f(a, b):
         return lax.conv_general_dilated(a, b, strides, padding, rhs_dilation=rdil,
                                         dimension_numbers=dn, feature_group_count=G)
     try:
-        case = dict(strides=strides, padding=str(padding), rdil=rdil)
+        case = {"strides": strides, "padding": str(padding), "rdil": rdil}
         pads = explicit_pads(case, (H, W), (kh, kw))
         ref = conv_ref(x, w, strides, pads, (1, 1), rdil, perms, G, 1)
         got = np.asarray(tjit.jit(f)(x, w))
         scale = float(np.sqrt(kh * kw * C // G)) * 4
         record("bigconv jit", close(got, ref.astype(np.float32), "float32", scale),
-               (info, f"maxerr {np.abs(got - ref).max(initial=0) if got.shape == ref.shape else got.shape}"))
+               (info, f"maxerr {np.abs(got - ref).max(initial=0)}" if got.shape == ref.shape
+                else f"shape {got.shape} vs {ref.shape}"))
     except Exception as e:  # noqa: BLE001
         record("bigconv jit", False, (info, f"raised {type(e).__name__}: {e}"))
 
@@ -662,14 +666,14 @@ def run_cumulative_case(rng, i):
     x = rng.integers(-3, 4, shape).astype(dt)
     if dt != "int32" and rng.random() < 0.5:
         x = x + rng.standard_normal(shape).astype(dt) * 0.1
-    info = dict(shape=shape, axis=axis, reverse=reverse, op=op, dt=dt, i=i)
+    info = {"shape": shape, "axis": axis, "reverse": reverse, "op": op, "dt": dt, "i": i}
     xw = np.flip(x, axis) if reverse else x
     wide = xw.astype(np.float64 if dt != "int32" else np.int64)
     want = {"cumsum": np.cumsum, "cumprod": np.cumprod,
             "cummax": np.maximum.accumulate, "cummin": np.minimum.accumulate,
             "cumlogsumexp": np.logaddexp.accumulate}[op](wide, axis=axis)
     want = np.flip(want, axis) if reverse else want
-    f = lambda a: getattr(lax, op)(a, axis=axis, reverse=reverse)  # noqa: E731
+    f = lambda a: getattr(lax, op)(a, axis=axis, reverse=reverse)
     for name, g in (("cumulative eager", f), ("cumulative jit", tjit.jit(f))):
         try:
             got = np.asarray(g(x))
@@ -706,12 +710,21 @@ def main():
                 run(rng, i)
             except Exception:  # noqa: BLE001
                 record(f"{name} harness", False, ({"i": i}, traceback.format_exc(limit=3)))
+        if (i + 1) % 25 == 0 and i + 1 < n:
+            summary(f"after {i + 1} rounds: ", details=False)
+    summary("")
+
+
+def summary(prefix, details=True):
     checks = sorted({c for c, _ in RESULTS})
     total = sum(RESULTS.values())
     bad = sum(v for (c, ok), v in RESULTS.items() if not ok)
-    print(f"{total} comparisons, {bad} disagreements")
+    print(f"{prefix}{total} comparisons, {bad} disagreements")
     for c in checks:
         print(f"  {c:28s} ok {RESULTS[c, True]:5d}  bad {RESULTS[c, False]:4d}")
+    sys.stdout.flush()
+    if not details:
+        return
     for c, fails in FAILS.items():
         print(f"\n== {c}")
         for info, msg in fails:
