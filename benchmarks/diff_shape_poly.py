@@ -159,6 +159,19 @@ PROGRAMS = {
             x, L.jnp.asarray(K3, x.dtype), (2,), "SAME",
             dimension_numbers=("NWC", "WIO", "NWC")),
         lambda x: _np_conv1d(np.pad(x, ((0, 0), _same_pad(x.shape[1], 3, 2), (0, 0))), K3, 2)),
+    "conv stride 1 SAME": (
+        "2, b, 2", lambda L, x: L.lax.conv_general_dilated(
+            x, L.jnp.asarray(K3, x.dtype), (1,), "SAME",
+            dimension_numbers=("NWC", "WIO", "NWC")),
+        lambda x: _np_conv1d(np.pad(x, ((0, 0), _same_pad(x.shape[1], 3, 1), (0, 0))), K3, 1)),
+    "max window 3 stride 1 SAME": (
+        "b, 3", lambda L, x: L.lax.reduce_window(x, -np.inf, L.lax.max, (3, 1), (1, 1), "SAME"),
+        lambda x: _np_window_max(np.pad(x, (_same_pad(len(x), 3, 1), (0, 0)),
+                                        constant_values=-np.inf), 3, 1)),
+    "max window 2 stride 2 SAME": (
+        "b, 3", lambda L, x: L.lax.reduce_window(x, -np.inf, L.lax.max, (2, 1), (2, 1), "SAME"),
+        lambda x: _np_window_max(np.pad(x, (_same_pad(len(x), 2, 2), (0, 0)),
+                                        constant_values=-np.inf), 2, 2)),
     "avg window 3 stride 2 VALID": (
         "b, 3", lambda L, x: L.lax.reduce_window(x, 0., L.lax.add, (3, 1), (2, 1), "VALID") / 3,
         lambda x: np.stack([x[i:i + 3].mean(0) for i in range(0, len(x) - 2, 2)]), 3),

@@ -5,6 +5,7 @@ promotion: both operands must have the same dtype."""
 
 import numpy as np
 
+from tjit._sympy import is_expr
 from tjit.lax._dot import _canonical_pref, _operands, canonicalize_precision
 from tjit.lax._slicing import rev
 from tjit.primitives.conv import (
@@ -13,7 +14,8 @@ from tjit.primitives.conv import (
     conv_out_dim,
     dilate_dim,
 )
-from tjit.tracing.errors import ShapeError
+from tjit.tracing.errors import InconclusiveDimensionError, ShapeError
+from tjit.tracing.shapes import max_dim
 
 
 def padtype_to_pads(in_shape, window_shape, window_strides, padding):
@@ -30,7 +32,7 @@ def padtype_to_pads(in_shape, window_shape, window_strides, padding):
     pads = []
     for d, k, s in zip(in_shape, window_shape, window_strides):
         out = -(-d // s)
-        total = max((out - 1) * s + k - d, 0)
+        total = max_dim((out - 1) * s + k - d, 0)     # (symbolic d: decided by bounds)
         lo, hi = total // 2, total - total // 2
         pads.append((lo, hi) if mode == "SAME" else (hi, lo))
     return pads
@@ -140,6 +142,13 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
     try:
         padding = tuple((int(lo), int(hi)) for lo, hi in padding)
     except (TypeError, ValueError):
+        if all(len(p) == 2 and all(is_expr(v) or isinstance(v, int) for v in p)
+               for p in padding):
+            raise InconclusiveDimensionError(
+                f"conv_general_dilated: the padding {padding} depends on the symbolic "
+                f"spatial dims of the input shape {lhs.shape} (string padding with window "
+                f"strides {window_strides}); tjit's convolutions take int padding: make "
+                f"those dims concrete or pass int (low, high) pairs") from None
         raise TypeError(f"conv_general_dilated: padding must be 'SAME', 'SAME_LOWER', "
                         f"'VALID' or a sequence of (low, high) int pairs, got "
                         f"{padding!r}") from None

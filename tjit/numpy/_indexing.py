@@ -36,7 +36,7 @@ from tjit.tracing.errors import (
 from tjit.tracing.traceback_util import eager_boundary
 from tjit.tracing.traceback_util import filter_at_entry as _filter_at_entry
 from tjit.tracing.shapes import (
-    broadcast_shapes, dim_str, dims_equal, greater_equal, shape_str)
+    broadcast_shapes, dim_str, dims_equal, greater_equal, max_dim, min_dim, shape_str)
 from tjit.primitives.elementwise import _quiet
 from tjit.primitives.indexing import GatherDimensionNumbers, ScatterDimensionNumbers
 from tjit.numpy._core import asarray, broadcast_to_shape, ensure_array, result_type_of
@@ -203,25 +203,14 @@ def _sym_bound(b, n, default, s):
         return default
     try:
         if b >= 0 if type(b) is int else greater_equal(b, 0):
-            return _clamp(n, b, min)
-        return _clamp(_simplify(n + b), 0, max)
+            return min_dim(n, b)    # (where no answer fits every size: JAX's min(b, 5))
+        return max_dim(_simplify(n + b), 0)
     except InconclusiveDimensionError:
         need = dim_str(b if type(b) is not int or b >= 0 else -b)
         raise InconclusiveDimensionError(
             f"indexing: cannot slice {s} along the symbolic dim {dim_str(n)}: tjit cannot "
             f"tell whether {dim_str(n)} >= {need}. Use bounds that fit every size (e.g. "
             f"x[1:] or x[:-1]), or concrete shapes.") from None
-
-
-def _clamp(a, b, pick):
-    """``pick(a, b)`` (``min`` or ``max``) of a slice bound and a dim end. Where no answer
-    holds for every size of declared polymorphic dims it is the dim ``Min(a, b)`` /
-    ``Max(a, b)``, as JAX's dims of ``x[:5]`` (``min(b, 5)``) and ``x[-2:]``."""
-    try:
-        a_first = greater_equal(a, b) is (pick is max)
-    except InconclusiveDimensionError:
-        return (sympy.Min if pick is min else sympy.Max)(a, b)
-    return a if a_first else b
 
 
 def _ceil_div(a, b):
@@ -251,7 +240,7 @@ def _slice_window(s, n):
             empty = length < 0 if type(length) is int else \
                 not greater_equal(length, 0)
         except InconclusiveDimensionError:   # (empty at some sizes: JAX's max(0, ...))
-            length, empty = _simplify(_clamp(stop, start, max) - start), False
+            length, empty = _simplify(max_dim(stop, start) - start), False
         if empty:
             return 0, step, 0, None
         size = length if step == 1 else _ceil_div(length, step)

@@ -159,6 +159,27 @@ def greater_equal(a, b):
         f"cannot decide whether symbolic dim {dim_str(a)} >= {dim_str(b)}")
 
 
+def max_dim(a, b):
+    """The larger of two dims (JAX's ``core.max_dim``): an int, the one that is larger
+    for every size, or else the dim ``Max(a, b)``."""
+    return _pick(a, b, True)
+
+
+def min_dim(a, b):
+    """The smaller of two dims (JAX's ``core.min_dim``), as :func:`max_dim`."""
+    return _pick(a, b, False)
+
+
+def _pick(a, b, larger):
+    if type(a) is int and type(b) is int:
+        return max(a, b) if larger else min(a, b)
+    try:
+        a_first = greater_equal(a, b) is larger
+    except InconclusiveDimensionError:
+        return (sympy.Max if larger else sympy.Min)(a, b)
+    return a if a_first else b
+
+
 def exact_div(num, den, what="reshape"):
     """num / den as a dim; raises ShapeError when it does not divide evenly."""
     if type(num) is int and type(den) is int:

@@ -1,0 +1,50 @@
+"""Convolutions and windows over a declared polymorphic spatial dim: 'SAME' padding whose
+size questions need floor/ceiling bounds (shapes.max_dim), against NumPy float64 at
+several sizes with one compile; a padding that depends on the size is refused by name."""
+import numpy as np
+import pytest
+
+import tjit as jax
+from tjit import lax
+from tjit._sympy import sympy
+from tjit.tracing.errors import InconclusiveDimensionError
+from tjit.tracing.shapes import max_dim, min_dim, symbol
+
+K = np.random.default_rng(1).standard_normal((3, 2, 4)).astype(np.float32)
+
+
+def _np_conv1d(x, k, lo, hi):
+    x = np.pad(x.astype(np.float64), ((0, 0), (lo, hi), (0, 0)))
+    n_out = x.shape[1] - k.shape[0] + 1
+    return np.stack([np.einsum("nkc,kco->no", x[:, i:i + k.shape[0]], k)
+                     for i in range(n_out)], 1)
+
+
+def test_same_conv_stride_1_over_a_symbolic_spatial_dim():
+    jf = jax.jit(lambda x: lax.conv_general_dilated(
+        x, K, (1,), "SAME", dimension_numbers=("NWC", "WIO", "NWC")),
+        polymorphic_shapes=["(2, b, 2)"])
+    rng = np.random.default_rng(0)
+    for n in (1, 4, 7):
+        x = rng.standard_normal((2, n, 2)).astype(np.float32)
+        np.testing.assert_allclose(np.asarray(jf(x)), _np_conv1d(x, K, 1, 1),
+                                   rtol=1e-5, atol=1e-5)
+    assert jf.compile_count == 1
+
+
+def test_same_conv_whose_padding_depends_on_the_size_is_refused_by_name():
+    # stride 2: the padding is 1 or 2 by the parity of b (JAX gives symbolic padding)
+    jf = jax.jit(lambda x: lax.conv_general_dilated(
+        x, K, (2,), "SAME", dimension_numbers=("NWC", "WIO", "NWC")),
+        polymorphic_shapes=["(2, b, 2)"])
+    with pytest.raises(InconclusiveDimensionError, match="conv_general_dilated: the padding"):
+        jf(np.zeros((2, 5, 2), np.float32))
+
+
+def test_max_and_min_dims():
+    b = symbol("b")
+    assert max_dim(3, 5) == 5 and min_dim(3, 5) == 3
+    assert max_dim(b, 0) == b and min_dim(b, 0) == 0
+    assert max_dim(2 * sympy.ceiling(b / 2) + 1 - b, 0) == 2 * sympy.ceiling(b / 2) + 1 - b
+    assert min_dim(b, 5) == sympy.Min(b, 5)
+    assert max_dim(b - 2, 0) == sympy.Max(b - 2, 0)
