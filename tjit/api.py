@@ -96,8 +96,10 @@ def _shape_structs(out_tree, avals):
     """ShapeDtypeStructs for a traced program's outputs (its float0 ones included, which
     its out_tree holds, as JAX's eval_shape gives them)."""
     out = tree_unflatten(out_tree, [ShapeDtypeStruct(a.shape, a.dtype) for a in avals])
-    return tree_map(lambda x: ShapeDtypeStruct(x.shape, x.dtype) if dtypes.is_float0(x)
-                    else x, out)
+    # float0 leaves and key arrays (over their data's structs) as structs of their dtype
+    return tree_map(lambda x: ShapeDtypeStruct(x.shape, x.dtype)
+                    if dtypes.is_float0(x) or isinstance(x, ExtendedArray) else x,
+                    out, is_leaf=lambda x: isinstance(x, ExtendedArray))
 
 
 class ShapeDtypeStruct:
@@ -1019,6 +1021,7 @@ class Jitted:
     def lower(self, *args, **kwargs):
         """Trace for these arguments (arrays or ShapeDtypeStructs) without running."""
         self._follow_config_placement()
+        args, kwargs = _key_structs_as_data(args, kwargs)
         dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
         treedef, sig = self._abstract_signature(dyn_args, dyn_kwargs,
                                                 f"jit({self.__name__}).lower")
@@ -1570,6 +1573,7 @@ def make_jaxpr(fun, static_argnums=(), return_shape=False, polymorphic_shapes=No
     @api_boundary
     @functools.wraps(fun)
     def make(*args, **kwargs):
+        args, kwargs = _key_structs_as_data(args, kwargs)
         dyn_args, dyn_kwargs, statics = jitted._split(args, kwargs)
         with compile_log.recording(jitted.__name__, "make_jaxpr") as rec:
             rec.what.append("trace")
@@ -1605,22 +1609,26 @@ def show(fun, *args, backend=None, **kwargs):
 @api_boundary
 def eval_shape(fun, *args, **kwargs):
     """Output shapes/dtypes of ``fun`` as ShapeDtypeStructs, without computing."""
-    args, kwargs = tree_map(_extended_struct_as_data, (args, kwargs),
-                            is_leaf=lambda x: isinstance(x, ShapeDtypeStruct))
     _, shapes = make_jaxpr(lambda *a, **k: fun(*a, **k), return_shape=True)(*args, **kwargs)
-    # a key array of traced data shapes is a struct of the key dtype (JAX's leaf)
-    return tree_map(lambda x: ShapeDtypeStruct(x.shape, x.dtype)
-                    if isinstance(x, ExtendedArray) else x,
-                    shapes, is_leaf=lambda x: isinstance(x, ExtendedArray))
+    return shapes
 
 
-def _extended_struct_as_data(x):
-    """A ShapeDtypeStruct of a key dtype as the key array of its data's struct, which
-    tracing sees (it traces the data of key arrays)."""
-    if isinstance(x, ShapeDtypeStruct) and isinstance(x.dtype, ExtendedDType):
-        dt = x.dtype
-        return dt.array_type(ShapeDtypeStruct(x.shape + dt.data_shape, dt.data_dtype))
-    return x
+def _key_structs_as_data(args, kwargs):
+    """ShapeDtypeStructs of a key dtype (``key<fry>``) among the arguments as key arrays
+    of their data's structs, which tracing sees (it traces the data of key arrays)."""
+    def is_struct(x):
+        return isinstance(x, ShapeDtypeStruct)
+
+    def as_data(x):
+        if is_struct(x) and isinstance(x.dtype, ExtendedDType):
+            dt = x.dtype
+            return dt.array_type(ShapeDtypeStruct(x.shape + dt.data_shape, dt.data_dtype))
+        return x
+
+    leaves, _ = tree_flatten((args, kwargs), is_struct)
+    if not any(is_struct(x) and isinstance(x.dtype, ExtendedDType) for x in leaves):
+        return args, kwargs
+    return tree_map(as_data, (args, kwargs), is_leaf=is_struct)
 
 
 def typeof(x):

@@ -135,3 +135,15 @@ def test_default_registry_sees_a_key_array_as_a_leaf():
     assert tree_util.default_registry.flatten_one_level(ks) is None
     children, _ = tree_util.default_registry.flatten_one_level((ks,))
     assert list(children)[0] is ks
+
+
+def test_key_structs_through_make_jaxpr_trace_and_lower():
+    key = random.key(0)
+    spec = tjit.ShapeDtypeStruct((), key.dtype)
+    _, shapes = tjit.make_jaxpr(lambda k: random.split(k), return_shape=True)(spec)
+    assert shapes == tjit.ShapeDtypeStruct((2,), key.dtype)
+    assert tjit.jit(lambda k: (k, random.uniform(k))).trace(spec).out_info == (
+        spec, tjit.ShapeDtypeStruct((), jnp.float32))
+    compiled = tjit.jit(lambda k: random.normal(k, (2,))).lower(spec).compile()
+    np.testing.assert_array_equal(np.asarray(compiled(key)),
+                                  np.asarray(random.normal(key, (2,))))
