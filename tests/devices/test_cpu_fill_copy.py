@@ -172,3 +172,18 @@ def test_polymorphic_program_with_a_fill_rebinds():
         a, b = f(x)
         np.testing.assert_array_equal(np.asarray(a), x * 2)
         np.testing.assert_array_equal(np.asarray(b), np.full(16, 2.0, np.float32))
+
+
+
+@pytest.mark.parametrize("shape, case", [
+    ((2, 0, 4), lambda m, x: m.split(x, [1], axis=2)[1]),         # strided slice
+    ((0, 3), lambda m, x: x.T),                                   # transpose
+    ((3, 0), lambda m, x: x.reshape(0, 3) + 0),                   # contiguous copy
+    ((0,), lambda m, x: m.broadcast_to(x.sum(), (2, 0))),         # scalar broadcast
+    ((0, 5), lambda m, x: m.zeros_like(x)),                       # fill
+])
+def test_zero_size_copies_and_fills_match_numpy(shape, case):
+    x = np.zeros(shape, np.float32)
+    got = tjit.jit(lambda a: case(jnp, a))(x)
+    want = case(np, x)
+    assert got.shape == want.shape and got.dtype == want.dtype

@@ -104,6 +104,8 @@ def step(k):
     and the output array's first ``n`` elements are written."""
     what = plain_fill_or_copy(k)
     n = math.prod(k.shape)
+    if n == 0:      # (a zero-size input may have no buffer to view or index)
+        return lambda arrays, o: None
     kind = what[0]
     if kind == "fill":
         value = np.dtype(k.args[k.stores[0].arg].dtype).type(what[1])
