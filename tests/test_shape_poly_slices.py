@@ -75,3 +75,12 @@ def test_an_undecidable_slice_bound_still_names_the_question():
     jf = jax.jit(lambda x: x[x.shape[0] // 2 - 2:], polymorphic_shapes=["(b,)"])
     with pytest.raises(InconclusiveDimensionError, match="symbolic dim b"):
         jf(np.zeros(6, np.float32))
+
+
+def test_roll_by_a_size_expression():
+    # jnp.roll(x, x.shape[0] // 2): the shift is the size's value at run time (JAX accepts)
+    jf = jax.jit(lambda x: jax.numpy.roll(x, x.shape[0] // 2, 0), polymorphic_shapes=["(b, 3)"])
+    for n in SIZES:
+        x = np.arange(3.0 * n, dtype=np.float32).reshape(n, 3)
+        np.testing.assert_array_equal(np.asarray(jf(x)), np.roll(x, n // 2, 0))
+    assert jf.compile_count == 1

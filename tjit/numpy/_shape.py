@@ -782,6 +782,8 @@ def roll(a, shift, axis=None):
 
 def _roll_axis(a, s, axis):
     n = a.shape[axis]
+    if is_expr(s) and s.free_symbols:   # (a shift of sizes, x.shape[0] // 2: run time's)
+        s = dim_value(s, dtypes.int32)
     if not isinstance(s, Tracer):
         s = operator.index(s)
         if s == 0 or (type(n) is int and (n == 0 or s % n == 0)):
