@@ -39,6 +39,10 @@ def test_key_dtype_is_prng_key():
         assert not issub(np.uint32, tjit.dtypes.prng_key)
         assert not issub(random.PRNGKey(0).dtype, tjit.dtypes.prng_key)
         assert not issub(np.uint32, k.dtype)
+    assert random.key_dtype() == k.dtype == random.key_dtype("threefry2x32")
+    assert str(random.key_dtype()) == "key<fry>"
+    with pytest.raises(ValueError, match="key_dtype: only impl='threefry2x32'"):
+        random.key_dtype("rbg")
 
 
 def test_key_data_and_split_match_raw_path_and_jax():

@@ -24,7 +24,7 @@ transform those samplers as JAX does (JAX's values to a few ulps); ``t``, ``chis
 
 from tjit.primitives.random_bits import threefry2x32_p  # noqa: F401
 from tjit.random._keys import (  # noqa: F401
-    PRNGKey, key, key_data, wrap_key_data, key_impl, clone, split, fold_in, bits,
+    PRNGKey, key, key_data, wrap_key_data, key_impl, key_dtype, clone, split, fold_in, bits,
     threefry_2x32)
 from tjit.random._samplers import (  # noqa: F401
     uniform, normal, truncated_normal, exponential, laplace, logistic, cauchy, gumbel,
@@ -38,8 +38,8 @@ from tjit.random._transformed import (  # noqa: F401
     pareto, t, chisquare, f, maxwell, double_sided_maxwell, weibull_min, generalized_normal,
     ball, rayleigh, wald, geometric, triangular, lognormal)
 
-__all__ = ["PRNGKey", "key", "key_data", "wrap_key_data", "key_impl", "clone", "split",
-           "fold_in", "bits", "threefry_2x32", "threefry2x32_p", "uniform", "normal",
+__all__ = ["PRNGKey", "key", "key_data", "wrap_key_data", "key_impl", "key_dtype", "clone",
+           "split", "fold_in", "bits", "threefry_2x32", "threefry2x32_p", "uniform", "normal",
            "truncated_normal", "exponential", "laplace", "logistic", "cauchy", "gumbel",
            "multivariate_normal", "orthogonal", "bernoulli", "rademacher", "randint", "permutation",
            "shuffle", "choice", "categorical", "gamma", "loggamma", "beta", "dirichlet",

@@ -20,6 +20,7 @@ import numpy as np
 
 from tjit.tracing import dtypes
 from tjit.tracing.core import Array, Tracer
+from tjit.tracing.extended_dtypes import THREEFRY_KEY_DTYPE
 from tjit.tracing.shapes import canonical_shape, is_symbolic, shape_str, size
 from tjit.primitives.random_bits import threefry2x32_p
 from tjit.random._key_array import PRNGKeyArray
@@ -219,6 +220,21 @@ def wrap_key_data(key_bits_array, *, impl=None):
 def _like(template, data):
     """``data`` in the form of ``template``: typed when the given key was typed."""
     return PRNGKeyArray(data) if isinstance(template, PRNGKeyArray) else data
+
+
+def key_dtype(impl=None):
+    """The dtype of typed key arrays (``key<fry>``), as ``jax.random.key_dtype``.
+
+    Args:
+      impl: None or ``'threefry2x32'`` (the one implementation).
+
+    Example::
+
+        >>> jax.random.key_dtype()
+        key<fry>
+    """
+    _check_impl("key_dtype", impl)
+    return THREEFRY_KEY_DTYPE
 
 
 def key_impl(keys):
