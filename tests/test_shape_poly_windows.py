@@ -1,10 +1,12 @@
-"""Convolutions and windows over a declared polymorphic spatial dim: 'SAME' padding whose
-size questions need floor/ceiling bounds (shapes.max_dim), against NumPy float64 at
-several sizes with one compile; a padding that depends on the size is refused by name."""
+"""Convolutions and pads over a declared polymorphic dim: 'SAME' padding whose size
+questions need floor/ceiling bounds (shapes.max_dim), and jnp.pad by widths that are size
+expressions (as JAX), against NumPy float64 at several sizes with one compile; a
+convolution padding that depends on the size is refused by name."""
 import numpy as np
 import pytest
 
 import tjit as jax
+import tjit.numpy as jnp
 from tjit import lax
 from tjit._sympy import sympy
 from tjit.tracing.errors import InconclusiveDimensionError
@@ -48,3 +50,24 @@ def test_max_and_min_dims():
     assert max_dim(2 * sympy.ceiling(b / 2) + 1 - b, 0) == 2 * sympy.ceiling(b / 2) + 1 - b
     assert min_dim(b, 5) == sympy.Min(b, 5)
     assert max_dim(b - 2, 0) == sympy.Max(b - 2, 0)
+
+
+PADS = {
+    "jnp.pad(x, b)": (lambda m, x: m.pad(x, x.shape[0]), {}),
+    "pairs of sizes, value 7": (lambda m, x: m.pad(
+        x, ((x.shape[0] // 2, 1), (0, x.shape[0])), constant_values=7.0), {}),
+    "edge mode": (lambda m, x: m.pad(x, ((0, x.shape[0]), (0, 0)), mode="edge"), {}),
+}
+
+
+@pytest.mark.parametrize("name", list(PADS))
+def test_pad_by_size_expressions(name):
+    f, _ = PADS[name]
+    jf = jax.jit(lambda x: f(jnp, x), polymorphic_shapes=["(b, 3)"])
+    for n in (1, 2, 5):
+        x = np.random.default_rng(n).standard_normal((n, 3)).astype(np.float32)
+        want = f(np, x.astype(np.float64))
+        got = np.asarray(jf(x))
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+    assert jf.compile_count == 1

@@ -10,6 +10,7 @@ import operator
 
 import numpy as np
 
+from tjit._sympy import is_expr
 from tjit import lax
 from tjit import numpy as jnp  # sibling modules (sum, subtract) looked up at call time
 from tjit.tracing import dtypes
@@ -61,8 +62,32 @@ def _as_pairs(value, ndim, name, integral=True):
 
 
 def _pad_pairs(pad_width, ndim):
-    """``pad_width`` broadcast to ``ndim`` (before, after) pairs of Python ints."""
-    return _as_pairs(pad_width, ndim, "pad_width")
+    """``pad_width`` broadcast to ``ndim`` (before, after) pairs of Python ints (or size
+    expressions of polymorphic dims, ``x.shape[0]``)."""
+    sizes = _size_pairs(pad_width, ndim)
+    return sizes if sizes is not None else _as_pairs(pad_width, ndim, "pad_width")
+
+
+def _size_pairs(value, ndim):
+    """Pairs of ``value`` when it holds a size expression (as JAX, which pads by
+    symbolic widths), else None."""
+    leaves = list(value) if isinstance(value, (tuple, list)) else [value]
+    flat = [w for v in leaves for w in (v if isinstance(v, (tuple, list)) else [v])]
+    if not any(is_expr(w) and w.free_symbols for w in flat):
+        return None
+    if not isinstance(value, (tuple, list)):
+        value = (value,)
+    if all(not isinstance(v, (tuple, list)) for v in value):
+        value = (tuple(value),)     # (one pair, or one width for both sides)
+    pairs = [tuple(v) * (2 if len(v) == 1 else 1) for v in value]
+    if len(pairs) == 1:
+        pairs = pairs * ndim
+    if len(pairs) != ndim or any(len(p) != 2 for p in pairs):
+        raise ValueError(f"pad: pad_width {value!r:.60} cannot be broadcast to ({ndim}, 2)")
+    for w in (w for p in pairs for w in p):
+        if not sh.greater_equal(w, 0):
+            raise ValueError(f"pad: pad_width can't contain negative values, got {w}")
+    return [tuple(w if is_expr(w) else operator.index(w) for w in p) for p in pairs]
 
 
 def pad(array, pad_width, mode="constant", **kwargs):
@@ -124,6 +149,8 @@ def _pad_constant(a, pairs, cv):
     if not isinstance(cv, (Array, Tracer)):
         cv = asarray(cv)
     cv = lax.convert_element_type(cv, a.dtype)
+    if cv.ndim == 0 and any(sh.is_symbolic(w) for p in pairs for w in p):
+        return _pad_by_sizes(a, pairs, cv)
     if cv.ndim == 0:
         return lax.pad(a, cv, [(b, e, 0) for b, e in pairs]) if a.ndim else a
     try:
@@ -139,6 +166,19 @@ def _pad_constant(a, pairs, cv):
                 cfg = [(0, 0, 0)] * a.ndim
                 cfg[i] = (w, 0, 0) if j == 0 else (0, w, 0)
                 a = lax.pad(a, v, cfg)
+    return a
+
+
+def _pad_by_sizes(a, pairs, cv):
+    """Constant padding by widths that are size expressions: blocks of ``cv`` joined on
+    (lax.pad takes int widths)."""
+    for axis, (b, e) in enumerate(pairs):
+        parts = [a]
+        for at, w in ((0, b), (1, e)):
+            if sh.is_symbolic(w) or w:
+                shape = a.shape[:axis] + (w,) + a.shape[axis + 1:]
+                parts.insert(at * len(parts), lax.broadcast(cv, shape))
+        a = lax.concatenate(parts, axis) if len(parts) > 1 else a
     return a
 
 
