@@ -11,7 +11,20 @@ them to say which one is right. A comparison tool, not a test: CI has no JAX.
         [--modes eager,jit,interp,vmap] [-v]
 
 Prints one line per disagreement (category, case, tjit mode, the two results) and the
-counts of cases run and disagreements per category.
+counts of cases run and disagreements per category. A disagreement where tjit matches
+NumPy's float64/complex128 value and JAX does not is counted as 'jax only' and not printed
+(mostly XLA on the CPU flushing subnormals: log(1e-39) = -inf, exp2(-128) = 0, sorting
+2.9e-39+1j as if its real part were 0).
+
+Known differences left on purpose (tjit follows NumPy, C99 or the exact value):
+Python ints out of an integer dtype's range (uint8 array + 300) raise OverflowError
+(JAX 0.10.2 wraps silently, with a TODO to raise); integer ** negative integer array gives
+the truncated value (0 for |x| > 1; JAX's bit loop gives garbage, NumPy raises);
+argmax/argmin/less/maximum of complex are lexicographic as NumPy's (JAX raises); linalg and
+rfft of float16/bfloat16 work (JAX raises); bfloat16 ** 300 is within an ulp (JAX's chain
+in bfloat16 is 15% off); complex expm1 keeps the sign of a zero imaginary part (C99).
+Not fixed: dot/matmul with a float or complex input and an integer (or real)
+preferred_element_type raise a clear TypeError where JAX computes and converts.
 """
 
 import argparse
@@ -79,7 +92,7 @@ def make(rng, name, kind="any"):
         if kind in ("small", "unit"):
             lo, hi = (0 if ii.min == 0 else -4), 5
             return rng.integers(lo, hi, N).astype(dt)
-        lo = 1 if kind == "pos" else int(ii.min)
+        lo = 1 if kind == "pos" else int(ii.min) + (kind == "nomin")
         vals = rng.integers(lo, int(ii.max), N, endpoint=True, dtype=np.int64 if name != "uint64"
                             else np.uint64)
         edges = [v for v in (0, 1, -1, 2, 7, ii.min, ii.max, ii.min + 1, ii.max - 1)
@@ -402,7 +415,8 @@ BINARY = [
     ("bitwise_xor", lambda m, x, y: x ^ y, "bi", "any"),
     ("left_shift", lambda m, x, y: m.left_shift(x, y), "i", "small"),
     ("right_shift", lambda m, x, y: m.right_shift(x, y), "i", "small"),
-    ("gcd", lambda m, x, y: m.gcd(x, y), "i", "any"),
+    # (not at INT_MIN: JAX 0.10.2's gcd loops forever on int8 -128; tests cover tjit there)
+    ("gcd", lambda m, x, y: m.gcd(x, y), "i", "nomin"),
     ("lcm", lambda m, x, y: m.lcm(x, y), "i", "small"),
     ("isclose", lambda m, x, y: m.isclose(x, y), "ifc", "any"),
 ]
