@@ -87,3 +87,32 @@ def test_bfloat16_uniform_takes_each_of_its_128_values_equally_often():
     counts = np.bincount(np.round(u * 128).astype(int), minlength=128)
     assert counts.size == 128 and counts.min() > 0  # exactly the values j / 128
     assert scipy.stats.chisquare(counts).pvalue > 1e-3
+
+
+@pytest.mark.parametrize("lower,upper", [(3.0, 8.0), (5.0, 6.0), (10.0, 12.0),
+                                         (-12.0, -10.0), (2.0, INF), (-INF, -4.0)])
+def test_truncated_normal_far_tails_follow_the_distribution(lower, upper):
+    # erf(lower / sqrt 2) rounds to 1 in float32 beyond ~5 sigma: the erf_inv formula gave
+    # 10 distinct values on (5, 6) and only `upper` on (10, 12)
+    x = np.asarray(random.truncated_normal(random.key(1), lower, upper, (20_000,)))
+    assert np.all((x > lower) & (x < upper))
+    dist = scipy.stats.truncnorm(lower, upper)
+    assert scipy.stats.kstest(x, dist.cdf).pvalue > 1e-3
+    assert np.unique(x).size > 15_000
+
+
+def test_truncated_normal_tails_dtypes_broadcasting_jit_and_grad():
+    k = random.key(2)
+    x = np.asarray(random.truncated_normal(k, jnp.asarray([-1.0, 5.0]), 6.0, (4000, 2)))
+    assert x[:, 1].min() > 5 and x[:, 1].mean() == pytest.approx(
+        scipy.stats.truncnorm(5, 6).mean(), abs=0.01)
+    for dt in (jnp.float16, jnp.bfloat16):
+        y = np.asarray(random.truncated_normal(k, 5.0, 6.0, (4000,), dt), np.float32)
+        assert y.min() > 5 and y.max() < 6 and np.unique(y).size > 20
+    f = lambda k: random.truncated_normal(k, 5.0, 6.0, (3,))
+    np.testing.assert_allclose(tjit.jit(f)(k), f(k), rtol=1e-6)
+    # d E[x] / d lower, from many samples, against SciPy's mean by differences
+    g = float(tjit.grad(lambda lo: random.truncated_normal(k, lo, 6.0, (100_000,)).mean())(5.0))
+    h = 1e-3
+    want = (scipy.stats.truncnorm(5 + h, 6).mean() - scipy.stats.truncnorm(5 - h, 6).mean()) / (2 * h)
+    assert g == pytest.approx(want, rel=0.01)

@@ -23,6 +23,7 @@ from tjit import lax
 from tjit import numpy as jnp
 from tjit.numpy import linalg as jla
 from tjit.numpy._core import broadcast_to_shape
+from tjit.primitives.special import ndtri_p
 from tjit.random._keys import (
     UINT_DTYPES, check_key, check_shape, random_bits, split_key)
 
@@ -176,7 +177,9 @@ def truncated_normal(key, lower, upper, shape=None, dtype=None):
       dtype: a float dtype (default float32).
 
     Returns:
-      An array of ``shape`` and ``dtype`` with values in ``(lower, upper)``.
+      An array of ``shape`` and ``dtype`` with values in ``(lower, upper)``: JAX's values
+      (to a few ulps) unless the interval lies beyond +-2, where JAX's erf formula loses
+      its digits and the normal CDF of the tail is inverted instead.
     """
     key = check_key("truncated_normal", key)
     dtype = float_dtype("truncated_normal", dtype)
@@ -188,15 +191,49 @@ def truncated_normal(key, lower, upper, shape=None, dtype=None):
         shape = check_shape("truncated_normal", shape)
         check_param_shapes("truncated_normal", shape, lower.shape, upper.shape)
     sqrt2 = np.array(np.sqrt(2), dtype)
-    a = lax.erf(lax.div(lower, sqrt2))
-    b = lax.erf(lax.div(upper, sqrt2))
+    lo_b, hi_b = bcast(lower, shape), bcast(upper, shape)
+    right = lax.ge(lo_b, np.array(_TAIL, dtype))
+    tail = lax.bitwise_or(right, lax.le(hi_b, np.array(-_TAIL, dtype)))
+    # JAX's formula off the tails; (-1, 1) on them keeps erf_inv (and its gradient) finite
+    a = lax.erf(lax.div(_unless(tail, lo_b, -1.0), sqrt2))
+    b = lax.erf(lax.div(_unless(tail, hi_b, 1.0), sqrt2))
     u = uniform_(key, shape, dtype, a, b, name="truncated_normal")
     out = lax.mul(sqrt2, lax.erf_inv(u))
+    out = lax.select(tail, _truncated_normal_tail(key, lo_b, hi_b, right, tail, shape), out)
     # Clamp into the open interval: rounding (or u == a) could land on a bound.
     # (Under AD, lower/upper here take lax.stop_gradient, as in JAX.)
     lo = bcast(lax.nextafter(lower, np.inf), shape)
     hi = bcast(lax.nextafter(upper, -np.inf), shape)
     return lax.min(lax.max(out, lo), hi)
+
+
+_TAIL = 2.0  # beyond this many standard deviations erf(x / sqrt 2) has too few digits
+
+
+def _unless(mask, x, value):
+    """``x`` where ``mask`` is False, ``value`` where it is True."""
+    return lax.select(mask, lax.full_like(x, value), x)
+
+
+def _truncated_normal_tail(key, lo, hi, right, tail, shape):
+    """Truncated normal values for intervals beyond +-_TAIL (``tail``; those on the
+    right, ``right``, are mirrored to the left): ``ndtri(U(ndtr(lo), ndtr(hi)))``, in at
+    least float32. JAX's ``erf_inv(U(erf(lower/sqrt 2), erf(upper/sqrt 2)))`` rounds erf
+    to +-1 there: on (5, 6) float32 gave 10 distinct values, on (10, 12) only ``upper``.
+    Accurate while ``ndtr(hi)`` is a normal float (|x| < ~13 in float32, ~37 in float64).
+    Other entries get the interval (-_TAIL - 1, -_TAIL): no NaN/inf into gradients."""
+    dtype = lo.dtype
+    work = dtypes.float32 if dtypes.finfo(dtype).bits < 32 else dtype
+    lo, hi = (broadcast_to_shape(lax.convert_element_type(v, work), tuple(shape))
+              for v in (lo, hi))
+    lo, hi = lax.select(right, lax.neg(hi), lo), lax.select(right, lax.neg(lo), hi)
+    off = lax.bitwise_not(tail)
+    lo, hi = _unless(off, lo, -_TAIL - 1), _unless(off, hi, -_TAIL)
+    neg_inv_sqrt2, half = np.array(-1 / np.sqrt(2), work), np.array(0.5, work)
+    p_lo = lax.mul(lax.erfc(lax.mul(lo, neg_inv_sqrt2)), half)
+    p_hi = lax.mul(lax.erfc(lax.mul(hi, neg_inv_sqrt2)), half)
+    x = ndtri_p.bind(uniform_(key, shape, work, p_lo, p_hi, name="truncated_normal"))
+    return lax.convert_element_type(lax.select(right, lax.neg(x), x), dtype)
 
 
 # -- CDF inversions -------------------------------------------------------------------------
