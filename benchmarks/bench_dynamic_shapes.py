@@ -183,7 +183,7 @@ def bench_guard_check(repeat=20000):
         shapes = [(16, 3)]
         assert fam.lookup(shapes) is not None
         leaves = [tnp.zeros(shapes[0])]
-        assert f._route.match(leaves, tjit.Array)[0] is fam.lookup(shapes)
+        assert f._route.match(leaves, tjit.tracing.core.Array)[0] is fam.lookup(shapes)
         times = [], []
         for _ in range(7):
             t = time.perf_counter()
@@ -192,7 +192,7 @@ def bench_guard_check(repeat=20000):
             times[0].append((time.perf_counter() - t) / repeat)
             t = time.perf_counter()
             for _ in range(repeat):
-                f._route.match(leaves, tjit.Array)
+                f._route.match(leaves, tjit.tracing.core.Array)
             times[1].append((time.perf_counter() - t) / repeat)
         print(f"  {name:32s} {len(fam.programs)} program(s), {n_guards} guard(s): "
               f"{statistics.median(times[0]) * 1e6:6.2f} us; generated match of the "

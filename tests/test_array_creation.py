@@ -24,7 +24,7 @@ def test_single_device_callback_gets_the_whole_index():
         seen.append(index)
         return DATA[index]
     x = tjit.make_array_from_callback((4, 6), SingleDeviceSharding(tjit.devices()[0]), cb)
-    assert type(x) is tjit.Array and x.dtype == np.float32
+    assert type(x) is tjit.tracing.core.Array and x.dtype == np.float32
     np.testing.assert_array_equal(x, DATA)
     assert seen == [(slice(None), slice(None))]
     assert x.sharding == SingleDeviceSharding(tjit.devices()[0])

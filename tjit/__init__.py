@@ -20,7 +20,8 @@ from tjit.config import (  # noqa: F401  (JAX's option context managers)
     disable_jit, debug_nans, debug_infs, log_compiles, explain_cache_misses, enable_x64,
     default_device, default_matmul_precision, numpy_rank_promotion, numpy_dtype_promotion,
     check_tracer_leaks, enable_checks)
-from tjit.tracing.core import Array, Shard  # noqa: F401
+from tjit.tracing.core import Shard  # noqa: F401
+from tjit.tracing.basearray import Array  # noqa: F401  (an ABC, as jax.Array)
 from tjit import tree_util  # noqa: F401  (public view: key arrays are leaves)
 from tjit.tracing.errors import (  # noqa: F401
     ConcretizationTypeError, TracerBoolConversionError, TracerIntegerConversionError,

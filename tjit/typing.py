@@ -6,7 +6,7 @@ from typing import Any, Protocol, Union
 import numpy as _np
 
 from tjit._namespace import publish as _publish
-from tjit.tracing.core import Array
+from tjit.tracing.basearray import Array
 
 
 class SupportsDType(Protocol):

@@ -106,7 +106,7 @@ def test_operands_on_two_gpus_are_refused(gpu):
     a = tjit.device_put(np.ones(3, F32))
     other = gpu.asarray(np.ones(3, F32)).copy()
     other.device_id = 1
-    b = tjit.Array(other)
+    b = tjit.tracing.core.Array(other)
     with pytest.raises(ValueError, match="two devices .*device_put"):
         a + b
 
@@ -138,7 +138,7 @@ def test_host_donation_works_with_device_arrays_registered(gpu, rng, how):
     # (host programs copy GPU arguments over; a copied argument list used to hold a
     # second reference to every host buffer, so donation silently never happened)
     x0 = rng.standard_normal((16, 16)).astype(F32)
-    x = tjit.Array(x0.copy())
+    x = tjit.tracing.core.Array(x0.copy())
     ptr = x._value.ctypes.data
     f = tjit.jit(lambda x: x * 2 + 1, donate_argnums=0, backend="cpu")
     if how == "compiled":

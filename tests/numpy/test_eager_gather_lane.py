@@ -149,7 +149,7 @@ def no_lane(monkeypatch):
 def test_getitem_lane_matches_general_path_and_numpy(name, xn, make, ref, weak, no_lane):
     x = _x(name, xn)
     if weak:
-        x = tjit.Array(np.asarray(x), True) if x.dtype.kind in "fc" else x
+        x = tjit.tracing.core.Array(np.asarray(x), True) if x.dtype.kind in "fc" else x
     idx = make(np.asarray(x))
     got = x[idx]
     assert _eager_gather.eager_getitem(x, idx) is not None  # the lane serves the case
@@ -333,7 +333,7 @@ def test_take_along_axis_lane_in_bounds_and_errors():
 
 @pytest.mark.parametrize("op", ["set", "add", "multiply"])
 def test_at_update_lane_keeps_weak_type(op, monkeypatch):
-    x = tjit.Array(np.arange(5, dtype=np.float32), True)
+    x = tjit.tracing.core.Array(np.arange(5, dtype=np.float32), True)
     i = jnp.asarray([0, 3, 3, -1])
     for y in (jnp.asarray(np.full(4, 1.5, np.float32)), 2.0):
         got = getattr(x.at[i], op)(y)

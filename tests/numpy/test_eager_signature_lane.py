@@ -49,8 +49,8 @@ def _operands():
         "u8[16]": jnp.asarray(_RNG.integers(0, 255, 16).astype(np.uint8)),
         "bool[16]": jnp.asarray(_RNG.integers(0, 2, 16).astype(bool)),
         # weakly typed arrays, as a Python number's broadcast under jit gives
-        "weak f32[16]": tjit.Array(_RNG.standard_normal(16).astype(np.float32), True),
-        "weak i32[4]": tjit.Array(np.array([3, -2, 0, 9], np.int32), True),
+        "weak f32[16]": tjit.tracing.core.Array(_RNG.standard_normal(16).astype(np.float32), True),
+        "weak i32[4]": tjit.tracing.core.Array(np.array([3, -2, 0, 9], np.int32), True),
     }
 
 
@@ -98,7 +98,7 @@ def test_result_carries_its_signature():
         for _ in range(3):
             out = x * y
             if out._sig is not None:
-                fresh = tjit.Array(np.array(out._value), out.weak_type)
+                fresh = tjit.tracing.core.Array(np.array(out._value), out.weak_type)
                 assert out._sig == signature(fresh), (lhs, rhs)
 
 
@@ -107,7 +107,7 @@ def test_signature_ids():
     assert signature(a) == signature(jnp.zeros(3, jnp.float32))
     assert signature(a) != signature(jnp.ones(4, jnp.float32))
     assert signature(a) != signature(jnp.ones(3, jnp.int32))
-    assert signature(a) != signature(tjit.Array(np.ones(3, np.float32), True))  # weak
+    assert signature(a) != signature(tjit.tracing.core.Array(np.ones(3, np.float32), True))  # weak
     assert a._sig == signature(a)
 
 

@@ -310,7 +310,8 @@ def test_scatter_shape_errors(upd_shape, dn, match):
     with pytest.raises((ShapeError, TypeError), match=match):
         ix.scatter_add_p.bind(tjit.numpy.asarray(x), tjit.numpy.asarray(np.zeros((4, 1),
                                                                               np.int32)),
-                              tjit.Array(np.zeros(upd_shape, dt)), dimension_numbers=dn,
+                              tjit.tracing.core.Array(np.zeros(upd_shape, dt)),
+                              dimension_numbers=dn,
                               mode=MODE.FILL_OR_DROP)
 
 

@@ -4,7 +4,7 @@ True)`` for 64-bit defaults)."""
 
 import numpy as _np
 
-from tjit.tracing.core import Array as ndarray  # noqa: F401
+from tjit.tracing.basearray import Array as ndarray  # noqa: F401  (jnp.ndarray is jax.Array)
 from tjit.tracing.core import Array  # noqa: F401
 from tjit.numpy._core import asarray, array, promote_dtypes  # noqa: F401
 from tjit.numpy._dtypes import *  # noqa: F401,F403

@@ -11,6 +11,7 @@ import numpy as np
 from tjit.tracing import dtypes as _dt
 from tjit.tracing.extended_dtypes import ExtendedDType, extended_issubdtype
 from tjit.tracing.core import Array, Tracer
+from tjit.tracing.basearray import Array as AnyArray
 from tjit import lax
 from tjit.numpy._core import asarray, ensure_array, result_type_of
 
@@ -232,7 +233,7 @@ def view(x, dtype):
     ``dtype``; when the item sizes differ the last axis grows or shrinks by their ratio
     (so it must be divisible, and ``x`` must be at least 1-d)."""
     x = ensure_array("view", x)
-    if isinstance(dtype, type) and issubclass(dtype, (np.ndarray, Array)):
+    if isinstance(dtype, type) and issubclass(dtype, (np.ndarray, AnyArray)):
         # NumPy's x.view(SubClass) (np.dtype would read the class as dtype object)
         raise TypeError(
             f"view: cannot view a tjit Array as the ndarray subclass {dtype.__name__}: "
