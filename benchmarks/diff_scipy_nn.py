@@ -738,6 +738,41 @@ def misc_cases(rep, rng, reps):
     print("  done misc", file=sys.stderr, flush=True)
 
 
+def init_cases(rep, rng, reps):
+    """nn.initializers: shape and dtype as JAX's, sample variance within 5% of JAX's
+    sample variance on the same shape (different streams: a statistical comparison)."""
+    ti, ji = tjit.nn.initializers, jax.nn.initializers
+    names = ["glorot_uniform", "glorot_normal", "lecun_uniform", "lecun_normal", "he_uniform",
+             "he_normal"]
+    for i in range(reps):
+        shape = (int(rng.integers(3, 9)), int(rng.integers(3, 9)), int(rng.integers(40, 90)),
+                 int(rng.integers(40, 90)))
+        kw = [dict(), dict(in_axis=0, out_axis=1), dict(in_axis=(0, 1), out_axis=-1),
+              dict(batch_axis=0)][i % 4]
+        for name in names:
+            y = getattr(ti, name)(**kw)(tjit.random.key(i), shape)
+            yj = getattr(ji, name)(**kw)(jax.random.key(i), shape)
+            rep.cases += 1
+            vt, vj = float(np.var(np.asarray(y, float))), float(np.var(np.asarray(yj, float)))
+            if y.shape != yj.shape or y.dtype != yj.dtype or abs(vt / vj - 1) > 0.05:
+                rep.flag("initializers." + name, f"{shape} {kw}: {y.shape} {y.dtype} var {vt:.4g}"
+                         f" vs jax {yj.shape} {yj.dtype} var {vj:.4g}")
+        for mode in ("fan_in", "fan_out", "fan_avg", "fan_geo_avg"):
+            for dist in ("truncated_normal", "normal", "uniform"):
+                y = ti.variance_scaling(1.7, mode, dist, **kw)(tjit.random.key(i), shape)
+                yj = ji.variance_scaling(1.7, mode, dist, **kw)(jax.random.key(i), shape)
+                rep.cases += 1
+                vt, vj = float(np.var(np.asarray(y, float))), float(np.var(np.asarray(yj, float)))
+                if abs(vt / vj - 1) > 0.05:
+                    rep.flag("initializers.variance_scaling", f"{mode} {dist} {shape} {kw}: var "
+                             f"{vt:.4g} vs jax {vj:.4g}")
+        o = np.asarray(ti.orthogonal(scale=1.3)(tjit.random.key(i), (5, 3)), float)
+        rep.cases += 1
+        if not np.allclose(o.T @ o, 1.69 * np.eye(3), atol=1e-4):
+            rep.flag("initializers.orthogonal", f"q^T q = {_fmt(o.T @ o)}")
+    print("  done init", file=sys.stderr, flush=True)
+
+
 # -- gradients (float64) and vmap ----------------------------------------------------------------
 def _fd(f, x, h=1e-6):
     g = np.zeros_like(x)
@@ -853,7 +888,7 @@ def main():
     rep = Report()
     groups = {"special": special_cases, "nn": nn_cases, "stats": stats_cases,
               "linalg": linalg_cases, "signal": signal_cases, "misc": misc_cases,
-              "grad": grad_cases}
+              "grad": grad_cases, "init": init_cases}
     for gname, fn in groups.items():
         if args.only and gname not in args.only.split(","):
             continue

@@ -37,3 +37,30 @@ def test_discrete_pmf_nan_loc_is_nan(dist, args):
         ref = getattr(getattr(sst, dist), fn)(*args, np.nan)
         got = getattr(getattr(ts, dist), fn)(*args, np.nan)
         assert np.isnan(ref) and np.isnan(np.asarray(got)), (dist, fn, got)
+
+
+def test_t_logpdf_large_and_infinite_df():
+    # gammaln((df + 1) / 2) - gammaln(df / 2) cancelled: -12.1 for -0.92 at df = 1e10 in
+    # float32; df = inf is the normal distribution (SciPy)
+    x = np.array([-3.0, -1.0, 0.0, 0.5, 2.0], np.float32)
+    for df in (1e4, 1e7, 1e10, np.inf):
+        ref = sst.t.logpdf(x.astype(np.float64), df, 0.25, 1.5)
+        got = ts.t.logpdf(x, np.float32(df), np.float32(0.25), np.float32(1.5))
+        np.testing.assert_allclose(np.asarray(got, np.float64), ref, rtol=2e-6, err_msg=df)
+    # small and moderate df keep their accuracy
+    for df in (0.3, 1.0, 3.0, 30.0):
+        ref = sst.t.logpdf(x.astype(np.float64), df)
+        np.testing.assert_allclose(np.asarray(ts.t.logpdf(x, np.float32(df)), np.float64), ref,
+                                   rtol=2e-6, err_msg=df)
+
+
+def test_truncnorm_infinite_bound_at_huge_argument():
+    # both log masses underflow to -inf at y = -1e30 in float32: log_diff_exp gave
+    # -inf - -inf = NaN where the cdf is 0
+    x = np.array([-1e30, -40.0, -1.0], np.float32)
+    a, b = np.float32(-np.inf), np.float32(0.0)
+    for fn in ("cdf", "sf", "logsf"):
+        ref = getattr(sst.truncnorm, fn)(x.astype(np.float64), -np.inf, 0.0)
+        got = np.asarray(getattr(ts.truncnorm, fn)(x, a, b), np.float64)
+        np.testing.assert_allclose(got, ref, rtol=1e-5, atol=0, err_msg=fn)
+    assert np.asarray(ts.truncnorm.logcdf(x, a, b))[0] == -np.inf

@@ -29,7 +29,9 @@ def log_diff_exp(a, b):
     d = a - b
     small = d < np.log(2.0)
     # log(-expm1(-d)) near 0, log1p(-exp(-d)) beyond (Maechler 2012); -inf where a == b
-    return a + jnp.where(small, jnp.log(-jnp.expm1(-d)), jnp.log1p(-jnp.exp(-d)))
+    out = a + jnp.where(small, jnp.log(-jnp.expm1(-d)), jnp.log1p(-jnp.exp(-d)))
+    # a = b = -inf (both masses underflow, e.g. a bound of -1e30): -inf, not -inf - -inf
+    return jnp.where(a == -np.inf, a, out)
 
 
 def cast_inexact(name, *arrays):
