@@ -64,3 +64,18 @@ def test_truncnorm_infinite_bound_at_huge_argument():
         got = np.asarray(getattr(ts.truncnorm, fn)(x, a, b), np.float64)
         np.testing.assert_allclose(got, ref, rtol=1e-5, atol=0, err_msg=fn)
     assert np.asarray(ts.truncnorm.logcdf(x, a, b))[0] == -np.inf
+
+
+@pytest.mark.parametrize("dist,k,params,loc", [
+    ("poisson", -1e-8, (10.36,), -53.0), ("poisson", 1e-8, (0.04,), -6.0),
+    ("binom", 1e-8, (5.0, 0.3), -2.0), ("bernoulli", 1e-8, (0.3,), -1.0)])
+def test_discrete_non_integer_k_with_integer_loc_float32(dist, k, params, loc):
+    # k - loc rounds to an integer in float32 (-1e-8 + 53 == 53): SciPy's pmf is 0 there
+    f32 = np.float32
+    ref = getattr(sst, dist).pmf(k, *params, loc=loc)
+    got = getattr(ts, dist).pmf(f32(k), *map(f32, params), f32(loc))
+    assert ref == 0 and float(got) == 0, (dist, got)
+    # an integer k - loc with a non-integer loc keeps its mass
+    ref = getattr(sst, dist).pmf(1.5, *params, loc=0.5)
+    got = getattr(ts, dist).pmf(f32(1.5), *map(f32, params), f32(0.5))
+    np.testing.assert_allclose(float(got), ref, rtol=1e-5)

@@ -24,6 +24,14 @@ def standardize(x, loc, scale):
     return (x - loc) / scale
 
 
+def integral_shift(k, loc):
+    """Whether ``k - loc`` is an integer, as SciPy decides it in exact arithmetic: in
+    float32 ``k - loc`` rounds (-1e-8 + 53 is 53.0), so where ``loc`` is an integer
+    ``k`` itself must be one."""
+    y = k - loc
+    return (y == jnp.floor(y)) & ((k == jnp.floor(k)) | (loc != jnp.floor(loc)))
+
+
 def log_diff_exp(a, b):
     """``log(exp(a) - exp(b))`` for a >= b, without cancelling: a + log1mexp(a - b)."""
     d = a - b

@@ -4,15 +4,16 @@ import numpy as np
 
 from tjit import numpy as jnp
 from tjit.scipy import special
-from tjit.scipy.stats._util import nan_outside_parameter_domain, promote
+from tjit.scipy.stats._util import integral_shift, nan_outside_parameter_domain, promote
 
 
 def logpmf(k, p, loc=0):
     """``log p`` at k = 1, ``log(1 - p)`` at k = 0 (shifted by ``loc``), -inf elsewhere."""
     k, p, loc = promote("bernoulli.logpmf", k, p, loc)
+    integral = integral_shift(k, loc)
     k = k - loc
     log_probs = special.xlogy(k, p) + special.xlog1py(1 - k, -p)
-    return jnp.where((k == 0) | (k == 1), log_probs,
+    return jnp.where(((k == 0) | (k == 1)) & integral, log_probs,
                      jnp.where(jnp.isnan(k), np.nan, -np.inf))
 
 

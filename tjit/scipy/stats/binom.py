@@ -4,7 +4,7 @@ import numpy as np
 
 from tjit import numpy as jnp
 from tjit.scipy import special
-from tjit.scipy.stats._util import nan_outside_parameter_domain, promote
+from tjit.scipy.stats._util import integral_shift, nan_outside_parameter_domain, promote
 
 
 def logpmf(k, n, p, loc=0):
@@ -14,7 +14,7 @@ def logpmf(k, n, p, loc=0):
     y = k - loc
     comb = special.gammaln(n + 1) - special.gammaln(y + 1) - special.gammaln(n - y + 1)
     log_probs = comb + special.xlogy(y, p) + special.xlog1py(n - y, -p)
-    return jnp.where((y >= 0) & (y <= n) & (y == jnp.floor(y)), log_probs,
+    return jnp.where((y >= 0) & (y <= n) & integral_shift(k, loc), log_probs,
                      jnp.where(jnp.isnan(y), np.nan, -np.inf))  # (NaN k or loc)
 
 

@@ -4,7 +4,7 @@ import numpy as np
 
 from tjit import numpy as jnp
 from tjit.scipy import special
-from tjit.scipy.stats._util import nan_outside_parameter_domain, promote
+from tjit.scipy.stats._util import integral_shift, nan_outside_parameter_domain, promote
 
 
 def logpmf(k, mu, loc=0):
@@ -12,7 +12,7 @@ def logpmf(k, mu, loc=0):
     k, mu, loc = promote("poisson.logpmf", k, mu, loc)
     y = k - loc
     log_probs = special.xlogy(y, mu) - special.gammaln(y + 1) - mu
-    return jnp.where((y >= 0) & (y == jnp.floor(y)), log_probs,
+    return jnp.where((y >= 0) & integral_shift(k, loc), log_probs,
                      jnp.where(jnp.isnan(y), np.nan, -np.inf))  # (NaN k or loc)
 
 
