@@ -40,10 +40,10 @@ def padtype_to_pads(in_shape, window_shape, window_strides, padding):
 
 def named_padtype_to_pads(name, in_shape, window_shape, window_strides, padding):
     """:func:`padtype_to_pads` whose error for an unknown mode names the operation."""
-    try:
-        return padtype_to_pads(in_shape, window_shape, window_strides, padding)
-    except ValueError as e:
-        raise ValueError(f"{name}: {e}") from None
+    if padding.upper() not in ("SAME", "SAME_LOWER", "VALID"):
+        raise ValueError(f"{name}: unknown padding {padding!r}: use 'SAME', 'SAME_LOWER', "
+                         f"'VALID' or a sequence of (low, high) pairs")
+    return padtype_to_pads(in_shape, window_shape, window_strides, padding)
 
 
 def conv_general_permutations(dimension_numbers):
