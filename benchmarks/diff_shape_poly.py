@@ -48,6 +48,15 @@ def _np_conv1d(x, k, s):
     return out
 
 
+def _np_grad_window_max(x):
+    # windows [2i, 2i+2) (the last one padded on the right with -inf): one at each argmax
+    g = np.zeros_like(x)
+    for i in range(0, len(x), 2):
+        w = x[i:i + 2]
+        g[i + np.argmax(w, 0), np.arange(x.shape[1])] = 1
+    return g
+
+
 def _same_pad(n, k, s):
     out = -(-n // s)
     total = max((out - 1) * s + k - n, 0)
@@ -172,6 +181,10 @@ PROGRAMS = {
         "b, 3", lambda L, x: L.lax.reduce_window(x, -np.inf, L.lax.max, (2, 1), (2, 1), "SAME"),
         lambda x: _np_window_max(np.pad(x, (_same_pad(len(x), 2, 2), (0, 0)),
                                         constant_values=-np.inf), 2, 2)),
+    "grad of max window 2 stride 2 SAME": (
+        "b, 3", lambda L, x: L.jax.grad(lambda y: L.lax.reduce_window(
+            y, -np.inf, L.lax.max, (2, 1), (2, 1), "SAME").sum())(x),
+        lambda x: _np_grad_window_max(x)),
     "avg window 3 stride 2 VALID": (
         "b, 3", lambda L, x: L.lax.reduce_window(x, 0., L.lax.add, (3, 1), (2, 1), "VALID") / 3,
         lambda x: np.stack([x[i:i + 3].mean(0) for i in range(0, len(x) - 2, 2)]), 3),

@@ -34,11 +34,62 @@ def test_same_conv_stride_1_over_a_symbolic_spatial_dim():
     assert jf.compile_count == 1
 
 
-def test_same_conv_whose_padding_depends_on_the_size_is_refused_by_name():
-    # stride 2: the padding is 1 or 2 by the parity of b (JAX gives symbolic padding)
+def _same_pads(n, k, s):
+    total = max((-(-n // s) - 1) * s + k - n, 0)
+    return total // 2, total - total // 2
+
+
+def test_same_conv_stride_2_pads_by_the_size():
+    # the padding is 1 or 2 by the parity of b: the input is padded by size expressions
     jf = jax.jit(lambda x: lax.conv_general_dilated(
         x, K, (2,), "SAME", dimension_numbers=("NWC", "WIO", "NWC")),
         polymorphic_shapes=["(2, b, 2)"])
+    rng = np.random.default_rng(0)
+    for n in (1, 4, 5, 8):
+        x = rng.standard_normal((2, n, 2)).astype(np.float32)
+        want = _np_conv1d(x, K, *_same_pads(n, 3, 2))[:, ::2]
+        np.testing.assert_allclose(np.asarray(jf(x)), want, rtol=1e-5, atol=1e-5)
+    assert jf.compile_count == 1
+
+
+def _np_max_pool(x, k, s):
+    lo, hi = _same_pads(len(x), k, s)
+    x = np.pad(x.astype(np.float64), ((lo, hi), (0, 0)), constant_values=-np.inf)
+    return np.stack([x[i:i + k].max(0) for i in range(0, len(x) - k + 1, s)])
+
+
+def test_same_max_pool_stride_2_and_its_gradient():
+    def pool(x):
+        return lax.reduce_window(x, -np.inf, lax.max, (2, 1), (2, 1), "SAME")
+    jf = jax.jit(pool, polymorphic_shapes=["(b, 3)"])
+    jg = jax.jit(jax.grad(lambda x: (pool(x) * 2).sum()), polymorphic_shapes=["(b, 3)"])
+    rng = np.random.default_rng(0)
+    for n in (1, 4, 5, 7):
+        x = rng.standard_normal((n, 3)).astype(np.float32)
+        np.testing.assert_allclose(np.asarray(jf(x)), _np_max_pool(x, 2, 2), rtol=1e-6)
+        want = np.zeros((n, 3))       # 2 at each window's argmax
+        for i in range(0, n, 2):
+            want[i + np.argmax(x[i:i + 2], 0), np.arange(3)] = 2
+        np.testing.assert_allclose(np.asarray(jg(x)), want)
+    assert jf.compile_count == 1 and jg.compile_count == 1
+
+
+def test_lax_pad_by_size_expressions():
+    def f(x):
+        b = x.shape[0]
+        return lax.pad(x, np.float32(-1), [(b // 2, 1, 0), (0, b, 0)])
+    jf = jax.jit(f, polymorphic_shapes=["(b, 3)"])
+    for n in (1, 2, 5):
+        x = np.arange(3.0 * n, dtype=np.float32).reshape(n, 3)
+        want = np.pad(x, ((n // 2, 1), (0, n)), constant_values=-1)
+        np.testing.assert_array_equal(np.asarray(jf(x)), want)
+    assert jf.compile_count == 1
+
+
+def test_padding_of_sizes_with_lhs_dilation_is_refused_by_name():
+    jf = jax.jit(lambda x: lax.conv_general_dilated(
+        x, K, (1,), [(x.shape[1] // 2, 0)], lhs_dilation=(2,),
+        dimension_numbers=("NWC", "WIO", "NWC")), polymorphic_shapes=["(2, b, 2)"])
     with pytest.raises(InconclusiveDimensionError, match="conv_general_dilated: the padding"):
         jf(np.zeros((2, 5, 2), np.float32))
 

@@ -7,7 +7,7 @@ import numpy as np
 
 from tjit._sympy import is_expr
 from tjit.lax._dot import _canonical_pref, _operands, canonicalize_precision
-from tjit.lax._slicing import rev
+from tjit.lax._slicing import pad, rev
 from tjit.primitives.conv import (
     ConvDimensionNumbers,
     conv_general_dilated_p,
@@ -139,16 +139,23 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
         in_sp = [lhs.shape[d] for d in dnums.lhs_spec[2:]]
         padding = named_padtype_to_pads("conv_general_dilated", in_sp, k_sp, window_strides,
                                         padding)
+    if by_sizes(padding) and all(d == 1 for d in lhs_dilation):
+        # (widths of sizes, 'SAME' with strides over a polymorphic dim: the input padded
+        # by lax.pad, which takes them, then an unpadded convolution)
+        config = [(0, 0, 0)] * lhs.ndim
+        for d, (lo, hi) in zip(dnums.lhs_spec[2:], padding):
+            config[d] = (lo, hi, 0)
+        lhs = pad(lhs, np.zeros((), lhs.dtype), config)
+        padding = [(0, 0)] * nsp
     try:
         padding = tuple((int(lo), int(hi)) for lo, hi in padding)
     except (TypeError, ValueError):
-        if all(len(p) == 2 and all(is_expr(v) or isinstance(v, int) for v in p)
-               for p in padding):
+        if by_sizes(padding):
             raise InconclusiveDimensionError(
                 f"conv_general_dilated: the padding {padding} depends on the symbolic "
-                f"spatial dims of the input shape {lhs.shape} (string padding with window "
-                f"strides {window_strides}); tjit's convolutions take int padding: make "
-                f"those dims concrete or pass int (low, high) pairs") from None
+                f"spatial dims of the input shape {lhs.shape}; with lhs_dilation "
+                f"{lhs_dilation} tjit's convolutions take int padding: make those dims "
+                f"concrete or pass int (low, high) pairs") from None
         raise TypeError(f"conv_general_dilated: padding must be 'SAME', 'SAME_LOWER', "
                         f"'VALID' or a sequence of (low, high) int pairs, got "
                         f"{padding!r}") from None
@@ -158,6 +165,18 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
         feature_group_count=int(feature_group_count),
         batch_group_count=int(batch_group_count), precision=canonicalize_precision(precision),
         preferred_element_type=_canonical_pref(preferred_element_type))
+
+
+def by_sizes(padding):
+    """Whether ``padding`` is (low, high) pairs of ints and size expressions, not all
+    ints."""
+    try:
+        pairs = [tuple(p) for p in padding]
+    except TypeError:
+        return False
+    widths = [v for p in pairs for v in p]
+    return all(len(p) == 2 for p in pairs) and any(is_expr(v) for v in widths) and \
+        all(is_expr(v) or isinstance(v, (int, np.integer)) for v in widths)
 
 
 def conv(lhs, rhs, window_strides, padding, precision=None, preferred_element_type=None):

@@ -12,7 +12,8 @@ from tjit.tracing import dtypes
 from tjit.tracing.core import Array, Tracer
 from tjit.tracing.errors import ConcretizationTypeError, ShapeError
 from tjit.tracing.shapes import (
-    broadcast_shapes, canonical_dim, canonical_shape, dim_str, normalize_axis)
+    broadcast_shapes, canonical_dim, canonical_shape, dim_str, greater_equal, is_symbolic,
+    normalize_axis)
 from tjit.primitives import slicing as sl
 from tjit.lax._elementwise import add, asarray_for_lax, convert_element_type, lt, select
 from tjit.lax._structural import broadcast_in_dim, dim_value, expand_dims, reshape, squeeze
@@ -40,10 +41,34 @@ def pad(operand, padding_value, padding_config):
     """
     operand = asarray_for_lax(operand)
     padding_value = asarray_for_lax(padding_value, dtypes.canonicalize(operand.dtype))
+    if any(is_symbolic(canonical_dim(v, "pad")) for cfg in padding_config for v in cfg[:2]):
+        return _pad_by_sizes(operand, padding_value, padding_config)
     config = tuple(tuple(int(v) for v in cfg) for cfg in padding_config)
     if all(c == (0, 0, 0) for c in config) and len(config) == operand.ndim:
         return operand
     return sl.pad_p.bind(operand, padding_value, padding_config=config)
+
+
+def _pad_by_sizes(operand, padding_value, padding_config):
+    """``pad`` whose low/high widths include size expressions of polymorphic dims (as
+    JAX's): the int widths by pad_p, then blocks of ``padding_value`` joined on for the
+    symbolic ones (pad_p takes int widths)."""
+    ints = [tuple(0 if is_symbolic(canonical_dim(v)) else int(v) for v in cfg)
+            for cfg in padding_config]
+    out = pad(operand, padding_value, ints)
+    for axis, cfg in enumerate(padding_config):
+        parts = [out]
+        for at, w in ((0, canonical_dim(cfg[0])), (1, canonical_dim(cfg[1]))):
+            if not is_symbolic(w):
+                continue
+            if not greater_equal(w, 0):
+                raise ShapeError(f"pad: the width {dim_str(w)} in padding_config "
+                                 f"{padding_config} is negative")
+            shape = out.shape[:axis] + (w,) + out.shape[axis + 1:]
+            block = broadcast_in_dim(padding_value, shape, ())
+            parts.insert(at * len(parts), block)
+        out = concatenate(parts, axis) if len(parts) > 1 else out
+    return out
 
 
 def concatenate(operands, dimension):

@@ -6,13 +6,15 @@ operands through ``_general_reduce``; and the windowed primitives' functions
 import numpy as np
 
 from tjit.lax import _elementwise as ew
-from tjit.lax._conv import named_padtype_to_pads
+from tjit.lax._conv import by_sizes, named_padtype_to_pads
 from tjit.lax._elementwise import asarray_for_lax
 from tjit.lax._general_reduce import general_reduce_window
+from tjit.lax._slicing import pad
 from tjit.primitives import windowed as w
 from tjit.primitives.conv import conv_out_dim, dilate_dim
 from tjit.tracing import dtypes
 from tjit.tracing.core import Tracer
+from tjit.tracing.errors import InconclusiveDimensionError
 from tjit.tracing.tree_util import tree_leaves
 
 # computation -> (primitive, the identity its init value must be, by dtype)
@@ -32,6 +34,10 @@ def _window_params(operand, window_dimensions, window_strides, padding, base_dil
         k_dil = [dilate_dim(k, r) for k, r in zip(window_dimensions, window_dilation)]
         # as JAX: the operand's own (undilated) shape against the dilated window
         padding = named_padtype_to_pads(name, operand.shape, k_dil, window_strides, padding)
+    if by_sizes(padding):   # (reduce_window pads the operand itself: _padded_first)
+        return {"window_dimensions": window_dimensions, "window_strides": window_strides,
+                "padding": tuple(tuple(p) for p in padding), "base_dilation": base_dilation,
+                "window_dilation": window_dilation}
     try:
         padding = tuple((int(lo), int(hi)) for lo, hi in padding)
     except (TypeError, ValueError):
@@ -86,13 +92,34 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
     params = _window_params(first, window_dimensions, window_strides, padding,
                             base_dilation, window_dilation, "reduce_window")
     if isinstance(operand, (list, tuple, dict)) or computation not in _MONOIDS:
+        if by_sizes(params["padding"]):
+            raise InconclusiveDimensionError(
+                f"reduce_window: the padding {params['padding']} depends on the symbolic "
+                f"dims of the operand shape {first.shape}; only lax.add / max / min with "
+                f"their identity take it: make those dims concrete")
         return general_reduce_window(operand, init_value, computation, params)
     operand = first
     prim, kind = _MONOIDS[computation]
     dt = dtypes.canonicalize(operand.dtype)
     if not _is_identity(init_value, kind, dt):  # XLA's meaning: init in every window
         return general_reduce_window(operand, init_value, computation, params)
+    if by_sizes(params["padding"]):
+        operand, params = _padded_first(operand, w._identity(kind, dt), params)
     return prim.bind(operand, **params)
+
+
+def _padded_first(operand, identity, params):
+    """Padding whose widths are size expressions ('SAME' with strides over a polymorphic
+    dim): the operand padded with the monoid's identity by lax.pad (which takes them),
+    then unpadded windows."""
+    if any(d != 1 for d in params["base_dilation"]):
+        raise InconclusiveDimensionError(
+            f"reduce_window: the padding {params['padding']} depends on the symbolic dims "
+            f"of the operand shape {operand.shape}; with base_dilation "
+            f"{params['base_dilation']} it must be int pairs: make those dims concrete")
+    config = [(lo, hi, 0) for lo, hi in params["padding"]]
+    operand = pad(operand, np.asarray(identity, operand.dtype), config)
+    return operand, {**params, "padding": ((0, 0),) * operand.ndim}
 
 
 def _select(prim, name, a, operand, select_prim, window_dimensions, window_strides, padding,
@@ -102,6 +129,10 @@ def _select(prim, name, a, operand, select_prim, window_dimensions, window_strid
         select_prim = {ew.ge: "ge", ew.le: "le"}.get(select_prim, select_prim)
     params = _window_params(operand, window_dimensions, window_strides, padding,
                             base_dilation, window_dilation, name)
+    if by_sizes(params["padding"]):
+        raise InconclusiveDimensionError(
+            f"{name}: the padding {params['padding']} depends on the symbolic dims of the "
+            f"operand shape {operand.shape}; it must be int pairs: make those dims concrete")
     return prim.bind(a, operand, select_prim=select_prim, **params)
 
 

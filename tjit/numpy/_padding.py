@@ -149,8 +149,6 @@ def _pad_constant(a, pairs, cv):
     if not isinstance(cv, (Array, Tracer)):
         cv = asarray(cv)
     cv = lax.convert_element_type(cv, a.dtype)
-    if cv.ndim == 0 and any(sh.is_symbolic(w) for p in pairs for w in p):
-        return _pad_by_sizes(a, pairs, cv)
     if cv.ndim == 0:
         return lax.pad(a, cv, [(b, e, 0) for b, e in pairs]) if a.ndim else a
     try:
@@ -166,19 +164,6 @@ def _pad_constant(a, pairs, cv):
                 cfg = [(0, 0, 0)] * a.ndim
                 cfg[i] = (w, 0, 0) if j == 0 else (0, w, 0)
                 a = lax.pad(a, v, cfg)
-    return a
-
-
-def _pad_by_sizes(a, pairs, cv):
-    """Constant padding by widths that are size expressions: blocks of ``cv`` joined on
-    (lax.pad takes int widths)."""
-    for axis, (b, e) in enumerate(pairs):
-        parts = [a]
-        for at, w in ((0, b), (1, e)):
-            if sh.is_symbolic(w) or w:
-                shape = a.shape[:axis] + (w,) + a.shape[axis + 1:]
-                parts.insert(at * len(parts), lax.broadcast(cv, shape))
-        a = lax.concatenate(parts, axis) if len(parts) > 1 else a
     return a
 
 
