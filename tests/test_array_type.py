@@ -129,3 +129,23 @@ def test_user_code_branching_on_the_type_traces():
     x = jnp.asarray([1.0, 2.0])
     assert float(tjit.jit(loss)(x)) == pytest.approx(18.0)
     np.testing.assert_allclose(tjit.grad(loss)(x), [6.0, 6.0])
+
+
+def test_global_arrays_are_instances_refs_are_not():
+    # a multi-process array is a jax.Array; a mutable Ref is not (JAX 0.10.2: jax.new_ref
+    # gives a core.Ref, not an Array, outside and inside jit)
+    from tjit.distributed import make_array_from_process_local_data
+    from tjit.sharding import NamedSharding, P
+    mesh = tjit.make_mesh((1,), ("data",))
+    g = make_array_from_process_local_data(NamedSharding(mesh, P("data")), np.ones((2, 2)))
+    assert isinstance(g, tjit.Array), type(g)
+
+    assert not isinstance(tjit.new_ref(jnp.ones(3)), tjit.Array)
+    seen = []
+
+    def f(x):
+        ref = tjit.new_ref(x)
+        seen.append(isinstance(ref, tjit.Array))
+        return ref[...]
+    tjit.jit(f)(jnp.ones(3))
+    assert seen == [False]

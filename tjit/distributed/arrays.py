@@ -17,6 +17,7 @@ import numpy as np
 from tjit.distributed import runtime
 from tjit.distributed.mpi_communicator import MPICommunicator
 from tjit.sharding import NamedSharding, device_process_index
+from tjit.tracing import basearray
 from tjit.tracing.core import Array
 from tjit.tracing.tree_util import tree_map
 
@@ -92,6 +93,10 @@ class GlobalArray:
     def __repr__(self):
         return (f"GlobalArray(shape={self.shape}, dtype={self.dtype.name}, "
                 f"sharding={self.sharding!r})")
+
+
+# a multi-process jax.Array is a jax.Array: isinstance(x, tjit.Array) holds
+basearray.Array.register(GlobalArray)
 
 
 def _local_range(sharding, global_shape):
