@@ -95,3 +95,41 @@ def test_reduce_window_max_of_ints_with_plus_inf_init_is_not_max_pooling():
     np.testing.assert_array_equal(
         np.asarray(lax.reduce_window(x, top, lax.max, (1, 2), (1, 1), "VALID")),
         np.full((2, 2), top))
+
+
+def _skip_padding_reference(x, init, op, wd, ws, pads, base):
+    """reduce_window as XLA's kernels compute it (JAX's numbers): per window, ``init``
+    combined with the operand's elements in row-major order, padding and base-dilation
+    holes skipped. Plain loops over the output and the window."""
+    dil = [(n - 1) * b + 1 for n, b in zip(x.shape, base)]
+    out_shape = [max(0, (d + lo + hi - k) // s + 1) if d + lo + hi >= k else 0
+                 for d, (lo, hi), k, s in zip(dil, pads, wd, ws)]
+    out = np.empty(out_shape, np.float64)
+    for pos in np.ndindex(*out_shape):
+        acc = init
+        for off in np.ndindex(*wd):
+            c = [p * s + o - lo for p, s, o, (lo, _) in zip(pos, ws, off, pads)]
+            if all(0 <= ci < d and ci % b == 0 for ci, d, b in zip(c, dil, base)):
+                acc = op(acc, float(x[tuple(ci // b for ci, b in zip(c, base))]))
+        out[pos] = acc
+    return out
+
+
+@pytest.mark.parametrize("init, op, lop", [
+    (1.0, lambda a, b: a + b, lax.add),
+    (2.0, lambda a, b: a * b, lax.mul),
+    (0.5, lambda a, b: a + b + 1, lambda a, b: a + b + 1),
+])
+def test_reduce_window_non_identity_init_skips_padding_and_holes(init, op, lop):
+    # JAX 0.10.2 (XLA): reduce_window(arange(1, 6), 1., add, (3,), (1,), [(1, 1)]) is
+    # [4, 7, 10, 13, 10]; tjit put the init into every padded element too ([5, ..., 11])
+    x = np.random.default_rng(1).uniform(0.5, 1.5, (4, 5))
+    wd, ws, pads, base = (2, 3), (1, 2), ((2, 1), (1, -1)), (2, 1)
+    f = lambda a: lax.reduce_window(a, init, lop, wd, ws, pads, base)  # noqa: E731
+    want = _skip_padding_reference(x, init, op, wd, ws, pads, base)
+    for g in (f, tjit.jit(f)):
+        np.testing.assert_allclose(np.asarray(g(x.astype(np.float32))), want, rtol=1e-5)
+    one = np.arange(1.0, 6.0, dtype=np.float32)
+    np.testing.assert_array_equal(
+        np.asarray(lax.reduce_window(one, 1.0, lax.add, (3,), (1,), [(1, 1)])),
+        [4, 7, 10, 13, 10])

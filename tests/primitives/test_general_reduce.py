@@ -106,10 +106,10 @@ def test_reduce_window_with_a_python_function_and_non_identity_init():
     for g in _modes(f).values():
         np.testing.assert_allclose(np.asarray(g(jnp.asarray(x))), want, rtol=1e-5)
     check_grads(f, (x,))
-    # lax.add with an init that is not its identity: XLA adds it to every window once,
-    # and it fills the padding
+    # lax.add with an init that is not its identity: XLA (and so JAX) adds it to every
+    # window once and skips the padding
     s = lax.reduce_window(x, np.float32(2), lax.add, wd, ws, pads)
-    want = np_reduce_window(x.astype(np.float64), 2.0, np.sum, wd, ws, pads) + 2
+    want = np_reduce_window(x.astype(np.float64), 0.0, np.sum, wd, ws, pads) + 2
     np.testing.assert_allclose(np.asarray(s), want, rtol=1e-5)
 
 

@@ -19,7 +19,7 @@ from tjit.tracing.errors import ShapeError
 from tjit.tracing.shapes import normalize_axes, shape_str
 from tjit.tracing.tree_util import tree_flatten, tree_unflatten
 from tjit.primitives.conv import conv_out_dim
-from tjit.lax._elementwise import asarray_for_lax
+from tjit.lax._elementwise import asarray_for_lax, select
 from tjit.lax._slicing import pad, slice as lax_slice, slice_in_dim
 from tjit.lax._structural import broadcast_in_dim, reshape, transpose
 
@@ -124,7 +124,9 @@ def general_reduce_window(operands, init_values, computation, params):
         raise ShapeError(f"lax.reduce_window: window_dimensions, window_strides, padding, "
                          f"base_dilation and window_dilation need one entry per dim of the "
                          f"operand of shape {shape_str(ops[0].shape)}")
-    # Holes of the base dilation and the padding hold the init value, as in XLA.
+    # Padding and base-dilation holes are skipped, as XLA's kernels (and so JAX) do: the
+    # init enters each window once, and a window of holes only is the init. (They are
+    # filled with the init here only to keep the slices rectangular; masks drop them.)
     cfg = [(lo, hi, b - 1) for (lo, hi), b in zip(pads, base)]
     padded = [pad(x, i, cfg) for x, i in zip(ops, inits)]
     out_shape = tuple(conv_out_dim(*a) for a in zip(ops[0].shape, k, strides, pads, base,
@@ -135,7 +137,40 @@ def general_reduce_window(operands, init_values, computation, params):
     for offset in itertools.product(*(range(kd) for kd in k)):
         start = [o * wd for o, wd in zip(offset, wdil)]
         limit = [s + (m - 1) * st + 1 for s, m, st in zip(start, out_shape, strides)]
-        groups.append([lax_slice(x, start, limit, strides) for x in padded])
-    reduced = _tree_reduce_list(groups, combine)
-    out = combine([_filled(i, out_shape) for i in inits], reduced)
+        mask = _real_elements(ops[0].shape, out_shape, start, strides, pads, base)
+        if mask.any():
+            groups.append(([lax_slice(x, start, limit, strides) for x in padded], mask))
+    filled = [_filled(i, out_shape) for i in inits]
+    if not groups:
+        return tree_unflatten(tree, filled)
+    reduced, mask = _tree_reduce_list(groups, _masked(combine))
+    out = combine(filled, reduced)
+    if not mask.all():
+        out = [select(mask, o, f) for o, f in zip(out, filled)]
     return tree_unflatten(tree, out)
+
+
+def _real_elements(shape, out_shape, start, strides, pads, base):
+    """Static bool mask over the output: where one window offset (its element at
+    ``start`` + output index * stride of the padded, dilated operand) reads an element
+    of the operand rather than padding or a dilation hole."""
+    mask = np.ones(out_shape, bool)
+    for d, (n, m, s0, st, (lo, _), b) in enumerate(zip(shape, out_shape, start, strides,
+                                                       pads, base)):
+        c = np.arange(m) * st + s0 - lo          # in the dilated, unpadded operand
+        ok = (c >= 0) & (c < (n - 1) * b + 1) & (c % b == 0)
+        mask &= ok.reshape((-1,) + (1,) * (len(shape) - d - 1))
+    return mask
+
+
+def _masked(combine):
+    """``combine`` on (values, static mask) pairs: where only one side holds real
+    elements that side is kept, so skipped positions never meet the computation."""
+    def combine_masked(a, b):
+        (va, ma), (vb, mb) = a, b
+        both = combine(va, vb)
+        if ma.all() and mb.all():
+            return both, ma
+        out = [select(mb, select(ma, c, y), x) for c, x, y in zip(both, va, vb)]
+        return out, ma | mb
+    return combine_masked
