@@ -51,7 +51,7 @@ def test_conv_preferred_element_type_widens_exactly():
     w = rng.integers(-128, 128, (2, 3, 3)).astype(np.int8)
     want = np.stack([[sum(np.convolve(x[0, c].astype(np.int64), w[o, c, ::-1].astype(np.int64),
                                       "valid") for c in range(3)) for o in range(2)]])
-    conv = lambda a, b: lax.conv(a, b, (1,), "VALID", preferred_element_type=np.int32)  # noqa: E731
+    conv = lambda a, b: lax.conv(a, b, (1,), "VALID", preferred_element_type=np.int32)
     for f in (conv, tjit.jit(conv)):
         out = f(x, w)
         assert out.dtype == np.int32
@@ -125,7 +125,7 @@ def test_reduce_window_non_identity_init_skips_padding_and_holes(init, op, lop):
     # [4, 7, 10, 13, 10]; tjit put the init into every padded element too ([5, ..., 11])
     x = np.random.default_rng(1).uniform(0.5, 1.5, (4, 5))
     wd, ws, pads, base = (2, 3), (1, 2), ((2, 1), (1, -1)), (2, 1)
-    f = lambda a: lax.reduce_window(a, init, lop, wd, ws, pads, base)  # noqa: E731
+    f = lambda a: lax.reduce_window(a, init, lop, wd, ws, pads, base)
     want = _skip_padding_reference(x, init, op, wd, ws, pads, base)
     for g in (f, tjit.jit(f)):
         np.testing.assert_allclose(np.asarray(g(x.astype(np.float32))), want, rtol=1e-5)
