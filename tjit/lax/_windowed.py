@@ -73,7 +73,8 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
         values with their indices for an argmax pooling).
       init_value: scalar(s) in the structure of ``operand``: the identity of
         ``computation`` (0 for ``lax.add``, -inf or the dtype's minimum for ``lax.max``).
-        Padded positions and base-dilation holes hold it.
+        Padding and base-dilation holes are skipped; another init enters each window
+        once (as XLA's kernels, and so JAX, compute it).
       computation: ``f(a, b) -> c`` on values in the structure of ``operand``,
         associative. ``lax.add``, ``lax.max`` and ``lax.min`` on one operand with their
         identity use the windowed primitives; any other function (or init) is combined
