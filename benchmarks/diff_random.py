@@ -239,6 +239,10 @@ def _dist_cases(N):
                         lambda x: _ks(x, ss.gumbel_r.cdf))
     c["truncated_normal -1,2"] = (lambda r, k: r.truncated_normal(k, -1.0, 2.0, (N,)),
                                   lambda x: _ks(x, ss.truncnorm(-1, 2).cdf))
+    for lo, hi in ((3.0, 8.0), (5.0, 6.0), (10.0, 12.0), (-12.0, -10.0)):
+        c[f"truncated_normal {lo},{hi}"] = (
+            lambda r, k, lo=lo, hi=hi: r.truncated_normal(k, lo, hi, (N,)),
+            lambda x, lo=lo, hi=hi: _ks(x, ss.truncnorm(lo, hi).cdf))
     c["pareto 3"] = (lambda r, k: r.pareto(k, 3.0, (N,)), lambda x: _ks(x, ss.pareto(3).cdf))
     c["weibull_min"] = (lambda r, k: r.weibull_min(k, 2.0, 1.5, (N,)),
                         lambda x: _ks(x, ss.weibull_min(1.5, scale=2).cdf))
