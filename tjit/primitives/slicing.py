@@ -592,3 +592,58 @@ def _slice_lowering(ctx, x, *, start_indices, limit_indices, strides=None):
 
 
 slice_p.lowering = _slice_lowering
+
+
+def _pad_lowering(ctx, x, padding_value, *, padding_config):
+    """Padding along concrete axes becomes one fusible ``take`` per padded axis, so a pad
+    fuses into its consumer (the gradient of a slice is one: loop bodies over sliced
+    gates stay kernels, which native loops run). Output position ``o`` of a padded axis
+    reads the operand at ``(o - lo) / (interior + 1)`` and holds the padding value where
+    that is not an operand position: the take's fill for a constant padding value
+    without interior padding, else a select on the positions' mask. Several padded axes
+    chain takes (each one's operand is materialized). Empty operands and padded
+    symbolic axes stay a library call."""
+    axes = [d for d, cfg in enumerate(padding_config) if tuple(cfg) != (0, 0, 0)]
+    if not axes:
+        return x
+    out_shape = tuple(ctx.avals_out[0].shape)
+    if any(type(x.shape[d]) is not int or type(out_shape[d]) is not int for d in axes) or \
+            any(type(n) is int and n == 0 for n in tuple(x.shape) + out_shape):
+        return NotImplemented
+    fill = None
+    if padding_value.opcode == "constant":
+        fill = np.asarray(padding_value.attrs["value"], x.dtype).item()
+    y = x
+    for d in axes:
+        y = _pad_axis(ctx, y, padding_value, fill, d, padding_config[d], out_shape[d])
+    return y
+
+
+def _pad_axis(ctx, x, padding_value, fill, axis, cfg, size):
+    """``x`` padded along ``axis`` alone (to ``size``), as a take of ``x``."""
+    lo, _, interior = cfg
+    n, step = x.shape[axis], interior + 1
+    dt = np.dtype(np.int64 if max(size, n * step) + abs(lo) > np.iinfo(np.int32).max
+                  else np.int32)
+    rel = ctx.elementwise("sub", [ctx.add("iota", (), (size,), dt, dimension=0),
+                                  ctx.constant(lo, dt)])
+    idx = rel if step == 1 else ctx.elementwise("div", [rel, ctx.constant(step, dt)])
+    shape = tuple(size if d == axis else x.shape[d] for d in range(x.ndim))
+    out_dims = tuple(("b", 0) if d == axis else ("o", d) for d in range(x.ndim))
+    masked = step != 1 or fill is None
+    taken = ctx.add("take", (x, idx), shape, x.dtype, axis=axis, out_dims=out_dims,
+                    fill=None if masked else fill)
+    if not masked:
+        return taken
+    # the operand's positions: 0 <= rel <= (n - 1) * step and rel a multiple of step
+    ok = ctx.elementwise("and", [
+        ctx.elementwise("ge", [rel, ctx.constant(0, dt)]),
+        ctx.elementwise("le", [rel, ctx.constant((n - 1) * step, dt)])])
+    if step != 1:
+        ok = ctx.elementwise("and", [ok, ctx.elementwise("eq", [
+            ctx.elementwise("rem", [rel, ctx.constant(step, dt)]), ctx.constant(0, dt)])])
+    mask = ctx.broadcast(ok, shape, (axis,))
+    return ctx.elementwise("select", [mask, taken, ctx.broadcast(padding_value, shape, ())])
+
+
+pad_p.lowering = _pad_lowering
