@@ -84,3 +84,19 @@ def test_roll_by_a_size_expression():
         x = np.arange(3.0 * n, dtype=np.float32).reshape(n, 3)
         np.testing.assert_array_equal(np.asarray(jf(x)), np.roll(x, n // 2, 0))
     assert jf.compile_count == 1
+
+
+@pytest.mark.parametrize("name, f, ref", [
+    ("x.at[::2].set(0)", lambda x: x.at[::2].set(0.0),
+     lambda x: np.where((np.arange(len(x)) % 2 == 0)[:, None], 0.0, x)),
+    ("x.at[1:].add(x[:-1])", lambda x: x.at[1:].add(x[:-1]),
+     lambda x: np.concatenate([x[:1], x[1:] + x[:-1]])),
+])
+def test_scatter_into_a_strided_slice_keeps_one_dynamic_program(name, f, ref):
+    # automatic dynamic shapes: a derived dim that is 1 at one size (ceiling(b/2) at
+    # b = 2) gives that size a program of its own, not every size (it fell back per shape)
+    jf = jax.jit(f)
+    for n in (1, 2, 3, 5, 8, 9):
+        x = np.random.default_rng(n).standard_normal((n, 3)).astype(np.float32)
+        np.testing.assert_allclose(np.asarray(jf(x)), ref(x.astype(np.float64)), rtol=1e-6)
+    assert jf.compile_count <= 3

@@ -611,6 +611,8 @@ def _broadcast_values(y, shape, name):
     try:
         if tuple(broadcast_shapes(tuple(y.shape), tuple(shape))) != tuple(shape):
             raise ValueError
+    except InconclusiveDimensionError:
+        raise   # (a size question, SpecializeSizes included: not a shape mismatch)
     except ValueError:
         raise ValueError(f"{name}: values of shape {shape_str(y.shape)} cannot be broadcast "
                          f"to the indexed shape {shape_str(shape)}") from None
