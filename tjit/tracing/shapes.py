@@ -2,8 +2,9 @@
 named, positive integer size symbols (``b``, ``2*b``, ``b*784``).
 
 Every helper takes a fast path when all dims are ints, so concrete tracing never
-creates sympy objects. When a rule cannot be decided for symbolic dims (is ``b``
-equal to ``c``?), it raises :class:`InconclusiveDimensionError` naming the dims;
+creates sympy objects. Questions sympy's assumptions leave open are then tried by bounds
+(``size_bounds``: ``2*ceiling(b/2) - 1 <= b``). When a rule cannot be decided for
+symbolic dims (is ``b`` equal to ``c``?), it raises :class:`InconclusiveDimensionError` naming the dims;
 under automatic dynamic shapes some of those questions are answered at the traced sizes
 and kept as guards instead (``definitely_equal``, ``greater_equal``, ``exact_div``,
 ``is_one``; see ``size_questions.decide``).

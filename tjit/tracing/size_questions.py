@@ -24,7 +24,8 @@ of those sizes (``==``, ``!=``, truthiness, hashing) are answered here:
 Order comparisons (``<``, ``<=``, ``>``, ``>=``, and so ``min``/``max``/``sorted`` of sizes)
 are answered the same way: at the traced sizes with a guard under automatic dynamic
 shapes (``n > 3`` is a Python bool; the guard keeps ``n - 3 > 0`` and its answer), and,
-for declared dims, only when the symbols' assumptions decide them. Comparisons with a
+for declared dims, only when the symbols' assumptions or the bounds of the roundings in
+them (``size_bounds``: ``b // 2 <= b``, ``b % 3 < 3``, as JAX decides them) settle them. Comparisons with a
 float, a NumPy number or a fraction of sizes (``n > 2.5``, ``n * 0.5 < 3``, ``n / 3 <=
 1.5``, ``n == 4.0``) are answered exactly (``size_rounding``: the guard is an integer
 condition, ``n > 2.5`` is ``2*n - 5 > 0``) where Python's float arithmetic provably gives
