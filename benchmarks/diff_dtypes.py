@@ -54,6 +54,7 @@ class Lib:
 def _libs(x64):
     import jax
     import jax.numpy as jjnp
+
     import tjit
     import tjit.numpy as tjnp
     jax.config.update("jax_enable_x64", x64)
@@ -725,6 +726,7 @@ def hunt_grads(h, rng, reps):
 def _api(m):
     """jax or tjit, whichever ``m`` (its numpy module) belongs to."""
     import jax
+
     import tjit
     return jax if m.__name__.startswith("jax") else tjit
 
