@@ -149,3 +149,20 @@ def test_global_arrays_are_instances_refs_are_not():
         return ref[...]
     tjit.jit(f)(jnp.ones(3))
     assert seen == [False]
+
+
+def test_isinstance_memo_follows_abc_semantics():
+    # isinstance is memoised per type; register (on tjit.Array or on a subclass of it)
+    # and real subclasses must still give abc's answers
+    class Mine:
+        pass
+    assert not isinstance(Mine(), tjit.Array)  # now remembered as False
+
+    class Sub(tjit.Array):
+        def __new__(cls):
+            return object.__new__(cls)
+    Sub.register(Mine)  # abc: a class registered on a subclass is a virtual subclass
+    assert isinstance(Mine(), tjit.Array) and isinstance(Mine(), Sub)
+    assert issubclass(Mine, tjit.Array)
+    assert isinstance(Sub(), tjit.Array) and isinstance(Sub(), Sub)
+    assert not isinstance(jnp.ones(2), Sub)  # tjit arrays are not instances of a subclass
