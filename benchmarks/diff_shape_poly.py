@@ -258,6 +258,13 @@ PROGRAMS = {
     "b >= 2 branch": ("b, 3", lambda L, x: x if x.shape[0] >= 2 else x * 2, lambda x: x, 2),
     "fft axis 0": ("b, 3", lambda L, x: L.jnp.fft.fft(x, axis=0).real,
                    lambda x: np.fft.fft(x, axis=0).real),
+    # JAX refuses these: tjit must not give a number
+    "x[::2] + x[1::2] of (b, 3)": ("b, 3", lambda L, x: x[::2] + x[1::2],
+                                   lambda x: x[::2] + x[1::2], 2),
+    "reshape (b, 3) -> (-1, 2)": ("b, 3", lambda L, x: x.reshape(-1, 2),
+                                  lambda x: x.reshape(-1, 2), 2),
+    "x[:b//2] + x[b//2:]": ("b, 3", lambda L, x: x[:x.shape[0] // 2] + x[x.shape[0] // 2:],
+                            lambda x: x[:x.shape[0] // 2] + x[x.shape[0] // 2:], 2),
     # transforms
     "vmap over b": ("b, 3", lambda L, x: L.jax.vmap(lambda r: r @ r)(x),
                     lambda x: (x * x).sum(1)),

@@ -100,3 +100,11 @@ def test_scatter_into_a_strided_slice_keeps_one_dynamic_program(name, f, ref):
         x = np.random.default_rng(n).standard_normal((n, 3)).astype(np.float32)
         np.testing.assert_allclose(np.asarray(jf(x)), ref(x.astype(np.float64)), rtol=1e-6)
     assert jf.compile_count <= 3
+
+
+def test_reshape_divisible_at_some_sizes_only_is_inconclusive():
+    # (b, 3) -> (-1, 2) works at even b only: JAX's InconclusiveDimensionOperation, not a
+    # plain "cannot reshape"
+    jf = jax.jit(lambda x: x.reshape(-1, 2), polymorphic_shapes=["(b, 3)"])
+    with pytest.raises(InconclusiveDimensionError, match="cannot divide symbolic size 3\\*b"):
+        jf(np.zeros((4, 3), np.float32))

@@ -314,6 +314,8 @@ def reshape_shape(old_shape, new_shape, op="reshape"):
                              f"array of shape {shape_str(old_shape)} (a zero-size dim)")
         try:
             fill = exact_div(total, rest, op)
+        except InconclusiveDimensionError:
+            raise   # (divisible at some sizes only: say so, not "cannot reshape")
         except ShapeError:
             raise ShapeError(f"{op}: cannot reshape array of shape {shape_str(old_shape)} "
                              f"(size {dim_str(total)}) into {shape_str(new_shape)}") from None
