@@ -526,6 +526,7 @@ CASES = {
     **{n: U(n, getattr(lax, n)) for n in ("bessel_i0e", "bessel_i1e")},
     "ndtri": U("ndtri", lambda x: REGISTRY_PRIMS["ndtri"].bind(x)),
     **{n: B(n, getattr(lax, n)) for n in ("igamma", "igammac", "igamma_grad_a", "zeta",
+                                          "random_gamma_grad",
                                           "polygamma")},
     "betainc": lambda dt: [Case("betainc", "betainc", lax.betainc,
                                 (*pairs(dt), np.roll(pairs(dt)[0], 5)))] if dt.kind == "f" else [],
