@@ -133,3 +133,12 @@ def test_reduce_window_non_identity_init_skips_padding_and_holes(init, op, lop):
     np.testing.assert_array_equal(
         np.asarray(lax.reduce_window(one, 1.0, lax.add, (3,), (1,), [(1, 1)])),
         [4, 7, 10, 13, 10])
+
+
+def test_general_reduce_window_cropping_past_the_operand_is_empty():
+    # as JAX and the monoid primitives: no windows, not lax.pad's negative-size error
+    x = np.ones((6, 1), np.float32)
+    for f in (lambda a: lax.reduce_window(a, 1.0, lax.add, (2, 1), (1, 1), [(0, 1), (-1, -1)]),
+              lambda a: lax.reduce_window(a, 0.0, lax.add, (2, 1), (1, 1), [(0, 1), (-1, -1)])):
+        assert np.asarray(f(x)).shape == (6, 0)
+        assert np.asarray(tjit.jit(f)(x)).shape == (6, 0)

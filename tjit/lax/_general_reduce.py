@@ -127,12 +127,13 @@ def general_reduce_window(operands, init_values, computation, params):
     # Padding and base-dilation holes are skipped, as XLA's kernels (and so JAX) do: the
     # init enters each window once, and a window of holes only is the init. (They are
     # filled with the init here only to keep the slices rectangular; masks drop them.)
-    cfg = [(lo, hi, b - 1) for (lo, hi), b in zip(pads, base)]
-    padded = [pad(x, i, cfg) for x, i in zip(ops, inits)]
     out_shape = tuple(conv_out_dim(*a) for a in zip(ops[0].shape, k, strides, pads, base,
                                                    wdil))  # (the windowed primitives' rule)
     if any(d == 0 for d in out_shape) or any(kd == 0 for kd in k):
+        # (before padding: a crop past the operand has no windows, as JAX, not an error)
         return tree_unflatten(tree, [_filled(i, out_shape) for i in inits])
+    cfg = [(lo, hi, b - 1) for (lo, hi), b in zip(pads, base)]
+    padded = [pad(x, i, cfg) for x, i in zip(ops, inits)]
     groups = []
     for offset in itertools.product(*(range(kd) for kd in k)):
         start = [o * wd for o, wd in zip(offset, wdil)]
