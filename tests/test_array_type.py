@@ -166,3 +166,19 @@ def test_isinstance_memo_follows_abc_semantics():
     assert issubclass(Mine, tjit.Array)
     assert isinstance(Sub(), tjit.Array) and isinstance(Sub(), Sub)
     assert not isinstance(jnp.ones(2), Sub)  # tjit arrays are not instances of a subclass
+
+
+def test_singledispatch_on_the_type():
+    import functools
+
+    @functools.singledispatch
+    def kind(x):
+        return "other"
+
+    @kind.register
+    def _(x: tjit.Array):
+        return "array"
+    seen = []
+    tjit.jit(lambda v: seen.append(kind(v)) or v)(jnp.ones(2))
+    assert [kind(jnp.ones(2)), kind(np.ones(2)), kind(1.0)] + seen == [
+        "array", "other", "other", "array"]
