@@ -272,7 +272,7 @@ def test_memory_analysis_counts_body_temporaries():
     assert m.temp_size_in_bytes >= x.nbytes
 
 
-def test_small_bodies_loop_natively_big_ones_in_python(loop_driver, monkeypatch):
+def test_small_and_split_bodies_loop_natively(loop_driver, monkeypatch):
     calls = _native_calls(monkeypatch)
     small = tjit.jit(lambda x, n: lax.fori_loop(0, n, lambda i, c: c * 0.5 + 1.0, x))
     np.testing.assert_allclose(float(small(np.float32(0), 30)), 2.0, rtol=1e-6)
@@ -282,7 +282,8 @@ def test_small_bodies_loop_natively_big_ones_in_python(loop_driver, monkeypatch)
     x = RNG.standard_normal(1 << 20).astype(np.float32)  # split across threads
     np.testing.assert_allclose(np.asarray(big(x)), np.sin(np.sin(x) * 2.0) * 2.0,
                                rtol=1e-5, atol=1e-6)
-    assert calls == []
+    # (a split kernel runs on the thread pool from the native loop: native_loop._Split)
+    assert calls == (["scan"] if loop_driver == "native" else [])
 
 
 def test_native_loop_resumes_across_bursts(monkeypatch):

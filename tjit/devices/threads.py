@@ -56,7 +56,7 @@ import weakref
 from tjit.devices import disk_cache
 
 __all__ = ["KERNEL_FUNCTYPE", "ThreadPool", "as_kernel", "default_num_threads",
-           "get_pool", "native_available", "parallel_for"]
+           "get_pool", "native_available", "native_run_entry", "parallel_for"]
 
 #: ctypes prototype of the kernel ABI.
 KERNEL_FUNCTYPE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64,
@@ -487,6 +487,7 @@ class _Runtime:
         vp, i64 = ctypes.c_void_p, ctypes.c_int64
         self.run = ctypes.CFUNCTYPE(None, vp, i64, vp, vp, vp, i64, i64, i64, i64)(
             addrs["tjit_rt_run"])
+        self.run_address = addrs["tjit_rt_run"]   # (native callers: native_loop)
         self.worker = ctypes.CFUNCTYPE(None, vp, vp, i64)(addrs["tjit_rt_worker"])
         self.stop = ctypes.CFUNCTYPE(None, vp)(addrs["tjit_rt_stop"])
         self.prewake = ctypes.CFUNCTYPE(None, vp, i64, i64)(addrs["tjit_rt_prewake"])
@@ -543,6 +544,14 @@ def runtime_ready():
 def native_available():
     """True when the native parallel-for runtime works on this platform."""
     return _runtime() is not None
+
+
+def native_run_entry():
+    """``(address of tjit_rt_run, the caller's spin in ticks, blocks per thread)`` for
+    native code calling the runtime's parallel-for itself (with a header from
+    :meth:`ThreadPool.hold_native`), or None without the native runtime."""
+    rt = _runtime()
+    return None if rt is None else (rt.run_address, rt.caller_spin, BLOCKS_PER_THREAD)
 
 
 # ----------------------------------------------------------------------------------------
@@ -650,6 +659,26 @@ class ThreadPool:
             raise TypeError(f"parallel_for: bad kernel arguments ({e}); args and sizes must "
                             "be ctypes arrays or pointers, c_void_p, int addresses or "
                             "None.") from None
+
+    def hold_native(self):
+        """For native code that runs parallel-fors itself through the runtime's
+        ``tjit_rt_run`` (``native_loop``'s split steps): this pool's call header, with
+        the pool held for the caller until :meth:`release_native` (workers started), or
+        None where it cannot be (a python pool, one thread, or another call holds it);
+        the caller then runs its ranges alone, as ``parallel_for`` does when busy."""
+        if not self.native or self.nthreads < 2 or not self._busy.acquire(blocking=False):
+            return None
+        try:
+            if self._workers is None or self._pid != os.getpid():
+                self._start()
+        except BaseException:
+            self._busy.release()
+            raise
+        return self._header
+
+    def release_native(self):
+        """End a :meth:`hold_native` that returned a header."""
+        self._busy.release()
 
     def prewake(self, seconds=None):
         """Start waking the workers for a parallel call expected soon, without waiting
