@@ -37,3 +37,17 @@ def test_beta_negative_small_argument_large_other_float32():
     b = np.array([-0.01158287, 1e4, 966.2], np.float32)
     ref = ss.beta(a.astype(np.float64), b.astype(np.float64))
     np.testing.assert_allclose(np.asarray(ts.beta(a, b), np.float64), ref, rtol=1e-5)
+
+
+def test_betainc_large_parameters_float32():
+    # SciPy's float32 loop (Boost in float) overflows to inf for large a, b; eager and
+    # jit evaluate SciPy's float64 routine and round the result
+    import tjit
+    a = np.array([1000.0, 1000.0, 30.0, 30.0, 0.5], np.float32)
+    b = np.array([30.0, 30.0, 1000.0, 1000.0, 0.1], np.float32)
+    x = np.array([0.3, 0.7, 0.5, 0.9999999, 0.7], np.float32)
+    ref = ss.betainc(a.astype(np.float64), b.astype(np.float64), x.astype(np.float64))
+    for fn in (ts.betainc, tjit.jit(ts.betainc)):
+        got = fn(a, b, x)
+        assert got.dtype == np.float32
+        np.testing.assert_allclose(np.asarray(got, np.float64), ref, rtol=1e-6, atol=1e-37)

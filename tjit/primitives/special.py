@@ -58,9 +58,13 @@ def _nary(name, n, impl):
 
 
 def _sp(name):
-    """An impl calling ``scipy.special.<name>`` and keeping the first operand's dtype."""
+    """An impl calling ``scipy.special.<name>`` in float64 and returning the first
+    operand's dtype. (SciPy's own float32 loops are Boost's routines evaluated in
+    float32: betainc(1000, 30, 0.3) overflows to inf there, and polygamma's n + 1
+    rounds a non-integer order such as 1e-8 to an integer.)"""
     def impl(xp, *args):
-        return _same(xp, getattr(special(xp), name)(*args), args[0])
+        wide = [xp.asarray(a, np.float64) for a in args]
+        return _same(xp, getattr(special(xp), name)(*wide), xp.asarray(args[0]))
     impl.__name__ = name
     return impl
 
@@ -116,14 +120,7 @@ igamma_grad_a_p = _nary("igamma_grad_a", 2, _igamma_grad_a_impl)
 random_gamma_grad_p = _nary("random_gamma_grad", 2, _random_gamma_grad_impl)
 betainc_p = _nary("betainc", 3, _sp("betainc"))
 zeta_p = _nary("zeta", 2, _sp("zeta"))
-def _polygamma_impl(xp, n, x):
-    """SciPy's polygamma in float64: in float32 ``n + 1`` rounds a non-integer order
-    such as 1e-8 to an integer (SciPy then returns -inf where float64 gives NaN)."""
-    n64, x64 = (xp.asarray(v, np.float64) for v in (n, x))
-    return _same(xp, special(xp).polygamma(n64, x64), xp.asarray(n))
-
-
-polygamma_p = _nary("polygamma", 2, _polygamma_impl)
+polygamma_p = _nary("polygamma", 2, _sp("polygamma"))
 bessel_i0e_p = _nary("bessel_i0e", 1, _sp("i0e"))
 bessel_i1e_p = _nary("bessel_i1e", 1, _sp("i1e"))
 ndtri_p = _nary("ndtri", 1, _sp("ndtri"))
