@@ -214,7 +214,10 @@ class KernelBuilder:
     def _take(self, i, x, maps):
         """An indexed load of buffer ``x``: the other operand dims follow ``maps``, the
         taken axis comes from the index expression (evaluated at the batch dims)."""
-        if not (is_buffer(x) or x.id in self.d.materialized):
+        base = x   # (a reshape keeps row-major order: its operand's linear index is x's)
+        if x.opcode == "reshape" and x.id not in self.d.materialized:
+            base = x.operands[0]
+        if not (is_buffer(base) or base.id in self.d.materialized):
             raise NeedMaterialize(x)
         axis, out_dims = i.attrs["axis"], i.attrs["out_dims"]
         idx = i.operands[1]
@@ -226,7 +229,7 @@ class KernelBuilder:
             else:
                 sub[j] = m
         offset = yield (idx, tuple(batch))
-        load = self._load(x, tuple(sub))
+        load = self._load_linear(base, _linear(tuple(sub), x.shape, self.n))
         return K.IndexedLoad(load.arg, load.index, offset, row_major_strides(x.shape)[axis],
                              _simp(x.shape[axis]), i.attrs["fill"], i.dtype)
 

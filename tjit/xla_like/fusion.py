@@ -203,7 +203,12 @@ class FusionDecision:
                 else:
                     for k, e in evals.get(u.id, {}).items():
                         ev[k] = max(ev.get(k, 0.0), self._edge_evals(u, i, e))
-                if (u.opcode == "reshape" and not unit_only_reshape(u) and not (
+                if u.opcode == "take" and u.operands[0] is i and i.opcode == "reshape":
+                    # a take reads a reshape's operand at the same linear index (emit's
+                    # _take): that operand is the buffer, no copy of it is made
+                    self.forced.add(i.operands[0].id)
+                    self.buffer_required.add(i.operands[0].id)
+                elif (u.opcode == "reshape" and not unit_only_reshape(u) and not (
                         self.target.inline_split_reshapes and split_only_reshape(u))) or (
                         u.opcode == "take" and u.operands[0] is i):
                     # a kernel addresses a reshape's operand by linear index, and a
