@@ -405,7 +405,8 @@ def rel_entr(p, q):
 def kl_div(p, q):
     """``p log(p / q) - p + q`` for p, q > 0; q for p = 0, q >= 0; inf otherwise."""
     p, q, both_pos, out = _p_log_p_over_q("kl_div", p, q, lambda q: q)
-    return jnp.where(both_pos, out - p + q, out)
+    # p - q first: exact where p and q are close (Sterbenz), where the result cancels
+    return jnp.where(both_pos, out - (p - q), out)
 
 
 # -- the gamma family's helpers (JAX's definitions) -------------------------------------
