@@ -1,5 +1,6 @@
 """``tjit.scipy.signal``: N-dimensional convolution and correlation, as
-``jax.scipy.signal``.
+``jax.scipy.signal``; the spectral functions (stft, istft, welch, csd, detrend) live in
+``_signal_spectral``.
 
 The direct methods gather the zero-padded input into patches (one static index table,
 ``out_size x kernel_size``) and contract them with the flipped kernel by one
@@ -232,7 +233,10 @@ def correlate2d(in1, in2, mode="full", boundary="fill", fillvalue=0, precision=N
     return jnp.flip(_convolve_nd(jnp.flip(in1), conj2, mode))
 
 
-__all__ = ["convolve", "convolve2d", "correlate", "correlate2d", "fftconvolve"]
+from tjit.scipy._signal_spectral import csd, detrend, istft, stft, welch  # noqa: E402
+
+__all__ = ["convolve", "convolve2d", "correlate", "correlate2d", "csd", "detrend",
+           "fftconvolve", "istft", "stft", "welch"]
 
 from tjit._namespace import publish as _publish
 _publish(globals(), submodules=())  # tab completion lists the public API only
