@@ -21,6 +21,8 @@ DEDICATED = {
     "threefry2x32": "tests/random/test_random.py (Random123 known-answer vectors)",
     "fft": "tests/numpy/test_fft.py (values vs NumPy, grads, jit, vmap)",
     "eig": "tests/numpy/test_eig_roots_histograms.py (vs NumPy, eigvals grads, vmap)",
+    **dict.fromkeys(["schur", "hessenberg"],
+                    "tests/scipy/test_linalg_schur.py (vs SciPy, reconstruction, jit, vmap)"),
     **dict.fromkeys(["stop_gradient", "custom_jvp_call", "custom_vjp_call", "custom_lin"],
                     "tests/transforms/test_custom_derivatives.py"),
     **dict.fromkeys(["checkpoint", "checkpoint_name"], "tests/transforms/test_checkpoint.py"),
@@ -35,7 +37,8 @@ DEDICATED = {
     "shard_map": "tests/parallel/test_shard_map_threads.py (threads vs the vmap definition, "
                  "NumPy, the interpreter; grad/jvp/vmap)",
     **dict.fromkeys(["igamma", "igammac", "igamma_grad_a", "betainc", "zeta", "polygamma",
-                     "bessel_i0e", "bessel_i1e", "ndtri"],
+                     "bessel_i0e", "bessel_i1e", "ndtri", "hyp1f1", "hyp1f1_grad", "hyp2f1",
+                     "hyp2f1_grad", "owens_t", "fresnel_sin", "fresnel_cos", "wofz"],
                     "tests/scipy/test_special.py (values vs SciPy, grads, jit, vmap)"),
     **dict.fromkeys(["psum", "pmax", "pmin", "all_gather", "psum_scatter", "all_to_all",
                      "ppermute", "axis_index"],

@@ -7,7 +7,10 @@ trace under ``jit`` and get their gradients and batching from those primitives' 
 Fréchet derivative ``expm_frechet`` (Al-Mohy and Higham's algorithm, linear in the
 direction ``E``, so reverse mode transposes it). ``sqrtm`` uses the Denman-Beavers
 iteration (JAX's goes through a CPU-only Schur decomposition, which tjit does not have).
-Not provided: ``hessenberg``, ``schur`` and the ``b`` argument of ``eigh``.
+schur and hessenberg are CPU library primitives (``tjit/primitives/schur.py``), as JAX's;
+rsf2csf, funm and solve_sylvester build on them (``_linalg_schur.py``); polar,
+qr_multiply and eigh_tridiagonal on svd/qr/eigh (``_linalg_factor_uses.py``); the special
+matrices are in ``_linalg_matrices.py``. Not provided: the ``b`` argument of ``eigh``.
 """
 
 import functools
@@ -22,6 +25,11 @@ from tjit import numpy as jnp
 from tjit.numpy import linalg as jnp_linalg
 from tjit.numpy._core import check_arraylike, promote_dtypes_inexact
 from tjit.scipy._expm import expm, expm_frechet, sqrtm
+from tjit.scipy._linalg_factor_uses import eigh_tridiagonal, polar, qr_multiply
+from tjit.scipy._linalg_matrices import (
+    circulant, companion, convolution_matrix, dft, fiedler, fiedler_companion, hadamard,
+    hankel, helmert, hilbert, invhilbert, invpascal, leslie, pascal)
+from tjit.scipy._linalg_schur import funm, hessenberg, rsf2csf, schur, solve_sylvester
 
 
 # -- helpers -------------------------------------------------------------------------------
@@ -342,9 +350,13 @@ def toeplitz(c, r=None):
     return jnp.take(vals, jnp.asarray(idx.ravel()), axis=-1).reshape(batch + (nr, nc))
 
 
-__all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "det", "eigh", "expm", "expm_frechet",
-           "inv", "lu", "lu_factor", "lu_solve", "qr", "solve", "solve_triangular",
-           "sqrtm", "svd", "toeplitz"]
+__all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "circulant", "companion",
+           "convolution_matrix", "det", "dft", "eigh", "eigh_tridiagonal", "expm",
+           "expm_frechet", "fiedler", "fiedler_companion", "funm", "hadamard", "hankel",
+           "helmert", "hessenberg", "hilbert", "inv", "invhilbert", "invpascal", "leslie",
+           "lu", "lu_factor", "lu_solve", "pascal", "polar", "qr", "qr_multiply", "rsf2csf",
+           "schur", "solve", "solve_sylvester", "solve_triangular", "sqrtm", "svd",
+           "toeplitz"]
 
 from tjit._namespace import publish as _publish
 _publish(globals(), submodules=())  # tab completion lists the public API only
