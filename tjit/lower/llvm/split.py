@@ -5,7 +5,8 @@ is the CPU's choice, derived from the kernel alone, so the code generator (which
 renders a ``[start, end)`` range of the split axis) and the runtime (which hands
 ranges to threads, ``devices/cpu.py``) agree without the IR carrying a hint.
 
-The split axis is the first kept (non-reduced) axis: calls on disjoint ranges of it
+The split axis is the first kept (non-reduced) axis, past kept axes of extent 1 (a
+convolution's patch gather iterates (1, 1, batch, ...)): calls on disjoint ranges of it
 then write disjoint outputs (the code generator rejects an accumulate-style store that
 does not depend on it). Not split (run whole): a kernel with no kept axis, and one
 confined to a hyperplane (``Kernel.hyperplane``) on that axis (its extent is 1).
@@ -26,6 +27,11 @@ def split_axis(k):
     kept = [a for a in range(len(k.shape)) if a not in red]
     if not kept or (k.hyperplane is not None and k.hyperplane[0] == kept[0]):
         return None
+    if k.hyperplane is None:   # (leading axes of extent 1 leave nothing to split)
+        wide = [a for a in kept if not (type(k.shape[a]) is int and k.shape[a] == 1)]
+        # (only an axis every store depends on: disjoint ranges write disjoint elements)
+        if wide and all(st.index.uses_axes((wide[0],)) for st in k.stores):
+            return wide[0]
     return kept[0]
 
 
