@@ -939,8 +939,8 @@ EXAMPLES = {'jnp.acos': '>>> jnp.acos(jnp.asarray([0.25, 0.5, 0.75]))\n'
                                 'Array([[0.8333333 , 0.        ],\n'
                                 '       [0.33333334, 1.        ]], dtype=float32)',
  'jsp.linalg.sqrtm': '>>> jsp.linalg.sqrtm(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
-                     'Array([[1.3763819, 0.3249197],\n'
-                     '       [0.3249197, 1.7013017]], dtype=float32)',
+                     'Array([[1.3763821 +0.j, 0.32491967+0.j],\n'
+                     '       [0.32491973+0.j, 1.7013017 +0.j]], dtype=complex64)',
  'jsp.linalg.svd': '>>> jsp.linalg.svd(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
                    '(Array([[-0.5257311, -0.8506508],\n'
                    '       [-0.8506508,  0.5257311]], dtype=float32), Array([3.618034, 1.381966], '

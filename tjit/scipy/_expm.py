@@ -1,5 +1,5 @@
-"""Matrix functions of ``tjit.scipy.linalg``: ``expm``, its Fréchet derivative
-``expm_frechet`` and ``sqrtm``.
+"""Matrix functions of ``tjit.scipy.linalg``: ``expm`` and its Fréchet derivative
+``expm_frechet`` (``sqrtm`` is Schur-based, in ``_linalg_schur.py``).
 
 ``expm`` follows ``jax.scipy.linalg.expm``: the 1-norm picks a Padé degree (3, 5, 7, 9
 or 13 in float64; 3, 5 or 7 in float32) and a number of squarings ``s``; the approximant
@@ -216,46 +216,3 @@ def expm_frechet(A, E, *, method=None, compute_expm=True):
     fn = jnp.vectorize(_frechet_2d, signature="(n,n),(n,n)->(n,n),(n,n)")
     r, el = fn(a, e) if a.ndim > 2 else _frechet_2d(a, e)
     return (r, el) if compute_expm else el
-
-
-def sqrtm(A, blocksize=1):
-    """Principal square root of ``A`` by the Denman-Beavers iteration (JAX's sqrtm uses
-    a Schur decomposition, CPU-only there and absent from tjit).
-
-    Converges (quadratically) for matrices with no eigenvalues on the closed negative
-    real axis; stops when the iterate changes by less than ``n * eps`` relative, or after
-    100 steps. Where it has not converged to a root (``Y @ Y`` off ``A`` by more than
-    ``sqrt(eps)`` relative: a real matrix whose principal root is complex, eigenvalues
-    on the negative real axis, a singular matrix) the result is NaN, never a matrix that
-    is not a root. Not
-    differentiable (a while loop), as JAX's is not.
-
-    Args:
-      A: (..., n, n).
-    """
-    a = _square_arg("sqrtm", A)
-    if dtypes.is_int(a.dtype):
-        a = a.astype(dtypes.to_inexact(a.dtype))
-    tol = 10 * a.shape[-1] * float(dtypes.finfo(a.dtype).eps)
-
-    def one(m):
-        eye = jnp.eye(m.shape[-1], dtype=m.dtype)
-
-        def cond(c):
-            _, _, k, delta, prev = c
-            # stop at convergence, at 100 steps, or once rounding stalls the decrease
-            return (k < 100) & (delta > tol) & ~((k > 5) & (delta >= prev))
-
-        def body(c):
-            y, z, k, prev, _ = c
-            y1 = 0.5 * (y + jnp.linalg.inv(z))
-            z1 = 0.5 * (z + jnp.linalg.inv(y))
-            delta = _norm1(y1 - y) / jnp.maximum(_norm1(y1), float(np.finfo(np.float32).tiny))
-            return y1, z1, k + 1, delta.astype(prev.dtype), prev
-        big = jnp.asarray(np.inf, jnp.abs(m).dtype)
-        init = (m, eye, jnp.asarray(0, np.int32), big, big)
-        y = lax.while_loop(cond, body, init)[0]
-        resid = _norm1(y @ y - m) / jnp.maximum(_norm1(m), float(np.finfo(np.float32).tiny))
-        converged = resid <= float(np.sqrt(dtypes.finfo(m.dtype).eps))
-        return jnp.where(converged, y, jnp.full_like(y, np.nan))
-    return jnp.vectorize(one, signature="(n,n)->(n,n)")(a) if a.ndim > 2 else one(a)

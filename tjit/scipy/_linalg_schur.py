@@ -1,12 +1,13 @@
-"""Schur-based functions of ``jax.scipy.linalg``: schur, hessenberg, rsf2csf, funm and
-solve_sylvester.
+"""Schur-based functions of ``jax.scipy.linalg``: schur, hessenberg, rsf2csf, funm, sqrtm
+and solve_sylvester.
 
 schur and hessenberg are the CPU library primitives of ``tjit/primitives/schur.py`` (as
 JAX's, not differentiable). rsf2csf applies SciPy's Givens rotations with a static loop
 over the subdiagonal (each step selected with ``where``, so batches and jit need no
 control flow). funm runs Parlett's recurrence (Golub and Van Loan, Algorithm 11.1.1) one
 superdiagonal at a time: with F filled below superdiagonal p, ``(T F - F T)[i, i+p]`` is
-exactly the recurrence's sum, so each diagonal is two matmuls. solve_sylvester is
+exactly the recurrence's sum, so each diagonal is two matmuls; sqrtm's triangular root
+(Björck and Hammarling) fills its superdiagonals the same way from ``U @ U``. solve_sylvester is
 Bartels-Stewart on complex Schur forms with one triangular solve per column.
 """
 
@@ -150,6 +151,34 @@ def funm(A, func, disp=True):
     err = jnp.minimum(1, jnp.maximum(tol, (tol / minden) * norm1))
     err = jnp.where(jnp.any(jnp.isinf(F), axis=(-2, -1)), jnp.inf, err)
     return F, err
+
+
+def sqrtm(A, blocksize=1):
+    """Principal matrix square root through the complex Schur form (Björck and
+    Hammarling), as ``jax.scipy.linalg.sqrtm``: CPU only, not differentiable, and complex
+    whatever the input (complex64 for float32). A matrix without a square root (a
+    singular one with a nilpotent part) gives non-finite values.
+
+    Args:
+      A: (..., n, n).
+      blocksize: accepted for SciPy's signature; unused.
+
+    Returns:
+      X (..., n, n) with ``X @ X == A``.
+    """
+    (A,) = _square("sqrtm", A)
+    T, Z = schur(A, output="complex")
+    n = T.shape[-1]
+    d = jnp.sqrt(jnp.diagonal(T, axis1=-2, axis2=-1))
+    U = jnp.eye(n, dtype=T.dtype) * d[..., None, :]
+    den = d[..., :, None] + d[..., None, :]
+    offsets = np.arange(n)[None, :] - np.arange(n)[:, None]
+    for p in range(1, n):
+        # with superdiagonals < p filled, (U @ U)[i, i+p] = sum_{i<k<i+p} U[i,k] U[k,i+p]
+        rest = T - jnp.matmul(U, U)
+        val = jnp.where(rest == 0, 0, rest / den)  # 0/0 where T's entry is already met
+        U = U + jnp.where(jnp.asarray(offsets == p), val, 0)
+    return jnp.matmul(jnp.matmul(Z, U), _adjoint(Z))
 
 
 def solve_sylvester(A, B, C, *, method="schur", tol=1e-8):

@@ -5,10 +5,9 @@ Everything is composed from the factorization primitives of ``tjit.lax.linalg``
 trace under ``jit`` and get their gradients and batching from those primitives' rules.
 ``expm`` is JAX's Padé approximant with scaling and squaring; its derivative is the
 Fréchet derivative ``expm_frechet`` (Al-Mohy and Higham's algorithm, linear in the
-direction ``E``, so reverse mode transposes it). ``sqrtm`` uses the Denman-Beavers
-iteration (JAX's goes through a CPU-only Schur decomposition, which tjit does not have).
-schur and hessenberg are CPU library primitives (``tjit/primitives/schur.py``), as JAX's;
-rsf2csf, funm and solve_sylvester build on them (``_linalg_schur.py``); polar,
+direction ``E``, so reverse mode transposes it). schur and hessenberg are CPU library
+primitives (``tjit/primitives/schur.py``), as JAX's; rsf2csf, funm, sqrtm and
+solve_sylvester build on them (``_linalg_schur.py``); polar,
 qr_multiply and eigh_tridiagonal on svd/qr/eigh (``_linalg_factor_uses.py``); the special
 matrices are in ``_linalg_matrices.py``. Not provided: the ``b`` argument of ``eigh``.
 """
@@ -24,12 +23,13 @@ from tjit.lax import linalg as lax_linalg
 from tjit import numpy as jnp
 from tjit.numpy import linalg as jnp_linalg
 from tjit.numpy._core import check_arraylike, promote_dtypes_inexact
-from tjit.scipy._expm import expm, expm_frechet, sqrtm
+from tjit.scipy._expm import expm, expm_frechet
 from tjit.scipy._linalg_factor_uses import eigh_tridiagonal, polar, qr_multiply
 from tjit.scipy._linalg_matrices import (
     circulant, companion, convolution_matrix, dft, fiedler, fiedler_companion, hadamard,
     hankel, helmert, hilbert, invhilbert, invpascal, leslie, pascal)
-from tjit.scipy._linalg_schur import funm, hessenberg, rsf2csf, schur, solve_sylvester
+from tjit.scipy._linalg_schur import (funm, hessenberg, rsf2csf, schur, solve_sylvester,
+                                      sqrtm)
 
 
 # -- helpers -------------------------------------------------------------------------------
