@@ -23,9 +23,11 @@ NAMESPACES = {  # namespace -> the submodules it may list
     "tjit.scipy.special": set(), "tjit.scipy.linalg": set(), "tjit.scipy.optimize": set(),
     "tjit.scipy.signal": set(), "tjit.scipy.integrate": set(), "tjit.scipy.ndimage": set(),
     "tjit.scipy.fft": set(),
-    "tjit.scipy.stats": {"bernoulli", "beta", "binom", "cauchy", "chi2", "dirichlet",
-                         "expon", "gamma", "laplace", "logistic", "multivariate_normal",
-                         "norm", "poisson", "t", "truncnorm", "uniform", "vonmises"},
+    "tjit.scipy.stats": {"bernoulli", "beta", "betabinom", "binom", "cauchy", "chi2",
+                         "dirichlet", "expon", "gamma", "gennorm", "geom", "gumbel_l",
+                         "gumbel_r", "laplace", "logistic", "multinomial",
+                         "multivariate_normal", "nbinom", "norm", "pareto", "poisson", "t",
+                         "truncnorm", "uniform", "vonmises", "wrapcauchy"},
     "tjit.scipy.stats.norm": set(), "tjit.scipy.stats.gamma": set(),
 }
 

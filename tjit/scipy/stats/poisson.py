@@ -27,6 +27,24 @@ def cdf(k, mu, loc=0):
     y = jnp.floor(k - loc)
     return jnp.where(y < 0, 0.0, special.gammaincc(jnp.maximum(y, 0) + 1, mu))
 
+def entropy(mu, loc=0):
+    """Shannon entropy ``-sum_k pmf(k) log pmf(k)`` (``loc`` shifts, so does not change
+    it): the sum over k < 250 for mu < 100 (the mass beyond is below 1e-30), and the
+    asymptotic series ``log(2 pi e mu) / 2 - 1/(12 mu) - 1/(24 mu^2) - 19/(360 mu^3)``
+    (relative error under 4e-10) above. 0 at mu = 0, NaN for mu < 0."""
+    mu, loc = promote("poisson.entropy", mu, loc)
+    small = mu < 100
+    m = jnp.where(small, mu, 1.0)[..., None]  # the sum's mu, kept finite where unused
+    k = jnp.arange(250, dtype=mu.dtype)
+    log_p = special.xlogy(k, m) - special.gammaln(k + 1) - m
+    by_sum = -jnp.sum(jnp.exp(log_p) * log_p, axis=-1)
+    big = jnp.where(small, 100.0, mu)
+    by_series = (0.5 * jnp.log(2 * np.pi * np.e * big) - 1 / (12 * big)
+                 - 1 / (24 * big ** 2) - 19 / (360 * big ** 3))
+    out = jnp.where(small, by_sum, by_series)
+    return jnp.where(mu > 0, out, jnp.where(mu == 0, 0.0, np.nan))
+
+
 # SciPy's parameter domain; NaN outside it.
 nan_outside_parameter_domain(globals(), lambda mu, **_: mu >= 0)
 

@@ -1,0 +1,31 @@
+"""The negative binomial distribution (``jax.scipy.stats.nbinom``): the number of
+failures before the n-th success of Bernoulli(p) trials,
+``pmf(k) = C(k + n - 1, k) p**n (1 - p)**k`` for k = 0, 1, ... (n may be real)."""
+
+import numpy as np
+
+from tjit import numpy as jnp
+from tjit.scipy import special
+from tjit.scipy.stats._util import integral_shift, nan_outside_parameter_domain, promote
+
+
+def logpmf(k, n, p, loc=0):
+    """``gammaln(k + n) - gammaln(n) - gammaln(k + 1) + n log p + k log1p(-p)`` for
+    integer k >= 0 (shifted by ``loc``), -inf elsewhere."""
+    k, n, p, loc = promote("nbinom.logpmf", k, n, p, loc)
+    y = k - loc
+    comb = special.gammaln(y + n) - special.gammaln(n) - special.gammaln(y + 1)
+    log_probs = comb + special.xlogy(n, p) + special.xlog1py(y, -p)
+    return jnp.where((y >= 0) & integral_shift(k, loc), log_probs,
+                     jnp.where(jnp.isnan(y), np.nan, -np.inf))  # (NaN k or loc)
+
+
+def pmf(k, n, p, loc=0):
+    """Probability mass function."""
+    return jnp.exp(logpmf(k, n, p, loc))
+
+# SciPy's parameter domain; NaN outside it.
+nan_outside_parameter_domain(globals(), lambda n, p, **_: (n > 0) & (p >= 0) & (p <= 1))
+
+from tjit._namespace import publish as _publish
+_publish(globals(), submodules=())  # tab completion lists the public API only
