@@ -7,8 +7,8 @@ import pytest
 import scipy.linalg as sl
 
 import tjit
-from tjit.scipy import linalg as L
 from tests.transforms.check import check_grads
+from tjit.scipy import linalg as L
 
 
 @pytest.fixture(autouse=True)

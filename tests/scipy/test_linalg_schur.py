@@ -49,6 +49,8 @@ def test_schur_jit_vmap_and_eigvals():
         close(t[i], tr)
         close(z[i], zr)
     tc, zc = L.schur(a, output="complex")  # batched without vmap
+    tc, zc = np.asarray(tc), np.asarray(zc)
+    close(zc @ tc @ np.conj(np.swapaxes(zc, -1, -2)), a)
     close(np.sort_complex(np.diagonal(np.asarray(tc), axis1=-2, axis2=-1)),
           np.sort_complex(np.linalg.eigvals(a)))
 

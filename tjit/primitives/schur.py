@@ -13,9 +13,9 @@ derivative for them). Batching moves the mapped axis to the front.
 
 import numpy as np
 
-from tjit.tracing.avals import ShapedArray
 from tjit.primitives.base import new_primitive
 from tjit.primitives.linalg import _front_batch, _scipy_linalg, check_matrix
+from tjit.tracing.avals import ShapedArray
 
 schur_p = new_primitive("schur", multiple_results=True)
 hessenberg_p = new_primitive("hessenberg", multiple_results=True)

@@ -6,12 +6,12 @@ svd/qr/eigh primitives' rules.
 
 import numpy as np
 
+from tjit import numpy as jnp
+from tjit.lax import linalg as lax_linalg
+from tjit.numpy._core import check_arraylike, promote_dtypes_inexact
 from tjit.tracing import dtypes
 from tjit.tracing.errors import ShapeError
 from tjit.tracing.shapes import shape_str
-from tjit.lax import linalg as lax_linalg
-from tjit import numpy as jnp
-from tjit.numpy._core import check_arraylike, promote_dtypes_inexact
 
 
 def _adjoint(x):

@@ -14,11 +14,11 @@ import operator
 
 import numpy as np
 
+from tjit import numpy as jnp
+from tjit.numpy._core import check_arraylike, promote_dtypes_inexact
 from tjit.tracing import dtypes
 from tjit.tracing.errors import ShapeError
 from tjit.tracing.shapes import shape_str
-from tjit import numpy as jnp
-from tjit.numpy._core import check_arraylike, promote_dtypes_inexact
 
 
 def _vector(fname, x):

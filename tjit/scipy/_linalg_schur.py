@@ -13,13 +13,13 @@ Bartels-Stewart on complex Schur forms with one triangular solve per column.
 
 import numpy as np
 
+from tjit import numpy as jnp
+from tjit.lax import linalg as lax_linalg
+from tjit.numpy._core import check_arraylike, promote_dtypes_inexact
+from tjit.primitives.schur import hessenberg_p, schur_p
 from tjit.tracing import dtypes
 from tjit.tracing.errors import ShapeError
 from tjit.tracing.shapes import shape_str
-from tjit.lax import linalg as lax_linalg
-from tjit import numpy as jnp
-from tjit.numpy._core import check_arraylike, promote_dtypes_inexact
-from tjit.primitives.schur import hessenberg_p, schur_p
 
 
 def _square(fname, *arrays):
