@@ -155,3 +155,12 @@ def test_errors_name_the_function():
         L.solve_sylvester(np.eye(2), np.eye(3), np.ones((3, 2)))
     with pytest.raises(ValueError, match="solve_sylvester: method"):
         L.solve_sylvester(np.eye(2), np.eye(2), np.eye(2), method="x")
+
+
+def test_lax_linalg_schur():
+    a = _mat(4, 9)
+    u, q = tjit.lax.linalg.schur(a)
+    tr, zr = sl.schur(a)
+    close(u, tr)
+    close(q, zr)
+    close(tjit.jit(lambda x: tjit.lax.linalg.schur(x, compute_schur_vectors=False))(a), tr)

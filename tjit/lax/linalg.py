@@ -9,6 +9,7 @@ from tjit.primitives.linalg import (  # noqa: F401  (the primitives, as in jax.l
 from tjit.lax._elementwise import add, asarray_for_lax, conj, mul
 from tjit.lax._structural import transpose
 from tjit.primitives.eig import eig_p  # noqa: F401  (the primitive, as in jax.lax.linalg)
+from tjit.primitives.schur import schur_p  # noqa: F401  (as in jax.lax.linalg)
 
 
 def _swap_last(x):
@@ -164,7 +165,22 @@ def eig(x, *, compute_left_eigenvectors=True, compute_right_eigenvectors=True,
                       compute_right_eigenvectors=bool(compute_right_eigenvectors))
 
 
-__all__ = ["cholesky", "qr", "svd", "eig", "eigh", "lu", "triangular_solve", "symmetrize",
+def schur(x, *, compute_schur_vectors=True, sort_eig_vals=False, select_callable=None):
+    """Schur decomposition ``x = Q U Q^H`` of square matrices (..., m, m), on the CPU.
+
+    Args:
+      compute_schur_vectors: also return Q.
+      sort_eig_vals, select_callable: unused (as in JAX).
+
+    Returns:
+      ``(U, Q)``, or ``U`` alone without ``compute_schur_vectors``; U is upper
+      quasi-triangular for real x (2x2 blocks for complex pairs), triangular for complex.
+    """
+    u, q = schur_p.bind(asarray_for_lax(x))
+    return (u, q) if compute_schur_vectors else u
+
+
+__all__ = ["cholesky", "qr", "svd", "eig", "eigh", "schur", "lu", "triangular_solve", "symmetrize",
            "lu_pivots_to_permutation", "cholesky_p", "qr_p", "svd_p", "eigh_p", "lu_p",
            "triangular_solve_p"]
 
