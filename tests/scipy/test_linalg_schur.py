@@ -107,6 +107,10 @@ def test_funm_error_estimate():
     fr, err_r = sl.funm(a, np.sin, disp=False)
     close(f, fr, 1e-9)
     close(err, err_r, 1e-12)
+    for n in (0, 1):  # edge sizes: no superdiagonal
+        f, err = L.funm(np.full((n, n), 2.0), jnp.exp, disp=False)
+        close(f, np.full((n, n), np.exp(2.0)))
+        assert float(err) == np.finfo(np.float64).eps
 
 
 @pytest.mark.parametrize("method", ["schur", "eigen"])

@@ -144,10 +144,12 @@ def funm(A, func, disp=True):
         return F
     tol = np.finfo(np.dtype(T.dtype)).eps
     upper = jnp.asarray(offsets > 0)
-    minden = jnp.min(jnp.where(upper, jnp.abs(den), jnp.inf), axis=(-2, -1)) if n > 1 \
-        else jnp.abs(d[..., 0])
+    if n > 1:
+        minden = jnp.min(jnp.where(upper, jnp.abs(den), jnp.inf), axis=(-2, -1))
+    else:  # SciPy's start value |T[0, 0]| (tol for an empty matrix)
+        minden = jnp.abs(d[..., 0]) if n else jnp.full(T.shape[:-2], tol, d.real.dtype)
     minden = jnp.where(minden == 0, tol, minden)
-    norm1 = jnp.max(jnp.sum(jnp.abs(jnp.triu(T, 1)), axis=-2), axis=-1)
+    norm1 = jnp.max(jnp.sum(jnp.abs(jnp.triu(T, 1)), axis=-2), axis=-1, initial=0)
     err = jnp.minimum(1, jnp.maximum(tol, (tol / minden) * norm1))
     err = jnp.where(jnp.any(jnp.isinf(F), axis=(-2, -1)), jnp.inf, err)
     return F, err
