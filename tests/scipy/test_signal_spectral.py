@@ -130,7 +130,7 @@ def test_grad_and_vmap():
     (lambda: S.stft(X, nperseg=16, noverlap=16), r"stft: noverlap \(16\)"),
     (lambda: S.stft(X, nperseg=16, nfft=8), r"stft: nfft \(8\)"),
     (lambda: S.stft(X, nperseg=0), "stft: nperseg must be a positive"),
-    (lambda: S.welch(X, window="nope"), "welch: unknown window"),
+    (lambda: S.welch(X, nperseg=16, window="nope"), "welch: unknown window"),
     (lambda: S.welch(X, window=np.ones((2, 8))), "welch: window must be 1-D"),
     (lambda: S.welch(X, nperseg=8, window=np.ones(16)), "welch: nperseg = 8 must equal"),
     (lambda: S.csd(X, X, average="max"), "csd: average must be"),
