@@ -48,12 +48,12 @@ def logsf(x, loc=0, scale=1):
     return jnp.where(y > 30, -y, out)
 
 
-def ppf(q, loc=0, scale=1):
-    """Quantile ``loc - scale log(-log(q))``: -inf at 0, inf at 1, NaN outside [0, 1]
+def ppf(p, loc=0, scale=1):
+    """Quantile ``loc - scale log(-log(p))``: -inf at 0, inf at 1, NaN outside [0, 1]
     (SciPy's)."""
-    q, loc, scale = promote("gumbel_r.ppf", q, loc, scale)
-    out = loc - scale * jnp.log(-jnp.log(q))
-    return jnp.where((q >= 0) & (q <= 1), out, np.nan)
+    p, loc, scale = promote("gumbel_r.ppf", p, loc, scale)
+    out = loc - scale * jnp.log(-jnp.log(p))
+    return jnp.where((p >= 0) & (p <= 1), out, np.nan)
 
 # SciPy's parameter domain; NaN outside it.
 nan_outside_parameter_domain(globals(), lambda scale, **_: scale > 0)
