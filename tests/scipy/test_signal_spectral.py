@@ -27,14 +27,14 @@ def _same(got, want, tol=1e-10):
 
 
 STFT_OPTIONS = [
-    dict(nperseg=16),
-    dict(nperseg=15, noverlap=3, nfft=20, window=("tukey", 0.3)),
-    dict(nperseg=16, boundary="odd", padded=False, detrend="linear"),
-    dict(nperseg=16, boundary=None, return_onesided=False, detrend="constant",
-         window="hamming"),
-    dict(nperseg=17, boundary="even", fs=3.0),
-    dict(nperseg=8, noverlap=0, boundary="constant", window="boxcar"),
-    dict(nperseg=16, window=np.kaiser(16, 5.0)),
+    {"nperseg": 16},
+    {"nperseg": 15, "noverlap": 3, "nfft": 20, "window": ("tukey", 0.3)},
+    {"nperseg": 16, "boundary": "odd", "padded": False, "detrend": "linear"},
+    {"nperseg": 16, "boundary": None, "return_onesided": False, "detrend": "constant",
+     "window": "hamming"},
+    {"nperseg": 17, "boundary": "even", "fs": 3.0},
+    {"nperseg": 8, "noverlap": 0, "boundary": "constant", "window": "boxcar"},
+    {"nperseg": 16, "window": np.kaiser(16, 5.0)},
 ]
 
 
@@ -52,11 +52,11 @@ def test_stft_and_istft(x64, kw):
 
 
 WELCH_OPTIONS = [
-    dict(nperseg=16),
-    dict(nperseg=15, noverlap=3, nfft=20, window="blackman", scaling="spectrum"),
-    dict(nperseg=16, average="median", detrend="linear"),
-    dict(nperseg=16, return_onesided=False, fs=2.0, detrend=False),
-    dict(nperseg=33, noverlap=30, window=("gaussian", 4.0)),
+    {"nperseg": 16},
+    {"nperseg": 15, "noverlap": 3, "nfft": 20, "window": "blackman", "scaling": "spectrum"},
+    {"nperseg": 16, "average": "median", "detrend": "linear"},
+    {"nperseg": 16, "return_onesided": False, "fs": 2.0, "detrend": False},
+    {"nperseg": 33, "noverlap": 30, "window": ("gaussian", 4.0)},
 ]
 
 

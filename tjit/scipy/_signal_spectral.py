@@ -8,6 +8,7 @@ come from ``scipy.signal.get_window`` (a static table of ``nperseg`` numbers, as
 an array window may be traced.
 """
 
+import itertools
 import operator
 import warnings
 
@@ -41,7 +42,7 @@ def _static_int(fname, name, value):
 
 # ----------------------------------------------------------------------------- detrend
 
-def detrend(data, axis=-1, type="linear", bp=0, overwrite_data=None):  # noqa: A002
+def detrend(data, axis=-1, type="linear", bp=0, overwrite_data=None):
     """Remove a linear (or piecewise linear) trend or the mean along ``axis``.
 
     Args:
@@ -75,7 +76,7 @@ def detrend(data, axis=-1, type="linear", bp=0, overwrite_data=None):  # noqa: A
         raise ValueError(f"scipy.signal.detrend: breakpoints must lie in [0, {n}] (the "
                          f"length of axis {ax}), got bp={bp!r}")
     x = jnp.moveaxis(x, ax, -1)
-    pieces = [_remove_line(x[..., lo:hi]) for lo, hi in zip(cuts[:-1], cuts[1:])]
+    pieces = [_remove_line(x[..., lo:hi]) for lo, hi in itertools.pairwise(cuts)]
     out = pieces[0] if len(pieces) == 1 else jnp.concatenate(pieces, axis=-1)
     return jnp.moveaxis(out, -1, ax)
 

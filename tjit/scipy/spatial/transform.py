@@ -7,6 +7,7 @@ Every conversion works on the quaternions' last axis, batched, with the rotation
 of Euler sequences static (Python ints), so nothing is traced that sets a shape.
 """
 
+import itertools
 import re
 import typing
 
@@ -98,7 +99,7 @@ def _check_seq(seq, lengths):
     if not intrinsic and re.fullmatch(r"[xyz]+", seq) is None:
         raise ValueError(f"Rotation: expected axes from 'xyz' (extrinsic) or 'XYZ' "
                          f"(intrinsic), not mixed, got {seq!r}")
-    if any(a == b for a, b in zip(seq, seq[1:])):
+    if any(a == b for a, b in itertools.pairwise(seq)):
         raise ValueError(f"Rotation: consecutive axes must differ, got {seq!r}")
     return [_AXIS[c] for c in seq.lower()], intrinsic
 

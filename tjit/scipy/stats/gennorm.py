@@ -2,7 +2,6 @@
 ``beta / (2 Gamma(1/beta)) exp(-|y|**beta)``; beta = 2 is a normal, 1 a Laplace.
 ``loc`` and ``scale`` are SciPy's (JAX's functions take ``x`` and ``beta`` only)."""
 
-import numpy as np
 
 from tjit import numpy as jnp
 from tjit.scipy import special
