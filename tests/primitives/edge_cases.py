@@ -511,6 +511,22 @@ def _rewrites(dt):
     return out
 
 
+def _hypergeometric(prim, dt):
+    """hyp1f1/hyp2f1 (and their parameter derivatives, for each parameter): every pair of
+    edge values, the further operands rotated copies of the first ones."""
+    if dt.kind != "f":
+        return []
+    x, y = pairs(dt)
+    args = (x, y, np.roll(x, 5)) if prim.startswith("hyp1f1") else \
+        (x, y, np.roll(x, 5), np.roll(y, 7))
+    bind = REGISTRY_PRIMS[prim].bind
+    if not prim.endswith("_grad"):
+        return [Case(prim, prim, bind, args)]
+    return [Case(prim, f"{prim} d/d operand {k}",
+                 functools.partial(lambda k, *a: bind(*a, argnum=k), k), args)
+            for k in range(len(args) - 1)]
+
+
 U = unary
 B = binary
 CASES = {
@@ -530,6 +546,11 @@ CASES = {
                                           "polygamma")},
     "betainc": lambda dt: [Case("betainc", "betainc", lax.betainc,
                                 (*pairs(dt), np.roll(pairs(dt)[0], 5)))] if dt.kind == "f" else [],
+    **{n: U(n, functools.partial(lambda n, x: REGISTRY_PRIMS[n].bind(x), n))
+       for n in ("fresnel_sin", "fresnel_cos", "wofz")},
+    "owens_t": B("owens_t", lambda h, a: REGISTRY_PRIMS["owens_t"].bind(h, a)),
+    **{n: functools.partial(_hypergeometric, n) for n in (
+        "hyp1f1", "hyp1f1_grad", "hyp2f1", "hyp2f1_grad")},
     "population_count": _popcount, "integer_pow": _integer_pow,
     "add": B("add", lax.add), "sub": B("sub", lax.sub), "mul": B("mul", lax.mul),
     "div": B("div", lax.div), "rem": B("rem", lax.rem), "pow": B("pow", lax.pow),

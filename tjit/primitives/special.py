@@ -24,17 +24,22 @@ from tjit.primitives.elementwise import (
     _const,
     _quiet,
     _same,
+    abs_p,
     add_p,
+    cos_p,
     div_p,
     eq_p,
+    erf_p,
     exp_p,
     lgamma_p,
     log1p_p,
     log_p,
     mul_p,
     neg_p,
+    rem_p,
     select_n_p,
     sign_p,
+    sin_p,
     special,
     sub_p,
 )
@@ -188,3 +193,155 @@ _r.defjvp2(bessel_i1e_p, _i1e_jvp)
 # ndtri' = sqrt(2 pi) exp(ndtri(p)**2 / 2)
 _r.defjvp2(ndtri_p, lambda g, ans, p: _mul(g, _mul(_const(p, np.sqrt(2 * np.pi)), exp_p.bind(
     _mul(_const(p, 0.5), _mul(ans, ans))))))
+
+
+# -- hypergeometric functions, Owen's T, Fresnel integrals, Faddeeva ----------------------------
+# (jax.scipy.special's hyp1f1, hyp2f1, owens_t, fresnel and wofz; JAX composes them from
+# series and quadratures, tjit evaluates SciPy's float64 routines as for the ones above)
+def _hyp1f1_impl(xp, a, b, x):
+    """SciPy's 1F1 in float64 with JAX's conventions: 1 where ``a == 0`` (SciPy: inf at
+    ``a == b == 0``), ``exp(x)`` where ``a == b``, inf where ``b == 0`` and ``a != 0``."""
+    a64, b64, x64 = xp.broadcast_arrays(*(xp.asarray(v, np.float64) for v in (a, b, x)))
+    out = special(xp).hyp1f1(a64, b64, x64)
+    out = xp.where((b64 == 0) & (a64 != 0), np.inf, out)
+    out = xp.where((a64 == b64) & (a64 != 0), xp.exp(x64), out)
+    out = xp.where(a64 == 0, 1.0, out)
+    out = xp.where(xp.isnan(a64) | xp.isnan(b64) | xp.isnan(x64), np.nan, out)
+    return _same(xp, out, xp.asarray(a))
+
+
+def _is_nonpositive_int(xp, v):
+    return (v <= 0) & (v == xp.floor(v))
+
+
+def _hyp2f1_impl(xp, a, b, c, x):
+    """SciPy's 2F1 in float64 with JAX's conventions where the real series has no value:
+    1 where ``x == 0`` or ``a`` or ``b`` is 0 (``c != 0``); inf where ``c`` is a
+    non-positive integer, where ``x > 1``, and at ``x == 1`` when ``c - a - b <= 0``.
+    Where ``c - a - b`` is an integer <= -1, Euler's transformation
+    ``(1 - x)**(c - a - b) 2F1(c - a, c - b; c; x)`` (JAX's branch; finite for some x > 1)."""
+    a64, b64, c64, x64 = xp.broadcast_arrays(*(xp.asarray(v, np.float64) for v in (a, b, c, x)))
+    sp = special(xp)
+    d, s = c64 - a64 - b64, 1 - x64
+    with np.errstate(all="ignore"):
+        euler = xp.power(s, d) * sp.hyp2f1(c64 - a64, c64 - b64, c64, x64)
+    d_int = d == xp.round(d)
+    out = sp.hyp2f1(a64, b64, c64, x64)
+    out = xp.where(x64 > 1, np.inf, out)
+    out = xp.where((d <= 0) & (x64 == 1), np.inf, out)
+    out = xp.where((d <= -1) & (d_int | (s >= 0)), euler, out)
+    out = xp.where(_is_nonpositive_int(xp, c64), np.inf, out)
+    out = xp.where((x64 == 0) | (((a64 == 0) | (b64 == 0)) & (c64 != 0)), 1.0, out)
+    nan_in = xp.isnan(a64) | xp.isnan(b64) | xp.isnan(c64) | xp.isnan(x64)
+    return _same(xp, xp.where(nan_in, np.nan, out), xp.asarray(a))
+
+
+def _parameter_derivative(fn):
+    """An impl of d fn / d(operand ``argnum``) by a five-point central difference of fn
+    in float64, step 1e-3 (1 + |p|): truncation ~h**4, rounding ~eps / h, so about 1e-10
+    relative where fn is smooth at that scale (JAX differentiates its truncated series,
+    which stops being accurate where the series does)."""
+    def impl(xp, *args, argnum):
+        wide = list(xp.broadcast_arrays(*(xp.asarray(v, np.float64) for v in args)))
+        p = wide[argnum]
+        h = 1e-3 * (1 + xp.abs(p))
+
+        def at(k):
+            shifted = list(wide)
+            shifted[argnum] = p + k * h
+            return fn(xp, *shifted)
+        with np.errstate(all="ignore"):
+            out = (at(-2) - 8 * at(-1) + 8 * at(1) - at(2)) / (12 * h)
+        return _same(xp, out, xp.asarray(args[0]))
+    impl.__name__ = f"{fn.__name__}_parameter_derivative"
+    return impl
+
+
+def _owens_t_impl(xp, h, a):
+    h64, a64 = xp.broadcast_arrays(*(xp.asarray(v, np.float64) for v in (h, a)))
+    return _same(xp, special(xp).owens_t(h64, a64), xp.asarray(h))
+
+
+def _fresnel_part(index):
+    def impl(xp, x):
+        return _same(xp, special(xp).fresnel(xp.asarray(x, np.float64))[index], xp.asarray(x))
+    impl.__name__ = ("fresnel_sin", "fresnel_cos")[index]
+    return impl
+
+
+def _wofz_impl(xp, z):
+    z = xp.asarray(z)
+    return special(xp).wofz(xp.asarray(z, np.complex128)).astype(z.dtype)
+
+
+hyp1f1_p = _nary("hyp1f1", 3, _hyp1f1_impl)
+hyp1f1_grad_p = _nary("hyp1f1_grad", 3, _parameter_derivative(_hyp1f1_impl))
+hyp2f1_p = _nary("hyp2f1", 4, _hyp2f1_impl)
+hyp2f1_grad_p = _nary("hyp2f1_grad", 4, _parameter_derivative(_hyp2f1_impl))
+owens_t_p = _nary("owens_t", 2, _owens_t_impl)
+fresnel_sin_p = _nary("fresnel_sin", 1, _fresnel_part(0))
+fresnel_cos_p = _nary("fresnel_cos", 1, _fresnel_part(1))
+
+wofz_p = new_primitive("wofz")
+
+
+def _wofz_abstract_eval(z):
+    if not np.issubdtype(z.dtype, np.complexfloating):
+        raise TypeError(f"wofz: operand must have a complex dtype, got {z.dtype} "
+                        f"({z.str_short()}); convert with x.astype(complex) first")
+    return ShapedArray(z.shape, z.dtype)
+
+
+wofz_p.def_abstract_eval(_wofz_abstract_eval)
+wofz_p.def_impl(_quiet(_wofz_impl))
+_r.defvectorized(wofz_p)
+
+
+def _param_jvp(grad_p, argnum):
+    return lambda g, *args: _mul(g, grad_p.bind(*args, argnum=argnum))
+
+
+# d/dx 1F1(a; b; x) = a / b 1F1(a + 1; b + 1; x)
+_r.defjvp(hyp1f1_p, _param_jvp(hyp1f1_grad_p, 0), _param_jvp(hyp1f1_grad_p, 1),
+          lambda g, a, b, x: _mul(g, _mul(_div(a, b), hyp1f1_p.bind(
+              _add(a, _const(a, 1)), _add(b, _const(b, 1)), x))))
+# d/dx 2F1(a, b; c; x) = a b / c 2F1(a + 1, b + 1; c + 1; x)
+_r.defjvp(hyp2f1_p, _param_jvp(hyp2f1_grad_p, 0), _param_jvp(hyp2f1_grad_p, 1),
+          _param_jvp(hyp2f1_grad_p, 2),
+          lambda g, a, b, c, x: _mul(g, _mul(_div(_mul(a, b), c), hyp2f1_p.bind(
+              _add(a, _const(a, 1)), _add(b, _const(b, 1)), _add(c, _const(c, 1)), x))))
+for _p in (hyp1f1_grad_p, hyp2f1_grad_p):
+    _r.defjvp(_p, *[_not_differentiable_in(_p.name, "any operand")] * (
+        3 if _p is hyp1f1_grad_p else 4))
+
+
+def _owens_t_jvp_h(g, h, a):  # -exp(-h^2 / 2) erf(a h / sqrt 2) / (2 sqrt(2 pi))
+    e = exp_p.bind(_mul(_const(h, -0.5), _mul(h, h)))
+    return _mul(g, _mul(_const(h, -1 / (2 * np.sqrt(2 * np.pi))),
+                        _mul(e, erf_p.bind(_mul(_mul(a, h), _const(h, np.sqrt(0.5)))))))
+
+
+def _owens_t_jvp_a(g, h, a):  # exp(-(1 + a^2) h^2 / 2) / (2 pi (1 + a^2))
+    q = _add(_const(a, 1), _mul(a, a))
+    e = exp_p.bind(_mul(_const(h, -0.5), _mul(q, _mul(h, h))))
+    return _mul(g, _div(e, _mul(_const(a, 2 * np.pi), q)))
+
+
+_r.defjvp(owens_t_p, _owens_t_jvp_h, _owens_t_jvp_a)
+
+
+def _sin_cos_half_pi_square(x):
+    """``(sin(pi x^2 / 2), cos(pi x^2 / 2))`` with the argument reduced exactly: with
+    ``s = x mod 2``, ``x^2 / 2 = s (x - s / 2) (mod 2)``, so large x keeps its digits."""
+    ax = abs_p.bind(x)
+    two = _const(x, 2)
+    s = rem_p.bind(ax, two)
+    r = _mul(_const(x, np.pi), rem_p.bind(_mul(s, _sub(ax, _mul(_const(x, 0.5), s))), two))
+    return sin_p.bind(r), cos_p.bind(r)
+
+
+_r.defjvp(fresnel_sin_p, lambda g, x: _mul(g, _sin_cos_half_pi_square(x)[0]))
+_r.defjvp(fresnel_cos_p, lambda g, x: _mul(g, _sin_cos_half_pi_square(x)[1]))
+# w'(z) = 2i / sqrt(pi) - 2 z w(z)
+_r.defjvp2(wofz_p, lambda g, ans, z: _mul(g, _sub(
+    _const(z, 2j / np.sqrt(np.pi)), _mul(_const(z, 2), _mul(z, ans)))))

@@ -29,7 +29,7 @@ __all__ = [
     "erfinv", "expit", "factorial", "gamma", "gammainc", "gammaincc", "gammaln", "gammasgn",
     "i0", "i0e", "i1", "i1e", "kl_div", "log_ndtr", "log_softmax", "logit", "logsumexp",
     "multigammaln", "ndtr", "ndtri", "polygamma", "rel_entr", "softmax", "xlog1py", "xlogy",
-    "zeta"]
+    "zeta", "fresnel", "hyp1f1", "hyp2f1", "owens_t", "wofz", "bessel_jn", "sph_harm_y"]
 
 logsumexp = nn.logsumexp
 
@@ -555,6 +555,10 @@ def bernoulli(n):
 
 from tjit.scipy._special_integrals import (  # noqa: E402,F401  (re-exported)
     dawsn, erfcx, exp1, expi, expn, sici, spence)
+
+from tjit.scipy._special_hypergeometric import (  # noqa: E402,F401  (re-exported)
+    fresnel, hyp1f1, hyp2f1, owens_t, wofz)
+from tjit.scipy._special_orthogonal import bessel_jn, sph_harm_y  # noqa: E402,F401
 
 from tjit._namespace import publish as _publish  # noqa: E402
 _publish(globals(), submodules=())  # tab completion lists the public API only
