@@ -13,6 +13,8 @@ _OWN_MODULES = {p.name for p in AD_PRIMITIVES} | {"debug_callback", "io_callback
 # every primitive defined when tjit.lax has imported its modules (this runs last)
 PRIMITIVES = {f"{name.replace('-', '_')}_p": p for name, p in base.REGISTRY.items()
               if name not in _OWN_MODULES}
+# JAX's name for the regularized incomplete beta primitive (tjit's betainc_p)
+PRIMITIVES["regularized_incomplete_beta_p"] = base.REGISTRY["betainc"]
 globals().update(PRIMITIVES)
 
 __all__ = [*sorted(PRIMITIVES)]  # noqa: PLE0604  (names built from the registry)
