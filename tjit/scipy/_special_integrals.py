@@ -8,9 +8,10 @@ import numpy as np
 from tjit import lax
 from tjit import numpy as jnp
 from tjit.numpy._core import promote_args_inexact
-from tjit.scipy._special_common import EULER_GAMMA as _EULER_GAMMA, real_args as _inexact
+from tjit.scipy._special_common import EULER_GAMMA as _EULER_GAMMA
+from tjit.scipy._special_common import real_args as _inexact
+from tjit.scipy._special_hypergeometric import wofz
 from tjit.transforms.custom_derivatives import custom_jvp
-
 
 # erfcx(x) ~ P(1/x^2) / (sqrt(pi) x) for large x, P's coefficients (-1)^k (2k-1)!! / 2^k
 # highest degree first (JAX's table); float32 uses the last 5, float64 all 9
@@ -23,22 +24,26 @@ def _poly(coeffs, v):
     return jnp.polyval(jnp.asarray(coeffs, v.dtype), v)
 
 
-@custom_jvp
 def erfcx(x):
-    """The scaled complementary error function ``exp(x**2) erfc(x)``, as JAX computes it:
-    directly below ``sqrt(log(float max))`` (where ``exp(x**2)`` would overflow), by the
-    asymptotic series above it (float16/bfloat16 in float32).
+    """The scaled complementary error function ``exp(x**2) erfc(x)``. Real ``x`` as JAX
+    computes it: directly below ``sqrt(log(float max))`` (where ``exp(x**2)`` would
+    overflow), by the asymptotic series above it (float16/bfloat16 in float32). Complex
+    ``x``: Faddeeva's function ``wofz(i x)``, as JAX.
 
     Args:
-      x: a real array (complex inputs, Faddeeva's function, are not supported in tjit).
+      x: a real or complex array.
 
     Returns:
       ``erfcx(x)`` in the promoted inexact dtype.
     """
     (x,) = promote_args_inexact("erfcx", x)
     if jnp.iscomplexobj(x):
-        raise NotImplementedError("erfcx: complex inputs (Faddeeva's function) are not "
-                                  "supported in tjit; pass a real array")
+        return wofz(lax.complex(-jnp.imag(x), jnp.real(x)))
+    return _erfcx_real(x)
+
+
+@custom_jvp
+def _erfcx_real(x):
     dt = x.dtype
     xc = x if dt in (np.float32, np.float64) else x.astype(np.float32)
     nterms = 9 if xc.dtype == np.float64 else 5
@@ -51,10 +56,10 @@ def erfcx(x):
     return jnp.where(large, asymp, direct).astype(dt)
 
 
-@erfcx.defjvp
+@_erfcx_real.defjvp
 def _erfcx_jvp(primals, tangents):  # JAX's: d/dx erfcx = 2 x erfcx(x) - 2 / sqrt(pi)
     (x,), (dx,) = primals, tangents
-    out = erfcx(x)
+    out = _erfcx_real(x)
     return out, (2 * x * out - 2 / np.sqrt(np.pi)) * dx
 
 
