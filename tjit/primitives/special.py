@@ -10,6 +10,8 @@ they run as library steps. Derivatives JAX does not define (betainc in ``a``/``b
 polygamma in ``n``) raise a ``ValueError``, as JAX's do.
 """
 
+import functools
+
 import numpy as np
 
 from tjit.primitives import rules as _r
@@ -198,11 +200,27 @@ _r.defjvp2(ndtri_p, lambda g, ans, p: _mul(g, _mul(_const(p, np.sqrt(2 * np.pi))
 # -- hypergeometric functions, Owen's T, Fresnel integrals, Faddeeva ----------------------------
 # (jax.scipy.special's hyp1f1, hyp2f1, owens_t, fresnel and wofz; JAX composes them from
 # series and quadratures, tjit evaluates SciPy's float64 routines as for the ones above)
+#: SciPy 1.17's hyp1f1/hyp2f1 crash the process (segfault) on some extreme arguments
+#: (hyp1f1(-1e10, -9.2e18, -1e10), hyp2f1(1.8e308, 1e-308, 1.8e308, nan)): they are only
+#: called where every argument is finite and at most this large; elsewhere the result is NaN
+_HYPERGEOMETRIC_BOUND = 1e6
+
+
+def _scipy_hypergeometric(xp, name, *args):
+    """``scipy.special.<name>(*args)`` (float64) where all arguments are finite and within
+    :data:`_HYPERGEOMETRIC_BOUND`, NaN elsewhere (see there)."""
+    ok = functools.reduce(lambda m, v: m & (xp.abs(v) <= _HYPERGEOMETRIC_BOUND), args,
+                          xp.ones(args[0].shape, bool))
+    safe = [xp.where(ok, v, 0.25) for v in args]  # (1F1 and 2F1 are finite there)
+    with np.errstate(all="ignore"):
+        return xp.where(ok, getattr(special(xp), name)(*safe), np.nan)
+
+
 def _hyp1f1_impl(xp, a, b, x):
     """SciPy's 1F1 in float64 with JAX's conventions: 1 where ``a == 0`` (SciPy: inf at
     ``a == b == 0``), ``exp(x)`` where ``a == b``, inf where ``b == 0`` and ``a != 0``."""
     a64, b64, x64 = xp.broadcast_arrays(*(xp.asarray(v, np.float64) for v in (a, b, x)))
-    out = special(xp).hyp1f1(a64, b64, x64)
+    out = _scipy_hypergeometric(xp, "hyp1f1", a64, b64, x64)
     out = xp.where((b64 == 0) & (a64 != 0), np.inf, out)
     out = xp.where((a64 == b64) & (a64 != 0), xp.exp(x64), out)
     out = xp.where(a64 == 0, 1.0, out)
@@ -221,12 +239,12 @@ def _hyp2f1_impl(xp, a, b, c, x):
     Where ``c - a - b`` is an integer <= -1, Euler's transformation
     ``(1 - x)**(c - a - b) 2F1(c - a, c - b; c; x)`` (JAX's branch; finite for some x > 1)."""
     a64, b64, c64, x64 = xp.broadcast_arrays(*(xp.asarray(v, np.float64) for v in (a, b, c, x)))
-    sp = special(xp)
     d, s = c64 - a64 - b64, 1 - x64
     with np.errstate(all="ignore"):
-        euler = xp.power(s, d) * sp.hyp2f1(c64 - a64, c64 - b64, c64, x64)
+        euler = xp.power(s, d) * _scipy_hypergeometric(xp, "hyp2f1", c64 - a64, c64 - b64,
+                                                       c64, x64)
     d_int = d == xp.round(d)
-    out = sp.hyp2f1(a64, b64, c64, x64)
+    out = _scipy_hypergeometric(xp, "hyp2f1", a64, b64, c64, x64)
     out = xp.where(x64 > 1, np.inf, out)
     out = xp.where((d <= 0) & (x64 == 1), np.inf, out)
     out = xp.where((d <= -1) & (d_int | (s >= 0)), euler, out)

@@ -29,6 +29,8 @@ def hyp1f1(a, b, x):
     JAX's conventions: 1 where ``a == 0`` (also at ``b == 0``, where SciPy gives inf), inf
     where ``b == 0`` and ``a != 0``. Differentiable in all three arguments (``x``: the closed
     form ``a / b 1F1(a + 1; b + 1; x)``; ``a``, ``b``: a float64 central difference).
+    Arguments beyond 1e6 in magnitude or non-finite give NaN (SciPy's routine, evaluated
+    inside, crashes on some extreme arguments).
 
     Args:
       a, b, x: real arrays (broadcast together).
@@ -45,6 +47,7 @@ def hyp2f1(a, b, c, x):
     JAX's conventions where the real function has no value: 1 where ``x == 0`` or ``a`` or
     ``b`` is 0 (``c != 0``), inf where ``c`` is a non-positive integer, where ``x > 1``
     and at ``x == 1`` when ``c - a - b <= 0``. Differentiable in all four arguments.
+    Other arguments beyond 1e6 in magnitude or non-finite give NaN (as :func:`hyp1f1`).
 
     Args:
       a, b, c, x: real arrays (broadcast together).
