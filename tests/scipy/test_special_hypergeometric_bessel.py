@@ -55,19 +55,16 @@ def test_hypergeometric_float32_rounds_float64():
 
 def test_hypergeometric_grads(x64):
     # parameter derivatives against mpmath (independent of SciPy's routine)
-    pts1 = [(0.5, 1.5, 0.3), (2.0, 3.5, -4.0), (1.3, 0.8, 6.0)]
-    for a, b, x in pts1:
-        got = tjit.grad(S.hyp1f1, argnums=(0, 1, 2))(a, b, x)
-        want = [mpmath.diff(lambda t: mpmath.hyp1f1(t, b, x), a),
-                mpmath.diff(lambda t: mpmath.hyp1f1(a, t, x), b),
-                mpmath.diff(lambda t: mpmath.hyp1f1(a, b, t), x)]
+    def mp_partial(fn, args, k):  # d fn / d args[k] by mpmath
+        return mpmath.diff(lambda t: fn(*args[:k], t, *args[k + 1:]), args[k])
+
+    for args in [(0.5, 1.5, 0.3), (2.0, 3.5, -4.0), (1.3, 0.8, 6.0)]:
+        got = tjit.grad(S.hyp1f1, argnums=(0, 1, 2))(*args)
+        want = [mp_partial(mpmath.hyp1f1, args, k) for k in range(3)]
         np.testing.assert_allclose(np.array(got, float), np.array(want, float), rtol=1e-8)
-    pts2 = [(0.5, 1.5, 2.5, 0.3), (1.2, 0.7, 3.1, -0.8), (2.0, 1.5, 4.5, 0.9)]
-    for a, b, c, x in pts2:
-        got = tjit.grad(S.hyp2f1, argnums=(0, 1, 2, 3))(a, b, c, x)
-        want = [mpmath.diff(lambda t: mpmath.hyp2f1(*[t if i == k else v for i, v in
-                                                      enumerate((a, b, c, x))]), p)
-                for k, p in enumerate((a, b, c, x))]
+    for args in [(0.5, 1.5, 2.5, 0.3), (1.2, 0.7, 3.1, -0.8), (2.0, 1.5, 4.5, 0.9)]:
+        got = tjit.grad(S.hyp2f1, argnums=(0, 1, 2, 3))(*args)
+        want = [mp_partial(mpmath.hyp2f1, args, k) for k in range(4)]
         np.testing.assert_allclose(np.array(got, float), np.array(want, float), rtol=1e-8)
     check_grads(lambda a, b, x: S.hyp1f1(a, b, x),
                 (np.array([0.5, 2.0]), np.array([1.5, 3.0]), np.array([0.3, -1.0])))
