@@ -39,7 +39,8 @@ DEDICATED = {
     **dict.fromkeys(["igamma", "igammac", "igamma_grad_a", "betainc", "zeta", "polygamma",
                      "bessel_i0e", "bessel_i1e", "ndtri", "hyp1f1", "hyp1f1_grad", "hyp2f1",
                      "hyp2f1_grad", "owens_t", "fresnel_sin", "fresnel_cos", "wofz"],
-                    "tests/scipy/test_special.py (values vs SciPy, grads, jit, vmap)"),
+                    "tests/scipy/test_special.py, test_special_hypergeometric_bessel.py "
+                    "(values vs SciPy, grads, jit, vmap)"),
     **dict.fromkeys(["psum", "pmax", "pmin", "all_gather", "psum_scatter", "all_to_all",
                      "ppermute", "axis_index"],
                     "tests/parallel/ (vmap(axis_name) and pmap vs NumPy, grads)"),
