@@ -899,6 +899,13 @@ EXAMPLES = {'jnp.acos': '>>> jnp.acos(jnp.asarray([0.25, 0.5, 0.75]))\n'
  'jsp.linalg.cholesky': '>>> jsp.linalg.cholesky(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
                         'Array([[1.4142135 , 0.70710677],\n'
                         '       [0.        , 1.5811388 ]], dtype=float32)',
+ 'jsp.linalg.circulant': '>>> jsp.linalg.circulant(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                         'Array([[-1.5,  2.5,  0. ],\n'
+                         '       [ 0. , -1.5,  2.5],\n'
+                         '       [ 2.5,  0. , -1.5]], dtype=float32)',
+ 'jsp.linalg.companion': '>>> jsp.linalg.companion(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                         'Array([[0.       , 1.6666666],\n'
+                         '       [1.       , 0.       ]], dtype=float32)',
  'jsp.linalg.det': '>>> jsp.linalg.det(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
                    'Array(5., dtype=float32)',
  'jsp.linalg.eigh': '>>> jsp.linalg.eigh(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
@@ -914,6 +921,20 @@ EXAMPLES = {'jnp.acos': '>>> jnp.acos(jnp.asarray([0.25, 0.5, 0.75]))\n'
                             '       [14.883939, 28.065437]], dtype=float32), Array([[41.246964, '
                             '57.833344],\n'
                             '       [57.833313, 99.08023 ]], dtype=float32))',
+ 'jsp.linalg.fiedler': '>>> jsp.linalg.fiedler(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                       'Array([[0. , 1.5, 4. ],\n'
+                       '       [1.5, 0. , 2.5],\n'
+                       '       [4. , 2.5, 0. ]], dtype=float32)',
+ 'jsp.linalg.fiedler_companion': '>>> jsp.linalg.fiedler_companion(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                                 'Array([[0.       , 1.6666666],\n'
+                                 '       [1.       , 0.       ]], dtype=float32)',
+ 'jsp.linalg.hankel': '>>> jsp.linalg.hankel(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                      'Array([[-1.5,  0. ,  2.5],\n'
+                      '       [ 0. ,  2.5,  0. ],\n'
+                      '       [ 2.5,  0. ,  0. ]], dtype=float32)',
+ 'jsp.linalg.hessenberg': '>>> jsp.linalg.hessenberg(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
+                          'Array([[2., 1.],\n'
+                          '       [1., 3.]], dtype=float32)',
  'jsp.linalg.inv': '>>> jsp.linalg.inv(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
                    'Array([[ 0.6, -0.2],\n'
                    '       [-0.2,  0.4]], dtype=float32)',
@@ -925,11 +946,33 @@ EXAMPLES = {'jnp.acos': '>>> jnp.acos(jnp.asarray([0.25, 0.5, 0.75]))\n'
  'jsp.linalg.lu_factor': '>>> jsp.linalg.lu_factor(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
                          '(Array([[2. , 1. ],\n'
                          '       [0.5, 2.5]], dtype=float32), Array([0, 1], dtype=int32))',
+ 'jsp.linalg.polar': '>>> jsp.linalg.polar(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
+                     '(Array([[ 9.9999994e-01, -2.5211193e-09],\n'
+                     '       [-2.5211193e-09,  9.9999994e-01]], dtype=float32), Array([[1.9999999 '
+                     ', 0.9999998 ],\n'
+                     '       [0.99999994, 2.9999998 ]], dtype=float32))',
  'jsp.linalg.qr': '>>> jsp.linalg.qr(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
                   '(Array([[-0.8944272, -0.4472136],\n'
                   '       [-0.4472136,  0.8944272]], dtype=float32), Array([[-2.236068, '
                   '-2.236068],\n'
                   '       [ 0.      ,  2.236068]], dtype=float32))',
+ 'jsp.linalg.qr_multiply': '>>> jsp.linalg.qr_multiply(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]), '
+                           'jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
+                           '(Array([[-2.236068,  0.      ],\n'
+                           '       [-2.236068,  2.236068]], dtype=float32), Array([[-2.236068, '
+                           '-2.236068],\n'
+                           '       [ 0.      ,  2.236068]], dtype=float32))',
+ 'jsp.linalg.rsf2csf': '>>> jsp.linalg.rsf2csf(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]), '
+                       'jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
+                       '(Array([[ 1.381966e+00+0.j, -7.350968e-08+0.j],\n'
+                       '       [ 0.000000e+00+0.j,  3.618034e+00+0.j]], dtype=complex64), '
+                       'Array([[-1.1755705 +0.j, -1.9021131 +0.j],\n'
+                       '       [ 0.72654265+0.j, -3.0776834 +0.j]], dtype=complex64))',
+ 'jsp.linalg.schur': '>>> jsp.linalg.schur(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
+                     '(Array([[1.381966, 0.      ],\n'
+                     '       [0.      , 3.618034]], dtype=float32), Array([[-0.8506508, '
+                     '-0.5257311],\n'
+                     '       [ 0.5257311, -0.8506508]], dtype=float32))',
  'jsp.linalg.solve': '>>> jsp.linalg.solve(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]), '
                      'jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
                      'Array([[1., 0.],\n'
@@ -950,9 +993,21 @@ EXAMPLES = {'jnp.acos': '>>> jnp.acos(jnp.asarray([0.25, 0.5, 0.75]))\n'
                         'Array([[-1.5,  0. ,  2.5],\n'
                         '       [ 0. , -1.5,  0. ],\n'
                         '       [ 2.5,  0. , -1.5]], dtype=float32)',
+ 'jsp.special.beta': '>>> jsp.special.beta(jnp.asarray([0.25, 0.5, 0.75]), jnp.asarray([0.25, 0.5, '
+                     '0.75]))\n'
+                     'Array([7.4162993, 3.1415925, 1.6944262], dtype=float32)',
  'jsp.special.betaln': '>>> jsp.special.betaln(jnp.asarray([0.25, 0.5, 0.75]), jnp.asarray([0.25, '
                        '0.5, 0.75]))\n'
                        'Array([2.0036802 , 1.1447299 , 0.52734417], dtype=float32)',
+ 'jsp.special.boxcox': '>>> jsp.special.boxcox(jnp.asarray([0.25, 0.5, 0.75]), jnp.asarray([0.25, '
+                       '0.5, 0.75]))\n'
+                       'Array([-1.1715729 , -0.58578646, -0.2587634 ], dtype=float32)',
+ 'jsp.special.boxcox1p': '>>> jsp.special.boxcox1p(jnp.asarray([0.25, 0.5, 0.75]), '
+                         'jnp.asarray([0.25, 0.5, 0.75]))\n'
+                         'Array([0.22948506, 0.44948977, 0.69536406], dtype=float32)',
+ 'jsp.special.comb': '>>> jsp.special.comb(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, '
+                     '2.5]))\n'
+                     'Array([0., 1., 1.], dtype=float32)',
  'jsp.special.digamma': '>>> jsp.special.digamma(jnp.asarray([-1.5, 0.0, 2.5]))\n'
                         'Array([0.70315665,       -inf, 0.70315665], dtype=float32)',
  'jsp.special.entr': '>>> jsp.special.entr(jnp.asarray([-1.5, 0.0, 2.5]))\n'
@@ -961,12 +1016,17 @@ EXAMPLES = {'jnp.acos': '>>> jnp.acos(jnp.asarray([0.25, 0.5, 0.75]))\n'
                     'Array([-0.96610516,  0.        ,  0.999593  ], dtype=float32)',
  'jsp.special.erfc': '>>> jsp.special.erfc(jnp.asarray([-1.5, 0.0, 2.5]))\n'
                      'Array([1.9661051e+00, 1.0000000e+00, 4.0695202e-04], dtype=float32)',
+ 'jsp.special.erfcx': '>>> jsp.special.erfcx(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                      'Array([18.653885  ,  1.        ,  0.21080637], dtype=float32)',
  'jsp.special.erfinv': '>>> jsp.special.erfinv(jnp.asarray([0.25, 0.5, 0.75]))\n'
                        'Array([0.22531205, 0.47693628, 0.8134199 ], dtype=float32)',
  'jsp.special.expit': '>>> jsp.special.expit(jnp.asarray([-1.5, 0.0, 2.5]))\n'
                       'Array([0.18242553, 0.5       , 0.9241418 ], dtype=float32)',
  'jsp.special.factorial': '>>> jsp.special.factorial(jnp.asarray([-1.5, 0.0, 2.5]))\n'
                           'Array([0.       , 1.       , 3.3233511], dtype=float32)',
+ 'jsp.special.fresnel': '>>> jsp.special.fresnel(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                        '(Array([-0.69750494,  0.        ,  0.61918175], dtype=float32), '
+                        'Array([-0.44526118,  0.        ,  0.45741302], dtype=float32))',
  'jsp.special.gamma': '>>> jsp.special.gamma(jnp.asarray([-1.5, 0.0, 2.5]))\n'
                       'Array([2.363272 ,       inf, 1.3293403], dtype=float32)',
  'jsp.special.gammainc': '>>> jsp.special.gammainc(jnp.asarray([0.25, 0.5, 0.75]), '
@@ -994,6 +1054,8 @@ EXAMPLES = {'jnp.acos': '>>> jnp.acos(jnp.asarray([0.25, 0.5, 0.75]))\n'
                          'Array([-2.7059443 , -0.6931472 , -0.00622903], dtype=float32)',
  'jsp.special.log_softmax': '>>> jsp.special.log_softmax(jnp.asarray([-1.5, 0.0, 2.5]))\n'
                             'Array([-4.0956745 , -2.5956743 , -0.09567438], dtype=float32)',
+ 'jsp.special.loggamma': '>>> jsp.special.loggamma(jnp.asarray([0.25, 0.5, 0.75]))\n'
+                         'Array([1.2880225 , 0.5723649 , 0.20328096], dtype=float32)',
  'jsp.special.logit': '>>> jsp.special.logit(jnp.asarray([0.25, 0.5, 0.75]))\n'
                       'Array([-1.0986123,  0.       ,  1.0986123], dtype=float32)',
  'jsp.special.logsumexp': '>>> jsp.special.logsumexp(jnp.asarray([-1.5, 0.0, 2.5]))\n'
@@ -1002,6 +1064,9 @@ EXAMPLES = {'jnp.acos': '>>> jnp.acos(jnp.asarray([0.25, 0.5, 0.75]))\n'
                      'Array([0.06680721, 0.5       , 0.9937903 ], dtype=float32)',
  'jsp.special.ndtri': '>>> jsp.special.ndtri(jnp.asarray([0.25, 0.5, 0.75]))\n'
                       'Array([-0.67448974,  0.        ,  0.67448974], dtype=float32)',
+ 'jsp.special.owens_t': '>>> jsp.special.owens_t(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, '
+                        '0.0, 2.5]))\n'
+                        'Array([-0.03313422,  0.        ,  0.00310483], dtype=float32)',
  'jsp.special.polygamma': '>>> jsp.special.polygamma(jnp.asarray([1, 2, 6]), jnp.asarray([1, 2, '
                           '6]))\n'
                           'Array([ 1.644934 , -0.4041138, -0.0041003], dtype=float32)',
@@ -1010,6 +1075,11 @@ EXAMPLES = {'jnp.acos': '>>> jnp.acos(jnp.asarray([0.25, 0.5, 0.75]))\n'
                          'Array([inf,  0.,  0.], dtype=float32)',
  'jsp.special.softmax': '>>> jsp.special.softmax(jnp.asarray([-1.5, 0.0, 2.5]))\n'
                         'Array([0.01664452, 0.07459556, 0.9087599 ], dtype=float32)',
+ 'jsp.special.spence': '>>> jsp.special.spence(jnp.asarray([0.25, 0.5, 0.75]))\n'
+                       'Array([0.9784694 , 0.58224034, 0.26765263], dtype=float32)',
+ 'jsp.special.wofz': '>>> jsp.special.wofz(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                     'Array([0.10539922-0.48322734j, 1.        +0.j        ,\n'
+                     '       0.00193045+0.25172302j], dtype=complex64)',
  'jsp.special.zeta': '>>> jsp.special.zeta(jnp.asarray([-1.5, 0.0, 2.5]))\n'
                      'Array([-0.0254852, -0.5      ,  1.3414873], dtype=float32)',
  'jsp.stats.bernoulli.cdf': '>>> jsp.stats.bernoulli.cdf(jnp.asarray([0.25, 0.5, 0.75]), '
@@ -1090,6 +1160,50 @@ EXAMPLES = {'jnp.acos': '>>> jnp.acos(jnp.asarray([0.25, 0.5, 0.75]))\n'
  'jsp.stats.gamma.sf': '>>> jsp.stats.gamma.sf(jnp.asarray([0.25, 0.5, 0.75]), jnp.asarray([0.25, '
                        '0.5, 0.75]))\n'
                        'Array([0.25632206, 0.3173105 , 0.34840748], dtype=float32)',
+ 'jsp.stats.gennorm.cdf': '>>> jsp.stats.gennorm.cdf(jnp.asarray([0.25, 0.5, 0.75]), '
+                          'jnp.asarray([0.25, 0.5, 0.75]))\n'
+                          'Array([0.5029788 , 0.57913953, 0.703585  ], dtype=float32)',
+ 'jsp.stats.gennorm.logpdf': '>>> jsp.stats.gennorm.logpdf(jnp.asarray([0.25, 0.5, 0.75]), '
+                             'jnp.asarray([0.25, 0.5, 0.75]))\n'
+                             'Array([-4.5783076, -2.0934012, -1.673565 ], dtype=float32)',
+ 'jsp.stats.gennorm.pdf': '>>> jsp.stats.gennorm.pdf(jnp.asarray([0.25, 0.5, 0.75]), '
+                          'jnp.asarray([0.25, 0.5, 0.75]))\n'
+                          'Array([0.01027227, 0.12326716, 0.18757714], dtype=float32)',
+ 'jsp.stats.geom.logpmf': '>>> jsp.stats.geom.logpmf(jnp.asarray([0.25, 0.5, 0.75]), '
+                          'jnp.asarray([0.25, 0.5, 0.75]))\n'
+                          'Array([-inf, -inf, -inf], dtype=float32)',
+ 'jsp.stats.geom.pmf': '>>> jsp.stats.geom.pmf(jnp.asarray([0.25, 0.5, 0.75]), jnp.asarray([0.25, '
+                       '0.5, 0.75]))\n'
+                       'Array([0., 0., 0.], dtype=float32)',
+ 'jsp.stats.gumbel_l.cdf': '>>> jsp.stats.gumbel_l.cdf(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                           'Array([0.19998927, 0.63212055, 0.9999949 ], dtype=float32)',
+ 'jsp.stats.gumbel_l.logcdf': '>>> jsp.stats.gumbel_l.logcdf(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                              'Array([-1.6094916e+00, -4.5867509e-01, -5.1193115e-06], '
+                              'dtype=float32)',
+ 'jsp.stats.gumbel_l.logpdf': '>>> jsp.stats.gumbel_l.logpdf(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                              'Array([-1.7231301, -1.       , -9.682493 ], dtype=float32)',
+ 'jsp.stats.gumbel_l.logsf': '>>> jsp.stats.gumbel_l.logsf(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                             'Array([ -0.22313015,  -1.        , -12.182493  ], dtype=float32)',
+ 'jsp.stats.gumbel_l.pdf': '>>> jsp.stats.gumbel_l.pdf(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                           'Array([1.7850651e-01, 3.6787942e-01, 6.2365820e-05], dtype=float32)',
+ 'jsp.stats.gumbel_l.ppf': '>>> jsp.stats.gumbel_l.ppf(jnp.asarray([0.25, 0.5, 0.75]))\n'
+                           'Array([-1.2458994 , -0.36651292,  0.32663426], dtype=float32)',
+ 'jsp.stats.gumbel_l.sf': '>>> jsp.stats.gumbel_l.sf(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                          'Array([8.0001068e-01, 3.6787942e-01, 5.1192983e-06], dtype=float32)',
+ 'jsp.stats.gumbel_r.cdf': '>>> jsp.stats.gumbel_r.cdf(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                           'Array([0.01131429, 0.36787942, 0.92119366], dtype=float32)',
+ 'jsp.stats.gumbel_r.logcdf': '>>> jsp.stats.gumbel_r.logcdf(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                              'Array([-4.481689  , -1.        , -0.08208501], dtype=float32)',
+ 'jsp.stats.gumbel_r.logpdf': '>>> jsp.stats.gumbel_r.logpdf(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                              'Array([-2.981689, -1.      , -2.582085], dtype=float32)',
+ 'jsp.stats.gumbel_r.logsf': '>>> jsp.stats.gumbel_r.logsf(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                             'Array([-0.01137878, -0.4586751 , -2.5407617 ], dtype=float32)',
+ 'jsp.stats.gumbel_r.pdf': '>>> jsp.stats.gumbel_r.pdf(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                           'Array([0.05070712, 0.36787942, 0.07561619], dtype=float32)',
+ 'jsp.stats.gumbel_r.ppf': '>>> jsp.stats.gumbel_r.ppf(jnp.asarray([0.25, 0.5, 0.75]))\n'
+                           'Array([-0.32663426,  0.36651292,  1.2458993 ], dtype=float32)',
+ 'jsp.stats.gumbel_r.sf': '>>> jsp.stats.gumbel_r.sf(jnp.asarray([-1.5, 0.0, 2.5]))\n'
+                          'Array([0.98868567, 0.63212055, 0.07880635], dtype=float32)',
  'jsp.stats.laplace.cdf': '>>> jsp.stats.laplace.cdf(jnp.asarray([-1.5, 0.0, 2.5]))\n'
                           'Array([0.11156508, 0.5       , 0.9589575 ], dtype=float32)',
  'jsp.stats.laplace.logpdf': '>>> jsp.stats.laplace.logpdf(jnp.asarray([-1.5, 0.0, 2.5]))\n'
@@ -1124,9 +1238,32 @@ EXAMPLES = {'jnp.acos': '>>> jnp.acos(jnp.asarray([0.25, 0.5, 0.75]))\n'
                        'Array([-0.67448974,  0.        ,  0.67448974], dtype=float32)',
  'jsp.stats.norm.sf': '>>> jsp.stats.norm.sf(jnp.asarray([-1.5, 0.0, 2.5]))\n'
                       'Array([0.9331928 , 0.5       , 0.00620967], dtype=float32)',
+ 'jsp.stats.pareto.cdf': '>>> jsp.stats.pareto.cdf(jnp.asarray([0.25, 0.5, 0.75]), '
+                         'jnp.asarray([0.25, 0.5, 0.75]))\n'
+                         'Array([-0., -0., -0.], dtype=float32)',
+ 'jsp.stats.pareto.logcdf': '>>> jsp.stats.pareto.logcdf(jnp.asarray([0.25, 0.5, 0.75]), '
+                            'jnp.asarray([0.25, 0.5, 0.75]))\n'
+                            'Array([-inf, -inf, -inf], dtype=float32)',
+ 'jsp.stats.pareto.logpdf': '>>> jsp.stats.pareto.logpdf(jnp.asarray([0.25, 0.5, 0.75]), '
+                            'jnp.asarray([0.25, 0.5, 0.75]))\n'
+                            'Array([-inf, -inf, -inf], dtype=float32)',
+ 'jsp.stats.pareto.logsf': '>>> jsp.stats.pareto.logsf(jnp.asarray([0.25, 0.5, 0.75]), '
+                           'jnp.asarray([0.25, 0.5, 0.75]))\n'
+                           'Array([0., 0., 0.], dtype=float32)',
+ 'jsp.stats.pareto.pdf': '>>> jsp.stats.pareto.pdf(jnp.asarray([0.25, 0.5, 0.75]), '
+                         'jnp.asarray([0.25, 0.5, 0.75]))\n'
+                         'Array([0., 0., 0.], dtype=float32)',
+ 'jsp.stats.pareto.ppf': '>>> jsp.stats.pareto.ppf(jnp.asarray([0.25, 0.5, 0.75]), '
+                         'jnp.asarray([0.25, 0.5, 0.75]))\n'
+                         'Array([3.1604934, 4.       , 6.3496037], dtype=float32)',
+ 'jsp.stats.pareto.sf': '>>> jsp.stats.pareto.sf(jnp.asarray([0.25, 0.5, 0.75]), '
+                        'jnp.asarray([0.25, 0.5, 0.75]))\n'
+                        'Array([1., 1., 1.], dtype=float32)',
  'jsp.stats.poisson.cdf': '>>> jsp.stats.poisson.cdf(jnp.asarray([0.25, 0.5, 0.75]), '
                           'jnp.asarray([0.25, 0.5, 0.75]))\n'
                           'Array([0.7788008 , 0.60653067, 0.47236654], dtype=float32)',
+ 'jsp.stats.poisson.entropy': '>>> jsp.stats.poisson.entropy(jnp.asarray([0.25, 0.5, 0.75]))\n'
+                              'Array([0.6175119 , 0.92763746, 1.1425105 ], dtype=float32)',
  'jsp.stats.poisson.logpmf': '>>> jsp.stats.poisson.logpmf(jnp.asarray([0.25, 0.5, 0.75]), '
                              'jnp.asarray([0.25, 0.5, 0.75]))\n'
                              'Array([-inf, -inf, -inf], dtype=float32)',
@@ -1135,10 +1272,10 @@ EXAMPLES = {'jnp.acos': '>>> jnp.acos(jnp.asarray([0.25, 0.5, 0.75]))\n'
                           'Array([0., 0., 0.], dtype=float32)',
  'jsp.stats.t.logpdf': '>>> jsp.stats.t.logpdf(jnp.asarray([0.25, 0.5, 0.75]), jnp.asarray([0.25, '
                        '0.5, 0.75]))\n'
-                       'Array([-1.6772712, -1.6146318, -1.6954031], dtype=float32)',
+                       'Array([-1.677271 , -1.6146318, -1.695403 ], dtype=float32)',
  'jsp.stats.t.pdf': '>>> jsp.stats.t.pdf(jnp.asarray([0.25, 0.5, 0.75]), jnp.asarray([0.25, 0.5, '
                     '0.75]))\n'
-                    'Array([0.18688323, 0.19896393, 0.18352523], dtype=float32)',
+                    'Array([0.18688329, 0.19896393, 0.18352525], dtype=float32)',
  'jsp.stats.uniform.cdf': '>>> jsp.stats.uniform.cdf(jnp.asarray([-1.5, 0.0, 2.5]))\n'
                           'Array([0., 0., 1.], dtype=float32)',
  'jsp.stats.uniform.logpdf': '>>> jsp.stats.uniform.logpdf(jnp.asarray([-1.5, 0.0, 2.5]))\n'
@@ -1152,7 +1289,13 @@ EXAMPLES = {'jnp.acos': '>>> jnp.acos(jnp.asarray([0.25, 0.5, 0.75]))\n'
                               'Array([-1.6112133, -1.4606354, -1.4250798], dtype=float32)',
  'jsp.stats.vonmises.pdf': '>>> jsp.stats.vonmises.pdf(jnp.asarray([0.25, 0.5, 0.75]), '
                            'jnp.asarray([0.25, 0.5, 0.75]))\n'
-                           'Array([0.19964524, 0.23208874, 0.24048926], dtype=float32)'}
+                           'Array([0.19964524, 0.23208874, 0.24048926], dtype=float32)',
+ 'jsp.stats.wrapcauchy.logpdf': '>>> jsp.stats.wrapcauchy.logpdf(jnp.asarray([0.25, 0.5, 0.75]), '
+                                'jnp.asarray([0.25, 0.5, 0.75]))\n'
+                                'Array([-1.3543098, -1.1378193, -1.8987663], dtype=float32)',
+ 'jsp.stats.wrapcauchy.pdf': '>>> jsp.stats.wrapcauchy.pdf(jnp.asarray([0.25, 0.5, 0.75]), '
+                             'jnp.asarray([0.25, 0.5, 0.75]))\n'
+                             'Array([0.25812536, 0.3205172 , 0.14975327], dtype=float32)'}
 
 # tjit, lax, random, nn: written as JAX code (tjit/_docs_jax.py)
 JAX_EXAMPLES = {'jax.block_until_ready': '>>> jax.block_until_ready(jnp.asarray([-1.5, 0.0, 2.5]) * 2)\n'
