@@ -214,17 +214,9 @@ def exact_div(num, den, what="reshape"):
 # positive integer are printed in integer arithmetic instead (``(n + 2) // 3``), for
 # every lambdify of the process (installed when sympy is imported, as size_questions'
 # wrappers are).
-def _integer_fraction(x):
-    """(integer-valued numerator, positive int denominator) of ``x``, or (None, None)."""
-    num, den = sympy.fraction(sympy.together(x))
-    if den.is_Integer and den.is_positive and num.is_integer:
-        return num, int(den)
-    return None, None
-
-
 def _exact_rounding(original, template):
     def print_rounding(self, e):
-        num, den = _integer_fraction(e.args[0])
+        num, den = size_bounds.integer_fraction(e.args[0])
         if num is None:
             return original(self, e)
         return template.format(num=self._print(num), den=den)

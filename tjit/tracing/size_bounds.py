@@ -179,7 +179,7 @@ class _Relaxation:
             return e
         if isinstance(e, (sympy.floor, sympy.ceiling)):
             sign = 1 if isinstance(e, sympy.floor) else -1
-            p, q = _integer_over(sign * e.args[0])
+            p, q = integer_fraction(sign * e.args[0])
             if p is None:   # (floor(x) is in (x - 1, x]: r in [0, 1])
                 return self._relax(e.args[0]) - sign * self._fresh(sympy.Integer(0),
                                                                   sympy.Integer(1))
@@ -202,10 +202,10 @@ class _Unbounded(Exception):
     pass
 
 
-def _integer_over(x):
-    """(integer-valued p, positive int q) with x == p/q, or (None, None)."""
+def integer_fraction(x):
+    """(integer-valued numerator, positive int denominator) of ``x``, or (None, None)."""
     num, den = sympy.fraction(sympy.together(x))
-    if den.is_Integer and den > 0 and num.is_integer:
+    if den.is_Integer and den.is_positive and num.is_integer:
         return num, int(den)
     return None, None
 
