@@ -30,15 +30,10 @@ from tjit.tracing.shapes import broadcast_shapes
 from tjit.transforms.custom_derivatives import custom_jvp
 
 
-def _log_gamma_sample(key, alpha, shape, dtype):
-    """log of Gamma(alpha, 1) samples; ``alpha`` already has the full ``shape`` and
-    ``dtype``. Differentiable in ``alpha`` (see :func:`_log_gamma_jvp`)."""
-    del shape, dtype  # those of alpha
-    return _log_gamma(key, alpha)
-
-
 @custom_jvp
 def _log_gamma(key, alpha):
+    """log of Gamma(alpha, 1) samples of ``alpha``'s (full) shape and dtype.
+    Differentiable in ``alpha`` (see :func:`_log_gamma_jvp`)."""
     # alpha <= 0, inf or NaN never passes the rejection test: sample at alpha = 1 there
     # (so the loop ends) and give the limits: log(0) at 0, inf at inf, NaN otherwise
     valid = lax.bitwise_and(lax.gt(alpha, 0.0), lax.lt(alpha, np.inf))
@@ -137,7 +132,7 @@ def loggamma(key, a, shape=None, dtype=None):
     key = check_key("loggamma", key)
     dtype = float_dtype("loggamma", dtype)
     a, shape = _alpha("loggamma", a, shape, dtype)
-    return _log_gamma_sample(key, a, shape, dtype)
+    return _log_gamma(key, a)
 
 
 def gamma(key, a, shape=None, dtype=None):
@@ -152,7 +147,7 @@ def gamma(key, a, shape=None, dtype=None):
     key = check_key("gamma", key)
     dtype = float_dtype("gamma", dtype)
     a, shape = _alpha("gamma", a, shape, dtype)
-    return lax.exp(_log_gamma_sample(key, a, shape, dtype))
+    return lax.exp(_log_gamma(key, a))
 
 
 def beta(key, a, b, shape=None, dtype=None):
@@ -174,8 +169,8 @@ def beta(key, a, b, shape=None, dtype=None):
         shape = check_shape("beta", shape)
         check_param_shapes("beta", shape, a.shape, b.shape)
     key_a, key_b = split2(key)
-    la = _log_gamma_sample(key_a, jnp.broadcast_to(a, shape), shape, dtype)
-    lb = _log_gamma_sample(key_b, jnp.broadcast_to(b, shape), shape, dtype)
+    la = _log_gamma(key_a, jnp.broadcast_to(a, shape))
+    lb = _log_gamma(key_b, jnp.broadcast_to(b, shape))
     log_max = lax.max(la, lb)
     ga, gb = lax.exp(lax.sub(la, log_max)), lax.exp(lax.sub(lb, log_max))
     return lax.div(ga, lax.add(ga, gb))
@@ -205,7 +200,7 @@ def dirichlet(key, alpha, shape=None, dtype=None):
         shape = check_shape("dirichlet", shape)
         check_param_shapes("dirichlet", shape, alpha.shape[:-1])
     full = tuple(shape) + tuple(alpha.shape[-1:])
-    lg = _log_gamma_sample(key, jnp.broadcast_to(alpha, full), full, dtype)
+    lg = _log_gamma(key, jnp.broadcast_to(alpha, full))
     # normalize in log space (a softmax over the last axis)
     m = lax.reduce_max(lg, (len(full) - 1,))
     e = lax.exp(jnp.subtract(lg, lax.expand_dims(m, (len(full) - 1,))))
