@@ -361,29 +361,35 @@ class _Split:
     pool is not held (busy with another thread's call)."""
 
     def __init__(self, nthreads):
-        self.run, self.spin, self.per_thread = threads.native_run_entry()
         self.nthreads = nthreads
 
     def entry(self, fn, argv, sizes, end):
-        """The call table entry running ``fn(argv, sizes, 0, end)`` split."""
-        split_argv = (ctypes.c_void_p * 5)(self.run, None, fn, ctypes.addressof(argv),
+        """The call table entry running ``fn(argv, sizes, 0, end)`` split (the runtime
+        is there: ``_supported`` let a split step in only with it)."""
+        run, spin, per_thread = threads.native_run_entry()
+        split_argv = (ctypes.c_void_p * 5)(run, None, fn, ctypes.addressof(argv),
                                            ctypes.addressof(sizes))
         split_sizes = (ctypes.c_int64 * 5)(min(self.nthreads, end), end, end,
-                                           self.per_thread, self.spin)
+                                           per_thread, spin)
         return _driver()[4], split_argv, split_sizes, 1
+
+
+def _can_split():
+    """Whether loops may run split steps (asked only where one is: it builds the thread
+    runtime, which a loop without split steps does not need)."""
+    return threads.native_run_entry() is not None
 
 
 def _supported(runner):
     """Only kernels and BLAS gemms the shim reads in place (split across threads only
     with the native thread runtime), and conds whose branches are such programs."""
-    split_ok = threads.native_run_entry() is not None
     for s in runner.prog.steps:
         if isinstance(s, KernelStep):
-            if runner.launch(s.kernel)[2] and not split_ok:
+            if runner.launch(s.kernel)[2] and not _can_split():
                 return False
         elif isinstance(s, DotStep):
             gemm = runner.gemms[id(s)]
-            if gemm is None or (gemm.parallel and not split_ok) or \
+            if gemm is None or (gemm.parallel and not _can_split()) or \
                     gemm.copies != [None, None]:
                 return False
         elif isinstance(s, ControlStep) and s.name == "cond":
@@ -500,8 +506,7 @@ class NativeLoop:
         self.keep = runners        # their temporaries, constants, sizes and gemm calls
         self.scratch = {}          # (id(runner), value) -> array, for conds' results
         copy_fn = _driver()[1]
-        nthreads = body_runner.nthreads
-        self.split = _Split(nthreads) if threads.native_run_entry() is not None else None
+        self.split = _Split(body_runner.nthreads)
         self.calls = [None, None]                # cond parity 0/1, body parity 0/1
         if len(runners) == 2:    # a while's cond, or the predicate a stopping scan
             cond = runners[0]    # checks before its first iteration (stop_at_false)
