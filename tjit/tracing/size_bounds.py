@@ -21,6 +21,7 @@ symbol at least 1 (0 for a nonnegative one). An integer-valued difference ``d`` 
 caller guards it or raises InconclusiveDimensionError).
 """
 
+import math
 import operator
 
 from tjit._sympy import sympy
@@ -51,23 +52,20 @@ _MAX_CASES = 16
 def _cases(diff):
     """[(diff with each Min/Max replaced by one argument, {symbol: (lo, hi)})] over the
     feasible choices, or None when ``diff`` has no Min/Max (or too many)."""
-    picks = [m for m in diff.atoms(sympy.Min, sympy.Max)]
+    picks = list(diff.atoms(sympy.Min, sympy.Max))
     if not picks:
         return None
-    total = 1
-    for m in picks:
-        total *= len(m.args)
-    if total > _MAX_CASES or any(m.atoms(sympy.Min, sympy.Max) - {m} for m in picks):
+    if math.prod(len(m.args) for m in picks) > _MAX_CASES or \
+            any(m.atoms(sympy.Min, sympy.Max) - {m} for m in picks):
         return None     # (nested or many: bounds of the whole only)
     cases = [({}, {})]
     for m in picks:
-        better = operator.le if isinstance(m, sympy.Min) else operator.ge
+        sign = 1 if isinstance(m, sympy.Min) else -1    # (Min picks a where a - o <= 0)
         grown = []
         for choice, ranges in cases:
             for a in m.args:
                 narrowed = dict(ranges)
-                if all(_narrow(narrowed, a - o if better is operator.le else o - a)
-                       for o in m.args if o is not a):
+                if all(_narrow(narrowed, sign * (a - o)) for o in m.args if o is not a):
                     grown.append(({**choice, m: a}, narrowed))
         cases = grown
     return [(diff.xreplace(choice), ranges) for choice, ranges in cases]
