@@ -244,9 +244,7 @@ def _scale(x, c):
 
 def _power(span, k):
     lo, hi = span
-    if lo >= 0:
-        return lo ** k, hi ** k
-    if k % 2:
+    if lo >= 0 or k % 2:     # (monotonic there)
         return lo ** k, hi ** k
     return sympy.Integer(0), max(lo ** k, hi ** k)
 
