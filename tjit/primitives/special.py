@@ -275,11 +275,6 @@ def _parameter_derivative(fn):
     return impl
 
 
-def _owens_t_impl(xp, h, a):
-    h64, a64 = xp.broadcast_arrays(*(xp.asarray(v, np.float64) for v in (h, a)))
-    return _same(xp, special(xp).owens_t(h64, a64), xp.asarray(h))
-
-
 def _fresnel_part(index):
     def impl(xp, x):
         return _same(xp, special(xp).fresnel(xp.asarray(x, np.float64))[index], xp.asarray(x))
@@ -296,7 +291,7 @@ hyp1f1_p = _nary("hyp1f1", 3, _hyp1f1_impl)
 hyp1f1_grad_p = _nary("hyp1f1_grad", 3, _parameter_derivative(_hyp1f1_impl))
 hyp2f1_p = _nary("hyp2f1", 4, _hyp2f1_impl)
 hyp2f1_grad_p = _nary("hyp2f1_grad", 4, _parameter_derivative(_hyp2f1_impl))
-owens_t_p = _nary("owens_t", 2, _owens_t_impl)
+owens_t_p = _nary("owens_t", 2, _sp("owens_t"))
 fresnel_sin_p = _nary("fresnel_sin", 1, _fresnel_part(0))
 fresnel_cos_p = _nary("fresnel_cos", 1, _fresnel_part(1))
 
