@@ -51,7 +51,7 @@ def canonical_dim(d, op="tjit"):
 
 
 def canonical_shape(shape, op="tjit"):
-    if isinstance(shape, int) or not hasattr(shape, "__iter__") or is_expr(shape):
+    if isinstance(shape, int) or not hasattr(shape, "__iter__"):   # (a dim: int or sympy)
         shape = (shape,)
     return tuple(canonical_dim(d, op) for d in shape)
 
