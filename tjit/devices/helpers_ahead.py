@@ -53,6 +53,8 @@ def _build(wanted):
 def _wanted(program, parallel_min_work):
     own = blas.own_sgemm_used() and not blas.own_sgemm_ready()
     split = threads.default_num_threads() > 1 and not threads.runtime_ready()
+    if not (own or split):
+        return []   # (both built already: the usual case after a process's first program)
     own_wanted = split_wanted = False
     for prog, step in _steps(program):
         if isinstance(step, DotStep) and (own or split):
