@@ -9,14 +9,10 @@ import numpy as np
 from tjit import numpy as jnp
 from tjit.lax import linalg as lax_linalg
 from tjit.numpy._core import check_arraylike, promote_dtypes_inexact
+from tjit.numpy.linalg import _adjoint
 from tjit.tracing import dtypes
 from tjit.tracing.errors import ShapeError
 from tjit.tracing.shapes import shape_str
-
-
-def _adjoint(x):
-    x = jnp.swapaxes(x, -1, -2)
-    return jnp.conj(x) if dtypes.is_complex(x.dtype) else x
 
 
 def polar(a, side="right", *, method="qdwh", eps=None, max_iterations=None):

@@ -16,6 +16,7 @@ import numpy as np
 from tjit import numpy as jnp
 from tjit.lax import linalg as lax_linalg
 from tjit.numpy._core import check_arraylike, promote_dtypes_inexact
+from tjit.numpy.linalg import _adjoint
 from tjit.primitives.schur import hessenberg_p, schur_p
 from tjit.tracing import dtypes
 from tjit.tracing.errors import ShapeError
@@ -34,10 +35,6 @@ def _square(fname, *arrays):
 
 def _complex_dtype(dt):
     return jnp.result_type(dt, jnp.complex64)
-
-
-def _adjoint(x):
-    return jnp.conj(jnp.swapaxes(x, -1, -2))
 
 
 def schur(a, output="real"):
