@@ -22,6 +22,11 @@ def _norm(v):
     return jnp.sqrt(jnp.sum(v * v, axis=-1))
 
 
+def _at_least_float32(x):
+    """``x`` in a float dtype of at least float32's precision (as JAX's Rotation)."""
+    return x.astype(jnp.promote_types(x.dtype, jnp.float32))
+
+
 def _normalize(quat):
     return quat / _norm(quat)[..., None]
 
@@ -160,7 +165,7 @@ class Rotation(typing.NamedTuple):
         one axis."""
         axes, intrinsic = _check_seq(seq, (1, 2, 3))
         angles = jnp.asarray(angles)
-        angles = angles.astype(jnp.promote_types(angles.dtype, jnp.float32))
+        angles = _at_least_float32(angles)
         if len(axes) == 1 and angles.ndim == 0:
             angles = angles[None]
         if angles.ndim not in (1, 2) or angles.shape[-1] != len(axes):
@@ -181,7 +186,7 @@ class Rotation(typing.NamedTuple):
         if m.shape[-2:] != (3, 3) or m.ndim not in (2, 3):
             raise ValueError(f"Rotation.from_matrix: expected shape (3, 3) or (N, 3, 3), "
                              f"got {m.shape}")
-        return cls(_from_matrix(m.astype(jnp.promote_types(m.dtype, jnp.float32))))
+        return cls(_from_matrix(_at_least_float32(m)))
 
     @classmethod
     def from_mrp(cls, mrp):
@@ -198,7 +203,7 @@ class Rotation(typing.NamedTuple):
         if q.shape[-1:] != (4,) or q.ndim not in (1, 2):
             raise ValueError(f"Rotation.from_quat: expected shape (4,) or (N, 4), got "
                              f"{q.shape}")
-        q = q.astype(jnp.promote_types(q.dtype, jnp.float32))
+        q = _at_least_float32(q)
         if scalar_first:
             q = jnp.roll(q, -1, axis=-1)
         return cls(_normalize(q))
@@ -308,7 +313,7 @@ def _vectors(fname, v):
     v = jnp.asarray(v)
     if v.shape[-1:] != (3,) or v.ndim not in (1, 2):
         raise ValueError(f"Rotation.{fname}: expected shape (3,) or (N, 3), got {v.shape}")
-    return v.astype(jnp.promote_types(v.dtype, jnp.float32))
+    return _at_least_float32(v)
 
 
 class Slerp(typing.NamedTuple):
