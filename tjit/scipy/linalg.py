@@ -16,12 +16,12 @@ import functools
 
 import numpy as np
 
-from tjit.tracing import dtypes
 from tjit.tracing.errors import ShapeError
 from tjit.tracing.shapes import shape_str
 from tjit.lax import linalg as lax_linalg
 from tjit import numpy as jnp
 from tjit.numpy import linalg as jnp_linalg
+from tjit.numpy.linalg import _adjoint
 from tjit.numpy._core import check_arraylike, promote_dtypes_inexact
 from tjit.scipy._expm import expm, expm_frechet
 from tjit.scipy._linalg_factor_uses import eigh_tridiagonal, polar, qr_multiply
@@ -42,11 +42,6 @@ def _check_square(fname, a):
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
         raise ShapeError(f"scipy.linalg.{fname}: expected a square matrix or a batch of "
                          f"them (..., n, n), got shape {shape_str(a.shape)}")
-
-
-def _adjoint(x):
-    x = jnp.swapaxes(x, -1, -2)
-    return jnp.conj(x) if dtypes.is_complex(x.dtype) else x
 
 
 def _as_matrix_rhs(fname, a, b):
