@@ -206,7 +206,13 @@ def betaln(a, b):
         _stirling_correction(lo_b) + _stirling_correction(hi_s) - \
         _stirling_correction(lo_b + hi_s)
     out = jnp.where(both, stirling, out)
-    return jnp.where(jnp.isinf(hi) & (lo > 0), -np.inf, out)  # B(a, inf) = 0
+    # B(a, b) ~ Gamma(a) b**-a as b -> inf: 0 for finite a > 0, infinite for finite a <= 0
+    # (SciPy's limits)
+    inf_hi = (hi == np.inf) & jnp.isfinite(lo)
+    out = jnp.where(inf_hi, jnp.where(lo > 0, -np.inf, np.inf), out)
+    # both +inf: Gamma(a + b) overflows with Gamma(a) and Gamma(b), and SciPy and JAX
+    # give NaN (inf * inf / inf), not the limit 0 of finite a and b
+    return jnp.where(lo == np.inf, np.nan, out)
 
 
 # B_2k / (2k (2k - 1)), k = 1..8: d(x) = sum_k c_k / x**(2k - 1), for x >= 10 within 1e-18
@@ -421,7 +427,12 @@ def beta(a, b):
       ``B(a, b)`` in the promoted inexact dtype.
     """
     a, b = _inexact("beta", a, b)
-    return gammasgn(a) * gammasgn(b) * gammasgn(a + b) * jnp.exp(betaln(a, b))
+    ab = a + b
+    # a + b at a pole of Gamma (a and b not): 1 / Gamma(a + b) = 0, so B is a signed zero
+    # (SciPy); gammasgn's NaN there would make it NaN
+    pole_ab = (ab <= 0) & (ab == jnp.floor(ab)) & jnp.isfinite(ab)
+    sign_ab = jnp.where(pole_ab, jnp.ones_like(ab), gammasgn(ab))
+    return gammasgn(a) * gammasgn(b) * sign_ab * jnp.exp(betaln(a, b))
 
 
 @custom_jvp
