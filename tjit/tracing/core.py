@@ -675,7 +675,7 @@ class Array:
             return f"Array(<deleted {self._value._desc()}>)"
         body = np.array2string(to_host(self._value), separator=", ", prefix="Array(")
         extra = f", dtype={self.dtype.name}"
-        if self._value.size == 0 and self._value.shape != (0,):  # as NumPy: "[]" loses it
+        if self._value.size == 0:      # as JAX ("[]" alone loses the shape)
             extra = f", shape={self._value.shape}{extra}"
         if self._weak:
             extra += ", weak_type=True"
