@@ -17,7 +17,7 @@ from tjit.scipy import special as ts
 GRID = np.array([0.0, -0.0, 1e-30, -1e-30, 1.0, -1.0, np.inf, -np.inf, np.nan, 1e30, -1e30,
                  0.5, -0.5, 2.0, -2.5, 3e38])
 A, B = (g.ravel() for g in np.meshgrid(GRID, GRID))
-TOL = {np.float32: dict(rtol=2e-6, atol=2e-38), np.float64: dict(rtol=1e-13, atol=0.0)}
+TOL = {np.float32: {"rtol": 2e-6, "atol": 2e-38}, np.float64: {"rtol": 1e-13, "atol": 0.0}}
 
 
 def _pole_or_nan(x):

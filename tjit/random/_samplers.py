@@ -23,9 +23,9 @@ from tjit import lax
 from tjit import numpy as jnp
 from tjit.numpy import linalg as jla
 from tjit.numpy._core import broadcast_to_shape
-from tjit.primitives.special import ndtri_p
 from tjit.random._keys import (
     UINT_DTYPES, check_key, check_shape, random_bits, split_key)
+from tjit.random._normal_tail import right_tail_sample
 
 
 # -- helpers shared by the samplers ---------------------------------------------------------
@@ -217,23 +217,20 @@ def _unless(mask, x, value):
 
 def _truncated_normal_tail(key, lo, hi, right, tail, shape):
     """Truncated normal values for intervals beyond +-_TAIL (``tail``; those on the
-    right, ``right``, are mirrored to the left): ``ndtri(U(ndtr(lo), ndtr(hi)))``, in at
-    least float32. JAX's ``erf_inv(U(erf(lower/sqrt 2), erf(upper/sqrt 2)))`` rounds erf
-    to +-1 there: on (5, 6) float32 gave 10 distinct values, on (10, 12) only ``upper``.
-    Accurate while ``ndtr(hi)`` is a normal float (|x| < ~13 in float32, ~37 in float64).
-    Other entries get the interval (-_TAIL - 1, -_TAIL): no NaN/inf into gradients."""
+    left are mirrored to the right, ``right`` marks the others), in at least float32.
+    JAX's ``erf_inv(U(erf(lower/sqrt 2), erf(upper/sqrt 2)))`` rounds erf to +-1 there:
+    on (5, 6) float32 gave 10 distinct values, on (10, 12) only ``upper``; the tail's own
+    inversion (``_normal_tail``) holds as far out as the float range goes.
+    Other entries get the interval (_TAIL, _TAIL + 1): no NaN/inf into gradients."""
     dtype = lo.dtype
     work = dtypes.float32 if dtypes.finfo(dtype).bits < 32 else dtype
     lo, hi = (broadcast_to_shape(lax.convert_element_type(v, work), tuple(shape))
               for v in (lo, hi))
-    lo, hi = lax.select(right, lax.neg(hi), lo), lax.select(right, lax.neg(lo), hi)
+    a, b = lax.select(right, lo, lax.neg(hi)), lax.select(right, hi, lax.neg(lo))
     off = lax.bitwise_not(tail)
-    lo, hi = _unless(off, lo, -_TAIL - 1), _unless(off, hi, -_TAIL)
-    neg_inv_sqrt2, half = np.array(-1 / np.sqrt(2), work), np.array(0.5, work)
-    p_lo = lax.mul(lax.erfc(lax.mul(lo, neg_inv_sqrt2)), half)
-    p_hi = lax.mul(lax.erfc(lax.mul(hi, neg_inv_sqrt2)), half)
-    x = ndtri_p.bind(uniform_(key, shape, work, p_lo, p_hi, name="truncated_normal"))
-    return lax.convert_element_type(lax.select(right, lax.neg(x), x), dtype)
+    a, b = _unless(off, a, _TAIL), _unless(off, b, _TAIL + 1)
+    x = right_tail_sample(uniform_(key, shape, work, name="truncated_normal"), a, b)
+    return lax.convert_element_type(lax.select(right, x, lax.neg(x)), dtype)
 
 
 # -- CDF inversions -------------------------------------------------------------------------
