@@ -6,6 +6,7 @@ combine a dot's result linearly with one other array of the same shape,
     new_w = w - lr * dot(a, g)          (an SGD update)
     y = x + dot(h, w)                   (a residual connection)
     y = dot(a, b) / n                   (a scaled product)
+    y = dot(2 * a, -b)                  (scaled operands: alpha = -2)
 
 costs a full pass that reads the product and the other array and writes the result.
 Folded, the gemm computes it in one go (tjit's own gemm reads ``X`` in its first K
@@ -22,6 +23,12 @@ dtype, and all of them are read at the store's own element, which visits every e
 of the output once. The result may differ from the unfolded kernel in the last bits
 (BLAS applies ``alpha`` to its accumulator before the add), as with any reassociation
 of a float sum.
+
+Scaled operands fold too: a kernel that only multiplies one array by finite non-zero
+constants (``2 * x``, ``-x``, ``x / n``: one term of the same linear form), whose result
+only a float dot reads, once, is dropped; the dot reads ``x`` and multiplies ``alpha``
+by the factor. ``(c * A) @ B`` and ``c * (A @ B)`` are equal up to rounding (exactly
+for powers of two), as XLA's algebraic simplifier also takes them to be.
 """
 
 import numpy as np
@@ -41,12 +48,16 @@ def fold_gemm_epilogues(steps, values, outputs, donated, dot_step_type, kernel_s
     kernel's. ``donated``: donated parameter ids. A dot with a donated operand of the
     output's type (``w - lr * (v @ w)``, ``(w @ v) * 2`` with ``w`` donated) is left
     alone: its epilogue kernel can write into ``w``'s buffer, the gemm cannot (it
-    reads ``w`` while writing). ``gemm_dtypes``: the dtypes whose dots run as a gemm."""
+    reads ``w`` while writing). ``gemm_dtypes``: the dtypes whose dots run as a gemm.
+    Scaled operands are folded first (:func:`fold_operand_scales`)."""
+    steps = fold_operand_scales(steps, values, outputs, dot_step_type, kernel_step_type,
+                                gemm_dtypes)
     readers = {}
     for s in steps:
         for v in s.ins:
             readers[v] = readers.get(v, 0) + 1
-    dots = {s.outs[0]: s for s in steps if isinstance(s, dot_step_type) and not s.folded}
+    # (a dot whose operands' scale is folded has alpha already: no beta term yet)
+    dots = {s.outs[0]: s for s in steps if isinstance(s, dot_step_type) and len(s.ins) == 2}
     outputs = set(outputs)
     pairs = []                      # (old dot, epilogue kernel, folded dot)
     for s in steps:
@@ -66,7 +77,7 @@ def fold_gemm_epilogues(steps, values, outputs, donated, dot_step_type, kernel_s
                 ins.append(x)
                 beta = coef
             pairs.append((dot, s, dot_step_type(
-                dot.dimension_numbers, ins, list(s.outs), alpha=alpha, beta=beta,
+                dot.dimension_numbers, ins, list(s.outs), alpha=alpha * dot.alpha, beta=beta,
                 origin=tuple(sorted(set(dot.origin) | set(s.origin))))))
             break
     if not pairs:
@@ -80,6 +91,54 @@ def fold_gemm_epilogues(steps, values, outputs, donated, dot_step_type, kernel_s
     return [put.get(id(s), s) for s in steps if put.get(id(s), s) is not None]
 
 
+def fold_operand_scales(steps, values, outputs, dot_step_type, kernel_step_type,
+                        gemm_dtypes=_BLAS_DTYPES):
+    """``steps`` where each dot operand made by a kernel that only scales one array
+    (``c * x``, one linear term) reads ``x`` instead, with ``c`` folded into the dot's
+    ``alpha``, and the scaling kernel dropped. Only when the dot is the scaled value's
+    one reader (not a program output) and operand, product and output share a gemm
+    dtype (the factor is applied in the output's dtype)."""
+    made_by = {s.outs[0]: s for s in steps
+               if isinstance(s, kernel_step_type) and len(s.outs) == 1}
+    readers = {}
+    for s in steps:
+        for v in s.ins:
+            readers[v] = readers.get(v, 0) + 1
+    outputs, dropped, out = set(outputs), set(), []
+    for s in steps:
+        if isinstance(s, dot_step_type):
+            s = _scaled_operands_folded(s, made_by, readers, outputs, values, gemm_dtypes,
+                                        dropped)
+        out.append(s)
+    return [s for s in out if id(s) not in dropped] if dropped else steps
+
+
+def _scaled_operands_folded(dot, made_by, readers, outputs, values, gemm_dtypes, dropped):
+    """``dot`` reading the unscaled arrays of its scaled operands (new step), else itself;
+    adds the dropped kernels' ids to ``dropped``."""
+    dtype = values[dot.outs[0]].dtype
+    if dtype not in gemm_dtypes:
+        return dot
+    ins, alpha = list(dot.ins), dot.alpha
+    for n, v in enumerate(dot.ins[:2]):
+        kernel = made_by.get(v)
+        if kernel is None or id(kernel) in dropped or readers[v] != 1 or v in outputs or \
+                values[v].dtype != dtype:
+            continue
+        terms = _linear_terms(kernel, values)
+        if terms is None or len(terms) != 1:
+            continue
+        (x, c), = terms
+        ins[n], alpha = x, alpha * c
+        dropped.add(id(kernel))
+    if ins == list(dot.ins):
+        return dot
+    return type(dot)(dot.dimension_numbers, ins, list(dot.outs), alpha=alpha, beta=dot.beta,
+                     origin=tuple(sorted(set(dot.origin) | {
+                         n for v in dot.ins[:2] if made_by.get(v) is not None
+                         for n in made_by[v].origin})))
+
+
 def _linear_terms(step, values):
     """[(value, coefficient)] (one or two terms) when ``step``'s kernel stores a linear
     combination of same-shaped inputs, read at the store's own element, over its single
@@ -89,7 +148,7 @@ def _linear_terms(step, values):
         return None
     st, o = k.stores[0], step.outs[0]
     out = values[o]
-    if not _dense_bijection(st.index, k.shape, out.shape):
+    if not dense_bijection(st.index, k.shape, out.shape):
         return None
     coefs = _coefficients(st.expr, st.index, out.dtype)
     if not coefs or len(coefs) > 2:
@@ -99,7 +158,7 @@ def _linear_terms(step, values):
         return None
     for v, _ in terms:
         if values[v].dtype != out.dtype or len(values[v].shape) != len(out.shape) or \
-                not all(_equal(a, b) for a, b in zip(values[v].shape, out.shape)):
+                not all(dims_equal(a, b) for a, b in zip(values[v].shape, out.shape)):
             return None
     return terms
 
@@ -153,7 +212,7 @@ def _scale(terms, c):
     return {arg: v * c for arg, v in terms.items()}
 
 
-def _dense_bijection(index, shape, out_shape):
+def dense_bijection(index, shape, out_shape):
     """True when ``index`` maps the iteration space one-to-one onto the row-major
     elements of ``out_shape`` (offset 0, strides of a dense C-order walk)."""
     if index.offset != 0:
@@ -163,16 +222,16 @@ def _dense_bijection(index, shape, out_shape):
         return False
     stride = 1
     for c, n in reversed(axes):
-        if not _equal(c, stride):
+        if not dims_equal(c, stride):
             return False
         stride = stride * n
     total = 1
     for n in out_shape:
         total = total * n
-    return _equal(stride, total)
+    return dims_equal(stride, total)
 
 
-def _equal(a, b):
+def dims_equal(a, b):
     if isinstance(a, int) and isinstance(b, int):
         return a == b
     return sympy.expand(sympy.sympify(a) - sympy.sympify(b)) == 0

@@ -60,6 +60,7 @@ from tjit.xla_like.hlo import has_effect
 from tjit.xla_like.emit import CannotFuse, KernelBuilder
 from tjit.xla_like.fusion import FusionDecision, NeedMaterialize
 from tjit.xla_like.gemm_epilogue import fold_gemm_epilogues
+from tjit.xla_like.reshape_copies import drop_reshape_copies
 from tjit.xla_like.target import CPU
 
 
@@ -300,7 +301,7 @@ def _order_steps(module, d, built, donated, temps_in_outputs, concurrent_kernels
         if i.opcode in ("library", "control") and has_effect(i):
             effects.add(id(pending[-1][1]))
     params = [p.id for p in module.params]
-    steps = _topo(pending, values, effects)
+    steps = drop_reshape_copies(_topo(pending, values, effects), values, out_ids, KernelStep)
     if d.target.gemm_alpha_beta:
         steps = fold_gemm_epilogues(steps, values, out_ids, {params[pos] for pos in donated},
                                     DotStep, KernelStep, d.target.gemm_dtypes)
