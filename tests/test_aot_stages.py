@@ -21,3 +21,15 @@ def test_trace_lower_compile_chain_runs_as_numpy():
     out = tjit.jit(jnp.sin).trace(a).lower(lowering_platforms=None).compile()(a)
     np.testing.assert_allclose(np.asarray(out), np.sin(a), rtol=1e-6)
     assert "mul" in lowered.as_text()
+
+
+def test_stages_module_names_the_types_of_each_stage():
+    import tjit.stages
+    wrapped = tjit.jit(lambda x: x * 2)
+    lowered = wrapped.trace(jnp.ones(3))
+    compiled = lowered.compile()
+    assert isinstance(wrapped, tjit.stages.Wrapped)
+    assert isinstance(lowered, tjit.stages.Traced) and isinstance(lowered, tjit.stages.Lowered)
+    assert isinstance(compiled, tjit.stages.Compiled)
+    assert not isinstance(compiled, tjit.stages.Lowered)
+    assert np.asarray(compiled(jnp.arange(3.0))).tolist() == [0.0, 2.0, 4.0]

@@ -73,6 +73,20 @@ def test_from_dlpack_shares_numpy_memory():
     assert y.__dlpack_device__() == (1, 0)
 
 
+def test_dlpack_module_round_trips_every_supported_dtype():
+    import tjit.dlpack
+    for dtype in tjit.dlpack.SUPPORTED_DTYPES:
+        assert tjit.dlpack.is_supported_dtype(dtype)
+        if dtype == jnp.bfloat16:       # (NumPy's own DLPack refuses bfloat16)
+            continue
+        src = np.arange(4).astype(dtype)
+        back = np.from_dlpack(tjit.dlpack.from_dlpack(src))
+        np.testing.assert_array_equal(back.astype(np.float64),
+                                      src.astype(tjit.dtypes.canonicalize_dtype(dtype))
+                                      .astype(np.float64))
+    assert not tjit.dlpack.is_supported_dtype(np.dtype("U3"))
+
+
 def test_from_dlpack_narrows_without_x64():
     src = np.arange(3, dtype=np.float64)
     x = jnp.from_dlpack(src)
