@@ -148,9 +148,11 @@ def sort_key_val(keys, values, dimension=-1, is_stable=True):
     return k, v
 
 
-def top_k(operand, k, *, axis=-1):
+def top_k(operand, k, *, axis=-1, is_stable=True):
     """The ``k`` largest entries along ``axis`` (default the last) and their int32
-    indices, largest first; ties keep the lower index first, NaNs count as largest."""
+    indices, largest first; ties keep the lower index first, NaNs count as largest.
+    ``is_stable=False`` (JAX: tie order unspecified) is accepted; the order stays stable."""
+    del is_stable  # (always stable, which an unstable request allows)
     operand = asarray_for_lax(operand)
     if operand.ndim == 0:
         raise ShapeError("top_k: needs an operand of rank >= 1, got shape ()")
