@@ -2,6 +2,7 @@
 (``tjit.tree.map(f, tree)`` is ``tjit.tree_util.tree_map(f, tree)``)."""
 
 import builtins as _builtins
+import dataclasses as _dataclasses
 import functools as _functools
 
 from tjit import tree_util as _tu
@@ -75,5 +76,25 @@ def leaves_with_path(tree, is_leaf=None):
     return _tu.tree_leaves_with_path(tree, is_leaf)
 
 
+def broadcast(prefix_tree, full_tree, is_leaf=None):
+    """``prefix_tree`` with each leaf repeated over its subtree of ``full_tree``:
+    ``broadcast((1, 2), (0, {'a': 0, 'b': 0}))`` is ``(1, {'a': 2, 'b': 2})``."""
+    return _tu.tree_broadcast(prefix_tree, full_tree, is_leaf=is_leaf)
+
+
+def reduce_associative(operation, tree, *, identity=_tu._tu._NO_IDENTITY, is_leaf=None):
+    """Reduce the leaves of ``tree`` with the associative ``operation`` pairwise, in
+    logarithmic depth; ``identity`` is the result for a tree without leaves."""
+    return _tu.tree_reduce_associative(operation, tree, identity=identity, is_leaf=is_leaf)
+
+
+def static(**kwargs):
+    """``dataclasses.field(**kwargs)`` marked static (``metadata={"static": True}``): a
+    field ``tree_util.register_dataclass`` keeps in the tree structure, not a leaf."""
+    metadata = {"static": True, **(kwargs.pop("metadata", None) or {})}
+    return _dataclasses.field(metadata=metadata, **kwargs)
+
+
 __all__ = ["map", "flatten", "unflatten", "leaves", "structure", "reduce", "all", "transpose",
-           "map_with_path", "flatten_with_path", "leaves_with_path"]
+           "map_with_path", "flatten_with_path", "leaves_with_path", "broadcast",
+           "reduce_associative", "static"]

@@ -103,3 +103,61 @@ def test_register_static_dataclass_passes_grad():
 
     g = tjit.grad(lambda x, s: jnp.sum(x * s.factor))(jnp.ones(3), Scale(2.5))
     np.testing.assert_array_equal(np.asarray(g), [2.5, 2.5, 2.5])
+
+
+# -- jax.tree's broadcast / reduce_associative / static, and JAX's treedef text -----------
+def test_tree_broadcast_repeats_prefix_leaves_over_subtrees():
+    assert tjit.tree.broadcast((1, 2, 3), (0, {"a": 0, "b": 0}, (0, 0))) == \
+        (1, {"a": 2, "b": 2}, (3, 3))
+
+
+@pytest.mark.parametrize("n", range(1, 9))
+def test_reduce_associative_equals_a_left_fold_for_an_associative_operation(n):
+    import functools
+    import operator
+    leaves = [[i] for i in range(n)]               # list concatenation: not commutative
+    got = tjit.tree.reduce_associative(operator.add, {"x": leaves[:n // 2],
+                                                      "y": leaves[n // 2:]},
+                                       is_leaf=lambda v: isinstance(v, list) and
+                                       len(v) == 1 and isinstance(v[0], int))
+    assert got == functools.reduce(operator.add, leaves)
+
+
+def test_reduce_associative_of_no_leaves_needs_the_identity():
+    import operator
+    assert tjit.tree.reduce_associative(operator.add, [], identity=0) == 0
+    with pytest.raises(TypeError, match="identity"):
+        tjit.tree.reduce_associative(operator.add, [])
+
+
+def test_static_field_stays_in_the_structure_of_a_registered_dataclass():
+    import dataclasses
+
+    @tjit.tree_util.register_dataclass
+    @dataclasses.dataclass
+    class Op:
+        x: object
+        y: object
+        kind: str = tjit.tree.static(default="add")
+    leaves, treedef = tjit.tree.flatten(Op(1.0, 2.0))
+    assert leaves == [1.0, 2.0] and tjit.tree.unflatten(treedef, leaves).kind == "add"
+    assert repr(treedef) == "PyTreeDef(CustomNode(Op[('add',)], [*, *]))"  # JAX's text
+
+
+def test_treedef_text_of_custom_nodes_is_jaxs():
+    import collections
+    Pair = collections.namedtuple("Pair", "a b")
+
+    class Box:
+        def __init__(self, v):
+            self.v = v
+    tjit.tree_util.register_pytree_node(Box, lambda b: ((b.v,), "meta"),
+                                        lambda aux, kids: Box(kids[0]))
+    text = {t: repr(tjit.tree.structure(v)) for t, v in [
+        ("namedtuple", Pair(1, [2])), ("box", [Box([1, 2])]),
+        ("ordered", collections.OrderedDict(z=1, a=2)), ("plain", [1, (2, None), {"k": 3}])]}
+    assert text == {  # as jax.tree.structure prints them (JAX 0.10)
+        "namedtuple": "PyTreeDef(CustomNode(namedtuple[Pair], [*, [*]]))",
+        "box": "PyTreeDef([CustomNode(Box[meta], [[*, *]])])",
+        "ordered": "PyTreeDef(CustomNode(OrderedDict[('z', 'a')], [*, *]))",
+        "plain": "PyTreeDef([*, (*, None), {'k': *}])"}

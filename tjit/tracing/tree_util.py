@@ -91,8 +91,12 @@ register_pytree_node(collections.defaultdict,
                      lambda aux, ch: collections.defaultdict(aux[0], zip(aux[1], ch)))
 
 
-def _is_namedtuple(x):
+def _is_namedtuple(x):       # (on every leaf flattened: kept inline)
     return isinstance(x, tuple) and hasattr(type(x), "_fields")
+
+
+def _is_namedtuple_type(t):
+    return isinstance(t, type) and issubclass(t, tuple) and hasattr(t, "_fields")
 
 
 class PyTreeDef:
@@ -145,7 +149,11 @@ class PyTreeDef:
                                    zip(self.aux, self.children)) + "}"
         if self.node_type is type(None):
             return "None"
-        return f"{getattr(self.node_type, '__name__', self.node_type)}[{self.aux!r}]({kids})"
+        # JAX's format: CustomNode(name[str(aux)], [kids]); namedtuples show their type
+        name = getattr(self.node_type, "__name__", self.node_type)
+        head = f"namedtuple[{name}]" if _is_namedtuple_type(self.node_type) else \
+            f"{name}[{self.aux}]"
+        return f"CustomNode({head}, [{kids}])"
 
 
 def _aux_equal(a, b):
