@@ -6,8 +6,10 @@ JAX's dot_general dtype rule follows); ``tjit.numpy``'s matmul/dot/einsum promot
 import numpy as np
 
 from tjit.tracing import dtypes
+from tjit.tracing.avals import ShapedArray
 from tjit.tracing.errors import ShapeError
 from tjit.tracing.shapes import normalize_axis, shape_str
+from tjit.primitives.dot import dot_general_dtype
 from tjit.primitives.linalg import Precision, dot_general_p
 from tjit.lax._elementwise import asarray_for_lax, convert_element_type, is_arraylike
 
@@ -59,13 +61,20 @@ def _precision_rank(dt):
             dtypes.finfo(real).nmant if floating else -1, bits, not dtypes.is_unsigned(real))
 
 
-def _common_operand_dtype(lhs, rhs):
+def common_operand_dtype(lhs, rhs, preferred_element_type=None, name="dot_general"):
     """Mixed operand dtypes (int8 x float32, float16 x float32) meet in the one of higher
-    precision, as JAX's dot_general dtype rule (distinct dtypes never rank equal)."""
+    precision, as JAX's dot_general dtype rule (distinct dtypes never rank equal); with a
+    ``preferred_element_type`` (canonical) both are converted to it, as JAX's lowering
+    on CPU and GPU does (float32 x int32 -> int32 multiplies the truncated floats), once
+    the type is checked against the higher one."""
     ld, rd = np.dtype(lhs.dtype), np.dtype(rhs.dtype)
     if ld == rd:
         return lhs, rhs
     dt = ld if _precision_rank(ld) > _precision_rank(rd) else rd
+    if preferred_element_type is not None:
+        aval = ShapedArray((), dt)
+        dot_general_dtype(aval, aval, preferred_element_type, name)  # may not narrow
+        dt = preferred_element_type
     return convert_element_type(lhs, dt), convert_element_type(rhs, dt)
 
 
@@ -80,11 +89,14 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
 
     Args:
       lhs, rhs: arrays; of different dtypes, both are computed in the one of higher
-        precision (int8 x float32 -> float32, float16 x float32 -> float32).
+        precision (int8 x float32 -> float32, float16 x float32 -> float32), or in
+        ``preferred_element_type`` when it is given.
       dimension_numbers: ``((lhs_contracting_dims, rhs_contracting_dims),
         (lhs_batch_dims, rhs_batch_dims))``.
       precision: None, a ``lax.Precision`` or a pair of them.
-      preferred_element_type: dtype of the result (accumulation type).
+      preferred_element_type: dtype of the result: the accumulation type when it is
+        wider; a float product is converted to a narrower or integer one (truncating
+        and saturating, as JAX). Operands of different dtypes are both converted to it.
 
     Returns:
       An array with the batch dims, then lhs's free dims, then rhs's free dims.
@@ -98,10 +110,11 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
                         f"{dimension_numbers!r}") from None
     dn = ((_dims(lc, lhs.ndim, "lhs contracting"), _dims(rc, rhs.ndim, "rhs contracting")),
           (_dims(lb, lhs.ndim, "lhs batch"), _dims(rb, rhs.ndim, "rhs batch")))
-    lhs, rhs = _common_operand_dtype(lhs, rhs)
+    pref = _canonical_pref(preferred_element_type)
+    lhs, rhs = common_operand_dtype(lhs, rhs, pref)
     return dot_general_p.bind(lhs, rhs, dimension_numbers=dn,
                               precision=canonicalize_precision(precision),
-                              preferred_element_type=_canonical_pref(preferred_element_type))
+                              preferred_element_type=pref)
 
 
 def dot(lhs, rhs, precision=None, preferred_element_type=None):

@@ -18,7 +18,8 @@ from tjit.tracing.shapes import (
     broadcast_shapes, definitely_equal, is_one, normalize_axis, shape_str, size)
 from tjit.primitives.reductions import reduce_or_p, reduce_sum_p
 from tjit import lax
-from tjit.numpy._core import check_arraylike, promote_dtypes
+from tjit.lax._dot import common_operand_dtype
+from tjit.numpy._core import asarray, check_arraylike, promote_dtypes
 from tjit.numpy._ufuncs import multiply
 
 _EINSUM_AUTO = "auto"
@@ -41,8 +42,19 @@ def _check_contracting(fname, a_shape, b_shape, da, db, error=ContractionShapeEr
                     f"{shape_str(a_shape)} and {shape_str(b_shape)} ({da} vs {db})")
 
 
-def _promote(fname, *args):
+def _promote(fname, *args, preferred=None):
+    """The operands in their promoted dtype; with a ``preferred`` element type and
+    operands of different dtypes, in that type instead (JAX hands them unpromoted to
+    ``lax.dot_general``, which computes them in the preferred type)."""
     check_arraylike(fname, *args)
+    if preferred is not None:
+        arrays = [asarray(x) for x in args]
+        if len({x.dtype for x in arrays}) > 1:
+            pref = dtypes.canonicalize(dtypes.check_dtype(preferred, fname))
+            first, *rest = arrays
+            for other in rest:  # (checks that the type does not narrow the product)
+                common_operand_dtype(first, other, pref, fname)
+            return [lax.convert_element_type(x, pref) for x in arrays]
     return promote_dtypes(*args)
 
 
@@ -112,7 +124,7 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
     Returns:
       The product, of the promoted dtype (or ``preferred_element_type``).
     """
-    a, b = _promote("matmul", a, b)
+    a, b = _promote("matmul", a, b, preferred=preferred_element_type)
     if a.ndim == 0 or b.ndim == 0:
         raise ValueError(f"matmul: operands must have rank >= 1, got shapes "
                          f"{shape_str(a.shape)} and {shape_str(b.shape)}; use multiply "
@@ -171,7 +183,7 @@ def vecmat(x1, x2, /):
 def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
     """Vector dot product ``sum(conj(x1) * x2, axis)`` with broadcasting of the other
     dims (NumPy 2 / array API ``vecdot``)."""
-    x1, x2 = _promote("vecdot", x1, x2)
+    x1, x2 = _promote("vecdot", x1, x2, preferred=preferred_element_type)
     if x1.ndim == 0 or x2.ndim == 0:
         raise ValueError(f"vecdot: operands must have rank >= 1, got shapes "
                          f"{shape_str(x1.shape)} and {shape_str(x2.shape)}")
@@ -195,7 +207,7 @@ def dot(a, b, *, precision=None, preferred_element_type=None):
     Returns:
       Shape ``a.shape[:-1] + b.shape[:-2] + b.shape[-1:]``.
     """
-    a, b = _promote("dot", a, b)
+    a, b = _promote("dot", a, b, preferred=preferred_element_type)
     if a.ndim == 0 or b.ndim == 0:
         return _scalar_product(a, b, preferred_element_type)
     kb = 0 if b.ndim == 1 else b.ndim - 2
@@ -205,7 +217,7 @@ def dot(a, b, *, precision=None, preferred_element_type=None):
 
 def vdot(a, b, *, precision=None, preferred_element_type=None):
     """Dot product of the flattened arrays, conjugating ``a``."""
-    a, b = _promote("vdot", a, b)
+    a, b = _promote("vdot", a, b, preferred=preferred_element_type)
     a, b = _ravel(_conj(a)), _ravel(b)
     _check_contracting("vdot", a.shape, b.shape, a.shape[0], b.shape[0])
     return _dot(a, b, ((0,), (0,)), ((), ()), precision, preferred_element_type)
@@ -213,7 +225,7 @@ def vdot(a, b, *, precision=None, preferred_element_type=None):
 
 def inner(a, b, *, precision=None, preferred_element_type=None):
     """Sum product over the last dims: shape ``a.shape[:-1] + b.shape[:-1]``."""
-    a, b = _promote("inner", a, b)
+    a, b = _promote("inner", a, b, preferred=preferred_element_type)
     if a.ndim == 0 or b.ndim == 0:
         return _scalar_product(a, b, preferred_element_type)
     _check_contracting("inner", a.shape, b.shape, a.shape[-1], b.shape[-1])
@@ -260,7 +272,7 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
     Returns:
       a's remaining dims followed by b's remaining dims.
     """
-    a, b = _promote("tensordot", a, b)
+    a, b = _promote("tensordot", a, b, preferred=preferred_element_type)
     ax_a, ax_b = _tensordot_axes(axes, a, b)
     for i, j in zip(ax_a, ax_b):
         _check_contracting("tensordot", a.shape, b.shape, a.shape[i], b.shape[j])
@@ -485,7 +497,7 @@ def einsum(subscripts, *operands, out=None, optimize=_EINSUM_AUTO, precision=Non
         subscripts, operands = _interleaved_to_subscripts((subscripts,) + operands)
     if not operands:
         raise ValueError("einsum: at least one operand is required")
-    operands = _promote("einsum", *operands)
+    operands = _promote("einsum", *operands, preferred=preferred_element_type)
     pref = None if preferred_element_type is None else dtypes.canonicalize(
         dtypes.check_dtype(preferred_element_type, "einsum"))
     if pref is not None and pref != operands[0].dtype and \

@@ -21,7 +21,7 @@ from tjit.tracing.avals import ShapedArray
 from tjit.tracing.errors import ContractionShapeError, InconclusiveDimensionError
 from tjit.tracing.shapes import definitely_equal, dim_str, shape_str
 from tjit.primitives.base import new_primitive, same_dtypes
-from tjit.primitives.elementwise import _quiet
+from tjit.primitives.elementwise import _convert_impl, _quiet
 
 
 class Precision(enum.Enum):
@@ -104,22 +104,34 @@ def dot_general_shape(lhs, rhs, dimension_numbers, name="dot_general"):
 
 def dot_general_dtype(lhs, rhs, preferred_element_type, name="dot_general"):
     """Output dtype: the common input dtype, or ``preferred_element_type`` when given
-    (it may not drop the kind: float inputs need a float result, and an integer
-    result may not be narrower than the inputs, as in XLA)."""
+    (XLA's MaybeUpcast, as JAX: any type for a float product, which is converted to it
+    (float -> int truncates and saturates); an integer, bool or complex product may not
+    be narrowed)."""
     dt = same_dtypes(name, (lhs, rhs))
     pref = preferred_element_type
     if pref is None or np.dtype(pref) == dt:
         return dt
     pref = np.dtype(pref)
-    bad = ((dtypes.is_inexact(dt) and not dtypes.is_inexact(pref))
-           or (dtypes.is_complex(dt) and not dtypes.is_complex(pref))
-           or (dtypes.is_bool(pref))
-           or (dtypes.is_int(dt) and dtypes.is_int(pref) and pref.itemsize < dt.itemsize))
-    if bad:
-        raise TypeError(f"{name}: preferred_element_type {pref} cannot hold the result of a "
-                        f"product of {dt} operands; choose a type of the same kind that is "
-                        f"at least as wide, or convert the operands first")
+    if not dtypes.is_float(dt) and _bit_width(pref) < _bit_width(dt):
+        raise TypeError(f"{name}: preferred_element_type {pref} must not be narrower than "
+                        f"the {dt} result of a product of {dt} operands; choose a type at "
+                        f"least as wide, or convert the operands first")
     return pref
+
+
+def _bit_width(dt):
+    """JAX's: a complex type counts the bits of one of its parts, bool 1."""
+    if dtypes.is_inexact(dt):
+        return dtypes.finfo(dt).bits
+    return 1 if dtypes.is_bool(dt) else np.dtype(dt).itemsize * 8
+
+
+def converts_result(in_dtype, out_dtype):
+    """Whether a product in ``in_dtype`` is computed in its own dtype and then converted
+    to ``out_dtype`` (a float/complex product for an integer, bool or real result, or a
+    narrower one) rather than accumulated in ``out_dtype``."""
+    return in_dtype != out_dtype and dtypes.is_inexact(in_dtype) and (
+        np.promote_types(in_dtype, out_dtype) != out_dtype)
 
 
 @dot_general_p.def_abstract_eval
@@ -147,9 +159,11 @@ def _dot_general_impl(xp, lhs, rhs, *, dimension_numbers, precision=None,
     lhs, rhs = xp.asarray(lhs), xp.asarray(rhs)
     out_dtype = lhs.dtype if preferred_element_type is None else np.dtype(
         preferred_element_type)
-    if out_dtype != lhs.dtype and (np.promote_types(lhs.dtype, out_dtype) == out_dtype or
-                                   not dtypes.is_inexact(lhs.dtype)):
-        # Accumulate in the preferred type when it is wider (int8 x int8 -> int32 must not
+    if converts_result(lhs.dtype, out_dtype):
+        out = _dot_general_impl(xp, lhs, rhs, dimension_numbers=dimension_numbers)
+        return _convert_impl(xp, out, new_dtype=out_dtype)  # saturating, NaN -> 0
+    if out_dtype != lhs.dtype:
+        # Accumulate in the preferred type: it is wider (int8 x int8 -> int32 must not
         # wrap) or inexact (int inputs, float result).
         lhs, rhs = lhs.astype(out_dtype), rhs.astype(out_dtype)
     lf = [i for i in range(lhs.ndim) if i not in lc and i not in lb]
@@ -244,9 +258,16 @@ def _dot_general_transpose(ct, lhs, rhs, *, dimension_numbers, precision=None,
     return [None, _transpose_lhs(ct, rhs.aval, lhs, swapped, precision, swap_ans=True)]
 
 
+def _tangent(lhs, rhs, **params):
+    """The product of a tangent with the other operand; none for an integer or bool
+    result (a float product converted to it is piecewise constant)."""
+    out = dot_general_p.bind(lhs, rhs, **params)
+    return out if dtypes.is_inexact(_aval(out).dtype) else _r.Zero.from_value(out)
+
+
 _r.defjvp(dot_general_p,
-          lambda g, lhs, rhs, **params: dot_general_p.bind(g, rhs, **params),
-          lambda g, lhs, rhs, **params: dot_general_p.bind(lhs, g, **params))
+          lambda g, lhs, rhs, **params: _tangent(g, rhs, **params),
+          lambda g, lhs, rhs, **params: _tangent(lhs, g, **params))
 dot_general_p.transpose = _dot_general_transpose
 
 
@@ -288,6 +309,9 @@ def _dot_general_lowering(ctx, lhs, rhs, *, dimension_numbers, precision=None,
     if not lc:
         return _outer_product_lowering(ctx, lhs, rhs, lb, rb, out)
     dn = ((tuple(lc), tuple(rc)), (tuple(lb), tuple(rb)))
+    if converts_result(lhs.dtype, out.dtype):  # as the reference impl
+        prod = ctx.add("dot", (lhs, rhs), out.shape, lhs.dtype, dimension_numbers=dn)
+        return ctx.convert(prod, out.dtype)
     return ctx.add("dot", (lhs, rhs), out.shape, out.dtype, dimension_numbers=dn)
 
 
@@ -295,8 +319,7 @@ def _outer_product_lowering(ctx, lhs, rhs, lb, rb, out):
     """No contracting dims: a broadcast multiply (fusible; no gemm adds the products to
     +0.0), in the dtype the reference impl multiplies in."""
     dt = lhs.dtype
-    if out.dtype != dt and (np.promote_types(dt, out.dtype) == out.dtype or
-                            not dtypes.is_inexact(dt)):
+    if out.dtype != dt and not converts_result(dt, out.dtype):
         lhs, rhs, dt = ctx.convert(lhs, out.dtype), ctx.convert(rhs, out.dtype), out.dtype
     nb = len(lb)
     lf = [i for i in range(lhs.ndim) if i not in lb]
