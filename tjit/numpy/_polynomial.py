@@ -158,6 +158,8 @@ def poly(seq_of_zeros):
                          f"got shape {shape_str(z.shape)}")
     z = lax.reshape(z, (-1,)) if z.ndim == 0 else z
     (z,) = promote_dtypes_inexact(z)
+    if z.shape[0] == 0:  # the empty product: NumPy's and JAX's scalar 1
+        return asarray(np.ones((), z.dtype))
     a = asarray(np.ones((1,), z.dtype))
     for k in range(z.shape[0]):
         a = convolve(a, concatenate([asarray(np.ones((1,), z.dtype)), uf.negative(z[k:k + 1])]),
