@@ -782,7 +782,7 @@ EXAMPLES = {'jnp.acos': '>>> jnp.acos(jnp.asarray([0.25, 0.5, 0.75]))\n'
                'Array([1, 4], dtype=int32)',
  'jnp.setdiff1d': '>>> jnp.setdiff1d(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, '
                   '2.5]))\n'
-                  'Array([], dtype=float32)',
+                  'Array([], shape=(0,), dtype=float32)',
  'jnp.sin': '>>> jnp.sin(jnp.asarray([-1.5, 0.0, 2.5]))\n'
             'Array([-0.997495 ,  0.       ,  0.5984722], dtype=float32)',
  'jnp.sinc': '>>> jnp.sinc(jnp.asarray([-1.5, 0.0, 2.5]))\n'
@@ -1841,6 +1841,17 @@ JAX_EXAMPLES = {'jax.block_until_ready': '>>> jax.block_until_ready(jnp.asarray(
                                  '3))\n'
                                  'Array([[0.5, 0.5, 0.5],\n'
                                  '       [0.5, 0.5, 0.5]], dtype=float32)',
+ 'jax.nn.initializers.delta_orthogonal': '>>> '
+                                         'jax.nn.initializers.delta_orthogonal()(jax.random.key(0), '
+                                         '(3, 2, 2))\n'
+                                         'Array([[[ 0.        ,  0.        ],\n'
+                                         '        [ 0.        ,  0.        ]],\n'
+                                         '\n'
+                                         '       [[ 0.9661029 ,  0.25815725],\n'
+                                         '        [-0.25815725,  0.9661029 ]],\n'
+                                         '\n'
+                                         '       [[ 0.        ,  0.        ],\n'
+                                         '        [ 0.        ,  0.        ]]], dtype=float32)',
  'jax.nn.initializers.glorot_normal': '>>> jax.nn.initializers.glorot_normal()(jax.random.key(0), '
                                       '(2, 2))\n'
                                       'Array([[ 1.1704051 ,  1.3784391 ],\n'

@@ -119,6 +119,8 @@ for _name in ("uniform", "normal", "truncated_normal", "glorot_uniform", "glorot
               "he_uniform", "he_normal", "kaiming_uniform", "kaiming_normal", "orthogonal"):
     CALLS[f"jax.nn.initializers.{_name}"] = (
         f"jax.nn.initializers.{_name}()({_K}, (2, 2))", None)  # fixed by the key
+CALLS["jax.nn.initializers.delta_orthogonal"] = (
+    f"jax.nn.initializers.delta_orthogonal()({_K}, (3, 2, 2))", None)  # fixed by the key
 CALLS.update({
     "jax.nn.initializers.zeros": (f"jax.nn.initializers.zeros({_K}, (2, 3))",
                                   lambda key, shape: np.zeros(shape)),

@@ -329,3 +329,18 @@ def test_orthogonal_initializer():
     np.testing.assert_allclose(m.T @ m, 4 * np.eye(6), atol=1e-5)
     with pytest.raises(ValueError, match="orthogonal initializer requires at least a 2D"):
         init.orthogonal()(K, (4,))
+
+
+@pytest.mark.parametrize("shape", [(3, 3, 3), (3, 3, 2, 4), (2, 3, 3, 3, 3), (4, 2, 2)])
+def test_delta_orthogonal_is_an_orthogonal_matrix_at_the_centre_and_zero_elsewhere(shape):
+    w = np.asarray(init.delta_orthogonal(scale=1.5)(K, shape), np.float64)
+    centre = tuple((k - 1) // 2 for k in shape[:-2])
+    m = w[centre]                              # (fan_in, fan_out), rows orthogonal
+    np.testing.assert_allclose(m @ m.T, 2.25 * np.eye(shape[-2]), atol=1e-5)
+    rest = w.copy()
+    rest[centre] = 0
+    assert w.shape == shape and not rest.any()
+    with pytest.raises(ValueError, match="3D, 4D or 5D"):
+        init.delta_orthogonal()(K, (3, 3))
+    with pytest.raises(ValueError, match="fan_in 4 must be less than or equal"):
+        init.delta_orthogonal()(K, (3, 4, 2))

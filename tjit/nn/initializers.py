@@ -10,6 +10,7 @@ match JAX's initializers for the same key.
 """
 
 import math
+import typing
 
 import numpy as np
 
@@ -206,10 +207,41 @@ def orthogonal(scale=1.0, column_axis=-1, dtype=None):
     return eager_boundary(_with_out_sharding(init), "")  # its errors end in user code too
 
 
+def delta_orthogonal(scale=1.0, column_axis=-1, dtype=None):
+    """Builds an initializer of delta-orthogonal convolution kernels (Xiao et al. 2018):
+    zero except at the spatial centre, which holds a (scaled) orthogonal
+    ``in × out`` matrix. Shapes are 3-D, 4-D or 5-D ``(*spatial, in, out)`` with
+    ``in ≤ out``."""
+    ortho = orthogonal(scale=scale, column_axis=column_axis, dtype=dtype)
+
+    def init(key, shape, dtype=dtype):
+        shape = check_shape("delta_orthogonal", shape)
+        dt = _dtype(dtype, "delta_orthogonal")
+        if len(shape) not in (3, 4, 5):
+            raise ValueError(f"delta_orthogonal initializer requires a 3D, 4D or 5D shape "
+                             f"(spatial dims, fan_in, fan_out), got {shape_str(shape)}")
+        if shape[-1] < shape[-2]:
+            raise ValueError(f"delta_orthogonal initializer: fan_in {shape[-2]} must be "
+                             f"less than or equal to fan_out {shape[-1]} (shape "
+                             f"{shape_str(shape)})")
+        centre = tuple((k - 1) // 2 for k in shape[:-2])
+        return jnp.zeros(shape, dt).at[centre].set(ortho(key, shape[-2:], dt))
+    return eager_boundary(_with_out_sharding(init), "")
+
+
+class Initializer(typing.Protocol):
+    """The type of an initializer: ``init(key, shape, dtype=...) -> Array`` (for
+    annotations, as ``jax.nn.initializers.Initializer``)."""
+
+    def __call__(self, key, shape, dtype=None):
+        ...
+
+
 __all__ = ["zeros", "ones", "constant", "uniform", "normal", "truncated_normal",
            "variance_scaling", "glorot_uniform", "glorot_normal", "xavier_uniform",
            "xavier_normal", "lecun_uniform", "lecun_normal", "he_uniform", "he_normal",
-           "kaiming_uniform", "kaiming_normal", "orthogonal", "compute_fans"]
+           "kaiming_uniform", "kaiming_normal", "orthogonal", "delta_orthogonal",
+           "compute_fans", "Initializer"]
 
 from tjit._namespace import publish as _publish
 _publish(globals(), submodules=())  # tab completion lists the public API only
