@@ -209,9 +209,11 @@ class _Config:
     def __init__(self):
         for name, value in _from_environment().items():
             object.__setattr__(self, name, value)
-        # bumped on every change that compiled programs depend on: caches keyed on it
-        # (jit's, the eager lanes') invalidate
-        self.version = 0
+        # names the values of the options compiled programs depend on: caches keyed on it
+        # (jit's, the eager lanes') miss after a change, and hit again once the options
+        # are back (a ``with enable_x64():`` block in a loop does not recompile the rest)
+        self._versions = {}
+        self.version = self._version_of_options()
         self._listeners = []
         self.profiling = False   # tjit.profiler is recording (not an option)
         self._refresh_hooks()
@@ -231,10 +233,21 @@ class _Config:
         parse, _, compiled_in = OPTIONS[name]
         object.__setattr__(self, name, parse(name, value))
         if compiled_in:
-            self.version += 1
+            self.version = self._version_of_options()
         self._refresh_hooks()
         for listener in self._listeners:
             listener()
+
+    def _version_of_options(self):
+        """A small int per combination of the compiled-in options' values, the same for
+        the same values (a new one for values that cannot be hashed)."""
+        values = tuple(getattr(self, n) for n, (_, _, compiled_in) in OPTIONS.items()
+                       if compiled_in)
+        try:
+            return self._versions.setdefault(values, len(self._versions))
+        except TypeError:   # (never equal to a kept one)
+            self._versions[object()] = None
+            return len(self._versions) - 1
 
     def set_profiling(self, on):
         """(tjit.profiler) Jitted calls record spans while ``on``."""
