@@ -5,9 +5,10 @@ static arguments, x64 mode), simplifies the jaxpr, and hands it to a backend tha
 returns an :class:`~tjit.devices.executable.Executable`; later calls with the same
 signature go straight to the executable. Under another transformation (or an enclosing
 trace) a jitted function's jaxpr, traced once per signature with its dead code dropped,
-is evaluated by that transformation (``transforms/inline_call.py``); an eager call of
-``grad``/``vmap``/``jvp``/... of ``jit(f)`` runs the jit of that transformation, compiled
-once per signature (``transforms/jit_of_transform.py``).
+is evaluated by that transformation (``transforms/inline_call.py``); a call of
+``grad``/``vmap``/``jvp``/... of ``jit(f)`` runs the jit of that transformation: compiled
+once per signature when eager, its traced jaxpr evaluated under a trace
+(``transforms/jit_of_transform.py``).
 
 Shapes: a call whose shapes differ from an earlier call's only in some dims is served
 by a program with those dims symbolic, traced and compiled once (automatic dynamic
@@ -468,10 +469,12 @@ class Jitted:
         from a program compiled once per signature and plan."""
         hit = self._eager_calls.get((key, plan.key))
         if hit is None:
-            fun, state = plan.build(entry, self.__name__)
             backend, device = self._placement_args
-            hit = self._eager_calls.setdefault((key, plan.key), (Jitted(
-                fun, backend=backend, device=device, dynamic_shapes=False), state))
+
+            def compile(fn):
+                return Jitted(fn, backend=backend, device=device, dynamic_shapes=False)
+            fun, state = plan.build(entry, self.__name__, compile)
+            hit = self._eager_calls.setdefault((key, plan.key), (compile(fun), state))
         return plan.run(*hit, trace, leaves)
 
     def _trace_inline(self, tree, leaves, statics):
@@ -485,14 +488,13 @@ class Jitted:
 
     def _jit_of_transform(self, key, make):
         """The jitted ``make(fun)`` (``key``: the transformation and its options), which
-        serves an eager call of that transformation of this jitted function: traced,
-        transformed and compiled once per signature (``transforms/jit_of_transform.py``).
-        None where the call should run the transformation itself: under a trace, with
-        disable_jit or the float checks on, or with options that pick arguments
-        (static, donated, polymorphic), which the transformation's own arguments do not
-        keep."""
-        if not self._routable or config.disable_jit or config.checks_floats or \
-                not is_eager():
+        serves a call of that transformation of this jitted function: traced, transformed
+        and compiled once per signature for an eager call, traced and transformed once
+        per signature and trace context under a trace (``transforms/jit_of_transform.py``).
+        None where the call should run the transformation itself: with disable_jit or the
+        float checks on, or with options that pick arguments (static, donated,
+        polymorphic), which the transformation's own arguments do not keep."""
+        if not self._routable or config.disable_jit or config.checks_floats:
             return None
         try:
             hit = self._transformed.get(key)

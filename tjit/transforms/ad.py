@@ -174,7 +174,7 @@ def jvp(fun, primals, tangents, has_aux=False):
         raise TypeError("jvp: primal and tangent arguments must be tuples or lists; found "
                         f"{type(primals).__name__} and {type(tangents).__name__}")
     jitted = compiled(fun, ("jvp", has_aux), functools.partial(_jvp_of, has_aux=has_aux))
-    if jitted is not None:  # jvp(jit(f)) called eagerly: jit(jvp of f), compiled once
+    if jitted is not None:  # jvp(jit(f)): jit(jvp of f), traced once per signature
         return jitted(tuple(primals), tuple(tangents))   # (its trace checks the trees)
     flat_p, tree_p = tree_flatten(tuple(primals))
     flat_t, tree_t = tree_flatten(tuple(tangents))

@@ -24,6 +24,8 @@ signature and plan) and how to use it:
   batched along their first axis.
 """
 
+import weakref
+
 from tjit.config import config
 from tjit.primitives.ad_prims import linear_call_p
 from tjit.primitives.rules import Zero, instantiate
@@ -38,6 +40,7 @@ from tjit.transforms.batching import BatchTrace, BatchTracer, vmap
 
 # (the pairing of a linear jaxpr with its transpose over shared leading operands)
 from tjit.transforms.linear_call import _pair as pair_with_transpose
+from tjit.transforms.linear_call import transpose_eagerly_with
 from tjit.transforms.partial_eval import LinearizeTrace
 from tjit.transforms.passes import dce
 
@@ -143,9 +146,10 @@ class ReversePlan:
                 return None
         return cls(primals, tuple(mask)) if any(mask) else None
 
-    def build(self, entry, name):
-        """(the function to compile, what :meth:`run` needs besides it)."""
-        return linearizer(entry, self.mask, name)
+    def build(self, entry, name, compile):
+        """(the function to compile, what :meth:`run` needs besides it); ``compile(fn)``
+        jits a function as the plan's own function is."""
+        return linearizer(entry, self.mask, name, compile)
 
     def run(self, known, record, trace, leaves):
         return record(known, trace, leaves, self.primals, self.mask)
@@ -176,7 +180,7 @@ class BatchPlan:
             return None
         return cls(trace, values, tuple(dims))
 
-    def build(self, entry, name):
+    def build(self, entry, name, compile):
         _, dims, size, axis_name = self.key
 
         def batched(*values):
@@ -195,12 +199,14 @@ class Linearized:
     """What :func:`linearizer` recorded when its function was traced: the linear jaxpr
     (residuals as constvars, the perturbed inputs' tangents in, the outputs' non-zero
     tangents out), which outputs have a zero tangent, and (built at the first call) that
-    jaxpr and its transpose as ``linear_call_p``'s callee and transpose."""
+    jaxpr and its transpose as ``linear_call_p``'s callee and transpose; an eager
+    backward pass runs the transpose compiled (``compile``: ``linear_call``'s
+    ``transpose_eagerly_with``)."""
 
-    __slots__ = ("consts", "jaxpr", "name", "params", "zero_mask")
+    __slots__ = ("compile", "consts", "jaxpr", "name", "params", "zero_mask")
 
-    def __init__(self, name):
-        self.name = name
+    def __init__(self, name, compile):
+        self.name, self.compile = name, compile
         self.jaxpr = self.zero_mask = self.params = self.consts = None
 
     def _pair(self):
@@ -219,6 +225,8 @@ class Linearized:
         self.consts = consts
         self.params = {"callee": callee, "transpose": transposed,
                        "num_res": len(consts) + n_res}
+        transpose_eagerly_with(transposed, self.compile(
+            _evaluator(transposed, callee, self.params["num_res"], self.name)))
 
     def __call__(self, known, trace, leaves, primals, mask):
         """The call's outputs under ``trace`` (a :class:`ReversePlan`'s): ``known``
@@ -241,11 +249,28 @@ class Linearized:
                 for p, z in zip(out_primals, self.zero_mask)]
 
 
-def linearizer(entry, mask, name):
+def _evaluator(transposed, callee, num_res, name):
+    """A function of ``linear_call_p``'s operands with ``transposed`` as its callee
+    (``callee`` its transpose) that evaluates ``transposed``, to be compiled. The jaxprs
+    are held weakly: the compiled function is kept by a table keyed weakly by
+    ``transposed``."""
+    refs = weakref.ref(transposed), weakref.ref(callee)
+
+    def evaluate(*operands):
+        t, c = refs[0](), refs[1]()
+        # (the checks of an eager bind, once per signature: the types must be the jaxpr's)
+        linear_call_p.abstract_eval(*[get_aval(x) for x in operands], callee=t,
+                                    transpose=c, num_res=num_res)
+        return eval_jaxpr(t.jaxpr, t.consts, *operands)
+    evaluate.__name__ = f"transpose({name})"
+    return evaluate
+
+
+def linearizer(entry, mask, name, compile):
     """``(known, record)``: ``known(*primals)`` returns ``entry``'s outputs followed by
     the residuals of its linearization in the inputs ``mask`` marks; tracing it fills
-    ``record`` (a :class:`Linearized`)."""
-    record = Linearized(name)
+    ``record`` (a :class:`Linearized`, which compiles the transpose with ``compile``)."""
+    record = Linearized(name, compile)
 
     def known(*primals):
         def perturbed_fun(*ps):

@@ -1,4 +1,4 @@
-"""Eager transformations of a jitted function run as one compiled program.
+"""Transformations of a jitted function run as a jit of the transformation.
 
 ``grad(jit(f))(x)`` called outside any trace computes what ``jit(grad(f))(x)`` computes:
 jit fixes ``f``'s trace per signature (closed-over Python values baked in), and the
@@ -8,7 +8,11 @@ the transformed jaxprs of its equation: a training loop's ``g = grad(jit(loss))`
 traces, transforms and compiles once per signature, and each step is one compiled call
 instead of a linearization evaluated equation by equation and an interpreted backward
 pass. Under a trace (``grad(grad(jit(f)))``'s inner grad, ``jit(lambda x: grad(g)(x))``)
-the transformation runs as usual on ``f``'s cached jaxpr (``inline_call.py``).
+the same jit of the transformation is called, so the transformed jaxpr is traced once per
+signature and trace context and evaluated under that trace (``inline_call.py``), as JAX
+caches the jvp and transpose of its pjit's jaxpr: an eager ``grad(grad(jit(f)))`` then
+differentiates ``grad(f)``'s cached jaxpr, whose primal half runs compiled, instead of
+transforming ``f``'s jaxpr twice at every call.
 
 The jitted function decides (``Jitted._jit_of_transform`` in ``tjit/api.py``, which this
 layer cannot import): any other callable has no such method and is transformed as it is.
@@ -19,14 +23,14 @@ import functools
 
 def compiled(fun, key, make):
     """The jitted ``make(f)`` to call instead of the transformation ``key`` (a hashable
-    tuple: its name and options) of ``fun``, when ``fun`` is ``jit(f)`` and the call is
-    eager; None otherwise."""
+    tuple: its name and options) of ``fun``, when ``fun`` is ``jit(f)``; None
+    otherwise."""
     jit_of = getattr(fun, "_jit_of_transform", None)
     return None if jit_of is None else jit_of(key, make)
 
 
 def routed(fun, key, make):
-    """``make(fun)``, whose eager calls run ``jit(make(f))`` when ``fun`` is ``jit(f)``."""
+    """``make(fun)``, whose calls run ``jit(make(f))`` when ``fun`` is ``jit(f)``."""
     transformed = make(fun)
     if getattr(fun, "_jit_of_transform", None) is None:
         return transformed

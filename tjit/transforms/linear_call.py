@@ -31,7 +31,7 @@ from tjit.primitives.rules import (
     is_undefined_primal,
 )
 from tjit.tracing.avals import ShapedArray
-from tjit.tracing.core import get_aval
+from tjit.tracing.core import get_aval, is_eager
 from tjit.tracing.jaxpr import eval_jaxpr
 from tjit.tracing.tree_util import tree_flatten, tree_unflatten
 from tjit.transforms.ad import jvp
@@ -140,6 +140,20 @@ def _jvp(primals, tangents, *, callee, transpose, num_res):
     return outs, list(t_outs)
 
 
+# a transpose jaxpr -> a compiled function of its operands that evaluates it, for a
+# backward pass run eagerly (outside any trace): a jitted function's linear call under an
+# eager grad (inline_call.Linearized) is transposed by one compiled call per step, as
+# JAX's transposed pjit, instead of equation by equation. The function holds the jaxpr
+# weakly, so an entry lives as long as its jaxpr
+_EAGER_TRANSPOSES = weakref.WeakKeyDictionary()
+
+
+def transpose_eagerly_with(transpose, run):
+    """Evaluate ``transpose`` (a linear call's transpose jaxpr) with ``run(*operands)``
+    when the backward pass runs eagerly."""
+    _EAGER_TRANSPOSES[transpose] = run
+
+
 def _transpose(cts, *args, callee, transpose, num_res):
     res = args[:num_res]
     if any(is_undefined_primal(r) for r in res):
@@ -148,8 +162,12 @@ def _transpose(cts, *args, callee, transpose, num_res):
     lin = args[num_res:]
     if all(type(c) is Zero for c in cts):
         return [None] * num_res + [Zero(x.aval) for x in lin]
-    cts_in = linear_call_p.bind(*res, *[instantiate(c) for c in cts], callee=transpose,
-                                transpose=callee, num_res=num_res)
+    cts = [instantiate(c) for c in cts]
+    run = _EAGER_TRANSPOSES.get(transpose) if is_eager() else None
+    if run is not None:
+        return [None] * num_res + list(run(*res, *cts))
+    cts_in = linear_call_p.bind(*res, *cts, callee=transpose, transpose=callee,
+                                num_res=num_res)
     return [None] * num_res + list(cts_in)
 
 
@@ -200,4 +218,4 @@ linear_call_p.jvp = _jvp
 linear_call_p.transpose = _transpose
 linear_call_p.batch = _batch
 
-__all__ = ["linear_call"]
+__all__ = ["linear_call", "transpose_eagerly_with"]
