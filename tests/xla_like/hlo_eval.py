@@ -104,6 +104,8 @@ def evaluate_instr(i, ops, env):
         return _broadcast(ops[0], shape, i.attrs["dims"])
     if op == "transpose":
         return np.transpose(ops[0], i.attrs["perm"])
+    if op == "rev":
+        return np.flip(ops[0], tuple(i.attrs["dims"]))
     if op == "reshape":
         return np.reshape(ops[0], shape)
     if op == "slice":

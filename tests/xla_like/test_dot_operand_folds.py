@@ -163,3 +163,58 @@ def _only_copies(kernel_text):
         return False
     load_index = lines[0].split("= arg0")[1]
     return lines[1].endswith(f"= v0") and lines[1].split(" = ")[0].endswith(load_index)
+
+
+# -- arguments reshaped for a dot: views, not copies ---------------------------------------
+
+def _rows(x, w):
+    return x.reshape(-1, 6) @ w
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+def test_argument_reshaped_for_a_dot_is_a_view(dtype, x64):
+    x, w = _arr((5, 4, 6), dtype), _arr((6, 3), dtype)
+    compiled = tjit.jit(_rows).lower(x, w).compile()
+    assert _kinds(compiled.fusion_summary()) == ["dot"], compiled.as_text()
+    assert "view %" in compiled.as_text()
+    want = x.reshape(-1, 6).astype(np.float64) @ w
+    _check(_rows, (x, w), want, dtype)
+    # a Fortran-ordered argument is made C-contiguous before it is viewed
+    _check(_rows, (np.asfortranarray(x), w), want, dtype)
+
+
+@pytest.mark.parametrize("n", [1, 7])
+def test_argument_view_for_a_symbolic_batch(n):
+    jit_kw = {"polymorphic_shapes": ["(b, 4, 6)", None]}
+    x, w = _arr((n, 4, 6), np.float32), _arr((6, 3), np.float32)
+    assert _kinds(_steps(_rows, x, w, **jit_kw)) == ["dot"]
+    _check(_rows, (x, w), x.reshape(-1, 6).astype(np.float64) @ w, np.float32, **jit_kw)
+
+
+def test_donated_argument_keeps_its_copy():
+    """The doubled output may be written into the donated argument's buffer: the dot
+    reads a copy made before that, never a view of the buffer."""
+    x, w = _arr((5, 4, 6), np.float32), _arr((6, 3), np.float32)
+    f = lambda x, w: (x.reshape(-1, 6) @ w, x * 2)
+    g = tjit.jit(f, donate_argnums=0)
+    assert "view %" not in g.lower(x, w).compile().as_text()
+    prod, doubled = g(jnp.asarray(x), w)
+    np.testing.assert_allclose(np.asarray(prod), x.reshape(-1, 6).astype(np.float64) @ w,
+                               rtol=3e-5, atol=3e-5)
+    np.testing.assert_array_equal(np.asarray(doubled), x * 2)
+
+
+def test_argument_view_inside_a_loop_body_stays_a_copy():
+    """Loop bodies pass buffers, not arrays: their reshape copies stay kernels."""
+    x, w = _arr((3, 4, 6), np.float32), _arr((6, 6), np.float32) * 0.3
+
+    def f(x, w):
+        return tjit.lax.fori_loop(0, 3, lambda i, c: (c.reshape(-1, 6) @ w).reshape(
+            c.shape), x)
+    want = x.astype(np.float64)
+    for _ in range(3):
+        want = (want.reshape(-1, 6) @ w).reshape(x.shape)
+    got = np.asarray(tjit.jit(f)(x, w))
+    np.testing.assert_allclose(got, np.asarray(tjit.jit(f, backend="interpreter")(x, w)),
+                               rtol=3e-5, atol=3e-5)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)

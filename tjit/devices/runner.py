@@ -136,6 +136,8 @@ class ProgramRunner:
         self.index, self.dtype = layout.index, layout.dtype
         self.param_slots, self.out_slots = layout.param_slots, layout.out_slots
         self.consts = [(k, self.constant(c)) for k, c in layout.consts]
+        # (value index, argument's index, value id) of the arguments' reshaped views
+        self.views = [(self.index[v], self.index[src], v) for v, src in prog.views.items()]
         self.bind_sizes(env)
 
     @property
@@ -268,6 +270,10 @@ class ProgramRunner:
             if type(a) is not np.ndarray or not a.flags.c_contiguous:
                 a = np.array(a, order="C")  # (np.ascontiguousarray makes 0-d arrays 1-d)
             vals[k] = a
+        if self.views:      # (an argument reshaped for a dot: the same memory)
+            shape = self.shape
+            for k, k_arg, v in self.views:
+                vals[k] = vals[k_arg].reshape(shape[v])
         for k_out, pos, k_arg, inplace, shape, dtype in self.aliases:
             a = vals[k_arg]
             if pos in donated and a is flat_args[pos] and a.flags.writeable and \

@@ -594,6 +594,18 @@ def _slice_lowering(ctx, x, *, start_indices, limit_indices, strides=None):
 slice_p.lowering = _slice_lowering
 
 
+def _rev_lowering(ctx, x, *, dimensions):
+    """A fusible ``rev``: a kernel reads its operand at ``n - 1 - i`` along the reversed
+    dims (an index map, like a transpose), so a flip fuses with its producer and its
+    consumers (the flipped kernel in a convolution's input gradient)."""
+    if not dimensions:
+        return x
+    return ctx.add("rev", (x,), x.shape, x.dtype, dims=tuple(dimensions))
+
+
+rev_p.lowering = _rev_lowering
+
+
 def _pad_lowering(ctx, x, padding_value, *, padding_config):
     """Padding along concrete axes becomes one fusible ``take`` per padded axis, so a pad
     fuses into its consumer (the gradient of a slice is one: loop bodies over sliced

@@ -3,7 +3,7 @@
 Every value of the group is expressed at an index map: one :class:`kernel_ir.Affine`
 per dim of the value, as a function of the kernel's iteration indices. Walking from the
 roots towards the buffers, structural ops only rewrite the map (broadcast drops or
-zeroes dims, transpose permutes, slice scales and offsets, a reshape of a buffer
+zeroes dims, transpose permutes, rev negates, slice scales and offsets, a reshape of a buffer
 addresses its row-major linear index, a reshape that only splits dims addresses an
 inlined operand at the row-major index of each split run, a take loads its buffer at an index computed
 in the kernel), elementwise ops keep it, and an inlined row
@@ -201,6 +201,11 @@ class KernelBuilder:
             for k, p in enumerate(i.attrs["perm"]):
                 sub[p] = maps[k]
             return (yield (x, tuple(sub)))
+        if op == "rev":     # position a of a reversed dim of n reads n - 1 - a
+            sub = tuple(K.Affine(_simp(n - 1 - a.offset), tuple(_simp(-c) for c in a.coefs))
+                        if d in i.attrs["dims"] else a
+                        for d, (a, n) in enumerate(zip(maps, x.shape)))
+            return (yield (x, sub))
         if op == "slice":
             sub = tuple(K.Affine(_simp(s + st * a.offset), tuple(_simp(st * c) for c in a.coefs))
                         for a, s, st in zip(maps, i.attrs["start"], i.attrs["strides"]))

@@ -15,6 +15,7 @@ iota               index along ``dimension``
                    shape exactly (broadcasts are explicit)
 broadcast          operand dim ``i`` -> result dim ``dims[i]`` (size equal, or 1 expanded)
 transpose          result dim ``i`` = operand dim ``perm[i]``
+rev                reverse the order of the elements along each of ``dims``
 reshape            row-major reshape (same element order)
 slice              ``start``, ``limit``, ``strides`` per dim
 take               gather along one axis: (operand, idx) with integer ``idx`` of the
@@ -53,8 +54,8 @@ from tjit.xla_like import kernel_ir
 ELEMENTWISE = frozenset(kernel_ir.UNARY_OPS) | frozenset(kernel_ir.BINARY_OPS) | {
     "select", "convert"}
 #: Ops a fused kernel can compute (everything else is a buffer boundary).
-FUSIBLE = ELEMENTWISE | {"broadcast", "transpose", "reshape", "slice", "reduce", "iota",
-                         "constant", "take"}
+FUSIBLE = ELEMENTWISE | {"broadcast", "transpose", "rev", "reshape", "slice", "reduce",
+                         "iota", "constant", "take"}
 #: Dtypes the kernel backends implement; other dtypes go through library calls.
 KERNEL_DTYPES = frozenset(np.dtype(t) for t in (
     np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,

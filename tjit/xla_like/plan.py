@@ -60,7 +60,7 @@ from tjit.xla_like.hlo import has_effect
 from tjit.xla_like.emit import CannotFuse, KernelBuilder
 from tjit.xla_like.fusion import FusionDecision, NeedMaterialize
 from tjit.xla_like.gemm_epilogue import fold_gemm_epilogues
-from tjit.xla_like.reshape_copies import drop_reshape_copies
+from tjit.xla_like.reshape_copies import drop_reshape_copies, view_argument_reshapes
 from tjit.xla_like.target import CPU
 
 
@@ -69,7 +69,7 @@ class Value:
     id: int
     shape: tuple
     dtype: np.dtype
-    kind: str                 # "param", "const", "temp", "output"
+    kind: str                 # "param", "const", "temp", "output", "view"
     const: object = None
 
     @property
@@ -176,8 +176,11 @@ def _carry_donation(kind, attrs, n_params):
 
 class Program:
     def __init__(self, name, values, params, outputs, steps, donated=(),
-                 temps_in_outputs=False, concurrent_kernels=False):
+                 temps_in_outputs=False, concurrent_kernels=False, views=None):
         self.name = name
+        # {value: argument}: values that are the argument's array reshaped, made by the
+        # runner per call (kind "view", see reshape_copies.view_argument_reshapes)
+        self.views = dict(views or {})
         self.values = values          # id -> Value
         self.params = params          # value ids, in argument order
         self.outputs = outputs        # value ids, in result order
@@ -212,6 +215,9 @@ class Program:
         lines = [f"program {self.name}: {len(self.steps)} steps, "
                  f"{len(self.kernels)} fused kernels, {len(self.slot_sizes)} temp buffers"]
         arg_of = {o: pos for pos, o in self.aliases.items()}
+        for v, src in self.views.items():
+            shape = ",".join(str(d) for d in self.values[v].shape)
+            lines.append(f"  view %{v} = %{src} as [{shape}]")
         for n, s in enumerate(self.steps):
             ins = ", ".join(f"%{v}" for v in s.ins)
             outs = ", ".join("_" if v is None else f"%{v}" + (
@@ -262,11 +268,13 @@ def build_program(module, donated=(), target=CPU, fusion=FusionDecision, top_lev
             merge = False
             continue
         return _order_steps(module, d, built, donated,
-                            top_level and target.temps_in_outputs, target.concurrent_kernels)
+                            top_level and target.temps_in_outputs, target.concurrent_kernels,
+                            top_level and target.param_views)
     raise RuntimeError("fusion did not converge")  # pragma: no cover
 
 
-def _order_steps(module, d, built, donated, temps_in_outputs, concurrent_kernels):
+def _order_steps(module, d, built, donated, temps_in_outputs, concurrent_kernels,
+                 param_views=False):
     values = {}
     for i in module.instrs:
         if i.opcode in ("library", "control"):
@@ -302,11 +310,16 @@ def _order_steps(module, d, built, donated, temps_in_outputs, concurrent_kernels
             effects.add(id(pending[-1][1]))
     params = [p.id for p in module.params]
     steps = drop_reshape_copies(_topo(pending, values, effects), values, out_ids, KernelStep)
+    donated_ids = {params[pos] for pos in donated}
+    views = {}
+    if param_views:
+        steps, views = view_argument_reshapes(steps, values, params, donated_ids, out_ids,
+                                              KernelStep)
     if d.target.gemm_alpha_beta:
-        steps = fold_gemm_epilogues(steps, values, out_ids, {params[pos] for pos in donated},
+        steps = fold_gemm_epilogues(steps, values, out_ids, donated_ids,
                                     DotStep, KernelStep, d.target.gemm_dtypes)
     return Program(module.name, values, params, out_ids, steps, donated, temps_in_outputs,
-                   concurrent_kernels)
+                   concurrent_kernels, views)
 
 
 def _origin(instrs):

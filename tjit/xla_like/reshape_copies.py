@@ -17,9 +17,14 @@ That holds when ``%a`` is a temporary that the copy alone reads, written by a ke
 shape), and the copy reads every element of ``%a`` once, in order, into ``%b`` of the
 same dtype and element count.
 
-Not done here: a copy of a program argument (a weight reshaped for a dot): there is
-no kernel to redirect; dropping it needs the runtime to view the argument's array
-with the reshaped value's shape.
+A copy of a program argument (``x.reshape(-1, d) @ w`` with ``x`` an argument, a
+convolution's weight reshaped to a matrix) has no kernel to redirect: on targets whose
+runtime views arrays (``TargetInfo.param_views``: the CPU's NumPy arrays), the copied
+value becomes a *view* of the argument (``Value.kind == "view"``, ``Program.views``),
+which the runner makes per call with a reshape of the argument's C-contiguous array
+(no data moves). Not for donated arguments (an output may take over their buffer
+while the view is still to be read), nor inside loop bodies (native loops pass
+buffers, not arrays).
 """
 
 from tjit.xla_like import kernel_ir as K
@@ -78,3 +83,23 @@ def _numel(shape):
     for d in shape:
         n = n * d
     return n
+
+
+def view_argument_reshapes(steps, values, params, donated, outputs, kernel_step_type):
+    """``(steps, views)``: each copy of a (not donated) argument into a temporary
+    dropped, and ``views`` {copied value: argument} for the runtime; the copied values'
+    kind becomes ``"view"``."""
+    params, donated, outputs = set(params), set(donated), set(outputs)
+    views = {}
+    for s in steps:
+        if isinstance(s, kernel_step_type) and _is_copy(s, values):
+            (src,), (dst,) = s.ins, s.outs
+            if src in params and src not in donated and dst not in outputs and \
+                    values[dst].kind == "temp":
+                views[dst] = src
+    if not views:
+        return steps, views
+    for dst in views:
+        values[dst].kind = "view"
+    return [s for s in steps if not (isinstance(s, kernel_step_type) and
+                                     s.outs and s.outs[0] in views)], views

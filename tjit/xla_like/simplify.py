@@ -652,6 +652,22 @@ def transpose_of_transpose(i, b):
     return b.add("transpose", (y,), i.shape, i.dtype, perm=perm)
 
 
+@rule("rev")
+def rev_of_rev(i, b):
+    """rev(rev(x)) reverses the dims reversed once (none: x); rev over size-1 dims only
+    is x."""
+    x, = i.operands
+    dims = {d for d in i.attrs["dims"] if i.shape[d] != 1}
+    if x.opcode == "rev":
+        dims ^= {d for d in x.attrs["dims"] if x.shape[d] != 1}
+        x = x.operands[0]
+    elif dims == set(i.attrs["dims"]):
+        return None
+    if not dims:
+        return x
+    return b.add("rev", (x,), i.shape, i.dtype, dims=tuple(sorted(dims)))
+
+
 @rule("transpose")
 def transpose_of_dot(i, b):
     """transpose(dot(a, b)) -> dot(b, a) when the transpose only swaps the two free-dim
@@ -868,7 +884,7 @@ def broadcast_of_unit_reshape(i, b):
     return b.broadcast(x, i.shape, tuple(dims))
 
 
-@rule("reshape", "transpose", "slice")
+@rule("reshape", "transpose", "rev", "slice")
 def scalar_layout(i, b):
     """Any layout op of a scalar broadcast is a broadcast of the scalar."""
     s = scalar_source(i.operands[0])

@@ -59,6 +59,9 @@ class TargetInfo:
         kernel steps as one step whose kernels run at once (an HLS dataflow design's
         stages): the plan's liveness then treats the run as one time (``plan.step_times``),
         so no buffer a run's kernels read or write is reused or donated within the run.
+      param_views: whether the runtime makes a program's ``views`` (an argument's array
+        reshaped, ``reshape_copies.view_argument_reshapes``) instead of a copy kernel
+        (the CPU runner does: ``runner.ProgramRunner.run``).
     """
     name: str
     kernel_dtypes: frozenset
@@ -76,6 +79,7 @@ class TargetInfo:
     merge_same_producer: bool = False
     temps_in_outputs: bool = False
     concurrent_kernels: bool = False
+    param_views: bool = False
 
     def cost(self, opcode, dtype):
         """Remat cost per element of one ``opcode`` op of ``dtype`` (0: not computed)."""
@@ -118,6 +122,7 @@ CPU = TargetInfo(
     split_reduce_min=1 << 15,
     split_reduce=cpu_row_split,
     temps_in_outputs=True,
+    param_views=True,
 )
 
 
