@@ -40,7 +40,7 @@ RNG = np.random.default_rng(0)
 
 def record(area, check, ok, info):
     RESULTS[area, check, ok] += 1
-    if not ok and len(FAILS[area, check]) < 8:
+    if (not ok or check == "raises-as-jax") and len(FAILS[area, check]) < 8:
         FAILS[area, check].append(info)
 
 
@@ -591,11 +591,11 @@ def quantile_cases():
                            lambda m, a, me=meth, q=q: m.nanquantile(a, q, axis=1, method=me),
                            [An]))
         cs.append(Case("quantile", f"percentile {meth}", lambda m, a, me=meth:
-                       m.percentile(a, [5.0, 50.0, 95.0], axis=0, method=me), [A]))
+                       m.percentile(a, np.array([5.0, 50.0, 95.0]), axis=0, method=me), [A]))
         cs.append(Case("quantile", f"nanpercentile {meth}", lambda m, a, me=meth:
                        m.nanpercentile(a, 30.0, axis=0, method=me), [An]))
         cs.append(Case("quantile", f"quantile {meth} small n", lambda m, a, me=meth:
-                       m.quantile(a, [0.0, 0.2, 0.5, 0.8, 1.0], method=me), [rnd(2)]))
+                       m.quantile(a, np.array([0.0, 0.2, 0.5, 0.8, 1.0]), method=me), [rnd(2)]))
     cs.append(Case("quantile", "quantile int", lambda m, a: m.quantile(a, 0.3),
                    [np.array([1, 5, 2, 8])], vmap=False))
     for axis in (None, 0, (0, 2), (-1, 1), ()):
@@ -607,7 +607,7 @@ def quantile_cases():
                        m.median(a, axis=ax, keepdims=True), [rnd(3, 4, 2)]))
         cs.append(Case("reduce", f"nanmedian axis={axis}", lambda m, a, ax=axis:
                        m.nanmedian(a, axis=ax), [_with_nans(rnd(3, 4, 5))]))
-    cs.append(Case("quantile", "quantile axis tuple", lambda m, a: m.quantile(a, [.2, .7], axis=(0, 2)),
+    cs.append(Case("quantile", "quantile axis tuple", lambda m, a: m.quantile(a, np.array([.2, .7]), axis=(0, 2)),
                    [rnd(3, 4, 5)]))
     return cs
 

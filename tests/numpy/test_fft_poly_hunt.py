@@ -14,3 +14,50 @@ def test_poly_of_no_roots_is_the_scalar_one():
     for got in (jnp.poly(jnp.zeros((0,))), tjit.jit(jnp.poly)(jnp.zeros((0,)))):
         assert np.shape(got) == np.shape(want) == ()
         np.testing.assert_array_equal(np.asarray(got), want)
+
+
+_VIRTUAL_INDEX_METHODS = ("averaged_inverted_cdf", "closest_observation",
+                          "interpolated_inverted_cdf", "hazen", "weibull", "median_unbiased",
+                          "normal_unbiased")
+
+
+@pytest.mark.parametrize("method", _VIRTUAL_INDEX_METHODS)
+def test_quantile_methods_beyond_jax_match_numpy(method, x64):
+    # NumPy's other seven methods (JAX raises for them): every slice length 1..6 and q on
+    # a fine grid (ties of the virtual index included: float64, as the discrete methods
+    # jump there), eager and under jit
+    rng = np.random.default_rng(3)
+    q = np.linspace(0, 1, 41)
+    for n in range(1, 7):
+        a = rng.standard_normal((3, n))
+        want = np.quantile(a, q, axis=1, method=method)
+        for fn in (jnp.quantile, tjit.jit(jnp.quantile, static_argnames=("axis", "method"))):
+            got = np.asarray(fn(a, q, axis=1, method=method))
+            np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    x = rng.standard_normal(9).astype(np.float32)
+    pct = jnp.percentile(x, 30.0, method=method)
+    assert pct.dtype == np.float32
+    np.testing.assert_allclose(pct, np.percentile(x, 30.0, method=method), rtol=1e-6)
+
+
+@pytest.mark.parametrize("method", _VIRTUAL_INDEX_METHODS)
+def test_nanquantile_methods_count_the_non_nan_values_per_slice(method):
+    a = np.random.default_rng(4).standard_normal((4, 6)).astype(np.float32)
+    a[0, 1] = a[1, :4] = a[3, :] = np.nan  # 5, 2, 6 and 0 values
+    q = np.array([0.0, 0.1, 0.25, 0.5, 0.75, 1.0], np.float32)
+    want = np.nanquantile(a.astype(np.float64), q.astype(np.float64), axis=1, method=method)
+    got = tjit.jit(lambda a: jnp.nanquantile(a, q, axis=1, method=method))(a)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("method", ("hazen", "averaged_inverted_cdf"))
+def test_quantile_method_gradient_matches_finite_differences(method, x64):
+    a = np.random.default_rng(5).standard_normal(7)
+    q = np.array([0.2, 0.5, 0.9])
+    w = np.array([1.0, -2.0, 0.5])
+    got = np.asarray(tjit.grad(lambda a: (jnp.quantile(a, q, method=method) * w).sum())(a))
+    eps = 1e-6
+    fd = np.array([((np.quantile(a + eps * e, q, method=method)
+                     - np.quantile(a - eps * e, q, method=method)) * w).sum() / (2 * eps)
+                   for e in np.eye(7)])
+    np.testing.assert_allclose(got, fd, atol=1e-6)

@@ -500,7 +500,15 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
 
 
 # -- quantiles ------------------------------------------------------------------------------
-_QUANTILE_METHODS = ("linear", "lower", "higher", "midpoint", "nearest", "inverted_cdf")
+# NumPy's continuous methods other than 'linear' (Hyndman & Fan 1996, types 4-6, 8, 9):
+# (alpha, beta) of the virtual index n*q + alpha + q*(1 - alpha - beta) - 1
+_PLOTTING_POSITIONS = {"interpolated_inverted_cdf": (0.0, 1.0), "hazen": (0.5, 0.5),
+                       "weibull": (0.0, 0.0), "median_unbiased": (1 / 3, 1 / 3),
+                       "normal_unbiased": (3 / 8, 3 / 8)}
+_VIRTUAL_INDEX_METHODS = (*_PLOTTING_POSITIONS, "averaged_inverted_cdf",
+                          "closest_observation")
+_QUANTILE_METHODS = ("linear", "lower", "higher", "midpoint", "nearest", "inverted_cdf",
+                     *_VIRTUAL_INDEX_METHODS)
 _MEDIAN = "median"  # median/nanmedian's own rule (a mean, not a lerp); not a user method
 
 
@@ -631,8 +639,11 @@ def _quantile(name, a, q, axis, method, keepdims, squash_nans):
     batch = tuple(x.shape[:-1])
     pos_shape = (q.size,) + batch
     qb = lax.broadcast_in_dim(qf, pos_shape, (0,))
-    pos = lax.mul(qb, broadcast_to_shape(lax.sub(count, lax.full((), 1, dt)), pos_shape))
-    r = _interpolate(x, pos, method)
+    if method in _VIRTUAL_INDEX_METHODS:
+        r = _virtual_index_quantile(x, qb, broadcast_to_shape(count, pos_shape), method)
+    else:
+        pos = lax.mul(qb, broadcast_to_shape(lax.sub(count, lax.full((), 1, dt)), pos_shape))
+        r = _interpolate(x, pos, method)
     empty = broadcast_to_shape(lax.le(count, lax.full((), 0, dt)), pos_shape)
     if not squash_nans:
         empty = lax.bitwise_or(empty, broadcast_to_shape(
@@ -672,6 +683,42 @@ def _interpolate(x, pos, method):
     return _lerp(take(lo), take(hi), t)
 
 
+def _virtual_index_quantile(x, q, n, method):
+    """NumPy's methods by virtual index (numpy/lib/_function_base_impl.py): ``q`` and the
+    per-slice counts ``n`` of shape ``(nq, *batch)`` over the sorted rows ``x``."""
+    dt = x.dtype
+    idt = dtypes.default_int()
+
+    def c(v):
+        return lax.full((), v, dt)
+
+    def take(p):
+        return _take_last(x, lax.convert_element_type(p, idt))
+
+    if method == "closest_observation":  # the nearest even order statistic (1-based) at a tie
+        vi = lax.sub(lax.mul(n, q), c(1.5))
+        lo = lax.floor(vi)
+        odd_tie = lax.bitwise_and(lax.eq(vi, lo), lax.eq(lax.rem(lo, c(2)), c(1)))
+        return take(lax.max(lax.select(odd_tie, lo, lax.add(lo, c(1))), c(0)))
+    if method == "averaged_inverted_cdf":
+        vi = lax.sub(lax.mul(n, q), c(1))
+    else:
+        alpha, beta = _PLOTTING_POSITIONS[method]
+        vi = lax.sub(lax.add(lax.mul(n, q), lax.add(c(alpha), lax.mul(q, c(1 - alpha - beta)))),
+                     c(1))
+    lo = lax.floor(vi)
+    gamma = lax.sub(vi, lo)
+    if method == "averaged_inverted_cdf":  # the mean of two values where the cdf steps
+        gamma = lax.select(lax.eq(gamma, c(0)), lax.full(gamma.shape, 0.5, dt),
+                           lax.full(gamma.shape, 1, dt))
+    last = lax.sub(n, c(1))  # past either end: the end value
+    above, below = lax.ge(vi, last), lax.lt(vi, c(0))
+    zero = lax.full(vi.shape, 0, dt)
+    lo_i = lax.select(above, last, lax.select(below, zero, lo))
+    hi_i = lax.select(above, last, lax.select(below, zero, lax.add(lo, c(1))))
+    return _lerp(take(lo_i), take(hi_i), gamma)
+
+
 def _dispatch(name, a, q, axis, method, keepdims, squash_nans, weights):
     if method == "inverted_cdf":
         return _inverted_cdf(name, a, q, axis, weights, keepdims, squash_nans)
@@ -683,9 +730,10 @@ def _dispatch(name, a, q, axis, method, keepdims, squash_nans, weights):
 
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
              keepdims=False, *, weights=None, interpolation=None):
-    """The ``q``-th quantiles of ``a`` over ``axis`` (NumPy's methods 'linear', 'lower',
-    'higher', 'midpoint', 'nearest' and 'inverted_cdf', the one that takes ``weights``, an
-    array of ``a``'s shape or 1-D along a single ``axis``); NaN if a slice holds a NaN.
+    """The ``q``-th quantiles of ``a`` over ``axis`` with any of NumPy's 13 methods (JAX
+    has 'linear', 'lower', 'higher', 'midpoint', 'nearest' and 'inverted_cdf', the one that
+    takes ``weights``, an array of ``a``'s shape or 1-D along a single ``axis``); NaN if a
+    slice holds a NaN.
 
     Returns:
       An array of shape ``q.shape + reduced shape``.
