@@ -22,3 +22,70 @@ def test_top_k_accepts_is_stable(use_jit, is_stable):
     np.testing.assert_array_equal(np.asarray(vals), np.take_along_axis(x, order, -1))
     if is_stable:
         np.testing.assert_array_equal(np.asarray(idx), order)
+
+
+def _clamped_window(n, size, start, signed):
+    """The window start of lax.dynamic_slice by its definition: negatives count from the
+    end (signed types), then clamped into [0, n - size]."""
+    start = int(start)
+    if signed and start < 0:
+        start += n
+    return min(max(start, 0), n - size)
+
+
+_WIDE_STARTS = [np.uint32(2**32 - 1), np.uint32(2**31), np.uint32(2**31 + 5), np.int32(-2**31)]
+_WIDE_STARTS_X64 = [np.int64(-2**63), np.int64(2**32), np.int64(2**32 + 1), np.int64(-2**32 + 3),
+                    np.uint64(2**63 + 2)]
+
+
+def _check_traced_starts(starts):
+    x = np.arange(10, dtype=np.float32)
+    for s in starts:
+        k = _clamped_window(10, 3, s, np.dtype(s.dtype).kind == "i")
+        want_slice = x[k:k + 3]
+        want_update = x.copy()
+        want_update[k:k + 3] = -1
+        k1 = _clamped_window(10, 1, s, np.dtype(s.dtype).kind == "i")
+        for backend in (None, "interpreter"):
+            ds = tjit.jit(lambda a, i: lax.dynamic_slice(a, (i,), (3,)), backend=backend)
+            np.testing.assert_array_equal(np.asarray(ds(x, s)), want_slice, err_msg=str(s))
+            di = tjit.jit(lambda a, i: lax.dynamic_index_in_dim(a, i, 0, False),
+                          backend=backend)
+            np.testing.assert_array_equal(np.asarray(di(x, s)), x[k1], err_msg=str(s))
+            du = tjit.jit(lambda a, i: lax.dynamic_update_slice(
+                a, np.full((3,), -1, np.float32), (i,)), backend=backend)
+            np.testing.assert_array_equal(np.asarray(du(x, s)), want_update, err_msg=str(s))
+
+
+def test_dynamic_slice_traced_start_past_int32():
+    # a traced uint32 start >= 2**31 was cast to int32 before clamping: it wrapped
+    # negative and the window came from the front instead of the back
+    _check_traced_starts(_WIDE_STARTS)
+
+
+def test_dynamic_slice_traced_int64_start(x64):
+    # int64 starts were narrowed to int32 before clamping (2**32 read as 0, -2**63 + 10
+    # as 10)
+    _check_traced_starts(_WIDE_STARTS + _WIDE_STARTS_X64)
+
+
+@pytest.mark.parametrize("dtype,values", [
+    (np.uint32, [2**32 - 1, 2**31, 4]), (np.uint8, [255, 7, 0]),
+    (np.int32, [-2**31, -1, 2**31 - 1])])
+def test_vmap_dynamic_slice_wide_unsigned_starts(dtype, values):
+    # vmap stacks per-example starts into one int32 array for a gather/scatter: uint32
+    # starts >= 2**31 wrapped negative there
+    x = np.arange(30, dtype=np.float32).reshape(3, 10)
+    starts = np.array(values, dtype)
+    signed = np.dtype(dtype).kind == "i"
+    ks = [_clamped_window(10, 3, v, signed) for v in values]
+    want = np.stack([x[b, k:k + 3] for b, k in enumerate(ks)])
+    want_u = x.copy()
+    for b, k in enumerate(ks):
+        want_u[b, k:k + 3] = -1
+    ds = tjit.vmap(lambda r, i: lax.dynamic_slice(r, (i,), (3,)))
+    du = tjit.vmap(lambda r, i: lax.dynamic_update_slice(r, np.full((3,), -1, np.float32),
+                                                          (i,)))
+    for f, w in ((ds, want), (du, want_u)):
+        np.testing.assert_array_equal(np.asarray(f(x, starts)), w)
+        np.testing.assert_array_equal(np.asarray(tjit.jit(f)(x, starts)), w)

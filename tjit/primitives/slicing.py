@@ -251,7 +251,10 @@ def _dynamic_slice_lowering(ctx, x, *indices, slice_sizes):
     if type(n) is not int or type(size) is not int or start.dtype == np.uint64:
         return NotImplemented
     dt = np.dtype(np.int64 if n > np.iinfo(np.int32).max else np.int32)
-    s0 = ctx.clamp(ctx.convert(start, dt), 0, n - size)
+    if start.dtype.itemsize >= dt.itemsize:  # clamp before narrowing: a cast would wrap
+        s0 = ctx.convert(ctx.clamp(start, 0, n - size), dt)  # (uint32 2**31, int64 2**32)
+    else:
+        s0 = ctx.clamp(ctx.convert(start, dt), 0, n - size)
     idx = ctx.elementwise("add", [ctx.add("iota", (), (size,), dt, dimension=0), s0])
     out_dims = tuple(("b", 0) if d == axis else ("o", d) for d in range(x.ndim))
     shape = tuple(size if d == axis else x.shape[d] for d in range(x.ndim))
@@ -308,7 +311,7 @@ import numpy as np  # noqa: E402
 from tjit.tracing.core import get_aval as _aval  # noqa: E402
 from tjit.primitives import rules as _r  # noqa: E402
 from tjit.primitives.elementwise import (  # noqa: E402
-    convert_element_type_p, select_n_p, sub_p)
+    convert_element_type_p, min_p, select_n_p, sub_p)
 from tjit.primitives.structural import broadcast_in_dim_p  # noqa: E402
 
 
@@ -518,7 +521,12 @@ def _stacked_starts(idx, dims, size):
     dt = _index_dtype(idx)
     cols = []
     for i, d in zip(idx, dims):
-        if _aval(i).dtype != dt:
+        src = np.dtype(_aval(i).dtype)
+        if src.kind == "u" and src.itemsize >= dt.itemsize:
+            # a cast would wrap 2**31 (uint32) negative; the gather clamps to the last
+            # window anyway, so bounding the start by dt's max keeps its meaning
+            i = min_p.bind(i, np.asarray(np.iinfo(dt).max, src))
+        if src != dt:
             i = convert_element_type_p.bind(i, new_dtype=dt, weak_type=False)
         dims_ = (0,) if d is not None else ()
         cols.append(broadcast_in_dim_p.bind(i, shape=(size, 1), broadcast_dimensions=dims_))
