@@ -23,6 +23,7 @@ from tjit.primitives.reductions import (
 from tjit import lax
 from tjit.lax import linalg as lax_linalg
 from tjit.numpy._core import broadcast_to_shape, check_arraylike, promote_dtypes_inexact
+from tjit.transforms.custom_derivatives import custom_jvp
 from tjit.numpy import _matmul
 from tjit.numpy._index_routines import take_along_axis
 from tjit import numpy as jnp  # attributes looked up at call time (package still loading)
@@ -224,12 +225,74 @@ def _lu_parity_sign(pivots, dtype):
     return lax.convert_element_type(lax.sub(1, lax.mul(odd, 2)), dtype)
 
 
+@custom_jvp
+def _det(a):
+    lu, pivots, _ = lax_linalg.lu(a)
+    return lax.mul(_reduce(reduce_prod_p, _diag(lu), (-1,)), _lu_parity_sign(pivots, a.dtype))
+
+
+def _cofactor_solve(a, b):
+    """``(det(a), adj(a) @ b)`` for square ``a`` and ``b`` (..., n, n), finite for
+    singular ``a`` too (JAX's _cofactor_solve), where ``det(a) * solve(a, b)`` is NaN.
+
+    With ``a[perm] = L U``: ``adj(a) b = det(a) U^-1 L^-1 b[perm]``. Where only
+    ``u_nn`` is 0 (rank n-1), replacing it by ``1 / (sign * prod(u_ii, i < n))`` and
+    scaling every row but the last of ``L^-1 b[perm]`` by det(a) gives the same result
+    without a division by zero. Where that still divides by 0 (rank < n-1, or a zero
+    pivot before the last row, as in diag(1, 0, 2), where JAX returns 0), the adjugate
+    comes from the SVD instead (:func:`_adjugate_svd`)."""
+    n = a.shape[-1]
+    if n == 0:
+        return lax.full(a.shape[:-2], 1, a.dtype), b
+    if n == 1:  # adj of a 1 x 1 matrix is [[1]]
+        return lax.squeeze(a, (a.ndim - 2, a.ndim - 1)), b
+    lu, pivots, perm = lax_linalg.lu(a)
+    sign = lax.expand_dims(_lu_parity_sign(pivots, a.dtype), (pivots.ndim - 1,))
+    partial = jnp.cumprod(_diag(lu), axis=-1) * sign  # [..., -1] is det(a)
+    corner = lax.div(lax.full_like(partial[..., -2], 1), partial[..., -2])
+    lu = lu.at[..., -1, -1].set(corner)
+    probe = lax_linalg.triangular_solve(lu, jnp.ones(a.shape[:-1] + (1,), a.dtype),
+                                        left_side=True, lower=False)
+    low_rank = jnp.any(~jnp.isfinite(probe), axis=(-2, -1))[..., None, None]
+    x = jnp.where(low_rank, jnp.zeros_like(b), b)
+    x = take_along_axis(x, lax.expand_dims(perm, (perm.ndim,)), axis=-2,
+                        mode="promise_in_bounds")
+    x = lax_linalg.triangular_solve(lu, x, left_side=True, lower=True, unit_diagonal=True)
+    x = jnp.concatenate([x[..., :-1, :] * partial[..., -1, None, None], x[..., -1:, :]],
+                        axis=-2)
+    x = lax_linalg.triangular_solve(lu, x, left_side=True, lower=False)
+    return partial[..., -1], jnp.where(low_rank, _adjugate_svd(a, b), x)
+
+
+def _adjugate_svd(a, b):
+    """``adj(a) @ b`` from ``a = U S Vh``: ``adj(a) = det(U) det(Vh) Vh^H diag(c) U^H``
+    with ``c_i = prod(s_j, j != i)`` (products, no division: right for every rank).
+
+    Linear in ``b`` only: ``a`` is not differentiated (second derivatives of det at
+    singular matrices are not supported: LU's derivative is NaN there)."""
+    a = lax.stop_gradient(a)
+    u, s, vh = lax_linalg.svd(a, full_matrices=False)
+    # (a product over a masked matrix: cumprod's derivative would divide by s_j = 0)
+    others = jnp.where(jnp.eye(s.shape[-1], dtype=bool), jnp.ones_like(s[..., None, :]),
+                       s[..., None, :])
+    c = jnp.prod(others, axis=-1).astype(a.dtype) * (_det(u) * _det(vh))[..., None]
+    return _matmul.matmul(_adjoint(vh) * c[..., None, :], _matmul.matmul(_adjoint(u), b))
+
+
+@_det.defjvp
+def _det_jvp(primals, tangents):
+    """``d det = trace(adj(a) da)``, through the adjugate so that it is finite (and
+    right) at singular matrices, as JAX's."""
+    y, z = _cofactor_solve(primals[0], tangents[0])
+    return y, _sum(_diag(z), (-1,))
+
+
 def det(a):
-    """Determinant of square matrices (..., n, n), from an LU factorization."""
+    """Determinant of square matrices (..., n, n), from an LU factorization; its
+    derivative is ``trace(adj(a) da)``, finite at singular matrices."""
     (a,) = _inexact("det", a)
     _check_matrix("det", a)
-    lu, pivots, _ = lax_linalg.lu(a)
-    d = lax.mul(_reduce(reduce_prod_p, _diag(lu), (-1,)), _lu_parity_sign(pivots, a.dtype))
+    d = _det(a)
     if a.weak_type and a.shape[-1] in (2, 3):  # JAX's closed forms for 2x2 and 3x3 keep
         d = lax.convert_element_type(d, d.dtype, weak_type=True)  # the weak type
     return d
@@ -444,11 +507,13 @@ def cond(x, p=None):
         # (JAX divides the first and last singular values: the weak type is kept)
         hi = lax.index_in_dim(s, 0, s.ndim - 1, False)
         lo = lax.index_in_dim(s, s.shape[-1] - 1, s.ndim - 1, False)
-        return lax.div(hi, lo) if p != -2 else lax.div(lo, hi)
-    _check_matrix("cond", x)
-    r = lax.mul(norm(x, p, axis=(-2, -1)), norm(inv(x), p, axis=(-2, -1)))
-    # A singular matrix's inverse holds infs and NaNs; its condition number is inf (as
-    # NumPy and JAX), a NaN stays only where x itself holds one.
+        r = lax.div(hi, lo) if p != -2 else lax.div(lo, hi)
+    else:
+        _check_matrix("cond", x)
+        r = lax.mul(norm(x, p, axis=(-2, -1)), norm(inv(x), p, axis=(-2, -1)))
+    # A singular matrix's inverse holds infs and NaNs (and a zero matrix's singular
+    # values give 0 / 0); its condition number is inf (NumPy, for every p; JAX skips
+    # this for p=None and 2), a NaN stays only where x itself holds one.
     x_nan = _reduce(reduce_or_p, lax.ne(x, x), (-2, -1))
     return lax.select(lax.bitwise_and(lax.ne(r, r), lax.bitwise_not(x_nan)),
                       lax.full_like(r, np.inf), r)

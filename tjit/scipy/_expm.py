@@ -160,6 +160,8 @@ def expm(A, *, upper_triangular=False, max_squarings=16):
       exp(A), differentiable (jvp = :func:`expm_frechet`).
     """
     a = _square_arg("expm", A)
+    if a.shape[-1] == 0:  # exp of an empty matrix is empty (SciPy, JAX)
+        return a
 
     def fn(x):
         return _expm_core(x, bool(upper_triangular), int(max_squarings))
@@ -213,6 +215,8 @@ def expm_frechet(A, E, *, method=None, compute_expm=True):
         raise ShapeError(f"scipy.linalg.expm_frechet: A {shape_str(a.shape)} and E "
                          f"{shape_str(e.shape)} must have the same shape")
     a, e = promote_dtypes_inexact(a, e)
+    if a.shape[-1] == 0:
+        return (a, e) if compute_expm else e
     fn = jnp.vectorize(_frechet_2d, signature="(n,n),(n,n)->(n,n),(n,n)")
     r, el = fn(a, e) if a.ndim > 2 else _frechet_2d(a, e)
     return (r, el) if compute_expm else el

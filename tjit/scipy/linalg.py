@@ -274,6 +274,18 @@ def det(a, overwrite_a=False, check_finite=True):
     return jnp_linalg.det(a)
 
 
+def _from_triangle(a, lower, hermitian):
+    """The symmetric (or Hermitian, with a real diagonal as LAPACK reads it) matrix that
+    the lower (else upper) triangle of ``a`` describes."""
+    strict = jnp.tril(a, -1) if lower else jnp.triu(a, 1)
+    mirror = _adjoint(strict) if hermitian else jnp.swapaxes(strict, -1, -2)
+    diag = jnp.diagonal(a, axis1=-2, axis2=-1)
+    if hermitian and jnp.iscomplexobj(a):
+        diag = jnp.real(diag).astype(a.dtype)
+    eye = jnp.eye(a.shape[-1], dtype=bool)
+    return strict + mirror + jnp.where(eye, diag[..., None, :], jnp.zeros_like(a))
+
+
 def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, debug=False,
           check_finite=True, assume_a="gen"):
     """Solve ``a @ x = b``.
@@ -281,8 +293,11 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, debug=False,
     Args:
       a: (..., n, n).
       b: (..., n) or (..., n, k).
-      assume_a: 'gen' or 'sym'/'her' (an LU solve, as JAX) or 'pos' (Cholesky; only the
-        triangle named by ``lower`` is read).
+      lower: for 'sym', 'her' and 'pos', read only the lower (else the upper) triangle
+        of a, as SciPy and JAX's documentation (JAX 0.10 reads all of a for 'sym' and
+        'her'; the results agree for symmetric input).
+      assume_a: 'gen', 'sym' or 'her' (an LU solve of the matrix the triangle describes)
+        or 'pos' (Cholesky).
     """
     if assume_a not in ("gen", "sym", "her", "pos"):
         raise ValueError(f"scipy.linalg.solve: assume_a must be 'gen', 'sym', 'her' or "
@@ -294,6 +309,8 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, debug=False,
         low = a if lower else _adjoint(a)
         c = lax_linalg.cholesky(low, symmetrize_input=False)
         return cho_solve((c, True), b)
+    if assume_a in ("sym", "her"):
+        a = _from_triangle(a, lower, hermitian=assume_a == "her")
     b2, vector = _as_matrix_rhs("solve", a, b)
     x = jnp_linalg.solve(a, b2)
     return x[..., 0] if vector else x

@@ -1,0 +1,45 @@
+"""scipy.linalg.solve with assume_a 'sym'/'her'/'pos' reads only the triangle named by
+``lower`` (SciPy, and JAX's documentation), and expm/expm_frechet of empty matrices;
+references: SciPy in float64."""
+
+import numpy as np
+import pytest
+import scipy.linalg as sl
+
+import tjit
+from tjit.scipy import linalg as L
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+@pytest.mark.parametrize("assume_a", ["sym", "her", "pos"])
+@pytest.mark.parametrize("lower", [False, True])
+def test_solve_reads_one_triangle(dtype, assume_a, lower, x64):
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((4, 4)).astype(dtype)
+    if dtype == np.complex128:
+        a = a + 1j * rng.standard_normal((4, 4))
+    a = a @ np.conj(a.T) + 4 * np.eye(4)  # Hermitian positive definite
+    if assume_a == "sym":
+        a = (a + a.T) / 2 + 4 * np.eye(4)
+    ignored = np.triu(np.ones((4, 4), bool), 1)  # the triangle that must not be read
+    if not lower:
+        ignored = ignored.T
+    a[ignored] = 7.5 - 2.0j if dtype == np.complex128 else 7.5
+    b = rng.standard_normal((4, 2))
+    want = sl.solve(a, b, assume_a=assume_a, lower=lower)
+
+    def f(a, b):
+        return L.solve(a, b, assume_a=assume_a, lower=lower)
+    for got in (f(a, b), tjit.jit(f)(a, b), f(a, b[:, 0])):
+        np.testing.assert_allclose(np.asarray(got), want[:, :np.ndim(got)] if np.ndim(got) == 2
+                                   else want[:, 0], rtol=1e-10, atol=1e-12)
+
+
+def test_expm_of_empty_matrices(x64):
+    for shape in [(0, 0), (3, 0, 0)]:
+        a = np.zeros(shape)
+        for got in (L.expm(a), tjit.jit(L.expm)(a)):
+            assert got.shape == shape
+    expm, frechet = L.expm_frechet(np.zeros((0, 0)), np.zeros((0, 0)))
+    assert expm.shape == frechet.shape == (0, 0)
+    assert sl.expm(np.zeros((0, 0))).shape == (0, 0)
