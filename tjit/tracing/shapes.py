@@ -346,7 +346,13 @@ def normalize_axes(axes, ndim, op="tjit"):
 
 # -- polymorphic specs -------------------------------------------------------------------
 _INT_RE = re.compile(r"\d+")
-_DIM_CHARS = re.compile(r"[A-Za-z_0-9+\-*/()\s]*")
+_DIM_CHARS = re.compile(r"[A-Za-z_0-9+\-*/(),\s]*")
+#: JAX's dim functions (``jax.export.symbolic_shape``'s grammar), and sympy's as
+#: ``dim_str`` writes them (so a printed dim parses back)
+_DIM_FUNCTIONS = {"floordiv": lambda a, b: sympy.floor(a / b), "mod": sympy.Mod,
+                  "max": sympy.Max, "min": sympy.Min, "floor": sympy.floor,
+                  "ceiling": sympy.ceiling, "Mod": sympy.Mod, "Max": sympy.Max,
+                  "Min": sympy.Min}
 
 
 def parse_spec(spec, actual_ndim=None):
@@ -442,10 +448,11 @@ def _parse_dim(spec, b, e):
     bad = _DIM_CHARS.match(text).end()
     if bad < len(text):
         raise _spec_error(spec, b + bad, f"unexpected {text[bad]!r} in dim {text!r}; a dim "
-                          "is an int, a name, or +, -, *, // of them")
-    names = set(re.findall(r"[A-Za-z_][A-Za-z_0-9]*", text))
+                          "is an int, a name, or +, -, *, //, floordiv, mod, max, min of them")
+    names = set(re.findall(r"[A-Za-z_][A-Za-z_0-9]*", text)) - set(_DIM_FUNCTIONS)
     try:
-        expr = sympy.sympify(text, locals={n: symbol(n) for n in names})
+        expr = sympy.sympify(text, locals={**{n: symbol(n) for n in names},
+                                           **_DIM_FUNCTIONS})
     except Exception:  # noqa: BLE001  (sympy raises many kinds on bad text)
         raise _spec_error(spec, b, f"cannot parse dim {text!r}") from None
     if not isinstance(expr, sympy.Expr) or expr.has(sympy.Float) or expr.is_integer is False \

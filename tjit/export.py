@@ -1,0 +1,266 @@
+"""``tjit.export``: JAX's ``jax.export`` — a jitted function traced once at symbolic
+shapes, kept as a program that runs at every size, and serialized to bytes.
+
+>>> import tjit, tjit.numpy as jnp
+>>> from tjit import export
+>>> b, = export.symbolic_shape("b")
+>>> exp = export.export(tjit.jit(lambda x: jnp.sum(x ** 2)))(
+...     tjit.ShapeDtypeStruct((b,), jnp.float32))
+>>> exp.in_avals, exp.out_avals
+((ShapedArray(float32[b]),), (ShapedArray(float32[]),))
+>>> exp.call(jnp.arange(3.0)), export.deserialize(exp.serialize()).call(jnp.ones(5))
+(Array(5., dtype=float32), Array(5., dtype=float32))
+
+What is kept is tjit's program (its jaxpr), not StableHLO: a serialized export loads in
+the same tjit version only (``deserialize`` says so otherwise), and programs holding
+Python callables (host callbacks, custom derivative rules) cannot be serialized.
+``Exported.call`` compiles the program once for every size of its symbolic dims (a
+polymorphic ``jit``), inside ``jit``/``grad``/``vmap`` too. Symbolic dims are integers
+≥ 1 (as JAX assumes); JAX's explicit ``constraints`` are not supported.
+"""
+
+import io
+import pickle
+
+import numpy as np
+
+from tjit import api
+from tjit.primitives.base import REGISTRY
+from tjit.tracing import dtypes as _dtypes
+from tjit.tracing import shapes as _shapes
+from tjit.tracing.avals import ShapedArray
+from tjit.tracing.core import Primitive
+from tjit.tracing.jaxpr import eval_jaxpr, specialize
+from tjit.tracing.tree_util import broadcast_prefix, tree_flatten, tree_unflatten
+
+#: bumped when what ``serialize`` writes changes meaning
+_FORMAT = 1
+
+
+def _version():
+    import tjit
+    return getattr(tjit, "__version__", "unknown")
+
+
+# -- symbolic shapes -----------------------------------------------------------------------
+def symbolic_shape(shape_spec, *, constraints=(), scope=None, like=None):
+    """A shape of ints and symbolic dims from a string, as ``jax.export.symbolic_shape``:
+    ``"b, 4"``, ``"(b, 2*b)"``, ``"b, floordiv(c, 2)"`` (dims: ints, names, ``+ - *``,
+    ``floordiv``, ``mod``, ``max``, ``min``); ``_`` and ``...`` are filled from ``like``.
+
+    Symbols with one name are one dim wherever they appear (tjit has one scope).
+    """
+    if constraints:
+        raise NotImplementedError(
+            f"export.symbolic_shape: constraints {tuple(constraints)!r} are not supported; "
+            f"tjit's symbolic dims are integers >= 1 with no other constraint (leave "
+            f"constraints out, or check sizes before calling)")
+    if shape_spec is None:
+        shape_spec = "..."
+    dims = _shapes.parse_spec(shape_spec, None if like is None else len(like))
+    if None in dims:
+        if like is None:
+            raise ValueError(f"export.symbolic_shape: {shape_spec!r} has placeholders "
+                             f"('_' or '...'); pass like= a shape to fill them from")
+        if len(dims) != len(like):
+            raise ValueError(f"export.symbolic_shape: {shape_spec!r} has rank {len(dims)} "
+                             f"but like= has rank {len(like)}")
+        dims = tuple(d if d is not None else _filled(shape_spec, i, like[i])
+                     for i, d in enumerate(dims))
+    return tuple(dims)
+
+
+def _filled(spec, i, size):
+    if size is None:
+        raise ValueError(f"export.symbolic_shape: {spec!r}: dim {i} is a placeholder but "
+                         f"like[{i}] is None")
+    return int(size)
+
+
+def symbolic_args_specs(args, shapes_specs, constraints=(), scope=None):
+    """``ShapeDtypeStruct``s for ``args`` with the symbolic shapes ``shapes_specs`` (a
+    spec string, or a pytree prefix of ``args`` of them; ``None`` keeps a leaf's
+    shape), as ``jax.export.symbolic_args_specs``."""
+    leaves, tree = tree_flatten(args)
+    specs = broadcast_prefix(shapes_specs, args,
+                             is_leaf=lambda s: s is None or isinstance(s, str))
+    out = []
+    for x, spec in zip(leaves, specs):
+        shape = np.shape(x)
+        dtype = x.dtype if hasattr(x, "dtype") else _dtypes.canonicalize(np.result_type(x))
+        dims = shape if spec is None else symbolic_shape(spec, constraints=constraints,
+                                                         like=shape)
+        out.append(api.ShapeDtypeStruct(tuple(dims), dtype))
+    return tree_unflatten(tree, out)
+
+
+def is_symbolic_dim(d):
+    """Whether ``d`` is a symbolic dim (not an int)."""
+    return _shapes.is_expr(d)
+
+
+def default_export_platform():
+    """The platform an export is made for when none is named: ``"cpu"``."""
+    return "cpu"
+
+
+# -- export --------------------------------------------------------------------------------
+def export(fun_jit, *, platforms=None, disabled_checks=()):
+    """``export(jit(f))(*arg_specs)`` traces ``f`` at ``arg_specs`` (arrays or
+    ``ShapeDtypeStruct``s, shapes possibly symbolic) and returns an :class:`Exported`,
+    as ``jax.export.export``."""
+    if not isinstance(fun_jit, api.Jitted):
+        raise TypeError(f"export.export: expects a function wrapped by tjit.jit, got "
+                        f"{type(fun_jit).__name__}; use export(tjit.jit(f))")
+    platforms = tuple(platforms) if platforms is not None else (default_export_platform(),)
+
+    def do_export(*args, **kwargs):
+        lowered = fun_jit.trace(*args, **kwargs)
+        dyn_args, dyn_kwargs, _ = fun_jit._split(args, kwargs)   # (statics are baked in)
+        _, in_tree = tree_flatten((tuple(dyn_args), dyn_kwargs))
+        closed = lowered.jaxpr
+        return Exported(fun_jit.__name__, in_tree, tuple(closed.in_avals), lowered.out_tree,
+                        tuple(closed.out_avals), platforms, closed)
+    return do_export
+
+
+class Exported:
+    """A program exported at (possibly symbolic) shapes: ``in_avals``/``out_avals``,
+    ``in_tree``/``out_tree``, ``call`` to run it, ``serialize`` to keep it."""
+
+    def __init__(self, fun_name, in_tree, in_avals, out_tree, out_avals, platforms,
+                 jaxpr):
+        self.fun_name = fun_name
+        self.in_tree, self.in_avals = in_tree, in_avals
+        self.out_tree, self.out_avals = out_tree, out_avals
+        self.platforms = platforms
+        self.nr_devices = 1
+        self._jaxpr = jaxpr
+        self._runner = None
+
+    def __repr__(self):
+        return (f"Exported(fun_name={self.fun_name!r}, in_avals={self.in_avals}, "
+                f"out_avals={self.out_avals}, platforms={self.platforms})")
+
+    def symbols(self):
+        """The symbolic dims' names, sorted."""
+        return sorted({str(s) for a in self.in_avals for d in a.shape
+                       if is_symbolic_dim(d) for s in d.free_symbols})
+
+    def call(self, *args, **kwargs):
+        """Run the program on arrays of the exported types (symbolic dims at any size
+        ≥ 1, consistent across arguments); compiled once for all sizes."""
+        leaves, tree = tree_flatten((args, kwargs))
+        if tree != self.in_tree:
+            raise TypeError(f"Exported.call({self.fun_name}): the arguments have structure "
+                            f"{tree}, the export was made for {self.in_tree}")
+        leaves = [_as_array(x) for x in leaves]
+        _check_types(self.fun_name, leaves, self.in_avals)
+        if self._runner is None:
+            jaxpr, in_avals = self._jaxpr, self.in_avals
+
+            def run(*flat):
+                # traced at symbolic shapes (the polymorphic compile) the program runs as
+                # it is; inlined at concrete ones (under grad/vmap) its sizes are filled in
+                env = {d: n for a, x in zip(in_avals, flat)
+                       for d, n in zip(a.shape, np.shape(x))
+                       if is_symbolic_dim(d) and d.is_Symbol and type(n) is int}
+                closed = specialize(jaxpr, env) if env else jaxpr
+                return eval_jaxpr(closed.jaxpr, closed.consts, *flat)
+            run.__name__ = self.fun_name
+            self._runner = api.jit(run, polymorphic_shapes=[
+                _shapes.shape_str(a.shape) if any(map(is_symbolic_dim, a.shape)) else None
+                for a in self.in_avals])
+        return tree_unflatten(self.out_tree, list(self._runner(*leaves)))
+
+    def mlir_module(self):
+        raise NotImplementedError(
+            f"Exported.mlir_module: tjit exports its own program, not StableHLO; "
+            f"print it with exported.as_text()")
+
+    def as_text(self):
+        """The exported program (tjit's jaxpr), as text."""
+        return str(self._jaxpr)
+
+    def serialize(self):
+        """The export as bytes (``deserialize`` reads them in the same tjit version)."""
+        buf = io.BytesIO()
+        state = (_FORMAT, _version(), self.fun_name, self.in_tree, self.in_avals,
+                 self.out_tree, self.out_avals, self.platforms, self._jaxpr)
+        try:
+            _Pickler(buf).dump(state)
+        except (pickle.PicklingError, TypeError, AttributeError) as e:
+            raise ValueError(f"Exported.serialize({self.fun_name}): the program holds a "
+                             f"value that cannot be serialized ({e}); programs with host "
+                             f"callbacks or custom derivative rules (Python functions) "
+                             f"cannot be exported to bytes") from None
+        return bytearray(buf.getvalue())
+
+
+def deserialize(blob):
+    """The :class:`Exported` that ``Exported.serialize`` wrote to ``blob``."""
+    try:
+        state = _Unpickler(io.BytesIO(bytes(blob))).load()
+    except Exception as e:  # noqa: BLE001 (any corruption: one clear error)
+        raise ValueError(f"export.deserialize: not a tjit export, or a damaged one "
+                         f"({type(e).__name__}: {e})") from None
+    fmt, version, *fields = state
+    if fmt != _FORMAT or version != _version():
+        raise ValueError(f"export.deserialize: written by tjit {version} (format {fmt}); "
+                         f"this is tjit {_version()} (format {_FORMAT}): export again with "
+                         f"this version")
+    return Exported(*fields)
+
+
+class _Pickler(pickle.Pickler):
+    """Primitives by name (they are registered once per process)."""
+
+    def persistent_id(self, obj):
+        return ("primitive", obj.name) if isinstance(obj, Primitive) else None
+
+
+class _Unpickler(pickle.Unpickler):
+    def persistent_load(self, pid):
+        kind, name = pid
+        if kind != "primitive" or name not in REGISTRY:
+            raise pickle.UnpicklingError(f"unknown primitive {name!r}")
+        return REGISTRY[name]
+
+
+def _as_array(x):
+    import tjit.numpy as jnp
+    return x if isinstance(x, api.Array) or hasattr(x, "aval") else jnp.asarray(x)
+
+
+def _check_types(name, leaves, avals):
+    """Dtypes equal; int dims equal; each symbol one size ≥ 1; derived dims agree."""
+    env = {}
+    for i, (x, a) in enumerate(zip(leaves, avals)):
+        if x.dtype != a.dtype or len(x.shape) != len(a.shape):
+            raise TypeError(f"Exported.call({name}): argument {i} is {x.dtype}"
+                            f"{list(x.shape)}, the export takes {a.dtype}"
+                            f"{_shapes.shape_str(a.shape)}; convert it (x.astype) or export "
+                            f"again")
+        for d, n in zip(a.shape, x.shape):
+            if type(d) is not int and d.is_Symbol and not is_symbolic_dim(n):
+                if env.setdefault(d, n) != n or n < 1:
+                    raise ValueError(f"Exported.call({name}): dim {d} is {env[d]} in one "
+                                     f"argument and {n} in argument {i}"
+                                     if env[d] != n else
+                                     f"Exported.call({name}): dim {d} is {n}; symbolic "
+                                     f"dims are >= 1")
+    for i, (x, a) in enumerate(zip(leaves, avals)):
+        for d, n in zip(a.shape, x.shape):
+            if is_symbolic_dim(n):
+                continue
+            want = _shapes.substitute(d, env) if type(d) is not int else d
+            if want != n:
+                raise ValueError(f"Exported.call({name}): argument {i} has shape "
+                                 f"{tuple(x.shape)}, the export takes "
+                                 f"{_shapes.shape_str(a.shape)}, which is "
+                                 f"{tuple(_shapes.substitute(e, env) if type(e) is not int else e for e in a.shape)} "
+                                 f"with {', '.join(f'{k}={v}' for k, v in env.items()) or 'no symbols'}")
+
+
+__all__ = ["Exported", "deserialize", "export", "symbolic_shape", "symbolic_args_specs",
+           "is_symbolic_dim", "default_export_platform"]
