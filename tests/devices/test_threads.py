@@ -11,7 +11,7 @@ import time
 import numpy as np
 import pytest
 
-from tjit.devices import threads
+from tjit.devices import cpu_budget, threads
 from tjit.lower.llvm import target
 
 # y[i] = y[i] + (x[i] * 3 - 1) over [start, end): read-modify-write, so an index covered
@@ -362,7 +362,7 @@ def test_num_threads_env_is_read_at_every_call(monkeypatch):
         assert threads.default_num_threads() == want
         assert threads.default_num_threads() == want
     monkeypatch.delenv("TJIT_NUM_THREADS")
-    assert threads.default_num_threads() == threads.cpu_count()
+    assert threads.default_num_threads() == cpu_budget.available_cpus()
     monkeypatch.setenv("TJIT_NUM_THREADS", "-2")
     with pytest.raises(ValueError, match="TJIT_NUM_THREADS must be a positive integer"):
         threads.default_num_threads()

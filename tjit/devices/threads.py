@@ -33,7 +33,10 @@ us. When the other vCPU is busy the native path degrades to the caller doing all
 blocks (serial time + ~4 us), the python path to waiting for the slow worker.
 ``benchmarks/bench_threads.py`` prints this machine's numbers.
 
-Threads: ``TJIT_NUM_THREADS`` sets the default thread count (else ``os.cpu_count()``).
+Threads: ``TJIT_NUM_THREADS`` sets the default thread count, else the CPUs this process
+may use (``cpu_budget.available_cpus``: the CPU count narrowed by the affinity mask and
+a cgroup CPU quota, so a pinned or CPU-limited process does not queue workers behind
+each other).
 A pool serves one call at a time; a second Python thread calling while it is busy runs
 its whole range serially on its own thread instead of waiting.
 
@@ -53,7 +56,7 @@ import time
 import warnings
 import weakref
 
-from tjit.devices import disk_cache
+from tjit.devices import cpu_budget, disk_cache
 
 __all__ = ["KERNEL_FUNCTYPE", "ThreadPool", "as_kernel", "default_num_threads",
            "get_pool", "native_available", "native_run_entry", "parallel_for"]
@@ -94,7 +97,8 @@ def as_kernel(fn):
 
 
 def default_num_threads():
-    """``$TJIT_NUM_THREADS`` if set, else ``os.cpu_count()``. Read on every call (a
+    """``$TJIT_NUM_THREADS`` if set, else the CPUs this process may use
+    (``cpu_budget.available_cpus``). Read on every call (a
     change of the variable takes effect at once), but parsed once per value: a parallel
     call asks for it (``get_pool``), and ``os.environ.get`` alone costs ~0.8 us."""
     global _parsed
@@ -129,13 +133,15 @@ def _num_threads(env):
             raise ValueError(f"TJIT_NUM_THREADS must be a positive integer, got {env!r}; "
                              "unset it to use one thread per CPU.")
         return n
-    return cpu_count()
+    return cpu_budget.available_cpus()
 
 
 @functools.lru_cache(maxsize=None)
 def cpu_count():
     """``os.cpu_count()``, read once (it costs ~25 us, and kernel launches and BLAS
-    plans ask for it on every call or new size)."""
+    plans ask for it on every call or new size). The machine's count, not the
+    process's budget (``cpu_budget``): gemm blocks are cut from it (``blas``), as
+    before the budget existed."""
     return os.cpu_count() or 1
 
 
