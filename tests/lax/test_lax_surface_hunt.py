@@ -89,3 +89,28 @@ def test_vmap_dynamic_slice_wide_unsigned_starts(dtype, values):
     for f, w in ((ds, want), (du, want_u)):
         np.testing.assert_array_equal(np.asarray(f(x, starts)), w)
         np.testing.assert_array_equal(np.asarray(tjit.jit(f)(x, starts)), w)
+
+
+@pytest.mark.parametrize("use_jit", [False, True])
+def test_numpy_indexing_with_uint32_indices_past_int32(use_jit):
+    # traced/Array uint32 indices were cast to int32 before use: 2**32 - 1 wrapped to -1
+    # and 2**31 to -2**31, so clip mode read element 0 instead of the last one, and a
+    # plain x[i] (which clamps, as JAX's) too
+    import tjit.numpy as jnp
+    x = np.arange(10, dtype=np.float32)
+    i = np.array([2**32 - 1, 2**31, 3], np.uint32)
+    want = x[np.minimum(i.astype(np.int64), 9)]
+
+    def run(f):
+        return np.asarray((tjit.jit(f) if use_jit else f)(jnp.asarray(x), jnp.asarray(i)))
+    np.testing.assert_array_equal(run(lambda a, k: jnp.take(a, k, mode="clip")), want)
+    np.testing.assert_array_equal(run(lambda a, k: a.at[k].get(mode="clip")), want)
+    np.testing.assert_array_equal(run(lambda a, k: a[k]), want)
+    np.testing.assert_array_equal(run(lambda a, k: a.at[k].get(mode="fill", fill_value=-1)),
+                                  np.where(i < 10, want, -1))
+    added = x.copy()
+    np.add.at(added, np.minimum(i.astype(np.int64), 9), 100)
+    np.testing.assert_array_equal(run(lambda a, k: a.at[k].add(100.0, mode="clip")), added)
+    dropped = x.copy()
+    dropped[3] += 100
+    np.testing.assert_array_equal(run(lambda a, k: a.at[k].add(100.0)), dropped)

@@ -69,6 +69,13 @@ def _as_index_array(v, idt):
         if v.size and (v.dtype.itemsize > idt.itemsize or v.dtype == np.uint32):
             v = np.clip(v, info.min, info.max)  # out-of-range values stay out of bounds
         return Array(v.astype(idt), False)
+    src = np.dtype(v.dtype)
+    if src != idt and (src.kind == "u" and src.itemsize >= idt.itemsize
+                       or src.itemsize > idt.itemsize):
+        # bound before the cast, which would wrap (uint32 2**32 - 1 read as -1, i.e. the
+        # last element, or clipped to the first); out-of-range values stay out of bounds
+        lo = max(info.min, np.iinfo(src).min)
+        v = lax.clamp(np.asarray(lo, src), v, np.asarray(info.max, src))
     return lax.convert_element_type(v, idt)
 
 
