@@ -114,3 +114,32 @@ def test_numpy_indexing_with_uint32_indices_past_int32(use_jit):
     dropped = x.copy()
     dropped[3] += 100
     np.testing.assert_array_equal(run(lambda a, k: a.at[k].add(100.0)), dropped)
+
+
+@pytest.mark.parametrize("mode", ["wrap", "clip"])
+@pytest.mark.parametrize("dtype", [np.uint32, np.int32, np.uint8, np.int8])
+def test_ravel_multi_index_extreme_coordinates(mode, dtype):
+    # uint32 coordinates >= 2**31 were cast to int32 first: clip mode gave 0 for
+    # 2**32 - 1 (NumPy/JAX: the last row), wrap mode the remainder of a wrapped value
+    import tjit.numpy as jnp
+    i = np.array([np.iinfo(dtype).max, np.iinfo(dtype).min, 3, 2**31 if dtype == np.uint32
+                  else 7], dtype)
+    w = i.astype(np.int64)
+    coords = (w % 3, w % 5) if mode == "wrap" else (np.clip(w, 0, 2), np.clip(w, 0, 4))
+    want = np.ravel_multi_index(coords, (3, 5))
+    np.testing.assert_array_equal(np.asarray(jnp.ravel_multi_index((i, i), (3, 5), mode=mode)),
+                                  want)
+    np.testing.assert_array_equal(np.asarray(tjit.jit(
+        lambda k: jnp.ravel_multi_index((k, k), (3, 5), mode=mode))(i)), want)
+
+
+def test_unravel_index_clips_uint32_past_int32():
+    # JAX's documented clip of out-of-range flat indices; 2**31 wrapped to -2**31 (then
+    # clipped to index 0) before the fix
+    import tjit.numpy as jnp
+    i = np.array([2**32 - 1, 2**31, 3], np.uint32)
+    want = np.unravel_index(np.minimum(i.astype(np.int64), 9), (2, 5))
+    for f in (jnp.unravel_index, tjit.jit(jnp.unravel_index, static_argnums=1)):
+        got = f(i, (2, 5))
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(np.asarray(g), w)

@@ -27,7 +27,7 @@ from tjit.numpy._core import (
 from tjit.numpy._eager_gather import eager_take, eager_take_along_axis
 from tjit.numpy._indexing import (
     _IndexUpdateRef, _as_index_array, _bool_error, _index_dtype, _is_empty,
-    _normalize)
+    _normalize, saturating_int_cast)
 from tjit.numpy import _ufuncs as uf
 from tjit.numpy._ufuncs import remainder
 
@@ -550,12 +550,13 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
         if not dtypes.is_int(i.dtype):
             raise TypeError(f"jnp.ravel_multi_index: coordinates must be integers, got "
                             f"{i.dtype}")
-    idx = [lax.convert_element_type(i, idt) for i in promote_args("ravel_multi_index", *idx)]
+    idx = promote_args("ravel_multi_index", *idx)
     if mode == "raise":
         _check_in_bounds(idx, dims)
     elif mode == "wrap":
-        idx = [uf.remainder(i, d) for i, d in zip(idx, dims)]
-    else:
+        idx = [_wrap_index(i, d, idt) for i, d in zip(idx, dims)]
+    idx = [saturating_int_cast(i, idt) for i in idx]
+    if mode == "clip":
         idx = [lax.clamp(0, i, d - 1 if d else 0) for i, d in zip(idx, dims)]
     pairs = list(zip(idx, dims))
     if order == "F":
@@ -564,6 +565,16 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
     for i, d in pairs:
         out = uf.add(uf.multiply(out, d), i)
     return out
+
+
+def _wrap_index(i, d, idt):
+    """``i mod d`` with its value intact: unsigned types at least as wide as ``idt`` take
+    the remainder before the cast (which would wrap 2**32 - 1 to -1), narrower ones
+    after it (``d`` may not fit them)."""
+    src = np.dtype(i.dtype)
+    if src.kind == "u" and src.itemsize >= idt.itemsize:
+        return uf.remainder(i, d)
+    return uf.remainder(lax.convert_element_type(i, idt), d)
 
 
 def _check_in_bounds(idx, dims):
@@ -595,7 +606,7 @@ def unravel_index(indices, shape):
     # most the index itself or a clamped one below it)
     in_dtype, weak = i.dtype, i.weak_type
     idt = dtypes.default_int()
-    i = lax.clamp(-total, lax.convert_element_type(i, idt), total - 1 if total else 0)
+    i = lax.clamp(-total, saturating_int_cast(i, idt), total - 1 if total else 0)
     i = uf.remainder(i, total) if total else i
     out = []
     for d in reversed(shape):

@@ -69,11 +69,16 @@ def _as_index_array(v, idt):
         if v.size and (v.dtype.itemsize > idt.itemsize or v.dtype == np.uint32):
             v = np.clip(v, info.min, info.max)  # out-of-range values stay out of bounds
         return Array(v.astype(idt), False)
-    src = np.dtype(v.dtype)
+    return saturating_int_cast(v, idt)
+
+
+def saturating_int_cast(v, idt):
+    """An integer array (Array or traced) as the signed ``idt``, values outside its range
+    clamped to its bounds: a plain cast would wrap (uint32 2**32 - 1 read as -1, the last
+    element, or clipped to the first), a clamp keeps out-of-range indices out of range."""
+    src, info = np.dtype(v.dtype), np.iinfo(idt)
     if src != idt and (src.kind == "u" and src.itemsize >= idt.itemsize
                        or src.itemsize > idt.itemsize):
-        # bound before the cast, which would wrap (uint32 2**32 - 1 read as -1, i.e. the
-        # last element, or clipped to the first); out-of-range values stay out of bounds
         lo = max(info.min, np.iinfo(src).min)
         v = lax.clamp(np.asarray(lo, src), v, np.asarray(info.max, src))
     return lax.convert_element_type(v, idt)
