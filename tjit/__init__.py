@@ -56,6 +56,7 @@ from tjit.experimental.shard_map import shard_map  # noqa: F401  (also jax.shard
 from tjit import debug  # noqa: F401  (jax.debug.print, jax.debug.callback)
 from tjit import image  # noqa: F401  (jax.image.resize, scale_and_translate)
 from tjit.host_callbacks import pure_callback  # noqa: F401
+from tjit import export, stages, dlpack  # noqa: F401  (attributes after `import jax`)
 from tjit.array_creation import make_array_from_callback, live_arrays  # noqa: F401
 from tjit.fwd_bwd import fwd_and_bwd  # noqa: F401
 from tjit.state import Ref, new_ref, empty_ref, freeze, free_ref  # noqa: F401  (jax.Ref)
@@ -74,7 +75,8 @@ class errors:  # namespace like jax.errors
 from tjit._namespace import publish as _publish
 _publish(globals(), submodules=(  # tab completion lists the public API only
     "numpy", "lax", "nn", "random", "tree_util", "tree", "ad_checkpoint", "distributed",
-    "sharding", "experimental", "devices", "scipy", "ops", "debug",
+    "sharding", "experimental", "devices", "scipy", "ops", "debug", "export", "stages",
+    "dlpack",
     "dtypes", "typing", "profiler", "image", "custom_batching"),
     entry_points=False)  # jit, grad, ...: api_boundary (their own filtering)
 

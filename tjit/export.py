@@ -20,7 +20,6 @@ polymorphic ``jit``), inside ``jit``/``grad``/``vmap`` too. Symbolic dims are in
 """
 
 import io
-import pickle
 
 import numpy as np
 
@@ -188,8 +187,8 @@ class Exported:
         state = (_FORMAT, _version(), self.fun_name, self.in_tree, self.in_avals,
                  self.out_tree, self.out_avals, self.platforms, self._jaxpr)
         try:
-            _Pickler(buf).dump(state)
-        except (pickle.PicklingError, TypeError, AttributeError) as e:
+            _dump(state, buf)
+        except Exception as e:  # noqa: BLE001 (PicklingError, TypeError, AttributeError)
             raise ValueError(f"Exported.serialize({self.fun_name}): the program holds a "
                              f"value that cannot be serialized ({e}); programs with host "
                              f"callbacks or custom derivative rules (Python functions) "
@@ -200,7 +199,7 @@ class Exported:
 def deserialize(blob):
     """The :class:`Exported` that ``Exported.serialize`` wrote to ``blob``."""
     try:
-        state = _Unpickler(io.BytesIO(bytes(blob))).load()
+        state = _load(io.BytesIO(bytes(blob)))
     except Exception as e:  # noqa: BLE001 (any corruption: one clear error)
         raise ValueError(f"export.deserialize: not a tjit export, or a damaged one "
                          f"({type(e).__name__}: {e})") from None
@@ -212,19 +211,27 @@ def deserialize(blob):
     return Exported(*fields)
 
 
-class _Pickler(pickle.Pickler):
-    """Primitives by name (they are registered once per process)."""
+def _dump(state, buf):
+    """Pickle ``state``, primitives by name (registered once per process). (pickle is
+    imported here: ~15 ms that ``import tjit`` need not pay.)"""
+    import pickle
 
-    def persistent_id(self, obj):
-        return ("primitive", obj.name) if isinstance(obj, Primitive) else None
+    class Pickler(pickle.Pickler):
+        def persistent_id(self, obj):
+            return ("primitive", obj.name) if isinstance(obj, Primitive) else None
+    Pickler(buf).dump(state)
 
 
-class _Unpickler(pickle.Unpickler):
-    def persistent_load(self, pid):
-        kind, name = pid
-        if kind != "primitive" or name not in REGISTRY:
-            raise pickle.UnpicklingError(f"unknown primitive {name!r}")
-        return REGISTRY[name]
+def _load(buf):
+    import pickle
+
+    class Unpickler(pickle.Unpickler):
+        def persistent_load(self, pid):
+            kind, name = pid
+            if kind != "primitive" or name not in REGISTRY:
+                raise pickle.UnpicklingError(f"unknown primitive {name!r}")
+            return REGISTRY[name]
+    return Unpickler(buf).load()
 
 
 def _as_array(x):

@@ -348,11 +348,17 @@ def normalize_axes(axes, ndim, op="tjit"):
 _INT_RE = re.compile(r"\d+")
 _DIM_CHARS = re.compile(r"[A-Za-z_0-9+\-*/(),\s]*")
 #: JAX's dim functions (``jax.export.symbolic_shape``'s grammar), and sympy's as
-#: ``dim_str`` writes them (so a printed dim parses back)
-_DIM_FUNCTIONS = {"floordiv": lambda a, b: sympy.floor(a / b), "mod": sympy.Mod,
-                  "max": sympy.Max, "min": sympy.Min, "floor": sympy.floor,
-                  "ceiling": sympy.ceiling, "Mod": sympy.Mod, "Max": sympy.Max,
-                  "Min": sympy.Min}
+#: ``dim_str`` writes them (so a printed dim parses back); names of sympy's (read when a
+#: spec is parsed: sympy is imported on first use)
+_DIM_FUNCTIONS = {"floordiv": "floor_div", "mod": "Mod", "max": "Max", "min": "Min",
+                  "floor": "floor", "ceiling": "ceiling", "Mod": "Mod", "Max": "Max",
+                  "Min": "Min"}
+
+
+def _dim_function(name):
+    if name == "floor_div":
+        return lambda a, b: sympy.floor(a / b)
+    return getattr(sympy, name)
 
 
 def parse_spec(spec, actual_ndim=None):
@@ -451,8 +457,9 @@ def _parse_dim(spec, b, e):
                           "is an int, a name, or +, -, *, //, floordiv, mod, max, min of them")
     names = set(re.findall(r"[A-Za-z_][A-Za-z_0-9]*", text)) - set(_DIM_FUNCTIONS)
     try:
-        expr = sympy.sympify(text, locals={**{n: symbol(n) for n in names},
-                                           **_DIM_FUNCTIONS})
+        expr = sympy.sympify(text, locals={
+            **{n: symbol(n) for n in names},
+            **{k: _dim_function(v) for k, v in _DIM_FUNCTIONS.items()}})
     except Exception:  # noqa: BLE001  (sympy raises many kinds on bad text)
         raise _spec_error(spec, b, f"cannot parse dim {text!r}") from None
     if not isinstance(expr, sympy.Expr) or expr.has(sympy.Float) or expr.is_integer is False \
