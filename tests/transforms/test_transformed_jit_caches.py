@@ -207,3 +207,55 @@ def test_options_set_and_restored_reuse_the_programs_of_the_first_setting():
     # one trace of f per (setting, signature): jit's float32 one, its x64 one and its
     # float64 one, and grad's float32 one; none again after the first round
     assert traces[0] == 4
+
+
+def test_an_eager_jvp_through_a_jitted_call_runs_its_jvp_compiled():
+    sin, rules = counting_sin()
+    grad_f = tjit.grad(tjit.jit(lambda x: jnp.sum(sin(x) ** 3)))
+    x64 = X.astype(np.float64)
+    v = np.float32([1.0, -2.0, 0.5, 3.0])
+
+    def hvp64(x, v):   # the Hessian of sum(sin^3) is diagonal
+        s, c = np.sin(x), np.cos(x)
+        return (6 * s * c * c - 3 * s ** 3) * v
+    records = []
+    compile_log.add_sink(records.append)
+    try:
+        tjit.jvp(grad_f, (jnp.asarray(X),), (jnp.asarray(v),))
+        names = [r.fun_name for r in records]
+        after_first = rules[0]
+        records.clear()
+        for k in (1.0, 2.0):
+            g, hv = tjit.jvp(grad_f, (jnp.asarray(X),), (jnp.asarray(v * k),))
+            np.testing.assert_allclose(np.asarray(g), 3 * np.sin(x64) ** 2 * np.cos(x64),
+                                       rtol=2e-5, atol=1e-6)
+            np.testing.assert_allclose(np.asarray(hv), hvp64(x64, v * k), rtol=2e-5,
+                                       atol=1e-5)
+            assert hv.dtype == np.float32
+        assert rules[0] == after_first and records == []
+    finally:
+        compile_log.remove_sink(records.append)
+    assert any(name.startswith("jvp(") for name in names)   # the jvp compiled, once
+    with tjit.enable_x64(True):
+        _, hv = tjit.jvp(grad_f, (jnp.asarray(x64),), (jnp.asarray(v.astype(np.float64)),))
+        assert hv.dtype == np.float64
+        np.testing.assert_allclose(np.asarray(hv), hvp64(x64, v), rtol=1e-12)
+    # (the oracle against central differences of the float64 gradient)
+    eps = 1e-6
+    fd = (3 * np.sin(x64 + eps * v) ** 2 * np.cos(x64 + eps * v)
+          - 3 * np.sin(x64 - eps * v) ** 2 * np.cos(x64 - eps * v)) / (2 * eps)
+    np.testing.assert_allclose(fd, hvp64(x64, v), rtol=1e-6, atol=1e-8)
+
+
+def test_an_eager_jvp_through_a_jitted_call_with_integer_and_constant_outputs():
+    jf = tjit.jit(lambda x, n: (x * n, n * 2, jnp.sum(n) * 1.5))
+    n = jnp.asarray(np.int32([1, 2, 3, 4]))
+    t = np.float32([1.0, 1.0, 0.5, -2.0])
+    for _ in range(2):
+        (y, m, c), (ty, tm, tc) = tjit.jvp(lambda x: jf(x, n), (jnp.asarray(X),),
+                                           (jnp.asarray(t),))
+        np.testing.assert_allclose(np.asarray(y), X * np.float32([1, 2, 3, 4]))
+        np.testing.assert_allclose(np.asarray(ty), t * np.float32([1, 2, 3, 4]))
+        np.testing.assert_array_equal(np.asarray(m), [2, 4, 6, 8])
+        assert tm.dtype == tjit.dtypes.float0 and tm.shape == (4,)
+        assert float(c) == 15.0 and float(tc) == 0.0 and tc.dtype == np.float32

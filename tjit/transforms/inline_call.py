@@ -21,21 +21,26 @@ signature and plan) and how to use it:
   pass transposes as one call (JAX partially evaluates the jvp of its pjit equation,
   runs the known part compiled and transposes the rest as one call);
 * an eager ``vmap``: the batched function (JAX's batched pjit jaxpr), its outputs
-  batched along their first axis.
+  batched along their first axis;
+* an eager ``jvp`` (a JVP trace over the eager trace: ``jvp(grad(jit(f)))``'s
+  Hessian-vector product, whose grad is such a call): the jvp of the function, its output
+  tangents that are symbolic zeros recorded when it is traced (JAX's jvp of its pjit
+  jaxpr).
 """
 
 import weakref
 
 from tjit.config import config
 from tjit.primitives.ad_prims import linear_call_p
-from tjit.primitives.rules import Zero, instantiate
+from tjit.primitives.rules import Zero, instantiate, tangent_aval
 from tjit.tracing.axis_env import bound_axes
 from tjit.tracing.core import Array, EvalTrace, Tracer, get_aval, set_current_trace
+from tjit.tracing.dtypes import is_float0
 from tjit.tracing.jaxpr import eval_jaxpr
 from tjit.tracing.jaxpr_trace import trace_to_jaxpr
 from tjit.tracing.target_platform import current_platform
 from tjit.transforms import loop_remat
-from tjit.transforms.ad import JVPTrace, JVPTracer, backward_pass, linearize_flat
+from tjit.transforms.ad import JVPTrace, JVPTracer, backward_pass, jvp_flat, linearize_flat
 from tjit.transforms.batching import BatchTrace, BatchTracer, vmap
 
 # (the pairing of a linear jaxpr with its transpose over shared leading operands)
@@ -105,12 +110,14 @@ def trace_without_dead_code(flat_fun, leaves, name, store):
 
 
 def eager_plan(trace, leaves):
-    """A :class:`ReversePlan` or :class:`BatchPlan` for a call on ``leaves`` under
-    ``trace``, or None: another stack, a leaf of another trace, nothing differentiated or
-    batched, or the float checks on (eager ops check each result)."""
+    """A :class:`ReversePlan`, :class:`ForwardPlan` or :class:`BatchPlan` for a call on
+    ``leaves`` under ``trace``, or None: another stack, a leaf of another trace, nothing
+    differentiated or batched, or the float checks on (eager ops check each result)."""
     if config.checks_floats:
         return None
     if type(trace) is JVPTrace:
+        if isinstance(trace.parent, EvalTrace):
+            return ForwardPlan.of(trace, leaves)
         return ReversePlan.of(trace, leaves)
     if type(trace) is BatchTrace and isinstance(trace.parent, EvalTrace):
         return BatchPlan.of(trace, leaves)
@@ -153,6 +160,58 @@ class ReversePlan:
 
     def run(self, known, record, trace, leaves):
         return record(known, trace, leaves, self.primals, self.mask)
+
+
+class ForwardPlan:
+    """A call under an eager jvp: the jvp of the function compiled."""
+
+    __slots__ = ("key", "mask", "primals", "tangents")
+
+    def __init__(self, primals, tangents, mask):
+        self.primals, self.tangents, self.mask = primals, tangents, mask
+        self.key = ("jvp", mask)
+
+    @classmethod
+    def of(cls, trace, leaves):
+        """The plan when each leaf is concrete or a value ``trace`` perturbs with a
+        concrete primal and tangent (at least one); else None."""
+        primals, tangents, mask = [], [], []
+        for x in leaves:
+            if type(x) is JVPTracer and x._trace is trace and type(x.primal) is Array \
+                    and type(x.tangent) is Array and not is_float0(x.tangent):
+                primals.append(x.primal)
+                tangents.append(x.tangent)
+                mask.append(True)
+            elif type(x) is Array:
+                primals.append(x)
+                mask.append(False)
+            else:
+                return None
+        return cls(primals, tangents, tuple(mask)) if tangents else None
+
+    def build(self, entry, name, compile):
+        """``(jvp_of, record)``: ``jvp_of(*primals, *tangents)`` (the perturbed leaves'
+        tangents) returns ``entry``'s outputs followed by their tangents that are not
+        symbolic zeros; tracing it records which are in ``record["zero_mask"]``."""
+        mask, record = self.mask, {}
+
+        def jvp_of(*vals):
+            primals, tangents = vals[:len(mask)], iter(vals[len(mask):])
+            ts = [next(tangents) if m else Zero(tangent_aval(get_aval(p)))
+                  for p, m in zip(primals, mask)]
+            outs, t_outs = jvp_flat(lambda *xs: entry(list(xs)), primals, ts, name)
+            record["zero_mask"] = [type(t) is Zero for t in t_outs]
+            return list(outs) + [t for t in t_outs if type(t) is not Zero]
+        jvp_of.__name__ = f"jvp({name})"
+        return jvp_of, record
+
+    def run(self, jvp_of, record, trace, leaves):
+        with set_current_trace(trace.parent):
+            outs = jvp_of(*self.primals, *self.tangents)
+        zero_mask = record["zero_mask"]
+        tangents = iter(outs[len(zero_mask):])
+        return [p if z else JVPTracer(trace, p, next(tangents))
+                for p, z in zip(outs, zero_mask)]
 
 
 class BatchPlan:
@@ -284,6 +343,6 @@ def linearizer(entry, mask, name, compile):
     return known, record
 
 
-__all__ = ["BatchPlan", "InlineEntry", "Linearized", "ReversePlan", "differentiates",
+__all__ = ["BatchPlan", "ForwardPlan", "InlineEntry", "Linearized", "ReversePlan", "differentiates",
            "eager_plan", "linearizer", "signature", "trace_context",
            "trace_without_dead_code"]
