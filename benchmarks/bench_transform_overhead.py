@@ -73,6 +73,7 @@ def cases(lib, np_mod):
             f"vjp({tag}) + pullback": lambda v=v: lib.vjp(v, x)[1](x),
             f"jacrev({tag})": lambda jr=jr: jr(x),
             f"hessian({tag})": lambda hs=hs: hs(x),
+            f"jvp(grad({tag})) (HVP)": lambda g=g: lib.jvp(g, (x,), (x,)),
         })
     gc = lib.grad(lib.checkpoint(loss))
     jit_g = lib.jit(lib.grad(loss))
