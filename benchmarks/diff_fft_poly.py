@@ -121,6 +121,9 @@ def check_case(c):
     if jax and jerr is None:
         record(c.area, "vs-jax", close(out, jref, c.tol) or close(jref, ref, c.tol),
                f"{c.name}: tjit {short(out)} JAX {short(jref)}")
+        tdt = [v.dtype for v in leaves(out)]
+        jdt = [v.dtype for v in leaves(jref)]
+        record(c.area, "dtype-vs-jax", tdt == jdt, f"{c.name}: tjit {tdt} JAX {jdt}")
     # jit and the reference interpreter
     for check, kw in (("jit", {}), ("interpreter", {"backend": "interpreter"})):
         jitted = tjit.jit(lambda *a: c.f(tnp, *a), **kw)
@@ -663,9 +666,244 @@ def reduce_cases():
     return cs
 
 
+def edge_cases():
+    """Odd inputs: integer/bool/complex64 operands, empty and degenerate sizes, NaN/inf,
+    zero weights, too few points, out-of-range degrees of freedom."""
+    cs = []
+    E = "edge"
+
+    def add(name, f, args, **kw):
+        cs.append(Case(E, name, f, [np.asarray(a) for a in args], vmap=kw.pop("vmap", False),
+                       **kw))
+
+    ints = np.array([3, -1, 4, 1, 5])
+    add("fft int", lambda m, a: m.fft.fft(a), [ints])
+    add("rfft int32", lambda m, a: m.fft.rfft(a), [ints.astype(np.int32)])
+    add("fft bool", lambda m, a: m.fft.fft(a), [ints > 1])
+    add("fft complex64", lambda m, a: m.fft.fft(a), [rnd(6, complex_=True).astype(np.complex64)],
+        tol=1e-5)
+    add("rfft float32", lambda m, a: m.fft.rfft(a), [rnd(6).astype(np.float32)], tol=1e-5)
+    add("irfft complex64 n=5", lambda m, a: m.fft.irfft(a, 5),
+        [rnd(3, complex_=True).astype(np.complex64)], tol=1e-5)
+    add("hfft n odd", lambda m, a: m.fft.hfft(a, 7), [rnd(4, complex_=True)])
+    add("ihfft float32", lambda m, a: m.fft.ihfft(a), [rnd(5).astype(np.float32)], tol=1e-5)
+    add("fft 0-d", lambda m, a: m.fft.fft(a), [np.array(1.0)])
+    add("fft n=0", lambda m, a: m.fft.fft(a, 0), [rnd(3)])
+    add("fft empty axis", lambda m, a: m.fft.fft(a, axis=0), [np.zeros((0, 3))])
+    add("fftn axes=()", lambda m, a: m.fft.fftn(a, axes=()), [rnd(2, 3)])
+    add("fftn s longer than ndim", lambda m, a: m.fft.fftn(a, s=(2, 2, 2)), [rnd(2, 3)])
+    add("fft axis out of range", lambda m, a: m.fft.fft(a, axis=2), [rnd(2, 3)])
+    add("irfft len-1 no n", lambda m, a: m.fft.irfft(a), [rnd(1, complex_=True)])
+    add("fft norm bad", lambda m, a: m.fft.fft(a, norm="unitary"), [rnd(3)])
+    add("fftshift 0-d", lambda m, a: m.fft.fftshift(a), [np.array(2.0)])
+    add("fftshift int", lambda m, a: m.fft.ifftshift(a, axes=-1), [np.arange(7)])
+    add("fftfreq d array", lambda m, d: m.fft.fftfreq(5, d), [np.array(0.5)])
+    add("fftfreq np int n", lambda m: m.fft.fftfreq(np.int64(6), 2.0), [])
+    add("rfftfreq float32 d", lambda m: m.fft.rfftfreq(7, np.float32(0.1)), [], tol=1e-6)
+    # polynomials
+    add("polyval int p float x", lambda m, p, x: m.polyval(p, x), [[1, 2, 3], rnd(3)])
+    add("polyval 0-d p", lambda m, p, x: m.polyval(p, x), [np.array(2.5), rnd(3)])
+    add("polyval empty p", lambda m, p, x: m.polyval(p, x), [np.zeros(0), rnd(3)])
+    add("polyder int m=0", lambda m, p: m.polyder(p, 0), [[3, 2, 1]])
+    add("polyint int", lambda m, p: m.polyint(p), [[3, 2, 1]])
+    add("polyint 0-d", lambda m, p: m.polyint(p, 2), [np.array(3.0)])
+    add("polyadd int float", lambda m, a, b: m.polyadd(a, b), [[1, 2], [0.5, 1.5, 2.5]])
+    add("polysub complex", lambda m, a, b: m.polysub(a, b), [rnd(2, complex_=True), rnd(3)])
+    add("polymul complex real", lambda m, a, b: m.polymul(a, b), [rnd(2, complex_=True), rnd(3)])
+    add("polymul empty", lambda m, a, b: m.polymul(a, b), [np.zeros(0), rnd(3)])
+    add("polydiv by scalar", lambda m, a, b: m.polydiv(a, b)[0], [rnd(3), np.array([2.0])])
+    add("polydiv complex", lambda m, a, b: m.polydiv(a, b)[0],
+        [rnd(4, complex_=True), rnd(2, complex_=True)])
+    add("polyfit underdetermined", lambda m, x, y: m.polyfit(x, y, 4), [rnd(3), rnd(3)],
+        tol=1e-6)
+    add("polyfit int data", lambda m, x, y: m.polyfit(x, y, 1), [[0, 1, 2, 3], [1, 3, 5, 8]])
+    add("polyfit deg<0", lambda m, x, y: m.polyfit(x, y, -1), [rnd(3), rnd(3)])
+    add("polyfit cov few points", lambda m, x, y: m.polyfit(x, y, 2, cov=True), [rnd(3), rnd(3)])
+    add("polyfit x 2-D", lambda m, x, y: m.polyfit(x, y, 1), [rnd(2, 2), rnd(2, 2)])
+    add("polyfit complex y", lambda m, x, y: m.polyfit(x, y, 1), [rnd(4), rnd(4, complex_=True)],
+        tol=1e-7)
+    add("roots complex", lambda m, p: np.sort_complex(np.asarray(m.roots(p))),
+        [rnd(4, complex_=True)], tol=1e-7)
+    add("roots int", lambda m, p: np.sort_complex(np.asarray(m.roots(p))), [[1, -3, 2]])
+    add("roots 2-D", lambda m, p: m.roots(p), [rnd(2, 2)])
+    add("poly int roots", lambda m, z: m.poly(z), [[1, 2]])
+    add("poly complex conj roots", lambda m, z: m.poly(z), [[1 + 1j, 1 - 1j]])
+    add("vander int", lambda m, x: m.vander(x, 3), [[1, 2, 3]])
+    add("vander N<0", lambda m, x: m.vander(x, -1), [[1., 2.]])
+    add("vander 2-D", lambda m, x: m.vander(x), [rnd(2, 2)])
+    # interp
+    xp = np.array([0., 1., 2., 3.])
+    add("interp 0-d x", lambda m, x, xp, fp: m.interp(x, xp, fp), [np.array(1.5), xp, rnd(4)])
+    add("interp NaN in fp", lambda m, x, xp, fp: m.interp(x, xp, fp),
+        [np.array([0.5, 1.5, 2.5]), xp, np.array([0., np.nan, 2., 3.])])
+    add("interp inf x period", lambda m, x, xp, fp: m.interp(x, xp, fp, period=4.0),
+        [np.array([np.inf, np.nan, 1.0]), xp, rnd(4)])
+    add("interp period 0", lambda m, x, xp, fp: m.interp(x, xp, fp, period=0),
+        [np.array([1.0]), xp, rnd(4)])
+    add("interp len mismatch", lambda m, x, xp, fp: m.interp(x, xp, fp),
+        [np.array([1.0]), xp, rnd(3)])
+    add("interp empty xp", lambda m, x, xp, fp: m.interp(x, xp, fp),
+        [np.array([1.0]), np.zeros(0), np.zeros(0)])
+    add("interp 2-D xp", lambda m, x, xp, fp: m.interp(x, xp, fp),
+        [np.array([1.0]), np.zeros((2, 2)), np.zeros((2, 2))])
+    add("interp complex fp period", lambda m, x, xp, fp: m.interp(x, xp, fp, period=3.0),
+        [rnd(5) * 4, xp, rnd(4, complex_=True)])
+    add("interp left/right NaN", lambda m, x, xp, fp: m.interp(x, xp, fp, left=np.nan,
+                                                               right=-np.inf),
+        [np.array([-1., 5.]), xp, rnd(4)])
+    add("interp int fp", lambda m, x, xp, fp: m.interp(x, xp, fp),
+        [np.array([0.5, 2.25]), xp, np.array([1, 3, 7, 8])])
+    # calculus
+    add("gradient size 2 eo=2", lambda m, f: m.gradient(f, edge_order=2), [rnd(2)])
+    add("gradient size 1", lambda m, f: m.gradient(f), [rnd(1)])
+    add("gradient eo=3", lambda m, f: m.gradient(f, edge_order=3), [rnd(4)])
+    add("gradient spacing count", lambda m, f: m.gradient(f, 1.0, 2.0), [rnd(4)])
+    add("gradient coord len bad", lambda m, f, c: m.gradient(f, c), [rnd(4), rnd(3)])
+    add("gradient 0-d", lambda m, f: m.gradient(f), [np.array(1.0)])
+    add("gradient int64 coords", lambda m, f, c: m.gradient(f, c), [rnd(4), [0, 1, 3, 6]])
+    add("gradient complex", lambda m, f: m.gradient(f), [rnd(4, complex_=True)])
+    add("gradient uint8", lambda m, f: m.gradient(f), [np.array([5, 3, 1, 9], np.uint8)])
+    add("diff n>size", lambda m, a: m.diff(a, 5), [rnd(3)])
+    add("diff n<0", lambda m, a: m.diff(a, -1), [rnd(3)])
+    add("diff 0-d", lambda m, a: m.diff(a), [np.array(1.0)])
+    add("diff prepend 2-D scalar axis0", lambda m, a: m.diff(a, axis=0, prepend=0.0),
+        [rnd(2, 3)])
+    add("diff int8 overflow", lambda m, a: m.diff(a), [np.array([-128, 127], np.int8)])
+    add("ediff1d int to_end float", lambda m, a: m.ediff1d(a, to_end=0.5), [[1, 4, 9]])
+    add("ediff1d empty", lambda m, a: m.ediff1d(a), [np.zeros(0)])
+    add("unwrap discont small", lambda m, p: m.unwrap(p, discont=0.1), [[0., 3., 6.5, 0.2]])
+    add("unwrap int", lambda m, p: m.unwrap(p), [[0, 4, 9, 1]])
+    add("unwrap int period odd", lambda m, p: m.unwrap(p, period=5), [[0, 3, 6, 1, 8, 4]])
+    add("unwrap len1", lambda m, p: m.unwrap(p), [[2.0]])
+    add("unwrap empty", lambda m, p: m.unwrap(p), [np.zeros(0)])
+    add("unwrap NaN", lambda m, p: m.unwrap(p), [[0., 4., np.nan, 1., 7.]])
+    add("trapezoid dx array", lambda m, y, dx: m.trapezoid(y, dx=dx), [rnd(2, 4), np.array(0.5)])
+    add("trapezoid complex", lambda m, y: m.trapezoid(y), [rnd(4, complex_=True)])
+    add("trapezoid x len bad", lambda m, y, x: m.trapezoid(y, x), [rnd(4), rnd(3)])
+    add("trapezoid empty", lambda m, y: m.trapezoid(y), [np.zeros(0)])
+    # convolve
+    add("convolve empty", lambda m, a, v: m.convolve(a, v), [np.zeros(0), rnd(3)])
+    add("convolve 0-d", lambda m, a, v: m.convolve(a, v), [np.array(2.0), rnd(3)])
+    add("convolve bad mode", lambda m, a, v: m.convolve(a, v, mode="circular"), [rnd(3), rnd(2)])
+    add("correlate bool", lambda m, a, v: m.correlate(a, v, "full"),
+        [np.array([True, False, True]), np.array([True, True])])
+    add("convolve int float", lambda m, a, v: m.convolve(a, v, "same"), [[1, 2, 3, 4], rnd(3)])
+    add("correlate complex same even", lambda m, a, v: m.correlate(a, v, "same"),
+        [rnd(6, complex_=True), rnd(4, complex_=True)])
+    # statistics
+    X = rnd(2, 6)
+    add("cov ddof=N", lambda m, x: m.cov(x, ddof=6), [X])
+    add("cov ddof>N", lambda m, x: m.cov(x, ddof=8), [X])
+    add("cov int", lambda m, x: m.cov(x), [[[1, 2, 4], [3, 1, 0]]])
+    add("cov fweights float", lambda m, x: m.cov(x, fweights=np.array([1., 2, 1, 1, 1, 1])), [X])
+    add("cov fweights negative", lambda m, x: m.cov(x, fweights=np.array([1, -2, 1, 1, 1, 1])),
+        [X])
+    add("cov aweights negative", lambda m, x: m.cov(x, aweights=np.array([1., -2, 1, 1, 1, 1])),
+        [X])
+    add("cov aweights zero-sum", lambda m, x: m.cov(x, aweights=np.zeros(6)), [X])
+    add("cov 3-D", lambda m, x: m.cov(x), [rnd(2, 2, 2)])
+    add("cov y rowvar False", lambda m, x, y: m.cov(x, y, rowvar=False), [rnd(5, 2), rnd(5, 1)])
+    add("cov y 2-D complex", lambda m, x, y: m.cov(x, y), [rnd(2, 4, complex_=True), rnd(1, 4)])
+    add("cov empty", lambda m, x: m.cov(x), [np.zeros((2, 0))])
+    add("corrcoef constant row", lambda m, x: m.corrcoef(x), [[[1., 1., 1.], [1., 2., 4.]]])
+    add("corrcoef complex clip", lambda m, x: m.corrcoef(x), [rnd(3, 5, complex_=True)])
+    add("corrcoef scalar", lambda m, x: m.corrcoef(x), [[1., 2., 3.]])
+    a = rnd(20)
+    add("histogram NaN data", lambda m, a: m.histogram(a, 3), [[1., np.nan, 2.]])
+    add("histogram inf data range", lambda m, a: m.histogram(a, 3, range=(0, 2)),
+        [[1., np.inf, 2., -np.inf, 0.5]])
+    add("histogram range lo>hi", lambda m, a: m.histogram(a, 3, range=(2, 0)), [a])
+    add("histogram range lo==hi", lambda m, a: m.histogram(a, 3, range=(1, 1)), [a])
+    add("histogram bins=0", lambda m, a: m.histogram(a, 0), [a])
+    add("histogram int weights", lambda m, a, w: m.histogram(a, 4, weights=w),
+        [a, np.arange(20)])
+    add("histogram density empty bins", lambda m, a: m.histogram(a, [-10., -9., 0., 10.],
+                                                                density=True), [a])
+    add("histogram nonmono edges", lambda m, a: m.histogram(a, [0., 2., 1.]), [a])
+    add("histogram empty", lambda m, a: m.histogram(a, 3), [np.zeros(0)])
+    add("histogram int32 data", lambda m, a: m.histogram(a, 3), [np.array([1, 2, 5, 7], np.int32)])
+    add("histogram_bin_edges int", lambda m, a: m.histogram_bin_edges(a, 4), [[1, 2, 9]])
+    add("histogram2d bins edges int", lambda m, x, y: m.histogram2d(x, y, bins=[[0, 1, 2], [0, 2]]),
+        [[0.5, 1.5, 2.0, 3.0], [1.0, 0.2, 2.0, 1.9]])
+    add("histogramdd 1-D sample", lambda m, s: m.histogramdd(s, bins=3), [rnd(10)])
+    add("histogramdd weights density", lambda m, s, w: m.histogramdd(s, bins=2, weights=w,
+                                                                     density=True),
+        [rnd(10, 2), np.abs(rnd(10))])
+    add("digitize nonmono", lambda m, x, b: m.digitize(x, b), [rnd(3), [0., 2., 1.]])
+    add("digitize int", lambda m, x, b: m.digitize(x, b), [[1, 5, 9], [0, 5, 10]])
+    add("digitize all-equal bins", lambda m, x, b: m.digitize(x, b, right=True),
+        [[0., 1., 2.], [1., 1., 1.]])
+    add("digitize complex", lambda m, x, b: m.digitize(x, b), [rnd(3, complex_=True), [0., 1.]])
+    add("bincount negative", lambda m, x: m.bincount(x), [[1, -1, 2]])
+    add("bincount float", lambda m, x: m.bincount(x), [[1., 2.]])
+    add("bincount 2-D", lambda m, x: m.bincount(x), [[[1, 2]]])
+    add("bincount empty", lambda m, x: m.bincount(x), [np.zeros(0, np.int64)])
+    add("bincount bool", lambda m, x: m.bincount(x), [[True, False, True]])
+    add("bincount weights complex", lambda m, x, w: m.bincount(x, w),
+        [[0, 2, 2], rnd(3, complex_=True)])
+    add("bincount minlength neg", lambda m, x: m.bincount(x, minlength=-1), [[1, 2]])
+    Q = rnd(3, 5)
+    add("quantile q 2-D", lambda m, a, q: m.quantile(a, q), [Q, [[0.1, 0.5], [0.2, 0.9]]])
+    add("quantile q 0-d array", lambda m, a, q: m.quantile(a, q, axis=1), [Q, np.array(0.3)])
+    add("quantile empty", lambda m, a: m.quantile(a, 0.5), [np.zeros(0)])
+    add("quantile axis -1 kd", lambda m, a: m.quantile(a, [0.2, 0.6], axis=-1, keepdims=True), [Q])
+    add("quantile q NaN", lambda m, a, q: m.quantile(a, q), [Q, np.array([0.5, np.nan])])
+    add("quantile inf data", lambda m, a: m.quantile(a, [0.0, 0.5, 0.7, 1.0]),
+        [[-np.inf, 1., 2., np.inf]])
+    add("quantile int lower", lambda m, a: m.quantile(a, 0.4, method="lower"), [[4, 1, 9, 7]])
+    add("quantile bool", lambda m, a: m.quantile(a, 0.5), [[True, False, True]])
+    add("quantile weights", lambda m, a, w: m.quantile(a, [0.1, 0.5, 0.95], axis=1,
+                                                      method="inverted_cdf", weights=w),
+        [Q, np.abs(rnd(5))])
+    add("quantile weights zero-lead", lambda m, a, w: m.quantile(a, [0.0, 0.5, 1.0],
+                                                                method="inverted_cdf",
+                                                                weights=w),
+        [np.array([3., 1., 2., 5.]), np.array([0., 0., 1., 2.])])
+    add("percentile interpolation kw", lambda m, a: m.percentile(a, 40, interpolation="higher"),
+        [Q])
+    add("nanquantile all-NaN", lambda m, a: m.nanquantile(a, 0.5, axis=1),
+        [[[np.nan, np.nan], [1., np.nan]]])
+    add("median empty", lambda m, a: m.median(a), [np.zeros(0)])
+    add("median int", lambda m, a: m.median(a), [[1, 4, 2, 8]])
+    add("median NaN", lambda m, a: m.median(a, axis=0), [[[1., np.nan], [2., 3.]]])
+    add("median axis tuple kd", lambda m, a: m.median(a, axis=(0, 2), keepdims=True),
+        [rnd(2, 3, 4)])
+    add("median axis dup", lambda m, a: m.median(a, axis=(0, 0)), [rnd(2, 3)])
+    add("average weights zero-sum", lambda m, a, w: m.average(a, weights=w), [rnd(3), np.zeros(3)])
+    add("average weights shape bad", lambda m, a, w: m.average(a, axis=1, weights=w),
+        [rnd(2, 3), rnd(2)])
+    add("average returned no w kd", lambda m, a: m.average(a, axis=0, returned=True,
+                                                          keepdims=True), [rnd(2, 3)])
+    add("average int weights int", lambda m, a, w: m.average(a, weights=w, returned=True),
+        [[1, 2, 3], [1, 0, 2]])
+    add("average axis tuple w", lambda m, a, w: m.average(a, axis=(0, 1), weights=w),
+        [rnd(2, 3), np.abs(rnd(2, 3))])
+    add("ptp bool", lambda m, a: m.ptp(a), [[True, False]])
+    add("ptp uint8", lambda m, a: m.ptp(a), [np.array([250, 3], np.uint8)])
+    add("ptp axis tuple", lambda m, a: m.ptp(a, axis=(0, 1)), [rnd(2, 3, 2)])
+    add("ptp empty", lambda m, a: m.ptp(a), [np.zeros(0)])
+    for name in ("nanargmax", "nanargmin"):
+        add(f"{name} all-NaN row", lambda m, a, n=name: getattr(m, n)(a, axis=1),
+            [[[np.nan, np.nan], [1., np.nan]]])
+    add("nanstd ddof>=count", lambda m, a: m.nanstd(a, axis=1, ddof=2),
+        [[[np.nan, 1.0], [1., 3.]]])
+    add("nanvar int", lambda m, a: m.nanvar(a), [[1, 2, 4]])
+    add("nanmean empty", lambda m, a: m.nanmean(a), [np.zeros(0)])
+    add("nanprod all-NaN axis", lambda m, a: m.nanprod(a, axis=0), [[[np.nan], [np.nan]]])
+    add("nanmax inf", lambda m, a: m.nanmax(a), [[np.nan, -np.inf]])
+    add("nanmin int", lambda m, a: m.nanmin(a), [[4, 2, 7]])
+    add("nancumsum int", lambda m, a: m.nancumsum(a), [[4, 2, 7]])
+    add("nansum complex NaN", lambda m, a: m.nansum(a), [[1 + 1j, complex(np.nan, 1.0), 2]])
+    add("nanmax complex", lambda m, a: m.nanmax(a), [[1 + 1j, complex(np.nan, 0), 1 + 2j]])
+    add("nanmedian kd tuple", lambda m, a: m.nanmedian(a, axis=(0, 2), keepdims=True),
+        [_with_nans(rnd(3, 2, 4))])
+    add("nanpercentile all-NaN", lambda m, a: m.nanpercentile(a, 50), [[np.nan, np.nan]])
+    return cs
+
+
 AREAS = {"fft": fft_cases, "poly": poly_cases, "interp": interp_cases, "calc": calc_cases,
          "conv": conv_cases, "stats": stats_cases, "quantile": quantile_cases,
-         "reduce": reduce_cases}
+         "reduce": reduce_cases, "edge": edge_cases}
 
 
 def main():
@@ -679,7 +917,7 @@ def main():
             except Exception:  # noqa: BLE001  (a bug in the harness must not stop the hunt)
                 record(c.area, "harness", False, f"{c.name}: {traceback.format_exc(limit=3)}")
     print(f"{ncases} cases; JAX {'%s' % jax.__version__ if jax else 'absent'}")
-    checks = ("eager", "raises-as-jax", "jit", "interpreter", "vmap", "grad", "vs-jax", "jax-agrees",
+    checks = ("eager", "raises-as-jax", "jit", "interpreter", "vmap", "grad", "vs-jax", "dtype-vs-jax", "jax-agrees",
               "grad-jax-agrees", "harness")
     areas = sorted({a for a, _, _ in RESULTS})
     print(f"{'area':10}" + "".join(f"{c:>17}" for c in checks))

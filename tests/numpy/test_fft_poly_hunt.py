@@ -61,3 +61,61 @@ def test_quantile_method_gradient_matches_finite_differences(method, x64):
                      - np.quantile(a - eps * e, q, method=method)) * w).sum() / (2 * eps)
                    for e in np.eye(7)])
     np.testing.assert_allclose(got, fd, atol=1e-6)
+
+
+def test_polymul_by_an_empty_polynomial_is_the_zero_polynomial_of_the_others_length():
+    b = np.array([1.0, 2.0, 3.0], np.float32)
+    want = np.polymul(np.zeros(0), b)  # [0, 0, 0]: NumPy's (and JAX's) empty = [0]
+    for got in (jnp.polymul(np.zeros(0, np.float32), b), jnp.polymul(b, np.zeros(0, np.float32))):
+        np.testing.assert_array_equal(np.asarray(got), want)
+
+
+@pytest.mark.parametrize("period", (5, 6, 360))
+@pytest.mark.parametrize("discont", (None, 2, 4.5))
+def test_unwrap_of_integers_with_an_integer_period_is_integer_as_numpy(period, discont):
+    # NumPy keeps integers and rounds half a period down (5 -> 2): float arithmetic gave
+    # other values (and a float dtype)
+    p = np.random.default_rng(6).integers(-400, 400, (3, 9)).astype(np.int32)
+    want = np.unwrap(p, discont=discont, period=period, axis=1)
+    for fn in (jnp.unwrap, tjit.jit(jnp.unwrap, static_argnames=("discont", "period", "axis"))):
+        got = fn(p, discont=discont, period=period, axis=1)
+        assert got.dtype == want.dtype == np.int32
+        np.testing.assert_array_equal(np.asarray(got), want)
+
+
+def test_unwrap_of_fewer_than_two_values_is_the_input():
+    for p in (np.zeros(0, np.float32), np.zeros((2, 0), np.float32), np.ones(1, np.float32)):
+        np.testing.assert_array_equal(np.asarray(jnp.unwrap(p)), np.unwrap(p))
+        np.testing.assert_array_equal(np.asarray(tjit.jit(jnp.unwrap)(p)), np.unwrap(p))
+
+
+@pytest.mark.parametrize("kw", ({"ddof": 6}, {"ddof": 9}, {"ddof": 8, "aweights": np.ones(6)},
+                                {"ddof": 3, "fweights": np.array([1, 0, 0, 0, 0, 1])}))
+def test_cov_without_degrees_of_freedom_divides_by_zero_as_numpy(kw):
+    # N - ddof <= 0: NumPy divides by 0 (inf); a negative count gave finite, wrongly signed
+    # variances
+    x = np.random.default_rng(7).standard_normal((2, 6))
+    with np.errstate(all="ignore"), pytest.warns(RuntimeWarning):
+        want = np.cov(x, **kw)
+    for fn in (jnp.cov, tjit.jit(lambda x: jnp.cov(x, **kw))):
+        got = fn(x.astype(np.float32), **kw) if fn is jnp.cov else fn(x.astype(np.float32))
+        np.testing.assert_array_equal(np.isinf(np.asarray(got)), np.isinf(want))
+        np.testing.assert_array_equal(np.isnan(np.asarray(got)), np.isnan(want))
+    with np.errstate(all="ignore"), pytest.warns(RuntimeWarning):
+        assert np.isnan(np.cov(np.zeros((2, 0)))).all()
+    assert np.isnan(np.asarray(jnp.cov(np.zeros((2, 0), np.float32)))).all()
+
+
+@pytest.mark.parametrize("name", ("fweights", "aweights"))
+def test_cov_rejects_negative_weights_as_numpy(name):
+    x = np.ones((2, 3), np.float32)
+    with pytest.raises(ValueError, match=f"jnp.cov: {name} cannot be negative"):
+        jnp.cov(x, **{name: np.array([1, -1, 2])})
+
+
+def test_histogram_of_no_data_under_jit_has_numpys_unit_range():
+    want_counts, want_edges = np.histogram(np.zeros(0), 3)
+    for fn in (jnp.histogram, tjit.jit(jnp.histogram, static_argnames="bins")):
+        counts, edges = fn(np.zeros(0, np.float32), bins=3)
+        np.testing.assert_array_equal(np.asarray(counts), want_counts)
+        np.testing.assert_allclose(np.asarray(edges), want_edges, rtol=1e-6)

@@ -632,11 +632,22 @@ def _nonuniform(s, x, n, edge_order):
 
 def unwrap(p, discont=None, axis=-1, period=2 * np.pi):
     """Unwrap phases: add multiples of ``period`` so consecutive differences along
-    ``axis`` stay within ``max(discont, period / 2)``."""
-    (p,) = promote_dtypes_inexact(ensure_array("unwrap", p))
-    half = period / 2
-    discont = half if discont is None or discont < half else discont
+    ``axis`` stay within ``max(discont, period / 2)``. An integer ``p`` with an integer
+    ``period`` stays integer, half a period rounded down (NumPy's rule)."""
+    p = ensure_array("unwrap", p)
+    integer = dtypes.is_int(p.dtype) and isinstance(period, (int, np.integer)) \
+        and not isinstance(period, bool)
+    if integer:
+        half, odd = divmod(int(period), 2)
+        ambiguous = not odd  # a difference of exactly half a period goes up, as NumPy's
+    else:
+        (p,) = promote_dtypes_inexact(p)
+        half, ambiguous = period / 2, True
+    limit = period / 2 if discont is None or discont < period / 2 else discont
     y = _moveaxis(p, axis, -1)
+    n, last = y.shape[-1], y.ndim - 1
+    if type(n) is int and n < 2:
+        return p
     d = _diff_last(y)
     dt = d.dtype
 
@@ -644,15 +655,15 @@ def unwrap(p, discont=None, axis=-1, period=2 * np.pi):
         return lax.full((), v, dt)
 
     ddmod = lax.add(uf.remainder(lax.add(d, k(half)), k(period)), k(-half))
-    ddmod = lax.select(lax.bitwise_and(lax.eq(ddmod, k(-half)), lax.gt(d, k(0))),
-                       broadcast_to_shape(k(half), d.shape), ddmod)
-    correct = lax.select(lax.lt(lax.abs(d), k(discont)), broadcast_to_shape(k(0), d.shape),
-                         lax.sub(ddmod, d))
-    n, last = y.shape[-1], y.ndim - 1
-    rest = lax.add(lax.slice_in_dim(y, 1, n, 1, last), lax.cumsum(correct, last)) \
-        if n > 1 else lax.slice_in_dim(y, 1, n, 1, last)
-    return _moveaxis(lax.concatenate([lax.slice_in_dim(y, 0, 1 if n else 0, 1, last), rest],
-                                     last), -1, axis)
+    if ambiguous:
+        ddmod = lax.select(lax.bitwise_and(lax.eq(ddmod, k(-half)), lax.gt(d, k(0))),
+                           broadcast_to_shape(k(half), d.shape), ddmod)
+    # |d| < limit; for integers that is |d| < ceil(limit)
+    small = lax.lt(lax.abs(d), k(int(np.ceil(limit)) if integer else limit))
+    correct = lax.select(small, broadcast_to_shape(k(0), d.shape), lax.sub(ddmod, d))
+    rest = lax.add(lax.slice_in_dim(y, 1, n, 1, last), lax.cumsum(correct, last))
+    return _moveaxis(lax.concatenate([lax.slice_in_dim(y, 0, 1, 1, last), rest], last), -1,
+                     axis)
 
 
 def piecewise(x, condlist, funclist, *args, **kw):

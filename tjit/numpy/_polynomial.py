@@ -80,8 +80,9 @@ def polymul(a1, a2, *, trim_leading_zeros=False):
     a1, a2 = promote_dtypes_inexact(_vector("polymul", a1), _vector("polymul", a2))
     if trim_leading_zeros:
         a1, a2 = _trim_front(a1, "polymul"), _trim_front(a2, "polymul")
-    if a1.shape[0] == 0 or a2.shape[0] == 0:
-        return zeros((1,), a1.dtype)
+    # an empty polynomial is the zero polynomial [0] (NumPy's poly1d, JAX), so the product
+    # keeps the other's length
+    a1, a2 = (p if p.shape[0] else zeros((1,), p.dtype) for p in (a1, a2))
     return convolve(a1, a2, mode="full")
 
 

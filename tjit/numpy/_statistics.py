@@ -119,8 +119,8 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
             lo, hi = lo - 0.5, hi + 0.5
         return linspace(lo, hi, nbins + 1, dtype=dt)
     if range is None:
-        if type(a.size) is int and a.size == 0:
-            lo = hi = lax.full((), 0, dt)
+        if type(a.size) is int and a.size == 0:  # NumPy's range for no data: (0, 1)
+            lo, hi = lax.full((), 0, dt), lax.full((), 1, dt)
         else:
             lo, hi = red.min(a), red.max(a)
     else:
@@ -293,6 +293,9 @@ def _weight_vector(w, nobs, name, integer=False):
                            f"({w.shape[0]} vs {nobs})")
     if integer and not (dtypes.is_int(w.dtype) or dtypes.is_bool(w.dtype)):
         raise TypeError(f"jnp.cov: {name} must be integer, got {w.dtype}")
+    # (traced weights cannot be checked)
+    if not isinstance(w, Tracer) and bool(np.any(np.asarray(w) < 0)):
+        raise ValueError(f"jnp.cov: {name} cannot be negative, got {np.asarray(w)!r}")
     return w
 
 
@@ -334,7 +337,9 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     if dtypes.is_complex(xw.dtype):
         xw = lax.conj(xw)
     c = lax.dot_general(xc, xw, (((1,), (1,)), ((), ())))
-    c = lax.div(c, fact)
+    # no degrees of freedom left (ddof >= the observations' weight): NumPy divides by 0
+    # (inf, or NaN for no observations), never by a negative count
+    c = lax.div(c, lax.max(fact, lax.full((), 0, fact.dtype)))
     ones = tuple(i for i, d in enumerate(c.shape) if type(d) is int and d == 1)
     return lax.squeeze(c, ones)
 
