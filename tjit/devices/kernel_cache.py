@@ -1,7 +1,9 @@
 """Compiled kernels, cached in memory and on disk.
 
 A kernel is named by the hash of its IR (``kernel_ir.kernel_hash``), so equal kernels
-from different programs share one compiled function. Lookup order: this process's
+from different programs share one compiled function; kernels of one compile that differ
+only in the extent of their thread-split axis (a row count) share one compiled body,
+each called through a wrapper of its own (``shared_kernels``). Lookup order: this process's
 table, then the disk cache (object code keyed by IR hash + host CPU + tjit version),
 then LLVM. A corrupted disk entry is reported by ``disk_cache`` and recompiled.
 
@@ -14,6 +16,7 @@ discarded jitted function reuses its kernels; :func:`clear` drops those.
 """
 
 import collections
+import ctypes
 import functools
 import gc
 import hashlib
@@ -23,7 +26,7 @@ import time
 import weakref
 
 from tjit import compile_log
-from tjit.devices import disk_cache
+from tjit.devices import disk_cache, shared_kernels
 from tjit.devices.threads import KERNEL_FUNCTYPE, default_num_threads
 from tjit.lower.llvm import target
 from tjit.lower.llvm.profile import compile_profile, linked_math
@@ -35,6 +38,8 @@ CACHE_SIZE = 256
 
 _LIVE = weakref.WeakValueDictionary()   # kernel hash -> ctypes function, while held
 _RECENT = collections.OrderedDict()     # kernel hash -> ctypes function, LRU order
+_BODIES = weakref.WeakValueDictionary() # shared key -> body (ctypes function), while a
+#                                         wrapper (fn.body) or a compile holds it
 _LOCK = threading.Lock()                # compiling (one at a time: LLVM's lock anyway)
 _LRU_LOCK = threading.Lock()
 #: Counters for tests and benchmarks.
@@ -73,7 +78,7 @@ def compile_kernel(kernel, many_calls=False):
         fn = _lookup(h)
         if fn is None:
             name = symbol_name(h)
-            code = _load(kernel, h, name, profile)
+            code = _load(kernel, h, name, profile, True)
             fn = KERNEL_FUNCTYPE(code.addresses[name])
             fn.code = code      # (the code lives as long as the function)
             _LIVE[h] = fn
@@ -84,48 +89,106 @@ def compile_kernel(kernel, many_calls=False):
 def compile_kernels(kernels, many_calls=False):
     """``{kernel name: ctypes function}`` for ``kernels`` (as :func:`compile_kernel` for
     each), those in neither this process's table nor the disk cache compiled at once on
-    several threads (``lower/llvm/parallel.py``): a program's kernels are independent."""
+    several threads (``lower/llvm/parallel.py``): a program's kernels are independent.
+    Kernels that differ only in their split extent share a body (``shared_kernels``)."""
     builds = [(k, profile, _build_hash(k, profile))
               for k in kernels for profile in (compile_profile(k, many_calls),)]
     missing = {}
     for k, profile, h in builds:
         if h not in missing and _LIVE.get(h) is None:
             missing[h] = (k, profile)
-    if len(missing) > 1:
-        _prebuild(missing)
+    shared = shared_kernels.choose(missing, lambda key: _BODIES.get(key) is not None)
+    # build id -> (kernel, profile, symbol, clamp_end): each kernel's own build, or a body
+    todo = {h: (k, profile, symbol_name(h), True)
+            for h, (k, profile) in missing.items() if h not in shared}
+    for h, key in shared.items():
+        if _body_id(key) not in todo and _BODIES.get(key) is None:
+            todo[_body_id(key)] = missing[h] + (shared_kernels.body_symbol(key), False)
+    if len(todo) > 1:
+        _prebuild(todo)
     try:
-        return {k.name: compile_kernel(k, many_calls) for k, _, _ in builds}
+        wrapped = _wrap({h: missing[h] + (key,) for h, key in shared.items()})
+        return {k.name: wrapped.get(h) or compile_kernel(k, many_calls)
+                for k, _, h in builds}
     finally:
-        for h in missing:   # (one another thread loaded meanwhile is not needed)
-            _PREBUILT.pop(h, None)
+        for i in todo:   # (one another thread loaded meanwhile is not needed)
+            _PREBUILT.pop(i, None)
 
 
-_PREBUILT = {}      # build hash -> object code made by _prebuild, taken by _load
+_PREBUILT = {}      # build id -> object code made by _prebuild, taken by _load
 
 
-def _prebuild(missing):
-    """Object code for the builds of ``missing`` (build hash -> (kernel, profile)) that
-    the disk cache lacks, compiled at once and kept for :func:`_load` (and stored)."""
+def _body_id(key):
+    return "shared:" + key
+
+
+def _prebuild(todo):
+    """Object code for the builds of ``todo`` (build id -> (kernel, profile, symbol,
+    clamp_end)) that the disk cache lacks, compiled at once and kept for :func:`_load`
+    (and stored)."""
     from tjit.lower.llvm import codegen, parallel
-    todo = []
-    for h, (k, profile) in missing.items():
-        key = disk_cache.cache_key(h + codegen_digest())
+    jobs = []
+    for i, (k, profile, symbol, clamp_end) in todo.items():
+        key = disk_cache.cache_key(i + codegen_digest())
         if disk_cache.get(key) is None:     # (read again by _load: entries are small)
             _load_math(k, profile)
-            todo.append((h, key, k, profile))
-    if len(todo) < 2:
+            jobs.append((i, key, k, profile, symbol, clamp_end))
+    if len(jobs) < 2:
         return
     t0 = time.perf_counter()
     with compile_log.stage("codegen"):
-        jobs = [(codegen.kernel_to_llvm_ir(k, symbol_name(h), profile), profile)
-                for h, _, k, profile in todo]
+        irs = [(codegen.kernel_to_llvm_ir(k, symbol, profile, clamp_end), profile)
+               for _, _, k, profile, symbol, clamp_end in jobs]
     with compile_log.stage("llvm"):
-        objs = parallel.emit_objects(jobs, default_num_threads())   # ($TJIT_NUM_THREADS)
+        objs = parallel.emit_objects(irs, default_num_threads())   # ($TJIT_NUM_THREADS)
     STATS["compile_seconds"] += time.perf_counter() - t0
     with _LOCK:
-        for (h, key, _, _), obj in zip(todo, objs):
-            _PREBUILT[h] = obj
+        for (i, key, *_), obj in zip(jobs, objs):
+            _PREBUILT[i] = obj
             disk_cache.put(key, obj)
+
+
+def _wrap(shared):
+    """``{build hash: wrapper function}`` for ``shared`` (build hash -> (kernel, profile,
+    shared key)): the bodies loaded (or compiled), the wrappers compiled as one module.
+    A kernel beyond the first of its body counts as a memory hit."""
+    if not shared:
+        return {}
+    from tjit.lower.llvm import target
+    with _LOCK:
+        bodies, entries, fns = {}, [], {}
+        for h, (k, profile, key) in shared.items():
+            if key not in bodies:
+                body = _BODIES.get(key)
+                if body is None:
+                    name = shared_kernels.body_symbol(key)
+                    code = _load(k, _body_id(key), name, profile, False)
+                    body = KERNEL_FUNCTYPE(code.addresses[name])
+                    body.code = code
+                    _BODIES[key] = body
+                else:
+                    STATS["memory_hits"] += 1
+                bodies[key] = body
+            else:
+                STATS["memory_hits"] += 1
+            address = _address(bodies[key])
+            entries.append((h, shared_kernels.wrapper_symbol(h, address),
+                            shared_kernels.split_extent(k), address))
+        with compile_log.stage("llvm"):
+            ir_text = shared_kernels.wrappers_ir([e[1:] for e in entries])
+            code = target.load_owned(target.emit_object(ir_text, "scalar"),
+                                     [e[1] for e in entries])
+        for h, symbol, _, _ in entries:
+            fn = fns[h] = KERNEL_FUNCTYPE(code.addresses[symbol])
+            fn.code = code
+            fn.body = bodies[shared[h][2]]     # (the body lives as long as its wrappers)
+            _LIVE[h] = fn
+            _remember(h, fn)
+    return fns
+
+
+def _address(fn):
+    return ctypes.cast(fn, ctypes.c_void_p).value
 
 
 def _build_hash(kernel, profile):
@@ -173,10 +236,12 @@ def _load_math(kernel, profile):
             mathlink.ensure_loaded(symbols, (_math_get, _math_put))
 
 
-def _load(kernel, h, name, profile):
-    key = disk_cache.cache_key(h + codegen_digest())
+def _load(kernel, build_id, name, profile, clamp_end):
+    """Machine code (``target.OwnedCode``) of one build: made by ``_prebuild``, from the
+    disk cache, or compiled now."""
+    key = disk_cache.cache_key(build_id + codegen_digest())
     _load_math(kernel, profile)
-    obj = _PREBUILT.pop(h, None)
+    obj = _PREBUILT.pop(build_id, None)
     if obj is not None:     # (compiled by _prebuild just now)
         code = target.load_owned(obj, [name])
         STATS["compiled"] += 1
@@ -192,7 +257,7 @@ def _load(kernel, h, name, profile):
     from tjit.lower.llvm import codegen
     t0 = time.perf_counter()
     with compile_log.stage("codegen"):
-        ir_text = codegen.kernel_to_llvm_ir(kernel, name, profile)
+        ir_text = codegen.kernel_to_llvm_ir(kernel, name, profile, clamp_end)
     with compile_log.stage("llvm"):
         obj = target.emit_object(ir_text, profile)
     code = target.load_owned(obj, [name])

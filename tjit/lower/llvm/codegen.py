@@ -59,6 +59,8 @@ Innermost loops whose body calls a mathlib transcendental get
 and, on AVX-512 hosts, ``"prefer-vector-width"="512"``.
 """
 
+import dataclasses
+import hashlib
 import re
 
 import numpy as np
@@ -72,7 +74,7 @@ from tjit.lower.loops import AxisPlan, reused_value, same, stage_levels
 from tjit.lower.sizes import SizeEmitter
 from tjit.xla_like import kernel_ir as K
 
-__all__ = ["AxisPlan", "kernel_to_llvm_ir", "plan_axes"]
+__all__ = ["AxisPlan", "kernel_to_llvm_ir", "plan_axes", "shared_ir_key"]
 
 I64 = ops.I64
 PTR = ir.PointerType()
@@ -157,9 +159,10 @@ class _SizeEmitter(SizeEmitter):
 # The renderer.
 
 class _Renderer:
-    def __init__(self, kernel, fn_name, profile):
+    def __init__(self, kernel, fn_name, profile, clamp_end=True):
         self.k = kernel
         self.name = fn_name
+        self.clamp_end = clamp_end
         self.plan = plan_axes(kernel)
         self.module = ir.Module(name=fn_name)
         self.math_calls = 0
@@ -251,8 +254,11 @@ class _Renderer:
             lo = eb.mul(self.start, scale)
             hi = eb.mul(self.end, scale)
             # clamp to [0, extent]: a bad range from a caller must not write out of bounds
+            # (a body shared by several extents leaves the upper clamp to its callers'
+            # wrappers: see shared_ir_key)
             lo = eb.select(eb.icmp_signed("<", lo, zero), zero, lo)
-            hi = eb.select(eb.icmp_signed(">", hi, ext), ext, hi)
+            if self.clamp_end:
+                hi = eb.select(eb.icmp_signed(">", hi, ext), ext, hi)
             self.bounds[g] = (lo, hi)
 
     def _enter_hyperplane(self):
@@ -658,7 +664,36 @@ def _transpose_tile(k, plan):
     return None
 
 
-def kernel_to_llvm_ir(kernel, fn_name, profile=None):
+#: Stands for the thread-split axis's extent in ``shared_ir_key`` (no size prints so).
+_SPLIT_EXTENT = "<split extent>"
+
+
+def shared_ir_key(k, profile):
+    """A hash of the LLVM IR that kernel ``k`` renders to with compile ``profile`` and
+    ``clamp_end=False``, which leaves out the extent of its thread-split axis; None where
+    there is no such axis of a constant extent of at least 2 (or a hyperplane).
+
+    Without the clamp of the split range's end, the IR reads that extent nowhere: the
+    loop over the split axis runs over the caller's ``[start, end)``, and the other
+    loops, strides and offsets are the kernel's other facts. So kernels that differ only
+    in it (the row sums of an (8192, 32) and a (64, 32) array) render the same IR and can
+    share one compiled body, each called through a wrapper that clamps ``end`` to its
+    own extent (``devices/shared_kernels.py``). The rendering choices that the extent does
+    sway (transpose blocks, a rolled inner loop) are part of the key."""
+    p = split_axis(k)
+    if p is None or k.hyperplane is not None or type(k.shape[p]) is not int \
+            or k.shape[p] < 2:
+        return None
+    plan = plan_axes(k)
+    choices = (_transpose_tile(k, plan), _rolled_group(k, plan) if profile == "vector"
+               else None)
+    blank = k.shape[:p] + (_SPLIT_EXTENT,) + k.shape[p + 1:]
+    text = K.kernel_text(dataclasses.replace(k, name="k", shape=blank))
+    return hashlib.sha256(f"{text}\nsyms={k.size_symbols}\n{profile}\n{choices}"
+                          .encode()).hexdigest()
+
+
+def kernel_to_llvm_ir(kernel, fn_name, profile=None, clamp_end=True):
     """Render one kernel as an LLVM module.
 
     Args:
@@ -667,6 +702,9 @@ def kernel_to_llvm_ir(kernel, fn_name, profile=None):
         ``kernel_ir.kernel_hash`` so equal names mean equal code).
       profile: ``profile.py``'s compile profile it is built for (default
         ``compile_profile(kernel)``).
+      clamp_end: clamp the end of the split range to the split axis's extent. False
+        leaves the extent out of the IR (``shared_ir_key``): then the caller must pass
+        ``end`` at most the extent.
     Returns:
       The module as LLVM IR text: ``void fn_name(i8** args, i64* sizes, i64 start,
       i64 end)`` plus an internal body function.
@@ -676,7 +714,7 @@ def kernel_to_llvm_ir(kernel, fn_name, profile=None):
     """
     K.check_kernel(kernel)
     profile = profile or compile_profile(kernel)
-    text = _Renderer(kernel, fn_name, profile).render()
+    text = _Renderer(kernel, fn_name, profile, clamp_end).render()
     symbols = linked_math(kernel, profile)
     if symbols:     # the math functions it calls must be linkable wherever it is built
         from tjit.lower.llvm import mathlink

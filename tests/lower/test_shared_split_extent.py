@@ -1,0 +1,114 @@
+"""Kernels that differ only in the extent of their thread-split axis (a row count)
+render the same LLVM IR (``codegen.shared_ir_key``), so the kernel cache compiles them
+once; the shared function computes each kernel's own result."""
+
+import ctypes
+import dataclasses
+
+import numpy as np
+import pytest
+
+import tjit
+import tjit.numpy as jnp
+from tests.lower import kernel_corpus as corpus
+from tjit.devices import kernel_cache
+from tjit.lower.llvm import codegen
+from tjit.lower.llvm.profile import compile_profile
+from tjit.lower.llvm.split import split_axis
+from tjit.xla_like import kernel_ir as K
+
+
+def _with_extent(k, n):
+    p = split_axis(k)
+    return dataclasses.replace(k, shape=k.shape[:p] + (n,) + k.shape[p + 1:])
+
+
+def test_equal_keys_mean_equal_ir_over_the_corpus():
+    """For every corpus kernel with a constant split extent, the kernel at other extents
+    (2, the extent + 5, 3x + 7: across the choices the extent sways) has the same IR
+    wherever it has the same key, and the key ignores nothing else: the IR at another
+    extent never differs under an equal key."""
+    same_key = 0
+    for case in corpus.all_cases():
+        k = case.kernel
+        p = split_axis(k)
+        if p is None or type(k.shape[p]) is not int or k.shape[p] < 2 or k.hyperplane:
+            continue
+        profile = compile_profile(k)
+        key = codegen.shared_ir_key(k, profile)
+        assert key is not None, case.name
+        ir = codegen.kernel_to_llvm_ir(k, "f", profile, clamp_end=False)
+        for n in (2, k.shape[p] + 5, 3 * k.shape[p] + 7):
+            other = _with_extent(k, n)
+            if codegen.shared_ir_key(other, profile) == key:
+                same_key += 1
+                assert codegen.kernel_to_llvm_ir(other, "f", profile, clamp_end=False) == ir, \
+                    (case.name, n)
+    assert same_key > 50    # (the corpus has hundreds of such kernels)
+
+
+def test_key_keeps_what_the_extent_does_not_set():
+    """The key changes with the kernel's other facts: a reversed row (an offset made
+    from the extent) or another inner extent is another build."""
+    x = np.arange(12, dtype=np.float32).reshape(4, 3)
+    a = tjit.jit(lambda x: jnp.sum(x * x, axis=1)).lower(x).compile().kernels()[0]
+    b = tjit.jit(lambda x: jnp.sum(x * x, axis=1)).lower(x.reshape(3, 4)).compile().kernels()[0]
+    ka, kb = (getattr(k, "kernel", k) for k in (a, b))
+    assert codegen.shared_ir_key(ka, "vector") != codegen.shared_ir_key(kb, "vector")
+    assert codegen.shared_ir_key(ka, "vector") != codegen.shared_ir_key(ka, "scalar")
+
+
+@pytest.fixture
+def empty_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("TJIT_CACHE_DIR", str(tmp_path))
+
+
+@pytest.mark.parametrize("rows_a,rows_b,cols", [(1500, 70, 37), (4099, 3, 41)])
+def test_row_counts_compile_once_and_match_the_interpreter(empty_cache, rows_a, rows_b, cols):
+    """Row sums and an elementwise map over two arrays that differ only in their row
+    count: one compile per form (a shared body for each vector-profile pair, counted by
+    the kernel cache), results equal to the reference interpreter's (the larger array
+    is split across threads)."""
+    def f(a, b):
+        return (jnp.sum(a * a + 0.25, axis=1), jnp.sum(b * b + 0.25, axis=1),
+                jnp.tanh(a) * 3.0 - a, jnp.tanh(b) * 3.0 - b)
+
+    rng = np.random.default_rng(rows_b)
+    a = rng.standard_normal((rows_a, cols)).astype(np.float32)
+    b = rng.standard_normal((rows_b, cols)).astype(np.float32)
+    before = dict(kernel_cache.STATS)
+    got = tjit.jit(f)(a, b)
+    compiled = kernel_cache.STATS["compiled"] - before["compiled"]
+    want = tjit.jit(f, backend="interpreter")(a, b)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=2e-6, atol=2e-5)
+    forms = set()
+    for k in tjit.jit(f).lower(a, b).compile().kernels():
+        k = getattr(k, "kernel", k)
+        profile = compile_profile(k)
+        key = codegen.shared_ir_key(k, profile) if profile == "vector" else None
+        forms.add(key or kernel_cache._build_hash(k, profile))
+    assert len(forms) < 4       # (at least the two row sums share a body)
+    assert compiled == len(forms)
+
+
+def test_shared_body_clamps_each_kernels_range():
+    """Two kernels of one body, each called with a range past its own extent: each
+    writes its own rows only (the wrapper clamps ``end``), equal to the kernel IR's
+    NumPy evaluator."""
+    x = np.random.default_rng(3).standard_normal((40, 64)).astype(np.float32)
+    k = tjit.jit(lambda x: jnp.exp(x) - x).lower(x).compile().kernels()[0]
+    k = getattr(k, "kernel", k)
+    k37, k23 = (dataclasses.replace(_with_extent(k, n), name=f"k{n}") for n in (37, 23))
+    fns = kernel_cache.compile_kernels([k37, k23])     # (both new: one body)
+    assert fns["k37"].body is fns["k23"].body
+    for k, fn in ((k37, fns["k37"]), (k23, fns["k23"])):
+        rows = k.shape[0]
+        out = np.full((48, 64), 7.0, np.float32)
+        src = np.ascontiguousarray(x[:rows])
+        argv = (ctypes.c_void_p * 2)(src.ctypes.data, out.ctypes.data)
+        fn(argv, (ctypes.c_int64 * 1)(0), 0, 48)          # past the extent: clamped
+        want = np.full((rows, 64), np.nan, np.float32)
+        K.evaluate(k, [src.reshape(-1), want.reshape(-1)])
+        np.testing.assert_allclose(out[:rows], want, rtol=3e-7)    # (exp within an ulp)
+        assert (out[rows:] == 7.0).all()
