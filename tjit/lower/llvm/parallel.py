@@ -26,10 +26,8 @@ import ctypes
 import os
 import threading
 
-import llvmlite.binding as llvm
-from llvmlite.binding import ffi
-
 from tjit.lower.llvm import target
+from tjit.lower.llvm.binding import llvm  # (imported on first use)
 
 #: Most threads compiling at once (each holds an LLVM context and target machines).
 MAX_THREADS = 8
@@ -41,7 +39,7 @@ _STATES_LOCK = threading.Lock()
 def _raw(name):
     """The ctypes function under llvmlite's locking wrapper, or None."""
     try:
-        return getattr(getattr(ffi.lib, name), "_cfn", None)
+        return getattr(getattr(llvm.ffi.lib, name), "_cfn", None)
     except AttributeError:
         return None
 
@@ -111,28 +109,24 @@ def _emit(ir_text, profile):
                              "This is a bug in the kernel renderer.") from None
         mod.triple = h.triple
         mod.data_layout = h.data_layout
-        level, vectorize, codegen_level = target.PROFILES[profile]
-        pto = llvm.create_pipeline_tuning_options(speed_level=level)
-        pto.loop_vectorization = pto.slp_vectorization = vectorize
-        pto.loop_interleaving = pto.loop_unrolling = vectorize
+        codegen_level = target.PROFILES[profile][2]
         # (the pipeline's target machine, as target.optimize's: the host's at opt 3)
-        pb = llvm.create_pass_builder(state.machine(3), pto)
-        mpm = pb.getModulePassManager()
+        pb, mpm = target.pipeline(state.machine(3), profile)
         try:
             _raw("LLVMPY_RunNewModulePassManager")(mpm, mod, pb)
         finally:
             target._free_pass_manager(mpm)
         target._check_externals(mod)
-        with ffi.OutputString() as err:
+        with llvm.ffi.OutputString() as err:
             buf = _raw("LLVMPY_TargetMachineEmitToMemory")(
                 state.machine(codegen_level), mod, 1, err)
             if not buf:
                 raise RuntimeError(str(err))
         try:
-            return ctypes.string_at(ffi.lib.LLVMPY_GetBufferStart(buf),
-                                    ffi.lib.LLVMPY_GetBufferSize(buf))
+            return ctypes.string_at(llvm.ffi.lib.LLVMPY_GetBufferStart(buf),
+                                    llvm.ffi.lib.LLVMPY_GetBufferSize(buf))
         finally:
-            ffi.lib.LLVMPY_DisposeMemoryBuffer(buf)
+            llvm.ffi.lib.LLVMPY_DisposeMemoryBuffer(buf)
     finally:
         _give_state(state)
 

@@ -39,7 +39,8 @@ import threading
 import time
 
 import llvmlite
-import llvmlite.binding as llvm
+
+from tjit.lower.llvm.binding import llvm  # (imported on first use)
 
 __all__ = [
     "assembly",
@@ -242,7 +243,32 @@ def _parse(ir_text, timings):
 #: ``"explicit"``: runtime helpers whose IR is vectorized by hand or a scalar chain
 #: (``top_k.py``, the row scans of ``cumulative.py``): the loop vectorizer has nothing to
 #: add (top_k's LLVM time 74 -> 39 ms at the same speed).
-PROFILES = {"vector": (3, True, 3), "scalar": (1, False, 0), "explicit": (2, False, 2)}
+#: ``"light"`` (pipeline level None): IR written as the machine code should be (tjit's
+#: own sgemm: register tiles, packing loops), which needs only inlining and a clean-up
+#: (``LIGHT_PASSES``) before code generation. O2 found nothing to improve there: the
+#: sgemm module took 174 ms of LLVM CPU with O2, 71 light, at the same speed (thread CPU
+#: time per call on 12 shapes and layouts, alternating: 0.83-1.05x of O2's, noise).
+PROFILES = {"vector": (3, True, 3), "scalar": (1, False, 0), "explicit": (2, False, 2),
+            "light": (None, False, 2)}
+LIGHT_PASSES = ("always_inliner", "instruction_combine", "simplify_cfg",
+                "dead_code_elimination")
+
+
+def pipeline(tm, profile):
+    """``(pass builder, module pass manager)`` of ``profile``'s pipeline, tuned for
+    target machine ``tm``: run ``mpm.run(module, pb)``, then free the manager with
+    ``_free_pass_manager`` (callers hold the LLVM lock or a context of their own)."""
+    level, vectorize, _ = PROFILES[profile]
+    pto = llvm.create_pipeline_tuning_options(speed_level=level or 0)
+    pto.loop_vectorization = pto.slp_vectorization = vectorize
+    pto.loop_interleaving = pto.loop_unrolling = vectorize
+    pb = llvm.create_pass_builder(tm, pto)
+    if level is not None:
+        return pb, pb.getModulePassManager()
+    mpm = llvm.create_new_module_pass_manager()
+    for name in LIGHT_PASSES:
+        getattr(mpm, f"add_{name}_pass")()
+    return pb, mpm
 
 
 def optimize(module_ref, profile="vector"):
@@ -250,7 +276,7 @@ def optimize(module_ref, profile="vector"):
 
     ``"vector"``: O3 with loop and SLP vectorisation, interleaving and unrolling (the
     host target machine supplies the cost model). ``"scalar"``: O1 without those, for
-    small kernels where compile time dominates (``profile.py``).
+    small kernels where compile time dominates (``profile.py``). See ``PROFILES``.
 
     Args:
       module_ref: an ``llvmlite.binding.ModuleRef`` (already parsed and verified).
@@ -259,15 +285,8 @@ def optimize(module_ref, profile="vector"):
       The same module.
     """
     h = _host()
-    level, vectorize, _ = PROFILES[profile]
     with _LOCK:
-        pto = llvm.create_pipeline_tuning_options(speed_level=level)
-        pto.loop_vectorization = vectorize
-        pto.slp_vectorization = vectorize
-        pto.loop_interleaving = vectorize
-        pto.loop_unrolling = vectorize
-        pb = llvm.create_pass_builder(h.tm, pto)
-        mpm = pb.getModulePassManager()
+        pb, mpm = pipeline(h.tm, profile)
         try:
             mpm.run(module_ref, pb)
         finally:
