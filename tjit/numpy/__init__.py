@@ -52,27 +52,34 @@ from tjit._namespace import publish as _publish
 # below, once their docstrings are final (jnp.linalg's and jnp.fft's at their publish)
 _publish(globals(), submodules=("linalg", "fft", "random"), entry_points=False)
 
-from tjit._docs import fill_missing_docstrings as _fill_docs
-_fill_docs(  # functions written without a docstring get one from NumPy's (JAX's `implements`)
-    globals(), __all__, _np, "numpy", "jnp", __import__("sys").modules[__name__],
-    examples={"finfo": "jnp.finfo(jnp.float32).eps", "iinfo": "jnp.iinfo(jnp.int8).max",
-              "can_cast": "jnp.can_cast(jnp.int8, jnp.float32)",
-              "isscalar": "jnp.isscalar(3.0), jnp.isscalar(jnp.ones(2))",
-              "ndim": "jnp.ndim(jnp.ones((2, 3)))", "shape": "jnp.shape(jnp.ones((2, 3)))",
-              "size": "jnp.size(jnp.ones((2, 3)))"},
-    notes={"float_power": "computes in the widest float enabled (float32 without x64; "
-                          "NumPy: float64)",
-           "finfo": "takes tjit dtypes, bfloat16 included",
-           "isscalar": "a 0-d tjit Array is not a scalar, as for NumPy arrays"})
-from tjit._doc_examples import EXAMPLES as _EXAMPLES
-from tjit._docs import add_stored_examples as _add_examples
-for _ns, _prefix in ((globals(), "jnp"), (vars(linalg), "jnp.linalg"), (vars(fft), "jnp.fft")):
-    _add_examples(_ns, _ns["__all__"], _prefix, _EXAMPLES)  # made by `python -m tjit._docs`
-from tjit._docs import add_differences_notes as _add_differences
-for _ns, _ref, _name in ((globals(), _np, "numpy"), (vars(linalg), _np.linalg, "numpy.linalg"),
-                         (vars(fft), _np.fft, "numpy.fft")):
-    _add_differences(_ns, _ns["__all__"], _ref, _name)  # own docstrings silent on NumPy
-del _ns, _prefix, _ref, _name
+def _make_docstrings():
+    from tjit._docs import fill_missing_docstrings as _fill_docs
+    _fill_docs(  # functions written without a docstring get one from NumPy's (JAX's `implements`)
+        globals(), __all__, _np, "numpy", "jnp", __import__("sys").modules[__name__],
+        examples={"finfo": "jnp.finfo(jnp.float32).eps", "iinfo": "jnp.iinfo(jnp.int8).max",
+                  "can_cast": "jnp.can_cast(jnp.int8, jnp.float32)",
+                  "isscalar": "jnp.isscalar(3.0), jnp.isscalar(jnp.ones(2))",
+                  "ndim": "jnp.ndim(jnp.ones((2, 3)))", "shape": "jnp.shape(jnp.ones((2, 3)))",
+                  "size": "jnp.size(jnp.ones((2, 3)))"},
+        notes={"float_power": "computes in the widest float enabled (float32 without x64; "
+                              "NumPy: float64)",
+               "finfo": "takes tjit dtypes, bfloat16 included",
+               "isscalar": "a 0-d tjit Array is not a scalar, as for NumPy arrays"})
+    from tjit._doc_examples import EXAMPLES as _EXAMPLES
+    from tjit._docs import add_stored_examples as _add_examples
+    for _ns, _prefix in ((globals(), "jnp"), (vars(linalg), "jnp.linalg"), (vars(fft), "jnp.fft")):
+        _add_examples(_ns, _ns["__all__"], _prefix, _EXAMPLES)  # made by `python -m tjit._docs`
+    from tjit._docs import add_differences_notes as _add_differences
+    for _ns, _ref, _name in ((globals(), _np, "numpy"), (vars(linalg), _np.linalg, "numpy.linalg"),
+                             (vars(fft), _np.fft, "numpy.fft")):
+        _add_differences(_ns, _ns["__all__"], _ref, _name)  # own docstrings silent on NumPy
+
+
+from tjit._docs_cache import fill as _fill_docstrings
+_fill_docstrings(  # made once, then read from the cache folder (tjit/_docs_cache.py)
+    (("jnp", globals()), ("jnp.linalg", vars(linalg)), ("jnp.fft", vars(fft))),
+    _make_docstrings)
+del _make_docstrings
 
 from tjit.tracing.traceback_util import wrap_entry_points as _wrap_entry_points
 _wrap_entry_points(globals(), __all__, "jnp.")  # eager errors end in user code
