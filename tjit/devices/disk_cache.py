@@ -47,7 +47,7 @@ from tjit.lower.llvm import target
 from tjit.xla_like import program_cache
 
 __all__ = ["DiskCache", "MAX_ENTRY_BYTES", "STATS", "cache_key", "default_cache",
-           "default_cache_dir", "get", "put"]
+           "default_cache_dir", "get", "put", "reset"]
 
 MAGIC = b"TJITKOBJ"
 FORMAT_VERSION = 1
@@ -347,6 +347,14 @@ def default_cache():
         with _DEFAULT_LOCK:
             cache = _DEFAULT.setdefault(directory, DiskCache(directory))
     return cache
+
+
+def reset():
+    """Forget the folders resolved and their ``DiskCache`` objects (a folder that could
+    not be written is tried again); the entries on disk stay."""
+    with _DEFAULT_LOCK:
+        _DEFAULT.clear()
+        _RESOLVED.clear()
 
 
 def get(key):

@@ -1,0 +1,2 @@
+"""``tjit.experimental.compilation_cache``: JAX's module of the same name (see
+``compilation_cache.compilation_cache``)."""
