@@ -45,9 +45,11 @@ def _check_square(fname, a):
 
 
 def _as_matrix_rhs(fname, a, b):
-    """``b`` as (..., n, k): a vector rhs (b.ndim == a.ndim - 1) gets a trailing unit
-    axis, which the caller removes again. Returns ``(b, was_vector)``."""
-    vector = b.ndim == a.ndim - 1
+    """``b`` as (..., n, k): a vector rhs (1-d, or b.ndim == a.ndim - 1 ending in n: JAX's
+    rule) gets a trailing unit axis, which the caller removes again; the batch dims of a
+    and b broadcast (as JAX's vectorized solves: one a for a batch of b). Returns
+    ``(a, b, was_vector)``."""
+    vector = b.ndim == 1 or (b.ndim == a.ndim - 1 and b.shape[-1] == a.shape[-1])
     b_shape = b.shape
     if vector:
         b = b[..., None]
@@ -55,7 +57,13 @@ def _as_matrix_rhs(fname, a, b):
         raise ShapeError(f"scipy.linalg.{fname}: b of shape {shape_str(b_shape)} does not "
                          f"match a of shape {shape_str(a.shape)}; b must be (..., n) or "
                          f"(..., n, k) with n = {a.shape[-1]}")
-    return b, vector
+    try:
+        batch = tuple(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]))
+    except ValueError:
+        raise ShapeError(f"scipy.linalg.{fname}: the batch dims of a {shape_str(a.shape)} "
+                         f"and b {shape_str(b_shape)} do not broadcast") from None
+    return (jnp.broadcast_to(a, batch + a.shape[-2:]), jnp.broadcast_to(b, batch + b.shape[-2:]),
+            vector)
 
 
 def _check_trans(fname, trans):
@@ -83,7 +91,7 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_
     a, b = _inexact("solve_triangular", a, b)
     _check_square("solve_triangular", a)
     t = _check_trans("solve_triangular", trans)
-    b, vector = _as_matrix_rhs("solve_triangular", a, b)
+    a, b, vector = _as_matrix_rhs("solve_triangular", a, b)
     x = lax_linalg.triangular_solve(a, b, left_side=True, lower=lower, transpose_a=t > 0,
                                     conjugate_a=t == 2, unit_diagonal=unit_diagonal)
     return x[..., 0] if vector else x
@@ -120,7 +128,7 @@ def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
     c, lower = c_and_lower
     c, b = _inexact("cho_solve", c, b)
     _check_square("cho_solve", c)
-    b, vector = _as_matrix_rhs("cho_solve", c, b)
+    c, b, vector = _as_matrix_rhs("cho_solve", c, b)
     # a = L L^H: solve L y = b, then L^H x = y (with U = L^H when lower is False).
     y = lax_linalg.triangular_solve(c, b, left_side=True, lower=lower,
                                     transpose_a=not lower, conjugate_a=not lower)
@@ -158,14 +166,17 @@ def lu(a, permute_l=False, overwrite_a=False, check_finite=True):
 
 
 def lu_factor(a, overwrite_a=False, check_finite=True):
-    """Packed LU factorization for :func:`lu_solve`.
+    """Packed LU factorization for :func:`lu_solve` of ``a`` (..., m, n) (rectangular
+    too, as SciPy and JAX; lu_solve needs square ones).
 
     Returns:
       ``(lu, piv)``: L (unit diagonal, below) and U packed in ``lu``; int32 row swaps
       ``piv`` (row i was swapped with row piv[i]), as LAPACK's getrf (0-based).
     """
     (a,) = _inexact("lu_factor", a)
-    _check_square("lu_factor", a)
+    if a.ndim < 2:
+        raise ShapeError(f"scipy.linalg.lu_factor: expected a matrix (..., m, n), got shape "
+                         f"{shape_str(a.shape)}")
     packed, pivots, _ = lax_linalg.lu(a)
     return packed, pivots
 
@@ -187,7 +198,8 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
                          f"not match lu of shape {shape_str(packed.shape)}; pass the pair "
                          f"returned by lu_factor")
     perm = lax_linalg.lu_pivots_to_permutation(piv, n)
-    b, vector = _as_matrix_rhs("lu_solve", packed, b)
+    packed, b, vector = _as_matrix_rhs("lu_solve", packed, b)
+    perm = jnp.broadcast_to(perm, b.shape[:-2] + (n,))
     tri = functools.partial(lax_linalg.triangular_solve, packed, left_side=True)
     if t == 0:  # a[perm] = L U:  x = U^-1 L^-1 b[perm]
         pb = jnp.take_along_axis(b, perm[..., None], axis=-2)
@@ -311,7 +323,7 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, debug=False,
         return cho_solve((c, True), b)
     if assume_a in ("sym", "her"):
         a = _from_triangle(a, lower, hermitian=assume_a == "her")
-    b2, vector = _as_matrix_rhs("solve", a, b)
+    _, b2, vector = _as_matrix_rhs("solve", a, b)
     x = jnp_linalg.solve(a, b2)
     return x[..., 0] if vector else x
 
