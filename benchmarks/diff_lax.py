@@ -376,15 +376,29 @@ def hunt_dynamic(t, rng, n):
         idt = ["int8", "int32", "uint8", "int64", "uint32", "int16"][int(rng.integers(0, 6))]
         starts = [np.array(int(rng.integers(-s - 4, s + 5)), np.int64) for s in shape]
         starts = [np.abs(s).astype(idt) if idt[0] == "u" else s.astype(idt) for s in starts]
+        if idt in ("uint32", "int32", "uint8", "int8") + (("int64",) if X64 else ()) and \
+                rng.random() < 0.3:  # (without x64 an int64 argument becomes int32)
+            # the type's extremes (JAX wraps uint32 >= 2**31 to negative: the reference is
+            # the clamp by definition then)
+            info = np.iinfo(idt)
+            k = int(rng.integers(0, len(shape)))
+            starts[k] = np.array(rng.choice([info.min, info.max, info.max // 2 + 1,
+                                             min(2 ** 32, info.max)]), idt)
         ann = bool(rng.random() < 0.3)
         kw = {"allow_negative_indices": False} if ann else {}
         d = f"x{list(shape)} starts={[int(s) for s in starts]}({idt}) sizes={sizes} {kw}"
+        ks = [_window_start(int(s), n_, z, idt[0] == "i" and not ann)
+              for s, n_, z in zip(starts, shape, sizes)]
+        window = tuple(slice(k, k + z) for k, z in zip(ks, sizes))
         t.check("dynamic", "dynamic_slice|" + d,
-                lambda L, x, *s: L.lax.dynamic_slice(x, s, sizes, **kw), (x,) + tuple(starts))
+                lambda L, x, *s: L.lax.dynamic_slice(x, s, sizes, **kw), (x,) + tuple(starts),
+                ref=x[window])
         u = _f32(rng, sizes)
+        xu = x.copy()
+        xu[window] = u
         t.check("dynamic", "dynamic_update_slice|" + d,
                 lambda L, x, u, *s: L.lax.dynamic_update_slice(x, u, s, **kw),
-                (x, u) + tuple(starts))
+                (x, u) + tuple(starts), ref=xu)
         ax = int(rng.integers(0, len(shape)))
         keep = bool(rng.random() < 0.5)
         if shape[ax]:
@@ -405,6 +419,14 @@ def hunt_dynamic(t, rng, n):
             t.check_grad("dynamic", "dynamic_update_slice|" + d,
                          lambda L, x, u, *s: L.lax.dynamic_update_slice(x, u, s),
                          (x.astype(_FT), u.astype(_FT)) + tuple(starts), argnums=(0, 1))
+
+
+def _window_start(start, n, size, negative_from_end):
+    """lax.dynamic_slice's start by definition: negatives count from the end (signed
+    types, allow_negative_indices), then clamped into [0, n - size]."""
+    if negative_from_end and start < 0:
+        start += n
+    return min(max(start, 0), n - size)
 
 
 # -- sort / top_k / reductions -------------------------------------------------------------
@@ -993,6 +1015,133 @@ def _pad_ref(x, v, cfg):
     return out
 
 
+def _typed(L, sc, a):
+    """A Python scalar for tjit (weakly typed), the array's dtype for JAX (its lax
+    functions take no mixed dtypes)."""
+    return sc if L.name == "tjit" else np.asarray(sc, a.dtype)
+
+
+# -- odd corners: dtypes and gradients the random hunts rarely reach -----------------------
+def hunt_extra(t, rng):
+    import ml_dtypes
+    e8 = _edge_ints("int8")
+    for dt in ("int8", "uint8", "int32", "uint32", "bool"):
+        x = (rng.integers(0, 2, size=(3, 5)) if dt == "bool" else
+             rng.integers(-100 if dt[0] == "i" else 0, 100, size=(3, 5))).astype(dt)
+        for name in ("cumsum", "cumprod", "cummax", "cummin"):
+            for rev in (False, True):
+                t.check("extra.cum", f"{name}|{dt} rev={rev}", lambda L, a, name=name,
+                        rev=rev: getattr(L.lax, name)(a, axis=1, reverse=rev), (x,))
+        for name in ("argmax", "argmin"):
+            t.check("extra.arg", f"{name}|{dt}", lambda L, a, name=name: getattr(L.lax, name)(
+                a, 1, L.jnp.int32), (x,))
+        if dt != "bool":
+            t.check("extra.sort", f"sort_edges|{dt}", lambda L, a: L.lax.sort(a), (
+                _edge_ints(dt),))
+            t.check("extra.top_k", f"top_k_edges|{dt}", lambda L, a: L.lax.top_k(a, 4), (
+                _edge_ints(dt),))
+    # Python-scalar second operands (weakly typed: they take the array's dtype)
+    for dt in ("int8", "uint8", "int32", "uint32"):
+        e = _edge_ints(dt)
+        for name in ("shift_left", "shift_right_logical", "shift_right_arithmetic", "rem",
+                     "div", "max", "min", "add", "mul", "bitwise_and"):
+            for sc in (0, 1, 3, 7, 8, 9, 31, 32, 33):
+                if sc == 0 and name in ("rem", "div"):
+                    continue
+                t.check("extra.scalar", f"{name}|{dt} s={sc}", lambda L, a, name=name, sc=sc:
+                        getattr(L.lax, name)(a, _typed(L, sc, a)), (e,), vmap=False)
+    fe = np.array([0.5, -2.0, 3.0, 0.0, np.inf, np.nan], np.float32)
+    for sc in (2, 3, -1, 0.5, 2.0):
+        t.check("extra.scalar", f"pow|float32 s={sc}", lambda L, a, sc=sc: L.lax.pow(
+            a, sc if L.name == "tjit" or isinstance(sc, int) else np.float32(sc)),
+                (fe,), vmap=False, tol=1e-6)
+        t.check("extra.scalar", f"atan2|float32 s={sc}", lambda L, a, sc=sc:
+                L.lax.atan2(a, _typed(L, sc, a)), (fe,), vmap=False, tol=1e-6)
+        t.check("extra.scalar", f"nextafter|float32 s={sc}", lambda L, a, sc=sc:
+                L.lax.nextafter(a, _typed(L, sc, a)), (fe,), vmap=False)
+    # integer_pow with negative exponents on ints (JAX raises), pow with int base
+    for p in (-1, -2):
+        t.check("extra.pow", f"integer_pow_neg_int|p={p}", lambda L, a, p=p:
+                L.lax.integer_pow(a, p), (e8,))
+    for dt in ("int32", "float32"):
+        base = np.array([2, -3, 0, 1, -1, 5], dt)
+        ex = np.array([3, 2, 0, 7, 5, 2], np.int32)
+        t.check("extra.pow", f"pow_int_exp|{dt}", lambda L, a, b: L.lax.pow(a, b), (base, ex))
+    # complex sort (lexicographic), complex -> real conversion
+    c = (rng.integers(-2, 3, 8) + 1j * rng.integers(-2, 3, 8)).astype(np.complex64)
+    c[0] = complex(np.nan, 1)
+    t.check("extra.sort", "sort_complex", lambda L, a: L.lax.sort(a), (c,))
+    t.check("extra.convert", "complex->float32", lambda L, a: L.lax.convert_element_type(
+        a, np.float32), (c,))
+    t.check("extra.convert", "complex->int32", lambda L, a: L.lax.convert_element_type(
+        a, np.int32), (c,))
+    # int -> float rounding (round to nearest even), uint32 range, bool
+    big = np.array([2 ** 24 + 1, 2 ** 24 + 3, 2 ** 31 - 1, -2 ** 31, 2 ** 25 + 3], np.int32)
+    ub = np.array([2 ** 32 - 1, 2 ** 31, 2 ** 31 + 129, 3], np.uint32)
+    for to in ("float32", "float16", "bfloat16", "bool", "int8", "uint8"):
+        tdt = ml_dtypes.bfloat16 if to == "bfloat16" else np.dtype(to)
+        for a in (big, ub):
+            t.check("extra.convert", f"int_to|{a.dtype}->{to}",
+                    lambda L, a, tdt=tdt: L.lax.convert_element_type(a, tdt), (a,))
+    bf = np.array([1.0, 3.0, 1e30, np.nan, 65504.0, 65520.0, 1e-8, -0.0], np.float32)
+    for to in ("float16", "bfloat16"):
+        tdt = ml_dtypes.bfloat16 if to == "bfloat16" else np.dtype(to)
+        t.check("extra.convert", f"f32_to|{to}", lambda L, a, tdt=tdt:
+                L.lax.convert_element_type(a, tdt), (bf,))
+        t.check("extra.round", f"round|{to}", lambda L, a: L.lax.round(a, 1),
+                (np.array([0.5, 1.5, 2.5, -2.5, 3.3], np.float32).astype(tdt),))
+        t.check("extra.nextafter", f"nextafter|{to}", lambda L, a, b: L.lax.nextafter(a, b),
+                (bf.astype(tdt), np.full(bf.shape, 2.0, np.float32).astype(tdt)))
+    # gradients on hard inputs: cumprod with zeros, cummax ties, top_k, sort multi-operand,
+    # logistic/erf_inv extremes, lgamma/digamma at negatives, igamma in a
+    xz = np.array([[1.5, 0.0, 2.0, -1.0, 0.0, 3.0], [0.5, 2.0, 0.0, 1.0, 1.0, -2.0]], _FT)
+    for rev in (False, True):
+        t.check_grad("extra.grad", f"cumprod_zeros|rev={rev}", lambda L, a, rev=rev:
+                     L.lax.cumprod(a, axis=1, reverse=rev), (xz,))
+        t.check_grad("extra.grad", f"cumlogsumexp|rev={rev}", lambda L, a, rev=rev:
+                     L.lax.cumlogsumexp(a, axis=1, reverse=rev), (xz * 30,))
+    xd = np.array([[0.3, 1.7, -0.4, 2.2, 0.9], [1.1, -2.0, 0.25, 0.7, 3.0]], _FT)
+    t.check_grad("extra.grad", "cummax", lambda L, a: L.lax.cummax(a, axis=1), (xd,))
+    t.check_grad("extra.grad", "top_k", lambda L, a: L.lax.top_k(a, 3)[0], (xd,))
+    t.check_grad("extra.grad", "sort_multi", lambda L, k, v: L.lax.sort(
+        (k, v), num_keys=1)[1], (xd, xd[::-1].copy()), argnums=(1,))
+    t.check_grad("extra.grad", "sort_multi_keys", lambda L, k, v: L.lax.sort(
+        (k, v), num_keys=1)[0] * L.lax.sort((k, v), num_keys=1)[1], (xd, xd * 2),
+        argnums=(0, 1))
+    t.check_grad("extra.grad", "logistic_ext", lambda L, a: L.lax.logistic(a),
+                 (np.array([-40.0, -10.0, 0.0, 10.0, 40.0], _FT),))
+    t.check_grad("extra.grad", "erf_inv_edge", lambda L, a: L.lax.erf_inv(a),
+                 (np.array([-0.99, -0.5, 0.0, 0.9, 0.999], _FT),), tol=1e-3)
+    t.check_grad("extra.grad", "lgamma_neg", lambda L, a: L.lax.lgamma(a),
+                 (np.array([-2.5, -0.5, 0.1, 3.5, 30.0], _FT),))
+    t.check_grad("extra.grad", "digamma_neg", lambda L, a: L.lax.digamma(a),
+                 (np.array([-2.5, -0.5, 0.1, 3.5, 30.0], _FT),), tol=1e-3)
+    t.check_grad("extra.grad", "igamma_a_large", lambda L, a, x: L.lax.igamma(a, x),
+                 (np.array([20.0, 50.0, 0.1, 2.0], _FT), np.array([18.0, 60.0, 0.05, 9.0], _FT)),
+                 argnums=(0, 1), tol=1e-3)
+    t.check_grad("extra.grad", "igammac_a_large", lambda L, a, x: L.lax.igammac(a, x),
+                 (np.array([20.0, 50.0, 0.1, 2.0], _FT), np.array([18.0, 60.0, 0.05, 9.0], _FT)),
+                 argnums=(0, 1), tol=1e-3)
+    t.check_grad("extra.grad", "atan2_axes", lambda L, y, x: L.lax.atan2(y, x),
+                 (np.array([1.0, -1.0, 1e-3, 2.0], _FT), np.array([-1.0, -1.0, -5.0, 0.0], _FT)),
+                 argnums=(0, 1))
+    t.check_grad("extra.grad", "cbrt_neg", lambda L, a: L.lax.cbrt(a),
+                 (np.array([-8.0, -0.1, 0.3, 27.0], _FT),))
+    t.check_grad("extra.grad", "pow_int_exp", lambda L, a: L.lax.pow(
+        a, L.jnp.asarray(np.array([3, 2, -1, 0], np.int32))),
+        (np.array([-2.0, 1.5, 0.7, 3.0], _FT),))
+    t.check_grad("extra.grad", "clamp", lambda L, lo, a, hi: L.lax.clamp(lo, a, hi),
+                 (np.array([0.0, 0.0, 1.0], _FT), np.array([-1.0, 0.5, 2.0], _FT),
+                  np.array([1.0, 1.0, 1.5], _FT)), argnums=(0, 1, 2))
+    t.check_grad("extra.grad", "rem", lambda L, a, b: L.lax.rem(a, b),
+                 (np.array([5.3, -5.3, 7.1], _FT), np.array([2.0, 2.0, -3.0], _FT)),
+                 argnums=(0, 1))
+    t.check_grad("extra.grad", "reduce_precision", lambda L, a: L.lax.reduce_precision(
+        a, 8, 7), (np.array([1.3, -2.7], _FT),))
+    t.check_grad("extra.grad", "round", lambda L, a: L.lax.round(a) * a,
+                 (np.array([1.3, -2.7], _FT),))
+
+
 SHOW = 3
 VERBOSE = False
 LIBS = None
@@ -1023,7 +1172,8 @@ def main():
              "bits": lambda: hunt_bits(t, rng),
              "float": lambda: hunt_float_ops(t, rng),
              "dot": lambda: hunt_dot(t, rng, a.cases // 2),
-             "structural": lambda: hunt_structural(t, rng, a.cases // 3)}
+             "structural": lambda: hunt_structural(t, rng, a.cases // 3),
+             "extra": lambda: hunt_extra(t, rng)}
     for name, h in hunts.items():
         if a.only and name not in a.only.split(","):
             continue
