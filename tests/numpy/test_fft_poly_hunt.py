@@ -119,3 +119,29 @@ def test_histogram_of_no_data_under_jit_has_numpys_unit_range():
         counts, edges = fn(np.zeros(0, np.float32), bins=3)
         np.testing.assert_array_equal(np.asarray(counts), want_counts)
         np.testing.assert_allclose(np.asarray(edges), want_edges, rtol=1e-6)
+
+
+@pytest.mark.parametrize("bins", ("auto", "fd", "doane", "scott", "stone", "rice", "sturges",
+                                  "sqrt"))
+def test_histogram_bin_estimators_match_numpy_on_concrete_data(bins):
+    a = np.random.default_rng(8).standard_normal(50).astype(np.float32)
+    want_counts, want_edges = np.histogram(a, bins)
+    counts, edges = jnp.histogram(a, bins)
+    np.testing.assert_array_equal(np.asarray(counts), want_counts)
+    np.testing.assert_allclose(np.asarray(edges), want_edges, rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(jnp.histogram_bin_edges(a, bins, range=(-1, 2))),
+                               np.histogram_bin_edges(a, bins, range=(-1, 2)), rtol=1e-6)
+
+
+def test_histogram_bin_estimator_under_jit_says_why_it_cannot():
+    with pytest.raises(TypeError, match=r"bins='fd' makes the number of bins depend on the "
+                                        r"data.*pass an integer number of bins"):
+        tjit.jit(lambda a: jnp.histogram(a, "fd"))(np.ones(4, np.float32))
+
+
+def test_digitize_returns_int32_as_jax_under_x64(x64):
+    x, bins = np.array([-1.0, 0.5, 3.0]), np.array([0.0, 1.0, 2.0])
+    for b in (bins, bins[::-1].copy(), np.zeros(0)):
+        got = jnp.digitize(x, b)
+        assert got.dtype == np.int32
+        np.testing.assert_array_equal(np.asarray(got), np.digitize(x, b))

@@ -88,13 +88,28 @@ def _host_outer_edges(a, range):  # noqa: A002
     return np.asarray(red.min(a))[()], np.asarray(red.max(a))[()]
 
 
+def _estimated_edges(a, bins, range, weights):  # noqa: A002
+    """NumPy's edges for a bin estimator name ('auto', 'fd', 'sturges', ...): their number
+    depends on the values, so ``a`` must be concrete (JAX has no estimators)."""
+    if any(isinstance(v, Tracer) for v in (a, range, weights)) or \
+            (range is not None and any(isinstance(v, Tracer) for v in range)):
+        raise ConcretizationTypeError(
+            f"jnp.histogram: bins={bins!r} makes the number of bins depend on the data, "
+            f"which is traced here; pass an integer number of bins or explicit edges under "
+            f"jit, or compute the edges outside it (jnp.histogram_bin_edges(a, {bins!r}))")
+    w = None if weights is None else np.asarray(weights)
+    return np.histogram_bin_edges(np.asarray(a), bins, range, w)
+
+
 def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
     """Bin edges for :func:`histogram`: ``bins`` equal bins over ``range`` (default the
-    data's min..max), or the given edges."""
-    if isinstance(bins, str):
-        raise NotImplementedError("jnp.histogram: string values for bins are not supported")
+    data's min..max), the given edges, or the edges of one of NumPy's estimators
+    ('auto', 'fd', 'doane', 'scott', 'stone', 'rice', 'sturges', 'sqrt'; concrete data
+    only: the number of bins depends on the values)."""
     a = ensure_array("histogram_bin_edges", a)
     dt = dtypes.to_inexact(a.dtype)
+    if isinstance(bins, str):
+        return asarray(_estimated_edges(a, bins, range, weights), dtype=dt)
     if np.ndim(bins) == 1:
         # Edges out of order would put values in the wrong bins; NumPy raises. (Traced
         # edges cannot be checked.)
@@ -154,7 +169,7 @@ def histogram(a, bins=10, range=None, weights=None, density=None):  # noqa: A002
                              f"have the shape of a {shape_str(a.shape)}")
         a, w = promote_dtypes_inexact(a, w)
     a, w = _ravel(a), _ravel(w)
-    edges = histogram_bin_edges(a, bins, range)
+    edges = histogram_bin_edges(a, bins, range, None if weights is None else w)
     edges = lax.convert_element_type(edges, a.dtype)
     ne = edges.shape[0]
     idx = _count_le(edges, a)
@@ -251,14 +266,15 @@ def histogram2d(x, y, bins=10, range=None, weights=None, density=None):  # noqa:
 
 def digitize(x, bins, right=False, *, method=None):
     """Index of the bin of each ``x`` (``bins`` 1-D, increasing or decreasing):
-    ``bins[i-1] <= x < bins[i]`` (``right``: ``bins[i-1] < x <= bins[i]``)."""
+    ``bins[i-1] <= x < bins[i]`` (``right``: ``bins[i-1] < x <= bins[i]``); int32, as
+    JAX's (its searchsorted's)."""
     check_arraylike("digitize", x, bins)  # scalars unconverted: see searchsorted
     x, bins = promote_dtypes(x, bins)
     if bins.ndim != 1:
         raise ValueError(f"jnp.digitize: bins must be 1-D, got shape {shape_str(bins.shape)}")
     n = bins.shape[0]
     if type(n) is int and n == 0:
-        return lax.full(tuple(x.shape), 0, dtypes.default_int())
+        return lax.full(tuple(x.shape), 0, dtypes.int32)
     if not isinstance(bins, Tracer):  # unordered bins give no meaningful index (NumPy raises)
         steps = np.diff(np.asarray(bins))
         if np.any(steps < 0) and np.any(steps > 0):
@@ -268,7 +284,8 @@ def digitize(x, bins, right=False, *, method=None):
     dec = lax.sub(lax.full((), n, inc.dtype), inc)  # searchsorted on the reversed bins
     increasing = lax.ge(lax.index_in_dim(bins, n - 1, 0, False),
                         lax.index_in_dim(bins, 0, 0, False))
-    return lax.select(broadcast_to_shape(increasing, tuple(inc.shape)), inc, dec)
+    out = lax.select(broadcast_to_shape(increasing, tuple(inc.shape)), inc, dec)
+    return lax.convert_element_type(out, dtypes.int32)
 
 
 # -- statistics -----------------------------------------------------------------------------
