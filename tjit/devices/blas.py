@@ -347,7 +347,7 @@ class _Shims:
 
 def _own(tile):
     """(shim, 0, 0, workspace pool address) of tjit's own sgemm for ``tile`` (a key of
-    ``sgemm.TILES``), compiled (~0.3 s of CPU, then from the disk cache) the first time a
+    ``sgemm.TILES``), compiled (~0.1 s of CPU, then from the disk cache) the first time a
     product wants it (once: a second pool would replace, and free, the one other
     threads' calls point at)."""
     return _OWN.get()[tile]
