@@ -10,6 +10,7 @@ from tjit.lax._elementwise import add, asarray_for_lax, conj, mul
 from tjit.lax._structural import transpose
 from tjit.primitives.eig import eig_p  # noqa: F401  (the primitive, as in jax.lax.linalg)
 from tjit.primitives.schur import schur_p  # noqa: F401  (as in jax.lax.linalg)
+from tjit.lax._tridiagonal import tridiagonal_solve  # noqa: F401
 
 
 def _swap_last(x):
@@ -181,6 +182,7 @@ def schur(x, *, compute_schur_vectors=True, sort_eig_vals=False, select_callable
 
 
 __all__ = ["cholesky", "qr", "svd", "eig", "eigh", "schur", "lu", "triangular_solve", "symmetrize",
+           "tridiagonal_solve",
            "lu_pivots_to_permutation", "cholesky_p", "qr_p", "svd_p", "eigh_p", "lu_p",
            "triangular_solve_p"]
 
