@@ -11,6 +11,7 @@ from tjit.lax._structural import transpose
 from tjit.primitives.eig import eig_p  # noqa: F401  (the primitive, as in jax.lax.linalg)
 from tjit.primitives.schur import schur_p  # noqa: F401  (as in jax.lax.linalg)
 from tjit.lax._tridiagonal import tridiagonal_solve  # noqa: F401
+from tjit.lax._linalg_updates import cholesky_update, symmetric_product  # noqa: F401
 
 
 def _swap_last(x):
@@ -182,7 +183,7 @@ def schur(x, *, compute_schur_vectors=True, sort_eig_vals=False, select_callable
 
 
 __all__ = ["cholesky", "qr", "svd", "eig", "eigh", "schur", "lu", "triangular_solve", "symmetrize",
-           "tridiagonal_solve",
+           "tridiagonal_solve", "symmetric_product", "cholesky_update",
            "lu_pivots_to_permutation", "cholesky_p", "qr_p", "svd_p", "eigh_p", "lu_p",
            "triangular_solve_p"]
 
