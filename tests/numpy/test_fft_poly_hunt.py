@@ -145,3 +145,11 @@ def test_digitize_returns_int32_as_jax_under_x64(x64):
         got = jnp.digitize(x, b)
         assert got.dtype == np.int32
         np.testing.assert_array_equal(np.asarray(got), np.digitize(x, b))
+
+
+def test_trapezoid_over_no_samples_is_zero_as_numpy():
+    for y, x in ((np.zeros(0, np.float32), None), (np.zeros((2, 0), np.float32), None),
+                 (np.zeros(0, np.float32), np.zeros(0, np.float32))):
+        want = np.trapezoid(y, x)
+        for fn in (jnp.trapezoid, tjit.jit(jnp.trapezoid)):
+            np.testing.assert_array_equal(np.asarray(fn(y, x)), want)

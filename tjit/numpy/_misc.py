@@ -502,16 +502,21 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
     return red.sum(uf.multiply(d, mid), -1)
 
 
-def _diff_last(x):
+def _neighbours(x):
+    """``x[..., 1:]`` and ``x[..., :-1]`` (both empty for an empty last dim)."""
     n = x.shape[-1]
     ax = x.ndim - 1
-    return lax.sub(lax.slice_in_dim(x, 1, n, 1, ax), lax.slice_in_dim(x, 0, n - 1, 1, ax))
+    if type(n) is int and n == 0:
+        return x, x
+    return lax.slice_in_dim(x, 1, n, 1, ax), lax.slice_in_dim(x, 0, n - 1, 1, ax)
+
+
+def _diff_last(x):
+    return lax.sub(*_neighbours(x))
 
 
 def _pair_sum(x):
-    n = x.shape[-1]
-    ax = x.ndim - 1
-    return lax.add(lax.slice_in_dim(x, 1, n, 1, ax), lax.slice_in_dim(x, 0, n - 1, 1, ax))
+    return lax.add(*_neighbours(x))
 
 
 trapz = trapezoid
