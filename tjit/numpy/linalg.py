@@ -241,16 +241,25 @@ def _cofactor_solve(a, b):
     without a division by zero. Where that still divides by 0 (rank < n-1, or a zero
     pivot before the last row, as in diag(1, 0, 2), where JAX returns 0), the adjugate
     comes from the SVD instead (:func:`_adjugate_svd`)."""
-    n = a.shape[-1]
-    if n == 0:
+    if a.shape[-1] == 0:
         return lax.full(a.shape[:-2], 1, a.dtype), b
-    if n == 1:  # adj of a 1 x 1 matrix is [[1]]
-        return lax.squeeze(a, (a.ndim - 2, a.ndim - 1)), b
     lu, pivots, perm = lax_linalg.lu(a)
-    sign = lax.expand_dims(_lu_parity_sign(pivots, a.dtype), (pivots.ndim - 1,))
-    partial = jnp.cumprod(_diag(lu), axis=-1) * sign  # [..., -1] is det(a)
-    corner = lax.div(lax.full_like(partial[..., -2], 1), partial[..., -2])
-    lu = lu.at[..., -1, -1].set(corner)
+    # Masks of the last row / column (rev of an iota is 0 there; no index arithmetic, so
+    # symbolic n works, and n == 1 needs no special case).
+    last = lax.eq(lax.rev(lax.broadcasted_iota(dtypes.int32, a.shape, a.ndim - 1),
+                          (a.ndim - 1,)), 0)
+    last_row = lax.eq(lax.rev(lax.broadcasted_iota(dtypes.int32, b.shape, b.ndim - 2),
+                              (b.ndim - 2,)), 0)
+    diag = _diag(lu)
+    sign = _lu_parity_sign(pivots, a.dtype)
+    det_ = lax.mul(_reduce(reduce_prod_p, diag, (-1,)), sign)
+    last_d = last[..., 0, :]
+    head = lax.mul(_reduce(reduce_prod_p, lax.select(last_d, lax.full_like(diag, 1), diag),
+                           (-1,)), sign)  # sign * prod(u_ii, i < n)
+    corner = lax.div(lax.full_like(head, 1), head)
+    corner_mask = lax.bitwise_and(last, lax.transpose(last, tuple(range(a.ndim - 2)) +
+                                                      (a.ndim - 1, a.ndim - 2)))
+    lu = lax.select(corner_mask, broadcast_to_shape(corner[..., None, None], lu.shape), lu)
     probe = lax_linalg.triangular_solve(lu, jnp.ones(a.shape[:-1] + (1,), a.dtype),
                                         left_side=True, lower=False)
     low_rank = jnp.any(~jnp.isfinite(probe), axis=(-2, -1))[..., None, None]
@@ -258,10 +267,9 @@ def _cofactor_solve(a, b):
     x = take_along_axis(x, lax.expand_dims(perm, (perm.ndim,)), axis=-2,
                         mode="promise_in_bounds")
     x = lax_linalg.triangular_solve(lu, x, left_side=True, lower=True, unit_diagonal=True)
-    x = jnp.concatenate([x[..., :-1, :] * partial[..., -1, None, None], x[..., -1:, :]],
-                        axis=-2)
+    x = jnp.where(last_row, x, x * det_[..., None, None])
     x = lax_linalg.triangular_solve(lu, x, left_side=True, lower=False)
-    return partial[..., -1], jnp.where(low_rank, _adjugate_svd(a, b), x)
+    return det_, jnp.where(low_rank, _adjugate_svd(a, b), x)
 
 
 def _adjugate_svd(a, b):
@@ -273,8 +281,10 @@ def _adjugate_svd(a, b):
     a = lax.stop_gradient(a)
     u, s, vh = lax_linalg.svd(a, full_matrices=False)
     # (a product over a masked matrix: cumprod's derivative would divide by s_j = 0)
-    others = jnp.where(jnp.eye(s.shape[-1], dtype=bool), jnp.ones_like(s[..., None, :]),
-                       s[..., None, :])
+    k = s.shape[-1]
+    eye = lax.eq(lax.broadcasted_iota(dtypes.int32, (k, k), 0),
+                 lax.broadcasted_iota(dtypes.int32, (k, k), 1))
+    others = jnp.where(eye, jnp.ones_like(s[..., None, :]), s[..., None, :])
     c = jnp.prod(others, axis=-1).astype(a.dtype) * (_det(u) * _det(vh))[..., None]
     return _matmul.matmul(_adjoint(vh) * c[..., None, :], _matmul.matmul(_adjoint(u), b))
 

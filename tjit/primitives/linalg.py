@@ -19,7 +19,7 @@ Result conventions (as JAX's primitives):
 Derivatives follow JAX's rules. cholesky and eigh see the Hermitian perturbation that
 the triangle they read describes. triangular_solve is linear in ``b`` (transpose: a
 solve with op(a)^T). lu's pivots and permutation have no tangent. Not implemented
-(NotImplementedError saying so): qr with m < n or full_matrices with m != n, svd
+(NotImplementedError saying so): qr with full_matrices and m > n, svd
 vectors with full_matrices and m != n. svd/eigh vector derivatives assume distinct
 singular values / eigenvalues (as in JAX). Batching moves the mapped axis to the front.
 """
@@ -397,7 +397,7 @@ from tjit.primitives.elementwise import (  # noqa: E402
     sub_p)
 from tjit.primitives.indexing import (  # noqa: E402
     GatherDimensionNumbers, GatherScatterMode, gather_p)
-from tjit.primitives.slicing import pad_p, slice_p  # noqa: E402
+from tjit.primitives.slicing import concatenate_p, pad_p, slice_p  # noqa: E402
 from tjit.primitives.structural import broadcast_in_dim_p, iota_p, transpose_p  # noqa: E402
 from tjit.tracing.core import get_aval as _aval  # noqa: E402
 
@@ -627,19 +627,22 @@ triangular_solve_p.batch = _tri_solve_batch
 
 # qr -------------------------------------------------------------------------------------------
 def _qr_jvp(primals, tangents, *, full_matrices):
-    """j-towns.github.io/papers/qr-derivative.pdf (JAX's qr_jvp_rule); needs m >= n, and
-    m == n when ``full_matrices`` (the extra columns of a full q are not unique)."""
+    """j-towns.github.io/papers/qr-derivative.pdf (JAX's qr_jvp_rule); m < n through
+    :func:`_qr_jvp_wide`; not m > n with ``full_matrices`` (the extra columns of a full
+    q are not unique)."""
     (x,), (dx,) = primals, tangents
     *_, m, n = _shape(x)
     if type(dx) is _r.Zero:
         outs = qr_p.bind(x, full_matrices=full_matrices)
         return outs, _zeros_like(outs)
+    if _gt(n, m):
+        return _qr_jvp_wide(x, dx, full_matrices)
     if not (greater_equal(m, n) and (not full_matrices or definitely_equal(m, n))):
         raise NotImplementedError(
-            f"qr: the derivative is only implemented for matrices with m >= n (and m == n "
-            f"with full_matrices=True); got shape {shape_str(_shape(x))} with "
-            f"full_matrices={full_matrices}. Use full_matrices=False (jnp.linalg.qr's "
-            f"mode='reduced') or differentiate the qr of the transpose")
+            f"qr: the derivative with full_matrices=True is only implemented for m <= n "
+            f"(the extra columns of a full q are not unique); got shape "
+            f"{shape_str(_shape(x))}. Use full_matrices=False (jnp.linalg.qr's "
+            f"mode='reduced')")
     q, r = qr_p.bind(x, full_matrices=False)
     dx_rinv = triangular_solve_p.bind(r, dx, left_side=False, lower=False, transpose_a=False,
                                       conjugate_a=False, unit_diagonal=False)
@@ -652,6 +655,24 @@ def _qr_jvp(primals, tangents, *, full_matrices):
     dq = add_p.bind(_mm(q, sub_p.bind(do, qt_dx_rinv)), dx_rinv)
     dr = _mm(sub_p.bind(qt_dx_rinv, do), r)
     return [q, r], [dq, dr]
+
+
+def _columns(x, start, stop):
+    shape = _shape(x)
+    return slice_p.bind(x, start_indices=(0,) * (len(shape) - 1) + (start,),
+                        limit_indices=shape[:-1] + (stop,), strides=None)
+
+
+def _qr_jvp_wide(x, dx, full_matrices):
+    """m < n (JAX's rule): ``x = [x1 x2]`` with square x1 gives ``x1 = q r1`` (the square
+    rule) and ``r2 = q^H x2``, so ``dr2 = dq^H x2 + q^H dx2``. q is m x m either way."""
+    *_, m, n = _shape(x)
+    (q, r1), (dq, dr1) = _qr_jvp((_columns(x, 0, m),), (_columns(dx, 0, m),),
+                                 full_matrices=False)
+    x2, dx2 = _columns(x, m, n), _columns(dx, m, n)
+    dr2 = add_p.bind(_mm(_conj(dq), x2, ta=True), _mm(_conj(q), dx2, ta=True))
+    dr = concatenate_p.bind(dr1, dr2, dimension=len(_shape(x)) - 1)
+    return qr_p.bind(x, full_matrices=full_matrices), [dq, dr]
 
 
 qr_p.jvp = _qr_jvp
