@@ -218,3 +218,19 @@ def test_argument_view_inside_a_loop_body_stays_a_copy():
     np.testing.assert_allclose(got, np.asarray(tjit.jit(f, backend="interpreter")(x, w)),
                                rtol=3e-5, atol=3e-5)
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+def test_product_reshaped_for_the_next_dot_is_written_in_place(dtype, x64):
+    """A gemm writes its product through a pointer: the reshaped value directly."""
+    a, b, c = _arr((6, 8), dtype), _arr((8, 6), dtype), _arr((3, 6, 4), dtype)
+    f = lambda a, b, c: (a @ b).reshape(3, 2, 6) @ c
+    assert _kinds(_steps(f, a, b, c)) == ["dot", "dot"]
+    want = (a.astype(np.float64) @ b).reshape(3, 2, 6) @ c
+    _check(f, (a, b, c), want, dtype)
+
+
+def test_reshaped_product_with_a_folded_epilogue():
+    a, b, x = _arr((6, 8), np.float32), _arr((8, 6), np.float32), _arr((3, 2, 6), np.float32)
+    f = lambda a, b, x: x - 0.5 * (a @ b).reshape(3, 2, 6)
+    _check(f, (a, b, x), x - 0.5 * (a.astype(np.float64) @ b).reshape(3, 2, 6), np.float32)

@@ -309,7 +309,8 @@ def _order_steps(module, d, built, donated, temps_in_outputs, concurrent_kernels
         if i.opcode in ("library", "control") and has_effect(i):
             effects.add(id(pending[-1][1]))
     params = [p.id for p in module.params]
-    steps = drop_reshape_copies(_topo(pending, values, effects), values, out_ids, KernelStep)
+    steps = drop_reshape_copies(_topo(pending, values, effects), values, out_ids, KernelStep,
+                                DotStep)
     donated_ids = {params[pos] for pos in donated}
     views = {}
     if param_views:

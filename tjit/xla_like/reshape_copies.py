@@ -12,10 +12,12 @@ patches or a convolution's transposed kernel reshaped to a matrix), the plan had
 
 A kernel stores at row-major linear offsets, which do not depend on the shape the
 buffer is viewed with, so the first kernel can write ``%b`` directly and the copy goes.
-That holds when ``%a`` is a temporary that the copy alone reads, written by a kernel
-(whose store addresses are shape-free; a dot or library call makes arrays of ``%a``'s
-shape), and the copy reads every element of ``%a`` once, in order, into ``%b`` of the
-same dtype and element count.
+A gemm likewise writes its product through a pointer (the runtimes' NumPy fallbacks
+reshape the product to the output's shape), so a dot's product copied for the next dot
+(attention's ``(B*T, D) -> (B, T, H, d)``) is written as the copy's value. That holds
+when ``%a`` is a temporary that the copy alone reads, written by a kernel or a dot (a
+library or control step makes arrays of ``%a``'s shape), and the copy reads every
+element of ``%a`` once, in order, into ``%b`` of the same dtype and element count.
 
 A copy of a program argument (``x.reshape(-1, d) @ w`` with ``x`` an argument, a
 convolution's weight reshaped to a matrix) has no kernel to redirect: on targets whose
@@ -27,14 +29,17 @@ while the view is still to be read), nor inside loop bodies (native loops pass
 buffers, not arrays).
 """
 
+import dataclasses
+
 from tjit.xla_like import kernel_ir as K
 from tjit.xla_like.gemm_epilogue import dense_bijection, dims_equal
 
 
-def drop_reshape_copies(steps, values, outputs, kernel_step_type):
-    """``steps`` with each droppable copy removed and its source kernel writing the
-    copy's value instead (new step objects for the changed kernels; see the module
-    docs). ``values``: id -> ``plan.Value``; ``outputs``: the program's output ids."""
+def drop_reshape_copies(steps, values, outputs, kernel_step_type, dot_step_type):
+    """``steps`` with each droppable copy removed and the kernel or gemm that made its
+    source writing the copy's value instead (new step objects for the changed ones; see
+    the module docs). ``values``: id -> ``plan.Value``; ``outputs``: the program's
+    output ids."""
     made_by, readers = {}, {}
     for s in steps:
         for v in s.ins:
@@ -49,13 +54,13 @@ def drop_reshape_copies(steps, values, outputs, kernel_step_type):
             continue
         (src,), (dst,) = s.ins, s.outs
         producer = made_by.get(src)
-        if not isinstance(producer, kernel_step_type) or readers[src] != 1 or \
-                src in outputs or values[src].kind != "temp":
+        if not isinstance(producer, (kernel_step_type, dot_step_type)) or \
+                readers[src] != 1 or src in outputs or values[src].kind != "temp":
             continue
         base = renamed.get(id(producer), producer)
-        renamed[id(producer)] = kernel_step_type(
-            base.kernel, list(base.ins), [dst if v == src else v for v in base.outs],
-            tuple(sorted(set(base.origin) | set(s.origin))))
+        renamed[id(producer)] = dataclasses.replace(
+            base, outs=[dst if v == src else v for v in base.outs],
+            origin=tuple(sorted(set(base.origin) | set(s.origin))))
         made_by[dst] = producer
         dropped.add(id(s))
     if not dropped:
