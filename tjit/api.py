@@ -1006,17 +1006,37 @@ class Jitted:
             flat, out_store["tree"] = tree_flatten(hide_float0(out))  # (float0: no data)
             return flat
 
-        self.trace_count += 1
         # the collector would keep walking the trace's many live objects (gc_paused says
         # how much that costs); what becomes garbage is collected after the block
         with gc_paused():
             with compile_log.stage("trace"), tracing_for(self.backend), \
                     _dyn.questions_for_declared(in_avals, self.__name__):
-                closed = trace_to_jaxpr(flat_fun, in_avals, self.__name__, names)
+                # (make_jaxpr's unsimplified jaxpr keeps its dead code: not shared)
+                shared = self._shared_trace_key(treedef, sig, statics) if simplify else None
+                known = None if shared is None else self._inline.get(shared)
+                if known is not None:   # (the same trace, dead code dropped)
+                    closed, out_store["tree"] = known.closed, known.out_tree
+                else:
+                    self.trace_count += 1
+                    closed = trace_to_jaxpr(flat_fun, in_avals, self.__name__, names)
+                    entry = _inline_call.InlineEntry(passes.dce(closed), out_store["tree"]) \
+                        if shared is not None else None
+                    if entry is not None and entry.reusable:
+                        self._inline.setdefault(shared, entry)
             if simplify:
                 with compile_log.stage("simplify"):
                     closed = passes.simplify(closed)
         return closed, out_store["tree"]
+
+    def _shared_trace_key(self, treedef, sig, statics):
+        """The key under which a call of this signature under a transformation, here,
+        finds its trace (``_call_inline``), so that compiled and transformed calls trace
+        ``fun`` once; None where they cannot share it (symbolic sizes, whose trace
+        records guards, or polymorphic_shapes, whose signature has specs)."""
+        if self.polymorphic_shapes is not None or \
+                any(type(d) is not int for s in sig for d in s[0]):
+            return None
+        return (treedef, tuple(sig), statics, _inline_call.trace_context())
 
     # -- inspection ----------------------------------------------------------------------
     @api_boundary

@@ -259,3 +259,32 @@ def test_an_eager_jvp_through_a_jitted_call_with_integer_and_constant_outputs():
         np.testing.assert_array_equal(np.asarray(m), [2, 4, 6, 8])
         assert tm.dtype == tjit.dtypes.float0 and tm.shape == (4,)
         assert float(c) == 15.0 and float(tc) == 0.0 and tc.dtype == np.float32
+
+
+@pytest.mark.parametrize("first", ["compiled", "transformed"])
+def test_compiled_and_transformed_calls_of_one_jit_trace_it_once(first):
+    x = jnp.asarray(X)
+    x64 = X.astype(np.float64)
+    f, traces = counted(lambda x: jnp.sum(jnp.sin(x) ** 2) + 0.5)
+    jf = tjit.jit(f)
+    calls = [lambda: jf(x), lambda: tjit.grad(jf)(x),
+             lambda: tjit.grad(lambda y: jf(y) * 2.0)(x),
+             lambda: tjit.vmap(jf)(jnp.stack([x, x]))]
+    for call in (calls if first == "compiled" else calls[::-1]):
+        call()
+    assert traces[0] == 1
+    assert float(jf(x)) == pytest.approx(np.sum(np.sin(x64) ** 2) + 0.5, rel=1e-6)
+    np.testing.assert_allclose(np.asarray(tjit.grad(lambda y: jf(y) * 2.0)(x)),
+                               4 * np.sin(x64) * np.cos(x64), rtol=1e-5, atol=1e-6)
+    with tjit.enable_x64(True):   # another context: traced again, in float64
+        assert jf(jnp.asarray(x64)).dtype == np.float64
+        np.testing.assert_allclose(np.asarray(tjit.grad(jf)(jnp.asarray(x64))),
+                                   2 * np.sin(x64) * np.cos(x64), rtol=1e-12)
+    assert traces[0] == 2
+
+
+def test_make_jaxpr_keeps_the_dead_code_that_shared_traces_drop():
+    mj = tjit.make_jaxpr(lambda x: (jnp.exp(x), x * 2.0)[1])
+    x = jnp.asarray(X)
+    for _ in range(2):
+        assert "exp" in str(mj(x))
