@@ -69,6 +69,13 @@ ms wall / process CPU per call; JAX beside):
   batch   before        pad lowered   + split steps native   JAX
   8       38.5 / 19.1   34.8 / 15.8   29.3 / 14.9            39.2 / 24.6
   32      54.8 / 46.4   64.0 / 45.9   41.8 / 39.1            57.2 / 55.3
+
+First calls with an empty cache folder, after kernels that differ only in a row count
+share one compiled body (``devices/shared_kernels.py``: k-means' two row sums) and the
+own sgemm compiles with the light pipeline (``target.PROFILES``, 174 -> 71 ms of LLVM
+CPU), ``--quick``, each case in a fresh process, process CPU of the first call (ms,
+medians of 5, code before and after alternating, load 15-16): kmeans 433 -> 322,
+transformer 837 -> 751, cnn_nhwc 708 / 729 (neither change applies to it: noise).
 """
 
 import argparse
