@@ -9,7 +9,8 @@ JAX 0.10.2 as a second opinion (a tjit-vs-NumPy disagreement where JAX agrees wi
 listed as "jax-agrees", usually a documented JAX difference).
 
 Run it with an interpreter that has both (``/work/jaxvenv/bin/python
-benchmarks/diff_fft_poly.py [area,area...]``); without JAX only NumPy is used. Prints a
+benchmarks/diff_fft_poly.py [area,area...] [f32]``; ``f32``: x64 off and float32 operands
+against NumPy float64 on the same values); without JAX only NumPy is used. Prints a
 table of areas x checks (cases / disagreements) and the first failing cases of each.
 """
 
@@ -96,12 +97,30 @@ def attempt(fn):
         return None, f"{type(e).__name__}: {str(e).splitlines()[0][:160]}"
 
 
+F32 = False  # "f32" on the command line: x64 off, float32/complex64 operands (see main)
+_NARROW = {"f": np.float32, "c": np.complex64}
+
+
+def narrow(a):
+    """``a`` as tjit and JAX see it: float32/complex64 in f32 mode."""
+    return a.astype(_NARROW[a.dtype.kind]) if F32 and a.dtype.kind in _NARROW else a
+
+
+def widen(a):
+    """The NumPy reference's operand: the narrowed values in float64/complex128."""
+    kind = a.dtype.kind
+    return a.astype(np.float64 if kind == "f" else np.complex128) if kind in "fc" else a
+
+
 def check_case(c):
-    args = [np.asarray(a) for a in c.args]
+    targs = [narrow(np.asarray(a)) for a in c.args]
+    args = [widen(a) if F32 else a for a in targs]
+    if F32:
+        c.tol, c.grad = max(c.tol, 2e-4), ()
     ref, ref_err = attempt(lambda: c.run(np, *args))
-    jref, jerr = (attempt(lambda: c.run(jnp, *args)) if jax else (None, "no jax"))
+    jref, jerr = (attempt(lambda: c.run(jnp, *targs)) if jax else (None, "no jax"))
     # eager
-    out, err = attempt(lambda: c.run(tnp, *args))
+    out, err = attempt(lambda: c.run(tnp, *targs))
     if ref_err is not None:
         ok = err is not None or (jerr is None and close(out, jref, c.tol))
         record(c.area, "eager", ok, f"{c.name}: NumPy raises {ref_err}; tjit gives {short(out)}"
@@ -127,45 +146,57 @@ def check_case(c):
     # jit and the reference interpreter
     for check, kw in (("jit", {}), ("interpreter", {"backend": "interpreter"})):
         jitted = tjit.jit(lambda *a: c.f(tnp, *a), **kw)
-        got, err = attempt(lambda: c.run(jitted, *args))
+        got, err = attempt(lambda jitted=jitted: c.run(jitted, *targs))
         if err is not None:
-            jax_ok = jax and attempt(lambda: jax.jit(lambda *a: c.f(jnp, *a))(*args))[1] is None
+            jax_ok = jax and attempt(lambda: jax.jit(lambda *a: c.f(jnp, *a))(*targs))[1] is None
             record(c.area, check, not jax_ok, f"{c.name}: tjit {check} raises {err}")
             continue
         record(c.area, check, close(got, out, c.tol),
                f"{c.name}: {check} {short(got)} eager {short(out)}")
     if c.vmap and args and args[0].ndim >= 1:
-        check_vmap(c, args)
+        check_vmap(c, targs)
+        check_vmap(c, targs, 0, targs[0].ndim)  # the batch dim last
+        if len(targs) > 1 and targs[-1].ndim >= 1:
+            check_vmap(c, targs, len(targs) - 1, 1 if targs[-1].ndim >= 1 else 0)
     for i in c.grad:
         check_grad(c, args, i)
 
 
-def check_vmap(c, args):
-    batch = [args[0] + 0.25 * k * (1 if args[0].dtype.kind in "fc" else 0) for k in range(3)]
-    batch = [b.astype(args[0].dtype) for b in batch]
-    refs, err = attempt(lambda: [c.run(np, b, *args[1:]) for b in batch])
+def check_vmap(c, args, i=0, axis=0):
+    """vmap over args[i] stacked along ``axis`` vs a Python loop of NumPy calls."""
+    x = args[i]
+    batch = [(x + 0.25 * k * (1 if x.dtype.kind in "fc" else 0)).astype(x.dtype)
+             for k in range(3)]
+
+    def with_arg(v, wide):
+        a = [widen(u) if wide else u for u in args]
+        a[i] = v
+        return a
+
+    refs, err = attempt(lambda: [c.run(np, *with_arg(widen(b), True)) for b in batch])
     if err is not None:
         return
-    stacked = np.stack(batch)
-    vm = tjit.vmap(lambda b, *rest: c.f(tnp, b, *rest), in_axes=(0,) + (None,) * (len(args) - 1))
-    got, err = attempt(lambda: vm(stacked, *args[1:]))
+    stacked = np.stack(batch, axis=axis)
+    in_axes = tuple(axis if j == i else None for j in range(len(args)))
+    name = "vmap" if (i, axis) == (0, 0) else "vmap-other"
+    got, err = attempt(lambda: tjit.vmap(lambda *a: c.f(tnp, *a), in_axes=in_axes)(
+        *with_arg(stacked, False)))
     if err is not None:
-        jax_ok = jax and attempt(lambda: jax.vmap(lambda b, *r: c.f(jnp, b, *r),
-                                                  in_axes=(0,) + (None,) * (len(args) - 1))(
-            stacked, *args[1:]))[1] is None
-        record(c.area, "vmap", not jax_ok, f"{c.name}: vmap raises {err}")
+        jax_ok = jax and attempt(lambda: jax.vmap(lambda *a: c.f(jnp, *a), in_axes=in_axes)(
+            *with_arg(stacked, False)))[1] is None
+        record(c.area, name, not jax_ok, f"{c.name} arg{i} axis{axis}: vmap raises {err}")
         return
     gl = leaves(got)
     per = [leaves(r) for r in refs]
     if c.post:  # canonicalise each slice
-        per = [leaves(r) for r in refs]
         gl = leaves([c.post([np.asarray(g)[k] for g in gl] if len(gl) > 1 else np.asarray(gl[0])[k])
                      for k in range(3)])
         ok = close(gl, [y for p in per for y in p], c.tol)
     else:
         ok = len(gl) == len(per[0]) and all(
             close(np.asarray(g), np.stack([p[j] for p in per]), c.tol) for j, g in enumerate(gl))
-    record(c.area, "vmap", ok, f"{c.name}: vmap {short(gl[0])} loop {short(per[0][0])}")
+    record(c.area, name, ok, f"{c.name} arg{i} axis{axis}: vmap {short(gl[0])} loop "
+           f"{short(per[0][0])}")
 
 
 def _weights(out):
@@ -907,7 +938,15 @@ AREAS = {"fft": fft_cases, "poly": poly_cases, "interp": interp_cases, "calc": c
 
 
 def main():
-    only = sys.argv[1].split(",") if len(sys.argv) > 1 else list(AREAS)
+    global F32
+    argv = sys.argv[1:]
+    if "f32" in argv:  # the default 32-bit mode: float32 operands, 2e-4 tolerances
+        argv.remove("f32")
+        F32 = True
+        tjit.config.update("jax_enable_x64", False)
+        if jax:
+            jax.config.update("jax_enable_x64", False)
+    only = argv[0].split(",") if argv else list(AREAS)
     ncases = 0
     for area in only:
         for c in AREAS[area]():
@@ -916,8 +955,10 @@ def main():
                 check_case(c)
             except Exception:  # noqa: BLE001  (a bug in the harness must not stop the hunt)
                 record(c.area, "harness", False, f"{c.name}: {traceback.format_exc(limit=3)}")
-    print(f"{ncases} cases; JAX {'%s' % jax.__version__ if jax else 'absent'}")
-    checks = ("eager", "raises-as-jax", "jit", "interpreter", "vmap", "grad", "vs-jax", "dtype-vs-jax", "jax-agrees",
+    print(f"{ncases} cases; JAX {jax.__version__ if jax else 'absent'}; "
+          f"{'float32 operands, x64 off' if F32 else 'float64 operands, x64 on'}")
+    checks = ("eager", "raises-as-jax", "jit", "interpreter", "vmap", "vmap-other", "grad",
+              "vs-jax", "dtype-vs-jax", "jax-agrees",
               "grad-jax-agrees", "harness")
     areas = sorted({a for a, _, _ in RESULTS})
     print(f"{'area':10}" + "".join(f"{c:>17}" for c in checks))

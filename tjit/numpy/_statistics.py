@@ -88,7 +88,7 @@ def _host_outer_edges(a, range):  # noqa: A002
     return np.asarray(red.min(a))[()], np.asarray(red.max(a))[()]
 
 
-def _estimated_edges(a, bins, range, weights):  # noqa: A002
+def _estimated_edges(a, bins, range, weights):
     """NumPy's edges for a bin estimator name ('auto', 'fd', 'sturges', ...): their number
     depends on the values, so ``a`` must be concrete (JAX has no estimators)."""
     if any(isinstance(v, Tracer) for v in (a, range, weights)) or \
