@@ -11,15 +11,16 @@ in (:func:`trace_context`), as JAX's pjit caches it: the jitted function keeps i
 loop of ``vmap(jit(f))`` or ``grad(jit(f))`` calls traces ``f`` once per signature.
 
 Under an eager transformation the call need not run equation by equation:
-:func:`eager_plan` recognizes two stacks and says which function to compile (once per
+:func:`eager_plan` recognizes three stacks and says which function to compile (once per
 signature and plan) and how to use it:
 
 * an eager ``grad``/``vjp`` (reverse mode's JVP trace over a linearize trace over the
   eager trace): :func:`linearizer`'s function computes the primal outputs and the
   residuals; the linear jaxpr its trace records, paired with its transpose (traced
   once), is applied to the tangents as one ``linear_call`` equation, which the backward
-  pass transposes as one call (JAX partially evaluates the jvp of its pjit equation,
-  runs the known part compiled and transposes the rest as one call);
+  pass transposes as one call, compiled when the backward pass runs eagerly (JAX
+  partially evaluates the jvp of its pjit equation, runs the known part compiled and
+  transposes the rest as one compiled call);
 * an eager ``vmap``: the batched function (JAX's batched pjit jaxpr), its outputs
   batched along their first axis;
 * an eager ``jvp`` (a JVP trace over the eager trace: ``jvp(grad(jit(f)))``'s
