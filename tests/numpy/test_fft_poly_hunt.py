@@ -153,3 +153,24 @@ def test_trapezoid_over_no_samples_is_zero_as_numpy():
         want = np.trapezoid(y, x)
         for fn in (jnp.trapezoid, tjit.jit(jnp.trapezoid)):
             np.testing.assert_array_equal(np.asarray(fn(y, x)), want)
+
+
+@pytest.mark.parametrize("name", ("fftn", "ifftn", "rfftn", "irfftn", "fft2", "irfft2"))
+@pytest.mark.parametrize("s", ((-1, 3), (6, -1), (-1, -1)))
+def test_fft_lengths_of_minus_one_take_the_axis_length_as_numpy(name, s):
+    x = np.random.default_rng(9).standard_normal((4, 5))
+    if not name.startswith("rfft"):
+        x = x + 1j * np.random.default_rng(10).standard_normal((4, 5))
+    want = getattr(np.fft, name)(x, s=s, axes=(0, 1))
+    got = getattr(jnp.fft, name)(x.astype(np.complex64 if x.dtype.kind == "c" else np.float32),
+                                 s=s, axes=(0, 1))
+    assert got.shape == want.shape
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("axes", ((1, 1), (0, 1, 0), (-1, 1)))
+def test_fftshift_rolls_a_repeated_axis_once_per_mention(axes):
+    x = np.arange(10.0, dtype=np.float32).reshape(2, 5)
+    for name in ("fftshift", "ifftshift"):
+        np.testing.assert_array_equal(np.asarray(getattr(jnp.fft, name)(x, axes=axes)),
+                                      getattr(np.fft, name)(x, axes=axes))

@@ -2,7 +2,7 @@
 ``fft`` primitive (``tjit.lax.fft``), so each works under ``jit``, ``grad`` and ``vmap``.
 
 Axes are moved to the end (the primitive transforms trailing dims), the input is
-cropped or zero-padded to ``s`` / ``n``, and ``norm`` ("backward", the default;
+cropped or zero-padded to ``s`` / ``n`` (-1 in ``s``: that axis's own length, as NumPy 2), and ``norm`` ("backward", the default;
 "ortho"; "forward") scales the result as NumPy does. Real inputs are transformed in
 complex64 (complex128 with x64), as JAX; NumPy would use complex128. Unlike JAX, more
 than three axes may be transformed at once (pocketfft has no such limit).
@@ -56,7 +56,7 @@ def _as_operand(name, a, fft_type):
     return a if a.dtype == dt else a.astype(dt)
 
 
-def _normalize_axes(name, ndim, axes):
+def _normalize_axes(name, ndim, axes, distinct=True):
     out = []
     for ax in axes:
         ax = operator.index(ax)
@@ -64,7 +64,7 @@ def _normalize_axes(name, ndim, axes):
             raise ValueError(f"numpy.fft.{name}: axis {ax} is out of bounds for an array "
                              f"of rank {ndim}")
         out.append(ax % ndim)
-    if len(set(out)) != len(out):
+    if distinct and len(set(out)) != len(out):
         raise ValueError(f"numpy.fft.{name}: axes must be distinct, got {tuple(axes)}")
     return tuple(out)
 
@@ -74,14 +74,17 @@ def _fft_core(name, fft_type, a, s, axes, norm):
     arr = _as_operand(name, a, fft_type)
     if s is not None:
         s = tuple(operator.index(x) for x in s)
-        if any(x < 1 for x in s):
-            raise ValueError(f"numpy.fft.{name}: s must be positive lengths, got {s}")
+        if any(x < 1 and x != -1 for x in s):
+            raise ValueError(f"numpy.fft.{name}: s must be positive lengths (or -1 for an "
+                             f"axis's own length), got {s}")
     if axes is None:
         axes = range(arr.ndim) if s is None else range(arr.ndim - len(s), arr.ndim)
     axes = _normalize_axes(name, arr.ndim, tuple(axes))
     if s is not None and len(s) != len(axes):
         raise ValueError(f"numpy.fft.{name}: s {s} and axes {axes} must have the same "
                          f"length")
+    if s is not None:  # -1: the whole input along that axis (NumPy 2's rule, IRFFT too)
+        s = tuple(arr.shape[ax] if n == -1 else n for n, ax in zip(s, axes))
     if fft_type in (FftType.RFFT, FftType.IRFFT) and not axes:
         raise ValueError(f"numpy.fft.{name}: at least one axis is needed")
     last = tuple(range(arr.ndim - len(axes), arr.ndim))
@@ -258,9 +261,11 @@ def _frequencies(values, dtype):
 
 
 def _shift_axes(x, axes):
+    """``axes`` as a tuple; a repeated axis is rolled once per mention (NumPy, JAX)."""
     if axes is None:
         return tuple(range(x.ndim))
-    return _normalize_axes("fftshift", x.ndim, (axes,) if np.ndim(axes) == 0 else axes)
+    return _normalize_axes("fftshift", x.ndim, (axes,) if np.ndim(axes) == 0 else axes,
+                           distinct=False)
 
 
 def fftshift(x, axes=None):
