@@ -19,9 +19,26 @@ logreg_vmap, einsum_bmm) and two split kernels on 2^24 float32 elements: ``split
 ``split_sumsq`` (a reduction). Each row shows the load average when it ended (other
 jobs count). Not a test: nothing here asserts a time.
 
-Measured on the 2-vCPU development VM (Linux 6.18, EEVDF scheduler, load average 9-14
-from other jobs): see the report in the commit adding this script; in short, the
-calling thread's time beyond its CPU time is run-queue wait for both libraries.
+Measured on the 2-vCPU development VM (Linux 6.18, EEVDF scheduler, autogroups on;
+load average 13-16 from other jobs), ms per call, wall / process CPU:
+
+  case (quick)   busy  tjit          tjit, 1 thread   JAX            tjit main thread
+  gru_scan       0     57.5 / 15.2   56.6 / 15.1      71.0 / 22.1    rq 41.4  blk 0.0
+  transformer    0     62.6 / 16.1   55.8 / 15.5      48.0 / 19.3    rq 49.6  blk 0.0
+  cnn_nhwc       0     13.9 / 5.5    16.4 / 4.8       27.2 / 6.3     rq 14.2  blk 0.0
+  split_trig     0     154 / 39.1    161 / 39.7       1170 / 288     rq 138   blk 2.0
+  gru_scan       2     160 / 15.4    169 / 15.5       102 / 20.0     rq 165   blk 0.0
+  cnn_nhwc       2     49.6 / 6.3    43.7 / 5.8       10.7 / 6.7     rq 61.1  blk 0.0
+
+Where tjit's wall time goes beyond its CPU time is the calling thread waiting in the run
+queue (``rq``), not waiting for the pool (``blk`` is 0 for the programs; a 40 ms-CPU
+split kernel waits 2-15 ms for a preempted worker's block at busy 2). One thread or
+two makes no difference beyond noise. JAX's edge with busy loops in the same session
+(gru 70-128 vs tjit 165-174 ms, separate processes) comes from its executor threads
+working in short bursts between sleeps, which the scheduler serves ahead of CPU-bound
+tasks of the same task group: a pure-Python test handing 50 us pieces between two
+threads took 32 ms per 15 ms of CPU where one thread took 160 ms; with the load in
+other sessions only, the hand-offs were slower (84 vs 60 ms).
 """
 
 import argparse
@@ -189,6 +206,7 @@ def main():
                 res = {name: [] for name, _, _ in libs}
                 for _ in range(args.rounds):  # alternate: the machine's speed drifts
                     for name, _, _ in libs:
+                        time.sleep(0.05)   # let the other library's spinning threads sleep
                         res[name].append(measure(prepared[case.name][name], args.calls))
                 line = f"{case.name:13} {busy:4d} {os.getloadavg()[0]:5.1f} "
                 for name, _, _ in libs:
