@@ -143,3 +143,25 @@ def test_unravel_index_clips_uint32_past_int32():
         got = f(i, (2, 5))
         for g, w in zip(got, want):
             np.testing.assert_array_equal(np.asarray(g), w)
+
+
+def test_broadcast_in_dim_takes_unsorted_dimensions():
+    # StableHLO/JAX: operand dim i goes to output dim broadcast_dimensions[i], in any
+    # order (a transpose folded into the broadcast); tjit raised ShapeError
+    y = np.arange(6.0, dtype=np.float32).reshape(2, 3, 1)
+    want = np.broadcast_to(np.transpose(y, (1, 2, 0))[:, None], (3, 5, 4, 2))
+
+    def f(a):
+        return lax.broadcast_in_dim(a, (3, 5, 4, 2), (3, 0, 2))
+    np.testing.assert_array_equal(np.asarray(f(y)), want)
+    np.testing.assert_array_equal(np.asarray(tjit.jit(f)(y)), want)
+    np.testing.assert_array_equal(np.asarray(tjit.vmap(f)(np.stack([y, -y]))),
+                                  np.stack([want, -want]))
+    w = np.random.default_rng(0).standard_normal((3, 5, 4, 2))
+    grad = tjit.grad(lambda a: (f(a) * w).sum())(y.astype(np.float64))
+    np.testing.assert_allclose(np.asarray(grad),
+                               np.transpose(w.sum((1, 2)), (1, 0))[:, :, None], rtol=1e-6)
+    x = np.arange(12.0, dtype=np.float32).reshape(3, 4)
+    np.testing.assert_array_equal(np.asarray(lax.broadcast_in_dim(x, (4, 3), (1, 0))), x.T)
+    with pytest.raises(Exception, match="broadcast_in_dim"):
+        lax.broadcast_in_dim(x, (4, 3), (1, 1))

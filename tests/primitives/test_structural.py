@@ -184,8 +184,8 @@ X34 = np.ones((3, 4), np.float32)
 BAD = [
     (lambda x: lax.broadcast_in_dim(x, (3, 5), (0, 1)), ShapeError,
      r"broadcast_in_dim: operand of shape \(3, 4\) cannot be broadcast to \(3, 5\)"),
-    (lambda x: lax.broadcast_in_dim(x, (4, 3), (1, 0)), ShapeError,
-     r"broadcast_in_dim: broadcast_dimensions \(1, 0\) must be strictly increasing"),
+    (lambda x: lax.broadcast_in_dim(x, (4, 4), (1, 1)), ShapeError,
+     r"broadcast_in_dim: broadcast_dimensions \(1, 1\) must be strictly increasing"),
     (lambda x: lax.broadcast_in_dim(x, (3, 4, 5), (0,)), ShapeError,
      r"broadcast_in_dim: operand of shape \(3, 4\) needs 2 broadcast_dimensions"),
     (lambda x: lax.broadcast_in_dim(x, (3, 4), (0, 2)), ShapeError,

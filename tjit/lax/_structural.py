@@ -37,6 +37,13 @@ def broadcast_in_dim(operand, shape, broadcast_dimensions):
     operand = asarray_for_lax(operand)
     shape = canonical_shape(shape, "broadcast_in_dim")
     broadcast_dimensions = tuple(int(d) for d in broadcast_dimensions)
+    if len(set(broadcast_dimensions)) == len(broadcast_dimensions) == operand.ndim and \
+            list(broadcast_dimensions) != sorted(broadcast_dimensions):
+        # StableHLO (and JAX) take the dims in any order: operand dim i goes to out dim
+        # dims[i]; the primitive wants them increasing, so transpose the operand first
+        order = tuple(int(i) for i in np.argsort(broadcast_dimensions))
+        operand = transpose(operand, order)
+        broadcast_dimensions = tuple(broadcast_dimensions[i] for i in order)
     if operand.shape == shape and broadcast_dimensions == tuple(range(len(shape))):
         return operand
     return st.broadcast_in_dim_p.bind(operand, shape=shape,
