@@ -52,7 +52,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import bench_models  # noqa: E402  (the programs; it also points TJIT_CACHE_DIR somewhere)
+import bench_models  # (the programs; it also points TJIT_CACHE_DIR at a fresh folder)
 
 BUSY_LOOP = "while True: pass"
 SPLIT_N = 1 << 24

@@ -20,7 +20,7 @@ __all__ = ["available_cpus", "cgroup_cpu_limit"]
 _CGROUP_ROOT = "/sys/fs/cgroup"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def available_cpus():
     """CPUs this process may use at once (>= 1): the machine's count, narrowed by the
     CPU affinity mask and a cgroup CPU quota where there are such."""
