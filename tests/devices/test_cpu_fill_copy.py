@@ -62,14 +62,16 @@ def test_classification():
     transposed = K.Load(0, K.Affine(2, (0, 1, 0, 4)), F32)
     assert cpu_fill_copy.plain_fill_or_copy(_kernel(shape, transposed)) == \
         ("strided", 0, 2, (0, 1, 0, 4))
-    # not plain: a big transpose, a flip, a conversion, arithmetic, a strided store, a
-    # big copy that threads would split, a reduction
+    flipped = K.Load(0, K.Affine(31, (0, 8, 0, -1)), F32)     # (negative strides)
+    assert cpu_fill_copy.plain_fill_or_copy(_kernel(shape, flipped)) == \
+        ("strided", 0, 31, (0, 8, 0, -1))
+    # not plain: a big transpose, a conversion, arithmetic, a strided store, a big copy
+    # that threads would split, a reduction
     big = (256, 128)
     big_t = _kernel(big, K.Load(0, K.Affine(0, (1, 256)), F32))
-    flipped = K.Load(0, K.Affine(31, (0, 8, 0, -1)), F32)
     converted = K.Load(0, _row_major(shape), np.dtype(np.float64))
     doubled = K.Op("mul", (copy, K.Const(2.0, F32)), F32)
-    for k in (big_t, _kernel(shape, flipped), _kernel(shape, doubled),
+    for k in (big_t, _kernel(shape, doubled),
               _kernel(shape, converted, args=(K.Arg(np.dtype(np.float64), "in"),
                                               K.Arg(F32, "out"))),
               _kernel(shape, copy, store=K.Affine(0, (0, 16, 0, 1))),
@@ -146,6 +148,17 @@ def test_small_transposes_and_strided_slices(compiled):
         return (jnp.transpose(w, (3, 2, 0, 1)), x[::3, 1::2].T, jnp.broadcast_to(x[2], (5, 30)))
     got = _check(f, w, x, compiled=compiled, kept_compiled=0, by_numpy=["strided"] * 3)
     np.testing.assert_array_equal(got[1], x[::3, 1::2].T)
+
+
+def test_small_flips_are_strided_copies(compiled):
+    """A flipped (negative-stride) view: a conv gradient's flipped, transposed kernel."""
+    w = np.random.default_rng(5).standard_normal((3, 3, 16, 8)).astype(np.float32)
+
+    def f(w):
+        return jnp.transpose(jnp.flip(w, (0, 1)), (0, 1, 3, 2)), lax.rev(w, (3,))[1]
+    got = _check(f, w, compiled=compiled, kept_compiled=0, by_numpy=["strided"] * 2)
+    np.testing.assert_array_equal(got[0], np.transpose(np.flip(w, (0, 1)), (0, 1, 3, 2)))
+    np.testing.assert_array_equal(got[1], np.flip(w, 3)[1])
 
 
 def test_fill_into_a_donated_buffer_and_in_a_loop(compiled):

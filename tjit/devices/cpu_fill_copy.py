@@ -75,7 +75,7 @@ def _classify(k):
     if _contiguous(K.Affine(0, e.index.coefs), shape):
         return ("copy", e.arg, e.index.offset)
     if points <= STRIDED_MAX_POINTS and \
-            all(isinstance(c, int) and c >= 0 for c in e.index.coefs):
+            all(isinstance(c, int) for c in e.index.coefs):   # (< 0: a flip)
         return ("strided", e.arg, e.index.offset, tuple(e.index.coefs))
     return None
 
