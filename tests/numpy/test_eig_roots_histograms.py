@@ -123,7 +123,7 @@ def test_histogramdd_against_numpy_and_jit(x64):
 
 def test_histogramdd_errors():
     with pytest.raises(ValueError, match=r"sample must be an \(N, D\) array"):
-        jnp.histogramdd(np.ones(5))
+        jnp.histogramdd(np.ones((5, 2, 1)))  # (a 1-D sample is N points of one dim)
     with pytest.raises(ValueError, match="one entry per dimension"):
         jnp.histogramdd(np.ones((5, 2)), bins=[2, 3, 4])
     with pytest.raises(ValueError, match="1-D of the same length"):

@@ -174,3 +174,12 @@ def test_fftshift_rolls_a_repeated_axis_once_per_mention(axes):
     for name in ("fftshift", "ifftshift"):
         np.testing.assert_array_equal(np.asarray(getattr(jnp.fft, name)(x, axes=axes)),
                                       getattr(np.fft, name)(x, axes=axes))
+
+
+def test_histogramdd_of_a_1d_sample_is_one_dimensional_as_numpy():
+    s = np.random.default_rng(11).standard_normal(30).astype(np.float32)
+    want, want_edges = np.histogramdd(s, bins=4)
+    got, edges = jnp.histogramdd(s, bins=4)
+    np.testing.assert_array_equal(np.asarray(got), want)
+    assert len(edges) == 1
+    np.testing.assert_allclose(np.asarray(edges[0]), want_edges[0], rtol=1e-6)

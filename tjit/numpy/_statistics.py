@@ -186,7 +186,7 @@ def histogramdd(sample, bins=10, range=None, weights=None, density=None):  # noq
     """Multidimensional histogram of ``sample`` (N, D): ``numpy.histogramdd``.
 
     Args:
-      sample: (N, D) points.
+      sample: (N, D) points ((N,): one dimension).
       bins: an int, a sequence of D ints, or a sequence of D edge arrays.
       range: None or a sequence of D ``(lo, hi)`` pairs (or None entries).
       weights: optional (N,) weights.
@@ -198,6 +198,8 @@ def histogramdd(sample, bins=10, range=None, weights=None, density=None):  # noq
       last bin of each axis includes its right edge; points outside are dropped.
     """
     sample = ensure_array("histogramdd", sample)
+    if sample.ndim == 1:  # N points of one dimension (NumPy's atleast_2d(sample).T)
+        sample = lax.reshape(sample, (sample.shape[0], 1))
     if sample.ndim != 2:
         raise ValueError(f"jnp.histogramdd: sample must be an (N, D) array, got shape "
                          f"{shape_str(sample.shape)}")
