@@ -108,7 +108,7 @@ def test_ball_uniform(p):
 
 def test_shapes_dtypes_and_defaults():
     assert random.pareto(K0, jnp.ones((2, 3))).shape == (2, 3)
-    assert random.t(K0, jnp.ones(4), dtype=jnp.float16).dtype == np.float16
+    assert random.t(K0, jnp.ones(4, jnp.float16), dtype=jnp.float16).dtype == np.float16
     assert random.chisquare(K0, 2.0, (5, 1)).shape == (5, 1)
     assert random.f(K0, jnp.ones((2, 1)), jnp.ones(3)).shape == (2, 3)
     assert random.f(K0, 2.0, 3.0, dtype=jnp.float16).dtype == np.float16

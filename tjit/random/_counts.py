@@ -16,7 +16,7 @@ from tjit.tracing import dtypes
 from tjit import lax
 from tjit import numpy as jnp
 from tjit.random._keys import check_key, check_shape, split_key
-from tjit.random._samplers import as_param, check_param_shapes, take0, uniform_
+from tjit.random._samplers import as_param, check_param_shapes, check_real, take0, uniform_
 
 
 def _keys3(key):
@@ -44,9 +44,8 @@ def _params(name, shape, *params):
 def _int_dtype(name, dtype):
     dt = dtypes.default_int() if dtype is None else \
         dtypes.canonicalize_user_dtype(dtype, name)
-    if not (dtypes.is_int(dt) or dtypes.is_float(dt)):
-        raise ValueError(f"dtype argument to `{name}` must be an integer or float dtype, got "
-                         f"{dt}")
+    if not dtypes.is_int(dt):  # (JAX 0.10.2 refuses float dtypes too)
+        raise ValueError(f"dtype argument to `{name}` must be an integer dtype, got {dt}")
     return dt
 
 
@@ -227,6 +226,7 @@ def binomial(key, n, p, shape=None, dtype=None):
         dtypes.canonicalize_user_dtype(dtype, "binomial")
     if not dtypes.is_float(ft):
         raise ValueError(f"dtype argument to `binomial` must be a float dtype, got {ft}")
+    check_real("binomial", p=p)  # (JAX casts a complex n, and fails on a complex p)
     (n, p), shape = _params("binomial", shape, as_param(n, ft), as_param(p, ft))
     flip = lax.gt(p, 0.5)
     q = lax.select(flip, lax.sub(1.0, p), p)

@@ -71,6 +71,8 @@ def rademacher(key, shape=(), dtype=None):
     """
     dt = dtypes.default_int() if dtype is None else \
         dtypes.canonicalize_user_dtype(dtype, "rademacher")
+    if dtypes.is_bool(dt):  # JAX: 2 b - 1 made bool, i.e. True everywhere
+        return lax.convert_element_type(rademacher(key, shape, np.int8), dt)
     b = lax.convert_element_type(bernoulli(key, 0.5, check_shape("rademacher", shape)), dt)
     return lax.sub(lax.mul(b, 2), 1)
 
@@ -294,7 +296,7 @@ def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None):
 
     Args:
       key: a PRNG key.
-      logits: log-probabilities (up to a constant) along ``axis``.
+      logits: float log-probabilities (up to a constant) along ``axis``.
       axis: the category axis of ``logits``. Default -1.
       shape: result shape, broadcast-compatible with the batch shape
         (``logits.shape`` without ``axis``), which it must end with.
@@ -306,8 +308,9 @@ def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None):
     """
     key = check_key("categorical", key)
     logits = jnp.asarray(logits)
-    if not dtypes.is_float(logits.dtype):
-        logits = lax.convert_element_type(logits, dtypes.default_float())
+    if not dtypes.is_float(logits.dtype):  # (JAX's gumbel refuses it)
+        raise ValueError(f"categorical: logits must have a float dtype, got {logits.dtype}; "
+                         f"convert them with logits.astype(jnp.float32)")
     if logits.ndim == 0:
         raise ValueError("categorical: logits must have at least one dimension (the "
                          "categories)")

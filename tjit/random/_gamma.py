@@ -19,6 +19,7 @@ from tjit.random._keys import check_key, check_shape, split_key
 from tjit.random._samplers import (
     as_param,
     check_param_shapes,
+    check_safe_cast,
     float_dtype,
     normal_,
     split2,
@@ -162,6 +163,7 @@ def beta(key, a, b, shape=None, dtype=None):
     """
     key = check_key("beta", key)
     dtype = float_dtype("beta", dtype)
+    check_safe_cast("beta", dtype, a, b)
     a, b = as_param(a, dtype), as_param(b, dtype)
     if shape is None:
         shape = broadcast_shapes(tuple(a.shape), tuple(b.shape), op="beta")

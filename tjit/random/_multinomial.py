@@ -3,6 +3,7 @@ outcome, each drawing from the trials left at the conditional probability
 ``p_i / (p_i + ... + p_k)``, in a ``lax.scan`` over the outcomes)."""
 
 from tjit import lax
+from tjit.tracing import dtypes
 from tjit import numpy as jnp
 from tjit.numpy._core import check_arraylike, promote_dtypes_inexact
 from tjit.random._counts import binomial
@@ -20,7 +21,8 @@ def multinomial(key, n, p, *, shape=None, dtype=None, unroll=1):
       shape: the result shape, outcomes last (``p`` is broadcast to it); default
         ``p.shape``. (JAX's docstring calls it the batch shape, but its code, followed
         here, broadcasts ``p`` to it.)
-      dtype: the result dtype; default the float dtype of ``n`` and ``p`` promoted.
+      dtype: the result dtype; default float32 (float64 with x64), as JAX's
+        ``astype(None)``, whatever the dtypes of ``n`` and ``p``.
       unroll: passed to the ``lax.scan`` over the outcomes.
 
     Returns:
@@ -56,7 +58,7 @@ def multinomial(key, n, p, *, shape=None, dtype=None, unroll=1):
 
     _, counts = lax.scan(draw, n, (ratios, split(key, shape[-1])), unroll=unroll)
     counts = jnp.moveaxis(counts, 0, -1)
-    return counts if dtype is None else counts.astype(dtype)
+    return counts.astype(dtypes.default_float() if dtype is None else dtype)
 
 
 __all__ = ["multinomial"]

@@ -22,7 +22,7 @@ from tjit.tracing.shapes import broadcast_shapes, shape_str
 from tjit import lax
 from tjit import numpy as jnp
 from tjit.numpy import linalg as jla
-from tjit.numpy._core import broadcast_to_shape
+from tjit.numpy._core import broadcast_to_shape, dtype_and_weak
 from tjit.random._keys import (
     UINT_DTYPES, check_key, check_shape, random_bits, split_key)
 from tjit.random._normal_tail import right_tail_sample
@@ -47,6 +47,28 @@ def as_param(x, dtype):
     if not isinstance(x, (Array, Tracer)):
         x = jnp.asarray(x)
     return lax.convert_element_type(x, dtype)
+
+
+def check_safe_cast(name, dtype, *params):
+    """JAX's check on the parameters of ``beta``, ``chisquare``, ``f``, ``lognormal``,
+    ``pareto``, ``rayleigh``, ``t``, ``triangular`` and ``wald``: each must promote to
+    ``dtype`` itself (a complex one to a float ``dtype`` does not, nor, under
+    ``numpy_dtype_promotion="strict"``, an int or a float of another width)."""
+    for p in params:
+        dt, weak = dtype_and_weak(np.asarray(p) if isinstance(p, (list, tuple)) else p)
+        if dt != dtype and dtypes.result_type((dt, weak), (dtype, False))[0] != dtype:
+            raise dtypes.TypePromotionError(
+                f"In arguments to {name}, cannot safely cast argument of type {dt} to "
+                f"{dtype}; convert it explicitly (e.g. jnp.real(x) or x.astype({dtype}))")
+
+
+def check_real(name, **params):
+    """Complex parameters are refused where JAX fails on them, not silently made real."""
+    for what, x in params.items():
+        dt = dtype_and_weak(np.asarray(x) if isinstance(x, (list, tuple)) else x)[0]
+        if dtypes.is_complex(dt):
+            raise TypeError(f"{name}: {what} must be real, got {dt}; pass jnp.real({what}) "
+                            f"if the imaginary part is meant to be dropped")
 
 
 def check_param_shapes(name, shape, *param_shapes):
@@ -330,6 +352,7 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky
       An array of shape ``shape + mean.shape[-1:]``.
     """
     key = check_key("multivariate_normal", key)
+    check_real("multivariate_normal", mean=mean, cov=cov)
     mean, cov = jnp.promote_dtypes(*_inexact(jnp.asarray(mean), jnp.asarray(cov)))
     if method not in ("svd", "eigh", "cholesky"):
         raise ValueError("multivariate_normal: method must be one of 'svd', 'eigh', "
@@ -367,21 +390,22 @@ def orthogonal(key, n, shape=(), dtype=None, m=None):
       key: a PRNG key.
       n: number of rows.
       shape: batch shape. Default ``()``.
-      dtype: a float dtype (default float32).
+      dtype: a float or complex dtype (default float32).
       m: number of columns (default ``n``).
 
     Returns:
       An array of shape ``(*shape, n, m)``.
     """
     key = check_key("orthogonal", key)
-    dtype = float_dtype("orthogonal", dtype)
+    dtype = float_dtype("orthogonal", dtype, allow_complex=True)
     shape = check_shape("orthogonal", shape)
     n = operator.index(n)
     m = n if m is None else operator.index(m)
     z = normal_(key, tuple(shape) + (max(n, m), min(n, m)), dtype)
     q, r = jla.qr(z)
     d = jnp.diagonal(r, axis1=-2, axis2=-1)
-    x = jnp.multiply(q, jnp.expand_dims(jnp.sign(d), -2))
+    phase = lax.div(d, lax.convert_element_type(lax.abs(d), dtype))  # sign(d) when real
+    x = jnp.multiply(q, jnp.expand_dims(phase, -2))
     return jnp.swapaxes(x, -1, -2) if n < m else x
 
 

@@ -20,6 +20,8 @@ from tjit.random._keys import check_key, check_shape
 from tjit.random._samplers import (
     as_param,
     check_param_shapes,
+    check_real,
+    check_safe_cast,
     exponential,
     float_dtype,
     normal_,
@@ -55,6 +57,7 @@ def pareto(key, b, shape=None, dtype=None):
       dtype: a float dtype (default float32, float64 with x64).
     """
     key, dtype = _start("pareto", key, dtype)
+    check_safe_cast("pareto", dtype, b)
     (b,), shape = _params("pareto", shape, dtype, b)
     return jnp.exp(jnp.divide(exponential(key, shape, dtype), b))
 
@@ -70,6 +73,7 @@ def t(key, df, shape=None, dtype=None):
       dtype: a float dtype (default float32).
     """
     key, dtype = _start("t", key, dtype)
+    check_safe_cast("t", dtype, df)
     (df,), shape = _params("t", shape, dtype, df)
     key_n, key_g = split2(key)
     n = normal_(key_n, shape, dtype)
@@ -89,6 +93,7 @@ def chisquare(key, df, shape=None, dtype=None):
       dtype: a float dtype (default float32).
     """
     key, dtype = _start("chisquare", key, dtype)
+    check_safe_cast("chisquare", dtype, df)
     (df,), shape = _params("chisquare", shape, dtype, df)
     return _chisquare(key, df, shape, dtype)
 
@@ -117,6 +122,7 @@ def f(key, dfnum, dfden, shape=None, dtype=None):
         Array([4.4124756, 0.5110049, 1.1935134], dtype=float32)
     """
     key, dtype = _start("f", key, dtype)
+    check_safe_cast("f", dtype, dfnum, dfden)
     (dfnum, dfden), shape = _params("f", shape, dtype, dfnum, dfden)
     key_den, key_num = split2(key)
     num = jnp.divide(_chisquare(key_num, dfnum, shape, dtype), dfnum)
@@ -249,6 +255,7 @@ def rayleigh(key, scale, shape=None, dtype=None):
       dtype: a float dtype (default float32).
     """
     key, dtype = _start("rayleigh", key, dtype)
+    check_safe_cast("rayleigh", dtype, scale)
     (scale,), shape = _params("rayleigh", shape, dtype, scale)
     u = uniform_(key, shape, dtype)
     root = jnp.sqrt(jnp.multiply(jnp.log(u), np.array(-2, dtype)))
@@ -266,6 +273,7 @@ def wald(key, mean, shape=None, dtype=None):
       dtype: a float dtype (default float32).
     """
     key, dtype = _start("wald", key, dtype)
+    check_safe_cast("wald", dtype, mean)
     (mean,), shape = _params("wald", shape, dtype, mean)
     k1, k2 = split2(key)
     mean = jnp.broadcast_to(mean, shape)
@@ -294,6 +302,7 @@ def geometric(key, p, shape=None, dtype=None):
         dtypes.canonicalize_user_dtype(dtype, "geometric")
     if not dtypes.is_int(dt) or dtypes.is_bool(dt):
         raise ValueError(f"dtype argument to `geometric` must be an int dtype, got {dt}")
+    check_real("geometric", p=p)
     p = jnp.asarray(p)
     float_dt = p.dtype if dtypes.is_float(p.dtype) else dtypes.default_float()
     (p,), shape = _params("geometric", shape, float_dt, p)
@@ -315,6 +324,7 @@ def triangular(key, left, mode, right, shape=None, dtype=None):
       dtype: a float dtype (default float32).
     """
     key, dtype = _start("triangular", key, dtype)
+    check_safe_cast("triangular", dtype, left, mode, right)
     params, shape = _params("triangular", shape, dtype, left, mode, right)
     left, mode, right = [jnp.broadcast_to(q, shape) for q in params]
     fc = (mode - left) / (right - left)
@@ -334,6 +344,7 @@ def lognormal(key, sigma=1.0, shape=None, dtype=None):
       dtype: a float or complex dtype (default float32).
     """
     key, dtype = _start("lognormal", key, dtype, allow_complex=True)
+    check_safe_cast("lognormal", dtype, sigma)
     (sigma,), shape = _params("lognormal", shape, dtype, sigma)
     return jnp.exp(jnp.multiply(normal_(key, shape, dtype), sigma))
 
