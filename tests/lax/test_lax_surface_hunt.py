@@ -165,3 +165,25 @@ def test_broadcast_in_dim_takes_unsorted_dimensions():
     np.testing.assert_array_equal(np.asarray(lax.broadcast_in_dim(x, (4, 3), (1, 0))), x.T)
     with pytest.raises(Exception, match="broadcast_in_dim"):
         lax.broadcast_in_dim(x, (4, 3), (1, 1))
+
+
+def test_jax_argument_names_and_mul_out_dtype():
+    # JAX's keyword names (operand=, x1=/x2=) and lax.mul's out_dtype; calls that port
+    # from JAX raised TypeError
+    np.testing.assert_array_equal(
+        np.asarray(lax.convert_element_type(operand=np.float32(-2.7), new_dtype=np.int32)), -2)
+    np.testing.assert_array_equal(
+        np.asarray(lax.bitcast_convert_type(operand=np.float32(1.0), new_dtype=np.int32)),
+        np.float32(1.0).view(np.int32))
+    np.testing.assert_array_equal(
+        np.asarray(lax.nextafter(x1=np.float32(1.0), x2=np.float32(2.0))),
+        np.nextafter(np.float32(1.0), np.float32(2.0)))
+    a = np.array([100, -100, 127], np.int8)
+    b = np.array([3, 3, 127], np.int8)
+    for f in (lax.mul, tjit.jit(lambda x, y: lax.mul(x, y, out_dtype=np.int32))):
+        got = f(a, b, out_dtype=np.int32) if f is lax.mul else f(a, b)
+        assert np.asarray(got).dtype == np.int32
+        np.testing.assert_array_equal(np.asarray(got), a.astype(np.int32) * b)
+    # lax.mul keeps its identity: lax.reduce(..., lax.mul, ...) still is a product
+    np.testing.assert_allclose(np.asarray(lax.reduce(np.arange(1.0, 5.0, dtype=np.float32),
+                                                     np.float32(1), lax.mul, (0,))), 24.0)

@@ -145,7 +145,22 @@ population_count = _unary(ew.population_count_p, "Number of set bits.")
 
 add = _binary(ew.add_p, "Elementwise x + y.")
 sub = _binary(ew.sub_p, "Elementwise x - y.")
-mul = _binary(ew.mul_p, "Elementwise x * y.")
+_mul_same = _binary(ew.mul_p, "Elementwise x * y.")
+
+
+def mul(x, y, *, out_dtype=None):
+    """Elementwise ``x * y``, as ``jax.lax.mul``; ``out_dtype`` (optional): the product
+    in that dtype, computed from both operands converted to it."""
+    if out_dtype is not None:
+        try:
+            x, y = convert_element_type(x, out_dtype), convert_element_type(y, out_dtype)
+        except Exception as e:
+            _filter_at_entry(e)
+            raise
+    return _mul_same(x, y)  # (filters what it raises itself: lax.mul stays this function)
+
+
+mul.prim = ew.mul_p  # what tjit.numpy's eager fast lane binds directly
 div = _binary(ew.div_p, "Elementwise x / y (integer division rounds toward zero; x / 0 is -1, "
                        "all ones unsigned; INT_MIN / -1 is INT_MIN, as in XLA).")
 rem = _binary(ew.rem_p, "Elementwise remainder with the sign of x (C fmod; integer x rem 0 is "
@@ -187,7 +202,20 @@ max = _binary(ew.max_p, "Elementwise maximum (NaN-propagating; -0.0 < +0.0, so "
 min = _binary(ew.min_p, "Elementwise minimum (NaN-propagating; -0.0 < +0.0, so "  # noqa: A001
               "min(+0.0, -0.0) is -0.0 in either order).")
 atan2 = _binary(ew.atan2_p, "Elementwise atan2(x, y).")
-nextafter = _binary(ew.nextafter_p, "Next float after x towards y.")
+_nextafter = _binary(ew.nextafter_p, "Next float after x1 towards x2.")
+
+
+def nextafter(x1, x2):
+    """The next float after ``x1`` towards ``x2``, as ``jax.lax.nextafter`` (its argument
+    names)."""
+    try:
+        return _nextafter.prim.bind(*_scalars_like_arrays(x1, x2))
+    except Exception as e:
+        _filter_at_entry(e)
+        raise
+
+
+nextafter.prim = ew.nextafter_p
 complex = _binary(ew.complex_p, "x + 1j*y.")  # noqa: A001
 eq = _binary(ew.eq_p, "Elementwise x == y.")
 ne = _binary(ew.ne_p, "Elementwise x != y.")
@@ -277,20 +305,21 @@ def clamp(min, x, max):  # noqa: A002
     return ew.clamp_p.bind(lo, x, hi)
 
 
-def convert_element_type(x, new_dtype, weak_type=False):
-    """Convert ``x`` to ``new_dtype`` (float->int truncates toward zero and saturates:
-    +-inf and out-of-range values give the int's max/min; NaN becomes 0, as in XLA)."""
-    x = asarray_for_lax(x)
+def convert_element_type(operand, new_dtype, weak_type=False):
+    """Convert ``operand`` to ``new_dtype`` (float->int truncates toward zero and
+    saturates: +-inf and out-of-range values give the int's max/min; NaN becomes 0, as
+    in XLA)."""
+    x = asarray_for_lax(operand)
     new_dtype = dtypes.canonicalize(dtypes.check_dtype(new_dtype, "convert_element_type"))
     if x.dtype == new_dtype and getattr(x, "weak_type", False) == weak_type:
         return x
     return ew.convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type)
 
 
-def bitcast_convert_type(x, new_dtype):
-    """Reinterpret the bits of ``x`` as ``new_dtype``."""
+def bitcast_convert_type(operand, new_dtype):
+    """Reinterpret the bits of ``operand`` as ``new_dtype``."""
     new_dtype = dtypes.canonicalize(dtypes.check_dtype(new_dtype, "bitcast_convert_type"))
-    return ew.bitcast_convert_type_p.bind(asarray_for_lax(x), new_dtype=new_dtype)
+    return ew.bitcast_convert_type_p.bind(asarray_for_lax(operand), new_dtype=new_dtype)
 
 
 # Python keywords as names
