@@ -4,6 +4,10 @@ once; the shared function computes each kernel's own result."""
 
 import ctypes
 import dataclasses
+import json
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -90,6 +94,30 @@ def test_row_counts_compile_once_and_match_the_interpreter(empty_cache, rows_a, 
         forms.add(key or kernel_cache._build_hash(k, profile))
     assert len(forms) < 4       # (at least the two row sums share a body)
     assert compiled == len(forms)
+
+
+_PROBE = """
+import json, numpy as np, tjit, tjit.numpy as jnp
+from tjit.devices import disk_cache, kernel_cache
+f = lambda a, b: (jnp.sum(a * a + 0.25, axis=1), jnp.sum(b * b + 0.25, axis=1))
+rng = np.random.default_rng(5)
+a, b = rng.standard_normal((3000, 45)).astype(np.float32), rng.standard_normal((90, 45)).astype(np.float32)
+got = tjit.jit(f)(a, b)
+want = tjit.jit(f, backend="interpreter")(a, b)
+ok = all(np.allclose(np.asarray(g), np.asarray(w), rtol=2e-6, atol=2e-5) for g, w in zip(got, want))
+print(json.dumps({"ok": ok, "compiled": kernel_cache.STATS["compiled"],
+                  "disk_hits": disk_cache.STATS["hits"]}))
+"""
+
+
+def test_a_second_process_loads_body_and_wrappers_from_disk(tmp_path):
+    env = dict(os.environ, TJIT_CACHE_DIR=str(tmp_path))
+    runs = [json.loads(subprocess.run([sys.executable, "-c", _PROBE], env=env, check=True,
+                                      capture_output=True, text=True, timeout=300)
+                       .stdout.strip().splitlines()[-1]) for _ in range(2)]
+    assert runs[0]["ok"] and runs[1]["ok"]
+    assert runs[0]["compiled"] == 1                  # one body for both row sums
+    assert runs[1]["compiled"] == 0 and runs[1]["disk_hits"] >= 2   # body, wrappers
 
 
 def test_shared_body_clamps_each_kernels_range():

@@ -150,45 +150,58 @@ def _prebuild(todo):
 
 def _wrap(shared):
     """``{build hash: wrapper function}`` for ``shared`` (build hash -> (kernel, profile,
-    shared key)): the bodies loaded (or compiled), the wrappers compiled as one module.
-    A kernel beyond the first of its body counts as a memory hit."""
+    shared key)): the bodies loaded (or compiled), the wrappers loaded from the disk
+    cache or compiled as one module. A kernel beyond the first of its body counts as a
+    memory hit."""
     if not shared:
         return {}
     from tjit.lower.llvm import target
     with _LOCK:
         bodies, entries, fns = {}, [], {}
         for h, (k, profile, key) in shared.items():
-            if key not in bodies:
-                body = _BODIES.get(key)
-                if body is None:
-                    name = shared_kernels.body_symbol(key)
-                    code = _load(k, _body_id(key), name, profile, False)
-                    body = KERNEL_FUNCTYPE(code.addresses[name])
-                    body.code = code
-                    _BODIES[key] = body
-                else:
-                    STATS["memory_hits"] += 1
-                bodies[key] = body
+            body = bodies.get(key) or _BODIES.get(key)
+            if body is None:
+                body = _load_body(k, profile, key)
             else:
                 STATS["memory_hits"] += 1
-            address = _address(bodies[key])
-            entries.append((h, shared_kernels.wrapper_symbol(h, address),
-                            shared_kernels.split_extent(k), address))
-        with compile_log.stage("llvm"):
-            ir_text = shared_kernels.wrappers_ir([e[1:] for e in entries])
-            code = target.load_owned(target.emit_object(ir_text, "scalar"),
-                                     [e[1] for e in entries])
-        for h, symbol, _, _ in entries:
+            bodies[key] = body
+            entries.append((shared_kernels.wrapper_symbol(h),
+                            shared_kernels.split_extent(k), key))
+        ir_text = shared_kernels.wrappers_ir(entries)
+        disk_key = disk_cache.cache_key(
+            "wrappers:" + hashlib.sha256(ir_text.encode()).hexdigest() + codegen_digest())
+        obj = disk_cache.get(disk_key)
+        if obj is None:
+            with compile_log.stage("llvm"):
+                obj = target.emit_object(ir_text, "scalar")
+            disk_cache.put(disk_key, obj)
+        code = target.load_owned(obj, [e[0] for e in entries])
+        for h, (symbol, _, key) in zip(shared, entries):
             fn = fns[h] = KERNEL_FUNCTYPE(code.addresses[symbol])
             fn.code = code
-            fn.body = bodies[shared[h][2]]     # (the body lives as long as its wrappers)
+            fn.body = bodies[key]     # (the body lives as long as its wrappers)
             _LIVE[h] = fn
             _remember(h, fn)
     return fns
 
 
-def _address(fn):
-    return ctypes.cast(fn, ctypes.c_void_p).value
+_SLOTS = {}     # shared key -> ctypes cell holding its body's address (kept: 8 bytes each)
+
+
+def _load_body(k, profile, key):
+    """The body of ``key`` (built from kernel ``k``): loaded, its slot pointed at it."""
+    from tjit.lower.llvm.binding import llvm
+    name = shared_kernels.body_symbol(key)
+    code = _load(k, _body_id(key), name, profile, False)
+    body = KERNEL_FUNCTYPE(code.addresses[name])
+    body.code = code
+    _BODIES[key] = body
+    slot = _SLOTS.get(key)
+    if slot is None:
+        slot = _SLOTS[key] = ctypes.c_void_p()
+        llvm.add_symbol(shared_kernels.slot_symbol(key), ctypes.addressof(slot))
+    slot.value = code.addresses[name]
+    return body
 
 
 def _build_hash(kernel, profile):

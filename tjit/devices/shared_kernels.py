@@ -7,8 +7,9 @@ clamp of the split range's end to that extent (``codegen.shared_ir_key``), yet e
 a full compile (~35 ms of LLVM CPU for that pair). Such kernels now share one body,
 rendered without the clamp and cached like a kernel (in memory and on disk, under its
 shared key), and each kernel is a wrapper of three instructions that clamps ``end`` and
-jumps to the body. The wrappers of one compile are one small module (~1-2 ms of LLVM
-CPU); they hold their body's address, so they are made per process, not stored.
+jumps to the body. The wrappers of one compile are one small module (~2-6 ms of LLVM
+CPU, stored on disk too): they read their body's address from a cell of the process
+(``slot_symbol``), which the kernel cache sets whenever it loads that body.
 
 Sharing is chosen where it pays (:func:`choose`): kernels of one compile that have the
 same key, and a kernel whose body is already loaded. A lone kernel compiles as before.
@@ -26,11 +27,16 @@ def body_symbol(key):
     return "tjit_shared_" + key[:24]
 
 
-def wrapper_symbol(build_hash, body_address):
-    """The name of a kernel's wrapper: the kernel's build hash and its body's address (a
-    body loaded again, at another address, gets wrappers of other names: a name is bound
-    to one code while it is loaded, ``target.load_owned``)."""
-    return f"tjit_kernel_{build_hash[:24]}_{body_address:x}"
+def wrapper_symbol(build_hash):
+    """The name of a kernel's wrapper (apart from its own build's, ``tjit_kernel_...``)."""
+    return "tjit_kwrap_" + build_hash[:24]
+
+
+def slot_symbol(key):
+    """The name of the process-wide cell that holds the address of the body of ``key``:
+    the wrappers read it on each call (so their code holds no address, and is stored on
+    disk), the kernel cache sets it whenever it loads that body."""
+    return "tjit_slot_" + key[:24]
 
 
 def choose(candidates, body_loaded):
@@ -52,20 +58,23 @@ def choose(candidates, body_loaded):
 
 
 def wrappers_ir(entries):
-    """LLVM IR of one wrapper per ``(symbol, extent, body address)`` of ``entries``:
-    ``void symbol(args, sizes, start, end)`` calls the body with ``min(end, extent)``
-    (the range is in units of the split axis, as the body's)."""
-    out = []
-    for symbol, extent, address in entries:
-        out.append(f"""define void @{symbol}(ptr %args, ptr %sizes, i64 %start, i64 %end) nounwind {{
+    """LLVM IR of one wrapper per ``(symbol, extent, key)`` of ``entries``: ``void
+    symbol(args, sizes, start, end)`` calls the body of ``key`` (its address read from
+    ``slot_symbol(key)``) with ``min(end, extent)`` (units of the split axis, as the
+    body's)."""
+    slots = sorted({slot_symbol(key) for _, _, key in entries})
+    out = [f"@{slot} = external global ptr" for slot in slots]
+    for symbol, extent, key in entries:
+        out.append(f"""
+define void @{symbol}(ptr %args, ptr %sizes, i64 %start, i64 %end) nounwind {{
 entry:
   %over = icmp sgt i64 %end, {extent}
   %hi = select i1 %over, i64 {extent}, i64 %end
-  %body = inttoptr i64 {address} to ptr
+  %body = load ptr, ptr @{slot_symbol(key)}, align 8
   tail call void %body(ptr %args, ptr %sizes, i64 %start, i64 %hi)
   ret void
 }}""")
-    return "\n\n".join(out) + "\n"
+    return "\n".join(out) + "\n"
 
 
 def split_extent(k):
