@@ -83,7 +83,8 @@ _CALLABLES = _callables()
 # factories take anything and return the initializer (whose errors are tested above)
 _TAKES_ANYTHING = {f"tjit.nn.initializers.{n}" for n in [
     "glorot_normal", "glorot_uniform", "he_normal", "he_uniform", "kaiming_normal",
-    "kaiming_uniform", "lecun_normal", "lecun_uniform", "orthogonal", "truncated_normal",
+    "kaiming_uniform", "lecun_normal", "lecun_uniform", "orthogonal", "delta_orthogonal",
+    "truncated_normal",
     "xavier_normal", "xavier_uniform"]}
 
 
