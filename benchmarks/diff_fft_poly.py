@@ -249,6 +249,10 @@ def check_grad(c, args, i):
     if err is not None:
         record(c.area, "grad", False, f"{c.name} d/darg{i}: grad raises {err}")
         return
+    jg, err = attempt(lambda: np.asarray(tjit.jit(tjit.grad(tloss))(x)))
+    record(c.area, "jit(grad)", err is None and close(jg, got, 1e-9),
+           f"{c.name} d/darg{i}: jit(grad) {err or short(jg)} grad {short(got)}")
+    check_jvp(c, args, i)
     ok = close(got, fd, 1e-5)
     info = f"{c.name} d/darg{i}: tjit {short(got)} FD {short(fd)}"
     if not ok and jax:
@@ -262,6 +266,32 @@ def check_grad(c, args, i):
             record(c.area, "grad-jax-agrees", False, info)
             return
     record(c.area, "grad", ok, info)
+
+
+def check_jvp(c, args, i):
+    """Forward mode: the jvp along a random direction vs a central difference of NumPy's f."""
+    x = args[i]
+    rng = np.random.default_rng(2)
+    v = rng.standard_normal(x.shape)
+    if np.iscomplexobj(x):
+        v = v + 1j * rng.standard_normal(x.shape)
+    v = v.astype(x.dtype)
+    eps = 1e-6
+
+    def at(m, xi):
+        a = list(args)
+        a[i] = xi
+        return c.f(m, *a)
+
+    hi, lo = leaves(at(np, x + eps * v)), leaves(at(np, x - eps * v))
+    fd = [(h.astype(np.complex128) - l_) / (2 * eps) for h, l_ in zip(hi, lo)]
+    got, err = attempt(lambda: leaves(tjit.jvp(lambda xi: at(tnp, xi), (x,), (v,))[1]))
+    if err is not None:
+        record(c.area, "jvp", False, f"{c.name} d/darg{i}: jvp raises {err}")
+        return
+    inexact = [j for j, o in enumerate(leaves(at(np, x))) if o.dtype.kind in "fc"]
+    ok = all(close(got[j], fd[j], 1e-5) for j in inexact)
+    record(c.area, "jvp", ok, f"{c.name} d/darg{i}: jvp {short(got)} FD {short(fd)}")
 
 
 # -- cases -----------------------------------------------------------------------------------------
@@ -309,6 +339,21 @@ def fft_cases():
                      getattr(m.fft, name)(a, norm=norm, **kw))
                 grad = (0,) if norm in (None, "ortho") and s != (5, 4, 7) else ()
                 cs.append(Case("fftn", f"{name} s={s} axes={axes} {norm}", f, [x], grad=grad))
+    # chains around the transform: strided/transposed/broadcast operands and consumers
+    # fused with it under jit (the compiled plan's library step and its layouts)
+    chains = {
+        "fft(x.T[::2])": lambda m, a: m.fft.fft(a.T[::2] * 2.0),
+        "irfft(rfft(x)) * x": lambda m, a: m.fft.irfft(m.fft.rfft(a), a.shape[-1]) * a,
+        "abs(rfft)**2 sum": lambda m, a: (m.abs(m.fft.rfft(a, axis=0)) ** 2).sum(0),
+        "fft2 of broadcast": lambda m, a: m.fft.fft2(m.broadcast_to(a[:1], (3,) + a.shape[1:])),
+        "ifft(fft(x)[..., ::-1])": lambda m, a: m.fft.ifft(m.fft.fft(a)[..., ::-1]),
+        "fftshift(fftn) + 1": lambda m, a: m.fft.fftshift(m.fft.fftn(a, axes=(0, 1))) + 1.0,
+        "hfft(x[1:]) conj": lambda m, a: m.fft.hfft(m.conj(a[1:].astype(complex)), 6),
+        "rfft of transposed 3-D": lambda m, a: m.fft.rfftn(m.transpose(a[None] * a[:, None],
+                                                                       (2, 0, 1)), axes=(0, 2)),
+    }
+    for name, f in chains.items():
+        cs.append(Case("fftchain", name, f, [rnd(6, 5)], grad=(0,)))
     for name in ("fftfreq", "rfftfreq"):
         for n in (1, 2, 5, 8):
             for d in (1.0, 0.1, 3):
@@ -958,7 +1003,7 @@ def main():
     print(f"{ncases} cases; JAX {jax.__version__ if jax else 'absent'}; "
           f"{'float32 operands, x64 off' if F32 else 'float64 operands, x64 on'}")
     checks = ("eager", "raises-as-jax", "jit", "interpreter", "vmap", "vmap-other", "grad",
-              "vs-jax", "dtype-vs-jax", "jax-agrees",
+              "jit(grad)", "jvp", "vs-jax", "dtype-vs-jax", "jax-agrees",
               "grad-jax-agrees", "harness")
     areas = sorted({a for a, _, _ in RESULTS})
     print(f"{'area':10}" + "".join(f"{c:>17}" for c in checks))
