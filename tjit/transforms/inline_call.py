@@ -344,6 +344,6 @@ def linearizer(entry, mask, name, compile):
     return known, record
 
 
-__all__ = ["BatchPlan", "ForwardPlan", "InlineEntry", "Linearized", "ReversePlan", "differentiates",
-           "eager_plan", "linearizer", "signature", "trace_context",
+__all__ = ["BatchPlan", "ForwardPlan", "InlineEntry", "Linearized", "ReversePlan",
+           "differentiates", "eager_plan", "linearizer", "signature", "trace_context",
            "trace_without_dead_code"]
