@@ -140,3 +140,24 @@ def test_shared_body_clamps_each_kernels_range():
         K.evaluate(k, [src.reshape(-1), want.reshape(-1)])
         np.testing.assert_allclose(out[:rows], want, rtol=3e-7)    # (exp within an ulp)
         assert (out[rows:] == 7.0).all()
+
+
+def test_a_kernel_wrapped_again_while_its_old_wrappers_are_loaded():
+    """A kernel whose wrapper died while another wrapper of the same module lives is
+    wrapped again with other kernels: other code, other names, no clash."""
+    x = np.random.default_rng(4).standard_normal((40, 72)).astype(np.float32)
+    k = tjit.jit(lambda x: jnp.sin(x) * x).lower(x).compile().kernels()[0]
+    k = getattr(k, "kernel", k)
+    k29, k31, k53 = (dataclasses.replace(_with_extent(k, n), name=f"k{n}") for n in (29, 31, 53))
+    first = kernel_cache.compile_kernels([k29, k31])
+    kept = first["k31"]             # (holds the module, so k29's old wrapper stays loaded)
+    del first
+    kernel_cache.clear()
+    again = kernel_cache.compile_kernels([k29, k53])
+    assert again["k29"].body is again["k53"].body
+    src = np.ascontiguousarray(x[:29])
+    out = np.zeros((29, 72), np.float32)
+    again["k29"]((ctypes.c_void_p * 2)(src.ctypes.data, out.ctypes.data),
+                 (ctypes.c_int64 * 1)(0), 0, 29)
+    np.testing.assert_allclose(out, np.sin(src) * src, rtol=3e-7, atol=1e-7)
+    assert kept.body is not None

@@ -165,18 +165,22 @@ def _wrap(shared):
             else:
                 STATS["memory_hits"] += 1
             bodies[key] = body
-            entries.append((shared_kernels.wrapper_symbol(h),
-                            shared_kernels.split_extent(k), key))
-        ir_text = shared_kernels.wrappers_ir(entries)
+            entries.append((h, shared_kernels.split_extent(k), key))
+        ir_text, symbols = shared_kernels.wrappers_ir(entries)
         disk_key = disk_cache.cache_key(
             "wrappers:" + hashlib.sha256(ir_text.encode()).hexdigest() + codegen_digest())
-        obj = disk_cache.get(disk_key)
-        if obj is None:
+        code, obj = None, disk_cache.get(disk_key)
+        if obj is not None:
+            try:
+                code = target.load_owned(obj, symbols)
+            except (ValueError, RuntimeError):
+                pass    # unusable object: compile it again below
+        if code is None:
             with compile_log.stage("llvm"):
                 obj = target.emit_object(ir_text, "scalar")
             disk_cache.put(disk_key, obj)
-        code = target.load_owned(obj, [e[0] for e in entries])
-        for h, (symbol, _, key) in zip(shared, entries):
+            code = target.load_owned(obj, symbols)
+        for (h, _, key), symbol in zip(entries, symbols):
             fn = fns[h] = KERNEL_FUNCTYPE(code.addresses[symbol])
             fn.code = code
             fn.body = bodies[key]     # (the body lives as long as its wrappers)

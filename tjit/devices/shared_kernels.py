@@ -18,6 +18,7 @@ clamp): steady-state calls pay one jump more.
 """
 
 import collections
+import hashlib
 
 from tjit.lower.llvm.split import split_axis
 
@@ -25,11 +26,6 @@ from tjit.lower.llvm.split import split_axis
 def body_symbol(key):
     """The exported name of the body shared under ``key``."""
     return "tjit_shared_" + key[:24]
-
-
-def wrapper_symbol(build_hash):
-    """The name of a kernel's wrapper (apart from its own build's, ``tjit_kernel_...``)."""
-    return "tjit_kwrap_" + build_hash[:24]
 
 
 def slot_symbol(key):
@@ -58,13 +54,17 @@ def choose(candidates, body_loaded):
 
 
 def wrappers_ir(entries):
-    """LLVM IR of one wrapper per ``(symbol, extent, key)`` of ``entries``: ``void
-    symbol(args, sizes, start, end)`` calls the body of ``key`` (its address read from
-    ``slot_symbol(key)``) with ``min(end, extent)`` (units of the split axis, as the
-    body's)."""
+    """``(ir_text, symbols)``: one wrapper per ``(build hash, extent, key)`` of
+    ``entries``, ``void symbol(args, sizes, start, end)``, which calls the body of
+    ``key`` (its address read from ``slot_symbol(key)``) with ``min(end, extent)``
+    (units of the split axis, as the body's). A symbol names its kernel and this set of
+    wrappers: another set that wraps the same kernel is other code, so it needs other
+    names while both may be loaded (``target.load_owned``)."""
+    batch = hashlib.sha256(repr(list(entries)).encode()).hexdigest()[:8]
+    symbols = [f"tjit_kwrap_{h[:20]}_{batch}" for h, _, _ in entries]
     slots = sorted({slot_symbol(key) for _, _, key in entries})
     out = [f"@{slot} = external global ptr" for slot in slots]
-    for symbol, extent, key in entries:
+    for symbol, (_, extent, key) in zip(symbols, entries):
         out.append(f"""
 define void @{symbol}(ptr %args, ptr %sizes, i64 %start, i64 %end) nounwind {{
 entry:
@@ -74,7 +74,7 @@ entry:
   tail call void %body(ptr %args, ptr %sizes, i64 %start, i64 %hi)
   ret void
 }}""")
-    return "\n".join(out) + "\n"
+    return "\n".join(out) + "\n", symbols
 
 
 def split_extent(k):
