@@ -56,8 +56,9 @@ def test_det_gradient_batched_complex_and_second_order(x64):
         return jnp.real(L.det(x))
     got = tjit.vmap(tjit.grad(f))(a)
     for i in range(3):  # grad of a real f of complex x: conj(df/dRe + i df/dIm)
-        re = _central(lambda y: np.real(np.linalg.det(y + 1j * a[i].imag)), a[i].real)
-        im = _central(lambda y: np.real(np.linalg.det(a[i].real + 1j * y)), a[i].imag)
+        ai = a[i]
+        re = _central(lambda y, ai=ai: np.real(np.linalg.det(y + 1j * ai.imag)), ai.real)
+        im = _central(lambda y, ai=ai: np.real(np.linalg.det(ai.real + 1j * y)), ai.imag)
         np.testing.assert_allclose(np.asarray(got[i]), re - 1j * im, atol=1e-8)
     # the derivative rule composes: the Hessian (at a regular matrix; at singular ones
     # LU's own derivative is NaN), against differences of the gradient
