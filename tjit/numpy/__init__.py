@@ -5,6 +5,7 @@ True)`` for 64-bit defaults)."""
 import numpy as _np
 
 from tjit.tracing.basearray import Array as ndarray  # noqa: F401  (jnp.ndarray is jax.Array)
+from tjit.tracing import basearray as _basearray
 from tjit.tracing.core import Array  # noqa: F401
 from tjit.numpy._core import asarray, array, promote_dtypes  # noqa: F401
 from tjit.numpy._dtypes import *  # noqa: F401,F403
@@ -46,6 +47,7 @@ def __getattr__(name):  # (called only for names this module lacks)
 
 _array_methods.install()
 _array_api.install()
+_basearray.declare_abstract_attributes()  # tjit.Array.sum etc., as jax.Array's
 
 from tjit._namespace import publish as _publish
 # tab completion lists the public API only; jnp's functions become eager entry points

@@ -23,6 +23,7 @@ the public name changes meaning. The ABC cannot be instantiated: arrays are made
 """
 
 import abc
+import inspect
 
 from tjit.tracing.core import Array as ArrayImpl
 from tjit.tracing.core import Tracer
@@ -78,6 +79,7 @@ class Array(metaclass=_ArrayMeta):
     """
 
     __slots__ = ()
+    __hash__ = None  # arrays are unhashable (as jax.Array declares)
 
     def __new__(cls, *args, **kwargs):
         raise TypeError(
@@ -92,3 +94,59 @@ Array.__module__ = "tjit"
 Array.register(ArrayImpl)
 Array.register(Tracer)
 Array.register(ExtendedArray)
+
+
+#: jax.Array's attributes (JAX 0.10.2: ``dir(jax.Array)`` beyond ``object``'s) that the
+#: ABC declares, as ``jax.Array`` does, so that ``tjit.Array.sum`` or ``tjit.Array.at``
+#: exist for introspection, documentation and static tools. Left out, because tjit's arrays
+#: do not have them: ``byteswap``, ``committed``, ``__copy__``/``__deepcopy__`` (the
+#: default protocols copy), ``__numpy_dtype__`` and JAX's private ``_multi_slice``/``_split``.
+JAX_ARRAY_ATTRIBUTES = (
+    "T", "__abs__", "__add__", "__and__", "__array_namespace__", "__contains__",
+    "__divmod__", "__eq__", "__floordiv__", "__ge__", "__getitem__", "__gt__", "__invert__",
+    "__le__", "__lshift__", "__lt__", "__matmul__", "__mod__", "__mul__", "__ne__",
+    "__neg__", "__or__", "__pos__", "__pow__", "__radd__", "__rand__", "__rdivmod__",
+    "__rfloordiv__", "__rlshift__", "__rmatmul__", "__rmod__", "__rmul__", "__ror__",
+    "__round__", "__rpow__", "__rrshift__", "__rshift__", "__rsub__", "__rtruediv__",
+    "__rxor__", "__setitem__", "__sub__", "__truediv__", "__xor__", "addressable_data",
+    "addressable_shards", "all", "any", "argmax", "argmin", "argpartition", "argsort",
+    "astype", "at", "choose", "clip", "compress", "conj", "conjugate", "copy",
+    "copy_to_host_async", "cumprod", "cumsum", "device", "diagonal", "dot", "dtype", "flat",
+    "flatten", "global_shards", "imag", "is_fully_addressable", "is_fully_replicated", "item",
+    "itemsize", "mT", "max", "mean", "min", "nbytes", "ndim", "nonzero", "prod", "ptp",
+    "ravel", "real", "repeat", "reshape", "round", "searchsorted", "shape", "sharding",
+    "size", "sort", "squeeze", "std", "sum", "swapaxes", "take", "to_device", "trace",
+    "transpose", "var", "view",
+)
+
+
+def declare_abstract_attributes():
+    """Declare on :class:`Array` each of ``JAX_ARRAY_ATTRIBUTES`` as an abstract stub with
+    the concrete array's docstring (JAX's ``_set_array_abstract_methods``): properties as
+    properties, methods and operators as ``abc.abstractmethod`` functions that raise
+    ``NotImplementedError``. The registered array classes are virtual subclasses, which
+    inherit nothing from the ABC: attribute lookup on real arrays and ``isinstance`` are
+    unchanged. Called once by ``tjit.numpy``, after the modules that give the concrete
+    classes their methods have run."""
+    for name in JAX_ARRAY_ATTRIBUTES:
+        impl = inspect.getattr_static(ArrayImpl, name, None)
+        if impl is None:
+            raise AttributeError(f"tjit.Array.{name}: the concrete array class has no "
+                                 f"{name!r} to declare (declare_abstract_attributes runs "
+                                 f"after tjit.numpy installs the array methods)")
+        if isinstance(impl, property):
+            stub = _abstract_stub(name, impl.fget)
+            setattr(Array, name, property(stub, doc=stub.__doc__))
+        else:
+            setattr(Array, name, _abstract_stub(name, impl))
+
+
+def _abstract_stub(name, impl):
+    def method(*args, **kwargs):
+        raise NotImplementedError(f"Cannot call abstract method {name} of tjit.Array: it is "
+                                  f"defined on arrays (tjit.numpy.asarray(x).{name})")
+    method.__name__ = name
+    method.__qualname__ = f"Array.{name}"
+    method.__module__ = "tjit"
+    method.__doc__ = inspect.getdoc(impl) or f"``x.{name}`` of a tjit array (as jax.Array.{name})."
+    return abc.abstractmethod(method)
