@@ -1,6 +1,6 @@
 """Derivatives of jnp.linalg.det at singular matrices (the adjugate, finite where
-``det * inv`` is NaN) and cond of the zero matrix; references: central differences of
-NumPy's det in float64 and NumPy's cond."""
+``det * inv`` is NaN), cond of the zero matrix and of empty ones; references: central
+differences of NumPy's det in float64 and NumPy's cond."""
 
 import numpy as np
 import pytest
@@ -80,3 +80,11 @@ def test_cond_of_zero_matrix_is_inf(p, x64):
         assert float(f(np.zeros((3, 3)), p)) == np.inf
     # NaN input stays NaN
     assert np.isnan(float(L.cond(np.array([[np.nan, 0.], [0., 1.]]), p)))
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (2, 0, 3), (3, 0)])
+def test_cond_of_empty_matrices_says_so(shape, x64):
+    with pytest.raises(np.linalg.LinAlgError):
+        np.linalg.cond(np.zeros(shape))
+    with pytest.raises(ValueError, match=r"cond: .*empty matrix.*\(shape \("):
+        L.cond(np.zeros(shape))

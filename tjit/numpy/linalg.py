@@ -512,6 +512,9 @@ def cond(x, p=None):
     else ``norm(x, p) * norm(inv(x), p)``."""
     (x,) = _inexact("cond", x)
     _check_matrix("cond", x, square=False)
+    if any(definitely_equal(d, 0) for d in x.shape[-2:]):
+        raise ValueError(f"cond: the condition number of an empty matrix is not defined "
+                         f"(shape {shape_str(x.shape)}), as in NumPy and JAX")
     if p in (None, 2, -2):
         s = svd(x, compute_uv=False)
         # (JAX divides the first and last singular values: the weak type is kept)
