@@ -192,21 +192,45 @@ class Tally:
 
     def check_vmap(self, area, desc, fn, args, tol):
         """vmap over 3 rows (the args and two reshuffles of their values: index arrays
-        stay in their range) against a Python loop."""
+        stay in their range) against a Python loop: once with every arg batched on axis
+        0, once with a random subset batched on random axes (the rest unbatched)."""
         rng = np.random.default_rng(len(desc))
-        batched = []
-        for a in args:
-            a = np.asarray(a)
-            rows = [a, rng.permutation(a.ravel()).reshape(a.shape), a[::-1] if a.ndim else a]
-            batched.append(np.stack(rows))
-        want, werr = _run(LIBS[1], fn, batched, "loop")
-        if werr is not None:
-            return
-        self.cases[area + ".vmap"] += 1
-        got, gerr = _run(LIBS[1], fn, batched, "vmap")
-        if gerr is None and _same(want, got, tol):
-            return
-        self._report(area + ".vmap", desc, "vmap", want, gerr or got)
+        tl = LIBS[1]
+        for variant in ("all", "mixed"):
+            if variant == "mixed" and not args:
+                continue
+            axes, batched = [], []
+            for a in args:
+                a = np.asarray(a)
+                ax = 0 if variant == "all" else [None, 0, -1][int(rng.integers(0, 3))]
+                if ax is None:
+                    axes.append(None)
+                    batched.append(a)
+                    continue
+                rows = [a, rng.permutation(a.ravel()).reshape(a.shape), a[::-1] if a.ndim
+                        else a]
+                axes.append(ax if ax == 0 else a.ndim)
+                batched.append(np.stack(rows, axis=axes[-1]))
+            if all(ax is None for ax in axes):
+                axes[0] = 0
+                batched[0] = np.stack([np.asarray(args[0])] * 3)
+            try:
+                rows = [fn(tl, *[tl.jnp.asarray(a if ax is None else np.take(a, b, axis=ax))
+                                 for a, ax in zip(batched, axes)]) for b in range(3)]
+                want = tl.jax.tree_util.tree_map(
+                    lambda *r: np.stack([np.asarray(x) for x in r]), *rows)
+            except Exception:  # noqa: BLE001 (no reference)
+                continue
+            self.cases[area + ".vmap"] += 1
+            try:
+                got = tl.jax.jit(tl.jax.vmap(lambda *a: fn(tl, *a), in_axes=tuple(axes)))(
+                    *batched)
+                got, gerr = tl.jax.tree_util.tree_map(np.asarray, got), None
+            except Exception as e:  # noqa: BLE001
+                got, gerr = None, e
+            if gerr is None and _same(want, got, tol):
+                continue
+            self._report(area + ".vmap", f"{desc} in_axes={axes}", "vmap", want, gerr or got)
 
     def check_grad(self, area, desc, fn, args, argnums=(0,), tol=1e-4, eps=None, fd=True):
         """grad of ``sum(fn(*args) * w)`` against JAX's grad, and (x64) against central
