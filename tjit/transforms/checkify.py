@@ -1,0 +1,67 @@
+"""The ``checkify`` interpreter: runs a jaxpr while threading an error value through it.
+
+:func:`checkify_jaxpr_flat` binds every equation again (so it runs eagerly, or is traced
+by an enclosing ``jit``/``vmap``/``grad``), except that a primitive with an entry in
+:data:`error_checks` is handed to that rule, which binds it and returns the updated error
+with its outputs. The rules (the discharge of ``check_p``, the automatic NaN/division/
+index checks, control flow) are registered by ``tjit/_checkify.py``, where the error
+value type lives; this module knows only the flat leaves of that value and its treedef.
+"""
+
+from tjit.primitives.check import check_p
+from tjit.tracing.jaxpr import ClosedJaxpr, Jaxpr, Literal, subjaxprs
+
+#: primitive -> ``rule(error, enabled_errors, *invals, **params) -> (error, outs)``
+#: (``outs`` as the primitive's bind returns them).
+error_checks = {}
+
+
+def contains_check(jaxpr):
+    """Whether ``jaxpr`` (or a jaxpr inside it) binds ``check_p``."""
+    if isinstance(jaxpr, ClosedJaxpr):
+        jaxpr = jaxpr.jaxpr
+    return any(e.primitive is check_p for e in jaxpr.eqns) or \
+        any(contains_check(s) for s in subjaxprs(jaxpr))
+
+
+def _default_rule(prim, error, enabled_errors, *invals, **params):
+    for p in params.values():
+        for sub in (p if isinstance(p, tuple) else (p,)):
+            if isinstance(sub, (ClosedJaxpr, Jaxpr)) and contains_check(sub):
+                raise NotImplementedError(
+                    f"checkify: a checkify.check inside '{prim.name}' cannot be "
+                    f"functionalized yet (checkify handles checks in jit, cond/switch, "
+                    f"scan, while_loop/fori_loop and vmap bodies); move the check out of "
+                    f"the '{prim.name}' function")
+    return error, prim.bind(*invals, **params)
+
+
+def checkify_jaxpr_flat(jaxpr, consts, enabled_errors, error, *args):
+    """Interpret ``jaxpr`` on ``consts`` and ``args`` starting from ``error``.
+
+    Returns:
+      ``(error, outputs)``: the error after the program, and its flat outputs.
+    """
+    env = {}
+
+    def read(v):
+        return v.operand() if type(v) is Literal else env[v]
+
+    for v, c in zip(jaxpr.constvars, consts):
+        env[v] = c
+    for v, a in zip(jaxpr.invars, args):
+        env[v] = a
+    for eqn in jaxpr.eqns:
+        invals = [read(v) for v in eqn.invars]
+        rule = error_checks.get(eqn.primitive)
+        if rule is None:
+            error, outs = _default_rule(eqn.primitive, error, enabled_errors, *invals,
+                                        **eqn.params)
+        else:
+            error, outs = rule(error, enabled_errors, *invals, **eqn.params)
+        if eqn.primitive.multiple_results:
+            for v, o in zip(eqn.outvars, outs):
+                env[v] = o
+        else:
+            env[eqn.outvars[0]] = outs
+    return error, [read(v) for v in jaxpr.outvars]
