@@ -82,6 +82,16 @@ def _scipy_linalg():
     return scipy.linalg
 
 
+def _lapack_operand(xp, x):
+    """``x`` as a dtype LAPACK has routines for: float16/bfloat16 are computed in float32
+    (callers cast the results back to the operand's dtype, as lu and triangular_solve
+    already do through SciPy)."""
+    x = xp.asarray(x)
+    if x.dtype.kind == "f" and x.dtype.itemsize < 4:
+        return x.astype(np.float32)
+    return x
+
+
 def _linalg_error(xp):
     return getattr(getattr(xp, "linalg", None), "LinAlgError", np.linalg.LinAlgError)
 
@@ -99,6 +109,7 @@ def _cholesky_abstract(x):
 @cholesky_p.def_impl
 def _cholesky_impl(xp, x):
     x = xp.asarray(x)
+    dtype, x = x.dtype, _lapack_operand(xp, x)
     try:
         out = xp.linalg.cholesky(x)
     except _linalg_error(xp):
@@ -112,7 +123,7 @@ def _cholesky_impl(xp, x):
             except _linalg_error(xp):
                 pass
         out = out.reshape(x.shape)
-    return _cast(xp, out, x.dtype)
+    return _cast(xp, out, dtype)
 
 
 # -- qr ---------------------------------------------------------------------------------------
@@ -130,7 +141,7 @@ def _qr_abstract(x, *, full_matrices):
 @qr_p.def_impl
 def _qr_impl(xp, x, *, full_matrices):
     x = xp.asarray(x)
-    q, r = xp.linalg.qr(x, mode="complete" if full_matrices else "reduced")
+    q, r = xp.linalg.qr(_lapack_operand(xp, x), mode="complete" if full_matrices else "reduced")
     return [_cast(xp, q, x.dtype), _cast(xp, r, x.dtype)]
 
 
@@ -163,9 +174,9 @@ def _svd_impl(xp, x, *, full_matrices, compute_uv):
         return [s, u, vt]
 
     try:
-        outs = factor(x)
+        outs = factor(_lapack_operand(xp, x))
     except _linalg_error(xp):  # NaNs in x: NaN factors for those matrices (as JAX)
-        outs = _per_matrix_or_nan(xp, factor, x)
+        outs = _per_matrix_or_nan(xp, factor, _lapack_operand(xp, x))
     dts = [rdt, x.dtype, x.dtype]
     return [_cast(xp, o, dt) for o, dt in zip(outs, dts)]
 
@@ -201,9 +212,9 @@ def _eigh_impl(xp, x, *, lower):
         return list(xp.linalg.eigh(a, UPLO="L" if lower else "U"))
 
     try:
-        w, v = factor(x)
+        w, v = factor(_lapack_operand(xp, x))
     except _linalg_error(xp):  # NaNs in x: NaN results for those matrices (as JAX)
-        w, v = _per_matrix_or_nan(xp, factor, x)
+        w, v = _per_matrix_or_nan(xp, factor, _lapack_operand(xp, x))
     return [_cast(xp, v, x.dtype), _cast(xp, w, real_dtype(x.dtype))]
 
 
