@@ -22,6 +22,7 @@ import numpy as np
 
 import tjit.numpy as jnp
 from tjit import lax
+from tjit.primitives.ad_prims import checkpoint_p
 from tjit.primitives.base import REGISTRY as _PRIMS
 from tjit.primitives.check import (  # noqa: F401  (JaxRuntimeError is public)
     CheckNotFunctionalizedError, JaxRuntimeError, bind_or_raise, check_p)
@@ -699,6 +700,24 @@ def _while_rule(error, enabled, *vals, cond_jaxpr, body_jaxpr, cond_nconsts, bod
     return tree_unflatten(out_tree, list(outs[:m])), list(outs[m:])
 
 
+def _checkpoint_rule(error, enabled, *vals, jaxpr, **params):
+    """``checkpoint`` (remat) of the checkified body: the error is one more input and
+    output of the call."""
+    leaves, tree = tree_flatten(error)
+    n, store = len(leaves), {}
+
+    def fun(*flat):
+        err, outs = _run(jaxpr, enabled, tree_unflatten(tree, list(flat[:n])), flat[n:])
+        store["error"] = err
+        return list(tree_leaves(err)) + list(outs)
+    body, hoisted = _trace(fun, _avals(leaves) + _avals(vals), "checkpoint")
+    outs = checkpoint_p.bind(*hoisted, *leaves, *vals, jaxpr=body, **params)
+    out_tree = tree_flatten(store["error"])[1]
+    m = out_tree.num_leaves
+    return tree_unflatten(out_tree, list(outs[:m])), list(outs[m:])
+
+
+error_checks[checkpoint_p] = _checkpoint_rule
 error_checks[cond_p] = _cond_rule
 error_checks[scan_p] = _scan_rule
 error_checks[while_p] = _while_rule

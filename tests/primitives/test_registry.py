@@ -34,6 +34,8 @@ DEDICATED = {
     **dict.fromkeys(["debug_callback", "pure_callback", "io_callback"],
                     "tests/test_callbacks.py (printed text vs str.format, call counts and "
                     "order, results vs NumPy through jit/vmap/scan, errors)"),
+    "check": "tests/test_checkify.py (messages vs JAX's, eager/jit/interpreter, control "
+             "flow, vmap vs a Python loop, grad)",
     "shard_map": "tests/parallel/test_shard_map_threads.py (threads vs the vmap definition, "
                  "NumPy, the interpreter; grad/jvp/vmap)",
     **dict.fromkeys(["igamma", "igammac", "igamma_grad_a", "betainc", "zeta", "polygamma",

@@ -72,6 +72,9 @@ def raise_if_failed(err_tree, vals):
     """Raise :class:`JaxRuntimeError` when the error that ``vals`` (concrete leaves of
     ``err_tree``) rebuild has failed."""
     exc = tree_unflatten(err_tree, list(vals)).get_exception()
+    mapping = getattr(exc, "error_mapping", None)
+    if mapping:  # an eager check under vmap: one example's error, the last (as JAX)
+        exc = list(mapping.values())[-1]
     if exc is not None:
         raise JaxRuntimeError(str(exc)) from exc
 
