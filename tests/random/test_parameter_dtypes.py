@@ -100,3 +100,47 @@ def test_complex_orthogonal_is_unitary_and_haar_phases():
     assert abs(np.mean(np.exp(1j * phases))) < 0.2
     assert np.mean(np.abs(q) ** 2) == pytest.approx(1 / 3, rel=1e-5)
     np.testing.assert_allclose(np.abs(q[:, 0, :]).mean(), np.abs(q[:, :, 0]).mean(), rtol=0.1)
+
+
+UNCAST = {  # parameters enter the arithmetic as they are (JAX's formulas), not cast to dtype
+    "double_sided_maxwell": lambda v: random.double_sided_maxwell(K, v, v, S),
+    "weibull_min": lambda v: random.weibull_min(K, v, v, S),
+    "generalized_normal": lambda v: random.generalized_normal(K, v, S),
+    "ball": lambda v: random.ball(K, 2, v),
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNCAST))
+def test_uncast_parameters_promote_with_the_samples(name):
+    f = UNCAST[name]
+    ref = np.asarray(f(jnp.array(2.5, jnp.float32)))
+    # a float16 parameter promotes with the float32 samples: a float32 result, not rounded
+    # to float16 (1 / p is float16 arithmetic where JAX's formula has it: 4e-4 apart); a
+    # complex one gives complex values whose real part is the real computation
+    half = f(jnp.array(2.5, jnp.float16))
+    assert half.dtype == jnp.float32
+    np.testing.assert_allclose(np.asarray(half), ref,
+                               rtol=1e-6 if name == "double_sided_maxwell"
+                               else 1e-3)
+    z = f(C)
+    assert z.dtype == jnp.complex64
+    np.testing.assert_allclose(np.asarray(z).real, ref, rtol=2e-6)
+    old = tjit.config.numpy_dtype_promotion
+    tjit.config.update("jax_numpy_dtype_promotion", "strict")
+    try:
+        with pytest.raises(TypePromotionError):
+            f(jnp.array(2.5, jnp.float16))
+        assert f(2.5).dtype == jnp.float32
+    finally:
+        tjit.config.update("jax_numpy_dtype_promotion", old)
+
+
+def test_multivariate_normal_strict_promotion_of_mean_and_cov():
+    old = tjit.config.numpy_dtype_promotion
+    tjit.config.update("jax_numpy_dtype_promotion", "strict")
+    try:
+        with pytest.raises(TypePromotionError):
+            random.multivariate_normal(K, jnp.array([1, 2], jnp.int32), jnp.eye(2))
+        assert random.multivariate_normal(K, jnp.zeros(2), jnp.eye(2)).dtype == jnp.float32
+    finally:
+        tjit.config.update("jax_numpy_dtype_promotion", old)

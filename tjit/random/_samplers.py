@@ -22,7 +22,7 @@ from tjit.tracing.shapes import broadcast_shapes, shape_str
 from tjit import lax
 from tjit import numpy as jnp
 from tjit.numpy import linalg as jla
-from tjit.numpy._core import broadcast_to_shape, dtype_and_weak
+from tjit.numpy._core import broadcast_to_shape, dtype_and_weak, promote_dtypes_inexact
 from tjit.random._keys import (
     UINT_DTYPES, check_key, check_shape, random_bits, split_key)
 from tjit.random._normal_tail import right_tail_sample
@@ -353,7 +353,7 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky
     """
     key = check_key("multivariate_normal", key)
     check_real("multivariate_normal", mean=mean, cov=cov)
-    mean, cov = jnp.promote_dtypes(*_inexact(jnp.asarray(mean), jnp.asarray(cov)))
+    mean, cov = promote_dtypes_inexact(jnp.asarray(mean), jnp.asarray(cov))  # (as JAX)
     if method not in ("svd", "eigh", "cholesky"):
         raise ValueError("multivariate_normal: method must be one of 'svd', 'eigh', "
                          f"'cholesky', got {method!r}")

@@ -14,6 +14,7 @@ import numpy as np
 
 from tjit import lax
 from tjit import numpy as jnp
+from tjit.numpy._core import check_arraylike
 from tjit.random._discrete import rademacher
 from tjit.random._gamma import gamma, loggamma
 from tjit.random._keys import check_key, check_shape
@@ -45,6 +46,16 @@ def _params(name, shape, dtype, *params):
 
 def _start(name, key, dtype, allow_complex=False):
     return check_key(name, key), float_dtype(name, dtype, allow_complex)
+
+
+def _uncast(name, *params):
+    """Parameters that enter the samples' arithmetic as they are, as in JAX
+    (``double_sided_maxwell``, ``weibull_min``, ``generalized_normal``, ``ball``): they
+    promote with the samples by jnp's rules (a complex one gives complex values, a
+    float64 one float64 under x64; under strict promotion other dtypes are errors)
+    instead of being converted to ``dtype``."""
+    check_arraylike(name, *params)
+    return [p if isinstance(p, (int, float, complex)) else jnp.asarray(p) for p in params]
 
 
 def pareto(key, b, shape=None, dtype=None):
@@ -161,8 +172,8 @@ def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
     """
     key, dtype = _start("double_sided_maxwell", key, dtype)
     shape = check_shape("double_sided_maxwell", shape)
-    loc, scale = as_param(loc, dtype), as_param(scale, dtype)
-    params_shape = broadcast_shapes(tuple(loc.shape), tuple(scale.shape),
+    loc, scale = _uncast("double_sided_maxwell", loc, scale)
+    params_shape = broadcast_shapes(np.shape(loc), np.shape(scale),
                                     op="double_sided_maxwell")
     full = (tuple(shape) or params_shape) + params_shape
     maxwell_key, sign_key = split2(key)
@@ -184,10 +195,10 @@ def weibull_min(key, scale, concentration, shape=(), dtype=None):
     """
     key, dtype = _start("weibull_min", key, dtype)
     shape = check_shape("weibull_min", shape)
-    scale, concentration = as_param(scale, dtype), as_param(concentration, dtype)
+    scale, concentration = _uncast("weibull_min", scale, concentration)
     u = uniform_(key, shape, dtype)
     e = jnp.negative(jnp.log1p(jnp.negative(u)))
-    return jnp.multiply(jnp.power(e, jnp.divide(np.array(1, dtype), concentration)), scale)
+    return jnp.multiply(jnp.power(e, jnp.divide(1.0, concentration)), scale)
 
 
 def generalized_normal(key, p, shape=(), dtype=None):
@@ -203,14 +214,20 @@ def generalized_normal(key, p, shape=(), dtype=None):
     """
     key, dtype = _start("generalized_normal", key, dtype)
     shape = check_shape("generalized_normal", shape)
-    return _generalized_normal(key, as_param(p, dtype), shape, dtype)
+    (p,) = _uncast("generalized_normal", p)
+    return _generalized_normal(key, p, shape, dtype)
 
 
 def _generalized_normal(key, p, shape, dtype):
     key_g, key_s = split2(key)
-    inv_p = jnp.divide(np.array(1, dtype), p)
-    g = gamma(key_g, inv_p, shape, dtype)
+    inv_p = jnp.divide(1, p)  # (JAX's 1 / p: an int p is fine under strict promotion)
+    g = gamma(key_g, _real(inv_p), shape, dtype)
     return jnp.multiply(rademacher(key_s, shape, dtype), jnp.power(g, inv_p))
+
+
+def _real(x):
+    """Gamma's shape parameter is converted to ``dtype`` (JAX drops an imaginary part)."""
+    return jnp.real(x) if jnp.iscomplexobj(x) else x
 
 
 def ball(key, d, p=2, shape=(), dtype=None):
@@ -236,12 +253,12 @@ def ball(key, d, p=2, shape=(), dtype=None):
                         f"{d!r:.60}; pass d as a constant, not a traced value") from None
     if d < 0:
         raise ValueError(f"ball: d must be non-negative, got {d}")
-    p = as_param(p, dtype)
+    (p,) = _uncast("ball", p)
     key_g, key_e = split2(key)
     g = _generalized_normal(key_g, p, tuple(shape) + (d,), dtype)
     e = exponential(key_e, shape, dtype)
     radius = jnp.power(jnp.add(jnp.sum(jnp.power(jnp.abs(g), p), axis=-1), e),
-                       jnp.divide(np.array(1, dtype), p))
+                       jnp.divide(1, p))
     return jnp.divide(g, jnp.expand_dims(radius, -1))
 
 
