@@ -409,10 +409,5 @@ def orthogonal(key, n, shape=(), dtype=None, m=None):
     return jnp.swapaxes(x, -1, -2) if n < m else x
 
 
-def _inexact(*xs):
-    return [x if dtypes.is_inexact(x.dtype) else
-            lax.convert_element_type(x, dtypes.default_float()) for x in xs]
-
-
 __all__ = ["uniform", "normal", "truncated_normal", "exponential", "laplace", "logistic",
            "cauchy", "gumbel", "multivariate_normal", "orthogonal"]
