@@ -324,3 +324,20 @@ def test_passing_program_gives_the_unchecked_outputs():
         np.testing.assert_allclose(oz, z, rtol=1e-5)
         np.testing.assert_allclose(oc, c[-1], rtol=1e-5)
         np.testing.assert_allclose(oys, ys, rtol=1e-5, atol=1e-6)
+
+
+def test_batched_while_loops():
+    def f(x):
+        def body(c):
+            checkify.check(c < 100, "c too big {}", c)
+            return c + 1
+        return lax.while_loop(lambda c: c < 3, body, x)
+    xs = np.array([0, 200, 99], np.int32)
+    loop = [checkify.checkify(f)(A(x)) for x in xs]
+    err, out = tjit.vmap(checkify.checkify(f))(A(xs))
+    assert err.get() == "\n".join(f"at mapped index {i}: {e.get()}"
+                                  for i, (e, _) in enumerate(loop) if e.get() is not None)
+    np.testing.assert_array_equal(out, [o for _, o in loop])
+    # a batched predicate runs finished examples' bodies masked: refused, as JAX does
+    with pytest.raises(ValueError, match="batched while-loops"):
+        checkify.checkify(tjit.vmap(f))(A(xs))

@@ -39,6 +39,7 @@ from tjit.primitives.rules import (
 from tjit.primitives.structural import broadcast_in_dim_p
 from tjit.transforms.ad import backward_pass, jvp_flat
 from tjit.transforms.batching import BatchTrace, BatchTracer, batching_axis_name
+from tjit.transforms.checkify import contains_check
 from tjit.transforms.partial_eval import partial_eval_jaxpr
 from tjit.transforms.passes import dce
 
@@ -308,6 +309,12 @@ def _while_batch(args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncons
         init_bat)
     pred_bat = _batch_jaxpr(cond_jaxpr, size, cc_bat + carry_bat, False, "while_cond")[2][0]
     if pred_bat:  # examples finish at different iterations: every carry is batched
+        if contains_check(cond_jaxpr) or contains_check(body_jaxpr):
+            # (a finished example's body still runs, masked: its checks would fire)
+            raise ValueError(
+                "Checkify does not support batched while-loops (checkify-of-vmap-of-while)"
+                " whose predicate differs between examples. Hint: if possible, move the "
+                "vmap to the outer level to get vmap-of-checkify-of-while.")
         carry_bat = [True] * len(init)
     init = [bdim_at_front(x, None, size) if b and not b0 else x
             for x, b, b0 in zip(init, carry_bat, init_bat)]
