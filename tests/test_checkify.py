@@ -331,10 +331,12 @@ def test_batched_while_loops():
         def body(c):
             checkify.check(c < 100, "c too big {}", c)
             return c + 1
-        return lax.while_loop(lambda c: c < 3, body, x)
-    xs = np.array([0, 200, 99], np.int32)
+        return lax.while_loop(lambda c: c < 105, body, x)
+    xs = np.array([0, 200, 103], np.int32)
     loop = [checkify.checkify(f)(A(x)) for x in xs]
     err, out = tjit.vmap(checkify.checkify(f))(A(xs))
+    assert err.get() == ("at mapped index 0: c too big 100 (`check` failed)\n"
+                         "at mapped index 2: c too big 103 (`check` failed)")
     assert err.get() == "\n".join(f"at mapped index {i}: {e.get()}"
                                   for i, (e, _) in enumerate(loop) if e.get() is not None)
     np.testing.assert_array_equal(out, [o for _, o in loop])
