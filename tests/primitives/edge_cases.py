@@ -603,6 +603,10 @@ EXEMPT = {
     **dict.fromkeys(["schur", "hessenberg"],
                     "LAPACK gees/gehrd through SciPy on both paths; "
                     "tests/scipy/test_linalg_schur.py"),
+    **dict.fromkeys(["geqrf", "householder_product", "ormqr", "hessenberg_packed",
+                     "tridiagonal"],
+                    "LAPACK geqrf/orgqr/ormqr/gehrd/sytrd through SciPy on both paths; "
+                    "tests/lax/test_householder.py"),
     "fft": "pocketfft through NumPy on both paths (a library step); tests/numpy/test_fft.py",
     "custom_lin": "exists only inside linearize; never evaluated forward",
     **dict.fromkeys(["debug_callback", "pure_callback", "io_callback"],

@@ -23,6 +23,10 @@ DEDICATED = {
     "eig": "tests/numpy/test_eig_roots_histograms.py (vs NumPy, eigvals grads, vmap)",
     **dict.fromkeys(["schur", "hessenberg"],
                     "tests/scipy/test_linalg_schur.py (vs SciPy, reconstruction, jit, vmap)"),
+    **dict.fromkeys(["geqrf", "householder_product", "ormqr", "hessenberg_packed",
+                     "tridiagonal"],
+                    "tests/lax/test_householder.py (vs SciPy's LAPACK wrappers, "
+                    "reconstructions, jit, interpreter, vmap)"),
     **dict.fromkeys(["stop_gradient", "custom_jvp_call", "custom_vjp_call", "custom_lin"],
                     "tests/transforms/test_custom_derivatives.py"),
     **dict.fromkeys(["checkpoint", "checkpoint_name"], "tests/transforms/test_checkpoint.py"),

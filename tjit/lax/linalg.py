@@ -12,6 +12,11 @@ from tjit.primitives.eig import eig_p  # noqa: F401  (the primitive, as in jax.l
 from tjit.primitives.schur import schur_p  # noqa: F401  (as in jax.lax.linalg)
 from tjit.lax._tridiagonal import tridiagonal_solve  # noqa: F401
 from tjit.lax._linalg_updates import cholesky_update, symmetric_product  # noqa: F401
+from tjit.lax._householder import (  # noqa: F401  (LAPACK's packed forms)
+    geqrf, hessenberg, householder_product, ormqr, tridiagonal)
+from tjit.primitives.householder import (  # noqa: F401  (the primitives, as in jax.lax.linalg)
+    geqrf_p, hessenberg_p, householder_product_p, ormqr_p, tridiagonal_p)
+from tjit.lax._qdwh import qdwh  # noqa: F401
 
 
 def _swap_last(x):
@@ -184,7 +189,8 @@ def schur(x, *, compute_schur_vectors=True, sort_eig_vals=False, select_callable
 
 __all__ = ["cholesky", "qr", "svd", "eig", "eigh", "schur", "lu", "triangular_solve", "symmetrize",
            "tridiagonal_solve", "symmetric_product", "cholesky_update",
-           "lu_pivots_to_permutation", "cholesky_p", "qr_p", "svd_p", "eigh_p", "lu_p",
+           "lu_pivots_to_permutation", "householder_product", "ormqr", "hessenberg",
+           "tridiagonal", "qdwh", "cholesky_p", "qr_p", "svd_p", "eigh_p", "lu_p",
            "triangular_solve_p"]
 
 from tjit._namespace import publish as _publish

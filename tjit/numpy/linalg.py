@@ -130,16 +130,21 @@ def qr(a, mode="reduced"):
 
     Args:
       a: (..., m, n).
-      mode: ``'reduced'`` (q (..., m, k), r (..., k, n)), ``'complete'`` (square q) or
-        ``'r'`` (only r).
+      mode: ``'reduced'`` (q (..., m, k), r (..., k, n)), ``'complete'`` (square q),
+        ``'r'`` (only r) or ``'raw'`` (LAPACK's packed form, CPU only).
 
     Returns:
-      ``QRResult(Q, R)``, or ``R`` for ``mode='r'``.
+      ``QRResult(Q, R)``, or ``R`` for ``mode='r'``; for ``'raw'`` ``(h, tau)`` as NumPy's:
+      ``h`` (..., n, m) is geqrf's result transposed, ``tau`` (..., k).
     """
     (a,) = _inexact("qr", a)
     _check_matrix("qr", a, square=False)
+    if mode == "raw":
+        h, taus = lax_linalg.geqrf(a)
+        return QRResult(_swap(h), taus)
     if mode not in ("reduced", "complete", "r"):
-        raise ValueError(f"qr: unsupported mode {mode!r}; use 'reduced', 'complete' or 'r'")
+        raise ValueError(f"qr: unsupported mode {mode!r}; use 'reduced', 'complete', 'r' "
+                         f"or 'raw'")
     q, r = lax_linalg.qr(a, full_matrices=(mode == "complete"))
     return r if mode == "r" else QRResult(q, r)
 
