@@ -9,7 +9,7 @@ JAX 0.10.2 as a second opinion (a tjit-vs-NumPy disagreement where JAX agrees wi
 listed as "jax-agrees", usually a documented JAX difference).
 
 Run it with an interpreter that has both (``/work/jaxvenv/bin/python
-benchmarks/diff_fft_poly.py [area,area...] [f32]``; ``f32``: x64 off and float32 operands
+benchmarks/diff_fft_poly.py [all | area,area...] [f32]``; ``f32``: x64 off and float32 operands
 against NumPy float64 on the same values); without JAX only NumPy is used. Prints a
 table of areas x checks (cases / disagreements) and the first failing cases of each.
 """
@@ -992,7 +992,7 @@ def main():
         tjit.config.update("jax_enable_x64", False)
         if jax:
             jax.config.update("jax_enable_x64", False)
-    only = argv[0].split(",") if argv else list(AREAS)
+    only = argv[0].split(",") if argv and argv[0] != "all" else list(AREAS)
     ncases = 0
     for area in only:
         for c in AREAS[area]():
