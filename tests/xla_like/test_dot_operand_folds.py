@@ -162,7 +162,7 @@ def _only_copies(kernel_text):
     if len(lines) != 2 or "= arg0[" not in lines[0]:
         return False
     load_index = lines[0].split("= arg0")[1]
-    return lines[1].endswith(f"= v0") and lines[1].split(" = ")[0].endswith(load_index)
+    return lines[1].endswith("= v0") and lines[1].split(" = ")[0].endswith(load_index)
 
 
 # -- arguments reshaped for a dot: views, not copies ---------------------------------------
