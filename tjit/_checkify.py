@@ -25,7 +25,7 @@ from tjit import lax
 from tjit.primitives.ad_prims import checkpoint_p
 from tjit.primitives.base import REGISTRY as _PRIMS
 from tjit.primitives.check import (  # noqa: F401  (JaxRuntimeError is public)
-    CheckNotFunctionalizedError, JaxRuntimeError, bind_or_raise, check_p)
+    CheckNotFunctionalizedError, ErrorTree, JaxRuntimeError, bind_or_raise, check_p)
 from tjit.primitives.control_flow import cond_p, join_branch_consts, scan_p, while_p
 from tjit.tracing.core import Array, Tracer, get_aval
 from tjit.tracing.jaxpr import ClosedJaxpr
@@ -398,7 +398,7 @@ def _check_error(error, *, debug=False):
     if any(get_aval(v).shape for v in error._pred.values()):
         error = _reduce_any_error(error)
     leaves, tree = tree_flatten(error)
-    bind_or_raise(leaves, tree, debug)
+    bind_or_raise(leaves, ErrorTree(tree), debug)
 
 
 def check_error(error):
@@ -412,7 +412,7 @@ def check_error(error):
 
 # -- rules: check_p and the automatic checks -----------------------------------------------------
 def _check_discharge(error, enabled, *args, err_tree, debug):
-    new = tree_unflatten(err_tree, list(args))
+    new = tree_unflatten(err_tree.tree, list(args))
     if any(get_aval(v).shape for v in new._pred.values()):
         new = _reduce_any_error(new)
     for effect in new._pred:

@@ -17,6 +17,8 @@ and is effectful, so it is never removed as dead code.
   has per-example predicates; ``checkify`` reports the failing example).
 """
 
+import dataclasses
+
 from tjit.primitives import rules as _r
 from tjit.primitives.base import new_primitive
 from tjit.tracing.core import Tracer, get_aval, is_eager
@@ -38,6 +40,16 @@ def functionalization_error(where):
         "This probably means you tried to stage (jit/scan/while_loop/cond/...) a `check` "
         "without functionalizing it through `checkify.checkify`: wrap the function, e.g. "
         "jit(checkify.checkify(f)), and read the returned error (err.get() / err.throw()).")
+
+
+@dataclasses.dataclass(frozen=True)
+class ErrorTree:
+    """``check_p``'s ``err_tree`` param: the treedef of the error its operands rebuild
+    (printed short in jaxprs, as JAX leaves it out)."""
+    tree: object
+
+    def __str__(self):
+        return f"<error of {self.tree.num_leaves} leaves>"
 
 
 check_p = new_primitive("check", multiple_results=True)
@@ -71,7 +83,7 @@ check_p.lowering = _check_lowering
 def raise_if_failed(err_tree, vals):
     """Raise :class:`JaxRuntimeError` when the error that ``vals`` (concrete leaves of
     ``err_tree``) rebuild has failed."""
-    exc = tree_unflatten(err_tree, list(vals)).get_exception()
+    exc = tree_unflatten(err_tree.tree, list(vals)).get_exception()
     mapping = getattr(exc, "error_mapping", None)
     if mapping:  # an eager check under vmap: one example's error, the last (as JAX)
         exc = list(mapping.values())[-1]
@@ -80,8 +92,8 @@ def raise_if_failed(err_tree, vals):
 
 
 def bind_or_raise(vals, err_tree, debug):
-    """``check_p`` on ``vals``: examined now when they are concrete (eager), else bound
-    into the current trace."""
+    """``check_p`` on ``vals`` (``err_tree``: an :class:`ErrorTree`): examined now when
+    they are concrete (eager), else bound into the current trace."""
     if is_eager() and not any(isinstance(v, Tracer) for v in vals):
         if not debug:
             raise_if_failed(err_tree, vals)
