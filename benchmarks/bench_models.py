@@ -76,6 +76,16 @@ own sgemm compiles with the light pipeline (``target.PROFILES``, 174 -> 71 ms of
 CPU), ``--quick``, each case in a fresh process, process CPU of the first call (ms,
 medians of 5, code before and after alternating, load 15-16): kmeans 433 -> 322,
 transformer 837 -> 751, cnn_nhwc 708 / 729 (neither change applies to it: noise).
+
+Plans after scaled dot operands fold into the gemm's alpha, reshape copies for dots are
+dropped (the producer writes the reshaped value; arguments are viewed) and rev is a
+fused index map (steps at ``--quick`` sizes, before -> after): cnn_nhwc 37 -> 31
+(kernels 31 -> 26, the rev library step gone), cnn_nchw 42 -> 36, transformer 44 -> 39,
+gru_scan unchanged (11; bodies 4 and 9). Times moved within the noise at load 11-16:
+process CPU per call, medians of 3 alternating processes, quick: cnn_nhwc 5.8 -> 5.9 ms,
+cnn_nchw 7.1 -> 6.8, transformer 16.0 -> 16.0; full size (3 before, 2 after):
+cnn_nhwc 34.3 -> 33.9/36.9, cnn_nchw 40.7 -> 41.3/40.2, transformer 63.9 -> 62.1/62.9
+(``bench_dot_folds.py`` shows the folds where they matter).
 """
 
 import argparse
