@@ -25,15 +25,25 @@ from tjit import lax
 from tjit.primitives.ad_prims import checkpoint_p
 from tjit.primitives.base import REGISTRY as _PRIMS
 from tjit.primitives.check import (  # noqa: F401  (JaxRuntimeError is public)
-    CheckNotFunctionalizedError, ErrorTree, JaxRuntimeError, bind_or_raise, check_p)
+    CheckNotFunctionalizedError,
+    ErrorTree,
+    JaxRuntimeError,
+    bind_or_raise,
+    check_p,
+)
 from tjit.primitives.control_flow import cond_p, join_branch_consts, scan_p, while_p
 from tjit.tracing.core import Array, Tracer, get_aval
 from tjit.tracing.jaxpr import ClosedJaxpr
 from tjit.tracing.jaxpr_trace import convert_constvars_jaxpr, trace_to_jaxpr
 from tjit.tracing.traceback_util import api_boundary
 from tjit.tracing.tree_util import (
-    register_pytree_node, register_pytree_node_class, tree_flatten, tree_leaves, tree_map,
-    tree_unflatten)
+    register_pytree_node,
+    register_pytree_node_class,
+    tree_flatten,
+    tree_leaves,
+    tree_map,
+    tree_unflatten,
+)
 from tjit.transforms.checkify import checkify_jaxpr_flat, error_checks
 
 
@@ -142,7 +152,7 @@ class FailedCheckError(JaxException):
         return cls(*metadata, *args, **kwargs)
 
     def __str__(self):
-        fmt = lambda v: np.asarray(v._value) if isinstance(v, Array) else v  # noqa: E731
+        fmt = lambda v: np.asarray(v._value) if isinstance(v, Array) else v
         return (self.fmt_string.format(*tree_map(fmt, self.args),
                                        **tree_map(fmt, self.kwargs)) + " (`check` failed)")
 
@@ -172,7 +182,7 @@ class Error:
     and ``throw()`` need concrete values.
     """
 
-    __slots__ = ("_pred", "_code", "_metadata", "_payload")
+    __slots__ = ("_code", "_metadata", "_payload", "_pred")
 
     def __init__(self, pred, code, metadata, payload):
         self._pred = pred          # ErrorEffect -> bool array (an error of that kind)
@@ -722,8 +732,26 @@ error_checks[cond_p] = _cond_rule
 error_checks[scan_p] = _scan_rule
 error_checks[while_p] = _while_rule
 
-__all__ = ["Error", "JaxRuntimeError", "JaxException", "FailedCheckError", "NaNError",
-           "DivisionByZeroError", "OOBError", "BatchedError", "ErrorEffect", "check",
-           "checkify", "debug_check", "check_error", "user_checks", "nan_checks",
-           "index_checks", "div_checks", "float_checks", "automatic_checks", "all_checks",
-           "init_error"]
+__all__ = [
+    "BatchedError",
+    "DivisionByZeroError",
+    "Error",
+    "ErrorEffect",
+    "FailedCheckError",
+    "JaxException",
+    "JaxRuntimeError",
+    "NaNError",
+    "OOBError",
+    "all_checks",
+    "automatic_checks",
+    "check",
+    "check_error",
+    "checkify",
+    "debug_check",
+    "div_checks",
+    "float_checks",
+    "index_checks",
+    "init_error",
+    "nan_checks",
+    "user_checks",
+]

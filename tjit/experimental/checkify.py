@@ -1,5 +1,5 @@
 """``jax.experimental.checkify``: functional run-time checks (``check``, ``checkify``,
 the error sets and the ``Error`` value). The implementation is ``tjit/_checkify.py``."""
 
-from tjit._checkify import *  # noqa: F401,F403
+from tjit._checkify import *
 from tjit._checkify import __all__  # noqa: F401  (the one list of the public names)
