@@ -343,3 +343,18 @@ def test_batched_while_loops():
     # a batched predicate runs finished examples' bodies masked: refused, as JAX does
     with pytest.raises(ValueError, match="batched while-loops"):
         checkify.checkify(tjit.vmap(f))(A(xs))
+
+
+def test_index_checks_in_a_shape_polymorphic_jit():
+    def f(x, i):
+        return x[i] + lax.dynamic_slice(x, (i,), (1,))[0] + x.at[i].set(1.)[0]
+    g = tjit.jit(checkify.checkify(f, errors=checkify.index_checks),
+                 polymorphic_shapes=["(n,)", None])
+    for n, i in [(3, 7), (5, 4), (6, -9)]:
+        eager = checkify.checkify(f, errors=checkify.index_checks)(jnp.arange(float(n)), A(i))
+        got = g(jnp.arange(float(n)), A(i))
+        message = eager[0].get()
+        assert (got[0].get() is None) == (message is None)
+        if message is not None:  # the same index, axis and size (the shape is symbolic)
+            assert got[0].get().split(":", 1)[1] == message.split(":", 1)[1]
+        np.testing.assert_allclose(got[1], eager[1])

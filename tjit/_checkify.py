@@ -482,12 +482,19 @@ def _div_rule(error, enabled, x, y):
 error_checks[_PRIMS["div"]] = _div_rule
 
 
+def _dims(sizes, dtype=np.int32):
+    """``sizes`` (ints, or symbolic dims of a shape-polymorphic trace) as an array."""
+    if all(isinstance(d, (int, np.integer)) for d in sizes):
+        return np.asarray(sizes, dtype)
+    return jnp.asarray(jnp.array(list(sizes)), dtype)
+
+
 def _oob_payload(oob_mask, indices, dims_map, operand_shape):
     """[index, axis, axis size] of the first out-of-bounds index (JAX's payload)."""
     flat_idx = jnp.argmin(jnp.logical_not(oob_mask))
     multi_idx = jnp.unravel_index(flat_idx, get_aval(indices).shape)
     axis = jnp.asarray(np.asarray(dims_map, np.int32))[multi_idx[-1]]
-    size = jnp.asarray(np.asarray(operand_shape, np.int32))[axis]
+    size = jnp.asarray(_dims(operand_shape))[axis]
     index = jnp.ravel(indices)[flat_idx]
     return jnp.stack([jnp.asarray(index, np.int32), jnp.asarray(axis, np.int32),
                       jnp.asarray(size, np.int32)])
@@ -504,8 +511,7 @@ def _dynamic_slice_rule(error, enabled, operand, *starts, slice_sizes):
         return error, out
     starts = jnp.stack([jnp.asarray(s, np.int32) for s in starts])
     shape = tuple(get_aval(operand).shape)
-    mask = (starts < 0) | (starts + np.asarray(slice_sizes, np.int32) >
-                           np.asarray(shape, np.int32))
+    mask = (starts < 0) | (starts + _dims(slice_sizes) > _dims(shape))
     return _oob(error, "dynamic_slice", mask, starts, range(len(shape)), shape), out
 
 
@@ -515,8 +521,7 @@ def _dynamic_update_slice_rule(error, enabled, operand, update, *starts):
         return error, out
     starts = jnp.stack([jnp.asarray(s, np.int32) for s in starts])
     shape = tuple(get_aval(operand).shape)
-    mask = (starts < 0) | (starts + np.asarray(get_aval(update).shape, np.int32) >
-                           np.asarray(shape, np.int32))
+    mask = (starts < 0) | (starts + _dims(get_aval(update).shape) > _dims(shape))
     return _oob(error, "dynamic_update_slice", mask, starts, range(len(shape)), shape), out
 
 
@@ -527,8 +532,8 @@ def _gather_rule(error, enabled, operand, indices, **params):
     dnums, sizes = params["dimension_numbers"], params["slice_sizes"]
     shape = tuple(get_aval(operand).shape)
     smap = list(dnums.start_index_map)
-    upper = np.asarray([shape[d] - sizes[d] for d in smap], np.int64)
-    mask = (indices < 0) | (indices > upper.astype(get_aval(indices).dtype))
+    upper = _dims([shape[d] - sizes[d] for d in smap], get_aval(indices).dtype)
+    mask = (indices < 0) | (indices > upper)
     return _oob(error, "gather", mask, indices, smap, shape), out
 
 
@@ -549,8 +554,9 @@ def _scatter_rule(prim):
                 pos += 1
         smap = list(dnums.scatter_dims_to_operand_dims)
         dt = get_aval(indices).dtype
-        upper = np.minimum(np.asarray([shape[d] - sizes[d] for d in smap], np.int64),
-                           np.iinfo(dt).max).astype(dt)
+        upper = [shape[d] - sizes[d] for d in smap]
+        upper = _dims(np.minimum(upper, np.iinfo(dt).max), dt) if all(
+            isinstance(u, (int, np.integer)) for u in upper) else _dims(upper, dt)
         mask = (indices < 0) | (indices > upper)
         error = _oob(error, prim.name, mask, indices, smap, shape)
         return _check_nans(prim, error, enabled, out), out
