@@ -190,7 +190,7 @@ def test_hessenberg_matches_gehrd_and_reconstructs(shape, dtype):
     if n > 1:
         q[..., 1:, 1:] = np.asarray(L.householder_product(packed[..., 1:, :-1], taus))
     _close(q @ h @ np.conj(np.swapaxes(q, -1, -2)), a, dtype, 10)
-    # the scipy.linalg form keeps working beside the packed one
+    # jax.scipy.linalg.hessenberg, built on the packed form
     h_sp, q_sp = tjit.scipy.linalg.hessenberg(a, calc_q=True)
     _close(np.asarray(q_sp) @ np.asarray(h_sp) @ np.conj(np.swapaxes(np.asarray(q_sp), -1, -2)),
            a, dtype, 10)

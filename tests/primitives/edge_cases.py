@@ -600,10 +600,10 @@ EXEMPT = {
                      "lu_pivots_to_permutation"],
                     "LAPACK through NumPy on both paths (no LLVM kernel); inexact by nature"),
     "eig": "LAPACK geev through SciPy on both paths; tests/numpy/test_eig_roots_histograms.py",
-    **dict.fromkeys(["schur", "hessenberg"],
-                    "LAPACK gees/gehrd through SciPy on both paths; "
+    **dict.fromkeys(["schur"],
+                    "LAPACK gees through SciPy on both paths; "
                     "tests/scipy/test_linalg_schur.py"),
-    **dict.fromkeys(["geqrf", "householder_product", "ormqr", "hessenberg_packed",
+    **dict.fromkeys(["geqrf", "householder_product", "ormqr", "hessenberg",
                      "tridiagonal"],
                     "LAPACK geqrf/orgqr/ormqr/gehrd/sytrd through SciPy on both paths; "
                     "tests/lax/test_householder.py"),

@@ -21,9 +21,9 @@ DEDICATED = {
     "threefry2x32": "tests/random/test_random.py (Random123 known-answer vectors)",
     "fft": "tests/numpy/test_fft.py (values vs NumPy, grads, jit, vmap)",
     "eig": "tests/numpy/test_eig_roots_histograms.py (vs NumPy, eigvals grads, vmap)",
-    **dict.fromkeys(["schur", "hessenberg"],
+    **dict.fromkeys(["schur"],
                     "tests/scipy/test_linalg_schur.py (vs SciPy, reconstruction, jit, vmap)"),
-    **dict.fromkeys(["geqrf", "householder_product", "ormqr", "hessenberg_packed",
+    **dict.fromkeys(["geqrf", "householder_product", "ormqr", "hessenberg",
                      "tridiagonal"],
                     "tests/lax/test_householder.py (vs SciPy's LAPACK wrappers, "
                     "reconstructions, jit, interpreter, vmap)"),

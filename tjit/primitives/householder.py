@@ -8,8 +8,8 @@
 * ``ormqr_p(a, taus, c, left, transpose)`` -> ``op(Q) @ c`` or ``c @ op(Q)`` without
   forming Q (ormqr/unmqr); ``op`` is Q^H for ``transpose`` (Q^T for real types).
 * ``hessenberg_p(a)`` -> ``[a_out, taus]`` (gehrd): the upper Hessenberg form in the upper
-  triangle and first subdiagonal of ``a_out``, reflectors below it, ``taus`` (..., n-1).
-  (``tjit/primitives/schur.py``'s ``hessenberg`` is SciPy's unpacked ``(h, q)`` form.)
+  triangle and first subdiagonal of ``a_out``, reflectors below it, ``taus`` (..., n-1);
+  ``jax.scipy.linalg.hessenberg`` unpacks it with householder_product.
 * ``tridiagonal_p(a, lower)`` -> ``[a_out, d, e, taus]`` (sytrd/hetrd): the reduction of a
   Hermitian matrix (only the ``lower`` or upper triangle is read) to real tridiagonal
   form ``d`` (diagonal) and ``e`` (off-diagonal), reflectors in ``a_out``'s other part.
@@ -35,7 +35,7 @@ from tjit.primitives.linalg import (_front_batch, _lapack_operand, _min_dim, _sc
 geqrf_p = new_primitive("geqrf", multiple_results=True)
 householder_product_p = new_primitive("householder_product")
 ormqr_p = new_primitive("ormqr")
-hessenberg_p = new_primitive("hessenberg_packed", multiple_results=True)
+hessenberg_p = new_primitive("hessenberg", multiple_results=True)
 tridiagonal_p = new_primitive("tridiagonal", multiple_results=True)
 
 

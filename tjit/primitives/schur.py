@@ -1,14 +1,13 @@
-"""``schur_p`` and ``hessenberg_p``: the Schur and Hessenberg decompositions of square
-matrices, as ``jax.scipy.linalg.schur`` / ``hessenberg`` compute them.
+"""``schur_p``: the Schur decomposition of square matrices, as ``jax.scipy.linalg.schur``
+computes it.
 
 * ``schur_p(a)`` -> ``[t, z]`` with ``a = z t z^H``, ``z`` unitary; ``t`` upper
   quasi-triangular (2x2 blocks for complex pairs) for real ``a``, triangular for complex.
-* ``hessenberg_p(a)`` -> ``[h, q]`` with ``a = q h q^H``, ``h`` zero below the first
-  subdiagonal.
 
-As JAX's, these are CPU-only library calls (LAPACK gees/gehrd through SciPy, one call per
-matrix); under jit they run as library steps. Neither is differentiable (JAX defines no
-derivative for them). Batching moves the mapped axis to the front.
+As JAX's, this is a CPU-only library call (LAPACK gees through SciPy, one call per
+matrix); under jit it runs as a library step. It is not differentiable (JAX defines no
+derivative for it). Batching moves the mapped axis to the front. (The Hessenberg
+reduction is ``tjit/primitives/householder.py``'s ``hessenberg_p``.)
 """
 
 import numpy as np
@@ -18,7 +17,6 @@ from tjit.primitives.linalg import _front_batch, _scipy_linalg, check_matrix
 from tjit.tracing.avals import ShapedArray
 
 schur_p = new_primitive("schur", multiple_results=True)
-hessenberg_p = new_primitive("hessenberg", multiple_results=True)
 
 
 def _abstract(name):
@@ -53,14 +51,7 @@ def _schur(m):
     return _scipy_linalg().schur(m, output="real", check_finite=False)
 
 
-def _hessenberg(m):
-    h, q = _scipy_linalg().hessenberg(m, calc_q=True, check_finite=False)
-    return np.triu(h, -1), q
-
-
-for _p, _name, _fn in ((schur_p, "schur", _schur), (hessenberg_p, "hessenberg", _hessenberg)):
-    _p.def_abstract_eval(_abstract(_name))
-    _p.def_impl(_per_matrix(_name, _fn))
-    _p.not_differentiable = True  # JAX defines no derivative for either
-    _front_batch(_p)
-del _p, _name, _fn
+schur_p.def_abstract_eval(_abstract("schur"))
+schur_p.def_impl(_per_matrix("schur", _schur))
+schur_p.not_differentiable = True  # JAX defines no derivative for it
+_front_batch(schur_p)

@@ -1,8 +1,9 @@
 """Schur-based functions of ``jax.scipy.linalg``: schur, hessenberg, rsf2csf, funm, sqrtm
 and solve_sylvester.
 
-schur and hessenberg are the CPU library primitives of ``tjit/primitives/schur.py`` (as
-JAX's, not differentiable). rsf2csf applies SciPy's Givens rotations with a static loop
+schur is the CPU library primitive of ``tjit/primitives/schur.py``; hessenberg unpacks
+``lax.linalg.hessenberg``'s LAPACK form with ``householder_product``, as JAX's (CPU only and
+not differentiable, as JAX's). rsf2csf applies SciPy's Givens rotations with a static loop
 over the subdiagonal (each step selected with ``where``, so batches and jit need no
 control flow). funm runs Parlett's recurrence (Golub and Van Loan, Algorithm 11.1.1) one
 superdiagonal at a time: with F filled below superdiagonal p, ``(T F - F T)[i, i+p]`` is
@@ -17,7 +18,7 @@ from tjit import numpy as jnp
 from tjit.lax import linalg as lax_linalg
 from tjit.numpy._core import check_arraylike, promote_dtypes_inexact
 from tjit.numpy.linalg import _adjoint
-from tjit.primitives.schur import hessenberg_p, schur_p
+from tjit.primitives.schur import schur_p
 from tjit.tracing import dtypes
 from tjit.tracing.errors import ShapeError
 from tjit.tracing.shapes import shape_str
@@ -69,8 +70,17 @@ def hessenberg(a, *, calc_q=False, overwrite_a=False, check_finite=True):
       ``H``, or ``(H, Q)`` when ``calc_q``.
     """
     (a,) = _square("hessenberg", a)
-    h, q = hessenberg_p.bind(a)
-    return (h, q) if calc_q else h
+    n = a.shape[-1]
+    if n == 0:
+        return (a, a) if calc_q else a
+    packed, taus = lax_linalg.hessenberg(a)
+    h = jnp.triu(packed, -1)
+    if not calc_q:
+        return h
+    # Q = diag(1, product of the reflectors stored below the subdiagonal)
+    q = lax_linalg.householder_product(packed[..., 1:, :-1], taus)
+    q = jnp.pad(q, [(0, 0)] * (a.ndim - 2) + [(1, 0), (1, 0)])
+    return h, q.at[..., 0, 0].set(1)
 
 
 def rsf2csf(T, Z, check_finite=True):

@@ -6,7 +6,7 @@ trace under ``jit`` and get their gradients and batching from those primitives' 
 ``expm`` is JAX's Padé approximant with scaling and squaring; its derivative is the
 Fréchet derivative ``expm_frechet`` (Al-Mohy and Higham's algorithm, linear in the
 direction ``E``, so reverse mode transposes it). schur and hessenberg are CPU library
-primitives (``tjit/primitives/schur.py``), as JAX's; rsf2csf, funm, sqrtm and
+primitives (``tjit/primitives/schur.py``, ``householder.py``), as JAX's; rsf2csf, funm, sqrtm and
 solve_sylvester build on them (``_linalg_schur.py``); polar,
 qr_multiply and eigh_tridiagonal on svd/qr/eigh (``_linalg_factor_uses.py``); the special
 matrices are in ``_linalg_matrices.py``. Not provided: the ``b`` argument of ``eigh``.
