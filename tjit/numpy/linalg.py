@@ -274,7 +274,9 @@ def _cofactor_solve(a, b):
     x = lax_linalg.triangular_solve(lu, x, left_side=True, lower=True, unit_diagonal=True)
     x = jnp.where(last_row, x, x * det_[..., None, None])
     x = lax_linalg.triangular_solve(lu, x, left_side=True, lower=False)
-    return det_, jnp.where(low_rank, _adjugate_svd(a, b), x)
+    # The SVD only where some matrix needs it (an SVD costs several LUs).
+    adj = lax.cond(jnp.any(low_rank), _adjugate_svd, lambda a, b: jnp.zeros_like(b), a, b)
+    return det_, jnp.where(low_rank, adj, x)
 
 
 def _adjugate_svd(a, b):
