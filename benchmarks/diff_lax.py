@@ -232,7 +232,8 @@ class Tally:
                 continue
             self._report(area + ".vmap", f"{desc} in_axes={axes}", "vmap", want, gerr or got)
 
-    def check_grad(self, area, desc, fn, args, argnums=(0,), tol=1e-4, eps=None, fd=True):
+    def check_grad(self, area, desc, fn, args, argnums=(0,), tol=1e-4, eps=None, fd=True,
+                   vs_jax=True):
         """grad of ``sum(fn(*args) * w)`` against JAX's grad, and (x64) against central
         differences in float64."""
         jlib, tlib = LIBS
@@ -247,7 +248,7 @@ class Tally:
                     full[n] = v
                 return L.jnp.sum(fn(L, *full) * w)
             return L.jax.grad(s, argnums=tuple(range(len(argnums))))(*[a[n] for n in argnums])
-        if jlib is not None:
+        if jlib is not None and vs_jax:
             self.check(area + ".grad", desc, loss, args, modes=("eager", "jit"), tol=tol,
                        vmap=False)
         if not fd or not X64 or any(np.asarray(args[n]).dtype != np.float64 for n in argnums):
@@ -544,8 +545,10 @@ def hunt_reduce(t, rng, n):
                 lambda L, a: L.lax.reduce(a, np.int32(1), L.lax.mul, dims), (xi,))
         t.check("reduce", "reduce_and|" + d,
                 lambda L, a: L.lax.reduce(a > 0, True, L.lax.bitwise_and, dims), (x,))
-        t.check("reduce", "reduce_init7|" + d,
-                lambda L, a: L.lax.reduce(a, np.float32(7), L.lax.add, dims), (x,), tol=1e-5)
+        if dims and all(shape[k] > 1 for k in dims):  # (else implementation-defined)
+            t.check("reduce", "reduce_init7|" + d,
+                    lambda L, a: L.lax.reduce(a, np.float32(7), L.lax.add, dims), (x,),
+                    tol=1e-5)
 
         # two operands: argmax-style (value, index) pairs
         def argmax_pair(L, a):
@@ -967,7 +970,8 @@ def hunt_structural(t, rng, n):
             t.check_grad("pad", "pad|" + d, lambda L, a: L.lax.pad(a, 0.0, cfg),
                          (x.astype(_FT),))
             t.check_grad("pad", "pad_value|" + d, lambda L, a, v: L.lax.pad(a, v, cfg),
-                         (x.astype(_FT), np.asarray(0.5, _FT)), argnums=(1,))
+                         (x.astype(_FT), np.asarray(0.5, _FT)), argnums=(1,),
+                         vs_jax=min(min(lo, hi) for lo, hi, _ in cfg) >= 0)  # (JAX raises)
         dims = tuple(sorted(int(i) for i in rng.permutation(nd)[:int(rng.integers(0, nd + 1))]))
         t.check("rev", f"rev|x{list(shape)} dims={dims}", lambda L, a: L.lax.rev(a, dims),
                 (x,), ref=np.flip(x, dims) if dims else x)
@@ -1070,6 +1074,8 @@ def hunt_extra(t, rng):
         x = (rng.integers(0, 2, size=(3, 5)) if dt == "bool" else
              rng.integers(-100 if dt[0] == "i" else 0, 100, size=(3, 5))).astype(dt)
         for name in ("cumsum", "cumprod", "cummax", "cummin"):
+            if dt == "bool" and name in ("cummax", "cummin"):
+                continue  # (JAX refuses bools; tjit's logical or/and: see the docstring)
             for rev in (False, True):
                 t.check("extra.cum", f"{name}|{dt} rev={rev}", lambda L, a, name=name,
                         rev=rev: getattr(L.lax, name)(a, axis=1, reverse=rev), (x,))
