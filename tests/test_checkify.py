@@ -289,14 +289,46 @@ def test_grad_through_checkify_and_checkpoint():
     np.testing.assert_allclose(tjit.grad(lambda x: rem(x)[1])(A(0.5)), np.cos(0.5), rtol=1e-6)
 
 
-def test_unsupported_body_is_a_clear_error():
+def test_custom_jvp_and_custom_vjp_bodies():
     @tjit.custom_jvp
     def g(x):
-        checkify.check(x > 0, "cj")
+        checkify.check(x > 0, "cj {}", x)
+        return jnp.sin(x)
+    g.defjvp(lambda p, t: (g(p[0]), 3. * t[0]))
+
+    @tjit.custom_vjp
+    def h(x):
+        checkify.check(x > 0, "cv {}", x)
+        return jnp.sin(x)
+    h.defvjp(lambda x: (jnp.sin(x), x), lambda r, ct: (5. * ct,))
+    # (g's jvp rule calls g, which checks; h's fwd does not call h)
+    for fun, name, slope, in_rule in ((g, "cj", 3.0, True), (h, "cv", 5.0, False)):
+        cf = checkify.checkify(fun)
+        for wrap in RUNS.values():
+            err, out = wrap(cf)(A(-1.))
+            assert err.get() == f"{name} -1.0 (`check` failed)"
+            np.testing.assert_allclose(out, np.sin(-1.0), rtol=1e-6)
+            assert wrap(cf)(A(1.))[0].get() is None
+        # the custom rule gives the derivative (and, as in JAX, is not itself checked)
+        np.testing.assert_allclose(tjit.grad(lambda x, cf=cf: cf(x)[1])(A(1.)), slope)
+        assert checkify.checkify(tjit.grad(fun))(A(-1.))[0].get() == \
+            (f"{name} -1.0 (`check` failed)" if in_rule else None)
+        assert tjit.vmap(cf)(A([1., -1.]))[0].get() == \
+            f"at mapped index 1: {name} -1.0 (`check` failed)"
+    np.testing.assert_allclose(tjit.jit(tjit.grad(lambda x: checkify.checkify(h)(x)[1]))(
+        A(1.)), 5.0)
+
+
+def test_unsupported_body_is_a_clear_error():
+    from tjit.custom_batching import custom_vmap
+
+    @custom_vmap
+    def f(x):
+        checkify.check(x > 0, "cv")
         return x
-    g.defjvp(lambda p, t: (g(p[0]), t[0]))
-    with pytest.raises(NotImplementedError, match="custom_jvp_call"):
-        checkify.checkify(g)(A(1.))
+    f.def_vmap(lambda axis_size, in_batched, x: (x, True))
+    with pytest.raises(NotImplementedError, match="custom_vmap_call"):
+        checkify.checkify(f)(A(1.))
 
 
 def test_passing_program_gives_the_unchecked_outputs():

@@ -22,7 +22,7 @@ import numpy as np
 
 import tjit.numpy as jnp
 from tjit import lax
-from tjit.primitives.ad_prims import checkpoint_p
+from tjit.primitives.ad_prims import checkpoint_p, custom_jvp_call_p, custom_vjp_call_p
 from tjit.primitives.base import REGISTRY as _PRIMS
 from tjit.primitives.check import (  # noqa: F401  (JaxRuntimeError is public)
     CheckNotFunctionalizedError,
@@ -32,6 +32,7 @@ from tjit.primitives.check import (  # noqa: F401  (JaxRuntimeError is public)
     check_p,
 )
 from tjit.primitives.control_flow import cond_p, join_branch_consts, scan_p, while_p
+from tjit.primitives.rules import Zero
 from tjit.tracing.core import Array, Tracer, get_aval
 from tjit.tracing.jaxpr import ClosedJaxpr
 from tjit.tracing.jaxpr_trace import convert_constvars_jaxpr, trace_to_jaxpr
@@ -733,7 +734,79 @@ def _checkpoint_rule(error, enabled, *vals, jaxpr, **params):
     return tree_unflatten(out_tree, list(outs[:m])), list(outs[m:])
 
 
+def _checkified_call(error, enabled, call_jaxpr, vals, split, name):
+    """Trace ``call_jaxpr`` under checkify with the error's leaves inserted among its
+    inputs after the first ``split``: (jaxpr taking hoisted consts first, them, the
+    error's leaves, the output error's treedef holder)."""
+    leaves, tree = tree_flatten(error)
+    n, store = len(leaves), {"in_tree": tree}
+
+    def fun(*flat):
+        err = tree_unflatten(tree, list(flat[split:split + n]))
+        err, outs = _run(call_jaxpr, enabled, err, list(flat[:split]) + list(flat[split + n:]))
+        store["error"] = err
+        return list(tree_leaves(err)) + list(outs)
+    avals = _avals(vals[:split]) + _avals(leaves) + _avals(vals[split:])
+    body, hoisted = _trace(fun, avals, name)
+    return body, hoisted, leaves, store
+
+
+def _custom_jvp_rule(error, enabled, *vals, call_jaxpr, jvp, num_consts, num_nondiff,
+                     **params):
+    """The error's leaves are extra nondiff operands. The jvp rule is the user's, on the
+    original operands; it forwards the input error (JAX's semantics: a custom rule is not
+    checked; checkify of the jvp checks the function instead)."""
+    body, hoisted, leaves, store = _checkified_call(error, enabled, call_jaxpr, vals,
+                                                    num_consts, "custom_jvp")
+    n = len(leaves)
+
+    def jvp_with_error(nondiff, primals, tangents):
+        outs, t_outs = jvp(list(nondiff[n:]), primals, tangents)
+        errs = _forwarded(store, nondiff[:n])
+        return errs + list(outs), [Zero.from_value(e) for e in errs] + list(t_outs)
+    outs = custom_jvp_call_p.bind(*hoisted, *vals[:num_consts], *leaves, *vals[num_consts:],
+                                  call_jaxpr=body, jvp=jvp_with_error,
+                                  num_consts=len(hoisted) + num_consts,
+                                  num_nondiff=n + num_nondiff, **params)
+    return _split_error(store, outs)
+
+
+def _custom_vjp_rule(error, enabled, *vals, call_jaxpr, fwd, bwd, num_consts, **params):
+    """The error's leaves are extra leading arguments; ``fwd`` forwards them (as JAX's
+    rule, the forward rule is not checked) and ``bwd`` gives them no cotangent."""
+    body, hoisted, leaves, store = _checkified_call(error, enabled, call_jaxpr, vals,
+                                                    num_consts, "custom_vjp")
+    n = len(leaves)
+
+    def fwd_with_error(args, nz):
+        outs, res = fwd(list(args[n:]), tuple(nz[n:]))
+        return _forwarded(store, args[:n]) + list(outs), res
+
+    def bwd_with_error(res, cts):
+        m = len(tree_leaves(store["error"]))  # (the output error may have more leaves)
+        return [None] * n + list(bwd(res, list(cts[m:])))
+    outs = custom_vjp_call_p.bind(*hoisted, *vals[:num_consts], *leaves, *vals[num_consts:],
+                                  call_jaxpr=body, fwd=fwd_with_error, bwd=bwd_with_error,
+                                  num_consts=len(hoisted) + num_consts, **params)
+    return _split_error(store, outs)
+
+
+def _forwarded(store, leaves):
+    """The input error's ``leaves`` as the leaves of the checkified call's output error
+    (placeholders for the kinds of error the call adds): what a custom rule returns."""
+    error = tree_unflatten(store["in_tree"], list(leaves))
+    return list(tree_leaves(error._add_placeholder_effects(_effects(store["error"]))))
+
+
+def _split_error(store, outs):
+    out_tree = tree_flatten(store["error"])[1]
+    m = out_tree.num_leaves
+    return tree_unflatten(out_tree, list(outs[:m])), list(outs[m:])
+
+
 error_checks[checkpoint_p] = _checkpoint_rule
+error_checks[custom_jvp_call_p] = _custom_jvp_rule
+error_checks[custom_vjp_call_p] = _custom_vjp_rule
 error_checks[cond_p] = _cond_rule
 error_checks[scan_p] = _scan_rule
 error_checks[while_p] = _while_rule
