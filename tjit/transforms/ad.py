@@ -334,9 +334,10 @@ def _reached_from(jaxpr, wanted, eqns):
 
 
 @api_boundary
-def vjp(fun, *primals, has_aux=False, saveable_args=True):
+def vjp(fun, *primals, has_aux=False, reduce_axes=(), saveable_args=True):
     """Reverse mode: returns ``(fun(*primals), vjp_fn)`` (and aux) where
     ``vjp_fn(cotangent)`` returns a tuple with one cotangent per primal argument.
+    ``reduce_axes`` is deprecated in JAX, which accepts only its default ``()``.
     ``vjp_fn`` is a pytree of its residuals (JAX's VJP object, ``vjp_object.py``);
     ``saveable_args`` (a tuple-tree of bools over the arguments) leaves argument values
     out of its saved state, to be restored in ``vjp_fn.args_res`` before the call.
@@ -344,6 +345,9 @@ def vjp(fun, *primals, has_aux=False, saveable_args=True):
     As in JAX, integer and boolean primals get float0 cotangents (NumPy arrays of dtype
     ``tjit.dtypes.float0``), and an integer output's cotangent may be any value of its
     shape (float0 included): it is dropped."""
+    if reduce_axes:
+        raise NotImplementedError("reduce_axes argument to vjp is deprecated (as in JAX); "
+                                  "sum the cotangents over the named axes with lax.psum")
     flat_p, in_tree = tree_flatten(primals)
     write_back = None
     if ref_primals.has_refs(flat_p):   # with respect to refs: ref_primals.py
@@ -386,14 +390,15 @@ def _zeros(aval):
 
 
 @api_boundary
-def linearize(fun, *primals):
+def linearize(fun, *primals, has_aux=False):
     """``(fun(*primals), f_jvp)`` where ``f_jvp(*tangents)`` evaluates the linearized
-    function (JAX's ``jax.linearize``)."""
+    function (JAX's ``jax.linearize``). With ``has_aux`` ``fun`` returns ``(out, aux)``
+    and the result is ``(out, f_jvp, aux)``; ``aux`` is not differentiated."""
     from tjit.tracing.jaxpr import eval_jaxpr
     flat_p, in_tree = tree_flatten(primals)
     flat_p = [_to_array(p) for p in flat_p]
-    flat_fun, store = _flatten_fun(lambda *a: fun(*a), in_tree)
-    out_primals, linear, zero_mask = linearize_flat(flat_fun, flat_p, _name(fun))
+    flat_fun, store = _flatten_fun(lambda *a: fun(*a), in_tree, has_aux, _name(fun))
+    out_primals, linear, zero_mask = linearize_flat(flat_fun, flat_p, _name(fun), store)
     out_tree = store["tree"]
 
     def f_jvp(*tangents):
@@ -408,6 +413,8 @@ def linearize(fun, *primals):
         res = [_api_tangent(get_aval(p), Zero(tangent_aval(get_aval(p))) if z else next(outs))
                for p, z in zip(out_primals, zero_mask)]
         return tree_unflatten(out_tree, res)
+    if has_aux:
+        return tree_unflatten(out_tree, out_primals), f_jvp, store["aux"]
     return tree_unflatten(out_tree, out_primals), f_jvp
 
 

@@ -157,7 +157,18 @@ checkpoint_policies = types.SimpleNamespace(
 
 
 # -- user API ----------------------------------------------------------------------------------
-def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
+class _Deprecated:
+    """The default of ``concrete``, which JAX removed (v0.10.0) but still accepts unset."""
+
+    def __repr__(self):
+        return "Deprecated"
+
+
+_DEPRECATED = _Deprecated()
+
+
+def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=(), static_argnames=(),
+               concrete=_DEPRECATED):
     """Make ``fun`` recompute its intermediate values in the backward pass instead of
     saving them (``jax.checkpoint`` / ``jax.remat``).
 
@@ -168,6 +179,9 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
       policy: ``policy(prim, *avals, **params) -> bool`` deciding which values may be
         saved, e.g. from :data:`checkpoint_policies`; None saves nothing but the inputs.
       static_argnums: positions of arguments that are Python values, not arrays.
+      static_argnames: names of such arguments (passed by keyword or by position).
+      concrete: removed from JAX in v0.10.0; only its unset default is accepted (use
+        static_argnums instead).
 
     Returns:
       A function with the same values and gradients as ``fun``.
@@ -181,11 +195,20 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
                         f"policy(prim, *avals, **params) -> bool, such as "
                         f"checkpoint_policies.dots_saveable, got {type(policy).__name__} "
                         f"{policy!r:.60}")
+    if concrete is not _DEPRECATED:
+        raise NotImplementedError(
+            "The `concrete` option to `jax.checkpoint` was deprecated in JAX v0.8.2 and "
+            "removed in v0.10.0; mark Python-valued arguments with static_argnums or "
+            "static_argnames instead")
     statics = _argnums.as_index_tuple(static_argnums, "static_argnums", where)
+    static_names = _argnums.as_name_tuple(static_argnames, "static_argnames", where)
     params = _argnums.Params(fun)
     if params.fixed_arity:  # an index past the signature can never pick an argument
         _argnums.normalize_argnums(statics, params, "static_argnums", where, fname,
                                    by_name=False)
+    _argnums.check_argnames(static_names, params, "static_argnames", where, fname)
+    # a static name also picks its parameter when that argument is passed by position
+    named_positions = {i for i, k in enumerate(params.pos_names) if k in static_names}
 
     @api_boundary
     @functools.wraps(fun)
@@ -194,15 +217,19 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
         static = set(_argnums.resolve_at_call(statics, len(args), "static_argnums", where,
                                               fname, params))
         n = len(args)
+        static.update(i for i in named_positions if i < n)
         dyn = [a for i, a in enumerate(args) if i not in static]
-        leaves, tree = tree_flatten((dyn, kwargs))
+        static_kw = {k: v for k, v in kwargs.items() if k in static_names}
+        leaves, tree = tree_flatten((dyn, {k: v for k, v in kwargs.items()
+                                           if k not in static_names}))
         leaves = [_dyn_leaf(x, fname) for x in leaves]
         store = {}
 
         def call(ls):
             d, kw = tree_unflatten(tree, ls)
             it = iter(d)
-            return fun(*[args[i] if i in static else next(it) for i in range(n)], **kw)
+            return fun(*[args[i] if i in static else next(it) for i in range(n)], **kw,
+                       **static_kw)
         if is_eager():  # nothing is being differentiated: run it on arrays, as under jit
             return call(leaves)
 
@@ -216,7 +243,7 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
     return fun_remat
 
 
-remat = checkpoint
+remat = checkpoint  # JAX's remat is checkpoint without static_argnames
 
 
 def _dyn_leaf(x, fname):
