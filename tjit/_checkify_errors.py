@@ -289,6 +289,9 @@ def _reduce_any_error(error):
     return Error(out._pred, out._code, error._metadata, out._payload)
 
 
+#: The type of an error set's members (JAX's alias): a JaxException subclass.
+ErrorCategory = type[JaxException]
+
 # -- error sets -----------------------------------------------------------------------------------
 user_checks = frozenset({FailedCheckError})
 nan_checks = frozenset({NaNError})
