@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 import scipy.linalg
-import scipy.linalg.lapack as lapack
+from scipy.linalg import lapack
 
 import tjit
 from tjit.lax import linalg as L
@@ -28,8 +28,8 @@ try:
     import jax
     jax.config.update("jax_platforms", "cpu")
     jax.config.update("jax_enable_x64", True)
-    from jax.lax import linalg as JL
     from jax._src.lax import linalg as _jax_linalg
+    from jax.lax import linalg as JL
 except ImportError:
     jax = JL = _jax_linalg = None
 

@@ -6,8 +6,7 @@ the interpreter backend vs eager; vmap vs a Python loop; errors."""
 
 import numpy as np
 import pytest
-import scipy.linalg
-import scipy.linalg.lapack as lapack
+from scipy.linalg import lapack
 
 import tjit
 import tjit.numpy as jnp

@@ -50,7 +50,7 @@ def test_ill_conditioned_matrix_converges():
     rng = np.random.default_rng(2)
     x = scipy.linalg.qr(rng.standard_normal((6, 6)))[0] @ np.diag(
         [1, 1e-2, 1e-4, 1e-6, 1e-8, 1e-10]) @ scipy.linalg.qr(rng.standard_normal((6, 6)))[0]
-    u, h, num_iters, converged = L.qdwh(x)
+    u, h, _, converged = L.qdwh(x)
     assert bool(converged)
     _check_polar(x, u, h, 1e-8)
 

@@ -3,8 +3,13 @@ hessenberg and tridiagonal, on the CPU library primitives of
 ``tjit/primitives/householder.py``."""
 
 from tjit.lax._elementwise import asarray_for_lax
-from tjit.primitives.householder import (geqrf_p, hessenberg_p, householder_product_p,
-                                         ormqr_p, tridiagonal_p)
+from tjit.primitives.householder import (
+    geqrf_p,
+    hessenberg_p,
+    householder_product_p,
+    ormqr_p,
+    tridiagonal_p,
+)
 
 
 def geqrf(a):

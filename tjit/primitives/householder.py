@@ -23,14 +23,20 @@ operand is broadcast along the batch).
 
 import numpy as np
 
+from tjit.primitives import rules as _r
+from tjit.primitives.base import new_primitive, same_dtypes
+from tjit.primitives.linalg import (
+    _front_batch,
+    _lapack_operand,
+    _min_dim,
+    _scipy_linalg,
+    check_matrix,
+    real_dtype,
+)
 from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray
 from tjit.tracing.errors import InconclusiveDimensionError, ShapeError
 from tjit.tracing.shapes import definitely_equal, greater_equal, shape_str
-from tjit.primitives import rules as _r
-from tjit.primitives.base import new_primitive, same_dtypes
-from tjit.primitives.linalg import (_front_batch, _lapack_operand, _min_dim, _scipy_linalg,
-                                    check_matrix, real_dtype)
 
 geqrf_p = new_primitive("geqrf", multiple_results=True)
 householder_product_p = new_primitive("householder_product")
@@ -181,7 +187,7 @@ def _householder_product_impl(xp, a, taus):
     _cpu_only("householder_product", xp)
     dtype = np.asarray(a).dtype
     x, t = _lapack_operand(np, a), _lapack_operand(np, taus)
-    m, n = x.shape[-2:]
+    n = x.shape[-1]
     out = np.zeros(_flat(x, 2).shape, x.dtype)
     out[:, range(n), range(n)] = 1  # k = 0 reflectors: the first n columns of I
     if n and t.shape[-1]:
