@@ -77,6 +77,14 @@ def test_dynamic_shape_ignores_the_padding():
         np.testing.assert_allclose(u[:4, :2], want_u, atol=1e-10)
         np.testing.assert_allclose(h[:2, :2], want_h, atol=1e-10)
         assert not u[4:].any() and not u[:, 2:].any() and not h[2:].any()
+    # traced true shapes, one per matrix of a batch
+    xs, ms, ns = rng.standard_normal((2, 6, 4)), np.array([4, 6]), np.array([2, 3])
+    u, h, _, _ = tjit.vmap(lambda x, m, n: L.qdwh(x, dynamic_shape=(m, n)))(xs, ms, ns)
+    for i, (m, n) in enumerate(zip(ms, ns)):
+        want_u, want_h = scipy.linalg.polar(xs[i, :m, :n])
+        np.testing.assert_allclose(np.asarray(u[i])[:m, :n], want_u, atol=1e-10)
+        np.testing.assert_allclose(np.asarray(h[i])[:n, :n], want_h, atol=1e-10)
+        assert not np.asarray(u[i])[m:].any() and not np.asarray(u[i])[:, n:].any()
 
 
 @pytest.mark.usefixtures("x64")
