@@ -242,6 +242,22 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     return lax.convert_element_type(lax.div(total, count), dt)
 
 
+_mean_of = mean  # var/std's ``mean`` parameter shadows the function
+
+
+def _given_mean(m, x, name):
+    """NumPy 2's ``mean=`` of var/std: the mean the caller already has (the shape of
+    ``mean(keepdims=True)``, or any that broadcasts to ``x``), cast to the computation
+    type."""
+    m = ensure_array(name, m)
+    if broadcast_shapes(tuple(m.shape), tuple(x.shape), op=f"jnp.{name}(mean=...)") \
+            != tuple(x.shape):
+        raise ValueError(f"jnp.{name}: mean of shape {shape_str(m.shape)} does not broadcast "
+                         f"to a's shape {shape_str(x.shape)}; pass the mean computed with "
+                         f"keepdims=True")
+    return lax.convert_element_type(m, x.dtype)
+
+
 def _var_types(a, dtype, name):
     dt = canonical_dtype(dtype, name)
     if dt is not None:
@@ -272,10 +288,12 @@ def _correction(ddof, correction, name):
 
 
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
-        correction=None):
+        mean=None, correction=None):
     """Variance over ``axis``: ``sum(|x - mean|**2) / (N - ddof)``.
 
-    Args: as :func:`mean`, plus ``ddof`` (or its Array-API name ``correction``).
+    Args: as :func:`mean`, plus ``ddof`` (or its Array-API name ``correction``) and
+      ``mean``, a mean already computed (shaped as with ``keepdims=True``) to use instead
+      of computing it again, as NumPy 2's.
     """
     _check_out(out, "var")
     a = ensure_array("var", a)
@@ -283,7 +301,9 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     comp, dt = _var_types(a, dtype, "var")
     axes = _axes(a, axis, "var")
     x = lax.convert_element_type(a, comp)
-    centered = _broadcast_sub(x, mean(x, axis, comp, keepdims=True, where=where))
+    m = (_mean_of(x, axis, comp, keepdims=True, where=where) if mean is None
+         else _given_mean(mean, x, "var"))
+    centered = _broadcast_sub(x, m)
     sq = _squared_magnitude(centered)
     rdt = sq.dtype
     if where is None:
@@ -301,10 +321,10 @@ def _broadcast_sub(x, m):
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
-        correction=None):
-    """Standard deviation over ``axis``: ``sqrt(var(...))``."""
+        mean=None, correction=None):
+    """Standard deviation over ``axis``: ``sqrt(var(...))`` (``mean`` as :func:`var`'s)."""
     _check_out(out, "std")
-    return lax.sqrt(var(a, axis, dtype, None, ddof, keepdims, where=where,
+    return lax.sqrt(var(a, axis, dtype, None, ddof, keepdims, where=where, mean=mean,
                         correction=correction))
 
 
@@ -470,8 +490,9 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
 
 
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
-           correction=None):
-    """:func:`var` of the non-NaN elements (NaN where fewer than ``ddof + 1``)."""
+           mean=None, correction=None):
+    """:func:`var` of the non-NaN elements (NaN where fewer than ``ddof + 1``); ``mean``
+    as :func:`var`'s (the mean of the non-NaN elements)."""
     _check_out(out, "nanvar")
     a = ensure_array("nanvar", a)
     _check_nan_stat_dtype(a, dtype, "nanvar")
@@ -479,7 +500,9 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
     comp, dt = _var_types(a, dtype, "nanvar")
     x = lax.convert_element_type(a, comp)
     nan_mask = _isnan(x)
-    centered = _broadcast_sub(x, nanmean(x, axis, comp, keepdims=True, where=where))
+    m = (nanmean(x, axis, comp, keepdims=True, where=where) if mean is None
+         else _given_mean(mean, x, "nanvar"))
+    centered = _broadcast_sub(x, m)
     sq = _squared_magnitude(lax.select(nan_mask, lax.full((), 0, comp), centered))
     rdt = sq.dtype
     n = sum(lax.bitwise_not(nan_mask), axis, rdt, keepdims=keepdims, where=where)
@@ -491,11 +514,11 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
 
 
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
-           correction=None):
-    """:func:`std` of the non-NaN elements."""
+           mean=None, correction=None):
+    """:func:`std` of the non-NaN elements (``mean`` as :func:`nanvar`'s)."""
     _check_out(out, "nanstd")
     _check_nan_stat_dtype(ensure_array("nanstd", a), dtype, "nanstd")
-    return lax.sqrt(nanvar(a, axis, dtype, None, ddof, keepdims, where=where,
+    return lax.sqrt(nanvar(a, axis, dtype, None, ddof, keepdims, where=where, mean=mean,
                            correction=correction))
 
 
