@@ -212,7 +212,8 @@ def pp_eqn(eqn, namer, indent=0):
         params = "[" + " ".join(items) + "]" if not any("\n" in s for s in items) else \
             "[\n" + "\n".join(" " * (indent + 4) + s for s in items) + "\n" + " " * indent + "]"
     ins = " ".join(namer(v) for v in eqn.invars)
-    return f"{outs} = {eqn.primitive.name}{params} {ins}".rstrip()
+    lhs = f"{outs} = " if outs else ""   # (no results, e.g. a check: JAX prints no "=")
+    return f"{lhs}{eqn.primitive.name}{params} {ins}".rstrip()
 
 
 def eqn_texts(jaxpr):
