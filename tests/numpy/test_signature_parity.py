@@ -39,3 +39,29 @@ def test_var_mean_under_jit_and_grad(rng):
 def test_var_mean_wrong_shape():
     with pytest.raises(Exception, match=r"jnp.var\(mean=...\).*\(2, 4\)"):
         jnp.var(jnp.ones((3, 4)), axis=0, mean=jnp.ones((2, 4)))
+
+
+# -- cov/corrcoef(dtype=) ---------------------------------------------------------------------
+def test_cov_corrcoef_dtype(rng, x64):
+    x = rng.normal(size=(3, 7))
+    fw = rng.integers(1, 4, size=7)
+    got = jnp.cov(x.astype(np.float32), fweights=fw, dtype=jnp.float64)
+    assert got.dtype == np.float64
+    np.testing.assert_allclose(got, np.cov(x.astype(np.float32), fweights=fw,
+                                           dtype=np.float64), rtol=1e-12)
+    r = jnp.corrcoef(np.arange(7) % 3, np.arange(7) ** 2, dtype=jnp.complex128)
+    assert r.dtype == np.complex128
+    np.testing.assert_allclose(r, np.corrcoef(np.arange(7) % 3, np.arange(7) ** 2),
+                               rtol=1e-12)
+
+
+def test_cov_dtype_lowers_precision():
+    x = np.linspace(0, 1, 10)
+    assert jnp.cov(x, dtype=jnp.float16).dtype == np.float16
+    np.testing.assert_allclose(jnp.cov(x, dtype=jnp.float16), np.cov(x), rtol=1e-2)
+
+
+@pytest.mark.parametrize("fn", [jnp.cov, jnp.corrcoef])
+def test_cov_dtype_must_be_inexact(fn):
+    with pytest.raises(ValueError, match="dtype must be a subclass of float or complex"):
+        fn(np.ones((2, 3)), dtype=jnp.int32)

@@ -17,7 +17,7 @@ from tjit.tracing.errors import ConcretizationTypeError
 from tjit.tracing.shapes import shape_str
 from tjit.numpy._core import asarray, broadcast_to_shape, check_arraylike, ensure_array, \
     promote_dtypes, promote_dtypes_inexact
-from tjit.numpy._creation import diag, dim_value, linspace
+from tjit.numpy._creation import canonical_dtype, diag, dim_value, linspace
 from tjit.numpy._misc import _count_le, _diff_last, _ravel, _static
 from tjit.numpy import _reductions as red
 
@@ -318,9 +318,21 @@ def _weight_vector(w, nobs, name, integer=False):
     return w
 
 
-def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None):
+def _inexact_dtype(dtype, name):
+    """The ``dtype=`` of cov/corrcoef: None or a float/complex type, as JAX requires."""
+    dt = canonical_dtype(dtype, name)
+    if dt is not None and not dtypes.is_inexact(dt):
+        raise ValueError(f"jnp.{name}: dtype must be a subclass of float or complex; got "
+                         f"{dt}")
+    return dt
+
+
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None,
+        dtype=None):
     """Covariance matrix of the variables in the rows (``rowvar``) or columns of ``m``
-    (and ``y``), with optional frequency and analytic weights, as NumPy."""
+    (and ``y``), with optional frequency and analytic weights, as NumPy; ``dtype`` (float
+    or complex) is the type the data and weights are computed in and the result's."""
+    dt = _inexact_dtype(dtype, "cov")
     if y is not None:
         m, y = promote_dtypes_inexact(ensure_array("cov", m), ensure_array("cov", y))
     else:
@@ -328,6 +340,8 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     x = _rows(m, rowvar, "m")
     if y is not None:
         x = lax.concatenate([x, _rows(y, rowvar, "y")], 0)
+    if dt is not None:
+        x = lax.convert_element_type(x, dt)
     nobs = x.shape[1]
     if ddof is None:
         ddof = 0 if bias else 1
@@ -363,10 +377,10 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     return lax.squeeze(c, ones)
 
 
-def corrcoef(x, y=None, rowvar=True):
+def corrcoef(x, y=None, rowvar=True, dtype=None):
     """Pearson correlation coefficients (``cov`` normalized by the standard deviations;
-    the real parts clipped to [-1, 1])."""
-    c = cov(x, y, rowvar)
+    the real parts clipped to [-1, 1]), computed in ``dtype`` as :func:`cov`."""
+    c = cov(x, y, rowvar, dtype=_inexact_dtype(dtype, "corrcoef"))
     if c.ndim == 0:
         return lax.div(c, c)
     d = lax.real(diag(c)) if dtypes.is_complex(c.dtype) else diag(c)
