@@ -65,3 +65,70 @@ def test_cov_dtype_lowers_precision():
 def test_cov_dtype_must_be_inexact(fn):
     with pytest.raises(ValueError, match="dtype must be a subclass of float or complex"):
         fn(np.ones((2, 3)), dtype=jnp.int32)
+
+
+# -- index dtypes: argsort(dtype=), ravel_multi_index(dtype=) --------------------------------
+@pytest.mark.parametrize("dtype", [jnp.int8, jnp.uint16, jnp.int32])
+@pytest.mark.parametrize("descending", [False, True])
+def test_argsort_dtype(rng, dtype, descending):
+    x = rng.integers(0, 5, size=(3, 9))   # ties: the stable order is checked too
+    want = np.argsort(-x if descending else x, axis=1, kind="stable")
+    for f in (jnp.argsort, tjit.jit(jnp.argsort, static_argnames=("dtype", "descending"))):
+        got = f(x, dtype=dtype, descending=descending)
+        assert got.dtype == np.dtype(dtype)
+        np.testing.assert_array_equal(got, want)
+
+
+def test_argsort_dtype_errors():
+    with pytest.raises(ValueError, match="not large enough to hold indices up to 299"):
+        jnp.argsort(np.zeros(300), dtype=jnp.int8)
+    with pytest.raises(ValueError, match="not an integer type"):
+        jnp.argsort(np.zeros(3), dtype=jnp.float32)
+
+
+@pytest.mark.parametrize("mode", ["wrap", "clip"])
+def test_ravel_multi_index_dtype(mode):
+    idx = (np.array([0, 2, -1, 5]), np.array([3, 0, 200, -7]))
+    want = np.ravel_multi_index(idx, (3, 4), mode=mode)
+    got = jnp.ravel_multi_index(idx, (3, 4), mode=mode, dtype=jnp.int8)
+    assert got.dtype == np.int8
+    np.testing.assert_array_equal(got, want)
+    got_u = tjit.jit(lambda a, b: jnp.ravel_multi_index((a, b), (3, 4), mode=mode,
+                                                        dtype=jnp.uint8))(*idx)
+    assert got_u.dtype == np.uint8
+    np.testing.assert_array_equal(got_u, want)
+
+
+def test_ravel_multi_index_dtype_too_narrow():
+    with pytest.raises(ValueError, match="ravel_multi_index: dtype=int8 is not large enough"):
+        jnp.ravel_multi_index((np.array([0]), np.array([0])), (30, 40), mode="clip",
+                              dtype=jnp.int8)
+
+
+# -- take_along_axis(wrap_negative_indices=) --------------------------------------------------
+def _take_along_loop(a, idx, mode, wrap):
+    """A Python loop over a 2-D ``a``, axis 1: JAX's documented meaning."""
+    n = a.shape[1]
+    out = np.empty(idx.shape)
+    for r in range(idx.shape[0]):
+        for c in range(idx.shape[1]):
+            k = int(idx[r, c])
+            if wrap and k < 0:
+                k += n
+            if mode == "clip":
+                k = min(max(k, 0), n - 1)
+            out[r, c] = a[r, k] if 0 <= k < n else np.nan
+    return out
+
+
+@pytest.mark.parametrize("mode", [None, "fill", "clip"])
+@pytest.mark.parametrize("wrap", [True, False])
+def test_take_along_axis_wrap_negative_indices(rng, mode, wrap):
+    a = rng.normal(size=(3, 5))
+    idx = rng.integers(-7, 8, size=(3, 6))
+    want = _take_along_loop(a, idx, mode, wrap)
+    eager = jnp.take_along_axis(a, idx, 1, mode=mode, wrap_negative_indices=wrap)
+    jitted = tjit.jit(lambda a, i: jnp.take_along_axis(a, i, 1, mode=mode,
+                                                       wrap_negative_indices=wrap))(a, idx)
+    np.testing.assert_allclose(eager, want, rtol=1e-6)
+    np.testing.assert_allclose(jitted, want, rtol=1e-6)

@@ -45,6 +45,21 @@ def canonical_dtype(dtype, fname, default=None):
     return dtypes.canonicalize_user_dtype(dtype, fname)
 
 
+def canonical_index_dtype(dtype, fname, count):
+    """A user's ``dtype=`` for indices into ``count`` positions (argsort,
+    ravel_multi_index): an integer type that holds ``count - 1``; None gives the default
+    int. ``count`` may be symbolic (then it is not checked)."""
+    dt = canonical_dtype(dtype, fname, dtypes.default_int())
+    if not dtypes.is_int(dt):
+        raise ValueError(f"jnp.{fname}: dtype={dt} is not an integer type; indices need one "
+                         f"such as int32")
+    if type(count) is int and count - 1 > np.iinfo(dt).max:
+        raise ValueError(f"jnp.{fname}: dtype={dt} is not large enough to hold indices "
+                         f"up to {count - 1}; pass a wider integer dtype (e.g. "
+                         f"dtype=np.min_scalar_type({count - 1}))")
+    return dt
+
+
 def check_shape(shape, fname):
     """Canonical shape tuple; negative dims raise a ValueError naming ``fname``."""
     if isinstance(shape, (Array, Tracer, np.ndarray)):  # 0-d: one dim; 1-d: the dims

@@ -9,6 +9,7 @@ or a static ``size`` under ``jit``; in-place NumPy functions (put, place) need
 ``inplace=False``. Gathers and scatters are built with the helpers of ``_indexing.py``.
 """
 
+import math
 import operator
 
 import numpy as np
@@ -24,6 +25,7 @@ from tjit.tracing.shapes import (
 from tjit.primitives.indexing import GatherDimensionNumbers, ScatterDimensionNumbers
 from tjit.numpy._core import (
     asarray, broadcast_to_shape, ensure_array, promote_args, promote_dtypes)
+from tjit.numpy._creation import canonical_index_dtype
 from tjit.numpy._eager_gather import eager_take, eager_take_along_axis
 from tjit.numpy._indexing import (
     _IndexUpdateRef, _as_index_array, _bool_error, _index_dtype, _is_empty,
@@ -104,7 +106,8 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
                       indices_are_sorted=indices_are_sorted)
 
 
-def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None):
+def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,
+                    wrap_negative_indices=None):
     """Pick ``arr`` values along ``axis`` at ``indices`` (same rank as ``arr``; the other
     dims broadcast), e.g. with the output of ``argsort``.
 
@@ -113,10 +116,14 @@ def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None):
       indices: integer array with ``arr.ndim`` dims (1-D when ``axis`` is None).
       axis: the axis to index; None flattens ``arr``.
       mode: ``'fill'`` (default), ``'clip'`` or ``'wrap'``; fill_value as for ``take``.
+      wrap_negative_indices: True: a negative index counts from the end (NumPy); False:
+        it is out of bounds (filled, or clipped to 0 with ``mode='clip'``); None (JAX's
+        legacy default): True. ``mode='wrap'`` wraps every index either way.
     """
-    fast = eager_take_along_axis(arr, indices, axis, mode, fill_value)
-    if fast is not None:
-        return fast
+    if wrap_negative_indices is None or wrap_negative_indices:
+        fast = eager_take_along_axis(arr, indices, axis, mode, fill_value)
+        if fast is not None:
+            return fast
     a = ensure_array("take_along_axis", arr)
     indices = _int_indices("take_along_axis", indices)
     if axis is None:
@@ -137,8 +144,13 @@ def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None):
         return lax.full(out_shape, 0, a.dtype)
     a = broadcast_to_shape(a, repl(common, n))
     idt = _index_dtype(a.shape, [indices])
-    idx, gmode = _mode_indices("take_along_axis", broadcast_to_shape(indices, out_shape), n,
-                               mode, idt, wrap_clipped=True)
+    indices = broadcast_to_shape(indices, out_shape)
+    if wrap_negative_indices is None or wrap_negative_indices or mode == "wrap":
+        idx, gmode = _mode_indices("take_along_axis", indices, n, mode, idt,
+                                   wrap_clipped=True)
+    else:  # negative indices are out of bounds: the gather mode alone decides
+        gmode = _mode_indices("take_along_axis", indices, n, mode, idt)[1]
+        idx = _as_index_array(indices, idt)
     others = tuple(i for i in range(a.ndim) if i != axis)
     dn = GatherDimensionNumbers((), (axis,), (axis,), others, others)
     return lax.gather(a, lax.expand_dims(_as_index_array(idx, idt), (a.ndim,)), dn,
@@ -532,10 +544,12 @@ def _static_dims(dims, fname):
     return tuple(_static_n(d, fname, "dims") for d in (dims if np.ndim(dims) else (dims,)))
 
 
-def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
+def ravel_multi_index(multi_index, dims, mode="raise", order="C", *, dtype=None):
     """Flat indices of the coordinate arrays ``multi_index`` into an array of shape
-    ``dims`` (``mode`` 'raise' (eager check), 'wrap' or 'clip'; ``order`` 'C' or 'F')."""
+    ``dims`` (``mode`` 'raise' (eager check), 'wrap' or 'clip'; ``order`` 'C' or 'F'),
+    of the integer ``dtype`` (default int), which must hold ``prod(dims) - 1``."""
     dims = _static_dims(dims, "ravel_multi_index")
+    out_dt = canonical_index_dtype(dtype, "ravel_multi_index", math.prod(dims))
     if len(multi_index) != len(dims):
         raise ValueError(f"jnp.ravel_multi_index: {len(multi_index)} coordinate arrays for "
                          f"{len(dims)} dims")
@@ -544,7 +558,9 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
     if mode not in ("raise", "wrap", "clip"):
         raise ValueError(f"jnp.ravel_multi_index: mode must be 'raise', 'wrap' or 'clip', "
                          f"got {mode!r}")
-    idt = dtypes.default_int()
+    # computed in the default int or a wider out_dt: the wrap/clip of a coordinate must
+    # see its value before a narrow out_dt could wrap it
+    idt = max(dtypes.default_int(), out_dt, key=lambda t: np.dtype(t).itemsize)
     idx = [ensure_array("ravel_multi_index", i) for i in multi_index]
     for i in idx:
         if not dtypes.is_int(i.dtype):
@@ -564,7 +580,7 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
     out = lax.full((), 0, idt)
     for i, d in pairs:
         out = uf.add(uf.multiply(out, d), i)
-    return out
+    return lax.convert_element_type(out, out_dt)
 
 
 def _wrap_index(i, d, idt):

@@ -18,6 +18,7 @@ from tjit.tracing.core import Array, Tracer
 from tjit.tracing.errors import ConcretizationTypeError, ShapeError
 from tjit.tracing.shapes import normalize_axis, shape_str, size as shape_size
 from tjit.numpy._core import check_arraylike, ensure_array, promote_dtypes
+from tjit.numpy._creation import canonical_index_dtype
 
 
 def _ravel(a):
@@ -61,17 +62,19 @@ def sort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
     return lax.rev(out, (dim,)) if descending else out
 
 
-def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
+def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False,
+            dtype=None):
     """Indices that sort ``a`` along ``axis`` (stable: ties keep their original order,
     also when ``descending``).
 
     Returns:
-      An integer array (default int dtype) of the shape of ``a`` (flattened if ``axis``
-      is None).
+      An integer array (of ``dtype``, by default the default int) of the shape of ``a``
+      (flattened if ``axis`` is None).
     """
     _check_order("argsort", order)
     arr, dim = _prepare("argsort", a, axis)
-    iota = lax.broadcasted_iota(dtypes.default_int(), arr.shape, dim)
+    idt = canonical_index_dtype(dtype, "argsort", arr.shape[dim])
+    iota = lax.broadcasted_iota(idt, arr.shape, dim)
     if descending:
         # Sorting the reversed data keeps ties in reverse order; reversing the result
         # then restores ascending index order among equal values.
