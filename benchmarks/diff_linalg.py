@@ -1072,8 +1072,14 @@ def run_case(c, jax_ns, verbose):
     except Exception as e:  # noqa: BLE001
         want, ref_err = None, e
     jax_note = ""
+    dtype_row = None
     if jax_ns is not None and c.kind != "skipjax":
         try:
+            if c.view is None:  # result dtypes (and weak types) as JAX's
+                got_dt = [_dtype_of(x) for x in _leaves(run_mode(c, TJ, "eager"))]
+                want_dt = [_dtype_of(x) for x in _leaves(run_mode(c, jax_ns, "eager"))]
+                dtype_row = ("dtype", got_dt == want_dt,
+                             "" if got_dt == want_dt else f"dtypes {got_dt} vs JAX {want_dt}")
             jax_out = lib_value(c, jax_ns, "eager")
             if ref_err is None:
                 ok, _, note = compare(jax_out, want, eps, c.tol)
@@ -1098,7 +1104,16 @@ def run_case(c, jax_ns, verbose):
             continue
         ok, _, note = compare(got, want, eps, c.tol)
         rows.append((mode, ok, note))
+    if dtype_row is not None:
+        rows.append(dtype_row)
     return [(m, ok, note, jax_note) for m, ok, note in rows]
+
+
+def _dtype_of(x):
+    weak = getattr(x, "weak_type", None)
+    if weak is None:
+        weak = getattr(getattr(x, "aval", None), "weak_type", False)
+    return f"{np.asarray(x).dtype.name}{'*' if weak else ''}"
 
 
 def main():

@@ -1,7 +1,8 @@
 """scipy.linalg solves found by benchmarks/diff_linalg.py: solve with assume_a
 'sym'/'her'/'pos' reads only the triangle named by ``lower`` (SciPy, and JAX's
 documentation); one matrix for a batch of right-hand sides (JAX broadcasts the batch
-dims); lu_factor of rectangular matrices; expm/expm_frechet of empty matrices.
+dims); lu_factor of rectangular matrices; lu's real permutation matrix for complex
+input; expm/expm_frechet of empty matrices.
 References: SciPy in float64, per matrix."""
 
 import numpy as np
@@ -80,3 +81,13 @@ def test_lu_factor_of_rectangular_matrices(x64):
         lu_ref, piv_ref = sl.lu_factor(a)
         np.testing.assert_allclose(np.asarray(lu), lu_ref, rtol=1e-12, atol=1e-12)
         np.testing.assert_array_equal(np.asarray(piv), piv_ref)
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128, np.float32])
+def test_lu_permutation_matrix_is_real(dtype, x64):
+    a = (np.arange(12.0).reshape(3, 4) ** 1.5 + (1j if dtype != np.float32 else 0)).astype(dtype)
+    p, l_, u = L.lu(a)
+    p_ref, l_ref, u_ref = sl.lu(a)
+    assert p.dtype == p_ref.dtype and l_.dtype == l_ref.dtype and u.dtype == u_ref.dtype
+    np.testing.assert_allclose(np.asarray(p @ l_ @ u), a, rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(np.asarray(p), p_ref)

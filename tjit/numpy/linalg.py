@@ -447,10 +447,10 @@ def matrix_rank(M, rtol=None, *, hermitian=False, tol=None):  # noqa: N803
     else ``rtol * max(s)`` with default ``rtol = max(m, n) * eps``. With ``hermitian``
     the singular values are the eigenvalues' magnitudes (NumPy's cheaper path)."""
     (M,) = _inexact("matrix_rank", M)
-    if M.ndim < 2:
+    if M.ndim < 2:  # 1 unless all zero, as an int32 (JAX's dtype)
         nz = lax.ne(M, lax.full_like(M, 0))
         return lax.convert_element_type(_reduce(reduce_or_p, nz, tuple(range(M.ndim))),
-                                        dtypes.default_int())
+                                        dtypes.int32)
     _check_matrix("matrix_rank", M, square=hermitian)
     s = jnp.abs(eigvalsh(M)) if hermitian else svd(M, compute_uv=False)
     if tol is not None:

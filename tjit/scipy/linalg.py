@@ -146,7 +146,7 @@ def lu(a, permute_l=False, overwrite_a=False, check_finite=True):
       permute_l: return ``(p @ l, u)`` instead of ``(p, l, u)``.
 
     Returns:
-      ``(p, l, u)``: permutation matrix p (..., m, m), unit lower-trapezoidal l
+      ``(p, l, u)``: permutation matrix p (..., m, m; real dtype), unit lower-trapezoidal l
       (..., m, k) and upper-trapezoidal u (..., k, n), ``k = min(m, n)``.
     """
     (a,) = _inexact("lu", a)
@@ -158,8 +158,9 @@ def lu(a, permute_l=False, overwrite_a=False, check_finite=True):
     packed, _, perm = lax_linalg.lu(a)
     l_ = jnp.tril(packed[..., :, :k], -1) + jnp.eye(m, k, dtype=a.dtype)
     u = jnp.triu(packed[..., :k, :])
-    # a[perm] = l u, so a = P^T l u with P = eye[perm]: p[perm[i], i] = 1.
-    p = jnp.swapaxes(jnp.eye(m, dtype=a.dtype)[perm], -1, -2)
+    # a[perm] = l u, so a = P^T l u with P = eye[perm]: p[perm[i], i] = 1. p is real
+    # for complex a (SciPy, JAX).
+    p = jnp.swapaxes(jnp.eye(m, dtype=jnp.real(a).dtype)[perm], -1, -2)
     if permute_l:
         return jnp.matmul(p, l_), u
     return p, l_, u

@@ -1,7 +1,8 @@
-"""float16 operands of the LAPACK-backed factorizations (svd, eigh, cholesky, qr) are
-computed in float32 and returned as float16, as lu and triangular_solve already were
-(they raised NumPy's "array type float16 is unsupported in linalg"). Reference: NumPy in
-float32 on the same values, rounded to float16."""
+"""Result dtypes of jnp.linalg found by benchmarks/diff_linalg.py: float16 operands of
+the LAPACK-backed factorizations (svd, eigh, cholesky, qr) are computed in float32 and
+returned as float16, as lu and triangular_solve already were (they raised NumPy's
+"array type float16 is unsupported in linalg"; reference: NumPy in float32 on the same
+values, rounded to float16); matrix_rank of a vector is an int32 (JAX's dtype)."""
 
 import numpy as np
 import pytest
@@ -29,3 +30,9 @@ def test_float16_factorizations(name):
         assert got.dtype == np.float16
         np.testing.assert_allclose(np.asarray(got, np.float32), want.astype(np.float32),
                                    rtol=2e-3, atol=2e-3)
+
+
+@pytest.mark.parametrize("v,want", [([0.0, 1.0], 1), ([0.0, 0.0], 0), (2.5, 1)])
+def test_matrix_rank_of_vectors_and_scalars_is_int32(v, want, x64):
+    for got in (L.matrix_rank(np.asarray(v)), tjit.jit(L.matrix_rank)(np.asarray(v))):
+        assert got.dtype == np.int32 and int(got) == want == np.linalg.matrix_rank(v)
