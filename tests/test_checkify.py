@@ -372,9 +372,36 @@ def test_batched_while_loops():
     assert err.get() == "\n".join(f"at mapped index {i}: {e.get()}"
                                   for i, (e, _) in enumerate(loop) if e.get() is not None)
     np.testing.assert_array_equal(out, [o for _, o in loop])
-    # a batched predicate runs finished examples' bodies masked: refused, as JAX does
+    # a batched predicate runs finished examples' bodies with their carry kept: their
+    # checks are masked (JAX refuses this case); the last failing example is reported
+    err, out2 = checkify.checkify(tjit.vmap(f))(A(xs))
+    assert err.get() == "c too big 103 (`check` failed)"
+    np.testing.assert_array_equal(out2, out)
+    assert checkify.checkify(tjit.vmap(f))(A([200, 150]))[0].get() is None
+    with pytest.raises(CheckNotFunctionalizedError):  # a loop stages its body, as JAX's
+        tjit.vmap(f)(A(xs))
+
+    def nested(x):  # a check inside a cond inside the batched loop: refused, as JAX
+        def body(c):
+            return lax.cond(c > 0, lambda c: (checkify.check(c < 100, "big"), c + 1)[1],
+                            lambda c: c + 2, c)
+        return lax.while_loop(lambda c: c < 105, body, x)
     with pytest.raises(ValueError, match="batched while-loops"):
-        checkify.checkify(tjit.vmap(f))(A(xs))
+        checkify.checkify(tjit.vmap(nested))(A(xs))
+
+
+def test_batched_cond_checks_only_the_branch_taken():
+    def f(p, x):
+        return lax.cond(p, lambda x: (checkify.check(x > 0, "br1 {}", x), x)[1],
+                        lambda x: (checkify.check(x < 0, "br0 {}", x), x)[1], x)
+    ps, xs = np.array([False, True, True]), np.array([-1., 1., -2.], np.float32)
+    loop = [checkify.checkify(f)(A(p), A(x))[0].get() for p, x in zip(ps, xs)]
+    assert loop == [None, None, "br1 -2.0 (`check` failed)"]
+    for wrap in RUNS.values():
+        assert wrap(checkify.checkify(tjit.vmap(f)))(A(ps), A(xs))[0].get() == loop[2]
+        assert wrap(checkify.checkify(tjit.vmap(f)))(A(ps[:2]), A(xs[:2]))[0].get() is None
+    assert tjit.vmap(checkify.checkify(f))(A(ps), A(xs))[0].get() == f"at mapped index 2: {loop[2]}"
+    np.testing.assert_array_equal(tjit.vmap(f)(A(ps[:2]), A(xs[:2])), xs[:2])  # eager: passes
 
 
 def test_index_checks_in_a_shape_polymorphic_jit():

@@ -8,8 +8,13 @@ index checks, control flow) are registered by ``tjit/_checkify.py``, where the e
 value type lives; this module knows only the flat leaves of that value and its treedef.
 """
 
+import numpy as np
+
 from tjit.primitives.check import check_p
-from tjit.tracing.jaxpr import ClosedJaxpr, Jaxpr, Literal, subjaxprs
+from tjit.primitives.elementwise import and_p
+from tjit.primitives.structural import broadcast_in_dim_p
+from tjit.tracing.avals import ShapedArray
+from tjit.tracing.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, subjaxprs
 
 #: primitive -> ``rule(error, enabled_errors, *invals, **params) -> (error, outs)``
 #: (``outs`` as the primitive's bind returns them).
@@ -22,6 +27,44 @@ def contains_check(jaxpr):
         jaxpr = jaxpr.jaxpr
     return any(e.primitive is check_p for e in jaxpr.eqns) or \
         any(contains_check(s) for s in subjaxprs(jaxpr))
+
+
+def contains_nested_check(jaxpr):
+    """Whether a jaxpr inside ``jaxpr`` (not ``jaxpr`` itself) binds ``check_p``."""
+    if isinstance(jaxpr, ClosedJaxpr):
+        jaxpr = jaxpr.jaxpr
+    return any(contains_check(s) for s in subjaxprs(jaxpr))
+
+
+def mask_checks(closed):
+    """``closed`` with one more input, last: a bool scalar ``active``; each of its
+    ``check_p`` equations can fail only where ``active`` holds. vmap runs every branch of
+    a cond whose index is batched, and a loop's body on examples already finished: their
+    checks are masked by whether the example takes that branch or still loops.
+
+    Only top-level checks are masked (see :func:`contains_nested_check`). The first
+    leaves of a check's error are its predicates (``Error`` flattens them first).
+    """
+    j = closed.jaxpr
+    active = Var(ShapedArray((), np.dtype(np.bool_)))
+    eqns = []
+    for e in j.eqns:
+        if e.primitive is check_p:
+            k = e.params["err_tree"].tree.children[0].num_leaves
+            preds = []
+            for v in e.invars[:k]:
+                shape = tuple(v.aval.shape)
+                mask = active
+                if shape:  # a batched check (vmap inside): the mask broadcasts
+                    mask = Var(ShapedArray(shape, np.dtype(np.bool_)))
+                    eqns.append(JaxprEqn([active], [mask], broadcast_in_dim_p,
+                                         {"shape": shape, "broadcast_dimensions": ()}))
+                out = Var(ShapedArray(shape, np.dtype(np.bool_)))
+                eqns.append(JaxprEqn([v, mask], [out], and_p, {}))
+                preds.append(out)
+            e = e.replace(invars=preds + e.invars[k:])
+        eqns.append(e)
+    return ClosedJaxpr(Jaxpr(j.constvars, j.invars + [active], j.outvars, eqns), closed.consts)
 
 
 def _default_rule(prim, error, enabled_errors, *invals, **params):

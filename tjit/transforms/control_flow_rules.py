@@ -31,7 +31,7 @@ from tjit.tracing.jaxpr import ClosedJaxpr, Jaxpr, Literal, Var, eval_jaxpr
 from tjit.tracing.jaxpr_trace import JaxprTrace, convert_constvars_jaxpr, trace_to_jaxpr
 from tjit.primitives.control_flow import (
     cond_p, join_branch_consts, same_type, scan_p, while_p)
-from tjit.primitives.elementwise import clamp_p, select_n_p
+from tjit.primitives.elementwise import clamp_p, eq_p, select_n_p
 from tjit.primitives.reductions import reduce_or_p
 from tjit.primitives.rules import (
     Zero, add_tangents, bdim_at_front, instantiate, is_undefined_primal, moveaxis,
@@ -39,7 +39,7 @@ from tjit.primitives.rules import (
 from tjit.primitives.structural import broadcast_in_dim_p
 from tjit.transforms.ad import backward_pass, jvp_flat
 from tjit.transforms.batching import BatchTrace, BatchTracer, batching_axis_name
-from tjit.transforms.checkify import contains_check
+from tjit.transforms.checkify import contains_check, contains_nested_check, mask_checks
 from tjit.transforms.partial_eval import partial_eval_jaxpr
 from tjit.transforms.passes import dce
 
@@ -282,7 +282,7 @@ def _cond_batch(args, dims, *, branches):
         # a batched predicate: run every branch on the whole batch and select per example
         index = clamp_p.bind(np.int32(0), moveaxis(args[0], dims[0], 0),
                              np.int32(len(branches) - 1))
-        outs = [_batch_call(b, size, ops, ops_bat, True, "cond_branch")[0] for b in branches]
+        outs = [_batch_branch(b, i, index, size, ops, ops_bat) for i, b in enumerate(branches)]
         return [_batched_select(index, [o[i] for o in outs]) for i in range(n_out)], \
             [0] * n_out
     first = [_batch_jaxpr(b, size, ops_bat, False, "cond_branch") for b in branches]
@@ -297,6 +297,17 @@ def _cond_batch(args, dims, *, branches):
     return outs, [0 if b else None for b in out_bat]
 
 
+def _batch_branch(branch, i, index, size, ops, ops_bat):
+    """Branch ``i`` run on every example of the batch; its checkify checks can fail only
+    for the examples whose ``index`` picks it."""
+    if not contains_check(branch) or contains_nested_check(branch):
+        return _batch_call(branch, size, ops, ops_bat, True, "cond_branch")[0]
+    picked = eq_p.bind(index, broadcast_in_dim_p.bind(np.int32(i), shape=(size,),
+                                                      broadcast_dimensions=()))
+    return _batch_call(mask_checks(branch), size, list(ops) + [picked], list(ops_bat) + [True],
+                       True, "cond_branch")[0]
+
+
 def _while_batch(args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
     """Batched body and cond; a batched predicate loops while any example's holds."""
     size = _axis_size(args, dims)
@@ -308,28 +319,39 @@ def _while_batch(args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncons
         lambda bat: _batch_jaxpr(body_jaxpr, size, bc_bat + bat, False, "while_body")[2],
         init_bat)
     pred_bat = _batch_jaxpr(cond_jaxpr, size, cc_bat + carry_bat, False, "while_cond")[2][0]
+    masked = False
     if pred_bat:  # examples finish at different iterations: every carry is batched
-        if contains_check(cond_jaxpr) or contains_check(body_jaxpr):
-            # (a finished example's body still runs, masked: its checks would fire)
+        # A finished example's body still runs (its carry kept): the body's checks are
+        # masked by the example's predicate. (The predicate's checks see a finished
+        # example's last carry again: they repeat its last result, which is harmless.)
+        masked = contains_check(body_jaxpr)
+        if contains_nested_check(cond_jaxpr) or contains_nested_check(body_jaxpr):
             raise ValueError(
                 "Checkify does not support batched while-loops (checkify-of-vmap-of-while)"
-                " whose predicate differs between examples. Hint: if possible, move the "
-                "vmap to the outer level to get vmap-of-checkify-of-while.")
+                " whose predicate differs between examples and whose body or predicate has "
+                "a check inside a nested loop or branch. Hint: if possible, move the vmap "
+                "to the outer level to get vmap-of-checkify-of-while.")
         carry_bat = [True] * len(init)
     init = [bdim_at_front(x, None, size) if b and not b0 else x
             for x, b, b0 in zip(init, carry_bat, init_bat)]
-    body, bh, _ = _batch_jaxpr(body_jaxpr, size, bc_bat + carry_bat, carry_bat, "while_body")
+    if pred_bat and masked:
+        body, bh, _ = _batch_jaxpr(mask_checks(body_jaxpr), size, bc_bat + carry_bat + [True],
+                                   carry_bat, "while_body")
+    else:
+        body, bh, _ = _batch_jaxpr(body_jaxpr, size, bc_bat + carry_bat, carry_bat,
+                                   "while_body")
     cond, ch, _ = _batch_jaxpr(cond_jaxpr, size, cc_bat + carry_bat, False, "while_cond")
     out_dims = [0 if b else None for b in carry_bat]
     if not pred_bat:
         outs = while_p.bind(*ch, *cc, *bh, *bc, *init, cond_jaxpr=cond, body_jaxpr=body,
                             cond_nconsts=len(ch) + len(cc), body_nconsts=len(bh) + len(bc))
         return outs, out_dims
-    return _while_batched_pred(cond, ch + cc, body, bh + bc, init), out_dims
+    return _while_batched_pred(cond, ch + cc, body, bh + bc, init, masked), out_dims
 
 
-def _while_batched_pred(cond, cconsts, body, bconsts, init):
-    """Loop while any example's predicate holds; finished examples keep their carry."""
+def _while_batched_pred(cond, cconsts, body, bconsts, init, masked=False):
+    """Loop while any example's predicate holds; finished examples keep their carry.
+    ``masked``: ``body`` takes each example's predicate last (``mask_checks``)."""
     nc, nb = len(cconsts), len(bconsts)
     c_avals = [get_aval(c) for c in cconsts]
     b_avals = [get_aval(c) for c in bconsts]
@@ -342,7 +364,7 @@ def _while_batched_pred(cond, cconsts, body, bconsts, init):
     def new_body(*a):
         c, b, carry = split_by_sizes(a, [nc, nb])
         (pred,) = _eval(cond, *c, *carry)
-        new = _eval(body, *b, *carry)
+        new = _eval(body, *b, *carry, *([pred] if masked else []))
         return [_batched_select(pred, [old, upd]) for old, upd in zip(carry, new)]
 
     cj, ch = _trace(new_cond, c_avals + carry_avals, "while_cond_any")
