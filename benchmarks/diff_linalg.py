@@ -844,6 +844,11 @@ def scipy_cases(cases):
                                                                       trans=t), (a, b),
                               tol=10))
         for lower in (False, True):
+            tri_only = p.copy()  # garbage in the triangle SciPy does not read
+            tri_only[np.triu(np.ones((4, 4), bool), 1) if lower else
+                     np.tril(np.ones((4, 4), bool), -1)] = 9.0
+            cases.append(case("scipy.cho", f"cholesky one triangle lower={lower} {nm}",
+                              lambda m, a, lo=lower: m.sla.cholesky(a, lower=lo), (tri_only,)))
             cases.append(case("scipy.cho", f"cho_solve lower={lower} {nm}",
                               lambda m, a, b, lo=lower: m.sla.cho_solve(
                                   m.sla.cho_factor(a, lower=lo), b), (p, b), tol=10))

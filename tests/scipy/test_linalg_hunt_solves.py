@@ -2,7 +2,7 @@
 'sym'/'her'/'pos' reads only the triangle named by ``lower`` (SciPy, and JAX's
 documentation); one matrix for a batch of right-hand sides (JAX broadcasts the batch
 dims); lu_factor of rectangular matrices; lu's real permutation matrix for complex
-input; expm/expm_frechet of empty matrices.
+input; cholesky/cho_factor read one triangle; expm/expm_frechet of empty matrices.
 References: SciPy in float64, per matrix."""
 
 import numpy as np
@@ -91,3 +91,23 @@ def test_lu_permutation_matrix_is_real(dtype, x64):
     assert p.dtype == p_ref.dtype and l_.dtype == l_ref.dtype and u.dtype == u_ref.dtype
     np.testing.assert_allclose(np.asarray(p @ l_ @ u), a, rtol=1e-5, atol=1e-5)
     np.testing.assert_array_equal(np.asarray(p), p_ref)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+@pytest.mark.parametrize("lower", [False, True])
+def test_cholesky_and_cho_factor_read_one_triangle(dtype, lower, x64):
+    rng = np.random.default_rng(6)
+    a = rng.standard_normal((4, 4)).astype(dtype)
+    if dtype == np.complex128:
+        a = a + 1j * rng.standard_normal((4, 4))
+    a = a @ np.conj(a.T) + 4 * np.eye(4)
+    ignored = np.triu(np.ones((4, 4), bool), 1)
+    a[ignored if lower else ignored.T] = 9.0  # garbage in the triangle not read
+    want = sl.cholesky(a, lower=lower)
+    for f in (L.cholesky, tjit.jit(L.cholesky, static_argnums=1)):
+        np.testing.assert_allclose(np.asarray(f(a, lower)), want, rtol=1e-12, atol=1e-12)
+    c = L.cho_factor(a, lower=lower)
+    b = rng.standard_normal((4, 2))
+    np.testing.assert_allclose(np.asarray(L.cho_solve(c, b)),
+                               sl.cho_solve(sl.cho_factor(a, lower=lower), b),
+                               rtol=1e-10, atol=1e-12)

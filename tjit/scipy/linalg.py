@@ -100,6 +100,9 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_
 def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
     """Cholesky factor of Hermitian positive-definite ``a`` for :func:`cho_solve`.
 
+    Args:
+      a: (..., n, n); only its lower (``lower``) or upper triangle is read.
+
     Returns:
       ``(c, lower)``: the lower factor ``L`` (``a = L L^H``) if ``lower`` else the upper
       ``U`` (``a = U^H U``); the other triangle is zero. NaNs if ``a`` is not positive
@@ -107,7 +110,8 @@ def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
     """
     (a,) = _inexact("cho_factor", a)
     _check_square("cho_factor", a)
-    low = lax_linalg.cholesky(a)
+    # Only the triangle named by lower is read (SciPy, JAX): cholesky reads the lower one.
+    low = lax_linalg.cholesky(a if lower else _adjoint(a), symmetrize_input=False)
     return (low if lower else _adjoint(low)), lower
 
 
@@ -117,7 +121,7 @@ def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
     the other triangle is zero, NaNs if ``a`` is not positive definite (as JAX).
 
     Args:
-      a: (..., n, n).
+      a: (..., n, n); only the triangle the factor comes from is read (SciPy, JAX).
       lower: return the lower factor.
     """
     return cho_factor(a, lower=lower)[0]
