@@ -470,3 +470,27 @@ def test_messages_match_jax(k):
     assert checkify.checkify(fun, errors=checkify.all_checks)(*args)[0].get() == message
     assert tjit.jit(checkify.checkify(fun, errors=checkify.all_checks))(*args)[0].get() == \
         message
+
+
+def test_payloads_of_different_types_across_branches_and_loops():
+    def f(p, x, i):
+        def b0(x, i):
+            checkify.check(x > 0, "float {}", x)
+            return x
+
+        def b1(x, i):
+            checkify.check(i > 0, "int {} and {}", i, jnp.stack([i, i]))
+            return x + 1
+        y = lax.cond(p, b1, b0, x, i)
+
+        def body(c, t):
+            checkify.check(t < 2, "t {}", t)
+            return c + jnp.log(t + 0.5), c
+        return lax.scan(body, y, jnp.arange(4.))
+    expected = {(True, -1., 0): "int 0 and [0 0] (`check` failed)",  # (JAX 0.10.2's)
+                (False, -1., 0): "float -1.0 (`check` failed)",
+                (True, 1., 1): "t 2.0 (`check` failed)"}
+    for args, message in expected.items():
+        for wrap in RUNS.values():
+            err, _ = wrap(checkify.checkify(f, errors=checkify.all_checks))(*map(A, args))
+            assert err.get() == message
