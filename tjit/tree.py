@@ -61,19 +61,21 @@ def transpose(outer_treedef, inner_treedef, pytree_to_transpose):
     return _tu.tree_transpose(outer_treedef, inner_treedef, pytree_to_transpose)
 
 
-def map_with_path(f, tree, *rest, is_leaf=None):
-    """Like :func:`map`, calling ``f(path, leaf, *rest_leaves)``."""
-    return _tu.tree_map_with_path(f, tree, *rest, is_leaf=is_leaf)
+def map_with_path(f, tree, *rest, is_leaf=None, is_leaf_takes_path=False):
+    """Like :func:`map`, calling ``f(path, leaf, *rest_leaves)`` (and ``is_leaf(path, x)``
+    when ``is_leaf_takes_path``)."""
+    return _tu.tree_map_with_path(f, tree, *rest, is_leaf=is_leaf,
+                                  is_leaf_takes_path=is_leaf_takes_path)
 
 
-def flatten_with_path(tree, is_leaf=None):
+def flatten_with_path(tree, is_leaf=None, is_leaf_takes_path=False):
     """Returns ``([(path, leaf), ...], treedef)``."""
-    return _tu.tree_flatten_with_path(tree, is_leaf)
+    return _tu.tree_flatten_with_path(tree, is_leaf, is_leaf_takes_path)
 
 
-def leaves_with_path(tree, is_leaf=None):
+def leaves_with_path(tree, is_leaf=None, is_leaf_takes_path=False):
     """Returns ``[(path, leaf), ...]``."""
-    return _tu.tree_leaves_with_path(tree, is_leaf)
+    return _tu.tree_leaves_with_path(tree, is_leaf, is_leaf_takes_path)
 
 
 def broadcast(prefix_tree, full_tree, is_leaf=None):

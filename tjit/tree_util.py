@@ -61,9 +61,9 @@ def tree_map(f, tree, *rest, is_leaf=None):
     return _tu.tree_map(f, tree, *rest, is_leaf=_leaf_pred(is_leaf))
 
 
-def tree_reduce(f, tree, initializer=None, is_leaf=None):
-    """``functools.reduce(f, tree_leaves(tree)[, initializer])``."""
-    return _tu.tree_reduce(f, tree, initializer, _leaf_pred(is_leaf))
+def tree_reduce(function, tree, initializer=None, is_leaf=None):
+    """``functools.reduce(function, tree_leaves(tree)[, initializer])``."""
+    return _tu.tree_reduce(function, tree, initializer, _leaf_pred(is_leaf))
 
 
 def tree_all(tree, *, is_leaf=None):
@@ -77,19 +77,33 @@ def all_leaves(iterable, is_leaf=None):
     return all(_tu.treedef_is_leaf(_tu.tree_structure(x, pred)) for x in iterable)
 
 
-def tree_flatten_with_path(tree, is_leaf=None):
-    """Like :func:`tree_flatten`, but each leaf comes with its key path."""
-    return _tu.tree_flatten_with_path(tree, _leaf_pred(is_leaf))
+def _path_leaf_pred(is_leaf, is_leaf_takes_path):
+    """``is_leaf`` for the ``*_with_path`` functions: ``is_leaf(path, x)`` when it takes
+    the path (extended-dtype arrays are leaves either way)."""
+    if not is_leaf_takes_path or is_leaf is None:
+        return _leaf_pred(is_leaf)
+    return lambda path, x: isinstance(x, _ExtendedArray) or is_leaf(path, x)
 
 
-def tree_leaves_with_path(tree, is_leaf=None):
-    """``[(path, leaf), ...]`` of ``tree``."""
-    return _tu.tree_leaves_with_path(tree, _leaf_pred(is_leaf))
+def tree_flatten_with_path(tree, is_leaf=None, is_leaf_takes_path=False):
+    """Like :func:`tree_flatten`, but each leaf comes with its key path;
+    ``is_leaf_takes_path``: ``is_leaf`` is called as ``is_leaf(path, x)``."""
+    return _tu.tree_flatten_with_path(tree, _path_leaf_pred(is_leaf, is_leaf_takes_path),
+                                      is_leaf_takes_path)
 
 
-def tree_map_with_path(f, tree, *rest, is_leaf=None):
-    """Like :func:`tree_map`, but calls ``f(path, leaf, *rest_leaves)``."""
-    return _tu.tree_map_with_path(f, tree, *rest, is_leaf=_leaf_pred(is_leaf))
+def tree_leaves_with_path(tree, is_leaf=None, is_leaf_takes_path=False):
+    """``[(path, leaf), ...]`` of ``tree`` (``is_leaf`` as :func:`tree_flatten_with_path`)."""
+    return _tu.tree_leaves_with_path(tree, _path_leaf_pred(is_leaf, is_leaf_takes_path),
+                                     is_leaf_takes_path)
+
+
+def tree_map_with_path(f, tree, *rest, is_leaf=None, is_leaf_takes_path=False):
+    """Like :func:`tree_map`, but calls ``f(path, leaf, *rest_leaves)`` (``is_leaf`` as
+    :func:`tree_flatten_with_path`)."""
+    return _tu.tree_map_with_path(f, tree, *rest,
+                                  is_leaf=_path_leaf_pred(is_leaf, is_leaf_takes_path),
+                                  is_leaf_takes_path=is_leaf_takes_path)
 
 
 def broadcast_prefix(prefix_tree, full_tree, is_leaf=None):

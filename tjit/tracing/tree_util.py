@@ -40,9 +40,9 @@ def register_pytree_node_class(cls):
     return cls
 
 
-def register_dataclass(cls, data_fields=None, meta_fields=None, drop_fields=()):
-    """Register ``cls`` as a pytree whose ``data_fields`` are children and ``meta_fields``
-    static aux data (JAX's signature). Left out, both come from the dataclass's ``init``
+def register_dataclass(nodetype, data_fields=None, meta_fields=None, drop_fields=()):
+    """Register the class ``nodetype`` as a pytree whose ``data_fields`` are children and
+    ``meta_fields`` static aux data (JAX's signature). Left out, both come from the dataclass's ``init``
     fields: those declared ``field(metadata=dict(static=True))`` are meta, the rest data;
     ``drop_fields`` are in neither."""
     import dataclasses
@@ -51,10 +51,10 @@ def register_dataclass(cls, data_fields=None, meta_fields=None, drop_fields=()):
                         f"specified when either is specified. Got data_fields={data_fields} "
                         f"meta_fields={meta_fields}.")
     if data_fields is None:
-        if not dataclasses.is_dataclass(cls):
+        if not dataclasses.is_dataclass(nodetype):
             raise TypeError(f"register_dataclass: data_fields and meta_fields are required "
-                            f"when nodetype is not a dataclass. Got nodetype={cls!r}")
-        fields = [f for f in dataclasses.fields(cls) if f.init and f.name not in drop_fields]
+                            f"when nodetype is not a dataclass. Got nodetype={nodetype!r}")
+        fields = [f for f in dataclasses.fields(nodetype) if f.init and f.name not in drop_fields]
         data_fields = [f.name for f in fields if not f.metadata.get("static", False)]
         meta_fields = [f.name for f in fields if f.metadata.get("static", False)]
     meta_fields = list(meta_fields)
@@ -64,13 +64,13 @@ def register_dataclass(cls, data_fields=None, meta_fields=None, drop_fields=()):
         return [getattr(o, k) for k in data_fields], tuple(getattr(o, k) for k in meta_fields)
 
     def unflat(aux, ch):
-        return cls(**dict(zip(data_fields, ch)), **dict(zip(meta_fields, aux)))
+        return nodetype(**dict(zip(data_fields, ch)), **dict(zip(meta_fields, aux)))
 
     def flat_with_keys(o):  # data fields are named by attribute in key paths, as JAX
         children, aux = flat(o)
         return [(GetAttrKey(k), c) for k, c in zip(data_fields, children)], aux
-    register_pytree_node(cls, flat, unflat, flat_with_keys)
-    return cls
+    register_pytree_node(nodetype, flat, unflat, flat_with_keys)
+    return nodetype
 
 
 def _dict_flatten(d):
@@ -615,8 +615,29 @@ def _flatten_with_path(x, path, out, is_leaf):
         _flatten_with_path(c, path + (k,), out, is_leaf)
 
 
-def tree_flatten_with_path(tree, is_leaf=None):
+def _flatten_at_paths(x, path, out, is_leaf):
+    """``_flatten_with_path`` for an ``is_leaf(path, x)`` predicate, which
+    ``tree_structure`` cannot call: builds the PyTreeDef in the same walk."""
+    if is_leaf(path, x):
+        out.append((path, x))
+        return _LEAF
+    t = type(x)
+    kids = (list(zip(map(SequenceKey, range(len(x))), x)) if t is tuple or t is list
+            else None if t in _LEAF_TYPES else _children_with_keys(x, t))
+    if kids is None:
+        out.append((path, x))
+        return _LEAF
+    defs = tuple([_flatten_at_paths(c, path + (k,), out, is_leaf) for k, c in kids])
+    node = _registry.get(t)
+    if node is None:   # a namedtuple
+        return PyTreeDef(t, None, defs)
+    return _node(t, None if t is tuple or t is list else node.to_iter(x)[1], defs)
+
+
+def tree_flatten_with_path(tree, is_leaf=None, is_leaf_takes_path=False):
     """Like :func:`tree_flatten`, but each leaf comes with its key path.
+
+    ``is_leaf_takes_path``: ``is_leaf`` is called as ``is_leaf(path, x)``.
 
     Returns:
       ``([(path, leaf), ...], treedef)``; a path is a tuple of ``SequenceKey`` (tuple,
@@ -624,8 +645,11 @@ def tree_flatten_with_path(tree, is_leaf=None):
       ``FlattenedIndexKey`` (classes registered without keys) entries.
     """
     out = []
-    _flatten_with_path(tree, (), out, is_leaf)
-    treedef = tree_structure(tree, is_leaf)
+    if is_leaf_takes_path and is_leaf is not None:
+        treedef = _flatten_at_paths(tree, (), out, is_leaf)
+    else:
+        _flatten_with_path(tree, (), out, is_leaf)
+        treedef = tree_structure(tree, is_leaf)
     if len(out) != treedef.num_leaves:
         raise ValueError(f"tree_flatten_with_path: a registered flatten_with_keys function "
                          f"gives {len(out)} leaves but flatten gives {treedef.num_leaves} "
@@ -633,14 +657,15 @@ def tree_flatten_with_path(tree, is_leaf=None):
     return out, treedef
 
 
-def tree_leaves_with_path(tree, is_leaf=None):
+def tree_leaves_with_path(tree, is_leaf=None, is_leaf_takes_path=False):
     """``[(path, leaf), ...]`` of ``tree`` (see :func:`tree_flatten_with_path`)."""
-    return tree_flatten_with_path(tree, is_leaf)[0]
+    return tree_flatten_with_path(tree, is_leaf, is_leaf_takes_path)[0]
 
 
-def tree_map_with_path(f, tree, *rest, is_leaf=None):
-    """Like :func:`tree_map`, but calls ``f(path, leaf, *rest_leaves)``."""
-    pairs, treedef = tree_flatten_with_path(tree, is_leaf)
+def tree_map_with_path(f, tree, *rest, is_leaf=None, is_leaf_takes_path=False):
+    """Like :func:`tree_map`, but calls ``f(path, leaf, *rest_leaves)``
+    (``is_leaf(path, x)`` with ``is_leaf_takes_path``)."""
+    pairs, treedef = tree_flatten_with_path(tree, is_leaf, is_leaf_takes_path)
     others = [treedef.flatten_up_to(r) for r in rest]
     return treedef.unflatten([f(p, x, *xs) for (p, x), *xs in zip(pairs, *others)])
 
