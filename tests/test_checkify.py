@@ -494,3 +494,26 @@ def test_payloads_of_different_types_across_branches_and_loops():
         for wrap in RUNS.values():
             err, _ = wrap(checkify.checkify(f, errors=checkify.all_checks))(*map(A, args))
             assert err.get() == message
+
+
+def test_forward_and_reverse_derivatives_through_checked_loops():
+    def f(x):
+        checkify.check(jnp.all(x > 0), "pos")
+
+        def body(c, t):
+            checkify.check(t > -5, "t")
+            return c * jnp.sin(t), c
+        return lax.scan(body, jnp.sum(x ** 2), x)[0]
+
+    def ref(x):
+        c = (x ** 2).sum()
+        for t in x:
+            c = c * np.sin(t)
+        return c
+    cf = checkify.checkify(f, errors=checkify.all_checks)
+    x, h = np.array([0.5, 1.0, 1.5]), 1e-5
+    fd = [(ref(x + h * e) - ref(x - h * e)) / (2 * h) for e in np.eye(3)]
+    for jac in (tjit.jacfwd, tjit.jacrev):
+        np.testing.assert_allclose(jac(lambda x: cf(x)[1])(A(x, np.float32)), fd, rtol=1e-4)
+    np.testing.assert_allclose(tjit.vmap(tjit.grad(lambda x: cf(x)[1]))(A([x], np.float32))[0],
+                               fd, rtol=1e-4)
