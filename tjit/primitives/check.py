@@ -55,7 +55,6 @@ class ErrorTree:
 check_p = new_primitive("check", multiple_results=True)
 check_p.effectful = True
 check_p.foldable = False
-check_p.not_differentiable = False
 
 
 @check_p.def_abstract_eval
