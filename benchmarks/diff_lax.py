@@ -24,10 +24,15 @@ Known differences kept on purpose (tjit follows the documented semantics):
   - lax.reduce with an init value that is not the computation's identity: StableHLO
     leaves how often the init value enters implementation-defined; tjit applies it once
     per output element, JAX/XLA not at all over size-1 or empty reduced dims.
-  - lax.reduce/cummax/cummin accept a Python float init or bool operands that JAX
-    rejects (more lenient, no wrong number).
+  - lax.reduce/cummax/cummin accept a Python float init (weak, also under x64) or bool
+    operands that JAX rejects; argmax/argmin take complex operands (NumPy's lexicographic
+    order); lax functions take negative axes (rev, reduce, argmax, cumsum, concatenate,
+    broadcasted_iota, dot_general) that JAX rejects, counted from the end as NumPy does.
+  - digamma at -0.0/+0.0 is +inf/-inf (SciPy's limits); JAX gives NaN.
   - the gradient of lax.pad's padding value with negative (cropping) padding: JAX
     raises a TypeError; tjit's agrees with central differences.
+  - scatter with empty index vectors (every window at the origin): tjit combines all the
+    windows (NumPy's sum/product over them); JAX 0.10.2 on the CPU applies only the last.
   - the gradient of reduce_precision is the tangent rounded alike (JAX's rule), not the
     zero of a finite difference of a step function.
 """
@@ -369,6 +374,9 @@ def hunt_gather_scatter(t, rng, n):
             def s(L, x, i, u, name=name):
                 return getattr(L.lax, name)(x, i, u, L.lax.ScatterDimensionNumbers(**sdn),
                                             mode=smode, **flags)
+            if not dn["start_index_map"] and not dn["operand_batching_dims"] and \
+                    np.prod(idx.shape[:-1]) > 1:
+                continue  # (all windows at the origin: JAX keeps the last; see docstring)
             t.check("scatter", f"{name}|{d} smode={smode}", s, (x, sidx, upd), tol=1e-5)
             if name in ("scatter_add", "scatter_sub", "scatter") and x.size:
                 t.check_grad("scatter", f"{name}|{d} smode={smode}", s,
@@ -539,7 +547,8 @@ def hunt_reduce(t, rng, n):
         t.check("reduce", "reduce_add|" + d,
                 lambda L, a: L.lax.reduce(a, np.float32(0), L.lax.add, dims), (x,), tol=1e-5)
         t.check("reduce", "reduce_lambda_max|" + d,
-                lambda L, a: L.lax.reduce(a, -np.inf, lambda p, q: L.lax.max(p, q), dims),
+                lambda L, a: L.lax.reduce(a, np.float32(-np.inf), lambda p, q: L.lax.max(p, q),
+                                          dims),
                 (x,))
         t.check("reduce", "reduce_mul_int|" + d,
                 lambda L, a: L.lax.reduce(a, np.int32(1), L.lax.mul, dims), (xi,))

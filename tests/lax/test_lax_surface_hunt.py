@@ -187,3 +187,19 @@ def test_jax_argument_names_and_mul_out_dtype():
     # lax.mul keeps its identity: lax.reduce(..., lax.mul, ...) still is a product
     np.testing.assert_allclose(np.asarray(lax.reduce(np.arange(1.0, 5.0, dtype=np.float32),
                                                      np.float32(1), lax.mul, (0,))), 24.0)
+
+
+@pytest.mark.parametrize("use_jit", [False, True])
+def test_scatter_with_empty_index_vectors_combines_every_window(use_jit):
+    # every window starts at the origin: all six combine (JAX 0.10.2 on the CPU keeps the
+    # last window only; StableHLO's scatter applies each update)
+    x = np.array([1.0, 2.0], np.float32)
+    idx = np.zeros((2, 3, 0), np.int8)
+    u = np.random.default_rng(0).standard_normal((2, 1, 3)).astype(np.float32)
+    dn = lax.ScatterDimensionNumbers(update_window_dims=(1,), inserted_window_dims=(),
+                                     scatter_dims_to_operand_dims=())
+    run = tjit.jit(lambda *a: lax.scatter_add(*a, dn)) if use_jit else \
+        (lambda *a: lax.scatter_add(*a, dn))
+    want = x.copy()
+    want[0] += u.astype(np.float64).sum()
+    np.testing.assert_allclose(np.asarray(run(x, idx, u)), want, rtol=1e-6)
