@@ -19,7 +19,9 @@ from tjit.environment import (  # noqa: F401
 from tjit.config import (  # noqa: F401  (JAX's option context managers)
     disable_jit, debug_nans, debug_infs, log_compiles, explain_cache_misses, enable_x64,
     default_device, default_matmul_precision, numpy_rank_promotion, numpy_dtype_promotion,
-    check_tracer_leaks, enable_checks)
+    check_tracer_leaks, enable_checks, checking_leaks, no_tracing, no_execution,
+    transfer_guard, transfer_guard_host_to_device, transfer_guard_device_to_host,
+    transfer_guard_device_to_device)
 from tjit.tracing.core import Shard  # noqa: F401
 from tjit.tracing.basearray import Array  # noqa: F401  (an ABC, as jax.Array)
 from tjit import tree_util  # noqa: F401  (public view: key arrays are leaves)

@@ -58,6 +58,7 @@ from tjit.devices import kernel_cache
 from tjit.devices.visualize import ProgramView
 from tjit.tracing.traceback_util import api_boundary
 from tjit.tracing import argnums as _argnums
+from tjit.tracing import transfer_guard as _transfer_guard
 from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray
 from tjit.tracing.core import (
@@ -191,6 +192,16 @@ def _same_avals(leaves, avals):
 
 def _fun_name(fun):
     return getattr(fun, "__name__", type(fun).__name__)
+
+
+def _no_tracing_error(fun, cause):
+    """``tjit.no_tracing()``'s error: JAX's message, with why the trace was needed."""
+    code = getattr(getattr(fun, "__wrapped__", fun), "__code__", None)
+    where = "" if code is None else f" at {code.co_filename}:{code.co_firstlineno}"
+    return RuntimeError(f"re-tracing function {_fun_name(fun)}{where} for `jit`, but "
+                        f"'no_tracing' is set (cause: {cause}). A program that must not "
+                        f"trace again needs the same shapes, dtypes and static arguments "
+                        f"as a call made before the tjit.no_tracing() block")
 
 
 class _Signature:
@@ -478,6 +489,8 @@ class Jitted:
         return plan.run(*hit, trace, leaves)
 
     def _trace_inline(self, tree, leaves, statics):
+        if config.no_tracing:
+            raise _no_tracing_error(self.fun, "new signature under a transformation")
         store = {}
 
         def flat_fun(*xs):
@@ -995,6 +1008,9 @@ class Jitted:
         return treedef, sig
 
     def _trace(self, dyn_args, dyn_kwargs, statics, treedef, sig, simplify=True):
+        if config.no_tracing:
+            rec = compile_log.current()
+            raise _no_tracing_error(self.fun, "trace" if rec is None else rec.cause)
         in_avals = [ShapedArray(s[0], s[1], s[2]) for s in sig]
         names = _leaf_names(treedef, self.sig)
         out_store = {}
@@ -1248,6 +1264,8 @@ class Compiled:
     @api_boundary
     def __call__(self, *args, **kwargs):
         leaves, _ = tree_flatten((args, kwargs))
+        if config.jit_hooks:   # (the AOT path of jit_debug's checks)
+            _jit_debug.check_call(f"jit({self.lowered.name})", leaves)
         raw = [_leaf_aval_and_value(x, f"compiled {self.lowered.name}")[1] for x in leaves]
         expected = self.lowered.jaxpr.in_avals
         if len(raw) != len(expected):
@@ -1689,16 +1707,19 @@ def device_put(x, device=None):
     b = _backends.get_backend(name)
     put = getattr(b, "put", None)
     if put is None:     # a host backend: NumPy-backed Arrays
-        return tree_map(lambda a: Array(to_host(a._value), a._weak) if isinstance(a, Array)
-                        and is_device_value(a._value) else asarray(a), x)
+        with _transfer_guard.explicit():
+            return tree_map(lambda a: Array(to_host(a._value), a._weak) if isinstance(a, Array)
+                            and is_device_value(a._value) else asarray(a), x)
     device = device if device is not None else b.devices()[0]
-    return tree_map(lambda a: put(a, device), x)
+    with _transfer_guard.explicit():
+        return tree_map(lambda a: put(a, device), x)
 
 
 def device_get(x):
     """``x`` with every tjit Array copied to a host NumPy array (waits for devices)."""
     from tjit.tracing.tree_util import tree_map
-    return tree_map(lambda a: np.asarray(a) if isinstance(a, Array) else a, x)
+    with _transfer_guard.explicit():
+        return tree_map(lambda a: np.asarray(a) if isinstance(a, Array) else a, x)
 
 
 def block_until_ready(x):

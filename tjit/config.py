@@ -34,6 +34,13 @@ What each option does in tjit (``OPTIONS`` below is the table):
 - ``num_cpu_devices``: how many CPU devices the host shows (as ``TJIT_NUM_CPU_DEVICES``;
   -1: that variable, else 1); set it before the devices are first listed
   (``devices/backend.py`` refuses a later change, as JAX does).
+- ``no_tracing``: a ``jit`` that would trace (first call, new shape, ``lower``,
+  ``make_jaxpr``) raises ``RuntimeError`` naming the function and the cause.
+- ``no_execution``: running a compiled program or an eager op raises ``RuntimeError``.
+- ``transfer_guard`` (set-only: sets the three below), ``transfer_guard_host_to_device``,
+  ``transfer_guard_device_to_host``, ``transfer_guard_device_to_device``: ``"allow"``,
+  ``"log"``, ``"disallow"``, ``"log_explicit"``, ``"disallow_explicit"``
+  (``tracing/transfer_guard.py``; ``JAX_TRANSFER_GUARD*`` at start-up).
 
 Accepted because tjit already behaves as every value asks:
 ``default_matmul_precision`` (tjit's dots always accumulate at float32 precision or
@@ -142,6 +149,10 @@ _MATMUL_PRECISIONS = (
     "TF32_TF32_F32", "TF32_TF32_F32_X3", "F32_F32_F32", "F64_F64_F64")
 
 
+#: JAX's transfer guard levels (``tjit/tracing/transfer_guard.py`` applies them)
+TRANSFER_GUARD_LEVELS = ("allow", "log", "disallow", "log_explicit", "disallow_explicit")
+
+
 def _env(*names):
     for n in names:
         v = os.environ.get(n)
@@ -176,7 +187,17 @@ OPTIONS = {
     "num_cpu_devices": (_device_count, -1, False),
     "threefry_partitionable": (_only(True, "tjit draws JAX's default (partitionable) "
                                      "random bits"), True, False),
+    "no_tracing": (_bool, False, False),
+    "no_execution": (_bool, False, False),
+    # (set-only: sets the three directions below, which the guards read)
+    "transfer_guard": (_optional_choice(*TRANSFER_GUARD_LEVELS), None, False),
+    "transfer_guard_host_to_device": (_optional_choice(*TRANSFER_GUARD_LEVELS), None, False),
+    "transfer_guard_device_to_host": (_optional_choice(*TRANSFER_GUARD_LEVELS), None, False),
+    "transfer_guard_device_to_device": (_optional_choice(*TRANSFER_GUARD_LEVELS), None,
+                                        False),
 }
+_TRANSFER_DIRECTIONS = ("transfer_guard_host_to_device", "transfer_guard_device_to_host",
+                        "transfer_guard_device_to_device")
 _ALIASES = {"platform_name": "platforms"}   # JAX's older name
 
 
@@ -193,6 +214,12 @@ def _from_environment():
         "numpy_rank_promotion": _env("JAX_NUMPY_RANK_PROMOTION"),
         "numpy_dtype_promotion": _env("JAX_NUMPY_DTYPE_PROMOTION"),
         "compilation_cache_dir": _env("JAX_COMPILATION_CACHE_DIR"),
+        "transfer_guard_host_to_device": _env("JAX_TRANSFER_GUARD_HOST_TO_DEVICE",
+                                              "JAX_TRANSFER_GUARD"),
+        "transfer_guard_device_to_host": _env("JAX_TRANSFER_GUARD_DEVICE_TO_HOST",
+                                              "JAX_TRANSFER_GUARD"),
+        "transfer_guard_device_to_device": _env("JAX_TRANSFER_GUARD_DEVICE_TO_DEVICE",
+                                                "JAX_TRANSFER_GUARD"),
     }
     for name, raw in found.items():
         if raw is not None:
@@ -231,7 +258,11 @@ class _Config:
         """Set a config option, e.g. ``update("jax_enable_x64", True)``."""
         name = self._canonical(name)
         parse, _, compiled_in = OPTIONS[name]
-        object.__setattr__(self, name, parse(name, value))
+        value = parse(name, value)
+        object.__setattr__(self, name, value)
+        if name == "transfer_guard":   # (as JAX's: sets every direction, None included)
+            for direction in _TRANSFER_DIRECTIONS:
+                object.__setattr__(self, direction, value)
         if compiled_in:
             self.version = self._version_of_options()
         self._refresh_hooks()
@@ -273,13 +304,19 @@ class _Config:
 
     def _refresh_hooks(self):
         # one flag for the hot paths to read: does jit or an eager op have more to do?
+        # (host-to-device transfers are looked for only while their guard is not "allow")
+        guards_h2d = self.transfer_guard_host_to_device not in (None, "allow")
+        object.__setattr__(self, "guards_host_to_device", guards_h2d)
         object.__setattr__(self, "jit_hooks", self.disable_jit or self.debug_nans or
-                           self.debug_infs or getattr(self, "profiling", False))
+                           self.debug_infs or getattr(self, "profiling", False) or
+                           self.no_execution or guards_h2d)
         object.__setattr__(self, "checks_floats", self.debug_nans or self.debug_infs)
         # eager ops take the checked general path (tracing/float_checks.py): float
-        # checks, and the promotion checks tjit.numpy's eager lanes would skip
+        # checks, no_execution, the host-to-device guard, and the promotion checks
+        # tjit.numpy's eager lanes would skip
         object.__setattr__(self, "eager_checks", self.checks_floats or (
-            self.numpy_rank_promotion != "allow" or self.numpy_dtype_promotion == "strict"))
+            self.numpy_rank_promotion != "allow" or self.numpy_dtype_promotion == "strict")
+            or self.no_execution or guards_h2d)
 
     def __getattr__(self, name):  # only names not found normally: jax_enable_x64, ...
         if name.startswith("_"):
@@ -453,3 +490,101 @@ enable_checks = _OptionContext("enable_checks", """Accepted for JAX code (tjit's
     ...     print(tjit.config.enable_checks)
     True
     """, default=True)
+
+
+def checking_leaks():
+    """JAX's ``checking_leaks()``: ``check_tracer_leaks(True)`` (tjit always reports a
+    leaked tracer when it is used).
+
+    >>> import tjit
+    >>> with tjit.checking_leaks():
+    ...     print(tjit.config.jax_check_tracer_leaks)
+    True
+    """
+    return config.option("check_tracer_leaks", True)
+
+
+no_tracing = _OptionContext("no_tracing", """``with tjit.no_tracing():`` a ``jit`` that
+    would trace its function (a first call, a new shape, a changed static argument...)
+    raises ``RuntimeError`` naming the function and the cause instead: a check that a
+    loop does not recompile. Calls of programs already compiled run as usual.
+
+    >>> import tjit, tjit.numpy as jnp
+    >>> f = tjit.jit(lambda x: x * 2)
+    >>> _ = f(jnp.ones(3))
+    >>> with tjit.no_tracing():
+    ...     print(f(jnp.ones(3)))
+    ...     try:
+    ...         f(jnp.ones(4))
+    ...     except RuntimeError as e:
+    ...         print(str(e)[:40])
+    [2. 2. 2.]
+    re-tracing function <lambda> at <doctest
+    """, default=True)
+no_execution = _OptionContext("no_execution", """``with tjit.no_execution():`` running a
+    compiled program or an eager op raises ``RuntimeError`` naming it; tracing
+    (``make_jaxpr``, ``eval_shape``, ``jit(f).lower``) still works.
+
+    >>> import tjit, tjit.numpy as jnp
+    >>> with tjit.no_execution():
+    ...     print(tjit.make_jaxpr(jnp.sin)(1.0).out_avals)
+    ...     try:
+    ...         jnp.sin(jnp.float32(1))
+    ...     except RuntimeError as e:
+    ...         print(str(e).split(" (")[0])
+    [ShapedArray(float32[], weak_type=True)]
+    tjit tried to execute function sin, but the no_execution config option is set
+    """, default=True)
+transfer_guard_host_to_device = _OptionContext("transfer_guard_host_to_device", """``with
+    tjit.transfer_guard_host_to_device(level):`` what a host-to-device transfer does in
+    the block (``"allow"``, ``"log"``, ``"disallow"``, ``"log_explicit"``,
+    ``"disallow_explicit"``; see ``tjit/tracing/transfer_guard.py``).
+
+    >>> import numpy as np, tjit, tjit.numpy as jnp
+    >>> with tjit.transfer_guard_host_to_device("disallow"):
+    ...     try:
+    ...         jnp.sin(np.ones(2, np.float32))
+    ...     except RuntimeError as e:
+    ...         print(str(e)[:58])
+    Disallowed host-to-device transfer: aval=ShapedArray(float
+    """)
+transfer_guard_device_to_host = _OptionContext("transfer_guard_device_to_host", """``with
+    tjit.transfer_guard_device_to_host(level):`` what copying a device array to the host
+    (``np.asarray(x)``, ``float(x)``, printing; explicit: ``device_get``) does in the
+    block. Arrays on the CPU are host memory: reading them is no transfer (as JAX's CPU
+    backend).
+
+    >>> import numpy as np, tjit, tjit.numpy as jnp
+    >>> with tjit.transfer_guard_device_to_host("disallow"):
+    ...     print(np.asarray(jnp.ones(2)))   # (a CPU array)
+    [1. 1.]
+    """)
+transfer_guard_device_to_device = _OptionContext("transfer_guard_device_to_device",
+                                                 """``with
+    tjit.transfer_guard_device_to_device(level):`` what copying an array between two
+    devices does in the block (explicit: ``device_put`` onto another device).
+
+    >>> import tjit
+    >>> with tjit.transfer_guard_device_to_device("disallow"):
+    ...     print(tjit.config.transfer_guard_device_to_device)
+    disallow
+    """)
+
+
+@contextlib.contextmanager
+def transfer_guard(level):
+    """``with tjit.transfer_guard(level):`` the transfer guard level of every direction
+    (host-to-device, device-to-host, device-to-device) in the block, as JAX's.
+
+    >>> import numpy as np, tjit, tjit.numpy as jnp
+    >>> with tjit.transfer_guard("disallow"):
+    ...     x = tjit.device_put(np.ones(2, np.float32))   # explicit: allowed
+    ...     print(x + x)
+    [2. 2.]
+    """
+    with contextlib.ExitStack() as stack:
+        for direction in _TRANSFER_DIRECTIONS:
+            stack.enter_context(config.option(direction, level))
+        # (exits first: setting it back to None resets the directions the stack restores)
+        stack.enter_context(config.option("transfer_guard", level))
+        yield

@@ -6,7 +6,10 @@
   (an inf), run the function again op by op with the eager checks on
   (``tracing/float_checks.py``), so the ``FloatingPointError`` names the op that made
   it, as JAX's "de-optimized" re-run does;
-- a running ``tjit.profiler`` trace: record the call as a span.
+- a running ``tjit.profiler`` trace: record the call as a span;
+- ``no_execution``: refuse to run the program (tracing and compiling are allowed);
+- a host-to-device transfer guard: NumPy and Python leaves among the (non-static)
+  arguments are transfers (``tracing/transfer_guard.py``).
 
 ``Jitted.__call__`` comes here only while one of these options is on
 (``config.jit_hooks``); the normal call path pays one attribute read.
@@ -16,7 +19,7 @@ import logging
 
 from tjit import profiler
 from tjit.config import config
-from tjit.tracing import float_checks
+from tjit.tracing import float_checks, transfer_guard
 from tjit.tracing.tree_util import tree_leaves
 
 _log = logging.getLogger("tjit")
@@ -31,6 +34,9 @@ def call(jitted, args, kwargs):
 def _call(jitted, args, kwargs):
     if config.disable_jit:
         return jitted.fun(*args, **kwargs)
+    if config.guards_host_to_device or config.no_execution:
+        dyn_args, dyn_kwargs, _ = jitted._split(args, kwargs)
+        check_call(f"jit({jitted.__name__})", tree_leaves((dyn_args, dyn_kwargs)))
     out = jitted._call_compiled(args, kwargs)
     if not config.checks_floats:
         return out
@@ -39,6 +45,15 @@ def _call(jitted, args, kwargs):
         if kind is not None:
             _raise_at_the_op(jitted, args, kwargs, kind)
     return out
+
+
+def check_call(name, leaves):
+    """The host-to-device guard on the array ``leaves`` of a call of the compiled program
+    ``name``, then ``no_execution``."""
+    if config.guards_host_to_device:
+        transfer_guard.check_host_leaves(leaves, name)
+    if config.no_execution:
+        raise RuntimeError(float_checks.no_execution_message(name))
 
 
 def _raise_at_the_op(jitted, args, kwargs, kind):

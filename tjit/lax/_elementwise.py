@@ -9,7 +9,8 @@ import operator
 
 import numpy as np
 
-from tjit.tracing import dtypes
+from tjit.config import config
+from tjit.tracing import dtypes, transfer_guard
 from tjit.tracing.core import Array, Tracer
 from tjit.tracing.extended_dtypes import ExtendedArray
 from tjit.tracing.traceback_util import filter_at_entry as _filter_at_entry
@@ -30,6 +31,8 @@ def asarray_for_lax(x, like_dtype=None):
     mutable user buffer)."""
     if isinstance(x, (Array, Tracer)):
         return x
+    if config.guards_host_to_device:
+        transfer_guard.check_host_operand(x, "tjit.lax")
     if isinstance(x, (np.ndarray, np.generic)):
         dt = dtypes.check_dtype(dtypes.canonicalize(x.dtype), "tjit.lax")
         v = np.asarray(x)

@@ -11,7 +11,7 @@ import numpy as np
 
 from tjit._sympy import is_expr
 from tjit.config import config
-from tjit.tracing import dtypes
+from tjit.tracing import dtypes, transfer_guard
 from tjit.tracing.core import Array, Tracer
 from tjit.tracing.errors import BroadcastShapeError, ShapeError
 from tjit.tracing.extended_dtypes import ExtendedArray
@@ -130,6 +130,8 @@ def _asarray(a, dtype, copy, op):
         # A list is never weakly typed (JAX), even when all its entries are.
         return lax.convert_element_type(out, out.dtype) if out.weak_type else out
     from_python = not isinstance(a, (np.ndarray, np.generic))
+    if config.guards_host_to_device:
+        transfer_guard.check_host_operand(a, f"tjit.numpy.{op}")
     if isinstance(a, (list, tuple)) and any(isinstance(x, Array) for x in _flat_seq(a)):
         if dtype is None:  # JAX's promotion over the leaves (Python scalars are weak)
             dtype = result_type_of(*_flat_seq(a))[0]
@@ -227,6 +229,8 @@ def _convert(x, dt, weak):
         if x.dtype == dt and x.weak_type == weak:
             return x
         return lax.convert_element_type(x, dt, weak_type=weak)
+    if config.guards_host_to_device and not is_expr(x):
+        transfer_guard.check_host_operand(x, "tjit.numpy")
     if type(x) in _SCALARS or isinstance(x, _SCALARS):
         if isinstance(x, int) and not isinstance(x, bool) and dtypes.is_int(dt):
             check_int_fits(x, dt)
@@ -311,8 +315,12 @@ def promote_args(fname, *args):
                         and x._value.shape == y._value.shape:
                     return x, y
             elif not x._weak and _scalar_keeps_dtype(y, ty, x._value.dtype):
+                if config.guards_host_to_device:
+                    transfer_guard.check_host_operand(y, fname)
                 return x, Array(scalar_as(y, x._value.dtype), False)
         elif ty is Array and not y._weak and _scalar_keeps_dtype(x, tx, y._value.dtype):
+            if config.guards_host_to_device:
+                transfer_guard.check_host_operand(x, fname)
             return Array(scalar_as(x, y._value.dtype), False), y
     check_arraylike(fname, *args)
     return broadcast_arrays_(fname, *promote_dtypes(*args))

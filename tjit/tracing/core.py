@@ -21,7 +21,8 @@ import typing
 
 import numpy as np
 
-from tjit.tracing import dtypes
+from tjit.config import config
+from tjit.tracing import dtypes, transfer_guard
 from tjit.tracing.avals import ShapedArray, aval_of_value
 from tjit.tracing.fp_quiet import quiet_call, quiet_run
 from tjit.tracing.traceback_util import filter_at_entry
@@ -198,7 +199,16 @@ def to_host(v):
     if type(v) is np.ndarray:
         return v
     hooks = _DEVICE_ARRAYS.get(type(v))
-    return hooks.to_host(v) if hooks is not None else np.asarray(v)
+    if hooks is None:
+        return np.asarray(v)
+    _guard_device_read(v)
+    return hooks.to_host(v)
+
+
+def _guard_device_read(v):
+    """The device-to-host transfer guard on reading device array ``v`` on the host."""
+    if config.transfer_guard_device_to_host not in (None, "allow"):
+        transfer_guard.check("device_to_host", lambda: f"aval={aval_of_value(v)!r}")
 
 
 #: Host value types (NumPy subclasses) that record the devices that computed them, e.g.
@@ -627,6 +637,8 @@ class Array:
 
     def __bool__(self):
         try:
+            if type(self._value) is not np.ndarray:
+                _guard_device_read(self._value)
             return bool(self._value)
         except Exception as e:
             filter_at_entry(e)
@@ -634,6 +646,8 @@ class Array:
 
     def __int__(self):
         try:
+            if type(self._value) is not np.ndarray:
+                _guard_device_read(self._value)
             return int(self._value)
         except Exception as e:
             filter_at_entry(e)
@@ -641,6 +655,8 @@ class Array:
 
     def __float__(self):
         try:
+            if type(self._value) is not np.ndarray:
+                _guard_device_read(self._value)
             return float(self._value)
         except Exception as e:
             filter_at_entry(e)
@@ -648,6 +664,8 @@ class Array:
 
     def __complex__(self):
         try:
+            if type(self._value) is not np.ndarray:
+                _guard_device_read(self._value)
             return complex(self._value)
         except Exception as e:
             filter_at_entry(e)

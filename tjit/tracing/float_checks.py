@@ -1,4 +1,5 @@
-"""``debug_nans`` / ``debug_infs`` for eager ops: JAX's ``FloatingPointError``.
+"""``debug_nans`` / ``debug_infs`` for eager ops: JAX's ``FloatingPointError``; and the
+eager side of ``no_execution`` and of the host-to-device transfer guard.
 
 While either option is on, the thread's eager trace is a :class:`CheckingEvalTrace`:
 every primitive's float output is checked and a NaN (an inf) raises
@@ -16,17 +17,26 @@ threads already running keep their eager trace.
 import numpy as np
 
 from tjit.config import config
-from tjit.tracing import core
+from tjit.tracing import core, transfer_guard
 
 
 class CheckingEvalTrace(core.EvalTrace):
     """Eager evaluation that checks each primitive's float outputs."""
 
     def process_primitive(self, prim, args, params):
+        if config.no_execution:
+            raise RuntimeError(no_execution_message(prim.name))
+        if config.guards_host_to_device:
+            transfer_guard.check_host_leaves(args, f"the eager op {prim.name}")
         out = self._process_general(prim, args, params)
         if config.checks_floats:
             check_outputs(prim.name, out if isinstance(out, (list, tuple)) else (out,))
         return out
+
+
+def no_execution_message(name):
+    return (f"tjit tried to execute function {name}, but the no_execution config option "
+            f"is set (tjit.no_execution(): tracing is allowed, running is not)")
 
 
 def invalid_kind(value):
