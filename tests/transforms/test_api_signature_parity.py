@@ -79,3 +79,28 @@ def test_checkpoint_concrete_is_removed_as_in_jax():
         tjit.remat(lambda x: x, concrete=False)
     np.testing.assert_allclose(
         tjit.grad(tjit.remat(lambda x, n: x ** n, static_argnums=1))(3.0, 2), 6.0)
+
+
+def test_vmap_sum_match_sums_mapped_outputs_with_out_axes_none(rng):
+    x = rng.normal(size=(4, 3)).astype(np.float32)
+
+    def f(v):
+        return v * 2.0, jnp.sum(v), v > 0.0
+
+    got = tjit.vmap(f, out_axes=(None, 0, None), sum_match=True)(x)
+    want = [sum(f(np.asarray(r))[0] for r in x), [np.sum(r) for r in x],
+            sum((r > 0).astype(np.int32) for r in x)]   # a Python loop over the batch
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-6)
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-6)
+    np.testing.assert_array_equal(got[2], want[2])
+    jitted = tjit.jit(tjit.vmap(f, out_axes=(None, 0, None), sum_match=True))(x)
+    np.testing.assert_allclose(jitted[0], want[0], rtol=1e-6)
+    # its gradient: d/dx sum_b(2 x_b) = 2 everywhere
+    g = tjit.grad(lambda x: jnp.sum(tjit.vmap(lambda v: v * 2.0, out_axes=None,
+                                              sum_match=True)(x)))(x)
+    np.testing.assert_allclose(g, np.full_like(x, 2.0))
+
+
+def test_vmap_without_sum_match_still_rejects_mapped_none_output():
+    with pytest.raises(ValueError, match="out_axes is None"):
+        tjit.vmap(lambda v: v, out_axes=None)(np.ones((2, 3)))

@@ -28,6 +28,8 @@ from tjit.tracing.jaxpr import Jaxpr
 from tjit.tracing.shapes import dim_str, dims_equal
 from tjit.tracing.tree_util import (
     DictKey, SequenceKey, keystr, tree_flatten, tree_flatten_with_path, tree_unflatten)
+from tjit.primitives.elementwise import convert_element_type_p
+from tjit.primitives.reductions import reduce_sum_p
 from tjit.primitives.rules import bdim_at_front, moveaxis
 from tjit.tracing.refs import Ref
 from tjit.transforms.jit_of_transform import routed
@@ -144,7 +146,8 @@ def batching_axis_name():
     return _rules.traces[-1].axis_name if _rules.traces else None
 
 
-def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_name=None):
+def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_name=None,
+         sum_match=False):
     """Vectorize ``fun`` over a leading (or ``in_axes``) axis of its inputs.
 
     Args:
@@ -157,17 +160,20 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
       axis_name: a name for the mapped axis, so that collectives inside ``fun``
         (``lax.psum(x, axis_name)``, ``all_gather``, ``axis_index``...) run over it; each
         slice of the batch is one member (JAX's semantics).
+      sum_match: an output that depends on the mapped inputs but whose out_axes entry is
+        None is summed over the mapped axis (instead of an error), as JAX's.
     """
     if not callable(fun):
         raise TypeError(f"vmap: expected a callable as the function to vectorize, got "
                         f"{type(fun).__name__} {fun!r:.60}")
     # (spmd_axis_name names a mesh axis for sharding, which tjit does not do: the
     # program does not depend on it, so neither does its key)
-    return routed(fun, ("vmap", in_axes, out_axes, axis_name, axis_size),
-                  lambda f: _vmap(f, in_axes, out_axes, axis_name, axis_size))
+    sum_match = bool(sum_match)
+    return routed(fun, ("vmap", in_axes, out_axes, axis_name, axis_size, sum_match),
+                  lambda f: _vmap(f, in_axes, out_axes, axis_name, axis_size, sum_match))
 
 
-def _vmap(fun, in_axes, out_axes, axis_name, axis_size):
+def _vmap(fun, in_axes, out_axes, axis_name, axis_size, sum_match=False):
     fname = getattr(fun, "__name__", type(fun).__name__)
     where = f"vmap({fname})"
     if isinstance(in_axes, list):
@@ -192,7 +198,7 @@ def _vmap(fun, in_axes, out_axes, axis_name, axis_size):
                              "the positional arguments") + [0] * n_kw
         if any(type(x) is Ref for x in leaves):   # refs as arguments: their values mapped
             return _vmap_with_refs(fun, leaves, axes, in_tree, out_axes, axis_name,
-                                   axis_size)
+                                   axis_size, sum_match)
         leaves = [_mapped_array(x, ax, where, labels, k) if ax is not None else x
                   for k, (x, ax) in enumerate(zip(leaves, axes))]
         size = _axis_size(leaves, axes, axis_size, where, labels)
@@ -214,7 +220,7 @@ def _vmap(fun, in_axes, out_axes, axis_name, axis_size):
             out_labels = _Labels(fun, out, output=True)
             oaxes = _flatten_axes(out_spec, out, len(out_leaves), "out_axes", where,
                                   out_labels, "the function's output")
-            res = [_finish_output(trace, o, ax, size, where, out_labels, k)
+            res = [_finish_output(trace, o, ax, size, where, out_labels, k, sum_match)
                    for k, (o, ax) in enumerate(zip(out_leaves, oaxes))]
         finally:
             trace.invalidate()
@@ -222,7 +228,7 @@ def _vmap(fun, in_axes, out_axes, axis_name, axis_size):
     return vmapped
 
 
-def _vmap_with_refs(fun, leaves, axes, in_tree, out_axes, axis_name, axis_size):
+def _vmap_with_refs(fun, leaves, axes, in_tree, out_axes, axis_name, axis_size, sum_match):
     """vmap of ``fun`` on arguments holding refs (JAX's array_refs rules): a ref's value
     is mapped along its in_axes entry; ``fun`` gets a fresh ref of the batched value
     (an unmapped ref's belongs to the enclosing trace, so writing a mapped value into
@@ -244,7 +250,8 @@ def _vmap_with_refs(fun, leaves, axes, in_tree, out_axes, axis_name, axis_size):
     refs = [x for x in leaves if type(x) is Ref]
     vals = [x._get() if r else x for x, r in zip(leaves, is_ref)]
     ref_axes = [ax for ax, r in zip(axes, is_ref) if r]
-    out, finals = vmap(pure, tuple(axes), (out_axes, ref_axes), axis_name, axis_size)(*vals)
+    out, finals = vmap(pure, tuple(axes), (out_axes, ref_axes), axis_name, axis_size,
+                       sum_match=sum_match)(*vals)
     for r, v in zip(refs, finals):
         r._set(v)
     return out
@@ -477,12 +484,14 @@ def _shape(x):
     return tuple(get_aval(x).shape)
 
 
-def _finish_output(trace, out, out_axis, size, where, labels, k):
+def _finish_output(trace, out, out_axis, size, where, labels, k, sum_match=False):
     from tjit.transforms.ad import _to_array
     if dtypes.is_float0(out):  # no data: the batched one is the float0 array of that shape
         return _batched_float0(out, out_axis, size, where)
     val, dim = trace.to_batched(out)
     if out_axis is None:
+        if dim is not None and sum_match:
+            return _sum_mapped(val, dim)
         if dim is not None:
             raise ValueError(f"{where}: vmap has mapped output but out_axes is None for "
                              f"{labels[k]}; use out_axes=0, or return a value that does not "
@@ -501,6 +510,15 @@ def _finish_output(trace, out, out_axis, size, where, labels, k):
     if dim is None:
         return moveaxis(bdim_at_front(val, None, size), 0, out_axis)
     return moveaxis(val, dim, out_axis)
+
+
+def _sum_mapped(val, dim):
+    """``sum_match``: a mapped output summed over its mapped axis (booleans as default
+    ints, as ``x.sum()`` in JAX)."""
+    if dtypes.is_bool(get_aval(val).dtype):
+        val = convert_element_type_p.bind(val, new_dtype=dtypes.default_int(),
+                                          weak_type=False)
+    return reduce_sum_p.bind(val, axes=(dim,))
 
 
 def _batched_float0(out, out_axis, size, where):
