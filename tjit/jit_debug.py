@@ -17,9 +17,12 @@
 
 import logging
 
+import numpy as np
+
 from tjit import profiler
 from tjit.config import config
-from tjit.tracing import float_checks, transfer_guard
+from tjit.devices import backend
+from tjit.tracing import core, float_checks, transfer_guard
 from tjit.tracing.tree_util import tree_leaves
 
 _log = logging.getLogger("tjit")
@@ -36,7 +39,8 @@ def _call(jitted, args, kwargs):
         return jitted.fun(*args, **kwargs)
     if config.guards_host_to_device or config.no_execution:
         dyn_args, dyn_kwargs, _ = jitted._split(args, kwargs)
-        check_call(f"jit({jitted.__name__})", tree_leaves((dyn_args, dyn_kwargs)))
+        check_call(f"jit({jitted.__name__})", tree_leaves((dyn_args, dyn_kwargs)),
+                   _on_accelerator(jitted))
     out = jitted._call_compiled(args, kwargs)
     if not config.checks_floats:
         return out
@@ -47,13 +51,25 @@ def _call(jitted, args, kwargs):
     return out
 
 
-def check_call(name, leaves):
+def check_call(name, leaves, on_accelerator=False):
     """The host-to-device guard on the array ``leaves`` of a call of the compiled program
-    ``name``, then ``no_execution``."""
+    ``name`` (``on_accelerator``: it runs on a device with its own memory, where Arrays
+    in host memory are copied too), then ``no_execution``."""
     if config.guards_host_to_device:
+        if on_accelerator:
+            leaves = [x._value if isinstance(x, core.Array) and
+                      type(x._value) is np.ndarray else x for x in leaves]
         transfer_guard.check_host_leaves(leaves, name)
     if config.no_execution:
         raise RuntimeError(float_checks.no_execution_message(name))
+
+
+def _on_accelerator(jitted):
+    """Whether ``jitted`` runs on a backend with device memory (one that puts arrays)."""
+    try:
+        return getattr(backend.get_backend(jitted.backend), "put", None) is not None
+    except Exception:   # noqa: BLE001 (no such backend here: its call says so)
+        return False
 
 
 def _raise_at_the_op(jitted, args, kwargs, kind):

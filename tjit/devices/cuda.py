@@ -74,7 +74,8 @@ from tjit.devices import (
 from tjit.devices.executable import Executable
 from tjit.devices.runner import PlanInspection, ProgramRunner, binding_key, solve_sizes
 from tjit.lower.c import render
-from tjit.tracing import core
+from tjit.config import config
+from tjit.tracing import core, transfer_guard
 from tjit.xla_like.compile import compile_program, size_symbols
 from tjit.xla_like.target import CUDA
 
@@ -194,6 +195,10 @@ class _Eager:
                         f"{prim.name}: operands live on two devices (GpuDevice(id={dev}) and "
                         f"GpuDevice(id={v.device.id})); move them to one with "
                         f"tjit.device_put(x, device)")
+        if config.guards_host_to_device:    # (host operands are copied over)
+            for v in vals:
+                if isinstance(v, np.ndarray) and type(v) is not cp.ndarray:
+                    transfer_guard.check_host_operand(v, f"the eager op {prim.name}")
         vals = [cp.asarray(v) if isinstance(v, np.ndarray) else v for v in vals]
         with cp.cuda.Device(dev):
             out = prim.impl(cp, *vals, **params)
@@ -267,9 +272,14 @@ class CudaBackend:
             return x
         with cp.cuda.Device(device.id):
             if type(v) is cp.ndarray:
+                transfer_guard.check("device_to_device", lambda: (
+                    f"aval={x.aval!r}, GpuDevice(id={v.device.id}) to {device}"))
                 v = v.copy()      # (peer copy to this device)
             else:
-                v = cp.asarray(core.to_host(v))
+                v = core.to_host(v)
+                transfer_guard.check("host_to_device", lambda: (
+                    f"aval={x.aval!r}, to {device}"))
+                v = cp.asarray(v)
         return core.Array(v, x._weak)
 
     def synchronize(self, device=None):
