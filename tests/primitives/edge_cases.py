@@ -620,6 +620,8 @@ EXEMPT = {
                     "(tests/parallel/)"),
     "shard_map": "runs its body's own primitives (edge cases there) on each device's "
                  "thread; tests/parallel/test_shard_map_threads.py",
+    "check": "checkify's assertion: no value, and refused by every compiler unless "
+             "checkify functionalizes it; tests/test_checkify.py",
 }
 
 
