@@ -35,9 +35,8 @@ def test_no_tracing_allows_cached_calls_and_names_function_and_cause():
 
 def test_no_tracing_first_call_static_arg_lower_and_make_jaxpr():
     g = tjit.jit(lambda x, n: x * n, static_argnums=1)
-    with tjit.no_tracing():
-        with pytest.raises(RuntimeError, match="first call"):
-            g(jnp.ones(2), 2)
+    with tjit.no_tracing(), pytest.raises(RuntimeError, match="first call"):
+        g(jnp.ones(2), 2)
     g(jnp.ones(2), 2)
     with tjit.no_tracing():
         with pytest.raises(RuntimeError, match="static"):
@@ -174,9 +173,9 @@ def test_transfer_guard_nesting_and_global_option():
         tjit.config.update("jax_transfer_guard", None)
     assert tjit.config.transfer_guard_host_to_device is None
     np.testing.assert_allclose(jnp.exp(host), np.e * host, rtol=1e-6)
-    with pytest.raises(ValueError, match="transfer_guard_host_to_device must be one of"):
-        with tjit.transfer_guard("bogus"):
-            pass
+    with pytest.raises(ValueError, match="transfer_guard_host_to_device must be one of"), \
+            tjit.transfer_guard("bogus"):
+        pass
     assert tjit.config.transfer_guard_host_to_device is None
 
 
@@ -201,9 +200,9 @@ def test_device_to_host_on_an_accelerator(gpu, caplog):
                 read()
         np.testing.assert_array_equal(tjit.device_get(a), host)       # explicit
         np.testing.assert_array_equal(tjit.device_get(jnp.exp(a)), np.exp(host))
-    with tjit.transfer_guard_device_to_host("disallow_explicit"):
-        with pytest.raises(TransferGuardError, match="explicit device-to-host"):
-            tjit.device_get(a)
+    with tjit.transfer_guard_device_to_host("disallow_explicit"), \
+            pytest.raises(TransferGuardError, match="explicit device-to-host"):
+        tjit.device_get(a)
     with tjit.transfer_guard_device_to_host("log"):
         got, out = _outcome(lambda: float(s), caplog)
         assert got == "log" and out == 6.0
@@ -226,7 +225,7 @@ def test_host_data_into_a_device_program_and_device_to_device(gpu):
     gpu1 = tjit.devices("gpu")[1]
     with tjit.transfer_guard_device_to_device("disallow"):
         b = tjit.device_put(a, gpu1)                     # explicit: allowed
-    with tjit.transfer_guard_device_to_device("disallow_explicit"):
-        with pytest.raises(TransferGuardError, match="device-to-device"):
-            tjit.device_put(a, gpu1)
+    with tjit.transfer_guard_device_to_device("disallow_explicit"), \
+            pytest.raises(TransferGuardError, match="device-to-device"):
+        tjit.device_put(a, gpu1)
     np.testing.assert_array_equal(tjit.device_get(b), np.ones(3, F32))

@@ -62,6 +62,7 @@ import threading
 
 import numpy as np
 
+from tjit.config import config
 from tjit.devices import (
     backend,
     control_flow,
@@ -74,7 +75,6 @@ from tjit.devices import (
 from tjit.devices.executable import Executable
 from tjit.devices.runner import PlanInspection, ProgramRunner, binding_key, solve_sizes
 from tjit.lower.c import render
-from tjit.config import config
 from tjit.tracing import core, transfer_guard
 from tjit.xla_like.compile import compile_program, size_symbols
 from tjit.xla_like.target import CUDA
