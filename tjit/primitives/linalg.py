@@ -4,7 +4,8 @@ triangular_solve, with their jvp, transpose and batching rules. (``dot_general``
 
 All of them are library calls (DESIGN.md, "library calls where libraries win"): the
 factorizations call ``xp.linalg`` / ``scipy.linalg``. Every factorization is batched
-over leading dims.
+over leading dims. Small problems run OpenBLAS on the calling thread only
+(``lapack_threads.py``: its pool spinning inside loops of small calls stalled them).
 
 Result conventions (as JAX's primitives):
 
@@ -34,6 +35,7 @@ from tjit.tracing.avals import ShapedArray
 from tjit.tracing.errors import InconclusiveDimensionError, ShapeError
 from tjit.tracing.shapes import definitely_equal, greater_equal, shape_str
 from tjit.primitives.base import FLOAT, INT, check_dtype_kind, new_primitive, same_dtypes
+from tjit.primitives.lapack_threads import factorization_work, solve_work, with_blas_threads
 # dot_general lives in tjit/primitives/dot.py; its names stay importable from here.
 from tjit.primitives.dot import (  # noqa: F401  (re-exported)
     Precision, dot_general_dtype, dot_general_p, dot_general_shape)
@@ -107,6 +109,7 @@ def _cholesky_abstract(x):
 
 
 @cholesky_p.def_impl
+@with_blas_threads(factorization_work)
 def _cholesky_impl(xp, x):
     x = xp.asarray(x)
     dtype, x = x.dtype, _lapack_operand(xp, x)
@@ -139,6 +142,7 @@ def _qr_abstract(x, *, full_matrices):
 
 
 @qr_p.def_impl
+@with_blas_threads(factorization_work)
 def _qr_impl(xp, x, *, full_matrices):
     x = xp.asarray(x)
     q, r = xp.linalg.qr(_lapack_operand(xp, x), mode="complete" if full_matrices else "reduced")
@@ -163,6 +167,7 @@ def _svd_abstract(x, *, full_matrices, compute_uv):
 
 
 @svd_p.def_impl
+@with_blas_threads(factorization_work)
 def _svd_impl(xp, x, *, full_matrices, compute_uv):
     x = xp.asarray(x)
     rdt = real_dtype(x.dtype)
@@ -205,6 +210,7 @@ def _eigh_abstract(x, *, lower):
 
 
 @eigh_p.def_impl
+@with_blas_threads(factorization_work)
 def _eigh_impl(xp, x, *, lower):
     x = xp.asarray(x)
 
@@ -266,6 +272,7 @@ def pivots_to_permutation(xp, pivots, m):
 
 
 @lu_p.def_impl
+@with_blas_threads(factorization_work)
 def _lu_impl(xp, x):
     x = xp.asarray(x)
     m = x.shape[-2]
@@ -377,6 +384,7 @@ def tri_solve_generic(xp, a, b, lower, trans, conj, unit):
 
 
 @triangular_solve_p.def_impl
+@with_blas_threads(solve_work)
 def _triangular_solve_impl(xp, a, b, *, left_side, lower, transpose_a, conjugate_a,
                            unit_diagonal):
     a, b = xp.asarray(a), xp.asarray(b)

@@ -1,0 +1,160 @@
+"""OpenBLAS threads around the linalg primitives' LAPACK calls (primitives/lapack_threads.py):
+the policy (which calls run OpenBLAS on one thread), that the limit is set and restored
+(also across threads), and that results keep their bits (against the libraries at their default
+threads) and their values (NumPy float64, the reference interpreter)."""
+
+import threading
+
+import numpy as np
+import pytest
+import scipy.linalg
+
+import tjit
+from tjit.lax import linalg as lax_linalg
+from tjit.primitives import lapack_threads as lt
+from tjit.primitives import linalg as plinalg
+
+SETTERS = lt._SETTERS.get
+needs_openblas = pytest.mark.skipif(lt.libraries_found() == 0,
+                                    reason="NumPy's OpenBLAS not found (another BLAS)")
+
+
+def _threads_now(fn):
+    """This thread's thread count of one OpenBLAS (read by setting it back)."""
+    old = fn(1)
+    fn(old)
+    return old
+
+
+def test_policy_small_per_matrix_work_runs_on_one_thread():
+    assert lt.factorization_work((64, 48)) == 64 * 48 * 48
+    assert lt.factorization_work((7, 3, 5, 200)) == 5 * 200 * 5     # per matrix
+    assert lt.solve_work((9, 48, 48), (9, 48, 64)) == 48 * 48 * 64  # left side
+    assert lt.solve_work((64, 64), (10, 64)) == 64 * 10 * 64         # right side
+    assert lt.single_threaded(lt.factorization_work((127, 127)))
+    assert not lt.single_threaded(lt.factorization_work((128, 128)))
+    assert not lt.single_threaded(lt.solve_work((256, 256), (256, 4096)))
+    # a batch of small matrices stays small: OpenBLAS threads each call on its own
+    assert lt.single_threaded(lt.factorization_work((10_000, 32, 32)))
+
+
+def test_contexts_by_namespace_and_size():
+    assert isinstance(lt.blas_threads(np, 10), lt._OneThread)
+    assert not isinstance(lt.blas_threads(np, lt.SINGLE_THREAD_BELOW), lt._OneThread)
+
+    class OtherNamespace:      # e.g. CuPy: its calls never reach NumPy's OpenBLAS
+        pass
+    assert not isinstance(lt.blas_threads(OtherNamespace, 10), lt._OneThread)
+
+
+@needs_openblas
+def test_limit_is_set_inside_and_restored_after():
+    scipy.linalg.solve_triangular(np.eye(2), np.ones(2))   # SciPy's library is imported
+    fns = SETTERS()
+    assert len(fns) == 2      # NumPy's and SciPy's wheels each ship one
+    before = [_threads_now(f) for f in fns]
+    for f in fns:
+        f(2)
+    try:
+        with lt.blas_threads(np, 1):
+            assert [_threads_now(f) for f in fns] == [1] * len(fns)
+            with lt.blas_threads(np, 1):        # nested: restores the outer limit
+                pass
+            assert [_threads_now(f) for f in fns] == [1] * len(fns)
+        assert [_threads_now(f) for f in fns] == [2] * len(fns)
+        with pytest.raises(ZeroDivisionError):  # restored when the call raises
+            with lt.blas_threads(np, 1):
+                1 / 0
+        assert [_threads_now(f) for f in fns] == [2] * len(fns)
+    finally:
+        for f, b in zip(fns, before):
+            f(b)
+
+
+@needs_openblas
+def test_blocks_of_two_threads_share_one_limit():
+    """The count is process-wide (pthreads OpenBLAS): overlapping blocks of two threads
+    keep it at 1 until the last one leaves, then restore the count from before."""
+    fns = SETTERS()
+    before = [_threads_now(f) for f in fns]
+    entered, release, left = threading.Event(), threading.Event(), threading.Event()
+
+    def other():
+        with lt.blas_threads(np, 1):
+            entered.set()
+            release.wait(10)
+        left.set()
+
+    t = threading.Thread(target=other)
+    t.start()
+    assert entered.wait(10)
+    with lt.blas_threads(np, 1):
+        release.set()
+        assert left.wait(10)             # the other block left first
+        assert [_threads_now(f) for f in fns] == [1] * len(fns)
+    t.join()
+    assert [_threads_now(f) for f in fns] == before
+
+
+def _impl_cases(rng, n, batch):
+    a = rng.standard_normal(batch + (n, n))
+    spd = a @ np.swapaxes(a, -1, -2) + n * np.eye(n)
+    tall = rng.standard_normal(batch + (n + 20, n))
+    b = rng.standard_normal(batch + (n, 40))
+    tri = dict(conjugate_a=False, unit_diagonal=False)
+    return [
+        (plinalg._cholesky_impl, (spd,), {}),
+        (plinalg._qr_impl, (tall,), dict(full_matrices=False)),
+        (plinalg._lu_impl, (a,), {}),
+        (plinalg._eigh_impl, (spd,), dict(lower=True)),
+        (plinalg._svd_impl, (tall,), dict(full_matrices=False, compute_uv=True)),
+        (plinalg._triangular_solve_impl, (np.tril(a) + n * np.eye(n), b),
+         dict(left_side=True, lower=True, transpose_a=False, **tri)),
+        (plinalg._triangular_solve_impl, (np.triu(a) + n * np.eye(n), np.swapaxes(b, -1, -2)),
+         dict(left_side=False, lower=False, transpose_a=True, **tri)),
+    ]
+
+
+@needs_openblas
+@pytest.mark.parametrize("n", [8, 33, 100])
+@pytest.mark.parametrize("batch", [(), (3,)])
+def test_results_keep_their_bits(n, batch):
+    """Each impl (OpenBLAS on one thread) against the same library calls at OpenBLAS's
+    default threads (the impl unwrapped, every library at two threads)."""
+    rng = np.random.default_rng(n)
+    scipy.linalg.solve_triangular(np.eye(2), np.ones(2))
+    fns = SETTERS()
+    for impl, args, params in _impl_cases(rng, n, batch):
+        new = impl(np, *args, **params)
+        old_counts = [f(2) for f in fns]
+        try:
+            ref = impl.__wrapped__(np, *args, **params)
+        finally:
+            for f, c in zip(fns, old_counts):
+                f(c)
+        new, ref = (r if isinstance(r, list) else [r] for r in (new, ref))
+        for x, y in zip(new, ref):
+            np.testing.assert_array_equal(x, y, err_msg=impl.__name__)
+
+
+def test_jitted_qdwh_against_interpreter_and_scipy_polar(x64):
+    x = np.random.default_rng(0).standard_normal((64, 48))
+    u, h = tjit.jit(lambda x: lax_linalg.qdwh(x)[:2])(x)
+    u_ref, h_ref = tjit.jit(lambda x: lax_linalg.qdwh(x)[:2], backend="interpreter")(x)
+    np.testing.assert_allclose(u, u_ref, rtol=0, atol=1e-11)   # (fusion reorders sums)
+    np.testing.assert_allclose(h, h_ref, rtol=0, atol=1e-11)
+    u64, h64 = scipy.linalg.polar(x)
+    np.testing.assert_allclose(u, u64, atol=1e-10)
+    np.testing.assert_allclose(h, h64, atol=1e-10)
+
+
+def test_vmapped_small_factorizations_against_numpy_float64(x64):
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((5, 24, 24))
+    spd = a @ np.swapaxes(a, -1, -2) + 24 * np.eye(24)
+    low = tjit.jit(tjit.vmap(lambda s: lax_linalg.cholesky(s)))(spd)
+    np.testing.assert_allclose(low, np.linalg.cholesky(spd), rtol=1e-12, atol=1e-12)
+    b = rng.standard_normal((5, 24, 3))
+    x = tjit.jit(tjit.vmap(lambda l, b: lax_linalg.triangular_solve(
+        l, b, left_side=True, lower=True)))(low, b)
+    np.testing.assert_allclose(np.asarray(low) @ np.asarray(x), b, rtol=1e-10, atol=1e-10)
