@@ -9,6 +9,9 @@ spec fits the array's rank and the mesh's axes) by a checker that ``tjit.shardin
 installs, since meshes live above this layer.
 """
 
+import functools
+import inspect
+
 from tjit.tracing.core import Array, Tracer
 from tjit.tracing.tree_util import broadcast_prefix, tree_flatten, tree_map, tree_unflatten
 from tjit.lax._elementwise import asarray_for_lax
@@ -77,6 +80,34 @@ def with_sharding_constraint(x, shardings):
             check(s, tuple(leaf.shape), f"with_sharding_constraint (leaf {i} of x)")
         out.append(leaf)
     return tree_unflatten(tree, out)
+
+
+def apply_out_sharding(x, out_sharding, where):
+    """JAX's ``out_sharding=`` (``sharding=``) argument of functions that make an array:
+    None returns ``x``; a Sharding or PartitionSpec is checked against ``x``'s shape as
+    :func:`with_sharding_constraint` checks it (tjit computes on one device, so it places
+    nothing); anything else raises naming ``where``."""
+    if out_sharding is None:
+        return x
+    check = _CHECK_SHARDING[0]   # (installed by tjit.sharding, which tjit imports)
+    if check is not None:
+        check(out_sharding, tuple(x.shape), where)
+    return x
+
+
+def accepts_out_sharding(fun, name):
+    """``fun`` with JAX's keyword-only ``out_sharding=None`` added (applied to its result
+    by :func:`apply_out_sharding`): for samplers and other functions whose own code does
+    not need it."""
+    @functools.wraps(fun)
+    def wrapped(*args, out_sharding=None, **kwargs):
+        return apply_out_sharding(fun(*args, **kwargs), out_sharding,
+                                  f"{name}(out_sharding=...)")
+    sig = inspect.signature(fun)
+    wrapped.__signature__ = sig.replace(parameters=[
+        *sig.parameters.values(),
+        inspect.Parameter("out_sharding", inspect.Parameter.KEYWORD_ONLY, default=None)])
+    return wrapped
 
 
 __all__ = ["optimization_barrier", "with_sharding_constraint"]

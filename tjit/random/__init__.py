@@ -39,6 +39,17 @@ from tjit.random._transformed import (  # noqa: F401
     pareto, t, chisquare, f, maxwell, double_sided_maxwell, weibull_min, generalized_normal,
     ball, rayleigh, wald, geometric, triangular, lognormal)
 
+# JAX's samplers take out_sharding= (checked against the result; one device places nothing)
+from tjit.lax._annotations import accepts_out_sharding as _accepts_out_sharding  # noqa: E402
+for _name in ("ball", "bernoulli", "beta", "bits", "categorical", "cauchy", "chisquare",
+              "dirichlet", "exponential", "f", "gamma", "generalized_normal", "geometric",
+              "gumbel", "laplace", "loggamma", "logistic", "lognormal", "maxwell",
+              "multivariate_normal", "normal", "orthogonal", "pareto", "permutation",
+              "poisson", "rademacher", "randint", "rayleigh", "t", "triangular",
+              "truncated_normal", "uniform", "wald"):
+    globals()[_name] = _accepts_out_sharding(globals()[_name], f"random.{_name}")
+del _name
+
 __all__ = ["PRNGKey", "key", "key_data", "wrap_key_data", "key_impl", "key_dtype", "clone",
            "split", "fold_in", "bits", "threefry_2x32", "threefry2x32_p", "uniform", "normal",
            "truncated_normal", "exponential", "laplace", "logistic", "cauchy", "gumbel",

@@ -145,37 +145,53 @@ def random_bits(key, bit_width, shape):
 
 
 # -- public API ---------------------------------------------------------------------------
-def PRNGKey(seed):  # noqa: N802 (JAX's name)
+def PRNGKey(seed, *, impl=None):  # noqa: N802 (JAX's name)
     """A PRNG key (uint32[2]) from an integer seed, as ``jax.random.PRNGKey``.
 
     Args:
       seed: a Python int or integer scalar array (traced values allowed). With x64
         disabled only the low 32 bits are used, as in JAX.
+      impl: None, ``'threefry2x32'`` or its key dtype (the one implementation).
 
     Returns:
       A uint32 array of shape (2,): ``[seed >> 32, seed & 0xFFFFFFFF]``.
     """
+    _check_impl("PRNGKey", impl)
     return _seed_to_key("PRNGKey", seed)
 
 
-def key(seed, *, impl=None):
+def key(seed, *, impl=None, dtype=None):
     """A typed PRNG key from an integer seed, as ``jax.random.key``.
 
     Args:
       seed: a Python int or integer scalar array (traced values allowed).
       impl: None or ``'threefry2x32'`` (the one implementation).
+      dtype: the key dtype instead of ``impl`` (``key_dtype()`` or ``'threefry2x32'``).
 
     Returns:
       A key array of shape () and dtype ``key<fry>`` over the same data as
       ``PRNGKey(seed)``; ``key_data`` gives that data.
     """
-    _check_impl("key", impl)
+    _check_impl("key", _impl_or_dtype("key", impl, dtype))
     return PRNGKeyArray(_seed_to_key("key", seed))
 
 
+def _impl_or_dtype(name, impl, dtype):
+    """JAX's ``dtype=`` of key/wrap_key_data names the implementation instead of
+    ``impl``; both at once is an error."""
+    if dtype is not None and impl is not None:
+        raise ValueError(f"Cannot specify both `impl` and `dtype` arguments to "
+                         f"jax.random.{name}")
+    return impl if dtype is None else dtype
+
+
 def _check_impl(name, impl):
-    if impl not in (None, "threefry2x32"):
-        raise ValueError(f"{name}: only impl='threefry2x32' is available, got {impl!r}")
+    """The one implementation: None, its name, or its key dtype."""
+    if impl is None or (isinstance(impl, str) and impl == "threefry2x32") or \
+            impl is THREEFRY_KEY_DTYPE:
+        return
+    raise ValueError(f"{name}: only impl='threefry2x32' (key dtype {THREEFRY_KEY_DTYPE}) "
+                     f"is available, got {impl!r}")
 
 
 def _seed_to_key(name, seed):
@@ -207,10 +223,11 @@ def key_data(keys):
     return check_key("key_data", keys, allow_batched=True)
 
 
-def wrap_key_data(key_bits_array, *, impl=None):
+def wrap_key_data(key_bits_array, *, impl=None, dtype=None):
     """A typed key array from uint32 key data of shape ``(..., 2)`` (the inverse of
-    :func:`key_data`); the result has the data's shape without its last axis."""
-    _check_impl("wrap_key_data", impl)
+    :func:`key_data`); the result has the data's shape without its last axis. ``impl``
+    or ``dtype`` (a key dtype) name the implementation, as :func:`key`'s."""
+    _check_impl("wrap_key_data", _impl_or_dtype("wrap_key_data", impl, dtype))
     if isinstance(key_bits_array, PRNGKeyArray):
         raise TypeError("wrap_key_data: the argument is already a typed key array; pass "
                         "uint32 key data (tjit.random.key_data(keys))")
@@ -222,18 +239,18 @@ def _like(template, data):
     return PRNGKeyArray(data) if isinstance(template, PRNGKeyArray) else data
 
 
-def key_dtype(impl=None):
+def key_dtype(impl_spec=None):
     """The dtype of typed key arrays (``key<fry>``), as ``jax.random.key_dtype``.
 
     Args:
-      impl: None or ``'threefry2x32'`` (the one implementation).
+      impl_spec: None or ``'threefry2x32'`` (the one implementation).
 
     Example::
 
         >>> jax.random.key_dtype()
         key<fry>
     """
-    _check_impl("key_dtype", impl)
+    _check_impl("key_dtype", impl_spec)
     return THREEFRY_KEY_DTYPE
 
 
