@@ -132,3 +132,49 @@ def test_take_along_axis_wrap_negative_indices(rng, mode, wrap):
                                                        wrap_negative_indices=wrap))(a, idx)
     np.testing.assert_allclose(eager, want, rtol=1e-6)
     np.testing.assert_allclose(jitted, want, rtol=1e-6)
+
+
+# -- out_sharding= (JAX's explicit-sharding argument; one device places nothing) ---------------
+def _shardings():
+    from tjit.sharding import NamedSharding, PartitionSpec as P, SingleDeviceSharding
+    mesh = tjit.make_mesh((1,), ("x",))
+    return (SingleDeviceSharding(tjit.devices()[0]), NamedSharding(mesh, P("x")),
+            NamedSharding(mesh, P()))
+
+
+_X = np.arange(6.0).reshape(2, 3)
+OUT_SHARDING_CALLS = {
+    "zeros": lambda **k: jnp.zeros((2, 3), **k),
+    "ones": lambda **k: jnp.ones((2, 3), jnp.int32, **k),
+    "empty": lambda **k: jnp.empty((2, 3), **k),
+    "full": lambda **k: jnp.full((2, 3), 2.5, **k),
+    "zeros_like": lambda **k: jnp.zeros_like(_X, **k),
+    "ones_like": lambda **k: jnp.ones_like(_X, **k),
+    "full_like": lambda **k: jnp.full_like(_X, 7, **k),
+    "arange": lambda **k: jnp.arange(1, 7, 2, **k),
+    "array": lambda **k: jnp.array([[1, 2]], **k),
+    "asarray": lambda **k: jnp.asarray(_X, **k),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OUT_SHARDING_CALLS))
+def test_out_sharding_same_values(name):
+    call = OUT_SHARDING_CALLS[name]
+    want = np.asarray(call())
+    for s in _shardings():
+        got = call(out_sharding=s)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+    jitted = tjit.jit(lambda: call(out_sharding=_shardings()[1]))()
+    np.testing.assert_array_equal(jitted, want)
+
+
+@pytest.mark.parametrize("name", sorted(OUT_SHARDING_CALLS))
+def test_out_sharding_checked(name):
+    from tjit.sharding import NamedSharding, PartitionSpec as P
+    mesh = tjit.make_mesh((1,), ("x",))
+    with pytest.raises(TypeError, match=rf"jnp.{name}\(out_sharding=...\): expected a "
+                                        r"sharding"):
+        OUT_SHARDING_CALLS[name](out_sharding="cpu")
+    with pytest.raises(ValueError, match=rf"jnp.{name}\(out_sharding=...\).*entries"):
+        OUT_SHARDING_CALLS[name](out_sharding=NamedSharding(mesh, P("x", None, None)))

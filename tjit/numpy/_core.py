@@ -18,6 +18,7 @@ from tjit.tracing.extended_dtypes import ExtendedArray
 from tjit.tracing.fp_quiet import quiet_off, quiet_on
 from tjit.tracing.shapes import broadcast_shapes
 from tjit import lax
+from tjit.lax._annotations import apply_out_sharding
 
 _SCALARS = (bool, int, float, complex)
 
@@ -98,15 +99,22 @@ def dtype_and_weak(x):
     raise TypeError(f"expected an array or scalar, got {type(x).__name__}")
 
 
-def asarray(a, dtype=None, order=None, *, copy=None, device=None):
+def out_sharded(x, out_sharding, fname):
+    """JAX's ``out_sharding=`` of a jnp function: None gives ``x``; a sharding is checked
+    against the result (lax.apply_out_sharding; one device places nothing)."""
+    return x if out_sharding is None else \
+        apply_out_sharding(x, out_sharding, f"jnp.{fname}(out_sharding=...)")
+
+
+def asarray(a, dtype=None, order=None, *, copy=None, device=None, out_sharding=None):
     """Convert ``a`` (array, scalar, nested lists of them) to a tjit Array.
 
     ``device``: where the result lives (None: the host, or where ``a`` already is), as
-    in ``jax.numpy.asarray`` and the Array API."""
+    in ``jax.numpy.asarray`` and the Array API; ``out_sharding`` as JAX's (checked)."""
     out = _asarray(a, dtype, copy, "asarray")
     if device is not None and isinstance(out, Array):
         out = out.to_device(device)
-    return out
+    return out_sharded(out, out_sharding, "asarray")
 
 
 def _asarray(a, dtype, copy, op):
@@ -187,14 +195,18 @@ def _check_int_range(v, dtype):
                             f"; pass a wider dtype (e.g. dtype=jnp.int64 with x64 enabled)")
 
 
-def array(object, dtype=None, copy=True, order="K", ndmin=0):  # noqa: A002
-    """Like ``numpy.array``; always copies host data."""
+def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None,  # noqa: A002
+          out_sharding=None):
+    """Like ``numpy.array``; always copies host data. ``device`` and ``out_sharding``
+    as :func:`asarray`'s."""
     out = _asarray(object, dtype, None, "array")
     if copy and out is object and isinstance(out, Array):  # a new array, as in JAX
         out = Array(out._value.copy(), out._weak)
     if ndmin > out.ndim:
         out = lax.broadcast(out, (1,) * (ndmin - out.ndim))
-    return out
+    if device is not None and isinstance(out, Array):
+        out = out.to_device(device)
+    return out_sharded(out, out_sharding, "array")
 
 
 def _flat_seq(a):

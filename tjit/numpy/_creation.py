@@ -22,7 +22,7 @@ from tjit.tracing.extended_dtypes import ExtendedArray
 from tjit.transforms.batching import vmap
 from tjit.tracing.shapes import broadcast_shapes, canonical_shape, normalize_axis, shape_str
 from tjit.numpy._core import (
-    asarray, broadcast_to_shape, ensure_array, promote_dtypes, result_type_of)
+    asarray, broadcast_to_shape, ensure_array, out_sharded, promote_dtypes, result_type_of)
 from tjit.numpy._dtypes import _np_dtype
 
 
@@ -87,31 +87,29 @@ def _static_int(x, fname, what):
 
 
 # -- filled arrays --------------------------------------------------------------------------
-def zeros(shape, dtype=None, *, device=None):
+def _filled(fname, shape, value, dtype, out_sharding):
+    if _is_float0(dtype):
+        return dtypes.float0_zeros(check_shape(shape, fname))
+    dt = canonical_dtype(dtype, fname, dtypes.default_float())
+    return out_sharded(lax.full(check_shape(shape, fname), value, dt), out_sharding, fname)
+
+
+def zeros(shape, dtype=None, *, device=None, out_sharding=None):
     """An array of ``shape`` filled with zeros (default dtype: default float)."""
-    if _is_float0(dtype):
-        return dtypes.float0_zeros(check_shape(shape, "zeros"))
-    dt = canonical_dtype(dtype, "zeros", dtypes.default_float())
-    return lax.full(check_shape(shape, "zeros"), 0, dt)
+    return _filled("zeros", shape, 0, dtype, out_sharding)
 
 
-def ones(shape, dtype=None, *, device=None):
+def ones(shape, dtype=None, *, device=None, out_sharding=None):
     """An array of ``shape`` filled with ones (default dtype: default float)."""
-    if _is_float0(dtype):
-        return dtypes.float0_zeros(check_shape(shape, "ones"))
-    dt = canonical_dtype(dtype, "ones", dtypes.default_float())
-    return lax.full(check_shape(shape, "ones"), 1, dt)
+    return _filled("ones", shape, 1, dtype, out_sharding)
 
 
-def empty(shape, dtype=None, *, device=None):
+def empty(shape, dtype=None, *, device=None, out_sharding=None):
     """Like ``zeros``: tjit arrays are immutable, so "uninitialized" means zeros."""
-    if _is_float0(dtype):
-        return dtypes.float0_zeros(check_shape(shape, "empty"))
-    dt = canonical_dtype(dtype, "empty", dtypes.default_float())
-    return lax.full(check_shape(shape, "empty"), 0, dt)
+    return _filled("empty", shape, 0, dtype, out_sharding)
 
 
-def full(shape, fill_value, dtype=None, *, device=None):
+def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
     """An array of ``shape`` filled with ``fill_value`` (a scalar, or an array that
     broadcasts to ``shape``); the dtype defaults to ``fill_value``'s."""
     shape = check_shape(shape, "full")
@@ -119,10 +117,10 @@ def full(shape, fill_value, dtype=None, *, device=None):
         return dtypes.float0_zeros(shape)
     dt = canonical_dtype(dtype, "full")
     if np.ndim(fill_value) == 0:  # np.ndim reads .ndim, so tracers are fine here
-        return lax.full(shape, fill_value, dt)
+        return out_sharded(lax.full(shape, fill_value, dt), out_sharding, "full")
     fill = asarray(fill_value, dtype=dt)
     broadcast_shapes(tuple(fill.shape), shape, op="jnp.full")  # clear error when impossible
-    return broadcast_to_shape(fill, shape)
+    return out_sharded(broadcast_to_shape(fill, shape), out_sharding, "full")
 
 
 def _is_float0(dtype):
@@ -147,24 +145,26 @@ def _like(fname, a, fill_value, dtype, shape):
     return lax.full_like(a, fill_value, dt, shape)
 
 
-def zeros_like(a, dtype=None, shape=None, *, device=None):
+def zeros_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
     """Zeros with the shape and dtype of ``a`` (either may be overridden)."""
-    return _like("zeros_like", a, 0, dtype, shape)
+    return out_sharded(_like("zeros_like", a, 0, dtype, shape), out_sharding, "zeros_like")
 
 
-def ones_like(a, dtype=None, shape=None, *, device=None):
+def ones_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
     """Ones with the shape and dtype of ``a`` (either may be overridden)."""
-    return _like("ones_like", a, 1, dtype, shape)
+    return out_sharded(_like("ones_like", a, 1, dtype, shape), out_sharding, "ones_like")
 
 
-def empty_like(prototype, dtype=None, shape=None, *, device=None):
+def empty_like(prototype, dtype=None, shape=None, *, device=None, out_sharding=None):
     """Like ``zeros_like`` (tjit arrays are immutable)."""
-    return _like("empty_like", prototype, 0, dtype, shape)
+    return out_sharded(_like("empty_like", prototype, 0, dtype, shape), out_sharding,
+                        "empty_like")
 
 
-def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
+def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_sharding=None):
     """``fill_value`` with the shape and dtype of ``a`` (either may be overridden)."""
-    return _like("full_like", a, fill_value, dtype, shape)
+    return out_sharded(_like("full_like", a, fill_value, dtype, shape), out_sharding,
+                        "full_like")
 
 
 def copy(a, order=None):
@@ -205,11 +205,15 @@ def _bad_range_arg(x, what):
                      f"{np.shape(x)}")
 
 
-def arange(start, stop=None, step=None, dtype=None, *, device=None):
+def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding=None):
     """Evenly spaced values in ``[start, stop)`` (NumPy semantics; the dtype follows
     JAX's promotion of the arguments: Python ints give the default int, floats the
     default float). ``start``/``stop``/``step`` must be concrete; ``arange(n)`` also
     accepts a symbolic dim ``n``."""
+    return out_sharded(_arange(start, stop, step, dtype), out_sharding, "arange")
+
+
+def _arange(start, stop, step, dtype):
     dt = canonical_dtype(dtype, "arange")
     if is_expr(start):
         if stop is None and step is None and not start.is_Integer:
