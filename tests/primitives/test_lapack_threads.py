@@ -158,3 +158,17 @@ def test_vmapped_small_factorizations_against_numpy_float64(x64):
     x = tjit.jit(tjit.vmap(lambda l, b: lax_linalg.triangular_solve(
         l, b, left_side=True, lower=True)))(low, b)
     np.testing.assert_allclose(np.asarray(low) @ np.asarray(x), b, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("shape", [(6, 6), (3, 7, 7), (2, 3, 6, 4), (4, 9)])
+def test_pivots_to_permutation_matches_scipy_lu(shape):
+    """NumPy's path (swaps on lists) against SciPy's P L U = a, per matrix."""
+    a = np.random.default_rng(2).standard_normal(shape)
+    mats = a.reshape((-1,) + shape[-2:])
+    piv = np.stack([scipy.linalg.lu_factor(m)[1] for m in mats]).astype(np.int32)
+    perm = plinalg.pivots_to_permutation(np, piv.reshape(shape[:-2] + piv.shape[-1:]),
+                                         shape[-2])
+    assert perm.dtype == np.int32 and perm.shape == shape[:-1]
+    for m, p in zip(mats, perm.reshape(-1, shape[-2])):
+        _, low, up = scipy.linalg.lu(m)
+        np.testing.assert_allclose(m[p], low @ up, atol=1e-12)

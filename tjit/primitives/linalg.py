@@ -261,6 +261,17 @@ def lu_generic(xp, a):
 def pivots_to_permutation(xp, pivots, m):
     """Row swaps ``pivots`` (..., k) -> the permutation (..., m) they produce."""
     batch = pivots.shape[:-1]
+    if xp is np:
+        # swaps on Python lists: ~0.3 us a swap, where the array ops below cost ~14 us
+        # (a 48 x 48 solve spent 0.7 ms here, most of its time)
+        flat = pivots.reshape((-1, pivots.shape[-1])).tolist()
+        perms = []
+        for piv in flat:
+            perm = list(range(m))
+            for i, p in enumerate(piv):
+                perm[i], perm[p] = perm[p], perm[i]
+            perms.append(perm)
+        return np.asarray(perms, dtype=np.int32).reshape(batch + (m,))
     perm = xp.broadcast_to(xp.arange(m, dtype=np.int32), batch + (m,)).copy()
     for i in range(pivots.shape[-1]):
         p = pivots[..., i:i + 1].astype(np.int64)

@@ -1,0 +1,176 @@
+"""Small LAPACK/BLAS problems inside compiled loops: wall and CPU time per call, with and
+without busy loops beside the process, tjit beside JAX.
+
+    python benchmarks/bench_blas_threads.py [--busy 0,2] [--rounds 3] [--calls 15]
+    /work/jaxvenv/bin/python benchmarks/bench_blas_threads.py      # with the JAX column
+
+Columns: ``tjit`` (small problems run OpenBLAS on one thread:
+``primitives/lapack_threads.py``), ``lib threads`` (the same program with that policy
+off, i.e. NumPy's and SciPy's OpenBLAS at their default thread counts: the behaviour
+before the policy), and JAX when installed. Each cell is the median over ``--rounds``
+rounds (alternating columns, one process) of the per-round median of ``--calls`` calls:
+wall ms / process CPU ms (all threads). ``--busy K`` starts K Python busy loops for its
+rows and stops them afterwards. The load average is printed per row. Not a test: nothing
+here asserts a time.
+
+Cases (float64): ``qdwh`` (jitted ``lax.linalg.qdwh`` of a 64 x 48 matrix: a while_loop
+of QR / Cholesky / triangular-solve steps), ``vmap_qdwh`` (16 of them), ``dots_<n>`` (a
+jitted fori_loop of 20 ``tanh(x @ w)`` steps, n x n), and ``solve``, ``qr``,
+``cholesky``, ``trisolve`` (a jitted fori_loop of 20 such calls on 48 x 48 matrices).
+
+Measured on the 2-vCPU development VM (other jobs' load average in the rows), ms per
+call, wall / CPU:
+
+  case        busy  tjit          lib threads     JAX          load
+  (see the report in the commit that added this script; rerun for this machine)
+"""
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+import tjit
+from tjit import lax
+from tjit.lax import linalg as tlinalg
+from tjit.primitives import lapack_threads
+
+try:
+    import jax
+    jax.config.update("jax_platforms", "cpu")
+    jax.config.update("jax_enable_x64", True)
+except ImportError:
+    jax = None
+
+tjit.config.update("enable_x64", True)
+
+BUSY_LOOP = "while True: pass"
+STEPS = 20
+
+
+def _programs(L):
+    """name -> (function of lax/jnp ``L``-namespaces, args)."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((64, 48))
+    xs = rng.standard_normal((16, 64, 48))
+    a = rng.standard_normal((48, 48))
+    spd = a @ a.T + 48 * np.eye(48)
+    low = np.linalg.cholesky(spd)
+    b = rng.standard_normal((48, 8))
+    out = {
+        "qdwh": (lambda x: L.linalg.qdwh(x)[0], (x,)),
+        "vmap_qdwh": (L.vmap(lambda x: L.linalg.qdwh(x)[0]), (xs,)),
+    }
+    for n in (8, 32, 64, 128):
+        w = rng.standard_normal((n, n)) / np.sqrt(n)
+        out[f"dots_{n}"] = (
+            lambda x0, w: L.lax.fori_loop(0, STEPS, lambda i, x: L.jnp.tanh(x @ w), x0),
+            (rng.standard_normal((n, n)), w))
+
+    def looped(step):
+        return lambda m, c: L.lax.fori_loop(0, STEPS, lambda i, c: step(m, c) * 0.5 + c * 0.5,
+                                            c)
+    out["solve"] = (looped(lambda m, c: L.jnp.linalg.solve(m, c)), (spd, b))
+    out["qr"] = (looped(lambda m, c: L.jnp.linalg.qr(m + c[:, :1])[0][:, :8]), (a, b))
+    out["cholesky"] = (looped(lambda m, c: L.jnp.linalg.cholesky(m + c[:1, :1] ** 2)[:, :8]),
+                       (spd, b))
+    out["trisolve"] = (looped(lambda m, c: L.linalg.triangular_solve(
+        m, c, left_side=True, lower=True)), (low, b))
+    return out
+
+
+class _Namespaces:
+    def __init__(self, lib):
+        if lib == "jax":
+            import jax.numpy as jnp
+            from jax import lax as jlax
+            from jax.lax import linalg as jlinalg
+            self.jnp, self.lax, self.linalg, self.vmap, self.jit = \
+                jnp, jlax, jlinalg, jax.vmap, jax.jit
+        else:
+            import tjit.numpy as tjnp
+            self.jnp, self.lax, self.linalg, self.vmap, self.jit = \
+                tjnp, lax, tlinalg, tjit.vmap, tjit.jit
+
+
+def _block(out):
+    (jax.block_until_ready if jax is not None else tjit.block_until_ready)(out)
+
+
+def measure(call, calls):
+    """Median wall ms, median process CPU ms per call (after one warm-up)."""
+    _block(call())
+    walls, cpus = [], []
+    for _ in range(calls):
+        c0, t0 = time.process_time(), time.perf_counter()
+        _block(call())
+        walls.append(time.perf_counter() - t0)
+        cpus.append(time.process_time() - c0)
+    return statistics.median(walls) * 1e3, statistics.median(cpus) * 1e3
+
+
+def _with_policy(on, call):
+    def run():
+        saved = lapack_threads.SINGLE_THREAD_BELOW
+        lapack_threads.SINGLE_THREAD_BELOW = saved if on else 0
+        try:
+            return call()
+        finally:
+            lapack_threads.SINGLE_THREAD_BELOW = saved
+    return run
+
+
+def columns(name):
+    """column title -> a no-argument call of the case's compiled program."""
+    cols = {}
+    tj = _Namespaces("tjit")
+    fn, args = _programs(tj)[name]
+    compiled = tjit.jit(fn)
+    cols["tjit"] = _with_policy(True, lambda: compiled(*args))
+    cols["lib threads"] = _with_policy(False, lambda: compiled(*args))
+    if jax is not None:
+        jfn, jargs = _programs(_Namespaces("jax"))[name]
+        jcompiled = jax.jit(jfn)
+        cols["JAX"] = lambda: jcompiled(*jargs)
+    return cols
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--busy", default="0,2")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--calls", type=int, default=15)
+    parser.add_argument("--cases", default=None, help="comma-separated case names")
+    opts = parser.parse_args()
+    names = opts.cases.split(",") if opts.cases else list(_programs(_Namespaces("tjit")))
+    all_cols = {name: columns(name) for name in names}
+    titles = list(next(iter(all_cols.values())))
+    print(f"{'case':12s} {'busy':>4s} " + " ".join(f"{t:>16s}" for t in titles) + "  load")
+    for busy in (int(k) for k in opts.busy.split(",")):
+        procs = [subprocess.Popen([sys.executable, "-c", BUSY_LOOP]) for _ in range(busy)]
+        try:
+            time.sleep(0.5 if busy else 0)
+            for name, cols in all_cols.items():
+                per = {t: [] for t in cols}
+                for _ in range(opts.rounds):
+                    for t, call in cols.items():
+                        per[t].append(measure(call, opts.calls))
+                cells = []
+                for t in titles:
+                    wall = statistics.median(w for w, _ in per[t])
+                    cpu = statistics.median(c for _, c in per[t])
+                    cells.append(f"{wall:7.2f} / {cpu:6.2f}")
+                print(f"{name:12s} {busy:4d} " + " ".join(f"{c:>16s}" for c in cells) +
+                      f"  {os.getloadavg()[0]:.1f}", flush=True)
+        finally:
+            for p in procs:
+                p.kill()
+                p.wait()
+
+
+if __name__ == "__main__":
+    main()
