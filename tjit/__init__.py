@@ -21,7 +21,7 @@ from tjit.config import (  # noqa: F401  (JAX's option context managers)
     default_device, default_matmul_precision, numpy_rank_promotion, numpy_dtype_promotion,
     check_tracer_leaks, enable_checks, checking_leaks, no_tracing, no_execution,
     transfer_guard, transfer_guard_host_to_device, transfer_guard_device_to_host,
-    transfer_guard_device_to_device)
+    transfer_guard_device_to_device, debug_key_reuse)
 from tjit.tracing.core import Shard  # noqa: F401
 from tjit.tracing.basearray import Array  # noqa: F401  (an ABC, as jax.Array)
 from tjit import tree_util  # noqa: F401  (public view: key arrays are leaves)
@@ -65,6 +65,7 @@ from tjit.state import Ref, new_ref, empty_ref, freeze, free_ref  # noqa: F401  
 from tjit import ad, ref  # noqa: F401  (jax.ad's with_refs entries, jax.ref)
 from tjit.tracing.shapes import symbol as _symbol  # noqa: F401
 # `tjit.devices()` (as jax.devices()) is the callable `tjit.devices` package: see its docstring
+from tjit.key_reuse import KeyReuseError as _KeyReuseError
 
 
 class errors:  # namespace like jax.errors
@@ -73,6 +74,7 @@ class errors:  # namespace like jax.errors
     TracerBoolConversionError = TracerBoolConversionError
     TracerIntegerConversionError = TracerIntegerConversionError
     UnexpectedTracerError = UnexpectedTracerError
+    KeyReuseError = _KeyReuseError
 
 from tjit._namespace import publish as _publish
 _publish(globals(), submodules=(  # tab completion lists the public API only

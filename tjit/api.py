@@ -48,6 +48,7 @@ from tjit import compile_log
 from tjit import dynamic_shapes as _dyn
 from tjit.config import config
 from tjit import jit_debug as _jit_debug
+from tjit import key_reuse as _key_reuse
 # The default backend (and llvmlite) loads with tjit, as JAX loads XLA at import: a new
 # process's first jitted call then costs tracing plus a disk-cache lookup, not ~50 ms of
 # importing the compiler.
@@ -1016,9 +1017,11 @@ class Jitted:
         out_store = {}
 
         def flat_fun(*tracers):
-            a, kw = tree_unflatten(treedef, tracers)
-            a, kw = self._rebuild(a, kw, statics)
+            dyn = tree_unflatten(treedef, tracers)
+            a, kw = self._rebuild(*dyn, statics)
             out = self.fun(*a, **kw)
+            if config.debug_key_reuse:   # (which key arguments it consumed)
+                _key_reuse.note_trace(dyn)
             flat, out_store["tree"] = tree_flatten(hide_float0(out))  # (float0: no data)
             return flat
 
@@ -1028,7 +1031,9 @@ class Jitted:
             with compile_log.stage("trace"), tracing_for(self.backend), \
                     _dyn.questions_for_declared(in_avals, self.__name__):
                 # (make_jaxpr's unsimplified jaxpr keeps its dead code: not shared)
-                shared = self._shared_trace_key(treedef, sig, statics) if simplify else None
+                # (debug_key_reuse: each trace runs ``fun``, to see which keys it uses)
+                shared = self._shared_trace_key(treedef, sig, statics) \
+                    if simplify and not config.debug_key_reuse else None
                 known = None if shared is None else self._inline.get(shared)
                 if known is not None:   # (the same trace, dead code dropped)
                     closed, out_store["tree"] = known.closed, known.out_tree

@@ -34,6 +34,8 @@ What each option does in tjit (``OPTIONS`` below is the table):
 - ``num_cpu_devices``: how many CPU devices the host shows (as ``TJIT_NUM_CPU_DEVICES``;
   -1: that variable, else 1); set it before the devices are first listed
   (``devices/backend.py`` refuses a later change, as JAX does).
+- ``debug_key_reuse``: a typed PRNG key used twice raises ``KeyReuseError``
+  (``tjit/key_reuse.py``).
 - ``no_tracing``: a ``jit`` that would trace (first call, new shape, ``lower``,
   ``make_jaxpr``) raises ``RuntimeError`` naming the function and the cause.
 - ``no_execution``: running a compiled program or an eager op raises ``RuntimeError``.
@@ -187,6 +189,7 @@ OPTIONS = {
     "num_cpu_devices": (_device_count, -1, False),
     "threefry_partitionable": (_only(True, "tjit draws JAX's default (partitionable) "
                                      "random bits"), True, False),
+    "debug_key_reuse": (_bool, False, True),   # (traces check keys: JAX's jit key too)
     "no_tracing": (_bool, False, False),
     "no_execution": (_bool, False, False),
     # (set-only: sets the three directions below, which the guards read)
@@ -309,7 +312,7 @@ class _Config:
         object.__setattr__(self, "guards_host_to_device", guards_h2d)
         object.__setattr__(self, "jit_hooks", self.disable_jit or self.debug_nans or
                            self.debug_infs or getattr(self, "profiling", False) or
-                           self.no_execution or guards_h2d)
+                           self.no_execution or guards_h2d or self.debug_key_reuse)
         object.__setattr__(self, "checks_floats", self.debug_nans or self.debug_infs)
         # eager ops take the checked general path (tracing/float_checks.py): float
         # checks, no_execution, the host-to-device guard, and the promotion checks
@@ -490,6 +493,21 @@ enable_checks = _OptionContext("enable_checks", """Accepted for JAX code (tjit's
     ...     print(tjit.config.enable_checks)
     True
     """, default=True)
+
+debug_key_reuse = _OptionContext("debug_key_reuse", """``with tjit.debug_key_reuse(True):``
+    a typed PRNG key consumed twice (two samplers, ``split`` twice, a jitted function
+    that consumed it) raises ``tjit.errors.KeyReuseError`` (``tjit/key_reuse.py``).
+
+    >>> import tjit
+    >>> with tjit.debug_key_reuse(True):
+    ...     key = tjit.random.key(0)
+    ...     x = tjit.random.normal(key)
+    ...     try:
+    ...         tjit.random.uniform(key)
+    ...     except tjit.errors.KeyReuseError as e:
+    ...         print(str(e)[:44])
+    Previously-consumed key passed to uniform. S
+    """)
 
 
 def checking_leaks():

@@ -7,6 +7,7 @@
   (``tracing/float_checks.py``), so the ``FloatingPointError`` names the op that made
   it, as JAX's "de-optimized" re-run does;
 - a running ``tjit.profiler`` trace: record the call as a span;
+- ``debug_key_reuse``: consume the typed keys the function consumes (``key_reuse.py``);
 - ``no_execution``: refuse to run the program (tracing and compiling are allowed);
 - a host-to-device transfer guard: NumPy and Python leaves among the (non-static)
   arguments are transfers (``tracing/transfer_guard.py``).
@@ -19,7 +20,7 @@ import logging
 
 import numpy as np
 
-from tjit import profiler
+from tjit import key_reuse, profiler
 from tjit.config import config
 from tjit.devices import backend
 from tjit.tracing import core, float_checks, transfer_guard
@@ -37,11 +38,17 @@ def call(jitted, args, kwargs):
 def _call(jitted, args, kwargs):
     if config.disable_jit:
         return jitted.fun(*args, **kwargs)
-    if config.guards_host_to_device or config.no_execution:
-        dyn_args, dyn_kwargs, _ = jitted._split(args, kwargs)
+    if config.guards_host_to_device or config.no_execution or config.debug_key_reuse:
+        dyn_args, dyn_kwargs, statics = jitted._split(args, kwargs)
         check_call(f"jit({jitted.__name__})", tree_leaves((dyn_args, dyn_kwargs)),
                    _on_accelerator(jitted))
-    out = jitted._call_compiled(args, kwargs)
+        if config.debug_key_reuse:
+            out = key_reuse.checked_call(jitted, dyn_args, dyn_kwargs, statics,
+                                         lambda: jitted._call_compiled(args, kwargs))
+        else:
+            out = jitted._call_compiled(args, kwargs)
+    else:
+        out = jitted._call_compiled(args, kwargs)
     if not config.checks_floats:
         return out
     for leaf in tree_leaves(out):

@@ -28,7 +28,8 @@ from tjit import numpy as jnp
 
 class PRNGKeyArray(ExtendedArray):
     """An array of PRNG keys (dtype ``key<fry>``) over raw uint32[..., 2] data."""
-    __slots__ = ("_data",)
+    # _consumed: set once a random function consumed it, under debug_key_reuse (key_reuse.py)
+    __slots__ = ("_data", "_consumed")
 
     def __init__(self, data):
         self._data = data

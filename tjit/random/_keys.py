@@ -18,6 +18,8 @@ import operator
 
 import numpy as np
 
+from tjit import key_reuse
+from tjit.config import config
 from tjit.tracing import dtypes
 from tjit.tracing.core import Array, Tracer
 from tjit.tracing.extended_dtypes import THREEFRY_KEY_DTYPE
@@ -41,6 +43,8 @@ def check_key(name, key, allow_batched=False):
                 f"{name} accepts a single key, but was given a key array of shape "
                 f"{shape_str(key.shape)}. Index one key (keys[i]) or use tjit.vmap for "
                 f"batching.")
+        if config.debug_key_reuse:
+            key_reuse.consume(name, key)
         return key._data
     if isinstance(key, (np.ndarray, np.generic)):
         key = jnp.asarray(key)
