@@ -29,7 +29,7 @@ from tjit import numpy as jnp
 class PRNGKeyArray(ExtendedArray):
     """An array of PRNG keys (dtype ``key<fry>``) over raw uint32[..., 2] data."""
     # _consumed: set once a random function consumed it, under debug_key_reuse (key_reuse.py)
-    __slots__ = ("_data", "_consumed")
+    __slots__ = ("_consumed", "_data")
 
     def __init__(self, data):
         self._data = data
