@@ -12,9 +12,11 @@ batch entries of the product, and ``threads.parallel_for`` runs the blocks on tj
 pool: one pool for everything, and a block a slowed worker never took is simply done by
 another thread.
 
-The shim sets OpenBLAS's thread count to 1 only for the calling thread
-(``openblas_set_num_threads_local``) and restores it, so NumPy elsewhere keeps its
-threads. BLAS is found through NumPy's own extension module (the ILP64
+The shim sets OpenBLAS's thread count to 1 (``openblas_set_num_threads_local``) and
+restores it afterwards unless it was 1 already. In the wheels' pthreads builds that count
+is process-wide: a block that found it at 1 (another block's setting) leaves it alone, so
+overlapping blocks never leave NumPy at one thread (restoring every old count did, in
+about 1 of 100 parallel float64 products). BLAS is found through NumPy's own extension module (the ILP64
 ``scipy_openblas64_`` build NumPy's wheels ship); where it is not found, dots fall back
 to ``np.matmul``.
 
@@ -44,6 +46,7 @@ import numpy as np
 from tjit.devices import array_args, call_tables, disk_cache, sgemm
 from tjit.devices.lazy import Lazy
 from tjit.devices.threads import as_kernel, cpu_count, default_num_threads, parallel_for
+from tjit.primitives.lapack_threads import numpy_openblas
 
 #: Products below this many multiply-adds run on the calling thread.
 PARALLEL_MIN_MACS = 1 << 21
@@ -171,7 +174,13 @@ _BLAS_PARTS = {
     "GEMM_CALL": """  call void %gemm(i32 {ROW_MAJOR}, i32 %ta, i32 %tb, i64 %m, i64 %n, i64 %f_k,
                   {T} %alpha, ptr %pa, i64 %f_lda, ptr %pb, i64 %f_ldb, {T} %beta, ptr %pc,
                   i64 %f_ldc)""",
-    "LEAVE": "  %restored = call i32 %setl(i32 %old)",
+    # (a count of 1 found on entry is another block's, or the user's: left alone)
+    "LEAVE": """  %was_one = icmp eq i32 %old, 1
+  br i1 %was_one, label %left, label %restore
+restore:
+  %restored = call i32 %setl(i32 %old)
+  br label %left
+left:""",
 }
 
 # The shim around tjit's own sgemm (sgemm.py): a workspace slot from the pool for the
@@ -286,10 +295,8 @@ def _symbol(lib, name):
 
 def _openblas():
     """(set-threads address, {dtype: cblas gemm address}) from NumPy's OpenBLAS, or None."""
-    try:
-        from numpy._core import _multiarray_umath
-        lib = ctypes.CDLL(_multiarray_umath.__file__)
-    except (ImportError, OSError):
+    lib = numpy_openblas()
+    if lib is None:
         return None
     set_threads = _symbol(lib, "openblas_set_num_threads_local")
     gemms = {np.dtype(np.float32): _symbol(lib, "scipy_cblas_sgemm64_"),

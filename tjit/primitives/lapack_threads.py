@@ -112,8 +112,11 @@ class _OneThread:
     """OpenBLAS on one thread for the duration of the ``with`` block. The setting is
     process-wide in pthreads builds (the wheels'; ``_local`` only holds for OpenMP
     builds), so blocks of several Python threads share one limit: the first to enter
-    saves the libraries' counts and sets 1, the last to leave restores them. (A NumPy
-    call of another thread meanwhile runs on one thread too.)"""
+    saves the libraries' counts and sets 1, the last to leave restores them, unless a
+    count was 1 already: then it is the user's, or that of a gemm block of
+    ``devices/blas.py`` running on another thread, which restores its own, so no
+    interleaving leaves a library at one thread. (A NumPy call of another thread
+    meanwhile runs on one thread too.)"""
 
     __slots__ = ()
     _lock = threading.Lock()
@@ -134,7 +137,8 @@ class _OneThread:
             cls._depth -= 1
             if cls._depth == 0:
                 for fn, old in reversed(cls._saved):
-                    fn(old)
+                    if old != 1:       # 1: the user's, or a gemm block's (devices/blas.py)
+                        fn(old)        # that restores its own count
                 cls._saved = ()
         return False
 
