@@ -154,6 +154,16 @@ OUT_SHARDING_CALLS = {
     "arange": lambda **k: jnp.arange(1, 7, 2, **k),
     "array": lambda **k: jnp.array([[1, 2]], **k),
     "asarray": lambda **k: jnp.asarray(_X, **k),
+    "reshape": lambda **k: jnp.reshape(_X, (3, 2), **k),
+    "ravel": lambda **k: jnp.ravel(_X, order="F", **k),
+    "broadcast_to": lambda **k: jnp.broadcast_to(_X[0], (2, 3), **k),
+    "repeat": lambda **k: jnp.repeat(_X, 2, axis=1, **k),
+    "matmul": lambda **k: jnp.matmul(_X, _X.T, **k),
+    "dot": lambda **k: jnp.dot(_X, _X.T, **k),
+    "tensordot": lambda **k: jnp.tensordot(_X, _X.T, 1, **k),
+    "einsum": lambda **k: jnp.einsum("ij,kj->ik", _X, _X, **k),
+    "bincount": lambda **k: jnp.bincount(np.array([0, 2, 2]), length=4, **k),
+    "percentile": lambda **k: jnp.percentile(_X, 30, axis=0, **k),
 }
 
 

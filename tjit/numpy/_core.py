@@ -18,7 +18,7 @@ from tjit.tracing.extended_dtypes import ExtendedArray
 from tjit.tracing.fp_quiet import quiet_off, quiet_on
 from tjit.tracing.shapes import broadcast_shapes
 from tjit import lax
-from tjit.lax._annotations import apply_out_sharding
+from tjit.lax._annotations import accepts_out_sharding, apply_out_sharding
 
 _SCALARS = (bool, int, float, complex)
 
@@ -104,6 +104,12 @@ def out_sharded(x, out_sharding, fname):
     against the result (lax.apply_out_sharding; one device places nothing)."""
     return x if out_sharding is None else \
         apply_out_sharding(x, out_sharding, f"jnp.{fname}(out_sharding=...)")
+
+
+def takes_out_sharding(fname):
+    """Decorator: JAX's keyword-only ``out_sharding=None`` on the jnp function ``fname``,
+    checked against its result as :func:`out_sharded` does."""
+    return lambda fun: accepts_out_sharding(fun, f"jnp.{fname}")
 
 
 def asarray(a, dtype=None, order=None, *, copy=None, device=None, out_sharding=None):

@@ -19,7 +19,7 @@ from tjit.tracing.shapes import (
 from tjit.primitives.reductions import reduce_or_p, reduce_sum_p
 from tjit import lax
 from tjit.lax._dot import common_operand_dtype
-from tjit.numpy._core import asarray, check_arraylike, promote_dtypes
+from tjit.numpy._core import asarray, check_arraylike, promote_dtypes, takes_out_sharding
 from tjit.numpy._ufuncs import multiply
 
 _EINSUM_AUTO = "auto"
@@ -113,6 +113,7 @@ def _matmul_batch_plan(a_batch, b_batch):
     return out_batch, pairs, a_free, b_free, a_sq, b_sq
 
 
+@takes_out_sharding("matmul")
 def matmul(a, b, *, precision=None, preferred_element_type=None):
     """Matrix product with NumPy's rules: batch dims broadcast, a 1-d ``a`` is a row
     vector and a 1-d ``b`` a column vector (their dim is dropped from the result).
@@ -200,6 +201,7 @@ def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
 
 
 # -- dot family -----------------------------------------------------------------------------
+@takes_out_sharding("dot")
 def dot(a, b, *, precision=None, preferred_element_type=None):
     """NumPy's ``dot``: scalars multiply; otherwise contract the last dim of ``a`` with
     the only dim of a 1-d ``b`` or the second-to-last dim of ``b``.
@@ -265,6 +267,7 @@ def _tensordot_axes(axes, a, b):
             tuple(normalize_axis(x, b.ndim, "tensordot") for x in ax_b))
 
 
+@takes_out_sharding("tensordot")
 def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
     """Sum products over ``axes``: an int N (last N dims of ``a`` with first N of ``b``)
     or a pair ``(axes_a, axes_b)``.
@@ -473,6 +476,7 @@ def _run_path(ops, labs, out, path, precision):
     return ops, labs
 
 
+@takes_out_sharding("einsum")
 def einsum(subscripts, *operands, out=None, optimize=_EINSUM_AUTO, precision=None,
            preferred_element_type=None):
     """Einstein summation, e.g. ``einsum('bij,bjk->bik', x, y)``.

@@ -22,7 +22,7 @@ from tjit.tracing.core import Array, Tracer, concrete_value
 from tjit.tracing.errors import ShapeError
 from tjit.tracing.shapes import broadcast_shapes, normalize_axes, shape_str
 from tjit.numpy._core import (broadcast_to_shape, ensure_array, promote_dtypes_inexact,
-                              result_type_of)
+                              result_type_of, takes_out_sharding)
 from tjit.numpy._creation import canonical_dtype, dim_value
 
 
@@ -783,6 +783,7 @@ def _scaled(q, name):
     return lax.div(q, lax.convert_element_type(100, q.dtype, weak_type=q.weak_type))
 
 
+@takes_out_sharding("percentile")
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                keepdims=False, *, weights=None, interpolation=None):
     """The ``q``-th percentiles (``q`` in [0, 100]); see :func:`quantile`."""

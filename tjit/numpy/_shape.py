@@ -23,7 +23,7 @@ from tjit.tracing.errors import ConcretizationTypeError, ShapeError
 from tjit.tracing.extended_dtypes import ExtendedArray
 from tjit.tracing.size_questions import SpecializeSizes
 from tjit.numpy._dtypes import named_dtype
-from tjit.numpy._core import check_arraylike, ensure_array, promote_dtypes
+from tjit.numpy._core import check_arraylike, ensure_array, promote_dtypes, takes_out_sharding
 from tjit.numpy._creation import dim_value
 
 _ARRAYS = (Array, Tracer, np.ndarray)
@@ -71,6 +71,7 @@ def _concrete_int_dim(d, fname, what="this axis"):
 
 
 # -- reshaping ------------------------------------------------------------------------------
+@takes_out_sharding("reshape")
 def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
     """Give ``a`` a new shape without changing its data.
 
@@ -120,6 +121,7 @@ def _static_shape(shape, fname):
     return shape
 
 
+@takes_out_sharding("ravel")
 def ravel(a, order="C"):
     """Flatten ``a`` to 1-D (``order`` "C" or "F")."""
     a = ensure_array("ravel", a)
@@ -221,6 +223,7 @@ def squeeze(a, axis=None):
 
 
 # -- broadcasting -----------------------------------------------------------------------------
+@takes_out_sharding("broadcast_to")
 def broadcast_to(array, shape):
     """Broadcast ``array`` to ``shape`` (NumPy's rules; the result does not alias)."""
     if isinstance(array, ExtendedArray):  # key arrays broadcast their data
@@ -629,6 +632,7 @@ def tile(A, reps):
     return lax.reshape(out, tuple(r * s for r, s in zip(reps, shape)))
 
 
+@takes_out_sharding("repeat")
 def repeat(a, repeats, axis=None, *, total_repeat_length=None):
     """Repeat each element of ``a`` along ``axis`` (flattened when None).
 

@@ -16,7 +16,7 @@ from tjit.tracing.core import Array, Tracer
 from tjit.tracing.errors import ConcretizationTypeError
 from tjit.tracing.shapes import shape_str
 from tjit.numpy._core import asarray, broadcast_to_shape, check_arraylike, ensure_array, \
-    promote_dtypes, promote_dtypes_inexact
+    promote_dtypes, promote_dtypes_inexact, takes_out_sharding
 from tjit.numpy._creation import canonical_dtype, diag, dim_value, linspace
 from tjit.numpy._misc import _count_le, _diff_last, _ravel, _static
 from tjit.numpy import _reductions as red
@@ -33,6 +33,7 @@ def _scatter_add(length, idx, w):
     return lax.reduce_sum(lax.select(hit, vals, lax.full((), 0, w.dtype)), (1,))
 
 
+@takes_out_sharding("bincount")
 def bincount(x, weights=None, minlength=0, *, length=None):
     """Counts (or summed ``weights``) of each non-negative integer in the 1-D ``x``.
     Under ``jit`` pass a static ``length``; values at or beyond it are dropped and
