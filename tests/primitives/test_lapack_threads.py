@@ -203,3 +203,11 @@ def test_batched_triangular_solve_has_scipys_bits(dtype, layout):
                                        transpose_a=False, conjugate_a=False,
                                        unit_diagonal=False)
     assert not np.isfinite(x[1, 2]).all() and np.isfinite(x[0]).all()
+
+
+def test_pivots_to_permutation_without_swaps_or_matrices():
+    np.testing.assert_array_equal(
+        plinalg.pivots_to_permutation(np, np.zeros((2, 0), np.int32), 3), [[0, 1, 2]] * 2)
+    assert plinalg.pivots_to_permutation(np, np.zeros((0, 4), np.int32), 4).shape == (0, 4)
+    lu, piv, perm = plinalg._lu_impl(np, np.ones((2, 5, 0)))
+    assert piv.shape == (2, 0) and perm.tolist() == [list(range(5))] * 2

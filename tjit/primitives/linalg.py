@@ -264,7 +264,7 @@ def pivots_to_permutation(xp, pivots, m):
     if xp is np:
         # swaps on Python lists: ~0.3 us a swap, where the array ops below cost ~14 us
         # (a 48 x 48 solve spent 0.7 ms here, most of its time)
-        flat = pivots.reshape((-1, pivots.shape[-1])).tolist()
+        flat = pivots.reshape((int(np.prod(batch)), pivots.shape[-1])).tolist()
         perms = []
         for piv in flat:
             perm = list(range(m))
