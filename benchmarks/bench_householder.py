@@ -8,9 +8,9 @@ installed): medians of eager and jitted calls on one matrix and a batch of 32, a
 geqrf/householder_product/ormqr/hessenberg/tridiagonal are one SciPy LAPACK call per
 matrix (a library step under jit), so the ratio to SciPy is the per-call overhead plus
 the per-matrix loop over a batch. qdwh is JAX's iteration on lax ops (about a dozen QR
-or Cholesky steps), compiled under jit. On a loaded machine run it with
-OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1: BLAS threads competing inside the compiled loop
-made one jitted qdwh 25-200x slower at a load average of 11 (0.9 ms single-threaded).
+or Cholesky steps), compiled under jit. (BLAS threads competing inside the compiled loop made one jitted
+qdwh 25-200x slower at a load average of 11; small problems now run OpenBLAS on one
+thread: primitives/lapack_threads.py, benchmarks/bench_blas_threads.py.)
 """
 
 import os
