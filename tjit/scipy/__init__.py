@@ -13,7 +13,7 @@ import importlib
 from tjit._namespace import publish as _publish
 
 _SUBMODULES = ("special", "stats", "linalg", "optimize", "signal", "integrate", "ndimage",
-               "fft", "interpolate", "cluster", "spatial")
+               "fft", "interpolate", "cluster", "spatial", "sparse")
 
 
 def __getattr__(name):  # (PEP 562: a submodule not imported yet)
