@@ -33,3 +33,30 @@ def test_stages_module_names_the_types_of_each_stage():
     assert isinstance(compiled, tjit.stages.Compiled)
     assert not isinstance(compiled, tjit.stages.Lowered)
     assert np.asarray(compiled(jnp.arange(3.0))).tolist() == [0.0, 2.0, 4.0]
+
+
+def test_compiled_refuses_other_shapes_and_dtypes_with_the_mismatches():
+    # docs/aot.md: a compiled program called with other types raises TypeError (it
+    # used to read the buffers wrongly and return garbage)
+    import pytest
+    i32 = tjit.ShapeDtypeStruct((), np.int32)
+    compiled = tjit.jit(lambda x, y: 2 * x + y).trace(i32, i32).lower().compile()
+    assert int(compiled(np.int32(3), np.int32(4))) == 10
+    with pytest.raises(TypeError, match=r"'x' compiled with i32\[\] and called with "
+                                        r"i32\[3\][\s\S]*'y' compiled"):
+        compiled(np.arange(3, dtype=np.int32), np.arange(3, dtype=np.int32))
+    with pytest.raises(TypeError, match=r"compiled with i32\[\] and called with f32\[\]"):
+        compiled(np.float32(1.5), np.float32(2.5))
+    # a polymorphic program takes any size of its symbolic dims
+    poly = tjit.jit(lambda x: x * 2, polymorphic_shapes=("(b,)",)).lower(
+        tjit.ShapeDtypeStruct((5,), np.float32)).compile()
+    np.testing.assert_allclose(np.asarray(poly(np.ones(4, np.float32))), np.full(4, 2.0))
+
+
+def test_compiled_refuses_transformations():
+    import pytest
+    compiled = tjit.jit(jnp.sin).lower(np.ones(3, np.float32)).compile()
+    with pytest.raises(TypeError, match="cannot apply transformations.*jit\\(vmap\\(f\\)\\)"):
+        tjit.vmap(compiled)(np.ones((4, 3), np.float32))
+    with pytest.raises(TypeError, match="cannot apply transformations"):
+        tjit.grad(lambda x: compiled(x).sum())(np.ones(3, np.float32))

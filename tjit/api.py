@@ -1271,11 +1271,25 @@ class Compiled:
         leaves, _ = tree_flatten((args, kwargs))
         if config.jit_hooks:   # (the AOT path of jit_debug's checks)
             _jit_debug.check_call(f"jit({self.lowered.name})", leaves)
-        raw = [_leaf_aval_and_value(x, f"compiled {self.lowered.name}")[1] for x in leaves]
+        where = f"compiled {self.lowered.name}"
+        for x in leaves:
+            if isinstance(x, Tracer):
+                raise TypeError(
+                    f"{where}: cannot apply transformations (vmap, grad, jit, ...) to a "
+                    f"function lowered and compiled for a particular signature; got an "
+                    f"argument of {type(x).__name__} type. Transform the function before "
+                    f"jit, e.g. jit(vmap(f)).lower(...).compile(), or call jit(f) instead")
+        raw, avals = [], []
+        for x in leaves:   # (no second list of the values: donation counts references)
+            aval, value = _leaf_aval_and_value(x, where)
+            raw.append(value)
+            avals.append(aval)
+        value = None
         expected = self.lowered.jaxpr.in_avals
         if len(raw) != len(expected):
-            raise TypeError(f"compiled {self.lowered.name}: expected {len(expected)} array "
+            raise TypeError(f"{where}: expected {len(expected)} array "
                             f"arguments, got {len(raw)}")
+        _check_compiled_signature(where, expected, avals, self.lowered.leaf_names)
         if _DEVICE_ARRAYS and not getattr(self.executable, "device_arrays", False):
             _on_host(raw)
         if self._donation is None:
@@ -1331,6 +1345,25 @@ class Compiled:
                              f"{self.executable.backend!r}); use "
                              f"jit(f).lower(*args).compile(backend='hls')")
         return report(**kw)
+
+
+def _check_compiled_signature(where, expected, got, names):
+    """A compiled program runs only on the shapes and dtypes it was compiled for (as
+    JAX's ``Compiled``); anything else would read its buffers wrongly. Symbolic dims
+    of a polymorphic program match any size."""
+    bad = []
+    for i, (e, g) in enumerate(zip(expected, got)):
+        dims_ok = len(e.shape) == len(g.shape) and all(
+            not isinstance(d, int) or d == h for d, h in zip(e.shape, g.shape))
+        if not dims_ok or e.dtype != g.dtype:
+            name = names[i] if names and i < len(names) else f"#{i}"
+            bad.append(f"Argument '{name}' compiled with {e.str_short()} and called with "
+                       f"{g.str_short()}")
+    if bad:
+        raise TypeError(f"{where}: argument types differ from the types for which this "
+                        f"computation was compiled; lower and compile again for the new "
+                        f"types, or call jit(f) (which compiles per signature). The "
+                        f"mismatches are:\n" + "\n".join(bad))
 
 
 def _kernel_note(before):
