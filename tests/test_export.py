@@ -147,3 +147,25 @@ def test_gradient_and_vmap_through_call():
     got = tjit.vmap(lambda x: exp.call(x, jnp.asarray(w))[0])(xs)
     np.testing.assert_allclose(np.asarray(got), np.stack([_f_np(x, w)[0] for x in xs]),
                                rtol=1e-5)
+
+
+def test_call_refuses_an_export_for_another_platform_unless_disabled():
+    # docs/export/export.md: an export for platforms=['tpu'] raises on the CPU, and
+    # DisabledSafetyCheck.platform() lets it run (also after serialization)
+    exp = export.export(tjit.jit(tjit.lax.cos), platforms=["tpu"])(1.0)
+    with pytest.raises(ValueError, match=r"exported for platforms '\('tpu',\)' but it is "
+                                         r"used on '\('cpu',\)'.*DisabledSafetyCheck"):
+        exp.call(1.0)
+    with pytest.raises(ValueError, match="exported for platforms"):
+        export.deserialize(exp.serialize()).call(1.0)
+    unsafe = export.export(tjit.jit(tjit.lax.cos), platforms=["tpu"],
+                           disabled_checks=[export.DisabledSafetyCheck.platform()])(1.0)
+    np.testing.assert_allclose(float(unsafe.call(1.0)), np.cos(1.0), rtol=1e-6)
+    again = export.deserialize(unsafe.serialize())
+    assert again.disabled_safety_checks == (export.DisabledSafetyCheck.platform(),)
+    np.testing.assert_allclose(float(again.call(2.0)), np.cos(2.0), rtol=1e-6)
+    # the default platform is the default backend's, so a plain export runs here
+    assert export.export(tjit.jit(jnp.sin))(1.0).platforms == (
+        export.default_export_platform(),)
+    with pytest.raises(TypeError, match=r"platforms=\['cpu'\]"):
+        export.export(tjit.jit(jnp.sin), platforms="cpu")

@@ -24,16 +24,21 @@ import io
 import numpy as np
 
 from tjit import api
+from tjit.devices.backend import default_backend
 from tjit.primitives.base import REGISTRY
 from tjit.tracing import dtypes as _dtypes
 from tjit.tracing import shapes as _shapes
 from tjit.tracing.avals import ShapedArray
 from tjit.tracing.core import Primitive
 from tjit.tracing.jaxpr import eval_jaxpr, specialize
+from tjit.tracing.target_platform import current_platform
 from tjit.tracing.tree_util import broadcast_prefix, tree_flatten, tree_unflatten
 
 #: bumped when what ``serialize`` writes changes meaning
-_FORMAT = 1
+_FORMAT = 2
+
+#: tjit backend names as JAX's export platform names (tjit's GPU backend is CUDA)
+_EXPORT_PLATFORM = {"gpu": "cuda"}
 
 
 def _version():
@@ -99,8 +104,44 @@ def is_symbolic_dim(d):
 
 
 def default_export_platform():
-    """The platform an export is made for when none is named: ``"cpu"``."""
-    return "cpu"
+    """The platform an export is made for when none is named: the default backend's
+    (``"cpu"``, or ``"cuda"`` where tjit runs on an NVIDIA GPU), as JAX's."""
+    name = default_backend()
+    return _EXPORT_PLATFORM.get(name, name)
+
+
+class DisabledSafetyCheck:
+    """A safety check that ``Exported.call`` skips, as ``jax.export.DisabledSafetyCheck``:
+    ``platform()`` lets an export made for other platforms run here. (tjit's exports
+    hold no custom calls and no shape assertions, so those two disable nothing.)"""
+
+    def __init__(self, name):
+        self._name = name
+
+    @classmethod
+    def platform(cls):
+        return cls("platform")
+
+    @classmethod
+    def custom_call(cls, target_name):
+        return cls(f"custom_call:{target_name}")
+
+    @classmethod
+    def shape_assertions(cls):
+        return cls("shape_assertions")
+
+    def is_custom_call(self):
+        return self._name.removeprefix("custom_call:") if \
+            self._name.startswith("custom_call:") else None
+
+    def __eq__(self, other):
+        return isinstance(other, DisabledSafetyCheck) and self._name == other._name
+
+    def __hash__(self):
+        return hash(self._name)
+
+    def __repr__(self):
+        return f"DisabledSafetyCheck({self._name!r})"
 
 
 # -- export --------------------------------------------------------------------------------
@@ -111,7 +152,16 @@ def export(fun_jit, *, platforms=None, disabled_checks=()):
     if not isinstance(fun_jit, api.Jitted):
         raise TypeError(f"export.export: expects a function wrapped by tjit.jit, got "
                         f"{type(fun_jit).__name__}; use export(tjit.jit(f))")
+    if isinstance(platforms, str):
+        raise TypeError(f"export.export: platforms must be a sequence of platform names, "
+                        f"got the string {platforms!r}; write platforms=[{platforms!r}]")
     platforms = tuple(platforms) if platforms is not None else (default_export_platform(),)
+    disabled_checks = tuple(disabled_checks)
+    for c in disabled_checks:
+        if not isinstance(c, DisabledSafetyCheck):
+            raise TypeError(f"export.export: disabled_checks takes "
+                            f"export.DisabledSafetyCheck values (e.g. "
+                            f"DisabledSafetyCheck.platform()), got {c!r:.60}")
 
     def do_export(*args, **kwargs):
         lowered = fun_jit.trace(*args, **kwargs)
@@ -119,7 +169,7 @@ def export(fun_jit, *, platforms=None, disabled_checks=()):
         _, in_tree = tree_flatten((tuple(dyn_args), dyn_kwargs))
         closed = lowered.jaxpr
         return Exported(fun_jit.__name__, in_tree, tuple(closed.in_avals), lowered.out_tree,
-                        tuple(closed.out_avals), platforms, closed)
+                        tuple(closed.out_avals), platforms, closed, disabled_checks)
     return do_export
 
 
@@ -128,11 +178,12 @@ class Exported:
     ``in_tree``/``out_tree``, ``call`` to run it, ``serialize`` to keep it."""
 
     def __init__(self, fun_name, in_tree, in_avals, out_tree, out_avals, platforms,
-                 jaxpr):
+                 jaxpr, disabled_safety_checks=()):
         self.fun_name = fun_name
         self.in_tree, self.in_avals = in_tree, in_avals
         self.out_tree, self.out_avals = out_tree, out_avals
         self.platforms = platforms
+        self.disabled_safety_checks = tuple(disabled_safety_checks)
         self.nr_devices = 1
         self._jaxpr = jaxpr
         self._runner = None
@@ -153,6 +204,7 @@ class Exported:
         if tree != self.in_tree:
             raise TypeError(f"Exported.call({self.fun_name}): the arguments have structure "
                             f"{tree}, the export was made for {self.in_tree}")
+        self._check_platform()
         leaves = [_as_array(x) for x in leaves]
         _check_types(self.fun_name, leaves, self.in_avals)
         if self._runner is None:
@@ -172,6 +224,19 @@ class Exported:
                 for a in self.in_avals])
         return tree_unflatten(self.out_tree, list(self._runner(*leaves)))
 
+    def _check_platform(self):
+        """As JAX's: an export runs only on a platform it was made for (the program may
+        hold platform-specific choices, e.g. ``lax.platform_dependent``)."""
+        here = current_platform()
+        here = _EXPORT_PLATFORM.get(here, here)
+        if here == "interpreter" or here in self.platforms or \
+                DisabledSafetyCheck.platform() in self.disabled_safety_checks:
+            return
+        raise ValueError(
+            f"Function '{self.fun_name}' was exported for platforms '{self.platforms}' but "
+            f"it is used on '{(here,)}'; export it with platforms=[{here!r}, ...], or pass "
+            f"disabled_checks=[export.DisabledSafetyCheck.platform()] to export")
+
     def mlir_module(self):
         raise NotImplementedError(
             f"Exported.mlir_module: tjit exports its own program, not StableHLO; "
@@ -185,7 +250,8 @@ class Exported:
         """The export as bytes (``deserialize`` reads them in the same tjit version)."""
         buf = io.BytesIO()
         state = (_FORMAT, _version(), self.fun_name, self.in_tree, self.in_avals,
-                 self.out_tree, self.out_avals, self.platforms, self._jaxpr)
+                 self.out_tree, self.out_avals, self.platforms, self._jaxpr,
+                 self.disabled_safety_checks)
         try:
             _dump(state, buf)
         except Exception as e:  # noqa: BLE001 (PicklingError, TypeError, AttributeError)
@@ -269,5 +335,5 @@ def _check_types(name, leaves, avals):
                                  f"with {', '.join(f'{k}={v}' for k, v in env.items()) or 'no symbols'}")
 
 
-__all__ = ["Exported", "deserialize", "export", "symbolic_shape", "symbolic_args_specs",
+__all__ = ["DisabledSafetyCheck", "Exported", "deserialize", "export", "symbolic_shape", "symbolic_args_specs",
            "is_symbolic_dim", "default_export_platform"]
