@@ -57,9 +57,9 @@ def _normalize_matvec(op, name, f, b):
         raise ShapeError(f"scipy.sparse.linalg.{op}: {name} of shape {shape_str(shape)} "
                          f"does not fit b of shape {shape_str(leaves[0].shape)}: b needs "
                          f"{shape[1]} rows")
-    if isinstance(f, np.ndarray) or hasattr(f, "aval") or hasattr(f, "dtype"):
+    if isinstance(f, (np.ndarray, jnp.ndarray)):
         return functools.partial(dot, f)
-    return functools.partial(operator.matmul, f)
+    return functools.partial(operator.matmul, f)  # e.g. a user's sparse-matrix class
 
 
 def _checked(op, name, f):
