@@ -176,7 +176,7 @@ def test_pivots_to_permutation_matches_scipy_lu(shape):
 
 @pytest.mark.parametrize("dtype", [np.float32, np.complex128])
 @pytest.mark.parametrize("layout", ["C", "F"])
-def test_batched_triangular_solve_has_scipys_bits(dtype, layout):
+def test_triangular_solve_has_scipys_bits(dtype, layout):
     """The batch loop over LAPACK's trtrs gives SciPy's batched solve_triangular's bits
     (each trans/lower/unit case, C- and Fortran-ordered matrices); a zero pivot falls
     back to substitution (inf/nan), as before."""
@@ -192,11 +192,13 @@ def test_batched_triangular_solve_has_scipys_bits(dtype, layout):
     for kind in (0, 1, 2):
         for lower in (False, True):
             for unit in (False, True):
-                got = plinalg._trtrs_batch(a, b, kind, lower, unit)
-                ref = scipy.linalg.solve_triangular(a, b, trans=kind, lower=lower,
-                                                    unit_diagonal=unit, check_finite=False)
-                assert got.dtype == ref.dtype
-                np.testing.assert_array_equal(got, ref)
+                for a_, b_ in ((a, b), (a[1, 2], b[1, 2])):      # a batch; one matrix
+                    got = plinalg._trtrs_batch(a_, b_, kind, lower, unit)
+                    ref = scipy.linalg.solve_triangular(a_, b_, trans=kind, lower=lower,
+                                                        unit_diagonal=unit,
+                                                        check_finite=False)
+                    assert got.dtype == ref.dtype
+                    np.testing.assert_array_equal(got, ref)
     singular = np.tril(a).copy()
     singular[1, 2, 4, 4] = 0
     x = plinalg._triangular_solve_impl(np, singular, b, left_side=True, lower=True,

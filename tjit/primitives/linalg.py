@@ -353,9 +353,6 @@ def _tri_solve_left(xp, a, b, lower, trans, conj, unit):
     try:
         if xp is np:
             kind = (2 if conj else 1) if trans else 0  # LAPACK's 'N', 'T', 'C'
-            if a.ndim == 2:
-                return _scipy_linalg().solve_triangular(a, b, trans=kind, lower=lower,
-                                                        unit_diagonal=unit, check_finite=False)
             return _trtrs_batch(a, b, kind, lower, unit)
         return tri_solve_generic(xp, a, b, lower, trans, conj, unit)
     except _linalg_error(xp):
@@ -365,9 +362,9 @@ def _tri_solve_left(xp, a, b, lower, trans, conj, unit):
 
 
 def _trtrs_batch(a, b, kind, lower, unit):
-    """SciPy's ``solve_triangular`` over the (equal) batch dims of ``a`` and ``b``: the
-    LAPACK call (``trtrs``) SciPy makes per matrix, made here without SciPy's per-matrix
-    input checks and batch wrapper (~20 us a matrix)."""
+    """SciPy's ``solve_triangular`` over the (equal, maybe none) batch dims of ``a`` and
+    ``b``: the LAPACK call (``trtrs``) SciPy makes per matrix, made here without SciPy's
+    per-matrix input checks and batch wrapper (~20 us a matrix)."""
     trtrs, = _scipy_linalg().get_lapack_funcs(("trtrs",), (a, b))
     out = None
     for index in np.ndindex(a.shape[:-2]):
