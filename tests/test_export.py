@@ -169,3 +169,12 @@ def test_call_refuses_an_export_for_another_platform_unless_disabled():
         export.default_export_platform(),)
     with pytest.raises(TypeError, match=r"platforms=\['cpu'\]"):
         export.export(tjit.jit(jnp.sin), platforms="cpu")
+
+
+def test_tjits_own_functions_export_like_jaxs_jitted_ones():
+    # docs/export/export.md exports jnp.cos directly (JAX's jnp functions are jitted);
+    # a user's plain function still needs jit
+    exp = export.export(jnp.cos)(1.0)
+    np.testing.assert_allclose(float(exp.call(0.5)), np.cos(0.5), rtol=1e-6)
+    with pytest.raises(TypeError, match=r"use export\(tjit.jit\(f\)\)"):
+        export.export(lambda x: x)(1.0)

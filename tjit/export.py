@@ -149,6 +149,9 @@ def export(fun_jit, *, platforms=None, disabled_checks=()):
     """``export(jit(f))(*arg_specs)`` traces ``f`` at ``arg_specs`` (arrays or
     ``ShapeDtypeStruct``s, shapes possibly symbolic) and returns an :class:`Exported`,
     as ``jax.export.export``."""
+    if not isinstance(fun_jit, api.Jitted) and callable(fun_jit) and \
+            getattr(fun_jit, "__module__", "").startswith("tjit."):
+        fun_jit = api.jit(fun_jit)   # (tjit's own functions: JAX's jnp/lax ones are jitted)
     if not isinstance(fun_jit, api.Jitted):
         raise TypeError(f"export.export: expects a function wrapped by tjit.jit, got "
                         f"{type(fun_jit).__name__}; use export(tjit.jit(f))")
