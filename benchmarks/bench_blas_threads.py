@@ -37,7 +37,10 @@ import numpy as np
 import tjit
 from tjit import lax
 from tjit.lax import linalg as tlinalg
-from tjit.primitives import lapack_threads
+try:
+    from tjit.primitives import lapack_threads
+except ImportError:     # a tjit from before the policy (PYTHONPATH=<old checkout>)
+    lapack_threads = None
 
 try:
     import jax
@@ -114,6 +117,9 @@ def measure(call, calls):
 
 
 def _with_policy(on, call):
+    if lapack_threads is None:
+        return call
+
     def run():
         saved = lapack_threads.SINGLE_THREAD_BELOW
         lapack_threads.SINGLE_THREAD_BELOW = saved if on else 0
@@ -124,19 +130,21 @@ def _with_policy(on, call):
     return run
 
 
-def columns(name):
-    """column title -> a no-argument call of the case's compiled program."""
+def columns(name, wanted):
+    """column title -> a no-argument call of the case's compiled program (the titles in
+    ``wanted`` that this process has)."""
     cols = {}
     tj = _Namespaces("tjit")
     fn, args = _programs(tj)[name]
     compiled = tjit.jit(fn)
     cols["tjit"] = _with_policy(True, lambda: compiled(*args))
-    cols["lib threads"] = _with_policy(False, lambda: compiled(*args))
-    if jax is not None:
+    if lapack_threads is not None:
+        cols["lib threads"] = _with_policy(False, lambda: compiled(*args))
+    if jax is not None and "JAX" in wanted:
         jfn, jargs = _programs(_Namespaces("jax"))[name]
         jcompiled = jax.jit(jfn)
         cols["JAX"] = lambda: jcompiled(*jargs)
-    return cols
+    return {t: c for t, c in cols.items() if t in wanted}
 
 
 def main():
@@ -145,9 +153,14 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--calls", type=int, default=15)
     parser.add_argument("--cases", default=None, help="comma-separated case names")
+    parser.add_argument("--columns", default="tjit,lib threads,JAX",
+                        help="which of tjit, 'lib threads', JAX (the library threads' "
+                             "spinning slows the columns after it, JAX's LAPACK too: "
+                             "it calls SciPy's)")
     opts = parser.parse_args()
     names = opts.cases.split(",") if opts.cases else list(_programs(_Namespaces("tjit")))
-    all_cols = {name: columns(name) for name in names}
+    wanted = opts.columns.split(",")
+    all_cols = {name: columns(name, wanted) for name in names}
     titles = list(next(iter(all_cols.values())))
     print(f"{'case':12s} {'busy':>4s} " + " ".join(f"{t:>16s}" for t in titles) + "  load")
     for busy in (int(k) for k in opts.busy.split(",")):
