@@ -225,6 +225,23 @@ def test_grad_wrt_operator_parameters_matches_central_differences(x64, solver, a
     np.testing.assert_allclose(tjit.grad(loss)(p), _central(loss_np, p), rtol=1e-6)
 
 
+@pytest.mark.parametrize("solver,a", [(cg, "hpd"), (gmres, "complex")],
+                         ids=["cg", "gmres"])
+def test_grad_of_a_complex_solve_matches_central_differences(x64, solver, a):
+    """A real loss of a complex solution, differentiated w.r.t. a real shift of A (cg
+    then declares no symmetry: the transposed solve uses A's transpose)."""
+    a, b = SYS[a], SYS["bc"]
+
+    def loss(p):
+        return jnp.sum(jnp.abs(solver(lambda x: jnp.dot(a, x) + p * x, b, tol=1e-13)[0]) ** 2)
+
+    def loss_np(p):
+        return np.sum(np.abs(np.linalg.solve(a + p[0] * np.eye(N_DIM), b)) ** 2)
+
+    np.testing.assert_allclose(tjit.grad(loss)(0.2), _central(loss_np, np.array([0.2]))[0],
+                               rtol=1e-6)
+
+
 def test_jvp_of_cg_matches_central_differences(x64):
     a, b = SYS["spd"], SYS["b"]
     db = np.linspace(-1.0, 1.0, N_DIM)
