@@ -8,6 +8,7 @@ import numpy as np
 from tjit._sympy import is_expr
 from tjit.lax._dot import _canonical_pref, _operands, canonicalize_precision
 from tjit.lax._slicing import pad, rev
+from tjit.lax._annotations import apply_out_sharding
 from tjit.primitives.conv import (
     ConvDimensionNumbers,
     conv_general_dilated_p,
@@ -104,7 +105,8 @@ def _tuple(v, n, what, default=1):
 
 def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
                          rhs_dilation=None, dimension_numbers=None, feature_group_count=1,
-                         batch_group_count=1, precision=None, preferred_element_type=None):
+                         batch_group_count=1, precision=None, preferred_element_type=None,
+                         out_sharding=None):
     """General n-d convolution with dilation, padding and groups (XLA's ConvGeneralDilated).
 
     Args:
@@ -118,10 +120,21 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
         ConvDimensionNumbers.
       feature_group_count, batch_group_count: grouped convolutions.
       precision, preferred_element_type: as in ``dot_general``.
+      out_sharding: JAX's, checked against the result (one device places nothing).
 
     Returns:
       The convolution, laid out as ``dimension_numbers``'s output spec.
     """
+    out = _conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation,
+                                rhs_dilation, dimension_numbers, feature_group_count,
+                                batch_group_count, precision, preferred_element_type)
+    return out if out_sharding is None else apply_out_sharding(
+        out, out_sharding, "lax.conv_general_dilated(out_sharding=...)")
+
+
+def _conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
+                          dimension_numbers, feature_group_count, batch_group_count,
+                          precision, preferred_element_type):
     lhs, rhs = _operands(lhs, rhs)
     dnums = conv_dimension_numbers(lhs.shape, rhs.shape, dimension_numbers)
     nsp = lhs.ndim - 2
@@ -200,6 +213,10 @@ def _conv_transpose_padding(k, s, padding):
     elif padding == "VALID":
         pad_len = k + s - 2 + max(k - s, 0)
         pad_a = k - 1
+    elif isinstance(padding, (tuple, list)) and len(padding) == 2:
+        # the forward conv's (lo, hi) padding: pad the input by k - 1 - p on each side
+        pads = tuple(k - int(p) - 1 for p in padding)
+        pad_a, pad_len = pads[0], sum(pads)
     else:
         raise ValueError(f"conv_transpose: padding mode must be 'SAME' or 'VALID' (or pairs), "
                          f"got {padding!r}")
@@ -211,7 +228,8 @@ _TRANSPOSE_DEFAULTS = {2: ("NC", "IO", "NC"), 3: ("NHC", "HIO", "NHC"),
 
 
 def conv_transpose(lhs, rhs, strides, padding, rhs_dilation=None, dimension_numbers=None,
-                   transpose_kernel=False, precision=None, preferred_element_type=None):
+                   transpose_kernel=False, precision=None, preferred_element_type=None,
+                   use_consistent_padding=False):
     """Transposed ("deconvolution") convolution, as ``jax.lax.conv_transpose``: a
     convolution with ``lhs_dilation = strides`` and the padding that inverts a strided
     conv's output size.
@@ -225,6 +243,10 @@ def conv_transpose(lhs, rhs, strides, padding, rhs_dilation=None, dimension_numb
       dimension_numbers: as in ``conv_general_dilated`` (default channels-last).
       transpose_kernel: flip the kernel spatially and swap its I/O dims (the gradient of
         a conv, as in TensorFlow's conv2d_transpose).
+      use_consistent_padding: (low, high) pairs are the forward conv's padding, as the
+        strings are (PyTorch's convention: with ``transpose_kernel`` the result is the
+        gradient of that conv); False (JAX's default) reads pairs as the padding of the
+        transposed conv itself.
     """
     lhs, rhs = _operands(lhs, rhs)
     nd = lhs.ndim
@@ -239,10 +261,14 @@ def conv_transpose(lhs, rhs, strides, padding, rhs_dilation=None, dimension_numb
     dn = conv_dimension_numbers(lhs.shape, rhs.shape, dimension_numbers)
     k_sdims = [rhs.shape[d] for d in dn.rhs_spec[2:]]
     strides = _tuple(strides, nd - 2, "strides")
-    if isinstance(padding, str) and padding in ("SAME", "VALID"):
+    if use_consistent_padding or (isinstance(padding, str) and padding in ("SAME", "VALID")):
         rhs_dilation = _tuple(rhs_dilation, nd - 2, "rhs_dilation")
-        pads = [_conv_transpose_padding(dilate_dim(k, r), s, padding)
-                for k, r, s in zip(k_sdims, rhs_dilation, strides)]
+        per_dim = [padding] * (nd - 2) if isinstance(padding, str) else list(padding)
+        if len(per_dim) != nd - 2:
+            raise ValueError(f"conv_transpose: padding needs one (low, high) pair per "
+                             f"spatial dim ({nd - 2}), got {padding!r}")
+        pads = [_conv_transpose_padding(dilate_dim(k, r), s, p)
+                for k, r, s, p in zip(k_sdims, rhs_dilation, strides, per_dim)]
     else:
         pads = padding
     if transpose_kernel:

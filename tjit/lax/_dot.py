@@ -12,6 +12,7 @@ from tjit.tracing.shapes import normalize_axis, shape_str
 from tjit.primitives.dot import dot_general_dtype
 from tjit.primitives.linalg import Precision, dot_general_p
 from tjit.lax._elementwise import asarray_for_lax, convert_element_type, is_arraylike
+from tjit.lax._annotations import apply_out_sharding
 
 _PRECISION_NAMES = {
     "default": Precision.DEFAULT, "bfloat16": Precision.DEFAULT, "fastest": Precision.DEFAULT,
@@ -84,7 +85,8 @@ def _dims(dims, ndim, what):
     return tuple(normalize_axis(d, ndim, f"dot_general ({what})") for d in dims)
 
 
-def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None):
+def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None, *,
+                out_sharding=None):
     """General tensor contraction (XLA's DotGeneral).
 
     Args:
@@ -97,6 +99,7 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
       preferred_element_type: dtype of the result: the accumulation type when it is
         wider; a float product is converted to a narrower or integer one (truncating
         and saturating, as JAX). Operands of different dtypes are both converted to it.
+      out_sharding: JAX's, checked against the result (one device places nothing).
 
     Returns:
       An array with the batch dims, then lhs's free dims, then rhs's free dims.
@@ -112,28 +115,39 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
           (_dims(lb, lhs.ndim, "lhs batch"), _dims(rb, rhs.ndim, "rhs batch")))
     pref = _canonical_pref(preferred_element_type)
     lhs, rhs = common_operand_dtype(lhs, rhs, pref)
-    return dot_general_p.bind(lhs, rhs, dimension_numbers=dn,
-                              precision=canonicalize_precision(precision),
-                              preferred_element_type=pref)
+    out = dot_general_p.bind(lhs, rhs, dimension_numbers=dn,
+                             precision=canonicalize_precision(precision),
+                             preferred_element_type=pref)
+    return out if out_sharding is None else apply_out_sharding(
+        out, out_sharding, "lax.dot_general(out_sharding=...)")
 
 
-def dot(lhs, rhs, precision=None, preferred_element_type=None):
+def dot(lhs, rhs, precision=None, preferred_element_type=None, *, dimension_numbers=None,
+        out_sharding=None):
     """Vector/matrix product: contracts the last dim of ``lhs`` with the first of ``rhs``.
 
     Args:
-      lhs: an array of rank 1 or 2.
-      rhs: an array of rank 1 or 2.
+      lhs: an array of rank 1 or 2 (any rank with ``dimension_numbers``).
+      rhs: an array of rank 1 or 2 (any rank with ``dimension_numbers``).
+      dimension_numbers: as :func:`dot_general`'s, for other contractions (JAX's).
+      out_sharding: JAX's, checked against the result.
 
     Returns:
       The vector-vector (scalar), matrix-vector, vector-matrix or matrix-matrix product.
     """
+    if dimension_numbers is not None:
+        out = dot_general(lhs, rhs, dimension_numbers, precision, preferred_element_type)
+        return out if out_sharding is None else apply_out_sharding(
+            out, out_sharding, "lax.dot(out_sharding=...)")
     lhs, rhs = _operands(lhs, rhs)
     if lhs.ndim not in (1, 2) or rhs.ndim not in (1, 2):
         raise ShapeError(f"dot: operands must have rank 1 or 2, got shapes "
                          f"{shape_str(lhs.shape)} and {shape_str(rhs.shape)}; use "
                          f"lax.dot_general (or tjit.numpy.dot/matmul) for other ranks")
-    return dot_general(lhs, rhs, (((lhs.ndim - 1,), (0,)), ((), ())), precision,
-                       preferred_element_type)
+    out = dot_general(lhs, rhs, (((lhs.ndim - 1,), (0,)), ((), ())), precision,
+                      preferred_element_type)
+    return out if out_sharding is None else apply_out_sharding(
+        out, out_sharding, "lax.dot(out_sharding=...)")
 
 
 def batch_matmul(lhs, rhs, precision=None, preferred_element_type=None):

@@ -12,6 +12,7 @@ import numpy as np
 from tjit.tracing import dtypes
 from tjit.tracing.errors import ShapeError
 from tjit.tracing.shapes import shape_str
+from tjit.lax._annotations import apply_out_sharding
 from tjit.lax._dot import dot_general
 from tjit.lax._elementwise import asarray_for_lax, bitwise_and, ge, lt, select, sub
 from tjit.lax._reductions import cumsum
@@ -57,8 +58,14 @@ def _expand(x, dim, group_sizes):
     return select(inside, xb, full(shape, 0, x.dtype))
 
 
+def _dot(lhs, rhs, dimension_numbers, precision, preferred_element_type, out_sharding, where):
+    out = dot_general(lhs, rhs, dimension_numbers, precision, preferred_element_type)
+    return out if out_sharding is None else apply_out_sharding(
+        out, out_sharding, f"{where}(out_sharding=...)")
+
+
 def ragged_dot_general(lhs, rhs, group_sizes, ragged_dot_dimension_numbers, precision=None,
-                       preferred_element_type=None, group_offset=None):
+                       preferred_element_type=None, group_offset=None, out_sharding=None):
     """Ragged matrix product (JAX's three modes, with a 1-D ``group_sizes``).
 
     Args:
@@ -67,6 +74,7 @@ def ragged_dot_general(lhs, rhs, group_sizes, ragged_dot_dimension_numbers, prec
       ragged_dot_dimension_numbers: a :class:`RaggedDotDimensionNumbers`.
       precision, preferred_element_type: as in ``dot_general``.
       group_offset: not supported (as in JAX's own implementation).
+      out_sharding: JAX's, checked against the result (one device places nothing).
 
     Returns:
       As ``dot_general``'s result; with a leading group dim of size ``g`` when the ragged
@@ -95,13 +103,14 @@ def ragged_dot_general(lhs, rhs, group_sizes, ragged_dot_dimension_numbers, prec
                          f"{dn.lhs_ragged_dimensions}")
     rag = dn.lhs_ragged_dimensions[0] % lhs.ndim
     incr = lambda dims: tuple(d + 1 for d in dims)
-    kw = dict(precision=precision, preferred_element_type=preferred_element_type)
+    kw = dict(precision=precision, preferred_element_type=preferred_element_type,
+              out_sharding=out_sharding, where="lax.ragged_dot_general")
     if rag in lb:  # ragged batch dim: the groups only partition the batch
-        return dot_general(lhs, rhs, dn.dot_dimension_numbers, **kw)
+        return _dot(lhs, rhs, dn.dot_dimension_numbers, **kw)
     if rag in lc:  # ragged contracting dim: one partial product per group
         rrag = rc[lc.index(rag)]
-        return dot_general(_expand(lhs, rag, gs), _expand(rhs, rrag, gs),
-                           ((incr(lc), incr(rc)), ((0,) + incr(lb), (0,) + incr(rb))), **kw)
+        return _dot(_expand(lhs, rag, gs), _expand(rhs, rrag, gs),
+                    ((incr(lc), incr(rc)), ((0,) + incr(lb), (0,) + incr(rb))), **kw)
     if len(dn.rhs_group_dimensions) != 1:
         raise ValueError("ragged_dot_general: with a ragged non-contracting lhs dimension, "
                          "rhs needs exactly one group dimension")
@@ -110,12 +119,12 @@ def ragged_dot_general(lhs, rhs, group_sizes, ragged_dot_dimension_numbers, prec
         raise ShapeError(f"ragged_dot_general: rhs group dimension {rg} of shape "
                          f"{shape_str(rhs.shape)} has size {rhs.shape[rg]}, but group_sizes "
                          f"has {gs.shape[0]} groups")
-    return dot_general(_expand(lhs, rag, gs), rhs,
-                       ((incr(lc) + (0,), tuple(rc) + (rg,)), (incr(lb), tuple(rb))), **kw)
+    return _dot(_expand(lhs, rag, gs), rhs,
+                ((incr(lc) + (0,), tuple(rc) + (rg,)), (incr(lb), tuple(rb))), **kw)
 
 
 def ragged_dot(lhs, rhs, group_sizes, precision=None, preferred_element_type=None,
-               group_offset=None):
+               group_offset=None, out_sharding=None):
     """Grouped matrix product: ``lhs`` (m, k) rows in consecutive groups of sizes
     ``group_sizes`` (g,), each multiplied by its group's matrix of ``rhs`` (g, k, n).
 
@@ -125,6 +134,7 @@ def ragged_dot(lhs, rhs, group_sizes, precision=None, preferred_element_type=Non
       group_sizes: (g,) integer array; rows past their sum give zeros.
       precision, preferred_element_type: as in ``dot_general``.
       group_offset: not supported (as in JAX's own implementation).
+      out_sharding: JAX's, checked against the result.
 
     Returns:
       The (m, n) array of products.
@@ -142,8 +152,10 @@ def ragged_dot(lhs, rhs, group_sizes, precision=None, preferred_element_type=Non
         raise ShapeError(f"ragged_dot: lhs must be (m, k) and rhs (g, k, n), got "
                          f"{shape_str(lhs.shape)} and {shape_str(rhs.shape)}; use "
                          f"ragged_dot_general for other layouts")
-    return ragged_dot_general(lhs, rhs, group_sizes, _BASIC, precision,
-                              preferred_element_type, group_offset)
+    out = ragged_dot_general(lhs, rhs, group_sizes, _BASIC, precision,
+                             preferred_element_type, group_offset)
+    return out if out_sharding is None else apply_out_sharding(
+        out, out_sharding, "lax.ragged_dot(out_sharding=...)")
 
 
 __all__ = ["RaggedDotDimensionNumbers", "ragged_dot", "ragged_dot_general"]

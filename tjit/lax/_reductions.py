@@ -12,6 +12,8 @@ from tjit.lax._elementwise import asarray_for_lax
 from tjit.lax._general_reduce import general_reduce
 from tjit.lax._slicing import slice_in_dim
 from tjit.lax._structural import broadcasted_iota
+from tjit.lax._annotations import apply_out_sharding
+from tjit.tracing.tree_util import tree_leaves
 
 
 def _reducer(prim, doc):
@@ -26,7 +28,17 @@ def _reducer(prim, doc):
     return f
 
 
-reduce_sum = _reducer(rd.reduce_sum_p, "Sum over ``axes`` (0 for empty axes; ints wrap).")
+_reduce_sum = _reducer(rd.reduce_sum_p, "")
+
+
+def reduce_sum(operand, axes, *, out_sharding=None):
+    """Sum over ``axes`` (0 for empty axes; ints wrap); ``out_sharding``: JAX's, checked
+    against the result."""
+    out = _reduce_sum(operand, axes)
+    return out if out_sharding is None else apply_out_sharding(
+        out, out_sharding, "lax.reduce_sum(out_sharding=...)")
+
+
 reduce_prod = _reducer(rd.reduce_prod_p, "Product over ``axes`` (1 for empty axes).")
 reduce_max = _reducer(rd.reduce_max_p, "Maximum over ``axes`` (NaN-propagating; +0.0 over "
                                        "-0.0; -inf or the dtype's minimum for empty axes).")
@@ -37,14 +49,14 @@ reduce_or = _reducer(rd.reduce_or_p, "Bitwise/logical OR over ``axes``.")
 reduce_xor = _reducer(rd.reduce_xor_p, "Bitwise/logical XOR over ``axes``.")
 
 # computation -> (reducer, binary op to fold in the init value)
-_MONOIDS = {ew.add: (reduce_sum, ew.add), ew.mul: (reduce_prod, ew.mul),
+_MONOIDS = {ew.add: (_reduce_sum, ew.add), ew.mul: (reduce_prod, ew.mul),
             ew.max: (reduce_max, ew.max), ew.min: (reduce_min, ew.min),
             ew.bitwise_and: (reduce_and, ew.bitwise_and),
             ew.bitwise_or: (reduce_or, ew.bitwise_or),
             ew.bitwise_xor: (reduce_xor, ew.bitwise_xor)}
 
 
-def reduce(operands, init_values, computation, dimensions):  # noqa: A001
+def reduce(operands, init_values, computation, dimensions, out_sharding=None):  # noqa: A001
     """``jax.lax.reduce``: reduce ``operands`` over ``dimensions`` with ``computation``;
     the result is ``computation(init, reduction over dimensions)``.
 
@@ -57,10 +69,19 @@ def reduce(operands, init_values, computation, dimensions):  # noqa: A001
         the reduction primitives, any other function a log-depth tree of its calls
         (it is applied elementwise to whole arrays).
       dimensions: the dims to reduce.
+      out_sharding: JAX's, checked against each result (one device places nothing).
 
     Returns:
       The reduced value(s), in the structure of ``operands``.
     """
+    out = _reduce(operands, init_values, computation, dimensions)
+    if out_sharding is not None:
+        for leaf in tree_leaves(out):
+            apply_out_sharding(leaf, out_sharding, "lax.reduce(out_sharding=...)")
+    return out
+
+
+def _reduce(operands, init_values, computation, dimensions):
     single = not isinstance(operands, (list, tuple))
     ops = [operands] if single else list(operands)
     inits = [init_values] if single else list(init_values)

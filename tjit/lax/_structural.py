@@ -9,6 +9,7 @@ from tjit.tracing.shapes import canonical_shape, normalize_axis
 from tjit.primitives import reductions as rd
 from tjit.primitives import structural as st
 from tjit.lax._elementwise import asarray_for_lax
+from tjit.lax._annotations import apply_out_sharding
 
 
 def iota(dtype, size):
@@ -17,7 +18,7 @@ def iota(dtype, size):
                           shape=canonical_shape(size, "iota"), dimension=0)
 
 
-def broadcasted_iota(dtype, shape, dimension):
+def broadcasted_iota(dtype, shape, dimension, *, out_sharding=None):
     """broadcasted_iota(dtype, shape, dimension): an array of ``shape`` whose values count
     0, 1, ... along ``dimension`` (as ``jax.lax.broadcasted_iota``; shape may be symbolic).
 
@@ -28,12 +29,15 @@ def broadcasted_iota(dtype, shape, dimension):
                [0, 1, 2]], dtype=int32)
     """
     shape = canonical_shape(shape, "broadcasted_iota")
-    return st.iota_p.bind(dtype=dtypes.canonicalize(dtypes.check_dtype(dtype, "iota")),
-                          shape=shape, dimension=normalize_axis(dimension, len(shape), "iota"))
+    out = st.iota_p.bind(dtype=dtypes.canonicalize(dtypes.check_dtype(dtype, "iota")),
+                         shape=shape, dimension=normalize_axis(dimension, len(shape), "iota"))
+    return out if out_sharding is None else apply_out_sharding(
+        out, out_sharding, "lax.broadcasted_iota(out_sharding=...)")
 
 
-def broadcast_in_dim(operand, shape, broadcast_dimensions):
-    """Place ``operand``'s dims at ``broadcast_dimensions`` of ``shape``."""
+def broadcast_in_dim(operand, shape, broadcast_dimensions, *, out_sharding=None):
+    """Place ``operand``'s dims at ``broadcast_dimensions`` of ``shape`` (``out_sharding``:
+    JAX's, checked against the result)."""
     operand = asarray_for_lax(operand)
     shape = canonical_shape(shape, "broadcast_in_dim")
     broadcast_dimensions = tuple(int(d) for d in broadcast_dimensions)
@@ -45,18 +49,23 @@ def broadcast_in_dim(operand, shape, broadcast_dimensions):
         operand = transpose(operand, order)
         broadcast_dimensions = tuple(broadcast_dimensions[i] for i in order)
     if operand.shape == shape and broadcast_dimensions == tuple(range(len(shape))):
-        return operand
-    return st.broadcast_in_dim_p.bind(operand, shape=shape,
-                                      broadcast_dimensions=broadcast_dimensions)
+        out = operand
+    else:
+        out = st.broadcast_in_dim_p.bind(operand, shape=shape,
+                                         broadcast_dimensions=broadcast_dimensions)
+    return out if out_sharding is None else apply_out_sharding(
+        out, out_sharding, "lax.broadcast_in_dim(out_sharding=...)")
 
 
-def broadcast(operand, sizes):
-    """Add leading dims ``sizes``."""
+def broadcast(operand, sizes, *, out_sharding=None):
+    """Add leading dims ``sizes`` (``out_sharding``: JAX's, checked against the result)."""
     operand = asarray_for_lax(operand)
     sizes = canonical_shape(sizes, "broadcast")
     n = len(sizes)
-    return broadcast_in_dim(operand, sizes + tuple(operand.shape),
-                            tuple(range(n, n + operand.ndim)))
+    out = broadcast_in_dim(operand, sizes + tuple(operand.shape),
+                           tuple(range(n, n + operand.ndim)))
+    return out if out_sharding is None else apply_out_sharding(
+        out, out_sharding, "lax.broadcast(out_sharding=...)")
 
 
 def broadcast_to_rank(x, rank):
@@ -72,15 +81,17 @@ def broadcast_to_rank(x, rank):
     return x if x.ndim >= rank else broadcast(x, (1,) * (rank - x.ndim))
 
 
-def reshape(operand, new_sizes, dimensions=None):
-    """Reshape (row-major); ``dimensions`` transposes first, as in lax."""
+def reshape(operand, new_sizes, dimensions=None, *, out_sharding=None):
+    """Reshape (row-major); ``dimensions`` transposes first, as in lax (``out_sharding``:
+    JAX's, checked against the result)."""
     operand = asarray_for_lax(operand)
     if dimensions is not None and tuple(dimensions) != tuple(range(operand.ndim)):
         operand = transpose(operand, dimensions)
     new_sizes = st.reshape_sizes(operand.shape, new_sizes)
-    if new_sizes == tuple(operand.shape):
-        return operand
-    return st.reshape_p.bind(operand, new_sizes=new_sizes, dimensions=None)
+    out = operand if new_sizes == tuple(operand.shape) else \
+        st.reshape_p.bind(operand, new_sizes=new_sizes, dimensions=None)
+    return out if out_sharding is None else apply_out_sharding(
+        out, out_sharding, "lax.reshape(out_sharding=...)")
 
 
 def transpose(operand, permutation):
@@ -133,8 +144,9 @@ def expand_dims(array, dimensions):
     return st.expand_dims_p.bind(array, dimensions=dims)
 
 
-def full(shape, fill_value, dtype=None):
-    """An array of ``shape`` filled with ``fill_value``."""
+def full(shape, fill_value, dtype=None, *, sharding=None):
+    """An array of ``shape`` filled with ``fill_value`` (``sharding``: JAX's, checked
+    against the result)."""
     from tjit.lax._elementwise import convert_element_type
     shape = canonical_shape(shape, "full")
     # weak as the fill (JAX's dtypes.is_weakly_typed): a Python number or a weak array
@@ -148,7 +160,9 @@ def full(shape, fill_value, dtype=None):
         raise ValueError(f"full: fill_value must be a scalar, got shape {x.shape}")
     if weak != getattr(x, "weak_type", False):
         x = convert_element_type(x, x.dtype, weak_type=weak)
-    return broadcast(x, shape)
+    out = broadcast(x, shape)
+    return out if sharding is None else apply_out_sharding(out, sharding,
+                                                           "lax.full(sharding=...)")
 
 
 def constant_like(example, value):
@@ -174,13 +188,16 @@ def dim_value(d, dtype=None):
     return rd.reduce_sum_p.bind(full((d,), 1, dtype), axes=(0,))
 
 
-def full_like(x, fill_value, dtype=None, shape=None):
-    """``full`` with the shape (and dtype unless given) of ``x``."""
+def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
+    """``full`` with the shape (and dtype unless given) of ``x`` (``sharding``: JAX's,
+    checked against the result)."""
     from tjit.lax._elementwise import convert_element_type
     dt = dtypes.canonicalize(dtype if dtype is not None else x.dtype)
     weak = dtype is None and getattr(x, "weak_type", False)
     val = convert_element_type(fill_value, dt, weak_type=weak)
-    return broadcast(val, canonical_shape(x.shape if shape is None else shape))
+    out = broadcast(val, canonical_shape(x.shape if shape is None else shape))
+    return out if sharding is None else apply_out_sharding(out, sharding,
+                                                           "lax.full_like(sharding=...)")
 
 
 def zeros_like_array(x):
