@@ -118,7 +118,8 @@ def mode_for(k):
 
 def _pairs(dt):
     unary, binary = T.ops_for(dt)
-    extra = [T._select] + [lambda x, y, d=d: K.Op("convert", (x,), d) for d in T.ALL]
+    extra = [T._select] + [lambda x, y, d=d: K.Op("convert", (x,), d) for d in T.ALL] + \
+        T.bitcasts(dt)
     k, _ = T.pairs_kernel(dt, unary, binary, extra)
     return [Case(f"pairs_{dt.name}", k, [T.edge_values(dt)])]
 

@@ -194,13 +194,26 @@ def _select(x, y):
     return K.Op("select", (pred, x, y), x.dtype)
 
 
+def bitcast_targets(dt):
+    """The dtypes ``dt`` bitcasts to in the kernel IR: the others of its width (not bool)."""
+    if dt == BOOL:
+        return []
+    return [d for d in ALL if d != BOOL and d != dt and d.itemsize == dt.itemsize]
+
+
+def bitcasts(dt):
+    return [lambda x, y, d=d: K.Op("bitcast", (x,), d) for d in bitcast_targets(dt)]
+
+
 @pytest.mark.parametrize("dt", ALL, ids=lambda d: d.name)
 def test_elementwise_ops_bit_exact(dt):
     unary, binary = ops_for(dt)
-    extra = [_select] + [lambda x, y, d=d: K.Op("convert", (x,), d) for d in ALL]
+    extra = [_select] + [lambda x, y, d=d: K.Op("convert", (x,), d) for d in ALL] + \
+        bitcasts(dt)
     k, _ = pairs_kernel(dt, unary, binary, extra)
     got, want = run_both(k, [edge_values(dt)])
-    names = unary + binary + ["select"] + [f"convert->{d.name}" for d in ALL]
+    names = unary + binary + ["select"] + [f"convert->{d.name}" for d in ALL] + \
+        [f"bitcast->{d.name}" for d in bitcast_targets(dt)]
     for g, w, nm in zip(got, want, names):
         assert_bits_equal(g, w, f"{nm} on {dt.name}")
 

@@ -184,6 +184,8 @@ def _elementwise(op, ops, dtype):
         return REGISTRY["select_n"].impl(np, pred, on_false, on_true)
     if op == "convert":
         return REGISTRY["convert_element_type"].impl(np, ops[0], new_dtype=dtype)
+    if op == "bitcast":
+        return REGISTRY["bitcast_convert_type"].impl(np, ops[0], new_dtype=dtype)
     return REGISTRY[op].impl(np, *ops)
 
 

@@ -30,6 +30,7 @@ from tjit.primitives import base, ieee_minmax
 from tjit.primitives.base import (
     ANY, FLOAT, INT, INT_OR_BOOL, NUMBER, REAL_FLOAT, check_dtype_kind, new_primitive,
     same_dtypes, same_shapes)
+from tjit.primitives.erf_inv_expansion import erf_inv_lowering
 from tjit.tracing.fp_quiet import quiet as _quiet
 from tjit.tracing.fp_quiet import quiet_call as _quiet_call
 
@@ -1021,6 +1022,21 @@ select_n_p.lowering = _select_n_lowering
 clamp_p.lowering = lambda ctx, lo, x, hi: ctx.clamp(x, lo, hi)
 round_p.lowering = lambda ctx, x, *, rounding_method=ROUND_AWAY_FROM_ZERO: ctx.elementwise(
     "round_even" if rounding_method == ROUND_TO_NEAREST_EVEN else "round", [x])
+erf_inv_p.lowering = erf_inv_lowering
+
+
+def _bitcast_lowering(ctx, x, *, new_dtype):
+    """Same-width bitcasts between the kernel dtypes are a fusible reinterpretation;
+    width-changing ones (a minor dim appears or goes) and bool/half stay library steps."""
+    new = np.dtype(new_dtype)
+    if new.itemsize != x.dtype.itemsize or "b" in (new.kind, x.dtype.kind) or \
+            new.kind not in "iuf" or x.dtype.kind not in "iuf" or 2 in (new.itemsize,
+                                                                       x.dtype.itemsize):
+        return NotImplemented
+    return x if new == x.dtype else ctx.add("bitcast", (x,), x.shape, new)
+
+
+bitcast_convert_type_p.lowering = _bitcast_lowering
 convert_element_type_p.lowering = lambda ctx, x, *, new_dtype, weak_type=False: ctx.convert(
     x, new_dtype)
 

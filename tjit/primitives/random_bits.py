@@ -85,10 +85,49 @@ def _threefry2x32_impl(xp, key1, key2, x1, x2):
             xp.ascontiguousarray(o2, dtype=np.uint32).reshape(shape)]
 
 
+class _HloWord:
+    """A uint32 HLO value with the operators :func:`threefry2x32_rounds` uses, each
+    adding one elementwise op to the builder ``ctx`` (rank-0 operands broadcast)."""
+    __slots__ = ("ctx", "instr")
+
+    def __init__(self, ctx, instr):
+        self.ctx, self.instr = ctx, instr
+
+    def _op(self, name, other):
+        if not isinstance(other, _HloWord):
+            other = _HloWord(self.ctx, self.ctx.constant(np.uint32(other)))
+        return _HloWord(self.ctx, self.ctx.elementwise(name, [self.instr, other.instr]))
+
+    def __add__(self, other):
+        return self._op("add", other)
+
+    def __xor__(self, other):
+        return self._op("xor", other)
+
+    def __or__(self, other):
+        return self._op("or", other)
+
+    def __lshift__(self, other):
+        return self._op("shift_left", other)
+
+    def __rshift__(self, other):    # uint32: logical shift, as NumPy's >> on uint32
+        return self._op("shift_right_logical", other)
+
+
+def _threefry2x32_lowering(ctx, key1, key2, x1, x2):
+    """The hash as 20 rounds of uint32 add/rotate/xor HLO ops (XLA's expansion), so that
+    it fuses with the counters before it and the bit manipulation after it; rank-0 words
+    broadcast to the common shape (the outputs always have it)."""
+    shape = max((key1.shape, key2.shape, x1.shape, x2.shape), key=len)
+    words = [_HloWord(ctx, w) for w in (key1, key2, x1, x2)]
+    o1, o2 = threefry2x32_rounds(*words)
+    return [ctx.broadcast(o.instr, shape) for o in (o1, o2)]
+
+
 threefry2x32_p.def_weak_type(never_weak)
 # Batching: like an elementwise op over its four inputs (rank-0 inputs broadcast). No
-# jvp (see not_differentiable above). The lowering (trace threefry2x32_rounds into
-# uint32 ops) is filled in by the compiler issue through the primitive's slot.
+# jvp (see not_differentiable above).
 defbroadcasting(threefry2x32_p)
+threefry2x32_p.lowering = _threefry2x32_lowering
 
 __all__ = ["threefry2x32_p", "threefry2x32_rounds", "ROTATIONS", "KS_PARITY"]

@@ -183,7 +183,7 @@ class KernelBuilder:
                     raise CannotFuse()
                 raise NeedMaterialize(i)
             return K.Stage((yield from self._stage(i)), i.dtype)
-        if op in ("select", "convert") or op in K.UNARY_OPS or op in K.BINARY_OPS:
+        if op in K.OTHER_OPS or op in K.UNARY_OPS or op in K.BINARY_OPS:
             args = []
             for o in i.operands:
                 args.append((yield (o, maps)))

@@ -11,7 +11,8 @@ parameter          program input (``index``)
 constant           a NumPy array (``value``); rank-0 constants are inlined into kernels
 iota               index along ``dimension``
 <elementwise>      every op of ``kernel_ir.UNARY_OPS``/``BINARY_OPS``, ``select``
-                   (pred, on_true, on_false) and ``convert``; operands have the result's
+                   (pred, on_true, on_false), ``convert`` and ``bitcast`` (same-width
+                   reinterpretation of the bits); operands have the result's
                    shape exactly (broadcasts are explicit)
 broadcast          operand dim ``i`` -> result dim ``dims[i]`` (size equal, or 1 expanded)
 transpose          result dim ``i`` = operand dim ``perm[i]``
@@ -52,7 +53,7 @@ import numpy as np
 from tjit.xla_like import kernel_ir
 
 ELEMENTWISE = frozenset(kernel_ir.UNARY_OPS) | frozenset(kernel_ir.BINARY_OPS) | {
-    "select", "convert"}
+    "select", "convert", "bitcast"}
 #: Ops a fused kernel can compute (everything else is a buffer boundary).
 FUSIBLE = ELEMENTWISE | {"broadcast", "transpose", "rev", "reshape", "slice", "reduce",
                          "iota", "constant", "take"}

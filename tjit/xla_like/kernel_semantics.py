@@ -21,6 +21,8 @@ them; ``lower/c/scalar.py`` in C), are those of XLA as tjit's primitives follow 
   -0.0 < +0.0 (``fmax`` in C does neither). The ``max``/``min`` monoids likewise.
 * ``sign`` is +-1, +0 for +-0, and the NaN itself for NaN; ``round`` rounds half away
   from zero, ``round_even`` half to even.
+* ``bitcast`` reinterprets the bits of its operand as the node's dtype of the same width
+  (``lax.bitcast_convert_type``; never bool): NaN payloads and signed zeros pass unchanged.
 * Float comparisons are ordered (false on NaN) except ``ne``, which is true on NaN.
 * No flush of subnormals to zero and no contraction of ``a*b+c`` into an FMA.
 
@@ -62,6 +64,8 @@ def _table():
         round_even=_prim("round", rounding_method=1),
         select=lambda p, t, f, dtype: REGISTRY["select_n"].impl(np, p, f, t),
         convert=lambda x, dtype: REGISTRY["convert_element_type"].impl(np, x,
+                                                                      new_dtype=dtype),
+        bitcast=lambda x, dtype: REGISTRY["bitcast_convert_type"].impl(np, x,
                                                                       new_dtype=dtype),
     )
     return t

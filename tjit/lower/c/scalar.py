@@ -163,6 +163,19 @@ class Scalar:
             return self.round_half(f"((float){x})")  # ints: < 2^24 exact, else inf anyway
         return f"(({self.t(dst)}){x})"   # ints wrap (two's complement); floats round
 
+    def bitcast(self, x, src, dst):
+        """The bits of the C value ``x`` (dtype ``src``) as ``dst`` of the same width,
+        through a union (defined in C, OpenCL C and CUDA; no aliasing through casts)."""
+        if src.itemsize != dst.itemsize or "b" in (src.kind, dst.kind) or F16 in (src, dst):
+            raise TypeError(f"C renderer: bitcast needs non-bool, non-half dtypes of one "
+                            f"width, got {src.name} -> {dst.name}")
+        if src == dst:
+            return x
+        name = f"tj_bits_{_tag(src)}_{_tag(dst)}"
+        st, dt = self.t(src), self.t(dst)
+        return self.helper(name, f"{dt} {name}({st} x) {{ union {{ {st} a; {dt} b; }} u; "
+                                 f"u.a = x; return u.b; }}") + f"({x})"
+
     def _f2i(self, src, dst):
         name = f"tj_cvt_{_tag(src)}_{_tag(dst)}"
         ft, it = self.t(src), self.t(dst)
@@ -186,6 +199,8 @@ class Scalar:
         dts = [check_dtype(d, f"op {op!r}") for d in arg_dtypes]
         if op == "convert":
             return self.convert(args[0], dts[0], out)
+        if op == "bitcast":
+            return self.bitcast(args[0], dts[0], out)
         if op == "select":
             if dts[0].kind != "b" or dts[1] != dts[2]:
                 raise TypeError(f"C renderer: select needs a bool predicate and equal case "

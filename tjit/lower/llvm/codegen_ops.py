@@ -320,6 +320,12 @@ def _bool_op(b, op, args):
     return None
 
 
+def _check_bitcast(src, dst, who):
+    if src.itemsize != dst.itemsize or "b" in (src.kind, dst.kind):
+        raise TypeError(f"{who}: bitcast needs non-bool dtypes of one width, got "
+                        f"{src.name} -> {dst.name}")
+
+
 def emit_op(b, op, args, arg_dtypes, out_dtype, math=None):
     """Render elementwise op ``op`` of ``kernel_ir``.
 
@@ -338,6 +344,9 @@ def emit_op(b, op, args, arg_dtypes, out_dtype, math=None):
     dts = [check_dtype(d, f"op {op!r}") for d in arg_dtypes]
     if op == "convert":
         return convert(b, args[0], dts[0], out_dtype)
+    if op == "bitcast":
+        _check_bitcast(dts[0], out_dtype, "LLVM codegen")
+        return b.bitcast(args[0], reg_type(out_dtype))
     if op == "select":
         if dts[0].kind != "b" or dts[1] != dts[2]:
             raise TypeError(f"LLVM codegen: select needs a bool predicate and equal case "

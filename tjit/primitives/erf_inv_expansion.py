@@ -1,0 +1,43 @@
+"""``erf_inv`` lowered to elementwise HLO ops, so that it fuses into kernels (the inverse
+normal CDF of ``random.normal`` and ``truncated_normal`` runs inside the sampler's kernel
+instead of as a SciPy library step).
+
+float32 uses M. Giles' single-precision approximation ("Approximating the erfinv
+function", GPU Computing Gems Jade, 2011), the one XLA's ErfInv32 expands to: with
+``w = -log((1 - x)(1 + x))`` a degree-8 polynomial in ``w - 2.5`` for ``w < 5`` and in
+``sqrt(w) - 3`` beyond, times ``x``. ``(1 - x)(1 + x)`` instead of ``1 - x*x`` keeps
+``w`` accurate near ``|x| = 1`` (``1 - x`` is exact there). ``|x| = 1`` gives ``+-inf``;
+``|x| > 1`` and NaN give NaN (the log of a negative number / NaN propagates).
+Other dtypes keep the library step (float64 needs a higher-degree approximation).
+"""
+
+import numpy as np
+
+# Giles' coefficients, highest degree first (Horner order).
+_CENTRAL = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06,
+            0.00021858087, -0.00125372503, -0.00417768164, 0.246640727, 1.50140941)
+_TAIL = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
+         -0.0076224613, 0.00943887047, 1.00167406, 2.83297682)
+
+
+def _horner(ctx, coeffs, t):
+    const = lambda c: ctx.constant(np.asarray(c, t.dtype))   # noqa: E731
+    p = const(coeffs[0])
+    for c in coeffs[1:]:
+        p = ctx.elementwise("add", [ctx.elementwise("mul", [p, t]), const(c)])
+    return p
+
+
+def erf_inv_lowering(ctx, x):
+    """HLO ops computing ``erf_inv(x)`` for float32 ``x``; NotImplemented otherwise."""
+    if x.dtype != np.float32:
+        return NotImplemented
+    const = lambda c: ctx.constant(np.asarray(c, x.dtype))   # noqa: E731
+    op = lambda name, *args: ctx.elementwise(name, list(args))   # noqa: E731
+    one = const(1.0)
+    w = op("neg", op("log", op("mul", op("sub", one, x), op("add", one, x))))
+    central = _horner(ctx, _CENTRAL, op("sub", w, const(2.5)))
+    tail = _horner(ctx, _TAIL, op("sub", op("sqrt", w), const(3.0)))
+    p = op("select", op("lt", w, const(5.0)), central, tail)
+    at_one = op("eq", op("abs", x), one)
+    return op("select", at_one, op("mul", x, const(np.inf)), op("mul", p, x))
