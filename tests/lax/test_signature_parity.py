@@ -107,3 +107,32 @@ def test_conv_transpose_use_consistent_padding(stride, pad):
     # without it, pairs pad the transposed conv itself (JAX's default): other sizes
     old = lax.conv_transpose(x, w, (stride,), [pad], transpose_kernel=True)
     assert old.shape[1] == (5 - 1) * stride + 1 + sum(pad) - 3 + 1
+
+
+ACCURACY_FNS = ("exp", "exp2", "expm1", "log", "log1p", "sqrt", "rsqrt", "cbrt", "tanh",
+                "logistic", "sin", "cos", "tan")
+
+
+@pytest.mark.parametrize("name", ACCURACY_FNS)
+def test_accuracy_accepted_values_unchanged(name):
+    # as XLA's CPU backend (JAX's there): one implementation serves every request
+    x = np.linspace(0.1, 1.4, 7).astype(np.float32)
+    f = getattr(lax, name)
+    ref = {"exp2": np.exp2, "rsqrt": lambda v: 1 / np.sqrt(v),
+           "logistic": lambda v: 1 / (1 + np.exp(-v))}.get(name, getattr(np, name, None))
+    want = ref(x.astype(np.float64))
+    for acc in (None, lax.AccuracyMode.HIGHEST, lax.AccuracyMode.DEFAULT,
+                lax.Tolerance(atol=1e-6, rtol=1e-6), lax.Tolerance(ulps=2)):
+        np.testing.assert_allclose(f(x, accuracy=acc), want, rtol=2e-6)
+    g = tjit.grad(lambda v: f(v, accuracy=lax.AccuracyMode.HIGHEST))(np.float32(0.7))
+    eps = 1e-6
+    np.testing.assert_allclose(g, (ref(0.7 + eps) - ref(0.7 - eps)) / (2 * eps), rtol=1e-4)
+
+
+def test_accuracy_errors():
+    with pytest.raises(NotImplementedError, match="Accuracy 'high' not supported by lax.exp"):
+        lax.exp(1.0, accuracy="high")
+    with pytest.raises(ValueError, match="non-negative"):
+        lax.Tolerance(atol=-1.0)
+    with pytest.raises(ValueError, match="At least one"):
+        lax.Tolerance()

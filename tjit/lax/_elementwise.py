@@ -5,6 +5,7 @@ that); a Python scalar operand takes the dtype of the array operand (weak typing
 """
 
 import builtins
+import enum
 import operator
 
 import numpy as np
@@ -80,6 +81,49 @@ def _unary(prim, doc):
     return f
 
 
+class Tolerance:
+    """The tolerances a unary function's result must meet, as ``jax.lax.Tolerance``: at
+    most two of ``atol``, ``rtol`` and ``ulps``, none negative, one non-zero."""
+
+    def __init__(self, atol=0.0, rtol=0.0, ulps=0):
+        if atol < 0.0 or rtol < 0.0 or ulps < 0:
+            raise ValueError("Tolerances must be non-negative.")
+        if atol == 0.0 and rtol == 0.0 and ulps == 0:
+            raise ValueError("At least one of atol, rtol, or ulps must be set.")
+        self.atol, self.rtol, self.ulps = atol, rtol, ulps
+
+    def __repr__(self):
+        return f"Tolerance(atol={self.atol}, rtol={self.rtol}, ulps={self.ulps})"
+
+
+class AccuracyMode(enum.Enum):
+    """``jax.lax.AccuracyMode``: which implementation of a unary function to use."""
+    HIGHEST = 1
+    DEFAULT = 2
+
+
+def _unary_with_accuracy(prim, doc):
+    """``_unary`` with JAX's ``accuracy=`` (None, a :class:`Tolerance` or an
+    :class:`AccuracyMode`). tjit has one implementation of each function, tested against
+    float64 to a few ulps; like XLA on the CPU, which JAX compiles to there, it runs
+    that implementation whatever the request."""
+    def f(x, *, accuracy=None):
+        try:
+            if accuracy is not None and not isinstance(accuracy, (Tolerance, AccuracyMode)):
+                raise NotImplementedError(f"Accuracy {accuracy!r} not supported by lax."
+                                          f"{prim.name}: pass None, a lax.Tolerance or a "
+                                          f"lax.AccuracyMode")
+            return prim.bind(asarray_for_lax(x))
+        except Exception as e:
+            _filter_at_entry(e)
+            raise
+    f.__name__ = prim.name
+    f.__doc__ = doc + (" ``accuracy``: None, a ``lax.Tolerance`` or ``lax.AccuracyMode``"
+                       " (accepted as on XLA's CPU backend: one implementation).")
+    f.prim = prim
+    return f
+
+
 _ARRAYS = (Array, Tracer)
 
 
@@ -104,19 +148,19 @@ sign = _unary(ew.sign_p, "Elementwise sign.")
 floor = _unary(ew.floor_p, "Elementwise floor.")
 ceil = _unary(ew.ceil_p, "Elementwise ceil.")
 is_finite = _unary(ew.is_finite_p, "Elementwise isfinite.")
-exp = _unary(ew.exp_p, "Elementwise e**x.")
-exp2 = _unary(ew.exp2_p, "Elementwise 2**x.")
-expm1 = _unary(ew.expm1_p, "Elementwise e**x - 1.")
-log = _unary(ew.log_p, "Elementwise natural log.")
-log1p = _unary(ew.log1p_p, "Elementwise log(1 + x).")
-sqrt = _unary(ew.sqrt_p, "Elementwise square root.")
-rsqrt = _unary(ew.rsqrt_p, "Elementwise 1/sqrt(x).")
-cbrt = _unary(ew.cbrt_p, "Elementwise cube root.")
-tanh = _unary(ew.tanh_p, "Elementwise tanh.")
-logistic = _unary(ew.logistic_p, "Elementwise 1/(1 + e**-x).")
-sin = _unary(ew.sin_p, "Elementwise sine.")
-cos = _unary(ew.cos_p, "Elementwise cosine.")
-tan = _unary(ew.tan_p, "Elementwise tangent.")
+exp = _unary_with_accuracy(ew.exp_p, "Elementwise e**x.")
+exp2 = _unary_with_accuracy(ew.exp2_p, "Elementwise 2**x.")
+expm1 = _unary_with_accuracy(ew.expm1_p, "Elementwise e**x - 1.")
+log = _unary_with_accuracy(ew.log_p, "Elementwise natural log.")
+log1p = _unary_with_accuracy(ew.log1p_p, "Elementwise log(1 + x).")
+sqrt = _unary_with_accuracy(ew.sqrt_p, "Elementwise square root.")
+rsqrt = _unary_with_accuracy(ew.rsqrt_p, "Elementwise 1/sqrt(x).")
+cbrt = _unary_with_accuracy(ew.cbrt_p, "Elementwise cube root.")
+tanh = _unary_with_accuracy(ew.tanh_p, "Elementwise tanh.")
+logistic = _unary_with_accuracy(ew.logistic_p, "Elementwise 1/(1 + e**-x).")
+sin = _unary_with_accuracy(ew.sin_p, "Elementwise sine.")
+cos = _unary_with_accuracy(ew.cos_p, "Elementwise cosine.")
+tan = _unary_with_accuracy(ew.tan_p, "Elementwise tangent.")
 asin = _unary(ew.asin_p, "Elementwise arcsine.")
 acos = _unary(ew.acos_p, "Elementwise arccosine.")
 atan = _unary(ew.atan_p, "Elementwise arctangent.")
@@ -338,5 +382,5 @@ __all__ = [
     "ne", "lt", "le", "gt", "ge", "bitwise_and", "bitwise_or", "bitwise_xor", "shift_left",
     "shift_right_logical", "shift_right_arithmetic", "round", "integer_pow", "square",
     "reciprocal", "select_n", "select", "clamp", "convert_element_type",
-    "bitcast_convert_type"
+    "bitcast_convert_type", "Tolerance", "AccuracyMode"
 ]
