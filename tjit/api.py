@@ -45,6 +45,7 @@ import weakref
 import numpy as np
 
 from tjit import compile_log
+from tjit._sympy import is_expr
 from tjit import dynamic_shapes as _dyn
 from tjit.config import config
 from tjit import jit_debug as _jit_debug
@@ -1023,7 +1024,7 @@ class Jitted:
             if config.debug_key_reuse:   # (which key arguments it consumed)
                 _key_reuse.note_trace(dyn)
             flat, out_store["tree"] = tree_flatten(hide_float0(out))  # (float0: no data)
-            return flat
+            return [_dim_output(o) for o in flat]
 
         # the collector would keep walking the trace's many live objects (gc_paused says
         # how much that costs); what becomes garbage is collected after the block
@@ -1345,6 +1346,16 @@ class Compiled:
                              f"{self.executable.backend!r}); use "
                              f"jit(f).lower(*args).compile(backend='hls')")
         return report(**kw)
+
+
+def _dim_output(x):
+    """A jitted function's output leaf; a symbolic dim (``return x.shape[0]``, ``5. +
+    x.shape[0]``) or a NumPy object array of them becomes an array of its value, as in
+    JAX."""
+    if is_expr(x) or (type(x) is np.ndarray and x.dtype == object):
+        from tjit.numpy import asarray
+        return asarray(x)
+    return x
 
 
 def _check_compiled_signature(where, expected, got, names):

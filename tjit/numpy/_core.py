@@ -5,6 +5,8 @@ Every ``tjit.numpy`` function funnels its array inputs through :func:`promote_ar
 primitives below see equal shapes and dtypes.
 """
 
+import functools
+import operator
 import warnings
 
 import numpy as np
@@ -30,10 +32,43 @@ def is_array(x):
 def dim_as_array(d):
     """A symbolic dim (``x.shape[0]`` under ``polymorphic_shapes``) as a weakly typed
     0-d int array, so ``x / x.shape[0]`` works as in JAX: the sum of ``d`` ones, which
-    the executor evaluates once the size symbols are bound."""
+    the executor evaluates once the size symbols are bound. A non-integer expression
+    (``5. + b``, ``b / 2``: sympy's results of float or true-division arithmetic on a
+    dim), or one that may be negative (``b - 4``: no count of ones), is that arithmetic
+    on its dims' values, as in JAX."""
+    if not (d.is_integer and d.is_nonnegative):
+        return asarray(_dim_arithmetic(d))
     ones = lax.full((d,), 1, dtypes.default_int())
     return lax.convert_element_type(lax.reduce_sum(ones, (0,)), dtypes.default_int(),
                                     weak_type=True)
+
+
+def _dim_arithmetic(e):
+    """The value of a sympy expression over dims: integer parts as dims, numbers as
+    Python numbers (weak), sums, products and powers as array arithmetic."""
+    if e.is_integer and e.is_nonnegative:
+        return dim_as_array(e)
+    if e.is_Number:
+        return int(e) if e.is_integer else float(e)
+    args = [_dim_arithmetic(a) for a in e.args]
+    if e.is_Add:
+        return functools.reduce(operator.add, args)
+    if e.is_Mul:
+        return functools.reduce(operator.mul, args)
+    if e.is_Pow:
+        return args[0] ** args[1]
+    raise TypeError(f"asarray: cannot compute the value of the symbolic dim expression "
+                    f"{e} ({type(e).__name__}); write it with +, -, *, / and ** of dims "
+                    f"(x.shape[i]), or use concrete shapes")
+
+
+def _dims_in_object_array(a, dtype):
+    """A NumPy object array holding symbolic dims (``np.arange(3) + x.shape[0]``:
+    NumPy's operator makes one) as an array of their values."""
+    from tjit.numpy._shape import stack
+    out = stack([asarray(x, dtype) for x in a.flat]).reshape(a.shape)
+    # (a NumPy array is never weakly typed)
+    return lax.convert_element_type(out, out.dtype) if out.weak_type else out
 
 
 # How to get numbers out of what NumPy keeps as strings, objects or records
@@ -137,6 +172,9 @@ def _asarray(a, dtype, copy, op):
         return a._as_array(dtype, op)
     if is_expr(a):
         return asarray(dim_as_array(a), dtype)
+    if isinstance(a, np.ndarray) and a.dtype == object and a.size and \
+            any(is_expr(x) for x in a.flat):
+        return _dims_in_object_array(a, dtype)
     if isinstance(a, (list, tuple)) and any(isinstance(x, Tracer) or is_expr(x)
                                             for x in _flat_seq(a)):
         from tjit.numpy._shape import stack  # lists of traced values
@@ -257,6 +295,8 @@ def _convert(x, dt, weak):
         return Array(scalar_as(x, dt), weak)
     if is_expr(x):
         return lax.convert_element_type(dim_as_array(x), dt, weak_type=weak)
+    if isinstance(x, np.ndarray) and x.dtype == object and any(map(is_expr, x.flat)):
+        return lax.convert_element_type(_dims_in_object_array(x, None), dt, weak_type=weak)
     v = np.asarray(x)
     return Array(v.astype(dt) if v.dtype != dt else v.copy(), weak)
 

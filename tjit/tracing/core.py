@@ -550,6 +550,13 @@ class Array:
         self._weak = weak_type
         self._sig = None
 
+    def _sympy_(self):
+        # ``dim * x`` with a symbolic dim on the left: sympy's operator first tries to
+        # make a sympy value of ``x`` (through float()); refusing makes Python call
+        # x.__rmul__, which computes with the dim's value, as JAX does
+        from sympy import SympifyError
+        raise SympifyError(self)
+
     @property
     def aval(self):
         v = self._value
@@ -917,6 +924,13 @@ class Tracer:
 
     def _describe(self):
         return "a traced array"
+
+    def _sympy_(self):
+        # ``dim * x`` with a symbolic dim on the left: sympy's operator first tries to
+        # make a sympy value of ``x`` (through float()); refusing makes Python call
+        # x.__rmul__, which computes with the dim's value, as JAX does
+        from sympy import SympifyError
+        raise SympifyError(self)
 
     def _concretization_error(self, cls, what, fix):
         trace = self._trace
