@@ -188,3 +188,34 @@ def test_out_sharding_checked(name):
         OUT_SHARDING_CALLS[name](out_sharding="cpu")
     with pytest.raises(ValueError, match=rf"jnp.{name}\(out_sharding=...\).*entries"):
         OUT_SHARDING_CALLS[name](out_sharding=NamedSharding(mesh, P("x", None, None)))
+
+
+# -- ufuncs' out=/where= (JAX accepts only None: arrays are immutable) --------------------------
+UFUNCS_OUT_WHERE = ("add", "subtract", "multiply", "maximum", "minimum", "bitwise_and",
+                    "bitwise_or", "bitwise_xor", "logical_and", "logical_or", "logical_xor",
+                    "logaddexp", "logaddexp2", "negative")
+
+
+@pytest.mark.parametrize("name", UFUNCS_OUT_WHERE)
+def test_ufunc_out_where_none_accepted_else_refused(name):
+    f = getattr(jnp, name)
+    x, y = np.array([1, 2, 3]), np.array([3, 0, 1])
+    args = (x,) if name == "negative" else (x, y)
+    np_args = [a.astype(np.float64) if name.startswith("logaddexp") else a for a in args]
+    want = getattr(np, name)(*np_args)
+    np.testing.assert_allclose(f(*args, out=None, where=None), want, rtol=1e-6)
+    with pytest.raises(NotImplementedError, match=rf"jnp.{name}: the 'out' argument"):
+        f(*args, out=np.empty(3))
+    with pytest.raises(NotImplementedError, match=rf"jnp.{name}: the 'where' argument"):
+        f(*args, where=np.array([True, False, True]))
+
+
+@pytest.mark.parametrize("name", ["isposinf", "isneginf", "modf"])
+def test_out_none_only(name):
+    f = getattr(jnp, name)
+    x = np.array([-np.inf, -1.5, 2.25, np.inf])
+    want, got = getattr(np, name)(x), f(x, out=None)
+    for w, g in zip(want if name == "modf" else [want], got if name == "modf" else [got]):
+        np.testing.assert_array_equal(g, w)
+    with pytest.raises(NotImplementedError, match=rf"jnp.{name}: the 'out' argument"):
+        f(x, out=np.empty(4))

@@ -91,6 +91,16 @@ def _one_in(name, lax_fn, inexact=False, doc=None):
     return f
 
 
+def _no_out(name, out, where=None):
+    """JAX's ufuncs take ``out`` and ``where`` only as None: tjit arrays are immutable."""
+    if out is not None:
+        raise NotImplementedError(f"jnp.{name}: the 'out' argument is not supported (tjit "
+                                  f"arrays are immutable, as JAX's); use the returned array")
+    if where is not None:
+        raise NotImplementedError(f"jnp.{name}: the 'where' argument is not supported (as "
+                                  f"in JAX); use jnp.where(mask, jnp.{name}(...), other)")
+
+
 def _two_in(name, lax_fn, inexact=False, doc=None):
     prim_for = _eager_prim(lax_fn)
     promote = promote_args_inexact if inexact else promote_args
@@ -135,10 +145,12 @@ def _two_in(name, lax_fn, inexact=False, doc=None):
         types), but not for JAX's rejected types (``a == [1, 2]`` raises, as in JAX;
         ``_core.defers_to``) nor for shapes that do not broadcast (``_core.
         refuses_operand``); ``reflected``: ``__radd__`` and the like (operands swapped)."""
-        def f(x, y, /):
+        def f(x, y, /, *, out=None, where=None):
             if reflected:  # other.__rop__(self): x is the operator's self
                 x, y = y, x
             try:
+                if out is not None or where is not None:
+                    _no_out(name, out, where)
                 tx, ty = type(x), type(y)
                 if tx is _Array:
                     vx = x._value
@@ -283,8 +295,10 @@ bitwise_xor = _two_in("bitwise_xor", _integer_op("bitwise_xor", lax.bitwise_xor)
 
 
 def _logical(name, fn):
-    def f(x, y, /):
+    def f(x, y, /, *, out=None, where=None):
         try:
+            if out is not None or where is not None:
+                _no_out(name, out, where)
             x, y = promote_args(name, x, y)
             return fn(_to_bool(x), _to_bool(y))
         except Exception as e:
@@ -720,8 +734,10 @@ def float_power(x, y, /):
 _NEG_P = lax.neg.prim
 
 
-def negative(x, /):
+def negative(x, /, *, out=None, where=None):
     try:
+        if out is not None or where is not None:
+            _no_out("negative", out, where)
         if type(x) is _Array and type(_trace_ctx.trace) is _EvalTrace:
             # the fast lane's call for a known signature (bool never gets one: neg rejects it)
             run = _fast_runner1(_NEG_P, x)
@@ -844,10 +860,12 @@ _logaddexp.defjvp(functools.partial(_logaddexp_jvp, _logaddexp, None))
 _logaddexp2.defjvp(functools.partial(_logaddexp_jvp, _logaddexp2, np.log(2.0)))
 
 
-def logaddexp(x, y, /):
+def logaddexp(x, y, /, *, out=None, where=None):
     """``log(exp(x) + exp(y))`` without overflow; its derivative is ``sigmoid(x - y)``
     (1/2 at ``x == y``, as JAX)."""
     try:
+        if out is not None or where is not None:
+            _no_out("logaddexp", out, where)
         x, y = promote_args_inexact("logaddexp", x, y)
         _check_real("logaddexp", x)
         return _logaddexp(x, y)
@@ -856,9 +874,11 @@ def logaddexp(x, y, /):
         raise
 
 
-def logaddexp2(x, y, /):
+def logaddexp2(x, y, /, *, out=None, where=None):
     """``log2(2**x + 2**y)`` without overflow; its derivative is 1/2 at ``x == y``."""
     try:
+        if out is not None or where is not None:
+            _no_out("logaddexp2", out, where)
         x, y = promote_args_inexact("logaddexp2", x, y)
         _check_real("logaddexp2", x)
         return _logaddexp2(x, y)
@@ -989,13 +1009,15 @@ def isinf(x, /):
     return lax.eq(lax.abs(x), lax.convert_element_type(np.inf, x.dtype))
 
 
-def isposinf(x, /):
+def isposinf(x, /, out=None):
+    _no_out("isposinf", out)
     x = ensure_array("isposinf", x)
     return lax.eq(x, lax.convert_element_type(np.inf, x.dtype)) if dtypes.is_float(x.dtype) \
         else lax.full_like(x, False, dtype=bool)
 
 
-def isneginf(x, /):
+def isneginf(x, /, out=None):
+    _no_out("isneginf", out)
     x = ensure_array("isneginf", x)
     return lax.eq(x, lax.convert_element_type(-np.inf, x.dtype)) if dtypes.is_float(x.dtype) \
         else lax.full_like(x, False, dtype=bool)
@@ -1337,8 +1359,9 @@ def _exp2_int(k, dtype):
     return lax.exp2(lax.convert_element_type(k, dtype))
 
 
-def modf(x, /):
+def modf(x, /, out=None):
     """``(fractional part, integral part)`` of ``x``, both with the sign of ``x``."""
+    _no_out("modf", out)
     x = promote_dtypes_inexact(ensure_array("modf", x))[0]
     _check_real("modf", x)
     whole = trunc(x)
