@@ -219,3 +219,9 @@ def test_out_none_only(name):
         np.testing.assert_array_equal(g, w)
     with pytest.raises(NotImplementedError, match=rf"jnp.{name}: the 'out' argument"):
         f(x, out=np.empty(4))
+
+
+def test_fmax_fmin_keyword_names():
+    a, b = np.array([1.0, np.nan, 3.0]), np.array([2.0, 5.0, np.nan])
+    np.testing.assert_array_equal(jnp.fmax(x1=a, x2=b), np.fmax(a, b))
+    np.testing.assert_array_equal(jnp.fmin(a, x2=b), np.fmin(a, b))

@@ -1223,14 +1223,15 @@ def _pick_first(name, x, y, beats):
     return lax.select(lax.bitwise_or(beats(x, y), isnan(y)), x, y)
 
 
-def fmax(x, y, /):
-    """Maximum ignoring NaNs (NaN only where both are); ``y`` at ties, as JAX."""
-    return _pick_first("fmax", x, y, lax.gt)
+def fmax(x1, x2):
+    """Maximum ignoring NaNs (NaN only where both are); ``x2`` at ties, as JAX (whose
+    parameters, unlike most ufuncs', may be passed by name)."""
+    return _pick_first("fmax", x1, x2, lax.gt)
 
 
-def fmin(x, y, /):
-    """Minimum ignoring NaNs (NaN only where both are); ``y`` at ties, as JAX."""
-    return _pick_first("fmin", x, y, lax.lt)
+def fmin(x1, x2):
+    """Minimum ignoring NaNs (NaN only where both are); ``x2`` at ties, as JAX."""
+    return _pick_first("fmin", x1, x2, lax.lt)
 
 
 def gcd(x1, x2, /):
