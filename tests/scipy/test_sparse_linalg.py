@@ -294,6 +294,20 @@ def test_jit_of_grad(x64):
                                np.linalg.solve(a.T, np.ones(N_DIM)), rtol=1e-7)
 
 
+@pytest.mark.parametrize("solver,kw", [(cg, {}), (gmres, {"solve_method": "incremental"})],
+                         ids=["cg", "gmres"])
+def test_polymorphic_shapes_solve_every_size(x64, solver, kw):
+    """maxiter's default (10 * size) and gmres' restart stay valid for a symbolic size."""
+    def matvec(x):
+        return 3.0 * x + jnp.roll(x, 1) + jnp.roll(x, -1)  # symmetric, positive definite
+
+    f = tjit.jit(lambda v: solver(matvec, v, tol=1e-10, **kw)[0], polymorphic_shapes=("n",))
+    for n in (5, 9):
+        v = np.linspace(-1.0, 2.0, n)
+        dense = 3 * np.eye(n) + np.roll(np.eye(n), 1, axis=0) + np.roll(np.eye(n), -1, axis=0)
+        np.testing.assert_allclose(f(v), np.linalg.solve(dense, v), rtol=1e-8)
+
+
 # -- errors -----------------------------------------------------------------------------------
 def _errors():
     a = SYS["spd"]

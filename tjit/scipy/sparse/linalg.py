@@ -9,6 +9,7 @@ differentiating the iterations; they are accurate when both solves converge.
 """
 
 import functools
+import math
 import operator
 
 import numpy as np
@@ -118,7 +119,8 @@ def _operators(op, A, M, b):
 
 
 def _size(b):
-    return sum(int(np.prod(x.shape)) for x in tree_leaves(b))
+    """The vector's length: an int, or a symbolic dim under polymorphic shapes."""
+    return sum(math.prod(x.shape) for x in tree_leaves(b))
 
 
 def _isolve(op, solve, A, b, x0, *, tol, atol, maxiter, M, check_symmetric=False):
@@ -212,7 +214,8 @@ def gmres(A, b, x0=None, *, tol=1e-5, atol=0.0, restart=20, maxiter=None, M=None
     if int(restart) < 1:
         raise ValueError(f"scipy.sparse.linalg.gmres: restart must be at least 1, got "
                          f"{restart}")
-    restart = min(int(restart), size)
+    # (a symbolic size is left alone: a breakdown ends a restart that outgrows it)
+    restart = min(int(restart), size) if isinstance(size, int) else int(restart)
     b_norm = norm(b)
     atol = jnp.maximum(tol * b_norm, atol)
     ptol = norm(M(b)) * jnp.minimum(1.0, atol / b_norm)  # the tolerance on M's residual
