@@ -20,7 +20,8 @@ NAMESPACES = ["tjit", "tjit.numpy", "tjit.numpy.linalg", "tjit.numpy.fft", "tjit
               "tjit.lax", "tjit.lax.linalg", "tjit.nn", "tjit.nn.initializers", "tjit.random",
               "tjit.scipy.special", "tjit.scipy.stats", "tjit.scipy.linalg",
               "tjit.scipy.optimize", "tjit.scipy.signal", "tjit.scipy.integrate",
-              "tjit.scipy.ndimage", "tjit.scipy.fft", "tjit.image"] + [
+              "tjit.scipy.ndimage", "tjit.scipy.fft", "tjit.scipy.sparse.linalg",
+              "tjit.image"] + [
     f"tjit.scipy.stats.{n}" for n in tjit.scipy.stats.__all__
     if isinstance(getattr(tjit.scipy.stats, n), types.ModuleType)]
 

@@ -25,7 +25,7 @@ NAMESPACES = [
     "tjit.lax", "tjit.lax.linalg", "tjit.numpy.random", "tjit.random", "tjit.nn",
     "tjit.nn.initializers", "tjit.scipy.special", "tjit.scipy.linalg", "tjit.scipy.signal",
     "tjit.scipy.ndimage", "tjit.scipy.integrate", "tjit.scipy.stats",
-    "tjit.scipy.optimize", "tjit.numpy.linalg", "tjit.numpy.fft",
+    "tjit.scipy.optimize", "tjit.scipy.sparse.linalg", "tjit.numpy.linalg", "tjit.numpy.fft",
 ] + [f"tjit.scipy.stats.{d}" for d in tjit.scipy.stats.__all__
      if isinstance(getattr(tjit.scipy.stats, d), types.ModuleType)]
 
