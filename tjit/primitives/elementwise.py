@@ -1029,9 +1029,9 @@ def _bitcast_lowering(ctx, x, *, new_dtype):
     """Same-width bitcasts between the kernel dtypes are a fusible reinterpretation;
     width-changing ones (a minor dim appears or goes) and bool/half stay library steps."""
     new = np.dtype(new_dtype)
-    if new.itemsize != x.dtype.itemsize or "b" in (new.kind, x.dtype.kind) or \
-            new.kind not in "iuf" or x.dtype.kind not in "iuf" or 2 in (new.itemsize,
-                                                                       x.dtype.itemsize):
+    half = any(d.kind == "f" and d.itemsize == 2 for d in (new, x.dtype))
+    if new.itemsize != x.dtype.itemsize or half or new.kind not in "iuf" or \
+            x.dtype.kind not in "iuf":
         return NotImplemented
     return x if new == x.dtype else ctx.add("bitcast", (x,), x.shape, new)
 
