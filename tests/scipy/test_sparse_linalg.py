@@ -321,6 +321,8 @@ def _errors():
         ("x0 shape", (a, b), {"x0": np.ones(3)}, ValueError, "matching shapes"),
         ("x0 structure", (a, b), {"x0": (b,)}, ValueError, "matching tree structure"),
         ("integer b", (a, np.arange(N_DIM)), {}, TypeError, "floating or complex"),
+        ("mixed dtypes in b", (lambda x: x, {"u": b, "v": b.astype(np.float32)}), {},
+         TypeError, "share one dtype"),
         ("A's output shape", (lambda x: x[:2], b), {}, ValueError, r"A\(x\) must return"),
         ("A promotes", (lambda x: x * 1j, b), {}, TypeError, r"A\(x\) returns dtypes"),
         ("M's output", (a, b), {"M": lambda x: (x,)}, ValueError, r"M\(x\) must return"),

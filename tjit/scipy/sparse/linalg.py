@@ -97,6 +97,9 @@ def _vectors(op, b, x0):
         if not jnp.issubdtype(leaf.dtype, jnp.inexact):
             raise TypeError(f"scipy.sparse.linalg.{op}: b must have floating or complex "
                             f"dtypes, got {leaf.dtype}; cast it, e.g. b.astype(float)")
+    if len(set(_dtypes(b))) > 1:  # the scalars of an iteration would promote some leaves
+        raise TypeError(f"scipy.sparse.linalg.{op}: the arrays of b must share one dtype, "
+                        f"got {_dtypes(b)}; cast them to one, e.g. the widest")
     if x0 is None:
         return b, tree_map(jnp.zeros_like, b)
     x0 = tree_map(as_array("x0"), x0)
