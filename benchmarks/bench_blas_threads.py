@@ -18,11 +18,30 @@ of QR / Cholesky / triangular-solve steps), ``vmap_qdwh`` (16 of them), ``dots_<
 jitted fori_loop of 20 ``tanh(x @ w)`` steps, n x n), and ``solve``, ``qr``,
 ``cholesky``, ``trisolve`` (a jitted fori_loop of 20 such calls on 48 x 48 matrices).
 
-Measured on the 2-vCPU development VM (other jobs' load average in the rows), ms per
-call, wall / CPU:
+Measured on the 2-vCPU development VM, load average 8-10 from other jobs, ms per call,
+wall / CPU (medians of 3 rounds of 10 calls; "before": this script on the tree before
+the policy, PYTHONPATH=<old checkout>, a separate process minutes apart; JAX 0.10.2 in
+the same process as "after", ``--columns tjit,JAX``):
 
-  case        busy  tjit          lib threads     JAX          load
-  (see the report in the commit that added this script; rerun for this machine)
+  case        busy  before           after          JAX
+  qdwh        0     0.91 / 0.91      1.20 / 1.33    0.48 / 0.47
+  qdwh        2     216 / 43.8       1.09 / 1.09    0.73 / 0.73
+  vmap_qdwh   0     245 / 109        21.9 / 8.5     62.7 / 44.2
+  vmap_qdwh   2     2008 / 386       46.7 / 9.6     767 / 149
+  solve       0     145 / 77.6       7.5 / 3.1      0.21 / 0.20
+  solve       2     1222 / 238       24.8 / 3.5     0.18 / 0.18
+  qr          0     1.31 / 1.31      1.59 / 1.55    1.25 / 0.82
+  cholesky    0     0.43 / 0.43      0.56 / 0.56    0.18 / 0.18
+  trisolve    0     0.37 / 0.37      0.43 / 0.43    0.07 / 0.07
+  dots_128    2     2.50 / 2.50      2.42 / 2.41    6.01 / 2.06
+
+(dots_8/32/64: 0.02 / 0.06 / 0.29 before and after, JAX 0.06 / 0.10 / 0.35.) The
+limit costs ~5 us a LAPACK call (four calls into the two OpenBLAS libraries and a
+lock), visible in the cholesky and trisolve rows when OpenBLAS's threads happen not to
+spin; where they do (most rows with busy loops, and whenever the machine is loaded) the
+spinning costs 10-1000x more. JAX's own CPU LAPACK calls SciPy's OpenBLAS and shows the
+same pathology (vmap_qdwh with busy loops). Wall far above CPU time is the calling
+thread waiting in the run queue: it varies between runs by 10x.
 """
 
 import argparse
