@@ -284,6 +284,22 @@ def _static_int(i, n, axis):
                                          f"bounds for the symbolic dim {dim_str(n)}") from None
 
 
+def _static_ints_in_range(shape, entries):
+    """Whether each static int index is within its (concrete) dim. An out-of-range one
+    takes the gather path, which clamps the same way but is a gather that
+    ``checkify``'s index checks see (as JAX's dynamic_slice is)."""
+    axis = 0
+    for e in entries:
+        if e is None:
+            continue
+        if isinstance(e, int):
+            n = shape[axis]
+            if type(n) is int and n and not -n <= e < n:
+                return False
+        axis += 1
+    return True
+
+
 def _static_take(x, entries):
     """Basic indexing (ints, slices, None) as rev + slice + squeeze + expand_dims."""
     starts, limits, strides, rev, squeeze, newaxis = [], [], [], [], [], []
@@ -596,7 +612,8 @@ def _rewriting_take(arr, idx, *, indices_are_sorted=False, unique_indices=False,
         arr = ensure_array("indexing", arr)
         parsed = _expand(arr.shape, idx)
         if mode is None and not parsed[1] and all(e is None or isinstance(e, (int, slice))
-                                                  for e in parsed[0]):
+                                                  for e in parsed[0]) and \
+                _static_ints_in_range(arr.shape, parsed[0]):
             return _static_take(arr, parsed[0])
         x, ixr = _prepare(arr, parsed)
         if _is_empty(ixr.out_shape):
