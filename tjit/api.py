@@ -1735,33 +1735,51 @@ def typeof(x):
     return get_aval(x if isinstance(x, (Array, Tracer)) else asarray_for_lax(x))
 
 
-def device_put(x, device=None):
+def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     """Put each leaf of ``x`` on ``device`` as a tjit Array, as ``jax.device_put``.
 
     Args:
       x: an array, scalar or pytree of them (host or device arrays).
       device: a device from ``tjit.devices(...)`` (e.g. ``tjit.devices("gpu")[0]``);
         None: the default backend's first device.
+      src, donate, may_alias: JAX's (one value each, or a pytree prefix of ``x``):
+        ``may_alias=False`` gives a copy sharing no buffer with ``x``; ``donate=True``
+        lets ``x``'s buffer be reused (not with ``may_alias=True``); ``src`` (where
+        ``x`` is) must be a device or sharding. See ``tjit/_put_options.py``.
     Returns:
       ``x``'s structure with tjit Arrays on ``device`` (copied there when elsewhere).
     Raises:
       RuntimeError: the device's backend cannot run here (it says what is missing and
         how to install it, e.g. ``pip install "tjit[cuda]"``).
     """
-    from tjit.tracing.tree_util import tree_map
+    from tjit.tracing.tree_util import tree_flatten, tree_unflatten
     from tjit.numpy import asarray
     from tjit.sharding import placement_device  # (scale-out layer, loaded after api)
+    from tjit import _put_options
+    copies = _put_options.copy_flags(x, donate, may_alias)
+    _put_options.check_src(x, src, lambda s, leaf: _backends.resolve(
+        None, placement_device(leaf, s, "device_put (src)"), "device_put (src)"))
     device = placement_device(x, device, "device_put")
     name = _backends.resolve(None, device, "device_put")
     b = _backends.get_backend(name)
     put = getattr(b, "put", None)
     if put is None:     # a host backend: NumPy-backed Arrays
-        with _transfer_guard.explicit():
-            return tree_map(lambda a: Array(to_host(a._value), a._weak) if isinstance(a, Array)
-                            and is_device_value(a._value) else asarray(a), x)
-    device = device if device is not None else b.devices()[0]
+        def put_one(a):
+            return Array(to_host(a._value), a._weak) if isinstance(a, Array) and \
+                is_device_value(a._value) else asarray(a)
+    else:
+        device = device if device is not None else b.devices()[0]
+
+        def put_one(a):
+            return put(a, device)
+    leaves, tree = tree_flatten(x)
     with _transfer_guard.explicit():
-        return tree_map(lambda a: put(a, device), x)
+        outs = [put_one(a) for a in leaves]
+    # may_alias=False: a result that still shares the input's buffer gets its own
+    outs = [Array(o._value.copy(), o._weak) if c and isinstance(o, Array) and
+            isinstance(a, Array) and o._value is a._value else o
+            for a, o, c in zip(leaves, outs, copies)]
+    return tree_unflatten(tree, outs)
 
 
 def device_get(x):

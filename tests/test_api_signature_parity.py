@@ -1,0 +1,50 @@
+"""``jax.device_put``'s ``src``/``donate``/``may_alias`` with JAX's meaning (a one-device
+process: values are the input's; may_alias=False gives a buffer of its own)."""
+
+import numpy as np
+import pytest
+
+import tjit
+import tjit.numpy as jnp
+
+
+def test_device_put_may_alias_false_copies():
+    x = jnp.arange(4.0)
+    assert tjit.device_put(x) is x                       # default: may alias
+    y = tjit.device_put(x, may_alias=False)
+    assert y is not x and not np.shares_memory(np.asarray(y), np.asarray(x))
+    np.testing.assert_array_equal(y, [0.0, 1.0, 2.0, 3.0])
+    tree = tjit.device_put({"a": x, "b": [x, 2.0]}, may_alias={"a": False, "b": None})
+    assert not np.shares_memory(np.asarray(tree["a"]), np.asarray(x))
+    assert tree["b"][0] is x
+    np.testing.assert_array_equal(tree["b"][1], 2.0)
+
+
+def test_device_put_numpy_input_never_aliases():
+    n = np.ones(3)
+    y = tjit.device_put(n, may_alias=True)
+    n[0] = 5.0
+    np.testing.assert_array_equal(y, [1.0, 1.0, 1.0])
+
+
+def test_device_put_donate_is_best_effort():
+    x = jnp.ones(3)
+    y = tjit.device_put(x, donate=True)
+    np.testing.assert_array_equal(y, x)
+    assert not x.is_deleted()   # as JAX on one device: the input stays usable
+    with pytest.raises(ValueError, match="may_alias and donate cannot be True"):
+        tjit.device_put(x, donate=True, may_alias=True)
+    with pytest.raises(ValueError, match="may_alias and donate cannot be True"):
+        tjit.device_put([x, x], donate=[False, True], may_alias=True)
+
+
+def test_device_put_src():
+    x = jnp.ones(2)
+    dev = tjit.devices()[0]
+    np.testing.assert_array_equal(tjit.device_put(x, src=dev), x)
+    np.testing.assert_array_equal(tjit.device_put({"a": x}, src={"a": dev})["a"], x)
+    with pytest.raises(TypeError, match=r"device_put \(src\): device must be a tjit Device"):
+        tjit.device_put(x, src=3)
+    with pytest.raises(ValueError, match="device_put: src must be one value or a pytree "
+                                         "prefix of x"):
+        tjit.device_put(x, src={"a": dev})
