@@ -176,3 +176,24 @@ def test_width_changing_bitcast_is_still_correct():
     x = np.arange(12, dtype=np.float32).reshape(3, 4)
     got = np.asarray(jax.jit(lambda x: lax.bitcast_convert_type(x, np.uint8))(x))
     np.testing.assert_array_equal(got, x.view(np.uint8).reshape(3, 4, 4))
+
+
+def _opencl_reason():
+    from tjit.devices import opencl_context
+
+    return opencl_context.unavailable_reason()
+
+
+@pytest.mark.opencl
+@pytest.mark.skipif(_opencl_reason() is not None, reason="no usable OpenCL device")
+@pytest.mark.parametrize("name", ["bits", "normal"])
+def test_opencl_renders_the_fused_sampler_with_the_cpu_bits(name):
+    f, key = SAMPLERS[name], random.PRNGKey(7)
+    got = np.asarray(jax.jit(f, backend="opencl")(key))
+    want = np.asarray(jax.jit(f, backend="interpreter")(key))
+    if name == "bits":
+        np.testing.assert_array_equal(got, want)
+    else:   # the CPU's expansion, with OpenCL's log: within an ulp of the CPU's values
+        cpu = np.asarray(jax.jit(f)(key))
+        assert np.abs(got.view(np.int32) - cpu.view(np.int32)).max() <= 1
+        np.testing.assert_allclose(got, want, rtol=4e-6, atol=1e-6)
