@@ -225,3 +225,16 @@ def test_fmax_fmin_keyword_names():
     a, b = np.array([1.0, np.nan, 3.0]), np.array([2.0, 5.0, np.nan])
     np.testing.assert_array_equal(jnp.fmax(x1=a, x2=b), np.fmax(a, b))
     np.testing.assert_array_equal(jnp.fmin(a, x2=b), np.fmin(a, b))
+
+
+def test_einsum_dot_general_hook(rng):
+    x, y, z = rng.normal(size=(2, 3)), rng.normal(size=(3, 4)), rng.normal(size=(4, 5))
+    calls = []
+
+    def doubled(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None):
+        calls.append(dimension_numbers)
+        return 2.0 * tjit.lax.dot_general(lhs, rhs, dimension_numbers, precision)
+
+    got = jnp.einsum("ij,jk,kl->il", x, y, z, _dot_general=doubled)
+    assert len(calls) == 2   # one per pairwise contraction
+    np.testing.assert_allclose(got, 4.0 * np.einsum("ij,jk,kl->il", x, y, z), rtol=1e-5)

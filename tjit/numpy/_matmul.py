@@ -441,7 +441,7 @@ def _contraction_path(labs, out, shapes, optimize):
     return path
 
 
-def _contract_pair(x, xl, y, yl, keep, precision):
+def _contract_pair(x, xl, y, yl, keep, precision, dot_general=lax.dot_general):
     """One dot_general: shared labels kept are batch dims, the other shared ones are
     contracted; labels of only one side that are not kept are summed first."""
     x_only = [i for i, c in enumerate(xl) if c not in yl and c not in keep]
@@ -452,13 +452,13 @@ def _contract_pair(x, xl, y, yl, keep, precision):
     contract = [c for c in xl if c in yl and c not in keep]
     dn = ((tuple(xl.index(c) for c in contract), tuple(yl.index(c) for c in contract)),
           (tuple(xl.index(c) for c in batch), tuple(yl.index(c) for c in batch)))
-    out = lax.dot_general(x, y, dn, precision=precision)
+    out = dot_general(x, y, dn, precision)
     out_l = ("".join(batch) + "".join(c for c in xl if c not in yl)
              + "".join(c for c in yl if c not in xl))
     return out, out_l
 
 
-def _run_path(ops, labs, out, path, precision):
+def _run_path(ops, labs, out, path, precision, dot_general=lax.dot_general):
     ops, labs = list(ops), list(labs)
     for step in path:
         picked = sorted(step, reverse=True)
@@ -467,7 +467,7 @@ def _run_path(ops, labs, out, path, precision):
         x, xl = group[0]
         for k, (y, yl) in enumerate(group[1:], start=1):
             keep = rest.union(*(l for _, l in group[k + 1:]))
-            x, xl = _contract_pair(x, xl, y, yl, keep, precision)
+            x, xl = _contract_pair(x, xl, y, yl, keep, precision, dot_general)
         if len(group) == 1:
             drop = [i for i, c in enumerate(xl) if c not in rest]
             x, xl = _reduce_sum(x, drop), "".join(c for c in xl if c in rest)
@@ -478,7 +478,7 @@ def _run_path(ops, labs, out, path, precision):
 
 @takes_out_sharding("einsum")
 def einsum(subscripts, *operands, out=None, optimize=_EINSUM_AUTO, precision=None,
-           preferred_element_type=None):
+           preferred_element_type=None, _dot_general=lax.dot_general):
     """Einstein summation, e.g. ``einsum('bij,bjk->bik', x, y)``.
 
     Args:
@@ -490,6 +490,8 @@ def einsum(subscripts, *operands, out=None, optimize=_EINSUM_AUTO, precision=Non
         strategies, ``True`` (= ``'auto'``), ``False`` (left to right) or an explicit
         path such as the first result of :func:`einsum_path`.
       precision, preferred_element_type: as in ``lax.dot_general``.
+      _dot_general: JAX's hook (used by Flax's Einsum): the function called as
+        ``_dot_general(lhs, rhs, dimension_numbers, precision)`` for each contraction.
 
     Returns:
       The contraction, computed as one ``dot_general`` per pairwise contraction.
@@ -513,7 +515,7 @@ def einsum(subscripts, *operands, out=None, optimize=_EINSUM_AUTO, precision=Non
     sizes = _label_sizes(terms, shapes)
     ops, labs = _einsum_prepare(operands, terms, out_l, sizes)
     path = _contraction_path(labs, out_l, [x.shape for x in ops], optimize)
-    ops, labs = _run_path(ops, labs, out_l, path, precision)
+    ops, labs = _run_path(ops, labs, out_l, path, precision, _dot_general)
     if len(ops) != 1:
         raise ValueError(f"einsum: the contraction path {path} leaves {len(ops)} operands; "
                          f"it must combine all {len(terms)}")
