@@ -74,10 +74,11 @@ def _checked(op, name, f):
                 f"got structure {tree_structure(y)} with shapes {_shapes(y)} for x of "
                 f"structure {tree_structure(x)} with shapes {_shapes(x)}")
         if _dtypes(y) != _dtypes(x):
+            got, want = ", ".join(sorted(set(_dtypes(y)))), ", ".join(sorted(set(_dtypes(x))))
             raise TypeError(
                 f"scipy.sparse.linalg.{op}: {name}(x) returns dtypes {_dtypes(y)} for x of "
                 f"dtypes {_dtypes(x)} (b's): the solution keeps b's dtype, so cast b and x0 "
-                f"to {_dtypes(y)}, or {name} to {_dtypes(x)}")
+                f"to {got}, or {name} to {want}")
         return y
     return g
 
