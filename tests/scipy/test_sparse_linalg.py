@@ -123,6 +123,9 @@ def test_preconditioner_as_function_and_as_matmul_object(x64, solver):
     as_matrix, _ = solver(a, b, M=np.diag(d), maxiter=2, tol=0.0)
     as_function, _ = solver(a, b, M=lambda x: d * x, maxiter=2, tol=0.0)
     as_object, _ = solver(a, b, M=Diagonal(), maxiter=2, tol=0.0)
+    del Diagonal.shape  # an @ operator need not state its shape
+    np.testing.assert_allclose(solver(a, b, M=Diagonal(), maxiter=2, tol=0.0)[0], as_matrix,
+                               rtol=1e-12)
     np.testing.assert_allclose(as_function, as_matrix, rtol=1e-12)
     np.testing.assert_allclose(as_object, as_matrix, rtol=1e-12)
 

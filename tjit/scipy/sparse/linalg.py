@@ -35,7 +35,7 @@ def _dtypes(tree):
 
 def _normalize_matvec(op, name, f, b):
     """``f`` as a function x -> f x: a callable as given, a square matrix (or an object
-    with ``@`` and a square ``shape``) as its product with ``b``-shaped arrays."""
+    with ``@``, its ``shape`` square if it states one) as its product with ``b``."""
     if callable(f):
         return f
     if not hasattr(f, "__matmul__") and not isinstance(f, (list, tuple)):
@@ -44,7 +44,9 @@ def _normalize_matvec(op, name, f, b):
                         f"{type(f).__name__}")
     if isinstance(f, (list, tuple)):  # nested lists: an array, as jnp.asarray reads them
         f = jnp.asarray(f)
-    shape = tuple(getattr(f, "shape", ()))
+    if not hasattr(f, "shape"):  # an @ operator of unstated shape: its output is checked
+        return functools.partial(operator.matmul, f)
+    shape = tuple(f.shape)
     if len(shape) != 2 or shape[0] != shape[1]:
         raise ShapeError(f"scipy.sparse.linalg.{op}: the linear operator {name} must be a "
                          f"square matrix, but has shape {shape_str(shape)}")
