@@ -48,3 +48,15 @@ def test_device_put_src():
     with pytest.raises(ValueError, match="device_put: src must be one value or a pytree "
                                          "prefix of x"):
         tjit.device_put(x, src={"a": dev})
+
+
+def test_process_functions_take_backend_and_local_devices_process_index():
+    assert tjit.process_count("cpu") == 1 and tjit.process_index(backend="cpu") == 0
+    assert tjit.process_indices("cpu") == [0]
+    assert tjit.local_devices(0) == tjit.local_devices() == tjit.local_devices(backend="cpu")
+    with pytest.warns(DeprecationWarning, match="host_id"):
+        assert tjit.local_devices(host_id=0) == tjit.local_devices()
+    with pytest.raises(ValueError, match="Unknown process_index 1"):
+        tjit.local_devices(1)
+    with pytest.raises(ValueError, match="unknown backend 'tpu'"):
+        tjit.process_count("tpu")

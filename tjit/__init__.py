@@ -15,7 +15,7 @@ from tjit.tracing.compile_time_eval import ensure_compile_time_eval  # noqa: F40
 from tjit import typing  # noqa: F401  (jax.typing)
 from tjit import profiler  # noqa: F401  (jax.profiler)
 from tjit.environment import (  # noqa: F401
-    print_environment_info, effects_barrier, process_indices)
+    print_environment_info, effects_barrier, process_indices, local_devices)
 from tjit.config import (  # noqa: F401  (JAX's option context managers)
     disable_jit, debug_nans, debug_infs, log_compiles, explain_cache_misses, enable_x64,
     default_device, default_matmul_precision, numpy_rank_promotion, numpy_dtype_promotion,
@@ -33,7 +33,7 @@ from tjit.api import (  # noqa: F401
     jit, make_jaxpr, eval_shape, typeof, ShapeDtypeStruct, device_put, device_get,
     block_until_ready, clear_caches, show)
 from tjit.devices.backend import (  # noqa: F401
-    default_backend, local_devices, device_count, local_device_count, Device)
+    default_backend, device_count, local_device_count, Device)
 from tjit.transforms.ad import jvp, vjp, grad, value_and_grad, linearize, linear_transpose  # noqa: F401,E501
 from tjit.transforms.batching import vmap  # noqa: F401
 from tjit.parallel import pmap  # noqa: F401

@@ -1,5 +1,5 @@
 """Process-level helpers of JAX's top-level namespace: ``print_environment_info``,
-``effects_barrier`` and ``process_indices``."""
+``effects_barrier``, ``process_indices`` and ``local_devices``."""
 
 import platform
 import sys
@@ -43,12 +43,40 @@ def effects_barrier():
     return None
 
 
-def process_indices():
-    """The indices of every process of a multi-process run (``[0]`` in one process).
+def process_indices(backend=None):
+    """The indices of every process of a multi-process run (``[0]`` in one process);
+    ``backend`` as ``process_count``'s.
 
     >>> import tjit
     >>> tjit.process_indices()
     [0]
     """
     import tjit
-    return list(range(tjit.process_count()))
+    return list(range(tjit.process_count(backend)))
+
+
+def local_devices(process_index=None, backend=None, host_id=None):
+    """The devices of process ``process_index`` (None: this process), as
+    ``jax.local_devices``; ``host_id`` is its old name (deprecated, as in JAX).
+
+    >>> import tjit
+    >>> tjit.local_devices() == tjit.local_devices(0)
+    True
+    """
+    import warnings
+    import tjit
+    from tjit.devices import backend as _backend
+    if host_id is not None:
+        warnings.warn("The argument to jax.local_devices has been renamed from `host_id` "
+                      "to `process_index`. This alias will eventually be removed; please "
+                      "update your code.", DeprecationWarning, stacklevel=2)
+        process_index = host_id
+    if process_index is None:
+        return _backend.local_devices(backend)
+    count = tjit.process_count(backend)
+    if not 0 <= process_index < count:
+        raise ValueError(f"Unknown process_index {process_index} (there are {count} "
+                         f"processes: 0..{count - 1})")
+    if process_index == tjit.process_index():
+        return _backend.local_devices(backend)
+    return [d for d in _backend.devices(backend) if d.process_index == process_index]

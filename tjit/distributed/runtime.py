@@ -15,7 +15,7 @@ import threading
 
 import numpy as np
 
-from tjit.devices.backend import local_devices, set_process_layout
+from tjit.devices.backend import get_backend, local_devices, set_process_layout
 from tjit.distributed import faults
 
 _LOCK = threading.Lock()
@@ -150,15 +150,24 @@ def shutdown():
         _STATE = None
 
 
-def process_index():
+def process_index(backend=None):
     """This process's index among the processes (its MPI rank); 0 before
-    ``initialize()``."""
+    ``initialize()``. ``backend`` (JAX's, a name such as 'cpu') must be one that runs
+    here; every backend of a process has its index."""
+    _check_backend(backend)
     return _STATE.rank if _STATE is not None else 0
 
 
-def process_count():
-    """The number of processes (the communicator's size); 1 before ``initialize()``."""
+def process_count(backend=None):
+    """The number of processes (the communicator's size); 1 before ``initialize()``.
+    ``backend`` as :func:`process_index`'s."""
+    _check_backend(backend)
     return _STATE.size if _STATE is not None else 1
+
+
+def _check_backend(backend):
+    if backend is not None:
+        get_backend(backend)   # raises naming the backends there are
 
 
 def launched_world_size():
