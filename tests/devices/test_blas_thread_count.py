@@ -11,7 +11,7 @@ from tjit.primitives import lapack_threads
 
 
 def _numpy_setter():
-    fns = lapack_threads._SETTERS.get()
+    fns = lapack_threads.setters("numpy")
     return fns[0] if fns else None
 
 

@@ -14,7 +14,6 @@ from tjit.lax import linalg as lax_linalg
 from tjit.primitives import lapack_threads as lt
 from tjit.primitives import linalg as plinalg
 
-SETTERS = lt._SETTERS.get
 needs_openblas = pytest.mark.skipif(lt.libraries_found() == 0,
                                     reason="NumPy's OpenBLAS not found (another BLAS)")
 
@@ -38,34 +37,40 @@ def test_policy_small_per_matrix_work_runs_on_one_thread():
     assert lt.single_threaded(lt.factorization_work((10_000, 32, 32)))
 
 
-def test_contexts_by_namespace_and_size():
-    assert isinstance(lt.blas_threads(np, 10), lt._OneThread)
-    assert not isinstance(lt.blas_threads(np, lt.SINGLE_THREAD_BELOW), lt._OneThread)
+def test_contexts_by_namespace_size_and_library():
+    assert lt.blas_threads(np, 10) is lt._LIMITS["numpy"]
+    assert lt.blas_threads(np, 10, "scipy") is lt._LIMITS["scipy"]
+    assert lt.blas_threads(np, lt.SINGLE_THREAD_BELOW) is lt._NO_LIMIT
 
     class OtherNamespace:      # e.g. CuPy: its calls never reach NumPy's OpenBLAS
         pass
-    assert not isinstance(lt.blas_threads(OtherNamespace, 10), lt._OneThread)
+    assert lt.blas_threads(OtherNamespace, 10) is lt._NO_LIMIT
+
+
+def _all_setters():
+    return lt.setters("numpy") + lt.setters("scipy")
 
 
 @needs_openblas
 def test_limit_is_set_inside_and_restored_after():
-    scipy.linalg.solve_triangular(np.eye(2), np.ones(2))   # SciPy's library is imported
-    fns = SETTERS()
-    assert len(fns) == 2      # NumPy's and SciPy's wheels each ship one
+    fns = _all_setters()
+    assert lt.libraries_found() == 2      # NumPy's and SciPy's wheels each ship one
     before = [_threads_now(f) for f in fns]
     for f in fns:
         f(2)
     try:
-        with lt.blas_threads(np, 1):
-            assert [_threads_now(f) for f in fns] == [1] * len(fns)
-            with lt.blas_threads(np, 1):        # nested: restores the outer limit
+        with lt.blas_threads(np, 1, "numpy"), lt.blas_threads(np, 1, "scipy"):
+            assert [_threads_now(f) for f in fns] == [1, 1]
+            with lt.blas_threads(np, 1):        # nested: keeps the outer limit
                 pass
-            assert [_threads_now(f) for f in fns] == [1] * len(fns)
-        assert [_threads_now(f) for f in fns] == [2] * len(fns)
+            assert [_threads_now(f) for f in fns] == [1, 1]
+        assert [_threads_now(f) for f in fns] == [2, 2]
+        with lt.blas_threads(np, 1, "scipy"):   # only the library called
+            assert [_threads_now(f) for f in fns] == [2, 1]
         with pytest.raises(ZeroDivisionError):  # restored when the call raises
             with lt.blas_threads(np, 1):
                 1 / 0
-        assert [_threads_now(f) for f in fns] == [2] * len(fns)
+        assert [_threads_now(f) for f in fns] == [2, 2]
     finally:
         for f, b in zip(fns, before):
             f(b)
@@ -75,7 +80,7 @@ def test_limit_is_set_inside_and_restored_after():
 def test_blocks_of_two_threads_share_one_limit():
     """The count is process-wide (pthreads OpenBLAS): overlapping blocks of two threads
     keep it at 1 until the last one leaves, then restore the count from before."""
-    fns = SETTERS()
+    fns = lt.setters("numpy")
     before = [_threads_now(f) for f in fns]
     entered, release, left = threading.Event(), threading.Event(), threading.Event()
 
@@ -122,8 +127,7 @@ def test_results_keep_their_bits(n, batch):
     """Each impl (OpenBLAS on one thread) against the same library calls at OpenBLAS's
     default threads (the impl unwrapped, every library at two threads)."""
     rng = np.random.default_rng(n)
-    scipy.linalg.solve_triangular(np.eye(2), np.ones(2))
-    fns = SETTERS()
+    fns = _all_setters()
     for impl, args, params in _impl_cases(rng, n, batch):
         new = impl(np, *args, **params)
         old_counts = [f(2) for f in fns]
@@ -213,3 +217,12 @@ def test_pivots_to_permutation_without_swaps_or_matrices():
     assert plinalg.pivots_to_permutation(np, np.zeros((0, 4), np.int32), 4).shape == (0, 4)
     lu, piv, perm = plinalg._lu_impl(np, np.ones((2, 5, 0)))
     assert piv.shape == (2, 0) and perm.tolist() == [list(range(5))] * 2
+
+
+def test_limit_without_openblas_changes_nothing(monkeypatch):
+    monkeypatch.setattr(lt, "setters", lambda library: ())     # another BLAS
+    limit = lt._OneThread("numpy")
+    with limit:
+        with limit:
+            pass
+    assert limit._set is lt._unchanged and limit._depth == 0

@@ -8,17 +8,18 @@ factorizations and solves (``lax.linalg.qdwh``: a ``while_loop`` of 64 x 48 QR s
 Cholesky factors and triangular solves) thus keeps those workers spinning against the
 caller; on a busy machine the caller then waits for a preempted worker's share. Measured
 on the 2-vCPU development VM with two busy loops beside it: one jitted qdwh took 45-66
-ms of wall and 22 ms of CPU time per call, 0.6 ms with OpenBLAS on one thread (SciPy's
-pool alone: 15 ms; both pools: 0.6 ms). Unloaded, two threads gain at most 1.7x on
+ms of wall and 22 ms of CPU time per call, 0.6 ms with OpenBLAS on one thread (NumPy's
+alone on one thread: 15 ms; SciPy's alone: 0.8 ms). Unloaded, two threads gain at most 1.7x on
 these sizes (a 128 x 128 triangular solve with 128 right-hand sides).
 
 So a call whose work per matrix (multiply-adds, to the order: ``m * n * min(m, n)`` for
 a factorization, ``m * m * k`` for a triangular solve) is below
-:data:`SINGLE_THREAD_BELOW` runs with both libraries limited to the calling thread
-(``openblas_set_num_threads_local``, restored afterwards; in the wheels' pthreads builds the
-count is process-wide, so a NumPy call of another Python thread during such a call runs
-on one thread too). A batch counts per matrix: OpenBLAS threads each matrix's
-call on its own, so a batch of small matrices gains nothing from the pool. Larger
+:data:`SINGLE_THREAD_BELOW` runs with the OpenBLAS of the library it calls (NumPy's or
+SciPy's: limiting only that one halves the cost, ~2-5 us a call) on one thread
+(``openblas_set_num_threads_local``, restored afterwards; in the wheels' pthreads builds
+the count is process-wide, so a NumPy call of another Python thread during such a call
+runs on one thread too). A batch counts per matrix: OpenBLAS threads each matrix's call
+on its own, so a batch of small matrices gains nothing from the pool. Larger
 problems keep the libraries' own threading. Where the symbol is not found (another
 BLAS), nothing changes.
 
@@ -40,8 +41,7 @@ import numpy as np
 #: (``devices/blas.PARALLEL_MIN_MACS``).
 SINGLE_THREAD_BELOW = 1 << 21
 
-#: SciPy's extension module that links SciPy's OpenBLAS (looked up once it is imported:
-#: the primitives import scipy.linalg only when they first need it).
+#: SciPy's extension module that links SciPy's OpenBLAS.
 _SCIPY_BLAS_MODULE = "scipy.linalg._fblas"
 
 
@@ -72,75 +72,66 @@ def _set_threads_local(lib):
     return fn
 
 
-class _Setters:
-    """The per-thread thread-count setters of NumPy's and SciPy's OpenBLAS, one per
-    distinct library (a system build may share one between them)."""
-
-    def __init__(self):
-        self._found = None        # the setters found so far
-        self._scipy_done = False  # SciPy's looked up (it is looked up once imported)
-
-    def get(self):
-        if self._found is None:
-            self._found = self._dedup([_set_threads_local(numpy_openblas())])
-        if not self._scipy_done and _SCIPY_BLAS_MODULE in sys.modules:
-            self._scipy_done = True
-            lib = _load(sys.modules[_SCIPY_BLAS_MODULE].__file__)
-            self._found = self._dedup(self._found + [_set_threads_local(lib)])
-        return self._found
-
-    @staticmethod
-    def _dedup(fns):
-        seen, out = set(), []
-        for fn in fns:
-            addr = fn and ctypes.cast(fn, ctypes.c_void_p).value
-            if addr and addr not in seen:
-                seen.add(addr)
-                out.append(fn)
-        return out
-
-
-_SETTERS = _Setters()
+@functools.cache
+def setters(library):
+    """The thread-count setters of ``library`` ("numpy": NumPy's OpenBLAS; "scipy":
+    SciPy's, imported here if need be) as a tuple: empty where it was not found."""
+    if library == "numpy":
+        lib = numpy_openblas()
+    else:
+        import scipy.linalg  # noqa: F401  (what the caller is about to use)
+        lib = _load(sys.modules[_SCIPY_BLAS_MODULE].__file__)
+    fn = _set_threads_local(lib)
+    return (fn,) if fn is not None else ()
 
 
 def libraries_found():
-    """How many OpenBLAS libraries this module limits (0 where none was found)."""
-    return len(_SETTERS.get())
+    """How many distinct OpenBLAS libraries NumPy and SciPy use (0: another BLAS)."""
+    return len({ctypes.cast(fn, ctypes.c_void_p).value
+                for lib in ("numpy", "scipy") for fn in setters(lib)})
 
 
 class _OneThread:
-    """OpenBLAS on one thread for the duration of the ``with`` block. The setting is
-    process-wide in pthreads builds (the wheels'; ``_local`` only holds for OpenMP
-    builds), so blocks of several Python threads share one limit: the first to enter
-    saves the libraries' counts and sets 1, the last to leave restores them, unless a
-    count was 1 already: then it is the user's, or that of a gemm block of
-    ``devices/blas.py`` running on another thread, which restores its own, so no
-    interleaving leaves a library at one thread. (A NumPy call of another thread
-    meanwhile runs on one thread too.)"""
+    """One library's OpenBLAS on one thread for the duration of the ``with`` block. The
+    setting is process-wide in pthreads builds (the wheels'; ``_local`` only holds for
+    OpenMP builds), so blocks of several Python threads share one limit: the first to
+    enter saves the count and sets 1, the last to leave restores it, unless it was 1
+    already: then it is the user's, or that of a gemm block of ``devices/blas.py`` (or
+    of the other library's limit, where NumPy and SciPy share one OpenBLAS) on another
+    thread, which restores its own, so no interleaving leaves a library at one thread.
+    (A NumPy call of another thread meanwhile runs on one thread too.)"""
 
-    __slots__ = ()
-    _lock = threading.Lock()
-    _depth = 0
-    _saved = ()
+    def __init__(self, library):
+        self._library = library
+        self._set = None          # the library's setter (looked up on first use)
+        self._lock = threading.Lock()
+        self._depth = 0
+        self._saved = 1
 
     def __enter__(self):
-        cls = _OneThread
-        with cls._lock:
-            if cls._depth == 0:
-                cls._saved = [(fn, fn(1)) for fn in _SETTERS.get()]
-            cls._depth += 1
+        with self._lock:
+            if self._depth == 0:
+                fn = self._set
+                if fn is None:    # (no OpenBLAS found: a setter that changes nothing)
+                    fn = self._set = (setters(self._library) or (_unchanged,))[0]
+                self._saved = fn(1)
+            self._depth += 1
         return self
 
     def __exit__(self, *exc):
-        cls = _OneThread
-        with cls._lock:
-            cls._depth -= 1
-            if cls._depth == 0:
-                for fn, old in reversed(cls._saved):
-                    if old != 1:       # 1: the user's, or a gemm block's (devices/blas.py)
-                        fn(old)        # that restores its own count
-                cls._saved = ()
+        with self._lock:
+            self._depth -= 1
+            if self._depth == 0 and self._saved != 1:
+                self._set(self._saved)
         return False
+
+
+def _unchanged(count):
+    return 1
+
+
+_LIMITS = {library: _OneThread(library) for library in ("numpy", "scipy")}
+_NO_LIMIT = contextlib.nullcontext()
 
 
 def single_threaded(work):
@@ -148,13 +139,14 @@ def single_threaded(work):
     return work < SINGLE_THREAD_BELOW
 
 
-def blas_threads(xp, work):
+def blas_threads(xp, work, library="numpy"):
     """A context for one LAPACK/BLAS call of ``work`` multiply-adds per matrix on the
-    array namespace ``xp``: OpenBLAS on one thread where the work is small and ``xp`` is
-    NumPy (whose calls run NumPy's and SciPy's OpenBLAS), else the library's threads."""
+    array namespace ``xp``, made through ``library`` ("numpy": ``np.linalg``; "scipy":
+    ``scipy.linalg``): its OpenBLAS on one thread where the work is small and ``xp`` is
+    NumPy, else the library's threads."""
     if xp is np and single_threaded(work):
-        return _OneThread()
-    return contextlib.nullcontext()
+        return _LIMITS[library]
+    return _NO_LIMIT
 
 
 def factorization_work(shape):
@@ -169,15 +161,16 @@ def solve_work(a_shape, b_shape):
     return a_shape[-1] * b_shape[-2] * b_shape[-1]
 
 
-def with_blas_threads(work):
-    """Decorator of a reference implementation ``impl(xp, *operands, **params)``: it runs
-    in :func:`blas_threads` of ``work(*operand shapes)``."""
+def with_blas_threads(work, library="numpy"):
+    """Decorator of a reference implementation ``impl(xp, *operands, **params)`` whose
+    LAPACK calls go through ``library`` on NumPy: it runs in :func:`blas_threads` of
+    ``work(*operand shapes)``."""
     def decorate(impl):
         @functools.wraps(impl)
         def run(xp, *operands, **params):
             if xp is not np:
                 return impl(xp, *operands, **params)
-            with blas_threads(xp, work(*(np.shape(x) for x in operands))):
+            with blas_threads(xp, work(*(np.shape(x) for x in operands)), library):
                 return impl(xp, *operands, **params)
         return run
     return decorate

@@ -283,7 +283,7 @@ def pivots_to_permutation(xp, pivots, m):
 
 
 @lu_p.def_impl
-@with_blas_threads(factorization_work)
+@with_blas_threads(factorization_work, library="scipy")
 def _lu_impl(xp, x):
     x = xp.asarray(x)
     m = x.shape[-2]
@@ -422,7 +422,7 @@ def tri_solve_generic(xp, a, b, lower, trans, conj, unit):
 
 
 @triangular_solve_p.def_impl
-@with_blas_threads(solve_work)
+@with_blas_threads(solve_work, library="scipy")
 def _triangular_solve_impl(xp, a, b, *, left_side, lower, transpose_a, conjugate_a,
                            unit_diagonal):
     a, b = xp.asarray(a), xp.asarray(b)
