@@ -9,17 +9,20 @@ Python loop of NumPy calls and CSR products. The eager row is tjit without jit: 
 traces the loop body (the cost a notebook user pays per solve; JAX's eager call
 compiles its loop each time).
 
-Measured here (2 cores shared with other work, load average 8-9: ratios are rough),
-ms, median, jax 0.10.2 CPU:
+Measured here (2 cores shared with other work, load average 8-10: ratios are rough),
+ms, median of three runs' ranges, jax 0.10.2 CPU:
 
-    case                                       scipy      tjit       jax
-    cg n=10000, 200 iterations                 17-30     23-31      6-8
-    bicgstab n=10000, 100 iterations           18-27     24-32      7-8
-    gmres n=10000, restart=20, 5 restarts      37-52     49-78     8.5-8.7
-    cg n=1000, 50 iterations, eager (no jit)     0.8     15-25    516-651
+    case                                        scipy      tjit       jax
+    cg n=10000, 200 iterations                  14-30     15-31      5-8
+    cg n=10000, 200 iterations, pad stencil     13-28     10-18      8-8.5
+    bicgstab n=10000, 100 iterations            18-30     25-32      7-10
+    gmres n=10000, restart=20, 5 restarts       37-59     44-78      8.5-17
+    cg n=1000, 50 iterations, eager (no jit)      0.8     11-28    456-651
 
-The compiled loops run at ~1.1-1.5x SciPy and 3-9x JAX: per-trip overhead of tjit's
-while_loop on small vectors, not the solvers' arithmetic (left to the compiler's work).
+The compiled loops run at ~0.7-1.5x SciPy and 1.2-9x JAX's time. A concatenate in the
+loop body costs tjit most (100 trips of a 100-element stencil step: 1.5 ms with
+concatenate, 0.02 ms with pad, which fuses into one loop): compiler work, not the
+solvers'.
 """
 
 import statistics
@@ -58,12 +61,16 @@ def median_time(fn, *args, reps=15):
     return statistics.median(times)
 
 
-def stencil(xnp, convection):
-    """x -> (2 + c) x_i - x_{i-1} - (1 + c) x_{i+1}, zero boundaries (c = 0: symmetric)."""
+def stencil(xnp, convection, shift="concatenate"):
+    """x -> (2 + c) x_i - x_{i-1} - (1 + c) x_{i+1}, zero boundaries (c = 0: symmetric);
+    the neighbours by concatenating a zero or by padding (the same values)."""
     def matvec(x):
-        zero = xnp.zeros((1,), x.dtype)
-        left = xnp.concatenate([zero, x[:-1]])
-        right = xnp.concatenate([x[1:], zero])
+        if shift == "pad":
+            left, right = xnp.pad(x[:-1], (1, 0)), xnp.pad(x[1:], (0, 1))
+        else:
+            zero = xnp.zeros((1,), x.dtype)
+            left = xnp.concatenate([zero, x[:-1]])
+            right = xnp.concatenate([x[1:], zero])
         return (2.0 + convection) * x - left - (1.0 + convection) * right
     return matvec
 
@@ -78,18 +85,18 @@ def row(name, t_sp, t_tjit, t_jax):
     print(f"{name:38s} {t_sp * 1e3:9.2f} {t_tjit * 1e3:9.2f} {jax_col} {t_tjit / t_sp:8.2f}x")
 
 
-def bench(name, solver, n, convection, reps=15, **kw):
+def bench(name, solver, n, convection, reps=15, shift="concatenate", **kw):
     b = np.random.default_rng(0).standard_normal(n)
     sp_solver = getattr(ssl, solver)
     a_sp = csr(n, convection)
     t_sp = median_time(lambda v: sp_solver(a_sp, v, **{_RTOL: 1e-300}, **kw)[0], b, reps=reps)
     t_fn = getattr(tsl, solver)
-    t_mv = stencil(tnp, convection)
+    t_mv = stencil(tnp, convection, shift)
     f_t = tjit.jit(lambda v: t_fn(t_mv, v, tol=0.0, **kw)[0])
     t_tjit = median_time(f_t, tnp.asarray(b), reps=reps)
     t_jax = None
     if jax:
-        j_fn, j_mv = getattr(jsl, solver), stencil(jnp, convection)
+        j_fn, j_mv = getattr(jsl, solver), stencil(jnp, convection, shift)
         f_j = jax.jit(lambda v: j_fn(j_mv, v, tol=0.0, **kw)[0])
         t_jax = median_time(f_j, jnp.asarray(b), reps=reps)
         # the same iterations give the same iterate (to rounding, which 100 BiCGSTAB
@@ -102,6 +109,8 @@ def bench(name, solver, n, convection, reps=15, **kw):
 def main():
     print(f"{'case (ms, median)':38s} {'scipy':>9s} {'tjit':>9s} {'jax':>9s} {'tjit/sp':>9s}")
     bench("cg n=10000, 200 iterations", "cg", 10000, 0.0, maxiter=200)
+    bench("cg n=10000, 200 iterations, pad stencil", "cg", 10000, 0.0, shift="pad",
+          maxiter=200)
     bench("bicgstab n=10000, 100 iterations", "bicgstab", 10000, 0.5, maxiter=100)
     bench("gmres n=10000, restart=20, 5 restarts", "gmres", 10000, 0.5, restart=20,
           maxiter=5)
