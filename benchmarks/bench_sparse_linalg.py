@@ -10,7 +10,7 @@ traces the loop body (the cost a notebook user pays per solve; JAX's eager call
 compiles its loop each time).
 
 Measured here (2 cores shared with other work, load average 8-10: ratios are rough),
-ms, median of three runs' ranges, jax 0.10.2 CPU:
+ms: the range of the medians over 2-3 runs, jax 0.10.2 CPU:
 
     case                                        scipy      tjit       jax
     cg n=10000, 200 iterations                  14-30     15-31      5-8
