@@ -24,21 +24,22 @@ the policy, PYTHONPATH=<old checkout>, a separate process minutes apart; JAX 0.1
 the same process as "after", ``--columns tjit,JAX``):
 
   case        busy  before           after          JAX
-  qdwh        0     0.91 / 0.91      1.20 / 1.33    0.48 / 0.47
+  qdwh        0     0.91 / 0.91      0.93 / 0.91    0.52 / 0.52
   qdwh        2     216 / 43.8       1.09 / 1.09    0.73 / 0.73
   vmap_qdwh   0     245 / 109        21.9 / 8.5     62.7 / 44.2
   vmap_qdwh   2     2008 / 386       46.7 / 9.6     767 / 149
-  solve       0     145 / 77.6       7.5 / 3.1      0.21 / 0.20
+  solve       0     145 / 77.6       6.63 / 2.65    0.18 / 0.19
   solve       2     1222 / 238       24.8 / 3.5     0.18 / 0.18
-  qr          0     1.31 / 1.31      1.59 / 1.55    1.25 / 0.82
-  cholesky    0     0.43 / 0.43      0.56 / 0.56    0.18 / 0.18
-  trisolve    0     0.37 / 0.37      0.43 / 0.43    0.07 / 0.07
+  qr          0     1.34 / 1.34      1.37 / 1.37    0.77 / 0.77
+  cholesky    0     0.44 / 0.45      0.50 / 0.50    0.19 / 0.17
+  trisolve    0     0.38 / 0.38      0.37 / 0.37    0.07 / 0.07
   dots_128    2     2.50 / 2.50      2.42 / 2.41    6.01 / 2.06
 
-(dots_8/32/64: 0.02 / 0.06 / 0.29 before and after, JAX 0.06 / 0.10 / 0.35.) The
-limit costs ~5 us a LAPACK call (four calls into the two OpenBLAS libraries and a
-lock), visible in the cholesky and trisolve rows when OpenBLAS's threads happen not to
-spin; where they do (most rows with busy loops, and whenever the machine is loaded) the
+(dots_8/32/64: 0.02 / 0.06 / 0.29 before and after, JAX 0.06 / 0.10 / 0.35; the busy-0
+rows of qdwh, solve, qr, cholesky and trisolve are from a second run with the limit per
+library.) The limit costs ~2-4 us a LAPACK call (two calls into the called library's
+OpenBLAS and a lock), visible in the cholesky row when OpenBLAS's threads happen not
+to spin; where they do (most rows with busy loops, and whenever the machine is loaded) the
 spinning costs 10-1000x more. JAX's own CPU LAPACK calls SciPy's OpenBLAS and shows the
 same pathology (vmap_qdwh with busy loops). Wall far above CPU time is the calling
 thread waiting in the run queue: it varies between runs by 10x.
