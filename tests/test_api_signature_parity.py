@@ -60,3 +60,24 @@ def test_process_functions_take_backend_and_local_devices_process_index():
         tjit.local_devices(1)
     with pytest.raises(ValueError, match="unknown backend 'tpu'"):
         tjit.process_count("tpu")
+
+
+def test_make_jaxpr_axis_env_binds_collective_axes():
+    def f(x):
+        return tjit.lax.psum(x, "i") * tjit.lax.axis_index("i")
+
+    with pytest.raises(NameError, match="unbound axis name: i"):
+        tjit.make_jaxpr(f)(1.0)
+    closed = tjit.make_jaxpr(f, axis_env=[("i", 4)])(np.float32(1.0))
+    prims = [e.primitive.name for e in closed.jaxpr.eqns]
+    assert "psum" in prims and "axis_index" in prims
+    # JAX's positional order: (fun, static_argnums, axis_env, return_shape)
+    _, shape = tjit.make_jaxpr(f, (), [("i", 4)], True)(np.ones(3, np.float32))
+    assert shape.shape == (3,)
+    # its jaxpr evaluated under vmap over an axis named i equals vmap of f itself
+    from tjit.tracing.jaxpr import eval_jaxpr
+    x = np.arange(4.0, dtype=np.float32)
+    got = tjit.vmap(lambda v: eval_jaxpr(closed.jaxpr, closed.consts, v)[0], axis_name="i")(x)
+    np.testing.assert_allclose(got, np.sum(x) * np.arange(4))
+    with pytest.raises(TypeError, match="axis_env must be a sequence of"):
+        tjit.make_jaxpr(f, axis_env=["i"])(1.0)

@@ -34,8 +34,10 @@ did on backends without donation support, and deletes nothing.
 """
 
 import collections
+import contextlib
 import functools
 import inspect
+import operator
 import os
 import sys
 import threading
@@ -60,6 +62,7 @@ from tjit.devices import kernel_cache
 from tjit.devices.visualize import ProgramView
 from tjit.tracing.traceback_util import api_boundary
 from tjit.tracing import argnums as _argnums
+from tjit.tracing.axis_env import extend_axis_env
 from tjit.tracing import transfer_guard as _transfer_guard
 from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray
@@ -1655,16 +1658,25 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
                   memory_budget=memory_budget)
 
 
-def make_jaxpr(fun, static_argnums=(), return_shape=False, polymorphic_shapes=None):
-    """``make_jaxpr(f)(*args)`` returns the ClosedJaxpr of ``f`` at those arguments."""
+def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False,
+               polymorphic_shapes=None):
+    """``make_jaxpr(f)(*args)`` returns the ClosedJaxpr of ``f`` at those arguments.
+
+    ``axis_env``: ``(name, size)`` pairs bound while tracing, so that collectives over
+    those axis names (``psum``, ``axis_index``) trace as they would under vmap/pmap, as
+    JAX's."""
     jitted = Jitted(fun, static_argnums, (), (), (), polymorphic_shapes, None, "make_jaxpr")
+    axes = _axis_env_pairs(axis_env)
 
     @api_boundary
     @functools.wraps(fun)
     def make(*args, **kwargs):
         args, kwargs = _key_structs_as_data(args, kwargs)
         dyn_args, dyn_kwargs, statics = jitted._split(args, kwargs)
-        with compile_log.recording(jitted.__name__, "make_jaxpr") as rec:
+        with contextlib.ExitStack() as env, \
+                compile_log.recording(jitted.__name__, "make_jaxpr") as rec:
+            for name, size in axes:
+                env.enter_context(extend_axis_env(name, size))
             rec.what.append("trace")
             try:
                 treedef, sig = jitted._abstract_signature(dyn_args, dyn_kwargs, "make_jaxpr")
@@ -1677,6 +1689,22 @@ def make_jaxpr(fun, static_argnums=(), return_shape=False, polymorphic_shapes=No
             return closed, shapes
         return closed
     return make
+
+
+def _axis_env_pairs(axis_env):
+    """make_jaxpr's ``axis_env`` as a list of (name, int size) pairs."""
+    pairs = []
+    for item in axis_env or ():
+        try:
+            name, size = item
+            size = operator.index(size)
+        except (TypeError, ValueError):
+            raise TypeError(f"make_jaxpr: axis_env must be a sequence of (axis_name, size) "
+                            f"pairs with an int size, got the entry {item!r:.60}") from None
+        if size < 0:
+            raise ValueError(f"make_jaxpr: axis_env size of {name!r} must be >= 0, got {size}")
+        pairs.append((name, size))
+    return pairs
 
 
 def show(fun, *args, backend=None, **kwargs):
