@@ -287,6 +287,20 @@ def test_vmap_over_b_and_over_a_matches_a_loop(x64, solver, kw, a):
     np.testing.assert_allclose(got, want, rtol=1e-7)
 
 
+@pytest.mark.parametrize("solver,kw,a", JIT_CASES, ids=[c[0].__name__ for c in JIT_CASES])
+def test_vmap_of_fixed_iterations_matches_a_loop_of_calls(x64, solver, kw, a):
+    """With tol=0 each batch member runs exactly maxiter steps: the batched loop must give
+    each one the iterate its own call gives."""
+    a = SYS[a]
+    bs = np.random.default_rng(4).standard_normal((3, N_DIM))
+
+    def f(bb):
+        return solver(a, bb, tol=0.0, maxiter=3, **kw)[0]
+
+    want = np.stack([np.asarray(f(v)) for v in bs])
+    np.testing.assert_allclose(tjit.vmap(f)(bs), want, rtol=1e-10, atol=1e-12)
+
+
 def test_jit_of_grad(x64):
     a, b = SYS["nonsym"], SYS["b"]
 
