@@ -367,7 +367,8 @@ def _trtrs_batch(a, b, kind, lower, unit):
     per-matrix input checks and batch wrapper (~20 us a matrix)."""
     trtrs, = _scipy_linalg().get_lapack_funcs(("trtrs",), (a, b))
     out = None
-    for index in np.ndindex(a.shape[:-2]):
+    # (np.ndindex costs ~10 us to set up: one matrix skips it)
+    for index in np.ndindex(a.shape[:-2]) if a.ndim > 2 else [()]:
         a1, b1 = a[index], b[index]
         # as scipy.linalg._basic._solve_triangular: trtrs reads Fortran order, so a
         # C-ordered matrix is passed as its transpose with the flags flipped
