@@ -113,7 +113,7 @@ def test_call_checks_structure_dtype_and_symbol_sizes():
         exp.call(np.ones((3, 4), np.float32), np.ones((4, 6), np.float32))
     two = export.export(tjit.jit(lambda x, y: x + y))(
         *export.symbolic_args_specs((np.ones(2), np.ones(2)), "b"))
-    with pytest.raises(ValueError, match="dim b is 2 in one argument and 3"):
+    with pytest.raises(ValueError, match="dim b is 2 elsewhere but 3"):
         two.call(np.ones(2, np.float32), np.ones(3, np.float32))
 
 
@@ -178,3 +178,17 @@ def test_tjits_own_functions_export_like_jaxs_jitted_ones():
     np.testing.assert_allclose(float(exp.call(0.5)), np.cos(0.5), rtol=1e-6)
     with pytest.raises(TypeError, match=r"use export\(tjit.jit\(f\)\)"):
         export.export(lambda x: x)(1.0)
+
+
+def test_call_solves_symbols_from_derived_dims():
+    # docs/export/shape_poly.md: f32[b, b, 2*d] is called with d solved from the size
+    # (it raised "not determined"); an odd size has no d, a clear error as in JAX
+    exp = export.export(tjit.jit(lambda x: x.sum(axis=(0, 1))))(
+        tjit.ShapeDtypeStruct(export.symbolic_shape("b, b, 2*d"), np.int32))
+    x = np.arange(3 * 3 * 6, dtype=np.int32).reshape(3, 3, 6)
+    np.testing.assert_array_equal(np.asarray(exp.call(x)), x.sum(axis=(0, 1)))
+    with pytest.raises(ValueError, match=r"do not match the exported shapes \(b, b, 2\*d\)"
+                                         r": no positive integer d makes 2\*d == 5"):
+        exp.call(np.ones((3, 3, 5), np.int32))
+    with pytest.raises(ValueError, match="dim b is 3 elsewhere but 4"):
+        exp.call(np.ones((3, 4, 6), np.int32))

@@ -30,6 +30,7 @@ from tjit.tracing import dtypes as _dtypes
 from tjit.tracing import shapes as _shapes
 from tjit.tracing.avals import ShapedArray
 from tjit.tracing.core import Primitive
+from tjit.tracing.errors import ShapeError
 from tjit.tracing.jaxpr import eval_jaxpr, specialize
 from tjit.tracing.target_platform import current_platform
 from tjit.tracing.tree_util import broadcast_prefix, tree_flatten, tree_unflatten
@@ -309,33 +310,29 @@ def _as_array(x):
 
 
 def _check_types(name, leaves, avals):
-    """Dtypes equal; int dims equal; each symbol one size ≥ 1; derived dims agree."""
-    env = {}
+    """Dtypes and ranks equal; the symbols' sizes solved from the arguments' shapes (a
+    symbol on its own, or in a dim of one unknown such as ``2*d``), each >= 1, and
+    every dim then equal to the argument's (JAX's shape assertions)."""
     for i, (x, a) in enumerate(zip(leaves, avals)):
         if x.dtype != a.dtype or len(x.shape) != len(a.shape):
             raise TypeError(f"Exported.call({name}): argument {i} is {x.dtype}"
                             f"{list(x.shape)}, the export takes {a.dtype}"
                             f"{_shapes.shape_str(a.shape)}; convert it (x.astype) or export "
                             f"again")
-        for d, n in zip(a.shape, x.shape):
-            if type(d) is not int and d.is_Symbol and not is_symbolic_dim(n):
-                if env.setdefault(d, n) != n or n < 1:
-                    raise ValueError(f"Exported.call({name}): dim {d} is {env[d]} in one "
-                                     f"argument and {n} in argument {i}"
-                                     if env[d] != n else
-                                     f"Exported.call({name}): dim {d} is {n}; symbolic "
-                                     f"dims are >= 1")
-    for i, (x, a) in enumerate(zip(leaves, avals)):
-        for d, n in zip(a.shape, x.shape):
-            if is_symbolic_dim(n):
-                continue
-            want = _shapes.substitute(d, env) if type(d) is not int else d
-            if want != n:
-                raise ValueError(f"Exported.call({name}): argument {i} has shape "
-                                 f"{tuple(x.shape)}, the export takes "
-                                 f"{_shapes.shape_str(a.shape)}, which is "
-                                 f"{tuple(_shapes.substitute(e, env) if type(e) is not int else e for e in a.shape)} "
-                                 f"with {', '.join(f'{k}={v}' for k, v in env.items()) or 'no symbols'}")
+    env = {}
+    try:
+        for i, (x, a) in enumerate(zip(leaves, avals)):
+            if not any(map(is_symbolic_dim, x.shape)):   # (a traced caller's: unchecked)
+                _shapes.solve_dims(a.shape, x.shape, env, f"argument {i}")
+    except ShapeError as e:
+        why = str(e).removeprefix("polymorphic_shapes: ")
+        raise type(e)(f"Exported.call({name}): the arguments' shapes do not match the "
+                      f"exported shapes {', '.join(_shapes.shape_str(a.shape) for a in avals)}"
+                      f": {why}") from None
+    for d, n in env.items():
+        if n < 1:
+            raise ValueError(f"Exported.call({name}): dim {d} is {n}; symbolic dims are "
+                             f">= 1")
 
 
 __all__ = ["DisabledSafetyCheck", "Exported", "deserialize", "export", "symbolic_shape", "symbolic_args_specs",
