@@ -136,3 +136,13 @@ def test_accuracy_errors():
         lax.Tolerance(atol=-1.0)
     with pytest.raises(ValueError, match="At least one"):
         lax.Tolerance()
+
+
+def test_all_gather_to():
+    x = np.arange(6.0, dtype=np.float32).reshape(3, 2)
+    got = tjit.vmap(lambda v: lax.all_gather(v, "i", to="varying"), axis_name="i")(x)
+    np.testing.assert_array_equal(got, np.stack([x] * 3))   # every member gets all rows
+    with pytest.raises(ValueError, match="unexpected `to` value"):
+        tjit.vmap(lambda v: lax.all_gather(v, "i", to="everywhere"), axis_name="i")(x)
+    with pytest.raises(NotImplementedError, match="to='invarying'"):
+        tjit.vmap(lambda v: lax.all_gather(v, "i", to="invarying"), axis_name="i")(x)

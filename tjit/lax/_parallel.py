@@ -158,11 +158,24 @@ def _axis(where, what, axis, ndim):
     return axis % ndim
 
 
-def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
+_ALL_GATHER_TO = ("varying", "reduced", "invarying")
+
+
+def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False, to="varying"):
     """Every member's ``x`` stacked along a new axis ``axis`` (``tiled=True``:
     concatenated along the existing ``axis``), the same on every member (with
     ``axis_index_groups``, of equal sizes: the members of each member's group, in the
-    group's order)."""
+    group's order). ``to``: JAX's output axis type; 'varying' (the default, whose
+    transpose is ``psum_scatter``) is the one tjit has."""
+    if to not in _ALL_GATHER_TO:
+        raise ValueError(f"Got unexpected `to` value for `jax.lax.all_gather`. Allowed `to` "
+                         f"values are: {set(_ALL_GATHER_TO)}")
+    if to != "varying":
+        # same values, but JAX differentiates them otherwise (all_gather_invariant
+        # transposes to a slice, not a psum_scatter): refuse rather than differ
+        raise NotImplementedError(f"lax.all_gather(to={to!r}) is not supported: tjit has no "
+                                  f"varying/invariant axis types; use to='varying' (the "
+                                  f"default)")
     axes = canonical_axes(axis_name, "all_gather")
     groups = _groups("all_gather", axes, axis_index_groups, equal_sizes=True)
     n = axes_size(axes) if groups is None else len(groups[0])
