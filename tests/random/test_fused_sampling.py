@@ -113,6 +113,7 @@ def test_erf_inv_edge_values():
     got = np.asarray(jax.jit(lax.erf_inv)(x))
     assert got[0] == np.inf and got[1] == -np.inf
     assert got[2] == 0 and not np.signbit(got[2]) and got[3] == 0 and np.signbit(got[3])
+    assert np.signbit(np.asarray(lax.erf_inv(np.float32(-0.0))))   # eager too (JAX: -0)
     assert np.isnan(got[4:9]).all()
     exact = scipy.special.erfinv(x[9:].astype(np.float64))
     assert (_ulps(got[9:], exact) <= 2.5).all(), (got[9:], exact)

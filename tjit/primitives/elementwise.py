@@ -161,7 +161,8 @@ acosh_p = unop("acosh", lambda xp, x: xp.arccosh(x), kind=FLOAT)
 atanh_p = unop("atanh", lambda xp, x: xp.arctanh(x), kind=FLOAT)
 erf_p = unop("erf", lambda xp, x: _same(xp, special(xp).erf(x), x), kind=REAL_FLOAT)
 erfc_p = unop("erfc", lambda xp, x: _same(xp, special(xp).erfc(x), x), kind=REAL_FLOAT)
-erf_inv_p = unop("erf_inv", lambda xp, x: _same(xp, special(xp).erfinv(x), x),
+# (erf_inv is odd: copysign gives erf_inv(-0) = -0, as JAX/XLA; SciPy returns +0)
+erf_inv_p = unop("erf_inv", lambda xp, x: _same(xp, xp.copysign(special(xp).erfinv(x), x), x),
                  kind=REAL_FLOAT)
 lgamma_p = unop("lgamma", lambda xp, x: _same(xp, special(xp).gammaln(x), x),
                 kind=REAL_FLOAT)
