@@ -81,3 +81,8 @@ def test_make_jaxpr_axis_env_binds_collective_axes():
     np.testing.assert_allclose(got, np.sum(x) * np.arange(4))
     with pytest.raises(TypeError, match="axis_env must be a sequence of"):
         tjit.make_jaxpr(f, axis_env=["i"])(1.0)
+
+
+def test_transfer_guard_new_val_keyword():
+    with tjit.transfer_guard(new_val="log"):
+        assert tjit.config.transfer_guard_device_to_host == "log"

@@ -590,8 +590,8 @@ transfer_guard_device_to_device = _OptionContext("transfer_guard_device_to_devic
 
 
 @contextlib.contextmanager
-def transfer_guard(level):
-    """``with tjit.transfer_guard(level):`` the transfer guard level of every direction
+def transfer_guard(new_val):
+    """``with tjit.transfer_guard(new_val):`` the transfer guard level of every direction
     (host-to-device, device-to-host, device-to-device) in the block, as JAX's.
 
     >>> import numpy as np, tjit, tjit.numpy as jnp
@@ -602,7 +602,7 @@ def transfer_guard(level):
     """
     with contextlib.ExitStack() as stack:
         for direction in _TRANSFER_DIRECTIONS:
-            stack.enter_context(config.option(direction, level))
+            stack.enter_context(config.option(direction, new_val))
         # (exits first: setting it back to None resets the directions the stack restores)
-        stack.enter_context(config.option("transfer_guard", level))
+        stack.enter_context(config.option("transfer_guard", new_val))
         yield
