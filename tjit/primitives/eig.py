@@ -20,6 +20,7 @@ from tjit.tracing.avals import ShapedArray
 from tjit.primitives import rules as _r
 from tjit.primitives.base import new_primitive
 from tjit.primitives.elementwise import div_p, mul_p
+from tjit.primitives.lapack_threads import factorization_work, with_blas_threads
 from tjit.primitives.linalg import (_astype, _conj, _front_batch, _mm, check_matrix,
                                     _scipy_linalg)
 from tjit.primitives.reductions import reduce_sum_p
@@ -49,6 +50,7 @@ def _eig_abstract(x, *, compute_left_eigenvectors, compute_right_eigenvectors):
 
 
 @eig_p.def_impl
+@with_blas_threads(factorization_work)
 def _eig_impl(xp, x, *, compute_left_eigenvectors, compute_right_eigenvectors):
     if xp is not np:
         raise NotImplementedError("eig: only the CPU computes non-Hermitian "

@@ -25,6 +25,7 @@ import numpy as np
 
 from tjit.primitives import rules as _r
 from tjit.primitives.base import new_primitive, same_dtypes
+from tjit.primitives.lapack_threads import factorization_work, with_blas_threads
 from tjit.primitives.linalg import (
     _front_batch,
     _lapack_operand,
@@ -167,6 +168,7 @@ def _checked(name, info):
 
 
 @geqrf_p.def_impl
+@with_blas_threads(factorization_work, library="scipy")
 def _geqrf_impl(xp, a):
     _cpu_only("geqrf", xp)
     dtype, x = np.asarray(a).dtype, _lapack_operand(np, a)
@@ -183,6 +185,7 @@ def _geqrf_impl(xp, a):
 
 
 @householder_product_p.def_impl
+@with_blas_threads(factorization_work, library="scipy")
 def _householder_product_impl(xp, a, taus):
     _cpu_only("householder_product", xp)
     dtype = np.asarray(a).dtype
@@ -199,6 +202,7 @@ def _householder_product_impl(xp, a, taus):
 
 
 @ormqr_p.def_impl
+@with_blas_threads(factorization_work, library="scipy")
 def _ormqr_impl(xp, a, taus, c, *, left, transpose):
     _cpu_only("ormqr", xp)
     dtype = np.asarray(c).dtype
@@ -217,6 +221,7 @@ def _ormqr_impl(xp, a, taus, c, *, left, transpose):
 
 
 @hessenberg_p.def_impl
+@with_blas_threads(factorization_work, library="scipy")
 def _hessenberg_impl(xp, a):
     _cpu_only("hessenberg", xp)
     dtype, x = np.asarray(a).dtype, _lapack_operand(np, a)
@@ -233,6 +238,7 @@ def _hessenberg_impl(xp, a):
 
 
 @tridiagonal_p.def_impl
+@with_blas_threads(factorization_work, library="scipy")
 def _tridiagonal_impl(xp, a, *, lower):
     _cpu_only("tridiagonal", xp)
     dtype, x = np.asarray(a).dtype, _lapack_operand(np, a)

@@ -149,8 +149,9 @@ def blas_threads(xp, work, library="numpy"):
     return _NO_LIMIT
 
 
-def factorization_work(shape):
-    """Work per matrix of a factorization of the (..., m, n) ``shape``."""
+def factorization_work(shape, *other_shapes):
+    """Work per matrix of a factorization of the (..., m, n) ``shape`` (the first
+    operand's; the others, e.g. Householder scalars, do not count)."""
     m, n = shape[-2], shape[-1]
     return m * n * min(m, n)
 

@@ -13,6 +13,7 @@ reduction is ``tjit/primitives/householder.py``'s ``hessenberg_p``.)
 import numpy as np
 
 from tjit.primitives.base import new_primitive
+from tjit.primitives.lapack_threads import factorization_work, with_blas_threads
 from tjit.primitives.linalg import _front_batch, _scipy_linalg, check_matrix
 from tjit.tracing.avals import ShapedArray
 
@@ -52,6 +53,7 @@ def _schur(m):
 
 
 schur_p.def_abstract_eval(_abstract("schur"))
-schur_p.def_impl(_per_matrix("schur", _schur))
+schur_p.def_impl(with_blas_threads(factorization_work, library="scipy")(
+    _per_matrix("schur", _schur)))
 schur_p.not_differentiable = True  # JAX defines no derivative for it
 _front_batch(schur_p)
