@@ -57,6 +57,7 @@ import numpy as np
 import tjit
 from tjit import lax
 from tjit.lax import linalg as tlinalg
+
 try:
     from tjit.primitives import lapack_threads
 except ImportError:     # a tjit from before the policy (PYTHONPATH=<old checkout>)

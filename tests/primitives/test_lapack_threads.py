@@ -67,9 +67,8 @@ def test_limit_is_set_inside_and_restored_after():
         assert [_threads_now(f) for f in fns] == [2, 2]
         with lt.blas_threads(np, 1, "scipy"):   # only the library called
             assert [_threads_now(f) for f in fns] == [2, 1]
-        with pytest.raises(ZeroDivisionError):  # restored when the call raises
-            with lt.blas_threads(np, 1):
-                1 / 0
+        with pytest.raises(ZeroDivisionError), lt.blas_threads(np, 1):  # restored on raise
+            raise ZeroDivisionError
         assert [_threads_now(f) for f in fns] == [2, 2]
     finally:
         for f, b in zip(fns, before):
@@ -106,13 +105,13 @@ def _impl_cases(rng, n, batch):
     spd = a @ np.swapaxes(a, -1, -2) + n * np.eye(n)
     tall = rng.standard_normal(batch + (n + 20, n))
     b = rng.standard_normal(batch + (n, 40))
-    tri = dict(conjugate_a=False, unit_diagonal=False)
+    tri = {"conjugate_a": False, "unit_diagonal": False}
     return [
         (plinalg._cholesky_impl, (spd,), {}),
-        (plinalg._qr_impl, (tall,), dict(full_matrices=False)),
+        (plinalg._qr_impl, (tall,), {"full_matrices": False}),
         (plinalg._lu_impl, (a,), {}),
-        (plinalg._eigh_impl, (spd,), dict(lower=True)),
-        (plinalg._svd_impl, (tall,), dict(full_matrices=False, compute_uv=True)),
+        (plinalg._eigh_impl, (spd,), {"lower": True}),
+        (plinalg._svd_impl, (tall,), {"full_matrices": False, "compute_uv": True}),
         (plinalg._triangular_solve_impl, (np.tril(a) + n * np.eye(n), b),
          dict(left_side=True, lower=True, transpose_a=False, **tri)),
         (plinalg._triangular_solve_impl, (np.triu(a) + n * np.eye(n), np.swapaxes(b, -1, -2)),
@@ -215,14 +214,13 @@ def test_pivots_to_permutation_without_swaps_or_matrices():
     np.testing.assert_array_equal(
         plinalg.pivots_to_permutation(np, np.zeros((2, 0), np.int32), 3), [[0, 1, 2]] * 2)
     assert plinalg.pivots_to_permutation(np, np.zeros((0, 4), np.int32), 4).shape == (0, 4)
-    lu, piv, perm = plinalg._lu_impl(np, np.ones((2, 5, 0)))
+    _, piv, perm = plinalg._lu_impl(np, np.ones((2, 5, 0)))
     assert piv.shape == (2, 0) and perm.tolist() == [list(range(5))] * 2
 
 
 def test_limit_without_openblas_changes_nothing(monkeypatch):
     monkeypatch.setattr(lt, "setters", lambda library: ())     # another BLAS
     limit = lt._OneThread("numpy")
-    with limit:
-        with limit:
-            pass
+    with limit, limit:
+        pass
     assert limit._set is lt._unchanged and limit._depth == 0
