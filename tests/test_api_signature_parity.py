@@ -86,3 +86,22 @@ def test_make_jaxpr_axis_env_binds_collective_axes():
 def test_transfer_guard_new_val_keyword():
     with tjit.transfer_guard(new_val="log"):
         assert tjit.config.transfer_guard_device_to_host == "log"
+
+
+def test_dtypes_export_ops_keywords():
+    import tjit.dtypes
+    import tjit.export
+    from tjit.sharding import NamedSharding, PartitionSpec as P
+    assert tjit.dtypes.issubdtype(a=np.int8, b=np.integer)
+    assert not tjit.dtypes.issubdtype(a=np.float32, b=np.integer)
+    assert tjit.export.is_symbolic_dim(p=tjit.export.symbolic_shape("n")[0])
+    assert not tjit.export.is_symbolic_dim(p=3)
+    data, ids = np.arange(5.0), np.array([0, 0, 1, 2, 2])
+    mesh = tjit.make_mesh((1,), ("x",))
+    for name, ref in (("segment_sum", np.add), ("segment_max", np.maximum),
+                      ("segment_min", np.minimum), ("segment_prod", np.multiply)):
+        want = [ref.reduce(data[ids == s]) for s in range(3)]
+        got = getattr(tjit.ops, name)(data, ids, 3, out_sharding=NamedSharding(mesh, P("x")))
+        np.testing.assert_allclose(got, want)
+        with pytest.raises(TypeError, match=rf"ops.{name}\(out_sharding=...\)"):
+            getattr(tjit.ops, name)(data, ids, 3, out_sharding="cpu")

@@ -11,8 +11,15 @@ from tjit._namespace import publish as _publish
 from tjit.tracing import dtypes as _dt
 from tjit.tracing.dtypes import TypePromotionError, bfloat16  # noqa: F401
 from tjit.tracing.extended_dtypes import extended, prng_key  # noqa: F401
-from tjit.numpy._dtypes import finfo, iinfo, issubdtype, result_type as _result_type
+from tjit.numpy._dtypes import finfo, iinfo, result_type as _result_type
+from tjit.numpy._dtypes import issubdtype as _issubdtype
 from tjit.numpy._core import result_type_of as _result_type_of
+
+def issubdtype(a, b):
+    """Whether dtype ``a`` is ``b`` or below it in the type hierarchy, as
+    ``jax.dtypes.issubdtype`` (``jnp.issubdtype`` names its parameters arg1, arg2)."""
+    return _issubdtype(a, b)
+
 
 #: The dtype of the tangent of an integer or boolean value in JAX (a zero-width void).
 float0 = _dt.float0

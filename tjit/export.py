@@ -99,9 +99,9 @@ def symbolic_args_specs(args, shapes_specs, constraints=(), scope=None):
     return tree_unflatten(tree, out)
 
 
-def is_symbolic_dim(d):
-    """Whether ``d`` is a symbolic dim (not an int)."""
-    return _shapes.is_expr(d)
+def is_symbolic_dim(p):
+    """Whether ``p`` is a symbolic dim (not an int)."""
+    return _shapes.is_expr(p)
 
 
 def default_export_platform():
@@ -250,8 +250,14 @@ class Exported:
         """The exported program (tjit's jaxpr), as text."""
         return str(self._jaxpr)
 
-    def serialize(self):
-        """The export as bytes (``deserialize`` reads them in the same tjit version)."""
+    def serialize(self, vjp_order=0):
+        """The export as bytes (``deserialize`` reads them in the same tjit version).
+
+        ``vjp_order`` is JAX's number of VJP levels to serialize; tjit keeps the program
+        itself, which differentiates to any order, so every order is available."""
+        if not isinstance(vjp_order, int) or isinstance(vjp_order, bool) or vjp_order < 0:
+            raise ValueError(f"Exported.serialize({self.fun_name}): vjp_order must be a "
+                             f"non-negative int, got {vjp_order!r}")
         buf = io.BytesIO()
         state = (_FORMAT, _version(), self.fun_name, self.in_tree, self.in_avals,
                  self.out_tree, self.out_avals, self.platforms, self._jaxpr,

@@ -11,6 +11,7 @@ static under ``jit``; left out, it is ``max(segment_ids) + 1`` of concrete ids.
 import numpy as np
 
 import tjit.numpy as jnp
+from tjit.lax._annotations import apply_out_sharding
 from tjit._namespace import publish as _publish
 from tjit.tracing import dtypes
 from tjit.tracing.core import concrete_value
@@ -69,8 +70,13 @@ def _highest(dt):
         True if dt == np.bool_ else np.iinfo(dt).max)
 
 
+def _out_sharded(name, out_sharding, out):
+    return out if out_sharding is None else apply_out_sharding(
+        out, out_sharding, f"ops.{name}(out_sharding=...)")
+
+
 def segment_sum(data, segment_ids, num_segments=None, indices_are_sorted=False,
-                unique_indices=False, bucket_size=None, mode=None):
+                unique_indices=False, bucket_size=None, mode=None, out_sharding=None):
     """Sums of the rows of ``data`` per segment: ``out[s] = sum(data[segment_ids == s])``.
 
     Args:
@@ -79,33 +85,38 @@ def segment_sum(data, segment_ids, num_segments=None, indices_are_sorted=False,
       num_segments: the output's leading size (static); default ``max(segment_ids) + 1``.
       indices_are_sorted, unique_indices, bucket_size: hints, as in JAX.
       mode: ``None``/``"drop"``/``"fill"`` drop out-of-range ids, ``"clip"`` clips them.
+      out_sharding: JAX's, checked against the result (one device places nothing).
     """
-    return _segment_reduce("segment_sum", "add", lambda dt: 0, data, segment_ids,
-                           num_segments, indices_are_sorted, unique_indices, bucket_size, mode)
+    out = _segment_reduce("segment_sum", "add", lambda dt: 0, data, segment_ids, num_segments,
+                          indices_are_sorted, unique_indices, bucket_size, mode)
+    return _out_sharded("segment_sum", out_sharding, out)
 
 
 def segment_prod(data, segment_ids, num_segments=None, indices_are_sorted=False,
-                 unique_indices=False, bucket_size=None, mode=None):
+                 unique_indices=False, bucket_size=None, mode=None, out_sharding=None):
     """Products of the rows of ``data`` per segment (1 for an empty segment); arguments as
     :func:`segment_sum`."""
-    return _segment_reduce("segment_prod", "multiply", lambda dt: 1, data, segment_ids,
-                           num_segments, indices_are_sorted, unique_indices, bucket_size, mode)
+    out = _segment_reduce("segment_prod", "multiply", lambda dt: 1, data, segment_ids, num_segments,
+                          indices_are_sorted, unique_indices, bucket_size, mode)
+    return _out_sharded("segment_prod", out_sharding, out)
 
 
 def segment_max(data, segment_ids, num_segments=None, indices_are_sorted=False,
-                unique_indices=False, bucket_size=None, mode=None):
+                unique_indices=False, bucket_size=None, mode=None, out_sharding=None):
     """Maxima of the rows of ``data`` per segment (-inf, or the dtype's minimum, for an
     empty segment); arguments as :func:`segment_sum`."""
-    return _segment_reduce("segment_max", "max", _lowest, data, segment_ids,
-                           num_segments, indices_are_sorted, unique_indices, bucket_size, mode)
+    out = _segment_reduce("segment_max", "max", _lowest, data, segment_ids, num_segments,
+                          indices_are_sorted, unique_indices, bucket_size, mode)
+    return _out_sharded("segment_max", out_sharding, out)
 
 
 def segment_min(data, segment_ids, num_segments=None, indices_are_sorted=False,
-                unique_indices=False, bucket_size=None, mode=None):
+                unique_indices=False, bucket_size=None, mode=None, out_sharding=None):
     """Minima of the rows of ``data`` per segment (+inf, or the dtype's maximum, for an
     empty segment); arguments as :func:`segment_sum`."""
-    return _segment_reduce("segment_min", "min", _highest, data, segment_ids,
-                           num_segments, indices_are_sorted, unique_indices, bucket_size, mode)
+    out = _segment_reduce("segment_min", "min", _highest, data, segment_ids, num_segments,
+                          indices_are_sorted, unique_indices, bucket_size, mode)
+    return _out_sharded("segment_min", out_sharding, out)
 
 
 __all__ = ["segment_sum", "segment_prod", "segment_max", "segment_min"]
