@@ -57,12 +57,7 @@ def process_indices(backend=None):
 
 def local_devices(process_index=None, backend=None, host_id=None):
     """The devices of process ``process_index`` (None: this process), as
-    ``jax.local_devices``; ``host_id`` is its old name (deprecated, as in JAX).
-
-    >>> import tjit
-    >>> tjit.local_devices() == tjit.local_devices(0)
-    True
-    """
+    ``jax.local_devices``; ``host_id`` is its old name (deprecated, as in JAX)."""
     import warnings
     import tjit
     from tjit.devices import backend as _backend
