@@ -60,3 +60,21 @@ def test_compiled_refuses_transformations():
         tjit.vmap(compiled)(np.ones((4, 3), np.float32))
     with pytest.raises(TypeError, match="cannot apply transformations"):
         tjit.grad(lambda x: compiled(x).sum())(np.ones(3, np.float32))
+
+
+def test_cost_analysis_counts_flops_as_jaxs_keys():
+    # docs/aot.md: cost_analysis()['flops'] of 2 * x + y on scalars is 2.0 (as JAX's)
+    i32 = tjit.ShapeDtypeStruct((), np.int32)
+    cost = tjit.jit(lambda x, y: 2 * x + y).trace(i32, i32).lower().compile().cost_analysis()
+    assert cost["flops"] == 2.0 and cost["transcendentals"] == 0.0
+    # a dot (2*M*N*K), a tanh per element, a sum of M*N elements, a scan of 3 adds
+    m, k, n = 2, 3, 4
+
+    def f(x, w):
+        carry, _ = tjit.lax.scan(lambda c, a: (c + a, None), 0.0, x[0])
+        return jnp.tanh(x @ w).sum() + carry
+    cost = tjit.jit(f).lower(np.ones((m, k), np.float32),
+                             np.ones((k, n), np.float32)).compile().cost_analysis()
+    assert cost["flops"] == 2 * m * n * k + m * n + k + 1
+    assert cost["transcendentals"] == m * n
+    assert cost["bytes accessed"] > 0

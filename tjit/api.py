@@ -1309,6 +1309,13 @@ class Compiled:
         backend source (LLVM IR on the CPU, CUDA or OpenCL C); ``llvm=`` is its old name."""
         return self.executable.as_text(source=source or llvm)
 
+    def cost_analysis(self):
+        """An estimate of the program's cost as JAX's dict: ``flops``,
+        ``transcendentals`` and ``bytes accessed``, counted on the traced program (see
+        ``tjit.cost_analysis``)."""
+        from tjit.cost_analysis import cost_analysis
+        return cost_analysis(self.lowered.jaxpr)
+
     def memory_analysis(self, **sizes):
         """Argument, output and temporary bytes (``sizes``: values for size symbols of a
         polymorphic program, e.g. ``memory_analysis(b=64)``)."""
