@@ -146,3 +146,20 @@ def test_all_gather_to():
         tjit.vmap(lambda v: lax.all_gather(v, "i", to="everywhere"), axis_name="i")(x)
     with pytest.raises(NotImplementedError, match="to='invarying'"):
         tjit.vmap(lambda v: lax.all_gather(v, "i", to="invarying"), axis_name="i")(x)
+
+
+def test_eig_eigh_implementation():
+    from tjit.lax import linalg as L
+    a = np.array([[2.0, 1.0, 0.5], [1.0, 3.0, -1.0], [0.5, -1.0, 1.0]])
+    for impl in (None, L.EighImplementation.QR):
+        _, w = L.eigh(a.astype(np.float32), implementation=impl)
+        np.testing.assert_allclose(w, np.linalg.eigvalsh(a), rtol=1e-5, atol=1e-6)
+    w = L.eig(a.astype(np.float32), implementation=L.EigImplementation.LAPACK,
+              compute_left_eigenvectors=False, compute_right_eigenvectors=False)[0]
+    np.testing.assert_allclose(np.sort(w.real), np.linalg.eigvalsh(a), rtol=1e-5, atol=1e-6)
+    with pytest.raises(NotImplementedError, match="JACOBI is not supported"):
+        L.eigh(a, implementation=L.EighImplementation.JACOBI)
+    with pytest.raises(ValueError, match="only the lapack implementation"):
+        L.eig(a, implementation=L.EigImplementation.CUSOLVER)
+    with pytest.raises(NotImplementedError, match="enable_eigvec_derivs=True"):
+        L.eig(a, enable_eigvec_derivs=True)

@@ -2,6 +2,8 @@
 ``jax.lax.linalg``. All functions are batched over leading dims and require a
 floating-point or complex dtype (``tjit.numpy.linalg`` promotes integers first)."""
 
+import enum
+
 from tjit.tracing import dtypes
 from tjit.primitives import linalg as la
 from tjit.primitives.linalg import (  # noqa: F401  (the primitives, as in jax.lax.linalg)
@@ -90,14 +92,30 @@ def svd(x, *, full_matrices=True, compute_uv=True, subset_by_index=None, algorit
     return u, s, vt
 
 
+class EighImplementation(enum.Enum):
+    """``jax.lax.linalg.EighImplementation``: tjit runs QR (LAPACK's algorithm)."""
+    QR = "qr"
+    JACOBI = "jacobi"
+    QDWH = "qdwh"
+
+
+class EigImplementation(enum.Enum):
+    """``jax.lax.linalg.EigImplementation``: tjit's eig runs LAPACK's (on the CPU)."""
+    CUSOLVER = "cusolver"
+    MAGMA = "magma"
+    LAPACK = "lapack"
+
+
 def eigh(x, *, lower=True, symmetrize_input=True, sort_eigenvalues=True,
-         subset_by_index=None):
+         subset_by_index=None, implementation=None):
     """Eigendecomposition of Hermitian matrices.
 
     Args:
       x: a batch of Hermitian matrices (..., n, n).
       lower: read the lower triangle (else the upper) when not symmetrizing.
       symmetrize_input: use ``(x + x^H) / 2``.
+      implementation: None or ``EighImplementation.QR`` (JACOBI and QDWH, which JAX runs
+        on GPU/TPU only, raise).
 
     Returns:
       ``(v, w)``: eigenvectors in the columns of v, eigenvalues w in ascending order.
@@ -105,6 +123,9 @@ def eigh(x, *, lower=True, symmetrize_input=True, sort_eigenvalues=True,
     if subset_by_index is not None:
         raise NotImplementedError("lax.linalg.eigh: subset_by_index is not supported; "
                                   "slice the result instead")
+    if implementation not in (None, EighImplementation.QR):
+        raise NotImplementedError(f"lax.linalg.eigh: implementation={implementation} is not "
+                                  f"supported; tjit runs EighImplementation.QR (pass None)")
     x = asarray_for_lax(x)
     if symmetrize_input:
         x = symmetrize(x, "eigh")
@@ -154,19 +175,28 @@ def lu_pivots_to_permutation(pivots, permutation_size):
 
 
 def eig(x, *, compute_left_eigenvectors=True, compute_right_eigenvectors=True,
-        use_magma=None):
+        enable_eigvec_derivs=False, use_magma=None, implementation=None):
     """Eigendecomposition of general (non-Hermitian) square matrices, on the CPU.
 
     Args:
       x: a batch of square matrices (..., n, n), real or complex.
       compute_left_eigenvectors, compute_right_eigenvectors: which vectors to return.
+      enable_eigvec_derivs: JAX's opt-in to eigenvector derivatives, which tjit does not
+        have: True raises (eigenvalues differentiate either way).
       use_magma: accepted for JAX's signature (GPU only there; ignored).
+      implementation: None or ``EigImplementation.LAPACK`` (JAX's only one on the CPU).
 
     Returns:
       ``[w, vl, vr]`` (the vectors only when requested): complex eigenvalues and
       unit-norm eigenvector columns, ``x @ vr = vr * w`` and ``vl^H x = w * vl^H``.
       Only ``w`` is differentiable (as JAX).
     """
+    if enable_eigvec_derivs:
+        raise NotImplementedError("lax.linalg.eig: enable_eigvec_derivs=True is not "
+                                  "supported: tjit differentiates the eigenvalues only")
+    if implementation not in (None, EigImplementation.LAPACK):
+        raise ValueError(f"lax.linalg.eig: implementation={implementation}: only the lapack "
+                         f"implementation is supported (tjit's eig runs on the CPU)")
     x = asarray_for_lax(x)
     return eig_p.bind(x, compute_left_eigenvectors=bool(compute_left_eigenvectors),
                       compute_right_eigenvectors=bool(compute_right_eigenvectors))
@@ -191,7 +221,7 @@ __all__ = ["cholesky", "qr", "svd", "eig", "eigh", "schur", "lu", "triangular_so
            "tridiagonal_solve", "symmetric_product", "cholesky_update",
            "lu_pivots_to_permutation", "householder_product", "ormqr", "hessenberg",
            "tridiagonal", "qdwh", "cholesky_p", "qr_p", "svd_p", "eigh_p", "lu_p",
-           "triangular_solve_p"]
+           "triangular_solve_p", "EighImplementation", "EigImplementation"]
 
 from tjit._namespace import publish as _publish
 _publish(globals(), submodules=())  # tab completion lists the public API only
