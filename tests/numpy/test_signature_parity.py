@@ -238,3 +238,13 @@ def test_einsum_dot_general_hook(rng):
     got = jnp.einsum("ij,jk,kl->il", x, y, z, _dot_general=doubled)
     assert len(calls) == 2   # one per pairwise contraction
     np.testing.assert_allclose(got, 4.0 * np.einsum("ij,jk,kl->il", x, y, z), rtol=1e-5)
+
+
+def test_array_methods_take_the_new_keywords():
+    from tjit.sharding import NamedSharding, PartitionSpec as P
+    x = jnp.arange(6.0)
+    mesh = tjit.make_mesh((1,), ("x",))
+    np.testing.assert_array_equal(x.reshape(2, 3, out_sharding=NamedSharding(mesh, P("x"))),
+                                  np.arange(6.0).reshape(2, 3))
+    np.testing.assert_allclose(x.var(mean=1.0), np.var(np.arange(6.0), mean=1.0))
+    assert x.argsort(dtype=jnp.int8).dtype == np.int8

@@ -68,13 +68,13 @@ def _astype(self, dtype, copy=False, device=None):
     return jnp.astype(self, dtype)
 
 
-def _reshape(self, *shape, order="C"):
+def _reshape(self, *shape, order="C", out_sharding=None):
     if len(shape) == 1 and (isinstance(shape[0], (Array, Tracer)) and shape[0].ndim == 0
                             or not hasattr(shape[0], "__iter__")):
         shape = shape[0]  # x.reshape(6): an int (a 0-d array reaches jnp.reshape as is)
     elif len(shape) == 1:
         shape = tuple(shape[0])
-    return jnp.reshape(self, shape, order=order)
+    return jnp.reshape(self, shape, order=order, out_sharding=out_sharding)
 
 
 def _transpose(self, *axes):
