@@ -667,3 +667,49 @@ def _pad_axis(ctx, x, padding_value, fill, axis, cfg, size):
 
 
 pad_p.lowering = _pad_lowering
+
+
+#: most operands a concatenation fuses (each output element reads every part's take)
+_FUSED_CONCAT_PARTS = 4
+
+
+def _concatenate_lowering(ctx, *operands, dimension):
+    """A fusible concatenation: each operand is a ``take`` along ``dimension`` at
+    ``o - offset`` (out-of-range positions read the take's fill), and a chain of selects
+    on the output position picks the operand whose range holds it. So a concatenation
+    fuses with its producers and consumers (one kernel instead of a library copy; loop
+    bodies that concatenate stay kernels, which native loops run). Symbolic sizes along
+    ``dimension``, empty results and more than ``_FUSED_CONCAT_PARTS`` operands (every
+    output element reads each operand's take: a long list is cheaper as a copy) stay a
+    library call; empty operands drop out."""
+    out_shape = tuple(ctx.avals_out[0].shape)
+    if type(out_shape[dimension]) is not int or \
+            any(type(n) is int and n == 0 for n in out_shape) or \
+            any(type(x.shape[dimension]) is not int for x in operands):
+        return NotImplemented
+    parts = [x for x in operands if x.shape[dimension] != 0]
+    if len(parts) == 1:
+        return parts[0]
+    if len(parts) > _FUSED_CONCAT_PARTS:
+        return NotImplemented
+    size = out_shape[dimension]
+    dt = np.dtype(np.int64 if size > np.iinfo(np.int32).max else np.int32)
+    position = ctx.add("iota", (), (size,), dt, dimension=0)
+    out_dims = tuple(("b", 0) if d == dimension else ("o", d) for d in range(len(out_shape)))
+    fill = np.zeros((), parts[0].dtype).item()
+    taken, offset = [], 0
+    for x in parts:
+        idx = position if offset == 0 else ctx.elementwise(
+            "sub", [position, ctx.constant(offset, dt)])
+        taken.append((offset, ctx.add("take", (x, idx), out_shape, x.dtype, axis=dimension,
+                                      out_dims=out_dims, fill=fill)))
+        offset += x.shape[dimension]
+    result = taken[-1][1]
+    for (_, part), (start_of_next, _) in zip(reversed(taken[:-1]), reversed(taken[1:])):
+        before = ctx.elementwise("lt", [position, ctx.constant(start_of_next, dt)])
+        result = ctx.elementwise("select", [ctx.broadcast(before, out_shape, (dimension,)),
+                                            part, result])
+    return result
+
+
+concatenate_p.lowering = _concatenate_lowering
