@@ -135,17 +135,14 @@ def dot(lhs, rhs, precision=None, preferred_element_type=None, *, dimension_numb
     Returns:
       The vector-vector (scalar), matrix-vector, vector-matrix or matrix-matrix product.
     """
-    if dimension_numbers is not None:
-        out = dot_general(lhs, rhs, dimension_numbers, precision, preferred_element_type)
-        return out if out_sharding is None else apply_out_sharding(
-            out, out_sharding, "lax.dot(out_sharding=...)")
-    lhs, rhs = _operands(lhs, rhs)
-    if lhs.ndim not in (1, 2) or rhs.ndim not in (1, 2):
-        raise ShapeError(f"dot: operands must have rank 1 or 2, got shapes "
-                         f"{shape_str(lhs.shape)} and {shape_str(rhs.shape)}; use "
-                         f"lax.dot_general (or tjit.numpy.dot/matmul) for other ranks")
-    out = dot_general(lhs, rhs, (((lhs.ndim - 1,), (0,)), ((), ())), precision,
-                      preferred_element_type)
+    if dimension_numbers is None:
+        lhs, rhs = _operands(lhs, rhs)
+        if lhs.ndim not in (1, 2) or rhs.ndim not in (1, 2):
+            raise ShapeError(f"dot: operands must have rank 1 or 2, got shapes "
+                             f"{shape_str(lhs.shape)} and {shape_str(rhs.shape)}; use "
+                             f"lax.dot_general (or tjit.numpy.dot/matmul) for other ranks")
+        dimension_numbers = (((lhs.ndim - 1,), (0,)), ((), ()))
+    out = dot_general(lhs, rhs, dimension_numbers, precision, preferred_element_type)
     return out if out_sharding is None else apply_out_sharding(
         out, out_sharding, "lax.dot(out_sharding=...)")
 
