@@ -35,7 +35,6 @@ from tjit.tracing.errors import TjitError
 
 logger = logging.getLogger("tjit.transfer_guard")
 
-_DIRECTIONS = ("host_to_device", "device_to_host", "device_to_device")
 _state = threading.local()   # .explicit: inside device_put/device_get
 
 
