@@ -155,7 +155,6 @@ def _wrap(shared):
     memory hit."""
     if not shared:
         return {}
-    from tjit.lower.llvm import target
     with _LOCK:
         bodies, entries, fns = {}, [], {}
         for h, (k, profile, key) in shared.items():
