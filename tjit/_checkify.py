@@ -391,9 +391,7 @@ def _scan_rule(error, enabled, *vals, jaxpr, length, reverse, num_consts, num_ca
     outs = scan_p.bind(*hoisted, *consts, *leaves, *carry, *xs, jaxpr=body, length=length,
                        reverse=reverse, num_consts=len(hoisted) + num_consts,
                        num_carry=len(leaves) + num_carry, unroll=unroll)
-    out_tree = tree_flatten(store["error"])[1]
-    m = out_tree.num_leaves
-    return tree_unflatten(out_tree, list(outs[:m])), list(outs[m:])
+    return _split_error(store, outs)
 
 
 def _while_rule(error, enabled, *vals, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
@@ -440,9 +438,7 @@ def _while_rule(error, enabled, *vals, cond_jaxpr, body_jaxpr, cond_nconsts, bod
                         *carry, cond_jaxpr=cond, body_jaxpr=body,
                         cond_nconsts=len(c_hoisted) + len(cconsts),
                         body_nconsts=len(b_hoisted) + len(bconsts) + len(cconsts))
-    out_tree = tree_flatten(store["error"])[1]
-    m = out_tree.num_leaves
-    return tree_unflatten(out_tree, list(outs[:m])), list(outs[m:])
+    return _split_error(store, outs)
 
 
 def _checkpoint_rule(error, enabled, *vals, jaxpr, **params):
@@ -457,9 +453,7 @@ def _checkpoint_rule(error, enabled, *vals, jaxpr, **params):
         return list(tree_leaves(err)) + list(outs)
     body, hoisted = _trace(fun, _avals(leaves) + _avals(vals), "checkpoint")
     outs = checkpoint_p.bind(*hoisted, *leaves, *vals, jaxpr=body, **params)
-    out_tree = tree_flatten(store["error"])[1]
-    m = out_tree.num_leaves
-    return tree_unflatten(out_tree, list(outs[:m])), list(outs[m:])
+    return _split_error(store, outs)
 
 
 def _checkified_call(error, enabled, call_jaxpr, vals, split, name):
@@ -527,6 +521,8 @@ def _forwarded(store, leaves):
 
 
 def _split_error(store, outs):
+    """(the output error, the other outputs) of a call whose outputs lead with the leaves
+    of the error that ``store`` holds."""
     out_tree = tree_flatten(store["error"])[1]
     m = out_tree.num_leaves
     return tree_unflatten(out_tree, list(outs[:m])), list(outs[m:])
