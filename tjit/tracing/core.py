@@ -211,6 +211,15 @@ def _guard_device_read(v):
         transfer_guard.check("device_to_host", lambda: f"aval={aval_of_value(v)!r}")
 
 
+def _refuse_sympify(x):
+    """(``Array._sympy_``, ``Tracer._sympy_``) ``dim * x`` with a symbolic dim on the left:
+    sympy's operator first tries to make a sympy value of ``x`` (through float());
+    refusing makes Python call ``x.__rmul__``, which computes with the dim's value, as
+    JAX does."""
+    from sympy import SympifyError
+    raise SympifyError(x)
+
+
 #: Host value types (NumPy subclasses) that record the devices that computed them, e.g.
 #: a pmap result on N CPU devices -> ``devices(value)``: what ``Array.devices()`` returns.
 #: They are host arrays to every other path (not device arrays: nothing is copied).
@@ -550,12 +559,7 @@ class Array:
         self._weak = weak_type
         self._sig = None
 
-    def _sympy_(self):
-        # ``dim * x`` with a symbolic dim on the left: sympy's operator first tries to
-        # make a sympy value of ``x`` (through float()); refusing makes Python call
-        # x.__rmul__, which computes with the dim's value, as JAX does
-        from sympy import SympifyError
-        raise SympifyError(self)
+    _sympy_ = _refuse_sympify
 
     @property
     def aval(self):
@@ -925,12 +929,7 @@ class Tracer:
     def _describe(self):
         return "a traced array"
 
-    def _sympy_(self):
-        # ``dim * x`` with a symbolic dim on the left: sympy's operator first tries to
-        # make a sympy value of ``x`` (through float()); refusing makes Python call
-        # x.__rmul__, which computes with the dim's value, as JAX does
-        from sympy import SympifyError
-        raise SympifyError(self)
+    _sympy_ = _refuse_sympify
 
     def _concretization_error(self, cls, what, fix):
         trace = self._trace
