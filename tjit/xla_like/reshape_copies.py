@@ -78,7 +78,7 @@ def _is_copy(step, values):
     st = k.stores[0]
     e = st.expr
     src, dst = values[step.ins[0]], values[step.outs[0]]
-    return isinstance(e, K.Load) and type(e) is K.Load and e.index == st.index and \
+    return type(e) is K.Load and e.index == st.index and \
         src.dtype == dst.dtype and dims_equal(_numel(src.shape), _numel(dst.shape)) and \
         dense_bijection(st.index, k.shape, dst.shape)
 
