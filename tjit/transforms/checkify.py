@@ -25,8 +25,7 @@ def contains_check(jaxpr):
     """Whether ``jaxpr`` (or a jaxpr inside it) binds ``check_p``."""
     if isinstance(jaxpr, ClosedJaxpr):
         jaxpr = jaxpr.jaxpr
-    return any(e.primitive is check_p for e in jaxpr.eqns) or \
-        any(contains_check(s) for s in subjaxprs(jaxpr))
+    return any(e.primitive is check_p for e in jaxpr.eqns) or contains_nested_check(jaxpr)
 
 
 def contains_nested_check(jaxpr):

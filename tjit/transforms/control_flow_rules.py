@@ -334,12 +334,8 @@ def _while_batch(args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncons
         carry_bat = [True] * len(init)
     init = [bdim_at_front(x, None, size) if b and not b0 else x
             for x, b, b0 in zip(init, carry_bat, init_bat)]
-    if pred_bat and masked:
-        body, bh, _ = _batch_jaxpr(mask_checks(body_jaxpr), size, bc_bat + carry_bat + [True],
-                                   carry_bat, "while_body")
-    else:
-        body, bh, _ = _batch_jaxpr(body_jaxpr, size, bc_bat + carry_bat, carry_bat,
-                                   "while_body")
+    body, bh, _ = _batch_jaxpr(mask_checks(body_jaxpr) if masked else body_jaxpr, size,
+                               bc_bat + carry_bat + [True] * masked, carry_bat, "while_body")
     cond, ch, _ = _batch_jaxpr(cond_jaxpr, size, cc_bat + carry_bat, False, "while_cond")
     out_dims = [0 if b else None for b in carry_bat]
     if not pred_bat:
