@@ -16,9 +16,9 @@ The shim sets OpenBLAS's thread count to 1 (``openblas_set_num_threads_local``) 
 restores it afterwards unless it was 1 already. In the wheels' pthreads builds that count
 is process-wide: a block that found it at 1 (another block's setting) leaves it alone, so
 overlapping blocks never leave NumPy at one thread (restoring every old count did, in
-about 1 of 100 parallel float64 products). BLAS is found through NumPy's own extension module (the ILP64
-``scipy_openblas64_`` build NumPy's wheels ship); where it is not found, dots fall back
-to ``np.matmul``.
+about 1 of 100 parallel float64 products). BLAS is found through NumPy's own extension
+module (the ILP64 ``scipy_openblas64_`` build NumPy's wheels ship); where it is not
+found, dots fall back to ``np.matmul``.
 
 A folded linear epilogue (``xla_like/gemm_epilogue.py``) makes the call compute
 ``out = alpha * dot + beta * x``: for BLAS each block first copies its part of ``x``
