@@ -17,7 +17,7 @@ import functools
 import numpy as np
 
 from tjit.tracing.errors import ShapeError
-from tjit.tracing.shapes import shape_str
+from tjit.tracing.shapes import broadcast_shapes, shape_str
 from tjit.lax import linalg as lax_linalg
 from tjit import numpy as jnp
 from tjit.numpy import linalg as jnp_linalg
@@ -58,8 +58,8 @@ def _as_matrix_rhs(fname, a, b):
                          f"match a of shape {shape_str(a.shape)}; b must be (..., n) or "
                          f"(..., n, k) with n = {a.shape[-1]}")
     try:
-        batch = tuple(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]))
-    except ValueError:
+        batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    except ShapeError:
         raise ShapeError(f"scipy.linalg.{fname}: the batch dims of a {shape_str(a.shape)} "
                          f"and b {shape_str(b_shape)} do not broadcast") from None
     return (jnp.broadcast_to(a, batch + a.shape[-2:]), jnp.broadcast_to(b, batch + b.shape[-2:]),
