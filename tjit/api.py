@@ -1276,16 +1276,15 @@ class Compiled:
         if config.jit_hooks:   # (the AOT path of jit_debug's checks)
             _jit_debug.check_call(f"jit({self.lowered.name})", leaves)
         where = f"compiled {self.lowered.name}"
-        for x in leaves:
-            if isinstance(x, Tracer):
+        raw, avals = [], []
+        for x in leaves:   # (no second list of the values: donation counts references)
+            aval, value = _leaf_aval_and_value(x, where)
+            if value is None and isinstance(x, Tracer):
                 raise TypeError(
                     f"{where}: cannot apply transformations (vmap, grad, jit, ...) to a "
                     f"function lowered and compiled for a particular signature; got an "
                     f"argument of {type(x).__name__} type. Transform the function before "
                     f"jit, e.g. jit(vmap(f)).lower(...).compile(), or call jit(f) instead")
-        raw, avals = [], []
-        for x in leaves:   # (no second list of the values: donation counts references)
-            aval, value = _leaf_aval_and_value(x, where)
             raw.append(value)
             avals.append(aval)
         value = None
