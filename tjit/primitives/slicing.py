@@ -250,7 +250,7 @@ def _dynamic_slice_lowering(ctx, x, *indices, slice_sizes):
     start, n, size = indices[axis], x.shape[axis], slice_sizes[axis]
     if type(n) is not int or type(size) is not int or start.dtype == np.uint64:
         return NotImplemented
-    dt = np.dtype(np.int64 if n > np.iinfo(np.int32).max else np.int32)
+    dt = _position_dtype(n)
     if start.dtype.itemsize >= dt.itemsize:  # clamp before narrowing: a cast would wrap
         s0 = ctx.convert(ctx.clamp(start, 0, n - size), dt)  # (uint32 2**31, int64 2**32)
     else:
@@ -593,6 +593,12 @@ dynamic_update_slice_p.batch = _dynamic_update_slice_batch
 
 
 # -- lowering to the HLO-like graph (ctx: xla_like.hlo.Builder) -----------------------------
+def _position_dtype(largest):
+    """The dtype of a kernel's positions (iotas, offsets) up to ``largest``: int32 unless
+    they pass its max."""
+    return np.dtype(np.int64 if largest > np.iinfo(np.int32).max else np.int32)
+
+
 def _slice_lowering(ctx, x, *, start_indices, limit_indices, strides=None):
     strides = (1,) * len(start_indices) if strides is None else tuple(strides)
     return ctx.add("slice", (x,), ctx.avals_out[0].shape, x.dtype, start=tuple(start_indices),
@@ -643,8 +649,7 @@ def _pad_axis(ctx, x, padding_value, fill, axis, cfg, size):
     """``x`` padded along ``axis`` alone (to ``size``), as a take of ``x``."""
     lo, _, interior = cfg
     n, step = x.shape[axis], interior + 1
-    dt = np.dtype(np.int64 if max(size, n * step) + abs(lo) > np.iinfo(np.int32).max
-                  else np.int32)
+    dt = _position_dtype(max(size, n * step) + abs(lo))
     rel = ctx.elementwise("sub", [ctx.add("iota", (), (size,), dt, dimension=0),
                                   ctx.constant(lo, dt)])
     idx = rel if step == 1 else ctx.elementwise("div", [rel, ctx.constant(step, dt)])
@@ -693,7 +698,7 @@ def _concatenate_lowering(ctx, *operands, dimension):
     if len(parts) > _FUSED_CONCAT_PARTS:
         return NotImplemented
     size = out_shape[dimension]
-    dt = np.dtype(np.int64 if size > np.iinfo(np.int32).max else np.int32)
+    dt = _position_dtype(size)
     position = ctx.add("iota", (), (size,), dt, dimension=0)
     out_dims = tuple(("b", 0) if d == dimension else ("o", d) for d in range(len(out_shape)))
     fill = np.zeros((), parts[0].dtype).item()
