@@ -178,10 +178,11 @@ def _svd_impl(xp, x, *, full_matrices, compute_uv):
         u, s, vt = xp.linalg.svd(a, full_matrices=full_matrices, compute_uv=True)
         return [s, u, vt]
 
+    operand = _lapack_operand(xp, x)
     try:
-        outs = factor(_lapack_operand(xp, x))
+        outs = factor(operand)
     except _linalg_error(xp):  # NaNs in x: NaN factors for those matrices (as JAX)
-        outs = _per_matrix_or_nan(xp, factor, _lapack_operand(xp, x))
+        outs = _per_matrix_or_nan(xp, factor, operand)
     dts = [rdt, x.dtype, x.dtype]
     return [_cast(xp, o, dt) for o, dt in zip(outs, dts)]
 
@@ -217,10 +218,11 @@ def _eigh_impl(xp, x, *, lower):
     def factor(a):
         return list(xp.linalg.eigh(a, UPLO="L" if lower else "U"))
 
+    operand = _lapack_operand(xp, x)
     try:
-        w, v = factor(_lapack_operand(xp, x))
+        w, v = factor(operand)
     except _linalg_error(xp):  # NaNs in x: NaN results for those matrices (as JAX)
-        w, v = _per_matrix_or_nan(xp, factor, _lapack_operand(xp, x))
+        w, v = _per_matrix_or_nan(xp, factor, operand)
     return [_cast(xp, v, x.dtype), _cast(xp, w, real_dtype(x.dtype))]
 
 
