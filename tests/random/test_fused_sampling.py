@@ -34,10 +34,19 @@ def test_plan_has_no_library_step_for_the_hash_bitcast_or_erf_inv(name):
         assert f"library {prim}" not in text, text
 
 
-@pytest.mark.parametrize("name", ["uniform", "normal", "bits"])
+@pytest.mark.parametrize("name", ["uniform", "bernoulli", "bits"])
 def test_a_sampler_is_one_kernel(name):
     text = _plan(SAMPLERS[name], random.PRNGKey(0))
     assert "1 fused kernels" in text.splitlines()[0], text.splitlines()[0]
+
+
+def test_normal_computes_the_hash_once():
+    """The kernel-size bound splits normal after the uniform sample (the hash is in one
+    kernel only), not at operands that each carry the hash."""
+    text = _plan(SAMPLERS["normal"], random.PRNGKey(0))
+    kernels = text.split("\nkernel ")[1:]
+    assert len(kernels) <= 3, text.splitlines()[0]
+    assert sum("shift_left" in k for k in kernels) == 1
 
 
 @pytest.mark.parametrize("name", [n for n in SAMPLERS if "normal" not in n])

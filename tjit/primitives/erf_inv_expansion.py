@@ -28,7 +28,7 @@ _TAIL = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573
 
 
 def _horner(ctx, coeffs, t):
-    const = lambda c: ctx.constant(np.asarray(c, t.dtype))   # noqa: E731
+    const = lambda c: ctx.constant(np.asarray(c, t.dtype))
     p = const(coeffs[0])
     for c in coeffs[1:]:
         p = ctx.elementwise("add", [ctx.elementwise("mul", [p, t]), const(c)])
@@ -42,8 +42,8 @@ def erf_inv_lowering(ctx, x):
     x32 = x
     if np.dtype(np.float64) in ctx.target.kernel_dtypes:
         x = ctx.convert(x, np.float64)
-    const = lambda c: ctx.constant(np.asarray(c, x.dtype))   # noqa: E731
-    op = lambda name, *args: ctx.elementwise(name, list(args))   # noqa: E731
+    const = lambda c: ctx.constant(np.asarray(c, x.dtype))
+    op = lambda name, *args: ctx.elementwise(name, list(args))
     one = const(1.0)
     w = op("neg", op("log", op("mul", op("sub", one, x), op("add", one, x))))
     central = _horner(ctx, _CENTRAL, op("sub", w, const(2.5)))

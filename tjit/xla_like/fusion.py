@@ -52,12 +52,22 @@ from tjit.xla_like.target import CPU
 #: When a dim is symbolic, evaluate the cost model as if each size symbol were this.
 SYMBOL_GUESS = 1024
 
-#: Most HLO ops one fused kernel computes (its expression DAG's distinct nodes; loads of
-#: buffers and inlined scalar constants not counted). At ~20 ODE steps per kernel the
-#: LLVM time per op is flat; at 500 ops one kernel took 25 s to compile. 256 holds a
-#: whole random sampler (Threefry's 20 rounds are ~130 uint32 ops, erf_inv ~40 more):
-#: ``jit(random.normal)`` compiles as one kernel in ~0.3 s instead of four.
-MAX_KERNEL_NODES = 256
+#: Most HLO ops one fused kernel computes (its expression DAG's distinct nodes, weighted
+#: by :func:`node_weight`; loads of buffers and inlined scalar constants not counted). At
+#: ~20 ODE steps per kernel the LLVM time per op is flat; at 500 ops one kernel took 25 s
+#: to compile.
+MAX_KERNEL_NODES = 128
+#: Integer ops that are one machine instruction each count a quarter node: a random sampler
+#: (Threefry's 20 rounds are ~130 uint32 add/xor/shift/or ops, plus the bit tricks and
+#: erf_inv after them) then stays one kernel (``jit(random.normal)``: one kernel compiled
+#: in ~0.3 s instead of four kernels that each recompute the hash's first rounds).
+LIGHT_INT_OPS = frozenset({"add", "sub", "and", "or", "xor", "not", "shift_left",
+                           "shift_right_logical", "shift_right_arithmetic"})
+
+
+def node_weight(i):
+    """What ``i`` counts towards ``MAX_KERNEL_NODES``."""
+    return 0.25 if i.opcode in LIGHT_INT_OPS and i.dtype.kind in "iu" else 1.0
 
 
 class NeedMaterialize(Exception):
@@ -225,8 +235,11 @@ class FusionDecision:
     def _limit_kernel_size(self):
         """Materialize operands whose inlined DAG would take a kernel past
         ``MAX_KERNEL_NODES`` (see the module docs). One pass in program order; each
-        value's member set holds at most ``MAX_KERNEL_NODES`` ids, so this is linear."""
+        value's member set holds at most 4 * ``MAX_KERNEL_NODES`` ids (light nodes count
+        a quarter), so this is linear."""
         inlined = {}   # non-materialized fusible id -> ids of the nodes it inlines
+        weight = {i.id: node_weight(i) for i in self.module.instrs}
+        size = lambda ids: sum(weight[j] for j in ids)
         for i in self.module.instrs:
             if is_buffer(i) or is_inlined_constant(i) or (
                     i.opcode == "constant" and i.id in self.materialized):
@@ -234,18 +247,42 @@ class FusionDecision:
             members = {i.id}
             parts = [(inlined[o.id], o) for o in dict.fromkeys(i.operands)
                      if o.id in inlined]
+            if len(parts) > 1:
+                parts = self._cut_shared(parts, inlined, size)
             parts.sort(key=lambda p: -len(p[0]))
             for part, o in parts:
                 if len(members) + len(part) > MAX_KERNEL_NODES and \
-                        len(members | part) > MAX_KERNEL_NODES:
+                        size(members | part) > MAX_KERNEL_NODES:
                     self.materialized.add(o.id)
-                    self.kernel_nodes[o.id] = len(inlined.pop(o.id))
+                    self.kernel_nodes[o.id] = size(inlined.pop(o.id))
                 else:
                     members |= part
             if i.id in self.materialized:
-                self.kernel_nodes[i.id] = len(members)
+                self.kernel_nodes[i.id] = size(members)
             else:
                 inlined[i.id] = members
+
+    def _cut_shared(self, parts, inlined, size):
+        """While the operands' DAGs together pass the bound, materialize the largest value
+        that two or more of them inline (its DAG would otherwise be computed by each
+        kernel that a later cut separates: the counters and hash under every use of a
+        random sample, ``y`` under both terms of an ODE step). Returns the parts left."""
+        while size(set().union(*(p for p, _ in parts))) + 1 > MAX_KERNEL_NODES:   # (+ i)
+            seen, shared = set(), set()
+            for p, _ in parts:
+                shared |= p & seen
+                seen |= p
+            shared = [j for j in shared if j in inlined]
+            if not shared:
+                break
+            n = max(shared, key=lambda j: (size(inlined[j]), j))
+            if size(inlined[n]) < MAX_KERNEL_NODES / 8:   # (cutting small shares: no gain)
+                break
+            cut = inlined.pop(n)
+            self.materialized.add(n)
+            self.kernel_nodes[n] = size(cut)
+            parts = [(p - cut, o) for p, o in parts if o.id != n]
+        return parts
 
     def _recompute_cost(self, i, limit=256, stop=float("inf")):
         """Op costs of the distinct values recomputed when ``i`` is inlined (its DAG down
