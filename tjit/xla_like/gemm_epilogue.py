@@ -119,7 +119,7 @@ def _scaled_operands_folded(dot, made_by, readers, outputs, values, gemm_dtypes,
     dtype = values[dot.outs[0]].dtype
     if dtype not in gemm_dtypes:
         return dot
-    ins, alpha = list(dot.ins), dot.alpha
+    ins, alpha, origin = list(dot.ins), dot.alpha, set(dot.origin)
     for n, v in enumerate(dot.ins[:2]):
         kernel = made_by.get(v)
         if kernel is None or id(kernel) in dropped or readers[v] != 1 or v in outputs or \
@@ -130,13 +130,12 @@ def _scaled_operands_folded(dot, made_by, readers, outputs, values, gemm_dtypes,
             continue
         (x, c), = terms
         ins[n], alpha = x, alpha * c
+        origin.update(kernel.origin)
         dropped.add(id(kernel))
     if ins == list(dot.ins):
         return dot
     return type(dot)(dot.dimension_numbers, ins, list(dot.outs), alpha=alpha, beta=dot.beta,
-                     origin=tuple(sorted(set(dot.origin) | {
-                         n for v in dot.ins[:2] if made_by.get(v) is not None
-                         for n in made_by[v].origin})))
+                     origin=tuple(sorted(origin)))
 
 
 def _linear_terms(step, values):
