@@ -34,10 +34,11 @@ extra output), and siblings that read a common input (multi-output fusion), when
 that creates no cycle.
 
 **Kernel size limit.** No kernel's expression DAG grows without bound: after the
-decision, a pass in program order counts each kernel's distinct inlined nodes, and when
-inlining an operand's DAG would take a kernel past ``MAX_KERNEL_NODES`` nodes, that
-operand is materialized instead (largest DAGs first), so an unrolled loop of N steps
-becomes about N * (nodes per step) / ``MAX_KERNEL_NODES`` kernels of bounded size
+decision, a pass in program order counts each kernel's distinct inlined nodes (weighted:
+``node_weight``), and when inlining the operands' DAGs would take a kernel past
+``MAX_KERNEL_NODES``, the largest value that several operands share is materialized
+(so no two kernels both compute it), then operands themselves (largest DAGs first), so
+an unrolled loop of N steps becomes about N * (nodes per step) / ``MAX_KERNEL_NODES`` kernels of bounded size
 rather than one kernel whose LLVM compile grows faster than linearly (measured:
 500 nodes took 25 s in LLVM). Merging groups keeps the same bound. A materialized
 value is stored and loaded in its own dtype, which is what the kernel computed in
