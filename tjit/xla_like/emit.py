@@ -3,11 +3,11 @@
 Every value of the group is expressed at an index map: one :class:`kernel_ir.Affine`
 per dim of the value, as a function of the kernel's iteration indices. Walking from the
 roots towards the buffers, structural ops only rewrite the map (broadcast drops or
-zeroes dims, transpose permutes, rev negates, slice scales and offsets, a reshape of a buffer
-addresses its row-major linear index, a reshape that only splits dims addresses an
-inlined operand at the row-major index of each split run, a take loads its buffer at an index computed
-in the kernel), elementwise ops keep it, and an inlined row
-reduction becomes a stage read back where the map is the identity on the outer axes.
+zeroes dims, transpose permutes, rev negates, slice scales and offsets, a reshape of a
+buffer addresses its row-major linear index, a reshape that only splits dims addresses
+an inlined operand at the row-major index of each split run, a take loads its buffer at
+an index computed in the kernel), elementwise ops keep it, and an inlined row reduction
+becomes a stage read back where the map is the identity on the outer axes.
 """
 
 from tjit._sympy import sympy
