@@ -10,6 +10,7 @@ import itertools
 import numpy as np
 
 from tjit.tracing import dtypes
+from tjit.tracing.core import concrete_value, is_concrete
 from tjit.tracing.shapes import shape_str
 from tjit.tracing.tree_util import register_pytree_node
 from tjit import numpy as jnp
@@ -19,11 +20,13 @@ _METHODS = ("linear", "nearest")
 
 
 class RegularGridInterpolator:
-    """Interpolation of ``values`` given on the grid ``points`` (one increasing 1-D
-    array per leading dim of ``values``), as ``scipy.interpolate.RegularGridInterpolator``.
+    """Interpolation of ``values`` given on the grid ``points`` (one strictly ascending or
+    descending 1-D array per leading dim of ``values``), as
+    ``scipy.interpolate.RegularGridInterpolator``.
 
     Args:
-      points: a tuple of 1-D increasing arrays, the grid's coordinates per dim.
+      points: a tuple of 1-D strictly monotonic arrays, the grid's coordinates per dim
+        (checked when concrete; a traced grid is assumed monotonic).
       values: the data on the grid, shape ``(len(p) for p in points) + trailing``.
       method: 'linear' or 'nearest'.
       bounds_error: must be False (a traced point cannot raise); points outside the grid
@@ -55,6 +58,7 @@ class RegularGridInterpolator:
             if g.shape[0] < 2:
                 raise ValueError(f"RegularGridInterpolator: points[{d}] needs at least 2 "
                                  f"entries, got {g.shape[0]}")
+            _check_monotonic(d, g)
         if fill_value is not None:
             check_arraylike("RegularGridInterpolator", fill_value)
             fill_value = jnp.asarray(fill_value)
@@ -84,8 +88,8 @@ class RegularGridInterpolator:
         if method == "linear":
             result = self._linear(indices, fractions)
         else:
-            result = self.values[tuple(jnp.where(t <= 0.5, i, i + 1)
-                                       for i, t in zip(indices, fractions))]
+            result = self.values[tuple(_nearest_index(g, i, t)
+                                       for g, i, t in zip(self.grid, indices, fractions))]
         if self.fill_value is not None:
             mask = outside.reshape(outside.shape + (1,) * (result.ndim - 1))
             result = jnp.where(mask, self.fill_value.astype(result.dtype), result)
@@ -98,10 +102,15 @@ class RegularGridInterpolator:
         outside = jnp.zeros((xi.shape[0],), dtype=bool)
         for d, g in enumerate(self.grid):
             x = xi[:, d]
-            i = jnp.clip(jnp.searchsorted(g, x) - 1, 0, g.shape[0] - 2)
+            # a descending grid is searched negated (ascending); the cell fraction and the
+            # corner weights read the same either way
+            flip = _descending(g)
+            i = jnp.searchsorted(jnp.where(flip, -g, g), jnp.where(flip, -x, x))
+            i = jnp.clip(i - 1, 0, g.shape[0] - 2)
             indices.append(i)
             fractions.append((x - g[i]) / (g[i + 1] - g[i]))
-            outside = outside | (x < g[0]) | (x > g[-1])
+            lo, hi = jnp.minimum(g[0], g[-1]), jnp.maximum(g[0], g[-1])
+            outside = outside | (x < lo) | (x > hi)
         return indices, fractions, outside
 
     def _linear(self, indices, fractions):
@@ -115,6 +124,26 @@ class RegularGridInterpolator:
             idx = tuple(i + up for i, up in zip(indices, corner))
             result = result + self.values[idx] * weight[trailing]
         return result
+
+
+def _descending(g):
+    return g[-1] < g[0]
+
+
+def _nearest_index(g, i, t):
+    """The nearer corner of each cell; a tie goes to the smaller coordinate (SciPy flips a
+    descending grid to ascending order, where a tie takes the lower index)."""
+    return jnp.where(jnp.where(_descending(g), t < 0.5, t <= 0.5), i, i + 1)
+
+
+def _check_monotonic(d, g):
+    """SciPy's check that a (concrete) grid is strictly ascending or descending."""
+    if not is_concrete(g):
+        return
+    steps = np.diff(np.asarray(concrete_value(g)))
+    if not (np.all(steps > 0) or np.all(steps < 0)):
+        raise ValueError(f"RegularGridInterpolator: the points in dimension {d} must be "
+                         f"strictly ascending or descending, got {np.asarray(g)}")
 
 
 def _coordinates(xi, ndim):

@@ -107,13 +107,16 @@ def map_coordinates(input, coordinates, order, mode="constant", cval=0.0):
             nodes.append((fixer(index, size), valid, weight))
         per_axis.append(nodes)
 
+    # gathered in the working float dtype, so that an integer input interpolates towards
+    # the float cval before the result is rounded (as SciPy; cval is not cast first)
+    x_work = x.astype(work)
     outputs = []
     for items in itertools.product(*per_axis):
         indices, valids, weights = zip(*items)
-        value = x[tuple(indices)]
+        value = x_work[tuple(indices)]
         if mode == "constant":
             ok = functools.reduce(operator.and_, valids)
-            value = jnp.where(ok, value, jnp.asarray(cval, value.dtype))
+            value = jnp.where(ok, value, jnp.asarray(cval, work))
         weights = [w for w in weights if w is not None]
         if weights:
             value = functools.reduce(operator.mul, weights) * value

@@ -119,7 +119,7 @@ def fftconvolve(in1, in2, mode="full", axes=None):
 
     Args:
       in1, in2: arrays with the same number of dims; integer inputs give the default
-        float (as JAX and SciPy).
+        float (as JAX and SciPy). An empty input gives an empty 1-D array (as SciPy).
       mode: 'full', 'same' or 'valid', as in :func:`convolve`.
       axes: the axes to convolve over (default: all); along the other axes the inputs
         must have equal sizes or size 1 (they broadcast, as SciPy).
@@ -134,9 +134,11 @@ def fftconvolve(in1, in2, mode="full", axes=None):
                          f"{shape_str(in2.shape)} must have the same number of dims")
     if in1.ndim == 0:
         return in1 * in2
-    if 0 in in1.shape or 0 in in2.shape:
-        raise ValueError(f"scipy.signal.fftconvolve: inputs cannot be empty, got shapes "
-                         f"{shape_str(in1.shape)} and {shape_str(in2.shape)}")
+    if 0 in in1.shape or 0 in in2.shape:  # SciPy's answer: an empty 1-D array
+        if mode not in ("full", "same", "valid"):
+            raise ValueError(f"scipy.signal.fftconvolve: mode must be 'full', 'same' or "
+                             f"'valid', got {mode!r}")
+        return jnp.zeros((0,), in1.dtype)
     axes = _conv_axes(in1, in2, axes, mode)
     a = [in1.shape[ax] for ax in axes]
     b = [in2.shape[ax] for ax in axes]

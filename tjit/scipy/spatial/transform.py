@@ -68,8 +68,19 @@ def _from_matrix(m):
     return _normalize(quat)
 
 
+def _canonical(q):
+    """The sign of each quaternion with w > 0, or (w = 0) its first nonzero of x, y, z > 0."""
+    neg, zero = q < 0, q == 0
+    flip = (neg[..., 3] | (zero[..., 3] & neg[..., 0])
+            | (zero[..., 3] & zero[..., 0] & neg[..., 1])
+            | (zero[..., 3] & zero[..., 0] & zero[..., 1] & neg[..., 2]))
+    return jnp.where(flip[..., None], -q, q)
+
+
 def _as_rotvec(q, degrees):
-    q = jnp.where(q[..., 3:] < 0, -q, q)  # w >= 0: the angle in [0, pi]
+    # the canonical sign (as SciPy): angle in [0, pi], and a half turn's axis picked as
+    # as_quat(canonical=True) picks it
+    q = _canonical(q)
     angle = 2 * jnp.arctan2(_norm(q[..., :3]), q[..., 3])
     a2 = angle * angle
     small = 2 + a2 / 12 + 7 * a2 * a2 / 2880  # angle / sin(angle / 2) near 0
@@ -272,13 +283,7 @@ class Rotation(typing.NamedTuple):
     def as_quat(self, canonical=False, scalar_first=False):
         """Quaternions, scalar last unless ``scalar_first``; ``canonical`` picks the sign
         with w > 0 (or the first nonzero of w, x, y, z positive)."""
-        q = self.quat
-        if canonical:
-            neg, zero = q < 0, q == 0
-            flip = (neg[..., 3] | (zero[..., 3] & neg[..., 0])
-                    | (zero[..., 3] & zero[..., 0] & neg[..., 1])
-                    | (zero[..., 3] & zero[..., 0] & zero[..., 1] & neg[..., 2]))
-            q = jnp.where(flip[..., None], -q, q)
+        q = _canonical(self.quat) if canonical else self.quat
         return jnp.roll(q, 1, axis=-1) if scalar_first else q
 
     def inv(self):
