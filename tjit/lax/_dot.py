@@ -62,20 +62,30 @@ def _precision_rank(dt):
             dtypes.finfo(real).nmant if floating else -1, bits, not dtypes.is_unsigned(real))
 
 
-def common_operand_dtype(lhs, rhs, preferred_element_type=None, name="dot_general"):
-    """Mixed operand dtypes (int8 x float32, float16 x float32) meet in the one of higher
-    precision, as JAX's dot_general dtype rule (distinct dtypes never rank equal); with a
-    ``preferred_element_type`` (canonical) both are converted to it, as JAX's lowering
-    on CPU and GPU does (float32 x int32 -> int32 multiplies the truncated floats), once
-    the type is checked against the higher one."""
-    ld, rd = np.dtype(lhs.dtype), np.dtype(rhs.dtype)
+def operand_dtype(ld, rd, preferred_element_type=None, name="dot_general"):
+    """The dtype operands of dtypes ``ld`` and ``rd`` are computed in: mixed ones (int8 x
+    float32, float16 x float32) meet in the one of higher precision, as JAX's dot_general
+    dtype rule (distinct dtypes never rank equal); with a ``preferred_element_type``
+    (canonical) in that type instead, as JAX's lowering on CPU and GPU does (float32 x
+    int32 -> int32 multiplies the truncated floats), once the type is checked against
+    the higher one."""
+    ld, rd = np.dtype(ld), np.dtype(rd)
     if ld == rd:
-        return lhs, rhs
+        return ld
     dt = ld if _precision_rank(ld) > _precision_rank(rd) else rd
     if preferred_element_type is not None:
         aval = ShapedArray((), dt)
         dot_general_dtype(aval, aval, preferred_element_type, name)  # may not narrow
         dt = preferred_element_type
+    return dt
+
+
+def common_operand_dtype(lhs, rhs, preferred_element_type=None, name="dot_general"):
+    """``lhs`` and ``rhs`` converted to their :func:`operand_dtype` (unchanged when their
+    dtypes are equal)."""
+    if np.dtype(lhs.dtype) == np.dtype(rhs.dtype):
+        return lhs, rhs
+    dt = operand_dtype(lhs.dtype, rhs.dtype, preferred_element_type, name)
     return convert_element_type(lhs, dt), convert_element_type(rhs, dt)
 
 

@@ -18,7 +18,7 @@ from tjit.tracing.shapes import (
     broadcast_shapes, definitely_equal, is_one, normalize_axis, shape_str, size)
 from tjit.primitives.reductions import reduce_or_p, reduce_sum_p
 from tjit import lax
-from tjit.lax._dot import common_operand_dtype
+from tjit.lax._dot import operand_dtype
 from tjit.numpy._core import asarray, check_arraylike, promote_dtypes, takes_out_sharding
 from tjit.numpy._ufuncs import multiply
 
@@ -53,7 +53,7 @@ def _promote(fname, *args, preferred=None):
             pref = dtypes.canonicalize(dtypes.check_dtype(preferred, fname))
             first, *rest = arrays
             for other in rest:  # (checks that the type does not narrow the product)
-                common_operand_dtype(first, other, pref, fname)
+                operand_dtype(first.dtype, other.dtype, pref, fname)
             return [lax.convert_element_type(x, pref) for x in arrays]
     return promote_dtypes(*args)
 
