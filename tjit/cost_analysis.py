@@ -10,6 +10,7 @@ a cond its costliest branch. Symbolic dims give symbolic counts.
 """
 
 from tjit.tracing.jaxpr import ClosedJaxpr, Jaxpr
+from tjit.tracing.shapes import size
 from tjit.xla_like.kernel_ir import BINARY_OPS, COMPARE_OPS, TRANSCENDENTAL_OPS, UNARY_OPS
 
 _ARITHMETIC = (set(UNARY_OPS) | set(BINARY_OPS)) - COMPARE_OPS - {"not", "is_finite"}
@@ -18,15 +19,8 @@ _REDUCTIONS = {"reduce_sum", "reduce_prod", "reduce_max", "reduce_min", "argmax"
 _KEYS = ("flops", "transcendentals", "bytes accessed")
 
 
-def _elements(aval):
-    n = 1
-    for d in aval.shape:
-        n *= d
-    return n
-
-
 def _bytes(avals):
-    return sum(_elements(a) * getattr(a.dtype, "itemsize", 0) for a in avals)
+    return sum(size(a.shape) * getattr(a.dtype, "itemsize", 0) for a in avals)
 
 
 def _eqn_cost(eqn):
@@ -35,16 +29,14 @@ def _eqn_cost(eqn):
     outs = [v.aval for v in eqn.outvars]
     if name == "dot_general":
         (lhs_contract, _), _ = eqn.params["dimension_numbers"]
-        k = 1
-        for d in lhs_contract:
-            k *= ins[0].shape[d]
-        return {"flops": 2 * _elements(outs[0]) * k, "bytes accessed": _bytes(ins + outs)}
+        k = size([ins[0].shape[d] for d in lhs_contract])
+        return {"flops": 2 * size(outs[0].shape) * k, "bytes accessed": _bytes(ins + outs)}
     if name in TRANSCENDENTAL_OPS:
-        return {"transcendentals": _elements(outs[0]), "bytes accessed": _bytes(ins + outs)}
+        return {"transcendentals": size(outs[0].shape), "bytes accessed": _bytes(ins + outs)}
     if name in _ARITHMETIC:
-        return {"flops": _elements(outs[0]), "bytes accessed": _bytes(ins + outs)}
+        return {"flops": size(outs[0].shape), "bytes accessed": _bytes(ins + outs)}
     if name in _REDUCTIONS:
-        return {"flops": _elements(ins[0]), "bytes accessed": _bytes(ins + outs)}
+        return {"flops": size(ins[0].shape), "bytes accessed": _bytes(ins + outs)}
     return _sub_program_cost(eqn)
 
 
