@@ -47,10 +47,11 @@ def _ravel(a):
     return a if a.ndim == 1 else lax.reshape(a, (shape_size(a.shape),))
 
 
-def _mode_indices(fname, indices, n, mode, idt, wrap_clipped=False):
+def _mode_indices(fname, indices, n, mode, idt, wrap_clipped=False, wrap_negative=True):
     """Indices and gather mode for take-like functions (JAX's default: 'fill'). In 'clip'
     mode negative indices clamp to 0 (NumPy's take), or wrap first if ``wrap_clipped``
-    (JAX's take_along_axis)."""
+    (JAX's take_along_axis). Without ``wrap_negative`` a negative index is out of bounds
+    in the other modes but 'wrap'."""
     if mode == "raise":
         raise NotImplementedError(f"jnp.{fname}: mode='raise' is not supported (tjit cannot "
                                   f"raise from compiled code); use 'fill', 'clip' or 'wrap'")
@@ -61,7 +62,8 @@ def _mode_indices(fname, indices, n, mode, idt, wrap_clipped=False):
         raise ValueError(f"jnp.{fname}: invalid mode {mode!r}; use 'fill', 'clip' or 'wrap'")
     if mode == "clip" and not wrap_clipped:
         return _as_index_array(indices, idt), "clip"
-    return _normalize(indices, n, idt), "fill" if mode is None else mode
+    idx = _normalize(indices, n, idt) if wrap_negative else _as_index_array(indices, idt)
+    return idx, "fill" if mode is None else mode
 
 
 def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
@@ -145,12 +147,9 @@ def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,
     a = broadcast_to_shape(a, repl(common, n))
     idt = _index_dtype(a.shape, [indices])
     indices = broadcast_to_shape(indices, out_shape)
-    if wrap_negative_indices is None or wrap_negative_indices or mode == "wrap":
-        idx, gmode = _mode_indices("take_along_axis", indices, n, mode, idt,
-                                   wrap_clipped=True)
-    else:  # negative indices are out of bounds: the gather mode alone decides
-        gmode = _mode_indices("take_along_axis", indices, n, mode, idt)[1]
-        idx = _as_index_array(indices, idt)
+    wrap = wrap_negative_indices is None or bool(wrap_negative_indices)
+    idx, gmode = _mode_indices("take_along_axis", indices, n, mode, idt, wrap_clipped=wrap,
+                               wrap_negative=wrap)
     others = tuple(i for i in range(a.ndim) if i != axis)
     dn = GatherDimensionNumbers((), (axis,), (axis,), others, others)
     return lax.gather(a, lax.expand_dims(_as_index_array(idx, idt), (a.ndim,)), dn,
