@@ -31,6 +31,7 @@ buffers, not arrays).
 
 import dataclasses
 
+from tjit.tracing.shapes import size
 from tjit.xla_like import kernel_ir as K
 from tjit.xla_like.gemm_epilogue import dense_bijection, dims_equal
 
@@ -79,15 +80,8 @@ def _is_copy(step, values):
     e = st.expr
     src, dst = values[step.ins[0]], values[step.outs[0]]
     return type(e) is K.Load and e.index == st.index and \
-        src.dtype == dst.dtype and dims_equal(_numel(src.shape), _numel(dst.shape)) and \
+        src.dtype == dst.dtype and dims_equal(size(src.shape), size(dst.shape)) and \
         dense_bijection(st.index, k.shape, dst.shape)
-
-
-def _numel(shape):
-    n = 1
-    for d in shape:
-        n = n * d
-    return n
 
 
 def view_argument_reshapes(steps, values, params, donated, outputs, kernel_step_type):
