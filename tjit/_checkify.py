@@ -234,24 +234,29 @@ def _oob(error, prim_name, mask, indices, dims_map, operand_shape):
     return assert_func(error, jnp.any(mask), OOBError(None, prim_name, operand_shape, payload))
 
 
+def _starts_oob(error, prim_name, starts, sizes, shape):
+    """The check of a dynamic slice's ``starts``: the window of ``sizes`` must lie in
+    ``shape`` (the primitive clamps it silently)."""
+    starts = jnp.stack([jnp.asarray(s, np.int32) for s in starts])
+    mask = (starts < 0) | (starts + _dims(sizes) > _dims(shape))
+    return _oob(error, prim_name, mask, starts, range(len(shape)), shape)
+
+
 def _dynamic_slice_rule(error, enabled, operand, *starts, slice_sizes):
     out = _PRIMS["dynamic_slice"].bind(operand, *starts, slice_sizes=slice_sizes)
     if OOBError not in enabled:
         return error, out
-    starts = jnp.stack([jnp.asarray(s, np.int32) for s in starts])
     shape = tuple(get_aval(operand).shape)
-    mask = (starts < 0) | (starts + _dims(slice_sizes) > _dims(shape))
-    return _oob(error, "dynamic_slice", mask, starts, range(len(shape)), shape), out
+    return _starts_oob(error, "dynamic_slice", starts, slice_sizes, shape), out
 
 
 def _dynamic_update_slice_rule(error, enabled, operand, update, *starts):
     out = _PRIMS["dynamic_update_slice"].bind(operand, update, *starts)
     if OOBError not in enabled:
         return error, out
-    starts = jnp.stack([jnp.asarray(s, np.int32) for s in starts])
     shape = tuple(get_aval(operand).shape)
-    mask = (starts < 0) | (starts + _dims(get_aval(update).shape) > _dims(shape))
-    return _oob(error, "dynamic_update_slice", mask, starts, range(len(shape)), shape), out
+    return _starts_oob(error, "dynamic_update_slice", starts, get_aval(update).shape,
+                       shape), out
 
 
 def _gather_rule(error, enabled, operand, indices, **params):
