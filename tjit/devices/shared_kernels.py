@@ -6,8 +6,8 @@ the points (8192, 32) and of the centres (64, 32). Their LLVM IR differs only in
 clamp of the split range's end to that extent (``codegen.shared_ir_key``), yet each was
 a full compile (~35 ms of LLVM CPU for that pair). Such kernels now share one body,
 rendered without the clamp and cached like a kernel (in memory and on disk, under its
-shared key), and each kernel is a wrapper of three instructions that clamps ``end`` and
-jumps to the body. The wrappers of one compile are one small module (~2-6 ms of LLVM
+shared key), and each kernel is a wrapper of four instructions that clamps ``end``,
+loads the body's address and jumps there. The wrappers of one compile are one small module (~2-6 ms of LLVM
 CPU, stored on disk too): they read their body's address from a cell of the process
 (``slot_symbol``), which the kernel cache sets whenever it loads that body.
 
