@@ -727,7 +727,7 @@ def _qr_jvp_wide(x, dx, full_matrices):
     """m < n (JAX's rule): ``x = [x1 x2]`` with square x1 gives ``x1 = q r1`` (the square
     rule) and ``r2 = q^H x2``, so ``dr2 = dq^H x2 + q^H dx2``. q is m x m either way."""
     *_, m, n = _shape(x)
-    (q, r1), (dq, dr1) = _qr_jvp((_columns(x, 0, m),), (_columns(dx, 0, m),),
+    (q, _), (dq, dr1) = _qr_jvp((_columns(x, 0, m),), (_columns(dx, 0, m),),
                                  full_matrices=False)
     x2, dx2 = _columns(x, m, n), _columns(dx, m, n)
     dr2 = add_p.bind(_mm(_conj(dq), x2, ta=True), _mm(_conj(q), dx2, ta=True))
