@@ -385,6 +385,16 @@ def interpolate_cases(rng):
                                    f"RGI {method} fill={fill} {sizes}+{trailing} "
                                    f"desc={descending}", fun, ref, (vals, xi), grad=True,
                                    vmap=True)
+    for method in ("linear", "nearest"):  # NaN coordinates give NaN, whatever the fill
+        for fill in (np.nan, None, 0.0):
+            pts = (grid(rng, 4), grid(rng, 3, descending=True))
+            xi = np.array([[np.nan, 0.0], [0.5, np.nan], [0.5, 0.2], [9.0, np.nan]])
+            yield Case("interpolate", f"RGI {method} fill={fill} NaN points",
+                       lambda L, v, pts=pts, xi=xi, m=method, f=fill:
+                       L.sp.interpolate.RegularGridInterpolator(pts, v, m, False, f)(xi),
+                       lambda v, pts=pts, xi=xi, m=method, f=fill:
+                       scipy.interpolate.RegularGridInterpolator(pts, v, m, False, f)(xi),
+                       (rand(rng, (4, 3)),))
     # gradient with respect to the points (linear only; nearest is piecewise constant)
     pts = (grid(rng, 4), grid(rng, 3))
     vals = rand(rng, (4, 3))

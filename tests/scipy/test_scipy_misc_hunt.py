@@ -89,3 +89,18 @@ def test_fftconvolve_of_empty_input_is_empty_as_scipy(mode, shapes):
     assert got.shape == want.shape
     with pytest.raises(ValueError, match="mode"):
         fftconvolve(a, b, mode="middle")
+
+
+@pytest.mark.parametrize("method", ["linear", "nearest"])
+@pytest.mark.parametrize("fill_value", [np.nan, None, 0.0])
+def test_regular_grid_interpolator_nan_point_gives_nan(method, fill_value):
+    grid = (np.arange(4.0), np.array([0.0, 1.0, 3.0]))
+    values = np.arange(12.0).reshape(4, 3) ** 2
+    xi = np.array([[np.nan, 1.0], [1.5, np.nan], [1.5, 2.0], [5.0, np.nan], [5.0, 1.0]])
+    want = scipy.interpolate.RegularGridInterpolator(
+        grid, values, method=method, bounds_error=False, fill_value=fill_value)(xi)
+    got = RegularGridInterpolator(grid, values, method=method, fill_value=fill_value)(xi)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    got = tjit.jit(lambda p: RegularGridInterpolator(grid, values, method=method,
+                                                     fill_value=fill_value)(p))(xi)
+    np.testing.assert_allclose(got, want, rtol=1e-12)

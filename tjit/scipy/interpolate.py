@@ -90,9 +90,14 @@ class RegularGridInterpolator:
         else:
             result = self.values[tuple(_nearest_index(g, i, t)
                                        for g, i, t in zip(self.grid, indices, fractions))]
+        trailing = (1,) * (result.ndim - 1)
         if self.fill_value is not None:
-            mask = outside.reshape(outside.shape + (1,) * (result.ndim - 1))
+            mask = outside.reshape(outside.shape + trailing)
             result = jnp.where(mask, self.fill_value.astype(result.dtype), result)
+        # a NaN coordinate gives NaN whatever the method and fill value (as SciPy; the
+        # nearest method would otherwise pick a grid value)
+        nans = jnp.any(jnp.isnan(xi), axis=-1).reshape((-1,) + trailing)
+        result = jnp.where(nans, jnp.asarray(np.nan, result.dtype), result)
         return result.reshape(lead + self.values.shape[ndim:])
 
     def _locate(self, xi):
