@@ -104,3 +104,39 @@ def test_regular_grid_interpolator_nan_point_gives_nan(method, fill_value):
     got = tjit.jit(lambda p: RegularGridInterpolator(grid, values, method=method,
                                                      fill_value=fill_value)(p))(xi)
     np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def test_rotation_inputs_scipy_rejects_raise_when_concrete():
+    from tjit.scipy.spatial.transform import Slerp
+    with pytest.raises(ValueError, match="zero norm"):
+        Rotation.from_quat(np.array([[0.0, 0.0, 0.0, 1.0], [0.0, 0.0, 0.0, 0.0]]))
+    with pytest.raises(ValueError, match="determinant"):
+        Rotation.from_matrix(np.zeros((3, 3)))
+    with pytest.raises(ValueError, match="determinant"):
+        Rotation.from_matrix(np.diag([1.0, 1.0, -1.0]))
+    keys = Rotation.from_quat(np.array([[0.0, 0.0, 0.0, 1.0], [0.0, 1.0, 0.0, 0.0]]))
+    with pytest.raises(ValueError, match="strictly increasing"):
+        Slerp.init(np.array([1.0, 0.0]), keys)
+    slerp = Slerp.init(np.array([0.0, 1.0]), keys)
+    for t in (1.5, -0.1, np.array([0.5, 1.0 + 1e-9])):
+        with pytest.raises(ValueError, match="within the range"):
+            slerp(t)
+
+
+def test_slerp_traced_times_beyond_the_ends_extrapolate_the_end_segments():
+    from scipy.spatial.transform import Slerp as SciPySlerp
+    from tjit.scipy.spatial.transform import Slerp
+    rng = np.random.default_rng(3)
+    quat = rng.standard_normal((4, 4))
+    times = np.array([0.0, 0.5, 1.25, 2.0])
+    keys = SciPyRotation.from_quat(quat)
+    slerp = Slerp.init(times, Rotation.from_quat(quat))
+    t = np.array([-0.3, 0.0, 0.7, 2.0, 2.6])
+    got = tjit.jit(lambda s, t: s(t).as_matrix())(slerp, t)
+    inside = SciPySlerp(times, keys)(t[1:4]).as_matrix()
+    np.testing.assert_allclose(got[1:4], inside, atol=1e-12)
+    for row, seg in ((0, 0), (4, 2)):  # the end segment continued at the same rate
+        step = (keys[seg].inv() * keys[seg + 1]).as_rotvec()
+        alpha = (t[row] - times[seg]) / (times[seg + 1] - times[seg])
+        want = (keys[seg] * SciPyRotation.from_rotvec(alpha * step)).as_matrix()
+        np.testing.assert_allclose(got[row], want, atol=1e-12)

@@ -14,8 +14,15 @@ import typing
 import numpy as np
 
 from tjit import numpy as jnp
+from tjit.tracing.core import concrete_value, is_concrete
 
 _AXIS = {"x": 0, "y": 1, "z": 2}
+
+
+def _concrete(x):
+    """``x`` as a NumPy array when it is concrete (SciPy's input checks then apply), else
+    None (a traced value cannot be checked; it computes as JAX does)."""
+    return np.asarray(concrete_value(x)) if is_concrete(x) else None
 
 
 def _norm(v):
@@ -197,6 +204,11 @@ class Rotation(typing.NamedTuple):
         if m.shape[-2:] != (3, 3) or m.ndim not in (2, 3):
             raise ValueError(f"Rotation.from_matrix: expected shape (3, 3) or (N, 3, 3), "
                              f"got {m.shape}")
+        value = _concrete(m)
+        if value is not None and np.any(np.linalg.det(value) <= 0):
+            raise ValueError("Rotation.from_matrix: non-positive determinant (a left-handed "
+                             "or null coordinate frame) in the rotation matrices; pass "
+                             "proper rotations (det > 0)")
         return cls(_from_matrix(_at_least_float32(m)))
 
     @classmethod
@@ -215,6 +227,10 @@ class Rotation(typing.NamedTuple):
             raise ValueError(f"Rotation.from_quat: expected shape (4,) or (N, 4), got "
                              f"{q.shape}")
         q = _at_least_float32(q)
+        value = _concrete(q)
+        if value is not None and np.any(np.linalg.norm(value, axis=-1) == 0):
+            raise ValueError("Rotation.from_quat: found zero norm quaternions in quat; a "
+                             "rotation needs a nonzero quaternion")
         if scalar_first:
             q = jnp.roll(q, -1, axis=-1)
         return cls(_normalize(q))
@@ -324,7 +340,8 @@ def _vectors(fname, v):
 class Slerp(typing.NamedTuple):
     """Spherical linear interpolation of rotations (``scipy.spatial.transform.Slerp``):
     build with ``Slerp.init(times, rotations)``, call with times in
-    ``[times[0], times[-1]]``. Times must increase (not checked: they may be traced)."""
+    ``[times[0], times[-1]]``. Times must increase strictly; both are checked when
+    concrete (traced times outside the range extrapolate the end segments)."""
 
     times: typing.Any
     timedelta: typing.Any
@@ -343,6 +360,10 @@ class Slerp(typing.NamedTuple):
         if times.shape != (len(rotations),):
             raise ValueError(f"Slerp.init: times must be 1-D with one entry per rotation "
                              f"({len(rotations)}), got shape {times.shape}")
+        value = _concrete(times)
+        if value is not None and np.any(np.diff(value) <= 0):
+            raise ValueError(f"Slerp.init: times must be in strictly increasing order, got "
+                             f"{value}")
         start = Rotation(rotations.quat[:-1])
         steps = (start.inv() * Rotation(rotations.quat[1:])).as_rotvec()
         return cls(times, jnp.diff(times), start, steps)
@@ -354,7 +375,13 @@ class Slerp(typing.NamedTuple):
             raise ValueError(f"Slerp: times must be at most 1-D, got shape {t.shape}")
         single = t.ndim == 0
         t = jnp.atleast_1d(t)
-        ind = jnp.maximum(jnp.searchsorted(self.times, t) - 1, 0)
+        value, key_times = _concrete(t), _concrete(self.times)
+        if value is not None and key_times is not None and (
+                np.any(value < key_times[0]) or np.any(value > key_times[-1])):
+            raise ValueError(f"Slerp: interpolation times must be within the range "
+                             f"[{key_times[0]}, {key_times[-1]}], both inclusive")
+        # traced times outside the range extrapolate the first or last segment
+        ind = jnp.clip(jnp.searchsorted(self.times, t) - 1, 0, self.times.shape[0] - 2)
         alpha = (t - self.times[ind]) / self.timedelta[ind]
         out = self.rotations[ind] * Rotation.from_rotvec(self.rotvecs[ind] * alpha[:, None])
         return out[0] if single else out
