@@ -156,7 +156,7 @@ def make_array_from_process_local_data(sharding, local_data, global_shape=None):
     blocks = []
     for dev, idx in sharding.addressable_devices_indices_map(global_shape).items():
         local = tuple(slice(s.start - a, s.stop - a) for s, (a, _) in zip(idx, ranges))
-        blocks.append((dev, np.ascontiguousarray(data[local])))
+        blocks.append((dev, np.asarray(data[local], order="C")))
     return GlobalArray(sharding, global_shape, data.dtype, blocks)
 
 

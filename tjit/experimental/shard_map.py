@@ -247,7 +247,7 @@ class _ShardMapped:
         except ValueError as e:
             raise ValueError(f"{self.where}: argument {i} of shape {a.shape} cannot be "
                              f"split by {spec}: {e}") from None
-        return [np.ascontiguousarray(a[index[d]]) for d in devices]
+        return [np.asarray(a[index[d]], order="C") for d in devices]
 
     def _program(self, treedef, first_blocks, specs):
         """The compiled per-device program for blocks shaped like ``first_blocks``."""

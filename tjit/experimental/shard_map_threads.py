@@ -118,7 +118,7 @@ def _impl(xp, *args, body, mesh, in_specs, out_specs, where, check_rep, local):
         x = np.asarray(x)
         index = NamedSharding(mesh, spec).devices_indices_map(x.shape)
         for k, d in enumerate(devices):
-            per_device[k].append(np.ascontiguousarray(x[index[d]]))
+            per_device[k].append(np.asarray(x[index[d]], order="C"))
     outs = run_bound(_program(body, mesh), per_device, _communicators(mesh, devices))
     result = []
     for i, (a, spec) in enumerate(zip(body.out_avals, out_specs)):
