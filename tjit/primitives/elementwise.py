@@ -30,7 +30,7 @@ from tjit.primitives import base, ieee_minmax
 from tjit.primitives.base import (
     ANY, FLOAT, INT, INT_OR_BOOL, NUMBER, REAL_FLOAT, check_dtype_kind, new_primitive,
     same_dtypes, same_shapes)
-from tjit.primitives.erf_inv_expansion import erf_inv_lowering
+from tjit.primitives.erf_inv_expansion import erf_inv_float32, erf_inv_lowering
 from tjit.tracing.fp_quiet import quiet as _quiet
 from tjit.tracing.fp_quiet import quiet_call as _quiet_call
 
@@ -161,9 +161,11 @@ acosh_p = unop("acosh", lambda xp, x: xp.arccosh(x), kind=FLOAT)
 atanh_p = unop("atanh", lambda xp, x: xp.arctanh(x), kind=FLOAT)
 erf_p = unop("erf", lambda xp, x: _same(xp, special(xp).erf(x), x), kind=REAL_FLOAT)
 erfc_p = unop("erfc", lambda xp, x: _same(xp, special(xp).erfc(x), x), kind=REAL_FLOAT)
-# (erf_inv is odd: copysign gives erf_inv(-0) = -0, as JAX/XLA; SciPy returns +0)
-erf_inv_p = unop("erf_inv", lambda xp, x: _same(xp, xp.copysign(special(xp).erfinv(x), x), x),
-                 kind=REAL_FLOAT)
+# (erf_inv is odd: copysign gives erf_inv(-0) = -0, as JAX/XLA; SciPy returns +0.
+# float32 is Giles' approximation, the one kernels compute: erf_inv_expansion.py)
+erf_inv_p = unop("erf_inv", lambda xp, x: (
+    erf_inv_float32(xp, x) if x.dtype == np.float32 and xp is np
+    else _same(xp, xp.copysign(special(xp).erfinv(x), x), x)), kind=REAL_FLOAT)
 lgamma_p = unop("lgamma", lambda xp, x: _same(xp, special(xp).gammaln(x), x),
                 kind=REAL_FLOAT)
 digamma_p = unop("digamma", lambda xp, x: _same(xp, special(xp).digamma(x), x),

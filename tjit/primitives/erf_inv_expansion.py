@@ -27,6 +27,25 @@ _TAIL = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573
          -0.0076224613, 0.00943887047, 1.00167406, 2.83297682)
 
 
+def erf_inv_float32(xp, x):
+    """The same approximation on arrays of namespace ``xp`` (float32 ``x``, evaluated in
+    float64, rounded once): the reference implementation of float32 ``erf_inv``, so
+    eager values, the interpreter and compiled kernels agree (random.normal's bits do
+    not depend on jit)."""
+    x64 = x.astype(np.float64)
+    w = -xp.log((1.0 - x64) * (1.0 + x64))
+    with np.errstate(invalid="ignore"):
+        central, t = 0.0, w - 2.5
+        for c in _CENTRAL:
+            central = central * t + c
+        tail, t = 0.0, xp.sqrt(w) - 3.0
+        for c in _TAIL:
+            tail = tail * t + c
+    p = xp.where(w < 5.0, central, tail)
+    y = xp.where(xp.abs(x64) == 1.0, x64 * np.inf, p * x64)
+    return y.astype(np.float32)
+
+
 def _horner(ctx, coeffs, t):
     const = lambda c: ctx.constant(np.asarray(c, t.dtype))
     p = const(coeffs[0])
