@@ -14,7 +14,9 @@ import tjit.numpy as jnp
 @pytest.mark.parametrize("module", ["tjit.dtypes", "tjit.naming", "tjit.environment",
                                     "tjit.tracing.compile_time_eval"])
 def test_module_examples_run(module):
-    result = doctest.testmod(sys.modules[module], optionflags=doctest.NORMALIZE_WHITESPACE)
+    # (functions tjit exports get JAX's stored examples appended, written with `jax`)
+    result = doctest.testmod(sys.modules[module], optionflags=doctest.NORMALIZE_WHITESPACE,
+                             extraglobs={"jax": tjit, "jnp": jnp})
     assert result.attempted > 0 and result.failed == 0
 
 

@@ -90,3 +90,19 @@ def test_unusable_entry_makes_docstrings_again(cache_dir):
     calls = []
     _docs_cache.fill([("toy", ns)], lambda: calls.append(1))
     assert calls == [1]
+
+
+def test_docstring_cache_key_follows_the_stored_examples_a_cache_hit_never_imports():
+    """The key names every file the docstrings are made from: ``_doc_examples.py`` is read
+    by the maker only, so a hit never imports it, and its edits must still miss."""
+    import os
+    from tjit import _docs_cache
+    path = os.path.join(os.path.dirname(_docs_cache.__file__), "_doc_examples.py")
+    st = os.stat(path)
+    before = _docs_cache._key()
+    try:
+        os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+        assert _docs_cache._key() != before
+    finally:
+        os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert _docs_cache._key() == before

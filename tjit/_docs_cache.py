@@ -72,8 +72,12 @@ def _key():
     from tjit import __version__
     h = hashlib.sha256(b"tjit docstrings 1\0")
     h.update(f"{__version__}\0{np.__version__}\0{sys.version}\0".encode())
-    for name, mod in sorted(sys.modules.copy().items(), key=lambda item: item[0]):
-        path = getattr(mod, "__file__", None) if name.split(".")[0] == "tjit" else None
+    paths = [getattr(mod, "__file__", None) if name.split(".")[0] == "tjit" else None
+             for name, mod in sorted(sys.modules.copy().items(), key=lambda item: item[0])]
+    # what make() reads but a cache hit never imports: the stored examples and their code
+    here = os.path.dirname(os.path.abspath(__file__))
+    paths += [os.path.join(here, "_doc_examples.py"), os.path.join(here, "_docs.py")]
+    for path in paths:
         if path:
             try:
                 st = os.stat(path)

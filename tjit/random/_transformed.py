@@ -130,7 +130,7 @@ def f(key, dfnum, dfden, shape=None, dtype=None):
     Example::
 
         >>> jax.random.f(jax.random.key(0), 2.0, 5.0, (3,))
-        Array([4.4124756, 0.5110049, 1.1935134], dtype=float32)
+        Array([4.4124765, 0.5110049, 1.1935134], dtype=float32)
     """
     key, dtype = _start("f", key, dtype)
     check_safe_cast("f", dtype, dfnum, dfden)
