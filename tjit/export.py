@@ -28,7 +28,6 @@ from tjit.devices.backend import default_backend
 from tjit.primitives.base import REGISTRY
 from tjit.tracing import dtypes as _dtypes
 from tjit.tracing import shapes as _shapes
-from tjit.tracing.avals import ShapedArray
 from tjit.tracing.core import Primitive
 from tjit.tracing.errors import ShapeError
 from tjit.tracing.jaxpr import eval_jaxpr, specialize
@@ -243,8 +242,8 @@ class Exported:
 
     def mlir_module(self):
         raise NotImplementedError(
-            f"Exported.mlir_module: tjit exports its own program, not StableHLO; "
-            f"print it with exported.as_text()")
+            "Exported.mlir_module: tjit exports its own program, not StableHLO; "
+            "print it with exported.as_text()")
 
     def as_text(self):
         """The exported program (tjit's jaxpr), as text."""
@@ -341,5 +340,5 @@ def _check_types(name, leaves, avals):
                              f">= 1")
 
 
-__all__ = ["DisabledSafetyCheck", "Exported", "deserialize", "export", "symbolic_shape", "symbolic_args_specs",
-           "is_symbolic_dim", "default_export_platform"]
+__all__ = ["DisabledSafetyCheck", "Exported", "default_export_platform", "deserialize", "export",
+           "is_symbolic_dim", "symbolic_args_specs", "symbolic_shape"]
