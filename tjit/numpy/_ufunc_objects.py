@@ -69,12 +69,8 @@ class ufunc(metaclass=_UfuncType):  # noqa: N801  (NumPy's and JAX's name)
                       "reduceat": reduceat}
 
     def __call__(self, *args, out=None, where=None):
-        if out is not None:
-            raise NotImplementedError(f"out argument of {self}: tjit arrays are immutable; "
-                                      f"use the returned value")
-        if where is not None:
-            raise NotImplementedError(f"where argument of {self}; use jnp.where(mask, "
-                                      f"{self.__name__}(...), fallback)")
+        if out is not None or where is not None:
+            uf._no_out(self.__name__, out, where)
         if len(args) != self.nin:
             raise TypeError(f"{self} takes {self.nin} arguments, got {len(args)}")
         return self._call(*args)
