@@ -38,9 +38,9 @@ decision, a pass in program order counts each kernel's distinct inlined nodes (w
 ``node_weight``), and when inlining the operands' DAGs would take a kernel past
 ``MAX_KERNEL_NODES``, the largest value that several operands share is materialized
 (so no two kernels both compute it), then operands themselves (largest DAGs first), so
-an unrolled loop of N steps becomes about N * (nodes per step) / ``MAX_KERNEL_NODES`` kernels of bounded size
-rather than one kernel whose LLVM compile grows faster than linearly (measured:
-500 nodes took 25 s in LLVM). Merging groups keeps the same bound. A materialized
+an unrolled loop of N steps becomes about N * (nodes per step) / ``MAX_KERNEL_NODES``
+kernels of bounded size rather than one kernel whose LLVM compile grows faster than
+linearly (measured: 500 nodes took 25 s in LLVM). Merging groups keeps the same bound. A materialized
 value is stored and loaded in its own dtype, which is what the kernel computed in
 registers (no fast-math flags on elementwise code), so splitting changes no result bit.
 The bound also bounds the depth of the per-kernel walks of ``emit.py``.
