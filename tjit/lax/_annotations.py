@@ -99,10 +99,12 @@ def accepts_out_sharding(fun, name):
     """``fun`` with JAX's keyword-only ``out_sharding=None`` added (applied to its result
     by :func:`apply_out_sharding`): for samplers and other functions whose own code does
     not need it."""
+    where = f"{name}(out_sharding=...)"
+
     @functools.wraps(fun)
     def wrapped(*args, out_sharding=None, **kwargs):
-        return apply_out_sharding(fun(*args, **kwargs), out_sharding,
-                                  f"{name}(out_sharding=...)")
+        out = fun(*args, **kwargs)
+        return out if out_sharding is None else apply_out_sharding(out, out_sharding, where)
     sig = inspect.signature(fun)
     wrapped.__signature__ = sig.replace(parameters=[
         *sig.parameters.values(),
