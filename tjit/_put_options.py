@@ -39,8 +39,7 @@ def check_src(x, src, resolve):
     name a device (``resolve(entry, leaf)`` raises otherwise)."""
     if src is None:
         return
-    from tjit.tracing.tree_util import tree_flatten
-    leaves = tree_flatten(x)[0]
+    leaves = tree_leaves(x)
     if isinstance(src, (list, tuple, dict)):
         per_leaf = _per_leaf(src, x, "src", ())
     else:
