@@ -3,6 +3,7 @@
 
 import platform
 import sys
+import warnings
 
 import numpy as np
 
@@ -58,7 +59,6 @@ def process_indices(backend=None):
 def local_devices(process_index=None, backend=None, host_id=None):
     """The devices of process ``process_index`` (None: this process), as
     ``jax.local_devices``; ``host_id`` is its old name (deprecated, as in JAX)."""
-    import warnings
     import tjit
     from tjit.devices import backend as _backend
     if host_id is not None:
