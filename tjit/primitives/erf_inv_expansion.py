@@ -58,7 +58,6 @@ def erf_inv_lowering(ctx, x):
     """HLO ops computing ``erf_inv(x)`` for float32 ``x``; NotImplemented otherwise."""
     if x.dtype != np.float32:
         return NotImplemented
-    x32 = x
     if np.dtype(np.float64) in ctx.target.kernel_dtypes:
         x = ctx.convert(x, np.float64)
     const = lambda c: ctx.constant(np.asarray(c, x.dtype))
@@ -70,4 +69,4 @@ def erf_inv_lowering(ctx, x):
     p = op("select", op("lt", w, const(5.0)), central, tail)
     at_one = op("eq", op("abs", x), one)
     y = op("select", at_one, op("mul", x, const(np.inf)), op("mul", p, x))
-    return ctx.convert(y, x32.dtype)
+    return ctx.convert(y, np.float32)
