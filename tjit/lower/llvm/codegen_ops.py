@@ -320,12 +320,6 @@ def _bool_op(b, op, args):
     return None
 
 
-def _check_bitcast(src, dst, who):
-    if src.itemsize != dst.itemsize or "b" in (src.kind, dst.kind):
-        raise TypeError(f"{who}: bitcast needs non-bool dtypes of one width, got "
-                        f"{src.name} -> {dst.name}")
-
-
 def emit_op(b, op, args, arg_dtypes, out_dtype, math=None):
     """Render elementwise op ``op`` of ``kernel_ir``.
 
@@ -345,7 +339,9 @@ def emit_op(b, op, args, arg_dtypes, out_dtype, math=None):
     if op == "convert":
         return convert(b, args[0], dts[0], out_dtype)
     if op == "bitcast":
-        _check_bitcast(dts[0], out_dtype, "LLVM codegen")
+        if dts[0].itemsize != out_dtype.itemsize or "b" in (dts[0].kind, out_dtype.kind):
+            raise TypeError(f"LLVM codegen: bitcast needs non-bool dtypes of one width, got "
+                            f"{dts[0].name} -> {out_dtype.name}")
         return b.bitcast(args[0], reg_type(out_dtype))
     if op == "select":
         if dts[0].kind != "b" or dts[1] != dts[2]:
