@@ -1,0 +1,26 @@
+"""``tjit.experimental.sparse``: sparse arrays as ``jax.experimental.sparse``.
+
+``BCOO`` (batched COO) and ``BCSR`` (batched CSR) are pytrees, so they pass through
+``jit``, ``grad`` (w.r.t. ``.data`` and the dense operands) and ``vmap`` (over their
+batch dims). Their operations are compositions of jnp/lax operations (gather,
+scatter-add, sort) that compile into tjit's fused kernels. ``sparsify`` runs a
+function written for dense arrays on sparse ones.
+
+    from tjit.experimental import sparse
+    M = sparse.BCOO.fromdense(dense)
+    y = M @ x
+"""
+
+from tjit._namespace import publish as _publish
+from tjit.experimental.sparse._base import (  # noqa: F401
+    CuSparseEfficiencyWarning, JAXSparse, SparseEfficiencyError, SparseEfficiencyWarning)
+from tjit.experimental.sparse.bcoo import (  # noqa: F401
+    BCOO, bcoo_eliminate_zeros, bcoo_extract, bcoo_fromdense, bcoo_multiply_dense,
+    bcoo_reduce_sum, bcoo_sort_indices, bcoo_sum_duplicates, bcoo_todense, bcoo_transpose)
+from tjit.experimental.sparse.bcoo_dot import (  # noqa: F401
+    bcoo_dot_general, bcoo_dot_general_sampled)
+from tjit.experimental.sparse.bcsr import BCSR, bcsr_fromdense, bcsr_todense  # noqa: F401
+from tjit.experimental.sparse import _methods  # noqa: F401  (installs @, *, + on the classes)
+from tjit.experimental.sparse.api import empty, eye, random_bcoo, todense  # noqa: F401
+
+_publish(globals())  # tab completion lists the public API only

@@ -1,0 +1,102 @@
+"""Operators of the sparse classes (``@``, ``*``, ``+``, ``-``), installed here so that the
+format modules need not import the contraction code (as JAX defines them in transform.py).
+
+``@`` follows ``jnp.matmul``: 1-D and 2-D operands, or N-D with equal leading batch dims
+(which must be layout batch dims of a BCOO). ``*`` by a scalar or a dense array scales the
+stored values and keeps the sparsity pattern; ``+`` of two sparse arrays of one shape
+concatenates their entries (duplicates add), with a dense array it densifies.
+"""
+
+import numbers
+
+import tjit.numpy as jnp
+from tjit.experimental.sparse._base import JAXSparse
+from tjit.experimental.sparse.bcoo import (
+    BCOO, bcoo_concatenate_nse, bcoo_multiply_dense)
+from tjit.experimental.sparse.bcoo_dot import bcoo_dot_general
+from tjit.experimental.sparse.bcsr import BCSR
+
+
+def _as_bcoo(x):
+    return x.to_bcoo() if isinstance(x, BCSR) else x
+
+
+def _is_operand(x):
+    return isinstance(x, (JAXSparse, numbers.Number)) or hasattr(x, "shape")
+
+
+def matmul(a, b):
+    """``a @ b`` with either operand sparse (BCOO or BCSR): a dense array."""
+    a, b = _as_bcoo(a), _as_bcoo(b)
+    a_nd, b_nd = len(a.shape), len(b.shape)
+    if a_nd == 0 or b_nd == 0:
+        raise ValueError(f"matmul: operands must have ndim >= 1, got shapes {a.shape} and "
+                         f"{b.shape}")
+    if a_nd <= 2 and b_nd <= 2:
+        dims = (([a_nd - 1], [0 if b_nd == 1 else b_nd - 2]), ([], []))
+    elif a_nd == b_nd:
+        batch = list(range(a_nd - 2))
+        dims = (([a_nd - 1], [a_nd - 2]), (batch, batch))
+    else:
+        raise NotImplementedError(
+            f"sparse matmul of shapes {a.shape} and {b.shape}: N-D operands must have the "
+            "same ndim (leading batch dims). Fix: reshape or use bcoo_dot_general.")
+    return bcoo_dot_general(a, b if isinstance(b, BCOO) else jnp.asarray(b),
+                            dimension_numbers=dims)
+
+
+def multiply(a, b):
+    """``a * b`` with ``a`` sparse: a sparse array with ``a``'s pattern."""
+    if isinstance(b, JAXSparse):
+        raise NotImplementedError(
+            f"sparse * sparse ({a!r} * {b!r}) is not implemented. Fix: multiply by "
+            "b.todense() (the result keeps a's sparsity pattern).")
+    out = bcoo_multiply_dense(_as_bcoo(a), b)
+    return BCSR.from_bcoo(out) if isinstance(a, BCSR) else out
+
+
+def add(a, b):
+    """``a + b``: sparse + sparse is sparse (entries concatenated); with a dense operand
+    the result is dense."""
+    if isinstance(a, JAXSparse) and isinstance(b, JAXSparse):
+        return bcoo_concatenate_nse([_as_bcoo(a), _as_bcoo(b)])
+    a = a.todense() if isinstance(a, JAXSparse) else a
+    b = b.todense() if isinstance(b, JAXSparse) else b
+    return jnp.add(a, b)
+
+
+def _neg(self):
+    return self._with_data(-self.data)
+
+
+def _divide(self, other):
+    other = jnp.asarray(other)
+    if other.ndim:
+        raise NotImplementedError(
+            f"sparse / dense of shape {tuple(other.shape)}: only division by a scalar keeps "
+            "the sparsity pattern (x / 0 is not 0). Fix: multiply by 1 / other on the pattern.")
+    return self._with_data(self.data / other)
+
+
+def _install(cls):
+    cls.__matmul__ = lambda self, other: matmul(self, other) if _is_operand(other) \
+        else NotImplemented
+    cls.__rmatmul__ = lambda self, other: matmul(other, self) if _is_operand(other) \
+        else NotImplemented
+    cls.__mul__ = lambda self, other: multiply(self, other) if _is_operand(other) \
+        else NotImplemented
+    cls.__rmul__ = lambda self, other: multiply(self, other) if _is_operand(other) \
+        else NotImplemented
+    cls.__truediv__ = lambda self, other: _divide(self, other) \
+        if not isinstance(other, JAXSparse) else NotImplemented
+    cls.__add__ = lambda self, other: add(self, other)
+    cls.__radd__ = lambda self, other: add(other, self)
+    cls.__sub__ = lambda self, other: add(self, -other)
+    cls.__rsub__ = lambda self, other: add(other, -self)
+    cls.__neg__ = _neg
+    cls.__pos__ = lambda self: self
+    cls.dot = lambda self, other: matmul(self, other)
+
+
+for _cls in (BCOO, BCSR):
+    _install(_cls)
