@@ -35,6 +35,9 @@ class JAXSparse:
 
     shape: tuple
     data: object
+    # NumPy operands defer to our operators (np_array * sparse stays sparse, not an object
+    # array of the dense conversion)
+    __array_ufunc__ = None
 
     @property
     def dtype(self):

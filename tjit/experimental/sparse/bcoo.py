@@ -400,7 +400,7 @@ def bcoo_transpose(mat, *, permutation):
             f"bcoo_transpose: permutation {perm} mixes batch (n_batch={nb}), sparse "
             f"(n_sparse={ns}) and dense dims. Fix: change the layout first with "
             "bcoo_update_layout or todense()/fromdense().")
-    data = mat.data.transpose(batch_perm + (nb,) + tuple(p + 1 for p in dense_perm))
+    data = mat.data.transpose(batch_perm + (nb,) + tuple(p - ns + 1 for p in dense_perm))
     indices = mat.indices.transpose(batch_perm + (nb, nb + 1))
     if sparse_perm != tuple(range(nb, nb + ns)):
         indices = indices[..., jnp.array([p - nb for p in sparse_perm], np.int32)]
@@ -440,8 +440,9 @@ def bcoo_reduce_sum(mat, *, axes):
         data = data.transpose(order + list(range(nb, data.ndim)))
         indices = indices.transpose(order + [nb, nb + 1])
         new_batch = tuple(batch[a] for a in kept)
-        data = data.reshape(new_batch + (-1,) + tuple(data.shape[nb + 1:]))
-        indices = indices.reshape(new_batch + (-1, indices.shape[-1]))
+        nse = int(np.prod(data.shape[len(kept):nb + 1]))
+        data = data.reshape(new_batch + (nse,) + tuple(data.shape[nb + 1:]))
+        indices = indices.reshape(new_batch + (nse, indices.shape[-1]))
     shape = tuple(d for i, d in enumerate(mat.shape) if i not in axes)
     return BCOO((data, indices), shape=shape)
 
