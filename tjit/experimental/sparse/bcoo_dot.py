@@ -164,8 +164,8 @@ def bcoo_dot_general_sampled(A, B, indices, *, dimension_numbers):
     if n_batch == 0 and not lb and n_sparse == len(a_free) + len(b_free):
         # gather the rows/columns at the stored coordinates, then one small batched dot
         ia, ib = indices[:, :len(a_free)], indices[:, len(a_free):]
-        a_rows = jnp.moveaxis(A, a_free, range(len(a_free)))
-        b_rows = jnp.moveaxis(B, b_free, range(len(b_free)))
+        a_rows = jnp.moveaxis(A, a_free, list(range(len(a_free))))
+        b_rows = jnp.moveaxis(B, b_free, list(range(len(b_free))))
         a_g = _extract(ia, a_rows)          # (nse, *A's contracted dims in A's order)
         b_g = _extract(ib, b_rows)
         a_c = [d for d in range(A.ndim) if d in lc]
