@@ -73,10 +73,15 @@ def itemsize_bits(dtype):
     >>> import tjit, tjit.numpy as jnp
     >>> tjit.dtypes.itemsize_bits(jnp.int8), tjit.dtypes.itemsize_bits(jnp.bfloat16)
     (8, 16)
+    >>> tjit.dtypes.itemsize_bits(jnp.int4), tjit.dtypes.itemsize_bits(jnp.float6_e2m3fn)
+    (4, 6)
     """
     if _np.dtype(dtype) == float0:
         return 0
-    return _np.dtype(_dt.check_dtype(dtype, "itemsize_bits")).itemsize * 8
+    dt = _dt.check_dtype(dtype, "itemsize_bits")
+    if _dt.is_small(dt):   # (int4, float4_e2m1fn, ...: their bits, not the byte NumPy uses)
+        return _dt.finfo(dt).bits if _dt.is_float(dt) else _dt.iinfo(dt).bits
+    return dt.itemsize * 8
 
 
 __all__ = ["TypePromotionError", "bfloat16", "canonicalize_dtype", "extended", "finfo",

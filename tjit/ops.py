@@ -62,12 +62,12 @@ def _segment_reduce(name, method, identity, data, segment_ids, num_segments,
 
 def _lowest(dt):
     return -np.inf if dtypes.is_float(dt) else (
-        False if dt == np.bool_ else np.iinfo(dt).min)
+        False if dt == np.bool_ else dtypes.iinfo(dt).min)
 
 
 def _highest(dt):
     return np.inf if dtypes.is_float(dt) else (
-        True if dt == np.bool_ else np.iinfo(dt).max)
+        True if dt == np.bool_ else dtypes.iinfo(dt).max)
 
 
 def _out_sharded(name, out_sharding, out):

@@ -18,10 +18,15 @@ from tjit.tracing import dtypes
 _NARROW = {np.dtype("int64"): np.int32, np.dtype("uint64"): np.uint32,
            np.dtype("float64"): np.float32, np.dtype("complex128"): np.complex64}
 DTYPES = sorted(dtypes.SUPPORTED, key=str)
-VALUES = [0, 1, 3, 7]   # exact in every dtype, bool aside
+VALUES = [0, 1, 3, 7]   # exact in every dtype, bool and the narrow types aside
 
 
 def _numpy_value(dt):
+    if dtypes.is_small(dt):   # int4 and float4_e2m1fn lack 7, float8_e8m0fnu has no 0
+        if dtypes.is_int(dt):
+            info = dtypes.iinfo(dt)
+            return np.asarray([info.min, 0, info.max, info.max]).astype(dt)
+        return np.asarray([0.5, 1, 2, 4]).astype(dt)
     return np.asarray([v % 2 if dt == np.bool_ else v for v in VALUES]).astype(dt)
 
 
@@ -39,7 +44,7 @@ def test_numpy_values_enter_with_their_dtype(dt, enter):
     elif enter == "array":
         out = jnp.array(v)
     elif enter == "ufunc":
-        out = jnp.add(v, jnp.zeros(v.shape, _expected_dtype(dt)))
+        out = jnp.multiply(v, jnp.ones(v.shape, _expected_dtype(dt)))
     elif enter == "jit":
         out = tjit.jit(lambda a: a)(v)
     else:

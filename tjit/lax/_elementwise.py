@@ -42,14 +42,14 @@ def asarray_for_lax(x, like_dtype=None):
         dt = dtypes.dtype_of_python_scalar(x) if like_dtype is None else np.dtype(like_dtype)
         kind = bool if isinstance(x, bool) else type(x) if type(x) in _SCALAR_FITS else \
             next(t for t in (int, float, builtins.complex) if isinstance(x, t))
-        # (bfloat16 is a float whose NumPy kind is "V")
-        if ("f" if dt == dtypes.bfloat16 else dt.kind) not in _SCALAR_FITS[kind]:
+        # (bfloat16, float8s and int4s have NumPy kind "V")
+        if dtypes.kind(dt) not in _SCALAR_FITS[kind]:
             raise TypeError(f"tjit.lax: the Python {kind.__name__} {x!r} cannot be used "
                             f"with an operand of dtype {dt} without losing information; "
                             f"lax does not promote: convert explicitly (e.g. "
                             f"lax.convert_element_type) or use tjit.numpy")
         if kind is int and dtypes.is_int(dt):
-            info = np.iinfo(dt)
+            info = dtypes.iinfo(dt)
             if not info.min <= x <= info.max:
                 raise OverflowError(f"Python int {x} too large to convert to {dt}")
         return Array(np.asarray(x, dt), kind is not bool)

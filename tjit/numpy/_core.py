@@ -224,7 +224,7 @@ def _asarray(a, dtype, copy, op):
 def check_int_fits(v, dt):
     """Python int ``v`` must fit the integer dtype ``dt`` it becomes: OverflowError
     otherwise (as NumPy 2; JAX wraps it today, with a TODO to raise)."""
-    info = np.iinfo(dt)
+    info = dtypes.iinfo(dt)
     if not info.min <= v <= info.max:
         raise OverflowError(f"Python int {v} too large to convert to {dt}")
 
@@ -232,7 +232,7 @@ def check_int_fits(v, dt):
 def _check_int_range(v, dtype):
     """Python ints must fit the integer dtype they become (no silent wrapping; as JAX
     and NumPy 2 do)."""
-    info = np.iinfo(dtype)
+    info = dtypes.iinfo(dtype)
     if v.size and (v.min() < info.min or v.max() > info.max):
         bad = v.max() if v.max() > info.max else v.min()
         raise OverflowError(f"Python int {int(bad)} too large to convert to {np.dtype(dtype)}"

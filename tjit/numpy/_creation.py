@@ -53,7 +53,7 @@ def canonical_index_dtype(dtype, fname, count):
     if not dtypes.is_int(dt):
         raise ValueError(f"jnp.{fname}: dtype={dt} is not an integer type; indices need one "
                          f"such as int32")
-    if type(count) is int and count - 1 > np.iinfo(dt).max:
+    if type(count) is int and count - 1 > dtypes.iinfo(dt).max:
         raise ValueError(f"jnp.{fname}: dtype={dt} is not large enough to hold indices "
                          f"up to {count - 1}; pass a wider integer dtype (e.g. "
                          f"dtype=np.min_scalar_type({count - 1}))")

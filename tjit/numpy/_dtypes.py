@@ -55,6 +55,12 @@ uint8, uint16, uint32, uint64 = (_ScalarType(t) for t in
                                  (np.uint8, np.uint16, np.uint32, np.uint64))
 float16, float32, float64 = (_ScalarType(t) for t in (np.float16, np.float32, np.float64))
 bfloat16 = _ScalarType(_dt.bfloat16.type)  # ml_dtypes' bfloat16, as JAX's
+# ml_dtypes' narrow types, as JAX's (jnp.float8_e4m3fn, jnp.int4, ...)
+(float8_e3m4, float8_e4m3, float8_e8m0fnu, float8_e4m3b11fnuz, float8_e4m3fn, float8_e4m3fnuz,
+ float8_e5m2, float8_e5m2fnuz, float6_e2m3fn, float6_e3m2fn,
+ float4_e2m1fn) = (_ScalarType(t.type) for t in _dt.SMALL_FLOATS)
+int1, int2, int4 = (_ScalarType(t.type) for t in _dt.SMALL_SIGNED)
+uint1, uint2, uint4 = (_ScalarType(t.type) for t in _dt.SMALL_UNSIGNED)
 complex64, complex128 = _ScalarType(np.complex64), _ScalarType(np.complex128)
 uint = uint64
 int_ = int64
@@ -81,30 +87,49 @@ def _np_dtype(t):
     return np.bool_ if t is builtins.bool else t
 
 
-_BF16_PARENTS = (np.floating, np.inexact, np.number, np.generic)
+# the NumPy categories ml_dtypes' types belong to (NumPy files them under void: kind "V")
+_ML_PARENTS = {np.floating: _dt.ML_FLOATS, np.inexact: _dt.ML_FLOATS,
+               np.signedinteger: frozenset(_dt.SMALL_SIGNED),
+               np.unsignedinteger: frozenset(_dt.SMALL_UNSIGNED),
+               np.integer: frozenset(_dt.SMALL_INTS),
+               np.number: _dt.ML_FLOATS | frozenset(_dt.SMALL_INTS),
+               np.generic: _dt.ML_FLOATS | frozenset(_dt.SMALL_INTS)}
 
 
 def issubdtype(arg1, arg2):
-    """``numpy.issubdtype`` accepting tjit dtype objects; bfloat16 is a floating type
-    (NumPy does not know it is, JAX does); a key dtype is a ``prng_key``, as in JAX."""
+    """``numpy.issubdtype`` accepting tjit dtype objects; bfloat16 and the float8s are
+    floating types, int4 a signed integer one (NumPy does not know, JAX does); a key
+    dtype is a ``prng_key``, as in JAX."""
     if isinstance(arg1, ExtendedDType):
         return extended_issubdtype(arg1, arg2)
     if isinstance(arg2, ExtendedDType):
         return False
     a1, a2 = _np_dtype(arg1), _np_dtype(arg2)
-    if a2 in _BF16_PARENTS:
+    if isinstance(a2, type) and a2 in _ML_PARENTS:
         try:  # strings too: 'bfloat16' names ml_dtypes' type (NumPy calls it not floating)
-            if np.dtype(a1) == _dt.bfloat16:
+            if np.dtype(a1) in _ML_PARENTS[a2]:
                 return True
         except (TypeError, ValueError):
             pass
     return np.issubdtype(a1, a2)
 
 
+_ML_KINDS = {"real floating": _dt.ML_FLOATS, "signed integer": frozenset(_dt.SMALL_SIGNED),
+             "unsigned integer": frozenset(_dt.SMALL_UNSIGNED),
+             "integral": frozenset(_dt.SMALL_INTS),
+             "numeric": _dt.ML_FLOATS | frozenset(_dt.SMALL_INTS)}
+
+
 def isdtype(dtype, kind):
-    """``numpy.isdtype`` accepting tjit dtype objects (for ``dtype`` and ``kind``)."""
+    """``numpy.isdtype`` accepting tjit dtype objects (for ``dtype`` and ``kind``); the
+    kind names know ml_dtypes' types as JAX's do (bfloat16 is 'real floating')."""
     kind = tuple(_np_dtype(k) for k in kind) if isinstance(kind, tuple) else _np_dtype(kind)
-    return np.isdtype(np.dtype(_np_dtype(dtype)), kind)
+    dt = np.dtype(_np_dtype(dtype))
+    if dt in _dt.ML_FLOATS or _dt.is_small(dt):
+        kinds = kind if isinstance(kind, tuple) else (kind,)
+        return any(dt in _ML_KINDS.get(k, ()) if isinstance(k, str) else dt == np.dtype(k)
+                   for k in kinds)
+    return np.isdtype(dt, kind)
 
 
 def named_dtype(x):
@@ -118,7 +143,7 @@ def named_dtype(x):
 
 
 def iinfo(int_type):
-    return np.iinfo(named_dtype(int_type))
+    return _dt.iinfo(named_dtype(int_type))
 
 
 def finfo(dtype):
@@ -299,7 +324,10 @@ def size(a, axis=None):
 
 
 __all__ = ["bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-           "bfloat16",
+           "bfloat16", "float8_e3m4", "float8_e4m3", "float8_e8m0fnu", "float8_e4m3b11fnuz",
+           "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz",
+           "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn", "int1", "int2", "int4", "uint1",
+           "uint2", "uint4",
            "float16", "float32", "float64", "complex64", "complex128", "uint", "int_",
            "float_", "complex_", "single", "double", "csingle", "cdouble", "half", "generic",
            "number", "inexact", "floating", "complexfloating", "integer", "signedinteger",

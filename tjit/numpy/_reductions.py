@@ -59,7 +59,7 @@ def _promote_int(dt):
 
 
 def _upcast_f16(dt):
-    return dtypes.float32 if dt == dtypes.float16 or dt == dtypes.bfloat16 else dt
+    return dtypes.float32 if dtypes.computes_in_float32(dt) else dt
 
 
 def _mask(where, a, name):
@@ -80,13 +80,13 @@ def _mask(where, a, name):
 def _lowest(dt):
     if dtypes.is_bool(dt):
         return False
-    return np.iinfo(dt).min if dtypes.is_int(dt) else -np.inf
+    return dtypes.lowest(dt)
 
 
 def _highest(dt):
     if dtypes.is_bool(dt):
         return True
-    return np.iinfo(dt).max if dtypes.is_int(dt) else np.inf
+    return dtypes.highest(dt)
 
 
 # -- the generic reduction ------------------------------------------------------------------

@@ -331,7 +331,7 @@ def _div_impl(xp, x, y):
             q = q + (inexact & ((x < 0) != (safe < 0))).astype(x.dtype)
         # XLA: x / 0 has all bits set (-1 signed, the max unsigned).
         by_zero = x.dtype.type(-1) if not dtypes.is_unsigned(x.dtype) else \
-            x.dtype.type(np.iinfo(x.dtype).max)
+            x.dtype.type(dtypes.iinfo(x.dtype).max)
         return _same(xp, xp.where(y == 0, by_zero, q), x)
     q = _same(xp, xp.true_divide(x, y), x)
     return _complex_div_recovery(xp, x, y, q) if dtypes.is_complex(x.dtype) else q
@@ -582,7 +582,7 @@ def _convert_impl(xp, x, *, new_dtype, weak_type=False):
     if dtypes.is_complex(x.dtype) and not dtypes.is_complex(new_dtype):
         x = xp.real(x)
     if dtypes.is_inexact(x.dtype) and dtypes.is_int(new_dtype):
-        info = np.iinfo(new_dtype)
+        info = dtypes.iinfo(new_dtype)
         if x.dtype == np.float16:  # its range cannot hold the integer bounds (-> inf)
             x = x.astype(np.float32)
         x = xp.where(xp.isnan(x), x.dtype.type(0), x)

@@ -112,9 +112,9 @@ def default_fill_value(dtype):
     if dtypes.is_inexact(dtype):
         return float("nan")
     if dtypes.is_unsigned(dtype):
-        return int(np.iinfo(dtype).max)
+        return int(dtypes.iinfo(dtype).max)
     if dtypes.is_int(dtype):
-        return int(np.iinfo(dtype).min)
+        return int(dtypes.iinfo(dtype).min)
     return True
 
 

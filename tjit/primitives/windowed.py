@@ -80,7 +80,7 @@ def _identity(kind, dt):
     if dtypes.is_bool(dt):
         return dt.type(kind == "min")
     if dtypes.is_int(dt):
-        info = np.iinfo(dt)
+        info = dtypes.iinfo(dt)
         return dt.type(info.min if kind == "max" else info.max)
     return dt.type(-np.inf if kind == "max" else np.inf)
 

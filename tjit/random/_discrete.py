@@ -102,7 +102,7 @@ def randint(key, shape, minval, maxval, dtype=None):
         raise TypeError(f"randint only accepts integer dtypes, got {dtype}")
     shape = check_shape("randint", shape)
     minval, maxval = _int_param(minval), _int_param(maxval)
-    info = np.iinfo(dtype)
+    info = dtypes.iinfo(dtype)
     if info.bits < 32:
         i32 = dtypes.int32
         lo = lax.clamp(int(info.min), lax.convert_element_type(minval, i32), int(info.max))
@@ -121,7 +121,7 @@ def _int_param(x):
 
 def _convert_and_clip_integer(val, dtype):
     """Convert an integer array to ``dtype`` clipping (not wrapping) out-of-range values."""
-    src, dst = np.iinfo(val.dtype), np.iinfo(dtype)
+    src, dst = dtypes.iinfo(val.dtype), dtypes.iinfo(dtype)
     clipped = lax.clamp(max(int(src.min), int(dst.min)), val,
                         min(int(src.max), int(dst.max)))
     return lax.convert_element_type(clipped, dtype)
@@ -131,12 +131,12 @@ def randint_(key, shape, minval, maxval, dtype):
     """:func:`randint` for integer-typed bounds and a 32/64-bit ``dtype``."""
     minval, maxval = _int_param(minval), _int_param(maxval)
     check_param_shapes("randint", shape, minval.shape, maxval.shape)
-    dt_max = _convert_and_clip_integer(jnp.asarray(np.iinfo(dtype).max, dtype), maxval.dtype)
+    dt_max = _convert_and_clip_integer(jnp.asarray(dtypes.iinfo(dtype).max, dtype), maxval.dtype)
     # maxval beyond the dtype's max (e.g. 2**31 for int32) makes the span one larger
     maxval_out_of_range = bcast(lax.gt(maxval, dt_max), shape)
     minval = bcast(_convert_and_clip_integer(minval, dtype), shape)
     maxval = bcast(_convert_and_clip_integer(maxval, dtype), shape)
-    nbits = np.iinfo(dtype).bits
+    nbits = dtypes.iinfo(dtype).bits
     k1, k2 = split2(key)
     higher, lower = random_bits(k1, nbits, shape), random_bits(k2, nbits, shape)
     udt = UINT_DTYPES[nbits]

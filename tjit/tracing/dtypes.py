@@ -24,15 +24,35 @@ complex64, complex128 = np.dtype("complex64"), np.dtype("complex128")
 # issubdtype does not know it is a float, so the is_* tests below name it.
 bfloat16 = np.dtype(ml_dtypes.bfloat16)
 
+# The narrow ml_dtypes types JAX exposes (jnp.float8_e4m3fn, jnp.int4, ...). NumPy holds
+# each element in one byte (int4/int2/int1 and float4/float6 too) and computes on the
+# floats in float32, rounding each result, as XLA does on the CPU. JAX lets none of them
+# promote implicitly except with Python scalars (see the lattice below).
+SMALL_FLOATS = tuple(np.dtype(getattr(ml_dtypes, n)) for n in (
+    "float8_e3m4", "float8_e4m3", "float8_e8m0fnu", "float8_e4m3b11fnuz", "float8_e4m3fn",
+    "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float6_e2m3fn", "float6_e3m2fn",
+    "float4_e2m1fn"))
+SMALL_SIGNED = tuple(np.dtype(getattr(ml_dtypes, n)) for n in ("int1", "int2", "int4"))
+SMALL_UNSIGNED = tuple(np.dtype(getattr(ml_dtypes, n)) for n in ("uint1", "uint2", "uint4"))
+SMALL_INTS = SMALL_SIGNED + SMALL_UNSIGNED
+_SMALL_FLOAT_SET = frozenset(SMALL_FLOATS)
+_SMALL_INT_SET = frozenset(SMALL_INTS)
+#: floats NumPy (through ml_dtypes) computes on in float32: bfloat16 and the float8/6/4s
+ML_FLOATS = frozenset((bfloat16, *SMALL_FLOATS))
+
 SUPPORTED = frozenset(
     [bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
-     bfloat16, float16, float32, float64, complex64, complex128])
+     bfloat16, float16, float32, float64, complex64, complex128, *SMALL_FLOATS, *SMALL_INTS])
 
 _X32_NARROW = {int64: int32, uint64: uint32, float64: float32, complex128: complex64}
 
 _SHORT = {bool_: "bool", int8: "i8", int16: "i16", int32: "i32", int64: "i64", uint8: "u8",
           uint16: "u16", uint32: "u32", uint64: "u64", bfloat16: "bf16", float16: "f16", float32: "f32",
-          float64: "f64", complex64: "c64", complex128: "c128"}
+          float64: "f64", complex64: "c64", complex128: "c128",
+          # as JAX's jaxprs print them: f8_e4m3fn, f4_e2m1fn, i4, u2...
+          **{t: "f" + t.name[len("float"):] for t in SMALL_FLOATS},
+          **{t: "i" + t.name[len("int"):] for t in SMALL_SIGNED},
+          **{t: "u" + t.name[len("uint"):] for t in SMALL_UNSIGNED}}
 
 
 def short_name(dtype):
@@ -49,7 +69,8 @@ def check_dtype(dtype, op="tjit"):
     if dt not in SUPPORTED:
         raise TypeError(
             f"{op}: dtype {dt} is not supported by tjit; use one of bool, int8..int64, "
-            f"uint8..uint64, bfloat16, float16, float32, float64, complex64, complex128")
+            f"uint8..uint64, bfloat16, float16, float32, float64, complex64, complex128, "
+            f"the float8/float6/float4 types and int4/uint4/int2/uint2/int1/uint1")
     return dt
 
 
@@ -116,8 +137,9 @@ def to_inexact(dt):
     return canonicalize(float64 if dt.itemsize == 8 else float32)
 
 
+# (NumPy's issubdtype does not know ml_dtypes' types are numbers: their kind is "V")
 def is_float(dt):
-    return np.issubdtype(dt, np.floating) or dt == bfloat16
+    return np.issubdtype(dt, np.floating) or dt in ML_FLOATS
 
 
 def is_complex(dt):
@@ -125,15 +147,57 @@ def is_complex(dt):
 
 
 def is_inexact(dt):
-    return np.issubdtype(dt, np.inexact) or dt == bfloat16
+    return np.issubdtype(dt, np.inexact) or dt in ML_FLOATS
 
 
 def is_int(dt):
-    return np.issubdtype(dt, np.integer)
+    return np.issubdtype(dt, np.integer) or dt in _SMALL_INT_SET
 
 
 def is_unsigned(dt):
-    return np.issubdtype(dt, np.unsignedinteger)
+    return np.issubdtype(dt, np.unsignedinteger) or dt in SMALL_UNSIGNED
+
+
+def is_small(dt):
+    """One of the narrow ml_dtypes types (float8/6/4, int4/2/1, uint4/2/1)."""
+    return dt in _SMALL_FLOAT_SET or dt in _SMALL_INT_SET
+
+
+def kind(dt):
+    """NumPy's kind letter ('b', 'i', 'u', 'f', 'c'), knowing ml_dtypes' types (whose own
+    kind is "V")."""
+    dt = np.dtype(dt)
+    if dt in ML_FLOATS:
+        return "f"
+    if dt in _SMALL_INT_SET:
+        return "u" if dt in SMALL_UNSIGNED else "i"
+    return dt.kind
+
+
+def supports_inf(dt):
+    """Whether float dtype ``dt`` has infinities (float8_e4m3fn and the fnuz/fnu types
+    do not: -inf becomes NaN there, so max/min identities use finfo's extremes)."""
+    return not is_small(dt) or bool(np.isinf(np.asarray(np.inf).astype(dt)))
+
+
+def lowest(dt):
+    """The identity of max for float or int ``dt``: -inf where ``dt`` has it."""
+    if is_int(dt):
+        return iinfo(dt).min
+    return -np.inf if supports_inf(dt) else float(finfo(dt).min)
+
+
+def highest(dt):
+    """The identity of min for float or int ``dt``: inf where ``dt`` has it."""
+    if is_int(dt):
+        return iinfo(dt).max
+    return np.inf if supports_inf(dt) else float(finfo(dt).max)
+
+
+def computes_in_float32(dt):
+    """float16, bfloat16 and the float8/6/4 types: ops that accumulate (sums, dots,
+    norms) compute in float32 and round once."""
+    return dt == float16 or dt in ML_FLOATS
 
 
 def is_bool(dt):
@@ -162,12 +226,16 @@ def has_tangent_space(dt):
 
 # -- promotion lattice ------------------------------------------------------------------
 # Nodes are dtypes or the weak categories 'i*', 'f*', 'c*' (Python int, float, complex).
+# The narrow types sit just above the weak ones and below nothing (JAX's lattice): an
+# int4 or a float8 meets a Python scalar and stays itself, and meets any other dtype
+# (int8, float32, another float8) with a TypePromotionError.
 _LATTICE = {
     bool_: ["i*"],
-    "i*": [uint8, int8],
+    "i*": [uint8, int8, *SMALL_INTS],
+    **{t: [] for t in (*SMALL_INTS, *SMALL_FLOATS)},
     uint8: [int16, uint16], uint16: [int32, uint32], uint32: [int64, uint64], uint64: ["f*"],
     int8: [int16], int16: [int32], int32: [int64], int64: ["f*"],
-    "f*": ["c*", float16, bfloat16],
+    "f*": ["c*", float16, bfloat16, *SMALL_FLOATS],
     float16: [float32], bfloat16: [float32], float32: [float64, complex64], float64: [complex128],
     "c*": [complex64], complex64: [complex128], complex128: [],
 }
@@ -175,8 +243,8 @@ _LATTICE = {
 
 # numpy_dtype_promotion="strict" (JAX's strict lattice): a Python scalar's weak type
 # still becomes any type of its kind or above; strongly typed dtypes never promote.
-_INTS = [uint8, uint16, uint32, uint64, int8, int16, int32, int64]
-_FLOATS = [float16, bfloat16, float32, float64]
+_INTS = [*SMALL_INTS, uint8, uint16, uint32, uint64, int8, int16, int32, int64]
+_FLOATS = [*SMALL_FLOATS, float16, bfloat16, float32, float64]
 _STRICT_LATTICE = {
     "i*": ["f*", *_INTS], "f*": ["c*", *_FLOATS], "c*": [complex64, complex128],
     **{t: [] for t in (bool_, *_INTS, *_FLOATS, complex64, complex128)},
@@ -203,13 +271,21 @@ def _lub(nodes, strict=False):
     for cand in common:
         if _upper_set(cand, strict) == common:
             return cand
+    names = tuple(str(n) for n in nodes)
     if strict:
-        names = tuple(str(n) for n in nodes)
         raise TypePromotionError(
             f"Input dtypes {names} have no available implicit dtype promotion path when "
             f"jax_numpy_dtype_promotion=strict. Try explicitly casting inputs to the "
             f"desired output type, or set jax_numpy_dtype_promotion=standard.")
-    raise TypeError(f"no common type for {nodes}")  # unreachable for this lattice
+    # only the narrow types lack a bound in the standard lattice (as in JAX)
+    small = next(n for n in nodes if not isinstance(n, str) and is_small(n))
+    what = ("8-bit floats" if small.name.startswith("float8") else
+            "4-bit and 6-bit floats" if small in _SMALL_FLOAT_SET else
+            "1-bit, 2-bit and 4-bit integers")
+    raise TypePromotionError(
+        f"Input dtypes {names} have no available implicit dtype promotion path. To avoid "
+        f"unintended promotion, {what} do not support implicit promotion. Cast the inputs "
+        f"explicitly to the type you want, e.g. x.astype('float32').")
 
 
 def _node(dtype, weak):
@@ -262,8 +338,8 @@ def dtype_of_python_scalar(x):
 
 
 def finfo(dtype):
-    return ml_dtypes.finfo(dtype) if np.dtype(dtype) == bfloat16 else np.finfo(dtype)
+    return ml_dtypes.finfo(dtype) if np.dtype(dtype) in ML_FLOATS else np.finfo(dtype)
 
 
 def iinfo(dtype):
-    return np.iinfo(dtype)
+    return ml_dtypes.iinfo(dtype) if np.dtype(dtype) in _SMALL_INT_SET else np.iinfo(dtype)
