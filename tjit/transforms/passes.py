@@ -25,8 +25,8 @@ says otherwise:
 import numpy as np
 
 from tjit.tracing.core import Array
-from tjit.tracing.jaxpr import ClosedJaxpr, DropVar, Jaxpr, Literal
-from tjit.primitives.control_flow import cond_p, scan_p
+from tjit.tracing.jaxpr import ClosedJaxpr, DropVar, Jaxpr, Literal, Var
+from tjit.primitives.control_flow import cond_p, scan_p, while_p
 
 FOLD_MAX_ELEMENTS = 1024
 # ops that only replicate their input (folding them creates constant arrays to load)
@@ -365,11 +365,135 @@ class _Folder:
         return True
 
 
+# -- loop-invariant code motion -------------------------------------------------------------
+def hoist_loop_invariants(closed):
+    """Move the equations of ``scan`` and ``while`` bodies (and ``while`` predicates) whose
+    operands are all loop constants out of the loop, in front of it; their results
+    become new constants of the body. XLA's while-loop-invariant code motion does the
+    same: ``lax.fori_loop(0, n, lambda i, c: jnp.linalg.solve(m, c), c)`` then factors
+    ``m`` once, not ``n`` times. Inner loops are treated first, so an invariant of two
+    nested loops moves out of both.
+
+    Not moved: effectful equations; equations without variable operands (constant
+    folding's job); and any whose result has more elements than its largest operand
+    (broadcasts, iotas, outer products: hoisted, they would be buffers to store and
+    load, where inside the loop they fuse for free). A hoisted equation also runs when
+    the loop runs zero times, as in XLA: the programs are pure, so only time is spent.
+
+    Returns:
+      A new ClosedJaxpr with the same inputs and outputs (``closed`` itself when no loop
+      has anything to hoist).
+    """
+    return _hoist_keep_signature(closed, {})
+
+
+def _hoist_keep_signature(closed, memo):
+    j = closed.jaxpr
+    eqns, changed = [], False
+    for eqn in j.eqns:
+        new = _map_subjaxprs(eqn, lambda c: _hoist_keep_signature(c, memo), memo)
+        rule = _HOIST_RULES.get(new.primitive)
+        out = rule(new) if rule is not None else [new]
+        changed |= new is not eqn or len(out) > 1
+        eqns.extend(out)
+    if not changed:
+        return closed
+    return ClosedJaxpr(Jaxpr(j.constvars, j.invars, j.outvars, eqns), closed.consts)
+
+
+def _size(shape):
+    n = 1
+    for d in shape:
+        if type(d) is not int:
+            return None
+        n *= d
+    return n
+
+
+def _hoistable(eqn, invariant):
+    ins = [v for v in eqn.invars if _is_var(v)]
+    if not ins or not all(v in invariant for v in ins) or has_effects(eqn):
+        return False
+    biggest = max((_size(v.aval.shape) for v in ins), key=lambda n: -1 if n is None else n)
+    if biggest is None:     # (symbolic sizes: not sure it does not grow; stays)
+        return False
+    sizes = [_size(v.aval.shape) for v in eqn.outvars]
+    return all(n is not None and n <= max(biggest, 1) for n in sizes)
+
+
+def _split_body(body, n_consts, outer_consts):
+    """Hoist ``body``'s invariant equations (its first ``n_consts`` inputs are bound to
+    the outer atoms ``outer_consts``): (outer equations, the new body with the hoisted
+    values as extra constants after the old ones, their outer atoms), or None."""
+    j = body.jaxpr
+    invariant = dict(zip(j.invars[:n_consts], outer_consts))   # body var -> outer atom
+    hoisted, kept, moved = [], [], []    # moved: the hoisted results' body vars
+    for eqn in j.eqns:
+        if not _hoistable(eqn, invariant):
+            kept.append(eqn)
+            continue
+        outer_outs = [Var(v.aval) for v in eqn.outvars]
+        hoisted.append(eqn.replace(
+            invars=[invariant[v] if _is_var(v) else v for v in eqn.invars],
+            outvars=outer_outs))
+        for v, o in zip(eqn.outvars, outer_outs):
+            if not isinstance(v, DropVar):
+                invariant[v] = o
+                moved.append(v)
+    if not hoisted:
+        return None
+    used = {v for e in kept for v in e.invars if _is_var(v)}
+    used.update(v for v in j.outvars if _is_var(v))
+    moved = [v for v in moved if v in used]    # (those only hoisted equations read: none)
+    invars = j.invars[:n_consts] + moved + j.invars[n_consts:]
+    new_body = ClosedJaxpr(Jaxpr(j.constvars, invars, j.outvars, kept), body.consts)
+    return hoisted, new_body, [invariant[v] for v in moved]
+
+
+def _hoist_scan(eqn):
+    p = eqn.params
+    nc = p["num_consts"]
+    split = _split_body(p["jaxpr"], nc, eqn.invars[:nc])
+    if split is None:
+        return [eqn]
+    hoisted, body, extra = split
+    params = {**p, "jaxpr": body, "num_consts": nc + len(extra)}
+    invars = eqn.invars[:nc] + extra + eqn.invars[nc:]
+    return hoisted + [eqn.replace(invars=invars, params=params)]
+
+
+def _hoist_while(eqn):
+    p = eqn.params
+    cn, bn = p["cond_nconsts"], p["body_nconsts"]
+    cconsts, bconsts = eqn.invars[:cn], eqn.invars[cn:cn + bn]
+    carry = eqn.invars[cn + bn:]
+    out, params = [], dict(p)
+    split = _split_body(p["cond_jaxpr"], cn, cconsts)
+    if split is not None:
+        hoisted, params["cond_jaxpr"], extra = split
+        out += hoisted
+        cconsts = cconsts + extra
+    split = _split_body(p["body_jaxpr"], bn, bconsts)
+    if split is not None:
+        hoisted, params["body_jaxpr"], extra = split
+        out += hoisted
+        bconsts = bconsts + extra
+    if not out:
+        return [eqn]
+    params["cond_nconsts"], params["body_nconsts"] = len(cconsts), len(bconsts)
+    return out + [eqn.replace(invars=cconsts + bconsts + carry, params=params)]
+
+
+_HOIST_RULES = {scan_p: _hoist_scan, while_p: _hoist_while}
+
+
 # -- pipeline ------------------------------------------------------------------------------
 def simplify(closed):
-    """``fold_constants``, then ``cse``, then ``dce`` (what ``jit`` runs after tracing)."""
-    return dce(cse(fold_constants(closed)))
+    """``fold_constants``, then ``cse``, then loop-invariant code motion, then ``dce``
+    (what ``jit`` runs after tracing)."""
+    return dce(hoist_loop_invariants(cse(fold_constants(closed))))
 
 
-__all__ = ["dce", "cse", "fold_constants", "simplify", "has_effects", "FOLD_MAX_ELEMENTS",
+__all__ = ["dce", "cse", "fold_constants", "hoist_loop_invariants", "simplify", "has_effects",
+           "FOLD_MAX_ELEMENTS",
            "FOLD_MAX_INPUT_ELEMENTS"]
