@@ -21,6 +21,8 @@ from tjit.experimental.sparse.bcoo_dot import (  # noqa: F401
     bcoo_dot_general, bcoo_dot_general_sampled)
 from tjit.experimental.sparse.bcsr import BCSR, bcsr_fromdense, bcsr_todense  # noqa: F401
 from tjit.experimental.sparse import _methods  # noqa: F401  (installs @, *, + on the classes)
+from tjit.experimental.sparse.ad import (  # noqa: F401
+    grad, jacfwd, jacobian, jacrev, value_and_grad)
 from tjit.experimental.sparse.api import empty, eye, random_bcoo, todense  # noqa: F401
 
 _publish(globals())  # tab completion lists the public API only
