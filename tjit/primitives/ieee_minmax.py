@@ -10,6 +10,7 @@ give the reference impls the same answers. Non-float dtypes go straight to NumPy
 
 import numpy as np
 
+from tjit.primitives import ufunc_methods
 from tjit.tracing import dtypes
 
 
@@ -89,14 +90,14 @@ def fold(xp, parts, is_max):
 
 def accumulate(xp, x, axis, is_max):
     """Running max/min along ``axis``, zeros signed as by :func:`maximum`."""
-    r = (xp.maximum if is_max else xp.minimum).accumulate(x, axis=axis)
+    r = ufunc_methods.accumulate(xp, "maximum" if is_max else "minimum", x, axis)
     if not _is_float(x) or not (r == 0).any():
         return r
     neg = xp.signbit(x)
     if is_max:
-        has_pos = xp.logical_or.accumulate((x == 0) & ~neg, axis=axis)
+        has_pos = ufunc_methods.accumulate(xp, "logical_or", (x == 0) & ~neg, axis)
     else:
-        has_pos = ~xp.logical_or.accumulate((x == 0) & neg, axis=axis)
+        has_pos = ~ufunc_methods.accumulate(xp, "logical_or", (x == 0) & neg, axis)
     return _signed_zero(xp, r, has_pos, x.dtype)
 
 

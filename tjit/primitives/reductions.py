@@ -29,7 +29,7 @@ from tjit.tracing.avals import ShapedArray
 from tjit.tracing.core import never_weak
 from tjit.tracing.errors import ShapeError
 from tjit.tracing.shapes import definitely_equal, shape_str
-from tjit.primitives import ieee_minmax
+from tjit.primitives import ieee_minmax, ufunc_methods
 from tjit.primitives.elementwise import _quiet
 from tjit.primitives.base import (
     ANY, INT_OR_BOOL, NUMBER, as_dtype_out, check_dtype_kind, new_primitive)
@@ -100,9 +100,9 @@ def _bitwise(ufunc_name, logical_name, identity):
     def impl(xp, x, axes):
         if _is_empty_reduction(x, axes):
             return xp.full(_reduced_shape(x.shape, axes), identity(x.dtype), dtype=x.dtype)
-        ufunc = getattr(xp, logical_name if dtypes.is_bool(x.dtype) else ufunc_name)
+        name = logical_name if dtypes.is_bool(x.dtype) else ufunc_name
         for a in sorted(axes, reverse=True):  # one axis at a time: indices stay valid
-            x = ufunc.reduce(x, axis=a)
+            x = ufunc_methods.reduce(xp, name, x, a)   # (CuPy's reduce: add/multiply only)
         return x
     return impl
 
