@@ -1,0 +1,176 @@
+"""``sparsify``: run a function written for dense arrays on sparse ones (as JAX's).
+
+The function is traced with a dense stand-in (same shape and dtype) for each sparse
+argument; the jaxpr is then evaluated equation by equation, values being dense arrays
+or BCOO arrays. An equation whose inputs are all dense binds its primitive as usual; one
+with a sparse input uses the rule of its primitive below, or raises naming the
+primitive. Covered: dot_general (sparse x dense either side), mul by a dense array or a
+scalar, div by a scalar, neg, transpose, reduce_sum, add/sub of two sparse arrays (or with
+a dense one: dense result), convert_element_type/copy, the zero-preserving unary
+functions (sin, tanh, sqrt, abs, expm1, log1p, ...) and integer_pow with a positive
+exponent, and custom_jvp/custom_vjp calls (their body, sparsified).
+"""
+
+import functools
+
+import tjit
+import tjit.numpy as jnp
+from tjit.experimental.sparse import _methods
+from tjit.experimental.sparse._base import JAXSparse
+from tjit.experimental.sparse.bcoo import BCOO, bcoo_reduce_sum, bcoo_transpose
+from tjit.experimental.sparse.bcoo_dot import bcoo_dot_general
+from tjit.experimental.sparse.bcsr import BCSR
+from tjit.tracing.jaxpr import Literal
+from tjit.tracing.tree_util import tree_flatten, tree_structure, tree_unflatten
+
+_is_sparse = lambda x: isinstance(x, JAXSparse)
+
+# f(0) == 0: applied to the stored values, the result keeps the sparsity pattern
+_ZERO_PRESERVING = {
+    "abs", "asin", "asinh", "atan", "atanh", "bessel_i1e", "copy", "copy_p", "expm1",
+    "imag", "log1p", "neg", "real", "sign", "sin", "sinh", "sqrt", "tan", "tanh",
+    "erf", "erf_inv", "cbrt"}
+
+
+def _dot_general(eqn, lhs, rhs):
+    return bcoo_dot_general(lhs, rhs, dimension_numbers=eqn.params["dimension_numbers"],
+                            preferred_element_type=eqn.params.get("preferred_element_type"))
+
+
+def _mul(eqn, a, b):
+    if _is_sparse(a) and _is_sparse(b):
+        return _methods.multiply(a, b)   # raises: sparse * sparse
+    return _methods.multiply(a, b) if _is_sparse(a) else _methods.multiply(b, a)
+
+
+def _div(eqn, a, b):
+    if _is_sparse(b):
+        raise NotImplementedError("sparsify: division by a sparse array (x / 0 is not 0). "
+                                  "Fix: densify the divisor with .todense().")
+    return a / b
+
+
+def _add(eqn, a, b):
+    return _methods.add(a, b)
+
+
+def _sub(eqn, a, b):
+    return _methods.add(a, -b)
+
+
+def _transpose(eqn, a):
+    return bcoo_transpose(a, permutation=eqn.params["permutation"])
+
+
+def _reduce_sum(eqn, a):
+    return bcoo_reduce_sum(a, axes=eqn.params["axes"])
+
+
+def _convert(eqn, a):
+    return a.astype(eqn.params["new_dtype"])
+
+
+def _integer_pow(eqn, a):
+    y = eqn.params["y"]
+    if y <= 0:
+        raise NotImplementedError(f"sparsify: integer_pow with y={y} does not keep zeros "
+                                  "zero. Fix: densify first (.todense()).")
+    return a._with_data(eqn.primitive.bind(a.data, **eqn.params))
+
+
+def _custom_call(eqn, *args):
+    body = eqn.params.get("call_jaxpr") or eqn.params.get("fun_jaxpr")
+    if body is None:
+        raise NotImplementedError(f"sparsify: {eqn.primitive.name} has no body to sparsify")
+    jaxpr = getattr(body, "jaxpr", body)
+    consts = getattr(body, "consts", ())
+    return _eval_sparse(jaxpr, consts, list(args))
+
+
+SPARSE_RULES = {
+    "dot_general": _dot_general, "mul": _mul, "div": _div, "add": _add, "add_any": _add,
+    "sub": _sub, "transpose": _transpose, "reduce_sum": _reduce_sum,
+    "convert_element_type": _convert, "integer_pow": _integer_pow,
+    "custom_jvp_call": _custom_call, "custom_vjp_call": _custom_call,
+}
+
+
+def _apply(eqn, ins):
+    name = eqn.primitive.name
+    if name in SPARSE_RULES:
+        return SPARSE_RULES[name](eqn, *ins)
+    if name in _ZERO_PRESERVING and len(ins) == 1:
+        return ins[0]._with_data(eqn.primitive.bind(ins[0].data, **eqn.params))
+    shapes = ", ".join(repr(x) if _is_sparse(x) else f"dense{tuple(jnp.shape(x))}" for x in ins)
+    raise NotImplementedError(
+        f"sparsify: no sparse rule for primitive '{name}' (operands {shapes}). Fix: pass "
+        "that operand dense (x.todense()) to the sparsified function, or express the "
+        "operation with the covered ones (see tjit.experimental.sparse.transform).")
+
+
+def _eval_sparse(jaxpr, consts, args):
+    env = {}
+
+    def read(v):
+        return v.operand() if type(v) is Literal else env[v]
+
+    for v, c in zip(jaxpr.constvars, consts):
+        env[v] = c
+    for v, a in zip(jaxpr.invars, args):
+        env[v] = a
+    for eqn in jaxpr.eqns:
+        ins = [read(v) for v in eqn.invars]
+        if any(_is_sparse(x) for x in ins):
+            ins = [x.to_bcoo() if isinstance(x, BCSR) else x for x in ins]
+            outs = _apply(eqn, ins)
+        else:
+            outs = eqn.primitive.bind(*ins, **eqn.params)
+        if eqn.primitive.multiple_results:
+            for v, o in zip(eqn.outvars, outs):
+                env[v] = o
+        else:
+            env[eqn.outvars[0]] = outs
+    return [read(v) for v in jaxpr.outvars]
+
+
+def sparsify(f, use_tracer=False):
+    """``f`` made to accept sparse arrays (BCOO, BCSR) where it expects dense ones.
+
+    Args:
+      f: a function of arrays (pytrees allowed).
+      use_tracer: accepted for JAX parity; tjit always evaluates the traced jaxpr.
+
+    Returns:
+      A function with ``f``'s signature; results that depend on sparse inputs through
+      pattern-keeping operations are sparse, the others dense. It composes with jit,
+      grad (w.r.t. dense arguments; see ``sparse.grad`` for sparse ones) and vmap.
+
+    Example:
+      >>> M = sparse.BCOO.fromdense(jnp.eye(3))
+      >>> sparse.sparsify(lambda m, v: (2 * m) @ v)(M, jnp.ones(3)).tolist()
+      [2.0, 2.0, 2.0]
+    """
+    del use_tracer
+
+    @functools.wraps(f)
+    def wrapped(*args, **kwargs):
+        leaves, tree = tree_flatten((args, kwargs), is_leaf=_is_sparse)
+
+        def dense_f(*flat):
+            a, k = tree_unflatten(tree, list(flat))
+            return f(*a, **k)
+
+        stand_ins = [tjit.ShapeDtypeStruct(x.shape, x.dtype) if _is_sparse(x) else x
+                     for x in leaves]
+        closed, out_shape = tjit.make_jaxpr(dense_f, return_shape=True)(*stand_ins)
+        outs = _eval_sparse(closed.jaxpr, closed.consts, _invars_args(closed, leaves))
+        return tree_unflatten(tree_structure(out_shape), outs)
+    return wrapped
+
+
+def _invars_args(closed, leaves):
+    """The values for the jaxpr's inputs: every leaf is an input of make_jaxpr."""
+    if len(closed.jaxpr.invars) != len(leaves):
+        raise TypeError(f"sparsify: traced {len(closed.jaxpr.invars)} inputs for "
+                        f"{len(leaves)} argument leaves")
+    return [jnp.asarray(x) if not _is_sparse(x) else x for x in leaves]
