@@ -67,6 +67,10 @@ class Primitive:
         # the impl is more than one ufunc on them (shifts through views, IEEE max/min):
         # the fast lane calls it instead of the impl, without the warning switch-off.
         self.eager_numpy = None
+        # Why the impl computes on NumPy only (LAPACK through SciPy, a SciPy function
+        # CuPy lacks), or None: device runtimes run such a primitive on host copies of
+        # its operands and copy the results back (a counted round trip).
+        self.host_only = None
 
     def __repr__(self):
         return self.name
