@@ -1,8 +1,9 @@
 """Loops whose bodies are kernels and gemms as one native call: no Python between
 iterations.
 
-A ``while``/``scan`` step whose bodies are sequences of kernels, BLAS gemms and conds
-over such programs (no library calls or nested loops) is run by a
+A ``while``/``scan`` step whose bodies are sequences of kernels, BLAS gemms, library
+steps with a native call of the same ABI (``cpu_trsm``: a triangular solve) and conds
+over such programs (no other library calls, no nested loops) is run by a
 generic driver written in LLVM IR (``_IR``, compiled once and kept in the disk cache):
 it calls the kernels and the gemm shim (``blas``: same ABI) of the cond and body
 programs through their function pointers, over argument arrays prepared here, until
@@ -381,8 +382,9 @@ def _can_split():
 
 
 def _supported(runner):
-    """Only kernels and BLAS gemms the shim reads in place (split across threads only
-    with the native thread runtime), and conds whose branches are such programs."""
+    """Only kernels, BLAS gemms the shim reads in place (split across threads only
+    with the native thread runtime), library steps with a native call (the CPU runner's
+    ``native_calls``), and conds whose branches are such programs."""
     for s in runner.prog.steps:
         if isinstance(s, KernelStep):
             if runner.launch(s.kernel)[2] and not _can_split():
@@ -396,7 +398,7 @@ def _supported(runner):
             if runner.dtype[s.ins[0]] != np.int32 or \
                     not all(_supported(r) for r in runner.control_runners[id(s)]):
                 return False
-        else:
+        elif id(s) not in getattr(runner, "native_calls", {}):  # (other library steps)
             return False
     return True
 
@@ -571,6 +573,10 @@ class NativeLoop:
                 gemm = runner.gemms[id(s)]
                 fn = ctypes.cast(gemm.shim, ctypes.c_void_p).value
                 specs.append((fn, args, gemm.sizes, gemm.n_units, gemm.parallel))
+                continue
+            call = getattr(runner, "native_calls", {}).get(id(s))
+            if call is not None:        # a library step's shim, same ABI: (ins, outs)
+                specs.append((call.fn, args, call.sizes, call.end, False))
                 continue
             sizes, end, parallel = runner.launch(s.kernel)
             fn = ctypes.cast(runner.fns[s.kernel.name], ctypes.c_void_p).value

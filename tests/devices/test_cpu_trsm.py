@@ -1,0 +1,140 @@
+"""``triangular_solve`` steps on the CPU as native trsm calls (``devices/cpu_trsm.py``):
+the same bits as the primitive's NumPy implementation (the reference interpreter),
+close to NumPy float64 solves of the triangle, and loops of them run by the native
+driver (``native_loop``)."""
+
+import numpy as np
+import pytest
+
+import tjit
+from tjit import lax
+from tjit.devices import cpu_trsm, native_loop
+from tjit.lax import linalg as tl
+from tjit.tracing.jaxpr import eval_jaxpr_reference
+
+RNG = np.random.default_rng(3)
+
+
+def _triangle(n, lower, unit, batch=(), dtype=np.float64):
+    a = RNG.standard_normal(batch + (n, n)) + n * np.eye(n)
+    a = np.tril(a) if lower else np.triu(a)
+    if unit:   # (what is on the diagonal must not matter)
+        a = a + 5.0 * np.eye(n)
+    return a.astype(dtype)
+
+
+def _numpy_solve(a, b, lower, transpose, unit):
+    t = np.tril(a) if lower else np.triu(a)
+    if unit:
+        t = t - t * np.eye(a.shape[-1]) + np.eye(a.shape[-1])
+    if transpose:
+        t = np.swapaxes(t, -1, -2)
+    return np.linalg.solve(t.astype(np.float64), b.astype(np.float64))
+
+
+@pytest.fixture
+def loops(monkeypatch):
+    """The NativeLoops built (None for a loop left to the Python driver)."""
+    built = []
+    real = native_loop.NativeLoop.build.__func__
+
+    def record(cls, step, runners, env):
+        loop = real(cls, step, runners, env)
+        built.append(loop)
+        return loop
+    monkeypatch.setattr(native_loop.NativeLoop, "build", classmethod(record))
+    return built
+
+
+@pytest.fixture
+def served(monkeypatch):
+    """The steps prepared by cpu_trsm: its closure, or None where it declined."""
+    seen = []
+    real = cpu_trsm.trsm_step
+
+    def record(runner, s):
+        run = real(runner, s)
+        seen.append(run)
+        return run
+    monkeypatch.setattr(cpu_trsm, "trsm_step", record)
+    return seen
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("lower,transpose,unit", [
+    (True, False, False), (True, True, False), (False, False, True), (False, True, True)])
+@pytest.mark.parametrize("batch", [(), (3,)])
+def test_compiled_solve_has_the_reference_bits(x64, served, dtype, lower, transpose, unit,
+                                              batch):
+    a = _triangle(9, lower, unit, batch, dtype)
+    b = RNG.standard_normal(batch + (9, 4)).astype(dtype)
+
+    def f(a, b):
+        return tl.triangular_solve(a, b, left_side=True, lower=lower, transpose_a=transpose,
+                                   unit_diagonal=unit)
+    got = np.asarray(tjit.jit(f)(a, b))
+    assert served and all(run is not None for run in served)
+    closed = tjit.make_jaxpr(f)(a, b)
+    (ref,) = eval_jaxpr_reference(closed.jaxpr, closed.consts, [a, b])
+    assert got.dtype == dtype
+    np.testing.assert_array_equal(got, np.asarray(ref))
+    tol = 1e-4 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(got, _numpy_solve(a, b, lower, transpose, unit), rtol=tol,
+                               atol=tol)
+
+
+def test_loop_of_solves_runs_natively_and_matches_numpy(x64, loops):
+    low = _triangle(12, True, False)
+    b = RNG.standard_normal((12, 3))
+
+    def f(m, c):
+        return lax.fori_loop(0, 7, lambda i, c: tl.triangular_solve(
+            m, c, left_side=True, lower=True) * 0.5 + c * 0.5, c)
+    got = np.asarray(tjit.jit(f)(low, b))
+    assert loops and all(loop is not None for loop in loops)
+    ref = b.copy()
+    for _ in range(7):
+        ref = np.linalg.solve(low, ref) * 0.5 + ref * 0.5
+    np.testing.assert_allclose(got, ref, rtol=1e-12)
+
+
+def test_loop_whose_carry_is_the_solution(x64, loops):
+    # the solve's result is the next carry itself (written into the carry's buffer), and
+    # the operand b is the carry the iteration read
+    up = _triangle(5, False, False) / 5.0
+    b = RNG.standard_normal((5, 2))
+    got = np.asarray(tjit.jit(lambda m, c: lax.fori_loop(
+        0, 4, lambda i, c: tl.triangular_solve(m, c, left_side=True, lower=False), c))(up, b))
+    assert loops and loops[-1] is not None
+    ref = b
+    for _ in range(4):
+        ref = np.linalg.solve(up, ref)
+    np.testing.assert_allclose(got, ref, rtol=1e-12)
+
+
+def test_steps_the_shim_does_not_serve_keep_the_numpy_implementation(x64):
+    n = 130       # n * k above MAX_ELEMENTS
+    k = cpu_trsm.MAX_ELEMENTS // n + 1
+    a = _triangle(n, True, False)
+    b = RNG.standard_normal((n, k))
+    assert cpu_trsm.TrsmCall.build(a.shape, b.shape, b.dtype, True, False, False) is None
+    got = tjit.jit(lambda a, b: tl.triangular_solve(a, b, left_side=True, lower=True))(a, b)
+    np.testing.assert_allclose(np.asarray(got), _numpy_solve(a, b, True, False, False),
+                               rtol=1e-10)
+    # a on the right: x @ a = b
+    a = _triangle(6, True, False)
+    b = RNG.standard_normal((4, 6))
+    got = tjit.jit(lambda a, b: tl.triangular_solve(a, b, left_side=False, lower=True))(a, b)
+    np.testing.assert_allclose(np.asarray(got) @ np.tril(a), b, rtol=1e-10, atol=1e-12)
+    assert cpu_trsm.TrsmCall.build((6, 6), (6, 4), np.float16, True, False, False) is None
+
+
+def test_zero_on_the_diagonal_gives_non_finite_values_not_an_error(x64, served):
+    a = _triangle(4, True, False)
+    a[2, 2] = 0.0
+    b = np.ones((4, 2))
+    got = np.asarray(tjit.jit(lambda a, b: tl.triangular_solve(
+        a, b, left_side=True, lower=True))(a, b))
+    assert served and served[-1] is not None
+    np.testing.assert_allclose(got[:2], np.linalg.solve(a[:2, :2], b[:2]), rtol=1e-12)
+    assert not np.isfinite(got[2:]).any()
