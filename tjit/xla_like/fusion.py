@@ -66,8 +66,17 @@ LIGHT_INT_OPS = frozenset({"add", "sub", "and", "or", "xor", "not", "shift_left"
                            "shift_right_logical", "shift_right_arithmetic"})
 
 
+#: Ops a kernel turns into index maps of its loads (``emit.py``), adding no node to its
+#: expression DAG: they count nothing. (Counted as nodes, the broadcasts of the ~50 scalar
+#: constants under a random sampler took ``jit(random.normal)`` past the bound: three
+#: kernels with two float64 temporaries where one kernel does.)
+INDEX_MAP_OPS = frozenset({"broadcast", "transpose", "rev", "slice", "reshape"})
+
+
 def node_weight(i):
     """What ``i`` counts towards ``MAX_KERNEL_NODES``."""
+    if i.opcode in INDEX_MAP_OPS:
+        return 0.0
     return 0.25 if i.opcode in LIGHT_INT_OPS and i.dtype.kind in "iu" else 1.0
 
 
@@ -254,14 +263,31 @@ class FusionDecision:
             for part, o in parts:
                 if len(members) + len(part) > MAX_KERNEL_NODES and \
                         size(members | part) > MAX_KERNEL_NODES:
-                    self.materialized.add(o.id)
-                    self.kernel_nodes[o.id] = size(inlined.pop(o.id))
+                    self._materialize_inlined(o.id, inlined, size)
                 else:
                     members |= part
             if i.id in self.materialized:
                 self.kernel_nodes[i.id] = size(members)
             else:
                 inlined[i.id] = members
+
+    def _materialize_inlined(self, n, inlined, size):
+        """Materialize the inlined value ``n``; the values that inline it read it from
+        memory from now on, so its DAG leaves their member sets too (stale sets would
+        count it again and cut their readers needlessly). Returns ``n``'s DAG."""
+        cut = inlined.pop(n)
+        self.materialized.add(n)
+        self.kernel_nodes[n] = size(cut)
+        # (the sets holding n are those of its readers through inlined values: a walk
+        # along users that visits only them, not every set)
+        stack, seen = [n], {n}
+        while stack:
+            for u in self.users[stack.pop()]:
+                if u.id not in seen and n in inlined.get(u.id, ()):
+                    seen.add(u.id)
+                    inlined[u.id] = inlined[u.id] - cut
+                    stack.append(u.id)
+        return cut
 
     def _cut_shared(self, parts, inlined, size):
         """While the operands' DAGs together pass the bound, materialize the largest value
@@ -279,9 +305,7 @@ class FusionDecision:
             n = max(shared, key=lambda j: (size(inlined[j]), j))
             if size(inlined[n]) < MAX_KERNEL_NODES / 8:   # (cutting small shares: no gain)
                 break
-            cut = inlined.pop(n)
-            self.materialized.add(n)
-            self.kernel_nodes[n] = size(cut)
+            cut = self._materialize_inlined(n, inlined, size)
             parts = [(p - cut, o) for p, o in parts if o.id != n]
         return parts
 
