@@ -345,15 +345,29 @@ def check_spec(spec, mesh, where, ndim=None):
     return spec
 
 
+# Arrays live in their device's own memory: JAX's default memory kind, and the only one
+# this runtime has (no pinned or unpinned host memory spaces to offload to).
+DEVICE_MEMORY = "device"
+
+
+def _check_memory_kind(kind, who):
+    if kind is not None and kind != DEVICE_MEMORY:
+        raise ValueError(
+            f"{who}: memory_kind={kind!r} is not available: tjit devices address one "
+            f"memory kind, {DEVICE_MEMORY!r} (no host-memory offloading). Leave "
+            f"memory_kind out (or pass {DEVICE_MEMORY!r}).")
+
+
 class NamedSharding:
     """A layout of arrays over ``mesh``: dimension ``i`` is split into equal blocks over
     the mesh axes ``spec[i]``, replicated over the mesh axes ``spec`` does not name, as
     ``jax.sharding.NamedSharding``."""
 
-    def __init__(self, mesh, spec):
+    def __init__(self, mesh, spec, *, memory_kind=None):
         if not isinstance(mesh, Mesh):
             raise TypeError(f"NamedSharding: mesh must be a tjit.sharding.Mesh, got "
                             f"{type(mesh).__name__}")
+        _check_memory_kind(memory_kind, "NamedSharding")
         self.mesh = mesh
         self.spec = check_spec(spec, mesh, "NamedSharding")
         self._index_maps = {}   # global shape -> devices_indices_map (asked every call)
@@ -424,7 +438,7 @@ class NamedSharding:
 
     @property
     def memory_kind(self):
-        return None
+        return DEVICE_MEMORY
 
     def _trimmed_spec(self):
         spec = tuple(self.spec)   # (trailing Nones say nothing: P('x') == P('x', None))
@@ -440,18 +454,20 @@ class NamedSharding:
         return hash((self.mesh, self._trimmed_spec()))
 
     def __repr__(self):
-        return f"NamedSharding(mesh={self.mesh!r}, spec={self.spec!r})"
+        return (f"NamedSharding(mesh={self.mesh!r}, spec={self.spec!r}, "
+                f"memory_kind={self.memory_kind})")
 
 
 class SingleDeviceSharding:
     """The layout of an array held whole by one device, as
     ``jax.sharding.SingleDeviceSharding`` (``x.sharding`` of an ordinary Array)."""
 
-    def __init__(self, device):
+    def __init__(self, device, *, memory_kind=None):
+        _check_memory_kind(memory_kind, "SingleDeviceSharding")
         self._device = device
 
     def __repr__(self):
-        return f"SingleDeviceSharding(device={self._device!r})"
+        return f"SingleDeviceSharding(device={self._device!r}, memory_kind={self.memory_kind})"
 
     def __eq__(self, other):
         return isinstance(other, SingleDeviceSharding) and other._device == self._device
@@ -487,7 +503,7 @@ class SingleDeviceSharding:
 
     @property
     def memory_kind(self):
-        return None
+        return DEVICE_MEMORY
 
 
 class PmapSharding:

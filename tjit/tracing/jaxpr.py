@@ -16,7 +16,6 @@ two interpreters.
 
 import numpy as np
 
-from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray
 from tjit.tracing.core import new_array
 from tjit.tracing.shapes import contains_symbolic, substitute, substitute_params
@@ -195,10 +194,10 @@ def _param_str(v, indent):
         return "\n" + " " * (indent + 2) + inner
     if isinstance(v, tuple) and v and all(isinstance(x, (Jaxpr, ClosedJaxpr)) for x in v):
         return "(" + "".join(_param_str(x, indent) for x in v) + "\n" + " " * indent + ")"
-    if isinstance(v, np.dtype):
-        return dtypes.short_name(v)
+    if isinstance(v, np.dtype):   # dtype parameters by name, as JAX prints them (int32)
+        return v.name
     if isinstance(v, type) and issubclass(v, np.generic):
-        return dtypes.short_name(np.dtype(v))
+        return np.dtype(v).name
     if callable(v) and hasattr(v, "__name__"):
         return v.__name__
     return str(v)
@@ -231,7 +230,7 @@ def pp_jaxpr(jaxpr, indent=0, namer=None):
     ins = " ".join(namer.typed(v) for v in jaxpr.invars)
     head = f"{{ lambda {consts}; {ins}. let"
     eqns = [pp_eqn(e, namer, indent + 4) for e in jaxpr.eqns]
-    outs = " ".join(namer(v) for v in jaxpr.outvars)
+    outs = ", ".join(namer(v) for v in jaxpr.outvars)   # (JAX's commas: "in (b, c)")
     tail = f"in ({outs}{',' if len(jaxpr.outvars) == 1 else ''}) }}"
     one_line = f"{head} {' '.join(eqns)}{' ' if eqns else ''}{tail}"
     if len(eqns) <= 1 and len(one_line) <= 80 and "\n" not in one_line:

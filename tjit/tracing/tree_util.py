@@ -73,8 +73,22 @@ def register_dataclass(nodetype, data_fields=None, meta_fields=None, drop_fields
     return nodetype
 
 
+def _sorted_keys(d):
+    """A dict's keys in the sorted order pytrees use; keys that do not compare (1 and
+    "y") raise JAX's ValueError, naming the keys and the fix, instead of sort's TypeError."""
+    try:
+        return sorted(d)
+    except TypeError as e:
+        shown = ", ".join(f"{k!r} ({type(k).__name__})" for k in list(d)[:8])
+        raise ValueError(
+            "Comparator raised exception while sorting pytree dictionary keys: "
+            f"{e}. The keys were {shown}{', ...' if len(d) > 8 else ''}. A dict in a "
+            "pytree needs keys that sort against each other (e.g. all str or all int); "
+            "use an OrderedDict to keep insertion order instead.") from e
+
+
 def _dict_flatten(d):
-    keys = sorted(d)
+    keys = _sorted_keys(d)
     return [d[k] for k in keys], tuple(keys)
 
 
@@ -87,7 +101,8 @@ register_pytree_node(collections.OrderedDict,
                      lambda d: (list(d.values()), tuple(d.keys())),
                      lambda keys, ch: collections.OrderedDict(zip(keys, ch)))
 register_pytree_node(collections.defaultdict,
-                     lambda d: ([d[k] for k in sorted(d)], (d.default_factory, tuple(sorted(d)))),
+                     lambda d: ([d[k] for k in _sorted_keys(d)],
+                                (d.default_factory, tuple(_sorted_keys(d)))),
                      lambda aux, ch: collections.defaultdict(aux[0], zip(aux[1], ch)))
 
 
@@ -192,7 +207,7 @@ def _flatten(x, leaves, is_leaf):
         leaves.append(x)
         return _LEAF
     if t is dict and _registry[dict] is _DICT_NODE:   # (the common case, inline)
-        keys = sorted(x)
+        keys = _sorted_keys(x)
         return _node(dict, tuple(keys), tuple([_flatten(x[k], leaves, is_leaf)
                                                for k in keys]))
     node = _registry.get(t)
@@ -542,7 +557,7 @@ KeyPath = tuple
 
 
 def _dict_keys_flatten(d):
-    keys = sorted(d)
+    keys = _sorted_keys(d)
     return [(DictKey(k), d[k]) for k in keys], tuple(keys)
 
 
@@ -551,7 +566,7 @@ _keys_registry[type(None)] = lambda _: ((), None)
 _keys_registry[collections.OrderedDict] = lambda d: (
     [(DictKey(k), v) for k, v in d.items()], tuple(d.keys()))
 _keys_registry[collections.defaultdict] = lambda d: (
-    [(DictKey(k), d[k]) for k in sorted(d)], (d.default_factory, tuple(sorted(d))))
+    [(DictKey(k), d[k]) for k in _sorted_keys(d)], (d.default_factory, tuple(_sorted_keys(d))))
 
 
 def keystr(keys, *, simple=False, separator=""):
