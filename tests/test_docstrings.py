@@ -21,7 +21,7 @@ NAMESPACES = ["tjit", "tjit.numpy", "tjit.numpy.linalg", "tjit.numpy.fft", "tjit
               "tjit.scipy.special", "tjit.scipy.stats", "tjit.scipy.linalg",
               "tjit.scipy.optimize", "tjit.scipy.signal", "tjit.scipy.integrate",
               "tjit.scipy.ndimage", "tjit.scipy.fft", "tjit.scipy.sparse.linalg",
-              "tjit.image"] + [
+              "tjit.image", "tjit.experimental.sparse"] + [
     f"tjit.scipy.stats.{n}" for n in tjit.scipy.stats.__all__
     if isinstance(getattr(tjit.scipy.stats, n), types.ModuleType)]
 

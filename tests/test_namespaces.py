@@ -34,6 +34,7 @@ NAMESPACES = {  # namespace -> the submodules it may list
                          "multivariate_normal", "nbinom", "norm", "pareto", "poisson", "t",
                          "truncnorm", "uniform", "vonmises", "wrapcauchy"},
     "tjit.scipy.stats.norm": set(), "tjit.scipy.stats.gamma": set(),
+    "tjit.experimental.sparse": set(),
 }
 
 
