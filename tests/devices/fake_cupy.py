@@ -16,12 +16,22 @@ and ``end_capture`` returns a graph whose ``launch`` replays them (reading the b
 as they are then, as a CUDA graph does). Allocating during a capture raises, and so
 does CuPy's own cuBLAS wrapper (as CuPy 14 does); :class:`RawCublas` (the ctypes
 cuBLAS stand-in) runs on the stream set on its handle.
+
+``strict=True`` also holds the primitives' impls (library steps, eager ops) to what the
+installed CuPy offers (importing CuPy needs no GPU): a ``cupy``/``cupyx`` name CuPy
+lacks raises AttributeError, a NumPy ufunc or function CuPy does not dispatch
+(``__array_ufunc__``/``__array_function__``, e.g. ``scipy.special``'s ufuncs) raises
+TypeError, ``cupyx.scipy.special`` and ``cupyx.scatter_add`` run SciPy's/NumPy's on the
+"device", and ``host_uploads`` counts host arrays copied to the device (``asarray`` of a
+NumPy array): a host round trip of a step that computed on the CPU.
 """
 
 import contextlib
 import ctypes
+import functools
 import itertools
 import math
+import sys
 import types
 
 import numpy as np
@@ -85,6 +95,49 @@ class FakeDeviceArray(np.ndarray):
         if dev:                 # (a view lives where its base does)
             self.device_id = dev
 
+    # (CuPy dispatches a NumPy ufunc or function to its own of that name, or refuses it)
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        fake = self.allocator
+        if fake is not None and fake.strict and not _called_by_numpy() and (
+                ufunc.__name__ not in cupy_names()["cupy"] or
+                ufunc.__name__ not in CUPY_UFUNC_METHODS.get(method, (ufunc.__name__,))):
+            return NotImplemented
+        out = kwargs.get("out")
+        if out is not None:
+            kwargs["out"] = tuple(_plain(o) for o in out)
+        r = getattr(ufunc, method)(*(_plain(x) for x in inputs), **kwargs)
+        if out is not None:
+            return out[0] if len(out) == 1 else out
+        return tuple(self._like(x) for x in r) if type(r) is tuple else self._like(r)
+
+    def _like(self, r):
+        """A ufunc's NumPy result as an array on this array's device."""
+        if type(r) is not np.ndarray:
+            return r
+        r = r.view(FakeDeviceArray)
+        if self.device_id:
+            r.device_id = self.device_id
+        return r
+
+    def __array_function__(self, func, types, args, kwargs):
+        fake = self.allocator
+        if fake is not None and fake.strict:
+            module = ".".join(["cupy"] + func.__module__.split(".")[1:])
+            if func.__name__ not in cupy_names().get(module, ()):
+                return NotImplemented
+        return super().__array_function__(func, types, args, kwargs)
+
+
+def _called_by_numpy():
+    """Whether the ufunc call being dispatched comes from NumPy's own code (``x.any()``,
+    ``np.sort``...: an ndarray method or a function CuPy has, whose NumPy version calls
+    ``logical_or.reduce`` and such), not from the code under test."""
+    return sys._getframe(2).f_globals.get("__name__", "").startswith("numpy")
+
+
+def _plain(x):
+    return x.view(np.ndarray) if isinstance(x, FakeDeviceArray) else x
+
 
 class Pointer:
     """``cupy.cuda.MemoryPointer``: ``ptr``, a device address."""
@@ -120,6 +173,66 @@ class _Device:
 _DEVICE = _Device()
 
 
+#: The ufuncs whose methods CuPy implements (cupy/cupy#7082: ``at``, ``reduce``,
+#: ``accumulate`` and ``reduceat`` for a few; ``outer`` for all): other calls raise.
+CUPY_UFUNC_METHODS = {
+    "at": {"add", "maximum", "minimum", "bitwise_and", "bitwise_or", "bitwise_xor"},
+    "reduce": {"add", "multiply"}, "accumulate": {"add"}, "reduceat": {"add"}}
+
+
+@functools.cache
+def cupy_names():
+    """{module: its public names} of the installed CuPy's ``cupy``, ``cupy.linalg``,
+    ``cupy.fft``, ``cupyx`` and ``cupyx.scipy.special`` (strict mode's reference)."""
+    import importlib
+    mods = ("cupy", "cupy.linalg", "cupy.fft", "cupyx", "cupyx.scipy.special")
+    return {m: frozenset(n for n in dir(importlib.import_module(m)) if not n.startswith("_"))
+            for m in mods}
+
+
+def _device_results(fn):
+    """``fn`` with its array results moved to the "device"."""
+    def on_device(*args, **kwargs):
+        r = fn(*args, **kwargs)
+        if isinstance(r, np.ndarray) and type(r) is not FakeDeviceArray:
+            return _new(r)
+        if isinstance(r, tuple):
+            return tuple(_new(x) if isinstance(x, np.ndarray) else x for x in r)
+        return r
+    return on_device
+
+
+class _Strict(types.ModuleType):
+    """A strict ``cupyx``-style module: the names CuPy's ``module`` has, as ``impls``
+    gives them (on the "device")."""
+
+    def __init__(self, module, impls, **children):
+        super().__init__(f"fake_{module}")
+        self._module, self._impls = module, impls
+        self.__dict__.update(children)
+
+    def __getattr__(self, name):
+        if name.startswith("_") or name not in cupy_names()[self._module]:
+            raise AttributeError(f"module {self._module!r} has no attribute {name!r} "
+                                 f"(fake_cupy strict: not in the installed CuPy)")
+        fn = getattr(self._impls, name)
+        if not callable(fn):
+            return fn
+        return _device_results(lambda *args, **kw: fn(*(_plain(a) for a in args), **kw))
+
+
+def _cupyx_modules():
+    """Strict ``cupyx``, ``cupyx.scipy`` and ``cupyx.scipy.special`` over SciPy/NumPy."""
+    import scipy.special
+    special = _Strict("cupyx.scipy.special", scipy.special)
+    scipy_ns = types.ModuleType("fake_cupyx.scipy")
+    scipy_ns.special = special
+    extras = types.SimpleNamespace(scatter_add=np.add.at, scatter_max=np.maximum.at,
+                                   scatter_min=np.minimum.at)
+    cupyx = _Strict("cupyx", extras, scipy=scipy_ns)
+    return {"cupyx": cupyx, "cupyx.scipy": scipy_ns, "cupyx.scipy.special": special}
+
+
 def _new(data, dtype=None, order="C"):
     data = np.asarray(data, dtype=dtype)
     out = FakeDeviceArray(data.shape, data.dtype)
@@ -136,9 +249,10 @@ class FakeCupy(types.ModuleType):
 
     ndarray = FakeDeviceArray
 
-    def __init__(self, compute=True, devices=1):
+    def __init__(self, compute=True, devices=1, strict=False):
         super().__init__("fake_cupy")
-        self.compute = compute
+        self.compute, self.strict = compute, strict
+        self.host_uploads = 0       # asarray/array of a host NumPy array (strict mode)
         self.launch_devices = []    # the current device of each kernel launch
         self.gemms = 0      # cuBLAS gemm calls (cupy.cublas.gemm and the low-level ones)
         self.allocations = 0
@@ -237,13 +351,19 @@ class FakeCupy(types.ModuleType):
     def get_default_memory_pool():
         return types.SimpleNamespace(total_bytes=lambda: 0, used_bytes=lambda: 0)
 
-    def array(self, a, dtype=None, order="C"):
+    def array(self, a, dtype=None, copy=True, order="C"):
+        self._upload(a)
         return _new(np.array(a, dtype=dtype, order="C"))
 
     def asarray(self, a, dtype=None):
         if type(a) is FakeDeviceArray and (dtype is None or a.dtype == dtype):
             return a
+        self._upload(a)
         return _new(np.asarray(a), dtype)
+
+    def _upload(self, a):
+        if type(a) is np.ndarray and a.size > 1:
+            self.host_uploads += 1
 
     def _gemm(self, transa, transb, a, b, out=None, alpha=1.0, beta=0.0):
         """``cupy.cublas.gemm``: out = alpha * op(a) @ op(b) + beta * out, 2-D, one
@@ -263,9 +383,9 @@ class FakeCupy(types.ModuleType):
             out[...] = acc
         return out
 
-    def copyto(self, dst, src):
+    def copyto(self, dst, src, casting="same_kind", where=True):
         if self.compute:
-            np.copyto(dst, src)
+            np.copyto(dst, src, casting=casting, where=where)
 
     def matmul(self, a, b, out=None):
         if self.compute:
@@ -275,18 +395,17 @@ class FakeCupy(types.ModuleType):
         return out if out is not None else self.empty(shape, np.result_type(a, b))
 
     def __getattr__(self, name):     # everything else: NumPy's, results on the "device"
+        if self.__dict__.get("strict") and name not in cupy_names()["cupy"]:
+            raise AttributeError(f"module 'cupy' has no attribute {name!r} (fake_cupy "
+                                 f"strict: not in the installed CuPy)")
         fn = getattr(np, name)
+        if self.__dict__.get("strict") and name in ("linalg", "fft"):
+            return _Strict(f"cupy.{name}", fn)      # (results on the device, as CuPy's)
         if not callable(fn) or isinstance(fn, type):
             return fn
-
-        def on_device(*args, **kwargs):
-            r = fn(*args, **kwargs)
-            if isinstance(r, np.ndarray) and type(r) is not FakeDeviceArray:
-                return _new(r)
-            if isinstance(r, tuple):
-                return tuple(_new(x) if isinstance(x, np.ndarray) else x for x in r)
-            return r
-        return on_device
+        if self.__dict__.get("strict") and isinstance(fn, np.ufunc):
+            return fn   # (methods kept; results on the device through __array_ufunc__)
+        return _device_results(fn)
 
 
 _stream_ptrs = itertools.count(0x1000)
@@ -526,13 +645,18 @@ class NoopModule(EvaluateModule):
 
 
 @contextlib.contextmanager
-def simulated_gpu(monkeypatch, compute=True, devices=1):
+def simulated_gpu(monkeypatch, compute=True, devices=1, strict=False):
     """Within: the CUDA backend usable, on FakeCupy with ``devices`` GPUs, kernels by
     ``kernel_ir.evaluate`` (``compute=False``: kernels and gemms are launched but
-    compute nothing)."""
+    compute nothing; ``strict``: impls held to the installed CuPy's names, ``cupyx``
+    simulated too)."""
     from tjit.devices import cuda, cuda_blas, cuda_copies
     from tjit.tracing import core
-    fake = FakeCupy(compute, devices)
+    fake = FakeCupy(compute, devices, strict)
+    if strict:
+        cupy_names()    # (read from the real modules before the fakes replace them)
+        for name, module in _cupyx_modules().items():
+            monkeypatch.setitem(sys.modules, name, module)
     monkeypatch.setattr(cuda, "unavailable_reason", lambda: None)
     monkeypatch.setattr(cuda, "_cupy", lambda: fake)
     monkeypatch.setitem(core._DEVICE_ARRAYS, FakeDeviceArray, cuda._Eager(fake))

@@ -73,7 +73,13 @@ from tjit.devices import (
     cuda_pointwise,
 )
 from tjit.devices.executable import Executable
-from tjit.devices.runner import PlanInspection, ProgramRunner, binding_key, solve_sizes
+from tjit.devices.runner import (
+    PlanInspection,
+    ProgramRunner,
+    binding_key,
+    owned_result,
+    solve_sizes,
+)
 from tjit.lower.c import render
 from tjit.tracing import core, transfer_guard
 from tjit.xla_like.compile import compile_program, size_symbols
@@ -201,7 +207,11 @@ class _Eager:
                     transfer_guard.check_host_operand(v, f"the eager op {prim.name}")
         vals = [cp.asarray(v) if isinstance(v, np.ndarray) else v for v in vals]
         with cp.cuda.Device(dev):
-            out = prim.impl(cp, *vals, **params)
+            if prim.host_only:
+                out = on_host(cp, lambda *xs: prim.impl(np, *xs, **params),
+                              prim.multiple_results, vals)
+            else:
+                out = prim.impl(cp, *vals, **params)
             weak = prim.weak_type_rule(*weaks, **params)
             return core.wrap_outputs(prim, out, weak, self.wrap)
 
@@ -220,6 +230,13 @@ class _Eager:
     @staticmethod
     def sync(v):
         v.device.synchronize()
+
+
+def on_host(cp, fn, multiple, vals):
+    """``fn`` (a primitive's impl on NumPy, for a ``host_only`` one) on host copies of the
+    CuPy arrays in ``vals``, its results copied back to the current device."""
+    out = fn(*[v.get() if type(v) is cp.ndarray else v for v in vals])
+    return [cp.asarray(o) for o in out] if multiple else cp.asarray(out)
 
 
 @functools.cache
@@ -354,6 +371,8 @@ class CudaExecutable(PlanInspection, Executable):
         self._oom = _cupy().cuda.memory.OutOfMemoryError
         self._lock = threading.Lock()
         self._last_stream = None    # (the stream the previous call ran on)
+        #: ``host_steps``: runs of host-only primitives (on host copies) so far
+        self.counts = collections.Counter()
 
     def function(self, kernel):
         """The loaded function of ``kernel`` (a RawKernel)."""
@@ -701,7 +720,21 @@ class _CudaRunner(ProgramRunner):
     def library_step(self, s):
         if self.capture:
             raise cuda_graphs.NotCapturable(f"a library call ({s.name})")
-        return super().library_step(s)
+        if s.primitive is None or not s.primitive.host_only:
+            return super().library_step(s)
+        # (a primitive CuPy cannot compute: its NumPy impl on host copies, counted)
+        ins = [self.index[v] for v in s.ins]
+        outs = [(self.index[v], self.shape[v], self.dtype[v]) if v is not None else None
+                for v in s.outs]
+        fn, env, name, cp, counts = s.fn, self.env, s.name, self.cp, self.exe.counts
+
+        def run(vals):
+            res = on_host(cp, lambda *xs: fn(np, env, *xs), True, [vals[k] for k in ins])
+            counts["host_steps"] += 1
+            for o, r in zip(outs, res):
+                if o is not None:
+                    vals[o[0]] = owned_result(cp, r, o[1], o[2], name)
+        return run
 
 
 def _runner_for(prog, exe, env):

@@ -313,11 +313,11 @@ class ProgramRunner:
             for o, r in zip(outs, res):
                 if o is not None:
                     k, shape, dtype = o
-                    vals[k] = _owned(xp, r, shape, dtype, name)
+                    vals[k] = owned_result(xp, r, shape, dtype, name)
         return run
 
 
-def _owned(xp, r, shape, dtype, name):
+def owned_result(xp, r, shape, dtype, name):
     """A library call's result ``r`` as a slot's value: an array of ``shape`` and
     ``dtype``, C-contiguous, that no other slot aliases."""
     r = xp.asarray(r)
@@ -341,5 +341,5 @@ def _one_in_one_out(fn, env, k_in, k_out, shape, dtype, name):
                 r.shape == shape and r.flags.c_contiguous:
             vals[k_out] = r
         else:
-            vals[k_out] = _owned(np, r, shape, dtype, name)
+            vals[k_out] = owned_result(np, r, shape, dtype, name)
     return run

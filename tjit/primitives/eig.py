@@ -31,6 +31,7 @@ _COMPLEX_OF = {np.dtype(np.float32): np.dtype(np.complex64),
                np.dtype(np.complex128): np.dtype(np.complex128)}
 
 eig_p = new_primitive("eig", multiple_results=True)
+eig_p.host_only = "LAPACK geev through NumPy"
 
 
 @eig_p.def_abstract_eval

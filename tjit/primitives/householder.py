@@ -44,6 +44,8 @@ householder_product_p = new_primitive("householder_product")
 ormqr_p = new_primitive("ormqr")
 hessenberg_p = new_primitive("hessenberg", multiple_results=True)
 tridiagonal_p = new_primitive("tridiagonal", multiple_results=True)
+for _p in (geqrf_p, householder_product_p, ormqr_p, hessenberg_p, tridiagonal_p):
+    _p.host_only = "LAPACK through SciPy"
 
 
 # -- shape checks --------------------------------------------------------------------------

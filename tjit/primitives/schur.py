@@ -18,6 +18,7 @@ from tjit.primitives.linalg import _front_batch, _scipy_linalg, check_matrix
 from tjit.tracing.avals import ShapedArray
 
 schur_p = new_primitive("schur", multiple_results=True)
+schur_p.host_only = "LAPACK gees through SciPy"
 
 
 def _abstract(name):

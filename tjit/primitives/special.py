@@ -296,6 +296,11 @@ fresnel_sin_p = _nary("fresnel_sin", 1, _fresnel_part(0))
 fresnel_cos_p = _nary("fresnel_cos", 1, _fresnel_part(1))
 
 wofz_p = new_primitive("wofz")
+# (cupyx.scipy.special, CuPy 14, has none of these SciPy functions)
+for _p, _fn in ((hyp1f1_p, "hyp1f1"), (hyp1f1_grad_p, "hyp1f1"), (hyp2f1_p, "hyp2f1"),
+                (hyp2f1_grad_p, "hyp2f1"), (owens_t_p, "owens_t"),
+                (fresnel_sin_p, "fresnel"), (fresnel_cos_p, "fresnel"), (wofz_p, "wofz")):
+    _p.host_only = f"scipy.special.{_fn}, which cupyx.scipy.special lacks"
 
 
 def _wofz_abstract_eval(z):
