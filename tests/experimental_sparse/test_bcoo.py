@@ -205,3 +205,29 @@ def test_repr_and_properties():
     m = sparse.BCOO.fromdense(jnp.ones((2, 3, 4)), n_batch=1, n_dense=1)
     assert repr(m) == "BCOO(float32[2, 3, 4], nse=3, n_batch=1, n_dense=1)"
     assert (m.ndim, m.size, m.n_sparse, len(m), m.dtype) == (3, 24, 1, 2, np.float32)
+
+
+@pytest.mark.parametrize("shape,n_batch,n_dense", LAYOUTS)
+def test_update_layout_to_fewer_batch_and_dense_dims(rng, shape, n_batch, n_dense):
+    x = _sparse_dense(rng, shape)
+    m = sparse.BCOO.fromdense(x, n_batch=n_batch, n_dense=n_dense)
+    for nb in range(n_batch + 1):
+        for nd in range(n_dense + 1):
+            out = sparse.bcoo_update_layout(m, n_batch=nb, n_dense=nd)
+            assert (out.n_batch, out.n_dense, out.shape) == (nb, nd, shape)
+            np.testing.assert_array_equal(out.todense(), x)
+            if out.indices_sorted:
+                for b in np.ndindex(*out.indices.shape[:nb]):
+                    keys = [tuple(r) for r in np.asarray(out.indices[b])]
+                    assert keys == sorted(keys)
+
+
+def test_update_layout_to_more_dims_is_inefficient():
+    x = np.eye(4, dtype=np.float32)
+    m = sparse.BCOO.fromdense(x)
+    with pytest.raises(sparse.SparseEfficiencyError, match="stores explicit zeros"):
+        m.update_layout(n_batch=1)
+    with pytest.warns(sparse.SparseEfficiencyWarning):
+        out = m.update_layout(n_dense=1, on_inefficient="warn")
+    assert out.n_dense == 1
+    np.testing.assert_array_equal(out.todense(), x)

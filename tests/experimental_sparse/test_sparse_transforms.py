@@ -156,3 +156,19 @@ def test_vmap_over_dense_operand_only(rng):
     vs = rng.standard_normal((3, 5)).astype(np.float32)
     got = tjit.vmap(lambda v: m @ v)(vs)
     np.testing.assert_allclose(got, vs @ x.T.astype(np.float64), rtol=1e-5, atol=1e-5)
+
+
+def test_grad_with_duplicates_and_padding(x64, rng):
+    """Duplicated coordinates each get the full derivative; padding (out-of-bounds) slots
+    get zero, whatever their stored value."""
+    indices = np.array([[0, 1], [2, 0], [0, 1], [3, 0], [1, 4], [1, 2]])   # 2 padding slots
+    data = rng.standard_normal(6)
+    v = rng.standard_normal(3)
+
+    def loss(d, v):
+        return jnp.sum(jnp.cos(sparse.BCOO((d, indices), shape=(3, 3)) @ v))
+
+    gd, gv = tjit.grad(loss, argnums=(0, 1))(data, v)
+    np.testing.assert_allclose(gd, _central_diff(lambda d: loss(d, v), data), atol=1e-8)
+    np.testing.assert_allclose(gv, _central_diff(lambda w: loss(data, w), v), atol=1e-8)
+    assert gd[3] == 0 and gd[4] == 0

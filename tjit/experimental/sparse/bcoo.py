@@ -13,13 +13,14 @@ without rules of their own.
 """
 
 import operator
+import warnings
 
 import numpy as np
 
 import tjit.numpy as jnp
-from tjit import lax
 from tjit.experimental.sparse._base import (
-    JAXSparse, broadcast_batch, concrete_int, nfold_vmap, split_shape)
+    JAXSparse, SparseEfficiencyError, SparseEfficiencyWarning, broadcast_batch, concrete_int,
+    nfold_vmap, split_shape)
 from tjit.tracing.tree_util import register_pytree_node_class
 
 
@@ -154,6 +155,11 @@ class BCOO(JAXSparse):
 
     def astype(self, dtype):
         return self._with_data(self.data.astype(dtype))
+
+    def update_layout(self, *, n_batch=None, n_dense=None, on_inefficient="error"):
+        """Copy with ``n_batch``/``n_dense`` changed (see :func:`bcoo_update_layout`)."""
+        return bcoo_update_layout(self, n_batch=n_batch, n_dense=n_dense,
+                                  on_inefficient=on_inefficient)
 
     def _with_data(self, data):
         """Same indices and flags, new values."""
@@ -481,3 +487,72 @@ def bcoo_concatenate_nse(mats):
     itype = jnp.result_type(*[i for _, i in parts])
     indices = jnp.concatenate([i.astype(itype) for _, i in parts], axis=first.n_batch)
     return BCOO((data, indices), shape=first.shape)
+
+
+# ---------------------------------------------------------------- layout changes
+
+def bcoo_update_layout(mat, *, n_batch=None, n_dense=None, on_inefficient="error"):
+    """``mat`` with ``n_batch`` batch and ``n_dense`` dense dims (as JAX's).
+
+    Fewer batch or dense dims is exact and cheap: those dims become sparse dims (every
+    batch element's entries, or every element of every block, become entries). More of
+    them stores explicit zeros (each batch element keeps the largest per-element count, a
+    block is stored whole): ``on_inefficient`` = ``"error"`` raises
+    :class:`SparseEfficiencyError`, ``"warn"`` warns, None proceeds (through the dense
+    array, so it needs concrete values: not under jit).
+    """
+    n_batch = mat.n_batch if n_batch is None else operator.index(n_batch)
+    n_dense = mat.n_dense if n_dense is None else operator.index(n_dense)
+    if on_inefficient not in ("error", "warn", None):
+        raise ValueError("bcoo_update_layout: on_inefficient must be 'error', 'warn' or "
+                         f"None, got {on_inefficient!r}")
+    if n_batch < 0 or n_dense < 0 or n_batch + n_dense > mat.ndim:
+        raise ValueError(f"bcoo_update_layout: n_batch={n_batch}, n_dense={n_dense} do not "
+                         f"fit an array of shape {mat.shape}")
+    if n_batch > mat.n_batch or n_dense > mat.n_dense:
+        msg = (f"bcoo_update_layout: {mat!r} to n_batch={n_batch}, n_dense={n_dense} stores "
+               "explicit zeros. Fix: pass on_inefficient='warn' or None to do it anyway.")
+        if on_inefficient == "error":
+            raise SparseEfficiencyError(msg)
+        if on_inefficient == "warn":
+            warnings.warn(msg, SparseEfficiencyWarning, stacklevel=2)
+        return bcoo_fromdense(mat.todense(), n_batch=n_batch, n_dense=n_dense,
+                              index_dtype=mat.indices.dtype)
+    out = mat
+    while out.n_dense > n_dense:
+        out = _last_dense_to_sparse(out)
+    while out.n_batch > n_batch:
+        out = _last_batch_to_sparse(out)
+    return out
+
+
+def _last_dense_to_sparse(mat):
+    """The first dense dim becomes the last sparse dim: an entry per element of it."""
+    nb, ns = mat.n_batch, mat.n_sparse
+    data, indices = _full_batch(mat)
+    size = mat.shape[nb + ns]
+    nse = mat.nse * size
+    data = data.reshape(data.shape[:nb] + (nse,) + tuple(data.shape[nb + 2:]))
+    pos = jnp.broadcast_to(jnp.arange(size, dtype=indices.dtype),
+                           indices.shape[:-1] + (size,))[..., None]
+    rep = jnp.broadcast_to(indices[..., None, :], indices.shape[:-1] + (size, ns))
+    indices = jnp.concatenate([rep, pos], axis=-1).reshape(
+        indices.shape[:nb] + (nse, ns + 1))
+    return BCOO((data, indices), shape=mat.shape, indices_sorted=mat.indices_sorted,
+                unique_indices=mat.unique_indices)
+
+
+def _last_batch_to_sparse(mat):
+    """The last batch dim becomes the first sparse dim: its entries are concatenated."""
+    nb = mat.n_batch
+    data, indices = _full_batch(mat)
+    size = mat.shape[nb - 1]
+    nse = size * mat.nse
+    pos = jnp.broadcast_to(jnp.arange(size, dtype=indices.dtype)[:, None, None],
+                           (size, mat.nse, 1))
+    pos = jnp.broadcast_to(pos, indices.shape[:-1] + (1,))
+    indices = jnp.concatenate([pos, indices], axis=-1)
+    indices = indices.reshape(indices.shape[:nb - 1] + (nse, indices.shape[-1]))
+    data = data.reshape(data.shape[:nb - 1] + (nse,) + tuple(data.shape[nb + 1:]))
+    return BCOO((data, indices), shape=mat.shape, indices_sorted=mat.indices_sorted,
+                unique_indices=mat.unique_indices)
