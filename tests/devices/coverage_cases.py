@@ -33,6 +33,7 @@ def extra_cases():
     m = r.standard_normal((4, 4)).astype(F32)
     tall = r.standard_normal((5, 3)).astype(F32)
     x = r.standard_normal((6, 10)).astype(F32)
+    many_ids = r.integers(0, 4, 200).astype(np.int32)
     qr_raw = lambda a: jnp.linalg.qr(a, mode="raw")  # noqa: E731
     C = E.Case
     cases = [
@@ -72,6 +73,15 @@ def extra_cases():
         C("(programs)", "x.at[ids].add(rows)",
           lambda a, i, v: a.at[i].add(v),
           (x, np.array([5, 1, 1], np.int32), np.ones((3, 10), F32))),
+        # (ids repeated past the row scatter's rounds; elementwise scatters: ufunc.at)
+        C("(programs)", "segment_prod, 200 ids", lambda v, i: tjit.ops.segment_prod(v, i, 4),
+          (r.uniform(0.9, 1.1, (200, 3)).astype(F32), many_ids)),
+        C("(programs)", "segment_max, 200 ids", lambda v, i: tjit.ops.segment_max(v, i, 4),
+          (r.standard_normal((200, 3)).astype(F32), many_ids)),
+        C("(programs)", "x.at[i, j].multiply", lambda a: a.at[
+            jnp.array([0, 1, 0]), jnp.array([2, 2, 2])].multiply(3.0), (x,)),
+        C("(programs)", "x.at[i, j].min", lambda a: a.at[
+            jnp.array([0, 1, 0]), jnp.array([2, 2, 2])].min(-3.0), (x,)),
         C("(programs)", "sort rows", lambda a: jnp.sort(a, axis=1), (x,)),
         C("(programs)", "argsort rows", lambda a: jnp.argsort(a, axis=1), (x,)),
     ]

@@ -115,10 +115,33 @@ def test_ufunc_methods_fold_and_scan_match_numpy(gpu, n):
             np.testing.assert_array_equal(np.asarray(got), want, err_msg=f"{name} {axis}")
 
 
+@pytest.mark.parametrize("name", ["multiply", "subtract", "logical_or", "bitwise_xor",
+                                  "maximum"])
+def test_ufunc_methods_at_matches_numpy(gpu, name):
+    rng = np.random.default_rng(7)
+    for n_targets, n in [(1, 1), (3, 17), (5, 64), (40, 33)]:
+        index = rng.integers(0, n_targets, n)
+        if name in ("logical_or",):
+            out, values = rng.random(n_targets) < 0.2, rng.random(n) < 0.2
+        elif name == "bitwise_xor":
+            out, values = (rng.integers(-99, 99, k, dtype=np.int32) for k in (n_targets, n))
+        else:   # (products of numbers near 1 and sums of small integers: exact in float64)
+            out = rng.integers(-3, 4, n_targets).astype(np.float64)
+            values = (2.0 ** rng.integers(-2, 3, n) if name == "multiply"
+                      else rng.integers(-5, 6, n).astype(np.float64))
+        want = out.copy()
+        getattr(np, name).at(want, index, values)
+        got = gpu.asarray(out)
+        ufunc_methods.at(gpu, name, got, gpu.asarray(index), gpu.asarray(values))
+        np.testing.assert_array_equal(np.asarray(got), want, err_msg=f"{n_targets}, {n}")
+
+
 def test_strict_device_refuses_what_cupy_lacks(gpu):
     x = gpu.asarray(np.arange(6, dtype=np.int32))
     with pytest.raises(TypeError):
         np.maximum.accumulate(x)        # (CuPy's accumulate: add only)
+    with pytest.raises(TypeError):
+        np.multiply.at(x, [0, 0], 2)    # (CuPy's at: add, maximum, minimum, bitwise)
     with pytest.raises(TypeError):
         scipy.special.gammaln(x)        # (a SciPy ufunc CuPy does not dispatch)
     with pytest.raises(AttributeError, match="not in the installed CuPy"):

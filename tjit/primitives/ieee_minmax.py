@@ -113,14 +113,14 @@ def combiner(xp, ufunc_name):
 def ufunc_at(xp, ufunc_name, out, flat, values):
     """``ufunc.at(out, flat, values)`` in place, zeros of a max/min signed as by
     :func:`maximum`: the sign of a zero does not depend on the order of the updates."""
-    ufunc = getattr(xp, ufunc_name)
     if ufunc_name not in ("maximum", "minimum") or not _is_float(out):
-        ufunc.at(out, flat, values)
+        ufunc_methods.at(xp, ufunc_name, out, flat, values)
         return
     want_neg = ufunc_name == "minimum"  # the zero that wins: +0 for max, -0 for min
     winner = (out == 0) & (xp.signbit(out) == want_neg)
-    ufunc.at(out, flat, values)
-    xp.logical_or.at(winner, flat, (values == 0) & (xp.signbit(values) == want_neg))
+    ufunc_methods.at(xp, ufunc_name, out, flat, values)
+    ufunc_methods.at(xp, "logical_or", winner, flat,
+                     (values == 0) & (xp.signbit(values) == want_neg))
     zero = out.dtype.type(0)
     win, lose = (-zero, zero) if want_neg else (zero, -zero)
     out[...] = xp.where(out == 0, xp.where(winner, win, lose), out)

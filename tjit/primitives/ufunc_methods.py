@@ -39,3 +39,41 @@ def accumulate(xp, ufunc_name, x, axis):
         r[shift:] = ufunc(r[shift:], r[:-shift])    # (the right side is a new array)
         shift *= 2
     return xp.moveaxis(r, 0, axis)
+
+
+#: ufuncs whose ``at`` every namespace tjit runs impls on has (CuPy's: add, maximum,
+#: minimum and the bitwise ones)
+_NATIVE_AT = frozenset({"add", "maximum", "minimum"})
+
+
+def at(xp, ufunc_name, out, index, values):
+    """``getattr(xp, ufunc_name).at(out, index, values)`` in place, for a 1-D ``out``, a
+    1-D integer ``index`` and ``values`` of its length (or broadcasting to it); the
+    ufunc associative and commutative, or ``subtract``. On another namespace than NumPy,
+    for ufuncs without a native ``at`` there: the updates sorted by target and each
+    target's combined by a segmented scan of ceil(log2 n) steps, then applied once per
+    target. (That groups a target's updates otherwise than NumPy's sequential order: the
+    float bits of a product can differ, as the order of XLA's GPU scatters is
+    unspecified.)"""
+    if xp is np or ufunc_name in _NATIVE_AT:
+        getattr(xp, ufunc_name).at(out, index, values)
+        return
+    if ufunc_name == "subtract":    # (x - a - b is x + -a + -b: IEEE, and modular ints)
+        at(xp, "add", out, index, -xp.asarray(values))
+        return
+    n = index.shape[0]
+    if n == 0:
+        return
+    ufunc = getattr(xp, ufunc_name)
+    order = xp.argsort(index)
+    keys = index[order]
+    vals = xp.broadcast_to(xp.asarray(values), (n,))[order]     # (a copy: fancy index)
+    shift = 1
+    while shift < n:   # vals[i]: the combination of its segment's last 2 * shift values
+        same = keys[shift:] == keys[:-shift]     # (sorted: the same target all between)
+        vals[shift:] = xp.where(same, ufunc(vals[:-shift], vals[shift:]), vals[shift:])
+        shift *= 2
+    last = xp.ones(n, bool)
+    last[:-1] = keys[1:] != keys[:-1]
+    targets = keys[last]
+    out[targets] = ufunc(out[targets], vals[last])
