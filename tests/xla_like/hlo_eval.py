@@ -95,6 +95,8 @@ def evaluate_instr(i, ops, env):
     if op in hlo.ELEMENTWISE:
         return np.asarray(_elementwise(op, ops, i.dtype))
     shape = concrete(i.shape, env)
+    if op == "size":    # (its value wraps into the dtype, as the kernels' conversion does)
+        return np.asarray(concrete((i.attrs["size"],), env)[0]).astype(i.dtype)
     if op == "iota":
         d = i.attrs["dimension"]
         r = np.arange(shape[d], dtype=i.dtype)

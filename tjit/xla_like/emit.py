@@ -190,6 +190,8 @@ class KernelBuilder:
             return K.Op(op, tuple(args), i.dtype)
         if op == "iota":
             return K.IndexValue(maps[i.attrs["dimension"]], i.dtype)
+        if op == "size":    # (an index map with no axes: the size expression itself)
+            return K.IndexValue(K.Affine(i.attrs["size"], (0,) * self.n), i.dtype)
         x = i.operands[0]
         if op == "broadcast":
             zero = K.Affine(0, (0,) * self.n)

@@ -10,6 +10,9 @@ opcode             meaning (attrs)
 parameter          program input (``index``)
 constant           a NumPy array (``value``); rank-0 constants are inlined into kernels
 iota               index along ``dimension``
+size               rank 0, integer: the value of the size expression ``size`` (a sympy
+                   expression of size symbols), which kernels read from their run-time
+                   sizes (a symbolic dim used as a value)
 <elementwise>      every op of ``kernel_ir.UNARY_OPS``/``BINARY_OPS``, ``select``
                    (pred, on_true, on_false), ``convert`` and ``bitcast`` (same-width
                    reinterpretation of the bits); operands have the result's
@@ -56,7 +59,7 @@ ELEMENTWISE = frozenset(kernel_ir.UNARY_OPS) | frozenset(kernel_ir.BINARY_OPS) |
     "select", "convert", "bitcast"}
 #: Ops a fused kernel can compute (everything else is a buffer boundary).
 FUSIBLE = ELEMENTWISE | {"broadcast", "transpose", "rev", "reshape", "slice", "reduce",
-                         "iota", "constant", "take"}
+                         "iota", "size", "constant", "take"}
 #: Dtypes the kernel backends implement; other dtypes go through library calls.
 KERNEL_DTYPES = frozenset(np.dtype(t) for t in (
     np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,

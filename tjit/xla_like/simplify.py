@@ -98,6 +98,12 @@ over no axes
 ``dot(transpose(a), b)``              -> the permutation folded into the dimension numbers
                                       when it keeps the free dims in order: BLAS reads the
                                       operand strided (transposed) instead of a copy
+sum of an integer scalar constant     ``reduce_sum(c)`` over axes of ``n`` elements in all ->
+                                      ``c * n`` (wrapping, as the sum wraps): a constant, or
+                                      for a symbolic ``n`` a ``size`` op, the value of the
+                                      size expression that kernels read from their run-time
+                                      sizes (``x.shape[0]`` used as a value: ``dim_value``'s
+                                      sum of ones, ``mean``'s count) instead of a reduction
 full reduction of a large array       ``reduce(x, all axes)`` -> ``reduce(reduce(x, trailing
                                       axes), 0)`` (rank 1: reshaped to rows first, when the
                                       size has a suitable divisor), so the big pass is a row
@@ -124,6 +130,7 @@ import functools
 import numpy as np
 
 from tjit.primitives.base import REGISTRY
+from tjit.tracing import dtypes
 from tjit.xla_like import hlo
 from tjit.xla_like.fusion import unit_only_reshape
 from tjit.xla_like.target import CPU, SPLIT_REDUCE_MIN_ROW
@@ -262,9 +269,11 @@ def _cse_key(i):
         if k == "value":
             v = np.asarray(v)
             # big arrays are only merged with themselves: no copy of their bytes per round
-            v = (v.dtype.str, v.shape, v.tobytes() if v.nbytes <= CSE_BYTES else id(v))
+            v = (dtypes.key(v.dtype), v.shape,
+                 v.tobytes() if v.nbytes <= CSE_BYTES else id(v))
         attrs.append((k, v))
-    key = (i.opcode, tuple(o.id for o in i.operands), i.shape, i.dtype.str, tuple(attrs))
+    key = (i.opcode, tuple(o.id for o in i.operands), i.shape, dtypes.key(i.dtype),
+           tuple(attrs))
     try:
         hash(key)
     except TypeError:  # an attr we cannot compare safely
@@ -760,6 +769,24 @@ def dot_as_reduce(i, b):
     prod = b.add("mul", (lt, rt), full, dt)
     red = b.add("reduce", (prod,), tuple(i.shape), dt, axes=contract, monoid="sum")
     return b.convert(red, i.dtype)
+
+
+@rule("reduce")
+def sum_of_int_constant(i, b):
+    x, = i.operands
+    c = scalar_value(x)
+    if i.attrs["monoid"] != "sum" or c is None or x.dtype.kind not in "iu" or \
+            i.dtype != x.dtype:
+        return None
+    n = 1
+    for a in i.attrs["axes"]:
+        n = n * x.shape[a]
+    if type(n) is int:      # (c * n modulo 2**bits, as the sum)
+        return b.full(np.asarray(int(c) * n % (1 << 64), np.uint64).astype(i.dtype), i)
+    count = b.add("size", (), (), i.dtype, size=n)
+    if int(c) != 1:
+        count = b.op("mul", b.constant(np.asarray(c, i.dtype)), count)
+    return b.broadcast(count, i.shape, ()) if i.shape else count
 
 
 @rule("reduce")
