@@ -33,7 +33,7 @@ import threading
 import numpy as np
 
 from tjit.devices import (array_args, backend, blas, control_flow, cpu_cumulative,
-                          cpu_fill_copy, cpu_scatter, cpu_top_k, cpu_trsm, helpers_ahead,
+                          cpu_fill_copy, cpu_lapack, cpu_scatter, cpu_top_k, helpers_ahead,
                           kernel_cache, rebind_code)
 from tjit.devices.array_args import data_pointer as _ptr
 from tjit.devices.executable import Executable
@@ -222,7 +222,7 @@ class _Runner(ProgramRunner):
         self.control_runners = {}   # id(control step) -> its bodies' runners
         self._launches = {}   # id(kernel) -> (sizes array, extent, split across threads?)
         self.gemms = {}       # id(dot step) -> its GemmCall, or None (np.matmul)
-        self.native_calls = {}  # id(library step) -> its native call (cpu_trsm.TrsmCall)
+        self.native_calls = {}  # id(library step) -> its native call (cpu_lapack.NativeCall)
         # id(step) -> what re-binds its closure: a rebind_code.KernelBinding, or a dot
         # step's bind() (None: a step prepared anew per binding)
         self._binder_of = {}
@@ -568,10 +568,10 @@ class _Runner(ProgramRunner):
     def library_step(self, s):
         # a scatter of whole rows runs as a compiled loop over its ids (cpu_scatter), a
         # top_k along the last axis as a compiled selection per row (cpu_top_k),
-        # a cumulative op as a compiled scan (cpu_cumulative), a triangular solve as a
-        # native trsm call (cpu_trsm)
+        # a cumulative op as a compiled scan (cpu_cumulative), a small triangular solve
+        # or cholesky as a native LAPACK call (cpu_lapack)
         return cpu_scatter.row_scatter_step(self, s) or cpu_top_k.top_k_step(self, s) or \
-            cpu_cumulative.cumulative_step(self, s) or cpu_trsm.trsm_step(self, s) or \
+            cpu_cumulative.cumulative_step(self, s) or cpu_lapack.lapack_step(self, s) or \
             super().library_step(s)
 
     def control_step(self, s):

@@ -1,14 +1,15 @@
-"""``triangular_solve`` steps on the CPU as native trsm calls (``devices/cpu_trsm.py``):
-the same bits as the primitive's NumPy implementation (the reference interpreter),
-close to NumPy float64 solves of the triangle, and loops of them run by the native
-driver (``native_loop``)."""
+"""``triangular_solve`` and ``cholesky`` steps on the CPU as native LAPACK calls
+(``devices/cpu_lapack.py``): the same bits as the primitives' NumPy implementations (the
+reference interpreter), close to NumPy float64 solves and factors, and loops of them run
+by the native driver (``native_loop``)."""
 
 import numpy as np
 import pytest
 
 import tjit
+import tjit.numpy as jnp
 from tjit import lax
-from tjit.devices import cpu_trsm, native_loop
+from tjit.devices import cpu_lapack, native_loop
 from tjit.lax import linalg as tl
 from tjit.tracing.jaxpr import eval_jaxpr_reference
 
@@ -48,15 +49,15 @@ def loops(monkeypatch):
 
 @pytest.fixture
 def served(monkeypatch):
-    """The steps prepared by cpu_trsm: its closure, or None where it declined."""
+    """The library steps cpu_lapack was asked for: its closure, or None where it declined."""
     seen = []
-    real = cpu_trsm.trsm_step
+    real = cpu_lapack.lapack_step
 
     def record(runner, s):
         run = real(runner, s)
         seen.append(run)
         return run
-    monkeypatch.setattr(cpu_trsm, "trsm_step", record)
+    monkeypatch.setattr(cpu_lapack, "lapack_step", record)
     return seen
 
 
@@ -114,10 +115,10 @@ def test_loop_whose_carry_is_the_solution(x64, loops):
 
 def test_steps_the_shim_does_not_serve_keep_the_numpy_implementation(x64):
     n = 130       # n * k above MAX_ELEMENTS
-    k = cpu_trsm.MAX_ELEMENTS // n + 1
+    k = cpu_lapack.MAX_ELEMENTS // n + 1
     a = _triangle(n, True, False)
     b = RNG.standard_normal((n, k))
-    assert cpu_trsm.TrsmCall.build(a.shape, b.shape, b.dtype, True, False, False) is None
+    assert cpu_lapack.trsm_call(a.shape, b.shape, b.dtype, True, False, False) is None
     got = tjit.jit(lambda a, b: tl.triangular_solve(a, b, left_side=True, lower=True))(a, b)
     np.testing.assert_allclose(np.asarray(got), _numpy_solve(a, b, True, False, False),
                                rtol=1e-10)
@@ -126,7 +127,7 @@ def test_steps_the_shim_does_not_serve_keep_the_numpy_implementation(x64):
     b = RNG.standard_normal((4, 6))
     got = tjit.jit(lambda a, b: tl.triangular_solve(a, b, left_side=False, lower=True))(a, b)
     np.testing.assert_allclose(np.asarray(got) @ np.tril(a), b, rtol=1e-10, atol=1e-12)
-    assert cpu_trsm.TrsmCall.build((6, 6), (6, 4), np.float16, True, False, False) is None
+    assert cpu_lapack.trsm_call((6, 6), (6, 4), np.float16, True, False, False) is None
 
 
 def test_zero_on_the_diagonal_gives_non_finite_values_not_an_error(x64, served):
@@ -138,3 +139,52 @@ def test_zero_on_the_diagonal_gives_non_finite_values_not_an_error(x64, served):
     assert served and served[-1] is not None
     np.testing.assert_allclose(got[:2], np.linalg.solve(a[:2, :2], b[:2]), rtol=1e-12)
     assert not np.isfinite(got[2:]).any()
+
+
+def _spd(n, batch=(), dtype=np.float64):
+    a = RNG.standard_normal(batch + (n, n))
+    return (a @ np.swapaxes(a, -1, -2) + n * np.eye(n)).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("batch", [(), (2, 3)])
+def test_compiled_cholesky_has_the_reference_bits(x64, served, dtype, batch):
+    x = _spd(11, batch, dtype)
+    x = x + np.triu(np.full(x.shape, 7.0, dtype), 1)    # (only the lower triangle is read)
+    f = lax.linalg.cholesky
+    got = np.asarray(tjit.jit(lambda x: f(x, symmetrize_input=False))(x))
+    assert served and all(run is not None for run in served)
+    closed = tjit.make_jaxpr(lambda x: f(x, symmetrize_input=False))(x)
+    (ref,) = eval_jaxpr_reference(closed.jaxpr, closed.consts, [x])
+    assert got.dtype == dtype
+    np.testing.assert_array_equal(got, np.asarray(ref))
+    tol = 1e-5 if dtype == np.float32 else 1e-13
+    np.testing.assert_allclose(got, np.linalg.cholesky(np.tril(x) + np.swapaxes(
+        np.tril(x, -1), -1, -2).astype(np.float64)), rtol=tol, atol=tol)
+
+
+def test_matrices_that_are_not_positive_definite_give_nan_below_and_zeros_above(x64, served):
+    x = _spd(5, (3,))
+    x[1] = -x[1]
+    got = np.asarray(tjit.jit(lambda x: lax.linalg.cholesky(x))(x))
+    assert served and served[-1] is not None
+    np.testing.assert_allclose(got[[0, 2]], np.linalg.cholesky(x[[0, 2]]), rtol=1e-13)
+    assert np.isnan(np.tril(got[1])[np.tril_indices(5)]).all()
+    assert (np.triu(got[1], 1) == 0).all()
+
+
+def test_loop_of_factorizations_runs_natively_and_matches_numpy(x64, loops):
+    spd = _spd(10)
+    b = RNG.standard_normal((10, 3))
+
+    def step(m, c):
+        return jnp.linalg.cholesky(m + c[:1, :1] ** 2)[:, :3] * 0.5 + c * 0.5
+
+    got = np.asarray(tjit.jit(lambda m, c: lax.fori_loop(
+        0, 6, lambda i, c: step(m, c), c))(spd, b))
+    assert loops and all(loop is not None for loop in loops)
+    ref = b.copy()
+    for _ in range(6):
+        ref = np.linalg.cholesky(spd + ref[0, 0] ** 2)[:, :3] * 0.5 + ref * 0.5
+    np.testing.assert_allclose(got, ref, rtol=1e-12)
+    assert cpu_lapack.potrf_call((200, 200), np.float64) is None    # (above MAX_ELEMENTS)

@@ -1,0 +1,339 @@
+"""Small ``triangular_solve`` and ``cholesky`` steps on the CPU as one native call each.
+
+The primitives' NumPy implementations call SciPy's ``trtrs`` wrapper and NumPy's
+``cholesky``: a few microseconds of Python a call (the wrappers' checks and copies, the
+OpenBLAS thread limit, the results' conversions), which is most of a small problem's
+time, and they keep every loop with such a step in the Python loop of
+``control_flow``. Here such a library step (float32/float64, at most
+:data:`MAX_ELEMENTS` elements per matrix; ``a`` on the left for a solve) is a shim in
+LLVM IR with the kernel ABI, ``(args = (operands..., out), sizes, start, end)`` over
+the batch entries, which calls NumPy's OpenBLAS (the ILP64 build NumPy's wheels ship,
+as ``blas.py``'s gemm shim does, on one OpenBLAS thread): ``cblas_?trsm`` and
+``LAPACKE_dpotrf_work``. The runner calls it through ctypes, and ``native_loop`` takes
+it into a loop's call table like a gemm, so a ``fori_loop`` of small solves or
+factorizations runs without Python between iterations.
+
+Same bits as the NumPy implementations, which make the same calls on the same layouts:
+
+* solve: SciPy's ``trtrs`` on a C-ordered ``a`` solves with its Fortran view (``a``
+  transposed, the triangle and the transpose flag flipped) against ``b`` copied to
+  Fortran order, then calls ``trsm``; the shim transposes ``b`` into a stack buffer,
+  calls ``trsm`` so, and transposes the solution back into ``out``. One difference:
+  ``trtrs`` refuses an exact zero on the diagonal and the NumPy implementation then
+  substitutes row by row, while ``trsm`` divides by it (as JAX's kernel does); both give
+  IEEE infinities and NaNs from there, not necessarily at the same elements.
+* cholesky: NumPy copies the matrix to Fortran order (float32 converted to float64:
+  NumPy's linalg computes single precision in double), calls ``dpotrf`` on the lower
+  triangle and zeroes the upper one; so does the shim. A matrix that is not positive
+  definite gives NaN on its lower triangle and zeros above (the implementation's, and
+  JAX's, result).
+"""
+
+import ctypes
+
+import numpy as np
+
+from tjit.devices import disk_cache
+from tjit.devices.array_args import c_contiguous, data_pointer
+from tjit.devices.lazy import Lazy, LazyByKey
+from tjit.devices.threads import as_kernel
+from tjit.primitives.lapack_threads import numpy_openblas
+
+#: Elements per matrix (of ``b`` for a solve) up to which the shims serve (their stack
+#: buffer: 128 KiB of float64); larger problems keep the NumPy implementations, whose
+#: Python costs little beside them.
+MAX_ELEMENTS = 1 << 14
+
+_COL_MAJOR, _LEFT, _UPPER, _LOWER = 102, 141, 121, 122
+_NO_TRANS, _TRANS, _NON_UNIT, _UNIT = 111, 112, 131, 132
+
+_TRSM_FIELDS = ("trsm", "set_threads", "uplo", "trans", "diag", "n", "k", "stride_a",
+                "stride_b")
+_POTRF_FIELDS = ("potrf", "set_threads", "n")
+
+# OpenBLAS on one thread around a shim's calls (restored unless it was 1: another
+# block's or the user's setting, as in blas.py)
+_ENTER = """  %setl = inttoptr i64 %f_set_threads to ptr
+  %old = call i32 %setl(i32 1)"""
+_LEAVE = """  %was_one = icmp eq i32 %old, 1
+  br i1 %was_one, label %left, label %restore
+restore:
+  %restored = call i32 %setl(i32 %old)
+  br label %left
+left:
+  ret void"""
+
+_TRSM_IR = r"""
+define void @tjit_trsm_{T}(ptr noalias %args, ptr noalias %sz, i64 %start, i64 %end) {
+entry:
+{loads}
+  %ap = load ptr, ptr %args
+  %bpp = getelementptr ptr, ptr %args, i64 1
+  %bp = load ptr, ptr %bpp
+  %opp = getelementptr ptr, ptr %args, i64 2
+  %op = load ptr, ptr %opp
+  %trsm = inttoptr i64 %f_trsm to ptr
+  %uplo = trunc i64 %f_uplo to i32
+  %trans = trunc i64 %f_trans to i32
+  %diag = trunc i64 %f_diag to i32
+  %nk = mul i64 %f_n, %f_k
+  %tmp = alloca {T}, i64 %nk, align 64
+{ENTER}
+  %any = icmp slt i64 %start, %end
+  br i1 %any, label %matrix, label %done
+matrix:
+  %b = phi i64 [ %start, %entry ], [ %bn, %copied_back ]
+  %ia = mul i64 %b, %f_stride_a
+  %ib = mul i64 %b, %f_stride_b
+  %pa = getelementptr {T}, ptr %ap, i64 %ia
+  %pb = getelementptr {T}, ptr %bp, i64 %ib
+  %po = getelementptr {T}, ptr %op, i64 %ib
+  br label %to_fortran
+to_fortran:                       ; tmp[i + j n] = b[i k + j]
+  %t = phi i64 [ 0, %matrix ], [ %t1, %to_fortran ]
+  %ti = udiv i64 %t, %f_k
+  %tj = urem i64 %t, %f_k
+  %tjn = mul i64 %tj, %f_n
+  %tf = add i64 %ti, %tjn
+  %src = getelementptr {T}, ptr %pb, i64 %t
+  %v = load {T}, ptr %src
+  %dst = getelementptr {T}, ptr %tmp, i64 %tf
+  store {T} %v, ptr %dst
+  %t1 = add i64 %t, 1
+  %more_t = icmp slt i64 %t1, %nk
+  br i1 %more_t, label %to_fortran, label %solve
+solve:
+  call void %trsm(i32 {COL_MAJOR}, i32 {LEFT}, i32 %uplo, i32 %trans, i32 %diag, i64 %f_n,
+                  i64 %f_k, {T} 1.0, ptr %pa, i64 %f_n, ptr %tmp, i64 %f_n)
+  br label %to_c
+to_c:                             ; out[i k + j] = tmp[i + j n]
+  %u = phi i64 [ 0, %solve ], [ %u1, %to_c ]
+  %ui = udiv i64 %u, %f_k
+  %uj = urem i64 %u, %f_k
+  %ujn = mul i64 %uj, %f_n
+  %uf = add i64 %ui, %ujn
+  %from = getelementptr {T}, ptr %tmp, i64 %uf
+  %w = load {T}, ptr %from
+  %to = getelementptr {T}, ptr %po, i64 %u
+  store {T} %w, ptr %to
+  %u1 = add i64 %u, 1
+  %more_u = icmp slt i64 %u1, %nk
+  br i1 %more_u, label %to_c, label %copied_back
+copied_back:
+  %bn = add i64 %b, 1
+  %more_b = icmp slt i64 %bn, %end
+  br i1 %more_b, label %matrix, label %done
+done:
+{LEAVE}
+}
+"""
+
+_POTRF_IR = r"""
+define void @tjit_potrf_{T}(ptr noalias %args, ptr noalias %sz, i64 %start, i64 %end) {
+entry:
+{loads}
+  %ap = load ptr, ptr %args
+  %opp = getelementptr ptr, ptr %args, i64 1
+  %op = load ptr, ptr %opp
+  %potrf = inttoptr i64 %f_potrf to ptr
+  %nn = mul i64 %f_n, %f_n
+  %tmp = alloca double, i64 %nn, align 64
+{ENTER}
+  %any = icmp slt i64 %start, %end
+  br i1 %any, label %matrix, label %done
+matrix:
+  %b = phi i64 [ %start, %entry ], [ %bn, %copied_back ]
+  %ib = mul i64 %b, %nn
+  %pa = getelementptr {T}, ptr %ap, i64 %ib
+  %po = getelementptr {T}, ptr %op, i64 %ib
+  br label %to_fortran
+to_fortran:                       ; tmp[i + j n] = a[i n + j] (as float64)
+  %t = phi i64 [ 0, %matrix ], [ %t1, %to_fortran ]
+  %ti = udiv i64 %t, %f_n
+  %tj = urem i64 %t, %f_n
+  %tjn = mul i64 %tj, %f_n
+  %tf = add i64 %ti, %tjn
+  %src = getelementptr {T}, ptr %pa, i64 %t
+  %v = load {T}, ptr %src
+  %vd = {TO_DOUBLE} {T} %v to double
+  %dst = getelementptr double, ptr %tmp, i64 %tf
+  store double %vd, ptr %dst
+  %t1 = add i64 %t, 1
+  %more_t = icmp slt i64 %t1, %nn
+  br i1 %more_t, label %to_fortran, label %factor
+factor:                           ; LAPACKE_dpotrf_work(col major, 'L', n, tmp, n)
+  %info = call i64 %potrf(i32 {COL_MAJOR}, i8 signext 76, i64 %f_n, ptr %tmp, i64 %f_n)
+  %ok = icmp eq i64 %info, 0
+  %below = select i1 %ok, {T} 0.0, {T} 0x7FF8000000000000
+  br label %to_c
+to_c:                             ; out[i n + j] = tmp[i + j n] (j <= i), 0 above
+  %u = phi i64 [ 0, %factor ], [ %u1, %to_c ]
+  %ui = udiv i64 %u, %f_n
+  %uj = urem i64 %u, %f_n
+  %ujn = mul i64 %uj, %f_n
+  %uf = add i64 %ui, %ujn
+  %from = getelementptr double, ptr %tmp, i64 %uf
+  %wd = load double, ptr %from
+  %w = {FROM_DOUBLE} double %wd to {T}
+  %lower = icmp ule i64 %uj, %ui
+  %factor_or_nan = select i1 %ok, {T} %w, {T} %below
+  %x = select i1 %lower, {T} %factor_or_nan, {T} 0.0
+  %to = getelementptr {T}, ptr %po, i64 %u
+  store {T} %x, ptr %to
+  %u1 = add i64 %u, 1
+  %more_u = icmp slt i64 %u1, %nn
+  br i1 %more_u, label %to_c, label %copied_back
+copied_back:
+  %bn = add i64 %b, 1
+  %more_b = icmp slt i64 %bn, %end
+  br i1 %more_b, label %matrix, label %done
+done:
+{LEAVE}
+}
+"""
+
+_TYPES = {np.dtype(np.float32): ("float", "s"), np.dtype(np.float64): ("double", "d")}
+_ROUTINES = {"trsm": (_TRSM_IR, _TRSM_FIELDS, "scipy_cblas_{c}trsm64_"),
+             "potrf": (_POTRF_IR, _POTRF_FIELDS, "scipy_LAPACKE_dpotrf_work64_")}
+# (value conversions around potrf's float64 buffer; a bitcast to the same type is none)
+_TO_DOUBLE = {"float": ("fpext", "fptrunc"), "double": ("bitcast", "bitcast")}
+
+
+def _symbol(lib, name):
+    try:
+        return ctypes.cast(getattr(lib, name), ctypes.c_void_p).value
+    except AttributeError:
+        return None
+
+
+def _load_blas():
+    """(set-threads address, {(routine, dtype): address}) of NumPy's OpenBLAS, or None
+    where it (or one of the routines) was not found."""
+    lib = numpy_openblas()
+    if lib is None:
+        return None
+    set_threads = _symbol(lib, "openblas_set_num_threads_local")
+    routines = {(r, dt): _symbol(lib, symbol.format(c=c))
+                for r, (_, _, symbol) in _ROUTINES.items() for dt, (_, c) in _TYPES.items()}
+    if set_threads is None or None in routines.values():
+        return None
+    return set_threads, routines
+
+
+def _load_shim(key):
+    routine, dtype = key
+    ir, fields, _ = _ROUTINES[routine]
+    llvm_type = _TYPES[dtype][0]
+    loads = "\n".join(
+        f"  %p_{f} = getelementptr i64, ptr %sz, i64 {n}\n  %f_{f} = load i64, ptr %p_{f}"
+        for n, f in enumerate(fields))
+    text = (ir.replace("{loads}", loads).replace("{ENTER}", _ENTER)
+            .replace("{LEAVE}", _LEAVE).replace("{T}", llvm_type)
+            .replace("{TO_DOUBLE}", _TO_DOUBLE[llvm_type][0])
+            .replace("{FROM_DOUBLE}", _TO_DOUBLE[llvm_type][1])
+            .replace("{COL_MAJOR}", str(_COL_MAJOR)).replace("{LEFT}", str(_LEFT)))
+    name = f"tjit_{routine}_{llvm_type}"
+    # ('explicit': loops around a library call, nothing worth vectorizing)
+    return disk_cache.load_or_compile(text, [name], "lapack-shim", profile="explicit")[name]
+
+
+_BLAS = Lazy(_load_blas)
+_SHIMS = LazyByKey(_load_shim)
+
+
+class NativeCall:
+    """One library step at fixed shapes: ``fn`` (a shim's address), ``sizes`` (its
+    fields) and ``end`` (the batch entries), the kernel ABI's pieces ``native_loop``
+    puts in a call table; ``call(*operands, out)`` runs it through ctypes."""
+
+    def __init__(self, fn, sizes, end, n_args):
+        self.fn, self.sizes, self.end = fn, sizes, end
+        self.kernel = as_kernel(fn)
+        self.argv = (ctypes.c_void_p * n_args)()
+
+    def __call__(self, *arrays):
+        argv = self.argv
+        for k, a in enumerate(arrays):
+            argv[k] = data_pointer(a)
+        self.kernel(argv, self.sizes, 0, self.end)
+        return arrays[-1]
+
+
+def _batch(shape):
+    return int(np.prod(shape[:-2], dtype=np.int64))
+
+
+def trsm_call(a_shape, b_shape, dtype, lower, transpose_a, unit_diagonal):
+    """The call solving ``a`` (..., n, n) on the left of ``b`` (..., n, k): args (a, b,
+    out); None where the shim does not serve (dtype, sizes, no OpenBLAS)."""
+    dtype = np.dtype(dtype)
+    if dtype not in _TYPES or not all(type(d) is int for d in a_shape + b_shape):
+        return None
+    n, k = b_shape[-2:]
+    batch = _batch(b_shape)
+    if n * k == 0 or batch == 0 or n * k > MAX_ELEMENTS or _BLAS.get() is None:
+        return None
+    set_threads, routines = _BLAS.get()
+    # (trtrs's call on the Fortran view of a C-ordered a: the triangle and the
+    # transpose flag flip)
+    sizes = (ctypes.c_int64 * len(_TRSM_FIELDS))(
+        routines["trsm", dtype], set_threads, _UPPER if lower else _LOWER,
+        _NO_TRANS if transpose_a else _TRANS, _UNIT if unit_diagonal else _NON_UNIT,
+        n, k, n * n, n * k)
+    return NativeCall(_SHIMS.get(("trsm", dtype)), sizes, batch, 3)
+
+
+def potrf_call(shape, dtype):
+    """The call factoring the (..., n, n) matrices' lower triangles: args (x, out); None
+    where the shim does not serve."""
+    dtype = np.dtype(dtype)
+    if dtype not in _TYPES or not all(type(d) is int for d in shape):
+        return None
+    n, batch = shape[-1], _batch(shape)
+    if n == 0 or batch == 0 or n * n > MAX_ELEMENTS or _BLAS.get() is None:
+        return None
+    set_threads, routines = _BLAS.get()
+    sizes = (ctypes.c_int64 * len(_POTRF_FIELDS))(routines["potrf", dtype], set_threads, n)
+    return NativeCall(_SHIMS.get(("potrf", dtype)), sizes, batch, 2)
+
+
+def _trsm_step_call(runner, s):
+    a_v, b_v = s.ins
+    p = s.params
+    if not p["left_side"] or runner.dtype[a_v] != runner.dtype[b_v]:
+        return None
+    return trsm_call(tuple(runner.shape[a_v]), tuple(runner.shape[b_v]), runner.dtype[b_v],
+                     p["lower"], p["transpose_a"], p["unit_diagonal"])
+
+
+def _potrf_step_call(runner, s):
+    (x_v,) = s.ins
+    return potrf_call(tuple(runner.shape[x_v]), runner.dtype[x_v])
+
+
+_STEP_CALLS = {"triangular_solve": _trsm_step_call, "cholesky": _potrf_step_call}
+
+
+def lapack_step(runner, s):
+    """The closure ``run(vals)`` of library step ``s`` as a :class:`NativeCall` on
+    ``runner`` (a CPU runner at a size binding; the call is recorded in its
+    ``native_calls`` for ``native_loop``), or None when ``s`` is not a step a shim
+    serves."""
+    make = _STEP_CALLS.get(s.name)
+    if make is None or s.params is None or len(s.outs) != 1 or s.outs[0] is None:
+        return None
+    call = make(runner, s)
+    if call is None:
+        return None
+    runner.native_calls[id(s)] = call
+    ins = [runner.index[v] for v in s.ins]
+    (out_v,) = s.outs
+    k_out, out_shape, dtype = runner.index[out_v], runner.shape[out_v], runner.dtype[out_v]
+
+    def run(vals):     # (a fresh result, as any library step's)
+        out = np.empty(out_shape, dtype)
+        vals[k_out] = call(*[c_contiguous(vals[k]) for k in ins], out)
+    return run
+
+
+__all__ = ["MAX_ELEMENTS", "NativeCall", "lapack_step", "potrf_call", "trsm_call"]
