@@ -181,18 +181,38 @@ CUPY_UFUNC_METHODS = {
 
 
 @functools.cache
-def cupy_names():
-    """{module: its public names} of the installed CuPy's ``cupy``, ``cupy.linalg``,
-    ``cupy.fft``, ``cupyx`` and ``cupyx.scipy.special`` (strict mode's reference)."""
+def _cupy_modules():
+    """The installed CuPy's ``cupy``, ``cupy.linalg``, ``cupy.fft``, ``cupyx`` and
+    ``cupyx.scipy.special`` (strict mode's reference; importing them needs no GPU)."""
     import importlib
-    mods = ("cupy", "cupy.linalg", "cupy.fft", "cupyx", "cupyx.scipy.special")
-    return {m: frozenset(n for n in dir(importlib.import_module(m)) if not n.startswith("_"))
-            for m in mods}
+    return {m: importlib.import_module(m) for m in (
+        "cupy", "cupy.linalg", "cupy.fft", "cupyx", "cupyx.scipy.special")}
 
 
-def _device_results(fn):
-    """``fn`` with its array results moved to the "device"."""
+@functools.cache
+def cupy_names():
+    """{module: its public names} of :func:`_cupy_modules`."""
+    return {m: frozenset(n for n in dir(mod) if not n.startswith("_"))
+            for m, mod in _cupy_modules().items()}
+
+
+@functools.cache
+def cupy_signature(module, name):
+    """The signature of the installed CuPy's ``module.name``, or None (a ufunc, a
+    compiled function without one)."""
+    import inspect
+    try:
+        return inspect.signature(getattr(_cupy_modules()[module], name))
+    except (TypeError, ValueError, AttributeError):
+        return None
+
+
+def _device_results(fn, signature=None):
+    """``fn`` with its array results moved to the "device" (its arguments first bound
+    to ``signature``, CuPy's: an argument CuPy does not take raises TypeError)."""
     def on_device(*args, **kwargs):
+        if signature is not None:
+            signature.bind(*args, **kwargs)
         r = fn(*args, **kwargs)
         if isinstance(r, np.ndarray) and type(r) is not FakeDeviceArray:
             return _new(r)
@@ -218,7 +238,8 @@ class _Strict(types.ModuleType):
         fn = getattr(self._impls, name)
         if not callable(fn):
             return fn
-        return _device_results(lambda *args, **kw: fn(*(_plain(a) for a in args), **kw))
+        return _device_results(lambda *args, **kw: fn(*(_plain(a) for a in args), **kw),
+                               cupy_signature(self._module, name))
 
 
 def _cupyx_modules():
@@ -405,7 +426,8 @@ class FakeCupy(types.ModuleType):
             return fn
         if self.__dict__.get("strict") and isinstance(fn, np.ufunc):
             return fn   # (methods kept; results on the device through __array_ufunc__)
-        return _device_results(fn)
+        return _device_results(fn, cupy_signature("cupy", name)
+                               if self.__dict__.get("strict") else None)
 
 
 _stream_ptrs = itertools.count(0x1000)
