@@ -70,3 +70,51 @@ def test_single_device_sharding_names_its_memory_kind():
     s = jax.sharding.NamedSharding(mesh, jax.P("x"))
     assert s.memory_kind == "device" and repr(s).endswith("memory_kind=device)")
     np.testing.assert_allclose(jax.device_put(x, s), np.arange(5.0))
+
+
+# -- docs/notebooks/Writing_custom_interpreters_in_Jax.md: a jaxpr interpreter ------------
+def test_custom_interpreter_inverse_with_jax_src_util_safe_map():
+    # the tutorial imports safe_map from jax._src.util (ModuleNotFoundError for tjit._src)
+    from functools import wraps
+
+    from tjit._src.util import safe_map
+    from tjit.extend import core
+
+    inverse_registry = {lax.exp_p: jnp.log, lax.tanh_p: jnp.arctanh}
+
+    def inverse_jaxpr(jaxpr, consts, *args):
+        env = {}
+
+        def read(var):
+            return var.val if type(var) is core.Literal else env[var]
+
+        def write(var, val):
+            env[var] = val
+        safe_map(write, jaxpr.outvars, args)
+        safe_map(write, jaxpr.constvars, consts)
+        for eqn in jaxpr.eqns[::-1]:
+            invals = safe_map(read, eqn.outvars)
+            outval = inverse_registry[eqn.primitive](*invals)
+            safe_map(write, eqn.invars, [outval])
+        return safe_map(read, jaxpr.invars)
+
+    def inverse(fun):
+        @wraps(fun)
+        def wrapped(*args):
+            closed_jaxpr = jax.make_jaxpr(fun)(*args)
+            return inverse_jaxpr(closed_jaxpr.jaxpr, closed_jaxpr.literals, *args)[0]
+        return wrapped
+
+    def f(x):
+        return jnp.exp(jnp.tanh(x))
+
+    y = (np.arange(5) + 1.0) / 5.0
+    with np.errstate(invalid="ignore"):   # (log 0.2 < -1: arctanh is NaN there, as JAX's)
+        want = np.arctanh(np.log(y))
+    np.testing.assert_allclose(inverse(f)(f(1.0)), 1.0, rtol=1e-5)
+    np.testing.assert_allclose(jax.jit(jax.vmap(inverse(f)))(y), want, rtol=1e-5)
+    # d/dy arctanh(log y) = 1 / (y (1 - log(y)^2)), what the page prints
+    got = jax.jit(jax.vmap(jax.grad(inverse(f))))(y)
+    np.testing.assert_allclose(got, 1.0 / (y * (1.0 - np.log(y) ** 2)), rtol=1e-4)
+    with pytest.raises(ValueError, match=r"safe_map.*lengths \[2, 1\]"):
+        safe_map(lambda a, b: a, [1, 2], [3])
