@@ -182,6 +182,7 @@ def test_host_only_primitives_round_trip_counted(gpu):
     got = compiled(tjit.device_put(a))
     assert type(got._value) is FakeDeviceArray and gpu.host_uploads > before
     assert compiled.executable.counts["host_steps"] == 2
+    assert "host steps" in compiled.as_text() and "geqrf" in compiled.as_text()
     np.testing.assert_allclose(np.asarray(got), np.linalg.qr(a.astype(np.float64))[0],
                                rtol=1e-5, atol=1e-5)
     m = rng.standard_normal((5, 5)).astype(F32)

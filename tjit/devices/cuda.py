@@ -25,7 +25,12 @@ with the cuda dialect into one translation unit, compiled by NVRTC for the devic
 dots as one direct cuBLAS
 call each (``cuda_blas``: sgemm/dgemm or their strided-batched forms, transposed
 operands by op flag, the folded epilogue as alpha/beta; other dots through
-``cupy.matmul``); library steps on CuPy; ``cond``, ``while`` and ``scan`` driven from
+``cupy.matmul``); library steps on CuPy, except those of ``host_only`` primitives
+(LAPACK forms CuPy lacks: geqrf, householder_product, ormqr, hessenberg, tridiagonal,
+eig, schur; SciPy functions cupyx lacks: hyp1f1, hyp2f1, owens_t, fresnel, wofz), which
+run on host copies of their operands, their results copied back (counted in
+``CudaExecutable.counts["host_steps"]``; eager ops do the same); ``cond``, ``while`` and
+``scan`` driven from
 the host (``control_flow``: a while predicate costs one device->host sync per trip).
 Programs and loop bodies made only of kernels and gemms are replayed as CUDA graphs
 from their second call (``cuda_graphs``; ``TJIT_CUDA_GRAPHS=0`` turns them off).
@@ -470,8 +475,14 @@ class CudaExecutable(PlanInspection, Executable):
         return None if src is None else ("CUDA C", src.text)
 
     def as_text(self, llvm=False, source=False):
-        """The plan; ``source=True`` (or ``llvm=True``) adds each kernel's CUDA C."""
+        """The plan, and the steps that run on the host (``host_only`` primitives);
+        ``source=True`` (or ``llvm=True``) adds each kernel's CUDA C."""
         text = self.program.text()
+        host = [s.name for p in [self.program] + list(self.program.sub_programs())
+                for s in p.steps if getattr(getattr(s, "primitive", None), "host_only", None)]
+        if host:
+            text += (f"\n\nhost steps (NumPy on host copies of the operands, results "
+                     f"copied back): {', '.join(host)}")
         if source or llvm:
             for src in {s.entry: s for s in self.sources.values()}.values():
                 text += f"\n\n// ---- CUDA C of {src.entry}\n{src.body}"
