@@ -9,6 +9,7 @@ concatenates their entries (duplicates add), with a dense array it densifies.
 
 import numbers
 
+import tjit
 import tjit.numpy as jnp
 from tjit.experimental.sparse._base import JAXSparse
 from tjit.experimental.sparse.bcoo import (
@@ -48,6 +49,8 @@ def matmul(a, b):
 def multiply(a, b):
     """``a * b`` with ``a`` sparse: a sparse array with ``a``'s pattern."""
     if isinstance(b, JAXSparse):
+        if _same_pattern(a, b) and a.unique_indices:   # as JAX: values multiply in place
+            return a._with_data(a.data * b.data)
         raise NotImplementedError(
             f"sparse * sparse ({a!r} * {b!r}) is not implemented. Fix: multiply by "
             "b.todense() (the result keeps a's sparsity pattern).")
@@ -59,10 +62,25 @@ def add(a, b):
     """``a + b``: sparse + sparse is sparse (entries concatenated); with a dense operand
     the result is dense."""
     if isinstance(a, JAXSparse) and isinstance(b, JAXSparse):
+        if _same_pattern(a, b):                        # as JAX: values add in place
+            return a._with_data(a.data + b.data)
         return bcoo_concatenate_nse([_as_bcoo(a), _as_bcoo(b)])
-    a = a.todense() if isinstance(a, JAXSparse) else a
-    b = b.todense() if isinstance(b, JAXSparse) else b
-    return jnp.add(a, b)
+    sp, dense = (a, b) if isinstance(a, JAXSparse) else (b, a)
+    dense_shape = tuple(jnp.shape(dense))
+    if dense_shape != sp.shape and jnp.broadcast_shapes(dense_shape, sp.shape) != dense_shape:
+        # as JAX: no silent densification to a shape larger than the dense operand's
+        raise NotImplementedError(
+            f"sparse + dense: {sp!r} + dense{dense_shape} would densify the sparse array to "
+            "a larger shape than the dense operand's. Fix: densify it explicitly "
+            "(x.todense()) if that is the intent.")
+    return jnp.add(a.todense() if a is sp else a, b.todense() if b is sp else b)
+
+
+def _same_pattern(a, b):
+    """Both sparse arrays of one class, shape and index buffers (the same object)."""
+    return (type(a) is type(b) and a.shape == b.shape and
+            all(x is y for x, y in zip(tjit.tree_util.tree_leaves(a)[1:],
+                                       tjit.tree_util.tree_leaves(b)[1:])))
 
 
 def _neg(self):

@@ -146,12 +146,14 @@ class BCOO(JAXSparse):
         return bcoo_sum_duplicates(self, nse=nse)
 
     def sum(self, axis=None):
-        """Sum over ``axis`` (an int, a tuple, or None for all), a BCOO as JAX's."""
+        """Sum over ``axis`` (an int, a tuple, or None for all): a BCOO, or (as JAX's) a
+        dense scalar when every axis is summed."""
         if axis is None:
             axes = tuple(range(self.ndim))
         else:
             axes = (axis,) if isinstance(axis, int) else tuple(axis)
-        return bcoo_reduce_sum(self, axes=axes)
+        out = bcoo_reduce_sum(self, axes=axes)
+        return out.data.sum() if out.shape == () else out
 
     def astype(self, dtype):
         return self._with_data(self.data.astype(dtype))

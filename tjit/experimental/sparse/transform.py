@@ -63,7 +63,8 @@ def _transpose(eqn, a):
 
 
 def _reduce_sum(eqn, a):
-    return bcoo_reduce_sum(a, axes=eqn.params["axes"])
+    out = bcoo_reduce_sum(a, axes=eqn.params["axes"])
+    return out.data.sum() if out.shape == () else out   # a full sum is dense (as JAX)
 
 
 def _convert(eqn, a):
@@ -163,6 +164,8 @@ def sparsify(f, use_tracer=False):
         stand_ins = [tjit.ShapeDtypeStruct(x.shape, x.dtype) if _is_sparse(x) else x
                      for x in leaves]
         closed, out_shape = tjit.make_jaxpr(dense_f, return_shape=True)(*stand_ins)
+        # BCSR arguments become BCOO once, so that uses of one argument share its indices
+        leaves = [x.to_bcoo() if isinstance(x, BCSR) else x for x in leaves]
         outs = _eval_sparse(closed.jaxpr, closed.consts, _invars_args(closed, leaves))
         return tree_unflatten(tree_structure(out_shape), outs)
     return wrapped
