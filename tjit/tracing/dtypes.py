@@ -55,6 +55,14 @@ _SHORT = {bool_: "bool", int8: "i8", int16: "i16", int32: "i32", int64: "i64", u
           **{t: "u" + t.name[len("uint"):] for t in SMALL_UNSIGNED}}
 
 
+def key(dtype):
+    """A string that names ``dtype`` uniquely, for cache and CSE keys. ``dtype.str``
+    does not: it is '|V1' for every one-byte ml_dtypes type (float8_e4m3fn, float8_e5m2,
+    int4, ...), so keys built from it let one type's program or value stand for another's."""
+    dt = np.dtype(dtype)
+    return f"{dt.str}:{dt.name}"
+
+
 def short_name(dtype):
     """'f32', 'i32', ... as the jaxpr printer shows dtypes."""
     return _SHORT.get(np.dtype(dtype), str(dtype))

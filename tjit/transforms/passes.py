@@ -24,6 +24,7 @@ says otherwise:
 
 import numpy as np
 
+from tjit.tracing import dtypes
 from tjit.tracing.core import Array
 from tjit.tracing.jaxpr import ClosedJaxpr, DropVar, Jaxpr, Literal, Var
 from tjit.primitives.control_flow import cond_p, scan_p, while_p
@@ -218,7 +219,7 @@ def _atom_key(v):
     if _is_var(v):
         return v
     val = np.asarray(v.val)
-    return ("lit", val.dtype.str, v.aval.weak_type, val.tobytes())
+    return ("lit", dtypes.key(val.dtype), v.aval.weak_type, val.tobytes())
 
 
 def _param_key(p):

@@ -59,6 +59,7 @@ import numpy as np
 from tjit import _sympy
 from tjit._sympy import sympy
 from tjit.primitives.ad_prims import CALL_JAXPR_PARAM
+from tjit.tracing import dtypes
 from tjit.tracing.core import Primitive
 from tjit.tracing.jaxpr import ClosedJaxpr, DropVar, Jaxpr, Literal, Var
 from tjit.xla_like.hlo import rebuildable
@@ -381,7 +382,7 @@ class _Encoder:
     def aval(self, a):
         t = self.avals.get(a)
         if t is None:
-            t = self.avals[a] = f"{a.dtype.str}:{int(a.weak_type)}:" + ",".join(
+            t = self.avals[a] = f"{dtypes.key(a.dtype)}:{int(a.weak_type)}:" + ",".join(
                 str(d) if type(d) is int else self.dim(d) for d in a.shape)
         self.put(t)
 
@@ -423,7 +424,7 @@ class _Encoder:
         if self.const_bytes > MAX_CONST_BYTES:
             raise _NotKeyable("constants too big")
         a = np.ascontiguousarray(a)
-        self.put(f"arr:{a.dtype.str}:{a.shape}:" +
+        self.put(f"arr:{dtypes.key(a.dtype)}:{a.shape}:" +
                  hashlib.sha256(a.view(np.uint8).reshape(-1) if a.size else b"").hexdigest())
 
     def value(self, v):
