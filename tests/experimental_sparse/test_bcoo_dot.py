@@ -92,8 +92,8 @@ def test_dot_general_errors():
     m = sparse.BCOO.fromdense(np.eye(3, dtype=np.float32))
     with pytest.raises(TypeError, match=r"lhs dim 1 \(size 3\) and rhs dim 0 \(size 4\)"):
         m @ np.ones(4)
-    with pytest.raises(NotImplementedError, match="both operands are sparse"):
-        m @ m
+    with pytest.raises(NotImplementedError, match="sparse x sparse needs n_batch"):
+        m @ sparse.BCOO.fromdense(np.eye(3, dtype=np.float32), n_batch=1)
     with pytest.raises(NotImplementedError, match="batch dims"):
         sparse.bcoo_dot_general(m, np.ones((3, 3)), dimension_numbers=(((1,), (1,)),
                                                                        ((0,), (0,))))
@@ -121,3 +121,33 @@ def test_dot_general_sampled(rng, a_shape, b_shape, dims):
     got_b = sparse.bcoo_dot_general_sampled(a, b, batched.indices, dimension_numbers=dims)
     ref_b = sparse.bcoo_extract(batched, full.astype(np.float32)).data
     np.testing.assert_allclose(got_b, ref_b, rtol=2e-5, atol=2e-5)
+
+
+@pytest.mark.parametrize("a_shape,b_shape,dims", [
+    ((6, 5), (5, 4), (((1,), (0,)), ((), ()))),
+    ((6, 5), (4, 5), (((1,), (1,)), ((), ()))),
+    ((6, 5), (6, 5), (((0, 1), (0, 1)), ((), ()))),
+    ((6,), (3, 6), (((0,), (1,)), ((), ()))),
+    ((3, 4), (2,), (((), ()), ((), ()))),
+])
+def test_sparse_sparse_dot_general(rng, a_shape, b_shape, dims):
+    a, b = _sparse_dense(rng, a_shape), _sparse_dense(rng, b_shape)
+    ma = sparse.BCOO.fromdense(a, nse=int((a != 0).sum()) + 1)     # with a padding slot
+    mb = sparse.BCOO.fromdense(b)
+    out = sparse.bcoo_dot_general(ma, mb, dimension_numbers=dims)
+    assert isinstance(out, sparse.BCOO) and out.nse == ma.nse * mb.nse
+    np.testing.assert_allclose(out.todense(), _ref_dot(a, b, dims), rtol=2e-5, atol=2e-5)
+
+
+def test_sparse_sparse_operators(rng):
+    a, b = _sparse_dense(rng, (5, 4), 0.6), _sparse_dense(rng, (5, 4), 0.6)
+    ma, mb = sparse.BCOO.fromdense(a), sparse.BCOO.fromdense(b)
+    np.testing.assert_allclose((ma @ mb.T).todense(), a.astype(np.float64) @ b.T, rtol=2e-5,
+                               atol=2e-5)
+    prod = ma * mb
+    np.testing.assert_allclose(prod.todense(), a * b, rtol=1e-6)
+    np.testing.assert_allclose(prod.sum_duplicates().todense(), a * b, rtol=1e-6)
+    np.testing.assert_allclose(sparse.bcoo_multiply_sparse(ma, ma).todense(), a * a,
+                               rtol=1e-6)
+    with pytest.raises(ValueError, match=r"shapes \(5, 4\) and \(4, 5\) differ"):
+        ma * mb.T

@@ -14,7 +14,7 @@ import tjit.numpy as jnp
 from tjit.experimental.sparse._base import JAXSparse
 from tjit.experimental.sparse.bcoo import (
     BCOO, bcoo_concatenate_nse, bcoo_multiply_dense)
-from tjit.experimental.sparse.bcoo_dot import bcoo_dot_general
+from tjit.experimental.sparse.bcoo_dot import bcoo_dot_general, bcoo_multiply_sparse
 from tjit.experimental.sparse.bcsr import BCSR
 
 
@@ -51,9 +51,7 @@ def multiply(a, b):
     if isinstance(b, JAXSparse):
         if _same_pattern(a, b) and a.unique_indices:   # as JAX: values multiply in place
             return a._with_data(a.data * b.data)
-        raise NotImplementedError(
-            f"sparse * sparse ({a!r} * {b!r}) is not implemented. Fix: multiply by "
-            "b.todense() (the result keeps a's sparsity pattern).")
+        return bcoo_multiply_sparse(_as_bcoo(a), _as_bcoo(b))
     out = bcoo_multiply_dense(_as_bcoo(a), b)
     return BCSR.from_bcoo(out) if isinstance(a, BCSR) else out
 

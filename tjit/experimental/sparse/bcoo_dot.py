@@ -59,9 +59,7 @@ def bcoo_dot_general(lhs, rhs, *, dimension_numbers, precision=None,
     del precision, out_sharding
     op = "bcoo_dot_general"
     if isinstance(lhs, BCOO) and isinstance(rhs, BCOO):
-        raise NotImplementedError(
-            f"{op}: both operands are sparse ({lhs!r} and {rhs!r}); tjit computes sparse "
-            "x dense products only. Fix: densify one operand (rhs.todense()).")
+        return _sparse_sparse(lhs, rhs, dimension_numbers)
     if isinstance(lhs, BCOO):
         return _sparse_dense(lhs, jnp.asarray(rhs), dimension_numbers, preferred_element_type)
     if isinstance(rhs, BCOO):
@@ -179,3 +177,68 @@ def bcoo_dot_general_sampled(A, B, indices, *, dimension_numbers):
     sp = BCOO((jnp.zeros(indices.shape[:-1] + shape[n_batch + n_sparse:], dense.dtype),
                indices), shape=shape, unique_indices=True)
     return bcoo_extract(sp, dense).data
+
+
+def _pairs(lhs, rhs, lhs_cols, rhs_cols):
+    """Every (lhs entry, rhs entry) pair, flattened to ``nse_l * nse_r`` slots: the
+    product of their values, and whether both are in bounds and agree on the coordinates
+    ``lhs_cols`` / ``rhs_cols``."""
+    li, ri = lhs.indices, rhs.indices
+    lok = jnp.all((li >= 0) & (li < jnp.array(lhs.shape, li.dtype)), axis=-1)
+    rok = jnp.all((ri >= 0) & (ri < jnp.array(rhs.shape, ri.dtype)), axis=-1)
+    match = lok[:, None] & rok[None, :]
+    for a, b in zip(lhs_cols, rhs_cols):
+        match = match & (li[:, a][:, None] == ri[:, b][None, :])
+    dtype = jnp.result_type(lhs.dtype, rhs.dtype)
+    vals = lhs.data.astype(dtype)[:, None] * rhs.data.astype(dtype)[None, :]
+    return jnp.where(match, vals, 0).reshape(-1), match.reshape(-1)
+
+
+def _check_unbatched(op, *mats):
+    for m in mats:
+        if m.n_batch or m.n_dense:
+            raise NotImplementedError(
+                f"{op}: sparse x sparse needs n_batch = n_dense = 0, got {m!r}. Fix: "
+                "bcoo_update_layout(m, n_batch=0, n_dense=0) first.")
+
+
+def _sparse_sparse(lhs, rhs, dimension_numbers):
+    """Sparse x sparse contraction (n_batch = n_dense = 0): a BCOO with an entry for every
+    pair of entries (``nse = lhs.nse * rhs.nse``, as JAX's), padding where the pair's
+    contracted coordinates differ."""
+    op = "bcoo_dot_general"
+    lc, rc, lb, rb = _normalize(dimension_numbers, lhs.ndim, rhs.ndim, op)
+    _check_sizes(lhs.shape, rhs.shape, lc, rc, lb, rb, op)
+    _check_unbatched(op, lhs, rhs)
+    if lb:
+        raise NotImplementedError(f"{op}: sparse x sparse with batch dims {lb}/{rb}")
+    data, match = _pairs(lhs, rhs, lc, rc)
+    lk = [d for d in range(lhs.ndim) if d not in lc]
+    rk = [d for d in range(rhs.ndim) if d not in rc]
+    shape = tuple(lhs.shape[d] for d in lk) + tuple(rhs.shape[d] for d in rk)
+    return _pair_bcoo(lhs, rhs, lk, rk, data, match, shape)
+
+
+def _pair_bcoo(lhs, rhs, lk, rk, data, match, shape):
+    nl, nr = lhs.nse, rhs.nse
+    itype = jnp.result_type(lhs.indices, rhs.indices)
+    li = jnp.broadcast_to(lhs.indices[:, None, :].astype(itype)[..., jnp.array(lk, int)]
+                          if lk else jnp.zeros((nl, 1, 0), itype), (nl, nr, len(lk)))
+    ri = jnp.broadcast_to(rhs.indices[None, :, :].astype(itype)[..., jnp.array(rk, int)]
+                          if rk else jnp.zeros((1, nr, 0), itype), (nl, nr, len(rk)))
+    idx = jnp.concatenate([li, ri], axis=-1).reshape(nl * nr, len(lk) + len(rk))
+    pad = jnp.array(shape, itype)
+    idx = jnp.where(match[:, None], idx, pad)
+    return BCOO((data, idx), shape=shape)
+
+
+def bcoo_multiply_sparse(lhs, rhs):
+    """Elementwise product of two BCOO arrays of one shape (n_batch = n_dense = 0): a BCOO
+    with ``lhs.nse * rhs.nse`` slots (as JAX's), the pairs at one coordinate."""
+    op = "bcoo_multiply_sparse"
+    if lhs.shape != rhs.shape:
+        raise ValueError(f"{op}: shapes {lhs.shape} and {rhs.shape} differ")
+    _check_unbatched(op, lhs, rhs)
+    dims = list(range(lhs.ndim))
+    data, match = _pairs(lhs, rhs, dims, dims)
+    return _pair_bcoo(lhs, rhs, dims, [], data, match, lhs.shape)

@@ -39,7 +39,7 @@ def _dot_general(eqn, lhs, rhs):
 
 def _mul(eqn, a, b):
     if _is_sparse(a) and _is_sparse(b):
-        return _methods.multiply(a, b)   # raises: sparse * sparse
+        return _methods.multiply(a, b)   # pairs of entries (or in place: one pattern)
     return _methods.multiply(a, b) if _is_sparse(a) else _methods.multiply(b, a)
 
 
