@@ -21,6 +21,9 @@ from tjit.experimental.sparse.bcoo import (  # noqa: F401
 from tjit.experimental.sparse.bcoo_dot import (  # noqa: F401
     bcoo_dot_general, bcoo_dot_general_sampled, bcoo_multiply_sparse)
 from tjit.experimental.sparse.bcsr import BCSR, bcsr_fromdense, bcsr_todense  # noqa: F401
+from tjit.experimental.sparse.legacy import (  # noqa: F401
+    COO, CSC, CSR, coo_fromdense, coo_matmat, coo_matvec, coo_todense, csr_fromdense,
+    csr_matmat, csr_matvec, csr_todense)
 from tjit.experimental.sparse import _methods  # noqa: F401  (installs @, *, + on the classes)
 from tjit.experimental.sparse.ad import (  # noqa: F401
     grad, jacfwd, jacobian, jacrev, value_and_grad)
