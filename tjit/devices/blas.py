@@ -505,6 +505,11 @@ class GemmCall:
         plan = _plan(tuple(lshape), tuple(rshape), _ints(bmkn), *how)
         return None if plan is None else cls(plan, prefill, how)
 
+    def set_alpha(self, alpha):
+        """Compute ``alpha * dot`` from the next call on (a run-time ``alpha``: the
+        shim reads it from the sizes array at each call)."""
+        self.sizes[_F["alpha"]] = _double_bits(alpha)
+
     def replan(self, lshape, rshape, bmkn):
         """Re-point a built call at other shapes of its dot (a runner re-bound to new
         sizes); False (the call unchanged) where the shim cannot do those."""

@@ -466,9 +466,9 @@ class _Runner(ProgramRunner):
         it at these sizes or not (a re-bound runner asks them again)."""
         aliased = set(prog.aliases.values())
 
-        def groupable(k):
+        def groupable(k):   # (alpha read per call: not in a group, which binds once)
             return getattr(runs[k], "gemm", None) is not None and \
-                not aliased.intersection(steps[k].outs)
+                not aliased.intersection(steps[k].outs) and not steps[k].value_scales
         out, candidates, i = [], [], 0
         while i < len(runs):
             group = [i]
@@ -517,7 +517,8 @@ class _Runner(ProgramRunner):
         lhs_v, rhs_v = s.ins[:2]
         (out_v,) = s.outs
         li, ri, k_out = self.index[lhs_v], self.index[rhs_v], self.index[out_v]
-        xi = self.index[s.ins[2]] if len(s.ins) > 2 else None   # folded beta * x term
+        xi = self.index[s.x] if s.x is not None else None   # folded beta * x term
+        scalars = [(self.index[v], p) for v, p in s.value_scales]
         out_dtype = self.dtype[out_v]
         layout = self.runner_layout
         gemm = self._kept.get(id(s))    # (kept across bindings, re-planned per binding)
@@ -534,7 +535,9 @@ class _Runner(ProgramRunner):
             if gemm is None:
                 return self._matmul_step(s)     # (no gemm at these sizes)
             self._kept[id(s)] = gemm
-        state = [None, None]    # the output's temporary (or None) and shape, per binding
+        # the output's temporary (or None) and shape, per binding; alpha with its size
+        # factors (value factors: 1), and whether that is finite and not 0
+        state = [None, None, s.alpha, True]
 
         def bind(lshape=None, rshape=None, bmkn=None, out_shape=None, replan=True):
             # (the shapes and gemm extents at the binding: given by the generated
@@ -545,12 +548,25 @@ class _Runner(ProgramRunner):
             if replan and not gemm.replan(lshape, rshape, bmkn):
                 return False
             state[0], state[1] = self.fixed[k_out], out_shape
+            if s.scale:     # (run-time factors: sizes known now, values per call)
+                state[2] = alpha = s.alpha_at(self.env, lambda v: 1.0)
+                state[3] = math.isfinite(alpha) and alpha != 0.0
+                gemm.set_alpha(alpha)
             self.gemms[id(s)] = gemm
             run_gemm.operands = (li, ri, k_out, state[0], state[1], out_dtype, xi)
             return True
 
         def run_gemm(vals):
-            fixed_out, out_shape = state
+            fixed_out, out_shape, alpha, usable = state
+            for k, p in scalars:    # (a 0-d value read at this call; 0: see below)
+                v = float(vals[k])
+                alpha = alpha * v ** p if v else 0.0
+            if scalars or not usable:
+                # BLAS skips the product at alpha 0 (its NaNs too): the unfused formula
+                if not (usable and math.isfinite(alpha) and alpha != 0.0):
+                    with np.errstate(all="ignore"):     # (as the kernel: no warnings)
+                        return self._unfused_dot(s)(vals)
+                gemm.set_alpha(alpha)
             out = fixed_out if fixed_out is not None else vals[k_out]  # (donated)
             if out is None:
                 out = np.empty(out_shape, out_dtype)
@@ -563,6 +579,11 @@ class _Runner(ProgramRunner):
 
     def _matmul_step(self, s):
         self.gemms[id(s)] = None
+        return super().dot_step(s)
+
+    def _unfused_dot(self, s):
+        """The generic ``matmul``-then-epilogue run of a folded dot at this binding (made
+        per use: only for a run-time alpha of 0 or not finite)."""
         return super().dot_step(s)
 
     def library_step(self, s):

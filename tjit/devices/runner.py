@@ -226,14 +226,16 @@ class ProgramRunner:
         lhs_v, rhs_v = s.ins[:2]
         (out_v,) = s.outs
         li, ri, k_out = self.index[lhs_v], self.index[rhs_v], self.index[out_v]
-        xi = self.index[s.ins[2]] if len(s.ins) > 2 else None   # folded beta * x term
+        xi = self.index[s.x] if s.x is not None else None   # folded beta * x term
         spec = s.gemm_spec(self.shape[lhs_v], self.shape[rhs_v])
         lperm, rperm = list(spec.lperm), list(spec.rperm)
         B, M, Kc, N = (int(d) for d in spec.bmkn)
         out_shape, out_dtype = self.shape[out_v], self.dtype[out_v]
         fixed_out = self.fixed[k_out]
         alpha, beta = out_dtype.type(s.alpha), out_dtype.type(s.beta)
-        plain = xi is None and s.alpha == 1.0
+        plain = not s.folded
+        # run-time factors of alpha read per call (0-d values: see gemm_epilogue)
+        scalar_ks = {v: self.index[v] for v, _ in s.value_scales}
 
         def run(vals):
             a = xp.transpose(vals[li], lperm).reshape(B, M, Kc)
@@ -248,7 +250,9 @@ class ProgramRunner:
             if plain:
                 xp.matmul(a, b, out=out.reshape(B, M, N))
             else:   # a folded epilogue (out may be x's own buffer: x is read first)
-                acc = xp.matmul(a, b).reshape(out_shape) * alpha
+                k = alpha if not s.scale else out_dtype.type(
+                    s.alpha_at(self.env, lambda v: vals[scalar_ks[v]]))
+                acc = xp.matmul(a, b).reshape(out_shape) * k
                 if xi is not None:
                     acc += vals[xi] * beta
                 out[...] = acc

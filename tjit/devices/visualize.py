@@ -360,7 +360,7 @@ class ProgramView:
                                        prog.values[s.ins[1]].shape).bmkn
             return (f"{n}: gemm {s.name}",
                     [f"batch {b}, M {m}, K {k_}, N {nn}; alpha {s.alpha:g}"
-                     + (f", + beta {s.beta:g}·%{s.ins[2]}" if len(s.ins) > 2 else ""),
+                     + (f", + beta {s.beta:g}·%{s.x}" if s.x is not None else ""),
                      f"{io}   moves {moved}"])
         if kind == "control":
             return (f"{n}: {s.name} [" + ", ".join(b.name for b in s.bodies) + "]",

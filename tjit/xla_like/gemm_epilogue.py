@@ -24,12 +24,27 @@ of the output once. The result may differ from the unfolded kernel in the last b
 (BLAS applies ``alpha`` to its accumulator before the add), as with any reassociation
 of a float sum.
 
+Run-time scalars fold too, on targets whose runtime computes ``alpha`` per call
+(``TargetInfo.gemm_runtime_alpha``): a factor that is a symbolic size used as a value
+(``dot(a, b) / n`` with ``n = x.shape[0]``: a ``size`` op, read in the kernel as
+``convert(index(n))``) or a 0-d array (``w - lr * dot(x, g)`` with ``lr`` an argument
+or a computed scalar) multiplies ``alpha`` with its value, or divides it. The step
+records them in ``DotStep.scale`` as ``(("size", expr) | ("value", value id), power)``;
+a value's id is also one of the step's inputs (after ``X``), so it is live until the
+gemm runs. Sizes are known when a runner binds its sizes; values are read at each
+call (only in top-level programs: a loop body's gemms run inside the native loop
+driver, which reads ``alpha`` from the plan). ``beta`` stays a constant. A run-time
+``alpha`` of 0 or not finite runs as the product then the epilogue (BLAS skips the
+product when ``alpha`` is 0, which would drop its NaNs).
+
 Scaled operands fold too: a kernel that only multiplies one array by finite non-zero
 constants (``2 * x``, ``-x``, ``x / n``: one term of the same linear form), whose result
 only a float dot reads, once, is dropped; the dot reads ``x`` and multiplies ``alpha``
 by the factor. ``(c * A) @ B`` and ``c * (A @ B)`` are equal up to rounding (exactly
 for powers of two), as XLA's algebraic simplifier also takes them to be.
 """
+
+import dataclasses
 
 import numpy as np
 
@@ -41,27 +56,29 @@ _BLAS_DTYPES = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
 
 
 def fold_gemm_epilogues(steps, values, outputs, donated, dot_step_type, kernel_step_type,
-                        gemm_dtypes=_BLAS_DTYPES):
+                        gemm_dtypes=_BLAS_DTYPES, runtime=frozenset()):
     """``steps`` with each foldable (dot, epilogue kernel) pair replaced by one dot step
     carrying ``alpha``/``beta`` and, when ``beta`` is used, ``X`` as a third input. It
     runs at the dot's place when ``X`` is ready there (a parameter, say), else at the
     kernel's. ``donated``: donated parameter ids. A dot with a donated operand of the
     output's type (``w - lr * (v @ w)``, ``(w @ v) * 2`` with ``w`` donated) is left
     alone: its epilogue kernel can write into ``w``'s buffer, the gemm cannot (it
-    reads ``w`` while writing). ``gemm_dtypes``: the dtypes whose dots run as a gemm.
-    Scaled operands are folded first (:func:`fold_operand_scales`)."""
+    reads ``w`` while writing). ``gemm_dtypes``: the dtypes whose dots run as a gemm;
+    ``runtime``: the kinds of run-time factors of ``alpha`` the runtime supports
+    (``"size"``, ``"value"``; see the module docs). Scaled operands are folded first
+    (:func:`fold_operand_scales`)."""
     steps = fold_operand_scales(steps, values, outputs, dot_step_type, kernel_step_type,
-                                gemm_dtypes)
+                                gemm_dtypes, runtime)
     readers = {}
     for s in steps:
         for v in s.ins:
             readers[v] = readers.get(v, 0) + 1
     # (a dot whose operands' scale is folded has alpha already: no beta term yet)
-    dots = {s.outs[0]: s for s in steps if isinstance(s, dot_step_type) and len(s.ins) == 2}
+    dots = {s.outs[0]: s for s in steps if isinstance(s, dot_step_type) and s.x is None}
     outputs = set(outputs)
     pairs = []                      # (old dot, epilogue kernel, folded dot)
     for s in steps:
-        terms = _linear_terms(s, values) if isinstance(s, kernel_step_type) else None
+        terms = _linear_terms(s, values, runtime) if isinstance(s, kernel_step_type) else None
         for n, (d, alpha) in enumerate(terms or ()):
             dot = dots.get(d)
             if dot is None or d in outputs or readers[d] != 1 or \
@@ -70,14 +87,17 @@ def fold_gemm_epilogues(steps, values, outputs, donated, dot_step_type, kernel_s
             others = terms[:n] + terms[n + 1:]
             o = values[s.outs[0]]
             if any(v in donated and values[v].dtype == o.dtype and
-                   tuple(values[v].shape) == tuple(o.shape) for v in dot.ins):
+                   tuple(values[v].shape) == tuple(o.shape) for v in dot.ins[:2]) or \
+                    any(coef.factors for _, coef in others):    # (beta: a constant)
                 continue
-            ins, beta = list(dot.ins), 0.0
+            ins, beta = list(dot.ins[:2]), 0.0
             for x, coef in others:
                 ins.append(x)
-                beta = coef
+                beta = coef.c
+            alpha = alpha.times(Coef(dot.alpha, dot.scale))
             pairs.append((dot, s, dot_step_type(
-                dot.dimension_numbers, ins, list(s.outs), alpha=alpha * dot.alpha, beta=beta,
+                dot.dimension_numbers, ins + _scalar_ins(alpha.factors), list(s.outs),
+                alpha=alpha.c, beta=beta, scale=alpha.factors,
                 origin=tuple(sorted(set(dot.origin) | set(s.origin))))))
             break
     if not pairs:
@@ -92,7 +112,7 @@ def fold_gemm_epilogues(steps, values, outputs, donated, dot_step_type, kernel_s
 
 
 def fold_operand_scales(steps, values, outputs, dot_step_type, kernel_step_type,
-                        gemm_dtypes=_BLAS_DTYPES):
+                        gemm_dtypes=_BLAS_DTYPES, runtime=frozenset()):
     """``steps`` where each dot operand made by a kernel that only scales one array
     (``c * x``, one linear term) reads ``x`` instead, with ``c`` folded into the dot's
     ``alpha``, and the scaling kernel dropped. Only when the dot is the scaled value's
@@ -108,40 +128,43 @@ def fold_operand_scales(steps, values, outputs, dot_step_type, kernel_step_type,
     for s in steps:
         if isinstance(s, dot_step_type):
             s = _scaled_operands_folded(s, made_by, readers, outputs, values, gemm_dtypes,
-                                        dropped)
+                                        dropped, runtime)
         out.append(s)
     return [s for s in out if id(s) not in dropped] if dropped else steps
 
 
-def _scaled_operands_folded(dot, made_by, readers, outputs, values, gemm_dtypes, dropped):
+def _scaled_operands_folded(dot, made_by, readers, outputs, values, gemm_dtypes, dropped,
+                            runtime=frozenset()):
     """``dot`` reading the unscaled arrays of its scaled operands (new step), else itself;
     adds the dropped kernels' ids to ``dropped``."""
     dtype = values[dot.outs[0]].dtype
     if dtype not in gemm_dtypes:
         return dot
-    ins, alpha, origin = list(dot.ins), dot.alpha, set(dot.origin)
+    ins, alpha, origin = list(dot.ins[:2]), Coef(dot.alpha, dot.scale), set(dot.origin)
     for n, v in enumerate(dot.ins[:2]):
         kernel = made_by.get(v)
         if kernel is None or id(kernel) in dropped or readers[v] != 1 or v in outputs or \
                 values[v].dtype != dtype:
             continue
-        terms = _linear_terms(kernel, values)
+        terms = _linear_terms(kernel, values, runtime)
         if terms is None or len(terms) != 1:
             continue
         (x, c), = terms
-        ins[n], alpha = x, alpha * c
+        ins[n], alpha = x, alpha.times(c)
         origin.update(kernel.origin)
         dropped.add(id(kernel))
-    if ins == list(dot.ins):
+    if ins == list(dot.ins[:2]):
         return dot
-    return type(dot)(dot.dimension_numbers, ins, list(dot.outs), alpha=alpha, beta=dot.beta,
+    return type(dot)(dot.dimension_numbers, ins + _scalar_ins(alpha.factors), list(dot.outs),
+                     alpha=alpha.c, beta=dot.beta, scale=alpha.factors,
                      origin=tuple(sorted(origin)))
 
 
-def _linear_terms(step, values):
-    """[(value, coefficient)] (one or two terms) when ``step``'s kernel stores a linear
+def _linear_terms(step, values, runtime=frozenset()):
+    """[(value, Coef)] (one or two terms) when ``step``'s kernel stores a linear
     combination of same-shaped inputs, read at the store's own element, over its single
-    output; else None."""
+    output; else None. Coefficients may hold the ``runtime`` kinds of factors, with a
+    value factor named by its value id."""
     k = step.kernel
     if len(step.outs) != 1 or len(k.stores) != 1 or k.reduce_axes or k.stages or k.inplace:
         return None
@@ -149,10 +172,13 @@ def _linear_terms(step, values):
     out = values[o]
     if not dense_bijection(st.index, k.shape, out.shape):
         return None
-    coefs = _coefficients(st.expr, st.index, out.dtype)
+    scalars = frozenset(a for a, v in enumerate(step.ins) if _is_scalar(values[v])) \
+        if "value" in runtime else frozenset()
+    coefs = _coefficients(st.expr, st.index, out.dtype, scalars,
+                          "size" in runtime)
     if not coefs or len(coefs) > 2:
         return None
-    terms = [(step.ins[arg], c) for arg, c in coefs.items()]
+    terms = [(step.ins[arg], c.named(step.ins)) for arg, c in coefs.items()]
     if len({v for v, _ in terms}) != len(terms):
         return None
     for v, _ in terms:
@@ -162,53 +188,116 @@ def _linear_terms(step, values):
     return terms
 
 
-def _coefficients(expr, index, dtype):
-    """{argument: coefficient} when ``expr`` is a linear combination of loads at
-    ``index`` (add, sub, neg, mul/div by finite non-zero constants), else None."""
+def _is_scalar(value):
+    return all(type(d) is int and d == 1 for d in value.shape)
+
+
+def _coefficients(expr, index, dtype, scalars=frozenset(), sizes=False):
+    """{argument: Coef} when ``expr`` is a linear combination of loads at ``index``
+    (add, sub, neg, mul/div by scalars: finite non-zero constants, and loads of the
+    0-d arguments ``scalars`` and converted size values when ``sizes``), else None."""
     memo = {}
     for node in K.walk(expr):
-        memo[id(node)] = _term(node, memo, index, dtype)
-        if memo[id(node)] is None and not isinstance(node, K.Const):
+        memo[id(node)] = _term(node, memo, index, dtype, scalars, sizes)
+        if memo[id(node)] is None and not isinstance(node, (K.Const, K.IndexValue)):
             return None
     out = memo[id(expr)]
-    return None if out is None or isinstance(out, float) else out
+    return out if isinstance(out, dict) else None
 
 
-def _term(node, memo, index, dtype):
-    """A dict {arg: coef} for a linear node, a float for a usable constant, else None."""
+def _term(node, memo, index, dtype, scalars, sizes):
+    """A dict {arg: Coef} for a linear node, a Coef for a usable scalar, else None."""
     if isinstance(node, K.Load):
-        if node.index != index or np.dtype(node.dtype) != dtype:
+        if np.dtype(node.dtype) != dtype:
             return None
-        return {node.arg: 1.0}
+        if node.index == index:
+            return {node.arg: Coef(1.0)}
+        if node.arg in scalars and _is_zero_map(node.index):
+            return Coef(1.0, ((("arg", node.arg), 1),))
+        return None
     if isinstance(node, K.Const):
         c = float(node.value) if np.dtype(node.dtype) == dtype else None
-        return c if c is not None and np.isfinite(c) and c != 0.0 else None
+        return Coef(c) if c is not None and np.isfinite(c) and c != 0.0 else None
     if not isinstance(node, K.Op) or np.dtype(node.dtype) != dtype:
+        return None
+    if node.op == "convert" and sizes:   # a size used as a value: convert(index(n))
+        (a,) = node.args
+        if isinstance(a, K.IndexValue) and np.dtype(a.dtype).kind in "iu" and \
+                all(dims_equal(c, 0) for c in a.index.coefs) and \
+                not isinstance(a.index.offset, int):
+            return Coef(1.0, ((("size", a.index.offset), 1),))
         return None
     args = [memo[id(a)] for a in node.args]
     if any(a is None for a in args):
         return None
-    if node.op == "neg" and isinstance(args[0], dict):
-        return _scale(args[0], -1.0)
-    if node.op in ("add", "sub") and all(isinstance(a, dict) for a in args):
+    lin = [isinstance(a, dict) for a in args]
+    if node.op == "neg":
+        return _scale(args[0], Coef(-1.0)) if lin[0] else args[0].times(Coef(-1.0))
+    if node.op in ("add", "sub") and all(lin):
         sign = 1.0 if node.op == "add" else -1.0
         out = dict(args[0])
         for arg, c in args[1].items():
-            out[arg] = out.get(arg, 0.0) + sign * c
-        return None if any(c == 0.0 for c in out.values()) else out
+            c = c.times(Coef(sign))
+            out[arg] = out[arg].plus(c) if arg in out else c
+        return None if any(c is None or c.c == 0.0 for c in out.values()) else out
     if node.op == "mul":
         a, b = args
-        if isinstance(a, dict) and isinstance(b, float):
+        if lin == [True, False]:
             return _scale(a, b)
-        if isinstance(b, dict) and isinstance(a, float):
+        if lin == [False, True]:
             return _scale(b, a)
-    if node.op == "div" and isinstance(args[0], dict) and isinstance(args[1], float):
-        return _scale(args[0], 1.0 / args[1])
+        return a.times(b) if lin == [False, False] else None
+    if node.op == "div" and not lin[1]:
+        return _scale(args[0], args[1].inverse()) if lin[0] else \
+            args[0].times(args[1].inverse())
     return None
 
 
+def _is_zero_map(index):
+    return dims_equal(index.offset, 0) and all(dims_equal(c, 0) for c in index.coefs)
+
+
 def _scale(terms, c):
-    return {arg: v * c for arg, v in terms.items()}
+    return {arg: v.times(c) for arg, v in terms.items()}
+
+
+@dataclasses.dataclass(frozen=True)
+class Coef:
+    """``c`` times the product of ``factors``: ``((kind, key), power)`` pairs, sorted,
+    powers non-zero; kinds ``"size"`` (key: a size expression), ``"value"`` (key: a
+    value id) and, inside one kernel, ``"arg"`` (key: its argument number)."""
+    c: float
+    factors: tuple = ()
+
+    def times(self, other):
+        powers = dict(self.factors)
+        for key, p in other.factors:
+            powers[key] = powers.get(key, 0) + p
+        return Coef(self.c * other.c, _canonical(powers))
+
+    def inverse(self):
+        return Coef(1.0 / self.c, tuple((key, -p) for key, p in self.factors))
+
+    def plus(self, other):
+        """The sum, when both have the same factors (else None: not one coefficient)."""
+        return Coef(self.c + other.c, self.factors) if self.factors == other.factors \
+            else None
+
+    def named(self, ins):
+        """Argument factors named by the value ids ``ins`` gives them."""
+        return Coef(self.c, _canonical({(("value", ins[key]) if kind == "arg" else
+                                         (kind, key)): p
+                                        for (kind, key), p in self.factors}))
+
+
+def _canonical(powers):
+    return tuple(sorted(((k, p) for k, p in powers.items() if p != 0),
+                        key=lambda kp: (kp[0][0], str(kp[0][1]))))
+
+
+def _scalar_ins(factors):
+    """The value ids of a step's value factors: inputs of the step (after ``X``)."""
+    return [key for (kind, key), _ in factors if kind == "value"]
 
 
 def dense_bijection(index, shape, out_shape):

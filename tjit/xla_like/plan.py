@@ -118,19 +118,43 @@ class GemmSpec:
 
 @dataclasses.dataclass
 class DotStep:
-    """``out = alpha * dot(ins[0], ins[1]) + beta * ins[2]`` (``ins[2]`` only when an
-    epilogue was folded in, see ``gemm_epilogue``)."""
+    """``out = alpha * scale * dot(ins[0], ins[1]) + beta * x`` (``x`` = ``ins[2]`` only
+    when an epilogue was folded in, see ``gemm_epilogue``). ``scale``: run-time factors
+    of ``alpha``, ``((("size", expr) | ("value", value id), power), ...)``; the value
+    factors' ids are the last inputs (after ``x``)."""
     dimension_numbers: tuple
     ins: list
     outs: list
     alpha: float = 1.0
     beta: float = 0.0
     origin: tuple = ()      # (as KernelStep.origin)
+    scale: tuple = ()
+
+    @property
+    def value_scales(self):
+        """``[(value id, power)]``: the factors of ``alpha`` read at each call."""
+        return [(key, p) for (kind, key), p in self.scale if kind == "value"]
+
+    @property
+    def x(self):
+        """The value of the folded ``beta`` term, or None."""
+        return self.ins[2] if len(self.ins) > 2 + len(self.value_scales) else None
+
+    def alpha_at(self, env, value_of=None):
+        """``alpha`` with its run-time factors: sizes from ``env`` ({symbol: int}),
+        values through ``value_of(value id)`` (a number)."""
+        a = np.float64(self.alpha)
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            for (kind, key), p in self.scale:
+                v = np.float64(concrete(key, env) if kind == "size" else value_of(key))
+                a = a * (v if p == 1 else v ** p)      # (1 / 0: inf, as the kernel's division)
+        return float(a)
 
     @property
     def folded(self):
-        """A linear epilogue was folded in (``alpha`` or the ``beta * ins[2]`` term)."""
-        return self.alpha != 1.0 or len(self.ins) > 2
+        """A linear epilogue was folded in (``alpha``, its factors or the ``beta * x``
+        term)."""
+        return self.alpha != 1.0 or self.x is not None or bool(self.scale)
 
     @property
     def name(self):
@@ -243,8 +267,10 @@ class Program:
 def _dot_text(s):
     if not s.folded:
         return "dot (BLAS)"
-    acc = f" + {s.beta:g}*%{s.ins[2]}" if len(s.ins) > 2 else ""
-    return f"dot (BLAS, {s.alpha:g}*dot{acc})"
+    acc = f" + {s.beta:g}*%{s.x}" if s.x is not None else ""
+    factors = "".join(f"*{'%' if kind == 'value' else ''}{key}" + (f"^{p}" if p != 1 else "")
+                      for (kind, key), p in s.scale)
+    return f"dot (BLAS, {s.alpha:g}{factors}*dot{acc})"
 
 
 def build_program(module, donated=(), target=CPU, fusion=FusionDecision, top_level=True):
@@ -267,14 +293,18 @@ def build_program(module, donated=(), target=CPU, fusion=FusionDecision, top_lev
         except CannotFuse:
             merge = False
             continue
+        # run-time factors of a gemm's alpha: sizes (set when sizes are bound), and at
+        # the top level 0-d values (read per call: loop bodies run in native drivers)
+        runtime = {"size", "value"} if top_level else {"size"}
         return _order_steps(module, d, built, donated,
                             top_level and target.temps_in_outputs, target.concurrent_kernels,
-                            top_level and target.param_views)
+                            top_level and target.param_views,
+                            runtime if target.gemm_runtime_alpha else frozenset())
     raise RuntimeError("fusion did not converge")  # pragma: no cover
 
 
 def _order_steps(module, d, built, donated, temps_in_outputs, concurrent_kernels,
-                 param_views=False):
+                 param_views=False, runtime_alpha=frozenset()):
     values = {}
     for i in module.instrs:
         if i.opcode in ("library", "control"):
@@ -318,7 +348,7 @@ def _order_steps(module, d, built, donated, temps_in_outputs, concurrent_kernels
                                               KernelStep)
     if d.target.gemm_alpha_beta:
         steps = fold_gemm_epilogues(steps, values, out_ids, donated_ids,
-                                    DotStep, KernelStep, d.target.gemm_dtypes)
+                                    DotStep, KernelStep, d.target.gemm_dtypes, runtime_alpha)
     return Program(module.name, values, params, out_ids, steps, donated, temps_in_outputs,
                    concurrent_kernels, views)
 
@@ -514,7 +544,7 @@ def _gemm_accumulates_into(step, p):
     """A folded gemm whose ``beta`` term reads ``p`` may accumulate into ``p``'s buffer
     (it starts from ``p``'s data; BLAS reads each element of ``C`` before writing it),
     unless ``p`` is also one of the product's operands."""
-    return len(step.ins) == 3 and step.ins[2] == p and p not in step.ins[:2]
+    return step.x == p and p not in step.ins[:2] and p not in step.ins[3:]
 
 
 def _positions(steps):

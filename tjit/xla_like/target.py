@@ -62,6 +62,10 @@ class TargetInfo:
       param_views: whether the runtime makes a program's ``views`` (an argument's array
         reshaped, ``reshape_copies.view_argument_reshapes``) instead of a copy kernel
         (the CPU runner does: ``runner.ProgramRunner.run``).
+      gemm_runtime_alpha: whether the runtime computes a folded gemm's ``alpha`` from
+        its run-time factors (``DotStep.scale``: sizes at binding, 0-d values per call),
+        so epilogues scaled by ``x.shape[0]`` or a traced scalar fold too
+        (``gemm_epilogue.py``; the CPU runner does).
     """
     name: str
     kernel_dtypes: frozenset
@@ -80,6 +84,7 @@ class TargetInfo:
     temps_in_outputs: bool = False
     concurrent_kernels: bool = False
     param_views: bool = False
+    gemm_runtime_alpha: bool = False
 
     def cost(self, opcode, dtype):
         """Remat cost per element of one ``opcode`` op of ``dtype`` (0: not computed)."""
@@ -123,6 +128,7 @@ CPU = TargetInfo(
     split_reduce=cpu_row_split,
     temps_in_outputs=True,
     param_views=True,
+    gemm_runtime_alpha=True,
 )
 
 

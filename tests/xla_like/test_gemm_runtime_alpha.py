@@ -1,0 +1,116 @@
+"""Linear epilogues scaled by run-time scalars fold into the gemm's alpha on the CPU:
+a traced 0-d value (``w - lr * (x.T @ g)`` with ``lr`` an argument or computed) is read
+at each call, a symbolic size used as a value (``(x.T @ g) / x.shape[0]``) when the
+runner binds its sizes. References: NumPy float64, and the unfolded formula's NaN/inf
+behaviour where alpha is 0 or not finite."""
+
+import collections
+
+import numpy as np
+import pytest
+
+import tjit
+import tjit.numpy as jnp
+from tjit import lax
+
+RNG = np.random.default_rng(0)
+
+
+def f32(*shape):
+    return RNG.standard_normal(shape).astype(np.float32)
+
+
+def _steps(jitted, *args):
+    c = jitted.lower(*args).compile()
+    kinds = collections.Counter(kind for kind, _ in c.fusion_summary())
+    return kinds["kernel"], kinds["dot"], c.as_text()
+
+
+def _check(got, want, rtol=2e-5):
+    want = np.asarray(want, np.float64)
+    np.testing.assert_allclose(np.asarray(got, np.float64), want, rtol=rtol,
+                               atol=rtol * max(1.0, float(np.nanmax(np.abs(want)))))
+
+
+W, X, G = f32(32, 16), f32(64, 32), f32(64, 16)
+
+
+def _np(a):
+    return np.asarray(a, np.float64)
+
+
+CASES = [
+    # name, f, args, reference in float64
+    ("sgd step", lambda w, x, g, lr: w - lr * (x.T @ g), (W, X, G, np.float32(0.05)),
+     lambda w, x, g, lr: w - lr * (x.T @ g)),
+    ("divided by a scalar", lambda x, g, s: (x.T @ g) / s, (X, G, np.float32(-3.0)),
+     lambda x, g, s: (x.T @ g) / s),
+    ("computed scalar", lambda w, x, g, lr: w * 0.5 - (lr * 0.9) * (x.T @ g),
+     (W, X, G, np.float32(0.1)), lambda w, x, g, lr: w * 0.5 - (lr * 0.9) * (x.T @ g)),
+    ("scalar squared on an operand", lambda x, g, s: ((s * s) * x).T @ g,
+     (X, G, np.float32(1.5)), lambda x, g, s: ((s * s) * x).T @ g),
+]
+
+
+@pytest.mark.parametrize("name,f,args,ref", CASES, ids=[c[0] for c in CASES])
+def test_traced_scalar_folds_into_alpha(name, f, args, ref):
+    jitted = tjit.jit(f)
+    kernels, dots, text = _steps(jitted, *args)
+    assert (kernels, dots) == (0, 1), text
+    for scalar in (args[-1], np.float32(-2.5), np.float32(1e-3)):    # read at each call
+        a = args[:-1] + (scalar,)
+        _check(jitted(*a), ref(*[_np(v) for v in a]))
+
+
+def test_sgd_step_with_zero_or_infinite_alpha_keeps_the_unfused_nans():
+    f = tjit.jit(lambda w, x, g, lr: w - lr * (x.T @ g))
+    x = X.copy()
+    x[3, 5] = np.inf        # row 5 of x.T @ g is +-inf (or NaN)
+    for lr in (0.0, np.inf, -0.0):
+        lr = np.float32(lr)
+        with np.errstate(invalid="ignore", over="ignore"):
+            want = _np(W) - np.float64(lr) * (_np(x).T @ _np(G))
+        got = np.asarray(f(W, x, G, lr), np.float64)
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+        ok = np.isfinite(want)
+        np.testing.assert_array_equal(got[~ok], want[~ok])
+        if ok.any():
+            _check(got[ok], want[ok])
+
+
+def test_symbolic_size_folds_and_follows_the_bound_size():
+    f = tjit.jit(lambda x, g: (x.T @ g) / x.shape[0], polymorphic_shapes=("n, 32", "n, 16"))
+    kernels, dots, text = _steps(f, X, G)
+    assert (kernels, dots) == (0, 1), text
+    for n in (64, 5, 300, 64):      # (back to a size bound before: its runner again)
+        x, g = f32(n, 32), f32(n, 16)
+        _check(f(x, g), (_np(x).T @ _np(g)) / n)
+
+
+def test_mean_gradient_sgd_under_symbolic_batch():
+    def step(w, x, y, lr):
+        loss = lambda w: jnp.mean((x @ w - y) ** 2)
+        return w - lr * tjit.grad(loss)(w)
+    f = tjit.jit(step, polymorphic_shapes=("32, 16", "n, 32", "n, 16", ""))
+    for n in (8, 50):
+        x, y, lr = f32(n, 32), f32(n, 16), np.float32(0.01)
+        want = _np(W) - 0.01 * (2.0 / (n * 16)) * (_np(x).T @ (_np(x) @ _np(W) - _np(y)))
+        _check(f(W, x, y, lr), want, rtol=1e-4)
+    kernels, dots, text = _steps(f, W, x, y, lr)
+    assert dots == 2 and kernels == 1, text    # (the residual; the update folds)
+
+
+def test_in_a_loop_body_and_with_donation():
+    def train(w, x, g, lr):
+        return lax.fori_loop(0, 3, lambda i, w: w - lr * (x.T @ g), w)
+    want = _np(W) - 3 * 0.05 * (_np(X).T @ _np(G))
+    _check(tjit.jit(train)(W, X, G, np.float32(0.05)), want)
+    donate = tjit.jit(lambda w, x, g, lr: w - lr * (x.T @ g), donate_argnums=0)
+    _check(donate(jnp.asarray(W), X, G, np.float32(0.05)),
+           _np(W) - 0.05 * (_np(X).T @ _np(G)))
+
+
+def test_scalar_of_another_dtype_is_not_folded_and_still_right():
+    f = tjit.jit(lambda w, x, g, lr: w - lr.astype(jnp.float32) * (x.T @ g))
+    lr = np.float64(0.25)
+    _check(f(W, X, G, lr), _np(W) - 0.25 * (_np(X).T @ _np(G)))
