@@ -118,3 +118,36 @@ def test_custom_interpreter_inverse_with_jax_src_util_safe_map():
     np.testing.assert_allclose(got, 1.0 / (y * (1.0 - np.log(y) ** 2)), rtol=1e-4)
     with pytest.raises(ValueError, match=r"safe_map.*lengths \[2, 1\]"):
         safe_map(lambda a, b: a, [1, 2], [3])
+
+
+# -- docs/new_docs/301/remat.md: the page turns on jax_remat3 first ----------------------
+@pytest.mark.parametrize("flag", ["jax_remat3", "jax_scan3", "jax_custom_vjp3"])
+def test_remat_page_config_flags_are_accepted(flag):
+    # config.update('jax_remat3', True) raised UnknownConfigOptionError, so the page's
+    # first cell stopped before `import jax.numpy as jnp` and every later cell failed
+    before = getattr(jax.config, flag)
+    jax.config.update(flag, True)
+    try:
+        assert getattr(jax.config, flag) is True
+
+        def g(W, x):
+            return jnp.sin(jnp.dot(W, x))
+
+        def f(W1, W2, x):
+            return jnp.sum(jax.checkpoint(g)(W2, jax.checkpoint(g)(W1, x)))
+
+        rng = np.random.default_rng(1)
+        W1, W2 = rng.standard_normal((5, 4)), rng.standard_normal((3, 5))
+        x = rng.standard_normal(4)
+        got = jax.grad(f, argnums=2)(W1.astype(np.float32), W2.astype(np.float32),
+                                     x.astype(np.float32))
+
+        def ref(v):
+            return np.sum(np.sin(W2 @ np.sin(W1 @ v)))
+        h = 1e-6
+        fd = [(ref(x + h * e) - ref(x - h * e)) / (2 * h) for e in np.eye(4)]
+        np.testing.assert_allclose(got, fd, rtol=1e-4, atol=1e-5)
+        with pytest.raises(ValueError, match="takes a bool"):
+            jax.config.update(flag, "yes please")
+    finally:
+        jax.config.update(flag, before)

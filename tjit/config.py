@@ -49,6 +49,9 @@ Accepted because tjit already behaves as every value asks:
 better, which every level allows), ``enable_checks`` and ``check_tracer_leaks`` (tjit
 always checks leaked tracers when they are used), ``persistent_cache_min_compile_time_secs``
 and ``persistent_cache_min_entry_size_bytes`` (tjit stores every compiled kernel).
+``remat3``, ``scan3`` and ``custom_vjp3`` (JAX's switches between its old and new
+implementations of remat, scan and custom_vjp, which compute the same values; tjit has
+one of each; JAX's new remat page turns ``jax_remat3`` on before anything else).
 Accepted only at the value tjit implements, else a clear error:
 ``default_prng_impl`` (``"threefry2x32"``) and ``threefry_partitionable`` (True, JAX's
 default, whose random bits tjit reproduces).
@@ -184,6 +187,9 @@ OPTIONS = {
     "check_tracer_leaks": (_bool, False, False),
     "persistent_cache_min_compile_time_secs": (_number, 1.0, False),
     "persistent_cache_min_entry_size_bytes": (_number, 0, False),
+    "remat3": (_bool, False, False),
+    "scan3": (_bool, False, False),
+    "custom_vjp3": (_bool, False, False),
     "default_prng_impl": (_only("threefry2x32", "tjit's keys are threefry2x32 keys"),
                           "threefry2x32", False),
     "num_cpu_devices": (_device_count, -1, False),
