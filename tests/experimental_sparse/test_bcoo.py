@@ -233,3 +233,31 @@ def test_update_layout_to_more_dims_is_inefficient():
         out = m.update_layout(n_dense=1, on_inefficient="warn")
     assert out.n_dense == 1
     np.testing.assert_array_equal(out.todense(), x)
+
+
+@pytest.mark.parametrize("shape,n_batch,n_dense", LAYOUTS)
+def test_indexing_and_slicing_match_numpy(rng, shape, n_batch, n_dense):
+    x = _sparse_dense(rng, shape)
+    m = sparse.BCOO.fromdense(x, n_batch=n_batch, n_dense=n_dense)
+    keys = [0, -1, slice(1, None), slice(None, None, 2), (Ellipsis, 1), (slice(1, 3), 0),
+            (0, Ellipsis), (slice(None), slice(1, None, 2))]
+    for key in keys:
+        try:
+            want = x[key]
+        except IndexError:
+            continue
+        got = m[key]
+        assert got.shape == want.shape, key
+        np.testing.assert_array_equal(got.todense(), want, err_msg=str(key))
+    with pytest.raises(IndexError, match="out of bounds for dim 0"):
+        m[shape[0]]
+    with pytest.raises(NotImplementedError, match="BCOO indexing with ndarray"):
+        m[np.array([0, 1])]
+
+
+def test_slice_shrinks_nse_to_the_window():
+    m = sparse.BCOO.fromdense(np.arange(1.0, 13.0, dtype=np.float32).reshape(3, 4))
+    out = sparse.bcoo_slice(m, start_indices=(1, 1), limit_indices=(2, 3))
+    assert out.nse == 2
+    np.testing.assert_array_equal(out.todense(), [[6, 7]])
+    np.testing.assert_array_equal(sparse.bcoo_squeeze(out, dimensions=(0,)).todense(), [6, 7])

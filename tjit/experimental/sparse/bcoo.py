@@ -558,3 +558,100 @@ def _last_batch_to_sparse(mat):
     data = data.reshape(data.shape[:nb - 1] + (nse,) + tuple(data.shape[nb + 1:]))
     return BCOO((data, indices), shape=mat.shape, indices_sorted=mat.indices_sorted,
                 unique_indices=mat.unique_indices)
+
+
+# ---------------------------------------------------------------- slicing and indexing
+
+def bcoo_slice(mat, *, start_indices, limit_indices, strides=None):
+    """``lax.slice`` of a BCOO: entries outside the window become padding (as JAX's; when
+    the window has fewer sparse positions than ``nse``, duplicates are summed to fit).
+
+    Args:
+      mat: a BCOO.
+      start_indices, limit_indices, strides: one int per dim (strides positive, default 1).
+    """
+    start = [operator.index(i) for i in start_indices]
+    limit = [operator.index(i) for i in limit_indices]
+    step = [1] * mat.ndim if strides is None else [operator.index(s) for s in strides]
+    if not len(start) == len(limit) == len(step) == mat.ndim:
+        raise ValueError(f"bcoo_slice: start/limit/strides need {mat.ndim} entries each "
+                         f"(shape {mat.shape}); got {start}, {limit}, {step}")
+    if any(s <= 0 for s in step) or not all(
+            0 <= a <= b <= n for a, b, n in zip(start, limit, mat.shape)):
+        raise ValueError(f"bcoo_slice: invalid window start={start}, limit={limit}, "
+                         f"strides={step} for shape {mat.shape}")
+    nb, ns = mat.n_batch, mat.n_sparse
+    new_shape = tuple(-(-(b - a) // s) for a, b, s in zip(start, limit, step))
+    data, indices = _full_batch(mat)
+    batch_window = tuple(slice(a, b, s) for a, b, s in zip(start[:nb], limit[:nb], step[:nb]))
+    dense_window = tuple(slice(a, b, s) for a, b, s in zip(start[nb + ns:], limit[nb + ns:],
+                                                         step[nb + ns:]))
+    data = data[batch_window + (slice(None),) + dense_window]
+    indices = indices[batch_window]
+    if ns:
+        lo = jnp.array(start[nb:nb + ns], indices.dtype)
+        hi = jnp.array(limit[nb:nb + ns], indices.dtype)
+        st = jnp.array(step[nb:nb + ns], indices.dtype)
+        keep = jnp.all((indices >= lo) & (indices < hi) & ((indices - lo) % st == 0), -1)
+        pad = jnp.array(new_shape[nb:nb + ns], indices.dtype)
+        indices = jnp.where(keep[..., None], (indices - lo) // st, pad)
+        data = jnp.where(keep.reshape(keep.shape + (1,) * (data.ndim - keep.ndim)), data, 0)
+    out = BCOO((data, indices), shape=new_shape)
+    positions = int(np.prod(new_shape[nb:nb + ns], dtype=np.int64))
+    if ns and mat.nse > positions:
+        out = bcoo_sum_duplicates(out, nse=positions)
+    return out
+
+
+def bcoo_squeeze(arr, *, dimensions):
+    """``lax.squeeze`` of a BCOO: drop the listed dims, each of size 1."""
+    dims = sorted({operator.index(d) % max(arr.ndim, 1) for d in dimensions})
+    if any(arr.shape[d] != 1 for d in dims):
+        raise ValueError(f"bcoo_squeeze: dims {dims} of shape {arr.shape} must have size 1")
+    nb, ns = arr.n_batch, arr.n_sparse
+    data, indices = _full_batch(arr)
+    batch = tuple(d for d in dims if d < nb)
+    dense = tuple(d - ns + 1 for d in dims if d >= nb + ns)
+    keep = [i for i in range(ns) if nb + i not in dims]
+    indices = indices[..., np.array(keep, np.int32)] if keep else indices[..., :0]
+    data = jnp.squeeze(data, batch + dense) if batch + dense else data
+    indices = jnp.squeeze(indices, batch) if batch else indices
+    shape = tuple(n for i, n in enumerate(arr.shape) if i not in dims)
+    return BCOO((data, indices), shape=shape, indices_sorted=arr.indices_sorted,
+                unique_indices=arr.unique_indices)
+
+
+def _getitem(mat, key):
+    """``mat[key]`` for ints, slices (positive steps) and one Ellipsis."""
+    key = key if isinstance(key, tuple) else (key,)
+    ellipses = [i for i, k in enumerate(key) if k is Ellipsis]
+    if len(ellipses) > 1:
+        raise IndexError("BCOO indexing: an index can have only one Ellipsis")
+    if ellipses:
+        at = ellipses[0]
+        key = key[:at] + (slice(None),) * (mat.ndim - len(key) + 1) + key[at + 1:]
+    if len(key) > mat.ndim:
+        raise IndexError(f"BCOO indexing: too many indices ({len(key)}) for shape {mat.shape}")
+    key = key + (slice(None),) * (mat.ndim - len(key))
+    start, limit, step, squeezed = [], [], [], []
+    for d, (k, n) in enumerate(zip(key, mat.shape)):
+        if isinstance(k, slice):
+            a, b, s = k.indices(n)
+            if s <= 0:
+                raise NotImplementedError("BCOO indexing: negative slice steps")
+            start.append(a), limit.append(max(a, b)), step.append(s)
+        elif isinstance(k, (int, np.integer)) and not isinstance(k, bool):
+            i = int(k) + n if k < 0 else int(k)
+            if not 0 <= i < n:
+                raise IndexError(f"BCOO indexing: index {k} out of bounds for dim {d} of "
+                                 f"size {n} (shape {mat.shape})")
+            start.append(i), limit.append(i + 1), step.append(1), squeezed.append(d)
+        else:
+            raise NotImplementedError(
+                f"BCOO indexing with {type(k).__name__} (only ints, slices and Ellipsis). "
+                "Fix: index mat.todense(), or gather rows with a dense selection matrix.")
+    out = bcoo_slice(mat, start_indices=start, limit_indices=limit, strides=step)
+    return bcoo_squeeze(out, dimensions=squeezed) if squeezed else out
+
+
+BCOO.__getitem__ = _getitem
