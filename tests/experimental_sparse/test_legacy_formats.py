@@ -59,7 +59,8 @@ def test_functions(rng, mat):
 def test_padding_and_errors(mat):
     csr = sparse.CSR.fromdense(mat, nse=int((mat != 0).sum()) + 2)
     np.testing.assert_array_equal(csr.todense(), mat)
-    with pytest.raises(ValueError, match=r"csr_fromdense: the matrix must have ndim=2; got shape=\(2, 2, 2\)"):
+    with pytest.raises(ValueError, match=r"csr_fromdense: the matrix must have ndim=2; "
+                                         r"got shape=\(2, 2, 2\)"):
         sparse.CSR.fromdense(np.ones((2, 2, 2)))
     with pytest.raises(NotImplementedError, match="matmul between two sparse"):
         csr @ csr

@@ -17,7 +17,7 @@ import tjit
 import tjit.numpy as jnp
 from tjit.experimental.sparse import _methods
 from tjit.experimental.sparse._base import JAXSparse
-from tjit.experimental.sparse.bcoo import BCOO, bcoo_reduce_sum, bcoo_transpose
+from tjit.experimental.sparse.bcoo import bcoo_reduce_sum, bcoo_transpose
 from tjit.experimental.sparse.bcoo_dot import bcoo_dot_general
 from tjit.experimental.sparse.bcsr import BCSR
 from tjit.tracing.jaxpr import Literal

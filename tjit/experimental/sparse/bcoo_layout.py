@@ -1,0 +1,187 @@
+"""Layout changes of BCOO arrays: ``bcoo_update_layout`` (moving dims between the batch,
+sparse and dense groups), ``bcoo_slice``, ``bcoo_squeeze`` and indexing (``mat[key]``,
+installed on BCOO here, with ``BCOO.update_layout``)."""
+
+import operator
+import warnings
+
+import numpy as np
+
+import tjit.numpy as jnp
+from tjit.experimental.sparse._base import SparseEfficiencyError, SparseEfficiencyWarning
+from tjit.experimental.sparse.bcoo import (
+    BCOO, _full_batch, bcoo_fromdense, bcoo_sum_duplicates)
+
+
+# ---------------------------------------------------------------- layout changes
+
+def bcoo_update_layout(mat, *, n_batch=None, n_dense=None, on_inefficient="error"):
+    """``mat`` with ``n_batch`` batch and ``n_dense`` dense dims (as JAX's).
+
+    Fewer batch or dense dims is exact and cheap: those dims become sparse dims (every
+    batch element's entries, or every element of every block, become entries). More of
+    them stores explicit zeros (each batch element keeps the largest per-element count, a
+    block is stored whole): ``on_inefficient`` = ``"error"`` raises
+    :class:`SparseEfficiencyError`, ``"warn"`` warns, None proceeds (through the dense
+    array, so it needs concrete values: not under jit).
+    """
+    n_batch = mat.n_batch if n_batch is None else operator.index(n_batch)
+    n_dense = mat.n_dense if n_dense is None else operator.index(n_dense)
+    if on_inefficient not in ("error", "warn", None):
+        raise ValueError("bcoo_update_layout: on_inefficient must be 'error', 'warn' or "
+                         f"None, got {on_inefficient!r}")
+    if n_batch < 0 or n_dense < 0 or n_batch + n_dense > mat.ndim:
+        raise ValueError(f"bcoo_update_layout: n_batch={n_batch}, n_dense={n_dense} do not "
+                         f"fit an array of shape {mat.shape}")
+    if n_batch > mat.n_batch or n_dense > mat.n_dense:
+        msg = (f"bcoo_update_layout: {mat!r} to n_batch={n_batch}, n_dense={n_dense} stores "
+               "explicit zeros. Fix: pass on_inefficient='warn' or None to do it anyway.")
+        if on_inefficient == "error":
+            raise SparseEfficiencyError(msg)
+        if on_inefficient == "warn":
+            warnings.warn(msg, SparseEfficiencyWarning, stacklevel=2)
+        return bcoo_fromdense(mat.todense(), n_batch=n_batch, n_dense=n_dense,
+                              index_dtype=mat.indices.dtype)
+    out = mat
+    while out.n_dense > n_dense:
+        out = _last_dense_to_sparse(out)
+    while out.n_batch > n_batch:
+        out = _last_batch_to_sparse(out)
+    return out
+
+
+def _last_dense_to_sparse(mat):
+    """The first dense dim becomes the last sparse dim: an entry per element of it."""
+    nb, ns = mat.n_batch, mat.n_sparse
+    data, indices = _full_batch(mat)
+    size = mat.shape[nb + ns]
+    nse = mat.nse * size
+    data = data.reshape(data.shape[:nb] + (nse,) + tuple(data.shape[nb + 2:]))
+    pos = jnp.broadcast_to(jnp.arange(size, dtype=indices.dtype),
+                           indices.shape[:-1] + (size,))[..., None]
+    rep = jnp.broadcast_to(indices[..., None, :], indices.shape[:-1] + (size, ns))
+    indices = jnp.concatenate([rep, pos], axis=-1).reshape(
+        indices.shape[:nb] + (nse, ns + 1))
+    return BCOO((data, indices), shape=mat.shape, indices_sorted=mat.indices_sorted,
+                unique_indices=mat.unique_indices)
+
+
+def _last_batch_to_sparse(mat):
+    """The last batch dim becomes the first sparse dim: its entries are concatenated."""
+    nb = mat.n_batch
+    data, indices = _full_batch(mat)
+    size = mat.shape[nb - 1]
+    nse = size * mat.nse
+    pos = jnp.broadcast_to(jnp.arange(size, dtype=indices.dtype)[:, None, None],
+                           (size, mat.nse, 1))
+    pos = jnp.broadcast_to(pos, indices.shape[:-1] + (1,))
+    indices = jnp.concatenate([pos, indices], axis=-1)
+    indices = indices.reshape(indices.shape[:nb - 1] + (nse, indices.shape[-1]))
+    data = data.reshape(data.shape[:nb - 1] + (nse,) + tuple(data.shape[nb + 1:]))
+    return BCOO((data, indices), shape=mat.shape, indices_sorted=mat.indices_sorted,
+                unique_indices=mat.unique_indices)
+
+
+# ---------------------------------------------------------------- slicing and indexing
+
+def bcoo_slice(mat, *, start_indices, limit_indices, strides=None):
+    """``lax.slice`` of a BCOO: entries outside the window become padding (as JAX's; when
+    the window has fewer sparse positions than ``nse``, duplicates are summed to fit).
+
+    Args:
+      mat: a BCOO.
+      start_indices, limit_indices, strides: one int per dim (strides positive, default 1).
+    """
+    start = [operator.index(i) for i in start_indices]
+    limit = [operator.index(i) for i in limit_indices]
+    step = [1] * mat.ndim if strides is None else [operator.index(s) for s in strides]
+    if not len(start) == len(limit) == len(step) == mat.ndim:
+        raise ValueError(f"bcoo_slice: start/limit/strides need {mat.ndim} entries each "
+                         f"(shape {mat.shape}); got {start}, {limit}, {step}")
+    if any(s <= 0 for s in step) or not all(
+            0 <= a <= b <= n for a, b, n in zip(start, limit, mat.shape)):
+        raise ValueError(f"bcoo_slice: invalid window start={start}, limit={limit}, "
+                         f"strides={step} for shape {mat.shape}")
+    nb, ns = mat.n_batch, mat.n_sparse
+    new_shape = tuple(-(-(b - a) // s) for a, b, s in zip(start, limit, step))
+    data, indices = _full_batch(mat)
+    batch_window = tuple(slice(a, b, s) for a, b, s in zip(start[:nb], limit[:nb], step[:nb]))
+    dense_window = tuple(slice(a, b, s) for a, b, s in zip(start[nb + ns:], limit[nb + ns:],
+                                                         step[nb + ns:]))
+    data = data[batch_window + (slice(None),) + dense_window]
+    indices = indices[batch_window]
+    if ns:
+        lo = jnp.array(start[nb:nb + ns], indices.dtype)
+        hi = jnp.array(limit[nb:nb + ns], indices.dtype)
+        st = jnp.array(step[nb:nb + ns], indices.dtype)
+        keep = jnp.all((indices >= lo) & (indices < hi) & ((indices - lo) % st == 0), -1)
+        pad = jnp.array(new_shape[nb:nb + ns], indices.dtype)
+        indices = jnp.where(keep[..., None], (indices - lo) // st, pad)
+        data = jnp.where(keep.reshape(keep.shape + (1,) * (data.ndim - keep.ndim)), data, 0)
+    out = BCOO((data, indices), shape=new_shape)
+    positions = int(np.prod(new_shape[nb:nb + ns], dtype=np.int64))
+    if ns and mat.nse > positions:
+        out = bcoo_sum_duplicates(out, nse=positions)
+    return out
+
+
+def bcoo_squeeze(arr, *, dimensions):
+    """``lax.squeeze`` of a BCOO: drop the listed dims, each of size 1."""
+    dims = sorted({operator.index(d) % max(arr.ndim, 1) for d in dimensions})
+    if any(arr.shape[d] != 1 for d in dims):
+        raise ValueError(f"bcoo_squeeze: dims {dims} of shape {arr.shape} must have size 1")
+    nb, ns = arr.n_batch, arr.n_sparse
+    data, indices = _full_batch(arr)
+    batch = tuple(d for d in dims if d < nb)
+    dense = tuple(d - ns + 1 for d in dims if d >= nb + ns)
+    keep = [i for i in range(ns) if nb + i not in dims]
+    indices = indices[..., np.array(keep, np.int32)] if keep else indices[..., :0]
+    data = jnp.squeeze(data, batch + dense) if batch + dense else data
+    indices = jnp.squeeze(indices, batch) if batch else indices
+    shape = tuple(n for i, n in enumerate(arr.shape) if i not in dims)
+    return BCOO((data, indices), shape=shape, indices_sorted=arr.indices_sorted,
+                unique_indices=arr.unique_indices)
+
+
+def _getitem(mat, key):
+    """``mat[key]`` for ints, slices (positive steps) and one Ellipsis."""
+    key = key if isinstance(key, tuple) else (key,)
+    ellipses = [i for i, k in enumerate(key) if k is Ellipsis]
+    if len(ellipses) > 1:
+        raise IndexError("BCOO indexing: an index can have only one Ellipsis")
+    if ellipses:
+        at = ellipses[0]
+        key = key[:at] + (slice(None),) * (mat.ndim - len(key) + 1) + key[at + 1:]
+    if len(key) > mat.ndim:
+        raise IndexError(f"BCOO indexing: too many indices ({len(key)}) for shape {mat.shape}")
+    key = key + (slice(None),) * (mat.ndim - len(key))
+    start, limit, step, squeezed = [], [], [], []
+    for d, (k, n) in enumerate(zip(key, mat.shape)):
+        if isinstance(k, slice):
+            a, b, s = k.indices(n)
+            if s <= 0:
+                raise NotImplementedError("BCOO indexing: negative slice steps")
+            start.append(a), limit.append(max(a, b)), step.append(s)
+        elif isinstance(k, (int, np.integer)) and not isinstance(k, bool):
+            i = int(k) + n if k < 0 else int(k)
+            if not 0 <= i < n:
+                raise IndexError(f"BCOO indexing: index {k} out of bounds for dim {d} of "
+                                 f"size {n} (shape {mat.shape})")
+            start.append(i), limit.append(i + 1), step.append(1), squeezed.append(d)
+        else:
+            raise NotImplementedError(
+                f"BCOO indexing with {type(k).__name__} (only ints, slices and Ellipsis). "
+                "Fix: index mat.todense(), or gather rows with a dense selection matrix.")
+    out = bcoo_slice(mat, start_indices=start, limit_indices=limit, strides=step)
+    return bcoo_squeeze(out, dimensions=squeezed) if squeezed else out
+
+
+
+def _update_layout(self, *, n_batch=None, n_dense=None, on_inefficient="error"):
+    """Copy with ``n_batch``/``n_dense`` changed (see :func:`bcoo_update_layout`)."""
+    return bcoo_update_layout(self, n_batch=n_batch, n_dense=n_dense,
+                              on_inefficient=on_inefficient)
+
+
+BCOO.__getitem__ = _getitem
+BCOO.update_layout = _update_layout
