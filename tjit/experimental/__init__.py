@@ -1,4 +1,6 @@
 """JAX's ``jax.experimental`` names that tjit provides: ``shard_map.shard_map``,
-``multihost_utils.process_allgather``, ``io_callback`` and the ``checkify`` module."""
+``multihost_utils.process_allgather``, ``io_callback``, the ``checkify`` module and the
+``sparse`` package (BCOO/BCSR arrays, ``sparsify``; ``from tjit.experimental import
+sparse``, imported on demand as JAX's)."""
 
 from tjit.host_callbacks import io_callback  # noqa: F401
