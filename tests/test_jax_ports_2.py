@@ -151,3 +151,26 @@ def test_remat_page_config_flags_are_accepted(flag):
             jax.config.update(flag, "yes please")
     finally:
         jax.config.update(flag, before)
+
+
+# -- docs/array_refs.md, docs/new_docs/101/state.md: the type of a ref ---------------------
+def test_typeof_of_a_ref_is_its_ref_type():
+    # jax.typeof(x_ref) raised "expected an array or scalar, got Ref"
+    x_ref = jax.new_ref(jnp.zeros(3))
+    t = jax.typeof(x_ref)
+    assert str(t) == "Ref{float32[3]}" and t.shape == (3,) and t.dtype == np.float32
+    assert str(t.inner_aval) == "float32[3]"
+    assert t == jax.typeof(jax.new_ref(jnp.ones(3)))
+    assert t != jax.typeof(jax.new_ref(jnp.ones(4)))
+
+    seen = []
+
+    @jax.jit
+    def f(r):
+        seen.append(str(jax.typeof(r)))   # the same type while tracing
+        r[...] += jnp.arange(3.0)
+        return jnp.sum(r[...])
+
+    np.testing.assert_allclose(f(x_ref), 3.0)
+    assert seen == ["Ref{float32[3]}"]
+    np.testing.assert_allclose(x_ref[...], np.arange(3.0))

@@ -1766,6 +1766,8 @@ def typeof(x):
     from tjit.tracing.core import get_aval
     if isinstance(x, ExtendedArray):   # a key array: ShapedArray(key<fry>[...])
         return x.aval
+    if isinstance(x, Ref):   # a mutable array reference: Ref{float32[3]}, as JAX's
+        return x.type()
     return get_aval(x if isinstance(x, (Array, Tracer)) else asarray_for_lax(x))
 
 

@@ -210,6 +210,8 @@ def main():
     signal.signal(signal.SIGALRM, _on_alarm)
     _stub_missing_modules()
     _offline_datasets()
+    # (importing JAX draws from NumPy's global generator: import first, then seed)
+    importlib.import_module("jax.numpy")
     _fixed_seeds()
     ns = {"__name__": "__main__"}
     results = []

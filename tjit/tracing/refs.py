@@ -206,6 +206,34 @@ def lower_for(ref, value):
 _OPS = {}
 
 
+class RefType:
+    """The type of a mutable array reference, as ``jax.typeof(ref)`` gives it: the value's
+    type (``inner_aval``) under a ``Ref{...}`` name. Refs of equal value types are equal."""
+
+    __slots__ = ("inner_aval",)
+
+    def __init__(self, inner_aval):
+        self.inner_aval = inner_aval
+
+    shape = property(lambda self: self.inner_aval.shape)
+    dtype = property(lambda self: self.inner_aval.dtype)
+    ndim = property(lambda self: self.inner_aval.ndim)
+    weak_type = property(lambda self: self.inner_aval.weak_type)
+
+    def str_short(self):
+        a = self.inner_aval
+        return f"Ref{{{a.dtype.name}[{','.join(str(d) for d in a.shape)}]}}"
+
+    __str__ = __repr__ = str_short
+
+    def __eq__(self, other):
+        return isinstance(other, RefType) and \
+            self.inner_aval.strip_weak_type() == other.inner_aval.strip_weak_type()
+
+    def __hash__(self):
+        return hash(("Ref", self.inner_aval.strip_weak_type()))
+
+
 class Ref:
     """A mutable array reference (``jax.Ref``): create with ``new_ref(init)``; read with
     ``ref[idx]``, write with ``ref[idx] = v`` / ``ref[idx] += v``. It is not an array:
@@ -256,8 +284,11 @@ class Ref:
         Tracer.shape, Tracer.dtype, Tracer.ndim, Tracer.size, Tracer.weak_type)
 
     def type_str(self):
-        a = self.aval
-        return f"Ref{{{a.dtype.name}[{','.join(str(d) for d in a.shape)}]}}"
+        return RefType(self.aval).str_short()
+
+    def type(self):
+        """The ref's type as ``jax.typeof`` gives it (``Ref{float32[3]}``)."""
+        return RefType(self.aval)
 
     def unsafe_buffer_pointer(self):
         """The address of the buffer holding the current value (eager refs)."""
