@@ -63,7 +63,7 @@ def cases(lib, np_mod):
     for tag, f, v in (("f", loss, vec), ("jit(f)", jl, jv)):
         g, vg, vm = lib.grad(f), lib.value_and_grad(f), lib.vmap(v)
         gg = lib.grad(lib.grad(scalar(f) if tag == "f" else lib.jit(scalar(loss))))
-        jr, hs = lib.jacrev(v), lib.hessian(f)
+        jr, hs, jfg = lib.jacrev(v), lib.hessian(f), lib.jacfwd(g)
         rows.update({
             f"grad({tag})": lambda g=g: g(x),
             f"value_and_grad({tag})": lambda vg=vg: vg(x),
@@ -74,6 +74,7 @@ def cases(lib, np_mod):
             f"jacrev({tag})": lambda jr=jr: jr(x),
             f"hessian({tag})": lambda hs=hs: hs(x),
             f"jvp(grad({tag})) (HVP)": lambda g=g: lib.jvp(g, (x,), (x,)),
+            f"jacfwd(grad({tag}))": lambda jfg=jfg: jfg(x),
         })
     gc = lib.grad(lib.checkpoint(loss))
     jit_g = lib.jit(lib.grad(loss))

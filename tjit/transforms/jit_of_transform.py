@@ -30,17 +30,28 @@ def compiled(fun, key, make):
 
 
 def routed(fun, key, make):
-    """``make(fun)``, whose calls run ``jit(make(f))`` when ``fun`` is ``jit(f)``."""
+    """``make(fun)``, whose calls run ``jit(make(f))`` when ``fun`` is ``jit(f)``.
+
+    The result routes transformations of itself the same way: ``outer(make(jit(f)))``
+    (``jacfwd(grad(jit(f)))``, ``jvp`` of it, ``grad(grad(jit(f)))``) runs
+    ``jit(outer(make(f)))``, kept by ``jit(f)`` under the pair of keys, instead of the
+    outer transformation evaluating the inner one's jaxpr equation by equation at every
+    call."""
     transformed = make(fun)
-    if getattr(fun, "_jit_of_transform", None) is None:
+    jit_of = getattr(fun, "_jit_of_transform", None)
+    if jit_of is None:
         return transformed
 
     @functools.wraps(transformed)
     def call(*args, **kwargs):
-        jitted = fun._jit_of_transform(key, make)
+        jitted = jit_of(key, make)
         if jitted is None:
             return transformed(*args, **kwargs)
         return jitted(*args, **kwargs)
+
+    def jit_of_outer(outer_key, outer_make):
+        return jit_of((key, outer_key), lambda f: outer_make(make(f)))
+    call._jit_of_transform = jit_of_outer
     return call
 
 
