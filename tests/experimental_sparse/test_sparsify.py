@@ -93,3 +93,53 @@ def test_sparsify_unsupported_operation_names_primitive():
         m + jnp.ones(3)     # (under sparsify jnp.add broadcasts the dense operand first)
     with pytest.raises(NotImplementedError, match="integer_pow with y=-1"):
         sparse.sparsify(lambda a: a ** -1)(m)
+
+
+def test_sparsify_jax_docs_bfgs_logistic_regression(rng):
+    """JAX's sparsify example as written: scipy.optimize.minimize(BFGS) inside (a while
+    loop whose body closes over the sparse matrix)."""
+    import functools
+
+    from tjit.scipy import optimize
+    X = _sparse_dense(rng, (60, 8), density=0.5, dtype=np.float32)
+    y = (rng.random(60) < 0.5).astype(np.float32)
+
+    def loss(params, X, y):
+        y_hat = 0.5 * (jnp.tanh((jnp.dot(X, params[1:]) + params[0]) / 2) + 1)
+        return -jnp.mean(y * jnp.log(y_hat) + (1 - y) * jnp.log(1 - y_hat))
+
+    def fit_logreg(X, y):
+        params = jnp.zeros(X.shape[1] + 1)
+        return optimize.minimize(functools.partial(loss, X=X, y=y), x0=params,
+                                 method="BFGS").x
+
+    dense = fit_logreg(jnp.asarray(X), y)
+    sparse_fit = sparse.sparsify(fit_logreg)(sparse.BCOO.fromdense(X), y)
+    np.testing.assert_allclose(sparse_fit, dense, rtol=1e-4, atol=1e-5)
+
+
+def test_sparsify_control_flow(x64, rng):
+    x = _sparse_dense(rng, (5, 5))
+    m = sparse.BCOO.fromdense(x)
+    v = rng.standard_normal(5)
+
+    def power(m, v):     # fori_loop -> while with the sparse matrix closed over
+        return tjit.lax.fori_loop(0, 3, lambda i, u: m @ u / 2, v)
+
+    def branch(m, v, k):
+        return tjit.lax.cond(k > 0, lambda a, u: a @ u, lambda a, u: (a.T @ u) * 2, m, v)
+
+    def scanned(m, v):
+        return tjit.lax.scan(lambda c, s: (c + s * (m @ c), (m.T @ c).sum()), v,
+                             jnp.arange(3.0))
+
+    np.testing.assert_allclose(sparse.sparsify(power)(m, v), power(jnp.asarray(x), v),
+                               rtol=1e-12)
+    for k in (1, -1):
+        np.testing.assert_allclose(sparse.sparsify(branch)(m, v, k),
+                                   branch(jnp.asarray(x), v, k), rtol=1e-12)
+    got, want = sparse.sparsify(scanned)(m, v), scanned(jnp.asarray(x), v)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-12)
+    jitted = tjit.jit(sparse.sparsify(power))(m, v)
+    np.testing.assert_allclose(jitted, power(jnp.asarray(x), v), rtol=1e-12)

@@ -8,13 +8,16 @@ primitive. Covered: dot_general (sparse x dense either side), mul by a dense arr
 scalar, div by a scalar, neg, transpose, reduce_sum, add/sub of two sparse arrays (or with
 a dense one: dense result), convert_element_type/copy, the zero-preserving unary
 functions (sin, tanh, sqrt, abs, expm1, log1p, ...) and integer_pow with a positive
-exponent, and custom_jvp/custom_vjp calls (their body, sparsified).
+exponent, custom_jvp/custom_vjp calls (their body, sparsified), and the control flow
+while/cond/scan (rebuilt around their sparsified bodies, sparse operands closed over or
+passed as pytrees).
 """
 
 import functools
 
 import tjit
 import tjit.numpy as jnp
+from tjit import lax
 from tjit.experimental.sparse import _methods
 from tjit.experimental.sparse._base import JAXSparse
 from tjit.experimental.sparse.bcoo import bcoo_reduce_sum, bcoo_transpose
@@ -88,7 +91,44 @@ def _custom_call(eqn, *args):
     return _eval_sparse(jaxpr, consts, list(args))
 
 
+def _closed_fun(closed, consts=()):
+    """The closed jaxpr ``closed`` as a function of its remaining inputs, evaluated with
+    the sparse rules (``consts`` are its leading inputs, sparse or dense)."""
+    def fun(*args):
+        return _eval_sparse(closed.jaxpr, closed.consts, list(consts) + list(args))
+    return fun
+
+
+def _while(eqn, *ins):
+    p = eqn.params
+    nc, nb = p["cond_nconsts"], p["body_nconsts"]
+    cond = _closed_fun(p["cond_jaxpr"], ins[:nc])
+    body = _closed_fun(p["body_jaxpr"], ins[nc:nc + nb])
+    return list(lax.while_loop(lambda c: cond(*c)[0], lambda c: tuple(body(*c)),
+                               tuple(ins[nc + nb:])))
+
+
+def _cond(eqn, index, *ops):
+    branches = [_closed_fun(b) for b in eqn.params["branches"]]
+    return list(lax.switch(index, [lambda *o, f=f: tuple(f(*o)) for f in branches], *ops))
+
+
+def _scan(eqn, *ins):
+    p = eqn.params
+    nc, ncarry = p["num_consts"], p["num_carry"]
+    step = _closed_fun(p["jaxpr"], ins[:nc])
+
+    def f(carry, xs):
+        outs = step(*carry, *xs)
+        return tuple(outs[:ncarry]), tuple(outs[ncarry:])
+
+    carry, ys = lax.scan(f, tuple(ins[nc:nc + ncarry]), tuple(ins[nc + ncarry:]),
+                         length=p["length"], reverse=p["reverse"], unroll=p["unroll"])
+    return list(carry) + list(ys)
+
+
 SPARSE_RULES = {
+    "while": _while, "cond": _cond, "scan": _scan,
     "dot_general": _dot_general, "mul": _mul, "div": _div, "add": _add, "add_any": _add,
     "sub": _sub, "transpose": _transpose, "reduce_sum": _reduce_sum,
     "convert_element_type": _convert, "integer_pow": _integer_pow,
