@@ -183,6 +183,9 @@ def conj(x):
     """Complex conjugate. As JAX's, the result is complex: a float32 (float64) input is
     made complex64 (complex128) first, its weak type kept."""
     x = asarray_for_lax(x)
+    if not dtypes.is_inexact(x.dtype):  # JAX's conj takes floats and complex numbers only
+        raise TypeError(f"lax.conj does not accept dtype {x.dtype}; convert it to a "
+                        f"floating or complex dtype first (jnp.conj takes any number)")
     if x.dtype in (dtypes.float32, dtypes.float64):
         cdt = dtypes.complex128 if x.dtype == dtypes.float64 else dtypes.complex64
         x = convert_element_type(x, cdt, weak_type=getattr(x, "weak_type", False))
@@ -366,7 +369,15 @@ def convert_element_type(operand, new_dtype, weak_type=False):
 def bitcast_convert_type(operand, new_dtype):
     """Reinterpret the bits of ``operand`` as ``new_dtype``."""
     new_dtype = dtypes.canonicalize(dtypes.check_dtype(new_dtype, "bitcast_convert_type"))
-    return ew.bitcast_convert_type_p.bind(asarray_for_lax(operand), new_dtype=new_dtype)
+    operand = asarray_for_lax(operand)
+    odt = operand.dtype
+    if odt != new_dtype and any(dtypes.is_bool(d) or dtypes.is_complex(d)
+                                for d in (odt, new_dtype)):
+        # JAX's rule: their bit layouts are not a contract
+        raise TypeError(f"lax.bitcast_convert_type does not support bool or complex values "
+                        f"unless the operand and destination types match; got operand "
+                        f"{odt} and new_dtype {new_dtype}")
+    return ew.bitcast_convert_type_p.bind(operand, new_dtype=new_dtype)
 
 
 # Python keywords as names

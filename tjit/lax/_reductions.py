@@ -3,6 +3,8 @@ signatures: ``reduce_sum(operand, axes)``, ``argmax(operand, axis, index_dtype)`
 ``cumsum(operand, axis=0, reverse=False)``, ``sort``, ``sort_key_val`` and ``top_k``.
 """
 
+import operator
+
 from tjit.tracing import dtypes
 from tjit.tracing.errors import ShapeError
 from tjit.tracing.shapes import normalize_axes, normalize_axis, shape_str
@@ -169,6 +171,22 @@ def sort_key_val(keys, values, dimension=-1, is_stable=True):
     return k, v
 
 
+def _static_k(k, op):
+    # operator.index, not int: k=2.5 is an error (as JAX's), not k=2
+    try:
+        return operator.index(k)
+    except TypeError:
+        raise TypeError(f"{op}: k must be a static integer, got {k!r}") from None
+
+
+def _floating_operand(operand, op):
+    operand = asarray_for_lax(operand)
+    if not dtypes.is_float(operand.dtype):  # JAX's approx_*_k take floating operands only
+        raise ValueError(f"{op}: operand must be a floating type, got {operand.dtype}; "
+                         f"lax.top_k takes integers")
+    return operand
+
+
 def top_k(operand, k, *, axis=-1, is_stable=True):
     """The ``k`` largest entries along ``axis`` (default the last) and their int32
     indices, largest first; ties keep the lower index first, NaNs count as largest.
@@ -178,8 +196,7 @@ def top_k(operand, k, *, axis=-1, is_stable=True):
     if operand.ndim == 0:
         raise ShapeError("top_k: needs an operand of rank >= 1, got shape ()")
     axis = normalize_axis(axis, operand.ndim, "top_k")
-    k = int(k)
-    n = operand.shape[axis]
+    k, n = _static_k(k, "top_k"), operand.shape[axis]
     if k < 0 or (type(n) is int and k > n):
         raise ValueError(f"top_k: k={k} must be between 0 and the size {n} of axis {axis} "
                          f"of the operand of shape {shape_str(operand.shape)}")
@@ -197,6 +214,7 @@ def approx_max_k(operand, k, reduction_dimension=-1, recall_target=0.95,
     as ``jax.lax.approx_max_k``: computed exactly here (as JAX does off TPU), so
     ``recall_target`` and the size override only have to be valid."""
     _check_recall(recall_target, "approx_max_k")
+    operand = _floating_operand(operand, "approx_max_k")
     return top_k(operand, k, axis=reduction_dimension)
 
 
@@ -206,11 +224,11 @@ def approx_min_k(operand, k, reduction_dimension=-1, recall_target=0.95,
     smallest first (ties: lower index first), as ``jax.lax.approx_min_k``; exact, as
     :func:`approx_max_k`."""
     _check_recall(recall_target, "approx_min_k")
-    operand = asarray_for_lax(operand)
+    operand = _floating_operand(operand, "approx_min_k")
     if operand.ndim == 0:
         raise ShapeError("approx_min_k: needs an operand of rank >= 1, got shape ()")
     axis = normalize_axis(reduction_dimension, operand.ndim, "approx_min_k")
-    k, n = int(k), operand.shape[axis]
+    k, n = _static_k(k, "approx_min_k"), operand.shape[axis]
     if k < 0 or (type(n) is int and k > n):
         raise ValueError(f"approx_min_k: k={k} must be between 0 and the size {n} of axis "
                          f"{axis} of the operand of shape {shape_str(operand.shape)}")

@@ -5,7 +5,7 @@ import numpy as np
 
 from tjit.tracing import dtypes
 from tjit.tracing.core import get_aval
-from tjit.tracing.shapes import canonical_shape, normalize_axis
+from tjit.tracing.shapes import nonnegative_shape, normalize_axis
 from tjit.primitives import reductions as rd
 from tjit.primitives import structural as st
 from tjit.lax._elementwise import asarray_for_lax
@@ -15,7 +15,7 @@ from tjit.lax._annotations import apply_out_sharding
 def iota(dtype, size):
     """[0, 1, ..., size-1] as ``dtype``."""
     return st.iota_p.bind(dtype=dtypes.canonicalize(dtypes.check_dtype(dtype, "iota")),
-                          shape=canonical_shape(size, "iota"), dimension=0)
+                          shape=nonnegative_shape(size, "iota"), dimension=0)
 
 
 def broadcasted_iota(dtype, shape, dimension, *, out_sharding=None):
@@ -28,7 +28,7 @@ def broadcasted_iota(dtype, shape, dimension, *, out_sharding=None):
         Array([[0, 1, 2],
                [0, 1, 2]], dtype=int32)
     """
-    shape = canonical_shape(shape, "broadcasted_iota")
+    shape = nonnegative_shape(shape, "broadcasted_iota")
     out = st.iota_p.bind(dtype=dtypes.canonicalize(dtypes.check_dtype(dtype, "iota")),
                          shape=shape, dimension=normalize_axis(dimension, len(shape), "iota"))
     return out if out_sharding is None else apply_out_sharding(
@@ -39,7 +39,7 @@ def broadcast_in_dim(operand, shape, broadcast_dimensions, *, out_sharding=None)
     """Place ``operand``'s dims at ``broadcast_dimensions`` of ``shape`` (``out_sharding``:
     JAX's, checked against the result)."""
     operand = asarray_for_lax(operand)
-    shape = canonical_shape(shape, "broadcast_in_dim")
+    shape = nonnegative_shape(shape, "broadcast_in_dim")
     broadcast_dimensions = tuple(int(d) for d in broadcast_dimensions)
     if len(set(broadcast_dimensions)) == len(broadcast_dimensions) == operand.ndim and \
             list(broadcast_dimensions) != sorted(broadcast_dimensions):
@@ -60,7 +60,7 @@ def broadcast_in_dim(operand, shape, broadcast_dimensions, *, out_sharding=None)
 def broadcast(operand, sizes, *, out_sharding=None):
     """Add leading dims ``sizes`` (``out_sharding``: JAX's, checked against the result)."""
     operand = asarray_for_lax(operand)
-    sizes = canonical_shape(sizes, "broadcast")
+    sizes = nonnegative_shape(sizes, "broadcast")
     n = len(sizes)
     out = broadcast_in_dim(operand, sizes + tuple(operand.shape),
                            tuple(range(n, n + operand.ndim)))
@@ -148,7 +148,7 @@ def full(shape, fill_value, dtype=None, *, sharding=None):
     """An array of ``shape`` filled with ``fill_value`` (``sharding``: JAX's, checked
     against the result)."""
     from tjit.lax._elementwise import convert_element_type
-    shape = canonical_shape(shape, "full")
+    shape = nonnegative_shape(shape, "full")
     # weak as the fill (JAX's dtypes.is_weakly_typed): a Python number or a weak array
     weak = dtype is None and (getattr(fill_value, "weak_type", False) or (
         isinstance(fill_value, (int, float, complex)) and not isinstance(fill_value, bool)))
@@ -195,7 +195,7 @@ def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
     dt = dtypes.canonicalize(dtype if dtype is not None else x.dtype)
     weak = dtype is None and getattr(x, "weak_type", False)
     val = convert_element_type(fill_value, dt, weak_type=weak)
-    out = broadcast(val, canonical_shape(x.shape if shape is None else shape))
+    out = broadcast(val, nonnegative_shape(x.shape if shape is None else shape, "full_like"))
     return out if sharding is None else apply_out_sharding(out, sharding,
                                                            "lax.full_like(sharding=...)")
 

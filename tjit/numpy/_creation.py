@@ -17,7 +17,7 @@ from tjit.lax._structural import dim_value
 from tjit.numpy._padding import strong_main_diagonal
 from tjit.tracing import dtypes
 from tjit.tracing.core import Array, Tracer, concrete_value
-from tjit.tracing.errors import ConcretizationTypeError
+from tjit.tracing.errors import ConcretizationTypeError, NegativeDimensionError
 from tjit.tracing.extended_dtypes import ExtendedArray
 from tjit.transforms.batching import vmap
 from tjit.tracing.shapes import broadcast_shapes, canonical_shape, normalize_axis, shape_str
@@ -70,8 +70,8 @@ def check_shape(shape, fname):
         raise TypeError(f"jnp.{fname}: shape must be an int or a sequence of ints (or "
                         f"symbolic dims), got {shape!r}") from None
     if any(type(d) is int and d < 0 for d in shape):
-        raise ValueError(f"jnp.{fname}: negative dimensions are not allowed, got shape "
-                         f"{shape_str(shape)}")
+        raise NegativeDimensionError(f"jnp.{fname}: negative dimensions are not allowed, "
+                                     f"got shape {shape_str(shape)}")
     return shape
 
 
@@ -348,6 +348,10 @@ def _host_spaced(np_fn, given, num, dt, base=10.0, **kwargs):
         return None  # (the traced path reports a negative num)
     if np_fn is np.logspace:
         kwargs["base"] = values[-1]
+    # checked here: NumPy's message for axis=1.5 ("'float' object is not iterable") names
+    # neither the function nor the axis
+    kwargs["axis"] = normalize_axis(kwargs["axis"], np.broadcast(*values).ndim + 1,
+                                    f"jnp.{np_fn.__name__}")
     with np.errstate(all="ignore"):
         out = np_fn(*values[:-1], num, **kwargs)
     out_dt = dt if dt is not None else dtypes.canonicalize(out.dtype)

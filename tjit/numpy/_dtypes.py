@@ -13,7 +13,9 @@ from tjit.tracing.extended_dtypes import ExtendedDType, extended_issubdtype
 from tjit.tracing.core import Array, Tracer
 from tjit.tracing.basearray import Array as AnyArray
 from tjit import lax
+from tjit.primitives import elementwise as _ew
 from tjit.numpy._core import asarray, ensure_array, result_type_of
+from tjit.tracing.shapes import normalize_axes, normalize_axis
 
 
 class _ScalarType:
@@ -253,6 +255,11 @@ def bitcast_view(x, dtype):
     return lax.bitcast_convert_type(ensure_array("view", x), _np_dtype(dtype))
 
 
+def _bitcast(x, dt):
+    # the primitive: x.view takes complex numbers (as JAX's), lax.bitcast_convert_type not
+    return _ew.bitcast_convert_type_p.bind(x, new_dtype=dt)
+
+
 def view(x, dtype):
     """``x.view(dtype)`` with NumPy's shapes: the bits of ``x`` reinterpreted as
     ``dtype``; when the item sizes differ the last axis grows or shrinks by their ratio
@@ -279,14 +286,14 @@ def view(x, dtype):
                          f"{x.dtype} as {dt}: the last axis must be concrete with a byte "
                          f"size divisible by {new}")
     if old > new:  # (..., n) -> (..., n, r) -> (..., n * r)
-        y = lax.bitcast_convert_type(x, out_dt)
+        y = _bitcast(x, out_dt)
         y = lax.reshape(y, tuple(x.shape[:-1]) + (x.shape[-1] * (old // new),))
     elif old < new:  # (..., n) -> (..., n / r, r) -> (..., n / r)
         r = new // old
         x = lax.reshape(x, tuple(x.shape[:-1]) + (x.shape[-1] // r, r))
-        y = lax.bitcast_convert_type(x, out_dt)
+        y = _bitcast(x, out_dt)
     else:
-        y = lax.bitcast_convert_type(x, out_dt)
+        y = _bitcast(x, out_dt)
     return lax.ne(y, lax.convert_element_type(0, y.dtype)) if dt == _dt.bool_ else y
 
 
@@ -317,10 +324,10 @@ def size(a, axis=None):
         return n
     if isinstance(axis, (tuple, list)):  # JAX: the product of the sizes along these axes
         n = 1
-        for ax in axis:
+        for ax in normalize_axes(axis, len(s), "size"):
             n *= s[ax]
         return n
-    return s[axis]
+    return s[normalize_axis(axis, len(s), "size")]
 
 
 __all__ = ["bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",

@@ -393,6 +393,14 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     if period is not None:
         if left is not None or right is not None:
             raise ValueError("jnp.interp: left and right have no meaning with period")
+    if dtypes.is_complex(fp.dtype):  # the two parts apart, as NumPy: a complex product
+        # with an infinite part has a NaN one ((0.5+0j) * (inf+0j) is inf + nanj)
+        def part(take, v):
+            return None if v is None else take(v)
+
+        return lax.complex(*(interp(x, xp, take(fp), part(take, left), part(take, right),
+                                    period) for take in (uf.real, uf.imag)))
+    if period is not None:
         x, xp, fp = _periodic_table(x, xp, fp, period)
     n = xp.shape[0]
     idt = dtypes.default_int()
@@ -409,7 +417,16 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     # promoted as JAX's formula: the result has the type of x, xp and fp together (a
     # weak one where all three are weak)
     slope = lax.div(lax.sub(x, xp_lo), where(dx0, 1, dx))
-    f = where(dx0, fp_lo, uf.add(fp_lo, uf.multiply(slope, lax.sub(fp_hi, fp_lo))))
+    df = lax.sub(fp_hi, fp_lo)
+    f = uf.add(fp_lo, uf.multiply(slope, df))
+    # an infinite fp makes inf - inf = NaN from fp_lo's side: NumPy then tries fp_hi's
+    # side, and answers fp_lo at a node or between two equal values (so interp(2, [0, 2,
+    # 4], [0, inf, 20]) is inf, not NaN); only where f is NaN, so gradients keep the slope
+    from_hi = uf.add(fp_hi, uf.multiply(lax.sub(slope, lax.full((), 1, slope.dtype)), df))
+    at_lo = lax.bitwise_or(lax.eq(x, xp_lo), uf.equal(fp_lo, fp_hi))
+    from_hi = where(lax.eq(x, xp_hi), fp_hi, from_hi)  # the last node
+    f = where(uf.isnan(f) & ~uf.isnan(x), where(at_lo, fp_lo, from_hi), f)
+    f = where(dx0, fp_lo, f)
     if period is None:
         first, last = lax.index_in_dim(xp, 0, 0, False), lax.index_in_dim(xp, n - 1, 0, False)
         lv = lax.index_in_dim(fp, 0, 0, False) if left is None else left
@@ -701,12 +718,18 @@ def piecewise(x, condlist, funclist, *args, **kw):
 
 
 # -- sets -------------------------------------------------------------------------------------
+_ISIN_METHODS = ("compare_all", "binary_search", "sort", "auto")
+
+
 def isin(element, test_elements, assume_unique=False, invert=False, *, method="auto"):
     """Whether each element of ``element`` occurs in ``test_elements`` (an all-pairs
     comparison, so it traces under ``jit``)."""
     # scalars unconverted, so one that does not fit the integer dtype raises OverflowError
     # instead of wrapping (isin(uint8_array, -1) matched 255)
     check_arraylike("isin", element, test_elements)
+    if method not in _ISIN_METHODS:  # JAX's options; every one gives the same answer here
+        raise ValueError(f"isin: method={method!r} is not implemented; options are "
+                         f"{', '.join(map(repr, _ISIN_METHODS))}")
     e, t = promote_dtypes(element, test_elements)
     t = _ravel(t)
     full = tuple(e.shape) + (t.shape[0],)

@@ -19,7 +19,7 @@ from tjit import numpy as jnp  # sibling modules (sum, take, subtract) looked up
 from tjit.tracing import dtypes
 from tjit.tracing import shapes as sh
 from tjit.tracing.core import Array, Tracer, concrete_value
-from tjit.tracing.errors import ConcretizationTypeError, ShapeError
+from tjit.tracing.errors import AxisError, ConcretizationTypeError, ShapeError
 from tjit.tracing.extended_dtypes import ExtendedArray
 from tjit.tracing.size_questions import SpecializeSizes
 from tjit.numpy._dtypes import named_dtype
@@ -211,7 +211,7 @@ def squeeze(a, axis=None):
     else:
         axes = axis if isinstance(axis, (tuple, list)) else (axis,)
         if a.ndim == 0 and axes:
-            raise ShapeError(f"squeeze: axis {axis} is out of bounds for a 0-d array")
+            raise AxisError(f"squeeze: axis {axis} is out of bounds for a 0-d array")
         dims = sh.normalize_axes(tuple(axes), a.ndim, "squeeze")
         for d in dims:
             if not sh.is_one(a.shape[d]):
@@ -651,7 +651,7 @@ def repeat(a, repeats, axis=None, *, total_repeat_length=None):
     if axis is None:
         a, axis = ravel(a), 0
     if a.ndim == 0:
-        raise ShapeError(f"repeat: axis {axis} is out of bounds for a 0-d array")
+        raise AxisError(f"repeat: axis {axis} is out of bounds for a 0-d array")
     axis = sh.normalize_axis(axis, a.ndim, "repeat")
     if isinstance(repeats, Tracer):
         if total_repeat_length is None:

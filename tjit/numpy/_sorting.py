@@ -15,7 +15,7 @@ import numpy as np
 from tjit import lax
 from tjit.tracing import dtypes
 from tjit.tracing.core import Array, Tracer
-from tjit.tracing.errors import ConcretizationTypeError, ShapeError
+from tjit.tracing.errors import AxisError, ConcretizationTypeError, ShapeError
 from tjit.tracing.shapes import normalize_axis, shape_str, size as shape_size
 from tjit.numpy._core import check_arraylike, ensure_array, promote_dtypes
 from tjit.numpy._creation import canonical_index_dtype
@@ -31,7 +31,7 @@ def _prepare(fname, a, axis):
     if axis is None:
         return _ravel(a), 0
     if a.ndim == 0:
-        raise ShapeError(f"{fname}: axis {axis} is out of bounds for a 0-d array; use "
+        raise AxisError(f"{fname}: axis {axis} is out of bounds for a 0-d array; use "
                          f"axis=None to sort a scalar")
     return a, normalize_axis(axis, a.ndim, fname)
 
@@ -383,7 +383,7 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
         arr, axis = _ravel(arr), 0
     else:
         if arr.ndim == 0:
-            raise ShapeError(f"unique: axis {axis} is out of bounds for a 0-d array")
+            raise AxisError(f"unique: axis {axis} is out of bounds for a 0-d array")
         axis = normalize_axis(axis, arr.ndim, "unique")
     g = _Groups(arr, axis, size, equal_nan)
     values = g.values(arr, axis, fill_value)

@@ -17,11 +17,14 @@ the function step by step along the axis (``lax.scan``), so user ufuncs reduce t
 ``reduceat`` needs concrete indices. ``out=`` is not supported (NotImplementedError).
 """
 
+import operator
+
 import numpy as np
 
 from tjit import lax
 from tjit.tracing import dtypes
 from tjit.tracing.core import concrete_value
+from tjit.tracing.errors import AxisError
 from tjit.numpy import _reductions as red
 from tjit.numpy import _ufuncs as uf
 from tjit.numpy._core import asarray, check_arraylike
@@ -256,11 +259,19 @@ def _no_out(u, method, out):
                                   f"immutable; use the returned value")
 
 
+def _int_axis(axis, where):
+    # operator.index, not int: axis=1.5 is an error (NumPy's, JAX's), not axis 1
+    try:
+        return operator.index(axis)
+    except TypeError:
+        raise TypeError(f"{where}: axis must be an integer, got {axis!r}") from None
+
+
 def _axis(u, method, axis, ndim):
-    axis = int(axis)
+    axis = _int_axis(axis, f"{u.__name__}.{method}")
     if not -ndim <= axis < max(ndim, 1):
-        raise ValueError(f"{u.__name__}.{method}: axis {axis} is out of bounds for an array "
-                         f"of rank {ndim}")
+        raise AxisError(f"{u.__name__}.{method}: axis {axis} is out of bounds for an array "
+                        f"of rank {ndim}")
     return axis % max(ndim, 1)
 
 
@@ -320,9 +331,9 @@ def _cum_lax(lax_fn):
 
 
 def _axis_plain(axis, ndim):
-    axis = int(axis)
+    axis = _int_axis(axis, "accumulate")
     if not -ndim <= axis < ndim:
-        raise ValueError(f"accumulate: axis {axis} is out of bounds for rank {ndim}")
+        raise AxisError(f"accumulate: axis {axis} is out of bounds for rank {ndim}")
     return axis % ndim
 
 

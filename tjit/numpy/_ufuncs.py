@@ -764,13 +764,22 @@ def absolute(x, /):
 
 
 abs = absolute  # noqa: A001
-fabs = _one_in("fabs", lax.abs, inexact=True)
+_fabs = _one_in("fabs", lax.abs, inexact=True)
+
+
+def fabs(x, /):
+    # NumPy's and JAX's fabs have no complex loop (abs of a complex number is jnp.abs)
+    if isinstance(x, complex) or dtypes.is_complex(getattr(x, "dtype", np.float32)):
+        raise TypeError(f"fabs: complex input ({getattr(x, 'dtype', 'complex')}) is not "
+                        f"supported; use jnp.abs for the magnitude of complex numbers")
+    return _fabs(x)
 
 
 def sign(x, /):
     x = ensure_array("sign", x)
-    if dtypes.is_bool(x.dtype):
-        return x
+    if dtypes.is_bool(x.dtype):  # NumPy and JAX have no bool sign
+        raise TypeError("sign: bool input is not supported; convert it first, e.g. "
+                        "x.astype(jnp.int32)")
     return lax.sign(x)
 
 
@@ -976,9 +985,27 @@ def round(a, decimals=0, out=None):  # noqa: A001
         return lax.round(a, lax.ROUND_TO_NEAREST_EVEN)
     # float16 would lose the scaled value's digits: scale in float32 (as JAX does).
     x = lax.convert_element_type(a, np.float32) if a.dtype == np.float16 else a
-    f = lax.convert_element_type(10.0 ** decimals, x.dtype)
-    out = lax.div(lax.round(lax.mul(x, f), lax.ROUND_TO_NEAREST_EVEN), f)
+    out = _round_scaled(x, decimals)
     return lax.convert_element_type(out, a.dtype, weak_type=a.weak_type)
+
+
+def _round_scaled(x, decimals):
+    """``x`` rounded to ``decimals`` places as NumPy does it: times 10**d for d > 0, but
+    divided by 10**-d for d < 0 (10**-d is exact where 10**d is not: float32's 0.001
+    turned round(-16500, -3) into -15999.999). Where the scaled value is already whole
+    (2**mantissa bits and up, or 10**d past the dtype's range) ``x`` is its own answer;
+    NumPy's inf and NaN there (round(1e300, 10), round(1.5, 309)) are overflow artefacts."""
+    info = dtypes.finfo(x.dtype)
+    k = decimals if decimals > 0 else -decimals
+    finite = k <= 308 and 10.0 ** k <= float(info.max)  # (10.0 ** 309 overflows)
+    f = lax.full((), 10.0 ** k if finite else np.inf, x.dtype)
+    nearest = lax.ROUND_TO_NEAREST_EVEN
+    if decimals < 0:  # |x| < 10**-d / 2 rounds to (signed) zero, even when 10**-d is inf
+        q = lax.round(lax.div(x, f), nearest)
+        return lax.select(lax.is_finite(x), lax.mul(q, f) if finite else q, x)
+    y = lax.mul(x, f)
+    whole = lax.full((), 2.0 ** info.nmant, x.dtype)
+    return lax.select(lax.lt(lax.abs(y), whole), lax.div(lax.round(y, nearest), f), x)
 
 
 around = round_ = round
@@ -1009,16 +1036,24 @@ def isinf(x, /):
     return lax.eq(lax.abs(x), lax.convert_element_type(np.inf, x.dtype))
 
 
+def _not_complex(name, x):
+    # JAX's class (ValueError); NumPy raises TypeError: which infinity is ambiguous
+    if dtypes.is_complex(x.dtype):
+        raise ValueError(f"{name}: not defined for complex input ({x.dtype}); apply it to "
+                         f"jnp.real(x) or jnp.imag(x)")
+    return x
+
+
 def isposinf(x, /, out=None):
     _no_out("isposinf", out)
-    x = ensure_array("isposinf", x)
+    x = _not_complex("isposinf", ensure_array("isposinf", x))
     return lax.eq(x, lax.convert_element_type(np.inf, x.dtype)) if dtypes.is_float(x.dtype) \
         else lax.full_like(x, False, dtype=bool)
 
 
 def isneginf(x, /, out=None):
     _no_out("isneginf", out)
-    x = ensure_array("isneginf", x)
+    x = _not_complex("isneginf", ensure_array("isneginf", x))
     return lax.eq(x, lax.convert_element_type(-np.inf, x.dtype)) if dtypes.is_float(x.dtype) \
         else lax.full_like(x, False, dtype=bool)
 

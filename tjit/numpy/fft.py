@@ -14,6 +14,7 @@ import operator
 import numpy as np
 
 from tjit.tracing import dtypes
+from tjit.tracing.errors import AxisError
 from tjit.lax._fft import fft as _lax_fft
 from tjit.primitives.fft import FftType, complex_dtype_for, real_dtype_for
 from tjit.numpy._core import asarray, check_arraylike
@@ -61,7 +62,7 @@ def _normalize_axes(name, ndim, axes, distinct=True):
     for ax in axes:
         ax = operator.index(ax)
         if not -ndim <= ax < ndim:
-            raise ValueError(f"numpy.fft.{name}: axis {ax} is out of bounds for an array "
+            raise AxisError(f"numpy.fft.{name}: axis {ax} is out of bounds for an array "
                              f"of rank {ndim}")
         out.append(ax % ndim)
     if distinct and len(set(out)) != len(out):

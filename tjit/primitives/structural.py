@@ -8,7 +8,8 @@ from tjit.tracing.avals import ShapedArray, aval_of_value
 from tjit.tracing.core import never_weak
 from tjit.tracing.errors import InconclusiveDimensionError, ShapeError
 from tjit.tracing.shapes import (
-    canonical_shape, definitely_equal, is_one, reshape_shape, shape_str, size)
+    canonical_shape, definitely_equal, is_one, nonnegative_shape, reshape_shape, shape_str,
+    size)
 from tjit.primitives.base import new_primitive
 
 # -- iota ---------------------------------------------------------------------------------
@@ -17,7 +18,7 @@ iota_p = new_primitive("iota")
 
 @iota_p.def_abstract_eval
 def _iota_abstract(*, dtype, shape, dimension):
-    shape = canonical_shape(shape, "iota")
+    shape = nonnegative_shape(shape, "iota")
     if not 0 <= dimension < len(shape):
         raise ShapeError(f"iota: dimension {dimension} out of range for shape "
                          f"{shape_str(shape)}")
@@ -46,6 +47,7 @@ broadcast_in_dim_p = new_primitive("broadcast_in_dim")
 
 @broadcast_in_dim_p.def_abstract_eval
 def _broadcast_in_dim_abstract(x, *, shape, broadcast_dimensions):
+    nonnegative_shape(shape, "broadcast_in_dim")
     if len(broadcast_dimensions) != x.ndim:
         raise ShapeError(f"broadcast_in_dim: operand of shape {shape_str(x.shape)} needs "
                          f"{x.ndim} broadcast_dimensions, got {broadcast_dimensions}")

@@ -23,6 +23,7 @@ from tjit.config import config
 from tjit.tracing import dtypes
 from tjit.tracing.core import Array, Tracer
 from tjit.tracing.extended_dtypes import THREEFRY_KEY_DTYPE
+from tjit.tracing.errors import NegativeDimensionError
 from tjit.tracing.shapes import canonical_shape, is_symbolic, shape_str, size
 from tjit.primitives.random_bits import threefry2x32_p
 from tjit.random._key_array import PRNGKeyArray
@@ -81,7 +82,8 @@ def check_shape(name, shape):
         raise TypeError(f"{e}; shapes are tuples of Python ints such as (3, 4)") from None
     for d in shape:
         if not is_symbolic(d) and d < 0:
-            raise ValueError(f"{name}: shape {shape_str(shape)} has a negative dimension")
+            raise NegativeDimensionError(f"{name}: shape {shape_str(shape)} has a negative "
+                                         f"dimension")
     return shape
 
 

@@ -15,6 +15,7 @@ and batched through the fft primitive. ``convolve2d``/``correlate2d`` support
 import numpy as np
 
 from tjit.tracing import dtypes
+from tjit.tracing.errors import AxisError
 from tjit.tracing.shapes import shape_str
 from tjit import lax
 from tjit import numpy as jnp
@@ -173,7 +174,7 @@ def _conv_axes(in1, in2, axes, mode):
     norm = []
     for ax in axes:
         if not -nd <= int(ax) < nd:
-            raise ValueError(f"scipy.signal.fftconvolve: axis {ax} is out of bounds for "
+            raise AxisError(f"scipy.signal.fftconvolve: axis {ax} is out of bounds for "
                              f"inputs of rank {nd}")
         norm.append(int(ax) % nd)
     if len(set(norm)) != len(norm):

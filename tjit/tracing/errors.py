@@ -4,6 +4,8 @@ the fix, in the manner of JAX's best messages."""
 import os
 import traceback
 
+import numpy as np
+
 
 class TjitError(Exception):
     """Base class of tjit's own errors."""
@@ -27,6 +29,19 @@ class BroadcastShapeError(ShapeError, TypeError):
     still a ShapeError/ValueError for tjit code. Functions that broadcast explicitly
     (``jnp.broadcast_shapes``, ``broadcast_arrays``, ``broadcast_to``, ``where``,
     ``select``, matmul's batch dims) raise ShapeError only, as JAX raises ValueError."""
+
+
+class AxisError(ShapeError, np.exceptions.AxisError):
+    """An axis out of range for the operand's rank. NumPy's AxisError (a ValueError and an
+    IndexError), because JAX raises either, by function: ValueError from its axis checks,
+    IndexError from a tuple index, so ``except`` clauses written for JAX or NumPy both
+    catch it. Construct it with the whole message."""
+
+
+class NegativeDimensionError(ShapeError, TypeError):
+    """A requested shape with a negative dim (``jnp.zeros((-2, 3))``, ``lax.full``,
+    ``lax.broadcast``, ``random.normal``...). Also a TypeError because JAX raises
+    TypeError for these, and still a ValueError, NumPy's class."""
 
 
 class InconclusiveDimensionError(ShapeError):

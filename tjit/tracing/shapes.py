@@ -16,7 +16,8 @@ import re
 
 from tjit._sympy import is_expr, sympy, when_loaded
 from tjit.tracing import size_bounds, size_questions
-from tjit.tracing.errors import InconclusiveDimensionError, ShapeError
+from tjit.tracing.errors import (
+    AxisError, InconclusiveDimensionError, NegativeDimensionError, ShapeError)
 
 
 @functools.lru_cache(maxsize=None)
@@ -54,6 +55,18 @@ def canonical_shape(shape, op="tjit"):
     if isinstance(shape, int) or not hasattr(shape, "__iter__"):   # (a dim: int or sympy)
         shape = (shape,)
     return tuple(canonical_dim(d, op) for d in shape)
+
+
+def nonnegative_shape(shape, op="tjit"):
+    """``canonical_shape`` of a shape to create (a result's), whose concrete dims must not
+    be negative: the check every creating function shares, so eager calls, jit and the
+    compiler never meet a negative size."""
+    shape = canonical_shape(shape, op)
+    for d in shape:
+        if type(d) is int and d < 0:
+            raise NegativeDimensionError(f"{op}: negative dimensions are not allowed, got "
+                                         f"shape {shape_str(shape)}")
+    return shape
 
 
 def dim_str(d):
@@ -329,7 +342,7 @@ def normalize_axis(axis, ndim, op="tjit"):
     except TypeError:
         raise TypeError(f"{op}: axis must be an integer, got {axis!r}") from None
     if not -ndim <= axis < max(ndim, 1) or (ndim == 0 and axis not in (0, -1)):
-        raise ShapeError(f"{op}: axis {axis} is out of bounds for an array of rank {ndim}")
+        raise AxisError(f"{op}: axis {axis} is out of bounds for an array of rank {ndim}")
     return axis % ndim if ndim else 0
 
 

@@ -1,0 +1,194 @@
+"""Bad input through the public API, by class of mistake (the cases benchmarks/diff_errors.py
+found against JAX and NumPy): each raises the class a JAX or NumPy user catches, eagerly
+and under jit, with a message that names the function and the offending value."""
+
+import inspect
+
+import numpy as np
+import pytest
+
+import tjit
+import tjit.numpy as jnp
+from tjit import lax, random
+
+X = np.linspace(0.1, 0.9, 12, dtype=np.float32).reshape(3, 4)
+C = (X + 1j * X).astype(np.complex64)
+B = X > 0.5
+
+
+def _message(e):
+    """What a user reads: the message and the notes (an entry point notes its own name
+    on a message that names an inner function: "(raised in jnp.std)")."""
+    return " ".join([str(e), *getattr(e, "__notes__", ())])
+
+
+def _raises(fn, args, cls, *words):
+    """fn(*args) eagerly and under jit (array arguments traced) raises ``cls``, naming
+    every one of ``words``."""
+    traced = [i for i, a in enumerate(args) if isinstance(a, np.ndarray)]
+
+    def under_jit(*arrays):
+        vals = list(args)
+        for i, a in zip(traced, arrays):
+            vals[i] = a
+        return fn(*vals)
+    for mode, call in (("eager", lambda: fn(*args)),
+                       ("jit", lambda: tjit.jit(under_jit)(*[args[i] for i in traced]))):
+        with pytest.raises(cls) as e:
+            call()
+        for w in words:
+            assert w in _message(e.value), (mode, w, _message(e.value))
+
+
+# -- axis out of range: NumPy's AxisError, a ValueError and an IndexError ------------------
+# JAX raises ValueError from its axis checks and IndexError from tuple indexing, depending
+# on the function; every jnp function with an ``axis`` parameter is swept.
+_AXIS_EXTRA_ARGS = {
+    "append": (X,), "argpartition": (1,), "array_split": (2,), "cross": (X,),
+    "delete": (0,), "insert": (0, 1.0), "nanpercentile": (50.0,), "nanquantile": (0.5,),
+    "partition": (1,), "percentile": (50.0,), "quantile": (0.5,), "repeat": (2,),
+    "roll": (1,), "split": (1,), "take": (np.array([0, 1]),), "vecdot": (X,),
+    "take_along_axis": (np.zeros((3, 4), np.int32),),
+}
+_AXIS_CALLS = {
+    "packbits": lambda axis: jnp.packbits(B, axis=axis),
+    "unpackbits": lambda axis: jnp.unpackbits(np.ones((3, 4), np.uint8), axis=axis),
+    "compress": lambda axis: jnp.compress(np.array([True, False, True]), X, axis=axis),
+    "apply_along_axis": lambda axis: jnp.apply_along_axis(jnp.sum, axis, X),
+    "put_along_axis": lambda axis: jnp.put_along_axis(
+        X, np.zeros((3, 4), np.int32), 1.0, axis=axis, inplace=False),
+    "linspace": lambda axis: jnp.linspace(X[0], X[1], 3, axis=axis),
+    "geomspace": lambda axis: jnp.geomspace(X[0], X[1], 3, axis=axis),
+    "logspace": lambda axis: jnp.logspace(X[0], X[1], 3, axis=axis),
+}
+
+
+def _functions_with_axis():
+    out = []
+    for name in sorted(dir(jnp)):
+        f = getattr(jnp, name)
+        if name.startswith("_") or not callable(f) or isinstance(f, type):
+            continue
+        try:
+            if "axis" in inspect.signature(f).parameters:
+                out.append(name)
+        except (TypeError, ValueError):
+            continue
+    return out
+
+
+@pytest.mark.parametrize("name", _functions_with_axis())
+def test_every_axis_out_of_range(name):
+    f = getattr(jnp, name)
+    call = _AXIS_CALLS.get(name, lambda axis: f(X, *_AXIS_EXTRA_ARGS.get(name, ()),
+                                                axis=axis))
+    for axis in (5, -6):
+        with pytest.raises(np.exceptions.AxisError) as e:
+            call(axis)
+        assert isinstance(e.value, ValueError) and isinstance(e.value, IndexError)
+        assert f"axis {axis}" in _message(e.value), _message(e.value)
+    with pytest.raises(TypeError, match="axis must be an int.*got 1.5"):
+        call(1.5)  # an error, not axis 1
+
+
+@pytest.mark.parametrize("fn,args", [
+    (lambda x: jnp.size(x, 4), (X,)),
+    (lambda x: jnp.add.reduce(x, axis=4), (X,)),
+    (lambda x: jnp.add.accumulate(x, axis=4), (X,)),
+    (lambda x: jnp.fft.fft(x, axis=4), (X,)),
+    (lambda x: lax.top_k(x, 1, axis=4), (X,)),
+    (lambda x: random.categorical(random.key(0), x, axis=4), (X,)),
+], ids=["size", "add.reduce", "add.accumulate", "fft", "top_k", "categorical"])
+def test_axis_out_of_range_outside_jnp(fn, args):
+    _raises(fn, args, np.exceptions.AxisError, "axis 4")
+
+
+@pytest.mark.parametrize("fn,args", [
+    (lambda x: jnp.add.reduce(x, axis=0.5), (X,)),
+    (lambda x: jnp.logaddexp.reduce(x, axis=0.5), (X,)),
+    (lambda x: jnp.add.accumulate(x, axis=0.5), (X,)),
+    (lambda x: jnp.logaddexp.accumulate(x, axis=0.5), (X,)),
+], ids=["add.reduce", "logaddexp.reduce", "add.accumulate", "logaddexp.accumulate"])
+def test_float_axis_of_ufunc_methods(fn, args):
+    # the scan path's int(0.5) read axis 0 silently
+    _raises(fn, args, TypeError, "axis must be an int", "0.5")
+
+
+def test_repeated_axis_of_size():
+    # jnp.size(x, (0, 0)) multiplied dim 0 twice (9, not an error)
+    _raises(lambda x: jnp.size(x, (0, 0)), (X,), ValueError, "size", "repeated axis")
+
+
+# -- negative sizes: a TypeError (JAX's class) and a ValueError (NumPy's) -----------------
+@pytest.mark.parametrize("fn,word", [
+    (lambda x: lax.broadcast(x, (-2, 3)), "broadcast"),
+    (lambda x: lax.broadcast_in_dim(x, (-2, 3, 4), (1, 2)), "broadcast_in_dim"),
+    (lambda x: lax.full((-2, 3), 1.0) + x[0, 0], "full"),
+    (lambda x: lax.full_like(x, 1.0, shape=(-2,)), "full_like"),
+    (lambda x: lax.iota(np.int32, -2) + x[0, 0], "iota"),
+    (lambda x: lax.broadcasted_iota(np.int32, (-2, 3), 0) + x[0, 0], "broadcasted_iota"),
+    (lambda x: jnp.zeros((-2, 3)) + x[0, 0], "zeros"),
+    (lambda x: jnp.full((3, -2), x[0, 0]), "full"),
+    (lambda x: random.normal(random.key(0), (-2,)) + x[0, 0], "normal"),
+], ids=["broadcast", "broadcast_in_dim", "full", "full_like", "iota", "broadcasted_iota",
+        "zeros", "jnp.full", "normal"])
+def test_negative_dimension(fn, word):
+    # under jit lax.broadcast & co. traced a negative dim and the compiled plan failed
+    # with "IndexError: tuple index out of range"; eagerly NumPy's message named no function
+    _raises(fn, (X,), TypeError, word, "-2")
+    with pytest.raises(ValueError):
+        fn(X)
+
+
+# -- non-integer sizes ---------------------------------------------------------------------
+@pytest.mark.parametrize("fn", [
+    lambda x: lax.top_k(x, 2.5),
+    lambda x: lax.approx_max_k(x, 2.5),
+    lambda x: lax.approx_min_k(x, 2.5),
+], ids=["top_k", "approx_max_k", "approx_min_k"])
+def test_float_k(fn):
+    # int(2.5) returned the top 2 silently
+    _raises(fn, (X,), TypeError, "k must be a static integer", "2.5")
+
+
+# -- wrong dtypes --------------------------------------------------------------------------
+@pytest.mark.parametrize("fn,args,cls,words", [
+    (jnp.fabs, (C,), TypeError, ("fabs", "complex64", "jnp.abs")),
+    (jnp.sign, (B,), TypeError, ("sign", "bool")),
+    (jnp.isposinf, (C,), ValueError, ("isposinf", "complex64")),
+    (jnp.isneginf, (C,), ValueError, ("isneginf", "complex64")),
+    (lax.conj, (B,), TypeError, ("conj", "bool")),
+    (lax.conj, (X.astype(np.int32),), TypeError, ("conj", "int32")),
+    (lambda x: lax.bitcast_convert_type(x, np.float32), (C,), TypeError,
+     ("bitcast_convert_type", "complex64", "float32")),
+    (lambda x: lax.bitcast_convert_type(x, np.uint8), (B,), TypeError,
+     ("bitcast_convert_type", "bool", "uint8")),
+    (lambda x: lax.approx_max_k(x, 1), (B,), ValueError, ("approx_max_k", "bool")),
+    (lambda x: lax.approx_min_k(x, 1), (C,), ValueError, ("approx_min_k", "complex64")),
+], ids=["fabs", "sign", "isposinf", "isneginf", "conj-bool", "conj-int", "bitcast-complex",
+        "bitcast-bool", "approx_max_k", "approx_min_k"])
+def test_dtype_refused(fn, args, cls, words):
+    # each returned a value JAX and NumPy refuse: fabs of complex its magnitude, sign of
+    # bool the bools, isposinf of complex False everywhere, bitcast of complex its pairs
+    _raises(fn, args, cls, *words)
+
+
+def test_the_refusals_leave_valid_calls_alone():
+    np.testing.assert_array_equal(np.asarray(jnp.fabs(-X)), np.fabs(-X))
+    np.testing.assert_array_equal(np.asarray(jnp.sign(X - 0.5)), np.sign(X - 0.5))
+    assert np.asarray(jnp.isposinf(np.float32([np.inf, 1.0]))).tolist() == [True, False]
+    # x.view takes complex numbers, as NumPy's and JAX's (pairs of floats)
+    np.testing.assert_array_equal(np.asarray(jnp.asarray(C).view(jnp.float32)),
+                                  C.view(np.float32))
+    vals, idx = lax.top_k(X[0], np.int64(2))
+    assert np.asarray(idx).tolist() == [3, 2]
+    np.testing.assert_allclose(np.asarray(lax.conj(X)), X)
+
+
+# -- unknown option values -----------------------------------------------------------------
+def test_unknown_isin_method():
+    # method= was ignored, so a typo went unnoticed
+    _raises(lambda a, b: jnp.isin(a, b, method="bogus"), (X, X), ValueError,
+            "isin", "'bogus'", "'compare_all'")
+    for method in ("compare_all", "binary_search", "sort", "auto"):
+        assert bool(jnp.all(jnp.isin(X, X, method=method)))
