@@ -19,7 +19,7 @@ import numpy as np
 from tjit import lax
 from tjit.tracing import dtypes
 from tjit.tracing.core import Array, Tracer, concrete_value
-from tjit.tracing.errors import ShapeError
+from tjit.tracing.errors import AxisError
 from tjit.tracing.shapes import broadcast_shapes, normalize_axes, shape_str
 from tjit.numpy._core import (broadcast_to_shape, ensure_array, promote_dtypes_inexact,
                               result_type_of, takes_out_sharding)
@@ -42,7 +42,7 @@ def _axes(a, axis, name):
     if a.ndim == 0:  # as JAX: a 0-d array has no axis to name (only axis=None or ())
         if axis == () or axis == []:
             return ()
-        raise ShapeError(f"jnp.{name}: axis {axis} is out of bounds for an array of "
+        raise AxisError(f"jnp.{name}: axis {axis} is out of bounds for an array of "
                          f"dimension 0")
     return tuple(sorted(normalize_axes(axis, a.ndim, f"jnp.{name}")))
 
