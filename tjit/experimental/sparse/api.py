@@ -2,11 +2,13 @@
 
 import numpy as np
 
+import tjit
 import tjit.numpy as jnp
 import tjit.random
 from tjit.experimental.sparse._base import JAXSparse, split_shape
 from tjit.experimental.sparse.bcoo import BCOO, bcoo_fromdense
 from tjit.experimental.sparse.bcsr import BCSR
+from tjit.tracing.core import Tracer
 
 
 def _format(sparse_format, op):
@@ -64,9 +66,23 @@ def eye(N, M=None, k=0, dtype=None, index_dtype="int32", sparse_format="bcoo", *
     return out if cls is BCOO else BCSR.from_bcoo(out)
 
 
+@tjit.custom_jvp
+def _sparse_todense_mark(x):
+    """Identity that ``sparsify`` finds by name in a traced function: where the function
+    called ``sparse.todense`` on what is a sparse array when sparsified."""
+    return x
+
+
+_sparse_todense_mark.defjvp(lambda primals, tangents: (primals[0], tangents[0]))
+TODENSE_MARK = "_sparse_todense_mark"   # the name its custom_jvp_call equations carry
+
+
 def todense(arr):
-    """Dense array of ``arr`` (a sparse array; any other value is returned as is)."""
-    return arr.todense() if isinstance(arr, JAXSparse) else arr
+    """Dense array of ``arr`` (a sparse array; any other value is returned as is). Inside a
+    function given to ``sparsify``, it densifies what is sparse there."""
+    if isinstance(arr, JAXSparse):
+        return arr.todense()
+    return _sparse_todense_mark(arr) if isinstance(arr, Tracer) else arr
 
 
 def random_bcoo(key, shape, *, dtype=jnp.float32, indices_dtype=None, nse=0.2, n_batch=0,

@@ -8,7 +8,8 @@ primitive. Covered: dot_general (sparse x dense either side), mul by a dense arr
 scalar, div by a scalar, neg, transpose, reduce_sum, add/sub of two sparse arrays (or with
 a dense one: dense result), convert_element_type/copy, the zero-preserving unary
 functions (sin, tanh, sqrt, abs, expm1, log1p, ...) and integer_pow with a positive
-exponent, custom_jvp/custom_vjp calls (their body, sparsified), and the control flow
+exponent, custom_jvp/custom_vjp calls (their body, sparsified), ``sparse.todense``
+(densifies), and the control flow
 while/cond/scan (rebuilt around their sparsified bodies, sparse operands closed over or
 passed as pytrees).
 """
@@ -20,6 +21,7 @@ import tjit.numpy as jnp
 from tjit import lax
 from tjit.experimental.sparse import _methods
 from tjit.experimental.sparse._base import JAXSparse
+from tjit.experimental.sparse.api import TODENSE_MARK
 from tjit.experimental.sparse.bcoo import bcoo_reduce_sum, bcoo_transpose
 from tjit.experimental.sparse.bcoo_dot import bcoo_dot_general
 from tjit.experimental.sparse.bcsr import BCSR
@@ -83,6 +85,8 @@ def _integer_pow(eqn, a):
 
 
 def _custom_call(eqn, *args):
+    if eqn.params.get("name") == TODENSE_MARK:      # sparse.todense(x) in the function
+        return [a.todense() if _is_sparse(a) else a for a in args]
     body = eqn.params.get("call_jaxpr") or eqn.params.get("fun_jaxpr")
     if body is None:
         raise NotImplementedError(f"sparsify: {eqn.primitive.name} has no body to sparsify")
