@@ -261,3 +261,25 @@ def test_slice_shrinks_nse_to_the_window():
     assert out.nse == 2
     np.testing.assert_array_equal(out.todense(), [[6, 7]])
     np.testing.assert_array_equal(sparse.bcoo_squeeze(out, dimensions=(0,)).todense(), [6, 7])
+
+
+@pytest.mark.parametrize("shape,n_batch,n_dense", LAYOUTS)
+def test_concatenate_every_dim(rng, shape, n_batch, n_dense):
+    for dim in range(len(shape)):
+        other = shape[:dim] + (2,) + shape[dim + 1:]
+        xs = [_sparse_dense(rng, shape), _sparse_dense(rng, other, density=0.7)]
+        ms = [sparse.BCOO.fromdense(x, n_batch=n_batch, n_dense=n_dense) for x in xs]
+        ms[0] = sparse.BCOO.fromdense(xs[0], n_batch=n_batch, n_dense=n_dense,
+                                      nse=ms[0].nse + 1)      # padding must stay padding
+        out = sparse.bcoo_concatenate(ms, dimension=dim)
+        np.testing.assert_array_equal(out.todense(), np.concatenate(xs, axis=dim))
+
+
+def test_concatenate_errors():
+    a = sparse.BCOO.fromdense(np.ones((3, 4), np.float32))
+    with pytest.raises(ValueError, match="differ in layout or in a dim other than 0"):
+        sparse.bcoo_concatenate([a, sparse.BCOO.fromdense(np.ones((3, 5), np.float32))],
+                                dimension=0)
+    with pytest.raises(ValueError, match="differ in layout"):
+        sparse.bcoo_concatenate([a, sparse.BCOO.fromdense(np.ones((3, 4)), n_batch=1)],
+                                dimension=0)

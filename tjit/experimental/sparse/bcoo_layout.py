@@ -1,6 +1,6 @@
 """Layout changes of BCOO arrays: ``bcoo_update_layout`` (moving dims between the batch,
-sparse and dense groups), ``bcoo_slice``, ``bcoo_squeeze`` and indexing (``mat[key]``,
-installed on BCOO here, with ``BCOO.update_layout``)."""
+sparse and dense groups), ``bcoo_slice``, ``bcoo_squeeze``, ``bcoo_concatenate`` and
+indexing (``mat[key]``, installed on BCOO here, with ``BCOO.update_layout``)."""
 
 import operator
 import warnings
@@ -185,3 +185,69 @@ def _update_layout(self, *, n_batch=None, n_dense=None, on_inefficient="error"):
 
 BCOO.__getitem__ = _getitem
 BCOO.update_layout = _update_layout
+
+
+def bcoo_concatenate(operands, *, dimension):
+    """``lax.concatenate`` of BCOO arrays of one layout (n_batch, n_dense) along
+    ``dimension``: along a sparse dim the entries are joined with shifted indices, along a
+    batch dim the batch elements are stacked (nse padded to the largest), along a dense dim
+    each operand's blocks are zero-padded into the joined block."""
+    operands = list(operands)
+    if not operands or not all(isinstance(m, BCOO) for m in operands):
+        raise TypeError("bcoo_concatenate: operands must be a non-empty sequence of BCOO")
+    first = operands[0]
+    nb, nd, ndim = first.n_batch, first.n_dense, first.ndim
+    dim = operator.index(dimension)
+    if not 0 <= dim < ndim:
+        raise ValueError(f"bcoo_concatenate: dimension {dimension} out of range for "
+                         f"ndim {ndim}")
+    for m in operands:
+        if (m.n_batch, m.n_dense, m.ndim) != (nb, nd, ndim) or any(
+                a != b for i, (a, b) in enumerate(zip(m.shape, first.shape)) if i != dim):
+            raise ValueError(f"bcoo_concatenate: operands {first!r} and {m!r} differ in "
+                             f"layout or in a dim other than {dim}")
+    sizes = [m.shape[dim] for m in operands]
+    shape = first.shape[:dim] + (sum(sizes),) + first.shape[dim + 1:]
+    if dim < nb:
+        return _concat_batch(operands, dim, shape)
+    ns = first.n_sparse
+    offsets = np.cumsum([0] + sizes[:-1])
+    parts_d, parts_i = [], []
+    for m, off, size in zip(operands, offsets, sizes):
+        data, indices = _full_batch(m)
+        bound = jnp.array(m.shape[nb:nb + ns], indices.dtype)
+        ok = jnp.all((indices >= 0) & (indices < bound), axis=-1, keepdims=True)
+        if dim < nb + ns:
+            indices = indices.at[..., dim - nb].add(int(off))
+        else:   # dense dim: zero-pad this operand's blocks into the joined block
+            axis = dim - ns + 1
+            pad = [(0, 0)] * data.ndim
+            pad[axis] = (int(off), int(shape[dim] - off - size))
+            data = jnp.pad(data, pad)
+        parts_d.append(data)
+        parts_i.append(jnp.where(ok, indices, jnp.array(shape[nb:nb + ns], indices.dtype)))
+    itype = jnp.result_type(*parts_i)
+    dtype = jnp.result_type(*parts_d)
+    return BCOO((jnp.concatenate([d.astype(dtype) for d in parts_d], axis=nb),
+                 jnp.concatenate([i.astype(itype) for i in parts_i], axis=nb)), shape=shape)
+
+
+def _concat_batch(operands, dim, shape):
+    nse = max(m.nse for m in operands)
+    datas, indices = [], []
+    for m in operands:
+        d, i = _full_batch(m)
+        extra = nse - m.nse
+        if extra:
+            nb = m.n_batch
+            pad_d = [(0, 0)] * d.ndim
+            pad_d[nb] = (0, extra)
+            d = jnp.pad(d, pad_d)
+            fill = jnp.broadcast_to(jnp.array(m.shape[nb:nb + m.n_sparse], i.dtype),
+                                    i.shape[:nb] + (extra, i.shape[-1]))
+            i = jnp.concatenate([i, fill], axis=nb)
+        datas.append(d)
+        indices.append(i)
+    dtype, itype = jnp.result_type(*datas), jnp.result_type(*indices)
+    return BCOO((jnp.concatenate([d.astype(dtype) for d in datas], axis=dim),
+                 jnp.concatenate([i.astype(itype) for i in indices], axis=dim)), shape=shape)
