@@ -10,6 +10,7 @@ import pytest
 import tjit
 import tjit.numpy as jnp
 from tjit import lax, random
+from tjit.scipy import stats
 
 X = np.linspace(0.1, 0.9, 12, dtype=np.float32).reshape(3, 4)
 C = (X + 1j * X).astype(np.complex64)
@@ -98,8 +99,10 @@ def test_every_axis_out_of_range(name):
     (lambda x: jnp.fft.fft(x, axis=4), (X,)),
     (lambda x: lax.top_k(x, 1, axis=4), (X,)),
     (lambda x: random.categorical(random.key(0), x, axis=4), (X,)),
-], ids=["size", "add.reduce", "add.accumulate", "fft", "top_k", "categorical"])
+    (lambda x: stats.rankdata(x, axis=4), (X,)),
+], ids=["size", "add.reduce", "add.accumulate", "fft", "top_k", "categorical", "rankdata"])
 def test_axis_out_of_range_outside_jnp(fn, args):
+    # rankdata wrapped axis 4 to 0 (axis % ndim) and ranked along it
     _raises(fn, args, np.exceptions.AxisError, "axis 4")
 
 

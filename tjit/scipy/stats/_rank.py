@@ -6,6 +6,8 @@ import operator
 import numpy as np
 
 from tjit import numpy as jnp
+from tjit.tracing.errors import AxisError
+from tjit.tracing.shapes import normalize_axis
 from tjit.transforms.batching import vmap
 
 ModeResult = collections.namedtuple("ModeResult", ["mode", "count"])
@@ -79,7 +81,11 @@ def rankdata(a, method="average", *, axis=None, nan_policy="propagate"):
         x = jnp.ravel(a)
         out = _rank_1d(x, method)
         return _nan_rows(x, out, None) if jnp.issubdtype(a.dtype, jnp.floating) else out
-    axis = operator.index(axis) % max(a.ndim, 1)
+    # checked, not wrapped: axis=4 of a rank-2 array is an error (SciPy's, JAX's)
+    if a.ndim == 0:
+        raise AxisError(f"rankdata: axis {axis} is out of bounds for a 0-d array; use "
+                        f"axis=None")
+    axis = normalize_axis(axis, a.ndim, "rankdata")
     x = jnp.moveaxis(a, axis, -1)
     flat = jnp.reshape(x, (-1, x.shape[-1]))
     out = vmap(lambda r: _rank_1d(r, method))(flat)
