@@ -9,6 +9,7 @@ each pairwise contraction as one ``dot_general`` (labels that only one operand h
 summed first with ``reduce_sum``).
 """
 
+import numpy as np
 import opt_einsum
 
 from tjit._sympy import sympy
@@ -477,6 +478,14 @@ def _run_path(ops, labs, out, path, precision, dot_general=lax.dot_general):
 
 
 @takes_out_sharding("einsum")
+def _converts_exactly(dt, pref):
+    """Whether ``dt`` promotes to ``pref`` (the narrow types promote to nothing: there,
+    whether NumPy calls the cast safe, as float8 to float32 or int4 to int32 is)."""
+    if dtypes.is_small(dt):
+        return np.can_cast(dt, pref, "safe")
+    return dtypes.result_type((dt, False), (pref, False))[0] == pref
+
+
 def einsum(subscripts, *operands, out=None, optimize=_EINSUM_AUTO, precision=None,
            preferred_element_type=None, _dot_general=lax.dot_general):
     """Einstein summation, e.g. ``einsum('bij,bjk->bik', x, y)``.
@@ -507,7 +516,7 @@ def einsum(subscripts, *operands, out=None, optimize=_EINSUM_AUTO, precision=Non
     pref = None if preferred_element_type is None else dtypes.canonicalize(
         dtypes.check_dtype(preferred_element_type, "einsum"))
     if pref is not None and pref != operands[0].dtype and \
-            dtypes.result_type((operands[0].dtype, False), (pref, False))[0] == pref:
+            _converts_exactly(operands[0].dtype, pref):
         # Accumulating in the wider type equals converting the operands up front.
         operands = [lax.convert_element_type(x, pref) for x in operands]
     shapes = [tuple(x.shape) for x in operands]

@@ -100,6 +100,21 @@ def same_dtypes(name, avals):
     return d0
 
 
+def declared_dtype_impl(impl, result_dtype=None):
+    """``impl`` whose result on an ml_dtypes operand (NumPy kind "V": bfloat16, float8s,
+    int4...) has the dtype the abstract rule declares: ml_dtypes registers few ufuncs
+    for int4/int2 (negative, invert, abs return int8). Other dtypes pass straight through."""
+    def run(xp, x, *rest, **params):
+        out = impl(xp, x, *rest, **params)
+        dt = getattr(x, "dtype", None)
+        if dt is not None and dt.kind == "V":
+            want = dt if result_dtype is None else result_dtype(dt)
+            if out.dtype != want:
+                out = out.astype(want)
+        return out
+    return run
+
+
 def unop(name, impl, kind=NUMBER, result_dtype=None):
     """Elementwise one-input primitive. ``impl(xp, x)``; ``result_dtype(dtype)``
     maps input to output dtype (default: same)."""
@@ -111,7 +126,7 @@ def unop(name, impl, kind=NUMBER, result_dtype=None):
         return ShapedArray(x.shape, dt)
 
     p.def_abstract_eval(abstract_eval)
-    p.def_impl(impl)
+    p.def_impl(declared_dtype_impl(impl, result_dtype))
     if result_dtype is not None:
         p.def_weak_type(never_weak)
     return p
@@ -129,7 +144,7 @@ def binop(name, impl, kind=NUMBER, result_dtype=None):
         return ShapedArray(shape, dt if result_dtype is None else result_dtype(dt))
 
     p.def_abstract_eval(abstract_eval)
-    p.def_impl(impl)
+    p.def_impl(declared_dtype_impl(impl, result_dtype))
     if result_dtype is not None:
         p.def_weak_type(never_weak)
     return p

@@ -38,14 +38,14 @@ from tjit.tracing.fp_quiet import quiet_call as _quiet_call
 def unop(name, impl, kind=NUMBER, result_dtype=None):
     """:func:`base.unop` whose impl checks its operand and never warns."""
     p = base.unop(name, impl, kind, result_dtype)
-    p.def_impl(_quiet(impl))
+    p.def_impl(base.declared_dtype_impl(_quiet(impl), result_dtype))
     return p
 
 
 def binop(name, impl, kind=NUMBER, result_dtype=None):
     """:func:`base.binop` whose impl checks its operands and never warns."""
     p = base.binop(name, impl, kind, result_dtype)
-    p.def_impl(_quiet(impl))
+    p.def_impl(base.declared_dtype_impl(_quiet(impl), result_dtype))
     return p
 
 

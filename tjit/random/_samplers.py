@@ -142,6 +142,14 @@ def uniform_(key, shape, dtype, minval=0., maxval=1., name="uniform"):
     check_param_shapes(name, shape, minval.shape, maxval.shape)
     finfo = dtypes.finfo(dtype)
     nbits, nmant = finfo.bits, finfo.nmant
+    if nbits not in UINT_DTYPES:   # (float4_e2m1fn, float6_*: as JAX's, which refuses too)
+        raise TypeError(f"random.{name}: takes 8-, 16-, 32- or 64-bit floats, got "
+                        f"{np.dtype(dtype).name} ({nbits} bits); draw float32 values and "
+                        f"cast them with .astype")
+    if np.isnan(np.asarray(0.0).astype(dtype)):   # (JAX returns all NaN)
+        raise TypeError(f"random.{name}: {np.dtype(dtype).name} has no zero (it holds "
+                        f"powers of two only), so it cannot hold uniform values; draw "
+                        f"float32 values and cast them with .astype")
     # JAX draws 8 bits for mantissas shorter than 8 bits (bfloat16's 7)
     rng_bits = 8 if nmant < 8 else nbits
     bits = random_bits(key, rng_bits, shape)
