@@ -27,6 +27,8 @@ FUNCTIONS = {  # name -> (function of (m, v, w), result stays sparse)
     "sums": (lambda m, v, w: m.sum(0) @ w[:4] + jnp.sum(m, axis=1) @ w, False),
     "sum_all": (lambda m, v, w: jnp.sum(m * v), False),     # a full sum is dense (JAX)
     "same_pattern": (lambda m, v, w: m * m + 2 * m - m, True),   # values combine in place
+    "slicing": (lambda m, v, w: jnp.concatenate([m[1:3], m[:1]]) * 2.0, True),
+    "row": (lambda m, v, w: m[2] @ v + jnp.squeeze(m[:, 1:2], 1) @ w, False),
     "todense": (lambda m, v, w: jnp.exp(sparse.todense(m)) @ v, False),
     "gram": (lambda m, v, w: (m @ m.T) @ w + (m.T * m.T).sum(0) @ w, False),  # sparse x sparse
     "add_dense": (lambda m, v, w: m + jnp.outer(w, v), False),

@@ -4,14 +4,14 @@ The function is traced with a dense stand-in (same shape and dtype) for each spa
 argument; the jaxpr is then evaluated equation by equation, values being dense arrays
 or BCOO arrays. An equation whose inputs are all dense binds its primitive as usual; one
 with a sparse input uses the rule of its primitive below, or raises naming the
-primitive. Covered: dot_general (sparse x dense either side), mul by a dense array or a
-scalar, div by a scalar, neg, transpose, reduce_sum, add/sub of two sparse arrays (or with
-a dense one: dense result), convert_element_type/copy, the zero-preserving unary
-functions (sin, tanh, sqrt, abs, expm1, log1p, ...) and integer_pow with a positive
-exponent, custom_jvp/custom_vjp calls (their body, sparsified), ``sparse.todense``
-(densifies), and the control flow
-while/cond/scan (rebuilt around their sparsified bodies, sparse operands closed over or
-passed as pytrees).
+primitive. Covered: dot_general (sparse x dense either side, and sparse x sparse), mul
+by a dense array, a scalar or a sparse array, div by a scalar, neg, transpose,
+reduce_sum, add/sub of two sparse arrays (or with a dense one: dense result),
+concatenate (all operands sparse), slice, squeeze, convert_element_type/copy, the
+zero-preserving unary functions (sin, tanh, sqrt, abs, expm1, log1p, ...), integer_pow
+with a positive exponent, custom_jvp/custom_vjp calls (their body, sparsified),
+``sparse.todense`` (densifies), and the control flow while/cond/scan (rebuilt around
+their sparsified bodies, sparse operands closed over or passed as pytrees).
 """
 
 import functools
@@ -24,6 +24,7 @@ from tjit.experimental.sparse._base import JAXSparse
 from tjit.experimental.sparse.api import TODENSE_MARK
 from tjit.experimental.sparse.bcoo import bcoo_reduce_sum, bcoo_transpose
 from tjit.experimental.sparse.bcoo_dot import bcoo_dot_general
+from tjit.experimental.sparse.bcoo_layout import bcoo_concatenate, bcoo_slice, bcoo_squeeze
 from tjit.experimental.sparse.bcsr import BCSR
 from tjit.tracing.jaxpr import Literal
 from tjit.tracing.tree_util import tree_flatten, tree_structure, tree_unflatten
@@ -95,6 +96,23 @@ def _custom_call(eqn, *args):
     return _eval_sparse(jaxpr, consts, list(args))
 
 
+def _concatenate(eqn, *ops):
+    if not all(_is_sparse(o) for o in ops):
+        raise NotImplementedError("sparsify: concatenate of sparse and dense operands. Fix: "
+                                  "make them all sparse (BCOO.fromdense) or all dense.")
+    return bcoo_concatenate(ops, dimension=eqn.params["dimension"])
+
+
+def _slice(eqn, a):
+    p = eqn.params
+    return bcoo_slice(a, start_indices=p["start_indices"], limit_indices=p["limit_indices"],
+                      strides=p.get("strides"))
+
+
+def _squeeze(eqn, a):
+    return bcoo_squeeze(a, dimensions=eqn.params["dimensions"])
+
+
 def _closed_fun(closed, consts=()):
     """The closed jaxpr ``closed`` as a function of its remaining inputs, evaluated with
     the sparse rules (``consts`` are its leading inputs, sparse or dense)."""
@@ -132,6 +150,7 @@ def _scan(eqn, *ins):
 
 
 SPARSE_RULES = {
+    "concatenate": _concatenate, "slice": _slice, "squeeze": _squeeze,
     "while": _while, "cond": _cond, "scan": _scan,
     "dot_general": _dot_general, "mul": _mul, "div": _div, "add": _add, "add_any": _add,
     "sub": _sub, "transpose": _transpose, "reduce_sum": _reduce_sum,
