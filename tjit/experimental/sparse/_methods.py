@@ -2,9 +2,12 @@
 format modules need not import the contraction code (as JAX defines them in transform.py).
 
 ``@`` follows ``jnp.matmul``: 1-D and 2-D operands, or N-D with equal leading batch dims
-(which must be layout batch dims of a BCOO). ``*`` by a scalar or a dense array scales the
-stored values and keeps the sparsity pattern; ``+`` of two sparse arrays of one shape
-concatenates their entries (duplicates add), with a dense array it densifies.
+(which must be layout batch dims of a BCOO); sparse @ sparse is a BCOO. ``*`` by a scalar
+or a dense array scales the stored values and keeps the sparsity pattern; sparse * sparse
+is a BCOO of the pairs of entries at one coordinate. ``+`` of two sparse arrays of one
+shape concatenates their entries (duplicates add); with a dense array of the full shape
+it is dense. Two arrays sharing one index buffer (``2 * m - m``) combine their values in
+place, as JAX's.
 """
 
 import numbers
@@ -47,7 +50,8 @@ def matmul(a, b):
 
 
 def multiply(a, b):
-    """``a * b`` with ``a`` sparse: a sparse array with ``a``'s pattern."""
+    """``a * b`` with ``a`` sparse: ``a``'s pattern, or the pairs of entries of two
+    sparse operands."""
     if isinstance(b, JAXSparse):
         if _same_pattern(a, b) and a.unique_indices:   # as JAX: values multiply in place
             return a._with_data(a.data * b.data)
