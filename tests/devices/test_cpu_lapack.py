@@ -1,4 +1,4 @@
-"""``triangular_solve`` and ``cholesky`` steps on the CPU as native LAPACK calls
+"""``triangular_solve``, ``cholesky`` and ``lu`` steps on the CPU as native LAPACK calls
 (``devices/cpu_lapack.py``): the same bits as the primitives' NumPy implementations (the
 reference interpreter), close to NumPy float64 solves and factors, and loops of them run
 by the native driver (``native_loop``)."""
@@ -188,3 +188,44 @@ def test_loop_of_factorizations_runs_natively_and_matches_numpy(x64, loops):
         ref = np.linalg.cholesky(spd + ref[0, 0] ** 2)[:, :3] * 0.5 + ref * 0.5
     np.testing.assert_allclose(got, ref, rtol=1e-12)
     assert cpu_lapack.potrf_call((200, 200), np.float64) is None    # (above MAX_ELEMENTS)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(7, 7), (7, 5), (5, 7), (2, 3, 6, 6)])
+def test_compiled_lu_has_the_reference_bits(x64, served, dtype, shape):
+    x = RNG.standard_normal(shape).astype(dtype)
+    x[..., :, 2] = x[..., :, 1]     # singular (or of lower rank): still factored
+    got = [np.asarray(r) for r in tjit.jit(lax.linalg.lu)(x)]
+    assert served and all(run is not None for run in served)
+    closed = tjit.make_jaxpr(lax.linalg.lu)(x)
+    ref = eval_jaxpr_reference(closed.jaxpr, closed.consts, [x])
+    for g, r in zip(got, ref):
+        assert g.dtype == np.asarray(r).dtype
+        np.testing.assert_array_equal(g, np.asarray(r))
+    lu, piv, perm = got
+    m, n = shape[-2:]
+    k = min(m, n)
+    low = np.tril(lu, -1)[..., :, :k] + np.eye(m, k)
+    up = np.triu(lu)[..., :k, :]
+    rows = np.take_along_axis(x.astype(np.float64), perm[..., None].astype(np.int64), -2)
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(low.astype(np.float64) @ up, rows, rtol=tol, atol=tol)
+    assert piv.shape == shape[:-2] + (k,) and perm.shape == shape[:-2] + (m,)
+    assert (np.sort(perm, axis=-1) == np.arange(m)).all()
+
+
+def test_loop_of_solves_of_a_changing_matrix_runs_natively(x64, loops):
+    spd = _spd(9)
+    b = RNG.standard_normal((9, 2))
+
+    def step(m, c):     # (the matrix depends on the carry: nothing to hoist)
+        return jnp.linalg.solve(m + c[:1, :1] ** 2, c) * 0.5 + c * 0.5
+
+    got = np.asarray(tjit.jit(lambda m, c: lax.fori_loop(
+        0, 5, lambda i, c: step(m, c), c))(spd, b))
+    assert loops and all(loop is not None for loop in loops)
+    ref = b.copy()
+    for _ in range(5):
+        ref = np.linalg.solve(spd + ref[0, 0] ** 2, ref) * 0.5 + ref * 0.5
+    np.testing.assert_allclose(got, ref, rtol=1e-12)
+    assert cpu_lapack.getrf_call((200, 100), np.float64) is None    # (above MAX_ELEMENTS)

@@ -1,15 +1,16 @@
-"""Small ``triangular_solve`` and ``cholesky`` steps on the CPU as one native call each.
+"""Small ``triangular_solve``, ``cholesky`` and ``lu`` steps on the CPU as one native call
+each.
 
-The primitives' NumPy implementations call SciPy's ``trtrs`` wrapper and NumPy's
-``cholesky``: a few microseconds of Python a call (the wrappers' checks and copies, the
+The primitives' NumPy implementations call SciPy's ``trtrs`` and ``lu_factor`` and
+NumPy's ``cholesky``: a few microseconds of Python a call (the wrappers' checks and copies, the
 OpenBLAS thread limit, the results' conversions), which is most of a small problem's
 time, and they keep every loop with such a step in the Python loop of
 ``control_flow``. Here such a library step (float32/float64, at most
 :data:`MAX_ELEMENTS` elements per matrix; ``a`` on the left for a solve) is a shim in
 LLVM IR with the kernel ABI, ``(args = (operands..., out), sizes, start, end)`` over
 the batch entries, which calls NumPy's OpenBLAS (the ILP64 build NumPy's wheels ship,
-as ``blas.py``'s gemm shim does, on one OpenBLAS thread): ``cblas_?trsm`` and
-``LAPACKE_dpotrf_work``. The runner calls it through ctypes, and ``native_loop`` takes
+as ``blas.py``'s gemm shim does, on one OpenBLAS thread): ``cblas_?trsm``,
+``LAPACKE_dpotrf_work`` and ``LAPACKE_?getrf_work``. The runner calls it through ctypes, and ``native_loop`` takes
 it into a loop's call table like a gemm, so a ``fori_loop`` of small solves or
 factorizations runs without Python between iterations.
 
@@ -27,6 +28,14 @@ Same bits as the NumPy implementations, which make the same calls on the same la
   triangle and zeroes the upper one; so does the shim. A matrix that is not positive
   definite gives NaN on its lower triangle and zeros above (the implementation's, and
   JAX's, result).
+* lu: SciPy's ``getrf`` wrapper copies the matrix to Fortran order, and the
+  implementation turns the pivots (0-based) into the permutation by swaps; so does the
+  shim (a singular matrix is factored, as there).
+
+Measured (2-vCPU VM, loaded, ms per call of a jitted ``fori_loop`` of 20 steps on 48 x 48
+float64, JAX 0.10.2 in the same process): triangular solve 0.25 -> 0.06 (JAX 0.04),
+cholesky 0.36 -> 0.22 (JAX 0.12), solve of a matrix that changes every step 0.97 ->
+0.39 (JAX 0.30).
 """
 
 import ctypes
@@ -50,6 +59,7 @@ _NO_TRANS, _TRANS, _NON_UNIT, _UNIT = 111, 112, 131, 132
 _TRSM_FIELDS = ("trsm", "set_threads", "uplo", "trans", "diag", "n", "k", "stride_a",
                 "stride_b")
 _POTRF_FIELDS = ("potrf", "set_threads", "n")
+_GETRF_FIELDS = ("getrf", "set_threads", "m", "n")
 
 # OpenBLAS on one thread around a shim's calls (restored unless it was 1: another
 # block's or the user's setting, as in blas.py)
@@ -192,9 +202,105 @@ done:
 }
 """
 
+_GETRF_IR = r"""
+declare i64 @llvm.smin.i64(i64, i64)
+
+define void @tjit_getrf_{T}(ptr noalias %args, ptr noalias %sz, i64 %start, i64 %end) {
+entry:
+{loads}
+  %ap = load ptr, ptr %args
+  %lpp = getelementptr ptr, ptr %args, i64 1
+  %lp = load ptr, ptr %lpp
+  %ppp = getelementptr ptr, ptr %args, i64 2
+  %pp = load ptr, ptr %ppp
+  %qpp = getelementptr ptr, ptr %args, i64 3
+  %qp = load ptr, ptr %qpp
+  %getrf = inttoptr i64 %f_getrf to ptr
+  %k = call i64 @llvm.smin.i64(i64 %f_m, i64 %f_n)
+  %mn = mul i64 %f_m, %f_n
+  %tmp = alloca {T}, i64 %mn, align 64
+  %ipiv = alloca i64, i64 %k, align 8
+{ENTER}
+  %any = icmp slt i64 %start, %end
+  br i1 %any, label %matrix, label %done
+matrix:
+  %b = phi i64 [ %start, %entry ], [ %bn, %swapped ]
+  %ia = mul i64 %b, %mn
+  %pa = getelementptr {T}, ptr %ap, i64 %ia
+  %pl = getelementptr {T}, ptr %lp, i64 %ia
+  %ik = mul i64 %b, %k
+  %ppiv = getelementptr i32, ptr %pp, i64 %ik
+  %im = mul i64 %b, %f_m
+  %pperm = getelementptr i32, ptr %qp, i64 %im
+  br label %to_fortran
+to_fortran:                       ; tmp[i + j m] = a[i n + j]
+  %t = phi i64 [ 0, %matrix ], [ %t1, %to_fortran ]
+  %ti = udiv i64 %t, %f_n
+  %tj = urem i64 %t, %f_n
+  %tjm = mul i64 %tj, %f_m
+  %tf = add i64 %ti, %tjm
+  %src = getelementptr {T}, ptr %pa, i64 %t
+  %v = load {T}, ptr %src
+  %dst = getelementptr {T}, ptr %tmp, i64 %tf
+  store {T} %v, ptr %dst
+  %t1 = add i64 %t, 1
+  %more_t = icmp slt i64 %t1, %mn
+  br i1 %more_t, label %to_fortran, label %factor
+factor:                           ; LAPACKE_?getrf_work(col major, m, n, tmp, m, ipiv)
+  %info = call i64 %getrf(i32 {COL_MAJOR}, i64 %f_m, i64 %f_n, ptr %tmp, i64 %f_m,
+                          ptr %ipiv)
+  br label %to_c
+to_c:                             ; lu[i n + j] = tmp[i + j m]
+  %u = phi i64 [ 0, %factor ], [ %u1, %to_c ]
+  %ui = udiv i64 %u, %f_n
+  %uj = urem i64 %u, %f_n
+  %ujm = mul i64 %uj, %f_m
+  %uf = add i64 %ui, %ujm
+  %from = getelementptr {T}, ptr %tmp, i64 %uf
+  %w = load {T}, ptr %from
+  %to = getelementptr {T}, ptr %pl, i64 %u
+  store {T} %w, ptr %to
+  %u1 = add i64 %u, 1
+  %more_u = icmp slt i64 %u1, %mn
+  br i1 %more_u, label %to_c, label %identity
+identity:                         ; perm = 0, 1, ..., m - 1
+  %r = phi i64 [ 0, %to_c ], [ %r1, %identity ]
+  %r32 = trunc i64 %r to i32
+  %at_r = getelementptr i32, ptr %pperm, i64 %r
+  store i32 %r32, ptr %at_r
+  %r1 = add i64 %r, 1
+  %more_r = icmp slt i64 %r1, %f_m
+  br i1 %more_r, label %identity, label %swap
+swap:                             ; pivots[i] = ipiv[i] - 1; swap perm[i], perm[pivots[i]]
+  %i = phi i64 [ 0, %identity ], [ %i1, %swap ]
+  %at_ipiv = getelementptr i64, ptr %ipiv, i64 %i
+  %p1 = load i64, ptr %at_ipiv
+  %p = sub i64 %p1, 1
+  %p32 = trunc i64 %p to i32
+  %at_piv = getelementptr i32, ptr %ppiv, i64 %i
+  store i32 %p32, ptr %at_piv
+  %at_i = getelementptr i32, ptr %pperm, i64 %i
+  %at_p = getelementptr i32, ptr %pperm, i64 %p
+  %vi = load i32, ptr %at_i
+  %vp = load i32, ptr %at_p
+  store i32 %vp, ptr %at_i
+  store i32 %vi, ptr %at_p
+  %i1 = add i64 %i, 1
+  %more_i = icmp slt i64 %i1, %k
+  br i1 %more_i, label %swap, label %swapped
+swapped:
+  %bn = add i64 %b, 1
+  %more_b = icmp slt i64 %bn, %end
+  br i1 %more_b, label %matrix, label %done
+done:
+{LEAVE}
+}
+"""
+
 _TYPES = {np.dtype(np.float32): ("float", "s"), np.dtype(np.float64): ("double", "d")}
 _ROUTINES = {"trsm": (_TRSM_IR, _TRSM_FIELDS, "scipy_cblas_{c}trsm64_"),
-             "potrf": (_POTRF_IR, _POTRF_FIELDS, "scipy_LAPACKE_dpotrf_work64_")}
+             "potrf": (_POTRF_IR, _POTRF_FIELDS, "scipy_LAPACKE_dpotrf_work64_"),
+             "getrf": (_GETRF_IR, _GETRF_FIELDS, "scipy_LAPACKE_{c}getrf_work64_")}
 # (value conversions around potrf's float64 buffer; a bitcast to the same type is none)
 _TO_DOUBLE = {"float": ("fpext", "fptrunc"), "double": ("bitcast", "bitcast")}
 
@@ -244,57 +350,92 @@ _SHIMS = LazyByKey(_load_shim)
 class NativeCall:
     """One library step at fixed shapes: ``fn`` (a shim's address), ``sizes`` (its
     fields) and ``end`` (the batch entries), the kernel ABI's pieces ``native_loop``
-    puts in a call table; ``call(*operands, out)`` runs it through ctypes."""
+    puts in a call table, and ``out_specs`` (shape, dtype) of its results;
+    ``call(*operands, *outs)`` runs it through ctypes. ``scratch``: per result, an
+    array a loop's call table may write a result nobody reads into."""
 
-    def __init__(self, fn, sizes, end, n_args):
+    def __init__(self, fn, sizes, end, n_ins, out_specs):
         self.fn, self.sizes, self.end = fn, sizes, end
+        self.out_specs = out_specs
         self.kernel = as_kernel(fn)
-        self.argv = (ctypes.c_void_p * n_args)()
+        self.argv = (ctypes.c_void_p * (n_ins + len(out_specs)))()
+        self._scratch = None
+
+    @property
+    def scratch(self):
+        if self._scratch is None:
+            self._scratch = [np.empty(shape, dtype) for shape, dtype in self.out_specs]
+        return self._scratch
 
     def __call__(self, *arrays):
         argv = self.argv
         for k, a in enumerate(arrays):
             argv[k] = data_pointer(a)
         self.kernel(argv, self.sizes, 0, self.end)
-        return arrays[-1]
 
 
 def _batch(shape):
     return int(np.prod(shape[:-2], dtype=np.int64))
 
 
+def _routines(dtype, shapes):
+    """(set-threads address, routine addresses) where the shims serve ``dtype`` and the
+    (concrete, non-empty) ``shapes``, else None."""
+    if np.dtype(dtype) not in _TYPES or \
+            not all(type(d) is int and d > 0 for shape in shapes for d in shape):
+        return None
+    return _BLAS.get()
+
+
 def trsm_call(a_shape, b_shape, dtype, lower, transpose_a, unit_diagonal):
     """The call solving ``a`` (..., n, n) on the left of ``b`` (..., n, k): args (a, b,
     out); None where the shim does not serve (dtype, sizes, no OpenBLAS)."""
     dtype = np.dtype(dtype)
-    if dtype not in _TYPES or not all(type(d) is int for d in a_shape + b_shape):
-        return None
+    blas = _routines(dtype, (a_shape, b_shape))
     n, k = b_shape[-2:]
-    batch = _batch(b_shape)
-    if n * k == 0 or batch == 0 or n * k > MAX_ELEMENTS or _BLAS.get() is None:
+    if blas is None or n * k > MAX_ELEMENTS:
         return None
-    set_threads, routines = _BLAS.get()
+    set_threads, routines = blas
     # (trtrs's call on the Fortran view of a C-ordered a: the triangle and the
     # transpose flag flip)
     sizes = (ctypes.c_int64 * len(_TRSM_FIELDS))(
         routines["trsm", dtype], set_threads, _UPPER if lower else _LOWER,
         _NO_TRANS if transpose_a else _TRANS, _UNIT if unit_diagonal else _NON_UNIT,
         n, k, n * n, n * k)
-    return NativeCall(_SHIMS.get(("trsm", dtype)), sizes, batch, 3)
+    return NativeCall(_SHIMS.get(("trsm", dtype)), sizes, _batch(b_shape), 2,
+                      [(tuple(b_shape), dtype)])
 
 
 def potrf_call(shape, dtype):
     """The call factoring the (..., n, n) matrices' lower triangles: args (x, out); None
     where the shim does not serve."""
     dtype = np.dtype(dtype)
-    if dtype not in _TYPES or not all(type(d) is int for d in shape):
+    blas = _routines(dtype, (shape,))
+    n = shape[-1]
+    if blas is None or n * n > MAX_ELEMENTS:
         return None
-    n, batch = shape[-1], _batch(shape)
-    if n == 0 or batch == 0 or n * n > MAX_ELEMENTS or _BLAS.get() is None:
-        return None
-    set_threads, routines = _BLAS.get()
+    set_threads, routines = blas
     sizes = (ctypes.c_int64 * len(_POTRF_FIELDS))(routines["potrf", dtype], set_threads, n)
-    return NativeCall(_SHIMS.get(("potrf", dtype)), sizes, batch, 2)
+    return NativeCall(_SHIMS.get(("potrf", dtype)), sizes, _batch(shape), 1,
+                      [(tuple(shape), dtype)])
+
+
+def getrf_call(shape, dtype):
+    """The call factoring the (..., m, n) matrices with partial pivoting: args (x, lu,
+    pivots, permutation), as ``lu_p``'s results (int32 pivots, 0-based); None where the
+    shim does not serve."""
+    dtype = np.dtype(dtype)
+    blas = _routines(dtype, (shape,))
+    m, n = shape[-2:]
+    if blas is None or m * n > MAX_ELEMENTS:
+        return None
+    set_threads, routines = blas
+    sizes = (ctypes.c_int64 * len(_GETRF_FIELDS))(routines["getrf", dtype], set_threads,
+                                                  m, n)
+    batch = tuple(shape[:-2])
+    i32 = np.dtype(np.int32)
+    return NativeCall(_SHIMS.get(("getrf", dtype)), sizes, _batch(shape), 1,
+                      [(tuple(shape), dtype), (batch + (min(m, n),), i32), (batch + (m,), i32)])
 
 
 def _trsm_step_call(runner, s):
@@ -306,12 +447,15 @@ def _trsm_step_call(runner, s):
                      p["lower"], p["transpose_a"], p["unit_diagonal"])
 
 
-def _potrf_step_call(runner, s):
-    (x_v,) = s.ins
-    return potrf_call(tuple(runner.shape[x_v]), runner.dtype[x_v])
+def _one_operand_call(make):
+    def step_call(runner, s):
+        (x_v,) = s.ins
+        return make(tuple(runner.shape[x_v]), runner.dtype[x_v])
+    return step_call
 
 
-_STEP_CALLS = {"triangular_solve": _trsm_step_call, "cholesky": _potrf_step_call}
+_STEP_CALLS = {"triangular_solve": _trsm_step_call, "cholesky": _one_operand_call(potrf_call),
+               "lu": _one_operand_call(getrf_call)}
 
 
 def lapack_step(runner, s):
@@ -320,20 +464,27 @@ def lapack_step(runner, s):
     ``native_calls`` for ``native_loop``), or None when ``s`` is not a step a shim
     serves."""
     make = _STEP_CALLS.get(s.name)
-    if make is None or s.params is None or len(s.outs) != 1 or s.outs[0] is None:
+    if make is None or s.params is None:
         return None
     call = make(runner, s)
     if call is None:
         return None
+    if [(tuple(runner.shape[v]), runner.dtype[v]) for v in s.outs if v is not None] != \
+            [spec for v, spec in zip(s.outs, call.out_specs) if v is not None]:
+        return None     # (not the results the shim writes: keep the implementation)
     runner.native_calls[id(s)] = call
     ins = [runner.index[v] for v in s.ins]
-    (out_v,) = s.outs
-    k_out, out_shape, dtype = runner.index[out_v], runner.shape[out_v], runner.dtype[out_v]
+    outs = [None if v is None else runner.index[v] for v in s.outs]
+    specs = call.out_specs
 
-    def run(vals):     # (a fresh result, as any library step's)
-        out = np.empty(out_shape, dtype)
-        vals[k_out] = call(*[c_contiguous(vals[k]) for k in ins], out)
+    def run(vals):     # (fresh results, as any library step's)
+        arrays = [np.empty(shape, dtype) for shape, dtype in specs]
+        call(*[c_contiguous(vals[k]) for k in ins], *arrays)
+        for k, a in zip(outs, arrays):
+            if k is not None:
+                vals[k] = a
     return run
 
 
-__all__ = ["MAX_ELEMENTS", "NativeCall", "lapack_step", "potrf_call", "trsm_call"]
+__all__ = ["MAX_ELEMENTS", "NativeCall", "getrf_call", "lapack_step", "potrf_call",
+           "trsm_call"]

@@ -568,15 +568,18 @@ class NativeLoop:
                                              for b in branches]
                 specs.append((_driver()[2], args, sizes, len(branches), False))
                 continue
+            call = getattr(runner, "native_calls", {}).get(id(s))
+            if call is not None:        # a library step's shim, same ABI: (ins, outs)
+                args = [source(v) for v in s.ins] + [
+                    source(v) if v is not None else ("fixed", call.scratch[j])
+                    for j, v in enumerate(s.outs)]   # (results nobody reads: scratch)
+                specs.append((call.fn, args, call.sizes, call.end, False))
+                continue
             args = [source(v) for v in list(s.ins) + list(s.outs)]
             if isinstance(s, DotStep):   # the gemm shim has the kernel ABI: (lhs, rhs, out)
                 gemm = runner.gemms[id(s)]
                 fn = ctypes.cast(gemm.shim, ctypes.c_void_p).value
                 specs.append((fn, args, gemm.sizes, gemm.n_units, gemm.parallel))
-                continue
-            call = getattr(runner, "native_calls", {}).get(id(s))
-            if call is not None:        # a library step's shim, same ABI: (ins, outs)
-                specs.append((call.fn, args, call.sizes, call.end, False))
                 continue
             sizes, end, parallel = runner.launch(s.kernel)
             fn = ctypes.cast(runner.fns[s.kernel.name], ctypes.c_void_p).value
