@@ -559,12 +559,18 @@ def _take_last(x, idx):
 
 def _lerp(a, b, t):
     """NumPy's interpolation: ``a + (b-a)*t`` below t = 0.5, ``b - (b-a)*(1-t)`` above
-    (each exact at its end), and exactly ``a`` at t = 0."""
+    (each exact at its end), and exactly ``a`` at t = 0, ``b`` at t = 1. Between an infinite end and
+    another value the difference is inf - inf = NaN; there the limit ``a*(1-t) + b*t``
+    answers (-inf between -inf and 1, inf between 1 and inf, NaN between -inf and inf),
+    where NumPy gives NaN."""
     diff = lax.sub(b, a)
     one = lax.full((), 1, t.dtype)
     lo = lax.add(a, lax.mul(diff, t))
     hi = lax.sub(b, lax.mul(diff, lax.sub(one, t)))
     r = lax.select(lax.ge(t, lax.full((), 0.5, t.dtype)), hi, lo)
+    weighted = lax.add(lax.mul(a, lax.sub(one, t)), lax.mul(b, t))
+    r = lax.select(lax.bitwise_and(lax.is_finite(a), lax.is_finite(b)), r, weighted)
+    r = lax.select(lax.eq(t, one), b, r)  # (inf * 0 is NaN in the limit form)
     return lax.select(lax.eq(t, lax.full((), 0, t.dtype)), a, r)
 
 

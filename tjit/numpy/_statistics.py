@@ -352,8 +352,8 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     if aweights is not None:
         aw = lax.convert_element_type(_weight_vector(aweights, nobs, "aweights"), x.dtype)
         w = aw if w is None else lax.mul(w, aw)
-    avg, w_sum = red.average(x, axis=1, weights=w, returned=True)
-    w_sum = lax.index_in_dim(w_sum, 0, 0, False)
+    avg = red.average(x, axis=1, weights=w)
+    w_sum = None if w is None else red.sum(w)  # (every row's; there may be no rows)
     if w is None and type(nobs) is int:
         fact = lax.full((), nobs - ddof, x.dtype)
     elif w is None:  # a symbolic number of observations
