@@ -364,6 +364,9 @@ class Jitted:
         self._where = where
         _check_polymorphic_shapes(polymorphic_shapes, self.sig, where)
         self.polymorphic_shapes = polymorphic_shapes
+        # (spec, rank) -> its parsed dims: sympy parses a spec in ~0.3 ms, which every
+        # call paid (~10x a small program's own time)
+        self._spec_dims = {}
         self._cache = {}
         self._fast_cache = {}  # positional-Arrays-only signatures -> same entries
         # (flattener of the args treedef, per-leaf (shape, dtype, weak), config.version,
@@ -697,10 +700,13 @@ class Jitted:
             if spec is None:
                 new.append((shape, dt, weak, None))
                 continue
-            try:
-                dims = parse_spec(spec, len(shape))
-            except ValueError as e:
-                raise ValueError(f"jit({self.__name__}): {e}") from None
+            dims = self._spec_dims.get((spec, len(shape)))
+            if dims is None:
+                try:
+                    dims = parse_spec(spec, len(shape))
+                except ValueError as e:
+                    raise ValueError(f"jit({self.__name__}): {e}") from None
+                self._spec_dims[spec, len(shape)] = dims
             if len(dims) != len(shape):
                 raise ValueError(f"jit({self.__name__}): polymorphic spec {spec!r} has rank "
                                  f"{len(dims)} but the argument has shape {shape}")
