@@ -228,7 +228,16 @@ def default_backend():
         if b is not None and b.available():
             return PUBLIC_NAMES.get(name, name)
     raise RuntimeError(f"{source}={env!r} names no usable backend; usable here: "
-                       + ", ".join(repr(n) for n in _usable()) + "; " + install_hint(order[0]))
+                       + ", ".join(repr(n) for n in _usable()) + "; "
+                       + _why_unusable(order[0]))
+
+
+def _why_unusable(name):
+    """Why registered backend ``name`` cannot run here (its own reason, e.g. a device
+    whose compiler builds nothing), else how to install it."""
+    why = getattr(_lookup(name), "unavailable_reason", None)
+    why = why() if why is not None else None
+    return f"{name!r} cannot run here: {why}" if why else install_hint(name)
 
 
 def configured_device():

@@ -4,7 +4,9 @@ pyopencl is imported here only, on first use, so tjit imports and runs without i
 :func:`get` returns the one :class:`ClDevice` of this process (the first GPU of the
 first platform that has one, else the first device; ``TJIT_OPENCL_DEVICE=<n>`` picks
 the n-th device of all platforms), or raises :class:`Unavailable` saying what is
-missing and how to install it.
+missing and how to install it. A device whose compiler cannot build a trivial kernel
+(:func:`probe_compiler`, tried once per process) is unavailable too, with the
+compiler's log: the backend is then unusable as it is without a device.
 
 Buffers. A :class:`DevArray` is a ``cl.Buffer`` (from a memory pool, so freed buffers
 are reused) with a shape and dtype, and optionally the host array it was copied from
@@ -47,7 +49,8 @@ STATS = {"to_device": 0, "to_device_bytes": 0, "to_host": 0, "to_host_bytes": 0,
 
 
 class Unavailable(RuntimeError):
-    """No pyopencl, or no OpenCL device: the message says which and how to install."""
+    """No pyopencl, no OpenCL device, or one whose compiler builds nothing: the message
+    says which and what to do."""
 
 
 class DevArray:
@@ -128,11 +131,14 @@ class ClDevice:
                               f"{self.device.max_work_group_size} work-items per group; "
                               f"tjit's kernels need {OPENCL.local_size}")
         self.ctx = cl.Context([self.device])
+        self.options = tuple(OPENCL.compile_options)
+        why = probe_compiler(cl, self.ctx, self.device, self.options)
+        if why is not None:
+            raise Unavailable(why)
         self.queue = cl.CommandQueue(self.ctx)
         self.pool = cl.tools.MemoryPool(cl.tools.ImmediateAllocator(self.queue))
         self.fp64 = "cl_khr_fp64" in self.device.extensions
         self.name = self.device.name
-        self.options = tuple(OPENCL.compile_options)
         self.max_groups = max(64, 16 * self.device.max_compute_units)
         self._dummy = cl.Buffer(self.ctx, cl.mem_flags.READ_WRITE, 1)
         self._programs = {}
@@ -237,6 +243,38 @@ class ClDevice:
         except cl.Error:
             pass        # (a driver that cannot return binaries: memory cache only)
         return prog
+
+
+#: The probe's kernel: a math builtin (the device's kernel library) and a store.
+_PROBE_SOURCE = ("__kernel void tjit_probe(__global float *a) "
+                 "{ size_t i = get_global_id(0); a[i] = exp(a[i]) * 2.0f; }")
+
+
+def probe_compiler(cl, ctx, device, options):
+    """None when ``device``'s OpenCL compiler builds a trivial kernel, else why not (the
+    device, its driver's version, the compiler's log and what to do).
+
+    A device can be listed and yet build nothing: the PoCL inside the pyopencl and
+    pocl-binary-distribution wheels (LLVM 14) takes CPUs newer than its LLVM (e.g. AMD
+    Zen 5) for "generic", which its clang then rejects ("unknown target CPU 'generic'",
+    pocl/pocl#1049) for every kernel, whatever the build options or environment. One
+    build at context creation turns that into "this backend is unusable here, because"
+    instead of a failure in every compiled function."""
+    try:
+        with _quiet_builds(cl):
+            cl.Program(ctx, _PROBE_SOURCE).build(options=list(options))
+    except cl.Error as e:
+        log = "\n".join(line for line in str(e).splitlines() if line.strip())
+        if len(log) > 2000:
+            log = log[:2000] + " ..."
+        return (f"the OpenCL compiler of device {device.name!r} (platform "
+                f"{device.platform.name!r}, {device.platform.version}) cannot build a "
+                f"trivial kernel, so no tjit kernel can run on it; its log:\n{log}\n"
+                f"Use an OpenCL driver whose compiler supports this machine (PoCL "
+                f"with an LLVM that knows this CPU, e.g. a distribution's or conda-forge's "
+                f"pocl, or a GPU vendor's driver; TJIT_OPENCL_DEVICE=<n> picks another "
+                f"device), or run on another backend such as 'cpu'")
+    return None
 
 
 def _keeps_own_cache(device):
