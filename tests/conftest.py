@@ -45,3 +45,15 @@ def pytest_configure(config):
     from tests.lower.c import nvrtc_check
     if not config.pluginmanager.is_registered(nvrtc_check):
         config.pluginmanager.register(nvrtc_check, "tjit-nvrtc-check")
+
+
+def pytest_runtest_setup(item):
+    """A test marked ``opencl`` is skipped, with the reason, where the OpenCL backend
+    cannot run: no pyopencl, no device, or a device whose compiler builds nothing (PoCL's
+    LLVM on a CPU it does not know). ``opencl_context.unavailable_reason`` is the one
+    judge; pyopencl is imported only when such a test runs."""
+    if item.get_closest_marker("opencl") is not None:
+        from tjit.devices import opencl_context
+        why = opencl_context.unavailable_reason()
+        if why is not None:
+            pytest.skip(f"no usable OpenCL: {why}")
