@@ -122,9 +122,12 @@ def _impl_cases(rng, n, batch):
 @needs_openblas
 @pytest.mark.parametrize("n", [8, 33, 100])
 @pytest.mark.parametrize("batch", [(), (3,)])
-def test_results_keep_their_bits(n, batch):
+def test_thread_limit_keeps_results(n, batch):
     """Each impl (OpenBLAS on one thread) against the same library calls at OpenBLAS's
-    default threads (the impl unwrapped, every library at two threads)."""
+    default threads (the impl unwrapped, every library at two threads). Bits agree on most
+    hosts, but OpenBLAS does not promise thread-count-invariant rounding (on a Zen 5 host its
+    threaded eigh of 100 x 100 differs in the last bits), so the check is float64 rounding
+    level: a thread limit that changed what is computed would be far outside it."""
     rng = np.random.default_rng(n)
     fns = _all_setters()
     for impl, args, params in _impl_cases(rng, n, batch):
@@ -137,7 +140,8 @@ def test_results_keep_their_bits(n, batch):
                 f(c)
         new, ref = (r if isinstance(r, list) else [r] for r in (new, ref))
         for x, y in zip(new, ref):
-            np.testing.assert_array_equal(x, y, err_msg=impl.__name__)
+            np.testing.assert_allclose(x, y, rtol=1e-10, atol=1e-10 * np.abs(y).max(),
+                                       err_msg=impl.__name__)
 
 
 def test_jitted_qdwh_against_interpreter_and_scipy_polar(x64):
