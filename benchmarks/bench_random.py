@@ -5,10 +5,16 @@ Measured (2 vCPUs shared, load average ~8; ms): 1e6 normal float32 fused 6.5, li
 10.5; truncated_normal 5.7 / 260 / 28. 1e4: normal 0.045 / 0.36 / 0.094, uniform
 0.015 / 0.23 / 0.086.
 
+normal and truncated_normal as one kernel each (were three, with two float64
+temporaries: fusion counted the broadcasts of the sampler's constants towards its
+kernel-size bound), fused column, alternating runs of the trees before/after at load
+average ~10, ms (JAX in the same runs): 1e6 normal 2.90 5.27 -> 1.37 1.81 (JAX 4.9-13),
+truncated_normal 2.93 2.57 -> 2.11 1.52 (JAX 4.4-4.9); 1e4 normal 0.034 0.033 -> 0.021
+0.021 (JAX 0.056-0.080), truncated_normal 0.034 0.035 -> 0.025 0.024 (JAX 0.064-0.077).
+
 Each sampler is jitted over its key and timed on 1e6 and 1e4 elements. Three columns:
 ``fused``: tjit as it is (the Threefry hash, the uint32 -> float bitcast and erf_inv are
-expanded into elementwise ops that fuse: one kernel for uniform/bernoulli, three for
-normal); ``library``: the same program compiled with those three as host (NumPy/SciPy)
+expanded into elementwise ops that fuse: one kernel for uniform/bernoulli/normal); ``library``: the same program compiled with those three as host (NumPy/SciPy)
 library steps, as before the expansions (their lowerings are switched off in this
 process only); ``jax``: jax.jit of the same sampler (when ``jax`` imports: run with
 /work/jaxvenv/bin/python). Rounds alternate between the columns; medians in ms, with
