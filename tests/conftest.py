@@ -57,3 +57,13 @@ def pytest_runtest_setup(item):
         why = opencl_context.unavailable_reason()
         if why is not None:
             pytest.skip(f"no usable OpenCL: {why}")
+
+
+def pytest_collection_modifyitems(items):
+    """A test parametrized over backend names runs on OpenCL when given "opencl" or
+    "opencl_swi": it is marked ``opencl`` (so skipped with the reason where OpenCL
+    cannot run), whether or not its parametrization says so."""
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if any(isinstance(v, str) and v in ("opencl", "opencl_swi") for v in params.values()):
+            item.add_marker(pytest.mark.opencl)
