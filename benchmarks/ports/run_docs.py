@@ -56,6 +56,20 @@ PAGES = [
     "docs/new_docs/301/vjp-objects.md",
     "docs/new_docs/301/refs.md",
     "docs/new_docs/301/cookbook.md",
+    "docs/new_docs/301/remat.md",
+    "docs/new_docs/301/custom-jvp-vjp.md",
+    "docs/new_docs/301/custom-derivatives.md",
+    "docs/new_docs/201/callbacks.md",
+    "docs/new_docs/201/placement.md",
+    "docs/autodidax.md",
+    "docs/autodidax2_part1.md",
+    "docs/jax-primitives.md",
+    "docs/external-callbacks.md",
+    "docs/gradient-checkpointing.md",
+    "docs/custom_pytrees.md",
+    "docs/notebooks/Custom_derivative_rules_for_Python_code.md",
+    "docs/hijax_types.md",
+    "docs/hijax_custom_derivatives.md",
 ]
 
 SKIPPED = {
@@ -83,8 +97,10 @@ def page_file(page, work):
     return local
 
 
-def run(py, impl, page_path, out, timeout):
+def run(py, impl, page_path, out, timeout, pythonpath=None):
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", JAX_PLATFORMS="cpu")
+    if pythonpath:   # another tjit tree (e.g. an older commit, git archive'd) first
+        env["PYTHONPATH"] = pythonpath
     cwd = os.path.dirname(out)
     try:
         subprocess.run([py, os.path.join(HERE, "run_page.py"), page_path, "--as", impl,
@@ -101,20 +117,22 @@ def main():
     ap.add_argument("--work", default="/tmp/tjit_ports")
     ap.add_argument("--reuse-jax", action="store_true", help="keep earlier JAX results")
     ap.add_argument("--timeout", type=int, default=900)
+    ap.add_argument("--tjit-tree", help="run this tjit source tree instead (PYTHONPATH)")
+    ap.add_argument("--tag", default="tjit", help="name of the tjit results file")
     a = ap.parse_args()
     totals = {"match": 0, "differ": 0, "skipped": 0}
     for page in a.pages:
         path = page_file(page, a.work)
         base = os.path.join(a.work, "out", page.replace("/", "__"))
         os.makedirs(base, exist_ok=True)
-        jout, tout = os.path.join(base, "jax.json"), os.path.join(base, "tjit.json")
+        jout, tout = os.path.join(base, "jax.json"), os.path.join(base, f"{a.tag}.json")
         if not (a.reuse_jax and os.path.exists(jout)):
             if not run(JAX_PY, "jax", path, jout, a.timeout):
                 print(f"== {page}: JAX run failed or timed out")
                 continue
         if os.path.exists(tout):
             os.remove(tout)
-        if not run(TJIT_PY, "tjit", path, tout, a.timeout):
+        if not run(TJIT_PY, "tjit", path, tout, a.timeout, a.tjit_tree):
             print(f"== {page}: tjit run failed or timed out")
             continue
         verdicts = compare(jout, tout)
