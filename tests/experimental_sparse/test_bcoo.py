@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 import scipy.sparse
 
+import tjit
 import tjit.numpy as jnp
 from tjit.experimental import sparse
 
@@ -283,3 +284,37 @@ def test_concatenate_errors():
     with pytest.raises(ValueError, match="differ in layout"):
         sparse.bcoo_concatenate([a, sparse.BCOO.fromdense(np.ones((3, 4)), n_batch=1)],
                                 dimension=0)
+
+
+@pytest.mark.parametrize("shape,n_batch,n_dense", LAYOUTS)
+def test_rev_and_dynamic_slice(rng, shape, n_batch, n_dense):
+    x = _sparse_dense(rng, shape)
+    m = sparse.BCOO.fromdense(x, n_batch=n_batch, n_dense=n_dense,
+                              nse=None)
+    m = sparse.BCOO((m.data, m.indices), shape=shape)
+    for dims in [(0,), (len(shape) - 1,), tuple(range(len(shape)))]:
+        np.testing.assert_array_equal(sparse.bcoo_rev(m, dims).todense(), np.flip(x, dims))
+    sizes = tuple(max(1, n - 1) for n in shape)
+    for start in [(1,) * len(shape), (-1,) * len(shape), (5,) * len(shape)]:
+        got = tjit.jit(lambda m, s: sparse.bcoo_dynamic_slice(m, s, sizes))(
+            m, [np.int32(s) for s in start])
+        want = np.asarray(tjit.lax.dynamic_slice(jnp.asarray(x), start, sizes))
+        np.testing.assert_array_equal(got.todense(), want, err_msg=str(start))
+
+
+@pytest.mark.parametrize("shape,n_batch,n_dense,new", [
+    ((4, 6), 0, 0, (24,)), ((4, 6), 0, 0, (2, 3, 4)), ((24,), 0, 0, (6, 1, 4)),
+    ((2, 4, 6), 1, 0, (2, 3, 8)), ((6, 4, 2), 1, 1, (3, 2, 4, 2)),
+    ((4, 6, 2), 0, 1, (24, 2)), ((1, 4), 0, 0, (4,)), ((4, 1), 0, 0, (4,))])
+def test_reshape(rng, shape, n_batch, n_dense, new):
+    x = _sparse_dense(rng, shape)
+    m = sparse.BCOO.fromdense(x, n_batch=n_batch, n_dense=n_dense)
+    m = sparse.BCOO.fromdense(x, n_batch=n_batch, n_dense=n_dense, nse=m.nse + 1)  # padding
+    np.testing.assert_array_equal(sparse.bcoo_reshape(m, new_sizes=new).todense(),
+                                  x.reshape(new))
+
+
+def test_reshape_refuses_mixing_groups():
+    m = sparse.BCOO.fromdense(np.ones((2, 3), np.float32), n_batch=1)
+    with pytest.raises(ValueError, match="mixes batch, sparse and dense dims"):
+        sparse.bcoo_reshape(m, new_sizes=(3, 2))

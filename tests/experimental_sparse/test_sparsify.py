@@ -29,6 +29,8 @@ FUNCTIONS = {  # name -> (function of (m, v, w), result stays sparse)
     "same_pattern": (lambda m, v, w: m * m + 2 * m - m, True),   # values combine in place
     "slicing": (lambda m, v, w: jnp.concatenate([m[1:3], m[:1]]) * 2.0, True),
     "row": (lambda m, v, w: m[2] @ v + jnp.squeeze(m[:, 1:2], 1) @ w, False),
+    "reshape_flip": (lambda m, v, w: jnp.flip(m, 0).reshape(4, 5).T * 3.0, True),
+    "dynamic_slice": (lambda m, v, w: tjit.lax.dynamic_slice(m, (1, 1), (3, 2)), True),
     "todense": (lambda m, v, w: jnp.exp(sparse.todense(m)) @ v, False),
     "gram": (lambda m, v, w: (m @ m.T) @ w + (m.T * m.T).sum(0) @ w, False),  # sparse x sparse
     "add_dense": (lambda m, v, w: m + jnp.outer(w, v), False),

@@ -1,6 +1,7 @@
 """Layout changes of BCOO arrays: ``bcoo_update_layout`` (moving dims between the batch,
-sparse and dense groups), ``bcoo_slice``, ``bcoo_squeeze``, ``bcoo_concatenate`` and
-indexing (``mat[key]``, installed on BCOO here, with ``BCOO.update_layout``)."""
+sparse and dense groups), ``bcoo_slice``, ``bcoo_dynamic_slice``, ``bcoo_squeeze``,
+``bcoo_reshape``, ``bcoo_rev``, ``bcoo_concatenate`` and indexing (``mat[key]``,
+installed on BCOO here, with ``BCOO.update_layout``)."""
 
 import operator
 import warnings
@@ -8,7 +9,9 @@ import warnings
 import numpy as np
 
 import tjit.numpy as jnp
-from tjit.experimental.sparse._base import SparseEfficiencyError, SparseEfficiencyWarning
+from tjit import lax
+from tjit.experimental.sparse._base import (
+    SparseEfficiencyError, SparseEfficiencyWarning, split_shape)
 from tjit.experimental.sparse.bcoo import (
     BCOO, _full_batch, bcoo_fromdense, bcoo_sum_duplicates)
 
@@ -251,3 +254,110 @@ def _concat_batch(operands, dim, shape):
     dtype, itype = jnp.result_type(*datas), jnp.result_type(*indices)
     return BCOO((jnp.concatenate([d.astype(dtype) for d in datas], axis=dim),
                  jnp.concatenate([i.astype(itype) for i in indices], axis=dim)), shape=shape)
+
+
+def bcoo_rev(operand, dimensions):
+    """``lax.rev`` of a BCOO: reverse the listed dims (sparse dims by re-indexing)."""
+    mat = operand
+    dims = sorted({operator.index(d) for d in dimensions})
+    if any(not 0 <= d < mat.ndim for d in dims):
+        raise ValueError(f"bcoo_rev: dimensions {dims} out of range for shape {mat.shape}")
+    nb, ns = mat.n_batch, mat.n_sparse
+    data, indices = _full_batch(mat)
+    flip_data = [d for d in dims if d < nb] + [d - ns + 1 for d in dims if d >= nb + ns]
+    if flip_data:
+        data = jnp.flip(data, flip_data)
+    batch = [d for d in dims if d < nb]
+    if batch:
+        indices = jnp.flip(indices, batch)
+    sparse = [d - nb for d in dims if nb <= d < nb + ns]
+    if sparse:
+        sizes = np.array(mat.shape[nb:nb + ns])
+        flip = np.isin(np.arange(ns), sparse)
+        bound = jnp.array(sizes, indices.dtype)
+        ok = jnp.all((indices >= 0) & (indices < bound), -1, keepdims=True)
+        mirrored = jnp.where(jnp.asarray(flip), bound - 1 - indices, indices)
+        indices = jnp.where(ok, mirrored, bound)
+    return BCOO((data, indices), shape=mat.shape)
+
+
+def bcoo_dynamic_slice(mat, start_indices, slice_sizes):
+    """``lax.dynamic_slice`` of a BCOO: traced starts (clamped as lax's), static sizes."""
+    sizes = tuple(operator.index(s) for s in slice_sizes)
+    if len(sizes) != mat.ndim or len(start_indices) != mat.ndim:
+        raise ValueError(f"bcoo_dynamic_slice: need {mat.ndim} start indices and slice sizes "
+                         f"for shape {mat.shape}")
+    if not all(0 <= s <= n for s, n in zip(sizes, mat.shape)):
+        raise TypeError(f"bcoo_dynamic_slice: slice_sizes {sizes} must fit the shape "
+                        f"{mat.shape}")
+    nb, ns = mat.n_batch, mat.n_sparse
+    dims = np.array(mat.shape)
+    starts = jnp.stack([jnp.asarray(s, jnp.int32) for s in start_indices]) if sizes else \
+        jnp.zeros((0,), jnp.int32)
+    starts = jnp.where(starts < 0, starts + dims, starts)
+    starts = jnp.clip(starts, 0, dims - np.array(sizes))      # as lax.dynamic_slice
+    data, indices = _full_batch(mat)
+    zero = jnp.zeros((), jnp.int32)
+    b_starts = [starts[d] for d in range(nb)]
+    d_starts = [starts[d] for d in range(nb + ns, mat.ndim)]
+    data = lax.dynamic_slice(data, b_starts + [zero] + d_starts,
+                             sizes[:nb] + (mat.nse,) + sizes[nb + ns:])
+    indices = lax.dynamic_slice(indices, b_starts + [zero, zero],
+                                sizes[:nb] + (mat.nse, ns))
+    if ns:
+        lo = starts[nb:nb + ns].astype(indices.dtype)
+        size = jnp.array(sizes[nb:nb + ns], indices.dtype)
+        keep = jnp.all((indices >= lo) & (indices < lo + size), -1)
+        indices = jnp.where(keep[..., None], indices - lo, size)
+        data = jnp.where(keep.reshape(keep.shape + (1,) * (data.ndim - keep.ndim)), data, 0)
+    out = BCOO((data, indices), shape=sizes)
+    positions = int(np.prod(sizes[nb:nb + ns], dtype=np.int64))
+    if ns and mat.nse > positions:
+        out = bcoo_sum_duplicates(out, nse=positions)
+    return out
+
+
+def bcoo_reshape(mat, *, new_sizes, dimensions=None, sharding=None):
+    """``lax.reshape`` of a BCOO whose batch, sparse and dense dims reshape each within
+    their own group (sparse dims by re-indexing through the flat position)."""
+    del sharding
+    if dimensions is not None and tuple(dimensions) != tuple(range(mat.ndim)):
+        raise NotImplementedError("bcoo_reshape: dimensions (a transpose first); use "
+                                  "bcoo_transpose, then reshape")
+    new = tuple(operator.index(d) for d in new_sizes)
+    if int(np.prod(new, dtype=np.int64)) != mat.size:
+        raise ValueError(f"bcoo_reshape: cannot reshape {mat.shape} to {new}")
+    nb, ns = mat.n_batch, mat.n_sparse
+    batch, sparse, dense = split_shape(mat.shape, nb, ns)
+    cum = list(np.cumprod((1,) + new))
+    b_size, s_size = int(np.prod(batch, dtype=np.int64)), int(np.prod(sparse, dtype=np.int64))
+
+    def cut(total):   # new dims up to here hold ``total`` elements (size-1 dims join)
+        i = int(np.searchsorted(cum[1:], total, side="right"))
+        if cum[i] != total:
+            raise ValueError(f"bcoo_reshape: {mat.shape} -> {new} mixes batch, sparse and "
+                             f"dense dims (n_batch={nb}, n_dense={mat.n_dense})")
+        return i
+
+    i1 = cut(b_size) if nb else 0
+    i2 = max(cut(b_size * s_size), i1) if ns else i1
+    new_batch, new_sparse, new_dense = new[:i1], new[i1:i2], new[i2:]
+    data, indices = _full_batch(mat)
+    data = data.reshape(new_batch + (mat.nse,) + new_dense)
+    indices = indices.reshape(new_batch + (mat.nse, ns))
+    if not new_sparse:
+        idx = jnp.zeros(new_batch + (mat.nse, 0), indices.dtype)
+        if ns:   # every sparse dim had size 1: entries out of bounds must stay dropped
+            ok = jnp.all((indices >= 0) & (indices < jnp.array(sparse, indices.dtype)), -1)
+            data = jnp.where(ok.reshape(ok.shape + (1,) * len(new_dense)), data, 0)
+        indices = idx
+    elif new_sparse != sparse:
+        bound = jnp.array(sparse, indices.dtype)
+        ok = jnp.all((indices >= 0) & (indices < bound), -1, keepdims=True)
+        flat = jnp.zeros(indices.shape[:-1], indices.dtype)
+        for i, n in enumerate(sparse):
+            flat = flat * n + jnp.clip(indices[..., i], 0, n - 1)
+        cols = jnp.stack(jnp.unravel_index(flat, new_sparse), -1).astype(indices.dtype)
+        indices = jnp.where(ok, cols, jnp.array(new_sparse, indices.dtype))
+    return BCOO((data, indices), shape=new, indices_sorted=mat.indices_sorted,
+                unique_indices=mat.unique_indices)

@@ -7,9 +7,9 @@ with a sparse input uses the rule of its primitive below, or raises naming the
 primitive. Covered: dot_general (sparse x dense either side, and sparse x sparse), mul
 by a dense array, a scalar or a sparse array, div by a scalar, neg, transpose,
 reduce_sum, add/sub of two sparse arrays (or with a dense one: dense result),
-concatenate (all operands sparse), slice, squeeze, convert_element_type/copy, the
-zero-preserving unary functions (sin, tanh, sqrt, abs, expm1, log1p, ...), integer_pow
-with a positive exponent, custom_jvp/custom_vjp calls (their body, sparsified),
+concatenate (all operands sparse), slice, dynamic_slice, squeeze, reshape, rev,
+convert_element_type/copy, the zero-preserving unary functions (sin, tanh, sqrt, abs,
+expm1, log1p, ...), integer_pow with a positive exponent, custom_jvp/custom_vjp calls (their body, sparsified),
 ``sparse.todense`` (densifies), and the control flow while/cond/scan (rebuilt around
 their sparsified bodies, sparse operands closed over or passed as pytrees).
 """
@@ -24,7 +24,8 @@ from tjit.experimental.sparse._base import JAXSparse
 from tjit.experimental.sparse.api import TODENSE_MARK
 from tjit.experimental.sparse.bcoo import bcoo_reduce_sum, bcoo_transpose
 from tjit.experimental.sparse.bcoo_dot import bcoo_dot_general
-from tjit.experimental.sparse.bcoo_layout import bcoo_concatenate, bcoo_slice, bcoo_squeeze
+from tjit.experimental.sparse.bcoo_layout import (
+    bcoo_concatenate, bcoo_dynamic_slice, bcoo_reshape, bcoo_rev, bcoo_slice, bcoo_squeeze)
 from tjit.experimental.sparse.bcsr import BCSR
 from tjit.tracing.jaxpr import Literal
 from tjit.tracing.tree_util import tree_flatten, tree_structure, tree_unflatten
@@ -113,6 +114,21 @@ def _squeeze(eqn, a):
     return bcoo_squeeze(a, dimensions=eqn.params["dimensions"])
 
 
+def _reshape(eqn, a):
+    return bcoo_reshape(a, new_sizes=eqn.params["new_sizes"],
+                        dimensions=eqn.params.get("dimensions"))
+
+
+def _rev(eqn, a):
+    return bcoo_rev(a, eqn.params["dimensions"])
+
+
+def _dynamic_slice(eqn, a, *starts):
+    if any(_is_sparse(s) for s in starts):
+        raise NotImplementedError("sparsify: dynamic_slice with sparse start indices")
+    return bcoo_dynamic_slice(a, starts, eqn.params["slice_sizes"])
+
+
 def _closed_fun(closed, consts=()):
     """The closed jaxpr ``closed`` as a function of its remaining inputs, evaluated with
     the sparse rules (``consts`` are its leading inputs, sparse or dense)."""
@@ -150,7 +166,8 @@ def _scan(eqn, *ins):
 
 
 SPARSE_RULES = {
-    "concatenate": _concatenate, "slice": _slice, "squeeze": _squeeze,
+    "concatenate": _concatenate, "slice": _slice, "squeeze": _squeeze, "reshape": _reshape,
+    "rev": _rev, "dynamic_slice": _dynamic_slice,
     "while": _while, "cond": _cond, "scan": _scan,
     "dot_general": _dot_general, "mul": _mul, "div": _div, "add": _add, "add_any": _add,
     "sub": _sub, "transpose": _transpose, "reduce_sum": _reduce_sum,
