@@ -9,9 +9,10 @@ by a dense array, a scalar or a sparse array, div by a scalar, neg, transpose,
 reduce_sum, add/sub of two sparse arrays (or with a dense one: dense result),
 concatenate (all operands sparse), slice, dynamic_slice, squeeze, reshape, rev,
 convert_element_type/copy, the zero-preserving unary functions (sin, tanh, sqrt, abs,
-expm1, log1p, ...), integer_pow with a positive exponent, custom_jvp/custom_vjp calls (their body, sparsified),
-``sparse.todense`` (densifies), and the control flow while/cond/scan (rebuilt around
-their sparsified bodies, sparse operands closed over or passed as pytrees).
+expm1, log1p, ...), integer_pow with a positive exponent, custom_jvp/custom_vjp calls
+(their body, sparsified), ``sparse.todense`` (densifies), and the control flow
+while/cond/scan (rebuilt around their sparsified bodies, sparse operands closed over or
+passed as pytrees).
 """
 
 import functools
