@@ -133,8 +133,9 @@ def test_repeated_axis_of_size():
     (lambda x: jnp.zeros((-2, 3)) + x[0, 0], "zeros"),
     (lambda x: jnp.full((3, -2), x[0, 0]), "full"),
     (lambda x: random.normal(random.key(0), (-2,)) + x[0, 0], "normal"),
+    (lambda x: lax.reshape(x, (-2, -6)), "reshape"),
 ], ids=["broadcast", "broadcast_in_dim", "full", "full_like", "iota", "broadcasted_iota",
-        "zeros", "jnp.full", "normal"])
+        "zeros", "jnp.full", "normal", "reshape"])
 def test_negative_dimension(fn, word):
     # under jit lax.broadcast & co. traced a negative dim and the compiled plan failed
     # with "IndexError: tuple index out of range"; eagerly NumPy's message named no function
@@ -144,6 +145,10 @@ def test_negative_dimension(fn, word):
 
 
 # -- non-integer sizes ---------------------------------------------------------------------
+def test_float_split_sizes():
+    # NumPy's "'float' object cannot be interpreted as an integer" named no function
+    _raises(lambda x: lax.split(x, (2.5, 0.5)), (X,), TypeError, "lax.split", "2.5")
+
 @pytest.mark.parametrize("fn", [
     lambda x: lax.top_k(x, 2.5),
     lambda x: lax.approx_max_k(x, 2.5),
@@ -195,3 +200,33 @@ def test_unknown_isin_method():
             "isin", "'bogus'", "'compare_all'")
     for method in ("compare_all", "binary_search", "sort", "auto"):
         assert bool(jnp.all(jnp.isin(X, X, method=method)))
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x: jnp.sort(x, kind="bogus"), lambda x: jnp.argsort(x, kind="bogus"),
+], ids=["sort", "argsort"])
+def test_unknown_sort_kind(fn):
+    # kind= was ignored whatever it said; NumPy's kinds still are (the sort is stable)
+    _raises(fn, (X,), ValueError, "sort", "'bogus'")
+    np.testing.assert_array_equal(np.asarray(jnp.sort(X[0, ::-1], kind="quicksort")),
+                                  np.sort(X[0, ::-1]))
+
+
+# -- arguments of the wrong kind -----------------------------------------------------------
+@pytest.mark.parametrize("name", ["sum", "mean", "var", "max"])
+def test_where_must_be_boolean(name):
+    # a float mask was read as mask != 0 (JAX and NumPy refuse it)
+    kw = {"initial": 0.0} if name == "max" else {}
+    f = getattr(jnp, name)
+    _raises(lambda x, w: f(x, where=w, **kw), (X, X), ValueError, name, "float32")
+    np.testing.assert_allclose(np.asarray(f(X, where=B, **kw)),
+                               getattr(np, name)(X.astype(np.float64), where=B, **kw),
+                               rtol=1e-6)
+
+
+@pytest.mark.parametrize("x", [None, "abc", [[1.0, 2.0], [3.0]]], ids=["None", "str", "ragged"])
+def test_full_like_of_a_non_array(x):
+    # AttributeError: 'NoneType' object has no attribute 'dtype'
+    with pytest.raises(TypeError) as e:
+        lax.full_like(x, 1.0)
+    assert "full_like" in _message(e.value) and type(x).__name__ in _message(e.value)

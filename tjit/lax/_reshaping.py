@@ -48,7 +48,10 @@ def split(operand, sizes, axis=0):
     operand = _operand(operand)
     shape = tuple(get_aval(operand).shape)
     axis = normalize_axis(axis, len(shape), "lax.split")
-    sizes = [operator.index(s) for s in sizes]
+    try:
+        sizes = [operator.index(s) for s in sizes]
+    except TypeError:
+        raise TypeError(f"lax.split: sizes must be integers, got {tuple(sizes)}") from None
     if any(s < 0 for s in sizes) or sum(sizes) != shape[axis]:
         raise ValueError(f"lax.split: sizes {tuple(sizes)} must be non-negative and add up to "
                          f"the size {shape[axis]} of axis {axis} of an operand of shape "

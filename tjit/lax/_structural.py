@@ -192,6 +192,8 @@ def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
     """``full`` with the shape (and dtype unless given) of ``x`` (``sharding``: JAX's,
     checked against the result)."""
     from tjit.lax._elementwise import convert_element_type
+    if not (hasattr(x, "shape") and hasattr(x, "dtype")):  # (a list's .dtype: AttributeError)
+        x = asarray_for_lax(x)
     dt = dtypes.canonicalize(dtype if dtype is not None else x.dtype)
     weak = dtype is None and getattr(x, "weak_type", False)
     val = convert_element_type(fill_value, dt, weak_type=weak)

@@ -32,11 +32,20 @@ def _prepare(fname, a, axis):
         return _ravel(a), 0
     if a.ndim == 0:
         raise AxisError(f"{fname}: axis {axis} is out of bounds for a 0-d array; use "
-                         f"axis=None to sort a scalar")
+                        f"axis=None to sort a scalar")
     return a, normalize_axis(axis, a.ndim, fname)
 
 
-def _check_order(fname, order):
+#: NumPy's sort kinds: accepted and ignored (the sort is always stable); JAX refuses every
+#: kind, NumPy an unknown one, so a typo is an error either way
+_KINDS = (None, "quicksort", "mergesort", "heapsort", "stable")
+
+
+def _check_order(fname, order, kind):
+    if kind not in _KINDS:
+        raise ValueError(f"{fname}: unknown kind={kind!r}; use stable=True/False (kind is "
+                         f"accepted as NumPy's {', '.join(map(repr, _KINDS[1:]))} and "
+                         f"ignored)")
     if order is not None:
         raise NotImplementedError(f"{fname}: the `order` argument (structured arrays) is not "
                                   f"supported; tjit arrays have no named fields")
@@ -56,7 +65,7 @@ def sort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
     Returns:
       The sorted array, same dtype as ``a``.
     """
-    _check_order("sort", order)
+    _check_order("sort", order, kind)
     arr, dim = _prepare("sort", a, axis)
     out = lax.sort(arr, dimension=dim, is_stable=stable)
     return lax.rev(out, (dim,)) if descending else out
@@ -71,7 +80,7 @@ def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False,
       An integer array (of ``dtype``, by default the default int) of the shape of ``a``
       (flattened if ``axis`` is None).
     """
-    _check_order("argsort", order)
+    _check_order("argsort", order, kind)
     arr, dim = _prepare("argsort", a, axis)
     idt = canonical_index_dtype(dtype, "argsort", arr.shape[dim])
     iota = lax.broadcasted_iota(idt, arr.shape, dim)

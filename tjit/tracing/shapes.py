@@ -327,7 +327,8 @@ def reshape_shape(old_shape, new_shape, op="reshape"):
         new_shape = tuple(fill if i == negs[0] else d for i, d in enumerate(new_shape))
     for d in new_shape:
         if type(d) is int and d < 0:
-            raise ShapeError(f"{op}: negative dimension in {shape_str(new_shape)}")
+            raise NegativeDimensionError(f"{op}: negative dimension in "
+                                         f"{shape_str(new_shape)}")
     if not definitely_equal(size(new_shape), total):
         raise ShapeError(f"{op}: cannot reshape array of shape {shape_str(old_shape)} "
                          f"(size {dim_str(total)}) into shape {shape_str(new_shape)} "
