@@ -104,3 +104,24 @@ def test_namespace_lists_public_api_with_docstrings():
     undocumented = [n for n in shown if callable(getattr(sparse, n))
                     and not (getattr(sparse, n).__doc__ or "").strip()]
     assert not undocumented
+
+
+def test_bcsr_functions(rng):
+    x, y = _sparse_dense(rng, (5, 4)), _sparse_dense(rng, (3, 4))
+    m = sparse.BCSR.fromdense(x)
+    w = rng.standard_normal((4, 2)).astype(np.float32)
+    np.testing.assert_allclose(
+        sparse.bcsr_dot_general(m, w, dimension_numbers=(((1,), (0,)), ((), ()))),
+        x.astype(np.float64) @ w, rtol=1e-5, atol=1e-6)
+    dense = rng.standard_normal((5, 4)).astype(np.float32)
+    got = sparse.bcsr_extract(m.indices, m.indptr, dense)
+    np.testing.assert_array_equal(sparse.BCSR((got, m.indices, m.indptr), shape=(5, 4))
+                                  .todense(), np.where(x != 0, dense, 0))
+    both = sparse.bcsr_concatenate([m, sparse.BCSR.fromdense(y)], dimension=0)
+    assert isinstance(both, sparse.BCSR)
+    np.testing.assert_array_equal(both.todense(), np.concatenate([x, y]))
+    dup = sparse.BCSR((jnp.array([1., 2., 3.]), jnp.array([1, 1, 0]), jnp.array([0, 2, 3])),
+                      shape=(2, 2))
+    summed = sparse.bcsr_sum_duplicates(dup)
+    assert summed.nse == 2
+    np.testing.assert_array_equal(summed.todense(), [[0, 3], [3, 0]])

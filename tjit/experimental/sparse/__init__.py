@@ -22,7 +22,9 @@ from tjit.experimental.sparse.bcoo_layout import (  # noqa: F401
     bcoo_update_layout)
 from tjit.experimental.sparse.bcoo_dot import (  # noqa: F401
     bcoo_dot_general, bcoo_dot_general_sampled, bcoo_multiply_sparse)
-from tjit.experimental.sparse.bcsr import BCSR, bcsr_fromdense, bcsr_todense  # noqa: F401
+from tjit.experimental.sparse.bcsr import (  # noqa: F401
+    BCSR, bcsr_concatenate, bcsr_dot_general, bcsr_extract, bcsr_fromdense,
+    bcsr_sum_duplicates, bcsr_todense)
 from tjit.experimental.sparse.legacy import (  # noqa: F401
     COO, CSC, CSR, coo_fromdense, coo_matmat, coo_matvec, coo_todense, csr_fromdense,
     csr_matmat, csr_matvec, csr_todense)

@@ -12,7 +12,9 @@ import numpy as np
 
 import tjit.numpy as jnp
 from tjit.experimental.sparse._base import JAXSparse, broadcast_batch, nfold_vmap
-from tjit.experimental.sparse.bcoo import BCOO, bcoo_fromdense
+from tjit.experimental.sparse.bcoo import BCOO, bcoo_extract, bcoo_fromdense
+from tjit.experimental.sparse.bcoo_dot import bcoo_dot_general
+from tjit.experimental.sparse.bcoo_layout import bcoo_concatenate
 from tjit.tracing.tree_util import register_pytree_node_class
 
 
@@ -172,3 +174,33 @@ def bcsr_fromdense(mat, *, nse=None, n_batch=0, n_dense=0, index_dtype=np.int32)
 def bcsr_todense(mat):
     """Dense array of the BCSR ``mat``."""
     return mat.todense()
+
+
+def bcsr_dot_general(lhs, rhs, *, dimension_numbers, precision=None,
+                     preferred_element_type=None, out_sharding=None):
+    """``lax.dot_general`` with a BCSR operand on either side (through BCOO; see
+    :func:`bcoo_dot_general`)."""
+    lhs = lhs.to_bcoo() if isinstance(lhs, BCSR) else lhs
+    rhs = rhs.to_bcoo() if isinstance(rhs, BCSR) else rhs
+    return bcoo_dot_general(lhs, rhs, dimension_numbers=dimension_numbers,
+                            precision=precision, preferred_element_type=preferred_element_type,
+                            out_sharding=out_sharding)
+
+
+def bcsr_extract(indices, indptr, mat):
+    """Values of the dense ``mat`` at the BCSR pattern ``(indices, indptr)``: the ``data``
+    of a BCSR with that pattern."""
+    mat = jnp.asarray(mat)
+    pattern = BCSR((jnp.zeros(indices.shape, mat.dtype), indices, indptr), shape=mat.shape)
+    return bcoo_extract(pattern.to_bcoo(), mat).data
+
+
+def bcsr_sum_duplicates(mat, nse=None):
+    """Copy of the BCSR ``mat`` with duplicate entries summed (explicit zeros kept)."""
+    return mat.sum_duplicates(nse=nse, remove_zeros=False)
+
+
+def bcsr_concatenate(operands, *, dimension):
+    """``lax.concatenate`` of BCSR arrays (through BCOO; see :func:`bcoo_concatenate`)."""
+    return BCSR.from_bcoo(bcoo_concatenate([m.to_bcoo() for m in operands],
+                                           dimension=dimension))
