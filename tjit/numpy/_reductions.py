@@ -65,8 +65,9 @@ def _upcast_f16(dt):
 def _mask(where, a, name):
     """``where`` as a bool array of ``a``'s shape."""
     w = ensure_array(name, where)
-    if not dtypes.is_bool(w.dtype):
-        w = lax.ne(w, lax.full((), 0, w.dtype))
+    if not dtypes.is_bool(w.dtype):  # JAX's ValueError; NumPy refuses the cast (TypeError)
+        raise ValueError(f"jnp.{name}: where must be None or a boolean array, got dtype "
+                         f"{w.dtype}; compare it first, e.g. where=mask != 0")
     shape = tuple(a.shape)
     if tuple(w.shape) != shape:
         out = broadcast_shapes(tuple(w.shape), shape, op=f"jnp.{name}(where=...)")
