@@ -318,3 +318,21 @@ def test_reshape_refuses_mixing_groups():
     m = sparse.BCOO.fromdense(np.ones((2, 3), np.float32), n_batch=1)
     with pytest.raises(ValueError, match="mixes batch, sparse and dense dims"):
         sparse.bcoo_reshape(m, new_sizes=(3, 2))
+
+
+def test_bad_sizes_and_axes_are_refused():
+    m = sparse.BCOO.fromdense(np.eye(3, dtype=np.float32))
+    for nse in (-1, 1.5, np.float32(2)):
+        with pytest.raises(ValueError, match="bcoo_fromdense: nse must be a non-negative "
+                                             "integer"):
+            sparse.bcoo_fromdense(np.eye(2), nse=nse)
+    with pytest.raises(ValueError, match="bcoo_sum_duplicates: nse must be a non-negative"):
+        m.sum_duplicates(nse=-2)
+    with pytest.raises(ValueError, match="bcoo_reduce_sum: axis 2 is out of bounds for an "
+                                         "array of rank 2"):
+        m.sum(2)
+    with pytest.raises(ValueError, match="bcoo_squeeze: axis -3 is out of bounds"):
+        sparse.bcoo_squeeze(m, dimensions=(-3,))
+    with pytest.raises(ValueError, match="sparse.eye: N and M must be non-negative"):
+        sparse.eye(-1)
+    np.testing.assert_array_equal(m.sum(-1).todense(), np.ones(3))

@@ -6,6 +6,8 @@ entry. Formats write their kernels for one batch element (``n_batch == 0``) and 
 batched layout with :func:`nfold_vmap`, as JAX's own implementation does.
 """
 
+import operator
+
 import numpy as np
 
 import tjit
@@ -91,13 +93,29 @@ def broadcast_batch(arr, batch_shape):
 
 
 def concrete_int(value, what, op):
-    """``value`` as a Python int; a traced value raises naming ``op`` and the fix."""
+    """``value`` as a non-negative Python int; a traced value raises naming ``op`` and the
+    fix, a negative or non-integer one says so."""
     if isinstance(value, Tracer):
         raise ConcretizationTypeError(
             f"{op}: {what} must be known when tracing (it sets the size of the output "
             f"arrays), but it depends on traced values. Fix: pass nse=<int> to {op} inside "
             "jit/vmap/grad.")
-    return int(np.asarray(concrete_value(value, what)))
+    v = np.asarray(concrete_value(value, what))
+    if v.shape or not (np.issubdtype(v.dtype, np.integer) or v.dtype == bool) or v < 0:
+        raise ValueError(f"{op}: {what} must be a non-negative integer, got {value!r}")
+    return int(v)
+
+
+def canonical_axes(axes, ndim, op):
+    """``axes`` (ints, negative from the end) as sorted distinct dims of a rank-``ndim``
+    array; out of range raises naming ``op``."""
+    out = set()
+    for a in axes:
+        a = operator.index(a)
+        if not -ndim <= a < ndim:
+            raise ValueError(f"{op}: axis {a} is out of bounds for an array of rank {ndim}")
+        out.add(a % ndim)
+    return sorted(out)
 
 
 def sparse_args_error(op, kind, got):

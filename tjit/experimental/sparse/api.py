@@ -1,5 +1,7 @@
 """Constructors and generic helpers: ``empty``, ``eye``, ``todense``, ``random_bcoo``."""
 
+import operator
+
 import numpy as np
 
 import tjit
@@ -52,6 +54,9 @@ def eye(N, M=None, k=0, dtype=None, index_dtype="int32", sparse_format="bcoo", *
     """
     cls = _format(sparse_format, "sparse.eye")
     M = N if M is None else M
+    N, M, k = operator.index(N), operator.index(M), operator.index(k)
+    if N < 0 or M < 0:
+        raise ValueError(f"sparse.eye: N and M must be non-negative, got N={N}, M={M}")
     n_batch, n_dense = kwds.get("n_batch", 0), kwds.get("n_dense", 0)
     if n_batch or n_dense:   # such layouts store the zeros too: build from the dense eye
         out = bcoo_fromdense(jnp.eye(N, M, k, dtype=dtype or jnp.float32), n_batch=n_batch,

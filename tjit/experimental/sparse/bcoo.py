@@ -18,7 +18,7 @@ import numpy as np
 
 import tjit.numpy as jnp
 from tjit.experimental.sparse._base import (
-    JAXSparse, broadcast_batch, concrete_int, nfold_vmap, split_shape)
+    JAXSparse, broadcast_batch, canonical_axes, concrete_int, nfold_vmap, split_shape)
 from tjit.tracing.tree_util import register_pytree_node_class
 
 
@@ -415,9 +415,7 @@ def bcoo_reduce_sum(mat, *, axes):
     """Sum of ``mat`` over ``axes``, as a BCOO (duplicates may appear: summing sparse
     dims merges coordinates; summing batch dims concatenates their entries)."""
     nb, ns = mat.n_batch, mat.n_sparse
-    axes = sorted({operator.index(a) % max(mat.ndim, 1) for a in axes})
-    if any(not 0 <= a < mat.ndim for a in axes):
-        raise ValueError(f"bcoo_reduce_sum: axes {axes} out of range for shape {mat.shape}")
+    axes = canonical_axes(axes, mat.ndim, "bcoo_reduce_sum")
     batch, sparse, dense = split_shape(mat.shape, nb, ns)
     data, indices = _full_batch(mat)
     # dense axes: sum the blocks

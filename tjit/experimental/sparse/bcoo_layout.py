@@ -11,7 +11,7 @@ import numpy as np
 import tjit.numpy as jnp
 from tjit import lax
 from tjit.experimental.sparse._base import (
-    SparseEfficiencyError, SparseEfficiencyWarning, split_shape)
+    SparseEfficiencyError, SparseEfficiencyWarning, canonical_axes, split_shape)
 from tjit.experimental.sparse.bcoo import (
     BCOO, _full_batch, bcoo_fromdense, bcoo_sum_duplicates)
 
@@ -130,7 +130,7 @@ def bcoo_slice(mat, *, start_indices, limit_indices, strides=None):
 
 def bcoo_squeeze(arr, *, dimensions):
     """``lax.squeeze`` of a BCOO: drop the listed dims, each of size 1."""
-    dims = sorted({operator.index(d) % max(arr.ndim, 1) for d in dimensions})
+    dims = canonical_axes(dimensions, arr.ndim, "bcoo_squeeze")
     if any(arr.shape[d] != 1 for d in dims):
         raise ValueError(f"bcoo_squeeze: dims {dims} of shape {arr.shape} must have size 1")
     nb, ns = arr.n_batch, arr.n_sparse
