@@ -230,3 +230,13 @@ def test_full_like_of_a_non_array(x):
     with pytest.raises(TypeError) as e:
         lax.full_like(x, 1.0)
     assert "full_like" in _message(e.value) and type(x).__name__ in _message(e.value)
+
+
+@pytest.mark.parametrize("fn,args", [
+    (lambda z: jnp.clip(z, 0, 1), (C,)),
+    (lambda x: jnp.clip(x, 0, 1j), (X,)),
+    (lambda z: jnp.asarray(z).clip(0, 1), (C,)),
+], ids=["complex-array", "complex-bound", "method"])
+def test_clip_of_complex(fn, args):
+    # NumPy's lexicographic order was applied; JAX refuses: complex numbers have no order
+    _raises(fn, args, ValueError, "clip", "complex")

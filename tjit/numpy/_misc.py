@@ -201,6 +201,11 @@ def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):  #
     if arr is None:
         raise TypeError("jnp.clip: missing the array argument")
     out = ensure_array("clip", arr)
+    if [v for v in (out, min, max) if isinstance(v, complex) or
+            dtypes.is_complex(getattr(v, "dtype", np.float32))]:
+        # JAX's rule (NumPy orders complex numbers lexicographically)
+        raise ValueError("jnp.clip: complex values have no ordering and cannot be clipped; "
+                         "clip jnp.real(x) and jnp.imag(x) separately")
     if dtypes.is_int(out.dtype):
         # A Python int bound beyond the dtype's range on its own side clips nothing
         # (NumPy: np.clip(uint8_array, -1, 300) is the array); converting it would overflow.
