@@ -229,3 +229,53 @@ def test_loop_of_solves_of_a_changing_matrix_runs_natively(x64, loops):
         ref = np.linalg.solve(spd + ref[0, 0] ** 2, ref) * 0.5 + ref * 0.5
     np.testing.assert_allclose(got, ref, rtol=1e-12)
     assert cpu_lapack.getrf_call((200, 100), np.float64) is None    # (above MAX_ELEMENTS)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(7, 7), (9, 5), (5, 9), (2, 3, 6, 4)])
+def test_compiled_qr_has_the_reference_bits(x64, served, dtype, shape):
+    x = RNG.standard_normal(shape).astype(dtype)
+
+    def qr(x):
+        return lax.linalg.qr(x, full_matrices=False)
+    got = [np.asarray(r) for r in tjit.jit(qr)(x)]
+    assert served and all(run is not None for run in served)
+    closed = tjit.make_jaxpr(qr)(x)
+    ref = eval_jaxpr_reference(closed.jaxpr, closed.consts, [x])
+    for g, r in zip(got, ref):
+        assert g.dtype == dtype
+        np.testing.assert_array_equal(g, np.asarray(r))
+    q, r = got
+    k = min(shape[-2:])
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(q.astype(np.float64) @ r, x, rtol=tol, atol=tol)
+    np.testing.assert_allclose(np.swapaxes(q, -1, -2).astype(np.float64) @ q,
+                               np.broadcast_to(np.eye(k), shape[:-2] + (k, k)), atol=tol)
+    assert (np.tril(r, -1) == 0).all()
+
+
+def test_complete_qr_of_a_tall_matrix_keeps_the_implementation(x64, served):
+    x = RNG.standard_normal((6, 4))
+    q, r = tjit.jit(lambda x: lax.linalg.qr(x, full_matrices=True))(x)
+    assert served and served[-1] is None
+    assert q.shape == (6, 6) and r.shape == (6, 4)
+    np.testing.assert_allclose(np.asarray(q) @ np.asarray(r), x, atol=1e-12)
+    q, r = tjit.jit(lambda x: lax.linalg.qr(x, full_matrices=True))(x.T)   # (wide: served)
+    assert served[-1] is not None
+    np.testing.assert_allclose(np.asarray(q) @ np.asarray(r), x.T, atol=1e-12)
+
+
+def test_loop_of_qr_steps_runs_natively_and_matches_numpy(x64, loops):
+    a = RNG.standard_normal((8, 8))
+    b = RNG.standard_normal((8, 3))
+
+    def step(m, c):
+        return jnp.linalg.qr(m + c[:, :1])[0][:, :3] * 0.5 + c * 0.5
+
+    got = np.asarray(tjit.jit(lambda m, c: lax.fori_loop(
+        0, 5, lambda i, c: step(m, c), c))(a, b))
+    assert loops and all(loop is not None for loop in loops)
+    ref = b.copy()
+    for _ in range(5):
+        ref = np.linalg.qr(a + ref[:, :1])[0][:, :3] * 0.5 + ref * 0.5
+    np.testing.assert_allclose(got, ref, rtol=1e-10, atol=1e-12)
