@@ -119,35 +119,45 @@ def main():
     ap.add_argument("--timeout", type=int, default=900)
     ap.add_argument("--tjit-tree", help="run this tjit source tree instead (PYTHONPATH)")
     ap.add_argument("--tag", default="tjit", help="name of the tjit results file")
+    ap.add_argument("--compare-only", action="store_true",
+                    help="compare the results kept in --work, running nothing")
     a = ap.parse_args()
     totals = {"match": 0, "differ": 0, "skipped": 0}
+    kinds = {}
     for page in a.pages:
         path = page_file(page, a.work)
         base = os.path.join(a.work, "out", page.replace("/", "__"))
         os.makedirs(base, exist_ok=True)
         jout, tout = os.path.join(base, "jax.json"), os.path.join(base, f"{a.tag}.json")
-        if not (a.reuse_jax and os.path.exists(jout)):
+        if a.compare_only:
+            if not (os.path.exists(jout) and os.path.exists(tout)):
+                print(f"== {page}: no results kept")
+                continue
+        elif not (a.reuse_jax and os.path.exists(jout)):
             if not run(JAX_PY, "jax", path, jout, a.timeout):
                 print(f"== {page}: JAX run failed or timed out")
                 continue
-        if os.path.exists(tout):
+        if not a.compare_only and os.path.exists(tout):
             os.remove(tout)
-        if not run(TJIT_PY, "tjit", path, tout, a.timeout, a.tjit_tree):
+        if not a.compare_only and not run(TJIT_PY, "tjit", path, tout, a.timeout,
+                                          a.tjit_tree):
             print(f"== {page}: tjit run failed or timed out")
             continue
         verdicts = compare(jout, tout)
-        n_match = sum(v == "match" for _, v in verdicts)
-        n_skip = sum(v == "skipped" for _, v in verdicts)
+        n_match = sum(v == "match" for _, v, _ in verdicts)
+        n_skip = sum(v == "skipped" for _, v, _ in verdicts)
         n_diff = len(verdicts) - n_match - n_skip
         totals["match"] += n_match
         totals["differ"] += n_diff
         totals["skipped"] += n_skip
         print(f"== {page}: {n_match} match, {n_diff} differ, {n_skip} skipped")
-        for i, v in verdicts:
-            if v not in ("match", "skipped"):
-                print(f"  cell {i}: {v}")
+        for i, v, kind in verdicts:
+            if kind is not None:
+                kinds[kind] = kinds.get(kind, 0) + 1
+                print(f"  cell {i} [{kind}]: {v}")
         sys.stdout.flush()
     print(f"TOTAL: {totals}")
+    print(f"differing cells by kind: {dict(sorted(kinds.items(), key=lambda kv: -kv[1]))}")
     print("Not run here:", "; ".join(f"{k} ({v})" for k, v in SKIPPED.items()))
 
 
