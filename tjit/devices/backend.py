@@ -234,10 +234,10 @@ def default_backend():
 
 def _why_unusable(name):
     """Why registered backend ``name`` cannot run here (its own reason, e.g. a device
-    whose compiler builds nothing), else how to install it."""
+    whose compiler builds nothing), and how to install it."""
     why = getattr(_lookup(name), "unavailable_reason", None)
     why = why() if why is not None else None
-    return f"{name!r} cannot run here: {why}" if why else install_hint(name)
+    return (f"{name!r} cannot run here: {why}; " if why else "") + install_hint(name)
 
 
 def configured_device():
