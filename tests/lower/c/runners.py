@@ -6,7 +6,7 @@ buffers, writing outputs back in place:
 
 * :class:`CRunner`: the system ``cc`` into one shared library, cached by source hash
   in a temp folder, called through ctypes;
-* :class:`OpenCLRunner`: pyopencl on the first OpenCL device (PoCL in CI);
+* :class:`OpenCLRunner`: pyopencl on the OpenCL backend's device (PoCL in CI);
 * :func:`nvrtc_compile` and :class:`CudaRunner`: NVRTC directly (not
   ``RawModule(code=...)``, which adds ``-ftz=true``), the cubin loaded with
   ``cupy.RawModule(path=...)``.
@@ -90,18 +90,16 @@ class CRunner:
 # OpenCL.
 
 def opencl_unavailable():
-    try:
-        import pyopencl as cl
-    except ImportError as e:
-        return f"pyopencl not importable ({e}); pip install pyopencl pocl-binary-distribution"
-    try:
-        devs = [d for p in cl.get_platforms() for d in p.get_devices()]
-    except cl.Error as e:
-        return f"no OpenCL platform ({e})"
-    if not devs:
-        return "no OpenCL device"
-    if "cl_khr_fp64" not in devs[0].extensions:
-        return f"OpenCL device {devs[0].name} lacks cl_khr_fp64"
+    """Why these runners cannot run here (None: they can): the OpenCL backend's own
+    judgement (``opencl_context.unavailable_reason``: pyopencl, a device, a compiler
+    that builds), and the device's double support that the corpus needs."""
+    from tjit.devices import opencl_context
+    why = opencl_context.unavailable_reason()
+    if why is not None:
+        return why
+    dev = opencl_context.get()
+    if not dev.fp64:
+        return f"OpenCL device {dev.name} lacks cl_khr_fp64"
     return None
 
 
@@ -111,7 +109,8 @@ class OpenCLRunner:
     def __init__(self, srcs):
         import pyopencl as cl
         self.cl = cl
-        dev = next(d for p in cl.get_platforms() for d in p.get_devices())
+        from tjit.devices import opencl_context
+        dev = opencl_context.get().device     # (the device the backend probed and uses)
         self.ctx = cl.Context([dev])
         self.queue = cl.CommandQueue(self.ctx)
         self.prog = cl.Program(self.ctx, unit(srcs)).build(
