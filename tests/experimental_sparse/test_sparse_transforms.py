@@ -201,3 +201,17 @@ def test_gcn_training_step_matches_dense(x64, rng):
     per_graph = tjit.vmap(loss, in_axes=(None, 0, None))(params, a_b, feats)
     loop = [loss(params, jnp.asarray(a), feats) for a in batch]
     np.testing.assert_allclose(per_graph, loop, rtol=1e-12)
+
+
+def test_conjugate_gradient_on_a_sparse_laplacian(x64):
+    """A sparse linear solve as programs write it: scipy.sparse.linalg.cg with a BCOO
+    matvec, jitted; against numpy.linalg.solve."""
+    from tjit.scipy.sparse.linalg import cg
+    n = 40
+    lap = 4 * np.eye(n) - np.eye(n, k=1) - np.eye(n, k=-1)
+    b = np.random.default_rng(0).standard_normal(n)
+    m = sparse.BCOO.fromdense(lap)
+    x, _ = tjit.jit(lambda m, b: cg(lambda v: m @ v, b, tol=1e-12))(m, b)
+    np.testing.assert_allclose(x, np.linalg.solve(lap, b), rtol=1e-9, atol=1e-10)
+    x_direct, _ = cg(m, b, tol=1e-12)          # the BCOO itself as the operator
+    np.testing.assert_allclose(x_direct, np.linalg.solve(lap, b), rtol=1e-9, atol=1e-10)
