@@ -688,6 +688,26 @@ def judge(res):
 
 
 # -- the driver ---------------------------------------------------------------------------
+def rejudge(paths, modes):
+    table = collections.Counter()
+    for path in paths:
+        with open(path) as fh:
+            for res in json.load(fh):
+                ns = res.get("ns", "?")
+                if "crash" in res:
+                    table[ns, "CRASH"] += 1
+                    continue
+                table[ns, "cases"] += res.get("label") != "baseline"
+                for kind, mode, _ in judge(res):
+                    table[ns, kind] += mode in modes
+    namespaces = sorted({ns for ns, _ in table})
+    kinds = ["cases", "SILENT", "LENIENT", "INTERNAL", "CLASS", "NONAME", "HANG", "CRASH"]
+    print(f"{'namespace':15}" + "".join(f"{k:>10}" for k in kinds))
+    for ns in namespaces + ["total"]:
+        row = [sum(table[n, k] for n in namespaces) if ns == "total" else table[ns, k]
+               for k in kinds]
+        print(f"{ns:15}" + "".join(f"{v:>10}" for v in row))
+
 def run_namespace(ns, names_only, timeout):
     start, results = 0, []
     while True:
@@ -726,10 +746,16 @@ def main():
     ap.add_argument("--start", type=int, default=0)
     ap.add_argument("--json", help="write every result to this file")
     ap.add_argument("--noname", action="store_true", help="print NONAME lines too")
+    ap.add_argument("--rejudge", nargs="+", metavar="JSON",
+                    help="judge results saved with --json again (no calls); with "
+                         "--modes, count only those tjit modes")
+    ap.add_argument("--modes", default="tjit,tjit_jit,tjit_vmap,tjit_grad")
     opts = ap.parse_args()
     names_only = set(filter(None, opts.names.split(",")))
     if opts.worker:
         return worker(opts.worker, opts.start, names_only, opts.timeout)
+    if opts.rejudge:
+        return rejudge(opts.rejudge, opts.modes.split(","))
     table = collections.Counter()
     everything = []
     for ns in opts.only.split(","):

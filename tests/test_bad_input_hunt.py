@@ -240,3 +240,11 @@ def test_full_like_of_a_non_array(x):
 def test_clip_of_complex(fn, args):
     # NumPy's lexicographic order was applied; JAX refuses: complex numbers have no order
     _raises(fn, args, ValueError, "clip", "complex")
+
+
+def test_an_alias_is_named_as_called():
+    # vstack's errors said "(raised in jnp.row_stack)": aliases share one entry point,
+    # labelled with the alias met first
+    with pytest.raises(TypeError) as e:
+        jnp.vstack([X, X], dtype="bogus")
+    assert "(raised in jnp.vstack)" in _message(e.value)

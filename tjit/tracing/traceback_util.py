@@ -169,11 +169,15 @@ def wrap_entry_points(namespace, names, prefix=""):
     whose functions users call as ``prefix + name``) eager entry points
     (:func:`eager_boundary`), the ones that filter themselves aside."""
     wrapped = {}  # aliases (jnp.abs, jnp.absolute) stay one function
+    public = set(names)
     for name in names:
         fun = namespace.get(name)
         if isinstance(fun, types.FunctionType) and not has_own_filter(fun):
             if id(fun) not in wrapped:
-                wrapped[id(fun)] = eager_boundary(fun, prefix + name)
+                # labelled with the function's own name where it is public: an alias met
+                # first (row_stack) would name itself in errors of calls of the other
+                own = fun.__name__ if fun.__name__ in public else name
+                wrapped[id(fun)] = eager_boundary(fun, prefix + own)
             namespace[name] = wrapped[id(fun)]
 
 
