@@ -91,6 +91,9 @@ over no axes
                                       with no other use and a reshape that regroups dims:
                                       kernels load a reshaped buffer but cannot inline a
                                       producer through such a reshape
+``reshape(iota(n))``                 -> ``sum_d stride_d * iota(dim d)`` of the new shape
+                                      (integers, concrete sizes; exact): kernels compute
+                                      the index instead of reading a written iota
 ``transpose(dot(a, b))``              -> ``dot(b, a)`` when the transpose only swaps the two
                                       free-dim groups and the dot has no other use (the
                                       weight gradient of ``x @ w``): BLAS writes the layout
@@ -870,6 +873,28 @@ def reshape_of_reshape(i, b):
         return None
     y = x.operands[0]
     return y if _same_shape(y.shape, i.shape) else b.add("reshape", (y,), i.shape, i.dtype)
+
+
+@rule("reshape")
+def reshape_of_iota(i, b):
+    """reshape(iota(n), S) -> sum over the dims d of S of stride_d * iota(S, d): the
+    row-major index of each element, which kernels compute from their indices (a
+    reshape of a computed value is otherwise written to memory first: every 2-D random
+    sample did so with its counters). Integers and concrete sizes only: exact, as every
+    partial sum is at most n - 1."""
+    x, = i.operands
+    if x.opcode != "iota" or x.ndim != 1 or i.dtype.kind not in "iu" or \
+            not all(isinstance(d, int) for d in i.shape):
+        return None
+    total, stride = None, 1
+    for d in reversed(range(i.ndim)):
+        if i.shape[d] != 1:
+            term = b.add("iota", (), i.shape, i.dtype, dimension=d)
+            if stride != 1:
+                term = b.op("mul", term, b.full(stride, term))
+            total = term if total is None else b.op("add", term, total)
+        stride *= i.shape[d]
+    return b.full(0, i) if total is None else total
 
 
 @rule("broadcast")
