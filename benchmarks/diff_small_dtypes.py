@@ -15,6 +15,7 @@ under KNOWN so that they print apart.
 """
 
 import argparse
+import subprocess
 import sys
 
 import numpy as np
@@ -36,9 +37,11 @@ BINARY = ["add", "subtract", "multiply", "divide", "maximum", "minimum", "less",
 INT_UNARY = ["negative", "abs", "sign", "square", "invert"]
 INT_BINARY = ["add", "subtract", "multiply", "maximum", "minimum", "less", "equal",
               "bitwise_and", "bitwise_or", "bitwise_xor", "floor_divide", "remainder"]
-REDUCTIONS = ["sum", "max", "min", "prod", "mean", "argmax"]
+REDUCTIONS = ["sum", "max", "min", "prod", "mean", "argmax", "cumsum", "sort", "argsort"]
+CAST_TARGETS = ["float8_e4m3fn", "float8_e5m2", "float4_e2m1fn", "int4", "uint4", "int8",
+                "uint8", "int32", "bfloat16", "float16", "bool"]
 #: ops where tjit deliberately computes in float32 and rounds once (XLA rounds per step)
-KNOWN = {"sum", "prod", "mean"}
+KNOWN = {"sum", "prod", "mean", "cumsum"}
 
 
 def _values(rng, dt, n):
@@ -68,7 +71,8 @@ def _same(a, b):
     ok = (fa == fb) | (np.isnan(fa) & np.isnan(fb))
     if a.dtype.itemsize == b.dtype.itemsize and a.dtype.kind == "V":
         # bit equality as well (signed zeros), NaNs aside
-        ok &= (a.view(np.uint8) == b.view(np.uint8)) | np.isnan(fa)
+        u = np.dtype(f"u{a.dtype.itemsize}")
+        ok &= (a.view(u) == b.view(u)) | np.isnan(fa)
     if ok.all():
         return True, ""
     bad = np.flatnonzero(~ok)
@@ -108,10 +112,13 @@ class Diff:
             print(f"ok  {name:<28} {dt}")
 
 
-def run(seed, n, verbose):
-    rng = np.random.default_rng(seed)
+def run(seed, n, verbose, names):
     d = Diff(verbose)
-    for dt in FLOATS + INTS:
+    for dt in names:
+        if dt == "promotion":
+            _promotions(d)
+            continue
+        rng = np.random.default_rng([seed, (FLOATS + INTS).index(dt)])
         is_int = dt in INTS
         x, y = _values(rng, dt, n), _values(rng, dt, n)
         # casts into dt from float32 and out of dt to float32
@@ -120,6 +127,13 @@ def run(seed, n, verbose):
                 lambda: jjnp.asarray(src).astype(dt))
         d.check("astype(to f32)", dt, lambda: tjnp.asarray(x).astype(tjnp.float32),
                 lambda: jjnp.asarray(x).astype(jjnp.float32))
+        for other in CAST_TARGETS:
+            if other != dt:
+                d.check(f"astype(to {other})", dt, lambda: tjnp.asarray(x).astype(other),
+                        lambda: jjnp.asarray(x).astype(other))
+                d.check(f"jit:astype(to {other})", dt,
+                        lambda: tjit.jit(lambda a: a.astype(other))(x),
+                        lambda: jax.jit(lambda a: a.astype(other))(x))
         for mode in ("eager", "jit"):
             tjw = (lambda f: f) if mode == "eager" else tjit.jit
             jxw = (lambda f: f) if mode == "eager" else jax.jit
@@ -133,6 +147,13 @@ def run(seed, n, verbose):
             scalar = 1 if is_int else 0.5
             d.check(f"{mode}:x*scalar", dt, lambda: tjw(lambda a: a * scalar)(tjnp.asarray(x)),
                     lambda: jxw(lambda a: a * scalar)(jjnp.asarray(x)))
+            d.check(f"{mode}:scalar-x", dt, lambda: tjw(lambda a: 1 - a)(tjnp.asarray(x)),
+                    lambda: jxw(lambda a: 1 - a)(jjnp.asarray(x)))
+            d.check(f"{mode}:where", dt,
+                    lambda: tjw(lambda a, b: tjnp.where(a > b, a, b))(x, y),
+                    lambda: jxw(lambda a, b: jjnp.where(a > b, a, b))(x, y))
+            d.check(f"{mode}:clip", dt, lambda: tjw(lambda a: tjnp.clip(a, 0, 1))(x),
+                    lambda: jxw(lambda a: jjnp.clip(a, 0, 1))(x))
             finite = x[np.isfinite(x.astype(np.float32))] if not is_int else x
             for op in REDUCTIONS:
                 d.check(f"{mode}:{op}", dt,
@@ -154,14 +175,17 @@ def run(seed, n, verbose):
                     "ij,jk->ik", p, q, preferred_element_type=tjnp.float32))(a, b),
                 lambda: jax.jit(lambda p, q: jjnp.einsum(
                     "ij,jk->ik", p, q, preferred_element_type=jjnp.float32))(a, b))
-    # promotion: every pair of the narrow types and the common ones
+    return d
+
+
+def _promotions(d):
+    """Every pair of the narrow types and the common ones through promote_types."""
     names = FLOATS + INTS + ["bfloat16", "float16", "float32", "int8", "uint8", "int32", "bool"]
     for p in names:
         for q in names:
             d.check(f"promote_types({q})", p,
                     lambda: np.array(str(tjnp.promote_types(getattr(tjnp, p), getattr(tjnp, q)))),
                     lambda: np.array(str(jjnp.promote_types(getattr(jjnp, p), getattr(jjnp, q)))))
-    return d
 
 
 def main(argv=None):
@@ -169,15 +193,34 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--n", type=int, default=64)
     ap.add_argument("-v", "--verbose", action="store_true")
+    ap.add_argument("--dtype", help="one dtype (or 'promotion') in this process; without "
+                                    "it each runs in a child, so an XLA abort loses one")
     args = ap.parse_args(argv)
-    d = run(args.seed, args.n, args.verbose)
-    for line in d.bad:
-        print("DIFF ", line)
-    for line in d.known:
-        print("known", line)
-    print(f"{d.cases} cases: {len(d.bad)} disagreements, {len(d.known)} known "
+    if args.dtype:
+        d = run(args.seed, args.n, args.verbose, [args.dtype])
+        for line in d.bad:
+            print("DIFF ", line)
+        for line in d.known:
+            print("known", line)
+        print(f"#cases {d.cases} {len(d.bad)} {len(d.known)}")
+        return 0
+    totals, status = [0, 0, 0], 0
+    for name in FLOATS + INTS + ["promotion"]:
+        cmd = [sys.executable, __file__, "--dtype", name, "--seed", str(args.seed),
+               "--n", str(args.n)] + (["-v"] if args.verbose else [])
+        res = subprocess.run(cmd, capture_output=True, text=True)
+        for line in res.stdout.splitlines():
+            if line.startswith("#cases"):
+                totals = [t + int(v) for t, v in zip(totals, line.split()[1:])]
+            else:
+                print(line)
+        if res.returncode:   # an abort inside XLA (JAX's side) or tjit's
+            print(f"CRASH {name:<20} the child exited with {res.returncode}: "
+                  f"{res.stderr.strip().splitlines()[-1:] if res.stderr.strip() else ''}")
+            status = 1
+    print(f"{totals[0]} cases: {totals[1]} disagreements, {totals[2]} known "
           f"(float32 accumulation)")
-    return 1 if d.bad else 0
+    return 1 if totals[1] or status else 0
 
 
 if __name__ == "__main__":

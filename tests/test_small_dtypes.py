@@ -422,3 +422,44 @@ def test_printing():
     text = str(tjit.make_jaxpr(lambda a: a.astype(jnp.float32))(x))
     assert "a:f8_e4m3fn[2]" in text
     assert "i4[2]" in str(tjit.make_jaxpr(lambda a: a)(jnp.zeros(2, jnp.int4)))
+
+
+# -- transformations ----------------------------------------------------------------------
+def test_grad_through_float8_casts():
+    """The tangent of a float8 cast is the cast of the tangent (straight through, as
+    JAX): d/dx sum(f32(f8(x))**2) = 2 * f32(f8(x)); a float8 input gets a float8 grad."""
+    x = np.array([0.3, 1.7, -2.2], np.float32)
+    q = x.astype(ml_dtypes.float8_e4m3fn).astype(np.float32)
+    f8 = jnp.float8_e4m3fn
+    for grad in (tjit.grad, lambda f: tjit.jit(tjit.grad(f))):
+        g = grad(lambda a: (a.astype(f8).astype(jnp.float32) ** 2).sum())(x)
+        assert g.dtype == np.float32
+        np.testing.assert_array_equal(np.asarray(g), 2 * q)
+        g8 = grad(lambda a: (a * a).astype(jnp.float32).sum())(x.astype(f8))
+        assert g8.dtype == _dt("float8_e4m3fn")
+        _same_bits(g8, (2 * q.astype(np.float64)).astype(_dt("float8_e4m3fn")))
+
+
+def test_vmap_of_a_float8_dot_matches_a_loop():
+    rng = np.random.default_rng(3)
+    a = _small_matrix(rng, "float8_e4m3fn", (4, 3, 5))
+    b = _small_matrix(rng, "float8_e4m3fn", (4, 5, 2))
+
+    def f(p, q):
+        return jnp.dot(p, q, preferred_element_type=jnp.float32)
+
+    got = tjit.vmap(f)(a, b)
+    want = np.stack([a[i].astype(np.float64) @ b[i].astype(np.float64) for i in range(4)])
+    np.testing.assert_array_equal(np.asarray(got), want)
+
+
+def test_debug_nans_sees_float8_nans():
+    x = jnp.asarray([1.0, 2.0], jnp.float8_e5m2)
+    nan = np.array([np.nan, 1.0]).astype(ml_dtypes.float8_e5m2)
+    old = tjit.config.debug_nans
+    tjit.config.update("debug_nans", True)
+    try:
+        with pytest.raises(FloatingPointError, match="nan"):
+            x + nan
+    finally:
+        tjit.config.update("debug_nans", old)

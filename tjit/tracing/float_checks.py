@@ -17,7 +17,7 @@ threads already running keep their eager trace.
 import numpy as np
 
 from tjit.config import config
-from tjit.tracing import core, transfer_guard
+from tjit.tracing import core, dtypes, transfer_guard
 
 
 class CheckingEvalTrace(core.EvalTrace):
@@ -43,7 +43,7 @@ def invalid_kind(value):
     """'nan' or 'inf' when ``value`` (a NumPy-backed array) has one the options ask to
     report, else None."""
     v = np.asarray(value)
-    if v.dtype.kind not in "fc" and str(v.dtype) != "bfloat16":
+    if v.dtype.kind not in "fc" and v.dtype not in dtypes.ML_FLOATS:  # bfloat16, float8s
         return None
     if config.debug_nans and np.isnan(v).any():
         return "nan"
