@@ -11,6 +11,9 @@ kernel-size bound), fused column, alternating runs of the trees before/after at 
 average ~10, ms (JAX in the same runs): 1e6 normal 2.90 5.27 -> 1.37 1.81 (JAX 4.9-13),
 truncated_normal 2.93 2.57 -> 2.11 1.52 (JAX 4.4-4.9); 1e4 normal 0.034 0.033 -> 0.021
 0.021 (JAX 0.056-0.080), truncated_normal 0.034 0.035 -> 0.025 0.024 (JAX 0.064-0.077).
+A 2-D normal also wrote its counters (a reshaped iota) in a kernel of their own: four
+kernels before, one now (reshape(iota) is index arithmetic): (1024, 1024) 3.27 3.18 ->
+1.96 2.11 ms (JAX 18-24), (64, 64) 0.019 0.018 -> 0.011 0.011 ms (JAX 0.056-0.061).
 
 Each sampler is jitted over its key and timed on 1e6 and 1e4 elements. Three columns:
 ``fused``: tjit as it is (the Threefry hash, the uint32 -> float bitcast and erf_inv are
