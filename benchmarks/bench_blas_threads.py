@@ -16,7 +16,9 @@ here asserts a time.
 Cases (float64): ``qdwh`` (jitted ``lax.linalg.qdwh`` of a 64 x 48 matrix: a while_loop
 of QR / Cholesky / triangular-solve steps), ``vmap_qdwh`` (16 of them), ``dots_<n>`` (a
 jitted fori_loop of 20 ``tanh(x @ w)`` steps, n x n), and ``solve``, ``qr``,
-``cholesky``, ``trisolve`` (a jitted fori_loop of 20 such calls on 48 x 48 matrices).
+``cholesky``, ``trisolve`` (a jitted fori_loop of 20 such calls on 48 x 48 matrices;
+``solve`` of a constant matrix, whose factorization the compiler moves out of the loop as
+XLA does, ``solve_step`` of one that changes every step).
 
 Measured on the 2-vCPU development VM, load average 8-10 from other jobs, ms per call,
 wall / CPU (medians of 3 rounds of 10 calls; "before": this script on the tree before
@@ -43,6 +45,26 @@ to spin; where they do (most rows with busy loops, and whenever the machine is l
 spinning costs 10-1000x more. JAX's own CPU LAPACK calls SciPy's OpenBLAS and shows the
 same pathology (vmap_qdwh with busy loops). Wall far above CPU time is the calling
 thread waiting in the run queue: it varies between runs by 10x.
+
+Then the loops themselves (busy 0, wall ms per call, JAX 0.10.2 in the same process, each
+case in a process of its own, ``--cases <case> --columns tjit,JAX``: JAX's OpenBLAS
+spinning after its calls slows whatever runs next). "before": the tree before these
+changes on a quiet machine (load 0.7); "after": load 10-15, medians of 2-4 runs:
+
+  case        before   after   JAX     what did it
+  solve       1.63     0.14    0.11    the factorization of the constant matrix moves out
+                                       of the loop (transforms/passes.py, as XLA); the row
+                                       permutation is a fused take, not a library gather
+  solve_step  0.97     0.40    0.30    native getrf/trsm steps (devices/cpu_lapack.py):
+                                       the loop runs in the native driver, no Python
+  qr          1.00     0.75    0.62    native geqrf/orgqr step
+  cholesky    0.35     0.22    0.12    native potrf step
+  trisolve    0.25     0.06    0.04    native trsm step
+  qdwh        0.80     0.41    0.23    its QR / Cholesky / triangular-solve steps native
+
+(solve_step: a 48 x 48 solve of ``m + c[0, 0]**2`` per step, whose factorization cannot
+move; its "before" is this script with the getrf shim left out. The JAX column of qdwh and
+vmap_qdwh swings 2-1000x with the load: OpenBLAS's spinning.)
 """
 
 import argparse
@@ -99,6 +121,9 @@ def _programs(L):
         return lambda m, c: L.lax.fori_loop(0, STEPS, lambda i, c: step(m, c) * 0.5 + c * 0.5,
                                             c)
     out["solve"] = (looped(lambda m, c: L.jnp.linalg.solve(m, c)), (spd, b))
+    # (the matrix changes every step: its factorization cannot move out of the loop)
+    out["solve_step"] = (looped(lambda m, c: L.jnp.linalg.solve(m + c[:1, :1] ** 2, c)),
+                         (spd, b))
     out["qr"] = (looped(lambda m, c: L.jnp.linalg.qr(m + c[:, :1])[0][:, :8]), (a, b))
     out["cholesky"] = (looped(lambda m, c: L.jnp.linalg.cholesky(m + c[:1, :1] ** 2)[:, :8]),
                        (spd, b))
