@@ -49,7 +49,8 @@ thread waiting in the run queue: it varies between runs by 10x.
 Then the loops themselves (busy 0, wall ms per call, JAX 0.10.2 in the same process, each
 case in a process of its own, ``--cases <case> --columns tjit,JAX``: JAX's OpenBLAS
 spinning after its calls slows whatever runs next). "before": the tree before these
-changes on a quiet machine (load 0.7); "after": load 10-15, medians of 2-4 runs:
+changes on a quiet machine (load 0.7; qdwh: the table above); "after": load 10-15,
+medians of 2-4 runs:
 
   case        before   after   JAX     what did it
   solve       1.63     0.14    0.11    the factorization of the constant matrix moves out
@@ -60,7 +61,7 @@ changes on a quiet machine (load 0.7); "after": load 10-15, medians of 2-4 runs:
   qr          1.00     0.75    0.62    native geqrf/orgqr step
   cholesky    0.35     0.22    0.12    native potrf step
   trisolve    0.25     0.06    0.04    native trsm step
-  qdwh        0.80     0.41    0.23    its QR / Cholesky / triangular-solve steps native
+  qdwh        0.93     0.41    0.23    its QR / Cholesky / triangular-solve steps native
 
 (solve_step: a 48 x 48 solve of ``m + c[0, 0]**2`` per step, whose factorization cannot
 move; its "before" is this script with the getrf shim left out. The JAX column of qdwh and
