@@ -174,3 +174,25 @@ def test_typeof_of_a_ref_is_its_ref_type():
     np.testing.assert_allclose(f(x_ref), 3.0)
     assert seen == ["Ref{float32[3]}"]
     np.testing.assert_allclose(x_ref[...], np.arange(3.0))
+
+
+# -- docs/new_docs/301/custom-derivatives.md: jit(f).trace().jaxpr of a ref closure ---------
+def test_jit_trace_of_a_function_closing_over_a_ref():
+    # print(jax.jit(bwd_jaxpr).trace().jaxpr) raised RefNotThreaded, though the call of
+    # the same jit runs (it threads the closed-over ref)
+    grad_ref = jax.new_ref(jnp.zeros(4))
+    x = jnp.arange(4.0)
+
+    def bwd():
+        _, f_vjp = jax.vjp(lambda v: v[2] * 3.0, x)
+        f_vjp.with_refs(grad_ref)(1.0)
+
+    traced = jax.jit(bwd).trace()
+    text = str(traced.jaxpr)
+    assert text.startswith("{ lambda") and "f32[4]" in text
+    np.testing.assert_allclose(grad_ref[...], np.zeros(4))   # tracing changed nothing
+    with pytest.raises(NotImplementedError, match=r"closes over mutable array references"):
+        traced.lower().compile()
+    jax.jit(bwd)()
+    jax.jit(bwd)()   # the gradient 3 at index 2, accumulated twice
+    np.testing.assert_allclose(grad_ref[...], [0.0, 0.0, 6.0, 0.0])

@@ -1087,7 +1087,12 @@ class Jitted:
                            self.__name__, donated, names, None, self.device)
         with compile_log.recording(self.__name__, "lower()") as rec:
             rec.what.append("trace")
-            closed, out_tree = self._trace(dyn_args, dyn_kwargs, statics, treedef, sig)
+            try:
+                closed, out_tree = self._trace(dyn_args, dyn_kwargs, statics, treedef, sig)
+            except RefNotThreaded:   # closes over refs: the pure program a call would run
+                closed, out_tree = _jit_refs.trace(self, args, kwargs)
+                return _RefsLowered(closed, out_tree, self.backend, None, self.__name__,
+                                    device=self.device)
         in_specs = [s[0] if s[3] is not None else None for s in sig] \
             if self.polymorphic_shapes is not None else None
         lowered = Lowered(closed, out_tree, self.backend, in_specs, self.__name__, donated,
@@ -1263,6 +1268,20 @@ class Lowered:
     @property
     def out_info(self):
         return _shape_structs(self.out_tree, self.jaxpr.out_avals)
+
+
+class _RefsLowered(Lowered):
+    """``jit(f).trace()``/``lower()`` of a function that closes over mutable array
+    references: its jaxpr is the pure program a call runs (the refs' values are leading
+    inputs, their final values extra outputs), printed as JAX's pages print it. A call of
+    the jit threads the refs; a program compiled ahead of time could not, so it refuses."""
+
+    @api_boundary
+    def compile(self, backend=None):
+        raise NotImplementedError(
+            f"jit({self.name}).lower(...).compile(): {self.name} closes over mutable array "
+            f"references, whose values a compiled program cannot read or update in place. "
+            f"Fix: call jit({self.name})(...) directly, which threads the refs.")
 
 
 class Compiled:
