@@ -114,3 +114,14 @@ def test_scalar_of_another_dtype_is_not_folded_and_still_right():
     f = tjit.jit(lambda w, x, g, lr: w - lr.astype(jnp.float32) * (x.T @ g))
     lr = np.float64(0.25)
     _check(f(W, X, G, lr), _np(W) - 0.25 * (_np(X).T @ _np(G)))
+
+
+def test_size_factor_in_a_loop_body_follows_the_bound_size():
+    def train(w, x, g):     # (the body's gemm: w - (1/n) * x.T @ g, in place)
+        return lax.fori_loop(0, 3, lambda i, w: w - (x.T @ g) / x.shape[0], w)
+    f = tjit.jit(train, polymorphic_shapes=("32, 16", "n, 32", "n, 16"))
+    for n in (8, 50, 8):
+        x, g = f32(n, 32), f32(n, 16)
+        _check(f(W, x, g), _np(W) - 3 * (_np(x).T @ _np(g)) / n)
+    body = f.lower(W, x, g).compile().as_text()
+    assert "0 fused kernels" in body.split("program scan")[1].splitlines()[0], body

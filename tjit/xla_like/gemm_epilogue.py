@@ -285,9 +285,11 @@ class Coef:
 
     def named(self, ins):
         """Argument factors named by the value ids ``ins`` gives them."""
-        return Coef(self.c, _canonical({(("value", ins[key]) if kind == "arg" else
-                                         (kind, key)): p
-                                        for (kind, key), p in self.factors}))
+        powers = {}
+        for (kind, key), p in self.factors:
+            name = ("value", ins[key]) if kind == "arg" else (kind, key)
+            powers[name] = powers.get(name, 0) + p
+        return Coef(self.c, _canonical(powers))
 
 
 def _canonical(powers):
