@@ -248,3 +248,14 @@ def test_an_alias_is_named_as_called():
     with pytest.raises(TypeError) as e:
         jnp.vstack([X, X], dtype="bogus")
     assert "(raised in jnp.vstack)" in _message(e.value)
+
+
+@pytest.mark.parametrize("name", ["exp", "sin", "add", "max", "atan2", "population_count"])
+def test_lax_elementwise_errors_name_the_function(name):
+    # "tjit.lax: expected an array or scalar, got str" named no function; lax.exp's note
+    # was also skipped because "exp" is a substring of "expected"
+    f = getattr(lax, name)
+    args = ("abc",) if f.__code__.co_argcount == 1 else ("abc", 1.0)
+    with pytest.raises(TypeError) as e:
+        f(*args)
+    assert f"lax.{name}" in _message(e.value) and "str" in _message(e.value)

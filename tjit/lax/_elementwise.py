@@ -69,11 +69,12 @@ def _scalars_like_arrays(*args):
 # the namespace: tables keyed by them (lax.reduce's and reduce_window's monoids) and
 # users' `fn is lax.add` keep working.
 def _unary(prim, doc):
+    label = f"lax.{prim.name}"  # noted on a message that names no lax function
     def f(x):
         try:
             return prim.bind(asarray_for_lax(x))
         except Exception as e:
-            _filter_at_entry(e)
+            _filter_at_entry(e, label)
             raise
     f.__name__ = prim.name
     f.__doc__ = doc
@@ -103,6 +104,7 @@ class AccuracyMode(enum.Enum):
 
 
 def _unary_with_accuracy(prim, doc):
+    label = f"lax.{prim.name}"  # noted on a message that names no lax function
     """``_unary`` with JAX's ``accuracy=`` (None, a :class:`Tolerance` or an
     :class:`AccuracyMode`). tjit has one implementation of each function, tested against
     float64 to a few ulps; like XLA on the CPU, which JAX compiles to there, it runs
@@ -115,7 +117,7 @@ def _unary_with_accuracy(prim, doc):
                                           f"lax.AccuracyMode")
             return prim.bind(asarray_for_lax(x))
         except Exception as e:
-            _filter_at_entry(e)
+            _filter_at_entry(e, label)
             raise
     f.__name__ = prim.name
     f.__doc__ = doc + (" ``accuracy``: None, a ``lax.Tolerance`` or ``lax.AccuracyMode``"
@@ -128,13 +130,14 @@ _ARRAYS = (Array, Tracer)
 
 
 def _binary(prim, doc):
+    label = f"lax.{prim.name}"  # noted on a message that names no lax function
     def f(x, y):
         try:
             if not (isinstance(x, _ARRAYS) and isinstance(y, _ARRAYS)):
                 x, y = _scalars_like_arrays(x, y)
             return prim.bind(x, y)
         except Exception as e:
-            _filter_at_entry(e)
+            _filter_at_entry(e, label)
             raise
     f.__name__ = prim.name
     f.__doc__ = doc

@@ -24,6 +24,7 @@ its classes' methods get an :func:`eager_boundary`.
 
 import functools
 import os
+import re
 import sys
 import types
 
@@ -137,7 +138,9 @@ def filter_at_entry(e, label=None):
     caller = frame.f_back
     if caller is not None and is_tjit_frame(caller):
         return
-    if label is not None and label.rsplit(".", 1)[-1] not in str(e):
+    # a word, not a substring: "exp" is in "expected an array"
+    if label is not None and not re.search(rf"\b{re.escape(label.rsplit('.', 1)[-1])}\b",
+                                           str(e)):
         e.add_note(f"(raised in {label})")
     _filter(e, frame)
 
