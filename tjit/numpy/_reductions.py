@@ -8,8 +8,9 @@ ints accumulate in the default int (uint) type, means of ints are default floats
 results are strongly typed.
 
 Counts of symbolic dims (``mean`` under ``polymorphic_shapes``) are computed as arrays
-by :func:`tjit.numpy._creation.dim_value` (a sum of ones that the executor evaluates
-once the size symbols are bound), so one trace serves every size.
+by :func:`tjit.numpy._creation.dim_value` (a sum of ones, which the compiler turns into
+the size itself, read by kernels from their run-time sizes), so one trace serves every
+size.
 """
 
 import builtins
