@@ -336,3 +336,14 @@ def test_bad_sizes_and_axes_are_refused():
     with pytest.raises(ValueError, match="sparse.eye: N and M must be non-negative"):
         sparse.eye(-1)
     np.testing.assert_array_equal(m.sum(-1).todense(), np.ones(3))
+
+
+def test_empty_arrays_through_every_operation():
+    m = sparse.BCOO.fromdense(np.zeros((3, 4), np.float32))
+    assert m.nse == 0
+    np.testing.assert_array_equal(m.todense(), np.zeros((3, 4)))
+    for out in (m.sum_duplicates(), m.sum_duplicates(nse=2), m.sort_indices(), m.T, m[1:],
+                m * np.ones((3, 4)), m @ sparse.BCOO.fromdense(np.ones((4, 2), np.float32)),
+                sparse.bcoo_reshape(m, new_sizes=(12,)), m.sum(0)):
+        np.testing.assert_array_equal(np.asarray(out.todense()), 0)
+    np.testing.assert_array_equal(m @ np.ones(4, np.float32), np.zeros(3))

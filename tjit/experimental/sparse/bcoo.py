@@ -356,6 +356,12 @@ def bcoo_sum_duplicates(mat, nse=None):
         total = data.sum(mat.n_batch, keepdims=True)
         return BCOO((total, indices[..., :1, :]), shape=mat.shape, indices_sorted=True,
                     unique_indices=True)
+    if mat.nse == 0:     # nothing to sum: padding only
+        nse = 0 if nse is None else concrete_int(nse, "nse", "bcoo_sum_duplicates")
+        return BCOO((jnp.zeros(batch + (nse,) + dense, data.dtype),
+                     jnp.broadcast_to(jnp.array(sparse, indices.dtype),
+                                      batch + (nse, len(sparse)))),
+                    shape=mat.shape, indices_sorted=True, unique_indices=True)
     if nse is None:
         counts = nfold_vmap(lambda i: _unique_groups(i, sparse)[3], mat.n_batch)(indices)
         nse = concrete_int(jnp.max(counts) if counts.size else 0, "nse",

@@ -10,10 +10,13 @@ into the output at the coordinates of the kept sparse dims: work proportional to
 
 import operator
 
+import numpy as np
+
 import tjit
 import tjit.numpy as jnp
 from tjit import lax
-from tjit.experimental.sparse.bcoo import BCOO, _extract, _full_batch, bcoo_extract
+from tjit.experimental.sparse.bcoo import (
+    BCOO, _extract, _full_batch, bcoo_extract, bcoo_sum_duplicates)
 
 
 def _dims(seq):
@@ -203,9 +206,9 @@ def _check_unbatched(op, *mats):
 
 
 def _sparse_sparse(lhs, rhs, dimension_numbers):
-    """Sparse x sparse contraction (n_batch = n_dense = 0): a BCOO with an entry for every
-    pair of entries (``nse = lhs.nse * rhs.nse``, as JAX's), padding where the pair's
-    contracted coordinates differ."""
+    """Sparse x sparse contraction (n_batch = n_dense = 0): the products of every pair of
+    entries whose contracted coordinates agree, summed per output coordinate (a BCOO
+    with JAX's nse)."""
     op = "bcoo_dot_general"
     lc, rc, lb, rb = _normalize(dimension_numbers, lhs.ndim, rhs.ndim, op)
     _check_sizes(lhs.shape, rhs.shape, lc, rc, lb, rb, op)
@@ -216,7 +219,11 @@ def _sparse_sparse(lhs, rhs, dimension_numbers):
     lk = [d for d in range(lhs.ndim) if d not in lc]
     rk = [d for d in range(rhs.ndim) if d not in rc]
     shape = tuple(lhs.shape[d] for d in lk) + tuple(rhs.shape[d] for d in rk)
-    return _pair_bcoo(lhs, rhs, lk, rk, data, match, shape)
+    pairs = _pair_bcoo(lhs, rhs, lk, rk, data, match, shape)
+    # as JAX: duplicates summed into nse = (lhs.nse if lhs keeps a dim, else 1) * (the
+    # same of rhs), at most the output's size
+    nse = (lhs.nse if lk else 1) * (rhs.nse if rk else 1)
+    return bcoo_sum_duplicates(pairs, nse=min(nse, int(np.prod(shape, dtype=np.int64))))
 
 
 def _pair_bcoo(lhs, rhs, lk, rk, data, match, shape):
