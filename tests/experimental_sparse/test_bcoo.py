@@ -347,3 +347,4 @@ def test_empty_arrays_through_every_operation():
                 sparse.bcoo_reshape(m, new_sizes=(12,)), m.sum(0)):
         np.testing.assert_array_equal(np.asarray(out.todense()), 0)
     np.testing.assert_array_equal(m @ np.ones(4, np.float32), np.zeros(3))
+    assert sparse.bcoo_extract(m, np.ones((3, 4)), assume_unique=False).data.shape == (0,)

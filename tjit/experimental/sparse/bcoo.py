@@ -311,6 +311,8 @@ def _lexsort_order(indices):
 
 def _first_occurrences(indices, sparse_shape):
     """True at the first slot of each distinct in-bounds coordinate of ``indices``."""
+    if indices.shape[0] == 0:
+        return jnp.zeros((0,), bool)
     order = _lexsort_order(indices)
     s = indices[order]
     new = jnp.concatenate([jnp.ones((1,), bool), jnp.any(s[1:] != s[:-1], axis=-1)])
