@@ -169,6 +169,31 @@ def test_int_cast_wraps_as_ml_dtypes(name):
         _same_bits(got, want)
 
 
+@pytest.mark.parametrize("src", FLOATS + INTS)
+def test_casts_between_narrow_types(src):
+    """Every value of ``src`` to every other narrow type: the exact value (float64 or
+    int64 hold them all) rounded once by ml_dtypes; a float to an int truncates and
+    saturates, NaN giving 0 (JAX's convert). ml_dtypes itself has no cast for some pairs
+    (float8_e8m0fnu to float8_e4m3fn, int4 to uint4)."""
+    v = _all_values(src)
+    for dst in FLOATS + INTS:
+        if dst == src:
+            continue
+        if src in FLOATS and dst in INTS:
+            info = ml_dtypes.iinfo(_dt(dst))
+            f = np.nan_to_num(v.astype(np.float64), nan=0.0, posinf=info.max, neginf=info.min)
+            want = np.clip(np.trunc(f), info.min, info.max).astype(np.int64).astype(_dt(dst))
+        else:
+            want = v.astype(np.float64 if src in FLOATS else np.int64).astype(_dt(dst))
+        eager, jitted, interp = _three_ways(lambda a: a.astype(getattr(jnp, dst)),
+                                            jnp.asarray(v))
+        for got in (eager, jitted, interp):
+            # (float4/float6 have no NaN: what a NaN becomes there is unspecified)
+            keep = ~np.isnan(v.astype(np.float64)) if dst.startswith(("float4", "float6")) \
+                else slice(None)
+            _same_bits(np.asarray(got)[keep], want[keep])
+
+
 # -- arithmetic ----------------------------------------------------------------------------
 _BINARY = {"add": np.add, "subtract": np.subtract, "multiply": np.multiply,
            "divide": np.divide, "maximum": np.maximum, "minimum": np.minimum}

@@ -583,8 +583,8 @@ def _convert_impl(xp, x, *, new_dtype, weak_type=False):
         x = xp.real(x)
     if dtypes.is_inexact(x.dtype) and dtypes.is_int(new_dtype):
         info = dtypes.iinfo(new_dtype)
-        if x.dtype == np.float16:  # its range cannot hold the integer bounds (-> inf)
-            x = x.astype(np.float32)
+        if dtypes.computes_in_float32(x.dtype):  # (float16, float8s: their range cannot
+            x = x.astype(np.float32)             # hold the integer bounds; exact)
         x = xp.where(xp.isnan(x), x.dtype.type(0), x)
         clipped = xp.clip(x, float(info.min), float(info.max))
         out = clipped.astype(new_dtype)
@@ -593,7 +593,14 @@ def _convert_impl(xp, x, *, new_dtype, weak_type=False):
         return out.astype(new_dtype)
     if new_dtype == dtypes.bool_:
         return xp.asarray(x != 0)
-    return x.astype(new_dtype)
+    try:
+        return x.astype(new_dtype)
+    except TypeError:
+        # ml_dtypes registers no cast for some pairs of its types (float8_e8m0fnu to the
+        # other float8s, int4 to uint4): go through float32 or int32, which hold every
+        # value of the narrow types exactly, so the value is still rounded once
+        mid = np.float32 if dtypes.is_float(x.dtype) else np.int32
+        return x.astype(mid).astype(new_dtype)
 
 
 convert_element_type_p.def_impl(_quiet(_convert_impl))
