@@ -148,3 +148,18 @@ def test_sparsify_control_flow(x64, rng):
         np.testing.assert_allclose(g, w, rtol=1e-12)
     jitted = tjit.jit(sparse.sparsify(power))(m, v)
     np.testing.assert_allclose(jitted, power(jnp.asarray(x), v), rtol=1e-12)
+
+
+def test_sparsify_composes_with_sparse_grad_and_vmap(x64, rng):
+    x = _sparse_dense(rng, (4, 3))
+    v = rng.standard_normal(3)
+    f = sparse.sparsify(lambda m, v: jnp.sum(jnp.sin(m @ v)))
+    m = sparse.BCOO.fromdense(x)
+    g = sparse.grad(f)(m, v)                     # d/d(stored values) = cos((Mv)_r) v_c
+    rows, cols = np.asarray(m.indices).T
+    np.testing.assert_allclose(g.data, np.cos(x @ v)[rows] * v[cols], rtol=1e-12)
+    np.testing.assert_allclose(tjit.grad(f, argnums=1)(m, v), x.T @ np.cos(x @ v),
+                               rtol=1e-12)
+    xs = np.stack([x, 2 * x, -x])
+    got = tjit.vmap(f, in_axes=(0, None))(sparse.BCOO.fromdense(xs, n_batch=1), v)
+    np.testing.assert_allclose(got, [np.sum(np.sin(a @ v)) for a in xs], rtol=1e-12)
