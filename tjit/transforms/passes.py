@@ -1,6 +1,7 @@
 """IR clean-ups on closed jaxprs: dead-code elimination, common-subexpression
-elimination and constant folding. ``simplify`` (what ``jit`` runs on every traced
-program) is ``fold_constants -> cse -> dce``.
+elimination, constant folding and loop-invariant code motion. ``simplify`` (what ``jit``
+runs on every traced program) is ``fold_constants -> cse -> hoist_loop_invariants ->
+dce``.
 
 Every pass returns a new :class:`ClosedJaxpr` with the same inputs and output types and
 never mutates its argument (Var objects are shared: they are immutable identities).
