@@ -348,3 +348,26 @@ def test_empty_arrays_through_every_operation():
         np.testing.assert_array_equal(np.asarray(out.todense()), 0)
     np.testing.assert_array_equal(m @ np.ones(4, np.float32), np.zeros(3))
     assert sparse.bcoo_extract(m, np.ones((3, 4)), assume_unique=False).data.shape == (0,)
+
+
+@pytest.mark.parametrize("shape,n_batch,n_dense,target,bdims", [
+    ((3, 4), 0, 0, (1, 3, 4), (1, 2)),            # a new leading (batch) dim
+    ((3, 4), 0, 0, (5, 3, 4), (1, 2)),            # ... of any size
+    ((3, 4), 0, 0, (3, 1, 4), (0, 2)),            # a size-1 dim among the sparse dims
+    ((3, 4), 0, 0, (3, 4, 2), (0, 1)),            # a new trailing (dense) dim
+    ((2, 3, 4), 1, 0, (2, 6, 3, 4), (0, 2, 3)),
+    ((1, 3, 4), 1, 0, (5, 3, 4), (0, 1, 2)),      # a size-1 batch dim grows
+    ((3, 4, 1), 0, 1, (3, 4, 6), (0, 1, 2)),      # a size-1 dense dim grows
+])
+def test_broadcast_in_dim(rng, shape, n_batch, n_dense, target, bdims):
+    x = _sparse_dense(rng, shape)
+    m = sparse.BCOO.fromdense(x, n_batch=n_batch, n_dense=n_dense)
+    got = sparse.bcoo_broadcast_in_dim(m, shape=target, broadcast_dimensions=bdims)
+    want = np.asarray(tjit.lax.broadcast_in_dim(jnp.asarray(x), target, bdims))
+    np.testing.assert_array_equal(got.todense(), want)
+
+
+def test_broadcast_in_dim_refuses_replicating_entries():
+    m = sparse.BCOO.fromdense(np.ones((1, 4), np.float32))
+    with pytest.raises(NotImplementedError, match="growing a sparse dim of size 1"):
+        sparse.bcoo_broadcast_in_dim(m, shape=(3, 4), broadcast_dimensions=(0, 1))

@@ -31,6 +31,8 @@ FUNCTIONS = {  # name -> (function of (m, v, w), result stays sparse)
     "row": (lambda m, v, w: m[2] @ v + jnp.squeeze(m[:, 1:2], 1) @ w, False),
     "reshape_flip": (lambda m, v, w: jnp.flip(m, 0).reshape(4, 5).T * 3.0, True),
     "dynamic_slice": (lambda m, v, w: tjit.lax.dynamic_slice(m, (1, 1), (3, 2)), True),
+    "expand": (lambda m, v, w: jnp.expand_dims(m, 1)[:, 0] * jnp.broadcast_to(m, (2, 5, 4))[1]
+               + m[None][0], True),
     "todense": (lambda m, v, w: jnp.exp(sparse.todense(m)) @ v, False),
     "gram": (lambda m, v, w: (m @ m.T) @ w + (m.T * m.T).sum(0) @ w, False),  # sparse x sparse
     "add_dense": (lambda m, v, w: m + jnp.outer(w, v), False),

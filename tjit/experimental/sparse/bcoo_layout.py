@@ -361,3 +361,68 @@ def bcoo_reshape(mat, *, new_sizes, dimensions=None, sharding=None):
         indices = jnp.where(ok, cols, jnp.array(new_sparse, indices.dtype))
     return BCOO((data, indices), shape=new, indices_sorted=mat.indices_sorted,
                 unique_indices=mat.unique_indices)
+
+
+def bcoo_broadcast_in_dim(mat, *, shape, broadcast_dimensions, sharding=None):
+    """``lax.broadcast_in_dim`` of a BCOO: operand dim ``i`` becomes dim
+    ``broadcast_dimensions[i]`` of ``shape``; a new dim before the operand's sparse dims is
+    a batch dim (any size, stored once), one among them a sparse dim of size 1, one after
+    them a dense dim. An operand dim of size 1 may grow if it is a batch or dense dim."""
+    del sharding
+    shape = tuple(operator.index(d) for d in shape)
+    bdims = tuple(operator.index(d) for d in broadcast_dimensions)
+    nb, ns = mat.n_batch, mat.n_sparse
+    if (len(bdims) != mat.ndim or list(bdims) != sorted(set(bdims)) or
+            any(not 0 <= d < len(shape) for d in bdims) or
+            any(mat.shape[i] not in (1, shape[d]) for i, d in enumerate(bdims))):
+        raise ValueError(f"bcoo_broadcast_in_dim: cannot broadcast shape {mat.shape} to "
+                         f"{shape} with broadcast_dimensions={bdims}")
+    first_sparse = bdims[nb] if ns else (bdims[nb] if nb < mat.ndim else len(shape))
+    last_sparse = bdims[nb + ns - 1] if ns else first_sparse - 1
+    group = {}                      # target dim -> "batch" | "sparse" | "dense"
+    for t in range(len(shape)):
+        if t < first_sparse:
+            group[t] = "batch"
+        elif t <= last_sparse:
+            group[t] = "sparse"
+        else:
+            group[t] = "dense"
+    for i, d in enumerate(bdims):
+        kind = "batch" if i < nb else "sparse" if i < nb + ns else "dense"
+        if group[d] != kind:
+            raise NotImplementedError(f"bcoo_broadcast_in_dim: dim {i} of {mat!r} would move "
+                                      f"from the {kind} dims to the {group[d]} dims")
+        if kind == "sparse" and mat.shape[i] != shape[d]:
+            raise NotImplementedError("bcoo_broadcast_in_dim: growing a sparse dim of size 1 "
+                                      "(it would replicate the entries)")
+    new = [t for t in range(len(shape)) if t not in bdims]
+    if any(group[t] == "sparse" and shape[t] != 1 for t in new):
+        raise NotImplementedError("bcoo_broadcast_in_dim: a new dim of size > 1 among the "
+                                  "sparse dims (it would replicate the entries)")
+    t_batch = [t for t in range(len(shape)) if group[t] == "batch"]
+    t_sparse = [t for t in range(len(shape)) if group[t] == "sparse"]
+    t_dense = [t for t in range(len(shape)) if group[t] == "dense"]
+    data, indices = mat.data, mat.indices
+    # batch dims: insert the new ones as size 1 (broadcast on use), then grow the data's
+    data_batch = [1] * len(t_batch)
+    index_batch = [1] * len(t_batch)
+    for i in range(nb):
+        pos = t_batch.index(bdims[i])
+        data_batch[pos], index_batch[pos] = data.shape[i], indices.shape[i]
+    dense_shape = [shape[t] for t in t_dense]
+    src_dense = [t_dense.index(bdims[i]) for i in range(nb + ns, mat.ndim)]
+    data_dense = [1] * len(t_dense)
+    for i, pos in zip(range(nb + ns, mat.ndim), src_dense):
+        data_dense[pos] = data.shape[i - ns + 1]
+    data = data.reshape(tuple(data_batch) + (mat.nse,) + tuple(data_dense))
+    data = jnp.broadcast_to(data, tuple(data_batch) + (mat.nse,) + tuple(dense_shape))
+    indices = indices.reshape(tuple(index_batch) + (mat.nse, ns))
+    cols = []
+    for t in t_sparse:
+        if t in bdims:
+            cols.append(indices[..., bdims.index(t) - nb])
+        else:   # a new size-1 sparse dim: coordinate 0
+            cols.append(jnp.zeros(indices.shape[:-1], indices.dtype))
+    indices = jnp.stack(cols, -1) if cols else indices[..., :0]
+    return BCOO((data, indices), shape=shape, indices_sorted=mat.indices_sorted,
+                unique_indices=mat.unique_indices)

@@ -8,6 +8,7 @@ primitive. Covered: dot_general (sparse x dense either side, and sparse x sparse
 by a dense array, a scalar or a sparse array, div by a scalar, neg, transpose,
 reduce_sum, add/sub of two sparse arrays (or with a dense one: dense result),
 concatenate (all operands sparse), slice, dynamic_slice, squeeze, reshape, rev,
+expand_dims, broadcast_in_dim (new leading dims as batch dims),
 convert_element_type/copy, the zero-preserving unary functions (sin, tanh, sqrt, abs,
 expm1, log1p, ...), integer_pow with a positive exponent, custom_jvp/custom_vjp calls
 (their body, sparsified), ``sparse.todense`` (densifies), and the control flow
@@ -26,7 +27,8 @@ from tjit.experimental.sparse.api import TODENSE_MARK
 from tjit.experimental.sparse.bcoo import bcoo_reduce_sum, bcoo_transpose
 from tjit.experimental.sparse.bcoo_dot import bcoo_dot_general
 from tjit.experimental.sparse.bcoo_layout import (
-    bcoo_concatenate, bcoo_dynamic_slice, bcoo_reshape, bcoo_rev, bcoo_slice, bcoo_squeeze)
+    bcoo_broadcast_in_dim, bcoo_concatenate, bcoo_dynamic_slice, bcoo_reshape, bcoo_rev,
+    bcoo_slice, bcoo_squeeze)
 from tjit.experimental.sparse.bcsr import BCSR
 from tjit.tracing.jaxpr import Literal
 from tjit.tracing.tree_util import tree_flatten, tree_structure, tree_unflatten
@@ -130,6 +132,23 @@ def _dynamic_slice(eqn, a, *starts):
     return bcoo_dynamic_slice(a, starts, eqn.params["slice_sizes"])
 
 
+def _broadcast_in_dim(eqn, a, *dyn):
+    if dyn:
+        raise NotImplementedError("sparsify: broadcast_in_dim with dynamic shape operands")
+    return bcoo_broadcast_in_dim(a, shape=eqn.params["shape"],
+                                 broadcast_dimensions=eqn.params["broadcast_dimensions"])
+
+
+def _expand_dims(eqn, a):
+    ndim = a.ndim + len(eqn.params["dimensions"])
+    new = {d % ndim for d in eqn.params["dimensions"]}
+    kept = [t for t in range(ndim) if t not in new]
+    shape = [1] * ndim
+    for t, n in zip(kept, a.shape):
+        shape[t] = n
+    return bcoo_broadcast_in_dim(a, shape=tuple(shape), broadcast_dimensions=tuple(kept))
+
+
 def _closed_fun(closed, consts=()):
     """The closed jaxpr ``closed`` as a function of its remaining inputs, evaluated with
     the sparse rules (``consts`` are its leading inputs, sparse or dense)."""
@@ -168,7 +187,8 @@ def _scan(eqn, *ins):
 
 SPARSE_RULES = {
     "concatenate": _concatenate, "slice": _slice, "squeeze": _squeeze, "reshape": _reshape,
-    "rev": _rev, "dynamic_slice": _dynamic_slice,
+    "rev": _rev, "dynamic_slice": _dynamic_slice, "broadcast_in_dim": _broadcast_in_dim,
+    "expand_dims": _expand_dims,
     "while": _while, "cond": _cond, "scan": _scan,
     "dot_general": _dot_general, "mul": _mul, "div": _div, "add": _add, "add_any": _add,
     "sub": _sub, "transpose": _transpose, "reduce_sum": _reduce_sum,
