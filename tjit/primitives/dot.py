@@ -159,6 +159,16 @@ def _dot_general_impl(xp, lhs, rhs, *, dimension_numbers, precision=None,
     lhs, rhs = xp.asarray(lhs), xp.asarray(rhs)
     out_dtype = lhs.dtype if preferred_element_type is None else np.dtype(
         preferred_element_type)
+    if dtypes.is_small(lhs.dtype):
+        # float8s/int4s: ml_dtypes' matmul is a generic loop (and returns float32/int8);
+        # BLAS in float32 (int32) holds their products exactly, and the result is
+        # rounded (wrapped) once, as XLA's CPU dot of float8s accumulates in float32
+        wide = np.dtype(np.float32 if dtypes.is_float(lhs.dtype) else np.int32)
+        out = _dot_general_impl(xp, lhs.astype(wide), rhs.astype(wide),
+                                dimension_numbers=dimension_numbers)
+        if dtypes.is_float(lhs.dtype) and not dtypes.is_inexact(out_dtype):
+            out = _convert_impl(xp, out, new_dtype=lhs.dtype)  # (a float product first)
+        return _convert_impl(xp, out, new_dtype=out_dtype)
     if converts_result(lhs.dtype, out_dtype):
         out = _dot_general_impl(xp, lhs, rhs, dimension_numbers=dimension_numbers)
         return _convert_impl(xp, out, new_dtype=out_dtype)  # saturating, NaN -> 0
