@@ -264,7 +264,11 @@ def probe_compiler(cl, ctx, device, options):
         with _quiet_builds(cl):
             cl.Program(ctx, _PROBE_SOURCE).build(options=list(options))
     except cl.Error as e:
-        log = "\n".join(line for line in str(e).splitlines() if line.strip())
+        lines = [line for line in str(e).splitlines() if line.strip()]
+        # (pyopencl's "clBuildProgram failed: ..." repeats, and its "Build on <Device>"
+        # header, say nothing the compiler's own lines do not)
+        log = "\n".join([line for line in lines if not line.startswith(
+            ("clBuildProgram failed", "Build on <"))] or lines)
         if len(log) > 2000:
             log = log[:2000] + " ..."
         return (f"the OpenCL compiler of device {device.name!r} (platform "
