@@ -18,8 +18,8 @@ from tjit.experimental.sparse.bcoo import (  # noqa: F401
     BCOO, bcoo_eliminate_zeros, bcoo_extract, bcoo_fromdense, bcoo_multiply_dense,
     bcoo_reduce_sum, bcoo_sort_indices, bcoo_sum_duplicates, bcoo_todense, bcoo_transpose)
 from tjit.experimental.sparse.bcoo_layout import (  # noqa: F401
-    bcoo_broadcast_in_dim, bcoo_concatenate, bcoo_dynamic_slice, bcoo_reshape, bcoo_rev, bcoo_slice, bcoo_squeeze,
-    bcoo_update_layout)
+    bcoo_broadcast_in_dim, bcoo_concatenate, bcoo_dynamic_slice, bcoo_reshape, bcoo_rev,
+    bcoo_slice, bcoo_squeeze, bcoo_update_layout)
 from tjit.experimental.sparse.bcoo_dot import (  # noqa: F401
     bcoo_dot_general, bcoo_dot_general_sampled, bcoo_multiply_sparse)
 from tjit.experimental.sparse.bcsr import (  # noqa: F401
