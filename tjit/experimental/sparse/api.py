@@ -130,7 +130,7 @@ def random_bcoo(key, shape, *, dtype=jnp.float32, indices_dtype=None, nse=0.2, n
         flat = tjit.random.choice(k, positions, (nse,), replace=not unique_indices)
         return jnp.sort(flat) if sorted_indices else flat
 
-    flat = jnp.stack([draw(keys[i]) for i in range(max(n_flat, 1))])[:n_flat or 1]
+    flat = tjit.vmap(draw)(keys)[:n_flat or 1]
     coords = jnp.stack(jnp.unravel_index(flat, sparse), axis=-1) if sparse else \
         jnp.zeros(flat.shape + (0,), jnp.int32)
     indices = coords.astype(indices_dtype or jnp.int32).reshape(batch + (nse, n_sparse))
