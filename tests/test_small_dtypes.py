@@ -488,3 +488,35 @@ def test_debug_nans_sees_float8_nans():
             x + nan
     finally:
         tjit.config.update("debug_nans", old)
+
+
+# -- orderings with NaNs ----------------------------------------------------------------------
+@pytest.mark.parametrize("name", ["bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz"])
+def test_sort_puts_nans_last(name):
+    """ml_dtypes' own sort stops at a NaN (np.sort of [3, nan, -1] in float8 is unchanged)."""
+    rng = np.random.default_rng(4)
+    v = rng.standard_normal(50)
+    v[[3, 17, 30]] = np.nan
+    x = v.astype(_dt(name))
+    want = np.sort(x.astype(np.float64))
+    for got in _three_ways(jnp.sort, jnp.asarray(x)):
+        _same_bits(np.asarray(got).astype(np.float64), want, zero_signs=False)
+    order = np.asarray(jnp.argsort(jnp.asarray(x)))
+    np.testing.assert_array_equal(x.astype(np.float64)[order], want)
+
+
+@pytest.mark.parametrize("name", ["float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2"])
+def test_nan_reductions_in_types_without_inf(name):
+    """nanmax replaces NaNs by -inf, which float8_e4m3fn cannot hold (it becomes NaN
+    again): it uses finfo.min there, as JAX."""
+    v = np.array([[np.nan, -1.0, 2.0, 0.5], [np.nan, np.nan, np.nan, np.nan]])
+    x = jnp.asarray(v.astype(_dt(name)))
+    with np.errstate(all="ignore"), pytest.warns(RuntimeWarning):
+        want = [np.nanmax(v, 1), np.nanmin(v, 1)]
+    for fn, ref in zip((jnp.nanmax, jnp.nanmin), want):
+        got = np.asarray(fn(x, axis=1)).astype(np.float64)
+        np.testing.assert_array_equal(got, ref)
+        got = np.asarray(tjit.jit(lambda a: fn(a, axis=1))(x)).astype(np.float64)
+        np.testing.assert_array_equal(got, ref)
+    np.testing.assert_array_equal(jnp.nanargmax(x, axis=1), [2, -1])
+    np.testing.assert_array_equal(jnp.nanargmin(x, axis=1), [1, -1])

@@ -430,7 +430,7 @@ def _nan_extreme(name, fn, fill, a, axis, out, keepdims, initial, where):
     a = ensure_array(name, a)
     if not dtypes.is_inexact(a.dtype):
         return fn(a, axis, out, keepdims, initial, where)
-    r = fn(_replace_nan(a, fill), axis, out, keepdims, initial, where)
+    r = fn(_replace_nan(a, fill(a.dtype)), axis, out, keepdims, initial, where)
     if initial is not None:
         return r
     all_nan = all(_isnan(a), axis, keepdims=keepdims, where=where)
@@ -439,12 +439,14 @@ def _nan_extreme(name, fn, fill, a, axis, out, keepdims, initial, where):
 
 def nanmax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """:func:`max` ignoring NaNs (NaN where a slice is all NaN)."""
-    return _nan_extreme("nanmax", max, -np.inf, a, axis, out, keepdims, initial, where)
+    return _nan_extreme("nanmax", max, dtypes.lowest, a, axis, out, keepdims, initial,
+                        where)
 
 
 def nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """:func:`min` ignoring NaNs (NaN where a slice is all NaN)."""
-    return _nan_extreme("nanmin", min, np.inf, a, axis, out, keepdims, initial, where)
+    return _nan_extreme("nanmin", min, dtypes.highest, a, axis, out, keepdims, initial,
+                        where)
 
 
 def _nan_arg(name, fn, fill, a, axis, out, keepdims):
@@ -452,7 +454,8 @@ def _nan_arg(name, fn, fill, a, axis, out, keepdims):
     if not dtypes.is_inexact(a.dtype):
         return fn(a, axis, out, keepdims)
     nan_mask = _isnan(a)
-    r = fn(lax.select(nan_mask, lax.full((), fill, a.dtype), a), axis, out, keepdims)
+    # (fill(dtype): -inf/inf, or finfo's extremes in float8s without infinities)
+    r = fn(lax.select(nan_mask, lax.full((), fill(a.dtype), a.dtype), a), axis, out, keepdims)
     all_nan = all(nan_mask, axis, keepdims=bool(keepdims))
     if axis is None and keepdims:
         all_nan = lax.reshape(all_nan, tuple(r.shape))
@@ -461,12 +464,12 @@ def _nan_arg(name, fn, fill, a, axis, out, keepdims):
 
 def nanargmax(a, axis=None, out=None, keepdims=None):
     """:func:`argmax` ignoring NaNs; -1 where a slice is all NaN (as JAX)."""
-    return _nan_arg("nanargmax", argmax, -np.inf, a, axis, out, keepdims)
+    return _nan_arg("nanargmax", argmax, dtypes.lowest, a, axis, out, keepdims)
 
 
 def nanargmin(a, axis=None, out=None, keepdims=None):
     """:func:`argmin` ignoring NaNs; -1 where a slice is all NaN (as JAX)."""
-    return _nan_arg("nanargmin", argmin, np.inf, a, axis, out, keepdims)
+    return _nan_arg("nanargmin", argmin, dtypes.highest, a, axis, out, keepdims)
 
 
 def _check_nan_stat_dtype(a, dtype, name):

@@ -239,6 +239,10 @@ def _sort_impl(xp, *operands, dimension, is_stable, num_keys):
     for key in reversed(operands[:num_keys]):
         if perm is not None:
             key = xp.take_along_axis(key, perm, axis=dimension)
+        if key.dtype in dtypes.ML_FLOATS:
+            # ml_dtypes' sort of bfloat16/float8 stops at a NaN ([3, nan, -1] stays so);
+            # float32 holds their values exactly and NumPy sorts its NaNs last
+            key = key.astype(np.float32)
         order = xp.argsort(key, axis=dimension, kind="stable")
         perm = order if perm is None else xp.take_along_axis(perm, order, axis=dimension)
     return [xp.take_along_axis(o, perm, axis=dimension) for o in operands]
