@@ -37,6 +37,13 @@ def test_jaxpr_prints_outputs_with_commas_and_dtype_names():
 
     text = str(jax.make_jaxpr(f)(1))
     assert text.endswith("in (b, c) }"), text
+    # Writing_custom_interpreters: a jaxpr within 80 columns is one line, "; " between
+    # equations; a longer one puts an equation on each line
+    short = jax.make_jaxpr(lambda x: jnp.exp(jnp.tanh(x)))(jnp.ones(5))
+    assert str(short) == "{ lambda ; a:f32[5]. let b:f32[5] = tanh a; c:f32[5] = exp b in (c,) }"
+    long = str(jax.make_jaxpr(lambda x: jnp.exp(jnp.tanh(jnp.sin(x))))(jnp.ones(5)))
+    assert long.splitlines()[1:] == ["    b:f32[5] = sin a", "    c:f32[5] = tanh b",
+                                     "    d:f32[5] = exp c", "  in (d,) }"], long
 
     def g(i, x):   # docs/jaxpr.md's switch: the index is converted to int32
         return lax.switch(i, [lambda v: v + 1.0, lambda v: v - 2.0], x)

@@ -1791,10 +1791,8 @@ JAX_EXAMPLES = {'jax.block_until_ready': '>>> jax.block_until_ready(jnp.asarray(
                                            '2.5])).shape\n'
                                            '(3,)',
  'jax.make_jaxpr': '>>> print(jax.make_jaxpr(lambda x: jnp.sin(x) * 2)(1.0))\n'
-                   '{ lambda ; a:f32[]. let\n'
-                   '    b:f32[] = sin a\n'
-                   '    c:f32[] = mul b 2.0:f32[]\n'
-                   '  in (c,) }',
+                   '{ lambda ; a:f32[]. let b:f32[] = sin a; c:f32[] = mul b 2.0:f32[] in '
+                   '(c,) }',
  'jax.make_mesh': ">>> jax.make_mesh((1,), ('i',))\nMesh('i': 1)",
  'jax.new_ref': '>>> jax.new_ref(jnp.asarray([1.0, 2.0]))\nRef([1., 2.], dtype=float32)',
  'jax.nn.celu': '>>> jax.nn.celu(jnp.asarray([-1.5, 0.0, 2.5]), alpha=2.0)\n'

@@ -232,8 +232,10 @@ def pp_jaxpr(jaxpr, indent=0, namer=None):
     eqns = [pp_eqn(e, namer, indent + 4) for e in jaxpr.eqns]
     outs = ", ".join(namer(v) for v in jaxpr.outvars)   # (JAX's commas: "in (b, c)")
     tail = f"in ({outs}{',' if len(jaxpr.outvars) == 1 else ''}) }}"
-    one_line = f"{head} {' '.join(eqns)}{' ' if eqns else ''}{tail}"
-    if len(eqns) <= 1 and len(one_line) <= 80 and "\n" not in one_line:
+    # A jaxpr that fits in 80 columns prints on one line, its equations separated by "; ",
+    # as JAX prints them ({ lambda ; a:f32[]. let b:f32[] = sin a; c:f32[] = cos b in (c,) })
+    one_line = f"{head} {'; '.join(eqns)}{' ' if eqns else ''}{tail}"
+    if indent + len(one_line) <= 80 and "\n" not in one_line:
         return one_line
     pad = " " * (indent + 4)
     body = "".join(f"\n{pad}{e}" for e in eqns)
