@@ -78,6 +78,62 @@ restore:
 left:
   ret void"""
 
+def _copy(name, rows, cols, src, dst, src_type, dst_type, from_c, value=None, ld=None):
+    """IR of block ``name``: a loop copying a ``rows`` x ``cols`` matrix from C order
+    (row stride ``cols``) to Fortran order (column stride ``ld``, default ``rows``: the
+    leading rows of a taller Fortran matrix when larger), or back when
+    ``from_c`` is false, converting ``src_type`` to ``dst_type`` (``{TO}``: the
+    conversion instruction, ``bitcast`` where the types are equal); ``value(i, j, w)``
+    -> (IR lines, operand) may replace the element ``w`` (masks). Falls through to the
+    block after it (label ``{name}_end``): the caller writes that block. No division
+    per element: two induction variables."""
+    p = "%" + name
+    ci, fi = (f"{p}_c", f"{p}_f") if from_c else (f"{p}_f", f"{p}_c")
+    conv = "{TO_DOUBLE}" if (src_type, dst_type) == ("{T}", "double") else \
+        "{FROM_DOUBLE}" if (src_type, dst_type) == ("double", "{T}") else "bitcast"
+    lines, w = value(f"{p}_i", f"{p}_j", f"{p}_w") if value else ("", f"{p}_w")
+    return f"""  br label {p}
+{name}:
+  br label {p}_row
+{name}_row:
+  {p}_i = phi i64 [ 0, {p} ], [ {p}_i1, {p}_row_end ]
+  {p}_ic = mul i64 {p}_i, {cols}
+  br label {p}_col
+{name}_col:
+  {p}_j = phi i64 [ 0, {p}_row ], [ {p}_j1, {p}_col ]
+  {p}_c = add i64 {p}_ic, {p}_j
+  {p}_jr = mul i64 {p}_j, {ld or rows}
+  {p}_f = add i64 {p}_i, {p}_jr
+  {p}_sp = getelementptr {src_type}, ptr {src}, i64 {ci}
+  {p}_v = load {src_type}, ptr {p}_sp
+  {p}_w = {conv} {src_type} {p}_v to {dst_type}
+{lines}  {p}_dp = getelementptr {dst_type}, ptr {dst}, i64 {fi}
+  store {dst_type} {w}, ptr {p}_dp
+  {p}_j1 = add i64 {p}_j, 1
+  {p}_more_j = icmp slt i64 {p}_j1, {cols}
+  br i1 {p}_more_j, label {p}_col, label {p}_row_end
+{name}_row_end:
+  {p}_i1 = add i64 {p}_i, 1
+  {p}_more_i = icmp slt i64 {p}_i1, {rows}
+  br i1 {p}_more_i, label {p}_row, label {p}_end
+{name}_end:
+"""
+
+
+def _lower_or_nan(i, j, w):
+    """potrf's result: the factor on and below the diagonal (NaN there where the matrix
+    was not positive definite: ``%ok`` false), zeros above."""
+    return (f"  {w}_nan = select i1 %ok, {{T}} {w}, {{T}} 0x7FF8000000000000\n"
+            f"  {w}_low = icmp ule i64 {j}, {i}\n"
+            f"  {w}_x = select i1 {w}_low, {{T}} {w}_nan, {{T}} 0.0\n", f"{w}_x")
+
+
+def _upper(i, j, w):
+    """R: on and above the diagonal, zeros below."""
+    return (f"  {w}_up = icmp ule i64 {i}, {j}\n"
+            f"  {w}_x = select i1 {w}_up, {{T}} {w}, {{T}} 0.0\n", f"{w}_x")
+
+
 _TRSM_IR = r"""
 define void @tjit_trsm_{T}(ptr noalias %args, ptr noalias %sz, i64 %start, i64 %end) {
 entry:
@@ -97,44 +153,16 @@ entry:
   %any = icmp slt i64 %start, %end
   br i1 %any, label %matrix, label %done
 matrix:
-  %b = phi i64 [ %start, %entry ], [ %bn, %copied_back ]
+  %b = phi i64 [ %start, %entry ], [ %bn, %to_c_end ]
   %ia = mul i64 %b, %f_stride_a
   %ib = mul i64 %b, %f_stride_b
   %pa = getelementptr {T}, ptr %ap, i64 %ia
   %pb = getelementptr {T}, ptr %bp, i64 %ib
   %po = getelementptr {T}, ptr %op, i64 %ib
-  br label %to_fortran
-to_fortran:                       ; tmp[i + j n] = b[i k + j]
-  %t = phi i64 [ 0, %matrix ], [ %t1, %to_fortran ]
-  %ti = udiv i64 %t, %f_k
-  %tj = urem i64 %t, %f_k
-  %tjn = mul i64 %tj, %f_n
-  %tf = add i64 %ti, %tjn
-  %src = getelementptr {T}, ptr %pb, i64 %t
-  %v = load {T}, ptr %src
-  %dst = getelementptr {T}, ptr %tmp, i64 %tf
-  store {T} %v, ptr %dst
-  %t1 = add i64 %t, 1
-  %more_t = icmp slt i64 %t1, %nk
-  br i1 %more_t, label %to_fortran, label %solve
-solve:
+""" + _copy("to_fortran", "%f_n", "%f_k", "%pb", "%tmp", "{T}", "{T}", True) + r"""
   call void %trsm(i32 {COL_MAJOR}, i32 {LEFT}, i32 %uplo, i32 %trans, i32 %diag, i64 %f_n,
                   i64 %f_k, {T} 1.0, ptr %pa, i64 %f_n, ptr %tmp, i64 %f_n)
-  br label %to_c
-to_c:                             ; out[i k + j] = tmp[i + j n]
-  %u = phi i64 [ 0, %solve ], [ %u1, %to_c ]
-  %ui = udiv i64 %u, %f_k
-  %uj = urem i64 %u, %f_k
-  %ujn = mul i64 %uj, %f_n
-  %uf = add i64 %ui, %ujn
-  %from = getelementptr {T}, ptr %tmp, i64 %uf
-  %w = load {T}, ptr %from
-  %to = getelementptr {T}, ptr %po, i64 %u
-  store {T} %w, ptr %to
-  %u1 = add i64 %u, 1
-  %more_u = icmp slt i64 %u1, %nk
-  br i1 %more_u, label %to_c, label %copied_back
-copied_back:
+""" + _copy("to_c", "%f_n", "%f_k", "%tmp", "%po", "{T}", "{T}", False) + r"""
   %bn = add i64 %b, 1
   %more_b = icmp slt i64 %bn, %end
   br i1 %more_b, label %matrix, label %done
@@ -157,48 +185,16 @@ entry:
   %any = icmp slt i64 %start, %end
   br i1 %any, label %matrix, label %done
 matrix:
-  %b = phi i64 [ %start, %entry ], [ %bn, %copied_back ]
+  %b = phi i64 [ %start, %entry ], [ %bn, %to_c_end ]
   %ib = mul i64 %b, %nn
   %pa = getelementptr {T}, ptr %ap, i64 %ib
   %po = getelementptr {T}, ptr %op, i64 %ib
-  br label %to_fortran
-to_fortran:                       ; tmp[i + j n] = a[i n + j] (as float64)
-  %t = phi i64 [ 0, %matrix ], [ %t1, %to_fortran ]
-  %ti = udiv i64 %t, %f_n
-  %tj = urem i64 %t, %f_n
-  %tjn = mul i64 %tj, %f_n
-  %tf = add i64 %ti, %tjn
-  %src = getelementptr {T}, ptr %pa, i64 %t
-  %v = load {T}, ptr %src
-  %vd = {TO_DOUBLE} {T} %v to double
-  %dst = getelementptr double, ptr %tmp, i64 %tf
-  store double %vd, ptr %dst
-  %t1 = add i64 %t, 1
-  %more_t = icmp slt i64 %t1, %nn
-  br i1 %more_t, label %to_fortran, label %factor
-factor:                           ; LAPACKE_dpotrf_work(col major, 'L', n, tmp, n)
+""" + _copy("to_fortran", "%f_n", "%f_n", "%pa", "%tmp", "{T}", "double", True) + r"""
+  ; LAPACKE_dpotrf_work(col major, 'L', n, tmp, n)
   %info = call i64 %potrf(i32 {COL_MAJOR}, i8 signext 76, i64 %f_n, ptr %tmp, i64 %f_n)
   %ok = icmp eq i64 %info, 0
-  %below = select i1 %ok, {T} 0.0, {T} 0x7FF8000000000000
-  br label %to_c
-to_c:                             ; out[i n + j] = tmp[i + j n] (j <= i), 0 above
-  %u = phi i64 [ 0, %factor ], [ %u1, %to_c ]
-  %ui = udiv i64 %u, %f_n
-  %uj = urem i64 %u, %f_n
-  %ujn = mul i64 %uj, %f_n
-  %uf = add i64 %ui, %ujn
-  %from = getelementptr double, ptr %tmp, i64 %uf
-  %wd = load double, ptr %from
-  %w = {FROM_DOUBLE} double %wd to {T}
-  %lower = icmp ule i64 %uj, %ui
-  %factor_or_nan = select i1 %ok, {T} %w, {T} %below
-  %x = select i1 %lower, {T} %factor_or_nan, {T} 0.0
-  %to = getelementptr {T}, ptr %po, i64 %u
-  store {T} %x, ptr %to
-  %u1 = add i64 %u, 1
-  %more_u = icmp slt i64 %u1, %nn
-  br i1 %more_u, label %to_c, label %copied_back
-copied_back:
+""" + _copy("to_c", "%f_n", "%f_n", "%tmp", "%po", "double", "{T}", False,
+            _lower_or_nan) + r"""
   %bn = add i64 %b, 1
   %more_b = icmp slt i64 %bn, %end
   br i1 %more_b, label %matrix, label %done
@@ -237,39 +233,14 @@ matrix:
   %ppiv = getelementptr i32, ptr %pp, i64 %ik
   %im = mul i64 %b, %f_m
   %pperm = getelementptr i32, ptr %qp, i64 %im
-  br label %to_fortran
-to_fortran:                       ; tmp[i + j m] = a[i n + j]
-  %t = phi i64 [ 0, %matrix ], [ %t1, %to_fortran ]
-  %ti = udiv i64 %t, %f_n
-  %tj = urem i64 %t, %f_n
-  %tjm = mul i64 %tj, %f_m
-  %tf = add i64 %ti, %tjm
-  %src = getelementptr {T}, ptr %pa, i64 %t
-  %v = load {T}, ptr %src
-  %dst = getelementptr {T}, ptr %tmp, i64 %tf
-  store {T} %v, ptr %dst
-  %t1 = add i64 %t, 1
-  %more_t = icmp slt i64 %t1, %mn
-  br i1 %more_t, label %to_fortran, label %factor
-factor:                           ; LAPACKE_?getrf_work(col major, m, n, tmp, m, ipiv)
+""" + _copy("to_fortran", "%f_m", "%f_n", "%pa", "%tmp", "{T}", "{T}", True) + r"""
+  ; LAPACKE_?getrf_work(col major, m, n, tmp, m, ipiv)
   %info = call i64 %getrf(i32 {COL_MAJOR}, i64 %f_m, i64 %f_n, ptr %tmp, i64 %f_m,
                           ptr %ipiv)
-  br label %to_c
-to_c:                             ; lu[i n + j] = tmp[i + j m]
-  %u = phi i64 [ 0, %factor ], [ %u1, %to_c ]
-  %ui = udiv i64 %u, %f_n
-  %uj = urem i64 %u, %f_n
-  %ujm = mul i64 %uj, %f_m
-  %uf = add i64 %ui, %ujm
-  %from = getelementptr {T}, ptr %tmp, i64 %uf
-  %w = load {T}, ptr %from
-  %to = getelementptr {T}, ptr %pl, i64 %u
-  store {T} %w, ptr %to
-  %u1 = add i64 %u, 1
-  %more_u = icmp slt i64 %u1, %mn
-  br i1 %more_u, label %to_c, label %identity
+""" + _copy("to_c", "%f_m", "%f_n", "%tmp", "%pl", "{T}", "{T}", False) + r"""
+  br label %identity
 identity:                         ; perm = 0, 1, ..., m - 1
-  %r = phi i64 [ 0, %to_c ], [ %r1, %identity ]
+  %r = phi i64 [ 0, %to_c_end ], [ %r1, %identity ]
   %r32 = trunc i64 %r to i32
   %at_r = getelementptr i32, ptr %pperm, i64 %r
   store i32 %r32, ptr %at_r
@@ -339,67 +310,22 @@ entry:
   %any = icmp slt i64 %start, %end
   br i1 %any, label %matrix, label %done
 matrix:
-  %b = phi i64 [ %start, %entry ], [ %bn, %q_done ]
+  %b = phi i64 [ %start, %entry ], [ %bn, %q_out_end ]
   %ia = mul i64 %b, %mn
   %pa = getelementptr {T}, ptr %ap, i64 %ia
   %iq = mul i64 %b, %mk
   %pq = getelementptr {T}, ptr %qp, i64 %iq
   %ir = mul i64 %b, %kn
   %pr = getelementptr {T}, ptr %rp, i64 %ir
-  br label %to_fortran
-to_fortran:                       ; tmp[i + j m] = a[i n + j] (as float64)
-  %t = phi i64 [ 0, %matrix ], [ %t1, %to_fortran ]
-  %ti = udiv i64 %t, %f_n
-  %tj = urem i64 %t, %f_n
-  %tjm = mul i64 %tj, %f_m
-  %tf = add i64 %ti, %tjm
-  %src = getelementptr {T}, ptr %pa, i64 %t
-  %v = load {T}, ptr %src
-  %vd = {TO_DOUBLE} {T} %v to double
-  %dst = getelementptr double, ptr %tmp, i64 %tf
-  store double %vd, ptr %dst
-  %t1 = add i64 %t, 1
-  %more_t = icmp slt i64 %t1, %mn
-  br i1 %more_t, label %to_fortran, label %factor
-factor:
+""" + _copy("to_fortran", "%f_m", "%f_n", "%pa", "%tmp", "{T}", "double", True) + r"""
   %i1 = call i64 %geqrf(i32 {COL_MAJOR}, i64 %f_m, i64 %f_n, ptr %tmp, i64 %f_m, ptr %tau,
                         ptr %work, i64 %lwork)
-  br label %r_out
-r_out:                            ; r[i n + j] = tmp[i + j m] (i <= j), 0 below
-  %u = phi i64 [ 0, %factor ], [ %u1, %r_out ]
-  %ui = udiv i64 %u, %f_n
-  %uj = urem i64 %u, %f_n
-  %ujm = mul i64 %uj, %f_m
-  %uf = add i64 %ui, %ujm
-  %from = getelementptr double, ptr %tmp, i64 %uf
-  %wd = load double, ptr %from
-  %w = {FROM_DOUBLE} double %wd to {T}
-  %upper = icmp ule i64 %ui, %uj
-  %x = select i1 %upper, {T} %w, {T} 0.0
-  %to = getelementptr {T}, ptr %pr, i64 %u
-  store {T} %x, ptr %to
-  %u1 = add i64 %u, 1
-  %more_u = icmp slt i64 %u1, %kn
-  br i1 %more_u, label %r_out, label %form_q
-form_q:                           ; Q from the reflectors in the first k columns
+""" + _copy("r_out", "%k", "%f_n", "%tmp", "%pr", "double", "{T}", False, _upper,
+            ld="%f_m") + r"""
+  ; Q from the reflectors in the first k columns (the leading m x k of tmp)
   %i2 = call i64 %orgqr(i32 {COL_MAJOR}, i64 %f_m, i64 %k, i64 %k, ptr %tmp, i64 %f_m,
                         ptr %tau, ptr %work, i64 %lwork)
-  br label %q_out
-q_out:                            ; q[i k + j] = tmp[i + j m]
-  %s = phi i64 [ 0, %form_q ], [ %s1, %q_out ]
-  %si = udiv i64 %s, %k
-  %sj = urem i64 %s, %k
-  %sjm = mul i64 %sj, %f_m
-  %sf = add i64 %si, %sjm
-  %qfrom = getelementptr double, ptr %tmp, i64 %sf
-  %qd = load double, ptr %qfrom
-  %qv = {FROM_DOUBLE} double %qd to {T}
-  %qto = getelementptr {T}, ptr %pq, i64 %s
-  store {T} %qv, ptr %qto
-  %s1 = add i64 %s, 1
-  %more_s = icmp slt i64 %s1, %mk
-  br i1 %more_s, label %q_out, label %q_done
-q_done:
+""" + _copy("q_out", "%f_m", "%k", "%tmp", "%pq", "double", "{T}", False) + r"""
   %bn = add i64 %b, 1
   %more_b = icmp slt i64 %bn, %end
   br i1 %more_b, label %matrix, label %done
