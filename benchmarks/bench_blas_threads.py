@@ -49,19 +49,18 @@ thread waiting in the run queue: it varies between runs by 10x.
 Then the loops themselves (busy 0, wall ms per call, JAX 0.10.2 in the same process, each
 case in a process of its own, ``--cases <case> --columns tjit,JAX``: JAX's OpenBLAS
 spinning after its calls slows whatever runs next). "before": the tree before these
-changes on a quiet machine (load 0.7; qdwh: the table above); "after": load 10-15,
-medians of 2-4 runs:
+changes on a quiet machine (load 0.7; qdwh: the table above); "after": load 11:
 
   case        before   after   JAX     what did it
-  solve       1.63     0.14    0.11    the factorization of the constant matrix moves out
+  solve       1.63     0.09    0.10    the factorization of the constant matrix moves out
                                        of the loop (transforms/passes.py, as XLA); the row
                                        permutation is a fused take, not a library gather
-  solve_step  0.97     0.40    0.30    native getrf/trsm steps (devices/cpu_lapack.py):
+  solve_step  0.97     0.25    0.33    native getrf/trsm steps (devices/cpu_lapack.py):
                                        the loop runs in the native driver, no Python
-  qr          1.00     0.75    0.62    native geqrf/orgqr step
-  cholesky    0.35     0.22    0.12    native potrf step
-  trisolve    0.25     0.06    0.04    native trsm step
-  qdwh        0.93     0.41    0.23    its QR / Cholesky / triangular-solve steps native
+  qr          1.00     0.56    0.64    native geqrf/orgqr step
+  cholesky    0.35     0.14    0.14    native potrf step
+  trisolve    0.25     0.04    0.04    native trsm step
+  qdwh        0.93     0.28    0.33    its QR / Cholesky / triangular-solve steps native
 
 (solve_step: a 48 x 48 solve of ``m + c[0, 0]**2`` per step, whose factorization cannot
 move; its "before" is this script with the getrf shim left out. The JAX column of qdwh and

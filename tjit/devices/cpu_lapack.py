@@ -36,10 +36,10 @@ Same bits as the NumPy implementations, which make the same calls on the same la
   ask for (the blocking depends on it) and takes R from the upper triangle; so does the
   shim. A complete QR of a tall matrix (Q m x m) keeps the implementation.
 
-Measured (2-vCPU VM, loaded, ms per call of a jitted ``fori_loop`` of 20 steps on 48 x 48
-float64, JAX 0.10.2 in the same process): triangular solve 0.25 -> 0.06 (JAX 0.04),
-cholesky 0.36 -> 0.22 (JAX 0.12), solve of a matrix that changes every step 0.97 ->
-0.39 (JAX 0.30), qr 1.07 -> 0.74 (JAX 0.63).
+Measured (2-vCPU VM, load ~11, ms per call of a jitted ``fori_loop`` of 20 steps on
+48 x 48 float64, JAX 0.10.2 in the same process; ``benchmarks/bench_blas_threads.py``):
+triangular solve 0.25 -> 0.04 (JAX 0.04), cholesky 0.35 -> 0.14 (JAX 0.14), solve of a
+matrix that changes every step 0.97 -> 0.25 (JAX 0.33), qr 1.00 -> 0.56 (JAX 0.64).
 """
 
 import ctypes
