@@ -279,3 +279,10 @@ def test_loop_of_qr_steps_runs_natively_and_matches_numpy(x64, loops):
     for _ in range(5):
         ref = np.linalg.qr(a + ref[:, :1])[0][:, :3] * 0.5 + ref * 0.5
     np.testing.assert_allclose(got, ref, rtol=1e-10, atol=1e-12)
+
+
+def test_wide_qr_beyond_the_shims_columns_keeps_the_implementation(x64, served):
+    x = RNG.standard_normal((3, cpu_lapack.MAX_QR_COLUMNS + 1))
+    q, r = tjit.jit(lambda x: lax.linalg.qr(x, full_matrices=False))(x)
+    assert served and served[-1] is None
+    np.testing.assert_allclose(np.asarray(q) @ np.asarray(r), x, atol=1e-12)

@@ -56,6 +56,8 @@ from tjit.primitives.lapack_threads import numpy_openblas
 #: buffer: 128 KiB of float64); larger problems keep the NumPy implementations, whose
 #: Python costs little beside them.
 MAX_ELEMENTS = 1 << 14
+#: Columns up to which the QR shim serves (its work array: ~n x 64 float64, 128 KiB).
+MAX_QR_COLUMNS = 256
 
 _COL_MAJOR, _LEFT, _UPPER, _LOWER = 102, 141, 121, 122
 _NO_TRANS, _TRANS, _NON_UNIT, _UNIT = 111, 112, 131, 132
@@ -483,7 +485,8 @@ def geqrf_call(shape, dtype):
     dtype = np.dtype(dtype)
     blas = _routines(dtype, (shape,))
     m, n = shape[-2:]
-    if blas is None or m * n > MAX_ELEMENTS:
+    # (the work array, on the stack too, is about n * LAPACK's block size of float64)
+    if blas is None or m * n > MAX_ELEMENTS or n > MAX_QR_COLUMNS:
         return None
     set_threads, routines = blas
     sizes = (ctypes.c_int64 * len(_GEQRF_FIELDS))(routines["geqrf", dtype], set_threads,
@@ -549,5 +552,5 @@ def lapack_step(runner, s):
     return run
 
 
-__all__ = ["MAX_ELEMENTS", "NativeCall", "geqrf_call", "getrf_call", "lapack_step",
+__all__ = ["MAX_ELEMENTS", "MAX_QR_COLUMNS", "NativeCall", "geqrf_call", "getrf_call", "lapack_step",
            "potrf_call", "trsm_call"]
