@@ -200,8 +200,8 @@ def _cum(red):
 def _bits64(y):
     """``y``'s bits zero-extended to uint64: results of every dtype then share one kernel
     (test_edge_values bundles same-dtype outputs); bool is 0/1."""
-    if y.dtype != BOOL:
-        y = lax.bitcast_convert_type(y, np.dtype(f"uint{8 * y.dtype.itemsize}"))
+    if y.dtype != BOOL:  # (x.view: lax.bitcast_convert_type refuses complex, as JAX's)
+        y = jnp.asarray(y).view(np.dtype(f"uint{8 * y.dtype.itemsize}"))
     return lax.convert_element_type(y, np.uint64)
 
 
@@ -213,8 +213,11 @@ def _convert(dt):
 
 def _bitcast(dt):
     same = [t for t in ALL if t.itemsize == dt.itemsize and t != BOOL and dt != BOOL]
+    # the primitive on complex numbers through x.view: lax.bitcast_convert_type refuses
+    # complex to another dtype (JAX's rule), jnp's view takes it (as JAX's)
+    cast = (lambda x, t: jnp.asarray(x).view(t)) if dt.kind == "c" else lax.bitcast_convert_type
     return [Case("bitcast_convert_type", f"bitcast to {t}",
-                 lambda x, t=t: lax.bitcast_convert_type(x, t), (edge(dt),)) for t in same]
+                 lambda x, t=t: cast(x, t), (edge(dt),)) for t in same]
 
 
 def _integer_pow(dt):

@@ -20,6 +20,11 @@ def _reference(x, k, axis, largest):
 @pytest.mark.parametrize("dtype", [np.float32, np.int32])
 def test_approx_k_against_a_stable_sort(axis, dtype):
     x = np.random.default_rng(4).integers(-5, 5, (6, 7)).astype(dtype)  # many ties
+    if dtype == np.int32:  # JAX's approx_*_k take floating operands only (lax.top_k: any)
+        for fn in (lax.approx_max_k, lax.approx_min_k):
+            with pytest.raises(ValueError, match="floating type, got int32"):
+                fn(x, 1, axis)
+        x = x.astype(np.float32)
     for fn, largest in ((lax.approx_max_k, True), (lax.approx_min_k, False)):
         for k in (0, 1, 3, x.shape[axis]):
             want_v, want_i = _reference(x, k, axis, largest)
