@@ -159,6 +159,25 @@ def test_float_k(fn):
     _raises(fn, (X,), TypeError, "k must be a static integer", "2.5")
 
 
+@pytest.mark.parametrize("fn,what", [
+    (lambda x: lax.reduce_window(x, 0.0, lax.add, (2.5, 2), (1, 1), "VALID"),
+     "window_dimensions"),
+    (lambda x: lax.reduce_window(x, 0.0, lax.add, (2, 2), (1.5, 1), "VALID"), "window_strides"),
+    (lambda x: lax.fft(x.astype(np.complex64), "FFT", (2.5,)), "fft_lengths"),
+    (lambda x: lax.conv_general_dilated_patches(x[None, None], (2.5, 2), (1, 1), "VALID"),
+     "filter_shape"),
+    (lambda x: lax.slice(x, (0, 0), (3, 4), (1.5, 1)), "strides"),
+    (lambda x: lax.transpose(x, (1.0, 0)), "permutation"),
+    (lambda x: lax.conv(x[None, None], x[None, None, :2, :2], (1.5, 1), "VALID"),
+     "window_strides"),
+    (lambda x: lax.broadcast_in_dim(x[0], (3, 4), (1.5,)), "broadcast_dimensions"),
+], ids=["window_dimensions", "window_strides", "fft_lengths", "filter_shape", "slice-strides",
+        "permutation", "conv-strides", "broadcast_dimensions"])
+def test_float_static_ints(fn, what):
+    # int(2.5) truncated each of these silently (a 2-wide window, a stride of 1...)
+    _raises(fn, (X,), TypeError, what, "must be integers")
+
+
 # -- wrong dtypes --------------------------------------------------------------------------
 @pytest.mark.parametrize("fn,args,cls,words", [
     (jnp.fabs, (C,), TypeError, ("fabs", "complex64", "jnp.abs")),

@@ -16,7 +16,7 @@ from tjit.primitives.conv import (
     dilate_dim,
 )
 from tjit.tracing.errors import InconclusiveDimensionError, ShapeError
-from tjit.tracing.shapes import max_dim
+from tjit.tracing.shapes import max_dim, static_ints
 
 
 def padtype_to_pads(in_shape, window_shape, window_strides, padding):
@@ -92,7 +92,8 @@ def conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers):
                 raise ShapeError(f"conv_general_dilated: {which} spec {s!r} has {len(s)} "
                                  f"dims but the {which} has shape {tuple(shape)}")
         return ConvDimensionNumbers(*conv_general_permutations(dimension_numbers))
-    return ConvDimensionNumbers(*(tuple(int(i) for i in s) for s in dimension_numbers))
+    return ConvDimensionNumbers(*(static_ints(s, "dimension_numbers", "conv_general_dilated")
+                                  for s in dimension_numbers))
 
 
 def _tuple(v, n, what, default=1):
@@ -100,7 +101,7 @@ def _tuple(v, n, what, default=1):
         return (default,) * n
     if isinstance(v, (int, np.integer)):
         return (int(v),) * n
-    return tuple(int(x) for x in v)
+    return static_ints(v, what, "conv_general_dilated")
 
 
 def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,

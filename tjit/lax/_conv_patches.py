@@ -11,6 +11,7 @@ from tjit.lax._dot import dot_general
 from tjit.lax._elementwise import asarray_for_lax
 from tjit.lax._structural import transpose
 from tjit.tracing.errors import ShapeError
+from tjit.tracing.shapes import static_ints
 
 
 def conv_general_dilated_patches(lhs, filter_shape, window_strides, padding,
@@ -38,7 +39,7 @@ def conv_general_dilated_patches(lhs, filter_shape, window_strides, padding,
                 [1., 2., 3.]]], dtype=float32)
     """
     lhs = asarray_for_lax(lhs)
-    filter_shape = tuple(int(k) for k in filter_shape)
+    filter_shape = static_ints(filter_shape, "filter_shape", "conv_general_dilated_patches")
     if len(filter_shape) != lhs.ndim - 2:
         raise ShapeError(f"conv_general_dilated_patches: filter_shape {filter_shape} needs "
                          f"one entry per spatial dim of lhs of shape {tuple(lhs.shape)}")

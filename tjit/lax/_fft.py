@@ -4,6 +4,7 @@ import numpy as np
 
 from tjit.lax._elementwise import asarray_for_lax
 from tjit.primitives.fft import FftType, fft_p
+from tjit.tracing.shapes import static_ints
 
 __all__ = ["FftType", "fft"]
 
@@ -31,5 +32,5 @@ def fft(x, fft_type, fft_lengths):
       The transform, with no normalization on ``FFT``/``RFFT`` and ``1/N`` on
       ``IFFT``/``IRFFT`` (as ``jax.lax.fft``).
     """
-    lengths = tuple(int(n) for n in np.atleast_1d(np.asarray(fft_lengths, dtype=np.int64)))
+    lengths = static_ints(np.atleast_1d(np.asarray(fft_lengths)).tolist(), "fft_lengths", "fft")
     return fft_p.bind(asarray_for_lax(x), fft_type=_fft_type(fft_type), fft_lengths=lengths)

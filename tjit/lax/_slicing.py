@@ -13,7 +13,7 @@ from tjit.tracing.core import Array, Tracer
 from tjit.tracing.errors import ConcretizationTypeError, ShapeError
 from tjit.tracing.shapes import (
     broadcast_shapes, canonical_dim, canonical_shape, dim_str, greater_equal, is_symbolic,
-    normalize_axis)
+    normalize_axis, static_ints)
 from tjit.primitives import slicing as sl
 from tjit.lax._elementwise import add, asarray_for_lax, convert_element_type, lt, select
 from tjit.lax._structural import broadcast_in_dim, dim_value, expand_dims, reshape, squeeze
@@ -43,7 +43,7 @@ def pad(operand, padding_value, padding_config):
     padding_value = asarray_for_lax(padding_value, dtypes.canonicalize(operand.dtype))
     if any(is_symbolic(canonical_dim(v, "pad")) for cfg in padding_config for v in cfg[:2]):
         return _pad_by_sizes(operand, padding_value, padding_config)
-    config = tuple(tuple(int(v) for v in cfg) for cfg in padding_config)
+    config = tuple(static_ints(cfg, "padding_config", "pad") for cfg in padding_config)
     if all(c == (0, 0, 0) for c in config) and len(config) == operand.ndim:
         return operand
     return sl.pad_p.bind(operand, padding_value, padding_config=config)
@@ -96,7 +96,7 @@ def slice(operand, start_indices, limit_indices, strides=None):  # noqa: A001
     operand = asarray_for_lax(operand)
     start = _static_dims(start_indices, "start_indices", "slice")
     limit = _static_dims(limit_indices, "limit_indices", "slice")
-    strides = None if strides is None else tuple(int(s) for s in strides)
+    strides = None if strides is None else static_ints(strides, "strides", "slice")
     if strides is not None and all(s == 1 for s in strides):
         strides = None
     if all(type(s) is int and s == 0 for s in start) and limit == tuple(operand.shape) \

@@ -5,7 +5,7 @@ import numpy as np
 
 from tjit.tracing import dtypes
 from tjit.tracing.core import get_aval
-from tjit.tracing.shapes import nonnegative_shape, normalize_axis
+from tjit.tracing.shapes import nonnegative_shape, normalize_axis, static_ints
 from tjit.primitives import reductions as rd
 from tjit.primitives import structural as st
 from tjit.lax._elementwise import asarray_for_lax
@@ -40,7 +40,8 @@ def broadcast_in_dim(operand, shape, broadcast_dimensions, *, out_sharding=None)
     JAX's, checked against the result)."""
     operand = asarray_for_lax(operand)
     shape = nonnegative_shape(shape, "broadcast_in_dim")
-    broadcast_dimensions = tuple(int(d) for d in broadcast_dimensions)
+    broadcast_dimensions = static_ints(broadcast_dimensions, "broadcast_dimensions",
+                                       "broadcast_in_dim")
     if len(set(broadcast_dimensions)) == len(broadcast_dimensions) == operand.ndim and \
             list(broadcast_dimensions) != sorted(broadcast_dimensions):
         # StableHLO (and JAX) take the dims in any order: operand dim i goes to out dim
@@ -105,7 +106,7 @@ def transpose(operand, permutation):
         (4, 2, 3)
     """
     operand = asarray_for_lax(operand)
-    permutation = tuple(int(p) for p in permutation)
+    permutation = static_ints(permutation, "permutation", "transpose")
     if permutation == tuple(range(operand.ndim)):
         return operand
     return st.transpose_p.bind(operand, permutation=permutation)

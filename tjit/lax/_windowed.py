@@ -15,6 +15,7 @@ from tjit.primitives.conv import conv_out_dim, dilate_dim
 from tjit.tracing import dtypes
 from tjit.tracing.core import Tracer
 from tjit.tracing.errors import InconclusiveDimensionError
+from tjit.tracing.shapes import static_ints
 from tjit.tracing.tree_util import tree_leaves
 
 # computation -> (primitive, the identity its init value must be, by dtype)
@@ -25,11 +26,12 @@ _MONOIDS = {ew.add: (w.reduce_window_sum_p, "sum"), ew.max: (w.reduce_window_max
 def _window_params(operand, window_dimensions, window_strides, padding, base_dilation,
                    window_dilation, name):
     nd = operand.ndim
-    window_dimensions = tuple(int(k) for k in window_dimensions)
-    window_strides = tuple(int(s) for s in window_strides)
-    base_dilation = (1,) * nd if base_dilation is None else tuple(int(d) for d in base_dilation)
-    window_dilation = (1,) * nd if window_dilation is None else tuple(
-        int(d) for d in window_dilation)
+    window_dimensions = static_ints(window_dimensions, "window_dimensions", name)
+    window_strides = static_ints(window_strides, "window_strides", name)
+    base_dilation = (1,) * nd if base_dilation is None else static_ints(
+        base_dilation, "base_dilation", name)
+    window_dilation = (1,) * nd if window_dilation is None else static_ints(
+        window_dilation, "window_dilation", name)
     if isinstance(padding, str):
         k_dil = [dilate_dim(k, r) for k, r in zip(window_dimensions, window_dilation)]
         # as JAX: the operand's own (undilated) shape against the dilated window

@@ -69,6 +69,15 @@ def nonnegative_shape(shape, op="tjit"):
     return shape
 
 
+def static_ints(values, what, op="tjit"):
+    """``values`` (window sizes, strides, a permutation...) as a tuple of Python ints,
+    ``operator.index`` on each: a float is an error, not truncated (2.5 read as 2)."""
+    try:
+        return tuple(operator.index(v) for v in values)
+    except TypeError:
+        raise TypeError(f"{op}: {what} must be integers, got {tuple(values)!r}") from None
+
+
 def dim_str(d):
     return str(d).replace(" ", "") if is_symbolic(d) else str(d)
 
