@@ -372,8 +372,13 @@ def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
     a, axis = (_ravel(a), 0) if axis is None else (a, normalize_axis(axis, a.ndim, "compress"))
     n = a.shape[axis]
     if type(n) is int and type(cond.shape[0]) is int and cond.shape[0] > n:
-        raise IndexError(f"jnp.compress: condition of length {cond.shape[0]} is longer than "
-                         f"axis {axis} of size {n}")
+        # NumPy and JAX ignore a longer condition's tail when it holds no True entry
+        # (JAX checks only without size=; with it the tail is dropped unseen).
+        extra = lax.slice(cond, (n,), (cond.shape[0],))
+        if size is None and not isinstance(extra, Tracer) and np.any(np.asarray(extra)):
+            raise IndexError(f"jnp.compress: condition of length {cond.shape[0]} has True "
+                             f"entries past axis {axis} of size {n}")
+        cond = lax.slice(cond, (0,), (n,))
     idx = nonzero(cond, size=size, fill_value=cond.shape[0] if size is not None else None)[0]
     if size is None:
         return take(a, idx, axis=axis)
