@@ -255,10 +255,11 @@ def test_full_like_of_a_non_array(x):
     (lambda z: jnp.clip(z, 0, 1), (C,)),
     (lambda x: jnp.clip(x, 0, 1j), (X,)),
     (lambda z: jnp.asarray(z).clip(0, 1), (C,)),
-], ids=["complex-array", "complex-bound", "method"])
+    (lambda z: tjit.nn.sparse_sigmoid(z), (C,)),
+], ids=["complex-array", "complex-bound", "method", "sparse_sigmoid"])
 def test_clip_of_complex(fn, args):
     # NumPy's lexicographic order was applied; JAX refuses: complex numbers have no order
-    _raises(fn, args, ValueError, "clip", "complex")
+    _raises(fn, args, ValueError, "clip", "complex")  # (sparse_sigmoid: "cannot be clipped")
 
 
 def test_an_alias_is_named_as_called():

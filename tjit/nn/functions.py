@@ -195,6 +195,9 @@ def sparse_plus(x):
 def sparse_sigmoid(x):
     """``0.5 * clip(x + 1, 0, 2)``: the derivative of :func:`sparse_plus`."""
     x = _inexact_with("sparse_sigmoid", x, 1.0)
+    if jnp.iscomplexobj(x):  # JAX's clip refuses it: complex numbers have no order
+        raise ValueError(f"sparse_sigmoid: complex input ({x.dtype}) cannot be clipped; "
+                         f"apply it to jnp.real(x)")
     return jnp.multiply(0.5, jnp.minimum(jnp.maximum(jnp.add(x, 1.0), 0.0), 2.0))
 
 
