@@ -468,7 +468,7 @@ class _Runner(ProgramRunner):
 
         def groupable(k):   # (alpha read per call: not in a group, which binds once)
             return getattr(runs[k], "gemm", None) is not None and \
-                not aliased.intersection(steps[k].outs) and not steps[k].value_scales
+                not aliased.intersection(steps[k].outs) and not steps[k].scalar_ids
         out, candidates, i = [], [], 0
         while i < len(runs):
             group = [i]
@@ -518,7 +518,7 @@ class _Runner(ProgramRunner):
         (out_v,) = s.outs
         li, ri, k_out = self.index[lhs_v], self.index[rhs_v], self.index[out_v]
         xi = self.index[s.x] if s.x is not None else None   # folded beta * x term
-        scalars = [(self.index[v], p) for v, p in s.value_scales]
+        scalar_ks = {v: self.index[v] for v in s.scalar_ids}
         out_dtype = self.dtype[out_v]
         layout = self.runner_layout
         gemm = self._kept.get(id(s))    # (kept across bindings, re-planned per binding)
@@ -548,9 +548,9 @@ class _Runner(ProgramRunner):
             if replan and not gemm.replan(lshape, rshape, bmkn):
                 return False
             state[0], state[1] = self.fixed[k_out], out_shape
-            if s.scale:     # (run-time factors: sizes known now, values per call)
+            if s.scale or s.parts:  # (run-time factors: sizes known now, values per call)
                 state[2] = alpha = s.alpha_at(self.env, lambda v: 1.0)
-                state[3] = math.isfinite(alpha) and alpha != 0.0
+                state[3] = s.alpha_usable(self.env, lambda v: 1.0, out_dtype)
                 gemm.set_alpha(alpha)
             self.gemms[id(s)] = gemm
             run_gemm.operands = (li, ri, k_out, state[0], state[1], out_dtype, xi)
@@ -558,15 +558,15 @@ class _Runner(ProgramRunner):
 
         def run_gemm(vals):
             fixed_out, out_shape, alpha, usable = state
-            for k, p in scalars:    # (a 0-d value read at this call; 0: see below)
-                v = float(vals[k])
-                alpha = alpha * v ** p if v else 0.0
-            if scalars or not usable:
-                # BLAS skips the product at alpha 0 (its NaNs too): the unfused formula
-                if not (usable and math.isfinite(alpha) and alpha != 0.0):
+            if scalar_ks or not usable:
+                # (0-d values read at this call) BLAS skips the product at alpha 0 (its
+                # NaNs too), and a non-finite factor belongs where the program applies
+                # it: then the unfused formula (DotStep.alpha_usable)
+                value_of = lambda v: vals[scalar_ks[v]]     # noqa: E731
+                if not (usable and s.alpha_usable(self.env, value_of, out_dtype)):
                     with np.errstate(all="ignore"):     # (as the kernel: no warnings)
                         return self._unfused_dot(s)(vals)
-                gemm.set_alpha(alpha)
+                gemm.set_alpha(s.alpha_at(self.env, value_of))
             out = fixed_out if fixed_out is not None else vals[k_out]  # (donated)
             if out is None:
                 out = np.empty(out_shape, out_dtype)

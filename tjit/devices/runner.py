@@ -235,7 +235,7 @@ class ProgramRunner:
         alpha, beta = out_dtype.type(s.alpha), out_dtype.type(s.beta)
         plain = not s.folded
         # run-time factors of alpha read per call (0-d values: see gemm_epilogue)
-        scalar_ks = {v: self.index[v] for v, _ in s.value_scales}
+        scalar_ks = {v: self.index[v] for v in s.scalar_ids}
 
         def run(vals):
             a = xp.transpose(vals[li], lperm).reshape(B, M, Kc)
@@ -244,15 +244,18 @@ class ProgramRunner:
                 a = a.astype(out_dtype)
             if b.dtype != out_dtype:
                 b = b.astype(out_dtype)
+            value_of = lambda v: vals[scalar_ks[v]]     # noqa: E731
+            if s.parts:     # (operands' run-time scales where the program applies them)
+                a, b = s.scaled(0, a, self.env, value_of), s.scaled(1, b, self.env, value_of)
             out = fixed_out if fixed_out is not None else vals[k_out]  # (donated buffer)
             if out is None:
                 out = xp.empty(out_shape, out_dtype)
             if plain:
                 xp.matmul(a, b, out=out.reshape(B, M, N))
             else:   # a folded epilogue (out may be x's own buffer: x is read first)
-                k = alpha if not s.scale else out_dtype.type(
-                    s.alpha_at(self.env, lambda v: vals[scalar_ks[v]]))
-                acc = xp.matmul(a, b).reshape(out_shape) * k
+                acc = xp.matmul(a, b).reshape(out_shape)
+                acc = acc * alpha if not (s.scale or s.parts) else \
+                    s.scaled(2, acc, self.env, value_of)
                 if xi is not None:
                     acc += vals[xi] * beta
                 out[...] = acc

@@ -34,8 +34,10 @@ a value's id is also one of the step's inputs (after ``X``), so it is live until
 gemm runs. Sizes are known when a runner binds its sizes; values are read at each
 call (only in top-level programs: a loop body's gemms run inside the native loop
 driver, which reads ``alpha`` from the plan). ``beta`` stays a constant. A run-time
-``alpha`` of 0 or not finite runs as the product then the epilogue (BLAS skips the
-product when ``alpha`` is 0, which would drop its NaNs).
+factor of 0 or not finite (or an ``alpha`` that overflows the dtype) runs unfolded,
+each factor applied where the program applies it (``DotStep.parts``: an operand's
+factors scale the operand): BLAS skips the product when ``alpha`` is 0, which would drop
+its NaNs, and ``(inf * a) @ b`` is NaN where ``inf * (a @ b)`` is not.
 
 Scaled operands fold too: a kernel that only multiplies one array by finite non-zero
 constants (``2 * x``, ``-x``, ``x / n``: one term of the same linear form), whose result
@@ -94,11 +96,13 @@ def fold_gemm_epilogues(steps, values, outputs, donated, dot_step_type, kernel_s
             for x, coef in others:
                 ins.append(x)
                 beta = coef.c
+            parts = dot.parts[:2] + (Coef(1.0, dot.parts[2]).times(alpha).factors,) \
+                if dot.parts else ()
             alpha = alpha.times(Coef(dot.alpha, dot.scale))
             pairs.append((dot, s, dot_step_type(
-                dot.dimension_numbers, ins + _scalar_ins(alpha.factors), list(s.outs),
+                dot.dimension_numbers, ins + scalar_ids(alpha.factors, parts), list(s.outs),
                 alpha=alpha.c, beta=beta, scale=alpha.factors,
-                origin=tuple(sorted(set(dot.origin) | set(s.origin))))))
+                origin=tuple(sorted(set(dot.origin) | set(s.origin))), parts=parts)))
             break
     if not pairs:
         return steps
@@ -141,6 +145,7 @@ def _scaled_operands_folded(dot, made_by, readers, outputs, values, gemm_dtypes,
     if dtype not in gemm_dtypes:
         return dot
     ins, alpha, origin = list(dot.ins[:2]), Coef(dot.alpha, dot.scale), set(dot.origin)
+    parts = list(dot.parts) if dot.parts else [(), (), dot.scale]
     for n, v in enumerate(dot.ins[:2]):
         kernel = made_by.get(v)
         if kernel is None or id(kernel) in dropped or readers[v] != 1 or v in outputs or \
@@ -151,13 +156,15 @@ def _scaled_operands_folded(dot, made_by, readers, outputs, values, gemm_dtypes,
             continue
         (x, c), = terms
         ins[n], alpha = x, alpha.times(c)
+        parts[n] = Coef(1.0, parts[n]).times(Coef(1.0, c.factors)).factors
         origin.update(kernel.origin)
         dropped.add(id(kernel))
     if ins == list(dot.ins[:2]):
         return dot
-    return type(dot)(dot.dimension_numbers, ins + _scalar_ins(alpha.factors), list(dot.outs),
-                     alpha=alpha.c, beta=dot.beta, scale=alpha.factors,
-                     origin=tuple(sorted(origin)))
+    parts = tuple(parts) if parts[0] or parts[1] else ()   # (run-time operand factors)
+    return type(dot)(dot.dimension_numbers, ins + scalar_ids(alpha.factors, parts),
+                     list(dot.outs), alpha=alpha.c, beta=dot.beta, scale=alpha.factors,
+                     origin=tuple(sorted(origin)), parts=parts)
 
 
 def _linear_terms(step, values, runtime=frozenset()):
@@ -297,9 +304,15 @@ def _canonical(powers):
                         key=lambda kp: (kp[0][0], str(kp[0][1]))))
 
 
-def _scalar_ins(factors):
-    """The value ids of a step's value factors: inputs of the step (after ``X``)."""
-    return [key for (kind, key), _ in factors if kind == "value"]
+def scalar_ids(scale, parts=()):
+    """The value ids of the value factors in ``scale`` and ``parts`` (``DotStep``'s), each
+    once: the step's last inputs (after ``X``), so they are live until the gemm runs."""
+    ids = []
+    for factors in (scale,) + tuple(parts):
+        for (kind, key), _ in factors:
+            if kind == "value" and key not in ids:
+                ids.append(key)
+    return ids
 
 
 def dense_bijection(index, shape, out_shape):

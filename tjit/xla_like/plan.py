@@ -59,7 +59,7 @@ from tjit.xla_like import sweep_memory
 from tjit.xla_like.hlo import has_effect
 from tjit.xla_like.emit import CannotFuse, KernelBuilder
 from tjit.xla_like.fusion import FusionDecision, NeedMaterialize
-from tjit.xla_like.gemm_epilogue import fold_gemm_epilogues
+from tjit.xla_like.gemm_epilogue import fold_gemm_epilogues, scalar_ids
 from tjit.xla_like.reshape_copies import drop_reshape_copies, view_argument_reshapes
 from tjit.xla_like.target import CPU
 
@@ -116,12 +116,28 @@ class GemmSpec:
                     size(rshape, rfree)))
 
 
+def factors_at(factors, env, value_of=None):
+    """The product of run-time ``factors`` (``((kind, key), power)``, as ``DotStep.scale``)
+    as a float64: sizes from ``env``, values through ``value_of(value id)``."""
+    a = np.float64(1.0)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        for (kind, key), p in factors:
+            v = np.float64(concrete(key, env) if kind == "size" else value_of(key))
+            a = a * (v if p == 1 else v ** p)      # (1 / 0: inf, as the kernel's division)
+    return a
+
+
 @dataclasses.dataclass
 class DotStep:
     """``out = alpha * scale * dot(ins[0], ins[1]) + beta * x`` (``x`` = ``ins[2]`` only
     when an epilogue was folded in, see ``gemm_epilogue``). ``scale``: run-time factors
-    of ``alpha``, ``((("size", expr) | ("value", value id), power), ...)``; the value
-    factors' ids are the last inputs (after ``x``)."""
+    of ``alpha``, ``((("size", expr) | ("value", value id), power), ...)``. ``parts``:
+    when an operand's run-time scale was folded, ``scale`` split into (lhs's factors,
+    rhs's factors, the epilogue's factors), so that a run-time 0 or non-finite factor can
+    be applied where the program applies it (``(inf * a) @ b`` is NaN where ``a @ b``
+    has mixed signs; ``inf * (a @ b)`` is not), and a factor that cancels in ``scale``
+    (``(s * a) @ b / s``) is still read. The ids of the value factors of both are the
+    last inputs (after ``x``)."""
     dimension_numbers: tuple
     ins: list
     outs: list
@@ -129,6 +145,7 @@ class DotStep:
     beta: float = 0.0
     origin: tuple = ()      # (as KernelStep.origin)
     scale: tuple = ()
+    parts: tuple = ()
 
     @property
     def value_scales(self):
@@ -136,25 +153,60 @@ class DotStep:
         return [(key, p) for (kind, key), p in self.scale if kind == "value"]
 
     @property
+    def scalar_ids(self):
+        """The value ids of every run-time factor (``scale`` and ``parts``), in input
+        order."""
+        return scalar_ids(self.scale, self.parts)
+
+    @property
     def x(self):
         """The value of the folded ``beta`` term, or None."""
-        return self.ins[2] if len(self.ins) > 2 + len(self.value_scales) else None
+        return self.ins[2] if len(self.ins) > 2 + len(self.scalar_ids) else None
 
     def alpha_at(self, env, value_of=None):
         """``alpha`` with its run-time factors: sizes from ``env`` ({symbol: int}),
         values through ``value_of(value id)`` (a number)."""
-        a = np.float64(self.alpha)
+        return float(np.float64(self.alpha) * factors_at(self.scale, env, value_of))
+
+    def parts_at(self, env, value_of=None):
+        """``(lhs factor, rhs factor, epilogue factor times alpha)`` as float64 numbers
+        (``parts`` evaluated; ``(1, 1, alpha_at)`` without them)."""
+        if not self.parts:
+            return 1.0, 1.0, self.alpha_at(env, value_of)
+        lhs, rhs, rest = (factors_at(f, env, value_of) for f in self.parts)
+        return float(lhs), float(rhs), float(np.float64(self.alpha) * rest)
+
+    def scaled(self, part, array, env, value_of=None):
+        """``array`` times the factors of one part (0: lhs, 1: rhs, 2: the epilogue's,
+        with the constant ``alpha``), applied one at a time in ``array``'s dtype as the
+        program's kernels apply them (``s * (s * d)`` stays 0 where ``d`` is 0 even when
+        ``s * s`` overflows)."""
+        factors = self.parts[part] if self.parts else (self.scale if part == 2 else ())
+        dtype = array.dtype
         with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-            for (kind, key), p in self.scale:
-                v = np.float64(concrete(key, env) if kind == "size" else value_of(key))
-                a = a * (v if p == 1 else v ** p)      # (1 / 0: inf, as the kernel's division)
-        return float(a)
+            if part == 2 and self.alpha != 1.0:
+                array = array * dtype.type(self.alpha)
+            for (kind, key), p in factors:
+                v = dtype.type(concrete(key, env) if kind == "size" else value_of(key))
+                for _ in range(abs(p)):
+                    array = array * v if p > 0 else array / v
+        return array
+
+    def alpha_usable(self, env, value_of, dtype):
+        """Whether BLAS may apply the run-time factors as one ``alpha`` in ``dtype``:
+        every factor (each part's and their product, rounded to ``dtype``) finite and not
+        0. Else the product runs unfolded: BLAS skips it at alpha 0 (dropping its NaNs),
+        and an infinite or overflowing factor would meet the product's zeros (NaN) where
+        the program meets the operands' elements."""
+        numbers = self.parts_at(env, value_of) + (self.alpha_at(env, value_of),)
+        with np.errstate(over="ignore"):
+            return all(np.isfinite(dtype.type(k)) and dtype.type(k) != 0 for k in numbers)
 
     @property
     def folded(self):
         """A linear epilogue was folded in (``alpha``, its factors or the ``beta * x``
         term)."""
-        return self.alpha != 1.0 or self.x is not None or bool(self.scale)
+        return self.alpha != 1.0 or self.x is not None or bool(self.scale or self.parts)
 
     @property
     def name(self):

@@ -1,0 +1,59 @@
+"""Regressions found by a hunt over the day's core changes (gemm epilogues with run-time
+alpha, symbolic sizes as values, loop-invariant motion, fusion sizes). Each case compares
+``jit`` with the reference interpreter (which runs the program's operations as written)
+and with NumPy, including the NaN/inf pattern."""
+
+import numpy as np
+import pytest
+
+import tjit
+
+RNG = np.random.default_rng(1919)
+
+
+def _f32(*shape):
+    return RNG.standard_normal(shape).astype(np.float32)
+
+
+X, G = _f32(6, 4), _f32(6, 3)
+X[:, 0] = 0.0           # row 0 of X.T @ G is exactly 0: 0 * inf is NaN there
+
+
+def _same(got, want):
+    got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_array_equal(np.isinf(got) & (got > 0), np.isinf(want) & (want > 0))
+    ok = np.isfinite(want)
+    np.testing.assert_allclose(got[ok], want[ok], rtol=1e-4, atol=1e-4)
+
+
+# name, program, scalar: run-time factors of a gemm's alpha that are 0, infinite, overflow
+# float32 or cancel. Folded, BLAS applied them as one alpha after the product: (inf * x) @ g
+# came out +-inf where the program's product has mixed-sign infinities (NaN); s * (s * d)
+# with s * s past float32 made d's zeros NaN; (s * x) @ g / s ignored s = 0.
+GEMM_SCALARS = [
+    ("operand times inf", lambda x, g, s: (x * s).T @ g, np.inf),
+    ("operand times -inf", lambda x, g, s: (s * x).T @ g, -np.inf),
+    ("both operands times inf", lambda x, g, s: (s * x).T @ (g * s), np.inf),
+    ("operand divided by 0", lambda x, g, s: x.T @ (g / s), 0.0),
+    ("operand scale that cancels, 0", lambda x, g, s: (s * x).T @ g / s, 0.0),
+    ("operand scale that cancels, inf", lambda x, g, s: (s * x).T @ g / s, np.inf),
+    ("squared factor past float32", lambda x, g, s: s * (s * (x.T @ g)), 3e20),
+    ("divided twice past float32", lambda x, g, s: (x.T @ g) / s / s, 1e-30),
+    ("sgd step with nan", lambda x, g, s: x.T @ g - s * (x.T @ g), np.nan),
+]
+
+
+@pytest.mark.parametrize("name,f,s", GEMM_SCALARS, ids=[c[0] for c in GEMM_SCALARS])
+def test_gemm_runtime_alpha_keeps_the_programs_nans_and_infs(name, f, s):
+    s = np.float32(s)
+    want = tjit.jit(f, backend="interpreter")(X, G, s)
+    with np.errstate(all="ignore"):
+        ref = f(X.astype(np.float64), G.astype(np.float64), np.float64(s))
+    if name.endswith("past float32"):       # (float64 would not overflow: float32 steps)
+        with np.errstate(all="ignore"):
+            ref = f(X, G, s)
+    _same(want, ref)
+    _same(tjit.jit(f)(X, G, s), ref)
+    _same(tjit.jit(f)(X, G, np.float32(0.5)), f(X.astype(np.float64), G.astype(np.float64),
+                                                 0.5))     # (same program, finite factor)
