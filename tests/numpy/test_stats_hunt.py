@@ -6,8 +6,9 @@ differential hunt (benchmarks/diff_numpy_stats.py) found tjit wrong:
   round(1.5, 309) raised OverflowError);
 - quantile/percentile interpolated between an infinite and another value to NaN
   (quantile([-inf, -inf, 1, inf], 0.2) was NaN, the limit is -inf);
-- interp gave NaN next to an infinite fp (interp(2, [0, 2, 4], [0, inf, 20]) is inf), and
-  complex fp with an infinite part gained a NaN imaginary part;
+- interp gave NaN next to an infinite fp (interp(2, [0, 2, 4], [0, inf, 20]) is inf),
+  complex fp with an infinite part gained a NaN imaginary part, left/right with a period
+  raised (NumPy and JAX ignore them), and JAX's left/right='extrapolate' was refused;
 - cov/corrcoef of no variables (m of shape (0, n)) raised IndexError.
 """
 
@@ -109,6 +110,41 @@ def test_interp_with_infinite_fp_is_numpys(path, xp, fp, x64):
     with np.errstate(invalid="ignore"):  # (1j * inf has a NaN real part)
         fc = fp + 1j * fp[::-1]  # complex: each part interpolated apart, as NumPy
     np.testing.assert_array_equal(PATHS[path](jnp.interp)(x, xp, fc), np.interp(x, xp, fc))
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_interp_period_ignores_left_and_right(path, x64):
+    # NumPy and JAX document left/right as ignored with a period; tjit raised ValueError
+    x, xp, fp = np.array([-1.0, 0.5, 3, 7.5]), np.array([0.0, 1, 2]), np.array([0.0, 2, 3])
+    got = PATHS[path](lambda *a: jnp.interp(*a, left=1.0, right=-2.0, period=2.5))(x, xp, fp)
+    np.testing.assert_allclose(got, np.interp(x, xp, fp, period=2.5), rtol=1e-14)
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("left,right", [("extrapolate", None), (None, "extrapolate"),
+                                        ("extrapolate", "extrapolate"), (-5.0, "extrapolate")])
+def test_interp_extrapolate_extends_the_end_segments(path, left, right, x64):
+    # JAX's left/right='extrapolate' (tjit took the string for a dtype): the lines
+    # through the first two and the last two points, computed here by hand
+    x, xp, fp = np.array([-1.0, 0.5, 3, 7.5]), np.array([0.0, 1, 2]), np.array([0.0, 2, 3])
+    want = np.interp(x, xp, fp, left=left if left != "extrapolate" else None,
+                     right=right if right != "extrapolate" else None)
+    if left == "extrapolate":
+        want[0] = fp[0] + (x[0] - xp[0]) * (fp[1] - fp[0]) / (xp[1] - xp[0])
+    if right == "extrapolate":
+        want[2:] = fp[2] + (x[2:] - xp[2]) * (fp[2] - fp[1]) / (xp[2] - xp[1])
+    got = PATHS[path](lambda *a: jnp.interp(*a, left=left, right=right))(x, xp, fp)
+    np.testing.assert_allclose(got, want, rtol=1e-14)
+    fc = fp + 1j * fp[::-1]  # complex: each part as the real case
+    got = PATHS[path](lambda *a: jnp.interp(*a, left=left, right=right))(x, xp, fc)
+    re = jnp.interp(x, xp, fp, left=left, right=right)
+    im = jnp.interp(x, xp, fp[::-1], left=0.0 if left == -5.0 else left, right=right)
+    np.testing.assert_allclose(got, np.asarray(re) + 1j * np.asarray(im), rtol=1e-14)
+
+
+def test_interp_bad_string_is_named():
+    with pytest.raises(ValueError, match="only string value of left is 'extrapolate'"):
+        jnp.interp(jnp.ones(2), jnp.arange(2.0), jnp.arange(2.0), left="linear")
 
 
 def test_interp_gradient_at_a_node_is_the_right_slope(x64):

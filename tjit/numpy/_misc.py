@@ -385,8 +385,15 @@ def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None
 
 def interp(x, xp, fp, left=None, right=None, period=None):
     """Piecewise-linear interpolation of the points ``(xp, fp)`` at ``x`` (``xp``
-    increasing; ``left``/``right`` outside the range, default ``fp[0]``/``fp[-1]``;
-    ``period`` for periodic ``x``)."""
+    increasing; ``left``/``right`` outside the range, default ``fp[0]``/``fp[-1]``, or
+    ``'extrapolate'`` to extend the end segments, as JAX; ``period`` for periodic ``x``,
+    which ignores ``left`` and ``right`` as NumPy and JAX do)."""
+    for name, v in (("left", left), ("right", right)):
+        if isinstance(v, str) and v != "extrapolate":
+            raise ValueError(f"jnp.interp: the only string value of {name} is "
+                             f"'extrapolate', got {v!r}")
+    if period is not None:
+        left = right = None
     x, xp = promote_dtypes_inexact(x, xp)
     (fp,) = promote_dtypes_inexact(fp)
     if xp.ndim != 1 or fp.ndim != 1:
@@ -395,13 +402,10 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     if xp.shape[0] != fp.shape[0] or xp.shape[0] == 0:
         raise ValueError(f"jnp.interp: xp and fp must have the same non-zero length, got "
                          f"shapes {shape_str(xp.shape)} and {shape_str(fp.shape)}")
-    if period is not None:
-        if left is not None or right is not None:
-            raise ValueError("jnp.interp: left and right have no meaning with period")
     if dtypes.is_complex(fp.dtype):  # the two parts apart, as NumPy: a complex product
         # with an infinite part has a NaN one ((0.5+0j) * (inf+0j) is inf + nanj)
         def part(take, v):
-            return None if v is None else take(v)
+            return v if v is None or isinstance(v, str) else take(v)
 
         return lax.complex(*(interp(x, xp, take(fp), part(take, left), part(take, right),
                                     period) for take in (uf.real, uf.imag)))
@@ -436,8 +440,11 @@ def interp(x, xp, fp, left=None, right=None, period=None):
         first, last = lax.index_in_dim(xp, 0, 0, False), lax.index_in_dim(xp, n - 1, 0, False)
         lv = lax.index_in_dim(fp, 0, 0, False) if left is None else left
         rv = lax.index_in_dim(fp, n - 1, 0, False) if right is None else right
-        f = where(lax.lt(x, broadcast_to_shape(first, x.shape)), lv, f)
-        f = where(lax.gt(x, broadcast_to_shape(last, x.shape)), rv, f)
+        # (outside, the end segments' lines are f already: 'extrapolate' keeps them)
+        if not isinstance(left, str):
+            f = where(lax.lt(x, broadcast_to_shape(first, x.shape)), lv, f)
+        if not isinstance(right, str):
+            f = where(lax.gt(x, broadcast_to_shape(last, x.shape)), rv, f)
     return f
 
 
