@@ -431,7 +431,7 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     # an infinite fp makes inf - inf = NaN from fp_lo's side: NumPy then tries fp_hi's
     # side, and answers fp_lo at a node or between two equal values (so interp(2, [0, 2,
     # 4], [0, inf, 20]) is inf, not NaN); only where f is NaN, so gradients keep the slope
-    from_hi = uf.add(fp_hi, uf.multiply(lax.sub(slope, lax.full((), 1, slope.dtype)), df))
+    from_hi = uf.add(fp_hi, uf.multiply(uf.subtract(slope, 1), df))
     at_lo = lax.bitwise_or(lax.eq(x, xp_lo), uf.equal(fp_lo, fp_hi))
     from_hi = where(lax.eq(x, xp_hi), fp_hi, from_hi)  # the last node
     f = where(uf.isnan(f) & ~uf.isnan(x), where(at_lo, fp_lo, from_hi), f)
