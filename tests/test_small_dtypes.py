@@ -520,3 +520,38 @@ def test_nan_reductions_in_types_without_inf(name):
         np.testing.assert_array_equal(got, ref)
     np.testing.assert_array_equal(jnp.nanargmax(x, axis=1), [2, -1])
     np.testing.assert_array_equal(jnp.nanargmin(x, axis=1), [1, -1])
+
+
+@pytest.mark.parametrize("name", ["float8_e4m3fn", "float8_e5m2fnuz", "int4"])
+def test_large_operands_take_the_table_path_with_the_same_values(name):
+    """Operands of at least TABLE_MIN_SIZE one-byte elements are computed by lookup in a
+    table of the op on every byte pattern: the values must be ml_dtypes' own."""
+    from tjit.primitives.base import TABLE_MIN_SIZE
+    v = np.tile(_all_values(name), TABLE_MIN_SIZE // 16)
+    assert v.size >= TABLE_MIN_SIZE
+    w = np.roll(v, 7)
+    ops = ["negative", "abs", "square"] + ([] if name in INTS else ["exp", "sqrt", "tanh"])
+    with np.errstate(all="ignore"):
+        for op in ops:
+            want = getattr(np, op)(v.astype(np.float64)).astype(_dt(name)) if name in FLOATS \
+                else getattr(jnp, op)(jnp.asarray(v[:256])).__array__()
+            got = np.asarray(getattr(jnp, op)(jnp.asarray(v)))
+            if name in INTS:
+                _same_bits(got[:256], want)
+            elif op in ("exp", "tanh"):
+                _same_bits(got, getattr(np, op)(v.astype(np.float32)).astype(_dt(name)))
+            else:
+                _same_bits(got, want)
+        for op in ("add", "multiply", "maximum", "less"):
+            ref = getattr(np, op)(v.astype(np.float64), w.astype(np.float64))
+            if op != "less":
+                if name in INTS:
+                    info = ml_dtypes.iinfo(_dt(name))
+                    span = info.max - info.min + 1
+                    ref = (ref - info.min) % span + info.min
+                ref = ref.astype(_dt(name))
+            got = np.asarray(getattr(jnp, op)(jnp.asarray(v), jnp.asarray(w)))
+            if op == "less":
+                np.testing.assert_array_equal(got, ref)
+            else:
+                _same_bits(got, ref, zero_signs=op != "maximum")

@@ -6,6 +6,7 @@ Every primitive created here is recorded in :data:`REGISTRY` so tests can check 
 each one has all of its rules or says explicitly why not.
 """
 
+import numpy as np
 
 from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray
@@ -100,13 +101,47 @@ def same_dtypes(name, avals):
     return d0
 
 
+#: Operands with at least this many elements of a one-byte ml_dtypes type (float8s,
+#: int4...) are computed by table lookup (:func:`_by_table`).
+TABLE_MIN_SIZE = 4096
+_TABLES = {}
+
+
+def _by_table(impl, x, y=None):
+    """``impl(np, x[, y])`` for one-byte ml_dtypes operands as a lookup in the table of
+    ``impl`` on every byte pattern (256 entries, 65536 for two operands): the same values
+    by construction, without ml_dtypes' element-by-element loops (about 45 ns an
+    element for a float8 add, against a few for the lookup)."""
+    key = (impl, x.dtype)
+    table = _TABLES.get(key)
+    if table is None:
+        every = np.arange(256, dtype=np.uint8)
+        if y is None:
+            table = impl(np, every.view(x.dtype))
+        else:
+            table = impl(np, np.repeat(every, 256).view(x.dtype),
+                         np.tile(every, 256).view(x.dtype))
+        table = _TABLES[key] = np.asarray(table)
+    if y is None:
+        return table[x.view(np.uint8)]
+    index = x.view(np.uint8).astype(np.uint16) << 8
+    index |= y.view(np.uint8)
+    return table[index]
+
+
 def declared_dtype_impl(impl, result_dtype=None):
     """``impl`` whose result on an ml_dtypes operand (NumPy kind "V": bfloat16, float8s,
     int4...) has the dtype the abstract rule declares: ml_dtypes registers few ufuncs
     for int4/int2 (negative, invert, abs return int8). Other dtypes pass straight through."""
     def run(xp, x, *rest, **params):
-        out = impl(xp, x, *rest, **params)
         dt = getattr(x, "dtype", None)
+        if (dt is not None and dt.kind == "V" and dt.itemsize == 1 and xp is np
+                and not params and x.size >= TABLE_MIN_SIZE and len(rest) <= 1
+                and all(getattr(r, "dtype", None) == dt and r.shape == x.shape
+                        for r in rest)):
+            out = _by_table(impl, np.asarray(x), *(np.asarray(r) for r in rest))
+        else:
+            out = impl(xp, x, *rest, **params)
         if dt is not None and dt.kind == "V":
             want = dt if result_dtype is None else result_dtype(dt)
             if out.dtype != want:
