@@ -68,8 +68,8 @@ def _scalars_like_arrays(*args):
 # end in the user's code, at no cost until one raises) rather than get a wrapper from
 # the namespace: tables keyed by them (lax.reduce's and reduce_window's monoids) and
 # users' `fn is lax.add` keep working.
-def _unary(prim, doc):
-    label = f"lax.{prim.name}"  # noted on a message that names no lax function
+def _unary(prim, doc, name=None):
+    label = f"lax.{name or prim.name}"  # noted on a message that names no lax function
     def f(x):
         try:
             return prim.bind(asarray_for_lax(x))
@@ -129,8 +129,8 @@ def _unary_with_accuracy(prim, doc):
 _ARRAYS = (Array, Tracer)
 
 
-def _binary(prim, doc):
-    label = f"lax.{prim.name}"  # noted on a message that names no lax function
+def _binary(prim, doc, name=None):
+    label = f"lax.{name or prim.name}"  # noted on a message that names no lax function
     def f(x, y):
         try:
             if not (isinstance(x, _ARRAYS) and isinstance(y, _ARRAYS)):
@@ -193,7 +193,7 @@ def conj(x):
         cdt = dtypes.complex128 if x.dtype == dtypes.float64 else dtypes.complex64
         x = convert_element_type(x, cdt, weak_type=getattr(x, "weak_type", False))
     return _conj(x)
-bitwise_not = _unary(ew.not_p, "Elementwise bitwise/logical not.")
+bitwise_not = _unary(ew.not_p, "Elementwise bitwise/logical not.", "bitwise_not")
 population_count = _unary(ew.population_count_p, "Number of set bits.")
 
 add = _binary(ew.add_p, "Elementwise x + y.")
@@ -204,13 +204,13 @@ _mul_same = _binary(ew.mul_p, "Elementwise x * y.")
 def mul(x, y, *, out_dtype=None):
     """Elementwise ``x * y``, as ``jax.lax.mul``; ``out_dtype`` (optional): the product
     in that dtype, computed from both operands converted to it."""
-    if out_dtype is not None:
-        try:
+    try:
+        if out_dtype is not None:
             x, y = convert_element_type(x, out_dtype), convert_element_type(y, out_dtype)
-        except Exception as e:
-            _filter_at_entry(e)
-            raise
-    return _mul_same(x, y)  # (filters what it raises itself: lax.mul stays this function)
+        return _mul_same(x, y)
+    except Exception as e:
+        _filter_at_entry(e, "lax.mul")
+        raise
 
 
 mul.prim = ew.mul_p  # what tjit.numpy's eager fast lane binds directly
@@ -243,10 +243,10 @@ def pow(x, y):  # noqa: A001
             # XLA's pow takes one dtype: the integer exponent is converted to the base's,
             # as JAX's lowering does; its derivative is the base's alone.
             y = convert_element_type(y, x.dtype)
+        return _pow_same(x, y)
     except Exception as e:
-        _filter_at_entry(e)
+        _filter_at_entry(e, "lax.pow")
         raise
-    return _pow_same(x, y)
 
 
 pow.prim = ew.pow_p  # what tjit.numpy's eager fast lane binds directly (same dtypes)
@@ -264,7 +264,7 @@ def nextafter(x1, x2):
     try:
         return _nextafter.prim.bind(*_scalars_like_arrays(x1, x2))
     except Exception as e:
-        _filter_at_entry(e)
+        _filter_at_entry(e, "lax.nextafter")
         raise
 
 
@@ -276,9 +276,9 @@ lt = _binary(ew.lt_p, "Elementwise x < y.")
 le = _binary(ew.le_p, "Elementwise x <= y.")
 gt = _binary(ew.gt_p, "Elementwise x > y.")
 ge = _binary(ew.ge_p, "Elementwise x >= y.")
-bitwise_and = _binary(ew.and_p, "Elementwise bitwise/logical and.")
-bitwise_or = _binary(ew.or_p, "Elementwise bitwise/logical or.")
-bitwise_xor = _binary(ew.xor_p, "Elementwise bitwise/logical xor.")
+bitwise_and = _binary(ew.and_p, "Elementwise bitwise/logical and.", "bitwise_and")
+bitwise_or = _binary(ew.or_p, "Elementwise bitwise/logical or.", "bitwise_or")
+bitwise_xor = _binary(ew.xor_p, "Elementwise bitwise/logical xor.", "bitwise_xor")
 shift_left = _binary(ew.shift_left_p, "x << y (0 when y < 0 or y >= bit width).")
 shift_right_logical = _binary(ew.shift_right_logical_p, "Logical right shift (0 when y < 0 "
                                                          "or y >= bit width).")
