@@ -27,3 +27,31 @@ def test_compress_condition_longer_than_axis_with_false_tail(cond, axis):
 def test_compress_condition_true_past_the_axis_is_an_error():
     with pytest.raises(IndexError, match="compress.*length 5.*size 4"):
         jnp.compress(np.array([False, False, True, True, True]), np.arange(4))
+
+
+def test_ravel_multi_index_of_no_dims_is_zero():
+    # NumPy: the flat index of the single element of a 0-d array; tjit crashed in reduce()
+    got = jnp.ravel_multi_index((), ())
+    assert got.shape == () and int(got) == np.ravel_multi_index((), ()) == 0
+
+
+# JAX promotes the leaves of a list with its own rules, Python scalars weak (NumPy's
+# value-based rules give float64/int64 for the first three). References: JAX 0.10.2.
+@pytest.mark.parametrize("leaves, want", [
+    ([np.float32(1), 2], np.float32),
+    ([np.int8(1), 2], np.int8),
+    ([[np.uint8(250)], [7]], np.uint8),
+    ([np.array(1.5, np.float32), np.array(2, np.int64)], np.float32),  # JAX: i64 + f32 = f32
+    ([np.float32(1), 2.5, True], np.float32),
+    ([[1, 2], np.array([3, 4], np.int16)], np.int16),
+])
+def test_array_of_list_with_numpy_leaves_promotes_as_jax(leaves, want):
+    got = jnp.array(leaves)
+    assert got.dtype == want and not got.weak_type
+    np.testing.assert_array_equal(got, np.array(leaves).astype(want))
+    assert jnp.asarray(leaves).dtype == want
+
+
+def test_array_of_list_with_numpy_leaf_refuses_out_of_range_python_int():
+    with pytest.raises(OverflowError, match="-7.*uint8"):
+        jnp.array([np.uint8(250), -7])

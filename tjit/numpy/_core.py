@@ -184,8 +184,11 @@ def _asarray(a, dtype, copy, op):
     from_python = not isinstance(a, (np.ndarray, np.generic))
     if config.guards_host_to_device:
         transfer_guard.check_host_operand(a, f"tjit.numpy.{op}")
-    if isinstance(a, (list, tuple)) and any(isinstance(x, Array) for x in _flat_seq(a)):
-        if dtype is None:  # JAX's promotion over the leaves (Python scalars are weak)
+    if isinstance(a, (list, tuple)) and any(isinstance(x, _TYPED_LEAVES)
+                                            for x in _flat_seq(a)):
+        # JAX's promotion over the leaves, Python scalars weak: [np.float32(1), 2] is
+        # float32 and [np.uint8(250), 7] uint8 (NumPy's value-based rules give float64/int64)
+        if dtype is None:
             dtype = result_type_of(*_flat_seq(a))[0]
         a = _to_numpy_nested(a)
     weak = False
@@ -251,6 +254,9 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None,  # 
     if device is not None and isinstance(out, Array):
         out = out.to_device(device)
     return out_sharded(out, out_sharding, "array")
+
+
+_TYPED_LEAVES = (Array, np.ndarray, np.generic)
 
 
 def _flat_seq(a):

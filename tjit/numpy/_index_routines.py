@@ -570,7 +570,7 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C", *, dtype=None)
         if not dtypes.is_int(i.dtype):
             raise TypeError(f"jnp.ravel_multi_index: coordinates must be integers, got "
                             f"{i.dtype}")
-    idx = promote_args("ravel_multi_index", *idx)
+    idx = promote_args("ravel_multi_index", *idx) if idx else []  # dims () -> index 0
     if mode == "raise":
         _check_in_bounds(idx, dims)
     elif mode == "wrap":
