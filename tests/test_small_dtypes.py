@@ -555,3 +555,17 @@ def test_large_operands_take_the_table_path_with_the_same_values(name):
                 np.testing.assert_array_equal(got, ref)
             else:
                 _same_bits(got, ref, zero_signs=op != "maximum")
+
+
+@pytest.mark.parametrize("name", FLOATS + INTS)
+def test_large_casts_take_the_table_path_with_the_same_values(name):
+    from tjit.primitives.base import TABLE_MIN_SIZE
+    v = _all_values(name)
+    big = np.tile(v, -(-TABLE_MIN_SIZE // v.size))
+    for dst in ("float32", "int8", "uint8", "bool", "float8_e5m2", "int4", "bfloat16"):
+        if dst == name:
+            continue
+        small = np.asarray(jnp.asarray(v).astype(dst))     # the element-wise path
+        got = np.asarray(jnp.asarray(big).astype(dst))
+        _same_bits(got, np.tile(small, big.size // v.size)) if dst != "bool" else \
+            np.testing.assert_array_equal(got, np.tile(small, big.size // v.size))

@@ -574,11 +574,24 @@ def _convert_abstract(x, *, new_dtype, weak_type=False):
     return ShapedArray(x.shape, dtypes.check_dtype(new_dtype, "convert_element_type"))
 
 
+_CONVERT_TABLES = {}
+
+
 def _convert_impl(xp, x, *, new_dtype, weak_type=False):
     x = xp.asarray(x)
     new_dtype = np.dtype(new_dtype)
     if x.dtype == new_dtype:
         return x
+    if (xp is np and x.dtype.kind == "V" and x.dtype.itemsize == 1
+            and x.size >= base.TABLE_MIN_SIZE):
+        # float8/int4 to anything: look up this very conversion of all 256 byte patterns
+        # (ml_dtypes converts element by element, about 10x slower)
+        table = _CONVERT_TABLES.get((x.dtype, new_dtype))
+        if table is None:
+            every = np.arange(256, dtype=np.uint8).view(x.dtype)
+            table = _CONVERT_TABLES[x.dtype, new_dtype] = _convert_impl(
+                np, every, new_dtype=new_dtype)
+        return table[x.view(np.uint8)]
     if dtypes.is_complex(x.dtype) and not dtypes.is_complex(new_dtype):
         x = xp.real(x)
     if dtypes.is_inexact(x.dtype) and dtypes.is_int(new_dtype):
