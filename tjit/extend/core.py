@@ -1,14 +1,25 @@
 """``tjit.extend.core`` (as ``jax.extend.core``): the jaxpr types a custom interpreter
 walks (``ClosedJaxpr.jaxpr``, its ``invars``/``constvars``/``eqns``/``outvars``, a
 ``Literal``'s ``val``, an equation's ``primitive``, ``params``, ``invars``,
-``outvars``) and ``jaxpr_as_fun``.
+``outvars``), ``jaxpr_as_fun``, and :class:`Primitive` for user-defined operations
+(JAX's "How JAX primitives work" page): ``def_impl``, ``def_abstract_eval``, ``bind``;
+its jvp, transpose, batching and lowering rules are registered through
+``tjit.interpreters.ad`` / ``batching`` / ``mlir``."""
 
-JAX's ``Primitive`` is not offered here: tjit's primitives take their reference
-implementation as ``impl(xp, *values)`` (an array namespace first), so a primitive
-written for JAX's ``def_impl(impl(*values))`` would get the wrong arguments."""
+import weakref
 
+import numpy as np
+
+from tjit.tracing import core as _core
+from tjit.tracing import dtypes as _dtypes
+from tjit.tracing.avals import ShapedArray
 from tjit.tracing.core import get_aval
 from tjit.tracing.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, eval_jaxpr
+
+#: marks the impl of a user primitive as outside tjit, so the disk cache of compiled
+#: programs never keys a program on a user primitive's name (two scripts may define
+#: different "multiply_add"s)
+_USER_MODULE = "<user primitive>"
 
 
 def jaxpr_as_fun(closed_jaxpr):
@@ -19,4 +30,125 @@ def jaxpr_as_fun(closed_jaxpr):
     return fun
 
 
-__all__ = ["ClosedJaxpr", "Jaxpr", "JaxprEqn", "Literal", "Var", "get_aval", "jaxpr_as_fun"]
+class Primitive(_core.Primitive):
+    """A user-defined operation, as JAX's ``jax.extend.core.Primitive``.
+
+    ``def_impl(fn)``: ``fn(*values, **params)`` computes it eagerly on NumPy values
+    (and, under ``jit``, as a host step of the compiled program);
+    ``def_abstract_eval(fn)``: ``fn(*avals, **params)`` returns a ``ShapedArray`` (a
+    list of them when ``multiple_results``); ``bind(*args, **params)`` applies it.
+    Differentiation, batching and lowering rules are registered in
+    ``tjit.interpreters.ad``, ``batching`` and ``mlir``.
+
+    Args:
+      name: the name printed in jaxprs and error messages.
+    """
+
+    def __init__(self, name):
+        super().__init__(name)
+        # user impls are written against NumPy (JAX hands them host values): device
+        # runtimes run them on host copies of the operands
+        self.host_only = "a user primitive's impl computes on NumPy values"
+        self.user_impl = None
+        self.user_abstract_eval = None
+        self.lower_funs = {}  # platform (None: any) -> (fun, multiple_results): mlir.py
+        self.impl = self._run_impl
+        self.abstract_eval = self._run_abstract_eval
+        self.weak_type_rule = _core.never_weak  # JAX: ShapedArray(...) is not weak
+        _USER_PRIMITIVES.add(self)
+
+    def def_impl(self, fn):
+        self.user_impl = fn
+        return fn
+
+    def def_abstract_eval(self, fn):
+        self.user_abstract_eval = fn
+        return fn
+
+    def def_effectful_abstract_eval(self, fn):
+        """``fn`` returns ``(aval(s), effects)``; tjit keeps the avals (a user primitive
+        with effects is not reordered or folded: it is marked effectful)."""
+        self.effectful = True
+        self.foldable = False
+        self.user_abstract_eval = lambda *a, **p: fn(*a, **p)[0]
+        return fn
+
+    # -- the slots tjit's machinery calls ----------------------------------------------
+    def _run_abstract_eval(self, *avals, **params):
+        if self.user_abstract_eval is None:
+            raise NotImplementedError(
+                f"Abstract evaluation for '{self.name}' not implemented: define it with "
+                f"{self.name}_p.def_abstract_eval(fn), fn(*avals, **params) returning "
+                f"ShapedArray(shape, dtype)")
+        out = self.user_abstract_eval(*avals, **params)
+        if self.multiple_results:
+            if not isinstance(out, (list, tuple)):
+                raise TypeError(f"abstract evaluation of '{self.name}' (multiple_results="
+                                f"True) must return a list of ShapedArrays, got {out!r}")
+            return [self._as_aval(o) for o in out]
+        return self._as_aval(out)
+
+    def _as_aval(self, a):
+        if not (hasattr(a, "shape") and hasattr(a, "dtype")):
+            raise TypeError(f"abstract evaluation of '{self.name}' must return a ShapedArray "
+                            f"(or an object with shape and dtype), got {a!r}")
+        if type(a) is ShapedArray:
+            return a
+        return ShapedArray(tuple(a.shape), _dtypes.canonicalize(np.dtype(a.dtype)))
+
+    def _run_impl(self, xp, *values, **params):
+        fn = self.user_impl
+        if fn is None:
+            fn = _impl_from_lowering(self)
+        out = fn(*values, **params)
+        want = self.abstract_eval(*[_value_aval(v) for v in values], **params)
+        if self.multiple_results:
+            if not isinstance(out, (list, tuple)) or len(out) != len(want):
+                raise TypeError(f"impl of '{self.name}' returned {type(out).__name__}; its "
+                                f"abstract evaluation declares {len(want)} results (a list)")
+            return [self._declared(o, w) for o, w in zip(out, want)]
+        return self._declared(out, want)
+
+    _run_impl.__module__ = _USER_MODULE
+
+    def _declared(self, out, aval):
+        """``out`` as a NumPy array of the type the abstract evaluation declares: the
+        dtype is cast (an impl on Python scalars computes in float64), a wrong shape is
+        an error (it would be a wrong answer under jit)."""
+        out = np.asarray(out)
+        if tuple(out.shape) != tuple(aval.shape):
+            raise ValueError(f"impl of '{self.name}' returned shape {out.shape}, but its "
+                             f"abstract evaluation declares {aval.str_short()}; make the "
+                             f"two agree")
+        return out if out.dtype == aval.dtype else out.astype(aval.dtype)
+
+
+def _value_aval(v):
+    a = get_aval(v)
+    return ShapedArray(a.shape, a.dtype, getattr(a, "weak_type", False))
+
+
+def _impl_from_lowering(prim):
+    """Without ``def_impl``, a registered ``mlir.lower_fun`` function computes it (as in
+    JAX, where eager calls run the lowering)."""
+    entry = prim.lower_funs.get(None) or prim.lower_funs.get("cpu")
+    if entry is None:
+        raise NotImplementedError(
+            f"Evaluation rule for '{prim.name}' not implemented: define it with "
+            f"{prim.name}_p.def_impl(fn) (fn(*numpy_values, **params)) or register "
+            f"mlir.lower_fun(fn) with mlir.register_lowering")
+    fun, multiple = entry
+
+    def run(*values, **params):
+        out = fun(*values, **params)
+        if multiple and not prim.multiple_results:   # JAX's lowerings return lists
+            (out,) = out
+        return out
+    return run
+
+
+#: every user Primitive made (the rule tables of tjit.interpreters iterate over them)
+_USER_PRIMITIVES = weakref.WeakSet()
+
+__all__ = ["ClosedJaxpr", "Jaxpr", "JaxprEqn", "Literal", "Primitive", "Var",
+           "get_aval", "jaxpr_as_fun"]

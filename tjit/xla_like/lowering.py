@@ -104,6 +104,13 @@ def lower_eqn(ctx, eqn, ins):
     return library_call(ctx, prim, ins, params, out_avals)
 
 
+def inline_jaxpr(ctx, closed, ins):
+    """The Instrs of ``closed``'s outputs with its equations lowered in place on the
+    operands ``ins``: a lowering stated as a traced function (``mlir.lower_fun``) fuses
+    with its neighbours."""
+    return _lower_body(ctx, closed.jaxpr, [ctx.constant(_raw(c)) for c in closed.consts], ins)
+
+
 def _cond_bodies(params):
     return params["branches"], {}
 

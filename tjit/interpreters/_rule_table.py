@@ -1,0 +1,49 @@
+"""A JAX-style rule table (``ad.primitive_jvps[p] = rule``) that reads and writes one
+slot of the primitive object: tjit keeps all of a primitive's rules on the primitive."""
+
+from collections.abc import MutableMapping
+
+from tjit.primitives.base import REGISTRY
+from tjit.tracing.core import Primitive
+
+
+class RuleTable(MutableMapping):
+    """``table[p]``: ``p``'s rule in slot ``slot`` (KeyError when it has none)."""
+
+    def __init__(self, slot, what):
+        self.slot, self.what = slot, what
+
+    def _check(self, p):
+        if not isinstance(p, Primitive):
+            raise TypeError(f"{self.what} rules are registered for a Primitive "
+                            f"(tjit.extend.core.Primitive), got {p!r}")
+
+    def __getitem__(self, p):
+        self._check(p)
+        rule = getattr(p, self.slot)
+        if rule is None:
+            raise KeyError(p)
+        return rule
+
+    def __setitem__(self, p, rule):
+        self._check(p)
+        if not callable(rule):
+            raise TypeError(f"the {self.what} rule of '{p.name}' must be callable, got "
+                            f"{rule!r}")
+        setattr(p, self.slot, rule)
+
+    def __delitem__(self, p):
+        self[p]  # noqa: B018 (KeyError when absent)
+        setattr(p, self.slot, None)
+
+    def __iter__(self):
+        from tjit.extend.core import _USER_PRIMITIVES
+        for p in list(REGISTRY.values()) + list(_USER_PRIMITIVES):
+            if getattr(p, self.slot) is not None:
+                yield p
+
+    def __len__(self):
+        return sum(1 for _ in self)
+
+    def __repr__(self):
+        return f"<{self.what} rules of {len(self)} primitives>"

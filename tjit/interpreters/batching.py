@@ -1,0 +1,35 @@
+"""``tjit.interpreters.batching`` (as ``jax.interpreters.batching``): a primitive's vmap
+rule, ``primitive_batchers[p] = rule`` with ``rule(args, batch_dims, **params) ->
+(out, out_dim)`` (lists of them when ``p.multiple_results``); an argument that is not
+batched has the dim :data:`not_mapped`."""
+
+from tjit.interpreters._rule_table import RuleTable
+from tjit.primitives.rules import bdim_at_front, moveaxis, not_mapped
+from tjit.tracing.core import get_aval
+
+primitive_batchers = RuleTable("batch", "batching")
+
+
+def defvectorized(prim):
+    """Batch a one-argument primitive that applies to each element (or each slice along
+    leading axes) by applying it to the batched array: the batch dim stays where it is."""
+    def batch(args, dims, **params):
+        (x,), (d,) = args, dims
+        return prim.bind(x, **params), d
+    primitive_batchers[prim] = batch
+
+
+def defbroadcasting(prim):
+    """Batch an elementwise primitive over operands of equal shapes: batched operands get
+    their batch dim in front, unbatched ones are broadcast along it."""
+    def batch(args, dims, **params):
+        if all(d == dims[0] for d in dims) and dims[0] is not not_mapped:
+            return prim.bind(*args, **params), dims[0]
+        size = next(get_aval(a).shape[d] for a, d in zip(args, dims) if d is not not_mapped)
+        front = [bdim_at_front(a, d, size) for a, d in zip(args, dims)]
+        return prim.bind(*front, **params), 0
+    primitive_batchers[prim] = batch
+
+
+__all__ = ["bdim_at_front", "defbroadcasting", "defvectorized", "moveaxis", "not_mapped",
+           "primitive_batchers"]
