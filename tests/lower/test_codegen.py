@@ -537,7 +537,9 @@ def _math_inputs(dt):
 # max ulp error allowed per op: mathlib's documented bounds plus 1 (the float32
 # reference is the float64 result rounded, itself up to 1/2 ulp off)
 ULP = {"exp": 2, "exp2": 2, "expm1": 2, "log": 2, "log1p": 3, "tanh": 3, "logistic": 2,
-       "sin": 2, "cos": 2, "tan": 3, "erf": 3, "pow": 3, "atan2": 3, "cbrt": 2}
+       "sin": 2, "cos": 2, "tan": 3, "erf": 3, "pow": 3, "atan2": 3, "cbrt": 2,
+       **dict.fromkeys(["atan", "asin", "acos", "sinh", "cosh", "asinh", "acosh", "atanh"],
+                       4)}
 
 
 def _reference(op, args, dt):

@@ -33,7 +33,9 @@ HAVE_LD = np.finfo(LD).nmant >= 63
 BOUNDS = {"exp": (1.02, 1), "exp2": (1, 1), "expm1": (1.6, 2), "log": (1, 1),
           "log1p": (1.5, 1.5), "tanh": (5.5, 3), "logistic": (2, 2.5), "sin": (1.6, 2),
           "cos": (1.6, 2), "tan": (3.6, 3.5), "erf": (1, 2), "pow": (1, 2), "atan2": (2.5, 3),
-          "cbrt": (1, 1)}
+          "cbrt": (1, 1), "atan": (0.51, 2.5), "asin": (0.51, 3), "acos": (0.51, 3.5),
+          "sinh": (0.51, 3), "cosh": (0.51, 3), "asinh": (0.51, 2.5), "acosh": (0.51, 3),
+          "atanh": (0.51, 2.5)}
 
 
 # ----------------------------------------------------------------------------------------
@@ -172,7 +174,9 @@ def _erf_ref(x):
 #: references evaluated in the (wider) dtype of their argument
 REFS = {"exp": np.exp, "exp2": np.exp2, "expm1": np.expm1, "log": np.log, "log1p": np.log1p,
         "tanh": np.tanh, "logistic": _logistic, "sin": np.sin, "cos": np.cos, "tan": np.tan,
-        "erf": _erf_ref, "cbrt": np.cbrt, "pow": np.power, "atan2": np.arctan2}
+        "erf": _erf_ref, "cbrt": np.cbrt, "pow": np.power, "atan2": np.arctan2,
+        "atan": np.arctan, "asin": np.arcsin, "acos": np.arccos, "sinh": np.sinh,
+        "cosh": np.cosh, "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh}
 UNARY = sorted(set(REFS) - {"pow", "atan2"})
 
 
@@ -180,15 +184,20 @@ def _extra_points(name, dt, rng):
     """Dense points where each function does its interesting work."""
     lo, hi = {"exp": (-110, 90), "exp2": (-155, 130), "expm1": (-20, 90), "log": (0, 4),
               "log1p": (-1, 3), "tanh": (-10, 10), "logistic": (-110, 40),
-              "erf": (-5, 5), "cbrt": (-10, 10)}.get(name, (-10, 10))
+              "erf": (-5, 5), "cbrt": (-10, 10), "sinh": (-90, 90), "cosh": (-90, 90),
+              "acosh": (1, 5)}.get(name, (-10, 10))
     if dt == F64:
         lo, hi = {"exp": (-750, 710), "exp2": (-1080, 1030), "expm1": (-40, 710),
-                  "logistic": (-750, 40), "tanh": (-20, 20), "erf": (-7, 7)}.get(name, (lo, hi))
+                  "logistic": (-750, 40), "tanh": (-20, 20), "erf": (-7, 7),
+                  "sinh": (-711, 711), "cosh": (-711, 711)}.get(name, (lo, hi))
     n = 200_000 if dt == F32 else 50_000
     pts = [rng.uniform(lo, hi, n), rng.uniform(-1, 1, n // 4)]
     if name in ("sin", "cos", "tan"):   # log-uniform over all exponents
         top = np.finfo(dt).maxexp
         pts.append(2.0 ** rng.uniform(-1, top, n) * rng.choice([-1.0, 1.0], n))
+    if name in ("asin", "acos", "atanh", "acosh"):  # near the domain's edges: 1 -+ 2^-k
+        near = 2.0 ** -rng.uniform(1, np.finfo(dt).nmant + 1, n)
+        pts += [1 + near] if name == "acosh" else [1 - near, near - 1]
     return np.concatenate(pts).astype(dt)
 
 
@@ -378,6 +387,7 @@ def test_binary_sweep(name, dt):
 # IEEE special values.
 
 INF, NAN = np.inf, np.nan
+PI, PI2 = np.pi, np.pi / 2
 #: name -> [(x, expected)] for both dtypes; expected compared exactly (sign of zero too)
 SPECIALS = {
     "exp": [(INF, INF), (-INF, 0.0), (NAN, NAN), (0.0, 1.0), (-0.0, 1.0), (1e30, INF),
@@ -401,6 +411,22 @@ SPECIALS = {
             (-10.0, -1.0), (1e30, 1.0)],
     "cbrt": [(INF, INF), (-INF, -INF), (NAN, NAN), (0.0, 0.0), (-0.0, -0.0), (8.0, 2.0),
              (-27.0, -3.0), (0.125, 0.5), (1e-300, 1e-100)],
+    "atan": [(INF, PI2), (-INF, -PI2), (NAN, NAN), (0.0, 0.0), (-0.0, -0.0), (1e-30, 1e-30),
+             (1e300, PI2)],
+    "asin": [(1.0, PI2), (-1.0, -PI2), (NAN, NAN), (0.0, 0.0), (-0.0, -0.0), (1e-30, 1e-30),
+             (1.5, NAN), (-1.5, NAN), (INF, NAN), (-INF, NAN)],
+    "acos": [(1.0, 0.0), (-1.0, PI), (NAN, NAN), (0.0, PI2), (-0.0, PI2), (1.5, NAN),
+             (-1.5, NAN), (INF, NAN), (-INF, NAN)],
+    "sinh": [(INF, INF), (-INF, -INF), (NAN, NAN), (0.0, 0.0), (-0.0, -0.0), (1e-30, 1e-30),
+             (-1e-30, -1e-30), (1e30, INF), (-1e30, -INF), (1e300, INF)],
+    "cosh": [(INF, INF), (-INF, INF), (NAN, NAN), (0.0, 1.0), (-0.0, 1.0), (1e-30, 1.0),
+             (1e30, INF), (-1e30, INF), (1e300, INF)],
+    "asinh": [(INF, INF), (-INF, -INF), (NAN, NAN), (0.0, 0.0), (-0.0, -0.0), (1e-30, 1e-30),
+              (-1e-30, -1e-30)],
+    "acosh": [(INF, INF), (-INF, NAN), (NAN, NAN), (1.0, 0.0), (0.5, NAN), (0.0, NAN),
+              (-0.0, NAN), (-1.0, NAN), (-3.0, NAN), (-1e30, NAN)],
+    "atanh": [(1.0, INF), (-1.0, -INF), (NAN, NAN), (0.0, 0.0), (-0.0, -0.0), (1e-30, 1e-30),
+              (1.5, NAN), (-1.5, NAN), (INF, NAN), (-INF, NAN)],
 }
 
 
@@ -535,7 +561,7 @@ def test_ir_is_straight_line(name, dt):
     assert len(fn.blocks) == 1 and " br " not in text and "switch" not in text
     called = {line.split("@")[1].split("(")[0].strip('"')
               for line in text.splitlines() if "call " in line}
-    assert called <= {f"llvm.{f}.{t}" for f in ("fma", "fabs", "floor", "copysign")
+    assert called <= {f"llvm.{f}.{t}" for f in ("fma", "fabs", "floor", "copysign", "sqrt")
                       for t in ("f32", "f64")}, called
 
 
@@ -553,7 +579,8 @@ def test_loop_is_vectorized(name, dt):
 def test_emit_math_errors():
     assert mathlib.MATH_FUNCTIONS == {"exp", "exp2", "expm1", "log", "log1p", "tanh",
                                       "logistic", "sin", "cos", "tan", "erf", "pow",
-                                      "atan2", "cbrt"}
+                                      "atan2", "cbrt", "atan", "asin", "acos", "sinh",
+                                      "cosh", "asinh", "acosh", "atanh"}
     mod = ir.Module()
     fn = ir.Function(mod, ir.FunctionType(ir.VoidType(), [ir.FloatType(), ir.DoubleType()]),
                      name="f")

@@ -76,7 +76,10 @@ _ALIASES = {"eq": "cmp", "ne": "cmp", "lt": "cmp", "le": "cmp", "gt": "cmp", "ge
             "ceil": "round", "round_even": "round", "neg": "cheap", "abs": "cheap",
             "sign": "cmp", "select": "cheap", "and": "cheap", "or": "cheap",
             "xor": "cheap", "not": "cheap", "shift_left": "cheap",
-            "shift_right_arithmetic": "cheap", "shift_right_logical": "cheap"}
+            "shift_right_arithmetic": "cheap", "shift_right_logical": "cheap",
+            # (not measured: priced as the function each is built from or most like)
+            "asin": "atan2", "acos": "atan2", "atan": "atan2", "sinh": "tanh",
+            "cosh": "tanh", "asinh": "log1p", "acosh": "log1p", "atanh": "log1p"}
 
 
 def cost(op, dtype):

@@ -47,6 +47,8 @@ UNARY_OPS = {
     "exp": "float", "exp2": "float", "expm1": "float", "log": "float", "log1p": "float",
     "tanh": "float", "logistic": "float", "sin": "float", "cos": "float", "tan": "float",
     "erf": "float", "sqrt": "float", "rsqrt": "float", "cbrt": "float",
+    "asin": "float", "acos": "float", "atan": "float", "sinh": "float", "cosh": "float",
+    "asinh": "float", "acosh": "float", "atanh": "float",
     "is_finite": "float", "not": "intbool",
 }
 BINARY_OPS = {
@@ -64,7 +66,9 @@ MONOIDS = ("sum", "prod", "max", "min", "and", "or")
 #: The ops a backend computes with math functions (within an ulp bound, not exactly):
 #: renderers map them to their math library, cost models weigh them.
 TRANSCENDENTAL_OPS = frozenset({"exp", "exp2", "expm1", "log", "log1p", "tanh", "logistic",
-                                "sin", "cos", "tan", "erf", "pow", "atan2", "cbrt"})
+                                "sin", "cos", "tan", "erf", "pow", "atan2", "cbrt",
+                                "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh",
+                                "atanh"})
 
 
 def op_arity(name):

@@ -54,7 +54,8 @@ def _prim(name, **params):
 def _table():
     from_prims = ("neg", "abs", "sign", "floor", "ceil", "exp", "exp2", "expm1", "log",
                   "log1p", "tanh", "logistic", "sin", "cos", "tan", "erf", "sqrt",
-                  "rsqrt", "cbrt", "is_finite", "not", "add", "sub", "mul", "div", "rem",
+                  "rsqrt", "cbrt", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh",
+                  "atanh", "is_finite", "not", "add", "sub", "mul", "div", "rem",
                   "pow", "max", "min", "atan2", "and", "or", "xor", "shift_left",
                   "shift_right_arithmetic", "shift_right_logical", "eq", "ne", "lt", "le",
                   "gt", "ge")

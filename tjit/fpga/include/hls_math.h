@@ -9,5 +9,7 @@ using std::atan2; using std::cbrt; using std::ceil; using std::cos; using std::e
 using std::exp; using std::exp2; using std::expm1; using std::fabs; using std::floor;
 using std::fmod; using std::log; using std::log1p; using std::pow; using std::rint;
 using std::round; using std::sin; using std::sqrt; using std::tan; using std::tanh;
+using std::asin; using std::acos; using std::atan; using std::sinh; using std::cosh;
+using std::asinh; using std::acosh; using std::atanh;
 }  // namespace hls
 #endif

@@ -55,7 +55,9 @@ MATH_NAMES = {"exp": "exp", "exp2": "exp2", "expm1": "expm1", "log": "log",
               "log1p": "log1p", "tanh": "tanh", "sin": "sin", "cos": "cos", "tan": "tan",
               "erf": "erf", "pow": "pow", "atan2": "atan2", "cbrt": "cbrt", "sqrt": "sqrt",
               "floor": "floor", "ceil": "ceil", "round": "round", "round_even": "rint",
-              "abs": "fabs", "rem": "fmod"}
+              "abs": "fabs", "rem": "fmod", "asin": "asin", "acos": "acos", "atan": "atan",
+              "sinh": "sinh", "cosh": "cosh", "asinh": "asinh", "acosh": "acosh",
+              "atanh": "atanh"}
 
 _C_PRELUDE = """#include <stdint.h>
 #include <stdbool.h>
