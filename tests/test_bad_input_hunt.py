@@ -145,6 +145,11 @@ def test_negative_dimension(fn, word):
 
 
 # -- non-integer sizes ---------------------------------------------------------------------
+def test_float_round_decimals():
+    # Python's "'float' object cannot be interpreted as an integer" named no argument
+    _raises(lambda x: jnp.round(x, 2.5), (X,), TypeError, "round", "decimals", "2.5")
+
+
 def test_float_split_sizes():
     # NumPy's "'float' object cannot be interpreted as an integer" named no function
     _raises(lambda x: lax.split(x, (2.5, 0.5)), (X,), TypeError, "lax.split", "2.5")

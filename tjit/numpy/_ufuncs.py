@@ -975,7 +975,10 @@ def round(a, decimals=0, out=None):  # noqa: A001
     if out is not None:
         raise NotImplementedError("round: the 'out' argument is not supported (arrays are "
                                   "immutable)")
-    decimals = operator.index(decimals)
+    try:
+        decimals = operator.index(decimals)
+    except TypeError:
+        raise TypeError(f"round: decimals must be a static integer, got {decimals!r}") from None
     a = ensure_array("round", a)
     if not dtypes.is_inexact(a.dtype):
         return a if decimals >= 0 else _round_int_to_multiple(a, 10 ** -decimals)
