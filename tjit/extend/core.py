@@ -51,6 +51,7 @@ class Primitive(_core.Primitive):
         self.host_only = "a user primitive's impl computes on NumPy values"
         self.user_impl = None
         self.user_abstract_eval = None
+        self._declared_memo = {}   # operand avals, params -> declared result aval(s)
         self.lower_funs = {}  # platform (None: any) -> (fun, multiple_results): mlir.py
         self.impl = self._run_impl
         self.abstract_eval = self._run_abstract_eval
@@ -63,6 +64,7 @@ class Primitive(_core.Primitive):
 
     def def_abstract_eval(self, fn):
         self.user_abstract_eval = fn
+        self._declared_memo.clear()
         return fn
 
     def def_effectful_abstract_eval(self, fn):
@@ -71,11 +73,14 @@ class Primitive(_core.Primitive):
         self.effectful = True
         self.foldable = False
         self.user_abstract_eval = lambda *a, **p: fn(*a, **p)[0]
+        self._declared_memo.clear()
         return fn
 
     # -- the slots tjit's machinery calls ----------------------------------------------
     def _run_abstract_eval(self, *avals, **params):
         if self.user_abstract_eval is None:
+            if type(_core.trace_ctx.trace) is _core.EvalTrace:
+                return None   # an eager call: JAX runs the impl without abstract evaluation
             raise NotImplementedError(
                 f"Abstract evaluation for '{self.name}' not implemented: define it with "
                 f"{self.name}_p.def_abstract_eval(fn), fn(*avals, **params) returning "
@@ -101,17 +106,34 @@ class Primitive(_core.Primitive):
         if fn is None:
             fn = _impl_from_lowering(self)
         out = fn(*values, **params)
-        want = self.abstract_eval(*[_value_aval(v) for v in values], **params)
+        want = self._declared_avals(values, params)
+        if want is None:   # no abstract evaluation to hold the result to (eager only)
+            return [np.asarray(o) for o in out] if self.multiple_results else np.asarray(out)
         if self.multiple_results:
             if not isinstance(out, (list, tuple)) or len(out) != len(want):
                 raise TypeError(f"impl of '{self.name}' returned {type(out).__name__}; its "
                                 f"abstract evaluation declares {len(want)} results (a list)")
-            return [self._declared(o, w) for o, w in zip(out, want)]
-        return self._declared(out, want)
+            return [self._as_declared(o, w) for o, w in zip(out, want)]
+        return self._as_declared(out, want)
 
     _run_impl.__module__ = _USER_MODULE
 
-    def _declared(self, out, aval):
+    def _declared_avals(self, values, params):
+        """The abstract evaluation's result for these operands (remembered per operand
+        types and hashable params, so a host step under jit does not re-run it)."""
+        avals = [_value_aval(v) for v in values]
+        try:
+            key = (tuple(avals), tuple(sorted(params.items())))
+            hash(key)
+        except TypeError:
+            return self.abstract_eval(*avals, **params)
+        if key not in self._declared_memo:
+            if len(self._declared_memo) > 256:
+                self._declared_memo.clear()
+            self._declared_memo[key] = self.abstract_eval(*avals, **params)
+        return self._declared_memo[key]
+
+    def _as_declared(self, out, aval):
         """``out`` as a NumPy array of the type the abstract evaluation declares: the
         dtype is cast (an impl on Python scalars computes in float64), a wrong shape is
         an error (it would be a wrong answer under jit)."""
