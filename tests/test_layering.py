@@ -38,6 +38,11 @@ FORBIDDEN = {
                     "tjit.parallel", "tjit.experimental"],
     "parallel.py": ["tjit.xla_like", "tjit.lower", "tjit.experimental"],
     "experimental": ["tjit.transforms", "tjit.xla_like", "tjit.lower"],
+    # user-defined primitives (JAX's jax.extend.core / jax.interpreters): the primitive
+    # on tracing/, its rule tables on the primitive; mlir.lower_fun inlines through
+    # xla_like's lowering, never a backend
+    "extend": ["tjit.xla_like", "tjit.lower", "tjit.devices", "tjit.api"],
+    "interpreters": ["tjit.lower", "tjit.devices", "tjit.api"],
 }
 #: The scale-out modules: no layer below them imports them (devices/ learns about other
 #: processes through hooks that tjit.distributed sets, e.g. backend.set_process_layout).
