@@ -284,3 +284,18 @@ def test_rule_tables_read_the_primitive():
     assert lax.sin_p in ad.primitive_jvps
     with pytest.raises(TypeError, match="Primitive"):
         ad.primitive_jvps["multiply_add"] = lambda *a: None
+
+
+def test_jacobians_hessian_and_checkpoint():
+    p, prim = make_multiply_add()
+    a, b = A[0], B[0]
+
+    def f(x):
+        return prim(x, x, b) * x          # d/dx = 3x^2 + b, elementwise
+    jac = np.diag(3 * a.astype(np.float64) ** 2 + b)
+    np.testing.assert_allclose(jax.jacfwd(f)(a), jac, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(jax.jacrev(f)(a), jac, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(jax.hessian(lambda x: jnp.sum(prim(x, x, x)))(a),
+                               2 * np.eye(4), atol=1e-6)
+    np.testing.assert_allclose(jax.grad(jax.checkpoint(lambda x: jnp.sum(prim(x, x, x))))(a),
+                               2 * a.astype(np.float64) + 1, rtol=1e-6)

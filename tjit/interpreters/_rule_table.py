@@ -3,6 +3,7 @@ slot of the primitive object: tjit keeps all of a primitive's rules on the primi
 
 from collections.abc import MutableMapping
 
+from tjit.extend.core import _USER_PRIMITIVES
 from tjit.primitives.base import REGISTRY
 from tjit.tracing.core import Primitive
 
@@ -37,7 +38,6 @@ class RuleTable(MutableMapping):
         setattr(p, self.slot, None)
 
     def __iter__(self):
-        from tjit.extend.core import _USER_PRIMITIVES
         for p in list(REGISTRY.values()) + list(_USER_PRIMITIVES):
             if getattr(p, self.slot) is not None:
                 yield p
