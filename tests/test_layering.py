@@ -40,9 +40,9 @@ FORBIDDEN = {
     "experimental": ["tjit.transforms", "tjit.xla_like", "tjit.lower"],
     # user-defined primitives (JAX's jax.extend.core / jax.interpreters): the primitive
     # on tracing/, its rule tables on the primitive; mlir.lower_fun inlines through
-    # xla_like's lowering, never a backend
+    # xla_like's lowering (xla.apply_primitive through jit), never a backend
     "extend": ["tjit.xla_like", "tjit.lower", "tjit.devices", "tjit.api"],
-    "interpreters": ["tjit.lower", "tjit.devices", "tjit.api"],
+    "interpreters": ["tjit.lower", "tjit.devices"],
 }
 #: The scale-out modules: no layer below them imports them (devices/ learns about other
 #: processes through hooks that tjit.distributed sets, e.g. backend.set_process_layout).

@@ -299,3 +299,25 @@ def test_jacobians_hessian_and_checkpoint():
                                2 * np.eye(4), atol=1e-6)
     np.testing.assert_allclose(jax.grad(jax.checkpoint(lambda x: jnp.sum(prim(x, x, x))))(a),
                                2 * a.astype(np.float64) + 1, rtol=1e-6)
+
+
+def test_apply_primitive_impl_runs_the_lowering():
+    from functools import partial
+
+    from tjit.interpreters import xla
+    p = extend_core.Primitive("fma_applied")
+    p.def_impl(partial(xla.apply_primitive, p))
+    p.def_abstract_eval(lambda x, y, z: core.ShapedArray(x.shape, x.dtype))
+    with pytest.raises(NotImplementedError, match=r"fma_applied.*no lowering.*lower_fun"):
+        p.bind(A, A, B)
+    mlir.register_lowering(p, mlir.lower_fun(lambda x, y, z: x * y + z, False))
+    np.testing.assert_allclose(p.bind(A, A, B), square_add_ref(A, B), rtol=1e-6)
+    np.testing.assert_allclose(p.bind(B, A, A), B.astype(np.float64) * A + A, rtol=1e-6,
+                               atol=1e-6)
+    np.testing.assert_allclose(jax.jit(p.bind)(A, A, B), square_add_ref(A, B), rtol=1e-6)
+    cuda_only = extend_core.Primitive("cuda_only")
+    cuda_only.def_impl(partial(xla.apply_primitive, cuda_only))
+    cuda_only.def_abstract_eval(lambda x: core.ShapedArray(x.shape, x.dtype))
+    mlir.register_lowering(cuda_only, mlir.lower_fun(lambda x: x + 1, False), platform="cuda")
+    with pytest.raises(NotImplementedError, match="no lowering of the primitive applies"):
+        cuda_only.bind(A)
