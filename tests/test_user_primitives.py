@@ -126,6 +126,11 @@ def test_lower_fun_is_inlined_and_fuses():
     np.testing.assert_allclose(f(A, B), 2 * square_add_ref(A, B), rtol=1e-5)
     text = f.lower(A, B).compile().as_text()
     assert "library" not in text and "1 fused kernels" in text
+    g = jax.jit(jax.grad(lambda a, b: jnp.sum(prim(a, a, b) * a), argnums=(0, 1)))
+    ga, gb = g(A, B)   # forward and transposed multiply_adds all inlined
+    np.testing.assert_allclose(ga, 3 * A.astype(np.float64) ** 2 + B, rtol=1e-5)
+    np.testing.assert_allclose(gb, A, rtol=1e-6)
+    assert "library" not in g.lower(A, B).compile().as_text()
 
 
 def test_lower_fun_alone_also_serves_eager_calls():
