@@ -55,3 +55,47 @@ def test_array_of_list_with_numpy_leaves_promotes_as_jax(leaves, want):
 def test_array_of_list_with_numpy_leaf_refuses_out_of_range_python_int():
     with pytest.raises(OverflowError, match="-7.*uint8"):
         jnp.array([np.uint8(250), -7])
+
+
+# JAX takes insert positions (and delete positions with assume_unique_indices=True)
+# that are known only at run time; tjit raised ConcretizationTypeError. References: NumPy.
+A34 = np.arange(12.0).reshape(3, 4)
+
+
+@pytest.mark.parametrize("i", [0, 2, 3, -1, -3])
+@pytest.mark.parametrize("vals, axis", [
+    (5.0, 1), (np.array([7., 8., 9.]), 1), (np.array([[7.], [8.], [9.]]), 1),
+    (np.array([1., 2., 3., 4.]), 0), (9., None)])
+def test_insert_at_traced_scalar_position(i, vals, axis):
+    got = tjit.jit(lambda a, i: jnp.insert(a, i, vals, axis=axis))(A34, np.int64(i))
+    want = np.insert(A34, i, vals, axis=axis)
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("idx", [[0, 2], [3, 1, 3], [-1, 0], [4, 4]])
+@pytest.mark.parametrize("axis", [1, None])
+def test_insert_at_traced_positions(idx, axis):
+    vals = np.arange(len(idx)) + 100.
+    got = tjit.jit(lambda a, i: jnp.insert(a, i, vals, axis=axis))(A34, np.array(idx))
+    np.testing.assert_array_equal(got, np.insert(A34, idx, vals, axis=axis))
+
+
+def test_insert_traced_position_out_of_range_is_clipped_as_in_jax():
+    # JAX 0.10.2: jnp.insert(jnp.arange(4), 10, -1) under jit appends, -10 prepends
+    f = tjit.jit(lambda i: jnp.insert(jnp.arange(4), i, -1))
+    np.testing.assert_array_equal(f(10), [0, 1, 2, 3, -1])
+    np.testing.assert_array_equal(f(-10), [-1, 0, 1, 2, 3])
+    got = tjit.vmap(lambda i: jnp.insert(jnp.arange(4), i, -1))(np.array([0, 2, 4]))
+    np.testing.assert_array_equal(got, [np.insert(np.arange(4), i, -1) for i in (0, 2, 4)])
+
+
+@pytest.mark.parametrize("idx", [[0], [2, 1], [-1, 0], [0, 1, 2], []])
+@pytest.mark.parametrize("axis", [0, 1, None])
+def test_delete_traced_unique_positions(idx, axis):
+    f = tjit.jit(lambda a, i: jnp.delete(a, i, axis=axis, assume_unique_indices=True))
+    got = f(A34, np.array(idx, dtype=np.int64))
+    np.testing.assert_array_equal(got, np.delete(A34, idx, axis=axis))
+    got = tjit.vmap(lambda i: jnp.delete(jnp.arange(4), i, assume_unique_indices=True))(
+        np.array([[0, 2], [3, 1]]))
+    np.testing.assert_array_equal(got, [[1, 3], [0, 2]])

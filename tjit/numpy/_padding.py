@@ -480,6 +480,8 @@ def insert(arr, obj, values, axis=None):
     n = _concrete_int_dim(a.shape[axis], "insert", f"axis {axis}")
     v = values if isinstance(values, (Array, Tracer)) else asarray(values)
     v = lax.convert_element_type(v, a.dtype)
+    if isinstance(obj, Tracer):
+        return _insert_traced(a, obj, v, axis, n)
     idx, scalar = _positions("insert", obj, n, axis)
     bad = idx[(idx < -n) | (idx > n)]
     if bad.size:
@@ -506,6 +508,52 @@ def insert(arr, obj, values, axis=None):
     return _assemble(src, axis)
 
 
+def _insert_traced(a, idx, v, axis, n):
+    """``insert`` at positions known only at run time (as JAX allows): out-of-range
+    positions are clipped to [0, n] (JAX's rule; NumPy raises). The result gathers from
+    ``concatenate([a, v])``: output slot p takes inserted value j when the j-th value
+    lands on p, else entry p - (values landing before p) of ``a``."""
+    if idx.ndim > 1:
+        raise ValueError(f"insert: index array argument obj must be one dimensional or "
+                         f"scalar, got shape {tuple(idx.shape)}")
+    if not dtypes.is_int(idx.dtype):
+        raise IndexError(f"insert: index arrays must be integers, got dtype {idx.dtype}")
+    idt = dtypes.default_int()
+    idx = lax.convert_element_type(idx, idt)
+    v = lax.reshape(v, (1,) * (a.ndim - v.ndim) + tuple(v.shape))
+    if idx.ndim == 0:
+        v = moveaxis(v, 0, axis)
+        k = v.shape[axis]
+    else:
+        k = sh.broadcast_shapes(tuple(idx.shape), (v.shape[axis],), op="insert")[0]
+    idx = jnp.broadcast_to(idx, (k,))
+    v = broadcast_to(v, _replace(a.shape, axis, k))
+    idx = jnp.clip(jnp.where(idx < 0, idx + n, idx), 0, n)
+    order = jnp.argsort(idx, stable=True)  # equal positions keep the values' order
+    dest = jnp.zeros((k,), idt).at[order].set(jnp.take(idx, order) + jnp.arange(k, dtype=idt))
+    p = jnp.arange(n + k, dtype=idt)[:, None]
+    hit = dest[None, :] == p
+    before = jnp.sum(dest[None, :] < p, axis=1, dtype=idt)
+    src = jnp.where(jnp.any(hit, axis=1), n + jnp.argmax(hit, axis=1), p[:, 0] - before)
+    return jnp.take(concatenate([a, v], axis), src, axis=axis, mode="clip")
+
+
+def _delete_unique_traced(a, obj, axis, n):
+    """``delete`` of unique integer positions known only at run time (JAX's
+    ``assume_unique_indices=True``): the kept index i of the result skips every deleted
+    position at or below it, found against the sorted positions less their rank."""
+    obj = jnp.ravel(lax.convert_element_type(obj, dtypes.default_int()))
+    k = obj.shape[0]
+    if k > n:
+        raise ValueError(f"delete: {k} unique indices cannot be deleted from axis {axis} of "
+                         f"size {n}")
+    obj = jnp.sort(jnp.clip(jnp.where(obj < 0, obj + n, obj), 0, n))
+    obj = obj - jnp.arange(k, dtype=obj.dtype)
+    i = jnp.arange(n - k, dtype=obj.dtype)
+    i = i + jnp.sum(i[None, :] >= obj[:, None], axis=0, dtype=i.dtype)
+    return jnp.take(a, i, axis=axis, mode="clip")
+
+
 def delete(arr, obj, axis=None, *, assume_unique_indices=False):
     """``arr`` without the entries at positions ``obj`` (int, ints, slice or a boolean
     mask; concrete) along ``axis`` (flattened when None)."""
@@ -514,6 +562,8 @@ def delete(arr, obj, axis=None, *, assume_unique_indices=False):
         a, axis = ravel(a), 0
     axis = sh.normalize_axis(axis, a.ndim, "delete")
     n = _concrete_int_dim(a.shape[axis], "delete", f"axis {axis}")
+    if assume_unique_indices and isinstance(obj, Tracer) and dtypes.is_int(obj.dtype):
+        return _delete_unique_traced(a, obj, axis, n)
     keep = np.ones(n, bool)
     mask = None if isinstance(obj, slice) else np.asarray(concrete_value(obj, "delete indices"))
     if mask is not None and mask.dtype == np.bool_:
