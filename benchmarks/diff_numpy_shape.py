@@ -850,6 +850,52 @@ def area_apply(n):
                    vmap=False)
 
 
+def _jax_kw(m, **kw):
+    """Keywords only JAX-style modules take (NumPy has no such argument)."""
+    return {} if m is np else kw
+
+
+def area_traced_args(n):
+    """Arguments JAX accepts as traced values under jit (positions, shifts, fill values,
+    ramp ends): each is an array operand here, so the jit check traces it."""
+    for _ in range(n):
+        x = rand_array(rand_shape(int(RNG.integers(1, 4)), lo=1, hi=4), pick(np.float64,
+                                                                              np.int32))
+        ax = rand_axis(x.ndim)
+        ln = x.shape[ax]
+        i = np.int64(RNG.integers(-ln, ln + 1))
+        yield Case("traced_args", f"insert({x.shape},traced {i},{ax})",
+                   lambda m, a, i, ax=ax: m.insert(a, i, 7, axis=ax), [x, i], vmap=False)
+        idx = np.sort(RNG.permutation(ln)[:int(RNG.integers(0, ln + 1))])
+        yield Case("traced_args", f"insert({x.shape},traced {idx.tolist()},{ax})",
+                   lambda m, a, i, ax=ax: m.insert(a, i, -3, axis=ax), [x, idx], vmap=False)
+        yield Case("traced_args", f"delete({x.shape},traced unique {idx.tolist()},{ax})",
+                   lambda m, a, i, ax=ax: m.delete(
+                       a, i, axis=ax, **_jax_kw(m, assume_unique_indices=True)), [x, idx],
+                   vmap=False)
+        sh = np.int64(RNG.integers(-7, 8))
+        yield Case("traced_args", f"roll({x.shape},traced {sh},{ax})",
+                   lambda m, a, s, ax=ax: m.roll(a, s, ax), [x, sh])
+        c = rand_array((), x.dtype)
+        yield Case("traced_args", f"pad({x.shape},1,constant_values=traced)",
+                   lambda m, a, c: m.pad(a, 1, constant_values=c), [x, c])
+        yield Case("traced_args", f"full_like({x.shape},traced)",
+                   lambda m, a, c: m.full_like(a, c), [x, c])
+        if x.ndim == 2:
+            yield Case("traced_args", f"fill_diagonal({x.shape},traced)",
+                       lambda m, a, c: _fill_diag(m, a, c, False), [x, c])
+        st, sp = rand_array((), np.float64), rand_array((2,), np.float64)
+        yield Case("traced_args", "linspace(traced, traced(2), 5)",
+                   lambda m, a, b: m.linspace(a, b, 5), [st, sp])
+        rep = RNG.integers(0, 3, ln)
+        yield Case("traced_args", f"repeat({x.shape},traced {rep.tolist()},{ax})",
+                   lambda m, a, r, ax=ax, t=int(rep.sum()): m.repeat(
+                       a, r, axis=ax, **_jax_kw(m, total_repeat_length=t)), [x, rep])
+        flat = RNG.integers(0, x.size, 3)
+        yield Case("traced_args", f"unravel_index(traced {flat.tolist()},{x.shape})",
+                   lambda m, i, s=x.shape: m.unravel_index(i, s), [flat], dtypes=False)
+
+
 AREAS = {name[5:]: fn for name, fn in globals().items() if name.startswith("area_")}
 
 

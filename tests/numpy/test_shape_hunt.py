@@ -73,11 +73,11 @@ def test_insert_at_traced_scalar_position(i, vals, axis):
     np.testing.assert_array_equal(got, want)
 
 
-@pytest.mark.parametrize("idx", [[0, 2], [3, 1, 3], [-1, 0], [4, 4]])
+@pytest.mark.parametrize("idx", [[0, 2], [3, 1, 3], [-1, 0], [4, 4], []])
 @pytest.mark.parametrize("axis", [1, None])
 def test_insert_at_traced_positions(idx, axis):
     vals = np.arange(len(idx)) + 100.
-    got = tjit.jit(lambda a, i: jnp.insert(a, i, vals, axis=axis))(A34, np.array(idx))
+    got = tjit.jit(lambda a, i: jnp.insert(a, i, vals, axis=axis))(A34, np.array(idx, np.int64))
     np.testing.assert_array_equal(got, np.insert(A34, idx, vals, axis=axis))
 
 

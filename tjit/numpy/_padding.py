@@ -526,6 +526,8 @@ def _insert_traced(a, idx, v, axis, n):
         k = v.shape[axis]
     else:
         k = sh.broadcast_shapes(tuple(idx.shape), (v.shape[axis],), op="insert")[0]
+    if k == 0:
+        return a
     idx = jnp.broadcast_to(idx, (k,))
     v = broadcast_to(v, _replace(a.shape, axis, k))
     idx = jnp.clip(jnp.where(idx < 0, idx + n, idx), 0, n)
