@@ -98,3 +98,24 @@ def test_grad_under_jit_fuses(name):
     ref_fn = OPS[name][1]
     fd = (ref_fn(x + h) - ref_fn(x - h)) / (2 * h)
     np.testing.assert_allclose(np.asarray(g(x)), fd, rtol=1e-8)
+
+
+def _all_eight(m, x):
+    return (m.arcsin(x) + m.arccos(x) * m.arctan(x) + m.sinh(x) - m.cosh(x)
+            + m.arcsinh(x) * m.arctanh(x) + m.arccosh(2 + x))
+
+
+@pytest.mark.parametrize("backend", ["hls", "opencl"])
+def test_c_family_backends_run_them_fused(backend):
+    """The C renderer's spellings (hls::asin, OpenCL's asinh...) compile and run: C
+    simulation for HLS, PoCL for OpenCL (skipped where either is missing)."""
+    from tjit.devices import hls_compile
+    if backend == "hls" and hls_compile.unavailable_reason() is not None:
+        pytest.skip(str(hls_compile.unavailable_reason()))
+    x = np.linspace(-0.95, 0.95, 301)
+    want = _all_eight(np, x)
+    for dt, tol in ((np.float32, 4e-6), (np.float64, 1e-14)):
+        xd = x.astype(dt)
+        f = tjit.jit(lambda v: _all_eight(jnp, v), backend=backend)
+        assert [k for k, _ in f.lower(xd).compile().fusion_summary()] == ["kernel"]
+        np.testing.assert_allclose(np.asarray(f(xd)), want, rtol=tol, atol=tol)
