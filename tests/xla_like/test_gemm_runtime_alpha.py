@@ -125,3 +125,18 @@ def test_size_factor_in_a_loop_body_follows_the_bound_size():
         _check(f(W, x, g), _np(W) - 3 * (_np(x).T @ _np(g)) / n)
     body = f.lower(W, x, g).compile().as_text()
     assert "0 fused kernels" in body.split("program scan")[1].splitlines()[0], body
+
+
+@pytest.mark.parametrize("name, f, scale", [
+    # constant factors, each finite, whose product is 0 or inf in float32: BLAS would get
+    # alpha 0 (zeros, was 0.0 for 4e-20) or inf (inf and NaN, was inf for 4e20)
+    ("operands_underflow", lambda x, y: (x * 1e-30) @ (y * 1e-30), 1e20),
+    ("operands_overflow", lambda x, y: (x * 1e30) @ (y * 1e30), 1e-20),
+    ("epilogue_overflow", lambda x, y: ((x * 1e25) @ y) * 1e25, 1e-15),
+])
+def test_constant_alpha_past_the_dtype_is_not_folded(name, f, scale):
+    x = np.abs(f32(4, 8)) * np.float32(scale)
+    y = np.abs(f32(8, 4)) * np.float32(scale)
+    want = f(_np(x), _np(y))
+    assert np.all(np.isfinite(want)) and np.all(want != 0)
+    _check(tjit.jit(f)(x, y), want, rtol=1e-4)

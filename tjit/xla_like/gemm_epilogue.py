@@ -99,6 +99,8 @@ def fold_gemm_epilogues(steps, values, outputs, donated, dot_step_type, kernel_s
             parts = dot.parts[:2] + (Coef(1.0, dot.parts[2]).times(alpha).factors,) \
                 if dot.parts else ()
             alpha = alpha.times(Coef(dot.alpha, dot.scale))
+            if not _fits(alpha, o.dtype) or others and not _fits(Coef(beta), o.dtype):
+                continue
             pairs.append((dot, s, dot_step_type(
                 dot.dimension_numbers, ins + scalar_ids(alpha.factors, parts), list(s.outs),
                 alpha=alpha.c, beta=beta, scale=alpha.factors,
@@ -146,6 +148,7 @@ def _scaled_operands_folded(dot, made_by, readers, outputs, values, gemm_dtypes,
         return dot
     ins, alpha, origin = list(dot.ins[:2]), Coef(dot.alpha, dot.scale), set(dot.origin)
     parts = list(dot.parts) if dot.parts else [(), (), dot.scale]
+    scaling = []    # the kernels whose scale is folded
     for n, v in enumerate(dot.ins[:2]):
         kernel = made_by.get(v)
         if kernel is None or id(kernel) in dropped or readers[v] != 1 or v in outputs or \
@@ -158,9 +161,10 @@ def _scaled_operands_folded(dot, made_by, readers, outputs, values, gemm_dtypes,
         ins[n], alpha = x, alpha.times(c)
         parts[n] = Coef(1.0, parts[n]).times(Coef(1.0, c.factors)).factors
         origin.update(kernel.origin)
-        dropped.add(id(kernel))
-    if ins == list(dot.ins[:2]):
+        scaling.append(kernel)
+    if not scaling or not _fits(alpha, dtype):
         return dot
+    dropped.update(id(k) for k in scaling)
     parts = tuple(parts) if parts[0] or parts[1] else ()   # (run-time operand factors)
     return type(dot)(dot.dimension_numbers, ins + scalar_ids(alpha.factors, parts),
                      list(dot.outs), alpha=alpha.c, beta=dot.beta, scale=alpha.factors,
@@ -193,6 +197,18 @@ def _linear_terms(step, values, runtime=frozenset()):
                 not all(dims_equal(a, b) for a, b in zip(values[v].shape, out.shape)):
             return None
     return terms
+
+
+def _fits(coef, dtype):
+    """Whether ``coef``'s constant, rounded to ``dtype``, is finite and not 0, or it has
+    run-time factors (the runner checks their product per call: DotStep.alpha_usable).
+    Finite non-zero constants can multiply past the dtype: ``(x * 1e-30) @ (y * 1e-30)``
+    in float32 is alpha 1e-60, which BLAS would get as 0."""
+    if coef.factors:
+        return True
+    with np.errstate(over="ignore", under="ignore"):
+        c = dtype.type(coef.c)
+    return bool(np.isfinite(c)) and c != 0
 
 
 def _is_scalar(value):
