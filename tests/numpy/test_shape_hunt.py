@@ -99,3 +99,12 @@ def test_delete_traced_unique_positions(idx, axis):
     got = tjit.vmap(lambda i: jnp.delete(jnp.arange(4), i, assume_unique_indices=True))(
         np.array([[0, 2], [3, 1]]))
     np.testing.assert_array_equal(got, [[1, 3], [0, 2]])
+
+
+def test_insert_into_no_slots_refuses_several_values():
+    # NumPy (and JAX) raise: 2 values cannot fill the 0 slots an empty slice selects;
+    # tjit returned the array unchanged. One value broadcasts to nothing.
+    with pytest.raises(Exception, match=r"\(2,\).*\(0,\)"):
+        jnp.insert(np.zeros((1, 0)), slice(1, None, 2), np.array([1.0, 2.0]))
+    np.testing.assert_array_equal(jnp.insert(np.arange(3), slice(5, None), 9),
+                                  np.insert(np.arange(3), slice(5, None), 9))

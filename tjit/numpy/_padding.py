@@ -495,9 +495,9 @@ def insert(arr, obj, values, axis=None):
         v = broadcast_to(v, _replace(a.shape, axis, v.shape[axis]))
         k = int(idx.reshape(()))
         return concatenate([_slice_axis(a, 0, k, axis), v, _slice_axis(a, k, n, axis)], axis)
+    v = broadcast_to(v, _replace(a.shape, axis, idx.size))  # (refuses 2 values for 0 slots)
     if idx.size == 0:
         return a
-    v = broadcast_to(v, _replace(a.shape, axis, idx.size))
     pos = idx.copy()
     pos[np.argsort(idx, kind="stable")] += np.arange(idx.size)
     src = [None] * (n + idx.size)
