@@ -119,3 +119,16 @@ def test_c_family_backends_run_them_fused(backend):
         f = tjit.jit(lambda v: _all_eight(jnp, v), backend=backend)
         assert [k for k, _ in f.lower(xd).compile().fusion_summary()] == ["kernel"]
         np.testing.assert_allclose(np.asarray(f(xd)), want, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("dt", [F32, F64], ids=["float32", "float64"])
+def test_small_kernels_call_the_linked_functions_with_the_same_bits(dt):
+    """<= 1024 points: the "scalar" profile calls mathlink's compiled functions instead
+    of inlining them (lower/llvm/profile.py); the bits must not change."""
+    x = _inputs(dt, 3.0)
+    for name in sorted(OPS):
+        big = np.asarray(tjit.jit(getattr(jnp, name))(x))
+        for part in np.array_split(np.arange(x.size), x.size // 1000 + 1):
+            small = np.asarray(tjit.jit(getattr(jnp, name))(x[part]))
+            np.testing.assert_array_equal(small.view(f"u{dt.itemsize}"),
+                                          big[part].view(f"u{dt.itemsize}"), err_msg=name)
