@@ -589,8 +589,8 @@ class _Runner(ProgramRunner):
     def library_step(self, s):
         # a scatter of whole rows runs as a compiled loop over its ids (cpu_scatter), a
         # top_k along the last axis as a compiled selection per row (cpu_top_k),
-        # a cumulative op as a compiled scan (cpu_cumulative), a small triangular solve
-        # or cholesky as a native LAPACK call (cpu_lapack)
+        # a cumulative op as a compiled scan (cpu_cumulative), a small triangular solve,
+        # cholesky, lu or reduced qr as a native LAPACK call (cpu_lapack)
         return cpu_scatter.row_scatter_step(self, s) or cpu_top_k.top_k_step(self, s) or \
             cpu_cumulative.cumulative_step(self, s) or cpu_lapack.lapack_step(self, s) or \
             super().library_step(s)

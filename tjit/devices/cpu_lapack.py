@@ -552,5 +552,5 @@ def lapack_step(runner, s):
     return run
 
 
-__all__ = ["MAX_ELEMENTS", "MAX_QR_COLUMNS", "NativeCall", "geqrf_call", "getrf_call", "lapack_step",
-           "potrf_call", "trsm_call"]
+__all__ = ["MAX_ELEMENTS", "MAX_QR_COLUMNS", "NativeCall", "geqrf_call", "getrf_call",
+           "lapack_step", "potrf_call", "trsm_call"]

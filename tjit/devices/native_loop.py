@@ -2,9 +2,9 @@
 iterations.
 
 A ``while``/``scan`` step whose bodies are sequences of kernels, BLAS gemms, library
-steps with a native call of the same ABI (``cpu_trsm``: a triangular solve) and conds
-over such programs (no other library calls, no nested loops) is run by a
-generic driver written in LLVM IR (``_IR``, compiled once and kept in the disk cache):
+steps with a native call of the same ABI (``cpu_lapack``: small solves and
+factorizations) and conds over such programs (no other library calls, no nested loops)
+is run by a generic driver written in LLVM IR (``_IR``, compiled once and kept in the disk cache):
 it calls the kernels and the gemm shim (``blas``: same ABI) of the cond and body
 programs through their function pointers, over argument arrays prepared here, until
 the predicate is false (``while``) or ``length`` iterations have run (``scan``). An
