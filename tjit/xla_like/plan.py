@@ -50,6 +50,7 @@ carry's initial value, is handed to that loop, which updates it in place.
 import bisect
 import dataclasses
 import functools
+import math
 
 import numpy as np
 
@@ -118,13 +119,29 @@ class GemmSpec:
 
 def factors_at(factors, env, value_of=None):
     """The product of run-time ``factors`` (``((kind, key), power)``, as ``DotStep.scale``)
-    as a float64: sizes from ``env``, values through ``value_of(value id)``."""
-    a = np.float64(1.0)
-    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-        for (kind, key), p in factors:
-            v = np.float64(concrete(key, env) if kind == "size" else value_of(key))
-            a = a * (v if p == 1 else v ** p)      # (1 / 0: inf, as the kernel's division)
+    as a Python float: sizes from ``env``, values through ``value_of(value id)``. IEEE
+    results throughout (a division by 0 is a signed inf, or NaN for 0 / 0), in Python
+    floats: it runs at every call of a gemm with a value factor."""
+    a = 1.0
+    for (kind, key), p in factors:
+        v = float(concrete(key, env) if kind == "size" else value_of(key))
+        for _ in range(abs(p)):
+            a = a * v if p > 0 else a / v if v else _divided_by_zero(a, v)
     return a
+
+
+def _divided_by_zero(a, zero):
+    if a == 0 or math.isnan(a):
+        return math.nan
+    return math.copysign(math.inf, a) * math.copysign(1.0, zero)
+
+
+@functools.lru_cache(maxsize=None)
+def _alpha_range(dtype):
+    """(least, greatest) magnitude of a factor that ``dtype`` holds as a finite non-zero
+    number (below half the least subnormal it rounds to 0)."""
+    info = np.finfo(dtype)
+    return float(info.smallest_subnormal) / 2, float(info.max)
 
 
 @dataclasses.dataclass
@@ -166,15 +183,15 @@ class DotStep:
     def alpha_at(self, env, value_of=None):
         """``alpha`` with its run-time factors: sizes from ``env`` ({symbol: int}),
         values through ``value_of(value id)`` (a number)."""
-        return float(np.float64(self.alpha) * factors_at(self.scale, env, value_of))
+        return self.alpha * factors_at(self.scale, env, value_of)
 
     def parts_at(self, env, value_of=None):
-        """``(lhs factor, rhs factor, epilogue factor times alpha)`` as float64 numbers
-        (``parts`` evaluated; ``(1, 1, alpha_at)`` without them)."""
+        """``(lhs factor, rhs factor, epilogue factor times alpha)`` as floats (``parts``
+        evaluated; ``(1, 1, alpha_at)`` without them)."""
         if not self.parts:
             return 1.0, 1.0, self.alpha_at(env, value_of)
         lhs, rhs, rest = (factors_at(f, env, value_of) for f in self.parts)
-        return float(lhs), float(rhs), float(np.float64(self.alpha) * rest)
+        return lhs, rhs, self.alpha * rest
 
     def scaled(self, part, array, env, value_of=None):
         """``array`` times the factors of one part (0: lhs, 1: rhs, 2: the epilogue's,
@@ -194,13 +211,15 @@ class DotStep:
 
     def alpha_usable(self, env, value_of, dtype):
         """Whether BLAS may apply the run-time factors as one ``alpha`` in ``dtype``:
-        every factor (each part's and their product, rounded to ``dtype``) finite and not
-        0. Else the product runs unfolded: BLAS skips it at alpha 0 (dropping its NaNs),
+        ``alpha`` and, with ``parts``, each part's factor finite and not 0 in ``dtype``.
+        Else the product runs unfolded: BLAS skips it at alpha 0 (dropping its NaNs),
         and an infinite or overflowing factor would meet the product's zeros (NaN) where
-        the program meets the operands' elements."""
-        numbers = self.parts_at(env, value_of) + (self.alpha_at(env, value_of),)
-        with np.errstate(over="ignore"):
-            return all(np.isfinite(dtype.type(k)) and dtype.type(k) != 0 for k in numbers)
+        the program meets the operands' elements. (Without ``parts`` the total
+        suffices: a factor of 0, inf or NaN makes it 0, inf or NaN.)"""
+        least, greatest = _alpha_range(dtype)
+        numbers = (self.alpha_at(env, value_of),) + (
+            self.parts_at(env, value_of) if self.parts else ())
+        return all(least <= abs(k) <= greatest for k in numbers)     # (NaN: False)
 
     @property
     def folded(self):
