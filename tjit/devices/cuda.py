@@ -665,7 +665,7 @@ class _CudaRunner(ProgramRunner):
         (out_v,) = s.outs
         out_dtype, out_shape = self.dtype[out_v], self.shape[out_v]
         spec = s.gemm_spec(self.shape[lhs_v], self.shape[rhs_v])
-        x_v = s.ins[2] if len(s.ins) > 2 else None
+        x_v = s.x   # (the folded beta term: ins may also hold run-time alpha factors)
         lib = _cublas()
         gemm = None
         if lib is not None and self.dtype[lhs_v] == out_dtype == self.dtype[rhs_v] and \

@@ -306,7 +306,7 @@ class _Runner(ProgramRunner):
         """A dot the target left as a dot (bool, or a dtype kernels cannot compute):
         NumPy's matmul on the host over the plan's GemmSpec."""
         li, ri = (self.index[v] for v in s.ins[:2])
-        xi = self.index[s.ins[2]] if len(s.ins) > 2 else None
+        xi = self.index[s.x] if s.x is not None else None   # (the folded beta term)
         (out,) = s.outs
         k, shape, dtype = self.index[out], self.shape[out], self.dtype[out]
         spec = s.gemm_spec(self.shape[s.ins[0]], self.shape[s.ins[1]])
