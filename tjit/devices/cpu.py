@@ -535,9 +535,9 @@ class _Runner(ProgramRunner):
             if gemm is None:
                 return self._matmul_step(s)     # (no gemm at these sizes)
             self._kept[id(s)] = gemm
-        # the output's temporary (or None) and shape, per binding; alpha with its size
-        # factors (value factors: 1), and whether that is finite and not 0
-        state = [None, None, s.alpha, True]
+        # the output's temporary (or None) and shape, per binding, and whether alpha with
+        # its size factors (value factors: 1) is finite and not 0
+        state = [None, None, True]
 
         def bind(lshape=None, rshape=None, bmkn=None, out_shape=None, replan=True):
             # (the shapes and gemm extents at the binding: given by the generated
@@ -549,15 +549,14 @@ class _Runner(ProgramRunner):
                 return False
             state[0], state[1] = self.fixed[k_out], out_shape
             if s.scale or s.parts:  # (run-time factors: sizes known now, values per call)
-                state[2] = alpha = s.alpha_at(self.env, lambda v: 1.0)
-                state[3] = s.alpha_usable(self.env, lambda v: 1.0, out_dtype)
-                gemm.set_alpha(alpha)
+                state[2] = s.alpha_usable(self.env, lambda v: 1.0, out_dtype)
+                gemm.set_alpha(s.alpha_at(self.env, lambda v: 1.0))
             self.gemms[id(s)] = gemm
             run_gemm.operands = (li, ri, k_out, state[0], state[1], out_dtype, xi)
             return True
 
         def run_gemm(vals):
-            fixed_out, out_shape, alpha, usable = state
+            fixed_out, out_shape, usable = state
             if scalar_ks or not usable:
                 # (0-d values read at this call) BLAS skips the product at alpha 0 (its
                 # NaNs too), and a non-finite factor belongs where the program applies
