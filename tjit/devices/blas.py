@@ -286,7 +286,8 @@ _POOL_SLOTS = 2 * (os.cpu_count() or 1) + 2
 _WS_BYTES = 4 * (-(-sgemm.WORKSPACE_FLOATS // 16) * 16)   # a multiple of 64
 
 
-def _symbol(lib, name):
+def symbol_address(lib, name):
+    """The address of ``name`` in the loaded library ``lib`` (ctypes), or None."""
     try:
         return ctypes.cast(getattr(lib, name), ctypes.c_void_p).value
     except AttributeError:
@@ -298,9 +299,9 @@ def _openblas():
     lib = numpy_openblas()
     if lib is None:
         return None
-    set_threads = _symbol(lib, "openblas_set_num_threads_local")
-    gemms = {np.dtype(np.float32): _symbol(lib, "scipy_cblas_sgemm64_"),
-             np.dtype(np.float64): _symbol(lib, "scipy_cblas_dgemm64_")}
+    set_threads = symbol_address(lib, "openblas_set_num_threads_local")
+    gemms = {np.dtype(np.float32): symbol_address(lib, "scipy_cblas_sgemm64_"),
+             np.dtype(np.float64): symbol_address(lib, "scipy_cblas_dgemm64_")}
     if set_threads is None or None in gemms.values():
         return None
     return set_threads, gemms

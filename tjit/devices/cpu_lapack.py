@@ -48,6 +48,7 @@ import numpy as np
 
 from tjit.devices import disk_cache
 from tjit.devices.array_args import c_contiguous, data_pointer
+from tjit.devices.blas import symbol_address
 from tjit.devices.lazy import Lazy, LazyByKey
 from tjit.devices.threads import as_kernel
 from tjit.primitives.lapack_threads import numpy_openblas
@@ -346,21 +347,14 @@ _ROUTINES = {"trsm": (_TRSM_IR, _TRSM_FIELDS, "scipy_cblas_{c}trsm64_"),
 _TO_DOUBLE = {"float": ("fpext", "fptrunc"), "double": ("bitcast", "bitcast")}
 
 
-def _symbol(lib, name):
-    try:
-        return ctypes.cast(getattr(lib, name), ctypes.c_void_p).value
-    except AttributeError:
-        return None
-
-
 def _load_blas():
     """(set-threads address, {(routine, dtype): address}) of NumPy's OpenBLAS, or None
     where it (or one of the routines) was not found."""
     lib = numpy_openblas()
     if lib is None:
         return None
-    set_threads = _symbol(lib, "openblas_set_num_threads_local")
-    routines = {(r, dt): _symbol(lib, symbol.format(c=c))
+    set_threads = symbol_address(lib, "openblas_set_num_threads_local")
+    routines = {(r, dt): symbol_address(lib, symbol.format(c=c))
                 for r, (_, _, symbol) in _ROUTINES.items() for dt, (_, c) in _TYPES.items()}
     if set_threads is None or None in routines.values():
         return None
