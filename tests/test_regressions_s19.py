@@ -57,3 +57,25 @@ def test_gemm_runtime_alpha_keeps_the_programs_nans_and_infs(name, f, s):
     _same(tjit.jit(f)(X, G, s), ref)
     _same(tjit.jit(f)(X, G, np.float32(0.5)), f(X.astype(np.float64), G.astype(np.float64),
                                                  0.5))     # (same program, finite factor)
+
+
+def test_beta_sf_keeps_small_standardized_x():
+    """float32 ``1 - y`` rounds ``y`` < 2**-25 away: beta.sf was ``I_1(b, a) = 1``
+    wherever the CDF had not reached 1 there (a small ``a``), and logcdf -inf (found by
+    diff_scipy_nn: logcdf(-0.00337, 0.00141, 1.382, -0.311, 1e10) -inf, SciPy -0.0335)."""
+    scipy_stats = pytest.importorskip("scipy.stats")
+    beta = tjit.scipy.stats.beta
+    args = [np.float32(v) for v in (-0.00336974, 0.00141188, 1.3820696, -0.3106666, 1e10)]
+    want = scipy_stats.beta.logcdf(*[float(v) for v in args])
+    np.testing.assert_allclose(float(beta.logcdf(*args)), want, rtol=1e-4)
+    np.testing.assert_allclose(float(tjit.jit(beta.logcdf)(*args)), want, rtol=1e-4)
+    rng = np.random.default_rng(5)
+    a = np.exp(rng.uniform(-7, 1, 64)).astype(np.float32)
+    b = np.exp(rng.uniform(-2, 2, 64)).astype(np.float32)
+    y = (10.0 ** rng.uniform(-14, -0.5, 64)).astype(np.float32)
+    for fn in ("sf", "logsf", "logcdf"):
+        got = np.asarray(getattr(beta, fn)(y, a, b), np.float64)
+        ref = getattr(scipy_stats.beta, fn)(y.astype(np.float64), a.astype(np.float64),
+                                            b.astype(np.float64))
+        ok = np.abs(ref) > 1e-30 if fn == "sf" else ref > -80     # (float32's range)
+        np.testing.assert_allclose(got[ok], ref[ok], rtol=2e-3, atol=1e-6, err_msg=fn)
