@@ -1068,6 +1068,12 @@ def signbit(x, /):
     if dtypes.is_bool(x.dtype):
         return lax.full_like(x, False, dtype=bool)
     _check_real("signbit", x)
+    if dtypes.is_small(x.dtype):
+        # float8/6/4s: no integer type of their width to bitcast to (float4/6's sign is
+        # not the byte's top bit); float32 holds each value, its zero's and NaN's sign too
+        # (JAX raises NotImplementedError; NumPy, through ml_dtypes, answers, and so must
+        # remainder, divmod, floor_divide and copysign, which JAX gives)
+        return signbit(lax.convert_element_type(x, np.float32))
     itype = {2: np.int16, 4: np.int32, 8: np.int64}[x.dtype.itemsize]
     return lax.lt(lax.bitcast_convert_type(x, itype), lax.convert_element_type(0, itype))
 
@@ -1123,9 +1129,9 @@ def _hypot_finite(ax, ay):
     sqrt(b^2 + s^2) corrected by one Newton step h - (h^2 - b^2 - s^2) / 2h, with the
     squares' rounding errors taken exactly from Dekker's products (plain multiplies and
     adds: eager and jit agree bit for bit). Borges, "An improved algorithm for
-    hypot(a, b)", 2019. float16 and bfloat16 are computed in float32 (float16's squares
-    overflow at 256; bfloat16 has float32's range and no table of its own)."""
-    if ax.dtype == np.float16 or ax.dtype == dtypes.bfloat16:
+    hypot(a, b)", 2019. float16, bfloat16 and the float8/6/4s are computed in float32
+    (float16's squares overflow at 256; the others have no table of their own)."""
+    if dtypes.computes_in_float32(ax.dtype):
         wide = [lax.convert_element_type(v, np.float32) for v in (ax, ay)]
         return lax.convert_element_type(_hypot_finite(*wide), ax.dtype)
 
