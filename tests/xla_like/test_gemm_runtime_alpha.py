@@ -140,3 +140,19 @@ def test_constant_alpha_past_the_dtype_is_not_folded(name, f, scale):
     want = f(_np(x), _np(y))
     assert np.all(np.isfinite(want)) and np.all(want != 0)
     _check(tjit.jit(f)(x, y), want, rtol=1e-4)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_size_factor_of_zero_keeps_the_products_nans(x64, dtype):
+    # alpha = n = 0: BLAS would skip the product (0 where NumPy gives NaN * 0 = NaN);
+    # float64's "least usable alpha" is 0.0 itself (half its least subnormal rounds to 0)
+    a = f32(4, 5).astype(dtype)
+    a[0, 0] = np.nan
+    b = f32(5, 3).astype(dtype)
+    f = tjit.jit(lambda a, b, x: (a @ b) * x.shape[0], polymorphic_shapes=(None, None, "n"))
+    for n in (0, 2):
+        with np.errstate(invalid="ignore"):
+            want = (_np(a) @ _np(b)) * n
+        got = np.asarray(f(a, b, np.ones(n, dtype)))
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+        _check(np.nan_to_num(got), np.nan_to_num(want))

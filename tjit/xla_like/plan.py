@@ -138,8 +138,9 @@ def _divided_by_zero(a, zero):
 
 @functools.lru_cache(maxsize=None)
 def _alpha_range(dtype):
-    """(least, greatest) magnitude of a factor that ``dtype`` holds as a finite non-zero
-    number (below half the least subnormal it rounds to 0)."""
+    """(least, greatest): a factor ``dtype`` holds as a finite non-zero number has a
+    magnitude above ``least`` (half the least subnormal, which rounds to 0 too: ties go
+    to the even 0; for float64 that half is itself 0.0) and at most ``greatest``."""
     info = np.finfo(dtype)
     return float(info.smallest_subnormal) / 2, float(info.max)
 
@@ -219,7 +220,7 @@ class DotStep:
         least, greatest = _alpha_range(dtype)
         numbers = (self.alpha_at(env, value_of),) + (
             self.parts_at(env, value_of) if self.parts else ())
-        return all(least <= abs(k) <= greatest for k in numbers)     # (NaN: False)
+        return all(least < abs(k) <= greatest for k in numbers)     # (NaN: False)
 
     @property
     def folded(self):
