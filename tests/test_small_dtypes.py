@@ -15,6 +15,7 @@ import pytest
 
 import tjit
 import tjit.numpy as jnp
+import tjit.lax as lax
 from tjit.tracing import dtypes
 from tjit.tracing.jaxpr import eval_jaxpr_reference
 
@@ -597,3 +598,43 @@ def test_remainder_and_hypot_round_the_float64_result(name):
     keep = y64 != 0
     _same_bits(jnp.remainder(jnp.asarray(x[keep]), jnp.asarray(y[keep])), want_rem[keep])
     _same_bits(jnp.hypot(jnp.asarray(x), jnp.asarray(y)), want_hypot)
+
+
+def _bits_reference(name, x, fn):
+    """``fn`` on the two's-complement bit pattern of each value of a narrow int type, in
+    Python ints, read back as the type (a reference for shifts, popcount and clz)."""
+    bits = ml_dtypes.iinfo(_dt(name)).bits
+    out = [fn(int(v) & ((1 << bits) - 1), bits) & ((1 << bits) - 1) for v in x]
+    signed = name in [t.name for t in dtypes.SMALL_SIGNED]
+    return np.array([o - (1 << bits) if signed and o >> (bits - 1) else o for o in out],
+                    np.int64).astype(_dt(name))
+
+
+@pytest.mark.parametrize("name", INTS)
+def test_shifts_popcount_and_clz_use_the_types_own_width(name):
+    """(they worked on the byte NumPy stores an int4 in: int4 -8 >> 1 gave 4 and
+    clz(int4 1) gave 7)"""
+    v = _all_values(name)
+    x, y = np.repeat(v, v.size), np.tile(v, v.size)
+    yi = [int(a) for a in y]
+
+    def arith(p, bits, n):
+        s = p - (1 << bits) if p >> (bits - 1) else p
+        return s >> (n if 0 <= n < bits else bits - 1)
+    cases = {
+        lax.shift_left: lambda p, bits, n: p << n if 0 <= n < bits else 0,
+        lax.shift_right_logical: lambda p, bits, n: p >> n if 0 <= n < bits else 0,
+        lax.shift_right_arithmetic: arith}
+    for op, ref in cases.items():
+        it = iter(yi)
+        want = _bits_reference(name, x, lambda p, bits: ref(p, bits, next(it)))
+        for got in _three_ways(op, jnp.asarray(x), jnp.asarray(y)):
+            np.testing.assert_array_equal(np.asarray(got).astype(np.int64),
+                                          want.astype(np.int64), err_msg=f"{op.__name__}")
+    unary = {lax.population_count: lambda p, bits: bin(p).count("1"),
+             lax.clz: lambda p, bits: bits - p.bit_length()}
+    for op, ref in unary.items():
+        want = _bits_reference(name, v, ref)
+        for got in _three_ways(op, jnp.asarray(v)):
+            np.testing.assert_array_equal(np.asarray(got).astype(np.int64),
+                                          want.astype(np.int64), err_msg=f"{op.__name__}")

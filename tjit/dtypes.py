@@ -78,10 +78,8 @@ def itemsize_bits(dtype):
     """
     if _np.dtype(dtype) == float0:
         return 0
-    dt = _dt.check_dtype(dtype, "itemsize_bits")
-    if _dt.is_small(dt):   # (int4, float4_e2m1fn, ...: their bits, not the byte NumPy uses)
-        return _dt.finfo(dt).bits if _dt.is_float(dt) else _dt.iinfo(dt).bits
-    return dt.itemsize * 8
+    # (int4, float4_e2m1fn, ...: their bits, not the byte NumPy stores them in)
+    return _dt.bit_width(_dt.check_dtype(dtype, "itemsize_bits"))
 
 
 __all__ = ["TypePromotionError", "bfloat16", "canonicalize_dtype", "extended", "finfo",

@@ -24,6 +24,14 @@ def clz(x):
     if not dtypes.is_int(x.dtype) or dtypes.is_bool(x.dtype):
         raise TypeError(f"clz: takes integer arrays, got dtype {x.dtype}; convert with "
                         f"lax.convert_element_type(x, jnp.int32) first")
+    if dtypes.is_small(x.dtype):
+        # int4...: no unsigned type of their width to bitcast to; the clz of their bit
+        # pattern in int32, less the 32 - bits leading zeros int32 adds
+        bits = dtypes.bit_width(x.dtype)
+        pattern = ew.bitwise_and(ew.convert_element_type(x, np.int32),
+                                 np.array((1 << bits) - 1, np.int32))
+        return ew.convert_element_type(ew.sub(clz(pattern), np.array(32 - bits, np.int32)),
+                                       x.dtype)
     nbits = np.dtype(x.dtype).itemsize * 8
     u = ew.bitcast_convert_type(x, np.dtype(f"uint{nbits}"))
     # Smear the highest set bit into every lower position; the set bits then number

@@ -423,7 +423,7 @@ not_p = unop("not", lambda xp, x: xp.invert(x), kind=INT_OR_BOOL)
 
 
 def _nbits(dt):
-    return np.dtype(dt).itemsize * 8
+    return dtypes.bit_width(dt)   # (4 for int4, which NumPy holds in a byte)
 
 
 @functools.cache
@@ -440,8 +440,26 @@ def _numpy_shift(xp, x, y, op, view, amount_view=None):
     if xp is not np or type(x) is not np.ndarray and not isinstance(x, np.integer) or \
             type(y) is not np.ndarray and not isinstance(y, np.integer) or x.dtype != y.dtype:
         return None
+    if dtypes.is_small(x.dtype):
+        return _narrow_shift(x, y, op, view)
     amounts = y.view((amount_view or _unsigned)(x.dtype))
     return np.asarray(op(x.view(view(x.dtype)), amounts)).view(x.dtype)
+
+
+def _narrow_shift(x, y, op, view):
+    """A shift of int4/uint4/int2/... operands on their bit patterns in int32: a byte
+    view would shift the byte NumPy stores them in (int4 -8 >> 1 gave 4), and the
+    amounts outside [0, bits) are those of the type's own width."""
+    bits = _nbits(x.dtype)
+    pattern = x.astype(np.int32) & ((1 << bits) - 1)
+    amount = y.astype(np.int32)
+    oob = (amount < 0) | (amount >= bits)
+    if view is _signed:   # arithmetic: the pattern read as signed, shifted by bits - 1 at most
+        value = np.where(pattern >> (bits - 1), pattern - (1 << bits), pattern)
+        out = value >> np.where(oob, bits - 1, amount)
+    else:
+        out = np.where(oob, 0, op(pattern, np.where(oob, 0, amount)))
+    return out.astype(x.dtype)   # (ml_dtypes' cast keeps the low bits)
 
 
 @functools.cache
@@ -490,6 +508,9 @@ shift_right_arithmetic_p = binop("shift_right_arithmetic", _shift_right_arithmet
 
 
 def _population_count(xp, x):
+    if dtypes.is_small(x.dtype):   # int4...: the bit pattern of the value, not the byte's
+        return _population_count(xp, x.astype(np.int32) & ((1 << _nbits(x.dtype)) - 1)
+                                 ).astype(x.dtype)
     u = x.astype(_unsigned(x.dtype))
     out = xp.zeros_like(u)
     for i in range(_nbits(x.dtype)):

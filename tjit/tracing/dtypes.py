@@ -206,6 +206,18 @@ def highest(dt):
     return np.inf if supports_inf(dt) else float(finfo(dt).max)
 
 
+def bit_width(dt):
+    """The bits of an integer or float ``dt``'s values: 4 for int4 and float4_e2m1fn,
+    which NumPy (through ml_dtypes) stores one to a byte, so ``itemsize * 8`` overstates
+    them (shifts, population counts and clz must use this)."""
+    dt = np.dtype(dt)
+    if dt in _SMALL_INT_SET:
+        return int(iinfo(dt).bits)
+    if dt in _SMALL_FLOAT_SET:
+        return int(finfo(dt).bits)
+    return dt.itemsize * 8
+
+
 def computes_in_float32(dt):
     """float16, bfloat16 and the float8/6/4 types: ops that accumulate (sums, dots,
     norms) compute in float32 and round once."""
