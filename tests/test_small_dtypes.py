@@ -638,3 +638,16 @@ def test_shifts_popcount_and_clz_use_the_types_own_width(name):
         for got in _three_ways(op, jnp.asarray(v)):
             np.testing.assert_array_equal(np.asarray(got).astype(np.int64),
                                           want.astype(np.int64), err_msg=f"{op.__name__}")
+
+
+def test_program_cache_keys_tell_dtype_parameters_apart():
+    """(a dtype in a parameter was keyed by dtype.str, '|V1' for every one-byte type)"""
+    from tjit.xla_like import program_cache
+
+    def digest(v):
+        enc = program_cache._Encoder()
+        enc.value(v)
+        return enc.digest()
+    narrow = [*dtypes.SMALL_FLOATS, *dtypes.SMALL_INTS]
+    assert len({digest(t) for t in narrow}) == len(narrow)
+    assert len({digest(t.type) for t in narrow}) == len(narrow)

@@ -434,9 +434,9 @@ class _Encoder:
         elif isinstance(v, (np.ndarray, np.generic)):
             self.array(np.asarray(v))
         elif isinstance(v, np.dtype):
-            self.put(f"dtype:{v.str}")
+            self.put(f"dtype:{dtypes.key(v)}")   # (v.str is '|V1' for every float8)
         elif isinstance(v, type) and issubclass(v, np.generic):
-            self.put(f"dtype:{np.dtype(v).str}")
+            self.put(f"dtype:{dtypes.key(v)}")
         elif isinstance(v, (Jaxpr, ClosedJaxpr)):
             self.closed(v) if isinstance(v, ClosedJaxpr) else self.jaxpr(v)
         elif _sympy.loaded() and isinstance(v, sympy.Basic):
