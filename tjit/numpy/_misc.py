@@ -774,7 +774,12 @@ def _set_inputs(fname, ar1, ar2, size):
                 f"({a.aval.str_short()}){hint}. Fix: call jnp.{fname} outside jit, or "
                 f"pass the arrays as static/concrete values.")
     dt = promote_dtypes(ar1, ar2)[0].dtype
-    return np.asarray(ar1._value).ravel(), np.asarray(ar2._value).ravel(), dt
+    # NumPy sorts bfloat16/float8 with ml_dtypes' sort, which stops at a NaN (union1d of
+    # a float8 array with itself came back longer than it); float32 holds their values
+    # exactly, and _sized casts the result back
+    a, b = (np.asarray(x._value).ravel() for x in (ar1, ar2))
+    a, b = (x.astype(np.float32) if x.dtype in dtypes.ML_FLOATS else x for x in (a, b))
+    return a, b, dt
 
 
 def _sized(values, size, fill_value, default_fill, dt, weak=False):
