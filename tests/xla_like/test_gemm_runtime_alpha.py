@@ -127,6 +127,22 @@ def test_size_factor_in_a_loop_body_follows_the_bound_size():
     assert "0 fused kernels" in body.split("program scan")[1].splitlines()[0], body
 
 
+def test_loop_body_gemm_whose_size_factor_is_zero_keeps_the_products_nans(x64):
+    # the native loop driver applies the gemm's bound alpha at every iteration: at 0
+    # (z empty) BLAS would skip the product, so w came back without the NaNs NumPy gives
+    def train(w, x, g, z):
+        return lax.fori_loop(0, 3, lambda i, w: w - (x.T @ g) * z.shape[0], w)
+    f = tjit.jit(train, polymorphic_shapes=("32, 16", "m, 32", "m, 16", "n"))
+    w, x, g = _np(W), _np(X[:8]), _np(G[:8])
+    x[0, 0] = np.nan
+    for n in (2, 0):
+        with np.errstate(invalid="ignore"):
+            want = w - 3 * (x.T @ g) * n
+        got = np.asarray(f(w, x, g, np.ones(n)))
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+        _check(np.nan_to_num(got), np.nan_to_num(want))
+
+
 @pytest.mark.parametrize("name, f, scale", [
     # constant factors, each finite, whose product is 0 or inf in float32: BLAS would get
     # alpha 0 (zeros, was 0.0 for 4e-20) or inf (inf and NaN, was inf for 4e20)

@@ -392,7 +392,7 @@ def _supported(runner):
         elif isinstance(s, DotStep):
             gemm = runner.gemms[id(s)]
             if gemm is None or (gemm.parallel and not _can_split()) or \
-                    gemm.copies != [None, None]:
+                    gemm.copies != [None, None] or not _alpha_fixed(runner, s):
                 return False
         elif isinstance(s, ControlStep) and s.name == "cond":
             if runner.dtype[s.ins[0]] != np.int32 or \
@@ -466,6 +466,17 @@ class _Placement:
 
 class _Unsupported(Exception):
     pass
+
+
+def _alpha_fixed(runner, s):
+    """Whether the driver may run dot step ``s``'s gemm with the ``alpha`` bound now at
+    every iteration: no 0-d value factors (the runner's own step reads them per call),
+    and run-time size factors whose product BLAS may apply at this binding (else the
+    runner's step computes the unfolded formula: at alpha 0 BLAS would skip the product
+    and drop its NaNs; ``DotStep.alpha_usable``)."""
+    if not (s.scale or s.parts):
+        return True
+    return not s.scalar_ids and s.alpha_usable(runner.env, None, runner.dtype[s.outs[0]])
 
 
 class NativeLoop:
