@@ -154,3 +154,16 @@ def test_sparse_sparse_operators(rng):
                                rtol=1e-6)
     with pytest.raises(ValueError, match=r"shapes \(5, 4\) and \(4, 5\) differ"):
         ma * mb.T
+
+
+@pytest.mark.parametrize("rhs_sparse", [False, True])
+def test_preferred_element_type_widens_the_products(rhs_sparse):
+    """(sparse x sparse dropped preferred_element_type: int8 100 * 100 wrapped to 16)"""
+    m = np.diag(np.array([100, -100, 7], np.int8))
+    lhs = sparse.BCOO.fromdense(jnp.asarray(m))
+    rhs = sparse.BCOO.fromdense(jnp.asarray(m)) if rhs_sparse else jnp.asarray(m)
+    out = sparse.bcoo_dot_general(lhs, rhs, dimension_numbers=(((1,), (0,)), ((), ())),
+                                  preferred_element_type=np.int32)
+    out = out.todense() if rhs_sparse else out
+    assert out.dtype == np.int32
+    np.testing.assert_array_equal(out, m.astype(np.int64) @ m.astype(np.int64))

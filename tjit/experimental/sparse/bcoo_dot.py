@@ -62,7 +62,7 @@ def bcoo_dot_general(lhs, rhs, *, dimension_numbers, precision=None,
     del precision, out_sharding
     op = "bcoo_dot_general"
     if isinstance(lhs, BCOO) and isinstance(rhs, BCOO):
-        return _sparse_sparse(lhs, rhs, dimension_numbers)
+        return _sparse_sparse(lhs, rhs, dimension_numbers, preferred_element_type)
     if isinstance(lhs, BCOO):
         return _sparse_dense(lhs, jnp.asarray(rhs), dimension_numbers, preferred_element_type)
     if isinstance(rhs, BCOO):
@@ -182,17 +182,17 @@ def bcoo_dot_general_sampled(A, B, indices, *, dimension_numbers):
     return bcoo_extract(sp, dense).data
 
 
-def _pairs(lhs, rhs, lhs_cols, rhs_cols):
+def _pairs(lhs, rhs, lhs_cols, rhs_cols, preferred_element_type=None):
     """Every (lhs entry, rhs entry) pair, flattened to ``nse_l * nse_r`` slots: the
-    product of their values, and whether both are in bounds and agree on the coordinates
-    ``lhs_cols`` / ``rhs_cols``."""
+    product of their values (in ``preferred_element_type`` when given), and whether both
+    are in bounds and agree on the coordinates ``lhs_cols`` / ``rhs_cols``."""
     li, ri = lhs.indices, rhs.indices
     lok = jnp.all((li >= 0) & (li < jnp.array(lhs.shape, li.dtype)), axis=-1)
     rok = jnp.all((ri >= 0) & (ri < jnp.array(rhs.shape, ri.dtype)), axis=-1)
     match = lok[:, None] & rok[None, :]
     for a, b in zip(lhs_cols, rhs_cols):
         match = match & (li[:, a][:, None] == ri[:, b][None, :])
-    dtype = jnp.result_type(lhs.dtype, rhs.dtype)
+    dtype = preferred_element_type or jnp.result_type(lhs.dtype, rhs.dtype)
     vals = lhs.data.astype(dtype)[:, None] * rhs.data.astype(dtype)[None, :]
     return jnp.where(match, vals, 0).reshape(-1), match.reshape(-1)
 
@@ -205,7 +205,7 @@ def _check_unbatched(op, *mats):
                 "bcoo_update_layout(m, n_batch=0, n_dense=0) first.")
 
 
-def _sparse_sparse(lhs, rhs, dimension_numbers):
+def _sparse_sparse(lhs, rhs, dimension_numbers, preferred_element_type=None):
     """Sparse x sparse contraction (n_batch = n_dense = 0): the products of every pair of
     entries whose contracted coordinates agree, summed per output coordinate (a BCOO
     with JAX's nse)."""
@@ -215,7 +215,7 @@ def _sparse_sparse(lhs, rhs, dimension_numbers):
     _check_unbatched(op, lhs, rhs)
     if lb:
         raise NotImplementedError(f"{op}: sparse x sparse with batch dims {lb}/{rb}")
-    data, match = _pairs(lhs, rhs, lc, rc)
+    data, match = _pairs(lhs, rhs, lc, rc, preferred_element_type)
     lk = [d for d in range(lhs.ndim) if d not in lc]
     rk = [d for d in range(rhs.ndim) if d not in rc]
     shape = tuple(lhs.shape[d] for d in lk) + tuple(rhs.shape[d] for d in rk)
