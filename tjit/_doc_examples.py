@@ -175,7 +175,6 @@ EXAMPLES = {'jnp.acos': '>>> jnp.acos(jnp.asarray([0.25, 0.5, 0.75]))\n'
  'jnp.extract': '>>> jnp.extract(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, 2.5]))\n'
                 'Array([-1.5,  2.5], dtype=float32)',
  'jnp.eye': '>>> jnp.eye(2, 3, k=1)\nArray([[0., 1., 0.],\n       [0., 0., 1.]], dtype=float32)',
- 'jnp.fabs': '>>> jnp.fabs(jnp.asarray([-1.5, 0.0, 2.5]))\nArray([1.5, 0. , 2.5], dtype=float32)',
  'jnp.fft.fft': '>>> jnp.fft.fft(jnp.asarray([-1.5, 0.0, 2.5]))\n'
                 'Array([ 1.  +0.j       , -2.75+2.1650636j, -2.75-2.1650636j], dtype=complex64)',
  'jnp.fft.fft2': '>>> jnp.fft.fft2(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
@@ -906,7 +905,7 @@ EXAMPLES = {'jnp.acos': '>>> jnp.acos(jnp.asarray([0.25, 0.5, 0.75]))\n'
  'jsp.linalg.expm_frechet': '>>> jsp.linalg.expm_frechet(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]), '
                             'jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
                             '(Array([[13.181508, 14.883944],\n'
-                            '       [14.883939, 28.065437]], dtype=float32), Array([[41.246964, '
+                            '       [14.883939, 28.065437]], dtype=float32), Array([[41.246967, '
                             '57.833344],\n'
                             '       [57.833313, 99.08023 ]], dtype=float32))',
  'jsp.linalg.fiedler': '>>> jsp.linalg.fiedler(jnp.asarray([-1.5, 0.0, 2.5]))\n'
@@ -1791,8 +1790,7 @@ JAX_EXAMPLES = {'jax.block_until_ready': '>>> jax.block_until_ready(jnp.asarray(
                                            '2.5])).shape\n'
                                            '(3,)',
  'jax.make_jaxpr': '>>> print(jax.make_jaxpr(lambda x: jnp.sin(x) * 2)(1.0))\n'
-                   '{ lambda ; a:f32[]. let b:f32[] = sin a; c:f32[] = mul b 2.0:f32[] in '
-                   '(c,) }',
+                   '{ lambda ; a:f32[]. let b:f32[] = sin a; c:f32[] = mul b 2.0:f32[] in (c,) }',
  'jax.make_mesh': ">>> jax.make_mesh((1,), ('i',))\nMesh('i': 1)",
  'jax.new_ref': '>>> jax.new_ref(jnp.asarray([1.0, 2.0]))\nRef([1., 2.], dtype=float32)',
  'jax.nn.celu': '>>> jax.nn.celu(jnp.asarray([-1.5, 0.0, 2.5]), alpha=2.0)\n'
