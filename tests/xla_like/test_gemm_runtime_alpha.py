@@ -143,6 +143,22 @@ def test_loop_body_gemm_whose_size_factor_is_zero_keeps_the_products_nans(x64):
         _check(np.nan_to_num(got), np.nan_to_num(want))
 
 
+def test_grouped_gemms_whose_size_factor_is_zero_keep_the_products_nans(x64):
+    # two independent dots run as one GemmGroup (one per thread) with the alpha bound
+    # once: at n = 0 BLAS skipped both products (no NaNs where NumPy has 256 each)
+    rng = np.random.default_rng(1)
+    a, b, c = (rng.standard_normal((256, 256)) for _ in range(3))
+    a[0, 0] = c[0, 0] = np.nan
+    f = tjit.jit(lambda a, b, c, z: ((a @ b) * z.shape[0], (c @ b) * z.shape[0]),
+                 polymorphic_shapes=(None, None, None, "n"))
+    for n in (2, 0, 2):
+        with np.errstate(invalid="ignore"):
+            want = ((a @ b) * n, (c @ b) * n)
+        for got, ref in zip(f(a, b, c, np.ones(n)), want):
+            np.testing.assert_array_equal(np.isnan(np.asarray(got)), np.isnan(ref))
+            _check(np.nan_to_num(np.asarray(got)), np.nan_to_num(ref))
+
+
 @pytest.mark.parametrize("name, f, scale", [
     # constant factors, each finite, whose product is 0 or inf in float32: BLAS would get
     # alpha 0 (zeros, was 0.0 for 4e-20) or inf (inf and NaN, was inf for 4e20)

@@ -466,8 +466,12 @@ class _Runner(ProgramRunner):
         it at these sizes or not (a re-bound runner asks them again)."""
         aliased = set(prog.aliases.values())
 
-        def groupable(k):   # (alpha read per call: not in a group, which binds once)
-            return getattr(runs[k], "gemm", None) is not None and \
+        def groupable(k):
+            # (a group calls the gemms with the alpha bound once: not for alpha read per
+            # call, nor one whose run-time factors make it 0 or inf at this binding,
+            # where the dot step runs the unfolded formula)
+            run = runs[k]
+            return getattr(run, "gemm", None) is not None and run.alpha_usable() and \
                 not aliased.intersection(steps[k].outs) and not steps[k].scalar_ids
         out, candidates, i = [], [], 0
         while i < len(runs):
@@ -571,6 +575,7 @@ class _Runner(ProgramRunner):
                 out = np.empty(out_shape, out_dtype)
             vals[k_out] = gemm(vals[li], vals[ri], out, None if xi is None else vals[xi])
         run_gemm.gemm = bind.gemm = gemm
+        run_gemm.alpha_usable = lambda: state[2]    # (at the binding: see _group_dots)
         if not bind(replan=not planned):
             return self._matmul_step(s)         # (no gemm at these sizes)
         self._binder_of[id(s)] = bind
