@@ -15,8 +15,10 @@ from tjit.xla_like.simplify import simplify
 
 @pytest.mark.parametrize("dtype,shape", [(np.int32, (2, 3, 4)), (np.uint8, (10, 1, 20)),
                                          (np.uint32, (1, 1)), (np.int16, (4, 8)),
-                                         # (past the dtype: the iota and the sum both wrap)
-                                         (np.int8, (4, 64)), (np.uint8, (3, 7, 20))])
+                                         # (past the dtype: the iota and the sum both wrap;
+                                         # strides past it too: was an OverflowError)
+                                         (np.int8, (4, 64)), (np.uint8, (3, 7, 20)),
+                                         (np.int8, (2, 300)), (np.uint8, (3, 1000))])
 def test_reshaped_iota_is_index_arithmetic_with_the_same_bits(dtype, shape):
     n = int(np.prod(shape))
     f = lambda x: lax.iota(dtype, n).reshape(shape) + x

@@ -785,7 +785,7 @@ def sum_of_int_constant(i, b):
     for a in i.attrs["axes"]:
         n = n * x.shape[a]
     if type(n) is int:      # (c * n modulo 2**bits, as the sum)
-        return b.full(np.asarray(int(c) * n % (1 << 64), np.uint64).astype(i.dtype), i)
+        return b.full(_wrapped(int(c) * n, i.dtype), i)
     count = b.add("size", (), (), i.dtype, size=n)
     if int(c) != 1:
         count = b.op("mul", b.constant(np.asarray(c, i.dtype)), count)
@@ -875,6 +875,12 @@ def reshape_of_reshape(i, b):
     return y if _same_shape(y.shape, i.shape) else b.add("reshape", (y,), i.shape, i.dtype)
 
 
+def _wrapped(n, dtype):
+    """The Python int ``n`` in the integer ``dtype`` modulo 2**bits (two's complement),
+    as integer arithmetic in the dtype wraps."""
+    return np.asarray(n % (1 << 64), np.uint64).astype(dtype)
+
+
 @rule("reshape")
 def reshape_of_iota(i, b):
     """reshape(iota(n), S) -> sum over the dims d of S of stride_d * iota(S, d): the
@@ -890,8 +896,8 @@ def reshape_of_iota(i, b):
     for d in reversed(range(i.ndim)):
         if i.shape[d] != 1:
             term = b.add("iota", (), i.shape, i.dtype, dimension=d)
-            if stride != 1:
-                term = b.op("mul", term, b.full(stride, term))
+            if stride != 1:     # (wrapped: a stride past the dtype, as the iota wraps)
+                term = b.op("mul", term, b.full(_wrapped(stride, i.dtype), term))
             total = term if total is None else b.op("add", term, total)
         stride *= i.shape[d]
     return b.full(0, i) if total is None else total
