@@ -125,3 +125,13 @@ def test_bcsr_functions(rng):
     summed = sparse.bcsr_sum_duplicates(dup)
     assert summed.nse == 2
     np.testing.assert_array_equal(summed.todense(), [[0, 3], [3, 0]])
+
+
+@pytest.mark.parametrize("shape", [(-1,), ((2, 12),), (2, 3, 2, 2), ((2, -1, 4),)])
+def test_bcoo_reshape_method_as_ndarray(shape):
+    """(BCOO had no reshape method, which JAX's has: AttributeError)"""
+    m = np.arange(24.0).reshape(2, 3, 4)
+    m[m % 3 == 0] = 0
+    out = sparse.BCOO.fromdense(jnp.asarray(m)).reshape(*shape)
+    assert isinstance(out, sparse.BCOO)
+    np.testing.assert_array_equal(out.todense(), m.reshape(*shape))

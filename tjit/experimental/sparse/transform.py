@@ -24,7 +24,7 @@ from tjit import lax
 from tjit.experimental.sparse import _methods
 from tjit.experimental.sparse._base import JAXSparse
 from tjit.experimental.sparse.api import TODENSE_MARK
-from tjit.experimental.sparse.bcoo import bcoo_reduce_sum, bcoo_transpose
+from tjit.experimental.sparse.bcoo import BCOO, bcoo_reduce_sum, bcoo_transpose
 from tjit.experimental.sparse.bcoo_dot import bcoo_dot_general
 from tjit.experimental.sparse.bcoo_layout import (
     bcoo_broadcast_in_dim, bcoo_concatenate, bcoo_dynamic_slice, bcoo_reshape, bcoo_rev,
@@ -278,3 +278,12 @@ def _invars_args(closed, leaves):
         raise TypeError(f"sparsify: traced {len(closed.jaxpr.invars)} inputs for "
                         f"{len(leaves)} argument leaves")
     return [jnp.asarray(x) if not _is_sparse(x) else x for x in leaves]
+
+
+def _reshape(self, *args, **kwargs):
+    """``mat.reshape(...)`` with ndarray's arguments (-1 included), as JAX's BCOO method:
+    the dense reshape, sparsified (bcoo_reshape; dims regroup within batch/sparse/dense)."""
+    return sparsify(lambda x: x.reshape(*args, **kwargs))(self)
+
+
+BCOO.reshape = _reshape
