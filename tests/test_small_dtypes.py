@@ -129,7 +129,8 @@ def test_python_scalars_keep_the_narrow_type_and_mixed_arrays_refuse():
     assert (i + 3).dtype == i.dtype
     with pytest.raises(tjit.dtypes.TypePromotionError, match="int4"):
         i + 0.5
-    with pytest.raises(tjit.dtypes.TypePromotionError, match="float8_e4m3fn.*float32|float32.*float8_e4m3fn"):
+    with pytest.raises(tjit.dtypes.TypePromotionError,
+                       match="float8_e4m3fn.*float32|float32.*float8_e4m3fn"):
         x + jnp.ones(2, jnp.float32)
     with pytest.raises(tjit.dtypes.TypePromotionError, match="8-bit floats"):
         x + jnp.ones(2, jnp.float8_e5m2)
