@@ -29,6 +29,7 @@ partial evaluation saves what it needs.
 import functools
 import inspect
 import types
+import weakref
 
 from tjit.tracing.traceback_util import api_boundary
 from tjit.tracing import argnums as _argnums
@@ -42,6 +43,7 @@ from tjit.primitives.base import REGISTRY
 from tjit.primitives.rules import Zero, is_undefined_primal, tangent_aval
 from tjit.transforms.ad import _to_array, backward_pass, jvp_flat, linearize_flat
 from tjit.transforms.custom_derivatives import batch_jaxpr, batch_size_and_front, trace_flat
+from tjit.transforms.inline_call import signature, trace_context
 from tjit.transforms.partial_eval import LinearizeTrace
 from tjit.transforms.passes import dce
 
@@ -236,14 +238,64 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=(), static_
         def flat_fun(*ls):
             outs, store["tree"] = tree_flatten(call(ls))
             return outs
-        closed, consts = trace_flat(flat_fun, [get_aval(x) for x in leaves], fname)
+        key = _body_key(tree, leaves, args, static, static_kw)
+        closed, consts, out_tree = _cached_trace(
+            fun, key, lambda: (*trace_flat(flat_fun, [get_aval(x) for x in leaves], fname),
+                               store["tree"]))
         outs = checkpoint_p.bind(*consts, *leaves, jaxpr=closed, prevent_cse=prevent_cse,
                                  differentiated=False, policy=policy)
-        return tree_unflatten(store["tree"], outs)
+        return tree_unflatten(out_tree, outs)
     return fun_remat
 
 
 remat = checkpoint  # JAX's remat is checkpoint without static_argnames
+
+
+# -- trace caches ------------------------------------------------------------------------------
+# As JAX's (``_trace_to_jaxpr`` under ``weakref_lru_cache``): a checkpointed function is
+# traced once per argument structure, avals (shape, dtype, weak type), static arguments
+# and trace context (platform, named axes, config such as x64), keyed weakly on the
+# function object, so a function that is dropped takes its traces with it. The policy
+# and prevent_cse are not in the key: the trace does not depend on them (they are
+# params of the bound equation). Like JAX, a Python global or closed-over value that
+# the function reads is part of its trace: rebinding it between calls does not
+# retrace (a new function object does). Traces that close over a tracer of an
+# enclosing transformation, or are at symbolic sizes (guards), are not kept.
+_BODY_TRACES = weakref.WeakKeyDictionary()   # fun -> {key: (closed, consts, out_tree)}
+_JVP_TRACES = weakref.WeakKeyDictionary()    # body ClosedJaxpr -> {key: (closed, consts, zeros)}
+
+
+def _body_key(tree, leaves, args, static, static_kw):
+    sig = signature(leaves)
+    if sig is None:
+        return None
+    statics = (tuple((i, args[i]) for i in sorted(static)), tuple(sorted(static_kw.items())))
+    try:
+        hash(statics)
+    except TypeError:  # an unhashable static argument: trace at each call
+        return None
+    return tree, sig, statics, trace_context()
+
+
+def _cached_trace(owner, key, trace, table=_BODY_TRACES):
+    """``trace()`` (a tuple whose second item is the consts), remembered for ``owner``
+    under ``key`` (None: not remembered)."""
+    if key is None:
+        return trace()
+    try:
+        per_owner = table.get(owner)
+    except TypeError:  # not weakly referenceable
+        return trace()
+    if per_owner is not None:
+        hit = per_owner.get(key)
+        if hit is not None:
+            return hit
+    entry = trace()
+    if not any(isinstance(c, Tracer) for c in entry[1]):
+        if per_owner is None:
+            per_owner = table.setdefault(owner, {})
+        per_owner[key] = entry
+    return entry
 
 
 def _dyn_leaf(x, fname):
@@ -265,6 +317,7 @@ def checkpoint_name(x, name):
 
 # -- jvp and batching rules ------------------------------------------------------------------
 def _checkpoint_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, policy):
+    body = jaxpr
     jaxpr = dce(jaxpr)  # unused code is not differentiated (a jit inside, as JAX's)
     nz = [type(t) is not Zero for t in tangents]
     t_nz = [t for t in tangents if type(t) is not Zero]
@@ -278,14 +331,20 @@ def _checkpoint_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, po
                                 list(args[:n]), ts, "checkpoint")
         store["zero"] = [type(t) is Zero for t in t_outs]
         return list(outs) + [t for t in t_outs if type(t) is not Zero]
-    avals = [get_aval(p) for p in primals] + [get_aval(t) for t in t_nz]
-    closed, consts = trace_flat(flat, avals, "checkpoint_jvp")
+
+    def trace():
+        avals = [get_aval(p) for p in primals] + [get_aval(t) for t in t_nz]
+        return (*trace_flat(flat, avals, "checkpoint_jvp"), store["zero"])
+    # the body's jvp, traced once per body, tangent mask and avals (grad of a cached body)
+    sig = signature(list(primals) + t_nz)
+    key = None if sig is None else (tuple(nz), sig, trace_context())
+    closed, consts, zeros = _cached_trace(body, key, trace, _JVP_TRACES)
     outs = checkpoint_p.bind(*consts, *primals, *t_nz, jaxpr=closed, prevent_cse=prevent_cse,
                              differentiated=True, policy=policy)
     n_out = len(jaxpr.out_avals)
     it = iter(outs[n_out:])
     return outs[:n_out], [Zero(tangent_aval(a)) if z else next(it)
-                          for a, z in zip(jaxpr.out_avals, store["zero"])]
+                          for a, z in zip(jaxpr.out_avals, zeros)]
 
 
 def _checkpoint_batch(args, dims, *, jaxpr, **params):
