@@ -326,3 +326,34 @@ def test_apply_primitive_impl_runs_the_lowering():
     mlir.register_lowering(cuda_only, mlir.lower_fun(lambda x: x + 1, False), platform="cuda")
     with pytest.raises(NotImplementedError, match="no lowering of the primitive applies"):
         cuda_only.bind(A)
+
+
+def test_vectorized_and_broadcasting_rules_with_multiple_results_and_scalars():
+    """(defvectorized/defbroadcasting returned one batch dim for a multiple-results
+    primitive, TypeError in vmap; defbroadcasting broadcast an unbatched scalar operand
+    to the batch size, so a primitive that broadcasts scalars got mismatched shapes)"""
+    sincos = extend_core.Primitive("sincos_vectorized")
+    sincos.multiple_results = True
+    sincos.def_impl(lambda x: [np.sin(x), np.cos(x)])
+    sincos.def_abstract_eval(lambda x: [core.ShapedArray(x.shape, x.dtype)] * 2)
+    batching.defvectorized(sincos)
+    s, c = jax.vmap(sincos.bind, in_axes=1)(A)
+    np.testing.assert_allclose(s, np.sin(A).T, rtol=1e-6)
+    np.testing.assert_allclose(c, np.cos(A).T, rtol=1e-6)
+
+    addmul = extend_core.Primitive("addmul_broadcasting")
+    addmul.multiple_results = True
+    addmul.def_impl(lambda x, y: [x + y, x * y])
+    addmul.def_abstract_eval(lambda x, y: [core.ShapedArray(x.shape, x.dtype)] * 2)
+    batching.defbroadcasting(addmul)
+    total, prod = jax.vmap(addmul.bind, in_axes=(0, None))(A, B[0])
+    np.testing.assert_allclose(total, [a + B[0] for a in A], rtol=1e-6)
+    np.testing.assert_allclose(prod, [a * B[0] for a in A], rtol=1e-6)
+
+    shift = extend_core.Primitive("shift_by_scalar")
+    shift.def_impl(lambda x, k: x + k)
+    shift.def_abstract_eval(lambda x, k: core.ShapedArray(
+        np.broadcast_shapes(x.shape, k.shape), x.dtype))
+    batching.defbroadcasting(shift)
+    got = jax.vmap(shift.bind, in_axes=(0, None))(A, np.float32(2.5))
+    np.testing.assert_allclose(got, [a + 2.5 for a in A], rtol=1e-6)

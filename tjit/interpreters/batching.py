@@ -15,20 +15,32 @@ def defvectorized(prim):
     leading axes) by applying it to the batched array: the batch dim stays where it is."""
     def batch(args, dims, **params):
         (x,), (d,) = args, dims
-        return prim.bind(x, **params), d
+        return _with_dims(prim, prim.bind(x, **params), d)
     primitive_batchers[prim] = batch
 
 
 def defbroadcasting(prim):
-    """Batch an elementwise primitive over operands of equal shapes: batched operands get
-    their batch dim in front, unbatched ones are broadcast along it."""
+    """Batch an elementwise primitive over operands of equal shapes (scalars aside, which
+    it broadcasts itself, as JAX's rule leaves them): batched operands get their batch
+    dim in front, unbatched ones are broadcast along it."""
     def batch(args, dims, **params):
-        if all(d == dims[0] for d in dims) and dims[0] is not not_mapped:
-            return prim.bind(*args, **params), dims[0]
+        # (a batched operand has a dim, so ranked is never empty)
+        ranked = [(tuple(get_aval(a).shape), d) for a, d in zip(args, dims)
+                  if get_aval(a).shape]
+        shape, dim = ranked[0]
+        if dim is not not_mapped and all(r == (shape, dim) for r in ranked):
+            return _with_dims(prim, prim.bind(*args, **params), dim)
         size = next(get_aval(a).shape[d] for a, d in zip(args, dims) if d is not not_mapped)
-        front = [bdim_at_front(a, d, size) for a, d in zip(args, dims)]
-        return prim.bind(*front, **params), 0
+        front = [bdim_at_front(a, d, size) if get_aval(a).shape or d is not not_mapped
+                 else a for a, d in zip(args, dims)]
+        return _with_dims(prim, prim.bind(*front, **params), 0)
     primitive_batchers[prim] = batch
+
+
+def _with_dims(prim, out, dim):
+    """A batching rule's answer: ``out`` and its batch dim (one per result when ``prim``
+    has multiple results, as the batching trace expects)."""
+    return (out, [dim] * len(out)) if prim.multiple_results else (out, dim)
 
 
 __all__ = ["bdim_at_front", "defbroadcasting", "defvectorized", "moveaxis", "not_mapped",
