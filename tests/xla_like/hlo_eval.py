@@ -133,22 +133,26 @@ def evaluate_instr(i, ops, env):
 
 
 def _take(i, x, idx):
-    """Gather along ``axis`` with clamped indices (``fill`` where out of range)."""
+    """Gather along ``axis`` with clamped indices (``fill`` where out of range): each
+    result point reads the operand at its ("o"/"s") dims and the index at its ("b"/"s")
+    dims, spelled out with NumPy fancy indexing."""
     axis, out_dims, fill = i.attrs["axis"], i.attrs["out_dims"], i.attrs["fill"]
     raw = np.asarray(idx).astype(np.int64)
+    x = np.asarray(x)
     n = x.shape[axis]
-    g = np.take(x, np.clip(raw, 0, n - 1), axis=axis)
-    labels = [("o", d) for d in range(axis)] + [("b", j) for j in range(raw.ndim)] + [
-        ("o", d) for d in range(axis + 1, x.ndim)]
-    g = g.transpose([labels.index(t) for t in out_dims])
+    shape = tuple(x.shape[t[1]] if t[0] == "o" else raw.shape[t[1]] for t in out_dims)
+    grid = np.indices(shape, sparse=True)
+    at_idx, at_x = [None] * raw.ndim, [None] * x.ndim
+    for k, t in enumerate(out_dims):
+        if t[0] in ("b", "s"):
+            at_idx[t[1]] = grid[k]
+        if t[0] in ("o", "s"):
+            at_x[t[-1]] = grid[k]
+    r = raw[tuple(at_idx)]
+    at_x[axis] = np.clip(r, 0, n - 1)
+    g = np.broadcast_to(x[tuple(at_x)], shape)
     if fill is not None:
-        inb = (raw >= 0) & (raw < n)
-        shape = [1] * g.ndim
-        batch_pos = [k for k, t in enumerate(out_dims) if t[0] == "b"]
-        order = sorted(batch_pos, key=lambda k: out_dims[k][1])
-        for k, size in zip(order, raw.shape):
-            shape[k] = size
-        g = np.where(inb.reshape(shape), g, np.asarray(fill, x.dtype))
+        g = np.where((r >= 0) & (r < n), g, np.asarray(fill, x.dtype))
     return np.asarray(g, x.dtype)
 
 

@@ -310,31 +310,40 @@ gather_p.def_weak_type(lambda operand_weak, indices_weak, **_: operand_weak)
 def _gather_lowering(ctx, operand, indices, *, dimension_numbers, slice_sizes, mode,
                      fill_value, indices_are_sorted=False, unique_indices=False):
     """Gathers of whole slices along one axis (``x[i]``, ``x[idx]``, ``take``) become a
-    fusible ``take`` (see ``xla_like/hlo.py``); any other gather stays a library call."""
+    fusible ``take`` (see ``xla_like/hlo.py``), and so do batched ones
+    (``take_along_axis``, a vmapped ``x[i]``: batch dims shared by operand and indices,
+    whose slices are single elements); any other gather stays a library call."""
     dn = _as_type(GatherDimensionNumbers, dimension_numbers)
-    if len(dn.start_index_map) != 1 or dn.operand_batching_dims or \
+    if len(dn.start_index_map) != 1 or \
             tuple(dn.collapsed_slice_dims) != tuple(dn.start_index_map) or \
             indices.dtype == np.uint64 or not definitely_equal(indices.shape[-1], 1):
         return NotImplemented
     (axis,) = dn.start_index_map
+    shared = dict(zip(dn.start_indices_batching_dims, dn.operand_batching_dims))
+    whole = [d for d in range(operand.ndim) if d != axis and d not in dn.operand_batching_dims]
     if not (type(slice_sizes[axis]) is int and slice_sizes[axis] == 1) or not all(
-            definitely_equal(s, n) for d, (s, n) in enumerate(zip(slice_sizes, operand.shape))
-            if d != axis):
+            definitely_equal(slice_sizes[d], operand.shape[d]) for d in whole):
         return NotImplemented
     batch_shape = tuple(indices.shape[:-1])
     idx = ctx.add("reshape", (indices,), batch_shape, indices.dtype)
-    rank = len(batch_shape) + operand.ndim - 1
-    offset_operand_dims = iter(d for d in range(operand.ndim) if d != axis)
+    rank = len(batch_shape) + len(whole)
+    offset_operand_dims = iter(whole)
     batch = iter(range(len(batch_shape)))
-    out_dims = tuple(("o", next(offset_operand_dims)) if k in dn.offset_dims else
-                     ("b", next(batch)) for k in range(rank))
+    # ("b", j): index dim j; ("o", d): operand dim d; ("s", j, d): both (a batch dim)
+    out_dims = []
+    for k in range(rank):
+        if k in dn.offset_dims:
+            out_dims.append(("o", next(offset_operand_dims)))
+        else:
+            j = next(batch)
+            out_dims.append(("s", j, shared[j]) if j in shared else ("b", j))
     fill = None
     if GatherScatterMode.from_any(mode) == GatherScatterMode.FILL_OR_DROP:
         fill = default_fill_value(operand.dtype) if fill_value is None else fill_value
         fill = np.asarray(fill, operand.dtype).item()
-    shape = tuple(batch_shape[t[1]] if t[0] == "b" else operand.shape[t[1]] for t in out_dims)
+    shape = tuple(operand.shape[t[1]] if t[0] == "o" else batch_shape[t[1]] for t in out_dims)
     return ctx.add("take", (operand, idx), shape, operand.dtype, axis=axis,
-                   out_dims=out_dims, fill=fill)
+                   out_dims=tuple(out_dims), fill=fill)
 
 
 gather_p.lowering = _gather_lowering

@@ -230,11 +230,13 @@ class KernelBuilder:
         idx = i.operands[1]
         batch = [None] * idx.ndim
         sub = [K.Affine(0, (0,) * self.n)] * x.ndim
-        for m, (kind, j) in zip(maps, out_dims):
+        for m, (kind, *dims) in zip(maps, out_dims):
             if kind == "b":
-                batch[j] = m
-            else:
-                sub[j] = m
+                batch[dims[0]] = m
+            elif kind == "o":
+                sub[dims[0]] = m
+            else:       # "s": a batch dim shared by the indices and the operand
+                batch[dims[0]] = sub[dims[1]] = m
         offset = yield (idx, tuple(batch))
         load = self._load_linear(base, _linear(tuple(sub), x.shape, self.n))
         return K.IndexedLoad(load.arg, load.index, offset, row_major_strides(x.shape)[axis],

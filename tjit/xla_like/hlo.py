@@ -24,7 +24,8 @@ reshape            row-major reshape (same element order)
 slice              ``start``, ``limit``, ``strides`` per dim
 take               gather along one axis: (operand, idx) with integer ``idx`` of the
                    batch shape; result dim ``k`` is ``out_dims[k]``: ``("b", j)`` (idx
-                   dim j) or ``("o", d)`` (operand dim d, whole); the element is operand
+                   dim j), ``("o", d)`` (operand dim d, whole) or ``("s", j, d)`` (both:
+                   a batch dim of a batched gather); the element is operand
                    at ``axis`` = idx clamped into range, or ``fill`` when out of range
                    and ``fill`` is not None (lax.gather's clip / fill modes)
 reduce             fold ``axes`` with ``monoid`` (sum, prod, max, min, and, or)
