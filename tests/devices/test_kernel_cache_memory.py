@@ -191,3 +191,85 @@ def test_clear_caches_while_other_threads_call():
             t.join(60)
     assert not errors, errors[0]
     np.testing.assert_allclose(np.asarray(f(x)), expect)
+
+
+def _kinds(c):
+    """Jitted functions of each kind of compiled step, closing over the constant ``c``
+    (distinct code per ``c``): fused elementwise, reduction, dot (a gemm step) and scan
+    (a native loop whose body kernels are built for many calls)."""
+    def scan(x):
+        def body(carry, row):
+            carry = carry * c + row
+            return carry, carry.sum()
+        return tjit.lax.scan(body, jnp.zeros(x.shape[1], x.dtype), x)
+    return {
+        "elementwise": (tjit.jit(lambda x: jnp.sin(x) * c + x),
+                        lambda x: np.sin(x) * c + x),
+        "reduction": (tjit.jit(lambda x: jnp.sum(x * c, axis=0)),
+                      lambda x: np.sum(x * c, axis=0)),
+        "dot": (tjit.jit(lambda x: jnp.sin(jnp.dot(x, x.T)) * c),
+                lambda x: np.sin(np.dot(x, x.T)) * c),
+        "scan": (tjit.jit(scan), None),
+    }
+
+
+def _scan_reference(x, c):
+    carry, ys = np.zeros(x.shape[1]), []
+    for row in x:
+        carry = carry * c + row
+        ys.append(carry.sum())
+    return carry, np.array(ys)
+
+
+@pytest.mark.parametrize("kind", ["elementwise", "reduction", "dot", "scan"])
+def test_dropped_jitted_function_and_its_program_are_collected(kind, monkeypatch):
+    """Nothing process-wide keeps a dropped jitted function, its compiled program or
+    its machine code (beyond the kernel table's bounded recent kernels)."""
+    monkeypatch.setattr(kernel_cache, "CACHE_SIZE", 0)     # only held kernels stay
+    x64 = np.linspace(-1, 1, 48).reshape(6, 8)
+    x = jnp.asarray(x64, jnp.float32)
+    c = 1.0 + 0.001 * (hash(kind) % 997)
+    f, ref = _kinds(c)[kind]
+    before = set(kernel_cache._LIVE.keys())
+    got = f(x)
+    if ref is None:
+        for g, r in zip(got, _scan_reference(x64, c)):
+            np.testing.assert_allclose(np.asarray(g), r, rtol=1e-5, atol=1e-6)
+    else:
+        np.testing.assert_allclose(np.asarray(got), ref(x64), rtol=1e-5, atol=1e-5)
+    (entry,) = f._cache.values()
+    program = weakref.ref(entry.executable)
+    # every kernel it compiled, loop bodies' included
+    codes = [weakref.ref(fn.code) for h, fn in list(kernel_cache._LIVE.items())
+             if h not in before]
+    assert codes, f"{kind}: compiled no kernel (the test would check nothing)"
+    jitted = weakref.ref(f)
+    del f, entry, got
+    gc.collect()
+    assert jitted() is None, f"{kind}: a dropped jitted function is still referenced"
+    assert program() is None, f"{kind}: a dropped function's compiled program is kept"
+    assert all(code() is None for code in codes), f"{kind}: its machine code is kept"
+
+
+def test_caches_stay_bounded_over_many_distinct_functions(monkeypatch):
+    """Over more distinct functions than the kernel table holds, every process-wide
+    table tjit fills per compile stays within its bound."""
+    from tjit import api
+    from tjit.devices import rebind_code
+
+    monkeypatch.setattr(kernel_cache, "CACHE_SIZE", 6)
+    monkeypatch.setattr(rebind_code, "_CODE_LIMIT", 5)
+    x = jnp.asarray(np.linspace(-1, 1, 48).reshape(6, 8), jnp.float32)
+    engines = []
+    for i in range(24):
+        f, _ = _kinds(2.0 + i * 0.01)[("elementwise", "reduction", "dot", "scan")[i % 4]]
+        tjit.block_until_ready(f(x))
+        del f
+        gc.collect()
+        assert kernel_cache.cached_count() <= kernel_cache.CACHE_SIZE
+        assert len(rebind_code._CODE) <= rebind_code._CODE_LIMIT
+        assert len(api._SHARED) == 0 and len(api._ALL_JITTED) == 0
+        engines.append(target.ARENA_STATS["engines"] - target.ARENA_STATS["freed"])
+    # live engines: those holding the recent kernels (each may pin ARENA_SIZE - 1 dead)
+    # and the one being filled
+    assert max(engines[8:]) <= kernel_cache.CACHE_SIZE + 1, engines
