@@ -26,7 +26,7 @@ import numpy as np
 from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray, aval_of_value
 from tjit.tracing.core import never_weak
-from tjit.primitives import base, ieee_minmax
+from tjit.primitives import base, float8_round, ieee_minmax
 from tjit.primitives.base import (
     ANY, FLOAT, INT, INT_OR_BOOL, NUMBER, REAL_FLOAT, check_dtype_kind, new_primitive,
     same_dtypes, same_shapes)
@@ -603,7 +603,7 @@ def _convert_impl(xp, x, *, new_dtype, weak_type=False):
     new_dtype = np.dtype(new_dtype)
     if x.dtype == new_dtype:
         return x
-    if (xp is np and x.dtype.kind == "V" and x.dtype.itemsize == 1
+    if (xp is np and x.dtype.kind in "Vf" and x.dtype.itemsize == 1  # (e5m2's kind is f)
             and x.size >= base.TABLE_MIN_SIZE):
         # float8/int4 to anything: look up this very conversion of all 256 byte patterns
         # (ml_dtypes converts element by element, about 10x slower)
@@ -613,6 +613,12 @@ def _convert_impl(xp, x, *, new_dtype, weak_type=False):
             table = _CONVERT_TABLES[x.dtype, new_dtype] = _convert_impl(
                 np, every, new_dtype=new_dtype)
         return table[x.view(np.uint8)]
+    if (xp is np and float8_round.handles(x.dtype, new_dtype)
+            and (x.size >= base.TABLE_MIN_SIZE or x.dtype == np.float64)):
+        # float32/64 to float8: whole-array bit arithmetic (ml_dtypes' astype is an
+        # element-by-element loop, several times slower). float64 always comes here: it
+        # is rounded once, as XLA does (ml_dtypes rounds it to float32 first)
+        return float8_round.round_to_float8(x, new_dtype)
     if dtypes.is_complex(x.dtype) and not dtypes.is_complex(new_dtype):
         x = xp.real(x)
     if dtypes.is_inexact(x.dtype) and dtypes.is_int(new_dtype):
