@@ -665,3 +665,23 @@ def test_set_operations_with_nans(name, op):
     got = getattr(jnp, op)(jnp.asarray(a), jnp.asarray(b))
     want = getattr(np, op)(a.astype(np.float64), b.astype(np.float64)).astype(name)
     _same_bits(got, want)
+
+
+@pytest.mark.parametrize("name", F8 + ["float4_e2m1fn", "bfloat16"])
+def test_floor_divide_round_and_i0_compute_in_float32(name):
+    """(they computed their steps in the narrow type: float8_e4m3fn 0.043 // 0.0059 gave
+    6, not 7; bfloat16 13.0625 // -0.0444 gave -292, not -294; i0(0) of a float8 0.875)"""
+    if name == "bfloat16":
+        v = (np.random.default_rng(0).standard_normal(300) * 10).astype(name)
+    else:
+        v = _all_values(name)
+    v = v[np.isfinite(v.astype(np.float32))]
+    x, y = np.repeat(v, v.size), np.tile(v, v.size)
+    x, y = x[y.astype(np.float64) != 0], y[y.astype(np.float64) != 0]
+    dt = np.dtype(name)
+    with np.errstate(over="ignore"):   # (float8_e8m0fnu's largest quotients)
+        want = np.floor_divide(x.astype(np.float64), y.astype(np.float64)).astype(dt)
+    _same_bits(jnp.floor_divide(jnp.asarray(x), jnp.asarray(y)), want, zero_signs=False)
+    _same_bits(jnp.round(jnp.asarray(v), 1), np.round(v.astype(np.float64), 1).astype(dt))
+    small = v[np.abs(v.astype(np.float64)) < 10]
+    _same_bits(jnp.i0(jnp.asarray(small)), np.i0(small.astype(np.float64)).astype(dt))

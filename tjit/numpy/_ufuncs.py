@@ -519,11 +519,13 @@ def _float_divmod(x, y):
     floor(x / y) is off by one for e.g. 1.0 // 0.1, and rounding ``div`` half to even
     (or away from zero, as JAX) instead of snapping is off by one for quotients of
     2**22 and more in float32: -131569.83 // -0.015981581 is 8232591, not 8232592.
-    float16 is computed in float32 and rounded, as NumPy's ``npy_half_divmod``.
+    float16 is computed in float32 and rounded, as NumPy's ``npy_half_divmod``; so are
+    bfloat16 and the float8/6/4s, as ml_dtypes' ufuncs (in their own precision the steps
+    round: bfloat16 13.0625 // -0.0444336 gave -292, not -294).
     """
-    if x.dtype == np.float16:
+    if dtypes.computes_in_float32(x.dtype):
         q, r = _float_divmod(*(lax.convert_element_type(v, np.float32) for v in (x, y)))
-        return tuple(lax.convert_element_type(v, np.float16) for v in (q, r))
+        return tuple(lax.convert_element_type(v, x.dtype) for v in (q, r))
     zero, one = lax.full_like(x, 0), lax.full_like(x, 1)
     mod = lax.rem(x, y)
     div = lax.div(lax.sub(x, mod), y)
@@ -964,6 +966,11 @@ def _round_int_to_multiple(a, f):
     return lax.convert_element_type(lax.mul(q, fw), a.dtype, weak_type=a.weak_type)
 
 
+class _BoolRoundError(TypeError, ValueError):
+    """round of a boolean array: JAX raises ValueError; it is a wrong-dtype error
+    (TypeError) too, so either ``except`` catches it."""
+
+
 def round(a, decimals=0, out=None):  # noqa: A001
     """Round to ``decimals`` decimal places, halves to even (as NumPy does).
 
@@ -980,14 +987,18 @@ def round(a, decimals=0, out=None):  # noqa: A001
     except TypeError:
         raise TypeError(f"round: decimals must be a static integer, got {decimals!r}") from None
     a = ensure_array("round", a)
+    if dtypes.is_bool(a.dtype):  # JAX's ValueError (NumPy gives float16)
+        raise _BoolRoundError("round: a boolean array has nothing to round (JAX refuses it); "
+                         "convert it first, e.g. a.astype(jnp.float32) or a.astype(int)")
     if not dtypes.is_inexact(a.dtype):
         return a if decimals >= 0 else _round_int_to_multiple(a, 10 ** -decimals)
     if dtypes.is_complex(a.dtype):
         return lax.complex(round(lax.real(a), decimals), round(lax.imag(a), decimals))
     if decimals == 0:
         return lax.round(a, lax.ROUND_TO_NEAREST_EVEN)
-    # float16 would lose the scaled value's digits: scale in float32 (as JAX does).
-    x = lax.convert_element_type(a, np.float32) if a.dtype == np.float16 else a
+    # float16 (and bfloat16, float8s) would lose the scaled value's digits: scale in
+    # float32 (as JAX does for float16)
+    x = lax.convert_element_type(a, np.float32) if dtypes.computes_in_float32(a.dtype) else a
     out = _round_scaled(x, decimals)
     return lax.convert_element_type(out, a.dtype, weak_type=a.weak_type)
 
@@ -1436,8 +1447,8 @@ def i0(x, /):
     if _I0_A is None:  # pragma: no cover
         raise NotImplementedError("i0: this NumPy version does not expose the Cephes "
                                   "coefficients tjit uses")
-    if x.dtype in (dtypes.float16, dtypes.bfloat16):
-        # the 30-term series in float16 drifts 3 ulps (i0(3.5) gave 7.367, not 7.379):
+    if dtypes.computes_in_float32(x.dtype):
+        # the 30-term series in float16 drifts 3 ulps (float8: i0(0) gave 0.875) (i0(3.5) gave 7.367, not 7.379):
         # float32 and one rounding, as JAX's Bessel functions compute narrow floats
         return lax.convert_element_type(i0(lax.convert_element_type(x, dtypes.float32)),
                                         x.dtype)
