@@ -11,7 +11,7 @@ import operator
 
 import numpy as np
 
-from tjit._sympy import is_expr
+from tjit._sympy import is_expr, sympy
 from tjit import lax
 from tjit.lax._structural import dim_value
 from tjit.numpy._padding import strong_main_diagonal
@@ -20,7 +20,8 @@ from tjit.tracing.core import Array, Tracer, concrete_value
 from tjit.tracing.errors import ConcretizationTypeError, NegativeDimensionError
 from tjit.tracing.extended_dtypes import ExtendedArray
 from tjit.transforms.batching import vmap
-from tjit.tracing.shapes import broadcast_shapes, canonical_shape, normalize_axis, shape_str
+from tjit.tracing.shapes import (broadcast_shapes, canonical_shape, dim_str, max_dim,
+                                 normalize_axis, shape_str)
 from tjit.numpy._core import (
     asarray, broadcast_to_shape, ensure_array, out_sharded, promote_dtypes, result_type_of)
 from tjit.numpy._dtypes import _np_dtype
@@ -215,10 +216,10 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding
 
 def _arange(start, stop, step, dtype):
     dt = canonical_dtype(dtype, "arange")
-    if is_expr(start):
-        if stop is None and step is None and not start.is_Integer:
-            return lax.iota(dt or dtypes.default_int(), start)  # symbolic length
-        start = int(start) if start.is_Integer else start
+    start, stop, step = (int(v) if is_expr(v) and v.is_Integer else v
+                         for v in (start, stop, step))
+    if any(is_expr(v) for v in (start, stop, step)):
+        return _symbolic_arange(start, stop, step, dt)
     start, stop, step = (None if v is None else _concrete_range_arg(v, w) for v, w in
                          ((start, "start"), (stop, "stop"), (step, "step")))
     given = [v for v in (start, stop, step) if v is not None]
@@ -242,6 +243,42 @@ def _arange(start, stop, step, dtype):
     if ref.size and ref[0] == 0 and step == 1 and ref.dtype.kind in "iu":
         return lax.iota(dt, ref.size)
     return Array(ref.astype(dt), False)
+
+
+def _symbolic_arange(start, stop, step, dt):
+    """``arange`` with symbolic-dim bounds (``arange(1, x.shape[0] + 1)`` under
+    polymorphic shapes), as JAX allows: integer bounds and a concrete non-zero integer
+    step; the length is a dim, ``max(0, ceil((stop - start) / step))``."""
+    def integral(v, what):
+        if v is None or is_expr(v):
+            return v
+        try:
+            return operator.index(v)
+        except TypeError:
+            raise TypeError(f"jnp.arange: with a symbolic dim among its bounds, {what} must "
+                            f"be an integer or a symbolic dim, got {v!r}") from None
+    start, stop = integral(start, "start"), integral(stop, "stop")
+    if is_expr(step):
+        raise TypeError(f"jnp.arange: step must be a concrete integer, got the symbolic dim "
+                        f"{dim_str(step)}")
+    step = 1 if step is None else integral(step, "step")
+    if step == 0:
+        raise _ZeroStepError("jnp.arange: step must not be zero; pass a non-zero step "
+                             "(its sign sets the direction)")
+    if stop is None:
+        start, stop = 0, start
+    # ceil(span / |step|) as a floor of integers (sizes are evaluated exactly, see shapes)
+    span = stop - start if step > 0 else start - stop
+    length = max_dim(0, sympy.floor((span + abs(step) - 1) / sympy.Integer(abs(step))))
+    length = int(length) if is_expr(length) and length.is_Integer else length
+    dt = dt or dtypes.default_int()
+    n_dt = dtypes.default_int()
+    values = lax.iota(n_dt, length)
+    if step != 1:
+        values = lax.mul(values, lax.full((), step, n_dt))
+    if not (type(start) is int and start == 0):
+        values = lax.add(values, dim_value(start, n_dt))
+    return lax.convert_element_type(values, dt)
 
 
 def _linspace_parts(start, stop, num, endpoint, dtype, axis, fname):

@@ -20,7 +20,8 @@ from tjit.tracing import dtypes
 from tjit.tracing.core import Array, Tracer, concrete_value
 from tjit.tracing.errors import ConcretizationTypeError, InconclusiveDimensionError
 from tjit.tracing.extended_dtypes import ExtendedArray
-from tjit.tracing.shapes import broadcast_shapes, dim_str, greater_equal, normalize_axis, shape_str
+from tjit.tracing.shapes import broadcast_shapes, dim_str, greater_equal, normalize_axis, shape_str, \
+    axis_tuple
 from tjit.numpy import _ufuncs as uf
 from tjit.numpy._core import (
     asarray, broadcast_to_shape, check_arraylike, ensure_array, promote_args,
@@ -586,7 +587,7 @@ def gradient(f, *varargs, axis=None, edge_order=None):
         raise ValueError(f"jnp.gradient: edge_order must be 1 or 2, got {edge_order}")
     axes = tuple(range(f.ndim)) if axis is None else tuple(
         normalize_axis(a, f.ndim, "jnp.gradient") for a in
-        (axis if isinstance(axis, (tuple, list)) else (axis,)))
+        axis_tuple(axis))
     if len(varargs) == 0:
         spacing = [1.0] * len(axes)
     elif len(varargs) == 1 and np.ndim(varargs[0]) == 0:

@@ -198,7 +198,7 @@ def rollaxis(a, axis, start=0):
 def expand_dims(a, axis):
     """Insert size-1 axes at positions ``axis`` (int or tuple) of the result."""
     a = ensure_array("expand_dims", a)
-    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    axes = sh.axis_tuple(axis)
     axes = sh.normalize_axes(tuple(axes), a.ndim + len(axes), "expand_dims")
     return lax.expand_dims(a, axes)
 
@@ -209,7 +209,7 @@ def squeeze(a, axis=None):
     if axis is None:
         dims = tuple(i for i, d in enumerate(a.shape) if type(d) is int and d == 1)
     else:
-        axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+        axes = sh.axis_tuple(axis)
         if a.ndim == 0 and axes:
             raise AxisError(f"squeeze: axis {axis} is out of bounds for a 0-d array")
         dims = sh.normalize_axes(tuple(axes), a.ndim, "squeeze")
@@ -763,7 +763,7 @@ def roll(a, shift, axis=None):
     a = ensure_array("roll", a)
     if axis is None:
         return reshape(roll(ravel(a), shift, 0), a.shape)
-    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    axes = sh.axis_tuple(axis)
     if isinstance(shift, (Array, Tracer)) and shift.ndim > 0:
         shifts = [lax.reshape(_slice_axis(shift, i, i + 1, 0), ()) for i in
                   range(shift.shape[0])]

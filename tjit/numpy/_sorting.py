@@ -111,8 +111,10 @@ def lexsort(keys, axis=-1):
     if len(shapes) > 1:
         raise ValueError(f"lexsort: all keys need to be the same shape, got "
                          f"{', '.join(shape_str(k.shape) for k in keys)}")
-    if keys[0].ndim == 0:
-        raise ShapeError("lexsort: keys must have rank >= 1")
+    if keys[0].ndim == 0:  # (NumPy's, JAX's: a 1-D ``keys`` is k 0-d keys: one element)
+        if operator.index(axis) not in (0, -1):
+            raise AxisError(f"lexsort: axis {axis} is out of bounds for keys of rank 0")
+        return lax.full((), 0, dtypes.default_int())
     dim = normalize_axis(axis, keys[0].ndim, "lexsort")
     iota = lax.broadcasted_iota(dtypes.default_int(), keys[0].shape, dim)
     out = lax.sort([*keys[::-1], iota], dimension=dim, num_keys=len(keys))

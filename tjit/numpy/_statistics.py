@@ -66,8 +66,9 @@ def bincount(x, weights=None, minlength=0, *, length=None):
         if tuple(w.shape) != tuple(x.shape):
             raise ValueError(f"jnp.bincount: weights of shape {shape_str(w.shape)} must have "
                              f"the shape of x {shape_str(x.shape)}")
-        if dtypes.is_bool(w.dtype):
-            w = lax.convert_element_type(w, dtypes.default_int())
+        if dtypes.is_bool(w.dtype):  # JAX's TypeError; NumPy would sum them as float64
+            raise TypeError("jnp.bincount: boolean weights are not summed (JAX refuses "
+                            "them); convert them first, e.g. weights.astype(jnp.float32)")
     idx = lax.max(x, lax.full((), 0, x.dtype))
     return _scatter_add(length, lax.convert_element_type(idx, dtypes.default_int()), w)
 

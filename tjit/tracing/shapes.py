@@ -356,11 +356,29 @@ def normalize_axis(axis, ndim, op="tjit"):
     return axis % ndim if ndim else 0
 
 
+def axis_tuple(axis):
+    """``axis`` (one axis, or any sequence of them: tuple, list, range, a 1-D NumPy
+    array) as a tuple, the way NumPy's ``normalize_axis_tuple`` reads it: an integer
+    (anything with ``__index__``) is one axis, any other iterable lists axes. Entries are
+    checked by :func:`normalize_axis`; a non-iterable stays a 1-tuple so its error says
+    "axis must be an integer"."""
+    import operator
+    if isinstance(axis, (tuple, list)):
+        return tuple(axis)
+    try:
+        return (operator.index(axis),)
+    except TypeError:
+        pass
+    if isinstance(axis, (str, bytes)) or not hasattr(axis, "__iter__") or \
+            getattr(axis, "ndim", 1) != 1:
+        return (axis,)
+    return tuple(axis)
+
+
 def normalize_axes(axes, ndim, op="tjit"):
     if axes is None:
         return tuple(range(ndim))
-    if not isinstance(axes, (tuple, list)):
-        axes = (axes,)
+    axes = axis_tuple(axes)
     out = tuple(normalize_axis(a, ndim, op) for a in axes)
     if len(set(out)) != len(out):
         raise ShapeError(f"{op}: repeated axis in {tuple(axes)}")
