@@ -87,6 +87,8 @@ def cases(lib, np_mod):
         return out.trace(x) if lib is jax else out.lower(x)
     rows.update({
         "grad(checkpoint(f))": lambda: gc(x),
+        # a checkpoint wrapper made per step: its trace is cached on f, not the wrapper
+        "grad(checkpoint(f)) new wrapper": lambda: lib.grad(lib.checkpoint(loss))(x),
         "jit(grad(f)) (reference)": lambda: jit_g(x),
         "grad(x: jit(f)(x) * 2)": lambda: g_inside(x),
         "vmap(x: jit(f)(x) * 2)": lambda: v_inside(xs),

@@ -317,17 +317,16 @@ def checkpoint_name(x, name):
 
 # -- jvp and batching rules ------------------------------------------------------------------
 def _checkpoint_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, policy):
-    body = jaxpr
-    jaxpr = dce(jaxpr)  # unused code is not differentiated (a jit inside, as JAX's)
     nz = [type(t) is not Zero for t in tangents]
     t_nz = [t for t in tangents if type(t) is not Zero]
     n = len(primals)
     store = {}
 
     def flat(*args):
+        live = dce(jaxpr)  # unused code is not differentiated (a jit inside, as JAX's)
         it = iter(args[n:])
-        ts = [next(it) if z else Zero(tangent_aval(a)) for a, z in zip(jaxpr.in_avals, nz)]
-        outs, t_outs = jvp_flat(lambda *a: eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *a),
+        ts = [next(it) if z else Zero(tangent_aval(a)) for a, z in zip(live.in_avals, nz)]
+        outs, t_outs = jvp_flat(lambda *a: eval_jaxpr(live.jaxpr, live.consts, *a),
                                 list(args[:n]), ts, "checkpoint")
         store["zero"] = [type(t) is Zero for t in t_outs]
         return list(outs) + [t for t in t_outs if type(t) is not Zero]
@@ -338,7 +337,7 @@ def _checkpoint_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, po
     # the body's jvp, traced once per body, tangent mask and avals (grad of a cached body)
     sig = signature(list(primals) + t_nz)
     key = None if sig is None else (tuple(nz), sig, trace_context())
-    closed, consts, zeros = _cached_trace(body, key, trace, _JVP_TRACES)
+    closed, consts, zeros = _cached_trace(jaxpr, key, trace, _JVP_TRACES)
     outs = checkpoint_p.bind(*consts, *primals, *t_nz, jaxpr=closed, prevent_cse=prevent_cse,
                              differentiated=True, policy=policy)
     n_out = len(jaxpr.out_avals)
