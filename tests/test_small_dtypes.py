@@ -685,3 +685,15 @@ def test_floor_divide_round_and_i0_compute_in_float32(name):
     _same_bits(jnp.round(jnp.asarray(v), 1), np.round(v.astype(np.float64), 1).astype(dt))
     small = v[np.abs(v.astype(np.float64)) < 10]
     _same_bits(jnp.i0(jnp.asarray(small)), np.i0(small.astype(np.float64)).astype(dt))
+
+
+@pytest.mark.parametrize("name", INTS)
+def test_median_and_quantiles_of_narrow_ints_are_float32(name):
+    """(the array met the Python float q in one promotion: TypePromotionError for int4)"""
+    v = _all_values(name)
+    x = jnp.asarray(v)
+    for got, want in [(jnp.median(x), np.median(v.astype(np.float64))),
+                      (jnp.percentile(x, 30), np.percentile(v.astype(np.float64), 30)),
+                      (jnp.nanquantile(x, 0.9), np.nanquantile(v.astype(np.float64), 0.9))]:
+        assert got.dtype == np.float32
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)

@@ -22,7 +22,8 @@ from tjit.tracing import dtypes
 from tjit.tracing.core import Array, Tracer, concrete_value
 from tjit.tracing.errors import AxisError
 from tjit.tracing.shapes import broadcast_shapes, normalize_axes, shape_str
-from tjit.numpy._core import (broadcast_to_shape, ensure_array, promote_dtypes_inexact,
+from tjit.numpy._core import (broadcast_to_shape, ensure_array, host_numpy_array,
+                              promote_dtypes_inexact,
                               result_type_of, takes_out_sharding)
 from tjit.numpy._creation import canonical_dtype, dim_value
 
@@ -543,7 +544,7 @@ _MEDIAN = "median"  # median/nanmedian's own rule (a mean, not a lerp); not a us
 def _check_q_range(q, lo, hi, name, what):
     if isinstance(q, Tracer):
         return  # a traced q cannot be checked; out-of-range values give garbage, as in JAX
-    v = np.asarray(q._value if isinstance(q, Array) else q)
+    v = q._value if isinstance(q, Array) else host_numpy_array(q, f"jnp.{name}", "q")
     if v.size and (np.nanmin(v) < lo or np.nanmax(v) > hi):
         raise ValueError(f"jnp.{name}: {what} must be in the range [{lo}, {hi}], got {q!r}")
 
@@ -661,7 +662,9 @@ def _quantile(name, a, q, axis, method, keepdims, squash_nans):
     if dtypes.is_complex(a.dtype):
         raise TypeError(f"jnp.{name} does not support complex input ({a.dtype})")
     out_dt = dtypes.to_inexact(a.dtype)  # the result's, whatever q's dtype (as JAX)
-    a, q = promote_dtypes_inexact(a, q)
+    # a to inexact first, as JAX's: an int4 meeting the Python float q is a promotion
+    # error (median of an int4 array raised one; JAX's is a float32)
+    a, q = promote_dtypes_inexact(promote_dtypes_inexact(a)[0], q)
     axes = _axes(a, axis, name)
     x, n = _sorted_rows(a, axes)
     dt = x.dtype
