@@ -176,3 +176,27 @@ def test_cached_trace_inside_jit_and_vmap_matches_reference():
         np.testing.assert_allclose(np.asarray(tjit.jit(tjit.grad(c))(jnp.asarray(xs[0]))),
                                    want[0], rtol=1e-5, atol=1e-6)
     assert len(calls) == 1   # the vmapped body is traced per example: (3,) as jit's
+
+
+SCALE = 2.0
+
+
+def _scaled(x):
+    return jnp.sin(x) * SCALE
+
+
+def test_rebinding_a_global_keeps_the_trace_as_jax_does():
+    # JAX 0.10.2 keys checkpoint's trace on the function object: a global the body read
+    # was traced as a constant, and rebinding it does not retrace (checked against
+    # jax.grad(jax.checkpoint(f)): 2 cos(0.5) after SCALE = 5.0). A new signature (here
+    # a weak-typed Python float) retraces and reads the new value, in JAX too.
+    global SCALE
+    g = tjit.grad(tjit.checkpoint(_scaled))
+    x = jnp.asarray(np.float32(0.5))
+    try:
+        np.testing.assert_allclose(float(g(x)), 2.0 * np.cos(0.5), rtol=1e-6)
+        SCALE = 5.0
+        np.testing.assert_allclose(float(g(x)), 2.0 * np.cos(0.5), rtol=1e-6)
+        np.testing.assert_allclose(float(g(0.5)), 5.0 * np.cos(0.5), rtol=1e-6)
+    finally:
+        SCALE = 2.0
