@@ -107,3 +107,28 @@ def test_a_non_integer_axis_still_names_the_function():
         jnp.sum(jnp.ones((2, 3)), axis="a")
     with pytest.raises(TypeError, match="expand_dims: axis must be an integer"):
         jnp.expand_dims(jnp.ones(3), 1.0)
+
+
+# -- a ragged list surfaced NumPy's "inhomogeneous shape" (or named asarray) --------------
+RAGGED = [[0.1], [0.2, 0.3]]
+_KEY = tjit.random.PRNGKey(0)
+RAGGED_CASES = [
+    ("jnp.quantile", lambda: jnp.quantile(jnp.ones(3), RAGGED)),
+    ("jnp.percentile", lambda: jnp.percentile(jnp.ones(3), RAGGED)),
+    ("uniform", lambda: tjit.random.uniform(_KEY, (2,), minval=RAGGED)),
+    ("randint", lambda: tjit.random.randint(_KEY, (2,), [[1], [2, 3]], 5)),
+    ("bernoulli", lambda: tjit.random.bernoulli(_KEY, RAGGED)),
+    ("choice", lambda: tjit.random.choice(_KEY, 3, p=RAGGED)),
+    ("beta", lambda: tjit.random.beta(_KEY, RAGGED, 1.0)),
+    ("gamma", lambda: tjit.random.gamma(_KEY, RAGGED)),
+    ("poisson", lambda: tjit.random.poisson(_KEY, RAGGED)),
+    ("geometric", lambda: tjit.random.geometric(_KEY, RAGGED)),
+    ("truncated_normal", lambda: tjit.random.truncated_normal(_KEY, RAGGED, 1.0)),
+    ("asarray", lambda: jnp.asarray(RAGGED)),
+]
+
+
+@pytest.mark.parametrize("name,call", RAGGED_CASES, ids=[c[0] for c in RAGGED_CASES])
+def test_a_ragged_list_is_refused_naming_the_function(name, call):
+    with pytest.raises(TypeError, match=rf"^{name}: the .*ragged.*same length"):
+        call()

@@ -158,6 +158,22 @@ def asarray(a, dtype=None, order=None, *, copy=None, device=None, out_sharding=N
     return out_sharded(out, out_sharding, "asarray")
 
 
+def host_numpy_array(a, op, what=None):
+    """``np.asarray(a)`` for a host value given to ``op``, whose failure names ``op``
+    (and the argument ``what``): a ragged nested list surfaced NumPy's "setting an array
+    element with a sequence ... inhomogeneous shape" from wherever it was converted."""
+    try:
+        return np.asarray(a)
+    except Exception as e:
+        arg = f" {what}" if what else ""
+        if isinstance(e, ValueError) and "inhomogeneous" in str(e):
+            raise TypeError(f"{op}: the{arg} {type(a).__name__} {a!r:.60} is ragged (its "
+                            f"rows differ in length), so it is no array; give every row "
+                            f"the same length") from None
+        raise TypeError(f"{op}: cannot convert{arg} {type(a).__name__} to an array: "
+                        f"{e}") from None
+
+
 def _asarray(a, dtype, copy, op):
     if dtypes.is_float0(a) and (dtype is None or np.dtype(dtype) == dtypes.float0):
         return np.asarray(a)  # a float0 tangent holds no data: NumPy's, as JAX's is
@@ -198,10 +214,7 @@ def _asarray(a, dtype, copy, op):
         if isinstance(a, int) and not isinstance(a, bool):
             check_int_fits(a, dt)
         return Array(np.asarray(a, dt), weak)
-    try:
-        v = np.asarray(a)
-    except Exception as e:
-        raise TypeError(f"asarray: cannot convert {type(a).__name__} to an array: {e}") from None
+    v = host_numpy_array(a, op)
     # (kind "V" is also that of ml_dtypes' bfloat16, a number: only true voids are refused)
     if v.dtype == object or v.dtype.kind in "US" or issubclass(v.dtype.type, np.void):
         raise TypeError(f"asarray: unsupported input of type {type(a).__name__} "

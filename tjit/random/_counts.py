@@ -113,7 +113,7 @@ def poisson(key, lam, shape=None, dtype=None):
     key = check_key("poisson", key)
     dt = _int_dtype("poisson", dtype)
     ft = dtypes.default_float()
-    (lam,), shape = _params("poisson", shape, as_param(lam, ft))
+    (lam,), shape = _params("poisson", shape, as_param(lam, ft, "poisson", "lam"))
     invalid = lax.bitwise_or(lax.lt(lam, 0.0), lax.ne(lam, lam))
     infinite = lax.eq(lam, np.inf)  # gives the dtype's largest value, as rates above it do
     # so that every loop ends
@@ -227,7 +227,8 @@ def binomial(key, n, p, shape=None, dtype=None):
     if not dtypes.is_float(ft):
         raise ValueError(f"dtype argument to `binomial` must be a float dtype, got {ft}")
     check_real("binomial", p=p)  # (JAX casts a complex n, and fails on a complex p)
-    (n, p), shape = _params("binomial", shape, as_param(n, ft), as_param(p, ft))
+    (n, p), shape = _params("binomial", shape, as_param(n, ft, "binomial", "n"),
+                            as_param(p, ft, "binomial", "p"))
     flip = lax.gt(p, 0.5)
     q = lax.select(flip, lax.sub(1.0, p), p)
     valid = lax.bitwise_and(lax.bitwise_and(lax.ge(n, 0.0), lax.ge(p, 0.0)), lax.le(p, 1.0))

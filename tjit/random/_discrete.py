@@ -18,7 +18,7 @@ from tjit import lax
 from tjit import numpy as jnp
 from tjit.random._keys import UINT_DTYPES, check_key, check_shape, random_bits
 from tjit.random._samplers import (
-    bcast, check_param_shapes, gumbel_, split2, take0, take1, uniform_)
+    bcast, check_param_shapes, gumbel_, param_array, split2, take0, take1, uniform_)
 
 
 # -- bernoulli / rademacher ------------------------------------------------------------------
@@ -37,7 +37,7 @@ def bernoulli(key, p=0.5, shape=None, mode="low"):
     if mode not in ("low", "high"):
         raise ValueError(f"bernoulli: got mode={mode!r}, expected 'high' or 'low'")
     key = check_key("bernoulli", key)
-    p = p if isinstance(p, (Array, Tracer)) else jnp.asarray(p)
+    p = param_array(p, "bernoulli", "p")
     if not dtypes.is_float(p.dtype):
         raise TypeError(f"bernoulli probability `p` must have a floating dtype, got "
                         f"{p.dtype}; pass e.g. p=0.5 or p.astype(jnp.float32)")
@@ -101,7 +101,7 @@ def randint(key, shape, minval, maxval, dtype=None):
     if not dtypes.is_int(dtype):
         raise TypeError(f"randint only accepts integer dtypes, got {dtype}")
     shape = check_shape("randint", shape)
-    minval, maxval = _int_param(minval), _int_param(maxval)
+    minval, maxval = _int_param(minval, "minval"), _int_param(maxval, "maxval")
     info = dtypes.iinfo(dtype)
     if info.bits < 32:
         i32 = dtypes.int32
@@ -112,8 +112,8 @@ def randint(key, shape, minval, maxval, dtype=None):
     return randint_(key, shape, minval, maxval, dtype)
 
 
-def _int_param(x):
-    x = x if isinstance(x, (Array, Tracer)) else jnp.asarray(x)
+def _int_param(x, what):
+    x = param_array(x, "randint", what)
     if not dtypes.is_int(x.dtype):
         x = lax.convert_element_type(x, dtypes.default_int())
     return x
@@ -129,7 +129,7 @@ def _convert_and_clip_integer(val, dtype):
 
 def randint_(key, shape, minval, maxval, dtype):
     """:func:`randint` for integer-typed bounds and a 32/64-bit ``dtype``."""
-    minval, maxval = _int_param(minval), _int_param(maxval)
+    minval, maxval = _int_param(minval, "minval"), _int_param(maxval, "maxval")
     check_param_shapes("randint", shape, minval.shape, maxval.shape)
     dt_max = _convert_and_clip_integer(jnp.asarray(dtypes.iinfo(dtype).max, dtype), maxval.dtype)
     # maxval beyond the dtype's max (e.g. 2**31 for int32) makes the span one larger
@@ -227,7 +227,7 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
     """
     key = check_key("choice", key)
     shape = check_shape("choice", shape)
-    arr = a if isinstance(a, (Array, Tracer)) else jnp.asarray(a)
+    arr = param_array(a, "choice", "a")
     if arr.ndim == 0:
         n_inputs = operator.index(concrete_value(arr, "the argument a of tjit.random.choice"))
     else:
@@ -257,7 +257,7 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
 
 
 def _choice_index_p(key, p, n_inputs, shape, n_draws, replace, mode):
-    p_arr = jnp.asarray(p)
+    p_arr = param_array(p, "choice", "p")
     if not dtypes.is_inexact(p_arr.dtype):
         p_arr = lax.convert_element_type(p_arr, dtypes.default_float())
     if tuple(p_arr.shape) != (n_inputs,):

@@ -111,7 +111,7 @@ def _row(x, i):
 
 
 def _alpha(name, a, shape, dtype):
-    a = as_param(a, dtype)
+    a = as_param(a, dtype, name, "a")
     if shape is None:
         shape = tuple(a.shape)
     else:
@@ -164,7 +164,7 @@ def beta(key, a, b, shape=None, dtype=None):
     key = check_key("beta", key)
     dtype = float_dtype("beta", dtype)
     check_safe_cast("beta", dtype, a, b)
-    a, b = as_param(a, dtype), as_param(b, dtype)
+    a, b = as_param(a, dtype, "beta", "a"), as_param(b, dtype, "beta", "b")
     if shape is None:
         shape = broadcast_shapes(tuple(a.shape), tuple(b.shape), op="beta")
     else:
@@ -192,7 +192,7 @@ def dirichlet(key, alpha, shape=None, dtype=None):
     """
     key = check_key("dirichlet", key)
     dtype = float_dtype("dirichlet", dtype)
-    alpha = as_param(alpha, dtype)
+    alpha = as_param(alpha, dtype, "dirichlet", "alpha")
     if alpha.ndim < 1:
         raise ValueError(f"dirichlet: alpha must have at least one dimension, got shape "
                          f"{tuple(alpha.shape)}")

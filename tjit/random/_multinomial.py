@@ -8,6 +8,7 @@ from tjit import numpy as jnp
 from tjit.numpy._core import check_arraylike, promote_dtypes_inexact
 from tjit.random._counts import binomial
 from tjit.random._keys import check_key, split
+from tjit.random._samplers import param_array
 
 
 def multinomial(key, n, p, *, shape=None, dtype=None, unroll=1):
@@ -33,7 +34,8 @@ def multinomial(key, n, p, *, shape=None, dtype=None, unroll=1):
     """
     key = check_key("multinomial", key)
     check_arraylike("multinomial", n, p)
-    n, p = promote_dtypes_inexact(jnp.asarray(n), jnp.asarray(p))
+    n, p = promote_dtypes_inexact(param_array(n, "multinomial", "n"),
+                                  param_array(p, "multinomial", "p"))
     if shape is None:
         shape = tuple(p.shape)
     shape = tuple(shape)

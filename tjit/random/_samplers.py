@@ -22,7 +22,8 @@ from tjit.tracing.shapes import broadcast_shapes, shape_str
 from tjit import lax
 from tjit import numpy as jnp
 from tjit.numpy import linalg as jla
-from tjit.numpy._core import broadcast_to_shape, dtype_and_weak, promote_dtypes_inexact
+from tjit.numpy._core import (broadcast_to_shape, dtype_and_weak, host_numpy_array,
+                              promote_dtypes_inexact)
 from tjit.random._keys import (
     UINT_DTYPES, check_key, check_shape, random_bits, split_key)
 from tjit.random._normal_tail import right_tail_sample
@@ -40,13 +41,24 @@ def float_dtype(name, dtype, allow_complex=False):
     return dt
 
 
-def as_param(x, dtype):
-    """A distribution parameter as an array of ``dtype`` (not weakly typed)."""
+def as_param(x, dtype, name="tjit.random", what=None):
+    """A distribution parameter as an array of ``dtype`` (not weakly typed); a list that
+    is no array (ragged) is refused naming the sampler ``name``."""
     if isinstance(x, (int, float)) and not isinstance(x, bool):
         return jnp.asarray(np.asarray(x, dtype))  # a literal constant, no conversion op
+    if isinstance(x, (list, tuple)):
+        host_numpy_array(x, name, what)
     if not isinstance(x, (Array, Tracer)):
         x = jnp.asarray(x)
     return lax.convert_element_type(x, dtype)
+
+
+def param_array(x, name, what=None):
+    """A sampler's array argument as a tjit array; a ragged list is refused naming the
+    sampler (not asarray, nor NumPy's "inhomogeneous shape")."""
+    if isinstance(x, (list, tuple)):
+        host_numpy_array(x, name, what)
+    return x if isinstance(x, (Array, Tracer)) else jnp.asarray(x)
 
 
 def check_safe_cast(name, dtype, *params):
@@ -55,7 +67,8 @@ def check_safe_cast(name, dtype, *params):
     ``dtype`` itself (a complex one to a float ``dtype`` does not, nor, under
     ``numpy_dtype_promotion="strict"``, an int or a float of another width)."""
     for p in params:
-        dt, weak = dtype_and_weak(np.asarray(p) if isinstance(p, (list, tuple)) else p)
+        dt, weak = dtype_and_weak(host_numpy_array(p, name) if isinstance(p, (list, tuple))
+                                  else p)
         if dt != dtype and dtypes.result_type((dt, weak), (dtype, False))[0] != dtype:
             raise dtypes.TypePromotionError(
                 f"In arguments to {name}, cannot safely cast argument of type {dt} to "
@@ -65,7 +78,8 @@ def check_safe_cast(name, dtype, *params):
 def check_real(name, **params):
     """Complex parameters are refused where JAX fails on them, not silently made real."""
     for what, x in params.items():
-        dt = dtype_and_weak(np.asarray(x) if isinstance(x, (list, tuple)) else x)[0]
+        dt = dtype_and_weak(host_numpy_array(x, name, what) if isinstance(x, (list, tuple))
+                            else x)[0]
         if dtypes.is_complex(dt):
             raise TypeError(f"{name}: {what} must be real, got {dt}; pass jnp.real({what}) "
                             f"if the imaginary part is meant to be dropped")
@@ -138,7 +152,8 @@ def uniform(key, shape=(), dtype=None, minval=0., maxval=1.):
 
 def uniform_(key, shape, dtype, minval=0., maxval=1., name="uniform"):
     """:func:`uniform` without argument checks (shape and dtype already canonical)."""
-    minval, maxval = as_param(minval, dtype), as_param(maxval, dtype)
+    minval = as_param(minval, dtype, name, "minval")
+    maxval = as_param(maxval, dtype, name, "maxval")
     check_param_shapes(name, shape, minval.shape, maxval.shape)
     finfo = dtypes.finfo(dtype)
     nbits, nmant = finfo.bits, finfo.nmant
@@ -213,7 +228,8 @@ def truncated_normal(key, lower, upper, shape=None, dtype=None):
     """
     key = check_key("truncated_normal", key)
     dtype = float_dtype("truncated_normal", dtype)
-    lower, upper = as_param(lower, dtype), as_param(upper, dtype)
+    lower = as_param(lower, dtype, "truncated_normal", "lower")
+    upper = as_param(upper, dtype, "truncated_normal", "upper")
     if shape is None:
         shape = broadcast_shapes(tuple(lower.shape), tuple(upper.shape),
                                  op="truncated_normal")

@@ -25,6 +25,7 @@ from tjit.random._samplers import (
     check_safe_cast,
     exponential,
     float_dtype,
+    param_array,
     normal_,
     split2,
     uniform_,
@@ -35,7 +36,7 @@ from tjit.tracing.shapes import broadcast_shapes
 
 def _params(name, shape, dtype, *params):
     """Parameters as ``dtype`` arrays and the result shape (default: their broadcast)."""
-    params = [as_param(p, dtype) for p in params]
+    params = [as_param(p, dtype, name) for p in params]
     if shape is None:
         shape = broadcast_shapes(*[tuple(p.shape) for p in params], op=name)
     else:
@@ -55,7 +56,8 @@ def _uncast(name, *params):
     float64 one float64 under x64; under strict promotion other dtypes are errors)
     instead of being converted to ``dtype``."""
     check_arraylike(name, *params)
-    return [p if isinstance(p, (int, float, complex)) else jnp.asarray(p) for p in params]
+    return [p if isinstance(p, (int, float, complex)) else param_array(p, name)
+            for p in params]
 
 
 def pareto(key, b, shape=None, dtype=None):
@@ -320,7 +322,7 @@ def geometric(key, p, shape=None, dtype=None):
     if not dtypes.is_int(dt) or dtypes.is_bool(dt):
         raise ValueError(f"dtype argument to `geometric` must be an int dtype, got {dt}")
     check_real("geometric", p=p)
-    p = jnp.asarray(p)
+    p = param_array(p, "geometric", "p")
     float_dt = p.dtype if dtypes.is_float(p.dtype) else dtypes.default_float()
     (p,), shape = _params("geometric", shape, float_dt, p)
     u = uniform_(key, shape, float_dt)
