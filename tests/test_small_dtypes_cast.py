@@ -136,6 +136,17 @@ def test_dequantize_every_code(name):
                                   codes.astype(np.float32).view(np.uint32))
 
 
+@pytest.mark.parametrize("shape", [(), (0, 3), (3, 70001), (5,)])
+def test_shapes_and_block_edges(shape):
+    # 0-d, empty, a size that ends mid-block (the rounding runs in blocks), strided input
+    dt = _dt("float8_e5m2")
+    x = np.random.default_rng(3).standard_normal(shape).astype(np.float32) * 1e4
+    for v in (x, x.T if x.ndim == 2 else x):
+        got = float8_round.round_to_float8(v, dt)
+        assert got.shape == v.shape and got.dtype == dt
+        np.testing.assert_array_equal(got.view(np.uint8), _ml_codes(v, dt))
+
+
 def test_handles_only_float8_with_sign_and_mantissa():
     assert float8_round.handles(np.float32, _dt("float8_e4m3fn"))
     assert float8_round.handles(np.float64, _dt("float8_e5m2"))

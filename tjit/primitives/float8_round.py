@@ -17,6 +17,7 @@ float32 first, so 1 + 2**-4 + 2**-40 became float8_e4m3fn 1.0 there, not 1.125.
 """
 
 import functools
+import sys
 
 import numpy as np
 
@@ -25,6 +26,7 @@ from ..tracing import dtypes
 #: the float8 types this module rounds to (e8m0fnu has no sign or mantissa: not here)
 _NAMES = ("float8_e4m3fn", "float8_e5m2", "float8_e4m3", "float8_e3m4", "float8_e4m3fnuz",
           "float8_e5m2fnuz", "float8_e4m3b11fnuz")
+_LITTLE = sys.byteorder == "little"
 _SOURCES = {np.dtype(np.float32): (np.uint32, 23, 127),
             np.dtype(np.float64): (np.uint64, 52, 1023)}
 
@@ -46,6 +48,13 @@ class _Format:
         self.nan_code = code(np.nan)
         self.signed_zero = code(-0.0) == 0x80    # fnuz types have one zero, NaN at 0x80
         self.min_normal = float(info.smallest_normal)
+        self.has_inf = self.nan_code != self.overflow_code
+        # the layout round_to_float8 relies on: overflow is the code after the largest
+        # value and NaN is that code (with the top mantissa bit set where it is inf)
+        quiet = 1 << (self.mant - 1) if self.has_inf else 0
+        if (self.overflow_code != self.max_code + 1
+                or self.nan_code != self.overflow_code | quiet):
+            raise NotImplementedError(f"float8_round: {dtype} has an unexpected layout")
 
 
 @functools.lru_cache(maxsize=None)
@@ -59,44 +68,78 @@ def handles(src, dst):
             and np.dtype(dst).name in _NAMES)
 
 
+#: elements per block: the scratch buffers stay in cache and are reused, where whole-array
+#: temporaries cost a page fault per 4 KiB on every call (that was most of the time)
+_BLOCK = 1 << 15
+
+
 def round_to_float8(x, dtype):
     """``x`` (a float32 or float64 NumPy array) rounded to the float8 ``dtype``."""
     dtype = np.dtype(dtype)
     fmt = _format(dtype)
-    x = np.ascontiguousarray(x)
+    x = np.asarray(x, order="C")  # (ascontiguousarray would make a 0-d array 1-d)
+    out = np.empty(x.shape, np.uint8)
+    flat, flat_out = x.reshape(-1), out.reshape(-1)
+    block = max(1, min(flat.size, _BLOCK))
+    uint = _SOURCES[x.dtype][0]
+    a, b, c = (np.empty(block, uint) for _ in range(3))
+    for start in range(0, flat.size, block):
+        stop = min(start + block, flat.size)
+        n = stop - start
+        _round_block(flat[start:stop], flat_out[start:stop], a[:n], b[:n], c[:n], fmt)
+    return out.view(dtype)
+
+
+def _round_block(x, out, a, b, c, fmt):
+    """Writes the float8 codes of the 1-d ``x`` to ``out`` (uint8); a, b, c: scratch of
+    ``x``'s unsigned type. Branch-free passes only (np.where on a data-dependent mask was
+    several times slower)."""
     uint, src_mant, src_bias = _SOURCES[x.dtype]
     width = 8 * x.dtype.itemsize
     bits = x.view(uint)
-    mag = bits & uint((1 << (width - 1)) - 1)
-
-    # normal range: round the mantissa to nearest even on the bits (a carry out of the
-    # mantissa moves the exponent up, as it should), then re-bias the exponent; values
-    # in the float8's subnormal range wrap here and are replaced below
-    shift = src_mant - fmt.mant
-    code = mag >> uint(shift)
-    code &= uint(1)
-    code += mag
-    code += uint((1 << (shift - 1)) - 1)
-    code >>= uint(shift)
-    code -= uint((src_bias - fmt.bias) << fmt.mant)
+    np.bitwise_and(bits, uint((1 << (width - 1)) - 1), out=a)        # |x|'s bits
 
     # subnormal range: adding 2**(min_exp - mant + src_mant) makes the float unit of the
     # sum the float8's least subnormal, so the FPU rounds |x| to it (nearest even) and
-    # the sum's low bits are the code (2**mant, the least normal code, included)
+    # the sum's low bits are the code, up to 2**mant (the least normal's code). From the
+    # least normal up this is |x| / least subnormal or more, never under the normal
+    # code below: the smaller of the two is the code everywhere
     magic = x.dtype.type(2.0 ** (fmt.min_exp - fmt.mant + src_mant))
-    with np.errstate(all="ignore"):  # NaN and large values: replaced below
-        small = mag.view(x.dtype) + magic
-    sub = small.view(uint)
-    sub -= magic.view(uint)
-    min_normal_bits = np.array(fmt.min_normal, x.dtype).view(uint)
-    code = np.where(mag < min_normal_bits, sub, code)
+    with np.errstate(all="ignore"):  # NaN and inf: their code is set below
+        np.add(a.view(x.dtype), magic, out=b.view(x.dtype))
+    b -= magic.view(uint)
 
-    code = np.where(code > uint(fmt.max_code), uint(fmt.overflow_code), code)
-    inf_bits = np.array(np.inf, x.dtype).view(uint)
-    code = np.where(mag > inf_bits, uint(fmt.nan_code), code).astype(np.uint8)
-    sign = (bits >> uint(width - 8)).astype(np.uint8)
-    sign &= np.uint8(0x80)
-    if not fmt.signed_zero:  # one zero (negative values rounding to 0 are +0), one NaN
-        sign[(code == 0) | (code == fmt.nan_code)] = 0
-    code |= sign
-    return code.view(dtype)
+    # normal range: round the mantissa to nearest even on the bits (a carry out of the
+    # mantissa moves the exponent up, as it should), then re-bias the exponent; values
+    # under the least normal count as it here (their code is the one above)
+    shift = src_mant - fmt.mant
+    np.maximum(a, np.array(fmt.min_normal, x.dtype).view(uint), out=a)
+    np.right_shift(a, uint(shift), out=c)
+    c &= uint(1)
+    a += c
+    a += uint((1 << (shift - 1)) - 1)
+    a >>= uint(shift)
+    a -= uint((src_bias - fmt.bias) << fmt.mant)
+    np.minimum(a, b, out=a)
+
+    # past the largest value: inf where there is one, NaN (fn, fnuz types) otherwise;
+    # both are the code after the largest. NaN sources are there too (their bits are
+    # above inf's); formats with inf add the quiet bit to make them NaN
+    np.minimum(a, uint(fmt.max_code + 1), out=a)
+    np.copyto(out, a, casting="unsafe")
+    n = x.size
+    scratch = c.view(np.uint8)                 # 2n bytes of it below (c holds >= 4n)
+    flag, tmp = scratch[:n], scratch[n:2 * n]
+    if fmt.has_inf:
+        np.isnan(x, out=flag.view(np.bool_))
+        np.left_shift(flag, np.uint8(fmt.mant - 1), out=tmp)
+        out |= tmp
+    # the sign: the top bit of the most significant byte of each source element
+    step = x.dtype.itemsize
+    top = x.view(np.uint8)[step - 1::step] if _LITTLE else x.view(np.uint8)[::step]
+    np.bitwise_and(top, np.uint8(0x80), out=tmp)
+    if not fmt.signed_zero:  # one zero (negative values rounding to 0 are +0); 0x80 NaN
+        np.not_equal(out, 0, out=flag.view(np.bool_))
+        flag <<= np.uint8(7)
+        tmp &= flag
+    out |= tmp
