@@ -128,3 +128,29 @@ def test_gradient_is_the_scatter_add():
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose(got, np.asarray(tjit.jit(tjit.grad(f), backend="interpreter")(x)),
                                rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("mode", [None, "fill", "clip"])
+def test_rows_by_arange_and_multi_index_gathers_fuse(mode):
+    """x[arange(n)[:, None], idx] and x[i, j] gather along adjacent axes merged into one:
+    no library step; each index clamped on its own axis (clip), or the point filled
+    when any index is out of range (fill)."""
+    rng = np.random.RandomState(17)
+    x = rng.randn(5, 7, 3).astype(np.float32)
+    idx = rng.randint(-9, 9, size=(5, 4)).astype(np.int32)
+    rows = rng.randint(-7, 7, size=(4, 2)).astype(np.int8)
+    f = lambda x, i: x.at[jnp.arange(5)[:, None], i].get(mode=mode) * 2 + 1  # noqa: E731
+    g = lambda x, r, i: x.at[r[:, :1], i[:4, :2]].get(mode=mode) - 1  # noqa: E731
+    for fn, args, want_rows, want_cols in (
+            (f, (x, idx), np.arange(5)[:, None] + 0 * idx, idx),
+            (g, (x, rows, idx), np.broadcast_to(rows[:, :1], (4, 2)), idx[:4, :2])):
+        assert "library" not in kinds(fn, *args)
+        got = same_as_interpreter(fn, *args)
+        r = np.where(want_rows < 0, want_rows + 5, want_rows)
+        c = np.where(want_cols < 0, want_cols + 7, want_cols)
+        want = x[np.clip(r, 0, 4), np.clip(c, 0, 6)].astype(np.float64)
+        if mode == "fill":    # (indexing's default, as JAX's, clamps)
+            inb = (r >= 0) & (r < 5) & (c >= 0) & (c < 7)
+            want = np.where(inb[..., None], want, np.nan)
+        want = want * 2 + 1 if fn is f else want - 1
+        np.testing.assert_allclose(got, want, rtol=1e-6)

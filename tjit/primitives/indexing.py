@@ -314,6 +314,8 @@ def _gather_lowering(ctx, operand, indices, *, dimension_numbers, slice_sizes, m
     (``take_along_axis``, a vmapped ``x[i]``: batch dims shared by operand and indices,
     whose slices are single elements); any other gather stays a library call."""
     dn = _as_type(GatherDimensionNumbers, dimension_numbers)
+    if len(dn.start_index_map) > 1:
+        return _multi_index_lowering(ctx, operand, indices, dn, slice_sizes, mode, fill_value)
     if len(dn.start_index_map) != 1 or \
             tuple(dn.collapsed_slice_dims) != tuple(dn.start_index_map) or \
             indices.dtype == np.uint64 or not definitely_equal(indices.shape[-1], 1):
@@ -344,6 +346,58 @@ def _gather_lowering(ctx, operand, indices, *, dimension_numbers, slice_sizes, m
     shape = tuple(operand.shape[t[1]] if t[0] == "o" else batch_shape[t[1]] for t in out_dims)
     return ctx.add("take", (operand, idx), shape, operand.dtype, axis=axis,
                    out_dims=tuple(out_dims), fill=fill)
+
+
+def _multi_index_lowering(ctx, operand, indices, dn, slice_sizes, mode, fill_value):
+    """A gather of single elements along several adjacent axes (``x[i, j]``,
+    ``x[jnp.arange(n)[:, None], idx]``) is a gather along one axis of the operand with
+    those axes merged, at the row-major position of the clamped indices; in fill mode a
+    point with any index out of range reads position -1, which the take fills."""
+    axes = tuple(dn.start_index_map)
+    first, m = axes[0], len(axes)
+    sizes = [operand.shape[d] for d in axes]
+    if axes != tuple(range(first, first + m)) or tuple(dn.collapsed_slice_dims) != axes or \
+            any(type(n) is not int or n == 0 for n in sizes) or \
+            any(slice_sizes[d] != 1 for d in axes) or indices.dtype == np.uint64 or \
+            not definitely_equal(indices.shape[-1], m):
+        return NotImplemented
+    fill = GatherScatterMode.from_any(mode) == GatherScatterMode.FILL_OR_DROP
+    merged = int(np.prod(sizes))
+    pos = np.dtype(np.int64 if merged > np.iinfo(np.int32).max else np.int32)
+    idt, batch_shape = indices.dtype, tuple(indices.shape[:-1])
+    top = np.iinfo(idt).max
+    linear = ok = None
+    for k, n in enumerate(sizes):
+        c = ctx.add("slice", (indices,), batch_shape + (1,), idt,
+                    start=(0,) * len(batch_shape) + (k,), limit=batch_shape + (k + 1,),
+                    strides=(1,) * (len(batch_shape) + 1))
+        if fill:
+            inside = ctx.elementwise("ge", [c, ctx.constant(0, idt)])
+            if n - 1 < top:     # (else no value of idt is past the end)
+                inside = ctx.elementwise("and", [inside, ctx.elementwise(
+                    "lt", [c, ctx.constant(n, idt)])])
+            ok = inside if ok is None else ctx.elementwise("and", [ok, inside])
+        c = ctx.elementwise("min", [ctx.elementwise("max", [c, ctx.constant(0, idt)]),
+                                    ctx.constant(min(n - 1, top), idt)])
+        if c.dtype != pos:
+            c = ctx.add("convert", (c,), c.shape, pos)
+        stride = int(np.prod(sizes[k + 1:]))
+        if stride != 1:
+            c = ctx.elementwise("mul", [c, ctx.constant(stride, pos)])
+        linear = c if linear is None else ctx.elementwise("add", [linear, c])
+    if fill:
+        linear = ctx.elementwise("select", [ok, linear, ctx.constant(-1, pos)])
+    shape = tuple(operand.shape[:first]) + (merged,) + tuple(operand.shape[first + m:])
+    flat = ctx.add("reshape", (operand,), shape, operand.dtype)
+    after = lambda d: d if d < first else d - (m - 1)  # noqa: E731  (dims past the merge)
+    one = GatherDimensionNumbers(
+        offset_dims=dn.offset_dims, collapsed_slice_dims=(first,), start_index_map=(first,),
+        operand_batching_dims=tuple(after(d) for d in dn.operand_batching_dims),
+        start_indices_batching_dims=dn.start_indices_batching_dims)
+    sizes_one = tuple(slice_sizes[:first]) + (1,) + tuple(slice_sizes[first + m:])
+    return _gather_lowering(ctx, flat, linear, dimension_numbers=one, slice_sizes=sizes_one,
+                            mode=GatherScatterMode.FILL_OR_DROP if fill else
+                            GatherScatterMode.CLIP, fill_value=fill_value)
 
 
 gather_p.lowering = _gather_lowering

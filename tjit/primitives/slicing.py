@@ -703,7 +703,16 @@ def _concatenate_lowering(ctx, *operands, dimension):
     out_dims = tuple(("b", 0) if d == dimension else ("o", d) for d in range(len(out_shape)))
     fill = np.zeros((), parts[0].dtype).item()
     taken, offset = [], 0
+    rest = tuple(d for d in range(len(out_shape)) if d != dimension)
     for x in parts:
+        if x.shape[dimension] == 1:
+            # the selects pick this part at one position only, where it is its one slice:
+            # that slice broadcast along ``dimension`` (no take, so x need not be a
+            # buffer: index columns stacked for x[i, j] fuse with their producers)
+            row = ctx.add("reshape", (x,), tuple(x.shape[d] for d in rest), x.dtype)
+            taken.append((offset, ctx.broadcast(row, out_shape, rest)))
+            offset += 1
+            continue
         idx = position if offset == 0 else ctx.elementwise(
             "sub", [position, ctx.constant(offset, dt)])
         taken.append((offset, ctx.add("take", (x, idx), out_shape, x.dtype, axis=dimension,
