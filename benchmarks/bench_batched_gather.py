@@ -13,7 +13,17 @@ Cases (float32):
 
 Each row checks the results against NumPy, prints the compiled plan's step kinds and
 the median of per-round medians in ms. Not a test: nothing here asserts a time.
-Results are listed at the end of this docstring.
+
+Measured on the 2-core shared machine (load average ~5, JAX 0.10.2), two runs of
+``--rounds 5 --repeat 20``; steps as k(ernel)/l(ibrary), ms per call:
+
+  case          library            after             JAX          NumPy
+  topk_sorted   k/l/k/l/k 48.7 43.3   k/l/k 30.1 27.7   89.8 77.3    3.7 3.5
+  along_axis    k/l/k  2.16 1.17      k  0.112 0.108    0.203 0.195  0.73 0.71
+  vmap_row      k/l/k  1.08 0.97      k  0.130 0.115    0.190 0.151
+  arange_rows   k/k/l/k 2.25 1.54     k/k 0.114 0.119   0.192 0.161  0.72 0.72
+
+(topk_sorted's time is the sort's library step: NumPy's argsort is ~8x faster.)
 """
 
 import argparse
