@@ -7,6 +7,7 @@ import pytest
 
 import tjit
 import tjit.numpy as jnp
+from tjit.tracing.errors import ShapeError
 
 
 # -- arange(1, x.shape[0] + 1) under polymorphic shapes -----------------------------------
@@ -132,3 +133,33 @@ RAGGED_CASES = [
 def test_a_ragged_list_is_refused_naming_the_function(name, call):
     with pytest.raises(TypeError, match=rf"^{name}: the .*ragged.*same length"):
         call()
+
+
+# -- shape misfits JAX raises as TypeError are TypeErrors too (and still ValueErrors) ------
+_A, _B = np.ones((2, 3), np.float32), np.ones((3, 4), np.float32)
+TYPE_ERROR_SHAPES = [
+    ("concatenate", lambda: jnp.concatenate([_A, _B])),
+    ("concatenate-via-hstack", lambda: jnp.hstack([np.ones((2, 3)), np.ones((3, 3))])),
+    ("lax.concatenate", lambda: tjit.lax.concatenate([jnp.asarray(_A), jnp.asarray(_B)], 0)),
+    ("reshape", lambda: jnp.reshape(_A, (4,))),
+    ("reshape -1", lambda: jnp.reshape(_A, (4, -1))),
+    ("lax.reshape", lambda: tjit.lax.reshape(jnp.asarray(_A), (4,))),
+    ("transpose", lambda: jnp.transpose(_A, (0,))),
+    ("lax.transpose", lambda: tjit.lax.transpose(jnp.asarray(_A), (0,))),
+    ("svd rank", lambda: jnp.linalg.svd(np.ones(3))),
+    ("qr rank", lambda: jnp.linalg.qr(np.ones(3))),
+    ("cholesky square", lambda: jnp.linalg.cholesky(_A)),
+    ("tensordot axes", lambda: jnp.tensordot(_A, np.ones(6), 2)),
+    ("histogram2d", lambda: jnp.histogram2d(np.ones(5), np.ones(7))),
+    ("polyfit", lambda: jnp.polyfit(np.ones(5), np.ones(7), 1)),
+]
+
+
+@pytest.mark.parametrize("name,call", TYPE_ERROR_SHAPES, ids=[c[0] for c in TYPE_ERROR_SHAPES])
+def test_shape_misfits_that_jax_types_are_type_and_value_errors(name, call):
+    with pytest.raises(TypeError) as info:
+        call()
+    assert isinstance(info.value, ShapeError)  # (a ValueError, NumPy's class)
+    assert name.split()[0].split(".")[-1].split("-")[0] in str(info.value)
+    with pytest.raises(TypeError):  # the same under jit (raised while tracing)
+        tjit.jit(lambda: call())()

@@ -251,7 +251,8 @@ def _tensordot_axes(axes, a, b):
     if isinstance(axes, int) or (hasattr(axes, "__index__") and not hasattr(axes, "__len__")):
         n = int(axes)
         if n < 0 or n > a.ndim or n > b.ndim:
-            raise ValueError(f"tensordot: axes={n} must be in [0, min(a.ndim, b.ndim)] for "
+            raise ContractionShapeError(
+                f"tensordot: axes={n} must be in [0, min(a.ndim, b.ndim)] for "
                              f"shapes {shape_str(a.shape)} and {shape_str(b.shape)}")
         return tuple(range(a.ndim - n, a.ndim)), tuple(range(n))
     try:

@@ -15,6 +15,7 @@ import numpy as np
 from tjit import lax
 from tjit.tracing import dtypes
 from tjit.tracing.core import concrete_value
+from tjit.tracing.errors import OperandShapeError
 from tjit.primitives.fft import complex_dtype_for
 from tjit.tracing.shapes import shape_str
 from tjit.numpy._core import asarray, ensure_array, promote_dtypes, promote_dtypes_inexact
@@ -188,7 +189,8 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     deg = _static_order(deg, "polyfit", "deg")
     order = deg + 1
     if x.ndim != 1 or y.ndim not in (1, 2) or x.shape[0] != y.shape[0] or x.shape[0] == 0:
-        raise ValueError(f"jnp.polyfit: need a non-empty 1-D x and y of shape (M,) or (M, K) "
+        raise OperandShapeError(
+            f"jnp.polyfit: need a non-empty 1-D x and y of shape (M,) or (M, K) "
                          f"with the same M, got shapes {shape_str(x.shape)} and "
                          f"{shape_str(y.shape)}")
     if rcond is None:

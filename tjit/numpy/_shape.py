@@ -19,7 +19,8 @@ from tjit import numpy as jnp  # sibling modules (sum, take, subtract) looked up
 from tjit.tracing import dtypes
 from tjit.tracing import shapes as sh
 from tjit.tracing.core import Array, Tracer, concrete_value
-from tjit.tracing.errors import AxisError, ConcretizationTypeError, ShapeError
+from tjit.tracing.errors import (AxisError, ConcretizationTypeError, OperandShapeError,
+                                 ShapeError)
 from tjit.tracing.extended_dtypes import ExtendedArray
 from tjit.tracing.size_questions import SpecializeSizes
 from tjit.numpy._dtypes import named_dtype
@@ -137,8 +138,8 @@ def transpose(a, axes=None):
         return lax.transpose(a, tuple(range(a.ndim))[::-1])
     axes = sh.normalize_axes(tuple(axes), a.ndim, "transpose")
     if len(axes) != a.ndim:
-        raise ShapeError(f"transpose: axes {tuple(axes)} don't match an array of shape "
-                         f"{sh.shape_str(a.shape)}; give one entry per dimension")
+        raise OperandShapeError(f"transpose: axes {tuple(axes)} don't match an array of shape "
+                                f"{sh.shape_str(a.shape)}; give one entry per dimension")
     return lax.transpose(a, axes)
 
 
@@ -322,7 +323,7 @@ def _check_concat_shapes(fname, arrs, axis):
     for i, a in enumerate(arrs[1:], 1):
         for d in range(nd):
             if d != axis and not sh.definitely_equal(a.shape[d], arrs[0].shape[d]):
-                raise ShapeError(
+                raise OperandShapeError(
                     f"{fname}: all the input array dimensions except for the concatenation "
                     f"axis must match exactly, but along dimension {d}, the array at index 0 "
                     f"has shape {sh.shape_str(arrs[0].shape)} and the array at index {i} has "

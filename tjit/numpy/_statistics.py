@@ -13,7 +13,7 @@ import numpy as np
 from tjit import lax
 from tjit.tracing import dtypes
 from tjit.tracing.core import Array, Tracer
-from tjit.tracing.errors import ConcretizationTypeError
+from tjit.tracing.errors import ConcretizationTypeError, OperandShapeError
 from tjit.tracing.shapes import shape_str
 from tjit.numpy._core import asarray, broadcast_to_shape, check_arraylike, ensure_array, \
     promote_dtypes, promote_dtypes_inexact, takes_out_sharding
@@ -256,8 +256,8 @@ def histogram2d(x, y, bins=10, range=None, weights=None, density=None):  # noqa:
     """
     x, y = ensure_array("histogram2d", x), ensure_array("histogram2d", y)
     if x.ndim != 1 or tuple(x.shape) != tuple(y.shape):
-        raise ValueError(f"jnp.histogram2d: x and y must be 1-D of the same length, got "
-                         f"{shape_str(x.shape)} and {shape_str(y.shape)}")
+        raise OperandShapeError(f"jnp.histogram2d: x and y must be 1-D of the same length, got "
+                                f"{shape_str(x.shape)} and {shape_str(y.shape)}")
     nb = len(bins) if isinstance(bins, (list, tuple)) or np.ndim(bins) else 1
     if nb not in (1, 2):  # one edge array shared by both axes
         bins = [bins, bins]

@@ -14,7 +14,7 @@ import numpy as np
 import opt_einsum
 
 from tjit.tracing import dtypes
-from tjit.tracing.errors import ShapeError
+from tjit.tracing.errors import OperandShapeError, ShapeError
 from tjit.tracing.shapes import (
     broadcast_shapes, definitely_equal, is_concrete_shape, normalize_axes, shape_str, size)
 from tjit.primitives.linalg import real_dtype
@@ -43,11 +43,11 @@ def _inexact(fname, *args):
 
 def _check_matrix(fname, a, square=True):
     if a.ndim < 2:
-        raise ShapeError(f"{fname}: expected a matrix or a batch of matrices (rank >= 2), "
-                         f"got shape {shape_str(a.shape)}")
+        raise OperandShapeError(f"{fname}: expected a matrix or a batch of matrices (rank >= 2), "
+                                f"got shape {shape_str(a.shape)}")
     if square and not definitely_equal(a.shape[-1], a.shape[-2]):
-        raise ShapeError(f"{fname}: expected square matrices (last two dims equal), got "
-                         f"shape {shape_str(a.shape)}")
+        raise OperandShapeError(f"{fname}: expected square matrices (last two dims equal), got "
+                                f"shape {shape_str(a.shape)}")
 
 
 def _reduce(prim, x, axes, keepdims=False):

@@ -21,7 +21,7 @@ import operator
 from tjit._sympy import is_expr, sympy
 from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray
-from tjit.tracing.errors import InconclusiveDimensionError, ShapeError
+from tjit.tracing.errors import InconclusiveDimensionError, OperandShapeError, ShapeError
 from tjit.tracing.shapes import (
     definitely_equal, dim_str, greater_equal, is_symbolic, shape_str)
 from tjit.primitives.base import new_primitive, same_dtypes
@@ -141,9 +141,9 @@ def _concatenate_abstract(*operands, dimension):
     for o in operands[1:]:
         for i, (a, b) in enumerate(zip(o.shape, s0)):
             if i != dimension and not definitely_equal(a, b):
-                raise ShapeError(f"concatenate: operands of shapes {shapes} must agree on "
-                                 f"every dim except dimension {dimension}; reshape or "
-                                 f"broadcast them first")
+                raise OperandShapeError(f"concatenate: operands of shapes {shapes} must agree on "
+                                        f"every dim except dimension {dimension}; reshape or "
+                                        f"broadcast them first")
     total = 0
     for o in operands:
         total = total + o.shape[dimension]

@@ -6,7 +6,7 @@ import numpy as np
 from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray, aval_of_value
 from tjit.tracing.core import never_weak
-from tjit.tracing.errors import InconclusiveDimensionError, ShapeError
+from tjit.tracing.errors import InconclusiveDimensionError, OperandShapeError, ShapeError
 from tjit.tracing.shapes import (
     canonical_shape, definitely_equal, is_one, nonnegative_shape, reshape_shape, shape_str,
     size)
@@ -120,8 +120,8 @@ transpose_p = new_primitive("transpose")
 @transpose_p.def_abstract_eval
 def _transpose_abstract(x, *, permutation):
     if sorted(permutation) != list(range(x.ndim)):
-        raise ShapeError(f"transpose: permutation {permutation} is not a permutation of the "
-                         f"dims of an operand of shape {shape_str(x.shape)}")
+        raise OperandShapeError(f"transpose: permutation {permutation} is not a permutation of the "
+                                f"dims of an operand of shape {shape_str(x.shape)}")
     return ShapedArray(tuple(x.shape[p] for p in permutation), x.dtype)
 
 

@@ -31,6 +31,15 @@ class BroadcastShapeError(ShapeError, TypeError):
     ``select``, matmul's batch dims) raise ShapeError only, as JAX raises ValueError."""
 
 
+class OperandShapeError(ShapeError, TypeError):
+    """Operand shapes that an operation's shape rule refuses where JAX raises TypeError:
+    concatenate/stack pieces that disagree off the joined axis, a reshape to another
+    size, a transpose that is no permutation, a linalg operand that is no (square)
+    matrix, histogram2d/polyfit samples of different lengths. Also a TypeError so
+    ``except TypeError`` in JAX code keeps working, and still a ShapeError/ValueError,
+    NumPy's class, for tjit code."""
+
+
 class AxisError(ShapeError, np.exceptions.AxisError):
     """An axis out of range for the operand's rank. NumPy's AxisError (a ValueError and an
     IndexError), because JAX raises either, by function: ValueError from its axis checks,

@@ -17,7 +17,8 @@ import re
 from tjit._sympy import is_expr, sympy, when_loaded
 from tjit.tracing import size_bounds, size_questions
 from tjit.tracing.errors import (
-    AxisError, InconclusiveDimensionError, NegativeDimensionError, ShapeError)
+    AxisError, InconclusiveDimensionError, NegativeDimensionError, OperandShapeError,
+    ShapeError)
 
 
 @functools.lru_cache(maxsize=None)
@@ -331,17 +332,18 @@ def reshape_shape(old_shape, new_shape, op="reshape"):
         except InconclusiveDimensionError:
             raise   # (divisible at some sizes only: say so, not "cannot reshape")
         except ShapeError:
-            raise ShapeError(f"{op}: cannot reshape array of shape {shape_str(old_shape)} "
-                             f"(size {dim_str(total)}) into {shape_str(new_shape)}") from None
+            raise OperandShapeError(
+                f"{op}: cannot reshape array of shape {shape_str(old_shape)} "
+                f"(size {dim_str(total)}) into {shape_str(new_shape)}") from None
         new_shape = tuple(fill if i == negs[0] else d for i, d in enumerate(new_shape))
     for d in new_shape:
         if type(d) is int and d < 0:
             raise NegativeDimensionError(f"{op}: negative dimension in "
                                          f"{shape_str(new_shape)}")
     if not definitely_equal(size(new_shape), total):
-        raise ShapeError(f"{op}: cannot reshape array of shape {shape_str(old_shape)} "
-                         f"(size {dim_str(total)}) into shape {shape_str(new_shape)} "
-                         f"(size {dim_str(size(new_shape))})")
+        raise OperandShapeError(f"{op}: cannot reshape array of shape {shape_str(old_shape)} "
+                                f"(size {dim_str(total)}) into shape {shape_str(new_shape)} "
+                                f"(size {dim_str(size(new_shape))})")
     return new_shape
 
 
