@@ -163,3 +163,11 @@ def test_shape_misfits_that_jax_types_are_type_and_value_errors(name, call):
     assert name.split()[0].split(".")[-1].split("-")[0] in str(info.value)
     with pytest.raises(TypeError):  # the same under jit (raised while tracing)
         tjit.jit(lambda: call())()
+
+
+@pytest.mark.parametrize("call", [lambda: jnp.tril_indices(-2), lambda: jnp.triu_indices(3, m=-1),
+                                  lambda: jnp.diag_indices(-2)])
+def test_negative_index_counts_are_type_and_value_errors(call):
+    with pytest.raises(TypeError, match="must be non-negative") as info:
+        call()
+    assert isinstance(info.value, ValueError)

@@ -18,7 +18,7 @@ from tjit import lax
 from tjit.lax._structural import dim_value
 from tjit.tracing import dtypes
 from tjit.tracing.core import Array, Tracer, concrete_value
-from tjit.tracing.errors import ConcretizationTypeError
+from tjit.tracing.errors import ConcretizationTypeError, NegativeDimensionError
 from tjit.tracing.extended_dtypes import ExtendedArray
 from tjit.tracing.shapes import (
     broadcast_shapes, definitely_equal, normalize_axis, shape_str, size as shape_size)
@@ -460,8 +460,8 @@ def choose(a, choices, out=None, mode="raise"):
 # -- index helpers ---------------------------------------------------------------------------------
 def _static_n(n, fname, what="n"):
     n = operator.index(concrete_value(n, f"the {what} argument of jnp.{fname}"))
-    if n < 0:
-        raise ValueError(f"jnp.{fname}: {what} must be non-negative, got {n}")
+    if n < 0:  # (a TypeError too: JAX's for tril_indices & co., its ValueError for others)
+        raise NegativeDimensionError(f"jnp.{fname}: {what} must be non-negative, got {n}")
     return n
 
 
