@@ -222,7 +222,7 @@ class KernelBuilder:
         """An indexed load of buffer ``x``: the other operand dims follow ``maps``, the
         taken axis comes from the index expression (evaluated at the batch dims)."""
         base = x   # (a reshape keeps row-major order: its operand's linear index is x's)
-        if x.opcode == "reshape" and x.id not in self.d.materialized:
+        if x.opcode in ("reshape", "transpose") and x.id not in self.d.materialized:
             base = x.operands[0]
         if not (is_buffer(base) or base.id in self.d.materialized):
             raise NeedMaterialize(x)
@@ -238,8 +238,18 @@ class KernelBuilder:
             else:       # "s": a batch dim shared by the indices and the operand
                 batch[dims[0]] = sub[dims[1]] = m
         offset = yield (idx, tuple(batch))
-        load = self._load_linear(base, _linear(tuple(sub), x.shape, self.n))
-        return K.IndexedLoad(load.arg, load.index, offset, row_major_strides(x.shape)[axis],
+        shape, stride = x.shape, row_major_strides(x.shape)[axis]
+        if base is not x and x.opcode == "transpose":
+            # a take of a transpose reads the transpose's operand: x's dim k is its
+            # dim perm[k] (a vmapped gather of an operand batched along a later axis)
+            perm = x.attrs["perm"]
+            moved = [None] * x.ndim
+            for k, p in enumerate(perm):
+                moved[p] = sub[k]
+            sub, shape = moved, base.shape
+            stride = row_major_strides(base.shape)[perm[axis]]
+        load = self._load_linear(base, _linear(tuple(sub), shape, self.n))
+        return K.IndexedLoad(load.arg, load.index, offset, stride,
                              _simp(x.shape[axis]), i.attrs["fill"], i.dtype)
 
     def _reshape(self, i, x, maps):

@@ -225,9 +225,11 @@ class FusionDecision:
                 else:
                     for k, e in evals.get(u.id, {}).items():
                         ev[k] = max(ev.get(k, 0.0), self._edge_evals(u, i, e))
-                if u.opcode == "take" and u.operands[0] is i and i.opcode == "reshape":
-                    # a take reads a reshape's operand at the same linear index (emit's
-                    # _take): that operand is the buffer, no copy of it is made
+                if u.opcode == "take" and u.operands[0] is i and \
+                        i.opcode in ("reshape", "transpose"):
+                    # a take reads a reshape's operand at the same linear index, and a
+                    # transpose's at permuted indices (emit's _take): that operand is
+                    # the buffer, no copy of it is made
                     self.forced.add(i.operands[0].id)
                     self.buffer_required.add(i.operands[0].id)
                 elif (u.opcode == "reshape" and not unit_only_reshape(u) and not (
