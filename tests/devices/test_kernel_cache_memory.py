@@ -259,6 +259,7 @@ def test_caches_stay_bounded_over_many_distinct_functions(monkeypatch):
 
     monkeypatch.setattr(kernel_cache, "CACHE_SIZE", 6)
     monkeypatch.setattr(rebind_code, "_CODE_LIMIT", 5)
+    monkeypatch.setattr(rebind_code, "_CODE", {})   # (earlier tests' entries: over 5)
     x = jnp.asarray(np.linspace(-1, 1, 48).reshape(6, 8), jnp.float32)
     engines = []
     for i in range(24):

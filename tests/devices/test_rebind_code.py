@@ -153,3 +153,17 @@ def test_generated_code_is_shared_by_runners_of_a_program(one_runner):
     a, b = exe._make_runner(env), exe._make_runner(env)
     assert a._rebind is not b._rebind                       # each its own tables
     assert a._rebind.__code__ is b._rebind.__code__         # one compiled code object
+
+
+def test_binding_code_is_shared_by_programs_of_one_structure():
+    """The generated binding's text names kernels' ids and addresses through globals, so
+    programs of one structure (new functions, new kernels) reuse one compiled code."""
+    x, w = np.ones((16, 8), np.float32), np.ones((8, 4), np.float32)
+    before = None
+    for i in range(4):
+        f = tjit.jit(lambda x, w, i=i: jnp.tanh(x @ w) * (i + 2.0) + jnp.sum(x, axis=1,
+                                                                            keepdims=True))
+        np.testing.assert_allclose(f(x, w), np.tanh(x @ w) * (i + 2.0) + 8.0, rtol=1e-6)
+        if before is None:
+            before = len(rebind_code._CODE)
+    assert len(rebind_code._CODE) == before

@@ -118,14 +118,17 @@ class _Writer:
             points = " * ".join(self.dim(d) for d in space) or "1"
             lines += [f"    n{n} = {self.dim(space[kb.axis])}",
                       f"    p{n} = SPLIT(n{n}, {points}, {kb.work!r}, NT)"]
-        lines.append(f"    L[{id(kb.kernel)}] = ({sz}, n{n}, p{n})")
+        # the kernel's id and address are globals, not literals: the text (the key of the
+        # compiled code) then depends on the program's structure only, and is reused
+        self.scope[f"KID{n}"], self.scope[f"KADDR{n}"] = id(kb.kernel), kb.address
+        lines.append(f"    L[KID{n}] = ({sz}, n{n}, p{n})")
         lines += [f"    {argv}[{pos}] = a[{slot}]" for pos, slot in kb.moving]
         for j, outs in ((0, kb.fresh), (1, kb.given)):
             items = "".join(f"({k}, {self.shape(v)}, {self.name(dt, 'DT')}), "
                             for k, v, dt in outs)
             lines.append(f"    {st}[{j}] = [{items}]")
         lines += [f"    {st}[2] = p{n}", f"    {st}[3] = n{n}",
-                  f"    {launch}.retarget(0 if p{n} else {kb.address}, n{n})"]
+                  f"    {launch}.retarget(0 if p{n} else KADDR{n}, n{n})"]
         return lines
 
     def threads_line(self):
