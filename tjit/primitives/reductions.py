@@ -29,7 +29,7 @@ from tjit.tracing.avals import ShapedArray
 from tjit.tracing.core import never_weak
 from tjit.tracing.errors import ShapeError
 from tjit.tracing.shapes import definitely_equal, shape_str
-from tjit.primitives import ieee_minmax, ufunc_methods
+from tjit.primitives import ieee_minmax, sort_fast, ufunc_methods
 from tjit.primitives.elementwise import _quiet
 from tjit.primitives.base import (
     ANY, INT_OR_BOOL, NUMBER, as_dtype_out, check_dtype_kind, new_primitive)
@@ -233,6 +233,10 @@ def _sort_abstract(*operands, dimension, is_stable, num_keys):
 @sort_p.def_impl
 def _sort_impl(xp, *operands, dimension, is_stable, num_keys):
     operands = [xp.asarray(o) for o in operands]
+    if num_keys == 1:
+        fast = sort_fast.sort_one_key(xp, operands, dimension)
+        if fast is not None:
+            return fast
     # Least significant key first: each stable argsort keeps the order of the previous
     # pass among ties, which yields the lexicographic order over all keys.
     perm = None
