@@ -253,7 +253,7 @@ def _tensordot_axes(axes, a, b):
         if n < 0 or n > a.ndim or n > b.ndim:
             raise ContractionShapeError(
                 f"tensordot: axes={n} must be in [0, min(a.ndim, b.ndim)] for "
-                             f"shapes {shape_str(a.shape)} and {shape_str(b.shape)}")
+                f"shapes {shape_str(a.shape)} and {shape_str(b.shape)}")
         return tuple(range(a.ndim - n, a.ndim)), tuple(range(n))
     try:
         ax_a, ax_b = axes
@@ -478,7 +478,6 @@ def _run_path(ops, labs, out, path, precision, dot_general=lax.dot_general):
     return ops, labs
 
 
-@takes_out_sharding("einsum")
 def _converts_exactly(dt, pref):
     """Whether ``dt`` promotes to ``pref`` (the narrow types promote to nothing: there,
     whether NumPy calls the cast safe, as float8 to float32 or int4 to int32 is)."""
@@ -487,6 +486,7 @@ def _converts_exactly(dt, pref):
     return dtypes.result_type((dt, False), (pref, False))[0] == pref
 
 
+@takes_out_sharding("einsum")
 def einsum(subscripts, *operands, out=None, optimize=_EINSUM_AUTO, precision=None,
            preferred_element_type=None, _dot_general=lax.dot_general):
     """Einstein summation, e.g. ``einsum('bij,bjk->bik', x, y)``.
