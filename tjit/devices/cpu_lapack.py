@@ -81,6 +81,31 @@ restore:
 left:
   ret void"""
 
+def _entry(routine, *args):
+    """The shim's signature and the head of its entry block: the size fields
+    (``{loads}``) and the pointer ``%<name>p`` of each operand or result in ``args``."""
+    ptrs = [f"  %{args[0]}p = load ptr, ptr %args"] + [
+        f"  %{a}pp = getelementptr ptr, ptr %args, i64 {k}\n  %{a}p = load ptr, ptr %{a}pp"
+        for k, a in enumerate(args[1:], 1)]
+    return (f"define void @tjit_{routine}_{{T}}(ptr noalias %args, ptr noalias %sz, "
+            "i64 %start, i64 %end) {\nentry:\n{loads}\n" + "\n".join(ptrs) + "\n")
+
+
+# The loop over the batch entries [start, end): one matrix (%b) an iteration
+_MATRIX_LOOP = """{ENTER}
+  %any = icmp slt i64 %start, %end
+  br i1 %any, label %matrix, label %done
+matrix:
+"""
+_NEXT_MATRIX = """  %bn = add i64 %b, 1
+  %more_b = icmp slt i64 %bn, %end
+  br i1 %more_b, label %matrix, label %done
+done:
+{LEAVE}
+}
+"""
+
+
 def _copy(name, rows, cols, src, dst, src_type, dst_type, from_c, value=None, ld=None):
     """IR of block ``name``: a loop copying a ``rows`` x ``cols`` matrix from C order
     (row stride ``cols``) to Fortran order (column stride ``ld``, default ``rows``: the
@@ -137,26 +162,13 @@ def _upper(i, j, w):
             f"  {w}_x = select i1 {w}_up, {{T}} {w}, {{T}} 0.0\n", f"{w}_x")
 
 
-_TRSM_IR = r"""
-define void @tjit_trsm_{T}(ptr noalias %args, ptr noalias %sz, i64 %start, i64 %end) {
-entry:
-{loads}
-  %ap = load ptr, ptr %args
-  %bpp = getelementptr ptr, ptr %args, i64 1
-  %bp = load ptr, ptr %bpp
-  %opp = getelementptr ptr, ptr %args, i64 2
-  %op = load ptr, ptr %opp
-  %trsm = inttoptr i64 %f_trsm to ptr
+_TRSM_IR = _entry("trsm", "a", "b", "o") + r"""  %trsm = inttoptr i64 %f_trsm to ptr
   %uplo = trunc i64 %f_uplo to i32
   %trans = trunc i64 %f_trans to i32
   %diag = trunc i64 %f_diag to i32
   %nk = mul i64 %f_n, %f_k
   %tmp = alloca {T}, i64 %nk, align 64
-{ENTER}
-  %any = icmp slt i64 %start, %end
-  br i1 %any, label %matrix, label %done
-matrix:
-  %b = phi i64 [ %start, %entry ], [ %bn, %to_c_end ]
+""" + _MATRIX_LOOP + r"""  %b = phi i64 [ %start, %entry ], [ %bn, %to_c_end ]
   %ia = mul i64 %b, %f_stride_a
   %ib = mul i64 %b, %f_stride_b
   %pa = getelementptr {T}, ptr %ap, i64 %ia
@@ -165,30 +177,12 @@ matrix:
 """ + _copy("to_fortran", "%f_n", "%f_k", "%pb", "%tmp", "{T}", "{T}", True) + r"""
   call void %trsm(i32 {COL_MAJOR}, i32 {LEFT}, i32 %uplo, i32 %trans, i32 %diag, i64 %f_n,
                   i64 %f_k, {T} 1.0, ptr %pa, i64 %f_n, ptr %tmp, i64 %f_n)
-""" + _copy("to_c", "%f_n", "%f_k", "%tmp", "%po", "{T}", "{T}", False) + r"""
-  %bn = add i64 %b, 1
-  %more_b = icmp slt i64 %bn, %end
-  br i1 %more_b, label %matrix, label %done
-done:
-{LEAVE}
-}
-"""
+""" + _copy("to_c", "%f_n", "%f_k", "%tmp", "%po", "{T}", "{T}", False) + "\n" + _NEXT_MATRIX
 
-_POTRF_IR = r"""
-define void @tjit_potrf_{T}(ptr noalias %args, ptr noalias %sz, i64 %start, i64 %end) {
-entry:
-{loads}
-  %ap = load ptr, ptr %args
-  %opp = getelementptr ptr, ptr %args, i64 1
-  %op = load ptr, ptr %opp
-  %potrf = inttoptr i64 %f_potrf to ptr
+_POTRF_IR = _entry("potrf", "a", "o") + r"""  %potrf = inttoptr i64 %f_potrf to ptr
   %nn = mul i64 %f_n, %f_n
   %tmp = alloca double, i64 %nn, align 64
-{ENTER}
-  %any = icmp slt i64 %start, %end
-  br i1 %any, label %matrix, label %done
-matrix:
-  %b = phi i64 [ %start, %entry ], [ %bn, %to_c_end ]
+""" + _MATRIX_LOOP + r"""  %b = phi i64 [ %start, %entry ], [ %bn, %to_c_end ]
   %ib = mul i64 %b, %nn
   %pa = getelementptr {T}, ptr %ap, i64 %ib
   %po = getelementptr {T}, ptr %op, i64 %ib
@@ -197,38 +191,17 @@ matrix:
   %info = call i64 %potrf(i32 {COL_MAJOR}, i8 signext 76, i64 %f_n, ptr %tmp, i64 %f_n)
   %ok = icmp eq i64 %info, 0
 """ + _copy("to_c", "%f_n", "%f_n", "%tmp", "%po", "double", "{T}", False,
-            _lower_or_nan) + r"""
-  %bn = add i64 %b, 1
-  %more_b = icmp slt i64 %bn, %end
-  br i1 %more_b, label %matrix, label %done
-done:
-{LEAVE}
-}
-"""
+            _lower_or_nan) + "\n" + _NEXT_MATRIX
 
 _GETRF_IR = r"""
 declare i64 @llvm.smin.i64(i64, i64)
 
-define void @tjit_getrf_{T}(ptr noalias %args, ptr noalias %sz, i64 %start, i64 %end) {
-entry:
-{loads}
-  %ap = load ptr, ptr %args
-  %lpp = getelementptr ptr, ptr %args, i64 1
-  %lp = load ptr, ptr %lpp
-  %ppp = getelementptr ptr, ptr %args, i64 2
-  %pp = load ptr, ptr %ppp
-  %qpp = getelementptr ptr, ptr %args, i64 3
-  %qp = load ptr, ptr %qpp
-  %getrf = inttoptr i64 %f_getrf to ptr
+""" + _entry("getrf", "a", "l", "p", "q") + r"""  %getrf = inttoptr i64 %f_getrf to ptr
   %k = call i64 @llvm.smin.i64(i64 %f_m, i64 %f_n)
   %mn = mul i64 %f_m, %f_n
   %tmp = alloca {T}, i64 %mn, align 64
   %ipiv = alloca i64, i64 %k, align 8
-{ENTER}
-  %any = icmp slt i64 %start, %end
-  br i1 %any, label %matrix, label %done
-matrix:
-  %b = phi i64 [ %start, %entry ], [ %bn, %swapped ]
+""" + _MATRIX_LOOP + r"""  %b = phi i64 [ %start, %entry ], [ %bn, %swapped ]
   %ia = mul i64 %b, %mn
   %pa = getelementptr {T}, ptr %ap, i64 %ia
   %pl = getelementptr {T}, ptr %lp, i64 %ia
@@ -268,27 +241,13 @@ swap:                             ; pivots[i] = ipiv[i] - 1; swap perm[i], perm[
   %more_i = icmp slt i64 %i1, %k
   br i1 %more_i, label %swap, label %swapped
 swapped:
-  %bn = add i64 %b, 1
-  %more_b = icmp slt i64 %bn, %end
-  br i1 %more_b, label %matrix, label %done
-done:
-{LEAVE}
-}
-"""
+""" + _NEXT_MATRIX
 
 _GEQRF_IR = r"""
 declare i64 @llvm.smin.i64(i64, i64)
 declare i64 @llvm.smax.i64(i64, i64)
 
-define void @tjit_geqrf_{T}(ptr noalias %args, ptr noalias %sz, i64 %start, i64 %end) {
-entry:
-{loads}
-  %ap = load ptr, ptr %args
-  %qpp = getelementptr ptr, ptr %args, i64 1
-  %qp = load ptr, ptr %qpp
-  %rpp = getelementptr ptr, ptr %args, i64 2
-  %rp = load ptr, ptr %rpp
-  %geqrf = inttoptr i64 %f_geqrf to ptr
+""" + _entry("geqrf", "a", "q", "r") + r"""  %geqrf = inttoptr i64 %f_geqrf to ptr
   %orgqr = inttoptr i64 %f_orgqr to ptr
   %k = call i64 @llvm.smin.i64(i64 %f_m, i64 %f_n)
   %mn = mul i64 %f_m, %f_n
@@ -309,11 +268,7 @@ entry:
   %w12 = call i64 @llvm.smax.i64(i64 %w1, i64 %w2)
   %lwork = call i64 @llvm.smax.i64(i64 %w12, i64 1)
   %work = alloca double, i64 %lwork, align 64
-{ENTER}
-  %any = icmp slt i64 %start, %end
-  br i1 %any, label %matrix, label %done
-matrix:
-  %b = phi i64 [ %start, %entry ], [ %bn, %q_out_end ]
+""" + _MATRIX_LOOP + r"""  %b = phi i64 [ %start, %entry ], [ %bn, %q_out_end ]
   %ia = mul i64 %b, %mn
   %pa = getelementptr {T}, ptr %ap, i64 %ia
   %iq = mul i64 %b, %mk
@@ -328,14 +283,7 @@ matrix:
   ; Q from the reflectors in the first k columns (the leading m x k of tmp)
   %i2 = call i64 %orgqr(i32 {COL_MAJOR}, i64 %f_m, i64 %k, i64 %k, ptr %tmp, i64 %f_m,
                         ptr %tau, ptr %work, i64 %lwork)
-""" + _copy("q_out", "%f_m", "%k", "%tmp", "%pq", "double", "{T}", False) + r"""
-  %bn = add i64 %b, 1
-  %more_b = icmp slt i64 %bn, %end
-  br i1 %more_b, label %matrix, label %done
-done:
-{LEAVE}
-}
-"""
+""" + _copy("q_out", "%f_m", "%k", "%tmp", "%pq", "double", "{T}", False) + "\n" + _NEXT_MATRIX
 
 _TYPES = {np.dtype(np.float32): ("float", "s"), np.dtype(np.float64): ("double", "d")}
 _ROUTINES = {"trsm": (_TRSM_IR, _TRSM_FIELDS, "scipy_cblas_{c}trsm64_"),
