@@ -71,6 +71,23 @@ class JAXSparse:
         raise NotImplementedError(f"{type(self).__name__}.todense")
 
 
+
+class BatchedSparse(JAXSparse):
+    """A format of ``batch + sparse + dense`` layout (BCOO, BCSR): ``data`` of shape
+    ``batch + (nse,) + dense``. Subclasses define ``nse``, ``n_batch`` and ``n_sparse``."""
+
+    @property
+    def n_dense(self):
+        return self.data.ndim - 1 - self.n_batch
+
+    def __repr__(self):
+        extra = f", nse={self.nse}"
+        if self.n_batch:
+            extra += f", n_batch={self.n_batch}"
+        if self.n_dense:
+            extra += f", n_dense={self.n_dense}"
+        return f"{type(self).__name__}({self.dtype}{list(self.shape)}{extra})"
+
 def split_shape(shape, n_batch, n_sparse):
     """``(batch, sparse, dense)`` parts of ``shape``."""
     shape = tuple(shape)

@@ -18,12 +18,12 @@ import numpy as np
 
 import tjit.numpy as jnp
 from tjit.experimental.sparse._base import (
-    JAXSparse, broadcast_batch, canonical_axes, concrete_int, nfold_vmap, split_shape)
+    BatchedSparse, broadcast_batch, canonical_axes, concrete_int, nfold_vmap, split_shape)
 from tjit.tracing.tree_util import register_pytree_node_class
 
 
 @register_pytree_node_class
-class BCOO(JAXSparse):
+class BCOO(BatchedSparse):
     """Batched COO sparse array (as ``jax.experimental.sparse.BCOO``).
 
     Args:
@@ -60,18 +60,6 @@ class BCOO(JAXSparse):
     @property
     def n_sparse(self):
         return self.indices.shape[-1]
-
-    @property
-    def n_dense(self):
-        return self.data.ndim - 1 - self.n_batch
-
-    def __repr__(self):
-        extra = f", nse={self.nse}"
-        if self.n_batch:
-            extra += f", n_batch={self.n_batch}"
-        if self.n_dense:
-            extra += f", n_dense={self.n_dense}"
-        return f"BCOO({self.dtype}{list(self.shape)}{extra})"
 
     # pytree: the batch dims are read from the leaves, so that vmap over a batch dim of a
     # BCOO hands the mapped function a BCOO with one batch dim fewer (and stacks it back)

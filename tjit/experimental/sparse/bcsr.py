@@ -11,7 +11,7 @@ import operator
 import numpy as np
 
 import tjit.numpy as jnp
-from tjit.experimental.sparse._base import JAXSparse, broadcast_batch, nfold_vmap
+from tjit.experimental.sparse._base import BatchedSparse, broadcast_batch, nfold_vmap
 from tjit.experimental.sparse.bcoo import BCOO, bcoo_extract, bcoo_fromdense
 from tjit.experimental.sparse.bcoo_dot import bcoo_dot_general
 from tjit.experimental.sparse.bcoo_layout import bcoo_concatenate
@@ -19,7 +19,7 @@ from tjit.tracing.tree_util import register_pytree_node_class
 
 
 @register_pytree_node_class
-class BCSR(JAXSparse):
+class BCSR(BatchedSparse):
     """Batched CSR sparse matrix (as ``jax.experimental.sparse.BCSR``).
 
     Args:
@@ -48,18 +48,6 @@ class BCSR(JAXSparse):
     @property
     def n_sparse(self):
         return 2
-
-    @property
-    def n_dense(self):
-        return self.data.ndim - 1 - self.n_batch
-
-    def __repr__(self):
-        extra = f", nse={self.nse}"
-        if self.n_batch:
-            extra += f", n_batch={self.n_batch}"
-        if self.n_dense:
-            extra += f", n_dense={self.n_dense}"
-        return f"BCSR({self.dtype}{list(self.shape)}{extra})"
 
     def tree_flatten(self):
         tail = self.shape[self.n_batch:]
