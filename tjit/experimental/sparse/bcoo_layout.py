@@ -113,17 +113,28 @@ def bcoo_slice(mat, *, start_indices, limit_indices, strides=None):
                                                          step[nb + ns:]))
     data = data[batch_window + (slice(None),) + dense_window]
     indices = indices[batch_window]
+    keep = moved = None
     if ns:
         lo = jnp.array(start[nb:nb + ns], indices.dtype)
         hi = jnp.array(limit[nb:nb + ns], indices.dtype)
         st = jnp.array(step[nb:nb + ns], indices.dtype)
         keep = jnp.all((indices >= lo) & (indices < hi) & ((indices - lo) % st == 0), -1)
-        pad = jnp.array(new_shape[nb:nb + ns], indices.dtype)
-        indices = jnp.where(keep[..., None], (indices - lo) // st, pad)
+        moved = (indices - lo) // st
+    return _window(data, indices, keep, moved, new_shape, nb, ns, mat.nse)
+
+
+def _window(data, indices, keep, moved, shape, nb, ns, nse):
+    """The BCOO of ``shape`` holding a window's entries: those with ``keep`` (when there
+    are sparse dims) at their window coordinates ``moved``, the others padding (the
+    window's sparse shape, data 0); duplicate padding summed away where ``nse`` exceeds
+    the window's positions."""
+    if ns:
+        pad = jnp.array(shape[nb:nb + ns], indices.dtype)
+        indices = jnp.where(keep[..., None], moved, pad)
         data = jnp.where(keep.reshape(keep.shape + (1,) * (data.ndim - keep.ndim)), data, 0)
-    out = BCOO((data, indices), shape=new_shape)
-    positions = int(np.prod(new_shape[nb:nb + ns], dtype=np.int64))
-    if ns and mat.nse > positions:
+    out = BCOO((data, indices), shape=shape)
+    positions = int(np.prod(shape[nb:nb + ns], dtype=np.int64))
+    if ns and nse > positions:
         out = bcoo_sum_duplicates(out, nse=positions)
     return out
 
@@ -304,17 +315,13 @@ def bcoo_dynamic_slice(mat, start_indices, slice_sizes):
                              sizes[:nb] + (mat.nse,) + sizes[nb + ns:])
     indices = lax.dynamic_slice(indices, b_starts + [zero, zero],
                                 sizes[:nb] + (mat.nse, ns))
+    keep = moved = None
     if ns:
         lo = starts[nb:nb + ns].astype(indices.dtype)
         size = jnp.array(sizes[nb:nb + ns], indices.dtype)
         keep = jnp.all((indices >= lo) & (indices < lo + size), -1)
-        indices = jnp.where(keep[..., None], indices - lo, size)
-        data = jnp.where(keep.reshape(keep.shape + (1,) * (data.ndim - keep.ndim)), data, 0)
-    out = BCOO((data, indices), shape=sizes)
-    positions = int(np.prod(sizes[nb:nb + ns], dtype=np.int64))
-    if ns and mat.nse > positions:
-        out = bcoo_sum_duplicates(out, nse=positions)
-    return out
+        moved = indices - lo
+    return _window(data, indices, keep, moved, sizes, nb, ns, mat.nse)
 
 
 def bcoo_reshape(mat, *, new_sizes, dimensions=None, sharding=None):
