@@ -301,6 +301,20 @@ def _aval_matches(declared, computed):
 # -- interpreters ----------------------------------------------------------------------------
 def eval_jaxpr(jaxpr, consts, *args):
     """Interpret ``jaxpr`` by binding each primitive (traceable under any transform)."""
+    if len(args) != len(jaxpr.invars):
+        raise TypeError(f"eval_jaxpr: {len(jaxpr.invars)} inputs expected, got {len(args)}")
+    return interpret_jaxpr(jaxpr, consts, args, _bind_eqn)
+
+
+def _bind_eqn(eqn, ins):
+    return eqn.primitive.bind(*ins, **eqn.params)
+
+
+def interpret_jaxpr(jaxpr, consts, args, apply):
+    """The outputs of ``jaxpr`` on ``consts`` and ``args``, each equation evaluated by
+    ``apply(eqn, inputs)`` (its result as the primitive's: a sequence where it has
+    multiple results); literals read as operands. For interpreters that bind through
+    their own rules (sparsify, checkify)."""
     env = {}
 
     def read(v):
@@ -308,12 +322,10 @@ def eval_jaxpr(jaxpr, consts, *args):
 
     for v, c in zip(jaxpr.constvars, consts):
         env[v] = c
-    if len(args) != len(jaxpr.invars):
-        raise TypeError(f"eval_jaxpr: {len(jaxpr.invars)} inputs expected, got {len(args)}")
     for v, a in zip(jaxpr.invars, args):
         env[v] = a
     for eqn in jaxpr.eqns:
-        outs = eqn.primitive.bind(*[read(v) for v in eqn.invars], **eqn.params)
+        outs = apply(eqn, [read(v) for v in eqn.invars])
         if eqn.primitive.multiple_results:
             for v, o in zip(eqn.outvars, outs):
                 env[v] = o

@@ -14,7 +14,7 @@ from tjit.primitives.check import check_p
 from tjit.primitives.elementwise import and_p
 from tjit.primitives.structural import broadcast_in_dim_p
 from tjit.tracing.avals import ShapedArray
-from tjit.tracing.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, subjaxprs
+from tjit.tracing.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, interpret_jaxpr, subjaxprs
 
 #: primitive -> ``rule(error, enabled_errors, *invals, **params) -> (error, outs)``
 #: (``outs`` as the primitive's bind returns them).
@@ -84,26 +84,15 @@ def checkify_jaxpr_flat(jaxpr, consts, enabled_errors, error, *args):
     Returns:
       ``(error, outputs)``: the error after the program, and its flat outputs.
     """
-    env = {}
-
-    def read(v):
-        return v.operand() if type(v) is Literal else env[v]
-
-    for v, c in zip(jaxpr.constvars, consts):
-        env[v] = c
-    for v, a in zip(jaxpr.invars, args):
-        env[v] = a
-    for eqn in jaxpr.eqns:
-        invals = [read(v) for v in eqn.invars]
+    def apply(eqn, invals):     # (the error threads through the equations in order)
+        nonlocal error
         rule = error_checks.get(eqn.primitive)
         if rule is None:
             error, outs = _default_rule(eqn.primitive, error, enabled_errors, *invals,
                                         **eqn.params)
         else:
             error, outs = rule(error, enabled_errors, *invals, **eqn.params)
-        if eqn.primitive.multiple_results:
-            for v, o in zip(eqn.outvars, outs):
-                env[v] = o
-        else:
-            env[eqn.outvars[0]] = outs
-    return error, [read(v) for v in jaxpr.outvars]
+        return outs
+
+    outs = interpret_jaxpr(jaxpr, consts, args, apply)
+    return error, outs

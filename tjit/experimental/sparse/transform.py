@@ -30,7 +30,7 @@ from tjit.experimental.sparse.bcoo_layout import (
     bcoo_broadcast_in_dim, bcoo_concatenate, bcoo_dynamic_slice, bcoo_reshape, bcoo_rev,
     bcoo_slice, bcoo_squeeze)
 from tjit.experimental.sparse.bcsr import BCSR
-from tjit.tracing.jaxpr import Literal
+from tjit.tracing.jaxpr import interpret_jaxpr
 from tjit.tracing.tree_util import tree_flatten, tree_structure, tree_unflatten
 
 _is_sparse = lambda x: isinstance(x, JAXSparse)
@@ -210,29 +210,14 @@ def _apply(eqn, ins):
         "operation with the covered ones (see tjit.experimental.sparse.transform).")
 
 
+def _eval_eqn(eqn, ins):
+    if any(_is_sparse(x) for x in ins):
+        return _apply(eqn, [x.to_bcoo() if isinstance(x, BCSR) else x for x in ins])
+    return eqn.primitive.bind(*ins, **eqn.params)
+
+
 def _eval_sparse(jaxpr, consts, args):
-    env = {}
-
-    def read(v):
-        return v.operand() if type(v) is Literal else env[v]
-
-    for v, c in zip(jaxpr.constvars, consts):
-        env[v] = c
-    for v, a in zip(jaxpr.invars, args):
-        env[v] = a
-    for eqn in jaxpr.eqns:
-        ins = [read(v) for v in eqn.invars]
-        if any(_is_sparse(x) for x in ins):
-            ins = [x.to_bcoo() if isinstance(x, BCSR) else x for x in ins]
-            outs = _apply(eqn, ins)
-        else:
-            outs = eqn.primitive.bind(*ins, **eqn.params)
-        if eqn.primitive.multiple_results:
-            for v, o in zip(eqn.outvars, outs):
-                env[v] = o
-        else:
-            env[eqn.outvars[0]] = outs
-    return [read(v) for v in jaxpr.outvars]
+    return interpret_jaxpr(jaxpr, consts, args, _eval_eqn)
 
 
 def sparsify(f, use_tracer=False):
