@@ -167,20 +167,26 @@ done:
 }
 """
 
-# The shim around BLAS: OpenBLAS single-threaded for the calling thread meanwhile.
-_BLAS_PARTS = {
-    "COPIES_X": "%x_not_c",
-    "ENTER": "  %old = call i32 %setl(i32 1)",
-    "GEMM_CALL": """  call void %gemm(i32 {ROW_MAJOR}, i32 %ta, i32 %tb, i64 %m, i64 %n, i64 %f_k,
-                  {T} %alpha, ptr %pa, i64 %f_lda, ptr %pb, i64 %f_ldb, {T} %beta, ptr %pc,
-                  i64 %f_ldc)""",
-    # (a count of 1 found on entry is another block's, or the user's: left alone)
-    "LEAVE": """  %was_one = icmp eq i32 %old, 1
+# OpenBLAS on one thread for the calling thread around a shim's library calls
+# (``%setl``: openblas_set_num_threads_local), then the count it had restored; a count of
+# 1 found on entry is another block's, or the user's: left alone. Falls through to a
+# block ``left`` that the shim ends with its own return. (cpu_lapack's shims too.)
+ONE_THREAD_ENTER = "  %old = call i32 %setl(i32 1)"
+ONE_THREAD_LEAVE = """  %was_one = icmp eq i32 %old, 1
   br i1 %was_one, label %left, label %restore
 restore:
   %restored = call i32 %setl(i32 %old)
   br label %left
-left:""",
+left:"""
+
+# The shim around BLAS: OpenBLAS single-threaded for the calling thread meanwhile.
+_BLAS_PARTS = {
+    "COPIES_X": "%x_not_c",
+    "ENTER": ONE_THREAD_ENTER,
+    "GEMM_CALL": """  call void %gemm(i32 {ROW_MAJOR}, i32 %ta, i32 %tb, i64 %m, i64 %n, i64 %f_k,
+                  {T} %alpha, ptr %pa, i64 %f_lda, ptr %pb, i64 %f_ldb, {T} %beta, ptr %pc,
+                  i64 %f_ldc)""",
+    "LEAVE": ONE_THREAD_LEAVE,
 }
 
 # The shim around tjit's own sgemm (sgemm.py): a workspace slot from the pool for the

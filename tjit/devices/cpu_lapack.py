@@ -48,7 +48,7 @@ import numpy as np
 
 from tjit.devices import disk_cache
 from tjit.devices.array_args import c_contiguous, data_pointer
-from tjit.devices.blas import symbol_address
+from tjit.devices.blas import ONE_THREAD_ENTER, ONE_THREAD_LEAVE, symbol_address
 from tjit.devices.lazy import Lazy, LazyByKey
 from tjit.devices.threads import as_kernel
 from tjit.primitives.lapack_threads import numpy_openblas
@@ -69,17 +69,9 @@ _POTRF_FIELDS = ("potrf", "set_threads", "n")
 _GETRF_FIELDS = ("getrf", "set_threads", "m", "n")
 _GEQRF_FIELDS = ("geqrf", "set_threads", "m", "n", "orgqr")
 
-# OpenBLAS on one thread around a shim's calls (restored unless it was 1: another
-# block's or the user's setting, as in blas.py)
-_ENTER = """  %setl = inttoptr i64 %f_set_threads to ptr
-  %old = call i32 %setl(i32 1)"""
-_LEAVE = """  %was_one = icmp eq i32 %old, 1
-  br i1 %was_one, label %left, label %restore
-restore:
-  %restored = call i32 %setl(i32 %old)
-  br label %left
-left:
-  ret void"""
+# OpenBLAS on one thread around a shim's calls (restored unless it was 1), as blas.py's
+_ENTER = "  %setl = inttoptr i64 %f_set_threads to ptr\n" + ONE_THREAD_ENTER
+_LEAVE = ONE_THREAD_LEAVE + "\n  ret void"
 
 def _entry(routine, *args):
     """The shim's signature and the head of its entry block: the size fields
