@@ -286,3 +286,78 @@ def test_lax_elementwise_errors_name_the_function(name):
     with pytest.raises(TypeError) as e:
         f(*args)
     assert f"lax.{name}" in _message(e.value) and "str" in _message(e.value)
+
+
+# -- traced values where a static one is needed: ConcretizationTypeError naming the argument --
+# Under jit an axis, a dim or a count passed as a jit argument is a tracer. Each shared check
+# (normalize_axis, canonical_dim, the creation/random shape checks, top_k's k) said
+# "axis must be an integer, got JitTracer(~int32[])" (or, for lax.iota, "iteration over a
+# 0-d traced array"), which named neither the traced input nor the fix.
+def _traced_static(call, *words):
+    with pytest.raises(tjit.errors.ConcretizationTypeError) as e:
+        call()
+    assert isinstance(e.value, TypeError)  # JAX's ConcretizationTypeError is one too
+    msg = _message(e.value)
+    for w in (*words, "traced argument 'n'", "static"):
+        assert w in msg, (w, msg)
+
+
+@pytest.mark.parametrize("name", _functions_with_axis())
+def test_every_traced_axis(name):
+    f = getattr(jnp, name)
+    call = _AXIS_CALLS.get(name, lambda axis: f(X, *_AXIS_EXTRA_ARGS.get(name, ()),
+                                                axis=axis))
+    _traced_static(lambda: tjit.jit(lambda n: call(n))(1), "axis")
+
+
+_TRACED_STATIC = {
+    "zeros": (lambda n: jnp.zeros((n, 2)), "jnp.zeros", "shape"),
+    "ones-scalar": (lambda n: jnp.ones(n), "jnp.ones", "shape"),
+    "full": (lambda n: jnp.full((n,), 1.0), "jnp.full", "shape"),
+    "indices": (lambda n: jnp.indices((n, 2)), "jnp.indices", "shape"),
+    "broadcast_to": (lambda n: jnp.broadcast_to(X[0], (n, 4)), "broadcast_to", "shape"),
+    "resize": (lambda n: jnp.resize(X, (n,)), "resize", "shape"),
+    "lax.full": (lambda n: lax.full((n,), 1.0), "full", "shape"),
+    "lax.iota": (lambda n: lax.iota(np.int32, n), "iota", "shape"),
+    "lax.reshape": (lambda n: lax.reshape(X, (n, 4)), "reshape", "shape"),
+    "lax.broadcast": (lambda n: lax.broadcast(X, (n,)), "broadcast", "shape"),
+    "lax.broadcast_in_dim": (lambda n: lax.broadcast_in_dim(X[0], (n, 4), (1,)),
+                             "broadcast_in_dim", "shape"),
+    "lax.dynamic_slice": (lambda n: lax.dynamic_slice(X[0], (0,), (n,)), "dynamic_slice",
+                          "shape"),
+    "random.normal": (lambda n: random.normal(random.key(0), (n,)), "normal", "shape"),
+    "random.randint": (lambda n: random.randint(random.key(0), (n,), 0, 4), "randint",
+                       "shape"),
+    "lax.top_k": (lambda n: lax.top_k(X[0], n), "top_k", "its k argument"),
+    "lax.cumsum": (lambda n: lax.cumsum(X, axis=n), "cumsum", "axis"),
+    "lax.rev": (lambda n: lax.rev(X, (n,)), "rev", "axis"),
+    "lax.sort": (lambda n: lax.sort(X, dimension=n), "sort", "axis"),
+    "lax.concatenate": (lambda n: lax.concatenate([X, X], n), "concatenate", "axis"),
+    "lax.argmax": (lambda n: lax.argmax(X, n, np.int32), "argmax", "axis"),
+    "matrix_power": (lambda n: jnp.linalg.matrix_power(X[:3, :3], n), "matrix_power",
+                     "exponent"),
+    "round": (lambda n: jnp.round(X, n), "round", "decimals"),
+    "norm": (lambda n: jnp.linalg.norm(X[0], n), "norm", "its ord argument"),
+    "vector_norm": (lambda n: jnp.linalg.vector_norm(X[0], ord=n), "vector_norm",
+                    "its ord argument"),
+}
+
+
+@pytest.mark.parametrize("key", _TRACED_STATIC)
+def test_traced_static_argument(key):
+    fn, *words = _TRACED_STATIC[key]
+    _traced_static(lambda: tjit.jit(fn)(2), *words)
+
+
+def test_traced_float_k_of_top_k():
+    # a traced float k: the same error (not "k must be a static integer, got JitTracer")
+    _traced_static(lambda: tjit.jit(lambda n: lax.top_k(X[0], n))(2.0), "top_k", "k")
+
+
+def test_static_arguments_still_work_when_marked_static():
+    # the fix the messages give: the same calls with the argument static
+    got = tjit.jit(lambda x, n: jnp.sum(x, axis=n), static_argnums=1)(X, 1)
+    np.testing.assert_allclose(got, X.astype(np.float64).sum(axis=1), rtol=1e-6)
+    vals, idx = tjit.jit(lambda x, n: lax.top_k(x, n), static_argnums=1)(X[0], 2)
+    np.testing.assert_array_equal(idx, np.argsort(-X[0].astype(np.float64))[:2])
+    assert tjit.jit(lambda n: lax.iota(np.int32, n), static_argnums=0)(3).tolist() == [0, 1, 2]

@@ -6,7 +6,7 @@ signatures: ``reduce_sum(operand, axes)``, ``argmax(operand, axis, index_dtype)`
 import operator
 
 from tjit.tracing import dtypes
-from tjit.tracing.errors import ShapeError
+from tjit.tracing.errors import ConcretizationTypeError, ShapeError, traced_static_error
 from tjit.tracing.shapes import normalize_axes, normalize_axis, shape_str
 from tjit.primitives import reductions as rd
 from tjit.lax import _elementwise as ew
@@ -175,6 +175,8 @@ def _static_k(k, op):
     # operator.index, not int: k=2.5 is an error (as JAX's), not k=2
     try:
         return operator.index(k)
+    except ConcretizationTypeError:
+        raise traced_static_error(k, "k", op) from None
     except TypeError:
         raise TypeError(f"{op}: k must be a static integer, got {k!r}") from None
 

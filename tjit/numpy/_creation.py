@@ -66,7 +66,9 @@ def check_shape(shape, fname):
     if isinstance(shape, (Array, Tracer, np.ndarray)):  # 0-d: one dim; 1-d: the dims
         shape = np.asarray(concrete_value(shape, f"the shape argument of jnp.{fname}")).tolist()
     try:
-        shape = canonical_shape(shape, fname)
+        shape = canonical_shape(shape, f"jnp.{fname}")
+    except ConcretizationTypeError:
+        raise  # a traced dim: its message names the argument and the fix
     except TypeError:
         raise TypeError(f"jnp.{fname}: shape must be an int or a sequence of ints (or "
                         f"symbolic dims), got {shape!r}") from None

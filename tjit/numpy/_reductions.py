@@ -20,7 +20,7 @@ import numpy as np
 from tjit import lax
 from tjit.tracing import dtypes
 from tjit.tracing.core import Array, Tracer, concrete_value
-from tjit.tracing.errors import AxisError
+from tjit.tracing.errors import AxisError, traced_static_error
 from tjit.tracing.shapes import broadcast_shapes, normalize_axes, shape_str
 from tjit.numpy._core import (broadcast_to_shape, ensure_array, host_numpy_array,
                               promote_dtypes_inexact,
@@ -382,7 +382,7 @@ def _arg_reduce(name, lax_fn, a, axis, out, keepdims):
         x, ax = lax.reshape(a, (a.size,)), 0
     else:
         if not isinstance(axis, (int, np.integer)):
-            raise TypeError(f"jnp.{name}: axis must be an int or None, got {axis!r}")
+            _bad_axis(name, axis)
         x, ax = a, _axes(a, axis, name)[0]
     if type(x.shape[ax]) is int and x.shape[ax] == 0:
         raise ValueError(f"attempt to get {name} of an empty sequence (jnp.{name} of shape "
@@ -846,6 +846,8 @@ def _cumulative(name, lax_fn, a, axis, dtype, nan_fill=None, promote_integers=Fa
 
 
 def _bad_axis(name, axis):
+    if isinstance(axis, Tracer):
+        raise traced_static_error(axis, "axis", f"jnp.{name}")
     raise TypeError(f"jnp.{name}: axis must be an int or None, got {axis!r}")
 
 

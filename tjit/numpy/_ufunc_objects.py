@@ -24,7 +24,7 @@ import numpy as np
 from tjit import lax
 from tjit.tracing import dtypes
 from tjit.tracing.core import concrete_value
-from tjit.tracing.errors import AxisError
+from tjit.tracing.errors import AxisError, ConcretizationTypeError, traced_static_error
 from tjit.numpy import _reductions as red
 from tjit.numpy import _ufuncs as uf
 from tjit.numpy._core import asarray, check_arraylike
@@ -263,6 +263,8 @@ def _int_axis(axis, where):
     # operator.index, not int: axis=1.5 is an error (NumPy's, JAX's), not axis 1
     try:
         return operator.index(axis)
+    except ConcretizationTypeError:
+        raise traced_static_error(axis, "axis", where) from None
     except TypeError:
         raise TypeError(f"{where}: axis must be an integer, got {axis!r}") from None
 

@@ -14,7 +14,9 @@ import numpy as np
 import opt_einsum
 
 from tjit.tracing import dtypes
-from tjit.tracing.errors import OperandShapeError, ShapeError
+from tjit.tracing.core import Tracer
+from tjit.tracing.errors import (
+    ConcretizationTypeError, OperandShapeError, ShapeError, traced_static_error)
 from tjit.tracing.shapes import (
     broadcast_shapes, definitely_equal, is_concrete_shape, normalize_axes, shape_str, size)
 from tjit.primitives.linalg import real_dtype
@@ -410,6 +412,8 @@ def matrix_power(a, n):
     """``a`` multiplied by itself ``n`` times (an int; negative powers invert first)."""
     try:
         n = operator.index(n)
+    except ConcretizationTypeError:
+        raise traced_static_error(n, "n (exponent)", "matrix_power") from None
     except TypeError:
         raise TypeError(f"matrix_power: exponent must be an integer, got {n!r}") from None
     check_arraylike("matrix_power", a)
@@ -626,6 +630,7 @@ def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002
       keepdims: keep the reduced dims with size 1.
     """
     (x,) = _inexact("norm", x)
+    _check_static_ord(ord, "norm")
     if axis is None:
         if ord is None:
             flat = lax.reshape(x, (size(x.shape),))
@@ -643,9 +648,16 @@ def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002
     raise ValueError(f"norm: axis must name 1 or 2 dims, got {axis!r}")
 
 
+def _check_static_ord(ord, op):  # noqa: A002
+    # ord picks the norm's formula while tracing, so a traced one cannot be followed
+    if isinstance(ord, Tracer):
+        raise traced_static_error(ord, "ord", op)
+
+
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):  # noqa: A002
     """Vector norm over ``axis`` (None: all elements, as one vector)."""
     (x,) = _inexact("vector_norm", x)
+    _check_static_ord(ord, "vector_norm")
     if axis is None:
         out = _vector_norm(lax.reshape(x, (size(x.shape),)), ord, 0, False)
         return lax.reshape(out, (1,) * x.ndim) if keepdims else out

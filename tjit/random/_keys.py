@@ -23,7 +23,7 @@ from tjit.config import config
 from tjit.tracing import dtypes
 from tjit.tracing.core import Array, Tracer
 from tjit.tracing.extended_dtypes import THREEFRY_KEY_DTYPE
-from tjit.tracing.errors import NegativeDimensionError
+from tjit.tracing.errors import ConcretizationTypeError, NegativeDimensionError
 from tjit.tracing.shapes import canonical_shape, is_symbolic, shape_str, size
 from tjit.primitives.random_bits import threefry2x32_p
 from tjit.random._key_array import PRNGKeyArray
@@ -78,6 +78,8 @@ def check_shape(name, shape):
                         f"{shape!r:.60}; pass a static shape such as (3, 4)")
     try:
         shape = canonical_shape(shape, name)
+    except ConcretizationTypeError:
+        raise  # a traced dim: its message names the argument and the fix
     except TypeError as e:
         raise TypeError(f"{e}; shapes are tuples of Python ints such as (3, 4)") from None
     for d in shape:

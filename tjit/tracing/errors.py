@@ -96,3 +96,27 @@ def user_location():
         return "an unknown location"
     line = f"\n    {fr.line.strip()}" if fr.line else ""
     return f"{fr.filename}:{fr.lineno} (in {fr.name}){line}"
+
+
+def static_index(value, what, op):
+    """``operator.index(value)`` for an argument that fixes shapes or axes at trace time
+    (an axis, a dim, ``k`` of top_k, a count). A traced value raises
+    TracerIntegerConversionError (a ConcretizationTypeError and TypeError, as JAX's)
+    naming ``op``, the argument and the traced input it came from; any other non-integer
+    raises TypeError (``axis=1.5`` is an error, as in NumPy and JAX, not axis 1)."""
+    import operator
+    try:
+        return operator.index(value)
+    except ConcretizationTypeError:
+        raise traced_static_error(value, what, op) from None
+    except TypeError:
+        raise TypeError(f"{op}: {what} must be an integer, got {value!r}") from None
+
+
+def traced_static_error(value, what, op):
+    """The error for a traced ``value`` given where ``op`` needs a static one (``what``:
+    the argument's name, e.g. "axis"); ``value`` is a Tracer."""
+    return value._concretization_error(
+        TracerIntegerConversionError, f"{op}: a concrete value for its {what} argument",
+        f"Fix: {what} fixes shapes at trace time, so it must be a Python int: pass it as "
+        f"a static argument (jit(..., static_argnums=...) / static_argnames=...).")

@@ -17,8 +17,8 @@ import re
 from tjit._sympy import is_expr, sympy, when_loaded
 from tjit.tracing import size_bounds, size_questions
 from tjit.tracing.errors import (
-    AxisError, InconclusiveDimensionError, NegativeDimensionError, OperandShapeError,
-    ShapeError)
+    AxisError, ConcretizationTypeError, InconclusiveDimensionError, NegativeDimensionError,
+    OperandShapeError, ShapeError, static_index, traced_static_error)
 
 
 @functools.lru_cache(maxsize=None)
@@ -46,6 +46,8 @@ def canonical_dim(d, op="tjit"):
     try:
         import operator
         return operator.index(d)
+    except ConcretizationTypeError:
+        raise traced_static_error(d, "shape", op) from None
     except TypeError:
         raise TypeError(
             f"{op}: shape entries must be integers or symbolic dims, got {d!r} "
@@ -53,7 +55,8 @@ def canonical_dim(d, op="tjit"):
 
 
 def canonical_shape(shape, op="tjit"):
-    if isinstance(shape, int) or not hasattr(shape, "__iter__"):   # (a dim: int or sympy)
+    if isinstance(shape, int) or not hasattr(shape, "__iter__") or \
+            getattr(shape, "ndim", None) == 0:   # one dim: int, sympy, 0-d (traced) array
         shape = (shape,)
     return tuple(canonical_dim(d, op) for d in shape)
 
@@ -348,11 +351,7 @@ def reshape_shape(old_shape, new_shape, op="reshape"):
 
 
 def normalize_axis(axis, ndim, op="tjit"):
-    import operator
-    try:
-        axis = operator.index(axis)
-    except TypeError:
-        raise TypeError(f"{op}: axis must be an integer, got {axis!r}") from None
+    axis = static_index(axis, "axis", op)
     if not -ndim <= axis < max(ndim, 1) or (ndim == 0 and axis not in (0, -1)):
         raise AxisError(f"{op}: axis {axis} is out of bounds for an array of rank {ndim}")
     return axis % ndim if ndim else 0
