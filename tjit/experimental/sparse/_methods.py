@@ -1,8 +1,8 @@
 """Operators of the sparse classes (``@``, ``*``, ``+``, ``-``), installed here so that the
 format modules need not import the contraction code (as JAX defines them in transform.py).
 
-``@`` follows ``jnp.matmul``: 1-D and 2-D operands, or N-D with equal leading batch dims
-(which must be layout batch dims of a BCOO); sparse @ sparse is a BCOO. ``*`` by a scalar
+``@`` follows ``jnp.matmul``: 1-D and 2-D operands, N-D with a 1-D operand or a 2-D
+rhs, or N-D with equal leading batch dims (which must be layout batch dims of a BCOO); sparse @ sparse is a BCOO. ``*`` by a scalar
 or a dense array scales the stored values and keeps the sparsity pattern; sparse * sparse
 is a BCOO of the pairs of entries at one coordinate. ``+`` of two sparse arrays of one
 shape concatenates their entries (duplicates add); with a dense array of the full shape
@@ -36,8 +36,12 @@ def matmul(a, b):
     if a_nd == 0 or b_nd == 0:
         raise ValueError(f"matmul: operands must have ndim >= 1, got shapes {a.shape} and "
                          f"{b.shape}")
-    if a_nd <= 2 and b_nd <= 2:
+    if (a_nd <= 2 and b_nd <= 2) or b_nd == 1 or (b_nd == 2 and a_nd > 2):
+        # a 1-D or 2-D rhs is broadcast over lhs's leading dims (jnp.matmul), which
+        # dot_general's output order (lhs free dims, then rhs free dims) already gives
         dims = (([a_nd - 1], [0 if b_nd == 1 else b_nd - 2]), ([], []))
+    elif a_nd == 1:       # (k,) @ (..., k, m) -> (..., m): lhs has no free dims
+        dims = (([0], [b_nd - 2]), ([], []))
     elif a_nd == b_nd:
         batch = list(range(a_nd - 2))
         dims = (([a_nd - 1], [a_nd - 2]), (batch, batch))

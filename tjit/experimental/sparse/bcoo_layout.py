@@ -1,7 +1,7 @@
 """Layout changes of BCOO arrays: ``bcoo_update_layout`` (moving dims between the batch,
 sparse and dense groups), ``bcoo_slice``, ``bcoo_dynamic_slice``, ``bcoo_squeeze``,
-``bcoo_reshape``, ``bcoo_rev``, ``bcoo_concatenate`` and indexing (``mat[key]``,
-installed on BCOO here, with ``BCOO.update_layout``)."""
+``bcoo_reshape``, ``bcoo_rev``, ``bcoo_concatenate`` (and ``BCOO.update_layout``,
+installed here; indexing is in bcoo_indexing)."""
 
 import operator
 import warnings
@@ -157,47 +157,12 @@ def bcoo_squeeze(arr, *, dimensions):
                 unique_indices=arr.unique_indices)
 
 
-def _getitem(mat, key):
-    """``mat[key]`` for ints, slices (positive steps) and one Ellipsis."""
-    key = key if isinstance(key, tuple) else (key,)
-    ellipses = [i for i, k in enumerate(key) if k is Ellipsis]
-    if len(ellipses) > 1:
-        raise IndexError("BCOO indexing: an index can have only one Ellipsis")
-    if ellipses:
-        at = ellipses[0]
-        key = key[:at] + (slice(None),) * (mat.ndim - len(key) + 1) + key[at + 1:]
-    if len(key) > mat.ndim:
-        raise IndexError(f"BCOO indexing: too many indices ({len(key)}) for shape {mat.shape}")
-    key = key + (slice(None),) * (mat.ndim - len(key))
-    start, limit, step, squeezed = [], [], [], []
-    for d, (k, n) in enumerate(zip(key, mat.shape)):
-        if isinstance(k, slice):
-            a, b, s = k.indices(n)
-            if s <= 0:
-                raise NotImplementedError("BCOO indexing: negative slice steps")
-            start.append(a), limit.append(max(a, b)), step.append(s)
-        elif isinstance(k, (int, np.integer)) and not isinstance(k, bool):
-            i = int(k) + n if k < 0 else int(k)
-            if not 0 <= i < n:
-                raise IndexError(f"BCOO indexing: index {k} out of bounds for dim {d} of "
-                                 f"size {n} (shape {mat.shape})")
-            start.append(i), limit.append(i + 1), step.append(1), squeezed.append(d)
-        else:
-            raise NotImplementedError(
-                f"BCOO indexing with {type(k).__name__} (only ints, slices and Ellipsis). "
-                "Fix: index mat.todense(), or gather rows with a dense selection matrix.")
-    out = bcoo_slice(mat, start_indices=start, limit_indices=limit, strides=step)
-    return bcoo_squeeze(out, dimensions=squeezed) if squeezed else out
-
-
-
 def _update_layout(self, *, n_batch=None, n_dense=None, on_inefficient="error"):
     """Copy with ``n_batch``/``n_dense`` changed (see :func:`bcoo_update_layout`)."""
     return bcoo_update_layout(self, n_batch=n_batch, n_dense=n_dense,
                               on_inefficient=on_inefficient)
 
 
-BCOO.__getitem__ = _getitem
 BCOO.update_layout = _update_layout
 
 

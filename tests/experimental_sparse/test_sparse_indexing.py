@@ -1,0 +1,78 @@
+"""BCOO indexing with None and integer arrays, and @ of N-D sparse with 1-D/2-D operands,
+against NumPy float64 on the dense array (and finite differences for the gradient)."""
+
+import numpy as np
+import pytest
+
+import tjit
+import tjit.numpy as jnp
+from tjit.experimental import sparse
+
+RNG = np.random.default_rng(1907)
+X = RNG.normal(size=(3, 4, 5)) * (RNG.random((3, 4, 5)) < 0.4)
+X[1, 2, 3] = 1.5                                           # at least one entry per batch
+
+KEYS = [None, (None,), (slice(None), None), (0, None), (Ellipsis, None), (None, 1, None, 2),
+        np.array([2, 0, -1]), (slice(None), np.array([3, 3, 0])),
+        (0, slice(1, 3), np.array([[4, 0], [1, 1]])), (np.array([1, 2]), slice(None), 0),
+        (0, slice(None), np.array([1, 4])), (slice(None), np.array([0, 2]), None),
+        (None, np.array([1]), 1), (Ellipsis, np.array([0, 4])), [2, 1]]
+
+
+@pytest.mark.parametrize("layout", [(0, 0), (1, 0), (0, 1), (1, 1)])
+def test_getitem_matches_numpy(layout):
+    m = sparse.BCOO.fromdense(jnp.asarray(X, jnp.float32), n_batch=layout[0],
+                              n_dense=layout[1])
+    for key in KEYS:
+        want = X[key]
+        got = np.asarray(m[key].todense())
+        assert got.shape == want.shape, key
+        np.testing.assert_allclose(got, want, rtol=1e-6, err_msg=str(key))
+
+
+def test_getitem_traced_index_under_jit():
+    m = sparse.BCOO.fromdense(jnp.asarray(X, jnp.float32), n_batch=1)
+    f = tjit.jit(lambda m, i: m[:, i].todense())
+    np.testing.assert_allclose(f(m, jnp.array([3, 1, 0])), X[:, [3, 1, 0]], rtol=1e-6)
+
+
+def test_getitem_grad_matches_finite_differences():
+    m = sparse.BCOO.fromdense(jnp.asarray(X, jnp.float32))
+    w = RNG.normal(size=(3, 2, 5)).astype(np.float32)
+    idx = np.array([3, 0])
+
+    def loss(data):
+        return jnp.sum(sparse.BCOO((data, m.indices), shape=m.shape)[:, idx].todense() ** 2 * w)
+
+    g = np.asarray(tjit.grad(loss)(m.data))
+    data = np.asarray(m.data, np.float64)
+    eps = 1e-3
+    for j in range(data.shape[0]):
+        e = np.zeros_like(data)
+        e[j] = eps
+        fd = (float(loss(jnp.asarray(data + e, jnp.float32))) -
+              float(loss(jnp.asarray(data - e, jnp.float32)))) / (2 * eps)
+        assert abs(g[j] - fd) < 1e-2 * max(1.0, abs(fd)), j
+
+
+def test_getitem_bad_keys_raise_clearly():
+    m = sparse.BCOO.fromdense(jnp.asarray(X, jnp.float32))
+    with pytest.raises(NotImplementedError, match="more than one integer array"):
+        m[np.array([0]), np.array([1])]
+    with pytest.raises(IndexError, match="too many indices"):
+        m[0, 0, 0, 0]
+    with pytest.raises(TypeError, match="integers"):
+        m[np.array([0.5])]
+    with pytest.raises(NotImplementedError, match="boolean mask"):
+        m[np.array([True, False, True])]
+
+
+@pytest.mark.parametrize("n_batch", [0, 1, 2])
+def test_nd_matmul_with_vector_and_matrix(n_batch):
+    m = sparse.BCOO.fromdense(jnp.asarray(X, jnp.float32), n_batch=n_batch)
+    v = RNG.normal(size=5)
+    w = RNG.normal(size=(5, 2))
+    u = RNG.normal(size=4)
+    np.testing.assert_allclose(m @ jnp.asarray(v, jnp.float32), X @ v, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(m @ jnp.asarray(w, jnp.float32), X @ w, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(jnp.asarray(u, jnp.float32) @ m, u @ X, rtol=1e-4, atol=1e-5)
