@@ -16,7 +16,9 @@ KEYS = [None, (None,), (slice(None), None), (0, None), (Ellipsis, None), (None, 
         np.array([2, 0, -1]), (slice(None), np.array([3, 3, 0])),
         (0, slice(1, 3), np.array([[4, 0], [1, 1]])), (np.array([1, 2]), slice(None), 0),
         (0, slice(None), np.array([1, 4])), (slice(None), np.array([0, 2]), None),
-        (None, np.array([1]), 1), (Ellipsis, np.array([0, 4])), [2, 1]]
+        (None, np.array([1]), 1), (Ellipsis, np.array([0, 4])), [2, 1],
+        slice(None, None, -1), (slice(None), slice(3, 0, -2), slice(None, 1, -1)),
+        (np.array([0, 2]), slice(None, None, -1), None)]
 
 
 @pytest.mark.parametrize("layout", [(0, 0), (1, 0), (0, 1), (1, 1)])

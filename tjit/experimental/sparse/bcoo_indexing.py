@@ -1,5 +1,5 @@
 """Indexing of BCOO arrays (``mat[key]``, installed on BCOO here), as NumPy/JAX index a
-dense array: ints, slices (positive steps), one Ellipsis, ``None`` (new size-1 dims) and
+dense array: ints, slices, one Ellipsis, ``None`` (new size-1 dims) and
 one integer array (fancy indexing along one dim; ints count as advanced indices with it,
 as NumPy's placement rule says).
 
@@ -15,7 +15,7 @@ import tjit.numpy as jnp
 from tjit.experimental.sparse._base import nfold_vmap
 from tjit.experimental.sparse.bcoo import BCOO, _full_batch, bcoo_transpose
 from tjit.experimental.sparse.bcoo_layout import (
-    bcoo_broadcast_in_dim, bcoo_slice, bcoo_squeeze, bcoo_update_layout)
+    bcoo_broadcast_in_dim, bcoo_rev, bcoo_slice, bcoo_squeeze, bcoo_update_layout)
 
 
 def bcoo_take(mat, indices, axis):
@@ -107,16 +107,16 @@ def bcoo_getitem(mat, key):
         raise NotImplementedError(
             "BCOO indexing with more than one integer array (they would broadcast "
             "together). Fix: index one dim at a time, or index mat.todense().")
-    start, limit, step, ints = [], [], [], []
+    start, limit, step, ints, flipped = [], [], [], [], []
     for k, dim in entries:
         if dim is None:
             continue
         n = mat.shape[dim]
         if isinstance(k, slice):
             a, b, s = k.indices(n)
-            if s <= 0:
-                raise NotImplementedError("BCOO indexing: negative slice steps. Fix: "
-                                          "sparse.bcoo_rev, then a positive step.")
+            if s < 0:      # a positive-step window of the reversed dim
+                flipped.append(dim)
+                a, b, s = n - 1 - a, n - 1 - b, -s
             start.append(a), limit.append(max(a, b)), step.append(s)
         elif _is_int(k):
             i = int(k) + n if k < 0 else int(k)
@@ -129,6 +129,8 @@ def bcoo_getitem(mat, key):
         else:
             raise IndexError(f"BCOO indexing with {type(k).__name__}: only ints, slices, "
                              "Ellipsis, None and integer arrays are valid indices")
+    if flipped:
+        mat = bcoo_rev(mat, flipped)
     out = bcoo_slice(mat, start_indices=start, limit_indices=limit, strides=step)
     # the integer array, then the ints (a squeezed dim is gone: compute positions first)
     adv_pos = [i for i, (k, _) in enumerate(entries) if _is_array(k) or _is_int(k)]
