@@ -12,7 +12,10 @@ JAX raises); a few run under grad and vmap. A comparison tool, not a test (CI ha
 run it with the JAX venv, which also has tjit installed.
 
     /work/jaxvenv/bin/python benchmarks/diff_errors.py [--only NS,...] [--names a,b]
-        [--timeout S] [--list-all]
+        [--timeout S] [--list-all] [--x64]
+
+--x64 turns on 64-bit types in both libraries (jax_enable_x64; the workers inherit it
+through JAX_ENABLE_X64, which both read at start-up).
 
 Flags, one line each, then counts per namespace:
   SILENT    tjit returns a value where JAX raises and NumPy raises or has no such name
@@ -33,6 +36,10 @@ Known differences kept on purpose (tjit follows the documented semantics):
     fancy indices that do not broadcast together (JAX: ValueError).
   - TypeError for None/str/ragged lists given to lax functions and for axis='a' (JAX's
     ValueError there comes from inside its conversion code).
+  - A traced value where a static one is needed (special's "traced ..." cases): tjit
+    raises TracerIntegerConversionError (a ConcretizationTypeError, a TypeError) naming the
+    argument; JAX's class varies by function (ValueError from hashing a static argument,
+    TypeError from its shape checks), so CLASS lines there are expected.
   - ShapeError (a ValueError, NumPy's class) from lax.concatenate/transpose/linalg rank
     checks where JAX raises TypeError (CLASS lines); Broadcast/ContractionShapeError show
     how such errors can be both, a candidate for the remaining shape rules.
@@ -452,7 +459,45 @@ def special_cases():
         ("checkpoint policy bogus", lambda L: L.jax.checkpoint(lambda a: a, policy="bogus")(x)),
         ("custom_jvp wrong tangent", lambda L: _custom_jvp_bad(L)),
     ]
-    return c
+    return c + traced_static_cases(x, v, i)
+
+
+def traced_static_cases(x, v, i):
+    """A jit argument (a tracer) where a static value is needed: an axis, a shape, a count.
+    JAX raises a ConcretizationTypeError (or another TypeError/ValueError); each must raise,
+    never return a value or crash."""
+    def jit1(L, f, *args):
+        return L.jax.jit(f)(*args)
+    return [
+        ("traced axis sum", lambda L: jit1(L, lambda a, n: L.jnp.sum(a, axis=n), x, 1)),
+        ("traced axis cumsum", lambda L: jit1(L, lambda a, n: L.jnp.cumsum(a, axis=n), x, 1)),
+        ("traced axis argmax", lambda L: jit1(L, lambda a, n: L.jnp.argmax(a, axis=n), x, 1)),
+        ("traced axis concatenate",
+         lambda L: jit1(L, lambda a, n: L.jnp.concatenate([a, a], n), x, 1)),
+        ("traced axis lax.cumsum", lambda L: jit1(L, lambda a, n: L.lax.cumsum(a, axis=n), x, 0)),
+        ("traced shape zeros", lambda L: jit1(L, lambda n: L.jnp.zeros((n, 2)), 3)),
+        ("traced shape reshape", lambda L: jit1(L, lambda a, n: a.reshape((n, -1)), x, 4)),
+        ("traced shape lax.iota", lambda L: jit1(L, lambda n: L.lax.iota(np.int32, n), 3)),
+        ("traced shape lax.full", lambda L: jit1(L, lambda n: L.lax.full((n,), 1.0), 3)),
+        ("traced shape random.normal",
+         lambda L: jit1(L, lambda n: L.random.normal(L.random.key(0), (n,)), 3)),
+        ("traced k top_k", lambda L: jit1(L, lambda a, k: L.lax.top_k(a, k), v, 2)),
+        ("traced float k top_k", lambda L: jit1(L, lambda a, k: L.lax.top_k(a, k), v, 2.0)),
+        ("traced num linspace", lambda L: jit1(L, lambda n: L.jnp.linspace(0, 1, n), 5)),
+        ("traced size nonzero", lambda L: jit1(L, lambda a, n: L.jnp.nonzero(a, size=n), v, 2)),
+        ("traced size unique", lambda L: jit1(L, lambda a, n: L.jnp.unique(a, size=n), v, 2)),
+        ("traced kth partition", lambda L: jit1(L, lambda a, n: L.jnp.partition(a, n), v, 2)),
+        ("traced n diff", lambda L: jit1(L, lambda a, n: L.jnp.diff(a, n), v, 1)),
+        ("traced decimals round", lambda L: jit1(L, lambda a, n: L.jnp.round(a, n), v, 1)),
+        ("traced ord norm", lambda L: jit1(L, lambda a, n: L.jnp.linalg.norm(a, n), v, 2)),
+        ("traced exponent matrix_power",
+         lambda L: jit1(L, lambda a, n: L.jnp.linalg.matrix_power(a, n), x[:3, :3], 2)),
+        ("traced classes one_hot", lambda L: jit1(L, lambda a, n: L.jax.nn.one_hot(a, n), i, 3)),
+        ("traced repeats repeat", lambda L: jit1(L, lambda a, n: L.jnp.repeat(a, n), v, 2)),
+        ("traced pad width", lambda L: jit1(L, lambda a, n: L.jnp.pad(a, n), v, 1)),
+        ("traced length scan",
+         lambda L: jit1(L, lambda n: L.lax.scan(lambda c, _: (c, c), 0.0, None, length=n), 3)),
+    ]
 
 
 def _custom_jvp_bad(L):
@@ -783,7 +828,10 @@ def main():
                     help="judge results saved with --json again (no calls); with "
                          "--modes, count only those tjit modes")
     ap.add_argument("--modes", default="tjit,tjit_jit,tjit_vmap,tjit_grad")
+    ap.add_argument("--x64", action="store_true", help="jax_enable_x64 in both libraries")
     opts = ap.parse_args()
+    if opts.x64:
+        os.environ["JAX_ENABLE_X64"] = "1"  # before any import; the workers inherit it
     names_only = set(filter(None, opts.names.split(",")))
     if opts.worker:
         return worker(opts.worker, opts.start, names_only, opts.timeout)
