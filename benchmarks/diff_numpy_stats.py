@@ -12,6 +12,11 @@ Options that only JAX has (``size=``, ``fill_value=``, ``length=``) are compared
     /work/jaxvenv/bin/python benchmarks/diff_numpy_stats.py --reps 2          # with JAX
     .venv/bin/python benchmarks/diff_numpy_stats.py --reps 2                  # NumPy only
     ... --areas sort,quantile --verbose     # print every disagreement
+    ... --x32 --reps 4 --seed 7             # x64 off (tjit's default): float32/int32 results
+
+With ``--x32`` both libraries run with x64 off: float64 inputs become float32 and int64
+become int32 (JAX's canonical types). The reference is then NumPy on those same types, or
+NumPy float64 judged with float32 tolerances (either one agreeing is enough).
 """
 
 import argparse
@@ -19,8 +24,9 @@ import os
 import sys
 import traceback
 
-os.environ["TJIT_ENABLE_X64"] = "1"
-os.environ["JAX_ENABLE_X64"] = "1"
+X64 = "--x32" not in sys.argv
+os.environ["TJIT_ENABLE_X64"] = "1" if X64 else "0"
+os.environ["JAX_ENABLE_X64"] = "1" if X64 else "0"
 
 import warnings  # noqa: E402
 
@@ -29,12 +35,12 @@ import numpy as np  # noqa: E402
 import tjit  # noqa: E402
 import tjit.numpy as tnp  # noqa: E402
 
-tjit.config.update("jax_enable_x64", True)
+tjit.config.update("jax_enable_x64", X64)
 warnings.filterwarnings("ignore")  # NumPy warns on all-NaN slices and ddof >= n: cases we draw
 try:
     import jax
     import jax.numpy as jnp_jax
-    jax.config.update("jax_enable_x64", True)
+    jax.config.update("jax_enable_x64", X64)
 except ImportError:
     jax = jnp_jax = None
 
@@ -67,7 +73,7 @@ def leaves(x):
 
 
 def narrow(values):
-    return any(v.dtype in (np.float32, np.complex64) for v in values)
+    return not X64 or any(v.dtype in (np.float32, np.complex64) for v in values)
 
 
 def mismatch(got, ref, tol=None):
@@ -111,6 +117,16 @@ def widen(x):
     return x
 
 
+def canonical(x):
+    """``x`` as x64-off tjit and JAX hold it: 64-bit types narrowed to 32 bits."""
+    x = np.asarray(x) if not isinstance(x, (int, float, bool, complex, str)) else x
+    if X64 or not isinstance(x, np.ndarray):
+        return x
+    narrowed = {np.dtype(np.float64): np.float32, np.dtype(np.int64): np.int32,
+                np.dtype(np.uint64): np.uint32, np.dtype(np.complex128): np.complex64}
+    return x.astype(narrowed[x.dtype]) if x.dtype in narrowed else x
+
+
 def run(thunk):
     try:
         return thunk(), None
@@ -137,7 +153,7 @@ def check_case(case):
         ref, ref_err = jx, jx_err
         refs = [jx]
     else:
-        ref, ref_err = run(lambda: case.ref_fun(np, *args))
+        ref, ref_err = run(lambda: case.ref_fun(np, *[canonical(a) for a in args]))
         wide, _ = run(lambda: case.ref_fun(np, *[widen(a) for a in args]))
         refs = [r for r in (wide, ref) if r is not None]
     if ref_err is not None:
@@ -364,6 +380,7 @@ def _sorted_equal(x, y):
 
 
 def partition_property(x, got, kth, axis):
+    x = canonical(x)  # the values tjit partitioned (float32 with x64 off)
     if got.shape != x.shape:
         return f"shape {got.shape} vs {x.shape}"
     s = np.sort(x, axis=axis)
@@ -817,9 +834,97 @@ def _place(m, a, mask, vals):
     return m.place(a, mask, vals, inplace=False)
 
 
+# -- cases: mixed dtypes (int arrays searched with floats, int weights, bool statistics) --------
+def mixed_cases(rng):
+    for _ in range(8):  # an int (or bool) array searched/digitized with float values
+        a_dtype = pick(rng, (np.int32, np.int64, np.bool_, np.uint8))
+        a = np.sort(rand(rng, (int(rng.integers(0, 12)),), a_dtype, ties=0.6))
+        if a_dtype == np.uint8:
+            a = np.sort(np.abs(a.astype(np.int64))).astype(np.uint8)
+        v = rand(rng, rand_shape(rng, max_ndim=2), pick(rng, (np.float32, np.float64)),
+                 special=0.2) * pick(rng, (1.0, 0.5, 1e9))
+        if rng.random() < 0.5 and a.size:  # halves around the stored integers
+            v = np.concatenate([np.ravel(v), a.astype(np.float64) + 0.5,
+                                a.astype(np.float64) - 0.5]).astype(v.dtype)
+        side = pick(rng, ("left", "right"))
+        lab = f"a={shape_dtype_label(a)} v={shape_dtype_label(v)}"
+        for method in ("scan", "sort", "compare_all"):
+            yield Case("mixed", f"searchsorted {side} {method} " + lab,
+                       lambda m, a, v, s=side, me=method: _searchsorted(m, a, v, s, me),
+                       (a, v), vmap=v.ndim > 0)
+        yield Case("mixed", f"searchsorted float a, int v {side} " + lab,
+                   lambda m, v, a, s=side: m.searchsorted(np.sort(np.ravel(v)), a, side=s),
+                   (v, a))
+        right = bool(rng.random() < 0.5)
+        yield Case("mixed", f"digitize int x float bins right={right} " + lab,
+                   lambda m, a, v, r=right: m.digitize(a, np.sort(np.ravel(v)), right=r),
+                   (a, v))
+        yield Case("mixed", f"digitize float x int bins right={right} " + lab,
+                   lambda m, a, v, r=right: m.digitize(v, a, right=r), (a, v),
+                   vmap=False)
+        yield Case("mixed", "isin int in float " + lab, lambda m, a, v: m.isin(a, v), (a, v))
+        yield Case("mixed", "isin float in int " + lab, lambda m, a, v: m.isin(v, a), (a, v))
+        yield Case("mixed", "intersect1d " + lab, lambda m, a, v: m.intersect1d(a, v), (a, v),
+                   jit=False)
+        yield Case("mixed", "union1d " + lab, lambda m, a, v: m.union1d(a, v), (a, v),
+                   jit=False)
+        yield Case("mixed", "setdiff1d " + lab, lambda m, a, v: m.setdiff1d(v, a), (a, v),
+                   jit=False)
+    for _ in range(8):  # integer weights and integer data
+        dtype = pick(rng, (np.float32, np.float64, np.int32, np.int64, np.bool_))
+        x = rand(rng, (int(rng.integers(1, 12)), int(rng.integers(1, 4))), dtype, special=0.0)
+        w = rng.integers(0, 5, x.shape[0]).astype(pick(rng, (np.int32, np.int64, np.bool_)))
+        if not w.any():
+            w[0] = 1
+        lab = f"x={shape_dtype_label(x)} w={shape_dtype_label(w)}"
+        for returned in (False, True):
+            yield Case("mixed", f"average int weights returned={returned} " + lab,
+                       lambda m, a, ww, r=returned: m.average(a, axis=0, weights=ww, returned=r),
+                       (x, w))
+        xi = rng.integers(0, 6, x.shape[0]).astype(pick(rng, (np.int32, np.int64, np.uint8)))
+        yield Case("mixed", "bincount int weights " + lab,
+                   lambda m, a, ww: m.bincount(a, ww), (xi, w), jit=False)
+        yield Case("mixed", "histogram int weights " + lab,
+                   lambda m, a, ww: m.histogram(a[:, 0], bins=4, weights=ww), (x, w))
+        yield Case("mixed", "histogram int weights density " + lab,
+                   lambda m, a, ww: m.histogram(a[:, 0], bins=3, weights=ww, density=True),
+                   (x, w))
+        yield Case("mixed", "cov fweights int " + lab,
+                   lambda m, a, ww: m.cov(a, rowvar=False, fweights=ww), (x, w))
+        yield Case("mixed", "cov aweights int " + lab,
+                   lambda m, a, ww: m.cov(a, rowvar=False, aweights=ww), (x, w))
+        yield Case("mixed", "quantile int weights " + lab,
+                   lambda m, a, ww: m.quantile(a[:, 0], 0.4, method="inverted_cdf",
+                                               weights=ww), (x, w))
+    for _ in range(6):  # booleans (and small ints) as data for statistics
+        dtype = pick(rng, (np.bool_, np.bool_, np.uint8, np.int8, np.int16))
+        x = rand(rng, rand_shape(rng), dtype)
+        axis = rand_axis(rng, x.ndim) if x.ndim else None
+        lab = f"{shape_dtype_label(x)} axis={axis}"
+        for fname in ("mean", "var", "std", "nanmean", "nanvar", "nanstd", "sum", "prod",
+                      "median", "nanmedian", "ptp", "cumsum", "cumprod", "average"):
+            if fname in ("cumsum", "cumprod") and isinstance(axis, tuple):
+                continue
+            if fname == "ptp" and dtype == np.bool_:
+                continue  # NumPy subtracts booleans (TypeError)
+            yield Case("mixed", f"{fname} " + lab,
+                       lambda m, a, fn=fname, ax=axis: getattr(m, fn)(a, axis=ax), (x,),
+                       vmap=x.ndim > 0 and not isinstance(axis, tuple) and axis is not None)
+        for q in (0.3, 0.5):
+            for method in ("linear", "lower", "nearest", "midpoint", "higher"):
+                yield Case("mixed", f"quantile q={q} {method} " + lab,
+                           lambda m, a, q=q, me=method, ax=axis: m.quantile(a, q, axis=ax,
+                                                                           method=me), (x,))
+        if x.ndim:
+            yield Case("mixed", "histogram " + lab,
+                       lambda m, a: m.histogram(a.astype(m.float32), bins=3), (x,))
+            yield Case("mixed", "corrcoef " + lab,
+                       lambda m, a: m.corrcoef(a.reshape(a.shape[0], -1), rowvar=False), (x,))
+
+
 AREAS = {"sort": sort_cases, "unique": unique_cases, "quantile": quantile_cases,
          "nan": nan_cases, "histogram": histogram_cases, "misc": misc_cases,
-         "select": select_cases}
+         "select": select_cases, "mixed": mixed_cases}
 
 
 def main():
@@ -829,8 +934,9 @@ def main():
     parser.add_argument("--areas", default=",".join(AREAS))
     parser.add_argument("--verbose", action="store_true")
     parser.add_argument("--kept", action="store_true", help="print kept differences too")
+    parser.add_argument("--x32", action="store_true", help="x64 off in tjit and JAX")
     args = parser.parse_args()
-    print(f"tjit vs NumPy {np.__version__}" + (f", JAX {jax.__version__}" if jax else
+    print(f"x64 {'on' if X64 else 'off'}; tjit vs NumPy {np.__version__}" + (f", JAX {jax.__version__}" if jax else
                                                 ", JAX not installed"))
     table = {}
     for area in args.areas.split(","):

@@ -9,7 +9,12 @@ differential hunt (benchmarks/diff_numpy_stats.py) found tjit wrong:
 - interp gave NaN next to an infinite fp (interp(2, [0, 2, 4], [0, inf, 20]) is inf),
   complex fp with an infinite part gained a NaN imaginary part, left/right with a period
   raised (NumPy and JAX ignore them), and JAX's left/right='extrapolate' was refused;
-- cov/corrcoef of no variables (m of shape (0, n)) raised IndexError.
+- cov/corrcoef of no variables (m of shape (0, n)) raised IndexError;
+- (x64 off, mixed dtypes) cov/corrcoef of one observation row with rowvar=False ((1, n):
+  n variables, NumPy 2 and JAX transpose every 2-D input) gave one variable, shape ();
+- digitize took sorted bins ending in NaN (np.sort's order) for decreasing ones
+  (digitize(True, [-1, .., 3, nan]) was 4, NumPy 5), and with right=True put a NaN x
+  after the NaN bins (searchsorted side='left' puts it before them).
 """
 
 import math
@@ -171,3 +176,40 @@ def test_cov_weights_unchanged(x64):
     for kw in ({"fweights": fw}, {"aweights": aw}, {"fweights": fw, "aweights": aw, "ddof": 2},
                {"aweights": aw, "bias": True}):
         np.testing.assert_allclose(jnp.cov(m, **kw), np.cov(m, **kw), rtol=1e-12)
+
+
+# -- cov/corrcoef of one row with rowvar=False --------------------------------------------------
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("shape", [(1, 5), (1, 1), (3, 1), (2, 4)])
+def test_cov_rowvar_false_transposes_every_2d_input(path, shape):
+    rng = np.random.default_rng(19)
+    m = rng.standard_normal(shape).astype(np.float32)
+    m64 = m.astype(np.float64)
+    got = np.asarray(PATHS[path](lambda v: jnp.cov(v, rowvar=False, bias=True))(m))
+    want = np.cov(m64, rowvar=False, bias=True)
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    got = np.asarray(PATHS[path](lambda v: jnp.corrcoef(v, rowvar=False))(m))
+    with np.errstate(all="ignore"):
+        want = np.corrcoef(m64, rowvar=False)
+    assert got.shape == want.shape
+
+
+# -- digitize with NaN in the bins ---------------------------------------------------------------
+BINS_WITH_NAN = [[-1.0, 0.2, 1.0, 1.1, 3.0, np.nan], [0.0, 0.0, 1.0, np.nan, np.nan],
+                 [np.nan, 3.0, 2.0, 1.0], [np.nan, np.nan, 3.0, 2.0], [np.nan, np.nan],
+                 [np.nan], [2.0, 2.0, 1.0, 0.0], [1.0, 1.0, 1.0], [5.0]]
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("right", [False, True])
+@pytest.mark.parametrize("bins", BINS_WITH_NAN, ids=str)
+@pytest.mark.parametrize("xdtype", [np.float32, np.int32, np.bool_])
+def test_digitize_bins_with_nan_follow_numpy(path, right, bins, xdtype):
+    x = np.array([-2.0, 0.0, 1.0, 1.5, 2.0, 4.0, np.nan])
+    x = x if xdtype == np.float32 else np.nan_to_num(x)
+    x = x.astype(xdtype)
+    b = np.array(bins, np.float32)
+    got = np.asarray(PATHS[path](lambda v, bb: jnp.digitize(v, bb, right=right))(x, b))
+    want = np.digitize(x.astype(np.float64), b.astype(np.float64), right=right)
+    np.testing.assert_array_equal(got, want)

@@ -71,8 +71,10 @@ def _count_le(sorted_1d, x, strict=False):
     xb = lax.broadcast_in_dim(x, full, tuple(range(last)))
     sb = lax.broadcast_in_dim(sorted_1d, full, (last,))
     hit = lax.lt(sb, xb) if strict else lax.le(sb, xb)
-    if dtypes.is_inexact(x.dtype):  # NaN sorts after everything, as in NumPy
-        hit = lax.bitwise_or(hit, lax.ne(xb, xb))
+    if dtypes.is_inexact(x.dtype):  # NaN sorts after everything, as in NumPy: a NaN x
+        # follows every number, and (side='right') the NaNs too, but precedes them for 'left'
+        below = lax.eq(sb, sb) if strict else lax.full((), True, dtypes.bool_)
+        hit = lax.bitwise_or(hit, lax.bitwise_and(lax.ne(xb, xb), below))
     return lax.reduce_sum(lax.convert_element_type(hit, dtypes.default_int()), (last,))
 
 

@@ -286,10 +286,24 @@ def digitize(x, bins, right=False, *, method=None):
                              f"decreasing, got {np.asarray(bins)!r}")
     inc = _count_le(bins, x, strict=right)
     dec = lax.sub(lax.full((), n, inc.dtype), inc)  # searchsorted on the reversed bins
-    increasing = lax.ge(lax.index_in_dim(bins, n - 1, 0, False),
-                        lax.index_in_dim(bins, 0, 0, False))
+    increasing = _bins_increasing(bins, n)
     out = lax.select(broadcast_to_shape(increasing, tuple(inc.shape)), inc, dec)
     return lax.convert_element_type(out, dtypes.int32)
+
+
+def _bins_increasing(bins, n):
+    """NumPy's direction of ``bins``: set by the first pair of unequal neighbours (NaN is
+    unequal to all), increasing when there is none. Comparing the end points instead calls
+    sorted bins with a NaN at the end (``np.sort``'s place for it) decreasing."""
+    if type(n) is int and n < 2:
+        return lax.full((), True, dtypes.bool_)
+    lo, hi = lax.slice_in_dim(bins, 0, n - 1, 1, 0), lax.slice_in_dim(bins, 1, n, 1, 0)
+    unequal = lax.ne(lo, hi)
+    first = lax.argmax(unequal, 0, dtypes.int32)  # 0 when all are equal
+    rises = lax.lt(lax.dynamic_index_in_dim(lo, first, 0, False),
+                   lax.dynamic_index_in_dim(hi, first, 0, False))
+    any_unequal = lax.reduce_or(unequal, (0,))
+    return lax.bitwise_or(rises, lax.bitwise_not(any_unequal))
 
 
 # -- statistics -----------------------------------------------------------------------------
@@ -297,10 +311,10 @@ def _rows(x, rowvar, name):
     if x.ndim > 2:
         raise ValueError(f"jnp.cov: {name} has more than 2 dimensions (shape "
                          f"{shape_str(x.shape)})")
+    if x.ndim == 2 and not rowvar:  # NumPy 2 (and JAX): any 2-D input, even one row
+        return lax.transpose(x, (1, 0))
     if x.ndim < 2:
         x = lax.reshape(x, (1,) + tuple(x.shape)) if x.ndim == 1 else lax.reshape(x, (1, 1))
-    if not rowvar and x.shape[0] != 1:
-        x = lax.transpose(x, (1, 0))
     return x
 
 
