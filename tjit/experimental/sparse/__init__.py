@@ -34,5 +34,6 @@ from tjit.experimental.sparse.ad import (  # noqa: F401
     grad, jacfwd, jacobian, jacrev, value_and_grad)
 from tjit.experimental.sparse.api import empty, eye, random_bcoo, todense  # noqa: F401
 from tjit.experimental.sparse.transform import sparsify  # noqa: F401
+from tjit.experimental.sparse import linalg  # noqa: F401
 
 _publish(globals())  # tab completion lists the public API only
