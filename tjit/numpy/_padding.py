@@ -16,7 +16,7 @@ from tjit import numpy as jnp  # sibling modules (sum, subtract) looked up at ca
 from tjit.tracing import dtypes
 from tjit.tracing import shapes as sh
 from tjit.tracing.core import Array, Tracer, concrete_value
-from tjit.tracing.errors import ShapeError
+from tjit.tracing.errors import ShapeError, static_index
 from tjit.numpy._core import asarray, ensure_array
 from tjit.numpy._shape import (
     _concrete_int_dim, _replace, _slice_axis, _zero, broadcast_to, concatenate, moveaxis,
@@ -307,7 +307,7 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
       An array with ``n`` fewer elements along ``axis``.
     """
     a = ensure_array("diff", a)
-    n = operator.index(n)
+    n = static_index(n, "n", "diff")
     if n < 0:
         raise ValueError(f"diff: order must be non-negative but got {n}")
     if n == 0:
@@ -360,7 +360,7 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     i, j = (sh.normalize_axis(x, a.ndim, "diagonal") for x in (axis1, axis2))
     if i == j:
         raise ValueError(f"diagonal: axis1 and axis2 cannot be the same (both {axis1})")
-    offset = operator.index(offset)
+    offset = static_index(offset, "offset", "diagonal")
     x = lax.transpose(a, [k for k in range(a.ndim) if k not in (i, j)] + [i, j])
     r, c = x.shape[-2:]
     if offset >= 0:

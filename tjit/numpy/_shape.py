@@ -20,7 +20,7 @@ from tjit.tracing import dtypes
 from tjit.tracing import shapes as sh
 from tjit.tracing.core import Array, Tracer, concrete_value
 from tjit.tracing.errors import (AxisError, ConcretizationTypeError, OperandShapeError,
-                                 ShapeError)
+                                 ShapeError, static_index)
 from tjit.tracing.extended_dtypes import ExtendedArray
 from tjit.tracing.size_questions import SpecializeSizes
 from tjit.numpy._dtypes import named_dtype
@@ -746,7 +746,7 @@ def rot90(m, k=1, axes=(0, 1)):
     a0, a1 = (sh.normalize_axis(x, m.ndim, "rot90") for x in axes)
     if a0 == a1:
         raise ValueError(f"rot90: axes must be different, got {axes}")
-    k = operator.index(k) % 4
+    k = static_index(k, "k", "rot90") % 4
     if k == 0:
         return m
     if k == 2:
