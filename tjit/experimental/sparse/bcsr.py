@@ -125,8 +125,21 @@ class BCSR(BatchedSparse):
         """The dense array."""
         return self.to_bcoo().todense()
 
-    def transpose(self, *args, **kwargs):
-        raise NotImplementedError("BCSR.transpose: use arr.to_bcoo().transpose() (as JAX)")
+    def transpose(self, axes=None):
+        """The transposed array as a BCSR (``axes`` as :meth:`BCOO.transpose`; batch,
+        sparse and dense dims each stay in their group). JAX's BCSR raises here; the
+        transpose of a CSR matrix is the CSR matrix of its columns, re-sorted by row."""
+        return BCSR.from_bcoo(self.to_bcoo().transpose(axes))
+
+    @property
+    def T(self):
+        return self.transpose()
+
+    def sum(self, axis=None):
+        """Sum over ``axis`` (see :meth:`BCOO.sum`): a BCOO, or a dense scalar when every
+        axis is summed (the result has fewer than 2 sparse dims in general, so it cannot
+        stay CSR). JAX's BCSR raises here."""
+        return self.to_bcoo().sum(axis)
 
     def sum_duplicates(self, nse=None, remove_zeros=True):
         """Copy with duplicate entries summed (see BCOO.sum_duplicates)."""
