@@ -78,3 +78,29 @@ def test_nd_matmul_with_vector_and_matrix(n_batch):
     np.testing.assert_allclose(m @ jnp.asarray(v, jnp.float32), X @ v, rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(m @ jnp.asarray(w, jnp.float32), X @ w, rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(jnp.asarray(u, jnp.float32) @ m, u @ X, rtol=1e-4, atol=1e-5)
+
+
+GATHER_CASES = [   # (start indices, offset, collapsed, start_index_map, slice sizes, NumPy)
+    ([[1], [3], [0]], (1, 2), (0,), (0,), (1, 5, 3), lambda x: x[[1, 3, 0]]),
+    ([[1, 2], [3, 0]], (1,), (0, 1), (0, 1), (1, 1, 3), lambda x: x[[1, 3], [2, 0]]),
+    ([[2], [4]], (0, 2), (1,), (1,), (4, 1, 3), lambda x: x[:, [2, 4]]),
+    ([[1, 0], [2, 1]], (1, 2), (0,), (0, 1), (1, 3, 3),
+     lambda x: np.stack([x[1, 0:3], x[2, 1:4]])),
+]
+
+
+@pytest.mark.parametrize("layout", [(0, 0), (1, 0), (0, 1)])
+def test_bcoo_gather_matches_numpy_indexing(layout):
+    from tjit import lax
+    x = X.transpose(1, 2, 0)[:, :, :3].copy()       # shape (4, 5, 3)
+    m = sparse.BCOO.fromdense(jnp.asarray(x, jnp.float32), n_batch=layout[0],
+                              n_dense=layout[1])
+    for idx, offset, collapsed, index_map, sizes, ref in GATHER_CASES:
+        dn = lax.GatherDimensionNumbers(offset_dims=offset, collapsed_slice_dims=collapsed,
+                                        start_index_map=index_map)
+        got = sparse.bcoo_gather(m, jnp.array(idx), dn, sizes)
+        np.testing.assert_allclose(got.todense(), ref(x), rtol=1e-6, err_msg=str(idx))
+    jitted = tjit.jit(lambda m, i: sparse.bcoo_gather(m, i, dn, sizes).todense())
+    np.testing.assert_allclose(jitted(m, jnp.array(idx)), ref(x), rtol=1e-6)
+    with pytest.raises(NotImplementedError, match="mode="):
+        sparse.bcoo_gather(m, jnp.array(idx), dn, sizes, mode="fill")

@@ -20,7 +20,7 @@ from tjit.experimental.sparse.bcoo import (  # noqa: F401
 from tjit.experimental.sparse.bcoo_layout import (  # noqa: F401
     bcoo_broadcast_in_dim, bcoo_concatenate, bcoo_dynamic_slice, bcoo_reshape, bcoo_rev,
     bcoo_slice, bcoo_squeeze, bcoo_update_layout)
-from tjit.experimental.sparse import bcoo_indexing as _bcoo_indexing  # noqa: F401  (mat[key])
+from tjit.experimental.sparse.bcoo_indexing import bcoo_gather  # noqa: F401  (and mat[key])
 from tjit.experimental.sparse.bcoo_dot import (  # noqa: F401
     bcoo_dot_general, bcoo_dot_general_sampled, bcoo_multiply_sparse)
 from tjit.experimental.sparse.bcsr import (  # noqa: F401

@@ -11,11 +11,14 @@ import numbers
 
 import numpy as np
 
+import tjit
 import tjit.numpy as jnp
+from tjit import lax
 from tjit.experimental.sparse._base import nfold_vmap
 from tjit.experimental.sparse.bcoo import BCOO, _full_batch, bcoo_transpose
 from tjit.experimental.sparse.bcoo_layout import (
-    bcoo_broadcast_in_dim, bcoo_rev, bcoo_slice, bcoo_squeeze, bcoo_update_layout)
+    bcoo_broadcast_in_dim, bcoo_dynamic_slice, bcoo_reshape, bcoo_rev, bcoo_slice, bcoo_squeeze,
+    bcoo_update_layout)
 
 
 def bcoo_take(mat, indices, axis):
@@ -187,3 +190,51 @@ def _insert_new_dims(out, entries, arr_ndim, contiguous):
 
 
 BCOO.__getitem__ = bcoo_getitem
+
+
+def bcoo_gather(operand, start_indices, dimension_numbers, slice_sizes, *,
+                unique_indices=False, indices_are_sorted=False, mode=None, fill_value=None):
+    """``lax.gather`` of a BCOO (as JAX's ``bcoo_gather``): one :func:`bcoo_dynamic_slice`
+    per start index, mapped with vmap (so the index batch becomes a batch dim), then the
+    collapsed dims squeezed and the dims put in gather's output order.
+
+    ``mode`` may be None, ``"promise_in_bounds"`` or ``"clip"`` (a dynamic slice clamps
+    its start, which is what both give for in-bounds windows); ``"fill"`` is refused, as
+    JAX's. Operand batching dims are not supported."""
+    if mode is not None and (lax.GatherScatterMode.from_any(mode) ==
+                             lax.GatherScatterMode.FILL_OR_DROP):
+        raise NotImplementedError(f"bcoo_gather: mode={mode!r} (as JAX's). Fix: mode='clip'.")
+    dn = dimension_numbers
+    if getattr(dn, "operand_batching_dims", ()):
+        raise NotImplementedError("bcoo_gather: operand_batching_dims")
+    start_indices = jnp.asarray(start_indices)
+    out_shape = tjit.eval_shape(
+        lambda o, i: lax.gather(o, i, dn, tuple(slice_sizes), mode=mode,
+                                fill_value=fill_value),
+        tjit.ShapeDtypeStruct(operand.shape, operand.dtype),
+        tjit.ShapeDtypeStruct(start_indices.shape, start_indices.dtype)).shape
+    full_sizes = list(operand.shape)
+    for j in dn.start_index_map:
+        full_sizes[j] = slice_sizes[j]
+    flat = start_indices.reshape(-1, start_indices.shape[-1])
+
+    def one(starts):
+        full = [jnp.zeros((), starts.dtype)] * operand.ndim
+        for i, j in enumerate(dn.start_index_map):
+            full[j] = starts[i]
+        piece = bcoo_dynamic_slice(operand, full, slice_sizes=full_sizes)
+        return bcoo_squeeze(piece, dimensions=tuple(dn.collapsed_slice_dims)) \
+            if dn.collapsed_slice_dims else piece
+
+    result = tjit.vmap(one)(flat)
+    result = bcoo_reshape(result, new_sizes=tuple(start_indices.shape[:-1]) +
+                          tuple(result.shape[1:]))
+    if result.ndim:
+        offset = tuple(dn.offset_dims)
+        batch = tuple(d for d in range(len(out_shape)) if d not in offset)
+        perm = np.zeros(result.ndim, dtype=int)
+        perm[np.array(batch + offset, dtype=int)] = np.arange(result.ndim)
+        if tuple(perm) != tuple(range(result.ndim)):
+            result = bcoo_update_layout(result, n_batch=0, n_dense=0)
+            result = bcoo_transpose(result, permutation=tuple(int(p) for p in perm))
+    return result
