@@ -104,3 +104,15 @@ def test_bcoo_gather_matches_numpy_indexing(layout):
     np.testing.assert_allclose(jitted(m, jnp.array(idx)), ref(x), rtol=1e-6)
     with pytest.raises(NotImplementedError, match="mode="):
         sparse.bcoo_gather(m, jnp.array(idx), dn, sizes, mode="fill")
+
+
+def test_sparsify_of_dense_fancy_indexing_matches_numpy():
+    x = X[0]
+    m = sparse.BCOO.fromdense(jnp.asarray(x, jnp.float32))
+    funs = [(lambda a: a[jnp.array([2, 0])], lambda a: a[[2, 0]]),
+            (lambda a: a[:, jnp.array([1, 3])] * 2, lambda a: a[:, [1, 3]] * 2),
+            (lambda a: a[jnp.array([1, 2]), jnp.array([0, 3])], lambda a: a[[1, 2], [0, 3]])]
+    for f, ref in funs:
+        out = sparse.sparsify(f)(m)
+        assert isinstance(out, sparse.BCOO)
+        np.testing.assert_allclose(out.todense(), ref(x), rtol=1e-6)

@@ -29,6 +29,7 @@ from tjit.experimental.sparse.bcoo_dot import bcoo_dot_general
 from tjit.experimental.sparse.bcoo_layout import (
     bcoo_broadcast_in_dim, bcoo_concatenate, bcoo_dynamic_slice, bcoo_reshape, bcoo_rev,
     bcoo_slice, bcoo_squeeze)
+from tjit.experimental.sparse.bcoo_indexing import bcoo_gather
 from tjit.experimental.sparse.bcsr import BCSR
 from tjit.tracing.jaxpr import interpret_jaxpr
 from tjit.tracing.tree_util import tree_flatten, tree_structure, tree_unflatten
@@ -132,6 +133,15 @@ def _dynamic_slice(eqn, a, *starts):
     return bcoo_dynamic_slice(a, starts, eqn.params["slice_sizes"])
 
 
+def _gather(eqn, a, idx):
+    if _is_sparse(idx):
+        raise NotImplementedError("sparsify: gather with sparse indices. Fix: pass the "
+                                  "indices dense.")
+    p = eqn.params
+    return bcoo_gather(a, idx, p["dimension_numbers"], p["slice_sizes"], mode=p["mode"],
+                       fill_value=p["fill_value"])
+
+
 def _broadcast_in_dim(eqn, a, *dyn):
     if dyn:
         raise NotImplementedError("sparsify: broadcast_in_dim with dynamic shape operands")
@@ -188,7 +198,7 @@ def _scan(eqn, *ins):
 SPARSE_RULES = {
     "concatenate": _concatenate, "slice": _slice, "squeeze": _squeeze, "reshape": _reshape,
     "rev": _rev, "dynamic_slice": _dynamic_slice, "broadcast_in_dim": _broadcast_in_dim,
-    "expand_dims": _expand_dims,
+    "expand_dims": _expand_dims, "gather": _gather,
     "while": _while, "cond": _cond, "scan": _scan,
     "dot_general": _dot_general, "mul": _mul, "div": _div, "add": _add, "add_any": _add,
     "sub": _sub, "transpose": _transpose, "reduce_sum": _reduce_sum,
