@@ -364,3 +364,35 @@ def test_static_arguments_still_work_when_marked_static():
     vals, idx = tjit.jit(lambda x, n: lax.top_k(x, n), static_argnums=1)(X[0], 2)
     np.testing.assert_array_equal(idx, np.argsort(-X[0].astype(np.float64))[:2])
     assert tjit.jit(lambda n: lax.iota(np.int32, n), static_argnums=0)(3).tolist() == [0, 1, 2]
+
+
+# -- an array where a dtype is expected ---------------------------------------------------
+# np.dtype(x) reads x.dtype, so a tjit array (or a tracer) given as a dtype was taken as its
+# own dtype: jnp.zeros(2, dtype=jnp.asarray(2)) returned int32 zeros and, under jit,
+# x.astype(n) with a traced n converted to n's dtype (JAX: ValueError, NumPy: TypeError).
+@pytest.mark.parametrize("fn", [
+    lambda d: jnp.zeros(2, dtype=d),
+    lambda d: jnp.full(2, 1, dtype=d),
+    lambda d: jnp.asarray(X, dtype=d),
+    lambda d: jnp.asarray(X).astype(d),
+    lambda d: jnp.sum(X, dtype=d),
+    lambda d: jnp.cumsum(X, dtype=d),
+    lambda d: jnp.arange(3, dtype=d),
+    lambda d: lax.convert_element_type(X, d),
+    lambda d: random.normal(random.key(0), (2,), dtype=d),
+], ids=["zeros", "full", "asarray", "astype", "sum", "cumsum", "arange",
+        "convert_element_type", "random.normal"])
+def test_an_array_as_dtype(fn):
+    for d in (jnp.asarray(2), np.array(2.0)):
+        with pytest.raises(TypeError) as e:
+            fn(d)
+        assert isinstance(e.value, ValueError)  # JAX's class too
+        assert "passed as a dtype" in _message(e.value)
+    with pytest.raises(TypeError, match="passed as a dtype"):
+        tjit.jit(fn)(2)  # a traced value
+
+
+def test_dtype_objects_still_accepted():
+    for d, want in ((jnp.float16, np.float16), (np.dtype("int8"), np.int8),
+                    ("bfloat16", jnp.bfloat16), (float, np.float32), (bool, np.bool_)):
+        assert jnp.zeros(2, dtype=d).dtype == np.dtype(want)

@@ -74,6 +74,11 @@ def short_name(dtype):
 
 def check_dtype(dtype, op="tjit"):
     """Return ``np.dtype(dtype)`` or raise a TypeError naming the op when unsupported."""
+    if hasattr(dtype, "shape") and not isinstance(dtype, (np.dtype, type)):
+        from tjit.tracing.errors import ArrayAsDtypeError
+        raise ArrayAsDtypeError(
+            f"{op}: an array ({type(dtype).__name__} of dtype {dtype.dtype}) was passed as "
+            f"a dtype argument; pass a dtype such as dtype=x.dtype or jnp.float32")
     try:
         dt = np.dtype(dtype)
     except TypeError:

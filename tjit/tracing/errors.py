@@ -57,6 +57,12 @@ class InconclusiveDimensionError(ShapeError):
     """A shape rule that cannot be decided for symbolic dims."""
 
 
+class ArrayAsDtypeError(TjitError, TypeError, ValueError):
+    """An array given where a dtype is expected (``dtype=x``, ``x.astype(y)``): NumPy
+    raises TypeError, JAX ValueError, so it is both. ``np.dtype(x)`` reads an object's
+    ``.dtype`` attribute, so without this check a tjit array was taken as its own dtype."""
+
+
 class ConcretizationTypeError(TjitError, TypeError):
     """A traced value was used where a concrete Python value is needed."""
 
