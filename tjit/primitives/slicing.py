@@ -21,7 +21,9 @@ import operator
 from tjit._sympy import is_expr, sympy
 from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray
-from tjit.tracing.errors import InconclusiveDimensionError, OperandShapeError, ShapeError
+from tjit.tracing.errors import (
+    ConcretizationTypeError, InconclusiveDimensionError, OperandShapeError, ShapeError,
+    traced_static_error)
 from tjit.tracing.shapes import (
     definitely_equal, dim_str, greater_equal, is_symbolic, shape_str)
 from tjit.primitives.base import new_primitive, same_dtypes
@@ -296,6 +298,9 @@ def static_index(i, op="tjit"):
         return simplify_dim(i)
     try:
         return operator.index(i)
+    except ConcretizationTypeError:
+        raise traced_static_error(i, "index", op, "lax.dynamic_slice / "
+                                  "dynamic_index_in_dim") from None
     except TypeError:
         raise TypeError(f"{op}: expected a static integer, got {type(i).__name__} "
                         f"{i!r:.60}; traced values need lax.dynamic_slice") from None

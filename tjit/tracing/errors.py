@@ -119,10 +119,12 @@ def static_index(value, what, op):
         raise TypeError(f"{op}: {what} must be an integer, got {value!r}") from None
 
 
-def traced_static_error(value, what, op):
+def traced_static_error(value, what, op, alternative=""):
     """The error for a traced ``value`` given where ``op`` needs a static one (``what``:
-    the argument's name, e.g. "axis"); ``value`` is a Tracer."""
+    the argument's name, e.g. "axis"; ``alternative``: an op that takes it traced);
+    ``value`` is a Tracer."""
     return value._concretization_error(
         TracerIntegerConversionError, f"{op}: a concrete value for its {what} argument",
         f"Fix: {what} fixes shapes at trace time, so it must be a Python int: pass it as "
-        f"a static argument (jit(..., static_argnums=...) / static_argnames=...).")
+        f"a static argument (jit(..., static_argnums=...) / static_argnames=...)"
+        + (f", or use {alternative}, which takes it traced." if alternative else "."))

@@ -76,8 +76,12 @@ def nonnegative_shape(shape, op="tjit"):
 def static_ints(values, what, op="tjit"):
     """``values`` (window sizes, strides, a permutation...) as a tuple of Python ints,
     ``operator.index`` on each: a float is an error, not truncated (2.5 read as 2)."""
+    values = tuple(values)
     try:
         return tuple(operator.index(v) for v in values)
+    except ConcretizationTypeError:
+        traced = next(v for v in values if hasattr(v, "_concretization_error"))
+        raise traced_static_error(traced, what, op) from None
     except TypeError:
         raise TypeError(f"{op}: {what} must be integers, got {tuple(values)!r}") from None
 
