@@ -346,6 +346,10 @@ _TRACED_STATIC = {
     "diff": (lambda n: jnp.diff(X, n), "diff", "its n argument"),
     "diagonal": (lambda n: jnp.diagonal(X, n), "diagonal", "offset"),
     "rot90": (lambda n: jnp.rot90(X, n), "rot90", "its k argument"),
+    "fft-axis": (lambda n: jnp.fft.fft(X, axis=n), "numpy.fft", "axis"),
+    "fft-n": (lambda n: jnp.fft.fft(X, n), "numpy.fft.fft", "n (or s)"),
+    "fftn-axes": (lambda n: jnp.fft.fftn(X, axes=(n,)), "numpy.fft.fftn", "axis"),
+    "fftfreq": (lambda n: jnp.fft.fftfreq(n), "numpy.fft.fftfreq", "its n argument"),
     "norm": (lambda n: jnp.linalg.norm(X[0], n), "norm", "its ord argument"),
     "vector_norm": (lambda n: jnp.linalg.vector_norm(X[0], ord=n), "vector_norm",
                     "its ord argument"),
@@ -386,8 +390,9 @@ def test_static_arguments_still_work_when_marked_static():
     lambda d: jnp.arange(3, dtype=d),
     lambda d: lax.convert_element_type(X, d),
     lambda d: random.normal(random.key(0), (2,), dtype=d),
+    lambda d: jnp.fft.fftfreq(4, dtype=d),
 ], ids=["zeros", "full", "asarray", "astype", "sum", "cumsum", "arange",
-        "convert_element_type", "random.normal"])
+        "convert_element_type", "random.normal", "fftfreq"])
 def test_an_array_as_dtype(fn):
     for d in (jnp.asarray(2), np.array(2.0)):
         with pytest.raises(TypeError) as e:

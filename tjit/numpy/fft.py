@@ -9,12 +9,11 @@ than three axes may be transformed at once (pocketfft has no such limit).
 """
 
 import math
-import operator
 
 import numpy as np
 
 from tjit.tracing import dtypes
-from tjit.tracing.errors import AxisError
+from tjit.tracing.errors import AxisError, static_index
 from tjit.lax._fft import fft as _lax_fft
 from tjit.primitives.fft import FftType, complex_dtype_for, real_dtype_for
 from tjit.numpy._core import asarray, check_arraylike
@@ -60,7 +59,7 @@ def _as_operand(name, a, fft_type):
 def _normalize_axes(name, ndim, axes, distinct=True):
     out = []
     for ax in axes:
-        ax = operator.index(ax)
+        ax = static_index(ax, "axis", f"numpy.fft.{name}")
         if not -ndim <= ax < ndim:
             raise AxisError(f"numpy.fft.{name}: axis {ax} is out of bounds for an array "
                              f"of rank {ndim}")
@@ -74,7 +73,7 @@ def _fft_core(name, fft_type, a, s, axes, norm):
     """The transform of ``a`` over ``axes`` with output lengths ``s`` (NumPy's rules)."""
     arr = _as_operand(name, a, fft_type)
     if s is not None:
-        s = tuple(operator.index(x) for x in s)
+        s = tuple(static_index(x, "n (or s)", f"numpy.fft.{name}") for x in s)
         if any(x < 1 and x != -1 for x in s):
             raise ValueError(f"numpy.fft.{name}: s must be positive lengths (or -1 for an "
                              f"axis's own length), got {s}")
@@ -117,7 +116,7 @@ def _fft_core(name, fft_type, a, s, axes, norm):
 
 
 def _one_axis(axis):
-    return (operator.index(axis),)
+    return (static_index(axis, "axis", "numpy.fft"),)
 
 
 def _n(n):
@@ -239,20 +238,20 @@ def fftfreq(n, d=1.0, *, dtype=None, device=None):
     ``dtype`` defaults to the default float (float32 without x64), as JAX; ``device``
     is accepted for JAX's signature (arrays are created on the default device).
     """
-    n = operator.index(n)
+    n = static_index(n, "n", "numpy.fft.fftfreq")
     if n < 1:
         raise ValueError(f"numpy.fft.fftfreq: n must be positive, got {n}")
-    dtype = dtypes.default_float() if dtype is None else np.dtype(dtype)
+    dtype = dtypes.default_float() if dtype is None else dtypes.check_dtype(dtype, "fftfreq")
     k = np.concatenate([np.arange(0, (n - 1) // 2 + 1), np.arange(-(n // 2), 0)])
     return _frequencies(k, dtype) / (_spacing("fftfreq", d) * n)
 
 
 def rfftfreq(n, d=1.0, *, dtype=None, device=None):
     """Sample frequencies of :func:`rfft`: ``[0, 1, ..., n // 2] / (d * n)``."""
-    n = operator.index(n)
+    n = static_index(n, "n", "numpy.fft.rfftfreq")
     if n < 1:
         raise ValueError(f"numpy.fft.rfftfreq: n must be positive, got {n}")
-    dtype = dtypes.default_float() if dtype is None else np.dtype(dtype)
+    dtype = dtypes.default_float() if dtype is None else dtypes.check_dtype(dtype, "rfftfreq")
     return _frequencies(np.arange(0, n // 2 + 1), dtype) / (_spacing("rfftfreq", d) * n)
 
 
