@@ -391,8 +391,12 @@ def test_static_arguments_still_work_when_marked_static():
     lambda d: lax.convert_element_type(X, d),
     lambda d: random.normal(random.key(0), (2,), dtype=d),
     lambda d: jnp.fft.fftfreq(4, dtype=d),
+    lambda d: jnp.asarray(X).view(d),
+    lambda d: jnp.logaddexp.reduce(X, dtype=d),
+    lambda d: jnp.logaddexp.accumulate(X, dtype=d),
 ], ids=["zeros", "full", "asarray", "astype", "sum", "cumsum", "arange",
-        "convert_element_type", "random.normal", "fftfreq"])
+        "convert_element_type", "random.normal", "fftfreq", "view", "logaddexp.reduce",
+        "logaddexp.accumulate"])
 def test_an_array_as_dtype(fn):
     for d in (jnp.asarray(2), np.array(2.0)):
         with pytest.raises(TypeError) as e:

@@ -273,7 +273,7 @@ def view(x, dtype):
             f"numpy.ndarray and view a host copy outside jit, "
             f"numpy.asarray(x).view({dtype.__name__}), or keep the tjit array and write "
             f"the extra behaviour as functions of it")
-    dt = np.dtype(_np_dtype(dtype))
+    dt = _dt.check_dtype(_np_dtype(dtype), "view")
     if dt == x.dtype:
         return x
     if x.dtype == _dt.bool_:  # bools travel as bytes

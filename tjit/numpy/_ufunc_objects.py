@@ -137,7 +137,8 @@ class ufunc(metaclass=_UfuncType):  # noqa: N801  (NumPy's and JAX's name)
             final = a.shape[:axis] + ((1,) if keepdims else ()) + a.shape[axis + 1:]
         a = moveaxis(a, axis, 0)
         where = None if where is None else moveaxis(where, axis, 0)
-        dt = np.dtype(dtype) if dtype is not None else _result_dtype(self, a)
+        dt = dtypes.check_dtype(dtype, f"{self.__name__}.reduce") if dtype is not None \
+            else _result_dtype(self, a)
         if initial is None:
             initial = self.identity
         if initial is None and a.shape[0] == 0:
@@ -169,7 +170,8 @@ class ufunc(metaclass=_UfuncType):  # noqa: N801  (NumPy's and JAX's name)
         if fast is not None:
             return fast(a, axis=axis, dtype=dtype)
         axis = _axis(self, "accumulate", 0 if axis is None else axis, a.ndim)
-        dt = np.dtype(dtype) if dtype is not None else _result_dtype(self, a)
+        dt = dtypes.check_dtype(dtype, f"{self.__name__}.accumulate") if dtype is not None \
+            else _result_dtype(self, a)
         moved = moveaxis(a, axis, 0).astype(dt)
         if moved.shape[0] == 0:
             return a.astype(dt)

@@ -12,7 +12,8 @@ from tjit.tracing.core import EvalTrace as _EvalTrace
 from tjit.primitives.elementwise import integer_pow_p as _integer_pow_p
 from tjit.tracing.core import fast_runner as _fast_runner
 from tjit.tracing.core import signature as _signature
-from tjit.tracing.errors import ConcretizationTypeError, traced_static_error
+from tjit.tracing.errors import ConcretizationTypeError as _ConcretizationTypeError
+from tjit.tracing.errors import traced_static_error as _traced_static_error
 from tjit.tracing.core import fast_runner1 as _fast_runner1, fast_runner2 as _fast_runner2
 from tjit.tracing.core import trace_ctx as _trace_ctx
 from tjit.tracing.fp_quiet import quiet_call as _quiet_call, quiet_run as _quiet_run
@@ -985,8 +986,8 @@ def round(a, decimals=0, out=None):  # noqa: A001
                                   "immutable)")
     try:
         decimals = operator.index(decimals)
-    except ConcretizationTypeError:
-        raise traced_static_error(decimals, "decimals", "round") from None
+    except _ConcretizationTypeError:
+        raise _traced_static_error(decimals, "decimals", "round") from None
     except TypeError:
         raise TypeError(f"round: decimals must be a static integer, got {decimals!r}") from None
     a = ensure_array("round", a)
