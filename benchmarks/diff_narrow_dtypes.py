@@ -1,6 +1,7 @@
 """Differential sweep of every jnp function that JAX accepts on the narrow dtypes
 (float8_e4m3fn, float8_e5m2, float4_e2m1fn, int4, uint4, bfloat16, float16): each is
-called with one and with two array arguments, eager and under jit, in tjit and in JAX,
+called with one array, with that array twice (``f/2``) and with it and its reverse
+(``f/3``: distinct operands), eager and under jit, in tjit and in JAX,
 and each disagreement is judged against NumPy's float64 result of the widened values
 rounded to the result dtype. A tool, not a test.
 
@@ -109,8 +110,9 @@ def sweep(dt, only, verbose):
     v = _values(dt)
     lines, cases = [], 0
     for n in names:
-        for nargs in (1, 2):
-            args = [v] * nargs
+        for nargs in (1, 2, 3):
+            # 3: two arguments, the second reversed (distinct operands for binary ops)
+            args = [v] * nargs if nargs < 3 else [v, v[::-1].copy()]
             for mode in ("eager", "jit"):
                 try:
                     jf = getattr(jjnp, n)
