@@ -10,7 +10,20 @@ rounded to the result dtype. A tool, not a test.
 A line per disagreement: ``TJIT`` where tjit is further from the float64 value than JAX
 (a tjit defect to fix), ``JAX`` where JAX is further, ``BOTH`` where the two differ and
 neither is nearer, ``NOREF`` where NumPy has no such function (read by hand), ``ERR``
-where one side raises. Values compare bit for bit (NaNs of either sign are equal).
+where one side raises. Values agree within 2 ulps of the result dtype (exact for ints;
+NaNs of either sign are equal).
+
+What it reported last (JAX 0.10.2, 3,750 cases over the seven dtypes), read by hand; no
+tjit defect among them:
+* JAX wrong by the float64 value: convolve/polymul of float8/bfloat16/float16 all NaN;
+  nanargmax/nanargmin of float8 return the NaN's index; uint4 right_shift is arithmetic
+  (8 >> 8 = 15, 8 >> 2 = 14); int4 take wraps -1 + 10 in int4 (reads element 0);
+  vander of float8_e5m2/float4 drops a power; logspace/exp2 of bfloat16 round twice.
+* ``TJIT`` tags that are not defects: gradient with int coordinates (tjit is NumPy's
+  float32 formula, 1.0000005, JAX 0.99999994); searchsorted/digitize/histogram of unsorted
+  bins (undefined); int1 (JAX's jnp.int1 fails inside XLA).
+* ``ERR`` lines are tjit's eager checks of bad arguments JAX takes silently (unsorted bins,
+  percentiles outside [0, 100], negative repeats, a zero in geomspace).
 """
 
 import argparse
