@@ -411,3 +411,28 @@ def test_dtype_objects_still_accepted():
     for d, want in ((jnp.float16, np.float16), (np.dtype("int8"), np.int8),
                     ("bfloat16", jnp.bfloat16), (float, np.float32), (bool, np.bool_)):
         assert jnp.zeros(2, dtype=d).dtype == np.dtype(want)
+
+
+# -- x64 on: float32 stays float32 ---------------------------------------------------------
+# NumPy float64 scalars in a formula are strong float64s (as in JAX): ndtr and log_ndtr
+# computed x * np.sqrt(0.5), so with x64 on float32 inputs gave float64 results (JAX:
+# float32); found by running benchmarks/diff_errors.py --x64 and comparing result dtypes.
+@pytest.mark.parametrize("name", ["ndtr", "log_ndtr", "erf", "ndtri", "log_softmax"])
+def test_float32_stays_float32_with_x64(name, x64):
+    from scipy import special as sp_special
+    import tjit.scipy.special as ts
+    x = np.array([-12.0, -3.0, -0.4, 0.2, 0.45, 2.5], np.float32)
+    if name in ("ndtri",):
+        x = np.array([0.01, 0.3, 0.5, 0.9], np.float32)
+    got = getattr(ts, name)(x)
+    assert got.dtype == np.float32, got.dtype
+    want = getattr(sp_special, name)(x.astype(np.float64))
+    np.testing.assert_allclose(np.asarray(got, np.float64), want, rtol=2e-6, atol=1e-6)
+
+
+def test_multigammaln_float32_with_x64(x64):
+    from scipy import special as sp_special
+    import tjit.scipy.special as ts
+    got = ts.multigammaln(np.float32(3.5), 3)
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(float(got), sp_special.multigammaln(3.5, 3), rtol=1e-6)

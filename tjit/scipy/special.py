@@ -65,9 +65,11 @@ def ndtr(x):
     """Standard normal CDF. erf near 0, erfc in the tails (JAX's formula): neither
     ``0.5 + 0.5 erf`` nor ``1 - 0.5 erfc`` alone is accurate on both sides."""
     (x,) = _inexact("ndtr", x)
-    z = x * np.sqrt(0.5)
+    # Python-float constants: a NumPy float64 scalar is a strong float64 (as in JAX), so
+    # x * np.sqrt(0.5) made float32 inputs float64 results under x64
+    z = x * float(np.sqrt(0.5))
     y = 0.5 * jnp.where(z > 0, 2.0 - lax.erfc(z), lax.erfc(-z))
-    return jnp.where(jnp.abs(z) < np.sqrt(0.5), 0.5 + 0.5 * lax.erf(z), y)
+    return jnp.where(jnp.abs(z) < float(np.sqrt(0.5)), 0.5 + 0.5 * lax.erf(z), y)
 
 
 def ndtri(p):
@@ -97,7 +99,7 @@ def _log_ndtr_impl(x, series_order):
     mid = jnp.clip(x, lower, 0.0)
     hi = jnp.maximum(x, 0.0)
     lo = jnp.minimum(x, lower)
-    log_lo = -0.5 * lo * lo - jnp.log(-lo) - 0.5 * np.log(2 * np.pi) + \
+    log_lo = -0.5 * lo * lo - jnp.log(-lo) - float(0.5 * np.log(2 * np.pi)) + \
         jnp.log(_log_ndtr_series(lo, series_order))
     return jnp.where(x > 0, jnp.log1p(-ndtr(-hi)),
                      jnp.where(x < lower, log_lo, jnp.log(ndtr(mid))))
@@ -121,7 +123,7 @@ _log_ndtr = custom_jvp(_log_ndtr_impl, nondiff_argnums=(1,))
 def _log_ndtr_jvp(series_order, primals, tangents):
     (x,), (t,) = primals, tangents
     ans = _log_ndtr(x, series_order)
-    log_phi = -0.5 * x * x - 0.5 * np.log(2 * np.pi)
+    log_phi = -0.5 * x * x - float(0.5 * np.log(2 * np.pi))
     return ans, t * jnp.exp(log_phi - ans)
 
 
@@ -258,7 +260,7 @@ def multigammaln(a, d):
     (a,) = _inexact("multigammaln", a)
     js = jnp.arange(d, dtype=a.dtype) * 0.5
     terms = lax.lgamma(jnp.expand_dims(a, -1) - js)
-    return jnp.sum(terms, axis=-1) + d * (d - 1) / 4 * np.log(np.pi)
+    return jnp.sum(terms, axis=-1) + float(d * (d - 1) / 4 * np.log(np.pi))
 
 
 def factorial(n, exact=False):
