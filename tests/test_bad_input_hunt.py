@@ -436,3 +436,17 @@ def test_multigammaln_float32_with_x64(x64):
     got = ts.multigammaln(np.float32(3.5), 3)
     assert got.dtype == np.float32
     np.testing.assert_allclose(float(got), sp_special.multigammaln(3.5, 3), rtol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["logspace", "geomspace"])
+def test_spaced_float32_with_x64(name, x64):
+    # the eager path took NumPy's float64 result type: float32 ends gave float64 eagerly
+    # and float32 under jit (JAX: float32 both)
+    a, b = np.array([1.0, 2.0], np.float32), np.array([3.0, 5.0], np.float32)
+    f = getattr(jnp, name)
+    eager, traced = f(a, b, 4), tjit.jit(lambda p, q: f(p, q, 4))(a, b)
+    assert eager.dtype == traced.dtype == np.float32
+    want = getattr(np, name)(a.astype(np.float64), b.astype(np.float64), 4)
+    np.testing.assert_allclose(np.asarray(eager, np.float64), want, rtol=2e-6)
+    np.testing.assert_allclose(np.asarray(traced, np.float64), want, rtol=2e-6)
+    assert f(1.0, 2.0, 3).dtype == np.float64  # Python floats: the default float

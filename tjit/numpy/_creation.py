@@ -393,7 +393,9 @@ def _host_spaced(np_fn, given, num, dt, base=10.0, **kwargs):
                                     f"jnp.{np_fn.__name__}")
     with np.errstate(all="ignore"):
         out = np_fn(*values[:-1], num, **kwargs)
-    out_dt = dt if dt is not None else dtypes.canonicalize(out.dtype)
+    # the traced path's (and JAX's) type: start and stop promoted, made inexact; NumPy's
+    # float64 kept float32 inputs float64 with x64 on, and eager and jit disagreed
+    out_dt = dt if dt is not None else dtypes.to_inexact(promote_dtypes(*given)[0].dtype)
     return lax.convert_element_type(asarray(out.astype(out_dt)), out_dt)
 
 
