@@ -141,3 +141,26 @@ def test_mulhi_of_sub_byte_ints_is_the_high_bits_of_the_exact_product(dt):
     x, y = a.astype(dt), b.astype(dt)
     for fn in (tjit.lax.mulhi, tjit.jit(tjit.lax.mulhi)):
         np.testing.assert_array_equal(np.asarray(fn(x, y)).astype(np.int64), want)
+
+
+@pytest.mark.parametrize("dt,vals,e,m,want", [
+    # expected values produced by jax.lax.reduce_precision (JAX 0.10.2, XLA CPU)
+    ("float4_e2m1fn", [0.5, 1.5, 3.0, 6.0, -4.0, 0.0, 1.0, 2.0], 2, 0,
+     [0, 2, 2, 6, -6, 0, 1, 2]),
+    ("float4_e2m1fn", [0.5, 1.5, 3.0, 6.0, -4.0, 0.0, 1.0, 2.0], 2, 1,
+     [0, 1.5, 3, 6, -6, 0, 1, 2]),
+    ("float8_e4m3fn", [0.3, 1.7, 300.0, -448.0, 0.01], 4, 1, [0.25, 2, np.nan, np.nan, 0]),
+    ("float8_e4m3fn", [0.3, 1.7, 300.0, -448.0, 0.01], 3, 2,
+     [0.3125, 1.75, np.nan, np.nan, 0]),
+])
+def test_reduce_precision_of_sub_ieee_floats(dt, vals, e, m, want):
+    """reduce_precision of float4/float8 values: it rounded their bits as if laid out
+    like IEEE formats of 8 bits (every float4 value became 0; float8_e4m3fn 300 -> 256
+    and -448 -> 0 where the 4-exponent-bit format overflows to inf, which e4m3fn holds
+    as NaN)."""
+    x = np.array(vals).astype(dt)
+    for fn in (tjit.lax.reduce_precision, tjit.jit(tjit.lax.reduce_precision,
+                                                  static_argnums=(1, 2))):
+        got = np.asarray(fn(x, e, m))
+        assert got.dtype == np.dtype(dt)
+        np.testing.assert_array_equal(got.astype(np.float64), np.array(want, np.float64))

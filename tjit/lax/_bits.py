@@ -141,6 +141,14 @@ def reduce_precision(operand, exponent_bits, mantissa_bits):
     if exponent_bits < 1 or mantissa_bits < 0:
         raise ValueError(f"lax.reduce_precision: exponent_bits must be >= 1 and mantissa_bits "
                          f">= 0, got {exponent_bits} and {mantissa_bits}")
+    if dtypes.bit_width(dt) <= 8:
+        # float8/float6/float4 differ from IEEE layout (no inf, no NaN, 4 bits stored in
+        # a byte) so their bits do not fit the bit rounding; float32 holds them exactly,
+        # and the rounded value converts back (out of range: NaN, or the saturation of
+        # formats without NaN, as XLA's conversion)
+        wide = _reduce_precision(convert_element_type(x, np.float32), exponent_bits,
+                                 mantissa_bits)
+        return convert_element_type(wide, dt)
     return _reduce_precision(x, exponent_bits, mantissa_bits)
 
 
