@@ -396,6 +396,7 @@ def partition_property(x, got, kth, axis):
 
 
 def argpartition_property(x, got, kth, axis):
+    x = canonical(x)
     if got.shape != x.shape:
         return f"shape {got.shape} vs {x.shape}"
     perm = np.sort(np.moveaxis(got, axis, -1), axis=-1)
