@@ -213,3 +213,14 @@ def test_digitize_bins_with_nan_follow_numpy(path, right, bins, xdtype):
     got = np.asarray(PATHS[path](lambda v, bb: jnp.digitize(v, bb, right=right))(x, b))
     want = np.digitize(x.astype(np.float64), b.astype(np.float64), right=right)
     np.testing.assert_array_equal(got, want)
+
+
+# -- interp with one node ------------------------------------------------------------------------
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("fp", [[1.5], [-1 - 0.25j]], ids=str)
+def test_interp_one_node_nan_x_is_the_node_value(path, fp):
+    x = np.array([np.nan, 3.0, 2.0, 1.0])
+    xp, fp = np.array([2.0]), np.array(fp)
+    for kw in ({}, {"left": -1.0, "right": 5.0}):
+        got = np.asarray(PATHS[path](lambda v: jnp.interp(v, xp, fp, **kw))(x))
+        np.testing.assert_allclose(got, np.interp(x, xp, fp, **kw), rtol=1e-6)

@@ -439,6 +439,9 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     from_hi = where(lax.eq(x, xp_hi), fp_hi, from_hi)  # the last node
     f = where(uf.isnan(f) & ~uf.isnan(x), where(at_lo, fp_lo, from_hi), f)
     f = where(dx0, fp_lo, f)
+    if type(n) is int and n == 1 and period is None:  # one node: NumPy (and JAX) answer
+        # fp[0] at every x neither left nor right of it, a NaN x included
+        f = where(uf.isnan(x), broadcast_to_shape(lax.index_in_dim(fp, 0, 0, False), x.shape), f)
     if period is None:
         first, last = lax.index_in_dim(xp, 0, 0, False), lax.index_in_dim(xp, n - 1, 0, False)
         lv = lax.index_in_dim(fp, 0, 0, False) if left is None else left
