@@ -418,8 +418,8 @@ EXAMPLES = {'jnp.acos': '>>> jnp.acos(jnp.asarray([0.25, 0.5, 0.75]))\n'
  'jnp.less_equal': '>>> jnp.less_equal(jnp.asarray([-1.5, 0.0, 2.5]), jnp.asarray([-1.5, 0.0, '
                    '2.5]))\n'
                    'Array([ True,  True,  True], dtype=bool)',
- 'jnp.lexsort': '>>> jnp.lexsort(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
-                'Array([0, 1], dtype=int32)',
+ 'jnp.lexsort': '>>> jnp.lexsort((jnp.asarray([3, 1, 2, 1]), jnp.asarray([1, 2, 1, 1])))\n'
+                'Array([3, 2, 0, 1], dtype=int32)',
  'jnp.linalg.cholesky': '>>> jnp.linalg.cholesky(jnp.asarray([[2.0, 1.0], [1.0, 3.0]]))\n'
                         'Array([[1.4142135 , 0.        ],\n'
                         '       [0.70710677, 1.5811388 ]], dtype=float32)',

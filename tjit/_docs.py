@@ -248,6 +248,7 @@ EXAMPLE_CALLS = {
     "jnp.argpartition": "jnp.argpartition(jnp.asarray([3, 1, 2]), 1)",
     "jnp.array_split": "jnp.array_split(jnp.arange(6), 3)",
     "jnp.astype": "jnp.astype(jnp.asarray([1.7, -2.2]), jnp.int32)",
+    "jnp.lexsort": "jnp.lexsort((jnp.asarray([3, 1, 2, 1]), jnp.asarray([1, 2, 1, 1])))",
     "jnp.atleast_1d": "jnp.atleast_1d(3.0)",
     "jnp.atleast_2d": "jnp.atleast_2d(jnp.asarray([1, 2]))",
     "jnp.atleast_3d": "jnp.atleast_3d(jnp.asarray([1, 2]))",
