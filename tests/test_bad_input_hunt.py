@@ -409,8 +409,11 @@ def test_an_array_as_dtype(fn):
 
 def test_dtype_objects_still_accepted():
     for d, want in ((jnp.float16, np.float16), (np.dtype("int8"), np.int8),
-                    ("bfloat16", jnp.bfloat16), (float, np.float32), (bool, np.bool_)):
+                    ("bfloat16", jnp.bfloat16), (float, np.float32), (bool, np.bool_),
+                    (np.float16(1), np.float16), (np.int8(3), np.int8)):  # a NumPy scalar
+        # stands for its type, as in NumPy and JAX (np.zeros(2, dtype=np.int8(3)) is int8)
         assert jnp.zeros(2, dtype=d).dtype == np.dtype(want)
+        assert jnp.ones(2).astype(d).dtype == np.dtype(want)
 
 
 # -- x64 on: float32 stays float32 ---------------------------------------------------------

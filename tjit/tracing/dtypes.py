@@ -74,7 +74,8 @@ def short_name(dtype):
 
 def check_dtype(dtype, op="tjit"):
     """Return ``np.dtype(dtype)`` or raise a TypeError naming the op when unsupported."""
-    if hasattr(dtype, "shape") and not isinstance(dtype, (np.dtype, type)):
+    # a NumPy scalar stands for its type (NumPy and JAX accept np.float32(1) as a dtype)
+    if hasattr(dtype, "shape") and not isinstance(dtype, (np.dtype, type, np.generic)):
         from tjit.tracing.errors import ArrayAsDtypeError
         raise ArrayAsDtypeError(
             f"{op}: an array ({type(dtype).__name__} of dtype {dtype.dtype}) was passed as "
