@@ -44,7 +44,6 @@ def canonical_dim(d, op="tjit"):
             return int(d)
         return d
     try:
-        import operator
         return operator.index(d)
     except ConcretizationTypeError:
         raise traced_static_error(d, "shape", op) from None
@@ -367,7 +366,6 @@ def axis_tuple(axis):
     (anything with ``__index__``) is one axis, any other iterable lists axes. Entries are
     checked by :func:`normalize_axis`; a non-iterable stays a 1-tuple so its error says
     "axis must be an integer"."""
-    import operator
     if isinstance(axis, (tuple, list)):
         return tuple(axis)
     try:
