@@ -1,7 +1,6 @@
 """Elementwise ``tjit.numpy`` functions (NumPy ufunc names, JAX dtype rules)."""
 
 import functools
-import operator
 
 import numpy as np
 
@@ -12,8 +11,7 @@ from tjit.tracing.core import EvalTrace as _EvalTrace
 from tjit.primitives.elementwise import integer_pow_p as _integer_pow_p
 from tjit.tracing.core import fast_runner as _fast_runner
 from tjit.tracing.core import signature as _signature
-from tjit.tracing.errors import ConcretizationTypeError as _ConcretizationTypeError
-from tjit.tracing.errors import traced_static_error as _traced_static_error
+from tjit.tracing.errors import static_index as _static_index
 from tjit.tracing.core import fast_runner1 as _fast_runner1, fast_runner2 as _fast_runner2
 from tjit.tracing.core import trace_ctx as _trace_ctx
 from tjit.tracing.fp_quiet import quiet_call as _quiet_call, quiet_run as _quiet_run
@@ -984,16 +982,11 @@ def round(a, decimals=0, out=None):  # noqa: A001
     if out is not None:
         raise NotImplementedError("round: the 'out' argument is not supported (arrays are "
                                   "immutable)")
-    try:
-        decimals = operator.index(decimals)
-    except _ConcretizationTypeError:
-        raise _traced_static_error(decimals, "decimals", "round") from None
-    except TypeError:
-        raise TypeError(f"round: decimals must be a static integer, got {decimals!r}") from None
+    decimals = _static_index(decimals, "decimals", "round")
     a = ensure_array("round", a)
     if dtypes.is_bool(a.dtype):  # JAX's ValueError (NumPy gives float16)
         raise _BoolRoundError("round: a boolean array has nothing to round (JAX refuses it); "
-                         "convert it first, e.g. a.astype(jnp.float32) or a.astype(int)")
+                              "convert it first, e.g. a.astype(jnp.float32) or a.astype(int)")
     if not dtypes.is_inexact(a.dtype):
         return a if decimals >= 0 else _round_int_to_multiple(a, 10 ** -decimals)
     if dtypes.is_complex(a.dtype):
@@ -1468,5 +1461,5 @@ def i0(x, /):
 
 __all__ = [n for n in dir() if not n.startswith("_") and n not in (
     "np", "dtypes", "lax", "ensure_array", "promote_args", "promote_args_inexact",
-    "promote_dtypes_inexact", "broadcast_arrays_", "broadcast_to_shape", "operator",
+    "promote_dtypes_inexact", "broadcast_arrays_", "broadcast_to_shape",
     "functools", "custom_jvp")]
