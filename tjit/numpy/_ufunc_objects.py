@@ -17,14 +17,12 @@ the function step by step along the axis (``lax.scan``), so user ufuncs reduce t
 ``reduceat`` needs concrete indices. ``out=`` is not supported (NotImplementedError).
 """
 
-import operator
-
 import numpy as np
 
 from tjit import lax
 from tjit.tracing import dtypes
 from tjit.tracing.core import concrete_value
-from tjit.tracing.errors import AxisError, ConcretizationTypeError, traced_static_error
+from tjit.tracing.errors import AxisError, static_index
 from tjit.numpy import _reductions as red
 from tjit.numpy import _ufuncs as uf
 from tjit.numpy._core import asarray, check_arraylike
@@ -261,18 +259,8 @@ def _no_out(u, method, out):
                                   f"immutable; use the returned value")
 
 
-def _int_axis(axis, where):
-    # operator.index, not int: axis=1.5 is an error (NumPy's, JAX's), not axis 1
-    try:
-        return operator.index(axis)
-    except ConcretizationTypeError:
-        raise traced_static_error(axis, "axis", where) from None
-    except TypeError:
-        raise TypeError(f"{where}: axis must be an integer, got {axis!r}") from None
-
-
 def _axis(u, method, axis, ndim):
-    axis = _int_axis(axis, f"{u.__name__}.{method}")
+    axis = static_index(axis, "axis", f"{u.__name__}.{method}")
     if not -ndim <= axis < max(ndim, 1):
         raise AxisError(f"{u.__name__}.{method}: axis {axis} is out of bounds for an array "
                         f"of rank {ndim}")
@@ -335,7 +323,7 @@ def _cum_lax(lax_fn):
 
 
 def _axis_plain(axis, ndim):
-    axis = _int_axis(axis, "accumulate")
+    axis = static_index(axis, "axis", "accumulate")
     if not -ndim <= axis < ndim:
         raise AxisError(f"accumulate: axis {axis} is out of bounds for rank {ndim}")
     return axis % ndim
