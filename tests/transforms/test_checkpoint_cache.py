@@ -200,3 +200,22 @@ def test_rebinding_a_global_keeps_the_trace_as_jax_does():
         np.testing.assert_allclose(float(g(0.5)), 5.0 * np.cos(0.5), rtol=1e-6)
     finally:
         SCALE = 2.0
+
+
+def test_each_function_keeps_its_most_recently_used_traces_only(monkeypatch):
+    # a long-lived function called at ever new shapes must not hold every trace
+    monkeypatch.setattr(ckpt_mod, "_TRACES_PER_OWNER", 2)
+    body, calls = counted(lambda x: jnp.sum(jnp.sin(x)))
+    g = tjit.grad(tjit.checkpoint(body))
+
+    def check(n):
+        x = np.linspace(0.1, 1.0, n).astype(np.float32)
+        np.testing.assert_allclose(np.asarray(g(jnp.asarray(x))), np.cos(x), rtol=1e-6)
+    for n in (2, 3, 2, 4):       # 2 is used again before 4 comes: 3 is the one dropped
+        check(n)
+    assert len(calls) == 3 and len(ckpt_mod._BODY_TRACES[body]) == 2
+    check(2)
+    assert len(calls) == 3       # kept
+    check(3)
+    assert len(calls) == 4       # dropped, traced again
+    assert len(ckpt_mod._BODY_TRACES[body]) == 2

@@ -260,7 +260,11 @@ remat = checkpoint  # JAX's remat is checkpoint without static_argnames
 # params of the bound equation). Like JAX, a Python global or closed-over value that
 # the function reads is part of its trace: rebinding it between calls does not
 # retrace (a new function object does). Traces that close over a tracer of an
-# enclosing transformation, or are at symbolic sizes (guards), are not kept.
+# enclosing transformation, or are at symbolic sizes (guards), are not kept. Each
+# function keeps its most recently used traces only (JAX's cache is an LRU too): a
+# long-lived function called at ever new shapes would otherwise hold every trace and
+# its constants for as long as the function lives.
+_TRACES_PER_OWNER = 64
 _BODY_TRACES = weakref.WeakKeyDictionary()   # fun -> {key: (closed, consts, out_tree)}
 _JVP_TRACES = weakref.WeakKeyDictionary()    # body ClosedJaxpr -> {key: (closed, consts, zeros)}
 
@@ -287,13 +291,16 @@ def _cached_trace(owner, key, trace, table=_BODY_TRACES):
     except TypeError:  # not weakly referenceable
         return trace()
     if per_owner is not None:
-        hit = per_owner.get(key)
+        hit = per_owner.pop(key, None)
         if hit is not None:
+            per_owner[key] = hit        # (re-inserted: the most recently used is last)
             return hit
     entry = trace()
     if not any(isinstance(c, Tracer) for c in entry[1]):
         if per_owner is None:
             per_owner = table.setdefault(owner, {})
+        while len(per_owner) >= _TRACES_PER_OWNER:
+            del per_owner[next(iter(per_owner))]     # the least recently used
         per_owner[key] = entry
     return entry
 
