@@ -104,11 +104,11 @@ class AccuracyMode(enum.Enum):
 
 
 def _unary_with_accuracy(prim, doc):
-    label = f"lax.{prim.name}"  # noted on a message that names no lax function
     """``_unary`` with JAX's ``accuracy=`` (None, a :class:`Tolerance` or an
     :class:`AccuracyMode`). tjit has one implementation of each function, tested against
     float64 to a few ulps; like XLA on the CPU, which JAX compiles to there, it runs
     that implementation whatever the request."""
+    label = f"lax.{prim.name}"  # noted on a message that names no lax function
     def f(x, *, accuracy=None):
         try:
             if accuracy is not None and not isinstance(accuracy, (Tolerance, AccuracyMode)):
