@@ -161,7 +161,7 @@ def test_float_split_sizes():
 ], ids=["top_k", "approx_max_k", "approx_min_k"])
 def test_float_k(fn):
     # int(2.5) returned the top 2 silently
-    _raises(fn, (X,), TypeError, "k must be a static integer", "2.5")
+    _raises(fn, (X,), TypeError, "k must be an integer", "2.5")
 
 
 @pytest.mark.parametrize("fn,what", [

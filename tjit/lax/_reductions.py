@@ -3,10 +3,8 @@ signatures: ``reduce_sum(operand, axes)``, ``argmax(operand, axis, index_dtype)`
 ``cumsum(operand, axis=0, reverse=False)``, ``sort``, ``sort_key_val`` and ``top_k``.
 """
 
-import operator
-
 from tjit.tracing import dtypes
-from tjit.tracing.errors import ConcretizationTypeError, ShapeError, traced_static_error
+from tjit.tracing.errors import ShapeError, static_index
 from tjit.tracing.shapes import normalize_axes, normalize_axis, shape_str
 from tjit.primitives import reductions as rd
 from tjit.lax import _elementwise as ew
@@ -171,16 +169,6 @@ def sort_key_val(keys, values, dimension=-1, is_stable=True):
     return k, v
 
 
-def _static_k(k, op):
-    # operator.index, not int: k=2.5 is an error (as JAX's), not k=2
-    try:
-        return operator.index(k)
-    except ConcretizationTypeError:
-        raise traced_static_error(k, "k", op) from None
-    except TypeError:
-        raise TypeError(f"{op}: k must be a static integer, got {k!r}") from None
-
-
 def _floating_operand(operand, op):
     operand = asarray_for_lax(operand)
     if not dtypes.is_float(operand.dtype):  # JAX's approx_*_k take floating operands only
@@ -198,7 +186,7 @@ def top_k(operand, k, *, axis=-1, is_stable=True):
     if operand.ndim == 0:
         raise ShapeError("top_k: needs an operand of rank >= 1, got shape ()")
     axis = normalize_axis(axis, operand.ndim, "top_k")
-    k, n = _static_k(k, "top_k"), operand.shape[axis]
+    k, n = static_index(k, "k", "top_k"), operand.shape[axis]
     if k < 0 or (type(n) is int and k > n):
         raise ValueError(f"top_k: k={k} must be between 0 and the size {n} of axis {axis} "
                          f"of the operand of shape {shape_str(operand.shape)}")
@@ -230,7 +218,7 @@ def approx_min_k(operand, k, reduction_dimension=-1, recall_target=0.95,
     if operand.ndim == 0:
         raise ShapeError("approx_min_k: needs an operand of rank >= 1, got shape ()")
     axis = normalize_axis(reduction_dimension, operand.ndim, "approx_min_k")
-    k, n = _static_k(k, "approx_min_k"), operand.shape[axis]
+    k, n = static_index(k, "k", "approx_min_k"), operand.shape[axis]
     if k < 0 or (type(n) is int and k > n):
         raise ValueError(f"approx_min_k: k={k} must be between 0 and the size {n} of axis "
                          f"{axis} of the operand of shape {shape_str(operand.shape)}")
