@@ -205,7 +205,8 @@ def approx_max_k(operand, k, reduction_dimension=-1, recall_target=0.95,
     ``recall_target`` and the size override only have to be valid."""
     _check_recall(recall_target, "approx_max_k")
     operand = _floating_operand(operand, "approx_max_k")
-    return top_k(operand, k, axis=reduction_dimension)
+    # (k checked here too, so its errors name approx_max_k, not top_k)
+    return top_k(operand, static_index(k, "k", "approx_max_k"), axis=reduction_dimension)
 
 
 def approx_min_k(operand, k, reduction_dimension=-1, recall_target=0.95,
