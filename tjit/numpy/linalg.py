@@ -8,7 +8,6 @@ inputs are promoted to the default float type, as in JAX.
 """
 
 import collections
-import operator
 
 import numpy as np
 import opt_einsum
@@ -16,7 +15,7 @@ import opt_einsum
 from tjit.tracing import dtypes
 from tjit.tracing.core import Tracer
 from tjit.tracing.errors import (
-    ConcretizationTypeError, OperandShapeError, ShapeError, traced_static_error)
+    OperandShapeError, ShapeError, static_index, traced_static_error)
 from tjit.tracing.shapes import (
     broadcast_shapes, definitely_equal, is_concrete_shape, normalize_axes, shape_str, size)
 from tjit.primitives.linalg import real_dtype
@@ -410,12 +409,7 @@ def inv(a):
 
 def matrix_power(a, n):
     """``a`` multiplied by itself ``n`` times (an int; negative powers invert first)."""
-    try:
-        n = operator.index(n)
-    except ConcretizationTypeError:
-        raise traced_static_error(n, "n (exponent)", "matrix_power") from None
-    except TypeError:
-        raise TypeError(f"matrix_power: exponent must be an integer, got {n!r}") from None
+    n = static_index(n, "exponent", "matrix_power")
     check_arraylike("matrix_power", a)
     a = jnp.asarray(a)
     _check_matrix("matrix_power", a)
