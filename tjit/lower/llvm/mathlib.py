@@ -231,6 +231,9 @@ class _Ops:
     def floor(self, x):
         return self._intr("llvm.floor", x)
 
+    def sqrt(self, x):
+        return self._intr("llvm.sqrt", x)
+
     def copysign(self, mag, sgn):
         return self._intr("llvm.copysign", mag, sgn)
 
@@ -867,10 +870,6 @@ def _pow(o, x, y):
 # than NumPy's SIMD float32 functions, which are themselves up to 2.5 ulp off; in float32
 # these stay within 2.7 ulp at NumPy's speed.)
 
-def _sqrt(o, x):
-    return o._intr("llvm.sqrt", x)
-
-
 def _ln2_plus_log(o, ax):
     """log(2 ax): the large-|x| form of asinh/acosh (ax^2 would overflow)."""
     return o.add(_log(o, ax), _rnd(_LN2, o.is64))
@@ -883,13 +882,13 @@ def _atan(o, x):
 def _asin(o, x):
     # atan2(x, sqrt(1 - x^2)); (1 - x)(1 + x) loses nothing near |x| = 1 (1 - |x| exact
     # there); |x| > 1 gives sqrt(< 0) = NaN
-    return _atan2(o, x, _sqrt(o, o.mul(o.sub(1.0, x), o.add(1.0, x))))
+    return _atan2(o, x, o.sqrt(o.mul(o.sub(1.0, x), o.add(1.0, x))))
 
 
 def _acos(o, x):
     # 2 atan2(sqrt(1 - x), sqrt(1 + x)): the half angle keeps acos(x ~ 1) (a small
     # result) accurate; |x| > 1 gives NaN through one sqrt
-    return o.mul(_atan2(o, _sqrt(o, o.sub(1.0, x)), _sqrt(o, o.add(1.0, x))), 2.0)
+    return o.mul(_atan2(o, o.sqrt(o.sub(1.0, x)), o.sqrt(o.add(1.0, x))), 2.0)
 
 
 def _sinh(o, x):
@@ -920,7 +919,7 @@ def _asinh(o, x):
     # of a^2, which would overflow first)
     ax = o.fabs(x)
     a2 = o.mul(ax, ax)
-    r = _log1p(o, o.add(ax, o.div(a2, o.add(_sqrt(o, o.add(a2, 1.0)), 1.0))))
+    r = _log1p(o, o.add(ax, o.div(a2, o.add(o.sqrt(o.add(a2, 1.0)), 1.0))))
     r = o.sel(o.cmp(">", ax, 2.0 ** (28 if o.is64 else 13)), _ln2_plus_log(o, ax), r)
     return o.copysign(r, x)
 
@@ -929,7 +928,7 @@ def _acosh(o, x):
     # acosh(x) = log1p(t + sqrt(t (t + 2))), t = x - 1 (exact for x <= 2): accurate near
     # 1; x > 2^28 (float32: 2^13): log(2x); x < 1 (or NaN): NaN
     t = o.sub(x, 1.0)
-    r = _log1p(o, o.add(t, _sqrt(o, o.mul(t, o.add(t, 2.0)))))
+    r = _log1p(o, o.add(t, o.sqrt(o.mul(t, o.add(t, 2.0)))))
     r = o.sel(o.cmp(">", x, 2.0 ** (28 if o.is64 else 13)), _ln2_plus_log(o, x), r)
     return o.sel(o.ucmp("<", x, 1.0), float("nan"), r)
 
