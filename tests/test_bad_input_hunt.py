@@ -154,6 +154,17 @@ def test_float_split_sizes():
     # NumPy's "'float' object cannot be interpreted as an integer" named no function
     _raises(lambda x: lax.split(x, (2.5, 0.5)), (X,), TypeError, "lax.split", "2.5")
 
+@pytest.mark.parametrize("fn,name", [
+    (lambda x: jnp.partition(x, 1.5), "partition: kth"),
+    (lambda x: jnp.argpartition(x, 1.5), "argpartition: kth"),
+    (lambda x: jnp.unique(x, size=1.5), "unique: size"),
+    (lambda x: jnp.lexsort(x[0, :2], axis=1.5), "lexsort: axis"),
+], ids=["partition", "argpartition", "unique", "lexsort"])
+def test_float_static_int(fn, name):
+    # NumPy's bare "'float' object cannot be interpreted as an integer" named neither
+    _raises(fn, (X,), TypeError, f"{name} must be an integer", "1.5")
+
+
 @pytest.mark.parametrize("name", ["top_k", "approx_max_k", "approx_min_k"])
 def test_float_k(name):
     # int(2.5) returned the top 2 silently
@@ -340,6 +351,10 @@ _TRACED_STATIC = {
     "matrix_power": (lambda n: jnp.linalg.matrix_power(X[:3, :3], n), "matrix_power",
                      "exponent"),
     "round": (lambda n: jnp.round(X, n), "round", "decimals"),
+    "partition": (lambda n: jnp.partition(X, n), "partition", "kth"),
+    "argpartition": (lambda n: jnp.argpartition(X, n), "argpartition", "kth"),
+    "unique": (lambda n: jnp.unique(X, size=n), "unique", "size"),
+    "lexsort": (lambda n: jnp.lexsort(X[0, :2], axis=n), "lexsort", "axis"),
     "diff": (lambda n: jnp.diff(X, n), "diff", "its n argument"),
     "diagonal": (lambda n: jnp.diagonal(X, n), "diagonal", "offset"),
     "rot90": (lambda n: jnp.rot90(X, n), "rot90", "its k argument"),

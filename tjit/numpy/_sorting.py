@@ -8,14 +8,13 @@ under ``jit`` it needs a static ``size=`` (as in JAX).
 """
 
 import collections
-import operator
 
 import numpy as np
 
 from tjit import lax
 from tjit.tracing import dtypes
 from tjit.tracing.core import Array, Tracer
-from tjit.tracing.errors import AxisError, ConcretizationTypeError, ShapeError
+from tjit.tracing.errors import AxisError, ConcretizationTypeError, ShapeError, static_index
 from tjit.tracing.shapes import normalize_axis, shape_str, size as shape_size
 from tjit.numpy._core import check_arraylike, ensure_array, promote_dtypes
 from tjit.numpy._creation import canonical_index_dtype
@@ -112,7 +111,7 @@ def lexsort(keys, axis=-1):
         raise ValueError(f"lexsort: all keys need to be the same shape, got "
                          f"{', '.join(shape_str(k.shape) for k in keys)}")
     if keys[0].ndim == 0:  # (NumPy's, JAX's: a 1-D ``keys`` is k 0-d keys: one element)
-        if operator.index(axis) not in (0, -1):
+        if static_index(axis, "axis", "lexsort") not in (0, -1):
             raise AxisError(f"lexsort: axis {axis} is out of bounds for keys of rank 0")
         return lax.full((), 0, dtypes.default_int())
     dim = normalize_axis(axis, keys[0].ndim, "lexsort")
@@ -122,7 +121,7 @@ def lexsort(keys, axis=-1):
 
 
 def _kth(fname, kth, n):
-    kth = operator.index(kth)
+    kth = static_index(kth, "kth", fname)
     if type(n) is int and not -n <= kth < n:
         raise ValueError(f"{fname}: kth(={kth}) out of bounds for an axis of size {n}")
     return kth
@@ -386,7 +385,7 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
             "The number of unique values depends on the data, but a traced array must "
             "have a static shape. " + _UNIQUE_SIZE_HINT)
     if size is not None:
-        size = operator.index(size)
+        size = static_index(size, "size", "unique")
         if size < 0:
             raise ValueError(f"unique: size must be >= 0, got {size}")
     in_shape, flat = arr.shape, axis is None
