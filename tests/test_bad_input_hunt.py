@@ -10,7 +10,7 @@ import pytest
 import tjit
 import tjit.numpy as jnp
 from tjit import lax, random
-from tjit.scipy import stats
+from tjit.scipy import fft as jsp_fft, stats
 
 X = np.linspace(0.1, 0.9, 12, dtype=np.float32).reshape(3, 4)
 C = (X + 1j * X).astype(np.complex64)
@@ -159,7 +159,14 @@ def test_float_split_sizes():
     (lambda x: jnp.argpartition(x, 1.5), "argpartition: kth"),
     (lambda x: jnp.unique(x, size=1.5), "unique: size"),
     (lambda x: jnp.lexsort(x[0, :2], axis=1.5), "lexsort: axis"),
-], ids=["partition", "argpartition", "unique", "lexsort"])
+    (lambda x: jnp.rollaxis(x, 0, 1.5), "rollaxis: start"),
+    (lambda x: jnp.repeat(x[0], 2, total_repeat_length=1.5), "repeat: total_repeat_length"),
+    (lambda x: random.orthogonal(random.key(0), 1.5), "random.orthogonal: n"),
+    (lambda x: jsp_fft.dct(x[0], n=1.5), "scipy.fft.dct: n"),
+    (lambda x: jsp_fft.dctn(x, s=(1.5, 2)), "scipy.fft.dctn: s"),
+    (lambda x: lax.reduce_precision(x, 1.5, 2), "lax.reduce_precision: exponent_bits"),
+], ids=["partition", "argpartition", "unique", "lexsort", "rollaxis", "repeat",
+        "random.orthogonal", "scipy.fft.dct", "scipy.fft.dctn", "lax.reduce_precision"])
 def test_float_static_int(fn, name):
     # NumPy's bare "'float' object cannot be interpreted as an integer" named neither
     _raises(fn, (X,), TypeError, f"{name} must be an integer", "1.5")
@@ -355,6 +362,16 @@ _TRACED_STATIC = {
     "argpartition": (lambda n: jnp.argpartition(X, n), "argpartition", "kth"),
     "unique": (lambda n: jnp.unique(X, size=n), "unique", "size"),
     "lexsort": (lambda n: jnp.lexsort(X[0, :2], axis=n), "lexsort", "axis"),
+    "rollaxis": (lambda n: jnp.rollaxis(X, 0, n), "rollaxis", "start"),
+    "repeat": (lambda n: jnp.repeat(X[0], 2, total_repeat_length=n), "repeat",
+               "total_repeat_length"),
+    "random.orthogonal": (lambda n: random.orthogonal(random.key(0), n), "random.orthogonal",
+                          "its n argument"),
+    "scipy.fft.dct": (lambda n: jsp_fft.dct(X[0], n=n), "scipy.fft.dct", "its n argument"),
+    "scipy.fft.dctn": (lambda n: jsp_fft.dctn(X, s=(n, 2)), "scipy.fft.dctn", "its s argument"),
+    "lax.reduce_precision": (lambda n: lax.reduce_precision(X, n, 2), "reduce_precision",
+                             "exponent_bits"),
+    "lax.split": (lambda n: lax.split(X[0], (n, 1)), "lax.split", "sizes"),
     "diff": (lambda n: jnp.diff(X, n), "diff", "its n argument"),
     "diagonal": (lambda n: jnp.diagonal(X, n), "diagonal", "offset"),
     "rot90": (lambda n: jnp.rot90(X, n), "rot90", "its k argument"),

@@ -3,12 +3,12 @@ composed of integer lax ops (no new primitive, so every backend runs them as fus
 elementwise code)."""
 
 import functools
-import operator
 
 import numpy as np
 
 from tjit.tracing import dtypes
 from tjit.tracing.core import get_aval
+from tjit.tracing.errors import static_index
 from tjit.transforms.custom_derivatives import custom_jvp
 from tjit.transforms.linear_call import linear_call
 from tjit.lax._elementwise import (
@@ -131,8 +131,8 @@ def reduce_precision(operand, exponent_bits, mantissa_bits):
     Returns:
       An array of ``operand``'s dtype holding values of the narrower format.
     """
-    exponent_bits = operator.index(exponent_bits)
-    mantissa_bits = operator.index(mantissa_bits)
+    exponent_bits = static_index(exponent_bits, "exponent_bits", "lax.reduce_precision")
+    mantissa_bits = static_index(mantissa_bits, "mantissa_bits", "lax.reduce_precision")
     x = asarray_for_lax(operand)
     dt = np.dtype(get_aval(x).dtype)
     if not dtypes.is_float(dt):

@@ -9,7 +9,7 @@ import numpy as np
 
 from tjit.tracing import dtypes
 from tjit.tracing.core import Array, Tracer, get_aval
-from tjit.tracing.shapes import broadcast_shapes as _broadcast_shapes, normalize_axis
+from tjit.tracing.shapes import broadcast_shapes as _broadcast_shapes, normalize_axis, static_ints
 from tjit.lax._elementwise import asarray_for_lax, convert_element_type, rem
 from tjit.lax._indexing import GatherDimensionNumbers, gather
 from tjit.lax._slicing import concatenate, slice_in_dim
@@ -48,10 +48,7 @@ def split(operand, sizes, axis=0):
     operand = _operand(operand)
     shape = tuple(get_aval(operand).shape)
     axis = normalize_axis(axis, len(shape), "lax.split")
-    try:
-        sizes = [operator.index(s) for s in sizes]
-    except TypeError:
-        raise TypeError(f"lax.split: sizes must be integers, got {tuple(sizes)}") from None
+    sizes = static_ints(sizes, "sizes", "lax.split")
     if any(s < 0 for s in sizes) or sum(sizes) != shape[axis]:
         raise ValueError(f"lax.split: sizes {tuple(sizes)} must be non-negative and add up to "
                          f"the size {shape[axis]} of axis {axis} of an operand of shape "

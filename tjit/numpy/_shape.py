@@ -187,7 +187,7 @@ def rollaxis(a, axis, start=0):
     a = ensure_array("rollaxis", a)
     n = a.ndim
     axis = sh.normalize_axis(axis, n, "rollaxis")
-    start = operator.index(start)
+    start = static_index(start, "start", "rollaxis")
     if not -n <= start <= n:
         raise ShapeError(f"rollaxis: 'start' arg requires {-n} <= start < {n + 1}, got {start}")
     start = start + n if start < 0 else start
@@ -654,13 +654,16 @@ def repeat(a, repeats, axis=None, *, total_repeat_length=None):
     if a.ndim == 0:
         raise AxisError(f"repeat: axis {axis} is out of bounds for a 0-d array")
     axis = sh.normalize_axis(axis, a.ndim, "repeat")
+    if total_repeat_length is not None:
+        total_repeat_length = static_index(total_repeat_length, "total_repeat_length",
+                                           "repeat")
     if isinstance(repeats, Tracer):
         if total_repeat_length is None:
             raise repeats._concretization_error(
                 ConcretizationTypeError, "jnp.repeat with traced `repeats`",
                 "Fix: pass total_repeat_length=<static int>, or make `repeats` static "
                 "(jit(..., static_argnums=...)).")
-        return _repeat_traced(a, repeats, axis, operator.index(total_repeat_length))
+        return _repeat_traced(a, repeats, axis, total_repeat_length)
     r = _concrete_repeats(repeats, a, axis)
     n = a.shape[axis]
     total = total_repeat_length

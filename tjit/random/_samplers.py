@@ -12,12 +12,11 @@ differs from XLA's polynomial by a few ulps, so they agree with JAX to ~1e-6 rel
 not bit for bit.
 """
 
-import operator
-
 import numpy as np
 
 from tjit.tracing import dtypes
 from tjit.tracing.core import Array, Tracer
+from tjit.tracing.errors import static_index
 from tjit.tracing.shapes import broadcast_shapes, shape_str
 from tjit import lax
 from tjit import numpy as jnp
@@ -423,8 +422,8 @@ def orthogonal(key, n, shape=(), dtype=None, m=None):
     key = check_key("orthogonal", key)
     dtype = float_dtype("orthogonal", dtype, allow_complex=True)
     shape = check_shape("orthogonal", shape)
-    n = operator.index(n)
-    m = n if m is None else operator.index(m)
+    n = static_index(n, "n", "random.orthogonal")
+    m = n if m is None else static_index(m, "m", "random.orthogonal")
     z = normal_(key, tuple(shape) + (max(n, m), min(n, m)), dtype)
     q, r = jla.qr(z)
     d = jnp.diagonal(r, axis1=-2, axis2=-1)

@@ -10,8 +10,6 @@ along each axis in turn (the transform is separable). Complex inputs are transfo
 part by part, as JAX does.
 """
 
-import operator
-
 import numpy as np
 
 from tjit import lax
@@ -19,6 +17,7 @@ from tjit import numpy as jnp
 from tjit.numpy._core import check_arraylike, promote_dtypes_inexact
 from tjit.primitives.fft import complex_dtype_for
 from tjit.tracing import dtypes
+from tjit.tracing.errors import static_index
 from tjit.tracing.shapes import normalize_axes, normalize_axis
 
 __all__ = ["dct", "dctn", "idct", "idctn"]
@@ -44,7 +43,7 @@ def _resized(name, x, n, axis):
     """``x`` cropped or zero-padded to length ``n`` along ``axis`` (``n=None``: as is)."""
     if n is None:
         return x
-    n = operator.index(n)
+    n = static_index(n, "n", f"scipy.fft.{name}")
     if n < 1:
         raise ValueError(f"scipy.fft.{name}: the transform length must be at least 1, got "
                          f"n={n} for axis {axis}")
@@ -121,7 +120,9 @@ def _one_d(name, axis_fun, x, type, n, axis, norm):
 def _n_d(name, axis_fun, x, type, s, axes, norm):
     x = _check_args(name, x, type, norm)
     if s is not None:
-        s = [operator.index(s)] if np.ndim(s) == 0 else [operator.index(v) for v in s]
+        seq = isinstance(s, (tuple, list)) or getattr(s, "ndim", 0)  # (np.ndim(s) would
+        # convert a tuple holding a tracer)
+        s = [static_index(v, "s", f"scipy.fft.{name}") for v in (s if seq else [s])]
         if len(s) > x.ndim:
             raise ValueError(f"scipy.fft.{name}: s must have at most x.ndim ({x.ndim}) "
                              f"elements, got s={tuple(s)}")
