@@ -79,3 +79,25 @@ def test_beta_sf_keeps_small_standardized_x():
                                             b.astype(np.float64))
         ok = np.abs(ref) > 1e-30 if fn == "sf" else ref > -80     # (float32's range)
         np.testing.assert_allclose(got[ok], ref[ok], rtol=2e-3, atol=1e-6, err_msg=fn)
+
+
+def test_beta_sf_upper_tail_below_one_half():
+    """``1 - I_y(a, b)`` cancels where the CDF nears 1 before ``y = 1/2`` (a large ``b``):
+    sf(0.3, 1, 100) was 0 (SciPy 3.2e-16) and logsf -inf. Relative tolerance only, over
+    small and large ``y`` (the small-``y`` case above kept too)."""
+    scipy_stats = pytest.importorskip("scipy.stats")
+    beta = tjit.scipy.stats.beta
+    rng = np.random.default_rng(11)
+    y = np.concatenate([10.0 ** rng.uniform(-12, 0, 200), rng.uniform(0, 1, 200),
+                        [0.3, 0.4, 3e-11]]).astype(np.float32)
+    a = np.concatenate([10.0 ** rng.uniform(-3, 2.5, 400), [1.0, 0.5, 0.0014]])
+    b = np.concatenate([10.0 ** rng.uniform(-3, 2.5, 400), [100.0, 60.0, 1.0]])
+    a, b = a.astype(np.float32), b.astype(np.float32)
+    args64 = [v.astype(np.float64) for v in (y, a, b)]
+    want = scipy_stats.beta.sf(*args64)
+    ok = want > 1e-35                                   # (float32's range)
+    for got in (beta.sf(y, a, b), tjit.jit(beta.sf)(y, a, b)):
+        np.testing.assert_allclose(np.asarray(got, np.float64)[ok], want[ok], rtol=1e-4)
+    want_log = scipy_stats.beta.logsf(*args64)
+    np.testing.assert_allclose(np.asarray(beta.logsf(y, a, b), np.float64)[ok], want_log[ok],
+                               rtol=1e-5, atol=1e-5)
