@@ -20,8 +20,8 @@ from tjit.tracing import dtypes
 from tjit.tracing.core import Array, Tracer, concrete_value
 from tjit.tracing.errors import ConcretizationTypeError, InconclusiveDimensionError
 from tjit.tracing.extended_dtypes import ExtendedArray
-from tjit.tracing.shapes import broadcast_shapes, dim_str, greater_equal, normalize_axis, shape_str, \
-    axis_tuple
+from tjit.tracing.shapes import (
+    axis_tuple, broadcast_shapes, dim_str, greater_equal, normalize_axis, shape_str)
 from tjit.numpy import _ufuncs as uf
 from tjit.numpy._core import (
     asarray, broadcast_to_shape, check_arraylike, ensure_array, promote_args,

@@ -2,7 +2,8 @@
 format modules need not import the contraction code (as JAX defines them in transform.py).
 
 ``@`` follows ``jnp.matmul``: 1-D and 2-D operands, N-D with a 1-D operand or a 2-D
-rhs, or N-D with equal leading batch dims (which must be layout batch dims of a BCOO); sparse @ sparse is a BCOO. ``*`` by a scalar
+rhs, or N-D with equal leading batch dims (which must be layout batch dims of a BCOO);
+sparse @ sparse is a BCOO. ``*`` by a scalar
 or a dense array scales the stored values and keeps the sparsity pattern; sparse * sparse
 is a BCOO of the pairs of entries at one coordinate. ``+`` of two sparse arrays of one
 shape concatenates their entries (duplicates add); with a dense array of the full shape
