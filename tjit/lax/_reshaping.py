@@ -53,7 +53,7 @@ def split(operand, sizes, axis=0):
         raise ValueError(f"lax.split: sizes {tuple(sizes)} must be non-negative and add up to "
                          f"the size {shape[axis]} of axis {axis} of an operand of shape "
                          f"{shape}")
-    starts = np.cumsum([0] + sizes)
+    starts = np.cumsum([0, *sizes])
     return [slice_in_dim(operand, int(a), int(b), axis=axis)
             for a, b in itertools.pairwise(starts)]
 
