@@ -100,9 +100,14 @@ register_pytree_node(type(None), lambda _: ((), None), lambda _, ch: None)
 register_pytree_node(collections.OrderedDict,
                      lambda d: (list(d.values()), tuple(d.keys())),
                      lambda keys, ch: collections.OrderedDict(zip(keys, ch)))
-register_pytree_node(collections.defaultdict,
-                     lambda d: ([d[k] for k in _sorted_keys(d)],
-                                (d.default_factory, tuple(_sorted_keys(d)))),
+
+
+def _defaultdict_flatten(d):
+    children, keys = _dict_flatten(d)   # (sorts the keys once)
+    return children, (d.default_factory, keys)
+
+
+register_pytree_node(collections.defaultdict, _defaultdict_flatten,
                      lambda aux, ch: collections.defaultdict(aux[0], zip(aux[1], ch)))
 
 
