@@ -43,23 +43,12 @@ os.environ.pop("TJIT_PLATFORMS", None)
 import pytest  # noqa: E402  (MonkeyPatch for the simulated GPU)
 
 import tjit  # noqa: E402
-from tests.devices.coverage_cases import all_cases  # noqa: E402
+from tests.devices.coverage_cases import all_cases, split_static  # noqa: E402
 from tests.devices.fake_cupy import simulated_gpu  # noqa: E402
 from tests.primitives import edge_cases as E  # noqa: E402
 
 F32 = np.float32
 ORDER = ["kernel", "device", "rendered", "host", "wrong", "nvrtc", "error"]
-
-
-def _split(case):
-    """(jit-able function of the dynamic args, dynamic args)."""
-    static = set(case.static)
-    dyn = [a for i, a in enumerate(case.args) if i not in static]
-
-    def f(*xs):
-        it = iter(xs)
-        return case.fn(*[a if i in static else next(it) for i, a in enumerate(case.args)])
-    return f, dyn
 
 
 def _matches(got, want, loose=False):
@@ -141,7 +130,7 @@ class CudaSurvey:
         return self._ctx.__exit__(*exc)
 
     def run(self, case):
-        f, args = _split(case)
+        f, args = split_static(case)
         self.label = f"{case.prim}/{case.name}"
         try:
             want = _reference(case, f, args)
@@ -192,7 +181,7 @@ def pocl_reason():
 
 
 def opencl_case(case, pocl_ok):
-    f, args = _split(case)
+    f, args = split_static(case)
     try:
         want = _reference(case, f, args)
     except Exception as e:

@@ -27,6 +27,18 @@ def _spd(n=4, batch=()):
     return a @ np.swapaxes(a, -1, -2) + n * np.eye(n, dtype=F32)
 
 
+def split_static(case):
+    """(a jit-able function of the case's dynamic args, those args): the args at
+    ``case.static`` are closed over."""
+    static = set(case.static)
+    dyn = [a for i, a in enumerate(case.args) if i not in static]
+
+    def f(*xs):
+        it = iter(xs)
+        return case.fn(*[a if i in static else next(it) for i, a in enumerate(case.args)])
+    return f, dyn
+
+
 def extra_cases():
     """Cases for the primitives the edge-value table exempts, and whole programs."""
     r = _rng()

@@ -17,7 +17,7 @@ import scipy.special
 
 import tjit
 import tjit.numpy as jnp
-from tests.devices.coverage_cases import all_cases
+from tests.devices.coverage_cases import all_cases, split_static
 from tests.devices.fake_cupy import FakeDeviceArray, simulated_gpu
 from tests.primitives import edge_cases as E
 from tjit import lax
@@ -38,16 +38,6 @@ def gpu(monkeypatch):
     monkeypatch.delenv("TJIT_PLATFORMS", raising=False)
     with simulated_gpu(monkeypatch, strict=True) as fake:
         yield fake
-
-
-def _split(case):
-    static = set(case.static)
-    dyn = [a for i, a in enumerate(case.args) if i not in static]
-
-    def f(*xs):
-        it = iter(xs)
-        return case.fn(*[a if i in static else next(it) for i, a in enumerate(case.args)])
-    return f, dyn
 
 
 def _same(got, want):
@@ -71,7 +61,7 @@ def test_every_primitive_runs_on_the_device(gpu):
         if prim in E.LOOSE:     # (the simplifier's rounding rewrites: not a primitive)
             continue
         for case in cases:
-            f, args = _split(case)
+            f, args = split_static(case)
             want = tjit.jit(f, backend="interpreter")(*args)
             dev = [tjit.device_put(a) for a in args]
             before = gpu.host_uploads
