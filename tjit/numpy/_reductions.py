@@ -45,7 +45,7 @@ def _axes(a, axis, name):
         if axis == () or axis == []:
             return ()
         raise AxisError(f"jnp.{name}: axis {axis} is out of bounds for an array of "
-                         f"dimension 0")
+                        f"dimension 0")
     return tuple(sorted(normalize_axes(axis, a.ndim, f"jnp.{name}")))
 
 
