@@ -166,11 +166,6 @@ class DotStep:
     parts: tuple = ()
 
     @property
-    def value_scales(self):
-        """``[(value id, power)]``: the factors of ``alpha`` read at each call."""
-        return [(key, p) for (kind, key), p in self.scale if kind == "value"]
-
-    @property
     def scalar_ids(self):
         """The value ids of every run-time factor (``scale`` and ``parts``), in input
         order."""
