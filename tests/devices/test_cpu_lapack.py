@@ -9,7 +9,7 @@ import pytest
 import tjit
 import tjit.numpy as jnp
 from tjit import lax
-from tjit.devices import cpu_lapack, native_loop
+from tjit.devices import cpu_lapack
 from tjit.lax import linalg as tl
 from tjit.tracing.jaxpr import eval_jaxpr_reference
 
@@ -31,20 +31,6 @@ def _numpy_solve(a, b, lower, transpose, unit):
     if transpose:
         t = np.swapaxes(t, -1, -2)
     return np.linalg.solve(t.astype(np.float64), b.astype(np.float64))
-
-
-@pytest.fixture
-def loops(monkeypatch):
-    """The NativeLoops built (None for a loop left to the Python driver)."""
-    built = []
-    real = native_loop.NativeLoop.build.__func__
-
-    def record(cls, step, runners, env):
-        loop = real(cls, step, runners, env)
-        built.append(loop)
-        return loop
-    monkeypatch.setattr(native_loop.NativeLoop, "build", classmethod(record))
-    return built
 
 
 @pytest.fixture

@@ -24,20 +24,6 @@ def two_threads(monkeypatch):
     blas._plan.cache_clear()
 
 
-@pytest.fixture
-def loops(monkeypatch):
-    """The NativeLoops built (None for a loop left to the Python driver)."""
-    built = []
-    real = native_loop.NativeLoop.build.__func__
-
-    def record(cls, step, runners, env):
-        loop = real(cls, step, runners, env)
-        built.append(loop)
-        return loop
-    monkeypatch.setattr(native_loop.NativeLoop, "build", classmethod(record))
-    return built
-
-
 def rnn(h, w, xs):
     def step(h, x):
         h = jnp.tanh(h @ w + x)
