@@ -133,8 +133,3 @@ def canonical_axes(axes, ndim, op):
             raise ValueError(f"{op}: axis {a} is out of bounds for an array of rank {ndim}")
         out.add(a % ndim)
     return sorted(out)
-
-
-def sparse_args_error(op, kind, got):
-    """A TypeError naming ``op`` for an operand that is neither sparse nor array-like."""
-    return TypeError(f"{op}: expected {kind}, got {type(got).__name__}")
