@@ -204,8 +204,8 @@ def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):  #
     if arr is None:
         raise TypeError("jnp.clip: missing the array argument")
     out = ensure_array("clip", arr)
-    if [v for v in (out, min, max) if isinstance(v, complex) or
-            dtypes.is_complex(getattr(v, "dtype", np.float32))]:
+    if any(isinstance(v, complex) or dtypes.is_complex(getattr(v, "dtype", np.float32))
+           for v in (out, min, max)):
         # JAX's rule (NumPy orders complex numbers lexicographically)
         raise ValueError("jnp.clip: complex values have no ordering and cannot be clipped; "
                          "clip jnp.real(x) and jnp.imag(x) separately")
