@@ -70,20 +70,16 @@ def _all_ones(dt):
 
 
 # -- reductions -----------------------------------------------------------------------------
-def _is_half(dt):
-    """float16, bfloat16 and the float8/6/4s: summed in float32 (bfloat16 alone stalls:
-    32 + 0.1 is 32; a float8 sum of forty 10s stalls at 256)."""
-    return dtypes.computes_in_float32(dt)
-
-
+# float16, bfloat16 and the float8/6/4s are summed in float32, as XLA on CPU (bfloat16
+# alone stalls: 32 + 0.1 is 32; a float8 sum of forty 10s stalls at 256)
 def _sum_impl(xp, x, axes):
-    if _is_half(x.dtype):  # accumulate half precision in float32, as XLA on CPU
+    if dtypes.computes_in_float32(x.dtype):
         return xp.sum(x, axis=axes, dtype=np.float32)
     return xp.sum(x, axis=axes, dtype=x.dtype)
 
 
 def _prod_impl(xp, x, axes):
-    if _is_half(x.dtype):
+    if dtypes.computes_in_float32(x.dtype):
         return xp.prod(x, axis=axes, dtype=np.float32)
     return xp.prod(x, axis=axes, dtype=x.dtype)
 
@@ -197,7 +193,7 @@ def _cumulative(name, scan, kind):
 
 
 def _acc_dtype(x):
-    return np.float32 if _is_half(x.dtype) else x.dtype
+    return np.float32 if dtypes.computes_in_float32(x.dtype) else x.dtype
 
 
 cumsum_p = _cumulative("cumsum", lambda xp, x, a: xp.cumsum(x, axis=a, dtype=_acc_dtype(x)),
