@@ -21,7 +21,7 @@ import sys
 
 import numpy as np
 
-from ..tracing import dtypes
+from tjit.tracing import dtypes
 
 #: the float8 types this module rounds to (e8m0fnu has no sign or mantissa: not here)
 _NAMES = ("float8_e4m3fn", "float8_e5m2", "float8_e4m3", "float8_e3m4", "float8_e4m3fnuz",
