@@ -200,7 +200,7 @@ def expand_dims(a, axis):
     """Insert size-1 axes at positions ``axis`` (int or tuple) of the result."""
     a = ensure_array("expand_dims", a)
     axes = sh.axis_tuple(axis)
-    axes = sh.normalize_axes(tuple(axes), a.ndim + len(axes), "expand_dims")
+    axes = sh.normalize_axes(axes, a.ndim + len(axes), "expand_dims")
     return lax.expand_dims(a, axes)
 
 
@@ -213,7 +213,7 @@ def squeeze(a, axis=None):
         axes = sh.axis_tuple(axis)
         if a.ndim == 0 and axes:
             raise AxisError(f"squeeze: axis {axis} is out of bounds for a 0-d array")
-        dims = sh.normalize_axes(tuple(axes), a.ndim, "squeeze")
+        dims = sh.normalize_axes(axes, a.ndim, "squeeze")
         for d in dims:
             if not sh.is_one(a.shape[d]):
                 raise ShapeError(
