@@ -302,6 +302,18 @@ def test_gradient_errors_and_ints():
         jnp.gradient(jnp.ones(2), edge_order=2)
 
 
+@pytest.mark.parametrize("axis", [1, (1,), [1], (0, 1)])
+def test_gradient_result_is_an_array_for_one_axis(axis):
+    # NumPy and JAX return the array, not a 1-tuple, for a one-entry axis tuple or list
+    # (a 2-D array with axis=(1,) came back as a tuple)
+    f2 = np.arange(12.0).reshape(3, 4) ** 2
+    got, want = jnp.gradient(f2, axis=axis), np.gradient(f2, axis=axis)
+    assert isinstance(got, tuple) == isinstance(want, tuple)
+    for g, w in zip(got if isinstance(got, tuple) else [got],
+                    want if isinstance(want, tuple) else [want]):
+        _close(g, w)
+
+
 @pytest.mark.parametrize("kw", [{}, {"discont": 4.0}, {"period": 6.0}, {"axis": 0}])
 def test_unwrap(kw):
     p = np.cumsum(_rand((5, 6), seed=7) * 2.5, axis=-1 if "axis" not in kw else 0)

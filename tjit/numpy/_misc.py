@@ -591,8 +591,7 @@ def gradient(f, *varargs, axis=None, edge_order=None):
     if edge_order not in (1, 2):
         raise ValueError(f"jnp.gradient: edge_order must be 1 or 2, got {edge_order}")
     axes = tuple(range(f.ndim)) if axis is None else tuple(
-        normalize_axis(a, f.ndim, "jnp.gradient") for a in
-        axis_tuple(axis))
+        normalize_axis(a, f.ndim, "jnp.gradient") for a in axis_tuple(axis))
     if len(varargs) == 0:
         spacing = [1.0] * len(axes)
     elif len(varargs) == 1 and np.ndim(varargs[0]) == 0:
@@ -603,8 +602,8 @@ def gradient(f, *varargs, axis=None, edge_order=None):
         raise TypeError(f"jnp.gradient: expected 0, 1 or {len(axes)} spacing arguments, got "
                         f"{len(varargs)}")
     outs = tuple(_gradient_along(f, h, ax, edge_order) for h, ax in zip(spacing, axes))
-    return outs[0] if len(outs) == 1 and (axis is not None and not isinstance(
-        axis, (tuple, list)) or f.ndim == 1) else outs
+    # one axis, however named (axis=1, (1,), [1]): the array itself, as NumPy and JAX
+    return outs[0] if len(outs) == 1 else outs
 
 
 def _gradient_along(f, h, ax, edge_order):
