@@ -62,7 +62,7 @@ def _normalize_axes(name, ndim, axes, distinct=True):
         ax = static_index(ax, "axis", f"numpy.fft.{name}")
         if not -ndim <= ax < ndim:
             raise AxisError(f"numpy.fft.{name}: axis {ax} is out of bounds for an array "
-                             f"of rank {ndim}")
+                            f"of rank {ndim}")
         out.append(ax % ndim)
     if distinct and len(set(out)) != len(out):
         raise ValueError(f"numpy.fft.{name}: axes must be distinct, got {tuple(axes)}")
