@@ -175,7 +175,7 @@ def _conv_axes(in1, in2, axes, mode):
     for ax in axes:
         if not -nd <= int(ax) < nd:
             raise AxisError(f"scipy.signal.fftconvolve: axis {ax} is out of bounds for "
-                             f"inputs of rank {nd}")
+                            f"inputs of rank {nd}")
         norm.append(int(ax) % nd)
     if len(set(norm)) != len(norm):
         raise ValueError(f"scipy.signal.fftconvolve: axes must be distinct, got {axes}")
