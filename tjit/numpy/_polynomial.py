@@ -191,8 +191,7 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     if x.ndim != 1 or y.ndim not in (1, 2) or x.shape[0] != y.shape[0] or x.shape[0] == 0:
         raise OperandShapeError(
             f"jnp.polyfit: need a non-empty 1-D x and y of shape (M,) or (M, K) "
-                         f"with the same M, got shapes {shape_str(x.shape)} and "
-                         f"{shape_str(y.shape)}")
+            f"with the same M, got shapes {shape_str(x.shape)} and {shape_str(y.shape)}")
     if rcond is None:
         rcond = x.shape[0] * float(dtypes.finfo(x.dtype).eps)
     lhs, rhs = vander(x, order), y
