@@ -524,7 +524,22 @@ def test_nan_reductions_in_types_without_inf(name):
     np.testing.assert_array_equal(jnp.nanargmin(x, axis=1), [1, -1])
 
 
-@pytest.mark.parametrize("name", ["float8_e4m3fn", "float8_e5m2fnuz", "int4"])
+def test_every_narrow_type_takes_the_table_path():
+    """The eager lanes pick the table path by ``dtypes.is_one_byte``, two attribute tests
+    standing for ``is_small``: they must agree on every dtype (float8_e5m2's kind is "f",
+    not "V": a kind test alone left its eager ops on ml_dtypes' loops, ~6x slower)."""
+    from tjit.primitives import base
+    for dt in dtypes.SUPPORTED:
+        assert dtypes.is_one_byte(dt) == dtypes.is_small(dt), dt
+    for name in FLOATS + INTS:
+        for key in [k for k in base._TABLES if k[1] == _dt(name)]:
+            del base._TABLES[key]     # (tables earlier tests made: this op must make one)
+        v = jnp.asarray(np.zeros(base.TABLE_MIN_SIZE, _dt(name)))
+        np.asarray(jnp.maximum(v, v))
+        assert any(dt == _dt(name) for _, dt in base._TABLES), name
+
+
+@pytest.mark.parametrize("name", ["float8_e4m3fn", "float8_e5m2", "float8_e5m2fnuz", "int4"])
 def test_large_operands_take_the_table_path_with_the_same_values(name):
     """Operands of at least TABLE_MIN_SIZE one-byte elements are computed by lookup in a
     table of the op on every byte pattern: the values must be ml_dtypes' own."""

@@ -135,7 +135,7 @@ def declared_dtype_impl(impl, result_dtype=None):
     for int4/int2 (negative, invert, abs return int8). Other dtypes pass straight through."""
     def run(xp, x, *rest, **params):
         dt = getattr(x, "dtype", None)
-        if (dt is not None and dt.kind == "V" and dt.itemsize == 1 and xp is np
+        if (dt is not None and dtypes.is_one_byte(dt) and xp is np
                 and not params and x.size >= TABLE_MIN_SIZE and len(rest) <= 1
                 and all(getattr(r, "dtype", None) == dt and r.shape == x.shape
                         for r in rest)):

@@ -603,8 +603,7 @@ def _convert_impl(xp, x, *, new_dtype, weak_type=False):
     new_dtype = np.dtype(new_dtype)
     if x.dtype == new_dtype:
         return x
-    if (xp is np and x.dtype.kind in "Vf" and x.dtype.itemsize == 1  # (e5m2's kind is f)
-            and x.size >= base.TABLE_MIN_SIZE):
+    if xp is np and dtypes.is_one_byte(x.dtype) and x.size >= base.TABLE_MIN_SIZE:
         # float8/int4 to anything: look up this very conversion of all 256 byte patterns
         # (ml_dtypes converts element by element, about 10x slower)
         table = _CONVERT_TABLES.get((x.dtype, new_dtype))

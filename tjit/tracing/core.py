@@ -462,7 +462,7 @@ def _direct_ufunc(prim, vals, params, out):
     ufunc = prim.eager_ufunc
     if params or not isinstance(out, Array):
         return None, False
-    if any(v.dtype.kind == "V" and v.dtype.itemsize == 1 for v in vals):
+    if any(dtypes.is_one_byte(v.dtype) for v in vals):
         return None, False   # float8s/int4s: the impl's table lookup beats ml_dtypes' ufuncs
     if prim.eager_numpy is not None:
         fn = prim.eager_numpy(*(v.dtype for v in vals))

@@ -181,6 +181,13 @@ def is_small(dt):
     return dt in _SMALL_FLOAT_SET or dt in _SMALL_INT_SET
 
 
+def is_one_byte(dt):
+    """A narrow ml_dtypes type, held in one byte by NumPy (the float8/6/4s, int4/2/1...):
+    their kind is "V", but float8_e5m2's is "f" (NumPy has no one-byte float of its own).
+    Two attribute tests, no set lookup: eager ops ask it at every call."""
+    return dt.itemsize == 1 and dt.kind in "Vf"
+
+
 def kind(dt):
     """NumPy's kind letter ('b', 'i', 'u', 'f', 'c'), knowing ml_dtypes' types (whose own
     kind is "V")."""
