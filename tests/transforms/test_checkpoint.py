@@ -64,7 +64,9 @@ def test_gradients_equal_without_checkpoint(name):
 
 
 def _sources(f, *args):
-    return [src for _, src in saved_residuals(f, *args)]
+    """Each residual's description without the user line a computed value comes from."""
+    return [src if src.startswith("from the argument") else src.split(" from ")[0]
+            for _, src in saved_residuals(f, *args)]
 
 
 def _bytes(f, *args):
@@ -76,8 +78,8 @@ def test_residuals_by_policy():
         return tjit.checkpoint(mlp, policy=p)
     args = (W1, W2, X)
     nothing = _sources(with_policy(cp.nothing_saveable), *args)
-    assert sorted(nothing) == sorted(["from the argument 'w1'", "from the argument 'w2'",
-                                      "from the argument 'x'"])
+    assert sorted(nothing) == sorted(["from the argument w1", "from the argument w2",
+                                      "from the argument x"])
     assert _sources(with_policy(None), *args) == nothing  # the default saves nothing
     everything = _sources(with_policy(cp.everything_saveable), *args)
     assert len(everything) > len(nothing) + 2
@@ -125,19 +127,19 @@ def test_print_saved_residuals_text(capsys):
         return jnp.sin(jnp.sin(x) @ w).sum()
     x, w = jnp.ones((4, 3)), jnp.ones((3, 2))
     assert print_saved_residuals(tjit.checkpoint(f), x, w) is None   # as JAX's
-    lines = capsys.readouterr().out.strip().splitlines()
-    assert len(lines) == 3
-    assert lines[0].endswith("from the argument 'x'")   # arguments first, as JAX
-    assert any(ln.startswith("f32[4,3]") and "48 bytes" in ln and
-               ln.endswith("from the argument 'x'") for ln in lines)
-    assert any(ln.startswith("f32[3,2]") and "24 bytes" in ln and
-               ln.endswith("from the argument 'w'") for ln in lines)
-    assert lines[-1] == "total: 2 residuals, 72 bytes"
+    # JAX's format: the type, then where the value comes from; arguments first
+    assert capsys.readouterr().out == ("f32[4,3] from the argument x\n"
+                                       "f32[3,2] from the argument w\n")
     print_saved_residuals(f, x, w)
-    out = capsys.readouterr().out
-    total = int(out.strip().splitlines()[-1].split(", ")[1].split()[0])
-    assert "output of cos" in out and "output of sin" in out and total > 72
-    assert f"total: {len(out.strip().splitlines()) - 1} residuals, {total} bytes" in out
+    # computed values in the order computed, each with the user's line:column (0-based,
+    # as Python counts) and function: sin(x) at column 23, the outer sin at 15
+    line = f.__code__.co_firstlineno + 1
+    where = f"{__file__}:{line}:{{}} (test_print_saved_residuals_text.<locals>.f)"
+    assert capsys.readouterr().out.splitlines() == [
+        "f32[3,2] from the argument w",
+        "f32[4,3] output of sin from " + where.format(23),
+        "f32[4,3] output of cos from " + where.format(23),
+        "f32[4,2] output of cos from " + where.format(15)]
 
 
 def test_jit_grad_checkpoint_recomputes_in_its_own_equation():
@@ -172,10 +174,10 @@ def test_nested_checkpoints():
             _assert_same([tjit.jit(tjit.grad(f))(x)], [want], exact=False)
     srcs = _sources(tjit.checkpoint(outer_with(cp.everything_saveable),
                                     policy=cp.nothing_saveable), x)
-    assert srcs == ["from the argument 'x'"]  # the outer policy wins for what it wraps
+    assert srcs == ["from the argument x"]  # the outer policy wins for what it wraps
     srcs = _sources(tjit.checkpoint(outer_with(cp.nothing_saveable),
                                     policy=cp.everything_saveable), x)
-    assert "from the argument 'x'" in srcs and len(srcs) == 2  # x and the outer cos
+    assert "from the argument x" in srcs and len(srcs) == 2  # x and the outer cos
 
 
 def test_checkpoint_under_vmap_and_jit():
@@ -240,7 +242,7 @@ def test_control_flow_and_custom_rules_inside_checkpoint():
     _assert_same(_grads(tjit.checkpoint(f), 0.5, xs), want)
     # the policy reaches the scan too: with nothing_saveable only the inputs are kept
     assert sorted(_sources(tjit.checkpoint(f), 0.5, xs)) == [
-        "from the argument 'c'", "from the argument 'xs'"]
+        "from the argument c", "from the argument xs"]
 
     def remat_scan(c, xs):  # checkpoint inside a scan body
         c, ys = lax.scan(tjit.checkpoint(body), c, xs)

@@ -16,6 +16,7 @@ two interpreters.
 
 import numpy as np
 
+from tjit.tracing import source_info
 from tjit.tracing.avals import ShapedArray
 from tjit.tracing.core import new_array
 from tjit.tracing.shapes import contains_symbolic, substitute, substitute_params
@@ -307,6 +308,9 @@ def eval_jaxpr(jaxpr, consts, *args):
 
 
 def _bind_eqn(eqn, ins):
+    if eqn.source is not None and source_info.is_recording():
+        with source_info.replaying(eqn.source):   # keep where it was first traced
+            return eqn.primitive.bind(*ins, **eqn.params)
     return eqn.primitive.bind(*ins, **eqn.params)
 
 

@@ -9,7 +9,7 @@ sub-jaxpr (a cond branch, a scan body) closes over them by taking them as inputs
 
 import numpy as np
 
-from tjit.tracing import dtypes
+from tjit.tracing import dtypes, source_info
 from tjit.tracing.avals import ShapedArray, aval_of_value
 from tjit.tracing.core import Array, Trace, Tracer, escaped_tracer_error, set_current_trace
 from tjit.tracing.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
@@ -131,7 +131,8 @@ class JaxprTrace(Trace):
                 aval = aval.update(weak_type=weak)
             out_tracers.append(JaxprTracer(self, aval, Var(aval), prim))
         self.eqns.append(JaxprEqn([t._atom for t in tracers],
-                                  [t._atom for t in out_tracers], prim, params))
+                                  [t._atom for t in out_tracers], prim, params,
+                                  source_info.current()))
         return out_tracers if prim.multiple_results else out_tracers[0]
 
     def to_jaxpr(self, out_tracers):

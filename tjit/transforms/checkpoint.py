@@ -36,8 +36,9 @@ from tjit.tracing import argnums as _argnums
 from tjit.tracing.core import Trace, Tracer, get_aval, is_eager, set_current_trace
 from tjit.tracing.jaxpr import ClosedJaxpr, Jaxpr, Literal, eval_jaxpr
 from tjit.tracing.jaxpr_trace import JaxprTrace, trace_to_jaxpr
-from tjit.tracing.shapes import dim_str
-from tjit.tracing.tree_util import tree_flatten, tree_map, tree_unflatten
+from tjit.tracing import source_info
+from tjit.tracing.tree_util import (keystr, tree_flatten, tree_flatten_with_path, tree_map,
+                                     tree_unflatten)
 from tjit.primitives.ad_prims import checkpoint_name_p, checkpoint_p
 from tjit.primitives.base import REGISTRY
 from tjit.primitives.rules import Zero, is_undefined_primal, tangent_aval
@@ -545,7 +546,8 @@ def saved_residuals(f, *args, **kwargs):
 
     Returns:
       A list of ``(aval, description)``, one per saved array, where the description says
-      where it comes from (an argument, a named value, the output of a primitive).
+      where it comes from (an argument, a named value, the output of a primitive) and,
+      for computed values, the line of the user's code that computed it, as JAX does.
     """
     leaves, tree = tree_flatten((args, kwargs))
     leaves = [_dyn_leaf(x, getattr(f, "__name__", "f")) for x in leaves]
@@ -557,74 +559,72 @@ def saved_residuals(f, *args, **kwargs):
             return tree_flatten(f(*a, **kw))[0]
         _, linear, _ = linearize_flat(flat_fun, list(tracers), "saved_residuals")
         return list(linear.consts)
-    closed = trace_to_jaxpr(outer, [get_aval(x) for x in leaves], "saved_residuals")
+    with source_info.recording():
+        closed = trace_to_jaxpr(outer, [get_aval(x) for x in leaves], "saved_residuals")
     return _describe(closed.jaxpr, names)
 
 
 def _describe(jaxpr, names):
-    producers = {v: e for e in jaxpr.eqns for v in e.outvars}
-    arg_names = dict(zip(jaxpr.invars, names))
-    # JAX's order: the saved arguments first, in argument order, then the other values
-    saved = set(v for v in jaxpr.outvars if type(v) is not Literal)
-    out = [(v.aval, f"from the argument {arg_names[v]}") for v in jaxpr.invars if v in saved]
-    seen = set(arg_names)
-    for v in jaxpr.outvars:
-        if type(v) is Literal:
-            out.append((v.aval, "from a constant"))
-            continue
-        if v in seen:
-            continue
-        seen.add(v)
-        if v in producers:
-            e = producers[v]
+    """JAX's order: literals, the saved arguments in argument order, then the computed
+    values in the order they were computed (once each)."""
+    saved = [v for v in jaxpr.outvars if type(v) is not Literal]
+    saved_set = set(saved)
+    out = [(v.aval, "from a literal") for v in jaxpr.outvars if type(v) is Literal]
+    out += [(v.aval, "from a constant") for v in jaxpr.constvars if v in saved_set]
+    out += [(v.aval, f"from the argument {n}")
+            for v, n in zip(jaxpr.invars, names) if v in saved_set]
+    for e in jaxpr.eqns:
+        for v in e.outvars:
+            if v not in saved_set:
+                continue
+            src = f" from {e.source.summary()}" if e.source is not None else ""
             if e.primitive is checkpoint_name_p:
-                out.append((v.aval, f"named '{e.params['name']}'"))
+                out.append((v.aval, f"named '{e.params['name']}'{src}"))
             else:
-                out.append((v.aval, f"output of {e.primitive.name}"))
-        else:
-            out.append((v.aval, "from a constant"))
+                out.append((v.aval, f"output of {e.primitive.name}{src}"))
     return out
 
 
 def _leaf_names(f, args, kwargs):
+    """JAX's argument names (``api_util.debug_info``): the parameter's name, then the
+    pytree path of each leaf inside it (``params[0]``, ``args[1]``, ``kw['a']``)."""
     try:
-        params = [p.name for p in inspect.signature(f).parameters.values()
-                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        sig = inspect.signature(f)
+        bound = sig.bind(*args, **kwargs)
     except (TypeError, ValueError):
-        params = []
+        sig = bound = None
+    if bound is None:   # no signature to read: args[i] / the keyword's name
+        named = [(f"args[{i}]", a) for i, a in enumerate(args)]
+        named += [(k, kwargs[k]) for k in sorted(kwargs)]
+    else:
+        named = []
+        for name, value in bound.arguments.items():
+            kind = sig.parameters[name].kind
+            if kind is inspect.Parameter.VAR_POSITIONAL:
+                named += [(f"{name}[{i}]", a) for i, a in enumerate(value)]
+            elif kind is inspect.Parameter.VAR_KEYWORD:
+                named += [(f"{name}['{k}']", value[k]) for k in sorted(value)]
+            else:
+                named.append((name, value))
+        # flattening order is (args, kwargs) with kwargs sorted: put keywords last
+        n_pos = len(args)
+        positional, keyword = named[:n_pos], named[n_pos:]
+        named = positional + sorted(keyword, key=lambda kv: kv[0])
     names = []
-    for i, a in enumerate(args):
-        base = params[i] if i < len(params) else f"args[{i}]"
-        n = len(tree_flatten(a)[0])
-        names.extend([f"'{base}'"] if n == 1 else [f"'{base}[{k}]'" for k in range(n)])
-    for k in sorted(kwargs):
-        n = len(tree_flatten(kwargs[k])[0])
-        names.extend([f"'{k}'"] * n)
+    for base, value in named:
+        paths = tree_flatten_with_path(value)[0]
+        names += [base + keystr(path) for path, _ in paths]
     return names
 
 
-def _nbytes(aval):
-    n = aval.dtype.itemsize
-    for d in aval.shape:
-        n = n * d
-    return n
-
-
 def print_saved_residuals(f, *args, **kwargs):
-    """Print each value reverse mode saves for ``f`` at ``args`` (type, bytes, where it
-    comes from) and a total line.
+    """Print each value reverse mode saves for ``f`` at ``args``, one line each: its type
+    and where it comes from, in JAX's format (``f32[4] output of sin from file:3:9 (g)``).
 
-    Returns None, as JAX's does (a notebook cell ending in the call shows only the
-    printed lines).
+    Returns None, as JAX's does.
     """
-    res = saved_residuals(f, *args, **kwargs)
-    total = 0
-    for aval, src in res:
-        nbytes = _nbytes(aval)
-        total = total + nbytes
-        print(f"{aval.str_short():<16} {dim_str(nbytes):>10} bytes  {src}")
-    print(f"total: {len(res)} residual{'s' if len(res) != 1 else ''}, "
-          f"{dim_str(total)} bytes")
+    for aval, src in saved_residuals(f, *args, **kwargs):
+        print(f"{aval.str_short()} {src}")
 
 
 __all__ = ["checkpoint", "remat", "checkpoint_name", "checkpoint_policies",
