@@ -52,6 +52,7 @@ symbols to ints at run time.
 
 import itertools
 
+import ml_dtypes
 import numpy as np
 
 from tjit.xla_like import kernel_ir
@@ -65,6 +66,22 @@ FUSIBLE = ELEMENTWISE | {"broadcast", "transpose", "rev", "reshape", "slice", "r
 KERNEL_DTYPES = frozenset(np.dtype(t) for t in (
     np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
     np.uint64, np.float32, np.float64))
+#: The one-byte ml_dtypes types the LLVM backend computes in kernels (the CPU target's
+#: kernel dtypes add them; ``lower/llvm/narrow.py`` loads, rounds and stores them).
+#: float8_e8m0fnu (exponent only, with a tie rule of its own) is not among them.
+NARROW_KERNEL_DTYPES = frozenset(np.dtype(getattr(ml_dtypes, n)) for n in (
+    "float8_e4m3fn", "float8_e5m2", "float8_e4m3", "float8_e3m4", "float8_e4m3fnuz",
+    "float8_e5m2fnuz", "float8_e4m3b11fnuz", "float6_e2m3fn", "float6_e3m2fn",
+    "float4_e2m1fn", "int4", "uint4", "int2", "uint2", "int1", "uint1"))
+#: The primitives computed in kernels on those types: each is exactly "compute in
+#: float32 (or int8) and round once (or wrap) to the type", the eager path's rule.
+#: Others (layout ops, reductions, transcendentals, shifts, bitcasts...) stay library
+#: steps: a layout op through a kernel would decode and re-encode, which rewrites NaN
+#: payload bytes that the eager copy keeps.
+NARROW_KERNEL_PRIMITIVES = frozenset((
+    "convert_element_type", "add", "sub", "mul", "div", "max", "min", "neg", "abs",
+    "sqrt", "eq", "ne", "lt", "le", "gt", "ge", "select_n", "and", "or", "xor", "not"))
+#: (not sign: ml_dtypes' sign of -0 is -0 where kernels' is +0, kernel_semantics.py)
 
 _ids = itertools.count()
 

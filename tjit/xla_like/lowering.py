@@ -94,6 +94,10 @@ def lower_eqn(ctx, eqn, ins):
         return _lower_control(ctx, prim, ins, params, out_avals)
     dtypes = ctx.target.kernel_dtypes
     supported = all(a.dtype in dtypes for a in out_avals) and all(i.dtype in dtypes for i in ins)
+    if supported and prim.name not in hlo.NARROW_KERNEL_PRIMITIVES and (
+            any(a.dtype in hlo.NARROW_KERNEL_DTYPES for a in out_avals)
+            or any(i.dtype in hlo.NARROW_KERNEL_DTYPES for i in ins)):
+        supported = False     # (an op on float8/int4 that kernels do not compute: a host step)
     if supported and prim.lowering is not None:
         ctx.avals_out = out_avals
         out = prim.lowering(ctx, *ins, **params)

@@ -223,8 +223,12 @@ def rewrite(module, target=CPU):
         first, before = len(b.instrs), cur
         if cur is not i and i.id in b.users:
             b.users[cur.id] = b.users[i.id]     # (the same value, new operands)
-        # dtypes kernels cannot compute (float16, complex) stay in library calls untouched
-        if i.opcode != "parameter" and cur.dtype in target.kernel_dtypes:
+        # dtypes kernels cannot compute (float16, complex) stay in library calls untouched;
+        # so do ops on float8/int4: the rules' algebra (x + 0 -> x, lossless converts)
+        # is that of NumPy's own dtypes, not of a type that rounds every result
+        if i.opcode != "parameter" and cur.dtype in target.kernel_dtypes and not (
+                cur.dtype in hlo.NARROW_KERNEL_DTYPES
+                or any(o.dtype in hlo.NARROW_KERNEL_DTYPES for o in cur.operands)):
             for fn in RULES.get(cur.opcode, ()):
                 new = fn(cur, b)
                 if new is not None:
@@ -621,6 +625,8 @@ def lossless(a, c):
     a, c = np.dtype(a), np.dtype(c)
     if a == c or a == np.bool_:
         return True
+    if a in hlo.NARROW_KERNEL_DTYPES or c in hlo.NARROW_KERNEL_DTYPES:
+        return False     # (NumPy's finfo/iinfo do not know them; no rewrite is needed)
     if a.kind in "iu" and c.kind in "iu":
         return np.iinfo(c).min <= np.iinfo(a).min and np.iinfo(a).max <= np.iinfo(c).max
     if a.kind in "iu" and c.kind == "f":

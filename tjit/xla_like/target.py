@@ -117,7 +117,7 @@ _CPU_OP_COST["take"] = 1.0    # an indexed load (a gather when vectorized)
 #: The LLVM CPU backend (costs measured on x86, PERF_NOTES.md).
 CPU = TargetInfo(
     name="cpu",
-    kernel_dtypes=hlo.KERNEL_DTYPES,
+    kernel_dtypes=hlo.KERNEL_DTYPES | hlo.NARROW_KERNEL_DTYPES,   # (float8s, int4s...)
     gemm_dtypes=frozenset((np.dtype(np.float32), np.dtype(np.float64))),   # BLAS
     gemm_alpha_beta=True,
     op_cost=types.MappingProxyType(_CPU_OP_COST),

@@ -20,12 +20,15 @@ as stated for every backend in ``tjit/xla_like/kernel_semantics.py``; in LLVM te
 
 No fast-math flags on elementwise code. Transcendentals go to ``mathlib.emit_math``;
 float16 and complex dtypes are not rendered here (the compiler routes those to
-library calls), so they raise ``NotImplementedError``.
+library calls), so they raise ``NotImplementedError``. The one-byte ml_dtypes types
+(float8/6/4, int4/2/1...) are: a narrow float is a ``float`` in registers and an op on
+it computes in float and rounds once; a narrow int an ``i8`` that wraps (``narrow.py``).
 """
 
 import numpy as np
 from llvmlite import ir
 
+from tjit.lower.llvm import narrow
 from tjit.xla_like.kernel_ir import TRANSCENDENTAL_OPS
 
 I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
@@ -34,7 +37,10 @@ I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
 MATH_OPS = TRANSCENDENTAL_OPS
 SUPPORTED = frozenset(np.dtype(d) for d in (
     "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-    "float32", "float64"))
+    "float32", "float64")) | narrow.DTYPES
+_F32, _I8, _U8 = np.dtype(np.float32), np.dtype(np.int8), np.dtype(np.uint8)
+#: ops whose float result is already a value of the narrow float type of the operands
+_NARROW_EXACT = frozenset(("neg", "abs", "max", "min", "select"))
 
 
 def check_dtype(dt, what):
@@ -43,19 +49,31 @@ def check_dtype(dt, what):
     if dt not in SUPPORTED:
         raise NotImplementedError(
             f"LLVM codegen: {what} on dtype {dt.name} is not supported (supported: bool, "
-            "int8-64, uint8-64, float32, float64); the compiler must route float16/complex "
-            "kernels to library calls instead of the LLVM backend")
+            "int8-64, uint8-64, float32, float64, the float8/6/4s but float8_e8m0fnu, "
+            "int4/2/1, uint4/2/1); the compiler must route float16/complex kernels to "
+            "library calls instead of the LLVM backend")
     return dt
+
+
+def wide(dt):
+    """The dtype a value of ``dt`` computes in: float32 for a narrow float, int8/uint8
+    for a narrow int (their register forms), ``dt`` itself otherwise."""
+    dt = np.dtype(dt)
+    if dt not in narrow.DTYPES:
+        return dt
+    if dt in narrow.FLOATS:
+        return _F32
+    return _I8 if narrow.is_signed_int(dt) else _U8
 
 
 def kind(dt):
     """'f' float, 'i' signed int, 'u' unsigned int, 'b' bool."""
-    return np.dtype(dt).kind
+    return wide(dt).kind
 
 
 def reg_type(dt):
     """LLVM type of a value of dtype ``dt`` in registers (bool is i1)."""
-    dt = np.dtype(dt)
+    dt = wide(dt)
     if dt.kind == "b":
         return I1
     if dt.kind == "f":
@@ -64,13 +82,17 @@ def reg_type(dt):
 
 
 def mem_type(dt):
-    """LLVM type of an element of dtype ``dt`` in memory (bool is i8)."""
-    return I8 if np.dtype(dt).kind == "b" else reg_type(dt)
+    """LLVM type of an element of dtype ``dt`` in memory (bool and narrow types: i8)."""
+    dt = np.dtype(dt)
+    return I8 if dt.kind == "b" or dt in narrow.DTYPES else reg_type(dt)
 
 
 def const(dt, value):
     """An LLVM constant of dtype ``dt`` holding the Python/NumPy scalar ``value``."""
     dt = np.dtype(dt)
+    if dt in narrow.DTYPES:   # the value the type holds (ml_dtypes rounds or wraps it)
+        held = np.asarray(value).astype(dt)
+        return const(wide(dt), held.astype(np.float32 if dt in narrow.FLOATS else np.int32))
     if dt.kind == "b":
         return ir.Constant(I1, int(bool(value)))
     if dt.kind == "f":
@@ -86,13 +108,21 @@ def load(b, ptr, dt):
     """Load one element of dtype ``dt`` from ``ptr`` (bool: i8 != 0)."""
     dt = np.dtype(dt)
     v = b.load(ptr, typ=mem_type(dt), align=dt.itemsize)
+    if dt in narrow.FLOATS:
+        return narrow.decode(b, v, dt)
+    if dt in narrow.INTS:
+        return narrow.wrap_int(b, v, dt)
     return b.icmp_unsigned("!=", v, ir.Constant(I8, 0)) if dt.kind == "b" else v
 
 
 def store(b, value, ptr, dt):
     """Store ``value`` (register form of ``dt``) to ``ptr`` (bool: zext to i8)."""
     dt = np.dtype(dt)
-    if dt.kind == "b":
+    if dt in narrow.FLOATS:
+        value = narrow.encode(b, value, dt)
+    elif dt in narrow.INTS:
+        value = narrow.store_int(b, value, dt)
+    elif dt.kind == "b":
         value = b.zext(value, I8)
     b.store(value, ptr, align=dt.itemsize)
 
@@ -154,6 +184,8 @@ def convert(b, x, src, dst):
     src, dst = np.dtype(src), np.dtype(dst)
     if src == dst:
         return x
+    if src in narrow.DTYPES or dst in narrow.DTYPES:
+        return _convert_narrow(b, x, src, dst)
     sk, dk = src.kind, dst.kind
     ty = reg_type(dst)
     if dk == "b":
@@ -174,6 +206,27 @@ def convert(b, x, src, dst):
     if ty.width > x.type.width:
         return b.sext(x, ty) if sk == "i" else b.zext(x, ty)
     return x  # same width, other signedness: same bits
+
+
+def _convert_narrow(b, x, src, dst):
+    """A conversion from or to a narrow type, as the eager path converts: from a narrow
+    type through its register form (exact); to a narrow float by rounding the float32
+    (ints, bools, float32) or, for the float8s, the float64 value once; to a narrow int
+    by wrapping an integer (ml_dtypes keeps the low bits) or saturating a float (the
+    eager path clips to iinfo, NaN -> 0)."""
+    if src in narrow.DTYPES:
+        x, src = x, wide(src)
+        if src == dst:
+            return x
+    if dst in narrow.FLOATS:
+        if src.kind == "f" and src.itemsize == 8:
+            return narrow.from_double(b, x, dst)
+        return narrow.round_float(b, convert(b, x, src, _F32), dst)
+    if dst in narrow.INTS:
+        if src.kind == "f":
+            return narrow.clamp_int(b, convert(b, x, src, np.dtype(np.int32)), dst)
+        return narrow.wrap_int(b, convert(b, x, src, wide(dst)), dst)
+    return convert(b, x, src, dst)
 
 
 # ----------------------------------------------------------------------------------------
@@ -338,6 +391,8 @@ def emit_op(b, op, args, arg_dtypes, out_dtype, math=None):
     dts = [check_dtype(d, f"op {op!r}") for d in arg_dtypes]
     if op == "convert":
         return convert(b, args[0], dts[0], out_dtype)
+    if out_dtype in narrow.DTYPES or any(d in narrow.DTYPES for d in dts):
+        return _narrow_op(b, op, args, dts, out_dtype, math)
     if op == "bitcast":
         if dts[0].itemsize != out_dtype.itemsize or "b" in (dts[0].kind, out_dtype.kind):
             raise TypeError(f"LLVM codegen: bitcast needs non-bool dtypes of one width, got "
@@ -369,6 +424,20 @@ def emit_op(b, op, args, arg_dtypes, out_dtype, math=None):
              else _int_binary(b, op, args[0], args[1], dt))
     if r is None:
         raise TypeError(f"LLVM codegen: op {op!r} is not defined for dtype {dt.name}")
+    return r
+
+
+def _narrow_op(b, op, args, dts, out_dtype, math):
+    """``op`` on narrow operands: computed on their register forms (float32, int8), the
+    result rounded once to the narrow float type or wrapped to the narrow int type."""
+    if op == "bitcast":
+        raise NotImplementedError(f"LLVM codegen: bitcast of {[d.name for d in dts]} to "
+                                  f"{out_dtype.name}; route it to a library call")
+    r = emit_op(b, op, args, [wide(d) for d in dts], wide(out_dtype), math)
+    if out_dtype in narrow.FLOATS and op not in _NARROW_EXACT:
+        return narrow.round_float(b, r, out_dtype)
+    if out_dtype in narrow.INTS:
+        return narrow.wrap_int(b, r, out_dtype)
     return r
 
 
