@@ -27,6 +27,7 @@ from tjit import lax
 from tjit.tracing import dtypes
 from tjit.tracing.core import Tracer
 from tjit.tracing.jaxpr import eval_jaxpr
+from tjit.primitives import collectives as co
 from tjit.primitives import elementwise as ew
 from tjit.primitives import indexing as ix
 from tjit.primitives import reductions as rd
@@ -39,7 +40,8 @@ from tjit.primitives.conv import conv_general_dilated_p
 from tjit.primitives.dot import dot_general_p
 from tjit.primitives.fft import fft_p
 from tjit.primitives.windowed import reduce_window_sum_p
-from tjit.experimental._jet_trace import jet_call, jet_flat, jet_rules, zero_series
+from tjit.experimental._jet_trace import (
+    jet_call, jet_flat, jet_rules, no_rule, zero_series)
 
 
 def keeps_zero_series(rule):
@@ -79,6 +81,9 @@ for _p in (ew.neg_p, ew.add_p, ew.sub_p, ew.real_p, ew.imag_p, ew.conj_p, ew.com
            sl.rev_p, rd.reduce_sum_p, rd.cumsum_p, reduce_window_sum_p, fft_p,
            checkpoint_name_p):
     deflinear(_p)
+
+for _p in (co.psum_p, co.psum_scatter_p, co.all_gather_p, co.all_to_all_p, co.ppermute_p):
+    deflinear(_p)   # collectives that move or sum values: linear maps
 
 deflinear(sl.dynamic_slice_p, n_linear=1)          # operand, *start_indices
 deflinear(sl.dynamic_update_slice_p, n_linear=2)   # operand, update, *start_indices
@@ -130,6 +135,17 @@ for _p in (ew.mul_p, dot_general_p, conv_general_dilated_p):
     _bilinear(_p)
 
 
+def deriv_conv(a, b, k):
+    """``(1/k) sum_{j=1..k} j a_j b_{k-j}``: the k-th coefficient of ``y`` where
+    ``y' = a' b`` (``a``, ``b``: coefficient lists)."""
+    return sum_terms(_times(j / k, a[j]) * b[k - j] for j in range(1, k + 1))
+
+
+def _times(c, x):
+    """``c * x``, skipping the product when ``c`` is 1."""
+    return x if c == 1 else c * x
+
+
 def sum_terms(terms):
     """Sum without Python's leading integer 0 (which would change a weak type)."""
     terms = iter(terms)
@@ -157,7 +173,7 @@ def _from_derivative(u, y0, g):
     """Coefficients of ``y`` from those of ``u`` and of ``g = f'(u)`` (``g[:K]``)."""
     y = [y0]
     for k in range(1, len(u)):
-        y.append(sum_terms(j * u[j] * g[k - j] for j in range(1, k + 1)) / k)
+        y.append(deriv_conv(u, g, k))
     return y
 
 
@@ -180,7 +196,7 @@ def _exp_series(u, y0):
     """exp: y' = y u' (the output is its own derivative)."""
     y = [y0]
     for k in range(1, len(u)):
-        y.append(sum_terms(j * u[j] * y[k - j] for j in range(1, k + 1)) / k)
+        y.append(deriv_conv(u, y, k))
     return y
 
 
@@ -209,7 +225,7 @@ def _log_series(u, y0):
     """log: u y' = u'  =>  y_k = (u_k - sum_{j<k} (j/k) y_j u_{k-j}) / u_0."""
     y = [y0]
     for k in range(1, len(u)):
-        acc = sum_terms([u[k]] + [-(j / k) * y[j] * u[k - j] for j in range(1, k)])
+        acc = sum_terms([u[k]] + [-_times(j / k, y[j]) * u[k - j] for j in range(1, k)])
         y.append(acc / u[0])
     return y
 
@@ -317,8 +333,8 @@ def _sin_cos_series(u, s0, c0, sign):
     """s' = c u', c' = sign * s u' (sign -1: sin/cos, +1: sinh/cosh)."""
     s, c = [s0], [c0]
     for k in range(1, len(u)):
-        s.append(sum_terms(j * u[j] * c[k - j] for j in range(1, k + 1)) / k)
-        c.append(sign * sum_terms(j * u[j] * s[k - j] for j in range(1, k + 1)) / k)
+        s.append(deriv_conv(u, c, k))
+        c.append(sign * deriv_conv(u, s, k))
     return s, c
 
 
@@ -346,7 +362,7 @@ def _quadratic_ode(prim, a, b):
         y = [prim.bind(x)]
         g = [a + b * y[0] * y[0]]
         for k in range(1, len(u)):
-            y.append(sum_terms(j * u[j] * g[k - j] for j in range(1, k + 1)) / k)
+            y.append(deriv_conv(u, g, k))
             g.append(b * sum_terms(y[j] * y[k - j] for j in range(k + 1)))
         return y[0], y[1:]
     jet_rules[prim] = rule
@@ -363,7 +379,7 @@ def _logistic_rule(primals, series):
     s = [lax.logistic(x)]
     g = [s[0] * (1 - s[0])]
     for k in range(1, len(u)):
-        s.append(sum_terms(j * u[j] * g[k - j] for j in range(1, k + 1)) / k)
+        s.append(deriv_conv(u, g, k))
         g.append(s[k] - sum_terms(s[j] * s[k - j] for j in range(k + 1)))
     return s[0], s[1:]
 
@@ -381,6 +397,11 @@ _DERIVATIVES = {
     ew.erfc_p: lambda x: (-2 / np.sqrt(np.pi)) * lax.exp(-(x * x)),
     ew.lgamma_p: lax.digamma,
     ew.digamma_p: lambda x: lax.polygamma(jnp.ones_like(x), x),
+    sp.ndtri_p: lambda p: np.sqrt(2 * np.pi) * lax.exp(0.5 * lax.square(sp.ndtri_p.bind(p))),
+    sp.fresnel_sin_p: lambda x: lax.sin((np.pi / 2) * (x * x)),
+    sp.fresnel_cos_p: lambda x: lax.cos((np.pi / 2) * (x * x)),
+    # w'(z) = 2i/sqrt(pi) - 2 z w(z)
+    sp.wofz_p: lambda z: 2j / np.sqrt(np.pi) - 2 * z * sp.wofz_p.bind(z),
 }
 for _p, _d in _DERIVATIVES.items():
     jet_rules[_p] = derivative_rule(_p.bind, _d)
@@ -400,6 +421,20 @@ def _polygamma_rule(primals, series):
 jet_rules[sp.polygamma_p] = _polygamma_rule
 
 
+@keeps_zero_series
+def _zeta_rule(primals, series):
+    s, q = primals
+    if series[0] is not zero_series:
+        raise NotImplementedError("jet: zeta(s, q) has no rule for a varying s (tjit "
+                                  "differentiates it in q only); keep s constant")
+    # d/dq zeta(s, q) = -s zeta(s + 1, q)
+    return derivative_rule(lambda a: sp.zeta_p.bind(s, a),
+                           lambda a: -s * sp.zeta_p.bind(s + 1, a))([q], [series[1]])
+
+
+jet_rules[sp.zeta_p] = _zeta_rule
+
+
 def _erf_inv_rule(primals, series):
     """y = erf_inv(u): y' = (sqrt(pi)/2) exp(y^2) u'; exp(y^2)'s series grows with y's."""
     x, = primals
@@ -409,9 +444,9 @@ def _erf_inv_rule(primals, series):
     e = [lax.exp(sq[0])]
     half_sqrt_pi = np.sqrt(np.pi) / 2
     for k in range(1, len(u)):
-        y.append(half_sqrt_pi * sum_terms(j * u[j] * e[k - j] for j in range(1, k + 1)) / k)
+        y.append(half_sqrt_pi * deriv_conv(u, e, k))
         sq.append(sum_terms(y[j] * y[k - j] for j in range(k + 1)))
-        e.append(sum_terms(j * sq[j] * e[k - j] for j in range(1, k + 1)) / k)
+        e.append(deriv_conv(sq, e, k))
     return y[0], y[1:]
 
 
@@ -533,6 +568,34 @@ def _reduce_prod_rule(primals, series, *, axes):
 jet_rules[rd.reduce_prod_p] = _reduce_prod_rule
 
 
+# -- primitives without a rule, and why ------------------------------------------------------
+def _say(reason, *names):
+    no_rule.update(dict.fromkeys(names, reason))
+
+
+_say("windowed max/min and their gradients' helpers have no series rule yet",
+     "reduce_window_max", "reduce_window_min", "select_and_gather_add",
+     "select_and_scatter_add")
+_say("scatter with a nonlinear combiner has no series rule yet (scatter, scatter-add "
+     "and scatter-sub have one)", "scatter-mul", "scatter-min", "scatter-max")
+_say("collective extrema have no series rule yet (psum and the data movers have one)",
+     "pmax", "pmin")
+_say("matrix decompositions have no series rule (JAX's jet has none either)",
+     "cholesky", "eig", "eigh", "svd", "qr", "lu", "triangular_solve", "schur",
+     "hessenberg", "tridiagonal", "geqrf", "householder_product", "ormqr")
+_say("special functions whose derivatives leave the ruled set (incomplete gamma/beta, "
+     "hypergeometric, Owen's T, Bessel) have no series rule yet",
+     "bessel_i0e", "bessel_i1e", "betainc", "igamma", "igammac", "igamma_grad_a",
+     "random_gamma_grad", "hyp1f1", "hyp1f1_grad", "hyp2f1", "hyp2f1_grad", "owens_t")
+_say("nextafter is a step to the neighbouring float, not a smooth function", "nextafter")
+_say("host callbacks run opaque Python: their series are unknown (JAX: the same)",
+     "pure_callback", "io_callback")
+_say("shard_map bodies are not expanded by jet yet; apply jet inside the mapped function",
+     "shard_map")
+_say("it is internal to reverse-mode differentiation and never reaches jet",
+     "custom_lin", "while_transpose")
+
+
 # -- call primitives: the series of the body ------------------------------------------------
 def _call_rule(param):
     def rule(primals, series, **params):
@@ -547,5 +610,5 @@ for _p, _param in CALL_JAXPR_PARAM.items():
     jet_rules[_p] = _call_rule(_param)
 
 
-__all__ = ["defzero", "deflinear", "derivative_rule", "keeps_zero_series", "power_series",
-           "sum_terms"]
+__all__ = ["defzero", "deflinear", "derivative_rule", "deriv_conv", "keeps_zero_series",
+           "power_series", "sum_terms"]

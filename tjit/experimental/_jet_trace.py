@@ -48,6 +48,10 @@ register_pytree_node(ZeroSeries, lambda z: ((), None), lambda _, xs: zero_series
 #: :data:`zero_series`, per output (a list of those for a multiple-results primitive).
 jet_rules = {}
 
+#: primitive name -> why it has no rule (said in the NotImplementedError), so that a
+#: primitive is either ruled or listed here (tests/transforms/test_jet.py checks).
+no_rule = {}
+
 
 class JetTracer(Tracer):
     __slots__ = ("primal", "terms")
@@ -123,11 +127,13 @@ class JetTrace(Trace):
             if rule is None:
                 if not _any_inexact(prim, primals, params):
                     return prim.bind(*primals, **params)   # integer/boolean results
+                why = no_rule.get(prim.name)
                 raise NotImplementedError(
                     f"jet: no Taylor-series rule for the primitive '{prim.name}' (reached "
-                    f"while propagating series through {self.fun_name}). Register one in "
-                    f"tjit.experimental.jet.jet_rules[{prim.name}_p], or keep the "
-                    f"primitive out of the function given to jet.")
+                    f"while propagating series through {self.fun_name})"
+                    + (f": {why}" if why else "") + ". Register one in "
+                    f"tjit.experimental.jet.jet_rules, or keep the primitive out of the "
+                    f"function given to jet.")
             keep = getattr(rule, "keeps_zero_series", False)
             series = [s if keep and s is zero_series else
                       instantiate_series(p, s, self.order) for p, s in zip(primals, series)]
@@ -187,4 +193,5 @@ def jet_call(fun, primals, series):
 
 
 __all__ = ["JetTrace", "JetTracer", "ZeroSeries", "ZeroTerm", "zero_series", "zero_term",
-           "jet_rules", "jet_flat", "jet_call", "instantiate_series", "zeros_like_primal"]
+           "jet_rules", "no_rule", "jet_flat", "jet_call", "instantiate_series",
+           "zeros_like_primal"]

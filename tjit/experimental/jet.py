@@ -78,7 +78,8 @@ def jet(fun, primals, series, factorial_scaled=True, **_):
     flat_p = [_to_array(p) for p in flat_p]
     flat_s = [_check_terms(p, s, i) for i, (p, s) in enumerate(zip(flat_p, flat_s))]
     if factorial_scaled:
-        flat_s = [[t / _factorial(k) for k, t in enumerate(s, 1)] for s in flat_s]
+        flat_s = [s if s is zero_series else [_scale(t, 1 / _factorial(k))
+                                              for k, t in enumerate(s, 1)] for s in flat_s]
     store = {}
 
     def flat_fun(*leaves):
@@ -105,8 +106,11 @@ def _factorial(k):
 
 
 def _scale(t, c):
-    """``t * c`` keeping an integer or boolean output's (zero) terms as they are."""
-    return t * c if dtypes.is_inexact(get_aval(t).dtype) else t
+    """``t * c``; a zero term, a factor 1 and an integer or boolean output's (zero)
+    terms are left as they are."""
+    if t is zero_term or c == 1 or not dtypes.is_inexact(get_aval(t).dtype):
+        return t
+    return t * c
 
 
 def _flat_series(primals, series, order):
