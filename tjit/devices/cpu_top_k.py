@@ -6,7 +6,7 @@ the rows, split across the thread pool: one vector pass over each row for its bl
 maxima, then a look at the few blocks that can hold the top k, instead of NumPy's
 partition, compares, ``nonzero`` and argsort of the candidates ((1024, 1024) float32,
 k = 8: ~4.2 -> ~1.1 ms of CPU on one thread; its first use in a process compiles it,
-~40 ms of LLVM, unless the disk cache holds it). The results are the NumPy impl's, index
+~13 ms of LLVM, unless the disk cache holds it). The results are the NumPy impl's, index
 for index (ties to the lower index, NaN above +inf, -0.0 equal to +0.0). Dtypes
 without a compiled form (float16), k = 0 and k > ``top_k.MAX_K`` keep the NumPy
 function.

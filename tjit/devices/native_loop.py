@@ -301,7 +301,7 @@ def _load_driver():
         addrs = disk_cache.load_or_compile(
             WALKER_IR + _IR,
             ["tjit_loop", "tjit_copy", "tjit_switch", "tjit_fill_at", "tjit_par_for"],
-            "loop-driver")
+            "loop-driver", profile="light")    # (hand-written: target.PROFILES)
     except (ValueError, RuntimeError, OSError):  # pragma: no cover
         return False
     fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p)

@@ -489,7 +489,9 @@ class _Runtime:
     """ctypes entry points of the compiled runtime, and its cycle-counter rate."""
 
     def __init__(self, ir_text):
-        addrs = disk_cache.load_or_compile(ir_text, _RT_NAMES, "threads-runtime")
+        # 'light': hand-written IR with no loop to optimise (target.PROFILES)
+        addrs = disk_cache.load_or_compile(ir_text, _RT_NAMES, "threads-runtime",
+                                           profile="light")
         vp, i64 = ctypes.c_void_p, ctypes.c_int64
         self.run = ctypes.CFUNCTYPE(None, vp, i64, vp, vp, vp, i64, i64, i64, i64)(
             addrs["tjit_rt_run"])

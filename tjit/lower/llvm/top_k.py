@@ -239,5 +239,5 @@ def function(dtype, load=target.compile_ir):
     (the runtime passes its disk cache's ``load_or_compile`` and keeps one per process:
     ``devices/cpu_top_k.py``)."""
     name = symbol(dtype)
-    # (hand-vectorized: the loop vectorizer would only add LLVM time)
-    return load(function_ir(dtype), [name], profile="explicit")[name]
+    # (hand-vectorized: LLVM's pipelines would only add compile time; target.PROFILES)
+    return load(function_ir(dtype), [name], profile="light")[name]
