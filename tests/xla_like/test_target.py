@@ -18,7 +18,8 @@ def program(f, *args, target=None):
 
 
 def test_cpu_values():
-    assert CPU.name == "cpu" and CPU.kernel_dtypes == hlo.KERNEL_DTYPES
+    assert CPU.name == "cpu"
+    assert CPU.kernel_dtypes == hlo.KERNEL_DTYPES | hlo.NARROW_KERNEL_DTYPES   # (float8s...)
     assert CPU.gemm_dtypes == {np.dtype(np.float32), np.dtype(np.float64)}
     assert CPU.gemm_alpha_beta and CPU.hoists_trailing_broadcasts
     assert CPU.cost("exp", np.float32) == 3.0 and CPU.cost("exp", np.float64) == 6.0
