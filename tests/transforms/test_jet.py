@@ -17,7 +17,7 @@ import tjit
 import tjit.numpy as jnp
 from tjit import lax
 from tjit.tracing.core import Primitive
-from tjit.experimental.jet import fact, jet, jet2, jet_rules, zero_series
+from tjit.experimental.jet import fact, jet, jet2, jet_rules, zero_series, zero_term
 from tjit.experimental._jet_trace import no_rule
 
 
@@ -308,6 +308,18 @@ def test_constant_and_integer_outputs_get_zero_terms():
     # an integer input's terms carry no derivative
     y, terms = jet(lambda n, v: v * n, (jnp.array(3), x), ([jnp.array(1)] * 3, s))
     np.testing.assert_array_equal(terms, [[3.0, 3.0]] * 3)   # (n's terms ignored)
+
+
+def test_zero_term_inputs_and_python_branches_on_concrete_primals(x64):
+    x = np.array([0.5, 1.0])
+    y, terms = jet(lambda v: v, (x,), ([zero_term, np.ones(2)],))
+    np.testing.assert_array_equal(terms, [[0.0, 0.0], [1.0, 1.0]])
+    # exp along x + t^2/2: second derivative e^x, first 0
+    _, terms = jet(jnp.exp, (x,), ([zero_term, np.ones(2)],))
+    np.testing.assert_allclose(terms, [np.zeros(2), np.exp(x)], rtol=1e-14)
+    # as under jvp, a concrete primal can steer Python control flow
+    _, terms = jet(lambda v: jnp.sin(v) if v.sum() > 0 else v, (x,), ([np.ones(2)],))
+    np.testing.assert_allclose(terms, [np.cos(x)], rtol=1e-14)
 
 
 def test_custom_jvp_and_custom_vjp_expand_their_primal_function(x64):

@@ -43,8 +43,8 @@ def jet(fun, primals, series, factorial_scaled=True, **_):
       primals: tuple or list of the arguments of ``fun`` (the point ``h_0``).
       series: tuple or list with one entry per argument: the list of its higher Taylor
         terms ``[h_1, ..., h_K]``, each with that argument's structure (an argument that
-        is a pytree takes a list of pytrees). ``K``, the same for every argument, is
-        the degree. Terms of integer or boolean arguments carry no derivative and are
+        is a pytree takes a list of pytrees) or ``zero_term``. ``K``, the same for every
+        argument, is the degree. Terms of integer or boolean arguments carry no derivative and are
         ignored (as their tangents are float0 under ``jvp``).
       factorial_scaled: True (default): the k-th term is the k-th derivative
         :math:`\partial^k h(x)[v, ..., v]`, in input and output. False: the plain
@@ -120,6 +120,9 @@ def _flat_series(primals, series, order):
         tree = tree_structure(p)
         per_term = []
         for k, term in enumerate(s):
+            if term is zero_term:   # a known-zero term of the whole argument
+                per_term.append([zero_term] * tree.num_leaves)
+                continue
             leaves, t_tree = tree_flatten(term)
             if t_tree != tree:
                 raise ValueError(f"jet: term {k} of argument {i} has structure {t_tree} "
