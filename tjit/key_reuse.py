@@ -21,7 +21,7 @@ consumed (recorded per argument structure and static arguments when it traced:
 import contextlib
 import threading
 
-from tjit.tracing.errors import TjitError
+from tjit.tracing.errors import JAXTypeError
 from tjit.tracing.extended_dtypes import ExtendedArray
 from tjit.tracing.tree_util import tree_flatten
 
@@ -31,7 +31,7 @@ NOT_CONSUMING = frozenset({"fold_in", "key_data", "clone", "key_impl", "wrap_key
 _state = threading.local()   # .found: the collector of the jit trace running here
 
 
-class KeyReuseError(TjitError, TypeError):
+class KeyReuseError(JAXTypeError):
     """A typed PRNG key used a second time while ``debug_key_reuse`` is on (JAX's
     ``jax.errors.KeyReuseError``, a ``TypeError``)."""
 

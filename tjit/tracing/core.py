@@ -28,7 +28,7 @@ from tjit.tracing.fp_quiet import quiet_call, quiet_run
 from tjit.tracing.traceback_util import filter_at_entry
 from tjit.tracing.errors import (
     ConcretizationTypeError, TracerBoolConversionError, TracerIntegerConversionError,
-    UnexpectedTracerError, user_location)
+    TracerArrayConversionError, UnexpectedTracerError, user_location)
 
 
 # -- primitives ----------------------------------------------------------------------------
@@ -978,7 +978,7 @@ class Tracer:
 
     def __array__(self, dtype=None, copy=None):
         raise self._concretization_error(
-            ConcretizationTypeError, "numpy.asarray() / __array__",
+            TracerArrayConversionError, "numpy.asarray() / __array__",
             "Fix: use tjit.numpy functions inside traced code instead of NumPy ones, or "
             "return the value and convert it outside the transformation.")
 

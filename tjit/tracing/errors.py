@@ -63,8 +63,29 @@ class ArrayAsDtypeError(TjitError, TypeError, ValueError):
     ``.dtype`` attribute, so without this check a tjit array was taken as its own dtype."""
 
 
-class ConcretizationTypeError(TjitError, TypeError):
+# The bases of JAX's own errors, under JAX's names (``jax.errors.JAXTypeError``), so that
+# ``except jax.errors.JAXTypeError`` in a ported program catches what it catches in JAX.
+class JAXTypeError(TjitError, TypeError):
+    """A TypeError raised by tracing or transforming (JAX's ``jax.errors.JAXTypeError``)."""
+
+
+class JAXIndexError(TjitError, IndexError):
+    """An IndexError raised by tracing (JAX's ``jax.errors.JAXIndexError``)."""
+
+
+class JaxRuntimeError(TjitError, RuntimeError):
+    """A failure while running a computation rather than tracing it (JAX's
+    ``jax.errors.JaxRuntimeError``, a RuntimeError): a refused transfer, for one."""
+
+
+class ConcretizationTypeError(JAXTypeError):
     """A traced value was used where a concrete Python value is needed."""
+
+
+class TracerArrayConversionError(ConcretizationTypeError):
+    """``np.asarray()``/``__array__`` of a traced value. JAX's derives from JAXTypeError
+    alone; here it is a ConcretizationTypeError too, which tjit raised before (code that
+    catches either keeps working)."""
 
 
 class TracerBoolConversionError(ConcretizationTypeError):
@@ -77,12 +98,13 @@ class TracerIntegerConversionError(ConcretizationTypeError):
     jit): make the argument static, or use ``lax.fori_loop``/``dynamic_slice``."""
 
 
-class UnexpectedTracerError(TjitError):
+class UnexpectedTracerError(JAXTypeError):
     """A tracer escaped the transformation that created it."""
 
 
-class NonConcreteBooleanIndexError(TjitError, IndexError):
-    pass
+class NonConcreteBooleanIndexError(JAXIndexError):
+    """A boolean mask whose values are traced used as an index (its result's shape would
+    depend on them): use ``jnp.where`` or ``size=``."""
 
 
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -31,14 +31,14 @@ import logging
 import threading
 
 from tjit.config import config
-from tjit.tracing.errors import TjitError
+from tjit.tracing.errors import JaxRuntimeError
 
 logger = logging.getLogger("tjit.transfer_guard")
 
 _state = threading.local()   # .explicit: inside device_put/device_get
 
 
-class TransferGuardError(TjitError, RuntimeError):
+class TransferGuardError(JaxRuntimeError):
     """A transfer that a transfer guard level of ``"disallow"`` (implicit transfers) or
     ``"disallow_explicit"`` (every transfer) refuses."""
 
