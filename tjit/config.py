@@ -514,6 +514,15 @@ debug_key_reuse = _OptionContext("debug_key_reuse", """``with tjit.debug_key_reu
     ...         print(str(e)[:44])
     Previously-consumed key passed to uniform. S
     """)
+default_prng_impl = _OptionContext("default_prng_impl", """``with
+    tjit.default_prng_impl("threefry2x32"):`` the PRNG implementation of new keys in the
+    block (as ``jax.default_prng_impl``); tjit has threefry2x32 only, so any other name
+    raises ValueError. ``.value`` reads it.
+
+    >>> import tjit
+    >>> tjit.default_prng_impl.value
+    'threefry2x32'
+    """)
 
 
 def checking_leaks():

@@ -5,6 +5,7 @@ values), ``lax.scan``/``while_loop``/``cond`` bodies. Both bind ``debug_callback
 (tjit/primitives/callbacks.py), an effect the compiler never drops.
 """
 
+import logging
 import string
 import sys
 
@@ -16,10 +17,13 @@ from tjit.debugger import Debugger, record_frames
 from tjit.host_callbacks import as_operand
 from tjit.primitives.callbacks import FlatCallback, debug_callback_p
 from tjit.tracing.core import Array, Tracer
+from tjit.tracing.errors import user_frame
 from tjit.tracing.tree_util import tree_flatten
 
 __all__ = ["callback", "print"]
 
+#: where ``log`` writes (JAX's ``jax.debug.log`` writes to its module's logger)
+logger = logging.getLogger("tjit.debug")
 #: leaves that become the callback's operands (a symbolic dim: its run-time value)
 _DYNAMIC = (Array, Tracer, np.ndarray, np.generic, bool, int, float, complex)
 
@@ -102,13 +106,15 @@ _CHECKER = _FormatChecker()
 
 
 class _Printer:
-    """The run-time half of ``print``: formats the values with ``fmt`` under the NumPy
-    print options of the call site and writes a line to ``sys.stdout``. A class (not
-    a closure) so that equal prints compare equal."""
+    """The run-time half of ``print``/``log``: formats the values with ``fmt`` under the
+    NumPy print options of the call site and writes a line to ``sys.stdout``, or, for
+    ``log``, hands an INFO record naming the call site (file, line) to :data:`logger`.
+    A class (not a closure) so that equal prints compare equal."""
 
-    def __init__(self, fmt, printoptions, has_placeholders):
+    def __init__(self, fmt, printoptions, has_placeholders, log_site=None):
         self.fmt, self.printoptions, self.has_placeholders = fmt, printoptions, has_placeholders
-        self.__qualname__ = f"debug.print({fmt!r})"
+        self.log_site = log_site
+        self.__qualname__ = f"debug.{'log' if log_site else 'print'}({fmt!r})"
 
     def __call__(self, *args, **kwargs):
         with np.printoptions(**dict(self.printoptions)):
@@ -116,15 +122,21 @@ class _Printer:
                 msg = self.fmt.format(*args, **kwargs)
             else:
                 msg = " ".join((self.fmt, *(str(a) for a in args)))
-        sys.stdout.write(msg + "\n")
+        if self.log_site is None:
+            sys.stdout.write(msg + "\n")
+            return
+        file_name, line_no = self.log_site
+        logger.handle(logger.makeRecord(logger.name, logging.INFO, file_name, line_no, msg,
+                                        (), None))
+
+    def _key(self):
+        return (self.fmt, self.printoptions, self.has_placeholders, self.log_site)
 
     def __eq__(self, other):
-        return type(other) is _Printer and (self.fmt, self.printoptions,
-                                             self.has_placeholders) == (
-            other.fmt, other.printoptions, other.has_placeholders)
+        return type(other) is _Printer and self._key() == other._key()
 
     def __hash__(self):
-        return hash((self.fmt, self.printoptions))
+        return hash(self._key())
 
 
 def print(fmt=None, *args, ordered=False, partitioned=False, skip_format_check=False,
@@ -154,6 +166,24 @@ def print(fmt=None, *args, ordered=False, partitioned=False, skip_format_check=F
     >>> _ = f(jnp.arange(3))
     x=[0 1 2], sum=3
     """
+    return _print_or_log(fmt, args, kwargs, ordered, skip_format_check, log=False)
+
+
+def log(fmt=None, *args, ordered=False, partitioned=False, skip_format_check=False,
+        **kwargs):
+    """As :func:`print` (``jax.debug.log``), but each message goes to the
+    ``tjit.debug`` logger as an INFO record naming the call's file and line, not to
+    stdout: it shows once logging is set up (``logging.basicConfig(level=logging.INFO)``).
+
+    Example:
+
+    >>> f = jax.jit(lambda x: jax.debug.log("x={x}", x=x) or x + 1)
+    >>> _ = f(jnp.arange(3))   # logs 'x=[0 1 2]' at INFO on 'tjit.debug'
+    """
+    return _print_or_log(fmt, args, kwargs, ordered, skip_format_check, log=True)
+
+
+def _print_or_log(fmt, args, kwargs, ordered, skip_format_check, log):
     def _print(fmt, *c_args, **c_kwargs):
         if not skip_format_check:
             _CHECKER.format(fmt, *c_args, **c_kwargs)
@@ -161,7 +191,11 @@ def print(fmt=None, *args, ordered=False, partitioned=False, skip_format_check=F
         if fmt:
             _, field, *_ = next(iter(string.Formatter().parse(fmt)))
             has_placeholders = field is not None
-        printer = _Printer(fmt, tuple(np.get_printoptions().items()), has_placeholders)
+        site = None
+        if log:
+            frame = user_frame()
+            site = (frame.filename, frame.lineno) if frame else ("(unknown file)", 0)
+        printer = _Printer(fmt, tuple(np.get_printoptions().items()), has_placeholders, site)
         in_tree, dyn, static = _split_args(c_args, c_kwargs)
         debug_callback_p.bind(*dyn, callback=FlatCallback(printer, in_tree, static),
                               ordered=bool(ordered))
@@ -170,7 +204,8 @@ def print(fmt=None, *args, ordered=False, partitioned=False, skip_format_check=F
         _print(fmt, *args, **kwargs)
         return None
     if args or kwargs:
-        raise TypeError(f"debug_print received unexpected arguments in the two-call form: "
+        name = "debug_log" if log else "debug_print"
+        raise TypeError(f"{name} received unexpected arguments in the two-call form: "
                         f"args={args} kwargs={kwargs}")
     return _print
 
@@ -200,6 +235,6 @@ def breakpoint(*, backend=None, filter_frames=True, num_frames=None, ordered=Fal
     callback(enter, *[fr.locals[name] for fr, name in slots], ordered=ordered)
 
 
-__all__ = ["callback", "print", "breakpoint"]
+__all__ = ["callback", "print", "log", "breakpoint"]
 
 publish(globals())  # (print and callback: eager entry points, tab completion lists them)

@@ -1,5 +1,6 @@
 """Process-level helpers of JAX's top-level namespace: ``print_environment_info``,
-``effects_barrier``, ``process_indices`` and ``local_devices``."""
+``effects_barrier``, ``process_indices``, ``local_devices``, ``copy_to_host_async`` and
+the old names ``host_id``, ``host_count``, ``host_ids`` (deprecated, as in JAX)."""
 
 import platform
 import sys
@@ -54,6 +55,70 @@ def process_indices(backend=None):
     """
     import tjit
     return list(range(tjit.process_count(backend)))
+
+
+def _renamed(old, new):
+    warnings.warn(f"jax.{old} has been renamed to jax.{new}. This alias will eventually be "
+                  f"removed; please update your code.", DeprecationWarning, stacklevel=3)
+
+
+def host_id(backend=None):
+    """Deprecated name of ``process_index`` (as ``jax.host_id``).
+
+    >>> import tjit, warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     tjit.host_id()
+    0
+    """
+    import tjit
+    _renamed("host_id", "process_index")
+    return tjit.process_index(backend)
+
+
+def host_count(backend=None):
+    """Deprecated name of ``process_count`` (as ``jax.host_count``).
+
+    >>> import tjit, warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     tjit.host_count()
+    1
+    """
+    import tjit
+    _renamed("host_count", "process_count")
+    return tjit.process_count(backend)
+
+
+def host_ids(backend=None):
+    """Deprecated name of ``process_indices`` (as ``jax.host_ids``).
+
+    >>> import tjit, warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     tjit.host_ids()
+    [0]
+    """
+    _renamed("host_ids", "process_indices")
+    return process_indices(backend)
+
+
+def copy_to_host_async(x):
+    """Start copying each array leaf of the pytree ``x`` to the host (as
+    ``jax.copy_to_host_async``); leaves without a ``copy_to_host_async`` method are left
+    alone. Returns ``x``. Arrays on the CPU are host memory already.
+
+    >>> import tjit, tjit.numpy as jnp
+    >>> tree = {"a": jnp.ones(2), "n": 3}
+    >>> tjit.copy_to_host_async(tree) is tree
+    True
+    """
+    from tjit.tracing.tree_util import tree_leaves
+    for leaf in tree_leaves(x):
+        start = getattr(leaf, "copy_to_host_async", None)
+        if start is not None:
+            start()
+    return x
 
 
 def local_devices(process_index=None, backend=None, host_id=None):

@@ -31,7 +31,7 @@ from tjit.tracing.core import (
     register_value_sharding,
     set_single_device_sharding,
 )
-from tjit.tracing.tree_util import tree_leaves
+from tjit.tracing.tree_util import broadcast_prefix, tree_flatten, tree_leaves, tree_unflatten
 
 _MESH_CTX = threading.local()
 
@@ -178,6 +178,102 @@ class Mesh:
     def __repr__(self):
         axes = ", ".join(f"{n!r}: {s}" for n, s in self.shape.items())
         return f"Mesh({axes})"
+
+    @property
+    def abstract_mesh(self):
+        """The mesh without its devices: axis names, sizes and types."""
+        return AbstractMesh(self.axis_sizes, self.axis_names, self.axis_types)
+
+
+class AbstractMesh:
+    """A mesh's shape without devices, as ``jax.sharding.AbstractMesh``: the axis sizes,
+    names and types (what tracing needs to know of a mesh). ``AbstractMesh((), ())`` is
+    the empty mesh that :func:`get_abstract_mesh` gives outside any ``set_mesh``."""
+
+    def __init__(self, axis_sizes, axis_names, axis_types=None):
+        self.axis_sizes = tuple(int(n) for n in axis_sizes)
+        self.axis_names = (axis_names,) if isinstance(axis_names, str) else tuple(axis_names)
+        if len(self.axis_sizes) != len(self.axis_names):
+            raise ValueError(f"AbstractMesh: {len(self.axis_sizes)} axis size(s) "
+                             f"{self.axis_sizes} but {len(self.axis_names)} axis name(s) "
+                             f"{self.axis_names}; give one name per size")
+        self.axis_types = _axis_types(axis_types, len(self.axis_names), "AbstractMesh")
+
+    @property
+    def shape(self):
+        return dict(zip(self.axis_names, self.axis_sizes))
+
+    @property
+    def shape_tuple(self):
+        return tuple(zip(self.axis_names, self.axis_sizes))
+
+    @property
+    def size(self):
+        return math.prod(self.axis_sizes)
+
+    @property
+    def empty(self):
+        return not self.axis_names
+
+    def _key(self):
+        return (self.axis_sizes, self.axis_names, self.axis_types)
+
+    def __eq__(self, other):
+        return isinstance(other, AbstractMesh) and self._key() == other._key()
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def __repr__(self):
+        axes = ", ".join(f"{n!r}: {s}" for n, s in self.shape_tuple)
+        return f"AbstractMesh({axes or '()'}, axis_types={self.axis_types})"
+
+
+def get_abstract_mesh():
+    """The abstract mesh of the current mesh (``set_mesh``/``with mesh:``), or the empty
+    AbstractMesh when none is set, as ``jax.sharding.get_abstract_mesh``."""
+    mesh = current_mesh()
+    return AbstractMesh((), ()) if mesh is None else mesh.abstract_mesh
+
+
+def reshard(xs, out_shardings):
+    """Lay out each array of the pytree ``xs`` as ``out_shardings`` says (a sharding, a
+    PartitionSpec under ``set_mesh``, or a pytree of them, a prefix of ``xs``), as
+    ``jax.sharding.reshard``. Values are unchanged. tjit computes an array on one device
+    (shard_map and pmap compute across devices), so this checks each sharding against
+    its array, as ``lax.with_sharding_constraint`` does, eagerly and under ``jit``.
+
+    Raises:
+      ValueError: a sharding is None, does not fit its array's rank or the mesh, or
+        ``out_shardings`` is not a prefix of ``xs``.
+      NotImplementedError: eagerly, a sharding over several devices, or on a device
+        other than the array's (move it with ``device_put``).
+    """
+    from tjit.lax import with_sharding_constraint
+    leaves, tree = tree_flatten(xs)
+    dummy = tree_unflatten(tree, [0] * len(leaves))
+    try:
+        shardings = broadcast_prefix(out_shardings, dummy, is_leaf=lambda s: s is None or
+                                     isinstance(s, (PartitionSpec, NamedSharding,
+                                                    SingleDeviceSharding)))
+    except ValueError as e:
+        raise ValueError(f"reshard: out_shardings must be a sharding or a tree prefix of "
+                         f"the arrays: {e}") from None
+    out = []
+    for i, (x, s) in enumerate(zip(leaves, shardings)):
+        if s is None:
+            raise ValueError(f"reshard: out_shardings for leaf {i} is None; give a "
+                             f"sharding or a PartitionSpec (under set_mesh)")
+        check_sharding_constraint(s, tuple(np.shape(x)), f"reshard (leaf {i})")
+        x = with_sharding_constraint(x, s)
+        if isinstance(current_trace(), EvalTrace):
+            device = placement_device(x, s, "reshard")
+            if device is not None and device not in x.devices():
+                raise NotImplementedError(
+                    f"reshard: leaf {i} is on {sorted(map(str, x.devices()))} and "
+                    f"{s} puts it on {device}; move it with device_put(x, sharding)")
+        out.append(x)
+    return tree_unflatten(tree, out)
 
 
 def current_mesh():
