@@ -4,8 +4,7 @@
     f = tjit.jit(lambda x: jnp.tanh(x) @ x.T)
 """
 
-__version__ = "0.1.0"
-__version_info__ = tuple(int(p) for p in __version__.split(".")[:3])  # as jax
+from tjit.version import __version__, __version_info__  # noqa: F401  (as jax)
 
 from tjit.config import config  # noqa: F401
 from tjit import dtypes  # noqa: F401  (jax.dtypes)
@@ -15,13 +14,14 @@ from tjit.tracing.compile_time_eval import ensure_compile_time_eval  # noqa: F40
 from tjit import typing  # noqa: F401  (jax.typing)
 from tjit import profiler  # noqa: F401  (jax.profiler)
 from tjit.environment import (  # noqa: F401
-    print_environment_info, effects_barrier, process_indices, local_devices)
+    print_environment_info, effects_barrier, process_indices, local_devices,
+    copy_to_host_async, host_id, host_count, host_ids)
 from tjit.config import (  # noqa: F401  (JAX's option context managers)
     disable_jit, debug_nans, debug_infs, log_compiles, explain_cache_misses, enable_x64,
     default_device, default_matmul_precision, numpy_rank_promotion, numpy_dtype_promotion,
     check_tracer_leaks, enable_checks, checking_leaks, no_tracing, no_execution,
     transfer_guard, transfer_guard_host_to_device, transfer_guard_device_to_host,
-    transfer_guard_device_to_device, debug_key_reuse)
+    transfer_guard_device_to_device, debug_key_reuse, default_prng_impl)
 from tjit.tracing.core import Shard  # noqa: F401
 from tjit.tracing.basearray import Array  # noqa: F401  (an ABC, as jax.Array)
 from tjit import tree_util  # noqa: F401  (public view: key arrays are leaves)
@@ -59,28 +59,21 @@ from tjit import debug  # noqa: F401  (jax.debug.print, jax.debug.callback)
 from tjit import image  # noqa: F401  (jax.image.resize, scale_and_translate)
 from tjit.host_callbacks import pure_callback  # noqa: F401
 from tjit import export, stages, dlpack  # noqa: F401  (attributes after `import jax`)
-from tjit.array_creation import make_array_from_callback, live_arrays  # noqa: F401
+from tjit.array_creation import (  # noqa: F401
+    make_array_from_callback, make_array_from_single_device_arrays, live_arrays)
 from tjit.fwd_bwd import fwd_and_bwd  # noqa: F401
 from tjit.state import Ref, new_ref, empty_ref, freeze, free_ref  # noqa: F401  (jax.Ref)
 from tjit import ad, ref  # noqa: F401  (jax.ad's with_refs entries, jax.ref)
 from tjit.tracing.shapes import symbol as _symbol  # noqa: F401
 # `tjit.devices()` (as jax.devices()) is the callable `tjit.devices` package: see its docstring
-from tjit.key_reuse import KeyReuseError as _KeyReuseError
-
-
-class errors:  # namespace like jax.errors
-    """tjit's exception types, as ``jax.errors`` (``except tjit.errors.ConcretizationTypeError``)."""
-    ConcretizationTypeError = ConcretizationTypeError
-    TracerBoolConversionError = TracerBoolConversionError
-    TracerIntegerConversionError = TracerIntegerConversionError
-    UnexpectedTracerError = UnexpectedTracerError
-    KeyReuseError = _KeyReuseError
+from tjit import errors  # noqa: F401  (jax.errors: the exception types under JAX's names)
+from tjit import monitoring, api_util, version  # noqa: F401  (jax.monitoring, ...)
 
 from tjit._namespace import publish as _publish
 _publish(globals(), submodules=(  # tab completion lists the public API only
     "numpy", "lax", "nn", "random", "tree_util", "tree", "ad_checkpoint", "distributed",
     "sharding", "experimental", "devices", "scipy", "ops", "debug", "export", "stages",
-    "dlpack",
+    "dlpack", "errors", "monitoring", "api_util", "version",
     "dtypes", "typing", "profiler", "image", "custom_batching"),
     entry_points=False)  # jit, grad, ...: api_boundary (their own filtering)
 
