@@ -11,7 +11,7 @@ NAMESPACES = {  # namespace -> the submodules it may list
     "tjit": {"numpy", "lax", "nn", "random", "tree_util", "tree", "ad_checkpoint",
              "distributed", "sharding", "experimental", "devices", "scipy", "ops", "debug",
              "dtypes", "typing", "profiler", "image", "custom_batching", "export", "stages",
-             "dlpack"},
+             "dlpack", "errors", "monitoring", "api_util", "version"},
     "tjit.image": set(), "tjit.custom_batching": set(),
     "tjit.ops": set(), "tjit.debug": set(), "tjit.dtypes": set(), "tjit.typing": set(), "tjit.profiler": set(),
     "tjit.numpy": {"linalg", "fft", "random"},
