@@ -175,6 +175,18 @@ def test_binary_against_nested_jvp(name, x64):
     assert_series(jet(f, primals, series), by_nested_jvp(f, primals, series), rtol=1e-9)
 
 
+@pytest.mark.parametrize("left_side", [True, False])
+@pytest.mark.parametrize("lower", [True, False])
+@pytest.mark.parametrize("transpose_a,unit_diagonal", [(False, False), (True, True)])
+def test_triangular_solve_in_both_operands(left_side, lower, transpose_a, unit_diagonal, x64):
+    def f(a, b):
+        return lax.linalg.triangular_solve(a + 3 * jnp.eye(3), b, left_side=left_side,
+                                           lower=lower, transpose_a=transpose_a,
+                                           unit_diagonal=unit_diagonal)
+    primals, series = random_point(2, (0, 1), shape=(2, 3, 3), order=3, seed=3)
+    assert_series(jet(f, primals, series), by_nested_jvp(f, primals, series), rtol=1e-9)
+
+
 def test_complex_holomorphic_functions(x64):
     z = (np.array([0.3 + 0.2j, -1.0 + 0.5j]),)
     s = ([np.array([1 + 1j, 0.5]), np.array([0.2j, 1.0]), np.array([1.0, -1j])],)

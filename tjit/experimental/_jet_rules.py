@@ -30,6 +30,7 @@ from tjit.tracing.jaxpr import eval_jaxpr
 from tjit.primitives import collectives as co
 from tjit.primitives import elementwise as ew
 from tjit.primitives import indexing as ix
+from tjit.primitives import linalg as la
 from tjit.primitives import reductions as rd
 from tjit.primitives import slicing as sl
 from tjit.primitives import special as sp
@@ -568,6 +569,38 @@ def _reduce_prod_rule(primals, series, *, axes):
 jet_rules[rd.reduce_prod_p] = _reduce_prod_rule
 
 
+# -- linear algebra -------------------------------------------------------------------------
+@keeps_zero_series
+def _triangular_solve_rule(primals, series, **params):
+    """x = op(A)^-1 b (or b op(A)^-1): from op(A) x = b, the Cauchy product gives
+    ``op(A_0) x_k = b_k - sum_{j=1..k} op(A_j) x_{k-j}``, one solve per term."""
+    a, b = primals
+    a_s, b_s = series
+    order = len(b_s if a_s is zero_series else a_s)
+    b_s = [jnp.zeros_like(b)] * order if b_s is zero_series else b_s
+    x = [la.triangular_solve_p.bind(a, b, **params)]
+    if a_s is zero_series:
+        return x[0], [la.triangular_solve_p.bind(a, t, **params) for t in b_s]
+    a_ops = [_solve_operator(t, **params) for t in a_s]
+    for k in range(1, order + 1):
+        products = [a_ops[j - 1] @ x[k - j] if params["left_side"] else x[k - j] @ a_ops[j - 1]
+                    for j in range(1, k + 1)]
+        x.append(la.triangular_solve_p.bind(a, b_s[k - 1] - sum_terms(products), **params))
+    return x[0], x[1:]
+
+
+def _solve_operator(m, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal):
+    """The matrix triangular_solve applies for ``m``: the triangle it reads (without
+    the diagonal when that is implied to be 1), conjugated and transposed as asked."""
+    k = 1 if unit_diagonal else 0
+    m = jnp.tril(m, -k) if lower else jnp.triu(m, k)
+    m = jnp.conj(m) if conjugate_a else m
+    return jnp.swapaxes(m, -1, -2) if transpose_a else m
+
+
+jet_rules[la.triangular_solve_p] = _triangular_solve_rule
+
+
 # -- primitives without a rule, and why ------------------------------------------------------
 def _say(reason, *names):
     no_rule.update(dict.fromkeys(names, reason))
@@ -580,8 +613,9 @@ _say("scatter with a nonlinear combiner has no series rule yet (scatter, scatter
      "and scatter-sub have one)", "scatter-mul", "scatter-min", "scatter-max")
 _say("collective extrema have no series rule yet (psum and the data movers have one)",
      "pmax", "pmin")
-_say("matrix decompositions have no series rule (JAX's jet has none either)",
-     "cholesky", "eig", "eigh", "svd", "qr", "lu", "triangular_solve", "schur",
+_say("matrix decompositions have no series rule yet (JAX's jet has none either; "
+     "triangular_solve has one, so solves through a given factor work)",
+     "cholesky", "eig", "eigh", "svd", "qr", "lu", "schur",
      "hessenberg", "tridiagonal", "geqrf", "householder_product", "ormqr")
 _say("special functions whose derivatives leave the ruled set (incomplete gamma/beta, "
      "hypergeometric, Owen's T, Bessel) have no series rule yet",
