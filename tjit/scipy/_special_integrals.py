@@ -60,7 +60,8 @@ def _erfcx_real(x):
 def _erfcx_jvp(primals, tangents):  # JAX's: d/dx erfcx = 2 x erfcx(x) - 2 / sqrt(pi)
     (x,), (dx,) = primals, tangents
     out = _erfcx_real(x)
-    return out, (2 * x * out - 2 / np.sqrt(np.pi)) * dx
+    # a Python float, weakly typed: np.float64 would promote a float32 tangent
+    return out, (2 * x * out - float(2 / np.sqrt(np.pi))) * dx
 
 
 # -- exponential integrals --------------------------------------------------------------------
