@@ -601,6 +601,39 @@ def _solve_operator(m, *, left_side, lower, transpose_a, conjugate_a, unit_diago
 jet_rules[la.triangular_solve_p] = _triangular_solve_rule
 
 
+def _lu_rule(primals, series):
+    """P A = L U with the pivots of A_0 kept: the t^k terms of ``L U`` give
+    ``L_0 U_k + L_k U_0 = P A_k - sum_{j=1..k-1} L_j U_{k-j} =: R_k``, and
+    ``M = L_0^-1 R_k U_0^-1`` splits into ``L_0^-1 L_k`` (strictly lower: L is unit
+    lower triangular) plus ``U_k U_0^-1`` (upper)."""
+    a, = primals
+    m, n = a.shape[-2:]
+    if m != n:
+        raise NotImplementedError(f"jet: lu of a non-square {m}x{n} matrix has no series "
+                                  f"rule yet (square matrices have one)")
+    lu, pivots, perm = la.lu_p.bind(a)
+    eye = jnp.eye(n, dtype=a.dtype)
+    l0, u0 = jnp.tril(lu, -1) + eye, jnp.triu(lu)
+    rows = jnp.broadcast_to(perm[..., None], a.shape)
+    ls, us = [l0], [u0]
+    for k, a_k in enumerate(series[0], 1):
+        r = jnp.take_along_axis(a_k, rows, axis=-2)
+        if k > 1:
+            r = r - sum_terms(ls[j] @ us[k - j] for j in range(1, k))
+        x = la.triangular_solve_p.bind(l0, r, left_side=True, lower=True, transpose_a=False,
+                                       conjugate_a=False, unit_diagonal=True)
+        x = la.triangular_solve_p.bind(u0, x, left_side=False, lower=False,
+                                       transpose_a=False, conjugate_a=False,
+                                       unit_diagonal=False)
+        ls.append(l0 @ jnp.tril(x, -1))
+        us.append(jnp.triu(x) @ u0)
+    return [lu, pivots, perm], [[lk + uk for lk, uk in zip(ls[1:], us[1:])],
+                                zero_series, zero_series]
+
+
+jet_rules[la.lu_p] = _lu_rule
+
+
 # -- primitives without a rule, and why ------------------------------------------------------
 def _say(reason, *names):
     no_rule.update(dict.fromkeys(names, reason))
@@ -614,8 +647,8 @@ _say("scatter with a nonlinear combiner has no series rule yet (scatter, scatter
 _say("collective extrema have no series rule yet (psum and the data movers have one)",
      "pmax", "pmin")
 _say("matrix decompositions have no series rule yet (JAX's jet has none either; "
-     "triangular_solve has one, so solves through a given factor work)",
-     "cholesky", "eig", "eigh", "svd", "qr", "lu", "schur",
+     "lu and triangular_solve have one, so solve, inv and det work)",
+     "cholesky", "eig", "eigh", "svd", "qr", "schur",
      "hessenberg", "tridiagonal", "geqrf", "householder_product", "ormqr")
 _say("special functions whose derivatives leave the ruled set (incomplete gamma/beta, "
      "hypergeometric, Owen's T, Bessel) have no series rule yet",
