@@ -187,16 +187,19 @@ def test_triangular_solve_in_both_operands(left_side, lower, transpose_a, unit_d
     assert_series(jet(f, primals, series), by_nested_jvp(f, primals, series), rtol=1e-9)
 
 
-LU_FUNCTIONS = {
+FACTORIZATIONS = {
+    "cholesky": lambda a, b: jnp.linalg.cholesky(a @ a.T + 3 * jnp.eye(3)) @ b,
+    "cholesky_lower_triangle": lambda a, b: lax.linalg.cholesky(a + 4 * jnp.eye(3),
+                                                                symmetrize_input=False),
     "solve": lambda a, b: jnp.linalg.solve(a + 3 * jnp.eye(3), b),
     "inv_det": lambda a, b: jnp.linalg.inv(a + 3 * jnp.eye(3)) * jnp.linalg.det(b),
-    "slogdet_batched_lu": lambda a, b: jnp.linalg.slogdet(a)[1] + lax.linalg.lu(b)[0].sum(),
+    "slogdet_lu": lambda a, b: jnp.linalg.slogdet(a)[1] + lax.linalg.lu(b)[0].sum(),
 }
 
 
-@pytest.mark.parametrize("name", sorted(LU_FUNCTIONS))
-def test_lu_based_linear_algebra(name, x64):
-    f = LU_FUNCTIONS[name]
+@pytest.mark.parametrize("name", sorted(FACTORIZATIONS))
+def test_factorizations(name, x64):
+    f = FACTORIZATIONS[name]
     primals, series = random_point(2, (-1, 1), shape=(3, 3), order=3, seed=4)
     assert_series(jet(f, primals, series), by_nested_jvp(f, primals, series), rtol=1e-9)
 

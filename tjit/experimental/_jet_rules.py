@@ -634,6 +634,39 @@ def _lu_rule(primals, series):
 jet_rules[la.lu_p] = _lu_rule
 
 
+def _cholesky_rule(primals, series):
+    """S = L L^H: ``L_0 L_k^H + L_k L_0^H = S_k - sum_{j=1..k-1} L_j L_{k-j}^H =: R_k``, so
+    ``L_k = L_0 phi(L_0^-1 R_k L_0^-H)`` with phi the lower triangle, diagonal halved
+    (the jvp's formula, Murray 2016, term by term). ``S_k`` is the Hermitian matrix of
+    ``A_k``'s lower triangle: the factorization reads only that."""
+    a, = primals
+    l0 = la.cholesky_p.bind(a)
+    ls = [l0]
+    for k, a_k in enumerate(series[0], 1):
+        r = _hermitian_lower(a_k)
+        if k > 1:
+            r = r - sum_terms(ls[j] @ _adjoint(ls[k - j]) for j in range(1, k))
+        x = la.triangular_solve_p.bind(l0, r, left_side=False, lower=True, transpose_a=True,
+                                       conjugate_a=True, unit_diagonal=False)
+        x = la.triangular_solve_p.bind(l0, x, left_side=True, lower=True, transpose_a=False,
+                                       conjugate_a=False, unit_diagonal=False)
+        ls.append(l0 @ (jnp.tril(x, -1) + 0.5 * (x - jnp.tril(x, -1) - jnp.triu(x, 1))))
+    return l0, ls[1:]
+
+
+def _adjoint(m):
+    return jnp.conj(jnp.swapaxes(m, -1, -2))
+
+
+def _hermitian_lower(g):
+    strict = jnp.tril(g, -1)
+    diag = jnp.real(g - strict - jnp.triu(g, 1)).astype(g.dtype)   # (LAPACK: real diagonal)
+    return strict + _adjoint(strict) + diag
+
+
+jet_rules[la.cholesky_p] = _cholesky_rule
+
+
 # -- primitives without a rule, and why ------------------------------------------------------
 def _say(reason, *names):
     no_rule.update(dict.fromkeys(names, reason))
@@ -647,8 +680,8 @@ _say("scatter with a nonlinear combiner has no series rule yet (scatter, scatter
 _say("collective extrema have no series rule yet (psum and the data movers have one)",
      "pmax", "pmin")
 _say("matrix decompositions have no series rule yet (JAX's jet has none either; "
-     "lu and triangular_solve have one, so solve, inv and det work)",
-     "cholesky", "eig", "eigh", "svd", "qr", "schur",
+     "lu, cholesky and triangular_solve have one: solve, inv, det, cho_factor work)",
+     "eig", "eigh", "svd", "qr", "schur",
      "hessenberg", "tridiagonal", "geqrf", "householder_product", "ormqr")
 _say("special functions whose derivatives leave the ruled set (incomplete gamma/beta, "
      "hypergeometric, Owen's T, Bessel) have no series rule yet",
