@@ -30,7 +30,8 @@ from tjit.lax._elementwise import asarray_for_lax
 from tjit.tracing.core import Array, Tracer, get_aval
 from tjit.tracing import dtypes
 from tjit.tree_util import tree_flatten, tree_structure, tree_unflatten
-from tjit.experimental import _jet_control_flow, _jet_rules  # noqa: F401 (fill jet_rules)
+from tjit.experimental import (  # noqa: F401 (importing them fills jet_rules)
+    _jet_control_flow, _jet_linalg, _jet_rules)
 from tjit.experimental._jet_trace import (
     JetTrace, JetTracer, ZeroSeries, ZeroTerm, jet_flat, jet_rules, zero_series, zero_term)
 
