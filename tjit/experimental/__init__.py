@@ -1,5 +1,6 @@
 """JAX's ``jax.experimental`` names that tjit provides: ``shard_map.shard_map``,
-``multihost_utils.process_allgather``, ``io_callback``, the ``checkify`` module and the
+``multihost_utils.process_allgather``, ``io_callback``, the ``checkify`` module, the
+``jet`` module (Taylor-mode AD: ``from tjit.experimental.jet import jet``) and the
 ``sparse`` package (BCOO/BCSR arrays, ``sparsify``; ``from tjit.experimental import
 sparse``, imported on demand as JAX's)."""
 
