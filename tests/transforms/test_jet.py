@@ -309,6 +309,22 @@ def test_vmap_of_jet_matches_a_loop():
     np.testing.assert_allclose(tjit.vmap(third)(xs), [third(x) for x in xs], rtol=1e-5)
 
 
+def test_vmap_over_directions_with_an_unbatched_point():
+    # batched terms, unbatched primal: the loop's and the determinant's rules see both
+    x = jnp.array([0.3, 0.6])
+
+    def f(v):
+        return (lax.fori_loop(0, 3, lambda i, c: jnp.sin(c) * v, v).sum()
+                + jnp.linalg.det(jnp.outer(v, v) + jnp.eye(2)))
+
+    def second(u):
+        return jet(f, (x,), ([u, 0 * u],))[1][1]
+    us = jnp.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    want = [second(u) for u in us]
+    np.testing.assert_allclose(tjit.vmap(second)(us), want, rtol=1e-5)
+    np.testing.assert_allclose(tjit.jit(tjit.vmap(second))(us), want, rtol=1e-5)
+
+
 def test_grad_of_jet_term_vs_closed_form(x64):
     # the 3rd term of exp along x + t is e^x; its gradient is e^x again
     g = tjit.grad(lambda x: jet(jnp.exp, (x,), ([1.0, 0.0, 0.0],))[1][2])
