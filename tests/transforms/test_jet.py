@@ -175,6 +175,24 @@ def test_binary_against_nested_jvp(name, x64):
     assert_series(jet(f, primals, series), by_nested_jvp(f, primals, series), rtol=1e-9)
 
 
+SIGNAL = {
+    "conv": (lambda x, w: lax.conv_general_dilated(x, w, (1, 1), "SAME"), (1, 1, 4, 4)),
+    "fft_complex_abs": (lambda x, y: jnp.abs(jnp.fft.fft(x * y)) ** 2
+                        + jnp.fft.irfft(jnp.fft.rfft(x ** 3)), (2, 8)),
+    "avg_pool": (lambda x, y: lax.reduce_window(x * y, 0.0, lax.add, (2, 2), (1, 1), "VALID"),
+                 (3, 4)),
+    "complex_parts": (lambda x, y: jnp.real(jnp.exp(1j * x[::-1])) + jnp.imag(
+        lax.complex(x, y ** 2)), (3, 4)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SIGNAL))
+def test_convolution_fft_and_windows(name, x64):
+    f, shape = SIGNAL[name]
+    primals, series = random_point(2, (-1, 1), shape=shape, order=3, seed=5)
+    assert_series(jet(f, primals, series), by_nested_jvp(f, primals, series), rtol=1e-9)
+
+
 @pytest.mark.parametrize("left_side", [True, False])
 @pytest.mark.parametrize("lower", [True, False])
 @pytest.mark.parametrize("transpose_a,unit_diagonal", [(False, False), (True, True)])

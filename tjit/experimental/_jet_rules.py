@@ -481,9 +481,10 @@ jet_rules[ew.rem_p] = _rem_rule
 # -- piecewise: abs, max/min, clamp ---------------------------------------------------------
 def _abs_rule(primals, series):
     x, = primals
-    if dtypes.is_complex(x.dtype):
-        raise NotImplementedError("jet: abs of a complex value has no rule (|z| is not "
-                                  "analytic); use jnp.sqrt(z.real**2 + z.imag**2)")
+    if dtypes.is_complex(x.dtype):   # |z| = sqrt(re^2 + im^2), smooth away from 0
+        _, terms = jet_call(lambda z: lax.sqrt(lax.real(z) ** 2 + lax.imag(z) ** 2),
+                            primals, series)
+        return ew.abs_p.bind(x), terms
     negative = x < 0
     return ew.abs_p.bind(x), [lax.select(negative, -t, t) for t in series[0]]
 
