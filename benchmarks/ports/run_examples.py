@@ -1,0 +1,178 @@
+"""Port the JAX repository's example scripts (``examples/*.py``) to tjit by changing
+imports, run them with JAX and with tjit, and compare what they print.
+
+    python benchmarks/ports/run_examples.py [NAME ...] [--work DIR] [--reuse-jax]
+
+Each script runs as ``__main__`` in a fresh process (``--one``), once with JAX
+(/work/jaxvenv) and once with ``jax`` imports resolving to tjit (run_page.py's alias).
+MNIST is downloaded by ``examples/datasets.py``; here its ``mnist_raw`` gives a small
+synthetic set instead (the same arrays for both runs: digits are noisy copies of ten
+fixed patterns), and the rest of datasets.py (scaling, one-hot labels, permutation) is
+JAX's own code. Printed lines are compared as compare.py compares notebook cells, after
+the timings ("in 0.52 sec") are blanked.
+"""
+
+import argparse
+import contextlib
+import importlib
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+import traceback
+import types
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+from compare import same_text  # noqa: E402
+import run_page  # noqa: E402
+
+MIRROR = "/work/.mirror/jax-ml+jax/repo"
+JAX_PY = "/work/jaxvenv/bin/python"
+TJIT_PY = os.path.join(HERE, "..", "..", ".venv", "bin", "python")
+
+EXAMPLES = {
+    "advi": "examples/advi.py",
+    "mnist_classifier_fromscratch": "examples/mnist_classifier_fromscratch.py",
+    "mnist_classifier": "examples/mnist_classifier.py",
+    "mnist_vae": "examples/mnist_vae.py",
+    "spmd_mnist_classifier_fromscratch": "examples/spmd_mnist_classifier_fromscratch.py",
+}
+
+SKIPPED = {
+    "differentially_private_sgd": "needs absl and dp_accounting (not installed for JAX)",
+    "onnx2xla": "downloads an ONNX model and needs the onnx package",
+    "jax_cpp/prog.py": "exports for a C++ PJRT client",
+    "ffi/": "builds a C++ XLA FFI library",
+}
+
+N_TRAIN, N_TEST = 256, 128
+TIMING = re.compile(r"\(?\b(?:in )?\d+\.\d+ ?sec\)?")
+
+
+def synthetic_mnist_raw():
+    """uint8 images (n, 28, 28) and labels: each digit class a fixed random pattern, each
+    image its class's pattern with noise (learnable, as MNIST is)."""
+    import numpy as np
+    rng = np.random.RandomState(0)
+    patterns = (rng.rand(10, 28, 28) > 0.75) * 200.0
+
+    def make(n):
+        labels = rng.randint(0, 10, n).astype(np.uint8)
+        images = patterns[labels] + rng.normal(0, 40, (n, 28, 28))
+        return np.clip(images, 0, 255).astype(np.uint8), labels
+    train_images, train_labels = make(N_TRAIN)
+    test_images, test_labels = make(N_TEST)
+    return train_images, train_labels, test_images, test_labels
+
+
+def _install_datasets():
+    """``examples.datasets`` (and ``datasets``, as the spmd example imports it): JAX's
+    module with ``mnist_raw`` replaced by :func:`synthetic_mnist_raw`."""
+    src = _mirror_text("examples/datasets.py")
+    mod = types.ModuleType("examples.datasets")
+    exec(compile(src, "examples/datasets.py", "exec"), mod.__dict__)
+    mod.mnist_raw = synthetic_mnist_raw
+    pkg = types.ModuleType("examples")
+    pkg.__path__ = []
+    pkg.datasets = mod
+    sys.modules.update({"examples": pkg, "examples.datasets": mod, "datasets": mod})
+
+
+def _mirror_text(path):
+    return subprocess.run(["git", f"--git-dir={MIRROR}", "show", f"HEAD:{path}"],
+                          check=True, capture_output=True, text=True).stdout
+
+
+def run_one(name, impl, out):
+    """Run example ``name`` as __main__ here and write its stdout and exception."""
+    if impl == "tjit":
+        run_page._alias_jax()
+    run_page._stub_missing_modules()
+    importlib.import_module("jax.numpy")   # (importing JAX draws from NumPy's generator)
+    run_page._fixed_seeds()
+    _install_datasets()
+    src = _mirror_text(EXAMPLES[name])
+    buf = io.StringIO()
+    rec = {"exc": None}
+    try:
+        with contextlib.redirect_stdout(buf):
+            exec(compile(src, EXAMPLES[name], "exec"), {"__name__": "__main__"})
+    except BaseException as e:  # noqa: BLE001 - a script's failure is data here
+        if isinstance(e, KeyboardInterrupt):
+            raise
+        tb = traceback.extract_tb(e.__traceback__)
+        rec["exc"] = {"type": type(e).__name__, "msg": str(e)[:2000],
+                      "where": [f"{f.filename}:{f.lineno} {f.name}" for f in tb[-4:]]}
+    rec["stdout"] = buf.getvalue()
+    with open(out, "w") as f:
+        json.dump(rec, f, indent=1)
+
+
+def compare_runs(jax_rec, tjit_rec):
+    """'match', or where the two runs part: the first differing line."""
+    je, te = jax_rec["exc"], tjit_rec["exc"]
+    if je or te:
+        if je and te and je["type"] == te["type"]:
+            pass
+        else:
+            who = "tjit" if te else "jax"
+            e = te or je
+            return f"{who} raises {e['type']}: {e['msg'][:300]} at {e['where'][-1:]}"
+    jl = jax_rec["stdout"].splitlines()
+    tl = tjit_rec["stdout"].splitlines()
+    for k, (a, b) in enumerate(zip(jl, tl)):
+        if not same_text(TIMING.sub("T", a), TIMING.sub("T", b)):
+            return f"line {k + 1} of {len(jl)} differs:\n  jax : {a!r}\n  tjit: {b!r}"
+    if len(jl) != len(tl):
+        return f"jax printed {len(jl)} lines, tjit {len(tl)}"
+    return "match"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("names", nargs="*", default=list(EXAMPLES))
+    ap.add_argument("--work", default="/tmp/tjit_ports/examples")
+    ap.add_argument("--reuse-jax", action="store_true")
+    ap.add_argument("--timeout", type=int, default=1200)
+    ap.add_argument("--one", help=argparse.SUPPRESS)
+    ap.add_argument("--as", dest="impl", choices=["jax", "tjit"], help=argparse.SUPPRESS)
+    ap.add_argument("--out", help=argparse.SUPPRESS)
+    a = ap.parse_args()
+    if a.one:
+        return run_one(a.one, a.impl, a.out)
+    os.makedirs(a.work, exist_ok=True)
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", JAX_PLATFORMS="cpu")
+    n_match = 0
+    for name in a.names:
+        outs = {impl: os.path.join(a.work, f"{name}.{impl}.json") for impl in ("jax", "tjit")}
+        for impl, py in (("jax", JAX_PY), ("tjit", TJIT_PY)):
+            if impl == "jax" and a.reuse_jax and os.path.exists(outs["jax"]):
+                continue
+            if os.path.exists(outs[impl]):
+                os.remove(outs[impl])
+            try:
+                subprocess.run([py, os.path.abspath(__file__), "--one", name, "--as", impl,
+                                "--out", outs[impl]], env=env, timeout=a.timeout,
+                               capture_output=True, text=True, cwd=a.work)
+            except subprocess.TimeoutExpired:
+                pass
+        if not all(os.path.exists(p) for p in outs.values()):
+            print(f"== {name}: a run failed or timed out "
+                  f"({[k for k, p in outs.items() if not os.path.exists(p)]})")
+            continue
+        recs = {k: json.load(open(p)) for k, p in outs.items()}
+        verdict = compare_runs(recs["jax"], recs["tjit"])
+        n_match += verdict == "match"
+        lines = len(recs["jax"]["stdout"].splitlines())
+        print(f"== {name} ({lines} lines printed): {verdict}")
+        sys.stdout.flush()
+    print(f"TOTAL: {n_match} of {len(a.names)} examples print what JAX prints")
+    print("Not run here:", "; ".join(f"{k} ({v})" for k, v in SKIPPED.items()))
+
+
+if __name__ == "__main__":
+    main()
