@@ -25,7 +25,7 @@ import numpy as np
 import tjit.numpy as jnp
 from tjit import lax
 from tjit.tracing import dtypes
-from tjit.tracing.core import Tracer
+from tjit.tracing.core import Tracer, get_aval
 from tjit.tracing.jaxpr import eval_jaxpr
 from tjit.primitives import collectives as co
 from tjit.primitives import elementwise as ew
@@ -298,20 +298,20 @@ jet_rules[ew.integer_pow_p] = _integer_pow_rule
 
 def _small_integer(r):
     """``r`` as a Python int when it is a concrete scalar with an integer value."""
-    if isinstance(r, Tracer) or np.ndim(r) != 0:
+    if isinstance(r, Tracer) or np.ndim(r) != 0 or dtypes.is_complex(get_aval(r).dtype):
         return None
-    v = complex(r) if dtypes.is_complex(np.result_type(r)) else float(r)
-    if isinstance(v, float) and v.is_integer() and abs(v) <= 64:
-        return int(v)
-    return None
+    v = float(r)
+    return int(v) if v.is_integer() and abs(v) <= 64 else None
 
 
 @keeps_zero_series
 def _pow_rule(primals, series):
     x, r = primals
     xs, rs = series
-    if xs is zero_series:   # c ** y(t) = exp(y(t) log c)
-        return jet_call(lambda y: lax.exp(y * lax.log(x)), [r], [rs])
+    if xs is zero_series:   # c ** y(t) = exp(y(t) log c); the primal from pow itself
+        log_c = lax.log(x)
+        y = _exp_series([r * log_c] + [t * log_c for t in rs], ew.pow_p.bind(x, r))
+        return y[0], y[1:]
     if rs is zero_series:   # x(t) ** c: the power recurrence (valid for x < 0 too)
         n = _small_integer(r)
         if n is not None:
