@@ -222,6 +222,14 @@ def test_factorizations(name, x64):
     assert_series(jet(f, primals, series), by_nested_jvp(f, primals, series), rtol=1e-9)
 
 
+def test_atan2_on_the_y_axis(x64):
+    # y_0 = 0 (x / y is infinite there; atan2 is smooth)
+    primals = (np.array([1.0, -1.0, 2.0]), np.zeros(3))
+    series = ([np.ones(3), np.ones(3), np.zeros(3)], [np.ones(3), np.zeros(3), np.ones(3)])
+    assert_series(jet(jnp.arctan2, primals, series),
+                  by_nested_jvp(jnp.arctan2, primals, series), rtol=1e-12)
+
+
 def test_complex_holomorphic_functions(x64):
     z = (np.array([0.3 + 0.2j, -1.0 + 0.5j]),)
     s = ([np.array([1 + 1j, 0.5]), np.array([0.2j, 1.0]), np.array([1.0, -1j])],)

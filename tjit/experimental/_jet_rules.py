@@ -454,15 +454,22 @@ jet_rules[ew.erf_inv_p] = _erf_inv_rule
 
 
 def _atan2_rule(primals, series):
-    """atan2(x, y) = atan(x / y) up to a constant: the series of atan's recurrence on
-    the quotient's, with the primal from atan2."""
+    """theta = atan2(x, y): ``theta' r = y x' - x y'`` with ``r = x^2 + y^2``, whose
+    t^(k-1) terms give ``k r_0 theta_k = sum_{j=1..k} j (y_{k-j} x_j - x_{k-j} y_j) -
+    sum_{j=1..k-1} j theta_j r_{k-j}``. Unlike going through x / y (JAX), this holds
+    where y = 0 too; only r_0 = 0 is singular."""
     x, y = primals
-    q0, qs = jet_call(lax.div, [x, y], series)
-    out = ew.atan2_p.bind(x, y)
-    if not qs:
-        return out, []
-    g0, gs = jet_call(_DERIVATIVES[ew.atan_p], [q0], [qs[:-1]])
-    return out, _from_derivative([q0] + qs, out, [g0] + gs)[1:]
+    xs, ys = [x] + series[0], [y] + series[1]
+    r = [sum_terms(xs[j] * xs[k - j] + ys[j] * ys[k - j] for j in range(k + 1))
+         for k in range(len(xs))]
+    theta = [ew.atan2_p.bind(x, y)]
+    for k in range(1, len(xs)):
+        acc = sum_terms(_times(j, ys[k - j] * xs[j] - xs[k - j] * ys[j])
+                        for j in range(1, k + 1))
+        if k > 1:
+            acc = acc - sum_terms(_times(j, theta[j]) * r[k - j] for j in range(1, k))
+        theta.append(acc / (k * r[0]))
+    return theta[0], theta[1:]
 
 
 jet_rules[ew.atan2_p] = _atan2_rule
