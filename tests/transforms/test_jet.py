@@ -181,6 +181,11 @@ SIGNAL = {
                         + jnp.fft.irfft(jnp.fft.rfft(x ** 3)), (2, 8)),
     "avg_pool": (lambda x, y: lax.reduce_window(x * y, 0.0, lax.add, (2, 2), (1, 1), "VALID"),
                  (3, 4)),
+    "max_pool_same": (lambda x, y: lax.reduce_window(x * y, -jnp.inf, lax.max, (2, 2),
+                                                     (1, 2), "SAME"), (4, 5)),
+    "min_pool_dilated": (lambda x, y: lax.reduce_window(
+        jnp.sin(x) + y, jnp.inf, lax.min, (2, 2), (1, 1), ((1, 0), (0, 1)),
+        window_dilation=(2, 1)), (4, 5)),
     "complex_parts": (lambda x, y: jnp.real(jnp.exp(1j * x[::-1])) + jnp.imag(
         lax.complex(x, y ** 2)), (3, 4)),
 }

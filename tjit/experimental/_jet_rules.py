@@ -19,6 +19,7 @@ Kinds of rule (each registered in :data:`jet_rules` below):
 """
 
 import functools
+import itertools
 
 import numpy as np
 
@@ -39,7 +40,7 @@ from tjit.primitives.ad_prims import (
 from tjit.primitives.conv import conv_general_dilated_p
 from tjit.primitives.dot import dot_general_p
 from tjit.primitives.fft import fft_p
-from tjit.primitives.windowed import reduce_window_sum_p
+from tjit.primitives import windowed as win
 from tjit.experimental._jet_trace import (
     jet_call, jet_flat, jet_rules, no_rule, zero_series)
 
@@ -78,7 +79,7 @@ for _p in (ew.floor_p, ew.ceil_p, ew.round_p, ew.sign_p, stop_gradient_p):
 for _p in (ew.neg_p, ew.add_p, ew.sub_p, ew.real_p, ew.imag_p, ew.conj_p, ew.complex_p,
            ew.convert_element_type_p, st.broadcast_in_dim_p, st.reshape_p, st.squeeze_p,
            st.expand_dims_p, st.transpose_p, sl.concatenate_p, sl.pad_p, sl.slice_p,
-           sl.rev_p, rd.reduce_sum_p, rd.cumsum_p, reduce_window_sum_p, fft_p,
+           sl.rev_p, rd.reduce_sum_p, rd.cumsum_p, win.reduce_window_sum_p, fft_p,
            checkpoint_name_p):
     deflinear(_p)
 
@@ -542,6 +543,36 @@ _reduce_choose_rule(rd.reduce_max_p)
 _reduce_choose_rule(rd.reduce_min_p)
 
 
+def _reduce_window_choose_rule(prim, reduce, fill):
+    """Max/min pooling: each window's elements gathered along a new last axis (one
+    strided slice of the padded operand per window offset), then reduced by the
+    reduction's rule (ties take the mean, as reduce_max)."""
+    def rule(primals, series, **params):
+        _, terms = jet_call(lambda a: reduce(_window_patches(a, fill, **params), axis=-1),
+                            primals, series)
+        return prim.bind(*primals, **params), terms
+    jet_rules[prim] = rule
+
+
+def _window_patches(x, fill, *, window_dimensions, window_strides, padding, base_dilation,
+                    window_dilation):
+    """``x``'s windows as ``(*output_shape, window_size)``, padded with ``fill``."""
+    config = [(lo, hi, b - 1) for (lo, hi), b in zip(padding, base_dilation)]
+    xp = lax.pad(x, jnp.asarray(fill, x.dtype), config)
+    out = [(n - (w - 1) * d - 1) // s + 1 for n, w, d, s in
+           zip(xp.shape, window_dimensions, window_dilation, window_strides)]
+    pieces = []
+    for offset in itertools.product(*[range(w) for w in window_dimensions]):
+        start = [o * d for o, d in zip(offset, window_dilation)]
+        limit = [b + (n - 1) * s + 1 for b, n, s in zip(start, out, window_strides)]
+        pieces.append(lax.slice(xp, start, limit, window_strides))
+    return jnp.stack(pieces, axis=-1)
+
+
+_reduce_window_choose_rule(win.reduce_window_max_p, jnp.max, -np.inf)
+_reduce_window_choose_rule(win.reduce_window_min_p, jnp.min, np.inf)
+
+
 def _cumulative_rule(combine):
     """cumprod/cummax/cummin: the series of a parallel prefix scan of ``combine`` (each
     step a ruled primitive), as JAX does."""
@@ -581,9 +612,8 @@ def _say(reason, *names):
     no_rule.update(dict.fromkeys(names, reason))
 
 
-_say("windowed max/min and their gradients' helpers have no series rule yet",
-     "reduce_window_max", "reduce_window_min", "select_and_gather_add",
-     "select_and_scatter_add")
+_say("the helpers of max pooling's gradient have no series rule yet (max/min pooling "
+     "itself has one)", "select_and_gather_add", "select_and_scatter_add")
 _say("scatter with a nonlinear combiner has no series rule yet (scatter, scatter-add "
      "and scatter-sub have one)", "scatter-mul", "scatter-min", "scatter-max")
 _say("collective extrema have no series rule yet (psum and the data movers have one)",
