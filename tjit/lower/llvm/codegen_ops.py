@@ -49,7 +49,7 @@ def check_dtype(dt, what):
     if dt not in SUPPORTED:
         raise NotImplementedError(
             f"LLVM codegen: {what} on dtype {dt.name} is not supported (supported: bool, "
-            "int8-64, uint8-64, float32, float64, the float8/6/4s but float8_e8m0fnu, "
+            "int8-64, uint8-64, float32, float64, the float8/6/4s, "
             "int4/2/1, uint4/2/1); the compiler must route float16/complex kernels to "
             "library calls instead of the LLVM backend")
     return dt

@@ -18,11 +18,11 @@ even and each format's rules, bit for bit ml_dtypes' ``astype``: subnormals; ove
 to inf (IEEE-like e5m2, e4m3, e3m4), to NaN (fn/fnuz types, which have no inf), or to
 the largest value (float6/float4, which have neither); NaN keeps its sign where the
 format has a signed NaN; the fnuz types have one zero; float6/float4 write a NaN as the
-zero of the opposite sign (what ml_dtypes does). Branch-free integer passes, so the loop
-vectorizer keeps the loop vector code.
-
-float8_e8m0fnu (exponent only, no zero, its own tie rule) is not a kernel dtype: its ops
-stay host steps (``xla_like/hlo.NARROW_KERNEL_DTYPES``).
+zero of the opposite sign (what ml_dtypes does). float8_e8m0fnu (powers of two only, no
+sign, no zero) has its own rule, measured on ml_dtypes: a normal float32 rounds half up
+on the exponent, a subnormal one to 2**-127 up to 2**-127 itself and to 2**-126 past it;
+zero, negatives, inf and NaN are its NaN (0xFF); a double goes through float32 as in
+ml_dtypes. Branch-free integer passes, so the loop vectorizer keeps the loop vector code.
 """
 
 import functools
@@ -35,8 +35,9 @@ I8, I32, I64 = ir.IntType(8), ir.IntType(32), ir.IntType(64)
 
 #: narrow floats rendered here, in ml_dtypes' names
 FLOAT_NAMES = ("float8_e4m3fn", "float8_e5m2", "float8_e4m3", "float8_e3m4", "float8_e4m3fnuz",
-               "float8_e5m2fnuz", "float8_e4m3b11fnuz", "float6_e2m3fn", "float6_e3m2fn",
-               "float4_e2m1fn")
+               "float8_e5m2fnuz", "float8_e4m3b11fnuz", "float8_e8m0fnu", "float6_e2m3fn",
+               "float6_e3m2fn", "float4_e2m1fn")
+_E8M0 = np.dtype(ml_dtypes.float8_e8m0fnu)
 INT_NAMES = ("int4", "uint4", "int2", "uint2", "int1", "uint1")
 FLOATS = frozenset(np.dtype(getattr(ml_dtypes, n)) for n in FLOAT_NAMES)
 INTS = frozenset(np.dtype(getattr(ml_dtypes, n)) for n in INT_NAMES)
@@ -66,6 +67,11 @@ class FloatFormat:
         self.bias = 1 - self.min_exp
         self.min_normal = float(info.smallest_normal)
         self.sign_bit = 1 << (self.bits - 1)
+        every = np.arange(256, dtype=np.uint8).view(dt)
+        self.table = every.astype(np.float32)     # the decode table: ml_dtypes' own values
+        self.exponent_only = dt == _E8M0
+        if self.exponent_only:
+            return
 
         def code(value):
             with np.errstate(all="ignore"):
@@ -78,8 +84,6 @@ class FloatFormat:
         self.overflow_code = self.max_code + 1 if self.has_nan else self.max_code
         self.signed_zero = code(-0.0) == self.sign_bit
         self.nan_codes = (code(np.nan), code(-np.nan))
-        every = np.arange(256, dtype=np.uint8).view(dt)
-        self.table = every.astype(np.float32)     # the decode table: ml_dtypes' own values
         quiet = 1 << (self.mant - 1) if self.has_inf else 0
         layout = (code(np.inf) == self.overflow_code
                   and (not self.has_nan or self.nan_codes[0] == self.overflow_code | quiet)
@@ -131,6 +135,8 @@ def encode(b, x, dtype):
     """The i8 code of float ``x`` (a float or double) rounded to narrow float ``dtype``
     (ml_dtypes' rounding; a double is rounded once, as the eager float64 -> float8)."""
     fmt = float_format(dtype)
+    if fmt.exponent_only:
+        return _encode_e8m0(b, x)
     uty, unp, src_mant, src_bias = _SOURCES[4 if isinstance(x.type, ir.FloatType) else 8]
 
     def c(v):
@@ -174,6 +180,20 @@ def encode(b, x, dtype):
     return b.trunc(code, I8)
 
 
+def _encode_e8m0(b, x):
+    """float8_e8m0fnu's code of float ``x`` (ml_dtypes' rule: see the module docstring)."""
+    if not isinstance(x.type, ir.FloatType):
+        x = b.fptrunc(x, ir.FloatType())
+    bits = b.bitcast(x, I32)
+    a = b.and_(bits, ir.Constant(I32, 0x7FFFFFFF))
+    subnormal = b.icmp_unsigned("<", a, ir.Constant(I32, 0x800000))
+    half = b.select(subnormal, ir.Constant(I32, 0x3FFFFF), ir.Constant(I32, 0x400000))
+    code = _umin(b, b.lshr(b.add(a, half), ir.Constant(I32, 23)), ir.Constant(I32, 0xFF))
+    nan = b.or_(b.icmp_signed("<", bits, ir.Constant(I32, 0)),
+                b.icmp_unsigned("==", a, ir.Constant(I32, 0)))
+    return b.trunc(b.select(nan, ir.Constant(I32, 0xFF), code), I8)
+
+
 def round_float(b, x, dtype):
     """Float ``x`` rounded to narrow float ``dtype``, as a float holding that value."""
     return decode(b, encode(b, x, dtype), dtype)
@@ -182,7 +202,8 @@ def round_float(b, x, dtype):
 def from_double(b, x, dtype):
     """Double ``x`` rounded to ``dtype`` (a float): once for the float8s, as the eager
     path's float64 rounding; through float32 for float6/float4, as ml_dtypes' cast."""
-    if float_format(dtype).bits == 8:
+    fmt = float_format(dtype)
+    if fmt.bits == 8 and not fmt.exponent_only:
         return decode(b, encode(b, x, dtype), dtype)
     return round_float(b, b.fptrunc(x, ir.FloatType()), dtype)
 
