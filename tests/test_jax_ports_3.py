@@ -288,3 +288,38 @@ def test_print_saved_residuals_lines_through_checkpoint(capsys):
     # tracing outside print_saved_residuals records no source (it costs a stack walk)
     jaxpr = tjit.make_jaxpr(_f)(W, W, x)
     assert all(e.source is None for e in jaxpr.jaxpr.eqns)
+
+
+def test_config_with_absl_defines_and_applies_flags(monkeypatch):
+    """jax.config.config_with_absl(): one absl flag per option under its jax_ name; the
+    flags given on the command line apply after absl's app has parsed it. absl-py is not
+    a dependency: a minimal fake with absl's API stands in."""
+    import types
+    defined, after_init = {}, []
+
+    class Flag:
+        def __init__(self, default):
+            self.value, self.present = default, False
+
+    def define(name, default, help_text):
+        defined[name] = Flag(default)
+    flags = types.SimpleNamespace(DEFINE_bool=define, DEFINE_integer=define,
+                                  DEFINE_float=define, DEFINE_string=define,
+                                  FLAGS=defined)
+    app = types.SimpleNamespace(call_after_init=after_init.append)
+    absl = types.ModuleType("absl")
+    absl.app, absl.flags = app, flags
+    monkeypatch.setitem(sys.modules, "absl", absl)
+    monkeypatch.setitem(sys.modules, "absl.app", app)
+    monkeypatch.setitem(sys.modules, "absl.flags", flags)
+    tjit.config.config_with_absl()
+    assert defined["jax_enable_x64"].value is False
+    assert defined["jax_log_compiles"].value is False
+    defined["jax_log_compiles"].value = defined["jax_log_compiles"].present = True
+    try:
+        for callback in after_init:   # what app.run does once argv is parsed
+            callback()
+        assert tjit.config.jax_log_compiles is True
+        assert tjit.config.jax_enable_x64 is False   # not given: unchanged
+    finally:
+        tjit.config.update("jax_log_compiles", False)

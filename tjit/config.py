@@ -311,6 +311,32 @@ class _Config:
     def x64_enabled(self):
         return self.enable_x64
 
+    def config_with_absl(self):
+        """Define an absl flag per option under its ``jax_`` name (``--jax_enable_x64``),
+        as ``jax.config.config_with_absl``; flags given on the command line are applied
+        once ``absl.app.run`` has parsed it. Options whose values are not a bool, int,
+        float or str get no flag. Needs the ``absl-py`` package."""
+        try:
+            from absl import app, flags
+        except ImportError as e:
+            raise ImportError("config.config_with_absl needs absl-py (pip install "
+                              "absl-py)") from e
+        define = {bool: flags.DEFINE_bool, int: flags.DEFINE_integer,
+                  float: flags.DEFINE_float, str: flags.DEFINE_string}
+        for name, value in self.values.items():
+            if type(value) in define:
+                define[type(value)](name, value, f"tjit option {name[4:]}")
+
+        def apply_given_flags():
+            for name in self.values:
+                try:
+                    flag = flags.FLAGS[name]
+                except KeyError:
+                    continue
+                if flag.present:
+                    self.update(name, flag.value)
+        app.call_after_init(apply_given_flags)
+
     def _refresh_hooks(self):
         # one flag for the hot paths to read: does jit or an eager op have more to do?
         # (host-to-device transfers are looked for only while their guard is not "allow")
