@@ -55,6 +55,12 @@ def test_qr_jvp_and_vmap_of_wide_matrices(x64):
         np.testing.assert_allclose(np.asarray(got[i]), want, atol=1e-7)
 
 
-def test_qr_full_gradient_of_tall_matrices_still_says_not_implemented(x64):
-    with pytest.raises(NotImplementedError, match="full_matrices=True"):
-        tjit.grad(lambda x: jnp.linalg.qr(x, mode="complete")[0].sum())(np.ones((4, 2)))
+def test_qr_full_q_of_tall_matrices_moves_with_the_householder_completion(x64):
+    """mode='complete' of a tall matrix (JAX's rule, arXiv:2409.13374): the extra columns
+    of q are the ones the Householder reflections build, so central differences of
+    NumPy's (LAPACK's) complete qr are the reference, q's signs included."""
+    x = RNG.standard_normal((4, 2))
+    w = RNG.standard_normal((4, 4))
+    got = tjit.grad(lambda x: (jnp.linalg.qr(x, mode="complete")[0] * w).sum())(x)
+    want = _central(lambda y: (np.linalg.qr(y, mode="complete")[0] * w).sum(), x)
+    np.testing.assert_allclose(np.asarray(got), want, atol=1e-7)

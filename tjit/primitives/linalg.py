@@ -688,8 +688,7 @@ triangular_solve_p.batch = _tri_solve_batch
 # qr -------------------------------------------------------------------------------------------
 def _qr_jvp(primals, tangents, *, full_matrices):
     """j-towns.github.io/papers/qr-derivative.pdf (JAX's qr_jvp_rule); m < n through
-    :func:`_qr_jvp_wide`; not m > n with ``full_matrices`` (the extra columns of a full
-    q are not unique)."""
+    :func:`_qr_jvp_wide`; m > n with ``full_matrices`` through :func:`_qr_jvp_full_tall`."""
     (x,), (dx,) = primals, tangents
     *_, m, n = _shape(x)
     if type(dx) is _r.Zero:
@@ -697,12 +696,13 @@ def _qr_jvp(primals, tangents, *, full_matrices):
         return outs, _zeros_like(outs)
     if _gt(n, m):
         return _qr_jvp_wide(x, dx, full_matrices)
+    if full_matrices and _gt(m, n):
+        return _qr_jvp_full_tall(x, dx)
     if not (greater_equal(m, n) and (not full_matrices or definitely_equal(m, n))):
         raise NotImplementedError(
-            f"qr: the derivative with full_matrices=True is only implemented for m <= n "
-            f"(the extra columns of a full q are not unique); got shape "
-            f"{shape_str(_shape(x))}. Use full_matrices=False (jnp.linalg.qr's "
-            f"mode='reduced')")
+            f"qr: the derivative with full_matrices=True needs known m and n (m > n and "
+            f"m <= n take different rules); got shape {shape_str(_shape(x))}. Use "
+            f"full_matrices=False (jnp.linalg.qr's mode='reduced')")
     q, r = qr_p.bind(x, full_matrices=False)
     dx_rinv = triangular_solve_p.bind(r, dx, left_side=False, lower=False, transpose_a=False,
                                       conjugate_a=False, unit_diagonal=False)
@@ -733,6 +733,49 @@ def _qr_jvp_wide(x, dx, full_matrices):
     dr2 = add_p.bind(_mm(_conj(dq), x2, ta=True), _mm(_conj(q), dx2, ta=True))
     dr = concatenate_p.bind(dr1, dr2, dimension=len(_shape(x)) - 1)
     return qr_p.bind(x, full_matrices=full_matrices), [dq, dr]
+
+
+def _rows(x, start, stop):
+    shape = _shape(x)
+    return slice_p.bind(x, start_indices=(0,) * (len(shape) - 2) + (start, 0),
+                        limit_indices=shape[:-2] + (stop, shape[-1]), strides=None)
+
+
+def _solve_left(a, b):
+    """``a^-1 b`` for square ``a`` through its LU factors (differentiable: lu_p and
+    triangular_solve_p have rules, so the full-q rule below has higher derivatives)."""
+    k = _shape(a)[-1]
+    lu, _, perm = lu_p.bind(a)
+    l_mat, u_mat = _lu_factors(lu, k, k)
+    y = triangular_solve_p.bind(l_mat, _permute_rows(b, perm), left_side=True, lower=True,
+                                transpose_a=False, conjugate_a=False, unit_diagonal=True)
+    return triangular_solve_p.bind(u_mat, y, left_side=True, lower=False, transpose_a=False,
+                                   conjugate_a=False, unit_diagonal=False)
+
+
+def _qr_jvp_full_tall(x, dx):
+    """m > n with the full m x m q (JAX's rule, arXiv:2409.13374 eqs. 32-33). The extra
+    m - n columns q_mp are fixed by the Householder reflections that build q, so they
+    move with x: with q_mn = [q_nn; q_pn] and z_pn = q_pn (q_nn - I)^-1,
+    ``dq_mp = dq_mn z_pn^H - (q_mn + q_mp z_pn) (dq_pn - z_pn dq_nn)^H``; r's extra rows
+    are zero, and so is their tangent."""
+    *_, m, n = _shape(x)
+    q, r = qr_p.bind(x, full_matrices=True)
+    (q_mn, r_nn), (dq_mn, dr_nn) = _qr_jvp((x,), (dx,), full_matrices=False)
+    q_nn, q_pn = _rows(q_mn, 0, n), _rows(q_mn, n, m)
+    dq_nn, dq_pn = _rows(dq_mn, 0, n), _rows(dq_mn, n, m)
+    q_mp = _columns(q, n, m)
+    z_pn_h = _solve_left(_H(sub_p.bind(q_nn, _eye(_shape(q_nn), _aval(q).dtype))), _H(q_pn))
+    z_pn = _H(z_pn_h)
+    dq_mp = sub_p.bind(_mm(dq_mn, z_pn_h),
+                       _mm(add_p.bind(q_mn, _mm(q_mp, z_pn)),
+                           _H(sub_p.bind(dq_pn, _mm(z_pn, dq_nn)))))
+    nd = len(_shape(x))
+    dq = concatenate_p.bind(dq_mn, dq_mp, dimension=nd - 1)
+    zero = np.zeros((), _aval(dr_nn).dtype)
+    dr = pad_p.bind(dr_nn, zero, padding_config=((0, 0, 0),) * (nd - 2) +
+                    ((0, m - n, 0), (0, 0, 0)))
+    return [q, r], [dq, dr]
 
 
 qr_p.jvp = _qr_jvp
