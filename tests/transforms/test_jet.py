@@ -211,6 +211,9 @@ def test_triangular_solve_in_both_operands(left_side, lower, transpose_a, unit_d
 
 
 FACTORIZATIONS = {
+    "eigh": lambda a, b: jnp.linalg.eigh(a + a.T + jnp.diag(jnp.arange(3.0) * 3))[1] @ b,
+    "eigvalsh_upper_triangle": lambda a, b: jnp.linalg.eigvalsh(
+        a + jnp.diag(jnp.arange(3.0) * 3), UPLO="U") * b[0],
     "cholesky": lambda a, b: jnp.linalg.cholesky(a @ a.T + 3 * jnp.eye(3)) @ b,
     "cholesky_lower_triangle": lambda a, b: lax.linalg.cholesky(a + 4 * jnp.eye(3),
                                                                 symmetrize_input=False),
@@ -225,6 +228,18 @@ def test_factorizations(name, x64):
     f = FACTORIZATIONS[name]
     primals, series = random_point(2, (-1, 1), shape=(3, 3), order=3, seed=4)
     assert_series(jet(f, primals, series), by_nested_jvp(f, primals, series), rtol=1e-9)
+
+
+def test_complex_eigh_vectors_follow_the_jvp_phase_convention(x64):
+    rng = np.random.RandomState(3)
+    m = rng.randn(3, 3) + 1j * rng.randn(3, 3)
+    primals = (m + m.conj().T + np.diag([0.0, 3.0, 6.0]),)
+    series = ([(lambda q: q + q.conj().T)(rng.randn(3, 3) + 1j * rng.randn(3, 3))
+               for _ in range(3)],)
+    for part in (0, 1):
+        def f(a):
+            return jnp.linalg.eigh(a)[part]
+        assert_series(jet(f, primals, series), by_nested_jvp(f, primals, series), rtol=1e-9)
 
 
 def test_atan2_on_the_y_axis(x64):
@@ -425,8 +440,8 @@ def test_errors_name_the_problem():
         jet(jnp.sin, (x,), ([x], [x]))
     with pytest.raises(TypeError, match="must be tuples or lists"):
         jet(jnp.sin, x, [x])
-    with pytest.raises(NotImplementedError, match="'eigh'.*matrix decompositions"):
-        jet(lambda v: jnp.linalg.eigh(jnp.outer(v, v))[0], (x,), ([x],))
+    with pytest.raises(NotImplementedError, match="'svd'.*matrix decompositions"):
+        jet(lambda v: jnp.linalg.svd(jnp.outer(v, v))[1], (x,), ([x],))
 
 
 def test_every_differentiable_primitive_has_a_rule_or_says_why_not():

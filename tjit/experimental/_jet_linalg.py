@@ -1,9 +1,10 @@
 """Taylor-series rules of the linear-algebra primitives for ``tjit.experimental.jet``:
-``triangular_solve``, ``lu`` and ``cholesky``, so that ``solve``, ``inv``, ``det``,
-``slogdet``, ``cho_factor``/``cho_solve`` have series (JAX's jet has none of these).
+``triangular_solve``, ``lu``, ``cholesky`` and ``eigh``, so that ``solve``, ``inv``,
+``det``, ``slogdet``, ``cho_factor``/``cho_solve`` and ``eigh`` have series (JAX's jet
+has none of these).
 
 Each factorization's series follows from the Cauchy product of its defining identity
-(``op(A) x = b``, ``P A = L U``, ``S = L L^H``): the k-th term solves a linear equation
+(``op(A) x = b``, ``P A = L U``, ``S = L L^H``, ``A V = V diag(w)``): the k-th term solves a linear equation
 in the primal factors whose right side holds the lower-order terms, the same equation
 the primitive's jvp solves for k = 1.
 """
@@ -87,7 +88,7 @@ def _cholesky_rule(primals, series):
     l0 = la.cholesky_p.bind(a)
     ls = [l0]
     for k, a_k in enumerate(series[0], 1):
-        r = _hermitian_lower(a_k)
+        r = _hermitian_from(a_k, lower=True)
         if k > 1:
             r = r - sum_terms(ls[j] @ _adjoint(ls[k - j]) for j in range(1, k))
         x = la.triangular_solve_p.bind(l0, r, left_side=False, lower=True, transpose_a=True,
@@ -102,10 +103,55 @@ def _adjoint(m):
     return jnp.conj(jnp.swapaxes(m, -1, -2))
 
 
-def _hermitian_lower(g):
-    strict = jnp.tril(g, -1)
-    diag = jnp.real(g - strict - jnp.triu(g, 1)).astype(g.dtype)   # (LAPACK: real diagonal)
+def _hermitian_from(g, lower):
+    """The Hermitian matrix of ``g``'s lower (or upper) triangle: what a factorization
+    that reads one triangle sees of ``g``; LAPACK takes the diagonal as real."""
+    strict = jnp.tril(g, -1) if lower else jnp.triu(g, 1)
+    diag = jnp.real(g - jnp.tril(g, -1) - jnp.triu(g, 1)).astype(g.dtype)
     return strict + _adjoint(strict) + diag
 
 
 jet_rules[la.cholesky_p] = _cholesky_rule
+
+
+def _eigh_rule(primals, series, *, lower):
+    """A V = V diag(w), V^H V = I. With ``V_k = V_0 C_k``, the t^k terms of the first
+    give ``w_k = diag(R_k)`` and ``(C_k)_ij = (R_k)_ij / (w_j - w_i)`` off the diagonal,
+    ``R_k = sum_{j=1..k} (V_0^H A_j V_0) C_{k-j} - sum_{j=1..k-1} C_{k-j} diag(w_j)``
+    (C_0 = I); the second and the jvp's phase convention fix diag(C_k)
+    (:func:`_eigh_gauge`). Distinct eigenvalues, as the jvp."""
+    a, = primals
+    v0, w0 = la.eigh_p.bind(a, lower=lower)
+    n = a.shape[-1]
+    eye = jnp.eye(n, dtype=a.dtype)
+    wc = w0.astype(a.dtype)
+    inv_gap = 1 / (wc[..., None, :] - wc[..., :, None] + eye) - eye   # 1/(w_j - w_i)
+    vh0 = _adjoint(v0)
+    b = [vh0 @ _hermitian_from(t, lower) @ v0 for t in series[0]]
+    cs, ws = [eye], [w0]
+    for k in range(1, len(b) + 1):
+        r = sum_terms(b[j - 1] @ cs[k - j] for j in range(1, k + 1))
+        if k > 1:
+            r = r - sum_terms(cs[k - j] * ws[j].astype(a.dtype)[..., None, :]
+                              for j in range(1, k))
+        ws.append(jnp.real(jnp.diagonal(r, axis1=-2, axis2=-1)))
+        c = r * inv_gap
+        if k > 1:
+            c = c + _eigh_gauge(cs, k, eye)
+        cs.append(c)
+    return [v0, w0], [[v0 @ c for c in cs[1:]], ws[1:]]
+
+
+def _eigh_gauge(cs, k, eye):
+    """diag(C_k): its real part from V^H V = I, its imaginary part from the jvp's gauge
+    along the curve, Im diag(V(t)^H V'(t)) = 0, whose t^(k-1) term is
+    ``k Im diag(C_k) + Im diag(sum_{j=1..k-1} (k-j) C_j^H C_{k-j}) = 0``."""
+    gram = sum_terms(_adjoint(cs[j]) @ cs[k - j] for j in range(1, k))
+    diag = -0.5 * jnp.real(gram)
+    if jnp.iscomplexobj(gram):
+        weighted = sum_terms((k - j) * (_adjoint(cs[j]) @ cs[k - j]) for j in range(1, k))
+        diag = diag - (1j / k) * jnp.imag(weighted)
+    return (diag * eye).astype(eye.dtype)
+
+
+jet_rules[la.eigh_p] = _eigh_rule

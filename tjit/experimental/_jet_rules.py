@@ -619,8 +619,8 @@ _say("scatter with a nonlinear combiner has no series rule yet (scatter, scatter
 _say("collective extrema have no series rule yet (psum and the data movers have one)",
      "pmax", "pmin")
 _say("matrix decompositions have no series rule yet (JAX's jet has none either; "
-     "lu, cholesky and triangular_solve have one: solve, inv, det, cho_factor work)",
-     "eig", "eigh", "svd", "qr", "schur",
+     "lu, cholesky, eigh and triangular_solve have one)",
+     "eig", "svd", "qr", "schur",
      "hessenberg", "tridiagonal", "geqrf", "householder_product", "ormqr")
 _say("special functions whose derivatives leave the ruled set (incomplete gamma/beta, "
      "hypergeometric, Owen's T, Bessel) have no series rule yet",
