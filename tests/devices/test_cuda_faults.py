@@ -17,7 +17,7 @@ import pytest
 import tjit
 import tjit.numpy as jnp
 from tjit import lax
-from tjit.devices import backend, cuda, cuda_compile, disk_cache
+from tjit.devices import backend, cuda, cuda_compile, cuda_probe, disk_cache
 from tjit.xla_like.compile import compile_program
 from tjit.xla_like.target import CUDA
 
@@ -47,7 +47,7 @@ def test_probe_without_driver_library_does_not_import_cupy(monkeypatch):
     """A machine with CuPy but no driver answers from a dlopen: the CPU user's first jit
     probes CUDA first and must not pay CuPy's import (0.3-1 s)."""
     pytest.importorskip("cupy")
-    monkeypatch.setattr(cuda, "_DRIVER_LIBRARY", "libtjit-no-such-driver.so.1")
+    monkeypatch.setattr(cuda_probe, "DRIVER_LIBRARY", "libtjit-no-such-driver.so.1")
     monkeypatch.delitem(sys.modules, "cupy", raising=False)
     reason = cuda._probe()
     assert "no NVIDIA driver found" in reason and "libtjit-no-such-driver" in reason
@@ -56,7 +56,7 @@ def test_probe_without_driver_library_does_not_import_cupy(monkeypatch):
 
 def test_probe_without_driver_or_device(monkeypatch):
     cupy = pytest.importorskip("cupy")
-    monkeypatch.setattr(cuda, "_driver_missing", lambda: None)   # (as on a GPU machine)
+    monkeypatch.setattr(cuda_probe, "driver_missing", lambda: None)   # (as on a GPU machine)
     monkeypatch.setattr(cupy.cuda.runtime, "driverGetVersion", lambda: 0)
     assert "no NVIDIA driver" in cuda._probe()
     monkeypatch.setattr(cupy.cuda.runtime, "driverGetVersion", lambda: 12090)

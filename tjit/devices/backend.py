@@ -49,6 +49,11 @@ PUBLIC_NAMES = {"cuda": "gpu"}
 INSTALL_HINTS = {"cuda": 'pip install "tjit[cuda]"', "opencl": 'pip install "tjit[opencl]"'}
 #: The default when ``TJIT_PLATFORMS`` is unset (a GPU will come first once there is one).
 DEFAULT_ORDER = ("cuda", "cpu")
+#: Built-in backends costly to import, with a module whose ``cached_quick_reason()``
+#: says without that import whether the backend cannot run here (None: it may):
+#: :func:`default_backend` asks it first, so a CPU user's first ``jit`` does not import
+#: the CUDA backend (its C renderer and NVRTC modules: ~30-50 ms) only to skip it.
+_PROBES = {"cuda": "tjit.devices.cuda_probe"}
 
 _REGISTRY = {}
 _LOCK = threading.Lock()
@@ -224,12 +229,23 @@ def default_backend():
         source, env = "TJIT_PLATFORMS", os.environ.get("TJIT_PLATFORMS", "").strip()
     order = [n.strip() for n in env.split(",") if n.strip()] if env else DEFAULT_ORDER
     for name in order:
+        if _ruled_out_unimported(name):
+            continue
         b = _lookup(name)
         if b is not None and b.available():
             return PUBLIC_NAMES.get(name, name)
     raise RuntimeError(f"{source}={env!r} names no usable backend; usable here: "
                        + ", ".join(repr(n) for n in _usable()) + "; "
                        + _why_unusable(order[0]))
+
+
+def _ruled_out_unimported(name):
+    """Whether built-in backend ``name``, not imported yet, cannot run here by its cheap
+    probe (``_PROBES``); a backend already registered answers for itself."""
+    name = ALIASES.get(name, name)
+    if name in _REGISTRY or name not in _PROBES:
+        return False
+    return importlib.import_module(_PROBES[name]).cached_quick_reason() is not None
 
 
 def _why_unusable(name):

@@ -76,6 +76,7 @@ from tjit.devices import (
     cuda_copies,
     cuda_graphs,
     cuda_pointwise,
+    cuda_probe,
 )
 from tjit.devices.executable import Executable
 from tjit.devices.runner import (
@@ -90,42 +91,18 @@ from tjit.tracing import core, transfer_guard
 from tjit.xla_like.compile import compile_program, size_symbols
 from tjit.xla_like.target import CUDA
 
-INSTALL = 'pip install "tjit[cuda]"'
+INSTALL = cuda_probe.INSTALL
 #: Size bindings of a polymorphic program whose runners (and temporaries) are kept.
 MAX_SIZE_BINDINGS = 8
 #: Upper bound on a launch's blocks (kernels stride over the rest).
 MAX_GROUPS = 65535
 
 
-#: The NVIDIA driver's library, per OS (macOS has none).
-_DRIVER_LIBRARY = {"win32": "nvcuda.dll", "darwin": None}.get(sys.platform, "libcuda.so.1")
-
-
-def _driver_missing():
-    """Why the NVIDIA driver cannot be loaded (None: it loads). A dlopen costs about a
-    millisecond, where importing CuPy costs 0.3-1 s: the CPU user's first ``jit`` asks
-    the default backend order, which starts with CUDA, so a machine with CuPy but no GPU
-    must learn it without the import."""
-    if _DRIVER_LIBRARY is None:
-        return f"CUDA has no driver on {sys.platform}"
-    try:
-        ctypes.CDLL(_DRIVER_LIBRARY)
-    except OSError as e:
-        return f"{_DRIVER_LIBRARY} cannot be loaded: {e}"
-    return None
-
-
 def _probe():
     """Why the CUDA backend cannot run here (what is missing, how to install), or None."""
-    try:
-        found = importlib.util.find_spec("cupy") is not None
-    except (ImportError, ValueError):
-        found = False
-    if not found:
-        return f"CuPy is not installed (No module named cupy); install tjit's CUDA extra: {INSTALL}"
-    missing = _driver_missing()
-    if missing is not None:
-        return f"no NVIDIA driver found ({missing}); install the NVIDIA driver"
+    quick = cuda_probe.quick_reason()     # (CuPy installed, a driver that loads)
+    if quick is not None:
+        return quick
     try:
         import cupy
     except ImportError as e:
