@@ -377,6 +377,21 @@ def test_grad_of_jet_term_vs_closed_form(x64):
     np.testing.assert_allclose(g(0.7), np.exp(0.7), rtol=1e-14)
 
 
+def test_grad_through_jet_of_loops_cond_det_and_pooling_vs_finite_differences(x64):
+    def f(v):
+        return (lax.fori_loop(0, 3, lambda i, c: jnp.sin(c) * v, v).sum()
+                + lax.cond(v[0] > 0, jnp.exp, jnp.cos, v).sum()
+                + jnp.linalg.det(jnp.outer(v, v) + jnp.eye(2))
+                + lax.reduce_window(v, -jnp.inf, lax.max, (2,), (1,), "VALID").sum())
+
+    def third(x):
+        return jet(f, (x,), ([jnp.ones_like(x), 0 * x, 0 * x],))[1][2]
+    x, eps = np.array([0.3, 0.6]), 1e-5
+    fd = [(third(x + eps * e) - third(x - eps * e)) / (2 * eps) for e in np.eye(2)]
+    np.testing.assert_allclose(tjit.grad(third)(x), fd, rtol=1e-7)
+    np.testing.assert_allclose(tjit.jit(tjit.grad(third))(x), fd, rtol=1e-7)
+
+
 def test_pytrees_in_and_out(x64):
     a, b = np.array([0.5, -1.0]), np.array([2.0, 0.25])
     primals = ({"a": a, "b": [b]},)
