@@ -4,9 +4,9 @@
 has none of these).
 
 Each factorization's series follows from the Cauchy product of its defining identity
-(``op(A) x = b``, ``P A = L U``, ``S = L L^H``, ``A V = V diag(w)``): the k-th term solves a linear equation
-in the primal factors whose right side holds the lower-order terms, the same equation
-the primitive's jvp solves for k = 1.
+(``op(A) x = b``, ``P A = L U``, ``S = L L^H``, ``A V = V diag(w)``): the k-th term
+solves a linear equation in the primal factors whose right side holds the lower-order
+terms, the same equation the primitive's jvp solves for k = 1.
 """
 
 import tjit.numpy as jnp

@@ -45,8 +45,8 @@ def jet(fun, primals, series, factorial_scaled=True, **_):
       series: tuple or list with one entry per argument: the list of its higher Taylor
         terms ``[h_1, ..., h_K]``, each with that argument's structure (an argument that
         is a pytree takes a list of pytrees) or ``zero_term``. ``K``, the same for every
-        argument, is the degree. Terms of integer or boolean arguments carry no derivative and are
-        ignored (as their tangents are float0 under ``jvp``).
+        argument, is the degree. Terms of integer or boolean arguments carry no
+        derivative and are ignored (as their tangents are float0 under ``jvp``).
       factorial_scaled: True (default): the k-th term is the k-th derivative
         :math:`\partial^k h(x)[v, ..., v]`, in input and output. False: the plain
         Taylor coefficients (the k-th derivative divided by k!), as ``jet2``.
@@ -55,22 +55,7 @@ def jet(fun, primals, series, factorial_scaled=True, **_):
       ``(primals_out, series_out)``: ``fun(*primals)``, and the output's terms with
       the output's structure, each leaf replaced by its list of ``K`` terms.
     """
-    if not isinstance(primals, (tuple, list)) or not isinstance(series, (tuple, list)):
-        raise TypeError("jet: primals and series must be tuples or lists (one entry per "
-                        f"argument of the function); got {type(primals).__name__} and "
-                        f"{type(series).__name__}")
-    if len(primals) != len(series):
-        raise ValueError(f"jet: {len(primals)} primals but {len(series)} series; give one "
-                         f"list of Taylor terms per argument")
-    orders = {len(s) if isinstance(s, (tuple, list)) else None for s in series}
-    if None in orders:
-        raise TypeError("jet: each argument's series must be a list or tuple of terms; "
-                        f"got {[type(s).__name__ for s in series]}")
-    if len(orders) > 1:
-        raise ValueError("jet terms have inconsistent lengths for different arguments: "
-                         f"{[len(s) for s in series]}; every argument needs the same "
-                         f"number of Taylor terms")
-    order = orders.pop() if orders else 0
+    order = _order_of(primals, series)
     compiled = _compiled(fun, order, factorial_scaled)
     if compiled is not None:   # jet(jit(f)): the jit of jet(f), traced once per signature
         return compiled(tuple(primals), tuple(series))
@@ -112,6 +97,26 @@ def _scale(t, c):
     if t is zero_term or c == 1 or not dtypes.is_inexact(get_aval(t).dtype):
         return t
     return t * c
+
+
+def _order_of(primals, series):
+    """The common number of terms ``K``, after checking the containers' shapes."""
+    if not isinstance(primals, (tuple, list)) or not isinstance(series, (tuple, list)):
+        raise TypeError("jet: primals and series must be tuples or lists (one entry per "
+                        f"argument of the function); got {type(primals).__name__} and "
+                        f"{type(series).__name__}")
+    if len(primals) != len(series):
+        raise ValueError(f"jet: {len(primals)} primals but {len(series)} series; give one "
+                         f"list of Taylor terms per argument")
+    orders = {len(s) if isinstance(s, (tuple, list)) else None for s in series}
+    if None in orders:
+        raise TypeError("jet: each argument's series must be a list or tuple of terms; "
+                        f"got {[type(s).__name__ for s in series]}")
+    if len(orders) > 1:
+        raise ValueError("jet terms have inconsistent lengths for different arguments: "
+                         f"{[len(s) for s in series]}; every argument needs the same "
+                         f"number of Taylor terms")
+    return orders.pop() if orders else 0
 
 
 def _flat_series(primals, series, order):
