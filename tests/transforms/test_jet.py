@@ -392,6 +392,17 @@ def test_grad_through_jet_of_loops_cond_det_and_pooling_vs_finite_differences(x6
     np.testing.assert_allclose(tjit.jit(tjit.grad(third))(x), fd, rtol=1e-7)
 
 
+def test_jet_of_jet_and_jvp_mixtures(x64):
+    x = 0.7
+    inner = lambda v: jet(jnp.sin, (v,), ([1.0, 0.0],))[1][1]   # -sin(v)
+    y, terms = jet(inner, (x,), ([1.0, 0.0],))
+    np.testing.assert_allclose([y] + terms, [-np.sin(x), -np.cos(x), np.sin(x)], rtol=1e-14)
+    _, t = tjit.jvp(lambda v: jet(jnp.sin, (v,), ([1.0],))[1][0], (x,), (1.0,))
+    np.testing.assert_allclose(t, -np.sin(x), rtol=1e-14)
+    _, terms = jet(lambda v: tjit.jvp(jnp.sin, (v,), (1.0,))[1], (x,), ([1.0],))
+    np.testing.assert_allclose(terms, [-np.sin(x)], rtol=1e-14)
+
+
 def test_pytrees_in_and_out(x64):
     a, b = np.array([0.5, -1.0]), np.array([2.0, 0.25])
     primals = ({"a": a, "b": [b]},)
