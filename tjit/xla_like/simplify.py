@@ -224,11 +224,14 @@ def rewrite(module, target=CPU):
         if cur is not i and i.id in b.users:
             b.users[cur.id] = b.users[i.id]     # (the same value, new operands)
         # dtypes kernels cannot compute (float16, complex) stay in library calls untouched;
-        # so do ops on float8/int4: the rules' algebra (x + 0 -> x, lossless converts)
-        # is that of NumPy's own dtypes, not of a type that rounds every result
-        if i.opcode != "parameter" and cur.dtype in target.kernel_dtypes and not (
-                cur.dtype in hlo.NARROW_KERNEL_DTYPES
-                or any(o.dtype in hlo.NARROW_KERNEL_DTYPES for o in cur.operands)):
+        # so does arithmetic on float8/int4: the rules' algebra (x + 0 -> x, lossless
+        # converts) is that of NumPy's own dtypes, not of a type that rounds every result
+        # (layout rules move bits, whatever they mean: a split reduction's reshape still
+        # sinks through a float8 quantize step to the parameter)
+        if i.opcode != "parameter" and cur.dtype in target.kernel_dtypes and (
+                cur.opcode in _LAYOUT_OPCODES or not (
+                    cur.dtype in hlo.NARROW_KERNEL_DTYPES
+                    or any(o.dtype in hlo.NARROW_KERNEL_DTYPES for o in cur.operands))):
             for fn in RULES.get(cur.opcode, ()):
                 new = fn(cur, b)
                 if new is not None:
@@ -368,6 +371,10 @@ def is_zero(i):
     """Scalar constant +0 or -0 (any dtype)."""
     v = scalar_value(i)
     return v is not None and not v.any()
+
+
+#: opcodes whose rules only move values (no arithmetic): they apply to every dtype
+_LAYOUT_OPCODES = frozenset(("reshape", "transpose", "broadcast", "slice", "rev", "constant"))
 
 
 def _kind(dt):
