@@ -470,6 +470,31 @@ def test_errors_name_the_problem():
         jet(lambda v: jnp.linalg.svd(jnp.outer(v, v))[1], (x,), ([x],))
 
 
+def test_a_user_primitive_gets_its_rule_from_jet_rules():
+    from tjit.extend.core import Primitive as UserPrimitive
+    cube_p = UserPrimitive("test_jet_cube")
+    cube_p.def_impl(lambda x: np.asarray(x) ** 3)
+    cube_p.def_abstract_eval(lambda x: x)
+    bare_p = UserPrimitive("test_jet_bare")
+    bare_p.def_impl(lambda x: np.asarray(x))
+    bare_p.def_abstract_eval(lambda x: x)
+
+    def cube_rule(primals, series):   # first order only, enough for K = 1
+        (x,), ((t,),) = primals, series
+        return cube_p.bind(x), [3 * x ** 2 * t]
+    jet_rules[cube_p] = cube_rule
+    try:
+        x = jnp.array([2.0])
+        y, (t,) = jet(lambda v: cube_p.bind(v) + 1, (x,), ([jnp.array([1.0])],))
+        np.testing.assert_allclose([y, t], [[9.0], [12.0]])
+        _, (t,) = tjit.jit(lambda v: jet(cube_p.bind, (v,), ([v],)))(x)
+        np.testing.assert_allclose(t, [24.0])
+        with pytest.raises(NotImplementedError, match="'test_jet_bare'.*jet_rules"):
+            jet(bare_p.bind, (x,), ([x],))
+    finally:
+        del jet_rules[cube_p]
+
+
 def test_every_differentiable_primitive_has_a_rule_or_says_why_not():
     """A primitive with a jvp rule and floating results must have a jet rule or an entry
     in ``no_rule`` (integer/boolean-valued ones need neither: listed here)."""
