@@ -48,10 +48,12 @@ def asarray_for_lax(x, like_dtype=None):
                             f"with an operand of dtype {dt} without losing information; "
                             f"lax does not promote: convert explicitly (e.g. "
                             f"lax.convert_element_type) or use tjit.numpy")
-        if kind is int and dtypes.is_int(dt):
-            info = dtypes.iinfo(dt)
+        if kind is int:  # it must fit an integer dt; else the default int, as in JAX
+            fit = dt if dtypes.is_int(dt) else dtypes.default_int()  # (float32 + 2**40)
+            info = dtypes.iinfo(fit)
             if not info.min <= x <= info.max:
-                raise OverflowError(f"Python int {x} too large to convert to {dt}")
+                raise OverflowError(f"Python int {x} too large to convert to "
+                                    f"{np.dtype(fit)}")
         return Array(np.asarray(x, dt), kind is not bool)
     raise TypeError(f"tjit.lax: expected an array or scalar, got {type(x).__name__}: "
                     f"{x!r:.60}")
@@ -362,8 +364,16 @@ def convert_element_type(operand, new_dtype, weak_type=False):
     """Convert ``operand`` to ``new_dtype`` (float->int truncates toward zero and
     saturates: +-inf and out-of-range values give the int's max/min; NaN becomes 0, as
     in XLA)."""
-    x = asarray_for_lax(operand)
     new_dtype = dtypes.canonicalize(dtypes.check_dtype(new_dtype, "convert_element_type"))
+    t = type(operand)
+    if t in (int, float, builtins.complex) and dtypes.kind(new_dtype) in "fc" and \
+            dtypes.kind(new_dtype) in _SCALAR_FITS[t]:
+        # a Python number becomes a float/complex new_dtype directly, as in JAX: 2**40
+        # becomes float32 without a stop in the default int, which it does not fit
+        with np.errstate(over="ignore"):  # 1e300 as float32 is inf, silently (as JAX)
+            x = Array(np.asarray(operand, new_dtype), True)
+    else:
+        x = asarray_for_lax(operand)
     if x.dtype == new_dtype and getattr(x, "weak_type", False) == weak_type:
         return x
     return ew.convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type)

@@ -110,6 +110,9 @@ def refuses_operand(e):
 
 def _refuse(fname, a, where):
     fix = "; wrap it with jnp.asarray(...) first" if isinstance(a, (list, tuple)) else ""
+    if hasattr(type(a), "__jax_array__"):  # as JAX: only an explicit conversion calls it
+        fix = ("; it defines __jax_array__, which tjit.numpy functions do not call "
+               "implicitly (as in JAX): convert it first with jnp.asarray(...)")
     raise TypeError(f"{fname} requires ndarray or scalar arguments, got "
                     f"{type(a).__name__}{where}{fix}")
 
@@ -179,6 +182,10 @@ def _asarray(a, dtype, copy, op):
         return np.asarray(a)  # a float0 tangent holds no data: NumPy's, as JAX's is
     if dtype is not None:
         dtype = dtypes.canonicalize_user_dtype(dtype, op)
+    if hasattr(type(a), "__jax_array__") and not isinstance(a, (Array, Tracer)):
+        # JAX's protocol: jnp.asarray/jnp.array call it (other functions refuse such
+        # objects, _refuse); it may return an array, a scalar or a list
+        a = a.__jax_array__()
     if isinstance(a, (Array, Tracer)):
         # an explicit dtype gives a strong array, a weak input's own dtype included (JAX)
         if dtype is not None and (a.dtype != dtype or a.weak_type):
@@ -245,6 +252,23 @@ def check_int_fits(v, dt):
         raise OverflowError(f"Python int {v} too large to convert to {dt}")
 
 
+def check_operand_int(v, dt):
+    """Python int operand ``v`` of a tjit.numpy function, promoted to ``dt``: as in JAX,
+    it is first a weak value of the default int dtype (int32 unless x64 is on), so it
+    must fit that whatever ``dt`` is (float32_array * 2**40 raises OverflowError, as in
+    JAX, rather than rounding silently), then the integer ``dt`` it becomes."""
+    default = dtypes.default_int()
+    info = dtypes.iinfo(default)
+    if not info.min <= v <= info.max:
+        raise OverflowError(
+            f"Python int {v} too large to convert to {np.dtype(default)}: a Python int "
+            f"operand is a weak {np.dtype(default)} (as in JAX). Fix: write it as a float "
+            f"({float(v)!r}), pass a NumPy scalar or array of a wider dtype, or enable x64 "
+            f"(tjit.config.update('jax_enable_x64', True))")
+    if dtypes.is_int(dt):
+        check_int_fits(v, dt)
+
+
 def _check_int_range(v, dtype):
     """Python ints must fit the integer dtype they become (no silent wrapping; as JAX
     and NumPy 2 do)."""
@@ -307,8 +331,8 @@ def _convert(x, dt, weak):
     if config.guards_host_to_device and not is_expr(x):
         transfer_guard.check_host_operand(x, "tjit.numpy")
     if type(x) in _SCALARS or isinstance(x, _SCALARS):
-        if isinstance(x, int) and not isinstance(x, bool) and dtypes.is_int(dt):
-            check_int_fits(x, dt)
+        if isinstance(x, int) and not isinstance(x, bool):
+            check_operand_int(x, dt)
         if isinstance(x, complex) and not dtypes.is_complex(dt):
             raise TypeError(f"cannot convert complex scalar {x} to {dt}")
         return Array(scalar_as(x, dt), weak)
@@ -420,9 +444,9 @@ def _scalar_keeps_dtype(v, t, dt):
     """True when Python scalar ``v`` combined with a (non-weak) ``dt`` array gives ``dt``."""
     if t is float:
         return dtypes.is_inexact(dt)
-    if t is int:
-        return dtypes.is_inexact(dt) or (dt.kind == "i" and dt.itemsize >= 4 and
-                                    -2**31 <= v < 2**31)
+    if t is int:  # (ints outside int32 take the general path: check_operand_int)
+        return -2**31 <= v < 2**31 and (dtypes.is_inexact(dt) or
+                                        (dt.kind == "i" and dt.itemsize >= 4))
     return False
 
 

@@ -8,8 +8,8 @@ weak-type rule. Promotion depends on that signature only, never on the number's 
 so the outcome is kept as a :func:`plan`: the dtype the array is cast to (``int32 *
 2.0`` computes in float32), the dtype the number becomes, and the primitive's fast-lane
 call. Later calls replay it. What depends on the value is redone for each new number,
-as the general path does it: a Python int must fit the integer dtype it becomes
-(OverflowError), and a float that overflows its dtype becomes inf silently
+as the general path does it: a Python int must fit the default int dtype and the
+integer dtype it becomes (OverflowError), and a float that overflows its dtype becomes inf silently
 (``scalar_as``); the number's 0-d array is then kept with its call. Plans live in
 :mod:`tjit.numpy._lane_tables`'s tables, emptied when the x64 switch changes.
 """
@@ -21,7 +21,7 @@ import numpy as np
 
 from tjit.tracing.core import Array, fast_runner2, quiet_ufunc_runner
 from tjit.tracing.fp_quiet import quiet_call, quiet_run
-from tjit.numpy._core import check_int_fits, scalar_as
+from tjit.numpy._core import check_operand_int, scalar_as
 
 _ndarray, _asarray = np.ndarray, np.asarray
 #: ``o = new_array(Array)``, then all slots set (``o._value``, ``o._weak``, ``o._sig``):
@@ -108,7 +108,7 @@ class _entries:
     def __init__(self, direct, array_dtype, dt, sdt, number_type, side):
         self.direct, self.array_dtype, self.dt, self.sdt = direct, array_dtype, dt, sdt
         self.side = side
-        self.check = number_type is int and sdt.kind in "iu"
+        self.check = number_type is int  # (it must fit the default int, and sdt if an int)
         self.consts, self.neg_zero = {}, None
 
     def __call__(self, v):
@@ -116,7 +116,7 @@ class _entries:
         if neg_zero and self.neg_zero is not None:
             return self.neg_zero
         if self.check:
-            check_int_fits(v, self.sdt)
+            check_operand_int(v, self.sdt)
         s = scalar_as(v, self.sdt)
         e = (s,) + self._call_for(v, s)
         if neg_zero:
