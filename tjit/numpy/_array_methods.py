@@ -13,6 +13,7 @@ import numpy as np
 from tjit.tracing.core import Array, Tracer
 from tjit.tracing.traceback_util import eager_boundary
 from tjit.tracing.traceback_util import filter_at_entry as _filter_at_entry
+from tjit import lax
 from tjit import numpy as jnp
 from tjit.numpy._dtypes import view as _dtype_view
 from tjit.numpy._core import defers_to as _defers
@@ -101,9 +102,32 @@ def _tobytes(self, order="C"):
 
 
 def _round(self, ndigits=None):
-    if isinstance(self, Array) and self.ndim == 0:  # round(x) on a concrete scalar
-        return round(self.item(), ndigits)
-    return jnp.round(self, ndigits or 0)
+    """``round(x[, ndigits])``: an array, as JAX's (Python's round of a float gives an int
+    without ndigits, so the result is then of the default int dtype)."""
+    out = jnp.round(self, ndigits or 0)
+    return out.astype(int) if ndigits is None else out
+
+
+def _matrix_transpose(self):
+    if self.ndim < 2:
+        raise ValueError(f"x.mT: x must be at least two-dimensional (a stack of matrices) "
+                         f"for matrix_transpose; got shape {tuple(self.shape)}. For a "
+                         f"1-D array use x itself or x[:, None] (a column)")
+    return jnp.swapaxes(self, -1, -2)
+
+
+def _byteswap(self, inplace=False):
+    """The array with each element's bytes reversed (little- <-> big-endian), as
+    ``numpy.ndarray.byteswap``; the dtype is kept."""
+    if inplace:
+        raise ValueError("x.byteswap(inplace=True): tjit arrays are immutable; use "
+                         "x = x.byteswap()")
+    if jnp.iscomplexobj(self):
+        return lax.complex(_byteswap(self.real), _byteswap(self.imag))
+    if self.dtype.itemsize == 1:
+        return self.copy()
+    as_bytes = lax.bitcast_convert_type(self, np.uint8)   # a trailing axis of bytes
+    return lax.bitcast_convert_type(lax.rev(as_bytes, (self.ndim,)), self.dtype)
 
 
 def _setitem(self, idx, value):
@@ -172,11 +196,12 @@ _METHODS = {
     "view": _view,
     "compress": _compress,
     "tobytes": _tobytes,
+    "byteswap": _byteswap,
 }
 
 _PROPERTIES = {
     "T": lambda self: jnp.transpose(self),
-    "mT": lambda self: jnp.swapaxes(self, -1, -2),
+    "mT": _matrix_transpose,
     "real": lambda self: jnp.real(self),
     "imag": lambda self: jnp.imag(self),
     "at": lambda self: jnp._IndexUpdateHelper(self),

@@ -690,9 +690,11 @@ class Array:
 
     def __index__(self):
         try:
-            if not dtypes.is_int(self.dtype) and not dtypes.is_bool(self.dtype):
-                raise TypeError(f"only integer scalar arrays can be converted to an index, "
-                                f"got dtype {self.dtype}")
+            if not dtypes.is_int(self.dtype):  # bool too, as NumPy's and JAX's
+                raise TypeError(f"only integer scalar arrays can be converted to an index "
+                                f"(operator.index, range(), a list index), got dtype "
+                                f"{self.dtype}; convert first, e.g. int(x) or "
+                                f"x.astype(int)")
             return int(self._value)
         except Exception as e:
             filter_at_entry(e)
