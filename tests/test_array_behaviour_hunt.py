@@ -1,0 +1,169 @@
+"""Array behaviours a notebook user meets, where tjit differed from JAX (found by
+benchmarks/diff_array_api.py). References are NumPy's and Python's values and JAX's
+documented semantics (Python ints are weak values of the default int dtype; round()
+of an array is an array; ``__jax_array__`` is called by jnp.asarray/array)."""
+
+import operator
+
+import numpy as np
+import pytest
+
+import tjit
+import tjit.numpy as jnp
+from tjit import lax
+
+#: every binary operator of an Array, both sides (Python's spelling, and the operand
+#: order it calls)
+_BINARY = ["add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "lt", "le", "gt", "ge",
+           "eq", "ne", "and_", "or_", "xor", "lshift", "rshift"]
+_BIG = [2**31, -2**31 - 1, 2**40, 2**63, -2**70]
+
+
+def _operands(dtype):
+    return jnp.asarray(np.arange(1, 4), dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "complex64", "bfloat16", "int32", "uint8",
+                                   "bool"])
+@pytest.mark.parametrize("big", _BIG)
+def test_python_int_beyond_int32_is_an_overflow_error_with_every_operator(dtype, big):
+    # JAX: a Python int is a weak int32 (x64 off) before promotion, so 2**40 with any
+    # array raises OverflowError, not a float32 rounding of it (tjit computed
+    # float32_array * 2**40 silently, and bfloat16 + 2**63 raised "expected number")
+    x = _operands(dtype)
+    for name in _BINARY:
+        op = getattr(operator, name)
+        calls = [lambda: op(big, x)]
+        if name != "pow":   # x ** n with a Python int n is an integer power (JAX's too)
+            calls.append(lambda: op(x, big))
+        for call in calls:
+            for _ in range(2):  # the first call takes the general path, the next a lane's
+                with pytest.raises(OverflowError, match=rf"Python int {big}\b"):
+                    call()
+
+
+@pytest.mark.parametrize("fn", [jnp.add, jnp.multiply, jnp.maximum, jnp.where, jnp.clip,
+                                jnp.equal, jnp.true_divide, jnp.arctan2, jnp.hypot])
+def test_python_int_beyond_int32_in_jnp_functions(fn):
+    x = jnp.ones(3, jnp.float32)
+    args = {jnp.where: (x > 0, 2**40, x), jnp.clip: (x, 0, 2**40)}.get(fn, (x, 2**40))
+    with pytest.raises(OverflowError, match="int32"):
+        fn(*args)
+    with pytest.raises(OverflowError, match="int32"):
+        tjit.jit(lambda v: fn(*(v if a is x else a for a in args)))(x)
+
+
+def test_overflow_message_names_the_fix():
+    with pytest.raises(OverflowError) as e:
+        jnp.ones(2) * 2**40
+    msg = str(e.value)
+    assert "1099511627776.0" in msg and "x64" in msg  # the float spelling and the switch
+
+
+@pytest.mark.parametrize("v", [2**31 - 1, -2**31, 0, 7])
+def test_python_ints_inside_int32_still_combine(v):
+    x = np.arange(3, dtype=np.float32)
+    for _ in range(2):
+        np.testing.assert_array_equal(np.asarray(jnp.asarray(x) * v), x * np.float32(v))
+        np.testing.assert_array_equal(np.asarray(v - jnp.asarray(x)), np.float32(v) - x)
+
+
+def test_python_int_bound_follows_x64(x64):
+    v = 2**40   # an int64 with x64 on: float32 * v is then a float32 (JAX's promotion)
+    out = jnp.ones(2, jnp.float32) * v
+    assert out.dtype == np.float32
+    np.testing.assert_array_equal(np.asarray(out), np.float32(v))
+    with pytest.raises(OverflowError, match="int64"):
+        jnp.ones(2, jnp.float32) * 2**63
+
+
+@pytest.mark.parametrize("big", [2**40, -2**33, 2**63])
+def test_python_int_converts_straight_to_a_float_dtype(big):
+    # lax.convert_element_type / full take the number to the target dtype, as JAX (and
+    # NumPy's np.asarray(v, float32)) do: no stop in int32 (jnp.full raised OverflowError)
+    want = np.asarray(big, np.float32)
+    for got in (lax.convert_element_type(big, jnp.float32), jnp.full(2, big, jnp.float32),
+                lax.full((2,), big, jnp.float32), jnp.asarray(big, jnp.float32)):
+        assert got.dtype == np.float32
+        np.testing.assert_array_equal(np.asarray(got), want)
+
+
+@pytest.mark.parametrize("value", [2.567, -2.5, 3.5, 0.5, -0.49])
+def test_round_builtin_gives_arrays_as_jax(value):
+    x = jnp.float32(value)
+    out = round(x)   # Python's round(float) is an int: an int array (JAX's __round__)
+    assert isinstance(out, tjit.Array) and out.dtype == np.int32 and out.shape == ()
+    assert int(out) == int(np.round(np.float32(value)))   # half to even, as NumPy/Python
+    out1 = round(x, 1)
+    assert isinstance(out1, tjit.Array) and out1.dtype == np.float32
+    np.testing.assert_array_equal(np.asarray(out1), np.round(np.float32(value), 1))
+    v = np.array([value, value * 3], np.float32)
+    np.testing.assert_array_equal(np.asarray(round(jnp.asarray(v))), np.round(v).astype(int))
+    assert tjit.jit(lambda a: round(a))(x).dtype == np.int32
+
+
+def test_index_conversion_refuses_bool_arrays():
+    # NumPy and JAX: only integer arrays are indices (tjit took True as 1)
+    for x in (jnp.asarray(True), jnp.asarray([False])):
+        with pytest.raises(TypeError, match="integer"):
+            operator.index(x)
+        with pytest.raises(TypeError):
+            range(x)
+    assert operator.index(jnp.asarray(3)) == 3
+    assert [10, 20, 30][jnp.asarray(2, jnp.uint8)] == 30
+
+
+def test_mT_needs_two_dims():
+    with pytest.raises(ValueError, match=r"mT.*\(3,\)"):
+        jnp.ones(3).mT
+    with pytest.raises(ValueError, match="mT"):
+        jnp.float32(1).mT
+    v = np.arange(24.0, dtype=np.float32).reshape(2, 3, 4)
+    np.testing.assert_array_equal(np.asarray(jnp.asarray(v).mT), np.swapaxes(v, -1, -2))
+    assert tjit.jit(lambda a: a.mT)(jnp.ones((2, 5))).shape == (5, 2)
+
+
+@pytest.mark.parametrize("dtype", ["int16", "uint16", "int32", "uint32", "float16",
+                                   "float32", "complex64", "int8", "bool"])
+def test_byteswap_matches_numpy(dtype):
+    rng = np.random.default_rng(3)
+    v = (rng.standard_normal((2, 3)) * 100).astype(dtype)
+    if dtype == "complex64":
+        v = v + 1j * v[::-1]
+    x = jnp.asarray(v)
+    out = x.byteswap()
+    assert out.dtype == x.dtype and out.shape == x.shape
+    np.testing.assert_array_equal(np.asarray(out).view(np.uint8), v.byteswap().view(np.uint8))
+    np.testing.assert_array_equal(np.asarray(out.byteswap()), v)
+    np.testing.assert_array_equal(np.asarray(tjit.jit(lambda a: a.byteswap())(x)).view(
+        np.uint8), v.byteswap().view(np.uint8))
+    with pytest.raises(ValueError, match="immutable"):
+        x.byteswap(inplace=True)
+
+
+class _Wrapped:
+    """An object of JAX's ``__jax_array__`` protocol."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def __jax_array__(self):
+        return self.value
+
+
+@pytest.mark.parametrize("value", [jnp.arange(3.0), [1, 2], 3.5])
+def test_jax_array_protocol_in_asarray_and_array(value):
+    want = np.asarray(jnp.asarray(value))
+    for conv in (jnp.asarray, jnp.array):
+        got = conv(_Wrapped(value))
+        assert isinstance(got, tjit.Array) and got.dtype == want.dtype
+        np.testing.assert_array_equal(np.asarray(got), want)
+    assert jnp.asarray(_Wrapped(value), dtype=jnp.int32).dtype == np.int32
+    np.testing.assert_array_equal(
+        np.asarray(tjit.jit(lambda: jnp.asarray(_Wrapped(jnp.arange(2.0))) + 1)()), [1.0, 2.0])
+
+
+def test_jax_array_protocol_objects_elsewhere_name_the_conversion():
+    # as JAX: other functions do not call __jax_array__ implicitly; the error says how
+    with pytest.raises(TypeError, match=r"__jax_array__.*jnp\.asarray"):
+        jnp.sin(_Wrapped(jnp.ones(2)))
