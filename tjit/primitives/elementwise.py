@@ -12,6 +12,8 @@ Semantics follow XLA/``jax.lax`` where they differ from NumPy:
 * ``round`` rounds half away from zero unless ``rounding_method=ROUND_TO_NEAREST_EVEN``;
 * ``integer_pow`` multiplies out by squaring, as XLA, but never overflows or underflows
   where ``x**y`` does not, and float32 computes in float64 (``_integer_pow_expand``);
+* complex ``div``, ``sign`` and ``pow`` are NumPy's, redone where NumPy's formulas
+  overflow or give NaN for finite or limiting answers (``complex_scaled.py``);
 * ``max``/``min`` (and ``clamp``, the max/min reductions and cummax/cummin) propagate
   NaN and order -0.0 below +0.0 (IEEE 754-2019 maximum/minimum): max(+0, -0) is +0 in
   either operand order, where NumPy returns its second operand;
@@ -26,7 +28,7 @@ import numpy as np
 from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray, aval_of_value
 from tjit.tracing.core import never_weak
-from tjit.primitives import base, float8_round, ieee_minmax
+from tjit.primitives import base, complex_scaled, float8_round, ieee_minmax
 from tjit.primitives.base import (
     ANY, FLOAT, INT, INT_OR_BOOL, NUMBER, REAL_FLOAT, check_dtype_kind, new_primitive,
     same_dtypes, same_shapes)
@@ -68,7 +70,8 @@ neg_p = unop("neg", lambda xp, x: xp.negative(x))
 _REAL_OF = {dtypes.complex64: dtypes.float32, dtypes.complex128: dtypes.float64}
 abs_p = unop("abs", lambda xp, x: xp.abs(x), result_dtype=lambda dt: _REAL_OF.get(dt, dt))
 abs_p.def_weak_type(lambda w, **_: w)
-sign_p = unop("sign", lambda xp, x: _same(xp, xp.sign(x), x))
+sign_p = unop("sign", lambda xp, x: _same(xp, complex_scaled.sign(xp, x) if
+                                         dtypes.is_complex(x.dtype) else xp.sign(x), x))
 floor_p = unop("floor", lambda xp, x: xp.floor(x), kind=REAL_FLOAT)
 ceil_p = unop("ceil", lambda xp, x: xp.ceil(x), kind=REAL_FLOAT)
 is_finite_p = unop("is_finite", lambda xp, x: xp.isfinite(x), kind=REAL_FLOAT,
@@ -255,7 +258,7 @@ def _integer_pow_expand(ops, x, dt, y):
     """``x**y`` (``y != 0``) as one sequence of IEEE operations, shared by the reference
     impl and the lowering so that eager and jit agree bit for bit:
 
-    * ``y`` in (1, 2, 3, -1), integers and complex: the product chain (``1 / chain``
+    * ``y`` in (1, 2, 3, -1), integers and complex ``y > 0``: the product chain (``1 / chain``
       for ``y < 0``), in ``x``'s dtype (x*x and 1/x are correctly rounded, x*x*x within
       1.5 ulp; kept narrow, as cubes are hot in kernels such as tanh-GELU);
     * float16/float32, other ``y``: the chain (and ``1 / chain``) in float64, rounded
@@ -264,17 +267,23 @@ def _integer_pow_expand(ops, x, dt, y):
       result does not;
     * float64, ``y >= 3``: the chain, as XLA; its error grows with ``y``: within
       ``|y|`` ulp (observed 1.3 at 3, 9.8 at 16; tests/primitives/test_integer_pow.py);
-    * float64, ``y <= -2``: ``1 / x**-y`` where ``x**-y`` is a normal number, and
-      ``(1 / x)**-y`` where it would overflow or underflow (the true result is then tiny
-      or huge but may be finite: 1 / inf = 0 and 1 / 0 = inf would be wrong); within
-      ``|y|`` ulp (observed 13.9 at -15, for results near the top of the range).
+    * float64 and complex, ``y <= -2``: ``1 / x**-y`` where ``|x|**-y`` is a normal
+      number, and ``(1 / x)**-y`` where it would overflow or underflow (the true result
+      is then tiny or huge but may be finite: 1 / inf = 0 and 1 / 0 = inf would be
+      wrong); within ``|y|`` ulp (observed 13.9 at -15, for results near the top of the
+      range); complex ``y == -1`` divides ``1 - 0j`` (the zero signs of conj(x)/|x|**2).
     """
     dt = np.dtype(dt)
     n = abs(y)
-    if not dtypes.is_float(dt) or y in (1, 2, 3, -1):  # (bfloat16 is a float: kind "V")
+    cplx = dtypes.is_complex(dt)
+    # complex 1/z: 1 - 0j over z keeps conj(z)/|z|**2's zero signs, as NumPy's reciprocal
+    # and JAX's z ** -1 (1 / (1 + 0j) is 1 - 0j); their powers <= -2 divide 1 + 0j
+    one = complex(1, -0.0) if cplx and y == -1 else 1
+    # (bfloat16 is a float: kind "V")
+    if not (dtypes.is_float(dt) or cplx) or y in (1, 2, 3, -1) or (cplx and y > 0):
         acc = _pow_chain(ops, x, n)
-        return ops.div(ops.const(dt, 1), acc) if y < 0 else acc
-    if dt.itemsize < 8:
+        return acc if y > 0 else ops.div(ops.const(dt, one), acc)
+    if not cplx and dt.itemsize < 8:
         wide = np.dtype(np.float64)
         acc = _pow_chain(ops, ops.convert(x, wide), n)
         if y < 0:
@@ -282,10 +291,13 @@ def _integer_pow_expand(ops, x, dt, y):
         return ops.convert(acc, dt)
     if y > 0:
         return _pow_chain(ops, x, n)
-    # x**n is a normal float64 (and every partial product with it) for |x| in [lo, hi]
-    lo, hi = 2.0 ** (-1021 / n), 2.0 ** (1023 / n)
+    # |x|**n is a normal number (and every partial product with it) for |x| in [lo, hi]:
+    # 1 / x**n there; (1 / x)**n outside, where x**n would underflow or overflow though
+    # the result need not (complex: 1 / (a + a j)**2 was inf + nan j for a = 2**-1023)
+    fi = np.finfo(_REAL_OF.get(dt, dt))
+    lo, hi = 2.0 ** ((fi.minexp + 1) / n), 2.0 ** ((fi.maxexp - 1) / n)
     inside = ops.inside(ops.abs(x), lo, hi)
-    one = ops.const(dt, 1)
+    one = ops.const(dt, one)
     b = ops.select(inside, x, ops.div(one, x))
     acc = _pow_chain(ops, b, n)
     return ops.select(inside, ops.div(one, acc), acc)
@@ -334,7 +346,9 @@ def _div_impl(xp, x, y):
             x.dtype.type(dtypes.iinfo(x.dtype).max)
         return _same(xp, xp.where(y == 0, by_zero, q), x)
     q = _same(xp, xp.true_divide(x, y), x)
-    return _complex_div_recovery(xp, x, y, q) if dtypes.is_complex(x.dtype) else q
+    if not dtypes.is_complex(x.dtype):
+        return q
+    return _complex_div_recovery(xp, x, y, complex_scaled.rescale_quotients(xp, x, y, q))
 
 
 def _complex_div_recovery(xp, x, y, q):
@@ -379,7 +393,14 @@ def _rem_impl(xp, x, y):
 
 div_p = binop("div", _div_impl)
 rem_p = binop("rem", _rem_impl, kind=base.REAL_NUMBER)  # no complex remainder (XLA)
-pow_p = binop("pow", lambda xp, x, y: _same(xp, xp.power(x, y), x), kind=FLOAT)
+
+
+def _pow_impl(xp, x, y):
+    p = _same(xp, xp.power(x, y), x)
+    return complex_scaled.recover_powers(xp, x, y, p) if dtypes.is_complex(x.dtype) else p
+
+
+pow_p = binop("pow", _pow_impl, kind=FLOAT)
 # IEEE 754-2019 maximum/minimum: NaN propagates, -0.0 < +0.0 (see ieee_minmax.py)
 max_p = binop("max", lambda xp, x, y: _same(xp, ieee_minmax.maximum(xp, x, y), x), kind=ANY)
 min_p = binop("min", lambda xp, x, y: _same(xp, ieee_minmax.minimum(xp, x, y), x), kind=ANY)
@@ -1112,6 +1133,11 @@ del _p, _name
 # ufunc serves the real dtypes)
 div_p.eager_numpy = lambda dx, dy: (
     functools.partial(_quiet(_div_impl), np) if dtypes.is_complex(dx) else None)
+
+# complex power: the impl, for its limits at infinite and zero bases (NumPy's ufunc serves
+# the real dtypes)
+pow_p.eager_numpy = lambda dx, dy: (
+    functools.partial(_quiet(_pow_impl), np) if dtypes.is_complex(dx) else None)
 
 # log1p: NumPy's ufunc for real operands only (its complex loop loses small arguments;
 # the impl's formula serves those)
