@@ -46,16 +46,21 @@ _LRU_LOCK = threading.Lock()
 STATS = {"compiled": 0, "disk_hits": 0, "memory_hits": 0, "compile_seconds": 0.0}
 
 
+def codegen_sources():
+    """The code generator's source files: every module of its folder (a named list missed
+    modules added later: a kernel cached before a fix in mathlib_special kept its bits)."""
+    here = pathlib.Path(target.__file__).parent      # codegen's folder (not imported: the
+    # code generator and llvmlite.ir load only when something is compiled)
+    return sorted(here.glob("*.py"))
+
+
 @functools.lru_cache(maxsize=None)
 def codegen_digest():
     """Hash of the code generator's sources: a change to codegen invalidates disk entries
     even within one tjit version."""
-    here = pathlib.Path(target.__file__).parent      # codegen's folder (not imported: the
-    # code generator and llvmlite.ir load only when something is compiled)
     h = hashlib.sha256()
-    for name in ("codegen.py", "codegen_ops.py", "mathlib.py", "split.py", "profile.py",
-                 "mathlink.py", "target.py"):
-        h.update((here / name).read_bytes())
+    for path in codegen_sources():
+        h.update(path.name.encode() + b"\0" + path.read_bytes())
     return h.hexdigest()[:16]
 
 
