@@ -306,7 +306,8 @@ class _MathRef:
 
 
 def _math(dt):
-    unary = [o for o in T.MATH if K.op_arity(o) == 1]
+    # (erfc/lgamma/digamma: their own C-family cases in test_kernel_special_ops.py)
+    unary = [o for o in T.MATH if K.op_arity(o) == 1 and o not in T.SPECIAL]
     xs = T._math_inputs(dt)
     x = K.Load(0, K.Affine(0, (1,)), dt)
     k = K.Kernel("math1", (len(xs),), (K.Arg(dt, "in"),) + (K.Arg(dt, "out"),) * len(unary),
@@ -316,7 +317,40 @@ def _math(dt):
     k2, _ = T.pairs_kernel(dt, [], ["pow", "atan2"], n=len(vals))
     return [Case(f"math1_{dt.name}", k, [xs], mode="math", reference=_MathRef(unary)),
             Case(f"math2_{dt.name}", k2, [vals], mode="math",
-                 reference=_MathRef(["pow", "atan2"], pairs=True))]
+                 reference=_MathRef(["pow", "atan2"], pairs=True)),
+            _special_math(dt)]
+
+
+#: erfc/lgamma/digamma in every backend (C libraries' lgamma and erfc: glibc <= 7 ulp,
+#: CUDA <= 6; the C family's own digamma: a recurrence, a few ulp) away from the zeros
+SPECIAL_ULP = {"erfc": 7, "lgamma": 8, "digamma": 8}
+
+
+def _special_math(dt):
+    ops = list(T.SPECIAL)
+    x = np.concatenate([T.edge_values(dt).astype(np.float64), 10 ** np.linspace(-3, 1.5, 91),
+                        np.linspace(-6, 9, 121), -np.arange(0.5, 40, 3.0)])
+    with np.errstate(all="ignore"):
+        far = (np.abs(T.OP_IMPLS["lgamma"](x, dtype=T.F64)) > 0.25) & \
+            (np.abs(T.OP_IMPLS["digamma"](x, dtype=T.F64)) > 0.25)
+        xs = x[far | ~np.isfinite(x) | (x == 0)].astype(dt)
+    ld = K.Load(0, K.Affine(0, (1,)), dt)
+    k = K.Kernel("special1", (len(xs),), (K.Arg(dt, "in"),) + (K.Arg(dt, "out"),) * len(ops),
+                 stores=tuple(K.Store(i + 1, K.Affine(0, (1,)), K.Op(o, (ld,), dt))
+                              for i, o in enumerate(ops)))
+    return Case(f"special_{dt.name}", k, [xs], mode="math", reference=_SpecialRef(ops))
+
+
+class _SpecialRef:
+    """mpmath's values (SciPy's float64 erfc is itself hundreds of ulp off for x > 6)."""
+
+    def __init__(self, ops):
+        self.ops = ops
+        self.ulp = [SPECIAL_ULP[o] for o in ops]
+
+    def __call__(self, inputs):
+        from tests.lower.test_kernel_special_ops import mp_reference
+        return [mp_reference(o, inputs[0]) for o in self.ops]
 
 
 # ----------------------------------------------------------------------------------------

@@ -542,6 +542,9 @@ ULP = {"exp": 2, "exp2": 2, "expm1": 2, "log": 2, "log1p": 3, "tanh": 3, "logist
                        4)}
 
 
+SPECIAL = ("erfc", "lgamma", "digamma")
+
+
 def _reference(op, args, dt):
     """Float64 evaluation of the reference impl, rounded to ``dt`` (float32) or the
     reference impl itself (float64)."""
@@ -554,7 +557,10 @@ def _reference(op, args, dt):
 
 @pytest.mark.parametrize("dt", FLOATS, ids=lambda d: d.name)
 def test_transcendentals(dt):
-    unary = [o for o in MATH if K.op_arity(o) == 1]
+    # (erfc, lgamma, digamma: tests/lower/test_kernel_special_ops.py, against mpmath: the
+    # float64 reference here, SciPy, is itself 500 ulp off in erfc's tail, and lgamma and
+    # digamma have zeros on the negative axis that an ulp bound cannot cover)
+    unary = [o for o in MATH if K.op_arity(o) == 1 and o not in SPECIAL]
     xs = _math_inputs(dt)
     n = len(xs)
     x = K.Load(0, K.Affine(0, (1,)), dt)

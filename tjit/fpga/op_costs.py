@@ -79,7 +79,8 @@ _ALIASES = {"eq": "cmp", "ne": "cmp", "lt": "cmp", "le": "cmp", "gt": "cmp", "ge
             "shift_right_arithmetic": "cheap", "shift_right_logical": "cheap",
             # (not measured: priced as the function each is built from or most like)
             "asin": "atan2", "acos": "atan2", "atan": "atan2", "sinh": "tanh",
-            "cosh": "tanh", "asinh": "log1p", "acosh": "log1p", "atanh": "log1p"}
+            "cosh": "tanh", "asinh": "log1p", "acosh": "log1p", "atanh": "log1p",
+            "erfc": "erf", "lgamma": "atan2", "digamma": "atan2"}
 
 
 def cost(op, dtype):

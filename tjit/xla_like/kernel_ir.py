@@ -49,11 +49,12 @@ UNARY_OPS = {
     "erf": "float", "sqrt": "float", "rsqrt": "float", "cbrt": "float",
     "asin": "float", "acos": "float", "atan": "float", "sinh": "float", "cosh": "float",
     "asinh": "float", "acosh": "float", "atanh": "float",
-    "is_finite": "float", "not": "intbool",
+    "erfc": "float", "lgamma": "float", "digamma": "float",
+    "is_finite": "float", "not": "intbool", "population_count": "int",
 }
 BINARY_OPS = {
     "add": "number", "sub": "number", "mul": "number", "div": "number", "rem": "number",
-    "pow": "float", "max": "any", "min": "any", "atan2": "float",
+    "pow": "float", "max": "any", "min": "any", "atan2": "float", "nextafter": "float",
     "and": "intbool", "or": "intbool", "xor": "intbool",
     "shift_left": "int", "shift_right_arithmetic": "int", "shift_right_logical": "int",
     "eq": "any", "ne": "any", "lt": "any", "le": "any", "gt": "any", "ge": "any",
@@ -68,7 +69,7 @@ MONOIDS = ("sum", "prod", "max", "min", "and", "or")
 TRANSCENDENTAL_OPS = frozenset({"exp", "exp2", "expm1", "log", "log1p", "tanh", "logistic",
                                 "sin", "cos", "tan", "erf", "pow", "atan2", "cbrt",
                                 "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh",
-                                "atanh"})
+                                "atanh", "erfc", "lgamma", "digamma"})
 
 
 def op_arity(name):

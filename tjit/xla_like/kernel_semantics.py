@@ -21,6 +21,12 @@ them; ``lower/c/scalar.py`` in C), are those of XLA as tjit's primitives follow 
   -0.0 < +0.0 (``fmax`` in C does neither). The ``max``/``min`` monoids likewise.
 * ``sign`` is +-1, +0 for +-0, and the NaN itself for NaN; ``round`` rounds half away
   from zero, ``round_even`` half to even.
+* ``nextafter`` is C's (exact, on the bits: one step towards y, y when equal, the signed
+  smallest denormal from +-0); ``population_count`` counts the set bits of the two's
+  complement pattern (of the dtype's width).
+* ``lgamma``/``digamma`` take SciPy's special values (their impls are SciPy's): lgamma
+  is log|Gamma|, +inf at the poles and for denormals, -inf at -inf; digamma is -+inf at
+  +-0 and NaN at the negative integers and -inf.
 * ``bitcast`` reinterprets the bits of its operand as the node's dtype of the same width
   (``lax.bitcast_convert_type``; never bool): NaN payloads and signed zeros pass unchanged.
 * Float comparisons are ordered (false on NaN) except ``ne``, which is true on NaN.
@@ -55,8 +61,9 @@ def _table():
     from_prims = ("neg", "abs", "sign", "floor", "ceil", "exp", "exp2", "expm1", "log",
                   "log1p", "tanh", "logistic", "sin", "cos", "tan", "erf", "sqrt",
                   "rsqrt", "cbrt", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh",
-                  "atanh", "is_finite", "not", "add", "sub", "mul", "div", "rem",
-                  "pow", "max", "min", "atan2", "and", "or", "xor", "shift_left",
+                  "atanh", "erfc", "lgamma", "digamma", "is_finite", "not",
+                  "population_count", "add", "sub", "mul", "div", "rem", "pow", "max",
+                  "min", "atan2", "nextafter", "and", "or", "xor", "shift_left",
                   "shift_right_arithmetic", "shift_right_logical", "eq", "ne", "lt", "le",
                   "gt", "ge")
     t = {name: _prim(name) for name in from_prims}

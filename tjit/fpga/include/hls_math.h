@@ -10,6 +10,7 @@ using std::exp; using std::exp2; using std::expm1; using std::fabs; using std::f
 using std::fmod; using std::log; using std::log1p; using std::pow; using std::rint;
 using std::round; using std::sin; using std::sqrt; using std::tan; using std::tanh;
 using std::asin; using std::acos; using std::atan; using std::sinh; using std::cosh;
-using std::asinh; using std::acosh; using std::atanh;
+using std::asinh; using std::acosh; using std::atanh; using std::erfc; using std::lgamma;
+using std::nextafter;
 }  // namespace hls
 #endif

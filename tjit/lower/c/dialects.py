@@ -57,7 +57,7 @@ MATH_NAMES = {"exp": "exp", "exp2": "exp2", "expm1": "expm1", "log": "log",
               "floor": "floor", "ceil": "ceil", "round": "round", "round_even": "rint",
               "abs": "fabs", "rem": "fmod", "asin": "asin", "acos": "acos", "atan": "atan",
               "sinh": "sinh", "cosh": "cosh", "asinh": "asinh", "acosh": "acosh",
-              "atanh": "atanh"}
+              "atanh": "atanh", "erfc": "erfc", "lgamma": "lgamma", "nextafter": "nextafter"}
 
 _C_PRELUDE = """#include <stdint.h>
 #include <stdbool.h>
@@ -225,6 +225,8 @@ class Dialect:
     #: (params) -> lines opening a top-level function (HLS: m_axi / s_axilite ports)
     interface_pragmas: object = no_interface
     math_prefix: str = ""          # namespace of the math functions (HLS: ``hls::``)
+    #: the population count of a 32-bit / 64-bit unsigned value
+    popcount: tuple = ("__builtin_popcount", "__builtin_popcountll")
     partials: int = 1              # interleaved accumulators of a float sum/product
     reuse_stores: bool = True      # row style may round-trip a value through an output
     stream_type: str = ""          # format(t=): a stream argument's type (HLS)
@@ -289,6 +291,7 @@ OPENCL = Dialect(
     f64_prelude="#pragma OPENCL EXTENSION cl_khr_fp64 : enable",
     kernel_prefix="__kernel", func_prefix="static inline", buffer_qual="__global",
     restrict="restrict", types=_CL_TYPES, u64_suffix="UL", math_suffix_f32="",
+    popcount=("popcount", "popcount"),
     global_id="(long)get_global_id(0)", global_size="(long)get_global_size(0)",
     local_id="(long)get_local_id(0)", group_id="(long)get_group_id(0)",
     num_groups="(long)get_num_groups(0)", barrier="barrier(CLK_LOCAL_MEM_FENCE);",
@@ -310,7 +313,7 @@ OPENCL_SWI = dataclasses.replace(
 CUDA = Dialect(
     name="cuda", prelude=_CUDA_PRELUDE, f64_prelude="", kernel_prefix='extern "C" __global__',
     func_prefix="static __device__ __forceinline__", buffer_qual="", restrict="__restrict__",
-    types=_CUDA_TYPES, u64_suffix="ULL", math_suffix_f32="f",
+    types=_CUDA_TYPES, u64_suffix="ULL", math_suffix_f32="f", popcount=("__popc", "__popcll"),
     global_id="((long long)blockIdx.x * blockDim.x + threadIdx.x)",
     global_size="((long long)gridDim.x * blockDim.x)",
     local_id="((long long)threadIdx.x)", group_id="((long long)blockIdx.x)",

@@ -245,8 +245,12 @@ class Scalar:
             tiny = "1.17549435e-38f" if dt.itemsize == 4 else "2.2250738585072014e-308"
             return (f"({d.math_name('abs', dt)}({x}) < {tiny} ? {x} : "
                     f"{d.math_name('log1p', dt)}({x}))")
-        if op in ("abs", "floor", "ceil", "round", "round_even", "sqrt", "rem") or \
-                op in TRANSCENDENTAL:
+        if op == "digamma":     # (no C library has one)
+            return f"{self._digamma(dt)}({x})"
+        if op == "lgamma":
+            return f"{self._lgamma(dt)}({x})"
+        if op in ("abs", "floor", "ceil", "round", "round_even", "sqrt", "rem",
+                  "nextafter") or op in TRANSCENDENTAL:
             return f"{d.math_name(op, dt)}({', '.join(args)})"
         return None
 
@@ -254,6 +258,9 @@ class Scalar:
         """A float16 op: the float op, rounded once to half (``rsqrt`` and ``logistic``
         round after each of their reference implementation's NumPy steps)."""
         rh = self.round_half
+        if op == "nextafter":   # a step of the half's bits (a float step rounds back);
+            # x == y gives x (NumPy's float16 nextafter; C's, for float/double, gives y)
+            return f"{self._nextafter_half()}({args[0]}, {args[1]})"
         if op == "rsqrt":        # 1 / sqrt(x) in two float16 steps
             root = rh(f"{self.d.math_name('sqrt', F32)}({args[0]})")
             return rh(f"(1.0f / {root})")
@@ -264,6 +271,15 @@ class Scalar:
             raise TypeError(f"C renderer: op {op!r} is not defined for dtype float16")
         return r if op in _HALF_EXACT else rh(r)
 
+    def _nextafter_half(self):
+        name, u16 = "tj_nextafter_float16", self.t(np.dtype("uint16"))
+        self.round_half("x")          # (declares tj_h2f / tj_f2h: exact on half values)
+        return self.helper(name, f"float {name}(float x, float y) {{ if (x != x || y != y) "
+                                 f"return x + y; if (x == y) return x; if (x == 0) return "
+                                 f"y > 0 ? 5.9604645e-08f : -5.9604645e-08f; {u16} h = "
+                                 f"tj_f2h(x); h = ({u16})((y > x) == (x > 0) ? h + 1 : h - 1);"
+                                 f" return tj_h2f(h); }}")
+
     def _logistic_half(self):
         # tjit's impl on float16: e = exp(-|x|), then 1 / (1 + e) or e / (1 + e), each
         # NumPy step rounded to half
@@ -273,6 +289,41 @@ class Scalar:
         return self.helper(name, f"float {name}(float x) {{ const float e = {e}; "
                                  f"const float d = {den}; "
                                  f"return x >= 0 ? {rh('(1.0f / d)')} : {rh('(e / d)')}; }}")
+
+    def _lgamma(self, dt):
+        # the library's, with the reference semantics' (SciPy's) special values where C's
+        # differ: lgamma(-inf) = -inf, float64 denormals give +inf
+        name, t = f"tj_lgamma_{_tag(dt)}", self.t(dt)
+        inf = "TJ_INF_F32" if dt.itemsize == 4 else "TJ_INF_F64"
+        tiny = "" if dt.itemsize == 4 else \
+            f"if (x != 0 && {self.d.math_name('abs', dt)}(x) < 2.2250738585072014e-308) " \
+            f"return {inf}; "
+        return self.helper(name, f"{t} {name}({t} x) {{ if (x == -{inf}) return x; {tiny}"
+                                 f"return {self.d.math_name('lgamma', dt)}(x); }}")
+
+    def _digamma(self, dt):
+        # +-0: -+inf, negative integers and -inf: NaN (kernel_semantics); x < 0 by
+        # reflection, psi(x) = psi(1 - x) - pi cot(pi x), cot(pi r) = sin(pi (1/2 - |r|)) /
+        # sin(pi |r|) with r = x - round(x) exact; then psi(x) = psi(x + 1) - 1/x up to
+        # 10 and the asymptotic series (Bernoulli numbers) there
+        name, t = f"tj_digamma_{_tag(dt)}", self.t(dt)
+        f = {n: self.d.math_name(n, dt) for n in ("floor", "abs", "sin", "log")}
+        sfx = "f" if dt.itemsize == 4 else ""
+        pi = f"3.141592653589793{sfx}"
+        nan = "TJ_NAN_F32" if dt.itemsize == 4 else "TJ_NAN_F64"
+        series = "0"
+        for c in reversed([1 / 12, -1 / 120, 1 / 252, -1 / 240, 1 / 132, -691 / 32760,
+                           1 / 12, -3617 / 8160]):
+            series = f"({c!r}{sfx} + u * {series})" if series != "0" else f"{c!r}{sfx}"
+        inf = "TJ_INF_F32" if dt.itemsize == 4 else "TJ_INF_F64"
+        body = (f"if (x != x) return x; if (x == 0) return signbit(x) ? {inf} : -{inf}; "
+                f"if (x < 0 && {f['floor']}(x) == x) return {nan}; "
+                f"{t} acc = 0; if (x < 0) {{ {t} r = x - {f['floor']}(x + ({t})0.5); "
+                f"{t} a = {f['abs']}(r); {t} c = {f['sin']}({pi} * (({t})0.5 - a)) / "
+                f"{f['sin']}({pi} * a); acc = r < 0 ? {pi} * c : -{pi} * c; x = 1 - x; }} "
+                f"while (x < 10) {{ acc -= 1 / x; x += 1; }} {t} u = 1 / (x * x); "
+                f"return acc + {f['log']}(x) - ({t})0.5 / x - u * {series};")
+        return self.helper(name, f"{t} {name}({t} x) {{ {body} }}")
 
     def _logistic(self, dt):
         # 1 / (1 + e^-x) for x >= 0, e^x / (1 + e^x) below: no overflow, no cancellation
@@ -311,6 +362,10 @@ class Scalar:
             return f"(({t})(({x} > 0) - ({x} < 0)))" if signed else f"(({t})({x} != 0))"
         if op == "not":
             return f"(({t})~{x})"
+        if op == "population_count":    # of the bits of x's own width
+            wide = "u8" if dt.itemsize == 8 else "u4"
+            count = self.d.popcount[dt.itemsize == 8]
+            return f"(({t}){count}(({self.t(np.dtype(wide))})({self._unsigned(dt)}){x}))"
         if op in _BITS:
             return f"(({t})({x} {_BITS[op]} {y}))"
         if op in ("max", "min"):

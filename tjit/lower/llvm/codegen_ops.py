@@ -324,12 +324,31 @@ def _float_unary(b, op, x):
     return None
 
 
+def _nextafter(b, x, y):
+    """C's nextafter (exact, on the bits): one step of x's bit pattern towards y; y when
+    x == y (so nextafter(0, -0) = -0); the signed smallest denormal from +-0; x + y
+    (NaN) when either is NaN."""
+    ity = ir.IntType(64 if isinstance(x.type, ir.DoubleType) else 32)
+    zero = ir.Constant(x.type, 0.0)
+    bits = b.bitcast(x, ity)
+    # magnitude grows when y lies beyond x, away from zero: +1 on the bits, else -1
+    away = b.icmp_unsigned("==", b.fcmp_ordered(">", y, x), b.fcmp_ordered(">", x, zero))
+    step = b.add(bits, b.select(away, ir.Constant(ity, 1), ir.Constant(ity, -1)))
+    sign = b.and_(b.bitcast(y, ity), ir.Constant(ity, 1 << (ity.width - 1)))
+    tiny = b.or_(sign, ir.Constant(ity, 1))
+    r = b.bitcast(b.select(b.fcmp_ordered("==", x, zero), tiny, step), x.type)
+    r = b.select(b.fcmp_ordered("==", x, y), y, r)
+    return b.select(b.fcmp_unordered("uno", x, y), b.fadd(x, y), r)
+
+
 def _float_binary(b, op, x, y):
     table = {"add": b.fadd, "sub": b.fsub, "mul": b.fmul, "div": b.fdiv, "rem": b.frem}
     if op in table:
         return table[op](x, y)
     if op in ("max", "min"):
         return _fmaxmin(b, x, y, op)
+    if op == "nextafter":
+        return _nextafter(b, x, y)
     return None
 
 
@@ -345,6 +364,8 @@ def _int_unary(b, op, x, dt):
         return _isign(b, x, dt)
     if op == "not":
         return b.xor(x, ir.Constant(ty, -1))
+    if op == "population_count":
+        return intrinsic(b, f"llvm.ctpop.i{ty.width}", ty, [x])
     return None
 
 

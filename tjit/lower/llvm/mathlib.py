@@ -44,6 +44,9 @@ assert the bounds.
     acosh      3    (2.41)    3    (2.39)
     atanh      2.5  (1.69)    2.5  (1.60)
 
+erfc, lgamma and digamma live in ``mathlib_special`` (with their own accuracy table);
+``emit_math`` serves them too.
+
 Special values follow C99/IEEE: NaN in gives NaN out (except pow(x, 0) = pow(1, y) = 1),
 exp/exp2/expm1 overflow to inf and underflow gradually (denormal results are rounded,
 not flushed); log(0) = -inf, log(x < 0) = NaN, log(inf) = inf; sin/cos/tan(+-inf) = NaN;
@@ -61,7 +64,7 @@ from fractions import Fraction
 import numpy as np
 from llvmlite import ir
 
-__all__ = ["MATH_FUNCTIONS", "emit_math"]
+__all__ = ["MATH_FUNCTIONS", "arity", "emit_math"]
 
 _PI = Fraction("3.14159265358979323846264338327950288419716939937510582097494459230781")
 _LN2 = Fraction("0.693147180559945309417232121458176568075500134360255254120680009493393")
@@ -952,9 +955,17 @@ _UNARY = {"exp": _exp, "exp2": _exp2, "expm1": _expm1, "log": _log, "log1p": _lo
           "erf": _erf, "cbrt": _cbrt, "atan": _atan, "asin": _asin, "acos": _acos,
           "sinh": _sinh, "cosh": _cosh, "asinh": _asinh, "acosh": _acosh, "atanh": _atanh}
 _BINARY = {"pow": _pow, "atan2": _atan2}
+#: erfc, lgamma, digamma: in ``mathlib_special`` (imported on first use, as it builds on
+#: this module's helpers)
+_SPECIAL_UNARY = frozenset({"erfc", "lgamma", "digamma"})
 
 #: names emit_math accepts
-MATH_FUNCTIONS = frozenset(_UNARY) | frozenset(_BINARY)
+MATH_FUNCTIONS = frozenset(_UNARY) | frozenset(_BINARY) | _SPECIAL_UNARY
+
+
+def arity(name):
+    """The number of arguments of math function ``name``."""
+    return 2 if name in _BINARY else 1
 
 
 def emit_math(builder, name, args, ty):
@@ -975,15 +986,18 @@ def emit_math(builder, name, args, ty):
         raise TypeError(f"emit_math({name!r}): type {ty} is not supported; pass "
                         "ir.FloatType() or ir.DoubleType() (convert other dtypes first)")
     if name in _UNARY:
-        fn, arity = _UNARY[name], 1
+        fn, nargs = _UNARY[name], 1
     elif name in _BINARY:
-        fn, arity = _BINARY[name], 2
+        fn, nargs = _BINARY[name], 2
+    elif name in _SPECIAL_UNARY:
+        from tjit.lower.llvm import mathlib_special     # (it imports this module)
+        fn, nargs = mathlib_special.UNARY[name], 1
     else:
         raise ValueError(f"emit_math: unknown math function {name!r}; known: "
                          f"{', '.join(sorted(MATH_FUNCTIONS))}")
     args = list(args)
-    if len(args) != arity:
-        raise ValueError(f"emit_math({name!r}) takes {arity} argument(s), got {len(args)}")
+    if len(args) != nargs:
+        raise ValueError(f"emit_math({name!r}) takes {nargs} argument(s), got {len(args)}")
     for a in args:
         if a.type != ty:
             raise TypeError(f"emit_math({name!r}): argument of type {a.type} does not match "

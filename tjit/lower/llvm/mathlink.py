@@ -37,17 +37,13 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
-def _arity(name):
-    return 2 if name in ("pow", "atan2") else 1
-
-
 def call(builder, name, args, ty):
     """Emit a call of math function ``name`` (``mathlib.emit_math``'s arguments)."""
     module = builder.module
     sym = math_symbol(name, "float64" if isinstance(ty, ir.DoubleType) else "float32")
     fn = module.globals.get(sym)
     if fn is None:
-        fn = ir.Function(module, ir.FunctionType(ty, [ty] * _arity(name)), name=sym)
+        fn = ir.Function(module, ir.FunctionType(ty, [ty] * mathlib.arity(name)), name=sym)
         fn.attributes.add("nounwind")
         fn.attributes.add("readnone")     # pure: LLVM may hoist and merge calls
     return builder.call(fn, list(args))
@@ -58,7 +54,7 @@ def function_ir(sym):
     name, kind = sym[len("tjit_math_"):].rsplit("_", 1)
     ty = ir.DoubleType() if kind == "f64" else ir.FloatType()
     module = ir.Module(name=sym)
-    fn = ir.Function(module, ir.FunctionType(ty, [ty] * _arity(name)), name=sym)
+    fn = ir.Function(module, ir.FunctionType(ty, [ty] * mathlib.arity(name)), name=sym)
     fn.attributes.add("nounwind")
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     b.ret(mathlib.emit_math(b, name, list(fn.args), ty))
