@@ -131,11 +131,26 @@ def test_float64_rounds_as_eager(x64, rng):
         _same(tjit.jit(lambda v: v.astype(dt))(x), want)
 
 
+# The primitives kernels compute on narrow types (hlo.NARROW_KERNEL_PRIMITIVES), by
+# primitive name, each tested on every value (pair) of every type it applies to below.
 _FLOAT_BINARY = {"add": jnp.add, "sub": jnp.subtract, "mul": jnp.multiply,
                  "div": lambda a, b: lax.div(a, b), "max": lax.max, "min": lax.min}
 _COMPARE = {"eq": lax.eq, "ne": lax.ne, "lt": lax.lt, "le": lax.le, "gt": lax.gt,
             "ge": lax.ge}
 _FLOAT_UNARY = {"neg": lax.neg, "abs": lax.abs, "sqrt": lax.sqrt}
+_INT_BINARY = {"add": jnp.add, "sub": jnp.subtract, "mul": jnp.multiply, "max": lax.max,
+               "min": lax.min, "and": lax.bitwise_and, "or": lax.bitwise_or,
+               "xor": lax.bitwise_xor}
+_INT_UNARY = {"neg": lax.neg, "abs": lax.abs, "not": lax.bitwise_not}
+_ELSEWHERE = {"convert_element_type": "test_converts_as_eager",
+              "select_n": "test_every_byte_loads_and_stores"}
+
+
+def test_every_kernel_primitive_is_tested():
+    """A primitive added to the narrow kernels' list must join the exhaustive tests."""
+    tested = {*_FLOAT_BINARY, *_COMPARE, *_FLOAT_UNARY, *_INT_BINARY, *_INT_UNARY,
+              *_ELSEWHERE}
+    assert tested == hlo.NARROW_KERNEL_PRIMITIVES
 
 
 def _pairs(dt):
@@ -148,6 +163,7 @@ def _check_ops(fs, *args, any_nan=()):
     eager and the reference interpreter; ``any_nan``: names whose NaN signs are free."""
     def all_of(*a):
         return {name: f(*a) for name, f in fs.items()}
+    assert "library" not in _kernel_text(tjit.jit(all_of), *args)   # (all in kernels)
     want = all_of(*(jnp.asarray(a) for a in args))
     got, ref = tjit.jit(all_of)(*args), tjit.jit(all_of, backend="interpreter")(*args)
     for name in fs:
@@ -167,11 +183,8 @@ def test_float_ops_on_every_pair(dt):
 def test_int_ops_wrap_as_eager(dt):
     """int4...: results wrap modulo 2**bits as the eager path's (7 + 1 is -8 in int4)."""
     x, y = _pairs(dt)
-    ops = {"add": jnp.add, "sub": jnp.subtract, "mul": jnp.multiply, "max": lax.max,
-           "min": lax.min, "and": lax.bitwise_and, "or": lax.bitwise_or,
-           "xor": lax.bitwise_xor, **_COMPARE}
-    _check_ops(ops, x, y)
-    _check_ops({"neg": lax.neg, "abs": lax.abs, "not": lax.bitwise_not}, _canonical(dt))
+    _check_ops({**_INT_BINARY, **_COMPARE}, x, y)
+    _check_ops(_INT_UNARY, _canonical(dt))
     if dt.name == "int4":
         _same(tjit.jit(jnp.add)(np.array([7], dt), np.array([1], dt)), np.array([-8], dt))
 
