@@ -30,6 +30,13 @@ def _scale(xp, z, e):
     return out
 
 
+def _has_part_above(xp, z, hi):
+    """Whether a part of ``z`` may exceed ``hi`` in magnitude, by reductions over the
+    parts' views (no temporaries); a NaN answers yes (the elementwise test decides)."""
+    parts = (z.reshape(-1).view(z.real.dtype),) if z.flags.c_contiguous else (z.real, z.imag)
+    return not all(bool(v.max() <= hi) and bool(v.min() >= -hi) for v in parts)
+
+
 def _exponent(xp, v):
     return xp.frexp(v)[1]
 
@@ -42,6 +49,10 @@ def rescale_quotients(xp, x, y, q):
     fi = np.finfo(real)
     lo = real.type(2.0 ** (fi.minexp + 2))  # 1 / (d + c*r) overflows below about this
     hi = real.type(2.0 ** (fi.maxexp - 3))  # ... is subnormal / a*r + b overflows above
+    # the common case in a pass and four reductions: an overflowing 1 / (d + c*r) or
+    # a*r + b leaves q non-finite; only a huge denominator leaves it finite (and inexact)
+    if q.size == 0 or (xp.isfinite(q).all() and not _has_part_above(xp, y, hi)):
+        return q
     mx, my = _larger_part(xp, x), _larger_part(xp, y)
     risky = (my > 0) & xp.isfinite(my) & xp.isfinite(mx) & ((my < lo) | (my > hi) | (mx > hi))
     if not risky.any():
@@ -58,10 +69,15 @@ def rescale_quotients(xp, x, y, q):
 def sign(xp, z):
     """``z / |z|`` for complex ``z`` (NumPy 2's and JAX's sign; 0 at 0), with finite
     nonzero ``z`` scaled to [0.5, 1) first so that ``|z|`` is a normal number."""
-    m = _larger_part(xp, z)
-    finite = xp.isfinite(m) & (m > 0)
-    scaled = _scale(xp, z, xp.where(finite, -_exponent(xp, m), 0))
-    return xp.sign(scaled).astype(z.dtype, copy=False)
+    # |z| is a normal number (and z / |z| right to rounding) unless z is tiny
+    small = xp.abs(z) < np.finfo(z.real.dtype).tiny * 2 ** 5
+    if not small.any():
+        return xp.sign(z)
+    z = z.copy()
+    zs = z[small]
+    m = _larger_part(xp, zs)
+    z[small] = _scale(xp, zs, xp.where(m > 0, -_exponent(xp, m), 0))
+    return xp.sign(z)
 
 
 def recover_powers(xp, x, y, p):
