@@ -134,10 +134,13 @@ def test_float64_rounds_as_eager(x64, rng):
 # The primitives kernels compute on narrow types (hlo.NARROW_KERNEL_PRIMITIVES), by
 # primitive name, each tested on every value (pair) of every type it applies to below.
 _FLOAT_BINARY = {"add": jnp.add, "sub": jnp.subtract, "mul": jnp.multiply,
-                 "div": lambda a, b: lax.div(a, b), "max": lax.max, "min": lax.min}
+                 "div": lambda a, b: lax.div(a, b), "rem": lax.rem, "max": lax.max,
+                 "min": lax.min, "atan2": lax.atan2}
 _COMPARE = {"eq": lax.eq, "ne": lax.ne, "lt": lax.lt, "le": lax.le, "gt": lax.gt,
             "ge": lax.ge}
-_FLOAT_UNARY = {"neg": lax.neg, "abs": lax.abs, "sqrt": lax.sqrt}
+_FLOAT_UNARY = {name: getattr(lax, name) for name in (
+    "neg", "abs", "sqrt", "exp", "exp2", "expm1", "tanh", "sin", "cos", "tan", "atan",
+    "sinh", "cosh", "asinh", "erf", "erfc", "cbrt", "floor", "ceil", "is_finite")}
 _INT_BINARY = {"add": jnp.add, "sub": jnp.subtract, "mul": jnp.multiply, "max": lax.max,
                "min": lax.min, "and": lax.bitwise_and, "or": lax.bitwise_or,
                "xor": lax.bitwise_xor}
@@ -173,10 +176,13 @@ def _check_ops(fs, *args, any_nan=()):
 
 @pytest.mark.parametrize("dt", FLOATS, ids=lambda d: d.name)
 def test_float_ops_on_every_pair(dt):
-    """Each op on all 65536 pairs (all 256 values for unary ops), round once per op."""
+    """Each op on all 65536 pairs (all 256 values for unary ops), round once per op;
+    unary ops in both compile profiles (256 points: scalar code calling the linked math
+    library; 64 copies: vectorized, mathlib inlined)."""
     x, y = _pairs(dt)
     _check_ops({**_FLOAT_BINARY, **_COMPARE}, x, y, any_nan=_FLOAT_BINARY)
     _check_ops(_FLOAT_UNARY, _canonical(dt), any_nan=_FLOAT_UNARY)
+    _check_ops(_FLOAT_UNARY, np.tile(_canonical(dt), 64), any_nan=_FLOAT_UNARY)
 
 
 @pytest.mark.parametrize("dt", INTS, ids=lambda d: d.name)

@@ -29,8 +29,7 @@ operations on each element. Reductions, whose ``reassoc`` accumulation order dep
 the vectorizer, always take the vector profile.
 """
 
-import numpy as np
-
+from tjit.lower.llvm import codegen_ops as ops
 from tjit.xla_like import kernel_ir as K
 
 #: Largest iteration space (points) of an elementwise kernel compiled with the
@@ -68,7 +67,7 @@ def linked_math(k, profile=None):
     out = set()
     for n in K.all_nodes(k):
         if isinstance(n, K.Op) and n.op in MATH_OPS and n.args:
-            dt = np.dtype(n.args[0].dtype)
+            dt = ops.wide(n.args[0].dtype)   # (a float8 computes in float32)
             if dt.kind == "f":     # (codegen_ops.emit_op calls mathlib for floats only)
                 out.add(math_symbol(n.op, dt.name))
     return tuple(sorted(out))
