@@ -28,10 +28,10 @@ bfloat16 = np.dtype(ml_dtypes.bfloat16)
 # each element in one byte (int4/int2/int1 and float4/float6 too) and computes on the
 # floats in float32, rounding each result, as XLA does on the CPU. JAX lets none of them
 # promote implicitly except with Python scalars (see the lattice below). Under jit the
-# LLVM backend computes their converts and plain arithmetic in kernels
-# (xla_like/hlo.NARROW_KERNEL_DTYPES, lower/llvm/narrow.py: float32 math rounded once
-# per op, bit for bit ml_dtypes' casts); their other ops, and all of them on the C
-# backends, are library steps run with ml_dtypes.
+# LLVM backend computes their converts, arithmetic and most elementwise functions in
+# kernels (xla_like/hlo.NARROW_KERNEL_PRIMITIVES, lower/llvm/narrow.py: float32 math
+# rounded once per op, bit for bit ml_dtypes' casts); their other ops, and all of them
+# on the C backends, are library steps run with ml_dtypes.
 SMALL_FLOATS = tuple(np.dtype(getattr(ml_dtypes, n)) for n in (
     "float8_e3m4", "float8_e4m3", "float8_e8m0fnu", "float8_e4m3b11fnuz", "float8_e4m3fn",
     "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float6_e2m3fn", "float6_e3m2fn",
