@@ -404,12 +404,22 @@ class custom_jvp:
 
 
 def _eager_call(fun, args, nondiff, what, fname):
-    """``fun`` on ``args`` outside any transformation, its array leaves made tjit Arrays
-    (NumPy arrays and Python scalars would otherwise compute with NumPy's types)."""
-    if all(type(x) is Array for x in tree_flatten(args)[0]):  # the usual case: as is
+    """``fun`` on ``args`` outside any transformation, as JAX runs it: each leaf as given
+    (a Python scalar stays one, so ``f(1.0)`` may return the Python float ``x ** 2``
+    computes), NumPy arrays with their dtype canonicalized (float64 -> float32 without
+    x64), once every differentiable leaf is checked to be an array or a scalar."""
+    leaves, tree = tree_flatten(args)
+    if all(type(x) is Array for x in leaves):  # the usual case: as is
         return fun(*args)
-    split = _ArgSplit(args, nondiff, what, fname)
-    return fun(*split.rebuild(split.nd_dyn, split.diff_leaves))
+    _ArgSplit(args, nondiff, what, fname)   # (raises for a leaf that is not an array)
+    return fun(*tree_unflatten(tree, [_canonical_numpy(x) for x in leaves]))
+
+
+def _canonical_numpy(x):
+    if isinstance(x, (np.ndarray, np.generic)):
+        dt = dtypes.canonicalize(x.dtype)
+        return x if x.dtype == dt else x.astype(dt)
+    return x
 
 
 def _all_known(trace, args):
