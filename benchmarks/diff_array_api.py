@@ -224,6 +224,31 @@ probe("format tracer jit '.2f'", needs=("format",))(
 probe("format tracer jit ''")(
     lambda L: L.jax.jit(lambda v: (f"{v}", v)[1])(L.jnp.float32(1.0)))
 
+# -- tracers met by NumPy and Python -------------------------------------------------------
+for _name, _body in [
+        ("np.asarray(tracer)", "np.asarray(v)"), ("np.sin(tracer)", "np.sin(v)"),
+        ("np.sum(tracer)", "np.sum(v)"), ("tracer.item()", "v.item()"),
+        ("tracer.tolist()", "v.tolist()"), ("tracer.tobytes()", "v.tobytes()"),
+        ("ndarray + tracer", "np.ones(3) + v"), ("tracer + ndarray", "v + np.ones(3)"),
+        ("np.float64 * tracer", "np.float64(2) * v"), ("list(tracer)", "list(v)[0]"),
+        ("len(tracer)", "len(v) * v"), ("tracer.at set", "v.at[0].set(5.0)"),
+        ("tracer == None", "(v == None, v)[1]"), ("tracer in", "(1.0 in v) * v"),
+        ("tracer.block_until_ready", "v.block_until_ready()"), ("tracer.device", "v.device"),
+        ("tracer.devices()", "v.devices()"), ("tracer.sharding", "v.sharding"),
+        ("tracer.copy_to_host_async", "v.copy_to_host_async()"),
+        ("tracer.__dlpack__", "v.__dlpack__()"), ("tracer.nbytes", "v.nbytes * v"),
+        ("tracer.weak_type", "v.weak_type"), ("tracer.aval", "str(v.aval)"),
+        ("copy.copy tracer", "copy.copy(v)"), ("copy.deepcopy tracer", "copy.deepcopy(v)"),
+        ("pickle tracer", "pickle.dumps(v)"), ("tracer.is_deleted", "v.is_deleted()"),
+        ("tracer.delete", "v.delete()"), ("tracer.addressable_shards", "v.addressable_shards"),
+        ("tracer.is_fully_addressable", "v.is_fully_addressable"),
+        ("tracer.unsafe_buffer_pointer", "v.unsafe_buffer_pointer()"),
+        ("f-string tracer", "(f'{v}', v)[1]"), ("str tracer", "(str(v), v)[1]")]:
+    probe(f"jit: {_name}")(lambda L, b=_body: L.jax.jit(lambda v: eval(b))(L.jnp.arange(3.0)))
+    probe(f"vmap: {_name}")(lambda L, b=_body: L.jax.vmap(lambda v: eval(b))(
+        L.jnp.ones((2, 3))))
+
+
 # -- pickle / copy -------------------------------------------------------------------------
 for _name, _expr in [("float32", "L.jnp.arange(3.0)"), ("weak", "L.jnp.asarray(1.0) + 1"),
                      ("bfloat16", "L.jnp.ones(2, L.jnp.bfloat16)"),
@@ -645,8 +670,12 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("-v", action="store_true", help="print SAME lines and messages too")
     ap.add_argument("--only", default="", help="probes whose name holds this text")
+    ap.add_argument("--x64", action="store_true", help="64-bit types on in both libraries")
     args = ap.parse_args()
     J, T = libraries()
+    if args.x64:
+        for lib in (J, T):
+            lib.jax.config.update("jax_enable_x64", True)
     counts = {"SAME": 0, "DIFF": 0, "KNOWN": 0}
     for name, fn, needs in PROBES:
         if args.only and args.only not in name:

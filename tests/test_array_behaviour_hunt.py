@@ -3,7 +3,9 @@ benchmarks/diff_array_api.py). References are NumPy's and Python's values and JA
 documented semantics (Python ints are weak values of the default int dtype; round()
 of an array is an array; ``__jax_array__`` is called by jnp.asarray/array)."""
 
+import copy
 import operator
+import pickle
 
 import numpy as np
 import pytest
@@ -11,6 +13,7 @@ import pytest
 import tjit
 import tjit.numpy as jnp
 from tjit import lax
+from tjit.tracing import core
 
 #: every binary operator of an Array, both sides (Python's spelling, and the operand
 #: order it calls)
@@ -167,3 +170,60 @@ def test_jax_array_protocol_objects_elsewhere_name_the_conversion():
     # as JAX: other functions do not call __jax_array__ implicitly; the error says how
     with pytest.raises(TypeError, match=r"__jax_array__.*jnp\.asarray"):
         jnp.sin(_Wrapped(jnp.ones(2)))
+
+
+_TRANSFORMS = {"jit": lambda f, x: tjit.jit(f)(x),
+               "vmap": lambda f, x: tjit.vmap(f)(x[None])[0],
+               "grad": lambda f, x: tjit.grad(lambda v: f(v).sum())(x)}
+
+
+@pytest.mark.parametrize("how", sorted(_TRANSFORMS))
+def test_deepcopy_inside_a_transformation(how):
+    # copy.deepcopy of a pytree of params inside jit (tjit: TracerArrayConversionError
+    # under jit, UnexpectedTracerError under vmap; JAX: the value)
+    v = np.array([0.5, 1.5, -2.0], np.float32)
+
+    def f(x):
+        params = copy.deepcopy({"w": x, "n": [copy.copy(x) * 2]})
+        return params["w"] + params["n"][0]
+    out = _TRANSFORMS[how](f, jnp.asarray(v))
+    want = np.full(3, 3.0, np.float32) if how == "grad" else 3 * v
+    np.testing.assert_allclose(np.asarray(out), want)
+
+
+@pytest.mark.parametrize("how", ["jit", "vmap"])
+def test_pickling_a_tracer_is_a_concretization_error(how):
+    # tjit pickled the tracer's internals (pickle.dumps returned bytes)
+    def f(x):
+        pickle.dumps(x)
+        return x
+    with pytest.raises(tjit.errors.ConcretizationTypeError, match=rf"pickle.*{how}"):
+        _TRANSFORMS[how](f, jnp.ones(3))
+
+
+@pytest.mark.parametrize("name,is_property", core._NEEDS_VALUE)
+@pytest.mark.parametrize("how", ["jit", "vmap"])
+def test_members_needing_a_computed_array_refuse_tracers(name, is_property, how):
+    assert hasattr(jnp.ones(2), name)  # a member of concrete arrays (the table stays true)
+
+    def f(x):
+        member = getattr(x, name)
+        if not is_property:
+            member(0) if name == "addressable_data" else member()
+        return x
+    with pytest.raises(tjit.errors.ConcretizationTypeError, match=rf"\.{name}.*{how}"):
+        _TRANSFORMS[how](f, jnp.ones(3))
+
+
+@pytest.mark.parametrize("name", sorted(core._CONCRETE_ONLY_ATTRIBUTES))
+def test_concrete_only_attributes_say_why_on_tracers(name):
+    assert hasattr(jnp.ones(2), name)
+    seen = []
+
+    def f(x):
+        seen.append(hasattr(x, name))
+        with pytest.raises(AttributeError, match=rf"'{name}' is not available.*jit"):
+            getattr(x, name)
+        return x
+    tjit.jit(f)(jnp.ones(3))
+    assert seen == [False]

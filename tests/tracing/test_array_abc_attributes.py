@@ -13,7 +13,7 @@ from tjit.tracing.basearray import JAX_ARRAY_ATTRIBUTES
 from tjit.tracing.core import Array as ArrayImpl
 
 # JAX 0.10.2's jax.Array names that tjit's arrays lack on purpose (basearray.py says why)
-NOT_DECLARED = {"byteswap", "committed", "__copy__", "__deepcopy__", "__numpy_dtype__",
+NOT_DECLARED = {"committed", "__copy__", "__deepcopy__", "__numpy_dtype__",
                 "_multi_slice", "_split"}
 PROPERTIES = {"T", "mT", "at", "real", "imag", "flat", "nbytes", "itemsize", "dtype", "shape",
               "ndim", "size", "sharding", "device", "addressable_shards", "global_shards",

@@ -99,8 +99,8 @@ Array.register(ExtendedArray)
 #: jax.Array's attributes (JAX 0.10.2: ``dir(jax.Array)`` beyond ``object``'s) that the
 #: ABC declares, as ``jax.Array`` does, so that ``tjit.Array.sum`` or ``tjit.Array.at``
 #: exist for introspection, documentation and static tools. Left out, because tjit's arrays
-#: do not have them: ``byteswap``, ``committed``, ``__copy__``/``__deepcopy__`` (the
-#: default protocols copy), ``__numpy_dtype__`` and JAX's private ``_multi_slice``/``_split``.
+#: do not have them: ``committed``, ``__copy__``/``__deepcopy__`` (the default protocols
+#: copy), ``__numpy_dtype__`` and JAX's private ``_multi_slice``/``_split``.
 JAX_ARRAY_ATTRIBUTES = (
     "T", "__abs__", "__add__", "__and__", "__array_namespace__", "__contains__",
     "__divmod__", "__eq__", "__floordiv__", "__ge__", "__getitem__", "__gt__", "__invert__",
@@ -110,7 +110,7 @@ JAX_ARRAY_ATTRIBUTES = (
     "__round__", "__rpow__", "__rrshift__", "__rshift__", "__rsub__", "__rtruediv__",
     "__rxor__", "__setitem__", "__sub__", "__truediv__", "__xor__", "addressable_data",
     "addressable_shards", "all", "any", "argmax", "argmin", "argpartition", "argsort",
-    "astype", "at", "choose", "clip", "compress", "conj", "conjugate", "copy",
+    "astype", "at", "byteswap", "choose", "clip", "compress", "conj", "conjugate", "copy",
     "copy_to_host_async", "cumprod", "cumsum", "device", "diagonal", "dot", "dtype", "flat",
     "flatten", "global_shards", "imag", "is_fully_addressable", "is_fully_replicated", "item",
     "itemsize", "mT", "max", "mean", "min", "nbytes", "ndim", "nonzero", "prod", "ptp",

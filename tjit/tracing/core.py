@@ -1023,6 +1023,53 @@ class Tracer:
             return f"JitTracer({self.aval})"
         return f"Traced<{self.aval.str_short()}>with<{self._trace.name}>"
 
+    def __reduce__(self):  # pickle.dumps would otherwise save the tracer's internals
+        raise self._concretization_error(
+            ConcretizationTypeError, "pickle (__reduce__)", "Fix: return the value from "
+            "the transformed function and pickle the result.")
+
+    def __copy__(self):  # a traced value is immutable: it is its own copy
+        return self
+
+    def __deepcopy__(self, memo):  # (copy.deepcopy of a pytree of params inside jit)
+        return self
+
+    def __getattr__(self, name):  # only for names a class lookup did not find
+        if name in _CONCRETE_ONLY_ATTRIBUTES:
+            raise AttributeError(
+                f"'{name}' is not available on {self._describe()} with shape/dtype "
+                f"{self.aval.str_short()} ({self._trace.name} transformation): it belongs "
+                f"to a computed array. Fix: use it on the function's result, outside the "
+                f"transformation")
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+
+#: members of a computed Array that a traced value cannot answer: reading one raises
+#: ConcretizationTypeError naming the transformation (as JAX's tracers do), not
+#: AttributeError; (name, is_property)
+_NEEDS_VALUE = [("delete", False), ("devices", False), ("is_deleted", False),
+                ("on_device_size_in_bytes", False), ("unsafe_buffer_pointer", False),
+                ("addressable_data", False), ("__dlpack__", False),
+                ("addressable_shards", True), ("global_shards", True),
+                ("is_fully_addressable", True), ("is_fully_replicated", True)]
+#: attributes a traced value has no meaning for (AttributeError with the reason, as JAX)
+_CONCRETE_ONLY_ATTRIBUTES = {"device", "sharding", "block_until_ready",
+                             "copy_to_host_async", "is_ready", "__dlpack_device__"}
+
+
+def _refuse_without_value(name, is_property):
+    what = f".{name}" if is_property else f".{name}()"
+
+    def refuse(self, *args, **kwargs):
+        raise self._concretization_error(
+            ConcretizationTypeError, what, f"Fix: {what} reads a computed array: call it "
+            f"on the function's result, outside the transformation.")
+    return property(refuse) if is_property else refuse
+
+
+for _name, _is_property in _NEEDS_VALUE:
+    setattr(Tracer, _name, _refuse_without_value(_name, _is_property))
+
 
 # -- helpers used by every layer above -----------------------------------------------------
 def get_aval(x):
