@@ -7,8 +7,9 @@ Each bench_models program (imported from ``bench_models.py``, not copied) runs i
 own fresh subprocess per library and repeat: tjit with an empty ``TJIT_CACHE_DIR`` and
 ``TJIT_PROGRAM_CACHE=0`` (nothing cached on disk from earlier processes), JAX in
 another subprocess (``--jax-python``: an interpreter that has JAX; default this one).
-A child times its imports (the library's public modules), then the first call of the
-jitted program (trace + compile + run, to the result being ready).
+A child times its imports (the library's public modules), ``jit`` (making the jitted
+function: tjit picks its default backend there), then the first call of the jitted
+program (trace + compile + run, to the result being ready).
 
 tjit's first call is split into wall-clock phases (no profiler): ``trace`` (tracing,
 with grad/jvp/transpose done while tracing), ``simplify`` (jaxpr DCE/CSE/folding),
@@ -91,6 +92,30 @@ Not done: kernels that differ only in their row count still compile apart (k-mea
 row sums of squares, 8192 and 64 rows: their LLVM IR differs only in the clamp of the
 ``[start, end)`` range to the split axis's extent; sharing one build needs that extent
 as a run-time argument and a check that nothing else in codegen reads it).
+
+Then two one-time costs of a process's first program. (1) The runtime's hand-written
+helpers (thread runtime, loop driver, call table, argument copier, BLAS shims, top_k)
+compile with the ``light`` pipeline instead of O2/O3 (``target.PROFILES``: LLVM CPU 2-3x
+less each, same speed). (2) ``jit``/``device_put`` no longer import the CUDA backend
+to learn there is no GPU (``devices/cuda_probe.py``): 55-60 -> 2 ms of CPU, outside the
+first call's timer (the ``jit`` column). ``--quick`` sizes, each case alone in a fresh
+process, tjit's code before and after alternating, 3 processes each, load 8-12 (wall
+times there are the load's), process CPU of the first call, ms:
+
+  case         before   after          case         before   after
+  cnn_nhwc       664     615           adam           327     289
+  cnn_nchw       901     838           kmeans         286     267
+  transformer    669     635           embed_grad      80      81
+  gru_scan       400     374           top_k          115      78
+
+top_k's first call is its two helpers (the row selection and the thread runtime, LLVM
+CPU 28 + 34 ms before, 13 + 13 after) and llvmlite's import (~20 ms of an idle
+machine). Where the rest of a CNN's first call goes: LLVM's O3 pipeline and code
+generation for each kernel, 10-20 ms of CPU each at ~150 lines of optimised IR (the
+per-module fixed cost is ~3 ms: one module of cnn_nhwc's 21 vector kernels took 350 ms
+against 422 ms apart; codegen level 1-3 and O2 instead of O3 moved the total < 10%).
+Kernels there differ often only in constant sizes (four of them in the conv's
+gradient); building them once needs sizes as run-time arguments.
 
 Times are medians over ``--repeat`` processes (ms); ``cpu`` is the process CPU time of
 the first call (all threads: XLA compiles on several; less swayed by other load than
@@ -175,7 +200,9 @@ def child_tjit(name, profile):
     records = []
     compile_log.add_sink(records.append)
     lib = bm.TJIT
+    t0 = time.perf_counter()
     fn = lib.jit(case.program(lib))
+    jit_s = time.perf_counter() - t0
     args = lib.put(case.args)
     helpers_llvm = _helpers_llvm_time(target, disk_cache)
     before, n_before = dict(timed), len(compiles)
@@ -193,7 +220,7 @@ def child_tjit(name, profile):
             stages[k] = stages.get(k, 0.0) + v
     spent = {k: v - before.get(k, 0.0) for k, v in timed.items()}
     compiles = compiles[n_before:]
-    out = {"import": imported, "first": first, "first_cpu": first_cpu,
+    out = {"import": imported, "jit": jit_s, "first": first, "first_cpu": first_cpu,
            "notes": [n for r in records for n in r.notes], "compiles": compiles,
            "phases": {"trace": stages.get("trace", 0.0), "simplify": stages.get("simplify", 0.0),
                       "lower": stages.get("lower", 0.0) + stages.get("hlo_simplify", 0.0),
@@ -308,12 +335,14 @@ def child_jax(name):
     jax.monitoring.register_event_duration_secs_listener(listen)
     bm, case = _case(name)
     lib = bm.JAX
+    t0 = time.perf_counter()
     fn = lib.jit(case.program(lib))
+    jit_s = time.perf_counter() - t0
     args = lib.put(case.args)
     lib.block(args)
     t0, c0 = time.perf_counter(), time.process_time()
     lib.block(fn(*args))
-    return {"import": imported, "first": time.perf_counter() - t0,
+    return {"import": imported, "jit": jit_s, "first": time.perf_counter() - t0,
             "first_cpu": time.process_time() - c0, "stages": events}
 
 
@@ -342,6 +371,7 @@ def _median(rows, key):
 def tjit_row(runs, split):
     """Phase -> median seconds of the tjit child runs (and the profile's finer split)."""
     row = {"import": _median(runs, lambda r: r["import"]),
+           "jit": _median(runs, lambda r: r["jit"]),
            "first": _median(runs, lambda r: r["first"]),
            "cpu": _median(runs, lambda r: r["first_cpu"])}
     for ph in ("trace", "simplify", "lower", "fuse", "render", "llvm", "helpers"):
@@ -361,6 +391,7 @@ def tjit_row(runs, split):
 
 def jax_row(runs):
     row = {"import": _median(runs, lambda r: r["import"]),
+           "jit": _median(runs, lambda r: r["jit"]),
            "first": _median(runs, lambda r: r["first"]),
            "cpu": _median(runs, lambda r: r["first_cpu"])}
     for ph in JAX_EVENTS.values():
@@ -369,9 +400,9 @@ def jax_row(runs):
     return row
 
 
-TJIT_COLUMNS = ("import", "trace", "transforms", "simplify", "lower", "fuse", "planning",
+TJIT_COLUMNS = ("import", "jit", "trace", "transforms", "simplify", "lower", "fuse", "planning",
                 "render", "llvm", "helpers", "rest", "first", "cpu")
-JAX_COLUMNS = ("import", "trace", "to_mlir", "xla", "run", "first", "cpu")
+JAX_COLUMNS = ("import", "jit", "trace", "to_mlir", "xla", "run", "first", "cpu")
 
 
 def _table(title, columns, rows):
