@@ -114,8 +114,9 @@ machine). Where the rest of a CNN's first call goes: LLVM's O3 pipeline and code
 generation for each kernel, 10-20 ms of CPU each at ~150 lines of optimised IR (the
 per-module fixed cost is ~3 ms: one module of cnn_nhwc's 21 vector kernels took 350 ms
 against 422 ms apart; codegen level 1-3 and O2 instead of O3 moved the total < 10%).
-Kernels there differ often only in constant sizes (four of them in the conv's
-gradient); building them once needs sizes as run-time arguments.
+Kernels there often differ only in constant sizes (four of cnn_nhwc's 21 vector kernels
+are one IR but for their extents and strides); building them once needs sizes as
+run-time arguments.
 
 Times are medians over ``--repeat`` processes (ms); ``cpu`` is the process CPU time of
 the first call (all threads: XLA compiles on several; less swayed by other load than
