@@ -225,3 +225,19 @@ def test_sinc_of_tiny_complex(dtype):
                  np.array([1.0, 1.0]) * float(fi.smallest_subnormal), dtype)
     for mode in ("eager", "jit"):
         np.testing.assert_allclose(_run(mode, jnp.sinc, z), [1, 1], rtol=fi.eps)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("mode", ["eager", "jit", "vmap"])
+def test_reciprocals_inside_other_functions(dtype, mode):
+    # logistic and rsqrt divided with NumPy's complex "/", not div_p's: logistic(-1000 + 1j)
+    # = 1 / (1 + e**1000 e**-1j) was nan + nan j (right 0, as JAX), rsqrt(inf + inf j) nan
+    from tjit import lax
+    z = np.array([complex(-1000, 1), complex(-800, 3), complex(1000, 1), 0.5 + 0.25j], dtype)
+    got = _run(mode, lax.logistic, z).astype(np.complex128)
+    w = z.astype(np.complex128)[3]
+    assert np.abs(got[:2]).max() == 0 and got[2] == 1, got
+    np.testing.assert_allclose(got[3], 1 / (1 + np.exp(-w)), rtol=8 * np.finfo(dtype).eps)
+    z = np.array([complex(INF, INF), complex(INF, 1.0), complex(1.0, INF), 4 + 0j], dtype)
+    got = _run(mode, lax.rsqrt, z)
+    assert (got[:3] == 0).all() and got[3] == 0.5, got

@@ -136,14 +136,20 @@ def _log1p_impl(xp, x):
 
 log1p_p = unop("log1p", _log1p_impl, kind=FLOAT)
 sqrt_p = unop("sqrt", lambda xp, x: xp.sqrt(x), kind=FLOAT)
-rsqrt_p = unop("rsqrt", lambda xp, x: _same(xp, 1 / xp.sqrt(x), x), kind=FLOAT)
+def _reciprocal(xp, x):
+    """1 / x; complex through div_p's impl (scaled, and 1 / (inf + inf j) = 0, where
+    NumPy's complex division gives nan)."""
+    return _div_impl(xp, xp.ones_like(x), x) if dtypes.is_complex(x.dtype) else 1 / x
+
+
+rsqrt_p = unop("rsqrt", lambda xp, x: _same(xp, _reciprocal(xp, xp.sqrt(x)), x), kind=FLOAT)
 cbrt_p = unop("cbrt", lambda xp, x: xp.cbrt(x), kind=REAL_FLOAT)
 tanh_p = unop("tanh", lambda xp, x: xp.tanh(x), kind=FLOAT)
 
 
 def _logistic_impl(xp, x):
     if dtypes.is_complex(x.dtype):
-        return _same(xp, 1 / (1 + xp.exp(-x)), x)
+        return _same(xp, _reciprocal(xp, 1 + xp.exp(-x)), x)  # logistic(-1000+1j) = 0
     # Stable for large |x|: exp of a non-positive number only.
     e = xp.exp(-xp.abs(x))
     one = x.dtype.type(1)
@@ -616,9 +622,6 @@ def _convert_abstract(x, *, new_dtype, weak_type=False):
     return ShapedArray(x.shape, dtypes.check_dtype(new_dtype, "convert_element_type"))
 
 
-_CONVERT_TABLES = {}
-
-
 def _convert_impl(xp, x, *, new_dtype, weak_type=False):
     x = xp.asarray(x)
     new_dtype = np.dtype(new_dtype)
@@ -627,12 +630,8 @@ def _convert_impl(xp, x, *, new_dtype, weak_type=False):
     if xp is np and dtypes.is_one_byte(x.dtype) and x.size >= base.TABLE_MIN_SIZE:
         # float8/int4 to anything: look up this very conversion of all 256 byte patterns
         # (ml_dtypes converts element by element, about 10x slower)
-        table = _CONVERT_TABLES.get((x.dtype, new_dtype))
-        if table is None:
-            every = np.arange(256, dtype=np.uint8).view(x.dtype)
-            table = _CONVERT_TABLES[x.dtype, new_dtype] = _convert_impl(
-                np, every, new_dtype=new_dtype)
-        return table[x.view(np.uint8)]
+        return base.by_byte_table(lambda xp, v: _convert_impl(xp, v, new_dtype=new_dtype),
+                                  x, key=("convert_element_type", new_dtype))
     if (xp is np and float8_round.handles(x.dtype, new_dtype)
             and (x.size >= base.TABLE_MIN_SIZE or x.dtype == np.float64)):
         # float32/64 to float8: whole-array bit arithmetic (ml_dtypes' astype is an
