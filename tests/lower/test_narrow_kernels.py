@@ -84,6 +84,31 @@ def test_every_byte_loads_and_stores(dt):
           np.where(pick, c, c[::-1]))
 
 
+# (byte copies do not depend on the format: those with NaN payloads, one without NaN,
+# the exponent-only one, float4 and two ints)
+_LAYOUT_TYPES = [np.dtype(getattr(ml_dtypes, n)) for n in (
+    "float8_e5m2", "float8_e4m3", "float8_e4m3fn", "float8_e8m0fnu", "float4_e2m1fn", "int4",
+    "uint2")]
+
+
+@pytest.mark.parametrize("dt", _LAYOUT_TYPES, ids=lambda d: d.name)
+def test_layout_ops_copy_bytes(dt, rng):
+    """Kernels that only move narrow values (transpose, reshape, reverse, slices,
+    broadcasts, concatenate, pad, where) copy every byte as it is, as the eager NumPy
+    copies: float8_e5m2's six NaN codes and int4 bytes with stray high bits included."""
+    raw = rng.permutation(np.tile(EVERY_BYTE, 10)).reshape(40, 64).view(dt)
+    pad_value = np.asarray(1, np.float32 if dt in FLOATS else np.int32).astype(dt)
+    _check_ops({
+        "transpose": lambda a: a.T,
+        "reshape_rev": lambda a: a.reshape(64, 40)[::-1],
+        "squeeze": lambda a: jnp.expand_dims(a, 0)[0, 1:30:3],
+        "broadcast": lambda a: jnp.broadcast_to(a[:1], (40, 64)),
+        "concatenate": lambda a: jnp.concatenate([a, a[:, :7]], axis=1),
+        "pad": lambda a: lax.pad(a, jnp.asarray(pad_value), ((1, 2, 0), (0, 1, 1))),
+        "where": lambda a: jnp.where(jnp.arange(64) % 2 == 0, a, a[::-1]),
+    }, raw)
+
+
 def _float32_probes(dt, rng):
     """float32 values that exercise ``dt``'s rounding: every value of the type, the
     midpoints between neighbours (ties) and one float32 ulp either side, past the largest
@@ -146,7 +171,10 @@ _INT_BINARY = {"add": jnp.add, "sub": jnp.subtract, "mul": jnp.multiply, "max": 
                "xor": lax.bitwise_xor}
 _INT_UNARY = {"neg": lax.neg, "abs": lax.abs, "not": lax.bitwise_not}
 _ELSEWHERE = {"convert_element_type": "test_converts_as_eager",
-              "select_n": "test_every_byte_loads_and_stores"}
+              "select_n": "test_every_byte_loads_and_stores",
+              **dict.fromkeys(("broadcast_in_dim", "reshape", "transpose", "squeeze",
+                               "expand_dims", "rev", "slice", "concatenate", "pad"),
+                              "test_layout_ops_copy_bytes")}
 
 
 def test_every_kernel_primitive_is_tested():

@@ -72,16 +72,18 @@ NARROW_KERNEL_DTYPES = frozenset(np.dtype(getattr(ml_dtypes, n)) for n in (
     "float8_e4m3fn", "float8_e5m2", "float8_e4m3", "float8_e3m4", "float8_e4m3fnuz",
     "float8_e5m2fnuz", "float8_e4m3b11fnuz", "float8_e8m0fnu", "float6_e2m3fn", "float6_e3m2fn",
     "float4_e2m1fn", "int4", "uint4", "int2", "uint2", "int1", "uint1"))
-#: The primitives computed in kernels on those types: each is "compute in float32 (or
-#: int8) and round once (or wrap) to the type", the eager path's rule, and gives the
+#: The primitives computed in kernels on those types: layout ops (a kernel that only
+#: moves narrow values copies their bytes), and elementwise ops that "compute in float32
+#: (or int8) and round once (or wrap) to the type", the eager path's rule, giving the
 #: eager result on every value (pair) of every type (tests/lower/test_narrow_kernels.py).
-#: Others stay library steps: layout ops (through a kernel they would decode and
-#: re-encode, rewriting NaN payload bytes that the eager copy keeps), reductions, shifts,
-#: bitcasts, and the functions whose eager result differs somewhere: sign (ml_dtypes'
-#: sign of -0 is -0, kernels' +0), rsqrt and logistic (eager rounds each NumPy step),
-#: log, log1p, asin, acos, acosh, atanh and pow (the sign of their NaN, which float6/
-#: float4 write as a zero of the other sign), round (float8_e8m0fnu).
+#: Others stay library steps: reductions, gathers, shifts, bitcasts, and the functions
+#: whose eager result differs somewhere: sign (ml_dtypes' sign of -0 is -0, kernels' +0),
+#: rsqrt and logistic (eager rounds each NumPy step), log, log1p, asin, acos, acosh,
+#: atanh and pow (the sign of their NaN, which float6/float4 write as a zero of the other
+#: sign), round (float8_e8m0fnu).
 NARROW_KERNEL_PRIMITIVES = frozenset((
+    "broadcast_in_dim", "reshape", "transpose", "squeeze", "expand_dims", "rev", "slice",
+    "concatenate", "pad",
     "convert_element_type", "add", "sub", "mul", "div", "rem", "max", "min", "neg", "abs",
     "sqrt", "eq", "ne", "lt", "le", "gt", "ge", "select_n", "and", "or", "xor", "not",
     "exp", "exp2", "expm1", "tanh", "sin", "cos", "tan", "atan", "atan2", "sinh", "cosh",

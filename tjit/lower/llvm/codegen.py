@@ -68,6 +68,7 @@ from llvmlite import ir
 
 from tjit.lower import loops
 from tjit.lower.llvm import codegen_ops as ops
+from tjit.lower.llvm import narrow
 from tjit.lower.llvm.profile import compile_profile, linked_math
 from tjit.lower.llvm.split import OP_WEIGHTS, split_axis
 from tjit.lower.loops import AxisPlan, reused_value, same, stage_levels
@@ -88,6 +89,11 @@ def _as_index(b, v, dt):
         big = ir.Constant(I64, 2**63 - 1)
         return b.select(b.icmp_unsigned(">", v, big), big, v)
     return ops.convert(b, v, dt, np.dtype(np.int64))
+
+
+def _narrow_code(value, dt):
+    """The byte ml_dtypes stores for ``value`` in narrow type ``dt``, as an i8 constant."""
+    return ir.Constant(ops.I8, int(np.asarray(value).astype(dt).view(np.uint8)))
 
 
 def plan_axes(k):
@@ -432,9 +438,10 @@ class _Renderer:
             scope[id(n)] = v
         return scope[id(root)]
 
-    def _indexed_load(self, n, scope):
+    def _indexed_load(self, n, scope, raw=False):
         """``arg[index + clamp(offset, 0, size - 1) * stride]``, or ``fill`` when the
-        offset is out of range (the clamped address is loaded either way: safe)."""
+        offset is out of range (the clamped address is loaded either way: safe).
+        ``raw``: a narrow type's byte (an i8), not its value."""
         b = self.b
         dt = ops.check_dtype(n.dtype, f"indexed load of argument {n.arg}")
         odt = ops.check_dtype(n.offset.dtype, "gather index")
@@ -445,11 +452,12 @@ class _Renderer:
         hi = b.icmp_signed(">", off, last)
         i = b.select(hi, last, b.select(lo, ir.Constant(I64, 0), off))
         at = b.add(self._affine(n.index, scope), b.mul(i, self.sizes(n.stride)))
-        v = ops.load(b, b.gep(self.ptrs[n.arg], [at], inbounds=True,
-                              source_etype=ops.mem_type(dt)), dt)
+        ptr = b.gep(self.ptrs[n.arg], [at], inbounds=True, source_etype=ops.mem_type(dt))
+        v = b.load(ptr, typ=ops.I8, align=1) if raw else ops.load(b, ptr, dt)
         if n.fill is None:
             return v
-        return b.select(b.or_(lo, hi), ops.const(dt, n.fill), v)
+        fill = _narrow_code(n.fill, dt) if raw else ops.const(dt, n.fill)
+        return b.select(b.or_(lo, hi), fill, v)
 
     def _typed_value(self, expr, dt, scope, what):
         """``expr``'s value converted (convert semantics) to dtype ``dt``."""
@@ -462,8 +470,31 @@ class _Renderer:
         if np.dtype(st.expr.dtype) != dt:
             raise ValueError(f"kernel {self.k.name}: store of a {np.dtype(st.expr.dtype)} "
                              f"value into argument {st.arg} of dtype {dt}")
+        raw = self._narrow_bytes(st.expr, scope) if dt in narrow.DTYPES else None
+        if raw is not None:
+            self.b.store(raw, self._ptr(st.arg, st.index, dt, scope), align=1)
+            return
         v = self.value(st.expr, scope)
         ops.store(self.b, v, self._ptr(st.arg, st.index, dt, scope), dt)
+
+    def _narrow_bytes(self, expr, scope):
+        """The bytes of a float8/int4 ``expr`` that only moves values (a load, a constant,
+        a select of such) as an i8, else None. Stored as they are: decoding and encoding
+        would rewrite the NaN payloads (float8_e5m2 has six NaN codes) and stray high
+        bits of int4 bytes that the eager path's NumPy copies keep."""
+        if isinstance(expr, K.Load):
+            ptr = self._ptr(expr.arg, expr.index, expr.dtype, scope)
+            return self.b.load(ptr, typ=ops.I8, align=1)
+        if isinstance(expr, K.IndexedLoad):     # (concatenate, pad: a clamped read or fill)
+            self.value(expr.offset, scope)
+            return self._indexed_load(expr, scope, raw=True)
+        if isinstance(expr, K.Const):
+            return _narrow_code(expr.value, expr.dtype)
+        if isinstance(expr, K.Op) and expr.op == "select":
+            on_true, on_false = (self._narrow_bytes(a, scope) for a in expr.args[1:])
+            if on_true is not None and on_false is not None:
+                return self.b.select(self.value(expr.args[0], scope), on_true, on_false)
+        return None
 
     # -- row style --------------------------------------------------------------------------
     def _row_style(self):
