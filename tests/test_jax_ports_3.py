@@ -323,3 +323,27 @@ def test_config_with_absl_defines_and_applies_flags(monkeypatch):
         assert tjit.config.jax_enable_x64 is False   # not given: unchanged
     finally:
         tjit.config.update("jax_log_compiles", False)
+
+
+def _offload(x):
+    y = checkpoint_name(jnp.sin(x), "y")
+    z = checkpoint_name(jnp.sin(y), "z")
+    return jnp.sum(jnp.sin(z))
+
+
+def test_print_saved_residuals_after_a_cached_checkpoint_trace(capsys):
+    """grad first keeps checkpoint's trace (no source lines); print_saved_residuals then
+    traces afresh, so the names come from _offload's lines (it gave the caller's line)."""
+    f = tjit.checkpoint(_offload,
+                        policy=tjit.checkpoint_policies.save_only_these_names("y", "z"))
+    x = jnp.arange(4.0)
+    np.testing.assert_allclose(np.asarray(tjit.grad(f)(x)),
+                               np.cos(np.sin(np.sin(np.arange(4.0)))) *
+                               np.cos(np.sin(np.arange(4.0))) * np.cos(np.arange(4.0)),
+                               rtol=1e-5)
+    print_saved_residuals(f, x)
+    line = _offload.__code__.co_firstlineno
+    assert capsys.readouterr().out.splitlines() == [
+        "f32[4] from the argument x",
+        f"f32[4] named 'y' from {__file__}:{line + 1}:8 (_offload)",
+        f"f32[4] named 'z' from {__file__}:{line + 2}:8 (_offload)"]

@@ -284,8 +284,9 @@ def _body_key(tree, leaves, args, static, static_kw):
 
 def _cached_trace(owner, key, trace, table=_BODY_TRACES):
     """``trace()`` (a tuple whose second item is the consts), remembered for ``owner``
-    under ``key`` (None: not remembered)."""
-    if key is None:
+    under ``key`` (None: not remembered). While source lines are recorded
+    (print_saved_residuals) the function is traced afresh: a kept trace has none."""
+    if key is None or source_info.is_recording():
         return trace()
     try:
         per_owner = table.get(owner)
