@@ -1,4 +1,4 @@
-"""Inverse trigonometric and hyperbolic functions under jit: tjit vs NumPy vs JAX.
+"""Inverse trigonometric, hyperbolic and special functions under jit: tjit vs NumPy vs JAX.
 
     python benchmarks/bench_kernel_math.py [--n 1000000] [--reps 15] [--only atan2]
 
@@ -25,6 +25,31 @@ faster than the fused kernel's; float64 0.66-1.26x); the gain is in fusion: one 
 over memory instead of a kernel, a library step and a second kernel (1.3-1.45x at 16M,
 where the arrays leave the caches). An earlier float32-in-double version (0.5 ulp) ran
 0.7-1.2 ms on the 1M float32 single ops and 1.5 ms on the 1M chain: slower than before.
+
+Special functions (erfc, gammaln = lgamma, digamma: kernel-IR ops since mathlib_special;
+SciPy library steps before; the NumPy column is SciPy) and two programs: a Poisson
+log-likelihood ``sum(k log lam - lam - gammaln(k + 1))`` and ``log(0.5 erfc(-x/sqrt 2))``
+(norm.logcdf's erfc chain). 1M elements, 2 threads, ms, the range over three runs on a
+machine at load 10 (other jobs: single numbers moved 2-5x between runs, JAX's most;
+"before" from the previous commit's tree, run alternately with "after"):
+
+    case (1M)            SciPy     tjit before  tjit after   JAX
+    erfc float32         44-104    41-100       11.7-17.0    2.4-11.7
+    gammaln float32      38-92     47-99        10.0-23.8    18.7-48.5
+    digamma float32      254-500   249-503      8.8-22.4     34-56
+    poisson-ll float32   45-118    40-68        19.5-35.8    4.4-16
+    logcdf float32       47-91     46-96        9.5-23.7     1.7-8.0
+    erfc float64         34-83     44-79        7.5-20.5     2.5-13.1
+    gammaln float64      38-78     41-100       4.9-10.3     62-131
+    digamma float64      175-588   255-569      7.4-28.2     58-144
+    poisson-ll float64   41-180    31-104       12.0-35.2    57-145
+    logcdf float64       37-115    36-77        16.9-35.5    39-84
+
+After vs before, per pair of runs: erfc 3.5-8.5x, gammaln 4-10x, digamma 20-30x,
+poisson-ll 1.9-3.4x, logcdf 2-10x faster. Against JAX: float64 gammaln/digamma and the
+Poisson program 3-10x faster, logcdf ~2x; float32 erfc 1.5-5x and the erfc chain 6-14x
+slower: XLA's float32 erfc is a float32 rational (a few ulp), tjit's evaluates in
+float64 (0.5 ulp; see mathlib_special).
 """
 
 import argparse
@@ -33,15 +58,19 @@ import time
 
 import numpy as np
 
+import scipy.special
+
 import tjit
 import tjit.numpy as tnp
+import tjit.scipy.special as tsp
 
 try:
     import jax
     import jax.numpy as jnp
+    import jax.scipy.special as jsp
     jax.config.update("jax_enable_x64", True)
 except ImportError:     # the JAX column stays empty
-    jax = jnp = None
+    jax = jnp = jsp = None
 
 tjit.config.update("jax_enable_x64", True)
 
@@ -55,6 +84,23 @@ def chain(m):
     return lambda x: m.arctan2(x, 1 + x * x) * 2 + m.sinh(x)
 
 
+#: special functions: name -> input range
+SPECIAL = {"erfc": (-3, 9), "gammaln": (0.01, 50), "digamma": (-20, 20)}
+
+
+def poisson_ll(m, sp):
+    """Poisson log-likelihood of counts k = floor(1.7 lam) at rates lam (the lgamma row)."""
+    def f(lam):
+        k = m.floor(lam * 1.7)
+        return m.sum(k * m.log(lam) - lam - sp.gammaln(k + 1))
+    return f
+
+
+def logcdf(m, sp):
+    """log Phi(x) as norm.logcdf writes it with erfc: an erfc chain into a log."""
+    return lambda x: m.log(0.5 * sp.erfc(-x * 0.7071067811865476))
+
+
 def median_ms(fn, reps):
     fn()
     times = []
@@ -65,12 +111,12 @@ def median_ms(fn, reps):
     return 1e3 * statistics.median(times)
 
 
-def row(label, x, np_fn, tj_fn, jax_fn, reps, only=None):
-    if only and only not in label:
+def row(label, x, np_fn, tj_fn, jax_fn, reps, only=None, tol64=1e-13):
+    if only and not any(part in label for part in only.split(",")):
         return
     want = np.asarray(np_fn(x.astype(np.float64)))
     got = np.asarray(tj_fn(x))
-    tol = 1e-5 if x.dtype == np.float32 else 1e-13
+    tol = 1e-5 if x.dtype == np.float32 else tol64
     np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
     t_np = median_ms(lambda: np_fn(x), reps)
     t_tj = median_ms(lambda: tj_fn(x), reps)
@@ -88,7 +134,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=1_000_000)
     ap.add_argument("--reps", type=int, default=15)
-    ap.add_argument("--only", help="only the cases whose label contains this")
+    ap.add_argument("--only", help="only the cases whose label contains this (or one of "
+                                   "these, comma-separated)")
     a = ap.parse_args()
     rng = np.random.default_rng(0)
     print(f"n = {a.n}; medians in ms; tjit {tjit.__file__}")
@@ -102,6 +149,18 @@ def main():
         x = rng.uniform(-5, 5, a.n).astype(dt)
         row(f"atan2+sinh {np.dtype(dt).name}", x, chain(np), tjit.jit(chain(tnp)),
             jax.jit(chain(jnp)) if jax else None, a.reps, a.only)
+        for name, (lo, hi) in SPECIAL.items():
+            x = rng.uniform(lo, hi, a.n).astype(dt)
+            row(f"{name} {np.dtype(dt).name}", x, getattr(scipy.special, name),
+                tjit.jit(getattr(tsp, name)),
+                jax.jit(getattr(jsp, name)) if jax else None, a.reps, a.only,
+                tol64=1e-9)     # (SciPy's digamma: 6e-11 off next to the poles)
+        for label, prog, (lo, hi) in (("poisson-ll", poisson_ll, (0.1, 30)),
+                                      ("logcdf", logcdf, (-12, 5))):
+            x = rng.uniform(lo, hi, a.n).astype(dt)
+            row(f"{label} {np.dtype(dt).name}", x, prog(np, scipy.special),
+                tjit.jit(prog(tnp, tsp)), jax.jit(prog(jnp, jsp)) if jax else None,
+                a.reps, a.only, tol64=1e-9)
 
 
 if __name__ == "__main__":
