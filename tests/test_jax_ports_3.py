@@ -332,8 +332,9 @@ def _offload(x):
 
 
 def test_print_saved_residuals_after_a_cached_checkpoint_trace(capsys):
-    """grad first keeps checkpoint's trace (no source lines); print_saved_residuals then
-    traces afresh, so the names come from _offload's lines (it gave the caller's line)."""
+    """grad first keeps checkpoint's trace, with its source lines as JAX's traces have
+    them; print_saved_residuals reuses it (so it reports what grad saves), and the names
+    come from _offload's lines (it gave the print_saved_residuals call's line)."""
     f = tjit.checkpoint(_offload,
                         policy=tjit.checkpoint_policies.save_only_these_names("y", "z"))
     x = jnp.arange(4.0)

@@ -308,7 +308,7 @@ def eval_jaxpr(jaxpr, consts, *args):
 
 
 def _bind_eqn(eqn, ins):
-    if eqn.source is not None and source_info.is_recording():
+    if eqn.source is not None:
         with source_info.replaying(eqn.source):   # keep where it was first traced
             return eqn.primitive.bind(*ins, **eqn.params)
     return eqn.primitive.bind(*ins, **eqn.params)

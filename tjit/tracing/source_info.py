@@ -1,12 +1,15 @@
 """Where in the user's code an equation was traced (JAX's ``source_info_util``, in part).
 
-Recording is off by default: walking the stack for every traced primitive would slow
-tracing, and only the inspections that print provenance read it
-(``print_saved_residuals``). Inside :func:`recording`, each equation a
-:class:`~tjit.tracing.jaxpr_trace.JaxprTrace` appends carries a :class:`Source`: the
-innermost frame outside tjit and the standard library, as JAX picks its user frame.
-An equation replayed from an earlier jaxpr (``eval_jaxpr``: checkpoint's partial
-evaluation, inlined calls) keeps the source it was first traced at (:func:`replaying`).
+Recording is off by default, and on only where provenance is read: inside
+``print_saved_residuals``, and while a ``checkpoint`` body is traced (that trace is
+cached and reused by later calls, so it keeps its lines for a later
+``print_saved_residuals``, as JAX's cached traces do). Inside :func:`recording`, each
+equation a :class:`~tjit.tracing.jaxpr_trace.JaxprTrace` appends carries a
+:class:`Source`: the innermost frame outside tjit and the standard library, as JAX picks
+its user frame. Only the code object and instruction offset are kept; the line and
+column are worked out when printed. An equation replayed from an earlier jaxpr
+(``eval_jaxpr``: checkpoint's partial evaluation, inlined calls) keeps the source it
+was first traced at (:func:`replaying`).
 """
 
 import contextlib
@@ -15,23 +18,45 @@ import os
 import sys
 import sysconfig
 import threading
-from typing import NamedTuple
 
 _TJIT_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _STDLIB_DIRS = tuple({os.path.abspath(sysconfig.get_paths()[k]) + os.sep
                       for k in ("stdlib", "platstdlib")})
 
 
-class Source(NamedTuple):
-    file_name: str
-    line: int
-    column: int        # 0-based, as Python's code positions count
-    function_name: str  # the qualified name, e.g. 'outer.<locals>.f'
+class Source:
+    """A traced equation's place in the user's code: a code object and the offset of the
+    instruction that ran (what a traceback keeps)."""
+
+    __slots__ = ("code", "lasti")
+
+    def __init__(self, code, lasti):
+        self.code, self.lasti = code, lasti
+
+    @property
+    def file_name(self):
+        return self.code.co_filename
+
+    @property
+    def function_name(self):
+        """The qualified name, e.g. 'outer.<locals>.f'."""
+        return self.code.co_qualname
+
+    def position(self):
+        """(line, column): the column 0-based, as Python's code positions count."""
+        pos = next(itertools.islice(self.code.co_positions(), self.lasti // 2, None), None)
+        if pos is None or pos[0] is None:
+            return self.code.co_firstlineno, 0
+        return pos[0], pos[2] or 0
 
     def summary(self):
         """JAX's form: ``file:line:column (function)``, the column left out when 0."""
-        col = f":{self.column}" if self.column else ""
-        return f"{self.file_name}:{self.line}{col} ({self.function_name})"
+        line, col = self.position()
+        col = f":{col}" if col else ""
+        return f"{self.file_name}:{line}{col} ({self.function_name})"
+
+    def __repr__(self):
+        return f"Source({self.summary()})"
 
 
 class _State(threading.local):
@@ -40,6 +65,7 @@ class _State(threading.local):
 
 
 _state = _State()
+_USER_FILE = {}        # file name -> whether it is the user's (not tjit's, not stdlib)
 
 
 def is_recording():
@@ -66,24 +92,23 @@ def replaying(source):
         _state.replay = saved
 
 
-def _is_user_file(name):
-    return not (name.startswith(_TJIT_DIR) or name.startswith(_STDLIB_DIRS))
+def _is_user_code(code):
+    name = code.co_filename
+    user = _USER_FILE.get(name)
+    if user is None:
+        user = _USER_FILE[name] = not (name.startswith(_TJIT_DIR) or
+                                       name.startswith(_STDLIB_DIRS))
+    return user
 
 
 def current():
-    """The Source of the primitive being traced now, or None when not recording."""
-    if not _state.depth:
-        return None
+    """The Source of the primitive being traced now: the one of the equation being
+    replayed, else the user's frame when recording, else None."""
     if _state.replay is not None:
         return _state.replay
-    frame = sys._getframe(1)
-    while frame is not None and not _is_user_file(frame.f_code.co_filename):
-        frame = frame.f_back
-    if frame is None:
+    if not _state.depth:
         return None
-    code = frame.f_code
-    line, col = frame.f_lineno, 0
-    pos = next(itertools.islice(code.co_positions(), frame.f_lasti // 2, None), None)
-    if pos is not None and pos[0] is not None:
-        line, col = pos[0], pos[2] or 0
-    return Source(code.co_filename, line, col, code.co_qualname)
+    frame = sys._getframe(1)
+    while frame is not None and not _is_user_code(frame.f_code):
+        frame = frame.f_back
+    return None if frame is None else Source(frame.f_code, frame.f_lasti)

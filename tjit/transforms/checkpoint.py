@@ -240,9 +240,14 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=(), static_
             outs, store["tree"] = tree_flatten(call(ls))
             return outs
         key = _body_key(tree, leaves, args, static, static_kw)
-        closed, consts, out_tree = _cached_trace(
-            fun, key, lambda: (*trace_flat(flat_fun, [get_aval(x) for x in leaves], fname),
-                               store["tree"]))
+
+        def trace():
+            # with source lines: the trace is kept and reused, and print_saved_residuals
+            # names the line each saved value comes from (JAX's traces keep theirs too)
+            with source_info.recording():
+                traced = trace_flat(flat_fun, [get_aval(x) for x in leaves], fname)
+            return (*traced, store["tree"])
+        closed, consts, out_tree = _cached_trace(fun, key, trace)
         outs = checkpoint_p.bind(*consts, *leaves, jaxpr=closed, prevent_cse=prevent_cse,
                                  differentiated=False, policy=policy)
         return tree_unflatten(out_tree, outs)
@@ -284,9 +289,8 @@ def _body_key(tree, leaves, args, static, static_kw):
 
 def _cached_trace(owner, key, trace, table=_BODY_TRACES):
     """``trace()`` (a tuple whose second item is the consts), remembered for ``owner``
-    under ``key`` (None: not remembered). While source lines are recorded
-    (print_saved_residuals) the function is traced afresh: a kept trace has none."""
-    if key is None or source_info.is_recording():
+    under ``key`` (None: not remembered)."""
+    if key is None:
         return trace()
     try:
         per_owner = table.get(owner)
