@@ -44,6 +44,8 @@ What it reported (NumPy 2.4.6, JAX 0.10.2, 368 cases x 4 modes), and what was fi
 * integer_pow of complex y <= -2 multiplied out unscaled: 1 / (a + a j)**2 for a = 2**514
   gave 0 (right -2**-1029 j); z ** -1 of 2 + 0j gave 0.5 + 0j (NumPy's reciprocal and
   JAX: 0.5 - 0j).
+* lax.logistic and lax.rsqrt divided with NumPy's complex "/": logistic(-1000 + 1j) was
+  nan + nan j (right 0, as JAX), rsqrt(inf + inf j) nan (right 0).
 Left (tjit == JAX): C99 recoveries in division (0 / (inf + nan j) = 0, where NumPy is
 NaN); fmax/fmin order -0 below +0; x ** 1 of -0 + 0j is itself. Every disagreement is
 the same in the four modes: the compiled path (library steps for complex ops, LLVM
@@ -87,6 +89,9 @@ KNOWN = {
                     "JAX's x ** -1 (NumPy's and JAX's power(x, -1) give 1 + 0j)",
     "power": "zero signs where NumPy's NaN became exp(y log x): (8.5e37 + 0j) ** (-2 + 0j) "
              "is 0 - 0j (the imaginary part of y * log x is -0)",
+    "lax.rsqrt": "the zero's sign in 1 / sqrt(inf + nan j) (C99 says 0, no sign)",
+    "lax.logistic": "1 / (1 + exp(-inf + nan j)): exp gives an infinity (inf + nan j), "
+                    "and 1 / infinity is 0 in C99's division (JAX: nan)",
 }
 KNOWN["float_power"] += "; " + KNOWN["power"]
 
@@ -183,7 +188,19 @@ _MP = {"sqrt": "sqrt", "exp": "exp", "expm1": "expm1", "log": "log", "log1p": "l
        "arcsin": "asin", "arccos": "acos", "arctan": "atan", "sinh": "sinh", "cosh": "cosh",
        "tanh": "tanh", "arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh",
        "reciprocal": lambda m, z: 1 / z, "sign": lambda m, z: z / abs(z),
-       "square": lambda m, z: z * z}
+       "square": lambda m, z: z * z,
+       "rsqrt": lambda m, z: 1 / m.sqrt(z), "logistic": lambda m, z: 1 / (1 + m.exp(-z))}
+
+#: lax functions NumPy lacks: NumPy's formula for each, tjit's and JAX's lax for the others
+_LAX_FORMULAS = {"rsqrt": lambda z: 1 / np.sqrt(z), "logistic": lambda z: 1 / (1 + np.exp(-z))}
+
+
+def _lax_unary(name):
+    def f(m, z):
+        if m is np:
+            return _LAX_FORMULAS[name](z)
+        return getattr(tjit.lax if m is tjnp else jax.lax, name)(z)
+    return f
 
 
 def mp_reference(name):
@@ -200,7 +217,7 @@ def mp_reference(name):
 
     def ref(z):
         with np.errstate(all="ignore"):
-            out = getattr(np, name)(z)
+            out = (getattr(np, name) if hasattr(np, name) else _LAX_FORMULAS[name])(z)
         for k in np.ndindex(z.shape):
             c = complex(z[k])
             if np.isfinite(c) and c.real != 0 and c.imag != 0:
@@ -240,6 +257,8 @@ def elementwise_cases(dtype):
              for n in UNARY]
     cases.append(Case("reciprocal/exact", _unary("reciprocal"), [pts],
                       exact=lambda z: exact_quotient(np.ones_like(z), z)))
+    cases += [Case("lax." + n, _lax_unary(n), [pts], exact=mp_reference(n))
+              for n in _LAX_FORMULAS]
     cases += [Case("angle_deg", lambda m, z: m.angle(z, deg=True), [pts]),
               Case("round_1", lambda m, z: m.round(z, 1), [random_points(dtype)]),
               Case("nan_to_num_args", lambda m, z: m.nan_to_num(z, nan=1.5, posinf=7.0,
