@@ -348,3 +348,32 @@ def test_print_saved_residuals_after_a_cached_checkpoint_trace(capsys):
         "f32[4] from the argument x",
         f"f32[4] named 'y' from {__file__}:{line + 1}:8 (_offload)",
         f"f32[4] named 'z' from {__file__}:{line + 2}:8 (_offload)"]
+
+
+def test_eager_hi_primitive_runs_expand_on_the_arguments_as_given():
+    """JAX 0.10.2 runs a VJPHiPrimitive's expand eagerly on its arguments as given:
+    x ** 2 at the Python 1.5 is the Python 2.25, a float64 NumPy array becomes a float32
+    NumPy array; under grad and jit the rules and arrays take over."""
+    from tjit.experimental.hijax import VJPHiPrimitive
+
+    class Square(VJPHiPrimitive):
+        def __init__(self, aval):
+            self.in_avals, self.out_aval, self.params = (aval,), aval, {}
+            super().__init__()
+
+        def expand(self, x):
+            return x ** 2
+
+        def vjp_fwd(self, nzs, x):
+            return self(x), x
+
+        def vjp_bwd_retval(self, x, g):
+            return (2 * x * g,)
+
+    def square(x):
+        return Square(tjit.typeof(x))(x)
+    assert type(square(1.5)) is float and square(1.5) == 2.25
+    out = square(np.ones(2))
+    assert type(out) is np.ndarray and out.dtype == np.float32
+    assert float(tjit.grad(square)(1.5)) == 3.0
+    assert float(tjit.jit(square)(2.0)) == 4.0

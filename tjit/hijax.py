@@ -29,9 +29,10 @@ from tjit import numpy as jnp
 from tjit.custom_batching import custom_vmap
 from tjit.custom_derivatives import CustomVJPPrimal, SymbolicZero, custom_jvp, custom_vjp
 from tjit.tracing.avals import ShapedArray
-from tjit.tracing.core import current_trace, get_aval
+from tjit.tracing.core import current_trace, get_aval, is_eager
 from tjit.tracing.tree_util import tree_flatten, tree_map, tree_unflatten
 from tjit.transforms.ad import JVPTrace, vjp
+from tjit.transforms.custom_derivatives import canonical_numpy
 from tjit.transforms.batching import vmap
 from tjit.transforms.partial_eval import LinearizeTrace
 
@@ -197,6 +198,10 @@ class VJPHiPrimitive:
                             f"match in_avals' {self.in_tree}")
         _check_leaf_types(leaves, self.in_avals_flat,
                           f"{type(self).__name__}: argument", "in_avals")
+        if is_eager():   # as JAX: expand on the arguments as given (1.0 ** 2 is 1.0)
+            out = self.expand(*tree_unflatten(tree, [canonical_numpy(x) for x in leaves]))
+            _check_out(self, out, "expand")
+            return out
         return self._function()(*args)
 
     def _function(self):
