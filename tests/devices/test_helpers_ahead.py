@@ -13,7 +13,7 @@ import pytest
 
 import tjit
 import tjit.numpy as jnp
-from tjit.devices import blas, helpers_ahead, threads
+from tjit.devices import blas, cpu_top_k, helpers_ahead, threads
 from tjit.lower.llvm import parallel
 
 
@@ -82,7 +82,7 @@ CHILD = r"""
 import json
 import numpy as np
 import tjit, tjit.numpy as jnp
-from tjit.devices import blas, helpers_ahead, threads
+from tjit.devices import blas, cpu_top_k, helpers_ahead, threads
 from tjit.lower.llvm import parallel
 parallel._usable_cores = lambda: 2
 started = []
@@ -111,3 +111,56 @@ def test_first_call_in_a_fresh_process_with_helpers_ahead(tmp_path):
     assert out["started"][0] == (out["own"] or threads.default_num_threads() > 1)
     assert out["own_ready"] == out["own"]
     assert out["argmin_equal"] and out["err"] < 1e-3
+
+
+def test_top_k_function_foreseen(nothing_built, monkeypatch):
+    """A top_k library step wants its compiled row selection, and the thread runtime when
+    its rows will be split (as cpu_top_k will decide), each built once per dtype."""
+    monkeypatch.setattr(cpu_top_k, "built", lambda dtype: False)
+    big = np.ones((1024, 256), np.float32)
+
+    def top2(x):
+        return tjit.lax.top_k(x, 8)[0], tjit.lax.top_k(x * 2, 4)[1]
+    wanted = helpers_ahead._wanted(_program(top2, big), 1 << 19)
+    assert threads.native_available in wanted
+    made = [f for f in wanted if f is not threads.native_available]
+    assert [f.args for f in made] == [(np.dtype(np.float32),)]
+    # 8 rows: one chunk, no thread runtime; still the function
+    wanted = helpers_ahead._wanted(_program(lambda x: tjit.lax.top_k(x, 8), big[:8]), 1 << 19)
+    assert [getattr(f, "args", None) for f in wanted] == [(np.dtype(np.float32),)]
+    monkeypatch.setattr(cpu_top_k, "built", lambda dtype: True)
+    assert helpers_ahead._wanted(_program(lambda x: tjit.lax.top_k(x, 8), big[:8]),
+                                 1 << 19) == []
+
+
+TOP_K_CHILD = r"""
+import json
+import numpy as np
+import tjit
+from tjit.devices import cpu_top_k, helpers_ahead, threads
+from tjit.lower.llvm import parallel
+parallel._usable_cores = lambda: 2
+threads.default_num_threads = lambda: 2
+wanted = []
+real = helpers_ahead._wanted
+helpers_ahead._wanted = lambda *a: wanted.append(len(real(*a))) or real(*a)
+x = np.random.default_rng(2).standard_normal((512, 300)).astype(np.float32)
+x[3, :5] = x[3, 10]                     # ties: the lower index first
+vals, idx = tjit.jit(lambda x: tjit.lax.top_k(x, 6))(x)
+order = np.argsort(-x, axis=1, kind="stable")[:, :6]
+print(json.dumps({"wanted": wanted, "built": cpu_top_k.built(np.float32),
+                  "runtime": threads.runtime_ready(),
+                  "idx": bool(np.array_equal(np.asarray(idx), order)),
+                  "vals": bool(np.array_equal(np.asarray(vals),
+                                              np.take_along_axis(x, order, 1)))}))
+"""
+
+
+def test_top_k_first_call_with_helpers_ahead(tmp_path):
+    env = dict(os.environ, TJIT_CACHE_DIR=str(tmp_path), TJIT_PROGRAM_CACHE="0")
+    r = subprocess.run([sys.executable, "-c", TOP_K_CHILD], env=env, capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    assert out["wanted"] == [2] and out["built"] and out["runtime"]
+    assert out["idx"] and out["vals"]

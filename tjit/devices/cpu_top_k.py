@@ -35,6 +35,24 @@ _load = functools.partial(disk_cache.load_or_compile, tag="top_k")
 _FUNCTIONS = LazyByKey(lambda dtype: top_k.function(dtype, _load))
 
 
+def built(dtype):
+    """Whether this process has the compiled top_k of ``dtype`` already."""
+    return _FUNCTIONS.made(np.dtype(dtype))
+
+
+def foreseen(step, shape, dtype, nthreads):
+    """For ``helpers_ahead``: ``(builds its function, will split across threads)`` of
+    library step ``step`` whose input has ``shape`` (ints) and ``dtype``, as
+    :func:`top_k_step` will decide; None when ``step`` is no compiled top_k."""
+    k = getattr(step.fn, "top_k_rows", None)
+    if k is None or not 0 < k <= top_k.MAX_K or not shape or not top_k.supported(dtype):
+        return None
+    n, rows = shape[-1], math.prod(shape[:-1])
+    min_chunk = max(1, MIN_CHUNK_ELEMENTS // max(n, 1))
+    dtype = np.dtype(dtype)
+    return functools.partial(_FUNCTIONS.get, dtype), nthreads > 1 and rows >= 2 * min_chunk
+
+
 def top_k_step(runner, s):
     """The closure ``run(vals)`` of library step ``s`` as the compiled top_k on ``runner``
     (a CPU ``ProgramRunner`` at a size binding), or None when ``s`` is not one or has no

@@ -9,7 +9,10 @@ They do not depend on the kernels, and LLVM compiles modules on several threads 
 thread beside the kernels' compile. Each is the process's one value of its ``Lazy``
 (or lock-guarded global): a later use waits for it or finds it made, never builds a
 second. A helper that fails here is left unbuilt; its first real use builds it again
-and reports the failure as before.
+and reports the failure as before. Library steps' compiled functions (top_k's row
+selection, ~13 ms of LLVM) are foreseen too; several helpers build on threads of their
+own, side by side (a top_k program's first call otherwise built its function, then the
+thread runtime, one after the other).
 
 Which helpers a program wants is foreseen from its plan (dot dtypes and extents, kernel
 sizes), as the runtime will decide; a helper foreseen but then not called costs CPU
@@ -21,10 +24,10 @@ import threading
 
 import numpy as np
 
-from tjit.devices import blas, threads
+from tjit.devices import blas, cpu_top_k, threads
 from tjit.lower.llvm import parallel
 from tjit.lower.llvm.split import split_axis, work_per_point
-from tjit.xla_like.plan import ControlStep, DotStep, KernelStep
+from tjit.xla_like.plan import ControlStep, DotStep, KernelStep, LibraryStep
 
 
 def start(program, parallel_min_work):
@@ -43,21 +46,37 @@ def start(program, parallel_min_work):
 
 
 def _build(wanted):
-    for make in wanted:
-        try:
-            make()
-        except Exception:   # noqa: BLE001  (its first real use builds it and reports)
-            pass
+    """Make every helper of ``wanted``, side by side: the first ones on threads of their
+    own, the last on this one; return once all are made (or failed)."""
+    others = [threading.Thread(target=_make, args=(make,), name="tjit-helpers")
+              for make in wanted[:-1]]
+    for t in others:
+        t.start()
+    _make(wanted[-1])
+    for t in others:
+        t.join()
+
+
+def _make(make):
+    try:
+        make()
+    except Exception:   # noqa: BLE001  (its first real use builds it and reports)
+        pass
 
 
 def _wanted(program, parallel_min_work):
     own = blas.own_sgemm_used() and not blas.own_sgemm_ready()
     split = threads.default_num_threads() > 1 and not threads.runtime_ready()
-    if not (own or split):
-        return []   # (both built already: the usual case after a process's first program)
     own_wanted = split_wanted = False
+    library = {}        # (library steps' functions, by what they build)
     for prog, step in _steps(program):
-        if isinstance(step, DotStep) and (own or split):
+        if isinstance(step, LibraryStep) and not isinstance(step, ControlStep):
+            ahead = _library_helper(prog, step)
+            if ahead is not None:
+                make, splits = ahead
+                library.setdefault(make.args, make)
+                split_wanted |= split and splits
+        elif isinstance(step, DotStep) and (own or split):
             bmkn = _dot_extents(prog, step)
             if bmkn is not None:
                 b, m, k, n = bmkn
@@ -71,7 +90,22 @@ def _wanted(program, parallel_min_work):
                 split_wanted = k.shape[ax] >= 2 and \
                     math.prod(k.shape) * work_per_point(k) >= parallel_min_work
     out = [blas.prepare_own_sgemm] if own_wanted else []
-    return out + ([threads.native_available] if split_wanted else [])
+    return out + ([threads.native_available] if split_wanted else []) + list(library.values())
+
+
+def _library_helper(program, step):
+    """``(make its compiled function, splits across threads)`` of a library step with a
+    compiled CPU form not built yet, or None."""
+    if not step.ins:
+        return None
+    x = program.values[step.ins[0]]
+    if not all(isinstance(d, (int, np.integer)) for d in x.shape):
+        return None
+    ahead = cpu_top_k.foreseen(step, tuple(int(d) for d in x.shape), x.dtype,
+                               threads.default_num_threads())
+    if ahead is None or cpu_top_k.built(ahead[0].args[0]):
+        return None
+    return ahead
 
 
 def _steps(program):

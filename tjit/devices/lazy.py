@@ -50,6 +50,10 @@ class LazyByKey:
         self._lock = threading.Lock()
         _ALL.add(self)
 
+    def made(self, key):
+        """Whether the value of ``key`` is made (``get`` would not make it)."""
+        return key in self._values
+
     def get(self, key):
         value = self._values.get(key, _UNSET)
         if value is _UNSET:
