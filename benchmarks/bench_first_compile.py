@@ -110,7 +110,8 @@ times there are the load's), process CPU of the first call, ms:
 
 top_k's first call is its two helpers (the row selection and the thread runtime, LLVM
 CPU 28 + 34 ms before, 13 + 13 after) and llvmlite's import (~20 ms of an idle
-machine). Where the rest of a CNN's first call goes: LLVM's O3 pipeline and code
+machine); ``helpers_ahead`` now builds the two side by side (top_k alone in a fresh
+process, 5 alternating at load 11: 489 -> 355 ms wall, CPU 83 / 87 ms). Where the rest of a CNN's first call goes: LLVM's O3 pipeline and code
 generation for each kernel, 10-20 ms of CPU each at ~150 lines of optimised IR (the
 per-module fixed cost is ~3 ms: one module of cnn_nhwc's 21 vector kernels took 350 ms
 against 422 ms apart; codegen level 1-3 and O2 instead of O3 moved the total < 10%).
