@@ -49,7 +49,7 @@ EXAMPLES = {
 }
 
 SKIPPED = {
-    "differentially_private_sgd": "needs absl and dp_accounting (not installed for JAX)",
+    "differentially_private_sgd": "needs dp_accounting (Google's privacy accounting; not installed)",
     "onnx2xla": "downloads an ONNX model and needs the onnx package",
     "jax_cpp/prog.py": "exports for a C++ PJRT client",
     "ffi/": "builds a C++ XLA FFI library",
