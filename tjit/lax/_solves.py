@@ -18,6 +18,7 @@ arrays get no gradient, as in JAX.
 
 import functools
 
+from tjit.tracing import dtypes
 from tjit.tracing.core import Array, Tracer, get_aval
 from tjit.tracing.jaxpr import eval_jaxpr
 from tjit.tracing.tree_util import tree_flatten, tree_unflatten
@@ -171,7 +172,7 @@ def custom_linear_solve(matvec, b, solve, transpose_solve=None, symmetric=False,
     solve_jaxpr, solve_consts, n_x, aux_tree = _trace(
         op, "solve", functools.partial(solve, matvec), tree, b_flat, has_aux)
     if transpose_solve is None:
-        tr_jaxpr, tr_consts = None, []
+        tr_jaxpr, tr_consts, vm_jaxpr, vm_consts = None, [], None, []
     else:
         if symmetric:
             vecmat = matvec
@@ -181,52 +182,95 @@ def custom_linear_solve(matvec, b, solve, transpose_solve=None, symmetric=False,
         tr_jaxpr, tr_consts, _, _ = _trace(
             op, "transpose_solve", functools.partial(transpose_solve, vecmat), tree, b_flat,
             has_aux)
-    lengths = (len(mv_consts), len(solve_consts), len(tr_consts))
-    jaxprs = (mv_jaxpr, solve_jaxpr, tr_jaxpr, n_x)
-    out = _linear_solve(lengths, jaxprs, *mv_consts, *solve_consts, *tr_consts, *b_flat)
+        # vecmat's own jaxpr: the transposed solve's derivative in the matrix goes through it
+        vm_jaxpr, vm_consts, _, _ = _trace(op, "vecmat", vecmat, tree, b_flat)
+    lengths = (len(mv_consts), len(solve_consts), len(tr_consts), len(vm_consts))
+    jaxprs = (mv_jaxpr, solve_jaxpr, tr_jaxpr, vm_jaxpr, n_x)
+    out = _linear_solve(lengths, jaxprs, *mv_consts, *solve_consts, *tr_consts, *vm_consts,
+                        *b_flat)
     x = tree_unflatten(tree, out[:n_x])
     return (x, tree_unflatten(aux_tree, out[n_x:])) if has_aux else x
 
 
+def _matvec_rhs(jaxprs, mv_consts, mv_dot, b_dot, x):
+    """``db - dmatvec(x)``: matvec(params, x) = b differentiated at fixed x."""
+    rhs = list(b_dot)
+    moving = [i for i, c in enumerate(mv_consts) if dtypes.is_inexact(get_aval(c).dtype)]
+    if moving:  # (integer parameters, e.g. sizes a matvec closes over, do not move)
+        def matvec_at_x(*params):
+            c = list(mv_consts)
+            for i, v in zip(moving, params):
+                c[i] = v
+            return _run(jaxprs[0], c, *x)
+        mv_params_dot = jvp(matvec_at_x, tuple(mv_consts[i] for i in moving),
+                            tuple(mv_dot[i] for i in moving))[1]
+        rhs = [sub(bd, md) for bd, md in zip(rhs, mv_params_dot)]
+    return rhs
+
+
 @functools.partial(custom_jvp, nondiff_argnums=(0, 1))
 def _linear_solve(lengths, jaxprs, *args):
-    _, solve_consts, _, b = split_by_sizes(args, lengths)
+    _, solve_consts, _, _, b = split_by_sizes(args, lengths)
     return _run(jaxprs[1], stop_gradient(solve_consts), *b)
-
-
-def _tangent_solve(jaxprs, solve_consts, tr_consts, rhs):
-    """``solve(matvec, rhs)`` as a linear function of ``rhs`` whose transpose is
-    ``transpose_solve(vecmat, .)`` (aux outputs dropped)."""
-    _, solve_jaxpr, tr_jaxpr, n_x = jaxprs
-
-    def fun(res, r):
-        return _run(solve_jaxpr, res[0], *r)[:n_x]
-
-    def fun_transpose(res, ct):
-        if tr_jaxpr is None:
-            raise TypeError("custom_linear_solve: transpose_solve required for backwards "
-                            "mode automatic differentiation of custom_linear_solve; pass "
-                            "transpose_solve=, or symmetric=True when matvec is symmetric")
-        return _run(tr_jaxpr, res[1], *ct)[:n_x]
-
-    return linear_call(fun, fun_transpose,
-                       (stop_gradient(solve_consts), stop_gradient(tr_consts)), list(rhs))
 
 
 @_linear_solve.defjvp
 def _linear_solve_jvp(lengths, jaxprs, primals, tangents):
-    mv_consts, solve_consts, tr_consts, _ = split_by_sizes(primals, lengths)
-    mv_dot, _, _, b_dot = split_by_sizes(tangents, lengths)
+    mv_consts, _, _, _, _ = split_by_sizes(primals, lengths)
+    mv_dot, _, _, _, b_dot = split_by_sizes(tangents, lengths)
     out = _linear_solve(lengths, jaxprs, *primals)
-    x = out[:jaxprs[3]]
-    # matvec(params, x) = b  =>  matvec(dx) = db - dmatvec/dparams(x) . dparams
-    rhs = list(b_dot)
-    if mv_consts:
-        mv_params_dot = jvp(lambda *c: _run(jaxprs[0], c, *x), tuple(mv_consts),
-                            tuple(mv_dot))[1]
-        rhs = [sub(bd, md) for bd, md in zip(rhs, mv_params_dot)]
-    x_dot = _tangent_solve(jaxprs, solve_consts, tr_consts, rhs)
-    return out, list(x_dot) + [zeros_like_array(a) for a in out[jaxprs[3]:]]
+    x = out[:jaxprs[4]]
+    rhs = _matvec_rhs(jaxprs, mv_consts, mv_dot, b_dot, x)
+    x_dot = _solve_map(lengths, jaxprs, primals[:sum(lengths)], rhs)
+    return out, list(x_dot) + [zeros_like_array(a) for a in out[jaxprs[4]:]]
+
+
+def _transposed(lengths, jaxprs, consts):
+    """The transposed problem: vecmat as the map, transpose_solve as its solve."""
+    mv_jaxpr, solve_jaxpr, tr_jaxpr, vm_jaxpr, n_x = jaxprs
+    mv, sv, tr, vm, _ = split_by_sizes(consts, lengths)
+    return ((lengths[3], lengths[2], lengths[1], lengths[0]),
+            (vm_jaxpr, tr_jaxpr, solve_jaxpr, mv_jaxpr, n_x), [*vm, *tr, *sv, *mv])
+
+
+def _solve_map(lengths, jaxprs, consts, rhs):
+    """``solve(matvec, rhs)`` without aux outputs, linear in ``rhs``: a ``linear_call``
+    whose transpose is ``transpose_solve(vecmat, .)`` (JAX's linear_solve_p transpose), so
+    reverse mode never transposes the solver's loop. Both directions are
+    :func:`_solve_plain`, differentiable in the matrix at every order."""
+    t_lengths, t_jaxprs, _ = _transposed(lengths, jaxprs, consts)
+
+    def fun(res, r):
+        return _solve_plain(lengths, jaxprs, *res, *r)
+
+    def fun_transpose(res, ct):
+        if jaxprs[2] is None:
+            raise TypeError("custom_linear_solve: transpose_solve required for backwards "
+                            "mode automatic differentiation of custom_linear_solve; pass "
+                            "transpose_solve=, or symmetric=True when matvec is symmetric")
+        return _solve_plain(t_lengths, t_jaxprs, *_transposed(lengths, jaxprs, res)[2], *ct)
+
+    return linear_call(fun, fun_transpose, list(consts), list(rhs))
+
+
+@functools.partial(custom_jvp, nondiff_argnums=(0, 1))
+def _solve_plain(lengths, jaxprs, *args):
+    """The solve itself (the solver's closed-over arrays get no gradient, as in JAX),
+    differentiated implicitly: matvec's parameters move the solution by
+    ``solve(db - dmatvec(x))``. Under a ``linear_call`` this rule gives the derivative of
+    ``A^-1 r`` in ``A`` (``-A^-1 dA A^-1 r``) that the solver's own ops would miss; the rule
+    is traced only when differentiated, so the pair never recurses at the call."""
+    n = sum(lengths)
+    solve_consts = split_by_sizes(args[:n], lengths)[1]
+    return _run(jaxprs[1], stop_gradient(solve_consts), *args[n:])[:jaxprs[4]]
+
+
+@_solve_plain.defjvp
+def _solve_plain_jvp(lengths, jaxprs, primals, tangents):
+    n = sum(lengths)
+    x = _solve_plain(lengths, jaxprs, *primals)
+    rhs = _matvec_rhs(jaxprs, primals[:lengths[0]], tangents[:lengths[0]], tangents[n:], x)
+    return x, list(_solve_map(lengths, jaxprs, primals[:n], rhs))
 
 
 __all__ = ["custom_root", "custom_linear_solve"]

@@ -131,11 +131,17 @@ def _jvp(primals, tangents, *, callee, transpose, num_res):
     t_outs = [Zero.from_value(o) for o in outs]
     if any(type(t) is not Zero for t in lin_t):   # linear: the call on the tangents
         t_outs = linear_call_p.bind(*res, *[instantiate(t) for t in lin_t], **params)
-    if any(type(t) is not Zero for t in res_t):
-        # through the residuals: the callee's own derivative in them, as ordinary ops
-        def in_residuals(*r):
+    moving = [i for i, t in enumerate(res_t) if type(t) is not Zero]
+    if moving:
+        # through the residuals: the callee's own derivative in them, as ordinary ops (only
+        # in those with tangents: an instantiated zero of an integer residual is no tangent)
+        def in_residuals(*moved):
+            r = list(res)
+            for i, v in zip(moving, moved):
+                r[i] = v
             return eval_jaxpr(callee.jaxpr, callee.consts, *r, *lin)
-        extra = jvp(in_residuals, tuple(res), tuple(instantiate(t) for t in res_t))[1]
+        extra = jvp(in_residuals, tuple(res[i] for i in moving),
+                    tuple(res_t[i] for i in moving))[1]
         t_outs = [add_tangents(t, e) for t, e in zip(t_outs, extra)]
     return outs, list(t_outs)
 
