@@ -4,7 +4,10 @@ The same rules as ``mathlib`` (branch-free, ``select`` for regions and special c
 only intrinsics with vector forms), built on its IR helpers, ``exp`` core and ``log``.
 Every region is computed and the right one selected, so the loops vectorize and a result
 never depends on its neighbours or the thread count. float64 is computed in float64;
-float32 in float64 and rounded once (float32 inputs: products like x^2 are exact).
+float32 lgamma and digamma in float64 and rounded once (float32 inputs: products like
+x^2 are exact), float32 erfc in float32 (1.6x XLA's time in double; 0.5x in float32).
+Long polynomials run as four interleaved Horner chains (``_poly``): their latency,
+not their operations, set the speed of a loop this long.
 
 Algorithms (polynomials fitted for this module with mpmath's ``chebyfit``, lowest power
 first in the tables; the asymptotic series' coefficients are Bernoulli numbers):
@@ -15,6 +18,9 @@ first in the tables; the asymptotic series' coefficients are Bernoulli numbers):
   ``hi + lo`` (an fma gives ``lo``) and ``exp`` takes both, so the large-x tail keeps
   its accuracy (``x^2`` rounded costs up to 16 ulp at x = 6), and the 2^n scaling comes
   after the last product (gradual underflow rounds once). x < 0: ``2 - erfc(-x)``.
+  float32: the series below 0.6, ``H(x)`` by one polynomial on [0.6, 2] and ``G(1/x^2)
+  / x`` beyond, all in float32, their constant terms as float32 pairs; ``exp(-hi - lo)
+  * H = H + H * expm1(...)`` in one fma.
 * ``lgamma`` (``log|Gamma(x)|``, as ``lax.lgamma``): y >= 8: Stirling's series; y in
   [0.75, 1.5): ``s (s - 1) Q1(s)``, s = y - 1; other 0 < y < 8: shifted by m in {-2..6}
   to ``z = y - m`` in [1.5, 2.5) (the shift is exact), ``lgamma(z) = s (s + 1) Q(s)``,
@@ -33,7 +39,8 @@ impls, SciPy): digamma(+-0) = -+inf (``jax.lax.digamma``: NaN), lgamma(-inf) = -
 (JAX: +inf), lgamma of a denormal is +inf (SciPy and XLA's CPU lgamma, which flushes it
 to zero; the true value is below 745).
 
-Max error in ulps of the result; float32 over ~1.4M points against SciPy in float64
+Max error in ulps of the result; float32 over ~1.4M points (erfc: ~3.4M, with every
+float32 in [-11, 11] at spacing 1e-5) against SciPy in float64
 (bound 1: within the rounding of an exact result), float64 over ~64k points per
 function against mpmath (every exponent of both signs, dense ranges, negative halves,
 the poles' and zeros' neighbourhoods, denormals); the tests assert the bounds, over
@@ -44,7 +51,7 @@ lgamma, -0.504, -1.573, ... for digamma), where the relative error cannot be (as
 libraries and XLA).
 
     function   float32        float64        notes
-    erfc       1    (0.51)    3.5  (3.02)    all x
+    erfc       3    (2.50)    3.5  (3.02)    all x; float32 in float32
     lgamma     1    (0.50)    3    (2.56)    f64, x < 0: 5 (4.38) ulp of the larger term
     digamma    1    (0.50)    3    (2.78)    f64, x < 0: 6 (5.37) ulp of the larger term
 
@@ -85,6 +92,21 @@ _ERFC_H = [
         -1.6724938058681623e-12, 2.839539786520554e-13, -4.741463520175449e-14,
         7.360554557819427e-15, -1.2062562097030926e-15, 2.836850639772886e-16,
         -4.5150512884022386e-17])]
+#: float32: erfc(x) = (1 - x) - x P(x^2), |x| < 0.6 (P: erf(x)/x - 1; abs. error 1e-10)
+_ERFC_SMALL32 = [0.12837916612625122, -0.37612637877464294, 0.11283718794584274,
+                 -0.026857459917664528, 0.00517670763656497, -0.0007348930812440813]
+#: float32: erfc(x) = exp(-x^2) H(x - 1.3) on [0.6, 2] (relative error 1e-9); the
+#: constant term as a float32 pair (rounded to one float32 it would cost 0.9 ulp)
+_ERFC_MID32 = ((0.35764268040657043, -1.1320480552967638e-08), [
+    -0.19850823283195496, 0.09958197176456451, -0.04603423923254013, 0.01986853778362274,
+    -0.00808439776301384, 0.003121323185041547, -0.0011395126348361373,
+    0.0004031393909826875, -0.00015921416343189776, 5.1802337111439556e-05])
+#: float32: erfc(x) = exp(-x^2) / x * G(1/x^2), x >= 2 (relative error 2e-9; constant
+#: term as a pair)
+_ERFC_TAIL32 = ((0.5641895532608032, 2.9124178624329033e-08), [
+    -0.2820938527584076, 0.4230130910873413, -1.0506972074508667, 3.490267753601074,
+    -12.751933097839355, 41.71002960205078, -101.8346939086914, 155.0394287109375,
+    -107.49739074707031])
 #: erfc(x) = exp(-x^2) / x * G(1/x^2) for x >= 6 (relative error 3e-19)
 _ERFC_G = [0.5641895835477563, -0.28209479177387614, 0.423142187657374, -1.0578554668150224,
            3.7024933181454154, -16.66105108654937, 91.61360141116079, -593.5689246859926,
@@ -144,6 +166,29 @@ def _in_double(fn):
     return emit
 
 
+def _poly(o, t, coeffs, ways=4):
+    """sum coeffs[k] t^k (floats or IR values) as ``ways`` Horner chains in t^ways, side
+    by side, joined by Horner in t. One 24-term chain is ~100 cycles of fma latency: a
+    loop body that long cannot overlap its iterations (float64 lgamma ran 4x slower than
+    its op count says); four chains cut the latency to ~9 fmas."""
+    if len(coeffs) <= 2 * ways:
+        ways = 1
+    tk = t
+    for _ in range(ways.bit_length() - 1):       # ways: a power of 2
+        tk = o.mul(tk, tk)
+    chains = []
+    for j in range(ways):
+        part = coeffs[j::ways]
+        acc = o._v(part[-1])
+        for c in reversed(part[:-1]):
+            acc = o.fma(acc, tk, c)
+        chains.append(acc)
+    acc = chains[-1]
+    for c in reversed(chains[:-1]):
+        acc = o.fma(acc, t, c)
+    return acc
+
+
 def _and(o, *conds):
     out = conds[0]
     for c in conds[1:]:
@@ -154,12 +199,12 @@ def _and(o, *conds):
 def _exp_times(o, hi, lo, factor):
     """exp(hi + lo) * factor, the 2^n scaling last (one rounding into the denormal
     range); hi is clamped to exp's range here, lo is a small correction."""
-    hi = o.clamp(hi, -746.0, 710.0)
+    hi = o.clamp(hi, -746.0, 710.0) if o.is64 else o.clamp(hi, -104.0, 89.0)
     nf, n = o.round_mul(hi, LOG2E)
-    ln2_hi, ln2_lo = _split(_LN2, 2, True)
+    ln2_hi, ln2_lo = _split(_LN2, 2, o.is64)
     r = o.add(o.fma(nf, -ln2_lo, o.fma(nf, -ln2_hi, hi)), lo)
-    q = o.fma(o.mul(r, r), o.horner(r, _EXP_P[True]), r)
-    return o.scale2(o.mul(o.add(q, 1.0), factor), n)
+    q = o.fma(o.mul(r, r), o.horner(r, _EXP_P[o.is64]), r)
+    return o.scale2(o.fma(factor, q, factor), n)
 
 
 def _sinpi(o, r):
@@ -191,13 +236,13 @@ def _horner_select(o, t, tables, picks):
     last table where none does): one Horner chain, its coefficients chosen by selects,
     so every lane runs the same code."""
     width = max(len(c) for c in tables)
-    acc = None
-    for k in reversed(range(width)):
+    coefs = []
+    for k in range(width):
         coef = o.c(tables[-1][k] if k < len(tables[-1]) else 0.0)
         for table, pick in zip(reversed(tables[:-1]), reversed(picks)):
             coef = o.sel(pick, table[k] if k < len(table) else 0.0, coef)
-        acc = coef if acc is None else o.fma(acc, t, coef)
-    return acc
+        coefs.append(coef)
+    return _poly(o, t, coefs)
 
 
 def _erfc_mid(o, ax):
@@ -208,8 +253,30 @@ def _erfc_mid(o, ax):
     return _horner_select(o, o.sub(ax, center), [p1, p2, p3], picks)
 
 
-@_in_double
+def _erfc32(o, x):
+    """float32 erfc in float32 (the float64 one, evaluated in double, took 1.6x
+    XLA's time): the same regions, with two float32 polynomials above 0.6."""
+    ax = o.fabs(x)
+    small = o.fma(o.neg(x), o.horner(o.mul(x, x), _ERFC_SMALL32), o.sub(1.0, x))
+    ax = o.sel(o.cmp(">", ax, 12.0), 12.0, ax)        # erfc(10.1) = 0 in float32
+    hi = o.mul(ax, ax)
+    lo = o.fma(ax, ax, o.neg(hi))                      # x^2 = hi + lo exactly
+    mid = o.cmp("<", ax, 2.0)
+    inv = o.div(1.0, ax)
+    t = o.sel(mid, o.sub(ax, 1.3), o.mul(inv, inv))
+    (mid_hi, mid_lo), mid_rest = _ERFC_MID32
+    (tail_hi, tail_lo), tail_rest = _ERFC_TAIL32
+    q = _horner_select(o, t, [mid_rest, tail_rest], [mid])
+    p = o.add(o.fma(t, q, o.sel(mid, mid_lo, tail_lo)), o.sel(mid, mid_hi, tail_hi))
+    big = _exp_times(o, o.neg(hi), o.neg(lo), o.sel(mid, p, o.div(p, ax)))
+    big = o.sel(o.cmp("<", x, 0.0), o.sub(2.0, big), big)
+    r = o.sel(o.cmp("<", ax, 0.6), small, big)
+    return o.sel(o.isnan(x), x, r)
+
+
 def _erfc(o, x):
+    if not o.is64:
+        return _erfc32(o, x)
     ax = o.fabs(x)
     small = o.fma(o.neg(x), o.horner(o.mul(x, x), _ERF_SM1), o.sub(1.0, x))
     ax = o.sel(o.cmp(">", ax, 30.0), 30.0, ax)        # erfc(30) = 0: no overflow of x^2
@@ -217,7 +284,7 @@ def _erfc(o, x):
     lo = o.fma(ax, ax, o.neg(hi))                      # x^2 = hi + lo exactly
     mid = _erfc_mid(o, ax)
     u = o.div(1.0, hi)
-    tail = o.div(o.horner(u, _ERFC_G), ax)
+    tail = o.div(_poly(o, u, _ERFC_G), ax)
     big = _exp_times(o, o.neg(hi), o.neg(lo), o.sel(o.cmp(">", ax, 6.0), tail, mid))
     big = o.sel(o.cmp("<", x, 0.0), o.sub(2.0, big), big)
     r = o.sel(o.cmp("<", ax, 0.6), small, big)
@@ -244,7 +311,7 @@ def _lgamma_positive(o, y):
     shift_log = o.sel(o.cmp("<", m, -0.5), o.neg(log), log)
     near = o.add(poly, o.sel(near1, 0.0, shift_log))     # (+0 at y = 1, not -0)
     inv = o.div(1.0, y)
-    series = o.mul(inv, o.horner(o.mul(inv, inv), _STIRLING))
+    series = o.mul(inv, _poly(o, o.mul(inv, inv), _STIRLING, 2))
     far = o.add(o.fma(o.sub(y, 0.5), o.sub(log, 1.0), _HALF_LOG_2PI_M_HALF), series)
     return o.sel(o.ucmp(">=", y, 8.0), far, near)
 
@@ -282,7 +349,7 @@ def _digamma_positive(o, y):
     z = o.sub(y, m)                                    # in [1, 2): exact for y >= 1
     t = o.sub(z, 1.5)
     x0_hi, x0_lo = _DIGAMMA_X0
-    near = o.mul(o.sub(o.sub(z, x0_hi), x0_lo), o.horner(t, _DIGAMMA_R))
+    near = o.mul(o.sub(o.sub(z, x0_hi), x0_lo), _poly(o, t, _DIGAMMA_R))
     corr = o.sel(o.cmp("<", m, 0.0), o.div(-1.0, y), 0.0)
     for i in (1, 3, 5, 7):
         corr = o.add(corr, _recip_pair(o, o.sub(y, float(i)), o.sub(y, float(i + 1)),
