@@ -102,17 +102,18 @@ def same_dtypes(name, avals):
 
 
 #: Operands with at least this many elements of a one-byte ml_dtypes type (float8s,
-#: int4...) are computed by table lookup (:func:`_by_table`).
+#: int4...) are computed by table lookup (:func:`by_byte_table`).
 TABLE_MIN_SIZE = 4096
-_TABLES = {}
+_TABLES = {}    # the one cache of byte tables, keyed by (impl or its key, dtype)
 
 
-def _by_table(impl, x, y=None):
+def by_byte_table(impl, x, y=None, *, key=None):
     """``impl(np, x[, y])`` for one-byte ml_dtypes operands as a lookup in the table of
     ``impl`` on every byte pattern (256 entries, 65536 for two operands): the same values
     by construction, without ml_dtypes' element-by-element loops (about 45 ns an
-    element for a float8 add, against a few for the lookup)."""
-    key = (impl, x.dtype)
+    element for a float8 add, against a few for the lookup). ``key`` names ``impl`` in
+    the cache where ``impl`` is made per call (a conversion's, per target dtype)."""
+    key = (impl if key is None else key, x.dtype)
     table = _TABLES.get(key)
     if table is None:
         every = np.arange(256, dtype=np.uint8)
@@ -139,7 +140,7 @@ def declared_dtype_impl(impl, result_dtype=None):
                 and not params and x.size >= TABLE_MIN_SIZE and len(rest) <= 1
                 and all(getattr(r, "dtype", None) == dt and r.shape == x.shape
                         for r in rest)):
-            out = _by_table(impl, np.asarray(x), *(np.asarray(r) for r in rest))
+            out = by_byte_table(impl, np.asarray(x), *(np.asarray(r) for r in rest))
         else:
             out = impl(xp, x, *rest, **params)
         if dt is not None and dt.kind == "V":

@@ -352,7 +352,7 @@ def _div_impl(xp, x, y):
             x.dtype.type(dtypes.iinfo(x.dtype).max)
         return _same(xp, xp.where(y == 0, by_zero, q), x)
     q = _same(xp, xp.true_divide(x, y), x)
-    if not dtypes.is_complex(x.dtype):
+    if not dtypes.is_complex(x.dtype) or complex_scaled.quotients_need_no_rescue(xp, y, q):
         return q
     return _complex_div_recovery(xp, x, y, complex_scaled.rescale_quotients(xp, x, y, q))
 
@@ -622,9 +622,6 @@ def _convert_abstract(x, *, new_dtype, weak_type=False):
     return ShapedArray(x.shape, dtypes.check_dtype(new_dtype, "convert_element_type"))
 
 
-_CONVERT_TABLES = {}
-
-
 def _convert_impl(xp, x, *, new_dtype, weak_type=False):
     x = xp.asarray(x)
     new_dtype = np.dtype(new_dtype)
@@ -633,12 +630,8 @@ def _convert_impl(xp, x, *, new_dtype, weak_type=False):
     if xp is np and dtypes.is_one_byte(x.dtype) and x.size >= base.TABLE_MIN_SIZE:
         # float8/int4 to anything: look up this very conversion of all 256 byte patterns
         # (ml_dtypes converts element by element, about 10x slower)
-        table = _CONVERT_TABLES.get((x.dtype, new_dtype))
-        if table is None:
-            every = np.arange(256, dtype=np.uint8).view(x.dtype)
-            table = _CONVERT_TABLES[x.dtype, new_dtype] = _convert_impl(
-                np, every, new_dtype=new_dtype)
-        return table[x.view(np.uint8)]
+        return base.by_byte_table(lambda xp, v: _convert_impl(xp, v, new_dtype=new_dtype),
+                                  x, key=("convert_element_type", new_dtype))
     if (xp is np and float8_round.handles(x.dtype, new_dtype)
             and (x.size >= base.TABLE_MIN_SIZE or x.dtype == np.float64)):
         # float32/64 to float8: whole-array bit arithmetic (ml_dtypes' astype is an
