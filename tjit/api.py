@@ -69,7 +69,8 @@ from tjit.tracing.avals import ShapedArray
 from tjit.tracing.core import (
     Array, Tracer, current_trace, is_device_value, is_eager, to_host)
 from tjit.tracing.core import _DEVICE_ARRAYS   # (empty until a device backend is used)
-from tjit.tracing.errors import InconclusiveDimensionError
+from tjit.tracing.errors import (
+    ConcretizationTypeError, InconclusiveDimensionError, traced_static_error)
 from tjit.tracing.extended_dtypes import ExtendedArray, ExtendedDType
 from tjit.tracing.jaxpr import eqn_texts
 from tjit.tracing.jaxpr_trace import trace_to_jaxpr
@@ -1729,6 +1730,8 @@ def _axis_env_pairs(axis_env):
         try:
             name, size = item
             size = operator.index(size)
+        except ConcretizationTypeError:
+            raise traced_static_error(size, "axis_env size", "make_jaxpr") from None
         except (TypeError, ValueError):
             raise TypeError(f"make_jaxpr: axis_env must be a sequence of (axis_name, size) "
                             f"pairs with an int size, got the entry {item!r:.60}") from None

@@ -13,7 +13,6 @@ output is promoted to the common dtype and the body is traced again, so
 """
 
 import collections
-import operator
 
 import numpy as np
 
@@ -21,6 +20,7 @@ from tjit._sympy import is_expr
 from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray
 from tjit.tracing.core import Array, Tracer, get_aval
+from tjit.tracing.errors import static_index
 from tjit.tracing.jaxpr import ClosedJaxpr
 from tjit.tracing.jaxpr_trace import convert_constvars_jaxpr, trace_to_jaxpr
 from tjit.tracing.refs import Ref, RefError, thread_refs
@@ -397,12 +397,7 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
 # -- scan / map ----------------------------------------------------------------------------
 def _scan_length(xs_flat, length):
     if length is not None and not is_expr(length):
-        try:
-            length = operator.index(length)
-        except TypeError:
-            raise TypeError(f"lax.scan: length must be a Python int, got "
-                            f"{type(length).__name__}; it fixes the number of iterations at "
-                            f"trace time") from None
+        length = static_index(length, "length", "lax.scan")
         if length < 0:
             raise ValueError(f"lax.scan: length must be non-negative, got {length}")
     for x in xs_flat:
@@ -455,10 +450,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
 def _check_unroll(unroll):
     if isinstance(unroll, (bool, np.bool_)):
         return bool(unroll)
-    try:
-        u = operator.index(unroll)
-    except TypeError:
-        raise TypeError(f"lax.scan: unroll must be an int or bool, got {unroll!r}") from None
+    u = static_index(unroll, "unroll (an int or bool)", "lax.scan")
     if u < 0:
         raise ValueError(f"lax.scan: unroll must be non-negative, got {u}")
     return u
@@ -549,7 +541,7 @@ def map(f, xs, *, batch_size=None):  # noqa: A001  (jax.lax.map)
     ``batch_size`` is accepted for JAX compatibility; it only changes how JAX
     vectorizes, not the result, and is ignored here (the loop is sequential).
     """
-    if batch_size is not None and operator.index(batch_size) < 1:
+    if batch_size is not None and static_index(batch_size, "batch_size", "lax.map") < 1:
         raise ValueError(f"lax.map: batch_size must be a positive int, got {batch_size}")
     _, ys = scan(lambda carry, x: (carry, f(x)), (), xs)
     return ys

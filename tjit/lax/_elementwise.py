@@ -6,13 +6,13 @@ that); a Python scalar operand takes the dtype of the array operand (weak typing
 
 import builtins
 import enum
-import operator
 
 import numpy as np
 
 from tjit.config import config
 from tjit.tracing import dtypes, transfer_guard
 from tjit.tracing.core import Array, Tracer
+from tjit.tracing.errors import static_index
 from tjit.tracing.extended_dtypes import ExtendedArray
 from tjit.tracing.traceback_util import filter_at_entry as _filter_at_entry
 from tjit.primitives import elementwise as ew
@@ -297,12 +297,7 @@ def round(x, rounding_method=ew.ROUND_AWAY_FROM_ZERO):  # noqa: A001
 
 def integer_pow(x, y):
     """x ** y for a static Python int ``y`` (negative ``y`` needs an inexact ``x``)."""
-    try:
-        y = operator.index(y)
-    except TypeError:
-        raise TypeError(f"integer_pow: the exponent must be a static Python int, got "
-                        f"{type(y).__name__} {y!r:.40}; use lax.pow for array exponents"
-                        ) from None
+    y = static_index(y, "exponent y", "integer_pow", alternative="lax.pow")
     return ew.integer_pow_p.bind(asarray_for_lax(x), y=y)
 
 

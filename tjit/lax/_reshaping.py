@@ -3,10 +3,10 @@ utilities of ``jax.lax`` written on existing primitives (slices, reshape, gather
 
 import itertools
 import math
-import operator
 
 import numpy as np
 
+from tjit.tracing.errors import static_index
 from tjit.tracing import dtypes
 from tjit.tracing.core import Array, Tracer, get_aval
 from tjit.tracing.shapes import broadcast_shapes as _broadcast_shapes, normalize_axis, static_ints
@@ -29,7 +29,7 @@ def broadcast_shapes(*shapes):
     Returns:
       A tuple of ints; raises ValueError when the shapes do not broadcast.
     """
-    shapes = [tuple(operator.index(d) if not hasattr(d, "free_symbols") else d for d in s)
+    shapes = [tuple(static_index(d, "shapes", "lax.broadcast_shapes", dims=True) for d in s)
               for s in shapes]
     return _broadcast_shapes(*shapes, op="lax.broadcast_shapes") if shapes else ()
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from tjit.tracing import dtypes
 from tjit.tracing.core import Array, Tracer
-from tjit.tracing.errors import ConcretizationTypeError, ShapeError
+from tjit.tracing.errors import ConcretizationTypeError, ShapeError, static_index
 from tjit.tracing.shapes import (
     broadcast_shapes, canonical_dim, canonical_shape, dim_str, greater_equal, is_symbolic,
     normalize_axis, static_ints)
@@ -105,10 +105,15 @@ def slice(operand, start_indices, limit_indices, strides=None):  # noqa: A001
     return sl.slice_p.bind(operand, start_indices=start, limit_indices=limit, strides=strides)
 
 
-def _python_index(i, op):
+# Ops that take a traced index, named in the error for a traced static one.
+_TRACED_INDEX_OPS = "lax.dynamic_slice / dynamic_index_in_dim"
+
+
+def _python_index(i, what, op):
+    """A static slice bound: a Python int or a symbolic dim (None passes through)."""
     if i is None:
         return None
-    return sl.static_index(i, op)
+    return static_index(i, what, op, dims=True, alternative=_TRACED_INDEX_OPS)
 
 
 def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
@@ -117,8 +122,8 @@ def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
     operand = asarray_for_lax(operand)
     axis = normalize_axis(axis, operand.ndim, "slice_in_dim")
     n = operand.shape[axis]
-    start = _python_index(start_index, "slice_in_dim")
-    limit = _python_index(limit_index, "slice_in_dim")
+    start = _python_index(start_index, "start_index", "slice_in_dim")
+    limit = _python_index(limit_index, "limit_index", "slice_in_dim")
     start = 0 if start is None else start
     limit = n if limit is None else limit
     if type(start) is int and start < 0:
@@ -136,7 +141,7 @@ def index_in_dim(operand, index, axis=0, keepdims=True):
     """The static ``index``-th slice along ``axis`` (kept as size 1 if ``keepdims``)."""
     operand = asarray_for_lax(operand)
     axis = normalize_axis(axis, operand.ndim, "index_in_dim")
-    index = sl.static_index(index, "index_in_dim")
+    index = _python_index(index, "index", "index_in_dim")
     n = operand.shape[axis]
     if type(n) is int and not -n <= index < n:
         raise IndexError(f"index_in_dim: index {index} is out of bounds for axis {axis} "

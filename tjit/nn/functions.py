@@ -12,12 +12,12 @@ JAX; ``lax.stop_gradient`` marks the max-shifts of ``softmax``/``log_softmax``/
 """
 
 import functools
-import operator
 
 import numpy as np
 
 from tjit.tracing import dtypes
 from tjit.tracing.core import Array, Tracer
+from tjit.tracing.errors import static_index
 from tjit.tracing.shapes import normalize_axes, normalize_axis
 from tjit import lax
 from tjit import numpy as jnp
@@ -252,7 +252,7 @@ def _axes(axis, ndim, name):
         return tuple(range(ndim))
     if isinstance(axis, (tuple, list)):
         return tuple(sorted(normalize_axes(tuple(axis), ndim, name)))
-    return (normalize_axis(operator.index(axis), ndim, name),)
+    return (normalize_axis(static_index(axis, "axis", name), ndim, name),)
 
 
 def _kept_shape(shape, axes):
@@ -432,12 +432,7 @@ def one_hot(x, num_classes, *, dtype=None, axis=-1):
       axis: position of the new axis in the result. Default -1.
     """
     x = _array("one_hot", x)
-    try:
-        num_classes = operator.index(num_classes)
-    except TypeError:
-        raise TypeError(f"one_hot: num_classes must be a static Python int, got "
-                        f"{num_classes!r:.60}; mark it static with "
-                        f"jit(..., static_argnums=...)") from None
+    num_classes = static_index(num_classes, "num_classes", "one_hot")
     dtype = dtypes.default_float() if dtype is None else \
         dtypes.canonicalize_user_dtype(dtype, "one_hot")
     pos = normalize_axis(axis, x.ndim + 1, "one_hot")

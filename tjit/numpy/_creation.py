@@ -7,7 +7,6 @@ accept sympy dims, so ``jnp.zeros(x.shape)`` traces once for every batch size.
 """
 
 import functools
-import operator
 
 import numpy as np
 
@@ -17,7 +16,7 @@ from tjit.lax._structural import dim_value
 from tjit.numpy._padding import strong_main_diagonal
 from tjit.tracing import dtypes
 from tjit.tracing.core import Array, Tracer, concrete_value
-from tjit.tracing.errors import ConcretizationTypeError, NegativeDimensionError
+from tjit.tracing.errors import ConcretizationTypeError, NegativeDimensionError, static_index
 from tjit.tracing.extended_dtypes import ExtendedArray
 from tjit.transforms.batching import vmap
 from tjit.tracing.shapes import (broadcast_shapes, canonical_shape, dim_str, max_dim,
@@ -83,10 +82,7 @@ def _static_int(x, fname, what):
     if is_expr(x) and not x.is_Integer:
         return x  # a symbolic dim: allowed where shapes may be symbolic
     x = concrete_value(x, f"the {what} argument of jnp.{fname}")
-    try:
-        return operator.index(x)
-    except TypeError:
-        raise TypeError(f"jnp.{fname}: {what} must be an integer, got {x!r}") from None
+    return static_index(x, what, f"jnp.{fname}")
 
 
 # -- filled arrays --------------------------------------------------------------------------
@@ -252,13 +248,10 @@ def _symbolic_arange(start, stop, step, dt):
     polymorphic shapes), as JAX allows: integer bounds and a concrete non-zero integer
     step; the length is a dim, ``max(0, ceil((stop - start) / step))``."""
     def integral(v, what):
-        if v is None or is_expr(v):
+        if v is None:
             return v
-        try:
-            return operator.index(v)
-        except TypeError:
-            raise TypeError(f"jnp.arange: with a symbolic dim among its bounds, {what} must "
-                            f"be an integer or a symbolic dim, got {v!r}") from None
+        return static_index(v, f"{what} (beside a symbolic-dim bound)", "jnp.arange",
+                            dims=True)
     start, stop = integral(start, "start"), integral(stop, "stop")
     if is_expr(step):
         raise TypeError(f"jnp.arange: step must be a concrete integer, got the symbolic dim "

@@ -10,7 +10,6 @@ or a static ``size`` under ``jit``; in-place NumPy functions (put, place) need
 """
 
 import math
-import operator
 
 import numpy as np
 
@@ -18,7 +17,7 @@ from tjit import lax
 from tjit.lax._structural import dim_value
 from tjit.tracing import dtypes
 from tjit.tracing.core import Array, Tracer, concrete_value
-from tjit.tracing.errors import ConcretizationTypeError, NegativeDimensionError
+from tjit.tracing.errors import ConcretizationTypeError, NegativeDimensionError, static_index
 from tjit.tracing.extended_dtypes import ExtendedArray
 from tjit.tracing.shapes import (
     broadcast_shapes, definitely_equal, normalize_axis, shape_str, size as shape_size)
@@ -274,7 +273,8 @@ def fill_diagonal(a, val, wrap=False, *, inplace=True):
 def _size_arg(size, fname):
     if size is None:
         return None
-    size = operator.index(concrete_value(size, f"the size argument of jnp.{fname}"))
+    size = static_index(concrete_value(size, f"the size argument of jnp.{fname}"), "size",
+                        f"jnp.{fname}")
     if size < 0:
         raise ValueError(f"jnp.{fname}: size must be non-negative, got {size}")
     return size
@@ -286,7 +286,8 @@ def _fills(fill_value, ndim, fname):
         raise ValueError(f"jnp.{fname}: fill_value must be a scalar or a tuple of length "
                          f"{ndim}, got {fill_value!r}")
     return [0 if f is None else f if isinstance(f, Tracer) else
-            operator.index(concrete_value(f, "fill_value")) for f in fills]
+            static_index(concrete_value(f, "fill_value"), "fill_value", f"jnp.{fname}")
+            for f in fills]
 
 
 def nonzero(a, *, size=None, fill_value=None):
@@ -459,7 +460,8 @@ def choose(a, choices, out=None, mode="raise"):
 
 # -- index helpers ---------------------------------------------------------------------------------
 def _static_n(n, fname, what="n"):
-    n = operator.index(concrete_value(n, f"the {what} argument of jnp.{fname}"))
+    n = static_index(concrete_value(n, f"the {what} argument of jnp.{fname}"), what,
+                     f"jnp.{fname}")
     if n < 0:  # (a TypeError too: JAX's for tril_indices & co., its ValueError for others)
         raise NegativeDimensionError(f"jnp.{fname}: {what} must be non-negative, got {n}")
     return n
@@ -481,7 +483,7 @@ def diag_indices_from(arr):
 
 
 def _tri_indices(np_fn, fname, n, k, m):
-    rows, cols = np_fn(_static_n(n, fname), operator.index(k),
+    rows, cols = np_fn(_static_n(n, fname), static_index(k, "k", f"jnp.{fname}"),
                        None if m is None else _static_n(m, fname, "m"))
     idt = dtypes.default_int()
     return Array(rows.astype(idt), False), Array(cols.astype(idt), False)

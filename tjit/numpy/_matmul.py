@@ -14,7 +14,8 @@ import opt_einsum
 
 from tjit._sympy import sympy
 from tjit.tracing import dtypes
-from tjit.tracing.errors import ContractionShapeError, InconclusiveDimensionError, ShapeError
+from tjit.tracing.errors import (
+    ContractionShapeError, InconclusiveDimensionError, ShapeError, static_index)
 from tjit.tracing.shapes import (
     broadcast_shapes, definitely_equal, is_one, normalize_axis, shape_str, size)
 from tjit.primitives.reductions import reduce_or_p, reduce_sum_p
@@ -248,8 +249,10 @@ def outer(a, b, out=None):
 
 
 def _tensordot_axes(axes, a, b):
-    if isinstance(axes, int) or (hasattr(axes, "__index__") and not hasattr(axes, "__len__")):
-        n = int(axes)
+    # A scalar (an int, NumPy integer or 0-d array; a tracer has __len__ but ndim 0).
+    if isinstance(axes, int) or getattr(axes, "ndim", None) == 0 or (
+            hasattr(axes, "__index__") and not hasattr(axes, "__len__")):
+        n = static_index(axes, "axes", "tensordot")
         if n < 0 or n > a.ndim or n > b.ndim:
             raise ContractionShapeError(
                 f"tensordot: axes={n} must be in [0, min(a.ndim, b.ndim)] for "

@@ -6,7 +6,6 @@ slice, concatenate, rev, reshape), so they trace under ``jit``; pad widths and
 insert/delete positions decide the output shape and must be concrete, as in JAX.
 """
 
-import operator
 
 import numpy as np
 
@@ -87,7 +86,7 @@ def _size_pairs(value, ndim):
     for w in (w for p in pairs for w in p):
         if not sh.greater_equal(w, 0):
             raise ValueError(f"pad: pad_width can't contain negative values, got {w}")
-    return [tuple(w if is_expr(w) else operator.index(w) for w in p) for p in pairs]
+    return [tuple(static_index(w, "pad_width", "pad", dims=True) for w in p) for p in pairs]
 
 
 def pad(array, pad_width, mode="constant", **kwargs):

@@ -8,14 +8,13 @@ inexact dtype (float32 by default), and leading zeros are only trimmed on reques
 (``trim_leading_zeros=True``, which needs concrete values).
 """
 
-import operator
 
 import numpy as np
 
 from tjit import lax
 from tjit.tracing import dtypes
 from tjit.tracing.core import concrete_value
-from tjit.tracing.errors import OperandShapeError
+from tjit.tracing.errors import OperandShapeError, static_index
 from tjit.primitives.fft import complex_dtype_for
 from tjit.tracing.shapes import shape_str
 from tjit.numpy._core import asarray, ensure_array, promote_dtypes, promote_dtypes_inexact
@@ -42,7 +41,8 @@ def _vector(fname, p):
 
 
 def _static_order(m, fname, what="m"):
-    m = operator.index(concrete_value(m, f"the {what} argument of jnp.{fname}"))
+    m = static_index(concrete_value(m, f"the {what} argument of jnp.{fname}"), what,
+                     f"jnp.{fname}")
     if m < 0:
         raise ValueError(f"jnp.{fname}: order of {what} must be non-negative, got {m}")
     return m

@@ -7,10 +7,10 @@ The eager path (``_misc.py``) calls NumPy's set functions; this one is built fro
 ``unique``, ``isin`` and ``nonzero`` so it traces.
 """
 
-import operator
 
 from tjit import lax
 from tjit import numpy as jnp  # unique, isin, nonzero: looked up at call time
+from tjit.tracing.errors import static_index
 from tjit.tracing import dtypes
 from tjit.tracing.core import Tracer
 
@@ -37,7 +37,7 @@ def _members(values, ar):
 def sized_setop(fname, ar1, ar2, size, fill_value, dtype, smallest_fill):
     """``fname`` of the flattened arrays as ``size`` sorted values of ``dtype``; padding is
     ``fill_value``, or the smallest kept value (0 if none) when ``smallest_fill``, else 0."""
-    size = operator.index(size)
+    size = static_index(size, "size", fname)
     if size < 0:
         raise ValueError(f"{fname}: size must be >= 0, got {size}")
     a, b = (lax.convert_element_type(jnp.ravel(v), dtype) for v in (ar1, ar2))

@@ -2,11 +2,11 @@
 with NumPy's formulas, in the default float dtype (float32 unless x64 is enabled). The
 window length ``M`` decides the output shape, so it must be a concrete int."""
 
-import operator
 
 import numpy as np
 
 from tjit import lax
+from tjit.tracing.errors import static_index
 from tjit.tracing import dtypes
 from tjit.tracing.core import concrete_value
 from tjit.numpy._core import ensure_array
@@ -14,7 +14,8 @@ from tjit.numpy import _ufuncs as uf
 
 
 def _length(M, fname):  # noqa: N803  (NumPy's argument name)
-    return operator.index(concrete_value(M, f"the window length M of jnp.{fname}"))
+    return static_index(concrete_value(M, f"the window length M of jnp.{fname}"), "M",
+                        f"jnp.{fname}")
 
 
 def _symmetric_n(M):  # noqa: N803

@@ -17,13 +17,12 @@ scalar); ``shuffle`` and ``permuted`` return a new array (tjit arrays are immuta
 instead of shuffling in place; ``out=`` is not supported.
 """
 
-import operator
 
 import numpy as np
 
 from tjit.tracing import dtypes
 from tjit.tracing.core import Tracer, is_eager
-from tjit.tracing.errors import TjitError
+from tjit.tracing.errors import TjitError, static_index
 from tjit.tracing.tree_util import tree_leaves
 from tjit import lax
 from tjit import random as jr
@@ -48,8 +47,8 @@ def _size(size):
     if size is None:
         return None
     if np.ndim(size) == 0:
-        return (operator.index(size),)
-    return tuple(operator.index(s) for s in size)
+        return (static_index(size, "size", "tjit.numpy.random"),)
+    return tuple(static_index(s, "size", "tjit.numpy.random") for s in size)
 
 
 def _shape_for(size, *params):

@@ -16,16 +16,12 @@ keeps the batch dim; per-example start indices turn dynamic_slice into a gather 
 dynamic_update_slice into a scatter.
 """
 
-import operator
-
-from tjit._sympy import is_expr, sympy
+from tjit._sympy import sympy
 from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray
-from tjit.tracing.errors import (
-    ConcretizationTypeError, InconclusiveDimensionError, OperandShapeError, ShapeError,
-    traced_static_error)
+from tjit.tracing.errors import InconclusiveDimensionError, OperandShapeError, ShapeError
 from tjit.tracing.shapes import (
-    definitely_equal, dim_str, greater_equal, is_symbolic, shape_str)
+    definitely_equal, dim_str, greater_equal, shape_str)
 from tjit.primitives.base import new_primitive, same_dtypes
 
 
@@ -292,22 +288,8 @@ def _dynamic_update_slice_impl(xp, x, update, *indices):
 dynamic_update_slice_p.def_weak_type(lambda w_operand, w_update, *w_idx, **_: w_operand)
 
 
-def static_index(i, op="tjit"):
-    """A Python int from an int-like (NumPy ints included); symbolic dims pass through."""
-    if is_symbolic(i) and is_expr(i):
-        return simplify_dim(i)
-    try:
-        return operator.index(i)
-    except ConcretizationTypeError:
-        raise traced_static_error(i, "index", op, "lax.dynamic_slice / "
-                                  "dynamic_index_in_dim") from None
-    except TypeError:
-        raise TypeError(f"{op}: expected a static integer, got {type(i).__name__} "
-                        f"{i!r:.60}; traced values need lax.dynamic_slice") from None
-
-
 __all__ = ["rev_p", "pad_p", "concatenate_p", "slice_p", "dynamic_slice_p",
-           "dynamic_update_slice_p", "simplify_dim", "static_index"]
+           "dynamic_update_slice_p", "simplify_dim"]
 # -- transformation rules -------------------------------------------------------------------
 # (jvp / transpose / batching; see primitives/rules.py for the helpers' contracts). Every
 # primitive here is linear in its array operands; start indices are never differentiated.

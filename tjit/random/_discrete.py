@@ -7,10 +7,10 @@ random 32-bit keys in enough rounds to make collisions negligible (JAX's algorit
 Gumbel-max / Gumbel-top-k tricks as JAX does.
 """
 
-import operator
 
 import numpy as np
 
+from tjit.tracing.errors import static_index
 from tjit.tracing import dtypes
 from tjit.tracing.core import Array, Tracer, concrete_value
 from tjit.tracing.shapes import is_symbolic, normalize_axis, shape_str, size
@@ -188,7 +188,8 @@ def permutation(key, x, axis=0, independent=False):
         if not dtypes.is_int(x.dtype):
             raise TypeError(f"permutation: x must be an integer or at least 1-dimensional, "
                             f"got a scalar of dtype {x.dtype}")
-        n = operator.index(concrete_value(x, "the argument x of tjit.random.permutation"))
+        n = static_index(concrete_value(x, "the argument x of tjit.random.permutation"), "x",
+                         "permutation")
         return _shuffle(key, lax.iota(dtypes.default_int(), n), 0)
     x = jnp.asarray(x)
     axis = normalize_axis(axis, x.ndim, "permutation")
@@ -229,7 +230,8 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
     shape = check_shape("choice", shape)
     arr = param_array(a, "choice", "a")
     if arr.ndim == 0:
-        n_inputs = operator.index(concrete_value(arr, "the argument a of tjit.random.choice"))
+        n_inputs = static_index(concrete_value(arr, "the argument a of tjit.random.choice"),
+                                "a", "choice")
     else:
         axis = normalize_axis(axis, arr.ndim, "choice")
         n_inputs = arr.shape[axis]

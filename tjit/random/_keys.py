@@ -14,7 +14,6 @@ Results are bit-identical to JAX for ``key``/``PRNGKey``, ``split``, ``fold_in``
 and ``bits`` (the tests check values produced by JAX).
 """
 
-import operator
 
 import numpy as np
 
@@ -23,7 +22,7 @@ from tjit.config import config
 from tjit.tracing import dtypes
 from tjit.tracing.core import Array, Tracer
 from tjit.tracing.extended_dtypes import THREEFRY_KEY_DTYPE
-from tjit.tracing.errors import ConcretizationTypeError, NegativeDimensionError
+from tjit.tracing.errors import ConcretizationTypeError, NegativeDimensionError, static_index
 from tjit.tracing.shapes import canonical_shape, is_symbolic, shape_str, size
 from tjit.primitives.random_bits import threefry2x32_p
 from tjit.random._key_array import PRNGKeyArray
@@ -288,11 +287,7 @@ def split(key, num=2):
     if isinstance(num, (tuple, list)):
         shape = check_shape("split", tuple(num))
     else:
-        try:
-            shape = check_shape("split", (operator.index(num),))
-        except TypeError:
-            raise TypeError(f"split: num must be an int or a tuple of ints, got "
-                            f"{num!r:.60}") from None
+        shape = check_shape("split", (static_index(num, "num", "split"),))
     return _like(given, split_key(key, shape))
 
 

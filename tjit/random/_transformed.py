@@ -8,7 +8,6 @@ on ``gamma``/``loggamma`` (t, chisquare, f, generalized_normal, ball) have JAX's
 distribution but not its values (tjit's gamma sampler is vectorized, see ``_gamma``).
 """
 
-import operator
 
 import numpy as np
 
@@ -31,6 +30,7 @@ from tjit.random._samplers import (
     uniform_,
 )
 from tjit.tracing import dtypes
+from tjit.tracing.errors import static_index
 from tjit.tracing.shapes import broadcast_shapes
 
 
@@ -248,11 +248,7 @@ def ball(key, d, p=2, shape=(), dtype=None):
     """
     key, dtype = _start("ball", key, dtype)
     shape = check_shape("ball", shape)
-    try:
-        d = operator.index(d)
-    except TypeError:
-        raise TypeError(f"ball: d must be a static Python int (the dimension), got "
-                        f"{d!r:.60}; pass d as a constant, not a traced value") from None
+    d = static_index(d, "d (the dimension)", "ball")
     if d < 0:
         raise ValueError(f"ball: d must be non-negative, got {d}")
     (p,) = _uncast("ball", p)

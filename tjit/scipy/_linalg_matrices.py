@@ -10,14 +10,13 @@ the reference here.
 """
 
 import math
-import operator
 
 import numpy as np
 
 from tjit import numpy as jnp
 from tjit.numpy._core import check_arraylike, promote_dtypes_inexact
 from tjit.tracing import dtypes
-from tjit.tracing.errors import ShapeError
+from tjit.tracing.errors import ShapeError, static_index
 from tjit.tracing.shapes import shape_str
 
 
@@ -139,7 +138,7 @@ def convolution_matrix(a, n, mode="full"):
       mode: 'full' (k = m + n - 1), 'same' (k = max(m, n)) or 'valid'
         (k = max(m, n) - min(m, n) + 1).
     """
-    n = operator.index(n)
+    n = static_index(n, "n", "convolution_matrix")
     if n <= 0:
         raise ValueError(f"scipy.linalg.convolution_matrix: n must be a positive int, got {n}")
     if mode not in ("full", "same", "valid"):
@@ -166,7 +165,7 @@ def convolution_matrix(a, n, mode="full"):
 
 # -- matrices of a static size ----------------------------------------------------------
 def _size(fname, n):
-    n = operator.index(n)
+    n = static_index(n, "n", fname)
     if n < 0:
         raise ValueError(f"scipy.linalg.{fname}: n must be a non-negative int, got {n}")
     return n
@@ -229,7 +228,7 @@ def invpascal(n, kind=None):
 def helmert(n, full=False):
     """Helmert matrix: (n - 1, n) orthonormal contrasts, with a first row of
     ``1 / sqrt(n)`` when ``full`` ((n, n), orthogonal)."""
-    n = operator.index(n)
+    n = static_index(n, "n", "helmert")
     if n < 1:
         raise ValueError(f"scipy.linalg.helmert: n must be a positive int, got {n}")
     k = np.arange(1, n)[:, None].astype(np.float64)
@@ -242,7 +241,7 @@ def helmert(n, full=False):
 
 def hadamard(n, dtype=int):
     """Sylvester's Hadamard matrix of order n (a power of 2), ``H H^T = n I``."""
-    n = operator.index(n)
+    n = static_index(n, "n", "hadamard")
     if n < 1 or n & (n - 1):
         raise ValueError(f"scipy.linalg.hadamard: n must be a positive power of 2, got {n}")
     h = np.ones((1, 1), np.int64)

@@ -9,12 +9,12 @@ an array window may be traced.
 """
 
 import itertools
-import operator
 import warnings
 
 import numpy as np
 
 from tjit.tracing import dtypes
+from tjit.tracing.errors import static_index
 from tjit.tracing.shapes import normalize_axis, shape_str
 from tjit import numpy as jnp
 from tjit.numpy._core import check_arraylike, promote_dtypes_inexact
@@ -32,12 +32,7 @@ def _real_dtype(dt):
 
 def _static_int(fname, name, value):
     """``value`` as a Python int; a traced value cannot size an array."""
-    try:
-        return operator.index(value)
-    except TypeError:
-        raise TypeError(f"scipy.signal.{fname}: {name} must be a static integer (it sets "
-                        f"array sizes), got {value!r}; pass a Python int, or mark it "
-                        f"static with jit(..., static_argnames=...)") from None
+    return static_index(value, name, f"scipy.signal.{fname}")
 
 
 # ----------------------------------------------------------------------------- detrend

@@ -3,7 +3,6 @@
 ``vmap`` and ``grad`` go through them): recurrences run as ``fori_loop``s over elementwise
 carries."""
 
-import operator
 
 import numpy as np
 
@@ -11,14 +10,14 @@ from tjit import lax
 from tjit import numpy as jnp
 from tjit.numpy._core import promote_args_inexact
 from tjit.tracing.core import Tracer
-from tjit.tracing.errors import ConcretizationTypeError
+from tjit.tracing.errors import ConcretizationTypeError, static_index
 
 
 def _static_int(name, what, value, hint):
     if isinstance(value, Tracer):
         raise ConcretizationTypeError(f"{name}: {what} must be a static Python int, got a "
                                       f"traced value; {hint}")
-    return operator.index(value)
+    return static_index(value, what, name)
 
 
 def bessel_jn(z, *, v, n_iter=50):

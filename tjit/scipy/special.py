@@ -9,7 +9,6 @@ tails, ``entr`` at 0): those functions are ``custom_jvp``s with JAX's rules.
 ``logsumexp``, ``softmax`` and ``log_softmax`` are ``tjit.nn``'s (one implementation).
 """
 
-import operator
 
 import numpy as np
 
@@ -20,7 +19,7 @@ from tjit.numpy._core import promote_args_inexact
 from tjit.scipy._special_common import real_args as _inexact
 from tjit.primitives.special import ndtri_p
 from tjit.tracing.core import Tracer
-from tjit.tracing.errors import ConcretizationTypeError
+from tjit.tracing.errors import ConcretizationTypeError, static_index
 from tjit.transforms.custom_derivatives import custom_jvp
 
 __all__ = [
@@ -254,7 +253,7 @@ def gammaincc(a, x):
 def multigammaln(a, d):
     """The log of the multivariate gamma function of dimension ``d`` (a static int):
     ``d(d-1)/4 log(pi) + sum_{j<d} gammaln(a - j/2)``."""
-    d = operator.index(d)
+    d = static_index(d, "d", "multigammaln")
     if d < 1:
         raise ValueError(f"multigammaln: d must be a positive int, got {d}")
     (a,) = _inexact("multigammaln", a)
@@ -564,7 +563,7 @@ def bernoulli(n):
         raise ConcretizationTypeError("bernoulli: n must be a static Python int (the result "
                                       "has n + 1 entries), got a traced value; mark it "
                                       "static (static_argnums)")
-    n = operator.index(n)
+    n = static_index(n, "n", "bernoulli")
     if n < 0:
         raise ValueError(f"bernoulli: n must be a non-negative integer, got {n}")
     b3 = jnp.array([1, -1 / 2, 1 / 6])

@@ -1,10 +1,13 @@
 """tjit's exception types. Each message names the operation, the values involved and
 the fix, in the manner of JAX's best messages."""
 
+import operator
 import os
 import traceback
 
 import numpy as np
+
+from tjit._sympy import is_expr, sympy
 
 
 class TjitError(Exception):
@@ -126,19 +129,28 @@ def user_location():
     return f"{fr.filename}:{fr.lineno} (in {fr.name}){line}"
 
 
-def static_index(value, what, op):
+def static_index(value, what, op, *, dims=False, alternative=""):
     """``operator.index(value)`` for an argument that fixes shapes or axes at trace time
     (an axis, a dim, ``k`` of top_k, a count). A traced value raises
     TracerIntegerConversionError (a ConcretizationTypeError and TypeError, as JAX's)
-    naming ``op``, the argument and the traced input it came from; any other non-integer
-    raises TypeError (``axis=1.5`` is an error, as in NumPy and JAX, not axis 1)."""
-    import operator
+    naming ``op``, the argument and the traced input it came from (and ``alternative``,
+    an op that takes it traced); any other non-integer raises TypeError (``axis=1.5`` is
+    an error, as in NumPy and JAX, not axis 1).
+
+    ``dims=True`` also accepts a symbolic dim (a sympy expression over size symbols, e.g.
+    ``x.shape[0] - 1`` as a slice bound), returned in canonical form (an int when it
+    is one)."""
+    if dims and is_expr(value):
+        value = sympy.expand(value)
+        return int(value) if value.is_Integer else value
     try:
         return operator.index(value)
     except ConcretizationTypeError:
-        raise traced_static_error(value, what, op) from None
+        raise traced_static_error(value, what, op, alternative) from None
     except TypeError:
-        raise TypeError(f"{op}: {what} must be an integer, got {value!r}") from None
+        raise TypeError(f"{op}: {what} must be an integer, got {value!r:.60}"
+                        + (f"; traced values need {alternative}" if alternative else "")
+                        ) from None
 
 
 def traced_static_error(value, what, op, alternative=""):

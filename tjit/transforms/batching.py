@@ -9,7 +9,6 @@ their axes...), so nothing runs as a Python loop.
 
 import contextlib
 import functools
-import operator
 import threading
 
 import numpy as np
@@ -22,7 +21,7 @@ from tjit.tracing.avals import ShapedArray
 from tjit.tracing.axis_env import extend_axis_env
 from tjit.tracing.core import (
     Trace, Tracer, current_trace, escaped_tracer_error, get_aval, set_current_trace)
-from tjit.tracing.errors import ShapeError
+from tjit.tracing.errors import ShapeError, static_index
 from tjit.tracing.extended_dtypes import ExtendedArray
 from tjit.tracing.jaxpr import Jaxpr
 from tjit.tracing.shapes import dim_str, dims_equal
@@ -326,7 +325,8 @@ class _AxesSpec:
         self.axes = axes
         self.uniform = axes is None or _is_axis(axes)
         leaves, self.treedef = tree_flatten(axes, is_leaf=lambda x: x is None)
-        self.leaves = [None if a is None else operator.index(a) for a in leaves]
+        self.leaves = [None if a is None else static_index(a, "in_axes/out_axes", "vmap")
+                       for a in leaves]
 
 
 def _flatten_axes(spec, value, n_leaves, option, where, labels, what):

@@ -6,14 +6,13 @@ entry. Formats write their kernels for one batch element (``n_batch == 0``) and 
 batched layout with :func:`nfold_vmap`, as JAX's own implementation does.
 """
 
-import operator
 
 import numpy as np
 
 import tjit
 import tjit.numpy as jnp
 from tjit.tracing.core import Tracer, concrete_value
-from tjit.tracing.errors import ConcretizationTypeError
+from tjit.tracing.errors import ConcretizationTypeError, static_index
 
 
 class SparseEfficiencyError(ValueError):
@@ -128,7 +127,7 @@ def canonical_axes(axes, ndim, op):
     array; out of range raises naming ``op``."""
     out = set()
     for a in axes:
-        a = operator.index(a)
+        a = static_index(a, "axes", op)
         if not -ndim <= a < ndim:
             raise ValueError(f"{op}: axis {a} is out of bounds for an array of rank {ndim}")
         out.add(a % ndim)

@@ -4,10 +4,10 @@
 argument's indices, i.e. the gradient restricted to the sparsity pattern."""
 
 import functools
-import operator
 
 import tjit
 from tjit.experimental.sparse._base import JAXSparse
+from tjit.tracing.errors import static_index
 from tjit.tracing.tree_util import tree_flatten, tree_unflatten
 
 _is_sparse = lambda x: isinstance(x, JAXSparse)
@@ -16,7 +16,7 @@ _is_sparse = lambda x: isinstance(x, JAXSparse)
 def _argnums_tuple(argnums, n_args, op):
     nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
     for a in nums:
-        if not -n_args <= operator.index(a) < n_args:
+        if not -n_args <= static_index(a, "argnums", f"sparse.{op}") < n_args:
             raise ValueError(f"sparse.{op}: argnums {argnums} out of range for {n_args} "
                              "positional arguments")
     return tuple(a % n_args for a in nums), isinstance(argnums, int)

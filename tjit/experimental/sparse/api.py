@@ -1,6 +1,5 @@
 """Constructors and generic helpers: ``empty``, ``eye``, ``todense``, ``random_bcoo``."""
 
-import operator
 
 import numpy as np
 
@@ -10,6 +9,7 @@ import tjit.random
 from tjit.experimental.sparse._base import JAXSparse, split_shape
 from tjit.experimental.sparse.bcoo import BCOO, bcoo_fromdense
 from tjit.experimental.sparse.bcsr import BCSR
+from tjit.tracing.errors import static_index
 from tjit.tracing.core import Tracer
 
 
@@ -54,7 +54,7 @@ def eye(N, M=None, k=0, dtype=None, index_dtype="int32", sparse_format="bcoo", *
     """
     cls = _format(sparse_format, "sparse.eye")
     M = N if M is None else M
-    N, M, k = operator.index(N), operator.index(M), operator.index(k)
+    N, M, k = (static_index(v, what, "sparse.eye") for v, what in ((N, "N"), (M, "M"), (k, "k")))
     if N < 0 or M < 0:
         raise ValueError(f"sparse.eye: N and M must be non-negative, got N={N}, M={M}")
     n_batch, n_dense = kwds.get("n_batch", 0), kwds.get("n_dense", 0)

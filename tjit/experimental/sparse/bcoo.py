@@ -12,13 +12,13 @@ eagerly, under jit in compiled kernels, and grad/vmap differentiate and batch th
 without rules of their own.
 """
 
-import operator
 
 import numpy as np
 
 import tjit.numpy as jnp
 from tjit.experimental.sparse._base import (
     BatchedSparse, broadcast_batch, canonical_axes, concrete_int, nfold_vmap, split_shape)
+from tjit.tracing.errors import static_index
 from tjit.tracing.tree_util import register_pytree_node_class
 
 
@@ -44,7 +44,7 @@ class BCOO(BatchedSparse):
             raise TypeError("BCOO: args must be a (data, indices) pair, got "
                             f"{type(args).__name__}")
         self.data, self.indices = (jnp.asarray(a) for a in args)
-        self.shape = tuple(operator.index(d) for d in shape)
+        self.shape = tuple(static_index(d, "shape", "BCOO") for d in shape)
         self.indices_sorted = bool(indices_sorted)
         self.unique_indices = bool(unique_indices)
         validate_bcoo(self.data, self.indices, self.shape)
@@ -386,7 +386,7 @@ def bcoo_eliminate_zeros(mat, nse=None):
 def bcoo_transpose(mat, *, permutation):
     """BCOO of ``mat`` with dims permuted; batch, sparse and dense dims must each stay in
     their own group (as JAX's ``bcoo_transpose``)."""
-    perm = tuple(operator.index(p) for p in permutation)
+    perm = tuple(static_index(p, "permutation", "bcoo_transpose") for p in permutation)
     nb, ns = mat.n_batch, mat.n_sparse
     if sorted(perm) != list(range(mat.ndim)):
         raise ValueError(f"bcoo_transpose: permutation {perm} is not a permutation of "

@@ -8,19 +8,20 @@ into the output at the coordinates of the kept sparse dims: work proportional to
 ``nse`` times the size of the dense operand's kept dims.
 """
 
-import operator
 
 import numpy as np
 
 import tjit
 import tjit.numpy as jnp
+from tjit.tracing.errors import static_index
 from tjit import lax
 from tjit.experimental.sparse.bcoo import (
     BCOO, _extract, _full_batch, bcoo_extract, bcoo_sum_duplicates)
 
 
 def _dims(seq):
-    return tuple(operator.index(d) for d in (seq if isinstance(seq, (tuple, list)) else (seq,)))
+    seq = seq if isinstance(seq, (tuple, list)) else (seq,)
+    return tuple(static_index(d, "dimension_numbers", "bcoo_dot_general") for d in seq)
 
 
 def _normalize(dimension_numbers, lhs_ndim, rhs_ndim, op):

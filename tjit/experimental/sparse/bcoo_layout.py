@@ -3,12 +3,12 @@ sparse and dense groups), ``bcoo_slice``, ``bcoo_dynamic_slice``, ``bcoo_squeeze
 ``bcoo_reshape``, ``bcoo_rev``, ``bcoo_concatenate`` (and ``BCOO.update_layout``,
 installed here; indexing is in bcoo_indexing)."""
 
-import operator
 import warnings
 
 import numpy as np
 
 import tjit.numpy as jnp
+from tjit.tracing.errors import static_index
 from tjit import lax
 from tjit.experimental.sparse._base import (
     SparseEfficiencyError, SparseEfficiencyWarning, canonical_axes, split_shape)
@@ -28,8 +28,12 @@ def bcoo_update_layout(mat, *, n_batch=None, n_dense=None, on_inefficient="error
     :class:`SparseEfficiencyError`, ``"warn"`` warns, None proceeds (through the dense
     array, so it needs concrete values: not under jit).
     """
-    n_batch = mat.n_batch if n_batch is None else operator.index(n_batch)
-    n_dense = mat.n_dense if n_dense is None else operator.index(n_dense)
+    if n_batch is None:
+        n_batch = mat.n_batch
+    n_batch = static_index(n_batch, "n_batch", "bcoo_update_layout")
+    if n_dense is None:
+        n_dense = mat.n_dense
+    n_dense = static_index(n_dense, "n_dense", "bcoo_update_layout")
     if on_inefficient not in ("error", "warn", None):
         raise ValueError("bcoo_update_layout: on_inefficient must be 'error', 'warn' or "
                          f"None, got {on_inefficient!r}")
@@ -95,9 +99,10 @@ def bcoo_slice(mat, *, start_indices, limit_indices, strides=None):
       mat: a BCOO.
       start_indices, limit_indices, strides: one int per dim (strides positive, default 1).
     """
-    start = [operator.index(i) for i in start_indices]
-    limit = [operator.index(i) for i in limit_indices]
-    step = [1] * mat.ndim if strides is None else [operator.index(s) for s in strides]
+    start = [static_index(i, "start_indices", "bcoo_slice") for i in start_indices]
+    limit = [static_index(i, "limit_indices", "bcoo_slice") for i in limit_indices]
+    step = [1] * mat.ndim if strides is None else [static_index(s, "strides", "bcoo_slice")
+                                             for s in strides]
     if not len(start) == len(limit) == len(step) == mat.ndim:
         raise ValueError(f"bcoo_slice: start/limit/strides need {mat.ndim} entries each "
                          f"(shape {mat.shape}); got {start}, {limit}, {step}")
@@ -176,7 +181,7 @@ def bcoo_concatenate(operands, *, dimension):
         raise TypeError("bcoo_concatenate: operands must be a non-empty sequence of BCOO")
     first = operands[0]
     nb, nd, ndim = first.n_batch, first.n_dense, first.ndim
-    dim = operator.index(dimension)
+    dim = static_index(dimension, "dimension", "bcoo_concatenate")
     if not 0 <= dim < ndim:
         raise ValueError(f"bcoo_concatenate: dimension {dimension} out of range for "
                          f"ndim {ndim}")
@@ -235,7 +240,7 @@ def _concat_batch(operands, dim, shape):
 def bcoo_rev(operand, dimensions):
     """``lax.rev`` of a BCOO: reverse the listed dims (sparse dims by re-indexing)."""
     mat = operand
-    dims = sorted({operator.index(d) for d in dimensions})
+    dims = sorted({static_index(d, "dimensions", "bcoo_rev") for d in dimensions})
     if any(not 0 <= d < mat.ndim for d in dims):
         raise ValueError(f"bcoo_rev: dimensions {dims} out of range for shape {mat.shape}")
     nb, ns = mat.n_batch, mat.n_sparse
@@ -259,7 +264,7 @@ def bcoo_rev(operand, dimensions):
 
 def bcoo_dynamic_slice(mat, start_indices, slice_sizes):
     """``lax.dynamic_slice`` of a BCOO: traced starts (clamped as lax's), static sizes."""
-    sizes = tuple(operator.index(s) for s in slice_sizes)
+    sizes = tuple(static_index(s, "slice_sizes", "bcoo_dynamic_slice") for s in slice_sizes)
     if len(sizes) != mat.ndim or len(start_indices) != mat.ndim:
         raise ValueError(f"bcoo_dynamic_slice: need {mat.ndim} start indices and slice sizes "
                          f"for shape {mat.shape}")
@@ -296,7 +301,7 @@ def bcoo_reshape(mat, *, new_sizes, dimensions=None, sharding=None):
     if dimensions is not None and tuple(dimensions) != tuple(range(mat.ndim)):
         raise NotImplementedError("bcoo_reshape: dimensions (a transpose first); use "
                                   "bcoo_transpose, then reshape")
-    new = tuple(operator.index(d) for d in new_sizes)
+    new = tuple(static_index(d, "new_sizes", "bcoo_reshape") for d in new_sizes)
     if int(np.prod(new, dtype=np.int64)) != mat.size:
         raise ValueError(f"bcoo_reshape: cannot reshape {mat.shape} to {new}")
     nb, ns = mat.n_batch, mat.n_sparse
@@ -341,8 +346,9 @@ def bcoo_broadcast_in_dim(mat, *, shape, broadcast_dimensions, sharding=None):
     a batch dim (any size, stored once), one among them a sparse dim of size 1, one after
     them a dense dim. An operand dim of size 1 may grow if it is a batch or dense dim."""
     del sharding
-    shape = tuple(operator.index(d) for d in shape)
-    bdims = tuple(operator.index(d) for d in broadcast_dimensions)
+    shape = tuple(static_index(d, "shape", "bcoo_broadcast_in_dim") for d in shape)
+    bdims = tuple(static_index(d, "broadcast_dimensions", "bcoo_broadcast_in_dim")
+                  for d in broadcast_dimensions)
     nb, ns = mat.n_batch, mat.n_sparse
     if (len(bdims) != mat.ndim or list(bdims) != sorted(set(bdims)) or
             any(not 0 <= d < len(shape) for d in bdims) or

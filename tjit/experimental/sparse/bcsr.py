@@ -6,7 +6,6 @@ from ``indptr[-1]`` on are padding. Operations convert to BCOO (row coordinates 
 ``indptr`` by a binary search) and use its kernels.
 """
 
-import operator
 
 import numpy as np
 
@@ -15,6 +14,7 @@ from tjit.experimental.sparse._base import BatchedSparse, broadcast_batch, nfold
 from tjit.experimental.sparse.bcoo import BCOO, bcoo_extract, bcoo_fromdense
 from tjit.experimental.sparse.bcoo_dot import bcoo_dot_general
 from tjit.experimental.sparse.bcoo_layout import bcoo_concatenate
+from tjit.tracing.errors import static_index
 from tjit.tracing.tree_util import register_pytree_node_class
 
 
@@ -32,7 +32,7 @@ class BCSR(BatchedSparse):
         if not (isinstance(args, (tuple, list)) and len(args) == 3):
             raise TypeError("BCSR: args must be a (data, indices, indptr) triple")
         self.data, self.indices, self.indptr = (jnp.asarray(a) for a in args)
-        self.shape = tuple(operator.index(d) for d in shape)
+        self.shape = tuple(static_index(d, "shape", "BCSR") for d in shape)
         self.indices_sorted = bool(indices_sorted)
         self.unique_indices = bool(unique_indices)
         _validate(self)

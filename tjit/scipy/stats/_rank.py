@@ -1,12 +1,11 @@
 """``mode`` and ``rankdata`` (``jax.scipy.stats.mode`` / ``rankdata``), built on sorts."""
 
 import collections
-import operator
 
 import numpy as np
 
 from tjit import numpy as jnp
-from tjit.tracing.errors import AxisError
+from tjit.tracing.errors import AxisError, static_index
 from tjit.tracing.shapes import normalize_axis
 from tjit.transforms.batching import vmap
 
@@ -26,7 +25,7 @@ def mode(a, axis=0, nan_policy="propagate", keepdims=False):
     a = jnp.asarray(a)
     if axis is None:
         a, axis = jnp.ravel(a), 0
-    axis = operator.index(axis)
+    axis = static_index(axis, "axis", "scipy.stats.mode")
     if a.ndim == 0:
         a, axis = jnp.reshape(a, (1,)), 0
     x = jnp.moveaxis(a, axis, -1)
