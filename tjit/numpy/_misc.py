@@ -11,14 +11,13 @@ on the data (one-argument ``where``, the set operations) run eagerly, or take ``
 Counting and statistics (bincount, histogram, cov, ...) live in ``_statistics``.
 """
 
-import operator
 
 import numpy as np
 
 from tjit import lax
 from tjit.tracing import dtypes
 from tjit.tracing.core import Array, Tracer, concrete_value
-from tjit.tracing.errors import ConcretizationTypeError, InconclusiveDimensionError
+from tjit.tracing.errors import ConcretizationTypeError, InconclusiveDimensionError, static_index
 from tjit.tracing.extended_dtypes import ExtendedArray
 from tjit.tracing.shapes import (
     axis_tuple, broadcast_shapes, dim_str, greater_equal, normalize_axis, shape_str)
@@ -80,10 +79,7 @@ def _count_le(sorted_1d, x, strict=False):
 
 def _static(x, fname, what):
     x = concrete_value(x, f"the {what} argument of jnp.{fname}")
-    try:
-        return operator.index(x)
-    except TypeError:
-        raise TypeError(f"jnp.{fname}: {what} must be an integer, got {x!r}") from None
+    return static_index(x, what, f"jnp.{fname}")
 
 
 # -- selection --------------------------------------------------------------------------------
@@ -787,12 +783,22 @@ def _set_inputs(fname, ar1, ar2, size):
     return a, b, dt
 
 
+def _set_size(size, fname):
+    """A set operation's ``size`` (None or a non-negative int), checked once at the public
+    entry so that errors name that function."""
+    if size is None:
+        return None
+    size = _static(size, fname, "size")
+    if size < 0:
+        raise ValueError(f"jnp.{fname}: size must be non-negative, got {size}")
+    return size
+
+
 def _sized(values, size, fill_value, default_fill, dt, weak=False):
     """``values`` as an Array of ``dt`` (weak or not: JAX's set operations keep their
-    inputs' weak type), padded or truncated to ``size``."""
+    inputs' weak type), padded or truncated to ``size`` (checked by ``_set_size``)."""
     values = np.asarray(values)
     if size is not None:
-        size = _static(size, "setops", "size")
         fill = default_fill if fill_value is None else \
             np.asarray(concrete_value(fill_value, "fill_value"))
         out = np.full(size, fill, dtype=dt)
@@ -805,6 +811,7 @@ def _sized(values, size, fill_value, default_fill, dt, weak=False):
 def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
     """Sorted unique values of ``ar1`` not in ``ar2`` (eager; ``size`` pads with
     ``fill_value`` (default 0) or truncates)."""
+    size = _set_size(size, "setdiff1d")
     if size is not None and is_traced(ar1, ar2):
         return sized_setop("setdiff1d", ar1, ar2, size, fill_value,
                            ensure_array("setdiff1d", ar1).dtype, smallest_fill=False)
@@ -817,6 +824,7 @@ def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
 def union1d(ar1, ar2, *, size=None, fill_value=None):
     """Sorted unique values in either array (eager; ``size`` pads with ``fill_value``,
     default the smallest value)."""
+    size = _set_size(size, "union1d")
     if size is not None and is_traced(ar1, ar2):
         return sized_setop("union1d", ar1, ar2, size, fill_value,
                            promote_dtypes(ar1, ar2)[0].dtype, smallest_fill=True)
@@ -850,6 +858,7 @@ def setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
     >>> jnp.setxor1d(jnp.asarray([1, 2, 6]), jnp.asarray([2, 3]))
     Array([1, 3, 6], dtype=int32)
     """
+    size = _set_size(size, "setxor1d")
     if size is not None and is_traced(ar1, ar2):
         return sized_setop("setxor1d", ar1, ar2, size, fill_value,
                            promote_dtypes(ar1, ar2)[0].dtype, smallest_fill=True)
@@ -864,6 +873,7 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=Non
     """Sorted unique values in both arrays, and with ``return_indices`` their first
     indices in each (eager; ``size`` pads values with ``fill_value`` (default the
     smallest value) and indices with the array sizes)."""
+    size = _set_size(size, "intersect1d")
     if size is not None and not return_indices and is_traced(ar1, ar2):
         return sized_setop("intersect1d", ar1, ar2, size, fill_value,
                            promote_dtypes(ar1, ar2)[0].dtype, smallest_fill=True)
