@@ -8,13 +8,13 @@ supported (tjit has no matrix type), as in JAX.
 """
 
 import builtins
-import operator
 
 import numpy as np
 
+from tjit.tracing.errors import static_index
 from tjit.numpy._core import array, asarray
 from tjit.numpy._dtypes import result_type
-from tjit.numpy._creation import arange, linspace, meshgrid
+from tjit.numpy._creation import _ZeroStepError, arange, linspace, meshgrid
 from tjit.numpy._shape import concatenate, expand_dims, stack, swapaxes, transpose
 
 __all__ = ["r_", "c_", "mgrid", "ogrid"]
@@ -27,7 +27,13 @@ def _grid_from_slice(s, op_name):
     if s.stop is None:
         raise ValueError(f"jnp.{op_name}: a slice needs a stop, got {s}")
     if isinstance(step, (complex, np.complexfloating)):
+        # |step| points: 0j gives none, as NumPy's and as JAX documents (JAX 0.10's
+        # ``step or 1`` reads 0j, and 0, as the default step 1 instead)
         return linspace(start, s.stop, int(builtins.abs(step)))
+    if step == 0:
+        raise _ZeroStepError(f"jnp.{op_name}: slice step must not be zero, got {s}; a real "
+                             f"step k gives arange(start, stop, k), a complex one nj gives "
+                             f"n points")
     return arange(start, s.stop, step)
 
 
@@ -117,7 +123,7 @@ class _AxisConcat:
             out.append(obj)
         if not out:
             return arange(0)
-        res = concatenate(out, axis=operator.index(axis))
+        res = concatenate(out, axis=static_index(axis, "axis", "jnp.r_/c_"))
         return expand_dims(res, matrix) if matrix is not None and res.ndim == 1 else res
 
     def __len__(self):
