@@ -450,7 +450,7 @@ ERRORS = [
      r"\(2, 3\) and the array at index 1 has shape \(3, 2\)"),
     (lambda: jnp.stack([X], out=X), NotImplementedError, r"'out' argument"),
     (lambda: jnp.reshape(X, (4, 2)), ShapeError, r"cannot reshape array of shape \(2, 3\)"),
-    (lambda: jnp.reshape(X, (6,), order="A"), NotImplementedError, r"order='A'"),
+    (lambda: jnp.reshape(X, (6,), order="K"), ValueError, r"order must be 'C', 'F' or 'A'"),
     (lambda: jnp.transpose(X, (0,)), ShapeError, r"transpose: axes \(0,\) don't match"),
     (lambda: jnp.transpose(X, (0, 0)), ShapeError, r"repeated axis"),
     (lambda: jnp.moveaxis(X, (0, 1), 0), ValueError, r"same number of elements"),

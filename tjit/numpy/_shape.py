@@ -79,7 +79,8 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
     Args:
       a: array to reshape.
       shape: the new shape; one entry may be -1 (inferred). Symbolic dims are allowed.
-      order: "C" (row-major) or "F" (column-major) element order.
+      order: "C" (row-major) or "F" (column-major) element order; "A" is "F" for an
+        input laid out in Fortran order and "C" otherwise (tjit arrays are C-ordered).
 
     Returns:
       The reshaped array.
@@ -90,6 +91,7 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
         shape = newshape
     if shape is None:
         raise TypeError("reshape: missing the new `shape`")
+    order = _memory_order(a, order)
     a = ensure_array("reshape", a)
     shape = _static_shape(shape, "reshape")
     if order == "C":
@@ -98,10 +100,18 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
         new = sh.reshape_shape(a.shape, shape, "reshape")
         rev_in, rev_out = tuple(range(a.ndim))[::-1], tuple(range(len(new)))[::-1]
         return lax.transpose(lax.reshape(lax.transpose(a, rev_in), new[::-1]), rev_out)
-    if order == "A":
-        raise NotImplementedError("reshape: order='A' is not supported (as in JAX); "
-                                  "use order='C' or 'F'")
-    raise ValueError(f"reshape: order must be 'C' or 'F', got {order!r}")
+    raise ValueError(f"reshape: order must be 'C', 'F' or 'A', got {order!r}")
+
+
+def _memory_order(a, order):
+    """NumPy's ``order='A'`` resolved for ``a``: 'F' for a NumPy array laid out in Fortran
+    order only, else 'C' (tjit arrays and scalars are C-ordered); other orders unchanged.
+    (JAX raises NotImplementedError for 'A' on its arrays; NumPy's meaning is the one
+    that keeps ported NumPy code working, and agrees with JAX's for NumPy inputs.)"""
+    if order != "A":
+        return order
+    fortran = isinstance(a, np.ndarray) and a.flags.f_contiguous and not a.flags.c_contiguous
+    return "F" if fortran else "C"
 
 
 def _static_shape(shape, fname):
@@ -117,14 +127,15 @@ def _static_shape(shape, fname):
                 f"{d.aval.str_short()}. Fix: compute the shape from static values (e.g. "
                 f"x.shape[0] * 2, or a static argument via jit(..., static_argnums=...)).")
     if isinstance(shape, (tuple, list)):
-        return tuple(operator.index(d) if isinstance(d, (Array, np.generic, np.ndarray))
-                     else d for d in shape)
+        return tuple(static_index(d, "shape", fname)
+                     if isinstance(d, (Array, np.generic, np.ndarray)) else d for d in shape)
     return shape
 
 
 @takes_out_sharding("ravel")
 def ravel(a, order="C"):
-    """Flatten ``a`` to 1-D (``order`` "C" or "F")."""
+    """Flatten ``a`` to 1-D (``order`` "C", "F" or "A", as in :func:`reshape`)."""
+    order = _memory_order(a, order)
     a = ensure_array("ravel", a)
     if a.ndim == 1 and order in ("C", "F"):
         return a
@@ -490,7 +501,7 @@ def append(arr, values, axis=None):
 def _split_bounds(fname, n, ios, axis, even):
     """(start, stop) pairs along an axis of size ``n``."""
     if _is_int_like(ios):
-        k = operator.index(ios)
+        k = static_index(ios, "indices_or_sections", fname)
         if k <= 0:
             raise ValueError(f"{fname}: number of sections must be larger than 0, got {k}")
         if type(n) is not int:
@@ -548,7 +559,7 @@ def _symbolic_points(ios):
             if not (is_expr(i) and i.is_integer or _is_int_like(i)):
                 raise TypeError(f"split: indices must be ints or size expressions, got "
                                 f"{i!r:.60}")
-        return [i if is_expr(i) else operator.index(i) for i in ios]
+        return [static_index(i, "indices", "split", dims=True) for i in ios]
     return None
 
 
@@ -793,7 +804,7 @@ def _roll_axis(a, s, axis):
     if is_expr(s) and s.free_symbols:   # (a shift of sizes, x.shape[0] // 2: run time's)
         s = dim_value(s, dtypes.int32)
     if not isinstance(s, Tracer):
-        s = operator.index(s)
+        s = static_index(s, "shift", "roll")
         if s == 0 or (type(n) is int and (n == 0 or s % n == 0)):
             return a
         if type(n) is int:
