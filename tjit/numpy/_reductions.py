@@ -681,6 +681,10 @@ def _quantile(name, a, q, axis, method, keepdims, squash_nans):
     else:
         pos = lax.mul(qb, broadcast_to_shape(lax.sub(count, lax.full((), 1, dt)), pos_shape))
         r = _interpolate(x, pos, method)
+    # An empty slice (or one all NaN for the nan* names) gives NaN, as NumPy's median and
+    # nan* functions do (with a warning). NumPy's quantile/percentile raise IndexError and
+    # JAX 0.10 raises an internal gather error for every name here; neither is documented,
+    # so every name follows the NaN convention.
     empty = broadcast_to_shape(lax.le(count, lax.full((), 0, dt)), pos_shape)
     if not squash_nans:
         empty = lax.bitwise_or(empty, broadcast_to_shape(
@@ -770,7 +774,7 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
     """The ``q``-th quantiles of ``a`` over ``axis`` with any of NumPy's 13 methods (JAX
     has 'linear', 'lower', 'higher', 'midpoint', 'nearest' and 'inverted_cdf', the one that
     takes ``weights``, an array of ``a``'s shape or 1-D along a single ``axis``); NaN if a
-    slice holds a NaN.
+    slice holds a NaN or is empty.
 
     Returns:
       An array of shape ``q.shape + reduced shape``.
