@@ -183,6 +183,94 @@ def test_sign_has_magnitude_one_at_every_scale(dtype, mode):
     assert _run(mode, jnp.sign, np.zeros(2, dtype)).tolist() == [0, 0]
 
 
+
+def _sign_reference(z):
+    theta = np.angle(z.astype(np.complex128))
+    want = np.cos(theta) + 1j * np.sin(theta)
+    return np.where(z == 0, 0, want)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("mode", MODES)
+def test_sign_at_the_top_of_the_range(dtype, mode):
+    # |z| overflowed for parts near max: sign(1.7e308 + 1.7e308j) was 0 + 1j (z / inf)
+    fi = np.finfo(np.float32 if dtype == np.complex64 else np.float64)
+    top = float(fi.max)
+    z = _complex(np.array([top, top, -top / 2, top, 2.0 ** (fi.maxexp - 2), 1.0]),
+                 np.array([top, -top / 3, top, 0.0, 2.0 ** (fi.maxexp - 2), top]), dtype)
+    got = _run(mode, jnp.sign, z).astype(np.complex128)
+    np.testing.assert_allclose(got, _sign_reference(z), atol=4 * fi.eps, rtol=0)
+
+
+def _layouts(a):
+    """``a`` (1-D, even length) as NumPy lays arrays out: C and Fortran 2-D, a strided
+    view, and one element at a time as 0-d arrays."""
+    m = a.reshape(2, -1)
+    wide = np.zeros((2, 2 * m.shape[1]), a.dtype)
+    wide[:, ::2] = m
+    return {"c": m, "f": np.asfortranarray(m), "strided": wide[:, ::2]}
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_division_screens_every_layout(dtype):
+    """The common case is screened by reductions over the parts' flat view: strided and
+    Fortran operands, a scalar denominator, NaN among the operands, finite quotients whose
+    sum overflows and denominators between sqrt(max) and the huge ones must each reach
+    the elements that need redoing, and leave the others NumPy's."""
+    fi = np.finfo(np.float32 if dtype == np.complex64 else np.float64)
+    eps, top = fi.eps, float(fi.max)
+    x, y = _range_operands(dtype, n=48, seed=5)
+    # quotients near max/2 (their sum overflows) and a denominator of 2**(emax/2 + 2)
+    x[:3] = _complex(np.full(3, top / 2), np.zeros(3), dtype)
+    y[:3] = 1.0
+    y[3] = _complex(2.0 ** (fi.maxexp // 2 + 2), 1.0, dtype)
+    want = _rounded([_exact_quotient(complex(a), complex(c)) for a, c in zip(x, y)], dtype)
+
+    def check(got, want):
+        got = np.asarray(got).astype(np.complex128)
+        np.testing.assert_allclose(got, want, rtol=8 * eps, atol=0)
+
+    for name, (xl, yl, wl) in {k: (v, _layouts(y)[k], _layouts(want)[k])
+                               for k, v in _layouts(x).items()}.items():
+        check(jnp.asarray(xl) / jnp.asarray(yl), wl)
+        check(tjit.jit(lambda a, b: a / b)(xl, yl), wl)
+    with_nan = x.copy()
+    with_nan[5] = complex(np.nan, 0)
+    got = np.asarray(jnp.asarray(with_nan) / jnp.asarray(y)).astype(np.complex128)
+    assert np.isnan(got[5])
+    check(np.delete(got, 5), np.delete(want, 5))
+    # one huge denominator for every numerator (NumPy's 1 / (d + c*r) underflows to 0)
+    huge = _complex(top * 0.9, top * 0.7, dtype)
+    check(jnp.asarray(x) / jnp.asarray(huge),
+          _rounded([_exact_quotient(complex(a), complex(huge)) for a in x], dtype))
+    check(jnp.asarray(x[7]) / jnp.asarray(y[7]), want[7])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_sign_screens_every_layout(dtype):
+    """sign's screen reduces over the parts' larger magnitude: zeros (common, and fine)
+    must not hide a tiny element, nor an infinity or NaN a tiny or huge one."""
+    fi = np.finfo(np.float32 if dtype == np.complex64 else np.float64)
+    sub, top = float(fi.smallest_subnormal), float(fi.max)
+    z = _complex(np.array([0.0, 3 * sub, 1.0, 0.0, top, -2.0, 0.0, sub]),
+                 np.array([0.0, 4 * sub, 2.0, 0.0, top, 0.0, 0.0, -sub]), dtype)
+    want = _sign_reference(z)
+    for zl, wl in zip(_layouts(z).values(), _layouts(want).values()):
+        got = np.asarray(jnp.sign(jnp.asarray(zl))).astype(np.complex128)
+        np.testing.assert_allclose(got, wl, atol=4 * fi.eps, rtol=0)
+    for bad in (complex(np.inf, 1.0), complex(np.nan, 0.0)):
+        zb = z.copy()
+        zb[3] = bad
+        got = np.asarray(jnp.sign(jnp.asarray(zb))).astype(np.complex128)
+        with np.errstate(invalid="ignore"):
+            np.testing.assert_array_equal(got[3], np.sign(zb[3:4]).astype(np.complex128)[0])
+        np.testing.assert_allclose(np.delete(got, 3), np.delete(want, 3), atol=4 * fi.eps,
+                                   rtol=0)
+    for v in z:
+        got = np.asarray(jnp.sign(jnp.asarray(np.asarray(v)))).astype(np.complex128)
+        np.testing.assert_allclose(got, _sign_reference(np.asarray(v)), atol=4 * fi.eps)
+
+
 _BASES = [complex(INF, 0), complex(-INF, 0), complex(0, INF), complex(0, -INF),
           complex(INF, INF), complex(INF, 1.0), complex(-INF, 1.0), 0j, complex(-0.0, 0.0),
           complex(0.0, -0.0), complex(-0.0, -0.0)]

@@ -12,7 +12,9 @@ one above ``2**(emax - 2)``, and ``a*r + b`` overflows for a numerator near ``ma
 Both are redone here on the elements at risk only, with each operand scaled by a power
 of two (exact) so that its larger part lies in [0.5, 1), and the quotient scaled back
 once at the end (one rounding, where the result is itself subnormal). The common case
-costs a few comparisons.
+costs a few reductions and no full-size temporary: ``quotients_need_no_rescue`` screens
+NumPy's quotients and the denominator with two, and ``sign`` the parts' magnitudes
+(written where its result will go) with two.
 """
 
 import numpy as np
@@ -41,17 +43,59 @@ def _exponent(xp, v):
     return xp.frexp(v)[1]
 
 
+def _flat_parts(z):
+    """The parts of a contiguous complex ``z`` as one flat float view (no copy), or None
+    where ``z``'s memory is strided."""
+    if not (z.flags.c_contiguous or z.flags.f_contiguous):
+        return None
+    return z.reshape(-1, order="C" if z.flags.c_contiguous else "F").view(z.real.dtype)
+
+
+def _all_finite(xp, z):
+    """Whether every part of ``z`` is finite, by one sum over its parts (a sum that
+    overflows answers no: the caller's exact tests decide)."""
+    parts = _flat_parts(z)
+    if parts is None:
+        return bool(xp.isfinite(z).all())
+    return bool(xp.isfinite(xp.sum(parts)))
+
+
+def _no_part_above(xp, z, hi):
+    """Whether no part of ``z`` exceeds ``hi`` (>= sqrt(max)) in magnitude, nor is NaN.
+    First by the sum of the parts' squares, one pass that is finite only if every part
+    is below ``sqrt(max)`` (einsum's own loop: NumPy's dot would wake BLAS's threads,
+    ~8 ms of CPU per million), then, where that overflows, by the parts' max and min."""
+    parts = _flat_parts(z)
+    if parts is not None and bool(xp.isfinite(xp.einsum("i,i", parts, parts))):
+        return True
+    return not _has_part_above(xp, z, hi)
+
+
+def _plain_range(real):
+    fi = np.finfo(real)
+    lo = real.type(2.0 ** (fi.minexp + 2))  # 1 / (d + c*r) overflows below about this
+    hi = real.type(2.0 ** (fi.maxexp - 3))  # ... is subnormal / a*r + b overflows above
+    return lo, hi
+
+
+def quotients_need_no_rescue(xp, y, q):
+    """Whether NumPy's quotients ``q`` (of some ``x / y``) are all finite and no part of
+    ``y`` is huge: then ``q`` is right to rounding (an overflowing ``1 / (d + c*r)`` or
+    ``a*r + b`` leaves a quotient non-finite; only a huge denominator leaves one finite
+    and inexact), and neither ``rescale_quotients`` nor a recovery of infinities has
+    anything to do. Two reductions in the common case, no full-size temporary."""
+    if q.size == 0:
+        return True
+    _, hi = _plain_range(np.dtype(q.real.dtype))
+    return _all_finite(xp, q) and _no_part_above(xp, y, hi)
+
+
 def rescale_quotients(xp, x, y, q):
     """``q`` (NumPy's ``x / y``, complex, broadcast shape) with the quotients of finite
     operands whose denominator or numerator is near the ends of the range recomputed
     from operands scaled to [0.5, 1)."""
-    real = np.dtype(q.real.dtype)
-    fi = np.finfo(real)
-    lo = real.type(2.0 ** (fi.minexp + 2))  # 1 / (d + c*r) overflows below about this
-    hi = real.type(2.0 ** (fi.maxexp - 3))  # ... is subnormal / a*r + b overflows above
-    # the common case in a pass and four reductions: an overflowing 1 / (d + c*r) or
-    # a*r + b leaves q non-finite; only a huge denominator leaves it finite (and inexact)
-    if q.size == 0 or (xp.isfinite(q).all() and not _has_part_above(xp, y, hi)):
+    lo, hi = _plain_range(np.dtype(q.real.dtype))
+    if quotients_need_no_rescue(xp, y, q):
         return q
     mx, my = _larger_part(xp, x), _larger_part(xp, y)
     risky = (my > 0) & xp.isfinite(my) & xp.isfinite(mx) & ((my < lo) | (my > hi) | (mx > hi))
@@ -66,18 +110,50 @@ def rescale_quotients(xp, x, y, q):
     return out
 
 
+def _sign_range(real):
+    """[lo, hi]: where the larger part's magnitude ``m`` lies in it, ``z / |z|`` is right
+    to rounding (``|z|``, in [m, m * sqrt(2)], is a normal number that does not
+    overflow). Outside it ``|z|`` is subnormal (complex64 ``sign(1e-45 + 1e-45j)`` was
+    ``1 + 1j``) or infinite (``sign(1.7e308 + 1.7e308j)`` was ``0 + 1j``)."""
+    fi = np.finfo(real)
+    return real.type(2.0 ** (fi.minexp + 5)), real.type(2.0 ** (fi.maxexp - 2))
+
+
+def _parts_zero_or_in(xp, mags, lo, hi):
+    """Whether every value of ``mags`` (magnitudes, flat; overwritten) is 0 or in [lo,
+    hi], by two reductions; a NaN answers no. The bits of a nonnegative float order as
+    its value does, so ``bits - 1`` (unsigned: 0 wraps to the top) puts exactly the
+    nonzero values below ``lo`` under ``bits(lo) - 1``."""
+    if not bool(mags.max() <= hi):
+        return False
+    bits = mags.view(np.dtype(f"u{mags.dtype.itemsize}"))
+    bits -= 1
+    return bool(bits.min() >= int(np.asarray(lo).view(bits.dtype)) - 1)
+
+
 def sign(xp, z):
     """``z / |z|`` for complex ``z`` (NumPy 2's and JAX's sign; 0 at 0), with finite
-    nonzero ``z`` scaled to [0.5, 1) first so that ``|z|`` is a normal number."""
-    # |z| is a normal number (and z / |z| right to rounding) unless z is tiny
-    small = xp.abs(z) < np.finfo(z.real.dtype).tiny * 2 ** 5
-    if not small.any():
+    nonzero ``z`` whose ``|z|`` would be subnormal or overflow scaled to [0.5, 1) first."""
+    z = xp.asarray(z)
+    if z.size == 0:
         return xp.sign(z)
-    z = z.copy()
-    zs = z[small]
-    m = _larger_part(xp, zs)
-    z[small] = _scale(xp, zs, xp.where(m > 0, -_exponent(xp, m), 0))
-    return xp.sign(z)
+    lo, hi = _sign_range(np.dtype(z.real.dtype))
+    # the screen: every part 0 or in [lo, hi] (then so is each element's larger part, or
+    # both parts are 0), on the parts' magnitudes written where the result will go
+    flat = _flat_parts(z)
+    out = xp.empty_like(z) if flat is not None else xp.empty(z.shape, z.dtype)
+    if flat is not None:
+        xp.abs(flat, out=_flat_parts(out))
+    else:
+        xp.abs(z.real, out=out.real)
+        xp.abs(z.imag, out=out.imag)
+    if _parts_zero_or_in(xp, _flat_parts(out), lo, hi):
+        return xp.sign(z, out=out)
+    m = _larger_part(xp, z)
+    rescue = (m > 0) & xp.isfinite(m) & ((m < lo) | (m > hi))
+    xp.sign(z, out=out)
+    out[rescue] = xp.sign(_scale(xp, z[rescue], -_exponent(xp, m[rescue])))
+    return out
 
 
 def recover_powers(xp, x, y, p):

@@ -352,7 +352,7 @@ def _div_impl(xp, x, y):
             x.dtype.type(dtypes.iinfo(x.dtype).max)
         return _same(xp, xp.where(y == 0, by_zero, q), x)
     q = _same(xp, xp.true_divide(x, y), x)
-    if not dtypes.is_complex(x.dtype):
+    if not dtypes.is_complex(x.dtype) or complex_scaled.quotients_need_no_rescue(xp, y, q):
         return q
     return _complex_div_recovery(xp, x, y, complex_scaled.rescale_quotients(xp, x, y, q))
 

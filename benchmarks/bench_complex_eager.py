@@ -1,0 +1,78 @@
+"""Eager complex division and sign on large arrays beside NumPy (and jax.numpy when it
+imports: run with /work/jaxvenv/bin/python), in one process.
+
+tjit redoes the quotients and signs that NumPy gets wrong at the ends of the exponent
+range (tjit/primitives/complex_scaled.py); this measures what the screens for them cost
+in the common case, where nothing needs redoing. Medians of process CPU time (steadier
+than wall time on a shared machine; NumPy's complex loops are single-threaded), in ms,
+and tjit / NumPy.
+
+    python benchmarks/bench_complex_eager.py [--n 1000000] [--repeat 21]
+"""
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+import tjit
+import tjit.numpy as tnp
+
+try:
+    import jax
+    import jax.numpy as jnp
+    jax.config.update("jax_platforms", "cpu")
+    jax.config.update("jax_enable_x64", True)
+except Exception:  # JAX is optional: its column is left out
+    jax = jnp = None
+
+
+def _median_ms(fn, repeat):
+    fn()
+    times = []
+    for _ in range(repeat):
+        t0 = time.process_time()
+        fn()
+        times.append(time.process_time() - t0)
+    return statistics.median(times) * 1e3
+
+
+def _rows(n, dtype):
+    rng = np.random.default_rng(0)
+    x, y = ((rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(dtype)
+            for _ in range(2))
+    s = dtype(3 - 4j)
+    # zeros are common in sign's input (and must not cost the slow path)
+    z = x.copy()
+    z[::7] = 0
+    return [("x / y", lambda m: m.true_divide, (x, y)),
+            ("x / scalar", lambda m: m.true_divide, (x, s)),
+            ("sign(z)", lambda m: m.sign, (z,))]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--n", type=int, default=1_000_000)
+    ap.add_argument("--repeat", type=int, default=21)
+    args = ap.parse_args()
+    tjit.config.update("jax_enable_x64", True)
+    head = f"{'op':12s} {'dtype':10s} {'NumPy':>8s} {'tjit':>8s} {'ratio':>6s}"
+    print(head + (f" {'JAX':>8s}" if jnp else ""))
+    for dtype in (np.complex128, np.complex64):
+        for name, pick, args_np in _rows(args.n, dtype):
+            args_t = [tnp.asarray(a) for a in args_np]
+            t_np = _median_ms(lambda: pick(np)(*args_np), args.repeat)
+            t_tj = _median_ms(lambda: pick(tnp)(*args_t), args.repeat)
+            line = (f"{name:12s} {np.dtype(dtype).name:10s} {t_np:8.2f} {t_tj:8.2f} "
+                    f"{t_tj / t_np:6.2f}")
+            if jnp:
+                args_j = [jnp.asarray(a) for a in args_np]
+                t_jx = _median_ms(lambda: pick(jnp)(*args_j).block_until_ready(),
+                                  args.repeat)
+                line += f" {t_jx:8.2f}"
+            print(line)
+
+
+if __name__ == "__main__":
+    main()
