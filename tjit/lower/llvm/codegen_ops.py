@@ -40,6 +40,7 @@ SUPPORTED = frozenset(np.dtype(d) for d in (
     "float32", "float64")) | narrow.DTYPES
 _F32, _I8, _U8 = np.dtype(np.float32), np.dtype(np.int8), np.dtype(np.uint8)
 #: ops whose float result is already a value of the narrow float type of the operands
+#: (neg only where the type negates exactly: narrow.negates_exactly)
 _NARROW_EXACT = frozenset(("neg", "abs", "max", "min", "select"))
 
 
@@ -448,6 +449,12 @@ def emit_op(b, op, args, arg_dtypes, out_dtype, math=None):
     return r
 
 
+def _narrow_exact(op, dt):
+    """Whether ``op``'s float32 result on values of narrow float ``dt`` needs no rounding
+    (a register must hold a value of the type: the next op and converts read it as is)."""
+    return op in _NARROW_EXACT and (op != "neg" or narrow.negates_exactly(dt))
+
+
 def _narrow_op(b, op, args, dts, out_dtype, math):
     """``op`` on narrow operands: computed on their register forms (float32, int8), the
     result rounded once to the narrow float type or wrapped to the narrow int type."""
@@ -455,7 +462,7 @@ def _narrow_op(b, op, args, dts, out_dtype, math):
         raise NotImplementedError(f"LLVM codegen: bitcast of {[d.name for d in dts]} to "
                                   f"{out_dtype.name}; route it to a library call")
     r = emit_op(b, op, args, [wide(d) for d in dts], wide(out_dtype), math)
-    if out_dtype in narrow.FLOATS and op not in _NARROW_EXACT:
+    if out_dtype in narrow.FLOATS and not _narrow_exact(op, out_dtype):
         return narrow.round_float(b, r, out_dtype)
     if out_dtype in narrow.INTS:
         return narrow.wrap_int(b, r, out_dtype)

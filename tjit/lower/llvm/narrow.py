@@ -97,6 +97,14 @@ def float_format(dtype):
     return FloatFormat(dtype)
 
 
+def negates_exactly(dtype):
+    """Whether a value of narrow float ``dtype`` negated in float32 is again a value of the
+    type: not for the fnuz types (no -0: -(+0) is +0) nor float8_e8m0fnu (no sign: a
+    negative is its NaN), whose negation must round like any other op's result."""
+    fmt = float_format(dtype)
+    return not fmt.exponent_only and fmt.signed_zero
+
+
 def int_bits(dtype):
     return int(ml_dtypes.iinfo(np.dtype(dtype)).bits)
 

@@ -1,0 +1,77 @@
+"""Regressions found by a hunt over the session's changes (narrow float8/int4 kernel
+dtypes, erfc/lgamma/digamma/nextafter/popcount/clz as kernel ops, ...). Each case
+compares ``jit`` with the eager path or the reference interpreter, bit for bit where
+the values are exact."""
+
+import ml_dtypes
+import numpy as np
+
+import tjit
+import tjit.numpy as jnp
+from tjit import lax
+from tjit.lower.llvm import codegen_ops, narrow
+
+NARROW_FLOATS = sorted(narrow.FLOATS, key=lambda d: d.name)
+NARROW_INTS = sorted(narrow.INTS, key=lambda d: d.name)
+
+
+def _every_value(dt):
+    """Every value of narrow ``dt`` once (ml_dtypes' canonical bytes)."""
+    raw = np.arange(256, dtype=np.uint8).view(dt)
+    return raw.astype(np.float32 if dt in narrow.FLOATS else np.int32).astype(dt)
+
+
+def _same_bits(got, want, what):
+    """float32 results equal bit for bit (NaNs of any sign or payload are equal)."""
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype, what
+    if got.dtype.kind == "f":
+        nan = np.isnan(got) & np.isnan(want)
+        bad = np.flatnonzero(~nan & (got.view(np.uint32) != want.view(np.uint32)))
+    else:
+        bad = np.flatnonzero(got != want)
+    assert not bad.size, (f"{what}: {bad.size} of {got.size} differ, first at {bad[0]}: "
+                          f"jit {got[bad[0]]!r}, eager {want[bad[0]]!r}")
+
+
+# Ops a kernel computes on a narrow type without rounding the result (codegen_ops'
+# _NARROW_EXACT), each read straight from its register by a convert to float32/int32,
+# so a register holding a value the type lacks shows. The unary ones were checked only
+# through a store, whose encode rounds: jit(lambda x: (-x).astype(float32)) on
+# float8_e8m0fnu gave -x (eager: NaN, the type has no sign: jnp.maximum(-x, y) was y
+# where eager is NaN), and on the fnuz types -0.0 (eager +0.0: they have no -0).
+_UNARY = {"neg": lax.neg, "abs": lax.abs}
+_BINARY = {"max": lax.max, "min": lax.min,
+           "select": lambda a, b: jnp.where(a > b, a, b), "add": jnp.add}
+
+
+def test_exact_narrow_ops_hold_values_of_the_type_in_registers():
+    assert set(_UNARY) | set(_BINARY) - {"add"} >= codegen_ops._NARROW_EXACT
+    xs = {dt.name: _every_value(dt) for dt in NARROW_FLOATS + NARROW_INTS}
+    ys = {name: np.roll(x, 37) for name, x in xs.items()}
+
+    def program(xs, ys):
+        out = {}
+        for name, x in xs.items():
+            wide = jnp.float32 if np.dtype(x.dtype) in narrow.FLOATS else jnp.int32
+            for op, f in _UNARY.items():
+                out[name, op] = f(x).astype(wide)
+            for op, f in _BINARY.items():
+                out[name, op] = f(x, ys[name]).astype(wide)
+            out[name, "max(neg)"] = lax.max(-x, ys[name]).astype(wide)
+        return out
+
+    got = tjit.jit(program)(xs, ys)
+    want = program({k: jnp.asarray(v) for k, v in xs.items()},
+                   {k: jnp.asarray(v) for k, v in ys.items()})
+    for key in want:
+        _same_bits(got[key], want[key], key)
+
+
+def test_e8m0_negation_is_nan_in_a_fused_chain():
+    """float8_e8m0fnu has no negative values: -x is its NaN, and max(NaN, y) is NaN."""
+    dt = np.dtype(ml_dtypes.float8_e8m0fnu)
+    x = np.array([0.25, 1.0, 8.0], np.float32).astype(dt)
+    y = np.array([2.0, 0.5, 4.0], np.float32).astype(dt)
+    got = tjit.jit(lambda a, b: jnp.maximum(-a, b))(x, y)
+    assert np.isnan(np.asarray(got).astype(np.float32)).all(), got
