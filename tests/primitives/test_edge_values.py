@@ -24,6 +24,7 @@ from tests.primitives.edge_cases import (
     FUSED,
     LOOSE,
     ULPS,
+    UNIT_SCALE,
     ZERO_SIGN_FREE,
     cases_for,
     dtypes_under_test,
@@ -48,9 +49,10 @@ def _ordered(a):
     return np.where(u < 0, np.iinfo(f"i{a.itemsize}").min - u, u)  # -0.0 -> 0, next to +0.0
 
 
-def mismatches(got, want, ulps, zero_sign=True, loose=False):
+def mismatches(got, want, ulps, zero_sign=True, loose=False, unit_scale=False):
     """Indices (flat) where ``got`` and ``want`` differ beyond ``ulps`` (and the sign of
-    a zero, unless ``zero_sign`` is false; ``loose``: NaN-ness and signs only)."""
+    a zero, unless ``zero_sign`` is false; ``loose``: NaN-ness and signs only;
+    ``unit_scale``: ulps of max(|want|, 1), for functions with zeros in their domain)."""
     got, want = (np.ascontiguousarray(a).reshape(-1) for a in (got, want))
     if got.dtype.kind == "c":
         got, want = got.view(got.real.dtype), want.view(want.real.dtype)
@@ -64,6 +66,12 @@ def mismatches(got, want, ulps, zero_sign=True, loose=False):
     if ulps:
         special = ~np.isfinite(want) | ~np.isfinite(got) | (want == 0) | (got == 0)
         far = np.abs(_ordered(got.astype(want.dtype)) - _ordered(want)) > ulps
+        if unit_scale:
+            with np.errstate(invalid="ignore"):  # infinities: compared as special below
+                scale = np.maximum(np.abs(want), 1).astype(want.dtype)
+                err = np.abs(got.astype(np.float64) - want.astype(np.float64))
+                far = err > ulps * np.spacing(scale).astype(np.float64)
+            special = ~np.isfinite(want) | ~np.isfinite(got)
         bad = (nan_g != nan_w) | (~nan_g & ~nan_w & np.where(special, bits, far))
     if loose:  # NaN-ness and signs only
         bad = (nan_g != nan_w) | (~nan_w & (want != 0) & (np.signbit(got) != np.signbit(want)))
@@ -190,7 +198,7 @@ def check_dtype(dt):
                 failures.append(f"  {name}: jit {g.dtype}{g.shape} vs eager {w.dtype}{w.shape}")
                 continue
             bad = mismatches(g, w, ULPS.get(case.prim, 0), case.prim not in ZERO_SIGN_FREE,
-                             case.prim in LOOSE)
+                             case.prim in LOOSE, case.prim in UNIT_SCALE)
             if bad.size:
                 failures.append(_describe(case._replace(name=name), args, g, w, bad))
     assert not failures, f"eager vs jit on {dt}:\n" + "\n".join(failures)
