@@ -230,6 +230,10 @@ def _two_in(name, lax_fn, inexact=False, doc=None):
                         return run(x._value, y._value)
                 return lax_fn(x, y)
             except Exception as e:
+                if type(e) is OverflowError and name in _MIRRORED:
+                    out = _compare_outside_dtype(name, x, y)
+                    if out is not None:
+                        return out
                 if operator is not None and _refuses_operand(e) and \
                         _defers_to(x if reflected else y):
                     return NotImplemented  # the other operand's operator runs
@@ -242,6 +246,35 @@ def _two_in(name, lax_fn, inexact=False, doc=None):
     f = entry_point()
     f.operator_form = entry_point  # read by Array's operators (_array_methods)
     return f
+
+
+#: comparison -> the one with its operands swapped (3 < x is x > 3)
+_MIRRORED = {"equal": "equal", "not_equal": "not_equal", "less": "greater",
+             "greater": "less", "less_equal": "greater_equal",
+             "greater_equal": "less_equal"}
+
+
+def _compare_outside_dtype(name, x, y):
+    """NumPy 2's exact answer to comparing an integer array with a Python int outside its
+    dtype (int8_array < 300 is all True, == 300 all False), where arithmetic with that int
+    raises OverflowError; None when that is not the case (the int must still fit the
+    default int, JAX's weak type of a Python int: the OverflowError then stands)."""
+    if type(y) is int:
+        arr, v, op = x, y, name
+    elif type(x) is int:
+        arr, v, op = y, x, _MIRRORED[name]
+    else:
+        return None
+    if not hasattr(arr, "dtype") or not dtypes.is_int(arr.dtype) or \
+            isinstance(arr, np.ndarray):
+        return None
+    default, info = dtypes.iinfo(dtypes.default_int()), dtypes.iinfo(arr.dtype)
+    if not default.min <= v <= default.max or info.min <= v <= info.max:
+        return None
+    above = v > info.max   # v is above (or else below) every element of arr
+    value = {"equal": False, "not_equal": True, "less": above, "less_equal": above,
+             "greater": not above, "greater_equal": not above}[op]
+    return lax.full_like(arr, value, _BOOL)
 
 
 _BOOL = np.dtype(np.bool_)
@@ -655,8 +688,8 @@ def power(x, y, /):
                     return out
         if isinstance(y, int) and not isinstance(y, bool):
             x = ensure_array("power", x)
-            if dtypes.is_bool(x.dtype):  # JAX: bool bases become the default int first
-                x = lax.convert_element_type(x, dtypes.default_int())
+            if dtypes.is_bool(x.dtype):  # JAX: bool bases become int32 first, x64 or not
+                x = lax.convert_element_type(x, dtypes.int32)  # (its to_numeric_dtype)
             out = lax.integer_pow(x, y)
             if ty is int and type(x) is _Array and type(_trace_ctx.trace) is _EvalTrace:
                 run = _fast_runner(_INTEGER_POW_P, (x,), {"y": y})
@@ -687,9 +720,8 @@ def power(x, y, /):
         if dtypes.is_int(x.dtype):  # strong, as JAX's (its loop's constants are)
             out = _int_power(x, y)
             return lax.convert_element_type(out, out.dtype) if out.weak_type else out
-        if dtypes.is_bool(x.dtype):  # JAX: bools are raised as the default int
-            return _int_power(*(lax.convert_element_type(v, dtypes.default_int())
-                                for v in (x, y)))
+        if dtypes.is_bool(x.dtype):  # JAX: bools are raised as int32, x64 or not
+            return _int_power(*(lax.convert_element_type(v, dtypes.int32) for v in (x, y)))
         return lax.pow(x, y)
     except Exception as e:
         _filter_at_entry(e)  # tracebacks end in user code (free until a raise)
