@@ -227,3 +227,36 @@ def test_concrete_only_attributes_say_why_on_tracers(name):
         return x
     tjit.jit(f)(jnp.ones(3))
     assert seen == [False]
+
+
+_COMPARISONS = ["lt", "le", "gt", "ge", "eq", "ne"]
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "uint16", "uint32"])
+@pytest.mark.parametrize("v", [300, -300, 70000, -1, 2**31 - 1, -2**31])
+def test_comparing_with_a_python_int_outside_the_dtype_is_exact(dtype, v):
+    # NumPy 2: comparisons with an out-of-range Python int are exact (int8_array < 300
+    # is all True), while arithmetic with it raises OverflowError (tjit raised for both)
+    a = np.arange(3).astype(dtype)
+    x = jnp.asarray(a)
+    for name in _COMPARISONS:
+        op = getattr(operator, name)
+        for _ in range(2):   # general path, then the lanes
+            np.testing.assert_array_equal(np.asarray(op(x, v)), op(a, v), err_msg=name)
+            np.testing.assert_array_equal(np.asarray(op(v, x)), op(v, a), err_msg=name)
+        got = tjit.jit(lambda t, op=op: (op(t, v), op(v, t)))(x)
+        np.testing.assert_array_equal(np.asarray(got[0]), op(a, v))
+        np.testing.assert_array_equal(np.asarray(got[1]), op(v, a))
+    if not np.iinfo(dtype).min <= v <= np.iinfo(dtype).max:
+        with pytest.raises(OverflowError):
+            x + v
+
+
+def test_bool_base_powers_are_int32_with_x64(x64):
+    # JAX raises bools as int32 whatever the x64 switch (tjit gave int64 with x64 on)
+    b = np.array([True, False, True])
+    i = b.astype(np.int64)
+    for out, want in ((jnp.asarray(b) ** 2, i ** 2), (jnp.asarray(b) ** jnp.asarray(b), i ** i),
+                      (jnp.power(b, True), i ** 1)):
+        assert out.dtype == np.int32
+        np.testing.assert_array_equal(np.asarray(out), want)
