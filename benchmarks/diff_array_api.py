@@ -621,6 +621,61 @@ probe("__jax_array__ jnp.sin", needs=("__jax_array__",))(lambda L: L.jnp.sin(_Wr
 probe("__jax_array__ + 1")(lambda L: L.jnp.asarray(_Wrapped(L)) + 1)
 probe("__jax_array__ jit arg")(lambda L: L.jax.jit(lambda v: v)(_Wrapped(L)))
 
+class _Reflecting:
+    """A user type with reflected operators (as pandas/xarray objects have)."""
+    __array_priority__ = 2000
+
+    def __radd__(self, other):
+        return "radd"
+
+    def __rmul__(self, other):
+        return "rmul"
+
+    def __eq__(self, other):
+        return "eq"
+
+    __hash__ = object.__hash__
+
+
+class _NoUfunc:
+    __array_ufunc__ = None
+
+    def __radd__(self, other):
+        return "radd"
+
+
+probe("Array + reflecting object")(lambda L: L.jnp.ones(2) + _Reflecting())
+probe("Array * reflecting object")(lambda L: L.jnp.ones(2) * _Reflecting())
+probe("Array == reflecting object")(lambda L: L.jnp.ones(2) == _Reflecting())
+probe("Array + __array_ufunc__ None")(lambda L: L.jnp.ones(2) + _NoUfunc())
+probe("np.add(Array, Array) type")(lambda L: np.add(L.jnp.ones(2), L.jnp.ones(2)))
+probe("jnp.set_printoptions repr")(lambda L: (L.jnp.set_printoptions(precision=2),
+                                              repr(L.jnp.array([1.23456])),
+                                              L.jnp.set_printoptions(precision=8))[1])
+probe("at in jit")(lambda L: L.jax.jit(lambda v: v.at[1].add(5.0, mode="drop"))(
+    L.jnp.arange(3.0)))
+probe("at in vmap")(lambda L: L.jax.vmap(lambda v, i: v.at[i].set(0.0))(
+    L.jnp.ones((2, 3)), L.jnp.array([0, 2])))
+probe("at fill out of bounds jit")(lambda L: L.jax.jit(
+    lambda v: v.at[L.jnp.array([0, 9])].get(mode="fill", fill_value=-1.0))(L.jnp.arange(3.0)))
+probe("sum of list of arrays")(lambda L: sum([L.jnp.ones(2), L.jnp.ones(2)]))
+probe("jnp.asarray list of Arrays")(lambda L: L.jnp.asarray([L.jnp.ones(2), L.jnp.zeros(2)]))
+probe("jnp.asarray list of 0-d weak")(lambda L: L.jnp.asarray([L.jnp.asarray(1.0) * 2, 3.0]))
+probe("weak 0-d + np.float32")(lambda L: L.jnp.asarray(1.0) + np.float32(2))
+probe("weak 0-d + np.float64")(lambda L: L.jnp.asarray(1.0) + np.float64(2))
+probe("float32 array + np.float64 0-d array")(lambda L: L.jnp.ones(2) + np.array(2.0))
+probe("int8 + np.int64 scalar")(lambda L: L.jnp.ones(2, 'int8') + np.int64(3))
+probe("bool array + True")(lambda L: L.jnp.array([True, False]) + True)
+probe("bool array * 2.5")(lambda L: L.jnp.array([True, False]) * 2.5)
+probe("x.astype(str)")(lambda L: L.jnp.ones(2).astype(str))
+probe("x.astype(object)")(lambda L: L.jnp.ones(2).astype(object))
+probe("x.astype(None)")(lambda L: L.jnp.ones(2, 'int8').astype(None))
+probe("jnp.array(Array, copy=False) is")(lambda L: (lambda x: L.jnp.array(x, copy=False) is x)(
+    L.jnp.ones(2)))
+probe("jnp.asarray(Array) is")(lambda L: (lambda x: L.jnp.asarray(x) is x)(L.jnp.ones(2)))
+probe("jnp.array(Array) is")(lambda L: (lambda x: L.jnp.array(x) is x)(L.jnp.ones(2)))
+
+
 #: probe (or a prefix of probe names ending in "*") -> why the difference is kept
 KNOWN = {
     "repr tracer grad": "JAX's GradTracer(primal=..., ...) names JAX's internal classes",
