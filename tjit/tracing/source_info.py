@@ -65,6 +65,11 @@ class _State(threading.local):
 
 
 _state = _State()
+# recording()/replaying() blocks open in any thread: current() runs at every traced
+# equation, and with none open it returns at once (a thread-local read costs ~140 ns,
+# ~1.5% of tracing a function of 1500 cheap equations)
+_open_blocks = 0
+_open_lock = threading.Lock()
 _USER_FILE = {}        # file name -> whether it is the user's (not tjit's, not stdlib)
 
 
@@ -76,20 +81,34 @@ def is_recording():
 def recording():
     """Record each traced equation's user source line inside this block."""
     _state.depth += 1
-    try:
-        yield
-    finally:
-        _state.depth -= 1
+    with _counted():
+        try:
+            yield
+        finally:
+            _state.depth -= 1
 
 
 @contextlib.contextmanager
 def replaying(source):
     """Equations traced inside this block get ``source`` (they replay an equation)."""
     saved, _state.replay = _state.replay, source
+    with _counted():
+        try:
+            yield
+        finally:
+            _state.replay = saved
+
+
+@contextlib.contextmanager
+def _counted():
+    global _open_blocks
+    with _open_lock:
+        _open_blocks += 1
     try:
         yield
     finally:
-        _state.replay = saved
+        with _open_lock:
+            _open_blocks -= 1
 
 
 def _is_user_code(code):
@@ -104,6 +123,8 @@ def _is_user_code(code):
 def current():
     """The Source of the primitive being traced now: the one of the equation being
     replayed, else the user's frame when recording, else None."""
+    if not _open_blocks:
+        return None
     if _state.replay is not None:
         return _state.replay
     if not _state.depth:
