@@ -34,7 +34,9 @@ def mode(a, axis=0, nan_policy="propagate", keepdims=False):
     counts = jnp.sum(x[..., :, None] == x[..., None, :], axis=-1)
     best = jnp.max(counts, axis=-1, keepdims=True)
     # among the values of maximal count, the smallest (SciPy's choice)
-    fill = jnp.inf if jnp.issubdtype(x.dtype, jnp.floating) else jnp.iinfo(x.dtype).max
+    # (the int max as a NumPy scalar of x's dtype: uint32's is no Python int jnp takes)
+    fill = jnp.inf if jnp.issubdtype(x.dtype, jnp.floating) else \
+        np.asarray(jnp.iinfo(x.dtype).max, x.dtype)
     m = jnp.min(jnp.where(counts == best, x, fill), axis=-1)
     c = best[..., 0]
     if keepdims:
