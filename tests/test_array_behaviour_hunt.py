@@ -260,3 +260,12 @@ def test_bool_base_powers_are_int32_with_x64(x64):
                       (jnp.power(b, True), i ** 1)):
         assert out.dtype == np.int32
         np.testing.assert_array_equal(np.asarray(out), want)
+
+
+def test_library_code_passes_no_python_int_beyond_int32():
+    # tjit's own code must not hand jnp a Python int outside int32 (the OverflowError a
+    # user gets): scipy.stats.mode filled uint32 data with iinfo(uint32).max
+    from tjit.scipy import stats
+    v = np.array([3, 1, 2, 3, 1, 1], np.uint32)
+    m = stats.mode(v)
+    assert int(m.mode) == 1 and int(m.count) == 3 and m.mode.dtype == np.uint32
