@@ -439,6 +439,22 @@ def test_zero_term_inputs_and_python_branches_on_concrete_primals(x64):
     np.testing.assert_allclose(terms, [np.cos(x)], rtol=1e-14)
 
 
+@pytest.mark.parametrize("convert", [float, complex, bool, int, lambda v: v.item()])
+def test_concrete_primals_convert_through_nested_jvp_and_jet(x64, convert):
+    # each Python conversion of a value whose innermost primal is concrete, whatever
+    # nests it (jet of jvp, jvp of jet, jet of jet); under jit it still refuses
+    def f(v):   # the branch is taken at v = 1.5: 3 v^2, derivative 6 v
+        return 3.0 * v * v if convert(v) != 0 else jnp.sin(v)
+    x = 1.5
+    _, (d1,) = jet(lambda v: tjit.jvp(f, (v,), (1.0,))[1], (x,), ((1.0,),))
+    assert float(d1) == 6.0                      # d/dx of f'(x) = 6 x
+    _, d = tjit.jvp(lambda v: jet(f, (v,), ((1.0, 0.0),))[1][1], (x,), (1.0,))
+    assert float(d) == 0.0                       # f''(x) = 6, constant in x
+    _, (inner,) = jet(lambda v: jet(f, (v,), ((1.0,),))[1][0], (x,), ((1.0,),))
+    assert float(inner) == 6.0
+    with pytest.raises(tjit.errors.ConcretizationTypeError):
+        tjit.jit(lambda v: jet(f, (v,), ((1.0,),)))(x)
+
 def test_custom_jvp_and_custom_vjp_expand_their_primal_function(x64):
     @tjit.custom_jvp
     def f(x):

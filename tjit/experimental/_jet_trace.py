@@ -19,7 +19,8 @@ population_count, ...) has zero series whatever its inputs, as its derivatives a
 import tjit.numpy as jnp
 from tjit.tracing import dtypes
 from tjit.tracing.core import (
-    Array, Trace, Tracer, current_trace, escaped_tracer_error, get_aval, set_current_trace)
+    PrimalTracer, Trace, Tracer, current_trace, escaped_tracer_error, get_aval,
+    set_current_trace)
 from tjit.tree_util import register_pytree_node
 
 
@@ -53,7 +54,10 @@ jet_rules = {}
 no_rule = {}
 
 
-class JetTracer(Tracer):
+class JetTracer(PrimalTracer):
+    """A value and its Taylor terms; a concrete primal converts to a Python scalar
+    (:class:`~tjit.tracing.core.PrimalTracer`)."""
+
     __slots__ = ("primal", "terms")
 
     def __init__(self, trace, primal, terms):
@@ -67,32 +71,6 @@ class JetTracer(Tracer):
 
     def _describe(self):
         return "a value carrying a Taylor series (jet)"
-
-    # As with jvp's tracers: a concrete primal (eager jet, no jit) converts to a Python
-    # scalar, so `if x > 0` works; the conversion carries no series.
-    def _concrete_primal(self):
-        p = self.primal
-        return p if isinstance(p, (Array, JetTracer)) else None
-
-    def __bool__(self):
-        p = self._concrete_primal()
-        return bool(p) if p is not None else super().__bool__()
-
-    def __int__(self):
-        p = self._concrete_primal()
-        return int(p) if p is not None else super().__int__()
-
-    def __float__(self):
-        p = self._concrete_primal()
-        return float(p) if p is not None else super().__float__()
-
-    def __index__(self):
-        p = self._concrete_primal()
-        return p.__index__() if p is not None else super().__index__()
-
-    def item(self, *args):
-        p = self._concrete_primal()
-        return p.item(*args) if p is not None else super().item(*args)
 
 
 class JetTrace(Trace):

@@ -1071,6 +1071,47 @@ for _name, _is_property in _NEEDS_VALUE:
     setattr(Tracer, _name, _refuse_without_value(_name, _is_property))
 
 
+class PrimalTracer(Tracer):
+    """A tracer that carries a primal value beside what it propagates (jvp's tangent in
+    transforms/ad.py, jet's Taylor terms), in the attribute ``primal``.
+
+    As in JAX, when the primal is concrete (eager grad or jet, no jit) the value converts
+    to a Python scalar: ``if x > 0``, ``float(x)``, ``range(int(n))`` work (the conversion
+    carries no derivative). A primal that is itself such a tracer (jvp of jet, jet of
+    jvp, jvp of jvp) converts through its own primal; under jit the innermost primal is
+    a jit tracer and the usual ConcretizationTypeError is raised."""
+
+    __slots__ = ()
+
+    def _concrete_primal(self):
+        p = self.primal
+        return p if isinstance(p, (Array, PrimalTracer)) else None
+
+    def __bool__(self):
+        p = self._concrete_primal()
+        return bool(p) if p is not None else super().__bool__()
+
+    def __int__(self):
+        p = self._concrete_primal()
+        return int(p) if p is not None else super().__int__()
+
+    def __float__(self):
+        p = self._concrete_primal()
+        return float(p) if p is not None else super().__float__()
+
+    def __complex__(self):
+        p = self._concrete_primal()
+        return complex(p) if p is not None else super().__complex__()
+
+    def __index__(self):
+        p = self._concrete_primal()
+        return p.__index__() if p is not None else super().__index__()
+
+    def item(self, *args):
+        p = self._concrete_primal()
+        return p.item(*args) if p is not None else super().item(*args)
+
+
 # -- helpers used by every layer above -----------------------------------------------------
 def get_aval(x):
     """The abstract value of an Array, Tracer, NumPy array or Python scalar."""
@@ -1105,6 +1146,6 @@ def new_array(value, weak_type=False):
 
 _register_leaves()
 
-__all__ = ["Primitive", "Trace", "EvalTrace", "Tracer", "Array", "ShapedArray",
+__all__ = ["Primitive", "Trace", "EvalTrace", "Tracer", "PrimalTracer", "Array", "ShapedArray",
            "trace_ctx", "set_current_trace", "current_trace", "get_aval", "never_weak",
            "concrete_value", "new_array", "is_eager"]

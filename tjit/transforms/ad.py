@@ -23,7 +23,8 @@ from tjit.tracing.traceback_util import api_boundary
 from tjit.tracing import argnums as _argnums
 from tjit.tracing import dtypes
 from tjit.tracing.core import (
-    Array, Trace, Tracer, current_trace, escaped_tracer_error, get_aval, set_current_trace)
+    Array, PrimalTracer, Trace, Tracer, current_trace, escaped_tracer_error, get_aval,
+    set_current_trace)
 from tjit.tracing.jaxpr import Literal
 from tjit.tracing.tree_util import tree_flatten, tree_unflatten
 from tjit.primitives.rules import (
@@ -36,7 +37,7 @@ from tjit.transforms.vjp_object import VJP, saveable_flags
 
 
 # -- forward mode ---------------------------------------------------------------------------
-class JVPTracer(Tracer):
+class JVPTracer(PrimalTracer):
     __slots__ = ("primal", "tangent")
 
     def __init__(self, trace, primal, tangent):
@@ -50,38 +51,6 @@ class JVPTracer(Tracer):
 
     def _describe(self):
         return "a value being differentiated"
-
-    # As in JAX, a differentiated value whose primal is concrete (eager grad, no jit) can
-    # be converted to a Python scalar: `if x > 0`, `float(x)`, `range(int(n))` work under
-    # grad/jvp outside jit (the conversion carries no derivative). Under jit the primal is
-    # itself a tracer and the usual ConcretizationTypeError is raised.
-    def _concrete_primal(self):
-        p = self.primal
-        return p if isinstance(p, Array) or isinstance(p, JVPTracer) else None
-
-    def __bool__(self):
-        p = self._concrete_primal()
-        return bool(p) if p is not None else super().__bool__()
-
-    def __int__(self):
-        p = self._concrete_primal()
-        return int(p) if p is not None else super().__int__()
-
-    def __float__(self):
-        p = self._concrete_primal()
-        return float(p) if p is not None else super().__float__()
-
-    def __complex__(self):
-        p = self._concrete_primal()
-        return complex(p) if p is not None else super().__complex__()
-
-    def __index__(self):
-        p = self._concrete_primal()
-        return p.__index__() if p is not None else super().__index__()
-
-    def item(self, *args):
-        p = self._concrete_primal()
-        return p.item(*args) if p is not None else super().item(*args)
 
 
 class JVPTrace(Trace):
