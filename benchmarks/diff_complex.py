@@ -42,8 +42,8 @@ What it reported (NumPy 2.4.6, JAX 0.10.2, 368 cases x 4 modes), and what was fi
   ** 0.5 was inf + nan j (right inf + 0j), (inf + 0j) ** -1.0 nan + nan j (right 0),
   0j ** -0.5 nan + nan j (right inf); complex64 (1e30j) ** -2.0 nan (right -0).
 * integer_pow of complex y <= -2 multiplied out unscaled: 1 / (a + a j)**2 for a = 2**514
-  gave 0 (right -2**-1029 j); z ** -1 of 2 + 0j gave 0.5 + 0j (NumPy's reciprocal and
-  JAX: 0.5 - 0j).
+  gave 0 (right -2**-1029 j). z ** -1 and reciprocal divide 1 + 0j, as JAX's (2 + 0j
+  gives 0.5 + 0j; NumPy's reciprocal 0.5 - 0j).
 * lax.logistic and lax.rsqrt divided with NumPy's complex "/": logistic(-1000 + 1j) was
   nan + nan j (right 0, as JAX), rsqrt(inf + inf j) nan (right 0).
 Left (tjit == JAX): C99 recoveries in division (0 / (inf + nan j) = 0, where NumPy is
@@ -85,8 +85,8 @@ KNOWN = {
               "in the real part, as C99's formula (NumPy's native complex64 too)",
     "reciprocal": "the zero's sign in 1 / (inf + nan j) (C99 says 0, no sign)",
     "reciprocal/exact": "the zero's sign in 1 / (inf + nan j) (C99 says 0, no sign)",
-    "power_fn[-1]": "x ** -1 is 1 / x with 1/(1 + 0j) = 1 - 0j, as NumPy's reciprocal and "
-                    "JAX's x ** -1 (NumPy's and JAX's power(x, -1) give 1 + 0j)",
+    "power_scalar[-1]": "x ** -1 divides 1 + 0j, as JAX's (1 / (1 + 0j) = 1 + 0j; NumPy's "
+                        "x ** -1 is its reciprocal, conj(x) / |x|**2: 1 - 0j)",
     "power": "zero signs where NumPy's NaN became exp(y log x): (8.5e37 + 0j) ** (-2 + 0j) "
              "is 0 - 0j (the imaginary part of y * log x is -0)",
     "lax.rsqrt": "the zero's sign in 1 / sqrt(inf + nan j) (C99 says 0, no sign)",
@@ -547,7 +547,8 @@ def jax_value(case, args):
     if jjnp is None:
         return None
     try:
-        return _flat(case.fn(jjnp, *args), case, args)
+        # JAX arrays, so that operators (z ** -1) are JAX's too, not NumPy's
+        return _flat(case.fn(jjnp, *(jjnp.asarray(a) for a in args)), case, args)
     except Exception as e:  # noqa: BLE001 - reported as text
         return f"{type(e).__name__}: {e}"[:120]
 

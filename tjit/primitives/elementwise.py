@@ -277,14 +277,16 @@ def _integer_pow_expand(ops, x, dt, y):
       number, and ``(1 / x)**-y`` where it would overflow or underflow (the true result
       is then tiny or huge but may be finite: 1 / inf = 0 and 1 / 0 = inf would be
       wrong); within ``|y|`` ulp (observed 13.9 at -15, for results near the top of the
-      range); complex ``y == -1`` divides ``1 - 0j`` (the zero signs of conj(x)/|x|**2).
+      range).
+
+    Negative powers divide ``1 + 0j``, as JAX's do: JAX's ``reciprocal(2 + 0j)`` is
+    ``0.5 + 0j`` and ``reciprocal(-2j)`` ``-0 + 0.5j``, where NumPy's reciprocal,
+    ``conj(x) / |x|**2``, gives ``0.5 - 0j`` and ``0 + 0.5j``.
     """
     dt = np.dtype(dt)
     n = abs(y)
     cplx = dtypes.is_complex(dt)
-    # complex 1/z: 1 - 0j over z keeps conj(z)/|z|**2's zero signs, as NumPy's reciprocal
-    # and JAX's z ** -1 (1 / (1 + 0j) is 1 - 0j); their powers <= -2 divide 1 + 0j
-    one = complex(1, -0.0) if cplx and y == -1 else 1
+    one = 1
     # (bfloat16 is a float: kind "V")
     if not (dtypes.is_float(dt) or cplx) or y in (1, 2, 3, -1) or (cplx and y > 0):
         acc = _pow_chain(ops, x, n)
