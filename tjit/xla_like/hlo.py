@@ -52,9 +52,9 @@ symbols to ints at run time.
 
 import itertools
 
-import ml_dtypes
 import numpy as np
 
+from tjit.tracing import dtypes
 from tjit.xla_like import kernel_ir
 
 ELEMENTWISE = frozenset(kernel_ir.UNARY_OPS) | frozenset(kernel_ir.BINARY_OPS) | {
@@ -68,10 +68,7 @@ KERNEL_DTYPES = frozenset(np.dtype(t) for t in (
     np.uint64, np.float32, np.float64))
 #: The one-byte ml_dtypes types the LLVM backend computes in kernels (the CPU target's
 #: kernel dtypes add them; ``lower/llvm/narrow.py`` loads, rounds and stores them).
-NARROW_KERNEL_DTYPES = frozenset(np.dtype(getattr(ml_dtypes, n)) for n in (
-    "float8_e4m3fn", "float8_e5m2", "float8_e4m3", "float8_e3m4", "float8_e4m3fnuz",
-    "float8_e5m2fnuz", "float8_e4m3b11fnuz", "float8_e8m0fnu", "float6_e2m3fn", "float6_e3m2fn",
-    "float4_e2m1fn", "int4", "uint4", "int2", "uint2", "int1", "uint1"))
+NARROW_KERNEL_DTYPES = frozenset(dtypes.SMALL_FLOATS + dtypes.SMALL_INTS)
 #: The primitives computed in kernels on those types: layout ops (a kernel that only
 #: moves narrow values copies their bytes), and elementwise ops that "compute in float32
 #: (or int8) and round once (or wrap) to the type", the eager path's rule, giving the

@@ -31,27 +31,17 @@ import ml_dtypes
 import numpy as np
 from llvmlite import ir
 
+from tjit.xla_like.hlo import NARROW_KERNEL_DTYPES
+
 I8, I32, I64 = ir.IntType(8), ir.IntType(32), ir.IntType(64)
 
-#: narrow floats rendered here, in ml_dtypes' names
-FLOAT_NAMES = ("float8_e4m3fn", "float8_e5m2", "float8_e4m3", "float8_e3m4", "float8_e4m3fnuz",
-               "float8_e5m2fnuz", "float8_e4m3b11fnuz", "float8_e8m0fnu", "float6_e2m3fn",
-               "float6_e3m2fn", "float4_e2m1fn")
+#: the narrow types rendered here: those xla_like lets into kernels
+DTYPES = NARROW_KERNEL_DTYPES
+FLOATS = frozenset(d for d in DTYPES if d.name.startswith("float"))
+INTS = DTYPES - FLOATS
 _E8M0 = np.dtype(ml_dtypes.float8_e8m0fnu)
-INT_NAMES = ("int4", "uint4", "int2", "uint2", "int1", "uint1")
-FLOATS = frozenset(np.dtype(getattr(ml_dtypes, n)) for n in FLOAT_NAMES)
-INTS = frozenset(np.dtype(getattr(ml_dtypes, n)) for n in INT_NAMES)
-DTYPES = FLOATS | INTS
 _F32 = np.dtype(np.float32)
 _SOURCES = {4: (I32, np.uint32, 23, 127), 8: (I64, np.uint64, 52, 1023)}
-
-
-def is_narrow(dt):
-    return np.dtype(dt) in DTYPES
-
-
-def is_narrow_float(dt):
-    return np.dtype(dt) in FLOATS
 
 
 class FloatFormat:
