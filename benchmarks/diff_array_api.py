@@ -2,12 +2,15 @@
 a small function of a namespace ``L`` (``L.jax``, ``L.jnp``, ``L.lax``, ``L.Array``) run
 once with JAX and once with tjit in the same process; the results are compared as
 descriptions: arrays by kind (library Array / numpy.ndarray / NumPy scalar / Python
-value), dtype, shape, weak type and values; strings as is; exceptions by class name and
-builtin base class, and whether the message names what the probe asks for (the
-operation, the fix: ``needs=``). A comparison tool, not a test (CI has no JAX): run it
-with the JAX venv, which also has tjit installed.
+value), dtype, shape, weak type and values (floats to 5 significant digits: an ulp of
+float32 math is no behaviour); strings as is; exceptions by class (tjit's may be a
+subclass of one of JAX's name) and whether the message names what the probe asks for
+(the operation, the fix: ``needs=``). A comparison tool, not a test (CI has no JAX): run
+it with the JAX venv, which also has tjit installed.
 
-    /work/jaxvenv/bin/python benchmarks/diff_array_api.py [-v] [--only SUBSTR]
+    /work/jaxvenv/bin/python benchmarks/diff_array_api.py [-v] [--only SUBSTR] [--x64]
+
+--x64 turns on 64-bit types in both libraries before the probes run.
 
 Areas: repr/str/format, printoptions, tracer reprs, pickle/copy, NumPy interop
 (conversion, ufuncs on either side, __array_priority__), Python operators and weak
@@ -16,10 +19,11 @@ containment, comparisons with non-arrays, ``.at[]`` modes, methods and attribute
 device/sharding queries, DLPack and the buffer protocol, ``isinstance`` and
 ``__jax_array__``.
 
-Lines:  SAME (with -v), DIFF  probe: tjit ... | jax ...,  then counts. Known
-differences kept on purpose are listed in KNOWN (printed as KNOWN, not DIFF):
-internals of JAX's (tracer reprs name JAX's tracer classes, sharding/device objects are
-JAX's types) and places where tjit follows NumPy's documented semantics.
+Lines:  SAME (with -v), DIFF or KNOWN  probe, then tjit's and JAX's descriptions, then
+counts. Differences kept on purpose are listed in KNOWN (by name) and known() (by rule):
+JAX internals (tracer reprs, device bookkeeping), places where tjit follows NumPy's
+documented semantics (list indices, ``in``, ``x.flat``, a Python int outside an integer
+dtype), and both-refuse cases whose classes differ.
 """
 
 import argparse
