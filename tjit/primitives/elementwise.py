@@ -175,8 +175,18 @@ erfc_p = unop("erfc", lambda xp, x: _same(xp, special(xp).erfc(x), x), kind=REAL
 erf_inv_p = unop("erf_inv", lambda xp, x: (
     erf_inv_float32(xp, x) if x.dtype == np.float32 and xp is np
     else _same(xp, xp.copysign(special(xp).erfinv(x), x), x)), kind=REAL_FLOAT)
-lgamma_p = unop("lgamma", lambda xp, x: _same(xp, special(xp).gammaln(x), x),
-                kind=REAL_FLOAT)
+def _lgamma(xp, x):
+    out = special(xp).gammaln(x)
+    # SciPy goes through 1/x and gives inf below 1/DBL_MAX (5.6e-309); the true value
+    # there is -log|x| to within rounding (|gamma_E * x| < 2**-1000), as the kernels give.
+    if x.dtype == np.float64:
+        tiny = (xp.abs(x) < 2.0 ** -1000) & (x != 0)
+        if bool(xp.any(tiny)):
+            out = xp.where(tiny, -xp.log(xp.abs(x)), out)
+    return _same(xp, out, x)
+
+
+lgamma_p = unop("lgamma", _lgamma, kind=REAL_FLOAT)
 digamma_p = unop("digamma", lambda xp, x: _same(xp, special(xp).digamma(x), x),
                  kind=REAL_FLOAT)
 

@@ -25,7 +25,7 @@ them; ``lower/c/scalar.py`` in C), are those of XLA as tjit's primitives follow 
   smallest denormal from +-0); ``population_count`` counts the set bits of the two's
   complement pattern (of the dtype's width).
 * ``lgamma``/``digamma`` take SciPy's special values (their impls are SciPy's): lgamma
-  is log|Gamma|, +inf at the poles and for denormals, -inf at -inf; digamma is -+inf at
+  is log|Gamma|, +inf at the poles, -log|x| for denormals, -inf at -inf; digamma is -+inf at
   +-0 and NaN at the negative integers and -inf.
 * ``bitcast`` reinterprets the bits of its operand as the node's dtype of the same width
   (``lax.bitcast_convert_type``; never bool): NaN payloads and signed zeros pass unchanged.
