@@ -23,6 +23,7 @@ Run with the JAX virtualenv (which imports both libraries):
 
     /work/jaxvenv/bin/python benchmarks/diff_grad.py --reps 3 --seed 0
     /work/jaxvenv/bin/python benchmarks/diff_grad.py --only sort,median -v
+    /work/jaxvenv/bin/python benchmarks/diff_grad.py --third --skip cases,int,complex
 """
 
 import argparse
@@ -1167,12 +1168,44 @@ def complex_cases(rep, rng):
                                                                       j[1].dtype))
 
 
+def third_order_cases(rep, rng, only):
+    """jacfwd(hessian) of a weighted sum against JAX's, for the cases with at most 6
+    differentiable inputs (rules' own derivatives: a tangent rule that is right to first
+    order can still drop a term at the next; cases where JAX raises are skipped)."""
+    for cs in CASES:
+        if not cs.hess or (only and not any(o in cs.name for o in only)):
+            continue
+        args = [a.draw(rng) for a in cs.args]
+        F_t, idx = flat_fn(TJ, cs, args)
+        F_j, _ = flat_fn(JX, cs, args)
+        v = pack(args, idx)
+        if v.size > 6:
+            continue
+        signal.alarm(120)
+        try:
+            w = rng.standard_normal(np.size(F_t(v)))
+            try:
+                J = np.asarray(jax.jacfwd(jax.hessian(lambda u: jjnp.sum(F_j(u) * w)))(v))
+            except Exception:  # noqa: BLE001
+                continue
+            T = np.asarray(tjit.jacfwd(tjit.hessian(lambda u: tjnp.sum(F_t(u) * w)))(v))
+            rep.count("third_order")
+            s = max(1.0, float(np.nanmax(np.abs(J))) if np.any(np.isfinite(J)) else 1.0)
+            if not close(T, J, 1e-6 * cs.loose, 1e-8 * s * cs.loose):
+                rep.flag(cs.name + "[3rd]", "jacfwd(hessian) tjit %s JAX %s" % (fmt(T), fmt(J)))
+        except Exception as e:  # noqa: BLE001
+            rep.flag(cs.name + "[3rd]", "raises: %s" % repr(e)[:200])
+        finally:
+            signal.alarm(0)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--reps", type=int, default=2)
     ap.add_argument("--only", default="")
     ap.add_argument("--skip", default="", help="sections to skip: cases,int,complex")
+    ap.add_argument("--third", action="store_true", help="also third derivatives vs JAX")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
     faulthandler.enable()
@@ -1184,6 +1217,8 @@ def main():
     t0 = time.time()
     if "cases" not in skip:
         run_cases(rep, rng, args.reps, only)
+    if args.third:
+        third_order_cases(rep, rng, only)
     if "int" not in skip and not only:
         int_cases(rep)
     if "complex" not in skip and not only:
