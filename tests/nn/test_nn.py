@@ -239,7 +239,7 @@ def test_one_hot(axis):
     np.testing.assert_array_equal(tjit.jit(lambda i: nn.one_hot(i, 4, axis=axis))(
         jnp.asarray(idx)), want)
     assert nn.one_hot(jnp.array([1, 0]), 3, dtype=jnp.int32).dtype == np.int32
-    with pytest.raises(TypeError, match="one_hot: a concrete value for its num_classes"):
+    with pytest.raises(TypeError, match="one_hot: its num_classes argument needs a concrete"):
         tjit.jit(lambda i, n: nn.one_hot(i, n))(jnp.array([1]), 3)
 
 

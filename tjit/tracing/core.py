@@ -939,12 +939,13 @@ class Tracer:
 
     _sympy_ = _refuse_sympify
 
-    def _concretization_error(self, cls, what, fix):
+    def _concretization_error(self, cls, what, fix, verb="was called on"):
+        """``cls`` saying "{what} {verb} <this value>", where it was traced, and ``fix``."""
         trace = self._trace
         fun = getattr(trace, "fun_name", None)
         in_fun = f" while tracing function '{fun}'" if fun else ""
         return cls(
-            f"{what} was called on {self._describe()} with shape/dtype {self.aval.str_short()}"
+            f"{what} {verb} {self._describe()} with shape/dtype {self.aval.str_short()}"
             f"{in_fun} ({trace.name} transformation). Its value is not known at trace "
             f"time.\nAt {user_location()}\n{fix}")
 
@@ -1075,11 +1076,13 @@ class PrimalTracer(Tracer):
     """A tracer that carries a primal value beside what it propagates (jvp's tangent in
     transforms/ad.py, jet's Taylor terms), in the attribute ``primal``.
 
-    As in JAX, when the primal is concrete (eager grad or jet, no jit) the value converts
-    to a Python scalar: ``if x > 0``, ``float(x)``, ``range(int(n))`` work (the conversion
-    carries no derivative). A primal that is itself such a tracer (jvp of jet, jet of
-    jvp, jvp of jvp) converts through its own primal; under jit the innermost primal is
-    a jit tracer and the usual ConcretizationTypeError is raised."""
+    As in JAX, when the primal is concrete (eager grad or jet, no jit) ``bool``, ``int``,
+    ``__index__`` and ``.item()`` read it: ``if x > 0`` and ``range(int(n))`` work (the
+    conversion carries no derivative). ``float()`` and ``complex()`` raise, as JAX's do:
+    ``x * float(x)`` would otherwise differentiate as ``x * c`` and give a silently wrong
+    derivative. A primal that is itself such a tracer (jvp of jet, jet of jvp, jvp of
+    jvp) converts through its own primal; under jit the innermost primal is a jit tracer
+    and the usual ConcretizationTypeError is raised."""
 
     __slots__ = ()
 
@@ -1094,14 +1097,6 @@ class PrimalTracer(Tracer):
     def __int__(self):
         p = self._concrete_primal()
         return int(p) if p is not None else super().__int__()
-
-    def __float__(self):
-        p = self._concrete_primal()
-        return float(p) if p is not None else super().__float__()
-
-    def __complex__(self):
-        p = self._concrete_primal()
-        return complex(p) if p is not None else super().__complex__()
 
     def __index__(self):
         p = self._concrete_primal()
@@ -1128,8 +1123,9 @@ def concrete_value(x, what="value"):
     """NumPy value of ``x``; raises ConcretizationTypeError when ``x`` is traced."""
     if isinstance(x, Tracer):
         raise x._concretization_error(
-            ConcretizationTypeError, f"a concrete value for {what}",
-            "Fix: pass this value as a static argument (jit(..., static_argnums=...)).")
+            ConcretizationTypeError, f"{what} needs a concrete value, but",
+            "Fix: pass this value as a static argument (jit(..., static_argnums=...)).",
+            verb="got")
     if isinstance(x, Array):
         return x._value
     return x

@@ -158,7 +158,8 @@ def traced_static_error(value, what, op, alternative=""):
     the argument's name, e.g. "axis"; ``alternative``: an op that takes it traced);
     ``value`` is a Tracer."""
     return value._concretization_error(
-        TracerIntegerConversionError, f"{op}: a concrete value for its {what} argument",
-        f"Fix: {what} fixes shapes at trace time, so it must be a Python int: pass it as "
-        f"a static argument (jit(..., static_argnums=...) / static_argnames=...)"
-        + (f", or use {alternative}, which takes it traced." if alternative else "."))
+        TracerIntegerConversionError, f"{op}: its {what} argument needs a concrete int, "
+        f"but", f"Fix: {what} fixes shapes at trace time, so it must be a Python int: "
+        f"pass it as a static argument (jit(..., static_argnums=...) / static_argnames=...)"
+        + (f", or use {alternative}, which takes it traced." if alternative else "."),
+        verb="got")
