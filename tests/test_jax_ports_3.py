@@ -44,6 +44,9 @@ def test_errors_module_imports_as_jax_errors():
     for name in ("TracerArrayConversionError", "TracerIntegerConversionError",
                  "UnexpectedTracerError", "KeyReuseError"):
         assert issubclass(getattr(errors, name), errors.JAXTypeError), name
+    # and every one is tjit's own (the module's docstring): `except TjitError` catches all
+    assert [n for n in errors.__all__ if not issubclass(getattr(errors, n), errors.TjitError)
+            ] == []
 
 
 def test_errors_are_what_tracing_raises():

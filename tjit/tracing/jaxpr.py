@@ -19,6 +19,7 @@ import numpy as np
 from tjit.tracing import source_info
 from tjit.tracing.avals import ShapedArray
 from tjit.tracing.core import new_array
+from tjit.tracing.errors import TjitError
 from tjit.tracing.shapes import contains_symbolic, substitute, substitute_params
 
 
@@ -244,8 +245,8 @@ def pp_jaxpr(jaxpr, indent=0, namer=None):
 
 
 # -- type checker ------------------------------------------------------------------------
-class JaxprTypeError(TypeError):
-    pass
+class JaxprTypeError(TjitError, TypeError):
+    """A jaxpr that does not type-check (check_jaxpr), as JAX's jax.errors.JaxprTypeError."""
 
 
 def check_jaxpr(jaxpr):
