@@ -671,8 +671,14 @@ def test_checkpointed_mlp_gradient_matches_plain(rng):
 
 # -- regressions for bugs this audit found -------------------------------------------------
 def test_regression_python_scalar_conversion_under_eager_grad():
-    # JAX allows float()/int()/bool() of a differentiated value when its primal is concrete
-    close(jax.grad(lambda x: float(x) * x)(3.0), 3.0)
+    # JAX allows int()/bool() of a differentiated value when its primal is concrete, and
+    # refuses float()/complex(): float(x) * x would differentiate as c * x (3.0, not 6.0)
+    with pytest.raises(jax.errors.ConcretizationTypeError, match="float.*no derivative"):
+        jax.grad(lambda x: float(x) * x)(3.0)
+    with pytest.raises(jax.errors.ConcretizationTypeError, match="complex"):
+        jax.jacfwd(lambda x: complex(x[0]).real * x)(jnp.ones(2))
+    close(jax.grad(lambda x: float(jax.lax.stop_gradient(x)) * x)(3.0), 3.0)
+    close(jax.grad(lambda x: int(x) * x)(3.5), 3.0)
     close(jax.grad(lambda x: jnp.sum(x[:int(x[0])]))(jnp.array([2.0, 3.0, 4.0])), [1, 1, 0])
     close(jax.grad(jax.grad(lambda x: x ** 3 if x > 0 else -x))(2.0), 12.0)
 

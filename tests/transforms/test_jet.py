@@ -439,7 +439,17 @@ def test_zero_term_inputs_and_python_branches_on_concrete_primals(x64):
     np.testing.assert_allclose(terms, [np.cos(x)], rtol=1e-14)
 
 
-@pytest.mark.parametrize("convert", [float, complex, bool, int, lambda v: v.item()])
+@pytest.mark.parametrize("convert", [float, complex])
+def test_float_and_complex_of_a_series_refuse_as_jax(x64, convert):
+    # the Python number would carry no series: what follows would be a constant
+    with pytest.raises(tjit.errors.ConcretizationTypeError, match="no derivative"):
+        jet(lambda v: v * convert(v).real, (1.5,), ((1.0,),))
+    with pytest.raises(tjit.errors.ConcretizationTypeError, match="no derivative"):
+        tjit.jvp(lambda v: jet(lambda u: u * convert(u).real, (v,), ((1.0,),))[1][0],
+                 (1.5,), (1.0,))
+
+
+@pytest.mark.parametrize("convert", [bool, int, lambda v: v.item()])
 def test_concrete_primals_convert_through_nested_jvp_and_jet(x64, convert):
     # each Python conversion of a value whose innermost primal is concrete, whatever
     # nests it (jet of jvp, jvp of jet, jet of jet); under jit it still refuses

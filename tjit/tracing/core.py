@@ -1098,6 +1098,24 @@ class PrimalTracer(Tracer):
         p = self._concrete_primal()
         return int(p) if p is not None else super().__int__()
 
+    def __float__(self):
+        raise self._derivative_dropped("float()")
+
+    def __complex__(self):
+        raise self._derivative_dropped("complex()")
+
+    def _derivative_dropped(self, what):
+        if self._concrete_primal() is None:  # under jit: the usual error
+            return self._concretization_error(
+                ConcretizationTypeError, what, "Fix: keep the value as an array, or mark "
+                "the argument static with jit(..., static_argnums=...).")
+        return ConcretizationTypeError(
+            f"{what} was called on {self._describe()} ({self.aval.str_short()}, "
+            f"{self._trace.name} transformation): a Python number carries no derivative, "
+            f"so what follows would be differentiated as a constant (JAX refuses it "
+            f"too).\nAt {user_location()}\nFix: keep the value as an array; for a "
+            f"constant on purpose, {what[:-2]}(lax.stop_gradient(x)).")
+
     def __index__(self):
         p = self._concrete_primal()
         return p.__index__() if p is not None else super().__index__()
