@@ -75,3 +75,56 @@ def test_e8m0_negation_is_nan_in_a_fused_chain():
     y = np.array([2.0, 0.5, 4.0], np.float32).astype(dt)
     got = tjit.jit(lambda a, b: jnp.maximum(-a, b))(x, y)
     assert np.isnan(np.asarray(got).astype(np.float32)).all(), got
+
+
+# The session's new kernel ops (erfc, lgamma, digamma, nextafter, population_count, clz)
+# and narrow-type arithmetic inside transformed programs: batched by vmap, inside scan and
+# while bodies (compiled loop bodies) and with a symbolic batch size, against eager calls
+# row by row (eager is the library/NumPy path, not the kernels).
+_F8 = np.dtype(ml_dtypes.float8_e4m3fn)
+
+
+def _row_ops(x, k):
+    """One row's worth of the new ops: float32 ``x``, int32 ``k``."""
+    q = (x * 2.0).astype(_F8)
+    return (lax.erfc(x), lax.lgamma(jnp.abs(x) + 0.25), lax.digamma(x),
+            lax.nextafter(x, jnp.zeros_like(x)), lax.population_count(k), lax.clz(k),
+            (q * q - q).astype(jnp.float32))
+
+
+def _close(got, want, what):
+    for i, (g, w) in enumerate(zip(got, want)):
+        g, w = np.asarray(g), np.asarray(w)
+        assert g.dtype == w.dtype and g.shape == w.shape, (what, i)
+        np.testing.assert_allclose(g, w, rtol=2e-6, atol=1e-6, equal_nan=True,
+                                   err_msg=f"{what}: output {i}")
+
+
+def test_new_kernel_ops_under_vmap_scan_while_and_symbolic_shapes():
+    rng = np.random.default_rng(2020)
+    x = (rng.standard_normal((5, 9)) * 3).astype(np.float32)
+    x[0, :4] = [0.5, -2.5, 1.0, 2.0]          # digamma's zero side, a pole's neighbour
+    k = rng.integers(-2**31, 2**31, (5, 9), dtype=np.int64).astype(np.int32)
+    k[0, :3] = [0, -1, 1]
+    rows = [_row_ops(jnp.asarray(x[i]), jnp.asarray(k[i])) for i in range(5)]
+    want = [np.stack([np.asarray(r[j]) for r in rows]) for j in range(7)]
+
+    _close(tjit.jit(tjit.vmap(_row_ops))(x, k), want, "vmap")
+
+    def scanned(x, k):
+        return lax.scan(lambda c, xk: (c + 1, _row_ops(*xk)), 0, (x, k))[1]
+    _close(tjit.jit(scanned)(x, k), want, "scan body")
+
+    def looped(x, k):
+        outs = tuple(jnp.zeros((5, 9), w.dtype) for w in want)
+
+        def body(s):
+            i, outs = s
+            return i + 1, tuple(o.at[i].set(r) for o, r in zip(outs, _row_ops(x[i], k[i])))
+        return lax.while_loop(lambda s: s[0] < 5, body, (0, outs))[1]
+    _close(tjit.jit(looped)(x, k), want, "while body")
+
+    poly = tjit.jit(_row_ops, polymorphic_shapes=["(b, 9)", "(b, 9)"])
+    for n in (1, 3, 5):
+        _close(poly(x[:n], k[:n]), _row_ops(jnp.asarray(x[:n]), jnp.asarray(k[:n])),
+               f"symbolic b = {n}")
