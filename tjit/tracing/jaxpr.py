@@ -309,9 +309,8 @@ def eval_jaxpr(jaxpr, consts, *args):
 
 
 def _bind_eqn(eqn, ins):
-    if eqn.source is not None:
-        with source_info.replaying(eqn.source):   # keep where it was first traced
-            return eqn.primitive.bind(*ins, **eqn.params)
+    if eqn.source is not None:   # keep where it was first traced
+        return source_info.bind_replaying(eqn.source, eqn.primitive, ins, eqn.params)
     return eqn.primitive.bind(*ins, **eqn.params)
 
 
