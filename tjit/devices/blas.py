@@ -12,11 +12,9 @@ batch entries of the product, and ``threads.parallel_for`` runs the blocks on tj
 pool: one pool for everything, and a block a slowed worker never took is simply done by
 another thread.
 
-The shim sets OpenBLAS's thread count to 1 (``openblas_set_num_threads_local``) and
-restores it afterwards unless it was 1 already. In the wheels' pthreads builds that count
-is process-wide: a block that found it at 1 (another block's setting) leaves it alone, so
-overlapping blocks never leave NumPy at one thread (restoring every old count did, in
-about 1 of 100 parallel float64 products). BLAS is found through NumPy's own extension
+The shim runs OpenBLAS on one thread (``one_thread.py``: the count is process-wide, and
+OpenBLAS's bits depend on it, so blocks running at once share one guard: the first in
+sets 1, the last out restores the count). BLAS is found through NumPy's own extension
 module (the ILP64 ``scipy_openblas64_`` build NumPy's wheels ship); where it is not
 found, dots fall back to ``np.matmul``.
 
@@ -30,8 +28,8 @@ Which axis is split: splitting the rows of ``C = A @ B`` makes every block pack 
 ``B``, splitting the columns makes every block pack all of ``A``; the split repacks the
 smaller one. Batched products with enough batch entries split the batch instead. The
 blocks are chosen from the shapes and the machine's CPU count, never from the number of
-threads at work, and a thread runs its blocks as separate calls: one thread or several,
-the result has the same bits.
+threads at work, and a thread runs its blocks as separate calls, each with OpenBLAS on one
+thread: one thread or several, busy or idle, the result has the same bits.
 """
 
 import collections
@@ -43,8 +41,9 @@ import struct
 
 import numpy as np
 
-from tjit.devices import array_args, call_tables, disk_cache, sgemm
+from tjit.devices import array_args, call_tables, disk_cache, one_thread, sgemm
 from tjit.devices.lazy import Lazy
+from tjit.devices.one_thread import GUARD_IR, ONE_THREAD_ENTER, ONE_THREAD_LEAVE
 from tjit.devices.threads import as_kernel, cpu_count, default_num_threads, parallel_for
 from tjit.primitives.lapack_threads import numpy_openblas
 
@@ -62,10 +61,11 @@ _ROW_MAJOR, _NO_TRANS, _TRANS = 101, 111, 112
 _SPLIT_ROWS, _SPLIT_COLS, _SPLIT_BATCH = 0, 1, 2
 
 # sizes[] layout shared by the shim and GemmCall.
+# one_thread: the address of one_thread.guard (OpenBLAS on one thread meanwhile).
 # alpha/beta: the float64 bits of gemm's scalars; prefill: 1 when args are (A, B, X, C)
 # and C starts as a copy of X (X has C's layout), 0 when args are (A, B, C).
 # pool: the workspace pool of tjit's own sgemm (0 for BLAS).
-_FIELDS = ("gemm", "set_threads", "trans_a", "trans_b", "m", "n", "k", "lda", "ldb", "ldc",
+_FIELDS = ("gemm", "one_thread", "trans_a", "trans_b", "m", "n", "k", "lda", "ldb", "ldc",
            "batch", "stride_a", "stride_b", "stride_c", "split", "block", "extent",
            "alpha", "beta", "prefill", "pool")
 _F = {name: n for n, name in enumerate(_FIELDS)}
@@ -95,7 +95,6 @@ entry:
   %beta_d = bitcast i64 %f_beta to double
 {scalars}
   %gemm = inttoptr i64 %f_gemm to ptr
-  %setl = inttoptr i64 %f_set_threads to ptr
   %ta = trunc i64 %f_trans_a to i32
   %tb = trunc i64 %f_trans_b to i32
   %by_rows = icmp eq i64 %f_split, {SPLIT_ROWS}
@@ -167,19 +166,7 @@ done:
 }
 """
 
-# OpenBLAS on one thread for the calling thread around a shim's library calls
-# (``%setl``: openblas_set_num_threads_local), then the count it had restored; a count of
-# 1 found on entry is another block's, or the user's: left alone. Falls through to a
-# block ``left`` that the shim ends with its own return. (cpu_lapack's shims too.)
-ONE_THREAD_ENTER = "  %old = call i32 %setl(i32 1)"
-ONE_THREAD_LEAVE = """  %was_one = icmp eq i32 %old, 1
-  br i1 %was_one, label %left, label %restore
-restore:
-  %restored = call i32 %setl(i32 %old)
-  br label %left
-left:"""
-
-# The shim around BLAS: OpenBLAS single-threaded for the calling thread meanwhile.
+# The shim around BLAS: OpenBLAS on one thread meanwhile (one_thread.py).
 _BLAS_PARTS = {
     "COPIES_X": "%x_not_c",
     "ENTER": ONE_THREAD_ENTER,
@@ -260,7 +247,9 @@ def _shim_ir(llvm_type, own=False):
               _POOL_IR.replace("{SLOTS}", str(_POOL_SLOTS)) + "\n" + sgemm.kernel_ir())
         return ir.replace("{WS_BYTES}", str(_WS_BYTES)).replace("{FLAG_BYTES}",
                                                                 str(64 * _POOL_SLOTS))
-    return _shim_text(llvm_type, _BLAS_PARTS, f"tjit_gemm_{llvm_type}", ())
+    name = f"tjit_gemm_{llvm_type}"
+    return (_shim_text(llvm_type, _BLAS_PARTS, name, ()) + GUARD_IR +
+            one_thread.exported_ir(name))
 
 
 def _shim_text(llvm_type, parts, name, extra):
@@ -301,7 +290,8 @@ def symbol_address(lib, name):
 
 
 def _openblas():
-    """(set-threads address, {dtype: cblas gemm address}) from NumPy's OpenBLAS, or None."""
+    """(one-thread guard address, {dtype: cblas gemm address}) from NumPy's OpenBLAS, or
+    None."""
     lib = numpy_openblas()
     if lib is None:
         return None
@@ -310,7 +300,7 @@ def _openblas():
              np.dtype(np.float64): symbol_address(lib, "scipy_cblas_dgemm64_")}
     if set_threads is None or None in gemms.values():
         return None
-    return set_threads, gemms
+    return one_thread.guard(set_threads), gemms
 
 
 def own_sgemm_used():
@@ -339,19 +329,21 @@ class _Shims:
     time a product of that dtype asks for it: a float32 program does not build the
     float64 one (~30 ms of LLVM in a process whose disk cache is empty)."""
 
-    def __init__(self, set_threads, gemms):
-        self._entries = {dt: Lazy(functools.partial(self._load, dt, gemm, set_threads))
+    def __init__(self, one_thread_guard, gemms):
+        self._entries = {dt: Lazy(functools.partial(self._load, dt, gemm, one_thread_guard))
                          for dt, gemm in gemms.items()}
 
     @staticmethod
-    def _load(dtype, gemm, set_threads):
+    def _load(dtype, gemm, one_thread_guard):
         name = f"tjit_gemm_{_SHIM_TYPES[dtype]}"
         ir_text = _shim_ir(_SHIM_TYPES[dtype])
         # 'light': loops around BLAS calls and memcpy, nothing to optimise (LLVM CPU
         # vector 21, explicit 15, light 8 ms with an empty disk cache)
-        addr = disk_cache.load_or_compile(ir_text, [name], "gemm-shim",
-                                          profile="light")[name]
-        return as_kernel(addr), gemm, set_threads, 0
+        guard_names = one_thread.exported_names(name)
+        addrs = disk_cache.load_or_compile(ir_text, [name] + guard_names, "gemm-shim",
+                                           profile="light")
+        one_thread.share_with_eager_calls(one_thread_guard, [addrs[n] for n in guard_names])
+        return as_kernel(addrs[name]), gemm, one_thread_guard, 0
 
     def get(self, dtype):
         """The entry of ``dtype``, or None where BLAS has no gemm for it."""
@@ -580,7 +572,7 @@ def _plan(lshape, rshape, bmkn, dtype, lperm, rperm, alpha, beta, prefill, nthre
         entry = _own("wide")
     if entry is None:
         return None
-    shim, gemm, set_threads, pool = entry
+    shim, gemm, guard, pool = entry
     trans_a, lda, stride_a, copy_a = _operand(lshape, lperm, (B, M, K), dtype)
     trans_b, ldb, stride_b, copy_b = _operand(rshape, rperm, (B, K, N), dtype)
     # The blocks depend on the shapes and the machine's CPU count only, never on the
@@ -596,7 +588,7 @@ def _plan(lshape, rshape, bmkn, dtype, lperm, rperm, alpha, beta, prefill, nthre
     if macs < PARALLEL_MIN_MACS:
         block = extent               # one call: blocks would cost more than they give
     n_units = math.ceil(extent / block)
-    sizes = (gemm, set_threads, trans_a, trans_b, M, N, K, lda, ldb, N, B,
+    sizes = (gemm, guard, trans_a, trans_b, M, N, K, lda, ldb, N, B,
              stride_a if B > 1 else 0, stride_b if B > 1 else 0, M * N, split, block, extent,
              _double_bits(alpha), _double_bits(beta if prefill else 0.0), int(prefill), pool)
     return GemmPlan(shim, sizes, n_units, n_units > 1 and nthreads > 1, (copy_a, copy_b),

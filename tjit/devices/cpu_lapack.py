@@ -46,10 +46,11 @@ import ctypes
 
 import numpy as np
 
-from tjit.devices import disk_cache
+from tjit.devices import disk_cache, one_thread
 from tjit.devices.array_args import c_contiguous, data_pointer
-from tjit.devices.blas import ONE_THREAD_ENTER, ONE_THREAD_LEAVE, symbol_address
+from tjit.devices.blas import symbol_address
 from tjit.devices.lazy import Lazy, LazyByKey
+from tjit.devices.one_thread import GUARD_IR, ONE_THREAD_ENTER, ONE_THREAD_LEAVE
 from tjit.devices.threads import as_kernel
 from tjit.primitives.lapack_threads import numpy_openblas
 
@@ -63,14 +64,14 @@ MAX_QR_COLUMNS = 256
 _COL_MAJOR, _LEFT, _UPPER, _LOWER = 102, 141, 121, 122
 _NO_TRANS, _TRANS, _NON_UNIT, _UNIT = 111, 112, 131, 132
 
-_TRSM_FIELDS = ("trsm", "set_threads", "uplo", "trans", "diag", "n", "k", "stride_a",
+_TRSM_FIELDS = ("trsm", "one_thread", "uplo", "trans", "diag", "n", "k", "stride_a",
                 "stride_b")
-_POTRF_FIELDS = ("potrf", "set_threads", "n")
-_GETRF_FIELDS = ("getrf", "set_threads", "m", "n")
-_GEQRF_FIELDS = ("geqrf", "set_threads", "m", "n", "orgqr")
+_POTRF_FIELDS = ("potrf", "one_thread", "n")
+_GETRF_FIELDS = ("getrf", "one_thread", "m", "n")
+_GEQRF_FIELDS = ("geqrf", "one_thread", "m", "n", "orgqr")
 
-# OpenBLAS on one thread around a shim's calls (restored unless it was 1), as blas.py's
-_ENTER = "  %setl = inttoptr i64 %f_set_threads to ptr\n" + ONE_THREAD_ENTER
+# OpenBLAS on one thread around a shim's calls, under the guard blas.py's shims share
+_ENTER = ONE_THREAD_ENTER
 _LEAVE = ONE_THREAD_LEAVE + "\n  ret void"
 
 def _entry(routine, *args):
@@ -288,7 +289,7 @@ _TO_DOUBLE = {"float": ("fpext", "fptrunc"), "double": ("bitcast", "bitcast")}
 
 
 def _load_blas():
-    """(set-threads address, {(routine, dtype): address}) of NumPy's OpenBLAS, or None
+    """(one-thread guard address, {(routine, dtype): address}) of NumPy's OpenBLAS, or None
     where it (or one of the routines) was not found."""
     lib = numpy_openblas()
     if lib is None:
@@ -298,7 +299,7 @@ def _load_blas():
                 for r, (_, _, symbol) in _ROUTINES.items() for dt, (_, c) in _TYPES.items()}
     if set_threads is None or None in routines.values():
         return None
-    return set_threads, routines
+    return one_thread.guard(set_threads), routines
 
 
 def _load_shim(key):
@@ -308,14 +309,19 @@ def _load_shim(key):
     loads = "\n".join(
         f"  %p_{f} = getelementptr i64, ptr %sz, i64 {n}\n  %f_{f} = load i64, ptr %p_{f}"
         for n, f in enumerate(fields))
-    text = (ir.replace("{loads}", loads).replace("{ENTER}", _ENTER)
+    name = f"tjit_{routine}_{llvm_type}"
+    text = ir.replace("{loads}", loads) + GUARD_IR + one_thread.exported_ir(name)
+    text = (text.replace("{ENTER}", _ENTER)
             .replace("{LEAVE}", _LEAVE).replace("{T}", llvm_type)
             .replace("{TO_DOUBLE}", _TO_DOUBLE[llvm_type][0])
             .replace("{FROM_DOUBLE}", _TO_DOUBLE[llvm_type][1])
             .replace("{COL_MAJOR}", str(_COL_MAJOR)).replace("{LEFT}", str(_LEFT)))
-    name = f"tjit_{routine}_{llvm_type}"
     # ('explicit': loops around a library call, nothing worth vectorizing)
-    return disk_cache.load_or_compile(text, [name], "lapack-shim", profile="explicit")[name]
+    guard_names = one_thread.exported_names(name)
+    addrs = disk_cache.load_or_compile(text, [name] + guard_names, "lapack-shim",
+                                       profile="explicit")
+    one_thread.share_with_eager_calls(_BLAS.get()[0], [addrs[n] for n in guard_names])
+    return addrs[name]
 
 
 _BLAS = Lazy(_load_blas)
@@ -370,11 +376,11 @@ def trsm_call(a_shape, b_shape, dtype, lower, transpose_a, unit_diagonal):
     n, k = b_shape[-2:]
     if blas is None or n * k > MAX_ELEMENTS:
         return None
-    set_threads, routines = blas
+    one_thread, routines = blas
     # (trtrs's call on the Fortran view of a C-ordered a: the triangle and the
     # transpose flag flip)
     sizes = (ctypes.c_int64 * len(_TRSM_FIELDS))(
-        routines["trsm", dtype], set_threads, _UPPER if lower else _LOWER,
+        routines["trsm", dtype], one_thread, _UPPER if lower else _LOWER,
         _NO_TRANS if transpose_a else _TRANS, _UNIT if unit_diagonal else _NON_UNIT,
         n, k, n * n, n * k)
     return NativeCall(_SHIMS.get(("trsm", dtype)), sizes, _batch(b_shape), 2,
@@ -389,8 +395,8 @@ def potrf_call(shape, dtype):
     n = shape[-1]
     if blas is None or n * n > MAX_ELEMENTS:
         return None
-    set_threads, routines = blas
-    sizes = (ctypes.c_int64 * len(_POTRF_FIELDS))(routines["potrf", dtype], set_threads, n)
+    one_thread, routines = blas
+    sizes = (ctypes.c_int64 * len(_POTRF_FIELDS))(routines["potrf", dtype], one_thread, n)
     return NativeCall(_SHIMS.get(("potrf", dtype)), sizes, _batch(shape), 1,
                       [(tuple(shape), dtype)])
 
@@ -404,8 +410,8 @@ def getrf_call(shape, dtype):
     m, n = shape[-2:]
     if blas is None or m * n > MAX_ELEMENTS:
         return None
-    set_threads, routines = blas
-    sizes = (ctypes.c_int64 * len(_GETRF_FIELDS))(routines["getrf", dtype], set_threads,
+    one_thread, routines = blas
+    sizes = (ctypes.c_int64 * len(_GETRF_FIELDS))(routines["getrf", dtype], one_thread,
                                                   m, n)
     batch = tuple(shape[:-2])
     i32 = np.dtype(np.int32)
@@ -422,8 +428,8 @@ def geqrf_call(shape, dtype):
     # (the work array, on the stack too, is about n * LAPACK's block size of float64)
     if blas is None or m * n > MAX_ELEMENTS or n > MAX_QR_COLUMNS:
         return None
-    set_threads, routines = blas
-    sizes = (ctypes.c_int64 * len(_GEQRF_FIELDS))(routines["geqrf", dtype], set_threads,
+    one_thread, routines = blas
+    sizes = (ctypes.c_int64 * len(_GEQRF_FIELDS))(routines["geqrf", dtype], one_thread,
                                                   m, n, routines["orgqr", dtype])
     batch, k = tuple(shape[:-2]), min(m, n)
     return NativeCall(_SHIMS.get(("geqrf", dtype)), sizes, _batch(shape), 1,

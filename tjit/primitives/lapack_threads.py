@@ -95,11 +95,12 @@ class _OneThread:
     """One library's OpenBLAS on one thread for the duration of the ``with`` block. The
     setting is process-wide in pthreads builds (the wheels'; ``_local`` only holds for
     OpenMP builds), so blocks of several Python threads share one limit: the first to
-    enter saves the count and sets 1, the last to leave restores it, unless it was 1
-    already: then it is the user's, or that of a gemm block of ``devices/blas.py`` (or
-    of the other library's limit, where NumPy and SciPy share one OpenBLAS) on another
-    thread, which restores its own, so no interleaving leaves a library at one thread.
-    (A NumPy call of another thread meanwhile runs on one thread too.)"""
+    enter saves the count and sets 1, the last to leave restores it (unless it was 1).
+    Once a native shim of the library is loaded, the blocks together take part in the
+    shims' guard (:func:`share_guard`, from ``devices/one_thread.py``) as one call
+    inside it, so neither side restores the count while the other is inside a call
+    (OpenBLAS's bits depend on it). (A NumPy call of another thread meanwhile runs on
+    one thread too.)"""
 
     def __init__(self, library):
         self._library = library
@@ -107,23 +108,71 @@ class _OneThread:
         self._lock = threading.Lock()
         self._depth = 0
         self._saved = 1
+        self._guard = None        # the shims' (enter, leave), once shared
+        self._in_guard = False    # the blocks inside entered it (else: saved the count)
 
     def __enter__(self):
         with self._lock:
             if self._depth == 0:
-                fn = self._set
-                if fn is None:    # (no OpenBLAS found: a setter that changes nothing)
-                    fn = self._set = (setters(self._library) or (_unchanged,))[0]
-                self._saved = fn(1)
+                if self._set is None:
+                    self._set = (setters(self._library) or (_unchanged,))[0]
+                    self._guard = _shared_guard(self._set)
+                self._in_guard = self._guard is not None
+                if self._in_guard:
+                    self._guard[0]()
+                else:
+                    self._saved = self._set(1)
             self._depth += 1
         return self
 
     def __exit__(self, *exc):
         with self._lock:
             self._depth -= 1
-            if self._depth == 0 and self._saved != 1:
-                self._set(self._saved)
+            if self._depth == 0:
+                if self._in_guard:
+                    self._guard[1]()
+                elif self._saved != 1:
+                    self._set(self._saved)
         return False
+
+    def _share(self, setter, guard):
+        """Take part in the shims' guard ``(enter, leave, hand_over)`` of ``setter``'s
+        library, if it is this one's."""
+        with self._lock:
+            if self._set is None or self._guard is not None or \
+                    ctypes.cast(self._set, ctypes.c_void_p).value != setter:
+                return
+            self._guard = guard[:2]
+            if self._depth > 0:       # blocks inside: the guard takes over their count
+                guard[2](self._saved)
+                self._in_guard = True
+
+
+_SHARED = {}                       # setter address -> (enter, leave, hand_over, keep)
+_SHARED_LOCK = threading.Lock()
+
+
+def share_guard(setter, enter, leave, hand_over, keep=None):
+    """From now on, one-thread blocks of the library whose
+    ``openblas_set_num_threads_local`` is at ``setter`` enter and leave the native
+    shims' guard (``enter()``, ``leave()``); ``hand_over(saved)`` makes blocks inside
+    at this moment one call inside the guard, ``saved`` the count found before them.
+    Only the first guard shared for a library counts. (``keep``: alive as long.)"""
+    with _SHARED_LOCK:
+        if setter in _SHARED:
+            return
+        _SHARED[setter] = (enter, leave, hand_over, keep)
+    for limit in _LIMITS.values():
+        limit._share(setter, (enter, leave, hand_over))
+
+
+def _shared_guard(fn):
+    """The shared (enter, leave) of the setter ``fn``'s library, or None."""
+    if fn is _unchanged:
+        return None
+    with _SHARED_LOCK:
+        shared = _SHARED.get(ctypes.cast(fn, ctypes.c_void_p).value)
+    return None if shared is None else shared[:2]
 
 
 def _unchanged(count):
