@@ -244,11 +244,21 @@ def _asarray(a, dtype, copy, op):
     return Array(v, weak)
 
 
+@functools.lru_cache(maxsize=None)
+def _int_range(dt):
+    """``(min, max)`` of integer dtype ``dt``, None for another dtype; kept: is_int and
+    iinfo cost ~1 us each, and every new Python int operand of an eager op is checked."""
+    if not dtypes.is_int(dt):
+        return None
+    info = dtypes.iinfo(dt)
+    return int(info.min), int(info.max)
+
+
 def check_int_fits(v, dt):
     """Python int ``v`` must fit the integer dtype ``dt`` it becomes: OverflowError
     otherwise (as NumPy 2; JAX wraps it today, with a TODO to raise)."""
-    info = dtypes.iinfo(dt)
-    if not info.min <= v <= info.max:
+    lo, hi = _int_range(dt)
+    if not lo <= v <= hi:
         raise OverflowError(f"Python int {v} too large to convert to {dt}")
 
 
@@ -258,15 +268,16 @@ def check_operand_int(v, dt):
     must fit that whatever ``dt`` is (float32_array * 2**40 raises OverflowError, as in
     JAX, rather than rounding silently), then the integer ``dt`` it becomes."""
     default = dtypes.default_int()
-    info = dtypes.iinfo(default)
-    if not info.min <= v <= info.max:
+    lo, hi = _int_range(default)
+    if not lo <= v <= hi:
         raise OverflowError(
             f"Python int {v} too large to convert to {np.dtype(default)}: a Python int "
             f"operand is a weak {np.dtype(default)} (as in JAX). Fix: write it as a float "
             f"({float(v)!r}), pass a NumPy scalar or array of a wider dtype, or enable x64 "
             f"(tjit.config.update('jax_enable_x64', True))")
-    if dtypes.is_int(dt):
-        check_int_fits(v, dt)
+    fits = _int_range(dt)
+    if fits is not None and not fits[0] <= v <= fits[1]:
+        check_int_fits(v, dt)  # (raises)
 
 
 def _check_int_range(v, dtype):
