@@ -78,6 +78,7 @@ from tjit.tracing.refs import Ref, RefNotThreaded
 from tjit.tracing.shapes import check_spec, parse_spec, shape_str, symbol
 from tjit.tracing.target_platform import set_default_platform, tracing_for
 from tjit.tracing.size_questions import SpecializeSizes
+from tjit.tracing.static_keys import typed_key
 from tjit.tracing.tree_util import (
     flattener, tree_flatten, tree_map, tree_unflatten, unflattener)
 from tjit.transforms import loop_remat, passes
@@ -297,7 +298,12 @@ def _share_caches(jitted, fun, options):
     mine = tuple(getattr(jitted, a) for a in _SHARED_ATTRS)
     try:
         with _SHARED_LOCK:
-            first = _SHARED.setdefault(fun, {}).setdefault(options, mine)
+            # (with ``fun``'s typed key: two callables equal by ``==`` with fields of
+            # other types, Scale(2) and Scale(2.0), trace to different programs; a key
+            # that is ``fun`` itself is left out, as it would keep ``fun`` alive)
+            fun_key = typed_key(fun)
+            fun_key = None if fun_key[1] is fun else fun_key
+            first = _SHARED.setdefault(fun, {}).setdefault((fun_key, options), mine)
     except (TypeError, ValueError):  # unhashable, no weak reference, or an odd __eq__
         return
     for name, value in zip(_SHARED_ATTRS, first):
@@ -1160,18 +1166,20 @@ def _held_weakly(fun):
 
 
 class _Static:
-    __slots__ = ("value", "_hash")
+    """A static argument in a cache key: equal to another only when equal with the same
+    types all the way down (``typed_key``: ``(2, 3)`` and ``(2.0, 3)`` trace apart)."""
+    __slots__ = ("value", "_key", "_hash")
 
     def __init__(self, value):
         self.value = value
-        self._hash = hash(value)
+        self._key = typed_key(value)
+        self._hash = hash(self._key)
 
     def __hash__(self):
         return self._hash
 
     def __eq__(self, other):
-        return type(other) is _Static and type(self.value) is type(other.value) and \
-            bool(self.value == other.value)
+        return type(other) is _Static and bool(self._key == other._key)
 
 
 def _hashable_static(v, name, fname):
