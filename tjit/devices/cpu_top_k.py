@@ -40,38 +40,49 @@ def built(dtype):
     return _FUNCTIONS.made(np.dtype(dtype))
 
 
+def _rows_plan(step, shape, dtype):
+    """``(k, n, rows, min_chunk)`` of library step ``step`` on an input of ``shape`` and
+    ``dtype`` when it runs as the compiled top_k, else None: the one rule
+    :func:`top_k_step` runs by and :func:`foreseen` foresees by."""
+    k = getattr(step.fn, "top_k_rows", None)
+    if k is None or not 0 < k <= top_k.MAX_K or not shape or not top_k.supported(dtype):
+        return None
+    n = shape[-1]
+    return k, n, math.prod(shape[:-1]), max(1, MIN_CHUNK_ELEMENTS // max(n, 1))
+
+
 def foreseen(step, shape, dtype, nthreads):
     """For ``helpers_ahead``: ``(builds its function, will split across threads)`` of
     library step ``step`` whose input has ``shape`` (ints) and ``dtype``, as
     :func:`top_k_step` will decide; None when ``step`` is no compiled top_k."""
-    k = getattr(step.fn, "top_k_rows", None)
-    if k is None or not 0 < k <= top_k.MAX_K or not shape or not top_k.supported(dtype):
+    plan = _rows_plan(step, shape, dtype)
+    if plan is None:
         return None
-    n, rows = shape[-1], math.prod(shape[:-1])
-    min_chunk = max(1, MIN_CHUNK_ELEMENTS // max(n, 1))
-    dtype = np.dtype(dtype)
-    return functools.partial(_FUNCTIONS.get, dtype), nthreads > 1 and rows >= 2 * min_chunk
+    _, _, rows, min_chunk = plan
+    # (parallel_for splits when at least two chunks of min_chunk rows fit)
+    return (functools.partial(_FUNCTIONS.get, np.dtype(dtype)),
+            nthreads > 1 and rows >= 2 * min_chunk)
 
 
 def top_k_step(runner, s):
     """The closure ``run(vals)`` of library step ``s`` as the compiled top_k on ``runner``
     (a CPU ``ProgramRunner`` at a size binding), or None when ``s`` is not one or has no
     compiled form."""
-    k = getattr(s.fn, "top_k_rows", None)
-    if k is None or not 0 < k <= top_k.MAX_K:
-        return None
+    if len(s.ins) != 1:
+        return None     # (another library step: top_k has one input)
     (x_v,) = s.ins
     shape, dtype = runner.shape[x_v], runner.dtype[x_v]
-    if not shape or not top_k.supported(dtype):
+    plan = _rows_plan(s, shape, dtype)
+    if plan is None:
         return None
-    n, rows = shape[-1], math.prod(shape[:-1])
+    k, n, rows, min_chunk = plan
     out_shape = tuple(shape[:-1]) + (k,)
     addr = _FUNCTIONS.get(np.dtype(dtype))
     sizes = (ctypes.c_int64 * 2)(n, k)
     argv = (ctypes.c_void_p * 3)()
     k_x = runner.index[x_v]
     k_vals, k_idx = (None if v is None else runner.index[v] for v in s.outs)
-    nthreads, min_chunk = runner.nthreads, max(1, MIN_CHUNK_ELEMENTS // max(n, 1))
+    nthreads = runner.nthreads
 
     def run(vals):
         x = c_contiguous(vals[k_x])
