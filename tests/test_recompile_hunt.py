@@ -8,6 +8,7 @@ first program's answer for the second call: those tests call in both orders.
 import dataclasses
 import enum
 import functools
+import logging
 from collections import namedtuple
 
 import numpy as np
@@ -236,3 +237,35 @@ def test_grad_of_jit_rewrapped(count):
         np.testing.assert_allclose(tjit.grad(tjit.jit(sq))(np.float32(1.5)), 9.0)
         np.testing.assert_allclose(tjit.jit(tjit.grad(sq))(np.float32(1.5)), 9.0)
     assert count() <= 4          # (JAX: 1 for grad(jit(sq)), 3 for jit(grad(sq)))
+
+
+# -- explain_cache_misses: the cause against the closest compiled signature ----------------
+def _causes(caplog, calls):
+    caplog.clear()
+    with caplog.at_level(logging.DEBUG, logger="tjit.compiles"), tjit.explain_cache_misses():
+        for call in calls:
+            call()
+    return [r.getMessage().split(" (", 1)[1] for r in caplog.records
+            if r.name == "tjit.compiles" and r.getMessage().startswith("trace+compile")]
+
+
+def test_explain_cache_misses_names_the_difference_from_the_closest_signature(caplog):
+    g = tjit.jit(lambda x, y: x + y, dynamic_shapes=False)
+    x3, x4 = np.ones(3, np.float32), np.ones(4, np.float32)
+    causes = _causes(caplog, [lambda: g(x3, 1.0), lambda: g(x3, np.float32(1)),
+                              lambda: g(x4, 1.0)])
+    assert causes[0].startswith("first call")
+    assert causes[1].startswith("dtype of arg y changed: float32 (weak) → float32")
+    # closest is g(x3, 1.0): only x's shape differs (the last call also had a strong y)
+    assert causes[2].startswith("new shape for arg x: (3,) → (4,)"), causes[2]
+
+    f = tjit.jit(lambda x, s: x * s, static_argnames="s")
+    causes = _causes(caplog, [lambda: f(x3, s=2), lambda: f(x3, s=3),
+                              lambda: f(x3.astype(np.int32), s=2),
+                              lambda: f(np.ones((3, 2), np.float32), s=2),
+                              lambda: f(x3, s=2.0)])
+    assert causes[1].startswith("static arg s changed (s: 2 → 3)")
+    assert causes[2].startswith("dtype of arg x changed: float32 → int32)"), causes[2]
+    assert causes[3].startswith("rank of arg x changed: 1 → 2)"), causes[3]
+    # (s=2 and s=3 differ from it as little: the later one is named)
+    assert causes[4].startswith("static arg s changed (s: 3 → 2.0)"), causes[4]

@@ -319,6 +319,10 @@ def _frozen(x):
     return x
 
 
+# a cache miss is explained against this many signatures compiled last (the closest)
+_EXPLAIN_AGAINST = 64
+
+
 class _CacheEntry:
     __slots__ = ("executable", "out_tree", "out_avals", "closed_jaxpr", "donation",
                  "in_specs", "unflatten", "out_kinds", "peak", "pattern")
@@ -960,20 +964,23 @@ class Jitted:
 
     def _explain_miss(self, key, dyn_args, dyn_kwargs):
         """Why signature ``key`` (of a jit without automatic dynamic shapes) missed the
-        cache: compared with the signature compiled last."""
+        cache: every difference from the closest of the signatures compiled last."""
         seen = [k for k in list(self._cache) if len(k) == 6 and k is not key]
         if not seen or self.polymorphic_shapes is not None:
             return "first call" if not seen else "new input signature"
         names = self._leaf_paths(dyn_args, dyn_kwargs)
-        fkey, last = self._family_key(key), seen[-1]
-        if fkey != self._family_key(last):
-            return _dyn.explain_new_family(fkey, [self._family_key(last)], names,
-                                           self._static_name)
-        for n, new, old in zip(names, key[1], last[1]):
-            if new[0] != old[0]:
-                return (f"new shape for arg {n}: {shape_str(old[0])} → {shape_str(new[0])} "
-                        f"(automatic dynamic shapes are off)")
-        return "new input signature"
+        fkey = self._family_key(key)
+        candidates = []
+        for old in seen[-_EXPLAIN_AGAINST:]:
+            diffs = _dyn.family_differences(fkey, self._family_key(old), names,
+                                            self._static_name)
+            if key[0] == old[0]:     # (same structure: the leaves line up)
+                diffs += [f"new shape for arg {n}: {shape_str(o[0])} → {shape_str(s[0])} "
+                          f"(automatic dynamic shapes are off)"
+                          for n, s, o in zip(names, key[1], old[1])
+                          if s[0] != o[0] and len(s[0]) == len(o[0])]
+            candidates.append(diffs)
+        return "; ".join(_dyn.closest_differences(candidates)) or "new input signature"
 
     def _leaf_paths(self, dyn_args, dyn_kwargs):
         n_dyn = len(dyn_args)

@@ -415,29 +415,45 @@ def leaf_names(dyn_args, dyn_kwargs, arg_name, dyn_positions):
 
 def explain_new_family(fam_key, others, names, statics_names):
     """Why a call matched no family seen before ("first call", "static arg n changed",
-    "dtype of arg x changed", ...): compared with the family seen last."""
+    "dtype of arg x changed", ...): every difference from the family seen before that
+    differs least (the most recent of those), as JAX's explain_cache_misses."""
     if not others:
         return "first call"
+    diffs = closest_differences(
+        [family_differences(fam_key, o, names, statics_names) for o in others])
+    return "; ".join(diffs) or "new backend or device"
+
+
+def closest_differences(candidates):
+    """The shortest of ``candidates`` (lists of differences, oldest first; the latest
+    wins a tie)."""
+    return min(reversed(candidates), key=len)
+
+
+def family_differences(fam_key, other, names, statics_names):
+    """What differs between two family keys, one phrase per difference."""
     treedef, leaves, statics, version, _, _ = fam_key
-    o_treedef, o_leaves, o_statics, o_version, _, _ = others[-1]
+    o_treedef, o_leaves, o_statics, o_version, _, _ = other
+    out = []
     if version != o_version:
-        return "config changed (tjit.config.update)"
+        out.append("config changed (tjit.config.update)")
     if statics != o_statics:
         old, new = dict(o_statics), dict(statics)
         diff = [k for k in new if k not in old or old[k] != new[k]]
         which = ", ".join(statics_names(k) for k in diff) or "?"
         shown = "; ".join(f"{statics_names(k)}: {_short(old.get(k))} → {_short(new[k])}"
                           for k in diff)
-        return f"static arg {which} changed ({shown})"
+        out.append(f"static arg {which} changed ({shown})")
     if treedef != o_treedef:
-        return f"new pytree structure of the arguments: {o_treedef} → {treedef}"
+        out.append(f"new pytree structure of the arguments: {o_treedef} → {treedef}")
+        return out     # (the leaves do not line up)
     for n, (r, d, w), (o_r, o_d, o_w) in zip(names, leaves, o_leaves):
         if d != o_d or w != o_w:
-            return (f"dtype of arg {n} changed: {o_d.name}{' (weak)' if o_w else ''} → "
-                    f"{d.name}{' (weak)' if w else ''}")
+            out.append(f"dtype of arg {n} changed: {o_d.name}{' (weak)' if o_w else ''} → "
+                       f"{d.name}{' (weak)' if w else ''}")
         if r != o_r:
-            return f"rank of arg {n} changed: {o_r} → {r}"
-    return "new backend or device"
+            out.append(f"rank of arg {n} changed: {o_r} → {r}")
+    return out
 
 
 def _short(static):
