@@ -25,7 +25,7 @@ from tjit.tracing import dtypes
 from tjit.tracing.core import (
     Array, PrimalTracer, Trace, Tracer, current_trace, escaped_tracer_error, get_aval,
     set_current_trace)
-from tjit.tracing.jaxpr import Literal
+from tjit.tracing.jaxpr import Jaxpr, Literal
 from tjit.tracing.tree_util import tree_flatten, tree_unflatten
 from tjit.primitives.rules import (
     UndefinedPrimal, Zero, add_tangents, instantiate, tangent_aval)
@@ -289,6 +289,17 @@ def backward_pass(jaxpr, consts, cts_out, wanted=None):
             accumulate(v, ct)
     return [ct_env.get(v, Zero(v.aval)) if w and type(v) is not Literal else Zero(v.aval)
             for v, w in zip(jaxpr.invars, wanted)]
+
+
+def backward_pass_closed(closed, linear, known_vals, cts):
+    """:func:`backward_pass` of a closed jaxpr linear in the inputs marked ``linear`` (one
+    bool per input); its other inputs take ``known_vals``, in order. Returns the
+    cotangents of the linear inputs (Zero allowed), for rules that transpose a call."""
+    j = closed.jaxpr
+    known_in = [v for v, lin in zip(j.invars, linear) if not lin]
+    lin_in = [v for v, lin in zip(j.invars, linear) if lin]
+    jj = Jaxpr(list(j.constvars) + known_in, lin_in, j.outvars, j.eqns)
+    return backward_pass(jj, list(closed.consts) + list(known_vals), cts)
 
 
 def _reached_from(jaxpr, wanted, eqns):

@@ -37,7 +37,8 @@ from tjit.primitives.rules import (
     Zero, add_tangents, bdim_at_front, instantiate, is_undefined_primal, moveaxis,
     tangent_aval, zeros_like_aval)
 from tjit.primitives.structural import broadcast_in_dim_p
-from tjit.transforms.ad import backward_pass, jvp_flat
+from tjit.transforms.ad import jvp_flat
+from tjit.transforms.ad import backward_pass_closed as _backward
 from tjit.transforms.batching import BatchTrace, BatchTracer, batching_axis_name
 from tjit.transforms.checkify import contains_check, contains_nested_check, mask_checks
 from tjit.transforms.partial_eval import partial_eval_jaxpr
@@ -458,15 +459,6 @@ def _cond_partial_eval(trace, args, params):
     uouts = _record(trace, cond_p, [index, *uconsts, *kouts[n_kout:], *_pick(ops_uk, ops)],
                     dict(branches=unknown))
     return _merge(out_uk, uouts, kouts[:n_kout])
-
-
-def _backward(closed, linear, res_vals, cts):
-    """Cotangents of the inputs marked ``linear`` of ``closed`` (linear in them; the
-    other inputs take ``res_vals``) for output cotangents ``cts`` (Zero allowed)."""
-    j = closed.jaxpr
-    res_vars = _pick(linear, j.invars, False)
-    jj = Jaxpr(list(j.constvars) + res_vars, _pick(linear, j.invars), j.outvars, j.eqns)
-    return backward_pass(jj, list(closed.consts) + list(res_vals), cts)
 
 
 def _cond_transpose(cts, index, *ops, branches):

@@ -35,7 +35,7 @@ from tjit.tracing.avals import ShapedArray
 from tjit.tracing.axis_env import mesh_bindings, rebind
 from tjit.tracing.core import (
     Array, EvalTrace, Tracer, current_trace, get_aval, set_current_trace)
-from tjit.tracing.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
+from tjit.tracing.jaxpr import ClosedJaxpr, eval_jaxpr
 from tjit.tracing.jaxpr_trace import convert_constvars_jaxpr, trace_to_jaxpr
 from tjit.tracing.refs import Ref
 from tjit.tracing.traceback_util import eager_boundary
@@ -45,7 +45,7 @@ from tjit.primitives.elementwise import add_p, convert_element_type_p
 from tjit.primitives.reductions import reduce_sum_p
 from tjit.primitives.rules import (
     Zero, bdim_at_front, instantiate, is_undefined_primal, moveaxis, tangent_aval)
-from tjit.transforms.ad import JVPTrace, _to_array, backward_pass
+from tjit.transforms.ad import JVPTrace, _to_array, backward_pass_closed
 from tjit.transforms.batching import BatchTrace, BatchTracer, batching_axis_name
 from tjit.transforms.float0 import rule_tangent_in, tangent_dtype
 from tjit.transforms.partial_eval import LinearizeTrace
@@ -801,13 +801,9 @@ def _custom_jvp_call_transpose(cts, *args, call_jaxpr, jvp, num_consts, num_nond
     custom_jvp function, e.g. custom_linear_solve's tangent solve under grad): in a linear
     context the rule is no longer needed and the function itself is transposed, as JAX's
     partial evaluation inlines it (JaxprTrace.process_custom_jvp_call)."""
-    j = call_jaxpr.jaxpr
     lin_mask = [is_undefined_primal(a) for a in args]
-    known_in = [v for v, u in zip(j.invars, lin_mask) if not u]
     known_vals = [a for a, u in zip(args, lin_mask) if not u]
-    linear = Jaxpr(list(j.constvars) + known_in, [v for v, u in zip(j.invars, lin_mask) if u],
-                   j.outvars, j.eqns)
-    cts_in = iter(backward_pass(linear, list(call_jaxpr.consts) + known_vals, list(cts)))
+    cts_in = iter(backward_pass_closed(call_jaxpr, lin_mask, known_vals, list(cts)))
     return [next(cts_in) if u else None for u in lin_mask]
 
 
