@@ -269,3 +269,26 @@ def test_explain_cache_misses_names_the_difference_from_the_closest_signature(ca
     assert causes[3].startswith("rank of arg x changed: 1 → 2)"), causes[3]
     # (s=2 and s=3 differ from it as little: the later one is named)
     assert causes[4].startswith("static arg s changed (s: 3 → 2.0)"), causes[4]
+
+
+# -- checkpoint's trace cache (keyed as jit's) ---------------------------------------------
+@pytest.mark.parametrize("order", [0, 1])
+@pytest.mark.parametrize("pair", STATIC_PAIRS[:3], ids=lambda p: repr(p[0]))
+def test_checkpoint_statics_of_other_types_trace_apart(pair, order):
+    h = tjit.checkpoint(lambda x, t: x * _number(t), static_argnums=(1,))
+    for t in (pair if order == 0 else pair[::-1]):
+        got = np.asarray(tjit.jit(lambda x: h(x, t))(X32))   # (a new jit: traced anew)
+        want_dtype = np.int32 if isinstance(_number(t), (int, np.integer)) else np.float32
+        assert got.dtype == want_dtype, (t, got.dtype)
+        np.testing.assert_array_equal(got, X32 * 2)
+
+
+@pytest.mark.parametrize("order", [0, 1])
+def test_checkpoint_of_equal_callables_with_other_field_types(order):
+    objs = [Scale(2), Scale(2.0)]
+    if order:
+        objs.reverse()
+    for o in objs:
+        got = np.asarray(tjit.jit(lambda x: tjit.checkpoint(o)(x))(X32))
+        assert got.dtype == (np.float32 if isinstance(o.k, float) else np.int32)
+        np.testing.assert_array_equal(got, X32 * 2)

@@ -37,6 +37,7 @@ from tjit.tracing.core import Trace, Tracer, get_aval, is_eager, set_current_tra
 from tjit.tracing.jaxpr import ClosedJaxpr, Jaxpr, Literal, eval_jaxpr
 from tjit.tracing.jaxpr_trace import JaxprTrace, trace_to_jaxpr
 from tjit.tracing import source_info
+from tjit.tracing.static_keys import typed_key
 from tjit.tracing.tree_util import (keystr, tree_flatten, tree_flatten_with_path, tree_map,
                                      tree_unflatten)
 from tjit.primitives.ad_prims import checkpoint_name_p, checkpoint_p
@@ -239,7 +240,7 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=(), static_
         def flat_fun(*ls):
             outs, store["tree"] = tree_flatten(call(ls))
             return outs
-        key = _body_key(tree, leaves, args, static, static_kw)
+        key = _body_key(fun, tree, leaves, args, static, static_kw)
 
         def trace():
             # with source lines: the trace is kept and reused, and print_saved_residuals
@@ -275,16 +276,20 @@ _BODY_TRACES = weakref.WeakKeyDictionary()   # fun -> {key: (closed, consts, out
 _JVP_TRACES = weakref.WeakKeyDictionary()    # body ClosedJaxpr -> {key: (closed, consts, zeros)}
 
 
-def _body_key(tree, leaves, args, static, static_kw):
+def _body_key(fun, tree, leaves, args, static, static_kw):
     sig = signature(leaves)
     if sig is None:
         return None
-    statics = (tuple((i, args[i]) for i in sorted(static)), tuple(sorted(static_kw.items())))
+    # typed keys: (2,) and (2.0,) are == but trace apart, as do Scale(2) and Scale(2.0),
+    # two callables that share one entry of _BODY_TRACES by == (static_keys.py)
     try:
-        hash(statics)
+        statics = (tuple((i, typed_key(args[i])) for i in sorted(static)),
+                   tuple((k, typed_key(v)) for k, v in sorted(static_kw.items())))
+        fun_key = typed_key(fun)
     except TypeError:  # an unhashable static argument: trace at each call
         return None
-    return tree, sig, statics, trace_context()
+    fun_key = None if fun_key[1] is fun else fun_key   # (fun itself: the table's key)
+    return tree, sig, statics, fun_key, trace_context()
 
 
 def _cached_trace(owner, key, trace, table=_BODY_TRACES):
