@@ -247,6 +247,13 @@ def test_comparing_with_a_python_int_outside_the_dtype_is_exact(dtype, v):
         got = tjit.jit(lambda t, op=op: (op(t, v), op(v, t)))(x)
         np.testing.assert_array_equal(np.asarray(got[0]), op(a, v))
         np.testing.assert_array_equal(np.asarray(got[1]), op(v, a))
+    for name in _COMPARISONS:   # jnp's functions on NumPy operands (JAX: the same answer)
+        fn = getattr(jnp, {"lt": "less", "le": "less_equal", "gt": "greater",
+                           "ge": "greater_equal", "eq": "equal", "ne": "not_equal"}[name])
+        op = getattr(operator, name)
+        for arr in (a, a[0]):      # an ndarray and a NumPy scalar
+            np.testing.assert_array_equal(np.asarray(fn(arr, v)), op(arr, v), err_msg=name)
+            np.testing.assert_array_equal(np.asarray(fn(v, arr)), op(v, arr), err_msg=name)
     if not np.iinfo(dtype).min <= v <= np.iinfo(dtype).max:
         with pytest.raises(OverflowError):
             x + v

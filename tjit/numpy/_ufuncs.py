@@ -265,8 +265,7 @@ def _compare_outside_dtype(name, x, y):
         arr, v, op = y, x, _MIRRORED[name]
     else:
         return None
-    if not hasattr(arr, "dtype") or not dtypes.is_int(arr.dtype) or \
-            isinstance(arr, np.ndarray):
+    if not hasattr(arr, "dtype") or not dtypes.is_int(arr.dtype):
         return None
     default, info = dtypes.iinfo(dtypes.default_int()), dtypes.iinfo(arr.dtype)
     if not default.min <= v <= default.max or info.min <= v <= info.max:
