@@ -43,6 +43,7 @@ from tjit.distributed.process_axis import process_axis
 from tjit.tracing.traceback_util import api_boundary
 from tjit.tracing.axis_env import CommunicatorTable, extend_axis_env
 from tjit.tracing.core import Array, Tracer, get_aval
+from tjit.tracing.static_keys import typed_key
 from tjit.tracing.errors import ShapeError
 from tjit.tracing.tree_util import tree_flatten, tree_unflatten
 from tjit.transforms.batching import _AxesSpec, _flatten_axes, _Labels, vmap
@@ -240,8 +241,9 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
         # process's devices, this process passes and gets back its local slice
         spans = process_axis(name, n)
         size, comms = (n, None) if spans is None else spans
-        key = (tree, tuple((tuple(get_aval(x).shape), get_aval(x).dtype, ax)
-                           for x, ax in zip(leaves, axes)), _static_key(static_vals, where),
+        key = (tree, tuple((tuple(get_aval(x).shape), get_aval(x).dtype,
+                            get_aval(x).weak_type, ax) for x, ax in zip(leaves, axes)),
+               _static_key(static_vals, where),
                size, backend)
         with lock:
             entry = cache.get(key)
@@ -306,12 +308,13 @@ def _process_table(name, size, comms):
 
 
 def _static_key(static_vals, where):
+    """The static arguments' cache key, with their types (2 and 2.0 trace apart, as
+    jit's: static_keys.py)."""
     try:
-        hash(static_vals)
+        return typed_key(static_vals)
     except TypeError:
         raise TypeError(f"{where}: static_broadcasted_argnums arguments must be hashable, "
                         f"got {static_vals!r:.80}") from None
-    return static_vals
 
 
 def _donated_argnums(donate_argnums, statics, where):
