@@ -292,3 +292,26 @@ def test_checkpoint_of_equal_callables_with_other_field_types(order):
         got = np.asarray(tjit.jit(lambda x: tjit.checkpoint(o)(x))(X32))
         assert got.dtype == (np.float32 if isinstance(o.k, float) else np.int32)
         np.testing.assert_array_equal(got, X32 * 2)
+
+
+# -- pmap's cache (keyed as jit's: typed statics, weak types) ------------------------------
+@pytest.mark.parametrize("order", [0, 1])
+def test_pmap_statics_of_other_types_compile_apart(order):
+    f = tjit.pmap(lambda a, s: a * _number(s), static_broadcasted_argnums=1)
+    x = X32[None, :1] + 1          # (one device)
+    for s in ((2,), (2.0,)) if order == 0 else ((2.0,), (2,)):
+        got = np.asarray(f(x, s))
+        assert got.dtype == (np.float32 if isinstance(s[0], float) else np.int32)
+        np.testing.assert_array_equal(got, [[2]])
+
+
+@pytest.mark.parametrize("order", [0, 1])
+def test_pmap_weak_and_strong_leaves_compile_apart(order):
+    f = tjit.pmap(lambda a, b: a + b)
+    a16 = jnp.ones((1,), jnp.float16)
+    weak = jnp.broadcast_to(2.0, (1,))          # weakly typed float32
+    strong = jnp.asarray([2.0], jnp.float32)
+    for b in (weak, strong) if order == 0 else (strong, weak):
+        got = np.asarray(f(a16, b))
+        assert got.dtype == (np.float16 if b is weak else np.float32)
+        np.testing.assert_array_equal(got, [3.0])
