@@ -271,6 +271,18 @@ def _all_gather_abstract(x, *, axes, all_gather_dimension, axis_size, tiled, com
     return ShapedArray(s[:a] + (n,) + s[a:], x.dtype)
 
 
+def _split_dim(x, d, n):
+    """NumPy ``x`` with dim ``d`` split into (n, x.shape[d] // n). (Sizes stated, not -1:
+    NumPy cannot infer -1 in an empty array's reshape, and operands may be empty.)"""
+    return x.reshape(x.shape[:d] + (n, x.shape[d] // n) + x.shape[d + 1:])
+
+
+def _merge_dims(x, d):
+    """NumPy ``x`` with dims ``d`` and ``d + 1`` merged (sizes stated, as _split_dim)."""
+    s = x.shape
+    return x.reshape(s[:d] + (s[d] * s[d + 1],) + s[d + 2:])
+
+
 @all_gather_p.def_impl
 def _all_gather_impl(xp, x, *, axes, all_gather_dimension, axis_size, tiled, comms=None,
                      axis_index_groups=None):
@@ -278,8 +290,7 @@ def _all_gather_impl(xp, x, *, axes, all_gather_dimension, axis_size, tiled, com
     g = np.moveaxis(np.asarray(comm.allgather(_host(xp, x, "all_gather"))), 0,
                     all_gather_dimension)
     if tiled:
-        s = g.shape
-        g = g.reshape(s[:all_gather_dimension] + (-1,) + s[all_gather_dimension + 2:])
+        g = _merge_dims(g, all_gather_dimension)
     return _c_order(g)
 
 
@@ -332,8 +343,7 @@ def _psum_scatter_impl(xp, x, *, axes, scatter_dimension, axis_size, tiled, comm
     (comm,) = _communicators(axes, "psum_scatter", comms, axis_index_groups)
     x = _host(xp, x, "psum_scatter")
     if tiled:
-        x = x.reshape(x.shape[:scatter_dimension] + (axis_size, -1)
-                      + x.shape[scatter_dimension + 1:])
+        x = _split_dim(x, scatter_dimension, axis_size)
     x = _c_order(np.moveaxis(x, scatter_dimension, 0))
     y = np.asarray(comm.reduce_scatter(x, "sum"))
     return _c_order(y)
@@ -408,11 +418,9 @@ def _all_to_all_impl(xp, x, *, axes, split_axis, concat_axis, axis_size, comms=N
                      axis_index_groups=None):
     (comm,) = _communicators(axes, "all_to_all", comms, axis_index_groups)
     x = _host(xp, x, "all_to_all")
-    x = x.reshape(x.shape[:split_axis] + (axis_size, -1) + x.shape[split_axis + 1:])
+    x = _split_dim(x, split_axis, axis_size)
     y = np.asarray(comm.alltoall(_c_order(np.moveaxis(x, split_axis, 0))))
-    y = np.moveaxis(y, 0, concat_axis)
-    s = y.shape
-    return _c_order(y.reshape(s[:concat_axis] + (-1,) + s[concat_axis + 2:]))
+    return _c_order(_merge_dims(np.moveaxis(y, 0, concat_axis), concat_axis))
 
 
 def _all_to_all_members(x, size, split_axis, concat_axis):
