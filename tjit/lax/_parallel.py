@@ -54,15 +54,23 @@ def _reduction(prim, where, x, axis_name, axis_index_groups):
     groups = _groups(where, axes, axis_index_groups)
     leaves, tree = tree_flatten(x)
     leaves = [asarray_for_lax(v) for v in leaves]
-    leaves = [convert_element_type_p.bind(v, new_dtype=np.dtype(np.int32), weak_type=False)
-              if dtypes.is_bool(v.dtype) else v for v in leaves]
-    if prim is C.psum_p and not any(isinstance(v, Tracer) for v in leaves) and (
+    was_bool = [dtypes.is_bool(v.dtype) for v in leaves]
+    leaves = [_convert(v, np.int32) if b else v for v, b in zip(leaves, was_bool)]
+    if prim is not C.psum_p:   # (JAX: pmax/pmin of bools are bools, any/all; psum counts)
+        reduced = _bucketed(prim, leaves, _over(axes, where, groups))
+        return tree_unflatten(tree, [_convert(v, np.bool_) if b else v
+                                     for v, b in zip(reduced, was_bool)])
+    if not any(isinstance(v, Tracer) for v in leaves) and (
             groups is None or len({len(g) for g in groups}) == 1):
         # values that vary along no axis: n copies summed (as JAX); with groups of
         # unequal sizes the count differs by member, so the collective computes it
         n = axes_size(axes) if groups is None else len(groups[0])
         return tree_unflatten(tree, [v * n for v in leaves])
     return tree_unflatten(tree, _bucketed(prim, leaves, _over(axes, where, groups)))
+
+
+def _convert(v, dtype):
+    return convert_element_type_p.bind(v, new_dtype=np.dtype(dtype), weak_type=False)
 
 
 def _bucketed(prim, leaves, over):
