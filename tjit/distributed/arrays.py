@@ -194,9 +194,13 @@ def process_allgather(in_tree, tiled=False):
         if isinstance(x, GlobalArray):
             return _gather_global(x, comm)
         a = np.asarray(x)
-        every = comm.allgather(np.ascontiguousarray(a)) if comm is not None else a[None]
-        if tiled:
-            return every.reshape((-1,) + every.shape[2:]) if a.ndim else every
+        if comm is None:    # (JAX: one process stacks, or with tiled=True returns the value)
+            return a if tiled else a[None]
+        # (np.array, not np.ascontiguousarray: that turns a 0-d value into shape (1,))
+        every = comm.allgather(np.array(a, order="C"))
+        if tiled and a.ndim:   # (scalars stack even when tiled, as JAX's)
+            s = every.shape
+            return every.reshape((s[0] * s[1],) + s[2:])
         return every
 
     return tree_map(gather, in_tree, is_leaf=lambda x: isinstance(x, GlobalArray))
