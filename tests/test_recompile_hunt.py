@@ -315,3 +315,51 @@ def test_pmap_weak_and_strong_leaves_compile_apart(order):
         got = np.asarray(f(a16, b))
         assert got.dtype == (np.float16 if b is weak else np.float32)
         np.testing.assert_array_equal(got, [3.0])
+
+
+# -- jit(obj.method): a new bound method at each access ------------------------------------
+class Model:
+    def __init__(self, w):
+        self.w = w
+
+    def apply(self, x):
+        return x * self.w
+
+    def __eq__(self, other):     # equal by value: must not join two models' programs
+        return isinstance(other, Model) and self.w == other.w
+
+    def __hash__(self):
+        return hash(self.w)
+
+
+def test_jit_of_bound_method_rebuilt_each_step_sees_the_object_now():
+    # as JAX: jit(m.apply) is a new function each step and traces again, so a changed
+    # attribute is read (sharing programs per object and method would return the old
+    # value silently; 4 compiles here, as JAX's)
+    m = Model(3.0)
+    x = np.arange(3.0, dtype=np.float32)
+    for w in (3.0, 4.0, 5.0):
+        m.w = w
+        np.testing.assert_allclose(tjit.jit(m.apply)(x), x * w)
+
+
+@pytest.mark.parametrize("order", [0, 1])
+def test_jit_of_bound_methods_of_equal_objects_of_other_types(order):
+    models = [Model(2), Model(2.0)]       # equal by ==, one int32 and one float32 program
+    if order:
+        models.reverse()
+    for m in models + models:
+        got = np.asarray(tjit.jit(m.apply)(X32))
+        assert got.dtype == (np.float32 if isinstance(m.w, float) else np.int32)
+        np.testing.assert_array_equal(got, X32 * 2)
+
+
+def test_jit_of_bound_method_does_not_keep_its_object_alive():
+    import gc
+    import weakref
+    m = Model(2.0)
+    tjit.jit(m.apply)(np.ones(2, np.float32))
+    ref = weakref.ref(m)
+    del m
+    gc.collect()
+    assert ref() is None
