@@ -31,7 +31,10 @@ class TargetInfo:
         epilogues fold into it (``gemm_epilogue.py``).
       op_cost: remat cost per element of the ops dearer than a cheap op (``fusion.py``).
       cheap_cost: the cost of any other elementwise op.
-      f64_cost: the factor on a float64 op's cost.
+      f64_cost: the factor on a float64 op's cost, for ops missing from ``f64_op_cost``.
+      f64_op_cost: remat cost per element of float64 ops measured on their own (a
+        float64 kernel is more memory-bound, so its compute costs fewer bytes than
+        ``f64_cost`` times float32's); others cost ``op_cost`` times ``f64_cost``.
       hoists_trailing_broadcasts: whether work invariant in the inner loops is hoisted
         (LLVM's LICM), so a broadcast along trailing axes does not recompute its operand.
       split_reduce_min: full reductions of at least this many elements are split into
@@ -85,11 +88,15 @@ class TargetInfo:
     concurrent_kernels: bool = False
     param_views: bool = False
     gemm_runtime_alpha: bool = False
+    f64_op_cost: Mapping = dataclasses.field(default_factory=lambda: types.MappingProxyType({}))
 
     def cost(self, opcode, dtype):
         """Remat cost per element of one ``opcode`` op of ``dtype`` (0: not computed)."""
+        f64 = np.dtype(dtype) == np.float64
+        if f64 and opcode in self.f64_op_cost:
+            return self.f64_op_cost[opcode]
         c = self.op_cost.get(opcode, self.cheap_cost if opcode in hlo.ELEMENTWISE else 0.0)
-        return c * (self.f64_cost if np.dtype(dtype) == np.float64 else 1.0)
+        return c * (self.f64_cost if f64 else 1.0)
 
 
 #: Full-reduction split rows have at least this many elements (CPU).
@@ -110,14 +117,34 @@ def cpu_row_split(n):
     return None
 
 
-_CPU_OP_COST = dict.fromkeys(TRANSCENDENTAL_OPS, 3.0)
-_CPU_OP_COST.update(dict.fromkeys(("div", "rem", "sqrt", "rsqrt"), 1.0))
-_CPU_OP_COST["take"] = 1.0    # an indexed load (a gather when vectorized)
-# The special functions are far dearer than exp: measured as compute time per element
-# (a jitted op at 1M float32 elements, one thread, CPU time, minus a copy kernel's) in
-# bytes a copy moves in that time; exp comes out at ~2, erfc 24, digamma 175, lgamma
-# 250. Recomputing lgamma in a second kernel costs more than storing and reading it.
-_CPU_OP_COST.update(erfc=24.0, digamma=175.0, lgamma=250.0)
+# Measured by benchmarks/bench_op_costs.py: a jitted op's compute time per element over
+# a kernel of the same arity that only moves the data (neg; add), at 1M elements, one
+# thread, CPU time, converted into bytes that kernel moves in that time (the unit of
+# fusion.py's materialize cost, itemsize * (1 + consumers)). Means of two runs at load
+# ~14 on 2 vCPUs (AVX-512), which agreed within ~15%. float32 exp is ~4 bytes (at 3
+# rows storing exp(v) ties with recomputing it, as timed), sin 7x that, pow 19x, lgamma
+# ~100x; rem is a libm fmod call per element. div and sqrt hide behind the memory
+# traffic at this size (0-1 bytes): 1 is kept, as for an indexed load (take).
+_CPU_OP_COST = {
+    "exp": 4.0, "exp2": 3.0, "expm1": 5.0, "log": 9.0, "log1p": 12.0, "tanh": 4.5,
+    "logistic": 11.0, "sin": 29.0, "cos": 29.0, "tan": 30.0, "erf": 16.0, "erfc": 35.0,
+    "pow": 76.0, "atan2": 15.0, "cbrt": 15.0, "asin": 22.0, "acos": 26.0, "atan": 12.0,
+    "sinh": 20.0, "cosh": 18.0, "asinh": 42.0, "acosh": 37.0, "atanh": 24.0,
+    "lgamma": 390.0, "digamma": 220.0, "rem": 2300.0, "rsqrt": 3.5,
+    "div": 1.0, "sqrt": 1.0, "take": 1.0,
+}
+# float64, measured the same way: 2-2.5x float32's bytes for most ops, but 4-5x for
+# the trigonometric ones, tanh and erfc (float64 sin is 4.6x float32's time), ~1x for
+# pow and atan2, and below float32's for lgamma/digamma and rem; div and sqrt (not
+# listed) stay at f64_cost times float32's.
+_CPU_F64_OP_COST = {
+    "exp": 9.0, "exp2": 5.5, "expm1": 14.0, "log": 21.0, "log1p": 26.0, "tanh": 22.0,
+    "logistic": 23.0, "sin": 122.0, "cos": 128.0, "tan": 127.0, "erf": 46.0, "erfc": 170.0,
+    "pow": 86.0, "atan2": 14.0, "cbrt": 27.0, "asin": 48.0, "acos": 64.0, "atan": 28.0,
+    "sinh": 50.0, "cosh": 44.0, "asinh": 91.0, "acosh": 82.0, "atanh": 51.0,
+    "lgamma": 250.0, "digamma": 175.0, "rem": 1100.0, "rsqrt": 12.0,
+}
+assert set(_CPU_OP_COST) >= TRANSCENDENTAL_OPS and set(_CPU_F64_OP_COST) >= TRANSCENDENTAL_OPS
 
 #: The LLVM CPU backend (costs measured on x86, PERF_NOTES.md).
 CPU = TargetInfo(
@@ -134,6 +161,7 @@ CPU = TargetInfo(
     temps_in_outputs=True,
     param_views=True,
     gemm_runtime_alpha=True,
+    f64_op_cost=types.MappingProxyType(_CPU_F64_OP_COST),
 )
 
 
