@@ -166,15 +166,27 @@ def draw_program(rng, mm):
         dst = rng.permutation(n)
         keep = rng.random(n) < 0.8
         opts = dict(perm=[(int(s), int(d)) for s, d in zip(range(n), dst) if keep[s]])
-    wrap = str(rng.choice(["plain", "jit", "vmap", "grad"]))
+    wrap = str(rng.choice(["plain", "jit", "vmap", "grad", "pmap"]))
+    if wrap == "pmap":   # (pmap: one axis over every process's devices)
+        axes = ("p", "d")
+        n = mm.size(axes)
+        if kind == "psum_scatter":
+            k = n * (k // n) if opts["tiled"] else n
+        if kind == "all_to_all":
+            k, m = (n * c, m) if opts["split"] == 0 else (k, n * c)
+        if kind == "ppermute":
+            dst = rng.permutation(n)
+            opts = dict(perm=[(int(j), int(d)) for j, d in zip(range(n), dst)])
     if wrap == "grad" and kind in ("pmax", "pmin"):
         wrap = "jit"      # (ties: no derivative)
     if wrap == "grad":
         dtype = "float32"
+    if wrap == "pmap" and kind == "psum_scatter" and opts["tiled"] and k == 0:
+        k = n
     if wrap == "vmap" and kind in ("psum_scatter", "all_to_all"):
         wrap = "plain"
-    replicated_out = kind in ("psum", "pmean", "pmax", "pmin") and axes == ("p", "d") \
-        and rng.random() < 0.5
+    replicated_out = (wrap != "pmap" and kind in ("psum", "pmean", "pmax", "pmin")
+                      and axes == ("p", "d") and rng.random() < 0.5)
     return dict(kind=str(kind), axes=axes, dtype=dtype, k=k, m=m, opts=opts, wrap=wrap,
                 replicated_out=replicated_out)
 
@@ -201,6 +213,8 @@ def global_reference(prog, mm, x64):
         else:
             y = ref_collective(kind, gb, me, len(grp), opts)
         outs.append(y)
+    if prog["wrap"] == "pmap":   # (each device's result, stacked)
+        return np.stack(outs)
     if prog["replicated_out"]:
         return outs[0]
     return np.concatenate(outs, axis=0) if outs[0].ndim else np.stack(outs)
@@ -252,6 +266,15 @@ def run_program(prog, mm, mesh, x, w):
         gref = _grad_reference(prog, mm, x64, w)
         # (grad of a process-local function: the global gradient in every process)
         return [("grad", np.asarray(g), gref, np.dtype("float32"))]
+    if prog["wrap"] == "pmap":
+        ndev, per = len(mm.coords), mm.shape["d"]
+        n = ndev
+        rank = tjit.process_index()
+        local = x.reshape((ndev, prog["k"], prog["m"]))[rank * per:(rank + 1) * per]
+        y = tjit.pmap(lambda b: tjit_collective(prog["kind"], b, ("i",), n, prog["opts"]),
+                      axis_name="i")(local)
+        got = multihost_utils.process_allgather(np.asarray(y), tiled=True)
+        return [("value", got, ref, out_dtype(prog["kind"], prog["dtype"]))]
     if prog["wrap"] == "jit":
         # tjit's documented contract (shard_map_processes.py): under jit the output is
         # the global value, the same in every process, as a process-local Array (JAX
@@ -374,6 +397,41 @@ def probe_api(rng, mesh, mm, report):
             report("sync_global_devices", f"{type(e).__name__}: {str(e)[:200]}")
 
 
+def probe_errors(mesh, mm, report):
+    """Bad input raises in every process (no hang, no crash), naming the operation."""
+    ndev, per = len(mm.coords), mm.shape["d"]
+    sm = lambda body, spec=P(("p", "d")): shard_map(   # noqa: E731
+        body, mesh, in_specs=spec, out_specs=spec, check_rep=False)
+    cases = {
+        "shard_map": lambda: sm(lambda b: b)(np.ones((ndev + 1, 2), np.float32)),
+        "psum_scatter": lambda: sm(lambda b: lax.psum_scatter(b, ("p", "d"), tiled=True))(
+            np.ones((ndev * (ndev + 1), 2), np.float32)),
+        "all_to_all": lambda: sm(lambda b: lax.all_to_all(b, ("p", "d"), 1, 0, tiled=True))(
+            np.ones((ndev, ndev + 1), np.float32)),
+        "ppermute": lambda: sm(lambda b: lax.ppermute(b, ("p", "d"), [(0, 0), (0, 0)]))(
+            np.ones((ndev, 2), np.float32)),
+        "pmap": lambda: tjit.pmap(lambda b: lax.psum(b, "i"), axis_name="i")(
+            np.ones((per + 1, 2), np.float32)),
+        "make_array_from_process_local_data": lambda: tjit.make_array_from_process_local_data(
+            NamedSharding(mesh, P(("p", "d"))), np.ones((per, 2)), (ndev + 1, 2)),
+        "all_gather": lambda: sm(lambda b: lax.all_gather(b, "q"))(np.ones((ndev, 2))),
+    }
+    if ndev == 1:   # (any row count splits over one device)
+        for name in ("shard_map", "psum_scatter", "all_to_all"):
+            del cases[name]
+    names = {"make_array_from_process_local_data": "NamedSharding",   # (its check)
+             "all_gather": "unbound axis name: q"}
+    for name, call in cases.items():
+        try:
+            call()
+            report("bad input", f"{name}: no error")
+        except Exception as e:   # noqa: BLE001
+            msg = str(e)
+            if names.get(name, name) not in msg:
+                report("bad input", f"{name}: the error does not name the operation: "
+                       f"{type(e).__name__}: {msg[:300]}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seed", type=int, default=0)
@@ -419,6 +477,7 @@ def main():
                 traceback.print_exc()
             report(f"program {i} {prog}", f"ERROR {msg[:400]}")
     probe_api(np.random.default_rng(args.seed + 1), mesh, mm, report)
+    probe_errors(mesh, mm, report)
     if rank == 0:
         for f in findings:
             print("FINDING", f, flush=True)
