@@ -22,9 +22,9 @@ converted at measured rates on this class of machine, see PERF_NOTES.md):
   element would be computed across all consumer kernels (broadcasts along leading axes
   multiply it; broadcasts along trailing axes are hoisted by LLVM's LICM and do not),
   and ``cost(p)`` sums its op costs down to materialized operands: 0.25 per cheap op,
-  1 per division/sqrt, 3 per transcendental (erfc, digamma, lgamma: their measured
-  24, 175, 250), doubled for float64 (the target's
-  ``TargetInfo.op_cost``; these are the CPU's, ``target.py``).
+  1 per division/sqrt, each transcendental's measured cost per dtype (float32 exp 4,
+  sin 29, pow 76, lgamma 390; ``benchmarks/bench_op_costs.py``) (the target's
+  ``TargetInfo.op_cost`` and ``f64_op_cost``; these are the CPU's, ``target.py``).
 
 ``p`` is recomputed when ``recompute(p) <= materialize(p)``. Mish's forward values
 used by its backward pass are cheap enough, so ``jit(grad(sum(mish)))`` is one
