@@ -354,7 +354,7 @@ def test_logcdf_erfc_chain_fuses_into_one_kernel():
 @pytest.mark.parametrize("op", SPECIAL)
 def test_broadcast_special_values_are_stored_not_recomputed_per_row(op):
     """f(v) broadcast along 3 rows: exp is recomputed per row (cheaper than storing it),
-    the special functions (target.py's measured costs, 8-80x exp's) are stored once;
+    the special functions (target.py's measured costs, 9-100x exp's) are stored once;
     with exp's cost they were computed 3 times (lgamma: 11.3 -> 4.9 ms at 3 x 1M)."""
     v = np.linspace(0.5, 30, 256).astype(np.float32)
     m = np.linspace(-1, 1, 3 * 256).reshape(3, 256).astype(np.float32)
