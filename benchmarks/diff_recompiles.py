@@ -16,7 +16,11 @@ static arguments and jitted callables by ``==``, so ``(2, 3)`` then ``(2.0, 3)``
 ``Conf(2)`` then ``Conf(2.0)``, ``0.0`` then ``-0.0`` run the first call's program.
 The disk-cache row runs two fresh processes per library.
 
-Last run (2026-11-27, x32, CPU): 0 flagged of 34; tjit compiles fewer than JAX for batch
+Patterns share module-level functions (``_f``, ``_sq``), whose programs both libraries
+keep across patterns: a later pattern's count is of what it adds.
+
+Last run (2026-11-27, x32, CPU): 0 flagged of 34, 5 rows jax-WRONG (the static and
+callable keys above); tjit compiles fewer than JAX for batch
 sizes (2 vs 8; padded buckets 2 vs 4), scan lengths (2 vs 3), polymorphic batch (1 vs 3),
 and as often elsewhere (new lambdas, closures, partials and bound methods trace and
 compile once per new function object in both).
