@@ -95,10 +95,12 @@ def ref_collective(kind, blocks, me, n, opts):
 
 def tjit_collective(kind, b, axes, n, opts):
     ax = axes if len(axes) > 1 else axes[0]
+    groups = opts.get("groups")
     if kind in ("psum", "pmean", "pmax", "pmin"):
-        return getattr(lax, kind)(b, ax)
+        return getattr(lax, kind)(b, ax, axis_index_groups=groups)
     if kind == "all_gather":
-        return lax.all_gather(b, ax, axis=opts["axis"], tiled=opts["tiled"])
+        return lax.all_gather(b, ax, axis=opts["axis"], tiled=opts["tiled"],
+                              axis_index_groups=groups)
     if kind == "psum_scatter":
         return lax.psum_scatter(b, ax, scatter_dimension=0, tiled=opts["tiled"])
     if kind == "all_to_all":
@@ -185,10 +187,20 @@ def draw_program(rng, mm):
         k = n
     if wrap == "vmap" and kind in ("psum_scatter", "all_to_all"):
         wrap = "plain"
-    replicated_out = (wrap != "pmap" and kind in ("psum", "pmean", "pmax", "pmin")
+    if (kind in ("psum", "pmean", "pmax", "pmin", "all_gather") and len(axes) == 1
+            and wrap != "pmap" and rng.random() < 0.4):
+        order = [int(j) for j in rng.permutation(n)]
+        sizes = [s for s in range(1, n + 1) if n % s == 0]
+        if kind == "all_gather":   # (equal sizes)
+            size = sizes[rng.integers(len(sizes))]
+            opts["groups"] = [order[j:j + size] for j in range(0, n, size)]
+        else:                      # (any partition)
+            cut = sorted({int(j) for j in rng.integers(1, n, 2)}) if n > 1 else []
+            opts["groups"] = [order[a:b] for a, b in zip([0] + cut, cut + [n]) if b > a]
+    replicated_out = (wrap != "pmap" and not opts.get("groups") and kind in ("psum", "pmean", "pmax", "pmin")
                       and axes == ("p", "d") and rng.random() < 0.5)
     return dict(kind=str(kind), axes=axes, dtype=dtype, k=k, m=m, opts=opts, wrap=wrap,
-                replicated_out=replicated_out)
+                replicated_out=replicated_out, groups=opts.get("groups"))
 
 
 # -- running one program ----------------------------------------------------------------
@@ -204,8 +216,11 @@ def global_reference(prog, mm, x64):
     outs = []
     for c in mm.coords:
         grp = mm.group(c, axes)
-        gb = [blocks[mm.linear(g, spec_axes)] for g in grp]
         me = mm.linear(c, axes)
+        if prog.get("groups"):   # (axis_index_groups: my group, in its order)
+            mine = next(g for g in prog["groups"] if me in g)
+            grp, me = [grp[j] for j in mine], mine.index(me)
+        gb = [blocks[mm.linear(g, spec_axes)] for g in grp]
         if prog["wrap"] == "vmap":   # the collective per row of the blocks
             rows = [ref_collective(kind, [b[r] for b in gb], me, len(grp),
                                    _row_opts(prog)) for r in range(k)]
