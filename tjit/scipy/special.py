@@ -313,7 +313,7 @@ def _zeta_borwein(s):
     """Riemann zeta(s) = eta(s) / (1 - 2**(1 - s)) for 0 < s < 1."""
     powers = jnp.exp(-jnp.expand_dims(s, -1) * _BORWEIN_LOGK.astype(s.dtype))
     eta = jnp.sum(powers * _BORWEIN_W.astype(s.dtype), axis=-1)
-    return eta / -jnp.expm1((1 - s) * np.log(2.0))
+    return eta / -jnp.expm1((1 - s) * float(np.log(2.0)))
 
 
 # -- Bessel functions -------------------------------------------------------------------------

@@ -92,7 +92,7 @@ class gaussian_kde:
         z = lax.linalg.triangular_solve(L, jnp.reshape(diff, (self.d, -1)), left_side=True,
                                         lower=True)
         energy = 0.5 * jnp.sum(jnp.reshape(z * z, diff.shape), axis=0)  # (n, m)
-        log_norm = jnp.sum(jnp.log(jnp.diagonal(L))) + 0.5 * self.d * np.log(2 * np.pi)
+        log_norm = jnp.sum(jnp.log(jnp.diagonal(L))) + 0.5 * self.d * float(np.log(2 * np.pi))
         return special.logsumexp(-energy, axis=0, b=self.weights[:, None]) - log_norm
 
     def evaluate(self, points):

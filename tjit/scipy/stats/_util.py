@@ -45,7 +45,8 @@ def log_diff_exp(a, b):
 def cast_inexact(name, *arrays):
     """The arrays as tjit arrays of their common real inexact dtype, shapes unchanged."""
     arrays = [jnp.asarray(a) for a in arrays]
-    dt = promote(name, *[jnp.zeros((), a.dtype) for a in arrays])[0].dtype
+    # (zeros_like keeps a Python scalar's weak type: x64's float64 must not win over float32)
+    dt = promote(name, *[jnp.zeros_like(a, shape=()) for a in arrays])[0].dtype
     return [a.astype(dt) for a in arrays]
 
 

@@ -33,7 +33,8 @@ def ppf(q, p):
     """The smallest k with ``cdf(k) >= q``: -1 at q = 0 (SciPy's convention), 0 up to
     ``1 - p``, 1 above; NaN for q or p outside [0, 1]."""
     q, p = promote("bernoulli.ppf", q, p)
-    out = jnp.where(q == 0, -1.0, jnp.where(q <= 1 - p, 0.0, 1.0))
+    # (of q's dtype: the Python-float choices alone would be x64's float64)
+    out = jnp.where(q == 0, -1.0, jnp.where(q <= 1 - p, 0.0, 1.0)).astype(q.dtype)
     return jnp.where((q < 0) | (q > 1) | (p < 0) | (p > 1) | jnp.isnan(q), np.nan, out)
 
 # SciPy's parameter domain; NaN outside it.

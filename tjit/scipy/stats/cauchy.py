@@ -10,7 +10,7 @@ def logpdf(x, loc=0, scale=1):
     """``-log(pi scale) - log1p(y**2)``."""
     x, loc, scale = promote("cauchy.logpdf", x, loc, scale)
     y = (x - loc) / scale
-    return -np.log(np.pi) - jnp.log(scale) - jnp.log1p(y * y)
+    return -float(np.log(np.pi)) - jnp.log(scale) - jnp.log1p(y * y)
 
 
 def pdf(x, loc=0, scale=1):

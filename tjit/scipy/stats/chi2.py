@@ -12,7 +12,7 @@ def logpdf(x, df, loc=0, scale=1):
     x, df, loc, scale = promote("chi2.logpdf", x, df, loc, scale)
     y = (x - loc) / scale
     k = 0.5 * df
-    log_probs = special.xlogy(k - 1, y) - 0.5 * y - special.gammaln(k) - k * np.log(2.0) - \
+    log_probs = special.xlogy(k - 1, y) - 0.5 * y - special.gammaln(k) - k * float(np.log(2.0)) - \
         jnp.log(scale)
     return jnp.where(y < 0, -np.inf, log_probs)
 

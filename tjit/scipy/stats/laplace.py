@@ -9,7 +9,7 @@ from tjit.scipy.stats._util import nan_outside_parameter_domain, promote
 def logpdf(x, loc=0, scale=1):
     """``-|y| - log(2 scale)``."""
     x, loc, scale = promote("laplace.logpdf", x, loc, scale)
-    return -jnp.abs((x - loc) / scale) - np.log(2.0) - jnp.log(scale)
+    return -jnp.abs((x - loc) / scale) - float(np.log(2.0)) - jnp.log(scale)
 
 
 def pdf(x, loc=0, scale=1):

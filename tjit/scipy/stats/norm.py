@@ -6,7 +6,7 @@ from tjit import numpy as jnp
 from tjit.scipy import special
 from tjit.scipy.stats._util import nan_outside_parameter_domain, promote
 
-_HALF_LOG_2PI = 0.5 * np.log(2 * np.pi)
+_HALF_LOG_2PI = float(0.5 * np.log(2 * np.pi))  # (np.float64 would promote float32)
 
 
 def logpdf(x, loc=0, scale=1):

@@ -12,7 +12,7 @@ def logpdf(x, c, loc=0, scale=1):
     """Log density; -inf outside ``[0, 2 pi]`` (after standardizing)."""
     x, c, loc, scale = promote("wrapcauchy.logpdf", x, c, loc, scale)
     y = (x - loc) / scale
-    out = (jnp.log1p(-c * c) - np.log(2 * np.pi) - jnp.log1p(c * c - 2 * c * jnp.cos(y))
+    out = (jnp.log1p(-c * c) - float(np.log(2 * np.pi)) - jnp.log1p(c * c - 2 * c * jnp.cos(y))
            - jnp.log(scale))
     return jnp.where((y >= 0) & (y <= 2 * np.pi), out,
                      jnp.where(jnp.isnan(y), np.nan, -np.inf))
