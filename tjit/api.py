@@ -71,6 +71,7 @@ from tjit.tracing.core import (
 from tjit.tracing.core import _DEVICE_ARRAYS   # (empty until a device backend is used)
 from tjit.tracing.errors import (
     ConcretizationTypeError, InconclusiveDimensionError, traced_static_error)
+from tjit.tracing.basearray import refusal_hint
 from tjit.tracing.extended_dtypes import ExtendedArray, ExtendedDType
 from tjit.tracing.jaxpr import eqn_texts
 from tjit.tracing.jaxpr_trace import trace_to_jaxpr
@@ -168,10 +169,10 @@ def _leaf_aval_and_value(x, fname):
         return x.aval, x._value
     if isinstance(x, Ref):   # (a jit call threads it: state/jit_refs.py)
         raise RefNotThreaded(x, None)
+    hint = refusal_hint(x) or ("; pass arrays, scalars or pytrees of them, or mark the "
+                               "argument static with static_argnums/static_argnames")
     raise TypeError(
-        f"{fname}: argument of type {t.__name__} is not a valid array "
-        f"({x!r:.60}); pass arrays, scalars or pytrees of them, or mark the argument "
-        f"static with static_argnums/static_argnames")
+        f"{fname}: argument of type {t.__name__} is not a valid array ({x!r:.60}){hint}")
 
 
 def _leaf_value_and_weak(x, fname):

@@ -90,6 +90,14 @@ class GlobalArray:
                 f"tjit.experimental.multihost_utils.process_allgather(x)")
         return out.astype(dtype) if dtype is not None else out
 
+    def _refusal_hint(self):
+        """Why jit/grad/lax/jnp refuse this array, and what to do (their errors say it)."""
+        return (f"a GlobalArray ({self.dtype.name}{list(self.shape)} over "
+                f"{self.sharding!r}) holds only this process's blocks: pass it to "
+                f"shard_map at the top level (each device takes its block), or gather the "
+                f"whole value with multihost_utils.process_allgather(x, tiled=True) and pass "
+                f"that (jit and shard_map inside it take global values)")
+
     def __repr__(self):
         return (f"GlobalArray(shape={self.shape}, dtype={self.dtype.name}, "
                 f"sharding={self.sharding!r})")

@@ -13,6 +13,7 @@ from tjit.config import config
 from tjit.tracing import dtypes, transfer_guard
 from tjit.tracing.core import Array, Tracer
 from tjit.tracing.errors import static_index
+from tjit.tracing.basearray import refusal_hint
 from tjit.tracing.extended_dtypes import ExtendedArray
 from tjit.tracing.traceback_util import filter_at_entry as _filter_at_entry
 from tjit.primitives import elementwise as ew
@@ -56,7 +57,7 @@ def asarray_for_lax(x, like_dtype=None):
                                     f"{np.dtype(fit)}")
         return Array(np.asarray(x, dt), kind is not bool)
     raise TypeError(f"tjit.lax: expected an array or scalar, got {type(x).__name__}: "
-                    f"{x!r:.60}")
+                    f"{x!r:.60}{refusal_hint(x)}")
 
 
 def _scalars_like_arrays(*args):

@@ -14,6 +14,7 @@ import numpy as np
 from tjit._sympy import is_expr
 from tjit.config import config
 from tjit.tracing import dtypes, transfer_guard
+from tjit.tracing.basearray import refusal_hint
 from tjit.tracing.core import Array, Tracer
 from tjit.tracing.errors import BroadcastShapeError, ShapeError
 from tjit.tracing.extended_dtypes import ExtendedArray
@@ -110,7 +111,9 @@ def refuses_operand(e):
 
 def _refuse(fname, a, where):
     fix = "; wrap it with jnp.asarray(...) first" if isinstance(a, (list, tuple)) else ""
-    if hasattr(type(a), "__jax_array__"):  # as JAX: only an explicit conversion calls it
+    if hasattr(type(a), "_refusal_hint"):
+        fix = refusal_hint(a)
+    elif hasattr(type(a), "__jax_array__"):  # as JAX: only an explicit conversion calls it
         fix = ("; it defines __jax_array__, which tjit.numpy functions do not call "
                "implicitly (as in JAX): convert it first with jnp.asarray(...)")
     raise TypeError(f"{fname} requires ndarray or scalar arguments, got "

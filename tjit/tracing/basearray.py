@@ -150,3 +150,12 @@ def _abstract_stub(name, impl):
     method.__module__ = "tjit"
     method.__doc__ = inspect.getdoc(impl) or f"``x.{name}`` of a tjit array (as jax.Array.{name})."
     return abc.abstractmethod(method)
+
+
+def refusal_hint(x):
+    """``"; <why and what to do>"`` for an object that is a ``tjit.Array`` to the user but
+    not an operand tjit can compute with here (a GlobalArray split over processes, which
+    holds only this process's blocks), from its type's ``_refusal_hint``; else ``""``.
+    Errors that refuse an argument's type append it."""
+    hint = getattr(type(x), "_refusal_hint", None)
+    return f"; {hint(x)}" if hint is not None else ""
