@@ -7,7 +7,8 @@
 - pmax/pmin of bools gave int32 (JAX: bools, any/all), under vmap(axis_name) too;
 - process_allgather of a 0-d value gave shape (n, 1) (JAX: (n,));
 - multihost_utils lacked broadcast_one_to_all, sync_global_devices, assert_equal,
-  host_local_array_to_global_array and global_array_to_host_local_array.
+  host_local_array_to_global_array and global_array_to_host_local_array;
+- a GlobalArray passed to jit/grad/lax/jnp was refused without saying why or what to do.
 """
 
 import numpy as np
@@ -74,6 +75,16 @@ g = mu.host_local_array_to_global_array(local, mesh, P("i"))
 out["global_shape"] = list(g.shape)
 out["global"] = mu.process_allgather(g, tiled=True)
 out["back"] = mu.global_array_to_host_local_array({"g": g}, mesh, {"g": P("i")})["g"]
+# a GlobalArray split over processes, where a global value is needed: the error says what to do
+import tjit.numpy as jnp
+for what, call in [("jit", lambda: tjit.jit(lambda v: v * 2)(g)),
+                   ("grad", lambda: tjit.grad(lambda v: jnp.sum(v))(g)),
+                   ("jnp", lambda: jnp.sum(g)), ("lax", lambda: lax.neg(g))]:
+    try:
+        call()
+        out["refused_" + what] = "no error"
+    except TypeError as e:
+        out["refused_" + what] = str(e)
 report(rank=rank, **out)
 '''
 
@@ -107,6 +118,10 @@ def test_hunt_regressions_across_processes(tmp_path, n):
         want = np.concatenate([np.arange(4.0).reshape(2, 2) + 10 * p for p in range(n)])
         np.testing.assert_array_equal(r["global"], want)
         np.testing.assert_array_equal(r["back"], want[2 * rank:2 * rank + 2])
+        for what in ("jit", "grad", "jnp", "lax"):
+            msg = r["refused_" + what]
+            assert "holds only this process's blocks" in msg, (what, msg)
+            assert "process_allgather(x, tiled=True)" in msg, (what, msg)
 
 
 def test_bool_reductions_under_vmap_keep_jax_dtypes():
