@@ -6,6 +6,8 @@ from tjit import lax
 from tjit import numpy as jnp
 from tjit.scipy.stats._util import cast_inexact
 
+_LOG_2PI = float(np.log(2 * np.pi))  # (a Python float: np.float64 would promote float32)
+
 
 def logpdf(x, mean, cov, allow_singular=None):
     """Log density of ``x`` (shape (..., n)) for ``mean`` (..., n) and ``cov`` (..., n, n)
@@ -17,11 +19,11 @@ def logpdf(x, mean, cov, allow_singular=None):
     x, mean, cov = cast_inexact("multivariate_normal.logpdf", x, mean, cov)
     if mean.ndim == 0:
         y = x - mean
-        return -0.5 * y * y / cov - 0.5 * (float(np.log(2 * np.pi)) + jnp.log(cov))
+        return -0.5 * y * y / cov - 0.5 * (_LOG_2PI + jnp.log(cov))
     n = mean.shape[-1]
     y = x - mean
     if cov.ndim == 0:
-        return -0.5 * jnp.sum(y * y, axis=-1) / cov - n / 2 * (float(np.log(2 * np.pi)) + jnp.log(cov))
+        return -0.5 * jnp.sum(y * y, axis=-1) / cov - n / 2 * (_LOG_2PI + jnp.log(cov))
     if cov.ndim < 2 or cov.shape[-2:] != (n, n):
         raise ValueError(f"multivariate_normal.logpdf: cov must have shape (..., {n}, {n}) "
                          f"to match mean's last dim {n}, got {cov.shape}")
@@ -31,7 +33,7 @@ def logpdf(x, mean, cov, allow_singular=None):
     y = jnp.broadcast_to(y, batch + (n,))
     z = lax.linalg.triangular_solve(L, y[..., None], left_side=True, lower=True)[..., 0]
     log_det = jnp.sum(jnp.log(jnp.diagonal(L, axis1=-2, axis2=-1)), axis=-1)
-    return -0.5 * jnp.sum(z * z, axis=-1) - log_det - n / 2 * float(np.log(2 * np.pi))
+    return -0.5 * jnp.sum(z * z, axis=-1) - log_det - n / 2 * _LOG_2PI
 
 
 def pdf(x, mean, cov):
