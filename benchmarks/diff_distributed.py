@@ -144,8 +144,6 @@ def draw_program(rng, mm):
     dtype = str(rng.choice(DTYPES))
     if kind in ("pmean", "axis_index") and dtype == "bool":
         dtype = "float32"
-    if kind in ("pmax", "pmin") and dtype == "complex64":
-        dtype = "float16"
     if kind == "psum_scatter" and dtype == "bool":
         dtype = "int32"
     k = int(rng.integers(0, 4))            # rows per block (0: empty)
