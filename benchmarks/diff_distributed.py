@@ -17,7 +17,6 @@ one line per disagreement or error, then the counts.
 """
 
 import argparse
-import itertools
 import sys
 import traceback
 
@@ -195,7 +194,8 @@ def draw_program(rng, mm):
         else:                      # (any partition)
             cut = sorted({int(j) for j in rng.integers(1, n, 2)}) if n > 1 else []
             opts["groups"] = [order[a:b] for a, b in zip([0] + cut, cut + [n]) if b > a]
-    replicated_out = (wrap != "pmap" and not opts.get("groups") and kind in ("psum", "pmean", "pmax", "pmin")
+    replicated_out = (wrap != "pmap" and not opts.get("groups")
+                      and kind in ("psum", "pmean", "pmax", "pmin")
                       and axes == ("p", "d") and rng.random() < 0.5)
     return dict(kind=str(kind), axes=axes, dtype=dtype, k=k, m=m, opts=opts, wrap=wrap,
                 replicated_out=replicated_out, groups=opts.get("groups"))
