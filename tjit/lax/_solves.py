@@ -183,7 +183,9 @@ def custom_linear_solve(matvec, b, solve, transpose_solve=None, symmetric=False,
             op, "transpose_solve", functools.partial(transpose_solve, vecmat), tree, b_flat,
             has_aux)
         # vecmat's own jaxpr: the transposed solve's derivative in the matrix goes through it
-        vm_jaxpr, vm_consts, _, _ = _trace(op, "vecmat", vecmat, tree, b_flat)
+        # (symmetric: it is matvec's, traced already)
+        vm_jaxpr, vm_consts = (mv_jaxpr, mv_consts) if symmetric else \
+            _trace(op, "vecmat", vecmat, tree, b_flat)[:2]
     lengths = (len(mv_consts), len(solve_consts), len(tr_consts), len(vm_consts))
     jaxprs = (mv_jaxpr, solve_jaxpr, tr_jaxpr, vm_jaxpr, n_x)
     out = _linear_solve(lengths, jaxprs, *mv_consts, *solve_consts, *tr_consts, *vm_consts,
