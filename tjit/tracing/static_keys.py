@@ -25,17 +25,38 @@ def typed_key(v):
     """A hashable key of ``v`` equal for two values only when they are equal and of the
     same types all the way down (raises TypeError where ``v`` is unhashable)."""
     t = type(v)
+    if t in _PLAIN:        # (the common statics first: a jit call with statics keys them)
+        return (t, v)
+    if t is float:
+        return (t, v, math.copysign(1.0, v)) if v == 0 else (t, v)
     if isinstance(v, tuple):    # (namedtuples too)
-        return (t, tuple(typed_key(e) for e in v))
-    if isinstance(v, frozenset):
-        return (t, frozenset(typed_key(e) for e in v))
-    if dataclasses.is_dataclass(t) and t.__dataclass_params__.eq:
+        return (t, tuple(map(typed_key, v)))
+    names = _dataclass_fields(t)
+    if names is not None:
         hash(v)   # (an unhashable dataclass stays an error, as any unhashable static)
-        return (t, tuple(typed_key(getattr(v, f.name))
-                         for f in dataclasses.fields(v) if f.compare))
+        return (t, tuple(typed_key(getattr(v, n)) for n in names))
+    if isinstance(v, frozenset):
+        return (t, frozenset(map(typed_key, v)))
     hash(v)
-    if isinstance(v, (float, np.floating)) and v == 0:     # 1 / s: inf or -inf
+    if isinstance(v, (float, np.floating)) and v == 0:
         return (t, v, math.copysign(1.0, v))
     if isinstance(v, (complex, np.complexfloating)) and (v.real == 0 or v.imag == 0):
         return (t, v, math.copysign(1.0, v.real), math.copysign(1.0, v.imag))
     return (t, v)
+
+
+_PLAIN = frozenset([int, bool, str, bytes, type(None)])
+_NOT_DATACLASS = object()
+_DATACLASS_FIELDS = {}   # type -> names of the fields its == compares, or _NOT_DATACLASS
+
+
+def _dataclass_fields(t):
+    """The fields ``==`` of an eq-dataclass type compares (None for other types)."""
+    names = _DATACLASS_FIELDS.get(t)
+    if names is None:
+        if dataclasses.is_dataclass(t) and t.__dataclass_params__.eq:
+            names = tuple(f.name for f in dataclasses.fields(t) if f.compare)
+        else:
+            names = _NOT_DATACLASS
+        _DATACLASS_FIELDS[t] = names
+    return None if names is _NOT_DATACLASS else names
