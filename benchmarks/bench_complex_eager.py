@@ -1,11 +1,12 @@
-"""Eager complex division and sign on large arrays beside NumPy (and jax.numpy when it
-imports: run with /work/jaxvenv/bin/python), in one process.
+"""Eager complex division, sign and power beside NumPy (and jax.numpy when it imports:
+run with /work/jaxvenv/bin/python), in one process.
 
-tjit redoes the quotients and signs that NumPy gets wrong at the ends of the exponent
-range (tjit/primitives/complex_scaled.py); this measures what the screens for them cost
-in the common case, where nothing needs redoing. Medians of process CPU time (steadier
-than wall time on a shared machine; NumPy's complex loops are single-threaded), in ms,
-and tjit / NumPy.
+tjit redoes the quotients, signs and powers that NumPy gets wrong at the ends of the
+exponent range or at infinite bases (tjit/primitives/complex_scaled.py); this measures
+what the screens for them cost in the common case, where nothing needs redoing: on large
+arrays their passes, on small ones (``--n 8``) their fixed costs beside the call's own.
+Medians of process CPU time (steadier than wall time on a shared machine; NumPy's
+complex loops are single-threaded), in ms (us below 10,000 elements), and tjit / NumPy.
 
     python benchmarks/bench_complex_eager.py [--n 1000000] [--repeat 21]
 """
@@ -28,14 +29,17 @@ except Exception:  # JAX is optional: its column is left out
     jax = jnp = None
 
 
-def _median_ms(fn, repeat):
+def _median_s(fn, repeat, number):
+    """Median over ``repeat`` runs of the CPU time of one call, each run ``number`` calls
+    (process_time ticks too coarsely for one small call)."""
     fn()
     times = []
     for _ in range(repeat):
         t0 = time.process_time()
-        fn()
-        times.append(time.process_time() - t0)
-    return statistics.median(times) * 1e3
+        for _ in range(number):
+            fn()
+        times.append((time.process_time() - t0) / number)
+    return statistics.median(times)
 
 
 def _rows(n, dtype):
@@ -48,7 +52,8 @@ def _rows(n, dtype):
     z[::7] = 0
     return [("x / y", lambda m: m.true_divide, (x, y)),
             ("x / scalar", lambda m: m.true_divide, (x, s)),
-            ("sign(z)", lambda m: m.sign, (z,))]
+            ("sign(z)", lambda m: m.sign, (z,)),
+            ("x ** y", lambda m: m.power, (x, y))]
 
 
 def main():
@@ -57,19 +62,25 @@ def main():
     ap.add_argument("--repeat", type=int, default=21)
     args = ap.parse_args()
     tjit.config.update("jax_enable_x64", True)
+    unit, scale = ("us", 1e6) if args.n < 10_000 else ("ms", 1e3)
+    number = max(1, 20_000 // args.n)
+
+    def median(fn):
+        return _median_s(fn, args.repeat, number) * scale
+
     head = f"{'op':12s} {'dtype':10s} {'NumPy':>8s} {'tjit':>8s} {'ratio':>6s}"
+    print(f"n = {args.n}, CPU {unit} per call")
     print(head + (f" {'JAX':>8s}" if jnp else ""))
     for dtype in (np.complex128, np.complex64):
         for name, pick, args_np in _rows(args.n, dtype):
             args_t = [tnp.asarray(a) for a in args_np]
-            t_np = _median_ms(lambda: pick(np)(*args_np), args.repeat)
-            t_tj = _median_ms(lambda: pick(tnp)(*args_t), args.repeat)
+            t_np = median(lambda: pick(np)(*args_np))
+            t_tj = median(lambda: pick(tnp)(*args_t))
             line = (f"{name:12s} {np.dtype(dtype).name:10s} {t_np:8.2f} {t_tj:8.2f} "
                     f"{t_tj / t_np:6.2f}")
             if jnp:
                 args_j = [jnp.asarray(a) for a in args_np]
-                t_jx = _median_ms(lambda: pick(jnp)(*args_j).block_until_ready(),
-                                  args.repeat)
+                t_jx = median(lambda: pick(jnp)(*args_j).block_until_ready())
                 line += f" {t_jx:8.2f}"
             print(line)
 

@@ -10,6 +10,7 @@ import pytest
 
 import tjit
 import tjit.numpy as jnp
+from tjit.primitives import complex_scaled
 
 INF = np.inf
 MODES = ["eager", "jit", "interp", "vmap"]
@@ -212,49 +213,79 @@ def _layouts(a):
     return {"c": m, "f": np.asfortranarray(m), "strided": wide[:, ::2]}
 
 
+def _tiled(size, *arrays):
+    """``arrays`` as they are ("small") or repeated past complex_scaled.SMALL elements
+    ("large"), where the screens reduce over the parts instead of testing elementwise."""
+    if size == "small":
+        return arrays
+    reps = complex_scaled.SMALL // len(arrays[0]) + 1
+    return tuple(np.tile(a, reps) for a in arrays)
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_division_screens_every_layout(dtype):
-    """The common case is screened by reductions over the parts' flat view: strided and
-    Fortran operands, a scalar denominator, NaN among the operands, finite quotients whose
-    sum overflows and denominators between sqrt(max) and the huge ones must each reach
-    the elements that need redoing, and leave the others NumPy's."""
+@pytest.mark.parametrize("size", ["small", "large"])
+def test_division_screens_every_layout(dtype, size):
+    """The common case is screened elementwise on few elements and by reductions over the
+    parts' flat view on many: strided and Fortran operands, a scalar denominator, NaN
+    among the operands, finite quotients whose sum overflows, a huge denominator among
+    ordinary quotients and denominators between sqrt(max) and the huge ones must each
+    reach the elements that need redoing, and leave the others NumPy's."""
     fi = np.finfo(np.float32 if dtype == np.complex64 else np.float64)
     eps, top = fi.eps, float(fi.max)
     x, y = _range_operands(dtype, n=48, seed=5)
     # quotients near max/2 (their sum overflows) and a denominator of 2**(emax/2 + 2)
-    x[:3] = _complex(np.full(3, top / 2), np.zeros(3), dtype)
-    y[:3] = 1.0
+    x[:2] = _complex(np.full(2, top / 2), np.zeros(2), dtype)
+    y[:2] = 1.0
     y[3] = _complex(2.0 ** (fi.maxexp // 2 + 2), 1.0, dtype)
+    # a huge denominator whose NumPy quotient is finite and wrong (0: d + c*r overflows)
+    huge = _complex(top * 0.9, top * 0.7, dtype)
+    x[4], y[4] = _complex(top / 4, top / 8, dtype), huge
     want = _rounded([_exact_quotient(complex(a), complex(c)) for a, c in zip(x, y)], dtype)
+    want_huge = _rounded([_exact_quotient(complex(a), complex(huge)) for a in x], dtype)
 
     def check(got, want):
         got = np.asarray(got).astype(np.complex128)
         np.testing.assert_allclose(got, want, rtol=8 * eps, atol=0)
 
-    for name, (xl, yl, wl) in {k: (v, _layouts(y)[k], _layouts(want)[k])
-                               for k, v in _layouts(x).items()}.items():
-        check(jnp.asarray(xl) / jnp.asarray(yl), wl)
-        check(tjit.jit(lambda a, b: a / b)(xl, yl), wl)
+    # ordinary operands (quotients near 1) with one that only the screen of the
+    # quotients (a tiny denominator: NumPy's is inf) or of the denominators (the huge one)
+    # can find
+    rng = np.random.default_rng(6)
+    xo, yo = (_complex(*rng.standard_normal((2, 46)), dtype) for _ in range(2))
+    sub = float(fi.smallest_subnormal)
+    odd = {"tiny": (_complex(sub, 2 * sub, dtype), _complex(3 * sub, 4 * sub, dtype)),
+           "huge": (x[4], huge)}
+    operands = [(x, y, want)]
+    for a, c in odd.values():
+        xs, ys = xo.copy(), yo.copy()
+        xs[9], ys[9] = a, c
+        operands.append((xs, ys, _rounded([_exact_quotient(complex(u), complex(v))
+                                           for u, v in zip(xs, ys)], dtype)))
+    for xs, ys, ws in (_tiled(size, *ops) for ops in operands):
+        for xl, yl, wl in zip(*(_layouts(v).values() for v in (xs, ys, ws))):
+            check(jnp.asarray(xl) / jnp.asarray(yl), wl)
+            check(tjit.jit(lambda a, b: a / b)(xl, yl), wl)
+    x, y, want, want_huge = _tiled(size, x, y, want, want_huge)
     with_nan = x.copy()
     with_nan[5] = complex(np.nan, 0)
     got = np.asarray(jnp.asarray(with_nan) / jnp.asarray(y)).astype(np.complex128)
     assert np.isnan(got[5])
     check(np.delete(got, 5), np.delete(want, 5))
     # one huge denominator for every numerator (NumPy's 1 / (d + c*r) underflows to 0)
-    huge = _complex(top * 0.9, top * 0.7, dtype)
-    check(jnp.asarray(x) / jnp.asarray(huge),
-          _rounded([_exact_quotient(complex(a), complex(huge)) for a in x], dtype))
+    check(jnp.asarray(x) / jnp.asarray(huge), want_huge)
     check(jnp.asarray(x[7]) / jnp.asarray(y[7]), want[7])
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_sign_screens_every_layout(dtype):
-    """sign's screen reduces over the parts' larger magnitude: zeros (common, and fine)
-    must not hide a tiny element, nor an infinity or NaN a tiny or huge one."""
+@pytest.mark.parametrize("size", ["small", "large"])
+def test_sign_screens_every_layout(dtype, size):
+    """sign's screen reduces over the parts' magnitudes: zeros (common, and fine) must not
+    hide a tiny element, nor an infinity or NaN a tiny or huge one."""
     fi = np.finfo(np.float32 if dtype == np.complex64 else np.float64)
     sub, top = float(fi.smallest_subnormal), float(fi.max)
     z = _complex(np.array([0.0, 3 * sub, 1.0, 0.0, top, -2.0, 0.0, sub]),
                  np.array([0.0, 4 * sub, 2.0, 0.0, top, 0.0, 0.0, -sub]), dtype)
+    z, = _tiled(size, z)
     want = _sign_reference(z)
     for zl, wl in zip(_layouts(z).values(), _layouts(want).values()):
         got = np.asarray(jnp.sign(jnp.asarray(zl))).astype(np.complex128)
@@ -267,7 +298,7 @@ def test_sign_screens_every_layout(dtype):
             np.testing.assert_array_equal(got[3], np.sign(zb[3:4]).astype(np.complex128)[0])
         np.testing.assert_allclose(np.delete(got, 3), np.delete(want, 3), atol=4 * fi.eps,
                                    rtol=0)
-    for v in z:
+    for v in z[:8]:
         got = np.asarray(jnp.sign(jnp.asarray(np.asarray(v)))).astype(np.complex128)
         np.testing.assert_allclose(got, _sign_reference(np.asarray(v)), atol=4 * fi.eps)
 

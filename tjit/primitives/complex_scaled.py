@@ -14,10 +14,18 @@ of two (exact) so that its larger part lies in [0.5, 1), and the quotient scaled
 once at the end (one rounding, where the result is itself subnormal). The common case
 costs a few reductions and no full-size temporary: ``quotients_need_no_rescue`` screens
 NumPy's quotients and the denominator with two, and ``sign`` the parts' magnitudes
-(written where its result will go) with two.
+(written where its result will go) with two. Below ``SMALL`` elements the screens test
+element by element instead: there a reduction's fixed cost (~1 us) outweighs the
+temporaries, and the operation itself costs well under 1 us.
 """
 
+import functools
+
 import numpy as np
+
+# Below this many elements the screens test elementwise (temporaries are cheap there);
+# from it on they reduce over the parts' flat view (no full-size temporary).
+SMALL = 1024
 
 
 def _larger_part(xp, z):
@@ -30,13 +38,6 @@ def _scale(xp, z, e):
     out.real = xp.ldexp(z.real, e)
     out.imag = xp.ldexp(z.imag, e)
     return out
-
-
-def _has_part_above(xp, z, hi):
-    """Whether a part of ``z`` may exceed ``hi`` in magnitude, by reductions over the
-    parts' views (no temporaries); a NaN answers yes (the elementwise test decides)."""
-    parts = (z.reshape(-1).view(z.real.dtype),) if z.flags.c_contiguous else (z.real, z.imag)
-    return not all(bool(v.max() <= hi) and bool(v.min() >= -hi) for v in parts)
 
 
 def _exponent(xp, v):
@@ -52,9 +53,10 @@ def _flat_parts(z):
 
 
 def _all_finite(xp, z):
-    """Whether every part of ``z`` is finite, by one sum over its parts (a sum that
-    overflows answers no: the caller's exact tests decide)."""
-    parts = _flat_parts(z)
+    """Whether every part of ``z`` is finite: elementwise below ``SMALL`` elements, else
+    by one sum over its parts (a sum that overflows answers no: the caller's exact tests
+    decide)."""
+    parts = _flat_parts(z) if z.size >= SMALL else None
     if parts is None:
         return bool(xp.isfinite(z).all())
     return bool(xp.isfinite(xp.sum(parts)))
@@ -62,15 +64,21 @@ def _all_finite(xp, z):
 
 def _no_part_above(xp, z, hi):
     """Whether no part of ``z`` exceeds ``hi`` (>= sqrt(max)) in magnitude, nor is NaN.
-    First by the sum of the parts' squares, one pass that is finite only if every part
-    is below ``sqrt(max)`` (einsum's own loop: NumPy's dot would wake BLAS's threads,
-    ~8 ms of CPU per million), then, where that overflows, by the parts' max and min."""
-    parts = _flat_parts(z)
-    if parts is not None and bool(xp.isfinite(xp.einsum("i,i", parts, parts))):
+    Below ``SMALL`` elements by the parts' largest magnitude (NaN propagates through the
+    max). Above, first by the sum of the parts' squares, one pass that is finite only if
+    every part is below ``sqrt(max)`` (einsum's own loop: NumPy's dot would wake BLAS's
+    threads, ~8 ms of CPU per million), then, where that overflows, by the parts' max
+    and min (no temporaries)."""
+    flat = _flat_parts(z)
+    if flat is not None and z.size < SMALL:
+        return bool(xp.abs(flat).max() <= hi)
+    if flat is not None and bool(xp.isfinite(xp.einsum("i,i", flat, flat))):
         return True
-    return not _has_part_above(xp, z, hi)
+    parts = (flat,) if flat is not None else (z.real, z.imag)
+    return all(bool(v.max() <= hi) and bool(v.min() >= -hi) for v in parts)
 
 
+@functools.lru_cache(maxsize=None)
 def _plain_range(real):
     fi = np.finfo(real)
     lo = real.type(2.0 ** (fi.minexp + 2))  # 1 / (d + c*r) overflows below about this
@@ -86,17 +94,16 @@ def quotients_need_no_rescue(xp, y, q):
     anything to do. Two reductions in the common case, no full-size temporary."""
     if q.size == 0:
         return True
-    _, hi = _plain_range(np.dtype(q.real.dtype))
+    _, hi = _plain_range(q.real.dtype)
     return _all_finite(xp, q) and _no_part_above(xp, y, hi)
 
 
 def rescale_quotients(xp, x, y, q):
     """``q`` (NumPy's ``x / y``, complex, broadcast shape) with the quotients of finite
     operands whose denominator or numerator is near the ends of the range recomputed
-    from operands scaled to [0.5, 1)."""
-    lo, hi = _plain_range(np.dtype(q.real.dtype))
-    if quotients_need_no_rescue(xp, y, q):
-        return q
+    from operands scaled to [0.5, 1). For quotients that ``quotients_need_no_rescue``
+    did not pass (it is not asked again)."""
+    lo, hi = _plain_range(q.real.dtype)
     mx, my = _larger_part(xp, x), _larger_part(xp, y)
     risky = (my > 0) & xp.isfinite(my) & xp.isfinite(mx) & ((my < lo) | (my > hi) | (mx > hi))
     if not risky.any():
@@ -110,25 +117,28 @@ def rescale_quotients(xp, x, y, q):
     return out
 
 
+@functools.lru_cache(maxsize=None)
 def _sign_range(real):
-    """[lo, hi]: where the larger part's magnitude ``m`` lies in it, ``z / |z|`` is right
-    to rounding (``|z|``, in [m, m * sqrt(2)], is a normal number that does not
-    overflow). Outside it ``|z|`` is subnormal (complex64 ``sign(1e-45 + 1e-45j)`` was
-    ``1 + 1j``) or infinite (``sign(1.7e308 + 1.7e308j)`` was ``0 + 1j``)."""
+    """``lo, hi`` and ``lo``'s bits: where the larger part's magnitude ``m`` lies in [lo,
+    hi], ``z / |z|`` is right to rounding (``|z|``, in [m, m * sqrt(2)], is a normal
+    number that does not overflow). Outside it ``|z|`` is subnormal (complex64
+    ``sign(1e-45 + 1e-45j)`` was ``1 + 1j``) or infinite (``sign(1.7e308 + 1.7e308j)``
+    was ``0 + 1j``)."""
     fi = np.finfo(real)
-    return real.type(2.0 ** (fi.minexp + 5)), real.type(2.0 ** (fi.maxexp - 2))
+    lo, hi = real.type(2.0 ** (fi.minexp + 5)), real.type(2.0 ** (fi.maxexp - 2))
+    return lo, hi, int(np.asarray(lo).view(f"u{real.itemsize}"))
 
 
-def _parts_zero_or_in(xp, mags, lo, hi):
+def _parts_zero_or_in(mags, hi, lo_bits):
     """Whether every value of ``mags`` (magnitudes, flat; overwritten) is 0 or in [lo,
-    hi], by two reductions; a NaN answers no. The bits of a nonnegative float order as
-    its value does, so ``bits - 1`` (unsigned: 0 wraps to the top) puts exactly the
-    nonzero values below ``lo`` under ``bits(lo) - 1``."""
+    hi] (``lo`` given by its bits), by two reductions; a NaN answers no. The bits of a
+    nonnegative float order as its value does, so ``bits - 1`` (unsigned: 0 wraps to the
+    top) puts exactly the nonzero values below ``lo`` under ``lo_bits - 1``."""
     if not bool(mags.max() <= hi):
         return False
-    bits = mags.view(np.dtype(f"u{mags.dtype.itemsize}"))
+    bits = mags.view(f"u{mags.dtype.itemsize}")
     bits -= 1
-    return bool(bits.min() >= int(np.asarray(lo).view(bits.dtype)) - 1)
+    return bool(bits.min() >= lo_bits - 1)
 
 
 def sign(xp, z):
@@ -137,18 +147,24 @@ def sign(xp, z):
     z = xp.asarray(z)
     if z.size == 0:
         return xp.sign(z)
-    lo, hi = _sign_range(np.dtype(z.real.dtype))
+    lo, hi, lo_bits = _sign_range(z.real.dtype)
     # the screen: every part 0 or in [lo, hi] (then so is each element's larger part, or
-    # both parts are 0), on the parts' magnitudes written where the result will go
+    # both parts are 0); on few elements the parts' magnitudes are a temporary, on many
+    # they are written where the result will go
     flat = _flat_parts(z)
-    out = xp.empty_like(z) if flat is not None else xp.empty(z.shape, z.dtype)
-    if flat is not None:
-        xp.abs(flat, out=_flat_parts(out))
+    if flat is not None and z.size < SMALL:
+        if _parts_zero_or_in(xp.abs(flat), hi, lo_bits):
+            return xp.sign(z)
+        out = xp.empty_like(z)
     else:
-        xp.abs(z.real, out=out.real)
-        xp.abs(z.imag, out=out.imag)
-    if _parts_zero_or_in(xp, _flat_parts(out), lo, hi):
-        return xp.sign(z, out=out)
+        out = xp.empty_like(z) if flat is not None else xp.empty(z.shape, z.dtype)
+        if flat is not None:
+            xp.abs(flat, out=_flat_parts(out))
+        else:
+            xp.abs(z.real, out=out.real)
+            xp.abs(z.imag, out=out.imag)
+        if _parts_zero_or_in(_flat_parts(out), hi, lo_bits):
+            return xp.sign(z, out=out)
     m = _larger_part(xp, z)
     rescue = (m > 0) & xp.isfinite(m) & ((m < lo) | (m > hi))
     xp.sign(z, out=out)

@@ -161,6 +161,8 @@ def is_float(dt):
 
 
 def is_complex(dt):
+    if isinstance(dt, np.dtype):  # the common case, without issubdtype's ~0.4 us
+        return dt.kind == "c"
     return np.issubdtype(dt, np.complexfloating)
 
 
