@@ -63,6 +63,44 @@ def test_invalid_ir_raises_on_a_thread(monkeypatch):
         parallel.emit_objects([jobs[0], ("define void @f( {", "vector")])
 
 
+#: IR that parses but does not verify (a use its definition does not dominate)
+_NOT_DOMINATING = """define i32 @tjit_par_not_dominating() {
+entry:
+  br label %b
+b:
+  ret i32 %x
+c:
+  %x = add i32 1, 1
+  br label %b
+}
+"""
+
+
+def test_modules_are_disposed_before_their_context_is_handed_back(monkeypatch):
+    """A thread's LLVM context is used without llvmlite's lock by whichever thread takes
+    it next, so the module parsed into it must be disposed of before the hand-back (a
+    module left to garbage collection was disposed after it, racing with the next
+    owner's passes in the same context)."""
+    jobs, kernels = _irs()
+    kernel_cache._load_math(kernels[0], "vector")
+    parsed, open_at_hand_back = [], []
+    real_parse, real_give = parallel.llvm.parse_assembly, parallel._give_state
+
+    def parse(text, context=None):
+        parsed.append(real_parse(text, context=context))
+        return parsed[-1]
+
+    def give(state):
+        open_at_hand_back.append(not parsed[-1].closed)
+        real_give(state)
+    monkeypatch.setattr(parallel.llvm, "parse_assembly", parse)
+    monkeypatch.setattr(parallel, "_give_state", give)
+    assert parallel._emit(*jobs[0])                         # compiled,
+    with pytest.raises(ValueError, match="generated LLVM IR is invalid"):
+        parallel._emit(_NOT_DOMINATING, "vector")      # parsed, then failed to verify
+    assert len(parsed) == 2 and open_at_hand_back == [False, False]
+
+
 def _program(w, x):
     y = lax.conv_general_dilated(x, w, (1, 1), "SAME",
                                  dimension_numbers=("NHWC", "HWIO", "NHWC"))

@@ -99,6 +99,7 @@ def _emit(ir_text, profile):
     lock (see the module docs)."""
     h = target._host()
     state = _take_state()
+    mod = None
     try:
         try:
             mod = llvm.parse_assembly(target.with_host_attributes(ir_text),
@@ -128,6 +129,11 @@ def _emit(ir_text, profile):
         finally:
             llvm.ffi.lib.LLVMPY_DisposeMemoryBuffer(buf)
     finally:
+        # The module lives in the state's context: dispose of it before another thread
+        # may take that context (left to garbage collection, it was disposed after the
+        # hand-back, while the next owner ran passes in the context unlocked)
+        if mod is not None:
+            mod.close()
         _give_state(state)
 
 
