@@ -216,7 +216,7 @@ def _convert_narrow(b, x, src, dst):
     by wrapping an integer (ml_dtypes keeps the low bits) or saturating a float (the
     eager path clips to iinfo, NaN -> 0)."""
     if src in narrow.DTYPES:
-        x, src = x, wide(src)
+        src = wide(src)
         if src == dst:
             return x
     if dst in narrow.FLOATS:
