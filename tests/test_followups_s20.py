@@ -283,16 +283,26 @@ def test_error_names_in_numpy_sources_are_public_names():
     assert not bad, bad
 
 
-# -- 7. one cache of byte tables: conversions of one-byte dtypes use base's -----------------
-def test_narrow_conversions_use_the_shared_byte_table_and_match_ml_dtypes():
-    assert not [n for n in vars(elementwise) if n.endswith("TABLES")]
+# -- 7. one cache of byte tables: a conversion of a one-byte dtype builds its table once ----
+def test_narrow_conversions_build_their_byte_table_once_and_match_ml_dtypes(monkeypatch):
+    # a table is the conversion of all 256 byte patterns; spy on the conversions of
+    # exactly those (earlier tests may have built some tables: a repeat must build none)
+    built = []
+    convert = elementwise._convert_impl
+
+    def spy(xp, v, **params):
+        if v.size == 256:
+            built.append(np.dtype(params["new_dtype"]))
+        return convert(xp, v, **params)
+    monkeypatch.setattr(elementwise, "_convert_impl", spy)
     x = np.random.default_rng(0).standard_normal(base.TABLE_MIN_SIZE).astype(
         ml_dtypes.float8_e4m3fn)
     x[:3] = [np.nan, 0.0, -0.0]
     for dt in (np.float32, np.int8, ml_dtypes.bfloat16, ml_dtypes.float8_e5m2):
-        got = np.asarray(lax.convert_element_type(jnp.asarray(x), dt))
         want = np.array([v.astype(dt) for v in x])    # element by element, ml_dtypes'
-        assert got.dtype == want.dtype
-        np.testing.assert_array_equal(got.view(np.uint8).reshape(len(x), -1),
-                                      want.view(np.uint8).reshape(len(x), -1))
-        assert ("convert_element_type", np.dtype(dt)) in {k[0] for k in base._TABLES}
+        for repeat in range(2):
+            got = np.asarray(lax.convert_element_type(jnp.asarray(x), dt))
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got.view(np.uint8).reshape(len(x), -1),
+                                          want.view(np.uint8).reshape(len(x), -1))
+            assert built.count(np.dtype(dt)) <= 1, (dt, repeat, built)
