@@ -163,6 +163,12 @@ def _check_indices(op, indices, index_map, batch_dims, operand_batch, operand):
 gather_p = new_primitive("gather")
 
 
+def batching_slice_size(size):
+    """The slice size of an operand batching dim of ``size``: its one row, or 0 in an empty
+    batch (vmap over zero examples), since no slice may be longer than its dim."""
+    return 0 if definitely_equal(size, 0) else 1
+
+
 def gather_shape(operand, indices, dn, slice_sizes, op="gather"):
     """Output shape of a gather; raises ShapeError naming the shapes on bad input."""
     _check_indices(op, indices, dn.start_index_map, dn.start_indices_batching_dims,
@@ -896,7 +902,7 @@ def _gather_batch(args, dims, *, dimension_numbers, slice_sizes, mode, fill_valu
                                      _shift(dn.start_index_map),
                                      (0,) + _shift(dn.operand_batching_dims),
                                      (0,) + _shift(dn.start_indices_batching_dims))
-        sizes = (1,) + tuple(slice_sizes)
+        sizes = (batching_slice_size(_aval(operand).shape[0]),) + tuple(slice_sizes)
         params["indices_are_sorted"] = False
     return gather_p.bind(operand, indices, dimension_numbers=new, slice_sizes=sizes,
                          **params), 0

@@ -525,7 +525,8 @@ def _front_index(idx):
 
 
 def _dynamic_slice_batch(args, dims, *, slice_sizes):
-    from tjit.primitives.indexing import GatherDimensionNumbers, GatherScatterMode, gather_p
+    from tjit.primitives.indexing import (GatherDimensionNumbers, GatherScatterMode,
+                                         batching_slice_size, gather_p)
     x, *idx = args
     dx, *didx = dims
     if all(d is None for d in didx):  # the batch dim is sliced whole, from index 0
@@ -547,7 +548,7 @@ def _dynamic_slice_batch(args, dims, *, slice_sizes):
                                     collapsed_slice_dims=(),
                                     start_index_map=tuple(range(1, n + 1)),
                                     operand_batching_dims=(0,), start_indices_batching_dims=(0,))
-        sizes = (1,) + tuple(slice_sizes)
+        sizes = (batching_slice_size(size),) + tuple(slice_sizes)
     return gather_p.bind(x, starts, dimension_numbers=dn, slice_sizes=sizes,
                          mode=GatherScatterMode.CLIP, fill_value=None,
                          indices_are_sorted=False, unique_indices=False), 0

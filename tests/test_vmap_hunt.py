@@ -1,0 +1,65 @@
+"""Regressions from benchmarks/diff_vmap.py (vmap of the public API against a Python loop).
+
+An empty batch (vmap over zero examples) of a gather whose operand and indices are both
+batched made the batching rule ask for a slice of one row along a dim of size 0:
+vmap(lambda x: x[jnp.argmax(x)])(zeros((0, 4))) raised "gather: slice size 1 for dim 0 must
+be in [0, 0]" (JAX: an empty (0,) result). Every path that builds such a gather is checked
+here, eager and under jit, at batch sizes 0, 1 and 3 against a loop over the rows.
+"""
+
+import numpy as np
+import pytest
+
+import tjit
+import tjit.numpy as jnp
+from tjit import lax
+
+
+def _loop(f, args, n):
+    """The reference: f row by row on NumPy rows, stacked (empty batch: f's output shape on
+    one example, from eval_shape, with a leading 0)."""
+    if n == 0:
+        one = tjit.eval_shape(f, *[jnp.zeros(a.shape[1:], a.dtype) for a in args])
+        return np.zeros((0,) + one.shape, one.dtype)
+    return np.stack([np.asarray(f(*[jnp.asarray(a[b]) for a in args])) for b in range(n)])
+
+
+rng = np.random.default_rng(0)
+N = 3
+GATHERS = {  # operand and indices both batched
+    "x[argmax(x)]": (lambda x, s: x[jnp.argmax(x)] * x, (4,)),
+    "take(x, argsort(x))": (lambda x, s: jnp.take(x, jnp.argsort(x)) ** 2, (5,)),
+    "x[lexsort]": (lambda x, s: x[jnp.lexsort((x,))], (4,)),
+    "take_along_axis": (lambda x, s: jnp.take_along_axis(x, jnp.argsort(x), 0), (4,)),
+    "at[i].get(fill)": (lambda x, s: x.at[s + 3].get(mode="fill", fill_value=-1.0), (4,)),
+    "dynamic_slice": (lambda x, s: lax.dynamic_slice(x, (s,), (2,)), (4,)),
+    "dynamic_slice_2d": (lambda x, s: lax.dynamic_slice(x, (s, 0), (2, 2)), (3, 3)),
+    "dynamic_index_in_dim": (lambda x, s: lax.dynamic_index_in_dim(x, s, 0, False), (4,)),
+    "linalg.solve": (lambda x, s: jnp.linalg.solve(x + 3 * jnp.eye(3), x[0]), (3, 3)),
+    "dynamic_update_slice": (lambda x, s: lax.dynamic_update_slice(x, x[:2] * 2, (s,)), (4,)),
+    "at[i].set": (lambda x, s: x.at[s].set(7.0), (4,)),
+}
+
+
+@pytest.mark.parametrize("n", [0, 1, N])
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("name", sorted(GATHERS))
+def test_batched_operand_and_index_any_batch_size(name, jit, n):
+    f, shape = GATHERS[name]
+    x = rng.standard_normal((n,) + shape).astype(np.float32)
+    s = rng.integers(0, 3, n).astype(np.int32)
+    g = tjit.vmap(f)
+    got = np.asarray((tjit.jit(g) if jit else g)(x, s))
+    want = _loop(f, (x, s), n)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+
+
+def test_empty_batch_on_a_middle_axis():
+    """in_axes=1 over zero examples: the batch moves to the front before the gather."""
+    x = np.zeros((4, 0))
+    got = tjit.vmap(lambda r: r[jnp.argmax(r)], in_axes=1)(x)
+    assert got.shape == (0,)
+    got = tjit.vmap(lambda r, i: lax.dynamic_slice(r, (i,), (2,)), in_axes=(1, 0),
+                    out_axes=1)(x, np.zeros(0, np.int32))
+    assert got.shape == (2, 0)
