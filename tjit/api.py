@@ -79,7 +79,7 @@ from tjit.tracing.refs import Ref, RefNotThreaded
 from tjit.tracing.shapes import check_spec, parse_spec, shape_str, symbol
 from tjit.tracing.target_platform import set_default_platform, tracing_for
 from tjit.tracing.size_questions import SpecializeSizes
-from tjit.tracing.static_keys import typed_key
+from tjit.tracing.static_keys import static_key, typed_key
 from tjit.tracing.tree_util import (
     flattener, tree_flatten, tree_map, tree_unflatten, unflattener)
 from tjit.transforms import loop_remat, passes
@@ -1180,8 +1180,7 @@ class _Static:
 
     def __init__(self, value):
         self.value = value
-        self._key = typed_key(value)
-        self._hash = hash(self._key)
+        self._key, self._hash = static_key(value)
 
     def __hash__(self):
         return self._hash
