@@ -51,8 +51,8 @@ def asarray_for_lax(x, like_dtype=None):
                             f"lax.convert_element_type) or use tjit.numpy")
         if kind is int:  # it must fit an integer dt; else the default int, as in JAX
             fit = dt if dtypes.is_int(dt) else dtypes.default_int()  # (float32 + 2**40)
-            info = dtypes.iinfo(fit)
-            if not info.min <= x <= info.max:
+            lo, hi = dtypes.int_range(fit)
+            if not lo <= x <= hi:
                 raise OverflowError(f"Python int {x} too large to convert to "
                                     f"{np.dtype(fit)}")
         return Array(np.asarray(x, dt), kind is not bool)

@@ -247,20 +247,10 @@ def _asarray(a, dtype, copy, op):
     return Array(v, weak)
 
 
-@functools.lru_cache(maxsize=None)
-def _int_range(dt):
-    """``(min, max)`` of integer dtype ``dt``, None for another dtype; kept: is_int and
-    iinfo cost ~1 us each, and every new Python int operand of an eager op is checked."""
-    if not dtypes.is_int(dt):
-        return None
-    info = dtypes.iinfo(dt)
-    return int(info.min), int(info.max)
-
-
 def check_int_fits(v, dt):
     """Python int ``v`` must fit the integer dtype ``dt`` it becomes: OverflowError
     otherwise (as NumPy 2; JAX wraps it today, with a TODO to raise)."""
-    lo, hi = _int_range(dt)
+    lo, hi = dtypes.int_range(dt)
     if not lo <= v <= hi:
         raise OverflowError(f"Python int {v} too large to convert to {dt}")
 
@@ -271,14 +261,14 @@ def check_operand_int(v, dt):
     must fit that whatever ``dt`` is (float32_array * 2**40 raises OverflowError, as in
     JAX, rather than rounding silently), then the integer ``dt`` it becomes."""
     default = dtypes.default_int()
-    lo, hi = _int_range(default)
+    lo, hi = dtypes.int_range(default)
     if not lo <= v <= hi:
         raise OverflowError(
             f"Python int {v} too large to convert to {np.dtype(default)}: a Python int "
             f"operand is a weak {np.dtype(default)} (as in JAX). Fix: write it as a float "
             f"({float(v)!r}), pass a NumPy scalar or array of a wider dtype, or enable x64 "
             f"(tjit.config.update('jax_enable_x64', True))")
-    fits = _int_range(dt)
+    fits = dtypes.int_range(dt)
     if fits is not None and not fits[0] <= v <= fits[1]:
         check_int_fits(v, dt)  # (raises)
 
@@ -458,9 +448,14 @@ def _scalar_keeps_dtype(v, t, dt):
     """True when Python scalar ``v`` combined with a (non-weak) ``dt`` array gives ``dt``."""
     if t is float:
         return dtypes.is_inexact(dt)
-    if t is int:  # (ints outside int32 take the general path: check_operand_int)
-        return -2**31 <= v < 2**31 and (dtypes.is_inexact(dt) or
-                                        (dt.kind == "i" and dt.itemsize >= 4))
+    if t is int:  # it is a weak default int first (JAX): outside that, the general
+        lo, hi = dtypes.int_range(dtypes.default_int())  # path raises (check_operand_int)
+        if not lo <= v <= hi:
+            return False
+        if dtypes.is_inexact(dt):
+            return True
+        fits = dt.kind == "i" and dt.itemsize >= 4 and dtypes.int_range(dt)
+        return bool(fits) and fits[0] <= v <= fits[1]
     return False
 
 

@@ -382,3 +382,14 @@ def finfo(dtype):
 
 def iinfo(dtype):
     return ml_dtypes.iinfo(dtype) if np.dtype(dtype) in _SMALL_INT_SET else np.iinfo(dtype)
+
+
+@functools.cache
+def int_range(dtype):
+    """``(min, max)`` as Python ints of integer ``dtype``, None for any other dtype.
+    Cached: is_int and iinfo cost ~1 us each, and every Python int operand of an eager
+    op (a loop's varying int included) is range-checked with it."""
+    if not is_int(dtype):
+        return None
+    info = iinfo(dtype)
+    return int(info.min), int(info.max)
