@@ -192,3 +192,27 @@ def test_custom_jvp_rule_whose_tangent_calls_a_custom_jvp_function_under_grad():
     np.testing.assert_allclose(np.asarray(tjit.jacrev(f)(x)), np.diag(2 * np.cos(x)),
                                rtol=1e-12)
     np.testing.assert_allclose(float(tjit.hessian(f)(1.0)), -2 * np.sin(1.0), rtol=1e-12)
+
+
+def _sinc_slope(x):
+    """d/dx sin(pi x) / (pi x) by mpmath at 40 digits (0 at x = 0)."""
+    import mpmath
+    with mpmath.workdps(40):
+        if x == 0:
+            return 0.0
+        return float(mpmath.diff(lambda y: mpmath.sin(mpmath.pi * y) / (mpmath.pi * y),
+                                 mpmath.mpf(float(x))))
+
+
+@pytest.mark.parametrize("dt, rtol", [(np.float32, 2e-6), (np.float64, 1e-12)])
+def test_sinc_slope_near_zero_does_not_cancel(x64, dt, rtol):
+    # grad of sin(t)/t subtracts two values near 1/t: float32 grad at 1e-9 gave -50.27
+    # (the slope is -3.3e-9), at 1e-4 -7.7e-4 (true -3.3e-4); JAX has the same defect
+    xs = np.array([1e-30, 1e-9, -1e-6, 1e-4, 3e-3, 0.0159, 0.016, 0.05, 0.1, 0.159, 0.16,
+                   0.3, 0.7, -1.3], dt)
+    want = np.array([_sinc_slope(x) for x in xs])
+    got = np.array([float(tjit.grad(jnp.sinc)(x)) for x in xs])
+    np.testing.assert_allclose(got, want, rtol=rtol, atol=1e-30)
+    vals = np.asarray(tjit.jit(jnp.sinc)(xs))
+    assert vals.dtype == dt
+    np.testing.assert_allclose(vals, np.sinc(xs.astype(np.float64)), rtol=4 * np.finfo(dt).eps)
