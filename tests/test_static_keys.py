@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import tjit
+import tjit.numpy as jnp
 from tjit.tracing import static_keys
 from tjit.tracing.static_keys import static_key, typed_key
 
@@ -116,3 +117,37 @@ def test_jit_with_remembered_statics_compiles_apart(first, second):
         np.testing.assert_array_equal(np.asarray(prod), want)
         with np.errstate(divide="ignore"):
             np.testing.assert_array_equal(np.asarray(inv), x / np.float32(_first(s)))
+
+
+# -- odeint's closure conversions, kept per function ----------------------------------------
+@dataclasses.dataclass(frozen=True)
+class Turn:   # dy/dt = atan2(k, -1): pi for k = 0.0, -pi for k = -0.0
+    k: float
+
+    def __call__(self, y, t):
+        return jnp.arctan2(self.k, -1.0) + 0 * y
+
+
+@pytest.mark.parametrize("order", [(0.0, -0.0), (-0.0, 0.0)])
+def test_odeint_of_equal_callables_of_other_field_values_apart(order):
+    from tjit.experimental.ode import odeint
+    ts = np.array([0.0, 1.0], np.float32)
+    alive = []   # (both alive: the conversions are kept per function while it lives)
+    for k in order:
+        alive.append(Turn(k))
+        got = np.asarray(odeint(alive[-1], jnp.float32(0.0), jnp.asarray(ts)))
+        np.testing.assert_allclose(got, [0.0, np.arctan2(k, -1.0)], rtol=1e-5)
+
+
+def test_odeint_weak_and_strong_arguments_converted_apart():
+    # (bfloat16 y * a weak 2.0 stays bfloat16; * a strong float32 is float32, which the
+    # solver's loop refuses: the same in either order, not the first call's conversion)
+    from tjit.experimental.ode import odeint
+
+    def grow(y, t, a):
+        return y * a
+    ts = jnp.asarray(np.array([0.0, 0.5], np.float32))
+    y0 = jnp.ones(2, jnp.bfloat16)
+    assert odeint(grow, y0, ts, 2.0).dtype == jnp.bfloat16
+    with pytest.raises(TypeError, match="dtype"):
+        odeint(grow, y0, ts, np.float32(2.0))

@@ -25,7 +25,8 @@ import tjit.numpy as jnp
 from tjit import lax
 from tjit.custom_derivatives import closure_convert, custom_vjp
 from tjit.flatten_util import ravel_pytree
-from tjit.tracing.core import is_eager
+from tjit.tracing.core import get_aval, is_eager
+from tjit.tracing.static_keys import typed_key
 from tjit.tree_util import tree_flatten, tree_leaves, tree_map
 
 # Dormand–Prince 5(4): stage times, stage weights (the last row is the 5th-order
@@ -96,11 +97,17 @@ def _closure_convert(func, *example_args):
     if not is_eager():          # (traced: once per enclosing trace; may close over tracers)
         return closure_convert(func, *example_args)
     leaves, tree = tree_flatten(example_args)
-    key = (tree, tuple((tuple(np.shape(x)), jnp.result_type(x)) for x in leaves))
     try:
+        # (the weak dictionary finds ``func`` by ==: Turn(0.0) finds Turn(-0.0)'s entry,
+        # so the entries are told apart by its typed key, static_keys.py, unless that
+        # is ``func`` itself, which an entry must not hold)
         per_func = _CONVERTED.setdefault(func, {})
+        func_key = typed_key(func)
     except TypeError:           # (not weakly referenceable: convert every time)
-        per_func = {}
+        per_func, func_key = {}, None
+    key = (None if func_key is None or func_key[1] is func else func_key, tree,
+           tuple((tuple(np.shape(x)), jnp.result_type(x), get_aval(x).weak_type)
+                 for x in leaves))
     if key in per_func:
         return per_func[key], []
     converted, hoisted = closure_convert(func, *example_args)
