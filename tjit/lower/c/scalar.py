@@ -291,14 +291,11 @@ class Scalar:
                                  f"return x >= 0 ? {rh('(1.0f / d)')} : {rh('(e / d)')}; }}")
 
     def _lgamma(self, dt):
-        # the library's, with the reference semantics' (SciPy's) special values where C's
-        # differ: lgamma(-inf) = -inf, float64 denormals give +inf
+        # the library's, with the reference semantics' (SciPy's) value where C's differs:
+        # lgamma(-inf) = -inf (denormals keep the library's true value, -log|x|)
         name, t = f"tj_lgamma_{_tag(dt)}", self.t(dt)
         inf = "TJ_INF_F32" if dt.itemsize == 4 else "TJ_INF_F64"
-        tiny = "" if dt.itemsize == 4 else \
-            f"if (x != 0 && {self.d.math_name('abs', dt)}(x) < 2.2250738585072014e-308) " \
-            f"return {inf}; "
-        return self.helper(name, f"{t} {name}({t} x) {{ if (x == -{inf}) return x; {tiny}"
+        return self.helper(name, f"{t} {name}({t} x) {{ if (x == -{inf}) return x; "
                                  f"return {self.d.math_name('lgamma', dt)}(x); }}")
 
     def _digamma(self, dt):
