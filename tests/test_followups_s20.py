@@ -103,10 +103,15 @@ def test_static_index_accepts_integer_likes_and_symbolic_dims_only_when_asked():
 # and replaces it with a message about types; and a bare ``operator.index`` on a user
 # argument raises Python's message, which names no operation. Both go through
 # tracing.errors.static_index (or static_ints) now.
+# Exemptions are checked, not trusted: a predicate's TypeError handler must answer "no"
+# (return False or None) and nothing else. (shapes.axis_tuple was listed here as a
+# predicate while its handler fell through with a tracer: the list hid it.)
 PREDICATES = {   # (file, function): operator.index as a test, never an error to the user
     ("numpy/_shape.py", "_is_int_like"), ("tracing/argnums.py", "is_index"),
-    ("tracing/shapes.py", "axis_tuple"), ("tracing/size_rounding.py", "_operand"),
-    ("numpy/_indexing.py", "_static_bound"),  # (a tracer is refused just above it)
+    ("tracing/size_rounding.py", "_operand"),
+}
+TRACER_REFUSED_BEFORE = {   # (file, function): a tracer is refused just above the call
+    ("numpy/_indexing.py", "_static_bound"),
 }
 PUBLIC_SURFACE = ("numpy", "lax", "nn", "random", "scipy", "experimental")
 
@@ -145,10 +150,19 @@ def _swallows_tracer_error(try_node):
     return False
 
 
+def _answers_no(try_node):
+    """Whether every TypeError handler of ``try_node`` only returns False or None."""
+    return all(len(h.body) == 1 and isinstance(h.body[0], ast.Return)
+               and isinstance(h.body[0].value, ast.Constant)
+               and h.body[0].value.value in (False, None)
+               for h in try_node.handlers if _handler_names(h) & {"TypeError", "*"})
+
+
 def _bypasses(rel, source):
     found = []
     for call, fn, tries in _index_calls(ast.parse(source)):
-        if (rel, fn) in PREDICATES:
+        if (rel, fn) in TRACER_REFUSED_BEFORE or \
+                ((rel, fn) in PREDICATES and tries and all(map(_answers_no, tries))):
             continue
         if any(_swallows_tracer_error(t) for t in tries):
             found.append(f"{rel}:{call.lineno} ({fn}): except TypeError hides a tracer")
@@ -166,6 +180,18 @@ def test_the_bypass_scan_finds_both_patterns():
     assert len(_bypasses("tracing/x.py", hidden)) == 1
     assert not _bypasses("tracing/x.py", handled)
     assert len(_bypasses("numpy/x.py", bare)) == 1 and not _bypasses("tracing/x.py", bare)
+    # a listed predicate must answer "no" in its handler: one that falls through is flagged
+    predicate = ("def is_index(n):\n    try:\n        operator.index(n)\n        return True\n"
+                 "    except TypeError:\n        return False\n")
+    assert not _bypasses("tracing/argnums.py", predicate)
+    assert len(_bypasses("tracing/argnums.py", predicate.replace("return False", "pass"))) == 1
+
+
+def test_the_scan_exemptions_exist():
+    # a stale entry (a renamed or moved function) would exempt nothing, silently
+    for rel, fn in PREDICATES | TRACER_REFUSED_BEFORE:
+        calls = _index_calls(ast.parse((TJIT / rel).read_text()))
+        assert any(f == fn for _, f, _ in calls), (rel, fn)
 
 
 def test_no_operator_index_bypasses_the_shared_static_int_check():
@@ -180,6 +206,26 @@ def test_no_operator_index_bypasses_the_shared_static_int_check():
 def test_static_index_is_defined_once():
     from tjit.primitives import slicing
     assert not hasattr(slicing, "static_index")
+
+
+def test_shape_entries_are_checked_as_static_indices():
+    # shapes.canonical_dim was a second copy of static_index(dims=True) (and
+    # slicing.simplify_dim of its symbolic branch): one answer and one error for each
+    from tjit.tracing.shapes import canonical_dim, symbol
+    b = symbol("b")
+    for d in (3, np.int64(3), np.uint8(3), 2 * (b + 1) - 2 * b, (b + 1) * (b - 1), b):
+        got, want = canonical_dim(d, "op"), static_index(d, "shape", "op", dims=True)
+        assert got == want and type(got) is type(want), (d, got, want)
+    assert type(canonical_dim(np.int64(3))) is int and canonical_dim(b + 2 - b) == 2
+    assert canonical_dim((b + 1) * (b - 1)) == b ** 2 - 1       # expanded, as slices'
+    for bad in (2.5, "3", None):
+        with pytest.raises(TypeError, match="op: shape must be an integer") as e1:
+            canonical_dim(bad, "op")
+        with pytest.raises(TypeError) as e2:
+            static_index(bad, "shape", "op", dims=True)
+        assert str(e1.value) == str(e2.value)
+    with pytest.raises(ConcretizationTypeError, match="zeros: its shape argument"):
+        tjit.jit(lambda n: jnp.zeros((2, n)))(3)
 
 
 # -- 2. quantiles over an empty axis: NaN for every name and method ---------------------------

@@ -54,6 +54,15 @@ def _load():
             _loading = False
 
 
+def simplify_dim(d):
+    """A dim (an int or a sympy expression, e.g. computed with sympy arithmetic) in
+    canonical form: expanded, and an int when it is one."""
+    if type(d) is int:
+        return d
+    e = sympy.expand(d)
+    return int(e) if e.is_Integer else e
+
+
 def loaded():
     """Whether sympy has been imported (symbolic sizes may exist)."""
     return _Expr is not None or "sympy" in sys.modules

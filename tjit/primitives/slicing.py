@@ -16,21 +16,13 @@ keeps the batch dim; per-example start indices turn dynamic_slice into a gather 
 dynamic_update_slice into a scatter.
 """
 
-from tjit._sympy import sympy
+from tjit._sympy import simplify_dim, sympy
 from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray
 from tjit.tracing.errors import InconclusiveDimensionError, OperandShapeError, ShapeError
 from tjit.tracing.shapes import (
     definitely_equal, dim_str, greater_equal, shape_str)
 from tjit.primitives.base import new_primitive, same_dtypes
-
-
-def simplify_dim(d):
-    """A dim computed with sympy arithmetic, in canonical form (int when it is one)."""
-    if type(d) is int:
-        return d
-    e = sympy.expand(d)
-    return int(e) if e.is_Integer else e
 
 
 def _check_le(op, a, b, what):

@@ -7,7 +7,7 @@ import traceback
 
 import numpy as np
 
-from tjit._sympy import is_expr, sympy
+from tjit._sympy import is_expr, simplify_dim
 
 
 class TjitError(Exception):
@@ -141,8 +141,7 @@ def static_index(value, what, op, *, dims=False, alternative=""):
     ``x.shape[0] - 1`` as a slice bound), returned in canonical form (an int when it
     is one)."""
     if dims and is_expr(value):
-        value = sympy.expand(value)
-        return int(value) if value.is_Integer else value
+        return simplify_dim(value)
     try:
         return operator.index(value)
     except ConcretizationTypeError:

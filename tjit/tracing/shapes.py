@@ -36,21 +36,11 @@ def is_concrete_shape(shape):
 
 
 def canonical_dim(d, op="tjit"):
-    """Normalize a user-given dim: ints (incl. NumPy ints) to int, sympy kept."""
+    """Normalize a user-given dim: ints (incl. NumPy ints) to int, a symbolic dim to its
+    canonical form (:func:`tracing.errors.static_index` with ``dims=True``)."""
     if type(d) is int:
         return d
-    if is_expr(d):
-        if d.is_Integer:
-            return int(d)
-        return d
-    try:
-        return operator.index(d)
-    except ConcretizationTypeError:
-        raise traced_static_error(d, "shape", op) from None
-    except TypeError:
-        raise TypeError(
-            f"{op}: shape entries must be integers or symbolic dims, got {d!r} "
-            f"of type {type(d).__name__}") from None
+    return static_index(d, "shape", op, dims=True)
 
 
 def canonical_shape(shape, op="tjit"):
@@ -370,6 +360,8 @@ def axis_tuple(axis):
         return tuple(axis)
     try:
         return (operator.index(axis),)
+    except ConcretizationTypeError:  # a traced axis: normalize_axis names op and argument
+        return (axis,)
     except TypeError:
         pass
     if isinstance(axis, (str, bytes)) or not hasattr(axis, "__iter__") or \
