@@ -5,6 +5,7 @@ the values are exact."""
 
 import ml_dtypes
 import numpy as np
+import pytest
 
 import tjit
 import tjit.numpy as jnp
@@ -128,3 +129,17 @@ def test_new_kernel_ops_under_vmap_scan_while_and_symbolic_shapes():
     for n in (1, 3, 5):
         _close(poly(x[:n], k[:n]), _row_ops(jnp.asarray(x[:n]), jnp.asarray(k[:n])),
                f"symbolic b = {n}")
+
+
+@pytest.mark.parametrize("name", ["float8_e4m3fn", "float8_e5m2", "bfloat16", "float16"])
+def test_traced_linspace_in_narrow_floats_rounds_once(name):
+    # traced linspace stepped in the narrow type: float8_e4m3fn from -1.5 to 6 in 8 points
+    # gave [-1.5, -.375, .75, 2, 3, 4, 5.5, 6]; NumPy's float64 values rounded once are
+    # [-1.5, -.4375, .625, 1.75, 2.75, 3.75, 5, 6]
+    dt = getattr(jnp, name)
+    for a, b, n in [(-1.5, 6.0, 8), (0.0, 1.0, 11), (-3.0, 0.25, 5)]:
+        want = np.linspace(a, b, n).astype(np.dtype(dt))
+        got, step = tjit.jit(lambda a, b: jnp.linspace(a, b, n, dtype=dt, retstep=True))(a, b)
+        assert got.dtype == want.dtype and step.dtype == want.dtype
+        np.testing.assert_array_equal(np.asarray(got).astype(np.float64),
+                                      want.astype(np.float64))

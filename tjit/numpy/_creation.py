@@ -285,6 +285,8 @@ def _linspace_parts(start, stop, num, endpoint, dtype, axis, fname):
     if dt is None:
         dt = dtypes.to_inexact(start.dtype)
     cdt = dtypes.to_inexact(dt)
+    if dtypes.computes_in_float32(cdt):  # float16, bfloat16, float8s: round once at the end
+        cdt = np.dtype(np.float32)          # (steps in float8 gave 2, not 1.75, in -1.5..6)
     start, stop = lax.convert_element_type(start, cdt), lax.convert_element_type(stop, cdt)
     bshape = broadcast_shapes(tuple(start.shape), tuple(stop.shape), op=f"jnp.{fname}")
     start, stop = broadcast_to_shape(start, bshape), broadcast_to_shape(stop, bshape)
@@ -334,7 +336,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     given = (start, stop)
     num, dt, cdt, axis, out_shape, start_b, stop_b, start, stop = _linspace_parts(
         start, stop, num, endpoint, dtype, axis, "linspace")
-    host = _host_linspace(given, num, endpoint, axis, dt, cdt)
+    host = _host_linspace(given, num, endpoint, axis, dt, dtypes.to_inexact(dt))
     if host is not None:
         return host if retstep else host[0]
     bdims = tuple(i for i in range(len(out_shape)) if i != axis)
@@ -367,6 +369,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     if dtypes.is_int(dt):
         out = lax.floor(out)
     out = lax.convert_element_type(out, dt)
+    step = lax.convert_element_type(step, dtypes.to_inexact(dt))
     return (out, step) if retstep else out
 
 
