@@ -5,6 +5,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
+import tjit
 import tjit.numpy as jnp
 from tjit import lax
 from tjit.numpy import _core
@@ -57,3 +58,42 @@ def test_lax_python_int_range_checked():
         lax.add(jnp.ones(2, jnp.int8), 128)
     np.testing.assert_array_equal(np.asarray(lax.add(jnp.ones(2, jnp.int8), -128)),
                                   np.array([-127, -127], np.int8))
+
+
+def _nonsymmetric_solve(a, b):
+    return lax.custom_linear_solve(lambda x: a @ x, b,
+                                   lambda mv, r: jnp.linalg.solve(a, r),
+                                   lambda vm, r: jnp.linalg.solve(a.T, r))
+
+
+def test_custom_linear_solve_transposes_matvec_only_when_differentiated(x64, monkeypatch):
+    from tjit.lax import _solves
+    calls = []
+    real = _solves.linear_transpose
+    monkeypatch.setattr(_solves, "linear_transpose",
+                        lambda *a, **k: calls.append(1) or real(*a, **k))
+    rs = np.random.RandomState(3)
+    a64 = rs.randn(4, 4) + 3 * np.eye(4)
+    b64 = rs.randn(4)
+    a, b = jnp.asarray(a64), jnp.asarray(b64)
+    np.testing.assert_allclose(np.asarray(_nonsymmetric_solve(a, b)),
+                               np.linalg.solve(a64, b64), rtol=1e-12)
+    assert not calls  # nothing differentiated: matvec is never transposed
+    # d/dA of w . A^-1 b = -(A^-T w)(A^-1 b)^T; d/db = A^-T w
+    w = rs.randn(4)
+    ga, gb = tjit.grad(lambda a, b: jnp.dot(jnp.asarray(w), _nonsymmetric_solve(a, b)),
+                       argnums=(0, 1))(a, b)
+    lam, x = np.linalg.solve(a64.T, w), np.linalg.solve(a64, b64)
+    np.testing.assert_allclose(np.asarray(ga), -np.outer(lam, x), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(np.asarray(gb), lam, rtol=1e-10)
+
+
+def test_custom_linear_solve_second_derivative_in_matrix(x64):
+    """The Hessian in A's scale s of w . (s A)^-1 b = w . A^-1 b / s is 2 w.A^-1 b / s^3."""
+    rs = np.random.RandomState(4)
+    a64, b64, w = rs.randn(3, 3) + 3 * np.eye(3), rs.randn(3), rs.randn(3)
+    f = lambda s: jnp.dot(jnp.asarray(w), _nonsymmetric_solve(s * jnp.asarray(a64),  # noqa: E731
+                                                              jnp.asarray(b64)))
+    s = 1.5
+    want = 2 * w @ np.linalg.solve(a64, b64) / s ** 3
+    np.testing.assert_allclose(float(tjit.hessian(f)(s)), want, rtol=1e-9)

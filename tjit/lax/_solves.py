@@ -78,7 +78,24 @@ def _trace(op, fun_name, fun, in_tree, like, has_aux=False, n_in=1):
 
 
 def _run(jaxpr, consts, *args):
+    if type(jaxpr) is _TransposedMatvec:
+        return jaxpr.run(consts, args)
     return eval_jaxpr(jaxpr, [], *consts, *args)
+
+
+class _TransposedMatvec:
+    """vecmat of a non-symmetric custom_linear_solve, in the place of its jaxpr: matvec's
+    jaxpr transposed in ``x`` when run, with matvec's consts as its own. Only derivatives
+    run it (the transposed solve's map and its derivative in the matrix), so a call that
+    is not differentiated never transposes matvec."""
+
+    def __init__(self, mv_jaxpr, x_avals):
+        self.mv_jaxpr, self.x_avals = mv_jaxpr, x_avals
+
+    def run(self, consts, ys):
+        def matvec(*x):
+            return list(_run(self.mv_jaxpr, consts, *x))
+        return list(linear_transpose(matvec, *self.x_avals)(list(ys)))
 
 
 # -- custom_root -----------------------------------------------------------------------------
@@ -177,15 +194,20 @@ def custom_linear_solve(matvec, b, solve, transpose_solve=None, symmetric=False,
         if symmetric:
             vecmat = matvec
         else:
+            transposed = []  # matvec transposed once, if transpose_solve calls vecmat
+
             def vecmat(y):
-                return linear_transpose(matvec, b)(y)[0]
+                if not transposed:
+                    transposed.append(linear_transpose(matvec, b))
+                return transposed[0](y)[0]
         tr_jaxpr, tr_consts, _, _ = _trace(
             op, "transpose_solve", functools.partial(transpose_solve, vecmat), tree, b_flat,
             has_aux)
-        # vecmat's own jaxpr: the transposed solve's derivative in the matrix goes through it
-        # (symmetric: it is matvec's, traced already)
-        vm_jaxpr, vm_consts = (mv_jaxpr, mv_consts) if symmetric else \
-            _trace(op, "vecmat", vecmat, tree, b_flat)[:2]
+        # vecmat's own jaxpr: the transposed solve's derivative in the matrix goes through
+        # it (symmetric: it is matvec's; else matvec's transposed when a derivative runs it)
+        vm_jaxpr = mv_jaxpr if symmetric else \
+            _TransposedMatvec(mv_jaxpr, [get_aval(v) for v in b_flat])
+        vm_consts = mv_consts
     lengths = (len(mv_consts), len(solve_consts), len(tr_consts), len(vm_consts))
     jaxprs = (mv_jaxpr, solve_jaxpr, tr_jaxpr, vm_jaxpr, n_x)
     out = _linear_solve(lengths, jaxprs, *mv_consts, *solve_consts, *tr_consts, *vm_consts,
