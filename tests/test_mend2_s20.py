@@ -97,3 +97,38 @@ def test_custom_linear_solve_second_derivative_in_matrix(x64):
     s = 1.5
     want = 2 * w @ np.linalg.solve(a64, b64) / s ** 3
     np.testing.assert_allclose(float(tjit.hessian(f)(s)), want, rtol=1e-9)
+
+
+@pytest.mark.parametrize("cap", [1, 2, 3])
+def test_helpers_build_on_at_most_the_cap_of_threads(monkeypatch, cap):
+    """Seven helpers, each holding its thread until a second one is building (or a short
+    wait runs out): all are made, at most ``cap`` at once, and side by side when cap > 1."""
+    import threading
+    import time
+    from tjit.devices import helpers_ahead, threads
+    from tjit.lower.llvm import parallel
+    monkeypatch.setattr(parallel, "_usable_cores", lambda: cap)
+    monkeypatch.setattr(threads, "default_num_threads", lambda: 8)
+    lock, live, most, made = threading.Lock(), [0], [0], []
+    want = min(cap, parallel.threads_for(7))  # (1 where LLVM cannot compile side by side)
+
+    def helper(i):
+        def make():
+            with lock:
+                live[0] += 1
+                most[0] = max(most[0], live[0])
+            deadline = time.monotonic() + 0.5
+            while most[0] < min(want, 2) and time.monotonic() < deadline:
+                time.sleep(0.001)
+            time.sleep(0.02)  # (held long enough that an uncapped build overlaps more)
+            with lock:
+                live[0] -= 1
+                made.append(i)
+            if i == 3:
+                raise RuntimeError("a failing helper does not stop the others")
+        return make
+    before = threading.active_count()
+    helpers_ahead._build([helper(i) for i in range(7)])
+    assert sorted(made) == list(range(7))
+    assert min(want, 2) <= most[0] <= want
+    assert threading.active_count() == before  # every builder thread joined

@@ -46,13 +46,26 @@ def start(program, parallel_min_work):
 
 
 def _build(wanted):
-    """Make every helper of ``wanted``, side by side: the first ones on threads of their
-    own, the last on this one; return once all are made (or failed)."""
-    others = [threading.Thread(target=_make, args=(make,), name="tjit-helpers")
-              for make in wanted[:-1]]
+    """Make every helper of ``wanted``, side by side on at most as many threads as LLVM
+    may compile on at once and the runtime's thread setting allow (this one included):
+    each thread takes the next helper not taken yet; return once all are made (or
+    failed)."""
+    n_threads = min(parallel.threads_for(len(wanted)), threads.default_num_threads())
+    pending, lock = list(reversed(wanted)), threading.Lock()
+
+    def work():
+        while True:
+            with lock:
+                if not pending:
+                    return
+                make = pending.pop()
+            _make(make)
+
+    others = [threading.Thread(target=work, name="tjit-helpers")
+              for _ in range(max(1, n_threads) - 1)]
     for t in others:
         t.start()
-    _make(wanted[-1])
+    work()
     for t in others:
         t.join()
 
