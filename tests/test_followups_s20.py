@@ -352,3 +352,21 @@ def test_narrow_conversions_build_their_byte_table_once_and_match_ml_dtypes(monk
             np.testing.assert_array_equal(got.view(np.uint8).reshape(len(x), -1),
                                           want.view(np.uint8).reshape(len(x), -1))
             assert built.count(np.dtype(dt)) <= 1, (dt, repeat, built)
+
+
+# -- argument names: one helper (tracing.argnums.leaf_names) for jit, checkpoint, explain ----
+def test_jit_and_saved_residuals_name_leaves_by_the_same_key_paths():
+    # jit's names were the parameter and a flat leaf index (params[0]); saved_residuals'
+    # the key path, as JAX's debug_info: both now the key path
+    from tjit.ad_checkpoint import saved_residuals
+
+    def f(params, x):
+        return jnp.sin(params["w"] * x[1]).sum()
+    params, x = {"w": np.ones(3, np.float32)}, (np.ones(2, np.float32), np.ones(3, np.float32))
+    described = [d for _, d in saved_residuals(f, params, x)]
+    assert "from the argument params['w']" in described and "from the argument x[1]" in described
+    compiled = tjit.jit(f).lower(params, x).compile()
+    with pytest.raises(TypeError, match=r"Argument 'params\['w'\]' compiled with f32\[3\]"):
+        compiled({"w": np.ones(4, np.float32)}, x)
+    with pytest.raises(TypeError, match=r"Argument 'x\[1\]' compiled with f32\[3\]"):
+        compiled(params, (x[0], np.ones(4, np.float32)))

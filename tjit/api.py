@@ -790,7 +790,8 @@ class Jitted:
                     self.device, self._retracer(dyn_args, dyn_kwargs, statics, treedef, sig))
             self.compile_count += 1
             rec.notes.append(_kernel_note(stats))
-        donation = _Donation.setup(exe, donated, closed, _leaf_names(treedef, self.sig),
+        donation = _Donation.setup(exe, donated, closed,
+                                   self._leaf_paths(dyn_args, dyn_kwargs),
                                    self.__name__) if donated else None
         entry = _CacheEntry(exe, out_tree, closed.out_avals, closed, donation, in_specs)
         entry.pattern = pattern
@@ -923,7 +924,8 @@ class Jitted:
                 self.compile_count += 1
         except _remat.MemoryBudgetError:
             return None     # (the per-shape program, retraced, says how far it gets)
-        donation = _Donation.setup(exe, donated, closed, _leaf_names(treedef, self.sig),
+        donation = _Donation.setup(exe, donated, closed,
+                                   self._leaf_paths(dyn_args, dyn_kwargs),
                                    self.__name__) if donated else None
         entry = _CacheEntry(exe, dynamic.out_tree, closed.out_avals, closed, donation,
                             in_specs)
@@ -987,7 +989,10 @@ class Jitted:
         n_dyn = len(dyn_args)
         dyn_pos = [i for i in range(n_dyn + len(self.sig.static_argnums))
                    if i not in self.sig.static_argnums][:n_dyn]
-        return _dyn.leaf_names(dyn_args, dyn_kwargs, self.sig.arg_name, dyn_pos)
+        # (flattening order: the positional arguments, then the keywords sorted)
+        return _argnums.leaf_names(
+            [(self.sig.arg_name(p), a) for p, a in zip(dyn_pos, dyn_args)]
+            + [(str(k), dyn_kwargs[k]) for k in sorted(dyn_kwargs)])
 
     def _static_name(self, k):
         return self.sig.arg_name(k) if isinstance(k, int) else k
@@ -1038,7 +1043,7 @@ class Jitted:
             rec = compile_log.current()
             raise _no_tracing_error(self.fun, "trace" if rec is None else rec.cause)
         in_avals = [ShapedArray(s[0], s[1], s[2]) for s in sig]
-        names = _leaf_names(treedef, self.sig)
+        names = self._leaf_paths(dyn_args, dyn_kwargs)
         out_store = {}
 
         def flat_fun(*tracers):
@@ -1093,7 +1098,8 @@ class Jitted:
         dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
         treedef, sig = self._abstract_signature(dyn_args, dyn_kwargs,
                                                 f"jit({self.__name__}).lower")
-        names, donated = _leaf_names(treedef, self.sig), self._donated_leaves(treedef)
+        names = self._leaf_paths(dyn_args, dyn_kwargs)
+        donated = self._donated_leaves(treedef)
         # a call signature's key uses the args-only structure when there are no kwargs
         key_def = treedef if dyn_kwargs else tree_flatten(dyn_args)[1]
         entry = self._dynamic_entry(self._key(key_def, tuple(sig), statics))
@@ -1222,20 +1228,6 @@ def _check_polymorphic_shapes(specs, sig, where):
             except (TypeError, ValueError) as e:
                 why = str(e).removeprefix("polymorphic_shapes: ")
                 raise type(e)(f"{where}: polymorphic_shapes[{i}]: {why}") from None
-
-
-def _leaf_names(treedef, sig):
-    names = []
-    args_def, kwargs_def = treedef.children
-    dyn_pos = [i for i in range(len(args_def.children) + len(sig.static_argnums))
-               if i not in sig.static_argnums]
-    for pos, sub in zip(dyn_pos, args_def.children):
-        n = sig.arg_name(pos)
-        names.extend([n] if sub.num_leaves == 1 else
-                     [f"{n}[{j}]" for j in range(sub.num_leaves)])
-    for k, sub in zip(kwargs_def.aux or (), kwargs_def.children):
-        names.extend([k] * sub.num_leaves)
-    return names
 
 
 class Lowered:

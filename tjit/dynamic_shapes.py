@@ -60,7 +60,6 @@ import traceback
 from tjit._sympy import sympy, when_loaded
 from tjit.tracing.shapes import shape_str
 from tjit.tracing.size_questions import GuardingQuestions, RefusingQuestions
-from tjit.tracing.tree_util import keystr, tree_flatten_with_path
 from tjit.xla_like.plan import concrete
 
 #: ``TJIT_DYNAMIC_SHAPES=0`` turns automatic dynamic shapes off for every new ``jit``.
@@ -400,17 +399,6 @@ def _cause(changed, ref, shapes, names, pattern):
 def _pattern_text(pattern, names):
     return ", ".join(f"{n}: {shape_str(d)}" for n, d in zip(names, pattern.dims)
                      if any(type(x) is not int for x in d))
-
-
-def leaf_names(dyn_args, dyn_kwargs, arg_name, dyn_positions):
-    """A readable name per flat leaf of ``(dyn_args, dyn_kwargs)``: the parameter's
-    name and the leaf's key path inside it (``params['w']``, ``x``, ``batch[0]``)."""
-    out = []
-    for path, _ in tree_flatten_with_path((dyn_args, dyn_kwargs))[0]:
-        where, key, rest = path[0].idx, path[1], path[2:]
-        base = arg_name(dyn_positions[key.idx]) if where == 0 else str(key.key)
-        out.append(base + keystr(rest))
-    return out
 
 
 def explain_new_family(fam_key, others, names, statics_names):

@@ -13,14 +13,26 @@ says how to fix the option, e.g.::
 Negative indices count from the end of the positional parameters, as in JAX. Options
 that JAX resolves against each call (``grad``'s ``argnums``, ``checkpoint``'s
 ``static_argnums``) use :func:`resolve_at_call`, where they count from the end of the
-positional arguments passed.
+positional arguments passed. :func:`leaf_names` names each flat leaf of a call's
+arguments for messages, as JAX's ``api_util.debug_info``.
 """
 
 import inspect
 import operator
 
+from tjit.tracing.tree_util import keystr, tree_flatten_with_path
+
 __all__ = ["Params", "as_index_tuple", "as_name_tuple", "check_argnames",
-           "check_call_arity", "is_index", "normalize_argnums", "resolve_at_call"]
+           "check_call_arity", "is_index", "leaf_names", "normalize_argnums",
+           "resolve_at_call"]
+
+
+def leaf_names(named):
+    """A readable name per flat leaf of the values in ``named``, ``(name, value)`` pairs
+    in flattening order: the name, then the leaf's key path inside the value
+    (``params['w']``, ``x``, ``batch[0]``), as JAX's ``api_util.debug_info``."""
+    return [name + keystr(path) for name, value in named
+            for path, _ in tree_flatten_with_path(value)[0]]
 
 
 class Params:

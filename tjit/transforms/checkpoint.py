@@ -38,8 +38,7 @@ from tjit.tracing.jaxpr import ClosedJaxpr, Jaxpr, Literal, eval_jaxpr
 from tjit.tracing.jaxpr_trace import JaxprTrace, trace_to_jaxpr
 from tjit.tracing import source_info
 from tjit.tracing.static_keys import typed_key
-from tjit.tracing.tree_util import (keystr, tree_flatten, tree_flatten_with_path, tree_map,
-                                     tree_unflatten)
+from tjit.tracing.tree_util import tree_flatten, tree_map, tree_unflatten
 from tjit.primitives.ad_prims import checkpoint_name_p, checkpoint_p
 from tjit.primitives.base import REGISTRY
 from tjit.primitives.rules import Zero, is_undefined_primal, tangent_aval
@@ -620,11 +619,7 @@ def _leaf_names(f, args, kwargs):
         n_pos = len(args)
         positional, keyword = named[:n_pos], named[n_pos:]
         named = positional + sorted(keyword, key=lambda kv: kv[0])
-    names = []
-    for base, value in named:
-        paths = tree_flatten_with_path(value)[0]
-        names += [base + keystr(path) for path, _ in paths]
-    return names
+    return _argnums.leaf_names(named)
 
 
 def print_saved_residuals(f, *args, **kwargs):
