@@ -501,7 +501,11 @@ def _checkpoint_partial_eval(trace, args, params):
 
 
 def _checkpoint_transpose(cts, *args, jaxpr, prevent_cse, differentiated, policy):
-    """Recompute the known values the linear equations read, then transpose those."""
+    """Recompute the known values the linear equations read, then transpose those.
+
+    Not ad.backward_pass_closed: that evaluates every known equation inline, where a
+    checkpoint recomputes only those the linear equations read, under checkpoint_p with
+    prevent_cse, so the compiler cannot merge the recomputation with the forward pass."""
     j = jaxpr.jaxpr
     lin_mask = [is_undefined_primal(a) for a in args]
     known_in = [v for v, u in zip(j.invars, lin_mask) if not u]
