@@ -1,5 +1,8 @@
 """Regressions from benchmarks/diff_vmap.py (vmap of the public API against a Python loop).
 
+Both bugs below are of one kind: a batching rule that folds the mapped axis into another
+dim or count assumed at least one example, so vmap over an empty batch raised.
+
 An empty batch (vmap over zero examples) of a gather whose operand and indices are both
 batched made the batching rule ask for a slice of one row along a dim of size 0:
 vmap(lambda x: x[jnp.argmax(x)])(zeros((0, 4))) raised "gather: slice size 1 for dim 0 must
@@ -63,3 +66,46 @@ def test_empty_batch_on_a_middle_axis():
     got = tjit.vmap(lambda r, i: lax.dynamic_slice(r, (i,), (2,)), in_axes=(1, 0),
                     out_axes=1)(x, np.zeros(0, np.int32))
     assert got.shape == (2, 0)
+
+
+CONVS = {  # name: (f, lhs shape, rhs shape)
+    "2d": (lambda x, w: lax.conv_general_dilated(x, w, (1, 1), "SAME"), (1, 2, 4, 3),
+           (2, 2, 2, 2)),
+    "feature_groups": (lambda x, w: lax.conv_general_dilated(
+        x, w, (1,), "VALID", feature_group_count=2), (1, 4, 5), (2, 2, 2)),
+    "batch_groups": (lambda x, w: lax.conv_general_dilated(
+        x, w, (1,), "VALID", batch_group_count=2), (2, 1, 4), (2, 1, 2)),
+    "nhwc_dilated": (lambda x, w: lax.conv_general_dilated(
+        x, w, (2, 1), "VALID", rhs_dilation=(1, 2), dimension_numbers=("NHWC", "HWIO", "NHWC")),
+        (1, 5, 5, 2), (2, 2, 2, 1)),
+    "transpose": (lambda x, w: lax.conv_transpose(x, w, (2,), "SAME",
+                                                  dimension_numbers=("NCH", "OIH", "NCH")),
+                  (1, 1, 3), (1, 1, 2)),
+}
+
+
+@pytest.mark.parametrize("n", [0, 1, N])
+@pytest.mark.parametrize("axes", [(0, 0), (0, None), (None, 0), (-1, 1)])
+@pytest.mark.parametrize("name", sorted(CONVS))
+def test_conv_any_batch_size(name, axes, n):
+    """An empty batch folded into conv's batch or feature dims made a group count of 0
+    ('feature_group_count and batch_group_count must be positive ints, got 0 and 1', or a
+    ZeroDivisionError for grouped and transposed convs); JAX returns an empty batch."""
+    f, ls, rs = CONVS[name]
+    x = rng.standard_normal(((n,) if axes[0] is not None else ()) + ls).astype(np.float32)
+    w = rng.standard_normal(((n,) if axes[1] is not None else ()) + rs).astype(np.float32)
+    if axes[0] is not None:
+        x = np.moveaxis(x, 0, axes[0])
+    if axes[1] is not None:
+        w = np.moveaxis(w, 0, axes[1])
+    got = np.asarray(tjit.vmap(f, in_axes=axes)(x, w))
+    rows = [x if axes[0] is None else np.moveaxis(x, axes[0], 0),
+            w if axes[1] is None else np.moveaxis(w, axes[1], 0)]
+    if n == 0:
+        one = tjit.eval_shape(f, jnp.zeros(ls, np.float32), jnp.zeros(rs, np.float32))
+        want = np.zeros((0,) + one.shape, one.dtype)
+    else:
+        want = np.stack([np.asarray(f(*[r if a is None else r[b] for r, a in zip(rows, axes)]))
+                         for b in range(n)])
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)

@@ -531,8 +531,12 @@ def _conv_batch(args, dims, **params):
     ld, rd = dims
     lspec, rspec, ospec = params["dimension_numbers"]
     G, B = params["feature_group_count"], params["batch_group_count"]
+    size = _aval(lhs).shape[ld] if ld is not None else _aval(rhs).shape[rd]
+    if type(size) is int and size == 0:
+        # folding an empty batch into the batch or feature dims would make a group count 0
+        # (as JAX: the result is zeros of the per-example shape, none of them)
+        return _empty_batch_conv(lhs, rhs, ld, rd, params), 0
     if ld is not None and rd is not None:
-        size = _aval(lhs).shape[ld]
         if B > 1:
             lhs = _reshape_axis_into(ld, lspec[0], lhs)
             params = dict(params, batch_group_count=B * size)
@@ -567,6 +571,14 @@ def _conv_batch(args, dims, **params):
     out = _reshape_axis_out_of(ospec[1] + 1, size, out)
     out = _reshape_axis_into(ospec[1], ospec[1] + 1, out)
     return out, ospec[1]
+
+
+def _empty_batch_conv(lhs, rhs, ld, rd, params):
+    def one(x, d):
+        a = _aval(x)
+        return a if d is None else ShapedArray(a.shape[:d] + a.shape[d + 1:], a.dtype)
+    out = _conv_abstract(one(lhs, ld), one(rhs, rd), **params)
+    return _r.zeros_like_aval(ShapedArray((0,) + tuple(out.shape), out.dtype))
 
 
 conv_general_dilated_p.batch = _conv_batch
