@@ -427,6 +427,20 @@ def promote_args(fname, *args):
             if config.guards_host_to_device:
                 transfer_guard.check_host_operand(x, fname)
             return Array(scalar_as(x, y._value.dtype), False), y
+        # a traced array and a Python scalar (``a * 1.0001`` while tracing): the scalar a
+        # constant of the array's dtype, as the general path makes it (half its cost)
+        elif (ty is float or ty is int) and isinstance(x, Tracer):
+            aval = x.aval
+            if not aval.weak_type and _scalar_keeps_dtype(y, ty, aval.dtype):
+                if config.guards_host_to_device:
+                    transfer_guard.check_host_operand(y, fname)
+                return x, Array(scalar_as(y, aval.dtype), False)
+        elif (tx is float or tx is int) and isinstance(y, Tracer):
+            aval = y.aval
+            if not aval.weak_type and _scalar_keeps_dtype(x, tx, aval.dtype):
+                if config.guards_host_to_device:
+                    transfer_guard.check_host_operand(x, fname)
+                return Array(scalar_as(x, aval.dtype), False), y
     check_arraylike(fname, *args)
     return broadcast_arrays_(fname, *promote_dtypes(*args))
 
