@@ -29,6 +29,7 @@ import numpy as np
 from llvmlite import ir
 
 from tjit.lower.llvm import narrow
+from tjit.lower.llvm.fmod import emit_fmod
 from tjit.xla_like.kernel_ir import TRANSCENDENTAL_OPS
 
 I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
@@ -344,6 +345,8 @@ def _nextafter(b, x, y):
 
 def _float_binary(b, op, x, y):
     table = {"add": b.fadd, "sub": b.fsub, "mul": b.fmul, "div": b.fdiv, "rem": b.frem}
+    if op == "rem" and isinstance(x.type, ir.FloatType):
+        return emit_fmod(b, x, y)  # exact and vectorizable; frem is a libm call
     if op in table:
         return table[op](x, y)
     if op in ("max", "min"):
