@@ -393,6 +393,8 @@ class Jitted:
         self._has_static = bool(self.sig.static_argnums or self.sig.static_argnames)
         # (from the parsed statics: a bare ``static_argnums=0`` is falsy, yet static)
         self._simple = not self._has_static and polymorphic_shapes is None
+        # calls with static arguments have their own fast path (``_static_fast_key``)
+        self._static_fast = self._has_static and polymorphic_shapes is None
         self._routable = op == "jit" and self._simple and not (
             self.donate_argnums or self.donate_argnames)
         if dynamic_shapes is None:
@@ -592,6 +594,11 @@ class Jitted:
                 hit = route.match(leaves, Array) if leaves is not None else None
                 if hit is not None:
                     return self._run_new_size(route, hit, args)
+        elif self._static_fast:  # fast path: static arguments and positional tjit Arrays
+            key, dyn = self._static_fast_key(args, kwargs)
+            entry = self._fast_cache.get(key) if key is not None else None
+            if entry is not None:
+                return self._run(entry, [x._value for x in dyn], dyn)
         v = None  # (drop the fast path's reference: donation checks who holds a buffer)
         if "_ref_jit" in self.__dict__:   # takes or closes over refs: state/jit_refs.py
             return _jit_refs.call(self, args, kwargs)
@@ -646,7 +653,52 @@ class Jitted:
             flat = last[0] if last is not None and last[4] == treedef else \
                 flattener(treedef)
             self._last = (flat, tuple(sig), config.version, entry, treedef)
+        elif self._static_fast and not dyn_kwargs and len(leaves) == len(dyn_args) and \
+                key in self._cache and all(type(x) is Array for x in leaves):
+            self._fast_cache[self._static_key_of(args, kwargs, statics, sig)] = entry
         return self._run(entry, raw, leaves)
+
+    def _static_fast_key(self, args, kwargs):
+        """``(key, the dynamic Arrays)`` of a call with static arguments whose other
+        arguments are positional tjit Arrays, for ``_fast_cache``: per positional
+        argument its static key (``static_keys.static_key``: typed, remembered for an
+        unchangeable value) or its ``(shape, dtype, weak)``, then the keyword statics'
+        ``(name, key)`` pairs in call order, then ``config.version``. The key is None for
+        other calls (an array of another type, a dynamic keyword, an unhashable static),
+        which the general path serves or explains."""
+        statics, sig, dyn = self.sig.static_argnums, [], []
+        for i, x in enumerate(args):
+            if i in statics:
+                try:
+                    sig.append(static_key(x)[0])
+                except TypeError:
+                    return None, None
+            elif type(x) is Array:
+                v = x._value
+                sig.append((v.shape, v.dtype, x._weak))
+                dyn.append(x)
+            else:
+                return None, None
+        named = ()
+        if kwargs:
+            names = self.sig.static_argnames
+            try:
+                named = tuple([(k, static_key(v)[0]) for k, v in kwargs.items()
+                               if k in names])
+            except TypeError:
+                return None, None
+            if len(named) != len(kwargs):
+                return None, None
+        return (tuple(sig), named, config.version), dyn
+
+    @staticmethod
+    def _static_key_of(args, kwargs, statics, sig):
+        """The ``_static_fast_key`` of a call the general path compiled (its statics
+        split out, every dynamic argument one Array with ``sig``'s entry)."""
+        keys = {k: s._key for k, s in statics}
+        dyn = iter(sig)
+        pos = tuple([keys[i] if i in keys else next(dyn) for i in range(len(args))])
+        return pos, tuple([(k, keys[k]) for k in kwargs]), config.version
 
     def _key(self, treedef, sig, statics):
         """The cache key of a signature: the arguments' structure, per leaf ``(shape,
