@@ -180,3 +180,31 @@ def test_donated_arguments_deleted_on_the_fast_path():
         np.testing.assert_array_equal(np.asarray(b), np.full(4, 2.0))
         assert y.is_deleted() and not x.is_deleted()
     assert g.trace_count == 1
+
+
+# -- checkpoint's and pmap's caches key statics by static_key too --------------------------
+def _twice(x, s):
+    return x * _flat_number(s) + _flat_number(s)
+
+
+@pytest.mark.parametrize("wrap", ["checkpoint", "pmap"])
+def test_checkpoint_and_pmap_rekey_changed_and_remembered_statics(wrap):
+    if wrap == "checkpoint":
+        h = tjit.checkpoint(_twice, static_argnums=(1,))
+        x = np.array([1, -2, 3], np.int32)
+    else:
+        h = tjit.pmap(_twice, static_broadcasted_argnums=1)
+        x = np.array([[1, -2, 3]], np.int32)     # (one device)
+    m, ints, floats = Mutable(2), (2, 3), (2.0, 3)
+    for s, k in ((m, 2), (m, 2.0), (m, -0.0), (m, 2), (ints, None), (floats, None),
+                 (ints, None), (floats, None), (Frozen(-0.0), None), (Frozen(0.0), None)):
+        if k is not None:
+            m.k = k   # (the same object changed: keyed afresh)
+        n = _flat_number(s)
+        # (checkpoint: under a new jit, where its trace cache serves the body)
+        got = h(jnp.asarray(x), s) if wrap == "pmap" else \
+            tjit.jit(lambda x: h(x, s))(jnp.asarray(x))
+        want = x.astype(np.float64) * n + n
+        assert got.dtype == (np.float32 if isinstance(n, float) else np.int32), (s, got)
+        np.testing.assert_array_equal(np.asarray(got), want)
+        assert np.array_equal(np.signbit(np.asarray(got)), np.signbit(want)), s

@@ -43,7 +43,7 @@ from tjit.distributed.process_axis import process_axis
 from tjit.tracing.traceback_util import api_boundary
 from tjit.tracing.axis_env import CommunicatorTable, extend_axis_env
 from tjit.tracing.core import Array, Tracer, get_aval
-from tjit.tracing.static_keys import typed_key
+from tjit.tracing.static_keys import static_key
 from tjit.tracing.errors import ShapeError
 from tjit.tracing.tree_util import tree_flatten, tree_unflatten
 from tjit.transforms.batching import _AxesSpec, _flatten_axes, _Labels, vmap
@@ -309,9 +309,9 @@ def _process_table(name, size, comms):
 
 def _static_key(static_vals, where):
     """The static arguments' cache key, with their types (2 and 2.0 trace apart, as
-    jit's: static_keys.py)."""
+    jit's: static_keys.py), each remembered for the same unchangeable value."""
     try:
-        return typed_key(static_vals)
+        return tuple([(i, static_key(v)[0]) for i, v in static_vals])
     except TypeError:
         raise TypeError(f"{where}: static_broadcasted_argnums arguments must be hashable, "
                         f"got {static_vals!r:.80}") from None

@@ -37,7 +37,7 @@ from tjit.tracing.core import Trace, Tracer, get_aval, is_eager, set_current_tra
 from tjit.tracing.jaxpr import ClosedJaxpr, Jaxpr, Literal, eval_jaxpr
 from tjit.tracing.jaxpr_trace import JaxprTrace, trace_to_jaxpr
 from tjit.tracing import source_info
-from tjit.tracing.static_keys import typed_key
+from tjit.tracing.static_keys import static_key, typed_key
 from tjit.tracing.tree_util import tree_flatten, tree_map, tree_unflatten
 from tjit.primitives.ad_prims import checkpoint_name_p, checkpoint_p
 from tjit.primitives.base import REGISTRY
@@ -280,10 +280,12 @@ def _body_key(fun, tree, leaves, args, static, static_kw):
     if sig is None:
         return None
     # typed keys: (2,) and (2.0,) are == but trace apart, as do Scale(2) and Scale(2.0),
-    # two callables that share one entry of _BODY_TRACES by == (static_keys.py)
+    # two callables that share one entry of _BODY_TRACES by == (static_keys.py); a
+    # static's key is remembered for the same unchangeable value (not fun's: the memo
+    # would keep it, and its traces, alive)
     try:
-        statics = (tuple((i, typed_key(args[i])) for i in sorted(static)),
-                   tuple((k, typed_key(v)) for k, v in sorted(static_kw.items())))
+        statics = (tuple((i, static_key(args[i])[0]) for i in sorted(static)),
+                   tuple((k, static_key(v)[0]) for k, v in sorted(static_kw.items())))
         fun_key = typed_key(fun)
     except TypeError:  # an unhashable static argument: trace at each call
         return None
