@@ -136,6 +136,8 @@ def compare(rep, name, f_of, args, in_axes, out_axes, B, rtol, wrap=None):
         jx = None
         if ref is None:
             rep.count("jax_raises_tjit_ok")
+            if rep.verbose:
+                print("  JAX raises, tjit runs:", name, repr(e)[:150])
             return
     if jx is not None and trees_close(got, jx, rtol):
         rep.count("agree_jax_not_loop" if ref is not None else "agree_jax")
@@ -422,6 +424,66 @@ def programs(rng):
         t > 0, lambda u: u + t, lambda u: u * t, c), c), 0.0, a)[1], (xb,), (0,))
     p("while_in_cond", lambda K: lambda n: K.lax.cond(n > 2, lambda m: K.lax.while_loop(
         lambda c: c < m * 3, lambda c: c + 2, 0 * m), lambda m: m, n), (starts,), (0,))
+    # nested vmap of control flow, collectives over the vmapped axis, typed keys
+    p("nested_cond", lambda K: K.lib.vmap(lambda a: K.lax.cond(a.sum() > 0, lambda t: t * 2,
+                                                               lambda t: t - 1, a), in_axes=1),
+      (rng.standard_normal((4, 3, 2)),), (0,))
+    p("nested_while_trips", lambda K: K.lib.vmap(lambda n, a: K.lax.while_loop(
+        lambda c: c[0] < n, lambda c: (c[0] + 1, c[1] * a), (0, 1.0))[1], in_axes=(0, None)),
+      (np.array([[0, 1, 3], [2, 2, 0], [4, 1, 1], [0, 0, 5]], np.int32), rng.uniform(1, 2, 4)),
+      (0, 0))
+    p("nested_switch", lambda K: K.lib.vmap(lambda i, a: K.lax.switch(
+        i, [lambda t: t, lambda t: -t, lambda t: t * t], a), in_axes=(0, 1)),
+      (i3 % 3, rng.standard_normal((4, 2, 3))), (0, 0))
+    p("psum_axis_name", lambda K: K.lib.vmap(lambda a: a / K.lax.psum(a, "i"), axis_name="i"),
+      (np.abs(xb) + 1,), (1,))
+    p("axis_index", lambda K: K.lib.vmap(lambda a: a * K.lax.axis_index("i"), axis_name="i"),
+      (xb,), (0,))
+    p("pmax_nested_inner", lambda K: K.lib.vmap(lambda a: K.lax.pmax(a, "j"), axis_name="j"),
+      (xb,), (0,))
+    p("typed_key_split", lambda K: lambda k: K.lib.random.key_data(K.lib.random.split(
+        K.lib.random.wrap_key_data(k), 3)), (np.array([[0, 1], [2, 3], [4, 5], [6, 7]],
+                                                      np.uint32),), (0,))
+    p("fori_grad", lambda K: K.lib.grad(lambda a: K.lax.fori_loop(
+        0, 3, lambda i, c: K.np.sin(c) * a, a)), (v,), (0,))
+    p("scan_grad_batched_xs", lambda K: K.lib.grad(lambda a: K.lax.scan(
+        lambda c, t: (c * t + 1.0, c), 0.5, a)[0]), (xb,), (1,))
+    p("cond_grad_batched_pred", lambda K: K.lib.grad(lambda a: K.lax.cond(
+        a > 0, K.np.sin, K.np.cos, a)), (v,), (0,))
+    p("while_fwd_grad", lambda K: K.lib.jacfwd(lambda a: K.lax.while_loop(
+        lambda c: c[0] < 3, lambda c: (c[0] + 1, K.np.sin(c[1])), (0, a))[1]), (v,), (0,))
+    p("fft_axis1", lambda K: lambda a: K.np.fft.rfft(a), (xb,), (1,))
+    p("fft2_batched", lambda K: lambda a: K.np.fft.fft2(a), (rng.standard_normal((3, 4, 5)),),
+      (2,))
+    # size= functions, searches, sorting networks, random with batched parameters
+    xi = rng.integers(-1, 2, (4, 6)).astype(np.float64)
+    p("nonzero_size", lambda K: lambda a: K.np.nonzero(a, size=4, fill_value=-1)[0], (xi,), (0,))
+    p("unique_size", lambda K: lambda a: K.np.unique(a, size=3, fill_value=9.0), (xi,), (1,))
+    p("argwhere_size", lambda K: lambda a: K.np.argwhere(a > 0, size=3), (xi,), (0,))
+    p("where_one_arg_size", lambda K: lambda a: K.np.where(a, size=2, fill_value=0)[0], (xi,),
+      (0,))
+    p("interp_batched_xp", lambda K: lambda q, xp: K.np.interp(q, xp, K.np.sin(xp)),
+      (xb, sv), (0, 0))
+    p("digitize", lambda K: lambda a, bins: K.np.digitize(a, bins), (xb, sv), (0, 0))
+    p("histogram_batched", lambda K: lambda a: K.np.histogram(a, bins=3, range=(-2, 2))[0],
+      (xb,), (0,))
+    p("cumlogsumexp_rev", lambda K: lambda a: K.lax.cumlogsumexp(a, reverse=True), (xb,), (1,))
+    p("reduce_window", lambda K: lambda a: K.lax.reduce_window(a, -np.inf, K.lax.max, (2,),
+                                                                (1,), "VALID"), (xb,), (1,))
+    p("einsum_one_batched", lambda K: lambda a, b: K.np.einsum("i,ij->j", a, b),
+      (xb, rng.standard_normal((6, 3))), (0, None))
+    p("matmul_batched_right", lambda K: lambda a, b: a @ b,
+      (rng.standard_normal((3, 6)), rng.standard_normal((6, 4, 2))), (None, 1))
+    p("categorical_logits", lambda K: lambda k, lg: K.lib.random.categorical(k, lg),
+      ("KEY", xb), (None, 0))
+    p("gamma_alpha", lambda K: lambda k, al: K.lib.random.gamma(k, al), ("KEYS", np.abs(xb) + .5),
+      (0, 0))
+    p("mvn_mean", lambda K: lambda k, m: K.lib.random.multivariate_normal(k, m, np.eye(6)),
+      ("KEYS", xb), (0, 0))
+    p("truncated_normal_bounds", lambda K: lambda k, lo: K.lib.random.truncated_normal(
+        k, lo, lo + 1.0, (3,)), ("KEY", rng.standard_normal(4)), (None, 0))
+    p("unbatched_output", lambda K: lambda a, b: (a + 1, b * 2), (xb, v), (0, None),
+      out_axes=(0, None))
     return P
 
 
