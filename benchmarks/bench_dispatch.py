@@ -9,7 +9,8 @@ Cases, all cached (compiled before timing) with tiny arrays, so that what is tim
 the host work of a call (pytree flattening, the signature lookup, running a small
 program, wrapping and unflattening the outputs) rather than arithmetic:
 
-- ``one op``: ``x * 2`` on one 8-element float32 array.
+- ``one op``: ``x * 2`` on one 8-element float32 array; again as ``x * n`` with ``n``
+  a static argument (its key is part of the signature looked up).
 - ``MLP step``: the 3-layer training step of ``bench_cpu`` (value_and_grad and SGD
   update) at sizes 8-16-16-4, batch 4, params a list of (w, b) tuples.
 - ``dict 20``: a dict of 4 dicts of 5 float32 arrays each, every leaf + 1.
@@ -85,15 +86,17 @@ def cases(lib, jit, vg, put, tree_map):
     one, params, x, y, tree = _map(put, _inputs(np.random.default_rng(0)))
     tiny = jit(lambda a: a * 2)
     step = jit(C._mlp_step(lib, vg))
+    scaled = jit(lambda a, n: a * n, static_argnums=1)
     add1 = jit(lambda t: tree_map(lambda a: a + 1, t))
     return [("one op x*2 (8 f32)", tiny, (one,), 3000),
+            ("one op x*n, static n=2 (8 f32)", scaled, (one, 2), 3000),
             ("MLP step 8-16-16-4, list of (w, b)", step, (params, x, y), 500),
             ("dict of dicts, 20 leaves, +1", add1, (tree,), 1000)]
 
 
 def runner_us(fn, args, calls):
     """tjit's executable alone on the flat argument list ``fn`` would hand it."""
-    leaves = [a._value for a in tree_flatten(args)[0]]
+    leaves = [a._value for a in tree_flatten(args)[0] if hasattr(a, "_value")]  # (statics)
     (entry,) = [e for e in fn._cache.values()]
     return per_call_us(lambda: entry.executable.call(list(leaves)), calls)
 

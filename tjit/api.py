@@ -79,7 +79,7 @@ from tjit.tracing.refs import Ref, RefNotThreaded
 from tjit.tracing.shapes import check_spec, parse_spec, shape_str, symbol
 from tjit.tracing.target_platform import set_default_platform, tracing_for
 from tjit.tracing.size_questions import SpecializeSizes
-from tjit.tracing.static_keys import static_key, typed_key
+from tjit.tracing.static_keys import KEYED_AS_IS, static_key, typed_key
 from tjit.tracing.tree_util import (
     flattener, tree_flatten, tree_map, tree_unflatten, unflattener)
 from tjit.transforms import loop_remat, passes
@@ -595,10 +595,10 @@ class Jitted:
                 if hit is not None:
                     return self._run_new_size(route, hit, args)
         elif self._static_fast:  # fast path: static arguments and positional tjit Arrays
-            key, dyn = self._static_fast_key(args, kwargs)
+            key, dyn, raw = self._static_fast_key(args, kwargs)
             entry = self._fast_cache.get(key) if key is not None else None
             if entry is not None:
-                return self._run(entry, [x._value for x in dyn], dyn)
+                return self._run(entry, raw, dyn)
         v = None  # (drop the fast path's reference: donation checks who holds a buffer)
         if "_ref_jit" in self.__dict__:   # takes or closes over refs: state/jit_refs.py
             return _jit_refs.call(self, args, kwargs)
@@ -659,26 +659,31 @@ class Jitted:
         return self._run(entry, raw, leaves)
 
     def _static_fast_key(self, args, kwargs):
-        """``(key, the dynamic Arrays)`` of a call with static arguments whose other
-        arguments are positional tjit Arrays, for ``_fast_cache``: per positional
-        argument its static key (``static_keys.static_key``: typed, remembered for an
-        unchangeable value) or its ``(shape, dtype, weak)``, then the keyword statics'
-        ``(name, key)`` pairs in call order, then ``config.version``. The key is None for
-        other calls (an array of another type, a dynamic keyword, an unhashable static),
-        which the general path serves or explains."""
-        statics, sig, dyn = self.sig.static_argnums, [], []
+        """``(key, the dynamic Arrays, their buffers)`` of a call with static arguments
+        whose other arguments are positional tjit Arrays, for ``_fast_cache``: per
+        positional argument its static key (``static_keys.static_key``: typed, remembered
+        for an unchangeable value) or its ``(shape, dtype, weak)``, then the keyword
+        statics' ``(name, key)`` pairs in call order, then ``config.version``. The key is
+        None for other calls (an array of another type, a dynamic keyword, an unhashable
+        static), which the general path serves or explains."""
+        statics, sig, dyn, raw = self.sig.static_argnums, [], [], []
         for i, x in enumerate(args):
             if i in statics:
+                t = type(x)
+                if t in KEYED_AS_IS:   # (static_key's key for these, without a call)
+                    sig.append((t, x))
+                    continue
                 try:
                     sig.append(static_key(x)[0])
                 except TypeError:
-                    return None, None
+                    return None, None, None
             elif type(x) is Array:
                 v = x._value
                 sig.append((v.shape, v.dtype, x._weak))
                 dyn.append(x)
+                raw.append(v)
             else:
-                return None, None
+                return None, None, None
         named = ()
         if kwargs:
             names = self.sig.static_argnames
@@ -686,10 +691,10 @@ class Jitted:
                 named = tuple([(k, static_key(v)[0]) for k, v in kwargs.items()
                                if k in names])
             except TypeError:
-                return None, None
+                return None, None, None
             if len(named) != len(kwargs):
-                return None, None
-        return (tuple(sig), named, config.version), dyn
+                return None, None, None
+        return (tuple(sig), named, config.version), dyn, raw
 
     @staticmethod
     def _static_key_of(args, kwargs, statics, sig):

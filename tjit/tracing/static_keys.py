@@ -52,6 +52,8 @@ def typed_key(v):
 
 
 _PLAIN = frozenset([int, bool, str, bytes, type(None)])
+# the types whose key is ``(type(v), v)`` (jit's static fast path builds those inline)
+KEYED_AS_IS = _PLAIN
 _NOT_DATACLASS = object()
 _DATACLASS_FIELDS = {}   # type -> names of the fields its == compares, or _NOT_DATACLASS
 
