@@ -109,3 +109,42 @@ def test_conv_any_batch_size(name, axes, n):
                          for b in range(n)])
     assert got.shape == want.shape and got.dtype == want.dtype
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+M0, V0, I0 = np.zeros((0, 3, 3), np.float32), np.zeros((0, 4), np.float32), np.zeros(0, np.int32)
+EMPTY = {  # function of one example, its batched arguments (zero rows each)
+    "eigh": (lambda a: jnp.linalg.eigh(a)[0], (M0,)), "svd": (jnp.linalg.svd, (M0,)),
+    "qr": (jnp.linalg.qr, (M0,)), "det": (jnp.linalg.det, (M0,)),
+    "lstsq": (lambda a: jnp.linalg.lstsq(a, a[0])[0], (M0,)), "inv": (jnp.linalg.inv, (M0,)),
+    "fft": (jnp.fft.fft, (V0,)), "sort": (jnp.sort, (V0,)), "argsort": (jnp.argsort, (V0,)),
+    "top_k": (lambda a: lax.top_k(a, 2), (V0,)),
+    "while": (lambda n: lax.while_loop(lambda c: c < n, lambda c: c + 1, 0), (I0,)),
+    "cond": (lambda a: lax.cond(a[0] > 0, jnp.sin, jnp.cos, a), (V0,)),
+    "switch": (lambda i, a: lax.switch(i, [jnp.sin, jnp.cos], a), (I0, V0)),
+    "scan": (lambda a: lax.scan(lambda c, t: (c + t, c), 0.0, a), (V0,)),
+    "grad_sort": (tjit.grad(lambda a: jnp.sum(jnp.sort(a) ** 2)), (V0,)),
+    "scatter_add": (lambda a, u: jnp.zeros(4).at[jnp.argmax(a)].add(u), (V0, I0)),
+    "segment_max": (lambda a: tjit.ops.segment_max(a, np.array([0, 0, 1, 1]), 2), (V0,)),
+    "convolve": (lambda a: jnp.convolve(a, a), (V0,)),
+    "reduce_window": (lambda a: lax.reduce_window(a, 0.0, lax.add, (2,), (1,), "VALID"),
+                      (V0,)),
+    "searchsorted": (jnp.searchsorted, (V0, V0)), "one_hot": (lambda i: tjit.nn.one_hot(i, 3),
+                                                             (I0,)),
+    "matmul": (jnp.matmul, (M0, M0)), "map": (lambda a: lax.map(jnp.sin, a), (V0,)),
+    "dynamic_update_slice": (lambda a, i: lax.dynamic_update_slice(jnp.pad(a, 1), a[:2], (i,)),
+                             (V0, I0)),
+    "normal": (lambda k: tjit.random.normal(k, (2,)),
+               (np.zeros((0, 2), np.uint32),)),
+}
+
+
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("name", sorted(EMPTY))
+def test_empty_batch_gives_empty_results(name, jit):
+    """vmap over zero examples: every output is (0,) + the per-example shape, no error."""
+    f, args = EMPTY[name]
+    one = tjit.eval_shape(f, *[jnp.zeros(a.shape[1:], a.dtype) for a in args])
+    g = tjit.vmap(f)
+    got = (tjit.jit(g) if jit else g)(*args)
+    got, one = tjit.tree_util.tree_leaves(got), tjit.tree_util.tree_leaves(one)
+    assert [(t.shape, t.dtype) for t in got] == [((0,) + o.shape, o.dtype) for o in one]
