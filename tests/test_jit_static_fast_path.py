@@ -166,6 +166,8 @@ def test_statics_passed_by_keyword_in_either_order(monkeypatch):
             assert out.dtype == (np.float32 if floaty else np.int32)
             np.testing.assert_array_equal(np.asarray(out), want)
     assert len(spy.calls) == n
+    # one program per (a, b) and way of passing a: by keyword in either order, or not
+    assert f.trace_count == 3 * 2
 
 
 def test_donated_arguments_deleted_on_the_fast_path():

@@ -444,12 +444,14 @@ class Jitted:
                 statics.append((i, _hashable_static(a, self.sig.arg_name(i), self.__name__)))
             else:
                 dyn_args.append(a)
-        dyn_kwargs = {}
+        dyn_kwargs, named = {}, []
         for k, v in kwargs.items():
             if k in self.sig.static_argnames:
-                statics.append((k, _hashable_static(v, k, self.__name__)))
+                named.append((k, _hashable_static(v, k, self.__name__)))
             else:
                 dyn_kwargs[k] = v
+        # (by name: f(x, a=1, b=2) and f(x, b=2, a=1) share one program, as in JAX)
+        statics.extend(sorted(named, key=operator.itemgetter(0)))
         return tuple(dyn_args), dyn_kwargs, tuple(statics)
 
     def _rebuild(self, dyn_args, dyn_kwargs, statics):
