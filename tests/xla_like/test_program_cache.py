@@ -24,6 +24,8 @@ from tjit.xla_like import program_cache as pc
 from tjit.xla_like.compile import compile_program
 from tjit.xla_like.target import CPU, CUDA
 
+from tests.xla_like.sources_still import run_while_sources_hold_still
+
 F32 = np.float32
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -219,20 +221,54 @@ _WORKER = textwrap.dedent("""
 """)
 
 
-def test_processes_writing_one_entry_at_once(cache):
-    env = dict(os.environ, TJIT_CACHE_DIR=str(cache), TJIT_PROGRAM_CACHE="1",
+def _run_workers(n, folder):
+    """``n`` processes running _WORKER at once on the cache ``folder``: their (hits, stored)."""
+    env = dict(os.environ, TJIT_CACHE_DIR=str(folder), TJIT_PROGRAM_CACHE="1",
                PYTHONPATH=ROOT)
     procs = [subprocess.Popen([sys.executable, "-c", _WORKER], env=env, cwd=ROOT,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for _ in range(2)]
+             for _ in range(n)]
+    counts = []
     for p in procs:
-        out, err = p.communicate(timeout=120)
+        out, err = p.communicate(timeout=300)
         assert p.returncode == 0, err[-2000:]
-        assert out.split()[1] in ("0", "1")
-    pc._DIGESTS.clear()        # (sources as the workers saw them, not at session start)
-    scope = {"__name__": "worker"}
-    exec(_WORKER, scope)  # noqa: S102 (the same function traced here reads their entry)
-    assert scope["run"]() == (1, 0)
+        counts.append(tuple(map(int, out.split()[-2:])))
+    return counts
+
+
+def test_processes_writing_one_entry_at_once(cache):
+    """Two processes compile and store one program at once; a third, started after
+    both, reads it back. (New processes, all three: the test session's own code may be
+    older than the sources the key is made of; rerun if the sources change meanwhile.)"""
+    def attempt(n):
+        folder = cache / f"try{n}"
+        writers = _run_workers(2, folder)
+        # each compiled and stored it, or (started late) read the other's entry
+        assert all(c in ((0, 1), (1, 0)) for c in writers), writers
+        assert _run_workers(1, folder) == [(1, 0)]
+    run_while_sources_hold_still(attempt)
+
+
+def test_cross_process_checks_are_rerun_when_the_sources_change(monkeypatch):
+    """A try during which tjit's sources changed gives no verdict (its processes may
+    have keyed programs by two different compilers); a try while they held still does."""
+    from tests.xla_like import sources_still
+    stamps = iter([{"a.py": (1, 1)}, {"a.py": (1, 2)}, {"a.py": (1, 2)}, {"a.py": (1, 2)}])
+    monkeypatch.setattr(sources_still, "snapshot", lambda: next(stamps))
+    tries = []
+
+    def attempt(n):
+        tries.append(n)
+        assert n == 1, "judged on a try during which the sources changed"
+        return "read back"
+    assert run_while_sources_hold_still(attempt) == "read back" and tries == [0, 1]
+    monkeypatch.setattr(sources_still, "snapshot", lambda: {"a.py": (1, 1)})
+    with pytest.raises(AssertionError, match="judged on a try"):    # held still: a verdict
+        run_while_sources_hold_still(lambda n: attempt(n + 5))
+    stamps = iter(range(10))
+    monkeypatch.setattr(sources_still, "snapshot", lambda: {"a.py": (1, next(stamps))})
+    with pytest.raises(pytest.fail.Exception, match="changed during each of 3 tries"):
+        run_while_sources_hold_still(lambda n: "never judged")
 
 
 def test_a_donated_loop_carry_from_the_cache_is_updated_in_place(cache, rng):
