@@ -210,3 +210,56 @@ def test_checkpoint_and_pmap_rekey_changed_and_remembered_statics(wrap):
         assert got.dtype == (np.float32 if isinstance(n, float) else np.int32), (s, got)
         np.testing.assert_array_equal(np.asarray(got), want)
         assert np.array_equal(np.signbit(np.asarray(got)), np.signbit(want)), s
+
+
+# -- pytrees of Arrays with statics: the last call's structure, avals and statics ----------
+def _tree_fun(p, s, q=None):
+    n = _flat_number(s)
+    return {"a": p["a"] * n, "b": [p["b"][0] - n]}
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_pytree_calls_with_statics_repeat_on_the_fast_path(seed, monkeypatch):
+    rng = np.random.default_rng(seed)
+    spy = _GeneralPathSpy(monkeypatch)
+    f = tjit.jit(_tree_fun, static_argnums=1)
+    arrays = [np.array([1, -2, 3], np.int32), np.array([1.5, -2.0], np.float32),
+              np.array([[1, 2]], np.int32)]
+    m = Mutable(2)
+    previous, repeats = None, 0
+    for _ in range(80):
+        if previous is None or rng.integers(2):   # (else the last call's choices again)
+            a, b = (arrays[j] for j in rng.integers(len(arrays), size=2))
+            s = [2, 2.0, -0.0, (2, 3), (2.0, 3), Frozen(2.0), m][rng.integers(7)]
+            by_name = bool(rng.integers(2))
+        if s is m and rng.integers(2):
+            m.k = [2, 2.0][rng.integers(2)]   # (changed in place: keyed afresh)
+        numpy_leaf = rng.integers(6) == 0     # (a NumPy leaf: not the fast path)
+        p = {"a": jnp.asarray(a), "b": [b if numpy_leaf else jnp.asarray(b)]}
+        n_before = len(spy.calls)
+        out = f(p, s=s) if by_name else f(p, s)
+        n = _flat_number(s)
+        floaty = isinstance(n, float)
+        for got, want, x in ((out["a"], a.astype(np.float64) * n, a),
+                             (out["b"][0], b.astype(np.float64) - n, b)):
+            assert got.dtype == (np.float32 if floaty or x.dtype.kind == "f" else np.int32)
+            np.testing.assert_array_equal(np.asarray(got), want)
+            assert np.array_equal(np.signbit(np.asarray(got)), np.signbit(want))
+        sig = (a.dtype, a.shape, b.dtype, b.shape, repr(type(s)), repr(s), by_name)
+        if sig == previous and not numpy_leaf:   # (the same as the last call)
+            assert len(spy.calls) == n_before, sig
+            repeats += 1
+        previous = None if numpy_leaf else sig
+    assert repeats >= 15
+
+
+def test_pytree_leaves_donated_with_statics_deleted_on_the_fast_path():
+    g = tjit.jit(lambda p, n: [w * n for w in p], static_argnums=1, donate_argnums=0)
+    for i in range(3):   # the second and third calls take the fast path
+        p = [jnp.asarray(np.full(4, float(i), np.float32)), jnp.asarray(np.ones(2))]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = g(p, 3)
+        np.testing.assert_array_equal(np.asarray(out[0]), np.full(4, 3.0 * i))
+        assert p[0].is_deleted() and p[1].is_deleted()
+    assert g.trace_count == 1

@@ -599,6 +599,8 @@ class Jitted:
         elif self._static_fast:  # fast path: static arguments and positional tjit Arrays
             key, dyn, raw = self._static_fast_key(args, kwargs)
             entry = self._fast_cache.get(key) if key is not None else None
+            if entry is None:   # (pytrees of Arrays: the last such call's structure)
+                entry, dyn, raw = self._static_as_last(args, kwargs)
             if entry is not None:
                 return self._run(entry, raw, dyn)
         v = None  # (drop the fast path's reference: donation checks who holds a buffer)
@@ -655,9 +657,16 @@ class Jitted:
             flat = last[0] if last is not None and last[4] == treedef else \
                 flattener(treedef)
             self._last = (flat, tuple(sig), config.version, entry, treedef)
-        elif self._static_fast and not dyn_kwargs and len(leaves) == len(dyn_args) and \
-                key in self._cache and all(type(x) is Array for x in leaves):
-            self._fast_cache[self._static_key_of(args, kwargs, statics, sig)] = entry
+        elif self._static_fast and not dyn_kwargs and key in self._cache and \
+                all(type(x) is Array for x in leaves):
+            if len(leaves) == len(dyn_args):
+                self._fast_cache[self._static_key_of(args, kwargs, statics, sig)] = entry
+            else:
+                last = self._last
+                flat = last[0] if last is not None and last[4] == treedef else \
+                    flattener(treedef)
+                self._last = (flat, tuple(sig), config.version, entry, treedef,
+                              self._static_keys_of(args, kwargs, statics))
         return self._run(entry, raw, leaves)
 
     def _static_fast_key(self, args, kwargs):
@@ -697,6 +706,43 @@ class Jitted:
             if len(named) != len(kwargs):
                 return None, None, None
         return (tuple(sig), named, config.version), dyn, raw
+
+    def _static_as_last(self, args, kwargs):
+        """``(entry, leaves, buffers)`` of a call with static arguments whose others are
+        pytrees of tjit Arrays, when its statics (keyed as ``_static_keys_of``), its
+        argument structure and avals are those of the last such call (``self._last``);
+        else Nones."""
+        last = self._last
+        if last is None or last[2] != config.version:
+            return None, None, None
+        statics, keys, dyn = self.sig.static_argnums, [], []
+        try:
+            for i, a in enumerate(args):
+                if i in statics:
+                    keys.append((i, static_key(a)[0]))
+                else:
+                    dyn.append(a)
+            if kwargs:
+                names = self.sig.static_argnames
+                for k, v in kwargs.items():
+                    if k not in names:
+                        return None, None, None
+                    keys.append((k, static_key(v)[0]))
+        except TypeError:
+            return None, None, None
+        if tuple(keys) != last[5]:
+            return None, None, None
+        leaves = last[0](tuple(dyn))
+        raw = None if leaves is None else _same_avals(leaves, last[1])
+        return (None, None, None) if raw is None else (last[3], leaves, raw)
+
+    @staticmethod
+    def _static_keys_of(args, kwargs, statics):
+        """The statics' keys ``_static_as_last`` compares: ``(position, key)`` in order,
+        then ``(name, key)`` in call order."""
+        keys = {k: s._key for k, s in statics}
+        return tuple([(i, keys[i]) for i in range(len(args)) if i in keys]
+                     + [(k, keys[k]) for k in kwargs])
 
     @staticmethod
     def _static_key_of(args, kwargs, statics, sig):
