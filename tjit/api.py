@@ -660,13 +660,13 @@ class Jitted:
         elif self._static_fast and not dyn_kwargs and key in self._cache and \
                 all(type(x) is Array for x in leaves):
             if len(leaves) == len(dyn_args):
-                self._fast_cache[self._static_key_of(args, kwargs, statics, sig)] = entry
+                self._fast_cache[self._static_fast_key_of(args, kwargs, statics, sig)] = entry
             else:
                 last = self._last
                 flat = last[0] if last is not None and last[4] == treedef else \
                     flattener(treedef)
                 self._last = (flat, tuple(sig), config.version, entry, treedef,
-                              self._static_keys_of(args, kwargs, statics))
+                              self._static_last_keys(args, kwargs, statics))
         return self._run(entry, raw, leaves)
 
     def _static_fast_key(self, args, kwargs):
@@ -709,7 +709,7 @@ class Jitted:
 
     def _static_as_last(self, args, kwargs):
         """``(entry, leaves, buffers)`` of a call with static arguments whose others are
-        pytrees of tjit Arrays, when its statics (keyed as ``_static_keys_of``), its
+        pytrees of tjit Arrays, when its statics (keyed as ``_static_last_keys``), its
         argument structure and avals are those of the last such call (``self._last``);
         else Nones."""
         last = self._last
@@ -737,7 +737,7 @@ class Jitted:
         return (None, None, None) if raw is None else (last[3], leaves, raw)
 
     @staticmethod
-    def _static_keys_of(args, kwargs, statics):
+    def _static_last_keys(args, kwargs, statics):
         """The statics' keys ``_static_as_last`` compares: ``(position, key)`` in order,
         then ``(name, key)`` in call order."""
         keys = {k: s._key for k, s in statics}
@@ -745,7 +745,7 @@ class Jitted:
                      + [(k, keys[k]) for k in kwargs])
 
     @staticmethod
-    def _static_key_of(args, kwargs, statics, sig):
+    def _static_fast_key_of(args, kwargs, statics, sig):
         """The ``_static_fast_key`` of a call the general path compiled (its statics
         split out, every dynamic argument one Array with ``sig``'s entry)."""
         keys = {k: s._key for k, s in statics}
