@@ -695,17 +695,21 @@ class Jitted:
                 raw.append(v)
             else:
                 return None, None, None
-        named = ()
+        named = []
         if kwargs:
             names = self.sig.static_argnames
-            try:
-                named = tuple([(k, static_key(v)[0]) for k, v in kwargs.items()
-                               if k in names])
-            except TypeError:
-                return None, None, None
-            if len(named) != len(kwargs):
-                return None, None, None
-        return (tuple(sig), named, config.version), dyn, raw
+            for k, v in kwargs.items():
+                t = type(v)
+                if k not in names:
+                    return None, None, None
+                if t in KEYED_AS_IS:
+                    named.append((k, (t, v)))
+                    continue
+                try:
+                    named.append((k, static_key(v)[0]))
+                except TypeError:
+                    return None, None, None
+        return (tuple(sig), tuple(named), config.version), dyn, raw
 
     def _static_as_last(self, args, kwargs):
         """``(entry, leaves, buffers)`` of a call with static arguments whose others are
