@@ -149,6 +149,49 @@ def test_the_source_digest_follows_edits(tmp_path):
     assert pc.files_digest(str(tmp_path)) != before
 
 
+_KEY_AFTER_AN_EDIT = textwrap.dedent("""
+    import os, sys, types
+    import numpy as np
+    import tjit, tjit.numpy as jnp
+    from tjit.xla_like import program_cache as pc
+    from tjit.xla_like.target import CPU
+
+    closed = tjit.make_jaxpr(lambda x: jnp.sin(x) * 2)(np.ones(3, np.float32))
+    if sys.argv[1] == "edited":      # every compiler file changes after the import
+        real_stat = os.stat
+        def stat(path, *args, **kwargs):
+            st = real_stat(path, *args, **kwargs)
+            if os.sep + "xla_like" + os.sep in str(path):
+                return types.SimpleNamespace(st_size=st.st_size + 1,
+                                             st_mtime_ns=st.st_mtime_ns + 10**9)
+            return st
+        os.stat = stat
+    print(pc.program_key(closed, CPU))
+    pc._DIGESTS.clear()               # as a process started after the edit sees them
+    print(pc.program_key(closed, CPU))
+""")
+
+
+def test_a_process_keys_by_the_sources_it_imported(cache):
+    """Compiler sources edited (or upgraded) after a process imported them do not give
+    its programs, compiled by the code it loaded, the edited sources' key: a process
+    started after the edit would read them."""
+    env = dict(os.environ, PYTHONPATH=ROOT, TJIT_PROGRAM_CACHE="1")
+
+    def attempt(n):
+        keys = []
+        for how in ("untouched", "edited"):
+            r = subprocess.run([sys.executable, "-c", _KEY_AFTER_AN_EDIT, how], env=env,
+                               cwd=ROOT, capture_output=True, text=True, timeout=300)
+            assert r.returncode == 0, r.stderr[-2000:]
+            keys.append(r.stdout.split())
+        return keys
+    (loaded, untouched_again), (loaded_edit, new_process) = run_while_sources_hold_still(
+        attempt)
+    assert loaded == untouched_again != "None"
+    assert loaded_edit == loaded and new_process != loaded
+
+
 def test_what_the_key_cannot_name_is_not_cached(cache):
     triple_p = Primitive("test_triple")     # rules outside tjit: edits would go unseen
     triple_p.def_impl(lambda xp, x: x * 3)

@@ -13,8 +13,9 @@ planning (``compile_program``), and its backend skips what it keys on the progra
   budget (``remat``);
 * tjit's version, Python's, NumPy's and sympy's, and a digest of the compiler's source
   files (size and modification time of every file under ``tjit/xla_like``,
-  ``tjit/primitives``, ``tjit/tracing`` and of each module defining a primitive's rules),
-  so an edited or upgraded compiler never reads an old program.
+  ``tjit/primitives``, ``tjit/tracing``, as they were when tjit was imported, and of each
+  module defining a primitive's rules), so an edited or upgraded compiler never reads an
+  old program.
 
 A program the key cannot describe faithfully is not cached: a parameter that is a
 closure, lambda or user object (a callback, say), a primitive whose rules live outside
@@ -307,6 +308,13 @@ def _stat_lines(paths):
         except OSError:
             lines.append(f"{p}:missing\n")
     return "".join(lines)
+
+
+# The compiler's sources as this process loaded them (taken with tjit's import, not at
+# the first compile): files edited or upgraded while the process runs must not lend
+# their key to programs compiled by the code it loaded, which a new process would read.
+for _sub in _COMPILER_DIRS:
+    files_digest(os.path.join(_PKG, _sub))
 
 
 def _tjit_module(name):
