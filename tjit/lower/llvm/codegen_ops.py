@@ -345,7 +345,7 @@ def _nextafter(b, x, y):
 
 def _float_binary(b, op, x, y):
     table = {"add": b.fadd, "sub": b.fsub, "mul": b.fmul, "div": b.fdiv, "rem": b.frem}
-    if op == "rem" and isinstance(x.type, ir.FloatType):
+    if op == "rem" and isinstance(x.type, (ir.FloatType, ir.DoubleType)):
         return emit_fmod(b, x, y)  # exact and vectorizable; frem is a libm call
     if op in table:
         return table[op](x, y)

@@ -29,16 +29,19 @@ _K = 50
 #: float32 exponent differences reach 127 + 149 = 276 = 5 * 50 + 26: 5 scaled steps and
 #: one with s = 0
 _F32_STEPS = 6
+#: float64 (below): exponent differences up to 1024 + 954 = 1978 in phase A (40 steps),
+#: 120 in phase B (3 steps)
+_F64_STEPS_A, _F64_STEPS_B = 40, 3
 
 
 def emit_fmod(b, x, y):
     """C's ``fmod(x, y)`` of two float or double values, bit-exact."""
     if isinstance(x.type, ir.FloatType):
         xd, yd = b.fpext(x, DOUBLE), b.fpext(y, DOUBLE)
-        r = _reduce_normal(b, fcall(b, "fabs", xd), fcall(b, "fabs", yd), _F32_STEPS)
+        r = _steps(b, fcall(b, "fabs", xd), fcall(b, "fabs", yd), _F32_STEPS)
         r = b.fptrunc(r, x.type)
     else:
-        raise NotImplementedError("emit_fmod: float64 is emitted as frem")
+        r = _reduce_f64(b, fcall(b, "fabs", x), fcall(b, "fabs", y))
     return _special_cases(b, x, y, fcall(b, "copysign", r, x))
 
 
@@ -56,21 +59,45 @@ def _exponent_field(b, v):
     return b.and_(b.lshr(b.bitcast(v, I64), ir.Constant(I64, 52)), ir.Constant(I64, 0x7FF))
 
 
-def _reduce_normal(b, a, m, steps):
-    """``a mod m`` for doubles a >= m > 0 whose every scaling ``m * 2^s`` (s up to the
-    exponent difference) and ``(1/m) * 2^-s`` stays a normal double."""
-    em = _exponent_field(b, m)
-    m_bits = b.bitcast(m, I64)
+def _reduce_f64(b, a, m):
+    """``a mod m`` for doubles a >= m > 0 (any finite ones, denormals included)."""
+    # Phase A reduces a modulo m_a = m * 2^120 (a multiple of m) where m is tiny, so
+    # that m_a, 1/m_a and the scaled r of the steps are normal; phase B scales r and m up
+    # by 2^800 (exact: r is a multiple of m's ulp, smaller than m_a) and finishes. Both
+    # factors are 1 where m >= 2^-900.
+    tiny = b.icmp_unsigned("<", _exponent_field(b, m), ir.Constant(I64, 1023 - 900))
+    m_a = b.fmul(m, b.select(tiny, ir.Constant(DOUBLE, 2.0 ** 120), ir.Constant(DOUBLE, 1.0)))
+    r = _steps(b, a, m_a, _F64_STEPS_A, signed_result=True)
+    # |r| < m_a here: phase B's exponent difference is at most 120
+    up = b.select(tiny, ir.Constant(DOUBLE, 2.0 ** 800), ir.Constant(DOUBLE, 1.0))
+    r = _steps(b, b.fmul(r, up), b.fmul(m, up), _F64_STEPS_B)
+    return b.fmul(r, b.select(tiny, ir.Constant(DOUBLE, 2.0 ** -800), ir.Constant(DOUBLE, 1.0)))
+
+
+def _steps(b, a, m, steps, signed_result=False):
+    """Reduce finite ``a`` modulo ``m`` (normal, 2^-954 <= m) in ``steps`` steps of K
+    bits; r in (-m, m) after them, in [0, m) unless ``signed_result``.
+
+    The schedule ``s_i = max(E - K i, 0)`` depends on a's and m's exponents only, so
+    the chain from one step to the next is three float ops (latency is what bounds this
+    loop): ``q = fma(r, w_i, C) - C`` is r * w_i rounded to an integer (C = 1.5 * 2^52;
+    |r w_i| < 2^51), ``r = fma(q, -m * 2^s_i, r)``, with ``w_i = (1/m) * 2^-s_i`` (an
+    exponent-field subtraction: w_i ~ 1/b' is normal wherever s_i > 0, as b' = m 2^s_i
+    <= 2^975 there). Every r is a multiple of ulp(m) * 2^s_i (s_i never grows), so the
+    fma's result, smaller than m 2^s_i, is exact."""
+    sched = b.shl(b.sub(_exponent_field(b, a), _exponent_field(b, m)), ir.Constant(I64, 52))
+    neg_m_bits = b.bitcast(b.fneg(m), I64)
     inv_bits = b.bitcast(b.fdiv(ir.Constant(DOUBLE, 1.0), m), I64)
-    zero, k = ir.Constant(I64, 0), ir.Constant(I64, _K)
-    r = a
-    for _ in range(steps):
-        e = b.sub(b.sub(_exponent_field(b, r), em), k)
-        s = b.shl(b.select(b.icmp_signed(">", e, zero), e, zero), ir.Constant(I64, 52))
-        m_s = b.bitcast(b.add(m_bits, s), DOUBLE)          # m * 2^s
-        inv_s = b.bitcast(b.sub(inv_bits, s), DOUBLE)      # (1/m) * 2^-s
-        q = fcall(b, "rint", b.fmul(r, inv_s))
-        r = fcall(b, "fma", b.fneg(q), m_s, r)
+    round_c = ir.Constant(DOUBLE, 1.5 * 2.0 ** 52)
+    zero, r = ir.Constant(I64, 0), a
+    for i in range(1, steps + 1):
+        e = b.sub(sched, ir.Constant(I64, (_K * i) << 52))
+        s = b.select(b.icmp_signed(">", e, zero), e, zero)       # s_i << 52
+        w = b.bitcast(b.sub(inv_bits, s), DOUBLE)
+        q = b.fsub(fcall(b, "fma", r, w, round_c), round_c)
+        r = fcall(b, "fma", q, b.bitcast(b.add(neg_m_bits, s), DOUBLE), r)  # r - q m 2^s_i
+    if signed_result:
+        return r
     return b.select(b.fcmp_ordered("<", r, ir.Constant(DOUBLE, 0.0)), b.fadd(r, m), r)
 
 
