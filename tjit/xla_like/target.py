@@ -123,19 +123,20 @@ def cpu_row_split(n):
 # fusion.py's materialize cost, itemsize * (1 + consumers)). Means of two runs at load
 # ~14 on 2 vCPUs (AVX-512), which agreed within ~15%. float32 exp is ~4 bytes (at 3
 # rows storing exp(v) ties with recomputing it, as timed), sin 7x that, pow 19x, lgamma
-# ~100x; rem is a libm fmod call per element. div and sqrt hide behind the memory
+# ~100x; rem (an exact branch-free fmod, lower/llvm/fmod.py: 6 reduction steps in
+# float32, 43 in float64) ~15x, 50-77 bytes (two runs; 2300 as a libm fmodf call). div and sqrt hide behind the memory
 # traffic at this size (0-1 bytes): 1 is kept, as for an indexed load (take).
 _CPU_OP_COST = {
     "exp": 4.0, "exp2": 3.0, "expm1": 5.0, "log": 9.0, "log1p": 12.0, "tanh": 4.5,
     "logistic": 11.0, "sin": 29.0, "cos": 29.0, "tan": 30.0, "erf": 16.0, "erfc": 35.0,
     "pow": 76.0, "atan2": 15.0, "cbrt": 15.0, "asin": 22.0, "acos": 26.0, "atan": 12.0,
     "sinh": 20.0, "cosh": 18.0, "asinh": 42.0, "acosh": 37.0, "atanh": 24.0,
-    "lgamma": 390.0, "digamma": 220.0, "rem": 2300.0, "rsqrt": 3.5,
+    "lgamma": 390.0, "digamma": 220.0, "rem": 60.0, "rsqrt": 3.5,
     "div": 1.0, "sqrt": 1.0, "take": 1.0,
 }
 # float64, measured the same way: 2-2.5x float32's bytes for most ops, but 4-5x for
 # the trigonometric ones, tanh and erfc (float64 sin is 4.6x float32's time), ~1x for
-# pow and atan2, and below float32's for lgamma/digamma and rem; div and sqrt (not
+# pow and atan2, and below float32's for lgamma/digamma; rem 344 (1100 as libm fmod); div and sqrt (not
 # listed) stay at f64_cost times float32's. exp measured 7.5-10.4: 8 (the low end) keeps
 # exp(v) over 3 rows recomputed, as timed (3 x 1M: 2.0 ms in one kernel, 6.0 stored).
 _CPU_F64_OP_COST = {
@@ -143,7 +144,7 @@ _CPU_F64_OP_COST = {
     "logistic": 23.0, "sin": 122.0, "cos": 128.0, "tan": 127.0, "erf": 46.0, "erfc": 170.0,
     "pow": 86.0, "atan2": 14.0, "cbrt": 27.0, "asin": 48.0, "acos": 64.0, "atan": 28.0,
     "sinh": 50.0, "cosh": 44.0, "asinh": 91.0, "acosh": 82.0, "atanh": 51.0,
-    "lgamma": 250.0, "digamma": 175.0, "rem": 1100.0, "rsqrt": 12.0,
+    "lgamma": 250.0, "digamma": 175.0, "rem": 340.0, "rsqrt": 12.0,
 }
 assert set(_CPU_OP_COST) >= TRANSCENDENTAL_OPS and set(_CPU_F64_OP_COST) >= TRANSCENDENTAL_OPS
 
