@@ -15,8 +15,14 @@ fmod's result is always representable, so it can be computed exactly with IEEE o
 
 float32 runs the steps in double (every float32 is a normal double, so the 2^s scalings
 are exponent-field adds): 6 steps cover the largest exponent difference (2^127 mod
-2^-149). The special cases are selects: NaN for x = +-inf, y = 0 or a NaN operand, x
-itself where |x| < |y| (y = +-inf included).
+2^-149). float64 takes 43 (``_reduce_f64``: two phases keep every scaled value normal
+where y is tiny). The steps' schedule comes from the operands' exponents alone
+(``_steps``). The special cases are selects: NaN for x = +-inf, y = 0 or a NaN operand,
+x itself where |x| < |y| (y = +-inf included).
+
+Measured (bench_op_costs.py, 1M elements, one thread, loaded 2-vCPU AVX-512 box): float32
+1.0 ms (libm fmodf: ~23), float64 11 ms (libm fmod: 24); float64 is bound by the
+latency of its 43-step chain.
 """
 
 from llvmlite import ir
@@ -108,5 +114,9 @@ def _special_cases(b, x, y, r):
     # NaN operands pass through (x + y); inf mod y and x mod 0 are a fresh NaN
     invalid = b.or_(b.fcmp_unordered(">=", ax, ir.Constant(ty, float("inf"))),
                     b.fcmp_unordered("==", ay, ir.Constant(ty, 0.0)))
-    nan = b.select(b.fcmp_unordered("uno", x, y), b.fadd(x, y), ir.Constant(ty, float("nan")))
+    # the fresh NaN is the x86 default one (sign set), as libm's fmod (and NumPy) give:
+    # a narrow type without NaN converts it by its bits (float4_e2m1fn: +0, not -0)
+    ity = ir.IntType(32 if isinstance(ty, ir.FloatType) else 64)
+    default_nan = b.bitcast(ir.Constant(ity, 0xFFC00000 if ity.width == 32 else 0xFFF8 << 48), ty)
+    nan = b.select(b.fcmp_unordered("uno", x, y), b.fadd(x, y), default_nan)
     return b.select(invalid, nan, r)
