@@ -5,8 +5,8 @@ autodiff formula that cancels catastrophically (grad of sin(t)/t near 0 subtract
 near 1/t; grad of log(1 + exp(x)) for large x divides two overflowing numbers). This hunt
 evaluates grad of every elementwise function of tjit.numpy, tjit.scipy.special and tjit.nn at
 points where such formulas break down -- 0, +-1e-3 .. 1e-30, subnormals, near 1, large |x|
-(1e3 .. 1e30), near overflow thresholds -- and compares with mpmath.diff at 50 digits (at the
-float's exact value), in ulps of the true derivative in the working dtype (an absolute floor
+(1e3 .. 1e30), near overflow thresholds -- and compares with an mpmath central difference at
+150 digits, step 1e-40 relative (1e-70 at 0), at the float's exact value, in ulps of the true derivative in the working dtype (an absolute floor
 of the dtype's tiny where the true derivative is ~0).
 
 A grad is flagged when it is more than --ulps (default 1e3) ulps off while the function's own
@@ -44,7 +44,7 @@ import tjit.scipy.special  # noqa: E402,F401
 import tjit.nn  # noqa: E402,F401
 
 tjit.config.update("jax_enable_x64", True)
-mp.mp.dps = 90  # steps of 1e-40 relative leave ~50 digits in each difference
+mp.mp.dps = 150  # a 1e-70 step at 0 must still resolve f' ~ 1e-22 beside f ~ 50
 
 
 def _real(f):
