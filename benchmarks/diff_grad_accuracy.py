@@ -6,8 +6,8 @@ near 1/t; grad of log(1 + exp(x)) for large x divides two overflowing numbers). 
 evaluates grad of every elementwise function of tjit.numpy, tjit.scipy.special and tjit.nn at
 points where such formulas break down -- 0, +-1e-3 .. 1e-30, subnormals, near 1, large |x|
 (1e3 .. 1e30), near overflow thresholds -- and compares with an mpmath central difference at
-150 digits, step 1e-40 relative (1e-70 at 0), at the float's exact value, in ulps of the true derivative in the working dtype (an absolute floor
-of the dtype's tiny where the true derivative is ~0).
+150 digits, step 1e-40 relative (1e-70 at 0), at the float's exact value, in ulps of the true
+derivative in the working dtype (an absolute floor of the dtype's tiny where it is ~0).
 
 A grad is flagged when it is more than --ulps (default 1e3) ulps off while the function's own
 value there is within --value-ulps (default 64) ulps (a bad value is value-accuracy's hunt).
