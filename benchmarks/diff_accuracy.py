@@ -11,6 +11,9 @@ importable) JAX's error at tjit's worst point say who shares the problem.
     /work/jaxvenv/bin/python benchmarks/diff_accuracy.py            # with JAX
     .venv/bin/python benchmarks/diff_accuracy.py --only erf,ndtr    # some cases
     ... --verbose    # every flagged point, not just the worst
+
+Known: the expi float32 case has not finished in 10 minutes on a loaded 2-core box (not
+yet bisected between tjit, JAX and the reference); run the cases after it with --only.
 """
 
 import argparse
@@ -186,7 +189,9 @@ def build_cases():
     add("erfcx", getattr(tsp, "erfcx", None), lambda x: mp.exp(x * x) * mp.erfc(x),
         _x(grid(logspace(-10, 10, 30), -logspace(-10, 1.4, 15))),
         ss.erfcx, jax and getattr(jsp, "erfcx", None))
-    add("ndtr", tsp.ndtr, mp.ncdf, _x(grid(lin(-38, 9, 95), logspace(-20, 0, 10, (-1, 1)))),
+    add("ndtr", tsp.ndtr, mp.ncdf, _x(grid(lin(-38, 9, 95), -logspace(0, 1.58, 25), logspace(-20, 0, 10, (-1, 1)))),
+        # (the non-round points matter: at a half-integer x, (x / sqrt 2)**2 rounds back
+        # to x**2 / 2, hiding the ~x**2 ulp an erfc that squares its argument loses)
         ss.ndtr, jax and jsp.ndtr)
     add("ndtri", tsp.ndtri, lambda p: mp.sqrt(2) * mp.erfinv(2 * p - 1),
         _x(grid(logspace(-300, -0.31, 40), near(0.5, -12, -1, 10), 1 - logspace(-16, -1, 15))),
