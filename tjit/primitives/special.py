@@ -36,6 +36,7 @@ from tjit.primitives.elementwise import (
     lgamma_p,
     log1p_p,
     log_p,
+    lt_p,
     mul_p,
     neg_p,
     rem_p,
@@ -185,10 +186,14 @@ _r.defjvp2(bessel_i0e_p, lambda g, ans, x: _mul(g, _sub(bessel_i1e_p.bind(x),
 
 
 def _i1e_jvp(g, ans, x):
-    zero = eq_p.bind(x, _const(x, 0))
-    safe = select_n_p.bind(zero, x, _const(x, 1))
-    d = _sub(bessel_i0e_p.bind(x), _mul(ans, _add(sign_p.bind(x), _div(_const(x, 1), safe))))
-    return _mul(g, select_n_p.bind(zero, d, _const(x, 0.5)))
+    # i1e / x is taken as ans / x (1/x overflows at subnormal x, and inf * ans gave -inf);
+    # below sqrt(eps) the Maclaurin slope 1/2 - |x| (next term ~x^2) is exact and avoids the
+    # ratio of two rounded subnormals.
+    ax = abs_p.bind(x)
+    small = lt_p.bind(ax, _const(x, np.sqrt(np.finfo(_const(x, 0).dtype).eps)))
+    safe = select_n_p.bind(small, x, _const(x, 1))
+    d = _sub(_sub(bessel_i0e_p.bind(x), _mul(ans, sign_p.bind(x))), _div(ans, safe))
+    return _mul(g, select_n_p.bind(small, d, _sub(_const(x, 0.5), ax)))
 
 
 _r.defjvp2(bessel_i1e_p, _i1e_jvp)
