@@ -40,3 +40,40 @@ def test_i1e_slope_near_zero_and_subnormal(dtype, x64):
     g = np.asarray(g, np.float64)
     want = np.array([_i1e_slope(x) for x in xs])
     np.testing.assert_allclose(g, want, rtol=64 * fi.eps, atol=0)  # a few ulps of i0e - i1e - i1e/x
+
+
+def _check_slopes(f, slope, xs, dtype, ulps):
+    """grad(f) at the float points xs (dtype) within ulps of slope (an mpmath closed form)."""
+    xs = np.asarray(xs, dtype)
+    g = tjit.vmap(tjit.grad(f))(jnp.asarray(xs))
+    assert g.dtype == dtype
+    with mp.workdps(60):
+        want = np.array([float(slope(mp.mpf(float(x)))) for x in xs])
+    fi = np.finfo(dtype)  # (a subnormal slope is good to its spacing, smallest_subnormal)
+    np.testing.assert_allclose(np.asarray(g, np.float64), want, rtol=ulps * fi.eps,
+                               atol=ulps * float(fi.smallest_subnormal))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_expit_slope_where_expit_rounds_to_one(dtype, x64):
+    # s (1 - s) with s rounded to 1: float32 grad at 60 was 0 (true 8.76e-27; JAX 0)
+    xs = [-700.0, -100.0, -60.0, -17.0, -1.0, 0.0, 0.5, 3.0, 17.0, 30.0, 60.0, 100.0, 700.0]
+    if dtype == np.float32:
+        xs = [x for x in xs if abs(x) <= 100]
+    slope = lambda x: mp.exp(-abs(x)) / (1 + mp.exp(-abs(x))) ** 2  # noqa: E731
+    _check_slopes(sp.expit, slope, xs, dtype, ulps=8)
+    _check_slopes(tjit.nn.sigmoid, slope, xs, dtype, ulps=8)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_log_ndtr_slope_in_the_lower_tail(dtype, x64):
+    # exp(log_phi - log_ndtr) loses ulp(x**2 / 2): float32 at -1e3 gave 998.5 (true 1000),
+    # at -1e5 1, at -1e20 NaN (JAX shares all)
+    xs = [-1e30, -1e20, -1e5, -1e3, -40.0, -37.5, -10.5, -5.5, -5.0, -4.5, -2.0, -0.5, 0.0,
+          1.0, 3.0]
+    if dtype == np.float32:
+        xs = [x for x in xs if x > -1e20] + [-1e19, -3e38]
+
+    def slope(x):  # below -1e8 mpmath's erfc fails; there pdf/cdf = -x - 1/x + 2/x^3 + O(x^-5)
+        return -x - 1 / x + 2 / x ** 3 if x < -1e8 else mp.npdf(x) / mp.ncdf(x)
+    _check_slopes(sp.log_ndtr, slope, xs, dtype, ulps=16)

@@ -786,9 +786,10 @@ _r.defjvp2(sqrt_p, lambda g, ans, x: _mul(g, _div(_const(x, 0.5), ans)))
 _r.defjvp2(rsqrt_p, lambda g, ans, x: _mul(g, _mul(_const(x, -0.5), _div(ans, x))))
 _r.defjvp2(cbrt_p, lambda g, ans, x: _mul(g, _mul(_const(x, 1 / 3),
                                                    integer_pow_p.bind(ans, y=-2))))
-# tanh' = (1 + ans)(1 - ans), logistic' = ans (1 - ans): no cancellation near saturation
+# tanh' = (1 + ans)(1 - ans); logistic' = ans logistic(-x): 1 - ans would round to 0 once
+# ans rounds to 1 (float32 x > 17: grad at 60 gave 0, true 8.8e-27), logistic(-x) keeps it
 _r.defjvp2(tanh_p, lambda g, ans, x: _mul(_add(g, _mul(g, ans)), _sub(_const(x, 1), ans)))
-_r.defjvp2(logistic_p, lambda g, ans, x: _mul(g, _mul(ans, _sub(_const(ans, 1), ans))))
+_r.defjvp2(logistic_p, lambda g, ans, x: _mul(g, _mul(ans, logistic_p.bind(_neg(x)))))
 _r.defjvp(erf_p, lambda g, x: _mul(_const(x, 2 / np.sqrt(np.pi)),
                                    _mul(g, exp_p.bind(_neg(_sq(x))))))
 _r.defjvp(erfc_p, lambda g, x: _mul(_const(x, -2 / np.sqrt(np.pi)),
