@@ -104,3 +104,19 @@ def test_accurate_special_functions_stay_accurate(x64, dtype, name, ref, xs):
 ])
 def test_cancellation_prone_jnp_stays_accurate(x64, dtype, name, ref, xs):
     _check(getattr(tnp, name), ref, xs, dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("weight", [1.0, 2.0, 1e3])
+def test_logsumexp_with_cancelling_weights(x64, dtype, weight):
+    """log(b e^x - 1) as logsumexp([x, 0], b=[b, -1]): exp rounded the small difference
+    away (float32 x=1e-12, b=1 gave -inf, true -27.63; at x=1.87e-7 eager and jit
+    disagreed by 4e6 ulp) and log of a sum near 1 dropped its small part (b=2, x=1e-12
+    gave 1e-12, true 2e-12). Also the ordinary range up to x=300."""
+    xs = np.concatenate([np.geomspace(1e-12, 1.0, 10), [1.87e-7, 3.0, 30.0, 300.0]])
+
+    def fn(x):
+        return tsp.logsumexp(tnp.stack([x, tnp.zeros_like(x)], -1),
+                             b=tnp.stack([tnp.full_like(x, weight), -tnp.ones_like(x)], -1),
+                             axis=-1)
+    _check(fn, lambda x: mp.log(weight * mp.exp(x) - 1), xs, dtype)

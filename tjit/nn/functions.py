@@ -354,18 +354,51 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
     amax = _reduce(lax.reduce_max, a_safe, axes, True)
     # all -inf (or +inf/NaN) maxima: shift by 0 so the result is -inf/inf/NaN, not NaN
     amax = lax.stop_gradient(jnp.where(jnp.isfinite(amax), amax, 0))
-    exp_a = jnp.exp(jnp.subtract(a_safe, amax))
-    if b is not None:
-        exp_a = _masked(jnp.multiply(exp_a, b), where, 0)
-    sumexp = _reduce(lax.reduce_sum, exp_a, axes, keepdims)
+    shifted = jnp.subtract(a_safe, amax)
+    if b is None:
+        sumexp = _reduce(lax.reduce_sum, jnp.exp(shifted), axes, keepdims)
+    else:
+        sumexp, sumexp_m1 = _weighted_sumexp(shifted, b, where, axes, keepdims)
     sign = jnp.sign(sumexp)
     amax = amax if keepdims else lax.reshape(amax, tuple(sumexp.shape))
-    out = jnp.add(jnp.log(jnp.abs(sumexp)), amax)
+    if b is None:
+        log_abs = jnp.log(sumexp)
+    else:  # a sum near 1 keeps its small part: log1p(sum - 1), the difference formed exactly
+        near_one = jnp.less(jnp.abs(sumexp_m1), 0.5)
+        log_abs = jnp.where(near_one, jnp.log1p(jnp.where(near_one, sumexp_m1, 0)),
+                            jnp.log(jnp.abs(sumexp)))
+    out = jnp.add(log_abs, amax)
     if return_sign:
         return out, sign
     if b is not None:
         out = jnp.where(jnp.less(sign, 0), np.nan, out)
     return out
+
+
+def _weighted_sumexp(shifted, b, where, axes, keepdims):
+    """``sum(b * exp(shifted))`` (``shifted <= 0``) and that sum minus 1, without losing
+    the cancellation.
+
+    Weights of both signs cancel: ``exp(1e-12) - 1`` in float32 is ``1 - 1`` = 0, as
+    ``exp`` rounds the information away before the sum. Written as
+    ``sum(b) + sum(b * expm1(shifted))``, the leading parts cancel exactly in ``sum(b)``
+    and the small differences survive in ``expm1``. That form's rounding error is
+    ``eps * sum|b expm1|`` against ``eps * sum|b exp|`` for the plain one, so it is used
+    where it is smaller (shifts mostly above -log 2); the plain sum elsewhere.
+    """
+    exp_part = _masked(jnp.multiply(jnp.exp(shifted), b), where, 0)
+    em1_part = _masked(jnp.multiply(jnp.expm1(shifted), b), where, 0)
+    b_part = _masked(jnp.broadcast_to(b, shifted.shape), where, 0)
+    plain = _reduce(lax.reduce_sum, exp_part, axes, keepdims)
+    b_sum = _reduce(lax.reduce_sum, b_part, axes, keepdims)
+    em1_sum = _reduce(lax.reduce_sum, em1_part, axes, keepdims)
+    err_plain = _reduce(lax.reduce_sum, jnp.abs(exp_part), axes, keepdims)
+    err_split = _reduce(lax.reduce_sum, jnp.abs(em1_part), axes, keepdims)
+    use_split = jnp.less(err_split, err_plain)
+    total = jnp.where(use_split, jnp.add(b_sum, em1_sum), plain)
+    total_m1 = jnp.where(use_split, jnp.add(jnp.subtract(b_sum, 1), em1_sum),
+                         jnp.subtract(plain, 1))
+    return total, total_m1
 
 
 def logmeanexp(x, axis=None, where=None, keepdims=False):
