@@ -198,3 +198,82 @@ def test_half_precision_func_of_another_dtype_is_named():
                                         "bfloat16, got float32"):
         odeint(decay_forced, jnp.ones(2, jnp.bfloat16), jnp.asarray(HALF_TS, jnp.float32),
                jnp.bfloat16(0.7))
+
+
+# -- output times the steps do not reach: NaN, never an extrapolation ---------------------
+def _solve_grow(mxstep, ts=TS):
+    return odeint(lambda y, t: y, jnp.ones(2), jnp.asarray(ts), mxstep=mxstep)
+
+
+def test_output_times_mxstep_does_not_reach_are_nan_and_reached_ones_exact():
+    # dy/dt = y, y(0) = 1 with mxstep=3 read 2.71468 at t = 1 (e = 2.71828; JAX too): the
+    # last step's polynomial extrapolated, with no error control.
+    # The step sequence does not depend on mxstep (the next output time goes on from
+    # where the steps stopped: with 4 steps per output time, all but t = 0.4 are
+    # reached), so the times reached have the unlimited solve's bits
+    full = np.asarray(_solve_grow(np.inf))
+    np.testing.assert_allclose(full, np.exp(TS)[:, None] * [1, 1], rtol=1e-7)
+    short = np.asarray(_solve_grow(4))
+    reached = ~np.isnan(short[:, 0])
+    assert reached[0] and not reached.all() and reached[1:].any(), short
+    np.testing.assert_array_equal(np.isnan(short[:, 1]), ~reached)
+    np.testing.assert_array_equal(short[reached], full[reached])
+    got = np.asarray(odeint(lambda y, t: y, jnp.ones(1), jnp.array([0.0, 1.0]), mxstep=3))
+    assert got[0, 0] == 1.0 and np.isnan(got[1, 0])
+
+
+def test_unreached_times_are_nan_under_jit_and_vmap_as_a_python_loop():
+    full = np.asarray(_solve_grow(np.inf))
+    np.testing.assert_array_equal(np.asarray(tjit.jit(_solve_grow, static_argnums=0)(4)),
+                                  np.asarray(_solve_grow(4)))
+    rates = np.array([0.05, 1.0, 6.0])        # (all, some and none of TS[1:] reached)
+
+    def solve(a):
+        return odeint(lambda y, t, a: a * y, jnp.ones(2), jnp.asarray(TS), a, mxstep=4)
+    got = np.asarray(tjit.jit(tjit.vmap(solve))(jnp.asarray(rates)))
+    want = np.stack([np.asarray(solve(a)) for a in rates])
+    np.testing.assert_array_equal(got, want)
+    nan_rows = [np.isnan(w[:, 0]).sum() for w in want]
+    assert nan_rows[0] == 0 and 0 < nan_rows[1] < len(TS) - 1 and nan_rows[2] == len(TS) - 1
+    np.testing.assert_array_equal(want[1][~np.isnan(want[1][:, 0])],
+                                  full[~np.isnan(want[1][:, 0])])
+
+
+def test_debug_nans_names_odeint_mxstep_and_the_time_reached():
+    jitted = tjit.jit(_solve_grow, static_argnums=0)
+    for call in (lambda: _solve_grow(4), lambda: jitted(4)):
+        with tjit.debug_nans(), pytest.raises(
+                FloatingPointError, match=r"odeint: the solution did not reach the output "
+                                          r"time 0\.4: mxstep=4 steps were not enough, "
+                                          r"stopping at t=0\.3"):
+            call()
+    with tjit.debug_nans():                   # (reached: no NaN made on the way)
+        np.testing.assert_array_equal(np.asarray(_solve_grow(np.inf)),
+                                      np.asarray(_solve_grow(np.inf)))
+
+
+def test_gradient_through_an_unreached_time_is_nan_not_a_wrong_number():
+    def loss(a, mxstep):
+        return jnp.sum(odeint(lambda y, t, a: a * y, jnp.ones(2), jnp.asarray(TS), a,
+                              mxstep=mxstep)[-1])
+    np.testing.assert_allclose(float(tjit.grad(loss)(1.0, np.inf)),
+                               2 * TS[-1] * np.exp(TS[-1]), rtol=1e-6)
+    assert np.isnan(float(tjit.grad(loss)(6.0, 3)))
+
+
+@pytest.mark.parametrize("dtype", HALF)
+def test_half_precision_states_under_vmap_match_a_python_loop(dtype):
+    # (stepped in float32 and rounded once: the batch changes nothing of that; the last
+    # rate, stiff, does not reach t = 0.5 in 8 steps, and its NaN survives the rounding)
+    def solve(y0, a):
+        return odeint(lambda y, t, a: a * y, y0, jnp.asarray(HALF_TS, jnp.float32), a,
+                      mxstep=8)
+    y0s = jnp.asarray([[1.0, -0.5], [0.25, 2.0], [1.0, 1.0]], dtype)
+    rates = jnp.asarray([2.0, -1.0, -200.0], dtype)
+    got = tjit.vmap(solve)(y0s, rates)
+    want = np.stack([np.asarray(solve(y0, a), np.float64) for y0, a in zip(y0s, rates)])
+    assert got.dtype == dtype
+    np.testing.assert_array_equal(np.asarray(got, np.float64), want)
+    _within_half_precision(got[0], np.exp(2 * HALF_TS)[:, None] * [1.0, -0.5], dtype)
+    _within_half_precision(got[1], np.exp(-HALF_TS)[:, None] * [0.25, 2.0], dtype)
+    assert np.isnan(np.asarray(got[2, 1:], np.float64)).all()

@@ -23,6 +23,7 @@ import numpy as np
 import tjit
 import tjit.numpy as jnp
 from tjit import lax
+from tjit.config import config
 from tjit.custom_derivatives import closure_convert, custom_vjp
 from tjit.flatten_util import ravel_pytree
 from tjit.tracing.core import get_aval, is_eager
@@ -63,7 +64,13 @@ def odeint(func, y0, t, *args, rtol=1.4e-8, atol=1.4e-8, mxstep=np.inf, hmax=np.
       *args: extra arguments of ``func`` (arrays, scalars or pytrees of them);
         gradients flow to them.
       rtol, atol: the local error tolerances.
-      mxstep: the most steps taken to reach each output time.
+      mxstep: the most steps (accepted or rejected) taken to reach each output time.
+        An output time the steps do not reach (``mxstep`` spent, or the step size
+        falling to 0 or NaN) is NaN, and so are gradients through the solve; JAX
+        returns the last step's extrapolation there, with no error control. The
+        solve goes on from where it stopped, so later times may be reached. Under
+        ``tjit.debug_nans()`` it raises ``FloatingPointError`` naming the time, the
+        cause and the time reached.
       hmax: the largest step.
 
     A state in a float narrower than float32 (float16, bfloat16) is stepped in
@@ -243,6 +250,28 @@ def _next_step(dt, ratio, safety=0.9, ifactor=10.0, dfactor=0.2, order=5.0):
     return jnp.where(ratio == 0, dt * ifactor, dt * factor)
 
 
+def _unless_short(y, t, dt, target_t, mxstep):
+    """``y`` at ``target_t`` when the steps reached it, else NaN. Steps stop short when
+    ``mxstep`` of them are spent or the step size falls to 0 or NaN (a NaN derivative);
+    the dense output would then extrapolate the last step (dy/dt = y to t = 1 with
+    mxstep=3 read 29312, not e = 2.7; JAX returns that). A traced condition cannot
+    raise, so the value is NaN; where the values are concrete (``disable_jit``, and the
+    op-by-op re-run of ``debug_nans`` under jit) ``debug_nans`` raises naming the cause.
+    The solve goes on from where it stopped, so later output times can be reached."""
+    reached = t >= target_t
+    if is_eager():          # (the values are concrete)
+        if bool(reached):
+            return y        # (no NaN operand: debug_nans checks every op's output)
+        if config.debug_nans:
+            cause = (f"its step size fell to {float(dt)}" if not dt > 0
+                     else f"mxstep={mxstep} steps were not enough")
+            raise FloatingPointError(
+                f"odeint: the solution did not reach the output time {float(target_t)}: "
+                f"{cause}, stopping at t={float(t)}; raise mxstep, loosen rtol/atol, or "
+                f"check func for NaNs (the output there is NaN)")
+    return jnp.where(reached, y, jnp.nan)
+
+
 @functools.partial(custom_vjp, nondiff_argnums=(0, 1, 2, 3, 4))
 def _odeint(func, rtol, atol, mxstep, hmax, y0, ts, *args):
     def f(y, t):
@@ -264,9 +293,10 @@ def _odeint(func, rtol, atol, mxstep, hmax, y0, ts, *args):
             return [jnp.where(ratio <= 1.0, a, r) for a, r in zip(accepted, rejected)]
 
         _, *carry = lax.while_loop(more_steps, step, [0] + carry)
-        _, _, t, _, last_t, coeffs = carry
+        _, _, t, dt, last_t, coeffs = carry
         fraction = (target_t - last_t) / (t - last_t)
-        return carry, jnp.polyval(coeffs, fraction.astype(coeffs.dtype))
+        y = jnp.polyval(coeffs, fraction.astype(coeffs.dtype))
+        return carry, _unless_short(y, t, dt, target_t, mxstep)
 
     f0 = f(y0, ts[0])
     dt = jnp.clip(_initial_step(f, ts[0], y0, 4, rtol, atol, f0), 0.0, hmax)
