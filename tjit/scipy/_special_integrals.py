@@ -57,11 +57,28 @@ def _erfcx_real(x):
 
 
 @_erfcx_real.defjvp
-def _erfcx_jvp(primals, tangents):  # JAX's: d/dx erfcx = 2 x erfcx(x) - 2 / sqrt(pi)
+def _erfcx_jvp(primals, tangents):  # d/dx erfcx = 2 x erfcx(x) - 2 / sqrt(pi)
     (x,), (dx,) = primals, tangents
     out = _erfcx_real(x)
+    # JAX's 2 x erfcx - 2/sqrt(pi) cancels for large x (the slope is ~ -1/(sqrt(pi) x^2)):
+    # float32 at 1e5 gave -1.19e-7 (true -5.64e-11). From 2 on it is -2 r(x) erfcx(x), r the
+    # tail of erfc's continued fraction (see _erfc_cf_tail), with no subtraction.
+    far = x >= 2
     # a Python float, weakly typed: np.float64 would promote a float32 tangent
-    return out, (2 * x * out - float(2 / np.sqrt(np.pi))) * dx
+    near = 2 * x * out - float(2 / np.sqrt(np.pi))
+    xc = x if x.dtype in (np.float32, np.float64) else x.astype(np.float32)
+    tail = _erfc_cf_tail(jnp.where(far, xc, 2)).astype(x.dtype)
+    return out, jnp.where(far, -2 * tail * out, near) * dx
+
+
+def _erfc_cf_tail(x):
+    """r in sqrt(pi) erfcx(x) = 1 / (x + r), r = (1/2) / (x + 1 / (x + (3/2) / (x + ...)))
+    (coefficients k/2), 64 levels: relative error < 1e-16 for x >= 2, less as x grows; the
+    levels add positives only. Then erfcx' = 2 x erfcx - 2/sqrt(pi) = -2 r erfcx exactly."""
+    d = x
+    for k in range(64, 1, -1):
+        d = x + (k / 2) / d
+    return 0.5 / d
 
 
 # -- exponential integrals --------------------------------------------------------------------
