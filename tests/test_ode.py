@@ -1,6 +1,8 @@
 """``tjit.experimental.ode.odeint`` against closed forms, SciPy's solve_ivp and finite
 differences of the solution (the adjoint gradients), in float64."""
 
+import re
+
 import numpy as np
 import pytest
 import scipy.integrate
@@ -8,6 +10,7 @@ import scipy.integrate
 import tjit
 import tjit.numpy as jnp
 from tjit import compile_log
+from tjit.experimental import checkify
 from tjit.experimental.ode import odeint
 
 pytestmark = pytest.mark.usefixtures("x64")
@@ -277,3 +280,18 @@ def test_half_precision_states_under_vmap_match_a_python_loop(dtype):
     _within_half_precision(got[0], np.exp(2 * HALF_TS)[:, None] * [1.0, -0.5], dtype)
     _within_half_precision(got[1], np.exp(-HALF_TS)[:, None] * [0.25, 2.0], dtype)
     assert np.isnan(np.asarray(got[2, 1:], np.float64)).all()
+
+
+def test_checkify_reports_an_unreached_time_eager_jit_and_vmap():
+    def solve(y0):
+        return odeint(lambda y, t: y, y0, jnp.asarray(TS), mxstep=4)
+    checked = checkify.checkify(solve)
+    for call in (checked, tjit.jit(checked),
+                 lambda y0: checkify.checkify(tjit.vmap(solve))(jnp.stack([y0, y0]))):
+        err, ys = call(jnp.ones(2))
+        assert np.isnan(np.asarray(ys)).any()
+        assert re.match(r"odeint: the solution did not reach the output time 0\.4: "
+                        r"mxstep=4 steps were spent, or the step size \(now [0-9.e-]+\) "
+                        r"fell to 0 or NaN; stopped at t=0\.3", err.get()), err.get()
+    err, _ = checked(jnp.ones(2) * 1e-3)      # (reached: atol dominates, fewer steps)
+    assert err.get() is None

@@ -22,7 +22,7 @@ import numpy as np
 
 import tjit
 import tjit.numpy as jnp
-from tjit import lax
+from tjit import _checkify as checkify, lax
 from tjit.config import config
 from tjit.custom_derivatives import closure_convert, custom_vjp
 from tjit.flatten_util import ravel_pytree
@@ -70,7 +70,8 @@ def odeint(func, y0, t, *args, rtol=1.4e-8, atol=1.4e-8, mxstep=np.inf, hmax=np.
         returns the last step's extrapolation there, with no error control. The
         solve goes on from where it stopped, so later times may be reached. Under
         ``tjit.debug_nans()`` it raises ``FloatingPointError`` naming the time, the
-        cause and the time reached.
+        cause and the time reached; under ``checkify.checkify`` it is a failed check
+        with that message.
       hmax: the largest step.
 
     A state in a float narrower than float32 (float16, bfloat16) is stepped in
@@ -253,11 +254,12 @@ def _next_step(dt, ratio, safety=0.9, ifactor=10.0, dfactor=0.2, order=5.0):
 def _unless_short(y, t, dt, target_t, mxstep):
     """``y`` at ``target_t`` when the steps reached it, else NaN. Steps stop short when
     ``mxstep`` of them are spent or the step size falls to 0 or NaN (a NaN derivative);
-    the dense output would then extrapolate the last step (dy/dt = y to t = 1 with
-    mxstep=3 read 29312, not e = 2.7; JAX returns that). A traced condition cannot
-    raise, so the value is NaN; where the values are concrete (``disable_jit``, and the
-    op-by-op re-run of ``debug_nans`` under jit) ``debug_nans`` raises naming the cause.
-    The solve goes on from where it stopped, so later output times can be reached."""
+    the dense output would then extrapolate the last step, with no error control
+    (dy/dt = y, y(0) = 1 to t = 1 with mxstep=3 read 2.71468, not e = 2.71828; JAX
+    returns that). A traced condition cannot raise, so the value is NaN; under
+    ``checkify`` it is an error, and where the values are concrete (``disable_jit``,
+    the op-by-op re-run of ``debug_nans`` under jit) ``debug_nans`` raises naming the
+    cause. The solve goes on from where it stopped, so later times can be reached."""
     reached = t >= target_t
     if is_eager():          # (the values are concrete)
         if bool(reached):
@@ -269,6 +271,11 @@ def _unless_short(y, t, dt, target_t, mxstep):
                 f"odeint: the solution did not reach the output time {float(target_t)}: "
                 f"{cause}, stopping at t={float(t)}; raise mxstep, loosen rtol/atol, or "
                 f"check func for NaNs (the output there is NaN)")
+    checkify.debug_check(    # (under checkify: an error; else nothing is staged)
+        reached, "odeint: the solution did not reach the output time {}: mxstep="
+        f"{mxstep} steps were spent, or the step size (now {{}}) fell to 0 or NaN; "
+        "stopped at t={}; raise mxstep, loosen rtol/atol, or check func for NaNs",
+        target_t, dt, t)
     return jnp.where(reached, y, jnp.nan)
 
 
