@@ -89,3 +89,18 @@ def test_erfcx_slope_for_large_x(dtype, x64):
         return 2 * x * e - 2 / mp.sqrt(mp.pi)
     with mp.workdps(120):  # the subtraction above loses ~2 log10(x) digits
         _check_slopes(sp.erfcx, slope, xs, dtype, ulps=16)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_dawsn_slope_for_large_x(dtype, x64):
+    # 1 - 2 x dawsn cancels: float32 at 1e3 and 1e5 was far off (JAX shares); the slope there
+    # is -c in dawsn = (1 + c) / (2x)
+    xs = [3.5, 5.0, 6.25, 7.0, 19.99, 20.0, 25.0, 30.0, 99.0, 100.0, 300.0, 1e3, 1e5, 1e10, 1e15, 1e19, 1e30]
+    xs = xs + [-x for x in xs]
+
+    def slope(x):  # dawsn = sqrt(pi)/2 exp(-x^2) erfi(x); that cancels past 120 digits
+        if abs(x) > 1e10:  # beyond 1e10, the series -1/(2x^2) - 3/(4x^4) - O(x^-6)
+            return -1 / (2 * x * x) - 3 / (4 * x ** 4)
+        return 1 - 2 * x * mp.sqrt(mp.pi) / 2 * mp.exp(-x * x) * mp.erfi(x)
+    with mp.workdps(120):
+        _check_slopes(sp.dawsn, slope, xs, dtype, ulps=16)

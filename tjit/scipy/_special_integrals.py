@@ -334,14 +334,34 @@ def _dawsn_impl(x):
     r2 = (ax >= 3.25) & (ax < 6.25)
     a1 = jnp.where(r1, ax, 1)  # each region sees only its own range (no inf / inf)
     v1 = a1 * _poly(_DAWSN_AN, a1 * a1) / _poly(_DAWSN_AD, a1 * a1)
+    a = jnp.where(r1, 1, ax)
+    vtail = 0.5 / a * (1 + _dawsn_tail_correction(a))
+    return jnp.sign(x) * jnp.where(r1, v1, vtail)
 
-    def tail(mask, num, den):
-        a = jnp.where(mask, ax, 1)
-        t = 1 / (a * a)
-        return 0.5 / a * (1 + t * _poly(num, t) / _poly(den, t))
-    v2 = tail(r2, _DAWSN_BN, _DAWSN_BD)
-    v3 = tail(ax >= 6.25, _DAWSN_CN, _DAWSN_CD)
-    return jnp.sign(x) * jnp.where(r1, v1, jnp.where(r2, v2, v3))
+
+#: (2n+1)!! / 2^n, n = 9 .. 0 (highest power first): 2c / t in 1/t = a^2
+_DAWSN_ASYMPTOTIC = [float(np.prod(np.arange(1, 2 * n + 2, 2)) / 2 ** n) for n in range(9, -1, -1)]
+
+
+def _dawsn_tail_correction(a):
+    """c in dawsn(a) = (1 + c) / (2 a) for a >= 3.25 (Cody's rationals in 1/a^2; ~1/(2 a^2)).
+    It is also -dawsn'(a) = 2 a dawsn(a) - 1 there, without the subtraction."""
+    r2 = a < 6.25
+    y = 1 / a
+    t = y * y  # (1 / (a * a) overflows to 1/inf = 0 for float32 a > 1.8e19: c would be 0)
+
+    def rational(mask, num, den):
+        tm = jnp.where(mask, t, 0.01)  # each rational sees only its own range
+        ym = jnp.where(mask, y, 0.1)
+        return ym * (ym * _poly(num, tm) / _poly(den, tm))
+    # Cody's rationals make 1 + c good to an ulp, but c itself only to ~1e-14 (float64) as
+    # a -> inf (the slope -c at 1e5 was 74 ulps off); from 20 on the asymptotic series
+    # c = sum (2n-1)!! / (2 a^2)^n, 10 terms, is good to < 1e-17
+    far = a >= 20
+    tf = jnp.where(far, t, 1 / 400)
+    series = 0.5 * jnp.where(far, y, 0.05) ** 2 * _poly(_DAWSN_ASYMPTOTIC, tf)
+    return jnp.where(far, series, jnp.where(r2, rational(r2, _DAWSN_BN, _DAWSN_BD),
+                                            rational(~r2, _DAWSN_CN, _DAWSN_CD)))
 
 
 @custom_jvp
@@ -365,7 +385,13 @@ def dawsn(x):
 def _dawsn_jvp(primals, tangents):  # d/dx dawsn = 1 - 2 x dawsn(x)
     (x,), (dx,) = primals, tangents
     out = dawsn(x)
-    return out, (1 - 2 * x * out) * dx
+    # 1 - 2 x dawsn cancels for large |x| (the slope is ~ -1/(2 x^2)); from |x| = 3.25 on,
+    # where dawsn = (1 + c) / (2|x|), the slope is -c, from the same rationals
+    ax = jnp.abs(x)
+    far = ax >= 3.25
+    xc = ax if x.dtype in (np.float32, np.float64) else ax.astype(np.float32)
+    c = _dawsn_tail_correction(jnp.where(far, xc, 3.25)).astype(x.dtype)
+    return out, jnp.where(far, -c, 1 - 2 * x * out) * dx
 
 # -- sine and cosine integrals (Cephes' sici, as JAX) ----------------------------------------
 # |x| <= 4: rational series in x^2; 4 < |x| <= 1e9: auxiliary functions f, g from rational
