@@ -120,3 +120,47 @@ def test_logsumexp_with_cancelling_weights(x64, dtype, weight):
                              b=tnp.stack([tnp.full_like(x, weight), -tnp.ones_like(x)], -1),
                              axis=-1)
     _check(fn, lambda x: mp.log(weight * mp.exp(x) - 1), xs, dtype)
+
+
+def _gamma_tail_cases(dtype):
+    """(x, a) pairs in both tails: where the probability underflows dtype (log finite)
+    and just before it does, plus ordinary points of the same a."""
+    top = {np.float32: 1e3, np.float64: 1e4}[dtype]
+    lower = [(x, a) for a in (0.5, 3.5, 40.0) for x in (1e-40, 1e-20, 1e-8, 0.05 * a, 0.5 * a, a)]
+    upper = [(x, a) for a in (0.1, 3.5, 40.0) for x in (a, 2 * a + 1, 90.0, 316.0, 750.0, top)]
+    return lower, upper
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_gamma_log_tails_stay_finite_and_accurate(x64, dtype):
+    """gamma.logcdf / logsf where P or Q underflows: log(0) gave -inf (float32 logcdf at
+    x=1e-20, a=3.5: true -163.6; logsf at x=316, a=0.1: true -323.7; JAX -inf too).
+    Now summed in logs (series / continued fraction) there; the bound is relative, as
+    the prefactor's a*log(x) - x - lgamma(a) loses ~eps*|terms| to cancellation. Tail
+    points are within 1 eps; 32 leaves room for the ordinary points, which carry
+    gammainc's own error (float64 logcdf(0.5, a=0.5) is 19.5 eps of 0.38 off)."""
+    import tjit.scipy.stats as tst
+    lower, upper = _gamma_tail_cases(dtype)
+    for fn, pts, ref in (
+            (tst.gamma.logcdf, lower, lambda x, a: mp.log(mp.gammainc(a, 0, x, regularized=True))),
+            (tst.gamma.logsf, upper, lambda x, a: mp.log(mp.gammainc(a, x, mp.inf, regularized=True)))):
+        xs = np.array([p[0] for p in pts], dtype)
+        aa = np.array([p[1] for p in pts], dtype)
+        true = np.array([float(ref(mp.mpf(float(x)), mp.mpf(float(a)))) for x, a in zip(xs, aa)])
+        for f, mode in ((fn, "eager"), (tjit.jit(fn), "jit")):
+            got = np.asarray(f(tnp.asarray(xs), tnp.asarray(aa)), np.float64)
+            rel = np.abs(got - true) / np.maximum(np.abs(true), 1.0) / np.finfo(dtype).eps
+            worst = int(np.argmax(np.where(np.isfinite(rel), rel, np.inf)))
+            assert rel[worst] <= 32, (f"{fn.__name__} {mode} {np.dtype(dtype).name}: {rel[worst]:.3g} "
+                                      f"eps at x={xs[worst]!r}, a={aa[worst]!r} (true {true[worst]:.10g}, "
+                                      f"got {got[worst]:.10g})")
+
+
+@pytest.mark.parametrize("fn,x,a,slope", [
+    ("logcdf", 1e-20, 3.5, 3.5e20),  # d/dx log P -> a/x as x -> 0
+    ("logsf", 316.0, 0.1, -1.0028392),  # -1/(1 + (a-1)/x + (a-1)(a-2)/x**2 + ...)
+])
+def test_gamma_log_tail_gradients_are_finite(fn, x, a, slope):
+    import tjit.scipy.stats as tst
+    g = tjit.grad(lambda v: getattr(tst.gamma, fn)(v, np.float32(a)))(np.float32(x))
+    assert np.isclose(float(g), slope, rtol=1e-5), float(g)

@@ -41,6 +41,8 @@ def test_continuous_against_scipy(name, x64):
             want = getattr(ref, fn)(pts, *args, loc=LOC, scale=SCALE)
         if (name, fn) == ("laplace", "logpdf"):  # SciPy takes log(pdf), -inf at |x| = 1e3
             want = -np.abs((pts - LOC) / SCALE) - np.log(2 * SCALE)
+        if (name, fn) == ("gamma", "logsf"):  # SciPy takes log(sf), -inf at x = 1e3 (mpmath)
+            want = np.where(pts == 1e3, -759.46864294972536, want)
         assert_close(getattr(mod, fn)(pts, *args, loc=LOC, scale=SCALE), want, rtol,
                      atol=1e-300)
         tested += 1
