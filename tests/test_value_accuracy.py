@@ -133,7 +133,7 @@ def _gamma_tail_cases(dtype):
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
 def test_gamma_log_tails_stay_finite_and_accurate(x64, dtype):
-    """gamma.logcdf / logsf where P or Q underflows: log(0) gave -inf (float32 logcdf at
+    """gamma.logcdf / logsf (and chi2's) where P or Q underflows: log(0) gave -inf (float32 logcdf at
     x=1e-20, a=3.5: true -163.6; logsf at x=316, a=0.1: true -323.7; JAX -inf too).
     Now summed in logs (series / continued fraction) there; the bound is relative, as
     the prefactor's a*log(x) - x - lgamma(a) loses ~eps*|terms| to cancellation. Tail
@@ -143,7 +143,12 @@ def test_gamma_log_tails_stay_finite_and_accurate(x64, dtype):
     lower, upper = _gamma_tail_cases(dtype)
     for fn, pts, ref in (
             (tst.gamma.logcdf, lower, lambda x, a: mp.log(mp.gammainc(a, 0, x, regularized=True))),
-            (tst.gamma.logsf, upper, lambda x, a: mp.log(mp.gammainc(a, x, mp.inf, regularized=True)))):
+            (tst.gamma.logsf, upper, lambda x, a: mp.log(mp.gammainc(a, x, mp.inf, regularized=True))),
+            # chi2(df) is gamma(df / 2, scale 2): the same tails at x = 2 y, df = 2 a
+            (lambda x, a: tst.chi2.logcdf(2 * x, 2 * a), lower,
+             lambda x, a: mp.log(mp.gammainc(a, 0, x, regularized=True))),
+            (lambda x, a: tst.chi2.logsf(2 * x, 2 * a), upper,
+             lambda x, a: mp.log(mp.gammainc(a, x, mp.inf, regularized=True)))):
         xs = np.array([p[0] for p in pts], dtype)
         aa = np.array([p[1] for p in pts], dtype)
         true = np.array([float(ref(mp.mpf(float(x)), mp.mpf(float(a)))) for x, a in zip(xs, aa)])
@@ -151,7 +156,7 @@ def test_gamma_log_tails_stay_finite_and_accurate(x64, dtype):
             got = np.asarray(f(tnp.asarray(xs), tnp.asarray(aa)), np.float64)
             rel = np.abs(got - true) / np.maximum(np.abs(true), 1.0) / np.finfo(dtype).eps
             worst = int(np.argmax(np.where(np.isfinite(rel), rel, np.inf)))
-            assert rel[worst] <= 32, (f"{fn.__name__} {mode} {np.dtype(dtype).name}: {rel[worst]:.3g} "
+            assert rel[worst] <= 32, (f"{getattr(fn, '__name__', 'chi2')} {mode} {np.dtype(dtype).name}: {rel[worst]:.3g} "
                                       f"eps at x={xs[worst]!r}, a={aa[worst]!r} (true {true[worst]:.10g}, "
                                       f"got {got[worst]:.10g})")
 

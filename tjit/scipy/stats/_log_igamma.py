@@ -1,7 +1,7 @@
-"""Logs of the regularized incomplete gamma functions in their far tails, where P(a, x)
-(x well below a) or Q(a, x) (x well above a) underflows though its log is finite.
+"""Logs of the regularized incomplete gamma functions P(a, x) and Q(a, x), finite in
+the far tails where P (x well below a) or Q (x well above a) underflows.
 
-Both are a prefactor ``x**a e**-x / Gamma(.)``, summed in logs, times a factor near
+There both are a prefactor ``x**a e**-x / Gamma(.)``, summed in logs, times a factor near
 1/|x - a| that never under- or overflows: the power series of P (Numerical Recipes'
 ``gser``) and the continued fraction of Q (modified Lentz, NR's ``gcf``).
 """
@@ -76,3 +76,31 @@ def log_upper_fraction(a, x, active):
     init = (1.0, b, c, d, d, jnp.full_like(x, np.inf))
     h = lax.while_loop(unconverged, step, init)[4]
     return jnp.where(at_inf, -np.inf, special.xlogy(a, x) - x - special.gammaln(a) + jnp.log(h))
+
+
+def log_gammainc(a, x):
+    """``log P(a, x)`` (x >= 0): the series in logs where P underflows, ``log P`` below
+    1/2, ``log1p(-Q)`` above."""
+    p = special.gammainc(a, x)
+    underflows = (p < jnp.finfo(p.dtype).tiny) & (x < a)
+    return _pick_log(underflows, log_lower_series(a, x, underflows),
+                     p, lambda: special.gammaincc(a, x))
+
+
+def log_gammaincc(a, x):
+    """``log Q(a, x)`` (x >= 0): the continued fraction in logs where Q underflows,
+    ``log Q`` below 1/2, ``log1p(-P)`` above."""
+    q = special.gammaincc(a, x)
+    underflows = (q < jnp.finfo(q.dtype).tiny) & (x > a)
+    return _pick_log(underflows, log_upper_fraction(a, x, underflows),
+                     q, lambda: special.gammainc(a, x))
+
+
+def _pick_log(underflows, log_tail, p, complement):
+    """``log_tail`` where ``p`` underflows, ``log(p)`` below 1/2, else
+    ``log1p(-complement)``. Each unused branch sees a harmless 1/4, as log's slope at 0
+    (or log1p's at -1) would turn the gradient to NaN."""
+    small = p < 0.5
+    log_p = jnp.log(jnp.where(small & ~underflows, p, 0.25))
+    log1m = jnp.log1p(-jnp.where(small, 0.25, complement()))
+    return jnp.where(underflows, log_tail, jnp.where(small, log_p, log1m))

@@ -4,6 +4,7 @@ import numpy as np
 
 from tjit import numpy as jnp
 from tjit.scipy import special
+from tjit.scipy.stats import _log_igamma
 from tjit.scipy.stats._util import nan_outside_parameter_domain, promote
 
 
@@ -29,9 +30,9 @@ def cdf(x, df, loc=0, scale=1):
 
 
 def logcdf(x, df, loc=0, scale=1):
-    """``log(cdf)``; ``log1p(-sf)`` where the CDF is near 1."""
-    c = cdf(x, df, loc, scale)
-    return jnp.where(c < 0.5, jnp.log(c), jnp.log1p(-sf(x, df, loc, scale)))
+    """``log(cdf)``; ``log1p(-sf)`` where the CDF is near 1, finite where it underflows."""
+    x, df, loc, scale = promote("chi2.logcdf", x, df, loc, scale)
+    return _log_igamma.log_gammainc(0.5 * df, jnp.maximum(0.5 * (x - loc) / scale, 0))
 
 
 def sf(x, df, loc=0, scale=1):
@@ -41,9 +42,11 @@ def sf(x, df, loc=0, scale=1):
 
 
 def logsf(x, df, loc=0, scale=1):
-    """``log(sf)``; ``log1p(-cdf)`` where the survival function is near 1."""
-    s = sf(x, df, loc, scale)
-    return jnp.where(s < 0.5, jnp.log(s), jnp.log1p(-cdf(x, df, loc, scale)))
+    """``log(sf)``; ``log1p(-cdf)`` where the survival function is near 1, finite where
+    it underflows."""
+    x, df, loc, scale = promote("chi2.logsf", x, df, loc, scale)
+    return _log_igamma.log_gammaincc(0.5 * df, jnp.maximum(0.5 * (x - loc) / scale, 0))
+
 
 # SciPy's parameter domain; NaN outside it.
 nan_outside_parameter_domain(globals(), lambda df, scale, **_: (df > 0) & (scale > 0))

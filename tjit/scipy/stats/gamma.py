@@ -31,11 +31,7 @@ def logcdf(x, a, loc=0, scale=1):
     """``log(cdf)``; ``log1p(-sf)`` where the CDF is near 1, and P's series summed in
     logs where the CDF underflows (x=1e-20, a=3.5 is e**-163.6, 0 in float32)."""
     x, a, loc, scale = promote("gamma.logcdf", x, a, loc, scale)
-    y = jnp.maximum((x - loc) / scale, 0)
-    c = special.gammainc(a, y)
-    underflows = (c < jnp.finfo(c.dtype).tiny) & (y < a)
-    return _pick_log(underflows, _log_igamma.log_lower_series(a, y, underflows),
-                     c, lambda: special.gammaincc(a, y))
+    return _log_igamma.log_gammainc(a, jnp.maximum((x - loc) / scale, 0))
 
 
 def sf(x, a, loc=0, scale=1):
@@ -48,21 +44,8 @@ def logsf(x, a, loc=0, scale=1):
     """``log(sf)``; ``log1p(-cdf)`` where the survival function is near 1, and Q's
     continued fraction in logs where it underflows (x=316, a=0.1 is e**-323.7)."""
     x, a, loc, scale = promote("gamma.logsf", x, a, loc, scale)
-    y = jnp.maximum((x - loc) / scale, 0)
-    s = special.gammaincc(a, y)
-    underflows = (s < jnp.finfo(s.dtype).tiny) & (y > a)
-    return _pick_log(underflows, _log_igamma.log_upper_fraction(a, y, underflows),
-                     s, lambda: special.gammainc(a, y))
+    return _log_igamma.log_gammaincc(a, jnp.maximum((x - loc) / scale, 0))
 
-
-def _pick_log(underflows, log_tail, p, complement):
-    """``log(p)`` from the tail sum where ``p`` underflows, ``log(p)`` below 1/2, else
-    ``log1p(-complement)``. Each unused branch sees a harmless 1/4, as log's slope at 0
-    (or log1p's at -1) would turn the gradient to NaN."""
-    small = p < 0.5
-    log_p = jnp.log(jnp.where(small & ~underflows, p, 0.25))
-    log1m = jnp.log1p(-jnp.where(small, 0.25, complement()))
-    return jnp.where(underflows, log_tail, jnp.where(small, log_p, log1m))
 
 # SciPy's parameter domain; NaN outside it.
 nan_outside_parameter_domain(globals(), lambda a, scale, **_: (a > 0) & (scale > 0))
