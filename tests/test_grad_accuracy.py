@@ -104,3 +104,20 @@ def test_dawsn_slope_for_large_x(dtype, x64):
         return 1 - 2 * x * mp.sqrt(mp.pi) / 2 * mp.exp(-x * x) * mp.erfi(x)
     with mp.workdps(120):
         _check_slopes(sp.dawsn, slope, xs, dtype, ulps=16)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_i1e_slope_for_large_x(dtype, x64):
+    # i0e - i1e - i1e/x cancels ~2|x|-fold (float32 at 1e5 gave -6.40e-9, true -6.31e-9; JAX shares); past
+    # 10 (float32) / 25 (float64) the slope is the asymptotic series
+    xs = [9.99, 10.01, 24.99, 25.01, 40.0, 100.0, 1e3, 1e5, 1e10, 1e20]
+    xs = xs + [-x for x in xs]
+
+    def slope(t):
+        if abs(t) > 1e15:  # mpmath's besseli is slow there; -(2 pi x)^(-1/2) (1/2 + 3/(16x)) / x
+            a = abs(t)
+            return -(1 / mp.sqrt(2 * mp.pi * a)) * (mp.mpf(1) / 2 + mp.mpf(3) / (16 * a)) / a
+        return _i1e_slope(t)
+    # within 2|x| ulps below the switch, the cancellation the switch avoids beyond it
+    ulps = 64 if dtype == np.float64 else 16
+    _check_slopes(sp.i1e, slope, xs, dtype, ulps=ulps)
