@@ -19,6 +19,29 @@ def _eps(x):
     return jnp.finfo(x.dtype).eps
 
 
+def _log_prefactor(a, x):
+    """``a log(x) - x - lgamma(a)``. For a >= 10 its terms (~a log a) cancel to a result
+    ~|x - a|, so it is formed as ``a (log(x/a) + 1 - x/a)`` (x/a - 1 taken exactly as
+    (x - a)/a) plus Stirling's ``log(a/(2 pi))/2 - stirlerr(a)``: the rounding error
+    drops from ~eps a log(x) to ~eps max(a, |x - a|) (float32 logsf(316, a=100) was 4.7
+    ulp off, now 1)."""
+    direct = special.xlogy(a, x) - x - special.gammaln(a)
+    big = a >= 10
+    a_big = jnp.where(big, a, 10.0)
+    t = (x - a_big) / a_big
+    near = jnp.abs(t) < 0.5
+    ratio = x / a_big  # rounded once: log(ratio) is off by ~eps, unless it is subnormal
+    log_ratio = jnp.where(near, jnp.log1p(jnp.where(near, t, 0.0)),
+                          jnp.where(ratio >= jnp.finfo(ratio.dtype).tiny, jnp.log(ratio),
+                                    jnp.log(x) - jnp.log(a_big)))
+    inv = 1 / a_big
+    inv2 = inv * inv
+    # Stirling's series for lgamma(a) - ((a - 1/2) log a - a + log(2 pi)/2), 1e-13 at a = 10
+    stirlerr = inv * (1 / 12 - inv2 * (1 / 360 - inv2 * (1 / 1260 - inv2 * (1 / 1680))))
+    stirling = a_big * (log_ratio - t) + 0.5 * jnp.log(a_big / (2 * np.pi)) - stirlerr
+    return jnp.where(big, stirling, direct)
+
+
 def log_lower_series(a, x, active):
     """``log P(a, x)`` for ``x < a`` (where ``active``; other elements get a cheap dummy).
 
@@ -39,7 +62,7 @@ def log_lower_series(a, x, active):
 
     one = jnp.ones_like(x)
     _, _, total = lax.while_loop(unconverged, step, (1.0, one, one))
-    return special.xlogy(a, x) - x - special.gammaln(a + 1) + jnp.log(total)
+    return _log_prefactor(a, x) - jnp.log(a) + jnp.log(total)
 
 
 def log_upper_fraction(a, x, active):
@@ -75,7 +98,7 @@ def log_upper_fraction(a, x, active):
     c = jnp.full_like(x, 1 / tiny)
     init = (1.0, b, c, d, d, jnp.full_like(x, np.inf))
     h = lax.while_loop(unconverged, step, init)[4]
-    return jnp.where(at_inf, -np.inf, special.xlogy(a, x) - x - special.gammaln(a) + jnp.log(h))
+    return jnp.where(at_inf, -np.inf, _log_prefactor(a, x) + jnp.log(h))
 
 
 def log_gammainc(a, x):
