@@ -530,7 +530,11 @@ def test_every_differentiable_primitive_has_a_rule_or_says_why_not():
                       "reduce_and", "reduce_or", "reduce_xor", "axis_index",
                       "lu_pivots_to_permutation", "bitcast_convert_type", "check",
                       "debug_callback", "threefry2x32"}
-    prims = {o for o in gc.get_objects() if isinstance(o, Primitive)}
+    # tjit's own primitives: user-defined ones (tjit.extend.core.Primitive, which other
+    # tests of the same session create with jvp rules) bring their jet rules themselves
+    from tjit.extend.core import Primitive as UserPrimitive
+    prims = {o for o in gc.get_objects()
+             if isinstance(o, Primitive) and not isinstance(o, UserPrimitive)}
     missing = sorted(p.name for p in prims if p.jvp is not None and p not in jet_rules
                      and p.name not in no_rule and p.name not in integer_valued)
     assert not missing, f"primitives without a jet rule or a reason in no_rule: {missing}"
