@@ -320,12 +320,20 @@ def _lgamma_positive(o, y):
     return o.sel(o.ucmp(">=", y, 8.0), far, near)
 
 
-@_in_double
-def _lgamma(o, x):
+def _reflection_parts(o, x, positive):
+    """For f(x) = f(1 - x) - g(x) at x < 0 (lgamma's and digamma's reflection): whether
+    x < 0, f at max(x, 1 - x) by ``positive``, x reduced to [-1/2, 1/2] (r, |r|), and
+    sin(pi |r|) scaled by 2^600 where it would be denormal (with that flag)."""
     neg = o.cmp("<", x, 0.0)
-    pos = _lgamma_positive(o, o.sel(neg, o.sub(1.0, x), x))
+    pos = positive(o, o.sel(neg, o.sub(1.0, x), x))
     r, ar = _reduce_half(o, x)
     sin, tiny = _sinpi_scaled(o, ar)
+    return neg, pos, r, ar, sin, tiny
+
+
+@_in_double
+def _lgamma(o, x):
+    neg, pos, r, ar, sin, tiny = _reflection_parts(o, x, _lgamma_positive)
     log_sin = o.sub(_log(o, sin), o.sel(tiny, _rnd(600 * _LN2, True), 0.0))
     reflected = o.sub(o.sub(_LOG_PI, log_sin), pos)
     pole = o.cmp("==", r, 0.0)
@@ -367,10 +375,7 @@ def _digamma_positive(o, y):
 
 @_in_double
 def _digamma(o, x):
-    neg = o.cmp("<", x, 0.0)
-    pos = _digamma_positive(o, o.sel(neg, o.sub(1.0, x), x))
-    r, ar = _reduce_half(o, x)
-    sin, tiny = _sinpi_scaled(o, ar)
+    neg, pos, r, ar, sin, tiny = _reflection_parts(o, x, _digamma_positive)
     cot = o.div(_sinpi(o, o.sub(0.5, ar)), sin)
     cot = o.copysign(o.mul(cot, o.sel(tiny, 2.0 ** 600, 1.0)), r)
     reflected = o.fma(o.neg(cot), _rnd(_PI, True), pos)
