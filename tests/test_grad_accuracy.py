@@ -20,14 +20,6 @@ def _i1e_slope(x):
         return float(d * mp.exp(-abs(t)))
 
 
-@pytest.fixture
-def x64():
-    old = tjit.config.enable_x64
-    tjit.config.update("enable_x64", True)
-    yield
-    tjit.config.update("enable_x64", old)
-
-
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_i1e_slope_near_zero_and_subnormal(dtype, x64):
     # 1/x overflowed at subnormal x: float32 grad at 4.2e-45 was -inf (true 0.5; JAX 0.5)
