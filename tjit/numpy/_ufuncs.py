@@ -1167,8 +1167,8 @@ def _hypot_finite(ax, ay):
     them 0.5 in float32 and 0.52 in float64): scaled by a power of two so the squares
     stay normal, then sqrt(b^2 + s^2) corrected by one Newton step
     h - (h^2 - b^2 - s^2) / 2h, with the squares' rounding errors taken exactly from
-    Dekker's products (plain multiplies and adds: eager and jit agree bit for bit). Borges, "An improved algorithm for
-    hypot(a, b)", 2019. float16, bfloat16 and the float8/6/4s are computed in float32
+    Dekker's products (plain multiplies and adds: eager and jit agree bit for bit).
+    Borges, "An improved algorithm for hypot(a, b)", 2019. float16, bfloat16 and the float8/6/4s are computed in float32
     (float16's squares overflow at 256; the others have no table of their own)."""
     if dtypes.computes_in_float32(ax.dtype):
         wide = [lax.convert_element_type(v, np.float32) for v in (ax, ay)]

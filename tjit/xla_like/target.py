@@ -124,8 +124,9 @@ def cpu_row_split(n):
 # ~14 on 2 vCPUs (AVX-512), which agreed within ~15%. float32 exp is ~4 bytes (at 3
 # rows storing exp(v) ties with recomputing it, as timed), sin 7x that, pow 19x, lgamma
 # ~100x; rem (an exact branch-free fmod, lower/llvm/fmod.py: 6 reduction steps in
-# float32, 43 in float64) ~15x, 50-77 bytes (two runs; 2300 as a libm fmodf call). div and sqrt hide behind the memory
-# traffic at this size (0-1 bytes): 1 is kept, as for an indexed load (take).
+# float32, 43 in float64) ~15x, 50-77 bytes (two runs; 2300 as a libm fmodf call). div
+# and sqrt hide behind the memory traffic at this size (0-1 bytes): 1 is kept, as for an
+# indexed load (take).
 _CPU_OP_COST = {
     "exp": 4.0, "exp2": 3.0, "expm1": 5.0, "log": 9.0, "log1p": 12.0, "tanh": 4.5,
     "logistic": 11.0, "sin": 29.0, "cos": 29.0, "tan": 30.0, "erf": 16.0, "erfc": 35.0,
@@ -136,8 +137,8 @@ _CPU_OP_COST = {
 }
 # float64, measured the same way: 2-2.5x float32's bytes for most ops, but 4-5x for
 # the trigonometric ones, tanh and erfc (float64 sin is 4.6x float32's time), ~1x for
-# pow and atan2, and below float32's for lgamma/digamma; rem 344 (1100 as libm fmod); div and sqrt (not
-# listed) stay at f64_cost times float32's. exp measured 7.5-10.4: 8 (the low end) keeps
+# pow and atan2, and below float32's for lgamma/digamma; rem 344 (1100 as libm fmod);
+# div and sqrt (not listed) stay at f64_cost times float32's. exp measured 7.5-10.4: 8 (the low end) keeps
 # exp(v) over 3 rows recomputed, as timed (3 x 1M: 2.0 ms in one kernel, 6.0 stored).
 _CPU_F64_OP_COST = {
     "exp": 8.0, "exp2": 5.5, "expm1": 14.0, "log": 21.0, "log1p": 26.0, "tanh": 22.0,
