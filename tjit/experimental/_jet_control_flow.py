@@ -19,16 +19,7 @@ from tjit.tracing.jaxpr_trace import convert_constvars_jaxpr, trace_to_jaxpr
 from tjit.primitives.control_flow import cond_p, join_branch_consts, scan_p, while_p
 from tjit.primitives.reductions import sort_p, top_k_p
 from tjit.experimental._jet_trace import jet_flat, jet_rules, zero_series
-
-
-def _split(seq, sizes):
-    """``seq`` cut into consecutive pieces of ``sizes``, plus the rest."""
-    out, i = [], 0
-    for n in sizes:
-        out.append(list(seq[i:i + n]))
-        i += n
-    out.append(list(seq[i:]))
-    return out
+from tjit.tracing.tree_util import split_by_sizes
 
 
 def _varies(aval):
@@ -95,12 +86,12 @@ def _cond_rule(primals, series, *, branches):
 def _while_rule(primals, series, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
     """The carry becomes (primals, terms); the predicate reads the primals only."""
     order = _order(series)
-    cc, bc, init = _split(primals, [cond_nconsts, body_nconsts])
-    _, bc_s, init_s = _split(series, [cond_nconsts, body_nconsts])
-    bc_avals, car_avals = _split(body_jaxpr.in_avals, [body_nconsts])
+    cc, bc, init = split_by_sizes(primals, [cond_nconsts, body_nconsts])
+    _, bc_s, init_s = split_by_sizes(series, [cond_nconsts, body_nconsts])
+    bc_avals, car_avals = split_by_sizes(body_jaxpr.in_avals, [body_nconsts])
     body, hoisted = jet_jaxpr(body_jaxpr, order, "while_body_jet")
     n_bc_terms = _n_terms(bc_avals, order)
-    h, p_bc, p_car, t_bc, t_car = _split(body.jaxpr.invars, [len(hoisted), len(bc),
+    h, p_bc, p_car, t_bc, t_car = split_by_sizes(body.jaxpr.invars, [len(hoisted), len(bc),
                                                              len(init), n_bc_terms])
     body = _rewire(body, invars=h + p_bc + t_bc + p_car + t_car)
     cj = cond_jaxpr.jaxpr   # (the terms are extra carry inputs it ignores)
@@ -118,15 +109,15 @@ def _scan_rule(primals, series, *, jaxpr, length, reverse, num_consts, num_carry
     along the scanned axis as the ys are."""
     order = _order(series)
     sizes = [num_consts, num_carry]
-    consts, init, xs = _split(primals, sizes)
-    c_s, i_s, x_s = _split(series, sizes)
-    c_av, car_av, x_av = _split(jaxpr.in_avals, sizes)
+    consts, init, xs = split_by_sizes(primals, sizes)
+    c_s, i_s, x_s = split_by_sizes(series, sizes)
+    c_av, car_av, x_av = split_by_sizes(jaxpr.in_avals, sizes)
     y_av = jaxpr.out_avals[num_carry:]
     body, hoisted = jet_jaxpr(jaxpr, order, "scan_body_jet")
     n_c, n_car, n_y = (_n_terms(a, order) for a in (c_av, car_av, y_av))
-    h, pc, pcar, px, tc, tcar, tx = _split(
+    h, pc, pcar, px, tc, tcar, tx = split_by_sizes(
         body.jaxpr.invars, [len(hoisted), num_consts, num_carry, len(xs), n_c, n_car])
-    pcar_o, py, tcar_o, ty = _split(body.jaxpr.outvars, [num_carry, len(y_av), n_car])
+    pcar_o, py, tcar_o, ty = split_by_sizes(body.jaxpr.outvars, [num_carry, len(y_av), n_car])
     body = _rewire(body, invars=h + pc + tc + pcar + tcar + px + tx,
                    outvars=pcar_o + tcar_o + py + ty)
     outs = scan_p.bind(*hoisted, *consts, *_flat_terms(c_av, c_s), *init,
@@ -134,7 +125,7 @@ def _scan_rule(primals, series, *, jaxpr, length, reverse, num_consts, num_carry
                        jaxpr=body, length=length, reverse=reverse,
                        num_consts=len(hoisted) + num_consts + n_c,
                        num_carry=num_carry + n_car, unroll=unroll)
-    carry, carry_t, ys, ys_t = _split(outs, [num_carry, n_car, len(y_av)])
+    carry, carry_t, ys, ys_t = split_by_sizes(outs, [num_carry, n_car, len(y_av)])
     _, carry_s = _unflatten(car_av, carry, carry_t, order)
     _, ys_s = _unflatten(y_av, ys, ys_t, order)
     return carry + ys, carry_s + ys_s

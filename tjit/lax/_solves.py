@@ -21,10 +21,9 @@ import functools
 from tjit.tracing import dtypes
 from tjit.tracing.core import Array, Tracer, get_aval
 from tjit.tracing.jaxpr import eval_jaxpr
-from tjit.tracing.tree_util import tree_flatten, tree_unflatten
+from tjit.tracing.tree_util import split_by_sizes, tree_flatten, tree_unflatten
 from tjit.transforms.ad import jvp, linear_transpose, linearize
 from tjit.transforms.custom_derivatives import custom_jvp, trace_flat
-from tjit.transforms.control_flow_rules import split_by_sizes
 from tjit.transforms.linear_call import linear_call
 from tjit.lax._ad import stop_gradient
 from tjit.lax._elementwise import asarray_for_lax, neg, sub

@@ -20,6 +20,16 @@ class _Node:
         self.from_iter = from_iter  # (aux_data, children) -> obj
 
 
+def split_by_sizes(seq, sizes):
+    """``seq`` cut into consecutive pieces of ``sizes``, plus the rest."""
+    out, i = [], 0
+    for n in sizes:
+        out.append(list(seq[i:i + n]))
+        i += n
+    out.append(list(seq[i:]))
+    return out
+
+
 def register_pytree_node(nodetype, flatten_func, unflatten_func,
                          flatten_with_keys_func=None):
     """Register ``nodetype``: ``flatten_func(obj) -> (children, aux)``,

@@ -42,20 +42,11 @@ from tjit.transforms.ad import backward_pass_closed as _backward
 from tjit.transforms.batching import BatchTrace, BatchTracer, batching_axis_name
 from tjit.transforms.checkify import contains_check, contains_nested_check, mask_checks
 from tjit.transforms.partial_eval import partial_eval_jaxpr
+from tjit.tracing.tree_util import split_by_sizes
 from tjit.transforms.passes import dce
 
 
 # -- small helpers --------------------------------------------------------------------------
-def split_by_sizes(seq, sizes):
-    """``seq`` cut into consecutive pieces of ``sizes``, plus the rest."""
-    out, i = [], 0
-    for n in sizes:
-        out.append(list(seq[i:i + n]))
-        i += n
-    out.append(list(seq[i:]))
-    return out
-
-
 def _or(a, b):
     return [x or y for x, y in zip(a, b)]
 
