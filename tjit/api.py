@@ -797,11 +797,11 @@ class Jitted:
         specs = self.polymorphic_shapes
         if isinstance(specs, str):
             specs = (specs,)
-        n_dyn = len(treedef.children[0].children)
+        n_dyn = len(treedef.child_defs[0].child_defs)
         dyn_positions = [i for i in range(n_dyn + len(self.sig.static_argnums))
                          if i not in self.sig.static_argnums][:n_dyn]
         out = []
-        for pos, sub in zip(dyn_positions, treedef.children[0].children):
+        for pos, sub in zip(dyn_positions, treedef.child_defs[0].child_defs):
             spec = specs[pos] if pos < len(specs) else None
             if isinstance(spec, (list, tuple)) and not isinstance(spec, str):
                 leaves_spec, _ = tree_flatten(spec)
@@ -811,7 +811,7 @@ class Jitted:
                 out.extend(leaves_spec)
             else:
                 out.extend([spec] * sub.num_leaves)
-        out.extend([None] * treedef.children[1].num_leaves)
+        out.extend([None] * treedef.child_defs[1].num_leaves)
         return out
 
     def _polymorphic_sig(self, treedef, sig):
@@ -1121,14 +1121,14 @@ class Jitted:
         structure of ``(dynamic args, dynamic kwargs)``)."""
         if not (self.donate_argnums or self.donate_argnames):
             return ()
-        args_def, kwargs_def = treedef.children
+        args_def, kwargs_def = treedef.child_defs
         n_static = len(self.sig.static_argnums)
-        dyn_pos = [i for i in range(len(args_def.children) + n_static)
+        dyn_pos = [i for i in range(len(args_def.child_defs) + n_static)
                    if i not in self.sig.static_argnums]
         subtrees = [(pos in self.donate_argnums, sub)
-                    for pos, sub in zip(dyn_pos, args_def.children)]
+                    for pos, sub in zip(dyn_pos, args_def.child_defs)]
         subtrees += [(k in self.donate_argnames, sub)
-                     for k, sub in zip(kwargs_def.aux or (), kwargs_def.children)]
+                     for k, sub in zip(kwargs_def.aux or (), kwargs_def.child_defs)]
         out, n = [], 0
         for donated, sub in subtrees:
             if donated:

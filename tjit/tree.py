@@ -7,7 +7,7 @@ import functools as _functools
 
 from tjit import tree_util as _tu
 
-_NO_INITIALIZER = object()
+_NO_INITIALIZER = _tu._tu.NO_INITIALIZER
 
 
 def map(f, tree, *rest, is_leaf=None):  # noqa: A001 (jax.tree.map's name)

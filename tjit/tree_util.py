@@ -61,7 +61,7 @@ def tree_map(f, tree, *rest, is_leaf=None):
     return _tu.tree_map(f, tree, *rest, is_leaf=_leaf_pred(is_leaf))
 
 
-def tree_reduce(function, tree, initializer=None, is_leaf=None):
+def tree_reduce(function, tree, initializer=_tu.NO_INITIALIZER, is_leaf=None):
     """``functools.reduce(function, tree_leaves(tree)[, initializer])``."""
     return _tu.tree_reduce(function, tree, initializer, _leaf_pred(is_leaf))
 
@@ -72,9 +72,9 @@ def tree_all(tree, *, is_leaf=None):
 
 
 def all_leaves(iterable, is_leaf=None):
-    """True when every element of ``iterable`` is a leaf."""
-    pred = _leaf_pred(is_leaf)
-    return all(_tu.treedef_is_leaf(_tu.tree_structure(x, pred)) for x in iterable)
+    """True when every element of ``iterable`` is a leaf (None is not: it is an empty
+    subtree); with ``is_leaf``, JAX's rule of :func:`tjit.tracing.tree_util.all_leaves`."""
+    return _tu.all_leaves(iterable, _leaf_pred(is_leaf))
 
 
 def _path_leaf_pred(is_leaf, is_leaf_takes_path):

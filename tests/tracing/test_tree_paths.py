@@ -92,7 +92,7 @@ def test_keystr_doc_example():
 def test_key_rendering():
     assert keystr((DictKey("a"), SequenceKey(0))) == "['a'][0]"
     assert str(GetAttrKey("name")) == ".name"
-    assert str(FlattenedIndexKey(3)) == "[3]"
+    assert str(FlattenedIndexKey(3)) == "[<flat index 3>]"   # (JAX's rendering)
     assert str(DictKey(1)) == "[1]" and str(DictKey("1")) == "['1']"
     assert keystr(()) == ""
     assert keystr((GetAttrKey("w"), DictKey("k")), simple=True, separator=".") == "w.k"

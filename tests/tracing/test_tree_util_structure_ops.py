@@ -16,7 +16,8 @@ Point = collections.namedtuple("Point", "x y")
 
 
 def test_flatten_one_level_returns_children_and_aux():
-    assert tu.flatten_one_level({"b": 2, "a": [1]}) == ([[1], 2], ("a", "b"))
+    # (the containers are JAX 0.10.2's: a tuple of a dict's children, a list's own list)
+    assert tu.flatten_one_level({"b": 2, "a": [1]}) == (([1], 2), ("a", "b"))
     assert tu.flatten_one_level((1, (2, 3))) == ((1, (2, 3)), None)
     assert tu.flatten_one_level(Point(1, 2)) == ([1, 2], Point)
     assert tu.flatten_one_level(None) == ((), None)
@@ -26,7 +27,7 @@ def test_flatten_one_level_returns_children_and_aux():
 
 def test_flatten_one_level_with_keys_names_the_children():
     keyed, aux = tu.flatten_one_level_with_keys({"b": 2, "a": 1})
-    assert keyed == [(tu.DictKey("a"), 1), (tu.DictKey("b"), 2)] and aux == ("a", "b")
+    assert keyed == ((tu.DictKey("a"), 1), (tu.DictKey("b"), 2)) and aux == ("a", "b")
     keyed, _ = tu.flatten_one_level_with_keys([5, 6])
     assert list(keyed) == [(tu.SequenceKey(0), 5), (tu.SequenceKey(1), 6)]
     keyed, _ = tu.flatten_one_level_with_keys(Point(1, 2))

@@ -95,7 +95,7 @@ def _leaf_paths(treedef, prefix):
         else:
             keys = None
         fields = getattr(t, "_fields", None)
-        for i, child in enumerate(td.children):
+        for i, child in enumerate(td.child_defs):
             if keys is not None:
                 walk(child, f"{path}[{keys[i]!r}]")
             elif fields is not None:

@@ -132,36 +132,84 @@ def _is_namedtuple_type(t):
 class PyTreeDef:
     """The structure of a pytree (hashable, comparable)."""
 
-    __slots__ = ("node_type", "aux", "children", "num_leaves", "_hash")
+    __slots__ = ("node_type", "aux", "child_defs", "num_leaves", "_hash")
 
     def __init__(self, node_type, aux, children):
         self.node_type = node_type  # None marks a leaf
         self.aux = aux
-        self.children = children
+        self.child_defs = children  # (a tuple; children() is the public list)
         self.num_leaves = 1 if node_type is None else sum(c.num_leaves for c in children)
         self._hash = None
 
     @property
     def num_nodes(self):
-        return 1 + sum(c.num_nodes for c in self.children)
+        return 1 + sum(c.num_nodes for c in self.child_defs)
 
     def __eq__(self, other):
         return self is other or (type(other) is PyTreeDef and self.node_type is other.node_type
-                and _aux_equal(self.aux, other.aux) and self.children == other.children)
+                and _aux_equal(self.aux, other.aux) and self.child_defs == other.child_defs)
 
     def __hash__(self):
         if self._hash is None:
             try:
-                self._hash = hash((self.node_type, self.aux, self.children))
+                self._hash = hash((self.node_type, self.aux, self.child_defs))
             except TypeError:
-                self._hash = hash((self.node_type, self.children))
+                self._hash = hash((self.node_type, self.child_defs))
         return self._hash
 
     def unflatten(self, leaves):
         return tree_unflatten(self, leaves)
 
     def flatten_up_to(self, tree):
-        return _flatten_up_to(self, tree)
+        """The subtrees of ``tree`` at this structure's leaves; ValueError naming the key
+        path where ``tree`` does not have this structure."""
+        return flatten_up_to_or_raise(self, tree, "flatten_up_to")
+
+    def children(self):
+        """The structures of the root's children (``[]`` for a leaf), as JAX's method."""
+        return list(self.child_defs)
+
+    def node_data(self):
+        """``(node type, aux data)`` of the root, None for a leaf (JAX's method; a dict's
+        aux data is its sorted keys as a list, as JAX shows them)."""
+        if self.node_type is None:
+            return None
+        return self.node_type, list(self.aux) if self.node_type is dict else self.aux
+
+    def compose(self, inner_treedef):
+        """This structure with ``inner_treedef`` in place of each leaf."""
+        if self.node_type is None:
+            return inner_treedef
+        return _node(self.node_type, self.aux,
+                     tuple([c.compose(inner_treedef) for c in self.child_defs]))
+
+    @staticmethod
+    def from_node_data_and_children(registry, node_data, children):
+        """The structure whose root is ``node_data`` (as :meth:`node_data` gives it; None
+        for a leaf) over the structures ``children``, as JAX's method."""
+        children = tuple(children)
+        if not all(isinstance(c, PyTreeDef) for c in children):
+            raise TypeError(f"PyTreeDef.from_node_data_and_children: children must be "
+                            f"PyTreeDefs, got {[type(c).__name__ for c in children]}")
+        if node_data is None:
+            if children:
+                raise ValueError(f"PyTreeDef.from_node_data_and_children: a leaf (node_data "
+                                 f"None) has no children, got {len(children)}")
+            return _LEAF
+        node_type, aux = node_data
+        if not is_tree_node(node_type):
+            raise ValueError(f"PyTreeDef.from_node_data_and_children: {node_type!r} is not "
+                             f"a registered pytree node type; register it first")
+        if node_type is dict:
+            aux = tuple(aux)
+            if len(aux) != len(children):
+                raise ValueError(f"PyTreeDef.from_node_data_and_children: a dict with "
+                                 f"{len(aux)} keys needs {len(aux)} children, got "
+                                 f"{len(children)}")
+        elif node_type is type(None) and children:
+            raise ValueError(f"PyTreeDef.from_node_data_and_children: None has no "
+                             f"children, got {len(children)}")
+        return _node(node_type, aux, children)
 
     def __repr__(self):
         return f"PyTreeDef({self._str()})"
@@ -169,14 +217,14 @@ class PyTreeDef:
     def _str(self):
         if self.node_type is None:
             return "*"
-        kids = ", ".join(c._str() for c in self.children)
+        kids = ", ".join(c._str() for c in self.child_defs)
         if self.node_type is tuple:
-            return f"({kids}{',' if len(self.children) == 1 else ''})"
+            return f"({kids}{',' if len(self.child_defs) == 1 else ''})"
         if self.node_type is list:
             return f"[{kids}]"
         if self.node_type is dict:
             return "{" + ", ".join(f"{k!r}: {c._str()}" for k, c in
-                                   zip(self.aux, self.children)) + "}"
+                                   zip(self.aux, self.child_defs)) + "}"
         if self.node_type is type(None):
             return "None"
         # JAX's format: CustomNode(name[str(aux)], [kids]); namedtuples show their type
@@ -280,7 +328,7 @@ def _match(d, x, leaves):
         return False
     if type(x) is not t:
         return False
-    kids = d.children
+    kids = d.child_defs
     if t is tuple or t is list:
         children = x
     elif t is dict and _registry[dict] is _DICT_NODE:
@@ -340,8 +388,8 @@ def flattener(treedef):
                 (t not in _registry and issubclass(t, tuple) and hasattr(t, "_fields"))):
             return False
         lines.append(f"if type({var}) is not {const(t)} or len({var}) != "
-                     f"{len(d.children)}: return None")
-        for i, c in enumerate(d.children):
+                     f"{len(d.child_defs)}: return None")
+        for i, c in enumerate(d.child_defs):
             count[0] += 1
             kid = f"x{count[0]}"
             index = const(d.aux[i]) if builtin_dict else str(i)
@@ -377,7 +425,7 @@ def unflattener(treedef):
             i = counter[0]
             counter[0] += 1
             return f"xs[{i}]"
-        kids = [expr(c) for c in d.children]
+        kids = [expr(c) for c in d.child_defs]
         if t is tuple:
             return f"({', '.join(kids)}{',' if len(kids) == 1 else ''})"
         if t is list:
@@ -396,7 +444,7 @@ def unflattener(treedef):
 def _build(treedef, it):
     if treedef.node_type is None:
         return next(it)
-    kids = [_build(c, it) for c in treedef.children]
+    kids = [_build(c, it) for c in treedef.child_defs]
     t = treedef.node_type
     node = _registry.get(t)
     if node is None:  # namedtuple
@@ -405,32 +453,95 @@ def _build(treedef, it):
 
 
 def tree_unflatten(treedef, leaves):
-    it = iter(leaves)
-    out = _build(treedef, it)
-    rest = list(it)
-    if rest:
-        raise ValueError(f"tree_unflatten: too many leaves for {treedef} "
-                         f"({treedef.num_leaves} expected)")
-    return out
+    """The pytree of structure ``treedef`` with ``leaves`` (an iterable of exactly
+    ``treedef.num_leaves`` values) at its leaves."""
+    if type(leaves) is not list:
+        leaves = list(leaves)
+    if len(leaves) != treedef.num_leaves:
+        few = "few" if len(leaves) < treedef.num_leaves else "many"
+        raise ValueError(f"tree_unflatten: too {few} leaves for {treedef}: expected "
+                         f"{treedef.num_leaves}, got {len(leaves)}")
+    return _build(treedef, iter(leaves))
+
+
+class _Mismatch(Exception):
+    """Raised inside :func:`_flatten_up_to` where the tree departs from the treedef."""
 
 
 def _flatten_up_to(treedef, tree):
     if treedef.node_type is None:
         return [tree]
     if type(tree) is not treedef.node_type:
-        raise ValueError(f"pytree structure mismatch: expected {treedef.node_type.__name__}, "
-                         f"got {type(tree).__name__} ({tree!r:.60})")
+        raise _Mismatch
     node = _registry.get(treedef.node_type)
     if node is None:
         children, aux = list(tree), None
     else:
         children, aux = node.to_iter(tree)
-    if aux != treedef.aux or len(children) != len(treedef.children):
-        raise ValueError(f"pytree structure mismatch: {treedef} vs {tree!r:.60}")
+    if len(children) != len(treedef.child_defs) or not _aux_equal(aux, treedef.aux):
+        raise _Mismatch
     out = []
-    for c, d in zip(children, treedef.children):
+    for c, d in zip(children, treedef.child_defs):
         out.extend(_flatten_up_to(d, c))
     return out
+
+
+def flatten_up_to_or_raise(treedef, tree, op, subject="the tree"):
+    """``treedef.flatten_up_to(tree)``; where ``tree`` lacks the structure, a ValueError
+    naming the operation ``op``, the ``subject`` (e.g. "tree 2"), the key path and how
+    the two differ there."""
+    try:
+        return _flatten_up_to(treedef, tree)
+    except _Mismatch:
+        path, expected, got = _first_difference(treedef, tree, ())
+        where = f"at key path {keystr(path)}" if path else "at the root"
+        raise ValueError(f"{op}: pytree structure mismatch: {subject} does not have the "
+                         f"structure {treedef}: {where} the structure has {expected}, but "
+                         f"{subject} has {got}") from None
+
+
+def _node_text(node_type, aux, n):
+    """A pytree node in words, for structure-mismatch messages."""
+    if node_type is None:
+        return "a leaf"
+    if node_type is type(None):
+        return "None"
+    name = getattr(node_type, "__name__", repr(node_type))
+    if node_type is dict:
+        return f"a dict with keys {list(aux)}"
+    if node_type in (tuple, list) or _is_namedtuple_type(node_type):
+        return f"a {name} of length {n}"
+    return f"a {name} node of {n} children with aux data {aux!r:.60}"
+
+
+def _value_text(x):
+    t = type(x)
+    node = _registry.get(t)
+    if node is None and not _is_namedtuple(x):
+        return f"a leaf of type {t.__name__} ({x!r:.40})"
+    children, aux = (list(x), None) if node is None else node.to_iter(x)
+    return _node_text(t, aux, len(children))
+
+
+def _first_difference(treedef, tree, path):
+    """``(key path, expected, got)`` where ``tree`` first departs from ``treedef`` (the
+    slow walk behind :func:`flatten_up_to_or_raise`'s message)."""
+    t = treedef.node_type
+    here = (path, _node_text(t, treedef.aux, len(treedef.child_defs)), _value_text(tree))
+    if type(tree) is not t:
+        return here
+    children, aux = (list(tree), None) if _registry.get(t) is None else \
+        _registry[t].to_iter(tree)
+    if len(children) != len(treedef.child_defs) or not _aux_equal(aux, treedef.aux):
+        return here
+    keyed = ([(SequenceKey(i), c) for i, c in enumerate(tree)] if t is tuple or t is list
+             else _children_with_keys(tree, t))
+    for (k, c), d in zip(keyed, treedef.child_defs):
+        if d.node_type is not None:
+            found = _first_difference(d, c, path + (k,))
+            if found is not None:
+                return found
+    return None
 
 
 def tree_leaves(tree, is_leaf=None):
@@ -460,13 +571,25 @@ def tree_structure(tree, is_leaf=None):
 def tree_map(f, tree, *rest, is_leaf=None):
     """Apply ``f`` leafwise; ``rest`` trees must share ``tree``'s structure."""
     leaves, treedef = tree_flatten(tree, is_leaf)
-    others = [treedef.flatten_up_to(r) for r in rest]
+    others = [flatten_up_to_or_raise(treedef, r, "tree_map", f"tree {i + 2} (of {len(rest) + 1})")
+              for i, r in enumerate(rest)]
     return treedef.unflatten([f(*xs) for xs in zip(leaves, *others)])
 
 
-def tree_reduce(f, tree, initializer=None, is_leaf=None):
+class _NoInitializer:
+    """The default of ``tree_reduce``'s ``initializer``: None is a value one may pass."""
+
+    def __repr__(self):
+        return "<no initializer>"
+
+
+NO_INITIALIZER = _NoInitializer()
+
+
+def tree_reduce(f, tree, initializer=NO_INITIALIZER, is_leaf=None):
+    """``functools.reduce(f, tree_leaves(tree)[, initializer])``."""
     leaves = tree_leaves(tree, is_leaf)
-    if initializer is None:
+    if initializer is NO_INITIALIZER:
         return functools.reduce(f, leaves)
     return functools.reduce(f, leaves, initializer)
 
@@ -476,18 +599,31 @@ def tree_all(tree):
 
 
 def tree_transpose(outer_treedef, inner_treedef, pytree_to_transpose):
-    flat = outer_treedef.flatten_up_to(pytree_to_transpose)
-    inners = [inner_treedef.flatten_up_to(x) for x in flat]
+    expected = outer_treedef.compose(inner_treedef)
+    try:
+        flat = outer_treedef.flatten_up_to(pytree_to_transpose)
+        inners = [inner_treedef.flatten_up_to(x) for x in flat]
+    except ValueError as e:   # (JAX raises TypeError "Mismatch" here)
+        raise TypeError(f"tree_transpose: the tree does not have the structure of "
+                        f"outer_treedef composed with inner_treedef, {expected}: {e}") from None
     cols = list(zip(*inners)) if inners else [()] * inner_treedef.num_leaves
     return inner_treedef.unflatten([outer_treedef.unflatten(list(c)) for c in cols])
 
 
 def treedef_is_leaf(treedef):
-    return treedef.node_type is None
+    """True for a structure of one node: a leaf, None or an empty container (JAX's rule)."""
+    return not treedef.child_defs
 
 
-def all_leaves(iterable):
-    return all(tree_structure(x) == _LEAF for x in iterable)
+def all_leaves(iterable, is_leaf=None):
+    """Whether every element of ``iterable`` is a leaf (None is not: it is an empty
+    subtree). With ``is_leaf``, JAX's rule: ``tree_leaves(list(iterable), is_leaf)`` is
+    the elements themselves, so an ``is_leaf`` that takes the list itself gives False."""
+    if is_leaf is None:
+        return all(tree_structure(x) == _LEAF for x in iterable)
+    items = list(iterable)
+    leaves = tree_leaves(items, is_leaf)
+    return len(leaves) == len(items) and all(a is b for a, b in zip(items, leaves))
 
 
 class Partial(functools.partial):
@@ -564,7 +700,7 @@ class FlattenedIndexKey(_KeyEntry):
     _field = "key"
 
     def __str__(self):
-        return f"[{self.key}]"
+        return f"[<flat index {self.key}>]"   # (JAX's rendering; keystr(simple=True): the index)
 
 
 KeyEntry = _KeyEntry
@@ -696,7 +832,8 @@ def tree_map_with_path(f, tree, *rest, is_leaf=None, is_leaf_takes_path=False):
     """Like :func:`tree_map`, but calls ``f(path, leaf, *rest_leaves)``
     (``is_leaf(path, x)`` with ``is_leaf_takes_path``)."""
     pairs, treedef = tree_flatten_with_path(tree, is_leaf, is_leaf_takes_path)
-    others = [treedef.flatten_up_to(r) for r in rest]
+    others = [flatten_up_to_or_raise(treedef, r, "tree_map_with_path",
+                                     f"tree {i + 2} (of {len(rest) + 1})") for i, r in enumerate(rest)]
     return treedef.unflatten([f(p, x, *xs) for (p, x), *xs in zip(pairs, *others)])
 
 
@@ -777,7 +914,8 @@ def flatten_one_level(tree):
         >>> flatten_one_level(((1, 2), {'c': 3}))
         (((1, 2), {'c': 3}), None)
     """
-    return _one_level(tree)
+    children, aux = _one_level(tree)
+    return (tuple(children) if type(tree) is dict else children), aux   # (JAX's containers)
 
 
 def flatten_one_level_with_keys(tree):
@@ -787,7 +925,7 @@ def flatten_one_level_with_keys(tree):
     Example::
 
         >>> flatten_one_level_with_keys({'a': 1, 'b': 2})
-        ([(DictKey(key='a'), 1), (DictKey(key='b'), 2)], ('a', 'b'))
+        (((DictKey(key='a'), 1), (DictKey(key='b'), 2)), ('a', 'b'))
     """
     children, aux = _one_level(tree)
     t = type(tree)
@@ -795,7 +933,9 @@ def flatten_one_level_with_keys(tree):
         keyed = [(SequenceKey(i), c) for i, c in enumerate(tree)]
     else:
         keyed = _children_with_keys(tree, t)
-    return (tuple(keyed) if isinstance(children, tuple) else list(keyed)), aux
+    # JAX's containers: a tuple for the built-in nodes, a list for the others
+    builtin = t in (tuple, list, dict, type(None))
+    return (tuple(keyed) if builtin else list(keyed)), aux
 
 
 def treedef_children(treedef):
@@ -807,7 +947,7 @@ def treedef_children(treedef):
         >>> treedef_children(tree_structure([(1, 2), 3]))
         [PyTreeDef((*, *)), PyTreeDef(*)]
     """
-    return list(treedef.children)
+    return list(treedef.child_defs)
 
 
 def treedef_tuple(treedefs):
@@ -829,13 +969,18 @@ def treedef_tuple(treedefs):
 def broadcast_prefix(prefix_tree, full_tree, is_leaf=None):
     """The leaves of ``prefix_tree`` repeated over the leaves of the subtree of
     ``full_tree`` each stands for (one per leaf of ``full_tree``)."""
-    out = []
+    leaves, treedef = tree_flatten(prefix_tree, is_leaf)
     try:
-        tree_map(lambda x, sub: out.extend([x] * tree_structure(sub).num_leaves),
-                 prefix_tree, full_tree, is_leaf=is_leaf)
-    except (ValueError, TypeError) as e:
-        raise ValueError(f"tree_broadcast: {tree_structure(prefix_tree, is_leaf)} is not a "
-                         f"prefix of {tree_structure(full_tree)}: {e}") from None
+        subtrees = _flatten_up_to(treedef, full_tree)
+    except _Mismatch:
+        path, expected, got = _first_difference(treedef, full_tree, ())
+        where = f"at key path {keystr(path)}" if path else "at the root"
+        raise ValueError(f"tree_broadcast: {treedef} is not a prefix of "
+                         f"{tree_structure(full_tree)}: {where} the prefix has {expected}, "
+                         f"but the full tree has {got}") from None
+    out = []
+    for x, sub in zip(leaves, subtrees):
+        out.extend([x] * tree_structure(sub).num_leaves)
     return out
 
 

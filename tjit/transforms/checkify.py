@@ -49,7 +49,7 @@ def mask_checks(closed):
     eqns = []
     for e in j.eqns:
         if e.primitive is check_p:
-            k = e.params["err_tree"].tree.children[0].num_leaves
+            k = e.params["err_tree"].tree.child_defs[0].num_leaves
             preds = []
             for v in e.invars[:k]:
                 shape = tuple(v.aval.shape)
