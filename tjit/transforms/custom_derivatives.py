@@ -608,14 +608,27 @@ def _bwd_cotangents(out, split, rule, fname):
         if ct is None:
             flat.extend(Zero(tangent_aval(a)) for a in a_leaves)
             continue
+        # JAX's rule: a None (or symbolic zero) anywhere in bwd's output is a zero
+        # cotangent for the whole subtree of the argument there, so the output's structure
+        # need only be a prefix of the argument's down to those Nones
         c_leaves, c_tree = tree_flatten(ct, is_leaf=_is_symbolic)
-        if c_tree != a_tree:
+        try:
+            subtrees = c_tree.flatten_up_to(arg)
+        except ValueError:
+            subtrees = None
+        if subtrees is None or any(not _is_symbolic(c) and not isinstance(a, ShapedArray)
+                                   for c, a in zip(c_leaves, subtrees)):
             raise TypeError(f"Custom VJP bwd rule {rule} for function {fname} must produce "
                             f"an output with the same container (pytree) structure as the "
                             f"args tuple of the primal function, but for argument {k} it "
-                            f"gave {c_tree} where the argument is {a_tree}")
-        for c, a in zip(c_leaves, a_leaves):
-            flat.append(_cotangent_leaf(c, a, rule, fname, k))
+                            f"gave {c_tree} where the argument is {a_tree} (None stands "
+                            f"for a zero cotangent of any subtree)")
+        for c, a in zip(c_leaves, subtrees):
+            if _is_symbolic(c):
+                flat.extend(Zero(tangent_aval(x)) for x in tree_flatten(
+                    a, is_leaf=lambda x: isinstance(x, ShapedArray))[0])
+            else:
+                flat.append(_cotangent_leaf(c, a, rule, fname, k))
     return flat
 
 
