@@ -48,7 +48,9 @@ def test_device_put_with_a_spec_under_the_mesh_and_computation(mesh):
 
     with jax.set_mesh(mesh):
         x = jax.device_put(jnp.asarray(x_np), jax.P("i"))
-        assert x.sharding == SingleDeviceSharding(mesh.devices.flat[0])
+        # committed to the mesh layout, as JAX's (equivalent to the one device's)
+        assert x.sharding == NamedSharding(mesh, jax.P("i"))
+        assert x.sharding.is_equivalent_to(SingleDeviceSharding(mesh.devices.flat[0]), 1)
         np.testing.assert_array_equal(jax.jit(f)(x), 2 * x_np)
         out = jax.shard_map(f, in_specs=jax.P("i"), out_specs=jax.P("i"))(x)
         np.testing.assert_array_equal(out, 2 * x_np)

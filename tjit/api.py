@@ -778,6 +778,9 @@ class Jitted:
 
     @staticmethod
     def _run(entry, raw, leaves):
+        layout = _OUTPUT_LAYOUT[0]
+        if layout is not None:  # (read before the call, which deletes donated arguments)
+            layout = layout(leaves)
         if _DEVICE_ARRAYS and not getattr(entry.executable, "device_arrays", False):
             _on_host(raw)     # GPU Arrays given to a host program are copied over
         if entry.donation is None:
@@ -790,6 +793,8 @@ class Jitted:
             if (t is not np.ndarray and t not in _DEVICE_ARRAYS) or o.dtype != dtype:
                 o = _as_output(o, dtype)
             wrapped.append(Array(o, weak))
+        if layout is not None:
+            layout(wrapped)
         return entry.unflatten(wrapped)
 
     def _specs_for_leaves(self, treedef):
@@ -1743,13 +1748,39 @@ def _sole_owner(x):
     return _buffer_refs(x) <= _SOLE_REFS
 
 
-def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=None,
-        donate_argnames=None, polymorphic_shapes=None, backend=None, device=None,
-        dynamic_shapes=None, memory_budget=None, **unsupported):
+class _Unspecified:
+    """jit's default ``in_shardings``/``out_shardings``: no layout asked for."""
+
+    def __repr__(self):
+        return "UNSPECIFIED"
+
+
+UNSPECIFIED = _Unspecified()
+
+#: set by tjit._sharded_jit once an Array is committed to a mesh or a mesh is set:
+#: ``layout(input leaves)`` is None or a function that gives the call's output Arrays
+#: JAX's ``.sharding``
+_OUTPUT_LAYOUT = [None]
+
+
+def set_output_layout(layout):
+    """Install how a jit call lays out its outputs (``tjit/_sharded_jit.py``)."""
+    _OUTPUT_LAYOUT[0] = layout
+
+
+def jit(fun=None, *, in_shardings=UNSPECIFIED, out_shardings=UNSPECIFIED, static_argnums=None,
+        static_argnames=None, donate_argnums=None, donate_argnames=None,
+        polymorphic_shapes=None, backend=None, device=None, dynamic_shapes=None,
+        memory_budget=None, **unsupported):
     """Trace ``fun`` once per input signature and run the traced program.
 
     Args:
       fun: the function to compile (arrays and pytrees of arrays in and out).
+      in_shardings / out_shardings: JAX's: a sharding (``NamedSharding``,
+        ``SingleDeviceSharding``), a PartitionSpec (with ``jax.set_mesh``) or None per
+        subtree of the positional arguments / the outputs (pytree prefixes). Arguments
+        are checked and placed, outputs committed (``y.sharding``); a sharding over
+        several devices raises NotImplementedError (``tjit/_sharded_jit.py``).
       static_argnums / static_argnames: arguments that are Python values (hashable);
         a new value re-traces.
       donate_argnums / donate_argnames: arguments whose buffers the program may reuse
@@ -1795,15 +1826,20 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
         if set(unsupported) - {"inline", "keep_unused", "abstracted_axes"}:
             raise TypeError(f"jit: unexpected keyword argument(s) {bad}")
     if fun is None:
-        return functools.partial(jit, static_argnums=static_argnums,
+        return functools.partial(jit, in_shardings=in_shardings, out_shardings=out_shardings,
+                                 static_argnums=static_argnums,
                                  static_argnames=static_argnames,
                                  donate_argnums=donate_argnums, donate_argnames=donate_argnames,
                                  polymorphic_shapes=polymorphic_shapes, backend=backend,
                                  device=device, dynamic_shapes=dynamic_shapes,
                                  memory_budget=memory_budget)
-    return Jitted(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
-                  polymorphic_shapes, backend, device=device, dynamic_shapes=dynamic_shapes,
-                  memory_budget=memory_budget)
+    jitted = Jitted(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
+                    polymorphic_shapes, backend, device=device, dynamic_shapes=dynamic_shapes,
+                    memory_budget=memory_budget)
+    if in_shardings is UNSPECIFIED and out_shardings is UNSPECIFIED:
+        return jitted
+    from tjit._sharded_jit import ShardedJit  # (above the scale-out layer)
+    return ShardedJit(jitted, in_shardings, out_shardings)
 
 
 def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False,
@@ -1934,8 +1970,13 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     """
     from tjit.tracing.tree_util import tree_flatten, tree_unflatten
     from tjit.numpy import asarray
-    from tjit.sharding import placement_device  # (scale-out layer, loaded after api)
+    from tjit import sharding as _sharding  # (scale-out layer, loaded after api)
     from tjit import _put_options
+    if not _sharding.is_placement(device):   # a pytree prefix of x: a placement per subtree
+        return _sharding.put_per_leaf(x, device, device_put, src=src, donate=donate,
+                                      may_alias=may_alias)
+    placement_device = _sharding.placement_device
+    named = _sharding.named_placement(device)   # (the layout the results are committed to)
     copies = _put_options.copy_flags(x, donate, may_alias)
     _put_options.check_src(x, src, lambda s, leaf: _backends.resolve(
         None, placement_device(leaf, s, "device_put (src)"), "device_put (src)"))
@@ -1959,6 +2000,8 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     outs = [Array(o._value.copy(), o._weak) if c and isinstance(o, Array) and
             isinstance(a, Array) and o._value is a._value else o
             for a, o, c in zip(leaves, outs, copies)]
+    if named is not None or device is not None:   # (None keeps each array's layout)
+        outs = [_sharding.commit(o, named) for o in outs]
     return tree_unflatten(tree, outs)
 
 

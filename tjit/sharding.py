@@ -26,6 +26,7 @@ from tjit.distributed.devices import global_devices
 from tjit.distributed.runtime import process_index
 from tjit.lax._annotations import set_sharding_checker
 from tjit.tracing.core import (
+    Array,
     EvalTrace,
     current_trace,
     register_value_sharding,
@@ -160,6 +161,7 @@ class Mesh:
 
     def __enter__(self):
         _mesh_stack().append(self)
+        _first_layout()
         return self
 
     def __exit__(self, *exc):
@@ -321,6 +323,7 @@ def set_mesh(mesh):
     stack = _mesh_stack()
     saved = list(stack)
     stack.append(mesh)
+    _first_layout()
     return _MeshSetting(mesh, saved)
 
 
@@ -496,13 +499,15 @@ class NamedSharding:
         return idx
 
     def devices_indices_map(self, global_shape):
-        """{device: tuple of slices}: the block of the global array each device holds."""
+        """{device: tuple of slices}: the block of the global array each device holds
+        (``slice(None)`` along a dimension that is not split, as JAX's)."""
         global_shape = tuple(global_shape)
         got = self._index_maps.get(global_shape)
         if got is None:
             block = self.shard_shape(global_shape)
-            got = {d: tuple(slice(self.shard_index(d, i) * b, (self.shard_index(d, i) + 1) * b)
-                            for i, b in enumerate(block))
+            got = {d: tuple(slice(None) if b == n else
+                            slice(self.shard_index(d, i) * b, (self.shard_index(d, i) + 1) * b)
+                            for i, (b, n) in enumerate(zip(block, global_shape)))
                    for d in self.mesh.devices.flat}
             self._index_maps[global_shape] = got
         return dict(got)
@@ -536,18 +541,22 @@ class NamedSharding:
     def memory_kind(self):
         return DEVICE_MEMORY
 
-    def _trimmed_spec(self):
-        spec = tuple(self.spec)   # (trailing Nones say nothing: P('x') == P('x', None))
-        while spec and spec[-1] is None:
-            spec = spec[:-1]
-        return spec
-
+    # Equal: the same mesh and the same spec entry for entry, as JAX 0.10's (P('x') and
+    # P('x', None) lay arrays out alike but are different shardings; is_equivalent_to
+    # compares layouts)
     def __eq__(self, other):
         return (isinstance(other, NamedSharding) and self.mesh == other.mesh
-                and self._trimmed_spec() == other._trimmed_spec())
+                and tuple(self.spec) == tuple(other.spec))
 
     def __hash__(self):
-        return hash((self.mesh, self._trimmed_spec()))
+        return hash((self.mesh, tuple(self.spec)))
+
+    def _layout(self, ndim):
+        check_spec(self.spec, self.mesh, "NamedSharding.is_equivalent_to", ndim)
+        counts = self._split_counts(ndim)
+        return {d: tuple((self.shard_index(d, i) if k > 1 else 0, k)
+                         for i, k in enumerate(counts))
+                for d in self.mesh.devices.flat}
 
     def __repr__(self):
         return (f"NamedSharding(mesh={self.mesh!r}, spec={self.spec!r}, "
@@ -576,6 +585,9 @@ class SingleDeviceSharding:
 
     def devices_indices_map(self, global_shape):
         return {self._device: (slice(None),) * len(tuple(global_shape))}
+
+    def _layout(self, ndim):
+        return {self._device: ((0, 1),) * ndim}
 
     addressable_devices_indices_map = devices_indices_map
 
@@ -635,6 +647,12 @@ class PmapSharding:
                              f"per device) to shard")
         return shape, d
 
+    def _layout(self, ndim):
+        d = None if self.sharded_dim is None or len(self.devices) == 1 else \
+            self.sharded_dim % max(ndim, 1)
+        return {dev: tuple((r, len(self.devices)) if i == d else (0, 1) for i in range(ndim))
+                for r, dev in enumerate(self.devices)}
+
     def shard_shape(self, global_shape):
         """A device's shard: the global shape without the sharded dimension."""
         shape, d = self._dim(global_shape)
@@ -671,6 +689,82 @@ class PmapSharding:
     @property
     def memory_kind(self):
         return None
+
+
+def is_equivalent_to(self, other, ndim):
+    """Whether ``self`` and ``other`` place the same blocks of an array of rank ``ndim`` on
+    the same devices, as ``jax.sharding.Sharding.is_equivalent_to``: on a one-device
+    mesh every NamedSharding is equivalent to that device's SingleDeviceSharding."""
+    if not hasattr(other, "_layout"):
+        raise TypeError(f"is_equivalent_to: expected a sharding, got "
+                        f"{type(other).__name__} {other!r:.60}")
+    return self._layout(ndim) == other._layout(ndim)
+
+
+for _cls in (NamedSharding, SingleDeviceSharding, PmapSharding):
+    _cls.is_equivalent_to = is_equivalent_to
+
+
+#: Called once, the first time an Array is committed to a mesh or a mesh is set
+#: (``tjit._sharded_jit`` registers how jit lays out its outputs from then on).
+ON_FIRST_LAYOUT = []
+
+
+def _first_layout():
+    while ON_FIRST_LAYOUT:
+        ON_FIRST_LAYOUT.pop()()
+
+
+def commit(array, sharding):
+    """``array`` (a tjit Array) laid out as ``sharding``: ``array`` itself, or a new Array
+    on its buffer when ``array`` holds another layout (a caller's array keeps its own).
+    A NamedSharding is recorded (``array.sharding`` returns it); anything else leaves
+    the Array on its device as it is."""
+    named = sharding if isinstance(sharding, NamedSharding) else None
+    if type(array) is not Array or getattr(array, "_sharding", None) is named:
+        return array
+    out = Array(array._value, array._weak)
+    if named is not None:
+        out._sharding = named
+        _first_layout()
+    return out
+
+
+def named_placement(where_to):
+    """The NamedSharding that ``device_put(x, where_to)`` commits its result to (a
+    PartitionSpec read with the current mesh), or None for a device or another sharding."""
+    if isinstance(where_to, PartitionSpec):
+        mesh = current_mesh()
+        return None if mesh is None else NamedSharding(mesh, where_to)
+    return where_to if isinstance(where_to, NamedSharding) else None
+
+
+def is_placement(obj):
+    """A leaf of device_put's ``device`` tree: a device, a sharding, a spec or None."""
+    return obj is None or isinstance(obj, (Device, PartitionSpec, NamedSharding,
+                                           SingleDeviceSharding, PmapSharding))
+
+
+def put_per_leaf(x, placements, put, **options):
+    """``device_put(x, placements)`` where ``placements`` is a pytree prefix of ``x`` (a
+    device or sharding per subtree), as JAX's: ``put(leaf, placement, **options)`` per
+    leaf, each option (src, donate, may_alias) broadcast over ``x`` the same way."""
+    leaves, tree = tree_flatten(x)
+    try:
+        per_leaf = broadcast_prefix(placements, x, is_leaf=is_placement)
+        opts = {k: broadcast_prefix(v, x, is_leaf=lambda o: o is None or is_placement(o))
+                for k, v in options.items()}
+    except ValueError as e:
+        raise ValueError(f"device_put device specification must be a tree prefix of the "
+                         f"corresponding value; {e}") from None
+    bad = [p for p in per_leaf if not is_placement(p)]
+    if bad:
+        raise TypeError(f"device_put: each leaf of the device tree must be a device, a "
+                        f"sharding (NamedSharding, SingleDeviceSharding), a PartitionSpec "
+                        f"or None; got {type(bad[0]).__name__} {bad[0]!r:.60}")
+    outs = [put(leaf, p, **{k: v[i] for k, v in opts.items()})
+            for i, (leaf, p) in enumerate(zip(leaves, per_leaf))]
+    return tree_unflatten(tree, outs)
 
 
 # ``x.sharding`` of Arrays: a pmap result's layout, else the one device holding it

@@ -114,8 +114,16 @@ def _local_range(sharding, global_shape):
         raise runtime.DistributedError(
             f"process {runtime.process_index()} drives none of the devices of "
             f"{sharding.mesh!r}; build the mesh over every process's devices")
-    return [(min(ix[d].start for ix in index.values()), max(ix[d].stop for ix in index.values()))
-            for d in range(len(global_shape))]
+    spans = [[ix[d].indices(n)[:2] for ix in index.values()]
+             for d, n in enumerate(global_shape)]   # (slice(None): the whole dimension)
+    return [(min(a for a, _ in span), max(b for _, b in span)) for span in spans]
+
+
+def _local_index(index, ranges, global_shape):
+    """A block's ``index`` into the global array, shifted into the process's part that
+    ``ranges`` (from :func:`_local_range`) covers."""
+    return tuple(slice(start - a, stop - a) for (start, stop, _), (a, _) in
+                 zip((ix.indices(n) for ix, n in zip(index, global_shape)), ranges))
 
 
 def _global_shape_from_local(sharding, local_shape):
@@ -163,7 +171,7 @@ def make_array_from_process_local_data(sharding, local_data, global_shape=None):
             f"global shape {global_shape} under {sharding!r} (blocks of {block})")
     blocks = []
     for dev, idx in sharding.addressable_devices_indices_map(global_shape).items():
-        local = tuple(slice(s.start - a, s.stop - a) for s, (a, _) in zip(idx, ranges))
+        local = _local_index(idx, ranges, global_shape)
         blocks.append((dev, np.asarray(data[local], order="C")))
     return GlobalArray(sharding, global_shape, data.dtype, blocks)
 

@@ -12,7 +12,8 @@ import numpy as np
 
 from tjit.distributed import runtime
 from tjit.distributed.arrays import (
-    GlobalArray, _local_range, _world, make_array_from_process_local_data, process_allgather)
+    GlobalArray, _local_index, _local_range, _world, make_array_from_process_local_data,
+    process_allgather)
 from tjit.sharding import NamedSharding, PartitionSpec
 from tjit.tracing.tree_util import tree_flatten, tree_map, tree_unflatten
 
@@ -87,8 +88,7 @@ def global_array_to_host_local_array(global_inputs, global_mesh, pspecs):
         ranges = _local_range(x.sharding, x.shape)
         out = np.empty(tuple(b - a for a, b in ranges), x.dtype)
         for s in x.addressable_shards:
-            out[tuple(slice(i.start - a, i.stop - a) for i, (a, _) in zip(s.index, ranges))] \
-                = np.asarray(s.data)
+            out[_local_index(s.index, ranges, x.shape)] = np.asarray(s.data)
         return out
 
     return _map_with_specs(local, global_inputs, pspecs, "global_array_to_host_local_array")

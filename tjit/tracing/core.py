@@ -556,8 +556,10 @@ class Array:
     """
 
     # _sig: the signature id of a NumPy-backed Array (:func:`signature`), or None until
-    # an eager lane asks for it; whoever builds an Array without __init__ sets all three
-    __slots__ = ("_value", "_weak", "_sig", "__weakref__")
+    # an eager lane asks for it; whoever builds an Array without __init__ sets all three.
+    # _sharding: set only on an Array committed to a mesh layout (device_put(x,
+    # NamedSharding), jit's out_shardings); unset on every other Array (read by getattr)
+    __slots__ = ("_value", "_weak", "_sig", "_sharding", "__weakref__")
     __array_priority__ = 100
 
     def __init__(self, value, weak_type=False):
@@ -834,7 +836,12 @@ class Array:
     @property
     def sharding(self):
         """How this array is laid out on devices, as ``jax.Array.sharding``: a pmap
-        result's ``PmapSharding``, else the ``SingleDeviceSharding`` of its device."""
+        result's ``PmapSharding``, the sharding it was committed to (``device_put`` with
+        a ``NamedSharding``, jit's ``out_shardings``), else the ``SingleDeviceSharding``
+        of its device."""
+        committed = getattr(self, "_sharding", None)
+        if committed is not None:
+            return committed
         of = _VALUE_SHARDINGS.get(type(self._value))
         if of is not None:
             return of(self._value)

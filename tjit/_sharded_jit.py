@@ -1,0 +1,303 @@
+"""``jit(f, in_shardings=..., out_shardings=...)`` and the ``.sharding`` of jit's outputs.
+
+tjit runs a jitted program on one device. What JAX's sharding arguments mean there:
+
+* ``in_shardings``/``out_shardings`` are pytree prefixes of the positional (dynamic)
+  arguments and of the outputs; a leaf is a sharding, a PartitionSpec (read with the mesh
+  of ``jax.set_mesh``), or None (unspecified, as ``UNSPECIFIED``). They are checked as
+  JAX checks them (tree prefix, rank, a mesh axis dividing the dimension) with JAX's
+  messages; the arguments are placed on the sharding's device; each output is committed
+  to its ``out_shardings`` (``y.sharding == s``).
+* A sharding over several devices raises NotImplementedError (one program runs on one
+  device; ``shard_map`` and ``pmap`` compute across devices).
+* An output with no ``out_shardings`` gets the layout JAX gives it on one device
+  (``pxla.maybe_recover_user_shardings``): when every argument is an Array committed to a
+  NamedSharding on one mesh, an output of the first argument's rank takes its sharding
+  and the others that mesh's ``P()``; else ``P()`` on the mesh of the first
+  NamedSharding among the committed arguments, the ``in_shardings`` and
+  ``out_shardings``, or of ``set_mesh``; else the device's SingleDeviceSharding.
+  (Under ``AxisType.Explicit`` JAX derives each output's spec from the ops; tjit keeps
+  the rule above, equivalent on one device.)
+"""
+
+import functools
+
+import numpy as np
+
+from tjit.api import UNSPECIFIED, Jitted, device_put, set_output_layout
+from tjit.sharding import (
+    ON_FIRST_LAYOUT,
+    NamedSharding,
+    PartitionSpec,
+    PmapSharding,
+    SingleDeviceSharding,
+    check_spec,
+    commit,
+    current_mesh,
+)
+from tjit.tracing.core import Array, Tracer
+from tjit.tracing.tree_util import broadcast_prefix, keystr, tree_flatten_with_path
+from tjit.tracing.tree_util import tree_flatten, tree_unflatten
+
+_SHARDINGS = (NamedSharding, SingleDeviceSharding, PmapSharding)
+_HOST = Array(np.zeros(0))   # (its .device: where NumPy-backed values live)
+_PY_SCALARS = (bool, int, float, complex)
+
+
+def _is_leaf(s):
+    return s is None or s is UNSPECIFIED or isinstance(s, (PartitionSpec,) + _SHARDINGS)
+
+
+def check_shardings_argument(tree, what):
+    """``in_shardings``/``out_shardings`` as given to jit: every leaf a sharding, a
+    PartitionSpec or None (JAX's TypeError otherwise)."""
+    for leaf in tree_flatten(tree, is_leaf=_is_leaf)[0]:
+        if not _is_leaf(leaf):
+            raise TypeError(f"{what} leaf specifications are expected to be PartitionSpec "
+                            f"instances or None, but got {leaf!r:.60}")
+
+
+def _resolved(s, what):
+    """A leaf of the shardings tree as a sharding (None: unspecified)."""
+    if s is UNSPECIFIED or s is None:
+        return None
+    if isinstance(s, PartitionSpec):
+        mesh = current_mesh()
+        if mesh is None:
+            raise RuntimeError(
+                f"jit requires a non-empty mesh in context if you are passing "
+                f"`PartitionSpec`s to {what}. You can define a context mesh via "
+                f"`jax.set_mesh(mesh)`. Alternatively, provide `Sharding`s to {what} and "
+                f"then the mesh context manager is not required.")
+        return NamedSharding(mesh, s)
+    return s
+
+
+def _check_fits(s, shape, what, path):
+    """JAX's checks of a sharding against a value (pjit_check_aval_sharding)."""
+    name = f" with pytree key path {path}" if path else ""
+    if isinstance(s, NamedSharding):
+        if len(shape) < len(s.spec):
+            scalar = " For scalars the PartitionSpec should be P()" if not shape else ""
+            raise ValueError(
+                f"One of {what}{name} is incompatible with its sharding annotation {s}: "
+                f"Sharding {s} is only valid for values of rank at least {len(s.spec)}, "
+                f"but was applied to a value of rank {len(shape)}.{scalar}")
+        check_spec(s.spec, s.mesh, f"jit {what}", len(shape))
+        counts = s._split_counts(len(shape))
+        for d, (n, k) in enumerate(zip(shape, counts)):
+            if isinstance(n, int) and n % k:
+                raise ValueError(
+                    f"One of {what}{name} was given the sharding {s} implies that array "
+                    f"axis {d} is partitioned {k} times, but the dimension size is {n} "
+                    f"(full shape: {tuple(shape)}, per-dimension tiling factors: "
+                    f"{tuple(counts)} should evenly divide the shape)")
+    elif isinstance(s, PmapSharding):
+        s.shard_shape(shape)
+
+
+def _device_of(s, what):
+    if isinstance(s, SingleDeviceSharding):
+        return s._device
+    if isinstance(s, NamedSharding) and s.mesh.size == 1:
+        return s.mesh.devices.flat[0]
+    raise NotImplementedError(
+        f"jit {what}: {s} spreads values over {s.num_devices} devices; tjit runs a jitted "
+        f"program on one device. Compute across devices with shard_map or pmap, or use a "
+        f"one-device mesh")
+
+
+def _mesh_of(shardings):
+    for s in shardings:
+        if isinstance(s, NamedSharding):
+            return s.mesh
+    return None
+
+
+def _key_path(args_names, path):
+    head, rest = path[0], path[1:]
+    return args_names(head.idx) + keystr(rest)
+
+
+class ShardedJit:
+    """A jitted function with ``in_shardings``/``out_shardings`` (module docstring); every
+    other attribute (``lower``, ``trace``, caches...) is the plain Jitted's."""
+
+    def __init__(self, jitted, in_shardings, out_shardings):
+        check_shardings_argument(in_shardings, "in_shardings")
+        check_shardings_argument(out_shardings, "out_shardings")
+        self._jitted = jitted
+        self.in_shardings, self.out_shardings = in_shardings, out_shardings
+        functools.update_wrapper(self, jitted.fun)
+
+    def __getattr__(self, name):
+        return getattr(self._jitted, name)
+
+    def __get__(self, obj, objtype=None):   # jit on methods
+        return self if obj is None else functools.partial(self, obj)
+
+    def __call__(self, *args, **kwargs):
+        placed = self._place_arguments(args, kwargs)
+        # (before the call, which deletes donated arguments)
+        layouts = None if self.in_shardings is UNSPECIFIED else self._placed_layouts(args)
+        out = self._jitted(*placed, **kwargs)
+        if layouts is not None:
+            _lay_out(layouts, tree_flatten(out)[0])
+        return self._lay_out_outputs(out)
+
+    def lower(self, *args, **kwargs):
+        return self._jitted.lower(*self._place_arguments(args, kwargs), **kwargs)
+
+    # -- arguments -----------------------------------------------------------------------
+    def _dynamic_positions(self, args):
+        return [i for i in range(len(args)) if i not in self._jitted.sig.static_argnums]
+
+    def _place_arguments(self, args, kwargs):
+        """``args`` checked against ``in_shardings`` and placed on their devices."""
+        if self.in_shardings is UNSPECIFIED:
+            return args
+        sig = self._jitted.sig
+        if any(k not in sig.static_argnames for k in kwargs):
+            raise ValueError("jit does not support kwargs when in_shardings is specified; "
+                             "pass those arguments positionally (or as static_argnames)")
+        positions = self._dynamic_positions(args)
+        dyn = tuple(args[i] for i in positions)
+        shardings = self.in_shardings
+        if isinstance(shardings, list):
+            shardings = tuple(shardings)
+        if isinstance(shardings, tuple) and not isinstance(shardings, PartitionSpec) \
+                and len(shardings) != len(dyn):
+            raise ValueError(
+                f"jit in_shardings specification must be a tree prefix of the positional "
+                f"arguments tuple. In particular, jit in_shardings must either be a "
+                f"Sharding, a PartitionSpec, or a tuple of length equal to the number of "
+                f"positional arguments. But jit in_shardings is the wrong length: got a "
+                f"tuple or list of length {len(shardings)} for an args tuple of length "
+                f"{len(dyn)}.")
+        try:
+            per_leaf = broadcast_prefix(shardings, dyn, is_leaf=_is_leaf)
+        except ValueError as e:
+            raise ValueError(f"jit in_shardings specification must be a tree prefix of the "
+                             f"positional arguments tuple: {e}") from None
+        paths_leaves, tree = tree_flatten_with_path(dyn)
+        placed = []
+        for (path, leaf), s in zip(paths_leaves, per_leaf):
+            s = _resolved(s, "in_shardings")
+            if s is not None:
+                _check_fits(s, tuple(np.shape(leaf)), "jit arguments",
+                            _key_path(lambda k: sig.arg_name(positions[k]), path))
+                leaf = self._placed(leaf, _device_of(s, "in_shardings"))
+            placed.append(leaf)
+        dyn = tree_unflatten(tree, placed)
+        out = list(args)
+        for i, a in zip(positions, dyn):
+            out[i] = a
+        return tuple(out)
+
+    @staticmethod
+    def _placed(leaf, device):
+        """``leaf`` on ``device``: as it is when it is there (a donated Array stays the
+        caller's), else a copy there; an Array committed elsewhere is an error, as JAX's."""
+        if isinstance(leaf, Tracer):
+            return leaf
+        if isinstance(leaf, Array):
+            if device in leaf.devices():
+                return leaf
+            if getattr(leaf, "_sharding", None) is not None:
+                raise ValueError(
+                    f"Received incompatible devices for jitted computation: an argument "
+                    f"committed to {leaf.sharding} and in_shardings on {device}; move it "
+                    f"first with jax.device_put(x, sharding)")
+        elif device == _HOST.device:   # (host values: jit converts them itself)
+            return leaf
+        return device_put(leaf, device)
+
+    # -- outputs -------------------------------------------------------------------------
+    def _placed_layouts(self, args):
+        """JAX reshards each argument to its in_shardings entry; that layout is the
+        argument's own where the caller committed it or where a mesh is set (JAX's
+        avals then carry the mesh), else the argument counts as uncommitted."""
+        positions = self._dynamic_positions(args)
+        dyn = tuple(args[i] for i in positions)
+        leaves = tree_flatten(dyn)[0]
+        per_leaf = broadcast_prefix(self.in_shardings, dyn, is_leaf=_is_leaf)
+        mesh = current_mesh()
+        layouts = []
+        for x, s in zip(leaves, per_leaf):
+            if isinstance(x, _PY_SCALARS):
+                continue
+            s = _resolved(s, "in_shardings")
+            own = getattr(x, "_sharding", None) if type(x) is Array else None
+            if isinstance(s, NamedSharding) and (own is not None or s.mesh == mesh):
+                own = s
+            layouts.append((own, np.ndim(x)))
+        return layouts
+
+    def _lay_out_outputs(self, out):
+        path_leaves, tree = tree_flatten_with_path(out)
+        if self.out_shardings is UNSPECIFIED:
+            per_leaf = [None] * len(path_leaves)
+        else:
+            try:
+                per_leaf = broadcast_prefix(self.out_shardings, out, is_leaf=_is_leaf)
+            except ValueError as e:
+                raise ValueError(f"jit out_shardings must be a tree prefix of the "
+                                 f"function's outputs: {e}") from None
+        per_leaf = [_resolved(s, "out_shardings") for s in per_leaf]
+        in_specified = [] if self.in_shardings is UNSPECIFIED else [
+            _resolved(s, "in_shardings")
+            for s in tree_flatten(self.in_shardings, is_leaf=_is_leaf)[0]]
+        mesh = _mesh_of(in_specified + per_leaf)
+        outs = []
+        for (path, leaf), s in zip(path_leaves, per_leaf):
+            if s is not None:
+                _check_fits(s, tuple(np.shape(leaf)), "jit outputs", keystr(path) or "result")
+                if isinstance(leaf, Array) and _device_of(s, "out_shardings") not in \
+                        leaf.devices():
+                    leaf = device_put(leaf, _device_of(s, "out_shardings"))
+                leaf = commit(leaf, s)
+            elif mesh is not None and isinstance(leaf, Array) and \
+                    getattr(leaf, "_sharding", None) is None:
+                leaf = commit(leaf, NamedSharding(mesh, PartitionSpec()))
+            outs.append(leaf)
+        return tree_unflatten(tree, outs)
+
+
+def _input_layouts(in_leaves):
+    """Per array argument, (the NamedSharding it is committed to or None, its rank);
+    Python scalars have no layout and are left out, as in JAX."""
+    out = []
+    for x in in_leaves:
+        s = getattr(x, "_sharding", None) if type(x) is Array else None
+        if s is not None or not isinstance(x, _PY_SCALARS):
+            out.append((s, None if s is None else x.ndim))
+    return out
+
+
+def _lay_out(layouts, outs):
+    """Commit the fresh output Arrays ``outs`` to the layouts JAX gives them on one
+    device from the arguments' ``layouts`` (module docstring)."""
+    first = next((lay for lay in layouts if lay[0] is not None), None)
+    if first is None:
+        mesh = current_mesh()
+        if mesh is None:
+            return
+        first, all_on_first = (NamedSharding(mesh, PartitionSpec()), None), False
+    else:
+        all_on_first = all(s is not None and s.mesh == first[0].mesh for s, _ in layouts)
+    replicated = NamedSharding(first[0].mesh, PartitionSpec())
+    for o in outs:
+        if type(o) is Array:
+            o._sharding = first[0] if all_on_first and o.ndim == first[1] else replicated
+
+
+def lay_out_outputs(in_leaves):
+    """jit's hook (``api.set_output_layout``), read before a call: None where the
+    outputs keep their device's sharding, else what lays them out."""
+    layouts = _input_layouts(in_leaves)
+    if current_mesh() is None and all(s is None for s, _ in layouts):
+        return None
+    return functools.partial(_lay_out, layouts)
+
+
+ON_FIRST_LAYOUT.append(lambda: set_output_layout(lay_out_outputs))
