@@ -51,6 +51,7 @@ from tjit.numpy import random as _numpy_random  # noqa: F401  (needs tjit.random
 from tjit.tree_util import tree_map, tree_leaves, tree_structure  # noqa: F401
 from tjit import tree  # noqa: F401  (jax.tree's short names)
 from tjit import distributed, sharding  # noqa: F401  (multi-process runs; mpi4py loads lazily)
+from tjit import _sharded_jit  # noqa: F401  (jit outputs' .sharding once a mesh layout exists)
 from tjit.distributed import (  # noqa: F401
     process_index, process_count, make_array_from_process_local_data)
 from tjit.sharding import make_mesh, NamedSharding, P, set_mesh  # noqa: F401
