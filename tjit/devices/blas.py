@@ -337,11 +337,12 @@ class _Shims:
     def _load(dtype, gemm, one_thread_guard):
         name = f"tjit_gemm_{_SHIM_TYPES[dtype]}"
         ir_text = _shim_ir(_SHIM_TYPES[dtype])
-        # 'light': loops around BLAS calls and memcpy, nothing to optimise (LLVM CPU
-        # vector 21, explicit 15, light 8 ms with an empty disk cache)
+        # 'control': loops around BLAS calls and memcpy, nothing to optimise (LLVM CPU
+        # vector 21, explicit 15, light 8-11, control 2.7 ms with an empty disk cache;
+        # target.PROFILES)
         guard_names = one_thread.exported_names(name)
         addrs = disk_cache.load_or_compile(ir_text, [name] + guard_names, "gemm-shim",
-                                           profile="light")
+                                           profile="control")
         one_thread.share_with_eager_calls(one_thread_guard, [addrs[n] for n in guard_names])
         return as_kernel(addrs[name]), gemm, one_thread_guard, 0
 

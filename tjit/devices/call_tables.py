@@ -62,7 +62,7 @@ def table(entries):
 
 def _load():
     addr = disk_cache.load_or_compile(_KERNEL_IR, ["tjit_run_calls"], "call-table",
-                                      profile="light")   # (hand-written: target.PROFILES)
+                                      profile="control")   # (calls only: target.PROFILES)
     return as_kernel(addr["tjit_run_calls"])
 
 

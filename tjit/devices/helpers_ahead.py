@@ -3,7 +3,7 @@ its kernels compile.
 
 With an empty disk cache a program's first call builds, after its kernels, the native
 helpers it then calls: tjit's own sgemm (``blas``; ~90 ms of LLVM CPU) for its float32
-products, the thread runtime (``threads``; ~13 ms) once a step is split across threads.
+products, the thread runtime (``threads``; ~4 ms) once a step is split across threads.
 They do not depend on the kernels, and LLVM compiles modules on several threads at once
 (``lower/llvm/parallel.py``), so :func:`start` builds the ones the program will want on a
 thread beside the kernels' compile. Each is the process's one value of its ``Lazy``
