@@ -22,7 +22,8 @@ from tjit.transforms.batching import vmap
 from tjit.tracing.shapes import (broadcast_shapes, canonical_shape, dim_str, max_dim,
                                  normalize_axis, shape_str)
 from tjit.numpy._core import (
-    asarray, broadcast_to_shape, ensure_array, out_sharded, promote_dtypes, result_type_of)
+    asarray, broadcast_to_shape, check_arraylike, ensure_array, out_sharded, promote_dtypes,
+    result_type_of)
 from tjit.numpy._dtypes import _np_dtype
 
 
@@ -281,6 +282,7 @@ def _linspace_parts(start, stop, num, endpoint, dtype, axis, fname):
     if isinstance(num, int) and num < 0:
         raise ValueError(f"jnp.{fname}: number of samples, {num}, must be non-negative")
     dt = canonical_dtype(dtype, fname)
+    check_arraylike(fname, start, stop)  # a list end is refused naming the function, as JAX
     start, stop = promote_dtypes(start, stop)
     if dt is None:
         dt = dtypes.to_inexact(start.dtype)
@@ -420,6 +422,7 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     from tjit.numpy._ufuncs import log10, multiply, power, sign
     dt = canonical_dtype(dtype, "geomspace")
     given = (start, stop)
+    check_arraylike("geomspace", start, stop)
     start, stop = promote_dtypes(start, stop)
     for v in (start, stop):
         if isinstance(v, Array) and np.any(v._value == 0):

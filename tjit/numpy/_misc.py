@@ -391,6 +391,7 @@ def interp(x, xp, fp, left=None, right=None, period=None):
         if isinstance(v, str) and v != "extrapolate":
             raise ValueError(f"jnp.interp: the only string value of {name} is "
                              f"'extrapolate', got {v!r}")
+    check_arraylike("interp", x, xp, fp)
     if period is not None:
         left = right = None
     x, xp = promote_dtypes_inexact(x, xp)

@@ -22,8 +22,8 @@ from tjit.tracing import dtypes
 from tjit.tracing.core import Array, Tracer, concrete_value
 from tjit.tracing.errors import AxisError, traced_static_error
 from tjit.tracing.shapes import broadcast_shapes, normalize_axes, shape_str
-from tjit.numpy._core import (broadcast_to_shape, ensure_array, host_numpy_array,
-                              promote_dtypes_inexact,
+from tjit.numpy._core import (broadcast_to_shape, check_arraylike, ensure_array,
+                              host_numpy_array, promote_dtypes_inexact,
                               result_type_of, takes_out_sharding)
 from tjit.numpy._creation import canonical_dtype, dim_value
 
@@ -142,7 +142,8 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None,  # noq
         sum. where: bool mask of elements to include.
     """
     return _reduce("sum", a, axis, dtype, out, keepdims, initial, where,
-                   reducer=_plain(lax.reduce_sum), combine=_plain(lax.add),
+                   reducer=_bool_or(lax.reduce_or, lax.reduce_sum),
+                   combine=_bool_or(lax.bitwise_or, lax.add),
                    identity=lambda dt: 0, promote=promote_integers)
 
 
@@ -150,11 +151,14 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where
          promote_integers=True):
     """Product of elements over ``axis`` (same arguments as :func:`sum`)."""
     return _reduce("prod", a, axis, dtype, out, keepdims, initial, where,
-                   reducer=_plain(lax.reduce_prod), combine=_plain(lax.mul),
+                   reducer=_bool_or(lax.reduce_and, lax.reduce_prod),
+                   combine=_bool_or(lax.bitwise_and, lax.mul),
                    identity=lambda dt: 1, promote=promote_integers)
 
 
 def _bool_or(fn_bool, fn):
+    """``fn_bool`` where the accumulator is bool: a sum or product with ``dtype=bool`` adds
+    and multiplies booleans, i.e. or/and (NumPy's and JAX's), as max/min of booleans do."""
     return lambda dt: fn_bool if dtypes.is_bool(dt) else fn
 
 
@@ -202,6 +206,7 @@ def count_nonzero(a, axis=None, keepdims=False):
 def ptp(a, axis=None, out=None, keepdims=False):
     """Range (max - min) over ``axis``."""
     _check_out(out, "ptp")
+    a = ensure_array("ptp", a)
     return lax.sub(max(a, axis, keepdims=keepdims), min(a, axis, keepdims=keepdims))
 
 
@@ -264,6 +269,11 @@ def _given_mean(m, x, name):
 def _var_types(a, dtype, name):
     dt = canonical_dtype(dtype, name)
     if dt is not None:
+        # a deviation is not a bool, and std's square root needs a float (JAX's rule)
+        need = "inexact" if name.endswith("std") else "numeric"
+        if dtypes.is_bool(dt) or need == "inexact" and not dtypes.is_inexact(dt):
+            raise ValueError(f"jnp.{name}: dtype must be {need}, got {dt}; pass e.g. "
+                             f"dtype=float32 or cast the result")
         if dtypes.is_complex(a.dtype) and not dtypes.is_complex(dt):
             raise ValueError(f"jnp.{name}: a real dtype {dt} is not supported for the "
                              f"variance of complex values ({a.dtype})")
@@ -327,6 +337,7 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
         mean=None, correction=None):
     """Standard deviation over ``axis``: ``sqrt(var(...))`` (``mean`` as :func:`var`'s)."""
     _check_out(out, "std")
+    _var_types(ensure_array("std", a), dtype, "std")
     return lax.sqrt(var(a, axis, dtype, None, ddof, keepdims, where=where, mean=mean,
                         correction=correction))
 
@@ -524,6 +535,7 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
     """:func:`std` of the non-NaN elements (``mean`` as :func:`nanvar`'s)."""
     _check_out(out, "nanstd")
     _check_nan_stat_dtype(ensure_array("nanstd", a), dtype, "nanstd")
+    _var_types(ensure_array("nanstd", a), dtype, "nanstd")
     return lax.sqrt(nanvar(a, axis, dtype, None, ddof, keepdims, where=where, mean=mean,
                            correction=correction))
 
@@ -618,6 +630,7 @@ def _inverted_cdf(name, a, q, axis, weights, keepdims, squash_nans):
     if dtypes.is_complex(a.dtype):
         raise TypeError(f"jnp.{name} does not support complex input ({a.dtype})")
     # the result's dtype: a's (with the weights' when given), whatever q's, as JAX
+    check_arraylike(name, a, q)  # a list q is refused naming the function, as JAX
     out_dt = dtypes.to_inexact(a.dtype if weights is None else
                                result_type_of(a, weights)[0])
     a, q = promote_dtypes_inexact(a, q)
@@ -664,6 +677,7 @@ def _quantile(name, a, q, axis, method, keepdims, squash_nans):
     out_dt = dtypes.to_inexact(a.dtype)  # the result's, whatever q's dtype (as JAX)
     # a to inexact first, as JAX's: an int4 meeting the Python float q is a promotion
     # error (median of an int4 array raised one; JAX's is a float32)
+    check_arraylike(name, a, q)  # a list q is refused naming the function, as JAX
     a, q = promote_dtypes_inexact(promote_dtypes_inexact(a)[0], q)
     axes = _axes(a, axis, name)
     x, n = _sorted_rows(a, axes)
@@ -846,6 +860,8 @@ def _cumulative(name, lax_fn, a, axis, dtype, nan_fill=None, promote_integers=Fa
         _promote_int(a.dtype) if promote_integers or dtypes.is_bool(a.dtype) else a.dtype)
     if nan_fill is not None:
         a = _replace_nan(a, nan_fill)
+    if dtypes.is_bool(dt):  # dtype=bool: a running or (sum) / and (product) of booleans
+        lax_fn = {lax.cumsum: lax.cummax, lax.cumprod: lax.cummin}[lax_fn]
     return lax_fn(lax.convert_element_type(a, dt), ax)
 
 
