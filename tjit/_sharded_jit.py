@@ -24,7 +24,7 @@ import functools
 
 import numpy as np
 
-from tjit.api import UNSPECIFIED, Jitted, device_put, set_output_layout
+from tjit.api import UNSPECIFIED, device_put, set_output_layout
 from tjit.sharding import (
     ON_FIRST_LAYOUT,
     NamedSharding,

@@ -1970,13 +1970,12 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     """
     from tjit.tracing.tree_util import tree_flatten, tree_unflatten
     from tjit.numpy import asarray
-    from tjit import sharding as _sharding  # (scale-out layer, loaded after api)
-    from tjit import _put_options
-    if not _sharding.is_placement(device):   # a pytree prefix of x: a placement per subtree
-        return _sharding.put_per_leaf(x, device, device_put, src=src, donate=donate,
-                                      may_alias=may_alias)
-    placement_device = _sharding.placement_device
-    named = _sharding.named_placement(device)   # (the layout the results are committed to)
+    from tjit.sharding import placement_device  # (scale-out layer, loaded after api)
+    from tjit import _placement, _put_options
+    if not _placement.is_placement(device):   # a pytree prefix of x: a placement per subtree
+        return _placement.put_per_leaf(x, device, device_put, src=src, donate=donate,
+                                       may_alias=may_alias)
+    named = _placement.named_placement(device)   # (the layout the results are committed to)
     copies = _put_options.copy_flags(x, donate, may_alias)
     _put_options.check_src(x, src, lambda s, leaf: _backends.resolve(
         None, placement_device(leaf, s, "device_put (src)"), "device_put (src)"))
@@ -2001,7 +2000,7 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
             isinstance(a, Array) and o._value is a._value else o
             for a, o, c in zip(leaves, outs, copies)]
     if named is not None or device is not None:   # (None keeps each array's layout)
-        outs = [_sharding.commit(o, named) for o in outs]
+        outs = [_placement.commit(o, named) for o in outs]
     return tree_unflatten(tree, outs)
 
 

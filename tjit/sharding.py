@@ -161,7 +161,7 @@ class Mesh:
 
     def __enter__(self):
         _mesh_stack().append(self)
-        _first_layout()
+        layouts_in_use()
         return self
 
     def __exit__(self, *exc):
@@ -179,7 +179,7 @@ class Mesh:
 
     def __repr__(self):
         axes = ", ".join(f"{n!r}: {s}" for n, s in self.shape.items())
-        return f"Mesh({axes})"
+        return f"Mesh({axes}, axis_types={self.axis_types})"
 
     @property
     def abstract_mesh(self):
@@ -267,6 +267,7 @@ def reshard(xs, out_shardings):
             raise ValueError(f"reshard: out_shardings for leaf {i} is None; give a "
                              f"sharding or a PartitionSpec (under set_mesh)")
         check_sharding_constraint(s, tuple(np.shape(x)), f"reshard (leaf {i})")
+        _check_reshard_axes(s)
         x = with_sharding_constraint(x, s)
         if isinstance(current_trace(), EvalTrace):
             device = placement_device(x, s, "reshard")
@@ -276,6 +277,20 @@ def reshard(xs, out_shardings):
                     f"{s} puts it on {device}; move it with device_put(x, sharding)")
         out.append(x)
     return tree_unflatten(tree, out)
+
+
+def _check_reshard_axes(s):
+    """reshard lays out Explicit axes only (JAX 0.10): Auto ones are the compiler's."""
+    mesh = current_mesh() if isinstance(s, PartitionSpec) else getattr(s, "mesh", None)
+    spec = s if isinstance(s, PartitionSpec) else getattr(s, "spec", PartitionSpec())
+    for name in spec.mesh_axes():
+        kind = mesh.axis_types[mesh.axis_names.index(name)]
+        if kind is not AxisType.Explicit:
+            raise ValueError(f"PartitionSpec passed to reshard cannot contain axis names "
+                             f"that are of type Auto or Manual. Got PartitionSpec: {spec} "
+                             f"with axis name: {name} of type: AxisType.{kind.name}. Make "
+                             f"the axis Explicit (jax.make_mesh's default) or use "
+                             f"jax.lax.with_sharding_constraint")
 
 
 def current_mesh():
@@ -323,7 +338,7 @@ def set_mesh(mesh):
     stack = _mesh_stack()
     saved = list(stack)
     stack.append(mesh)
-    _first_layout()
+    layouts_in_use()
     return _MeshSetting(mesh, saved)
 
 
@@ -363,7 +378,8 @@ def placement_device(x, where_to, what):
 def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None):
     """A mesh of shape ``axis_shapes`` over ``devices`` (default: ``tjit.devices()``, every
     process's devices after ``initialize()``), as ``jax.make_mesh``; ``axis_types`` is
-    one :class:`AxisType` per axis (default: all ``Auto``).
+    one :class:`AxisType` per axis (default: all ``Explicit``, as JAX 0.10's make_mesh;
+    ``Mesh(...)`` defaults to ``Auto``).
 
     A mesh smaller than the device list takes its first devices, as JAX's.
 
@@ -379,6 +395,8 @@ def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None):
     devices = devices[:math.prod(axis_shapes)]
     arr = np.empty(len(devices), dtype=object)
     arr[:] = devices
+    if axis_types is None:
+        axis_types = (AxisType.Explicit,) * len(axis_shapes)
     return Mesh(arr.reshape(axis_shapes), axis_names, axis_types)
 
 
@@ -397,8 +415,8 @@ class PartitionSpec(tuple):
                                 f"names; got {p!r}")
         return super().__new__(cls, parts)
 
-    def __repr__(self):
-        return "PartitionSpec(" + ", ".join(repr(p) for p in self) + ")"
+    def __repr__(self):   # (as JAX 0.10's: P('x',), P('x', None), P())
+        return f"P({repr(tuple(self))[1:-1]})"
 
     def __reduce__(self):
         return (PartitionSpec, tuple(self))
@@ -457,7 +475,12 @@ def _check_memory_kind(kind, who):
             f"memory_kind out (or pass {DEVICE_MEMORY!r}).")
 
 
-class NamedSharding:
+class Sharding:
+    """What every sharding is, as ``jax.sharding.Sharding`` (``isinstance`` checks):
+    NamedSharding, SingleDeviceSharding and PmapSharding."""
+
+
+class NamedSharding(Sharding):
     """A layout of arrays over ``mesh``: dimension ``i`` is split into equal blocks over
     the mesh axes ``spec[i]``, replicated over the mesh axes ``spec`` does not name, as
     ``jax.sharding.NamedSharding``."""
@@ -552,7 +575,7 @@ class NamedSharding:
         return hash((self.mesh, tuple(self.spec)))
 
     def _layout(self, ndim):
-        check_spec(self.spec, self.mesh, "NamedSharding.is_equivalent_to", ndim)
+        # (entries past ndim are not checked, as JAX's is_equivalent_to does not)
         counts = self._split_counts(ndim)
         return {d: tuple((self.shard_index(d, i) if k > 1 else 0, k)
                          for i, k in enumerate(counts))
@@ -563,7 +586,7 @@ class NamedSharding:
                 f"memory_kind={self.memory_kind})")
 
 
-class SingleDeviceSharding:
+class SingleDeviceSharding(Sharding):
     """The layout of an array held whole by one device, as
     ``jax.sharding.SingleDeviceSharding`` (``x.sharding`` of an ordinary Array)."""
 
@@ -614,7 +637,12 @@ class SingleDeviceSharding:
         return DEVICE_MEMORY
 
 
-class PmapSharding:
+def make_single_device_sharding(device):
+    """``SingleDeviceSharding(device)``, as ``jax.sharding.make_single_device_sharding``."""
+    return SingleDeviceSharding(device)
+
+
+class PmapSharding(Sharding):
     """The layout of a ``pmap`` result, as ``jax.sharding.PmapSharding``: device ``r`` holds
     slice ``r`` of dimension ``sharded_dim`` (that dimension's size is the number of
     devices, and a device's shard does not have it); ``sharded_dim`` None: every device
@@ -710,7 +738,8 @@ for _cls in (NamedSharding, SingleDeviceSharding, PmapSharding):
 ON_FIRST_LAYOUT = []
 
 
-def _first_layout():
+def layouts_in_use():
+    """Run the ON_FIRST_LAYOUT callbacks (once): a mesh layout now exists."""
     while ON_FIRST_LAYOUT:
         ON_FIRST_LAYOUT.pop()()
 
@@ -726,45 +755,22 @@ def commit(array, sharding):
     out = Array(array._value, array._weak)
     if named is not None:
         out._sharding = named
-        _first_layout()
+        layouts_in_use()
     return out
 
 
-def named_placement(where_to):
-    """The NamedSharding that ``device_put(x, where_to)`` commits its result to (a
-    PartitionSpec read with the current mesh), or None for a device or another sharding."""
-    if isinstance(where_to, PartitionSpec):
+def place_eagerly(x, sharding):
+    """An eager Array ``x`` laid out as ``sharding`` (what ``with_sharding_constraint``
+    and ``reshard`` give outside jit, as JAX's): committed to a one-device NamedSharding
+    (a PartitionSpec read with the current mesh), uncommitted by a SingleDeviceSharding;
+    anything else leaves ``x`` as it is."""
+    if isinstance(sharding, PartitionSpec):
         mesh = current_mesh()
-        return None if mesh is None else NamedSharding(mesh, where_to)
-    return where_to if isinstance(where_to, NamedSharding) else None
-
-
-def is_placement(obj):
-    """A leaf of device_put's ``device`` tree: a device, a sharding, a spec or None."""
-    return obj is None or isinstance(obj, (Device, PartitionSpec, NamedSharding,
-                                           SingleDeviceSharding, PmapSharding))
-
-
-def put_per_leaf(x, placements, put, **options):
-    """``device_put(x, placements)`` where ``placements`` is a pytree prefix of ``x`` (a
-    device or sharding per subtree), as JAX's: ``put(leaf, placement, **options)`` per
-    leaf, each option (src, donate, may_alias) broadcast over ``x`` the same way."""
-    leaves, tree = tree_flatten(x)
-    try:
-        per_leaf = broadcast_prefix(placements, x, is_leaf=is_placement)
-        opts = {k: broadcast_prefix(v, x, is_leaf=lambda o: o is None or is_placement(o))
-                for k, v in options.items()}
-    except ValueError as e:
-        raise ValueError(f"device_put device specification must be a tree prefix of the "
-                         f"corresponding value; {e}") from None
-    bad = [p for p in per_leaf if not is_placement(p)]
-    if bad:
-        raise TypeError(f"device_put: each leaf of the device tree must be a device, a "
-                        f"sharding (NamedSharding, SingleDeviceSharding), a PartitionSpec "
-                        f"or None; got {type(bad[0]).__name__} {bad[0]!r:.60}")
-    outs = [put(leaf, p, **{k: v[i] for k, v in opts.items()})
-            for i, (leaf, p) in enumerate(zip(leaves, per_leaf))]
-    return tree_unflatten(tree, outs)
+        sharding = None if mesh is None else NamedSharding(mesh, sharding)
+    if isinstance(sharding, NamedSharding) and sharding.mesh.size == 1 and \
+            sharding.mesh.devices.flat[0] in x.devices():
+        return commit(x, sharding)
+    return commit(x, None) if isinstance(sharding, SingleDeviceSharding) else x
 
 
 # ``x.sharding`` of Arrays: a pmap result's layout, else the one device holding it
@@ -790,4 +796,4 @@ def check_sharding_constraint(sharding, shape, where):
 
 
 set_sharding_checker(check_sharding_constraint, lambda s: isinstance(
-    s, (PartitionSpec, NamedSharding, SingleDeviceSharding, PmapSharding)))
+    s, (PartitionSpec, NamedSharding, SingleDeviceSharding, PmapSharding)), place_eagerly)

@@ -21,12 +21,16 @@ from tjit.lax._elementwise import asarray_for_lax
 #: PartitionSpec is a tuple, yet one leaf of the shardings pytree)
 _CHECK_SHARDING = [None]
 _IS_SHARDING = [lambda s: False]
+#: place(array, sharding): an eager Array laid out as the sharding (x.sharding), as JAX's
+_PLACE = [None]
 
 
-def set_sharding_checker(check, is_sharding):
-    """Install the sharding checker and predicate used by with_sharding_constraint."""
+def set_sharding_checker(check, is_sharding, place=None):
+    """Install the sharding checker and predicate used by with_sharding_constraint, and
+    what lays out its eager results."""
     _CHECK_SHARDING[0] = check
     _IS_SHARDING[0] = is_sharding
+    _PLACE[0] = place
 
 
 def _as_array(x):
@@ -60,7 +64,8 @@ def with_sharding_constraint(x, shardings):
         of ``x``'s structure.
 
     tjit's ``jit`` compiles one device's program (multi-device layouts come from
-    ``shard_map``/``pmap``), so the constraint is checked but places nothing.
+    ``shard_map``/``pmap``), so the constraint is checked but places nothing; an eager
+    result on a one-device mesh has the constraint as its ``.sharding``, as in JAX.
     """
     leaves, tree = tree_flatten(x)
     try:
@@ -78,6 +83,8 @@ def with_sharding_constraint(x, shardings):
                              "instances (tjit.sharding.NamedSharding) or PartitionSpecs.")
         if check is not None:
             check(s, tuple(leaf.shape), f"with_sharding_constraint (leaf {i} of x)")
+        if type(leaf) is Array and _PLACE[0] is not None:   # (eager: JAX commits it)
+            leaf = _PLACE[0](leaf, s)
         out.append(leaf)
     return tree_unflatten(tree, out)
 

@@ -1,0 +1,200 @@
+"""The sharding API that JAX programs use, on a one-device mesh: jit's in_shardings and
+out_shardings, device_put with shardings and pytrees of them, the ``.sharding`` of
+results, and the Sharding methods. Expected values are what JAX 0.10 documents and gives
+on one CPU device (each case below was checked against it); values against NumPy."""
+
+import numpy as np
+import pytest
+
+import tjit as jax
+import tjit.numpy as jnp
+from tjit.sharding import NamedSharding, PartitionSpec as P, SingleDeviceSharding
+
+X = np.arange(8.0, dtype=np.float32)
+
+
+@pytest.fixture
+def mesh():
+    return jax.make_mesh((1,), ("x",))
+
+
+@pytest.fixture
+def s(mesh):
+    return NamedSharding(mesh, P("x"))
+
+
+def spec(a):
+    """What JAX shows of a result's layout: the spec of a NamedSharding, else the
+    sharding's type."""
+    sh = a.sharding
+    return sh.spec if isinstance(sh, NamedSharding) else type(sh).__name__
+
+
+# -- device_put ---------------------------------------------------------------------------
+def test_device_put_commits_to_the_named_sharding_and_leaves_the_input(mesh, s):
+    x = jnp.asarray(X)
+    y = jax.device_put(x, s)
+    assert y.sharding == s and x.sharding == SingleDeviceSharding(jax.devices()[0])
+    np.testing.assert_array_equal(y, X)
+    assert jax.device_put(y).sharding == s                  # no target: layout kept
+    assert spec(jax.device_put(y, jax.devices()[0])) == "SingleDeviceSharding"
+    [shard] = y.addressable_shards
+    assert shard.device == jax.devices()[0] and shard.index == (slice(None),)
+    np.testing.assert_array_equal(shard.data, X)
+
+
+def test_device_put_takes_a_pytree_prefix_of_placements(mesh, s):
+    r = NamedSharding(mesh, P())
+    out = jax.device_put({"a": X[:2], "b": np.ones((2, 2))}, {"a": s, "b": r})
+    assert (out["a"].sharding, out["b"].sharding) == (s, r)
+    assert [a.sharding for a in jax.device_put([X, X], s)] == [s, s]
+    with pytest.raises(ValueError, match="device_put device specification must be a tree "
+                                         "prefix of the corresponding value"):
+        jax.device_put({"a": X, "b": X}, {"a": s})
+    with jax.set_mesh(mesh):
+        assert jax.device_put(X, P("x")).sharding == s
+
+
+# -- Sharding methods ---------------------------------------------------------------------
+def test_sharding_equality_and_equivalence_as_jax(mesh, s):
+    dev = jax.devices()[0]
+    assert s != NamedSharding(mesh, P("x", None))          # JAX 0.10 compares specs
+    assert hash(s) == hash(NamedSharding(mesh, P("x")))
+    assert s.is_equivalent_to(NamedSharding(mesh, P("x", None)), 1)
+    assert s.is_equivalent_to(NamedSharding(mesh, P()), 1)  # one device: one layout
+    assert s.is_equivalent_to(SingleDeviceSharding(dev), 1)
+    assert SingleDeviceSharding(dev).is_equivalent_to(s, 1)
+    assert s.shard_shape((8,)) == (8,)
+    assert s.devices_indices_map((8,)) == {dev: (slice(None),)}
+    assert s.is_fully_replicated and s.is_fully_addressable and s.num_devices == 1
+    assert s.device_set == s.addressable_devices == {dev}
+    with pytest.raises(TypeError, match="expected a sharding"):
+        s.is_equivalent_to(P("x"), 1)
+
+
+def test_is_equivalent_to_compares_layouts_over_several_devices():
+    from tjit.devices.backend import Device
+    from tjit.sharding import Mesh
+    devs = [Device("cpu", i) for i in range(4)]
+    m = Mesh(np.array(devs, dtype=object).reshape(2, 2), ("a", "b"))
+    assert NamedSharding(m, P("a")).is_equivalent_to(NamedSharding(m, P("a", None)), 2)
+    assert not NamedSharding(m, P("a")).is_equivalent_to(NamedSharding(m, P("b")), 2)
+    assert not NamedSharding(m, P("a")).is_equivalent_to(NamedSharding(m, P(None, "a")), 2)
+    assert NamedSharding(m, P(("a", "b"))).devices_indices_map((8, 3))[devs[3]] == (
+        slice(6, 8), slice(None))
+
+
+# -- jit: in_shardings / out_shardings ----------------------------------------------------
+def test_jit_shardings_values_and_layouts(mesh, s):
+    r = NamedSharding(mesh, P())
+    f = jax.jit(lambda a, b: (a * 2 + b, jnp.sum(a)), in_shardings=(s, None),
+                out_shardings=(s, r))
+    y, t = f(X, np.float32(1))
+    np.testing.assert_allclose(y, X * 2 + 1)
+    np.testing.assert_allclose(t, X.sum())
+    assert (y.sharding, t.sharding) == (s, r)
+    # a single sharding is broadcast over every argument / output
+    y = jax.jit(lambda a, b: a + b, in_shardings=s, out_shardings=s)(X, X)
+    np.testing.assert_allclose(y, 2 * X)
+    assert y.sharding == s
+    # in_shardings covers the dynamic arguments; static ones are left out
+    g = jax.jit(lambda a, n: a * n, in_shardings=(s,), static_argnums=1)
+    np.testing.assert_allclose(g(X, 3), 3 * X)
+    # PartitionSpecs read the mesh of set_mesh
+    with jax.set_mesh(mesh):
+        y = jax.jit(lambda a: a + 1, in_shardings=P("x"), out_shardings=P())(X)
+    assert y.sharding == r
+
+
+@pytest.mark.parametrize("case, want", [
+    # (what JAX 0.10 gives on one CPU device for outputs with no out_shardings)
+    ("committed", "x"), ("committed_in_shardings", "x"), ("uncommitted_in_shardings", ""),
+    ("committed_and_numpy", ""), ("committed_and_python_scalar", "x"), ("plain", "single"),
+    ("set_mesh", ""), ("set_mesh_in_spec", "x"),
+])
+def test_unspecified_output_layouts_follow_jax(mesh, s, case, want):
+    x = jax.device_put(X, s)
+    double = jax.jit(lambda a: a * 2)
+    calls = {
+        "committed": lambda: double(x),
+        "committed_in_shardings": lambda: jax.jit(lambda a: a * 2, in_shardings=s)(x),
+        "uncommitted_in_shardings": lambda: jax.jit(lambda a: a * 2, in_shardings=s)(X),
+        "committed_and_numpy": lambda: jax.jit(lambda a, b: a + b)(x, X),
+        "committed_and_python_scalar": lambda: jax.jit(lambda a, b: a * b)(x, 2.0),
+        "plain": lambda: double(X),
+    }
+    if case.startswith("set_mesh"):
+        with jax.set_mesh(mesh):
+            y = double(X) if case == "set_mesh" else \
+                jax.jit(lambda a: a * 2, in_shardings=P("x"))(X)
+    else:
+        y = calls[case]()
+    np.testing.assert_allclose(y, 2 * X)
+    got = spec(y)
+    assert got == {"x": P("x"), "": P(), "single": "SingleDeviceSharding"}[want]
+
+
+def test_unspecified_outputs_of_other_ranks_are_replicated_on_the_mesh(mesh):
+    s2 = NamedSharding(mesh, P("x", None))
+    a = jax.device_put(np.ones((2, 4), np.float32), s2)
+    t, row, flat, s_ = jax.jit(lambda a: (a.T, a[0], a.reshape(-1), a.sum()))(a)
+    assert (spec(t), spec(row), spec(flat), spec(s_)) == (P("x", None), P(), P(), P())
+    # nullary: the mesh comes from out_shardings
+    u, v = jax.jit(lambda: (jnp.ones(3), jnp.ones(4)),
+                   out_shardings=(None, NamedSharding(mesh, P("x"))))()
+    assert (spec(u), spec(v)) == (P(), P("x"))
+
+
+def test_donation_with_shardings_deletes_the_callers_array(s):
+    x = jnp.asarray(X)
+    y = jax.jit(lambda a: a * 2, in_shardings=s, out_shardings=s, donate_argnums=0)(x)
+    assert x.is_deleted() and y.sharding == s
+    np.testing.assert_allclose(y, 2 * X)
+    z = jax.device_put(jnp.asarray(X), s)
+    w = jax.jit(lambda a: a + 1, donate_argnums=0)(z)
+    assert z.is_deleted() and w.sharding == s
+
+
+def test_jit_sharding_errors_are_jaxs(mesh, s):
+    two = jax.jit(lambda a, b: a + b, in_shardings=(s,))
+    with pytest.raises(ValueError, match="in_shardings is the wrong length: got a tuple or "
+                                         "list of length 1 for an args tuple of length 2"):
+        two(X, X)
+    with pytest.raises(ValueError, match="tree prefix of the positional arguments"):
+        jax.jit(lambda d: d, in_shardings=({"a": s},))({"b": X})
+    with pytest.raises(ValueError, match="out_shardings must be a tree prefix"):
+        jax.jit(lambda a: (a, a), out_shardings=(s,))(X)
+    with pytest.raises(RuntimeError, match="non-empty mesh in context .* to in_shardings"):
+        jax.jit(lambda a: a, in_shardings=P("x"))(X)
+    rank2 = NamedSharding(mesh, P("x", None))
+    with pytest.raises(ValueError, match=r"One of jit arguments with pytree key path a is "
+                                         r"incompatible .* only valid for values of rank at "
+                                         r"least 2, but was applied to a value of rank 1"):
+        jax.jit(lambda a: a, in_shardings=rank2)(X)
+    with pytest.raises(ValueError, match="One of jit outputs with pytree key path result"):
+        jax.jit(lambda a: a, out_shardings=rank2)(X)
+    with pytest.raises(TypeError, match="in_shardings leaf specifications are expected to "
+                                        "be PartitionSpec instances or None, but got 3"):
+        jax.jit(lambda a: a, in_shardings=3)
+    with pytest.raises(ValueError, match="does not support kwargs when in_shardings"):
+        jax.jit(lambda a, b: a, in_shardings=(s,))(X, b=X)
+
+
+def test_indivisible_and_multi_device_shardings_are_refused():
+    """A mesh axis must divide the dimension (JAX's IndivisibleError text); a layout over
+    several devices is refused by name (one jitted program runs on one device)."""
+    from tjit.devices.backend import Device
+    from tjit.sharding import Mesh
+    m = Mesh(np.array([Device("cpu", i) for i in range(2)], dtype=object), ("x",))
+    s2 = NamedSharding(m, P("x"))
+    with pytest.raises(ValueError, match=r"implies that array axis 0 is partitioned 2 times, "
+                                         r"but the dimension size is 3"):
+        jax.jit(lambda a: a, in_shardings=s2)(np.ones(3))
+    with pytest.raises(NotImplementedError, match="spreads values over 2 devices"):
+        jax.jit(lambda a: a, in_shardings=s2)(np.ones(4))
+
+
+def test_jit_shardings_under_grad_and_lower(s):
+    f = jax.jit(lambda a: jnp.sum(a ** 2), in_shardings=s)
+    np.testing.assert_allclose(jax.grad(f)(X), 2 * X)
+    np.testing.assert_allclose(f.lower(X).compile()(X), (X ** 2).sum())
