@@ -54,7 +54,7 @@ from tjit import distributed, sharding  # noqa: F401  (multi-process runs; mpi4p
 from tjit import _sharded_jit  # noqa: F401  (jit outputs' .sharding once a mesh layout exists)
 from tjit.distributed import (  # noqa: F401
     process_index, process_count, make_array_from_process_local_data)
-from tjit.sharding import make_mesh, NamedSharding, P, set_mesh  # noqa: F401
+from tjit.sharding import make_mesh, NamedSharding, P, reshard, set_mesh  # noqa: F401
 from tjit.experimental.shard_map import shard_map  # noqa: F401  (also jax.shard_map's name)
 from tjit import debug  # noqa: F401  (jax.debug.print, jax.debug.callback)
 from tjit import image  # noqa: F401  (jax.image.resize, scale_and_translate)
