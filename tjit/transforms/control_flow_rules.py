@@ -538,7 +538,7 @@ def _split_known_body(known, nres, n_consts, n_carry, n_xs):
     n_c = len(kh) + n_consts
     pre, loop, loop_uk, n_pre = partial_eval_jaxpr(
         ClosedJaxpr(kj, []), [False] * n_c + [True] * (n_carry + n_xs),
-        [True] * n_kout + [False] * nres)
+        [True] * n_kout + [False] * nres, linear=False)   # the carry is not a tangent
     lj = loop.jaxpr
     xs_pos = {v: i for i, v in enumerate(lj.invars[n_pre + n_carry:])}
     ys_pos = {v: i for i, v in enumerate(lj.outvars[n_carry:n_kout]) if type(v) is not Literal}

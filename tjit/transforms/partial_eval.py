@@ -9,12 +9,41 @@ a ``partial_eval(trace, args, params)`` rule (control flow, checkpoint).
 :func:`partial_eval_jaxpr` applies the same split to a whole jaxpr, given which of
 its inputs are unknown: it returns a known jaxpr (known inputs -> known outputs +
 residuals) and an unknown jaxpr (residuals + unknown inputs -> unknown outputs).
+
+Two kinds of split share this machinery. In linearization the unknown inputs are
+tangents, so every unknown value is affine in them, and a rule may exploit that
+(``while_transpose``'s measures a Jacobian). In a *dependence split* (``linear=False``:
+loop-invariant code motion, where "unknown" means "varies per iteration") the unknown
+inputs are arbitrary values; rules marked :func:`linear_inputs_only` are then not used
+and their primitive is recorded whole, which is right for any inputs.
 """
+
+import contextvars
 
 from tjit.tracing.core import current_trace, set_current_trace
 from tjit.tracing.jaxpr import eval_jaxpr
 from tjit.tracing.jaxpr import ClosedJaxpr, Jaxpr
 from tjit.tracing.jaxpr_trace import JaxprTrace, JaxprTracer, trace_to_jaxpr
+
+
+# set for the dynamic extent of a dependence split: every split nested in it (a rule of
+# a loop inside the loop being split) sees non-linear unknowns too
+_dependence_split = contextvars.ContextVar("tjit_dependence_split", default=False)
+
+
+def linear_inputs_only(rule):
+    """Mark a ``partial_eval`` rule that is valid only when the unknown inputs are
+    tangents (it assumes the outputs are affine in them)."""
+    rule.linear_inputs_only = True
+    return rule
+
+
+def _rule_for(prim):
+    rule = getattr(prim, "partial_eval", None)
+    if rule is not None and _dependence_split.get() and \
+            getattr(rule, "linear_inputs_only", False):
+        return None
+    return rule
 
 
 class LinearizeTrace(JaxprTrace):
@@ -33,13 +62,17 @@ class LinearizeTrace(JaxprTrace):
         if not any(self.is_unknown(a) for a in args):
             with set_current_trace(self.parent):
                 return prim.bind(*args, **params)
-        if getattr(prim, "partial_eval", None) is not None:
-            return prim.partial_eval(self, args, params)
+        rule = _rule_for(prim)
+        if rule is not None:
+            return rule(self, args, params)
         return super().process_primitive(prim, args, params)
 
 
-def partial_eval_jaxpr(closed, unknowns, instantiate=False):
+def partial_eval_jaxpr(closed, unknowns, instantiate=False, linear=True):
     """Split ``closed`` (a ClosedJaxpr) by which inputs are ``unknowns`` (bools).
+
+    ``linear=False`` makes it a dependence split: the unknown inputs need not be tangents
+    (see the module docstring).
 
     Returns ``(known_jaxpr, unknown_jaxpr, out_unknowns, num_res)``: ``known_jaxpr``
     maps the known inputs to the known outputs followed by ``num_res`` residuals;
@@ -73,7 +106,12 @@ def partial_eval_jaxpr(closed, unknowns, instantiate=False):
         known_outs = [o for o in outs if not lin.is_unknown(o)]
         return known_outs + list(unknown_closed.consts)
 
-    known_closed = trace_to_jaxpr(known_fun, known_avals, "known")
+    token = None if linear else _dependence_split.set(True)
+    try:
+        known_closed = trace_to_jaxpr(known_fun, known_avals, "known")
+    finally:
+        if token is not None:
+            _dependence_split.reset(token)
     unknown_closed = record["unknown"]
     num_res = len(unknown_closed.consts)
     # residuals become leading inputs of the unknown jaxpr

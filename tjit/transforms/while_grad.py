@@ -47,7 +47,7 @@ import numpy as np
 from tjit.config import config
 from tjit.primitives.control_flow import while_p
 from tjit.primitives.dot import dot_general_p
-from tjit.primitives.elementwise import add_p, sub_p
+from tjit.primitives.elementwise import add_p, convert_element_type_p, imag_p, real_p, sub_p
 from tjit.primitives.reductions import reduce_or_p
 from tjit.primitives.rules import (
     Zero,
@@ -83,7 +83,7 @@ from tjit.transforms.control_flow_rules import (
     _zero_tangents,
     split_by_sizes,
 )
-from tjit.transforms.partial_eval import partial_eval_jaxpr
+from tjit.transforms.partial_eval import linear_inputs_only, partial_eval_jaxpr
 
 
 def _params_split(params):
@@ -285,6 +285,7 @@ def _unknown_flags(uk, params):
         lambda a: partial_eval_jaxpr(bwd_j, wc_uk + rec_uk + a, a)[2], acc_uk)
 
 
+@linear_inputs_only   # out = known + dot(unknown, J) holds for tangents only
 def _wt_partial_eval(trace, args, params):
     """Known outputs computed now (unknown inputs do not reach them: zeros stand in);
     unknown outputs recorded as ``known part + dot(unknown input, Jacobian)``."""
@@ -293,32 +294,43 @@ def _wt_partial_eval(trace, args, params):
     with set_current_trace(trace.parent):
         base = [zeros_like_aval(tangent_aval(a.aval)) if u else a for a, u in zip(args, uk)]
         out0 = while_transpose_p.bind(*base, **params)
-        out_avals = [get_aval(o) for o in out0]
-        jacobians = [_jacobian(base, i, params, out_uk, out0) if u and _real(args[i].aval)
-                     else None for i, u in enumerate(uk)]
+        # one Jacobian per real direction of each unknown input: a complex input has two
+        # (the outputs are R-linear in it, not necessarily C-linear: real parts, conj)
+        parts = [(i, unit, _jacobian(base, i, unit, params, out_uk, out0))
+                 for i, u in enumerate(uk) if u and _inexact(args[i].aval)
+                 for unit in _units(args[i].aval)]
     outs = []
     with set_current_trace(trace):
-        for j, (o, a) in enumerate(zip(out0, out_avals)):
-            if not out_uk[j] or not _real(a):
-                outs.append(o)
-                continue
-            for i, jac in enumerate(jacobians):
-                if jac is not None:
-                    o = add_p.bind(o, _contract(args[i], jac[j]))
+        for j, o in enumerate(out0):
+            if out_uk[j] and _inexact(get_aval(o)):
+                for i, unit, jac in parts:
+                    o = add_p.bind(o, _contract(_component(args[i], unit), jac[j]))
             outs.append(o)
     return outs
 
 
-def _real(aval):
+def _inexact(aval):
     return dtypes.is_inexact(aval.dtype)
 
 
-def _jacobian(base, i, params, out_uk, out0):
-    """Per output: d out / d base[i] with shape ``base[i].shape + out.shape``, from one
-    sweep batched over the unit vectors of ``base[i]`` (the outputs are affine in it)."""
+def _units(aval):
+    return (1, 1j) if dtypes.is_complex(aval.dtype) else (1,)
+
+
+def _component(u, unit):
+    """The real coordinate of ``u`` along ``unit`` (linear in ``u``)."""
+    if not dtypes.is_complex(u.aval.dtype):
+        return u
+    return (real_p if unit == 1 else imag_p).bind(u)
+
+
+def _jacobian(base, i, unit, params, out_uk, out0):
+    """Per output: d out / d base[i] along ``unit`` with shape ``base[i].shape +
+    out.shape``, from one sweep batched over the unit vectors of ``base[i]`` times
+    ``unit`` (the outputs are affine in it)."""
     aval = get_aval(base[i])
     shape, m = tuple(aval.shape), int(np.prod(aval.shape, dtype=np.int64))
-    eye = np.eye(m, dtype=aval.dtype).reshape((m,) + shape)
+    eye = (np.eye(m, dtype=aval.dtype) * unit).reshape((m,) + shape)
     trace = BatchTrace(current_trace(), m, None, "while_transpose_jacobian")
     ins = [BatchTracer(trace, eye, 0) if k == i else x for k, x in enumerate(base)]
     try:
@@ -342,7 +354,11 @@ def _jacobian(base, i, params, out_uk, out0):
 
 
 def _contract(u, jac):
-    """``sum_k u[k] * jac[k, ...]`` over all of ``u``'s dims: linear in ``u``."""
+    """``sum_k u[k] * jac[k, ...]`` over all of ``u``'s dims: linear in ``u``. ``u`` (a real
+    coordinate) takes the output's dtype: a float16 state may feed a float32 output, a
+    real one a complex output."""
+    if u.aval.dtype != jac.aval.dtype:
+        u = convert_element_type_p.bind(u, new_dtype=jac.aval.dtype, weak_type=False)
     n = len(u.aval.shape)
     dims = tuple(range(n))
     return dot_general_p.bind(u, jac, dimension_numbers=((dims, dims), ((), ())),
