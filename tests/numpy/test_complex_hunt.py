@@ -361,3 +361,37 @@ def test_reciprocals_inside_other_functions(dtype, mode):
     z = np.array([complex(INF, INF), complex(INF, 1.0), complex(1.0, INF), 4 + 0j], dtype)
     got = _run(mode, lax.rsqrt, z)
     assert (got[:3] == 0).all() and got[3] == 0.5, got
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.filterwarnings("error::RuntimeWarning")    # (the screen itself is quiet)
+def test_quick_division_screen_implies_the_exact_one(dtype):
+    """On few elements the division's screen first asks whether the sums of squared
+    magnitudes of the quotients and of the denominators are finite (two vdots). It may
+    pass only where the exact tests pass (every quotient part finite, no denominator part
+    above the plain range), whatever the exponents, zeros, infinities and NaNs; and it
+    passes on ordinary operands, so that the common case takes it."""
+    fi = np.finfo(np.float32 if dtype == np.complex64 else np.float64)
+    _, hi = complex_scaled._plain_range(fi.dtype)
+    rng = np.random.default_rng(11)
+    specials = np.array([0.0, -0.0, INF, -INF, np.nan, float(fi.max), float(fi.tiny),
+                         float(fi.smallest_subnormal)])
+    passed = 0
+    for trial in range(400):
+        n = int(rng.integers(1, 9))
+        ex = rng.integers(fi.minexp - fi.nmant, fi.maxexp, (4, n))
+        v = np.ldexp(rng.uniform(-1, 1, (4, n)), ex)
+        if trial % 2:   # some parts special
+            pick = rng.random((4, n)) < 0.2
+            v[pick] = rng.choice(specials, pick.sum())
+        x, y = _complex(v[0], v[1], dtype), _complex(v[2], v[3], dtype)
+        with np.errstate(all="ignore"):
+            q = x / y
+            exact = complex_scaled._all_finite(np, q) and complex_scaled._no_part_above(np, y, hi)
+        if complex_scaled._squares_finite(np, q, y):
+            passed += 1
+            assert exact, (x, y, q)
+    assert passed > 10     # (the random exponents do give passing cases)
+    xo, yo = (_complex(*rng.standard_normal((2, 16)), dtype) for _ in range(2))
+    assert complex_scaled._squares_finite(np, xo / yo, yo)
+    assert complex_scaled._squares_finite(np, (xo / yo[0])[:, None], yo[0])

@@ -16,10 +16,13 @@ costs a few reductions and no full-size temporary: ``quotients_need_no_rescue`` 
 NumPy's quotients and the denominator with two, and ``sign`` the parts' magnitudes
 (written where its result will go) with two. Below ``SMALL`` elements the screens test
 element by element instead: there a reduction's fixed cost (~1 us) outweighs the
-temporaries, and the operation itself costs well under 1 us.
+temporaries, and the operation itself costs well under 1 us; the division's screen
+first tries two ``vdot`` calls there (finite sums of squared magnitudes), which pass
+ordinary operands in a fraction of the exact tests' time.
 """
 
 import functools
+import math
 
 import numpy as np
 
@@ -94,8 +97,23 @@ def quotients_need_no_rescue(xp, y, q):
     anything to do. Two reductions in the common case, no full-size temporary."""
     if q.size == 0:
         return True
+    if q.size < SMALL and _squares_finite(xp, q, y):
+        return True
     _, hi = _plain_range(q.real.dtype)
     return _all_finite(xp, q) and _no_part_above(xp, y, hi)
+
+
+def _squares_finite(xp, q, y):
+    """Whether the sums of the squared magnitudes of ``q`` and of ``y`` are finite: then
+    every part of ``q`` is finite and every part of ``y`` is below ``sqrt(max)``, so the
+    tests of ``quotients_need_no_rescue`` pass. A sufficient screen for few elements,
+    two calls of ``vdot`` (complex64 ``x / y`` on 8 elements: 5.6 -> 3.2 us of CPU, JAX
+    4.3); a NaN or an overflowing sum answers no and the exact tests decide. Each sum is
+    tested alone (adding them could overflow, with a warning); the real part of ``vdot(v,
+    v)`` is the sum of the squares of the parts. (Not on many elements: BLAS's dot may
+    wake its threads there.)"""
+    return (math.isfinite(float(xp.vdot(q, q).real))
+            and math.isfinite(float(xp.vdot(y, y).real)))
 
 
 def rescale_quotients(xp, x, y, q):
