@@ -208,12 +208,14 @@ def test_debug_log_prints_nothing(capsys):
 
 # -- jax.sharding ----------------------------------------------------------------------------
 def test_get_abstract_mesh_and_reshard():
-    from tjit.sharding import AbstractMesh, PartitionSpec as P, get_abstract_mesh, reshard
+    from tjit.sharding import AbstractMesh, AxisType, PartitionSpec as P, get_abstract_mesh
+    from tjit.sharding import reshard
     assert get_abstract_mesh().empty and get_abstract_mesh().axis_names == ()
     mesh = tjit.make_mesh((1,), ("i",))
     with tjit.set_mesh(mesh):
         am = get_abstract_mesh()
-        assert am == mesh.abstract_mesh == AbstractMesh((1,), ("i",))
+        # (jax.make_mesh's axes are Explicit by default in JAX 0.10)
+        assert am == mesh.abstract_mesh == AbstractMesh((1,), ("i",), (AxisType.Explicit,))
         assert (am.axis_names, am.axis_sizes, am.size, am.shape, am.empty) == \
             (("i",), (1,), 1, {"i": 1}, False)
         x = jnp.arange(4.0)

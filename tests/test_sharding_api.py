@@ -198,3 +198,36 @@ def test_jit_shardings_under_grad_and_lower(s):
     f = jax.jit(lambda a: jnp.sum(a ** 2), in_shardings=s)
     np.testing.assert_allclose(jax.grad(f)(X), 2 * X)
     np.testing.assert_allclose(f.lower(X).compile()(X), (X ** 2).sum())
+
+
+# -- shard_map on a one-device mesh ---------------------------------------------------------
+def test_shard_map_reads_in_specs_from_committed_arguments_and_lays_out_its_result():
+    """The matmul + psum_scatter example of JAX's sharding guide on a (1, 1) mesh: in_specs
+    left out are read from the arguments' shardings (JAX's Infer); the result is laid out
+    as out_specs, as in JAX."""
+    mesh = jax.make_mesh((1, 1), ("X", "Y"))
+    a_np = np.arange(32.0, dtype=np.float32).reshape(8, 4)
+    b_np = np.arange(64.0, dtype=np.float32).reshape(4, 16)
+    with jax.set_mesh(mesh):
+        a = jax.device_put(a_np, P(None, "X"))
+        b = jax.device_put(b_np, P("X", None))
+
+        @jax.shard_map(out_specs=P("X", None))
+        def matmul(x, y):
+            return jax.lax.psum_scatter(jnp.dot(x, y), "X", tiled=True)
+
+        z = matmul(a, b)
+        np.testing.assert_allclose(z, a_np @ b_np)
+        assert z.sharding == NamedSharding(mesh, P("X", None))
+        np.testing.assert_allclose(jax.jit(matmul)(a, b), a_np @ b_np)
+        other = jax.device_put(a_np, NamedSharding(jax.make_mesh((1,), ("Z",)), P("Z")))
+        with pytest.raises(ValueError, match="in_specs were left out"):
+            matmul(other, b)
+
+
+def test_shard_map_with_every_argument_replicated_under_jit():
+    mesh = jax.make_mesh((1,), ("i",))
+    f = jax.shard_map(lambda a: jax.lax.psum(a * 2, "i"), mesh=mesh, in_specs=P(),
+                      out_specs=P())
+    np.testing.assert_allclose(jax.jit(f)(X), 2 * X)   # (was: vmap with no mapped axis)
+    np.testing.assert_allclose(f(X), 2 * X)

@@ -64,6 +64,7 @@ from tjit.sharding import (
     NamedSharding,
     PartitionSpec,
     check_spec,
+    commit,
     current_mesh,
     device_process_index,
 )
@@ -89,7 +90,9 @@ def shard_map(f=None, mesh=None, in_specs=None, out_specs=None, check_rep=True,
       mesh: a :class:`~tjit.sharding.Mesh` (default: the mesh of an enclosing
         ``with mesh:``).
       in_specs: a PartitionSpec per argument (a pytree prefix of the arguments): which
-        mesh axes split each dimension of the global argument.
+        mesh axes split each dimension of the global argument. Left out, each argument's
+        own layout, as JAX's ``Infer``: the spec of an Array committed to a NamedSharding
+        over ``mesh`` (``device_put(x, P(...))``), ``P()`` for an uncommitted one.
       out_specs: a PartitionSpec per output (a pytree prefix of the outputs): how the
         blocks make the global output.
       check_rep: check statically that outputs not split over a mesh axis are the same
@@ -122,9 +125,10 @@ def shard_map(f=None, mesh=None, in_specs=None, out_specs=None, check_rep=True,
     if auto:
         raise NotImplementedError(f"shard_map: auto={set(auto)} (axes left to the compiler) "
                                   f"is not supported; map every mesh axis manually")
-    if in_specs is None or out_specs is None:
-        raise TypeError("shard_map: in_specs and out_specs are required (PartitionSpecs, "
-                        "e.g. in_specs=(P('data'),), out_specs=P())")
+    if out_specs is None:
+        raise TypeError("shard_map: out_specs is required (PartitionSpecs, e.g. "
+                        "out_specs=P('data')); in_specs may be left out (read from the "
+                        "arguments' shardings)")
     mapped = _ShardMapped(f, mesh, in_specs, out_specs, check_rep)
     return functools.wraps(f)(mapped) if callable(f) else mapped
 
@@ -170,10 +174,30 @@ class _ShardMapped:
                 tree_flatten(sub)[0])
         return out
 
+    def _inferred_specs(self, leaves):
+        """in_specs read from the arguments (JAX's ``Infer``): a committed Array's spec,
+        ``P()`` for uncommitted values. A tracer's layout is not known here: on a mesh of
+        several devices it needs in_specs (a wrong guess would change the blocks)."""
+        specs = []
+        for i, x in enumerate(leaves):
+            s = getattr(x, "_sharding", None) if type(x) is Array else None
+            if s is not None and s.mesh == self.mesh:
+                specs.append(s.spec)
+                continue
+            if s is not None or (isinstance(x, Tracer) and self.mesh.size > 1):
+                raise ValueError(
+                    f"{self.where}: in_specs were left out, so each argument's layout is "
+                    f"read from it, but argument leaf {i} ({np.shape(x)}) "
+                    f"{'is laid out as ' + repr(s) if s is not None else 'is traced'}, not "
+                    f"over {self.mesh!r}; pass in_specs=...")
+            specs.append(PartitionSpec())
+        return specs
+
     # -- a call ---------------------------------------------------------------------------
     def __call__(self, *args):
         leaves, treedef = tree_flatten(args, is_leaf=lambda x: isinstance(x, GlobalArray))
-        specs = self._in_specs_cache.get(treedef)
+        specs = self._in_specs_cache.get(treedef) if self.in_specs is not None else \
+            self._inferred_specs(leaves)
         if specs is None:
             in_specs = (tuple(self.in_specs) if isinstance(self.in_specs, list)
                         else self.in_specs)
@@ -304,8 +328,10 @@ class _ShardMapped:
         result = []
         for blocks, (sharding, gshape, whole) in zip(per_leaf, program.out_layout):
             if whole and len(blocks) == 1:   # (one block is the whole value)
-                result.append(blocks[0] if isinstance(blocks[0], Array)
-                              else Array(np.asarray(blocks[0])))
+                one = blocks[0] if isinstance(blocks[0], Array) else \
+                    Array(np.asarray(blocks[0]))
+                # (a one-device mesh: laid out as out_specs say, as JAX's x.sharding)
+                result.append(commit(one, sharding) if self.mesh.size == 1 else one)
                 continue
             local = [np.asarray(b) for b in blocks]
             g = GlobalArray(sharding, gshape, local[0].dtype, list(zip(devices, local)))

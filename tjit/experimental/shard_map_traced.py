@@ -67,7 +67,8 @@ def vmap_form(per_block, mesh, specs, out_specs, leaves, where):
     fn = per_block
     for name in reversed(mesh.axis_names):
         in_axes = tuple(0 if name in spec.mesh_axes() else None for spec in specs)
-        fn = vmap(fn, in_axes=in_axes, out_axes=0, axis_name=name)
+        fn = vmap(fn, in_axes=in_axes, out_axes=0, axis_name=name,
+                  axis_size=mesh.shape[name])   # (every argument may be replicated)
     outs = fn(*stacked)
     return [_from_blocks(y, spec, mesh) for y, spec in zip(outs, out_specs)]
 
