@@ -9,6 +9,7 @@ from tjit import lax
 from tjit import numpy as jnp
 from tjit.numpy._core import promote_args_inexact
 from tjit.scipy._special_common import EULER_GAMMA as _EULER_GAMMA
+from tjit.scipy._special_common import exp_square_times
 from tjit.scipy._special_common import real_args as _inexact
 from tjit.scipy._special_hypergeometric import wofz
 from tjit.transforms.custom_derivatives import custom_jvp
@@ -46,13 +47,19 @@ def erfcx(x):
 def _erfcx_real(x):
     dt = x.dtype
     xc = x if dt in (np.float32, np.float64) else x.astype(np.float32)
-    nterms = 9 if xc.dtype == np.float64 else 5
-    large = xc > np.sqrt(np.log(np.finfo(xc.dtype).max))
-    safe = jnp.where(large, jnp.ones_like(xc), xc)
-    direct = jnp.exp(safe * safe) * lax.erfc(safe)
+    f64 = xc.dtype == np.float64
+    nterms = 9 if f64 else 5
+    # The series from 20 (float64; its next term is < 3e-19 there) / 9 (float32: < 1e-8),
+    # not from sqrt(log(max)) as JAX: erfc(x) is subnormal (relative accuracy lost) just
+    # below that. Below, erfc(x) exp(x**2) with x**2 as an exact pair: exp of the rounded
+    # square is off by x**2 eps relative (294 float64 ulps at x = -25; JAX shares it).
+    large = xc > (20.0 if f64 else 9.0)
+    # erfcx(x < -27 / -9.5) = 2 exp(x**2) overflows: the clip keeps the pair finite
+    safe = jnp.where(large, jnp.ones_like(xc), jnp.maximum(xc, -27.0 if f64 else -9.5))
+    direct = exp_square_times(safe, 1.0, lax.erfc(safe))
     t = 1 / (xc * xc)
-    asymp = _poly(_ERFCX_ASYMPTOTIC[-nterms:], t) / (
-        xc * np.sqrt(np.pi).astype(xc.dtype))
+    # 1/(x sqrt(pi)) as two divisions: x sqrt(pi) overflows for float32 x > 1.9e38
+    asymp = _poly(_ERFCX_ASYMPTOTIC[-nterms:], t) / xc / float(np.sqrt(np.pi))
     return jnp.where(large, asymp, direct).astype(dt)
 
 
@@ -93,20 +100,16 @@ def _exp1_small(x):
 
 
 def _exp1_large(x):
-    """E1 for x > 1: exp(-x) times its continued fraction (modified Lentz, 120 steps:
-    slowest just above 1, where 60 leave 6e-13)."""
-    tiny = np.finfo(np.dtype(x.dtype)).tiny
-
-    def step(i, carry):
-        b, c, d, h = carry
-        an = -(i * i).astype(x.dtype)
-        b = b + 2
-        d = 1 / (an * d + b)
-        c = b + an / c
-        return b, c, d, h * c * d
-    b = x + 1
-    h = lax.fori_loop(1, 121, step, (b, jnp.full_like(x, 1 / tiny), 1 / b, 1 / b))[3]
-    return h * jnp.exp(-x)
+    """E1 for x > 1: exp(-x) / (x + 1 - 1/(x + 3 - 4/(x + 5 - ...))), the continued
+    fraction evaluated from its 120th level up (slowest just above 1, where 60 leave
+    6e-13). Bottom-up, each level damps the rounding of those below; the forward (Lentz)
+    product h * c * d compounded 240 roundings: float32 E1(2.7188) was 34 ulps off, float64
+    E1(3.0705) 9.6."""
+    def step(k, t):
+        i = (120 - k).astype(x.dtype)
+        return x + (2 * i - 1) - i * i / t
+    t = lax.fori_loop(0, 120, step, x + 241)
+    return jnp.exp(-x) / t
 
 
 def _exp1_positive(x):
@@ -139,18 +142,36 @@ def _exp1_jvp(primals, tangents):  # JAX's: d/dx E1(x) = -exp(-x) / x
     return exp1(x), -jnp.exp(-x) / x * dx
 
 
+#: Ei's positive zero x0 = 0.37250741078136663446..., as float64 and float32 pairs
+_EI_ROOT = {np.dtype(np.float64): (0.3725074107813666, 1.3140183414386028e-17),
+            np.dtype(np.float32): (0.3725074231624603, -1.2381093483782024e-08)}
+_LOG_EI_ROOT = -0.9874983466453419
+
+
 def _expi_positive(x):
-    """Ei for x > 0: gamma + log x + sum_k x^k / (k k!) up to 40 (150 terms, all
-    positive), the asymptotic series exp(x)/x sum_k k!/x^k (40 terms) beyond."""
+    """Ei for x > 0: up to 40 the series gamma + log x + sum_k x^k / (k k!) taken relative
+    to its value 0 at the root x0: ``Ei(x) = log(x / x0) + (x - x0) sum_k r_k / k``,
+    r_k = (x^k - x0^k) / ((x - x0) k!) (150 terms, all positive: no cancellation; as
+    gamma + log x + sum it cancelled to nothing near x0, float32 Ei(0.37250742) 5e6 ulps
+    off, SciPy 3.7e6 float64 ulps). Beyond 40 the asymptotic series exp(x)/x
+    sum_k k!/x^k (40 terms)."""
     small = x <= 40
     xs = jnp.where(small, x, 1)
+    root_hi, root_lo = _EI_ROOT[np.dtype(xs.dtype)]
+    d = (xs - root_hi) - root_lo                    # x - root_hi is exact near the root
 
-    def series_step(k, carry):  # term = x^k / k!
-        term, total = carry
-        term = term * xs / k.astype(xs.dtype)
-        return term, total + term / k.astype(xs.dtype)
-    total = lax.fori_loop(1, 151, series_step, (jnp.ones_like(xs), jnp.zeros_like(xs)))[1]
-    series = _EULER_GAMMA + jnp.log(xs) + total
+    def series_step(k, carry):  # r_k = (x r_{k-1} + x0^(k-1) / (k-1)!) / k
+        r, s, total = carry
+        kf = k.astype(xs.dtype)
+        r = (xs * r + s) / kf
+        return r, s * root_hi / kf, total + r / kf
+    zero, one = jnp.zeros_like(xs), jnp.ones_like(xs)
+    total = lax.fori_loop(1, 151, series_step, (zero, one, zero))[2]
+    # log(x / x0): log1p near the root (x / x0 = 1 + d / x0 exactly), a difference of logs
+    # elsewhere (d / x0 rounds to -1 for tiny x)
+    near = jnp.abs(d) < 0.5 * root_hi
+    log_ratio = jnp.where(near, jnp.log1p(d / root_hi), jnp.log(xs) - _LOG_EI_ROOT)
+    series = log_ratio + d * total
     xl = jnp.where(small, 41, x)
 
     def asym_step(k, carry):  # term = k! / x^k

@@ -17,6 +17,7 @@ from tjit import numpy as jnp
 from tjit.lax._structural import constant_like as _constant_like
 from tjit.numpy._core import promote_args_inexact
 from tjit.scipy._special_common import real_args as _inexact
+from tjit.scipy._special_common import square_pair
 from tjit.primitives.special import ndtri_p
 from tjit.tracing.core import Tracer
 from tjit.tracing.errors import ConcretizationTypeError, static_index
@@ -62,13 +63,30 @@ def erfinv(x):
 
 def ndtr(x):
     """Standard normal CDF. erf near 0, erfc in the tails (JAX's formula): neither
-    ``0.5 + 0.5 erf`` nor ``1 - 0.5 erfc`` alone is accurate on both sides."""
+    ``0.5 + 0.5 erf`` nor ``1 - 0.5 erfc`` alone is accurate on both sides. In the lower
+    tail ``0.5 erfc(z)``, z = -x/sqrt(2) rounded, is off by ``x**2 eps`` relative (erfc's
+    exp(-z**2) magnifies z's rounding: ~1,100 float64 ulps at x = -36, 63 float32 ulps at
+    -12; SciPy and JAX share it); the factor ``exp(z**2 - x**2/2)``, whose exponent comes
+    from exact square pairs (Sterbenz: the leading parts cancel exactly), undoes it."""
     (x,) = _inexact("ndtr", x)
     # Python-float constants: a NumPy float64 scalar is a strong float64 (as in JAX), so
     # x * np.sqrt(0.5) made float32 inputs float64 results under x64
     z = x * float(np.sqrt(0.5))
-    y = 0.5 * jnp.where(z > 0, 2.0 - lax.erfc(z), lax.erfc(-z))
+    upper = 1.0 - 0.5 * lax.erfc(z)
+    # below -40 (float64) / -15 (float32) erfc(-z) is 0: the clip keeps the squares finite
+    xl = jnp.maximum(x, -40.0 if x.dtype == np.float64 else -15.0)
+    zl = xl * float(np.sqrt(0.5))
+    lower = 0.5 * lax.erfc(-zl) * jnp.exp(_square_excess(zl, xl))
+    y = jnp.where(z > 0, upper, lower)
     return jnp.where(jnp.abs(z) < float(np.sqrt(0.5)), 0.5 + 0.5 * lax.erf(z), y)
+
+
+def _square_excess(z, x):
+    """``z**2 - x**2 / 2`` for z = x/sqrt(2) rounded: tiny (~x**2 eps), from the exact
+    square pairs of z and x."""
+    zp, ze = square_pair(z)
+    xp, xe = square_pair(x)
+    return (zp - 0.5 * xp) + (ze - 0.5 * xe)
 
 
 def ndtri(p):
@@ -81,8 +99,11 @@ def ndtri(p):
 
 def log_ndtr(x, series_order=3):
     """``log(ndtr(x))``, accurate in both tails: ``log1p(-ndtr(-x))`` for x > 0,
-    ``log(ndtr(x))`` down to -37 (float64; -10 for float32; ndtr is a normal float
-    there), and below the asymptotic series of ``log(ndtr)`` with ``series_order`` terms. The
+    ``log(ndtr(x))`` down to -37 (float64; -12.5 for float32; ndtr is a normal float
+    there), and below ``-x**2/2 + log(erfcx(-x/sqrt 2) / 2)`` with ``x**2`` as an exact
+    pair. JAX sums ``series_order`` terms of the asymptotic series there instead, which
+    its truncation limits (3 terms: 212 float64 ulps at x = -38); tjit checks
+    ``series_order`` as JAX does and evaluates the tail to full precision. The
     derivative is ``exp(log_phi(x) - log_ndtr(x))``, JAX's rule, stable in the tails.
     """
     if not isinstance(series_order, int) or not 0 <= series_order <= 30:
@@ -93,26 +114,21 @@ def log_ndtr(x, series_order=3):
 
 
 def _log_ndtr_impl(x, series_order):
-    lower = -37.0 if x.dtype == np.float64 else -10.0
+    del series_order  # the tail needs no truncated series (see log_ndtr)
+    f64 = x.dtype == np.float64
+    lower = -37.0 if f64 else -12.5
+    # below -sqrt(2 * max) the result is below -max: -inf; the clip keeps the pairs finite
+    edge = -float(np.sqrt(2.0) * np.sqrt(float(np.finfo(np.float64 if f64 else np.float32).max)))
     # each branch sees values inside its own range only (no inf/NaN in unused branches)
     mid = jnp.clip(x, lower, 0.0)
     hi = jnp.maximum(x, 0.0)
-    lo = jnp.minimum(x, lower)
-    log_lo = -0.5 * lo * lo - jnp.log(-lo) - float(0.5 * np.log(2 * np.pi)) + \
-        jnp.log(_log_ndtr_series(lo, series_order))
+    lo = jnp.clip(x, edge, lower)
+    # -x**2/2 = -2 (x/2)**2 (x/2 squared stays finite up to sqrt(2 max)), as an exact pair
+    sq, err = square_pair(0.5 * lo)
+    log_lo = -2.0 * sq + (-2.0 * err + jnp.log(0.5 * erfcx(lo * -float(np.sqrt(0.5)))))
+    log_lo = jnp.where(x < edge, -jnp.inf, log_lo)
     return jnp.where(x > 0, jnp.log1p(-ndtr(-hi)),
                      jnp.where(x < lower, log_lo, jnp.log(ndtr(mid))))
-
-
-def _log_ndtr_series(x, order):
-    """1 + sum_n (-1)^n (2n-1)!! / x^(2n), n = 1..order (Abramowitz & Stegun 26.2.12)."""
-    x2 = x * x
-    total, term, dfact = jnp.ones_like(x), jnp.ones_like(x), 1.0
-    for n in range(1, order + 1):
-        dfact *= 2 * n - 1
-        term = term * x2
-        total = total + (-1.0) ** n * dfact / term
-    return total
 
 
 _log_ndtr = custom_jvp(_log_ndtr_impl, nondiff_argnums=(1,))
