@@ -34,6 +34,7 @@ from tjit.sharding import (
     check_spec,
     commit,
     current_mesh,
+    replicated_on,
 )
 from tjit.tracing.core import Array, Tracer
 from tjit.tracing.tree_util import broadcast_prefix, keystr, tree_flatten_with_path
@@ -139,10 +140,10 @@ class ShardedJit:
     def __call__(self, *args, **kwargs):
         placed = self._place_arguments(args, kwargs)
         # (before the call, which deletes donated arguments)
-        layouts = None if self.in_shardings is UNSPECIFIED else self._placed_layouts(args)
+        layout = None if self.in_shardings is UNSPECIFIED else self._placed_layout(args)
         out = self._jitted(*placed, **kwargs)
-        if layouts is not None:
-            _lay_out(layouts, tree_flatten(out)[0])
+        if layout is not None:
+            layout(tree_flatten(out)[0])
         return self._lay_out_outputs(out)
 
     def lower(self, *args, **kwargs):
@@ -213,25 +214,30 @@ class ShardedJit:
         return device_put(leaf, device)
 
     # -- outputs -------------------------------------------------------------------------
-    def _placed_layouts(self, args):
+    def _placed_layout(self, args):
         """JAX reshards each argument to its in_shardings entry; that layout is the
         argument's own where the caller committed it or where a mesh is set (JAX's
         avals then carry the mesh), else the argument counts as uncommitted."""
         positions = self._dynamic_positions(args)
         dyn = tuple(args[i] for i in positions)
-        leaves = tree_flatten(dyn)[0]
         per_leaf = broadcast_prefix(self.in_shardings, dyn, is_leaf=_is_leaf)
         mesh = current_mesh()
-        layouts = []
-        for x, s in zip(leaves, per_leaf):
+        first = rank = None
+        all_on_first = True
+        for x, s in zip(tree_flatten(dyn)[0], per_leaf):
             if isinstance(x, _PY_SCALARS):
                 continue
             s = _resolved(s, "in_shardings")
             own = getattr(x, "_sharding", None) if type(x) is Array else None
             if isinstance(s, NamedSharding) and (own is not None or s.mesh == mesh):
                 own = s
-            layouts.append((own, np.ndim(x)))
-        return layouts
+            if own is None:
+                all_on_first = False
+            elif first is None:
+                first, rank = own, np.ndim(x)
+            elif own.mesh != first.mesh:
+                all_on_first = False
+        return _layout_rule(first, rank, all_on_first)
 
     def _lay_out_outputs(self, out):
         path_leaves, tree = tree_flatten_with_path(out)
@@ -258,46 +264,47 @@ class ShardedJit:
                 leaf = commit(leaf, s)
             elif mesh is not None and isinstance(leaf, Array) and \
                     getattr(leaf, "_sharding", None) is None:
-                leaf = commit(leaf, NamedSharding(mesh, PartitionSpec()))
+                leaf = commit(leaf, replicated_on(mesh))
             outs.append(leaf)
         return tree_unflatten(tree, outs)
 
 
-def _input_layouts(in_leaves):
-    """Per array argument, (the NamedSharding it is committed to or None, its rank);
-    Python scalars have no layout and are left out, as in JAX."""
-    out = []
-    for x in in_leaves:
-        s = getattr(x, "_sharding", None) if type(x) is Array else None
-        if s is not None or not isinstance(x, _PY_SCALARS):
-            out.append((s, None if s is None else x.ndim))
-    return out
-
-
-def _lay_out(layouts, outs):
-    """Commit the fresh output Arrays ``outs`` to the layouts JAX gives them on one
-    device from the arguments' ``layouts`` (module docstring)."""
-    first = next((lay for lay in layouts if lay[0] is not None), None)
+def _layout_rule(first, rank, all_on_first):
+    """What lays out a call's fresh output Arrays (module docstring): ``first``, the first
+    argument's NamedSharding (None: none is committed) and ``rank``, its rank;
+    ``all_on_first``: every array argument is committed to ``first``'s mesh. None where
+    the outputs keep their device's sharding."""
     if first is None:
         mesh = current_mesh()
         if mesh is None:
-            return
-        first, all_on_first = (NamedSharding(mesh, PartitionSpec()), None), False
-    else:
-        all_on_first = all(s is not None and s.mesh == first[0].mesh for s, _ in layouts)
-    replicated = NamedSharding(first[0].mesh, PartitionSpec())
-    for o in outs:
-        if type(o) is Array:
-            o._sharding = first[0] if all_on_first and o.ndim == first[1] else replicated
+            return None
+        first = replicated_on(mesh)
+        all_on_first = False
+    other = replicated_on(first.mesh)
+    same = first if all_on_first else other
+
+    def lay_out(outs):
+        for o in outs:
+            if type(o) is Array:
+                o._sharding = same if o.ndim == rank else other
+    return lay_out
 
 
 def lay_out_outputs(in_leaves):
-    """jit's hook (``api.set_output_layout``), read before a call: None where the
-    outputs keep their device's sharding, else what lays them out."""
-    layouts = _input_layouts(in_leaves)
-    if current_mesh() is None and all(s is None for s, _ in layouts):
-        return None
-    return functools.partial(_lay_out, layouts)
+    """jit's hook (``api.set_output_layout``), read before a call with its argument
+    leaves (Python scalars have no layout, as in JAX): what lays out its outputs."""
+    first = rank = None
+    all_on_first = True
+    for x in in_leaves:
+        s = getattr(x, "_sharding", None) if type(x) is Array else None
+        if s is None:
+            if not isinstance(x, _PY_SCALARS):
+                all_on_first = False
+        elif first is None:
+            first, rank = s, x.ndim
+        elif s.mesh is not first.mesh and s.mesh != first.mesh:
+            all_on_first = False
+    return _layout_rule(first, rank, all_on_first)
 
 
 ON_FIRST_LAYOUT.append(lambda: set_output_layout(lay_out_outputs))

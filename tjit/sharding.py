@@ -586,6 +586,15 @@ class NamedSharding(Sharding):
                 f"memory_kind={self.memory_kind})")
 
 
+def replicated_on(mesh):
+    """``NamedSharding(mesh, P())``, made once per mesh (jit lays out outputs with it on
+    every call)."""
+    got = mesh.__dict__.get("_replicated")
+    if got is None:
+        got = mesh._replicated = NamedSharding(mesh, PartitionSpec())
+    return got
+
+
 class SingleDeviceSharding(Sharding):
     """The layout of an array held whole by one device, as
     ``jax.sharding.SingleDeviceSharding`` (``x.sharding`` of an ordinary Array)."""
