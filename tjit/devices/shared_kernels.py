@@ -42,6 +42,8 @@ def choose(candidates, body_loaded):
       candidates: ``{build hash: (kernel, profile)}``, the builds not yet loaded.
       body_loaded: ``key -> bool``, whether the body of a key is loaded.
     """
+    if not candidates:
+        return {}     # (a program of library steps only: no need to import codegen)
     from tjit.lower.llvm import codegen
     keys = {}
     for h, (k, profile) in candidates.items():
