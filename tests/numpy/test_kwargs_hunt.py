@@ -126,3 +126,15 @@ def test_a_list_argument_is_refused_by_name_everywhere():
             break
     assert checked > 200, checked  # the sweep reached the namespace
     assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("mode", ["maximum", "minimum", "mean", "median"])
+@pytest.mark.parametrize("width", [0, ((0, 2),), ((2, 0),), 3])
+def test_pad_refuses_a_zero_stat_length_wherever_it_is(mode, width):
+    # JAX refuses it for every statistic mode and width (NumPy for maximum/minimum);
+    # tjit returned the array unpadded where that axis got no padding
+    with pytest.raises(ValueError, match="stat_length of 0 yields no value"):
+        jnp.pad(jnp.arange(4.0), width, mode=mode, stat_length=((0, 1),))
+    want = onp.pad(onp.arange(4.0), width, mode=mode, stat_length=((1, 2),))
+    onp.testing.assert_array_equal(onp.asarray(jnp.pad(jnp.arange(4.0), width, mode=mode,
+                                                       stat_length=((1, 2),))), want)

@@ -210,6 +210,11 @@ def _pad_stats(a, pairs, reduction, lengths):
     when ``lengths`` is None); axis by axis, so corners take the later axis's statistic
     of the earlier pads, as NumPy does."""
     func = getattr(jnp, reduction)
+    for i, pair in enumerate(lengths or ()):
+        if 0 in pair:  # refused even where the axis gets no padding, as JAX (and NumPy's
+            # maximum/minimum) do
+            raise ValueError(f"pad: stat_length of 0 yields no value for padding (axis "
+                             f"{i}, stat_length {pair}); give lengths of at least 1")
     for i, (b, e) in enumerate(pairs):
         if not (b or e):
             continue
@@ -218,9 +223,6 @@ def _pad_stats(a, pairs, reduction, lengths):
         else:
             n = _concrete_int_dim(a.shape[i], f"pad(mode={reduction!r})", f"axis {i}")
             lb, le = lengths[i]
-            if lb == 0 or le == 0:
-                raise ValueError(f"pad: stat_length of 0 yields no value for padding (axis "
-                                 f"{i}, stat_length {lengths[i]}); give lengths of at least 1")
             before = func(_slice_axis(a, 0, min(lb, n), i), axis=i, keepdims=True)
             after = func(_slice_axis(a, n - min(le, n), n, i), axis=i, keepdims=True)
         parts = []
