@@ -231,3 +231,27 @@ def test_shard_map_with_every_argument_replicated_under_jit():
                       out_specs=P())
     np.testing.assert_allclose(jax.jit(f)(X), 2 * X)   # (was: vmap with no mapped axis)
     np.testing.assert_allclose(f(X), 2 * X)
+
+
+# -- mode switches --------------------------------------------------------------------------
+def test_auto_and_explicit_axes_report_their_mode_and_lay_out_as_told(mesh):
+    from tjit.sharding import AxisType, auto_axes, explicit_axes, get_abstract_mesh, get_mesh
+    assert get_mesh().empty and get_mesh().axis_names == ()
+    seen = []
+
+    def double(a):
+        seen.append(get_abstract_mesh().axis_types)
+        return a * 2
+
+    with jax.set_mesh(mesh):
+        assert get_mesh() == mesh
+        with pytest.raises(TypeError, match="out_sharding"):
+            auto_axes(double)(X)
+        y = auto_axes(double)(X, out_sharding=P("x"))
+        z = explicit_axes(double, in_sharding=P("x"))(X)
+        w = jax.jit(lambda a: auto_axes(double, out_sharding=P())(a))(X)
+    assert seen[:2] == [(AxisType.Auto,), (AxisType.Explicit,)]
+    assert y.sharding == NamedSharding(mesh, P("x"))
+    for v in (y, z, w):
+        np.testing.assert_allclose(v, 2 * X)
+    assert get_abstract_mesh().empty

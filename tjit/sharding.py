@@ -231,9 +231,20 @@ class AbstractMesh:
         return f"AbstractMesh({axes or '()'}, axis_types={self.axis_types})"
 
 
+def abstract_mesh_stack():
+    """This thread's stack of ``use_abstract_mesh`` meshes (innermost last)."""
+    stack = getattr(_MESH_CTX, "abstract", None)
+    if stack is None:
+        stack = _MESH_CTX.abstract = []
+    return stack
+
+
 def get_abstract_mesh():
-    """The abstract mesh of the current mesh (``set_mesh``/``with mesh:``), or the empty
-    AbstractMesh when none is set, as ``jax.sharding.get_abstract_mesh``."""
+    """The abstract mesh of ``use_abstract_mesh`` (``auto_axes``/``explicit_axes``), else
+    of the current mesh (``set_mesh``/``with mesh:``), or the empty AbstractMesh when
+    none is set, as ``jax.sharding.get_abstract_mesh``."""
+    if getattr(_MESH_CTX, "abstract", None):
+        return _MESH_CTX.abstract[-1]
     mesh = current_mesh()
     return AbstractMesh((), ()) if mesh is None else mesh.abstract_mesh
 
@@ -250,6 +261,11 @@ def reshard(xs, out_shardings):
         ``out_shardings`` is not a prefix of ``xs``.
       NotImplementedError: eagerly, a sharding over several devices, or on a device
         other than the array's (move it with ``device_put``).
+
+    >>> with jax.set_mesh(jax.make_mesh((1,), ('i',))):
+    ...     y = jax.reshard(jnp.arange(2.0), jax.P('i'))
+    >>> y
+    Array([0., 1.], dtype=float32)
     """
     from tjit.lax import with_sharding_constraint
     leaves, tree = tree_flatten(xs)
@@ -806,3 +822,7 @@ def check_sharding_constraint(sharding, shape, where):
 
 set_sharding_checker(check_sharding_constraint, lambda s: isinstance(
     s, (PartitionSpec, NamedSharding, SingleDeviceSharding, PmapSharding)), place_eagerly)
+
+# (below: the mode switches are written on the names above)
+from tjit._axis_modes import (  # noqa: E402,F401
+    auto_axes, explicit_axes, get_mesh, use_abstract_mesh)
