@@ -255,3 +255,12 @@ def test_auto_and_explicit_axes_report_their_mode_and_lay_out_as_told(mesh):
     for v in (y, z, w):
         np.testing.assert_allclose(v, 2 * X)
     assert get_abstract_mesh().empty
+
+
+def test_arrays_made_from_blocks_keep_their_named_sharding(s):
+    y = jax.make_array_from_callback((8,), s, lambda index: X[index])
+    assert y.sharding == s
+    np.testing.assert_array_equal(y, X)
+    z = jax.make_array_from_single_device_arrays((8,), s, [jax.device_put(X)])
+    assert z.sharding == s
+    np.testing.assert_array_equal(z, X)

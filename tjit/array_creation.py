@@ -122,9 +122,9 @@ def _block_shape(index, shape):
 
 def _assemble(shape, sharding, blocks, who):
     """The array of ``(device, NumPy block)`` pairs laid out as ``sharding``."""
-    if sharding.num_devices == 1:
+    if sharding.num_devices == 1:   # (laid out as the sharding: x.sharding is it)
         ((device, block),) = blocks
-        return device_put(block, device)
+        return device_put(block, sharding)
     dtypes = {b.dtype for _, b in blocks}
     if len(dtypes) > 1:
         raise ValueError(f"{who}: the blocks have several dtypes "
