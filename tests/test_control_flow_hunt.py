@@ -19,6 +19,10 @@ assumes the unknown inputs are tangents, so the outputs are affine in them. Two 
 
 Every case below: ``jacrev(grad(f))`` (and under jit) against second central differences
 of the same program written as a NumPy float64 Python loop.
+
+API edges where JAX 0.10.2 works and tjit raised: ``lax.cond`` with a float predicate
+(JAX takes any real number, nonzero meaning true; tjit accepted bool and int only), and
+``lax.map(..., batch_size=0)`` (JAX documents 0 as one full batch; tjit raised).
 """
 
 import numpy as np
@@ -134,3 +138,27 @@ def test_reverse_over_reverse(name, x64):
     for hess in (tjit.jacrev(tjit.grad(tj)), tjit.jit(tjit.jacrev(tjit.grad(tj)))):
         got = np.asarray(hess(jnp.asarray(x)))
         np.testing.assert_allclose(got, want, atol=tol * scale, rtol=0)
+
+
+@pytest.mark.parametrize("pred,want", [(1.5, 1.0), (0.0, 2.0), (-0.0, 2.0), (np.nan, 1.0),
+                                       (np.float16(0.25), 1.0)])
+@pytest.mark.parametrize("jit", [False, True])
+def test_cond_real_number_predicate(pred, want, jit):
+    """A float predicate means ``pred != 0`` (NaN is nonzero: true), eager and traced."""
+    f = lambda p: lax.cond(p, lambda: jnp.float32(1.0), lambda: jnp.float32(2.0))  # noqa: E731
+    assert float((tjit.jit(f) if jit else f)(pred)) == want
+
+
+def test_cond_float_predicate_under_vmap():
+    ps = jnp.asarray([0.0, 2.0, -1.0])
+    got = tjit.vmap(lambda p: lax.cond(p, lambda: p * 10, lambda: p - 1))(ps)
+    np.testing.assert_array_equal(np.asarray(got), [-1.0, 20.0, -10.0])
+
+
+def test_map_batch_size_zero_is_one_full_batch():
+    xs = np.arange(6.0).reshape(3, 2)
+    for bs in (0, 1, 2, 5):
+        got = lax.map(lambda r: jnp.sum(r * r), jnp.asarray(xs), batch_size=bs)
+        np.testing.assert_allclose(np.asarray(got), (xs * xs).sum(1))
+    with pytest.raises(ValueError, match="lax.map: batch_size must be a non-negative int"):
+        lax.map(lambda r: r, jnp.asarray(xs), batch_size=-1)

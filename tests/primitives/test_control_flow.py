@@ -429,8 +429,9 @@ def test_pred_and_index_errors():
         lax.cond(jnp.asarray([True, False, True]), lambda: 1.0, lambda: 2.0)
     with pytest.raises(TypeError, match="pred must be a scalar"):
         tjit.jit(lambda p: lax.cond(p, lambda: 1.0, lambda: 2.0))(np.ones(2, bool))
-    with pytest.raises(TypeError, match=r"pred must be a boolean or integer scalar, got f32"):
-        lax.cond(1.5, lambda: 1.0, lambda: 2.0)
+    with pytest.raises(TypeError, match=r"pred must be a boolean or real number scalar, got "
+                                        r"c64"):
+        lax.cond(1.5j, lambda: 1.0, lambda: 2.0)
     with pytest.raises(TypeError, match="pred is None"):
         lax.cond(None, lambda: 1.0, lambda: 2.0)
     with pytest.raises(TypeError, match="should be callable"):

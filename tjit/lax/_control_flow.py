@@ -196,7 +196,7 @@ def cond(pred, true_fun, false_fun, *operands, operand=_NO_OPERAND):
     types. Works with a traced ``pred`` (unlike a Python ``if``).
 
     Args:
-      pred: boolean or integer scalar (nonzero means true).
+      pred: boolean or real number scalar (nonzero means true).
       true_fun, false_fun: callables on ``*operands``.
       operands: pytrees of arrays passed to the selected function (the legacy
         ``operand=`` keyword is accepted too).
@@ -211,11 +211,12 @@ def cond(pred, true_fun, false_fun, *operands, operand=_NO_OPERAND):
     if not (callable(true_fun) and callable(false_fun)):
         raise TypeError("lax.cond: true_fun and false_fun arguments should be callable.")
     p = _scalar_operand(pred, "lax.cond", "pred")
-    if dtypes.is_int(p.dtype):
+    # any real number is a predicate (nonzero: true), as in JAX (floats included)
+    if dtypes.is_int(p.dtype) or (dtypes.is_inexact(p.dtype) and not dtypes.is_complex(p.dtype)):
         p = ne(p, 0)
     elif not dtypes.is_bool(p.dtype):
-        raise TypeError(f"lax.cond: pred must be a boolean or integer scalar, got "
-                        f"{p.aval.str_short()}; compare it first (e.g. x > 0)")
+        raise TypeError(f"lax.cond: pred must be a boolean or real number scalar, got "
+                        f"{p.aval.str_short()}; compare it first (e.g. abs(z) > 0)")
     if _python.applies(p, operands):
         return (true_fun if bool(p) else false_fun)(*operands)
     index = convert_element_type(p, np.int32)
@@ -538,11 +539,12 @@ def _chunked_scan(op, fname, f, init, xs_flat, xs_tree, length, m, reverse, unro
 def map(f, xs, *, batch_size=None):  # noqa: A001  (jax.lax.map)
     """``stack([f(x) for x in xs])`` over the leading axis of the pytree ``xs``.
 
-    ``batch_size`` is accepted for JAX compatibility; it only changes how JAX
-    vectorizes, not the result, and is ignored here (the loop is sequential).
+    ``batch_size`` is accepted for JAX compatibility (0 means one full batch, as in
+    JAX); it only changes how JAX vectorizes, not the result, and is ignored here (the
+    loop is sequential).
     """
-    if batch_size is not None and static_index(batch_size, "batch_size", "lax.map") < 1:
-        raise ValueError(f"lax.map: batch_size must be a positive int, got {batch_size}")
+    if batch_size is not None and static_index(batch_size, "batch_size", "lax.map") < 0:
+        raise ValueError(f"lax.map: batch_size must be a non-negative int, got {batch_size}")
     _, ys = scan(lambda carry, x: (carry, f(x)), (), xs)
     return ys
 
