@@ -9,7 +9,11 @@ x^2 are exact), float32 erfc in float32 (in double it took 1.9-2.8x XLA's CPU ti
 in float32 0.4x).
 (lgamma and digamma stay in double: next to their zeros on the negative axis two terms
 of size ~1 cancel, and a float32 result within a few ulp there needs them to ~1e-14;
-even double with polynomials fitted to 1e-10 gave 38 ulp at x = -1.5735 for digamma.)
+even double with polynomials fitted to 1e-10 gave 38 ulp at x = -1.5735 for digamma.
+The same code evaluated in float32 ran 2.4x (lgamma) and 1.9x (digamma) faster, one
+thread, but was 3.1 ulp off for x > 0 and ~1e6 next to the negative zeros for lgamma,
+5e4 ulp for digamma at x > 0; in double: 4.3 and 2.5 ns an element, 0.5
+ulp, and jit(lax.lgamma) takes ~0.4x JAX's CPU time on 1M float32.)
 Long polynomials run as four interleaved Horner chains (``_poly``): their latency,
 not their operations, set the speed of a loop this long.
 
