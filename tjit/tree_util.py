@@ -113,9 +113,9 @@ def broadcast_prefix(prefix_tree, full_tree, is_leaf=None):
 
 def tree_broadcast(prefix_tree, full_tree, is_leaf=None):
     """``prefix_tree`` broadcast to the structure of ``full_tree``."""
-    pred = _leaf_pred(is_leaf)
-    return _tu.tree_structure(full_tree, pred).unflatten(
-        _tu.broadcast_prefix(prefix_tree, full_tree, pred))
+    # (is_leaf applies to the prefix only: full_tree keeps its own structure, as JAX's)
+    return _tu.tree_structure(full_tree, _leaf_pred(None)).unflatten(
+        _tu.broadcast_prefix(prefix_tree, full_tree, _leaf_pred(is_leaf)))
 
 
 def tree_reduce_associative(operation, tree, *, identity=_tu._NO_IDENTITY, is_leaf=None):

@@ -232,3 +232,34 @@ def test_grad_of_a_registered_dataclass_keeps_its_static_field():
     assert type(g) is _Params and g.name == "layer"
     np.testing.assert_array_equal(np.asarray(g.w), np.full_like(X, 2))
     np.testing.assert_array_equal(np.asarray(g.b), 2 * X[0])
+
+
+# -- equal keys of different types (1 == 1.0 == True) ---------------------------------------------
+@pytest.mark.parametrize("keys", [(True, 1, 1.0), ((0, True), (0, 1), (0, 1.0))])
+def test_dict_keys_equal_by_value_keep_their_own_type(keys):
+    # Interned structures made {1: x} flatten to {True: x}'s treedef once {True: x} had been
+    # seen: tree_map({1: 0}) returned {True: 0}. Every key keeps its own type now (JAX too,
+    # in tree_util), in tree_map, unflatten and jit outputs
+    f = tjit.jit(lambda t: t)
+    for k in keys + keys:
+        out = tu.tree_map(lambda x: x, {k: {k: 1}})
+        assert [type(key) for key in out] == [type(k)]
+        assert [type(key) for key in out[k]] == [type(k)]
+        assert [type(key) for key in f({k: 1.0})] == [type(k)]
+    # tjit's structures of differently typed keys are not equal (JAX calls them equal)
+    assert tu.tree_structure({keys[0]: 0}) != tu.tree_structure({keys[1]: 0})
+
+
+def test_dataclass_static_field_keeps_its_type_through_jit():
+    p_true, p_one = _Params(1.0, 2.0, True), _Params(1.0, 2.0, 1)
+    f = tjit.jit(lambda p: p)
+    assert type(f(p_true).name) is bool and type(f(p_one).name) is int
+    assert type(tu.tree_map(lambda x: x, p_one).name) is int
+
+
+def test_tree_broadcast_is_leaf_applies_to_the_prefix_only():
+    # the full tree's structure was taken with is_leaf too: broadcast(None, None, is_leaf=
+    # (x is None)) raised "too few leaves" (JAX: None)
+    assert tjit.tree.broadcast(None, None, is_leaf=lambda s: s is None) is None
+    assert tjit.tree.broadcast([1, None], [[2, 3], {"a": None}],
+                               is_leaf=lambda s: s is None) == [[1, 1], {"a": None}]

@@ -5,6 +5,7 @@ classes) whose leaves are arrays. Mirrors ``jax.tree_util``, including key paths
 
 import collections
 import functools
+import operator
 
 from tjit.tracing.extended_dtypes import ExtendedArray
 
@@ -146,8 +147,13 @@ class PyTreeDef:
         return 1 + sum(c.num_nodes for c in self.child_defs)
 
     def __eq__(self, other):
+        # Aux data must be equal and of the same types: {1: x} and {True: x} unflatten to
+        # different dicts, so they are different structures (JAX calls them equal, and its
+        # jit then returns {True: ...} for f({1: ...}) after f({True: ...}))
         return self is other or (type(other) is PyTreeDef and self.node_type is other.node_type
-                and _aux_equal(self.aux, other.aux) and self.child_defs == other.child_defs)
+                                 and _aux_equal(self.aux, other.aux)
+                                 and _aux_types(self.aux) == _aux_types(other.aux)
+                                 and self.child_defs == other.child_defs)
 
     def __hash__(self):
         if self._hash is None:
@@ -276,8 +282,7 @@ def _flatten(x, leaves, is_leaf):
     node = _registry.get(t)
     if node is None:
         if _is_namedtuple(x):
-            kids = tuple(_flatten(c, leaves, is_leaf) for c in x)
-            return PyTreeDef(t, None, kids)
+            return _node(t, None, tuple([_flatten(c, leaves, is_leaf) for c in x]))
         leaves.append(x)
         return _LEAF
     children, aux = node.to_iter(x)
@@ -290,9 +295,16 @@ _interned = {}
 
 def _node(t, aux, kids):
     """Interned PyTreeDef: repeated structures (every jit call) reuse one object, so
-    comparing and hashing them for cache keys is cheap."""
+    comparing and hashing them for cache keys is cheap. The key holds the types in the
+    aux data: {1: x} and {True: x} are different structures (see PyTreeDef.__eq__)."""
     try:
-        key = (t, aux, kids)
+        if aux is None:   # (tuples and lists)
+            key = (t, kids)
+        elif type(aux) is tuple:
+            types = tuple(map(type, aux))
+            key = (t, aux, types if tuple not in types else _aux_types(aux), kids)
+        else:
+            key = (t, aux, type(aux), kids)
         d = _interned.get(key)
     except TypeError:  # unhashable aux data
         return PyTreeDef(t, aux, kids)
@@ -301,6 +313,14 @@ def _node(t, aux, kids):
             _interned.clear()
         d = _interned[key] = PyTreeDef(t, aux, kids)
     return d
+
+
+def _aux_types(aux):
+    """The types in aux data, through nested tuples (1 == True, but they build different
+    dicts and dataclasses)."""
+    if type(aux) is not tuple:
+        return type(aux)
+    return tuple(map(_aux_types, aux))
 
 
 def tree_flatten(tree, is_leaf=None):
@@ -338,13 +358,15 @@ def _match(d, x, leaves):
             children = [x[k] for k in d.aux]
         except (KeyError, TypeError):
             return False
+        if not _str_keys(d.aux) and _typed_keys(x) != _typed_keys(d.aux):
+            return False   # {1: x} against {True: x}: equal keys of other types
     else:
         node = _registry.get(t)
         if node is None:   # namedtuple
             children = x
         else:
             children, aux = node.to_iter(x)
-            if not _aux_equal(aux, d.aux):
+            if not _aux_equal(aux, d.aux) or _aux_types(aux) != _aux_types(d.aux):
                 return False
     if len(children) != len(kids):
         return False
@@ -360,12 +382,22 @@ def _match(d, x, leaves):
     return True
 
 
+def _str_keys(keys):
+    """Whether every dict key is a str (no key of another type can equal one)."""
+    return all(type(k) is str for k in keys)
+
+
+def _typed_keys(keys):
+    """Dict keys with their types: {1: x} and {True: x} have the same keys by ==."""
+    return frozenset((_aux_types(k), k) for k in keys)
+
+
 def flattener(treedef):
     """A function ``tree -> leaves or None`` equal to ``flatten_as(treedef, tree)``,
     generated once as straight-line code when ``treedef`` holds only tuples, lists,
     dicts, None and namedtuples (else ``flatten_as`` itself): for the arguments of
     every call of a jitted function."""
-    consts = {"_LT": _LEAF_TYPES, "_R": _registry, "_NT": _is_namedtuple}
+    consts = {"_LT": _LEAF_TYPES, "_R": _registry, "_NT": _is_namedtuple, "_TK": _typed_keys}
     lines, leaves, count = [], [], [0]
 
     def const(value):
@@ -389,6 +421,8 @@ def flattener(treedef):
             return False
         lines.append(f"if type({var}) is not {const(t)} or len({var}) != "
                      f"{len(d.child_defs)}: return None")
+        if builtin_dict and not _str_keys(d.aux):   # (1 == True: compare the key types)
+            lines.append(f"if _TK({var}) != {const(_typed_keys(d.aux))}: return None")
         for i, c in enumerate(d.child_defs):
             count[0] += 1
             kid = f"x{count[0]}"
