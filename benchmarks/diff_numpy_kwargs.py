@@ -81,7 +81,8 @@ def reduce_cases(rng):
                         np.dtype(dtype).kind in "iub":
                     kw["initial"] = int(kw["initial"])
             if "dtype" in opts and rng.random() < 0.35:
-                kw["dtype"] = pick(rng, (np.float64, np.float32, np.int64, np.complex128)) \
+                kw["dtype"] = pick(rng, (np.float64, np.float32, np.int64, np.complex128,
+                                         np.bool_)) \
                     if dtype == np.complex128 or fname in ("sum", "prod", "nansum", "nanprod") \
                     else pick(rng, (np.float64, np.float32))
                 if np.dtype(dtype).kind == "c" and np.dtype(kw["dtype"]).kind != "c":
@@ -124,7 +125,8 @@ def cumulative_cases(rng):
             elif x.ndim:
                 kw["axis"] = pick(rng, (None,) + tuple(range(-x.ndim, x.ndim)))
             if rng.random() < 0.35:
-                kw["dtype"] = pick(rng, (np.float64, np.int64, np.float32, np.complex128))
+                kw["dtype"] = pick(rng, (np.float64, np.int64, np.float32, np.complex128,
+                                         np.bool_))
                 if np.dtype(dtype).kind == "c" and np.dtype(kw["dtype"]).kind != "c":
                     kw["dtype"] = np.complex128
             if dtype == np.float16 and fname.endswith("prod"):
@@ -158,9 +160,8 @@ def ufunc_cases(rng):
         x = rand(rng, rand_shape(rng, max_ndim=3), dtype, special=0.0)
         if x.ndim == 0:
             x = x.reshape(1)
-        axis = pick(rng, (None, 0) + tuple(range(-x.ndim, x.ndim)) +
-                    (((0, -1),) if x.ndim >= 2 and name in ("add", "multiply", "maximum",
-                                                            "minimum") else ()))
+        axis = pick(rng, (None, 0, ()) + tuple(range(-x.ndim, x.ndim)) +
+                    (((0, -1),) if x.ndim >= 2 else ()))
         kw = {"axis": axis}
         if rng.random() < 0.4:
             kw["keepdims"] = True
@@ -180,7 +181,7 @@ def ufunc_cases(rng):
         if name == "subtract" and isinstance(axis, tuple):
             continue
         if rng.random() < 0.25 and name in ("add", "multiply"):
-            kw["dtype"] = pick(rng, (np.float64, np.int64, np.float32))
+            kw["dtype"] = pick(rng, (np.float64, np.int64, np.float32, np.bool_))
             if np.dtype(dtype).kind == "c":
                 kw["dtype"] = np.complex128
         lab = f"{name}.reduce {label(x)} {_show(kw)}"
@@ -425,7 +426,7 @@ PAD_MODES = ("constant", "edge", "linear_ramp", "maximum", "mean", "median", "mi
 
 
 def pad_cases(rng):
-    for _ in range(20):
+    for _ in range(60):
         dtype = pick(rng, (np.float64, np.float32, np.int32, np.uint8, np.bool_, np.complex128))
         shape = rand_shape(rng, max_ndim=3, max_size=7, allow_empty=False)
         x = rand(rng, shape, dtype, special=0.0)
@@ -443,7 +444,7 @@ def pad_cases(rng):
                             for _ in range(x.ndim)]))
         kw = {}
         if mode in ("maximum", "mean", "median", "minimum") and rng.random() < 0.6:
-            kw["stat_length"] = pick(rng, (1, 2, (1, 3), None))
+            kw["stat_length"] = pick(rng, (1, 2, (1, 3), None, 0))
         if mode in ("reflect", "symmetric") and rng.random() < 0.5:
             kw["reflect_type"] = "odd"
         if mode == "constant" and rng.random() < 0.6:

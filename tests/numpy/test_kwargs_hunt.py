@@ -138,3 +138,40 @@ def test_pad_refuses_a_zero_stat_length_wherever_it_is(mode, width):
     want = onp.pad(onp.arange(4.0), width, mode=mode, stat_length=((1, 2),))
     onp.testing.assert_array_equal(onp.asarray(jnp.pad(jnp.arange(4.0), width, mode=mode,
                                                        stat_length=((1, 2),))), want)
+
+
+# -- ufunc.reduce over several axes ------------------------------------------------------------
+X3 = RNG.standard_normal((2, 3, 4))
+MASK3 = RNG.random((2, 3, 4)) < 0.6
+
+
+@pytest.mark.parametrize("name,data", [("logaddexp", X3), ("logaddexp2", X3),
+                                       ("logical_xor", X3 > 0), ("logical_and", X3 > -1),
+                                       ("bitwise_or", (X3 * 9).astype(onp.int32)),
+                                       ("bitwise_xor", (X3 * 9).astype(onp.int32))])
+@pytest.mark.parametrize("kw", [dict(axis=(0, 2)), dict(axis=(-1, 0), keepdims=True),
+                                dict(axis=()), dict(axis=(1, 2), where=MASK3),
+                                dict(axis=(0, 1, 2), initial=1), dict(axis=None)],
+                         ids=["two", "keepdims", "none-of-them", "where", "initial", "all"])
+def test_reduce_over_a_tuple_of_axes_without_a_library_path(name, data, kw):
+    # the reduce-by-scan ufuncs refused a tuple of axes (NotImplementedError) where NumPy
+    # and JAX reduce over all of them
+    if name.startswith("logical") and "initial" in kw:
+        kw = dict(kw, initial=True)
+    want = getattr(onp, name).reduce(data, **kw)
+    for got in (getattr(jnp, name).reduce(data, **kw),
+                tjit.jit(lambda a: getattr(jnp, name).reduce(a, **kw))(data)):
+        assert got.shape == want.shape
+        onp.testing.assert_allclose(onp.asarray(got), want, rtol=1e-5)
+
+
+def test_reduce_over_several_axes_needs_a_reorderable_ufunc():
+    with pytest.raises(ValueError, match="'subtract' is not reorderable"):
+        jnp.subtract.reduce(X3, axis=(0, 1))
+    mine = jnp.frompyfunc(lambda a, b: a * b + 1, 2, 1)
+    with pytest.raises(ValueError, match="not reorderable"):
+        mine.reduce(X3, axis=(0, 1))
+    onp.testing.assert_allclose(onp.asarray(mine.reduce(X3, axis=(1,))),
+                                onp.asarray(mine.reduce(X3, axis=1)))
+    with pytest.raises(ValueError, match="duplicate value in 'axis'"):
+        jnp.logaddexp.reduce(X3, axis=(1, -2))

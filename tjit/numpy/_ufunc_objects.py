@@ -60,6 +60,9 @@ class ufunc(metaclass=_UfuncType):  # noqa: N801  (NumPy's and JAX's name)
     def __init__(self, func, /, nin, nout, *, name=None, nargs=None, identity=None,
                  call=None, reduce=None, accumulate=None, at=None, reduceat=None):
         self._func = func
+        # commutative and associative, so it reduces over several axes at once: set by
+        # _make for jnp's own ufuncs; unknown (False) for a user's, as NumPy's frompyfunc
+        self._reorderable = False
         self._call = call or func
         self.nin, self.nout = int(nin), int(nout)
         self.nargs = self.nin if nargs is None else int(nargs)
@@ -119,22 +122,17 @@ class ufunc(metaclass=_UfuncType):  # noqa: N801  (NumPy's and JAX's name)
     def _reduce_via_scan(self, a, axis, dtype, keepdims, initial, where):
         if where is not None:
             where = broadcast_to(asarray(where), a.shape)
-        if axis is None:
-            final = (1,) * a.ndim if keepdims else ()
-            a = reshape(a, (-1,))
-            where = None if where is None else reshape(where, (-1,))
-            axis = 0
-        elif isinstance(axis, tuple):
-            if len(axis) != 1:
-                raise NotImplementedError(f"{self.__name__}.reduce: a tuple of axes is "
-                                          f"supported only for ufuncs with a fast reduce "
-                                          f"(add, multiply, maximum, ...)")
-            return self._reduce_via_scan(a, axis[0], dtype, keepdims, initial, where)
-        else:
-            axis = _axis(self, "reduce", axis, a.ndim)
-            final = a.shape[:axis] + ((1,) if keepdims else ()) + a.shape[axis + 1:]
-        a = moveaxis(a, axis, 0)
-        where = None if where is None else moveaxis(where, axis, 0)
+        axes = self._reduced_axes(axis, a.ndim)
+        kept = [d for d in range(a.ndim) if d not in axes]
+        final = tuple(1 if d in axes else a.shape[d] for d in range(a.ndim)) if keepdims \
+            else tuple(a.shape[d] for d in kept)
+        # the reduced axes merged into one leading axis (of length 1 for axis=())
+        merged = 1
+        for d in axes:
+            merged = merged * a.shape[d]
+        lead = (merged,) + tuple(a.shape[d] for d in kept)
+        a = reshape(a.transpose(axes + kept), lead)
+        where = None if where is None else reshape(where.transpose(axes + kept), lead)
         dt = dtypes.check_dtype(dtype, f"{self.__name__}.reduce") if dtype is not None \
             else _result_dtype(self, a)
         if initial is None:
@@ -156,6 +154,21 @@ class ufunc(metaclass=_UfuncType):  # noqa: N801  (NumPy's and JAX's name)
             return _where(wi, self._call(carry, xi).astype(dt), carry), None
         result, _ = lax.scan(step, start, xs if ws is None else (xs, ws))
         return reshape(result, final)
+
+    def _reduced_axes(self, axis, ndim):
+        """``axis`` as a list of distinct non-negative axes; a tuple of several only for a
+        ufunc whose reduction may run in any order (NumPy's rule)."""
+        if axis is None:  # the raveled array, in order (JAX's; NumPy refuses subtract's)
+            return list(range(ndim))
+        if not isinstance(axis, (tuple, list)):
+            return [_axis(self, "reduce", axis, ndim)]
+        axes = [_axis(self, "reduce", ax, ndim) for ax in axis]
+        if len(set(axes)) != len(axes):
+            raise ValueError(f"{self.__name__}.reduce: duplicate value in 'axis': {axis}")
+        if len(axes) > 1 and not self._reorderable:
+            raise ValueError(f"reduction operation {self.__name__!r} is not reorderable, so "
+                             f"at most one axis may be specified (reduce one axis at a time)")
+        return axes
 
     def accumulate(self, a, axis=0, dtype=None, out=None):
         """Running reduction along ``axis``: ``out[i] = f(out[i-1], a[i])``, as
@@ -348,8 +361,9 @@ def _attach(func, u):
     return func
 
 
-def _make(func, nin, identity=None, **fast):
+def _make(func, nin, identity=None, reorderable=True, **fast):
     u = ufunc(func, nin, 1, name=func.__name__, identity=identity, **fast)
+    u._reorderable = reorderable
     try:
         return _attach(func, u)
     except AttributeError:  # a callable without a __dict__: the ufunc object itself
@@ -358,7 +372,7 @@ def _make(func, nin, identity=None, **fast):
 
 add = _make(uf.add, 2, 0, reduce=_sum_reduce, accumulate=_cumulative(red.cumsum),
             at=_at("add"))
-subtract = _make(uf.subtract, 2, None, at=_subtract_at)
+subtract = _make(uf.subtract, 2, None, reorderable=False, at=_subtract_at)
 multiply = _make(uf.multiply, 2, 1, reduce=_prod_reduce,
                  accumulate=_cumulative(red.cumprod), at=_at("multiply"))
 maximum = _make(uf.maximum, 2, None, reduce=_max_reduce, accumulate=_cum_lax(lax.cummax),
