@@ -263,3 +263,37 @@ def test_tree_broadcast_is_leaf_applies_to_the_prefix_only():
     assert tjit.tree.broadcast(None, None, is_leaf=lambda s: s is None) is None
     assert tjit.tree.broadcast([1, None], [[2, 3], {"a": None}],
                                is_leaf=lambda s: s is None) == [[1, 1], {"a": None}]
+
+
+# -- registration -----------------------------------------------------------------------------------
+def test_register_dataclass_checks_the_fields_as_jax():
+    @dataclasses.dataclass
+    class Two:
+        a: object
+        b: object
+
+    # JAX: "... Missing fields: {'b'}. Add them to drop_fields ..." (tjit registered it,
+    # and unflatten failed later with a missing constructor argument)
+    with pytest.raises(ValueError, match=r"Missing fields: \{'b'\}.*drop_fields"):
+        tu.register_dataclass(Two, data_fields=["a"], meta_fields=[])
+    with pytest.raises(ValueError, match=r"Unexpected fields: \{'c'\}"):
+        tu.register_dataclass(Two, data_fields=["a", "b", "c"], meta_fields=[])
+    with pytest.raises(ValueError, match="must not overlap"):
+        tu.register_dataclass(Two, data_fields=["a", "b"], meta_fields=["a"],
+                              drop_fields=())
+    tu.register_dataclass(Two, data_fields=["a"], meta_fields=[], drop_fields=["b"])
+
+
+def test_partial_of_a_partial_keeps_the_inner_one_static():
+    # JAX: leaves of Partial(Partial(max, 1), 2) are [2] (tjit merged them: [1, 2])
+    p = tu.Partial(tu.Partial(max, 1), 2)
+    assert tu.tree_leaves(p) == [2]
+    assert p(5) == 5 and p(0) == 2 and p.func.args == (1,)
+    doubled = tu.tree_map(lambda x: x * 10, p)
+    assert doubled(0) == 20 and doubled.func.func is max
+
+
+def test_walk_folds_leaves_up_the_structure_as_jax():
+    td = tu.tree_structure({"b": [1, 2], "a": 3})
+    got = td.walk(lambda c, d: ("N", c, d), lambda x: ("L", x), [10, 20, 30])
+    assert got == ("N", (("L", 10), ("N", (("L", 20), ("L", 30)), None)), ["a", "b"])

@@ -197,7 +197,8 @@ def test_register_pytree_with_keys_function_form():
     assert (out.w, out.b) == (2.0, [4.0])
 
 
-def test_reregistering_without_keys_drops_keys():
+def test_registering_a_type_twice_is_an_error():
+    # JAX: "Duplicate custom PyTreeDef type registration" (tjit replaced the first one)
     class Node:
         def __init__(self, v):
             self.v = v
@@ -205,8 +206,12 @@ def test_reregistering_without_keys_drops_keys():
     tu.register_pytree_with_keys(Node, lambda o: ([(GetAttrKey("v"), o.v)], None),
                                  lambda aux, ch: Node(*ch))
     assert tu.tree_leaves_with_path(Node(1))[0][0] == (GetAttrKey("v"),)
-    tu.register_pytree_node(Node, lambda o: ((o.v,), None), lambda aux, ch: Node(*ch))
-    assert tu.tree_leaves_with_path(Node(1))[0][0] == (FlattenedIndexKey(0),)
+    with pytest.raises(ValueError, match="Duplicate custom PyTreeDef type registration"):
+        tu.register_pytree_node(Node, lambda o: ((o.v,), None), lambda aux, ch: Node(*ch))
+    assert tu.tree_leaves_with_path(Node(1))[0][0] == (GetAttrKey("v"),)
+    with pytest.raises(ValueError, match="Duplicate"):
+        tu.register_pytree_node(list, lambda o: ((), None), lambda aux, ch: [])
+    assert tu.tree_leaves([1, [2]]) == [1, 2]
 
 
 def test_bad_flatten_with_keys_is_reported():

@@ -36,11 +36,14 @@ def register_pytree_node(nodetype, flatten_func, unflatten_func,
     """Register ``nodetype``: ``flatten_func(obj) -> (children, aux)``,
     ``unflatten_func(aux, children) -> obj``; optionally
     ``flatten_with_keys_func(obj) -> ([(key, child), ...], aux)`` names the children in
-    key paths (without it they are ``FlattenedIndexKey(i)``)."""
+    key paths (without it they are ``FlattenedIndexKey(i)``). A type registers once (as
+    in JAX: registering list again would change every pytree holding a list)."""
+    if nodetype in _registry:
+        raise ValueError(f"Duplicate custom PyTreeDef type registration for {nodetype}: "
+                         f"a type can be registered as a pytree node once; register a "
+                         f"subclass to give it other flatten functions")
     _registry[nodetype] = _Node(flatten_func, unflatten_func)
-    if flatten_with_keys_func is None:
-        _keys_registry.pop(nodetype, None)  # a re-registration drops stale keys
-    else:
+    if flatten_with_keys_func is not None:
         _keys_registry[nodetype] = flatten_with_keys_func
     # returns None, as JAX's does (a notebook cell ending in it shows nothing)
 
@@ -70,6 +73,7 @@ def register_dataclass(nodetype, data_fields=None, meta_fields=None, drop_fields
         meta_fields = [f.name for f in fields if f.metadata.get("static", False)]
     meta_fields = list(meta_fields)
     data_fields = list(data_fields)
+    _check_dataclass_fields(nodetype, data_fields, meta_fields, drop_fields)
 
     def flat(o):
         return [getattr(o, k) for k in data_fields], tuple(getattr(o, k) for k in meta_fields)
@@ -82,6 +86,29 @@ def register_dataclass(nodetype, data_fields=None, meta_fields=None, drop_fields
         return [(GetAttrKey(k), c) for k, c in zip(data_fields, children)], aux
     register_pytree_node(nodetype, flat, unflat, flat_with_keys)
     return nodetype
+
+
+def _check_dataclass_fields(nodetype, data_fields, meta_fields, drop_fields):
+    """JAX's checks: a dataclass's data and meta fields are its ``init`` fields (less
+    ``drop_fields``), each once; else unflatten would fail later, far from the cause."""
+    import dataclasses
+    if dataclasses.is_dataclass(nodetype):
+        init = {f.name for f in dataclasses.fields(nodetype) if f.init} - set(drop_fields)
+        given = {*data_fields, *meta_fields}
+        if given != init:
+            msg = (f"register_dataclass({nodetype.__name__}): data_fields and meta_fields "
+                   f"must include all dataclass fields with ``init=True`` and only them.")
+            if init - given:
+                msg += (f" Missing fields: {init - given}. Add them to drop_fields to "
+                        f"suppress this error.")
+            if given - init:
+                msg += f" Unexpected fields: {given - init}."
+            raise ValueError(msg)
+    overlap = set(data_fields) & set(meta_fields)
+    if overlap:
+        raise ValueError(f"register_dataclass({getattr(nodetype, '__name__', nodetype)}): "
+                         f"data_fields and meta_fields must not overlap. Overlapping "
+                         f"fields: {overlap}.")
 
 
 def _sorted_keys(d):
@@ -188,6 +215,22 @@ class PyTreeDef:
             return inner_treedef
         return _node(self.node_type, self.aux,
                      tuple([c.compose(inner_treedef) for c in self.child_defs]))
+
+    def walk(self, f_node, f_leaf, leaves):
+        """Fold ``leaves`` up this structure: ``f_leaf(x)`` at each leaf (``x`` itself when
+        ``f_leaf`` is None) and ``f_node(tuple of child results, aux data)`` at each node,
+        as JAX's method."""
+        it = iter(leaves)
+
+        def go(d):
+            if d.node_type is None:
+                x = next(it)
+                return x if f_leaf is None else f_leaf(x)
+            return f_node(tuple([go(c) for c in d.child_defs]), d.node_data()[1])
+        try:
+            return go(self)
+        except StopIteration:
+            raise ValueError(f"PyTreeDef.walk: too few leaves for {self}") from None
 
     @staticmethod
     def from_node_data_and_children(registry, node_data, children):
@@ -661,7 +704,40 @@ def all_leaves(iterable, is_leaf=None):
 
 
 class Partial(functools.partial):
-    """A functools.partial that is a pytree (its args are leaves), as jax.tree_util.Partial."""
+    """A functools.partial that is a pytree (its args are leaves), as jax.tree_util.Partial.
+
+    A ``functools.partial`` (or Partial) given as ``func`` stays whole, in the static part:
+    only this Partial's own arguments are leaves (JAX's rule; ``partial.__new__`` would
+    merge the inner arguments into these)."""
+
+    def __new__(cls, func, *args, **kwargs):
+        if not isinstance(func, functools.partial):
+            return super().__new__(cls, func, *args, **kwargs)
+        inner = func
+        func = _CallableShim(inner)
+        out = super().__new__(cls, func, *args, **kwargs)
+        # (set once built: the shim then reads as the partial it holds)
+        func.func, func.args, func.keywords = inner.func, inner.args, inner.keywords
+        return out
+
+
+class _CallableShim:
+    """Calls, hashes and compares as the partial it holds, without being one."""
+
+    def __init__(self, fun):
+        self.fun = fun
+
+    def __call__(self, *args, **kwargs):
+        return self.fun(*args, **kwargs)
+
+    def __hash__(self):
+        return hash(self.fun)
+
+    def __eq__(self, other):
+        return self.fun == (other.fun if isinstance(other, _CallableShim) else other)
+
+    def __repr__(self):
+        return f"_CallableShim({self.fun!r})"
 
 
 register_pytree_node(Partial, lambda p: ((p.args, p.keywords), p.func),
