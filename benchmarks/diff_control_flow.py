@@ -19,9 +19,21 @@ while_loop: those cases are counted as "refused").
 
     .venv/bin/python benchmarks/diff_control_flow.py --cases 300 --seed 0
     /work/jaxvenv/bin/python benchmarks/diff_control_flow.py --lib jax --cases 300 --seed 0
+
+Options: --x64 (float64), --remat (tjit: every scan body checkpointed and chunked),
+--while-checkpoints K (tjit: Revolve snapshots in reverse mode through while_loop),
+--only/--transforms to focus. API edge cases (outcome or error of small calls) compared
+with JAX:
+
+    .venv/bin/python benchmarks/diff_control_flow.py --edges /tmp/e_tjit.json
+    /work/jaxvenv/bin/python benchmarks/diff_control_flow.py --lib jax --edges /tmp/e_jax.json
+    .venv/bin/python benchmarks/diff_control_flow.py --compare-edges /tmp/e_tjit.json /tmp/e_jax.json
 """
 
 import argparse
+import contextlib
+import functools
+import json
 import sys
 import time
 import traceback
@@ -253,7 +265,7 @@ def blk_fori_traced(rng):
 
 
 def blk_scan(rng):
-    L = int(rng.integers(1, 5))
+    L = int(rng.integers(1, 7))     # 4 and 6 split into chunks under --remat
     reverse, unroll = bool(rng.random() < 0.5), [1, 2, 3, True][int(rng.integers(0, 4))]
     ck = rng.random() < 0.3
     policy = [None, "nothing_saveable", "dots_saveable", "everything_saveable"][
@@ -278,7 +290,7 @@ def blk_scan(rng):
 
 
 def blk_scan_none(rng):
-    L, reverse = int(rng.integers(0, 4)), bool(rng.random() < 0.5)
+    L, reverse = int(rng.integers(0, 7)), bool(rng.random() < 0.5)
 
     def run(k, s, x):
         m = k.m
@@ -554,7 +566,7 @@ def stable_hess(gfun, z):
     a, b = hess(1e-3), hess(2e-3)
     if not np.allclose(a, b, rtol=1e-3, atol=1e-3 * max(1.0, np.abs(a).max())):
         return None
-    return a
+    return (4 * a - b) / 3      # Richardson: the h^2 error terms cancel
 
 
 class Skip(Exception):
@@ -565,7 +577,7 @@ TRANSFORMS = ["eager", "jit", "grad", "jit_grad", "value_and_grad", "grad_argnum
               "jacfwd", "jacrev", "hessian", "jvp", "vjp", "jvp_grad", "vmap_00",
               "vmap_0n", "vmap_n0", "vmap_10_out1", "vmap_grad_jit", "jit_vmap_grad",
               "grad_vmap", "vmap_jacrev", "linearize", "vmap_jvp", "jit_hessian",
-              "hessian_rev"]
+              "hessian_rev", "vmap_0n_grad", "vmap_hessian_rev"]
 FORWARD_ONLY = {"eager", "jit", "jvp", "jacfwd", "vmap_00", "vmap_0n", "vmap_n0",
                 "vmap_10_out1", "linearize", "vmap_jvp"}
 
@@ -644,6 +656,16 @@ def check_case(J, kit, blocks, tname, x, s0, xb, sb, w, v):
             raise Skip()
         jac(rg1, x64)
         return [J.jacrev(J.grad(g1))(x)], [H]
+    if tname == "vmap_0n_grad":   # batched closure values, gradient wrt the shared state
+        fn = J.vmap(J.grad(g, argnums=1), in_axes=(0, None))
+        return [fn(xb, s0)], [np.stack([jac(lambda z: rg(a, z), s64) for a in xb64])]
+    if tname == "vmap_hessian_rev":
+        Hs = [stable_hess(rg1, a) for a in xb64]
+        if any(H is None for H in Hs):
+            raise Skip()
+        for a in xb64:
+            jac(rg1, a)
+        return [J.vmap(J.jacrev(J.grad(g1)))(xb)], [np.stack(Hs)]
     if tname == "jit_hessian":
         H = stable_hess(rg1, x64)
         if H is None:
@@ -703,6 +725,173 @@ def value_sensitive(blocks, x, s0):
     return False
 
 
+# -- API edges: each case's outcome (value or error) on tjit and on JAX, compared ------------
+def edge_cases(J, jnp, lax):
+    """Small calls at the edges of the control-flow API (predicate and index types, weak
+    types, empty loops, batch sizes, custom rules inside loops, float0 tangents...)."""
+    x = jnp.arange(3.0) + 0.5
+    X = jnp.arange(6.0).reshape(2, 3) * 0.3 + 0.1
+
+    @J.custom_vjp
+    def cv(a):
+        return jnp.sin(a)
+    cv.defvjp(lambda a: (jnp.sin(a), jnp.cos(a)), lambda c, g: (g * c * 2,))  # 2x on purpose
+
+    @J.custom_jvp
+    def cj(a):
+        return jnp.exp(a)
+    cj.defjvp(lambda p, t: (jnp.exp(p[0]), 3 * t[0]))
+    return {  # one line per case: a table
+        "cond_noops": lambda: lax.cond(True, lambda: x + 1, lambda: x - 1),
+        "cond_weak_branches": lambda: lax.cond(x[0] > 0, lambda: 1.0, lambda: jnp.float32(2.)),
+        "cond_weak_int_float": lambda: lax.cond(x[0] > 0, lambda: 1, lambda: 2.0),
+        "cond_pred_shape1": lambda: lax.cond(jnp.array([True]), lambda: x, lambda: x),
+        "cond_pred_float": lambda: lax.cond(1.5, lambda: x, lambda: -x),
+        "cond_pred_int": lambda: lax.cond(2, lambda: x, lambda: -x),
+        "cond_pred_traced_float": lambda: J.jit(lambda p: lax.cond(p, lambda: x, lambda: -x))(0.0),
+        "switch_float_index": lambda: lax.switch(1.0, [lambda: x, lambda: -x]),
+        "switch_one_branch": lambda: lax.switch(5, [lambda: x]),
+        "switch_neg": lambda: J.jit(lambda i: lax.switch(i, [lambda: x, lambda: -x, lambda: 2*x]))(-7),
+        "switch_big": lambda: J.jit(lambda i: lax.switch(i, [lambda: x, lambda: -x, lambda: 2*x]))(7),
+        "switch_empty": lambda: lax.switch(0, []),
+        "switch_bool_index": lambda: lax.switch(True, [lambda: x, lambda: -x]),
+        "while_pred_shape1": lambda: lax.while_loop(lambda c: c < 3, lambda c: c + 1, jnp.zeros(1)),
+        "while_pred_float": lambda: lax.while_loop(lambda c: c[0], lambda c: c * 0, x),
+        "while_weak_init": lambda: lax.while_loop(lambda c: c < 3, lambda c: c + jnp.float32(1), 0.0),
+        "while_weak_init_jit": lambda: J.jit(lambda: lax.while_loop(lambda c: c < 3, lambda c: c + x[0] + 1, 0))(),
+        "while_int_to_float": lambda: lax.while_loop(lambda c: c < 3, lambda c: c + 1.5, 0),
+        "fori_float_bounds": lambda: lax.fori_loop(0.0, 3.0, lambda i, c: c + i, 0.0),
+        "fori_bool_bounds": lambda: lax.fori_loop(False, True, lambda i, c: c + i, 0),
+        "fori_neg": lambda: lax.fori_loop(5, 2, lambda i, c: c + i, 0),
+        "fori_mixed_int": lambda: lax.fori_loop(jnp.int8(0), 3, lambda i, c: c + i, 0),
+        "fori_index_dtype": lambda: str(lax.fori_loop(jnp.int16(0), jnp.int16(3), lambda i, c: i, jnp.int16(0)).dtype),
+        "fori_index_dtype_traced": lambda: str(J.jit(lambda n: lax.fori_loop(jnp.int16(0), n, lambda i, c: i, jnp.int16(0)))(jnp.int16(3)).dtype),
+        "fori_unroll_traced": lambda: J.jit(lambda n: lax.fori_loop(0, n, lambda i, c: c + i, 0, unroll=2))(3),
+        "fori_weak_carry": lambda: str(lax.fori_loop(0, 3, lambda i, c: c + x[0], 0.0).dtype),
+        "scan_unroll0": lambda: lax.scan(lambda c, a: (c + a, c), 0.0, x, unroll=0),
+        "scan_unroll_neg": lambda: lax.scan(lambda c, a: (c + a, c), 0.0, x, unroll=-1),
+        "scan_ys_none": lambda: lax.scan(lambda c, a: (c + a, None), 0.0, x),
+        "scan_len_mismatch": lambda: lax.scan(lambda c, a: (c + a, None), 0.0, x, length=4),
+        "scan_length_float": lambda: lax.scan(lambda c, a: (c + 1, None), 0.0, None, length=3.0),
+        "scan_length_array": lambda: lax.scan(lambda c, a: (c + 1, None), 0.0, None, length=jnp.int32(3)),
+        "scan_xs_scalar": lambda: lax.scan(lambda c, a: (c + a, None), 0.0, 1.0),
+        "scan_dict_mismatch": lambda: lax.scan(lambda c, a: (c, None), 0.0, {"a": x, "b": jnp.ones(4)}),
+        "scan_carry_dtype": lambda: lax.scan(lambda c, a: (c + a, None), 0, x),
+        "scan_carry_weak_ok": lambda: str(lax.scan(lambda c, a: (c + a, None), 0.0, x)[0].dtype),
+        "scan_reverse_ys": lambda: lax.scan(lambda c, a: (c + a, c), 0.0, x, reverse=True),
+        "scan_len0": lambda: [np.asarray(t).shape for t in J.tree_util.tree_leaves(lax.scan(lambda c, a: (c + a, (c, a * 2)), 0.0, jnp.zeros((0, 2))))],
+        "scan_len0_grad": lambda: J.grad(lambda z: lax.scan(lambda c, a: (c * a, c), z, jnp.zeros((0,)))[0])(2.0),
+        "map_bs_big": lambda: lax.map(lambda a: a * 2, x, batch_size=10),
+        "map_bs_2": lambda: lax.map(lambda a: {"s": a.sum(), "v": a}, jnp.ones((5, 2)), batch_size=2),
+        "map_bs0": lambda: lax.map(lambda a: a, x, batch_size=0),
+        "map_empty": lambda: lax.map(lambda a: a * 2, jnp.zeros((0, 3))),
+        "map_empty_bs": lambda: lax.map(lambda a: a * 2, jnp.zeros((0, 3)), batch_size=2),
+        "map_tuple_xs": lambda: lax.map(lambda t: t[0] * t[1], (x, x + 1), batch_size=2),
+        "assoc_neg_axis": lambda: lax.associative_scan(jnp.add, jnp.ones((2, 3)), axis=-1),
+        "assoc_len0": lambda: lax.associative_scan(jnp.add, jnp.zeros((0,))),
+        "assoc_len1_rev": lambda: lax.associative_scan(jnp.add, jnp.ones((1,)), reverse=True),
+        "assoc_mismatch": lambda: lax.associative_scan(lambda a, b: (a[0] + b[0], a[1] + b[1]), (jnp.ones(3), jnp.ones(4))),
+        "assoc_scalar": lambda: lax.associative_scan(jnp.add, jnp.float32(1.0)),
+        "assoc_axis_oob": lambda: lax.associative_scan(jnp.add, jnp.ones(3), axis=1),
+        "assoc_pytree_out": lambda: lax.associative_scan(lambda a, b: {"u": a["u"] * b["u"], "v": a["v"] + b["v"]}, {"u": x + 1, "v": x}),
+        "assoc_grad": lambda: J.grad(lambda z: lax.associative_scan(jnp.multiply, z).sum())(x + 1),
+        "assoc_vmap": lambda: J.vmap(lambda z: lax.associative_scan(jnp.maximum, z))(jnp.array([[1., 3, 2], [4, 0, 5]])),
+        "vmap_while_batched_pred_grad": lambda: J.vmap(J.grad(lambda z: lax.fori_loop(0, 3, lambda i, c: c * z, 1.0)))(x),
+        "vmap_cond_batched_pred_int_out": lambda: J.vmap(lambda z: lax.cond(z > 0.5, lambda: 1, lambda: 2))(x),
+        "vmap_switch_batched": lambda: J.vmap(lambda i: lax.switch(i, [lambda: 1.0, lambda: 2.0, lambda: 3.0]))(jnp.array([-1, 0, 1, 2, 5])),
+        "vmap_while_trip": lambda: J.vmap(lambda n: lax.while_loop(lambda c: c[0] < n, lambda c: (c[0] + 1, c[1] * 2.0), (0, 1.0))[1])(jnp.array([0, 1, 3])),
+        "vmap_fori_traced_bounds": lambda: J.vmap(lambda lo, hi: lax.fori_loop(lo, hi, lambda i, c: c + i, 0))(jnp.array([0, 2, 5]), jnp.array([3, 2, 1])),
+        "grad_cond_int_operand": lambda: J.grad(lambda z: lax.cond(z > 0, lambda a, n: a * n, lambda a, n: a - n, z, 3))(1.5),
+        "grad_switch_closure": lambda: J.grad(lambda z: lax.switch(1, [lambda: z, lambda: z ** 3]))(2.0),
+        "jvp_scan_int_carry": lambda: J.jvp(lambda z: lax.scan(lambda c, a: ((c[0] + 1, c[1] * a), None), (0, z), x + 1)[0][1], (2.0,), (1.0,)),
+        "jacfwd_while_int": lambda: J.jacfwd(lambda z: lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * z), (0, z))[1])(2.0),
+        "hessian_fori_traced": lambda: J.hessian(lambda z: lax.fori_loop(0, jnp.int32(3), lambda i, c: c * z, 1.0))(2.0),
+        "grad_while_closure_pred": lambda: J.grad(lambda z: lax.while_loop(lambda c: c < z * 10, lambda c: c + z, 0.0))(0.7),
+        "checkpoint_scan_grad": lambda: J.grad(lambda z: lax.scan(J.checkpoint(lambda c, a: (jnp.sin(c * a), None)), z, x + 1)[0])(0.5),
+        "remat_policy_while": lambda: J.grad(J.checkpoint(lambda z: lax.fori_loop(0, 3, lambda i, c: jnp.sin(c) * z, z), policy=J.checkpoint_policies.nothing_saveable))(0.5),
+        "cond_bool_out_vmap_grad": lambda: J.vmap(J.grad(lambda z: lax.cond(z > 1, lambda: (z * 2, True), lambda: (z ** 2, False))[0]))(x),
+        "cond_complex": lambda: J.grad(lambda z: jnp.abs(lax.cond(z > 0, lambda: z * (1 + 2j), lambda: z * 1j)) ** 2)(1.5),
+        "scan_f16_carry_grad": lambda: str(J.grad(lambda z: lax.scan(lambda c, a: (c * a, None), z, (x + 1).astype(jnp.float16))[0])(jnp.float16(1.0)).dtype),
+        "while_bool_carry_vmap": lambda: J.vmap(lambda z: lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, ~c[1]), (0, z > 1))[1])(x),
+        "cond_vmap_unbatched_pred_batched_ops": lambda: J.vmap(lambda z: lax.cond(True, lambda a: a + 1, lambda a: a - 1, z))(x),
+        "cond_branches_diff_types_err": lambda: lax.cond(x[0] > 0, lambda: x, lambda: x.astype(jnp.int32)),
+        "cond_branches_diff_shape_err": lambda: lax.cond(x[0] > 0, lambda: x, lambda: x[:2]),
+        "while_body_changes_shape": lambda: lax.while_loop(lambda c: c.sum() < 3, lambda c: jnp.concatenate([c, c]), x),
+        "scan_body_returns_not_pair": lambda: lax.scan(lambda c, a: c, 0.0, x),
+        "cond_operand_kw": lambda: lax.cond(True, lambda a: a + 1, lambda a: a - 1, operand=x),
+        "fori_python_float_carry_jit": lambda: str(J.jit(lambda n: lax.fori_loop(0, n, lambda i, c: c + i, 0.0))(3).dtype),
+        "while_tuple_vs_list": lambda: lax.while_loop(lambda c: c[0] < 3, lambda c: [c[0] + 1, c[1]], (0, 1.0)),
+        "vmap_out_axes_none_while": lambda: J.vmap(lambda z: lax.while_loop(lambda c: c < 3, lambda c: c + 1, 0), out_axes=None)(x),
+        "vmap_scan_xs_axis1": lambda: J.vmap(lambda xs: lax.scan(lambda c, a: (c + a, c * a), 0.0, xs), in_axes=1)(X),
+        "grad_scan_xs_rev_unroll": lambda: J.grad(lambda xs: lax.scan(lambda c, a: (jnp.sin(c) * a, c), 1.0, xs, reverse=True, unroll=2)[0])(x),
+        "jvp_switch_vmap": lambda: J.vmap(lambda i, z: J.jvp(lambda u: lax.switch(i, [jnp.sin, jnp.cos, lambda v: v ** 2], u), (z,), (1.0,)))(jnp.array([0, 1, 2]), x),
+        "linear_transpose_scan": lambda: J.linear_transpose(lambda xs: lax.scan(lambda c, a: (c + 2 * a, c), 0.0, xs), x)((1.0, jnp.ones(3))),
+        "linear_transpose_cond": lambda: J.linear_transpose(lambda v: lax.cond(True, lambda a: 2 * a, lambda a: 3 * a, v), x)(jnp.ones(3)),
+        "jvp_while_int_carry_float0": lambda: str(J.jvp(lambda z, n: lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * z), (n, z)), (2.0, 0), (1.0, np.zeros((), dtype=J.dtypes.float0)))[1][0].dtype),
+        "vjp_scan_int_xs": lambda: str(J.vjp(lambda z, xs: lax.scan(lambda c, a: (c * a, None), z, xs)[0], 2.0, jnp.array([1, 2, 3]))[1](1.0)[1].dtype),
+        "custom_vjp_in_scan_grad": lambda: J.grad(lambda z: lax.scan(lambda c, a: (cv(c) * a, None), z, x)[0])(0.3),
+        "custom_vjp_in_while_jvp": lambda: J.jvp(lambda z: lax.while_loop(lambda c: c[0] < 2, lambda c: (c[0] + 1, cv(c[1])), (0, z))[1], (0.3,), (1.0,)),
+        "custom_vjp_in_while_grad": lambda: J.grad(lambda z: lax.fori_loop(0, 2, lambda i, c: cv(c), z))(0.3),
+        "custom_jvp_in_cond_grad": lambda: J.grad(lambda z: lax.cond(z > 0, cj, jnp.sin, z))(0.3),
+        "custom_jvp_in_vmap_scan": lambda: J.vmap(J.grad(lambda z: lax.scan(lambda c, a: (cj(c) * a, None), z, jnp.ones(2) * 0.1)[0]))(x),
+        "custom_vjp_in_cond_vmap_grad": lambda: J.vmap(J.grad(lambda z: lax.cond(z > 1, cv, jnp.cos, z)))(x),
+        "weak_cond_out": lambda: str((J.jit(lambda p: lax.cond(p, lambda a: a, lambda a: a * 2, 1.0))(True) + jnp.float16(1)).dtype),
+        "weak_scan_carry_out": lambda: str((lax.scan(lambda c, a: (c + 1.0, None), 0.0, None, length=2)[0] + jnp.float16(1)).dtype),
+        "weak_while_out": lambda: str((J.jit(lambda: lax.while_loop(lambda c: c < 3.0, lambda c: c + 1.0, 0.0))() + jnp.float16(1)).dtype),
+        "weak_fori_out": lambda: str((lax.fori_loop(0, 2, lambda i, c: c + 1.0, 0.0) + jnp.float16(1)).dtype),
+        "strong_fori_out": lambda: str((lax.fori_loop(0, 2, lambda i, c: c + jnp.float32(1.0), 0.0) + jnp.float16(1)).dtype),
+        "weak_switch_out": lambda: str((lax.switch(J.jit(lambda: 1)(), [lambda: 1.0, lambda: 2.0]) + jnp.float16(1)).dtype),
+        "map_weak_out": lambda: str((lax.map(lambda a: 2.0, x) + jnp.float16(1)).dtype),
+        "ckpt_static_fori": lambda: J.grad(lambda z: lax.fori_loop(0, 2, lambda i, c: J.checkpoint(lambda u, k: u * k, static_argnums=(1,))(c, 3), z))(1.5),
+        "jacrev_scan_pytree_out": lambda: J.jacrev(lambda z: lax.scan(lambda c, a: ({"u": c["u"] * a, "v": c["v"] + a}, None), {"u": z, "v": z}, x)[0])(1.5),
+        "hessian_cond_in_scan": lambda: J.hessian(lambda z: lax.scan(lambda c, a: (lax.cond(c > 1, lambda u: u * a, lambda u: u ** 2 + a, c), None), z, x)[0])(0.7),
+        "vmap_map_bs": lambda: J.vmap(lambda r: lax.map(lambda a: a * r.sum(), r, batch_size=2))(X),
+        "grad_map_bs": lambda: J.grad(lambda r: lax.map(lambda a: jnp.sin(a) * r[0], r, batch_size=2).sum())(x),
+        "vmap_assoc_axis1": lambda: J.vmap(lambda m: lax.associative_scan(jnp.add, m, axis=1))(jnp.ones((2, 2, 3))),
+        "jvp_assoc_rev": lambda: J.jvp(lambda v: lax.associative_scan(jnp.multiply, v, reverse=True), (x,), (jnp.ones(3),)),
+        "scan_length_vs_xs_none_vmap": lambda: J.vmap(lambda z: lax.scan(lambda c, _: (c * z, c), 1.0, None, length=3))(x),
+        "vmap_while_closure_only_pred": lambda: J.vmap(lambda lim: lax.while_loop(lambda c: c < lim, lambda c: c + 1.0, 0.0))(x),
+        "vmap_fori_traced_bounds_grad": lambda: J.vmap(J.grad(lambda z, n: lax.fori_loop(0, n, lambda i, c: c * z, 1.0)), in_axes=(0, 0))(x, jnp.array([0, 1, 3])),
+        "grad_while_trip_dep_input": lambda: J.grad(lambda z: lax.while_loop(lambda c: c[1] < 10.0, lambda c: (c[0] * z, c[1] + z), (1.0, 0.0))[0])(3.0),
+        "jit_switch_static_grad": lambda: J.jit(J.grad(lambda z, i: lax.switch(i, [jnp.sin, jnp.cos], z)), static_argnums=1)(0.5, 1),
+        "vmap_cond_pred_unbatched_closure_batched": lambda: J.vmap(lambda z: lax.cond(x[0] > 0, lambda: z * 2, lambda: z))(x),
+        "cond_in_vmap_in_grad_int_index": lambda: J.grad(lambda z: J.vmap(lambda i: lax.switch(i, [lambda: z, lambda: z * z]))(jnp.array([0, 1, 1])).sum())(3.0),
+        "eval_shape_scan": lambda: str(J.eval_shape(lambda z: lax.scan(lambda c, a: (c + a, c), z, x), 1.0)),
+        "scan_carry_f16_vs_f32_err": lambda: lax.scan(lambda c, a: (c + a, None), jnp.float16(0), x),
+        "while_body_weak_to_strong": lambda: str(lax.while_loop(lambda c: c < 3, lambda c: c + jnp.float32(1), 0.0).dtype),
+        "cond_int_and_float_branches": lambda: lax.cond(True, lambda: jnp.int32(1), lambda: 1.0),
+    }
+
+
+def run_edges(lib, path):
+    import importlib
+    J = importlib.import_module(lib)
+    cases = edge_cases(J, importlib.import_module(lib + ".numpy"), J.lax)
+    out = {}
+    for name, f in cases.items():
+        try:
+            r = J.tree_util.tree_map(
+                lambda a: np.round(np.asarray(a).astype(float), 4).tolist()
+                if hasattr(a, "shape") and np.asarray(a).dtype.kind in "fiub" else str(a), f())
+            out[name] = "OK " + repr(r)[:200]
+        except Exception as e:  # noqa: BLE001  (an error is an outcome to compare)
+            out[name] = "ERR " + type(e).__name__ + ": " + str(e).split("\n")[0][:200]
+    with open(path, "w") as fh:
+        json.dump(out, fh, indent=0)
+
+
+def compare_edges(path_a, path_b):
+    """Cases whose outcomes differ (both raising counts as the same outcome)."""
+    with open(path_a) as fa, open(path_b) as fb:
+        a, b = json.load(fa), json.load(fb)
+    diff = 0
+    for k in a:
+        if a[k] != b.get(k) and not (a[k].startswith("ERR") and b.get(k, "").startswith("ERR")):
+            diff += 1
+            print(f"{k}\n    {path_a}: {a[k]}\n    {path_b}: {b.get(k)}")
+    print(f"{len(a)} edge cases, {diff} differ")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--lib", default="tjit")
@@ -712,10 +901,27 @@ def main():
     ap.add_argument("--transforms", default=None, help="comma-separated transform names")
     ap.add_argument("--show", type=int, default=40, help="failures to print")
     ap.add_argument("--x64", action="store_true", help="float64 inputs (jax_enable_x64)")
+    ap.add_argument("--while-checkpoints", type=int, default=None,
+                    help="tjit: Revolve snapshots for reverse mode through while_loop")
+    ap.add_argument("--remat", action="store_true",
+                    help="tjit: trace with every scan body checkpointed and split in chunks")
+    ap.add_argument("--edges", default=None,
+                    help="write the API edge cases' outcomes to this JSON file and stop")
+    ap.add_argument("--compare-edges", nargs=2, default=None, metavar=("A", "B"))
     args = ap.parse_args()
+    if args.compare_edges:
+        return compare_edges(*args.compare_edges) and 0
+    if args.edges:
+        return run_edges(args.lib, args.edges) and 0
     J = __import__(args.lib)
     if args.x64:
         J.config.update("jax_enable_x64", True)
+    if args.while_checkpoints:
+        J.config.update("while_loop_checkpoints", args.while_checkpoints)
+    remat = contextlib.nullcontext
+    if args.remat:
+        from tjit.transforms.loop_remat import rematerialized_scan_bodies
+        remat = functools.partial(rematerialized_scan_bodies, chunks=True)
     fdtype = np.float64 if args.x64 else np.float32
     kit = TracedKit(J, fdtype)
     only = args.only.split(",") if args.only else None
@@ -736,7 +942,8 @@ def main():
         tol = 2e-2 if F16_BLOCKS & set(names) else 1e-5 if args.x64 else 2e-3
         desc = f"case {case} seed {args.seed}: {tname} of {names}"
         try:
-            got, want = check_case(J, kit, blocks, tname, x, s0, xb, sb, w, v)
+            with remat():
+                got, want = check_case(J, kit, blocks, tname, x, s0, xb, sb, w, v)
         except Skip:
             counts["skip_kink"] += 1
             continue
