@@ -12,8 +12,10 @@ importable) JAX's error at tjit's worst point say who shares the problem.
     .venv/bin/python benchmarks/diff_accuracy.py --only erf,ndtr    # some cases
     ... --verbose    # every flagged point, not just the worst
 
-Known: the expi float32 case has not finished in 10 minutes on a loaded 2-core box (not
-yet bisected between tjit, JAX and the reference); run the cases after it with --only.
+JAX's expi/exp1 are evaluated one point at a time (``jax_pointwise``): on a float32 array
+of the small negative points (|x| from 1e-20 to 1e-4) JAX's expi ran for minutes (4
+points: 24 s, 30 points: not done in 10 minutes), though each point alone takes
+milliseconds; mpmath and tjit finish these cases in seconds.
 """
 
 import argparse
@@ -79,11 +81,14 @@ def limit(dtype, kind):
 # -- the cases ------------------------------------------------------------------------------
 class Case:
     """name; tjit function; mpmath reference (of mpf args); SciPy / JAX functions (or None);
-    args(dtype) -> tuple of 1-D arrays (broadcast together)."""
+    args(dtype) -> tuple of 1-D arrays (broadcast together); jax_pointwise: call JAX on
+    one point at a time (see the module docstring)."""
 
-    def __init__(self, name, tjit_fn, ref, args, scipy_fn=None, jax_fn=None):
+    def __init__(self, name, tjit_fn, ref, args, scipy_fn=None, jax_fn=None,
+                 jax_pointwise=False):
         self.name, self.tjit_fn, self.ref, self.args = name, tjit_fn, ref, args
         self.scipy_fn, self.jax_fn = scipy_fn, jax_fn
+        self.jax_pointwise = jax_pointwise
 
 
 def _x(points):
@@ -249,10 +254,10 @@ def build_cases():
     add("expi", getattr(tsp, "expi", None), mp.ei,
         _x(lambda dt: grid(logspace(-20, np.log10(limit(dt, "logmax")), 30, (-1, 1)),
                            near(0.37250741078136663, -12, -2, 8))),
-        ss.expi, jax and getattr(jsp, "expi", None))
+        ss.expi, jax and getattr(jsp, "expi", None), jax_pointwise=True)
     add("exp1", getattr(tsp, "exp1", None), mp.e1,
         _x(lambda dt: grid(logspace(-20, np.log10(limit(dt, "logmax")), 30))),
-        ss.exp1, jax and getattr(jsp, "exp1", None))
+        ss.exp1, jax and getattr(jsp, "exp1", None), jax_pointwise=True)
     # -- jnp with known cancellation
     add("sinc", tnp.sinc, lambda x: mp.sinc(mp.pi * x) if x else mp.mpf(1),
         _x(grid(logspace(-20, 5, 30, (-1, 1)), near(1.0, -12, -2, 6), near(3.0, -12, -2, 6))),
@@ -401,9 +406,14 @@ def evaluate(fn, args, dtype, jit):
         return None, f"{type(e).__name__}: {str(e)[:80]}"
 
 
-def evaluate_other(fn, args, dtype, jax_module=False):
+def evaluate_other(fn, args, dtype, jax_module=False, pointwise=False):
     if fn is None:
         return None
+    if pointwise:
+        f = jax.jit(fn)
+        out = [evaluate_other(f, [a[i:i + 1] for a in args], dtype, jax_module)
+               for i in range(args[0].size)]
+        return None if any(o is None for o in out) else np.concatenate(out)
     try:
         xs = [jjnp.asarray(a.astype(dtype)) if jax_module else a.astype(dtype) for a in args]
         with np.errstate(all="ignore"):
@@ -427,7 +437,8 @@ def run_case(case, dtype, verbose):
         rows[jit] = (got, failure, None if got is None else ulp_errors(got, true, dtype))
     sp = evaluate_other(case.scipy_fn, args, np.float64)
     sp_err = None if sp is None else ulp_errors(sp, true, np.float64)
-    jx = evaluate_other(case.jax_fn, args, dtype, jax_module=True) if jax else None
+    jx = evaluate_other(case.jax_fn, args, dtype, jax_module=True,
+                        pointwise=case.jax_pointwise) if jax else None
     jx_err = None if jx is None else ulp_errors(jx, true, dtype)
     bound = BOUND[dtype]
     findings = []

@@ -113,3 +113,36 @@ def test_erfcx_both_signs(x64, dtype):
     pos = np.concatenate([np.linspace(0.3, 30.0, 40) + 0.0041,
                           np.logspace(1.5, 38.5 if dtype == np.float32 else 300, 12)])
     _check(tsp.erfcx, _erfcx, np.concatenate([neg, pos]), dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_expi_through_its_root(x64, dtype):
+    # Ei's zero x0 = 0.3725...: gamma + log x + sum x^k/(k k!) cancelled to nothing there
+    x0 = 0.37250741078136663
+    near = np.concatenate([x0 + np.logspace(-12, -1, 12), x0 - np.logspace(-12, -1, 12)])
+    # the neighbours of x0 in the dtype, and the whole series range up to 40
+    adjacent = [np.nextafter(dtype(x0), dtype(k)) for k in (-1, 2)] + [dtype(x0)]
+    xs = np.concatenate([near, adjacent, np.logspace(-20, -3, 8)])
+    _check(tsp.expi, mp.ei, xs, dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_expi_up_to_overflow(x64, dtype):
+    # the series below 2, each octave's Chebyshev series to 64 (its ends included), the
+    # tail polynomial up to where Ei overflows (exp(x) alone overflows a little earlier)
+    logmax = np.log(float(np.finfo(dtype).max))
+    top = logmax + np.log(logmax) - 0.05
+    edges = [v * (1 + d) for v in (2.0, 4.0, 8.0, 16.0, 32.0, 64.0) for d in (-1e-6, 0, 1e-6)]
+    xs = np.concatenate([np.linspace(1e-3, 64.0, 60) + 0.0013, edges,
+                         np.linspace(64.0, top, 20)])
+    _check(tsp.expi, mp.ei, xs, dtype)
+    assert np.asarray(tsp.expi(tnp.asarray(np.array([top + 1.0, np.inf], dtype)))).tolist() \
+        == [np.inf, np.inf]
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_exp1_continued_fraction(x64, dtype):
+    # above 1 the continued fraction, out to where E1 underflows; expi(-x) = -E1(x)
+    xs = np.concatenate([np.linspace(1.0, 8.0, 40) + 0.0031, np.logspace(0.9, 2.85, 15)])
+    _check(tsp.exp1, mp.e1, xs, dtype)
+    _check(lambda x: tsp.expi(-x), lambda x: mp.ei(-x), xs[:40], dtype)
