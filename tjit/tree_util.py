@@ -18,8 +18,8 @@ from tjit.tracing.tree_util import (  # noqa: F401  (re-exported as they are)
     PyTreeDef, Partial, register_pytree_node, register_pytree_node_class,
     register_dataclass, register_pytree_with_keys, register_pytree_with_keys_class,
     register_static, tree_unflatten, tree_transpose, treedef_is_leaf, treedef_children,
-    treedef_tuple, is_tree_node, keystr, KeyEntry, KeyPath, SequenceKey, DictKey,
-    GetAttrKey, FlattenedIndexKey, flatten_one_level, flatten_one_level_with_keys)
+    treedef_tuple, keystr, KeyEntry, KeyPath, SequenceKey, DictKey,
+    GetAttrKey, FlattenedIndexKey)
 
 
 def _leaf_pred(is_leaf):
@@ -124,6 +124,33 @@ def tree_reduce_associative(operation, tree, *, identity=_tu._NO_IDENTITY, is_le
                                        is_leaf=_leaf_pred(is_leaf))
 
 
+def is_tree_node(typ):
+    """Whether ``typ`` is a pytree node type (built in, registered or a namedtuple); a key
+    array's type is not (its arrays are leaves here)."""
+    if isinstance(typ, type) and issubclass(typ, _ExtendedArray):
+        return False
+    return _tu.is_tree_node(typ)
+
+
+def _not_a_key_array(tree):
+    if _is_extended(tree):
+        raise ValueError(f"can't tree-flatten type: {type(tree)}")
+
+
+def flatten_one_level(tree):
+    """``(children, aux data)`` of one pytree node; ValueError for a leaf (a key array
+    included)."""
+    _not_a_key_array(tree)
+    return _tu.flatten_one_level(tree)
+
+
+def flatten_one_level_with_keys(tree):
+    """``([(key, child), ...], aux data)`` of one pytree node; ValueError for a leaf (a
+    key array included)."""
+    _not_a_key_array(tree)
+    return _tu.flatten_one_level_with_keys(tree)
+
+
 class _PublicRegistry(type(_tu.default_registry)):
     """``jax.tree_util.default_registry`` with the public leaf rule: a key array is a leaf
     (``flatten`` gives it whole, ``flatten_one_level`` gives None)."""
@@ -136,6 +163,9 @@ class _PublicRegistry(type(_tu.default_registry)):
 
     def flatten_one_level_with_keys(self, tree):
         return None if _is_extended(tree) else super().flatten_one_level_with_keys(tree)
+
+    def is_node(self, typ):
+        return is_tree_node(typ)
 
 
 default_registry = _PublicRegistry()

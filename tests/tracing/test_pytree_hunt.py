@@ -297,3 +297,15 @@ def test_walk_folds_leaves_up_the_structure_as_jax():
     td = tu.tree_structure({"b": [1, 2], "a": 3})
     got = td.walk(lambda c, d: ("N", c, d), lambda x: ("L", x), [10, 20, 30])
     assert got == ("N", (("L", 10), ("N", (("L", 20), ("L", 30)), None)), ["a", "b"])
+
+
+def test_key_arrays_are_leaves_in_the_one_level_views():
+    # JAX: flatten_one_level(key) raises "can't tree-flatten type", is_tree_node is False
+    # (tjit flattened the key array into its uint32 data)
+    key = tjit.random.key(0)
+    for one_level in (tu.flatten_one_level, tu.flatten_one_level_with_keys):
+        with pytest.raises(ValueError, match="can't tree-flatten type"):
+            one_level(key)
+    assert not tu.is_tree_node(type(key)) and not tu.default_registry.is_node(type(key))
+    assert tu.default_registry.flatten_one_level(key) is None
+    assert tu.is_tree_node(dict)
