@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import tjit
+import tjit.nn as tnn
 import tjit.numpy as tnp
 import tjit.scipy.special as tsp
 
@@ -81,6 +82,18 @@ def test_ndtr_lower_tail(x64, dtype):
     _check(tsp.ndtr, mp.ncdf, _lower_tail(dtype), dtype)
     got = np.asarray(tsp.ndtr(tnp.asarray(np.array([-np.inf, -1e30, np.nan], dtype))))
     assert got[0] == 0 and got[1] == 0 and np.isnan(got[2])
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_gelu_exact_lower_tail(x64, dtype):
+    # x/2 erfc(-x/sqrt 2) had ndtr's loss (float32 gelu(-5.736) 26 ulps off)
+    _check(lambda x: tnn.gelu(x, approximate=False), lambda x: x * mp.ncdf(x),
+           _lower_tail(dtype), dtype)
+    for half in (np.float16, tnp.bfloat16):  # the pairs work in the half types too
+        got = np.asarray(tnn.gelu(tnp.asarray(np.array([-2.3, -3.3], half)), approximate=False),
+                         np.float64)
+        want = [float(x * mp.ncdf(x)) for x in np.array([-2.3, -3.3], half).astype(np.float64)]
+        np.testing.assert_allclose(got, want, rtol=2 * float(tnp.finfo(half).eps))
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
