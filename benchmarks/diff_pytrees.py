@@ -13,10 +13,12 @@ flatten_one_level(_with_keys) of every node, all_leaves, tree_reduce, tree_trans
 tree_broadcast and the jax.tree module. A second section sends random trees through vmap
 (in_axes / out_axes prefixes), grad (has_aux, argnums tuples), jvp / vjp (float0 tangents
 of integer leaves), jit (static_argnames, donate_argnums), custom_jvp / custom_vjp with
-pytree residuals, and flatten_util.ravel_pytree (mixed dtypes).
+pytree residuals, and flatten_util.ravel_pytree (mixed dtypes). A third section runs fixed
+cases: registration errors, Partial of a Partial, typed key arrays as leaves, keys that are
+equal by value (1, 1.0, True), jacrev/hessian/linear_transpose/scan over pytrees.
 
     /work/jaxvenv/bin/python benchmarks/diff_pytrees.py --seed 0 --trees 300
-    /work/jaxvenv/bin/python benchmarks/diff_pytrees.py --only transforms -v
+    /work/jaxvenv/bin/python benchmarks/diff_pytrees.py --only transforms,cases -v
 
 Each difference prints as FLAG <check>: with both results; a crash in tjit where JAX works
 is a difference too. Error messages are not compared (only that both raise).
@@ -572,15 +574,134 @@ def _batch_for(t, axes, L):
     return np.arange(n * 4, dtype=np.float32).reshape(n, 4)
 
 
+# -- section 3: fixed cases (registration, Partial, key arrays, tree_map edge cases) ------------------
+def _register_twice(L):
+    class Twice:
+        pass
+    L.tree_util.register_pytree_node(Twice, lambda o: ((), None), lambda a, c: Twice())
+    L.tree_util.register_pytree_node(Twice, lambda o: ((), None), lambda a, c: Twice())
+
+
+def _dataclass_fields(L, data, meta, drop=()):
+    @dataclasses.dataclass
+    class Two:
+        a: object
+        b: object
+    return L.tree_util.register_dataclass(Two, data, meta, drop) and "registered"
+
+
+def _key(L, n=None):
+    k = L.random.key(0)
+    return k if n is None else L.random.split(k, n)
+
+
+CASES = {
+    "register twice": _register_twice,
+    "dataclass missing field": lambda L: _dataclass_fields(L, ["a"], []),
+    "dataclass unexpected field": lambda L: _dataclass_fields(L, ["a", "b", "c"], []),
+    "dataclass overlap": lambda L: _dataclass_fields(L, ["a", "b"], ["a"]),
+    "dataclass drop_fields": lambda L: _dataclass_fields(L, ["a"], [], ["b"]),
+    "Partial of Partial": lambda L: L.tree.leaves(L.tree_util.Partial(
+        L.tree_util.Partial(max, 1), 2)),
+    "Partial kwargs": lambda L: L.tree.map(lambda x: x * 2, L.tree_util.Partial(
+        lambda a, key: a + key, 1, key=2))(),
+    "Partial through jit": lambda L: L.jit(lambda p: p(np.float32(2)))(
+        L.tree_util.Partial(lambda a, b: a * b, np.float32(3))),
+    "map None below a leaf": lambda L: L.tree.map(lambda a, b: (a, b), [1, 2], [None, 3]),
+    "map None vs leaf": lambda L: L.tree.map(lambda a, b: (a, b), [1, None], [2, 3]),
+    "map is_leaf root": lambda L: L.tree.leaves([1, [2]], is_leaf=lambda x: isinstance(x, list)),
+    "unflatten iterator": lambda L: L.tree.unflatten(L.tree.structure([0, (0,)]), iter([1, 2])),
+    "unflatten too few": lambda L: L.tree.unflatten(L.tree.structure([0, (0,)]), [1]),
+    "unflatten too many": lambda L: L.tree.unflatten(L.tree.structure([0, (0,)]), [1, 2, 3]),
+    "reduce initializer None": lambda L: L.tree_util.tree_reduce(lambda a, b: (a, b), [1, 2],
+                                                                 None),
+    "treedef_tuple": lambda L: L.tree_util.treedef_tuple([L.tree.structure(1),
+                                                          L.tree.structure({"a": None})]),
+    "walk": lambda L: L.tree.structure({"b": [1, 2], "a": 3}).walk(
+        lambda c, d: ("N", c, d), lambda x: ("L", x), [10, 20, 30]),
+    "from_node_data_and_children": lambda L: L.tree.structure(1).from_node_data_and_children(
+        L.tree_util.default_registry, (dict, ["a", "b"]),
+        [L.tree.structure(1), L.tree.structure(None)]),
+    "keys 1 / True / 1.0": lambda L: [list(L.tree.map(lambda x: x, {k: 0}))[0].__class__
+                                      for k in (True, 1, 1.0, True)],
+    "jit keys 1 / True": lambda L: [type(list(f({k: 1.0}))[0]) for f in [L.jit(lambda t: t)]
+                                    for k in (True, 1, True)],
+    "key array leaves": lambda L: len(L.tree.leaves({"k": _key(L), "a": 1})),
+    "key array structure": lambda L: L.tree.structure({"k": _key(L, 3)}),
+    "key array map 2": lambda L: L.tree.map(lambda k, j: (k.shape, j.shape), {"k": _key(L, 3)},
+                                            {"k": _key(L, 3)}),
+    "key array flatten_one_level": lambda L: L.tree_util.flatten_one_level(_key(L)),
+    "key array is_tree_node": lambda L: L.tree_util.is_tree_node(type(_key(L))),
+    "key array transpose": lambda L: L.tree.map(lambda k: k.shape, L.tree.transpose(
+        L.tree.structure([0, 0]), None, [(_key(L), _key(L)), (_key(L), _key(L, 3))])),
+    "key array broadcast": lambda L: L.tree.map(lambda x: x, L.tree.broadcast(
+        [1, 2], [_key(L, 3), {"a": _key(L)}])),
+    "key array vmap tree": lambda L: L.vmap(lambda t: L.random.uniform(t["k"]).shape)(
+        {"k": _key(L, 3)}),
+    "vmap out_axes None for unbatched": lambda L: L.vmap(
+        lambda a: (a, {"c": np.float32(1)}), out_axes=(0, None))(X),
+    "vmap in_axes dict order": lambda L: L.vmap(lambda t: t["b"] + t["a"], in_axes=(
+        {"b": 1, "a": 0},))({"a": X, "b": X.T}),
+    "vmap arg with None inside": lambda L: L.vmap(lambda t: t["a"] * 2)({"a": X, "n": None}),
+    "jacrev tree to tree": lambda L: L.jacrev(lambda t: {"s": _np(L).sin(t["a"]) * t["b"][1],
+                                                         "p": (t["b"][0] ** 2,)})(
+        {"a": X[0], "b": (X[1, :2], np.float32(3))}),
+    "jacfwd has_aux": lambda L: L.jacfwd(lambda a: (NT(a * 2, a.sum()), [a]), has_aux=True)(
+        X[0]),
+    "hessian tree": lambda L: L.hessian(lambda t: (_np(L).sin(t["a"]) * t["b"]).sum())(
+        {"a": X[0], "b": np.float32(2)}),
+    "linear_transpose tree": lambda L: L.linear_transpose(
+        lambda t: {"o": t["a"] * 2 + t["b"][1]}, {"a": X[0], "b": (X[0], np.float32(1))})(
+        {"o": X[0]}),
+    "scan tree carry": lambda L: L.lax.scan(
+        lambda c, xs: ({"s": c["s"] + xs["v"]}, NT(xs["v"], None)), {"s": np.float32(0)},
+        {"v": X[0]}),
+    "custom_vjp bwd None subtree": lambda L: _custom_vjp_none(L),
+    "ravel mixed dtypes": lambda L: L.flatten_util.ravel_pytree(
+        {"a": np.ones(2, np.float16), "b": np.arange(3, dtype=np.int32), "c": np.bool_(True)}
+    )[0],
+    "unravel mixed dtypes": lambda L: (lambda fu: fu[1](fu[0]))(L.flatten_util.ravel_pytree(
+        [np.ones(2, np.float32), np.arange(2, dtype=np.int8), None, ()])),
+}
+
+
+def _custom_vjp_none(L):
+    @L.custom_vjp
+    def f(a, t):
+        return a * t["w"] + t["b"][0]
+    f.defvjp(lambda a, t: (f(a, t), (a, t)), lambda r, g: (g, {"w": g * r[0], "b": None}))
+    return L.grad(lambda a, t: f(a, t).sum(), argnums=(0, 1))(X, {"w": X + 2, "b": (X, X[0])})
+
+
+# Differences kept on purpose (printed, not flagged), with the reason
+KNOWN = {
+    "jit keys 1 / True": "JAX's jit matches {1: x} to the cached {True: x} (equal keys) and "
+                         "returns {True: ...}; tjit keeps each key's own type",
+}
+
+
+def case_checks(rep):
+    for name, fn in CASES.items():
+        if name in KNOWN:
+            (_, jv), (_, tv) = run_both(fn)
+            print(f"KNOWN {name}: jax {norm(jv)}, tjit {norm(tv)}: {KNOWN[name]}")
+            continue
+        check(rep, name, fn, "(fixed case)")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--trees", type=int, default=200)
-    ap.add_argument("--only", default="trees,transforms")
+    ap.add_argument("--only", default="trees,transforms",
+                    help="comma-separated sections: trees, transforms, cases (the default "
+                         "runs all three)")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
     rep = Report(args.verbose)
-    only = args.only.split(",")
+    only = args.only.split(",") + (["cases"] if args.only == "trees,transforms" else [])
+    if "cases" in only:
+        case_checks(rep)
     for i in range(args.trees):
         seed = args.seed * 100_003 + i
         if "trees" in only:
