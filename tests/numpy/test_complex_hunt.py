@@ -395,3 +395,36 @@ def test_quick_division_screen_implies_the_exact_one(dtype):
     xo, yo = (_complex(*rng.standard_normal((2, 16)), dtype) for _ in range(2))
     assert complex_scaled._squares_finite(np, xo / yo, yo)
     assert complex_scaled._squares_finite(np, (xo / yo[0])[:, None], yo[0])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.filterwarnings("error::RuntimeWarning")
+def test_quick_sign_screen_implies_the_exact_one(dtype):
+    """sign's screen on few elements first tests the sum of squared magnitudes and the
+    parts' smallest exponent: it may pass only where the exact screen (every part 0 or
+    in [lo, hi]) does, at every exponent, with zeros, subnormals, infinities and NaN;
+    and it passes ordinary values with zeros among them."""
+    fi = np.finfo(np.float32 if dtype == np.complex64 else np.float64)
+    lo, hi, lo_bits = complex_scaled._sign_range(fi.dtype)
+    rng = np.random.default_rng(12)
+    specials = np.array([0.0, -0.0, INF, -INF, np.nan, float(fi.max), float(fi.tiny),
+                         float(fi.smallest_subnormal), float(lo), float(lo) / 2, float(hi)])
+    passed = 0
+    for trial in range(400):
+        n = int(rng.integers(1, 9))
+        v = np.ldexp(rng.uniform(-1, 1, (2, n)),
+                     rng.integers(fi.minexp - fi.nmant, fi.maxexp, (2, n)))
+        if trial % 2:
+            pick = rng.random((2, n)) < 0.3
+            v[pick] = rng.choice(specials, pick.sum())
+        z = _complex(v[0], v[1], dtype)
+        flat = z.view(fi.dtype)
+        with np.errstate(all="ignore"):
+            exact = complex_scaled._parts_zero_or_in(np.abs(flat), hi, lo_bits)
+        if complex_scaled._parts_quick_in(np, z, flat):
+            passed += 1
+            assert exact, z
+    assert passed > 10
+    z = _complex(*rng.standard_normal((2, 16)), dtype)
+    z[::5] = 0
+    assert complex_scaled._parts_quick_in(np, z, z.view(fi.dtype))
