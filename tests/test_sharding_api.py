@@ -264,3 +264,15 @@ def test_arrays_made_from_blocks_keep_their_named_sharding(s):
     z = jax.make_array_from_single_device_arrays((8,), s, [jax.device_put(X)])
     assert z.sharding == s
     np.testing.assert_array_equal(z, X)
+
+
+def test_out_sharding_of_eager_functions_lays_out_the_result(mesh, s):
+    """JAX's out_sharding= on jnp and random functions: the eager result is committed."""
+    z = jnp.zeros(4, out_sharding=s)
+    r = jax.random.normal(jax.random.key(0), (4,), out_sharding=s)
+    d = jnp.dot(jnp.ones((2, 2)), jnp.ones((2, 2)), out_sharding=NamedSharding(mesh, P("x")))
+    assert z.sharding == r.sharding == s and spec(d) == P("x")
+    np.testing.assert_array_equal(d, np.full((2, 2), 2.0))
+    np.testing.assert_array_equal(z, np.zeros(4))
+    w = jax.lax.with_sharding_constraint(jnp.asarray(X), s)
+    assert w.sharding == s

@@ -92,13 +92,16 @@ def with_sharding_constraint(x, shardings):
 def apply_out_sharding(x, out_sharding, where):
     """JAX's ``out_sharding=`` (``sharding=``) argument of functions that make an array:
     None returns ``x``; a Sharding or PartitionSpec is checked against ``x``'s shape as
-    :func:`with_sharding_constraint` checks it (tjit computes on one device, so it places
-    nothing); anything else raises naming ``where``."""
+    :func:`with_sharding_constraint` checks it (tjit computes on one device; an eager
+    result on a one-device mesh has it as its ``.sharding``, as in JAX); anything else
+    raises naming ``where``."""
     if out_sharding is None:
         return x
     check = _CHECK_SHARDING[0]   # (installed by tjit.sharding, which tjit imports)
     if check is not None:
         check(out_sharding, tuple(x.shape), where)
+    if type(x) is Array and _PLACE[0] is not None:
+        x = _PLACE[0](x, out_sharding)
     return x
 
 
