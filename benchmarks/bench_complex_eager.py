@@ -9,6 +9,16 @@ Medians of process CPU time (steadier than wall time on a shared machine; NumPy'
 complex loops are single-threaded), in ms (us below 10,000 elements), and tjit / NumPy.
 
     python benchmarks/bench_complex_eager.py [--n 1000000] [--repeat 21]
+
+``--n 8`` before and after the quick screens on few elements (``vdot`` of the quotients
+and denominators; for sign also the parts' least exponent), the two trees alternating,
+load 10-12, CPU us per call (JAX beside):
+
+  op           dtype        before   after   JAX
+  x / y        complex64    5.2-5.8  3.2     4.0-4.4
+  x / scalar   complex64    5.3-5.6  3.2     4.0-4.4
+  x / y        complex128   5.7-6.1  3.9     3.9-4.4
+  sign(z)      complex64    6.6-6.7  6.0     3.7-3.9
 """
 
 import argparse

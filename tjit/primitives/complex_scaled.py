@@ -16,9 +16,10 @@ costs a few reductions and no full-size temporary: ``quotients_need_no_rescue`` 
 NumPy's quotients and the denominator with two, and ``sign`` the parts' magnitudes
 (written where its result will go) with two. Below ``SMALL`` elements the screens test
 element by element instead: there a reduction's fixed cost (~1 us) outweighs the
-temporaries, and the operation itself costs well under 1 us; the division's screen
-first tries two ``vdot`` calls there (finite sums of squared magnitudes), which pass
-ordinary operands in a fraction of the exact tests' time.
+temporaries, and the operation itself costs well under 1 us; there the division's and
+sign's screens first try sufficient tests in fewer calls (finite sums of squared
+magnitudes by ``vdot``; for sign also the parts' least exponent), which pass ordinary
+operands.
 """
 
 import functools
@@ -164,8 +165,8 @@ def _parts_quick_in(xp, z, flat):
     and no part's exponent is below ``lo``'s: then every part is 0 or in [lo, hi] (each
     below ``sqrt(max)``; a zero's exponent is 0), as ``_parts_zero_or_in`` asks. A
     sufficient screen for few elements, in fewer calls (complex64 ``sign`` on 8
-    elements: see ``_squares_finite``); a NaN, an infinity or an overflowing sum answers
-    no and the exact screen decides."""
+    elements: 6.6 -> 6.0 us of CPU); a NaN, an infinity or an overflowing sum answers no
+    and the exact screen decides."""
     return (math.isfinite(float(xp.vdot(z, z).real))
             and int(xp.frexp(flat)[1].min()) >= _lowest_exponent(flat.dtype))
 
