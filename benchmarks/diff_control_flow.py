@@ -577,9 +577,10 @@ TRANSFORMS = ["eager", "jit", "grad", "jit_grad", "value_and_grad", "grad_argnum
               "jacfwd", "jacrev", "hessian", "jvp", "vjp", "jvp_grad", "vmap_00",
               "vmap_0n", "vmap_n0", "vmap_10_out1", "vmap_grad_jit", "jit_vmap_grad",
               "grad_vmap", "vmap_jacrev", "linearize", "vmap_jvp", "jit_hessian",
-              "hessian_rev", "vmap_0n_grad", "vmap_hessian_rev"]
+              "hessian_rev", "vmap_0n_grad", "vmap_hessian_rev", "vmap_vmap",
+              "vmap_vmap_grad"]
 FORWARD_ONLY = {"eager", "jit", "jvp", "jacfwd", "vmap_00", "vmap_0n", "vmap_n0",
-                "vmap_10_out1", "linearize", "vmap_jvp"}
+                "vmap_10_out1", "linearize", "vmap_jvp", "vmap_vmap"}
 
 
 def check_case(J, kit, blocks, tname, x, s0, xb, sb, w, v):
@@ -656,6 +657,13 @@ def check_case(J, kit, blocks, tname, x, s0, xb, sb, w, v):
             raise Skip()
         jac(rg1, x64)
         return [J.jacrev(J.grad(g1))(x)], [H]
+    if tname == "vmap_vmap":      # out[i, j] = f(xb[j], sb[i]): two batch levels
+        fn = J.vmap(J.vmap(f, in_axes=(0, None)), in_axes=(None, 0))
+        return [fn(xb, sb)], [np.stack([np.stack([rf(a, b) for a in xb64]) for b in sb64])]
+    if tname == "vmap_vmap_grad":
+        fn = J.vmap(J.vmap(J.grad(g), in_axes=(0, None)), in_axes=(None, 0))
+        return [fn(xb, sb)], [np.stack([np.stack([jac(lambda z: rg(z, b), a) for a in xb64])
+                                        for b in sb64])]
     if tname == "vmap_0n_grad":   # batched closure values, gradient wrt the shared state
         fn = J.vmap(J.grad(g, argnums=1), in_axes=(0, None))
         return [fn(xb, s0)], [np.stack([jac(lambda z: rg(a, z), s64) for a in xb64])]
