@@ -276,3 +276,11 @@ def test_out_sharding_of_eager_functions_lays_out_the_result(mesh, s):
     np.testing.assert_array_equal(z, np.zeros(4))
     w = jax.lax.with_sharding_constraint(jnp.asarray(X), s)
     assert w.sharding == s
+
+
+def test_shape_dtype_struct_carries_a_sharding(s):
+    a = jax.ShapeDtypeStruct((8,), jnp.float32, sharding=s)
+    assert a.sharding == s and a != jax.ShapeDtypeStruct((8,), jnp.float32)
+    assert "sharding=NamedSharding" in repr(a)
+    f = jax.jit(lambda v: v * 2, in_shardings=s)
+    np.testing.assert_allclose(f.lower(a).compile()(X), 2 * X)

@@ -115,9 +115,12 @@ def _shape_structs(out_tree, avals):
 class ShapeDtypeStruct:
     """A shape and dtype standing for an array (for make_jaxpr / eval_shape / lower)."""
 
-    __slots__ = ("shape", "dtype", "weak_type")
+    __slots__ = ("shape", "dtype", "weak_type", "sharding")
 
-    def __init__(self, shape, dtype, weak_type=False):
+    def __init__(self, shape, dtype, weak_type=False, *, sharding=None):
+        # sharding: JAX's (a Sharding or a PartitionSpec, kept for the caller: lower and
+        # eval_shape trace by shape and dtype)
+        self.sharding = sharding
         self.shape = tuple(shape)
         if isinstance(dtype, ExtendedDType):   # a key dtype (key<fry>), as JAX
             self.dtype = dtype
@@ -139,14 +142,16 @@ class ShapeDtypeStruct:
 
     def __repr__(self):
         name = "float0" if self.dtype == dtypes.float0 else self.dtype.name
-        return f"ShapeDtypeStruct(shape={self.shape}, dtype={name})"
+        sharding = "" if self.sharding is None else f", sharding={self.sharding!r}"
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={name}{sharding})"
 
     def __eq__(self, other):
-        return isinstance(other, ShapeDtypeStruct) and (self.shape, self.dtype) == (
-            other.shape, other.dtype)
+        return isinstance(other, ShapeDtypeStruct) and (
+            self.shape, self.dtype, self.sharding) == (other.shape, other.dtype,
+                                                       other.sharding)
 
     def __hash__(self):
-        return hash((self.shape, self.dtype))
+        return hash((self.shape, self.dtype, self.sharding))
 
 
 def _leaf_aval_and_value(x, fname):
