@@ -11,13 +11,14 @@ tjit runs a jitted program on one device. What JAX's sharding arguments mean the
 * A sharding over several devices raises NotImplementedError (one program runs on one
   device; ``shard_map`` and ``pmap`` compute across devices).
 * An output with no ``out_shardings`` gets the layout JAX gives it on one device
-  (``pxla.maybe_recover_user_shardings``): when every argument is an Array committed to a
-  NamedSharding on one mesh, an output of the first argument's rank takes its sharding
-  and the others that mesh's ``P()``; else ``P()`` on the mesh of the first
-  NamedSharding among the committed arguments, the ``in_shardings`` and
-  ``out_shardings``, or of ``set_mesh``; else the device's SingleDeviceSharding.
-  (Under ``AxisType.Explicit`` JAX derives each output's spec from the ops; tjit keeps
-  the rule above, equivalent on one device.)
+  (``pxla.maybe_recover_user_shardings``). An argument's layout is its ``in_shardings``
+  entry where the caller committed it or a mesh is set, else the NamedSharding it is
+  committed to (Python scalars have none). When every array argument has a layout on
+  one mesh, an output of the first one's rank takes its layout and the others that
+  mesh's ``P()``; else ``P()`` on the mesh of the first layout, of ``set_mesh``, or of
+  the ``in_shardings``/``out_shardings``; else the device's SingleDeviceSharding.
+  (Under ``AxisType.Explicit`` JAX derives each output's spec from the ops, e.g. a
+  transpose's; tjit keeps the rule above, whose layouts are equivalent on one device.)
 """
 
 import functools
