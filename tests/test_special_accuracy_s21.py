@@ -159,3 +159,29 @@ def test_exp1_continued_fraction(x64, dtype):
     xs = np.concatenate([np.linspace(1.0, 8.0, 40) + 0.0031, np.logspace(0.9, 2.85, 15)])
     _check(tsp.exp1, mp.e1, xs, dtype)
     _check(lambda x: tsp.expi(-x), lambda x: mp.ei(-x), xs[:40], dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("name", ["logaddexp", "logaddexp2"])
+def test_logaddexp_rounding_of_the_difference(x64, dtype, name):
+    # x - y rounded reached the result e^-|x-y|-fold where max(x, y) and the log1p term
+    # cancel (float32 logaddexp(-13.895, -5.18e-7) was 12-14 ulps off)
+    # (y = -c b^x, c in [0.2, 0.5]: the result is ~(1 - c) b^x, cancelling at most 2-fold,
+    # while ulp(x - y) ~ |x| eps is large; nearer total cancellation exp's and log1p's own
+    # roundings are magnified as much, whatever x - y's accuracy)
+    rng = np.random.default_rng(21)
+    x = np.concatenate([-rng.uniform(2, 30, 40), [-13.894954681396484]])
+    base = np.e if name == "logaddexp" else 2.0
+    y = np.concatenate([-rng.uniform(0.2, 0.5, 40) * base ** x[:40], [-5.179474555916386e-07]])
+    ref = (lambda a, b: mp.log(mp.exp(a) + mp.exp(b))) if name == "logaddexp" else \
+        (lambda a, b: mp.log(2 ** a + 2 ** b, 2))
+    x, y = x.astype(dtype), y.astype(dtype)
+    true = [ref(mp.mpf(float(a)), mp.mpf(float(b))) for a, b in zip(x, y)]
+    fn = getattr(tnp, name)
+    for f, mode in ((fn, "eager"), (tjit.jit(fn), "jit")):
+        for a, b in ((x, y), (y, x)):  # symmetric
+            err = _ulps(f(tnp.asarray(a), tnp.asarray(b)), true, dtype)
+            assert err.max() <= BOUND[dtype], (mode, err.max(), x[err.argmax()], y[err.argmax()])
+    specials = np.array([np.inf, -np.inf, np.nan, 0.0], dtype)
+    got = np.asarray(fn(tnp.asarray(specials), tnp.asarray(specials[[1, 1, 0, 1]])))
+    assert got[0] == np.inf and got[1] == -np.inf and np.isnan(got[2]) and got[3] == 0
