@@ -439,8 +439,14 @@ def array_tree(rng, depth=0):
         if k == 1:
             return None
         return (X + rng.randrange(5)) / (1 + rng.randrange(3))
-    kind = rng.randrange(6)
+    kind = rng.randrange(9)
     kids = [array_tree(rng, depth + 1) for _ in range(rng.randrange(1, 3))]
+    if kind == 6:
+        return WithAux(kids[0], kids[-1], aux=("aux", 1))
+    if kind == 7:
+        return Keyed(kids[0], kids[-1])
+    if kind == 8:
+        return Plain(*kids)
     if kind == 0:
         return {"k%d" % i: c for i, c in enumerate(kids)}
     if kind == 1:
