@@ -284,3 +284,29 @@ def test_shape_dtype_struct_carries_a_sharding(s):
     assert "sharding=NamedSharding" in repr(a)
     f = jax.jit(lambda v: v * 2, in_shardings=s)
     np.testing.assert_allclose(f.lower(a).compile()(X), 2 * X)
+
+
+# -- several devices: the blocks of each device, as a multi-process jax.Array --------------
+def test_device_put_over_several_cpu_devices_gives_each_device_its_block():
+    """device_put of one value with a NamedSharding over several CPU devices keeps each
+    device's block (a GlobalArray, as a JAX array over several processes' devices, whose
+    blocks shard_map takes); jit refuses it by name (no automatic partitioning)."""
+    from tjit.devices.backend import Device
+    from tjit.distributed.arrays import GlobalArray
+    from tjit.sharding import Mesh
+    devs = [Device("cpu", i) for i in range(4)]
+    m = Mesh(np.array(devs, dtype=object).reshape(2, 2), ("X", "Y"))
+    s4 = NamedSharding(m, P("X", "Y"))
+    x = np.arange(32.0).reshape(8, 4)
+    g = jax.device_put(x, s4)
+    assert isinstance(g, GlobalArray) and g.sharding == s4 and g.dtype == np.float32
+    blocks = {sh.device: np.asarray(sh.data) for sh in g.addressable_shards}
+    np.testing.assert_array_equal(blocks[devs[1]], x[0:4, 2:4])
+    np.testing.assert_array_equal(blocks[devs[2]], x[4:8, 0:2])
+    np.testing.assert_array_equal(np.asarray(g), x)
+    f = jax.shard_map(lambda a: a * 2, mesh=m, in_specs=P("X", "Y"), out_specs=P("X", "Y"))
+    np.testing.assert_allclose(np.asarray(f(g)), 2 * x)
+    with pytest.raises(TypeError, match="GlobalArray"):
+        jax.jit(lambda a: a + 1)(g)
+    with pytest.raises(ValueError, match="does not divide into 2 equal blocks"):
+        jax.device_put(np.ones(3), NamedSharding(m, P("X")))

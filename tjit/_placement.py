@@ -1,6 +1,17 @@
 """Where ``device_put`` puts values: one placement (a device, a sharding, a PartitionSpec
 read with the mesh of ``set_mesh``) or a pytree prefix of them, and the layout its
-results are committed to (``x.sharding`` of an Array put with a ``NamedSharding``)."""
+results are committed to (``x.sharding`` of an Array put with a ``NamedSharding``).
+
+A NamedSharding over several devices (of this process or of several, after
+``tjit.distributed.initialize()``) gives a GlobalArray holding this process's blocks, as
+JAX's ``device_put`` of the same value on every process gives a global array: each
+process passes the whole value and keeps the blocks of its own devices.
+"""
+
+import numpy as np
+
+from tjit.array_creation import make_array_from_callback
+from tjit.numpy import asarray
 
 from tjit.devices.backend import Device
 from tjit.sharding import (
@@ -12,6 +23,28 @@ from tjit.sharding import (
     current_mesh,
 )
 from tjit.tracing.tree_util import broadcast_prefix, tree_flatten, tree_unflatten
+
+
+def spans_devices(where_to):
+    """The NamedSharding over several CPU devices that ``where_to`` is or names (a
+    PartitionSpec read with the current mesh), else None. (The blocks of a GlobalArray
+    are host buffers: CPU devices hold theirs there; other devices are refused by
+    ``placement_device``.)"""
+    named = named_placement(where_to)
+    if named is None or named.mesh.size == 1:
+        return None
+    return named if all(d.platform == "cpu" for d in named.mesh.devices.flat) else None
+
+
+def put_across_devices(x, sharding):
+    """``x`` (a pytree of host or one-device values) laid out as ``sharding`` over several
+    devices: a GlobalArray per leaf, each of this process's devices holding its block
+    (of jnp.asarray's dtype: float64 data gives float32 blocks unless x64 is on)."""
+    def put(leaf):
+        value = np.asarray(asarray(leaf))
+        return make_array_from_callback(value.shape, sharding, lambda index: value[index])
+    leaves, tree = tree_flatten(x)
+    return tree_unflatten(tree, [put(leaf) for leaf in leaves])
 
 
 def named_placement(where_to):

@@ -1980,6 +1980,9 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     if not _placement.is_placement(device):   # a pytree prefix of x: a placement per subtree
         return _placement.put_per_leaf(x, device, device_put, src=src, donate=donate,
                                        may_alias=may_alias)
+    across = _placement.spans_devices(device)
+    if across is not None:   # (several devices: GlobalArrays of their blocks)
+        return _placement.put_across_devices(x, across)
     named = _placement.named_placement(device)   # (the layout the results are committed to)
     copies = _put_options.copy_flags(x, donate, may_alias)
     _put_options.check_src(x, src, lambda s, leaf: _backends.resolve(
