@@ -794,23 +794,68 @@ _r.defjvp(acos_p, lambda g, x: _mul(g, _neg(rsqrt_p.bind(_sub(_const(x, 1), _sq(
 _r.defjvp(atan_p, lambda g, x: _div(g, _add(_const(x, 1), _sq(x))))
 _r.defjvp(sinh_p, lambda g, x: _mul(g, cosh_p.bind(x)))
 _r.defjvp(cosh_p, lambda g, x: _mul(g, sinh_p.bind(x)))
-_r.defjvp(asinh_p, lambda g, x: _mul(g, rsqrt_p.bind(_add(_sq(x), _const(x, 1)))))
-_r.defjvp(acosh_p, lambda g, x: _mul(g, rsqrt_p.bind(
-    _mul(_sub(x, _const(x, 1)), _add(x, _const(x, 1))))))
+
+
+def _is_real(x):
+    return not dtypes.is_complex(_aval(x).dtype)
+
+
+def _past_square_root_of_eps(x):
+    """|x| so large that x*x +- 1 rounds to x*x (and x*x may overflow): there
+    1/sqrt(x*x +- 1) is 1/|x| to within eps/8."""
+    return gt_p.bind(abs_p.bind(x), _const(x, 2 / np.sqrt(dtypes.finfo(_aval(x).dtype).eps)))
+
+
+def _rsqrt_square_pm1(x, square_pm1):
+    """1/sqrt(square_pm1(x)) that is 1/|x| where x*x overflowed (float32 grad(arcsinh) at
+    1e20 gave 0, true 1e-20; JAX shares)."""
+    r = rsqrt_p.bind(square_pm1(x))
+    if not _is_real(x):
+        return r
+    past = _past_square_root_of_eps(x)
+    # 1 in the unused lane: 1/|x|'s derivative is inf at 0, and 0 * inf in grad of grad
+    ax = _sel(past, _const(x, 1), abs_p.bind(x))
+    return _sel(past, r, div_p.bind(_const(x, 1), ax))
+
+
+_r.defjvp(asinh_p, lambda g, x: _mul(g, _rsqrt_square_pm1(
+    x, lambda v: _add(_sq(v), _const(v, 1)))))
+_r.defjvp(acosh_p, lambda g, x: _mul(g, _rsqrt_square_pm1(
+    x, lambda v: _mul(_sub(v, _const(v, 1)), _add(v, _const(v, 1))))))
 _r.defjvp(atanh_p, lambda g, x: _mul(integer_pow_p.bind(_add(_const(x, 1), x), y=-1),
                                      _div(g, _sub(_const(x, 1), x))))
 _r.defjvp2(exp_p, lambda g, ans, x: _mul(g, ans))
 _r.defjvp2(exp2_p, lambda g, ans, x: _mul(_const(x, np.log(2)), _mul(g, ans)))
-_r.defjvp2(expm1_p, lambda g, ans, x: _mul(g, _add(ans, _const(ans, 1))))
+# expm1' = exp(x), not JAX's ans + 1, which keeps only ulp(1) of a slope below ~1e-8 (float32
+# grad at -20 gave 0, true 2.1e-9; at -10 5e3 ulps off)
+_r.defjvp(expm1_p, lambda g, x: _mul(g, exp_p.bind(x)))
 _r.defjvp(log_p, lambda g, x: _div(g, x))
 _r.defjvp(log1p_p, lambda g, x: _div(g, _add(x, _const(x, 1))))
 _r.defjvp2(sqrt_p, lambda g, ans, x: _mul(g, _div(_const(x, 0.5), ans)))
 _r.defjvp2(rsqrt_p, lambda g, ans, x: _mul(g, _mul(_const(x, -0.5), _div(ans, x))))
 _r.defjvp2(cbrt_p, lambda g, ans, x: _mul(g, _mul(_const(x, 1 / 3),
                                                    integer_pow_p.bind(ans, y=-2))))
-# tanh' = (1 + ans)(1 - ans); logistic' = ans logistic(-x): 1 - ans would round to 0 once
-# ans rounds to 1 (float32 x > 17: grad at 60 gave 0, true 8.8e-27), logistic(-x) keeps it
-_r.defjvp2(tanh_p, lambda g, ans, x: _mul(_add(g, _mul(g, ans)), _sub(_const(x, 1), ans)))
+
+
+def _tanh_slope(ans, x):
+    """tanh'(x): 1 - ans**2 below |x| = 1/2 (JAX's (1 + ans)(1 - ans) has the derivative
+    (1 - ans) - (1 + ans), which cancels: float64 grad(grad(tanh))(1e-8) was 3e6 ulps off,
+    at 1e-20 0; JAX shares it); beyond it 1 - ans keeps
+    only ulp(1) of the slope (float32 grad at 5 was 2e3 ulps off, at 10 gave 0, true 8.2e-9;
+    JAX shares), so there sech(x)**2 = 4 e / (1 + e)**2 with e = exp(-2|x|) <= 1/e, whose
+    own derivative (grad of grad) does not cancel either."""
+    one = _const(x, 1)
+    near0 = _sub(one, _sq(ans))
+    if not _is_real(x):
+        return near0
+    e = exp_p.bind(_mul(_const(x, -2), abs_p.bind(x)))
+    far = _div(_mul(_const(x, 4), e), _sq(_add(one, e)))
+    return _sel(lt_p.bind(abs_p.bind(x), _const(x, 0.5)), far, near0)
+
+
+# logistic' = ans logistic(-x): 1 - ans would round to 0 once ans rounds to 1 (float32
+# x > 17: grad at 60 gave 0, true 8.8e-27), logistic(-x) keeps it
+_r.defjvp2(tanh_p, lambda g, ans, x: _mul(g, _tanh_slope(ans, x)))
 _r.defjvp2(logistic_p, lambda g, ans, x: _mul(g, _mul(ans, logistic_p.bind(_neg(x)))))
 _r.defjvp(erf_p, lambda g, x: _mul(_const(x, 2 / np.sqrt(np.pi)),
                                    _mul(g, exp_p.bind(_neg(_sq(x))))))
@@ -824,26 +869,33 @@ _r.defjvp(lgamma_p, lambda g, x: _mul(g, digamma_p.bind(x)))
 def trigamma(x):
     """psi'(x) = polygamma(1, x), written with primitives (so it is differentiable).
 
-    The recurrence psi1(y) = psi1(y + 1) + 1/y**2 moves y >= 0.5 up to z = y + 6, where
+    The recurrence psi1(y) = psi1(y + 1) + 1/y**2 moves y >= 0.5 up to z = y + 10, where
     the asymptotic series 1/z + 1/(2 z**2) + sum_k B_2k / z**(2k+1) (Bernoulli numbers
-    through B_12) is accurate to ~1e-12; x < 0.5 uses the reflection
-    psi1(x) = pi**2 / sin(pi x)**2 - psi1(1 - x); the poles 0, -1, -2, ... give +inf.
+    through B_16; the first omitted term is < 4e-17 of psi1) is summed first and the
+    recurrence's terms after it, smallest first. (With z = y + 6 and terms through B_12
+    the series' own error was ~1e-13: float64 grad(digamma)(1.0) was 988 ulps off.) x < 0.5
+    uses the reflection psi1(x) = pi**2 / sin(pi x)**2 - psi1(1 - x); the poles 0, -1, -2, ...
+    give +inf.
     """
     def c(v):
         return _const(x, v)
     reflect = lt_p.bind(x, c(0.5))
     y = _sel(reflect, x, _sub(c(1), x))
-    acc = integer_pow_p.bind(y, y=-2)
-    for k in range(1, 6):
-        acc = _add(acc, integer_pow_p.bind(_add(y, c(k)), y=-2))
-    iz = integer_pow_p.bind(_add(y, c(6)), y=-1)
+    iz = integer_pow_p.bind(_add(y, c(10)), y=-1)
     iz2 = _sq(iz)
-    poly = c(-691 / 2730)
-    for b in (5 / 66, -1 / 30, 1 / 42, -1 / 30, 1 / 6):
+    poly = c(-3617 / 510)
+    for b in (7 / 6, -691 / 2730, 5 / 66, -1 / 30, 1 / 42, -1 / 30, 1 / 6):
         poly = _add(c(b), _mul(iz2, poly))
-    pos = _add(acc, _mul(iz, _add(c(1), _mul(iz, _add(c(0.5), _mul(iz, poly))))))
+    pos = _mul(iz, _add(c(1), _mul(iz, _add(c(0.5), _mul(iz, poly)))))
+    for k in range(9, -1, -1):
+        pos = _add(pos, integer_pow_p.bind(_add(y, c(k)) if k else y, y=-2))
     xs = _sel(reflect, c(0.25), x)  # keeps sin(pi x) away from 0 where unused
-    refl = _sub(_div(c(np.pi ** 2), _sq(sin_p.bind(_mul(c(np.pi), xs)))), pos)
+    # sin(pi x)**2 = sin(pi s)**2 with s = x - round(x), exact (Sterbenz): pi * x itself is
+    # off by ulp(pi x), which near a pole -n is most of sin(pi x) (float32 grad(digamma) at
+    # -1 + 1.2e-7 was 6.5e13, true 7.0e13; JAX 7.0e13). (pi / sin)**2, not pi**2 / sin**2:
+    # sin**2 and its derivative's sin**4 underflow while the result is finite.
+    s = _sub(xs, floor_p.bind(_add(xs, c(0.5))))
+    refl = _sub(_sq(_div(c(np.pi), sin_p.bind(_mul(c(np.pi), s)))), pos)
     # at the poles 0, -1, -2, ... sin(pi x) rounds to ~1e-16, not 0 (only at x = 0)
     pole = and_p.bind(reflect, eq_p.bind(x, floor_p.bind(x)))
     return _sel(reflect, pos, _sel(pole, refl, c(np.inf)))
@@ -953,8 +1005,10 @@ add_p.jvp, add_p.transpose = _add_jvp, _add_transpose
 sub_p.jvp, sub_p.transpose = _sub_jvp, _sub_transpose
 _r.defjvp(mul_p, lambda g, x, y: _mul(g, y), lambda g, x, y: _mul(x, g))
 mul_p.transpose = _mul_transpose
-_r.defjvp(div_p, lambda g, x, y: _div(g, y),
-          lambda g, x, y: _mul(_neg(g), _div(x, _mul(y, y))))
+# d(x/y)/dy = -(x/y)/y, not JAX's -x/(y*y): y*y overflows or underflows where the slope is
+# finite (float32 grad of 1e30/y at 1e20 gave 0, true -1e-10; grad(grad(logit))(1e-30) NaN)
+_r.defjvp2(div_p, lambda g, ans, x, y: _div(g, y),
+           lambda g, ans, x, y: _neg(_mul(g, _div(ans, y))))
 div_p.transpose = lambda ct, x, y: [_unbroadcast(x.aval, _div(ct, y)), None]
 
 
