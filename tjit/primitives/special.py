@@ -181,9 +181,32 @@ _r.defjvp(zeta_p, _not_differentiable_in("zeta", "x"),
           lambda g, x, q: _mul(g, _neg(_mul(x, zeta_p.bind(_add(x, _const(x, 1)), q)))))
 _r.defjvp(polygamma_p, _not_differentiable_in("polygamma", "n"),
           lambda g, n, x: _mul(g, polygamma_p.bind(_add(n, _const(n, 1)), x)))
-# i0e' = i1e - sign(x) i0e; i1e' = i0e - i1e (sign(x) + 1/x), 1/2 at x = 0
-_r.defjvp2(bessel_i0e_p, lambda g, ans, x: _mul(g, _sub(bessel_i1e_p.bind(x),
-                                                        _mul(sign_p.bind(x), ans))))
+# i0e' = i1e - sign(x) i0e; i1e' = i0e - i1e (sign(x) + 1/x), 1/2 at x = 0. Both cancel
+# ~2|x|-fold for large |x| (float32 grad(i0e) at 1e5 gave -6.286e-9, true -6.308e-9; at 1e8
+# 0, true -1.99e-13; JAX gives +3.6 there); past _SLOPE_FROM they are asymptotic series.
+def _i0e_jvp(g, ans, x):
+    d = _sub(bessel_i1e_p.bind(x), _mul(sign_p.bind(x), ans))
+    far, ax = _far_and_abs(x)
+    if far is None:
+        return _mul(g, d)
+    # i0e is even: its slope is sign(x) times the series' (odd)
+    slope = _mul(sign_p.bind(x), _bessel_e_slope_asymptotic(ax, _asymptotic_coefficients(
+        0, _SLOPE_FROM[np.dtype(_const(x, 0).dtype)][1])))
+    return _mul(g, select_n_p.bind(far, d, slope))
+
+
+_r.defjvp2(bessel_i0e_p, _i0e_jvp)
+
+
+def _far_and_abs(x):
+    """(|x| > the series' start, |x| with 100 in the other lanes) or (None, None) for dtypes
+    without a series (narrow floats compute in float32 and round)."""
+    dt = np.dtype(_const(x, 0).dtype)
+    if dt not in _SLOPE_FROM:
+        return None, None
+    ax = abs_p.bind(x)
+    far = lt_p.bind(_const(x, _SLOPE_FROM[dt][0]), ax)
+    return far, select_n_p.bind(far, _const(x, 100), ax)
 
 
 def _i1e_jvp(g, ans, x):
@@ -194,38 +217,40 @@ def _i1e_jvp(g, ans, x):
     small = lt_p.bind(ax, _const(x, np.sqrt(np.finfo(_const(x, 0).dtype).eps)))
     safe = select_n_p.bind(small, x, _const(x, 1))
     d = _sub(_sub(bessel_i0e_p.bind(x), _mul(ans, sign_p.bind(x))), _div(ans, safe))
-    d = select_n_p.bind(small, d, _sub(_const(x, 0.5), ax))
+    # (its x**2 term, 15/16 x**2, below eps itself, gives grad of grad its -1 + 15|x|/8)
+    d = select_n_p.bind(small, d, _add(_sub(_const(x, 0.5), ax),
+                                       _mul(_const(x, 0.9375), _mul(x, x))))
     # i0e - i1e - i1e/x ~ -1/(2x sqrt(2 pi x)) cancels ~2|x|-fold (float32 at 1e5 gave
-    # -6.40e-9, true -6.31e-9); past _I1E_SLOPE_FROM the slope is its asymptotic series
-    dt = np.dtype(_const(x, 0).dtype)
-    if dt not in _I1E_SLOPE_FROM:
+    # -6.40e-9, true -6.31e-9); past _SLOPE_FROM the slope is its asymptotic series
+    far, ax = _far_and_abs(x)
+    if far is None:
         return _mul(g, d)
-    start, terms = _I1E_SLOPE_FROM[dt]
-    far = lt_p.bind(_const(x, start), ax)
-    return _mul(g, select_n_p.bind(far, d, _i1e_slope_asymptotic(
-        select_n_p.bind(far, _const(x, 100), ax), _i1e_asymptotic_coefficients(terms))))
+    terms = _SLOPE_FROM[np.dtype(_const(x, 0).dtype)][1]
+    return _mul(g, select_n_p.bind(far, d, _bessel_e_slope_asymptotic(
+        ax, _asymptotic_coefficients(1, terms))))
 
 
-#: (|x| beyond which i1e's slope is its asymptotic series, its terms): 20 terms are good to
-#: < 5e-9 relative from 10, 30 to < 1e-18 from 25 (more terms diverge sooner); below it
-#: the cancellation loses up to ~2|x| ulps
-_I1E_SLOPE_FROM = {np.dtype(np.float32): (10.0, 20), np.dtype(np.float64): (25.0, 30)}
+#: (|x| beyond which i0e's and i1e's slopes are their asymptotic series, its terms): 20
+#: terms are good to < 5e-9 relative from 10, 30 to < 1e-18 from 25 (more terms diverge
+#: sooner); below it the cancellation loses up to ~2|x| ulps
+_SLOPE_FROM = {np.dtype(np.float32): (10.0, 20), np.dtype(np.float64): (25.0, 30)}
 
 
 @functools.lru_cache(maxsize=None)
-def _i1e_asymptotic_coefficients(terms):
-    """d/dx [e^-x I1(x)] = -(2 pi x)^(-1/2) / x * sum_k c_k / x^k for x -> inf, from
-    e^-x I1(x) ~ (2 pi x)^(-1/2) sum_k (-1)^k a_k / x^k, a_k = prod_{j<=k} (4 - (2j-1)^2)
-    / (k! 8^k) (Abramowitz & Stegun 9.7.1): c_k = (-1)^k a_k (k + 1/2). Highest power first."""
+def _asymptotic_coefficients(order, terms):
+    """d/dx [e^-x I_m(x)] = -(2 pi x)^(-1/2) / x * sum_k c_k / x^k for x -> inf, from
+    e^-x I_m(x) ~ (2 pi x)^(-1/2) sum_k (-1)^k a_k / x^k, a_k = prod_{j<=k} (4 m^2 -
+    (2j-1)^2) / (k! 8^k) (Abramowitz & Stegun 9.7.1): c_k = (-1)^k a_k (k + 1/2). Highest
+    power first."""
     coeffs, a = [], 1.0
     for k in range(terms):
         if k:
-            a *= (4 - (2 * k - 1) ** 2) / (k * 8)
+            a *= (4 * order * order - (2 * k - 1) ** 2) / (k * 8)
         coeffs.append((-1) ** k * a * (k + 0.5))
     return tuple(coeffs[::-1])
 
 
-def _i1e_slope_asymptotic(ax, coeffs):  # even in x, so |x| serves both signs
+def _bessel_e_slope_asymptotic(ax, coeffs):  # the slope at |x|
     u = _div(_const(ax, 1), ax)
     total = _const(ax, coeffs[0])
     for c in coeffs[1:]:
