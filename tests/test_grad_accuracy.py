@@ -113,3 +113,153 @@ def test_i1e_slope_for_large_x(dtype, x64):
     # within 2|x| ulps below the switch, the cancellation the switch avoids beyond it
     ulps = 64 if dtype == np.float64 else 16
     _check_slopes(sp.i1e, slope, xs, dtype, ulps=ulps)
+
+
+# -- the derivative rules benchmarks/diff_grad_accuracy.py flagged (s21) ----------------------
+# Reference numbers: mpmath at 60 digits at the float value of each point, from closed forms
+# (tanh' = sech^2, expm1' = exp, asinh' = 1/sqrt(x^2 + 1), psi(1, x), I1' = I0 - I1/x,
+# d/dx e^-|x| I0 = (I1 - sign(x) I0) e^-|x|, spence' = log(x) / (1 - x)); second derivatives
+# by mpmath.diff of the closed form.
+def _derivs(f, xs, dtype, order=1):
+    x = jnp.asarray(np.asarray(xs, dtype))
+
+    def d1(v):
+        return tjit.grad(lambda u: jnp.sum(f(u)))(v)
+    g = d1(x) if order == 1 else tjit.grad(lambda v: jnp.sum(d1(v)))(x)
+    assert g.dtype == dtype
+    return np.asarray(g, np.float64)
+
+
+def _assert_ulps(got, want, dtype, ulps):
+    fi = np.finfo(dtype)
+    np.testing.assert_allclose(got, want, rtol=ulps * fi.eps,
+                               atol=ulps * float(fi.smallest_subnormal))
+
+
+_TANH_SLOPE = {0.25: 0.940014848806378, 0.75: 0.5965858082813315, 5.0: 1.815832309438067e-4,
+               10.0: 8.244614455767397e-09, 20.0: 1.6993417021166355e-17,
+               40.0: 7.219405551381661e-35}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_tanh_slope_where_tanh_rounds_to_one(dtype, x64):
+    # (1 + t)(1 - t): float32 grad at 5 was 2e3 ulps off, at 10 and beyond 0 (JAX shares)
+    xs = sorted(_TANH_SLOPE)
+    want = np.array([_TANH_SLOPE[x] for x in xs])
+    for f in (jnp.tanh, tjit.nn.tanh):
+        _assert_ulps(_derivs(f, xs + [-x for x in xs], dtype), np.r_[want, want], dtype, 8)
+    x = jnp.asarray(np.asarray([20.0], dtype))
+    _, t = tjit.jvp(jnp.tanh, (x,), (jnp.ones_like(x),))
+    _assert_ulps(np.asarray(t, np.float64), [_TANH_SLOPE[20.0]], dtype, 8)
+    if dtype == np.float64:
+        # grad of grad: (1 + t)(1 - t)'s derivative (1 - t) - (1 + t) cancelled (1e-8: 3e6 ulps)
+        _assert_ulps(_derivs(jnp.tanh, [1e-8, 1e-20, 0.3], dtype, order=2),
+                     [-1.9999999999999997e-08, -2e-20, -0.5331818782014544], dtype, 8)
+
+
+def test_expm1_and_asinh_acosh_slopes_in_the_tails(x64):
+    f32 = np.float32
+    # ans + 1 kept ulp(1): float32 grad(expm1)(-20) gave 0 (JAX shares)
+    _assert_ulps(_derivs(jnp.expm1, [-10.0, -20.0, -60.0], f32),
+                 [4.5399929762484854e-05, 2.061153622438558e-09, 8.75651076269652e-27], f32, 4)
+    # rsqrt(x*x + 1) with x*x overflowing: float32 grad(arcsinh)(1e20) gave 0 (JAX shares)
+    _assert_ulps(_derivs(jnp.arcsinh, [1e4, 1e20, -1e30, 3e38], f32),
+                 [9.999999950000001e-05, 9.99999979959123e-21, 9.99999984952534e-31,
+                  3.333333327224716e-39], f32, 4)
+    _assert_ulps(_derivs(jnp.arccosh, [1e20, 3e38], f32),
+                 [9.99999979959123e-21, 3.333333327224716e-39], f32, 4)
+    _assert_ulps(_derivs(jnp.arcsinh, [1e160, 1e300], np.float64), [1e-160, 1e-300],
+                 np.float64, 4)
+    # the 1/|x| lane's own derivative is inf at 0: grad of grad there was NaN
+    g2 = _derivs(jnp.arcsinh, [0.0, 1e-30, 1e3], f32, order=2)
+    _assert_ulps(g2, [0.0, -1e-30, -9.99998500002625e-07], f32, 8)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_trigamma_is_digammas_slope_near_poles_and_in_float64(dtype, x64):
+    # pi**2 / sin(pi x)**2 with pi x rounded: float32 at -1 + 2**-23 was 6.5e13 (true 7.04e13);
+    # float64 psi1(1) was 988 ulps off (series at z = 7, terms to B_12); JAX is right
+    if dtype == np.float32:
+        xs = [-1 + 2.0 ** -23, -1 - 2.0 ** -22, 1.0]
+        want = [70368744177666.64, 17592186044418.645, 1.6449340668482264]
+    else:
+        xs = [0.5, 1.0, 2.0, 7.5, -1 + 2.0 ** -20, -0.5, -1e-20]
+        want = [4.934802200544679, 1.6449340668482264, 0.6449340668482264, 0.1426158966967038,
+                1099511627778.645, 8.934802200544679, 1.0000000000000002e+40]
+    _assert_ulps(_derivs(tjit.jit(sp.digamma), xs, dtype), want, dtype, 8)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_i0e_slope_for_large_x(dtype, x64):
+    # i1e - sign(x) i0e cancels ~2|x|-fold: float32 at 1e5 gave -6.286e-9 (true -6.308e-9),
+    # at -1e8 0 (true 2e-13; JAX -3.6)
+    if dtype == np.float32:
+        xs, want = [11.0, 1e5, -1e8, 1e20], [-0.005672409996699403, -6.307854959639557e-09,
+                                            1.9947114094873313e-13, -1.994711342043515e-31]
+    else:
+        xs, want = [26.0, 1e5, -1e8], [-0.0015271274703474971, -6.307854959639557e-09,
+                                       1.9947114094873313e-13]
+    _assert_ulps(_derivs(sp.i0e, xs, dtype), want, dtype, 16)
+
+
+def test_i0_i1_slopes_near_zero_and_near_overflow(x64):
+    f32 = np.float32
+    # exp(|x|) i0e(x)'s product rule: grad(sp.i0)(1e-8) gave 0, at 0 1 (true 0; JAX 1), at
+    # 89.3 -inf (true 2.5e37); tjit.numpy.i0's Chebyshev form gave -6e-8 at 1e-8 (JAX 0)
+    want = [0.0, 4.999999969612645e-09, 0.2578943053908963, 2.5477031875906355e+37,
+            -2.5477031875906355e+37]
+    xs = [0.0, 1e-8, 0.5, 89.3, -89.3]
+    for f in (sp.i0, jnp.i0):
+        _assert_ulps(_derivs(f, xs, f32), want, f32, 8)
+    _assert_ulps(_derivs(sp.i1, [1e-8, 0.5, 89.3], f32),
+                 [0.5, 0.5476947599595309, 2.5335594999281323e+37], f32, 8)
+    _assert_ulps(_derivs(sp.i1, [1e-10, 1e-3, 3.0, 700.0], np.float64),
+                 [0.5, 0.5000001875000131, 3.5630025133974876, 1.5274097756858254e+302],
+                 np.float64, 8)
+    # i1e's Maclaurin slope 1/2 - |x| + 15 x^2 / 16: grad of grad at 1e-8 was -1 (true -1 + 1.9e-8)
+    _assert_ulps(_derivs(sp.i1e, [1e-9, 1e-8], np.float64, order=2),
+                 [-0.999999998125, -0.9999999812500002], np.float64, 8)
+
+
+def test_spence_slope(x64):
+    # the rational approximation's own derivative: float64 spence'(1e-20) was -47.05 (true
+    # -46.05), spence'(1) 0 (true -1), NaN from 1e20 (JAX: the same, NaN on (1, 2])
+    _assert_ulps(_derivs(sp.spence, [1e-20, 0.5, 0.999, 1.0, 1.25, 2.0, 1e30], np.float64),
+                 [-46.051701859880914, -1.3862943611198906, -1.0005003335835334, -1.0,
+                  -0.8925742052568391, -0.6931471805599453, -6.907755278982137e-29],
+                 np.float64, 8)
+    _assert_ulps(_derivs(sp.spence, [1e-30, 1 - 2.0 ** -20, 1 + 2.0 ** -20, 1e20], np.float32),
+                 [-69.07755278665029, -1.0000004768374613, -0.999999523163145,
+                  -4.60517009570053e-19], np.float32, 8)
+    _assert_ulps(_derivs(sp.spence, [1 - 2.0 ** -30, 1.1, 0.9], np.float64, order=2),
+                 [0.5000000006208817, 0.44010888952339505, 0.5750595453284809], np.float64, 16)
+
+
+def test_divide_slope_in_the_denominator_where_y_squared_overflows(x64):
+    # -x / (y * y): float32 d(1e30 / y)/dy at 1e20 gave 0 (true -1e-10; JAX shares)
+    _assert_ulps(_derivs(lambda y: np.float32(1e30) / y, [1e20], np.float32),
+                 [-9.999999599182465e-11], np.float32, 4)
+
+
+@pytest.mark.parametrize("call, want", [
+    # JAX 0.10's value unless the comment says otherwise
+    (lambda: tjit.grad(jnp.abs)(0.0), 1.0),
+    (lambda: tjit.grad(tjit.nn.relu)(0.0), 0.0),
+    (lambda: tjit.grad(tjit.nn.relu6)(6.0), 0.0),
+    (lambda: tjit.grad(jnp.sqrt)(0.0), np.inf),
+    (lambda: tjit.grad(jnp.cbrt)(0.0), np.inf),
+    (lambda: tjit.grad(jnp.sign)(0.0), 0.0),
+    (lambda: tjit.grad(lambda x: jnp.maximum(x, 1.0))(1.0), 0.5),
+    (lambda: tjit.grad(lambda x: jnp.clip(x, 0.0, 1.0))(1.0), 0.5),
+    # JAX's FAQ where() trap: the unselected sqrt'(0) = inf times a zero cotangent is NaN...
+    (lambda: tjit.grad(lambda x: jnp.where(x > 0, jnp.sqrt(x), 0.0))(0.0), np.nan),
+    # ... and the documented fix, a safe value in the unused lane, gives 0
+    (lambda: tjit.grad(lambda x: jnp.where(x > 0, jnp.sqrt(jnp.where(x > 0, x, 1.0)), 0.0))(0.0),
+     0.0),
+    (lambda: tjit.grad(sp.logit)(0.0), np.inf),  # was NaN through logit's where
+    (lambda: tjit.grad(sp.spence)(1.0), -1.0),   # JAX 0; the slope log(x)/(1-x) -> -1
+    (lambda: tjit.grad(sp.i0)(0.0), 0.0),        # JAX 1 (abs'(0) = 1 in its product rule)
+    (lambda: tjit.grad(jnp.i0)(0.0), 0.0),
+])
+def test_derivative_conventions_at_exact_points(call, want):
+    np.testing.assert_equal(float(call()), want)
