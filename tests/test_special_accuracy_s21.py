@@ -185,3 +185,38 @@ def test_logaddexp_rounding_of_the_difference(x64, dtype, name):
     specials = np.array([np.inf, -np.inf, np.nan, 0.0], dtype)
     got = np.asarray(fn(tnp.asarray(specials), tnp.asarray(specials[[1, 1, 0, 1]])))
     assert got[0] == np.inf and got[1] == -np.inf and np.isnan(got[2]) and got[3] == 0
+
+
+def _check_many(fn, ref, args, dtype):
+    """_check for functions of several arguments (columns of ``args``)."""
+    args = [np.asarray(a, np.float64).astype(dtype) for a in args]
+    true = [ref(*[mp.mpf(float(v)) for v in point]) for point in zip(*args)]
+    for f, mode in ((fn, "eager"), (tjit.jit(fn), "jit")):
+        err = _ulps(f(*[tnp.asarray(a) for a in args]), true, dtype)
+        worst = int(np.argmax(err))
+        assert err[worst] <= BOUND[dtype], (mode, err[worst], [a[worst] for a in args])
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_poisson_logpmf_large_counts(x64, dtype):
+    # k log mu - mu - log k! cancelled for large k (float32 logpmf(1e6, 1e6) gave -7, true
+    # -7.8267); k/mu on both sides of the saddle-point series' range (1/3, 3)
+    import tjit.scipy.stats as tst
+    k = np.array([0, 1, 5, 15, 16, 300, 3e4, 3e4, 1e6, 1e6, 1e6, 1e6, 2e7, 7])
+    mu = np.array([0.3, 2.5, 5.0, 40.0, 15.5, 1e3, 42169.65, 1e4, 1e6, 1e6 + 3e3, 3.3e5, 3.1e6,
+                   2e7 - 5e3, 1e-4])
+    _check_many(tst.poisson.logpmf, lambda k, m: k * mp.log(m) - m - mp.loggamma(k + 1),
+                (k, mu), dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_binom_logpmf_large_n(x64, dtype):
+    # log C(n, k) from three log-gammas cancelled (float32 logpmf(1, 1e4, 4.64e-5) was 5e3
+    # ulps off); the ends k = 0 and k = n keep their direct form
+    import tjit.scipy.stats as tst
+    k = np.array([1, 1, 7, 50, 5e3, 9999, 0, 1e4, 3, 20, 17])
+    n = np.array([1e4, 50, 1e4, 1e4, 1e4, 1e4, 1e4, 1e4, 30, 20, 1e6])
+    p = np.array([4.641588748199865e-05, 0.3, 6.8e-9, 0.316, 0.5, 0.9999, 1e-3, 0.99, 0.1,
+                  0.7, 1.7e-5])
+    ref = lambda k, n, p: mp.log(mp.binomial(n, k)) + k * mp.log(p) + (n - k) * mp.log1p(-p)  # noqa: E731
+    _check_many(tst.binom.logpmf, ref, (k, n, p), dtype)

@@ -4,14 +4,16 @@ import numpy as np
 
 from tjit import numpy as jnp
 from tjit.scipy import special
+from tjit.scipy.stats._saddle import poisson_logpmf
 from tjit.scipy.stats._util import integral_shift, nan_outside_parameter_domain, promote
 
 
 def logpmf(k, mu, loc=0):
-    """``k log mu - mu - log k!`` for integer k >= 0 (shifted by ``loc``), -inf else."""
+    """``k log mu - mu - log k!`` for integer k >= 0 (shifted by ``loc``), -inf else;
+    from k = 1 on in Loader's saddle-point form (``_saddle``), whose terms do not cancel."""
     k, mu, loc = promote("poisson.logpmf", k, mu, loc)
     y = k - loc
-    log_probs = special.xlogy(y, mu) - special.gammaln(y + 1) - mu
+    log_probs = jnp.where(y >= 1, poisson_logpmf(jnp.where(y >= 1, y, 1), mu), -mu)
     return jnp.where((y >= 0) & integral_shift(k, loc), log_probs,
                      jnp.where(jnp.isnan(y), np.nan, -np.inf))  # (NaN k or loc)
 
