@@ -220,3 +220,25 @@ def test_binom_logpmf_large_n(x64, dtype):
                   0.7, 1.7e-5])
     ref = lambda k, n, p: mp.log(mp.binomial(n, k)) + k * mp.log(p) + (n - k) * mp.log1p(-p)  # noqa: E731
     _check_many(tst.binom.logpmf, ref, (k, n, p), dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_log_softmax_and_logsumexp_keep_a_tiny_rest(x64, dtype):
+    # the maxima add exactly 1 each; 1 + rest rounded the rest away (float32
+    # log_softmax([-20.93, 0])[1] was 0, true -8.2e-10)
+    x = np.array([[-20.926164627075195, 0.0], [-5.0, 0.0], [-30.0, -31.0],
+                  [0.0, 0.0], [-1e-3, 0.0]], dtype)
+    for mode, ls, lse in (("eager", tnn.log_softmax, tnn.logsumexp),
+                          ("jit", tjit.jit(tnn.log_softmax),
+                           tjit.jit(lambda v: tnn.logsumexp(v, axis=-1)))):
+        got_ls = np.asarray(ls(tnp.asarray(x)), np.float64)
+        got_lse = np.asarray(lse(tnp.asarray(x)) if mode == "jit"
+                             else lse(tnp.asarray(x), axis=-1), np.float64)
+        for i, row in enumerate(x.astype(np.float64).tolist()):
+            total = mp.log(mp.fsum(mp.exp(mp.mpf(v)) for v in row))
+            assert _ulps([got_lse[i]], [total], dtype)[0] <= BOUND[dtype], (mode, row)
+            errs = _ulps(got_ls[i], [mp.mpf(v) - total for v in row], dtype)
+            assert errs.max() <= BOUND[dtype], (mode, row, got_ls[i])
+    # slopes stay finite at a tie of maxima (softmax weights)
+    g = np.asarray(tjit.grad(lambda v: tnn.logsumexp(v))(tnp.asarray(np.zeros(2, dtype))))
+    np.testing.assert_allclose(g, [0.5, 0.5])

@@ -337,8 +337,7 @@ def log_softmax(x, axis=-1, where=None):
     x_safe = _masked(x, where, -np.inf)
     x_max = _reduce(lax.reduce_max, x_safe, axes, True)
     shifted = jnp.subtract(x_safe, lax.stop_gradient(x_max))
-    lse = jnp.log(_reduce(lax.reduce_sum, jnp.exp(shifted), axes, True))
-    result = jnp.subtract(shifted, lse)
+    result = jnp.subtract(shifted, _log_sum_exp_shifted(shifted, axes, True))
     return result if where is None else jnp.where(where, result, -np.inf)
 
 
@@ -370,13 +369,12 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
     shifted = jnp.subtract(a_safe, amax)
     if b is None:
         sumexp = _reduce(lax.reduce_sum, jnp.exp(shifted), axes, keepdims)
+        log_abs = _log_sum_exp_shifted(shifted, axes, keepdims)
     else:
         sumexp, sumexp_m1 = _weighted_sumexp(shifted, b, where, axes, keepdims)
     sign = jnp.sign(sumexp)
     amax = amax if keepdims else lax.reshape(amax, tuple(sumexp.shape))
-    if b is None:
-        log_abs = jnp.log(sumexp)
-    else:  # a sum near 1 keeps its small part: log1p(sum - 1), the difference formed exactly
+    if b is not None:  # a sum near 1 keeps its small part: log1p(sum - 1), the difference formed exactly
         near_one = jnp.less(jnp.abs(sumexp_m1), 0.5)
         log_abs = jnp.where(near_one, jnp.log1p(jnp.where(near_one, sumexp_m1, 0)),
                             jnp.log(jnp.abs(sumexp)))
@@ -386,6 +384,24 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
     if b is not None:
         out = jnp.where(jnp.less(sign, 0), np.nan, out)
     return out
+
+
+def _log_sum_exp_shifted(shifted, axes, keepdims):
+    """``log(sum(exp(shifted)))`` where the maxima are shifted to exactly 0: each adds 1,
+    so the sum is ``m + rest`` (m of them) and its log ``log(m) + log1p(rest / m)``, the
+    small rest kept (float32 log_softmax([-20.93, 0])[1] was 0, true -8.2e-10: 1 + 8e-10
+    rounds to 1; JAX and SciPy share). ``exp(s) - 1`` is 0 at the maxima and has the slope
+    of exp there. With no finite maximum (m = 0) the plain log of the sum."""
+    at_max = jnp.equal(shifted, 0)
+    ones = at_max.astype(shifted.dtype)
+    m = _reduce(lax.reduce_sum, ones, axes, keepdims)
+    rest = _reduce(lax.reduce_sum, jnp.subtract(jnp.exp(shifted), ones), axes, keepdims)
+    # (each branch sees safe values: the unused one's infinite slope would make NaN
+    # gradients, e.g. log(rest) at rest = 0 for a tie of maxima)
+    has_max = m > 0
+    safe_m = jnp.where(has_max, m, 1)
+    return jnp.where(has_max, jnp.add(jnp.log(safe_m), jnp.log1p(jnp.divide(rest, safe_m))),
+                     jnp.log(jnp.where(has_max, 1, rest)))
 
 
 def _weighted_sumexp(shifted, b, where, axes, keepdims):
