@@ -1,3 +1,4 @@
+import gc
 import os
 
 import numpy as np
@@ -45,6 +46,17 @@ def pytest_configure(config):
     from tests.lower.c import nvrtc_check
     if not config.pluginmanager.is_registered(nvrtc_check):
         config.pluginmanager.register(nvrtc_check, "tjit-nvrtc-check")
+
+
+def pytest_collection_finish(session):
+    """What collection built lives the whole session: the test modules and what they
+    import, and one item per test (~650k objects for the whole suite). Frozen out of the
+    collector's sight (``gc.freeze``), they are not scanned again by each full
+    collection (the automatic ones, and ``gc.collect()`` in tests and in
+    ``tjit.clear_caches``): 0.34 s of CPU less each. Frozen objects are left out of
+    ``gc.get_objects()``, so of ``tjit.live_arrays()`` too (arrays made at import)."""
+    gc.collect()
+    gc.freeze()
 
 
 def pytest_runtest_setup(item):
