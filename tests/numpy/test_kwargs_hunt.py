@@ -175,3 +175,22 @@ def test_reduce_over_several_axes_needs_a_reorderable_ufunc():
                                 onp.asarray(mine.reduce(X3, axis=1)))
     with pytest.raises(ValueError, match="duplicate value in 'axis'"):
         jnp.logaddexp.reduce(X3, axis=(1, -2))
+
+
+@pytest.mark.parametrize("name", ["add", "multiply", "maximum", "minimum", "logaddexp",
+                                  "bitwise_xor", "logical_or"])
+@pytest.mark.parametrize("axis,indices", [(0, [0, 2, 1, 5, 5]), (1, [3, 0, 1]), (-1, [2]),
+                                          (0, [4, 4, 0])])
+def test_reduceat_takes_traced_indices(name, axis, indices):
+    # JAX's reduceat runs under jit with traced indices; tjit needed concrete ones
+    a = onp.arange(24.0).reshape(6, 4) / 3 - 2
+    if name == "bitwise_xor":
+        a = (a * 3).astype(onp.int32)
+    idx = onp.array(indices)
+    want = getattr(onp, name).reduceat(a, idx, axis=axis)
+    eager = getattr(jnp, name).reduceat(a, idx, axis=axis)
+    traced = tjit.jit(lambda v, i: getattr(jnp, name).reduceat(v, i, axis=axis))(a, idx)
+    assert traced.dtype == eager.dtype
+    for got in (eager, traced):
+        onp.testing.assert_allclose(onp.asarray(got), want.astype(onp.asarray(got).dtype),
+                                    rtol=1e-5, atol=1e-6)

@@ -14,14 +14,15 @@ Methods follow JAX's semantics: arrays are immutable, so ``at`` needs
 ``inplace=False`` and returns the updated array; ``reduce`` defaults to ``axis=0``;
 reductions with a fast library path (``add`` -> ``sum``, ...) use it, the others apply
 the function step by step along the axis (``lax.scan``), so user ufuncs reduce too.
-``reduceat`` needs concrete indices. ``out=`` is not supported (NotImplementedError).
+``reduceat`` slices concrete indices and folds traced ones in one pass (JAX's way).
+``out=`` is not supported (NotImplementedError).
 """
 
 import numpy as np
 
 from tjit import lax
 from tjit.tracing import dtypes
-from tjit.tracing.core import concrete_value
+from tjit.tracing.core import concrete_value, is_concrete
 from tjit.tracing.errors import AxisError, static_index
 from tjit.numpy import _reductions as red
 from tjit.numpy import _ufuncs as uf
@@ -239,17 +240,21 @@ class ufunc(metaclass=_UfuncType):  # noqa: N801  (NumPy's and JAX's name)
     def reduceat(self, a, indices, axis=0, dtype=None, out=None):
         """Reductions over the slices ``a[indices[i]:indices[i+1]]`` along ``axis``
         (``a[indices[i]]`` where ``indices[i] >= indices[i+1]``; the last slice runs to
-        the end), as ``numpy.ufunc.reduceat``. ``indices`` must be concrete."""
+        the end), as ``numpy.ufunc.reduceat``. ``indices`` may be traced (under jit); concrete
+        ones are bounds-checked, traced ones clamped."""
         self._binary("reduceat")
         check_arraylike(f"{self.__name__}.reduceat", a, indices)
         _no_out(self, "reduceat", out)
         a = asarray(a)
         axis = _axis(self, "reduceat", axis, a.ndim)
-        idx = np.asarray(concrete_value(asarray(indices), f"the indices of "
-                                        f"{self.__name__}.reduceat"))
-        if idx.ndim != 1 or not dtypes.is_int(idx.dtype):
+        indices = asarray(indices)
+        if indices.ndim != 1 or not dtypes.is_int(indices.dtype):
             raise ValueError(f"{self.__name__}.reduceat: indices must be a 1-D integer "
-                             f"array, got {idx.dtype} of shape {idx.shape}")
+                             f"array, got {indices.dtype} of shape {indices.shape}")
+        if not is_concrete(indices):
+            return moveaxis(self._reduceat_traced(moveaxis(a, axis, 0), indices, dtype), 0,
+                            axis)
+        idx = np.asarray(concrete_value(indices))
         n = a.shape[axis]
         if idx.size and (idx.min() < 0 or idx.max() >= n):
             raise IndexError(f"{self.__name__}.reduceat: indices {idx.tolist()} out of "
@@ -264,6 +269,27 @@ class ufunc(metaclass=_UfuncType):  # noqa: N801  (NumPy's and JAX's name)
             return moveaxis(moved[:0].astype(dtype or moved.dtype), 0, axis)
         return moveaxis(lax.concatenate([lax.expand_dims(p, (0,)) for p in parts], 0), 0,
                         axis)
+
+
+    def _reduceat_traced(self, a, idx, dtype):
+        """reduceat along axis 0 with traced ``idx`` (as JAX's): each output row starts as
+        ``a[idx[k]]``, then one pass over ``a`` folds row ``i`` into every segment with
+        ``idx[k] < i < idx[k + 1]`` (the last segment ends at the end; an empty or
+        decreasing pair leaves ``a[idx[k]]``). Indices out of bounds are clamped."""
+        from tjit.api import eval_shape, ShapeDtypeStruct
+        dt = eval_shape(lambda p: self.reduce(p, axis=0, dtype=dtype),
+                        ShapeDtypeStruct(a.shape, a.dtype)).dtype
+        x = a.astype(dt)
+        n, k = a.shape[0], idx.shape[0]
+        idx = lax.clamp(0, idx, max(n - 1, 0))
+        ends = lax.concatenate([idx[1:], lax.full((1,), n, idx.dtype)], 0)
+        column = (k,) + (1,) * (a.ndim - 1)
+        starts, ends = reshape(idx, column), reshape(ends, column)
+
+        def fold(i, out):
+            inside = lax.bitwise_and(lax.lt(starts, i), lax.lt(i, ends))
+            return _where(inside, self._call(out, x[i]).astype(dt), out)
+        return lax.fori_loop(0, n, fold, x[idx])
 
 
 def _no_out(u, method, out):
