@@ -33,6 +33,7 @@ from tjit.primitives.base import (
     ANY, FLOAT, INT, INT_OR_BOOL, NUMBER, REAL_FLOAT, check_dtype_kind, new_primitive,
     same_dtypes, same_shapes)
 from tjit.primitives.erf_inv_expansion import erf_inv_float32, erf_inv_lowering
+from tjit.primitives.lgamma_near_zeros import HIGH, LOW, lgamma_near_zeros
 from tjit.tracing.fp_quiet import quiet as _quiet
 from tjit.tracing.fp_quiet import quiet_call as _quiet_call
 
@@ -205,6 +206,11 @@ def _lgamma(xp, x):
         tiny = (xp.abs(x) < 2.0 ** -1000) & (x != 0)
         if bool(xp.any(tiny)):
             out = xp.where(tiny, -xp.log(xp.abs(x)), out)
+    # next to the zeros at 1 and 2 SciPy loses the relative accuracy (lgamma_near_zeros)
+    if xp is np and x.dtype in (np.float32, np.float64):
+        near = (x >= LOW) & (x <= HIGH)
+        if near.any():
+            out = np.where(near, lgamma_near_zeros(x.astype(np.float64)), out)
     return _same(xp, out, x)
 
 
