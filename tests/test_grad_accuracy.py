@@ -263,3 +263,18 @@ def test_divide_slope_in_the_denominator_where_y_squared_overflows(x64):
 ])
 def test_derivative_conventions_at_exact_points(call, want):
     np.testing.assert_equal(float(call()), want)
+
+
+def test_second_derivatives_of_mirrored_products_near_zero(x64):
+    # (1 + x)(1 - x) and s(x) s(-x) as first derivatives: their derivatives subtract two
+    # near-equal terms, float32 grad(grad(arctanh))(1e-8) and grad(grad(expit))(1e-8) gave 0
+    # (JAX shares); mpmath: 2x / (1 - x^2)^2 and s'(x) (1 - 2 s(x))
+    f32 = np.float32
+    xs = [1e-8, 1e-3, 0.75, -0.3]
+    _assert_ulps(_derivs(jnp.arctanh, xs, f32, order=2),
+                 [1.9999999878450584e-08, 0.0020000040950014725, 7.836734693877551,
+                  -0.7245502152805245], f32, 8)
+    want = [-1.2499999924031613e-09, -0.00012499996427051767, -0.07808428307814441,
+            0.03639618531576479]
+    for f in (sp.expit, tjit.nn.sigmoid):
+        _assert_ulps(_derivs(f, xs, f32, order=2), want, f32, 8)

@@ -828,8 +828,21 @@ _r.defjvp(asinh_p, lambda g, x: _mul(g, _rsqrt_square_pm1(
     x, lambda v: _add(_sq(v), _const(v, 1)))))
 _r.defjvp(acosh_p, lambda g, x: _mul(g, _rsqrt_square_pm1(
     x, lambda v: _mul(_sub(v, _const(v, 1)), _add(v, _const(v, 1))))))
-_r.defjvp(atanh_p, lambda g, x: _mul(integer_pow_p.bind(_add(_const(x, 1), x), y=-1),
-                                     _div(g, _sub(_const(x, 1), x))))
+
+
+def _atanh_slope(x):
+    """1/((1 + x)(1 - x)) (JAX's; exact factors near |x| = 1), but 1/(1 - x**2) below 1/2:
+    the product's derivative -(1 - x) + (1 + x) cancels (float32 grad(grad(arctanh))(1e-8)
+    gave 0, true 2e-8; JAX shares)."""
+    one = _const(x, 1)
+    edge = integer_pow_p.bind(_mul(_add(one, x), _sub(one, x)), y=-1)
+    if not _is_real(x):
+        return edge
+    near0 = integer_pow_p.bind(_sub(one, _sq(x)), y=-1)
+    return _sel(lt_p.bind(abs_p.bind(x), _const(x, 0.5)), edge, near0)
+
+
+_r.defjvp(atanh_p, lambda g, x: _mul(g, _atanh_slope(x)))
 _r.defjvp2(exp_p, lambda g, ans, x: _mul(g, ans))
 _r.defjvp2(exp2_p, lambda g, ans, x: _mul(_const(x, np.log(2)), _mul(g, ans)))
 # expm1' = exp(x), not JAX's ans + 1, which keeps only ulp(1) of a slope below ~1e-8 (float32
@@ -862,7 +875,20 @@ def _tanh_slope(ans, x):
 # logistic' = ans logistic(-x): 1 - ans would round to 0 once ans rounds to 1 (float32
 # x > 17: grad at 60 gave 0, true 8.8e-27), logistic(-x) keeps it
 _r.defjvp2(tanh_p, lambda g, ans, x: _mul(g, _tanh_slope(ans, x)))
-_r.defjvp2(logistic_p, lambda g, ans, x: _mul(g, _mul(ans, logistic_p.bind(_neg(x)))))
+
+
+def _logistic_slope(ans, x):
+    """ans logistic(-x); below |x| = 1 (1 - tanh(x/2)**2) / 4, as the product's derivative
+    cancels there (float32 grad(grad(expit))(1e-8) gave 0, true -1.25e-9; JAX shares)."""
+    mirrored = _mul(ans, logistic_p.bind(_neg(x)))
+    if not _is_real(x):
+        return mirrored
+    near0 = _mul(_const(x, 0.25), _tanh_slope(tanh_p.bind(_mul(_const(x, 0.5), x)),
+                                               _mul(_const(x, 0.5), x)))
+    return _sel(lt_p.bind(abs_p.bind(x), _const(x, 1)), mirrored, near0)
+
+
+_r.defjvp2(logistic_p, lambda g, ans, x: _mul(g, _logistic_slope(ans, x)))
 _r.defjvp(erf_p, lambda g, x: _mul(_const(x, 2 / np.sqrt(np.pi)),
                                    _mul(g, exp_p.bind(_neg(_sq(x))))))
 _r.defjvp(erfc_p, lambda g, x: _mul(_const(x, -2 / np.sqrt(np.pi)),
