@@ -255,3 +255,18 @@ def test_gammaln_next_to_its_zeros(x64, dtype):
     _check(tsp.gammaln, mp.loggamma, xs, dtype)
     got = np.asarray(tsp.gammaln(tnp.asarray(np.array([1.0, 2.0], dtype))))
     assert got.tolist() == [0.0, 0.0] and not np.signbit(got).any()
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_sinc_near_and_at_integers(x64, dtype):
+    # sin of pi x rounded: float32 sinc(1) was -2.8e-8 (true 0), sinc(1e5) 5.1e-8, sinc of
+    # the largest floats NaN; near 3 - 1e-6 float64 1.7e5 ulps (NumPy's too)
+    ints = np.array([1.0, -1.0, 2.0, 3.0, -7.0, 1e5, -1e5, 2.0 ** 30, float(np.finfo(dtype).max)])
+    got = np.asarray(tnp.sinc(tnp.asarray(ints.astype(dtype))))
+    assert (got == 0).all(), got
+    xs = np.concatenate([c + s * np.logspace(-12, -1, 8) for c in (1.0, 3.0, -2.0, 1e3)
+                         for s in (-1, 1)] + [np.linspace(0.3, 40.0, 25)])
+    _check(tnp.sinc, lambda x: mp.sinpi(x) / (mp.pi * x), xs, dtype)
+    # the slope at an integer: cos(pi n) / n
+    g = float(tjit.grad(tnp.sinc)(tnp.asarray(dtype(3.0))))
+    np.testing.assert_allclose(g, -1 / 3, rtol=4 * float(np.finfo(dtype).eps))
