@@ -36,6 +36,7 @@ from tjit.sharding import (
     commit,
     current_mesh,
     replicated_on,
+    set_layout,
 )
 from tjit.tracing.core import Array, Tracer
 from tjit.tracing.tree_util import broadcast_prefix, keystr, tree_flatten_with_path
@@ -287,7 +288,7 @@ def _layout_rule(first, rank, all_on_first):
     def lay_out(outs):
         for o in outs:
             if type(o) is Array:
-                o._sharding = same if o.ndim == rank else other
+                set_layout(o, same if o.ndim == rank else other)
     return lay_out
 
 
@@ -309,3 +310,6 @@ def lay_out_outputs(in_leaves):
 
 
 ON_FIRST_LAYOUT.append(lambda: set_output_layout(lay_out_outputs))
+
+# (eager results laid out from their operands' layouts: installed with this module)
+from tjit import _eager_layout  # noqa: E402,F401

@@ -1953,6 +1953,9 @@ def typeof(x):
         return x.aval
     if isinstance(x, Ref):   # a mutable array reference: Ref{float32[3]}, as JAX's
         return x.type()
+    if getattr(x, "_sharding", None) is not None:   # committed to a mesh: f32[8@X]
+        from tjit._eager_layout import typeof_laid_out
+        return typeof_laid_out(x)
     return get_aval(x if isinstance(x, (Array, Tracer)) else asarray_for_lax(x))
 
 

@@ -28,6 +28,7 @@ from tjit.lax._annotations import set_sharding_checker
 from tjit.tracing.core import (
     Array,
     EvalTrace,
+    LaidOutValue,
     current_trace,
     register_value_sharding,
     set_single_device_sharding,
@@ -502,7 +503,9 @@ class NamedSharding(Sharding):
     ``jax.sharding.NamedSharding``."""
 
     def __init__(self, mesh, spec, *, memory_kind=None):
-        if not isinstance(mesh, Mesh):
+        # (an AbstractMesh: the sharding of a type, jax.typeof(x).sharding; it names
+        # axes, no devices)
+        if not isinstance(mesh, (Mesh, AbstractMesh)):
             raise TypeError(f"NamedSharding: mesh must be a tjit.sharding.Mesh, got "
                             f"{type(mesh).__name__}")
         _check_memory_kind(memory_kind, "NamedSharding")
@@ -598,6 +601,8 @@ class NamedSharding(Sharding):
                 for d in self.mesh.devices.flat}
 
     def __repr__(self):
+        if isinstance(self.mesh, AbstractMesh):   # (as JAX's: no memory kind)
+            return f"NamedSharding(mesh={self.mesh!r}, spec={self.spec!r})"
         return (f"NamedSharding(mesh={self.mesh!r}, spec={self.spec!r}, "
                 f"memory_kind={self.memory_kind})")
 
@@ -777,11 +782,21 @@ def commit(array, sharding):
     named = sharding if isinstance(sharding, NamedSharding) else None
     if type(array) is not Array or getattr(array, "_sharding", None) is named:
         return array
-    out = Array(array._value, array._weak)
+    value = array._value
+    out = Array(value.view(np.ndarray) if type(value) is LaidOutValue else value, array._weak)
     if named is not None:
-        out._sharding = named
+        set_layout(out, named)
         layouts_in_use()
     return out
+
+
+def set_layout(array, named):
+    """Record on the fresh Array ``array`` that it is laid out as the NamedSharding
+    ``named``; its host buffer becomes a LaidOutValue view, which the eager fast lanes
+    leave to the path that lays out results (tjit._eager_layout)."""
+    array._sharding = named
+    if type(array._value) is np.ndarray:
+        array._value = array._value.view(LaidOutValue)
 
 
 def place_eagerly(x, sharding):

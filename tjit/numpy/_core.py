@@ -289,7 +289,8 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None,  # 
     as :func:`asarray`'s."""
     out = _asarray(object, dtype, None, "array")
     if copy and out is object and isinstance(out, Array):  # a new array, as in JAX
-        out = Array(out._value.copy(), out._weak)
+        from tjit.numpy._creation import copied
+        out = copied(out)
     if ndmin > out.ndim:
         out = lax.broadcast(out, (1,) * (ndmin - out.ndim))
     if device is not None and isinstance(out, Array):

@@ -96,17 +96,17 @@ def _filled(fname, shape, value, dtype, out_sharding):
 
 def zeros(shape, dtype=None, *, device=None, out_sharding=None):
     """An array of ``shape`` filled with zeros (default dtype: default float)."""
-    return _filled("zeros", shape, 0, dtype, out_sharding)
+    return on_device(_filled("zeros", shape, 0, dtype, out_sharding), device)
 
 
 def ones(shape, dtype=None, *, device=None, out_sharding=None):
     """An array of ``shape`` filled with ones (default dtype: default float)."""
-    return _filled("ones", shape, 1, dtype, out_sharding)
+    return on_device(_filled("ones", shape, 1, dtype, out_sharding), device)
 
 
 def empty(shape, dtype=None, *, device=None, out_sharding=None):
     """Like ``zeros``: tjit arrays are immutable, so "uninitialized" means zeros."""
-    return _filled("empty", shape, 0, dtype, out_sharding)
+    return on_device(_filled("empty", shape, 0, dtype, out_sharding), device)
 
 
 def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
@@ -117,10 +117,12 @@ def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
         return dtypes.float0_zeros(shape)
     dt = canonical_dtype(dtype, "full")
     if np.ndim(fill_value) == 0:  # np.ndim reads .ndim, so tracers are fine here
-        return out_sharded(lax.full(shape, fill_value, dt), out_sharding, "full")
+        return on_device(out_sharded(lax.full(shape, fill_value, dt), out_sharding, "full"),
+                         device)
     fill = asarray(fill_value, dtype=dt)
     broadcast_shapes(tuple(fill.shape), shape, op="jnp.full")  # clear error when impossible
-    return out_sharded(broadcast_to_shape(fill, shape), out_sharding, "full")
+    return on_device(out_sharded(broadcast_to_shape(fill, shape), out_sharding, "full"),
+                     device)
 
 
 def _is_float0(dtype):
@@ -147,31 +149,54 @@ def _like(fname, a, fill_value, dtype, shape):
 
 def zeros_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
     """Zeros with the shape and dtype of ``a`` (either may be overridden)."""
-    return out_sharded(_like("zeros_like", a, 0, dtype, shape), out_sharding, "zeros_like")
+    return on_device(out_sharded(_like("zeros_like", a, 0, dtype, shape), out_sharding,
+                                 "zeros_like"), device)
 
 
 def ones_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
     """Ones with the shape and dtype of ``a`` (either may be overridden)."""
-    return out_sharded(_like("ones_like", a, 1, dtype, shape), out_sharding, "ones_like")
+    return on_device(out_sharded(_like("ones_like", a, 1, dtype, shape), out_sharding,
+                                 "ones_like"), device)
 
 
 def empty_like(prototype, dtype=None, shape=None, *, device=None, out_sharding=None):
     """Like ``zeros_like`` (tjit arrays are immutable)."""
-    return out_sharded(_like("empty_like", prototype, 0, dtype, shape), out_sharding,
-                        "empty_like")
+    return on_device(out_sharded(_like("empty_like", prototype, 0, dtype, shape),
+                                 out_sharding, "empty_like"), device)
 
 
 def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_sharding=None):
     """``fill_value`` with the shape and dtype of ``a`` (either may be overridden)."""
-    return out_sharded(_like("full_like", a, fill_value, dtype, shape), out_sharding,
-                        "full_like")
+    return on_device(out_sharded(_like("full_like", a, fill_value, dtype, shape),
+                                 out_sharding, "full_like"), device)
 
 
 def copy(a, order=None):
-    """A copy of ``a`` (tjit arrays are immutable, so this never aliases mutable data)."""
+    """A copy of ``a`` (tjit arrays are immutable, so this never aliases mutable data),
+    laid out as ``a`` (JAX keeps a committed array's sharding)."""
     if isinstance(a, Array):
-        return Array(a._value.copy(), a._weak)
+        return copied(a)
     return asarray(a)
+
+
+def copied(a):
+    """A new Array holding a copy of the Array ``a``'s buffer, with ``a``'s layout."""
+    out = Array(a._value.copy(), a._weak)
+    layout = getattr(a, "_sharding", None)
+    if layout is not None:   # (the copy of a LaidOutValue is one)
+        out._sharding = layout
+    return out
+
+
+def on_device(x, device):
+    """JAX's ``device=`` of a creation function: ``x`` placed on a device, or laid out
+    as a sharding (``x.sharding`` is then that sharding); None leaves ``x`` where it is
+    made. Under a trace the value stays as traced (JAX places it when the computation
+    runs; tjit runs a traced program on one device)."""
+    if device is None or not isinstance(x, Array):
+        return x
+    import tjit   # placing data on a device is the runtime's job (tjit.device_put)
+    return tjit.device_put(x, device)
 
 
 # -- ranges ---------------------------------------------------------------------------------
@@ -210,7 +235,8 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding
     JAX's promotion of the arguments: Python ints give the default int, floats the
     default float). ``start``/``stop``/``step`` must be concrete; ``arange(n)`` also
     accepts a symbolic dim ``n``."""
-    return out_sharded(_arange(start, stop, step, dtype), out_sharding, "arange")
+    return on_device(out_sharded(_arange(start, stop, step, dtype), out_sharding,
+                                 "arange"), device)
 
 
 def _arange(start, stop, step, dtype):
@@ -485,7 +511,8 @@ def eye(N, M=None, k=0, dtype=None, *, device=None):  # noqa: N803 (NumPy's name
     n = _static_int(N, "eye", "N")
     m = n if M is None else _static_int(M, "eye", "M")
     check_shape((n, m), "eye")
-    return lax.convert_element_type(_diag_mask(n, m, k, "eye", lax.eq), dt)
+    return on_device(lax.convert_element_type(_diag_mask(n, m, k, "eye", lax.eq), dt),
+                     device)
 
 
 def identity(n, dtype=None):

@@ -71,6 +71,10 @@ class Primitive:
         # CuPy lacks), or None: device runtimes run such a primitive on host copies of
         # its operands and copy the results back (a counted round trip).
         self.host_only = None
+        # ``pp_params(params) -> [(name, value)]``: the parameters the jaxpr printer
+        # shows, in order, where they are not all of them sorted (JAX's pp_eqn_rules:
+        # values the result's type implies left out, ``name`` first).
+        self.pp_params = None
 
     def __repr__(self):
         return self.name
@@ -134,14 +138,18 @@ class EvalTrace(Trace):
         vals = []
         weaks = []
         on = None   # the device arrays' hooks, when an operand lives on a device
+        laid_out = False   # an operand is committed to a mesh layout (LaidOutValue)
         for a in args:
             t = type(a)
             if t is Array:
                 v = a._value
+                if type(v) is not np.ndarray:
+                    if type(v) is LaidOutValue:
+                        v, laid_out = v.view(np.ndarray), True
+                    elif type(v) in _DEVICE_ARRAYS:
+                        on = _DEVICE_ARRAYS[type(v)]
                 vals.append(v)
                 weaks.append(a._weak)
-                if type(v) is not np.ndarray and type(v) in _DEVICE_ARRAYS:
-                    on = _DEVICE_ARRAYS[type(v)]
             elif isinstance(a, Tracer):
                 raise escaped_tracer_error(a, prim)
             elif t is float or t is int or t is complex:
@@ -167,7 +175,25 @@ class EvalTrace(Trace):
         if on is not None:
             return on.run(prim, vals, weaks, params)
         out = prim.impl(np, *vals, **params)
-        return wrap_outputs(prim, out, prim.weak_type_rule(*weaks, **params))
+        out = wrap_outputs(prim, out, prim.weak_type_rule(*weaks, **params))
+        return _EAGER_LAYOUT[0](prim, args, params, out) if laid_out else out
+
+
+class LaidOutValue(np.ndarray):
+    """The host buffer of an Array committed to a mesh layout (``Array._sharding``). A
+    NumPy subclass so that the eager fast lanes, which take plain ndarrays only, leave
+    such operands to the general path, which lays out the results (JAX's sharding in
+    types): plain Arrays pay nothing for layouts."""
+
+
+#: ``layout(prim, args, params, out) -> out`` laid out from the operands' layouts
+#: (installed by ``tjit._eager_layout`` once a mesh layout exists)
+_EAGER_LAYOUT = [lambda prim, args, params, out: out]
+
+
+def set_eager_layout(layout):
+    """Install what lays out an eager result with an operand committed to a mesh."""
+    _EAGER_LAYOUT[0] = layout
 
 
 def wrap_outputs(prim, out, weak, wrap=None):

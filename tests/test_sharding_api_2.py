@@ -1,0 +1,128 @@
+"""Sharding in types on a one-device mesh, as JAX 0.10: eager results keep the layout of
+their committed operands, ``jax.typeof`` shows it (``float32[8@X]``), ``.copy()`` keeps
+it, and creation functions place their result as ``device=`` says. Values against NumPy;
+the expected ``.sharding`` specs are hard-coded from what JAX 0.10.2 gives on one CPU
+device (each case was run there)."""
+
+import numpy as np
+import pytest
+
+import tjit as jax
+import tjit.numpy as jnp
+from tjit.sharding import AxisType, NamedSharding, PartitionSpec as P, SingleDeviceSharding
+
+X = np.arange(8.0, dtype=np.float32)
+Y = np.arange(8.0, dtype=np.float32).reshape(2, 4)
+
+
+@pytest.fixture
+def mesh():
+    return jax.make_mesh((1,), ("X",))
+
+
+def spec(a):
+    sh = a.sharding
+    return sh.spec if isinstance(sh, NamedSharding) else type(sh).__name__
+
+
+# (operation, its NumPy value, the spec JAX 0.10.2 gives) on x: f32[8@X], y: f32[2,4@X]
+CASES = [
+    ("x + 1", lambda x, y: x + 1, lambda: X + 1, P("X")),
+    ("x + x", lambda x, y: x + x, lambda: X + X, P("X")),
+    ("sin", lambda x, y: jnp.sin(x), lambda: np.sin(X), P("X")),
+    ("sum", lambda x, y: jnp.sum(x), lambda: X.sum(), P()),
+    ("x[0]", lambda x, y: x[0], lambda: X[0], P()),
+    ("x[:4]", lambda x, y: x[:4], lambda: X[:4], P("X")),
+    ("reshape", lambda x, y: x.reshape(2, 4), lambda: X.reshape(2, 4), P("X", None)),
+    ("astype", lambda x, y: x.astype(jnp.int32), lambda: X.astype(np.int32), P("X")),
+    ("x + uncommitted", lambda x, y: jnp.arange(8.0) + x, lambda: X + X, P("X")),
+    ("y.T", lambda x, y: y.T, lambda: Y.T, P("X", None)),
+    ("y.sum(0)", lambda x, y: y.sum(0), lambda: Y.sum(0), P("X")),
+    ("y.sum(1)", lambda x, y: y.sum(1), lambda: Y.sum(1), P(None)),
+    ("y[0]", lambda x, y: y[0], lambda: Y[0], P("X")),
+    ("y[:, 1]", lambda x, y: y[:, 1], lambda: Y[:, 1], P(None)),
+    ("y[None]", lambda x, y: y[None], lambda: Y[None], P(None, None, "X")),
+    ("y[1:]", lambda x, y: y[1:], lambda: Y[1:], P(None, "X")),
+    ("reshape3", lambda x, y: y.reshape(2, 2, 2), lambda: Y.reshape(2, 2, 2),
+     P(None, "X", None)),
+    ("concatenate", lambda x, y: jnp.concatenate([y, y]), lambda: np.concatenate([Y, Y]),
+     P(None, "X")),
+    ("stack", lambda x, y: jnp.stack([y, y]), lambda: np.stack([Y, Y]), P(None, None, "X")),
+    ("cumsum", lambda x, y: jnp.cumsum(y, axis=0), lambda: np.cumsum(Y, 0), P(None, "X")),
+    ("argmax", lambda x, y: jnp.argmax(y, axis=1), lambda: np.argmax(Y, 1), P(None)),
+    ("max", lambda x, y: jnp.max(y, 1), lambda: Y.max(1), P(None)),
+    ("where", lambda x, y: jnp.where(y > 2, y, 0), lambda: np.where(Y > 2, Y, 0),
+     P(None, "X")),
+    ("sort", lambda x, y: jnp.sort(y, 0), lambda: np.sort(Y, 0), P(None, "X")),
+    ("y @ w", lambda x, y: y @ jnp.ones((4, 3)), lambda: Y @ np.ones((4, 3)), P(None, None)),
+    ("w @ y", lambda x, y: jnp.ones((3, 2)) @ y, lambda: np.ones((3, 2)) @ Y, P(None, "X")),
+    ("copy", lambda x, y: y.copy(), lambda: Y, P(None, "X")),
+    ("jnp.array", lambda x, y: jnp.array(y), lambda: Y, P(None, "X")),
+]
+
+
+@pytest.mark.parametrize("name, op, ref, want", CASES, ids=[c[0] for c in CASES])
+def test_eager_results_keep_the_layout_of_their_operands(mesh, name, op, ref, want):
+    x = jax.device_put(X, NamedSharding(mesh, P("X")))
+    y = jax.device_put(Y, NamedSharding(mesh, P(None, "X")))
+    for _ in range(2):   # (the second call: a signature the fast lanes have seen)
+        out = op(x, y)
+        np.testing.assert_allclose(np.asarray(out), ref(), rtol=1e-6)
+        assert out.sharding == NamedSharding(mesh, want), name
+
+
+def test_plain_arrays_stay_single_device_and_other_meshes_are_refused(mesh):
+    u = jnp.arange(8.0)
+    assert spec(u + 1) == "SingleDeviceSharding"
+    x = jax.device_put(X, NamedSharding(mesh, P("X")))
+    z = jax.device_put(X, NamedSharding(jax.make_mesh((1,), ("Y",)), P("Y")))
+    with pytest.raises(ValueError, match="Mesh for all inputs should be equal"):
+        x + z
+    # uncommitting (device_put to a device) gives a plain array again
+    v = jax.device_put(x, jax.devices()[0])
+    assert spec(v * 2) == "SingleDeviceSharding"
+    np.testing.assert_array_equal(v * 2, 2 * X)
+
+
+def test_auto_axes_lay_out_results_alike_but_types_show_explicit_axes_only():
+    m = jax.make_mesh((1,), ("X",), axis_types=(AxisType.Auto,))
+    x = jax.device_put(X, NamedSharding(m, P("X")))
+    assert (x + 1).sharding == NamedSharding(m, P("X"))     # JAX 0.10.2: P('X',)
+    assert x.sum().sharding == NamedSharding(m, P())
+    assert str(jax.typeof(x)) == "float32[8]"
+
+
+def test_typeof_shows_the_layout(mesh):
+    x = jax.device_put(X, NamedSharding(mesh, P("X")))
+    t = jax.typeof(x)
+    assert str(t) == "float32[8@X]" and repr(t) == "ShapedArray(float32[8@X])"
+    assert t.sharding.spec == P("X") and t.sharding.mesh == mesh.abstract_mesh
+    assert t.shape == (8,) and t.dtype == np.float32
+    m2 = jax.make_mesh((1, 1), ("X", "Y"))
+    a = jax.device_put(Y, NamedSharding(m2, P(None, ("X", "Y"))))
+    assert str(jax.typeof(a)) == "float32[2,4@(X,Y)]"
+    assert str(jax.typeof(jnp.ones(3))) == "float32[3]"
+
+
+def test_creation_functions_place_their_result_on_device(mesh):
+    dev = jax.devices()[0]
+    s, r = NamedSharding(mesh, P("X")), NamedSharding(mesh, P())
+    x = jax.device_put(X, s)
+    makers = {
+        "zeros": (lambda d: jnp.zeros(4, device=d), np.zeros(4)),
+        "ones": (lambda d: jnp.ones(4, device=d), np.ones(4)),
+        "empty": (lambda d: jnp.empty(4, device=d), None),
+        "full": (lambda d: jnp.full(4, 2.0, device=d), np.full(4, 2.0)),
+        "arange": (lambda d: jnp.arange(4, device=d), np.arange(4)),
+        "zeros_like": (lambda d: jnp.zeros_like(x, device=d), np.zeros(8)),
+        "full_like": (lambda d: jnp.full_like(x, 3.0, device=d), np.full(8, 3.0)),
+        "eye": (lambda d: jnp.eye(4, device=d), np.eye(4)),
+        "asarray": (lambda d: jnp.asarray(X, device=d), X),
+        "array": (lambda d: jnp.array(X, device=d), X),
+    }
+    for name, (make, ref) in makers.items():
+        for where, want in ((dev, SingleDeviceSharding(dev)), (s, s), (r, r)):
+            out = make(where)
+            assert out.sharding == want, (name, where)
+            if ref is not None:
+                np.testing.assert_array_equal(np.asarray(out), ref)
