@@ -126,3 +126,27 @@ def test_creation_functions_place_their_result_on_device(mesh):
             assert out.sharding == want, (name, where)
             if ref is not None:
                 np.testing.assert_array_equal(np.asarray(out), ref)
+
+
+def test_compiled_input_and_output_shardings_are_jaxs(mesh):
+    s, r = NamedSharding(mesh, P("X")), NamedSharding(mesh, P())
+    x = jax.device_put(X, s)
+    c = jax.jit(lambda a, b: (a + b, a.sum())).lower(x, 1.0).compile()
+    assert c.input_shardings == ((s, r), {})
+    assert c.output_shardings == (s, r)
+    assert str(c.in_tree) == "PyTreeDef(((*, *), {}))" and str(c.out_tree) == "PyTreeDef((*, *))"
+    y, t = c(x, 1.0)
+    np.testing.assert_allclose(y, X + 1)
+    np.testing.assert_allclose(t, X.sum())
+    dev = jax.devices()[0]
+    plain = jax.jit(lambda a: a * 2).lower(np.ones(3, np.float32)).compile()
+    assert plain.input_shardings == ((SingleDeviceSharding(dev),), {})
+    assert plain.output_shardings == SingleDeviceSharding(dev)
+    static = jax.jit(lambda a, k: a * k, static_argnums=1).lower(x, 2).compile()
+    assert static.input_shardings == ((s,), {})
+    given = jax.jit(lambda a: a * 2, out_shardings=r).lower(x).compile()
+    assert given.output_shardings == r
+    kw = jax.jit(lambda a, b=1: a * b).lower(x, b=2.0).compile()
+    assert kw.input_shardings == ((s,), {"b": r})
+    ins = jax.jit(lambda a: a * 2, in_shardings=s).lower(X).compile()
+    assert ins.input_shardings == ((s,), {})

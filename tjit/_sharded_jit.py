@@ -149,7 +149,14 @@ class ShardedJit:
         return self._lay_out_outputs(out)
 
     def lower(self, *args, **kwargs):
-        return self._jitted.lower(*self._place_arguments(args, kwargs), **kwargs)
+        lowered = self._jitted.lower(*self._place_arguments(args, kwargs), **kwargs)
+        dyn = tuple(args[i] for i in self._dynamic_positions(args))
+        lowered.given_shardings = (
+            None if self.in_shardings is UNSPECIFIED else
+            [_resolved(s, "in_shardings")
+             for s in broadcast_prefix(self.in_shardings, dyn, is_leaf=_is_leaf)],
+            self.out_shardings)
+        return lowered
 
     # -- arguments -----------------------------------------------------------------------
     def _dynamic_positions(self, args):
@@ -271,11 +278,11 @@ class ShardedJit:
         return tree_unflatten(tree, outs)
 
 
-def _layout_rule(first, rank, all_on_first):
-    """What lays out a call's fresh output Arrays (module docstring): ``first``, the first
-    argument's NamedSharding (None: none is committed) and ``rank``, its rank;
-    ``all_on_first``: every array argument is committed to ``first``'s mesh. None where
-    the outputs keep their device's sharding."""
+def _sharding_of_rank(first, rank, all_on_first):
+    """``pick(ndim)``: the NamedSharding of an output of rank ``ndim`` (module docstring):
+    ``first``, the first argument's NamedSharding (None: none is committed) and
+    ``rank``, its rank; ``all_on_first``: every array argument is committed to
+    ``first``'s mesh. None where the outputs keep their device's sharding."""
     if first is None:
         mesh = current_mesh()
         if mesh is None:
@@ -284,12 +291,63 @@ def _layout_rule(first, rank, all_on_first):
         all_on_first = False
     other = replicated_on(first.mesh)
     same = first if all_on_first else other
+    return lambda ndim: same if ndim == rank else other
+
+
+def _layout_rule(first, rank, all_on_first):
+    """What lays out a call's fresh output Arrays (:func:`_sharding_of_rank`), or None."""
+    pick = _sharding_of_rank(first, rank, all_on_first)
+    if pick is None:
+        return None
 
     def lay_out(outs):
         for o in outs:
             if type(o) is Array:
-                set_layout(o, same if o.ndim == rank else other)
+                set_layout(o, pick(o.ndim))
     return lay_out
+
+
+def compiled_shardings(lowered):
+    """``(input_shardings, output_shardings)`` of ``jit(f).lower(*args).compile()``, as
+    JAX's on one device: the arguments' layouts (recorded by ``lower``: committed
+    arrays, ShapeDtypeStructs with a sharding, jit's ``in_shardings``), the others
+    replicated on the mesh in use or on their device; outputs as a call lays them out
+    (``out_shardings``, else the rule of the module docstring)."""
+    given_in, given_out = getattr(lowered, "given_shardings", (None, UNSPECIFIED))
+    layouts = list(lowered.arg_layouts)
+    ranks = [len(a.shape) for a in lowered.jaxpr.in_avals]
+    if given_in is not None:
+        mesh = current_mesh()
+        layouts = [s if isinstance(s, NamedSharding) and (isinstance(own, NamedSharding)
+                                                          or s.mesh == mesh) else own
+                   for s, own in zip(given_in, layouts)]
+    first = rank = None
+    all_on_first = True
+    for s, r in zip(layouts, ranks):
+        if s == "scalar":
+            continue
+        if not isinstance(s, NamedSharding):
+            all_on_first = False
+        elif first is None:
+            first, rank = s, r
+        elif s.mesh != first.mesh:
+            all_on_first = False
+    pick = _sharding_of_rank(first, rank, all_on_first)
+    mesh = first.mesh if first is not None else current_mesh()
+    device = lowered.device or _HOST.device
+    single = SingleDeviceSharding(device)
+    ins = [s if isinstance(s, NamedSharding) else
+           replicated_on(mesh) if mesh is not None else single for s in layouts]
+    if given_in is not None:   # an explicit in_shardings entry is the argument's
+        ins = [g if g is not None else s for g, s in zip(given_in, ins)]
+    outs = [pick(len(a.shape)) if pick is not None else single
+            for a in lowered.jaxpr.out_avals]
+    if given_out is not UNSPECIFIED:
+        dummy = tree_unflatten(lowered.out_tree, [0] * len(outs))
+        per_leaf = broadcast_prefix(given_out, dummy, is_leaf=_is_leaf)
+        outs = [_resolved(g, "out_shardings") or o for g, o in zip(per_leaf, outs)]
+    return (tree_unflatten(lowered.in_tree, ins),
+            tree_unflatten(lowered.out_tree, outs))
 
 
 def lay_out_outputs(in_leaves):

@@ -1223,8 +1223,9 @@ class Jitted:
         key_def = treedef if dyn_kwargs else tree_flatten(dyn_args)[1]
         entry = self._dynamic_entry(self._key(key_def, tuple(sig), statics))
         if entry is not None:   # the program calls of these sizes run (within any budget)
-            return Lowered(entry.closed_jaxpr, entry.out_tree, self.backend, entry.in_specs,
-                           self.__name__, donated, names, None, self.device)
+            return _with_arguments(Lowered(
+                entry.closed_jaxpr, entry.out_tree, self.backend, entry.in_specs,
+                self.__name__, donated, names, None, self.device), dyn_args, dyn_kwargs)
         with compile_log.recording(self.__name__, "lower()") as rec:
             rec.what.append("trace")
             try:
@@ -1238,7 +1239,7 @@ class Jitted:
         lowered = Lowered(closed, out_tree, self.backend, in_specs, self.__name__, donated,
                           names, self.memory_budget, self.device)
         lowered.retrace = self._retracer(dyn_args, dyn_kwargs, statics, treedef, sig)
-        return lowered
+        return _with_arguments(lowered, dyn_args, dyn_kwargs)
 
     def trace(self, *args, **kwargs):
         return self.lower(*args, **kwargs)
@@ -1397,6 +1398,20 @@ class Lowered:
         return _shape_structs(self.out_tree, self.jaxpr.out_avals)
 
 
+def _with_arguments(lowered, dyn_args, dyn_kwargs):
+    """``lowered`` with JAX's ``in_tree`` (of the dynamic ``(args, kwargs)``) and each
+    argument leaf's layout (``arg_layouts``: a NamedSharding it is committed to or
+    carries as a ShapeDtypeStruct, "scalar" for a Python number, else None), which
+    ``Compiled.input_shardings``/``output_shardings`` read."""
+    leaves, lowered.in_tree = tree_flatten((dyn_args, dyn_kwargs))
+    lowered.arg_layouts = [
+        "scalar" if type(x) in (bool, int, float, complex) else
+        getattr(x, "_sharding", None) if type(x) is Array else
+        getattr(x, "sharding", None) if isinstance(x, ShapeDtypeStruct) else None
+        for x in leaves]
+    return lowered
+
+
 class _RefsLowered(Lowered):
     """``jit(f).trace()``/``lower()`` of a function that closes over mutable array
     references: its jaxpr is the pure program a call runs (the refs' values are leading
@@ -1454,6 +1469,26 @@ class Compiled:
         return tree_unflatten(self.lowered.out_tree, [
             Array(_as_output(o, a.dtype), a.weak_type)
             for o, a in zip(outs, self.lowered.jaxpr.out_avals)])
+
+    @property
+    def in_tree(self):
+        return self.lowered.in_tree
+
+    @property
+    def out_tree(self):
+        return self.lowered.out_tree
+
+    @property
+    def input_shardings(self):
+        """Each argument's sharding, as JAX's: ``(args, kwargs)`` of shardings."""
+        from tjit._sharded_jit import compiled_shardings
+        return compiled_shardings(self.lowered)[0]
+
+    @property
+    def output_shardings(self):
+        """Each output's sharding (the outputs' pytree), as JAX's."""
+        from tjit._sharded_jit import compiled_shardings
+        return compiled_shardings(self.lowered)[1]
 
     def as_text(self, source=False, llvm=False):
         """The fused program and each kernel's IR; ``source=True`` adds each kernel's
