@@ -270,3 +270,16 @@ def test_sinc_near_and_at_integers(x64, dtype):
     # the slope at an integer: cos(pi n) / n
     g = float(tjit.grad(tnp.sinc)(tnp.asarray(dtype(3.0))))
     np.testing.assert_allclose(g, -1 / 3, rtol=4 * float(np.finfo(dtype).eps))
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_beta_logcdf_where_the_cdf_underflows(x64, dtype):
+    # log(0) was -inf: float64 logcdf(1e-12, 50, 0.5) (true -1384.08; SciPy and JAX -inf)
+    import tjit.scipy.stats as tst
+    x = np.array([1e-12, 1e-12, 1e-30, 1e-3, 1e-8, 2e-4, 1e-6, 0.01])
+    a = np.array([50.0, 50.0, 3.0, 200.0, 50.0, 300.0, 40.0, 2e3])
+    b = np.array([0.5, 3.0, 2.0, 0.7, 50.0, 5.0, 1e3, 1.5])
+    ref = lambda x, a, b: mp.log(mp.betainc(a, b, 0, x, regularized=True))  # noqa: E731
+    _check_many(tst.beta.logcdf, ref, (x, a, b), dtype)
+    g = np.asarray(tjit.grad(tst.beta.logcdf)(tnp.asarray(dtype(1e-12)), dtype(50.0), dtype(0.5)))
+    np.testing.assert_allclose(g, 50 / 1e-12, rtol=1e-3)   # ~a/x there
