@@ -278,3 +278,29 @@ def test_second_derivatives_of_mirrored_products_near_zero(x64):
             0.03639618531576479]
     for f in (sp.expit, tjit.nn.sigmoid):
         _assert_ulps(_derivs(f, xs, f32, order=2), want, f32, 8)
+
+
+def test_slopes_near_one_and_in_the_tails_of_nn_and_special(x64):
+    f32 = np.float32
+    # rsqrt(1 - x*x) keeps ulp(1) of 1 - x**2: float32 grad(arcsin)(0.999999) was 3.4e4 ulps off
+    want = [702.4583826903138, 702.4583826903138, 2.294157079614739]
+    _assert_ulps(_derivs(jnp.arcsin, [0.999999, -0.999999, 0.9], f32), want, f32, 4)
+    _assert_ulps(-_derivs(jnp.arccos, [0.999999, -0.999999, 0.9], f32), want, f32, 4)
+    # the quotient rule of x / (|x| + 1) cancels: float32 grad at 1e8 gave 0 (JAX shares)
+    _assert_ulps(_derivs(tjit.nn.soft_sign, [1e3, -1e5, 1e8, 0.5], f32),
+                 [9.98002996004994e-07, 9.99980000299996e-11, 9.999999800000003e-17,
+                  0.4444444444444444], f32, 4)
+    # (x + sqrt(x**2 + 4)) / 2 cancels for x < 0: float32 value at -30 was 55 ulps off
+    xs = [-30.0, -40.0, -1e3, 2.0]
+    _assert_ulps(np.asarray(tjit.nn.squareplus(np.asarray(xs, f32)), np.float64),
+                 [0.03329637837290827, 0.02498439450078573, 0.000999999000002,
+                  2.414213562373095], f32, 4)
+    _assert_ulps(_derivs(tjit.nn.squareplus, xs, f32),
+                 [0.001107421071695522, 0.0006238305610776627, 9.9999700001e-07,
+                  0.8535533905932737], f32, 8)
+    # exp(x) / x with exp(x) overflowing first: float32 grad(expi)(89.3) was inf (JAX shares)
+    _assert_ulps(_derivs(sp.expi, [89.3, 50.0], f32),
+                 [6.786519254411026e+36, 1.0369411057174145e+20], f32, 8)
+    # (t * x) / y transposed through 1/y: float32 d/dy xlogy(1e-20, y) at 4.2e-45 was inf
+    _assert_ulps(_derivs(lambda y: sp.xlogy(f32(1e-20), y), [4.203895392974451e-45], f32),
+                 [2.3787460790216668e+24], f32, 4)

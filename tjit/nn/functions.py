@@ -128,14 +128,30 @@ def mish(x):
 
 def soft_sign(x):
     """``x / (|x| + 1)``."""
-    x = _inexact_with("soft_sign", x, 1)
+    return _soft_sign(_inexact_with("soft_sign", x, 1))
+
+
+@custom_jvp
+def _soft_sign(x):
     return jnp.divide(x, jnp.add(jnp.abs(x), 1))
 
 
+# its slope 1/(|x| + 1)**2 directly: the quotient rule's 1/(|x| + 1) - |x|/(|x| + 1)**2
+# cancels (float32 grad at 1e3 was 799 ulps off, at 1e8 0, true 1e-16; JAX shares)
+_soft_sign.defjvps(lambda g, ans, x: g * jnp.square(1 / (jnp.abs(x) + 1)))
+
+
 def squareplus(x, b=4):
-    """``(x + sqrt(x**2 + b)) / 2``."""
+    """``(x + sqrt(x**2 + b)) / 2``; for x < 0 as ``b / (2 (sqrt(x**2 + b) - x))``, where
+    the sum cancels (float32 squareplus(-30) was 55 ulps off, its grad 285; JAX's as far
+    off). Each branch sees a safe x in the other's lanes (no inf * 0 in its gradient)."""
     x, b = _array("squareplus", x), _array("squareplus", b)  # (bool: square gives int32)
-    return jnp.divide(jnp.add(x, jnp.sqrt(jnp.add(jnp.square(x), b))), 2)
+    neg = jnp.less(x, 0)
+    xn = jnp.where(neg, x, -1)
+    xp = jnp.where(neg, 0, x)
+    below = jnp.divide(b, jnp.multiply(2, jnp.subtract(jnp.sqrt(jnp.add(jnp.square(xn), b)), xn)))
+    above = jnp.divide(jnp.add(xp, jnp.sqrt(jnp.add(jnp.square(xp), b))), 2)
+    return jnp.where(neg, below, above)
 
 
 def elu(x, alpha=1.0):

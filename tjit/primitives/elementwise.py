@@ -795,8 +795,22 @@ def _undef(x):
 _r.defjvp(sin_p, lambda g, x: _mul(g, cos_p.bind(x)))
 _r.defjvp(cos_p, lambda g, x: _neg(_mul(g, sin_p.bind(x))))
 _r.defjvp2(tan_p, lambda g, ans, x: _mul(g, _add(_const(x, 1), _sq(ans))))
-_r.defjvp(asin_p, lambda g, x: _mul(g, rsqrt_p.bind(_sub(_const(x, 1), _sq(x)))))
-_r.defjvp(acos_p, lambda g, x: _mul(g, _neg(rsqrt_p.bind(_sub(_const(x, 1), _sq(x))))))
+
+
+def _one_minus_square(x):
+    """1 - x**2 as (1 + x)(1 - x) (exact factors) from |x| = 1/2 on: 1 - x*x keeps only
+    ulp(1) of it near |x| = 1 (float32 grad(arcsin)(0.999999) was 3.4e4 ulps off). Below
+    1/2 1 - x*x, whose derivative (grad of grad) -2x does not cancel as the product's does
+    (float32 grad(grad(arctanh))(1e-8) gave 0, true 2e-8). JAX's rules share one or the other."""
+    one = _const(x, 1)
+    edge = _mul(_add(one, x), _sub(one, x))
+    if not _is_real(x):
+        return edge
+    return _sel(lt_p.bind(abs_p.bind(x), _const(x, 0.5)), edge, _sub(one, _sq(x)))
+
+
+_r.defjvp(asin_p, lambda g, x: _mul(g, rsqrt_p.bind(_one_minus_square(x))))
+_r.defjvp(acos_p, lambda g, x: _mul(g, _neg(rsqrt_p.bind(_one_minus_square(x)))))
 _r.defjvp(atan_p, lambda g, x: _div(g, _add(_const(x, 1), _sq(x))))
 _r.defjvp(sinh_p, lambda g, x: _mul(g, cosh_p.bind(x)))
 _r.defjvp(cosh_p, lambda g, x: _mul(g, sinh_p.bind(x)))
@@ -828,21 +842,7 @@ _r.defjvp(asinh_p, lambda g, x: _mul(g, _rsqrt_square_pm1(
     x, lambda v: _add(_sq(v), _const(v, 1)))))
 _r.defjvp(acosh_p, lambda g, x: _mul(g, _rsqrt_square_pm1(
     x, lambda v: _mul(_sub(v, _const(v, 1)), _add(v, _const(v, 1))))))
-
-
-def _atanh_slope(x):
-    """1/((1 + x)(1 - x)) (JAX's; exact factors near |x| = 1), but 1/(1 - x**2) below 1/2:
-    the product's derivative -(1 - x) + (1 + x) cancels (float32 grad(grad(arctanh))(1e-8)
-    gave 0, true 2e-8; JAX shares)."""
-    one = _const(x, 1)
-    edge = integer_pow_p.bind(_mul(_add(one, x), _sub(one, x)), y=-1)
-    if not _is_real(x):
-        return edge
-    near0 = integer_pow_p.bind(_sub(one, _sq(x)), y=-1)
-    return _sel(lt_p.bind(abs_p.bind(x), _const(x, 0.5)), edge, near0)
-
-
-_r.defjvp(atanh_p, lambda g, x: _mul(g, _atanh_slope(x)))
+_r.defjvp(atanh_p, lambda g, x: _mul(g, integer_pow_p.bind(_one_minus_square(x), y=-1)))
 _r.defjvp2(exp_p, lambda g, ans, x: _mul(g, ans))
 _r.defjvp2(exp2_p, lambda g, ans, x: _mul(_const(x, np.log(2)), _mul(g, ans)))
 # expm1' = exp(x), not JAX's ans + 1, which keeps only ulp(1) of a slope below ~1e-8 (float32
