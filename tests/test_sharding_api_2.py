@@ -150,3 +150,32 @@ def test_compiled_input_and_output_shardings_are_jaxs(mesh):
     assert kw.input_shardings == ((s,), {"b": r})
     ins = jax.jit(lambda a: a * 2, in_shardings=s).lower(X).compile()
     assert ins.input_shardings == ((s,), {})
+
+
+def test_visualize_sharding_draws_each_devices_block(mesh, capsys):
+    """The text JAX's rich table prints without colour (cell sizes by JAX's rule: 10
+    lines for a whole 2-d array, width aspect * 25, at least 9; a label padded as rich
+    pads it), hard-coded here from that rule; tjit needs no rich."""
+    from tjit.devices.backend import Device
+    from tjit.sharding import Mesh
+    x = jax.device_put(X, NamedSharding(mesh, P("X")))
+    jax.debug.visualize_array_sharding(x)
+    assert capsys.readouterr().out == "┌───────┐\n│ CPU 0 │\n└───────┘\n\n"
+    jax.debug.visualize_array_sharding(jnp.ones((4, 4)))
+    lines = capsys.readouterr().out.split("\n")
+    assert lines[0] == "┌" + "─" * 23 + "┐" and lines[5] == "│" + "CPU 0".center(23) + "│"
+    assert len(lines) == 13 and lines[1] == lines[9] == "│" + " " * 23 + "│"
+    devs = [Device("cpu", i) for i in range(4)]
+    m = Mesh(np.array(devs, dtype=object).reshape(2, 2), ("a", "b"))
+    jax.debug.visualize_sharding((8, 4), NamedSharding(m, P("a", "b")))
+    blank = "│       │       │"
+    assert capsys.readouterr().out.split("\n") == [
+        "┌───────┬───────┐", blank, "│ CPU 0 │ CPU 1 │", blank, blank,
+        "├───────┼───────┤", blank, "│ CPU 2 │ CPU 3 │", blank, blank,
+        "└───────┴───────┘", "", ""]
+    jax.debug.visualize_sharding((8,), NamedSharding(m, P("a")))   # replicas share a cell
+    assert capsys.readouterr().out == "┌───────┬───────┐\n│CPU 0,1│CPU 2,3│\n└───────┴───────┘\n\n"
+    jax.jit(lambda a: jax.debug.visualize_array_sharding(a) or a)(x)   # at trace time
+    assert "CPU 0" in capsys.readouterr().out
+    with pytest.raises(ValueError, match="only works for shapes with 1 and 2 dimensions"):
+        jax.debug.visualize_array_sharding(jnp.ones((2, 2, 2)))

@@ -235,6 +235,10 @@ def breakpoint(*, backend=None, filter_frames=True, num_frames=None, ordered=Fal
     callback(enter, *[fr.locals[name] for fr, name in slots], ordered=ordered)
 
 
-__all__ = ["callback", "print", "log", "breakpoint"]
+from tjit._visualize_sharding import (  # noqa: E402
+    inspect_array_sharding, visualize_array_sharding, visualize_sharding)
+
+__all__ = ["callback", "print", "log", "breakpoint", "inspect_array_sharding",
+           "visualize_array_sharding", "visualize_sharding"]
 
 publish(globals())  # (print and callback: eager entry points, tab completion lists them)
