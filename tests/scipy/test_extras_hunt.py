@@ -1,0 +1,78 @@
+"""Regression tests for what benchmarks/diff_scipy_extras.py found in tjit.scipy's extras
+(stats.mode/rankdata, optimize.minimize, ...): values against SciPy float64, dtypes
+against JAX's documented choices, eager and under jit."""
+
+import numpy as np
+import pytest
+import scipy.stats
+
+import tjit
+import tjit.numpy as jnp
+from tjit.scipy import stats
+
+
+def both(f):
+    """f eagerly and under jit."""
+    return [f, tjit.jit(f)]
+
+
+MODE_INPUTS = [
+    (np.array([2.0, np.nan, 2.0, np.nan, np.nan, 1.0]), 0),   # NaN is the mode
+    (np.array([[1.0, np.nan, np.nan], [2.0, 2.0, np.nan]]), 1),
+    (np.array([np.nan, 3.0, np.nan, 3.0]), 0),  # a tie: the number before NaN
+    (np.array([[np.nan, np.nan], [np.nan, 1.0]]), 0),
+    (np.array([3, 1, 3, 1, 2]), 0),  # ints: the smallest among ties
+]
+
+
+@pytest.mark.parametrize("x,axis", MODE_INPUTS)
+def test_mode_counts_nans_as_one_value(x, axis):
+    # NaNs were distinct values: mode([2, nan, 2, nan, nan, 1]) gave (2, 2), SciPy (nan, 3)
+    want = scipy.stats.mode(x, axis=axis)
+    for f in both(lambda v: stats.mode(v, axis=axis)):
+        m, c = f(x)
+        np.testing.assert_array_equal(np.asarray(m), want.mode)
+        np.testing.assert_array_equal(np.asarray(c), want.count)
+
+
+@pytest.mark.parametrize("shape,axis", [((2, 3), None), ((2, 3, 4), None), ((2, 3), 1),
+                                        ((2, 3, 4), -2), ((5,), None)])
+def test_mode_keepdims_keeps_every_axis(shape, axis):
+    # axis=None with keepdims gave shape (1,) for any input; SciPy and JAX keep ndim ones
+    x = np.random.default_rng(0).integers(0, 3, shape).astype(float)
+    want = scipy.stats.mode(x, axis=axis, keepdims=True)
+    m, c = stats.mode(x, axis=axis, keepdims=True)
+    assert m.shape == want.mode.shape and c.shape == want.count.shape
+    np.testing.assert_array_equal(np.asarray(m), want.mode)
+    np.testing.assert_array_equal(np.asarray(c), want.count)
+
+
+def test_mode_of_empty_axis_is_nan_with_count_zero():
+    # raised ValueError; SciPy and JAX give NaN and a count 0 (a float, as both)
+    m, c = stats.mode(np.zeros((0, 3)), axis=0)
+    np.testing.assert_array_equal(np.asarray(m), np.full(3, np.nan))
+    np.testing.assert_array_equal(np.asarray(c), np.zeros(3))
+    assert m.dtype == c.dtype == jnp.zeros(0, float).dtype
+
+
+@pytest.mark.parametrize("method", ["average", "min", "max", "dense", "ordinal"])
+@pytest.mark.parametrize("data", [np.array([3.0, 1.0, 1.0, 2.0, 3.0, 3.0]),
+                                  np.array([3, 1, 1, 2, 3, 3]),
+                                  np.array([[3.0, np.nan, 1.0], [2.0, 2.0, 0.0]])])
+def test_rankdata_is_default_float_for_every_method(method, data):
+    # 'average' was float32 under x64 and int ranks stayed int32 (JAX: the default
+    # float dtype for every method); values against SciPy
+    axis = 1 if data.ndim == 2 else None
+    want = scipy.stats.rankdata(data, method, axis=axis)
+    for f in both(lambda v: stats.rankdata(v, method, axis=axis)):
+        got = f(data)
+        assert got.dtype == jnp.zeros(0, float).dtype
+        np.testing.assert_array_equal(np.asarray(got), want)
+
+
+@pytest.mark.parametrize("shape,axis", [((2, 0), 1), ((0, 3), 0), ((0, 3), 1)])
+def test_rankdata_of_empty_axis(shape, axis):
+    # reshape(-1, 0) raised 'cannot infer -1'
+    x = np.zeros(shape)
+    got = stats.rankdata(x, axis=axis)
+    assert got.shape == shape
