@@ -194,3 +194,23 @@ def test_reduceat_takes_traced_indices(name, axis, indices):
     for got in (eager, traced):
         onp.testing.assert_allclose(onp.asarray(got), want.astype(onp.asarray(got).dtype),
                                     rtol=1e-5, atol=1e-6)
+
+
+# JAX's unique(size=, fill_value=) broadcasts fill_value against the padded result with the
+# unique axis first; tjit failed inside lax.select for any non-scalar fill_value
+_ROWS = onp.array([[3, 1, 3], [2, 2, 2], [3, 1, 3]])
+
+
+@pytest.mark.parametrize("axis,fill,want", [
+    (0, [7, 8, 9], [[2, 2, 2], [3, 1, 3], [7, 8, 9]]),
+    (1, [7, 8, 9], [[1, 3, 7], [2, 2, 8], [1, 3, 9]]),
+    (0, [[7], [8], [9]], [[2, 2, 2], [3, 1, 3], [9, 9, 9]]),
+    (None, list(range(10, 19)), [1, 2, 3, 13, 14, 15, 16, 17, 18]),
+])
+def test_unique_size_pads_with_a_broadcast_fill_value(axis, fill, want):
+    size = 9 if axis is None else 3
+    f = lambda a: jnp.unique(a, axis=axis, size=size, fill_value=onp.array(fill))  # noqa
+    for got in (f(_ROWS), tjit.jit(f)(_ROWS)):
+        onp.testing.assert_array_equal(onp.asarray(got), want)
+    with pytest.raises(ValueError, match=r"fill_value of shape \(2,\) does not broadcast"):
+        jnp.unique(_ROWS, axis=0, size=3, fill_value=onp.array([7, 8]))

@@ -330,6 +330,9 @@ class _Groups:
         if not shape_size(self.rest):
             out = lax.full((size, *self.rest), 0, arr.dtype)
             return _moveaxis(out, 0, axis)
+        fill_value = None if fill_value is None else ensure_array("unique", fill_value)
+        if fill_value is not None and fill_value.ndim:
+            return _moveaxis(self._padded_by(self.values(arr, 0, 0), fill_value), 0, axis)
         cols = []
         for c in self.ucols:
             fill = fill_value if fill_value is not None or not size else \
@@ -340,6 +343,23 @@ class _Groups:
             return cols[0]
         rows = lax.concatenate([lax.reshape(c, (size, 1)) for c in cols], 1)
         return _moveaxis(lax.reshape(rows, (size, *self.rest)), 0, axis)
+
+    def _padded_by(self, out, fill):
+        """``out`` (unique values first, shape ``(size, *rest)``) with the rows past the
+        unique ones taken from ``fill`` broadcast against it (JAX's rule: one slice, or a
+        value per output row)."""
+        shape = tuple(out.shape)
+        fits = fill.ndim <= len(shape) and all(
+            d in (1, r) for d, r in zip(fill.shape, shape[len(shape) - fill.ndim:]))
+        if not fits:
+            raise ValueError(f"unique: fill_value of shape {shape_str(fill.shape)} does not "
+                             f"broadcast against the padded result of shape "
+                             f"{shape_str(shape)} (unique axis first); pass a scalar or "
+                             f"one slice")
+        fill = lax.broadcast_in_dim(lax.convert_element_type(fill, out.dtype), shape,
+                                    tuple(range(len(shape) - fill.ndim, len(shape))))
+        valid = lax.broadcast_in_dim(self.valid, shape, (0,))
+        return lax.select(valid, out, fill)
 
     def index(self):
         first = 0 if not self.n else lax.index_in_dim(self.first_idx, 0, keepdims=False)
