@@ -107,9 +107,10 @@ def test_jit_shardings_values_and_layouts(mesh, s):
 
 
 @pytest.mark.parametrize("case, want", [
-    # (what JAX 0.10 gives on one CPU device for outputs with no out_shardings)
+    # (what JAX 0.10 gives on one CPU device for outputs with no out_shardings; under
+    # Explicit axes an uncommitted argument's type is unsplit: a + b is P('x'))
     ("committed", "x"), ("committed_in_shardings", "x"), ("uncommitted_in_shardings", ""),
-    ("committed_and_numpy", ""), ("committed_and_python_scalar", "x"), ("plain", "single"),
+    ("committed_and_numpy", "x"), ("committed_and_python_scalar", "x"), ("plain", "single"),
     ("set_mesh", ""), ("set_mesh_in_spec", "x"),
 ])
 def test_unspecified_output_layouts_follow_jax(mesh, s, case, want):
@@ -134,11 +135,17 @@ def test_unspecified_output_layouts_follow_jax(mesh, s, case, want):
     assert got == {"x": P("x"), "": P(), "single": "SingleDeviceSharding"}[want]
 
 
-def test_unspecified_outputs_of_other_ranks_are_replicated_on_the_mesh(mesh):
+def test_unspecified_outputs_are_typed_under_explicit_axes(mesh):
+    """JAX 0.10.2's specs: each output's type follows its operations (sharding in
+    types); under Auto axes, an output of the first argument's rank takes its layout."""
     s2 = NamedSharding(mesh, P("x", None))
     a = jax.device_put(np.ones((2, 4), np.float32), s2)
     t, row, flat, s_ = jax.jit(lambda a: (a.T, a[0], a.reshape(-1), a.sum()))(a)
-    assert (spec(t), spec(row), spec(flat), spec(s_)) == (P("x", None), P(), P(), P())
+    assert (spec(t), spec(row), spec(flat), spec(s_)) == (P(None, "x"), P(None), P("x"), P())
+    auto = jax.make_mesh((1,), ("x",), axis_types=(jax.sharding.AxisType.Auto,))
+    b = jax.device_put(np.ones((2, 4), np.float32), NamedSharding(auto, P("x", None)))
+    t, s_ = jax.jit(lambda a: (a.T, a.sum()))(b)
+    assert (spec(t), spec(s_)) == (P("x", None), P())
     # nullary: the mesh comes from out_shardings
     u, v = jax.jit(lambda: (jnp.ones(3), jnp.ones(4)),
                    out_shardings=(None, NamedSharding(mesh, P("x"))))()

@@ -179,3 +179,20 @@ def test_visualize_sharding_draws_each_devices_block(mesh, capsys):
     assert "CPU 0" in capsys.readouterr().out
     with pytest.raises(ValueError, match="only works for shapes with 1 and 2 dimensions"):
         jax.debug.visualize_array_sharding(jnp.ones((2, 2, 2)))
+
+
+def test_jit_outputs_are_typed_under_explicit_axes(mesh):
+    """JAX 0.10.2 gives each output the spec its operations' types give (the calls and
+    Compiled.output_shardings alike); uncommitted arguments count as unsplit."""
+    a = jax.device_put(Y, NamedSharding(mesh, P("X", None)))
+    f = jax.jit(lambda a: (a.T, a.sum(0), a[:, :2] * 2, a[0], a.sum(1)))
+    outs = f(a)
+    want = [P(None, "X"), P(None), P("X", None), P(None), P("X")]
+    for o, ref, w in zip(outs, (Y.T, Y.sum(0), Y[:, :2] * 2, Y[0], Y.sum(1)), want):
+        np.testing.assert_allclose(np.asarray(o), ref)
+        assert o.sharding == NamedSharding(mesh, w)
+    assert [s.spec for s in f.lower(a).compile().output_shardings] == want
+    x = jax.device_put(X, NamedSharding(mesh, P("X")))
+    y = jax.jit(lambda a, b: a + b)(x, np.ones(8, np.float32))
+    assert y.sharding == NamedSharding(mesh, P("X"))
+    np.testing.assert_allclose(y, X + 1)

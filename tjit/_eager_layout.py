@@ -22,10 +22,13 @@ device, takes the first operand's entries. Only eager calls with a committed ope
 come here (``tracing.core.LaidOutValue``): plain eager calls keep their fast lanes.
 """
 
+import weakref
+
 from tjit.sharding import AxisType, NamedSharding, ON_FIRST_LAYOUT, PartitionSpec, set_layout
 from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray
 from tjit.tracing.core import Array, set_eager_layout
+from tjit.tracing.jaxpr import Literal
 from tjit.tracing.shapes import dim_str
 
 
@@ -108,7 +111,7 @@ def _result_spec(prim, params, specs, operands, shape):
 _SHARDINGS = {}   # (mesh, entries) -> NamedSharding (made once: eager calls repeat)
 
 
-def _named(mesh, entries):
+def named(mesh, entries):
     key = (mesh, entries)
     got = _SHARDINGS.get(key)
     if got is None:
@@ -120,7 +123,39 @@ def _named(mesh, entries):
 
 def lay_out(prim, args, params, out):
     """``out`` (the Array(s) of an eager ``prim`` on ``args``) laid out from the
-    operands' layouts (module docstring)."""
+    operands' layouts (module docstring); the layouts of a call signature are kept."""
+    key, keep = [prim], []
+    for a in args:
+        if type(a) is Array:
+            s = getattr(a, "_sharding", None)
+            key += (id(s), a._value.shape)
+            if s is not None:
+                keep.append(s)   # (alive while its id is in a key)
+        else:
+            key += (type(a), getattr(a, "shape", None))
+    try:
+        key = (tuple(key), tuple(params.items())) if params else tuple(key)
+        got = _LAID_OUT.get(key)
+    except TypeError:   # unhashable params
+        key, got = None, None
+    outs = out if isinstance(out, (list, tuple)) else (out,)
+    if got is None:
+        got = (keep, _result_shardings(prim, args, params, outs))
+        if key is not None:
+            if len(_LAID_OUT) > 4096:
+                _LAID_OUT.clear()
+            _LAID_OUT[key] = got
+    for o, s in zip(outs, got[1]):
+        if s is not None and type(o) is Array and getattr(o, "_sharding", None) is None:
+            set_layout(o, s)
+    return out
+
+
+_LAID_OUT = {}   # (prim, per operand: id of its layout and shape, params) -> layouts
+
+
+def _result_shardings(prim, args, params, outs):
+    """The NamedSharding of each output of ``prim`` on ``args`` (None: not laid out)."""
     specs, mesh = [], None
     for a in args:
         spec, m = _spec_of(a)
@@ -135,11 +170,9 @@ def lay_out(prim, args, params, out):
                              f"{m.abstract_mesh}. Move the operands to one mesh with "
                              f"jax.device_put(x, sharding) first")
     if mesh is None:
-        return out
-    for o in (out if isinstance(out, (list, tuple)) else (out,)):
-        if type(o) is Array and getattr(o, "_sharding", None) is None:
-            set_layout(o, _named(mesh, _result_spec(prim, params, specs, args, o.shape)))
-    return out
+        return [None] * len(outs)
+    return [named(mesh, _result_spec(prim, params, specs, args, o.shape))
+            if type(o) is Array else None for o in outs]
 
 
 ON_FIRST_LAYOUT.append(lambda: set_eager_layout(lay_out))
@@ -201,3 +234,44 @@ def typeof_laid_out(x):
         entries.append(axes[0] if len(axes) == 1 else axes or None)
     return LaidOutAval(x.shape, x.dtype, x.weak_type,
                        NamedSharding(mesh.abstract_mesh, PartitionSpec(*entries)))
+
+
+def propagate(jaxpr, in_specs):
+    """The per-dimension entries of ``jaxpr``'s outputs from its inputs' (None: not
+    laid out), by the rules above, equation by equation: what JAX's types give a jit's
+    outputs under Explicit mesh axes. An output no laid-out input reaches is unsplit."""
+    env = {}
+    for v, s in zip(jaxpr.invars, in_specs):
+        env[v] = s
+    for eqn in jaxpr.eqns:
+        specs = [None if isinstance(v, Literal) else env.get(v) for v in eqn.invars]
+        if all(s is None for s in specs):
+            continue
+        avals = [v.aval for v in eqn.invars]
+        for o in eqn.outvars:
+            env[o] = _result_spec(eqn.primitive, eqn.params, specs, avals, o.aval.shape)
+    return [(None if isinstance(v, Literal) else env.get(v)) or (None,) * len(v.aval.shape)
+            for v in jaxpr.outvars]
+
+
+def typed_layout(jaxpr, leaves, mesh):
+    """What lays out the outputs of a jit call of ``jaxpr`` on the argument ``leaves``,
+    every array one committed to ``mesh`` (Python scalars have no layout): each output
+    as :func:`propagate` types it. Kept per jaxpr and argument layouts (calls repeat)."""
+    specs = tuple(_spec_of(x)[0] for x in leaves)
+    try:
+        known = _TYPED.setdefault(jaxpr, {})
+    except TypeError:   # (a jaxpr that cannot be weakly referenced)
+        known = {}
+    shardings = known.get(specs)
+    if shardings is None:
+        shardings = known[specs] = [named(mesh, s) for s in propagate(jaxpr, specs)]
+
+    def lay_out(outs):
+        for o, s in zip(outs, shardings):
+            if type(o) is Array:
+                set_layout(o, s)
+    return lay_out
+
+
+_TYPED = weakref.WeakKeyDictionary()   # jaxpr -> {argument specs: output shardings}

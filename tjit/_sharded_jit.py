@@ -28,6 +28,7 @@ import numpy as np
 from tjit.api import UNSPECIFIED, device_put, set_output_layout
 from tjit.sharding import (
     ON_FIRST_LAYOUT,
+    AxisType,
     NamedSharding,
     PartitionSpec,
     PmapSharding,
@@ -342,6 +343,12 @@ def compiled_shardings(lowered):
         ins = [g if g is not None else s for g, s in zip(given_in, ins)]
     outs = [pick(len(a.shape)) if pick is not None else single
             for a in lowered.jaxpr.out_avals]
+    one_mesh = all(s.mesh == mesh for s in layouts if isinstance(s, NamedSharding))
+    if first is not None and one_mesh and AxisType.Explicit in mesh.axis_types:
+        specs = [tuple(s.spec) + (None,) * (r - len(s.spec))
+                 if isinstance(s, NamedSharding) else None for s, r in zip(layouts, ranks)]
+        outs = [_eager_layout.named(mesh, spec)
+                for spec in _eager_layout.propagate(lowered.jaxpr.jaxpr, specs)]
     if given_out is not UNSPECIFIED:
         dummy = tree_unflatten(lowered.out_tree, [0] * len(outs))
         per_leaf = broadcast_prefix(given_out, dummy, is_leaf=_is_leaf)
@@ -350,11 +357,15 @@ def compiled_shardings(lowered):
             tree_unflatten(lowered.out_tree, outs))
 
 
-def lay_out_outputs(in_leaves):
+def lay_out_outputs(in_leaves, entry=None):
     """jit's hook (``api.set_output_layout``), read before a call with its argument
-    leaves (Python scalars have no layout, as in JAX): what lays out its outputs."""
+    leaves (Python scalars have no layout, as in JAX) and the cache ``entry`` it runs:
+    what lays out its outputs. Where the committed arguments share a mesh with
+    Explicit axes (the others count as unsplit), JAX types each output (tjit._eager_layout.propagate: a
+    transpose's spec is permuted, a reduction's drops its axes); else the rule of the
+    module docstring."""
     first = rank = None
-    all_on_first = True
+    all_on_first = one_mesh = True
     for x in in_leaves:
         s = getattr(x, "_sharding", None) if type(x) is Array else None
         if s is None:
@@ -363,7 +374,12 @@ def lay_out_outputs(in_leaves):
         elif first is None:
             first, rank = s, x.ndim
         elif s.mesh is not first.mesh and s.mesh != first.mesh:
-            all_on_first = False
+            all_on_first = one_mesh = False
+    if first is not None and one_mesh and entry is not None and \
+            AxisType.Explicit in first.mesh.axis_types:
+        jaxpr = entry.closed_jaxpr.jaxpr
+        if len(jaxpr.invars) == len(in_leaves):
+            return _eager_layout.typed_layout(jaxpr, in_leaves, first.mesh)
     return _layout_rule(first, rank, all_on_first)
 
 

@@ -785,7 +785,7 @@ class Jitted:
     def _run(entry, raw, leaves):
         layout = _OUTPUT_LAYOUT[0]
         if layout is not None:  # (read before the call, which deletes donated arguments)
-            layout = layout(leaves)
+            layout = layout(leaves, entry)
         if _DEVICE_ARRAYS and not getattr(entry.executable, "device_arrays", False):
             _on_host(raw)     # GPU Arrays given to a host program are copied over
         if entry.donation is None:
