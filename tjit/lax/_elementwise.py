@@ -372,6 +372,14 @@ def convert_element_type(operand, new_dtype, weak_type=False):
         x = asarray_for_lax(operand)
     if x.dtype == new_dtype and getattr(x, "weak_type", False) == weak_type:
         return x
+    if not weak_type and (t in (bool, int, float, builtins.complex) or
+                          isinstance(operand, np.generic) or
+                          (isinstance(operand, np.ndarray) and operand.ndim == 0)):
+        # a Python or NumPy scalar converts now, as JAX's: inside a trace a constant, no
+        # equation (jnp.zeros(3) is one broadcast of 0.0:f32[], as JAX prints it)
+        value = ew.convert_element_type_p.impl(np, np.asarray(x), new_dtype=new_dtype,
+                                               weak_type=False)
+        return Array(np.asarray(value), False)
     return ew.convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type)
 
 
