@@ -61,8 +61,17 @@ def _promote(fname, *args, preferred=None):
 
 
 def _dot(a, b, contract, batch, precision, preferred):
-    return lax.dot_general(a, b, (contract, batch), precision=precision,
-                           preferred_element_type=preferred)
+    """JAX's products hand dot_general the result type when none is asked for (its
+    jaxprs print ``preferred_element_type=float32``; the same product) and keep the
+    product of two weakly typed operands weak."""
+    if preferred is not None:
+        return lax.dot_general(a, b, (contract, batch), precision=precision,
+                               preferred_element_type=preferred)
+    out = lax.dot_general(a, b, (contract, batch), precision=precision,
+                          preferred_element_type=a.dtype)   # (a, b promoted: one dtype)
+    if getattr(a, "weak_type", False) and getattr(b, "weak_type", False):
+        return lax.convert_element_type(out, out.dtype, weak_type=True)
+    return out
 
 
 def _ravel(x):
