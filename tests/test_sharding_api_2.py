@@ -196,3 +196,25 @@ def test_jit_outputs_are_typed_under_explicit_axes(mesh):
     y = jax.jit(lambda a, b: a + b)(x, np.ones(8, np.float32))
     assert y.sharding == NamedSharding(mesh, P("X"))
     np.testing.assert_allclose(y, X + 1)
+
+
+def test_types_of_plain_arrays_and_lowered_arguments(mesh):
+    """As JAX 0.10.2: a plain array's type has the empty mesh's unsplit sharding (also a
+    tracer's); Lowered.in_avals shows a committed argument's layout and out_info the
+    outputs' shardings."""
+    from tjit.sharding import AbstractMesh
+    empty = AbstractMesh((), ())
+    assert jax.typeof(jnp.ones((2, 3))).sharding == NamedSharding(empty, P(None, None))
+    assert jax.typeof(jnp.float32(1)).sharding == NamedSharding(empty, P())
+    assert repr(jax.typeof(jnp.ones(2)).sharding) == \
+        "NamedSharding(mesh=AbstractMesh((), axis_types=()), spec=P(None,))"
+    seen = []
+    jax.jit(lambda a: seen.append(jax.typeof(a).sharding) or a)(jnp.ones(3))
+    assert seen == [NamedSharding(empty, P(None))]
+    x = jax.device_put(X, NamedSharding(mesh, P("X")))
+    low = jax.jit(lambda a, b: a * b).lower(x, 2.0)
+    (ta, tb), kw = low.in_avals
+    assert (str(ta), repr(tb), kw) == ("float32[8@X]", "ShapedArray(float32[], weak_type=True)",
+                                       {})
+    assert low.out_info.sharding == NamedSharding(mesh, P("X"))
+    assert low.out_info.shape == (8,)

@@ -223,16 +223,20 @@ def typeof_laid_out(x):
     a LaidOutAval whose spec keeps the Explicit axes only (JAX's types carry no Auto
     axes)."""
     s = getattr(x, "_sharding", None) if type(x) is Array else None
-    if s is None:
-        return None
+    return None if s is None else typed_aval(x.aval, s)
+
+
+def typed_aval(aval, s):
+    """``aval`` (a ShapedArray) as the type of an array laid out as the NamedSharding
+    ``s``: a LaidOutAval keeping ``s``'s Explicit axes."""
     mesh = s.mesh
     explicit = {n for n, t in zip(mesh.axis_names, mesh.axis_types) if t is AxisType.Explicit}
-    spec, _ = _spec_of(x)
+    spec = tuple(s.spec) + (None,) * (len(aval.shape) - len(s.spec))
     entries = []
     for e in spec:
         axes = tuple(n for n in ((e,) if isinstance(e, str) else e or ()) if n in explicit)
         entries.append(axes[0] if len(axes) == 1 else axes or None)
-    return LaidOutAval(x.shape, x.dtype, x.weak_type,
+    return LaidOutAval(aval.shape, aval.dtype, aval.weak_type,
                        NamedSharding(mesh.abstract_mesh, PartitionSpec(*entries)))
 
 

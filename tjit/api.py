@@ -1395,7 +1395,24 @@ class Lowered:
 
     @property
     def out_info(self):
+        """The outputs' ShapeDtypeStructs; with the sharding a call gives them where an
+        argument is laid out on a mesh, as JAX's."""
+        if any(hasattr(s, "mesh") for s in getattr(self, "arg_layouts", ())):  # (named)
+            from tjit._sharded_jit import compiled_shardings
+            shardings = tree_flatten(compiled_shardings(self)[1])[0]
+            return tree_unflatten(self.out_tree, [
+                ShapeDtypeStruct(a.shape, a.dtype, sharding=s)
+                for a, s in zip(self.jaxpr.out_avals, shardings)])
         return _shape_structs(self.out_tree, self.jaxpr.out_avals)
+
+    @property
+    def in_avals(self):
+        """The arguments' types ``(args, kwargs)``, as JAX's (an argument laid out on a
+        mesh shows its layout: ``float32[8@X]``)."""
+        from tjit._eager_layout import typed_aval
+        return tree_unflatten(self.in_tree, [
+            typed_aval(a, s) if hasattr(s, "mesh") else a   # (a NamedSharding)
+            for a, s in zip(self.jaxpr.in_avals, self.arg_layouts)])
 
 
 def _with_arguments(lowered, dyn_args, dyn_kwargs):

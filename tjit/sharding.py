@@ -33,6 +33,7 @@ from tjit.tracing.core import (
     register_value_sharding,
     set_single_device_sharding,
 )
+from tjit.tracing.avals import set_unsharded_type
 from tjit.tracing.tree_util import broadcast_prefix, tree_flatten, tree_leaves, tree_unflatten
 
 _MESH_CTX = threading.local()
@@ -812,6 +813,21 @@ def place_eagerly(x, sharding):
         return commit(x, sharding)
     return commit(x, None) if isinstance(sharding, SingleDeviceSharding) else x
 
+
+def unsharded_type(ndim):
+    """``jax.typeof(x).sharding`` of an array of rank ``ndim`` not laid out on a mesh:
+    the empty AbstractMesh, every dimension unsplit (P(None, None); P() for a scalar)."""
+    got = _UNSHARDED_TYPES.get(ndim)
+    if got is None:
+        got = _UNSHARDED_TYPES[ndim] = NamedSharding(AbstractMesh((), ()),
+                                                     PartitionSpec(*[None] * ndim))
+    return got
+
+
+_UNSHARDED_TYPES = {}   # rank -> unsharded_type(rank)
+
+
+set_unsharded_type(unsharded_type)
 
 # ``x.sharding`` of Arrays: a pmap result's layout, else the one device holding it
 register_value_sharding(StackedValue, lambda v: PmapSharding(v.device_list, v.mapped_axis))

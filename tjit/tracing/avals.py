@@ -6,6 +6,14 @@ from tjit.tracing import dtypes
 from tjit.tracing.shapes import dim_str, size as shape_size
 
 
+#: ``make(ndim)``: the sharding of a type that names no mesh axes (set by tjit.sharding)
+_UNSHARDED = [None]
+
+
+def set_unsharded_type(make):
+    _UNSHARDED[0] = make
+
+
 class ShapedArray:
     """Shape (ints or sympy dims), dtype and weak-type flag of an array."""
 
@@ -24,6 +32,13 @@ class ShapedArray:
     @property
     def size(self):
         return shape_size(self.shape)
+
+    @property
+    def sharding(self):
+        """The type's sharding, as ``jax.typeof(x).sharding``: a NamedSharding over the
+        empty AbstractMesh with every dimension unsplit (a committed Array's type,
+        ``tjit._eager_layout.LaidOutAval``, carries its mesh axes)."""
+        return _UNSHARDED[0](len(self.shape))
 
     def update(self, shape=None, dtype=None, weak_type=None):
         return ShapedArray(self.shape if shape is None else shape,
