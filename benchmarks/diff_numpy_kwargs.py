@@ -331,6 +331,13 @@ def unique_cases(rng):
             kws = dict(flags, size=size, equal_nan=equal_nan, **_kw(fill_value=fill))
             yield Case("unique", f"unique size {label(x)} {kws}",
                        lambda m, a, kw=kws: m.unique(a, **kw), (x,), ref="jax")
+        if axis is not None and x.ndim == 2 and x.shape[axis]:
+            fill = rand(rng, (x.shape[1 - axis % 2],), x.dtype, special=0.0)
+            size = x.shape[axis] + 1
+            yield Case("unique", f"unique size axis={axis} row fill {label(x)}",
+                       lambda m, a, f=fill, ax=axis, s=size: m.unique(a, axis=ax, size=s,
+                                                                      fill_value=f),
+                       (x,), ref="jax")
 
 
 # -- searching and histograms -------------------------------------------------------------------
@@ -374,8 +381,8 @@ def elementwise_cases(rng):
         dtype = pick(rng, (np.float64, np.float32, np.float16, np.int32, np.int64, np.uint8,
                            np.complex128, np.int8))
         x = rand(rng, rand_shape(rng), dtype, special=0.1)
-        if np.dtype(dtype).kind in "iu":
-            x = (x * pick(rng, (1, 37, 1234))).astype(dtype) if dtype != np.uint8 else x
+        if np.dtype(dtype).kind in "iu" and np.dtype(dtype).itemsize >= 4:
+            x = (x.astype(np.int64) * pick(rng, (1, 37, 1234))).astype(dtype)
         dec = pick(rng, (-3, -2, -1, 0, 1, 3))
         yield Case("round", f"round {label(x)} decimals={dec}",
                    lambda m, a, d=dec: m.round(a, d), (x,), ref_fun=lambda m, a, d=dec:
