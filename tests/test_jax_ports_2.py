@@ -54,9 +54,9 @@ def test_jaxpr_prints_outputs_with_commas_and_dtype_names():
     np.testing.assert_allclose(g(0, 3.0), 4.0)
     np.testing.assert_allclose(g(1, 3.0), 1.0)
 
-    def h(x):   # scan's body returns its carry and output with commas too
-        return lax.scan(lambda c, y: (c + y, c * y), x, jnp.arange(3.0))
-    assert "in (d, f) }" in str(jax.make_jaxpr(h)(1.0))
+    def h(x):   # scan's body returns its carry and output with commas too (its names
+        return lax.scan(lambda c, y: (c + y, c * y), x, jnp.arange(3.0))  # go on: JAX's)
+    assert "in (h, j) }" in str(jax.make_jaxpr(h)(1.0))
     c, ys = h(1.0)
     np.testing.assert_allclose(c, 4.0)
     np.testing.assert_allclose(ys, [0.0, 1.0, 4.0])

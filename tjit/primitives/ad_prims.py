@@ -129,8 +129,17 @@ def _check_closure_tangents(kind, name, tangents):
             raise closure_tangent_error(kind, name, get_aval(t))
 
 
+def _custom_call_pp(params):
+    """As JAX prints a custom_jvp/vjp call: ``name`` first, then the rest sorted, counts
+    of zero left out (the rules print as their functions' names)."""
+    rest = sorted((k, v) for k, v in params.items()
+                  if k != "name" and not (k in ("num_consts", "num_nondiff") and v == 0))
+    return [("name", params["name"]), *rest]
+
+
 # -- custom_jvp_call -----------------------------------------------------------------------
 custom_jvp_call_p = _call_primitive("custom_jvp_call", "call_jaxpr")
+custom_jvp_call_p.pp_params = _custom_call_pp
 
 
 def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, num_nondiff,
@@ -146,6 +155,7 @@ custom_jvp_call_p.jvp = _custom_jvp_call_jvp
 
 # -- custom_vjp_call and custom_lin ------------------------------------------------------------
 custom_vjp_call_p = _call_primitive("custom_vjp_call", "call_jaxpr")
+custom_vjp_call_p.pp_params = _custom_call_pp
 custom_lin_p = new_primitive("custom_lin", multiple_results=True)
 
 FORWARD_MODE_ERROR = "can't apply forward-mode autodiff (jvp) to a custom_vjp function."

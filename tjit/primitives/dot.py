@@ -205,6 +205,16 @@ def _dot_general_impl(xp, lhs, rhs, *, dimension_numbers, precision=None,
 dot_general_p.def_impl(_quiet(_dot_general_impl))
 
 
+def _dot_general_pp(params):
+    """As JAX prints it: None values left out, dimension_numbers as lists (shorter)."""
+    (lc, rc), (lb, rb) = params["dimension_numbers"]
+    shown = dict(params, dimension_numbers=((list(lc), list(rc)), (list(lb), list(rb))))
+    return sorted((k, v) for k, v in shown.items() if v is not None)
+
+
+dot_general_p.pp_params = _dot_general_pp
+
+
 # -- transformation rules ----------------------------------------------------------------------
 from tjit.primitives import rules as _r  # noqa: E402
 from tjit.primitives.elementwise import convert_element_type_p  # noqa: E402

@@ -65,6 +65,15 @@ def _broadcast_in_dim_abstract(x, *, shape, broadcast_dimensions):
     return ShapedArray(shape, x.dtype)
 
 
+def _broadcast_in_dim_pp(params):
+    """As JAX prints it: ``shape`` is the result's type; no dimensions, no list."""
+    return sorted((k, v) for k, v in params.items()
+                  if k != "shape" and not (k == "broadcast_dimensions" and not v))
+
+
+broadcast_in_dim_p.pp_params = _broadcast_in_dim_pp
+
+
 @broadcast_in_dim_p.def_impl
 def _broadcast_in_dim_impl(xp, x, *, shape, broadcast_dimensions):
     x = xp.asarray(x)

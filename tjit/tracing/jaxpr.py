@@ -14,8 +14,11 @@ two interpreters.
   an array namespace directly: the oracle for compiled code, and jit's interpreter.
 """
 
+import re
+
 import numpy as np
 
+from tjit.tracing import pretty as pp
 from tjit.tracing import source_info
 from tjit.tracing.avals import ShapedArray
 from tjit.tracing.core import new_array
@@ -80,7 +83,7 @@ class JaxprEqn:
         return new
 
     def __repr__(self):
-        return pp_eqn(self, _Namer())
+        return pp_eqn(self)
 
 
 class Jaxpr:
@@ -107,8 +110,18 @@ class Jaxpr:
 
     __repr__ = __str__
 
-    def pretty_print(self):
-        return str(self)
+    def pretty_print(self, *, print_shapes=True, custom_pp_eqn_rules=True, width=80,
+                     use_color=False, source_info=False, name_stack=False,
+                     print_effects=False):
+        """The text, as JAX's ``Jaxpr.pretty_print``: ``print_shapes=False`` leaves the
+        types out, ``custom_pp_eqn_rules=False`` prints every parameter, ``width`` is
+        where lines break. (No colors: ``use_color`` is accepted and ignored.)"""
+        for flag, on in (("source_info", source_info), ("name_stack", name_stack),
+                         ("print_effects", print_effects)):
+            if on:
+                raise NotImplementedError(f"Jaxpr.pretty_print({flag}=True): tjit's printer "
+                                          f"has no {flag} annotations; print without it")
+        return pp_jaxpr(self, width, print_shapes, custom_pp_eqn_rules)
 
 
 class ClosedJaxpr:
@@ -143,31 +156,49 @@ class ClosedJaxpr:
 
     __repr__ = __str__
 
-    def pretty_print(self):
-        return str(self)
+    def pretty_print(self, **kwargs):
+        """As :meth:`Jaxpr.pretty_print` (the consts' values are not printed)."""
+        return self.jaxpr.pretty_print(**kwargs)
 
 
 # -- printer -------------------------------------------------------------------------------
-class _Namer:
-    """a, b, ..., z, ba, bb, ... in order of first appearance (JAX's scheme)."""
+# The text is JAX's: the same documents (tracing/pretty.py) laid out to 80 columns, the
+# same variable names (a, b, ..., z, ba, ... in order of first appearance, one sequence
+# through the jaxpr and all jaxprs nested in it), "_" for a top-level result nobody reads,
+# and a sub-jaxpr that appears more than once, or has more than 10 equations, printed
+# once on top as "let jaxpr = { ... } in" and cited by name.
 
-    def __init__(self):
-        self.names = {}
+class _PpContext:
+    """Names of variables and of the sub-jaxprs printed on top (JAX's JaxprPpContext)."""
+
+    def __init__(self, names=None):
+        self.names = dict(names or {})
+        self.shared = {}            # Jaxpr -> its name, printed once on top
+        self.reserved = set()       # those names, never given to a variable
+        self._count = 0
 
     def __call__(self, v):
-        if isinstance(v, Literal):
+        if type(v) is Literal:
             return _literal_str(v)
         if isinstance(v, DropVar):
             return "_"
         name = self.names.get(v)
         if name is None:
-            name = self.names[v] = _encode(len(self.names))
+            while True:
+                name = _encode(self._count)
+                self._count += 1
+                if name not in self.reserved:
+                    break
+            self.names[v] = name
         return name
 
-    def typed(self, v):
-        if isinstance(v, DropVar):
-            return "_:" + v.aval.str_short()
-        return f"{self(v)}:{v.aval.str_short()}"
+
+class _PpSettings:
+    __slots__ = ("print_shapes", "custom_rules")
+
+    def __init__(self, print_shapes=True, custom_rules=True):
+        self.print_shapes = print_shapes
+        self.custom_rules = custom_rules
 
 
 def _encode(i):
@@ -182,66 +213,146 @@ def _encode(i):
 
 def _literal_str(lit):
     v = lit.val
-    if isinstance(v, np.ndarray) and v.ndim == 0:
-        v = v.item()
-    elif isinstance(v, np.generic):
-        v = v.item()
-    return f"{v!r}:{lit.aval.str_short()}" if not isinstance(v, bool) else \
-        f"{v}:{lit.aval.str_short()}"
+    val = str(np.asarray(v).item()) if np.ndim(v) == 0 else "[...]"
+    return f"{val}:{lit.aval.str_short()}"
 
 
-def _param_str(v, indent):
+def _pp_vars(vs, ctx, st, separator="", typed=False):
+    if typed and st.print_shapes:
+        docs = [pp.text(f"{ctx(v)}:{v.aval.str_short()}") for v in vs]
+    else:
+        docs = [pp.text(ctx(v)) for v in vs]
+    return pp.nest(2, pp.group(pp.join(pp.text(separator) + pp.group(pp.brk()), docs)))
+
+
+def _pp_value(v, ctx, st):
+    """A parameter's value: sub-jaxprs laid out as jaxprs, anything else as text."""
+    if type(v) is tuple and all(isinstance(j, (Jaxpr, ClosedJaxpr)) for j in v):
+        items = pp.join(pp.brk(), [_pp_jaxpr(_open(j), ctx, st) for j in v])
+        return pp.group(pp.concat([pp.nest(2, pp.concat([pp.text("("), pp.brk(""), items])),
+                                   pp.brk(""), pp.text(")")]))
     if isinstance(v, (Jaxpr, ClosedJaxpr)):
-        inner = pp_jaxpr(v.jaxpr if isinstance(v, ClosedJaxpr) else v, indent + 2)
-        return "\n" + " " * (indent + 2) + inner
-    if isinstance(v, tuple) and v and all(isinstance(x, (Jaxpr, ClosedJaxpr)) for x in v):
-        return "(" + "".join(_param_str(x, indent) for x in v) + "\n" + " " * indent + ")"
-    if isinstance(v, np.dtype):   # dtype parameters by name, as JAX prints them (int32)
-        return v.name
-    if isinstance(v, type) and issubclass(v, np.generic):
-        return np.dtype(v).name
-    if callable(v) and hasattr(v, "__name__"):
-        return v.__name__
-    return str(v)
+        return _pp_jaxpr(_open(v), ctx, st)
+    if isinstance(v, frozenset):
+        return pp.text(f"frozenset({{{', '.join(repr(e) for e in sorted(v))}}})")
+    if isinstance(v, type) and issubclass(v, np.generic):   # a scalar type: its dtype's name
+        return pp.text(np.dtype(v).name)
+    if callable(v) and not isinstance(v, type) and hasattr(v, "__name__"):
+        return pp.text(v.__name__)   # (a rule held by a param: its name, not its address)
+    return pp.text(_ADDRESS.sub(lambda m: " at 0x" + "X" * len(m.group(1)), str(v)))
 
 
-def pp_eqn(eqn, namer, indent=0):
-    outs = " ".join(namer.typed(v) for v in eqn.outvars)
-    params = ""
-    if eqn.params:
-        items = [f"{k}={_param_str(v, indent + 4)}" for k, v in sorted(eqn.params.items())]
-        params = "[" + " ".join(items) + "]" if not any("\n" in s for s in items) else \
-            "[\n" + "\n".join(" " * (indent + 4) + s for s in items) + "\n" + " " * indent + "]"
-    ins = " ".join(namer(v) for v in eqn.invars)
-    lhs = f"{outs} = " if outs else ""   # (no results, e.g. a check: JAX prints no "=")
-    return f"{lhs}{eqn.primitive.name}{params} {ins}".rstrip()
+_ADDRESS = re.compile(r" at 0x([0-9a-fA-F]+)")
+
+
+def _open(j):
+    return j.jaxpr if isinstance(j, ClosedJaxpr) else j
+
+
+def _printed_params(eqn, st):
+    """(name, value) pairs as printed: the primitive's ``pp_params`` rule where it has
+    one (JAX's pp_eqn_rules: trivial values left out, ``name`` first), else all, sorted."""
+    rule = eqn.primitive.pp_params if st.custom_rules else None
+    return rule(eqn.params) if rule is not None else sorted(eqn.params.items())
+
+
+def _pp_eqn(eqn, ctx, st):
+    lhs = _pp_vars(eqn.outvars, ctx, st, typed=True)   # (named before the params' jaxprs)
+    items = _printed_params(eqn, st)
+    params = pp.nil()
+    if items:
+        pairs = [pp.text(f"{k}=") + _pp_value(v, ctx, st) for k, v in items]
+        params = pp.group(pp.concat([
+            pp.nest(2, pp.concat([pp.text("["), pp.brk(""), pp.join(pp.brk(), pairs)])),
+            pp.brk(""), pp.text("]")]))
+    rhs = [pp.text(eqn.primitive.name), params, pp.text(" ") + _pp_vars(eqn.invars, ctx, st)]
+    if not eqn.outvars:   # (no results, e.g. a check: no "=")
+        return pp.concat(rhs)
+    return pp.concat([lhs, pp.text(" = "), *rhs])
+
+
+def _pp_skeleton(jaxpr, ctx, st):
+    consts = _pp_vars(jaxpr.constvars, ctx, st, typed=True)
+    ins = _pp_vars(jaxpr.invars, ctx, st, typed=True)
+    eqns = pp.join(pp.brk("; "), [_pp_eqn(e, ctx, st) for e in jaxpr.eqns])
+    outs = pp.concat([pp.text("("), _pp_vars(jaxpr.outvars, ctx, st, separator=","),
+                      pp.text(",)" if len(jaxpr.outvars) == 1 else ")")])
+    return pp.group(pp.nest(2, pp.concat([
+        pp.text("{ lambda "), consts, pp.text("; "), ins, pp.text(". let"),
+        pp.nest(2, pp.brk() + eqns), pp.brk(), pp.text("in "), outs])) + pp.text(" }"))
+
+
+def _pp_jaxpr(jaxpr, ctx, st):
+    name = ctx.shared.get(jaxpr)
+    return pp.text(name) if name is not None else _pp_skeleton(jaxpr, ctx, st)
+
+
+def _jaxprs_in(params):
+    for p in params.values():
+        for sub in (p if isinstance(p, tuple) else (p,)):
+            if isinstance(sub, (Jaxpr, ClosedJaxpr)):
+                yield _open(sub)
+
+
+def _toplevel_context(jaxpr):
+    """The context to print ``jaxpr`` in, and the sub-jaxprs it prints on top: those met
+    twice in a breadth-first walk, a jaxpr of more than 10 equations counting twice.
+    (JAX names them after a ``name`` param, which only its jit primitive has; tjit
+    inlines nested jits, so every one is "jaxpr", "jaxpr1", ...)"""
+    used = {v for v in jaxpr.outvars if type(v) is not Literal}
+    unread = {}
+    for eqn in reversed(jaxpr.eqns):
+        for v in eqn.outvars:
+            if v not in used:
+                unread[v] = "_"
+        used.update(v for v in eqn.invars if type(v) is not Literal)
+    ctx = _PpContext(unread)
+    counts, queue = {}, [jaxpr]
+    while queue:
+        j = queue.pop(0)
+        counts[j] = counts.get(j, 0) + (2 if j is not jaxpr and len(j.eqns) > 10 else 1)
+        for eqn in j.eqns:
+            queue.extend(_jaxprs_in(eqn.params))
+    shared = []
+    for j, c in counts.items():
+        if c > 1:
+            name = "jaxpr" if not shared else f"jaxpr{len(shared)}"
+            ctx.shared[j] = name
+            ctx.reserved.add(name)
+            shared.append((name, j))
+    return ctx, shared
+
+
+def pp_jaxpr_doc(jaxpr, print_shapes=True, custom_pp_eqn_rules=True):
+    """``jaxpr`` as a document of tracing/pretty.py (``.format(width)`` gives the text)."""
+    st = _PpSettings(print_shapes, custom_pp_eqn_rules)
+    ctx, shared = _toplevel_context(jaxpr)
+    docs = [pp.concat([pp.text(f"let {name} = "), _pp_skeleton(j, ctx, st), pp.text(" in"),
+                       pp.brk()]) for name, j in shared]
+    return pp.concat([*docs, _pp_skeleton(jaxpr, ctx, st)])
+
+
+def pp_jaxpr(jaxpr, width=80, print_shapes=True, custom_pp_eqn_rules=True):
+    """The text of ``jaxpr``, as JAX prints it: one line where it fits in ``width``
+    columns, else an equation a line and parameters broken as they need."""
+    return pp_jaxpr_doc(jaxpr, print_shapes, custom_pp_eqn_rules).format(width)
+
+
+def pp_eqn(eqn, width=80):
+    """One equation alone, its variables named afresh."""
+    return _pp_eqn(eqn, _PpContext(), _PpSettings()).format(width)
 
 
 def eqn_texts(jaxpr):
     """Each top-level equation of ``jaxpr`` printed as ``pp_jaxpr`` prints it (the same
     variable names), one string per equation: what views of compiled code cite."""
-    namer = _Namer()
+    st = _PpSettings()
+    ctx, shared = _toplevel_context(jaxpr)
+    for _, j in shared:   # (named first, as pp_jaxpr names them)
+        _pp_skeleton(j, ctx, st)
     for v in list(jaxpr.constvars) + list(jaxpr.invars):
-        namer(v)
-    return [pp_eqn(e, namer) for e in jaxpr.eqns]
-
-
-def pp_jaxpr(jaxpr, indent=0, namer=None):
-    namer = namer or _Namer()
-    consts = " ".join(namer.typed(v) for v in jaxpr.constvars)
-    ins = " ".join(namer.typed(v) for v in jaxpr.invars)
-    head = f"{{ lambda {consts}; {ins}. let"
-    eqns = [pp_eqn(e, namer, indent + 4) for e in jaxpr.eqns]
-    outs = ", ".join(namer(v) for v in jaxpr.outvars)   # (JAX's commas: "in (b, c)")
-    tail = f"in ({outs}{',' if len(jaxpr.outvars) == 1 else ''}) }}"
-    # A jaxpr that fits in 80 columns prints on one line, its equations separated by "; ",
-    # as JAX prints them ({ lambda ; a:f32[]. let b:f32[] = sin a; c:f32[] = cos b in (c,) })
-    one_line = f"{head} {'; '.join(eqns)}{' ' if eqns else ''}{tail}"
-    if indent + len(one_line) <= 80 and "\n" not in one_line:
-        return one_line
-    pad = " " * (indent + 4)
-    body = "".join(f"\n{pad}{e}" for e in eqns)
-    return f"{head}{body}\n{' ' * (indent + 2)}{tail}"
+        ctx(v)
+    return [_pp_eqn(e, ctx, st).format() for e in jaxpr.eqns]
 
 
 # -- type checker ------------------------------------------------------------------------

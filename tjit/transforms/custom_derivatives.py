@@ -401,6 +401,7 @@ class custom_jvp:
             t_leaves = [_tangent_leaf(t, p, "custom_jvp", fname, i)
                         for i, (t, p) in enumerate(zip(t_leaves, p_leaves))]
             return p_leaves, t_leaves
+        flat_jvp.__name__ = rule   # (the jaxpr printer shows the user's rule)
         return flat_jvp
 
 
@@ -564,6 +565,7 @@ class custom_vjp:
             res_leaves, store["res_tree"] = tree_flatten(res)
             res_leaves = [_residual(r, rule, fname) for r in res_leaves]
             return p_leaves, res_leaves
+        flat_fwd.__name__ = rule   # (the jaxpr printer shows the user's rule)
         return flat_fwd
 
     def _flat_bwd(self, split, store, fname, axes_in_scope):
@@ -578,6 +580,7 @@ class custom_vjp:
             with rebind(axes_in_scope):
                 out = self.bwd(*split.nondiff_values(split.nd_dyn), res, ct)
             return _bwd_cotangents(out, split, rule, fname)
+        flat_bwd.__name__ = rule   # (the jaxpr printer shows the user's rule)
         return flat_bwd
 
 
