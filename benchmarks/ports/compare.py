@@ -20,6 +20,9 @@ NORMALISE = [
     (re.compile(r"\b(?:TFRT_)?CpuDevice\(id=\d+\)|\bcpu:\d+\b|\bTFRT_CPU_\d+\b"), "DEVICE"),
     (re.compile(r"\btjit\b"), "jax"),
     (re.compile(r"[\d.]+ ?(?:ns|µs|us|ms|s) ± [\d.]+ ?(?:ns|µs|us|ms|s).*"), "TIMING"),
+    # jaxpr params of JAX's sharding in types, which tjit's primitives do not carry
+    (re.compile(r"\[(?:out_)?sharding=None\]|\s+(?:out_)?sharding=None(?=[\]\s])"
+                r"|(?<=\[)(?:out_)?sharding=None\s+"), ""),
 ]
 
 

@@ -34,8 +34,8 @@ class Var:
     def __init__(self, aval):
         self.aval = aval
 
-    def __repr__(self):
-        return f"Var({self.aval.str_short()})"
+    def __repr__(self):   # (JAX's form: Var(id=140716682578816):float32[3])
+        return f"Var(id={id(self)}):{self.aval._long()}"
 
 
 class Literal:
@@ -64,6 +64,9 @@ class Literal:
 
 class DropVar(Var):
     """An output nobody reads (printed as ``_``)."""
+
+    def __repr__(self):
+        return "_"
 
 
 class JaxprEqn:
