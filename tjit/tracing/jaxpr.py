@@ -14,6 +14,7 @@ two interpreters.
   an array namespace directly: the oracle for compiled code, and jit's interpreter.
 """
 
+import collections
 import re
 
 import numpy as np
@@ -310,9 +311,9 @@ def _toplevel_context(jaxpr):
                 unread[v] = "_"
         used.update(v for v in eqn.invars if type(v) is not Literal)
     ctx = _PpContext(unread)
-    counts, queue = {}, [jaxpr]
+    counts, queue = {}, collections.deque([jaxpr])
     while queue:
-        j = queue.pop(0)
+        j = queue.popleft()
         counts[j] = counts.get(j, 0) + (2 if j is not jaxpr and len(j.eqns) > 10 else 1)
         for eqn in j.eqns:
             queue.extend(_jaxprs_in(eqn.params))
