@@ -124,10 +124,16 @@ def factors_at(factors, env, value_of=None):
     floats: it runs at every call of a gemm with a value factor."""
     a = 1.0
     for (kind, key), p in factors:
-        v = float(concrete(key, env) if kind == "size" else value_of(key))
+        v = float(concrete(key, env) if kind == "size" else _number(value_of(key)))
         for _ in range(abs(p)):
             a = a * v if p > 0 else a / v if v else _divided_by_zero(a, v)
     return a
+
+
+def _number(value):
+    """A value factor as a number: a factor may be any size-1 array (``(a @ b) * s`` with
+    ``s`` of shape (1, 1) folds ``s`` like a scalar), which ``float()`` refuses."""
+    return value.item() if hasattr(value, "item") else value
 
 
 def _divided_by_zero(a, zero):
@@ -200,7 +206,7 @@ class DotStep:
             if part == 2 and self.alpha != 1.0:
                 array = array * dtype.type(self.alpha)
             for (kind, key), p in factors:
-                v = dtype.type(concrete(key, env) if kind == "size" else value_of(key))
+                v = dtype.type(concrete(key, env) if kind == "size" else _number(value_of(key)))
                 for _ in range(abs(p)):
                     array = array * v if p > 0 else array / v
         return array
