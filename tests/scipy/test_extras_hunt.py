@@ -76,3 +76,33 @@ def test_rankdata_of_empty_axis(shape, axis):
     x = np.zeros(shape)
     got = stats.rankdata(x, axis=axis)
     assert got.shape == shape
+
+
+GEMM_SCALINGS = [lambda a, b, s: (a * s) @ b, lambda a, b, s: a @ (b * s),
+                 lambda a, b, s: (a @ b) * s, lambda a, b, s: (a @ b) / s,
+                 lambda a, b, s: (a * s) @ b[:, 0], lambda a, b, s: s * (a @ b[:, 0])]
+
+
+@pytest.mark.parametrize("form", range(len(GEMM_SCALINGS)))
+@pytest.mark.parametrize("s", [np.array([[2.5]]), np.array([-3.0]), np.array([[[0.0]]]),
+                               np.array([np.inf])])
+def test_jit_gemm_with_a_size_one_array_factor(form, s):
+    # the folded gemm alpha was float(value): a (1, 1) or (1,) factor raised
+    # "only 0-dimensional arrays can be converted to Python scalars" under jit (found by
+    # scipy.linalg.polar of a 1x1 matrix)
+    a = np.arange(6.0).reshape(2, 3) - 2.0
+    b = np.array([[1.0, 2.0], [0.0, -1.0], [3.0, 1.0]])  # a @ b exact, no zeros
+    f = GEMM_SCALINGS[form]
+    with np.errstate(all="ignore"):
+        want = f(a, b, s)
+    got = tjit.jit(f)(a, b, s)
+    assert got.shape == want.shape
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6, atol=1e-5)
+
+
+def test_polar_of_1x1_under_jit():
+    from tjit.scipy import linalg
+    a = np.array([[-2.0]])
+    u, p = tjit.jit(linalg.polar)(a)
+    np.testing.assert_allclose(np.asarray(u), [[-1.0]])
+    np.testing.assert_allclose(np.asarray(p), [[2.0]])
