@@ -106,3 +106,26 @@ def test_polar_of_1x1_under_jit():
     u, p = tjit.jit(linalg.polar)(a)
     np.testing.assert_allclose(np.asarray(u), [[-1.0]])
     np.testing.assert_allclose(np.asarray(p), [[2.0]])
+
+
+def test_minimize_counters_are_the_default_int():
+    # nit, nfev, njev and status were int32 under x64 (JAX: the default int, int64)
+    from tjit.scipy import optimize
+
+    def bowl(x):
+        return jnp.sum(jnp.array([1.0, 3.0, 5.0]) * (x - 1.0) ** 2)
+
+    for f in both(lambda x0: optimize.minimize(bowl, x0, method="BFGS")):
+        r = f(jnp.zeros(3))
+        for field in (r.nit, r.nfev, r.njev, r.status):
+            assert field.dtype == jnp.zeros(0, int).dtype
+        assert bool(r.success) and int(r.status) == 0
+        np.testing.assert_allclose(np.asarray(r.x), np.ones(3), atol=1e-3)
+
+
+def test_minimize_counters_are_int64_under_x64(x64):
+    from tjit.scipy import optimize
+    r = optimize.minimize(lambda x: jnp.sum((x - 2.0) ** 2), jnp.zeros(2, float),
+                          method="BFGS")
+    assert r.nit.dtype == r.nfev.dtype == r.status.dtype == np.int64
+    np.testing.assert_allclose(np.asarray(r.x), [2.0, 2.0])

@@ -10,8 +10,14 @@ from typing import NamedTuple
 import numpy as np
 
 from tjit import numpy as jnp
+from tjit.tracing import dtypes
 from tjit.lax import while_loop
 from tjit.transforms.ad import value_and_grad
+
+
+def _count(v):
+    """A counter or status in JAX's default int (int64 under x64), as JAX's line search."""
+    return jnp.asarray(v, dtypes.default_int())
 
 
 class LineSearchResults(NamedTuple):
@@ -74,11 +80,11 @@ def _zoom(phi_dphi, wolfe_one, wolfe_two, lo, hi, g_0, pass_through):
     satisfies both Wolfe conditions; ``pass_through`` skips the loop."""
     f = lo[0]
     state = _ZoomState(
-        done=jnp.asarray(False), failed=jnp.asarray(False), j=jnp.asarray(0, np.int32),
+        done=jnp.asarray(False), failed=jnp.asarray(False), j=_count(0),
         a_lo=lo[0], phi_lo=lo[1], dphi_lo=lo[2], a_hi=hi[0], phi_hi=hi[1], dphi_hi=hi[2],
         a_rec=(lo[0] + hi[0]) / 2.0, phi_rec=(lo[1] + hi[1]) / 2.0,
         a_star=jnp.ones_like(f), phi_star=lo[1], dphi_star=lo[2], g_star=g_0,
-        nfev=jnp.asarray(0, np.int32), ngev=jnp.asarray(0, np.int32))
+        nfev=_count(0), ngev=_count(0))
     delta1, delta2 = 0.2, 0.1  # how far inside the bracket an interpolated step must be
     # a bracket this narrow stops the search (as JAX: a failure the minimizer reports)
     threshold = 1e-5 if np.dtype(f.dtype).itemsize < 8 else 1e-10
@@ -172,9 +178,9 @@ def line_search(f, xk, pk, old_fval=None, old_old_fval=None, gfk=None, c1=1e-4, 
     def wolfe_two(dphi_i):  # the strong curvature condition
         return jnp.abs(dphi_i) <= -c2 * dphi_0
 
-    n0 = jnp.asarray(1 if fresh else 0, np.int32)
+    n0 = _count(1 if fresh else 0)
     state = _LineSearchState(
-        done=jnp.asarray(False), failed=jnp.asarray(False), i=jnp.asarray(1, np.int32),
+        done=jnp.asarray(False), failed=jnp.asarray(False), i=_count(1),
         a_i1=jnp.zeros_like(phi_0), phi_i1=phi_0, dphi_i1=dphi_0, nfev=n0, ngev=n0,
         a_star=jnp.zeros_like(phi_0), phi_star=phi_0, dphi_star=dphi_0, g_star=gfk)
 
@@ -201,7 +207,7 @@ def line_search(f, xk, pk, old_fval=None, old_old_fval=None, gfk=None, c1=1e-4, 
             failed=s.failed | (to_zoom1 & z1.failed) | (to_zoom2 & z2.failed))
 
     s = while_loop(lambda s: ~s.done & (s.i <= maxiter) & ~s.failed, body, state)
-    status = jnp.where(s.failed, 1, jnp.where(s.i > maxiter, 3, 0)).astype(np.int32)
+    status = jnp.where(s.failed, 1, jnp.where(s.i > maxiter, 3, 0)).astype(dtypes.default_int())
     a_k = s.a_star
     if np.dtype(a_k.dtype).itemsize < 8:
         # in float32 a tiny step stalls the minimizer on a zero direction (as JAX)

@@ -13,6 +13,7 @@ import numpy as np
 from tjit.tracing.errors import ShapeError
 from tjit.tracing.shapes import shape_str
 from tjit import numpy as jnp
+from tjit.tracing import dtypes
 from tjit.lax import while_loop
 from tjit.numpy._core import promote_dtypes_inexact
 from tjit.transforms.ad import value_and_grad
@@ -67,7 +68,7 @@ def minimize_bfgs(fun, x0, maxiter=None, norm=np.inf, gtol=1e-5, line_search_max
         maxiter = int(np.size(x0)) * 200
     d = x0.shape[0]
     f_0, g_0 = value_and_grad(fun)(x0)
-    i32 = np.int32
+    i32 = dtypes.default_int()  # JAX's counters and status: the default int
     state = _BFGSState(
         converged=_norm(g_0, norm) < gtol, failed=jnp.asarray(False),
         k=jnp.asarray(0, i32), nfev=jnp.asarray(1, i32), ngev=jnp.asarray(1, i32),
@@ -93,7 +94,7 @@ def minimize_bfgs(fun, x0, maxiter=None, norm=np.inf, gtol=1e-5, line_search_max
     s = while_loop(lambda s: ~s.converged & ~s.failed & (s.k < maxiter), body, state)
     status = jnp.where(s.converged, 0, jnp.where(
         s.k == maxiter, 1, jnp.where(s.failed, 2 + s.line_search_status, -1)))
-    return s, status.astype(np.int32)
+    return s, status.astype(dtypes.default_int())
 
 
 def minimize(fun, x0, args=(), *, method, tol=None, options=None):
