@@ -226,6 +226,8 @@ def _pp_vars(vs, ctx, st, separator="", typed=False):
         docs = [pp.text(f"{ctx(v)}:{v.aval.str_short()}") for v in vs]
     else:
         docs = [pp.text(ctx(v)) for v in vs]
+    if len(docs) < 2:   # (no break in it: the same layout as the group JAX builds)
+        return docs[0] if docs else pp.nil()
     return pp.nest(2, pp.group(pp.join(pp.text(separator) + pp.group(pp.brk()), docs)))
 
 

@@ -77,7 +77,8 @@ def nil():
 
 
 def concat(docs):
-    docs = list(docs)
+    if type(docs) is not list:
+        docs = list(docs)
     return docs[0] if len(docs) == 1 else _Concat(docs)
 
 
@@ -117,9 +118,10 @@ def _fits(doc, width):
     agenda = [doc]
     while width >= 0 and agenda:
         d = agenda.pop()
-        if isinstance(d, (_Text, _Break)):
+        t = type(d)
+        if t is _Text or t is _Break:
             width -= len(d.text)
-        elif isinstance(d, _Concat):
+        elif t is _Concat:
             agenda.extend(reversed(d.children))
         else:   # group, nest
             agenda.append(d.child)
@@ -131,19 +133,20 @@ def _format(doc, width):
     agenda = [(0, _Mode.BREAK, doc)]   # (indentation, mode, doc), last one next
     while agenda:
         indent, mode, d = agenda.pop()
-        if isinstance(d, _Text):
+        t = type(d)
+        if t is _Text:
             line.append(d.text)
             column += len(d.text)
-        elif isinstance(d, _Concat):
-            agenda.extend((indent, mode, c) for c in reversed(d.children))
-        elif isinstance(d, _Break):
+        elif t is _Concat:
+            agenda.extend([(indent, mode, c) for c in reversed(d.children)])
+        elif t is _Break:
             if mode is _Mode.BREAK:
                 lines.append("".join(line))
                 line, column = [" " * indent], indent
             else:
                 line.append(d.text)
                 column += len(d.text)
-        elif isinstance(d, _Nest):
+        elif t is _Nest:
             agenda.append((indent + d.n, mode, d.child))
         else:   # group
             fits = _fits(d.child, width - column)
