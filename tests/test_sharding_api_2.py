@@ -218,3 +218,41 @@ def test_types_of_plain_arrays_and_lowered_arguments(mesh):
                                        {})
     assert low.out_info.sharding == NamedSharding(mesh, P("X"))
     assert low.out_info.shape == (8,)
+
+
+def test_layouts_stated_in_a_traced_program_type_jit_outputs(mesh):
+    """reshard / with_sharding_constraint / shard_map's out_specs under jit leave a
+    sharding_constraint equation (identity), which types the outputs as JAX 0.10.2's:
+    reshard to P(None, 'X') then sum(1) gives P(None); shard_map's out_specs as given."""
+    a_np = np.arange(8.0, dtype=np.float32).reshape(2, 4)
+    a = jax.device_put(a_np, NamedSharding(mesh, P("X", None)))
+    with jax.set_mesh(mesh):
+        y = jax.jit(lambda a: jax.reshard(a * 2, P(None, "X")).sum(1))(a)
+        r, t = jax.jit(lambda a: (jax.reshard(a * 2, P(None, "X")), a.T))(a)
+        text = str(jax.make_jaxpr(lambda a: jax.reshard(a * 2, P(None, "X")))(a))
+        g = jax.grad(lambda a: jax.reshard(a * a, P(None, "X")).sum())(a)
+        gj = jax.jit(jax.grad(lambda a: jax.reshard(a * a, P(None, "X")).sum()))(a)
+        v = jax.jit(jax.vmap(lambda row: jax.reshard(row * 2, P(None))))(a)
+    np.testing.assert_allclose(y, (2 * a_np).sum(1))
+    assert y.sharding == NamedSharding(mesh, P(None))
+    assert (spec(r), spec(t)) == (P(None, "X"), P(None, "X"))
+    np.testing.assert_allclose(r, 2 * a_np)
+    assert "sharding_constraint" in text
+    np.testing.assert_allclose(g, 2 * a_np)
+    np.testing.assert_allclose(gj, 2 * a_np)
+    np.testing.assert_allclose(v, 2 * a_np)
+
+    m2 = jax.make_mesh((1, 1), ("X", "Y"))
+    x_np = np.arange(32.0, dtype=np.float32).reshape(8, 4)
+    w_np = np.arange(64.0, dtype=np.float32).reshape(4, 16)
+    with jax.set_mesh(m2):   # (the example of JAX's shard_map guide)
+        x = jax.device_put(x_np, P(None, "X"))
+        w = jax.device_put(w_np, P("X", None))
+
+        @jax.shard_map(out_specs=P("X", None))
+        def matmul(x, y):
+            return jax.lax.psum_scatter(jnp.dot(x, y), "X", tiled=True)
+
+        z = jax.jit(matmul)(x, w)
+    np.testing.assert_allclose(z, x_np @ w_np)
+    assert z.sharding == NamedSharding(m2, P("X", None))

@@ -66,6 +66,9 @@ def _reshape(spec, old, new):
 def _result_spec(prim, params, specs, operands, shape):
     """The entries of a result of ``shape`` of ``prim`` on operands with ``specs``."""
     name = prim.name
+    if name == "sharding_constraint":   # (the layout the program states from here)
+        spec = tuple(params["sharding"].spec)
+        return spec + (None,) * (len(shape) - len(spec))
     first = next((s for s in specs if s is not None), None)
     k = specs.index(first)
     if name == "transpose":
@@ -249,7 +252,7 @@ def propagate(jaxpr, in_specs):
         env[v] = s
     for eqn in jaxpr.eqns:
         specs = [None if isinstance(v, Literal) else env.get(v) for v in eqn.invars]
-        if all(s is None for s in specs):
+        if all(s is None for s in specs) and eqn.primitive.name != "sharding_constraint":
             continue
         avals = [v.aval for v in eqn.invars]
         for o in eqn.outvars:

@@ -25,10 +25,12 @@ from tjit.devices.sharded import StackedValue
 from tjit.distributed.devices import global_devices
 from tjit.distributed.runtime import process_index
 from tjit.lax._annotations import set_sharding_checker
+from tjit.primitives.sharding_constraint import sharding_constraint_p
 from tjit.tracing.core import (
     Array,
     EvalTrace,
     LaidOutValue,
+    Tracer,
     current_trace,
     register_value_sharding,
     set_single_device_sharding,
@@ -514,6 +516,11 @@ class NamedSharding(Sharding):
         self.spec = check_spec(spec, mesh, "NamedSharding")
         self._index_maps = {}   # global shape -> devices_indices_map (asked every call)
 
+    def with_spec(self, spec):
+        """This mesh with another spec (a PartitionSpec or a sequence of entries)."""
+        spec = spec if isinstance(spec, PartitionSpec) else PartitionSpec(*spec)
+        return NamedSharding(self.mesh, spec)
+
     def _split_counts(self, ndim):
         return [math.prod(self.mesh._shape[n] for n in self.spec.axes_of(d))
                 for d in range(ndim)]
@@ -804,10 +811,15 @@ def place_eagerly(x, sharding):
     """An eager Array ``x`` laid out as ``sharding`` (what ``with_sharding_constraint``
     and ``reshard`` give outside jit, as JAX's): committed to a one-device NamedSharding
     (a PartitionSpec read with the current mesh), uncommitted by a SingleDeviceSharding;
-    anything else leaves ``x`` as it is."""
+    anything else leaves ``x`` as it is. A tracer ``x`` gets a ``sharding_constraint``
+    with the NamedSharding (the type jit's outputs are given)."""
     if isinstance(sharding, PartitionSpec):
         mesh = current_mesh()
         sharding = None if mesh is None else NamedSharding(mesh, sharding)
+    if isinstance(x, Tracer):   # traced: the layout from here on, in the program
+        if not isinstance(sharding, NamedSharding):
+            return x
+        return sharding_constraint_p.bind(x, sharding=sharding)
     if isinstance(sharding, NamedSharding) and sharding.mesh.size == 1 and \
             sharding.mesh.devices.flat[0] in x.devices():
         return commit(x, sharding)

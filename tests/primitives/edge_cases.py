@@ -429,6 +429,9 @@ def _control_flow(dt):
         Case("checkpoint", "checkpoint", tjit.checkpoint(lambda x: lax.max(x, x[::-1])), (e,)),
         Case("checkpoint_name", "checkpoint_name",
              lambda x: tjit.ad_checkpoint.checkpoint_name(lax.max(x, x[::-1]), "m"), (e,)),
+        Case("sharding_constraint", "sharding_constraint", lambda x: lax.with_sharding_constraint(
+            lax.max(x, x[::-1]), tjit.sharding.NamedSharding(
+                tjit.make_mesh((1,), ("i",)), tjit.sharding.PartitionSpec())), (e,)),
     ]
 
 
@@ -594,7 +597,7 @@ CASES = {
                      "conv_general_dilated"], _windowed),
     **dict.fromkeys(["complex", "real", "imag", "conj"], _complex),
     **dict.fromkeys(["cond", "while", "scan", "stop_gradient", "checkpoint",
-                     "checkpoint_name"], _control_flow),
+                     "checkpoint_name", "sharding_constraint"], _control_flow),
     **dict.fromkeys(["custom_jvp_call", "custom_vjp_call", "custom_vmap_call", "linear_call"],
                     _custom),
     **dict.fromkeys(["scatter", "scatter-add", "scatter-mul", "scatter-min", "scatter-max",
@@ -643,7 +646,7 @@ FUSED = {n for n in CASES if n not in (
     "sort", "top_k", "dot_general", "threefry2x32", "cond", "while", "scan", "stop_gradient",
     "reduce_window_sum", "reduce_window_max", "reduce_window_min", "select_and_gather_add",
     "select_and_scatter_add", "conv_general_dilated",
-    "checkpoint", "checkpoint_name", "custom_jvp_call", "custom_vjp_call", "linear_call",
+    "checkpoint", "checkpoint_name", "sharding_constraint", "custom_jvp_call", "custom_vjp_call", "linear_call",
     "custom_vmap_call", "bitcast_convert_type", "cumsum", "cumprod", "complex", "real", "imag", "conj")}
 
 

@@ -37,6 +37,7 @@ from tjit.primitives import special as sp
 from tjit.primitives import structural as st
 from tjit.primitives.ad_prims import (
     CALL_JAXPR_PARAM, checkpoint_name_p, stop_gradient_p)
+from tjit.primitives.sharding_constraint import sharding_constraint_p
 from tjit.primitives.conv import conv_general_dilated_p
 from tjit.primitives.dot import dot_general_p
 from tjit.primitives.fft import fft_p
@@ -80,7 +81,7 @@ for _p in (ew.neg_p, ew.add_p, ew.sub_p, ew.real_p, ew.imag_p, ew.conj_p, ew.com
            ew.convert_element_type_p, st.broadcast_in_dim_p, st.reshape_p, st.squeeze_p,
            st.expand_dims_p, st.transpose_p, sl.concatenate_p, sl.pad_p, sl.slice_p,
            sl.rev_p, rd.reduce_sum_p, rd.cumsum_p, win.reduce_window_sum_p, fft_p,
-           checkpoint_name_p):
+           checkpoint_name_p, sharding_constraint_p):
     deflinear(_p)
 
 for _p in (co.psum_p, co.psum_scatter_p, co.all_gather_p, co.all_to_all_p, co.ppermute_p):

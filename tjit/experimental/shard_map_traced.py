@@ -56,6 +56,9 @@ def traced_call(sm, leaves, treedef, specs, infer_varying, threaded=None):
                         sm.check_rep)
     else:
         outs = vmap_form(per_block, mesh, specs, out_specs, leaves, sm.where)
+    # (each output laid out as its out_spec from here: what a jit's outputs are typed by)
+    outs = [lax.with_sharding_constraint(o, NamedSharding(mesh, spec))
+            if spec is not None else o for o, spec in zip(outs, out_specs)]
     return tree_unflatten(out_store["tree"], outs)
 
 

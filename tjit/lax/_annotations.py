@@ -21,7 +21,8 @@ from tjit.lax._elementwise import asarray_for_lax
 #: PartitionSpec is a tuple, yet one leaf of the shardings pytree)
 _CHECK_SHARDING = [None]
 _IS_SHARDING = [lambda s: False]
-#: place(array, sharding): an eager Array laid out as the sharding (x.sharding), as JAX's
+#: place(array, sharding): an eager Array laid out as the sharding (x.sharding), as JAX's;
+#: a tracer with the layout recorded in the traced program (sharding_constraint)
 _PLACE = [None]
 
 
@@ -83,8 +84,8 @@ def with_sharding_constraint(x, shardings):
                              "instances (tjit.sharding.NamedSharding) or PartitionSpecs.")
         if check is not None:
             check(s, tuple(leaf.shape), f"with_sharding_constraint (leaf {i} of x)")
-        if type(leaf) is Array and _PLACE[0] is not None:   # (eager: JAX commits it)
-            leaf = _PLACE[0](leaf, s)
+        if _PLACE[0] is not None and (type(leaf) is Array or isinstance(leaf, Tracer)):
+            leaf = _PLACE[0](leaf, s)   # (eager: JAX commits it; traced: its type)
         out.append(leaf)
     return tree_unflatten(tree, out)
 
@@ -100,7 +101,7 @@ def apply_out_sharding(x, out_sharding, where):
     check = _CHECK_SHARDING[0]   # (installed by tjit.sharding, which tjit imports)
     if check is not None:
         check(out_sharding, tuple(x.shape), where)
-    if type(x) is Array and _PLACE[0] is not None:
+    if _PLACE[0] is not None and (type(x) is Array or isinstance(x, Tracer)):
         x = _PLACE[0](x, out_sharding)
     return x
 

@@ -20,6 +20,7 @@ Each equation lowers by, in order:
 import numpy as np
 
 from tjit.primitives.ad_prims import CALL_JAXPR_PARAM, checkpoint_name_p, stop_gradient_p
+from tjit.primitives.sharding_constraint import sharding_constraint_p
 from tjit.primitives.control_flow import cond_p, scan_p, while_p
 from tjit.primitives.while_transpose import (
     body_with_next_predicate,
@@ -33,7 +34,7 @@ from tjit.xla_like import hlo
 from tjit.xla_like.simplify import simplify
 from tjit.xla_like.target import CPU
 
-_IDENTITY_PRIMS = (stop_gradient_p, checkpoint_name_p)
+_IDENTITY_PRIMS = (stop_gradient_p, checkpoint_name_p, sharding_constraint_p)
 
 
 def lower_jaxpr(closed, name="main", target=CPU):
