@@ -130,7 +130,10 @@ def _log1p_impl(xp, x):
     a, b = x.real, x.imag
     out = xp.empty(x.shape, x.dtype)
     near = (abs(a) < 0.5) & (abs(b) < 0.5)  # no overflow of the squares, no big cancellation
-    out.real = xp.where(near, xp.log1p(a * (2 + a) + b * b) / 2, xp.log(xp.hypot(1 + a, b)))
+    # away from 0, complex log's real part: it scales |1 + z| (hypot(1 + a, b) overflowed
+    # past max/sqrt(2): complex64 log1p(3e38 + 3e38j) had real part inf, true 89.01)
+    far = xp.log(1 + x).real
+    out.real = xp.where(near, xp.log1p(a * (2 + a) + b * b) / 2, far)
     out.imag = xp.arctan2(b, 1 + a)
     return out
 
