@@ -10,15 +10,18 @@ tjit runs a jitted program on one device. What JAX's sharding arguments mean the
   to its ``out_shardings`` (``y.sharding == s``).
 * A sharding over several devices raises NotImplementedError (one program runs on one
   device; ``shard_map`` and ``pmap`` compute across devices).
-* An output with no ``out_shardings`` gets the layout JAX gives it on one device
-  (``pxla.maybe_recover_user_shardings``). An argument's layout is its ``in_shardings``
-  entry where the caller committed it or a mesh is set, else the NamedSharding it is
-  committed to (Python scalars have none). When every array argument has a layout on
-  one mesh, an output of the first one's rank takes its layout and the others that
-  mesh's ``P()``; else ``P()`` on the mesh of the first layout, of ``set_mesh``, or of
-  the ``in_shardings``/``out_shardings``; else the device's SingleDeviceSharding.
-  (Under ``AxisType.Explicit`` JAX derives each output's spec from the ops, e.g. a
-  transpose's; tjit keeps the rule above, whose layouts are equivalent on one device.)
+* An output with no ``out_shardings`` gets the layout JAX gives it on one device. Where
+  the committed arguments share a mesh with Explicit axes, JAX types it (sharding in
+  types): its spec follows the program's operations from the arguments' specs
+  (uncommitted arguments unsplit; ``tjit._eager_layout.propagate``), a
+  ``sharding_constraint`` (reshard, with_sharding_constraint, shard_map's out_specs)
+  stating it from there on. Else (``pxla.maybe_recover_user_shardings``) an argument's
+  layout is its ``in_shardings`` entry where the caller committed it or a mesh is set,
+  else the NamedSharding it is committed to (Python scalars have none); when every
+  array argument has a layout on one mesh, an output of the first one's rank takes its
+  layout and the others that mesh's ``P()``; else ``P()`` on the mesh of the first
+  layout, of ``set_mesh``, or of the ``in_shardings``/``out_shardings``; else the
+  device's SingleDeviceSharding.
 """
 
 import functools

@@ -55,9 +55,11 @@ def device_process_index(device):
 
 
 class AxisType(enum.Enum):
-    """How a mesh axis is sharded, as ``jax.sharding.AxisType``. tjit computes every axis
-    as ``Auto`` does: an array's sharding is not part of its type (``Explicit`` axes are
-    accepted and recorded; ``Manual`` is what shard_map's body sees)."""
+    """How a mesh axis is sharded, as ``jax.sharding.AxisType``. Under ``Explicit`` axes
+    an array's layout is part of its type (``jax.typeof(x)`` shows ``float32[8@X]``;
+    eager and jit results are typed from their operands, tjit._eager_layout); tjit
+    computes every axis on one device, so the modes change layouts, never values
+    (``Manual`` is what shard_map's body sees)."""
     Auto = enum.auto()
     Explicit = enum.auto()
     Manual = enum.auto()
