@@ -92,7 +92,12 @@ def sigmoid(x):
 
 @custom_jvp
 def _softplus(x):
-    return jnp.logaddexp(x, 0)
+    # logaddexp(x, 0) without its correction for the rounding of x - y: x - 0 is exact.
+    # This is the form xla_like.simplify recognizes in Mish (tanh(softplus(x))).
+    zero = lax.full_like(x, 0)
+    delta = lax.sub(x, zero)
+    return lax.select(lax.ne(delta, delta), lax.add(x, zero),
+                      lax.add(lax.max(x, zero), lax.log1p(lax.exp(lax.neg(lax.abs(delta))))))
 
 
 # d softplus = sigmoid: exact and finite everywhere, and one op where logaddexp's rule
