@@ -263,8 +263,27 @@ def _printed_params(eqn, st):
 
 
 def _pp_eqn(eqn, ctx, st):
-    lhs = _pp_vars(eqn.outvars, ctx, st, typed=True)   # (named before the params' jaxprs)
     items = _printed_params(eqn, st)
+    if any(_has_jaxpr(v) for _, v in items):
+        return _eqn_doc(eqn, items, ctx, st)
+    # No sub-jaxpr: the flat line is cheap to write, and most equations fit as one
+    # (the document, built only where the line does not fit, lays out to this flat)
+    outs = " ".join(f"{ctx(v)}:{v.aval.str_short()}" if st.print_shapes else ctx(v)
+                    for v in eqn.outvars)
+    params = " ".join(f"{k}={_pp_value(v, ctx, st).text}" for k, v in items)
+    ins = " ".join(ctx(v) for v in eqn.invars)
+    flat = (f"{outs} = " if eqn.outvars else "") + eqn.primitive.name + (
+        f"[{params}]" if items else "") + " " + ins
+    return pp.lazy(flat, lambda: _eqn_doc(eqn, items, ctx, st))
+
+
+def _has_jaxpr(v):
+    return isinstance(v, (Jaxpr, ClosedJaxpr)) or (
+        type(v) is tuple and any(isinstance(j, (Jaxpr, ClosedJaxpr)) for j in v))
+
+
+def _eqn_doc(eqn, items, ctx, st):
+    lhs = _pp_vars(eqn.outvars, ctx, st, typed=True)   # (named before the params' jaxprs)
     params = pp.nil()
     if items:
         pairs = [pp.text(f"{k}=") + _pp_value(v, ctx, st) for k, v in items]

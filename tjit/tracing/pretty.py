@@ -67,6 +67,21 @@ class _Nest(Doc):
         self.child = child
 
 
+class _Lazy(Doc):
+    __slots__ = ("text", "build")
+
+    def __init__(self, text, build):
+        self.text = text
+        self.build = build
+
+
+def lazy(flat, build):
+    """``flat`` where it fits in the rest of the line, else the document ``build()``
+    returns, which must lay out flat as ``flat``: documents are built only for the
+    lines that break."""
+    return _Lazy(flat, build)
+
+
 def text(s):
     """Literal text (no newlines)."""
     return _Text(s)
@@ -119,7 +134,7 @@ def _fits(doc, width):
     while width >= 0 and agenda:
         d = agenda.pop()
         t = type(d)
-        if t is _Text or t is _Break:
+        if t is _Text or t is _Break or t is _Lazy:
             width -= len(d.text)
         elif t is _Concat:
             agenda.extend(reversed(d.children))
@@ -148,6 +163,12 @@ def _format(doc, width):
                 column += len(d.text)
         elif t is _Nest:
             agenda.append((indent + d.n, mode, d.child))
+        elif t is _Lazy:
+            if mode is _Mode.FLAT or len(d.text) <= width - column:
+                line.append(d.text)
+                column += len(d.text)
+            else:
+                agenda.append((indent, mode, d.build()))
         else:   # group
             fits = _fits(d.child, width - column)
             agenda.append((indent, _Mode.FLAT if fits else _Mode.BREAK, d.child))
