@@ -117,6 +117,8 @@ def test_creation_functions_place_their_result_on_device(mesh):
         "zeros_like": (lambda d: jnp.zeros_like(x, device=d), np.zeros(8)),
         "full_like": (lambda d: jnp.full_like(x, 3.0, device=d), np.full(8, 3.0)),
         "eye": (lambda d: jnp.eye(4, device=d), np.eye(4)),
+        "linspace": (lambda d: jnp.linspace(0.0, 1.0, 4, device=d),
+                     np.linspace(0.0, 1.0, 4, dtype=np.float32)),
         "asarray": (lambda d: jnp.asarray(X, device=d), X),
         "array": (lambda d: jnp.array(X, device=d), X),
     }

@@ -356,11 +356,18 @@ def _host_linspace(given, num, endpoint, axis, dt, cdt):
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
              device=None):
     """``num`` evenly spaced samples from ``start`` to ``stop`` (arrays broadcast; the
-    samples run along ``axis``).
+    samples run along ``axis``), placed as ``device`` says (a device or a sharding).
 
     Returns:
       The samples, and the step as well when ``retstep`` is true.
     """
+    out = _linspace(start, stop, num, endpoint, retstep, dtype, axis)
+    if retstep:
+        return on_device(out[0], device), out[1]
+    return on_device(out, device)
+
+
+def _linspace(start, stop, num, endpoint, retstep, dtype, axis):
     given = (start, stop)
     num, dt, cdt, axis, out_shape, start_b, stop_b, start, stop = _linspace_parts(
         start, stop, num, endpoint, dtype, axis, "linspace")
