@@ -304,3 +304,15 @@ def test_slopes_near_one_and_in_the_tails_of_nn_and_special(x64):
     # (t * x) / y transposed through 1/y: float32 d/dy xlogy(1e-20, y) at 4.2e-45 was inf
     _assert_ulps(_derivs(lambda y: sp.xlogy(f32(1e-20), y), [4.203895392974451e-45], f32),
                  [2.3787460790216668e+24], f32, 4)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_ndtr_slope_is_the_normal_pdf(dtype, x64):
+    # through erfc's rule exp(-z**2) with z = x/sqrt(2) rounded: float64 ndtr'(30) was 352
+    # ulps off (JAX shares); the unused lower-tail lane's square pair made grad(ndtr)(1e5) NaN
+    xs = [-30.0, -12.5, 20.0, 1.0, 1e5, -1e30]
+    want = [1.4736461348785476e-196, 4.695195357975146e-35, 5.520948362159764e-88,
+            0.24197072451914334, 0.0, 0.0]  # mpmath npdf at 40 digits
+    if dtype == np.float32:
+        xs, want = xs[1:], want[1:]
+    _assert_ulps(_derivs(sp.ndtr, xs, dtype), want, dtype, 8)
