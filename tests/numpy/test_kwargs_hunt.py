@@ -180,10 +180,12 @@ def test_reduce_over_several_axes_needs_a_reorderable_ufunc():
 @pytest.mark.parametrize("name", ["add", "multiply", "maximum", "minimum", "logaddexp",
                                   "bitwise_xor", "logical_or"])
 @pytest.mark.parametrize("axis,indices", [(0, [0, 2, 1, 5, 5]), (1, [3, 0, 1]), (-1, [2]),
-                                          (0, [4, 4, 0])])
+                                          (0, [4, 4, 0]), (1, [3, 2, 2, 1])])
 def test_reduceat_takes_traced_indices(name, axis, indices):
     # JAX's reduceat runs under jit with traced indices; tjit needed concrete ones
     a = onp.arange(24.0).reshape(6, 4) / 3 - 2
+    if axis == 1 and len(indices) == 4:  # 3-D, a middle axis (a transposed copy read
+        a = onp.arange(80.0).reshape(5, 4, 4) / 7 - 3  # in the loop made a cyclic plan)
     if name == "bitwise_xor":
         a = (a * 3).astype(onp.int32)
     idx = onp.array(indices)

@@ -28,6 +28,7 @@ from tjit.numpy import _reductions as red
 from tjit.numpy import _ufuncs as uf
 from tjit.numpy._core import asarray, check_arraylike
 from tjit.numpy._misc import where as _where
+from tjit.numpy._index_routines import take
 from tjit.numpy._shape import broadcast_to, moveaxis, reshape
 
 __all__ = ["ufunc", "frompyfunc", "add", "subtract", "multiply", "maximum", "minimum",
@@ -252,8 +253,7 @@ class ufunc(metaclass=_UfuncType):  # noqa: N801  (NumPy's and JAX's name)
             raise ValueError(f"{self.__name__}.reduceat: indices must be a 1-D integer "
                              f"array, got {indices.dtype} of shape {indices.shape}")
         if not is_concrete(indices):
-            return moveaxis(self._reduceat_traced(moveaxis(a, axis, 0), indices, dtype), 0,
-                            axis)
+            return self._reduceat_traced(a, indices, axis, dtype)
         idx = np.asarray(concrete_value(indices))
         n = a.shape[axis]
         if idx.size and (idx.min() < 0 or idx.max() >= n):
@@ -271,25 +271,27 @@ class ufunc(metaclass=_UfuncType):  # noqa: N801  (NumPy's and JAX's name)
                         axis)
 
 
-    def _reduceat_traced(self, a, idx, dtype):
-        """reduceat along axis 0 with traced ``idx`` (as JAX's): each output row starts as
-        ``a[idx[k]]``, then one pass over ``a`` folds row ``i`` into every segment with
-        ``idx[k] < i < idx[k + 1]`` (the last segment ends at the end; an empty or
-        decreasing pair leaves ``a[idx[k]]``). Indices out of bounds are clamped."""
+    def _reduceat_traced(self, a, idx, axis, dtype):
+        """reduceat along ``axis`` with traced ``idx`` (as JAX's): each output slice starts
+        as ``a[idx[k]]``, then one pass over the axis folds slice ``i`` into every segment
+        with ``idx[k] < i < idx[k + 1]`` (the last segment ends at the end; an empty or
+        decreasing pair leaves ``a[idx[k]]``). Indices out of bounds are clamped. The axis
+        stays in place (no transposed copy for the loop to read)."""
         from tjit.api import eval_shape, ShapeDtypeStruct
-        dt = eval_shape(lambda p: self.reduce(p, axis=0, dtype=dtype),
+        dt = eval_shape(lambda p: self.reduce(p, axis=axis, dtype=dtype),
                         ShapeDtypeStruct(a.shape, a.dtype)).dtype
         x = a.astype(dt)
-        n, k = a.shape[0], idx.shape[0]
+        n, k = a.shape[axis], idx.shape[0]
         idx = lax.clamp(0, idx, max(n - 1, 0))
         ends = lax.concatenate([idx[1:], lax.full((1,), n, idx.dtype)], 0)
-        column = (k,) + (1,) * (a.ndim - 1)
-        starts, ends = reshape(idx, column), reshape(ends, column)
+        along = tuple(k if d == axis else 1 for d in range(a.ndim))
+        starts, ends = reshape(idx, along), reshape(ends, along)
 
         def fold(i, out):
             inside = lax.bitwise_and(lax.lt(starts, i), lax.lt(i, ends))
-            return _where(inside, self._call(out, x[i]).astype(dt), out)
-        return lax.fori_loop(0, n, fold, x[idx])
+            row = lax.dynamic_index_in_dim(x, i, axis, keepdims=True)
+            return _where(inside, self._call(out, row).astype(dt), out)
+        return lax.fori_loop(0, n, fold, take(x, idx, axis=axis))
 
 
 def _no_out(u, method, out):
