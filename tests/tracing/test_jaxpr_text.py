@@ -504,6 +504,12 @@ def test_layout_engine_groups_nest_and_breaks():
     outer = pp.group(pp.concat([pp.text("[ "), pp.nest(2, pp.concat([
         pp.brk(""), doc, pp.brk(), pp.text("z" * 6)])), pp.brk(""), pp.text("]")]))
     assert outer.format(12) == "[ \n  f(xx, yy)\n  zzzzzz\n]"
+    # a lazy document is its flat text where that fits, else the document it builds
+    built = []
+    lazy = pp.lazy("f(xx, yy)", lambda: built.append(1) or doc)
+    assert pp.concat([pp.text("ab"), lazy]).format(12) == "abf(xx, yy)" and not built
+    assert pp.concat([pp.text("abcd"), lazy]).format(12) == "abcdf(\n  xx,\n  yy\n)"
+    assert built == [1]
 
 
 def test_folded_scalar_conversions_keep_their_values():
