@@ -257,6 +257,7 @@ def _arange(start, stop, step, dtype):
     if step is not None and step == 0:
         raise _ZeroStepError("jnp.arange: step must not be zero; pass a non-zero step "
                              "(its sign sets the direction)")
+    stop_only = stop is None and step is None   # arange(n): JAX's iota, of any dtype
     if stop is None:  # arange(n) and arange(n, step=k) both mean [0, n): start is the stop
         start, stop = 0, start
     step = 1 if step is None else step
@@ -265,8 +266,8 @@ def _arange(start, stop, step, dtype):
     ref = np.arange(*ends)
     if dtypes.is_int(dt) and not dtypes.is_int(ref.dtype):
         ref = np.arange(*ends, dtype=dt)  # NumPy's int steps: delta = int(start+step)-start
-    if ref.size and ref[0] == 0 and step == 1 and ref.dtype.kind in "iu":
-        return lax.iota(dt, ref.size)
+    if ref.size and ref[0] == 0 and step == 1 and (ref.dtype.kind in "iu" or stop_only):
+        return lax.iota(dt, ref.size)   # (k exactly, rounded once to dt: np.arange's values)
     return Array(ref.astype(dt), False)
 
 
