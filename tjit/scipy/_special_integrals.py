@@ -368,7 +368,6 @@ _SPENCE_B = [6.90990488912553276999E-4, 2.54043763932544379113E-2, 2.82974860602
              3.54771340985225096217E0, 9.99999999999999998740E-1]
 
 
-@custom_jvp
 def spence(x):
     """Spence's function ``int_1^x log(t) / (1 - t) dt`` for real ``x >= 0`` (SciPy's
     convention; the dilogarithm ``Li2(1 - x)``), by Cephes' rational approximation on
@@ -384,6 +383,11 @@ def spence(x):
     if x.dtype not in (np.float32, np.float64):
         raise TypeError(f"spence: x.dtype={x.dtype} is not supported; pass float32 or "
                         f"float64 (x.astype(jnp.float32))")
+    return _spence(x)
+
+
+@custom_jvp  # (spence itself stays a plain function: its docstring carries the stored example)
+def _spence(x):
     ok = x > 0
     xs = jnp.where(ok, x, 1)
     big = xs > 2
@@ -419,7 +423,7 @@ def _spence_slope(x):
 # Differentiating the rational approximation instead gave float64 spence'(1e-20) -47.05
 # (true log(x) / (1 - x) = -46.05), spence'(1) 0 (true -1), NaN from 1e20 (JAX: the same,
 # NaN on (1, 2] and 0 from 1e20)
-spence.defjvps(lambda g, ans, x: g * _spence_slope(jnp.asarray(x)))
+_spence.defjvps(lambda g, ans, x: g * _spence_slope(x))
 
 # -- Dawson's integral (Cody, Paciorek and Thacher 1970, as JAX) -------------------------------
 # |x| < 3.25: |x| P(x^2) / Q(x^2); 3.25 <= |x| < 6.25 and beyond: (1 + t P(t) / Q(t)) / (2|x|)
