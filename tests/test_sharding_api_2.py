@@ -258,3 +258,42 @@ def test_layouts_stated_in_a_traced_program_type_jit_outputs(mesh):
         z = jax.jit(matmul)(x, w)
     np.testing.assert_allclose(z, x_np @ w_np)
     assert z.sharding == NamedSharding(m2, P("X", None))
+
+
+Z = np.arange(24.0, dtype=np.float32).reshape(2, 3, 4)
+# (operation on z: f32[2@X,3,4@Y], its NumPy value, JAX 0.10.2's spec)
+CASES_3D = [
+    ("argsort", lambda z: jnp.argsort(z, axis=1), lambda: np.argsort(Z, axis=1, kind="stable"),
+     P("X", None, "Y")),
+    ("z[:, idx]", lambda z: z[:, jnp.array([2, 0])], lambda: Z[:, [2, 0]], P("X", None, "Y")),
+    ("pad", lambda z: jnp.pad(z, ((0, 0), (1, 1), (0, 0))),
+     lambda: np.pad(Z, ((0, 0), (1, 1), (0, 0))), P("X", None, "Y")),
+    ("flip", lambda z: jnp.flip(z, 1), lambda: np.flip(Z, 1), P("X", None, "Y")),
+    ("clip", lambda z: jnp.clip(z, 1, 5), lambda: np.clip(Z, 1, 5), P("X", None, "Y")),
+    ("mean", lambda z: z.mean(1), lambda: Z.mean(1), P("X", "Y")),
+    ("var", lambda z: z.var(axis=(0,)), lambda: Z.var(axis=0), P(None, "Y")),
+    ("broadcast_to", lambda z: jnp.broadcast_to(z[:, :1], (2, 3, 4)),
+     lambda: np.broadcast_to(Z[:, :1], (2, 3, 4)), P("X", None, "Y")),
+    ("tile", lambda z: jnp.tile(z, (1, 2, 1)), lambda: np.tile(Z, (1, 2, 1)),
+     P("X", None, "Y")),
+    ("reshape merge", lambda z: z.reshape(6, 4), lambda: Z.reshape(6, 4), P("X", "Y")),
+    ("swapaxes", lambda z: jnp.swapaxes(z, 0, 2), lambda: np.swapaxes(Z, 0, 2),
+     P("Y", None, "X")),
+    ("moveaxis", lambda z: jnp.moveaxis(z, 0, -1), lambda: np.moveaxis(Z, 0, -1),
+     P(None, "Y", "X")),
+    ("z[..., 0]", lambda z: z[..., 0], lambda: Z[..., 0], P("X", None)),
+    ("dynamic_slice", lambda z: jax.lax.dynamic_slice(z, (0, 1, 0), (2, 2, 4)),
+     lambda: Z[:, 1:3], P("X", None, "Y")),
+    ("cumsum", lambda z: jnp.cumsum(z, axis=1), lambda: np.cumsum(Z, 1), P("X", None, "Y")),
+    ("max0", lambda z: z.max(0), lambda: Z.max(0), P(None, "Y")),
+    ("any", lambda z: (z > 3).any(), lambda: (Z > 3).any(), P()),
+]
+
+
+@pytest.mark.parametrize("name, op, ref, want", CASES_3D, ids=[c[0] for c in CASES_3D])
+def test_eager_layouts_over_two_mesh_axes(name, op, ref, want):
+    m2 = jax.make_mesh((1, 1), ("X", "Y"))
+    z = jax.device_put(Z, NamedSharding(m2, P("X", None, "Y")))
+    out = op(z)
+    np.testing.assert_allclose(np.asarray(out), ref(), rtol=1e-6)
+    assert out.sharding == NamedSharding(m2, want), name
