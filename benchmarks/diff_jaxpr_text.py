@@ -18,9 +18,8 @@ the source of the expected strings hard-coded in tests/tracing/test_jaxpr_text.p
 31 of the 47 print the same text. The others differ where the programs differ, not the
 printer: tjit inlines nested jit (JAX: a jit equation with the body, also around
 jnp.where and nn.relu), accumulates cotangents with add (JAX: add_any), its reductions,
-reshape and iota carry no out_sharding/sharding params, jnp.arange(3.0) is a constant
-(JAX: iota), tjit's add wants equal shapes (JAX's broadcasts size-1 dims after rank
-promotion), scan keeps a ys output that only forwards an xs (JAX drops it), integer_pow's
+reshape and iota carry no out_sharding/sharding params, tjit's add wants equal shapes
+(JAX's broadcasts size-1 dims after rank promotion), scan keeps a ys output that only forwards an xs (JAX drops it), integer_pow's
 derivative at y=2 binds integer_pow[y=1] (JAX: x), debug.print is a debug_callback
 (JAX: debug_print with its format params), callbacks hold result_types (JAX:
 result_avals and a _FlatCallback).

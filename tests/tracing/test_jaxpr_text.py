@@ -402,7 +402,22 @@ def test_text_is_jaxs(name):
 def test_symbolic_dims_print_their_names():
     b, = tjit.export.symbolic_shape("b")
     j = tjit.make_jaxpr(lambda x: jnp.sin(x) * 2.0)(tjit.ShapeDtypeStruct((b, 3), f32))
-    assert str(j) == '{ lambda ; a:f32[b,3]. let\n    b:f32[b,3] = sin a\n    c:f32[b,3] = mul b 2.0:f32[]\n  in (c,) }'
+    assert str(j) == ("{ lambda ; a:f32[b,3]. let\n    b:f32[b,3] = sin a\n"
+                      "    c:f32[b,3] = mul b 2.0:f32[]\n  in (c,) }")
+
+
+def test_arange_is_an_iota():
+    # JAX's text, but for the sharding=None param its iota carries and tjit's has not
+    j = tjit.make_jaxpr(lambda x: x + jnp.arange(3.0) + jnp.zeros(3))(X3)
+    assert str(j) == (
+        "{ lambda ; a:f32[3]. let\n"
+        "    b:f32[3] = iota[dimension=0 dtype=float32 shape=(3,) sharding=None] \n"
+        "    c:f32[3] = add a b\n"
+        "    d:f32[3] = broadcast_in_dim 0.0:f32[]\n"
+        "    e:f32[3] = add c d\n"
+        "  in (e,) }").replace(" sharding=None]", "]")
+    np.testing.assert_array_equal(np.asarray(tjit.jit(lambda: jnp.arange(5.0))()),
+                                  np.arange(5.0, dtype=np.float32))
 
 
 # -- pretty_print's options, as JAX's (texts printed by JAX 0.10.2) -----------------------
