@@ -297,3 +297,18 @@ def test_eager_layouts_over_two_mesh_axes(name, op, ref, want):
     out = op(z)
     np.testing.assert_allclose(np.asarray(out), ref(), rtol=1e-6)
     assert out.sharding == NamedSharding(m2, want), name
+
+
+def test_make_jaxpr_prints_the_layouts_of_committed_arguments(mesh):
+    """JAX 0.10.2's text: the types carry their Explicit axes (float32[8@X]); the
+    program is the one a plain argument gives (its values unchanged)."""
+    x = jax.device_put(X, NamedSharding(mesh, P("X")))
+    assert str(jax.make_jaxpr(lambda a: a * 2)(x)) == \
+        "{ lambda ; a:f32[8@X]. let b:f32[8@X] = mul a 2.0:f32[] in (b,) }"
+    m2 = jax.make_mesh((1, 1), ("X", "Y"))
+    a = jax.device_put(Y.T.copy(), NamedSharding(m2, P(None, "X")))
+    text = str(jax.make_jaxpr(lambda a: (a.T, a.sum(0)))(a))
+    assert "a:f32[4,2@X]" in text and "b:f32[2@X,4] = transpose" in text
+    assert "c:f32[2@X] = reduce_sum" in text
+    plain = jax.make_jaxpr(lambda a: a * 2)(X)
+    assert str(plain) == "{ lambda ; a:f32[8]. let b:f32[8] = mul a 2.0:f32[] in (b,) }"

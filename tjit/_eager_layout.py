@@ -28,7 +28,7 @@ from tjit.sharding import AxisType, NamedSharding, ON_FIRST_LAYOUT, PartitionSpe
 from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray
 from tjit.tracing.core import Array, set_eager_layout
-from tjit.tracing.jaxpr import Literal
+from tjit.tracing.jaxpr import ClosedJaxpr, DropVar, Jaxpr, Literal, Var
 from tjit.tracing.shapes import dim_str
 
 
@@ -282,3 +282,49 @@ def typed_layout(jaxpr, leaves, mesh):
 
 
 _TYPED = weakref.WeakKeyDictionary()   # jaxpr -> {argument specs: output shardings}
+
+
+def typed_jaxpr(closed, leaves):
+    """``closed`` (make_jaxpr's ClosedJaxpr at argument ``leaves``) with the types JAX
+    prints where a leaf is committed to a mesh with Explicit axes: a copy whose
+    variables carry :class:`LaidOutAval` (``a:f32[8@X]``) where :func:`propagate` splits
+    them; ``closed`` itself (maybe a cached trace) is left as it is. Sub-jaxprs keep
+    their own avals. ``closed`` when no leaf is so laid out."""
+    layouts = [getattr(x, "_sharding", None) if type(x) is Array else None for x in leaves]
+    named = [s for s in layouts if s is not None]
+    jaxpr = closed.jaxpr
+    if not named or len(leaves) != len(jaxpr.invars) or \
+            AxisType.Explicit not in named[0].mesh.axis_types or \
+            any(s.mesh != named[0].mesh for s in named):
+        return closed
+    mesh = named[0].mesh
+    env = {}
+    for v, x in zip(jaxpr.invars, leaves):
+        env[v] = _spec_of(x)[0]
+    copies = {}
+
+    def typed(v):
+        if isinstance(v, (Literal, DropVar)):
+            return v
+        got = copies.get(v)
+        if got is None:
+            spec = env.get(v)
+            aval = v.aval
+            if spec is not None and any(e is not None for e in spec) and \
+                    type(aval) is ShapedArray:
+                aval = typed_aval(aval, NamedSharding(mesh, PartitionSpec(*spec)))
+            got = copies[v] = Var(aval)
+        return got
+
+    eqns = []
+    for eqn in jaxpr.eqns:
+        specs = [None if isinstance(v, Literal) else env.get(v) for v in eqn.invars]
+        if any(s is not None for s in specs) or eqn.primitive.name == "sharding_constraint":
+            avals = [v.aval for v in eqn.invars]
+            for o in eqn.outvars:
+                env[o] = _result_spec(eqn.primitive, eqn.params, specs, avals, o.aval.shape)
+        eqns.append(eqn.replace(invars=[typed(v) for v in eqn.invars],
+                                outvars=[typed(v) for v in eqn.outvars]))
+    new = Jaxpr([typed(v) for v in jaxpr.constvars], [typed(v) for v in jaxpr.invars],
+                [typed(v) for v in jaxpr.outvars], eqns)
+    return ClosedJaxpr(new, closed.consts)

@@ -1925,6 +1925,10 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False,
                                                  sig, simplify=False)
             except RefNotThreaded:  # takes or closes over refs: their values are inputs
                 closed, out_tree = _jit_refs.trace(jitted, args, kwargs)
+        leaves = tree_flatten((dyn_args, dyn_kwargs))[0]
+        if any(getattr(x, "_sharding", None) is not None for x in leaves):
+            from tjit._eager_layout import typed_jaxpr   # (a:f32[8@X], as JAX prints)
+            closed = typed_jaxpr(closed, leaves)
         if return_shape:
             shapes = _shape_structs(out_tree, closed.out_avals)
             return closed, shapes
