@@ -312,3 +312,25 @@ def test_make_jaxpr_prints_the_layouts_of_committed_arguments(mesh):
     assert "c:f32[2@X] = reduce_sum" in text
     plain = jax.make_jaxpr(lambda a: a * 2)(X)
     assert str(plain) == "{ lambda ; a:f32[8]. let b:f32[8] = mul a 2.0:f32[] in (b,) }"
+
+
+def test_stage_attributes_as_jaxs():
+    """args_info / donate_argnums / in_avals / out_info / cost_analysis of jit(f).lower()
+    and .compile(), with JAX 0.10.2's values for this program."""
+    from tjit.stages import ArgInfo
+    f = jax.jit(lambda a, b: (a * b, a.sum()), donate_argnums=0)
+    low = f.lower(jnp.ones(3), 2.0)
+    c = low.compile()
+    (a, b), kw = low.args_info
+    assert isinstance(a, ArgInfo) and (a.donated, b.donated, kw) == (True, False, {})
+    assert (a.shape, a.dtype, str(b._aval)) == ((3,), np.float32, "~float32[]")
+    assert low.donate_argnums == c.donate_argnums == (0,)
+    assert c.in_avals == low.in_avals
+    dev = SingleDeviceSharding(jax.devices()[0])
+    assert [(o.shape, o.sharding) for o in c.out_info] == [((3,), dev), ((), dev)]
+    # (the lowered stage reads the compiled one's estimate, as JAX's; JAX counts 5 flops
+    # here, tjit's cost model 6: a 3-term sum as 3 adds)
+    assert low.cost_analysis() == c.cost_analysis() and low.cost_analysis()["flops"] >= 5
+    y, t = c(jnp.ones(3), 2.0)
+    np.testing.assert_allclose(y, np.full(3, 2.0))
+    np.testing.assert_allclose(t, 3.0)

@@ -1406,6 +1406,22 @@ class Lowered:
         return _shape_structs(self.out_tree, self.jaxpr.out_avals)
 
     @property
+    def args_info(self):
+        """``(args, kwargs)`` of ``tjit.stages.ArgInfo`` (type, donated), as JAX's."""
+        from tjit.stages import args_info
+        return args_info(self)
+
+    @property
+    def donate_argnums(self):
+        """The flat indices of the donated argument leaves, as JAX's."""
+        return tuple(sorted(self.donated))
+
+    def cost_analysis(self):
+        """``Compiled.cost_analysis``'s estimate, read from the traced program."""
+        from tjit.cost_analysis import cost_analysis
+        return cost_analysis(self.jaxpr)
+
+    @property
     def in_avals(self):
         """The arguments' types ``(args, kwargs)``, as JAX's (an argument laid out on a
         mesh shows its layout: ``float32[8@X]``)."""
@@ -1494,6 +1510,18 @@ class Compiled:
     @property
     def out_tree(self):
         return self.lowered.out_tree
+
+    args_info = property(lambda self: self.lowered.args_info)
+    in_avals = property(lambda self: self.lowered.in_avals)
+    donate_argnums = property(lambda self: self.lowered.donate_argnums)
+
+    @property
+    def out_info(self):
+        """The outputs' ShapeDtypeStructs with their shardings, as JAX's."""
+        shardings = tree_flatten(self.output_shardings)[0]
+        return tree_unflatten(self.lowered.out_tree, [
+            ShapeDtypeStruct(a.shape, a.dtype, sharding=s)
+            for a, s in zip(self.lowered.jaxpr.out_avals, shardings)])
 
     @property
     def input_shardings(self):

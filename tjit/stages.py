@@ -11,8 +11,36 @@ the same type); ``.compile()`` gives a :class:`Compiled`.
 (True, True)
 """
 
+import dataclasses
+
 from tjit.api import Compiled, Jitted as Wrapped, Lowered  # noqa: F401
 
 Traced = Lowered
 
-__all__ = ["Compiled", "Lowered", "Traced", "Wrapped"]
+
+@dataclasses.dataclass(frozen=True)
+class ArgInfo:
+    """One argument leaf of a lowered program (``Lowered.args_info``): its type and
+    whether it is donated, as ``jax.stages.ArgInfo``."""
+    _aval: object
+    donated: bool
+
+    @property
+    def shape(self):
+        return self._aval.shape
+
+    @property
+    def dtype(self):
+        return self._aval.dtype
+
+
+def args_info(lowered):
+    """``(args, kwargs)`` of :class:`ArgInfo`, one per argument leaf of ``lowered``."""
+    from tjit.tracing.tree_util import tree_flatten, tree_unflatten
+    avals = tree_flatten(lowered.in_avals)[0]
+    donated = set(lowered.donated)
+    return tree_unflatten(lowered.in_tree, [ArgInfo(a, i in donated)
+                                            for i, a in enumerate(avals)])
+
+
+__all__ = ["ArgInfo", "Compiled", "Lowered", "Traced", "Wrapped"]
