@@ -270,9 +270,11 @@ def typed_layout(jaxpr, leaves, mesh):
         known = _TYPED.setdefault(jaxpr, {})
     except TypeError:   # (a jaxpr that cannot be weakly referenced)
         known = {}
-    shardings = known.get(specs)
-    if shardings is None:
-        shardings = known[specs] = [named(mesh, s) for s in propagate(jaxpr, specs)]
+    got = known.get((id(mesh), specs))
+    if got is None or got[0] is not mesh:   # (the mesh kept: its id stays its own)
+        got = known[id(mesh), specs] = (mesh, [named(mesh, s)
+                                               for s in propagate(jaxpr, specs)])
+    shardings = got[1]
 
     def lay_out(outs):
         for o, s in zip(outs, shardings):
