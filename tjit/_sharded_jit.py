@@ -364,9 +364,9 @@ def lay_out_outputs(in_leaves, entry=None):
     """jit's hook (``api.set_output_layout``), read before a call with its argument
     leaves (Python scalars have no layout, as in JAX) and the cache ``entry`` it runs:
     what lays out its outputs. Where the committed arguments share a mesh with
-    Explicit axes (the others count as unsplit), JAX types each output (tjit._eager_layout.propagate: a
-    transpose's spec is permuted, a reduction's drops its axes); else the rule of the
-    module docstring."""
+    Explicit axes (the others count as unsplit), JAX types each output
+    (tjit._eager_layout.propagate: a transpose's spec is permuted, a reduction's drops
+    its axes); else the rule of the module docstring."""
     first = rank = None
     all_on_first = one_mesh = True
     for x in in_leaves:

@@ -646,7 +646,8 @@ FUSED = {n for n in CASES if n not in (
     "sort", "top_k", "dot_general", "threefry2x32", "cond", "while", "scan", "stop_gradient",
     "reduce_window_sum", "reduce_window_max", "reduce_window_min", "select_and_gather_add",
     "select_and_scatter_add", "conv_general_dilated",
-    "checkpoint", "checkpoint_name", "sharding_constraint", "custom_jvp_call", "custom_vjp_call", "linear_call",
+    "checkpoint", "checkpoint_name", "sharding_constraint", "custom_jvp_call",
+    "custom_vjp_call", "linear_call",
     "custom_vmap_call", "bitcast_convert_type", "cumsum", "cumprod", "complex", "real", "imag", "conj")}
 
 
