@@ -389,8 +389,9 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
     amax = lax.stop_gradient(jnp.where(jnp.isfinite(amax), amax, 0))
     shifted = jnp.subtract(a_safe, amax)
     if b is None:
-        sumexp = _reduce(lax.reduce_sum, jnp.exp(shifted), axes, keepdims)
-        log_abs = _log_sum_exp_shifted(shifted, axes, keepdims)
+        m, rest = _count_and_rest(shifted, axes, keepdims)
+        sumexp = jnp.add(m, rest)   # (for the sign only: 0 where every a is -inf)
+        log_abs = _log_sum_exp_from(m, rest)
     else:
         sumexp, sumexp_m1 = _weighted_sumexp(shifted, b, where, axes, keepdims)
     sign = jnp.sign(sumexp)
@@ -408,21 +409,29 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
 
 
 def _log_sum_exp_shifted(shifted, axes, keepdims):
-    """``log(sum(exp(shifted)))`` where the maxima are shifted to exactly 0: each adds 1,
-    so the sum is ``m + rest`` (m of them) and its log ``log(m) + log1p(rest / m)``, the
-    small rest kept (float32 log_softmax([-20.93, 0])[1] was 0, true -8.2e-10: 1 + 8e-10
-    rounds to 1; JAX and SciPy share). ``exp(s) - 1`` is 0 at the maxima and has the slope
-    of exp there. With no finite maximum (m = 0) the plain log of the sum."""
-    at_max = jnp.equal(shifted, 0)
-    ones = at_max.astype(shifted.dtype)
+    """``log(sum(exp(shifted)))`` where the maxima are shifted to exactly 0."""
+    return _log_sum_exp_from(*_count_and_rest(shifted, axes, keepdims))
+
+
+def _count_and_rest(shifted, axes, keepdims):
+    """``(m, rest)``: how many maxima (shifted to exactly 0) there are and the sum of
+    ``exp(shifted)`` less their ``m`` ones. Kept apart, the small rest survives: float32
+    log_softmax([-20.93, 0])[1] was 0 (true -8.2e-10: 1 + 8e-10 rounds to 1; JAX and
+    SciPy share). ``exp(s) - 1`` is 0 at the maxima and has the slope of exp there. Two
+    sums over one input: a jit fuses them into one pass (sibling reductions)."""
+    ones = jnp.equal(shifted, 0).astype(shifted.dtype)
     m = _reduce(lax.reduce_sum, ones, axes, keepdims)
     rest = _reduce(lax.reduce_sum, jnp.subtract(jnp.exp(shifted), ones), axes, keepdims)
-    # (each branch sees safe values: the unused one's infinite slope would make NaN
-    # gradients, e.g. log(rest) at rest = 0 for a tie of maxima)
-    has_max = m > 0
-    safe_m = jnp.where(has_max, m, 1)
-    return jnp.where(has_max, jnp.add(jnp.log(safe_m), jnp.log1p(jnp.divide(rest, safe_m))),
-                     jnp.log(jnp.where(has_max, 1, rest)))
+    return m, rest
+
+
+def _log_sum_exp_from(m, rest):
+    """``log(m + rest)`` as ``log1p(rest + (m - 1))``: exact for one maximum (the common
+    case, ``log1p(rest)``); for ties ``log(m + rest) >= log 2``, so rounding ``m - 1 + rest``
+    costs under an ulp. With no finite maximum (m = 0, rest 0, inf or NaN) it is
+    ``log(rest)``: -inf, inf or NaN. One log1p and no branches: ``1 + rest + (m - 1)`` is
+    at least 1 wherever a maximum exists, so the slope ``1 / (m + rest)`` stays finite."""
+    return jnp.log1p(jnp.add(rest, jnp.subtract(m, 1)))
 
 
 def _weighted_sumexp(shifted, b, where, axes, keepdims):
