@@ -129,3 +129,57 @@ def test_minimize_counters_are_int64_under_x64(x64):
                           method="BFGS")
     assert r.nit.dtype == r.nfev.dtype == r.status.dtype == np.int64
     np.testing.assert_allclose(np.asarray(r.x), [2.0, 2.0])
+
+
+LBFGS = "l-bfgs-experimental-do-not-rely-on-this"
+
+
+def quadratic_problem():
+    rng = np.random.default_rng(3)
+    m = rng.standard_normal((5, 5))
+    q = m @ m.T + 5 * np.eye(5)
+    b = rng.standard_normal(5)
+    return q, b
+
+
+@pytest.mark.parametrize("maxcor", [1, 3, 10])
+def test_lbfgs_minimizes_a_quadratic(maxcor, x64):
+    # the method raised "method must be 'BFGS'" (JAX has it); the minimum is Q^-1 b
+    # (float64: in float32 f's decrease meets ftol first, status 4, as JAX's)
+    from tjit.scipy import optimize
+    q, b = quadratic_problem()
+    for f in both(lambda x0: optimize.minimize(
+            lambda x: x @ jnp.asarray(q, x.dtype) @ x / 2 - jnp.asarray(b, x.dtype) @ x, x0,
+            method=LBFGS, options={"maxcor": maxcor, "gtol": 1e-4})):
+        r = f(jnp.zeros(5))
+        np.testing.assert_allclose(np.asarray(r.x), np.linalg.solve(q, b), atol=1e-3)
+        assert bool(r.success) and int(r.status) == 0 and r.hess_inv is None
+        assert int(r.nit) >= 1 and int(r.nfev) >= int(r.nit)
+
+
+def test_lbfgs_limits_and_their_status():
+    # JAX's codes: 1 maxiter, 2 maxfun, 4 f decreased less than ftol
+    from tjit.scipy import optimize
+    q, b = quadratic_problem()
+
+    def fun(x):
+        return x @ jnp.asarray(q, x.dtype) @ x / 2 - jnp.asarray(b, x.dtype) @ x
+    for options, status in (({"maxiter": 1}, 1), ({"maxfun": 1}, 2), ({"ftol": 1e3}, 4)):
+        r = optimize.minimize(fun, jnp.zeros(5), method=LBFGS, options=options)
+        assert int(r.status) == status and not bool(r.success), options
+    with pytest.raises(TypeError, match=r"unknown .* options \['line_search_maxiter'\]"):
+        optimize.minimize(fun, jnp.zeros(5), method=LBFGS,
+                          options={"line_search_maxiter": 3})
+
+
+def test_lbfgs_complex_variables():
+    # a real function of complex z: the descent direction is -conj(grad) (JAX's gradient
+    # convention); the minimum of |z - c|^2 + 2 |z - d|^2 is (c + 2 d) / 3
+    from tjit.scipy import optimize
+    c = np.array([2 - 1j, 0.5j, -1.0 + 0j])
+    d = np.array([1j, 1.0 + 0j, 2 - 2j])
+
+    def fun(z):
+        return jnp.sum(jnp.abs(z - c) ** 2) + 2 * jnp.sum(jnp.abs(z - d) ** 2)
+    r = optimize.minimize(fun, jnp.zeros(3, complex), method=LBFGS)
+    np.testing.assert_allclose(np.asarray(r.x), (c + 2 * d) / 3, atol=1e-4)

@@ -17,6 +17,7 @@ from tjit.tracing import dtypes
 from tjit.lax import while_loop
 from tjit.numpy._core import promote_dtypes_inexact
 from tjit.transforms.ad import value_and_grad
+from tjit.scipy.optimize._lbfgs import minimize_lbfgs
 from tjit.scipy.optimize._line_search import line_search
 
 
@@ -97,6 +98,12 @@ def minimize_bfgs(fun, x0, maxiter=None, norm=np.inf, gtol=1e-5, line_search_max
     return s, status.astype(dtypes.default_int())
 
 
+LBFGS = "l-bfgs-experimental-do-not-rely-on-this"
+_METHOD_OPTIONS = {
+    "bfgs": ("maxiter", "gtol", "norm", "line_search_maxiter"),
+    LBFGS: ("maxiter", "norm", "maxcor", "ftol", "gtol", "maxfun", "maxgrad", "maxls")}
+
+
 def minimize(fun, x0, args=(), *, method, tol=None, options=None):
     """Minimize a scalar function of one 1-D array, as ``jax.scipy.optimize.minimize``.
 
@@ -104,12 +111,15 @@ def minimize(fun, x0, args=(), *, method, tol=None, options=None):
       fun: ``fun(x, *args) -> scalar``, differentiable by tjit.
       x0: the initial guess, a 1-D array.
       args: extra positional arguments of ``fun`` (a tuple).
-      method: ``"BFGS"`` (case-insensitive; the only method).
+      method: ``"BFGS"`` or JAX's ``"l-bfgs-experimental-do-not-rely-on-this"``
+        (case-insensitive).
       tol: the gradient-norm tolerance (``gtol``) when ``options`` gives none, as SciPy
         (JAX accepts ``tol`` but ignores it).
       options: ``maxiter`` (default ``200 * x0.size``), ``gtol`` (default 1e-5),
         ``norm`` (the gradient norm's order, default inf), ``line_search_maxiter``
-        (default 10).
+        (default 10); for L-BFGS ``maxiter``, ``norm``, ``gtol``, ``maxcor`` (history
+        size, 10), ``ftol`` (least decrease of f, 2.2e-9), ``maxfun``, ``maxgrad`` and
+        ``maxls`` (line-search iterations, 20).
 
     Returns:
       :class:`OptimizeResults`.
@@ -118,12 +128,14 @@ def minimize(fun, x0, args=(), *, method, tol=None, options=None):
     if not isinstance(args, tuple):
         raise TypeError(f"scipy.optimize.minimize: args must be a tuple, got "
                         f"{type(args).__name__}; write args=({args!r},)")
-    if not isinstance(method, str) or method.lower() != "bfgs":
-        raise ValueError(f"scipy.optimize.minimize: method must be 'BFGS', got {method!r}")
-    unknown = set(options) - {"maxiter", "gtol", "norm", "line_search_maxiter"}
+    kind = method.lower() if isinstance(method, str) else None
+    if kind not in _METHOD_OPTIONS:
+        raise ValueError(f"scipy.optimize.minimize: method must be 'BFGS' or '{LBFGS}', "
+                         f"got {method!r}")
+    unknown = set(options) - set(_METHOD_OPTIONS[kind])
     if unknown:
-        raise TypeError(f"scipy.optimize.minimize: unknown BFGS options {sorted(unknown)}; "
-                        f"use maxiter, gtol, norm, line_search_maxiter")
+        raise TypeError(f"scipy.optimize.minimize: unknown {method} options "
+                        f"{sorted(unknown)}; use {', '.join(_METHOD_OPTIONS[kind])}")
     if tol is not None:
         options.setdefault("gtol", tol)
     (x0,) = promote_dtypes_inexact(jnp.asarray(x0))
@@ -133,6 +145,11 @@ def minimize(fun, x0, args=(), *, method, tol=None, options=None):
 
     def fun_with_args(x):
         return fun(x, *args)
+    if kind == LBFGS:
+        s = minimize_lbfgs(fun_with_args, x0, **options)
+        return OptimizeResults(x=s.x_k, success=s.converged & ~s.failed, status=s.status,
+                               fun=s.f_k, jac=s.g_k, hess_inv=None, nfev=s.nfev,
+                               njev=s.ngev, nit=s.k)
     s, status = minimize_bfgs(fun_with_args, x0, **options)
     return OptimizeResults(x=s.x_k, success=s.converged & ~s.failed, status=status,
                            fun=s.f_k, jac=s.g_k, hess_inv=s.H_k, nfev=s.nfev, njev=s.ngev,
