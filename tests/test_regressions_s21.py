@@ -44,3 +44,35 @@ def test_complex_functions_of_huge_arguments_do_not_overflow(name, dtype, reques
         bad = np.flatnonzero(~(err <= rtol))
         assert not bad.size, (f"{mode} {name}({z[bad[0]]}) = {got[bad[0]]}, mpmath "
                               f"{want[bad[0]]} ({bad.size} of {z.size} off)")
+
+
+# The edges of the discrete log-pmfs' domains (signed zeros, k = inf, p or mu at the ends)
+# against SciPy float64: poisson/binom.logpmf in the saddle-point form gave NaN at
+# mu = -0 or p = -0 (k log(k / -0)) and at k = inf (inf - inf), SciPy and JAX -inf.
+def _discrete_edge_cases():
+    ks = [0.0, 1.0, 2.0, 9.0, 2.5, -1.0, np.inf]
+    for k in ks:
+        for mu in [0.0, -0.0, 1e-30, 0.5, 9.0, 1e4]:
+            yield "poisson", (k, mu)
+        for n, p in [(10.0, 0.0), (10.0, -0.0), (10.0, 1.0), (10.0, 0.3), (1e4, -0.0),
+                     (9.0, 1e-30), (2.0, 0.5), (0.0, 0.5)]:
+            yield "binom", (k, n, p)
+
+
+@pytest.mark.parametrize("method", ["logpmf", "pmf"])
+def test_discrete_logpmf_domain_edges_match_scipy(method):
+    import scipy.stats
+    from tjit.scipy import stats
+    cases = list(_discrete_edge_cases())
+    for dist in ("poisson", "binom"):
+        args = np.array([a for d, a in cases if d == dist]).T
+        with np.errstate(all="ignore"):
+            want = getattr(getattr(scipy.stats, dist), method)(*args).astype(np.float32)
+        # k = inf: the limit, pmf 0 (SciPy's k log mu - log k! is inf - inf = NaN for mu > 1)
+        want = np.where(np.isinf(args[0]), 0.0 if method == "pmf" else -np.inf, want)
+        got = np.asarray(getattr(getattr(stats, dist), method)(*args.astype(np.float32)),
+                         np.float64)
+        close = np.isclose(got, want, rtol=1e-5, atol=0, equal_nan=True) | (got == want)
+        bad = np.flatnonzero(~close)
+        assert not bad.size, [(f"{dist}.{method}{tuple(args[:, i])}", got[i], want[i])
+                              for i in bad[:4]]

@@ -34,6 +34,7 @@ def bd0(k, m):
     the next is < 1e-18 of the sum), where the direct form's terms cancel up to ~5-fold
     (float32 at k = 3e4, m = 42170: 9 ulps) and to nothing at k = m; the direct form
     beyond (at most ~2.5-fold)."""
+    m = jnp.where(m == 0, 0.0, m)   # +0: k log(k / -0) is NaN (poisson.logpmf(9, -0) was NaN)
     s = k + m
     near = jnp.abs(k - m) < 0.5 * s
     v = jnp.where(near, (k - m) / jnp.where(near, s, 1), 0)

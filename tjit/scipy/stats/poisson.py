@@ -13,7 +13,10 @@ def logpmf(k, mu, loc=0):
     from k = 1 on in Loader's saddle-point form (``_saddle``), whose terms do not cancel."""
     k, mu, loc = promote("poisson.logpmf", k, mu, loc)
     y = k - loc
-    log_probs = jnp.where(y >= 1, poisson_logpmf(jnp.where(y >= 1, y, 1), mu), -mu)
+    finite = y < np.inf   # (the saddle-point form's inf - inf at k = inf; the pmf is 0 there)
+    inner = (y >= 1) & finite
+    log_probs = jnp.where(inner, poisson_logpmf(jnp.where(inner, y, 1), mu),
+                          jnp.where(finite, -mu, -np.inf))
     return jnp.where((y >= 0) & integral_shift(k, loc), log_probs,
                      jnp.where(jnp.isnan(y), np.nan, -np.inf))  # (NaN k or loc)
 
