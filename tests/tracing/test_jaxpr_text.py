@@ -483,6 +483,16 @@ def test_custom_rules_off_prints_every_param():
         "  in (c,) }")
 
 
+def test_empty_tuple_params_print():
+    # broadcast_dimensions=() with the rules off (an empty tuple counts as a tuple of
+    # jaxprs in JAX's printer; printed "()" all the same)
+    j = tjit.make_jaxpr(lambda: jnp.zeros(3))()
+    assert j.pretty_print(custom_pp_eqn_rules=False) == (
+        "{ lambda ; . let\n"
+        "    a:f32[3] = broadcast_in_dim[broadcast_dimensions=() shape=(3,)] 0.0:f32[]\n"
+        "  in (a,) }")
+
+
 def test_an_equation_alone_names_its_variables_afresh():
     j = tjit.make_jaxpr(jnp.dot)(M23, M34)
     assert str(j.eqns[0]) == ("a:f32[2,4] = dot_general[\n"

@@ -160,7 +160,8 @@ def test_cse_inside_sub_jaxprs_and_shared_bodies():
 # -- constant folding --------------------------------------------------------------------------
 def test_fold_small_constants_into_consts_and_literals():
     def f(x):
-        k = jnp.arange(3.0) * 2 + 1                 # foldable array
+        k = jnp.asarray(np.arange(3.0, dtype=np.float32)) * 2 + 1   # foldable array
+        # (not jnp.arange(3.0): an iota, which folding keeps, as JAX's arange)
         s = jnp.float32(2) * jnp.float32(3) + 1     # foldable scalar
         return x * k + s
     closed = tjit.make_jaxpr(f)(X)

@@ -278,8 +278,10 @@ def _pp_eqn(eqn, ctx, st):
 
 
 def _has_jaxpr(v):
+    """Whether :func:`_pp_value` lays ``v`` out as jaxprs (an empty tuple counts, as
+    JAX's printer counts it: "()" either way)."""
     return isinstance(v, (Jaxpr, ClosedJaxpr)) or (
-        type(v) is tuple and any(isinstance(j, (Jaxpr, ClosedJaxpr)) for j in v))
+        type(v) is tuple and all(isinstance(j, (Jaxpr, ClosedJaxpr)) for j in v))
 
 
 def _eqn_doc(eqn, items, ctx, st):
