@@ -257,7 +257,12 @@ def gelu(x, approximate=True):
     (zp, ze), (xp, xe) = _two_square(zl, split), _two_square(xl, split)
     excess = jnp.add(jnp.subtract(zp, jnp.multiply(0.5, xp)),
                      jnp.subtract(ze, jnp.multiply(0.5, xe)))
-    return jnp.where(x < -1.0, jnp.multiply(out, jnp.exp(excess)), out)
+    if x.dtype.itemsize >= 4:
+        # exp(excess) = 1 + excess within excess**2 / 2, below an ulp (|excess| <= 40**2 eps)
+        corrected = jnp.add(out, jnp.multiply(out, excess))
+    else:   # (a half type's excess is not that small)
+        corrected = jnp.multiply(out, jnp.exp(excess))
+    return jnp.where(x < -1.0, corrected, out)
 
 
 def glu(x, axis=-1):
