@@ -299,3 +299,24 @@ def test_beta_sf_corrects_the_rounding_of_one_minus_y(x64, dtype):
     for f in (tst.beta.sf, tjit.jit(tst.beta.sf)):
         err = _ulps(f(*[tnp.asarray(v) for v in xs]), true, dtype)
         assert err.max() <= (4.0 if dtype == np.float32 else 32.0), err
+
+
+def test_hyp1f1_tiny_b_is_its_limit(x64):
+    """1F1(a; b; x) for tiny nonzero b is 1 + (a x / b) 1F1(a + 1; 2; x) to O(b): SciPy
+    took ~20 ms a point at subnormal b and gave +inf or NaN where the value is -inf
+    (1F1(-1.5; -5e-324; -1.5) = -6.08e323 overflows to -inf; JAX +inf), and 1.0 for
+    1F1(1e-310; 5e-324; 1e-15) = 1.0202402253307 (a / b kept apart from the product)."""
+    pts = [(-1.5, -5e-324, -1.5), (2.5, -5e-324, 1.0), (2.5, 5e-324, -0.5),
+           (-2.0, 5e-324, 5e-324), (1e-300, -5e-324, 1e-10), (1e-310, 5e-324, 1e-15),
+           (3.0, 1e-31, 2.0), (3.0, -1e-31, -2.0), (-1.5, -1e-300, 0.5), (0.5, 1e-18, 1e-300),
+           (0.0, 5e-324, 3.0), (4.0, -5e-324, 0.0)]
+    a, b, x = (np.array(v, np.float64) for v in zip(*pts))
+    with mp.workdps(80):   # (hypsum's default precision does not converge at 1e-300)
+        true = [+mp.hyp1f1(*map(mp.mpf, p)) for p in pts]
+    for f, mode in ((tsp.hyp1f1, "eager"), (tjit.jit(tsp.hyp1f1), "jit")):
+        got = np.asarray(f(a, b, x), np.float64)
+        for g, t, p in zip(got, true, pts):
+            if abs(t) > np.finfo(np.float64).max:
+                assert g == (np.inf if t > 0 else -np.inf), (mode, p, g)
+            else:
+                assert abs(mp.mpf(float(g)) - t) <= 4 * np.spacing(abs(float(t))), (mode, p, g, t)
