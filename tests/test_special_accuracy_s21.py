@@ -320,3 +320,32 @@ def test_hyp1f1_tiny_b_is_its_limit(x64):
                 assert g == (np.inf if t > 0 else -np.inf), (mode, p, g)
             else:
                 assert abs(mp.mpf(float(g)) - t) <= 4 * np.spacing(abs(float(t))), (mode, p, g, t)
+
+
+def _ndtri_slope(p):
+    """1/npdf(ndtri(p)), the root found on log ncdf of the smaller tail."""
+    q = min(p, 1 - p)
+    x = mp.findroot(lambda t: mp.log(mp.ncdf(t)) - mp.log(q),
+                    -mp.sqrt(-2 * mp.log(q)) if q < 0.3 else mp.mpf(-0.2))
+    return 1 / mp.npdf(x)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_ndtri_slope_in_the_tails(x64, dtype):
+    """ndtri' = sqrt(pi/2) erfcx(|x|/sqrt 2) / min(p, 1 - p): sqrt(2 pi) exp(x**2 / 2) moves
+    by x**2 times the rounding of x = ndtri(p) (float64 ndtri'(1e-100) 4.6903754148375e98
+    was 262 ulps off, 354 even with x**2 exact; float32 ndtri'(1e-20) 52; JAX 1.5 / 0.6).
+    Subnormal p: the slope overflows (true 5.26e321 at 5e-324), p = 0 and 1: inf."""
+    tiny = [1e-300, 1e-100, 1e-50, 1e-20] if dtype == np.float64 else [1e-38, 1e-30, 1e-20]
+    ps = np.array(tiny + [1e-10, 1e-5, 0.3, 0.5, 0.7, 0.999, 1 - 2.0 ** -20], dtype)
+    with mp.workdps(50):
+        true = [_ndtri_slope(mp.mpf(float(p))) for p in ps]
+    slope = tjit.vmap(tjit.grad(tsp.ndtri))
+    for f, mode in ((slope, "eager"), (tjit.jit(slope), "jit")):
+        got = np.asarray(f(tnp.asarray(ps)), np.float64)
+        err = _ulps(got, true, dtype)
+        worst = int(np.argmax(err))
+        assert err[worst] <= BOUND[dtype], (mode, ps[worst], got[worst], err[worst])
+        edges = np.asarray(f(tnp.asarray(np.array([0.0, 1.0, 5e-324 if dtype == np.float64
+                                                   else 1e-45], dtype))))
+        assert np.all(edges == np.inf), (mode, edges)

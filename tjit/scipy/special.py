@@ -119,7 +119,26 @@ def ndtri(p):
     outside [0, 1]."""
     (p,) = _inexact("ndtri", p)
     # strong, as JAX's (whose formula's constants are strong for Python numbers too)
-    return lax.convert_element_type(ndtri_p.bind(p), p.dtype, weak_type=False)
+    return lax.convert_element_type(_ndtri(p), p.dtype, weak_type=False)
+
+
+@custom_jvp
+def _ndtri(p):
+    return ndtri_p.bind(p)
+
+
+@_ndtri.defjvp
+def _ndtri_jvp(primals, tangents):
+    """ndtri'(p) = 1/npdf(x) = sqrt(pi/2) erfcx(|x|/sqrt 2) / q, q = min(p, 1 - p) (exact:
+    1 - p is for p >= 1/2), x = ndtri(p). sqrt(2 pi) exp(x**2/2) is as right in exact
+    arithmetic, but the rounding of x moves it by x**2 times x's relative error (float64
+    ndtri'(1e-100) 262 ulps off, 354 with x**2 exact; JAX 1.5): erfcx(|x|/sqrt 2) / q
+    depends on x only through the well-conditioned erfcx. inf at p = 0 and 1."""
+    (p,), (dp,) = primals, tangents
+    x = _ndtri(p)
+    q = jnp.where(x < 0, p, 1 - p)
+    slope = float(np.sqrt(np.pi / 2)) * erfcx(jnp.abs(x) * float(np.sqrt(0.5))) / q
+    return x, jnp.where(q == 0, jnp.inf, slope).astype(p.dtype) * dp
 
 
 def log_ndtr(x, series_order=3):
