@@ -338,7 +338,8 @@ def special_matrix_cases(rng):
                         ("hankel", (np.ones(1), np.ones(3))),
                         ("toeplitz", (np.arange(3), np.arange(2.0))),
                         ("companion", (np.array([2.0, 0.0]),))):
-        yield Case("linalg", f"{fname} {[np.asarray(a).dtype.name + str(np.shape(a)) for a in args]}",
+        kinds = [np.asarray(a).dtype.name + str(np.shape(a)) for a in args]
+        yield Case("linalg", f"{fname} {kinds}",
                    lambda L, *a, f=fname: getattr(L.sp.linalg, f)(*a),
                    lambda *a, f=fname: getattr(scipy.linalg, f)(*a), args)
     for mode in ("full", "same", "valid"):
@@ -438,7 +439,8 @@ def optimize_cases(rng):
                        lambda x: rosen(L.np, x), x0, method="BFGS")),
                    lambda x0: (lambda r: (r.x, r.fun, True))(scipy.optimize.minimize(
                        lambda x: rosen(np, x), x0, method="BFGS", options={"gtol": 1e-10})),
-                   (x0,))
+                   (x0,), kept={0: "JAX's BFGS stops there too (its line search fails)",
+                                2: "a local minimum (-1, 1, 1, 1) for JAX too"}.get(i))
         if misc.JX is not None:
             yield Case("optimize", f"BFGS rosen fields vs JAX x0={np.round(x0, 2)}",
                        lambda L, x0: result_fields(L, x0, {}),
