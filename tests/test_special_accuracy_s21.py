@@ -349,3 +349,32 @@ def test_ndtri_slope_in_the_tails(x64, dtype):
         edges = np.asarray(f(tnp.asarray(np.array([0.0, 1.0, 5e-324 if dtype == np.float64
                                                    else 1e-45], dtype))))
         assert np.all(edges == np.inf), (mode, edges)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("approximate", [False, True])
+def test_gelu_slope_for_huge_inputs(x64, dtype, approximate):
+    """gelu's slope tends to 1 (x -> inf) and 0 (x -> -inf): the exact form's unused
+    correction branch squared huge x into a NaN pair (float32 grad at 1e20, float64 at
+    1e300 were NaN; JAX 1), the tanh form's x**3 overflowed into 0 * inf (float32 grad
+    at 1e13 NaN; JAX NaN too). Values there: x and -0."""
+    big = np.finfo(dtype).max
+    xs = np.array([1e5, 1e13, 1e20, 1e30, big, -1e5, -1e13, -1e20, -big], dtype)
+    want = np.where(xs > 0, 1.0, 0.0)
+    f = tjit.vmap(tjit.grad(lambda x: tnn.gelu(x, approximate=approximate)))
+    for g, mode in ((f, "eager"), (tjit.jit(f), "jit")):
+        np.testing.assert_array_equal(np.asarray(g(tnp.asarray(xs))), want, err_msg=mode)
+    vals = np.asarray(tnn.gelu(tnp.asarray(xs), approximate=approximate))
+    np.testing.assert_array_equal(vals, np.where(xs > 0, xs, -0.0))
+    # and near the clip (|x| = 30) the slope is the formula's, vs mpmath
+    for x in (29.5, 30.5, -5.0, 3.0):
+        u = mp.sqrt(2 / mp.pi) * (x + mp.mpf(0.044715) * x ** 3)
+        true = (_gelu_exact_slope(mp.mpf(x)) if not approximate else
+                (1 + mp.tanh(u)) / 2 + x / 2 * (1 - mp.tanh(u) ** 2) * mp.sqrt(2 / mp.pi)
+                * (1 + 3 * mp.mpf(0.044715) * x ** 2))
+        got = float(tjit.grad(lambda v: tnn.gelu(v, approximate=approximate))(dtype(x)))
+        assert abs(got - float(true)) <= 8 * np.finfo(dtype).eps * max(1.0, abs(float(true)))
+
+
+def _gelu_exact_slope(x):
+    return mp.ncdf(x) + x * mp.npdf(x)

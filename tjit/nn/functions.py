@@ -235,9 +235,14 @@ def gelu(x, approximate=True):
     x = _inexact("gelu", x)
     if approximate:
         c = np.array(np.sqrt(2 / np.pi), x.dtype)
-        inner = jnp.multiply(c, jnp.add(x, jnp.multiply(0.044715, lax.integer_pow(x, 3))))
         if dtypes.is_complex(x.dtype):
+            inner = jnp.multiply(c, jnp.add(x, jnp.multiply(0.044715, lax.integer_pow(x, 3))))
             return jnp.multiply(x, jnp.multiply(0.5, jnp.add(1.0, jnp.tanh(inner))))
+        # From |x| = 30 the factor below is exactly 1 or 0 in every float type (its argument
+        # passes +-1900): clipping x inside it keeps x**3 finite, whose overflow made the
+        # slope 0 * inf = NaN (float32 grad at 1e13; JAX shares)
+        xc = jnp.clip(x, -30.0, 30.0)
+        inner = jnp.multiply(c, jnp.add(xc, jnp.multiply(0.044715, lax.integer_pow(xc, 3))))
         # (1 + tanh(u)) / 2 == logistic(2u), which keeps its relative accuracy where
         # tanh(u) -> -1: 1 + tanh cancels to 0 below x ~ -5.7 in float32 (JAX's formula
         # gives -0 there for -8.6e-10), and loses ~1e9 ulp near it in float64
@@ -250,8 +255,9 @@ def gelu(x, approximate=True):
     # Below x = -1, erfc(z) magnifies z's rounding by ~x**2 (float32 gelu(-5.736) was 26
     # ulps off; JAX shares): the factor exp(z**2 - x**2/2), its exponent from exact square
     # pairs (the leading parts cancel exactly), undoes it, as in scipy.special.ndtr.
-    # (Clipped at -40: erfc(z) is 0 there, and the squares stay finite.)
-    xl = jnp.maximum(x, -40.0)
+    # (Clipped to [-40, -1], where it is used: erfc(z) is 0 below, and the squares stay
+    # finite; a huge x's square pair was NaN, and so was the slope through the where.)
+    xl = jnp.clip(x, -40.0, -1.0)
     zl = jnp.multiply(jnp.negative(xl), sqrt_half)
     split = float(2 ** ((dtypes.finfo(x.dtype).nmant + 2) // 2) + 1)
     (zp, ze), (xp, xe) = _two_square(zl, split), _two_square(xl, split)
