@@ -865,17 +865,16 @@ def _logaddexp_value(x, y, soft):
     ``soft(d)`` gives the value and its slope at d; the slope times x - y's rounding error
     (exact, by Knuth's TwoSum) corrects it: unrounded, ulp(x - y) reached the result
     e^d-fold, float32 logaddexp(-13.895, -5.18e-7) was 12-14 ulps off (NumPy 0.5)."""
-    delta = lax.sub(x, y)
-    ny = lax.neg(y)
-    y_part = lax.sub(delta, x)
-    err = lax.add(lax.sub(x, lax.sub(delta, y_part)), lax.sub(ny, y_part))
+    hi, lo = lax.max(x, y), lax.min(x, y)
+    d = lax.sub(lo, hi)     # -|x - y|, rounded (NaN for a NaN or infinities of one sign)
+    # lo - hi = d + err exactly (TwoSum; no sign to choose, as d is formed as lo - hi)
+    part = lax.sub(d, lo)
+    err = lax.sub(lax.sub(lo, lax.sub(d, part)), lax.add(hi, part))
     err = lax.select(lax.is_finite(err), err, lax.full_like(err, 0))   # (infinite inputs)
-    # -|x - y| exactly is d + corr
-    corr = lax.select(lax.lt(delta, lax.full_like(delta, 0)), err, lax.neg(err))
-    value, slope = soft(lax.neg(lax.abs(delta)))
-    # delta is NaN for a NaN input or for infinities of one sign: x + y is right then.
-    return lax.select(lax.ne(delta, delta), lax.add(x, y),
-                      lax.add(lax.max(x, y), lax.add(value, lax.mul(slope, corr))))
+    value, slope = soft(d)
+    # d is NaN for a NaN input or for infinities of one sign: x + y is right then.
+    return lax.select(lax.ne(d, d), lax.add(x, y),
+                      lax.add(hi, lax.add(value, lax.mul(slope, err))))
 
 
 def _soft_and_slope(e):
