@@ -16,10 +16,12 @@ from tjit.xla_like.fusion import (
     NeedMaterialize,
     is_buffer,
     is_inlined_constant,
+    memory_operand,
     space_of_root,
     split_only_reshape,
     split_runs,
     squeezed,
+    take_source,
     unit_only_reshape,
 )
 
@@ -221,9 +223,8 @@ class KernelBuilder:
     def _take(self, i, x, maps):
         """An indexed load of buffer ``x``: the other operand dims follow ``maps``, the
         taken axis comes from the index expression (evaluated at the batch dims)."""
-        base = x   # (a reshape keeps row-major order: its operand's linear index is x's)
-        if x.opcode in ("reshape", "transpose") and x.id not in self.d.materialized:
-            base = x.operands[0]
+        # (a reshape keeps row-major order: its operand's linear index is x's)
+        base = take_source(i, self.d.materialized)
         if not (is_buffer(base) or base.id in self.d.materialized):
             raise NeedMaterialize(x)
         axis, out_dims = i.attrs["axis"], i.attrs["out_dims"]
@@ -257,7 +258,7 @@ class KernelBuilder:
             it = iter(m for m, d in zip(maps, i.shape) if d != 1)
             zero = K.Affine(0, (0,) * self.n)
             return (yield (x, tuple(zero if d == 1 else next(it) for d in x.shape)))
-        if is_buffer(x) or x.id in self.d.materialized:
+        if memory_operand(i, self.d.materialized) is not None:
             # a reshape keeps row-major order: x's linear index is the result's
             return self._load_linear(x, _linear(maps, i.shape, self.n))
         if split_only_reshape(i):

@@ -32,7 +32,9 @@ kernel with no temporary; a 1-D vector of ``exp`` broadcast along the leading ax
 a matrix is materialized. After the decision, kernels with the same iteration space
 are merged: a row reduction into the row kernel that consumes it (its result becomes an
 extra output), and siblings that read a common input (multi-output fusion), whenever
-that creates no cycle.
+that creates no cycle: no path between the two through a third kernel, and no kernel
+that loads one of its own outputs (the source of a gather or of a linear-index reshape
+is loaded from memory even when the same kernel computes it).
 
 **Kernel size limit.** No kernel's expression DAG grows without bound: after the
 decision, a pass in program order counts each kernel's distinct inlined nodes (weighted:
@@ -140,6 +142,29 @@ def split_runs(src, dst):
             return None
         runs.append(run)
     return runs if j == len(dst) else None
+
+
+def take_source(take, materialized):
+    """The buffer a kernel's ``take`` loads: its operand, or the operand's own operand
+    when the operand is a reshape or transpose that is not materialized (read at the same
+    linear index or at permuted indices; ``_decide`` keeps that one in memory)."""
+    x = take.operands[0]
+    if x.opcode in ("reshape", "transpose") and x.id not in materialized:
+        return x.operands[0]
+    return x
+
+
+def memory_operand(i, materialized):
+    """The value a kernel computing ``i`` loads from memory whole instead of computing
+    it (even when the same kernel stores it): a take's source, or the materialized operand
+    of a reshape that is not unit-only (read by linear index). None for other ops."""
+    if i.opcode == "take":
+        return take_source(i, materialized)
+    if i.opcode == "reshape" and not unit_only_reshape(i):
+        x = i.operands[0]
+        if is_buffer(x) or x.id in materialized:
+            return x
+    return None
 
 
 def row_reduce(i):
@@ -405,18 +430,32 @@ class FusionDecision:
         return hit
 
     def _group_inputs(self, gid):
-        members = {r.id for r in self.groups[gid]}
-        out, stack, seen = [], [o for r in self.groups[gid] for o in r.operands], set()
+        return self._inputs_of(self.groups[gid])
+
+    def _inputs_of(self, roots):
+        """The values a kernel computing ``roots`` loads, as ``KernelBuilder`` loads them:
+        materialized values outside the group, and each value a take or reshape reads
+        from memory (``memory_operand``), which is loaded even when it is one of the
+        group's own roots (a self-read: that kernel would wait on its own output)."""
+        members = {r.id for r in roots}
+        out, stack, seen = {}, list(roots), set()
         while stack:
             i = stack.pop()
             if i.id in seen:
                 continue
             seen.add(i.id)
             if i.id in self.materialized and i.id not in members:
-                out.append(i)
-            elif not is_inlined_constant(i):
-                stack.extend(i.operands)
-        return out
+                out[i.id] = i
+                continue
+            if is_inlined_constant(i):
+                continue
+            src = memory_operand(i, self.materialized)
+            if src is None or not (is_buffer(src) or src.id in self.materialized):
+                stack.extend(i.operands)    # (an unstored source: NeedMaterialize retries)
+            else:       # (the source is loaded whole; a take's indices are computed)
+                out[src.id] = src
+                stack.extend(i.operands[1:])
+        return list(out.values())
 
     def _node_of(self, i):
         """The plan node producing value ``i``: a group id, a dot/library instr id, or
@@ -470,8 +509,14 @@ class FusionDecision:
         if sa != sb and (sa[1] or sb[1] or squeezed(sa[0]) != squeezed(sb[0])):
             return False
         pa, pb = self._producers(a), self._producers(b)
-        # (a direct producer -> consumer pair is fine: inside one kernel the producer's
-        # value is recomputed from its expression wherever the consumer reads it)
+        if b in pa or a in pb:
+            # a direct producer -> consumer pair merges only when the consumer recomputes
+            # the producer's values inline; one it reads from memory (a take's source, a
+            # reshape's operand) would be the merged kernel's input and output at once
+            roots = self.groups[a] + self.groups[b]
+            ids = {r.id for r in roots}
+            if any(i.id in ids for i in self._inputs_of(roots)):
+                return False
         # no path through a third group in either direction
         return not any(self._reaches(b, g) for g in pa - {b}) and \
             not any(self._reaches(a, g) for g in pb - {a})

@@ -477,8 +477,12 @@ def _topo(pending, values, effects=frozenset()):
                 ready.update(v for v in s.outs if v is not None)
                 del pending[n]
                 break
-        else:  # pragma: no cover
-            raise RuntimeError("plan: cyclic dependency between fused kernels")
+        else:  # pragma: no cover  (fusion keeps the step graph acyclic: a compiler bug)
+            waits = "; ".join(
+                f"{s.kernel.name if isinstance(s, KernelStep) else s.name} waits on "
+                + ", ".join(f"%{v}" for v in s.ins if v not in ready) for _, s in pending[:4])
+            raise RuntimeError("plan: cyclic dependency between fused kernels (a compiler "
+                               f"bug: please report the program): {waits}")
     return steps
 
 
