@@ -3,11 +3,9 @@
 
 import builtins as _builtins
 import dataclasses as _dataclasses
-import functools as _functools
 
 from tjit import tree_util as _tu
-
-_NO_INITIALIZER = _tu._tu.NO_INITIALIZER
+from tjit.tracing.tree_util import NO_INITIALIZER as _NO_INITIALIZER
 
 
 def map(f, tree, *rest, is_leaf=None):  # noqa: A001 (jax.tree.map's name)
@@ -37,10 +35,7 @@ def structure(tree, is_leaf=None):
 
 def reduce(function, tree, initializer=_NO_INITIALIZER, is_leaf=None):  # noqa: A001
     """``functools.reduce(function, leaves(tree)[, initializer])``."""
-    lv = _tu.tree_leaves(tree, is_leaf)
-    if initializer is _NO_INITIALIZER:
-        return _functools.reduce(function, lv)
-    return _functools.reduce(function, lv, initializer)
+    return _tu.tree_reduce(function, tree, initializer, is_leaf)
 
 
 def all(tree, *, is_leaf=None):  # noqa: A001

@@ -570,11 +570,16 @@ def flatten_up_to_or_raise(treedef, tree, op, subject="the tree"):
     try:
         return _flatten_up_to(treedef, tree)
     except _Mismatch:
-        path, expected, got = _first_difference(treedef, tree, ())
-        where = f"at key path {keystr(path)}" if path else "at the root"
+        where, expected, got = _where_they_differ(treedef, tree)
         raise ValueError(f"{op}: pytree structure mismatch: {subject} does not have the "
                          f"structure {treedef}: {where} the structure has {expected}, but "
                          f"{subject} has {got}") from None
+
+
+def _where_they_differ(treedef, tree):
+    """``("at key path ..." or "at the root", expected, got)`` for a mismatch message."""
+    path, expected, got = _first_difference(treedef, tree, ())
+    return (f"at key path {keystr(path)}" if path else "at the root"), expected, got
 
 
 def _node_text(node_type, aux, n):
@@ -1083,8 +1088,7 @@ def broadcast_prefix(prefix_tree, full_tree, is_leaf=None):
     try:
         subtrees = _flatten_up_to(treedef, full_tree)
     except _Mismatch:
-        path, expected, got = _first_difference(treedef, full_tree, ())
-        where = f"at key path {keystr(path)}" if path else "at the root"
+        where, expected, got = _where_they_differ(treedef, full_tree)
         raise ValueError(f"tree_broadcast: {treedef} is not a prefix of "
                          f"{tree_structure(full_tree)}: {where} the prefix has {expected}, "
                          f"but the full tree has {got}") from None
