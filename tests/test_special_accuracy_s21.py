@@ -378,3 +378,35 @@ def test_gelu_slope_for_huge_inputs(x64, dtype, approximate):
 
 def _gelu_exact_slope(x):
     return mp.ncdf(x) + x * mp.npdf(x)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("name", ["logaddexp", "logaddexp2"])
+def test_logaddexp_slopes_far_apart(x64, dtype, name):
+    """The slopes sigmoid(s (x - y)) near 0 are ~e^(s (x - y)) and take the roundings of
+    x - y and of its product with ln 2 as relative errors: float64 logaddexp2'(-710.28, 50)
+    was 1.35549598e-229 510 ulps off, grad of grad 354; logaddexp2'(-1000, -50) 216 (JAX
+    the same). Now the roundings (TwoSum, Dekker) are added back to first order."""
+    base = mp.mpf(2) if name == "logaddexp2" else mp.e
+    far = [-1000.0, -710.282713, -709.772713, -700.1234567891, -60.123456789, -30.3, -2.5,
+           0.75, 30.3, 700.123456789] if dtype == np.float64 else \
+        [-60.28271, -45.123456, -30.3, -2.5, 0.75, 30.3, 55.123456]  # (results stay normal)
+    others = [50.0, -50.0, 0.1234567] if dtype == np.float64 else [20.0, -20.0, 0.1234567]
+    fn = getattr(tnp, name)
+    for y in others:
+        xs = np.array(far, dtype)
+        yv = dtype(y)
+        exact = [(mp.mpf(float(x)) - mp.mpf(float(yv))) * mp.log(base) for x in xs]
+        w = [1 / (1 + mp.exp(-t)) for t in exact]      # d/dx
+        true = {"grad": w, "grad2": [mp.log(base) / ((1 + mp.exp(t)) * (1 + mp.exp(-t)))
+                                     for t in exact]}
+        slope = tjit.grad(fn)
+        cases = {"grad": tjit.vmap(slope, (0, None)),
+                 "grad2": tjit.vmap(tjit.grad(slope), (0, None))}
+        for kind, f in cases.items():
+            for g, mode in ((f, "eager"), (tjit.jit(f), "jit")):
+                got = np.asarray(g(tnp.asarray(xs), yv), np.float64)
+                err = _ulps(got, true[kind], dtype)
+                worst = int(np.argmax(err))
+                bound = BOUND[dtype] * (2 if kind == "grad2" else 1)
+                assert err[worst] <= bound, (kind, mode, xs[worst], y, got[worst], err[worst])
