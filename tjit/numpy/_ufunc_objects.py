@@ -270,7 +270,6 @@ class ufunc(metaclass=_UfuncType):  # noqa: N801  (NumPy's and JAX's name)
         return moveaxis(lax.concatenate([lax.expand_dims(p, (0,)) for p in parts], 0), 0,
                         axis)
 
-
     def _reduceat_traced(self, a, idx, axis, dtype):
         """reduceat along ``axis`` with traced ``idx`` (as JAX's): each output slice starts
         as ``a[idx[k]]``, then one pass over the axis folds slice ``i`` into every segment
