@@ -499,7 +499,18 @@ def _check_memory_kind(kind, who):
 
 class Sharding:
     """What every sharding is, as ``jax.sharding.Sharding`` (``isinstance`` checks):
-    NamedSharding, SingleDeviceSharding and PmapSharding."""
+    NamedSharding, SingleDeviceSharding and PmapSharding. Each gives ``_layout(ndim)``,
+    the blocks it places on each device, which :meth:`is_equivalent_to` compares."""
+
+    def is_equivalent_to(self, other, ndim):
+        """Whether ``self`` and ``other`` place the same blocks of an array of rank
+        ``ndim`` on the same devices, as ``jax.sharding.Sharding.is_equivalent_to``: on a
+        one-device mesh every NamedSharding is equivalent to that device's
+        SingleDeviceSharding."""
+        if not hasattr(other, "_layout"):
+            raise TypeError(f"is_equivalent_to: expected a sharding, got "
+                            f"{type(other).__name__} {other!r:.60}")
+        return self._layout(ndim) == other._layout(ndim)
 
 
 class NamedSharding(Sharding):
@@ -522,6 +533,18 @@ class NamedSharding(Sharding):
         """This mesh with another spec (a PartitionSpec or a sequence of entries)."""
         spec = spec if isinstance(spec, PartitionSpec) else PartitionSpec(*spec)
         return NamedSharding(self.mesh, spec)
+
+    def update(self, **kwargs):
+        """This sharding with ``mesh``, ``spec`` (a PartitionSpec or a sequence of entries)
+        or ``memory_kind`` replaced, as ``jax.sharding.NamedSharding.update``."""
+        unknown = set(kwargs) - {"mesh", "spec", "memory_kind"}
+        if unknown:
+            raise TypeError(f"NamedSharding.update: unexpected argument(s) "
+                            f"{sorted(unknown)}; it replaces mesh, spec or memory_kind")
+        spec = kwargs.get("spec", self.spec)
+        spec = spec if isinstance(spec, PartitionSpec) else PartitionSpec(*spec)
+        return NamedSharding(kwargs.get("mesh", self.mesh), spec,
+                             memory_kind=kwargs.get("memory_kind", self.memory_kind))
 
     def _split_counts(self, ndim):
         return [math.prod(self.mesh._shape[n] for n in self.spec.axes_of(d))
@@ -757,20 +780,6 @@ class PmapSharding(Sharding):
     @property
     def memory_kind(self):
         return None
-
-
-def is_equivalent_to(self, other, ndim):
-    """Whether ``self`` and ``other`` place the same blocks of an array of rank ``ndim`` on
-    the same devices, as ``jax.sharding.Sharding.is_equivalent_to``: on a one-device
-    mesh every NamedSharding is equivalent to that device's SingleDeviceSharding."""
-    if not hasattr(other, "_layout"):
-        raise TypeError(f"is_equivalent_to: expected a sharding, got "
-                        f"{type(other).__name__} {other!r:.60}")
-    return self._layout(ndim) == other._layout(ndim)
-
-
-for _cls in (NamedSharding, SingleDeviceSharding, PmapSharding):
-    _cls.is_equivalent_to = is_equivalent_to
 
 
 #: Called once, the first time an Array is committed to a mesh or a mesh is set
