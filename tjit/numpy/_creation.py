@@ -240,6 +240,9 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding
 
 
 def _arange(start, stop, step, dtype):
+    if start is None:   # (JAX: TypeError too; stop alone is passed as the first argument)
+        raise TypeError("jnp.arange: start is None; pass the stop first, arange(stop), "
+                        "or both bounds, arange(start, stop)")
     dt = canonical_dtype(dtype, "arange")
     start, stop, step = (int(v) if is_expr(v) and v.is_Integer else v
                          for v in (start, stop, step))

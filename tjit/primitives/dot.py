@@ -206,9 +206,13 @@ dot_general_p.def_impl(_quiet(_dot_general_impl))
 
 
 def _dot_general_pp(params):
-    """As JAX prints it: None values left out, dimension_numbers as lists (shorter)."""
+    """As JAX prints it: None values left out, dimension_numbers as lists (shorter), a
+    precision as JAX's canonical pair (one per operand: ``Precision.HIGH`` prints as
+    ``(Precision.HIGH, Precision.HIGH)``)."""
     (lc, rc), (lb, rb) = params["dimension_numbers"]
     shown = dict(params, dimension_numbers=((list(lc), list(rc)), (list(lb), list(rb))))
+    if isinstance(shown.get("precision"), Precision):
+        shown["precision"] = (shown["precision"],) * 2
     return sorted((k, v) for k, v in shown.items() if v is not None)
 
 
