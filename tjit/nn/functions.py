@@ -11,6 +11,7 @@ JAX; ``lax.stop_gradient`` marks the max-shifts of ``softmax``/``log_softmax``/
 ``logsumexp`` whose gradient cancels mathematically, so it is not computed.
 """
 
+import fractions
 import functools
 
 import numpy as np
@@ -22,7 +23,6 @@ from tjit.tracing.shapes import normalize_axes, normalize_axis
 from tjit import lax
 from tjit import numpy as jnp
 from tjit.numpy._core import check_arraylike, promote_args_inexact, promote_dtypes_inexact
-from tjit.numpy._ufuncs import _two_square
 from tjit.transforms.custom_derivatives import custom_jvp
 
 
@@ -258,17 +258,43 @@ def gelu(x, approximate=True):
     # (Clipped to [-40, -1], where it is used: erfc(z) is 0 below, and the squares stay
     # finite; a huge x's square pair was NaN, and so was the slope through the where.)
     xl = jnp.clip(x, -40.0, -1.0)
-    zl = jnp.multiply(jnp.negative(xl), sqrt_half)
-    split = float(2 ** ((dtypes.finfo(x.dtype).nmant + 2) // 2) + 1)
-    (zp, ze), (xp, xe) = _two_square(zl, split), _two_square(xl, split)
-    excess = jnp.add(jnp.subtract(zp, jnp.multiply(0.5, xp)),
-                     jnp.subtract(ze, jnp.multiply(0.5, xe)))
+    excess = _erfc_arg_excess(jnp.negative(xl), sqrt_half)
     if x.dtype.itemsize >= 4:
         # exp(excess) = 1 + excess within excess**2 / 2, below an ulp (|excess| <= 40**2 eps)
         corrected = jnp.add(out, jnp.multiply(out, excess))
     else:   # (a half type's excess is not that small)
         corrected = jnp.multiply(out, jnp.exp(excess))
     return jnp.where(x < -1.0, corrected, out)
+
+
+def _erfc_arg_excess(a, c):
+    """``z**2 - a**2 / 2`` for ``z = a * c`` rounded, ``c`` = sqrt(1/2) rounded to a's
+    dtype: tiny (~a**2 eps), from the exact error ``e = a c - z`` of the product (Dekker's
+    TwoProduct, c split at trace time). Then ``z**2 = a**2 c**2 - e (2 z + e)``, and
+    ``a**2 (c**2 - 1/2)`` is a constant (``delta``, exact) times a**2: fewer steps than the
+    exact squares of both z and a (erfc's rounding magnification is all in z's rounding)."""
+    split, c_hi, c_lo, delta = _product_split_constants(np.dtype(a.dtype))
+    z = jnp.multiply(a, c)
+    t = jnp.multiply(a, split)
+    a_hi = jnp.subtract(t, jnp.subtract(t, a))
+    a_lo = jnp.subtract(a, a_hi)
+    e = jnp.add(jnp.add(jnp.add(jnp.subtract(jnp.multiply(a_hi, c_hi), z),
+                                jnp.multiply(a_hi, c_lo)), jnp.multiply(a_lo, c_hi)),
+                jnp.multiply(a_lo, c_lo))
+    return jnp.subtract(jnp.multiply(jnp.multiply(a, a), delta),
+                        jnp.multiply(e, jnp.add(jnp.add(z, z), e)))
+
+
+@functools.lru_cache(maxsize=None)
+def _product_split_constants(dtype):
+    """Dekker's split factor for ``dtype`` and sqrt(1/2) rounded to it, split in halves
+    (``c_hi + c_lo``), and ``c**2 - 1/2`` (exact, then rounded)."""
+    split = 2 ** ((dtypes.finfo(dtype).nmant + 2) // 2) + 1
+    c = dtype.type(np.sqrt(0.5))
+    ct = c * dtype.type(split)
+    c_hi = ct - (ct - c)
+    delta = fractions.Fraction(float(c)) ** 2 - fractions.Fraction(1, 2)
+    return float(split), float(c_hi), float(c - c_hi), float(delta)
 
 
 def glu(x, axis=-1):
