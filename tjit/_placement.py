@@ -17,8 +17,7 @@ from tjit.devices.backend import Device
 from tjit.sharding import (
     NamedSharding,
     PartitionSpec,
-    PmapSharding,
-    SingleDeviceSharding,
+    Sharding,
     commit,
     current_mesh,
 )
@@ -58,8 +57,7 @@ def named_placement(where_to):
 
 def is_placement(obj):
     """A leaf of device_put's ``device`` tree: a device, a sharding, a spec or None."""
-    return obj is None or isinstance(obj, (Device, PartitionSpec, NamedSharding,
-                                           SingleDeviceSharding, PmapSharding))
+    return obj is None or isinstance(obj, (Device, PartitionSpec, Sharding))
 
 
 def put_per_leaf(x, placements, put, **options):

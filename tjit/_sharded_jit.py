@@ -35,6 +35,7 @@ from tjit.sharding import (
     NamedSharding,
     PartitionSpec,
     PmapSharding,
+    Sharding,
     SingleDeviceSharding,
     check_spec,
     commit,
@@ -46,13 +47,12 @@ from tjit.tracing.core import Array, Tracer
 from tjit.tracing.tree_util import broadcast_prefix, keystr, tree_flatten_with_path
 from tjit.tracing.tree_util import tree_flatten, tree_unflatten
 
-_SHARDINGS = (NamedSharding, SingleDeviceSharding, PmapSharding)
 _HOST = Array(np.zeros(0))   # (its .device: where NumPy-backed values live)
 _PY_SCALARS = (bool, int, float, complex)
 
 
 def _is_leaf(s):
-    return s is None or s is UNSPECIFIED or isinstance(s, (PartitionSpec,) + _SHARDINGS)
+    return s is None or s is UNSPECIFIED or isinstance(s, (PartitionSpec, Sharding))
 
 
 def check_shardings_argument(tree, what):

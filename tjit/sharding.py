@@ -869,13 +869,13 @@ def check_sharding_constraint(sharding, shape, where):
         check_spec(sharding, mesh, where, len(shape))
     elif isinstance(sharding, NamedSharding):
         check_spec(sharding.spec, sharding.mesh, where, len(shape))
-    elif not isinstance(sharding, (SingleDeviceSharding, PmapSharding)):
+    elif not isinstance(sharding, Sharding):   # (single-device and pmap shardings pass)
         raise TypeError(f"{where}: expected a sharding (NamedSharding, SingleDeviceSharding) "
                         f"or a PartitionSpec, got {type(sharding).__name__} {sharding!r:.60}")
 
 
-set_sharding_checker(check_sharding_constraint, lambda s: isinstance(
-    s, (PartitionSpec, NamedSharding, SingleDeviceSharding, PmapSharding)), place_eagerly)
+set_sharding_checker(check_sharding_constraint,
+                     lambda s: isinstance(s, (PartitionSpec, Sharding)), place_eagerly)
 
 # (below: the mode switches are written on the names above)
 from tjit._axis_modes import (  # noqa: E402,F401
