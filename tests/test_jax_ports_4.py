@@ -52,3 +52,32 @@ def test_arange_of_none_is_a_type_error_naming_arange():
     with pytest.raises(TypeError, match=r"jnp.arange: start is None"):
         jnp.arange(None, 5)
     assert jnp.arange(3, None).tolist() == [0, 1, 2]     # stop=None: arange(3)
+
+
+def test_user_rules_get_tuples_as_in_jax():
+    # docs/jax-primitives.md prints the arguments of its jvp and batching rules: JAX
+    # passes (primals, tangents) and (args, dims) as tuples, which its printer shows as
+    # "(2.0, 2.0, 10.0)" (a list printed the Arrays' reprs)
+    from tjit.extend.core import Primitive
+    from tjit.interpreters import ad, batching
+    import numpy as np
+    p = Primitive("ports4_scale")
+    p.def_impl(lambda x: np.asarray(x) * 3)
+    p.def_abstract_eval(lambda x: x)
+    seen = []
+
+    def jvp(primals, tangents):
+        seen.append(("jvp", type(primals), type(tangents)))
+        return p.bind(*primals), p.bind(*tangents)
+
+    def batch(args, dims):
+        seen.append(("batch", type(args), type(dims)))
+        return p.bind(*args), dims[0]
+    ad.primitive_jvps[p] = jvp
+    batching.primitive_batchers[p] = batch
+    assert ad.primitive_jvps[p] is jvp and batching.primitive_batchers[p] is batch
+    y, t = tjit.jvp(lambda x: p.bind(x), (2.0,), (1.0,))
+    assert (float(y), float(t)) == (6.0, 3.0)
+    out = tjit.vmap(lambda x: p.bind(x))(jnp.arange(3.0))
+    assert out.tolist() == [0.0, 3.0, 6.0]
+    assert seen == [("jvp", tuple, tuple), ("batch", tuple, tuple)]
