@@ -219,16 +219,20 @@ def test_random_layout_programs_compute_the_reference_values():
 
 # -- the programs that found it -----------------------------------------------------------
 
-def test_loop_over_rows_of_a_transpose_started_at_a_gathered_row():
-    # the NumPy-keyword hunt's case: a transpose feeds a loop's body and its init
+@pytest.mark.parametrize("start", [1, [1, 3, 0, 1]])
+def test_loop_over_rows_of_a_transpose_started_at_gathered_rows(start):
+    # the NumPy-keyword hunt's case: a transpose feeds a loop's body and its init. With
+    # one row (the hunt's minimized form) the gather's space is not the transpose's and
+    # it planned; with as many rows as the transpose has, the two kernels merged
     a = np.arange(20.0, dtype=np.float32).reshape(5, 4)
+    start = np.asarray(start, np.int32)
 
     def f(a, i):
         w = jnp.transpose(a)
         return lax.fori_loop(0, 4, lambda k, o: o + w[k], w[i])
-    got = np.asarray(tjit.jit(f)(a, 1))
-    np.testing.assert_array_equal(got, a[:, 1] + a.sum(axis=1))   # exact small integers
-    assert_close_to_reference(f, (a, np.int32(1)))
+    got = np.asarray(tjit.jit(f)(a, start))
+    np.testing.assert_array_equal(got, a.T[start] + a.sum(axis=1))   # exact small integers
+    assert_close_to_reference(f, (a, start))
 
 
 def test_take_of_a_transpose_that_is_also_returned():
