@@ -13,14 +13,8 @@ import pytest
 
 import tjit
 import tjit.numpy as jnp
-from tjit.tracing.tree_util import (
-    flatten_as,
-    flattener,
-    register_pytree_node,
-    tree_flatten,
-    tree_unflatten,
-    unflattener,
-)
+from tjit.tracing.tree_matchers import flatten_as, flattener, unflattener
+from tjit.tracing.tree_util import register_pytree_node, tree_flatten, tree_unflatten
 
 Point = collections.namedtuple("Point", "x y")
 

@@ -80,8 +80,8 @@ from tjit.tracing.shapes import check_spec, parse_spec, shape_str, symbol
 from tjit.tracing.target_platform import set_default_platform, tracing_for
 from tjit.tracing.size_questions import SpecializeSizes
 from tjit.tracing.static_keys import KEYED_AS_IS, static_key, typed_key
-from tjit.tracing.tree_util import (
-    flattener, tree_flatten, tree_map, tree_unflatten, unflattener)
+from tjit.tracing.tree_matchers import flattener, unflattener
+from tjit.tracing.tree_util import tree_flatten, tree_map, tree_unflatten
 from tjit.transforms import loop_remat, passes
 from tjit.transforms import inline_call as _inline_call
 from tjit.transforms.float0 import hide_float0
