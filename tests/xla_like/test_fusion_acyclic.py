@@ -194,7 +194,8 @@ def assert_close_to_reference(f, args, closed=None):
 @pytest.mark.parametrize("target", ["CPU", "CUDA", "HLS"])
 def test_random_layout_programs_plan_in_order(target):
     tg = getattr(targets, target)
-    seeds = range(1000) if target == "CPU" else range(0, 800, 2)
+    # (~4.5% of these programs planned cyclically before the fix: 500 / 200 keep ~20 / ~9)
+    seeds = range(0, 1000, 2) if target == "CPU" else range(0, 800, 4)
     for seed in seeds:
         desc, f, args = random_program(seed)
         closed = tjit.make_jaxpr(f)(*args)
