@@ -28,7 +28,7 @@ import numpy as np
 from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray, aval_of_value
 from tjit.tracing.core import never_weak
-from tjit.primitives import base, complex_scaled, float8_round, ieee_minmax
+from tjit.primitives import base, complex_scaled, digamma_reference, float8_round, ieee_minmax
 from tjit.primitives.base import (
     ANY, FLOAT, INT, INT_OR_BOOL, NUMBER, REAL_FLOAT, check_dtype_kind, new_primitive,
     same_dtypes, same_shapes)
@@ -218,8 +218,11 @@ def _lgamma(xp, x):
 
 
 lgamma_p = unop("lgamma", _lgamma, kind=REAL_FLOAT)
-digamma_p = unop("digamma", lambda xp, x: _same(xp, special(xp).digamma(x), x),
-                 kind=REAL_FLOAT)
+# (the kernels' algorithm on NumPy: eager and jit agree; SciPy's digamma was 5e4+ ulps
+# off next to the negative poles)
+digamma_p = unop("digamma", lambda xp, x: (
+    digamma_reference.digamma(x) if xp is np else _same(xp, special(xp).digamma(x), x)),
+    kind=REAL_FLOAT)
 
 real_p = unop("real", lambda xp, x: xp.real(x).copy(),
               kind=ANY, result_dtype=lambda dt: _REAL_OF.get(dt, dt))
@@ -859,36 +862,84 @@ _r.defjvp2(cbrt_p, lambda g, ans, x: _mul(g, _mul(_const(x, 1 / 3),
                                                    integer_pow_p.bind(ans, y=-2))))
 
 
-def _tanh_slope(ans, x):
-    """tanh'(x): 1 - ans**2 below |x| = 1/2 (JAX's (1 + ans)(1 - ans) has the derivative
-    (1 - ans) - (1 + ans), which cancels: float64 grad(grad(tanh))(1e-8) was 3e6 ulps off,
-    at 1e-20 0; JAX shares it); beyond it 1 - ans keeps
-    only ulp(1) of the slope (float32 grad at 5 was 2e3 ulps off, at 10 gave 0, true 8.2e-9;
-    JAX shares), so there sech(x)**2 = 4 e / (1 + e)**2 with e = exp(-2|x|) <= 1/e, whose
-    own derivative (grad of grad) does not cancel either."""
-    one = _const(x, 1)
-    near0 = _sub(one, _sq(ans))
-    if not _is_real(x):
-        return near0
-    e = exp_p.bind(_mul(_const(x, -2), abs_p.bind(x)))
-    far = _div(_mul(_const(x, 4), e), _sq(_add(one, e)))
-    return _sel(lt_p.bind(abs_p.bind(x), _const(x, 0.5)), far, near0)
+def _slope_call(name, value, second, *operands):
+    """``value(*operands)``, a first-order slope, whose own derivative (a second-order
+    one) is ``second(operands, tangents)`` instead of the derivative of ``value``'s ops.
+
+    A slope's value and its derivative want different formulas: the cheap, accurate
+    value may cancel when differentiated (tanh' = (1 + t)(1 - t) has the derivative
+    (1 - t) - (1 + t)). First-order passes, the hot path, compute ``value`` only; under a
+    trace the slope is a ``custom_jvp_call`` (inlined by the compiler), so a transformation
+    that differentiates it again uses ``second``. Eagerly, with no tracer about, the ops
+    run directly."""
+    from tjit.tracing.core import Tracer
+    if not any(isinstance(o, Tracer) for o in operands):
+        return value(*operands)
+    from tjit.primitives.ad_prims import custom_jvp_call_p
+
+    def jvp(nondiff, primals, tangents):
+        out = _slope_call(name, value, second, *primals)
+        if all(type(t) is Zero for t in tangents):
+            return [out], [Zero.from_value(out)]
+        return [out], [second(primals, tangents)]
+    jvp.__name__ = name + "_jvp"
+    closed = _slope_jaxpr(name, value, tuple(_aval(o) for o in operands))
+    return custom_jvp_call_p.bind(*operands, call_jaxpr=closed, jvp=jvp, num_consts=0,
+                                  num_nondiff=0, symbolic_zeros=False, name=name)[0]
 
 
-# logistic' = ans logistic(-x): 1 - ans would round to 0 once ans rounds to 1 (float32
-# x > 17: grad at 60 gave 0, true 8.8e-27), logistic(-x) keeps it
-_r.defjvp2(tanh_p, lambda g, ans, x: _mul(g, _tanh_slope(ans, x)))
+@functools.lru_cache(maxsize=256)
+def _slope_jaxpr(name, value, avals):
+    from tjit.tracing.jaxpr import ClosedJaxpr
+    from tjit.tracing.jaxpr_trace import convert_constvars_jaxpr, trace_to_jaxpr
+    jaxpr, consts = convert_constvars_jaxpr(trace_to_jaxpr(
+        lambda *a: [value(*a)], list(avals), name))
+    assert not consts, name   # (the slope formulas close over literals only)
+    return ClosedJaxpr(jaxpr, [])
+
+
+def _tanh_slope_value(t):
+    one = _const(t, 1)
+    return _mul(_add(one, t), _sub(one, t))
+
+
+def _tanh_slope_derivative(primals, tangents):
+    (t,), (dt,) = primals, tangents
+    return _mul(_mul(_const(t, -2), t), dt)     # d(1 - t**2) = -2 t dt: no cancellation
+
+
+def _tanh_slope(t):
+    """tanh'(x) = (1 + t)(1 - t) from t = tanh(x) alone (so the forward's x need not be
+    kept), as at 095f675 and in JAX; its own derivative is -2 t tanh' (the product's
+    (1 - t) - (1 + t) cancels near 0: float64 grad(grad(tanh))(1e-8) was 3e6 ulps off,
+    at 1e-20 0; JAX shares it). Given up for cost: the error is absolute, ~eps, as t's
+    rounding is carried into 1 - t (float32 tanh'(5) ~2e3 ulps off, tanh'(10) 0, true
+    8.2e-9, as JAX's and PyTorch's); the relative accuracy there needs exp(-2|x|), so x
+    as well as t, in every backward pass (2.1x the time of jit(grad(sum(tanh))))."""
+    return _slope_call("tanh_slope", _tanh_slope_value, _tanh_slope_derivative, t)
+
+
+_r.defjvp2(tanh_p, lambda g, ans, x: _mul(g, _tanh_slope(ans)))
+
+
+def _logistic_slope_value(s, x):
+    return _mul(s, logistic_p.bind(_neg(x)))
+
+
+def _logistic_slope_derivative(primals, tangents):
+    # d[s(x) s(-x)] = s'(x) (s(-x) - s(x)) dx = -tanh(x/2) ds, ds = s' dx the tangent of
+    # s = logistic(x) (the only s this helper is called with). s(-x) - s(x) cancels near
+    # 0 (float32 grad(grad(expit))(1e-8) gave 0, true -1.25e-9; JAX shares); tanh(x/2)
+    # is computed only here, in second-order passes.
+    (s, x), (ds, _) = primals, tangents
+    return _neg(_mul(tanh_p.bind(_mul(_const(x, 0.5), x)), _r.instantiate(ds)))
 
 
 def _logistic_slope(ans, x):
-    """ans logistic(-x); below |x| = 1 (1 - tanh(x/2)**2) / 4, as the product's derivative
-    cancels there (float32 grad(grad(expit))(1e-8) gave 0, true -1.25e-9; JAX shares)."""
-    mirrored = _mul(ans, logistic_p.bind(_neg(x)))
-    if not _is_real(x):
-        return mirrored
-    near0 = _mul(_const(x, 0.25), _tanh_slope(tanh_p.bind(_mul(_const(x, 0.5), x)),
-                                               _mul(_const(x, 0.5), x)))
-    return _sel(lt_p.bind(abs_p.bind(x), _const(x, 1)), mirrored, near0)
+    """logistic'(x) = ans logistic(-x): 1 - ans would round to 0 once ans rounds to 1
+    (float32 x > 17: grad at 60 gave 0, true 8.8e-27), logistic(-x) keeps it."""
+    return _slope_call("logistic_slope", _logistic_slope_value, _logistic_slope_derivative,
+                       ans, x)
 
 
 _r.defjvp2(logistic_p, lambda g, ans, x: _mul(g, _logistic_slope(ans, x)))
