@@ -65,12 +65,12 @@ libraries and XLA).
 
 """
 
-from fractions import Fraction
-
 from llvmlite import ir
 
 from tjit.lower.llvm.mathlib import (_ERF_SM1, _EXP_P, LOG2E, _LN2, _PI, _log, _Ops, _rnd,
                                      _split)
+from tjit.xla_like.gamma_tables import (BERNOULLI, DIGAMMA_A, DIGAMMA_R, DIGAMMA_X0,
+                                        SINPI_S)
 
 __all__ = ["UNARY"]
 
@@ -136,30 +136,12 @@ _LGAMMA_Q1 = [0.5772156649015329, -0.24525136852258037, 0.15543426586395107,
              -0.026876357937470393, 0.025829922130378973, -0.02570972913877036,
              0.024867953719415553, -0.019756610137342877, 0.0103808055472216,
              -0.002566252313892053]
-#: digamma(z) = (z - x0) R(z - 3/2), z in [1, 2] (absolute error 6e-19)
-_DIGAMMA_R = [0.9510558760318328, -0.42362742128146047, 0.24054248424078736,
-              -0.14840492305391761, 0.09498872445283, -0.06192213327165706,
-              0.04076083394462657, -0.02697579684427536, 0.017907248195969127,
-              -0.011908215172584002, 0.007927024067961237, -0.00528001782089874,
-              0.0035180800751066694, -0.002344650082351321, 0.0015635679757533885,
-              -0.001042261556504223, 0.0006899717801166841, -0.0004599625144612576,
-              0.0003268068044141764, -0.0002178682145501451, 9.173383289174792e-05,
-              -6.11554261750751e-05, 0.00012230983055406747, -8.153978973309418e-05]
-#: the positive zero of digamma as hi + lo
-_DIGAMMA_X0 = (1.4616321449683622, 9.549995429965697e-17)
-#: sin(pi r) = r S(r^2), |r| <= 1/2 (relative error 2e-19)
-_SINPI_S = [3.141592653589793, -5.167712780049969, 2.5501640398773007, -0.5992645293189447,
-            0.0821458865731029, -0.007370430505916944, 0.0004662998161898394,
-            -2.1903497074626018e-05, 7.697826768224191e-07]
-
-#: B_2, B_4, ... (Bernoulli numbers) for the asymptotic series
-_BERNOULLI = [Fraction(1, 6), Fraction(-1, 30), Fraction(1, 42), Fraction(-1, 30),
-              Fraction(5, 66), Fraction(-691, 2730), Fraction(7, 6), Fraction(-3617, 510)]
+# digamma's and sin(pi r)'s tables: shared with digamma's eager reference implementation
+_DIGAMMA_R, _DIGAMMA_X0, _SINPI_S = DIGAMMA_R, DIGAMMA_X0, SINPI_S
+_BERNOULLI, _DIGAMMA_A = BERNOULLI, DIGAMMA_A
 #: lgamma(y) = (y - 1/2)(log y - 1) + (log(2 pi) - 1)/2 + S(1/y^2) / y, y >= 8
 _STIRLING = [float(b / (2 * k * (2 * k - 1))) for k, b in enumerate(_BERNOULLI, 1)]
 _HALF_LOG_2PI_M_HALF = 0.4189385332046727
-#: digamma(y) = log y - 1/(2y) - u A(u), u = 1/y^2, y >= 10
-_DIGAMMA_A = [float(b / (2 * k)) for k, b in enumerate(_BERNOULLI, 1)]
 _LOG_PI = 1.1447298858494002
 
 
