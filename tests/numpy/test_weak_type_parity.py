@@ -75,6 +75,9 @@ def cases(np_, nn_, special_, lax_):
         ("nn.mish(b)", lambda a: nn_.mish(a["b"]), [(F32, W)]),
         ("nn.soft_sign(b)", lambda a: nn_.soft_sign(a["b"]), [(F32, W)]),
         ("nn.squareplus(b)", lambda a: nn_.squareplus(a["b"]), [(F32, S)]),
+        ("nn.squareplus(py)", lambda a: nn_.squareplus(a["py"]), [(F32, W)]),
+        ("nn.squareplus(i8)", lambda a: nn_.squareplus(a["i8"]), [(F32, S)]),
+        ("nn.squareplus(b,4.)", lambda a: nn_.squareplus(a["b"], 4.0), [(F32, W)]),
         ("nn.sparse_plus(i8)", lambda a: nn_.sparse_plus(a["i8"]), [(F32, W)]),
         ("nn.sparse_sigmoid(i8)", lambda a: nn_.sparse_sigmoid(a["i8"]), [(F32, W)]),
         # scipy.special

@@ -149,11 +149,17 @@ _soft_sign.defjvps(lambda g, ans, x: g * jnp.square(1 / (jnp.abs(x) + 1)))
 def squareplus(x, b=4):
     """``(x + sqrt(x**2 + b)) / 2``; for x < 0 as ``b / (2 (sqrt(x**2 + b) - x))``, where
     the sum cancels (float32 squareplus(-30) was 55 ulps off, its grad 285; JAX's as far
-    off). Each branch sees a safe x in the other's lanes (no inf * 0 in its gradient)."""
-    x, b = _array("squareplus", x), _array("squareplus", b)  # (bool: square gives int32)
+    off). Each branch sees a safe x in the other's lanes (no inf * 0 in its gradient).
+
+    The result's dtype and weak type are those of JAX's formula: x is first the operand
+    ``square`` sees (bool as the strong default int), and the safe values are filled in
+    x's own type (a Python -1 in ``where`` would make a bool or int x weak)."""
+    x, b = _array("squareplus", x), _array("squareplus", b)
+    if dtypes.is_bool(x.dtype):
+        x = lax.convert_element_type(x, dtypes.default_int())
     neg = jnp.less(x, 0)
-    xn = jnp.where(neg, x, -1)
-    xp = jnp.where(neg, 0, x)
+    xn = jnp.where(neg, x, lax.full_like(x, -1))
+    xp = jnp.where(neg, lax.full_like(x, 0), x)
     below = jnp.divide(b, jnp.multiply(2, jnp.subtract(jnp.sqrt(jnp.add(jnp.square(xn), b)), xn)))
     above = jnp.divide(jnp.add(xp, jnp.sqrt(jnp.add(jnp.square(xp), b))), 2)
     return jnp.where(neg, below, above)
