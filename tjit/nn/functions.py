@@ -153,7 +153,7 @@ def squareplus(x, b=4):
 
     The result's dtype and weak type are those of JAX's formula: x is first the operand
     ``square`` sees (bool as the strong default int), and the safe values are filled in
-    x's own type (a Python -1 in ``where`` would make a bool or int x weak)."""
+    x's own type (a Python -1 in ``where`` would make a bool x's result weak)."""
     x, b = _array("squareplus", x), _array("squareplus", b)
     if dtypes.is_bool(x.dtype):
         x = lax.convert_element_type(x, dtypes.default_int())
