@@ -560,3 +560,31 @@ def test_jnp_products_of_weak_operands_stay_weak():
                                   (np.asarray(x, np.float64) @ w).astype(np.float32))
     assert tjit.make_jaxpr(lambda: jnp.dot(2.0, 3.0) * 1.0)().out_avals[0].weak_type
     assert tjit.make_jaxpr(jnp.matmul)(M23, M34).out_avals[0].weak_type is False
+
+
+def _symbolic_reductions(x):
+    return jnp.sum(x, axis=0), jnp.argmax(x, axis=0), jnp.quantile(x, 0.3, axis=0)
+
+
+# programs whose params reach value kinds PROGRAMS does not: empty tuples (with the rules
+# off), symbolic dims, gather/scatter dimension numbers, dtypes, frozensets
+_MORE_PROGRAMS = {
+    "symbolic": (_symbolic_reductions, (np.ones((4, 3), f32),),
+                 {"polymorphic_shapes": ["(b, 3)"]}),
+    "gather_scatter": (lambda x, i: x.at[i].add(x[i]), (X3, np.array([0, 2])), {}),
+    "sort_cumsum": (lambda x: (jnp.sort(x), jnp.cumsum(x), jnp.argsort(x)), (X3,), {}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS) + sorted(_MORE_PROGRAMS))
+def test_flat_lines_are_the_documents_laid_out_flat(name, monkeypatch):
+    # An equation is written as a flat line where it fits and as a document where not;
+    # the two must agree. With every document built, the text is the same at any width
+    # (a value the flat path cannot write raised there: make_jaxpr of a symbolic sum)
+    fun, args, kw = {**PROGRAMS, **_MORE_PROGRAMS}[name]
+    j = tjit.make_jaxpr(fun, **kw)(*args)
+    settings = [dict(width=w, custom_pp_eqn_rules=r, print_shapes=s)
+                for w in (80, 30, 10**6) for r in (True, False) for s in (True, False)]
+    texts = [j.pretty_print(**st) for st in settings]
+    monkeypatch.setattr(pp, "lazy", lambda flat, build: build())
+    assert [j.pretty_print(**st) for st in settings] == texts

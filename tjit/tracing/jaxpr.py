@@ -233,19 +233,32 @@ def _pp_vars(vs, ctx, st, separator="", typed=False):
 
 def _pp_value(v, ctx, st):
     """A parameter's value: sub-jaxprs laid out as jaxprs, anything else as text."""
-    if type(v) is tuple and all(isinstance(j, (Jaxpr, ClosedJaxpr)) for j in v):
-        items = pp.join(pp.brk(), [_pp_jaxpr(_open(j), ctx, st) for j in v])
-        return pp.group(pp.concat([pp.nest(2, pp.concat([pp.text("("), pp.brk(""), items])),
-                                   pp.brk(""), pp.text(")")]))
+    if not _has_jaxpr(v):
+        return pp.text(_value_text(v))
     if isinstance(v, (Jaxpr, ClosedJaxpr)):
         return _pp_jaxpr(_open(v), ctx, st)
+    items = pp.join(pp.brk(), [_pp_jaxpr(_open(j), ctx, st) for j in v])
+    return pp.group(pp.concat([pp.nest(2, pp.concat([pp.text("("), pp.brk(""), items])),
+                               pp.brk(""), pp.text(")")]))
+
+
+def _has_jaxpr(v):
+    """Whether :func:`_pp_value` lays ``v`` out as jaxprs: a jaxpr or a tuple of them (an
+    empty tuple counts, as JAX's printer counts it: "()" either way). Anything else is
+    the one line :func:`_value_text` writes."""
+    return isinstance(v, (Jaxpr, ClosedJaxpr)) or (
+        type(v) is tuple and all(isinstance(j, (Jaxpr, ClosedJaxpr)) for j in v))
+
+
+def _value_text(v):
+    """The text of a parameter value that holds no jaxpr."""
     if isinstance(v, frozenset):
-        return pp.text(f"frozenset({{{', '.join(repr(e) for e in sorted(v))}}})")
+        return f"frozenset({{{', '.join(repr(e) for e in sorted(v))}}})"
     if isinstance(v, type) and issubclass(v, np.generic):   # a scalar type: its dtype's name
-        return pp.text(np.dtype(v).name)
+        return np.dtype(v).name
     if callable(v) and not isinstance(v, type) and hasattr(v, "__name__"):
-        return pp.text(v.__name__)   # (a rule held by a param: its name, not its address)
-    return pp.text(_ADDRESS.sub(lambda m: " at 0x" + "X" * len(m.group(1)), str(v)))
+        return v.__name__   # (a rule held by a param: its name, not its address)
+    return _ADDRESS.sub(lambda m: " at 0x" + "X" * len(m.group(1)), str(v))
 
 
 _ADDRESS = re.compile(r" at 0x([0-9a-fA-F]+)")
@@ -270,18 +283,11 @@ def _pp_eqn(eqn, ctx, st):
     # (the document, built only where the line does not fit, lays out to this flat)
     outs = " ".join(f"{ctx(v)}:{v.aval.str_short()}" if st.print_shapes else ctx(v)
                     for v in eqn.outvars)
-    params = " ".join(f"{k}={_pp_value(v, ctx, st).text}" for k, v in items)
+    params = " ".join(f"{k}={_value_text(v)}" for k, v in items)
     ins = " ".join(ctx(v) for v in eqn.invars)
     flat = (f"{outs} = " if eqn.outvars else "") + eqn.primitive.name + (
         f"[{params}]" if items else "") + " " + ins
     return pp.lazy(flat, lambda: _eqn_doc(eqn, items, ctx, st))
-
-
-def _has_jaxpr(v):
-    """Whether :func:`_pp_value` lays ``v`` out as jaxprs (an empty tuple counts, as
-    JAX's printer counts it: "()" either way)."""
-    return isinstance(v, (Jaxpr, ClosedJaxpr)) or (
-        type(v) is tuple and all(isinstance(j, (Jaxpr, ClosedJaxpr)) for j in v))
 
 
 def _eqn_doc(eqn, items, ctx, st):
