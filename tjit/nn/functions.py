@@ -246,8 +246,10 @@ def gelu(x, approximate=True):
             return jnp.multiply(x, jnp.multiply(0.5, jnp.add(1.0, jnp.tanh(inner))))
         # From |x| = 30 the factor below is exactly 1 or 0 in every float type (its argument
         # passes +-1900): clipping x inside it keeps x**3 finite, whose overflow made the
-        # slope 0 * inf = NaN (float32 grad at 1e13; JAX shares)
-        xc = jnp.clip(x, -30.0, 30.0)
+        # slope 0 * inf = NaN (float32 grad at 1e13; JAX shares). lax.clamp, not jnp.clip:
+        # clamp's slope is one select, minimum(maximum())'s two with their ties (the backward
+        # pass took 0.50 ms on 1e6 float32 instead of 0.44)
+        xc = lax.clamp(-30.0, x, 30.0)
         inner = jnp.multiply(c, jnp.add(xc, jnp.multiply(0.044715, lax.integer_pow(xc, 3))))
         # (1 + tanh(u)) / 2 == logistic(2u), which keeps its relative accuracy where
         # tanh(u) -> -1: 1 + tanh cancels to 0 below x ~ -5.7 in float32 (JAX's formula
