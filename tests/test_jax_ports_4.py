@@ -81,3 +81,16 @@ def test_user_rules_get_tuples_as_in_jax():
     out = tjit.vmap(lambda x: p.bind(x))(jnp.arange(3.0))
     assert out.tolist() == [0.0, 3.0, 6.0]
     assert seen == [("jvp", tuple, tuple), ("batch", tuple, tuple)]
+
+
+def test_mesh_repr_and_str_as_jax():
+    # docs/new_docs/201/placement.md shows a mesh's repr; JAX 0.10.2 gives the sizes and
+    # names apart, and the short form for str() and inside a NamedSharding's repr
+    mesh = tjit.make_mesh((1,), ("x",))
+    assert repr(mesh) == "Mesh(axis_sizes=(1,), axis_names=('x',), axis_types=(Explicit,))"
+    assert str(mesh) == "Mesh('x': 1, axis_types=(Explicit,))"
+    assert repr(tjit.sharding.Mesh(tjit.devices(), ("x",))) == (
+        "Mesh(axis_sizes=(1,), axis_names=('x',), axis_types=(Auto,))")
+    assert repr(NamedSharding(mesh, P("x"))) == (
+        "NamedSharding(mesh=Mesh('x': 1, axis_types=(Explicit,)), spec=P('x',), "
+        "memory_kind=device)")

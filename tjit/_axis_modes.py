@@ -20,7 +20,7 @@ def use_abstract_mesh(mesh):
     block, as ``jax.sharding.use_abstract_mesh``."""
     if not isinstance(mesh, AbstractMesh):
         raise TypeError(f"use_abstract_mesh: expected a jax.sharding.AbstractMesh (e.g. "
-                        f"mesh.abstract_mesh), got {type(mesh).__name__} {mesh!r:.60}")
+                        f"mesh.abstract_mesh), got {type(mesh).__name__} {mesh!s:.60}")
     stack = abstract_mesh_stack()
     stack.append(mesh)
     try:
@@ -44,7 +44,7 @@ def _with_axes_as(kind, axes, where):
     names = mesh.axis_names if axes is None else (axes,) if isinstance(axes, str) else axes
     unknown = [n for n in names if n not in mesh.axis_names]
     if unknown:
-        raise ValueError(f"{where}: axes {unknown} are not axes of {mesh!r}")
+        raise ValueError(f"{where}: axes {unknown} are not axes of {mesh!s}")
     types = tuple(kind if n in names else t for n, t in zip(mesh.axis_names, mesh.axis_types))
     return AbstractMesh(mesh.axis_sizes, mesh.axis_names, types)
 

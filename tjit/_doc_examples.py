@@ -1791,7 +1791,7 @@ JAX_EXAMPLES = {'jax.block_until_ready': '>>> jax.block_until_ready(jnp.asarray(
                                            '(3,)',
  'jax.make_jaxpr': '>>> print(jax.make_jaxpr(lambda x: jnp.sin(x) * 2)(1.0))\n'
                    '{ lambda ; a:f32[]. let b:f32[] = sin a; c:f32[] = mul b 2.0:f32[] in (c,) }',
- 'jax.make_mesh': ">>> jax.make_mesh((1,), ('i',))\nMesh('i': 1, axis_types=(Explicit,))",
+ 'jax.make_mesh': ">>> jax.make_mesh((1,), ('i',))\nMesh(axis_sizes=(1,), axis_names=('i',), axis_types=(Explicit,))",
  'jax.new_ref': '>>> jax.new_ref(jnp.asarray([1.0, 2.0]))\nRef([1., 2.], dtype=float32)',
  'jax.nn.celu': '>>> jax.nn.celu(jnp.asarray([-1.5, 0.0, 2.5]), alpha=2.0)\n'
                 'Array([-1.0552669,  0.       ,  2.5      ], dtype=float32)',

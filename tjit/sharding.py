@@ -183,9 +183,13 @@ class Mesh:
     def __hash__(self):
         return hash(self._key())
 
-    def __repr__(self):
+    def __str__(self):   # (as JAX's; a NamedSharding prints its mesh so)
         axes = ", ".join(f"{n!r}: {s}" for n, s in self.shape.items())
         return f"Mesh({axes}, axis_types={self.axis_types})"
+
+    def __repr__(self):  # (as JAX's: sizes and names apart)
+        return (f"Mesh(axis_sizes={tuple(self.axis_sizes)}, axis_names="
+                f"{tuple(self.axis_names)!r}, axis_types={self.axis_types})")
 
     @property
     def abstract_mesh(self):
@@ -353,7 +357,7 @@ def set_mesh(mesh):
     """
     if not isinstance(mesh, Mesh):
         raise TypeError(f"set_mesh: expected a Mesh (from jax.make_mesh or "
-                        f"jax.sharding.Mesh), got {type(mesh).__name__} {mesh!r:.60}")
+                        f"jax.sharding.Mesh), got {type(mesh).__name__} {mesh!s:.60}")
     if not isinstance(current_trace(), EvalTrace):
         raise RuntimeError("set_mesh can only be used outside of jit and other "  # noqa: TRY004
                            "transformations; set the mesh before calling the function")
@@ -473,7 +477,7 @@ def check_spec(spec, mesh, where, ndim=None):
     unknown = [n for n in names if n not in mesh.axis_names]
     if unknown:
         raise ValueError(f"{where}: {spec} names mesh axis {unknown[0]!r}, which is not an "
-                         f"axis of {mesh!r} (its axes: {mesh.axis_names})")
+                         f"axis of {mesh!s} (its axes: {mesh.axis_names})")
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
         raise ValueError(f"{where}: {spec} uses mesh axis {dup[0]!r} more than once; each "
@@ -560,7 +564,7 @@ class NamedSharding(Sharding):
                 raise ValueError(
                     f"NamedSharding: dimension {d} of global shape {global_shape} has size "
                     f"{n}, which does not divide into {k} equal blocks (mesh axes "
-                    f"{self.spec.axes_of(d)} of {self.mesh!r}); pad it to a multiple of {k}")
+                    f"{self.spec.axes_of(d)} of {self.mesh!s}); pad it to a multiple of {k}")
             out.append(n // k)
         return tuple(out)
 
@@ -635,8 +639,8 @@ class NamedSharding(Sharding):
 
     def __repr__(self):
         if isinstance(self.mesh, AbstractMesh):   # (as JAX's: no memory kind)
-            return f"NamedSharding(mesh={self.mesh!r}, spec={self.spec!r})"
-        return (f"NamedSharding(mesh={self.mesh!r}, spec={self.spec!r}, "
+            return f"NamedSharding(mesh={self.mesh!s}, spec={self.spec!r})"
+        return (f"NamedSharding(mesh={self.mesh!s}, spec={self.spec!r}, "
                 f"memory_kind={self.memory_kind})")
 
 

@@ -113,7 +113,7 @@ def _local_range(sharding, global_shape):
     if not index:
         raise runtime.DistributedError(
             f"process {runtime.process_index()} drives none of the devices of "
-            f"{sharding.mesh!r}; build the mesh over every process's devices")
+            f"{sharding.mesh!s}; build the mesh over every process's devices")
     spans = [[ix[d].indices(n)[:2] for ix in index.values()]
              for d, n in enumerate(global_shape)]   # (slice(None): the whole dimension)
     return [(min(a for a, _ in span), max(b for _, b in span)) for span in spans]

@@ -189,7 +189,7 @@ class _ShardMapped:
                     f"{self.where}: in_specs were left out, so each argument's layout is "
                     f"read from it, but argument leaf {i} ({np.shape(x)}) "
                     f"{'is laid out as ' + repr(s) if s is not None else 'is traced'}, not "
-                    f"over {self.mesh!r}; pass in_specs=...")
+                    f"over {self.mesh!s}; pass in_specs=...")
             specs.append(PartitionSpec())
         return specs
 
@@ -235,12 +235,12 @@ class _ShardMapped:
         if not mine:
             raise runtime.DistributedError(
                 f"{self.where}: process {runtime.process_index()} drives none of the "
-                f"devices of {self.mesh!r}; build the mesh over every process's devices "
+                f"devices of {self.mesh!s}; build the mesh over every process's devices "
                 f"(tjit.make_mesh uses tjit.devices())")
         procs = {device_process_index(d) for d in self.mesh.devices.flat}
         if rt is None and procs != {0}:
             raise runtime.DistributedError(
-                f"{self.where}: {self.mesh!r} spans processes {sorted(procs)}; call "
+                f"{self.where}: {self.mesh!s} spans processes {sorted(procs)}; call "
                 f"tjit.distributed.initialize() in every process first")
         if len(mine) > 1 and len(procs) > 1 and not threads:   # (not CPU devices)
             raise NotImplementedError(

@@ -144,7 +144,7 @@ def local_mesh_devices(mesh, where):
     procs = {device_process_index(d) for d in mesh.devices.flat}
     if rt is None or procs != set(range(rt.size)):
         raise runtime.DistributedError(
-            f"{where}: traced into jit/grad/jvp, a shard_map over {mesh!r} (processes "
+            f"{where}: traced into jit/grad/jvp, a shard_map over {mesh!s} (processes "
             f"{sorted(procs)}) needs a mesh over the devices of every process of this run "
             f"({0 if rt is None else rt.size} processes; tjit.make_mesh uses tjit.devices())")
     return mesh.local_devices
