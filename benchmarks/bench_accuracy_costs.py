@@ -15,18 +15,31 @@ only this checkout is measured. Make an old checkout with
 cases run in a process of their own: committing an array to a mesh installs jit's
 output-layout hook for the rest of the process. Not a test: nothing here asserts a time.
 
-Measured on the 2-core development machine (load 10-13), 095f675 -> the fixes -> this
-file's changes, us per call (medians of 4 alternating processes each):
+Measured on the 2-core development machine (load 10-13), us per call, medians of 3
+alternating processes each: 095f675 (before the fixes), the fixes as first committed
+(065e066, d5871d3, eee1adc, 7b11334, 87008ba), and after this file's commits (3fb799a,
+8acecf4, c6a31e4, 777feb3, 93c8cb7, 6995e6f):
 
-  case                        before   fixes   now
-  log_softmax f32 8 eager       44.7   173.2   76     (8 -> 4 ops on the reduced side)
-  logsumexp   f32 8 eager       96.2   220.0   124    (3 sums -> 2)
-  log_softmax f32 1e6 eager     1147    9772   9640   (fresh 4 MB temporaries page-fault)
-  log_softmax f32 1e6 jit        415     472   468    (the two sums share one pass)
-  logsumexp   f32 1e6 jit        367     409   400
-  gelu exact  f32 8 eager       19.9   142.9   (not changed)
-  ndtr        f32 1e6 jit        838    2015   (not changed)
-  jit call, plain 8 f32         4.08    4.05-4.15  (no change while nothing is committed)
+  case (float32)              095f675   fixes   now     what changed
+  log_softmax 8 eager            43      173     73     log1p(rest + (m - 1)), no branches
+  logsumexp   8 eager            92      220    117     2 sums, not 3
+  log_softmax 1e6 jit           373      472    397     (sibling sums share one pass)
+  log_softmax 1e6 eager        1127     9772   9680     fresh 4 MB temporaries page-fault
+  ndtr        8 eager            52      182    136     split factor cached per dtype
+  ndtr        1e6 jit           829     2015    999     one erfc, exp(excess) = 1 + excess
+  log_ndtr    1e6 jit          3058     6962   4028     one ndtr for both lanes
+  log_ndtr    8 eager           308      857    571
+  gelu exact  8 eager            20      143     81     TwoProduct excess, cached constants
+  gelu exact  1e6 jit           434      829    566
+  logaddexp   8 eager            47      142    109     -|x - y| as min - max (no sign select)
+  logaddexp   1e6 jit           491      607    614     (the correction's divide and TwoSum)
+  tree_flatten small dict       6.6      7.2    7.2     key types in the intern key
+  jit call, plain, 8            4.1      4.1    4.1     (nothing committed in the process)
+  jit call, committed, 8        4.2      6.1    6.1     output layout per call (--cases committed)
+  eager x + x, committed        1.7      6.3    6.3
+
+Every jitted call on 8 elements is within noise of 095f675 (4.0-4.5 us, log_ndtr 4.7 ->
+5.9). Eager costs on few elements are the number of tjit operations (~3-5 us each).
 """
 
 import argparse
