@@ -352,6 +352,31 @@ def test_ndtri_slope_in_the_tails(x64, dtype):
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_ndtri_second_derivative(x64, dtype):
+    """ndtri'' = x ndtri'**2 (x = ndtri(p)) by the slope's own rule: the derivative of
+    erfcx(|x|/sqrt 2) / q cancels to it (float64 at 0.5 + 2**-20 2.6e5 ulps, near 0.5 1e14)
+    and overflowed into NaN at tiny float32 p (true -8.6e58 at 1e-30: -inf)."""
+    tiny = [1e-150, 1e-50] if dtype == np.float64 else [1e-15, 1e-10]
+    ps = np.array(tiny + [0.3, 0.5 - 2.0 ** -20, 0.5 + 2.0 ** -20, 0.5 + 2.0 ** -8, 0.9],
+                  dtype)
+    with mp.workdps(50):
+        true = []
+        for p in ps:
+            s = _ndtri_slope(mp.mpf(float(p)))
+            true.append(-mp.sqrt(2 * mp.log(s / mp.sqrt(2 * mp.pi))) * s * s
+                        if p < 0.5 else mp.sqrt(2 * mp.log(s / mp.sqrt(2 * mp.pi))) * s * s)
+    grad2 = tjit.vmap(tjit.grad(tjit.grad(tsp.ndtri)))
+    for f, mode in ((grad2, "eager"), (tjit.jit(grad2), "jit")):
+        got = np.asarray(f(tnp.asarray(ps)), np.float64)
+        err = _ulps(got, true, dtype)
+        worst = int(np.argmax(err))
+        assert err[worst] <= 2 * BOUND[dtype], (mode, ps[worst], got[worst], err[worst])
+        at = np.asarray(f(tnp.asarray(np.array([0.5, 1e-30 if dtype == np.float32 else 1e-300,
+                                                0.0], dtype))))
+        assert at[0] == 0 and at[2] == -np.inf and not np.isnan(at[1]), (mode, at)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
 @pytest.mark.parametrize("approximate", [False, True])
 def test_gelu_slope_for_huge_inputs(x64, dtype, approximate):
     """gelu's slope tends to 1 (x -> inf) and 0 (x -> -inf): the exact form's unused
