@@ -94,3 +94,26 @@ def test_mesh_repr_and_str_as_jax():
     assert repr(NamedSharding(mesh, P("x"))) == (
         "NamedSharding(mesh=Mesh('x': 1, axis_types=(Explicit,)), spec=P('x',), "
         "memory_kind=device)")
+
+
+def test_differentiation_tracers_print_as_jax():
+    # a print inside a differentiated function (docs/jax-primitives.md traces its
+    # arguments so); JAX 0.10.2's texts
+    seen = []
+
+    def f(x):
+        seen.append(repr(x))
+        return jnp.sin(x)
+    tjit.grad(f)(2.0)
+    tjit.jvp(f, (2.0,), (1.0,))
+    tjit.grad(tjit.grad(f))(2.0)
+    tjit.jit(tjit.grad(f))(2.0)
+    tjit.jacfwd(f)(jnp.ones(2))
+    assert seen == [
+        "GradTracer(primal=2.0, typeof(tangent)=f32[])",
+        "JVPTracer(primal=2.0, tangent=1.0)",
+        "GradTracer(primal=GradTracer(primal=2.0, typeof(tangent)=f32[]), "
+        "typeof(tangent)=f32[])",
+        "GradTracer(primal=JitTracer(~float32[]), typeof(tangent)=f32[])",
+        "JVPTracer(primal=[1. 1.], tangent=VmapTracer(aval=float32[2], "
+        "batched=float32[2,2]))"]

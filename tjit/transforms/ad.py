@@ -52,6 +52,19 @@ class JVPTracer(PrimalTracer):
     def _describe(self):
         return "a value being differentiated"
 
+    def __repr__(self):   # (JAX 0.10.2's forms; grad's tangents are linearize tracers)
+        primal = _short_repr(self.primal)
+        t = self.tangent
+        if isinstance(t, Tracer) and t._trace.name == "linearize":
+            return f"GradTracer(primal={primal}, typeof(tangent)={get_aval(t).str_short()})"
+        return f"JVPTracer(primal={primal}, tangent={_short_repr(t)})"
+
+    __str__ = __repr__
+
+
+def _short_repr(x):
+    return repr(x) if isinstance(x, Tracer) else str(x)
+
 
 class JVPTrace(Trace):
     """Propagates tangents alongside primal values."""
