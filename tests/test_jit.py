@@ -160,6 +160,44 @@ def test_make_jaxpr_return_shape_and_eval_shape():
     assert out["a"].shape == (4,) and out["a"].dtype == np.float32
 
 
+# (function, args, the outputs' (dtype, weak_type) as jax 0.10.2's eval_shape gives them)
+_EVAL_SHAPE_WEAK = [
+    (lambda z: z, (1.0,), [("float32", True)]),
+    (lambda z: z, (1,), [("int32", True)]),
+    (lambda z: z, (True,), [("bool", False)]),
+    (lambda z: z, (np.float32(1),), [("float32", False)]),
+    (lambda z: z * 2.0, (3,), [("float32", True)]),
+    (lambda z: z * 2.0, (np.ones(2, np.float32),), [("float32", False)]),
+    (lambda z: 2.0, (1.0,), [("float32", True)]),
+    (lambda z: jnp.sum(z), (1.0,), [("float32", False)]),
+    (lambda z: {"a": z, "b": (z + 1, z * np.float32(2))}, (1.0,),
+     [("float32", True), ("float32", True), ("float32", False)]),
+    (lambda z: z, (tjit.ShapeDtypeStruct((), np.float32, weak_type=True),),
+     [("float32", True)]),
+]
+
+
+@pytest.mark.parametrize("i", range(len(_EVAL_SHAPE_WEAK)))
+def test_eval_shape_keeps_weak_types(i):
+    fun, args, want = _EVAL_SHAPE_WEAK[i]
+    got = tjit.tree_util.tree_leaves(tjit.eval_shape(fun, *args))
+    assert [(str(s.dtype), s.weak_type) for s in got] == want
+    shape = tjit.tree_util.tree_leaves(tjit.make_jaxpr(fun, return_shape=True)(*args)[1])
+    assert shape == got
+    if not isinstance(args[0], tjit.ShapeDtypeStruct):   # as the computed outputs are
+        out = tjit.tree_util.tree_leaves(fun(*args))
+        assert [(str(jnp.asarray(o).dtype), tjit.typeof(o).weak_type) for o in out] == want
+
+
+def test_shape_dtype_struct_weak_type_in_repr_and_equality():
+    weak = tjit.ShapeDtypeStruct((), np.float32, weak_type=True)
+    strong = tjit.ShapeDtypeStruct((), np.float32)
+    assert repr(weak) == "ShapeDtypeStruct(shape=(), dtype=float32, weak_type=True)"
+    assert repr(strong) == "ShapeDtypeStruct(shape=(), dtype=float32)"
+    assert weak != strong and len({weak, strong}) == 2   # (as JAX's)
+    assert weak == tjit.eval_shape(lambda z: z, 1.0)
+
+
 def test_x64_switch_retraces(x64):
     f = tjit.jit(lambda x: x + 1.0)
     out = f(np.ones(2))

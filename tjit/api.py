@@ -102,10 +102,13 @@ def _is_float0_dtype(dtype):
     return isinstance(dtype, np.dtype) and dtype == dtypes.float0
 
 
-def _shape_structs(out_tree, avals):
+def _shape_structs(out_tree, avals, weak=False):
     """ShapeDtypeStructs for a traced program's outputs (its float0 ones included, which
-    its out_tree holds, as JAX's eval_shape gives them)."""
-    out = tree_unflatten(out_tree, [ShapeDtypeStruct(a.shape, a.dtype) for a in avals])
+    its out_tree holds, as JAX's eval_shape gives them); ``weak``: with the outputs' weak
+    types, as JAX's eval_shape and make_jaxpr(return_shape=True) (a lowered program's
+    out_info has none, as JAX's)."""
+    out = tree_unflatten(out_tree, [ShapeDtypeStruct(a.shape, a.dtype, weak and a.weak_type)
+                                    for a in avals])
     # float0 leaves and key arrays (over their data's structs) as structs of their dtype
     return tree_map(lambda x: ShapeDtypeStruct(x.shape, x.dtype)
                     if dtypes.is_float0(x) or isinstance(x, ExtendedArray) else x,
@@ -143,15 +146,16 @@ class ShapeDtypeStruct:
     def __repr__(self):
         name = "float0" if self.dtype == dtypes.float0 else self.dtype.name
         sharding = "" if self.sharding is None else f", sharding={self.sharding!r}"
-        return f"ShapeDtypeStruct(shape={self.shape}, dtype={name}{sharding})"
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={name}{sharding}{weak})"
 
-    def __eq__(self, other):
+    def __eq__(self, other):   # (the weak type counts, as JAX's)
         return isinstance(other, ShapeDtypeStruct) and (
-            self.shape, self.dtype, self.sharding) == (other.shape, other.dtype,
-                                                       other.sharding)
+            self.shape, self.dtype, self.sharding, bool(self.weak_type)) == (
+                other.shape, other.dtype, other.sharding, bool(other.weak_type))
 
     def __hash__(self):
-        return hash((self.shape, self.dtype, self.sharding))
+        return hash((self.shape, self.dtype, self.sharding, bool(self.weak_type)))
 
 
 def _leaf_aval_and_value(x, fname):
@@ -1958,7 +1962,7 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False,
             from tjit._eager_layout import typed_jaxpr   # (a:f32[8@X], as JAX prints)
             closed = typed_jaxpr(closed, leaves)
         if return_shape:
-            shapes = _shape_structs(out_tree, closed.out_avals)
+            shapes = _shape_structs(out_tree, closed.out_avals, weak=True)
             return closed, shapes
         return closed
     return make
