@@ -134,3 +134,20 @@ def test_negative_powers_float64_near_range_ends(x64):
         for f in (power, tjit.jit(power)):
             got = np.asarray(f(x))
             assert (ulp_error(got, ref, F64) <= abs(y)).all(), (y, got, ref.astype(F64))
+
+
+@pytest.mark.parametrize("y", [y for y in range(-4, 6)])
+def test_slope_is_y_x_to_the_y_minus_1_without_trivial_powers(y):
+    # JAX's rule: g for y = 1, g * (2 x) for y = 2, else g * y * x**(y - 1): no equation
+    # raises to the power 0 or 1 (they were left for the simplifier to fold)
+    xs = np.array([-2.5, -1.0, 0.5, 1.0, 3.0], np.float64)
+    if y < 0:
+        xs = xs[xs != 0]
+    f = lambda x: lax.integer_pow(x, y)  # noqa: E731
+    got = np.array([float(tjit.grad(f)(np.float32(x))) for x in xs])
+    want = y * xs ** (y - 1) if y else np.zeros_like(xs)
+    np.testing.assert_allclose(got, want, rtol=2e-7)
+    jaxpr = tjit.make_jaxpr(lambda x, t: tjit.jvp(f, (x,), (t,)))(np.float32(1.5),
+                                                                np.float32(1))
+    powers = [e.params["y"] for e in jaxpr.jaxpr.eqns if e.primitive.name == "integer_pow"]
+    assert sorted(powers) == sorted([y] + ([y - 1] if y not in (0, 1, 2) else [])), powers

@@ -1003,6 +1003,10 @@ _r.defjvp2(abs_p, _abs_jvp)
 def _integer_pow_jvp(g, x, *, y):
     if y == 0:
         return Zero.from_value(x)
+    if y == 1:   # (as JAX's: no x**0 or x**1 left for the simplifier; the same values)
+        return g
+    if y == 2:
+        return _mul(g, _mul(_const(x, 2), x))
     return _mul(g, _mul(_const(x, y), integer_pow_p.bind(x, y=y - 1)))
 
 
