@@ -157,7 +157,7 @@ def _ndtri_slope_jvp(primals, tangents):
 
 def log_ndtr(x, series_order=3):
     """``log(ndtr(x))``, accurate in both tails: ``log1p(-ndtr(-x))`` for x > 0,
-    ``log(ndtr(x))`` down to -37 (float64; -12.5 for float32; ndtr is a normal float
+    ``log(ndtr(x))`` down to -37 (float64; -12.5 for float32, -3.5 float16; ndtr is a normal float
     there), and below ``-x**2/2 + log(erfcx(-x/sqrt 2) / 2)`` with ``x**2`` as an exact
     pair. JAX sums ``series_order`` terms of the asymptotic series there instead, which
     its truncation limits (3 terms: 212 float64 ulps at x = -38); tjit checks
@@ -174,7 +174,9 @@ def log_ndtr(x, series_order=3):
 def _log_ndtr_impl(x, series_order):
     del series_order  # the tail needs no truncated series (see log_ndtr)
     f64 = x.dtype == np.float64
-    lower = -37.0 if f64 else -12.5
+    # ndtr(x) is a normal float down to `lower`; float16's range ends early (ndtr(-3.9)
+    # is its smallest normal; below, log(ndtr) lost digits, then was -inf from -5.9)
+    lower = -37.0 if f64 else -3.5 if x.dtype == np.float16 else -12.5
     # below -sqrt(2 * max) the result is below -max: -inf; the clip keeps the pairs finite
     edge = -float(np.sqrt(2.0) * np.sqrt(float(np.finfo(np.float64 if f64 else np.float32).max)))
     # each branch sees values inside its own range only (no inf/NaN in unused branches)
