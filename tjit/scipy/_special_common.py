@@ -49,4 +49,4 @@ def square_pair(x):
 @functools.lru_cache(maxsize=None)
 def _dekker_split(dtype):
     """2**ceil(p/2) + 1 for dtype's p-bit significand."""
-    return float(2 ** ((np.finfo(dtype).nmant + 2) // 2) + 1)
+    return float(2 ** ((jnp.finfo(dtype).nmant + 2) // 2) + 1)   # (bfloat16 too)

@@ -272,9 +272,11 @@ def expi(x):
       ``Ei(x)`` in the promoted inexact dtype.
     """
     (x,) = _inexact("expi", x)
-    pos = x > 0
-    out = jnp.where(pos, _expi_positive(jnp.where(pos, x, 1)), -exp1(jnp.where(pos, 1, -x)))
-    return jnp.where(x == 0, -np.inf, out).astype(x.dtype)
+    # float16/bfloat16 in float32 (the series' root is kept for float32/float64 only)
+    xc = x if x.dtype in (np.float32, np.float64) else x.astype(np.float32)
+    pos = xc > 0
+    out = jnp.where(pos, _expi_positive(jnp.where(pos, xc, 1)), -exp1(jnp.where(pos, 1, -xc)))
+    return jnp.where(xc == 0, -np.inf, out).astype(x.dtype)
 
 
 @expi.defjvp
