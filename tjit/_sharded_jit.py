@@ -43,7 +43,7 @@ from tjit.sharding import (
     replicated_on,
     set_layout,
 )
-from tjit.tracing.core import Array, Tracer
+from tjit.tracing.core import _DEVICE_ARRAYS, Array, LaidOutValue, Tracer
 from tjit.tracing.tree_util import broadcast_prefix, keystr, tree_flatten_with_path
 from tjit.tracing.tree_util import tree_flatten, tree_unflatten
 
@@ -298,17 +298,47 @@ def _sharding_of_rank(first, rank, all_on_first):
     return lambda ndim: same if ndim == rank else other
 
 
-def _layout_rule(first, rank, all_on_first):
-    """What lays out a call's fresh output Arrays (:func:`_sharding_of_rank`), or None."""
+def _layout_rule(first, rank, all_on_first, out_avals=None):
+    """What lays out a call's fresh output Arrays (:func:`_sharding_of_rank`), or None;
+    given the program's ``out_avals``, each output's layout is picked once, here."""
     pick = _sharding_of_rank(first, rank, all_on_first)
     if pick is None:
         return None
+    if out_avals is not None:
+        return _setting([pick(len(a.shape)) for a in out_avals])
 
     def lay_out(outs):
         for o in outs:
             if type(o) is Array:
                 set_layout(o, pick(o.ndim))
     return lay_out
+
+
+def _setting(shardings):
+    """What lays out the outputs as ``shardings``, one per output."""
+    def lay_out(outs):
+        for o, s in zip(outs, shardings):
+            if type(o) is Array:
+                set_layout(o, s)
+    return lay_out
+
+
+_REPLICATING = {}   # id(mesh) -> (mesh, what lays out every output as P() on it)
+
+
+def _replicating(mesh):
+    got = _REPLICATING.get(id(mesh))
+    if got is None or got[0] is not mesh:   # (the mesh kept: its id stays its own)
+        if len(_REPLICATING) > 64:
+            _REPLICATING.clear()
+        rep = replicated_on(mesh)
+
+        def lay_out(outs):
+            for o in outs:
+                if type(o) is Array:
+                    set_layout(o, rep)
+        got = _REPLICATING[id(mesh)] = (mesh, lay_out)
+    return got[1]
 
 
 def compiled_shardings(lowered):
@@ -360,17 +390,45 @@ def compiled_shardings(lowered):
             tree_unflatten(lowered.out_tree, outs))
 
 
-def lay_out_outputs(in_leaves, entry=None):
+def lay_out_outputs(in_leaves, entry=None, raw=None):
     """jit's hook (``api.set_output_layout``), read before a call with its argument
-    leaves (Python scalars have no layout, as in JAX) and the cache ``entry`` it runs:
-    what lays out its outputs. Where the committed arguments share a mesh with
-    Explicit axes (the others count as unsplit), JAX types each output
-    (tjit._eager_layout.propagate: a transpose's spec is permuted, a reduction's drops
-    its axes); else the rule of the module docstring."""
+    leaves (Python scalars have no layout, as in JAX), the cache ``entry`` it runs and
+    the leaves' ``raw`` values: what lays out its outputs (None: nothing). Where the
+    committed arguments share a mesh with Explicit axes (the others count as unsplit),
+    JAX types each output (tjit._eager_layout.propagate: a transpose's spec is permuted,
+    a reduction's drops its axes); else the rule of the module docstring. Worked out
+    once per entry and argument layouts (``entry.layouts``)."""
+    if raw is not None and not _DEVICE_ARRAYS and LaidOutValue not in map(type, raw):
+        # no argument is committed (a committed Array's host buffer is a LaidOutValue,
+        # sharding.set_layout): one pass in C over the buffers' types, no leaf read
+        mesh = current_mesh()
+        return None if mesh is None else _replicating(mesh)
+    if entry is None:
+        return _worked_out(in_leaves, None)[1]
+    key = tuple([id(getattr(x, "_sharding", None)) if type(x) is Array else
+                 type(x) in _PY_SCALARS for x in in_leaves])
+    memo = entry.layouts
+    got = None if memo is None else memo.get(key)
+    if got is None:
+        layouts, lay_out = _worked_out(in_leaves, entry)
+        if layouts is None:   # (none committed: the current mesh decides, call by call)
+            return lay_out
+        if memo is None or len(memo) > 64:
+            memo = entry.layouts = {}
+        # (the layouts are kept with the result: their ids stay theirs)
+        got = memo[key] = (layouts, lay_out)
+    return got[1]
+
+
+def _worked_out(in_leaves, entry):
+    """``(the arguments' layouts, what lays out the outputs)`` of :func:`lay_out_outputs`
+    (layouts None where no argument is committed: the result depends on the current
+    mesh, read on every call)."""
+    layouts = [getattr(x, "_sharding", None) if type(x) is Array else None
+               for x in in_leaves]
     first = rank = None
     all_on_first = one_mesh = True
-    for x in in_leaves:
-        s = getattr(x, "_sharding", None) if type(x) is Array else None
+    for x, s in zip(in_leaves, layouts):
         if s is None:
             if not isinstance(x, _PY_SCALARS):
                 all_on_first = False
@@ -378,12 +436,14 @@ def lay_out_outputs(in_leaves, entry=None):
             first, rank = s, x.ndim
         elif s.mesh is not first.mesh and s.mesh != first.mesh:
             all_on_first = one_mesh = False
-    if first is not None and one_mesh and entry is not None and \
-            AxisType.Explicit in first.mesh.axis_types:
+    if first is None:
+        return None, _layout_rule(None, None, False)
+    if one_mesh and entry is not None and AxisType.Explicit in first.mesh.axis_types:
         jaxpr = entry.closed_jaxpr.jaxpr
         if len(jaxpr.invars) == len(in_leaves):
-            return _eager_layout.typed_layout(jaxpr, in_leaves, first.mesh)
-    return _layout_rule(first, rank, all_on_first)
+            return layouts, _eager_layout.typed_layout(jaxpr, in_leaves, first.mesh)
+    out_avals = None if entry is None else entry.out_avals
+    return layouts, _layout_rule(first, rank, all_on_first, out_avals)
 
 
 ON_FIRST_LAYOUT.append(lambda: set_output_layout(lay_out_outputs))

@@ -38,12 +38,21 @@ from tjit.tracing.core import (
 from tjit.tracing.avals import set_unsharded_type
 from tjit.tracing.tree_util import broadcast_prefix, tree_flatten, tree_leaves, tree_unflatten
 
-_MESH_CTX = threading.local()
+class _MeshContext(threading.local):
+    """Per thread: the stacks of current meshes and of ``use_abstract_mesh`` meshes.
+    None until first used (class defaults: reading an unset one is an attribute hit,
+    not a caught AttributeError; jit calls read ``stack`` on every call)."""
+
+    stack = None
+    abstract = None
+
+
+_MESH_CTX = _MeshContext()
 
 
 def _mesh_stack():
     """This thread's stack of current meshes (innermost last), made on first use."""
-    stack = getattr(_MESH_CTX, "stack", None)
+    stack = _MESH_CTX.stack
     if stack is None:
         stack = _MESH_CTX.stack = []
     return stack
@@ -243,7 +252,7 @@ class AbstractMesh:
 
 def abstract_mesh_stack():
     """This thread's stack of ``use_abstract_mesh`` meshes (innermost last)."""
-    stack = getattr(_MESH_CTX, "abstract", None)
+    stack = _MESH_CTX.abstract
     if stack is None:
         stack = _MESH_CTX.abstract = []
     return stack
@@ -253,7 +262,7 @@ def get_abstract_mesh():
     """The abstract mesh of ``use_abstract_mesh`` (``auto_axes``/``explicit_axes``), else
     of the current mesh (``set_mesh``/``with mesh:``), or the empty AbstractMesh when
     none is set, as ``jax.sharding.get_abstract_mesh``."""
-    if getattr(_MESH_CTX, "abstract", None):
+    if _MESH_CTX.abstract:
         return _MESH_CTX.abstract[-1]
     mesh = current_mesh()
     return AbstractMesh((), ()) if mesh is None else mesh.abstract_mesh
@@ -321,7 +330,7 @@ def _check_reshard_axes(s):
 
 def current_mesh():
     """The mesh of the innermost ``with mesh:`` block of this thread, or None."""
-    stack = getattr(_MESH_CTX, "stack", None)
+    stack = _MESH_CTX.stack
     return stack[-1] if stack else None
 
 

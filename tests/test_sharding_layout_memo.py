@@ -1,0 +1,98 @@
+"""jit works out its outputs' layouts once per cache entry and argument layouts
+(tjit/_sharded_jit.py lay_out_outputs) and skips the work where no argument is
+committed. The memo must never hand one call's layouts to another: one jitted function
+is called on the same shapes with the layouts changing from call to call, and each
+output's ``.sharding`` is checked against a fresh jit of the same function (no memo)
+and, where JAX's answer is plain, against that answer."""
+
+import numpy as np
+
+import tjit as jax
+import tjit.numpy as jnp
+from tjit.sharding import AxisType, NamedSharding, PartitionSpec as P, SingleDeviceSharding
+
+
+def _fns():
+    return {
+        "double": lambda a: a * 2 + 1,
+        "pair": lambda a, b: (a + b, (a * b).sum(), a.T if a.ndim == 2 else a),
+        "with_scalar": lambda a, s: [a * s, jnp.zeros(3)],
+    }
+
+
+def _arrays():
+    rng = np.random.default_rng(0)
+    x = jnp.asarray(rng.standard_normal((8, 4)).astype(np.float32))
+    y = jnp.asarray(rng.standard_normal((8, 4)).astype(np.float32))
+    explicit = jax.make_mesh((1,), ("X",))
+    other = jax.make_mesh((1,), ("Y",))
+    auto = jax.make_mesh((1,), ("X",), axis_types=(AxisType.Auto,))
+    put = jax.device_put
+    return {
+        "x": x, "y": y,
+        "x@X": put(x, NamedSharding(explicit, P("X"))),
+        "x@(None,X)": put(x, NamedSharding(explicit, P(None, "X"))),
+        "x@rep": put(x, NamedSharding(explicit, P())),
+        "y@X": put(y, NamedSharding(explicit, P("X"))),
+        "y@Y": put(y, NamedSharding(other, P("Y"))),
+        "x@auto": put(x, NamedSharding(auto, P("X"))),
+        "y@auto": put(y, NamedSharding(auto, P())),
+    }, explicit
+
+
+# (function, argument names) in an order that revisits each signature's entry with
+# other layouts; "2.0" is a Python scalar
+CALLS = [
+    ("double", ["x"]), ("double", ["x@X"]), ("double", ["x@rep"]), ("double", ["x"]),
+    ("double", ["x@(None,X)"]), ("double", ["x@auto"]), ("double", ["x@X"]),
+    ("pair", ["x", "y"]), ("pair", ["x@X", "y"]), ("pair", ["x@X", "y@X"]),
+    ("pair", ["x@X", "y@Y"]), ("pair", ["x@auto", "y@auto"]), ("pair", ["x@auto", "y"]),
+    ("pair", ["x", "y"]), ("pair", ["x@(None,X)", "y@X"]),
+    ("with_scalar", ["x", "2.0"]), ("with_scalar", ["x@X", "2.0"]),
+    ("with_scalar", ["x@auto", "2.0"]), ("with_scalar", ["x", "2.0"]),
+]
+
+
+def _shardings(tree):
+    return [leaf.sharding for leaf in jax.tree.leaves(tree)]
+
+
+def _call_all(jitted, arrays, in_mesh):
+    fresh_fns = _fns()
+    for name, arg_names in CALLS:
+        args = [2.0 if a == "2.0" else arrays[a] for a in arg_names]
+        got = jitted[name](*args)
+        want = jax.jit(fresh_fns[name])(*args)
+        assert _shardings(got) == _shardings(want), (name, arg_names, in_mesh)
+        for g, w in zip(jax.tree.leaves(got), jax.tree.leaves(want)):
+            np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+        if not any("@" in a for a in arg_names):   # nothing committed
+            for s in _shardings(got):
+                if in_mesh is None:
+                    assert isinstance(s, SingleDeviceSharding), (name, arg_names)
+                else:
+                    assert s == NamedSharding(in_mesh, P()), (name, arg_names)
+
+
+def test_layouts_of_one_entry_follow_each_call():
+    arrays, mesh = _arrays()
+    jitted = {k: jax.jit(f) for k, f in _fns().items()}
+    _call_all(jitted, arrays, None)
+    with jax.set_mesh(mesh):   # the same entries, now with a mesh set
+        _call_all(jitted, arrays, mesh)
+    _call_all(jitted, arrays, None)
+
+
+def test_plain_answers():
+    arrays, mesh = _arrays()
+    f = jax.jit(_fns()["double"])
+    assert f(arrays["x@X"]).sharding == NamedSharding(mesh, P("X", None))
+    assert f(arrays["x@(None,X)"]).sharding == NamedSharding(mesh, P(None, "X"))
+    assert isinstance(f(arrays["x"]).sharding, SingleDeviceSharding)
+    with jax.set_mesh(mesh):
+        assert f(arrays["x"]).sharding == NamedSharding(mesh, P())
+    assert isinstance(f(arrays["x"]).sharding, SingleDeviceSharding)
+    g = jax.jit(_fns()["pair"])
+    total, transposed = g(arrays["x@X"], arrays["y"])[1:]
+    assert total.sharding == NamedSharding(mesh, P())
+    assert transposed.sharding == NamedSharding(mesh, P(None, "X"))
