@@ -335,7 +335,7 @@ _EXPLAIN_AGAINST = 64
 
 class _CacheEntry:
     __slots__ = ("executable", "out_tree", "out_avals", "closed_jaxpr", "donation",
-                 "in_specs", "unflatten", "out_kinds", "peak", "pattern")
+                 "in_specs", "unflatten", "out_kinds", "peak", "pattern", "layouts")
 
     def __init__(self, executable, out_tree, out_avals, closed_jaxpr, donation=None,
                  in_specs=None):
@@ -349,6 +349,7 @@ class _CacheEntry:
         self.out_kinds = [(a.dtype, a.weak_type) for a in out_avals]
         self.peak = None    # (a dynamic program's peak bytes per size, see _peak_at)
         self.pattern = None  # (a dynamic program's dims and the guards its trace recorded)
+        self.layouts = None  # (the output layout hook's memo: argument layouts -> layout)
 
 
 class Jitted:
@@ -789,7 +790,7 @@ class Jitted:
     def _run(entry, raw, leaves):
         layout = _OUTPUT_LAYOUT[0]
         if layout is not None:  # (read before the call, which deletes donated arguments)
-            layout = layout(leaves, entry)
+            layout = layout(leaves, entry, raw)
         if _DEVICE_ARRAYS and not getattr(entry.executable, "device_arrays", False):
             _on_host(raw)     # GPU Arrays given to a host program are copied over
         if entry.donation is None:
@@ -1847,8 +1848,8 @@ class _Unspecified:
 UNSPECIFIED = _Unspecified()
 
 #: set by tjit._sharded_jit once an Array is committed to a mesh or a mesh is set:
-#: ``layout(input leaves)`` is None or a function that gives the call's output Arrays
-#: JAX's ``.sharding``
+#: ``layout(input leaves, cache entry, their raw values)`` is None or a function that
+#: gives the call's output Arrays JAX's ``.sharding``
 _OUTPUT_LAYOUT = [None]
 
 
