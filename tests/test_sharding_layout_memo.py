@@ -96,3 +96,30 @@ def test_plain_answers():
     total, transposed = g(arrays["x@X"], arrays["y"])[1:]
     assert total.sharding == NamedSharding(mesh, P())
     assert transposed.sharding == NamedSharding(mesh, P(None, "X"))
+
+
+def test_committed_buffers_read_in_place_give_numpy_values():
+    """Compiled programs read a committed Array's buffer (a LaidOutValue) where it is:
+    contiguous or not (an eager transpose), one kernel or several, the values are
+    NumPy's in float64 and the caller's arrays are left as they were."""
+    rng = np.random.default_rng(1)
+    a64 = rng.standard_normal((64, 48))
+    b64 = rng.standard_normal((64, 48))
+    mesh = jax.make_mesh((1,), ("X",))
+    a = jax.device_put(jnp.asarray(a64.astype(np.float32)), NamedSharding(mesh, P("X")))
+    b = jax.device_put(jnp.asarray(b64.astype(np.float32)), NamedSharding(mesh, P()))
+    at = a.T   # (committed, its buffer a transposed view)
+    a32, b32 = a64.astype(np.float32), b64.astype(np.float32)
+    programs = [
+        (lambda u: u * 2 + 1, (a,), lambda: a32 * 2.0 + 1),
+        (lambda u, v: (u * v).sum(), (a, b), lambda: (a32.astype(np.float64) * b32).sum()),
+        (lambda u, v: u @ v.T + jnp.exp(u).sum(), (a, b),
+         lambda: a32.astype(np.float64) @ b32.T + np.exp(a32.astype(np.float64)).sum()),
+        (lambda u: u * 3 - 1, (at,), lambda: a32.T * 3.0 - 1),
+        (lambda u, v: u @ v, (at, b), lambda: a32.T.astype(np.float64) @ b32),
+    ]
+    for fn, args, want in programs:
+        got = jax.jit(fn)(*args)
+        np.testing.assert_allclose(np.asarray(got), want(), rtol=2e-5, atol=1e-3)
+        np.testing.assert_array_equal(np.asarray(a), a32)
+        np.testing.assert_array_equal(np.asarray(b), b32)

@@ -21,6 +21,7 @@ import threading
 import numpy as np
 
 from tjit.devices.backend import Device
+from tjit.devices.runner import IN_PLACE_TYPES
 from tjit.devices.sharded import StackedValue
 from tjit.distributed.devices import global_devices
 from tjit.distributed.runtime import process_index
@@ -868,6 +869,7 @@ set_unsharded_type(unsharded_type)
 # ``x.sharding`` of Arrays: a pmap result's layout, else the one device holding it
 register_value_sharding(StackedValue, lambda v: PmapSharding(v.device_list, v.mapped_axis))
 set_single_device_sharding(SingleDeviceSharding)
+IN_PLACE_TYPES.add(LaidOutValue)   # (compiled programs read committed buffers in place)
 
 
 def check_sharding_constraint(sharding, shape, where):

@@ -37,7 +37,8 @@ from tjit.devices import (array_args, backend, blas, control_flow, cpu_cumulativ
                           kernel_cache, rebind_code)
 from tjit.devices.array_args import data_pointer as _ptr
 from tjit.devices.executable import Executable
-from tjit.devices.runner import PlanInspection, ProgramRunner, binding_key, solve_sizes
+from tjit.devices.runner import (IN_PLACE_TYPES, PlanInspection, ProgramRunner, binding_key,
+                                 solve_sizes)
 from tjit.devices.slot_arena import SharedSlots
 from tjit.devices.threads import default_num_threads, get_pool, parallel_for
 from tjit.lower.llvm.split import split_axis, work_per_point
@@ -293,7 +294,8 @@ class _Runner(ProgramRunner):
         def run(flat_args, donated=()):
             for pos, k in in_pos:
                 a = flat_args[k]
-                if type(a) is not np.ndarray or not a.flags.c_contiguous:
+                if type(a) is not np.ndarray and type(a) not in IN_PLACE_TYPES or \
+                        not a.flags.c_contiguous:
                     a = np.array(a, order="C")
                 argv[pos] = ptr(a)
             res = []
@@ -321,7 +323,8 @@ class _Runner(ProgramRunner):
             arrays = []
             for k in params:
                 a = flat_args[k]
-                if type(a) is not ndarray or not a.flags.c_contiguous:
+                if type(a) is not ndarray and type(a) not in IN_PLACE_TYPES or \
+                        not a.flags.c_contiguous:
                     a = np.array(a, order="C")
                 arrays.append(a)
             res = [empty(shape, dtype) for shape, dtype in out_specs]
