@@ -34,6 +34,7 @@ from tjit.tracing.core import (
     Tracer,
     current_trace,
     register_value_sharding,
+    set_layout,
     set_single_device_sharding,
 )
 from tjit.tracing.avals import set_unsharded_type
@@ -821,15 +822,6 @@ def commit(array, sharding):
         set_layout(out, named)
         layouts_in_use()
     return out
-
-
-def set_layout(array, named):
-    """Record on the fresh Array ``array`` that it is laid out as the NamedSharding
-    ``named``; its host buffer becomes a LaidOutValue view, which the eager fast lanes
-    leave to the path that lays out results (tjit._eager_layout)."""
-    array._sharding = named
-    if type(array._value) is np.ndarray:
-        array._value = array._value.view(LaidOutValue)
 
 
 def place_eagerly(x, sharding):

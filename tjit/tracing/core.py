@@ -158,6 +158,16 @@ class EvalTrace(Trace):
             else:
                 vals.append(a)
                 weaks.append(False)
+        laid_key = None
+        if laid_out and on is None:   # (a signature with these layouts seen: its run)
+            laid_key = _laid_out_key(prim, args, params)
+            got = _laid_out_runs.get(laid_key) if laid_key is not None else None
+            if got is not None:
+                out = got[0](*vals, **params)
+                for o, s in zip(out if got[3] else (out,), got[1]):
+                    if s is not None:
+                        set_layout(o, s)
+                return out
         # The abstract rule checks shapes and dtypes (and gives tjit's messages); a
         # signature it accepted once is remembered, so eager calls stay cheap.
         key = (prim, tuple((getattr(v, "shape", ()), getattr(v, "dtype", type(v)))
@@ -176,7 +186,12 @@ class EvalTrace(Trace):
             return on.run(prim, vals, weaks, params)
         out = prim.impl(np, *vals, **params)
         out = wrap_outputs(prim, out, prim.weak_type_rule(*weaks, **params))
-        return _EAGER_LAYOUT[0](prim, args, params, out) if laid_out else out
+        if not laid_out:
+            return out
+        out = _EAGER_LAYOUT[0](prim, args, params, out)
+        if laid_key is not None:
+            _remember_laid_out(laid_key, prim, args, vals, params, out)
+        return out
 
 
 class LaidOutValue(np.ndarray):
@@ -184,6 +199,62 @@ class LaidOutValue(np.ndarray):
     NumPy subclass so that the eager fast lanes, which take plain ndarrays only, leave
     such operands to the general path, which lays out the results (JAX's sharding in
     types): plain Arrays pay nothing for layouts."""
+
+
+def set_layout(array, layout):
+    """Record on the fresh Array ``array`` that it is laid out as ``layout`` (a
+    NamedSharding, ``tjit.sharding``); its host buffer becomes a LaidOutValue view, which
+    the eager fast lanes leave to the path that lays out results."""
+    array._sharding = layout
+    if type(array._value) is np.ndarray:
+        array._value = array._value.view(LaidOutValue)
+
+
+#: (primitive, per operand (shape, dtype, weak, id of its layout or 0), params) ->
+#: (run, the outputs' layouts, the operands' layouts, multiple results): an eager call
+#: with an operand committed to a mesh layout whose signature and layouts were seen,
+#: run as the fast lane runs it (checked and laid out once). The operands' layouts are
+#: kept with it so that their ids stay theirs.
+_laid_out_runs = {}
+
+
+def _laid_out_key(prim, args, params):
+    """The :data:`_laid_out_runs` key of an eager call whose operands are all Arrays on
+    host buffers, else None."""
+    key = [prim]
+    for a in args:
+        if type(a) is not Array:
+            return None
+        v = a._value
+        t = type(v)
+        if t is LaidOutValue:
+            key += (v.shape, v.dtype, a._weak, id(getattr(a, "_sharding", None)))
+        elif t is np.ndarray:
+            key += (v.shape, v.dtype, a._weak, 0)
+        else:
+            return None
+    key = (tuple(key), tuple(params.items())) if params else tuple(key)
+    try:
+        hash(key)
+    except TypeError:   # unhashable params
+        return None
+    return key
+
+
+def _remember_laid_out(key, prim, args, vals, params, out):
+    """Record how the general path ran and laid out a call (:data:`_laid_out_runs`)."""
+    many = isinstance(out, (list, tuple))
+    outs = out if many else (out,)
+    if not all(type(o) is Array for o in outs):
+        return
+    weak = [o._weak for o in outs] if many else out._weak
+    ufunc, quiet = _direct_ufunc(prim, vals, params, out)
+    if len(_laid_out_runs) > 4096:
+        _laid_out_runs.clear()
+    _laid_out_runs[key] = (
+        _runner(prim, weak, ufunc, quiet, len(vals)),
+        [getattr(o, "_sharding", None) for o in outs],
+        [getattr(a, "_sharding", None) for a in args], many)
 
 
 #: ``layout(prim, args, params, out) -> out`` laid out from the operands' layouts
