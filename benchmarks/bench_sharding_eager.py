@@ -1,64 +1,148 @@
-"""What sharding in types costs eager and jit calls on 8 elements, beside JAX, in one
-process: a plain ``x + x`` (must stay at the fast lane's cost: committed arrays are the
-only ones that take the layout path), the same on arrays committed to a one-device
-NamedSharding, and a tiny jit on each. Medians of repeated batches, in microseconds.
+"""What sharding in types costs eager and jit calls on 8 elements, beside JAX: plain
+calls (no argument committed; they must cost what they did before sharding existed,
+with and without a mesh layout in the process), and calls on arrays committed to a
+one-device NamedSharding. Medians of repeated batches of process CPU time, in
+microseconds.
 
-    /work/jaxvenv/bin/python benchmarks/bench_sharding_eager.py
+    .venv/bin/python benchmarks/bench_sharding_eager.py            # this tree, one process
+    /work/jaxvenv/bin/python benchmarks/bench_sharding_eager.py    # with JAX's column
+    .venv/bin/python benchmarks/bench_sharding_eager.py --against /tmp/base  # vs a checkout
 
-Measured (2-core shared machine, noisy; JAX's times end with block_until_ready):
-plain x + x 0.75 us (0.7-0.8 before sharding in types; JAX 19.5); committed x + x 20 us
-(13 without JAX in the process; JAX 21.5); jit plain 14-16 us (JAX 12-14), jit on
-committed arguments 17-18.5 us (JAX 13.8).
+``--against TREE`` runs this script's cases on TREE's tjit and on this tree's in
+alternating processes (``--rounds`` each; the medians of the processes' medians).
+A process measures the plain cases first, before any mesh exists ("no mesh": jit's
+output layout hook is not installed yet), then commits an array to a mesh and measures
+every case ("mesh in process").
+
+Measured (2-core shared machine; 5 alternating rounds per tree, process CPU, us;
+095f675: before sharding in types; 1ddfc89: sharding in types, before its costs were cut;
+JAX 0.10.2 on the CPU, one process, ending with block_until_ready):
+
+    case                                   095f675  1ddfc89     now    JAX
+    x + x (plain, no mesh)                    0.73     0.74    0.75   5.97
+    jit 1 leaf (plain, no mesh)               3.17     3.21    3.24   4.40
+    jit 10 leaves (plain, no mesh)           16.40    16.39   16.43  16.87
+    x + x (plain, mesh in process)            0.73     0.75    0.73   5.93
+    jit 1 leaf (plain, mesh in process)       3.18     4.05    3.52   4.33
+    jit 10 leaves (plain, mesh in process)   16.43    18.99   16.87  16.82
+    x + x (committed)                         0.73     5.02    3.29   5.95
+    jit 1 leaf (committed)                    3.24     5.12    4.08   4.38
+    jit sum 1e6 (plain)                      50.76    51.91   52.23  95.53
+    jit sum 1e6 (committed)                  50.63   126.05   53.85  98.24
+
+(095f675 lays out nothing: its "committed" rows are plain calls.)
 """
 
+import argparse
+import json
+import os
 import statistics
+import subprocess
+import sys
 import time
 
 import numpy as np
 
-import tjit
-import tjit.numpy as tnp
-
-try:
-    import jax
-    import jax.numpy as jnp
-    jax.config.update("jax_platforms", "cpu")
-except Exception:  # JAX is optional: its column is left out
-    jax = jnp = None
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
 
 
 def median_us(fn, number=2000, repeat=7):
     times = []
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         for _ in range(number):
             fn()
-        times.append((time.perf_counter() - t0) / number * 1e6)
+        times.append((time.process_time() - t0) / number * 1e6)
     return statistics.median(times)
 
 
-def rows(lib, jnp_, block=lambda v: v):
-    """The cases on ``lib`` (tjit or jax) and its numpy module ``jnp_``."""
+def cases(lib, jnp_, block=lambda v: v):
+    """The cases on ``lib`` (tjit or jax) and its numpy module ``jnp_``: name -> us."""
     x = jnp_.arange(8.0, dtype=np.float32)
+    xs = [x + i for i in range(10)]
+    f1 = lib.jit(lambda a: a * 2 + 1)
+    f10 = lib.jit(lambda *a: [b * 2 + 1 for b in a])
+    block(f1(x)), block(f10(*xs))   # (compiled before timing)
+    out = {}
+
+    def plain(where):
+        out[f"x + x (plain, {where})"] = median_us(lambda: block(x + x))
+        out[f"jit 1 leaf (plain, {where})"] = median_us(lambda: block(f1(x)))
+        out[f"jit 10 leaves (plain, {where})"] = median_us(lambda: block(f10(*xs)),
+                                                           number=1000)
+    plain("no mesh")
     mesh = lib.make_mesh((1,), ("X",))
     c = lib.device_put(x, lib.sharding.NamedSharding(mesh, lib.sharding.PartitionSpec("X")))
-    f = lib.jit(lambda a: a * 2 + 1)
-    block(f(x)), block(f(c)), block(c + c)
-    return {"x + x (plain)": median_us(lambda: block(x + x)),
-            "x + x (committed)": median_us(lambda: block(c + c), number=500),
-            "jit (plain)": median_us(lambda: block(f(x))),
-            "jit (committed)": median_us(lambda: block(f(c)))}
+    block(f1(c)), block(c + c)
+    plain("mesh in process")
+    out["x + x (committed)"] = median_us(lambda: block(c + c), number=1000)
+    out["jit 1 leaf (committed)"] = median_us(lambda: block(f1(c)))
+    big = jnp_.arange(1e6, dtype=np.float32)
+    big_c = lib.device_put(big, c.sharding)
+    total = lib.jit(lambda a: a.sum())
+    block(total(big)), block(total(big_c))
+    out["jit sum 1e6 (plain)"] = median_us(lambda: block(total(big)), number=100)
+    out["jit sum 1e6 (committed)"] = median_us(lambda: block(total(big_c)), number=100)
+    return out
+
+
+def measure(use_jax):
+    if use_jax:
+        import jax
+        import jax.numpy as jnp
+        jax.config.update("jax_platforms", "cpu")
+        return cases(jax, jnp, block=lambda v: jax.block_until_ready(v))
+    import tjit
+    import tjit.numpy as tnp
+    return cases(tjit, tnp)
+
+
+def _child(tree, rounds_out):
+    env = dict(os.environ, PYTHONPATH=tree)
+    got = subprocess.run([sys.executable, __file__, "--child"], env=env, check=True,
+                         capture_output=True, text=True).stdout
+    rounds_out.append(json.loads(got.strip().splitlines()[-1]))
 
 
 def main():
-    ours = rows(tjit, tnp)
-    theirs = {}
-    if jax is not None:
-        theirs = rows(jax, jnp, block=lambda v: v.block_until_ready())
-    print(f"{'case':24s} {'tjit us':>9s} {'JAX us':>9s}")
-    for name, t in ours.items():
-        j = theirs.get(name)
-        print(f"{name:24s} {t:9.2f} {'' if j is None else f'{j:9.2f}'}")
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--against", action="append", default=[],
+                    help="another checkout's root, run alternately (may repeat)")
+    ap.add_argument("--jax-python", help="a Python with JAX: its column, one process")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--jax", action="store_true", help="JAX's cases only (one process)")
+    ap.add_argument("--child", action="store_true")
+    a = ap.parse_args()
+    if a.child or a.jax:
+        print(json.dumps(measure(a.jax)))
+        return
+    columns = {}
+    if a.against:
+        runs = {tree: [] for tree in a.against + [ROOT]}
+        for _ in range(a.rounds):
+            for tree, out in runs.items():
+                _child(tree, out)
+        for tree, out in runs.items():
+            columns["tjit us" if tree == ROOT else os.path.basename(tree)] = out
+    else:
+        columns["tjit us"] = [measure(False)]
+    if a.jax_python:
+        got = subprocess.run([a.jax_python, __file__, "--jax"], check=True,
+                             capture_output=True, text=True).stdout
+        columns["JAX us"] = [json.loads(got.strip().splitlines()[-1])]
+    else:
+        try:
+            import jax  # noqa: F401
+            columns["JAX us"] = [measure(True)]
+        except ImportError:  # JAX is optional: its column is left out
+            pass
+    names = list(columns["tjit us"][0])
+    print(f"{'case (process CPU, median)':40s}" + "".join(f"{c:>10s}" for c in columns))
+    for name in names:
+        row = [statistics.median(r[name] for r in runs if name in r)
+               for runs in columns.values()]
+        print(f"{name:40s}" + "".join(f"{v:10.2f}" for v in row))
 
 
 if __name__ == "__main__":
