@@ -380,10 +380,13 @@ _ERF_SLOPES = {
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_erf_and_erfc_slopes_square_x_exactly(dtype, x64):
+    # float64 squares x exactly; float32 keeps the rounded square (its cost is the first-
+    # order training path's), off by up to x**2 eps/2: 28 ulps at -8.9
     xs, slope, curvature = _ERF_SLOPES[dtype]
-    _assert_ulps(_derivs(tjit.lax.erf, xs, dtype), slope, dtype, 2)
-    _assert_ulps(_derivs(tjit.lax.erfc, xs, dtype), [-s for s in slope], dtype, 2)
-    _assert_ulps(_derivs(sp.erf, xs, dtype), slope, dtype, 2)
+    ulps, ulps2 = (2, 4) if dtype == np.float64 else (32, 34)
+    _assert_ulps(_derivs(tjit.lax.erf, xs, dtype), slope, dtype, ulps)
+    _assert_ulps(_derivs(tjit.lax.erfc, xs, dtype), [-s for s in slope], dtype, ulps)
+    _assert_ulps(_derivs(sp.erf, xs, dtype), slope, dtype, ulps)
     # the second derivative is its own rule, -2 x erf', in every composition
     x = jnp.asarray(np.asarray(xs, dtype))
     d1 = tjit.grad(lambda u: jnp.sum(tjit.lax.erf(u)))
@@ -392,7 +395,7 @@ def test_erf_and_erfc_slopes_square_x_exactly(dtype, x64):
             "jvp of grad": lambda v: tjit.jvp(d1, (v,), (jnp.ones_like(v),))[1],
             "vmap": tjit.vmap(tjit.grad(tjit.grad(tjit.lax.erf)))}
     for way, g in ways.items():
-        _assert_ulps(np.asarray(g(x), np.float64), curvature, dtype, 4)
+        _assert_ulps(np.asarray(g(x), np.float64), curvature, dtype, ulps2)
 
 
 def test_exact_gelu_slope_in_the_lower_tail(x64):
