@@ -265,8 +265,11 @@ def gelu(x, approximate=True):
     # pairs (the leading parts cancel exactly), undoes it, as in scipy.special.ndtr.
     # (Clipped to [-40, -1], where it is used: erfc(z) is 0 below, and the squares stay
     # finite; a huge x's square pair was NaN, and so was the slope through the where.)
+    # The factor also corrects the slope, erfc's exp(-z**2) having the same z; its own
+    # derivative is 0 but for rounding, so it is not differentiated (a dozen ops of noise
+    # made jit(grad(gelu)) 1.45x slower).
     xl = jnp.clip(x, -40.0, -1.0)
-    excess = _erfc_arg_excess(jnp.negative(xl), sqrt_half)
+    excess = lax.stop_gradient(_erfc_arg_excess(jnp.negative(xl), sqrt_half))
     if x.dtype.itemsize >= 4:
         # exp(excess) = 1 + excess within excess**2 / 2, below an ulp (|excess| <= 40**2 eps)
         corrected = jnp.add(out, jnp.multiply(out, excess))
