@@ -5,6 +5,8 @@ is called on the same shapes with the layouts changing from call to call, and ea
 output's ``.sharding`` is checked against a fresh jit of the same function (no memo)
 and, where JAX's answer is plain, against that answer."""
 
+import contextlib
+
 import numpy as np
 
 import tjit as jax
@@ -160,3 +162,34 @@ def test_eager_layouts_follow_each_call():
                  for v in args]
         for g, w in zip(jax.tree.leaves(got), jax.tree.leaves(numpy_result)):
             np.testing.assert_allclose(np.asarray(g), w, rtol=1e-6)
+
+
+def test_jit_with_shardings_plans_follow_each_call():
+    """jit(f, in_shardings=..., out_shardings=...) runs a call it has checked before from
+    a plan per argument signature, layouts and current mesh (ShardedJit._plans): each
+    call's outputs have the shardings and values of a fresh jit with the same options,
+    the layouts and the mesh setting changing call to call."""
+    arrays, mesh = _arrays()
+    single = SingleDeviceSharding(arrays["x"].devices().pop())
+    options = [
+        dict(in_shardings=NamedSharding(mesh, P("X")), out_shardings=NamedSharding(mesh, P())),
+        dict(in_shardings=None, out_shardings=(NamedSharding(mesh, P(None, "X")), None)),
+        dict(out_shardings=(single, NamedSharding(mesh, P("X")))),
+        dict(in_shardings=(NamedSharding(mesh, P()), None)),
+        dict(in_shardings=(None, None)),   # (outputs as the arguments' layouts and the mesh)
+    ]
+    fn = lambda a, b: (a * b + 1, (a - b).sum(0))  # noqa: E731
+    names = ["x", "x@X", "x@rep", "y@X", "x@(None,X)", "y"]
+    jitted = [jax.jit(fn, **o) for o in options]
+    for in_mesh in (None, mesh, None):
+        for f, o in zip(jitted, options):
+            for a in names:
+                for b in names[::-1]:
+                    args = arrays[a], arrays[b]
+                    with jax.set_mesh(in_mesh) if in_mesh else contextlib.nullcontext():
+                        got = f(*args)
+                        want = jax.jit(fn, **o)(*args)
+                    assert _shardings(got) == _shardings(want), (o, a, b, in_mesh)
+                    for g, w in zip(jax.tree.leaves(got), jax.tree.leaves(want)):
+                        np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+

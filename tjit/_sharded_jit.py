@@ -135,6 +135,7 @@ class ShardedJit:
         check_shardings_argument(out_shardings, "out_shardings")
         self._jitted = jitted
         self.in_shardings, self.out_shardings = in_shardings, out_shardings
+        self._plans = {}   # (see _plan_key)
         functools.update_wrapper(self, jitted.fun)
 
     def __getattr__(self, name):
@@ -144,13 +145,68 @@ class ShardedJit:
         return self if obj is None else functools.partial(self, obj)
 
     def __call__(self, *args, **kwargs):
+        key = None if kwargs else self._plan_key(args)
+        plan = None if key is None else self._plans.get(key)
+        if plan is not None and plan[0] is current_mesh():
+            return self._run_plan(plan, args)
         placed = self._place_arguments(args, kwargs)
         # (before the call, which deletes donated arguments)
         layout = None if self.in_shardings is UNSPECIFIED else self._placed_layout(args)
         out = self._jitted(*placed, **kwargs)
         if layout is not None:
             layout(tree_flatten(out)[0])
-        return self._lay_out_outputs(out)
+        out = self._lay_out_outputs(out)
+        if key is not None and all(p is a for p, a in zip(placed, args)):
+            leaves, tree = tree_flatten(out)
+            if len(self._plans) > 64:
+                self._plans.clear()
+            self._plans[key] = (current_mesh(), layout, tree,
+                                [getattr(o, "_sharding", None) for o in leaves],
+                                [getattr(a, "_sharding", None) for a in args])
+        return out
+
+    # -- calls seen before -----------------------------------------------------------------
+    def _plan_key(self, args):
+        """The key of a call whose arguments are positional host Arrays, none static
+        (None for any other call): per argument its shape, dtype, weak type and layout,
+        and the current mesh. Such a call, once checked, placed nothing and laid out its
+        outputs as its plan records (``_plans``: the mesh, the placed layout, the output
+        structure and each output's final layout, the arguments' layouts kept so that
+        their ids stay theirs)."""
+        if self._jitted.sig.static_argnums:
+            return None
+        key = [id(current_mesh())]
+        for a in args:
+            if type(a) is not Array:
+                return None
+            v = a._value
+            t = type(v)
+            if t is LaidOutValue:
+                key += (v.shape, v.dtype, a._weak, id(getattr(a, "_sharding", None)))
+            elif t is np.ndarray:
+                key += (v.shape, v.dtype, a._weak, 0)
+            else:
+                return None
+        return tuple(key)
+
+    def _run_plan(self, plan, args):
+        """A call as :meth:`__call__` runs it, its checks and layouts taken from ``plan``
+        (the outputs are fresh Arrays: laid out in place)."""
+        _, layout, tree, finals, _ = plan
+        out = self._jitted(*args)
+        leaves, got_tree = tree_flatten(out)
+        if got_tree != tree:   # (not expected: a jitted program's outputs keep their tree)
+            if layout is not None:
+                layout(leaves)
+            return self._lay_out_outputs(out)
+        outs = []
+        for o, s in zip(leaves, finals):
+            if s is not None:
+                set_layout(o, s)
+            elif getattr(o, "_sharding", None) is not None:
+                o = commit(o, None)
+            outs.append(o)
+        return tree_unflatten(tree, outs)
 
     def lower(self, *args, **kwargs):
         lowered = self._jitted.lower(*self._place_arguments(args, kwargs), **kwargs)
