@@ -19,16 +19,17 @@ Measured (2-core shared machine; 5 alternating rounds per tree, process CPU, us;
 JAX 0.10.2 on the CPU, one process, ending with block_until_ready):
 
     case                                   095f675  1ddfc89     now    JAX
-    x + x (plain, no mesh)                    0.73     0.74    0.75   5.97
-    jit 1 leaf (plain, no mesh)               3.17     3.21    3.24   4.40
-    jit 10 leaves (plain, no mesh)           16.40    16.39   16.43  16.87
-    x + x (plain, mesh in process)            0.73     0.75    0.73   5.93
-    jit 1 leaf (plain, mesh in process)       3.18     4.05    3.52   4.33
-    jit 10 leaves (plain, mesh in process)   16.43    18.99   16.87  16.82
-    x + x (committed)                         0.73     5.02    3.29   5.95
-    jit 1 leaf (committed)                    3.24     5.12    4.08   4.38
-    jit sum 1e6 (plain)                      50.76    51.91   52.23  95.53
-    jit sum 1e6 (committed)                  50.63   126.05   53.85  98.24
+    x + x (plain, no mesh)                    0.74     0.75    0.75   6.13
+    jit 1 leaf (plain, no mesh)               3.16     3.26    3.29   4.48
+    jit 10 leaves (plain, no mesh)           16.34    16.52   16.61  17.35
+    x + x (plain, mesh in process)            0.75     0.75    0.74   6.07
+    jit 1 leaf (plain, mesh in process)       3.21     4.08    3.52   4.40
+    jit 10 leaves (plain, mesh in process)   16.40    19.26   17.20  17.62
+    x + x (committed)                         0.73     5.14    3.33   6.32
+    jit 1 leaf (committed)                    3.20     5.24    4.09   4.47
+    jit in/out_shardings (committed)             -    34.29    5.71   4.44
+    jit sum 1e6 (plain)                      51.13    52.75   51.69 104.27
+    jit sum 1e6 (committed)                  50.63   122.74   53.32 103.56
 
 (095f675 lays out nothing: its "committed" rows are plain calls.)
 """
@@ -78,6 +79,12 @@ def cases(lib, jnp_, block=lambda v: v):
     plain("mesh in process")
     out["x + x (committed)"] = median_us(lambda: block(c + c), number=1000)
     out["jit 1 leaf (committed)"] = median_us(lambda: block(f1(c)))
+    try:   # (an older tjit may not take these options)
+        both = lib.jit(lambda a: a * 2 + 1, in_shardings=c.sharding, out_shardings=c.sharding)
+        block(both(c))
+        out["jit in/out_shardings (committed)"] = median_us(lambda: block(both(c)))
+    except Exception:  # noqa: BLE001
+        pass
     big = jnp_.arange(1e6, dtype=np.float32)
     big_c = lib.device_put(big, c.sharding)
     total = lib.jit(lambda a: a.sum())
@@ -140,9 +147,9 @@ def main():
     names = list(columns["tjit us"][0])
     print(f"{'case (process CPU, median)':40s}" + "".join(f"{c:>10s}" for c in columns))
     for name in names:
-        row = [statistics.median(r[name] for r in runs if name in r)
-               for runs in columns.values()]
-        print(f"{name:40s}" + "".join(f"{v:10.2f}" for v in row))
+        row = [[r[name] for r in runs if name in r] for runs in columns.values()]
+        print(f"{name:40s}" + "".join(f"{statistics.median(v):10.2f}" if v else f"{'':10s}"
+                                      for v in row))
 
 
 if __name__ == "__main__":
