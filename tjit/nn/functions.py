@@ -437,9 +437,7 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
     amax = lax.stop_gradient(jnp.where(jnp.isfinite(amax), amax, 0))
     shifted = jnp.subtract(a_safe, amax)
     if b is None:
-        m, rest = _count_and_rest(shifted, axes, keepdims)
-        sumexp = jnp.add(m, rest)   # (for the sign only: 0 where every a is -inf)
-        log_abs = _log_sum_exp_from(m, rest)
+        sumexp, log_abs = _total_and_log(shifted, axes, keepdims)
     else:
         sumexp, sumexp_m1 = _weighted_sumexp(shifted, b, where, axes, keepdims)
     sign = jnp.sign(sumexp)
@@ -457,29 +455,66 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
 
 
 def _log_sum_exp_shifted(shifted, axes, keepdims):
-    """``log(sum(exp(shifted)))`` where the maxima are shifted to exactly 0."""
-    return _log_sum_exp_from(*_count_and_rest(shifted, axes, keepdims))
+    """``log(sum(exp(shifted)))`` where the maxima are shifted to exactly 0 (or the whole
+    slice is NaN: log_softmax's shift by an infinite or NaN maximum). The reduced side is
+    reshaped once, at the end (an eager reshape costs as much as the sum it follows)."""
+    out = _total_and_log(shifted, axes, False, may_lack_maximum=False)[1]
+    return lax.reshape(out, _kept_shape(shifted.shape, axes)) if keepdims else out
 
 
-def _count_and_rest(shifted, axes, keepdims):
-    """``(m, rest)``: how many maxima (shifted to exactly 0) there are and the sum of
-    ``exp(shifted)`` less their ``m`` ones. Kept apart, the small rest survives: float32
-    log_softmax([-20.93, 0])[1] was 0 (true -8.2e-10: 1 + 8e-10 rounds to 1; JAX and
-    SciPy share). ``exp(s) - 1`` is 0 at the maxima and has the slope of exp there. Two
-    sums over one input: a jit fuses them into one pass (sibling reductions)."""
-    ones = jnp.equal(shifted, 0).astype(shifted.dtype)
-    m = _reduce(lax.reduce_sum, ones, axes, keepdims)
-    rest = _reduce(lax.reduce_sum, jnp.subtract(jnp.exp(shifted), ones), axes, keepdims)
-    return m, rest
+def _total_and_log(shifted, axes, keepdims, may_lack_maximum=True):
+    """``(total, log(total))`` for ``total = sum(exp(shifted))``, the log keeping the rest
+    after the maxima (each maximum is shifted to exactly 0 and adds exactly 1) where it
+    matters. Below 2 there is one maximum (ties add 2 and more), and ``log1p(rest)`` keeps
+    the rest that ``total`` rounded away: float32 log_softmax([-20.93, 0])[1] was 0 (true
+    -8.2e-10: 1 + 8e-10 rounds to 1; JAX and SciPy share). From 2 up ``log(total) >= log
+    2``, and rounding ``total`` costs under an ulp.
+
+    An eager call knows which branch its totals take and computes that one only (the
+    rest not at all where every total is 2 or more, the common case); traced, both are
+    computed and selected, to the same values, and a jit fuses the sibling sums into one
+    pass. The unused log1p sees ``rest >= 0``, so its slope stays finite.
+
+    ``may_lack_maximum``: a slice with no finite maximum (logsumexp of all -inf: total 0,
+    rest 0) has m = ``floor(total)`` = 0 maxima, and ``log1p(rest + (m - 1))`` gives its
+    -inf; one maximum makes that ``log1p(rest)`` again, as ``1 <= total < 2``."""
+    unnormalized = jnp.exp(shifted)
+    total = _reduce(lax.reduce_sum, unnormalized, axes, keepdims)
+    branch = _eager_branch(total)
+    if branch == "log":
+        return total, jnp.log(total)
+    rest = _reduce(lax.reduce_sum, _after_the_maxima(shifted, unnormalized), axes, keepdims)
+    if branch == "log1p":
+        return total, jnp.log1p(rest)
+    if may_lack_maximum:
+        rest = jnp.add(rest, jnp.subtract(jnp.floor(total), 1))
+    return total, lax.select(jnp.less(total, 2), jnp.log1p(rest), jnp.log(total))
 
 
-def _log_sum_exp_from(m, rest):
-    """``log(m + rest)`` as ``log1p(rest + (m - 1))``: exact for one maximum (the common
-    case, ``log1p(rest)``); for ties ``log(m + rest) >= log 2``, so rounding ``m - 1 + rest``
-    costs under an ulp. With no finite maximum (m = 0, rest 0, inf or NaN) it is
-    ``log(rest)``: -inf, inf or NaN. One log1p and no branches: ``1 + rest + (m - 1)`` is
-    at least 1 wherever a maximum exists, so the slope ``1 / (m + rest)`` stays finite."""
-    return jnp.log1p(jnp.add(rest, jnp.subtract(m, 1)))
+def _after_the_maxima(shifted, unnormalized):
+    """``exp(shifted)`` less 1 at the maxima (exactly 0 there). Traced, ``exp - mask``:
+    exp's derivatives of every order at the maxima (log_softmax's second derivatives),
+    and a jit fuses it. Eager values need no derivatives: the select of ``shifted``
+    (0 at the maxima) gives the same values with one full-size temporary instead of two
+    (a float mask and the difference; with a count of the maxima, fresh allocations took
+    1e6 float32 from 0.9 to 8 ms)."""
+    at_maxima = jnp.equal(shifted, 0)
+    if isinstance(shifted, Tracer):
+        return jnp.subtract(unnormalized, at_maxima.astype(shifted.dtype))
+    return lax.select(at_maxima, shifted, unnormalized)
+
+
+def _eager_branch(total):
+    """The branch of :func:`_total_and_log` that every one of an eager call's totals
+    takes: "log" (all 2 or more, or NaN), "log1p" (all in [1, 2): one finite maximum
+    each), or None (traced, or mixed)."""
+    if isinstance(total, Tracer):
+        return None
+    values = np.asarray(total)
+    small = values < 2
+    if not small.any():
+        return "log"
+    return "log1p" if small.all() and (values >= 1).all() else None
 
 
 def _weighted_sumexp(shifted, b, where, axes, keepdims):
