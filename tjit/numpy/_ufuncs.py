@@ -926,8 +926,17 @@ def _logaddexp_weights(x, y, scale):
                                  lax.mul(err, c(float(scale)))))
         delta = prod
     err = lax.select(lax.is_finite(err), err, c(0))    # (infinities, huge |delta|)
-    wx, wy = lax.logistic(delta), lax.logistic(lax.neg(delta))
-    shift = lax.mul(lax.mul(wx, wy), err)
+    # Both weights and their product from one exp and one divide (two logistics took
+    # one each, and a grad wrt x alone needed wy only for the shift): with q =
+    # e^-|delta| and r = 1/(1 + q), the larger weight is r, the smaller q r, the product
+    # q r**2, all to a few ulps. The select, not abs, picks the side at a tie, so q's
+    # derivative there is -q, as smooth as the logistic's (abs' would give 0).
+    ahead = lax.ge(delta, c(0))
+    q = lax.exp(lax.select(ahead, lax.neg(delta), delta))
+    r = lax.div(c(1), lax.add(c(1), q))
+    small = lax.mul(q, r)
+    wx, wy = lax.select(ahead, r, small), lax.select(ahead, small, r)
+    shift = lax.mul(lax.mul(small, r), err)
     return lax.add(wx, shift), lax.sub(wy, shift)
 
 
