@@ -15,6 +15,7 @@ import numpy as np
 from tjit import lax, nn
 from tjit import numpy as jnp
 from tjit.lax._structural import constant_like as _constant_like
+from tjit.nn.functions import _erfc_arg_excess
 from tjit.numpy._core import promote_args_inexact
 from tjit.scipy._special_common import real_args as _inexact
 from tjit.scipy._special_common import square_pair
@@ -92,7 +93,9 @@ def _ndtr(x):
     zl = xl * float(np.sqrt(0.5))
     # one erfc serves both tails (its argument is >= 0 in each): half the work of two
     half_erfc = 0.5 * lax.erfc(jnp.where(z > 0, z, -zl))
-    excess = _square_excess(zl, xl)
+    # z**2 - x**2/2 by one exact product (c split at trace time), as exact gelu's: two
+    # exact squares took ~10 more operations per element (jit ndtr 1e6 float32 +10%)
+    excess = _erfc_arg_excess(xl, np.array(np.sqrt(0.5), x.dtype))
     if x.dtype.itemsize >= 4:
         # exp(excess) = 1 + excess to within excess**2 / 2, below an ulp: |excess| is
         # at most 40**2 eps (float64) / 15**2 eps (float32)
@@ -104,14 +107,6 @@ def _ndtr(x):
 
 
 _ndtr.defjvps(lambda g, ans, x: g * _normal_pdf(x))
-
-
-def _square_excess(z, x):
-    """``z**2 - x**2 / 2`` for z = x/sqrt(2) rounded: tiny (~x**2 eps), from the exact
-    square pairs of z and x."""
-    zp, ze = square_pair(z)
-    xp, xe = square_pair(x)
-    return (zp - 0.5 * xp) + (ze - 0.5 * xe)
 
 
 def ndtri(p):
