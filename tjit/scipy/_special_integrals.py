@@ -48,7 +48,6 @@ def _erfcx_real(x):
     dt = x.dtype
     xc = x if dt in (np.float32, np.float64) else x.astype(np.float32)
     f64 = xc.dtype == np.float64
-    nterms = 9 if f64 else 5
     # The series from 20 (float64; its next term is < 3e-19 there) / 9 (float32: < 1e-8),
     # not from sqrt(log(max)) as JAX: erfc(x) is subnormal (relative accuracy lost) just
     # below that. Below, erfc(x) exp(x**2) with x**2 as an exact pair: exp of the rounded
@@ -57,10 +56,18 @@ def _erfcx_real(x):
     # erfcx(x < -27 / -9.5) = 2 exp(x**2) overflows: the clip keeps the pair finite
     safe = jnp.where(large, jnp.ones_like(xc), jnp.maximum(xc, -27.0 if f64 else -9.5))
     direct = exp_square_times(safe, 1.0, lax.erfc(safe))
-    t = 1 / (xc * xc)
+    return jnp.where(large, erfcx_asymptotic(xc), direct).astype(dt)
+
+
+def erfcx_asymptotic(x):
+    """erfcx's asymptotic series alone (float32 / float64 ``x``): 9 terms for float64, 5
+    for float32, the next term's relative size ``(2n+1)!! / (2 x**2)**(n+1)``: below eps
+    from x = 20 / 8.5, as erfcx uses it (a caller whose x never drops below that skips
+    erfcx's erfc lane, which every lane computes)."""
+    nterms = 9 if x.dtype == np.float64 else 5
+    t = 1 / (x * x)
     # 1/(x sqrt(pi)) as two divisions: x sqrt(pi) overflows for float32 x > 1.9e38
-    asymp = _poly(_ERFCX_ASYMPTOTIC[-nterms:], t) / xc / float(np.sqrt(np.pi))
-    return jnp.where(large, asymp, direct).astype(dt)
+    return _poly(_ERFCX_ASYMPTOTIC[-nterms:], t) / x / float(np.sqrt(np.pi))
 
 
 @_erfcx_real.defjvp
