@@ -93,9 +93,63 @@ def _highest(dt):
 
 
 # -- the generic reduction ------------------------------------------------------------------
+#: (name, shape, dtype, weak, axis, dtype argument, promote, to_bool, x64) -> (axes,
+#: result dtype, accumulator dtype) of an eager reduction checked once by the general
+#: path: a notebook's jnp.sum(x) then skips axis normalisation and dtype rules (most of
+#: its cost on small arrays). Only concrete Arrays with hashable int/tuple/None axes.
+_eager_plans = {}
+
+
+def _eager_plan(name, a, axis, dtype, promote, to_bool, has_identity):
+    """The cached ``(axes, dt, comp)`` of this eager call, or None: the general path runs
+    (and its errors are raised there). A signature is recorded when the cache can key it
+    and the general path's checks would pass (no empty reduction without an identity)."""
+    t = type(axis)
+    if not (axis is None or t is int or (t is tuple and builtins.all(type(d) is int
+                                                                     for d in axis))):
+        return None
+    v = a._value
+    if type(v) is not np.ndarray:
+        return None
+    key = (name, v.shape, v.dtype, a._weak, axis, dtype, promote, to_bool,
+           dtypes.default_int())
+    try:
+        plan = _eager_plans.get(key)
+    except TypeError:  # an unhashable dtype argument
+        return None
+    if plan is None and (a.ndim != 0 or axis is None):  # (0-d with an axis: the error)
+        axes = _axes(a, axis, name)  # (the general path's checks, in its order)
+        if not has_identity and builtins.any(a.shape[d] == 0 for d in axes):
+            return None
+        if to_bool:
+            dt = comp = dtypes.bool_
+        else:
+            dt = canonical_dtype(dtype, name) or (_promote_int(a.dtype) if promote
+                                                  else a.dtype)
+            comp = _upcast_f16(dt) if promote else dt
+        if len(_eager_plans) > 4096:  # a bound, not an eviction policy
+            _eager_plans.clear()
+        plan = _eager_plans[key] = (axes, dt, comp)
+    return plan
+
+
 def _reduce(name, a, axis, dtype, out, keepdims, initial, where, *, reducer, combine,
             identity, promote=False, has_identity=True, to_bool=False):
     """Shared body of sum/prod/max/min/all/any (the shape of JAX's ``_reduction``)."""
+    if type(a) is Array and out is None and where is None and initial is None:
+        plan = _eager_plan(name, a, axis, dtype, promote, to_bool, has_identity)
+        if plan is not None:  # an eager call whose arguments were checked before
+            axes, dt, comp = plan
+            if to_bool and not dtypes.is_bool(a.dtype):
+                x = lax.ne(a, lax.full((), 0, a.dtype))
+            elif a.dtype == comp and not a._weak:
+                x = a
+            else:
+                x = lax.convert_element_type(a, comp)
+            r = reducer(comp)(x, axes)
+            if keepdims:
+                r = lax.expand_dims(r, axes)
+            return r if r.dtype == dt and not r.weak_type else lax.convert_element_type(r, dt)
     _check_out(out, name)
     a = ensure_array(name, a)
     axes = _axes(a, axis, name)
