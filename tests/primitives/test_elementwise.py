@@ -469,6 +469,31 @@ def test_float_to_int_saturates_and_nan_is_zero():
                  [0, 255, 0, 255, 0, 2, 0, 255], U8)
 
 
+@pytest.mark.parametrize("src", [np.float16, np.float32, np.float64])
+def test_float_to_int_inside_and_at_the_range_ends(src):
+    """Arrays wholly inside the int's range truncate in one pass (eager); one value at or
+    past an end, or a NaN, sends the whole array through the saturating path."""
+    old = tjit.config.enable_x64
+    tjit.config.update("enable_x64", True)
+    try:
+        for dst in (np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64,
+                    np.uint64):
+            info = np.iinfo(dst)
+            with np.errstate(over="ignore"):
+                ends = np.array([info.min, info.max], np.float64).astype(src)
+            inner = [np.nextafter(ends[0], src(np.inf)), np.nextafter(ends[1], src(-np.inf)),
+                     src(0.75), src(-0.75), src(1.5)]
+            inner = np.array([v for v in inner if info.min <= v <= info.max], src)
+            for extra in ([], [ends[0]], [ends[1]], [src(np.nan)], [src(np.inf)]):
+                x = np.concatenate([inner, np.array(extra, src)])
+                want = _saturate(dst)(x)
+                got = lax.convert_element_type(x, dst)
+                assert got.dtype == dst
+                np.testing.assert_array_equal(np.asarray(got), want, err_msg=f"{dst} {extra}")
+    finally:
+        tjit.config.update("enable_x64", old)
+
+
 def test_max_min_propagate_nan():
     x = np.array([np.nan, 1.0, np.nan, -np.inf], np.float32)
     y = np.array([1.0, np.nan, np.nan, 2.0], np.float32)
