@@ -40,6 +40,14 @@ alternating processes each: 095f675 (before the fixes), the fixes as first commi
 
 Every jitted call on 8 elements is within noise of 095f675 (4.0-4.5 us, log_ndtr 4.7 ->
 5.9). Eager costs on few elements are the number of tjit operations (~3-5 us each).
+
+Later (f7c3e62 ndtr's excess by one exact product; 502240a log_ndtr's lower tail by
+erfcx's series alone), float32, 3 alternating processes each, "now" column -> then (095f675
+in the same run): ndtr 1e6 jit 999 -> 911 (786), log_ndtr 1e6 jit 4028 -> 2145 (2936),
+log_ndtr 8 eager 571 -> 426 (288), log_ndtr 8 jit 5.9 -> 5.5 (4.7); gelu exact 1e6 jit
+542 (455) and logaddexp 1e6 jit 581 (466) unchanged. 0cf1fb6 (logaddexp slopes from one
+exp and one divide): jit(grad(sum(logaddexp(x, y)))) wrt x, 1e6 float32, 400 -> 320-330
+(270-280); eager on 8 elements 460 -> 535 (330), the form's extra operations.
 """
 
 import argparse
