@@ -2,6 +2,8 @@
 seeds in session 21. Each case compares against an independent reference (mpmath at
 high precision, NumPy float64)."""
 
+import warnings
+
 import mpmath
 import numpy as np
 import pytest
@@ -76,3 +78,31 @@ def test_discrete_logpmf_domain_edges_match_scipy(method):
         bad = np.flatnonzero(~close)
         assert not bad.size, [(f"{dist}.{method}{tuple(args[:, i])}", got[i], want[i])
                               for i in bad[:4]]
+
+
+# NumPy's bin estimators see the caller's data: integer data gets bins at least 1 wide
+# and the estimate uses the data's own precision. jnp.histogram ran them on a float copy
+# (diff_numpy_stats.py: histogram(int64 [1, 1, 1, 2, 100], 'doane', range=(-3, 3)) had
+# 28 bins, NumPy 6). Every estimator, on integer and float data, with and without range.
+_ESTIMATORS = ("auto", "fd", "doane", "scott", "stone", "rice", "sturges", "sqrt")
+
+
+@pytest.mark.parametrize("bins", _ESTIMATORS)
+def test_histogram_estimators_use_the_callers_data(bins):
+    rng = np.random.default_rng(2112)
+    datasets = [np.array([1, 1, 1, 2, 100], np.int64), rng.integers(-4, 5, 40).astype(np.int32),
+                rng.integers(0, 3, 25).astype(np.uint8), rng.normal(size=33).astype(np.float32),
+                np.array([True, False, True, True])]
+    for x in datasets:
+        for range_ in (None, (-3.0, 3.0)):
+            label = f"histogram({x.dtype}{x.shape}, {bins!r}, range={range_})"
+            with warnings.catch_warnings():  # NumPy: bool converted, 'stone' suboptimal
+                warnings.simplefilter("ignore")
+                want_counts, want_edges = np.histogram(x, bins, range_)
+                got_counts, got_edges = jnp.histogram(x, bins, range_)
+                got_only_edges = jnp.histogram_bin_edges(x, bins, range_)
+            for got in (got_edges, got_only_edges):
+                assert got.shape == want_edges.shape, (label, got.shape, want_edges.shape)
+                np.testing.assert_allclose(np.asarray(got), want_edges, rtol=1e-6, atol=1e-6,
+                                           err_msg=label)
+            np.testing.assert_array_equal(np.asarray(got_counts), want_counts, err_msg=label)

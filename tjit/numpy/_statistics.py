@@ -161,6 +161,9 @@ def histogram(a, bins=10, range=None, weights=None, density=None):  # noqa: A002
       ``(counts, bin_edges)``.
     """
     a = ensure_array("histogram", a)
+    # An estimator sees the caller's data: NumPy widens its bins to >= 1 for integer data
+    # and sizes them from the data's own precision, which a float32 copy would change.
+    data_for_estimator = a
     if weights is None:
         (a,) = promote_dtypes_inexact(a)
         w = lax.full(tuple(a.shape), 1, a.dtype)
@@ -171,7 +174,10 @@ def histogram(a, bins=10, range=None, weights=None, density=None):  # noqa: A002
                              f"have the shape of a {shape_str(a.shape)}")
         a, w = promote_dtypes_inexact(a, w)
     a, w = _ravel(a), _ravel(w)
-    edges = histogram_bin_edges(a, bins, range, None if weights is None else w)
+    if isinstance(bins, str):
+        edges = histogram_bin_edges(data_for_estimator, bins, range, weights)
+    else:
+        edges = histogram_bin_edges(a, bins, range, None if weights is None else w)
     edges = lax.convert_element_type(edges, a.dtype)
     ne = edges.shape[0]
     idx = _count_le(edges, a)
