@@ -1,4 +1,4 @@
-"""Eager reductions (sum/prod/max/min/all/any) on a signature seen before take a kept
+"""Eager reductions (sum/prod/max/min/all/any/mean) on a signature seen before take a kept
 plan (numpy._reductions._eager_plans: axes and dtypes checked once). Each call, the
 first (general path) and later ones (the plan), must match the reference interpreter
 under ``jit`` in dtype, weak flag, shape and bits, and NumPy's float64 values; the
@@ -42,7 +42,8 @@ def _operands():
 
 
 _OPS = {"sum": (jnp.sum, np.sum), "prod": (jnp.prod, np.prod), "max": (jnp.max, np.max),
-        "min": (jnp.min, np.min), "all": (jnp.all, np.all), "any": (jnp.any, np.any)}
+        "min": (jnp.min, np.min), "all": (jnp.all, np.all), "any": (jnp.any, np.any),
+        "mean": (jnp.mean, np.mean)}
 _AXES = [None, 0, 1, -1, (0, 1), ()]
 
 
@@ -64,12 +65,15 @@ def test_plan_calls_match_interpreter_and_numpy(op, keepdims):
                                        err_msg=f"{op} {name} axis={axis}")
 
 
-def test_dtype_argument_is_part_of_the_plan():
+@pytest.mark.parametrize("fn", [jnp.sum, jnp.mean])
+def test_dtype_argument_is_part_of_the_plan(fn):
     x = jnp.asarray(np.arange(12, dtype=np.int8).reshape(3, 4))
-    for dtype in [None, jnp.float32, jnp.int8, "float16", bool, None]:
+    for dtype in [None, jnp.float32, jnp.int8, "float16", float, None]:
+        if fn is jnp.mean and dtype is jnp.int8:
+            continue
         for _ in range(2):
-            _same(jnp.sum(x, axis=0, dtype=dtype),
-                  _interp(lambda v: jnp.sum(v, axis=0, dtype=dtype), x))
+            _same(fn(x, axis=0, dtype=dtype),
+                  _interp(lambda v: fn(v, axis=0, dtype=dtype), x))
 
 
 def test_errors_raise_on_every_call():
@@ -90,9 +94,11 @@ def test_x64_switch_gives_its_own_plan():
     x = jnp.asarray(np.arange(4, dtype=np.int8))
     old = tjit.config.enable_x64
     try:
-        for on, want in [(False, np.int32), (True, np.int64), (False, np.int32)]:
+        for on, want, mean_dt in [(False, np.int32, np.float32), (True, np.int64, np.float64),
+                                  (False, np.int32, np.float32)]:
             tjit.config.update("enable_x64", on)
             for _ in range(2):
                 assert jnp.sum(x).dtype == want
+                assert jnp.mean(x, dtype=float).dtype == mean_dt
     finally:
         tjit.config.update("enable_x64", old)

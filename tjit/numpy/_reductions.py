@@ -100,16 +100,20 @@ def _highest(dt):
 _eager_plans = {}
 
 
+def _plannable_axis(axis):
+    """Whether ``axis`` can key a plan: None, an int or a tuple of ints (not a list, an
+    Array or a NumPy integer, which the general path reads)."""
+    t = type(axis)
+    return axis is None or t is int or (t is tuple and builtins.all(type(d) is int
+                                                                     for d in axis))
+
+
 def _eager_plan(name, a, axis, dtype, promote, to_bool, has_identity):
     """The cached ``(axes, dt, comp)`` of this eager call, or None: the general path runs
     (and its errors are raised there). A signature is recorded when the cache can key it
     and the general path's checks would pass (no empty reduction without an identity)."""
-    t = type(axis)
-    if not (axis is None or t is int or (t is tuple and builtins.all(type(d) is int
-                                                                     for d in axis))):
-        return None
     v = a._value
-    if type(v) is not np.ndarray:
+    if type(v) is not np.ndarray or not _plannable_axis(axis):
         return None
     key = (name, v.shape, v.dtype, a._weak, axis, dtype, promote, to_bool,
            dtypes.default_int())
@@ -287,11 +291,39 @@ def _inexact_result(a, dtype, name):
     return dt, comp
 
 
+def _mean_plan(a, axis, dtype):
+    """``(dt, comp, count)`` of an eager mean on a signature seen before (as
+    :func:`_eager_plan`; the count is the constant Array the general path divides by)."""
+    v = a._value
+    if type(v) is not np.ndarray or not _plannable_axis(axis):
+        return None
+    key = ("mean", v.shape, v.dtype, a._weak, axis, dtype, dtypes.default_int())
+    try:
+        plan = _eager_plans.get(key)
+    except TypeError:  # an unhashable dtype argument
+        return None
+    if plan is None and (a.ndim != 0 or axis is None):
+        dt, comp = _inexact_result(a, dtype, "mean")
+        count = _count(a, _axes(a, axis, "mean"), comp)
+        if type(count) is not Array:  # (made under a trace: not a constant to keep)
+            return None
+        if len(_eager_plans) > 4096:
+            _eager_plans.clear()
+        plan = _eager_plans[key] = (dt, comp, count)
+    return plan
+
+
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     """Arithmetic mean over ``axis`` (ints give the default float).
 
     Args: as :func:`sum`; ``where`` averages only the selected elements.
     """
+    if type(a) is Array and out is None and where is None:
+        plan = _mean_plan(a, axis, dtype)
+        if plan is not None:  # an eager call whose arguments were checked before
+            dt, comp, count = plan
+            r = lax.div(sum(a, axis, comp, keepdims=keepdims), count)
+            return r if r.dtype == dt and not r.weak_type else lax.convert_element_type(r, dt)
     _check_out(out, "mean")
     a = ensure_array("mean", a)
     dt, comp = _inexact_result(a, dtype, "mean")
