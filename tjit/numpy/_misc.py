@@ -16,7 +16,7 @@ import numpy as np
 
 from tjit import lax
 from tjit.tracing import dtypes
-from tjit.tracing.core import Array, Tracer, concrete_value
+from tjit.tracing.core import Array, EvalTrace, Tracer, concrete_value, trace_ctx
 from tjit.tracing.errors import ConcretizationTypeError, InconclusiveDimensionError, static_index
 from tjit.tracing.extended_dtypes import ExtendedArray
 from tjit.tracing.shapes import (
@@ -96,8 +96,31 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
         return type(x if isinstance(x, ExtendedArray) else y)._where(condition, x, y)
     cond = _to_bool(ensure_array("where", condition))
     x, y = promote_dtypes(x, y)
+    if type(cond) is Array and type(x) is Array and type(y) is Array and \
+            type(trace_ctx.trace) is EvalTrace:
+        out = _where_eager(cond._value, x, y)
+        if out is not None:
+            return out
     (cond, x, y), _ = _broadcast_all("where", cond, x, y)
     return lax.select(cond, x, y)
+
+
+def _where_eager(c, x, y):
+    """``where`` of NumPy-backed operands (a bool condition, ``x`` and ``y`` of one dtype
+    after promotion) as one ``np.where``, which broadcasts as the general path does
+    (without its broadcast and select equations); None sends the call there (other
+    values, or shapes that do not broadcast: the general path's error names them)."""
+    xv, yv = x._value, y._value
+    if type(c) is not np.ndarray or type(xv) is not np.ndarray or \
+            type(yv) is not np.ndarray or c.dtype != np.bool_ or xv.dtype != yv.dtype:
+        return None
+    try:
+        out = np.where(c, xv, yv)
+    except ValueError:  # shapes that do not broadcast
+        return None
+    if type(out) is not np.ndarray or out.dtype != xv.dtype:
+        return None
+    return Array(out, x._weak and y._weak)  # (select_n's weak rule: all cases weak)
 
 
 def _nonzero(a, size, fill_value):
