@@ -53,7 +53,7 @@ def test_where_matches_the_interpreter(cshape):
                 want = tjit.jit(lambda c, x, y: jnp.where(c, x, y),
                                 backend="interpreter")(c, x, y)
             except (TypeError, ValueError):
-                continue  # a combination the general path refuses is not this lane's
+                continue  # refused by the general path: nothing for the lane to match
             for _ in range(2):
                 _same(jnp.where(c, x, y), want)
 
