@@ -376,8 +376,9 @@ def zeta(x, q=None):
     form; JAX has none): the Riemann zeta function on the whole real line: the Hurwitz
     series for x > 1, Borwein's alternating-series algorithm for the Dirichlet eta
     function on (0, 1), and the reflection formula
-    ``zeta(x) = 2**x pi**(x-1) sin(pi x / 2) Gamma(1 - x) zeta(1 - x)`` for x <= 0 (whose
-    trivial zeros come out ~1e-16 times the neighbouring values rather than 0)."""
+    ``zeta(x) = 2**x pi**(x-1) sin(pi x / 2) Gamma(1 - x) zeta(1 - x)`` for x <= 0, with
+    sin's argument reduced exactly (x/2 minus the nearest integer) so that the trivial
+    zeros at the negative even integers are exactly 0, as SciPy's."""
     if q is not None:
         x, q = _inexact("zeta", x, q)
         return lax.zeta(x, q)
@@ -386,11 +387,25 @@ def zeta(x, q=None):
     direct = lax.zeta(jnp.where(x > 1, x, 2.0), one)
     r = jnp.where(x < 0, 1 - x, 2.0)  # 1 - x > 1 on the reflected side
     s = 1 - r
-    reflected = 2.0 ** s * np.pi ** (s - 1) * jnp.sin(0.5 * np.pi * s) * gamma(r) * \
-        lax.zeta(r, one)
+    # sin(pi s/2) with its argument reduced exactly, h = s/2 - n in [-1/2, 1/2] (n the nearest
+    # integer): the trivial zeros come out exactly 0 (rounding pi * s/2 first left zeta(-88)
+    # = 6.7e49 and zeta(-2) = -2.4e-18, true 0)
+    half = 0.5 * s
+    n = jnp.round(half)
+    odd = n - 2.0 * jnp.floor(0.5 * n)
+    sin_part = (1.0 - 2.0 * odd) * jnp.sin(np.pi * (half - n))
+    # 2**s pi**(s-1) Gamma(r); where the factors over- and underflow (float32 x = -101:
+    # 2**-100 pi**-101 = 0, Gamma(102) = inf: NaN, true -inf) as one exp of their logs
+    scale = 2.0 ** s * np.pi ** (s - 1) * gamma(r)
+    log_scale = s * float(np.log(2.0)) + (s - 1) * float(np.log(np.pi)) + lax.lgamma(r)
+    scale = jnp.where(jnp.isfinite(scale) & (scale != 0), scale, jnp.exp(log_scale))
+    reflected = jnp.where(sin_part == 0, 0.0, sin_part * scale * lax.zeta(r, one))
     middle = _zeta_borwein(jnp.where((x > 0) & (x < 1), x, 0.5))
     out = jnp.where(x > 1, direct, jnp.where(x < 0, reflected, middle))
-    out = jnp.where(x == 0, -0.5, out)
+    # where 1 - x rounds to 1 (|x| < eps/2) the reflection meets sin(0) * zeta(1) = 0 * inf;
+    # there zeta(x) = -1/2 - x log(2 pi)/2 to within rounding
+    tiny = jnp.abs(x) < 0.5 * float(jnp.finfo(x.dtype).eps)
+    out = jnp.where(tiny, -0.5 - float(0.5 * np.log(2 * np.pi)) * x, out)
     return jnp.where(x == 1, np.inf, jnp.where(jnp.isnan(x), np.nan, out))
 
 
