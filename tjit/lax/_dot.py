@@ -95,6 +95,43 @@ def _dims(dims, ndim, what):
     return tuple(normalize_axis(d, ndim, f"dot_general ({what})") for d in dims)
 
 
+#: (dimension_numbers, lhs rank, rhs rank) -> their normalised form, for numbers that
+#: are tuples of Python ints only (1.0 == 1 as a key: a float must still be refused)
+_normalised_dns = {}
+
+
+def _only_ints(lc, rc, lb, rb):
+    for dims in (lc, rc, lb, rb):
+        if type(dims) is not tuple:
+            return False
+        for d in dims:
+            if type(d) is not int:
+                return False
+    return True
+
+
+def _dimension_numbers(dimension_numbers, lndim, rndim):
+    """``((lc, rc), (lb, rb))`` as tuples of non-negative axes, checked."""
+    try:
+        (lc, rc), (lb, rb) = dimension_numbers
+    except (TypeError, ValueError):
+        raise TypeError(f"dot_general: dimension_numbers must be ((lhs_contracting, "
+                        f"rhs_contracting), (lhs_batch, rhs_batch)), got "
+                        f"{dimension_numbers!r}") from None
+    keep = _only_ints(lc, rc, lb, rb)
+    if keep:
+        dn = _normalised_dns.get(((lc, rc), (lb, rb), lndim, rndim))
+        if dn is not None:
+            return dn
+    dn = ((_dims(lc, lndim, "lhs contracting"), _dims(rc, rndim, "rhs contracting")),
+          (_dims(lb, lndim, "lhs batch"), _dims(rb, rndim, "rhs batch")))
+    if keep:
+        if len(_normalised_dns) > 4096:  # a bound, not an eviction policy
+            _normalised_dns.clear()
+        _normalised_dns[((lc, rc), (lb, rb), lndim, rndim)] = dn
+    return dn
+
+
 def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None, *,
                 out_sharding=None):
     """General tensor contraction (XLA's DotGeneral).
@@ -115,14 +152,7 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
       An array with the batch dims, then lhs's free dims, then rhs's free dims.
     """
     lhs, rhs = _operands(lhs, rhs)
-    try:
-        (lc, rc), (lb, rb) = dimension_numbers
-    except (TypeError, ValueError):
-        raise TypeError(f"dot_general: dimension_numbers must be ((lhs_contracting, "
-                        f"rhs_contracting), (lhs_batch, rhs_batch)), got "
-                        f"{dimension_numbers!r}") from None
-    dn = ((_dims(lc, lhs.ndim, "lhs contracting"), _dims(rc, rhs.ndim, "rhs contracting")),
-          (_dims(lb, lhs.ndim, "lhs batch"), _dims(rb, rhs.ndim, "rhs batch")))
+    dn = _dimension_numbers(dimension_numbers, lhs.ndim, rhs.ndim)
     pref = _canonical_pref(preferred_element_type)
     lhs, rhs = common_operand_dtype(lhs, rhs, pref)
     out = dot_general_p.bind(lhs, rhs, dimension_numbers=dn,

@@ -141,34 +141,58 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
         raise ValueError(f"matmul: operands must have rank >= 1, got shapes "
                          f"{shape_str(a.shape)} and {shape_str(b.shape)}; use multiply "
                          f"(or *) for scalars")
-    a_vec, b_vec = a.ndim == 1, b.ndim == 1
-    kb_axis = 0 if b_vec else b.ndim - 2
-    _check_contracting("matmul", a.shape, b.shape, a.shape[-1], b.shape[kb_axis])
-    a_batch = () if a_vec else tuple(a.shape[:-2])
-    b_batch = () if b_vec else tuple(b.shape[:-2])
-    try:
-        out_batch, pairs, a_free, b_free, a_sq, b_sq = _matmul_batch_plan(a_batch, b_batch)
-    except ShapeError as e:
-        raise type(e)(f"matmul: batch dims of shapes {shape_str(a.shape)} and "
-                      f"{shape_str(b.shape)} cannot be broadcast together ({e})") from None
-    nb = len(out_batch)
-    # Output slots of dot_general, each tagged with its final position.
-    a_axes = [(ia, pos) for ia, _, pos in pairs]
-    lhs_free = sorted(a_free) + ([] if a_vec else [(a.ndim - 2, nb)])
-    rhs_free = sorted(b_free) + ([] if b_vec else [(b.ndim - 1, nb + (0 if a_vec else 1))])
-    targets = [pos for _, _, pos in pairs] + [p for _, p in lhs_free] + [p for _, p in rhs_free]
-    a_keep = [i for i in range(a.ndim) if i not in a_sq]
-    b_keep = [i for i in range(b.ndim) if i not in b_sq]
-    contract = ((a_keep.index(a.ndim - 1),), (b_keep.index(kb_axis),))
+    key = (tuple(a.shape), tuple(b.shape))
+    plan = _matmul_plans.get(key)
+    if plan is None:
+        plan = _matmul_plan(*key)
+        if len(_matmul_plans) > 4096:  # a bound, not an eviction policy
+            _matmul_plans.clear()
+        _matmul_plans[key] = plan
+    a_sq, b_sq, contract, batch, perm = plan
     if a_sq:
         a = lax.squeeze(a, a_sq)
     if b_sq:
         b = lax.squeeze(b, b_sq)
+    out = _dot(a, b, contract, batch, precision, preferred_element_type)
+    return out if perm == _identity(len(perm)) else lax.transpose(out, perm)
+
+
+#: (a's shape, b's shape) -> matmul's :func:`_matmul_plan` (pure shape arithmetic, the
+#: same under any trace; only shapes it accepted are kept, so its errors recur)
+_matmul_plans = {}
+
+
+def _identity(n):
+    return tuple(range(n))
+
+
+def _matmul_plan(a_shape, b_shape):
+    """``(a_squeeze, b_squeeze, contract, batch, perm)`` of matmul on these shapes: the
+    dims to squeeze, dot_general's dimension numbers and the transpose of its result."""
+    a_nd, b_nd = len(a_shape), len(b_shape)
+    a_vec, b_vec = a_nd == 1, b_nd == 1
+    kb_axis = 0 if b_vec else b_nd - 2
+    _check_contracting("matmul", a_shape, b_shape, a_shape[-1], b_shape[kb_axis])
+    a_batch = () if a_vec else tuple(a_shape[:-2])
+    b_batch = () if b_vec else tuple(b_shape[:-2])
+    try:
+        out_batch, pairs, a_free, b_free, a_sq, b_sq = _matmul_batch_plan(a_batch, b_batch)
+    except ShapeError as e:
+        raise type(e)(f"matmul: batch dims of shapes {shape_str(a_shape)} and "
+                      f"{shape_str(b_shape)} cannot be broadcast together ({e})") from None
+    nb = len(out_batch)
+    # Output slots of dot_general, each tagged with its final position.
+    a_axes = [(ia, pos) for ia, _, pos in pairs]
+    lhs_free = sorted(a_free) + ([] if a_vec else [(a_nd - 2, nb)])
+    rhs_free = sorted(b_free) + ([] if b_vec else [(b_nd - 1, nb + (0 if a_vec else 1))])
+    targets = [pos for _, _, pos in pairs] + [p for _, p in lhs_free] + [p for _, p in rhs_free]
+    a_keep = [i for i in range(a_nd) if i not in a_sq]
+    b_keep = [i for i in range(b_nd) if i not in b_sq]
+    contract = ((a_keep.index(a_nd - 1),), (b_keep.index(kb_axis),))
     batch = (tuple(a_keep.index(ia) for ia, _ in a_axes),
              tuple(b_keep.index(ib) for _, ib, _ in pairs))
-    out = _dot(a, b, contract, batch, precision, preferred_element_type)
-    perm = sorted(range(len(targets)), key=lambda i: targets[i])
-    return lax.transpose(out, perm)
+    perm = tuple(sorted(range(len(targets)), key=lambda i: targets[i]))
+    return tuple(a_sq), tuple(b_sq), contract, batch, perm
 
 
 def matvec(x1, x2, /):
