@@ -18,7 +18,7 @@ from tjit import lax
 from tjit import numpy as jnp  # sibling modules (sum, take, subtract) looked up at call time
 from tjit.tracing import dtypes
 from tjit.tracing import shapes as sh
-from tjit.tracing.core import Array, Tracer, concrete_value
+from tjit.tracing.core import Array, EvalTrace, Tracer, concrete_value, trace_ctx
 from tjit.tracing.errors import (AxisError, ConcretizationTypeError, OperandShapeError,
                                  ShapeError, static_index)
 from tjit.tracing.extended_dtypes import ExtendedArray
@@ -363,6 +363,10 @@ def concatenate(arrays, axis=0, dtype=None):
         return type(extended)._join(arrays, axis, False, "concatenate")
     check_arraylike("concatenate", *arrays)
     arrs = promote_dtypes(*arrays)
+    if dtype is None and type(axis) is int:
+        out = _join_eager(arrs, axis, np.concatenate)
+        if out is not None:
+            return out
     if dtype is not None:
         dt = _dtype_arg(dtype, "concatenate")
         arrs = [lax.convert_element_type(a, dt) for a in arrs]
@@ -376,6 +380,31 @@ def concatenate(arrays, axis=0, dtype=None):
     if len(arrs) == 1:
         return arrs[0]
     return lax.concatenate(arrs, axis)
+
+
+def _join_eager(arrs, axis, join):
+    """``join`` (np.concatenate or np.stack) of promoted NumPy-backed Arrays of one dtype
+    and one weak flag under the eval trace: one NumPy call instead of the expand_dims and
+    concatenate equations. None sends the call to the general path (other operands, 0-d
+    ones, shapes or an axis NumPy refuses: the general path's error names them)."""
+    if type(trace_ctx.trace) is not EvalTrace or type(arrs[0]) is not Array:
+        return None
+    weak, vals = arrs[0]._weak, []
+    for a in arrs:
+        if type(a) is not Array or a._weak is not weak or type(a._value) is not np.ndarray:
+            return None
+        vals.append(a._value)
+    dt = vals[0].dtype
+    for v in vals:
+        if v.dtype != dt or v.ndim == 0:
+            return None
+    try:
+        out = join(vals, axis)
+    except (ValueError, IndexError, TypeError):
+        return None
+    if out.dtype != dt:
+        return None
+    return Array(out, weak)  # (concatenate's weak rule: all operands weak)
 
 
 def concat(arrays, /, *, axis=0):
@@ -403,6 +432,10 @@ def stack(arrays, axis=0, out=None, dtype=None):
         return type(extended)._join(arrays, axis, True, "stack")
     check_arraylike("stack", *arrays)
     arrs = promote_dtypes(*arrays)
+    if dtype is None and type(axis) is int:
+        out = _join_eager(arrs, axis, np.stack)
+        if out is not None:
+            return out
     s0 = tuple(arrs[0].shape)
     for i, a in enumerate(arrs):
         if len(a.shape) != len(s0) or not all(
