@@ -6,9 +6,12 @@ tjit time as a multiple of NumPy's. JAX's column appears when ``jax`` imports (r
 with /work/jaxvenv/bin/python, which has both); JAX dispatches asynchronously, so its
 batches end with ``block_until_ready``.
 
-    python benchmarks/bench_eager.py [--quick] [--cpu-time]
+    python benchmarks/bench_eager.py [--quick] [--cpu-time] [--common]
 
 ``--cpu-time`` times with the process's CPU clock (steadier on a shared machine).
+``--common`` measures instead the common non-elementwise ops of a notebook (reductions,
+where/clip, joins, reshapes, indexing, matmul, cumsum/sort, astype, tests, exp/log/tanh)
+on 8 and 1000 float32 elements.
 Targets (issue 14): elementwise <= 1.5 us (Python-number operands, int arrays with floats
 and mixed dtypes included), basic indexing <= 2 us, float()/int() of a 0-d
 array <= 1 us, x.at[i].set/add <= 5 us, the 1,000-step RK4 loop <= 5x NumPy. The
@@ -122,6 +125,55 @@ def _cases(xp, lib):
     return cases
 
 
+def _common_cases(xp, lib, n):
+    """name -> callable: the common non-elementwise ops of a notebook on ``n`` float32
+    elements (a vector ``x`` and the same values as a 2-row matrix ``m``)."""
+    x = xp.asarray(np.linspace(0.05, 1.0, n, dtype=np.float32))
+    y = xp.asarray(np.linspace(1.0, 0.05, n, dtype=np.float32))
+    m = xp.reshape(x, (2, n // 2))
+    c = {
+        "sum(x)": lambda: xp.sum(x),
+        "sum(m, axis=0)": lambda: xp.sum(m, axis=0),
+        "mean(x)": lambda: xp.mean(x),
+        "mean(m, axis=1)": lambda: xp.mean(m, axis=1),
+        "max(x)": lambda: xp.max(x),
+        "max(m, axis=0)": lambda: xp.max(m, axis=0),
+        "argmax(x)": lambda: xp.argmax(x),
+        "argmax(m, axis=1)": lambda: xp.argmax(m, axis=1),
+        "where(x > .5, x, 0.)": lambda: xp.where(x > 0.5, x, 0.0),
+        "where(x > y, x, y)": lambda: xp.where(x > y, x, y),
+        "clip(x, .2, .8)": lambda: xp.clip(x, 0.2, 0.8),
+        "concatenate([x, y])": lambda: xp.concatenate([x, y]),
+        "stack([x, y])": lambda: xp.stack([x, y]),
+        "reshape(x, (2, -1))": lambda: xp.reshape(x, (2, -1)),
+        "m.T": lambda: m.T,
+        "transpose(m)": lambda: xp.transpose(m),
+        "x[3]": lambda: x[3],
+        "x[1:3]": lambda: x[1:3],
+        "m @ m.T": lambda: m @ m.T,
+        "dot(x, y)": lambda: xp.dot(x, y),
+        "cumsum(x)": lambda: xp.cumsum(x),
+        "sort(x)": lambda: xp.sort(x),
+        "x.astype(int32)": lambda: x.astype(np.int32),
+        "x < y": lambda: x < y,
+        "isnan(x)": lambda: xp.isnan(x),
+        "any(x > .5)": lambda: xp.any(x > 0.5),
+        "all(x > 0)": lambda: xp.all(x > 0),
+        "exp(x)": lambda: xp.exp(x),
+        "log(x)": lambda: xp.log(x),
+        "tanh(x)": lambda: xp.tanh(x),
+    }
+    if lib == "numpy":  # the functional update's NumPy equivalent: copy, then set
+        def set_():
+            z = x.copy()
+            z[3] = 1.0
+            return z
+        c["x.at[3].set(1.)"] = set_
+    else:
+        c["x.at[3].set(1.)"] = lambda: x.at[3].set(1.0)
+    return c
+
+
 def rk4(xp, steps=1000):
     """A notebook-style RK4 integration of a small nonlinear ODE, one small op at a time."""
     y = xp.asarray(np.linspace(0.5, 1.5, 8, dtype=np.float32))
@@ -139,18 +191,10 @@ def rk4(xp, steps=1000):
     return y
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="fewer repetitions")
-    ap.add_argument("--cpu-time", action="store_true", help="time with the CPU clock")
-    args = ap.parse_args()
-    timer = time.process_time if args.cpu_time else time.perf_counter
-    number, repeat = (300, 5) if args.quick else (2000, 9)
-
-    libs = [("numpy", np), ("tjit", tnp)] + ([("jax", jnp)] if jnp is not None else [])
+def _measure(libs, make, number, repeat, timer):
     results = {}
     for lib, xp in libs:
-        for name, fn in _cases(xp, lib).items():
+        for name, fn in make(xp, lib).items():
             if lib == "jax":
                 def fn(fn=fn):  # noqa: E731 - dispatch, then wait for the result
                     out = fn()
@@ -158,14 +202,39 @@ def main():
                         out.block_until_ready()
             fn()  # warm-up (first-call checks and caches)
             results.setdefault(name, {})[lib] = _median_us(fn, number, repeat, timer)
+    return results
 
-    print(f"{'operation':26s} {'numpy us':>10s} {'tjit us':>10s} {'tjit/np':>8s}"
-          + (f" {'jax us':>10s}" if jnp is not None else ""))
+
+def _print_table(title, results):
+    has_jax = any("jax" in r for r in results.values())
+    print(f"{'operation' + title:26s} {'numpy us':>10s} {'tjit us':>10s} {'tjit/np':>8s}"
+          + (f" {'jax us':>10s} {'tjit/jax':>8s}" if has_jax else ""))
     for name, r in results.items():
         line = f"{name:26s} {r['numpy']:10.3f} {r['tjit']:10.3f} {r['tjit'] / r['numpy']:8.1f}"
         if "jax" in r:
-            line += f" {r['jax']:10.3f}"
+            line += f" {r['jax']:10.3f} {r['tjit'] / r['jax']:8.2f}"
         print(line)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="fewer repetitions")
+    ap.add_argument("--cpu-time", action="store_true", help="time with the CPU clock")
+    ap.add_argument("--common", action="store_true",
+                    help="the common non-elementwise ops on 8 and 1000 elements instead")
+    args = ap.parse_args()
+    timer = time.process_time if args.cpu_time else time.perf_counter
+    number, repeat = (300, 5) if args.quick else (2000, 9)
+
+    libs = [("numpy", np), ("tjit", tnp)] + ([("jax", jnp)] if jnp is not None else [])
+    tables = [("", lambda xp, lib: _cases(xp, lib))]
+    if args.common:
+        tables = [(f" [n={n}]", lambda xp, lib, n=n: _common_cases(xp, lib, n))
+                  for n in (8, 1000)]
+    for title, make in tables:
+        _print_table(title, _measure(libs, make, number, repeat, timer))
+    if args.common:
+        return
 
     # The RK4 loop: a whole notebook cell of small ops.
     ref = rk4(np)
