@@ -50,3 +50,20 @@ def test_dimension_numbers_of_floats_are_refused_after_ints_were_kept():
             lax.dot_general(x, x, (((1,), (0,)), ((), ())))
     # lists (unhashable) and NumPy ints take the checking path, to the same result
     assert float(lax.dot_general(x, x, [[[np.int64(0)], [0]], [[], []]])) == 4.0
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.int32, np.complex64])
+def test_plain_products_of_every_rank_and_empty_dims(dt):
+    """dot_general's impl takes the plain product (lhs's last dim with rhs's first, no
+    batch) in one matmul: ranks 1-3 on either side and zero-size dims vs NumPy."""
+    shapes = [((4,), (4,)), ((0,), (0,)), ((3, 0), (0, 4)), ((0, 3), (3,)),
+              ((2, 3, 4), (4,)), ((4,), (4, 2, 3)), ((2, 0, 4), (4, 5)), ((5,), (5, 0)),
+              ((2, 3, 4), (4, 2, 2))]
+    for sa, sb in shapes:
+        a = (_RNG.standard_normal(sa) * 5).astype(dt)
+        b = (_RNG.standard_normal(sb) * 5).astype(dt)
+        want = np.tensordot(a.astype(np.complex128), b.astype(np.complex128), axes=1)
+        want = want if dt is np.complex64 else want.real
+        got = jnp.tensordot(jnp.asarray(a), jnp.asarray(b), axes=1)
+        assert got.shape == want.shape and got.dtype == dt, (sa, sb)
+        np.testing.assert_allclose(np.asarray(got), want.astype(dt), rtol=1e-5, atol=1e-4)

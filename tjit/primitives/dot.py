@@ -159,6 +159,15 @@ def _dot_general_impl(xp, lhs, rhs, *, dimension_numbers, precision=None,
     lhs, rhs = xp.asarray(lhs), xp.asarray(rhs)
     out_dtype = lhs.dtype if preferred_element_type is None else np.dtype(
         preferred_element_type)
+    if not lb and lc == (lhs.ndim - 1,) and rc == (0,) and lhs.dtype == out_dtype and \
+            rhs.dtype == out_dtype and not dtypes.is_small(out_dtype):
+        # the plain product (lhs's last dim with rhs's first): the 2-d matmul below with
+        # its transposes the identity, without the bookkeeping
+        k = rhs.shape[0]
+        out = xp.matmul(lhs if lhs.ndim == 2 else lhs.reshape(_prod(lhs.shape[:-1]), k),
+                        rhs if rhs.ndim == 2 else rhs.reshape(k, _prod(rhs.shape[1:])))
+        out = out.reshape(lhs.shape[:-1] + rhs.shape[1:])
+        return out if out.dtype == out_dtype else out.astype(out_dtype)
     if dtypes.is_small(lhs.dtype):
         # float8s/int4s: ml_dtypes' matmul is a generic loop (and returns float32/int8);
         # BLAS in float32 (int32) holds their products exactly, and the result is
