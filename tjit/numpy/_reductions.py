@@ -18,6 +18,7 @@ import builtins
 import numpy as np
 
 from tjit import lax
+from tjit.primitives import reductions as rd
 from tjit.tracing import dtypes
 from tjit.tracing.core import Array, Tracer, concrete_value
 from tjit.tracing.errors import AxisError, traced_static_error
@@ -93,6 +94,12 @@ def _highest(dt):
 
 
 # -- the generic reduction ------------------------------------------------------------------
+#: lax's reducers -> their primitives, which an eager plan binds directly (its axes are
+#: normalised already)
+_REDUCTION_PRIMITIVES = {lax.reduce_sum: rd.reduce_sum_p, lax.reduce_prod: rd.reduce_prod_p,
+                         lax.reduce_max: rd.reduce_max_p, lax.reduce_min: rd.reduce_min_p,
+                         lax.reduce_and: rd.reduce_and_p, lax.reduce_or: rd.reduce_or_p}
+
 #: (name, shape, dtype, weak, axis, dtype argument, promote, to_bool, x64) -> (axes,
 #: result dtype, accumulator dtype) of an eager reduction checked once by the general
 #: path: a notebook's jnp.sum(x) then skips axis normalisation and dtype rules (most of
@@ -150,7 +157,14 @@ def _reduce(name, a, axis, dtype, out, keepdims, initial, where, *, reducer, com
                 x = a
             else:
                 x = lax.convert_element_type(a, comp)
-            r = reducer(comp)(x, axes)
+            fn = reducer(comp)
+            prim = _REDUCTION_PRIMITIVES.get(fn)
+            if not axes:  # (as lax's reducers: nothing to reduce)
+                r = x
+            elif prim is not None:  # axes already sorted and non-negative
+                r = prim.bind(x, axes=axes)
+            else:
+                r = fn(x, axes)
             if keepdims:
                 r = lax.expand_dims(r, axes)
             return r if r.dtype == dt and not r.weak_type else lax.convert_element_type(r, dt)

@@ -53,7 +53,10 @@ def _signed_zero(xp, r, has_pos, dt):
 
 def reduce(xp, x, axes, is_max):
     """max/min of ``x`` over ``axes`` (non-empty); zeros signed as by :func:`maximum`."""
-    r = (xp.max if is_max else xp.min)(x, axis=axes)
+    if xp is np:  # (np.max's own call, without its Python wrapper)
+        r = (np.maximum if is_max else np.minimum).reduce(x, axis=axes)
+    else:
+        r = (xp.max if is_max else xp.min)(x, axis=axes)
     if not _is_float(x) or not (r == 0).any():
         return r
     neg = xp.signbit(x)
