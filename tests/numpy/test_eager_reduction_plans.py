@@ -102,3 +102,15 @@ def test_x64_switch_gives_its_own_plan():
                 assert jnp.mean(x, dtype=float).dtype == mean_dt
     finally:
         tjit.config.update("enable_x64", old)
+
+
+@pytest.mark.parametrize("fn", [jnp.cumsum, jnp.cumprod, jnp.nancumsum,
+                                lambda v: jnp.cumsum(v, axis=0)])
+def test_cumulative_types_match_interpreter(fn):
+    """A 1-d input is not reshaped and a conversion that changes nothing is skipped: the
+    weak flag must still be dropped and bools/narrow ints widen as under jit."""
+    for x in (Array(np.arange(4, dtype=np.float32), True),
+              jnp.asarray(np.array([True, False, True])),
+              jnp.asarray(np.arange(6, dtype=np.int8)),
+              jnp.asarray(np.ones((2, 3), np.float16))):
+        _same(fn(x), _interp(fn, x))

@@ -952,7 +952,7 @@ def _cumulative(name, lax_fn, a, axis, dtype, nan_fill=None, promote_integers=Fa
     if axis is None or a.ndim == 0:
         if axis is not None:
             _axes(a, axis, name)
-        a, ax = lax.reshape(a, (a.size,)), 0
+        a, ax = (a if a.ndim == 1 else lax.reshape(a, (a.size,))), 0
     else:
         ax = _axes(a, axis, name)[0] if isinstance(axis, (int, np.integer)) else \
             _bad_axis(name, axis)
@@ -962,7 +962,9 @@ def _cumulative(name, lax_fn, a, axis, dtype, nan_fill=None, promote_integers=Fa
         a = _replace_nan(a, nan_fill)
     if dtypes.is_bool(dt):  # dtype=bool: a running or (sum) / and (product) of booleans
         lax_fn = {lax.cumsum: lax.cummax, lax.cumprod: lax.cummin}[lax_fn]
-    return lax_fn(lax.convert_element_type(a, dt), ax)
+    if a.dtype != dt or getattr(a, "weak_type", False):  # (a conversion changing nothing
+        a = lax.convert_element_type(a, dt)                # returns ``a``: skip its call)
+    return lax_fn(a, ax)
 
 
 def _bad_axis(name, axis):
