@@ -82,13 +82,32 @@ def broadcast_to_rank(x, rank):
     return x if x.ndim >= rank else broadcast(x, (1,) * (rank - x.ndim))
 
 
+#: (operand shape, new sizes) -> the checked sizes (a -1 resolved), for new sizes that are
+#: tuples of Python ints (1.0 == 1 as a key: anything else is checked every time)
+_resolved_sizes = {}
+
+
+def _reshape_sizes(shape, new_sizes):
+    keep = type(new_sizes) is tuple and all(type(d) is int for d in new_sizes)
+    if keep:
+        out = _resolved_sizes.get((shape, new_sizes))
+        if out is not None:
+            return out
+    out = st.reshape_sizes(shape, new_sizes)
+    if keep:
+        if len(_resolved_sizes) > 4096:  # a bound, not an eviction policy
+            _resolved_sizes.clear()
+        _resolved_sizes[(shape, new_sizes)] = out
+    return out
+
+
 def reshape(operand, new_sizes, dimensions=None, *, out_sharding=None):
     """Reshape (row-major); ``dimensions`` transposes first, as in lax (``out_sharding``:
     JAX's, checked against the result)."""
     operand = asarray_for_lax(operand)
     if dimensions is not None and tuple(dimensions) != tuple(range(operand.ndim)):
         operand = transpose(operand, dimensions)
-    new_sizes = st.reshape_sizes(operand.shape, new_sizes)
+    new_sizes = _reshape_sizes(tuple(operand.shape), new_sizes)
     out = operand if new_sizes == tuple(operand.shape) else \
         st.reshape_p.bind(operand, new_sizes=new_sizes, dimensions=None)
     return out if out_sharding is None else apply_out_sharding(
