@@ -43,7 +43,7 @@ from tjit.sharding import (
     replicated_on,
     set_layout,
 )
-from tjit.tracing.core import _DEVICE_ARRAYS, Array, LaidOutValue, Tracer
+from tjit.tracing.core import _DEVICE_ARRAYS, Array, LaidOutValue, Tracer, layout_signature
 from tjit.tracing.tree_util import broadcast_prefix, keystr, tree_flatten_with_path
 from tjit.tracing.tree_util import tree_flatten, tree_unflatten
 
@@ -175,19 +175,8 @@ class ShardedJit:
         their ids stay theirs)."""
         if self._jitted.sig.static_argnums:
             return None
-        key = [id(current_mesh())]
-        for a in args:
-            if type(a) is not Array:
-                return None
-            v = a._value
-            t = type(v)
-            if t is LaidOutValue:
-                key += (v.shape, v.dtype, a._weak, id(getattr(a, "_sharding", None)))
-            elif t is np.ndarray:
-                key += (v.shape, v.dtype, a._weak, 0)
-            else:
-                return None
-        return tuple(key)
+        key = layout_signature([id(current_mesh())], args)
+        return None if key is None else tuple(key)
 
     def _run_plan(self, plan, args):
         """A call as :meth:`__call__` runs it, its checks and layouts taken from ``plan``

@@ -218,10 +218,10 @@ def set_layout(array, layout):
 _laid_out_runs = {}
 
 
-def _laid_out_key(prim, args, params):
-    """The :data:`_laid_out_runs` key of an eager call whose operands are all Arrays on
-    host buffers, else None."""
-    key = [prim]
+def layout_signature(key, args):
+    """``key`` (a list) extended by each argument's shape, dtype, weak type and layout
+    (the id of its sharding, 0 for none), or None unless every argument is an Array on a
+    host buffer: the key of a call whose layouts were worked out once."""
     for a in args:
         if type(a) is not Array:
             return None
@@ -233,6 +233,15 @@ def _laid_out_key(prim, args, params):
             key += (v.shape, v.dtype, a._weak, 0)
         else:
             return None
+    return key
+
+
+def _laid_out_key(prim, args, params):
+    """The :data:`_laid_out_runs` key of an eager call whose operands are all Arrays on
+    host buffers, else None."""
+    key = layout_signature([prim], args)
+    if key is None:
+        return None
     key = (tuple(key), tuple(params.items())) if params else tuple(key)
     try:
         hash(key)
