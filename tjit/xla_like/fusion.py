@@ -426,11 +426,8 @@ class FusionDecision:
         until the group merges: the materialized set no longer changes here)."""
         hit = self._inputs_cache.get(gid)
         if hit is None:
-            hit = self._inputs_cache[gid] = self._group_inputs(gid)
+            hit = self._inputs_cache[gid] = self._inputs_of(self.groups[gid])
         return hit
-
-    def _group_inputs(self, gid):
-        return self._inputs_of(self.groups[gid])
 
     def _inputs_of(self, roots):
         """The values a kernel computing ``roots`` loads, as ``KernelBuilder`` loads them:
