@@ -91,7 +91,7 @@ def static_key(v):
 
 _MEMO = {}        # id(v) -> (v, its typed key, the key's hash), for _unchangeable v
 _MEMO_SIZE = 256
-_LEAVES = frozenset([int, bool, str, bytes, type(None), float, complex])
+_LEAVES = _PLAIN | {float, complex}
 
 
 def _unchangeable(v, depth=0):
