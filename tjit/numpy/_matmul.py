@@ -21,7 +21,8 @@ from tjit.tracing.shapes import (
 from tjit.primitives.reductions import reduce_or_p, reduce_sum_p
 from tjit import lax
 from tjit.lax._dot import operand_dtype
-from tjit.numpy._core import asarray, check_arraylike, promote_dtypes, takes_out_sharding
+from tjit.numpy._core import (asarray, check_arraylike, promote_dtypes, remember_plan,
+                              takes_out_sharding)
 from tjit.numpy._ufuncs import multiply
 
 _EINSUM_AUTO = "auto"
@@ -144,10 +145,7 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
     key = (tuple(a.shape), tuple(b.shape))
     plan = _matmul_plans.get(key)
     if plan is None:
-        plan = _matmul_plan(*key)
-        if len(_matmul_plans) > 4096:  # a bound, not an eviction policy
-            _matmul_plans.clear()
-        _matmul_plans[key] = plan
+        plan = remember_plan(_matmul_plans, key, _matmul_plan(*key))
     a_sq, b_sq, contract, batch, perm = plan
     if a_sq:
         a = lax.squeeze(a, a_sq)
