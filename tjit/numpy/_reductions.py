@@ -630,8 +630,9 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
            mean=None, correction=None):
     """:func:`std` of the non-NaN elements (``mean`` as :func:`nanvar`'s)."""
     _check_out(out, "nanstd")
-    _check_nan_stat_dtype(ensure_array("nanstd", a), dtype, "nanstd")
-    _var_types(ensure_array("nanstd", a), dtype, "nanstd")
+    arr = ensure_array("nanstd", a)
+    _check_nan_stat_dtype(arr, dtype, "nanstd")
+    _var_types(arr, dtype, "nanstd")
     return lax.sqrt(nanvar(a, axis, dtype, None, ddof, keepdims, where=where, mean=mean,
                            correction=correction))
 
