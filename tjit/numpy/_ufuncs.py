@@ -1246,10 +1246,9 @@ def _hypot_finite(ax, ay):
         scale = lax.select(lax.ge(big, c(threshold)), c(k), scale)
     b, s = lax.mul(big, scale), lax.mul(small, scale)
     h = lax.sqrt(lax.add(lax.mul(b, b), lax.mul(s, s)))
-    split = float(2 ** ((dtypes.finfo(ax.dtype).nmant + 2) // 2) + 1)
-    sq_b, err_b = _two_square(b, split)
-    sq_s, err_s = _two_square(s, split)
-    sq_h, err_h = _two_square(h, split)
+    sq_b, err_b = _two_square(b)
+    sq_s, err_s = _two_square(s)
+    sq_h, err_h = _two_square(h)
     # h^2 - b^2 - s^2: the leading parts cancel exactly (Sterbenz), the tails are tiny
     delta = lax.add(lax.sub(lax.sub(sq_h, sq_b), sq_s),
                     lax.sub(lax.sub(err_h, err_b), err_s))
@@ -1258,16 +1257,25 @@ def _hypot_finite(ax, ay):
     return lax.mul(h, lax.div(c(1.0), scale))
 
 
-def _two_square(a, split):
-    """(a*a, its rounding error) exactly, by Dekker's splitting of ``a`` in halves
-    (``split``: 2**ceil(p/2) + 1 for a p-bit significand)."""
-    t = lax.mul(a, lax.full_like(a, split))
+def _two_square(a):
+    """(a*a, its rounding error) exactly, by Dekker's splitting of ``a`` in halves, for
+    |a| below ~1e150 (float64) / ~1e19 (float32), where the split's products are finite.
+    Plain multiplies and adds: eager and jit give the same bits. The split factor is a
+    Python number cached per dtype: an eager call on a few elements is mostly dispatch,
+    and a filled constant array per call cost a third of ndtr's."""
+    t = lax.mul(a, _dekker_split(np.dtype(a.dtype)))
     hi = lax.sub(t, lax.sub(t, a))
     lo = lax.sub(a, hi)
     p = lax.mul(a, a)
     err = lax.add(lax.add(lax.sub(lax.mul(hi, hi), p), lax.mul(lax.add(hi, hi), lo)),
                   lax.mul(lo, lo))
     return p, err
+
+
+@functools.lru_cache(maxsize=None)
+def _dekker_split(dtype):
+    """2**ceil(p/2) + 1 for ``dtype``'s p-bit significand (bfloat16 too)."""
+    return float(2 ** ((dtypes.finfo(dtype).nmant + 2) // 2) + 1)
 
 
 @_hypot.defjvp

@@ -1,11 +1,8 @@
 """Helpers shared by tjit.scipy.special's modules."""
 
-import functools
-
-import numpy as np
-
 from tjit import numpy as jnp
 from tjit.numpy._core import promote_args_inexact
+from tjit.numpy._ufuncs import _two_square
 
 EULER_GAMMA = 0.57721566490153286061
 
@@ -33,20 +30,5 @@ def exp_square_times(x, sign, m):
 
 def square_pair(x):
     """``(x*x, its rounding error)`` exactly (Dekker), for |x| below ~1e150 (float64) /
-    ~1e19 (float32). The steps of ``tjit.numpy._ufuncs._two_square`` (the same bits), with
-    the split factor a Python number cached per dtype: an eager call on a few elements
-    is mostly dispatch, and a filled constant array per call cost a third of ndtr's."""
-    split = _dekker_split(np.dtype(x.dtype))
-    t = jnp.multiply(x, split)
-    hi = jnp.subtract(t, jnp.subtract(t, x))
-    lo = jnp.subtract(x, hi)
-    p = jnp.multiply(x, x)
-    err = jnp.add(jnp.add(jnp.subtract(jnp.multiply(hi, hi), p),
-                          jnp.multiply(jnp.add(hi, hi), lo)), jnp.multiply(lo, lo))
-    return p, err
-
-
-@functools.lru_cache(maxsize=None)
-def _dekker_split(dtype):
-    """2**ceil(p/2) + 1 for dtype's p-bit significand."""
-    return float(2 ** ((jnp.finfo(dtype).nmant + 2) // 2) + 1)   # (bfloat16 too)
+    ~1e19 (float32)."""
+    return _two_square(x)
