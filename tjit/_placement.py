@@ -18,7 +18,6 @@ from tjit.sharding import (
     NamedSharding,
     PartitionSpec,
     Sharding,
-    commit,
     current_mesh,
 )
 from tjit.tracing.tree_util import broadcast_prefix, tree_flatten, tree_unflatten

@@ -2067,7 +2067,7 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     """
     from tjit.tracing.tree_util import tree_flatten, tree_unflatten
     from tjit.numpy import asarray
-    from tjit.sharding import placement_device  # (scale-out layer, loaded after api)
+    from tjit.sharding import commit, placement_device  # (scale-out layer, loaded after api)
     from tjit import _placement, _put_options
     if not _placement.is_placement(device):   # a pytree prefix of x: a placement per subtree
         return _placement.put_per_leaf(x, device, device_put, src=src, donate=donate,
@@ -2100,7 +2100,7 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
             isinstance(a, Array) and o._value is a._value else o
             for a, o, c in zip(leaves, outs, copies)]
     if named is not None or device is not None:   # (None keeps each array's layout)
-        outs = [_placement.commit(o, named) for o in outs]
+        outs = [commit(o, named) for o in outs]
     return tree_unflatten(tree, outs)
 
 
