@@ -30,7 +30,6 @@ from tjit.primitives.elementwise import (
     add_p,
     cos_p,
     div_p,
-    eq_p,
     erf_p,
     exp_p,
     lgamma_p,
