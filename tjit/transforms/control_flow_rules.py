@@ -29,6 +29,7 @@ from tjit.tracing.avals import ShapedArray
 from tjit.tracing.core import current_trace, get_aval, set_current_trace
 from tjit.tracing.jaxpr import ClosedJaxpr, Jaxpr, Literal, Var, eval_jaxpr
 from tjit.tracing.jaxpr_trace import JaxprTrace, convert_constvars_jaxpr, trace_to_jaxpr
+from tjit.tracing.tree_util import split_by_sizes
 from tjit.primitives.control_flow import (
     cond_p, join_branch_consts, same_type, scan_p, while_p)
 from tjit.primitives.elementwise import clamp_p, eq_p, select_n_p
@@ -37,12 +38,10 @@ from tjit.primitives.rules import (
     Zero, add_tangents, bdim_at_front, instantiate, is_undefined_primal, moveaxis,
     tangent_aval, zeros_like_aval)
 from tjit.primitives.structural import broadcast_in_dim_p
-from tjit.transforms.ad import jvp_flat
-from tjit.transforms.ad import backward_pass_closed as _backward
+from tjit.transforms.ad import backward_pass_closed as _backward, jvp_flat
 from tjit.transforms.batching import BatchTrace, BatchTracer, batching_axis_name
 from tjit.transforms.checkify import contains_check, contains_nested_check, mask_checks
 from tjit.transforms.partial_eval import partial_eval_jaxpr
-from tjit.tracing.tree_util import split_by_sizes
 from tjit.transforms.passes import dce
 
 

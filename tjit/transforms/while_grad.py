@@ -64,6 +64,7 @@ from tjit.primitives.while_transpose import split_operands, while_transpose_p
 from tjit.tracing import dtypes
 from tjit.tracing.core import current_trace, get_aval, set_current_trace
 from tjit.tracing.jaxpr import ClosedJaxpr, Jaxpr, Var
+from tjit.tracing.tree_util import split_by_sizes
 from tjit.transforms.batching import BatchTrace, BatchTracer
 from tjit.transforms.control_flow_rules import (
     _axis_size,
@@ -81,7 +82,6 @@ from tjit.transforms.control_flow_rules import (
     _split_known_body,
     _trace,
     _zero_tangents,
-    split_by_sizes,
 )
 from tjit.transforms.partial_eval import linear_inputs_only, partial_eval_jaxpr
 
