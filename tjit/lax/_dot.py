@@ -118,17 +118,17 @@ def _dimension_numbers(dimension_numbers, lndim, rndim):
         raise TypeError(f"dot_general: dimension_numbers must be ((lhs_contracting, "
                         f"rhs_contracting), (lhs_batch, rhs_batch)), got "
                         f"{dimension_numbers!r}") from None
-    keep = _only_ints(lc, rc, lb, rb)
-    if keep:
-        dn = _normalised_dns.get(((lc, rc), (lb, rb), lndim, rndim))
+    key = ((lc, rc), (lb, rb), lndim, rndim) if _only_ints(lc, rc, lb, rb) else None
+    if key is not None:
+        dn = _normalised_dns.get(key)
         if dn is not None:
             return dn
     dn = ((_dims(lc, lndim, "lhs contracting"), _dims(rc, rndim, "rhs contracting")),
           (_dims(lb, lndim, "lhs batch"), _dims(rb, rndim, "rhs batch")))
-    if keep:
+    if key is not None:
         if len(_normalised_dns) > 4096:  # a bound, not an eviction policy
             _normalised_dns.clear()
-        _normalised_dns[((lc, rc), (lb, rb), lndim, rndim)] = dn
+        _normalised_dns[key] = dn
     return dn
 
 
