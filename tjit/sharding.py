@@ -544,11 +544,6 @@ class NamedSharding(Sharding):
         self.spec = check_spec(spec, mesh, "NamedSharding")
         self._index_maps = {}   # global shape -> devices_indices_map (asked every call)
 
-    def with_spec(self, spec):
-        """This mesh with another spec (a PartitionSpec or a sequence of entries)."""
-        spec = spec if isinstance(spec, PartitionSpec) else PartitionSpec(*spec)
-        return NamedSharding(self.mesh, spec)
-
     def update(self, **kwargs):
         """This sharding with ``mesh``, ``spec`` (a PartitionSpec or a sequence of entries)
         or ``memory_kind`` replaced, as ``jax.sharding.NamedSharding.update``."""

@@ -29,7 +29,7 @@ def _batch(args, dims, *, sharding):
         return sharding_constraint_p.bind(x, sharding=sharding), None
     entries = list(sharding.spec) + [None] * (x.ndim - 1 - len(sharding.spec))
     entries.insert(d, None)
-    return sharding_constraint_p.bind(x, sharding=sharding.with_spec(entries)), d
+    return sharding_constraint_p.bind(x, sharding=sharding.update(spec=entries)), d
 
 
 _r.deflinear(sharding_constraint_p, lambda ct, x, *, sharding: [ct])
