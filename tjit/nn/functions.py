@@ -23,6 +23,7 @@ from tjit.tracing.shapes import normalize_axes, normalize_axis
 from tjit import lax
 from tjit import numpy as jnp
 from tjit.numpy._core import check_arraylike, promote_args_inexact, promote_dtypes_inexact
+from tjit.numpy._ufuncs import _dekker_split
 from tjit.transforms.custom_derivatives import custom_jvp
 
 
@@ -300,12 +301,12 @@ def _erfc_arg_excess(a, c):
 def _product_split_constants(dtype):
     """Dekker's split factor for ``dtype`` and sqrt(1/2) rounded to it, split in halves
     (``c_hi + c_lo``), and ``c**2 - 1/2`` (exact, then rounded)."""
-    split = 2 ** ((dtypes.finfo(dtype).nmant + 2) // 2) + 1
+    split = _dekker_split(dtype)
     c = dtype.type(np.sqrt(0.5))
     ct = c * dtype.type(split)
     c_hi = ct - (ct - c)
     delta = fractions.Fraction(float(c)) ** 2 - fractions.Fraction(1, 2)
-    return float(split), float(c_hi), float(c - c_hi), float(delta)
+    return split, float(c_hi), float(c - c_hi), float(delta)
 
 
 def glu(x, axis=-1):
