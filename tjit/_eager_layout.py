@@ -274,8 +274,11 @@ def typed_layout(jaxpr, leaves, mesh):
     if got is None or got[0] is not mesh:   # (the mesh kept: its id stays its own)
         got = known[id(mesh), specs] = (mesh, [named(mesh, s)
                                                for s in propagate(jaxpr, specs)])
-    shardings = got[1]
+    return setting(got[1])
 
+
+def setting(shardings):
+    """What lays out a call's fresh outputs as ``shardings``, one per output."""
     def lay_out(outs):
         for o, s in zip(outs, shardings):
             if type(o) is Array:

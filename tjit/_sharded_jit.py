@@ -350,21 +350,12 @@ def _layout_rule(first, rank, all_on_first, out_avals=None):
     if pick is None:
         return None
     if out_avals is not None:
-        return _setting([pick(len(a.shape)) for a in out_avals])
+        return _eager_layout.setting([pick(len(a.shape)) for a in out_avals])
 
     def lay_out(outs):
         for o in outs:
             if type(o) is Array:
                 set_layout(o, pick(o.ndim))
-    return lay_out
-
-
-def _setting(shardings):
-    """What lays out the outputs as ``shardings``, one per output."""
-    def lay_out(outs):
-        for o, s in zip(outs, shardings):
-            if type(o) is Array:
-                set_layout(o, s)
     return lay_out
 
 
