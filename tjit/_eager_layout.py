@@ -247,9 +247,14 @@ def propagate(jaxpr, in_specs):
     """The per-dimension entries of ``jaxpr``'s outputs from its inputs' (None: not
     laid out), by the rules above, equation by equation: what JAX's types give a jit's
     outputs under Explicit mesh axes. An output no laid-out input reaches is unsplit."""
-    env = {}
-    for v, s in zip(jaxpr.invars, in_specs):
-        env[v] = s
+    env = _specs_by_var(jaxpr, in_specs)
+    return [(None if isinstance(v, Literal) else env.get(v)) or (None,) * len(v.aval.shape)
+            for v in jaxpr.outvars]
+
+
+def _specs_by_var(jaxpr, in_specs):
+    """{variable: its entries} of every variable of ``jaxpr`` a laid-out input reaches."""
+    env = dict(zip(jaxpr.invars, in_specs))
     for eqn in jaxpr.eqns:
         specs = [None if isinstance(v, Literal) else env.get(v) for v in eqn.invars]
         if all(s is None for s in specs) and eqn.primitive.name != "sharding_constraint":
@@ -257,8 +262,7 @@ def propagate(jaxpr, in_specs):
         avals = [v.aval for v in eqn.invars]
         for o in eqn.outvars:
             env[o] = _result_spec(eqn.primitive, eqn.params, specs, avals, o.aval.shape)
-    return [(None if isinstance(v, Literal) else env.get(v)) or (None,) * len(v.aval.shape)
-            for v in jaxpr.outvars]
+    return env
 
 
 def typed_layout(jaxpr, leaves, mesh):
@@ -303,9 +307,7 @@ def typed_jaxpr(closed, leaves):
             any(s.mesh != named[0].mesh for s in named):
         return closed
     mesh = named[0].mesh
-    env = {}
-    for v, x in zip(jaxpr.invars, leaves):
-        env[v] = _spec_of(x)[0]
+    env = _specs_by_var(jaxpr, [_spec_of(x)[0] for x in leaves])
     copies = {}
 
     def typed(v):
@@ -323,11 +325,6 @@ def typed_jaxpr(closed, leaves):
 
     eqns = []
     for eqn in jaxpr.eqns:
-        specs = [None if isinstance(v, Literal) else env.get(v) for v in eqn.invars]
-        if any(s is not None for s in specs) or eqn.primitive.name == "sharding_constraint":
-            avals = [v.aval for v in eqn.invars]
-            for o in eqn.outvars:
-                env[o] = _result_spec(eqn.primitive, eqn.params, specs, avals, o.aval.shape)
         eqns.append(eqn.replace(invars=[typed(v) for v in eqn.invars],
                                 outvars=[typed(v) for v in eqn.outvars]))
     new = Jaxpr([typed(v) for v in jaxpr.constvars], [typed(v) for v in jaxpr.invars],
