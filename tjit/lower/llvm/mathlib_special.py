@@ -69,8 +69,10 @@ from llvmlite import ir
 
 from tjit.lower.llvm.mathlib import (_ERF_SM1, _EXP_P, LOG2E, _LN2, _PI, _log, _Ops, _rnd,
                                      _split)
-from tjit.xla_like.gamma_tables import (BERNOULLI, DIGAMMA_A, DIGAMMA_R, DIGAMMA_X0,
-                                        SINPI_S)
+# digamma's and sin(pi r)'s tables: shared with digamma's eager reference implementation
+from tjit.xla_like.gamma_tables import BERNOULLI as _BERNOULLI, DIGAMMA_A as _DIGAMMA_A
+from tjit.xla_like.gamma_tables import DIGAMMA_R as _DIGAMMA_R, DIGAMMA_X0 as _DIGAMMA_X0
+from tjit.xla_like.gamma_tables import SINPI_S as _SINPI_S
 
 __all__ = ["UNARY"]
 
@@ -136,9 +138,6 @@ _LGAMMA_Q1 = [0.5772156649015329, -0.24525136852258037, 0.15543426586395107,
              -0.026876357937470393, 0.025829922130378973, -0.02570972913877036,
              0.024867953719415553, -0.019756610137342877, 0.0103808055472216,
              -0.002566252313892053]
-# digamma's and sin(pi r)'s tables: shared with digamma's eager reference implementation
-_DIGAMMA_R, _DIGAMMA_X0, _SINPI_S = DIGAMMA_R, DIGAMMA_X0, SINPI_S
-_BERNOULLI, _DIGAMMA_A = BERNOULLI, DIGAMMA_A
 #: lgamma(y) = (y - 1/2)(log y - 1) + (log(2 pi) - 1)/2 + S(1/y^2) / y, y >= 8
 _STIRLING = [float(b / (2 * k * (2 * k - 1))) for k, b in enumerate(_BERNOULLI, 1)]
 _HALF_LOG_2PI_M_HALF = 0.4189385332046727
