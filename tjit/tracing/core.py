@@ -1149,7 +1149,6 @@ class Tracer:
         return self
 
 
-
 #: members of a computed Array that a traced value cannot answer: reading one raises
 #: ConcretizationTypeError naming the transformation (as JAX's tracers do), not
 #: AttributeError; (name, is_property)
