@@ -14,6 +14,7 @@ the same type); ``.compile()`` gives a :class:`Compiled`.
 import dataclasses
 
 from tjit.api import Compiled, Jitted as Wrapped, Lowered  # noqa: F401
+from tjit.tracing.tree_util import tree_flatten, tree_unflatten
 
 Traced = Lowered
 
@@ -36,7 +37,6 @@ class ArgInfo:
 
 def args_info(lowered):
     """``(args, kwargs)`` of :class:`ArgInfo`, one per argument leaf of ``lowered``."""
-    from tjit.tracing.tree_util import tree_flatten, tree_unflatten
     avals = tree_flatten(lowered.in_avals)[0]
     donated = set(lowered.donated)
     return tree_unflatten(lowered.in_tree, [ArgInfo(a, i in donated)
