@@ -654,3 +654,20 @@ def test_symbolic_shapes():
         x = np.linspace(-1, 1, 3 * n, dtype=np.float32).reshape(n, 3)
         np.testing.assert_allclose(np.asarray(jitted(x, x[::-1])),
                                    np.where(x > x[::-1], np.exp(x), x[::-1] ** 2), rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
+def test_nextafter_of_equal_values_is_y_on_every_dtype(dtype, x64):
+    """C99's and JAX's rule: nextafter(x, y) = y when x == y, so nextafter(0, -0) = -0.
+    NumPy's float16 loop returned x there before NumPy 2.5, which made the reference
+    semantics (and so every backend's tests) depend on the NumPy version."""
+    import ml_dtypes  # noqa: F401  (registers bfloat16 with NumPy)
+    x = np.array([0.0, -0.0, 1.5, -np.inf], dtype)
+    y = np.array([-0.0, 0.0, 1.5, -np.inf], dtype)
+    want = np.signbit(y.astype(np.float32))
+    for run in (lax.nextafter, tjit.jit(lax.nextafter),
+                tjit.jit(lax.nextafter, backend="interpreter")):
+        got = np.asarray(run(x, y))
+        assert got.dtype == np.dtype(dtype)
+        np.testing.assert_array_equal(got.astype(np.float32), y.astype(np.float32))
+        np.testing.assert_array_equal(np.signbit(got.astype(np.float32)), want)

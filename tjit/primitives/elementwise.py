@@ -457,8 +457,14 @@ pow_p = binop("pow", _pow_impl, kind=FLOAT)
 max_p = binop("max", lambda xp, x, y: _same(xp, ieee_minmax.maximum(xp, x, y), x), kind=ANY)
 min_p = binop("min", lambda xp, x, y: _same(xp, ieee_minmax.minimum(xp, x, y), x), kind=ANY)
 atan2_p = binop("atan2", lambda xp, x, y: _same(xp, xp.arctan2(x, y), x), kind=REAL_FLOAT)
-nextafter_p = binop("nextafter", lambda xp, x, y: _same(xp, xp.nextafter(x, y), x),
-                    kind=REAL_FLOAT)
+def _nextafter_impl(xp, x, y):
+    # C99's (and JAX's) rule on every dtype: y when x == y, so nextafter(0, -0) = -0.
+    # NumPy's float16 loop gave x there before NumPy 2.5, so the rule is spelled out.
+    step = _same(xp, xp.nextafter(x, y), x)
+    return xp.where(x == y, _same(xp, y, x), step)
+
+
+nextafter_p = binop("nextafter", _nextafter_impl, kind=REAL_FLOAT)
 
 
 def _complex_dtype(dt):

@@ -259,7 +259,7 @@ class Scalar:
         round after each of their reference implementation's NumPy steps)."""
         rh = self.round_half
         if op == "nextafter":   # a step of the half's bits (a float step rounds back);
-            # x == y gives x (NumPy's float16 nextafter; C's, for float/double, gives y)
+            # x == y gives y, as C's nextafter for float/double (tjit's rule on every dtype)
             return f"{self._nextafter_half()}({args[0]}, {args[1]})"
         if op == "rsqrt":        # 1 / sqrt(x) in two float16 steps
             root = rh(f"{self.d.math_name('sqrt', F32)}({args[0]})")
@@ -275,7 +275,7 @@ class Scalar:
         name, u16 = "tj_nextafter_float16", self.t(np.dtype("uint16"))
         self.round_half("x")          # (declares tj_h2f / tj_f2h: exact on half values)
         return self.helper(name, f"float {name}(float x, float y) {{ if (x != x || y != y) "
-                                 f"return x + y; if (x == y) return x; if (x == 0) return "
+                                 f"return x + y; if (x == y) return y; if (x == 0) return "
                                  f"y > 0 ? 5.9604645e-08f : -5.9604645e-08f; {u16} h = "
                                  f"tj_f2h(x); h = ({u16})((y > x) == (x > 0) ? h + 1 : h - 1);"
                                  f" return tj_h2f(h); }}")
