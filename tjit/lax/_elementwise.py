@@ -367,7 +367,8 @@ def convert_element_type(operand, new_dtype, weak_type=False):
         # a Python number becomes a float/complex new_dtype directly, as in JAX: 2**40
         # becomes float32 without a stop in the default int, which it does not fit
         with np.errstate(over="ignore"):  # 1e300 as float32 is inf, silently (as JAX)
-            x = Array(np.asarray(operand, new_dtype), True)
+            # already new_dtype: the conversion below would return it unchanged
+            return Array(np.asarray(operand, new_dtype), weak_type)
     else:
         x = asarray_for_lax(operand)
     if x.dtype == new_dtype and getattr(x, "weak_type", False) == weak_type:

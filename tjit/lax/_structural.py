@@ -180,9 +180,20 @@ def full(shape, fill_value, dtype=None, *, sharding=None):
         raise ValueError(f"full: fill_value must be a scalar, got shape {x.shape}")
     if weak != getattr(x, "weak_type", False):
         x = convert_element_type(x, x.dtype, weak_type=weak)
-    out = broadcast(x, shape)
+    out = _filled(x, shape)
     return out if sharding is None else apply_out_sharding(out, sharding,
                                                            "lax.full(sharding=...)")
+
+
+def _filled(x, shape):
+    """``broadcast(x, shape)`` for ``shape`` already checked (a canonical, non-negative
+    tuple): a 0-d ``x`` binds broadcast_in_dim directly (full/full_like/zeros build
+    constants on every eager call, and the checks in between cost more than the fill)."""
+    if x.ndim != 0:
+        return broadcast(x, shape)
+    if not shape:
+        return x
+    return st.broadcast_in_dim_p.bind(x, shape=shape, broadcast_dimensions=())
 
 
 def constant_like(example, value):
@@ -217,7 +228,8 @@ def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
     dt = dtypes.canonicalize(dtype if dtype is not None else x.dtype)
     weak = dtype is None and getattr(x, "weak_type", False)
     val = convert_element_type(fill_value, dt, weak_type=weak)
-    out = broadcast(val, nonnegative_shape(x.shape if shape is None else shape, "full_like"))
+    out = _filled(val, tuple(x.shape) if shape is None else nonnegative_shape(shape,
+                                                                               "full_like"))
     return out if sharding is None else apply_out_sharding(out, sharding,
                                                            "lax.full_like(sharding=...)")
 
