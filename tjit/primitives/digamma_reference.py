@@ -22,27 +22,49 @@ from tjit.xla_like.gamma_tables import DIGAMMA_A, DIGAMMA_R, DIGAMMA_X0, PI, SIN
 
 
 def _horner(t, coeffs):
-    acc = np.full_like(t, coeffs[-1])
-    for c in reversed(coeffs[:-1]):
+    acc = t * coeffs[-1]    # (= a fill of coeffs[-1] times t: the product commutes)
+    acc += coeffs[-2]
+    for c in reversed(coeffs[:-2]):
         acc *= t
         acc += c
     return acc
 
 
+def _any(mask):
+    return bool(np.logical_or.reduce(mask, axis=None))
+
+
+def _chains(coeffs):
+    """The four Horner chains of :func:`_poly4` (coefficients k = j mod 4), coefficient
+    by coefficient as (4, 1) columns, built once per table."""
+    key = id(coeffs)
+    cols = _CHAINS.get(key)
+    if cols is None:
+        chains = np.array([coeffs[j::4] for j in range(4)])
+        cols = _CHAINS[key] = (coeffs, [chains[:, k].reshape(4, 1)
+                                        for k in range(chains.shape[1])])
+    return cols[1]
+
+
+_CHAINS = {}   # id(table) -> (table, its columns): the tables are module constants
+
+
 def _poly4(t, coeffs):
     """sum coeffs[k] t^k as the kernels' ``_poly`` evaluates it: four Horner chains in
     t^4 (coefficients k = j mod 4), side by side in one 2-D array, joined by Horner in t."""
-    chains = np.array([coeffs[j::4] for j in range(4)])[:, :, None]
-    t4 = t * t
+    cols = _chains(coeffs)
+    flat = t.reshape(-1)
+    t4 = flat * flat
     t4 *= t4
-    acc = np.repeat(chains[:, -1], t.size, axis=1).reshape((4,) + t.shape)
-    for k in range(chains.shape[1] - 2, -1, -1):
+    acc = np.empty((4, flat.size))
+    acc[...] = cols[-1]
+    for col in reversed(cols[:-1]):
         acc *= t4
-        acc += chains[:, k].reshape((4,) + (1,) * t.ndim)
+        acc += col
     out = acc[3]
     for j in (2, 1, 0):
-        out = out * t + acc[j]
-    return out
+        out = out * flat + acc[j]
+    return out.reshape(t.shape)
 
 
 def _recip_pair(a, b, use_a, use_b):
@@ -54,13 +76,19 @@ def _recip_pair(a, b, use_a, use_b):
 
 def _near(y):
     """digamma(y) for 0 < y < 10: shifted to z in [1, 2)."""
-    m = np.clip(np.floor(y) - 1.0, -1.0, 8.0)
+    m = np.floor(y)
+    m -= 1.0
+    np.maximum(m, -1.0, out=m)                  # (clip's values, NaN kept, at ufunc cost)
+    np.minimum(m, 8.0, out=m)
     z = y - m                                   # in [1, 2): exact for y >= 1
     x0_hi, x0_lo = DIGAMMA_X0
     near = ((z - x0_hi) - x0_lo) * _poly4(z - 1.5, DIGAMMA_R)
     corr = np.where(m < 0, -1.0 / y, 0.0)
+    # the largest shift of a lane that has one (fmax skips NaN lanes): terms of y below
+    # i are all 0 when no lane reaches i
+    top = np.fmax.reduce(m, axis=None) if m.size else -1.0
     for i in (1, 3, 5, 7):
-        if i == 1 or (m >= i).any():            # (terms of y below i are all 0)
+        if i == 1 or top >= i:
             corr += _recip_pair(y - i, y - (i + 1), m >= i, m >= i + 1)
     return near + corr
 
@@ -76,9 +104,9 @@ def _digamma_positive(y):
     """digamma(y) for y > 0; other lanes get a harmless value. Each region is computed
     only where some lane needs it (small arrays pay NumPy's per-call cost per op)."""
     far = (y >= 10.0) | np.isnan(y)
-    if far.all():
+    if np.logical_and.reduce(far, axis=None):
         return _far(y)
-    if not far.any():
+    if not _any(far):
         return _near(y)
     return np.where(far, _far(y), _near(y))
 
@@ -88,10 +116,14 @@ def _cot_pi(r):
     sin(pi |r|) scaled by 2^600 where it would lose bits as a denormal."""
     ar = np.abs(r)
     tiny = ar < 2.0 ** -500
-    sin = np.where(tiny, ar * 2.0 ** 600, ar) * _horner(ar * ar, SINPI_S)
+    some_tiny = _any(tiny)   # (else the scalings are exact no-ops, skipped)
+    sin = (np.where(tiny, ar * 2.0 ** 600, ar) if some_tiny else ar) * \
+        _horner(ar * ar, SINPI_S)
     half = 0.5 - ar
     cot = half * _horner(half * half, SINPI_S) / sin
-    return np.copysign(cot * np.where(tiny, 2.0 ** 600, 1.0), r)
+    if some_tiny:
+        cot = cot * np.where(tiny, 2.0 ** 600, 1.0)
+    return np.copysign(cot, r)
 
 
 def digamma(x):
@@ -99,7 +131,7 @@ def digamma(x):
     with np.errstate(all="ignore"):
         x64 = np.asarray(x, np.float64)
         neg = x64 < 0
-        if not neg.any():
+        if not _any(neg):
             res = _digamma_positive(x64)
         else:
             pos = _digamma_positive(np.where(neg, 1.0 - x64, x64))
@@ -108,7 +140,7 @@ def digamma(x):
             res = np.where(neg, pos - _cot_pi(r) * PI, pos)
             res = np.where(neg & (r == 0), np.nan, res)     # negative integers and -inf
         zero = x64 == 0
-        if zero.any():
+        if _any(zero):
             res = np.where(zero, np.copysign(np.inf, -x64), res)
         res = np.where(np.isnan(x64), x64, res)
     return res.astype(np.asarray(x).dtype)
