@@ -87,10 +87,10 @@ def test_each_variant_has_its_own_program_unit(monkeypatch, tmp_path):
     for name in cuda_pointwise.VARIANTS:
         monkeypatch.setenv(cuda_pointwise.ENV, name)
         keys[name] = cuda_compile.unit_key(prog, "sm_90")
-    assert keys["1x1"] == default and len(set(keys.values())) == len(keys)
+    assert keys[cuda_pointwise.DEFAULT] == default and len(set(keys.values())) == len(keys)
 
     monkeypatch.delenv(cuda_pointwise.ENV)
-    cuda_compile.program_unit(prog, "sm_90", cuda.render_program)     # stored: 1x1
+    cuda_compile.program_unit(prog, "sm_90", cuda.render_program)     # stored: default
     monkeypatch.setenv(cuda_pointwise.ENV, "2x1")
     calls = []
 

@@ -109,8 +109,8 @@ def _first(name_start):
 
 def test_wide_chunks_render_the_variant_and_size_the_grid():
     k = _first("line_float32_0_0").kernel
-    base = render(k, "cuda").launch
-    assert (base.vector, base.unroll) == (4, 1)
+    base = render(k, "cuda").launch      # (the default: 1x2)
+    assert (base.vector, base.unroll) == (4, 2)
     for name in WIDE:
         v, u = cuda_pointwise.parse(name)
         src = render(k, cuda_pointwise.dialect(name))
@@ -125,7 +125,7 @@ def test_wide_chunks_render_the_variant_and_size_the_grid():
     assert (short.vector, short.unroll) == (4, 1)
     assert render(_rows(9, 40), cuda_pointwise.dialect("2x1")).launch.vector == 8
     # the default is the plain cuda dialect: sources unchanged
-    assert cuda_pointwise.dialect("1x1") is dialects.CUDA
+    assert cuda_pointwise.dialect(cuda_pointwise.DEFAULT) is dialects.CUDA
 
 
 def test_other_kernels_render_unchanged():
