@@ -184,7 +184,8 @@ def node_report(exe, rep, raw, plain):
     ours = {}       # CUfunction -> its CSource
     for p in [exe.program] + list(exe.program.sub_programs()):
         for k in p.kernels:
-            ours[int(exe.function(k).ptr)] = exe.sources[id(k)]
+            fn = exe.function(k)    # (a RawKernel: its Function holds the CUfunction)
+            ours[int(getattr(fn, "kernel", fn).ptr)] = exe.sources[id(k)]
     lay = rep.layout
     ins = [(ptr, n) for _, ptr, n in lay.inputs]
     outs = [(o[2], o[3]) for o in lay.outputs if o[0] == "fresh"]
