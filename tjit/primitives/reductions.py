@@ -300,10 +300,28 @@ TOP_K_MIN_ROW = 256
 TOP_K_BLOCK = 16
 
 
+#: Rows at most this long are ordered by one stable sort (a partition and its tie
+#: bookkeeping cost more NumPy calls than sorting a short row does)
+TOP_K_SORT_ROW = 128
+
+
+def _descending(key):
+    """Keys whose ascending order is ``key``'s descending one (ints: ~, no overflow)."""
+    return ~key if dtypes.is_int(key.dtype) else -key
+
+
+def _along_last(xp, a, idx):
+    """``take_along_axis(a, idx, axis=-1)``; a 1-D row indexes directly (NumPy's
+    take_along_axis builds its index grid in Python)."""
+    return a[idx] if a.ndim == 1 else xp.take_along_axis(a, idx, axis=-1)
+
+
 def _top_k_order(xp, key, k):
     """Indices of the k largest of each row of ``key`` (0 < k), largest first, ties in
     ascending index order."""
     n, batch = key.shape[-1], key.shape[:-1]
+    if n <= TOP_K_SORT_ROW:   # that order is the stable sort's, descending
+        return xp.argsort(_descending(key), axis=-1, kind="stable")[..., :k]
     if k == n:
         idx = xp.broadcast_to(xp.arange(k), key.shape)
     else:   # everything above the k-th largest key, then its ties by index
@@ -313,9 +331,8 @@ def _top_k_order(xp, key, k):
         if not bool((tied.sum(axis=-1, keepdims=True) == room).all()):
             tied &= xp.cumsum(tied, axis=-1) <= room    # too many ties: the first ones
         idx = xp.nonzero((above | tied).reshape(-1, n))[1].reshape(batch + (k,))
-    picked = xp.take_along_axis(key, idx, axis=-1)
-    descending = ~picked if dtypes.is_int(picked.dtype) else -picked
-    return xp.take_along_axis(idx, xp.argsort(descending, axis=-1, kind="stable"), axis=-1)
+    picked = _along_last(xp, key, idx)
+    return _along_last(xp, idx, xp.argsort(_descending(picked), axis=-1, kind="stable"))
 
 
 def _top_k_candidates(xp, key, k):
@@ -341,7 +358,10 @@ def _top_k_candidates(xp, key, k):
 
 @top_k_p.def_impl
 def _top_k_impl(xp, operand, *, k, dimension):
-    x = xp.moveaxis(xp.asarray(operand), dimension, -1)
+    x = xp.asarray(operand)
+    last = dimension in (-1, x.ndim - 1)   # (moveaxis costs ~2 us a call even then)
+    if not last:
+        x = xp.moveaxis(x, dimension, -1)
     n = x.shape[-1]
     key = _top_k_key(xp, x)
     pos = None
@@ -353,11 +373,12 @@ def _top_k_impl(xp, operand, *, k, dimension):
     elif pos is None:
         idx = _top_k_order(xp, key, k)
     else:
-        sub = _top_k_order(xp, xp.take_along_axis(key, pos, axis=-1), k)
-        idx = xp.take_along_axis(pos, sub, axis=-1)
-    vals = xp.take_along_axis(x, idx, axis=-1)
-    return [xp.moveaxis(vals, -1, dimension),
-            xp.moveaxis(idx.astype(np.int32), -1, dimension)]
+        sub = _top_k_order(xp, _along_last(xp, key, pos), k)
+        idx = _along_last(xp, pos, sub)
+    vals, idx = _along_last(xp, x, idx), idx.astype(np.int32)
+    if last:
+        return [vals, idx]
+    return [xp.moveaxis(vals, -1, dimension), xp.moveaxis(idx, -1, dimension)]
 
 
 top_k_p.def_weak_type(lambda weak, **_: [weak, False])  # the indices are never weak
