@@ -225,6 +225,16 @@ def case_mlp(cfg):
         lib["jax"] = (jx, put_tree(p["jax"]))
     bench(f"4  MLP 784-1024-1024-10 step, batch {batch}", lib, [params, x, y],
           [want[0], [list(t) for t in want[1]]], cfg, rtol=1e-3)
+    if jax:     # (JAX's default float32 dots on a GPU are TF32: ~1e-2 off NumPy here;
+        # tjit's cuBLAS gemms are float32, so this row compares like with like)
+        step = C._mlp_step(jjnp, jax.value_and_grad)
+
+        def highest(*a):
+            with jax.default_matmul_precision("highest"):
+                return step(*a)
+        bench("4b MLP step, JAX at matmul precision highest", {
+            "tjit": lib["tjit"], "jax": (jax.jit(highest), put_tree(p["jax"]))},
+            [params, x, y], [want[0], [list(t) for t in want[1]]], cfg, rtol=1e-3)
 
 
 def case_block(cfg):

@@ -62,7 +62,7 @@ def describe(runner, step):
     return f"library {getattr(step, 'name', '?')}"
 
 
-def profile_steps(label, fn, args, rounds=20):
+def profile_steps(label, fn, args, rounds=20, show_plan=False):
     cp = G.cp
     exe, raw = capture(fn, args)
     runner = exe._runner(raw)
@@ -93,6 +93,8 @@ def profile_steps(label, fn, args, rounds=20):
             whole.append(cp.cuda.get_elapsed_time(ev[0], ev[-1]))
     print(f"\n== {label}: {n} steps, GPU time per call (stepwise, events between) "
           f"{statistics.median(whole):.3f} ms")
+    if show_plan:
+        print(exe.as_text())
     rows = [(statistics.median(t), i) for i, t in enumerate(times)]
     for ms, i in sorted(rows, reverse=True)[:12]:
         print(f"  {ms:8.4f} ms  #{i:2d} {describe(runner, runner.prog.steps[i])}")
@@ -125,34 +127,52 @@ def cases(cfg):
     m = cfg.ll_n
     out.append(("sum x log uv", tjit.jit(C._log_lik(jnp)),
                 [put(rng.random(s).astype(np.float32)) for s in ((m, m), (m, 50), (m, 50))]))
+    for shape in cfg.column_shapes:     # (gpu_rows.py's weighted column sums)
+        out.append((f"column sum {shape}", tjit.jit(lambda x, y: (x * y[:, None]).sum(0)),
+                    [put(rng.standard_normal(shape).astype(np.float32)),
+                     put(rng.standard_normal(shape[0]).astype(np.float32))]))
     return out
 
 
 _FIRST = """
-import cProfile, pstats, sys, time, numpy as np
+import cProfile, os, pstats, sys, time, numpy as np
+sys.path.insert(0, sys.argv[3])
 import tjit, tjit.numpy as jnp
-def f(x):
-    return jnp.tanh(jnp.exp(-x * x) + jnp.sin(x) * 2 - jnp.cos(x) / 3 + jnp.log1p(x * x)) ** 2
-x = tjit.device_put(np.linspace(-2, 2, 4096, dtype=np.float32), tjit.devices("gpu")[0])
-x.block_until_ready()
+dev = tjit.devices("gpu")[0]
+if sys.argv[2] == "mlp":        # (bench_cpu's MLP step: cuBLAS's first gemms too)
+    import bench_cpu as C
+    rng = np.random.default_rng(0)
+    sizes = [784, 1024, 1024, 10]
+    args = [[(tjit.device_put(rng.standard_normal((m, k)).astype(np.float32), dev),
+              tjit.device_put(np.zeros(k, np.float32), dev)) for m, k in zip(sizes, sizes[1:])],
+            tjit.device_put(rng.standard_normal((256, 784)).astype(np.float32), dev),
+            tjit.device_put(np.eye(10, dtype=np.float32)[rng.integers(0, 10, 256)], dev)]
+    f = C._mlp_step(jnp, tjit.value_and_grad)
+else:
+    def f(x):
+        return jnp.tanh(jnp.exp(-x * x) + jnp.sin(x) * 2 - jnp.cos(x) / 3 + jnp.log1p(x * x)) ** 2
+    args = [tjit.device_put(np.linspace(-2, 2, 4096, dtype=np.float32), dev)]
+tjit.block_until_ready(args)
 p = cProfile.Profile()
 t = time.perf_counter()
 p.enable()
-tjit.jit(f)(x).block_until_ready()
+tjit.block_until_ready(tjit.jit(f)(*args))
 p.disable()
 print("first call", round((time.perf_counter() - t) * 1e3, 1), "ms")
 pstats.Stats(p).sort_stats("cumulative").print_stats(int(sys.argv[1]))
 """
 
 
-def profile_compile(lines):
-    with tempfile.TemporaryDirectory() as d:
-        env = dict(os.environ, TJIT_CACHE_DIR=d)
-        for what in ("empty disk cache", "warm disk cache"):
-            out = subprocess.run([sys.executable, "-c", _FIRST, str(lines)], env=env,
-                                 capture_output=True, text=True, check=False)
-            print(f"\n== first compile, {what}")
-            print("\n".join(out.stdout.splitlines()[:lines + 12]) or out.stderr[-2000:])
+def profile_compile(lines, cases=("elementwise", "mlp")):
+    here = os.path.dirname(os.path.abspath(__file__))
+    for case in cases:
+        with tempfile.TemporaryDirectory() as d:
+            env = dict(os.environ, TJIT_CACHE_DIR=d)
+            for what in ("empty disk cache", "warm disk cache"):
+                out = subprocess.run([sys.executable, "-c", _FIRST, str(lines), case, here],
+                                     env=env, capture_output=True, text=True, check=False)
+                print(f"\n== first compile of {case}, {what}")
+                print("\n".join(out.stdout.splitlines()[:lines + 12]) or out.stderr[-2000:])
 
 
 def main():
@@ -167,12 +187,13 @@ def main():
     cfg.ln_shape = (2048, 1024) if q else (8192, 1024)
     cfg.block_n = 250_000 if q else 4_000_000
     cfg.ll_n = 500 if q else 2000
+    cfg.column_shapes = [(1 << 20, 32), (8192, 1024)] if not q else [(1 << 17, 32)]
     want = set(filter(None, cfg.cases.split(",")))
     for label, fn, args in cases(cfg):
         if want and label not in want:
             continue
         try:
-            profile_steps(label, fn, args)
+            profile_steps(label, fn, args, show_plan=label.startswith("column"))
         except Exception as e:  # noqa: BLE001 (report and go on)
             print(f"\n== {label}: FAILED {type(e).__name__}: {e}")
     profile_compile(cfg.compile_lines)
