@@ -76,8 +76,7 @@ def _recip_pair(a, b, use_a, use_b):
 
 def _near(y):
     """digamma(y) for 0 < y < 10: shifted to z in [1, 2)."""
-    m = np.floor(y)
-    m -= 1.0
+    m = np.asarray(np.floor(y) - 1.0)           # (0-d: floor returns a scalar, not `out`-able)
     np.maximum(m, -1.0, out=m)                  # (clip's values, NaN kept, at ufunc cost)
     np.minimum(m, 8.0, out=m)
     z = y - m                                   # in [1, 2): exact for y >= 1
