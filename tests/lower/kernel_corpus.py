@@ -119,9 +119,25 @@ def mode_for(k):
 def _pairs(dt):
     unary, binary = T.ops_for(dt)
     extra = [T._select] + [lambda x, y, d=d: K.Op("convert", (x,), d) for d in T.ALL] + \
-        T.bitcasts(dt)
+        T.bitcasts(dt) + T.product_errors(dt)
     k, _ = T.pairs_kernel(dt, unary, binary, extra)
     return [Case(f"pairs_{dt.name}", k, [T.edge_values(dt)])]
+
+
+def _fma(dt):
+    """fma(a, b, c) and a*b + c on triples where one rounding and two differ: the fma
+    rounds once, and the mul and add are not contracted into one."""
+    inputs = list(T.fma_triples(dt, 500))
+    return [Case(f"fma_{dt.name}", fma_kernel(dt, len(inputs[0])), inputs)]
+
+
+def fma_kernel(dt, n):
+    a, b, c = (K.Load(i, K.Affine(0, (1,)), dt) for i in range(3))
+    fused = K.Op("fma", (a, b, c), dt)
+    twice = K.Op("add", (K.Op("mul", (a, b), dt), c), dt)
+    at = K.Affine(0, (1,))
+    args = (K.Arg(dt, "in"),) * 3 + (K.Arg(dt, "out"),) * 2
+    return K.Kernel(f"fma_{dt.name}", (n,), args, stores=(K.Store(3, at, fused), K.Store(4, at, twice)))
 
 
 def _reductions(dt, style):
@@ -632,6 +648,7 @@ for _dt in T.ALL:
         _BUILDERS[f"red_{_style}_{_dt.name}"] = functools.partial(_reductions, _dt, _style)
 for _dt in T.FLOATS:
     _BUILDERS[f"math_{_dt.name}"] = functools.partial(_math, _dt)
+    _BUILDERS[f"fma_{_dt.name}"] = functools.partial(_fma, _dt)
 _BUILDERS.update(maps=_maps, symbolic=_symbolic, stages=_stages, gathers=_gathers,
                  hyperplanes=_hyperplanes, logical_monoids=_logical_monoids,
                  vectors=_vectors, columns=_columns, rows=_rows)

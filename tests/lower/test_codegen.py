@@ -205,17 +205,75 @@ def bitcasts(dt):
     return [lambda x, y, d=d: K.Op("bitcast", (x,), d) for d in bitcast_targets(dt)]
 
 
+def product_errors(dt):
+    """On float dtypes, ``fma(x, y, -(x*y))``: the exact rounding error of ``x*y``, where
+    ``x*y + c`` rounded twice gives 0 (and NaN/inf where the product overflows)."""
+    if dt.kind != "f":
+        return []
+    return [lambda x, y: K.Op("fma", (x, y, K.Op("neg", (K.Op("mul", (x, y), dt),), dt)), dt)]
+
+
+def fma_triples(dt, n=4096, seed=0):
+    """(a, b, c) arrays of ``dt`` where ``a*b + c`` rounded once and rounded twice often
+    differ: c cancels the product's leading bits to some depth, sits near half an ulp of
+    it, or is unrelated; plus special values and a float32 double-rounding trap."""
+    dt = np.dtype(dt)
+    rng = np.random.default_rng(seed)
+    nbits = np.finfo(dt).nmant + 1
+    a = (rng.standard_normal(n) * np.exp2(rng.integers(-30, 30, n))).astype(dt)
+    b = (rng.standard_normal(n) * np.exp2(rng.integers(-30, 30, n))).astype(dt)
+    p = a.astype(np.float64) * b.astype(np.float64)
+    depth = np.exp2(-rng.integers(0, nbits + 8, n).astype(np.float64))
+    kind = rng.integers(0, 3, n)
+    c = np.where(kind == 0, -p * (1 + rng.standard_normal(n) * depth),
+                 np.where(kind == 1, p * depth * (0.5 + rng.random(n)),
+                          rng.standard_normal(n) * np.exp2(rng.integers(-40, 40, n))))
+    special = np.array([
+        [1 + 2.0**-18, 2.0**-24 * (1 - 2.0**-18), 1 + 2.0**-23],  # float32: two roundings
+        [1 + 2.0**-27, 1 + 2.0**-27, -1.0], [3.0, 1 / 3, -1.0], [0.0, -1.0, -0.0],
+        [-0.0, 1.0, -0.0], [np.inf, 0.0, 1.0], [np.inf, 1.0, -np.inf], [np.nan, 1.0, 0.0],
+        [np.finfo(dt).max, 2.0, -np.inf], [np.finfo(dt).max, 2.0, -np.finfo(dt).max],
+        [np.finfo(dt).smallest_subnormal, 0.5, 0.0],
+        [np.finfo(dt).smallest_normal, 2.0**-3, -np.finfo(dt).smallest_subnormal]], dt)
+    with np.errstate(all="ignore"):
+        cols = [np.concatenate([v.astype(dt), special[:, i]]) for i, v in enumerate((a, b, c))]
+    return tuple(cols)
+
+
 @pytest.mark.parametrize("dt", ALL, ids=lambda d: d.name)
 def test_elementwise_ops_bit_exact(dt):
     unary, binary = ops_for(dt)
     extra = [_select] + [lambda x, y, d=d: K.Op("convert", (x,), d) for d in ALL] + \
-        bitcasts(dt)
+        bitcasts(dt) + product_errors(dt)
     k, _ = pairs_kernel(dt, unary, binary, extra)
     got, want = run_both(k, [edge_values(dt)])
     names = unary + binary + ["select"] + [f"convert->{d.name}" for d in ALL] + \
-        [f"bitcast->{d.name}" for d in bitcast_targets(dt)]
+        [f"bitcast->{d.name}" for d in bitcast_targets(dt)] + \
+        ["fma(x, y, -x*y)"] * len(product_errors(dt))
     for g, w, nm in zip(got, want, names):
         assert_bits_equal(g, w, f"{nm} on {dt.name}")
+
+
+@pytest.mark.parametrize("dt", FLOATS, ids=lambda d: d.name)
+def test_fma_rounds_once_and_nothing_else_contracts(dt):
+    """fma is one rounding (against the evaluator, which the primitive tests hold to
+    exact rationals), and a mul feeding an add stays two roundings on a target with
+    FMA instructions; where the host has them, llvm.fma is one."""
+    n = 600
+    a, b, c = fma_triples(dt, n - 12)
+    loads = [K.Load(i, K.Affine(0, (1,)), dt) for i in range(3)]
+    fused = K.Op("fma", tuple(loads), dt)
+    twice = K.Op("add", (K.Op("mul", tuple(loads[:2]), dt), loads[2]), dt)
+    at = K.Affine(0, (1,))
+    k = K.Kernel("fma", (n,), (K.Arg(dt, "in"),) * 3 + (K.Arg(dt, "out"),) * 2,
+                 stores=(K.Store(3, at, fused), K.Store(4, at, twice)))
+    (g_fused, g_twice), (w_fused, w_twice) = run_both(k, [a, b, c])
+    assert_bits_equal(g_fused, w_fused, f"fma on {dt.name}")
+    assert_bits_equal(g_twice, w_twice, f"a*b + c on {dt.name}")
+    assert (w_fused != w_twice).sum() > n // 4     # (the cases do tell them apart)
+    if "+fma" in target._host().features:
+        asm = target.assembly(codegen.kernel_to_llvm_ir(k, "fma_asm"))
+        assert "vfmadd" in asm and "call" not in asm.split("fma_asm:")[1].split("ret")[0]
 
 
 def test_bad_ops_raise():
@@ -223,6 +281,7 @@ def test_bad_ops_raise():
     for op, dt, exc, match in [("exp", I32, TypeError, "exp.*int32"),
                                ("neg", BOOL, TypeError, "neg.*bool"),
                                ("add", np.dtype("float16"), NotImplementedError, "float16"),
+                               ("fma", I32, TypeError, "fma.*int32"),
                                ("mul", np.dtype("complex64"), NotImplementedError,
                                 "complex64")]:
         xv = K.Load(0, K.Affine(0, (1,)), dt)

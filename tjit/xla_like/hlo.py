@@ -14,8 +14,9 @@ size               rank 0, integer: the value of the size expression ``size`` (a
                    expression of size symbols), which kernels read from their run-time
                    sizes (a symbolic dim used as a value)
 <elementwise>      every op of ``kernel_ir.UNARY_OPS``/``BINARY_OPS``, ``select``
-                   (pred, on_true, on_false), ``convert`` and ``bitcast`` (same-width
-                   reinterpretation of the bits); operands have the result's
+                   (pred, on_true, on_false), ``convert``, ``bitcast`` (same-width
+                   reinterpretation of the bits) and ``fma`` (a * b + c rounded
+                   once); operands have the result's
                    shape exactly (broadcasts are explicit)
 broadcast          operand dim ``i`` -> result dim ``dims[i]`` (size equal, or 1 expanded)
 transpose          result dim ``i`` = operand dim ``perm[i]``
@@ -57,8 +58,8 @@ import numpy as np
 from tjit.tracing import dtypes
 from tjit.xla_like import kernel_ir
 
-ELEMENTWISE = frozenset(kernel_ir.UNARY_OPS) | frozenset(kernel_ir.BINARY_OPS) | {
-    "select", "convert", "bitcast"}
+ELEMENTWISE = (frozenset(kernel_ir.UNARY_OPS) | frozenset(kernel_ir.BINARY_OPS)
+               | frozenset(kernel_ir.OTHER_OPS))
 #: Ops a fused kernel can compute (everything else is a buffer boundary).
 FUSIBLE = ELEMENTWISE | {"broadcast", "transpose", "rev", "reshape", "slice", "reduce",
                          "iota", "size", "constant", "take"}

@@ -61,8 +61,9 @@ BINARY_OPS = {
 }
 COMPARE_OPS = frozenset({"eq", "ne", "lt", "le", "gt", "ge"})
 #: select(pred, on_true, on_false); convert(x) takes its target from the node's dtype;
-#: bitcast(x) reinterprets x's bits as the node's dtype, of the same width (not bool).
-OTHER_OPS = {"select": 3, "convert": 1, "bitcast": 1}
+#: bitcast(x) reinterprets x's bits as the node's dtype, of the same width (not bool);
+#: fma(a, b, c) is a * b + c rounded once, on float32 or float64 operands of one dtype.
+OTHER_OPS = {"select": 3, "convert": 1, "bitcast": 1, "fma": 3}
 MONOIDS = ("sum", "prod", "max", "min", "and", "or")
 #: The ops a backend computes with math functions (within an ulp bound, not exactly):
 #: renderers map them to their math library, cost models weigh them.

@@ -30,7 +30,10 @@ them; ``lower/c/scalar.py`` in C), are those of XLA as tjit's primitives follow 
 * ``bitcast`` reinterprets the bits of its operand as the node's dtype of the same width
   (``lax.bitcast_convert_type``; never bool): NaN payloads and signed zeros pass unchanged.
 * Float comparisons are ordered (false on NaN) except ``ne``, which is true on NaN.
-* No flush of subnormals to zero and no contraction of ``a*b+c`` into an FMA.
+* ``fma(a, b, c)`` is ``a*b + c`` rounded once (IEEE 754 fusedMultiplyAdd: C's
+  ``fma``/``fmaf``, ``llvm.fma``), float32 and float64 only; ``fma(a, b, -(a*b))`` is the
+  exact rounding error of a product. It is the only fused op: there is no flush of
+  subnormals to zero and no contraction of a ``mul`` and an ``add`` into an FMA.
 
 Monoids (``Reduction.monoid``), with their identities (``kernel_ir.identity``):
 
@@ -47,6 +50,7 @@ import functools
 
 import numpy as np
 
+from tjit.primitives import fma as _fma_primitive  # noqa: F401  (registers "fma")
 from tjit.primitives import ieee_minmax
 from tjit.primitives.base import REGISTRY
 
@@ -71,6 +75,7 @@ def _table():
         round=_prim("round", rounding_method=0),
         round_even=_prim("round", rounding_method=1),
         select=lambda p, t, f, dtype: REGISTRY["select_n"].impl(np, p, f, t),
+        fma=_prim("fma"),
         convert=lambda x, dtype: REGISTRY["convert_element_type"].impl(np, x,
                                                                       new_dtype=dtype),
         bitcast=lambda x, dtype: REGISTRY["bitcast_convert_type"].impl(np, x,

@@ -405,7 +405,7 @@ def _same_shape(a, b):
 FOLDABLE = ("neg", "abs", "sign", "floor", "ceil", "round", "round_even", "sqrt",
             "is_finite", "not", "add", "sub", "mul", "div", "rem", "max", "min", "and", "or",
             "xor", "shift_left", "shift_right_arithmetic", "shift_right_logical", "eq", "ne",
-            "lt", "le", "gt", "ge", "select", "convert")
+            "lt", "le", "gt", "ge", "select", "convert", "fma")
 
 
 @rule(*FOLDABLE)

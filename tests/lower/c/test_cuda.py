@@ -41,6 +41,17 @@ def test_no_fma_contraction_no_ftz():
     assert "--fmad=false" in opts and not any("fast" in o or o == "-ftz=true" for o in opts)
 
 
+@pytest.mark.skipif(_NO_NVRTC is not None, reason=str(_NO_NVRTC))
+def test_fma_is_one_fused_instruction():
+    """The kernel IR's fma renders as fmaf/fma, an fma.rn even under --fmad=false; the
+    a*b + c beside it stays a mul and an add."""
+    for dt, sfx in (("float32", "f32"), ("float64", "f64")):
+        k = corpus.fma_kernel(np.dtype(dt), 64)
+        ptx = runners.nvrtc_compile(render(k, "cuda", "fused").text, "compute_90")
+        assert f"fma.rn.{sfx}".encode() in ptx, dt
+        assert f"mul.rn.{sfx}".encode() in ptx and f"add.rn.{sfx}".encode() in ptx, dt
+
+
 @pytest.fixture(scope="module")
 def built():
     srcs = runners.sources(corpus.all_cases(), "cuda")

@@ -11,6 +11,6 @@ using std::fmod; using std::log; using std::log1p; using std::pow; using std::ri
 using std::round; using std::sin; using std::sqrt; using std::tan; using std::tanh;
 using std::asin; using std::acos; using std::atan; using std::sinh; using std::cosh;
 using std::asinh; using std::acosh; using std::atanh; using std::erfc; using std::lgamma;
-using std::nextafter;
+using std::nextafter; using std::fma;
 }  // namespace hls
 #endif

@@ -249,8 +249,10 @@ class Scalar:
             return f"{self._digamma(dt)}({x})"
         if op == "lgamma":
             return f"{self._lgamma(dt)}({x})"
+        # fma: a*b + c rounded once in every dialect (C99 fma/fmaf, OpenCL's fma, CUDA's
+        # fmaf whatever --fmad says, hls::fma)
         if op in ("abs", "floor", "ceil", "round", "round_even", "sqrt", "rem",
-                  "nextafter") or op in TRANSCENDENTAL:
+                  "nextafter", "fma") or op in TRANSCENDENTAL:
             return f"{d.math_name(op, dt)}({', '.join(args)})"
         return None
 
@@ -266,6 +268,8 @@ class Scalar:
             return rh(f"(1.0f / {root})")
         if op == "logistic":
             return f"{self._logistic_half()}({args[0]})"
+        if op == "fma":          # (fmaf then a rounding to half would round twice)
+            raise TypeError("C renderer: fma needs float32 or float64 operands, got float16")
         r = self._float_op(op, args, F32)
         if r is None:
             raise TypeError(f"C renderer: op {op!r} is not defined for dtype float16")

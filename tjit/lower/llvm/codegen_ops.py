@@ -434,6 +434,8 @@ def emit_op(b, op, args, arg_dtypes, out_dtype, math=None):
     dt = dts[0]
     if op in ("eq", "ne", "lt", "le", "gt", "ge"):
         return compare(b, op, args[0], args[1], dt)
+    if op == "fma":
+        return _fma(b, args, dt)
     k = dt.kind
     r = None
     if k == "f":
@@ -452,6 +454,16 @@ def emit_op(b, op, args, arg_dtypes, out_dtype, math=None):
     return r
 
 
+def _fma(b, args, dt):
+    """``a * b + c`` rounded once: ``llvm.fma`` (one instruction where the target has FMA,
+    as the host machine's features say; else libm's exact ``fma``)."""
+    if dt.itemsize not in (4, 8) or dt.kind != "f":
+        raise TypeError(f"LLVM codegen: fma needs float32 or float64 operands, got {dt.name}")
+    ty = reg_type(dt)
+    fn = b.module.declare_intrinsic("llvm.fma", [ty], ir.FunctionType(ty, [ty] * 3))
+    return b.call(fn, list(args))
+
+
 def _narrow_exact(op, dt):
     """Whether ``op``'s float32 result on values of narrow float ``dt`` needs no rounding
     (a register must hold a value of the type: the next op and converts read it as is)."""
@@ -461,8 +473,8 @@ def _narrow_exact(op, dt):
 def _narrow_op(b, op, args, dts, out_dtype, math):
     """``op`` on narrow operands: computed on their register forms (float32, int8), the
     result rounded once to the narrow float type or wrapped to the narrow int type."""
-    if op == "bitcast":
-        raise NotImplementedError(f"LLVM codegen: bitcast of {[d.name for d in dts]} to "
+    if op in ("bitcast", "fma"):     # (fma in float32 then rounded would round twice)
+        raise NotImplementedError(f"LLVM codegen: {op} of {[d.name for d in dts]} to "
                                   f"{out_dtype.name}; route it to a library call")
     r = emit_op(b, op, args, [wide(d) for d in dts], wide(out_dtype), math)
     if out_dtype in narrow.FLOATS and not _narrow_exact(op, out_dtype):

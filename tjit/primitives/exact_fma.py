@@ -1,0 +1,123 @@
+"""``a * b + c`` rounded once (IEEE 754 fusedMultiplyAdd) on arrays, for the ``fma``
+primitive's reference impl and so the kernel IR's ``fma`` op (``kernel_semantics``).
+
+Python 3.11 has no ``math.fma`` and NumPy no fma ufunc; both ways here are exact:
+
+* float32: ``a * b`` is exact in float64 (48 bits), and ``p + c`` is exact as a float64
+  pair (TwoSum). Rounding that sum to float64 and then to float32 would round twice
+  (``fma(1 + 2**-18, 2**-24 (1 - 2**-18), 1 + 2**-23)`` lands on a float32 midpoint and
+  ties to the wrong side), so the float64 step rounds to odd, which makes the second
+  rounding the one correct rounding (Boldo and Melquiond: any precision >= p + 2).
+* float64: the product as an exact pair (Dekker's TwoProduct, Veltkamp's split), then
+  the three-term sum correctly rounded by Boldo and Melquiond's emulated FMA: ``th + tl
+  = c + uh`` (TwoSum), ``v = tl + ul`` rounded to odd, ``z = th + v`` (IEEE Trans.
+  Comput. 57(4), 2008). That holds where nothing overflows or underflows: elements
+  outside those bounds (huge or tiny products, rare) are done with exact rationals.
+
+Non-finite operands follow IEEE fma: NaN propagates, ``inf * 0`` is NaN, and a finite
+``a * b`` plus an infinite ``c`` is ``c`` even where ``a * b`` alone overflows.
+"""
+
+from fractions import Fraction
+import math
+
+import numpy as np
+
+# float64 bounds of the vectorized way: the split of |a|, |b| <= 2**995 stays finite, the
+# sums below 2**1020 do not overflow, and a product of at least 2**-960 has its exact
+# rounding error (down to 2**-1066) representable without underflow.
+_SPLIT_MAX, _SUM_MAX, _PRODUCT_MIN = 2.0 ** 995, 2.0 ** 1020, 2.0 ** -960
+_VELTKAMP = 134217729.0     # 2**27 + 1
+
+
+def fma(xp, a, b, c):
+    """``a * b + c`` rounded once, elementwise (operands of one float32/float64 dtype,
+    equal shapes or rank 0)."""
+    a, b, c = (xp.asarray(v) for v in (a, b, c))
+    dtype = a.dtype
+    a, b, c = xp.broadcast_arrays(a, b, c)
+    if dtype == np.float32:
+        return _fma_by_float64(xp, a, b, c).astype(np.float32)
+    return _fma_float64(xp, a, b, c)
+
+
+def _two_sum(x, y):
+    """(s, e): s = x + y rounded, s + e = x + y exactly (Knuth)."""
+    s = x + y
+    bb = s - x
+    return s, (x - (s - bb)) + (y - bb)
+
+
+def _round_to_odd(xp, s, e):
+    """``s + e`` (s = that sum rounded to nearest, ``e`` its exact error) rounded to odd:
+    s itself when exact or when its last significand bit is set, else its neighbour
+    towards ``e`` (the exact value lies between the two)."""
+    bits = s.view(xp.int64)
+    even = (bits & 1) == 0
+    inexact = (e != 0) & xp.isfinite(s)
+    towards = xp.where(e > 0, xp.inf, -xp.inf)
+    return xp.where(inexact & even, xp.nextafter(s, towards), s)
+
+
+def _fma_by_float64(xp, a, b, c):
+    """float32 operands: exact product and sum in float64, rounded to odd there."""
+    p = a.astype(np.float64) * b.astype(np.float64)
+    s, e = _two_sum(p, c.astype(np.float64))
+    return _round_to_odd(xp, s, e)
+
+
+def _two_product(a, b):
+    """(p, e): p = a * b rounded, p + e = a * b exactly (Dekker), for |a|, |b| <=
+    2**995 and no underflow of e."""
+    def split(x):
+        t = x * _VELTKAMP
+        hi = t - (t - x)
+        return hi, x - hi
+    a_hi, a_lo = split(a)
+    b_hi, b_lo = split(b)
+    p = a * b
+    return p, ((a_hi * b_hi - p) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
+
+
+def _fma_float64(xp, a, b, c):
+    uh, ul = _two_product(a, b)
+    th, tl = _two_sum(c, uh)
+    v = _round_to_odd(xp, *_two_sum(tl, ul))
+    z = th + v
+    finite = xp.isfinite(a) & xp.isfinite(b) & xp.isfinite(c)
+    zero_factor = (a == 0) | (b == 0)
+    fine = (finite & (xp.abs(a) <= _SPLIT_MAX) & (xp.abs(b) <= _SPLIT_MAX)
+            & (xp.abs(c) <= _SUM_MAX) & (xp.abs(uh) <= _SUM_MAX)
+            & (xp.abs(uh) >= _PRODUCT_MIN))
+    # a * b exact (a zero factor: the signs of zero as a * b + c), else IEEE's specials;
+    # a finite a * b plus an infinite c is c, even where a * b alone overflows
+    plain = a * b + c
+    plain = xp.where(xp.isfinite(a) & xp.isfinite(b) & xp.isinf(c), c, plain)
+    out = xp.where(fine & ~zero_factor, z, plain)
+    rare = finite & ~fine & ~zero_factor
+    if bool(rare.any()):
+        out = _exact_where(xp, out, rare, a, b, c)
+    return out
+
+
+def _exact_where(xp, out, mask, a, b, c):
+    """``out`` with the elements at ``mask`` replaced by exact rational fmas."""
+    idx = xp.nonzero(mask.reshape(-1))[0]
+    vals = [_exact_one(x, y, z) for x, y, z in zip(
+        a.reshape(-1)[idx].tolist(), b.reshape(-1)[idx].tolist(),
+        c.reshape(-1)[idx].tolist())]
+    out = out.reshape(-1).copy()
+    out[idx] = xp.asarray(vals, dtype=out.dtype)
+    return out.reshape(a.shape)
+
+
+def _exact_one(a, b, c):
+    """fma of finite Python floats with a * b != 0, by exact rationals (int / int
+    division rounds correctly, subnormals and the sign of an underflow included)."""
+    s = Fraction(a) * Fraction(b) + Fraction(c)
+    if s == 0:
+        return 0.0      # exact cancellation of nonzero terms: +0 when rounding to nearest
+    try:
+        return float(s)
+    except OverflowError:
+        return math.inf if s > 0 else -math.inf
