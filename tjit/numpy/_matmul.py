@@ -21,6 +21,7 @@ from tjit.tracing.shapes import (
 from tjit.primitives.reductions import reduce_or_p, reduce_sum_p
 from tjit import lax
 from tjit.lax._dot import operand_dtype
+from tjit.numpy import _dot_lane
 from tjit.numpy._core import (asarray, check_arraylike, promote_dtypes, remember_plan,
                               takes_out_sharding)
 from tjit.numpy._ufuncs import multiply
@@ -137,6 +138,14 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
     Returns:
       The product, of the promoted dtype (or ``preferred_element_type``).
     """
+    lane = precision is None and preferred_element_type is None
+    if lane:   # a plan already made for these shapes, with nothing to squeeze or permute
+        plan = _matmul_plans.get((getattr(a, "shape", None), getattr(b, "shape", None)))
+        if plan is not None and not (plan[0] or plan[1]) and plan[4] == _identity(
+                len(plan[4])):
+            out = _dot_lane.dot_general(a, b, (plan[2], plan[3]))
+            if out is not None:
+                return out
     a, b = _promote("matmul", a, b, preferred=preferred_element_type)
     if a.ndim == 0 or b.ndim == 0:
         raise ValueError(f"matmul: operands must have rank >= 1, got shapes "
@@ -242,6 +251,10 @@ def dot(a, b, *, precision=None, preferred_element_type=None):
     Returns:
       Shape ``a.shape[:-1] + b.shape[:-2] + b.shape[-1:]``.
     """
+    if precision is None and preferred_element_type is None:
+        out = _dot_lane.dot(a, b)
+        if out is not None:
+            return out
     a, b = _promote("dot", a, b, preferred=preferred_element_type)
     if a.ndim == 0 or b.ndim == 0:
         return _scalar_product(a, b, preferred_element_type)

@@ -1,0 +1,166 @@
+"""Eager small-op lanes and cheaper paths of stop 22: each gives the answers of an
+independent reference (NumPy float64, a Python sort) on its first and repeated calls,
+and steps aside where its assumptions fail (another signature, weak operands, a trace,
+the debug_nans checks).
+
+- numpy/_dot_lane: dot and matmul call the kept dot_general runner directly;
+- primitives/reductions: top_k orders short rows by one stable sort;
+- primitives/structural: small broadcasts are filled copies (full_like, zeros);
+- tracing/core.set_current_trace: a class, restoring the trace on errors too.
+"""
+
+import numpy as np
+import pytest
+
+import tjit
+import tjit.numpy as jnp
+from tjit import lax
+from tjit.numpy import _dot_lane
+from tjit.tracing.core import current_trace, set_current_trace
+
+_RNG = np.random.default_rng(22)
+
+
+# -- dot / matmul lane --------------------------------------------------------------------
+_DOT_SHAPES = [((4,), (4,)), ((3, 4), (4,)), ((4,), (4, 5)), ((3, 4), (4, 5)),
+               ((2, 3, 4), (4, 5)), ((3, 4), (2, 4, 5))]
+
+
+@pytest.mark.parametrize("sa,sb", _DOT_SHAPES)
+@pytest.mark.parametrize("dt", [np.float32, np.int32, np.bool_])
+def test_dot_repeated_calls_match_numpy(sa, sb, dt):
+    a = (_RNG.standard_normal(sa) * 3).astype(dt)
+    b = (_RNG.standard_normal(sb) * 3).astype(dt)
+    want = np.dot(a.astype(np.float64), b.astype(np.float64))
+    ta, tb = jnp.asarray(a), jnp.asarray(b)
+    for i in range(3):   # the first call records the signature, the next ones take the lane
+        got = jnp.dot(ta, tb)
+        assert got.shape == want.shape and got.dtype == dt and not got.weak_type
+        if dt == np.bool_:
+            np.testing.assert_array_equal(np.asarray(got), want != 0)
+        else:
+            np.testing.assert_allclose(np.asarray(got, np.float64), want, rtol=1e-5,
+                                       atol=1e-4)
+    assert _dot_lane.dot(ta, tb) is not None   # (the lane did engage)
+
+
+@pytest.mark.parametrize("sa,sb", [((3, 4), (4, 5)), ((2, 3, 4), (2, 4, 5)), ((4,), (4,))])
+def test_matmul_repeated_calls_match_numpy(sa, sb):
+    a = _RNG.standard_normal(sa).astype(np.float32)
+    b = _RNG.standard_normal(sb).astype(np.float32)
+    want = np.matmul(a.astype(np.float64), b.astype(np.float64))
+    ta, tb = jnp.asarray(a), jnp.asarray(b)
+    for _ in range(3):
+        got = ta @ tb
+        assert got.shape == want.shape and got.dtype == np.float32
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5, atol=1e-5)
+
+
+def test_dot_lane_steps_aside_for_weak_mixed_and_new_signatures():
+    x = jnp.asarray(np.arange(4, dtype=np.float32))
+    assert float(jnp.dot(x, x)) == 14.0
+    w = lax.convert_element_type(x, np.float32, weak_type=True)
+    assert _dot_lane.dot(w, w) is None and _dot_lane.dot(w, x) is None
+    both_weak = jnp.dot(w, w)
+    assert float(both_weak) == 14.0 and both_weak.weak_type          # JAX keeps it weak
+    i = jnp.asarray(np.arange(4, dtype=np.int32))
+    assert _dot_lane.dot(x, i) is None
+    mixed = jnp.dot(x, i)
+    assert mixed.dtype == np.float32 and float(mixed) == 14.0
+    y = jnp.asarray(np.arange(5, dtype=np.float32))
+    assert _dot_lane.dot(y, y) is None                      # a shape not seen yet
+    with pytest.raises(TypeError, match="dot"):
+        jnp.dot(x, y)                                       # and errors still raise
+    with pytest.raises(TypeError, match="dot"):
+        jnp.dot(x, y)
+
+
+def test_dot_lane_is_not_taken_under_a_trace_or_the_nan_checks():
+    x = jnp.asarray(np.array([np.inf, 1.0], np.float32))
+    z = jnp.asarray(np.array([0.0, 1.0], np.float32))
+    assert np.isnan(float(jnp.dot(x, z)))
+    assert np.isnan(float(jnp.dot(x, z)))                   # (signature kept)
+    jaxpr = str(tjit.make_jaxpr(lambda a: jnp.dot(a, z))(x))
+    assert "dot_general" in jaxpr                           # recorded, not computed
+    with tjit.debug_nans():
+        with pytest.raises(FloatingPointError):
+            jnp.dot(x, z)
+    g = tjit.grad(lambda a: jnp.dot(a, jnp.asarray(np.array([2.0, 3.0], np.float32))))(
+        jnp.asarray(np.array([1.0, 1.0], np.float32)))
+    np.testing.assert_array_equal(np.asarray(g), [2.0, 3.0])
+
+
+# -- top_k --------------------------------------------------------------------------------
+def _top_k_reference(row, k):
+    """Largest first, NaN above +inf, ties (and -0.0 == 0.0) in ascending index order:
+    a Python sort of (value rank, index)."""
+    def rank(v):
+        return (1, 0.0) if np.isnan(v) else (0, float(v))
+    order = sorted(range(len(row)), key=lambda i: (tuple(-r for r in rank(row[i])), i))
+    return order[:k]
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.int32, np.float16, np.uint8, np.int8])
+def test_top_k_short_rows_match_a_python_sort(dt):
+    for n in (1, 5, 16, 128, 129, 300):
+        x = _RNG.integers(-3, 4, (3, n)).astype(dt)          # many ties
+        if dt in (np.float32, np.float16):
+            x[0, :: max(1, n // 3)] = np.nan
+            x[1, 0] = -0.0
+        for k in sorted({0, 1, min(3, n), n}):
+            vals, idx = lax.top_k(jnp.asarray(x), k)
+            assert idx.dtype == np.int32 and vals.dtype == dt
+            for r in range(3):
+                want = _top_k_reference(list(x[r]), k)
+                np.testing.assert_array_equal(np.asarray(idx)[r], want)
+                np.testing.assert_array_equal(np.asarray(vals)[r], x[r][want])
+
+
+def test_top_k_along_a_leading_axis_and_eager_equals_jit():
+    x = _RNG.standard_normal((6, 4)).astype(np.float32)
+    vals, idx = lax.top_k(jnp.asarray(x.T), 2)              # rows of length 6
+    want = np.argsort(-x, axis=0, kind="stable")[:2].T
+    np.testing.assert_array_equal(np.asarray(idx), want)
+    jv, ji = tjit.jit(lambda a: lax.top_k(a, 2))(x.T)
+    np.testing.assert_array_equal(np.asarray(ji), np.asarray(idx))
+    np.testing.assert_array_equal(np.asarray(jv), np.asarray(vals))
+
+
+# -- small broadcasts, full_like ------------------------------------------------------------
+@pytest.mark.parametrize("shape", [(), (8,), (3, 5), (4096,), (4097,), (64, 65)])
+def test_full_like_and_zeros_are_filled_and_read_only_outside(shape):
+    for dt, fill in ((np.float32, 1.5), (np.int8, -3), (np.float16, 1e6), (np.bool_, True)):
+        x = jnp.zeros(shape, dt)
+        out = lax.full_like(x, fill)
+        want = np.full(shape, fill).astype(dt) if dt != np.float16 else \
+            np.full(shape, np.float16(np.inf))
+        assert out.shape == shape and out.dtype == dt
+        np.testing.assert_array_equal(np.asarray(out), want)
+        np.testing.assert_array_equal(np.asarray(x), np.zeros(shape, dt))
+        if shape:
+            with pytest.raises(ValueError):                 # immutable, as before
+                np.asarray(out)[...] = 0
+
+
+def test_broadcast_in_dim_of_a_row_matches_numpy():
+    row = _RNG.standard_normal(5).astype(np.float32)
+    for rows in (1, 7, 900):                                 # filled, then viewed (> 4096)
+        got = lax.broadcast_in_dim(jnp.asarray(row), (rows, 5), (1,))
+        np.testing.assert_array_equal(np.asarray(got), np.broadcast_to(row, (rows, 5)))
+
+
+# -- set_current_trace ------------------------------------------------------------------------
+def test_set_current_trace_restores_the_trace_after_an_error():
+    before = current_trace()
+    marker = object()
+    with pytest.raises(KeyError):
+        with set_current_trace(marker) as t:
+            assert t is marker and current_trace() is marker
+            raise KeyError("inside")
+    assert current_trace() is before
+    # nested, as transformations nest them
+    with set_current_trace(1):
+        with set_current_trace(2):
+            assert current_trace() == 2
+        assert current_trace() == 1
+    assert current_trace() is before
