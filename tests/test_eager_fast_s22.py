@@ -164,3 +164,17 @@ def test_set_current_trace_restores_the_trace_after_an_error():
             assert current_trace() == 2
         assert current_trace() == 1
     assert current_trace() is before
+
+
+# -- a.T ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("shape", [(), (4,), (2, 3), (2, 3, 4)])
+def test_transpose_property_repeated_calls_match_numpy(shape):
+    x = _RNG.standard_normal(shape).astype(np.float32)
+    a = jnp.asarray(x)
+    w = lax.convert_element_type(a, np.float32, weak_type=True)
+    for _ in range(3):   # (the first call keeps the runner the next ones call)
+        np.testing.assert_array_equal(np.asarray(a.T), x.T)
+        np.testing.assert_array_equal(np.asarray(jnp.transpose(a)), x.T)
+        assert not a.T.weak_type and w.T.weak_type
+        np.testing.assert_array_equal(np.asarray(w.T), x.T)
+    assert "transpose" in str(tjit.make_jaxpr(lambda v: v.T)(x)) or len(shape) < 2

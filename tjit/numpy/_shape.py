@@ -18,11 +18,13 @@ from tjit import lax
 from tjit import numpy as jnp  # sibling modules (sum, take, subtract) looked up at call time
 from tjit.tracing import dtypes
 from tjit.tracing import shapes as sh
-from tjit.tracing.core import Array, EvalTrace, Tracer, concrete_value, trace_ctx
+from tjit.tracing.core import (
+    Array, EvalTrace, Tracer, concrete_value, fast_runner, trace_ctx)
 from tjit.tracing.errors import (AxisError, ConcretizationTypeError, OperandShapeError,
                                  ShapeError, static_index)
 from tjit.tracing.extended_dtypes import ExtendedArray
 from tjit.tracing.size_questions import SpecializeSizes
+from tjit.primitives import structural as st
 from tjit.numpy._dtypes import named_dtype
 from tjit.numpy._core import check_arraylike, ensure_array, promote_dtypes, takes_out_sharding
 from tjit.numpy._creation import dim_value
@@ -144,6 +146,11 @@ def ravel(a, order="C"):
 
 def transpose(a, axes=None):
     """Permute the axes of ``a`` (reverse them when ``axes`` is None)."""
+    if axes is None and type(a) is Array and type(trace_ctx.trace) is EvalTrace:
+        # ``a.T`` eagerly: the transpose's kept runner for this signature, if any
+        run = fast_runner(st.transpose_p, (a,), {"permutation": _reversed(a.ndim)})
+        if run is not None:
+            return run(a._value, permutation=_reversed(a.ndim))
     a = ensure_array("transpose", a)
     if axes is None:
         return lax.transpose(a, tuple(range(a.ndim))[::-1])
@@ -152,6 +159,11 @@ def transpose(a, axes=None):
         raise OperandShapeError(f"transpose: axes {tuple(axes)} don't match an array of shape "
                                 f"{sh.shape_str(a.shape)}; give one entry per dimension")
     return lax.transpose(a, axes)
+
+
+def _reversed(ndim, _kept=[tuple(range(n))[::-1] for n in range(8)]):
+    """The reversing permutation of ``ndim`` axes (kept for the common ranks)."""
+    return _kept[ndim] if ndim < 8 else tuple(range(ndim))[::-1]
 
 
 def permute_dims(a, /, axes):
