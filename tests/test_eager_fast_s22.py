@@ -178,3 +178,21 @@ def test_transpose_property_repeated_calls_match_numpy(shape):
         assert not a.T.weak_type and w.T.weak_type
         np.testing.assert_array_equal(np.asarray(w.T), x.T)
     assert "transpose" in str(tjit.make_jaxpr(lambda v: v.T)(x)) or len(shape) < 2
+
+
+# -- sort of few elements ------------------------------------------------------------------
+@pytest.mark.parametrize("dt", [np.float32, np.float16, np.int32, np.bool_])
+def test_small_sorts_keep_the_stable_order_of_zeros_and_nans(dt):
+    """Sorted bits against Python's stable sort (NaNs last, -0.0 == 0.0 in their order)."""
+    for n in (1, 7, 40, 256, 257):
+        x = (_RNG.integers(-2, 3, n) * 0.5).astype(dt)
+        if dt in (np.float32, np.float16):
+            x[_RNG.integers(0, n, 3)] = -0.0
+            x[_RNG.integers(0, n, 2)] = np.nan
+            x[_RNG.integers(0, n, 1)] = -np.nan
+        order = sorted(range(n), key=lambda i: (bool(np.isnan(x[i])),
+                                                0.0 if np.isnan(x[i]) else float(x[i])))
+        want = x[order]
+        for _ in range(2):
+            got = np.asarray(jnp.sort(jnp.asarray(x)))
+            np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))

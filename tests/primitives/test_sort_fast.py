@@ -67,9 +67,13 @@ def test_which_path_each_case_takes():
     x = np.array([2.0, -1.0, 2.0], np.float32)
     assert sort_fast.sort_one_key(np, [x], 0) is not None
     assert sort_fast.sort_one_key(np, [x, x], 0) is not None       # packed key
-    wide = np.array([2.0, -0.0, 0.0])                               # float64, -0.0
+    few = np.array([2.0, -0.0, 0.0])                                # float64, -0.0
+    np.testing.assert_array_equal(                                  # few: stably outright
+        sort_fast.sort_one_key(np, [few], 0)[0].view(np.uint64),
+        np.array([-0.0, 0.0, 2.0]).view(np.uint64))
+    wide = np.tile(few, sort_fast.STABLE_MAX)
     assert sort_fast.sort_one_key(np, [wide], 0) is None
-    assert sort_fast.sort_one_key(np, [wide, wide], 0) is None      # 64-bit key + payload
+    assert sort_fast.sort_one_key(np, [few, few], 0) is None        # 64-bit key + payload
 
 
 def test_jnp_sort_and_argsort_against_numpy():

@@ -11,12 +11,21 @@ NumPy may use wherever its instability cannot show:
   and packed above the element's index in a uint64 is unique per row, so any sort of the
   packed values yields the stable order, and its low half is the permutation.
 
-``None`` where neither applies (the caller takes the general path).
+An operand of at most ``STABLE_MAX`` elements is sorted stably outright (the checks
+cost more than the sort). ``None`` where none applies (the caller takes the general path).
 """
 
 import numpy as np
 
 _SMALL_INTS = (np.int8, np.int16, np.uint8, np.uint16, np.bool_)
+
+#: dtypes NumPy's own sort orders (ml_dtypes' bfloat16/float8 sort stops at a NaN)
+_NUMPY_ORDERED = frozenset(np.dtype(t) for t in (
+    np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
+    np.uint64, np.float16, np.float32, np.float64))
+
+#: operands of at most this many elements are sorted stably outright
+STABLE_MAX = 256
 
 
 def sort_one_key(xp, operands, dimension):
@@ -24,6 +33,10 @@ def sort_one_key(xp, operands, dimension):
     if xp is not np:
         return None
     key = operands[0]
+    if len(operands) == 1 and key.size <= STABLE_MAX and key.dtype in _NUMPY_ORDERED:
+        # few elements: the stable sort itself costs less than checking for NaNs and
+        # -0.0 (NumPy's stable order is the general path's: NaNs last, ties kept)
+        return [np.sort(key, axis=dimension, kind="stable")]
     if len(operands) == 1 and _unstable_sort_is_exact(key):
         return [np.sort(key, axis=dimension)]
     order_key = _uint32_order_key(key)
