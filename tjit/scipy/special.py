@@ -21,6 +21,10 @@ from tjit.scipy._special_common import real_args as _inexact
 from tjit.scipy._special_common import square_pair
 from tjit.scipy._special_gamma import gamma_accurate as _gamma_accurate
 from tjit.scipy._special_gamma import stirling_correction as _stirling_correction
+from tjit.scipy._special_gamma import factors_limit as _gamma_factors_limit
+from tjit.scipy._special_gamma import gamma_factors as _gamma_factors
+from tjit.scipy._special_gamma import sinpi
+from tjit.scipy._special_gamma import two_pi_pow as _two_pi_pow
 from tjit.scipy._special_integrals import erfcx_asymptotic as _erfcx_asymptotic
 from tjit.primitives.special import ndtri_p
 from tjit.tracing.core import Tracer
@@ -399,7 +403,23 @@ def zeta(x, q=None):
     scale = 2.0 ** s * np.pi ** (s - 1) * gamma(r)
     log_scale = s * float(np.log(2.0)) + (s - 1) * float(np.log(np.pi)) + lax.lgamma(r)
     scale = jnp.where(jnp.isfinite(scale) & (scale != 0), scale, jnp.exp(log_scale))
-    reflected = jnp.where(sin_part == 0, 0.0, sin_part * scale * lax.zeta(r, one))
+    zeta_r = lax.zeta(r, one)
+    reflected = jnp.where(sin_part == 0, 0.0, sin_part * scale * zeta_r)
+    # x <= -1: the factors at x itself, not at s = 1 - (1 - x) (x's rounding moved near
+    # the trivial zeros cost 33 float64 / 25 float32 ulps at x = -15.74): (2 pi)**x / pi
+    # with x log(2 pi) exact, Gamma(1 - x) as -x Gamma(-x); zeta(1 - x) >= 1 barely
+    # moves with its argument's rounding there
+    far = x <= -1
+    narrow = jnp.finfo(x.dtype).bits < 32  # (float16/bfloat16 in float32)
+    xf = jnp.where(far, x, -2.0).astype(jnp.float32 if narrow else x.dtype)
+    # (Gamma(-x) as two factors: float32 Gamma overflows from -x = 35.04 on)
+    g_a, g_b = _gamma_factors(jnp.minimum(-xf, _gamma_factors_limit(xf.dtype)))
+    exact_scale = _two_pi_pow(xf) * float(1 / np.pi) * -xf * g_a * g_b
+    exact_sin = sinpi(0.5 * xf)
+    exact = jnp.where(exact_sin == 0, 0.0,
+                      exact_sin * exact_scale * zeta_r.astype(xf.dtype))  # (r = 1 - x)
+    good = jnp.isfinite(exact) & (exact_scale != 0) & (-xf <= _gamma_factors_limit(xf.dtype))
+    reflected = jnp.where(far & good, exact.astype(x.dtype), reflected)
     middle = _zeta_borwein(jnp.where((x > 0) & (x < 1), x, 0.5))
     out = jnp.where(x > 1, direct, jnp.where(x < 0, reflected, middle))
     # where 1 - x rounds to 1 (|x| < eps/2) the reflection meets sin(0) * zeta(1) = 0 * inf;
