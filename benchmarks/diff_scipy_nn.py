@@ -307,7 +307,8 @@ NN_ELEMENTWISE = [
     ("silu", lambda x: x * ss.expit(x)),
     ("mish", lambda x: x * np.tanh(np.logaddexp(x, 0))),
     ("soft_sign", lambda x: x / (np.abs(x) + 1)),
-    ("squareplus", lambda x: (x + np.sqrt(x * x + 4)) / 2),
+    # the limit 0 at -inf (JAX's formula takes -inf + inf = NaN)
+    ("squareplus", lambda x: np.where(x == -np.inf, 0.0, (x + np.sqrt(x * x + 4)) / 2)),
     ("elu", lambda x: np.where(x > 0, x, np.expm1(np.minimum(x, 0)))),
     ("selu", lambda x: 1.0507009873554804934193349852946 * np.where(
         x > 0, x, 1.6732632423543772848170429916717 * np.expm1(np.minimum(x, 0)))),
@@ -524,7 +525,8 @@ def stats_cases(rep, rng, reps):
                 if dist == "truncnorm":
                     lo = np.minimum(shape[0], shape[1])
                     shape = [lo, np.maximum(shape[0], shape[1])]
-                return getattr(_smod, _fn)(x, *shape, **kw)
+                out = getattr(_smod, _fn)(x, *shape, **kw)
+                return _past_scipy(dist, _fn, out, x, shape, kw)
 
             def call(mod, *a, _fn=fn, _n=len(pks)):
                 a = list(a)
@@ -542,6 +544,57 @@ def stats_cases(rep, rng, reps):
                                 tol_eps=1024, abs_tol=1e-300 if X64 else 1e-37,
                                 do_jit=i == 0)
         print("  done", dist, file=sys.stderr, flush=True)
+
+
+def _log_gamma_tail(fn, a, z):
+    """log P(a, z) (``logcdf``) or log Q(a, z) (``logsf``) in 30-digit mpmath."""
+    import mpmath
+    with mpmath.workdps(30):
+        lo, hi = (0, z) if fn == "logcdf" else (z, mpmath.inf)
+        v = mpmath.gammainc(a, lo, hi, regularized=True)
+        return float(mpmath.log(v)) if v > 0 else -np.inf
+
+
+def _log_beta_tail(fn, a, b, y):
+    """log I_y(a, b) (``logcdf``) or log(1 - I_y(a, b)) (``logsf``) in 30-digit mpmath."""
+    import mpmath
+    with mpmath.workdps(30):
+        lo, hi = (0, y) if fn == "logcdf" else (y, 1)
+        try:
+            v = mpmath.betainc(a, b, lo, hi, regularized=True)
+        except mpmath.libmp.NoConvergence:  # (keep SciPy's -inf)
+            return -np.inf
+        return float(mpmath.log(v)) if v > 0 else -np.inf
+
+
+def _past_scipy(dist, fn, out, x, shape, kw):
+    """The reference where SciPy float64 stops short of the function:
+    - gamma/chi2/beta logcdf/logsf: SciPy takes the log of a tail that underflowed float64
+      (-inf); tjit sums such tails in logs (stats/_log_igamma.py, beta.logcdf's series), so
+      those elements come from mpmath.
+    - poisson logpmf/pmf at k - loc = inf: SciPy's k log mu - log k! is inf - inf = NaN; tjit
+      gives the limit (-inf, pmf 0), decided in s21 (tests/test_regressions_s21.py)."""
+    out = np.array(out, np.float64)
+    loc, scale = kw.get("loc", 0.0), kw.get("scale", 1.0)
+    with np.errstate(all="ignore"):
+        y = (x - loc) / scale
+    if dist in ("gamma", "chi2") and fn in ("logcdf", "logsf"):
+        a, z = (shape[0], y) if dist == "gamma" else (shape[0] / 2, y / 2)
+        a, z, sc = np.broadcast_arrays(a, z, scale)
+        redo = np.isneginf(out) & (a > 0) & np.isfinite(a) & (z > 0) & np.isfinite(z) & (sc > 0)
+        for i in zip(*np.nonzero(redo)):
+            out[i] = _log_gamma_tail(fn, float(a[i]), float(z[i]))
+    if dist == "beta" and fn in ("logcdf", "logsf"):
+        a, b, y, sc = np.broadcast_arrays(shape[0], shape[1], y, scale)
+        redo = (np.isneginf(out) & (a > 0) & (b > 0) & np.isfinite(a) & np.isfinite(b)
+                & (y > 0) & (y < 1) & (sc > 0))
+        for i in zip(*np.nonzero(redo)):
+            out[i] = _log_beta_tail(fn, float(a[i]), float(b[i]), float(y[i]))
+    if dist == "poisson" and fn in ("logpmf", "pmf"):
+        mu = np.broadcast_to(shape[0], out.shape)
+        limit = (y == np.inf) & np.isfinite(mu) & (mu >= 0)
+        out[limit] = -np.inf if fn == "logpmf" else 0.0
+    return out
 
 
 def mod_min(mod):
