@@ -200,3 +200,16 @@ def test_zeta_reflection_float64(x, want):
 def test_zeta_reflection_float32(x, want):
     for got in both(tsp.zeta, np.array([x], np.float32)):
         assert ulps(got[0], want, np.float32) <= 4
+
+
+# log Q / log P where they underflow: the prefactor's Stirling correction had 4 terms
+# (8e-13 at a = 10, 7 ulps); mp.nstr(mp.log(mp.gammainc(a, x, mp.inf, regularized=True)))
+@x64_only
+@pytest.mark.parametrize("fn,x,a,want", [("logsf", 800.0, 10.0, "-752.62902251875138702"),
+                                         ("logsf", 1000.0, 10.5, "-948.3074143196093506"),
+                                         ("logcdf", 1e-300, 12.0, "-8309.2935492742263483")])
+def test_gamma_dist_log_tails(fn, x, a, want):
+    import tjit.scipy.stats as st
+    f = getattr(st.gamma, fn)
+    for got in both(f, np.array([x]), np.array([a])):
+        assert ulps(got[0], want, np.float64) <= 3

@@ -11,6 +11,7 @@ import numpy as np
 from tjit import lax
 from tjit import numpy as jnp
 from tjit.scipy import special
+from tjit.scipy._special_gamma import stirling_correction
 
 _MAX_TERMS = 2000  # the tails used have x/(a+n) or the fraction's ratio well below 1
 
@@ -34,10 +35,9 @@ def _log_prefactor(a, x):
     log_ratio = jnp.where(near, jnp.log1p(jnp.where(near, t, 0.0)),
                           jnp.where(ratio >= jnp.finfo(ratio.dtype).tiny, jnp.log(ratio),
                                     jnp.log(x) - jnp.log(a_big)))
-    inv = 1 / a_big
-    inv2 = inv * inv
-    # Stirling's series for lgamma(a) - ((a - 1/2) log a - a + log(2 pi)/2), 1e-13 at a = 10
-    stirlerr = inv * (1 / 12 - inv2 * (1 / 360 - inv2 * (1 / 1260 - inv2 * (1 / 1680))))
+    # lgamma(a) - ((a - 1/2) log a - a + log(2 pi)/2) by 8 terms of Stirling's series,
+    # 1e-18 from a = 10 (4 terms left 8e-13: 7 ulps of logsf(800, a=10))
+    stirlerr = stirling_correction(a_big)
     stirling = a_big * (log_ratio - t) + 0.5 * jnp.log(a_big / (2 * np.pi)) - stirlerr
     return jnp.where(big, stirling, direct)
 
