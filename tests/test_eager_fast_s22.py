@@ -196,3 +196,42 @@ def test_small_sorts_keep_the_stable_order_of_zeros_and_nans(dt):
         for _ in range(2):
             got = np.asarray(jnp.sort(jnp.asarray(x)))
             np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+
+
+# -- stop_gradient, select_n, log_softmax's eager branch --------------------------------------
+def test_eager_stop_gradient_is_the_identity_and_still_stops_gradients():
+    x = jnp.asarray(np.array([1.0, -2.0], np.float32))
+    assert lax.stop_gradient(x) is x
+    w = lax.convert_element_type(x, np.float32, weak_type=True)
+    np.testing.assert_array_equal(np.asarray(lax.stop_gradient(w)), [1.0, -2.0])
+    g = tjit.grad(lambda v: jnp.sum(v * lax.stop_gradient(v)))(x)
+    np.testing.assert_array_equal(np.asarray(g), [1.0, -2.0])  # d/dv v*c = c
+
+
+def test_select_of_two_like_cases_matches_numpy_where_and_checks_the_rest():
+    a = _RNG.standard_normal((3, 4)).astype(np.float32)
+    b = _RNG.standard_normal((3, 4)).astype(np.float32)
+    m = a > b
+    for _ in range(2):
+        np.testing.assert_array_equal(
+            np.asarray(lax.select(jnp.asarray(m), jnp.asarray(a), jnp.asarray(b))),
+            np.where(m, a, b))
+    np.testing.assert_array_equal(                           # a 0-d predicate
+        np.asarray(lax.select(jnp.asarray(True), jnp.asarray(a), jnp.asarray(b))), a)
+    with pytest.raises(TypeError, match="select_n"):
+        lax.select(jnp.asarray(m), jnp.asarray(a), jnp.asarray(b.astype(np.int32)))
+
+
+def test_log_softmax_eager_branch_agrees_with_masks_on_nan_inf_and_empty():
+    from tjit.nn.functions import _eager_branch
+
+    def by_masks(v):
+        small = v < 2
+        if not small.any():
+            return "log"
+        return "log1p" if small.all() and (v >= 1).all() else None
+    picks = [np.nan, np.inf, 0.0, 0.5, 1.0, 1.5, 1.999, 2.0, 3.0]
+    for n in range(5):
+        for _ in range(60):
+            v = _RNG.choice(picks, n).astype(np.float32)
+            assert _eager_branch(jnp.asarray(v)) == by_masks(v), v

@@ -1,7 +1,7 @@
 """``lax.stop_gradient``: the identity whose derivative is zero."""
 
 from tjit.tracing import dtypes
-from tjit.tracing.core import Array, Tracer, get_aval
+from tjit.tracing.core import Array, EvalTrace, Tracer, get_aval, trace_ctx
 from tjit.tracing.tree_util import tree_map
 from tjit.primitives.ad_prims import stop_gradient_p
 from tjit.lax._elementwise import asarray_for_lax
@@ -18,6 +18,9 @@ def stop_gradient(x):
     Returns:
       ``x``, with each floating-point leaf marked as constant for differentiation.
     """
+    if type(x) is Array and not x._weak and type(trace_ctx.trace) is EvalTrace:
+        return x    # eagerly the identity, as the primitive's result (strong) would be
+
     def stop(v):
         v = v if isinstance(v, (Array, Tracer)) else asarray_for_lax(v)
         if dtypes.is_inexact(get_aval(v).dtype):

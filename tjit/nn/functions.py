@@ -24,6 +24,7 @@ from tjit import lax
 from tjit import numpy as jnp
 from tjit.numpy._core import check_arraylike, promote_args_inexact, promote_dtypes_inexact
 from tjit.numpy._ufuncs import _dekker_split
+from tjit.primitives.fma import FMA_DTYPES, fma
 from tjit.transforms.custom_derivatives import custom_jvp
 
 
@@ -281,12 +282,17 @@ def gelu(x, approximate=True):
 
 def _erfc_arg_excess(a, c):
     """``z**2 - a**2 / 2`` for ``z = a * c`` rounded, ``c`` = sqrt(1/2) rounded to a's
-    dtype: tiny (~a**2 eps), from the exact error ``e = a c - z`` of the product (Dekker's
-    TwoProduct, c split at trace time). Then ``z**2 = a**2 c**2 - e (2 z + e)``, and
-    ``a**2 (c**2 - 1/2)`` is a constant (``delta``, exact) times a**2: fewer steps than the
-    exact squares of both z and a (erfc's rounding magnification is all in z's rounding)."""
+    dtype: tiny (~a**2 eps), from the exact error ``e = a c - z`` of the product (one
+    fma; half types: Dekker's TwoProduct, c split at trace time). Then ``z**2 = a**2 c**2
+    - e (2 z + e)``, and ``a**2 (c**2 - 1/2)`` is a constant (``delta``, exact) times
+    a**2: fewer steps than the exact squares of both z and a (erfc's rounding
+    magnification is all in z's rounding)."""
     split, c_hi, c_lo, delta = _product_split_constants(np.dtype(a.dtype))
     z = jnp.multiply(a, c)
+    if np.dtype(a.dtype) in FMA_DTYPES:     # (one op for Dekker's ten)
+        e = fma(a, c, jnp.negative(z))
+        return jnp.subtract(jnp.multiply(jnp.multiply(a, a), delta),
+                            jnp.multiply(e, jnp.add(jnp.add(z, z), e)))
     t = jnp.multiply(a, split)
     a_hi = jnp.subtract(t, jnp.subtract(t, a))
     a_lo = jnp.subtract(a, a_hi)
@@ -512,10 +518,14 @@ def _eager_branch(total):
     if isinstance(total, Tracer):
         return None
     values = np.asarray(total)
-    small = values < 2
-    if not small.any():
+    if not values.size:
         return "log"
-    return "log1p" if small.all() and (values >= 1).all() else None
+    # (reductions, not masks: NaN is skipped by fmin and spreads through maximum/minimum)
+    if not np.fmin.reduce(values, axis=None) < 2:
+        return "log"      # none below 2 (NaN counts as "log": its log is NaN)
+    if np.maximum.reduce(values, axis=None) < 2 and np.minimum.reduce(values, axis=None) >= 1:
+        return "log1p"    # all in [1, 2), no NaN
+    return None
 
 
 def _weighted_sumexp(shifted, b, where, axes, keepdims):

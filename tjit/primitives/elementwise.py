@@ -620,6 +620,12 @@ def _select_n_abstract(which, *cases):
 
 @select_n_p.def_impl
 def _select_n_impl(xp, which, *cases):
+    if len(cases) == 2 and type(which) is np.ndarray and which.dtype == np.bool_:
+        # the common call, checked in a few comparisons: a bool mask, two cases alike
+        c0, c1 = cases
+        if type(c0) is np.ndarray and type(c1) is np.ndarray and c0.dtype == c1.dtype \
+                and c0.shape == c1.shape and which.shape in (c0.shape, ()):
+            return xp.where(which, c1, c0)
     which = xp.asarray(which)
     shapes = [which.shape] + [xp.shape(c) for c in cases]
     shape = max(shapes, key=len)
@@ -963,10 +969,11 @@ def _exp_square(x, sign):
     relative (float64 erf'(-30) 137 ulps; JAX's rules share it). |x| is clamped to 28,
     past which exp(-x**2) underflows and exp(x**2) overflows in float32 and float64 alike
     and below which the squares stay finite (inf gave inf - inf); clamp keeps NaN. Only
-    float64 takes the pair: it costs +40% on float32 jit(grad(sum(erf))) (0.15 -> 0.22 ms
-    on 1e6), a first-order training path, for float32 slopes below 1e-20 (|x| > 6.8) that
-    are off by at most x**2 eps/2 (erf'(-8.9) 28 ulps, as JAX's). Other dtypes keep the
-    rounded square (float16's x**2 2**-11 is a few of its own ulps)."""
+    float64 takes the pair: even as one fma it costs +10-25% on float32
+    jit(grad(sum(erf))) (0.21 -> 0.23-0.26 ms on 1e6; Dekker's split cost +40%), a
+    first-order training path, for float32 slopes below 1e-20 (|x| > 6.8) that are off by
+    at most x**2 eps/2 (erf'(-8.9) 28.9 ulps, as JAX's; 1.9 with the pair). Other dtypes
+    keep the rounded square (float16's x**2 2**-11 is a few of its own ulps)."""
     dtype = _aval(x).dtype
     if dtype != np.float64:
         return exp_p.bind(_mul(_const(x, sign), _sq(x)))
@@ -977,19 +984,13 @@ def _exp_square(x, sign):
 
 
 def _square_pair(x, dtype):
-    """(x*x, its rounding error), |x| clamped to 28. x's significand is cut in halves
-    by a mask (Dekker's split took four ops more, +60% on jit(grad(sum(erf)))): the high
-    half squares exactly, and err = (hi*hi - p) + lo (hi + x) is within ~x**2 2**-(p/2)
-    eps of the exact error, a tenth of an ulp of the slope at most where it is not 0."""
+    """(x*x, its rounding error) exactly, |x| clamped to 28: one fma (a mask-split
+    approximation of the error took five ops, Dekker's split nine: +60% on
+    jit(grad(sum(erf))))."""
+    from tjit.primitives.fma import fma_p   # (fma.py builds on this module's mul and neg)
     x = clamp_p.bind(_const(x, -28.0), x, _const(x, 28.0))
-    bits = np.dtype(np.uint32 if dtype == np.float32 else np.uint64)
-    # clear the low (p + 1)//2 significand bits: hi keeps 12 (float32) / 26 (float64)
-    keep = ((1 << 8 * bits.itemsize) - 1) ^ ((1 << (dtypes.finfo(dtype).nmant + 2) // 2) - 1)
-    hi = bitcast_convert_type_p.bind(and_p.bind(bitcast_convert_type_p.bind(
-        x, new_dtype=bits), np.asarray(keep, bits)), new_dtype=np.dtype(dtype))
-    lo = _sub(x, hi)
     p = _mul(x, x)
-    return p, _add(_sub(_mul(hi, hi), p), _mul(lo, _add(hi, x)))
+    return p, fma_p.bind(x, x, _neg(p))
 
 
 def _gaussian_slope_value(x):
