@@ -60,6 +60,9 @@ _KIND_WORDS = {FLOAT: "a floating-point or complex", REAL_FLOAT: "a real floatin
 
 
 def check_dtype_kind(name, kind, aval, which="operand"):
+    """``aval`` (or a value with one: public wrappers such as lax.linalg's check the
+    Array or tracer they were given) has a dtype of ``kind``, else a TypeError."""
+    aval = getattr(aval, "aval", aval)
     if not _accepts(kind, aval.dtype):
         raise TypeError(f"{name}: {which} must have {_KIND_WORDS[kind]} dtype, got "
                         f"{aval.dtype} ({aval.str_short()}); convert with "

@@ -1,0 +1,128 @@
+"""Bad input found by benchmarks/diff_errors.py once it reached the functions its name
+table missed (argument kits) and the submodules (jnp.linalg/fft, lax.linalg,
+scipy.stats.<distribution>): each raises the class a JAX or NumPy user catches, eagerly and
+under jit, naming the operation and the offending value, dtype or shape."""
+
+import inspect
+
+import numpy as np
+import pytest
+
+import tjit
+import tjit.numpy as jnp
+from tjit import lax
+
+X = np.linspace(0.1, 0.9, 12, dtype=np.float32).reshape(3, 4)
+V = np.linspace(0.1, 0.9, 3, dtype=np.float32)
+
+
+def _message(e):
+    return " ".join([str(e), *getattr(e, "__notes__", ())])
+
+
+def _raises(fn, args, cls, *words):
+    """fn(*args) eagerly and under jit (array arguments traced) raises ``cls`` (and no
+    subclass of an internal class), naming every one of ``words``."""
+    traced = [i for i, a in enumerate(args) if isinstance(a, np.ndarray)]
+
+    def under_jit(*arrays):
+        vals = list(args)
+        for i, a in zip(traced, arrays):
+            vals[i] = a
+        return fn(*vals)
+    for call in (lambda: fn(*args),
+                 lambda: tjit.jit(under_jit)(*[args[i] for i in traced])):
+        with pytest.raises(cls) as e:
+            call()
+        assert not isinstance(e.value, (AttributeError, KeyError)), e.value
+        for w in words:
+            assert w in _message(e.value), (w, _message(e.value))
+
+
+# -- lax.linalg's dtype check read .str_short() of the Array or tracer it was given -------
+def _one_matrix_functions():
+    out = []
+    for name in sorted(lax.linalg.__all__):
+        f = getattr(lax.linalg, name)
+        if not inspect.isfunction(f):
+            continue
+        required = [p for p in inspect.signature(f).parameters.values()
+                    if p.default is p.empty and p.kind != p.VAR_KEYWORD]
+        if len(required) == 1:
+            out.append(name)
+    return out
+
+
+@pytest.mark.parametrize("name", _one_matrix_functions())
+@pytest.mark.parametrize("dtype", [np.bool_, np.int32])
+def test_lax_linalg_non_float_matrix_is_a_type_error(name, dtype):
+    # was AttributeError: 'Array' object has no attribute 'str_short' (cholesky, eigh)
+    a = np.eye(3, dtype=dtype)
+    _raises(getattr(lax.linalg, name), (a,), TypeError, name, np.dtype(dtype).name)
+
+
+def test_lax_linalg_dtype_message_shows_the_shape():
+    _raises(lax.linalg.cholesky, (np.eye(3, dtype=bool),), TypeError, "bool[3,3]")
+
+
+# -- memory-layout orders: any of NumPy's is the same array, anything else refused --------
+@pytest.mark.parametrize("fn", [jnp.asarray, jnp.array, jnp.copy],
+                         ids=["asarray", "array", "copy"])
+def test_unknown_memory_order_is_refused(fn):
+    name = fn.__name__
+    for bad in ("Q", "bogus", 1):
+        with pytest.raises(ValueError) as e:
+            fn(X, order=bad)
+        assert name in str(e.value) and repr(bad) in str(e.value)
+    for good in ("K", "A", "C", "F", None):
+        np.testing.assert_array_equal(np.asarray(fn(X, order=good)), X)
+
+
+# -- heaviside of complex: NumPy has no loop for it; tjit returned complex values --------
+def test_heaviside_of_complex_is_refused():
+    c = (X - 0.5).astype(np.complex64)
+    _raises(jnp.heaviside, (c, X), TypeError, "heaviside", "complex64")
+    _raises(jnp.heaviside, (X, c), TypeError, "heaviside", "complex64")
+    # real input unchanged: NumPy's values
+    np.testing.assert_array_equal(np.asarray(jnp.heaviside(X - 0.5, 0.25)),
+                                  np.heaviside(X - 0.5, np.float32(0.25)))
+
+
+# -- jnp.linalg.outer / cross of non-arrays: outer read None as rank 0 ---------------------
+@pytest.mark.parametrize("bad", [None, "abc", [[1.0, 2.0], [3.0]]],
+                         ids=["None", "str", "ragged"])
+@pytest.mark.parametrize("name", ["outer", "cross"])
+def test_linalg_outer_cross_of_non_arrays(name, bad):
+    f = getattr(jnp.linalg, name)
+    with pytest.raises(TypeError) as e:
+        f(bad, V)
+    msg = _message(e.value)
+    assert f"linalg.{name}" in msg and "shapes ()" not in msg
+    assert "inhomogeneous" not in msg  # NumPy's words from inside a conversion
+
+
+def test_linalg_cross_axis_out_of_range():
+    # was IndexError: tuple index out of range, from jnp.shape(x1)[axis]
+    _raises(lambda a, b: jnp.linalg.cross(a, b, axis=3), (V, V), np.exceptions.AxisError,
+            "linalg.cross", "axis 3", "rank 1")
+    with pytest.raises(TypeError, match="linalg.cross: axis must be an integer"):
+        jnp.linalg.cross(V, V, axis=1.5)
+    np.testing.assert_allclose(np.asarray(jnp.linalg.cross(V, V[::-1])),
+                               np.cross(V, V[::-1]), rtol=1e-6)
+
+
+# -- choose with no choices: the promotion's reduce() raised first --------------------------
+def test_choose_without_choices():
+    with pytest.raises(ValueError, match=r"jnp.choose: choices must not be empty") as e:
+        jnp.choose(np.array([0, 1]), [])
+    assert "reduce()" not in str(e.value)
+
+
+# -- jnp.fft errors name the function as called, and point real-input transforms of complex
+# data to their complex twin (ihfft pointed to itself) -------------------------------------
+@pytest.mark.parametrize("name,twin", [("rfft", "fft"), ("rfft2", "fft2"),
+                                       ("rfftn", "fftn"), ("ihfft", "ifft")])
+def test_fft_real_transform_of_complex_names_its_twin(name, twin):
+    c = X.astype(np.complex64)
+    _raises(getattr(jnp.fft, name), (c,), TypeError, f"jnp.fft.{name}:", "complex64",
+            f"use jnp.fft.{twin} for")
