@@ -153,11 +153,22 @@ def takes_out_sharding(fname):
     return lambda fun: accepts_out_sharding(fun, f"jnp.{fname}")
 
 
+def check_memory_order(order, op):
+    """A NumPy memory-layout ``order`` ('K', 'A', 'C', 'F' or None) given to ``op``, which
+    keeps no layout of its own, so any of them gives the same array (JAX implements 'K'
+    only and raises NotImplementedError for the rest; tjit takes NumPy's, ported code
+    passes them). Anything else raises NumPy's ValueError."""
+    if order is not None and not (isinstance(order, str) and order.upper() in "KACF"
+                                  and len(order) == 1):
+        raise ValueError(f"{op}: order must be one of 'C', 'F', 'A' or 'K', got {order!r}")
+
+
 def asarray(a, dtype=None, order=None, *, copy=None, device=None, out_sharding=None):
     """Convert ``a`` (array, scalar, nested lists of them) to a tjit Array.
 
     ``device``: where the result lives (None: the host, or where ``a`` already is), as
     in ``jax.numpy.asarray`` and the Array API; ``out_sharding`` as JAX's (checked)."""
+    check_memory_order(order, "asarray")
     out = _asarray(a, dtype, copy, "asarray")
     if device is not None and isinstance(out, Array):
         out = out.to_device(device)
@@ -296,6 +307,7 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None,  # 
           out_sharding=None):
     """Like ``numpy.array``; always copies host data. ``device`` and ``out_sharding``
     as :func:`asarray`'s."""
+    check_memory_order(order, "array")
     out = _asarray(object, dtype, None, "array")
     if copy and out is object and isinstance(out, Array):  # a new array, as in JAX
         from tjit.numpy._creation import copied

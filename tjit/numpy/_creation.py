@@ -22,8 +22,8 @@ from tjit.transforms.batching import vmap
 from tjit.tracing.shapes import (broadcast_shapes, canonical_shape, dim_str, max_dim,
                                  normalize_axis, shape_str)
 from tjit.numpy._core import (
-    asarray, broadcast_to_shape, check_arraylike, ensure_array, out_sharded, promote_dtypes,
-    result_type_of)
+    asarray, broadcast_to_shape, check_arraylike, check_memory_order, ensure_array,
+    out_sharded, promote_dtypes, result_type_of)
 from tjit.numpy._dtypes import _np_dtype
 
 
@@ -174,6 +174,7 @@ def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_shardin
 def copy(a, order=None):
     """A copy of ``a`` (tjit arrays are immutable, so this never aliases mutable data),
     laid out as ``a`` (JAX keeps a committed array's sharding)."""
+    check_memory_order(order, "copy")
     if isinstance(a, Array):
         return copied(a)
     return asarray(a)
