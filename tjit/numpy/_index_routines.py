@@ -438,10 +438,10 @@ def choose(a, choices, out=None, mode="raise"):
     a = _int_indices("choose", a)
     if isinstance(choices, (Array, Tracer, np.ndarray)):
         choices = [choices[i] for i in range(len(choices))]
-    choices = promote_dtypes(*[asarray(c) for c in choices])
     n = len(choices)
-    if n == 0:
+    if n == 0:  # before promotion, which has no dtype to give nothing
         raise ValueError("jnp.choose: choices must not be empty")
+    choices = promote_dtypes(*[asarray(c) for c in choices])
     if mode == "raise":
         av = concrete_value(a, "the choice array of jnp.choose with mode='raise' (use "
                                "mode='wrap' or mode='clip' under jit)")

@@ -17,7 +17,8 @@ from tjit.tracing.core import Tracer
 from tjit.tracing.errors import (
     OperandShapeError, ShapeError, static_index, traced_static_error)
 from tjit.tracing.shapes import (
-    broadcast_shapes, definitely_equal, is_concrete_shape, normalize_axes, shape_str, size)
+    broadcast_shapes, definitely_equal, is_concrete_shape, normalize_axes, normalize_axis,
+    shape_str, size)
 from tjit.primitives.linalg import real_dtype
 from tjit.primitives.reductions import (
     reduce_max_p, reduce_min_p, reduce_or_p, reduce_prod_p, reduce_sum_p)
@@ -728,6 +729,7 @@ def tensorinv(a, ind=2):
 
 def outer(x1, x2, /):
     """Outer product of two 1-d arrays."""
+    check_arraylike("linalg.outer", x1, x2)  # None has no rank to report
     if jnp.ndim(x1) != 1 or jnp.ndim(x2) != 1:
         raise ValueError(f"linalg.outer: inputs must be 1-d, got shapes {jnp.shape(x1)} and "
                          f"{jnp.shape(x2)}")
@@ -771,7 +773,9 @@ def trace(x, /, *, offset=0, dtype=None):
 
 def cross(x1, x2, /, *, axis=-1):
     """Cross product of 3-vectors along ``axis``."""
-    if jnp.shape(x1)[axis] != 3 or jnp.shape(x2)[axis] != 3:
+    check_arraylike("linalg.cross", x1, x2)
+    a1, a2 = (normalize_axis(axis, jnp.ndim(x), "linalg.cross") for x in (x1, x2))
+    if jnp.shape(x1)[a1] != 3 or jnp.shape(x2)[a2] != 3:
         raise ValueError(f"linalg.cross: both inputs need size 3 along axis {axis}, got "
                          f"shapes {jnp.shape(x1)} and {jnp.shape(x2)}")
     return jnp.cross(x1, x2, axis=axis)
